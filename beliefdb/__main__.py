@@ -1,0 +1,5 @@
+from __future__ import annotations
+
+from beliefdb.cli import app
+
+app(prog_name="beliefdb")

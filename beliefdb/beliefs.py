@@ -1,0 +1,100 @@
+"""Reading beliefs: current, all, as of a moment, and why one is believed."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+from uuid import UUID
+
+import psycopg
+
+from beliefdb import errors
+from beliefdb.connector import Database
+from beliefdb.models import Belief, ConfidenceFactor, Evidence, HistoryEntry, Why
+
+_BELIEF_COLUMNS = """
+    b.id, b.statement, b.subject, b.attribute, b.value, b.kind, b.scope, b.valid_time, b.confidence,
+    b.confidence_kind::text as confidence_kind, b.status::text as status, b.revision, b.owner, b.recorded_at,
+    (select count(*) from beliefdb.evidence e
+      where e.workspace_id = b.workspace_id and e.belief_id = b.id and e.role = 'supports')::integer
+      as evidence_count
+"""
+
+
+def list_beliefs(db: Database, *, subject: str | None = None, attribute: str | None = None,
+                 include_all: bool = False, as_of: datetime | None = None,
+                 conn: psycopg.Connection[Any] | None = None) -> list[Belief]:
+    """Current beliefs; with ``include_all`` every belief with its status; with ``as_of`` those believed then."""
+    filters = {"subject": subject, "attribute": attribute}
+    if as_of is not None:
+        return db.fetch_all(
+            Belief,
+            "select" + _BELIEF_COLUMNS + """ from beliefdb.beliefs_as_of(%(as_of)s) b
+             where (%(subject)s::text is null or b.subject = %(subject)s)
+               and (%(attribute)s::text is null or b.attribute = %(attribute)s)
+             order by b.subject, b.attribute, b.recorded_at""",
+            {**filters, "as_of": as_of}, conn)
+    if include_all:
+        return db.fetch_all(
+            Belief,
+            "select" + _BELIEF_COLUMNS + """ from beliefdb.belief b
+             where (%(subject)s::text is null or b.subject = %(subject)s)
+               and (%(attribute)s::text is null or b.attribute = %(attribute)s)
+             order by b.subject, b.attribute, b.recorded_at""",
+            filters, conn)
+    return db.fetch_all(
+        Belief,
+        "select" + _BELIEF_COLUMNS + """ from beliefdb.current_beliefs b
+         where (%(subject)s::text is null or b.subject = %(subject)s)
+           and (%(attribute)s::text is null or b.attribute = %(attribute)s)
+         order by b.subject, b.attribute, b.recorded_at""",
+        filters, conn)
+
+
+def resolve(db: Database, ref: str | UUID, conn: psycopg.Connection[Any] | None = None) -> UUID:
+    """A belief id from a full id or a unique prefix."""
+    try:
+        found = db.scalar("select beliefdb.resolve_belief(%s)", (str(ref),), conn)
+    except errors.NotFound as exc:
+        raise errors.UnknownBelief(exc.message) from exc
+    return UUID(str(found))
+
+
+def get_belief(db: Database, belief_id: UUID, conn: psycopg.Connection[Any] | None = None) -> Belief:
+    belief = db.fetch_one(Belief, "select" + _BELIEF_COLUMNS + " from beliefdb.belief b where b.id = %s",
+                          (belief_id,), conn)
+    if belief is None:
+        raise errors.UnknownBelief(f"unknown belief {belief_id}")
+    return belief  # type: ignore[no-any-return]
+
+
+def why(db: Database, ref: str | UUID, conn: psycopg.Connection[Any] | None = None) -> Why:
+    """The belief, its evidence, the factors of its confidence, and its supersession history."""
+    with db.transaction(conn) as c:
+        belief_id = resolve(db, ref, c)
+        belief = get_belief(db, belief_id, c)
+        evidence = db.fetch_all(
+            Evidence,
+            """select belief_id, role, quote, fragment_id, start_offset, end_offset, source,
+                      origin_type::text as origin_type, authority::text as authority,
+                      provenance::text as provenance, version, version_label, version_sha256, in_force, created_at
+                 from beliefdb.belief_evidence where belief_id = %s
+                order by in_force desc, version desc, start_offset""",
+            (belief_id,), c)
+        factors = db.fetch_all(
+            ConfidenceFactor,
+            "select factor, detail, weight from beliefdb.confidence_factors(%s, %s)",
+            (db.workspace_id, belief_id), c)
+        history = db.fetch_all(
+            HistoryEntry,
+            """select new_belief, new_statement, new_value, old_belief, old_statement, old_value,
+                      kind::text as kind, reason, at
+                 from beliefdb.belief_history where new_belief = %(id)s or old_belief = %(id)s
+                order by at""",
+            {"id": belief_id}, c)
+    return Why(
+        belief=belief, evidence=evidence, confidence=factors,
+        replaced=[h for h in history if h.kind == "supersedes" and h.new_belief == belief_id],
+        replaced_by=[h for h in history if h.kind == "supersedes" and h.old_belief == belief_id],
+        conflicts=[h for h in history if h.kind == "conflicts_with"],
+    )

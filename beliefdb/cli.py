@@ -1,0 +1,283 @@
+"""The beliefdb command line. It parses arguments and prints results; nothing else."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import datetime
+from enum import Enum
+from pathlib import Path
+from typing import Annotated, NoReturn
+
+import typer
+
+from beliefdb import audit as audit_mod
+from beliefdb import beliefs as beliefs_mod
+from beliefdb import ingest as ingest_mod
+from beliefdb import migrate as migrate_mod
+from beliefdb import render, workspaces
+from beliefdb.connector import DEFAULT_WORKSPACE, Database, ensure_migrated, probe, resolve_url
+from beliefdb.embedded import EmbeddedServer
+from beliefdb.errors import BeliefDBError
+from beliefdb.models import IngestFailure
+
+app = typer.Typer(
+    name="beliefdb",
+    help="Agent memory that knows why it believes something, and what must change when it is wrong.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+db_app = typer.Typer(help="Manage the embedded PostgreSQL server (used when no --db / BELIEFDB_URL is given).",
+                     no_args_is_help=True)
+workspace_app = typer.Typer(help="Create and list workspaces (the tenant boundary).", no_args_is_help=True)
+audit_app = typer.Typer(help="The per-workspace SHA-256 audit chain.", no_args_is_help=True)
+app.add_typer(db_app, name="db")
+app.add_typer(workspace_app, name="workspace")
+app.add_typer(audit_app, name="audit")
+
+
+class Authority(str, Enum):
+    official = "official"
+    internal = "internal"
+    user = "user"
+    agent = "agent"
+    unverified = "unverified"
+
+
+class Label(str, Enum):
+    production = "production"
+    fixture = "fixture"
+    synthetic = "synthetic"
+
+
+class ExtractorName(str, Enum):
+    rules = "rules"
+    none = "none"
+
+
+DbUrl = Annotated[str | None, typer.Option("--db", envvar="BELIEFDB_URL", show_envvar=True,
+                                           help="PostgreSQL URL (>= 15, with pgvector). Default: the embedded server.")]
+Home = Annotated[Path | None, typer.Option("--home", envvar="BELIEFDB_HOME", show_envvar=True,
+                                          help="Folder of the embedded server's data. Default: /var/lib/beliefdb for"
+                                               " root, else the user's data folder.")]
+WorkspaceOpt = Annotated[str, typer.Option("--workspace", "-w", envvar="BELIEFDB_WORKSPACE", show_envvar=True,
+                                           help="Workspace to act in.")]
+Principal = Annotated[str | None, typer.Option("--as", envvar="BELIEFDB_PRINCIPAL", show_envvar=True,
+                                               help="Who is acting (agent or person), stamped on every write.")]
+Json = Annotated[bool, typer.Option("--json", help="Print JSON for scripts.")]
+
+
+def _fail(code: str, message: str, as_json: bool, exit_code: int = 1) -> NoReturn:
+    if as_json:
+        typer.echo(render.to_json({"error": code, "message": message}))
+    else:
+        typer.echo(f"error: {message}", err=True)
+    raise typer.Exit(exit_code)
+
+
+@contextmanager
+def _errors(as_json: bool) -> Iterator[None]:
+    try:
+        yield
+    except BeliefDBError as exc:
+        _fail(exc.code, exc.message, as_json)
+
+
+@contextmanager
+def _database(url: str | None, home: Path | None, workspace: str, principal: str | None) -> Iterator[Database]:
+    db = Database(resolve_url(url, home=home), workspace, principal=principal)
+    try:
+        yield db
+    finally:
+        db.close()
+
+
+def _parse_time(value: str | None, as_json: bool) -> datetime | None:
+    if value is None:
+        return None
+    try:
+        parsed = datetime.fromisoformat(value)
+    except ValueError:
+        _fail("invalid_input", f"--as-of: not an ISO 8601 timestamp: {value!r}", as_json, 2)
+    return parsed if parsed.tzinfo else parsed.astimezone()
+
+
+@app.command()
+def ingest(
+    paths: Annotated[list[Path], typer.Argument(help="UTF-8 .txt or .md files.", show_default=False)],
+    source: Annotated[str | None, typer.Option(help="Source name (default: the file name). One file only.")] = None,
+    authority: Annotated[Authority | None, typer.Option(
+        help="Authority tier of the source (new sources default to internal).")] = None,
+    label: Annotated[Label | None, typer.Option(
+        help="Provenance label (new sources default to production).")] = None,
+    version_label: Annotated[str | None, typer.Option(help="A label for this version, e.g. v3.2.")] = None,
+    claims: Annotated[Path | None, typer.Option(
+        help="JSONL claims: {statement, subject, attribute, value, quote} per line, plus optional kind, scope,"
+             " valid_from, valid_to, start, end. One document only.")] = None,
+    extractor: Annotated[ExtractorName, typer.Option(help="Built-in extractor to run on the text.")]
+        = ExtractorName.rules,
+    db: DbUrl = None, home: Home = None, workspace: WorkspaceOpt = DEFAULT_WORKSPACE, principal: Principal = None,
+    as_json: Json = False,
+) -> None:
+    """Store documents as source versions and extract beliefs whose quotes pass the evidence gate.
+
+    The same file twice is a no-op; a changed file is a new version of the same source, which
+    supersedes what the old version said and the new one contradicts.
+    """
+    options = ingest_mod.SourceOptions(name=source, authority=authority.value if authority else None,
+                                       provenance=label.value if label else None, version_label=version_label)
+    with _errors(as_json), _database(db, home, workspace, principal) as database:
+        if len(paths) > 3 and not as_json:
+            with typer.progressbar(length=len(paths), label="ingesting", file=sys.stderr) as bar:
+                results = ingest_mod.ingest_paths(database, paths, options, claims=claims,
+                                                  extractor=extractor.value, progress=lambda _p: bar.update(1))
+        else:
+            results = ingest_mod.ingest_paths(database, paths, options, claims=claims, extractor=extractor.value)
+    failed = [r for r in results if isinstance(r, IngestFailure)]
+    if as_json:
+        typer.echo(render.to_json(results[0] if len(results) == 1 and not failed else results))
+    else:
+        for r in results:
+            typer.echo(render.ingest_report(r), err=isinstance(r, IngestFailure))
+    if failed:
+        raise typer.Exit(1)
+
+
+@app.command()
+def beliefs(
+    subject: Annotated[str | None, typer.Option(help="Only this subject.")] = None,
+    attribute: Annotated[str | None, typer.Option(help="Only this attribute.")] = None,
+    include_all: Annotated[bool, typer.Option("--all", help="Every belief with its status, not only current.")]
+        = False,
+    as_of: Annotated[str | None, typer.Option(help="What was believed at this ISO 8601 moment.")] = None,
+    db: DbUrl = None, home: Home = None, workspace: WorkspaceOpt = DEFAULT_WORKSPACE, principal: Principal = None,
+    as_json: Json = False,
+) -> None:
+    """List current beliefs (or all, or as of a moment)."""
+    moment = _parse_time(as_of, as_json)
+    with _errors(as_json), _database(db, home, workspace, principal) as database:
+        rows = beliefs_mod.list_beliefs(database, subject=subject, attribute=attribute, include_all=include_all,
+                                        as_of=moment)
+    typer.echo(render.to_json(rows) if as_json else render.beliefs_table(rows, with_status=include_all))
+
+
+@app.command()
+def why(
+    belief: Annotated[str, typer.Argument(help="Belief id, or a unique prefix of it.")],
+    db: DbUrl = None, home: Home = None, workspace: WorkspaceOpt = DEFAULT_WORKSPACE, principal: Principal = None,
+    as_json: Json = False,
+) -> None:
+    """Why a belief is held: its evidence (quote, offsets, source, version), confidence factors, history."""
+    with _errors(as_json), _database(db, home, workspace, principal) as database:
+        result = beliefs_mod.why(database, belief)
+    typer.echo(render.to_json(result) if as_json else render.why(result))
+
+
+@app.command()
+def migrate(
+    sql: Annotated[bool, typer.Option("--sql", help="Print the SQL instead of running it (for DBAs).")] = False,
+    db: DbUrl = None, home: Home = None, as_json: Json = False,
+) -> None:
+    """Bring the database schema to the current version (idempotent)."""
+    with _errors(as_json):
+        if sql:
+            typer.echo(migrate_mod.upgrade_sql())
+            return
+        url = resolve_url(db, home=home, migrate=False)
+        probe(url)
+        before, after = migrate_mod.upgrade(url)
+    if as_json:
+        typer.echo(render.to_json({"before": before, "after": after}))
+    else:
+        typer.echo(f"schema at revision {after}" + (f" (was {before})" if before != after else " (already current)"))
+
+
+@app.command()
+def demo(
+    home: Home = None, db: DbUrl = None,
+) -> None:
+    """Tell the return-policy story on a throw-away workspace of the (embedded) database."""
+    from beliefdb.demo import run_demo
+
+    with _errors(False):
+        run_demo(resolve_url(db, home=home), typer.echo)
+
+
+@db_app.command("status")
+def db_status(home: Home = None, as_json: Json = False) -> None:
+    """Whether the embedded server runs, where its data is, and its URL."""
+    status = EmbeddedServer(home).status()
+    if as_json:
+        typer.echo(render.to_json(status))
+        return
+    state = f"running (pid {status.pid})" if status.running else "stopped"
+    typer.echo(f"embedded PostgreSQL: {state}\n  data: {status.pgdata}"
+               + ("" if status.initialized else " (not initialised yet)")
+               + (f"\n  url:  {status.url}" if status.url else ""))
+
+
+@db_app.command("start")
+def db_start(home: Home = None, as_json: Json = False) -> None:
+    """Start the embedded server (initialising and migrating it on first use)."""
+    with _errors(as_json):
+        url = EmbeddedServer(home).start()
+        ensure_migrated(url)
+    typer.echo(render.to_json({"running": True, "url": url}) if as_json else f"running: {url}")
+
+
+@db_app.command("stop")
+def db_stop(home: Home = None, as_json: Json = False) -> None:
+    """Stop the embedded server; its data stays."""
+    with _errors(as_json):
+        was_running = EmbeddedServer(home).stop()
+    if as_json:
+        typer.echo(render.to_json({"stopped": was_running}))
+    else:
+        typer.echo("stopped" if was_running else "not running")
+
+
+@db_app.command("url")
+def db_url(home: Home = None) -> None:
+    """Print the embedded server's URL (starting it if needed), e.g. for psql."""
+    with _errors(False):
+        url = EmbeddedServer(home).start()
+        ensure_migrated(url)
+    typer.echo(url)
+
+
+@workspace_app.command("create")
+def workspace_create(
+    name: Annotated[str, typer.Argument(help="Workspace name: letters, digits, '_', '.', '-'.")],
+    db: DbUrl = None, home: Home = None, principal: Principal = None, as_json: Json = False,
+) -> None:
+    """Create a workspace; its id is generated by the server."""
+    with _errors(as_json):
+        created = workspaces.create_workspace(resolve_url(db, home=home), name, principal)
+    typer.echo(render.to_json(created) if as_json else f"created workspace {created.name} ({created.id})")
+
+
+@workspace_app.command("list")
+def workspace_list(db: DbUrl = None, home: Home = None, as_json: Json = False) -> None:
+    """List workspaces."""
+    with _errors(as_json):
+        rows = workspaces.list_workspaces(resolve_url(db, home=home))
+    if as_json:
+        typer.echo(render.to_json(rows))
+    else:
+        for w in rows:
+            typer.echo(f"{w.name}\t{w.id}\t{w.created_at.isoformat()}")
+
+
+@audit_app.command("verify")
+def audit_verify(
+    db: DbUrl = None, home: Home = None, workspace: WorkspaceOpt = DEFAULT_WORKSPACE, as_json: Json = False,
+) -> None:
+    """Verify the workspace's hash chain; exits 1 and names the first broken link if it is broken."""
+    with _errors(as_json), _database(db, home, workspace, None) as database:
+        result = audit_mod.verify(database)
+    typer.echo(render.to_json(result) if as_json else render.audit(result))
+    if not result.ok:
+        raise typer.Exit(1)
+

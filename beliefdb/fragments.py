@@ -1,0 +1,114 @@
+"""Split a document into fragments: exact, sentence-level character spans.
+
+Offsets are 0-based ``str`` indices, end exclusive, so ``text[start:end]`` is the fragment exactly: no
+normalisation, no whitespace folding. A fragment never starts or ends with whitespace, fragments never
+overlap and come in text order.
+
+Each non-empty line is split into sentences at ``.``, ``!`` or ``?`` (a run of them, optionally followed
+by closing quotes or brackets) that is followed by whitespace or the end of the line, and after the CJK
+terminators ``。！？`` (no whitespace needed). A markdown heading, a list item or a ``Key: value`` line is
+one fragment; the heading's ``#`` markers (also a closing ``#`` sequence) and the list marker (``-``,
+``*``, ``+``, ``1.``, ``1)``) are not part of it.
+
+Line breaks are those of ``str.splitlines``. Time is linear in the length of the text.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import Final, Literal, NamedTuple
+
+__all__ = ["KEY_VALUE_RE", "Fragment", "FragmentKind", "is_key_value", "iter_fragments", "split_fragments"]
+
+FragmentKind = Literal["heading", "list_item", "key_value", "sentence"]
+
+
+class Fragment(NamedTuple):
+    start: int
+    end: int
+    kind: FragmentKind
+
+
+# A line: a maximal run of characters that are not line breaks (the same breaks as str.splitlines).
+_LINE_RE: Final = re.compile(r"[^\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]+")
+
+_CLOSERS: Final = "\"'”’)\\]」』）】》"
+# Possessive quantifiers and the look-behinds keep this linear on long runs of punctuation.
+_TERMINATOR_RE: Final = re.compile(
+    rf"(?<![.!?])[.!?]++[{_CLOSERS}]*+(?=\s|$)"
+    rf"|(?<![。！？])[。！？]++[{_CLOSERS}]*+"
+)
+_HEADING_RE: Final = re.compile(r"#{1,6}(?:\s+|$)")
+_LIST_MARKER_RE: Final = re.compile(r"(?:[-*+]|\d{1,9}[.)])\s+")
+
+KEY_VALUE_RE: Final = re.compile(
+    r"(?P<key>[^\W_]+(?:-[^\W_]+)*(?: +[^\W_]+(?:-[^\W_]+)*){0,4}):\s+(?P<value>\S.*)"
+)
+"""A ``Key: value`` line (list marker already removed): a key of 1-5 words of letters, digits and
+hyphens, a colon, whitespace, a non-empty value. Use with ``fullmatch``."""
+
+_URL_SCHEMES: Final = frozenset({"http", "https", "ftp", "ftps", "sftp", "ssh", "git", "file", "mailto",
+                                 "tel", "urn", "data", "ws", "wss"})
+
+
+def is_key_value(text: str, start: int = 0, end: int | None = None) -> re.Match[str] | None:
+    """The ``Key: value`` match of ``text[start:end]`` (already stripped), or None."""
+    m = KEY_VALUE_RE.fullmatch(text, start, len(text) if end is None else end)
+    if m is None or m.group("key").lower() in _URL_SCHEMES:
+        return None
+    return m
+
+
+def _trim(text: str, start: int, end: int) -> tuple[int, int]:
+    """The span without leading and trailing whitespace (empty when it is all whitespace)."""
+    chunk = text[start:end]
+    stripped = chunk.lstrip()
+    if not stripped:
+        return start, start
+    start += len(chunk) - len(stripped)
+    return start, start + len(stripped.rstrip())
+
+
+def _line_fragments(text: str, start: int, end: int) -> Iterator[Fragment]:
+    start, end = _trim(text, start, end)
+    if start >= end:
+        return
+    heading = _HEADING_RE.match(text, start, end)
+    if heading is not None:
+        content = text[heading.end():end]
+        unclosed = content.rstrip("#")
+        if len(unclosed) < len(content) and (not unclosed or unclosed[-1].isspace()):
+            content = unclosed.rstrip()  # an optional closing sequence: "## Title ##"
+        if content:
+            yield Fragment(heading.end(), heading.end() + len(content), "heading")
+        return
+    marker = _LIST_MARKER_RE.match(text, start, end)
+    if marker is not None:
+        start = marker.end()
+        kind: FragmentKind = "key_value" if is_key_value(text, start, end) else "list_item"
+        yield Fragment(start, end, kind)
+        return
+    if is_key_value(text, start, end):
+        yield Fragment(start, end, "key_value")
+        return
+    pos = start
+    for m in _TERMINATOR_RE.finditer(text, start, end):
+        s, e = _trim(text, pos, m.end())
+        if s < e:
+            yield Fragment(s, e, "sentence")
+        pos = m.end()
+    s, e = _trim(text, pos, end)
+    if s < e:
+        yield Fragment(s, e, "sentence")
+
+
+def iter_fragments(text: str) -> Iterator[Fragment]:
+    """The fragments of ``text`` in order, each with what kind of line it came from."""
+    for line in _LINE_RE.finditer(text):
+        yield from _line_fragments(text, line.start(), line.end())
+
+
+def split_fragments(text: str) -> list[tuple[int, int]]:
+    """Sentence-level ``(start, end)`` spans of ``text``; ``text[start:end]`` is never empty."""
+    return [(f.start, f.end) for f in iter_fragments(text)]

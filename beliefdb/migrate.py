@@ -1,0 +1,111 @@
+"""Schema migrations: alembic revisions of checked-in SQL, plus re-applied functions and views.
+
+``sql/`` is the canonical schema. Tables change only through revisions in ``migrations/``;
+the other files of ``sql/`` are ``create or replace`` and re-applied after every upgrade.
+"""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+from alembic import command, context
+from alembic.config import Config
+from alembic.runtime.migration import MigrationContext
+from alembic.script import ScriptDirectory
+from sqlalchemy import create_engine, pool
+
+from beliefdb.errors import DatabaseUnavailable
+
+# Every file of sql/ except the tables, in the order they are applied.
+REAPPLIED_FILES = (
+    "00_schema.sql",
+    "20_integrity.sql",
+    "30_audit.sql",
+    "40_beliefs.sql",
+    "50_views.sql",
+    "60_privileges.sql",
+    "70_seed.sql",
+)
+
+
+def _packaged_or_source(name: str) -> Path:
+    here = Path(__file__).resolve().parent
+    for candidate in (here / name, here.parent / name):
+        if candidate.is_dir():
+            return candidate
+    raise FileNotFoundError(f"beliefdb cannot find its {name}/ directory next to {here}")
+
+
+def sql_dir() -> Path:
+    """The canonical SQL files: inside the wheel, or at the top of a source checkout."""
+    return _packaged_or_source("sql")
+
+
+def migrations_dir() -> Path:
+    return _packaged_or_source("migrations")
+
+
+def canonical_sql() -> str:
+    """All of sql/ in order: what a fresh migrate must be equivalent to."""
+    return "\n".join(p.read_text(encoding="utf-8") for p in sorted(sql_dir().glob("*.sql")))
+
+
+def run_sql(sql: str) -> None:
+    """Execute a script inside the running alembic migration (online or offline)."""
+    if context.is_offline_mode():
+        context.get_context().impl.static_output(sql)
+        return
+    bind = context.get_bind()
+    # the driver connection runs multi-statement scripts verbatim (no bind-parameter parsing)
+    driver = bind.connection.driver_connection
+    assert driver is not None
+    driver.execute(sql)  # type: ignore[attr-defined]
+
+
+def sqlalchemy_url(url: str) -> str:
+    if url.startswith("postgresql://"):
+        return "postgresql+psycopg://" + url.removeprefix("postgresql://")
+    if url.startswith("postgres://"):
+        return "postgresql+psycopg://" + url.removeprefix("postgres://")
+    return url
+
+
+def _config(url: str, output: io.StringIO | None = None) -> Config:
+    cfg = Config(output_buffer=output) if output is not None else Config()
+    cfg.set_main_option("script_location", str(migrations_dir()))
+    cfg.attributes["url"] = sqlalchemy_url(url)
+    return cfg
+
+
+def head_revision() -> str:
+    head = ScriptDirectory.from_config(_config("postgresql://")).get_current_head()
+    assert head is not None
+    return head
+
+
+def current_revision(url: str) -> str | None:
+    """The revision a database is at, or None if beliefdb was never migrated there."""
+    engine = create_engine(sqlalchemy_url(url), poolclass=pool.NullPool)
+    try:
+        with engine.connect() as connection:
+            ctx = MigrationContext.configure(connection, opts={"version_table_schema": "beliefdb"})
+            return ctx.get_current_revision()
+    except Exception as exc:  # sqlalchemy wraps driver errors in its own types
+        raise DatabaseUnavailable(f"cannot read the schema version: {exc}".splitlines()[0]) from exc
+    finally:
+        engine.dispose()
+
+
+def upgrade(url: str) -> tuple[str | None, str]:
+    """Upgrade to head (idempotent; re-applies functions and views). Returns (before, after)."""
+    before = current_revision(url)
+    command.upgrade(_config(url), "head")
+    return before, head_revision()
+
+
+def upgrade_sql(url: str = "postgresql://") -> str:
+    """The SQL an upgrade from nothing to head would run (alembic offline mode)."""
+    out = io.StringIO()
+    command.upgrade(_config(url, out), "head", sql=True)
+    return out.getvalue()

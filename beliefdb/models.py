@@ -1,0 +1,161 @@
+"""Typed rows that cross module boundaries. Field names match the SQL columns they come from."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+from uuid import UUID
+
+from psycopg.types.range import Range
+
+
+@dataclass(frozen=True)
+class Workspace:
+    id: UUID
+    name: str
+    created_at: datetime
+
+
+@dataclass(frozen=True)
+class Belief:
+    id: UUID
+    statement: str
+    subject: str
+    attribute: str
+    value: str
+    kind: str
+    scope: dict[str, Any]
+    valid_time: Range[datetime]
+    confidence: float
+    confidence_kind: str
+    status: str
+    revision: int
+    owner: str
+    recorded_at: datetime
+    evidence_count: int
+
+
+@dataclass(frozen=True)
+class Evidence:
+    belief_id: UUID
+    role: str
+    quote: str
+    fragment_id: UUID
+    start_offset: int
+    end_offset: int
+    source: str
+    origin_type: str
+    authority: str
+    provenance: str
+    version: int
+    version_label: str | None
+    version_sha256: str
+    in_force: bool
+    created_at: datetime
+
+
+@dataclass(frozen=True)
+class ConfidenceFactor:
+    factor: str
+    detail: str
+    weight: float
+
+
+@dataclass(frozen=True)
+class HistoryEntry:
+    new_belief: UUID
+    new_statement: str
+    new_value: str
+    old_belief: UUID
+    old_statement: str
+    old_value: str
+    kind: str
+    reason: str
+    at: datetime
+
+
+@dataclass(frozen=True)
+class Why:
+    """A belief with everything that explains it."""
+
+    belief: Belief
+    evidence: list[Evidence]
+    confidence: list[ConfidenceFactor]
+    replaced: list[HistoryEntry]
+    replaced_by: list[HistoryEntry]
+    conflicts: list[HistoryEntry]
+
+
+@dataclass(frozen=True)
+class Accepted:
+    id: UUID
+    statement: str
+    subject: str
+    attribute: str
+    value: str
+    quote: str
+    start: int
+    end: int
+
+
+@dataclass(frozen=True)
+class Rejected:
+    statement: str
+    quote: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class Corroborated:
+    id: UUID
+    statement: str
+    quote: str
+    start: int
+    end: int
+
+
+@dataclass(frozen=True)
+class Superseded:
+    old: UUID
+    new: UUID
+
+
+@dataclass(frozen=True)
+class Conflict:
+    a: UUID
+    b: UUID
+
+
+@dataclass(frozen=True)
+class IngestReport:
+    """What one ingest of one text did."""
+
+    source: str
+    version: int
+    new_version: bool
+    fragments: int
+    path: str | None = None
+    accepted: list[Accepted] = field(default_factory=list)
+    rejected: list[Rejected] = field(default_factory=list)
+    corroborated: list[Corroborated] = field(default_factory=list)
+    superseded: list[Superseded] = field(default_factory=list)
+    conflicts: list[Conflict] = field(default_factory=list)
+    reverified: list[UUID] = field(default_factory=list)
+    unsupported: list[UUID] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class IngestFailure:
+    """A file that could not be ingested; nothing of it was stored."""
+
+    path: str
+    error: str
+    message: str
+
+
+@dataclass(frozen=True)
+class AuditResult:
+    ok: bool
+    events: int
+    first_broken: int | None

@@ -1,0 +1,129 @@
+"""Turning results into text for people and JSON for scripts. No database access here."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Iterable
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+from uuid import UUID
+
+from psycopg.types.range import Range
+
+from beliefdb.models import AuditResult, Belief, IngestFailure, IngestReport, Why
+
+
+def jsonable(value: Any) -> Any:
+    """Plain JSON types for dataclasses, ids, timestamps and ranges."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: jsonable(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    if isinstance(value, UUID | Path):
+        return str(value)
+    if isinstance(value, datetime):
+        return value.isoformat()
+    if isinstance(value, Range):
+        return {"from": jsonable(value.lower), "to": jsonable(value.upper)}
+    if isinstance(value, dict):
+        return {str(k): jsonable(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [jsonable(v) for v in value]
+    return value
+
+
+def to_json(value: Any) -> str:
+    return json.dumps(jsonable(value), ensure_ascii=False, indent=2)
+
+
+def short(id_: UUID | str) -> str:
+    return str(id_)[:8]
+
+
+def valid_time(r: Range[datetime]) -> str:
+    if r.lower is None and r.upper is None:
+        return "always"
+    lower = r.lower.isoformat() if r.lower else "…"
+    upper = r.upper.isoformat() if r.upper else "…"
+    return f"{lower} → {upper}"
+
+
+def ingest_report(result: IngestReport | IngestFailure) -> str:
+    if isinstance(result, IngestFailure):
+        return f"✗ {result.path}: {result.message}"
+    head = f"{result.path or result.source}: source '{result.source}' version {result.version}"
+    if not result.new_version:
+        head += " (unchanged: same sha256 as the version in force)"
+    lines = [head]
+    if result.new_version:
+        lines.append(f"  {result.fragments} fragment(s)")
+    for a in result.accepted:
+        lines.append(f"  + {short(a.id)} {a.subject} / {a.attribute} = {a.value}")
+        lines.append(f"      quote [{a.start}, {a.end}): \"{a.quote}\"")
+    for c in result.corroborated:
+        lines.append(f"  ≡ {short(c.id)} corroborated by [{c.start}, {c.end}): \"{c.quote}\"")
+    for b in result.reverified:
+        lines.append(f"  ↻ {short(b)} re-verified: the new version repeats its quote")
+    for s in result.superseded:
+        lines.append(f"  ⇢ {short(s.old)} superseded by {short(s.new)}")
+    for k in result.conflicts:
+        lines.append(f"  ! conflict between {short(k.a)} and {short(k.b)} (equal authority and recency)")
+    for u in result.unsupported:
+        lines.append(f"  - {short(u)} lost its support: no version in force quotes it")
+    for r in result.rejected:
+        lines.append(f"  ✗ rejected \"{r.quote}\": {r.reason}")
+    return "\n".join(lines)
+
+
+def beliefs_table(rows: Iterable[Belief], *, with_status: bool = False) -> str:
+    lines = []
+    for b in rows:
+        status = f" [{b.status}]" if with_status or b.status != "current" else ""
+        lines.append(f"{short(b.id)}  {b.subject} / {b.attribute} = {b.value}{status}")
+        lines.append(f"          \"{b.statement}\"  confidence {b.confidence:.2f} ({b.confidence_kind}),"
+                     f" {b.evidence_count} evidence")
+    return "\n".join(lines) if lines else "(no beliefs)"
+
+
+def why(w: Why) -> str:
+    b = w.belief
+    lines = [
+        f"belief {b.id}",
+        f"  {b.subject} / {b.attribute} = {b.value}   [{b.status}, revision {b.revision}]",
+        f"  \"{b.statement}\"",
+        f"  kind {b.kind}, scope {json.dumps(b.scope, ensure_ascii=False)}, valid {valid_time(b.valid_time)},"
+        f" recorded {b.recorded_at.isoformat()}, owner {b.owner}",
+        f"  confidence {b.confidence:.2f} ({b.confidence_kind})",
+        "evidence:",
+    ]
+    if not w.evidence:
+        lines.append("  (none)")
+    for e in w.evidence:
+        force = "in force" if e.in_force else "history"
+        label = f" {e.version_label}" if e.version_label else ""
+        lines.append(f"  \"{e.quote}\"")
+        lines.append(f"      {e.role}; {e.source} v{e.version}{label} ({force}), chars [{e.start_offset},"
+                     f" {e.end_offset}), {e.origin_type}, {e.authority}, {e.provenance}, sha256 {e.version_sha256[:12]}")
+    lines.append("confidence factors:")
+    for f in w.confidence:
+        lines.append(f"  {f.factor:<20} {f.weight:.2f}  {f.detail}")
+    lines.append("history:")
+    if not (w.replaced or w.replaced_by or w.conflicts):
+        lines.append("  (none)")
+    for h in w.replaced:
+        lines.append(f"  replaced {short(h.old_belief)} \"{h.old_statement}\" ({h.old_value}) at {h.at.isoformat()}"
+                     f" — {h.reason}")
+    for h in w.replaced_by:
+        lines.append(f"  replaced by {short(h.new_belief)} \"{h.new_statement}\" ({h.new_value}) at"
+                     f" {h.at.isoformat()} — {h.reason}")
+    for h in w.conflicts:
+        other = h.old_belief if h.new_belief == b.id else h.new_belief
+        other_value = h.old_value if h.new_belief == b.id else h.new_value
+        lines.append(f"  conflicts with {short(other)} ({other_value}) — {h.reason}")
+    return "\n".join(lines)
+
+
+def audit(result: AuditResult) -> str:
+    if result.ok:
+        return f"audit chain ok: {result.events} events, every link verifies"
+    return f"audit chain BROKEN: first broken link at event {result.first_broken} (of {result.events})"

@@ -1,0 +1,51 @@
+"""Alembic environment for beliefdb: plain SQL, no ORM models.
+
+Revisions execute checked-in SQL for tables; after them, in the same transaction, the
+re-appliable files of sql/ (functions, views, privileges, seed rows) are applied again.
+"""
+
+from __future__ import annotations
+
+from alembic import context
+from sqlalchemy import create_engine, pool, text
+
+from beliefdb.migrate import REAPPLIED_FILES, run_sql, sql_dir
+
+config = context.config
+url = config.attributes.get("url") or config.get_main_option("sqlalchemy.url")
+if url is None:
+    raise RuntimeError("beliefdb migrations need a database url")
+
+
+def _reapply() -> None:
+    for name in REAPPLIED_FILES:
+        run_sql((sql_dir() / name).read_text(encoding="utf-8"))
+
+
+def run_offline() -> None:
+    context.configure(url=url, literal_binds=True, version_table_schema="beliefdb",
+                      transactional_ddl=True)
+    with context.begin_transaction():
+        run_sql("create schema if not exists beliefdb;\n")
+        context.run_migrations()
+        _reapply()
+
+
+def run_online() -> None:
+    engine = create_engine(url, poolclass=pool.NullPool)
+    with engine.connect() as connection:
+        # one migrator at a time, and the version table's schema must exist first
+        connection.execute(text("select pg_advisory_xact_lock(hashtext('beliefdb.migrate'))"))
+        connection.execute(text("create schema if not exists beliefdb"))
+        context.configure(connection=connection, version_table_schema="beliefdb",
+                          transaction_per_migration=False)
+        with context.begin_transaction():
+            context.run_migrations()
+            _reapply()
+        connection.commit()
+
+
+if context.is_offline_mode():
+    run_offline()
+else:
+    run_online()

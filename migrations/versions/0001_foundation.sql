@@ -1,0 +1,381 @@
+-- Frozen at revision 0001: the schema, session functions and tables as first released.
+-- Never edit: change tables through a new revision, and sql/10_tables.sql with it.
+-- beliefdb: schema and the application role.
+-- Everything beliefdb creates lives in schema beliefdb; nothing goes to public.
+
+create schema if not exists beliefdb;
+comment on schema beliefdb is 'beliefdb: beliefs, their exact evidence, and what was built on them';
+
+-- The role the CLI and the library act as. It owns nothing and is subject to row-level security.
+do $$
+begin
+    if not exists (select from pg_catalog.pg_roles where rolname = 'beliefdb_app') then
+        create role beliefdb_app nologin;
+    end if;
+end
+$$;
+
+-- The migrating user may switch to the application role (set role beliefdb_app).
+do $$
+begin
+    if not pg_catalog.pg_has_role(current_user, 'beliefdb_app', 'member') then
+        execute pg_catalog.format('grant beliefdb_app to %I', current_user);
+    end if;
+end
+$$;
+
+-- The clock every default and rule reads; tests and as-of tooling set beliefdb.now.
+create or replace function beliefdb.clock() returns timestamptz
+language sql stable
+set search_path = pg_catalog, pg_temp
+as $$
+    select coalesce(nullif(current_setting('beliefdb.now', true), '')::timestamptz, now())
+$$;
+comment on function beliefdb.clock() is 'Current time, or the beliefdb.now setting when a test or tool fixed it';
+
+-- The workspace this session is bound to (row-level security reads it).
+create or replace function beliefdb.current_workspace_id() returns uuid
+language sql stable
+set search_path = pg_catalog, pg_temp
+as $$
+    select nullif(current_setting('beliefdb.workspace_id', true), '')::uuid
+$$;
+comment on function beliefdb.current_workspace_id() is 'Workspace bound to this session by the beliefdb.workspace_id setting';
+
+-- Who is acting: stamped by the session, never read from a payload.
+create or replace function beliefdb.current_principal() returns text
+language sql stable
+set search_path = pg_catalog, pg_temp
+as $$
+    select coalesce(nullif(current_setting('beliefdb.principal', true), ''), session_user::text)
+$$;
+comment on function beliefdb.current_principal() is 'Principal (agent or person) acting in this session';
+-- beliefdb: types and tables.
+-- Tables change only through alembic revisions (migrations/versions); this file is the
+-- canonical result of applying all of them. Every primary and foreign key leads with
+-- workspace_id so the schema can be distributed by workspace.
+
+-- Kinds of node: everything that can hold is a node.
+create type beliefdb.node_kind as enum
+    ('fragment', 'belief', 'decision', 'action', 'correction', 'step');
+comment on type beliefdb.node_kind is 'What a node is; each kind has its own table sharing the node key';
+
+-- Authority tiers, weakest first, so that comparison operators rank them.
+create type beliefdb.authority as enum ('unverified', 'agent', 'user', 'internal', 'official');
+comment on type beliefdb.authority is 'Authority tier of a source; declared weakest first so > ranks them';
+
+-- Provenance label of a source.
+create type beliefdb.provenance as enum ('production', 'fixture', 'synthetic');
+comment on type beliefdb.provenance is 'Whether a source is real history or made-up material';
+
+-- Where text comes from.
+create type beliefdb.origin_type as enum
+    ('document', 'conversation', 'api_feed', 'agent', 'human_reviewer');
+comment on type beliefdb.origin_type is 'Origin type of a source';
+
+-- Lifecycle status of a belief.
+create type beliefdb.belief_status as enum
+    ('current', 'conflicting', 'superseded', 'unsupported', 'retracted', 'quarantined');
+comment on type beliefdb.belief_status is 'Status of a belief; current and conflicting beliefs are the ones that are true now';
+
+-- Kind of confidence: a reviewer''s sentence and a matched quote are different kinds.
+create type beliefdb.confidence_kind as enum
+    ('extracted', 'human_correction', 'derived', 'agent_asserted');
+comment on type beliefdb.confidence_kind is 'How a belief''s confidence came about';
+
+-- Typed edges between beliefs that are not reasons.
+create type beliefdb.relation_kind as enum ('supersedes', 'conflicts_with', 'clarifies', 'refines');
+comment on type beliefdb.relation_kind is 'Kind of relation between two beliefs';
+
+-- Kinds of antecedent edge in a justification; all of them propagate.
+create type beliefdb.edge_kind as enum
+    ('evidence', 'cites', 'supports', 'carries_out', 'derives', 'produces', 'updates',
+     'consolidates', 'reads', 'initiates');
+comment on type beliefdb.edge_kind is 'Kind of a propagating edge from antecedent to consequent';
+
+-- Kinds of recorded agent step.
+create type beliefdb.step_kind as enum
+    ('user_input', 'memory_read', 'claim', 'plan', 'tool_call', 'observation', 'answer',
+     'memory_write');
+comment on type beliefdb.step_kind is 'Kind of an agent step';
+
+-- Tenant boundary; ids are generated by the server.
+create table beliefdb.workspace (
+    id uuid primary key default pg_catalog.gen_random_uuid(),
+    name text not null unique check (name ~ '^[A-Za-z0-9][A-Za-z0-9_.-]{0,62}$'),
+    created_at timestamptz not null default pg_catalog.now()
+);
+comment on table beliefdb.workspace is 'Tenant boundary: every other row belongs to exactly one workspace';
+
+-- Every node of the support graph; per-kind tables share its key.
+create table beliefdb.node (
+    workspace_id uuid not null default beliefdb.current_workspace_id() references beliefdb.workspace (id) on delete cascade,
+    id uuid not null default pg_catalog.gen_random_uuid(),
+    kind beliefdb.node_kind not null,
+    created_at timestamptz not null default pg_catalog.now(),
+    primary key (workspace_id, id),
+    unique (workspace_id, id, kind)
+);
+comment on table beliefdb.node is 'Everything that can hold: fragments, beliefs, decisions, actions, corrections, steps';
+
+-- Where text comes from.
+create table beliefdb.source (
+    workspace_id uuid not null default beliefdb.current_workspace_id() references beliefdb.workspace (id) on delete cascade,
+    id uuid not null default pg_catalog.gen_random_uuid(),
+    name text not null check (name <> ''),
+    origin_type beliefdb.origin_type not null default 'document',
+    authority beliefdb.authority not null default 'unverified',
+    provenance beliefdb.provenance not null default 'production',
+    created_at timestamptz not null default beliefdb.clock(),
+    retracted_at timestamptz,
+    retraction_reason text,
+    primary key (workspace_id, id),
+    unique (workspace_id, name)
+);
+comment on table beliefdb.source is 'A document, conversation, feed, agent or reviewer that text comes from';
+
+-- Immutable text of a source at one time.
+create table beliefdb.source_version (
+    workspace_id uuid not null default beliefdb.current_workspace_id(),
+    id uuid not null default pg_catalog.gen_random_uuid(),
+    source_id uuid not null,
+    version integer not null check (version > 0),
+    content text not null,
+    sha256 bytea not null,
+    label text,
+    path text,
+    recorded_at timestamptz not null default beliefdb.clock(),
+    primary key (workspace_id, id),
+    unique (workspace_id, source_id, version),
+    foreign key (workspace_id, source_id) references beliefdb.source (workspace_id, id) on delete cascade
+);
+comment on table beliefdb.source_version is 'Immutable text of a source at one time, with its sha256; the highest version is in force';
+
+-- An exact character span [start_offset, end_offset) of a source version.
+create table beliefdb.fragment (
+    workspace_id uuid not null default beliefdb.current_workspace_id(),
+    id uuid not null default pg_catalog.gen_random_uuid(),
+    node_kind beliefdb.node_kind not null default 'fragment' check (node_kind = 'fragment'),
+    source_version_id uuid not null,
+    start_offset integer not null check (start_offset >= 0),
+    end_offset integer not null,
+    text text not null,
+    primary key (workspace_id, id),
+    unique (workspace_id, source_version_id, start_offset, end_offset),
+    check (end_offset > start_offset),
+    foreign key (workspace_id, id, node_kind) references beliefdb.node (workspace_id, id, kind) on delete cascade,
+    foreign key (workspace_id, source_version_id) references beliefdb.source_version (workspace_id, id) on delete cascade
+);
+comment on table beliefdb.fragment is 'An exact character span of a source version; its text equals the version text at its offsets';
+
+-- A statement the memory holds, with subject / attribute / value.
+create table beliefdb.belief (
+    workspace_id uuid not null default beliefdb.current_workspace_id(),
+    id uuid not null default pg_catalog.gen_random_uuid(),
+    node_kind beliefdb.node_kind not null default 'belief' check (node_kind = 'belief'),
+    statement text not null check (statement <> ''),
+    subject text not null check (subject <> ''),
+    attribute text not null check (attribute <> ''),
+    value text not null,
+    kind text not null default 'fact'
+        check (kind in ('fact', 'rule', 'policy', 'preference', 'procedure', 'event', 'observation', 'other')),
+    scope jsonb not null default '{}' check (pg_catalog.jsonb_typeof(scope) = 'object'),
+    valid_time tstzrange not null default '(,)',
+    recorded_at timestamptz not null default beliefdb.clock(),
+    confidence real not null default 0 check (confidence between 0 and 1),
+    confidence_kind beliefdb.confidence_kind not null default 'extracted',
+    status beliefdb.belief_status not null default 'current',
+    revision integer not null default 1 check (revision > 0),
+    owner text not null default beliefdb.current_principal(),
+    primary key (workspace_id, id),
+    foreign key (workspace_id, id, node_kind) references beliefdb.node (workspace_id, id, kind) on delete cascade
+);
+comment on table beliefdb.belief is 'A statement (subject, attribute, value) with scope, valid time, confidence and status';
+
+create index belief_subject_attribute on beliefdb.belief (workspace_id, subject, attribute);
+
+-- Why a node holds: one justification is one reason; all its antecedents must hold.
+create table beliefdb.justification (
+    workspace_id uuid not null default beliefdb.current_workspace_id(),
+    id uuid not null default pg_catalog.gen_random_uuid(),
+    consequent uuid not null,
+    created_at timestamptz not null default beliefdb.clock(),
+    primary key (workspace_id, id),
+    foreign key (workspace_id, consequent) references beliefdb.node (workspace_id, id) on delete cascade
+);
+comment on table beliefdb.justification is 'One reason a node holds; a node with several holds if any one does';
+
+create index justification_consequent on beliefdb.justification (workspace_id, consequent);
+
+-- The antecedents of a justification, each with a propagating edge kind.
+create table beliefdb.justification_antecedent (
+    workspace_id uuid not null default beliefdb.current_workspace_id(),
+    justification_id uuid not null,
+    antecedent uuid not null,
+    edge_kind beliefdb.edge_kind not null,
+    primary key (workspace_id, justification_id, antecedent),
+    foreign key (workspace_id, justification_id) references beliefdb.justification (workspace_id, id) on delete cascade,
+    foreign key (workspace_id, antecedent) references beliefdb.node (workspace_id, id) on delete cascade
+);
+comment on table beliefdb.justification_antecedent is 'An antecedent of a justification: the node it needs, and how';
+
+create index justification_antecedent_antecedent on beliefdb.justification_antecedent (workspace_id, antecedent);
+
+-- A belief supported by a fragment, with the exact quote.
+create table beliefdb.evidence (
+    workspace_id uuid not null default beliefdb.current_workspace_id(),
+    belief_id uuid not null,
+    fragment_id uuid not null,
+    quote text not null,
+    role text not null default 'supports' check (role in ('supports', 'contradicts', 'mentions')),
+    justification_id uuid,
+    created_at timestamptz not null default beliefdb.clock(),
+    primary key (workspace_id, belief_id, fragment_id),
+    foreign key (workspace_id, belief_id) references beliefdb.belief (workspace_id, id) on delete cascade,
+    foreign key (workspace_id, fragment_id) references beliefdb.fragment (workspace_id, id) on delete cascade,
+    foreign key (workspace_id, justification_id) references beliefdb.justification (workspace_id, id) on delete cascade,
+    check ((role = 'supports') = (justification_id is not null))
+);
+comment on table beliefdb.evidence is 'A belief supported by a fragment; the quote equals the fragment text byte for byte';
+
+create index evidence_fragment on beliefdb.evidence (workspace_id, fragment_id);
+
+-- Typed edges between beliefs that are not reasons (supersedes, conflicts_with, ...).
+create table beliefdb.relation (
+    workspace_id uuid not null default beliefdb.current_workspace_id(),
+    id uuid not null default pg_catalog.gen_random_uuid(),
+    from_belief uuid not null,
+    to_belief uuid not null,
+    kind beliefdb.relation_kind not null,
+    reason text not null default '',
+    created_at timestamptz not null default beliefdb.clock(),
+    primary key (workspace_id, id),
+    unique (workspace_id, from_belief, to_belief, kind),
+    check (from_belief <> to_belief),
+    foreign key (workspace_id, from_belief) references beliefdb.belief (workspace_id, id) on delete cascade,
+    foreign key (workspace_id, to_belief) references beliefdb.belief (workspace_id, id) on delete cascade
+);
+comment on table beliefdb.relation is 'A typed edge between two beliefs that is not a reason: supersedes, conflicts_with, clarifies';
+
+create index relation_to_belief on beliefdb.relation (workspace_id, to_belief, kind);
+
+-- What an agent decided, citing beliefs.
+create table beliefdb.decision (
+    workspace_id uuid not null default beliefdb.current_workspace_id(),
+    id uuid not null default pg_catalog.gen_random_uuid(),
+    node_kind beliefdb.node_kind not null default 'decision' check (node_kind = 'decision'),
+    title text not null check (title <> ''),
+    status text not null default 'active'
+        check (status in ('active', 'needs_review', 'approved', 'rejected')),
+    revision integer not null default 1 check (revision > 0),
+    owner text not null default beliefdb.current_principal(),
+    created_at timestamptz not null default beliefdb.clock(),
+    primary key (workspace_id, id),
+    foreign key (workspace_id, id, node_kind) references beliefdb.node (workspace_id, id, kind) on delete cascade
+);
+comment on table beliefdb.decision is 'A decision built on beliefs; flagged needs_review when it loses its last support';
+
+-- What carries out a decision.
+create table beliefdb.action (
+    workspace_id uuid not null default beliefdb.current_workspace_id(),
+    id uuid not null default pg_catalog.gen_random_uuid(),
+    node_kind beliefdb.node_kind not null default 'action' check (node_kind = 'action'),
+    decision_id uuid not null,
+    description text not null check (description <> ''),
+    status text not null default 'scheduled'
+        check (status in ('scheduled', 'held', 'done', 'cancelled')),
+    owner text not null default beliefdb.current_principal(),
+    created_at timestamptz not null default beliefdb.clock(),
+    primary key (workspace_id, id),
+    foreign key (workspace_id, id, node_kind) references beliefdb.node (workspace_id, id, kind) on delete cascade,
+    foreign key (workspace_id, decision_id) references beliefdb.decision (workspace_id, id) on delete cascade
+);
+comment on table beliefdb.action is 'An action carrying out a decision; held while its decision needs review';
+
+-- A reviewer's change to a belief; a premise in its own right.
+create table beliefdb.correction (
+    workspace_id uuid not null default beliefdb.current_workspace_id(),
+    id uuid not null default pg_catalog.gen_random_uuid(),
+    node_kind beliefdb.node_kind not null default 'correction' check (node_kind = 'correction'),
+    belief_id uuid not null,
+    belief_revision integer not null,
+    reviewer text not null check (reviewer <> ''),
+    new_statement text not null check (new_statement <> ''),
+    new_value text,
+    reason text,
+    idempotency_key text,
+    fragment_id uuid,
+    replacement_belief_id uuid,
+    created_at timestamptz not null default beliefdb.clock(),
+    primary key (workspace_id, id),
+    unique (workspace_id, idempotency_key),
+    foreign key (workspace_id, id, node_kind) references beliefdb.node (workspace_id, id, kind) on delete cascade,
+    foreign key (workspace_id, belief_id) references beliefdb.belief (workspace_id, id) on delete cascade,
+    foreign key (workspace_id, fragment_id) references beliefdb.fragment (workspace_id, id) on delete set null (fragment_id),
+    foreign key (workspace_id, replacement_belief_id) references beliefdb.belief (workspace_id, id) on delete set null (replacement_belief_id)
+);
+comment on table beliefdb.correction is 'A reviewer''s correction of a belief; its text is a human-correction fragment';
+
+-- An agent's recorded trace.
+create table beliefdb.run (
+    workspace_id uuid not null default beliefdb.current_workspace_id(),
+    id uuid not null default pg_catalog.gen_random_uuid(),
+    agent text not null default beliefdb.current_principal(),
+    task text not null default '',
+    parent_run_id uuid,
+    created_at timestamptz not null default beliefdb.clock(),
+    primary key (workspace_id, id),
+    foreign key (workspace_id) references beliefdb.workspace (id) on delete cascade,
+    foreign key (workspace_id, parent_run_id) references beliefdb.run (workspace_id, id) on delete cascade
+);
+comment on table beliefdb.run is 'An agent''s recorded trace; a replay is a new run whose parent is the old one';
+
+-- One step of a run; time order is seq, which never propagates.
+create table beliefdb.step (
+    workspace_id uuid not null default beliefdb.current_workspace_id(),
+    id uuid not null default pg_catalog.gen_random_uuid(),
+    node_kind beliefdb.node_kind not null default 'step' check (node_kind = 'step'),
+    run_id uuid not null,
+    seq integer not null check (seq >= 0),
+    kind beliefdb.step_kind not null,
+    payload jsonb not null default '{}',
+    created_at timestamptz not null default beliefdb.clock(),
+    primary key (workspace_id, id),
+    unique (workspace_id, run_id, seq),
+    foreign key (workspace_id, id, node_kind) references beliefdb.node (workspace_id, id, kind) on delete cascade,
+    foreign key (workspace_id, run_id) references beliefdb.run (workspace_id, id) on delete cascade
+);
+comment on table beliefdb.step is 'One step of an agent run: user input, memory read, claim, plan, tool call, observation, answer, memory write';
+
+-- Head of each workspace's audit chain: one row, locked by every append.
+create table beliefdb.audit_head (
+    workspace_id uuid primary key references beliefdb.workspace (id) on delete cascade,
+    seq bigint not null,
+    hash bytea not null
+);
+comment on table beliefdb.audit_head is 'Last link of each workspace''s audit chain; its row lock serializes appends';
+
+-- Append-only, per-workspace SHA-256 hash chain of every change.
+create table beliefdb.audit_event (
+    workspace_id uuid not null references beliefdb.workspace (id) on delete cascade,
+    seq bigint not null check (seq > 0),
+    at timestamptz not null default beliefdb.clock(),
+    principal text not null,
+    action text not null,
+    payload jsonb,
+    payload_hash bytea not null,
+    prev_hash bytea not null,
+    hash bytea not null,
+    primary key (workspace_id, seq)
+);
+comment on table beliefdb.audit_event is 'Append-only audit chain: hash = sha256(prev_hash || payload_hash); payload may be redacted, its hash stays';
+
+-- Weights of the confidence model; a DBA may change them.
+create table beliefdb.confidence_policy (
+    factor text not null,
+    key text not null,
+    weight real not null check (weight between 0 and 1),
+    description text not null default '',
+    primary key (factor, key)
+);
+comment on table beliefdb.confidence_policy is 'Weights of the explainable confidence model, editable by a DBA';

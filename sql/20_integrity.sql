@@ -1,0 +1,143 @@
+-- beliefdb: invariants the database keeps by itself, whoever writes.
+
+-- Per-kind rows (fragment, belief, ...) get their node row first, under the same key.
+create or replace function beliefdb.create_node() returns trigger
+language plpgsql
+set search_path = pg_catalog, pg_temp
+as $$
+begin
+    insert into beliefdb.node (workspace_id, id, kind)
+    values (new.workspace_id, new.id, new.node_kind);
+    return new;
+end
+$$;
+comment on function beliefdb.create_node() is 'Trigger: insert the node row that a per-kind row shares its key with';
+
+create or replace trigger fragment_node before insert on beliefdb.fragment
+    for each row execute function beliefdb.create_node();
+create or replace trigger belief_node before insert on beliefdb.belief
+    for each row execute function beliefdb.create_node();
+create or replace trigger decision_node before insert on beliefdb.decision
+    for each row execute function beliefdb.create_node();
+create or replace trigger action_node before insert on beliefdb.action
+    for each row execute function beliefdb.create_node();
+create or replace trigger correction_node before insert on beliefdb.correction
+    for each row execute function beliefdb.create_node();
+create or replace trigger step_node before insert on beliefdb.step
+    for each row execute function beliefdb.create_node();
+
+-- A source version's sha256 is computed here, never trusted from the caller.
+create or replace function beliefdb.source_version_hash() returns trigger
+language plpgsql
+set search_path = pg_catalog, pg_temp
+as $$
+begin
+    new.sha256 := sha256(convert_to(new.content, 'UTF8'));
+    return new;
+end
+$$;
+comment on function beliefdb.source_version_hash() is 'Trigger: compute the sha256 of a source version''s text';
+
+create or replace trigger source_version_hash before insert on beliefdb.source_version
+    for each row execute function beliefdb.source_version_hash();
+
+-- A fragment's text must be the version text at its offsets (0-based, end exclusive, in characters).
+create or replace function beliefdb.fragment_matches_text() returns trigger
+language plpgsql
+set search_path = pg_catalog, pg_temp
+as $$
+declare
+    v_actual text;
+    v_length integer;
+begin
+    select substr(v.content, new.start_offset + 1, new.end_offset - new.start_offset), length(v.content)
+      into v_actual, v_length
+      from beliefdb.source_version v
+     where v.workspace_id = new.workspace_id and v.id = new.source_version_id;
+    if v_actual is distinct from new.text or new.end_offset > v_length then
+        raise exception 'fragment text is not the source text at offsets [%, %)', new.start_offset, new.end_offset
+            using errcode = 'BD001',
+                  detail = pg_catalog.format('expected %L, got %L', v_actual, new.text);
+    end if;
+    return new;
+end
+$$;
+comment on function beliefdb.fragment_matches_text() is 'Trigger: refuse a fragment whose text differs from the source text at its offsets';
+
+create or replace trigger fragment_matches_text before insert or update on beliefdb.fragment
+    for each row execute function beliefdb.fragment_matches_text();
+
+-- Evidence must quote its fragment byte for byte.
+create or replace function beliefdb.evidence_matches_fragment() returns trigger
+language plpgsql
+set search_path = pg_catalog, pg_temp
+as $$
+declare
+    v_text text;
+begin
+    select f.text into v_text
+      from beliefdb.fragment f
+     where f.workspace_id = new.workspace_id and f.id = new.fragment_id;
+    if v_text is distinct from new.quote then
+        raise exception 'evidence quote is not the text of its fragment'
+            using errcode = 'BD001',
+                  detail = pg_catalog.format('fragment text %L, quote %L', v_text, new.quote);
+    end if;
+    return new;
+end
+$$;
+comment on function beliefdb.evidence_matches_fragment() is 'Trigger: refuse evidence whose quote differs from its fragment text';
+
+create or replace trigger evidence_matches_fragment before insert or update on beliefdb.evidence
+    for each row execute function beliefdb.evidence_matches_fragment();
+
+-- Supersession is acyclic, and a belief never supersedes anything it (transitively) rests on.
+create or replace function beliefdb.supersession_is_acyclic() returns trigger
+language plpgsql
+set search_path = pg_catalog, pg_temp
+as $$
+begin
+    if new.kind <> 'supersedes' then
+        return new;
+    end if;
+    if exists (
+        with recursive chain (belief) as (
+            select new.to_belief
+            union
+            select r.to_belief
+              from chain c
+              join beliefdb.relation r
+                on r.workspace_id = new.workspace_id and r.from_belief = c.belief and r.kind = 'supersedes'
+        )
+        select from chain where belief = new.from_belief
+    ) then
+        raise exception 'supersession cycle: % already (transitively) supersedes %', new.to_belief, new.from_belief
+            using errcode = 'BD002';
+    end if;
+    if exists (
+        with recursive rests_on (node) as (
+            select a.antecedent
+              from beliefdb.justification j
+              join beliefdb.justification_antecedent a
+                on a.workspace_id = j.workspace_id and a.justification_id = j.id
+             where j.workspace_id = new.workspace_id and j.consequent = new.from_belief
+            union
+            select a.antecedent
+              from rests_on r
+              join beliefdb.justification j
+                on j.workspace_id = new.workspace_id and j.consequent = r.node
+              join beliefdb.justification_antecedent a
+                on a.workspace_id = j.workspace_id and a.justification_id = j.id
+        )
+        select from rests_on where node = new.to_belief
+    ) then
+        raise exception 'belief % cannot supersede %, which it rests on', new.from_belief, new.to_belief
+            using errcode = 'BD002';
+    end if;
+    return new;
+end
+$$;
+comment on function beliefdb.supersession_is_acyclic() is 'Trigger: refuse a supersedes edge that would close a cycle or cut a belief''s own support';
+
+create or replace trigger relation_supersession_acyclic before insert or update on beliefdb.relation
+    for each row execute function beliefdb.supersession_is_acyclic();

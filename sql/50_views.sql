@@ -1,0 +1,77 @@
+-- beliefdb: views for DBAs and for the library. All are security_invoker, so
+-- row-level security applies to whoever queries them.
+
+-- Each supporting or other piece of evidence with its quote, offsets and source.
+create or replace view beliefdb.belief_evidence with (security_invoker = true) as
+select e.workspace_id,
+       e.belief_id,
+       b.statement,
+       e.role,
+       e.quote,
+       f.id as fragment_id,
+       f.start_offset,
+       f.end_offset,
+       s.id as source_id,
+       s.name as source,
+       s.origin_type,
+       s.authority,
+       s.provenance,
+       v.id as source_version_id,
+       v.version,
+       v.label as version_label,
+       encode(v.sha256, 'hex') as version_sha256,
+       v.recorded_at as version_recorded_at,
+       (s.retracted_at is null
+        and v.version = (select max(v2.version) from beliefdb.source_version v2
+                          where v2.workspace_id = v.workspace_id and v2.source_id = v.source_id)) as in_force,
+       e.created_at
+  from beliefdb.evidence e
+  join beliefdb.belief b on b.workspace_id = e.workspace_id and b.id = e.belief_id
+  join beliefdb.fragment f on f.workspace_id = e.workspace_id and f.id = e.fragment_id
+  join beliefdb.source_version v on v.workspace_id = f.workspace_id and v.id = f.source_version_id
+  join beliefdb.source s on s.workspace_id = v.workspace_id and s.id = v.source_id;
+comment on view beliefdb.belief_evidence is 'Evidence of each belief: exact quote, offsets, source, version, and whether that version is in force';
+
+-- Beliefs that are true now: current or conflicting, within their valid time.
+create or replace view beliefdb.current_beliefs with (security_invoker = true) as
+select b.workspace_id,
+       b.id,
+       b.statement,
+       b.subject,
+       b.attribute,
+       b.value,
+       b.kind,
+       b.scope,
+       b.valid_time,
+       b.confidence,
+       b.confidence_kind,
+       b.status,
+       b.revision,
+       b.owner,
+       b.recorded_at,
+       (select count(*) from beliefdb.evidence e
+         where e.workspace_id = b.workspace_id and e.belief_id = b.id and e.role = 'supports') as evidence_count
+  from beliefdb.belief b
+ where b.status in ('current', 'conflicting')
+   and b.valid_time @> beliefdb.clock();
+comment on view beliefdb.current_beliefs is 'Beliefs that hold now and are not superseded, within their valid time';
+
+-- Supersession history: which belief replaced which, when and why.
+create or replace view beliefdb.belief_history with (security_invoker = true) as
+select r.workspace_id,
+       r.from_belief as new_belief,
+       n.statement as new_statement,
+       n.value as new_value,
+       r.to_belief as old_belief,
+       o.statement as old_statement,
+       o.value as old_value,
+       o.subject,
+       o.attribute,
+       r.kind,
+       r.reason,
+       r.created_at as at
+  from beliefdb.relation r
+  join beliefdb.belief n on n.workspace_id = r.workspace_id and n.id = r.from_belief
+  join beliefdb.belief o on o.workspace_id = r.workspace_id and o.id = r.to_belief
+ where r.kind in ('supersedes', 'conflicts_with');
+comment on view beliefdb.belief_history is 'Supersessions and conflicts between beliefs, newest and oldest side by side';

@@ -1,0 +1,46 @@
+-- beliefdb: what the application role may do, and row-level security (truth rule 13).
+-- The application role sees one workspace: the one bound by the beliefdb.workspace_id setting.
+
+grant usage on schema beliefdb to beliefdb_app;
+
+-- The workspace directory: readable, and creatable by name only (ids come from the server).
+grant select on beliefdb.workspace to beliefdb_app;
+grant insert (name) on beliefdb.workspace to beliefdb_app;
+
+-- Workspace data.
+grant select, insert, update, delete on
+    beliefdb.node, beliefdb.source, beliefdb.fragment, beliefdb.belief, beliefdb.justification,
+    beliefdb.justification_antecedent, beliefdb.evidence, beliefdb.relation, beliefdb.decision,
+    beliefdb.action, beliefdb.correction, beliefdb.run, beliefdb.step
+    to beliefdb_app;
+
+-- Source versions are immutable text: no update.
+grant select, insert, delete on beliefdb.source_version to beliefdb_app;
+
+-- The audit chain: readable, appended only through beliefdb.audit_append.
+grant select on beliefdb.audit_event, beliefdb.audit_head to beliefdb_app;
+
+-- Confidence weights are read by everyone and changed by a DBA.
+grant select on beliefdb.confidence_policy to beliefdb_app;
+
+grant select on beliefdb.current_beliefs, beliefdb.belief_evidence, beliefdb.belief_history to beliefdb_app;
+
+-- Row-level security on every table holding workspace rows.
+do $$
+declare
+    v_table text;
+begin
+    foreach v_table in array array[
+        'node', 'source', 'source_version', 'fragment', 'belief', 'justification',
+        'justification_antecedent', 'evidence', 'relation', 'decision', 'action', 'correction',
+        'run', 'step', 'audit_event', 'audit_head']
+    loop
+        execute pg_catalog.format('alter table beliefdb.%I enable row level security', v_table);
+        execute pg_catalog.format('drop policy if exists workspace_isolation on beliefdb.%I', v_table);
+        execute pg_catalog.format(
+            'create policy workspace_isolation on beliefdb.%I to beliefdb_app '
+            'using (workspace_id = (select beliefdb.current_workspace_id())) '
+            'with check (workspace_id = (select beliefdb.current_workspace_id()))', v_table);
+    end loop;
+end
+$$;

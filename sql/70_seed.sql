@@ -1,0 +1,15 @@
+-- beliefdb: rows every installation starts with. Idempotent: re-applied by every migrate,
+-- never overwriting what a DBA changed.
+
+-- Default weights of the confidence model.
+insert into beliefdb.confidence_policy (factor, key, weight, description) values
+    ('authority', 'official', 0.90, 'an official source on its own'),
+    ('authority', 'internal', 0.80, 'an internal source on its own'),
+    ('authority', 'user', 0.65, 'a user''s statement on its own'),
+    ('authority', 'agent', 0.50, 'an agent''s statement on its own'),
+    ('authority', 'unverified', 0.30, 'an unverified source on its own'),
+    ('conflict', 'open', 0.50, 'multiplier while a conflict with an equal rival is open')
+on conflict do nothing;
+
+-- The workspace a newcomer works in without a flag.
+insert into beliefdb.workspace (name) values ('default') on conflict do nothing;
