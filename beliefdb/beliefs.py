@@ -12,11 +12,13 @@ from beliefdb import errors
 from beliefdb.connector import Database
 from beliefdb.models import Belief, ConfidenceFactor, Evidence, HistoryEntry, Why
 
+# evidence_count counts evidence recorded by %(as_of)s (now when it is null)
 _BELIEF_COLUMNS = """
     b.id, b.statement, b.subject, b.attribute, b.value, b.kind, b.scope, b.valid_time, b.confidence,
     b.confidence_kind::text as confidence_kind, b.status::text as status, b.revision, b.owner, b.recorded_at,
     (select count(*) from beliefdb.evidence e
-      where e.workspace_id = b.workspace_id and e.belief_id = b.id and e.role = 'supports')::integer
+      where e.workspace_id = b.workspace_id and e.belief_id = b.id and e.role = 'supports'
+        and e.created_at <= coalesce(%(as_of)s::timestamptz, beliefdb.clock()))::integer
       as evidence_count
 """
 
@@ -25,7 +27,7 @@ def list_beliefs(db: Database, *, subject: str | None = None, attribute: str | N
                  include_all: bool = False, as_of: datetime | None = None,
                  conn: psycopg.Connection[Any] | None = None) -> list[Belief]:
     """Current beliefs; with ``include_all`` every belief with its status; with ``as_of`` those believed then."""
-    filters = {"subject": subject, "attribute": attribute}
+    filters = {"subject": subject, "attribute": attribute, "as_of": as_of}
     if as_of is not None:
         return db.fetch_all(
             Belief,
@@ -33,7 +35,7 @@ def list_beliefs(db: Database, *, subject: str | None = None, attribute: str | N
              where (%(subject)s::text is null or b.subject = %(subject)s)
                and (%(attribute)s::text is null or b.attribute = %(attribute)s)
              order by b.subject, b.attribute, b.recorded_at""",
-            {**filters, "as_of": as_of}, conn)
+            filters, conn)
     if include_all:
         return db.fetch_all(
             Belief,
@@ -61,8 +63,8 @@ def resolve(db: Database, ref: str | UUID, conn: psycopg.Connection[Any] | None 
 
 
 def get_belief(db: Database, belief_id: UUID, conn: psycopg.Connection[Any] | None = None) -> Belief:
-    belief = db.fetch_one(Belief, "select" + _BELIEF_COLUMNS + " from beliefdb.belief b where b.id = %s",
-                          (belief_id,), conn)
+    belief = db.fetch_one(Belief, "select" + _BELIEF_COLUMNS + " from beliefdb.belief b where b.id = %(id)s",
+                          {"id": belief_id, "as_of": None}, conn)
     if belief is None:
         raise errors.UnknownBelief(f"unknown belief {belief_id}")
     return belief  # type: ignore[no-any-return]

@@ -47,8 +47,9 @@ __all__ = [
 ]
 
 KINDS: Final = ("fact", "rule", "policy", "preference", "procedure", "event", "observation", "other")
-POLICY_TERMS: Final = frozenset({"window", "period", "deadline", "limit", "fee", "rate", "threshold", "policy",
-                                 "price", "cost"})
+POLICY_TERMS: Final = frozenset({
+    "window", "period", "deadline", "limit", "fee", "rate", "threshold", "policy", "price", "cost",
+})
 
 
 def _empty_scope() -> Mapping[str, str]:
@@ -160,17 +161,20 @@ _NOT_IN_NOUN_PHRASE: Final = frozenset({
 _MAX_NOUN_PHRASE_WORDS: Final = 6
 _MAX_RULE_CHARS: Final = 1000  # longer fragments are not single statements; skipping keeps rules linear
 
-_WORD: Final = r"[\w'’-]+"
+_WORD: Final = r"[\w'’*`-]+"  # "*" and "`": markdown emphasis and code around words
 _NP: Final = rf"{_WORD}(?:\s+{_WORD}){{0,9}}?"
 _IS: Final = r"\s+(?:is|are)\s+"
 _FLAGS: Final = re.IGNORECASE
 _RULE_CHANGED: Final = re.compile(
-    rf"(?P<x>{_NP})\s+(?:(?:has|have|was|were)\s+)?changed\s+from\s+(?P<old>.+?)\s+to\s+(?P<value>.+)", _FLAGS)
-_RULE_NOW: Final = re.compile(rf"(?P<x>{_NP}){_IS}now\s+(?P<value>.+)", _FLAGS)
+    rf"(?P<x>{_NP})\s+(?:(?:has|have|was|were)\s+)?changed\s+from\s+(?P<old>.+?)\s+to\s+(?P<value>.+)",
+    _FLAGS)
+# "X are now accepted within N days" is left to rule c.
+_RULE_NOW: Final = re.compile(rf"(?P<x>{_NP}){_IS}now\s+(?!accepted\s+within\s)(?P<value>.+)", _FLAGS)
 _RULE_ACCEPTED: Final = re.compile(
-    rf"(?P<x>{_NP}){_IS}accepted\s+within\s+(?P<value>.+?)"
+    rf"(?P<x>{_NP}){_IS}(?:now\s+)?accepted\s+within\s+(?P<value>.+?)"
     r"(?:\s+(?:of|after|from|following)\s+(?P<event>.+))?", _FLAGS)
-_RULE_OF: Final = re.compile(rf"the\s+(?P<attribute>{_NP})\s+of\s+(?P<subject>{_NP}){_IS}(?P<value>.+)", _FLAGS)
+_RULE_OF: Final = re.compile(
+    rf"the\s+(?P<attribute>{_NP})\s+of\s+(?P<subject>{_NP}){_IS}(?P<value>.+)", _FLAGS)
 _RULE_THE: Final = re.compile(rf"the\s+(?P<x>{_NP}){_IS}(?P<value>.+)", _FLAGS)
 
 _QUESTION_END: Final = re.compile(r"[?？][\"'”’)\]」』）】》]*$")
@@ -246,33 +250,37 @@ def _clean_value(raw: str, *, sentence: bool) -> str | None:
     return value
 
 
+def _rule_x(m: re.Match[str], source_name: str) -> tuple[str, str, str] | None:
+    return _names(m["x"], source_name)
+
+
+def _rule_accepted(m: re.Match[str], source_name: str) -> tuple[str, str, str] | None:
+    things = _noun_words(m["x"], drop=_DETERMINERS | _QUANTIFIERS)
+    subject = normalise_name(" ".join(things)) if things is not None else ""
+    return (_with_policy(subject, "policy"), "window", "policy") if subject else None
+
+
+def _rule_of(m: re.Match[str], source_name: str) -> tuple[str, str, str] | None:
+    return _of_names(m["attribute"], m["subject"], strict=True)
+
+
+# Rules a-e in order; each gives (subject, attribute, kind) from its match, the value is the "value" group.
+_SENTENCE_RULES: Final = (
+    (_RULE_CHANGED, _rule_x),
+    (_RULE_NOW, _rule_x),
+    (_RULE_ACCEPTED, _rule_accepted),
+    (_RULE_OF, _rule_of),
+    (_RULE_THE, _rule_x),
+)
+
+
 def _sentence_rules(body: str, source_name: str) -> tuple[str, str, str, str] | None:
     """(subject, attribute, value, kind) by rules a-e, or None."""
-    m = _RULE_CHANGED.fullmatch(body)
-    if m is not None:
-        names, value = _names(m["x"], source_name), _clean_value(m["value"], sentence=True)
-        if names is not None and value is not None:
-            return names[0], names[1], value, names[2]
-    m = _RULE_NOW.fullmatch(body)
-    if m is not None:
-        names, value = _names(m["x"], source_name), _clean_value(m["value"], sentence=True)
-        if names is not None and value is not None:
-            return names[0], names[1], value, names[2]
-    m = _RULE_ACCEPTED.fullmatch(body)
-    if m is not None:
-        things = _noun_words(m["x"], drop=_DETERMINERS | _QUANTIFIERS)
-        value = _clean_value(m["value"], sentence=True)
-        subject = normalise_name(" ".join(things)) if things is not None else ""
-        if subject and value is not None:
-            return _with_policy(subject, "policy"), "window", value, "policy"
-    m = _RULE_OF.fullmatch(body)
-    if m is not None:
-        names, value = _of_names(m["attribute"], m["subject"], strict=True), _clean_value(m["value"], sentence=True)
-        if names is not None and value is not None:
-            return names[0], names[1], value, names[2]
-    m = _RULE_THE.fullmatch(body)
-    if m is not None:
-        names, value = _names(m["x"], source_name), _clean_value(m["value"], sentence=True)
+    for pattern, names_of in _SENTENCE_RULES:
+        m = pattern.fullmatch(body)
+        if m is None:
+            continue
+        names, value = names_of(m, source_name), _clean_value(m["value"], sentence=True)
         if names is not None and value is not None:
             return names[0], names[1], value, names[2]
     return None

@@ -13,7 +13,8 @@ from alembic import command, context
 from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
-from sqlalchemy import create_engine, pool
+import psycopg
+from sqlalchemy import Engine, create_engine, pool
 
 from beliefdb.errors import DatabaseUnavailable
 
@@ -63,30 +64,28 @@ def run_sql(sql: str) -> None:
     driver.execute(sql)  # type: ignore[attr-defined]
 
 
-def sqlalchemy_url(url: str) -> str:
-    if url.startswith("postgresql://"):
-        return "postgresql+psycopg://" + url.removeprefix("postgresql://")
-    if url.startswith("postgres://"):
-        return "postgresql+psycopg://" + url.removeprefix("postgres://")
-    return url
+def engine_for(conninfo: str) -> Engine:
+    """A SQLAlchemy engine over psycopg for any libpq URL or key=value conninfo string."""
+    return create_engine("postgresql+psycopg://", poolclass=pool.NullPool,
+                         creator=lambda: psycopg.connect(conninfo))
 
 
-def _config(url: str, output: io.StringIO | None = None) -> Config:
+def _config(conninfo: str, output: io.StringIO | None = None) -> Config:
     cfg = Config(output_buffer=output) if output is not None else Config()
     cfg.set_main_option("script_location", str(migrations_dir()))
-    cfg.attributes["url"] = sqlalchemy_url(url)
+    cfg.attributes["conninfo"] = conninfo
     return cfg
 
 
 def head_revision() -> str:
-    head = ScriptDirectory.from_config(_config("postgresql://")).get_current_head()
+    head = ScriptDirectory.from_config(_config("")).get_current_head()
     assert head is not None
     return head
 
 
 def current_revision(url: str) -> str | None:
     """The revision a database is at, or None if beliefdb was never migrated there."""
-    engine = create_engine(sqlalchemy_url(url), poolclass=pool.NullPool)
+    engine = engine_for(url)
     try:
         with engine.connect() as connection:
             ctx = MigrationContext.configure(connection, opts={"version_table_schema": "beliefdb"})
@@ -104,7 +103,7 @@ def upgrade(url: str) -> tuple[str | None, str]:
     return before, head_revision()
 
 
-def upgrade_sql(url: str = "postgresql://") -> str:
+def upgrade_sql(url: str = "") -> str:
     """The SQL an upgrade from nothing to head would run (alembic offline mode)."""
     out = io.StringIO()
     command.upgrade(_config(url, out), "head", sql=True)

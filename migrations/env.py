@@ -7,14 +7,12 @@ re-appliable files of sql/ (functions, views, privileges, seed rows) are applied
 from __future__ import annotations
 
 from alembic import context
-from sqlalchemy import create_engine, pool, text
+from sqlalchemy import text
 
-from beliefdb.migrate import REAPPLIED_FILES, run_sql, sql_dir
+from beliefdb.migrate import REAPPLIED_FILES, engine_for, run_sql, sql_dir
 
 config = context.config
-url = config.attributes.get("url") or config.get_main_option("sqlalchemy.url")
-if url is None:
-    raise RuntimeError("beliefdb migrations need a database url")
+conninfo: str = config.attributes.get("conninfo", "")
 
 
 def _reapply() -> None:
@@ -23,7 +21,7 @@ def _reapply() -> None:
 
 
 def run_offline() -> None:
-    context.configure(url=url, literal_binds=True, version_table_schema="beliefdb",
+    context.configure(url="postgresql+psycopg://", literal_binds=True, version_table_schema="beliefdb",
                       transactional_ddl=True)
     with context.begin_transaction():
         run_sql("create schema if not exists beliefdb;\n")
@@ -32,7 +30,7 @@ def run_offline() -> None:
 
 
 def run_online() -> None:
-    engine = create_engine(url, poolclass=pool.NullPool)
+    engine = engine_for(conninfo)
     with engine.connect() as connection:
         # one migrator at a time, and the version table's schema must exist first
         connection.execute(text("select pg_advisory_xact_lock(hashtext('beliefdb.migrate'))"))

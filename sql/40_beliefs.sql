@@ -518,7 +518,14 @@ create or replace function beliefdb.beliefs_as_of(p_at timestamptz) returns seto
 language sql stable
 set search_path = pg_catalog, pg_temp
 as $$
-    select b.*
+    select b.workspace_id, b.id, b.node_kind, b.statement, b.subject, b.attribute, b.value, b.kind, b.scope,
+           b.valid_time, b.recorded_at, b.confidence, b.confidence_kind,
+           -- the status it had then: believed, and conflicting if a tie was already open
+           case when exists (select from beliefdb.relation c
+                              where c.workspace_id = b.workspace_id and c.kind = 'conflicts_with'
+                                and b.id in (c.from_belief, c.to_belief) and c.created_at <= p_at)
+                then 'conflicting' else 'current' end::beliefdb.belief_status,
+           b.revision, b.owner
       from beliefdb.belief b
      where b.workspace_id = beliefdb.current_workspace_id()
        and b.recorded_at <= p_at
