@@ -10,7 +10,8 @@ nothing):
 
 a. ``X changed from A to B.``                        -> X's subject/attribute, value B
 b. ``X is now B.`` / ``X are now B.``                  -> X's subject/attribute, value B
-c. ``<Things> are accepted within <duration>( of <event>).`` -> ``<things>_policy`` / ``window`` = duration
+c. ``<Things> are (now) accepted within <duration>( of <event>).``
+                                                      -> ``<things>_policy`` / ``window`` = duration
 d. ``The A of B is V.``                               -> subject B, attribute A
 e. ``The <noun phrase> is V.``                        -> subject = all words but the last, attribute = the
    last word (``_policy`` appended to the subject when the attribute is a policy term); a one-word noun

@@ -40,7 +40,7 @@ _TERMINATOR_RE: Final = re.compile(
     rf"|(?<![。！？])[。！？]++[{_CLOSERS}]*+"
 )
 _HEADING_RE: Final = re.compile(r"#{1,6}(?:\s+|$)")
-_LIST_MARKER_RE: Final = re.compile(r"(?:[-*+]|\d{1,9}[.)])\s+")
+_LIST_MARKER_RE: Final = re.compile(r"(?:[-*+]|\d{1,9}[.)])(?:\s+|$)")
 
 KEY_VALUE_RE: Final = re.compile(
     r"(?P<key>[^\W_]+(?:-[^\W_]+)*(?: +[^\W_]+(?:-[^\W_]+)*){0,4}):\s+(?P<value>\S.*)"
@@ -86,6 +86,8 @@ def _line_fragments(text: str, start: int, end: int) -> Iterator[Fragment]:
     marker = _LIST_MARKER_RE.match(text, start, end)
     if marker is not None:
         start = marker.end()
+        if start >= end:
+            return  # an empty list item
         kind: FragmentKind = "key_value" if is_key_value(text, start, end) else "list_item"
         yield Fragment(start, end, kind)
         return

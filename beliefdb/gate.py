@@ -49,7 +49,8 @@ def locate(text: str, candidate: Candidate) -> Located | str:
     if candidate.start is not None or candidate.end is not None:
         if candidate.start is None or candidate.end is None:
             return "quote offsets need both start and end"
-        if text[candidate.start:candidate.end] == quote and 0 <= candidate.start < candidate.end:
+        in_text = 0 <= candidate.start < candidate.end <= len(text)
+        if in_text and text[candidate.start:candidate.end] == quote:
             return Located(candidate, candidate.start, candidate.end)
         return rejection_reason(text, candidate)
     start = text.find(quote)

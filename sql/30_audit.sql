@@ -46,7 +46,8 @@ as $$
 declare
     v_seq bigint;
     v_prev bytea;
-    v_at timestamptz := beliefdb.clock();
+    -- real time, not beliefdb.clock(): a session may fix its clock, never the audit's
+    v_at timestamptz := now();
     v_principal text := beliefdb.current_principal();
     v_payload_hash bytea := beliefdb.audit_payload_hash(p_payload);
     v_hash bytea;

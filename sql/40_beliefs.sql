@@ -263,7 +263,7 @@ begin
         v_start := (v_claim ->> 'start')::integer;
         v_end := (v_claim ->> 'end')::integer;
         -- the gate, again: Python found the offsets, the database checks them
-        if v_start is null or v_end is null or v_end <= v_start
+        if v_start is null or v_end is null or v_start < 0 or v_end <= v_start or v_end > length(v_content)
            or substr(v_content, v_start + 1, v_end - v_start) is distinct from v_claim ->> 'quote' then
             v_rejected := v_rejected || jsonb_build_object(
                 'statement', v_claim ->> 'statement', 'quote', v_claim ->> 'quote',

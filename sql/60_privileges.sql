@@ -3,6 +3,14 @@
 
 grant usage on schema beliefdb to beliefdb_app;
 
+-- Functions are not public: the application role gets them explicitly, except the audit
+-- internals, which only run inside triggers and beliefdb.audit (security definer).
+revoke execute on all functions in schema beliefdb from public;
+grant execute on all functions in schema beliefdb to beliefdb_app;
+revoke execute on function
+    beliefdb.audit_append(uuid, text, jsonb), beliefdb.audit_rows(), beliefdb.audit_workspace_created()
+    from beliefdb_app;
+
 -- The workspace directory: readable, and creatable by name only (ids come from the server).
 grant select on beliefdb.workspace to beliefdb_app;
 grant insert (name) on beliefdb.workspace to beliefdb_app;

@@ -3,6 +3,8 @@ fresh database cloned from it for every test (pytest-postgresql's client factory
 
 from __future__ import annotations
 
+import shutil
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -22,11 +24,17 @@ TEST_DB = "beliefdb_test"
 
 
 @pytest.fixture(scope="session")
-def embedded_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[EmbeddedServer]:
-    server = EmbeddedServer(tmp_path_factory.mktemp("embedded-home"))
+def embedded_server() -> Iterator[EmbeddedServer]:
+    # not under pytest's basetemp: pytest prunes old basetemps, which would pull the data
+    # directory from under a server of a concurrent session
+    home = Path(tempfile.mkdtemp(prefix="beliefdb-test-"))
+    server = EmbeddedServer(home)
     server.start()
-    yield server
-    server.stop()
+    try:
+        yield server
+    finally:
+        server.stop()
+        shutil.rmtree(home, ignore_errors=True)
 
 
 @pytest.fixture(scope="session")

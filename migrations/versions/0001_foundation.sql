@@ -368,7 +368,7 @@ create table beliefdb.audit_event (
     hash bytea not null,
     primary key (workspace_id, seq)
 );
-comment on table beliefdb.audit_event is 'Append-only audit chain: hash = sha256(prev_hash || payload_hash); payload may be redacted, its hash stays';
+comment on table beliefdb.audit_event is 'Append-only audit chain: hash = sha256(prev_hash || event fields || payload_hash); a payload may be redacted, its hash stays';
 
 -- Weights of the confidence model; a DBA may change them.
 create table beliefdb.confidence_policy (

@@ -1,0 +1,342 @@
+"""Fragments and the rule extractor: exact spans, exact outputs, no database."""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+import time
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from beliefdb.extract import (
+    EXTRACTORS,
+    Candidate,
+    NoExtractor,
+    RuleExtractor,
+    get_extractor,
+    normalise_name,
+)
+from beliefdb.fragments import iter_fragments, split_fragments
+
+NAME_RE = re.compile(r"[a-z0-9]+(?:_[a-z0-9]+)*")
+
+
+def texts(text: str) -> list[str]:
+    return [text[s:e] for s, e in split_fragments(text)]
+
+
+def extract(text: str, source_name: str = "notes.md") -> list[Candidate]:
+    return RuleExtractor().extract(text, source_name=source_name)
+
+
+def triples(text: str, source_name: str = "notes.md") -> list[tuple[str, str, str]]:
+    return [(c.subject, c.attribute, c.value) for c in extract(text, source_name)]
+
+
+def only(text: str, source_name: str = "notes.md") -> Candidate:
+    found = extract(text, source_name)
+    assert len(found) == 1, found
+    return found[0]
+
+
+# --- the headline example ----------------------------------------------------------------------------
+
+@pytest.mark.parametrize("days", ["7", "15"])
+def test_returns_accepted_within_days(days: str) -> None:
+    text = f"# Return policy\n\nReturns are accepted within {days} days of delivery.\n"
+    c = only(text, "return-policy.md")
+    assert (c.subject, c.attribute, c.value, c.kind) == ("return_policy", "window", f"{days} days", "policy")
+    sentence = f"Returns are accepted within {days} days of delivery."
+    assert c.quote == sentence and c.statement == sentence
+    assert (c.start, c.end) == (text.index(sentence), text.index(sentence) + len(sentence))
+
+
+def test_return_window_sentence_maps_to_the_same_belief() -> None:
+    c = only("The return window is 7 days.", "faq.md")
+    assert (c.subject, c.attribute, c.value, c.kind) == ("return_policy", "window", "7 days", "policy")
+    assert (c.start, c.end) == (0, len("The return window is 7 days."))
+
+
+def test_versions_differing_only_in_the_number_share_subject_and_attribute() -> None:
+    template = ("# Return policy\n\nReturns are accepted within {n} days of delivery.\n"
+                "The shipping fee is {n} EUR.\nHandling time: {n} days\n")
+    old = extract(template.format(n=7), "return-policy.md")
+    new = extract(template.format(n=15), "return-policy.md")
+    assert [(c.subject, c.attribute) for c in old] == [(c.subject, c.attribute) for c in new] == [
+        ("return_policy", "window"), ("shipping_policy", "fee"), ("handling", "time")]
+    assert [c.value for c in old] == ["7 days", "7 EUR", "7 days"]
+    assert [c.value for c in new] == ["15 days", "15 EUR", "15 days"]
+
+
+def test_every_phrasing_of_the_window_is_one_subject_and_attribute() -> None:
+    phrasings = [
+        "Returns are accepted within 30 days of delivery.",
+        "Returns are accepted within 30 days.",
+        "All returns are accepted within 30 days after purchase.",
+        "Returns are now accepted within 30 days.",
+        "The return window is 30 days.",
+        "The returns window is 30 days.",
+        "The return window is now 30 days.",
+        "Our return window is now 30 days.",
+        "The return window changed from 14 days to 30 days.",
+        "Return window: 30 days",
+    ]
+    for sentence in phrasings:
+        assert triples(sentence, "shop.md") == [("return_policy", "window", "30 days")], sentence
+
+
+# --- each rule ---------------------------------------------------------------------------------------
+
+def test_rule_a_changed_from_to() -> None:
+    c = only("The shipping fee changed from 5 EUR to 6 EUR.")
+    assert (c.subject, c.attribute, c.value, c.kind) == ("shipping_policy", "fee", "6 EUR", "policy")
+    c = only("The office address has changed from Main Street 1 to Oak Avenue 2.")
+    assert (c.subject, c.attribute, c.value, c.kind) == ("office", "address", "Oak Avenue 2", "fact")
+    assert triples("Pricing changed from monthly to yearly.", "plans.md") == [("plan", "pricing", "yearly")]
+
+
+def test_rule_b_is_now() -> None:
+    c = only("The support email is now help@example.com.")
+    assert (c.subject, c.attribute, c.value, c.kind) == ("support", "email", "help@example.com", "fact")
+    assert triples("Refunds are now instant.", "returns.md") == [("return", "refund", "instant")]
+    assert triples("The price of the basic plan is now 9 EUR.") == [("basic_plan", "price", "9 EUR")]
+
+
+def test_rule_c_accepted_within() -> None:
+    c = only("Exchanges are accepted within 30 days.")
+    assert (c.subject, c.attribute, c.value, c.kind) == ("exchange_policy", "window", "30 days", "policy")
+    assert triples("A complaint is accepted within 2 weeks of the incident.") == [
+        ("complaint_policy", "window", "2 weeks")]
+    assert triples("Damaged items are accepted within 48 hours following delivery.") == [
+        ("damaged_item_policy", "window", "48 hours")]
+
+
+def test_rule_d_the_a_of_b() -> None:
+    c = only("The price of the premium plan is $20.")
+    assert (c.subject, c.attribute, c.value) == ("premium_plan", "price", "$20")
+    assert triples("The capital of France is Paris.") == [("france", "capital", "Paris")]
+    assert triples("The members of the core team are Ana and Bo.") == [("core_team", "member", "Ana and Bo")]
+
+
+def test_rule_e_the_noun_phrase_is() -> None:
+    c = only("The office manager is Alice.")
+    assert (c.subject, c.attribute, c.value, c.kind) == ("office", "manager", "Alice", "fact")
+    c = only("The late payment rate is 2 percent.")
+    assert (c.subject, c.attribute, c.value, c.kind) == ("late_payment_policy", "rate", "2 percent", "policy")
+    assert triples("The return policy is generous.") == [("return_policy", "policy", "generous")]
+    # a one-word noun phrase takes its subject from the source name
+    assert triples("The sky is blue.", "return-policy.md") == [("return_policy", "sky", "blue")]
+    assert triples("The sky is blue.", "docs/Weather Notes.txt") == [("weather_note", "sky", "blue")]
+
+
+def test_rule_f_key_value_lines() -> None:
+    assert triples("Owner: Alice", "team.md") == [("team", "owner", "Alice")]
+    assert triples("Support email: a@b.org\n", "team.md") == [("support", "email", "a@b.org")]
+    assert triples("Homepage: https://b.org/a.", "team.md") == [("team", "homepage", "https://b.org/a")]
+    assert triples("Check-in time: 3 pm", "hotel.md") == [("check_in", "time", "3 pm")]
+    assert triples("Late fee: 5 EUR", "hotel.md") == [("late_policy", "fee", "5 EUR")]
+    text = "Intro.\n  - Owner:   Bob Smith  \n"
+    c = only(text, "team.md")
+    assert (c.subject, c.attribute, c.value) == ("team", "owner", "Bob Smith")
+    assert c.quote == "Owner:   Bob Smith" == text[c.start:c.end]
+
+
+def test_rule_f_rejects_lines_that_are_not_key_value() -> None:
+    assert triples("Note:") == []
+    assert triples("A key of far too many words here: x") == []
+    assert triples("http: //example.com") == []
+    assert triples("Time:10") == []
+    assert triples("Hello there. Note: see below.") == []  # not a line of its own
+
+
+def test_rules_apply_in_order() -> None:
+    # a before e: the sentence also fits "The <np> is V" only if "changed" were read as a value
+    assert triples("The fee changed from 5 EUR to 6 EUR.", "shop.md") == [("shop", "fee", "6 EUR")]
+    # b before e: "now" is not part of the value
+    assert triples("The office manager is now Bob.") == [("office", "manager", "Bob")]
+    # d before e: the attribute is the word before "of", not the last word of the phrase
+    assert triples("The colour of the door is red.") == [("door", "colour", "red")]
+
+
+def test_values_lose_only_the_final_period() -> None:
+    assert triples("The version of the api is 1.2.") == [("api", "version", "1.2")]
+    # no abbreviation list: "Dr." ends a sentence
+    assert texts("The team lead is Dr. J. Smith!") == ["The team lead is Dr.", "J.", "Smith!"]
+    assert triples("The motto is now ready, steady, go!") == [("note", "motto", "ready, steady, go")]
+
+
+def test_questions_negations_and_other_sentences_give_nothing() -> None:
+    for text in ["Are returns accepted within 7 days?", "The return window is 7 days?",
+                 "Is the return window now 7 days?", "Hello world.", "We ship worldwide.",
+                 "The return window is not 7 days.", "The return window is no longer 7 days.",
+                 "It is now late.", "After the update we decided the price is now 5 EUR.", ""]:
+        assert extract(text) == [], text
+
+
+def test_list_item_with_two_sentences_gives_nothing_rather_than_a_run_on_value() -> None:
+    assert split_fragments("- The fee is 5 EUR. Call us.") == [(2, 28)]
+    assert extract("- The fee is 5 EUR. Call us.") == []
+    assert triples("- The fee is 5 EUR.", "shop.md") == [("shop", "fee", "5 EUR")]
+
+
+# --- names -------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize(("words", "name"), [
+    ("returns", "return"), ("policies", "policy"), ("status", "status"), ("address", "address"),
+    ("Return Policies", "return_policy"), ("returns window", "returns_window"), ("bus", "bus"),
+    ("days", "day"), ("classes", "class"), ("boxes", "box"), ("caches", "cache"), ("news", "news"),
+    ("  The--Café!! ", "the_cafe"), ("return-policy", "return_policy"), ("v2 API keys", "v2_api_key"),
+    ("analysis", "analysis"), ("", ""), ("***", ""),
+])
+def test_normalise_name(words: str, name: str) -> None:
+    assert normalise_name(words) == name
+
+
+# --- fragments ---------------------------------------------------------------------------------------
+
+def test_sentences_markdown_and_key_value_lines() -> None:
+    text = ("## Return policy ##\n"
+            "Intro text here. Second one!  Third?! \n"
+            "   - Returns are accepted within 7 days. Or not.\n"
+            "12. Numbered item\n"
+            "* Owner: Alice\n"
+            "Note: one. Two.\n"
+            "Version 3.5 is out... ok\n"
+            "#hashtag is not a heading\n"
+            "#\n"
+            "He said \"hi.\" Then left.\r\n"
+            "end")
+    assert texts(text) == [
+        "Return policy", "Intro text here.", "Second one!", "Third?!",
+        "Returns are accepted within 7 days. Or not.", "Numbered item", "Owner: Alice", "Note: one. Two.",
+        "Version 3.5 is out...", "ok", "#hashtag is not a heading", "He said \"hi.\"", "Then left.", "end"]
+    assert [f.kind for f in iter_fragments(text)] == [
+        "heading", "sentence", "sentence", "sentence", "list_item", "list_item", "key_value", "key_value",
+        "sentence", "sentence", "sentence", "sentence", "sentence", "sentence"]
+
+
+def test_cjk_punctuation_splits_without_whitespace() -> None:
+    text = "退货期限是七天。请保留收据！可以吗？ 好的"
+    assert texts(text) == ["退货期限是七天。", "请保留收据！", "可以吗？", "好的"]
+    assert split_fragments(text) == [(0, 8), (8, 14), (14, 18), (19, 21)]
+
+
+def test_fragment_offsets_are_exact_indices() -> None:
+    text = "\u3000 A é sentence.\u00a0\u00a0Next one.\u2028Third\n\n"
+    assert split_fragments(text) == [(2, 15), (17, 26), (27, 32)]
+    assert texts(text) == ["A é sentence.", "Next one.", "Third"]
+
+
+def test_empty_and_blank_texts_have_no_fragments() -> None:
+    for text in ["", " ", "\n\n", "\t \r\n", "- ", " *\n", "1.", "#  ", "## ##"]:
+        assert split_fragments(text) == [], repr(text)
+
+
+# --- properties --------------------------------------------------------------------------------------
+
+PIECES = [
+    "Returns are accepted within 7 days of delivery.", "The return window is 15 days.",
+    "The price of the premium plan is $20.", "The fee changed from 5 to 6.", "Shipping is now free!",
+    "The sky is blue.", "Owner: Alice", "Is it?", "Dr. Who", "3.5", "...", "?!", "。", "！", "？",
+    "退货期限是七天。", "- ", "* ", "1. ", "# ", "## ", "Key: ", ": ", "#", "\"", "”", ")", "é", "e\u0301",
+]
+SEPARATORS = [" ", "  ", "\n", "\r\n", "\t", "\u00a0", "\u3000", "\u2028", "\x0b", "\x1c", "\n\n"]
+document = st.lists(
+    st.one_of(st.sampled_from(PIECES), st.sampled_from(SEPARATORS), st.text(max_size=8)), max_size=30,
+).map("".join)
+LINE_BREAKS = set("\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029")
+MARKER_CHARS = set("#-*+.)0123456789")
+
+
+@settings(max_examples=300, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow])
+@given(document)
+def test_fragments_are_ordered_trimmed_disjoint_and_cover_the_text(text: str) -> None:
+    spans = split_fragments(text)
+    covered = [False] * len(text)
+    previous_end = 0
+    for start, end in spans:
+        assert previous_end <= start < end <= len(text)
+        fragment = text[start:end]
+        assert fragment == fragment.strip()
+        assert not LINE_BREAKS & set(fragment)
+        for i in range(start, end):
+            covered[i] = True
+        previous_end = end
+    # every visible character outside the fragments is part of a heading or list marker
+    for i, ch in enumerate(text):
+        if not covered[i] and not ch.isspace():
+            assert ch in MARKER_CHARS, (i, ch, spans)
+    # offsets are positions in this text: a prefix shifts them all
+    assert split_fragments("\n " + text) == [(s + 2, e + 2) for s, e in spans]
+
+
+@settings(max_examples=300, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow])
+@given(document, st.sampled_from(["return-policy.md", "notes.txt", "a/b/Team Notes.md", "文档.md"]))
+def test_every_candidate_quotes_its_fragment_exactly(text: str, source_name: str) -> None:
+    found = RuleExtractor().extract(text, source_name=source_name)
+    spans = set(split_fragments(text))
+    for c in found:
+        assert c.start is not None and c.end is not None
+        assert text[c.start:c.end] == c.quote == c.statement
+        assert (c.start, c.end) in spans
+        assert NAME_RE.fullmatch(c.subject) and NAME_RE.fullmatch(c.attribute), c
+        assert c.value and c.value == c.value.strip() and not c.value.endswith(".")
+        assert c.kind in ("fact", "policy")
+    assert RuleExtractor().extract(text, source_name=source_name) == found
+
+
+def test_headline_sentence_is_found_anywhere_in_random_surroundings() -> None:
+    sentence = "Returns are accepted within 7 days of delivery."
+    for before, after in [("", ""), ("x. ", " y."), ("\n\n\u3000", "\r\n"), ("好。", " 好？"), ("- ", "")]:
+        text = before + sentence + after
+        hits = [c for c in extract(text, "return-policy.md") if c.quote == sentence]
+        assert len(hits) == 1, text
+        assert (hits[0].start, hits[0].end) == (text.index(sentence), text.index(sentence) + len(sentence))
+
+
+def test_one_megabyte_is_split_and_extracted_in_linear_time() -> None:
+    n = 1_000_000
+    for text in ["." * n + "x", "a" + " " * n + "b", "# a" + " " * n + "b", "?!" * (n // 2) + "x",
+                 "word " * (n // 5), "the a " * (n // 6) + "is x", "x changed from " * (n // 15),
+                 "The return window is 7 days. " * (n // 29), "Key: value\n" * (n // 11), "a. " * (n // 3)]:
+        started = time.perf_counter()
+        split_fragments(text)
+        extract(text)
+        assert time.perf_counter() - started < 10, text[:40]
+
+
+# --- registry and candidates -------------------------------------------------------------------------
+
+def test_registry() -> None:
+    assert dict(EXTRACTORS) == {"none": NoExtractor, "rules": RuleExtractor}
+    assert isinstance(get_extractor("rules"), RuleExtractor)
+    assert isinstance(get_extractor("none"), NoExtractor)
+    assert RuleExtractor.name == "rules" and NoExtractor.name == "none"
+
+
+def test_unknown_extractor_names_the_choices() -> None:
+    with pytest.raises(ValueError, match=r"^unknown extractor 'llm' \(choose from: none, rules\)$"):
+        get_extractor("llm")
+
+
+def test_no_extractor_returns_nothing() -> None:
+    assert NoExtractor().extract("Returns are accepted within 7 days of delivery.", source_name="a.md") == []
+
+
+def test_candidate_is_frozen_with_a_read_only_scope() -> None:
+    scope = {"region": "EU"}
+    c = Candidate(statement="s", subject="a", attribute="b", value="v", quote="q", scope=scope)
+    scope["region"] = "US"
+    assert c.scope == {"region": "EU"}
+    with pytest.raises(TypeError):
+        c.scope["region"] = "US"  # type: ignore[index]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        c.value = "w"  # type: ignore[misc]
+    same = Candidate(statement="s", subject="a", attribute="b", value="v", quote="q", scope={"region": "EU"})
+    assert c == same and hash(c) == hash(same)
+    assert c != dataclasses.replace(c, scope={"region": "US"})
+    plain = Candidate(statement="s", subject="a", attribute="b", value="v", quote="q")
+    assert (plain.kind, dict(plain.scope), plain.valid_from, plain.valid_to, plain.start, plain.end) == (
+        "fact", {}, None, None, None, None)
