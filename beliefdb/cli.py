@@ -6,7 +6,7 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import datetime
-from enum import Enum
+from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, NoReturn
 
@@ -38,7 +38,7 @@ app.add_typer(workspace_app, name="workspace")
 app.add_typer(audit_app, name="audit")
 
 
-class Authority(str, Enum):
+class Authority(StrEnum):
     official = "official"
     internal = "internal"
     user = "user"
@@ -46,13 +46,13 @@ class Authority(str, Enum):
     unverified = "unverified"
 
 
-class Label(str, Enum):
+class Label(StrEnum):
     production = "production"
     fixture = "fixture"
     synthetic = "synthetic"
 
 
-class ExtractorName(str, Enum):
+class ExtractorName(StrEnum):
     rules = "rules"
     none = "none"
 

@@ -63,7 +63,8 @@ def run_demo(url: str, say: Callable[[str], None]) -> str:
 
         window = beliefs.list_beliefs(db, subject="return_policy", attribute="window")
         if window:
-            say(f"5. Why do we believe the return window is {window[0].value}? (beliefdb why {render.short(window[0].id)})")
+            ref = render.short(window[0].id)
+            say(f"5. Why do we believe the return window is {window[0].value}? (beliefdb why {ref})")
             say(_indent(render.why(beliefs.why(db, window[0].id))) + "\n")
 
         say(f"6. What did we believe before v3.3? (beliefdb beliefs --as-of {before_v33.isoformat()})")

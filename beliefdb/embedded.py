@@ -8,6 +8,7 @@ data dir, which is why root's default home is /var/lib/beliefdb and not under /r
 
 from __future__ import annotations
 
+import contextlib
 import os
 import subprocess
 import warnings
@@ -89,10 +90,8 @@ class EmbeddedServer:
         with psycopg.connect(maintenance, autocommit=True) as conn:
             exists = conn.execute("select 1 from pg_database where datname = %s", (DATABASE,)).fetchone()
             if exists is None:
-                try:
+                with contextlib.suppress(psycopg.errors.DuplicateDatabase):  # another process was first
                     conn.execute(sql.SQL("create database {}").format(sql.Identifier(DATABASE)))
-                except psycopg.errors.DuplicateDatabase:
-                    pass  # another process created it first
         return str(server.get_uri(database=DATABASE))
 
     def stop(self) -> bool:

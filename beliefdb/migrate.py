@@ -9,11 +9,11 @@ from __future__ import annotations
 import io
 from pathlib import Path
 
+import psycopg
 from alembic import command, context
 from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
-import psycopg
 from sqlalchemy import Engine, create_engine, pool
 
 from beliefdb.errors import DatabaseUnavailable
@@ -61,7 +61,7 @@ def run_sql(sql: str) -> None:
     # the driver connection runs multi-statement scripts verbatim (no bind-parameter parsing)
     driver = bind.connection.driver_connection
     assert driver is not None
-    driver.execute(sql)  # type: ignore[attr-defined]
+    driver.execute(sql)
 
 
 def engine_for(conninfo: str) -> Engine:

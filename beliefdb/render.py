@@ -103,7 +103,8 @@ def why(w: Why) -> str:
         label = f" {e.version_label}" if e.version_label else ""
         lines.append(f"  \"{e.quote}\"")
         lines.append(f"      {e.role}; {e.source} v{e.version}{label} ({force}), chars [{e.start_offset},"
-                     f" {e.end_offset}), {e.origin_type}, {e.authority}, {e.provenance}, sha256 {e.version_sha256[:12]}")
+                     f" {e.end_offset}), {e.origin_type}, {e.authority}, {e.provenance},"
+                     f" sha256 {e.version_sha256[:12]}")
     lines.append("confidence factors:")
     for f in w.confidence:
         lines.append(f"  {f.factor:<20} {f.weight:.2f}  {f.detail}")

@@ -16,7 +16,8 @@ _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,62}$")
 def create_workspace(url: str, name: str, principal: str | None = None) -> Workspace:
     if not _NAME.match(name):
         raise errors.InvalidInput(
-            f"invalid workspace name '{name}': use 1-63 letters, digits, '_', '.', '-', starting with a letter or digit")
+            f"invalid workspace name '{name}': use 1-63 letters, digits, '_', '.', '-',"
+            " starting with a letter or digit")
     with app_connection(url, principal=principal) as conn, conn.transaction():
         if conn.execute("select 1 from beliefdb.workspace where name = %s", (name,)).fetchone():
             raise errors.IntegrityViolation(f"workspace '{name}' already exists")
