@@ -44,7 +44,7 @@ def rejection_reason(text: str, candidate: Candidate) -> str:
 def locate(text: str, candidate: Candidate) -> Located | str:
     """The quote's exact offsets in ``text``, or the reason it is rejected."""
     quote = candidate.quote
-    if not quote:
+    if not quote.strip():
         return "quote is empty"
     if candidate.start is not None or candidate.end is not None:
         if candidate.start is None or candidate.end is None:

@@ -30,6 +30,7 @@ from beliefdb.models import (
     IngestReport,
     Rejected,
     Superseded,
+    Unchanged,
 )
 
 SUPPORTED_SUFFIXES = (".txt", ".md", ".markdown")
@@ -139,17 +140,21 @@ def _claim_json(candidate: Candidate, start: int, end: int) -> dict[str, Any]:
     }
 
 
-def _report(raw: dict[str, Any], path: str | None, rejected_here: list[Rejected]) -> IngestReport:
+def _rejected_json(rejected: list[tuple[Candidate, str]]) -> list[dict[str, str]]:
+    return [{"statement": c.statement, "quote": c.quote, "reason": reason} for c, reason in rejected]
+
+
+def _report(raw: dict[str, Any], path: str | None) -> IngestReport:
     return IngestReport(
         source=raw["source"], version=raw["version"], new_version=raw["new_version"],
         fragments=raw["fragments"], path=path,
         accepted=[Accepted(id=UUID(a["id"]), statement=a["statement"], subject=a["subject"],
                            attribute=a["attribute"], value=a["value"], quote=a["quote"],
                            start=a["start"], end=a["end"]) for a in raw["accepted"]],
-        rejected=rejected_here + [Rejected(statement=r["statement"], quote=r["quote"], reason=r["reason"])
-                                  for r in raw["rejected"]],
+        rejected=[Rejected(statement=r["statement"], quote=r["quote"], reason=r["reason"]) for r in raw["rejected"]],
         corroborated=[Corroborated(id=UUID(c["id"]), statement=c["statement"], quote=c["quote"],
                                    start=c["start"], end=c["end"]) for c in raw["corroborated"]],
+        unchanged=[Unchanged(id=UUID(u["id"]), statement=u["statement"]) for u in raw["unchanged"]],
         superseded=[Superseded(old=UUID(s["old"]), new=UUID(s["new"])) for s in raw["superseded"]],
         conflicts=[Conflict(a=UUID(c["a"]), b=UUID(c["b"])) for c in raw["conflicts"]],
         reverified=[UUID(x) for x in raw["reverified"]],
@@ -174,13 +179,12 @@ def ingest_text(db: Database, text: str, options: SourceOptions, *, candidates: 
     fragments = [{"start": s, "end": e} for s, e in split_fragments(text)]
     with db.transaction(conn) as c:
         row = c.execute(
-            "select beliefdb.ingest_version(%s, %s, %s, %s, %s, %s, %s, %s, %s)",
+            "select beliefdb.ingest_version(%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
             (options.name, text, options.origin, options.authority, options.provenance,
-             options.version_label, path, Jsonb(fragments), Jsonb(claims)),
+             options.version_label, path, Jsonb(fragments), Jsonb(claims), Jsonb(_rejected_json(rejected))),
         ).fetchone()
     assert row is not None
-    raw = row[0]
-    return _report(raw, path, [Rejected(statement=c.statement, quote=c.quote, reason=r) for c, r in rejected])
+    return _report(row[0], path)
 
 
 def _check_choice(name: str, value: str | None, choices: tuple[str, ...]) -> None:
@@ -236,8 +240,9 @@ def remember_in_source(db: Database, source: str, candidate: Candidate,
         text, version = row
         located, rejected = gate(text, [candidate])
         claims = [_claim_json(loc.candidate, loc.start, loc.end) for loc in located]
-        out = c.execute("select beliefdb.add_claims_to_source(%s, %s)", (source, Jsonb(claims))).fetchone()
+        out = c.execute("select beliefdb.add_claims_to_source(%s, %s, %s)",
+                        (source, Jsonb(claims), Jsonb(_rejected_json(rejected)))).fetchone()
     assert out is not None
     raw = {**out[0], "source": source, "version": version, "new_version": False, "fragments": 0,
            "reverified": [], "unsupported": []}
-    return _report(raw, None, [Rejected(statement=c.statement, quote=c.quote, reason=r) for c, r in rejected])
+    return _report(raw, None)

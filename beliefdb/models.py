@@ -116,6 +116,14 @@ class Corroborated:
 
 
 @dataclass(frozen=True)
+class Unchanged:
+    """A candidate the memory already held with this very evidence."""
+
+    id: UUID
+    statement: str
+
+
+@dataclass(frozen=True)
 class Superseded:
     old: UUID
     new: UUID
@@ -139,6 +147,7 @@ class IngestReport:
     accepted: list[Accepted] = field(default_factory=list)
     rejected: list[Rejected] = field(default_factory=list)
     corroborated: list[Corroborated] = field(default_factory=list)
+    unchanged: list[Unchanged] = field(default_factory=list)
     superseded: list[Superseded] = field(default_factory=list)
     conflicts: list[Conflict] = field(default_factory=list)
     reverified: list[UUID] = field(default_factory=list)

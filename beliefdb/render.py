@@ -62,6 +62,8 @@ def ingest_report(result: IngestReport | IngestFailure) -> str:
         lines.append(f"      quote [{a.start}, {a.end}): \"{a.quote}\"")
     for c in result.corroborated:
         lines.append(f"  ≡ {short(c.id)} corroborated by [{c.start}, {c.end}): \"{c.quote}\"")
+    for same in result.unchanged:
+        lines.append(f"  = {short(same.id)} already held with this evidence")
     for b in result.reverified:
         lines.append(f"  ↻ {short(b)} re-verified: the new version repeats its quote")
     for s in result.superseded:

@@ -41,6 +41,24 @@ comment on function beliefdb.source_version_hash() is 'Trigger: compute the sha2
 create or replace trigger source_version_hash before insert on beliefdb.source_version
     for each row execute function beliefdb.source_version_hash();
 
+-- Source versions are immutable text, whoever tries to change them.
+create or replace function beliefdb.source_version_immutable() returns trigger
+language plpgsql
+set search_path = pg_catalog, pg_temp
+as $$
+begin
+    if (new.source_id, new.version, new.content, new.sha256) is distinct from
+       (old.source_id, old.version, old.content, old.sha256) then
+        raise exception 'source versions are immutable: ingest a new version instead' using errcode = 'BD002';
+    end if;
+    return new;
+end
+$$;
+comment on function beliefdb.source_version_immutable() is 'Trigger: refuse changes to a source version''s text, hash or number';
+
+create or replace trigger source_version_immutable before update on beliefdb.source_version
+    for each row execute function beliefdb.source_version_immutable();
+
 -- A fragment's text must be the version text at its offsets (0-based, end exclusive, in characters).
 create or replace function beliefdb.fragment_matches_text() returns trigger
 language plpgsql
@@ -50,6 +68,10 @@ declare
     v_actual text;
     v_length integer;
 begin
+    if tg_op = 'UPDATE' and (new.source_version_id, new.start_offset, new.end_offset, new.text)
+                            is distinct from (old.source_version_id, old.start_offset, old.end_offset, old.text) then
+        raise exception 'fragments are immutable: insert a new fragment instead' using errcode = 'BD001';
+    end if;
     select substr(v.content, new.start_offset + 1, new.end_offset - new.start_offset), length(v.content)
       into v_actual, v_length
       from beliefdb.source_version v
@@ -62,7 +84,7 @@ begin
     return new;
 end
 $$;
-comment on function beliefdb.fragment_matches_text() is 'Trigger: refuse a fragment whose text differs from the source text at its offsets';
+comment on function beliefdb.fragment_matches_text() is 'Trigger: refuse a fragment whose text differs from the source text at its offsets, or any change to it';
 
 create or replace trigger fragment_matches_text before insert or update on beliefdb.fragment
     for each row execute function beliefdb.fragment_matches_text();

@@ -154,8 +154,10 @@ begin
             exit;
         else
             insert into beliefdb.relation (workspace_id, from_belief, to_belief, kind, reason)
-            values (p_workspace_id, p_belief_id, v_rival, 'conflicts_with', 'rule 8: equal authority and recency')
-            on conflict do nothing;
+            select p_workspace_id, p_belief_id, v_rival, 'conflicts_with', 'rule 8: equal authority and recency'
+             where not exists (select from beliefdb.relation r
+                                where r.workspace_id = p_workspace_id and r.kind = 'conflicts_with'
+                                  and (r.from_belief, r.to_belief) in ((p_belief_id, v_rival), (v_rival, p_belief_id)));
             update beliefdb.belief set status = 'conflicting', revision = revision + 1
              where workspace_id = p_workspace_id and id in (p_belief_id, v_rival) and status <> 'conflicting';
             v_conflicts := v_conflicts || jsonb_build_object('a', p_belief_id, 'b', v_rival);
@@ -165,6 +167,30 @@ begin
 end
 $$;
 comment on function beliefdb.settle(uuid, uuid) is 'Apply rule 8 between a belief and its rivals: supersede the loser, or mark a tie conflicting';
+
+-- A belief is conflicting while a conflicts_with relation ties it to a rival that is still
+-- current or conflicting; otherwise a settled tie leaves it current.
+create or replace function beliefdb.refresh_conflicts(p_workspace_id uuid, p_beliefs uuid[]) returns void
+language sql
+set search_path = pg_catalog, pg_temp
+as $$
+    update beliefdb.belief b
+       set status = t.status, revision = b.revision + 1
+      from (select x.id,
+                   case when exists (
+                        select from beliefdb.relation r
+                          join beliefdb.belief o
+                            on o.workspace_id = r.workspace_id
+                           and o.id = case when r.from_belief = x.id then r.to_belief else r.from_belief end
+                         where r.workspace_id = p_workspace_id and r.kind = 'conflicts_with'
+                           and x.id in (r.from_belief, r.to_belief)
+                           and o.status in ('current', 'conflicting'))
+                   then 'conflicting' else 'current' end::beliefdb.belief_status as status
+              from (select distinct unnest(p_beliefs) as id) x) t
+     where b.workspace_id = p_workspace_id and b.id = t.id
+       and b.status in ('current', 'conflicting') and b.status <> t.status
+$$;
+comment on function beliefdb.refresh_conflicts(uuid, uuid[]) is 'Mark beliefs conflicting exactly while an open tie with a current rival remains';
 
 -- Confidence of a belief, factor by factor (truth rule 9, first part): each independent
 -- source contributes its authority weight (noisy-or), and an open conflict multiplies.
@@ -230,7 +256,8 @@ comment on function beliefdb.recompute_confidence(uuid, uuid[]) is 'Store the co
 -- Accept gated claims against one source version. Each claim is a JSON object with
 -- statement, subject, attribute, value, quote, start, end and optional kind, scope,
 -- valid_from, valid_to. Returns the outcome of each claim.
-create or replace function beliefdb.add_claims(p_workspace_id uuid, p_source_version_id uuid, p_claims jsonb)
+create or replace function beliefdb.add_claims(p_workspace_id uuid, p_source_version_id uuid, p_claims jsonb,
+                                               p_rejected jsonb default '[]')
 returns jsonb
 language plpgsql
 set search_path = pg_catalog, pg_temp
@@ -245,7 +272,7 @@ declare
     v_valid tstzrange;
     v_settled jsonb;
     v_accepted jsonb := '[]';
-    v_rejected jsonb := '[]';
+    v_rejected jsonb := coalesce(p_rejected, '[]');
     v_corroborated jsonb := '[]';
     v_unchanged jsonb := '[]';
     v_superseded jsonb := '[]';
@@ -288,6 +315,14 @@ begin
                 v_corroborated := v_corroborated || jsonb_build_object(
                     'id', v_belief, 'statement', v_claim ->> 'statement', 'quote', v_claim ->> 'quote',
                     'start', v_start, 'end', v_end);
+                -- new support can change the rank: settle again
+                v_settled := beliefdb.settle(p_workspace_id, v_belief);
+                v_superseded := v_superseded || (v_settled -> 'superseded');
+                v_conflicts := v_conflicts || (v_settled -> 'conflicts');
+                v_touched := v_touched
+                    || array(select (c ->> 'b')::uuid from jsonb_array_elements(v_settled -> 'conflicts') c)
+                    || array(select (c ->> 'old')::uuid from jsonb_array_elements(v_settled -> 'superseded') c)
+                    || array(select (c ->> 'new')::uuid from jsonb_array_elements(v_settled -> 'superseded') c);
             else
                 v_unchanged := v_unchanged || jsonb_build_object('id', v_belief, 'statement', v_claim ->> 'statement');
             end if;
@@ -311,15 +346,17 @@ begin
         v_superseded := v_superseded || (v_settled -> 'superseded');
         v_conflicts := v_conflicts || (v_settled -> 'conflicts');
         v_touched := v_touched || v_belief
-            || array(select (c ->> 'b')::uuid from jsonb_array_elements(v_settled -> 'conflicts') c);
+            || array(select (c ->> 'b')::uuid from jsonb_array_elements(v_settled -> 'conflicts') c)
+            || array(select (c ->> 'old')::uuid from jsonb_array_elements(v_settled -> 'superseded') c);
     end loop;
 
+    perform beliefdb.refresh_conflicts(p_workspace_id, v_touched);
     perform beliefdb.recompute_confidence(p_workspace_id, v_touched);
     return jsonb_build_object('accepted', v_accepted, 'rejected', v_rejected, 'corroborated', v_corroborated,
                               'unchanged', v_unchanged, 'superseded', v_superseded, 'conflicts', v_conflicts);
 end
 $$;
-comment on function beliefdb.add_claims(uuid, uuid, jsonb) is 'Accept gated claims from one source version: corroborate, insert, and settle rule 8';
+comment on function beliefdb.add_claims(uuid, uuid, jsonb, jsonb) is 'Accept gated claims from one source version (p_rejected: what the caller''s gate already rejected, reported and counted with the rest)';
 
 -- When a new version of a source comes into force, beliefs whose quote it repeats keep their
 -- support through a fragment of the new version (rule 2). Returns the re-verified beliefs.
@@ -341,7 +378,8 @@ begin
           join beliefdb.evidence e
             on e.workspace_id = f.workspace_id and e.fragment_id = f.id and e.role = 'supports'
           join beliefdb.belief b
-            on b.workspace_id = e.workspace_id and b.id = e.belief_id and b.status in ('current', 'conflicting')
+            on b.workspace_id = e.workspace_id and b.id = e.belief_id
+           and b.status in ('current', 'conflicting', 'unsupported')
          where nv.workspace_id = p_workspace_id and nv.id = p_source_version_id
            and strpos(nv.content, e.quote) > 0
     loop
@@ -351,6 +389,9 @@ begin
                                  v_item.start_offset + length(v_item.quote)));
         v_carried := v_carried || v_item.belief_id;
     end loop;
+    -- a belief that had lost its support and is quoted again holds again
+    update beliefdb.belief b set status = 'current', revision = b.revision + 1
+     where b.workspace_id = p_workspace_id and b.id = any(v_carried) and b.status = 'unsupported';
     return v_carried;
 end
 $$;
@@ -392,7 +433,7 @@ create or replace function beliefdb.ingest_version(
     p_source text, p_content text,
     p_origin beliefdb.origin_type default null, p_authority beliefdb.authority default null,
     p_provenance beliefdb.provenance default null, p_label text default null, p_path text default null,
-    p_fragments jsonb default '[]', p_claims jsonb default '[]'
+    p_fragments jsonb default '[]', p_claims jsonb default '[]', p_rejected jsonb default '[]'
 ) returns jsonb
 language plpgsql
 set search_path = pg_catalog, pg_temp
@@ -440,7 +481,7 @@ begin
     if found and v_latest.sha256 = sha256(convert_to(p_content, 'UTF8')) then
         -- the same text again: no new version; claims are still settled against it (a no-op
         -- when they were settled before)
-        v_outcome := beliefdb.add_claims(v_ws, v_latest.id, p_claims);
+        v_outcome := beliefdb.add_claims(v_ws, v_latest.id, p_claims, p_rejected);
         if jsonb_array_length(v_outcome -> 'accepted') + jsonb_array_length(v_outcome -> 'corroborated') > 0 then
             perform beliefdb.audit('claims', jsonb_build_object(
                 'source', v_source.name, 'version', v_latest.version,
@@ -466,7 +507,7 @@ begin
     get diagnostics v_fragments = row_count;
 
     v_carried := beliefdb.carry_forward(v_ws, v_version_id);
-    v_outcome := beliefdb.add_claims(v_ws, v_version_id, p_claims);
+    v_outcome := beliefdb.add_claims(v_ws, v_version_id, p_claims, p_rejected);
     v_unsupported := beliefdb.drop_unsupported(v_ws, v_source.id);
 
     v_outcome := v_outcome || jsonb_build_object(
@@ -481,11 +522,12 @@ begin
     return v_outcome;
 end
 $$;
-comment on function beliefdb.ingest_version(text, text, beliefdb.origin_type, beliefdb.authority, beliefdb.provenance, text, text, jsonb, jsonb)
+comment on function beliefdb.ingest_version(text, text, beliefdb.origin_type, beliefdb.authority, beliefdb.provenance, text, text, jsonb, jsonb, jsonb)
     is 'Store a new version of a source with its fragments and claims, and settle what it changes';
 
 -- Claims against the version of a source in force (for remember() without new text).
-create or replace function beliefdb.add_claims_to_source(p_source text, p_claims jsonb) returns jsonb
+create or replace function beliefdb.add_claims_to_source(p_source text, p_claims jsonb, p_rejected jsonb default '[]')
+returns jsonb
 language plpgsql
 set search_path = pg_catalog, pg_temp
 as $$
@@ -503,14 +545,14 @@ begin
     if v_version_id is null then
         raise exception 'unknown source %', p_source using errcode = 'BD004';
     end if;
-    v_outcome := beliefdb.add_claims(v_ws, v_version_id, p_claims);
+    v_outcome := beliefdb.add_claims(v_ws, v_version_id, p_claims, p_rejected);
     perform beliefdb.audit('remember', jsonb_build_object(
         'source', p_source, 'accepted', jsonb_array_length(v_outcome -> 'accepted'),
         'rejected', jsonb_array_length(v_outcome -> 'rejected')));
     return v_outcome;
 end
 $$;
-comment on function beliefdb.add_claims_to_source(text, jsonb) is 'Accept gated claims against the version of a source in force';
+comment on function beliefdb.add_claims_to_source(text, jsonb, jsonb) is 'Accept gated claims against the version of a source in force';
 
 -- Beliefs as they were believed at a moment: recorded by then, valid then, supported then by a
 -- version in force then, and not yet superseded then.

@@ -1,0 +1,445 @@
+"""Ingest: corroboration, new versions (supersession, re-verification, loss of support), rule 8 between
+sources, scope and valid time, as-of reads, remember() through the same gate, and partial failures."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from typing import Any
+from uuid import UUID
+
+import psycopg
+import pytest
+from conftest import url_at
+
+import beliefdb
+from beliefdb.models import Belief, IngestFailure, IngestReport
+
+SEVEN = "Returns are accepted within 7 days of delivery."
+FIFTEEN = "Returns are accepted within 15 days of delivery."
+THREE = "Returns are accepted within 3 days of delivery."
+SHIPPING = "Shipping is free for orders over 50 EUR."
+SUPPORT = "Support answers within one business day."
+
+WEIGHT = {"official": 0.90, "internal": 0.80, "user": 0.65, "agent": 0.50, "unverified": 0.30}
+CONFLICT_MULTIPLIER = 0.5
+
+
+def claim(quote: str, value: str, *, subject: str = "return_policy", attribute: str = "window",
+          **extra: Any) -> dict[str, Any]:
+    return {"statement": f"{subject} {attribute} is {value}", "subject": subject, "attribute": attribute,
+            "value": value, "quote": quote, **extra}
+
+
+def ingest_claims(bdb: beliefdb.BeliefDB, write_doc: Any, name: str, text: str, *claims: dict[str, Any],
+                  **options: Any) -> IngestReport:
+    """Write ``text`` to ``name`` and ingest it with exactly these claims (no extractor)."""
+    doc = write_doc(name, text)
+    lines = write_doc(name + ".claims.jsonl", "".join(json.dumps(c) + "\n" for c in claims))
+    (report,) = bdb.ingest(doc, claims=lines, extractor="none", **options)
+    assert isinstance(report, IngestReport), report
+    return report
+
+
+def statuses(bdb: beliefdb.BeliefDB) -> dict[str, str]:
+    """value -> status of every belief about the return window."""
+    found = bdb.beliefs(subject="return_policy", attribute="window", include_all=True)
+    assert len({b.value for b in found}) == len(found), found
+    return {b.value: b.status for b in found}
+
+
+def belief(bdb: beliefdb.BeliefDB, belief_id: UUID) -> Belief:
+    (found,) = [b for b in bdb.beliefs(include_all=True) if b.id == belief_id]
+    return found
+
+
+def scalar(conn: psycopg.Connection[Any], query: Any, params: Any = None) -> Any:
+    row = conn.execute(query, params).fetchone()
+    assert row is not None
+    return row[0]
+
+
+# --- corroboration -----------------------------------------------------------------------------------
+
+
+def test_second_source_corroborates_one_belief(bdb: beliefdb.BeliefDB, write_doc: Any) -> None:
+    first = ingest_claims(bdb, write_doc, "policy.md", SEVEN, claim(SEVEN, "7 days"), authority="internal")
+    (seven,) = first.accepted
+    alone = belief(bdb, seven.id)
+    assert alone.evidence_count == 1
+    assert alone.confidence == pytest.approx(WEIGHT["internal"])
+
+    faq = "Q: How long do I have?\nA: The return window is 7 days."
+    second = ingest_claims(bdb, write_doc, "faq.md", faq, claim("The return window is 7 days.", "7 days"),
+                           authority="user")
+    assert second.accepted == []
+    assert [(c.id, c.quote) for c in second.corroborated] == [(seven.id, "The return window is 7 days.")]
+    (only,) = bdb.beliefs(include_all=True)
+    assert only.id == seven.id and only.status == "current"
+    assert only.evidence_count == 2
+    assert only.confidence > alone.confidence
+    assert only.confidence == pytest.approx(1 - (1 - WEIGHT["internal"]) * (1 - WEIGHT["user"]))
+    assert sorted(e.source for e in bdb.why(seven.id).evidence) == ["faq.md", "policy.md"]
+
+
+def test_same_document_twice_adds_no_duplicate(bdb: beliefdb.BeliefDB, write_doc: Any) -> None:
+    first = ingest_claims(bdb, write_doc, "policy.md", SEVEN, claim(SEVEN, "7 days"))
+    (seven,) = first.accepted
+    again = ingest_claims(bdb, write_doc, "policy.md", SEVEN, claim(SEVEN, "7 days"))
+    assert again.accepted == [] and again.corroborated == [] and again.rejected == []
+    (only,) = bdb.beliefs(include_all=True)
+    assert only.id == seven.id and only.evidence_count == 1
+    assert len(bdb.why(seven.id).evidence) == 1
+
+
+def test_two_quotes_of_one_document_are_not_independent(bdb: beliefdb.BeliefDB, write_doc: Any) -> None:
+    text = f"{SEVEN}\nIn short: the return window is 7 days."
+    report = ingest_claims(bdb, write_doc, "policy.md", text, claim(SEVEN, "7 days"),
+                           claim("the return window is 7 days.", "7 days"), authority="internal")
+    (seven,) = report.accepted
+    assert [c.id for c in report.corroborated] == [seven.id]
+    (only,) = bdb.beliefs(include_all=True)
+    assert only.evidence_count == 2
+    assert only.confidence == pytest.approx(WEIGHT["internal"])  # one source, however many quotes
+
+
+# --- a new version of the same source ----------------------------------------------------------------
+
+
+def test_new_version_supersedes_reverifies_and_drops_support(bdb: beliefdb.BeliefDB, write_doc: Any) -> None:
+    v1 = f"{SEVEN}\n{SHIPPING}\n{SUPPORT}\n"
+    first = ingest_claims(
+        bdb, write_doc, "policy.md", v1,
+        claim(SEVEN, "7 days"),
+        claim(SHIPPING, "50 EUR", subject="shipping", attribute="free_threshold"),
+        claim(SUPPORT, "one business day", subject="support", attribute="response_time"),
+        authority="official")
+    seven, shipping, support = (a.id for a in first.accepted)
+
+    v2 = f"{FIFTEEN}\n{SHIPPING}\n"  # the shipping sentence is repeated, the support one is dropped
+    second = ingest_claims(bdb, write_doc, "policy.md", v2, claim(FIFTEEN, "15 days"))
+    assert second.new_version and second.version == 2
+    (fifteen,) = second.accepted
+    assert [(s.old, s.new) for s in second.superseded] == [(seven, fifteen.id)]
+    assert second.reverified == [shipping]
+    assert second.unsupported == [support]
+
+    by_id = {b.id: b for b in bdb.beliefs(include_all=True)}
+    assert {i: b.status for i, b in by_id.items()} == {
+        seven: "superseded", fifteen.id: "current", shipping: "current", support: "unsupported"}
+    assert {b.id for b in bdb.beliefs()} == {fifteen.id, shipping}
+
+    # the superseded belief is kept, with its evidence, and the history reads both ways
+    old = bdb.why(seven)
+    assert old.belief.value == "7 days" and old.belief.status == "superseded"
+    assert [(e.quote, e.version, e.in_force) for e in old.evidence] == [(SEVEN, 1, False)]
+    assert [(h.new_belief, h.old_belief, h.new_value) for h in old.replaced_by] == [(fifteen.id, seven, "15 days")]
+    assert old.replaced == []
+    new = bdb.why(fifteen.id)
+    assert [(h.new_belief, h.old_belief, h.old_value) for h in new.replaced] == [(fifteen.id, seven, "7 days")]
+    assert new.replaced_by == []
+
+    # re-verified: new evidence in v2, in force, at the quote's offsets there
+    reverified = bdb.why(shipping)
+    assert [(e.version, e.in_force, e.quote) for e in reverified.evidence] == [
+        (2, True, SHIPPING), (1, False, SHIPPING)]
+    in_v2 = reverified.evidence[0]
+    assert v2[in_v2.start_offset:in_v2.end_offset] == SHIPPING
+    assert by_id[shipping].evidence_count == 2
+
+    # unsupported: only v1 evidence, which is no longer in force
+    assert [(e.version, e.in_force) for e in bdb.why(support).evidence] == [(1, False)]
+
+
+def test_restated_value_in_new_version_is_not_unsupported(bdb: beliefdb.BeliefDB, write_doc: Any) -> None:
+    first = ingest_claims(bdb, write_doc, "policy.md", SEVEN, claim(SEVEN, "7 days"))
+    (seven,) = first.accepted
+    v2 = "The return window is 7 days."  # other words, same value
+    second = ingest_claims(bdb, write_doc, "policy.md", v2, claim(v2, "7 days"))
+    assert [c.id for c in second.corroborated] == [seven.id]
+    assert second.unsupported == [] and second.superseded == []
+    assert statuses(bdb) == {"7 days": "current"}
+
+
+def _counts(conn: psycopg.Connection[Any]) -> tuple[int, ...]:
+    counts = tuple(scalar(conn, f"select count(*) from beliefdb.{table}")  # literal table names
+                   for table in ("audit_event", "source_version", "fragment", "evidence", "belief", "relation"))
+    conn.commit()
+    return counts
+
+
+@pytest.mark.parametrize("extractor", ["none", "rules"])
+def test_same_file_twice_is_a_no_op(bdb: beliefdb.BeliefDB, write_doc: Any, postgresql: psycopg.Connection[Any],
+                                    extractor: str) -> None:
+    doc = write_doc("return-policy.md", f"# Return policy\n\n{SEVEN}\n")
+    lines = write_doc("claims.jsonl", json.dumps(claim(SEVEN, "7 days")) + "\n")
+    (first,) = bdb.ingest(doc, claims=lines, extractor=extractor, authority="official")
+    assert isinstance(first, IngestReport) and first.new_version and first.version == 1
+    assert len(first.accepted) >= 1
+    before = _counts(postgresql)
+
+    (again,) = bdb.ingest(doc, claims=lines, extractor=extractor, authority="official")
+    assert isinstance(again, IngestReport)
+    assert not again.new_version and again.version == 1
+    assert again.accepted == [] and again.corroborated == [] and again.rejected == []
+    assert again.superseded == [] and again.conflicts == []
+    assert again.reverified == [] and again.unsupported == []
+    assert _counts(postgresql) == before  # not even an audit event
+    assert bdb.audit_verify().ok
+
+
+# --- rule 8 between sources ---------------------------------------------------------------------------
+
+
+def test_authority_beats_recency(bdb: beliefdb.BeliefDB, write_doc: Any) -> None:
+    official = ingest_claims(bdb, write_doc, "policy.md", SEVEN, claim(SEVEN, "7 days"), authority="official")
+    (seven,) = official.accepted
+    later = ingest_claims(bdb, write_doc, "forum.md", THREE, claim(THREE, "3 days"), authority="unverified")
+    (three,) = later.accepted
+    assert [(s.old, s.new) for s in later.superseded] == [(three.id, seven.id)]
+    assert later.conflicts == []
+    assert statuses(bdb) == {"7 days": "current", "3 days": "superseded"}
+    assert [b.value for b in bdb.beliefs(subject="return_policy")] == ["7 days"]
+    assert [h.new_belief for h in bdb.why(three.id).replaced_by] == [seven.id]
+
+
+def test_later_valid_from_wins_at_equal_authority_whatever_the_ingest_order(bdb: beliefdb.BeliefDB,
+                                                                            write_doc: Any) -> None:
+    newer = ingest_claims(bdb, write_doc, "policy-2025.md", FIFTEEN,
+                          claim(FIFTEEN, "15 days", valid_from="2025-06-01T00:00:00+00:00"), authority="internal")
+    (fifteen,) = newer.accepted
+    older = ingest_claims(bdb, write_doc, "policy-2024.md", SEVEN,
+                          claim(SEVEN, "7 days", valid_from="2025-01-01T00:00:00+00:00"), authority="internal")
+    (seven,) = older.accepted
+    assert [(s.old, s.new) for s in older.superseded] == [(seven.id, fifteen.id)]
+    assert statuses(bdb) == {"15 days": "current", "7 days": "superseded"}
+
+
+def test_later_recorded_version_wins_without_valid_time(bdb: beliefdb.BeliefDB, write_doc: Any) -> None:
+    ingest_claims(bdb, write_doc, "a.md", SEVEN, claim(SEVEN, "7 days"), authority="internal")
+    later = ingest_claims(bdb, write_doc, "b.md", FIFTEEN, claim(FIFTEEN, "15 days"), authority="internal")
+    assert len(later.superseded) == 1 and later.conflicts == []
+    assert statuses(bdb) == {"7 days": "superseded", "15 days": "current"}
+
+
+def _assert_tie(bdb: beliefdb.BeliefDB, report: IngestReport, postgresql: psycopg.Connection[Any],
+                authority: str) -> None:
+    assert report.superseded == []
+    assert len(report.conflicts) == 1
+    assert statuses(bdb) == {"7 days": "conflicting", "15 days": "conflicting"}
+    ids = {b.id for b in bdb.beliefs(include_all=True)}
+    conflict = report.conflicts[0]
+    assert {conflict.a, conflict.b} == ids
+    kinds = postgresql.execute("select kind::text, from_belief, to_belief from beliefdb.relation").fetchall()
+    assert [k for k, _, _ in kinds] == ["conflicts_with"]
+    assert {kinds[0][1], kinds[0][2]} == ids
+    for b in bdb.beliefs(include_all=True):
+        assert b.confidence == pytest.approx(WEIGHT[authority] * CONFLICT_MULTIPLIER)  # lowered
+        why = bdb.why(b.id)
+        assert why.replaced == [] and why.replaced_by == []
+        assert [h.kind for h in why.conflicts] == ["conflicts_with"]
+    # both are still true now, with the warning
+    assert sorted(b.status for b in bdb.beliefs(subject="return_policy")) == ["conflicting", "conflicting"]
+
+
+def test_tie_between_two_sources_marks_both_conflicting(bdb: beliefdb.BeliefDB, write_doc: Any,
+                                                        postgresql: psycopg.Connection[Any]) -> None:
+    since = "2025-03-01T00:00:00+00:00"
+    ingest_claims(bdb, write_doc, "a.md", SEVEN, claim(SEVEN, "7 days", valid_from=since), authority="user")
+    second = ingest_claims(bdb, write_doc, "b.md", FIFTEEN, claim(FIFTEEN, "15 days", valid_from=since),
+                           authority="user")
+    _assert_tie(bdb, second, postgresql, "user")
+
+
+def test_tie_within_one_document_marks_both_conflicting(bdb: beliefdb.BeliefDB, write_doc: Any,
+                                                        postgresql: psycopg.Connection[Any]) -> None:
+    report = ingest_claims(bdb, write_doc, "policy.md", f"{SEVEN}\n{FIFTEEN}\n",
+                           claim(SEVEN, "7 days"), claim(FIFTEEN, "15 days"), authority="internal")
+    assert len(report.accepted) == 2
+    _assert_tie(bdb, report, postgresql, "internal")
+
+
+def test_different_scopes_do_not_conflict(bdb: beliefdb.BeliefDB, write_doc: Any,
+                                          postgresql: psycopg.Connection[Any]) -> None:
+    report = ingest_claims(bdb, write_doc, "policy.md", f"{SEVEN}\n{FIFTEEN}\n",
+                           claim(SEVEN, "7 days", scope={"region": "EU"}),
+                           claim(FIFTEEN, "15 days", scope={"region": "US"}))
+    assert len(report.accepted) == 2
+    assert report.conflicts == [] and report.superseded == []
+    assert statuses(bdb) == {"7 days": "current", "15 days": "current"}
+    assert {(b.value, b.scope["region"]) for b in bdb.beliefs()} == {("7 days", "EU"), ("15 days", "US")}
+    assert scalar(postgresql, "select count(*) from beliefdb.relation") == 0
+
+
+def test_scoped_and_unscoped_do_not_conflict(bdb: beliefdb.BeliefDB, write_doc: Any) -> None:
+    report = ingest_claims(bdb, write_doc, "policy.md", f"{SEVEN}\n{FIFTEEN}\n",
+                           claim(SEVEN, "7 days"), claim(FIFTEEN, "15 days", scope={"tier": "gold"}))
+    assert report.conflicts == [] and report.superseded == []
+    assert statuses(bdb) == {"7 days": "current", "15 days": "current"}
+
+
+def test_non_overlapping_valid_times_do_not_conflict(bdb: beliefdb.BeliefDB, write_doc: Any,
+                                                     postgresql: psycopg.Connection[Any]) -> None:
+    report = ingest_claims(
+        bdb, write_doc, "policy.md", f"{SEVEN}\n{FIFTEEN}\n",
+        claim(SEVEN, "7 days", valid_from="2024-01-01T00:00:00+00:00", valid_to="2025-01-01T00:00:00+00:00"),
+        claim(FIFTEEN, "15 days", valid_from="2025-01-01T00:00:00+00:00"))
+    assert len(report.accepted) == 2
+    assert report.conflicts == [] and report.superseded == []
+    assert statuses(bdb) == {"7 days": "current", "15 days": "current"}
+    assert scalar(postgresql, "select count(*) from beliefdb.relation") == 0
+    # only the one valid now is true now; the other is true of its own time
+    assert [b.value for b in bdb.beliefs(subject="return_policy")] == ["15 days"]
+    assert [b.value for b in bdb.beliefs(as_of=datetime(2024, 6, 1, tzinfo=UTC))] == []  # recorded later
+
+
+def test_overlapping_valid_times_do_conflict(bdb: beliefdb.BeliefDB, write_doc: Any) -> None:
+    report = ingest_claims(
+        bdb, write_doc, "policy.md", f"{SEVEN}\n{FIFTEEN}\n",
+        claim(SEVEN, "7 days", valid_from="2024-01-01T00:00:00+00:00", valid_to="2025-01-02T00:00:00+00:00"),
+        claim(FIFTEEN, "15 days", valid_from="2025-01-01T00:00:00+00:00"))
+    seven, fifteen = report.accepted
+    assert [(s.old, s.new) for s in report.superseded] == [(seven.id, fifteen.id)]  # later valid-time start
+    assert statuses(bdb) == {"7 days": "superseded", "15 days": "current"}
+
+
+# --- as-of reads ---------------------------------------------------------------------------------------
+
+
+def at(day: str) -> datetime:
+    return datetime.fromisoformat(day).replace(tzinfo=UTC)
+
+
+def test_as_of_reads_what_was_believed_then(bdb: beliefdb.BeliefDB, db_url: str, write_doc: Any) -> None:
+    with beliefdb.connect(url_at(db_url, "2026-01-01T00:00:00Z")) as january:
+        (seven,) = ingest_claims(january, write_doc, "policy.md", SEVEN, claim(SEVEN, "7 days"),
+                                 authority="official").accepted
+    with beliefdb.connect(url_at(db_url, "2026-02-01T00:00:00Z")) as february:
+        second = ingest_claims(february, write_doc, "policy.md", FIFTEEN, claim(FIFTEEN, "15 days"))
+        (fifteen,) = second.accepted
+        assert [(s.old, s.new) for s in second.superseded] == [(seven.id, fifteen.id)]
+
+    mid_january = bdb.beliefs(subject="return_policy", as_of=at("2026-01-15"))
+    assert [(b.id, b.value, b.status) for b in mid_january] == [(seven.id, "7 days", "current")]
+    assert [b.evidence_count for b in mid_january] == [1]
+    mid_february = bdb.beliefs(subject="return_policy", as_of=at("2026-02-15"))
+    assert [(b.id, b.value, b.status) for b in mid_february] == [(fifteen.id, "15 days", "current")]
+    assert bdb.beliefs(as_of=at("2025-12-01")) == []
+    # the stored status is today's; as-of answers with the status of then
+    assert statuses(bdb) == {"7 days": "superseded", "15 days": "current"}
+
+
+def test_as_of_respects_recorded_time(bdb: beliefdb.BeliefDB, db_url: str, write_doc: Any) -> None:
+    with beliefdb.connect(url_at(db_url, "2026-02-01T00:00:00Z")) as february:
+        (late,) = ingest_claims(february, write_doc, "policy.md", SEVEN,
+                                claim(SEVEN, "7 days", valid_from="2025-01-01T00:00:00+00:00")).accepted
+    assert bdb.beliefs(as_of=at("2026-01-15")) == []  # valid then, but not yet recorded
+    assert [b.id for b in bdb.beliefs(as_of=at("2026-02-15"))] == [late.id]
+    assert bdb.beliefs(as_of=at("2024-06-01")) == []  # neither valid nor recorded
+
+
+def test_as_of_shows_an_open_tie_as_conflicting_only_after_it_opened(bdb: beliefdb.BeliefDB, db_url: str,
+                                                                     write_doc: Any) -> None:
+    with beliefdb.connect(url_at(db_url, "2026-01-01T00:00:00Z")) as january:
+        ingest_claims(january, write_doc, "a.md", SEVEN, claim(SEVEN, "7 days", valid_from="2025-01-01T00:00:00Z"))
+    with beliefdb.connect(url_at(db_url, "2026-02-01T00:00:00Z")) as february:
+        report = ingest_claims(february, write_doc, "b.md", FIFTEEN,
+                               claim(FIFTEEN, "15 days", valid_from="2025-01-01T00:00:00Z"))
+        assert len(report.conflicts) == 1
+    assert [(b.value, b.status) for b in bdb.beliefs(as_of=at("2026-01-15"))] == [("7 days", "current")]
+    assert sorted((b.value, b.status) for b in bdb.beliefs(as_of=at("2026-02-15"))) == [
+        ("15 days", "conflicting"), ("7 days", "conflicting")]
+
+
+# --- remember() goes through the same gate -----------------------------------------------------------
+
+
+def test_remember_rejects_a_quote_not_in_the_source(bdb: beliefdb.BeliefDB) -> None:
+    bdb.ingest_text(SEVEN, source="policy.md", extractor="none")
+    report = bdb.remember("The return window is 30 days.", "return_policy", "window", "30 days",
+                          "Returns are accepted within 30 days of delivery.", source="policy.md")
+    assert report.accepted == []
+    assert [r.reason for r in report.rejected] == ["quote is not in the source text"]
+    assert bdb.beliefs(include_all=True) == []
+
+
+def test_remember_accepts_a_quote_of_the_version_in_force(bdb: beliefdb.BeliefDB) -> None:
+    bdb.ingest_text(SEVEN, source="policy.md", extractor="none")
+    bdb.ingest_text(FIFTEEN, source="policy.md", extractor="none")
+    stale = bdb.remember("7 days", "return_policy", "window", "7 days", SEVEN, source="policy.md")
+    assert stale.accepted == [] and [r.reason for r in stale.rejected] == ["quote is not in the source text"]
+    fresh = bdb.remember("15 days", "return_policy", "window", "15 days", FIFTEEN, source="policy.md")
+    (accepted,) = fresh.accepted
+    assert (accepted.start, accepted.end) == (0, len(FIFTEEN))
+    assert [(e.version, e.in_force) for e in bdb.why(accepted.id).evidence] == [(2, True)]
+
+
+def test_remember_with_text_stores_a_conversation_version(bdb: beliefdb.BeliefDB,
+                                                          postgresql: psycopg.Connection[Any]) -> None:
+    turn1 = "user: I prefer email over phone calls."
+    first = bdb.remember("The customer prefers email.", "customer_1042", "contact_channel", "email",
+                         "I prefer email over phone calls.", source="chat-1042", text=turn1)
+    assert first.new_version and first.version == 1
+    (email,) = first.accepted
+    assert turn1[email.start:email.end] == "I prefer email over phone calls."
+
+    turn2 = turn1 + "\nuser: Please write in French."
+    second = bdb.remember("The customer writes French.", "customer_1042", "language", "French",
+                          "Please write in French.", source="chat-1042", text=turn2)
+    assert second.new_version and second.version == 2
+    (french,) = second.accepted
+    assert turn2[french.start:french.end] == "Please write in French."
+    assert second.reverified == [email.id]
+
+    rejected = bdb.remember("The customer writes German.", "customer_1042", "language", "German",
+                            "Please write in German.", source="chat-1042", text=turn2 + "\nuser: thanks")
+    assert rejected.accepted == [] and [r.reason for r in rejected.rejected] == ["quote is not in the source text"]
+
+    rows = postgresql.execute(
+        "select s.origin_type::text, v.version, v.content from beliefdb.source s"
+        " join beliefdb.source_version v on v.workspace_id = s.workspace_id and v.source_id = s.id"
+        " where s.name = 'chat-1042' order by v.version").fetchall()
+    assert [(o, n) for o, n, _ in rows] == [("conversation", 1), ("conversation", 2), ("conversation", 3)]
+    assert rows[1][2] == turn2
+    assert {b.value for b in bdb.beliefs(subject="customer_1042")} == {"email", "French"}
+    assert [(e.origin_type, e.version, e.in_force) for e in bdb.why(french.id).evidence] == [
+        ("conversation", 3, True), ("conversation", 2, False)]
+
+
+# --- one bad file among several ----------------------------------------------------------------------
+
+
+def test_one_bad_file_does_not_stop_the_others(bdb: beliefdb.BeliefDB, write_doc: Any, tmp_path: Any,
+                                               postgresql: psycopg.Connection[Any]) -> None:
+    good1 = write_doc("returns.md", f"# Returns\n\n{SEVEN}\n")
+    good2 = write_doc("shipping.md", f"# Shipping\n\n{SHIPPING}\n")
+    missing = tmp_path / "missing.md"
+    results = bdb.ingest(good1, missing, good2)
+    assert [type(r) for r in results] == [IngestReport, IngestFailure, IngestReport]
+    first, failure, second = results
+    assert isinstance(first, IngestReport) and isinstance(second, IngestReport)
+    assert isinstance(failure, IngestFailure)
+    assert failure.path == str(missing) and failure.error == "not_found" and "missing.md" in failure.message
+    assert (first.source, first.new_version, second.source, second.new_version) == (
+        "returns.md", True, "shipping.md", True)
+    stored = postgresql.execute(
+        "select s.name, v.content from beliefdb.source s"
+        " join beliefdb.source_version v on v.workspace_id = s.workspace_id and v.source_id = s.id"
+        " order by s.name").fetchall()
+    assert stored == [("returns.md", good1.read_text()), ("shipping.md", good2.read_text())]
+
+
+def test_bad_files_of_every_kind_are_reported(bdb: beliefdb.BeliefDB, write_doc: Any, tmp_path: Any,
+                                              postgresql: psycopg.Connection[Any]) -> None:
+    good = write_doc("returns.md", SEVEN)
+    empty = write_doc("empty.md", "  \n")
+    binary = tmp_path / "binary.txt"
+    binary.write_bytes(b"abc\x00def")
+    latin1 = tmp_path / "latin1.txt"
+    latin1.write_bytes("café".encode("latin-1"))
+    pdf = write_doc("policy.pdf", "not really a pdf")
+    results = bdb.ingest(empty, binary, good, latin1, pdf, tmp_path)
+    assert [type(r).__name__ for r in results] == [
+        "IngestFailure", "IngestFailure", "IngestReport", "IngestFailure", "IngestFailure", "IngestFailure"]
+    assert {r.error for r in results if isinstance(r, IngestFailure)} == {"invalid_input"}
+    assert scalar(postgresql, "select array_agg(name) from beliefdb.source") == ["returns.md"]

@@ -1,0 +1,177 @@
+"""Truth rule 8 as a property: random sequences of claims on one subject / attribute / scope, each from its
+own source, settle exactly as a small, obviously correct Python reference says.
+
+The reference follows the rule text (DESIGN.md, rule 8) and the order ``beliefdb.settle`` applies it in:
+
+* a claim whose value equals a belief that is current (or conflicting) corroborates it: its source is
+  added to that belief's evidence, no new belief and no settling;
+* otherwise a new belief is compared with each current or conflicting rival of another value, oldest
+  first: higher authority (the strongest source of the belief) wins; at equal authority the later
+  valid-time start wins when both have one; otherwise the later recorded source version wins; equal
+  on all counts is a tie. A beaten rival is superseded; a tie marks both conflicting; the first rival
+  that beats the new belief supersedes it and ends the comparison.
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass, field
+from typing import Any
+
+import hypothesis.strategies as st
+from hypothesis import HealthCheck, given, settings
+
+import beliefdb
+from beliefdb.models import IngestReport
+from beliefdb.workspaces import create_workspace
+
+TIERS = ("unverified", "agent", "user", "internal", "official")  # weakest first
+VALUES = ("3 days", "7 days", "15 days")
+DATES = (None, "2024-01-01T00:00:00+00:00", "2025-01-01T00:00:00+00:00")
+
+
+@dataclass(frozen=True)
+class Claim:
+    value: str
+    authority: str
+    valid_from: str | None
+
+
+@dataclass
+class RefBelief:
+    index: int                      # creation order
+    value: str
+    valid_from: str | None          # from the claim that created it; corroboration does not change it
+    authorities: list[str]          # one per supporting source
+    recorded: int                   # the step of its latest supporting source version
+    status: str = "current"
+
+    @property
+    def authority(self) -> int:
+        return max(TIERS.index(a) for a in self.authorities)
+
+
+def compare(a: RefBelief, b: RefBelief) -> int:
+    """Rule 8: 1 if a beats b, -1 if b beats a, 0 for a tie."""
+    if a.authority != b.authority:
+        return 1 if a.authority > b.authority else -1
+    if a.valid_from is not None and b.valid_from is not None:
+        # ISO strings with one offset compare like the moments they name
+        return (a.valid_from > b.valid_from) - (a.valid_from < b.valid_from)
+    return (a.recorded > b.recorded) - (a.recorded < b.recorded)
+
+
+LIVE = ("current", "conflicting")
+
+
+@dataclass
+class Reference:
+    beliefs: list[RefBelief] = field(default_factory=list)
+
+    def add(self, step: int, c: Claim) -> tuple[int, list[tuple[int, int]], list[tuple[int, int]]]:
+        """Apply one claim; (the belief it went to, superseded (old, new), conflicts (new, rival))."""
+        same = [b for b in self.beliefs if b.value == c.value and b.status in LIVE]
+        if same:
+            target = same[0]  # the oldest
+            target.authorities.append(c.authority)
+            target.recorded = step
+            return target.index, [], []
+        new = RefBelief(len(self.beliefs), c.value, c.valid_from, [c.authority], step)
+        rivals = [b for b in self.beliefs if b.value != new.value and b.status in LIVE]  # oldest first
+        self.beliefs.append(new)
+        superseded: list[tuple[int, int]] = []
+        conflicts: list[tuple[int, int]] = []
+        for rival in rivals:
+            outcome = compare(new, rival)
+            if outcome > 0:
+                rival.status = "superseded"
+                superseded.append((rival.index, new.index))
+            elif outcome < 0:
+                new.status = "superseded"
+                superseded.append((new.index, rival.index))
+                break
+            else:
+                new.status = rival.status = "conflicting"
+                conflicts.append((new.index, rival.index))
+        return new.index, superseded, conflicts
+
+
+claims_strategy = st.lists(
+    st.builds(Claim, st.sampled_from(VALUES), st.sampled_from(TIERS), st.sampled_from(DATES)),
+    min_size=1, max_size=6)
+
+
+def run(db_url: str, claims: list[Claim]) -> None:
+    """Ingest ``claims`` one source each into a fresh workspace and compare with the reference."""
+    name = "rule8-" + uuid.uuid4().hex[:12]
+    create_workspace(db_url, name)
+    reference = Reference()
+    ids: dict[int, uuid.UUID] = {}  # reference index -> belief id
+    with beliefdb.connect(db_url, workspace=name) as db:
+        for step, c in enumerate(claims):
+            quote = f"the return window is {c.value}."
+            report = db.remember(f"The return window is {c.value}.", "return_policy", "window", c.value, quote,
+                                 source=f"source-{step}", text=f"Note {step}: {quote}", authority=c.authority,
+                                 valid_from=c.valid_from)
+            assert isinstance(report, IngestReport)
+            index, superseded, conflicts = reference.add(step, c)
+            assert report.rejected == []
+            if index == len(reference.beliefs) - 1 and index not in ids:
+                assert [a.value for a in report.accepted] == [c.value] and report.corroborated == [], (step, report)
+                ids[index] = report.accepted[0].id
+            else:
+                assert report.accepted == [] and [k.id for k in report.corroborated] == [ids[index]], (step, report)
+            assert [(s.old, s.new) for s in report.superseded] == [(ids[o], ids[n]) for o, n in superseded], step
+            assert [(k.a, k.b) for k in report.conflicts] == [(ids[a], ids[b]) for a, b in conflicts], step
+
+        stored = {b.id: b for b in db.beliefs(subject="return_policy", attribute="window", include_all=True)}
+        expected = {ids[b.index]: (b.value, b.status, len(b.authorities)) for b in reference.beliefs}
+        assert {i: (b.value, b.status, b.evidence_count) for i, b in stored.items()} == expected, claims
+
+
+# The database fixture is per test, not per example; each example gets its own workspace instead, so
+# examples never see each other's beliefs and the function-scoped fixture may be shared safely.
+@settings(max_examples=40, deadline=None, database=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(claims=claims_strategy)
+def test_settling_matches_the_reference(db_url: str, claims: list[Claim]) -> None:
+    run(db_url, claims)
+
+
+def test_reference_examples(db_url: str) -> None:
+    """Hand-picked sequences the property must cover, whatever hypothesis draws."""
+    sequences = [
+        # authority beats recency, then recency beats the weaker
+        [Claim("7 days", "official", None), Claim("3 days", "unverified", None), Claim("15 days", "official", None)],
+        # a tie, then a stronger claim supersedes both sides of it
+        [Claim("7 days", "user", DATES[1]), Claim("3 days", "user", DATES[1]), Claim("15 days", "internal", None)],
+        # three values of the same rank: every pair is a tie
+        [Claim("7 days", "user", DATES[1]), Claim("3 days", "user", DATES[1]), Claim("15 days", "user", DATES[1])],
+        # an earlier valid-time start loses even when ingested later; a claim without one wins by recency
+        [Claim("7 days", "agent", DATES[2]), Claim("3 days", "agent", DATES[1]), Claim("15 days", "agent", None)],
+        # corroboration of a superseded value makes a new belief
+        [Claim("7 days", "user", None), Claim("3 days", "user", None), Claim("7 days", "user", None)],
+        # corroboration by a stronger source raises the rank for later comparisons
+        [Claim("7 days", "agent", None), Claim("7 days", "official", None), Claim("3 days", "internal", None)],
+    ]
+    for claims in sequences:
+        run(db_url, claims)
+
+
+def test_stronger_corroboration_resettles_an_open_tie(db_url: str) -> None:
+    """Rule 8 holds after every change: two current beliefs with different values never stay tied once one
+    of them has the stronger source. Here 7 and 3 days tie (user, same valid-time start); then an official
+    source states 7 days. The 7-day belief now outranks the 3-day one, so the 3-day one must be superseded
+    (and the 7-day one no longer conflicting) — not both left 'conflicting' with lowered confidence."""
+    name = "rule8-" + uuid.uuid4().hex[:12]
+    create_workspace(db_url, name)
+    with beliefdb.connect(db_url, workspace=name) as db:
+        seven = db.remember("7 days", "return_policy", "window", "7 days", "7 days", source="a",
+                            text="within 7 days", authority="user", valid_from=DATES[1]).accepted[0].id
+        three = db.remember("3 days", "return_policy", "window", "3 days", "3 days", source="b",
+                            text="within 3 days", authority="user", valid_from=DATES[1]).accepted[0].id
+        assert {b.status for b in db.beliefs(include_all=True)} == {"conflicting"}
+        db.remember("7 days", "return_policy", "window", "7 days", "7 days", source="c",
+                    text="Official: within 7 days", authority="official", valid_from=DATES[1])
+        status: dict[Any, str] = {b.id: b.status for b in db.beliefs(include_all=True)}
+        assert status == {seven: "current", three: "superseded"}, status
