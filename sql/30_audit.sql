@@ -133,7 +133,7 @@ declare
 begin
     for v_table in
         select * from (values
-            ('source', 'id'), ('source_version', 'id'), ('fragment', 'id'), ('belief', 'id'),
+            ('node', 'id'), ('source', 'id'), ('source_version', 'id'), ('fragment', 'id'), ('belief', 'id'),
             ('evidence', 'belief_id,fragment_id'), ('relation', 'id'), ('justification', 'id'),
             ('justification_antecedent', 'justification_id,antecedent'), ('decision', 'id'),
             ('action', 'id'), ('correction', 'id'), ('run', 'id'), ('step', 'id')
@@ -182,7 +182,7 @@ as $$
                                                   e.action, e.payload_hash)
         union all
         -- events cut off the end, or a head that no longer matches the last event
-        select coalesce(max(e.seq), 0) + 1
+        select least(h.seq, coalesce(max(e.seq), 0)) + 1
           from beliefdb.audit_head h
           left join e on true
          where h.workspace_id = p_workspace_id

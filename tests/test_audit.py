@@ -1,0 +1,494 @@
+"""Truth rule 12: every change appends to a per-workspace SHA-256 hash chain that the application
+role cannot rewrite, and `audit verify` names the first broken link."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+import uuid
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import psycopg
+import pytest
+from psycopg import errors as pg_errors
+from psycopg import sql
+from psycopg.conninfo import make_conninfo
+from typer.testing import CliRunner
+
+import beliefdb
+from beliefdb import migrate
+from beliefdb.cli import app
+from beliefdb.embedded import EmbeddedServer
+from beliefdb.models import AuditResult
+from beliefdb.workspaces import create_workspace
+
+GENESIS = bytes(32)
+EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+
+
+@contextmanager
+def superuser(url: str) -> Iterator[psycopg.Connection[Any]]:
+    with psycopg.connect(url, autocommit=True) as conn:
+        yield conn
+
+
+@contextmanager
+def app_session(url: str, workspace_id: str) -> Iterator[psycopg.Connection[Any]]:
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute("select set_config('beliefdb.workspace_id', %s, false)", (workspace_id,))
+        conn.execute("set role beliefdb_app")
+        yield conn
+
+
+def workspace_id(url: str, name: str) -> str:
+    with superuser(url) as conn:
+        row = conn.execute("select id::text from beliefdb.workspace where name = %s", (name,)).fetchone()
+    assert row is not None
+    return str(row[0])
+
+
+def chain(url: str, ws: str) -> list[tuple[Any, ...]]:
+    """(seq, action, principal, payload) of a workspace's events in order, read as superuser."""
+    with superuser(url) as conn:
+        return conn.execute("select seq, action, principal, payload from beliefdb.audit_event "
+                            "where workspace_id = %s order by seq", (ws,)).fetchall()
+
+
+def verify_sql(url: str, ws: str) -> tuple[Any, ...]:
+    with superuser(url) as conn:
+        row = conn.execute("select ok, events, first_broken from beliefdb.audit_verify(%s)", (ws,)).fetchone()
+    assert row is not None
+    return tuple(row)
+
+
+def remember(db: beliefdb.BeliefDB, n: int, value: str = "7 days", source: str | None = None,
+             authority: str | None = None) -> None:
+    text = f"Note {n}. Returns are accepted within {value}."
+    report = db.remember(f"returns within {value}", "return_policy", "window", value,
+                         f"Returns are accepted within {value}.", source=source or f"note-{n}", text=text,
+                         authority=authority)
+    assert len(report.accepted) + len(report.corroborated) == 1, report
+
+
+@pytest.fixture
+def busy(db_url: str, bdb: beliefdb.BeliefDB) -> tuple[str, str, int]:
+    """The default workspace after a few ingests: (url, workspace id, number of events)."""
+    remember(bdb, 1, "7 days", source="chat")
+    remember(bdb, 2, "15 days", source="policy", authority="official")
+    remember(bdb, 3, "15 days", source="faq")
+    ws = bdb.database.workspace_id
+    n = len(chain(db_url, ws))
+    assert n > 20
+    assert verify_sql(db_url, ws) == (True, n, None)
+    return db_url, ws, n
+
+
+# ---------------------------------------------------------------------------------------------
+# appending
+# ---------------------------------------------------------------------------------------------
+
+
+def test_every_mutation_appends(db_url: str) -> None:
+    ws = workspace_id(db_url, "default")
+    before = chain(db_url, ws)
+    assert [e[1] for e in before] == ["workspace.insert"]
+
+    text = "Hello. Returns are accepted within 7 days."
+    with beliefdb.connect(db_url, principal="agent-7") as db:
+        db.remember("returns within 7 days", "return_policy", "window", "7 days",
+                    "Returns are accepted within 7 days.", source="chat", text=text)
+        after_ingest = chain(db_url, ws)
+        new = after_ingest[len(before):]
+        actions = [e[1] for e in new]
+        for expected in ("source.insert", "source_version.insert", "fragment.insert", "belief.insert",
+                         "justification.insert", "justification_antecedent.insert", "evidence.insert", "ingest"):
+            assert expected in actions, (expected, actions)
+        assert actions[-1] == "ingest"
+        # seq continues the chain, one event per statement, stamped with the acting principal
+        assert [e[0] for e in after_ingest] == list(range(1, len(after_ingest) + 1))
+        assert {e[2] for e in new} == {"agent-7"}
+        ingest = new[-1][3]
+        assert ingest["source"] == "chat" and ingest["version"] == 1 and ingest["accepted"] == 1
+        assert ingest["sha256"] == hashlib.sha256(text.encode()).hexdigest()
+        belief_insert = next(e[3] for e in new if e[1] == "belief.insert")
+        assert belief_insert["table"] == "belief" and belief_insert["count"] == 1
+        assert len(belief_insert["keys"]) == 1 and len(belief_insert["rows_sha256"]) == 64
+        # the chain keeps hashes and keys, not text
+        assert "Returns are accepted" not in json.dumps([e[3] for e in new])
+
+        # a superseding ingest: relation and status change are recorded too
+        db.remember("returns within 15 days", "return_policy", "window", "15 days",
+                    "Returns are accepted within 15 days.", source="policy",
+                    text="Returns are accepted within 15 days.", authority="official")
+        after_supersede = chain(db_url, ws)
+        assert {"relation.insert", "belief.update"} <= {e[1] for e in after_supersede[len(after_ingest):]}
+
+        # hand-written SQL through the library's own session is audited as well
+        with db.database.transaction() as conn:
+            deleted = conn.execute("delete from beliefdb.relation").rowcount
+        assert deleted == 1
+        last = chain(db_url, ws)[-1]
+        assert last[1] == "relation.delete" and last[3]["count"] == 1 and last[2] == "agent-7"
+        assert db.audit_verify() == AuditResult(ok=True, events=len(after_supersede) + 1, first_broken=None)
+
+
+def test_every_table_the_app_writes_is_audited(postgresql: psycopg.Connection[Any]) -> None:
+    """Whatever the application role may insert, update or delete has an audit trigger for it."""
+    missing = postgresql.execute("""
+        select c.relname, op
+          from pg_catalog.pg_class c,
+               unnest(array['INSERT', 'UPDATE', 'DELETE']) op
+         where c.relnamespace = 'beliefdb'::regnamespace and c.relkind in ('r', 'p')
+           and has_table_privilege('beliefdb_app', c.oid, op)
+           and not exists (
+                select from pg_catalog.pg_trigger t
+                 where t.tgrelid = c.oid and not t.tgisinternal
+                   and t.tgfoid in ('beliefdb.audit_rows()'::regprocedure,
+                                    'beliefdb.audit_workspace_created()'::regprocedure)
+                   and (t.tgtype & (case op when 'INSERT' then 4 when 'DELETE' then 8 else 16 end)) <> 0)
+         order by 1, 2
+    """).fetchall()
+    # column-level insert (name) on workspace is covered by its genesis trigger
+    assert missing == []
+
+
+def test_app_writes_to_node_are_audited(db_url: str) -> None:
+    """node is writable by the application role; a node written directly is a change too."""
+    ws = workspace_id(db_url, "default")
+    before = len(chain(db_url, ws))
+    with app_session(db_url, ws) as conn:
+        conn.execute("insert into beliefdb.node (kind) values ('decision')")
+        conn.execute("update beliefdb.node set created_at = '2000-01-01'")
+    assert len(chain(db_url, ws)) > before
+
+
+def test_app_may_append_only_through_beliefdb_audit(db_url: str) -> None:
+    ws = workspace_id(db_url, "default")
+    with app_session(db_url, ws) as conn:
+        seq = conn.execute("select beliefdb.audit('note', '{\"why\": \"test\"}')").fetchone()
+    assert seq == (2,)
+    assert chain(db_url, ws)[-1][:2] == (2, "note")
+    assert verify_sql(db_url, ws) == (True, 2, None)
+
+
+# ---------------------------------------------------------------------------------------------
+# verifying
+# ---------------------------------------------------------------------------------------------
+
+
+def test_verify_ok_on_an_untouched_chain(busy: tuple[str, str, int], bdb: beliefdb.BeliefDB) -> None:
+    url, ws, n = busy
+    assert bdb.audit_verify() == AuditResult(ok=True, events=n, first_broken=None)
+    with superuser(url) as conn:
+        head = conn.execute("select seq, hash from beliefdb.audit_head where workspace_id = %s", (ws,)).fetchone()
+        last = conn.execute("select seq, hash from beliefdb.audit_event where workspace_id = %s "
+                            "order by seq desc limit 1", (ws,)).fetchone()
+    assert head == last
+
+
+def test_chain_recomputes_outside_the_database(busy: tuple[str, str, int]) -> None:
+    """hash = sha256(prev_hash || ws 0x1f seq 0x1f epoch-microseconds 0x1f principal 0x1f action ||
+    sha256(payload)): the chain can be checked without trusting beliefdb's own SQL."""
+    url, ws, n = busy
+    with superuser(url) as conn:
+        rows = conn.execute("select seq, at, principal, action, payload::text, payload_hash, prev_hash, hash "
+                            "from beliefdb.audit_event where workspace_id = %s order by seq", (ws,)).fetchall()
+    assert len(rows) == n
+    prev = GENESIS
+    for seq, at, principal, action, payload, payload_hash, prev_hash, link in rows:
+        assert bytes(prev_hash) == prev, seq
+        assert bytes(payload_hash) == hashlib.sha256(payload.encode()).digest(), seq
+        micros = (at - EPOCH) // timedelta(microseconds=1)
+        fields = "\x1f".join([ws, str(seq), str(micros), principal, action]).encode()
+        assert bytes(link) == hashlib.sha256(prev + fields + bytes(payload_hash)).digest(), seq
+        prev = bytes(link)
+
+
+def _middle(n: int) -> int:
+    return n // 2
+
+
+# (tampering as superuser, first_broken as a function of the middle event k and chain length n)
+TAMPERING: dict[str, tuple[str | list[str], Callable[[int, int], int]]] = {
+    "payload edited": ("update beliefdb.audit_event set payload = payload || '{\"count\": 99}' "
+                       "where workspace_id = %(ws)s and seq = %(k)s", lambda k, n: k),
+    "payload hash edited": ("update beliefdb.audit_event set payload_hash = sha256('x') "
+                            "where workspace_id = %(ws)s and seq = %(k)s", lambda k, n: k),
+    "action edited": ("update beliefdb.audit_event set action = 'nothing.happened' "
+                      "where workspace_id = %(ws)s and seq = %(k)s", lambda k, n: k),
+    "principal edited": ("update beliefdb.audit_event set principal = 'someone-else' "
+                         "where workspace_id = %(ws)s and seq = %(k)s", lambda k, n: k),
+    "time edited": ("update beliefdb.audit_event set at = at - interval '1 day' "
+                    "where workspace_id = %(ws)s and seq = %(k)s", lambda k, n: k),
+    # the link that breaks is the one from the survivor after the gap back to the event before it
+    "middle event deleted": ("delete from beliefdb.audit_event where workspace_id = %(ws)s and seq = %(k)s",
+                             lambda k, n: k + 1),
+    "first event deleted": ("delete from beliefdb.audit_event where workspace_id = %(ws)s and seq = 1",
+                            lambda k, n: 2),
+    # nothing follows the last event: the head still names it, so the missing seq n is reported
+    "last event deleted": ("delete from beliefdb.audit_event where workspace_id = %(ws)s and seq = %(n)s",
+                           lambda k, n: n),
+    "all events deleted": ("delete from beliefdb.audit_event where workspace_id = %(ws)s", lambda k, n: 1),
+    "hash edited": ("update beliefdb.audit_event set hash = sha256(hash) "
+                    "where workspace_id = %(ws)s and seq = %(k)s", lambda k, n: k),
+    "prev hash edited": ("update beliefdb.audit_event set prev_hash = sha256(prev_hash) "
+                         "where workspace_id = %(ws)s and seq = %(k)s", lambda k, n: k),
+    "last hash edited": ("update beliefdb.audit_event set hash = sha256(hash) "
+                         "where workspace_id = %(ws)s and seq = %(n)s", lambda k, n: n),
+    # two neighbours swap places: the event now at k was linked as k + 1
+    "events swapped": (["update beliefdb.audit_event set seq = 1000000 where workspace_id = %(ws)s and seq = %(k)s",
+                        "update beliefdb.audit_event set seq = %(k)s where workspace_id = %(ws)s and seq = %(k)s + 1",
+                        "update beliefdb.audit_event set seq = %(k)s + 1 where workspace_id = %(ws)s "
+                        "and seq = 1000000"], lambda k, n: k),
+    # events all hold, but the head says the chain went further: events were cut off the end
+    "head moved on": ("update beliefdb.audit_head set seq = seq + 1 where workspace_id = %(ws)s",
+                      lambda k, n: n + 1),
+    # an event appended behind beliefdb's back (a valid link, but the head does not know it):
+    # the first link that does not belong is the new event n + 1
+    "event appended past the head": (
+        """
+        insert into beliefdb.audit_event (workspace_id, seq, at, principal, action, payload, payload_hash,
+                                          prev_hash, hash)
+        select e.workspace_id, e.seq + 1, e.at, e.principal, 'forged', '{}', beliefdb.audit_payload_hash('{}'),
+               e.hash, beliefdb.audit_link_hash(e.hash, e.workspace_id, e.seq + 1, e.at, e.principal, 'forged',
+                                                beliefdb.audit_payload_hash('{}'))
+          from beliefdb.audit_event e
+         where e.workspace_id = %(ws)s and e.seq = %(n)s
+        """, lambda k, n: n + 1),
+}
+
+
+@pytest.fixture(scope="module")
+def shared_chain(embedded_server: EmbeddedServer) -> Iterator[tuple[str, str, int]]:
+    """A database whose default workspace has a chain of some events, built once; tests tamper
+    with it only inside transactions they roll back."""
+    admin = embedded_server.status().url
+    assert admin is not None
+    name = f"audit_{uuid.uuid4().hex[:12]}"
+    with superuser(admin) as conn:
+        conn.execute(sql.SQL("create database {}").format(sql.Identifier(name)))
+    url = make_conninfo(admin, dbname=name)
+    migrate.upgrade(url)
+    with beliefdb.connect(url) as db:
+        remember(db, 1, "7 days", source="chat")
+        remember(db, 2, "15 days", source="policy", authority="official")
+        remember(db, 3, "15 days", source="faq")
+        ws = db.database.workspace_id
+    n = len(chain(url, ws))
+    assert n > 20
+    yield url, ws, n
+    with superuser(admin) as conn:
+        conn.execute(sql.SQL("drop database if exists {} with (force)").format(sql.Identifier(name)))
+
+
+@pytest.mark.parametrize("tampering", list(TAMPERING))
+def test_verify_finds_the_first_broken_link(shared_chain: tuple[str, str, int], tampering: str) -> None:
+    url, ws, n = shared_chain
+    assert verify_sql(url, ws) == (True, n, None)
+    statements, first_broken = TAMPERING[tampering]
+    k = _middle(n)
+    with psycopg.connect(url) as conn, conn.transaction(force_rollback=True):
+        for statement in [statements] if isinstance(statements, str) else statements:
+            cur = conn.execute(statement, {"ws": ws, "k": k, "n": n})
+            assert cur.rowcount >= 1
+        events = conn.execute("select count(*) from beliefdb.audit_event where workspace_id = %s",
+                              (ws,)).fetchone()
+        assert events is not None
+        expected = (False, events[0], first_broken(k, n))
+        assert conn.execute("select ok, events, first_broken from beliefdb.audit_verify(%s)",
+                            (ws,)).fetchone() == expected
+        # the application role, bound to the workspace, reads the same verdict
+        conn.execute("select set_config('beliefdb.workspace_id', %s, true)", (ws,))
+        conn.execute("set local role beliefdb_app")
+        assert conn.execute("select ok, events, first_broken from beliefdb.audit_verify()").fetchone() == expected
+    # rolled back: the shared chain is whole again
+    assert verify_sql(url, ws) == (True, n, None)
+
+
+def test_redacted_payload_still_verifies(busy: tuple[str, str, int], bdb: beliefdb.BeliefDB) -> None:
+    """Forgetting may drop a payload; the chain links payload hashes, so it still verifies."""
+    url, ws, n = busy
+    with superuser(url) as conn:
+        conn.execute("update beliefdb.audit_event set payload = null where workspace_id = %s and seq = %s",
+                     (ws, _middle(n)))
+    assert bdb.audit_verify() == AuditResult(ok=True, events=n, first_broken=None)
+
+
+def test_relinking_after_an_edit_is_caught_by_the_head(busy: tuple[str, str, int], bdb: beliefdb.BeliefDB) -> None:
+    """Edit event k and recompute every later link (but not the head row, which the chain's
+    writers lock): every event verifies, only the head no longer matches, so n + 1 is reported."""
+    url, ws, n = busy
+    k = _middle(n)
+    with superuser(url) as conn, conn.transaction():
+        conn.execute("update beliefdb.audit_event set action = 'nothing.happened' "
+                     "where workspace_id = %s and seq = %s", (ws, k))
+        for seq in range(k, n + 1):
+            conn.execute("""
+                update beliefdb.audit_event e
+                   set prev_hash = coalesce((select p.hash from beliefdb.audit_event p
+                                              where p.workspace_id = e.workspace_id and p.seq = e.seq - 1),
+                                            beliefdb.audit_genesis()),
+                       hash = beliefdb.audit_link_hash(
+                                  coalesce((select p.hash from beliefdb.audit_event p
+                                             where p.workspace_id = e.workspace_id and p.seq = e.seq - 1),
+                                           beliefdb.audit_genesis()),
+                                  e.workspace_id, e.seq, e.at, e.principal, e.action, e.payload_hash)
+                 where e.workspace_id = %s and e.seq = %s
+            """, (ws, seq))
+    assert bdb.audit_verify() == AuditResult(ok=False, events=n, first_broken=n + 1)
+
+
+def test_later_appends_do_not_heal_a_broken_chain(busy: tuple[str, str, int], bdb: beliefdb.BeliefDB) -> None:
+    url, ws, n = busy
+    k = _middle(n)
+    with superuser(url) as conn:
+        conn.execute("update beliefdb.audit_event set action = 'x' where workspace_id = %s and seq = %s", (ws, k))
+    remember(bdb, 9, "30 days", source="later")
+    result = bdb.audit_verify()
+    assert not result.ok and result.first_broken == k and result.events > n
+
+
+# ---------------------------------------------------------------------------------------------
+# the application role cannot forge
+# ---------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("statement", [
+    "insert into beliefdb.audit_event (workspace_id, seq, principal, action, payload_hash, prev_hash, hash) "
+    "values (%(ws)s, 1000, 'me', 'forged', '\\x00', '\\x00', '\\x00')",
+    "insert into beliefdb.audit_head (workspace_id, seq, hash) values (%(other)s, 0, '\\x00')",
+    "select beliefdb.audit_append(%(ws)s, 'forged', '{}')",
+    "select beliefdb.audit_append(%(other)s, 'forged', '{}')",
+])
+def test_app_cannot_forge_events(db_url: str, statement: str) -> None:
+    ws = workspace_id(db_url, "default")
+    other = str(create_workspace(db_url, "other").id)
+    before = (chain(db_url, ws), chain(db_url, other))
+    with app_session(db_url, ws) as conn, pytest.raises(pg_errors.InsufficientPrivilege,
+                                                        match="permission denied"):
+        conn.execute(statement, {"ws": ws, "other": other})
+    assert (chain(db_url, ws), chain(db_url, other)) == before
+    assert verify_sql(db_url, ws)[0] and verify_sql(db_url, other)[0]
+
+
+# ---------------------------------------------------------------------------------------------
+# concurrency and independence
+# ---------------------------------------------------------------------------------------------
+
+WRITERS = 8
+
+
+def test_concurrent_writers_never_fork_the_chain(db_url: str) -> None:
+    ws = workspace_id(db_url, "default")
+    barrier = threading.Barrier(WRITERS)
+    failures: list[BaseException] = []
+
+    def writer(i: int) -> None:
+        try:
+            with beliefdb.connect(db_url, principal=f"writer-{i}") as db:
+                barrier.wait(timeout=30)
+                for round_ in range(2):
+                    db.remember(f"item {i} costs {round_}", f"item-{i}", "price", f"{round_} EUR",
+                                f"Item {i} costs {round_} EUR.", source=f"feed-{i}",
+                                text=f"Round {round_}. Item {i} costs {round_} EUR.")
+        except BaseException as exc:  # reported below, with the thread's own traceback
+            failures.append(exc)
+
+    threads = [threading.Thread(target=writer, args=(i,)) for i in range(WRITERS)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=120)
+    assert not any(t.is_alive() for t in threads)
+    assert failures == []
+
+    events = chain(db_url, ws)
+    seqs = [e[0] for e in events]
+    assert seqs == list(range(1, len(events) + 1))
+    ingests = [e for e in events if e[1] == "ingest"]
+    assert len(ingests) == WRITERS * 2
+    assert {e[2] for e in ingests} == {f"writer-{i}" for i in range(WRITERS)}
+    assert verify_sql(db_url, ws) == (True, len(events), None)
+    with superuser(db_url) as conn:
+        head = conn.execute("select seq from beliefdb.audit_head where workspace_id = %s", (ws,)).fetchone()
+        links = conn.execute("""
+            select count(*) from beliefdb.audit_event e
+              join beliefdb.audit_event p on p.workspace_id = e.workspace_id and p.seq = e.seq - 1
+             where e.workspace_id = %s and e.prev_hash = p.hash
+        """, (ws,)).fetchone()
+    assert head == (len(events),)
+    assert links == (len(events) - 1,)
+
+
+def test_workspace_chains_are_independent(db_url: str) -> None:
+    a_id = workspace_id(db_url, "default")
+    b_id = str(create_workspace(db_url, "B").id)
+    with beliefdb.connect(db_url) as a, beliefdb.connect(db_url, workspace="B") as b:
+        remember(a, 1)
+        remember(b, 1)
+        remember(b, 2, "30 days", source="policy", authority="official")
+        remember(a, 3, "15 days", source="policy")
+        a_events, b_events = chain(db_url, a_id), chain(db_url, b_id)
+        # each chain numbers from 1 and starts at the genesis hash
+        assert [e[0] for e in a_events] == list(range(1, len(a_events) + 1))
+        assert [e[0] for e in b_events] == list(range(1, len(b_events) + 1))
+        with superuser(db_url) as conn:
+            starts = conn.execute("select workspace_id::text, prev_hash from beliefdb.audit_event where seq = 1"
+                                  ).fetchall()
+            assert {w: bytes(h) for w, h in starts if w in (a_id, b_id)} == {a_id: GENESIS, b_id: GENESIS}
+            conn.execute("update beliefdb.audit_event set payload = '{}' where workspace_id = %s and seq = 2",
+                         (b_id,))
+        assert b.audit_verify() == AuditResult(ok=False, events=len(b_events), first_broken=2)
+        assert a.audit_verify() == AuditResult(ok=True, events=len(a_events), first_broken=None)
+        # A keeps appending on its own intact chain
+        remember(a, 4, "20 days", source="mail")
+        assert a.audit_verify().ok
+        assert b.audit_verify().first_broken == 2
+
+
+# ---------------------------------------------------------------------------------------------
+# the CLI
+# ---------------------------------------------------------------------------------------------
+
+
+def test_cli_audit_verify_json(busy: tuple[str, str, int]) -> None:
+    url, ws, n = busy
+    runner = CliRunner()
+    good = runner.invoke(app, ["audit", "verify", "--json", "--db", url])
+    assert good.exit_code == 0, good.output
+    assert json.loads(good.stdout) == {"ok": True, "events": n, "first_broken": None}
+
+    text = runner.invoke(app, ["audit", "verify", "--db", url])
+    assert text.exit_code == 0, text.output
+    assert "ok" in text.stdout and str(n) in text.stdout
+
+    k = _middle(n)
+    with superuser(url) as conn:
+        conn.execute("delete from beliefdb.audit_event where workspace_id = %s and seq = %s", (ws, k))
+    bad = runner.invoke(app, ["audit", "verify", "--json", "--db", url])
+    assert bad.exit_code == 1, bad.output
+    assert json.loads(bad.stdout) == {"ok": False, "events": n - 1, "first_broken": k + 1}
+
+    broken_text = runner.invoke(app, ["audit", "verify", "--db", url])
+    assert broken_text.exit_code == 1
+    assert "BROKEN" in broken_text.stdout and str(k + 1) in broken_text.stdout
+
+
+def test_cli_audit_verify_names_the_workspace(db_url: str) -> None:
+    b_id = str(create_workspace(db_url, "B").id)
+    with superuser(db_url) as conn:
+        conn.execute("update beliefdb.audit_event set action = 'x' where workspace_id = %s and seq = 1", (b_id,))
+    runner = CliRunner()
+    default = runner.invoke(app, ["audit", "verify", "--json", "--db", db_url])
+    assert default.exit_code == 0, default.output
+    assert json.loads(default.stdout) == {"ok": True, "events": 1, "first_broken": None}
+    b = runner.invoke(app, ["audit", "verify", "--json", "--db", db_url, "--workspace", "B"])
+    assert b.exit_code == 1, b.output
+    assert json.loads(b.stdout) == {"ok": False, "events": 1, "first_broken": 1}
+    unknown = runner.invoke(app, ["audit", "verify", "--json", "--db", db_url, "--workspace", "nowhere"])
+    assert unknown.exit_code == 1
+    assert json.loads(unknown.stdout)["error"] == "unknown_workspace"

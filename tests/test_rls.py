@@ -1,0 +1,526 @@
+"""Truth rule 13: workspaces are kept apart by row-level security in the database, whatever SQL
+the application role runs, and workspace ids come from the server."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+import psycopg
+import pytest
+from psycopg import errors as pg_errors
+from psycopg import sql
+from psycopg.conninfo import make_conninfo
+
+import beliefdb
+from beliefdb import errors, migrate
+from beliefdb.embedded import EmbeddedServer
+from beliefdb.workspaces import create_workspace
+
+# Every table that holds workspace rows (test_every_workspace_table_has_row_level_security
+# keeps this list equal to the catalog's).
+WORKSPACE_TABLES = (
+    "node", "source", "source_version", "fragment", "belief", "evidence", "relation", "justification",
+    "justification_antecedent", "decision", "action", "correction", "run", "step", "audit_event", "audit_head",
+)
+AUDIT_TABLES = ("audit_event", "audit_head")
+VIEWS = ("current_beliefs", "belief_evidence", "belief_history")
+
+
+@dataclass(frozen=True)
+class Tenant:
+    """Ids of one workspace's rows, for statements that aim at them."""
+
+    ws: str
+    source: str
+    version: str
+    fragment: str
+    old_belief: str
+    new_belief: str
+    decision: str
+    run: str
+
+
+@dataclass(frozen=True)
+class Tenants:
+    url: str
+    a: Tenant
+    b: Tenant
+
+
+def _populate(url: str, name: str, value: str) -> Tenant:
+    """Two sources whose beliefs supersede one another, plus a decision, action, correction, run
+    and step (written as superuser: the library does not create those yet)."""
+    ws = str(create_workspace(url, name).id)
+    with beliefdb.connect(url, workspace=name) as db:
+        old = db.remember(f"{name}: returns within 7 days", "return_policy", "window", "7 days",
+                          "Returns are accepted within 7 days.", source="chat",
+                          text=f"Hello from {name}. Returns are accepted within 7 days.")
+        new = db.remember(f"{name}: returns within {value}", "return_policy", "window", value,
+                          f"Returns are accepted within {value}.", source="policy",
+                          text=f"Returns are accepted within {value}.", authority="official")
+    assert len(old.accepted) == 1 and len(new.accepted) == 1
+    assert [(s.old, s.new) for s in new.superseded] == [(old.accepted[0].id, new.accepted[0].id)]
+    with psycopg.connect(url, autocommit=True) as conn:
+        row = conn.execute("""
+            select s.id::text, v.id::text, f.id::text
+              from beliefdb.source s
+              join beliefdb.source_version v on v.workspace_id = s.workspace_id and v.source_id = s.id
+              join beliefdb.fragment f on f.workspace_id = v.workspace_id and f.source_version_id = v.id
+             where s.workspace_id = %s and s.name = 'policy'
+        """, (ws,)).fetchone()
+        assert row is not None
+        source, version, fragment = row
+        decision = conn.execute("insert into beliefdb.decision (workspace_id, title) values (%s, 'refuse 1042') "
+                                "returning id::text", (ws,)).fetchone()
+        assert decision is not None
+        conn.execute("insert into beliefdb.action (workspace_id, decision_id, description) "
+                     "values (%s, %s, 'email the customer')", (ws, decision[0]))
+        conn.execute("insert into beliefdb.correction (workspace_id, belief_id, belief_revision, reviewer, "
+                     "new_statement) values (%s, %s, 1, 'rita', 'corrected')", (ws, str(new.accepted[0].id)))
+        run = conn.execute("insert into beliefdb.run (workspace_id, task) values (%s, 'answer') returning id::text",
+                           (ws,)).fetchone()
+        assert run is not None
+        conn.execute("insert into beliefdb.step (workspace_id, run_id, seq, kind) values (%s, %s, 0, 'user_input')",
+                     (ws, run[0]))
+    return Tenant(ws=ws, source=source, version=version, fragment=fragment, old_belief=str(old.accepted[0].id),
+                  new_belief=str(new.accepted[0].id), decision=decision[0], run=run[0])
+
+
+def _check_both_present(t: Tenants) -> None:
+    """Every table and view holds rows of both workspaces (else "sees only A" proves nothing)."""
+    with psycopg.connect(t.url, autocommit=True) as conn:
+        for table in (*WORKSPACE_TABLES, *VIEWS):
+            for tenant in (t.a, t.b):
+                row = conn.execute(sql.SQL("select count(*) from beliefdb.{} where workspace_id = %s")
+                                   .format(sql.Identifier(table)), (tenant.ws,)).fetchone()
+                assert row is not None and row[0] > 0, (table, tenant.ws)
+
+
+def _create_database(admin: str, template: str | None = None) -> str:
+    name = f"rls_{uuid.uuid4().hex[:12]}"
+    with psycopg.connect(admin, autocommit=True) as conn:
+        if template is None:
+            conn.execute(sql.SQL("create database {}").format(sql.Identifier(name)))
+        else:
+            conn.execute(sql.SQL("create database {} template {}").format(sql.Identifier(name),
+                                                                          sql.Identifier(template)))
+    return name
+
+
+def _drop_database(admin: str, name: str) -> None:
+    with psycopg.connect(admin, autocommit=True) as conn:
+        conn.execute(sql.SQL("drop database if exists {} with (force)").format(sql.Identifier(name)))
+
+
+@pytest.fixture(scope="module")
+def populated(embedded_server: EmbeddedServer) -> Iterator[tuple[str, str, Tenants]]:
+    """Workspaces A and B with beliefs, built once through the library; tests that only read use it
+    as is, tests that write get a copy (create database ... template)."""
+    admin = embedded_server.status().url
+    assert admin is not None
+    name = _create_database(admin)
+    url = make_conninfo(admin, dbname=name)
+    migrate.upgrade(url)
+    built = Tenants(url=url, a=_populate(url, "A", "15 days"), b=_populate(url, "B", "30 days"))
+    _check_both_present(built)
+    yield admin, name, built
+    _drop_database(admin, name)
+
+
+@pytest.fixture
+def shared(populated: tuple[str, str, Tenants]) -> Tenants:
+    """The module's populated database, for tests that write nothing."""
+    return populated[2]
+
+
+@pytest.fixture
+def tenants(populated: tuple[str, str, Tenants]) -> Iterator[Tenants]:
+    """A private copy of the populated database, for tests that write or try to."""
+    admin, template, built = populated
+    name = _create_database(admin, template)
+    copy = Tenants(url=make_conninfo(admin, dbname=name), a=built.a, b=built.b)
+    yield copy
+    _drop_database(admin, name)
+
+
+@contextmanager
+def app_session(url: str, workspace_id: str | None) -> Iterator[psycopg.Connection[Any]]:
+    """A raw connection acting as beliefdb_app, bound to a workspace (or to none)."""
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute("select set_config('beliefdb.workspace_id', %s, false)", (workspace_id or "",))
+        conn.execute("set role beliefdb_app")
+        assert conn.execute("select current_user").fetchone() == ("beliefdb_app",)
+        yield conn
+
+
+def superuser_count(url: str, table: str, ws: str) -> int:
+    with psycopg.connect(url, autocommit=True) as conn:
+        row = conn.execute(sql.SQL("select count(*) from beliefdb.{} where workspace_id = %s")
+                           .format(sql.Identifier(table)), (ws,)).fetchone()
+    assert row is not None
+    return int(row[0])
+
+
+def fingerprint(url: str, ws: str) -> dict[str, tuple[int, str]]:
+    """Row count and a hash of every row of a workspace, per table, read as superuser."""
+    out = {}
+    with psycopg.connect(url, autocommit=True) as conn:
+        for table in WORKSPACE_TABLES:
+            row = conn.execute(sql.SQL(
+                "select count(*), coalesce(md5(string_agg(t::text, '|' order by t::text)), '') "
+                "from beliefdb.{} t where workspace_id = %s").format(sql.Identifier(table)), (ws,)).fetchone()
+            assert row is not None
+            out[table] = (int(row[0]), str(row[1]))
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# the catalog: every workspace table is under row-level security
+# ---------------------------------------------------------------------------------------------
+
+
+def test_every_workspace_table_has_row_level_security(postgresql: psycopg.Connection[Any]) -> None:
+    rows = postgresql.execute("""
+        select c.relname, c.relrowsecurity,
+               exists (select from pg_catalog.pg_policies p
+                        where p.schemaname = 'beliefdb' and p.tablename = c.relname
+                          and 'beliefdb_app' = any(p.roles) and p.cmd = 'ALL'
+                          and p.qual like '%current_workspace_id()%'
+                          and p.with_check like '%current_workspace_id()%')
+          from pg_catalog.pg_class c
+         where c.relnamespace = 'beliefdb'::regnamespace and c.relkind in ('r', 'p')
+           and exists (select from pg_catalog.pg_attribute a
+                        where a.attrelid = c.oid and a.attname = 'workspace_id' and not a.attisdropped)
+    """).fetchall()
+    assert sorted(r[0] for r in rows) == sorted(WORKSPACE_TABLES)
+    assert [r for r in rows if not (r[1] and r[2])] == []
+
+
+def test_views_are_security_invoker(postgresql: psycopg.Connection[Any]) -> None:
+    rows = postgresql.execute("""
+        select c.relname, coalesce(c.reloptions, '{}')
+          from pg_catalog.pg_class c
+         where c.relnamespace = 'beliefdb'::regnamespace and c.relkind in ('v', 'm')
+    """).fetchall()
+    assert sorted(r[0] for r in rows) == sorted(VIEWS)
+    assert all("security_invoker=true" in r[1] for r in rows), rows
+
+
+def test_app_role_bypasses_nothing(postgresql: psycopg.Connection[Any]) -> None:
+    row = postgresql.execute("select rolsuper, rolbypassrls, rolcanlogin from pg_catalog.pg_roles "
+                             "where rolname = 'beliefdb_app'").fetchone()
+    assert row == (False, False, False)
+    owned = postgresql.execute("select count(*) from pg_catalog.pg_class "
+                               "where relowner = 'beliefdb_app'::regrole").fetchone()
+    assert owned == (0,)
+
+
+# ---------------------------------------------------------------------------------------------
+# reading
+# ---------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("table", WORKSPACE_TABLES)
+def test_bound_session_reads_only_its_workspace(shared: Tenants, table: str) -> None:
+    own = superuser_count(shared.url, table, shared.a.ws)
+    with app_session(shared.url, shared.a.ws) as conn:
+        total = conn.execute(sql.SQL("select count(*) from beliefdb.{}").format(sql.Identifier(table))).fetchone()
+        others = conn.execute(sql.SQL("select count(*) from beliefdb.{} where workspace_id <> %s")
+                              .format(sql.Identifier(table)), (shared.a.ws,)).fetchone()
+        aimed = conn.execute(sql.SQL("select count(*) from beliefdb.{} where workspace_id = %s")
+                             .format(sql.Identifier(table)), (shared.b.ws,)).fetchone()
+    assert total == (own,)
+    assert others == (0,)
+    assert aimed == (0,)
+
+
+@pytest.mark.parametrize("view", VIEWS)
+def test_views_show_only_the_bound_workspace(shared: Tenants, view: str) -> None:
+    own = superuser_count(shared.url, view, shared.a.ws)
+    with app_session(shared.url, shared.a.ws) as conn:
+        rows = conn.execute(sql.SQL("select workspace_id::text from beliefdb.{}")
+                            .format(sql.Identifier(view))).fetchall()
+    assert len(rows) == own
+    assert {r[0] for r in rows} == {shared.a.ws}
+
+
+def test_views_never_name_the_other_workspaces_beliefs(shared: Tenants) -> None:
+    with app_session(shared.url, shared.a.ws) as conn:
+        statements = conn.execute("select statement from beliefdb.current_beliefs "
+                                  "union all select statement from beliefdb.belief_evidence "
+                                  "union all select new_statement from beliefdb.belief_history "
+                                  "union all select old_statement from beliefdb.belief_history").fetchall()
+        ids = conn.execute("select id::text from beliefdb.current_beliefs union all "
+                           "select belief_id::text from beliefdb.belief_evidence").fetchall()
+    assert statements and all(s[0].startswith("A:") for s in statements), statements
+    assert shared.b.new_belief not in {i[0] for i in ids}
+
+
+def test_library_session_sees_only_its_workspace(shared: Tenants) -> None:
+    with beliefdb.connect(shared.url, workspace="A") as db:
+        assert db.database.workspace_id == shared.a.ws
+        with db.database.transaction() as conn:
+            assert conn.execute("select current_user").fetchone() == ("beliefdb_app",)
+            seen = conn.execute("select distinct workspace_id::text from beliefdb.belief").fetchall()
+            b_rows = conn.execute("select count(*) from beliefdb.belief where id = %s",
+                                  (shared.b.new_belief,)).fetchone()
+        values = {b.value for b in db.beliefs(include_all=True)}
+    assert seen == [(shared.a.ws,)]
+    assert b_rows == (0,)
+    assert values == {"7 days", "15 days"}
+
+
+def test_functions_given_another_workspace_id_see_nothing(shared: Tenants) -> None:
+    """Functions run as the caller: an explicit workspace id does not get around row-level security."""
+    with app_session(shared.url, shared.a.ws) as conn:
+        assert conn.execute("select beliefdb.in_force(%s, %s)", (shared.b.ws, shared.b.version)).fetchone() == (None,)
+        assert conn.execute("select count(*) from beliefdb.rivals(%s, %s)",
+                            (shared.b.ws, shared.b.new_belief)).fetchone() == (0,)
+        # no source of B's belief shows up in its confidence factors
+        assert conn.execute("select count(*) from beliefdb.confidence_factors(%s, %s) where factor = 'authority'",
+                            (shared.b.ws, shared.b.new_belief)).fetchone() == (0,)
+        with pytest.raises(pg_errors.InsufficientPrivilege, match="row-level security"):
+            conn.execute("select beliefdb.add_evidence(%s, %s, %s)",
+                         (shared.b.ws, shared.b.old_belief, shared.b.fragment))
+
+
+# ---------------------------------------------------------------------------------------------
+# writing
+# ---------------------------------------------------------------------------------------------
+
+# (table, insert statement): %(...)s names a field of the Tenant the row is aimed at.
+INSERTS = [
+    ("node", "insert into beliefdb.node (workspace_id, kind) values (%(ws)s, 'decision')"),
+    ("source", "insert into beliefdb.source (workspace_id, name) values (%(ws)s, 'forged')"),
+    ("source_version", "insert into beliefdb.source_version (workspace_id, source_id, version, content, sha256) "
+                       "values (%(ws)s, %(source)s, 99, 'forged text', '')"),
+    ("fragment", "insert into beliefdb.fragment (workspace_id, source_version_id, start_offset, end_offset, text) "
+                 "values (%(ws)s, %(version)s, 0, 7, 'Returns')"),
+    ("belief", "insert into beliefdb.belief (workspace_id, statement, subject, attribute, value) "
+               "values (%(ws)s, 'forged', 'forged', 'forged', 'forged')"),
+    ("evidence", "insert into beliefdb.evidence (workspace_id, belief_id, fragment_id, quote, role) "
+                 "select %(ws)s, %(old_belief)s, %(fragment)s, f.text, 'mentions' "
+                 "from (values (%(fragment)s::uuid)) v(id) "
+                 "left join beliefdb.fragment f on f.id = v.id"),
+    ("relation", "insert into beliefdb.relation (workspace_id, from_belief, to_belief, kind) "
+                 "values (%(ws)s, %(old_belief)s, %(new_belief)s, 'clarifies')"),
+    ("justification", "insert into beliefdb.justification (workspace_id, consequent) "
+                      "values (%(ws)s, %(decision)s)"),
+    ("justification_antecedent",
+     "insert into beliefdb.justification_antecedent (workspace_id, justification_id, antecedent, edge_kind) "
+     "select %(ws)s, j.id, %(decision)s, 'supports' from beliefdb.justification j "
+     "where j.workspace_id = beliefdb.current_workspace_id() limit 1"),
+    ("decision", "insert into beliefdb.decision (workspace_id, title) values (%(ws)s, 'forged')"),
+    ("action", "insert into beliefdb.action (workspace_id, decision_id, description) "
+               "values (%(ws)s, %(decision)s, 'forged')"),
+    ("correction", "insert into beliefdb.correction (workspace_id, belief_id, belief_revision, reviewer, "
+                   "new_statement) values (%(ws)s, %(new_belief)s, 1, 'mallory', 'forged')"),
+    ("run", "insert into beliefdb.run (workspace_id, task) values (%(ws)s, 'forged')"),
+    ("step", "insert into beliefdb.step (workspace_id, run_id, seq, kind) values (%(ws)s, %(run)s, 5, 'plan')"),
+]
+
+
+# BEFORE ROW triggers run before the row-level security check of the new row. The fragment
+# trigger reads the source version as the caller, cannot see B's version, and refuses the
+# fragment as not matching the source text (BD001) before the policy gets to say so.
+REFUSALS = {"fragment": ("BD001", "fragment text is not the source text")}
+
+
+def test_inserts_cover_every_writable_table() -> None:
+    assert sorted(t for t, _ in INSERTS) == sorted(set(WORKSPACE_TABLES) - set(AUDIT_TABLES))
+
+
+@pytest.mark.parametrize(("table", "statement"), INSERTS, ids=[t for t, _ in INSERTS])
+def test_cannot_insert_into_another_workspace(shared: Tenants, table: str, statement: str) -> None:
+    before = fingerprint(shared.url, shared.b.ws)
+    with app_session(shared.url, shared.a.ws) as conn:
+        # the same statement aimed at the bound workspace works: the refusal below is isolation
+        with conn.transaction(force_rollback=True):
+            cur = conn.execute(statement, vars(shared.a))
+            assert cur.rowcount == 1
+        with pytest.raises(psycopg.Error) as refused, conn.transaction(force_rollback=True):
+            conn.execute(statement, vars(shared.b))
+    sqlstate, message = REFUSALS.get(table, ("42501", "new row violates row-level security policy"))
+    assert refused.value.sqlstate == sqlstate
+    assert message in str(refused.value)
+    assert fingerprint(shared.url, shared.b.ws) == before
+
+
+def test_cannot_move_a_row_into_another_workspace(shared: Tenants) -> None:
+    with app_session(shared.url, shared.a.ws) as conn, pytest.raises(
+            pg_errors.InsufficientPrivilege, match="new row violates row-level security policy"), \
+            conn.transaction(force_rollback=True):
+        conn.execute("update beliefdb.run set workspace_id = %s where id = %s", (shared.b.ws, shared.a.run))
+
+
+@pytest.mark.parametrize("table", [t for t in WORKSPACE_TABLES if t not in AUDIT_TABLES])
+def test_cannot_update_or_delete_another_workspaces_rows(tenants: Tenants, table: str) -> None:
+    before = fingerprint(tenants.url, tenants.b.ws)
+    own = superuser_count(tenants.url, table, tenants.a.ws)
+    ident = sql.Identifier(table)
+    with app_session(tenants.url, tenants.a.ws) as conn:
+        if table != "source_version":  # immutable text: no update at all (test below)
+            cur = conn.execute(sql.SQL("update beliefdb.{} set workspace_id = workspace_id where workspace_id = %s")
+                               .format(ident), (tenants.b.ws,))
+            assert cur.rowcount == 0
+            # an unfiltered update reaches exactly the bound workspace's rows
+            cur = conn.execute(sql.SQL("update beliefdb.{} set workspace_id = workspace_id").format(ident))
+            assert cur.rowcount == own
+        cur = conn.execute(sql.SQL("delete from beliefdb.{} where workspace_id = %s").format(ident), (tenants.b.ws,))
+        assert cur.rowcount == 0
+        # an unfiltered delete removes exactly the bound workspace's rows
+        cur = conn.execute(sql.SQL("delete from beliefdb.{}").format(ident))
+        assert cur.rowcount == own
+    assert superuser_count(tenants.url, table, tenants.a.ws) == 0
+    assert fingerprint(tenants.url, tenants.b.ws) == before
+
+
+def test_cannot_update_another_workspaces_belief_by_id(tenants: Tenants) -> None:
+    with app_session(tenants.url, tenants.a.ws) as conn:
+        cur = conn.execute("update beliefdb.belief set value = 'hacked', status = 'retracted' where id = %s",
+                           (tenants.b.new_belief,))
+        assert cur.rowcount == 0
+        cur = conn.execute("delete from beliefdb.source where id = %s", (tenants.b.source,))
+        assert cur.rowcount == 0
+    with psycopg.connect(tenants.url, autocommit=True) as conn:
+        assert conn.execute("select value, status::text from beliefdb.belief where id = %s",
+                            (tenants.b.new_belief,)).fetchone() == ("30 days", "current")
+        assert conn.execute("select count(*) from beliefdb.source where id = %s",
+                            (tenants.b.source,)).fetchone() == (1,)
+
+
+# ---------------------------------------------------------------------------------------------
+# unbound sessions
+# ---------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("relation", [*WORKSPACE_TABLES, *VIEWS])
+def test_unbound_session_sees_nothing(shared: Tenants, relation: str) -> None:
+    with app_session(shared.url, None) as conn:
+        assert conn.execute("select beliefdb.current_workspace_id()").fetchone() == (None,)
+        row = conn.execute(sql.SQL("select count(*) from beliefdb.{}").format(sql.Identifier(relation))).fetchone()
+    assert row == (0,)
+
+
+def test_unbound_session_cannot_write(shared: Tenants) -> None:
+    before = fingerprint(shared.url, shared.a.ws)
+    with app_session(shared.url, None) as conn:
+        # the workspace defaults to the (absent) bound one, which no policy admits
+        with pytest.raises(pg_errors.InsufficientPrivilege, match="row-level security"), \
+                conn.transaction(force_rollback=True):
+            conn.execute("insert into beliefdb.source (name) values ('orphan')")
+        with pytest.raises(pg_errors.InsufficientPrivilege, match="row-level security"), \
+                conn.transaction(force_rollback=True):
+            conn.execute("insert into beliefdb.source (workspace_id, name) values (%s, 'orphan')", (shared.a.ws,))
+        with conn.transaction(force_rollback=True):
+            assert conn.execute("update beliefdb.belief set value = 'x'").rowcount == 0
+            assert conn.execute("delete from beliefdb.node").rowcount == 0
+    assert fingerprint(shared.url, shared.a.ws) == before
+
+
+# ---------------------------------------------------------------------------------------------
+# privileges of the application role
+# ---------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("statement", [
+    "update beliefdb.audit_event set payload = '{}'",
+    "update beliefdb.audit_event set action = 'nothing happened' where seq = 1",
+    "delete from beliefdb.audit_event",
+    "delete from beliefdb.audit_event where seq = 1",
+    "truncate beliefdb.audit_event",
+    "update beliefdb.audit_head set seq = 0",
+    "delete from beliefdb.audit_head",
+])
+def test_app_cannot_rewrite_the_audit_chain(shared: Tenants, statement: str) -> None:
+    before = fingerprint(shared.url, shared.a.ws)
+    with app_session(shared.url, shared.a.ws) as conn:
+        # its own chain is readable
+        row = conn.execute("select count(*) from beliefdb.audit_event").fetchone()
+        assert row is not None and row[0] > 0
+        with pytest.raises(pg_errors.InsufficientPrivilege, match="permission denied"), \
+                conn.transaction(force_rollback=True):
+            conn.execute(statement)
+    assert fingerprint(shared.url, shared.a.ws) == before
+
+
+@pytest.mark.parametrize("statement", [
+    "update beliefdb.source_version set content = 'rewritten'",
+    "update beliefdb.source_version set sha256 = '\\x00'",
+    "update beliefdb.source_version set label = 'relabelled'",
+])
+def test_app_cannot_update_source_version_text(shared: Tenants, statement: str) -> None:
+    with app_session(shared.url, shared.a.ws) as conn, pytest.raises(
+            pg_errors.InsufficientPrivilege, match="permission denied"), conn.transaction(force_rollback=True):
+        conn.execute(statement)
+    with psycopg.connect(shared.url, autocommit=True) as conn:
+        assert conn.execute("select content from beliefdb.source_version where id = %s",
+                            (shared.a.version,)).fetchone() == ("Returns are accepted within 15 days.",)
+
+
+@pytest.mark.parametrize("statement", [
+    "insert into beliefdb.workspace (id, name) values ('00000000-0000-4000-8000-000000000001', 'chosen')",
+    "insert into beliefdb.workspace (name, created_at) values ('backdated', '2000-01-01')",
+    "update beliefdb.workspace set name = 'renamed' where name = 'B'",
+    "update beliefdb.workspace set id = '00000000-0000-4000-8000-000000000001' where name = 'B'",
+    "delete from beliefdb.workspace where name = 'B'",
+])
+def test_app_can_create_workspaces_by_name_only(shared: Tenants, statement: str) -> None:
+    with app_session(shared.url, shared.a.ws) as conn:
+        with pytest.raises(pg_errors.InsufficientPrivilege, match="permission denied"), \
+                conn.transaction(force_rollback=True):
+            conn.execute(statement)
+        # what it may do: name a new workspace and get the server's id back
+        with conn.transaction(force_rollback=True):
+            row = conn.execute("insert into beliefdb.workspace (name) values ('by-name') returning id").fetchone()
+            assert row is not None and isinstance(row[0], uuid.UUID) and str(row[0]) not in (shared.a.ws,
+                                                                                            shared.b.ws)
+    with psycopg.connect(shared.url, autocommit=True) as conn:
+        rows = dict(conn.execute("select name, id::text from beliefdb.workspace").fetchall())
+    assert rows.keys() == {"default", "A", "B"}
+    assert (rows["A"], rows["B"]) == (shared.a.ws, shared.b.ws)
+
+
+def test_workspace_ids_are_server_generated_uuids(db_url: str) -> None:
+    made = [create_workspace(db_url, f"w{i}") for i in range(5)]
+    ids = [w.id for w in made]
+    assert all(isinstance(i, uuid.UUID) and i.version == 4 for i in ids)
+    assert len(set(ids)) == len(ids)
+    with psycopg.connect(db_url, autocommit=True) as conn:
+        stored = dict(conn.execute("select name, id from beliefdb.workspace").fetchall())
+        default = conn.execute("""
+            select pg_catalog.pg_get_expr(d.adbin, d.adrelid)
+              from pg_catalog.pg_attrdef d
+              join pg_catalog.pg_attribute a on a.attrelid = d.adrelid and a.attnum = d.adnum
+             where d.adrelid = 'beliefdb.workspace'::regclass and a.attname = 'id'
+        """).fetchone()
+        may_choose = conn.execute("select has_column_privilege('beliefdb_app', 'beliefdb.workspace', 'id', 'INSERT'), "
+                                  "has_column_privilege('beliefdb_app', 'beliefdb.workspace', 'name', 'INSERT')"
+                                  ).fetchone()
+    assert {w.name: w.id for w in made}.items() <= stored.items()
+    assert default == ("gen_random_uuid()",)
+    assert may_choose == (False, True)
+
+
+def test_unknown_workspace_is_refused(shared: Tenants) -> None:
+    with pytest.raises(errors.UnknownWorkspace, match="nowhere"):
+        beliefdb.connect(shared.url, workspace="nowhere")
+    # names are not ids: a workspace's id is not accepted as its name
+    with pytest.raises(errors.UnknownWorkspace):
+        beliefdb.connect(shared.url, workspace=shared.b.ws)
+
+
+def test_security_definer_functions_the_app_may_call(postgresql: psycopg.Connection[Any]) -> None:
+    """Only beliefdb.audit runs with the owner's rights on the app's behalf; the audit internals
+    (which take any workspace id) are not callable by the application role."""
+    rows = postgresql.execute("""
+        select p.oid::regprocedure::text
+          from pg_catalog.pg_proc p
+         where p.pronamespace = 'beliefdb'::regnamespace and p.prosecdef
+           and has_function_privilege('beliefdb_app', p.oid, 'execute')
+    """).fetchall()
+    assert rows == [("beliefdb.audit(text,jsonb)",)]
