@@ -15,7 +15,6 @@ import typer
 from beliefdb import audit as audit_mod
 from beliefdb import beliefs as beliefs_mod
 from beliefdb import ingest as ingest_mod
-from beliefdb import migrate as migrate_mod
 from beliefdb import render, workspaces
 from beliefdb.connector import DEFAULT_WORKSPACE, Database, ensure_migrated, probe, resolve_url
 from beliefdb.embedded import EmbeddedServer
@@ -106,7 +105,8 @@ def _parse_time(value: str | None, as_json: bool) -> datetime | None:
 
 @app.command()
 def ingest(
-    paths: Annotated[list[Path], typer.Argument(help="UTF-8 .txt or .md files.", show_default=False)],
+    paths: Annotated[list[Path], typer.Argument(help="UTF-8 .txt, .md or .markdown files.", show_default=False,
+                                                metavar="PATH...")],
     source: Annotated[str | None, typer.Option(help="Source name (default: the file name). One file only.")] = None,
     authority: Annotated[Authority | None, typer.Option(
         help="Authority tier of the source (new sources default to internal).")] = None,
@@ -123,8 +123,9 @@ def ingest(
 ) -> None:
     """Store documents as source versions and extract beliefs whose quotes pass the evidence gate.
 
-    The same file twice is a no-op; a changed file is a new version of the same source, which
-    supersedes what the old version said and the new one contradicts.
+    The same file twice is a no-op. A changed file is a new version of the same source.
+
+    A new version supersedes what the old version said and the new one contradicts.
     """
     options = ingest_mod.SourceOptions(name=source, authority=authority.value if authority else None,
                                        provenance=label.value if label else None, version_label=version_label)
@@ -137,10 +138,16 @@ def ingest(
             results = ingest_mod.ingest_paths(database, paths, options, claims=claims, extractor=extractor.value)
     failed = [r for r in results if isinstance(r, IngestFailure)]
     if as_json:
-        typer.echo(render.to_json(results[0] if len(results) == 1 and not failed else results))
+        if len(results) == 1 and failed:
+            typer.echo(render.to_json({"error": failed[0].error, "message": failed[0].message}))
+        else:
+            typer.echo(render.to_json(results[0] if len(results) == 1 else results))
     else:
         for r in results:
-            typer.echo(render.ingest_report(r), err=isinstance(r, IngestFailure))
+            if isinstance(r, IngestFailure):
+                typer.echo(f"error: {r.message}", err=True)
+            else:
+                typer.echo(render.ingest_report(r))
     if failed:
         raise typer.Exit(1)
 
@@ -181,6 +188,8 @@ def migrate(
     db: DbUrl = None, home: Home = None, as_json: Json = False,
 ) -> None:
     """Bring the database schema to the current version (idempotent)."""
+    from beliefdb import migrate as migrate_mod  # alembic loads only for this command
+
     with _errors(as_json):
         if sql:
             typer.echo(migrate_mod.upgrade_sql())

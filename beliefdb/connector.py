@@ -97,6 +97,9 @@ def app_connection(url: str, workspace_id: str | None = None,
     probe(url)
     with translated_errors(), psycopg.connect(url) as conn:
         _bind(conn, workspace_id, principal)
+        row = conn.execute("select to_regclass('beliefdb.workspace')").fetchone()
+        if row is None or row[0] is None:
+            raise errors.DatabaseUnavailable("beliefdb is not installed in this database: run 'beliefdb migrate'")
         yield conn
 
 

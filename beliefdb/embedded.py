@@ -82,6 +82,9 @@ class EmbeddedServer:
         try:
             self.home.mkdir(parents=True, exist_ok=True)
             server = ep.get_server(self.pgdata, cleanup_mode=None)
+            # get_server caches one handle per data dir in this process: after a stop, restart it
+            with ep.PostgresServer._lock:
+                server.ensure_postgres_running()
             maintenance = server.get_uri()
         except (OSError, subprocess.SubprocessError, AssertionError) as exc:
             log = self.pgdata / "log"

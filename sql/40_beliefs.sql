@@ -2,20 +2,6 @@
 -- Python reads files and proposes claims with offsets; everything that decides what is
 -- true is here.
 
--- The version of a source that is in force: its latest, unless the source is retracted.
-create or replace function beliefdb.in_force(p_workspace_id uuid, p_source_version_id uuid) returns boolean
-language sql stable
-set search_path = pg_catalog, pg_temp
-as $$
-    select s.retracted_at is null
-           and v.version = (select max(v2.version) from beliefdb.source_version v2
-                             where v2.workspace_id = v.workspace_id and v2.source_id = v.source_id)
-      from beliefdb.source_version v
-      join beliefdb.source s on s.workspace_id = v.workspace_id and s.id = v.source_id
-     where v.workspace_id = p_workspace_id and v.id = p_source_version_id
-$$;
-comment on function beliefdb.in_force(uuid, uuid) is 'Whether a source version is in force: the latest of a source that is not retracted';
-
 -- The fragment at exactly these offsets of a version, created if missing.
 create or replace function beliefdb.fragment_at(p_workspace_id uuid, p_source_version_id uuid,
                                                 p_start integer, p_end integer) returns uuid
@@ -153,13 +139,19 @@ begin
             v_superseded := v_superseded || jsonb_build_object('old', p_belief_id, 'new', v_rival);
             exit;
         else
+            -- a tie opens a conflict once; settling the same pair again changes nothing
+            continue when exists (
+                select from beliefdb.relation r
+                 where r.workspace_id = p_workspace_id and r.kind = 'conflicts_with'
+                   and (r.from_belief, r.to_belief) in ((p_belief_id, v_rival), (v_rival, p_belief_id)));
             insert into beliefdb.relation (workspace_id, from_belief, to_belief, kind, reason)
-            select p_workspace_id, p_belief_id, v_rival, 'conflicts_with', 'rule 8: equal authority and recency'
-             where not exists (select from beliefdb.relation r
-                                where r.workspace_id = p_workspace_id and r.kind = 'conflicts_with'
-                                  and (r.from_belief, r.to_belief) in ((p_belief_id, v_rival), (v_rival, p_belief_id)));
+            values (p_workspace_id, p_belief_id, v_rival, 'conflicts_with', 'rule 8: equal authority and recency');
             update beliefdb.belief set status = 'conflicting', revision = revision + 1
              where workspace_id = p_workspace_id and id in (p_belief_id, v_rival) and status <> 'conflicting';
+            insert into beliefdb.review_item (workspace_id, kind, node, other_node, reason)
+            values (p_workspace_id, 'conflict', p_belief_id, v_rival,
+                    'equal authority and recency: a person must choose (rule 8)')
+            on conflict do nothing;
             v_conflicts := v_conflicts || jsonb_build_object('a', p_belief_id, 'b', v_rival);
         end if;
     end loop;
@@ -167,30 +159,6 @@ begin
 end
 $$;
 comment on function beliefdb.settle(uuid, uuid) is 'Apply rule 8 between a belief and its rivals: supersede the loser, or mark a tie conflicting';
-
--- A belief is conflicting while a conflicts_with relation ties it to a rival that is still
--- current or conflicting; otherwise a settled tie leaves it current.
-create or replace function beliefdb.refresh_conflicts(p_workspace_id uuid, p_beliefs uuid[]) returns void
-language sql
-set search_path = pg_catalog, pg_temp
-as $$
-    update beliefdb.belief b
-       set status = t.status, revision = b.revision + 1
-      from (select x.id,
-                   case when exists (
-                        select from beliefdb.relation r
-                          join beliefdb.belief o
-                            on o.workspace_id = r.workspace_id
-                           and o.id = case when r.from_belief = x.id then r.to_belief else r.from_belief end
-                         where r.workspace_id = p_workspace_id and r.kind = 'conflicts_with'
-                           and x.id in (r.from_belief, r.to_belief)
-                           and o.status in ('current', 'conflicting'))
-                   then 'conflicting' else 'current' end::beliefdb.belief_status as status
-              from (select distinct unnest(p_beliefs) as id) x) t
-     where b.workspace_id = p_workspace_id and b.id = t.id
-       and b.status in ('current', 'conflicting') and b.status <> t.status
-$$;
-comment on function beliefdb.refresh_conflicts(uuid, uuid[]) is 'Mark beliefs conflicting exactly while an open tie with a current rival remains';
 
 -- Confidence of a belief, factor by factor (truth rule 9, first part): each independent
 -- source contributes its authority weight (noisy-or), and an open conflict multiplies.
@@ -278,6 +246,7 @@ declare
     v_superseded jsonb := '[]';
     v_conflicts jsonb := '[]';
     v_touched uuid[] := '{}';
+    v_fragments uuid[] := '{}';
 begin
     select v.content into v_content
       from beliefdb.source_version v
@@ -299,6 +268,7 @@ begin
         end if;
         v_valid := tstzrange((v_claim ->> 'valid_from')::timestamptz, (v_claim ->> 'valid_to')::timestamptz, '[)');
         v_fragment := beliefdb.fragment_at(p_workspace_id, p_source_version_id, v_start, v_end);
+        v_fragments := v_fragments || v_fragment;
 
         select b.id into v_belief
           from beliefdb.belief b
@@ -350,7 +320,7 @@ begin
             || array(select (c ->> 'old')::uuid from jsonb_array_elements(v_settled -> 'superseded') c);
     end loop;
 
-    perform beliefdb.refresh_conflicts(p_workspace_id, v_touched);
+    perform beliefdb.propagate(p_workspace_id, v_touched || v_fragments);
     perform beliefdb.recompute_confidence(p_workspace_id, v_touched);
     return jsonb_build_object('accepted', v_accepted, 'rejected', v_rejected, 'corroborated', v_corroborated,
                               'unchanged', v_unchanged, 'superseded', v_superseded, 'conflicts', v_conflicts);
@@ -389,42 +359,10 @@ begin
                                  v_item.start_offset + length(v_item.quote)));
         v_carried := v_carried || v_item.belief_id;
     end loop;
-    -- a belief that had lost its support and is quoted again holds again
-    update beliefdb.belief b set status = 'current', revision = b.revision + 1
-     where b.workspace_id = p_workspace_id and b.id = any(v_carried) and b.status = 'unsupported';
     return v_carried;
 end
 $$;
 comment on function beliefdb.carry_forward(uuid, uuid) is 'Re-verify beliefs whose quote a new source version repeats, through a fragment of that version';
-
--- Beliefs of a source that have no supporting evidence in force any more become unsupported.
-create or replace function beliefdb.drop_unsupported(p_workspace_id uuid, p_source_id uuid) returns uuid[]
-language sql
-set search_path = pg_catalog, pg_temp
-as $$
-    with candidates as (
-        select distinct e.belief_id
-          from beliefdb.source_version v
-          join beliefdb.fragment f on f.workspace_id = v.workspace_id and f.source_version_id = v.id
-          join beliefdb.evidence e on e.workspace_id = f.workspace_id and e.fragment_id = f.id and e.role = 'supports'
-         where v.workspace_id = p_workspace_id and v.source_id = p_source_id
-    ),
-    dropped as (
-        update beliefdb.belief b
-           set status = 'unsupported', revision = b.revision + 1
-          from candidates c
-         where b.workspace_id = p_workspace_id and b.id = c.belief_id
-           and b.status in ('current', 'conflicting')
-           and not exists (
-                select from beliefdb.evidence e
-                  join beliefdb.fragment f on f.workspace_id = e.workspace_id and f.id = e.fragment_id
-                 where e.workspace_id = b.workspace_id and e.belief_id = b.id and e.role = 'supports'
-                   and beliefdb.in_force(f.workspace_id, f.source_version_id))
-        returning b.id
-    )
-    select coalesce(array_agg(id), '{}') from dropped
-$$;
-comment on function beliefdb.drop_unsupported(uuid, uuid) is 'Mark beliefs of a source unsupported when none of their evidence is in force';
 
 -- Ingest one text as a version of a named source: one call, one transaction, one report.
 -- p_fragments: [{"start", "end"}]; p_claims: see add_claims. Same text as the latest
@@ -447,6 +385,7 @@ declare
     v_fragments integer;
     v_carried uuid[];
     v_unsupported uuid[];
+    v_changes jsonb;
     v_outcome jsonb;
 begin
     if v_ws is null then
@@ -508,7 +447,11 @@ begin
 
     v_carried := beliefdb.carry_forward(v_ws, v_version_id);
     v_outcome := beliefdb.add_claims(v_ws, v_version_id, p_claims, p_rejected);
-    v_unsupported := beliefdb.drop_unsupported(v_ws, v_source.id);
+    -- which version is in force moved: every fragment of the source may have changed holding
+    v_changes := beliefdb.propagate(v_ws, beliefdb.expand_targets(v_ws, array[v_source.id]));
+    select coalesce(array_agg(b.id), '{}') into v_unsupported
+      from jsonb_array_elements_text(v_changes -> 'stopped_holding') x
+      join beliefdb.belief b on b.workspace_id = v_ws and b.id = x::uuid and b.status = 'unsupported';
 
     v_outcome := v_outcome || jsonb_build_object(
         'source', v_source.name, 'source_id', v_source.id, 'version', v_version, 'version_id', v_version_id,

@@ -21,9 +21,7 @@ select e.workspace_id,
        v.label as version_label,
        encode(v.sha256, 'hex') as version_sha256,
        v.recorded_at as version_recorded_at,
-       (s.retracted_at is null
-        and v.version = (select max(v2.version) from beliefdb.source_version v2
-                          where v2.workspace_id = v.workspace_id and v2.source_id = v.source_id)) as in_force,
+       beliefdb.in_force(v.workspace_id, v.id) as in_force,
        e.created_at
   from beliefdb.evidence e
   join beliefdb.belief b on b.workspace_id = e.workspace_id and b.id = e.belief_id
@@ -75,3 +73,49 @@ select r.workspace_id,
   join beliefdb.belief o on o.workspace_id = r.workspace_id and o.id = r.to_belief
  where r.kind in ('supersedes', 'conflicts_with');
 comment on view beliefdb.belief_history is 'Supersessions and conflicts between beliefs, newest and oldest side by side';
+
+-- Holding status of every node: holds (rule 2) and current (rule 3).
+create or replace view beliefdb.holding with (security_invoker = true) as
+select n.workspace_id,
+       n.id,
+       n.kind,
+       n.holds,
+       n.holds and coalesce(b.status in ('current', 'conflicting'), true) as current,
+       n.retracted_at,
+       n.retraction_reason
+  from beliefdb.node n
+  left join beliefdb.belief b on b.workspace_id = n.workspace_id and b.id = n.id;
+comment on view beliefdb.holding is 'Whether each node holds (least fixpoint from the premises) and is current';
+
+-- Each decision's reasons: every justification with its antecedents, live or lost.
+create or replace view beliefdb.decision_support with (security_invoker = true) as
+select d.workspace_id,
+       d.id as decision,
+       d.title,
+       d.status,
+       j.id as justification,
+       array_agg(a.antecedent order by a.antecedent) as antecedents,
+       bool_and(h.current) as live
+  from beliefdb.decision d
+  join beliefdb.justification j on j.workspace_id = d.workspace_id and j.consequent = d.id
+  join beliefdb.justification_antecedent a on a.workspace_id = j.workspace_id and a.justification_id = j.id
+  join beliefdb.holding h on h.workspace_id = a.workspace_id and h.id = a.antecedent
+ group by d.workspace_id, d.id, d.title, d.status, j.id;
+comment on view beliefdb.decision_support is 'Each decision''s justifications, their antecedents, and whether each is still live';
+
+-- Open review items, durable until a person approves or rejects them.
+create or replace view beliefdb.review_queue with (security_invoker = true) as
+select r.workspace_id,
+       r.id,
+       r.kind,
+       r.node,
+       r.other_node,
+       coalesce(d.title, a.description, b.statement) as subject,
+       r.reason,
+       r.created_at
+  from beliefdb.review_item r
+  left join beliefdb.decision d on d.workspace_id = r.workspace_id and d.id = r.node
+  left join beliefdb.action a on a.workspace_id = r.workspace_id and a.id = r.node
+  left join beliefdb.belief b on b.workspace_id = r.workspace_id and b.id = r.node
+ where r.status = 'open';
+comment on view beliefdb.review_queue is 'Open review items: flagged decisions, held actions, unresolved conflicts';

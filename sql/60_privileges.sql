@@ -19,7 +19,7 @@ grant insert (name) on beliefdb.workspace to beliefdb_app;
 grant select, insert, update, delete on
     beliefdb.node, beliefdb.source, beliefdb.fragment, beliefdb.belief, beliefdb.justification,
     beliefdb.justification_antecedent, beliefdb.evidence, beliefdb.relation, beliefdb.decision,
-    beliefdb.action, beliefdb.correction, beliefdb.run, beliefdb.step
+    beliefdb.action, beliefdb.correction, beliefdb.run, beliefdb.step, beliefdb.review_item
     to beliefdb_app;
 
 -- Source versions are immutable text: no update.
@@ -31,7 +31,8 @@ grant select on beliefdb.audit_event, beliefdb.audit_head to beliefdb_app;
 -- Confidence weights are read by everyone and changed by a DBA.
 grant select on beliefdb.confidence_policy to beliefdb_app;
 
-grant select on beliefdb.current_beliefs, beliefdb.belief_evidence, beliefdb.belief_history to beliefdb_app;
+grant select on beliefdb.current_beliefs, beliefdb.belief_evidence, beliefdb.belief_history, beliefdb.holding,
+    beliefdb.decision_support, beliefdb.review_queue to beliefdb_app;
 
 -- Row-level security on every table holding workspace rows.
 do $$
@@ -41,7 +42,7 @@ begin
     foreach v_table in array array[
         'node', 'source', 'source_version', 'fragment', 'belief', 'justification',
         'justification_antecedent', 'evidence', 'relation', 'decision', 'action', 'correction',
-        'run', 'step', 'audit_event', 'audit_head']
+        'run', 'step', 'review_item', 'audit_event', 'audit_head']
     loop
         execute pg_catalog.format('alter table beliefdb.%I enable row level security', v_table);
         execute pg_catalog.format('drop policy if exists workspace_isolation on beliefdb.%I', v_table);

@@ -8,7 +8,8 @@ insert into beliefdb.confidence_policy (factor, key, weight, description) values
     ('authority', 'user', 0.65, 'a user''s statement on its own'),
     ('authority', 'agent', 0.50, 'an agent''s statement on its own'),
     ('authority', 'unverified', 0.30, 'an unverified source on its own'),
-    ('conflict', 'open', 0.50, 'multiplier while a conflict with an equal rival is open')
+    ('conflict', 'open', 0.50, 'multiplier while a conflict with an equal rival is open'),
+    ('correction', 'human_correction', 0.95, 'a reviewer''s correction, whatever the old belief''s confidence')
 on conflict do nothing;
 
 -- The workspace a newcomer works in without a flag.

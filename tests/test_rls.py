@@ -24,10 +24,11 @@ from beliefdb.workspaces import create_workspace
 # keeps this list equal to the catalog's).
 WORKSPACE_TABLES = (
     "node", "source", "source_version", "fragment", "belief", "evidence", "relation", "justification",
-    "justification_antecedent", "decision", "action", "correction", "run", "step", "audit_event", "audit_head",
+    "justification_antecedent", "decision", "action", "correction", "run", "step", "review_item", "audit_event",
+    "audit_head",
 )
 AUDIT_TABLES = ("audit_event", "audit_head")
-VIEWS = ("current_beliefs", "belief_evidence", "belief_history")
+VIEWS = ("current_beliefs", "belief_evidence", "belief_history", "holding", "decision_support", "review_queue")
 
 
 @dataclass(frozen=True)
@@ -79,6 +80,13 @@ def _populate(url: str, name: str, value: str) -> Tenant:
         assert decision is not None
         conn.execute("insert into beliefdb.action (workspace_id, decision_id, description) "
                      "values (%s, %s, 'email the customer')", (ws, decision[0]))
+        justification = conn.execute("insert into beliefdb.justification (workspace_id, consequent) "
+                                     "values (%s, %s) returning id", (ws, decision[0])).fetchone()
+        assert justification is not None
+        conn.execute("insert into beliefdb.justification_antecedent (workspace_id, justification_id, antecedent, "
+                     "edge_kind) values (%s, %s, %s, 'cites')", (ws, justification[0], str(new.accepted[0].id)))
+        conn.execute("insert into beliefdb.review_item (workspace_id, kind, node, reason) "
+                     "values (%s, 'decision_flagged', %s, 'test')", (ws, decision[0]))
         conn.execute("insert into beliefdb.correction (workspace_id, belief_id, belief_revision, reviewer, "
                      "new_statement) values (%s, %s, 1, 'rita', 'corrected')", (ws, str(new.accepted[0].id)))
         run = conn.execute("insert into beliefdb.run (workspace_id, task) values (%s, 'answer') returning id::text",
@@ -321,6 +329,8 @@ INSERTS = [
                    "new_statement) values (%(ws)s, %(new_belief)s, 1, 'mallory', 'forged')"),
     ("run", "insert into beliefdb.run (workspace_id, task) values (%(ws)s, 'forged')"),
     ("step", "insert into beliefdb.step (workspace_id, run_id, seq, kind) values (%(ws)s, %(run)s, 5, 'plan')"),
+    ("review_item", "insert into beliefdb.review_item (workspace_id, kind, node, reason) "
+                    "values (%(ws)s, 'conflict', %(new_belief)s, 'forged')"),
 ]
 
 

@@ -4,12 +4,14 @@ own source, settle exactly as a small, obviously correct Python reference says.
 The reference follows the rule text (DESIGN.md, rule 8) and the order ``beliefdb.settle`` applies it in:
 
 * a claim whose value equals a belief that is current (or conflicting) corroborates it: its source is
-  added to that belief's evidence, no new belief and no settling;
+  added to that belief's evidence (no new belief), and since its rank may have changed it is settled
+  again like a new belief;
 * otherwise a new belief is compared with each current or conflicting rival of another value, oldest
   first: higher authority (the strongest source of the belief) wins; at equal authority the later
   valid-time start wins when both have one; otherwise the later recorded source version wins; equal
-  on all counts is a tie. A beaten rival is superseded; a tie marks both conflicting; the first rival
-  that beats the new belief supersedes it and ends the comparison.
+  on all counts is a tie. A beaten rival is superseded; a tie opens a conflict (reported once, when
+  it opens); the first rival that beats the belief supersedes it and ends the comparison;
+* a live belief is conflicting while one of its open ties is with a live rival, else current.
 """
 
 from __future__ import annotations
@@ -67,33 +69,44 @@ LIVE = ("current", "conflicting")
 @dataclass
 class Reference:
     beliefs: list[RefBelief] = field(default_factory=list)
+    ties: set[frozenset[int]] = field(default_factory=set)
 
     def add(self, step: int, c: Claim) -> tuple[int, list[tuple[int, int]], list[tuple[int, int]]]:
-        """Apply one claim; (the belief it went to, superseded (old, new), conflicts (new, rival))."""
+        """Apply one claim; (the belief it went to, superseded (old, new), conflicts (belief, rival))."""
         same = [b for b in self.beliefs if b.value == c.value and b.status in LIVE]
         if same:
             target = same[0]  # the oldest
             target.authorities.append(c.authority)
             target.recorded = step
-            return target.index, [], []
-        new = RefBelief(len(self.beliefs), c.value, c.valid_from, [c.authority], step)
-        rivals = [b for b in self.beliefs if b.value != new.value and b.status in LIVE]  # oldest first
-        self.beliefs.append(new)
+        else:
+            target = RefBelief(len(self.beliefs), c.value, c.valid_from, [c.authority], step)
+            self.beliefs.append(target)
+        superseded, conflicts = self.settle(target)
+        for b in self.beliefs:
+            if b.status in LIVE:
+                tied = any(frozenset((b.index, o.index)) in self.ties for o in self.beliefs
+                           if o.status in LIVE and o is not b)
+                b.status = "conflicting" if tied else "current"
+        return target.index, superseded, conflicts
+
+    def settle(self, x: RefBelief) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
+        rivals = [b for b in self.beliefs if b.value != x.value and b.status in LIVE]  # oldest first
         superseded: list[tuple[int, int]] = []
         conflicts: list[tuple[int, int]] = []
         for rival in rivals:
-            outcome = compare(new, rival)
+            outcome = compare(x, rival)
             if outcome > 0:
                 rival.status = "superseded"
-                superseded.append((rival.index, new.index))
+                superseded.append((rival.index, x.index))
             elif outcome < 0:
-                new.status = "superseded"
-                superseded.append((new.index, rival.index))
+                x.status = "superseded"
+                superseded.append((x.index, rival.index))
                 break
-            else:
-                new.status = rival.status = "conflicting"
-                conflicts.append((new.index, rival.index))
-        return new.index, superseded, conflicts
+            elif frozenset((x.index, rival.index)) not in self.ties:
+                self.ties.add(frozenset((x.index, rival.index)))
+                x.status = rival.status = "conflicting"
+                conflicts.append((x.index, rival.index))
+        return superseded, conflicts
 
 
 claims_strategy = st.lists(

@@ -112,11 +112,14 @@ create table beliefdb.node (
     workspace_id uuid not null default beliefdb.current_workspace_id() references beliefdb.workspace (id) on delete cascade,
     id uuid not null default pg_catalog.gen_random_uuid(),
     kind beliefdb.node_kind not null,
-    created_at timestamptz not null default pg_catalog.now(),
+    holds boolean not null default false,
+    retracted_at timestamptz,
+    retraction_reason text,
+    created_at timestamptz not null default beliefdb.clock(),
     primary key (workspace_id, id),
     unique (workspace_id, id, kind)
 );
-comment on table beliefdb.node is 'Everything that can hold: fragments, beliefs, decisions, actions, corrections, steps';
+comment on table beliefdb.node is 'Everything that can hold: fragments, beliefs, decisions, actions, corrections, steps; holds is the stored least fixpoint';
 
 -- Where text comes from.
 create table beliefdb.source (
@@ -145,11 +148,13 @@ create table beliefdb.source_version (
     label text,
     path text,
     recorded_at timestamptz not null default beliefdb.clock(),
+    retracted_at timestamptz,
+    retraction_reason text,
     primary key (workspace_id, id),
     unique (workspace_id, source_id, version),
     foreign key (workspace_id, source_id) references beliefdb.source (workspace_id, id) on delete cascade
 );
-comment on table beliefdb.source_version is 'Immutable text of a source at one time, with its sha256; the highest version is in force';
+comment on table beliefdb.source_version is 'Immutable text of a source at one time, with its sha256; the latest non-retracted version is in force';
 
 -- An exact character span [start_offset, end_offset) of a source version.
 create table beliefdb.fragment (
@@ -346,6 +351,27 @@ create table beliefdb.step (
     foreign key (workspace_id, run_id) references beliefdb.run (workspace_id, id) on delete cascade
 );
 comment on table beliefdb.step is 'One step of an agent run: user input, memory read, claim, plan, tool call, observation, answer, memory write';
+
+-- Durable review items: flagged decisions, held actions, unresolved conflicts.
+create table beliefdb.review_item (
+    workspace_id uuid not null default beliefdb.current_workspace_id(),
+    id uuid not null default pg_catalog.gen_random_uuid(),
+    kind text not null check (kind in ('decision_flagged', 'action_held', 'conflict')),
+    node uuid not null,
+    other_node uuid,
+    reason text not null,
+    status text not null default 'open' check (status in ('open', 'approved', 'rejected')),
+    created_at timestamptz not null default beliefdb.clock(),
+    resolved_at timestamptz,
+    resolved_by text,
+    note text,
+    primary key (workspace_id, id),
+    foreign key (workspace_id, node) references beliefdb.node (workspace_id, id) on delete cascade,
+    foreign key (workspace_id, other_node) references beliefdb.node (workspace_id, id) on delete cascade
+);
+comment on table beliefdb.review_item is 'A durable item for a person to approve or reject: a flagged decision, a held action, a tie';
+
+create unique index review_item_open on beliefdb.review_item (workspace_id, kind, node) where status = 'open';
 
 -- Head of each workspace's audit chain: one row, locked by every append.
 create table beliefdb.audit_head (

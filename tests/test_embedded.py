@@ -1,0 +1,257 @@
+"""The embedded PostgreSQL server through `beliefdb db ...` and BELIEFDB_HOME / --home: start,
+migrate, stop, restart with the data intact, several homes side by side, and the default home.
+
+Every server started here is stopped again (the ``homes`` fixture), so no postgres is left behind.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import psycopg
+import pytest
+from typer.testing import CliRunner, Result
+
+import beliefdb.cli
+from beliefdb import migrate as migrate_mod
+from beliefdb.embedded import EmbeddedServer, default_home
+
+pytestmark = pytest.mark.slow
+
+runner = CliRunner()
+
+V1 = "# Return policy\n\nReturns are accepted within 7 days of delivery.\n"
+
+
+def bdb(home: Path | None, *args: str, env: dict[str, str | None] | None = None) -> Result:
+    """The CLI with no --db / BELIEFDB_URL, so the embedded server of ``home`` (BELIEFDB_HOME) is used."""
+    full_env: dict[str, str | None] = {"BELIEFDB_URL": None, "BELIEFDB_WORKSPACE": None,
+                                       "BELIEFDB_PRINCIPAL": None,
+                                       "BELIEFDB_HOME": str(home) if home is not None else None}
+    full_env.update(env or {})
+    return runner.invoke(beliefdb.cli.app, list(args), env=full_env)
+
+
+def sh(home: Path | None, *args: str) -> subprocess.CompletedProcess[str]:
+    """The installed ``beliefdb`` console script in its own process, as a user runs it."""
+    script = shutil.which("beliefdb")
+    assert script is not None, "the beliefdb console script is not on PATH"
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("BELIEFDB_URL", "BELIEFDB_WORKSPACE", "BELIEFDB_PRINCIPAL", "BELIEFDB_HOME")}
+    if home is not None:
+        env["BELIEFDB_HOME"] = str(home)
+    done = subprocess.run([script, *args], env=env, capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 0, f"beliefdb {' '.join(args)} exited {done.returncode}:\n{done.stdout}{done.stderr}"
+    return done
+
+
+def ok(result: Result) -> Result:
+    assert result.exit_code == 0, result.output
+    return result
+
+
+def alive(pid: int) -> bool:
+    """Whether ``pid`` runs (a zombie waiting for init to reap it has exited: it counts as gone)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (FileNotFoundError, IndexError):
+        return False
+    return state not in ("Z", "X")
+
+
+@pytest.fixture
+def homes(tmp_path: Path) -> Iterator[Callable[[str], Path]]:
+    """Fresh, not yet existing home folders; every server started in one is stopped at the end."""
+    made: list[Path] = []
+
+    def make(name: str) -> Path:
+        home = tmp_path / name
+        assert not home.exists()
+        made.append(home)
+        return home
+
+    yield make
+    pids = []
+    for home in made:
+        server = EmbeddedServer(home)
+        status = server.status()
+        if status.pid is not None:
+            pids.append(status.pid)
+        server.stop()
+        assert not server.status().running
+    for pid in pids:
+        assert not alive(pid), f"postgres {pid} is still running"
+
+
+def status_json(home: Path) -> dict[str, Any]:
+    result = ok(bdb(home, "db", "status", "--json"))
+    data = json.loads(result.stdout)
+    assert isinstance(data, dict)
+    return data
+
+
+def test_start_stop_restart_keeps_the_data(homes: Callable[[str], Path], tmp_path: Path) -> None:
+    """The whole life of one home, each command in its own process like a user's shell."""
+    home = homes("h")
+
+    # a fresh home: stopped, not initialised; stopping it is not an error
+    status = sh(home, "db", "status")
+    assert "stopped" in status.stdout and "not initialised" in status.stdout
+    fresh = json.loads(sh(home, "db", "status", "--json").stdout)
+    assert {"running", "pgdata", "url"} <= set(fresh)
+    assert (fresh["running"], fresh["url"], fresh["initialized"]) == (False, None, False)
+    assert fresh["pgdata"] == str(home / "pgdata")
+    assert sh(home, "db", "stop").stdout.strip() == "not running"
+
+    # start: initialises (creating the home), runs and migrates
+    assert "running" in sh(home, "db", "start").stdout
+    running = json.loads(sh(home, "db", "status", "--json").stdout)
+    assert running["running"] is True and running["url"]
+    assert isinstance(running["pid"], int) and alive(running["pid"])
+    assert (home / "pgdata" / "PG_VERSION").exists()
+
+    # db url: a URL psycopg connects to, migrated to head
+    url = sh(home, "db", "url").stdout.strip()
+    assert url == running["url"]
+    with psycopg.connect(url) as conn:
+        row = conn.execute("select version_num from beliefdb.alembic_version").fetchone()
+    assert row == (migrate_mod.head_revision(),)
+
+    # ingest through --home (no BELIEFDB_HOME)
+    doc = tmp_path / "return-policy.md"
+    doc.write_text(V1, encoding="utf-8")
+    report = json.loads(sh(None, "ingest", str(doc), "--home", str(home), "--json").stdout)
+    (belief,) = report["accepted"]
+
+    # stop: the process is gone, status says stopped but initialised
+    assert sh(home, "db", "stop").stdout.strip() == "stopped"
+    assert not alive(running["pid"])
+    text = sh(home, "db", "status").stdout
+    assert "stopped" in text and "running" not in text and "not initialised" not in text
+
+    # start again: the belief is still there (read through BELIEFDB_HOME)
+    sh(home, "db", "start")
+    assert [b["id"] for b in json.loads(sh(home, "beliefs", "--json").stdout)] == [belief["id"]]
+
+    # any command starts a stopped server on first use
+    assert json.loads(sh(home, "db", "stop", "--json").stdout) == {"stopped": True}
+    why = json.loads(sh(home, "why", belief["id"][:8], "--json").stdout)
+    assert why["evidence"][0]["quote"] == "Returns are accepted within 7 days of delivery."
+    again = json.loads(sh(home, "db", "status", "--json").stdout)
+    assert again["running"] is True and again["url"] == url
+    # and starting a running server is harmless: same URL
+    assert json.loads(sh(home, "db", "start", "--json").stdout) == {"running": True, "url": url}
+
+
+def test_restart_within_one_process(homes: Callable[[str], Path], tmp_path: Path) -> None:
+    """start -> stop -> start in the same Python process (an agent using the library, or CliRunner)."""
+    home = homes("h")
+    url = json.loads(ok(bdb(home, "db", "start", "--json")).stdout)["url"]
+    assert json.loads(ok(bdb(home, "db", "stop", "--json")).stdout) == {"stopped": True}
+    assert status_json(home)["running"] is False
+    restarted = bdb(home, "db", "start", "--json")
+    assert restarted.exit_code == 0, f"restart failed: {restarted.exception!r}"
+    assert json.loads(restarted.stdout) == {"running": True, "url": url}
+    assert status_json(home)["running"] is True
+    ok(bdb(home, "beliefs", "--json"))
+
+
+def test_two_homes_side_by_side(homes: Callable[[str], Path], tmp_path: Path) -> None:
+    one, two = homes("h1"), homes("h2")
+    url1 = json.loads(ok(bdb(one, "db", "start", "--json")).stdout)["url"]
+    url2 = json.loads(ok(bdb(two, "db", "start", "--json")).stdout)["url"]
+    assert url1 != url2
+    s1, s2 = status_json(one), status_json(two)
+    assert s1["running"] and s2["running"] and s1["pid"] != s2["pid"]
+
+    doc1 = tmp_path / "one.md"
+    doc1.write_text("The fee of plan1 is 1 euro.\n", encoding="utf-8")
+    doc2 = tmp_path / "two.md"
+    doc2.write_text("The fee of plan2 is 2 euros.\n", encoding="utf-8")
+    ok(bdb(one, "ingest", str(doc1)))
+    ok(bdb(two, "ingest", str(doc2)))
+
+    in_one = json.loads(ok(bdb(one, "beliefs", "--json")).stdout)
+    in_two = json.loads(ok(bdb(two, "beliefs", "--json")).stdout)
+    assert [(b["subject"], b["value"]) for b in in_one] == [("plan1", "1 euro")]
+    assert [(b["subject"], b["value"]) for b in in_two] == [("plan2", "2 euros")]
+    with psycopg.connect(url1) as c1, psycopg.connect(url2) as c2:
+        assert c1.execute("select count(*) from beliefdb.source").fetchone() == (1,)
+        assert c2.execute("select count(*) from beliefdb.source").fetchone() == (1,)
+
+    # stopping one leaves the other running and usable
+    ok(bdb(one, "db", "stop"))
+    assert status_json(one)["running"] is False
+    assert status_json(two)["running"] is True
+    assert alive(s2["pid"]) and not alive(s1["pid"])
+    assert json.loads(ok(bdb(two, "beliefs", "--json")).stdout) == in_two
+
+
+@pytest.mark.parametrize("as_json", [False, True], ids=["text", "json"])
+def test_home_that_cannot_be_created_is_a_clear_error(as_json: bool, tmp_path: Path) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder", encoding="utf-8")
+    for home in (blocker, blocker / "below"):
+        flag = ["--json"] if as_json else []
+        result = bdb(home, "db", "start", *flag)
+        assert result.exit_code != 0, result.output
+        if as_json:
+            err = json.loads(result.stdout)
+            assert err["error"] == "database_unavailable" and "a-file" in err["message"]
+        else:
+            lines = [line for line in result.stderr.splitlines() if line.strip()]
+            assert len(lines) == 1 and lines[0].startswith("error:") and "a-file" in lines[0], result.stderr
+        assert "Traceback" not in result.output
+    assert blocker.read_text(encoding="utf-8") == "not a folder"
+
+
+# --- default_home -------------------------------------------------------------------------------
+
+
+def test_default_home_for_root_is_var_lib(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("BELIEFDB_HOME", raising=False)
+    monkeypatch.setattr(os, "geteuid", lambda: 0)
+    assert default_home() == Path("/var/lib/beliefdb")
+    assert EmbeddedServer().pgdata == Path("/var/lib/beliefdb/pgdata")
+
+
+def test_default_home_for_a_user_is_their_data_folder(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.delenv("BELIEFDB_HOME", raising=False)
+    monkeypatch.setattr(os, "geteuid", lambda: 1000)
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
+    assert default_home() == tmp_path / "xdg" / "beliefdb"
+
+    monkeypatch.delenv("XDG_DATA_HOME")
+    monkeypatch.setenv("HOME", str(tmp_path / "user"))
+    home = default_home()
+    assert home == tmp_path / "user" / ".local" / "share" / "beliefdb"
+    assert not str(home).startswith("/var/lib")
+
+    # the CLI uses it too (status only reads; nothing is created)
+    status = json.loads(ok(bdb(None, "db", "status", "--json")).stdout)
+    assert status["pgdata"] == str(home / "pgdata")
+    assert status["running"] is False
+    assert not home.exists()
+
+
+def test_beliefdb_home_wins_and_is_made_absolute(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setattr(os, "geteuid", lambda: 0)
+    monkeypatch.setenv("HOME", str(tmp_path / "user"))
+    monkeypatch.setenv("BELIEFDB_HOME", "~/bdb")
+    assert default_home() == tmp_path / "user" / "bdb"
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("BELIEFDB_HOME", "relative/home")
+    assert default_home() == tmp_path / "relative" / "home"
+    assert default_home().is_absolute()
+    # an explicit home (--home) wins over BELIEFDB_HOME
+    assert EmbeddedServer(tmp_path / "explicit").home == tmp_path / "explicit"

@@ -1,0 +1,514 @@
+"""Bad input through the CLI: a clear one-line error (or a JSON error object with --json), a
+non-zero exit, and nothing changed in the database. One bad file among many does not lose the
+others' work."""
+
+from __future__ import annotations
+
+import json
+import time
+import uuid
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import psycopg
+import pytest
+from psycopg import sql
+from psycopg.conninfo import make_conninfo
+from typer.testing import CliRunner, Result
+
+import beliefdb.cli
+
+runner = CliRunner()
+Invoke = Callable[..., Result]
+
+DOC = "# Return policy\n\nReturns are accepted within 7 days of delivery.\nThe restocking fee is 10%.\n"
+UNREACHABLE = "postgresql://postgres@127.0.0.1:1/x"
+
+# every table an ingest, a workspace or an audit event writes to
+TABLES = ("workspace", "source", "source_version", "fragment", "node", "belief", "evidence", "justification",
+          "justification_antecedent", "relation", "audit_event")
+
+
+@pytest.fixture
+def cli(db_url: str) -> Invoke:
+    def invoke(*args: str, env: dict[str, str | None] | None = None) -> Result:
+        full_env: dict[str, str | None] = {"BELIEFDB_URL": db_url, "BELIEFDB_WORKSPACE": None,
+                                           "BELIEFDB_HOME": None, "BELIEFDB_PRINCIPAL": None}
+        full_env.update(env or {})
+        return runner.invoke(beliefdb.cli.app, list(args), env=full_env)
+
+    return invoke
+
+
+@pytest.fixture
+def snapshot(postgresql: psycopg.Connection[Any]) -> Callable[[], dict[str, int]]:
+    """Row counts of every beliefdb table, read as superuser (no row-level security)."""
+
+    def counts() -> dict[str, int]:
+        out = {}
+        for table in TABLES:
+            row = postgresql.execute(
+                sql.SQL("select count(*) from beliefdb.{}").format(sql.Identifier(table))).fetchone()
+            assert row is not None
+            out[table] = int(row[0])
+        postgresql.rollback()
+        return out
+
+    return counts
+
+
+@pytest.fixture
+def seeded(cli: Invoke, write_doc: Any) -> str:
+    """One document already ingested, so 'nothing changed' is checked against a non-empty database.
+    Returns the id of one of its beliefs."""
+    result = cli("ingest", str(write_doc("seed-policy.md", DOC)), "--json")
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    assert report["accepted"], report
+    return str(report["accepted"][0]["id"])
+
+
+def assert_text_error(result: Result, *names: str) -> str:
+    """Non-zero exit, nothing on stdout, and exactly one stderr line starting 'error:' naming ``names``."""
+    assert result.exit_code != 0, result.output
+    assert result.stdout.strip() == "", result.stdout
+    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1, f"expected one error line, got:\n{result.stderr}"
+    line = lines[0]
+    assert line.startswith("error:"), line
+    for name in names:
+        assert name in line, (name, line)
+    assert "Traceback" not in result.output
+    return line
+
+
+def assert_json_error(result: Result, code: str, *names: str) -> dict[str, Any]:
+    """Non-zero exit and stdout is one JSON object {"error": code, "message": ...} naming ``names``."""
+    assert result.exit_code != 0, result.output
+    try:
+        obj = json.loads(result.stdout)
+    except json.JSONDecodeError:
+        pytest.fail(f"--json error is not JSON on stdout: {result.stdout!r} (stderr {result.stderr!r})")
+    assert isinstance(obj, dict), f"--json error must be an object, got {obj!r}"
+    assert {"error", "message"} <= set(obj), obj
+    assert obj["error"] == code, obj
+    assert isinstance(obj["message"], str) and obj["message"].strip()
+    assert "\n" not in obj["message"].strip(), obj["message"]
+    for name in names:
+        assert name in obj["message"], (name, obj)
+    return obj
+
+
+# --- bad files ----------------------------------------------------------------------------------
+
+
+def _missing(tmp: Path) -> Path:
+    return tmp / "missing.md"
+
+
+def _directory(tmp: Path) -> Path:
+    path = tmp / "folder.md"
+    path.mkdir()
+    return path
+
+
+def _binary(tmp: Path) -> Path:
+    path = tmp / "binary.md"
+    path.write_bytes(b"Returns are accepted\x00 within 7 days.\n")
+    return path
+
+
+def _latin1(tmp: Path) -> Path:
+    path = tmp / "latin1.txt"
+    path.write_bytes("Le délai de retour est de 7 jours.\n".encode("latin-1"))
+    return path
+
+
+def _empty(tmp: Path) -> Path:
+    path = tmp / "empty.md"
+    path.write_bytes(b"")
+    return path
+
+
+def _blank(tmp: Path) -> Path:
+    path = tmp / "blank.txt"
+    path.write_text("  \n\t\n   \n", encoding="utf-8")
+    return path
+
+
+def _pdf(tmp: Path) -> Path:
+    path = tmp / "policy.pdf"
+    path.write_text("Returns are accepted within 7 days of delivery.\n", encoding="utf-8")
+    return path
+
+
+BAD_FILES = {
+    "missing": (_missing, "not_found", ["no such file"]),
+    "directory": (_directory, "invalid_input", ["directory"]),
+    "binary": (_binary, "invalid_input", ["binary"]),
+    "non-utf8": (_latin1, "invalid_input", ["UTF-8"]),
+    "empty": (_empty, "invalid_input", ["empty"]),
+    "whitespace-only": (_blank, "invalid_input", ["empty"]),
+    "unsupported-suffix": (_pdf, "invalid_input", [".pdf"]),
+}
+
+
+@pytest.mark.parametrize("case", list(BAD_FILES))
+def test_bad_file_text_mode(case: str, cli: Invoke, seeded: str, snapshot: Any, tmp_path: Path) -> None:
+    make, _code, words = BAD_FILES[case]
+    path = make(tmp_path)
+    before = snapshot()
+    result = cli("ingest", str(path))
+    assert_text_error(result, path.name, *words)
+    assert snapshot() == before
+
+
+@pytest.mark.parametrize("case", list(BAD_FILES))
+def test_bad_file_json_mode(case: str, cli: Invoke, seeded: str, snapshot: Any, tmp_path: Path) -> None:
+    make, code, words = BAD_FILES[case]
+    path = make(tmp_path)
+    before = snapshot()
+    result = cli("ingest", str(path), "--json")
+    assert_json_error(result, code, path.name, *words)
+    assert snapshot() == before
+
+
+def test_bad_file_error_names_the_file_once(cli: Invoke, tmp_path: Path) -> None:
+    """A clear message: the path is said once, not 'x.md: x.md: ...'."""
+    path = _binary(tmp_path)
+    result = cli("ingest", str(path))
+    assert result.exit_code != 0
+    assert result.stderr.count(str(path)) == 1, result.stderr
+
+
+# --- bad claims (JSONL) -------------------------------------------------------------------------
+
+GOOD_CLAIM = {"statement": "Returns are accepted within 7 days.", "subject": "return_policy",
+              "attribute": "window", "value": "7 days", "quote": "Returns are accepted within 7 days"}
+
+# line 3 is the bad one; line 2 is blank so the count must be of physical lines
+BAD_CLAIMS = {
+    "invalid-json": ('{"statement": "x", "subject": ', "invalid JSON"),
+    "missing-field": (json.dumps({k: v for k, v in GOOD_CLAIM.items() if k != "attribute"}), "'attribute'"),
+    "not-an-object": (json.dumps([GOOD_CLAIM]), "object"),
+    "bad-kind": (json.dumps({**GOOD_CLAIM, "kind": "rumour"}), "'kind'"),
+    "negative-offset": (json.dumps({**GOOD_CLAIM, "start": -1, "end": 5}), "'start'"),
+    "bad-valid-from": (json.dumps({**GOOD_CLAIM, "valid_from": "next week"}), "valid_from"),
+}
+
+
+def _claims_file(tmp: Path, bad_line: str) -> Path:
+    path = tmp / "claims.jsonl"
+    path.write_text(json.dumps(GOOD_CLAIM) + "\n\n" + bad_line + "\n" + json.dumps(GOOD_CLAIM) + "\n",
+                    encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("case", list(BAD_CLAIMS))
+@pytest.mark.parametrize("as_json", [False, True], ids=["text", "json"])
+def test_malformed_claims_line_names_the_line(case: str, as_json: bool, cli: Invoke, seeded: str,
+                                              snapshot: Any, tmp_path: Path, write_doc: Any) -> None:
+    bad_line, words = BAD_CLAIMS[case]
+    doc = write_doc("policy.md", DOC)
+    claims = _claims_file(tmp_path, bad_line)
+    before = snapshot()
+    result = cli("ingest", str(doc), "--claims", str(claims), *(["--json"] if as_json else []))
+    if as_json:
+        assert_json_error(result, "invalid_input", "claims.jsonl", "line 3", words)
+    else:
+        assert_text_error(result, "claims.jsonl", "line 3", words)
+    assert snapshot() == before  # not even the (good) document was stored
+
+
+@pytest.mark.parametrize("as_json", [False, True], ids=["text", "json"])
+def test_claims_file_missing_or_not_utf8(as_json: bool, cli: Invoke, seeded: str, snapshot: Any,
+                                         tmp_path: Path, write_doc: Any) -> None:
+    doc = write_doc("policy.md", DOC)
+    latin = tmp_path / "latin.jsonl"
+    latin.write_bytes(json.dumps({**GOOD_CLAIM, "statement": "délai"}, ensure_ascii=False).encode("latin-1")
+                      + b"\n")
+    before = snapshot()
+    flag = ["--json"] if as_json else []
+    missing = cli("ingest", str(doc), "--claims", str(tmp_path / "nope.jsonl"), *flag)
+    not_utf8 = cli("ingest", str(doc), "--claims", str(latin), *flag)
+    if as_json:
+        assert_json_error(missing, "not_found", "nope.jsonl")
+        assert_json_error(not_utf8, "invalid_input", "latin.jsonl", "UTF-8")
+    else:
+        assert_text_error(missing, "nope.jsonl")
+        assert_text_error(not_utf8, "latin.jsonl", "UTF-8")
+    assert snapshot() == before
+
+
+@pytest.mark.parametrize("as_json", [False, True], ids=["text", "json"])
+def test_options_that_need_one_file_refuse_many(as_json: bool, cli: Invoke, seeded: str, snapshot: Any,
+                                                write_doc: Any) -> None:
+    a, b = write_doc("a.md", DOC), write_doc("b.md", DOC.replace("7", "9"))
+    claims = write_doc("claims.jsonl", json.dumps(GOOD_CLAIM) + "\n")
+    before = snapshot()
+    flag = ["--json"] if as_json else []
+    for extra, word in ((["--source", "one"], "--source"), (["--claims", str(claims)], "--claims")):
+        result = cli("ingest", str(a), str(b), *extra, *flag)
+        if as_json:
+            assert_json_error(result, "invalid_input", word)
+        else:
+            assert_text_error(result, word)
+    assert snapshot() == before
+
+
+# --- unknown / ambiguous belief ids -------------------------------------------------------------
+
+
+def _unknown_prefix(known: str) -> str:
+    first = "0" if known[0] != "0" else "1"
+    return first + known[1:8]
+
+
+@pytest.mark.parametrize("kind", ["full-uuid", "prefix", "garbage"])
+@pytest.mark.parametrize("as_json", [False, True], ids=["text", "json"])
+def test_unknown_belief_id(kind: str, as_json: bool, cli: Invoke, seeded: str, snapshot: Any) -> None:
+    ref = {"full-uuid": str(uuid.uuid4()), "prefix": _unknown_prefix(seeded), "garbage": "not-a-belief"}[kind]
+    before = snapshot()
+    if as_json:
+        assert_json_error(cli("why", ref, "--json"), "unknown_belief", ref)
+    else:
+        assert_text_error(cli("why", ref), "unknown belief", ref)
+    assert snapshot() == before
+
+
+@pytest.mark.parametrize("as_json", [False, True], ids=["text", "json"])
+def test_ambiguous_prefix(as_json: bool, cli: Invoke, postgresql: psycopg.Connection[Any], snapshot: Any) -> None:
+    # two beliefs whose ids share their first 8 characters, inserted as superuser
+    ids = ["abcdef12-0000-4000-8000-000000000001", "abcdef12-0000-4000-8000-000000000002"]
+    for i, belief_id in enumerate(ids):
+        postgresql.execute(
+            """insert into beliefdb.belief (workspace_id, id, statement, subject, attribute, value)
+               select w.id, %s, %s, 'plan', 'fee', %s from beliefdb.workspace w where w.name = 'default'""",
+            (belief_id, f"The fee of plan is {i}.", str(i)))
+    postgresql.commit()
+    before = snapshot()
+    if as_json:
+        assert_json_error(cli("why", "abcdef12", "--json"), "ambiguous_id", "abcdef12", "ambiguous")
+    else:
+        assert_text_error(cli("why", "abcdef12"), "abcdef12", "ambiguous")
+    assert snapshot() == before
+    # the full ids still resolve
+    for ref in (ids[1], ids[1].upper()):
+        shown = cli("why", ref, "--json")
+        assert shown.exit_code == 0, shown.output
+        assert json.loads(shown.stdout)["belief"]["id"] == ids[1]
+
+
+# --- unknown workspace --------------------------------------------------------------------------
+
+WORKSPACE_COMMANDS: dict[str, Callable[[Path, str], list[str]]] = {
+    "ingest": lambda doc, _id: ["ingest", str(doc)],
+    "beliefs": lambda _doc, _id: ["beliefs"],
+    "why": lambda _doc, belief_id: ["why", belief_id],
+    "audit": lambda _doc, _id: ["audit", "verify"],
+}
+
+
+@pytest.mark.parametrize("via", ["option", "env"])
+@pytest.mark.parametrize("as_json", [False, True], ids=["text", "json"])
+def test_unknown_workspace(via: str, as_json: bool, cli: Invoke, seeded: str, snapshot: Any,
+                           write_doc: Any) -> None:
+    doc = write_doc("other.md", DOC.replace("7", "8"))
+    flag = ["--json"] if as_json else []
+    before = snapshot()
+    for command, make_args in WORKSPACE_COMMANDS.items():
+        args = make_args(doc, seeded)
+        if via == "option":
+            result = cli(*args, "--workspace", "nowhere", *flag)
+        else:
+            result = cli(*args, *flag, env={"BELIEFDB_WORKSPACE": "nowhere"})
+        try:
+            if as_json:
+                assert_json_error(result, "unknown_workspace", "nowhere")
+            else:
+                assert_text_error(result, "unknown workspace", "nowhere")
+        except AssertionError as exc:
+            raise AssertionError(f"beliefdb {command}: {exc}") from exc
+    assert snapshot() == before
+
+
+@pytest.mark.parametrize("as_json", [False, True], ids=["text", "json"])
+def test_invalid_workspace_name(as_json: bool, cli: Invoke, snapshot: Any) -> None:
+    before = snapshot()
+    flag = ["--json"] if as_json else []
+    result = cli("workspace", "create", "no spaces allowed", *flag)
+    if as_json:
+        assert_json_error(result, "invalid_input", "no spaces allowed")
+    else:
+        assert_text_error(result, "no spaces allowed")
+    assert snapshot() == before
+
+
+# --- unreachable or unusable database -----------------------------------------------------------
+
+DB_COMMANDS: dict[str, list[str]] = {
+    "ingest": ["ingest", "{doc}"],
+    "beliefs": ["beliefs"],
+    "why": ["why", "abcdef12"],
+    "migrate": ["migrate"],
+    "workspace-create": ["workspace", "create", "x"],
+    "workspace-list": ["workspace", "list"],
+    "audit": ["audit", "verify"],
+}
+
+
+@pytest.mark.parametrize("command", [*DB_COMMANDS, "demo"])
+def test_unreachable_db_fails_fast_text(command: str, cli: Invoke, snapshot: Any, write_doc: Any) -> None:
+    doc = write_doc("policy.md", DOC)
+    args = [a.replace("{doc}", str(doc)) for a in DB_COMMANDS.get(command, ["demo"])]
+    before = snapshot()
+    started = time.monotonic()
+    result = cli(*args, "--db", UNREACHABLE)  # --db wins over BELIEFDB_URL (this test's database)
+    elapsed = time.monotonic() - started
+    line = assert_text_error(result, "connect")
+    assert "127.0.0.1" in line
+    assert elapsed < 10, f"{command} took {elapsed:.1f}s to give up"
+    assert snapshot() == before
+
+
+@pytest.mark.parametrize("command", list(DB_COMMANDS))
+def test_unreachable_db_fails_fast_json(command: str, cli: Invoke, write_doc: Any) -> None:
+    doc = write_doc("policy.md", DOC)
+    args = [a.replace("{doc}", str(doc)) for a in DB_COMMANDS[command]]
+    started = time.monotonic()
+    result = runner.invoke(beliefdb.cli.app, [*args, "--json"],
+                           env={"BELIEFDB_URL": UNREACHABLE, "BELIEFDB_WORKSPACE": None})
+    elapsed = time.monotonic() - started
+    assert_json_error(result, "database_unavailable", "connect")
+    assert elapsed < 10, f"{command} took {elapsed:.1f}s to give up"
+
+
+@pytest.mark.parametrize("as_json", [False, True], ids=["text", "json"])
+def test_database_that_does_not_exist(as_json: bool, cli: Invoke, db_url: str) -> None:
+    url = make_conninfo(db_url, dbname="beliefdb_no_such_database")
+    flag = ["--json"] if as_json else []
+    result = cli("beliefs", "--db", url, *flag)
+    if as_json:
+        assert_json_error(result, "database_unavailable", "beliefdb_no_such_database")
+    else:
+        assert_text_error(result, "beliefdb_no_such_database")
+
+
+@pytest.fixture
+def unmigrated_url(db_url: str) -> Any:
+    name = f"bdb_err_empty_{uuid.uuid4().hex[:12]}"
+    with psycopg.connect(db_url, autocommit=True) as admin:
+        admin.execute(sql.SQL("create database {}").format(sql.Identifier(name)))
+    yield make_conninfo(db_url, dbname=name)
+    with psycopg.connect(db_url, autocommit=True) as admin:
+        admin.execute(sql.SQL("drop database if exists {} with (force)").format(sql.Identifier(name)))
+
+
+@pytest.mark.parametrize("command", [["beliefs"], ["ingest", "{doc}"], ["why", "abcdef12"], ["audit", "verify"],
+                                     ["workspace", "list"], ["workspace", "create", "x"]],
+                         ids=lambda c: " ".join(c).replace("{doc}", "doc"))
+@pytest.mark.parametrize("as_json", [False, True], ids=["text", "json"])
+def test_database_without_beliefdb_says_run_migrate(command: list[str], as_json: bool, cli: Invoke,
+                                                    unmigrated_url: str, write_doc: Any) -> None:
+    doc = write_doc("policy.md", DOC)
+    args = [a.replace("{doc}", str(doc)) for a in command]
+    flag = ["--json"] if as_json else []
+    result = cli(*args, "--db", unmigrated_url, *flag)
+    if as_json:
+        assert_json_error(result, "database_unavailable", "beliefdb migrate")
+    else:
+        assert_text_error(result, "beliefdb migrate")
+    with psycopg.connect(unmigrated_url) as conn:
+        row = conn.execute("select count(*) from pg_namespace where nspname = 'beliefdb'").fetchone()
+    assert row == (0,)  # nothing was created on the way
+
+
+# --- typer's own usage errors -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("option", "value"), [("--authority", "bogus"), ("--label", "bogus"),
+                                               ("--extractor", "bogus")])
+def test_invalid_choice_is_a_usage_error(option: str, value: str, cli: Invoke, snapshot: Any,
+                                         write_doc: Any) -> None:
+    doc = write_doc("policy.md", DOC)
+    before = snapshot()
+    result = cli("ingest", str(doc), option, value)
+    assert result.exit_code == 2, result.output
+    assert option in result.stderr and value in result.stderr
+    assert result.stdout == ""
+    assert snapshot() == before
+
+
+def test_ingest_without_files_is_a_usage_error(cli: Invoke, snapshot: Any) -> None:
+    before = snapshot()
+    result = cli("ingest")
+    assert result.exit_code == 2, result.output
+    assert "Missing argument" in result.stderr
+    assert snapshot() == before
+
+
+# --- one bad file among many --------------------------------------------------------------------
+
+
+def _sources(postgresql: psycopg.Connection[Any]) -> dict[str, int]:
+    rows = postgresql.execute(
+        """select s.name, count(v.*) from beliefdb.source s
+             left join beliefdb.source_version v on v.workspace_id = s.workspace_id and v.source_id = s.id
+            group by s.name""").fetchall()
+    postgresql.rollback()
+    return {name: int(n) for name, n in rows}
+
+
+def test_one_bad_file_among_many_text(cli: Invoke, write_doc: Any, tmp_path: Path,
+                                      postgresql: psycopg.Connection[Any]) -> None:
+    good1 = write_doc("good1.md", "The fee of plan1 is 1 euro.\n")
+    good2 = write_doc("good2.md", "The fee of plan2 is 2 euros.\n")
+    missing = tmp_path / "missing.md"
+    result = cli("ingest", str(good1), str(missing), str(good2))
+    assert result.exit_code != 0
+    failures = [line for line in result.stderr.splitlines() if "missing.md" in line]
+    assert len(failures) == 1, result.stderr
+    assert failures[0].startswith("error:"), failures[0]
+    assert "no such file" in failures[0]
+    assert "good1.md" not in result.stderr and "good2.md" not in result.stderr
+    # both good files were stored and reported
+    assert _sources(postgresql) == {"good1.md": 1, "good2.md": 1}
+    assert "plan1 / fee = 1 euro" in result.stdout and "plan2 / fee = 2 euros" in result.stdout
+
+    # fixing the bad file and running again ingests it; the others are unchanged no-ops
+    missing.write_text("The fee of plan3 is 3 euros.\n", encoding="utf-8")
+    again = cli("ingest", str(good1), str(missing), str(good2), "--json")
+    assert again.exit_code == 0, again.output
+    reports = json.loads(again.stdout)
+    assert [(r["source"], r["new_version"]) for r in reports] == [
+        ("good1.md", False), ("missing.md", True), ("good2.md", False)]
+    assert _sources(postgresql) == {"good1.md": 1, "good2.md": 1, "missing.md": 1}
+
+
+def test_one_bad_file_among_many_json(cli: Invoke, write_doc: Any, tmp_path: Path,
+                                      postgresql: psycopg.Connection[Any]) -> None:
+    good1 = write_doc("good1.md", "The fee of plan1 is 1 euro.\n")
+    good2 = write_doc("good2.md", "The fee of plan2 is 2 euros.\n")
+    missing = tmp_path / "missing.md"
+    result = cli("ingest", str(good1), str(missing), str(good2), "--json")
+    assert result.exit_code != 0
+    out = json.loads(result.stdout)
+    assert isinstance(out, list) and len(out) == 3, out
+    assert out[0]["source"] == "good1.md" and out[2]["source"] == "good2.md"
+    assert out[1]["error"] == "not_found" and "missing.md" in out[1]["message"]
+    assert _sources(postgresql) == {"good1.md": 1, "good2.md": 1}
+
+
+def test_bad_files_among_many_with_progress_bar(cli: Invoke, write_doc: Any, tmp_path: Path,
+                                                postgresql: psycopg.Connection[Any]) -> None:
+    goods = [write_doc(f"good{i}.md", f"The fee of plan{i} is {i} euros.\n") for i in range(3)]
+    binary = _binary(tmp_path)
+    missing = tmp_path / "missing.md"
+    result = cli("ingest", str(goods[0]), str(binary), str(goods[1]), str(missing), str(goods[2]))
+    assert result.exit_code != 0
+    for bad, word in ((binary, "binary"), (missing, "no such file")):
+        lines = [line for line in result.stderr.splitlines() if bad.name in line]
+        assert len(lines) == 1 and word in lines[0], result.stderr
+        assert lines[0].startswith("error:"), lines[0]
+    assert _sources(postgresql) == {f"good{i}.md": 1 for i in range(3)}
