@@ -2,15 +2,30 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 from uuid import UUID
 
-from beliefdb import audit, beliefs, ingest
+from beliefdb import audit, beliefs, corrections, decisions, ingest, retraction, review
 from beliefdb.connector import DEFAULT_WORKSPACE, Database, resolve_url
 from beliefdb.extract import Candidate
-from beliefdb.models import AuditResult, Belief, IngestFailure, IngestReport, Why
+from beliefdb.models import (
+    Action,
+    AuditResult,
+    Belief,
+    Changes,
+    CorrectionPreview,
+    CorrectionResult,
+    Decision,
+    ImpactRow,
+    IngestFailure,
+    IngestReport,
+    Recorded,
+    ReviewItem,
+    Why,
+)
 
 
 class BeliefDB:
@@ -70,6 +85,56 @@ class BeliefDB:
     def why(self, belief: str | UUID) -> Why:
         """A belief with its evidence, confidence factors and supersession history."""
         return beliefs.why(self.database, belief)
+
+    def decide(self, title: str, *, because: Sequence[str | UUID] = (),
+               all_of: Sequence[Sequence[str | UUID]] = ()) -> Recorded:
+        """Record a decision: each ``because`` belief alone justifies it; each ``all_of`` group jointly."""
+        return decisions.decide(self.database, title, because=because, all_of=all_of)
+
+    def act(self, decision: str | UUID, description: str) -> Recorded:
+        """Record an action carrying out a decision."""
+        return decisions.act(self.database, decision, description)
+
+    def derive(self, statement: str, subject: str, attribute: str, value: str, sources: Sequence[str | UUID],
+               *, kind: str = "fact") -> Recorded:
+        """Record a belief derived from others (it holds while all of them are current)."""
+        return decisions.derive(self.database, statement, subject, attribute, value, sources, kind=kind)
+
+    def decisions(self, status: str | None = None) -> list[Decision]:
+        return decisions.list_decisions(self.database, status)
+
+    def actions(self, status: str | None = None) -> list[Action]:
+        return decisions.list_actions(self.database, status)
+
+    def impact(self, *refs: str | UUID) -> list[ImpactRow]:
+        """Dry run: what would stop holding, be flagged, be held, or survive if these stopped holding."""
+        return retraction.impact(self.database, refs)
+
+    def preview_correction(self, belief: str | UUID) -> CorrectionPreview:
+        return corrections.preview(self.database, belief)
+
+    def apply_correction(self, belief: str | UUID, statement: str, *, reviewer: str, expect_revision: int,
+                         value: str | None = None, reason: str | None = None,
+                         idempotency_key: str | None = None) -> CorrectionResult:
+        """Apply a correction atomically; see corrections.apply for stale and already_applied."""
+        return corrections.apply(self.database, belief, statement, reviewer=reviewer,
+                                 expect_revision=expect_revision, value=value, reason=reason,
+                                 idempotency_key=idempotency_key)
+
+    def retract(self, *, belief: str | UUID | None = None, fragment: str | UUID | None = None,
+                source: str | None = None, version: int | None = None, reason: str = "",
+                undo: bool = False) -> Changes:
+        """Retract (or restore with ``undo``) a belief, fragment, source or source version."""
+        return retraction.retract(self.database, belief=belief, fragment=fragment, source=source, version=version,
+                                  reason=reason, undo=undo)
+
+    def review_items(self) -> list[ReviewItem]:
+        return review.list_items(self.database)
+
+    def resolve_review(self, item: str | UUID, verdict: str, *, note: str | None = None,
+                       winner: str | UUID | None = None) -> dict[str, Any]:
+        """Approve or reject (``verdict``: approved | rejected) an open review item."""
+        return review.resolve_item(self.database, item, verdict, note=note, winner=winner)
 
     def audit_verify(self) -> AuditResult:
         return audit.verify(self.database)

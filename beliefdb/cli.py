@@ -3,22 +3,30 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
-from datetime import datetime
-from enum import StrEnum
 from pathlib import Path
-from typing import Annotated, NoReturn
+from typing import Annotated
 
 import typer
 
 from beliefdb import audit as audit_mod
 from beliefdb import beliefs as beliefs_mod
+from beliefdb import cli_truth, render, workspaces
 from beliefdb import ingest as ingest_mod
-from beliefdb import render, workspaces
-from beliefdb.connector import DEFAULT_WORKSPACE, Database, ensure_migrated, probe, resolve_url
+from beliefdb.cli_common import (
+    Authority,
+    DbUrl,
+    ExtractorName,
+    Home,
+    Json,
+    Label,
+    Principal,
+    WorkspaceOpt,
+    database,
+    errors,
+    parse_time,
+)
+from beliefdb.connector import DEFAULT_WORKSPACE, ensure_migrated, probe, resolve_url
 from beliefdb.embedded import EmbeddedServer
-from beliefdb.errors import BeliefDBError
 from beliefdb.models import IngestFailure
 
 app = typer.Typer(
@@ -35,72 +43,6 @@ audit_app = typer.Typer(help="The per-workspace SHA-256 audit chain.", no_args_i
 app.add_typer(db_app, name="db")
 app.add_typer(workspace_app, name="workspace")
 app.add_typer(audit_app, name="audit")
-
-
-class Authority(StrEnum):
-    official = "official"
-    internal = "internal"
-    user = "user"
-    agent = "agent"
-    unverified = "unverified"
-
-
-class Label(StrEnum):
-    production = "production"
-    fixture = "fixture"
-    synthetic = "synthetic"
-
-
-class ExtractorName(StrEnum):
-    rules = "rules"
-    none = "none"
-
-
-DbUrl = Annotated[str | None, typer.Option("--db", envvar="BELIEFDB_URL", show_envvar=True,
-                                           help="PostgreSQL URL (>= 15, with pgvector). Default: the embedded server.")]
-Home = Annotated[Path | None, typer.Option("--home", envvar="BELIEFDB_HOME", show_envvar=True,
-                                          help="Folder of the embedded server's data. Default: /var/lib/beliefdb for"
-                                               " root, else the user's data folder.")]
-WorkspaceOpt = Annotated[str, typer.Option("--workspace", "-w", envvar="BELIEFDB_WORKSPACE", show_envvar=True,
-                                           help="Workspace to act in.")]
-Principal = Annotated[str | None, typer.Option("--as", envvar="BELIEFDB_PRINCIPAL", show_envvar=True,
-                                               help="Who is acting (agent or person), stamped on every write.")]
-Json = Annotated[bool, typer.Option("--json", help="Print JSON for scripts.")]
-
-
-def _fail(code: str, message: str, as_json: bool, exit_code: int = 1) -> NoReturn:
-    if as_json:
-        typer.echo(render.to_json({"error": code, "message": message}))
-    else:
-        typer.echo(f"error: {message}", err=True)
-    raise typer.Exit(exit_code)
-
-
-@contextmanager
-def _errors(as_json: bool) -> Iterator[None]:
-    try:
-        yield
-    except BeliefDBError as exc:
-        _fail(exc.code, exc.message, as_json)
-
-
-@contextmanager
-def _database(url: str | None, home: Path | None, workspace: str, principal: str | None) -> Iterator[Database]:
-    db = Database(resolve_url(url, home=home), workspace, principal=principal)
-    try:
-        yield db
-    finally:
-        db.close()
-
-
-def _parse_time(value: str | None, as_json: bool) -> datetime | None:
-    if value is None:
-        return None
-    try:
-        parsed = datetime.fromisoformat(value)
-    except ValueError:
-        _fail("invalid_input", f"--as-of: not an ISO 8601 timestamp: {value!r}", as_json, 2)
-    return parsed if parsed.tzinfo else parsed.astimezone()
 
 
 @app.command()
@@ -129,13 +71,13 @@ def ingest(
     """
     options = ingest_mod.SourceOptions(name=source, authority=authority.value if authority else None,
                                        provenance=label.value if label else None, version_label=version_label)
-    with _errors(as_json), _database(db, home, workspace, principal) as database:
+    with errors(as_json), database(db, home, workspace, principal) as bound:
         if len(paths) > 3 and not as_json:
             with typer.progressbar(length=len(paths), label="ingesting", file=sys.stderr) as bar:
-                results = ingest_mod.ingest_paths(database, paths, options, claims=claims,
+                results = ingest_mod.ingest_paths(bound, paths, options, claims=claims,
                                                   extractor=extractor.value, progress=lambda _p: bar.update(1))
         else:
-            results = ingest_mod.ingest_paths(database, paths, options, claims=claims, extractor=extractor.value)
+            results = ingest_mod.ingest_paths(bound, paths, options, claims=claims, extractor=extractor.value)
     failed = [r for r in results if isinstance(r, IngestFailure)]
     if as_json:
         if len(results) == 1 and failed:
@@ -163,9 +105,9 @@ def beliefs(
     as_json: Json = False,
 ) -> None:
     """List current beliefs (or all, or as of a moment)."""
-    moment = _parse_time(as_of, as_json)
-    with _errors(as_json), _database(db, home, workspace, principal) as database:
-        rows = beliefs_mod.list_beliefs(database, subject=subject, attribute=attribute, include_all=include_all,
+    moment = parse_time(as_of, as_json)
+    with errors(as_json), database(db, home, workspace, principal) as bound:
+        rows = beliefs_mod.list_beliefs(bound, subject=subject, attribute=attribute, include_all=include_all,
                                         as_of=moment)
     typer.echo(render.to_json(rows) if as_json else render.beliefs_table(rows, with_status=include_all))
 
@@ -177,8 +119,8 @@ def why(
     as_json: Json = False,
 ) -> None:
     """Why a belief is held: its evidence (quote, offsets, source, version), confidence factors, history."""
-    with _errors(as_json), _database(db, home, workspace, principal) as database:
-        result = beliefs_mod.why(database, belief)
+    with errors(as_json), database(db, home, workspace, principal) as bound:
+        result = beliefs_mod.why(bound, belief)
     typer.echo(render.to_json(result) if as_json else render.why(result))
 
 
@@ -190,7 +132,7 @@ def migrate(
     """Bring the database schema to the current version (idempotent)."""
     from beliefdb import migrate as migrate_mod  # alembic loads only for this command
 
-    with _errors(as_json):
+    with errors(as_json):
         if sql:
             typer.echo(migrate_mod.upgrade_sql())
             return
@@ -210,7 +152,7 @@ def demo(
     """Tell the return-policy story on a throw-away workspace of the (embedded) database."""
     from beliefdb.demo import run_demo
 
-    with _errors(False):
+    with errors(False):
         run_demo(resolve_url(db, home=home), typer.echo)
 
 
@@ -230,7 +172,7 @@ def db_status(home: Home = None, as_json: Json = False) -> None:
 @db_app.command("start")
 def db_start(home: Home = None, as_json: Json = False) -> None:
     """Start the embedded server (initialising and migrating it on first use)."""
-    with _errors(as_json):
+    with errors(as_json):
         url = EmbeddedServer(home).start()
         ensure_migrated(url)
     typer.echo(render.to_json({"running": True, "url": url}) if as_json else f"running: {url}")
@@ -239,7 +181,7 @@ def db_start(home: Home = None, as_json: Json = False) -> None:
 @db_app.command("stop")
 def db_stop(home: Home = None, as_json: Json = False) -> None:
     """Stop the embedded server; its data stays."""
-    with _errors(as_json):
+    with errors(as_json):
         was_running = EmbeddedServer(home).stop()
     if as_json:
         typer.echo(render.to_json({"stopped": was_running}))
@@ -250,7 +192,7 @@ def db_stop(home: Home = None, as_json: Json = False) -> None:
 @db_app.command("url")
 def db_url(home: Home = None) -> None:
     """Print the embedded server's URL (starting it if needed), e.g. for psql."""
-    with _errors(False):
+    with errors(False):
         url = EmbeddedServer(home).start()
         ensure_migrated(url)
     typer.echo(url)
@@ -262,7 +204,7 @@ def workspace_create(
     db: DbUrl = None, home: Home = None, principal: Principal = None, as_json: Json = False,
 ) -> None:
     """Create a workspace; its id is generated by the server."""
-    with _errors(as_json):
+    with errors(as_json):
         created = workspaces.create_workspace(resolve_url(db, home=home), name, principal)
     typer.echo(render.to_json(created) if as_json else f"created workspace {created.name} ({created.id})")
 
@@ -270,7 +212,7 @@ def workspace_create(
 @workspace_app.command("list")
 def workspace_list(db: DbUrl = None, home: Home = None, as_json: Json = False) -> None:
     """List workspaces."""
-    with _errors(as_json):
+    with errors(as_json):
         rows = workspaces.list_workspaces(resolve_url(db, home=home))
     if as_json:
         typer.echo(render.to_json(rows))
@@ -284,9 +226,11 @@ def audit_verify(
     db: DbUrl = None, home: Home = None, workspace: WorkspaceOpt = DEFAULT_WORKSPACE, as_json: Json = False,
 ) -> None:
     """Verify the workspace's hash chain; exits 1 and names the first broken link if it is broken."""
-    with _errors(as_json), _database(db, home, workspace, None) as database:
-        result = audit_mod.verify(database)
+    with errors(as_json), database(db, home, workspace, None) as bound:
+        result = audit_mod.verify(bound)
     typer.echo(render.to_json(result) if as_json else render.audit(result))
     if not result.ok:
         raise typer.Exit(1)
 
+
+cli_truth.register(app)

@@ -33,6 +33,7 @@ _OWN_CODES: dict[str, type[errors.BeliefDBError]] = {
     "BD004": errors.NotFound,
     "BD005": errors.InvalidInput,
     "BD006": errors.AmbiguousId,
+    "BD007": errors.StaleCorrectionPreview,
 }
 
 

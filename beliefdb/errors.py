@@ -57,3 +57,9 @@ class DatabaseUnavailable(BeliefDBError):
 
 class PermissionDenied(BeliefDBError):
     code = "permission_denied"
+
+
+class StaleCorrectionPreview(BeliefDBError):
+    """The belief changed since the preview: preview again, then apply with the new revision."""
+
+    code = "stale_correction_preview"

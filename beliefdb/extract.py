@@ -243,7 +243,16 @@ def _names(phrase: str, source_name: str, *, strict: bool = True) -> tuple[str, 
 
 
 def _clean_value(raw: str, *, sentence: bool) -> str | None:
-    value = raw.strip().rstrip(_TERMINAL).rstrip()
+    """The value without surrounding whitespace and its trailing ``.``/``!``, or None.
+
+    The whole trailing run of terminators and whitespace goes, so a tail like ``1. ...`` or ``x. . .``
+    leaves ``1`` or ``x``, never a value ending in ``.`` (one backward scan: linear).
+    """
+    value = raw.strip()
+    end = len(value)
+    while end and (value[end - 1] in _TERMINAL or value[end - 1].isspace()):
+        end -= 1
+    value = value[:end]
     if not value:
         return None
     if sentence and (_NEGATION.match(value) or _INNER_SENTENCE_END.search(value)):

@@ -15,8 +15,10 @@ from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from sqlalchemy import Engine, create_engine, pool
+from sqlalchemy.exc import DBAPIError, SQLAlchemyError
 
-from beliefdb.errors import DatabaseUnavailable
+from beliefdb.connector import translate
+from beliefdb.errors import BeliefDBError, DatabaseUnavailable
 
 # Every file of sql/ except the tables, in the order they are applied.
 REAPPLIED_FILES = (
@@ -101,7 +103,15 @@ def current_revision(url: str) -> str | None:
 def upgrade(url: str) -> tuple[str | None, str]:
     """Upgrade to head (idempotent; re-applies functions and views). Returns (before, after)."""
     before = current_revision(url)
-    command.upgrade(_config(url), "head")
+    try:
+        command.upgrade(_config(url), "head")
+    except psycopg.Error as exc:
+        raise translate(exc) from exc
+    except SQLAlchemyError as exc:
+        cause = exc.orig if isinstance(exc, DBAPIError) else None
+        if isinstance(cause, psycopg.Error):
+            raise translate(cause) from exc
+        raise BeliefDBError(f"migration failed: {str(exc).splitlines()[0]}") from exc
     return before, head_revision()
 
 

@@ -168,3 +168,88 @@ class AuditResult:
     ok: bool
     events: int
     first_broken: int | None
+
+
+@dataclass(frozen=True)
+class Decision:
+    id: UUID
+    title: str
+    status: str
+    revision: int
+    owner: str
+    created_at: datetime
+    holds: bool
+
+
+@dataclass(frozen=True)
+class Action:
+    id: UUID
+    decision_id: UUID
+    description: str
+    status: str
+    owner: str
+    created_at: datetime
+
+
+@dataclass(frozen=True)
+class Recorded:
+    """A decision, action or derived belief just recorded, with the status the truth rules gave it."""
+
+    id: UUID
+    status: str
+
+
+@dataclass(frozen=True)
+class ImpactRow:
+    """One effect of a change: stops_holding, flag (decision), hold (action) or survives (decision)."""
+
+    node: UUID
+    kind: str
+    effect: str
+    detail: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Changes:
+    """What a stored change did to the support graph."""
+
+    stopped_holding: list[UUID]
+    started_holding: list[UUID]
+    flagged: list[UUID]
+    held: list[UUID]
+
+
+@dataclass(frozen=True)
+class StillSupported:
+    decision: UUID
+    by: list[list[UUID]]
+
+
+@dataclass(frozen=True)
+class CorrectionPreview:
+    belief: UUID
+    revision: int
+    would_flag: list[UUID]
+    would_hold: list[UUID]
+    still_supported: list[StillSupported]
+
+
+@dataclass(frozen=True)
+class CorrectionResult:
+    correction: UUID
+    replacement: UUID
+    superseded: list[UUID]
+    flagged: list[UUID]
+    held: list[UUID]
+    already_applied: bool
+
+
+@dataclass(frozen=True)
+class ReviewItem:
+    id: UUID
+    kind: str
+    node: UUID
+    other_node: UUID | None
+    subject: str | None
+    reason: str
+    created_at: datetime

@@ -12,7 +12,20 @@ from uuid import UUID
 
 from psycopg.types.range import Range
 
-from beliefdb.models import AuditResult, Belief, IngestFailure, IngestReport, Why
+from beliefdb.models import (
+    Action,
+    AuditResult,
+    Belief,
+    Changes,
+    CorrectionPreview,
+    CorrectionResult,
+    Decision,
+    ImpactRow,
+    IngestFailure,
+    IngestReport,
+    ReviewItem,
+    Why,
+)
 
 
 def jsonable(value: Any) -> Any:
@@ -130,3 +143,75 @@ def audit(result: AuditResult) -> str:
     if result.ok:
         return f"audit chain ok: {result.events} events, every link verifies"
     return f"audit chain BROKEN: first broken link at event {result.first_broken} (of {result.events})"
+
+
+def decisions(rows: Iterable[Decision]) -> str:
+    lines = [f"{short(d.id)}  [{d.status}{'' if d.holds else ', no support'}]  {d.title}" for d in rows]
+    return "\n".join(lines) if lines else "(no decisions)"
+
+
+def actions(rows: Iterable[Action]) -> str:
+    lines = [f"{short(a.id)}  [{a.status}]  {a.description}  (decision {short(a.decision_id)})" for a in rows]
+    return "\n".join(lines) if lines else "(no actions)"
+
+
+def impact_json(rows: list[ImpactRow]) -> dict[str, Any]:
+    """The dry run grouped by effect, as the CLI's --json prints it."""
+    return {
+        "stops_holding": [{"id": r.node, "kind": r.kind} for r in rows if r.effect == "stops_holding"],
+        "flagged": [r.node for r in rows if r.effect == "flag"],
+        "held": [r.node for r in rows if r.effect == "hold"],
+        "still_supported": [{"decision": r.node, "by": r.detail.get("by", [])} for r in rows
+                            if r.effect == "survives"],
+    }
+
+
+def impact(rows: list[ImpactRow]) -> str:
+    grouped = impact_json(rows)
+    lines = [f"would stop holding: {len(grouped['stops_holding'])}"]
+    lines += [f"  - {x['kind']} {short(x['id'])}" for x in grouped["stops_holding"]]
+    lines.append(f"decisions flagged (lost their last support): {len(grouped['flagged'])}")
+    lines += [f"  ! {short(r.node)} {r.detail.get('title', '')}" for r in rows if r.effect == "flag"]
+    lines.append(f"actions held: {len(grouped['held'])}")
+    lines += [f"  ‖ {short(r.node)} {r.detail.get('description', '')}" for r in rows if r.effect == "hold"]
+    lines.append(f"decisions that survive on other support: {len(grouped['still_supported'])}")
+    for r in rows:
+        if r.effect == "survives":
+            by = "; ".join(" + ".join(short(x) for x in group) for group in r.detail.get("by", []))
+            lines.append(f"  ✓ {short(r.node)} {r.detail.get('title', '')} — still supported by {by}")
+    return "\n".join(lines)
+
+
+def correction_preview(p: CorrectionPreview) -> str:
+    lines = [f"correcting belief {p.belief} at revision {p.revision} would:",
+             f"  flag {len(p.would_flag)} decision(s): " + ", ".join(short(x) for x in p.would_flag),
+             f"  hold {len(p.would_hold)} action(s): " + ", ".join(short(x) for x in p.would_hold)]
+    for s in p.still_supported:
+        by = "; ".join(" + ".join(short(x) for x in group) for group in s.by)
+        lines.append(f"  leave decision {short(s.decision)} standing, supported by {by}")
+    lines.append(f"apply with: --apply --expect-revision {p.revision}")
+    return "\n".join(lines)
+
+
+def correction_result(r: CorrectionResult) -> str:
+    head = "already applied (dependency check re-run)" if r.already_applied else "applied"
+    return "\n".join([
+        f"correction {r.correction}: {head}",
+        f"  replacement {r.replacement} (human_correction evidence: the reviewer's text)",
+        "  superseded " + ", ".join(short(x) for x in r.superseded),
+        f"  flagged {len(r.flagged)} decision(s), held {len(r.held)} action(s)",
+    ])
+
+
+def changes(c: Changes) -> str:
+    return "\n".join([
+        f"stopped holding: {len(c.stopped_holding)}  " + ", ".join(short(x) for x in c.stopped_holding),
+        f"holding again: {len(c.started_holding)}  " + ", ".join(short(x) for x in c.started_holding),
+        f"decisions flagged: {len(c.flagged)}  " + ", ".join(short(x) for x in c.flagged),
+        f"actions held: {len(c.held)}  " + ", ".join(short(x) for x in c.held),
+    ])
+
+
+def review_items(rows: Iterable[ReviewItem]) -> str:
+    lines = [f"{short(r.id)}  {r.kind:<16} {short(r.node)}  {r.subject or ''}  — {r.reason}" for r in rows]
+    return "\n".join(lines) if lines else "(review queue is empty)"

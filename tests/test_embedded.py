@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 import shutil
 import subprocess
 from collections.abc import Callable, Iterator
@@ -90,6 +91,10 @@ def homes(tmp_path: Path) -> Iterator[Callable[[str], Path]]:
         server.stop()
         assert not server.status().running
     for pid in pids:
+        # pg_ctl -w returns once the pid file is gone; the process may take a moment more to exit
+        deadline = time.monotonic() + 15
+        while alive(pid) and time.monotonic() < deadline:
+            time.sleep(0.1)
         assert not alive(pid), f"postgres {pid} is still running"
 
 

@@ -1,0 +1,200 @@
+"""Commands for what is built on beliefs: decisions, actions, impact, corrections, retraction,
+review. They parse and print; the truth rules run in SQL."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from beliefdb import corrections, decisions, render, retraction, review
+from beliefdb.cli_common import DbUrl, Home, Json, Principal, WorkspaceOpt, database, errors, fail
+from beliefdb.connector import DEFAULT_WORKSPACE
+
+review_app = typer.Typer(help="The review queue: flagged decisions, held actions, open conflicts.",
+                         no_args_is_help=True)
+
+
+def decide(
+    title: Annotated[str, typer.Argument(help="What was decided.")],
+    because: Annotated[list[str] | None, typer.Option(
+        "--because", help="A belief that on its own justifies the decision; repeat for alternatives.")] = None,
+    all_of: Annotated[list[str] | None, typer.Option(
+        "--all-of", help="Comma-separated beliefs that together justify it (one joint reason); repeatable.")] = None,
+    db: DbUrl = None, home: Home = None, workspace: WorkspaceOpt = DEFAULT_WORKSPACE, principal: Principal = None,
+    as_json: Json = False,
+) -> None:
+    """Record a decision and why it was made. It is flagged when it loses its last support."""
+    groups = [[x.strip() for x in group.split(",") if x.strip()] for group in all_of or []]
+    with errors(as_json), database(db, home, workspace, principal) as bound:
+        recorded = decisions.decide(bound, title, because=because or [], all_of=groups)
+    typer.echo(render.to_json(recorded) if as_json else f"decision {recorded.id} [{recorded.status}]")
+
+
+def act(
+    decision: Annotated[str, typer.Argument(help="The decision this action carries out (full id).")],
+    description: Annotated[str, typer.Argument(help="What will be done.")],
+    db: DbUrl = None, home: Home = None, workspace: WorkspaceOpt = DEFAULT_WORKSPACE, principal: Principal = None,
+    as_json: Json = False,
+) -> None:
+    """Record an action carrying out a decision. It is held while its decision needs review."""
+    with errors(as_json), database(db, home, workspace, principal) as bound:
+        recorded = decisions.act(bound, decision, description)
+    typer.echo(render.to_json(recorded) if as_json else f"action {recorded.id} [{recorded.status}]")
+
+
+def derive(
+    statement: Annotated[str, typer.Argument(help="The derived statement.")],
+    subject: Annotated[str, typer.Option(help="Subject of the derived belief.")],
+    attribute: Annotated[str, typer.Option(help="Attribute of the derived belief.")],
+    value: Annotated[str, typer.Option(help="Value of the derived belief.")],
+    sources: Annotated[str, typer.Option("--from", help="Comma-separated beliefs it is derived from (all needed).")],
+    db: DbUrl = None, home: Home = None, workspace: WorkspaceOpt = DEFAULT_WORKSPACE, principal: Principal = None,
+    as_json: Json = False,
+) -> None:
+    """Record a belief derived from others; it holds while all of them are current."""
+    ids = [x.strip() for x in sources.split(",") if x.strip()]
+    with errors(as_json), database(db, home, workspace, principal) as bound:
+        recorded = decisions.derive(bound, statement, subject, attribute, value, ids)
+    typer.echo(render.to_json(recorded) if as_json else f"belief {recorded.id} [{recorded.status}]")
+
+
+def list_decisions(
+    status: Annotated[str | None, typer.Option(help="active, needs_review, approved or rejected.")] = None,
+    db: DbUrl = None, home: Home = None, workspace: WorkspaceOpt = DEFAULT_WORKSPACE, as_json: Json = False,
+) -> None:
+    """List decisions with their status and whether they still hold."""
+    with errors(as_json), database(db, home, workspace, None) as bound:
+        rows = decisions.list_decisions(bound, status)
+    typer.echo(render.to_json(rows) if as_json else render.decisions(rows))
+
+
+def list_actions(
+    status: Annotated[str | None, typer.Option(help="scheduled, held, done or cancelled.")] = None,
+    db: DbUrl = None, home: Home = None, workspace: WorkspaceOpt = DEFAULT_WORKSPACE, as_json: Json = False,
+) -> None:
+    """List actions with their status."""
+    with errors(as_json), database(db, home, workspace, None) as bound:
+        rows = decisions.list_actions(bound, status)
+    typer.echo(render.to_json(rows) if as_json else render.actions(rows))
+
+
+def impact(
+    ids: Annotated[list[str], typer.Argument(help="Beliefs (id or prefix), fragments, decisions or source names.")],
+    db: DbUrl = None, home: Home = None, workspace: WorkspaceOpt = DEFAULT_WORKSPACE, as_json: Json = False,
+) -> None:
+    """Dry run: if these stopped holding, what would stop holding, be flagged, be held, survive."""
+    with errors(as_json), database(db, home, workspace, None) as bound:
+        rows = retraction.impact(bound, ids)
+    typer.echo(render.to_json(render.impact_json(rows)) if as_json else render.impact(rows))
+
+
+def correct(
+    belief: Annotated[str, typer.Argument(help="The belief to correct (id or unique prefix).")],
+    statement: Annotated[str, typer.Argument(help="The reviewer's corrected statement.")],
+    reviewer: Annotated[str, typer.Option(help="Who corrects it.", envvar="BELIEFDB_REVIEWER")],
+    value: Annotated[str | None, typer.Option(help="The corrected value (default: the old one).")] = None,
+    reason: Annotated[str | None, typer.Option(help="Why.")] = None,
+    preview: Annotated[bool, typer.Option("--preview", help="Show what would change; write nothing.")] = False,
+    apply: Annotated[bool, typer.Option("--apply", help="Apply it (needs --expect-revision from the preview).")]
+        = False,
+    expect_revision: Annotated[int | None, typer.Option(help="The revision the preview showed.")] = None,
+    idempotency_key: Annotated[str | None, typer.Option(help="Makes a retried apply safe.")] = None,
+    db: DbUrl = None, home: Home = None, workspace: WorkspaceOpt = DEFAULT_WORKSPACE, principal: Principal = None,
+    as_json: Json = False,
+) -> None:
+    """Correct a belief: --preview first, then --apply --expect-revision N.
+
+    The replacement is backed by a human-correction fragment with the reviewer's text, never by the old evidence.
+    """
+    if preview == apply:
+        fail("invalid_input", "choose one of --preview or --apply", as_json, 2)
+    if apply and expect_revision is None:
+        fail("invalid_input", "--apply needs --expect-revision (run --preview first)", as_json, 2)
+    with errors(as_json), database(db, home, workspace, principal) as bound:
+        if preview:
+            seen = corrections.preview(bound, belief)
+            typer.echo(render.to_json(seen) if as_json else render.correction_preview(seen))
+            return
+        assert expect_revision is not None
+        result = corrections.apply(bound, belief, statement, reviewer=reviewer, expect_revision=expect_revision,
+                                   value=value, reason=reason, idempotency_key=idempotency_key)
+    typer.echo(render.to_json(result) if as_json else render.correction_result(result))
+
+
+def retract(
+    belief: Annotated[str | None, typer.Option(help="A belief (id or prefix).")] = None,
+    fragment: Annotated[str | None, typer.Option(help="A fragment (full id).")] = None,
+    source: Annotated[str | None, typer.Option(help="A source by name: all of its fragments.")] = None,
+    version: Annotated[int | None, typer.Option(help="With --source: only this version.")] = None,
+    reason: Annotated[str, typer.Option(help="Why it is no longer trustworthy.")] = "",
+    preview: Annotated[bool, typer.Option("--preview", help="Show the impact; write nothing.")] = False,
+    undo: Annotated[bool, typer.Option("--undo", help="Restore what was retracted.")] = False,
+    db: DbUrl = None, home: Home = None, workspace: WorkspaceOpt = DEFAULT_WORKSPACE, principal: Principal = None,
+    as_json: Json = False,
+) -> None:
+    """Declare a belief, fragment, source or version untrustworthy (or restore it with --undo).
+
+    What rested only on it stops holding; what has independent support stays.
+    """
+    with errors(as_json), database(db, home, workspace, principal) as bound:
+        if preview:
+            rows = retraction.preview(bound, belief=belief, fragment=fragment, source=source, version=version)
+            typer.echo(render.to_json(render.impact_json(rows)) if as_json else render.impact(rows))
+            return
+        changes = retraction.retract(bound, belief=belief, fragment=fragment, source=source, version=version,
+                                     reason=reason, undo=undo)
+    typer.echo(render.to_json(changes) if as_json else render.changes(changes))
+
+
+@review_app.command("list")
+def review_list(
+    db: DbUrl = None, home: Home = None, workspace: WorkspaceOpt = DEFAULT_WORKSPACE, as_json: Json = False,
+) -> None:
+    """Open review items."""
+    with errors(as_json), database(db, home, workspace, None) as bound:
+        rows = review.list_items(bound)
+    typer.echo(render.to_json(rows) if as_json else render.review_items(rows))
+
+
+def _resolve(item: str, verdict: str, note: str | None, winner: str | None, db: str | None, home: Path | None,
+             workspace: str, principal: str | None, as_json: bool) -> None:
+    with errors(as_json), database(db, home, workspace, principal) as bound:
+        result = review.resolve_item(bound, item, verdict, note=note, winner=winner)
+    typer.echo(render.to_json(result) if as_json else f"{result['kind']} {result['node']}: {verdict}")
+
+
+@review_app.command("approve")
+def review_approve(
+    item: Annotated[str, typer.Argument(help="Review item id (or unique prefix).")],
+    note: Annotated[str | None, typer.Option(help="A note for the record.")] = None,
+    winner: Annotated[str | None, typer.Option(help="For a conflict: the belief that wins.")] = None,
+    db: DbUrl = None, home: Home = None, workspace: WorkspaceOpt = DEFAULT_WORKSPACE, principal: Principal = None,
+    as_json: Json = False,
+) -> None:
+    """Approve: keep a flagged decision, release a held action, or settle a conflict for --winner."""
+    _resolve(item, "approved", note, winner, db, home, workspace, principal, as_json)
+
+
+@review_app.command("reject")
+def review_reject(
+    item: Annotated[str, typer.Argument(help="Review item id (or unique prefix).")],
+    note: Annotated[str | None, typer.Option(help="A note for the record.")] = None,
+    db: DbUrl = None, home: Home = None, workspace: WorkspaceOpt = DEFAULT_WORKSPACE, principal: Principal = None,
+    as_json: Json = False,
+) -> None:
+    """Reject: a flagged decision is rejected and its held actions cancelled; a held action is cancelled."""
+    _resolve(item, "rejected", note, None, db, home, workspace, principal, as_json)
+
+
+def register(app: typer.Typer) -> None:
+    app.command()(decide)
+    app.command()(act)
+    app.command()(derive)
+    app.command("decisions")(list_decisions)
+    app.command("actions")(list_actions)
+    app.command()(impact)
+    app.command()(correct)
+    app.command()(retract)
+    app.add_typer(review_app, name="review")

@@ -1,0 +1,95 @@
+"""Decisions, actions and derived beliefs: what was built on beliefs (truth rules 2 and 4).
+
+Recording is one call to a SQL function that also runs the dependency check, so a decision
+citing a belief that is no longer current is flagged at once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+from uuid import UUID
+
+import psycopg
+from psycopg.types.json import Jsonb
+
+from beliefdb import errors
+from beliefdb.beliefs import resolve
+from beliefdb.connector import Database
+from beliefdb.models import Action, Decision, Recorded
+
+DECISION_STATUSES = ("active", "needs_review", "approved", "rejected")
+ACTION_STATUSES = ("scheduled", "held", "done", "cancelled")
+
+
+def _recorded(raw: dict[str, Any]) -> Recorded:
+    return Recorded(id=UUID(raw["id"]), status=raw["status"])
+
+
+def decide(db: Database, title: str, *, because: Sequence[str | UUID] = (),
+           all_of: Sequence[Sequence[str | UUID]] = (), conn: psycopg.Connection[Any] | None = None) -> Recorded:
+    """Record a decision. Each ``because`` belief is an alternative reason on its own; each
+    ``all_of`` group is one reason needing all of its beliefs."""
+    if not title.strip():
+        raise errors.InvalidInput("a decision needs a title")
+    with db.transaction(conn) as c:
+        reasons = [[str(resolve(db, ref, c))] for ref in because]
+        reasons += [[str(resolve(db, ref, c)) for ref in group] for group in all_of if group]
+        if not reasons:
+            raise errors.InvalidInput("a decision needs at least one reason (--because or --all-of)")
+        row = c.execute("select beliefdb.decide(%s, %s)", (title, Jsonb(reasons))).fetchone()
+    assert row is not None
+    return _recorded(row[0])
+
+
+def act(db: Database, decision: str | UUID, description: str,
+        conn: psycopg.Connection[Any] | None = None) -> Recorded:
+    """Record an action carrying out a decision (held at once if the decision needs review)."""
+    if not description.strip():
+        raise errors.InvalidInput("an action needs a description")
+    try:
+        decision_id = UUID(str(decision))
+    except ValueError as exc:
+        raise errors.NotFound(f"unknown decision {decision}") from exc
+    with db.transaction(conn) as c:
+        row = c.execute("select beliefdb.act(%s, %s)", (decision_id, description)).fetchone()
+    assert row is not None
+    return _recorded(row[0])
+
+
+def derive(db: Database, statement: str, subject: str, attribute: str, value: str, sources: Sequence[str | UUID],
+           *, kind: str = "fact", conn: psycopg.Connection[Any] | None = None) -> Recorded:
+    """Record a belief derived from others: it holds while all of them are current."""
+    with db.transaction(conn) as c:
+        ids = [resolve(db, ref, c) for ref in sources]
+        if not ids:
+            raise errors.InvalidInput("a derived belief needs --from beliefs")
+        row = c.execute("select beliefdb.derive(%s, %s, %s, %s, %s, %s)",
+                        (statement, subject, attribute, value, ids, kind)).fetchone()
+    assert row is not None
+    return _recorded(row[0])
+
+
+def list_decisions(db: Database, status: str | None = None,
+                   conn: psycopg.Connection[Any] | None = None) -> list[Decision]:
+    if status is not None and status not in DECISION_STATUSES:
+        raise errors.InvalidInput(f"invalid status '{status}' (choose from: {', '.join(DECISION_STATUSES)})")
+    return db.fetch_all(
+        Decision,
+        """select d.id, d.title, d.status, d.revision, d.owner, d.created_at, n.holds
+             from beliefdb.decision d
+             join beliefdb.node n on n.workspace_id = d.workspace_id and n.id = d.id
+            where %(status)s::text is null or d.status = %(status)s
+            order by d.created_at""", {"status": status}, conn)
+
+
+def list_actions(db: Database, status: str | None = None,
+                 conn: psycopg.Connection[Any] | None = None) -> list[Action]:
+    if status is not None and status not in ACTION_STATUSES:
+        raise errors.InvalidInput(f"invalid status '{status}' (choose from: {', '.join(ACTION_STATUSES)})")
+    return db.fetch_all(
+        Action,
+        """select id, decision_id, description, status, owner, created_at
+             from beliefdb.action
+            where %(status)s::text is null or status = %(status)s
+            order by created_at""", {"status": status}, conn)

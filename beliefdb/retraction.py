@@ -1,0 +1,95 @@
+"""Impact and retraction (truth rules 4 and 5): what stops holding when something is withdrawn.
+
+``impact`` is a dry run of ``beliefdb.impact``; ``retract`` stores the change through
+``beliefdb.retract``, which propagates it in the same transaction.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+from uuid import UUID
+
+import psycopg
+
+from beliefdb import errors
+from beliefdb.beliefs import resolve
+from beliefdb.connector import Database
+from beliefdb.models import Changes, ImpactRow
+
+
+def resolve_target(db: Database, ref: str | UUID, conn: psycopg.Connection[Any]) -> UUID:
+    """A source name, a full node id, or a belief id prefix."""
+    text = str(ref)
+    source = db.scalar("select id from beliefdb.source where name = %s", (text,), conn)
+    if source is not None:
+        return UUID(str(source))
+    try:
+        full = UUID(text)
+    except ValueError:
+        return resolve(db, text, conn)
+    if db.scalar("select 1 from beliefdb.node where id = %s", (full,), conn) is None:
+        raise errors.NotFound(f"unknown id {text}")
+    return full
+
+
+def impact(db: Database, refs: Sequence[str | UUID], conn: psycopg.Connection[Any] | None = None) -> list[ImpactRow]:
+    """If these beliefs, fragments, decisions or sources stopped holding: the effects, nothing written."""
+    if not refs:
+        raise errors.InvalidInput("name at least one belief, fragment, decision or source")
+    with db.transaction(conn) as c:
+        ids = [resolve_target(db, ref, c) for ref in refs]
+        return db.fetch_all(ImpactRow, "select node, kind, effect, detail from beliefdb.impact(%s)"
+                                       " order by effect, kind, node", (ids,), c)
+
+
+def _changes(raw: dict[str, Any]) -> Changes:
+    return Changes(**{key: [UUID(x) for x in raw[key]]
+                      for key in ("stopped_holding", "started_holding", "flagged", "held")})
+
+
+def retract(db: Database, *, belief: str | UUID | None = None, fragment: str | UUID | None = None,
+            source: str | None = None, version: int | None = None, reason: str, undo: bool = False,
+            conn: psycopg.Connection[Any] | None = None) -> Changes:
+    """Retract (or, with ``undo``, restore) one belief, fragment, source or source version."""
+    chosen = [x for x in (belief, fragment, source) if x is not None]
+    if len(chosen) != 1:
+        raise errors.InvalidInput("retract exactly one of --belief, --fragment or --source")
+    if version is not None and source is None:
+        raise errors.InvalidInput("--version goes with --source")
+    if not undo and not reason.strip():
+        raise errors.InvalidInput("a retraction needs --reason")
+    with db.transaction(conn) as c:
+        if source is not None:
+            source_id = db.scalar("select id from beliefdb.source where name = %s", (source,), c)
+            if source_id is None:
+                raise errors.NotFound(f"unknown source '{source}'")
+            target, target_id = ("version" if version is not None else "source"), source_id
+        elif belief is not None:
+            target, target_id = "node", resolve(db, belief, c)
+        else:
+            target, target_id = "node", resolve_target(db, str(fragment), c)
+        row = c.execute("select beliefdb.retract(%s, %s, %s, %s, %s)",
+                        (target, target_id, reason, version, undo)).fetchone()
+    assert row is not None
+    return _changes(row[0])
+
+
+def preview(db: Database, *, belief: str | UUID | None = None, fragment: str | UUID | None = None,
+            source: str | None = None, version: int | None = None,
+            conn: psycopg.Connection[Any] | None = None) -> list[ImpactRow]:
+    """The dry run of a retraction: for a version, the impact of its fragments stopping to hold."""
+    with db.transaction(conn) as c:
+        if source is not None and version is not None:
+            version_id = db.scalar(
+                """select v.id from beliefdb.source_version v join beliefdb.source s
+                     on s.workspace_id = v.workspace_id and s.id = v.source_id
+                    where s.name = %s and v.version = %s""", (source, version), c)
+            if version_id is None:
+                raise errors.NotFound(f"unknown version {version} of source '{source}'")
+            return db.fetch_all(ImpactRow, "select node, kind, effect, detail from beliefdb.impact(%s)"
+                                           " order by effect, kind, node", ([version_id],), c)
+        ref = source if source is not None else belief if belief is not None else fragment
+        if ref is None:
+            raise errors.InvalidInput("retract exactly one of --belief, --fragment or --source")
+        return impact(db, [ref], c)

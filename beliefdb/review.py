@@ -1,0 +1,39 @@
+"""The review queue: durable items a person approves or rejects (flagged decisions, held
+actions, unresolved conflicts). Resolution is ``beliefdb.review_resolve`` in SQL."""
+
+from __future__ import annotations
+
+from typing import Any
+from uuid import UUID
+
+import psycopg
+
+from beliefdb import errors
+from beliefdb.beliefs import resolve
+from beliefdb.connector import Database
+from beliefdb.models import ReviewItem
+
+
+def list_items(db: Database, conn: psycopg.Connection[Any] | None = None) -> list[ReviewItem]:
+    return db.fetch_all(ReviewItem, """select id, kind, node, other_node, subject, reason, created_at
+                                         from beliefdb.review_queue order by created_at, id""", None, conn)
+
+
+def resolve_item(db: Database, item: str | UUID, verdict: str, *, note: str | None = None,
+                 winner: str | UUID | None = None, conn: psycopg.Connection[Any] | None = None) -> dict[str, Any]:
+    """Approve or reject an open item (``verdict`` is approved or rejected)."""
+    with db.transaction(conn) as c:
+        matches = [UUID(str(r[0])) for r in c.execute(
+            "select id from beliefdb.review_item where id::text like %s and status = 'open'",
+            (str(item).lower() + "%",)).fetchall()]
+        if len(matches) != 1:
+            raise (errors.NotFound(f"no open review item {item}") if not matches
+                   else errors.AmbiguousId(f"review item prefix {item} is ambiguous"))
+        winner_id = None
+        if winner is not None:
+            winner_id = resolve(db, winner, c)
+        row = c.execute("select beliefdb.review_resolve(%s, %s, %s, %s)",
+                        (matches[0], verdict, note, winner_id)).fetchone()
+    assert row is not None
+    result: dict[str, Any] = row[0]
+    return result
