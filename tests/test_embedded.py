@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import json
 import os
-import time
 import shutil
 import subprocess
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
