@@ -8,29 +8,46 @@ import tempfile
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
+from uuid import UUID
 
-from beliefdb import audit, beliefs, ingest, render, workspaces
+from beliefdb import audit, beliefs, corrections, decisions, ingest, render, retraction, workspaces
 from beliefdb.connector import Database
+from beliefdb.models import IngestFailure, IngestReport
 
 V32 = """# Return policy
 Owner: Operations
 
 Returns are accepted within 7 days of delivery.
 The restocking fee is 10%.
-Refunds go to the original payment method.
+The refund method is store credit.
 """
 
-V33 = """# Return policy
-Owner: Operations
+V33 = V32.replace("within 7 days", "within 15 days")
 
-Returns are accepted within 15 days of delivery.
+FORUM = """Saw this on a forum:
 The restocking fee is 10%.
-Refunds go to the original payment method.
+Return shipping is now free.
 """
 
 
 def _indent(text: str) -> str:
     return "\n".join("    " + line for line in text.splitlines())
+
+
+def _report(result: IngestReport | IngestFailure) -> IngestReport:
+    if isinstance(result, IngestFailure):
+        raise RuntimeError(f"demo ingest failed: {result.message}")
+    return result
+
+
+def _one(db: Database, subject: str, attribute: str) -> UUID:
+    (belief,) = beliefs.list_beliefs(db, subject=subject, attribute=attribute)
+    return belief.id
+
+
+def _status(db: Database) -> str:
+    lines = [render.decisions(decisions.list_decisions(db)), render.actions(decisions.list_actions(db))]
+    return "\n".join(lines)
 
 
 def run_demo(url: str, say: Callable[[str], None]) -> str:
@@ -41,42 +58,78 @@ def run_demo(url: str, say: Callable[[str], None]) -> str:
     with Database(url, name, principal="demo") as db, tempfile.TemporaryDirectory() as tmp:
         doc = Path(tmp) / "return-policy.md"
 
-        say("1. Operations' official return policy v3.2 is ingested. Each candidate belief is kept only")
-        say("   if its quote is an exact substring of the document; its offsets are stored.")
+        say("1. Operations' official return policy v3.2 is ingested. A candidate belief is kept only if")
+        say("   its quote is an exact substring of the document; its offsets are stored.")
         doc.write_text(V32, encoding="utf-8")
-        first = ingest.ingest_paths(db, [doc], ingest.SourceOptions(authority="official", version_label="v3.2"))[0]
+        first = _report(ingest.ingest_paths(
+            db, [doc], ingest.SourceOptions(authority="official", version_label="v3.2"))[0])
         say(_indent(render.ingest_report(first)) + "\n")
         before_v33 = datetime.now(UTC)
+        seven = _one(db, "return_policy", "window")
+        refund = _one(db, "refund", "method")
 
-        say("2. What the memory believes now:")
-        say(_indent(render.beliefs_table(beliefs.list_beliefs(db))) + "\n")
+        say("2. An agent decides on those beliefs, and schedules an action:")
+        refuse = decisions.decide(db, "Refuse the return of order 1042 (day 10)", because=[seven])
+        email = decisions.act(db, refuse.id, "Email the customer a refusal")
+        chat = ingest.ingest_text(db, "Customer 1043: I prefer store credit, please.", ingest.SourceOptions(
+            name="chat-1043", origin="conversation", authority="user"), candidates=[ingest.parse_claim({
+                "statement": "Customer 1043 prefers store credit.", "subject": "customer_1043",
+                "attribute": "refund_preference", "value": "store credit",
+                "quote": "I prefer store credit"}, "demo")], extractor="none")
+        preference = chat.accepted[0].id
+        credit = decisions.decide(db, "Refund order 1043 as store credit", because=[refund, preference])
+        say(_indent(f"decision {render.short(refuse.id)} rests on the 7-day belief only; action "
+                    f"{render.short(email.id)} carries it out.\n"
+                    f"decision {render.short(credit.id)} has two independent reasons: the refund policy, and "
+                    "what the customer said."))
+        say(_indent(_status(db)) + "\n")
 
-        say("3. Operations publishes v3.3: \"Returns are accepted within 15 days of delivery.\"")
-        say("   Re-ingest sees a new version of the same source (new sha256). The 7-day belief is")
-        say("   superseded, kept as history; beliefs whose quote v3.3 repeats are re-verified.")
+        say("3. Operations publishes v3.3: \"Returns are accepted within 15 days of delivery.\" Re-ingest sees")
+        say("   a new version of the same source. The 7-day belief is superseded (kept as history); beliefs")
+        say("   whose quote v3.3 repeats are re-verified. The refusal lost its only support: it is flagged")
+        say("   and its action held — nothing else is flagged.")
         doc.write_text(V33, encoding="utf-8")
-        second = ingest.ingest_paths(db, [doc], ingest.SourceOptions(version_label="v3.3"))[0]
-        say(_indent(render.ingest_report(second)) + "\n")
+        second = _report(ingest.ingest_paths(db, [doc], ingest.SourceOptions(version_label="v3.3"))[0])
+        say(_indent(render.ingest_report(second)))
+        say(_indent(_status(db)) + "\n")
 
-        say("4. Every belief with its status (beliefdb beliefs --all):")
-        say(_indent(render.beliefs_table(beliefs.list_beliefs(db, include_all=True), with_status=True)) + "\n")
+        fifteen = _one(db, "return_policy", "window")
+        say(f"4. Why do we believe the return window is 15 days? (beliefdb why {render.short(fifteen)})")
+        say(_indent(render.why(beliefs.why(db, fifteen))) + "\n")
 
-        window = beliefs.list_beliefs(db, subject="return_policy", attribute="window")
-        if window:
-            ref = render.short(window[0].id)
-            say(f"5. Why do we believe the return window is {window[0].value}? (beliefdb why {ref})")
-            say(_indent(render.why(beliefs.why(db, window[0].id))) + "\n")
+        say("5. A reviewer corrects the refund method. Preview first:")
+        seen = corrections.preview(db, refund)
+        say(_indent(render.correction_preview(seen)))
+        fixed = corrections.apply(db, refund, "Refunds go to the original payment method.", reviewer="rita",
+                                  value="original payment method", reason="policy FAQ was wrong",
+                                  expect_revision=seen.revision)
+        say(_indent(render.correction_result(fixed)))
+        say("   The replacement is backed by the reviewer's own words, not by the old quote:")
+        say(_indent(render.why(beliefs.why(db, fixed.replacement))))
+        say(_indent(_status(db)) + "\n")
 
-        say(f"6. What did we believe before v3.3? (beliefdb beliefs --as-of {before_v33.isoformat()})")
+        say("6. An unverified forum post repeats the restocking fee and claims free return shipping; an")
+        say("   agent builds on the second claim. Later the post turns out to be poisoned and is retracted.")
+        forum = Path(tmp) / "forum-post.txt"
+        forum.write_text(FORUM, encoding="utf-8")
+        _report(ingest.ingest_paths(db, [forum], ingest.SourceOptions(authority="unverified"))[0])
+        waive = decisions.decide(db, "Waive return shipping for order 1044",
+                                 because=[_one(db, "return", "shipping")])
+        say(_indent("preview (beliefdb retract --source forum-post.txt --preview):"))
+        say(_indent(render.impact(retraction.preview(db, source="forum-post.txt"))))
+        changes = retraction.retract(db, source="forum-post.txt", reason="poisoned forum post")
+        say(_indent(render.changes(changes)))
+        fee = beliefs.list_beliefs(db, subject="restocking_policy", attribute="fee")
+        say(_indent(f"decision {render.short(waive.id)} is flagged; the restocking fee is still believed "
+                    f"({', '.join(b.value for b in fee)}): the official policy supports it independently."))
+        say(_indent(_status(db)) + "\n")
+
+        say(f"7. What did we believe before v3.3? (beliefdb beliefs --as-of {before_v33.isoformat()})")
         say(_indent(render.beliefs_table(beliefs.list_beliefs(db, as_of=before_v33))) + "\n")
 
-        say("7. Every change above was appended to the workspace's SHA-256 audit chain:")
+        say("8. Every change above was appended to the workspace's SHA-256 audit chain:")
         say(_indent(render.audit(audit.verify(db))) + "\n")
 
-        say("Same file again is a no-op:")
-        again = ingest.ingest_paths(db, [doc], ingest.SourceOptions())[0]
-        say(_indent(render.ingest_report(again).splitlines()[0]) + "\n")
-
     say(f"Explore it yourself:  beliefdb beliefs --all --workspace {name}")
-    say(f"                      beliefdb why <id> --workspace {name}")
+    say(f"                      beliefdb review list --workspace {name}")
     return name

@@ -76,7 +76,8 @@ def ingest_report(result: IngestReport | IngestFailure) -> str:
     for c in result.corroborated:
         lines.append(f"  ≡ {short(c.id)} corroborated by [{c.start}, {c.end}): \"{c.quote}\"")
     for same in result.unchanged:
-        lines.append(f"  = {short(same.id)} already held with this evidence")
+        if same.id not in result.reverified:  # re-verified ones are listed below
+            lines.append(f"  = {short(same.id)} already held with this evidence")
     for b in result.reverified:
         lines.append(f"  ↻ {short(b)} re-verified: the new version repeats its quote")
     for s in result.superseded:

@@ -239,6 +239,10 @@ begin
       from unnest(v_held) h (id)
     on conflict do nothing;
 
+    -- support changed, so confidence may have: the same factors why() shows
+    perform beliefdb.recompute_confidence(
+        p_workspace_id, array(select e.id from pg_temp.beliefdb_evaluation e where e.kind = 'belief'));
+
     select jsonb_build_object(
         'stopped_holding', coalesce(jsonb_agg(e.id) filter (where e.held and not e.holds), '[]'),
         'started_holding', coalesce(jsonb_agg(e.id) filter (where not e.held and e.holds), '[]'),

@@ -160,14 +160,21 @@ end
 $$;
 comment on function beliefdb.settle(uuid, uuid) is 'Apply rule 8 between a belief and its rivals: supersede the loser, or mark a tie conflicting';
 
--- Confidence of a belief, factor by factor (truth rule 9, first part): each independent
--- source contributes its authority weight (noisy-or), and an open conflict multiplies.
+-- Confidence of a belief, factor by factor (truth rule 9, first part). Extracted beliefs:
+-- each independent source contributes its authority weight (noisy-or). A reviewer's
+-- correction: the correction policy's weight. A derived belief: the product of what it was
+-- derived from. An open conflict multiplies. The last row is the result.
 create or replace function beliefdb.confidence_factors(p_workspace_id uuid, p_belief_id uuid)
 returns table (factor text, detail text, weight real)
 language sql stable
 set search_path = pg_catalog, pg_temp
 as $$
-    with sources as (
+    with belief as (
+        select b.confidence_kind, b.status
+          from beliefdb.belief b
+         where b.workspace_id = p_workspace_id and b.id = p_belief_id
+    ),
+    sources as (
         select distinct s.id, s.name, s.authority, p.weight
           from beliefdb.evidence e
           join beliefdb.fragment f on f.workspace_id = e.workspace_id and f.id = e.fragment_id
@@ -177,27 +184,55 @@ as $$
          where e.workspace_id = p_workspace_id and e.belief_id = p_belief_id and e.role = 'supports'
            and s.retracted_at is null
     ),
+    antecedents as (
+        select a.antecedent, ab.confidence
+          from beliefdb.justification j
+          join beliefdb.justification_antecedent a on a.workspace_id = j.workspace_id and a.justification_id = j.id
+          join beliefdb.belief ab on ab.workspace_id = a.workspace_id and ab.id = a.antecedent
+         where j.workspace_id = p_workspace_id and j.consequent = p_belief_id and a.edge_kind = 'derives'
+    ),
+    base as (
+        select case b.confidence_kind
+                   when 'human_correction' then
+                       (select p.weight from beliefdb.confidence_policy p
+                         where p.factor = 'correction' and p.key = 'human_correction')
+                   when 'derived' then (select exp(sum(ln(greatest(a.confidence, 1e-9)))) from antecedents a)
+                   else (select 1 - coalesce(exp(sum(ln(greatest(1 - s.weight, 1e-9)))), 1) from sources s)
+               end::real as weight,
+               b.confidence_kind
+          from belief b
+    ),
     conflict as (
         select p.weight
-          from beliefdb.belief b
+          from belief b
           join beliefdb.confidence_policy p on p.factor = 'conflict' and p.key = 'open'
-         where b.workspace_id = p_workspace_id and b.id = p_belief_id and b.status = 'conflicting'
-    ),
-    combined as (
-        select (1 - coalesce(exp(sum(ln(greatest(1 - s.weight, 1e-9)))), 1))::real as weight,
-               count(*) as n
-          from sources s
+         where b.status = 'conflicting'
     )
-    select 'authority', s.authority::text || ' source ' || s.name, s.weight::real from sources s
+    select 'authority', s.authority::text || ' source ' || s.name, s.weight::real
+      from sources s, base
+     where base.confidence_kind in ('extracted', 'agent_asserted')
     union all
-    select 'independent_sources', c.n::text || ' independent source(s), combined as 1 - prod(1 - w)', c.weight
-      from combined c
+    select 'independent_sources',
+           (select count(*) from sources)::text || ' independent source(s), combined as 1 - prod(1 - w)', base.weight
+      from base
+     where base.confidence_kind in ('extracted', 'agent_asserted')
+    union all
+    select 'correction', 'a reviewer''s correction (confidence_policy correction/human_correction)', base.weight
+      from base
+     where base.confidence_kind = 'human_correction'
+    union all
+    select 'derived_from', 'belief ' || a.antecedent::text, a.confidence::real
+      from antecedents a, base
+     where base.confidence_kind = 'derived'
+    union all
+    select 'derived', 'product of what it was derived from', base.weight
+      from base
+     where base.confidence_kind = 'derived'
     union all
     select 'conflict', 'open conflict with an equal rival (multiplier)', k.weight::real from conflict k
     union all
-    select 'confidence', 'result',
-           (c.weight * coalesce((select k.weight from conflict k), 1))::real
-      from combined c
+    select 'confidence', 'result', (coalesce(base.weight, 0) * coalesce((select k.weight from conflict k), 1))::real
+      from base
 $$;
 comment on function beliefdb.confidence_factors(uuid, uuid) is 'The factors of a belief''s confidence and the result (last row)';
 
@@ -213,13 +248,12 @@ as $$
           cross join lateral (select cf.weight from beliefdb.confidence_factors(p_workspace_id, t.id) cf
                                where cf.factor = 'confidence') f
          where b.workspace_id = p_workspace_id and b.id = t.id
-           and b.confidence_kind = 'extracted'
            and b.confidence is distinct from least(1, greatest(0, f.weight))
         returning 1
     )
     select count(*)::integer from updated
 $$;
-comment on function beliefdb.recompute_confidence(uuid, uuid[]) is 'Store the computed confidence of extracted beliefs';
+comment on function beliefdb.recompute_confidence(uuid, uuid[]) is 'Store the computed confidence of beliefs';
 
 -- Accept gated claims against one source version. Each claim is a JSON object with
 -- statement, subject, attribute, value, quote, start, end and optional kind, scope,
@@ -321,7 +355,6 @@ begin
     end loop;
 
     perform beliefdb.propagate(p_workspace_id, v_touched || v_fragments);
-    perform beliefdb.recompute_confidence(p_workspace_id, v_touched);
     return jsonb_build_object('accepted', v_accepted, 'rejected', v_rejected, 'corroborated', v_corroborated,
                               'unchanged', v_unchanged, 'superseded', v_superseded, 'conflicts', v_conflicts);
 end

@@ -92,12 +92,8 @@ declare
     v_id uuid;
     v_status text;
 begin
-    insert into beliefdb.belief (workspace_id, statement, subject, attribute, value, kind, confidence,
-                                 confidence_kind, status)
-    values (v_ws, p_statement, p_subject, p_attribute, p_value, p_kind,
-            coalesce((select exp(sum(ln(greatest(b.confidence, 1e-9))))
-                        from beliefdb.belief b where b.workspace_id = v_ws and b.id = any(p_from)), 0),
-            'derived', 'unsupported')
+    insert into beliefdb.belief (workspace_id, statement, subject, attribute, value, kind, confidence_kind, status)
+    values (v_ws, p_statement, p_subject, p_attribute, p_value, p_kind, 'derived', 'unsupported')
     returning id into v_id;
     perform beliefdb.add_justification(v_ws, v_id, p_from, 'derives');
     perform beliefdb.propagate(v_ws, array[v_id]);
@@ -105,7 +101,7 @@ begin
     return jsonb_build_object('id', v_id, 'status', v_status);
 end
 $$;
-comment on function beliefdb.derive(text, text, text, text, uuid[], text) is 'Record a belief derived from others (confidence: product of theirs)';
+comment on function beliefdb.derive(text, text, text, text, uuid[], text) is 'Record a belief derived from others (its confidence: the product of theirs)';
 
 -- What correcting a belief would do, before doing it (rule 7): the revision it saw, the
 -- decisions that would be flagged, the actions held, and the decisions other support keeps.
