@@ -186,6 +186,10 @@ declare
     v_flagged uuid[];
     v_held uuid[];
 begin
+    -- one propagation per workspace at a time: two concurrent changes that each leave a node
+    -- one of two supports must not both conclude it still holds (READ COMMITTED gives every
+    -- statement after the lock a snapshot that includes the other's commit)
+    perform pg_advisory_xact_lock(hashtextextended('beliefdb.propagate:' || p_workspace_id::text, 0));
     perform beliefdb.evaluate(p_workspace_id, p_seeds);
 
     update beliefdb.node n
