@@ -159,6 +159,8 @@ def _report(raw: dict[str, Any], path: str | None) -> IngestReport:
         conflicts=[Conflict(a=UUID(c["a"]), b=UUID(c["b"])) for c in raw["conflicts"]],
         reverified=[UUID(x) for x in raw["reverified"]],
         unsupported=[UUID(x) for x in raw["unsupported"]],
+        flagged=[UUID(x) for x in raw["flagged"]],
+        held=[UUID(x) for x in raw["held"]],
     )
 
 
@@ -243,6 +245,5 @@ def remember_in_source(db: Database, source: str, candidate: Candidate,
         out = c.execute("select beliefdb.add_claims_to_source(%s, %s, %s)",
                         (source, Jsonb(claims), Jsonb(_rejected_json(rejected)))).fetchone()
     assert out is not None
-    raw = {**out[0], "source": source, "version": version, "new_version": False, "fragments": 0,
-           "reverified": [], "unsupported": []}
+    raw = {**out[0], "source": source, "version": version, "new_version": False, "fragments": 0, "reverified": []}
     return _report(raw, None)

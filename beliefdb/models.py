@@ -152,6 +152,8 @@ class IngestReport:
     conflicts: list[Conflict] = field(default_factory=list)
     reverified: list[UUID] = field(default_factory=list)
     unsupported: list[UUID] = field(default_factory=list)
+    flagged: list[UUID] = field(default_factory=list)
+    held: list[UUID] = field(default_factory=list)
 
 
 @dataclass(frozen=True)

@@ -86,6 +86,10 @@ def ingest_report(result: IngestReport | IngestFailure) -> str:
         lines.append(f"  ! conflict between {short(k.a)} and {short(k.b)} (equal authority and recency)")
     for u in result.unsupported:
         lines.append(f"  - {short(u)} lost its support: no version in force quotes it")
+    for d in result.flagged:
+        lines.append(f"  ! decision {short(d)} lost its last support: needs review")
+    for held in result.held:
+        lines.append(f"  ‖ action {short(held)} held: its decision needs review")
     for r in result.rejected:
         lines.append(f"  ✗ rejected \"{r.quote}\": {r.reason}")
     return "\n".join(lines)

@@ -27,10 +27,27 @@ def resolve_target(db: Database, ref: str | UUID, conn: psycopg.Connection[Any])
     try:
         full = UUID(text)
     except ValueError:
-        return resolve(db, text, conn)
+        try:
+            return resolve(db, text, conn)
+        except errors.UnknownBelief as exc:
+            raise errors.NotFound(f"no belief, node or source is named {text}") from exc
     if db.scalar("select 1 from beliefdb.node where id = %s", (full,), conn) is None:
         raise errors.NotFound(f"unknown id {text}")
     return full
+
+
+def _source_id(db: Database, name: str, conn: psycopg.Connection[Any]) -> UUID:
+    found = db.scalar("select id from beliefdb.source where name = %s", (name,), conn)
+    if found is None:
+        raise errors.NotFound(f"unknown source '{name}'")
+    return UUID(str(found))
+
+
+def _check_target(belief: object, fragment: object, source: object, version: int | None) -> None:
+    if len([x for x in (belief, fragment, source) if x is not None]) != 1:
+        raise errors.InvalidInput("retract exactly one of --belief, --fragment or --source")
+    if version is not None and source is None:
+        raise errors.InvalidInput("--version goes with --source")
 
 
 def impact(db: Database, refs: Sequence[str | UUID], conn: psycopg.Connection[Any] | None = None) -> list[ImpactRow]:
@@ -52,19 +69,12 @@ def retract(db: Database, *, belief: str | UUID | None = None, fragment: str | U
             source: str | None = None, version: int | None = None, reason: str, undo: bool = False,
             conn: psycopg.Connection[Any] | None = None) -> Changes:
     """Retract (or, with ``undo``, restore) one belief, fragment, source or source version."""
-    chosen = [x for x in (belief, fragment, source) if x is not None]
-    if len(chosen) != 1:
-        raise errors.InvalidInput("retract exactly one of --belief, --fragment or --source")
-    if version is not None and source is None:
-        raise errors.InvalidInput("--version goes with --source")
+    _check_target(belief, fragment, source, version)
     if not undo and not reason.strip():
         raise errors.InvalidInput("a retraction needs --reason")
     with db.transaction(conn) as c:
         if source is not None:
-            source_id = db.scalar("select id from beliefdb.source where name = %s", (source,), c)
-            if source_id is None:
-                raise errors.NotFound(f"unknown source '{source}'")
-            target, target_id = ("version" if version is not None else "source"), source_id
+            target, target_id = ("version" if version is not None else "source"), _source_id(db, source, c)
         elif belief is not None:
             target, target_id = "node", resolve(db, belief, c)
         else:
@@ -78,18 +88,20 @@ def retract(db: Database, *, belief: str | UUID | None = None, fragment: str | U
 def preview(db: Database, *, belief: str | UUID | None = None, fragment: str | UUID | None = None,
             source: str | None = None, version: int | None = None,
             conn: psycopg.Connection[Any] | None = None) -> list[ImpactRow]:
-    """The dry run of a retraction: for a version, the impact of its fragments stopping to hold."""
+    """The dry run of a retraction. For a version: the impact of its fragments stopping to hold
+    (an older version coming back into force is not modelled by the dry run)."""
+    _check_target(belief, fragment, source, version)
     with db.transaction(conn) as c:
-        if source is not None and version is not None:
-            version_id = db.scalar(
-                """select v.id from beliefdb.source_version v join beliefdb.source s
-                     on s.workspace_id = v.workspace_id and s.id = v.source_id
-                    where s.name = %s and v.version = %s""", (source, version), c)
-            if version_id is None:
-                raise errors.NotFound(f"unknown version {version} of source '{source}'")
+        if source is not None:
+            source_id = _source_id(db, source, c)
+            target = source_id
+            if version is not None:
+                version_id = db.scalar("select id from beliefdb.source_version where source_id = %s and version = %s",
+                                       (source_id, version), c)
+                if version_id is None:
+                    raise errors.NotFound(f"unknown version {version} of source '{source}'")
+                target = UUID(str(version_id))
             return db.fetch_all(ImpactRow, "select node, kind, effect, detail from beliefdb.impact(%s)"
-                                           " order by effect, kind, node", ([version_id],), c)
-        ref = source if source is not None else belief if belief is not None else fragment
-        if ref is None:
-            raise errors.InvalidInput("retract exactly one of --belief, --fragment or --source")
-        return impact(db, [ref], c)
+                                           " order by effect, kind, node", ([target],), c)
+        assert belief is not None or fragment is not None
+        return impact(db, [belief if belief is not None else str(fragment)], c)

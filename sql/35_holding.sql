@@ -259,6 +259,20 @@ end
 $$;
 comment on function beliefdb.propagate(uuid, uuid[]) is 'Recompute and store holding for the forward closure of a change; flag decisions that lost their last support and hold their actions';
 
+-- The union of two change reports of propagate, key by key.
+create or replace function beliefdb.merge_changes(p_a jsonb, p_b jsonb) returns jsonb
+language sql immutable
+set search_path = pg_catalog, pg_temp
+as $$
+    select jsonb_object_agg(k.key, coalesce((
+               select jsonb_agg(distinct x.value)
+                 from (select jsonb_array_elements(coalesce(p_a -> k.key, '[]')) as value
+                       union
+                       select jsonb_array_elements(coalesce(p_b -> k.key, '[]'))) x), '[]'))
+      from (values ('stopped_holding'), ('started_holding'), ('flagged'), ('held')) as k (key)
+$$;
+comment on function beliefdb.merge_changes(jsonb, jsonb) is 'Union of two change reports of beliefdb.propagate';
+
 -- Sources expand to their fragments; everything else is a node id.
 create or replace function beliefdb.expand_targets(p_workspace_id uuid, p_ids uuid[]) returns uuid[]
 language sql stable

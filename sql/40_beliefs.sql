@@ -354,12 +354,12 @@ begin
             || array(select (c ->> 'old')::uuid from jsonb_array_elements(v_settled -> 'superseded') c);
     end loop;
 
-    perform beliefdb.propagate(p_workspace_id, v_touched || v_fragments);
     return jsonb_build_object('accepted', v_accepted, 'rejected', v_rejected, 'corroborated', v_corroborated,
-                              'unchanged', v_unchanged, 'superseded', v_superseded, 'conflicts', v_conflicts);
+                              'unchanged', v_unchanged, 'superseded', v_superseded, 'conflicts', v_conflicts,
+                              'changes', beliefdb.propagate(p_workspace_id, v_touched || v_fragments));
 end
 $$;
-comment on function beliefdb.add_claims(uuid, uuid, jsonb, jsonb) is 'Accept gated claims from one source version (p_rejected: what the caller''s gate already rejected, reported and counted with the rest)';
+comment on function beliefdb.add_claims(uuid, uuid, jsonb, jsonb) is 'Accept gated claims from one source version and propagate (p_rejected: what the caller''s gate already rejected, reported with the rest)';
 
 -- When a new version of a source comes into force, beliefs whose quote it repeats keep their
 -- support through a fragment of the new version (rule 2). Returns the re-verified beliefs.
@@ -397,6 +397,23 @@ end
 $$;
 comment on function beliefdb.carry_forward(uuid, uuid) is 'Re-verify beliefs whose quote a new source version repeats, through a fragment of that version';
 
+-- The report of an ingest: the claims' outcome, what stopped holding as a result (beliefs now
+-- unsupported), and the decisions flagged and actions held.
+create or replace function beliefdb.ingest_report(p_workspace_id uuid, p_outcome jsonb, p_changes jsonb) returns jsonb
+language sql stable
+set search_path = pg_catalog, pg_temp
+as $$
+    select (p_outcome - 'changes') || jsonb_build_object(
+        'unsupported', coalesce((
+            select jsonb_agg(b.id)
+              from jsonb_array_elements_text(p_changes -> 'stopped_holding') x
+              join beliefdb.belief b on b.workspace_id = p_workspace_id and b.id = x::uuid
+                                    and b.status = 'unsupported'), '[]'),
+        'flagged', coalesce(p_changes -> 'flagged', '[]'),
+        'held', coalesce(p_changes -> 'held', '[]'))
+$$;
+comment on function beliefdb.ingest_report(uuid, jsonb, jsonb) is 'Shape an ingest report: outcome of claims, beliefs left unsupported, decisions flagged, actions held';
+
 -- Ingest one text as a version of a named source: one call, one transaction, one report.
 -- p_fragments: [{"start", "end"}]; p_claims: see add_claims. Same text as the latest
 -- version is a no-op (new_version false).
@@ -417,7 +434,6 @@ declare
     v_version integer;
     v_fragments integer;
     v_carried uuid[];
-    v_unsupported uuid[];
     v_changes jsonb;
     v_outcome jsonb;
 begin
@@ -460,10 +476,9 @@ begin
                 'accepted', jsonb_array_length(v_outcome -> 'accepted'),
                 'corroborated', jsonb_array_length(v_outcome -> 'corroborated')));
         end if;
-        return v_outcome || jsonb_build_object(
+        return beliefdb.ingest_report(v_ws, v_outcome, v_outcome -> 'changes') || jsonb_build_object(
             'source', v_source.name, 'source_id', v_source.id, 'version', v_latest.version,
-            'version_id', v_latest.id, 'new_version', false, 'fragments', 0,
-            'reverified', '[]'::jsonb, 'unsupported', '[]'::jsonb);
+            'version_id', v_latest.id, 'new_version', false, 'fragments', 0, 'reverified', '[]'::jsonb);
     end if;
 
     v_version := coalesce(v_latest.version, 0) + 1;
@@ -481,15 +496,12 @@ begin
     v_carried := beliefdb.carry_forward(v_ws, v_version_id);
     v_outcome := beliefdb.add_claims(v_ws, v_version_id, p_claims, p_rejected);
     -- which version is in force moved: every fragment of the source may have changed holding
-    v_changes := beliefdb.propagate(v_ws, beliefdb.expand_targets(v_ws, array[v_source.id]));
-    select coalesce(array_agg(b.id), '{}') into v_unsupported
-      from jsonb_array_elements_text(v_changes -> 'stopped_holding') x
-      join beliefdb.belief b on b.workspace_id = v_ws and b.id = x::uuid and b.status = 'unsupported';
+    v_changes := beliefdb.merge_changes(
+        v_outcome -> 'changes', beliefdb.propagate(v_ws, beliefdb.expand_targets(v_ws, array[v_source.id])));
 
-    v_outcome := v_outcome || jsonb_build_object(
+    v_outcome := beliefdb.ingest_report(v_ws, v_outcome, v_changes) || jsonb_build_object(
         'source', v_source.name, 'source_id', v_source.id, 'version', v_version, 'version_id', v_version_id,
-        'new_version', true, 'fragments', v_fragments,
-        'reverified', to_jsonb(v_carried), 'unsupported', to_jsonb(v_unsupported));
+        'new_version', true, 'fragments', v_fragments, 'reverified', to_jsonb(v_carried));
     perform beliefdb.audit('ingest', jsonb_build_object(
         'source', v_source.name, 'version', v_version, 'sha256', encode(sha256(convert_to(p_content, 'UTF8')), 'hex'),
         'accepted', jsonb_array_length(v_outcome -> 'accepted'),
@@ -525,7 +537,7 @@ begin
     perform beliefdb.audit('remember', jsonb_build_object(
         'source', p_source, 'accepted', jsonb_array_length(v_outcome -> 'accepted'),
         'rejected', jsonb_array_length(v_outcome -> 'rejected')));
-    return v_outcome;
+    return beliefdb.ingest_report(v_ws, v_outcome, v_outcome -> 'changes');
 end
 $$;
 comment on function beliefdb.add_claims_to_source(text, jsonb, jsonb) is 'Accept gated claims against the version of a source in force';

@@ -246,8 +246,13 @@ begin
          where v.workspace_id = v_ws and v.source_id = p_id and v.version = p_version
            and (v.retracted_at is null) = not p_undo;
     elsif p_target = 'node' then
+        -- a correction is evidence through its fragment: retracting one retracts the other
         update beliefdb.node n set retracted_at = v_at, retraction_reason = v_reason
-         where n.workspace_id = v_ws and n.id = p_id and (n.retracted_at is null) = not p_undo;
+         where n.workspace_id = v_ws and (n.retracted_at is null) = not p_undo
+           and n.id in (select p_id
+                        union all
+                        select c.fragment_id from beliefdb.correction c
+                         where c.workspace_id = v_ws and c.id = p_id and c.fragment_id is not null);
     else
         raise exception 'unknown retraction target %', p_target using errcode = 'BD005';
     end if;
@@ -256,7 +261,9 @@ begin
             p_target, p_id, case when p_undo then 'in force' else 'retracted' end using errcode = 'BD004';
     end if;
     -- a source or version change moves which version is in force: every fragment of the source
-    v_seeds := case when p_target = 'node' then array[p_id]
+    v_seeds := case when p_target = 'node'
+                    then array[p_id] || array(select c.fragment_id from beliefdb.correction c
+                                               where c.workspace_id = v_ws and c.id = p_id and c.fragment_id is not null)
                     else beliefdb.expand_targets(v_ws, array[p_id]) end;
     v_changes := beliefdb.propagate(v_ws, v_seeds);
     perform beliefdb.audit(case when p_undo then 'unretract' else 'retract' end, jsonb_build_object(

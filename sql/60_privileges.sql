@@ -22,8 +22,9 @@ grant select, insert, update, delete on
     beliefdb.action, beliefdb.correction, beliefdb.run, beliefdb.step, beliefdb.review_item
     to beliefdb_app;
 
--- Source versions are immutable text: no update.
+-- Source versions are immutable text: only their retraction can change.
 grant select, insert, delete on beliefdb.source_version to beliefdb_app;
+grant update (retracted_at, retraction_reason) on beliefdb.source_version to beliefdb_app;
 
 -- The audit chain: readable, appended only through beliefdb.audit_append.
 grant select on beliefdb.audit_event, beliefdb.audit_head to beliefdb_app;

@@ -1,0 +1,706 @@
+"""Benchmark of impact and correction apply on a large synthetic support graph.
+
+    python bench/impact.py [--nodes N] [--json] [--db URL] [--runs 30] [--seed 1] [--explain FILE]
+
+Builds one workspace of N nodes (default 1,000,000) with about 4 justification edges per node:
+sources -> source versions -> fragments -> beliefs (evidence) -> derived beliefs -> decisions ->
+actions. Parents are picked with a power-law skew, so a few fragments and beliefs are hubs that
+much of the graph rests on. The graph is loaded with binary COPY, then measured:
+
+* ``beliefdb.impact(array[seed])`` for seeds whose forward closure is about 10, 1,000 and 10,000
+  nodes (p50 / p95 over ``--runs`` seeds each), as the application role bound to the workspace;
+* the same question answered in memory by Python on the same graph, in the same run: networkx
+  ``descendants`` for the closure, then a dict-based least fixpoint of holding inside the closure
+  (a justification holds when each antecedent is outside the closure or holds again), the flags,
+  held actions and surviving decisions with their live support; ratio = beliefdb / Python;
+* ``beliefdb.apply_correction`` on ``--runs`` different beliefs, each its own committed
+  transaction (the call and the commit are timed).
+
+Every impact answer is checked against the Python answer (same flagged decisions, held actions,
+surviving decisions and stopped nodes), so the benchmark also tests correctness at scale.
+
+Without ``--db`` it starts a throw-away embedded server in a temporary directory, migrates it,
+and stops and deletes it at the end. With ``--db`` it loads into a new workspace of that database
+(as a superuser) and deletes the workspace's rows at the end unless ``--keep``.
+Progress goes to stderr; the report (or, with ``--json``, one JSON object) to stdout.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import hashlib
+import json
+import os
+import platform
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+import uuid
+import warnings
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import psycopg
+
+try:
+    import networkx as nx
+except ImportError:  # pragma: no cover - a benchmark dependency, not a runtime one
+    sys.exit("bench/impact.py needs networkx: pip install networkx")
+
+FRAGMENT, BELIEF, DERIVED, DECISION, ACTION = range(5)
+KIND_NAME = {FRAGMENT: "fragment", BELIEF: "belief", DERIVED: "belief", DECISION: "decision", ACTION: "action"}
+# share of each kind among the nodes
+MIX = {FRAGMENT: 0.15, BELIEF: 0.25, DERIVED: 0.30, DECISION: 0.15, ACTION: 0.15}
+FRAGMENTS_PER_SOURCE = 10
+SKEW = 2.5  # parent = floor(pool * u**SKEW): density ~ x**(1/SKEW - 1), a power law; hubs get ~1% of all picks
+TARGETS = (10, 1000, 10000)
+TABLES_BY_DEPENDENCY = ("evidence", "justification_antecedent", "justification", "relation", "review_item",
+                        "correction", "action", "decision", "belief", "fragment", "source_version", "source",
+                        "node", "audit_event", "audit_head")
+
+
+def log(message: str) -> None:
+    print(f"[{time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
+
+
+# ---------------------------------------------------------------------------------------------
+# the synthetic graph
+
+
+@dataclass
+class Graph:
+    """Nodes 0..n-1 in layers (kind[i]); justification j: consequent cons[j], antecedents
+    ant[ptr[j]:ptr[j+1]]. Every antecedent comes from an earlier layer or an earlier derived
+    belief, so the graph is a DAG and, with every source in force, every node holds."""
+
+    kind: np.ndarray
+    cons: np.ndarray
+    ptr: np.ndarray
+    ant: np.ndarray
+    action_decision: np.ndarray  # per action (in layer order): its decision's node index
+    fragment_source: np.ndarray  # per fragment (in layer order): its source number
+    sources: int
+    node_ids: list[uuid.UUID] = field(default_factory=list)
+    justification_ids: list[uuid.UUID] = field(default_factory=list)
+
+    @property
+    def nodes(self) -> int:
+        return len(self.kind)
+
+    @property
+    def edges(self) -> int:
+        return len(self.ant)
+
+    def first(self, k: int) -> int:
+        return int(np.searchsorted(self.kind, k))
+
+
+def skewed(rng: np.random.Generator, pool: np.ndarray | int, size: int) -> np.ndarray:
+    """``size`` indices into range(pool) (pool may vary per draw), power-law skewed towards 0."""
+    pool = np.asarray(pool, dtype=np.int64)
+    return np.minimum((pool * rng.random(size) ** SKEW).astype(np.int64), np.maximum(pool - 1, 0))
+
+
+def random_uuids(rng: np.random.Generator, n: int) -> list[uuid.UUID]:
+    """Version-4 UUIDs from ``rng`` (reproducible with --seed)."""
+    raw = rng.integers(0, 256, size=(n, 16), dtype=np.uint8)
+    raw[:, 6] = (raw[:, 6] & 0x0F) | 0x40
+    raw[:, 8] = (raw[:, 8] & 0x3F) | 0x80
+    data = raw.tobytes()
+    return [uuid.UUID(bytes=data[i * 16:(i + 1) * 16]) for i in range(n)]
+
+
+def generate(n: int, rng: np.random.Generator) -> Graph:
+    counts = {k: int(n * share) for k, share in MIX.items()}
+    counts[ACTION] = n - sum(v for k, v in counts.items() if k != ACTION)
+    start = {}
+    offset = 0
+    for k in (FRAGMENT, BELIEF, DERIVED, DECISION, ACTION):
+        start[k] = offset
+        offset += counts[k]
+    kind = np.repeat(np.arange(5, dtype=np.int8), [counts[k] for k in range(5)])
+    # hubs are spread over each layer by a random permutation, except among derived beliefs,
+    # whose parents must be earlier (the oldest derived beliefs become hubs, as in preferential attachment)
+    perm = {k: rng.permutation(counts[k]) + start[k] for k in (FRAGMENT, BELIEF, DERIVED, DECISION)}
+    parts_cons: list[np.ndarray] = []
+    parts_size: list[np.ndarray] = []
+    parts_ant: list[np.ndarray] = []
+
+    def add(cons: np.ndarray, size: np.ndarray, ant: np.ndarray) -> None:
+        # drop repeated antecedents within a justification (the primary key forbids them)
+        just = np.repeat(np.arange(len(cons)), size)
+        pairs = np.unique(np.stack([just, ant], axis=1), axis=0)
+        parts_cons.append(cons)
+        parts_size.append(np.bincount(pairs[:, 0], minlength=len(cons)))
+        parts_ant.append(pairs[:, 1])
+
+    # beliefs: one evidence justification per fragment quoted (mean 4, distinct fragments)
+    per = np.minimum(rng.geometric(1 / 4, counts[BELIEF]), 20)
+    cons = np.repeat(np.arange(start[BELIEF], start[DERIVED]), per)
+    frag = perm[FRAGMENT][skewed(rng, counts[FRAGMENT], len(cons))]
+    pairs = np.unique(np.stack([cons, frag], axis=1), axis=0)
+    add(pairs[:, 0], np.ones(len(pairs), dtype=np.int64), pairs[:, 1])
+
+    # derived beliefs: 1-3 alternative justifications of 2-10 antecedents each; an antecedent is an
+    # earlier derived belief with probability 0.25, else an extracted belief
+    per = rng.choice([1, 2, 3], p=[0.5, 0.3, 0.2], size=counts[DERIVED])
+    cons = np.repeat(np.arange(start[DERIVED], start[DECISION]), per)
+    size = 2 + np.minimum(rng.poisson(2.0, len(cons)), 8)
+    owner = np.repeat(cons, size)
+    from_derived = (rng.random(len(owner)) < 0.25) & (owner > start[DERIVED])
+    ant = np.where(from_derived,
+                   start[DERIVED] + skewed(rng, owner - start[DERIVED], len(owner)),
+                   perm[BELIEF][skewed(rng, counts[BELIEF], len(owner))])
+    add(cons, size, ant)
+
+    # decisions: alternative reasons (mean 2.5), each citing one belief (60%) or 2+ jointly
+    per = np.minimum(rng.geometric(1 / 2.5, counts[DECISION]), 12)
+    cons = np.repeat(np.arange(start[DECISION], start[ACTION]), per)
+    size = np.where(rng.random(len(cons)) < 0.6, 1, 2 + rng.poisson(0.5, len(cons)))
+    m = int(size.sum())
+    ant = np.where(rng.random(m) < 0.5, perm[BELIEF][skewed(rng, counts[BELIEF], m)],
+                   perm[DERIVED][skewed(rng, counts[DERIVED], m)])
+    add(cons, size, ant)
+
+    # actions: each carries out one decision (some decisions have many actions, some none)
+    action_decision = perm[DECISION][skewed(rng, counts[DECISION], counts[ACTION])]
+    add(np.arange(start[ACTION], n), np.ones(counts[ACTION], dtype=np.int64), action_decision)
+
+    cons_all = np.concatenate(parts_cons)
+    ptr = np.zeros(len(cons_all) + 1, dtype=np.int64)
+    np.cumsum(np.concatenate(parts_size), out=ptr[1:])
+    sources = max(1, -(-counts[FRAGMENT] // FRAGMENTS_PER_SOURCE))
+    graph = Graph(kind=kind, cons=cons_all, ptr=ptr, ant=np.concatenate(parts_ant), action_decision=action_decision,
+                  fragment_source=np.arange(counts[FRAGMENT]) // FRAGMENTS_PER_SOURCE, sources=sources)
+    graph.node_ids = random_uuids(rng, n)
+    graph.justification_ids = random_uuids(rng, len(cons_all))
+    return graph
+
+
+# ---------------------------------------------------------------------------------------------
+# loading with binary COPY
+
+
+def copy_rows(conn: psycopg.Connection[Any], table: str, columns: Sequence[str], types: Sequence[str],
+              rows: Iterator[tuple[Any, ...]] | list[tuple[Any, ...]], total: int) -> None:
+    t0 = time.perf_counter()
+    with conn.cursor() as cur, cur.copy(
+            f"copy beliefdb.{table} ({', '.join(columns)}) from stdin (format binary)") as copy:
+        # enum columns travel as text: an enum's binary form is its label
+        copy.set_types(list(types))
+        for row in rows:
+            copy.write_row(row)
+    log(f"  {table}: {total:,} rows in {time.perf_counter() - t0:.1f} s")
+
+
+def by_id(ids: list[uuid.UUID], indices: Sequence[int] | range) -> list[int]:
+    """``indices`` ordered by their UUID: rows arrive in primary-key order, so the btrees fill
+    left to right instead of splitting pages at random (a load optimisation; ids stay random)."""
+    return sorted(indices, key=ids.__getitem__)
+
+
+def load(conn: psycopg.Connection[Any], ws: uuid.UUID, g: Graph) -> None:
+    ids = g.node_ids
+    jids = g.justification_ids
+    f0, b0, d0, c0, a0 = (g.first(k) for k in (FRAGMENT, BELIEF, DERIVED, DECISION, ACTION))
+    # This is a bulk load of a synthetic graph, not a sequence of user changes: the per-row
+    # triggers (node creation, fragment/evidence text checks, row audit, foreign keys) are
+    # switched off for this session with session_replication_role = replica, and the rows are
+    # written consistent by construction instead. The audit chain is not fed with millions of
+    # synthetic rows, which would make the load dominated by hashing and is not what is measured.
+    conn.execute("set session_replication_role = replica")
+    conn.execute("set synchronous_commit = off")
+    conn.execute("set maintenance_work_mem = '256MB'")
+    kind_name = [KIND_NAME[k] for k in range(5)]
+    kinds = g.kind.tolist()
+    copy_rows(conn, "node", ("workspace_id", "id", "kind", "holds"), ("uuid", "uuid", "text", "bool"),
+              ((ws, ids[i], kind_name[kinds[i]], True) for i in by_id(ids, range(g.nodes))), g.nodes)
+
+    source_ids = [uuid.uuid4() for _ in range(g.sources)]
+    version_ids = [uuid.uuid4() for _ in range(g.sources)]
+    copy_rows(conn, "source", ("workspace_id", "id", "name"), ("uuid", "uuid", "text"),
+              ((ws, source_ids[s], f"bench-source-{s}") for s in range(g.sources)), g.sources)
+    # each source has one version, whose text is its fragments' texts one per line
+    texts = [f"Fragment {i} of the synthetic corpus." for i in range(b0 - f0)]
+    contents: list[list[str]] = [[] for _ in range(g.sources)]
+    offsets: list[tuple[int, int]] = []
+    lengths = [0] * g.sources
+    for i, s in enumerate(g.fragment_source.tolist()):
+        contents[s].append(texts[i])
+        offsets.append((lengths[s], lengths[s] + len(texts[i])))
+        lengths[s] += len(texts[i]) + 1
+    versions = []
+    for s in range(g.sources):
+        content = "\n".join(contents[s])
+        versions.append((ws, version_ids[s], source_ids[s], 1, content,
+                         hashlib.sha256(content.encode()).digest(), "synthetic"))
+    copy_rows(conn, "source_version", ("workspace_id", "id", "source_id", "version", "content", "sha256", "label"),
+              ("uuid", "uuid", "uuid", "int4", "text", "bytea", "text"), versions, g.sources)
+    source_of = g.fragment_source.tolist()
+    copy_rows(conn, "fragment", ("workspace_id", "id", "source_version_id", "start_offset", "end_offset", "text"),
+              ("uuid", "uuid", "uuid", "int4", "int4", "text"),
+              ((ws, ids[f0 + i], version_ids[source_of[i]], offsets[i][0], offsets[i][1], texts[i])
+               for i in by_id(ids, range(f0, b0)) for i in (i - f0,)), b0 - f0)
+
+    def beliefs() -> Iterator[tuple[Any, ...]]:
+        for i in by_id(ids, range(b0, c0)):
+            derived = i >= d0
+            yield (ws, ids[i], f"Synthetic {'derived ' if derived else ''}belief {i}.", f"subject_{i % 9973}",
+                   f"attribute_{i}", f"value {i}", 0.5 if derived else 0.9, "derived" if derived else "extracted")
+    copy_rows(conn, "belief", ("workspace_id", "id", "statement", "subject", "attribute", "value", "confidence",
+                               "confidence_kind"),
+              ("uuid", "uuid", "text", "text", "text", "text", "float4", "text"), beliefs(), c0 - b0)
+    copy_rows(conn, "decision", ("workspace_id", "id", "title"), ("uuid", "uuid", "text"),
+              ((ws, ids[i], f"Synthetic decision {i}") for i in by_id(ids, range(c0, a0))), a0 - c0)
+    act_dec = g.action_decision.tolist()
+    copy_rows(conn, "action", ("workspace_id", "id", "decision_id", "description"), ("uuid", "uuid", "uuid", "text"),
+              ((ws, ids[i], ids[act_dec[i - a0]], f"Synthetic action {i}") for i in by_id(ids, range(a0, g.nodes))),
+              g.nodes - a0)
+
+    cons = g.cons.tolist()
+    ptr = g.ptr.tolist()
+    ant = g.ant.tolist()
+    order = by_id(jids, range(len(cons)))
+    copy_rows(conn, "justification", ("workspace_id", "id", "consequent"), ("uuid", "uuid", "uuid"),
+              ((ws, jids[j], ids[cons[j]]) for j in order), len(cons))
+    edge = {BELIEF: "evidence", DERIVED: "derives", DECISION: "cites", ACTION: "carries_out"}
+    edge_of = [edge[k] for k in g.kind[g.cons].tolist()]
+
+    def antecedents() -> Iterator[tuple[Any, ...]]:
+        for j in order:
+            for a in sorted(ant[ptr[j]:ptr[j + 1]], key=ids.__getitem__):
+                yield (ws, jids[j], ids[a], edge_of[j])
+    copy_rows(conn, "justification_antecedent", ("workspace_id", "justification_id", "antecedent", "edge_kind"),
+              ("uuid", "uuid", "uuid", "text"), antecedents(), g.edges)
+
+    def evidence() -> Iterator[tuple[Any, ...]]:
+        rows = [(cons[j], ant[ptr[j]], j) for j in range(len(cons)) if edge_of[j] == "evidence"]
+        rows.sort(key=lambda r: (ids[r[0]], ids[r[1]]))
+        for belief, fragment, j in rows:
+            yield (ws, ids[belief], ids[fragment], texts[fragment - f0], jids[j])
+    copy_rows(conn, "evidence", ("workspace_id", "belief_id", "fragment_id", "quote", "justification_id"),
+              ("uuid", "uuid", "uuid", "text", "uuid"), evidence(), sum(1 for e in edge_of if e == "evidence"))
+    conn.execute("set session_replication_role = origin")
+    conn.commit()
+
+
+# ---------------------------------------------------------------------------------------------
+# the in-memory reference: networkx closure + dict-based least fixpoint inside it
+
+
+class Memory:
+    def __init__(self, g: Graph) -> None:
+        t0 = time.perf_counter()
+        cons = g.cons.tolist()
+        ptr = g.ptr.tolist()
+        ant = g.ant.tolist()
+        self.kind = g.kind.tolist()
+        self.cons = cons
+        self.ants: dict[int, tuple[int, ...]] = {j: tuple(ant[ptr[j]:ptr[j + 1]]) for j in range(len(cons))}
+        self.justs: dict[int, list[int]] = {}
+        self.uses: dict[int, list[int]] = {}
+        for j, c in enumerate(cons):
+            self.justs.setdefault(c, []).append(j)
+            for a in self.ants[j]:
+                self.uses.setdefault(a, []).append(j)
+        self.actions: dict[int, list[int]] = {}
+        a0 = g.first(ACTION)
+        for i, d in enumerate(g.action_decision.tolist()):
+            self.actions.setdefault(d, []).append(a0 + i)
+        self.graph = nx.DiGraph()
+        self.graph.add_nodes_from(range(g.nodes))
+        self.graph.add_edges_from((a, c) for j, c in enumerate(cons) for a in self.ants[j])
+        log(f"in-memory graph: {self.graph.number_of_nodes():,} nodes, {self.graph.number_of_edges():,} "
+            f"node-to-node edges in {time.perf_counter() - t0:.1f} s")
+
+    def impact(self, seed: int) -> dict[str, Any]:
+        """What stops holding if ``seed`` does, which decisions are flagged, which actions held,
+        and which decisions in the closure survive and by which justifications."""
+        closure = nx.descendants(self.graph, seed)
+        closure.add(seed)
+        missing: dict[int, int] = {}
+        holding: set[int] = set()
+        queue: list[int] = []
+        for n in closure:
+            if n == seed:
+                continue
+            if self.kind[n] == FRAGMENT:  # a premise (its source is in force)
+                holding.add(n)
+                queue.append(n)
+                continue
+            for j in self.justs.get(n, ()):
+                left = sum(1 for a in self.ants[j] if a in closure)
+                missing[j] = left
+                if left == 0 and n not in holding:
+                    holding.add(n)
+                    queue.append(n)
+        while queue:  # least fixpoint: a justification holds once no antecedent is missing
+            x = queue.pop()
+            for j in self.uses.get(x, ()):
+                left = missing[j] - 1
+                missing[j] = left
+                if left == 0:
+                    n = self.cons[j]
+                    if n not in holding and n != seed:
+                        holding.add(n)
+                        queue.append(n)
+        decisions = [n for n in closure if self.kind[n] == DECISION]
+        flagged = [d for d in decisions if d not in holding]
+        survives = {d: [j for j in self.justs[d] if all(a not in closure or a in holding for a in self.ants[j])]
+                    for d in decisions if d in holding}
+        return {"closure": len(closure), "stopped": closure - holding, "flagged": flagged,
+                "held": [a for d in flagged for a in self.actions.get(d, ())], "survives": survives}
+
+    def closure_size(self, seed: int, cap: int) -> int:
+        """Size of the forward closure of ``seed``, or cap + 1 once it passes ``cap``."""
+        seen = {seed}
+        frontier = [seed]
+        succ = self.graph.succ
+        while frontier:
+            nxt = []
+            for x in frontier:
+                for y in succ[x]:
+                    if y not in seen:
+                        seen.add(y)
+                        nxt.append(y)
+            if len(seen) > cap:
+                return cap + 1
+            frontier = nxt
+        return len(seen)
+
+
+def pick_seeds(g: Graph, mem: Memory, runs: int, rng: np.random.Generator) -> dict[int, list[int]]:
+    """For each target size, ``runs`` distinct fragments or beliefs whose closure is within ~25% of it."""
+    t0 = time.perf_counter()
+    pool = np.arange(g.first(FRAGMENT), g.first(DECISION))
+    out_degree = np.bincount(g.ant, minlength=g.nodes)[pool]
+    hubs = pool[np.argsort(-out_degree)[: 40 * runs]]
+    candidates = np.unique(np.concatenate([rng.choice(pool, size=min(len(pool), 100 * runs), replace=False), hubs]))
+    rng.shuffle(candidates)
+    cap = int(TARGETS[-1] * 1.25)
+    chosen: dict[int, list[int]] = {t: [] for t in TARGETS}
+    sizes: dict[int, int] = {}
+    for c in candidates.tolist():
+        size = mem.closure_size(c, cap)
+        sizes[c] = size
+        for t in TARGETS:
+            if t * 0.8 <= size <= t * 1.25 and len(chosen[t]) < runs:
+                chosen[t].append(c)
+        if all(len(v) >= runs for v in chosen.values()):
+            break
+    for t in TARGETS:
+        if not chosen[t]:  # nothing close enough: the nearest ones
+            chosen[t] = sorted(sizes, key=lambda c, t=t: abs(sizes[c] - t))[:runs]
+    histogram = np.histogram([min(s, cap) for s in sizes.values()], bins=[1, 2, 11, 101, 1001, 10001, cap + 2])[0]
+    log(f"closure sizes of {len(sizes):,} candidates (1 | 2-10 | 11-100 | 101-1000 | 1001-10000 | >10000): "
+        f"{histogram.tolist()}; seeds per target: {({t: len(v) for t, v in chosen.items()})} "
+        f"in {time.perf_counter() - t0:.1f} s")
+    return chosen
+
+
+# ---------------------------------------------------------------------------------------------
+# measurement
+
+
+def app_session(url: str, ws: uuid.UUID) -> psycopg.Connection[Any]:
+    conn = psycopg.connect(url, autocommit=True)
+    conn.execute("select set_config('beliefdb.workspace_id', %s, false)", (str(ws),))
+    conn.execute("select set_config('beliefdb.principal', 'bench', false)")
+    conn.execute("set role beliefdb_app")
+    return conn
+
+
+def pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    if len(ordered) == 1:
+        return ordered[0]
+    return statistics.quantiles(ordered, n=100, method="inclusive")[int(q) - 1]
+
+
+def sql_impact(conn: psycopg.Connection[Any], seed: uuid.UUID) -> tuple[float, list[tuple[Any, ...]]]:
+    t0 = time.perf_counter()
+    rows = conn.execute("select node, kind, effect, detail from beliefdb.impact(array[%s]::uuid[])",
+                        (seed,)).fetchall()
+    return (time.perf_counter() - t0) * 1000, rows
+
+
+def check_same(g: Graph, seed: int, rows: list[tuple[Any, ...]], expected: dict[str, Any]) -> None:
+    index = {u: i for i, u in ((i, g.node_ids[i]) for i in expected["stopped"] | set(expected["flagged"])
+                               | set(expected["held"]) | set(expected["survives"]))}
+    got: dict[str, set[Any]] = {"stops_holding": set(), "flag": set(), "hold": set(), "survives": set()}
+    for node, _kind, effect, _detail in rows:
+        got[effect].add(index.get(node, node))
+    want = {"stops_holding": expected["stopped"], "flag": set(expected["flagged"]), "hold": set(expected["held"]),
+            "survives": set(expected["survives"])}
+    if got != want:
+        diff = {k: (len(got[k] - want[k]), len(want[k] - got[k])) for k in want if got[k] != want[k]}
+        raise SystemExit(f"impact of node {seed} differs from the in-memory answer (extra, missing): {diff}")
+
+
+def measure_impact(url: str, ws: uuid.UUID, g: Graph, mem: Memory, seeds: dict[int, list[int]],
+                   budget_s: float) -> dict[str, Any]:
+    result: dict[str, Any] = {}
+    with app_session(url, ws) as conn:
+        # warm up: the session's working-set table, plan caches
+        for s in seeds[TARGETS[0]][:3]:
+            sql_impact(conn, g.node_ids[s])
+        for t in TARGETS:
+            sql_ms, py_ms, desc_ms, closures, flagged = [], [], [], [], []
+            began = time.perf_counter()
+            for s in seeds[t]:
+                if len(sql_ms) >= 5 and time.perf_counter() - began > budget_s:
+                    log(f"impact ~{t}: time budget of {budget_s:.0f} s spent after {len(sql_ms)} runs")
+                    break
+                ms, rows = sql_impact(conn, g.node_ids[s])
+                t0 = time.perf_counter()
+                nx.descendants(mem.graph, s)
+                desc_ms.append((time.perf_counter() - t0) * 1000)
+                t0 = time.perf_counter()
+                expected = mem.impact(s)
+                py_ms.append((time.perf_counter() - t0) * 1000)
+                check_same(g, s, rows, expected)
+                sql_ms.append(ms)
+                closures.append(expected["closure"])
+                flagged.append(len(expected["flagged"]))
+            result[str(t)] = {
+                "p50_ms": statistics.median(sql_ms), "p95_ms": pct(sql_ms, 95),
+                "python_p50_ms": statistics.median(py_ms), "python_p95_ms": pct(py_ms, 95),
+                "descendants_p50_ms": statistics.median(desc_ms),
+                "ratio": statistics.median(sql_ms) / statistics.median(py_ms),
+                "closure_median": statistics.median(closures), "closure_range": [min(closures), max(closures)],
+                "flagged_median": statistics.median(flagged), "runs": len(sql_ms)}
+            r = result[str(t)]
+            log(f"impact ~{t:>5} nodes (closure {r['closure_range'][0]}-{r['closure_range'][1]}): "
+                f"beliefdb p50 {r['p50_ms']:.2f} ms p95 {r['p95_ms']:.2f} ms | python p50 {r['python_p50_ms']:.2f} ms "
+                f"(descendants alone {r['descendants_p50_ms']:.2f} ms) | ratio {r['ratio']:.2f}")
+    return result
+
+
+def measure_corrections(url: str, ws: uuid.UUID, g: Graph, mem: Memory, runs: int,
+                        rng: np.random.Generator, budget_s: float) -> dict[str, Any]:
+    beliefs = rng.choice(np.arange(g.first(BELIEF), g.first(DERIVED)), size=runs + 2, replace=False).tolist()
+    times, closures = [], []
+    began = time.perf_counter()
+    with app_session(url, ws) as conn:
+        conn.autocommit = False
+        for i, b in enumerate(beliefs):
+            if len(times) >= 5 and time.perf_counter() - began > budget_s:
+                log(f"correction apply: time budget of {budget_s:.0f} s spent after {len(times)} runs")
+                break
+            bid = g.node_ids[b]
+            row = conn.execute("select revision from beliefdb.belief where id = %s", (bid,)).fetchone()
+            conn.commit()
+            assert row is not None
+            t0 = time.perf_counter()
+            conn.execute("select beliefdb.apply_correction(%s, %s, null, 'bench', 'benchmark', %s, null)",
+                         (bid, f"Corrected synthetic belief {b}.", row[0]))
+            conn.commit()
+            ms = (time.perf_counter() - t0) * 1000
+            if i >= 2:  # the first two warm the session up
+                times.append(ms)
+                closures.append(mem.closure_size(b, 10**7))
+    result = {"p50_ms": statistics.median(times), "p95_ms": pct(times, 95), "runs": len(times),
+              "closure_median": statistics.median(closures), "closure_range": [min(closures), max(closures)]}
+    log(f"correction apply (closure median {result['closure_median']}, {min(closures)}-{max(closures)}): "
+        f"p50 {result['p50_ms']:.2f} ms p95 {result['p95_ms']:.2f} ms")
+    return result
+
+
+def explain(url: str, ws: uuid.UUID, g: Graph, seeds: dict[int, list[int]], path: Path | None) -> dict[str, Any]:
+    """Plans of every statement inside impact() (auto_explain, nested statements, ANALYZE) for one
+    seed of each size, after the session ran impact enough times to settle its plan cache."""
+    plans: dict[str, list[str]] = {}
+    with app_session(url, ws) as conn:
+        # auto_explain is loaded and configured as superuser, then the session acts as the app role again
+        conn.execute("reset role")
+        conn.execute("load 'auto_explain'")
+        conn.execute("set auto_explain.log_level = log")
+        conn.execute("set auto_explain.log_nested_statements = on")
+        conn.execute("set auto_explain.log_analyze = on")
+        conn.execute("set auto_explain.log_buffers = on")
+        conn.execute("set auto_explain.log_min_duration = -1")
+        conn.execute("set role beliefdb_app")
+        for s in seeds[TARGETS[0]][:8]:  # plpgsql switches to generic plans after 5 executions
+            sql_impact(conn, g.node_ids[s])
+        notices: list[str] = []
+        conn.add_notice_handler(lambda d: notices.append(d.message_primary or ""))
+        conn.execute("set client_min_messages = log")
+        conn.execute("reset role")
+        conn.execute("set auto_explain.log_min_duration = 0")
+        conn.execute("set role beliefdb_app")
+        for t in TARGETS:
+            notices.clear()
+            sql_impact(conn, g.node_ids[seeds[t][-1]])
+            plans[str(t)] = list(notices)
+    summary = {}
+    for t, texts in plans.items():
+        closure_plan = next((p for p in texts if "with recursive closure" in p), "")
+        fixpoint_plan = next((p for p in texts if "set holds = true" in p), "")
+        summary[t] = {
+            "closure_uses_justification_antecedent_antecedent": "justification_antecedent_antecedent" in closure_plan,
+            "fixpoint_uses_justification_consequent": "justification_consequent" in fixpoint_plan,
+            "fixpoint_uses_justification_antecedent_pkey": "justification_antecedent_pkey" in fixpoint_plan,
+        }
+    if path is not None:
+        with path.open("w") as out:
+            for t, texts in plans.items():
+                out.write(f"==================== impact, closure ~{t} nodes ====================\n")
+                for p in texts:
+                    out.write(p.rstrip() + "\n\n")
+        log(f"plans written to {path}")
+    log(f"index use: {json.dumps(summary)}")
+    return summary
+
+
+# ---------------------------------------------------------------------------------------------
+# database lifecycle
+
+
+@contextlib.contextmanager
+def database(url: str | None) -> Iterator[str]:
+    if url is not None:
+        yield url
+        return
+    warnings.simplefilter("ignore")  # platformdirs' runtime-dir warning inside the wheel
+    from beliefdb import migrate
+    from beliefdb.embedded import EmbeddedServer
+
+    home = Path(tempfile.mkdtemp(prefix="beliefdb-bench-"))
+    server = EmbeddedServer(home)
+    try:
+        log(f"starting a throw-away embedded server in {home}")
+        started = server.start()
+        migrate.upgrade(started)
+        yield started
+    finally:
+        server.stop()
+        shutil.rmtree(home, ignore_errors=True)
+
+
+def create_workspace(url: str) -> uuid.UUID:
+    with psycopg.connect(url, autocommit=True) as conn:
+        row = conn.execute("insert into beliefdb.workspace (name) values (%s) returning id",
+                           (f"bench-{uuid.uuid4().hex[:12]}",)).fetchone()
+    assert row is not None
+    return uuid.UUID(str(row[0]))
+
+
+def drop_workspace(url: str, ws: uuid.UUID) -> None:
+    with psycopg.connect(url) as conn:
+        conn.execute("set session_replication_role = replica")  # no per-row audit of the clean-up
+        for table in TABLES_BY_DEPENDENCY:
+            conn.execute(f"delete from beliefdb.{table} where workspace_id = %s", (ws,))
+        conn.execute("delete from beliefdb.workspace where id = %s", (ws,))
+
+
+def machine() -> dict[str, Any]:
+    mem_kb = 0
+    with contextlib.suppress(OSError), open("/proc/meminfo") as f:
+        for line in f:
+            if line.startswith("MemTotal:"):
+                mem_kb = int(line.split()[1])
+    cpu = platform.processor() or ""
+    with contextlib.suppress(OSError), open("/proc/cpuinfo") as f:
+        for line in f:
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    return {"nproc": os.cpu_count(), "memory_gb": round(mem_kb / 1024 / 1024, 1), "cpu": cpu,
+            "python": platform.python_version(), "networkx": nx.__version__}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--nodes", type=int, default=1_000_000)
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument("--db", help="libpq URL of a migrated beliefdb database, as a superuser")
+    parser.add_argument("--runs", type=int, default=30, help="measured runs per figure")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--explain", type=Path, help="write the plans of impact's statements to this file")
+    parser.add_argument("--keep", action="store_true", help="with --db: keep the benchmark workspace")
+    parser.add_argument("--budget", type=float, default=120,
+                        help="seconds per figure after which fewer runs are taken (at least 5)")
+    args = parser.parse_args(argv)
+    rng = np.random.default_rng(args.seed)
+    began = time.perf_counter()
+
+    t0 = time.perf_counter()
+    g = generate(args.nodes, rng)
+    log(f"generated {g.nodes:,} nodes, {len(g.cons):,} justifications, {g.edges:,} antecedent edges "
+        f"({g.edges / g.nodes:.2f} per node), {g.sources:,} sources in {time.perf_counter() - t0:.1f} s")
+    mem = Memory(g)
+    seeds = pick_seeds(g, mem, args.runs, rng)
+
+    with database(args.db) as url:
+        ws = create_workspace(url)
+        try:
+            t0 = time.perf_counter()
+            log(f"loading into workspace {ws} with binary COPY")
+            with psycopg.connect(url) as conn:
+                load(conn, ws, g)
+            with psycopg.connect(url, autocommit=True) as conn:
+                for table in ("node", "fragment", "belief", "decision", "action", "justification",
+                              "justification_antecedent", "evidence", "source", "source_version"):
+                    conn.execute(f"vacuum (analyze) beliefdb.{table}")
+                server = {k: conn.execute(f"show {k}").fetchone()[0]  # type: ignore[index]
+                          for k in ("server_version", "shared_buffers", "work_mem", "jit")}
+                size = conn.execute("select pg_size_pretty(pg_database_size(current_database()))").fetchone()
+            load_s = time.perf_counter() - t0
+            log(f"loaded and analyzed in {load_s:.1f} s; database size {size[0] if size else '?'}")
+            sanity(url, ws, g, seeds[TARGETS[0]], rng)
+            impact = measure_impact(url, ws, g, mem, seeds, args.budget)
+            plans = explain(url, ws, g, seeds, args.explain)
+            corrections = measure_corrections(url, ws, g, mem, args.runs, rng, args.budget)
+        finally:
+            if args.db is not None and not args.keep:
+                drop_workspace(args.db, ws)
+
+    report = {
+        "nodes": g.nodes,
+        "impact_p50_ms": {t: round(impact[t]["p50_ms"], 3) for t in impact},
+        "impact_p95_ms": {t: round(impact[t]["p95_ms"], 3) for t in impact},
+        "python_ratio": {t: round(impact[t]["ratio"], 3) for t in impact},
+        "correction_apply_p50_ms": round(corrections["p50_ms"], 3),
+    }
+    if args.json:
+        print(json.dumps(report))
+    else:
+        print(f"beliefdb impact benchmark: {g.nodes:,} nodes, {g.edges:,} edges ({g.edges / g.nodes:.2f} per node), "
+              f"{len(g.cons):,} justifications; load {load_s:.0f} s; total {time.perf_counter() - began:.0f} s")
+        print(f"machine: {json.dumps(machine())}; server: {json.dumps(server)}")
+        print(f"{'closure':>8} {'range':>13} {'runs':>4} {'p50 ms':>9} {'p95 ms':>9} {'py p50':>8} {'py p95':>8} "
+              f"{'nx desc':>8} {'ratio':>7}")
+        for t, r in impact.items():
+            print(f"{t:>8} {r['closure_range'][0]:>6}-{r['closure_range'][1]:<6} {r['runs']:>4} {r['p50_ms']:>9.2f} "
+                  f"{r['p95_ms']:>9.2f} {r['python_p50_ms']:>8.2f} {r['python_p95_ms']:>8.2f} "
+                  f"{r['descendants_p50_ms']:>8.2f} {r['ratio']:>7.2f}")
+        print(f"correction apply: {corrections['runs']} runs, p50 {corrections['p50_ms']:.2f} ms, "
+              f"p95 {corrections['p95_ms']:.2f} ms "
+              f"(closure of the corrected belief: median {corrections['closure_median']}, "
+              f"{corrections['closure_range'][0]}-{corrections['closure_range'][1]})")
+        print(f"index use in impact's plans: {json.dumps(plans)}")
+    return 0
+
+
+def sanity(url: str, ws: uuid.UUID, g: Graph, seeds: list[int], rng: np.random.Generator) -> None:
+    """The stored holding is the fixpoint: re-propagating small closures changes nothing (rolled back)."""
+    late = np.arange(g.first(DECISION), g.nodes)
+    sample = [g.node_ids[i] for i in seeds + rng.choice(late, size=min(len(late), 200), replace=False).tolist()]
+    with psycopg.connect(url) as conn:
+        conn.execute("select set_config('beliefdb.workspace_id', %s, false)", (str(ws),))
+        row = conn.execute("select beliefdb.propagate(%s, %s)", (ws, sample)).fetchone()
+        conn.rollback()
+    assert row is not None
+    changed = {k: len(v) for k, v in row[0].items() if v}
+    if changed:
+        raise SystemExit(f"the loaded graph's stored holding is not the fixpoint: {changed}")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
