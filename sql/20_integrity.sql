@@ -113,7 +113,10 @@ comment on function beliefdb.evidence_matches_fragment() is 'Trigger: refuse evi
 create or replace trigger evidence_matches_fragment before insert or update on beliefdb.evidence
     for each row execute function beliefdb.evidence_matches_fragment();
 
--- Supersession is acyclic, and a belief never supersedes anything it (transitively) rests on.
+-- Supersession keeps holding stratified (rules 2 and 3 have one answer): a new "from supersedes
+-- to" is refused when to already influences from, through reasons (antecedent to consequent)
+-- or earlier supersessions (winner to loser). That covers a supersession cycle and a belief
+-- superseding anything it (transitively) rests on.
 create or replace function beliefdb.supersession_is_acyclic() returns trigger
 language plpgsql
 set search_path = pg_catalog, pg_temp
@@ -123,43 +126,31 @@ begin
         return new;
     end if;
     if exists (
-        with recursive chain (belief) as (
+        with recursive influenced (node) as (
             select new.to_belief
             union
-            select r.to_belief
-              from chain c
-              join beliefdb.relation r
-                on r.workspace_id = new.workspace_id and r.from_belief = c.belief and r.kind = 'supersedes'
+            select next.node
+              from influenced i
+              cross join lateral (
+                    select j.consequent as node
+                      from beliefdb.justification_antecedent a
+                      join beliefdb.justification j on j.workspace_id = a.workspace_id and j.id = a.justification_id
+                     where a.workspace_id = new.workspace_id and a.antecedent = i.node
+                    union all
+                    select r.to_belief
+                      from beliefdb.relation r
+                     where r.workspace_id = new.workspace_id and r.from_belief = i.node and r.kind = 'supersedes'
+              ) next
         )
-        select from chain where belief = new.from_belief
+        select from influenced where node = new.from_belief
     ) then
-        raise exception 'supersession cycle: % already (transitively) supersedes %', new.to_belief, new.from_belief
-            using errcode = 'BD002';
-    end if;
-    if exists (
-        with recursive rests_on (node) as (
-            select a.antecedent
-              from beliefdb.justification j
-              join beliefdb.justification_antecedent a
-                on a.workspace_id = j.workspace_id and a.justification_id = j.id
-             where j.workspace_id = new.workspace_id and j.consequent = new.from_belief
-            union
-            select a.antecedent
-              from rests_on r
-              join beliefdb.justification j
-                on j.workspace_id = new.workspace_id and j.consequent = r.node
-              join beliefdb.justification_antecedent a
-                on a.workspace_id = j.workspace_id and a.justification_id = j.id
-        )
-        select from rests_on where node = new.to_belief
-    ) then
-        raise exception 'belief % cannot supersede %, which it rests on', new.from_belief, new.to_belief
-            using errcode = 'BD002';
+        raise exception 'belief % cannot supersede %: it rests on it, or is already superseded through it',
+            new.from_belief, new.to_belief using errcode = 'BD002';
     end if;
     return new;
 end
 $$;
-comment on function beliefdb.supersession_is_acyclic() is 'Trigger: refuse a supersedes edge that would close a cycle or cut a belief''s own support';
+comment on function beliefdb.supersession_is_acyclic() is 'Trigger: refuse a supersedes edge that would make holding ambiguous (a cycle through reasons or supersession)';
 
 create or replace trigger relation_supersession_acyclic before insert or update on beliefdb.relation
     for each row execute function beliefdb.supersession_is_acyclic();

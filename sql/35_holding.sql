@@ -74,6 +74,12 @@ begin
                 select r.to_belief
                   from beliefdb.relation r
                  where r.workspace_id = p_workspace_id and r.from_belief = c.id and r.kind = 'supersedes'
+                union all
+                -- the other side of a tie: whether it is still conflicting depends on this one
+                select case when r.from_belief = c.id then r.to_belief else r.from_belief end
+                  from beliefdb.relation r
+                 where r.workspace_id = p_workspace_id and r.kind = 'conflicts_with'
+                   and c.id in (r.from_belief, r.to_belief)
           ) next
     )
     select n.id, n.kind, n.holds,
@@ -235,6 +241,11 @@ begin
           from beliefdb.decision d
          where a.workspace_id = p_workspace_id and d.workspace_id = a.workspace_id and d.id = a.decision_id
            and d.status = 'needs_review' and a.status = 'scheduled'
+           and exists (select from pg_temp.beliefdb_evaluation e where e.id in (d.id, a.id))
+           -- a person who released this action has decided; only a new flag may hold it again
+           and not exists (select from beliefdb.review_item r
+                            where r.workspace_id = a.workspace_id and r.kind = 'action_held' and r.node = a.id
+                              and r.status = 'approved')
         returning a.id
     )
     select coalesce(array_agg(id), '{}') into v_held from held;

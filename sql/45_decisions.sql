@@ -153,6 +153,7 @@ declare
     v_correction uuid;
     v_replacement uuid;
     v_changes jsonb;
+    v_settled jsonb;
 begin
     select * into v_old from beliefdb.belief b where b.workspace_id = v_ws and b.id = p_belief for update;
     if not found then
@@ -166,7 +167,10 @@ begin
             or (c.belief_id = p_belief and c.new_statement = p_statement
                 and c.new_value is not distinct from p_value and c.belief_revision = p_expected_revision))
      limit 1;
-    if found then
+    if found and v_existing.belief_id <> p_belief then
+        raise exception 'idempotency key % was used for a correction of belief %', p_idempotency_key,
+            v_existing.belief_id using errcode = 'BD005';
+    elsif found then
         v_changes := beliefdb.propagate(v_ws, array[v_existing.belief_id, v_existing.replacement_belief_id]);
         return jsonb_build_object(
             'correction', v_existing.id, 'replacement', v_existing.replacement_belief_id,
@@ -214,6 +218,13 @@ begin
     update beliefdb.belief set revision = revision + 1 where workspace_id = v_ws and id = p_belief;
 
     v_changes := beliefdb.propagate(v_ws, array[p_belief, v_replacement, v_fragment, v_correction]);
+    -- the replacement meets the old belief's rivals under rule 8 like any new belief
+    v_settled := beliefdb.settle(v_ws, v_replacement);
+    if jsonb_array_length(v_settled -> 'superseded') + jsonb_array_length(v_settled -> 'conflicts') > 0 then
+        v_changes := beliefdb.merge_changes(v_changes, beliefdb.propagate(v_ws, array[v_replacement]
+            || array(select (x ->> 'old')::uuid from jsonb_array_elements(v_settled -> 'superseded') x)
+            || array(select (x ->> 'b')::uuid from jsonb_array_elements(v_settled -> 'conflicts') x)));
+    end if;
     perform beliefdb.audit('correction.apply', jsonb_build_object(
         'correction', v_correction, 'belief', p_belief, 'replacement', v_replacement, 'reviewer', p_reviewer,
         'flagged', v_changes -> 'flagged', 'held', v_changes -> 'held'));

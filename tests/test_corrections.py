@@ -48,7 +48,7 @@ class Su:
         self.ws = workspace_id
 
     def all(self, query: str, params: Any = None) -> list[tuple[Any, ...]]:
-        cur = self.conn.execute(query, params)  # type: ignore[arg-type]
+        cur = self.conn.execute(query, params)
         rows = cur.fetchall() if cur.description else []
         self.conn.commit()
         return rows
@@ -366,3 +366,43 @@ def test_cli_apply_needs_the_revision(db_url: str, world: World) -> None:
     result = cli(db_url, "correct", str(world.x), NEW_TEXT, "--reviewer", "rita", "--apply", "--json")
     assert result.exit_code != 0
     assert json.loads(result.stdout)["error"] == "invalid_input"
+
+
+def test_a_correction_is_settled_against_the_rivals_of_its_belief(bdb: beliefdb.BeliefDB, su: Su) -> None:
+    """Rule 8 holds after every change. X and Y tie (same authority and valid-time start, values 7
+    and 3 days); correcting X to 14 days supersedes X, and the replacement must then be settled
+    against Y like any new belief: either one supersedes the other, or they tie with a conflict
+    item. Two live beliefs with different values and no relation between them must not remain."""
+    when = "2024-01-01T00:00:00+00:00"
+    x = bdb.remember("7 days", "return_policy", "window", "7 days", "within 7 days", source="desk-a",
+                     text="Returns within 7 days.", authority="user", valid_from=when).accepted[0].id
+    y = bdb.remember("3 days", "return_policy", "window", "3 days", "within 3 days", source="desk-b",
+                     text="Returns within 3 days.", authority="user", valid_from=when).accepted[0].id
+    assert {frozenset((i.node, i.other_node)) for i in bdb.review_items()} == {frozenset((x, y))}
+    result = bdb.apply_correction(x, "Returns within 14 days.", reviewer="rita", value="14 days",
+                                  expect_revision=revision(bdb, x))
+    live = {b.id: b for b in bdb.beliefs(subject="return_policy", attribute="window")}
+    assert x not in live and result.replacement in live
+    related = {frozenset(r) for r in su.all("select from_belief, to_belief from beliefdb.relation"
+                                            " where kind = 'conflicts_with' and workspace_id = %s", (su.ws,))}
+    open_conflicts = {frozenset((i.node, i.other_node)) for i in bdb.review_items() if i.kind == "conflict"}
+    for a in live.values():
+        for b in live.values():
+            if a.id != b.id and a.value != b.value:
+                pair = frozenset((a.id, b.id))
+                assert pair in related and pair in open_conflicts, (a.value, a.status, b.value, b.status)
+
+
+def test_retracting_the_correction_makes_the_old_belief_current_again(bdb: beliefdb.BeliefDB, su: Su,
+                                                                      world: World) -> None:
+    """Rule 3: if the superseding belief stops holding, the older one is current again."""
+    result = bdb.apply_correction(world.x, NEW_TEXT, reviewer="rita", expect_revision=revision(bdb, world.x))
+    changes = bdb.retract(fragment=str(result.correction), reason="the reviewer was wrong")
+    assert result.replacement in changes.stopped_holding
+    assert world.d1 in changes.started_holding and world.a1 in changes.started_holding
+    status = {b.id: b.status for b in bdb.beliefs(include_all=True)}
+    assert (status[world.x], status[result.replacement]) == ("current", "unsupported")
+    assert [b.id for b in bdb.beliefs(subject="return_policy")] == [world.x]
+    assert {d.id: d.holds for d in bdb.decisions()}[world.d1] is True
+    assert statuses(bdb)[0][world.d1] == "needs_review"  # flags stay until a person clears them
+    assert bdb.audit_verify().ok

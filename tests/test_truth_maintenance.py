@@ -53,7 +53,7 @@ class Su:
         self.all("select set_config('beliefdb.workspace_id', %s, false)", (workspace_id,))
 
     def all(self, query: str, params: Any = None) -> list[tuple[Any, ...]]:
-        cur = self.conn.execute(query, params)  # type: ignore[arg-type]
+        cur = self.conn.execute(query, params)
         rows = cur.fetchall() if cur.description else []
         self.conn.commit()
         return rows
@@ -149,6 +149,7 @@ def test_new_version_dropping_a_quote_flags_exactly_its_decision(bdb: beliefdb.B
                              extractor="none")
     assert report.new_version and report.version == 2
     assert report.unsupported == [seven]
+    assert report.flagged == [refuse] and report.held == [email]
     assert shipping in report.reverified and seven not in report.reverified
 
     assert decision_status(bdb) == {refuse: "needs_review", ship: "active", unrelated: "active"}
@@ -519,10 +520,11 @@ def test_an_approved_action_is_not_held_again_by_an_unrelated_change(bdb: belief
     and re-open its review item. Only the closure of a change can change (issue 3)."""
     d, acts, _ = flagged_decision_with_actions(bdb)
     bdb.resolve_review(item_for(bdb, "action_held", acts[0]), "approved")
-    assert action_status(bdb)[acts[0]] == "scheduled"
+    assert action_status(bdb)[acts[0]] == "scheduled" and decision_status(bdb)[d] == "needs_review"
     fact(bdb, "something-else-entirely")  # an unrelated ingest
     assert action_status(bdb)[acts[0]] == "scheduled"
     assert ("action_held", acts[0]) not in open_items(bdb)
+    assert bdb.audit_verify().ok
 
 
 def test_a_resolved_item_cannot_be_resolved_again(bdb: beliefdb.BeliefDB) -> None:
@@ -532,6 +534,7 @@ def test_a_resolved_item_cannot_be_resolved_again(bdb: beliefdb.BeliefDB) -> Non
     with pytest.raises(errors.NotFound):
         bdb.resolve_review(item, "rejected")
     assert decision_status(bdb)[d] == "approved"
+    assert bdb.audit_verify().ok
 
 
 def tie(bdb: beliefdb.BeliefDB) -> tuple[UUID, UUID]:
@@ -544,6 +547,7 @@ def tie(bdb: beliefdb.BeliefDB) -> tuple[UUID, UUID]:
 def test_a_tie_opens_a_conflict_item_resolved_by_a_winner(bdb: beliefdb.BeliefDB, su: Su) -> None:
     x, y = tie(bdb)
     assert belief_status(bdb) == {x: "conflicting", y: "conflicting"}
+    assert bdb.audit_verify().ok
     (item,) = [i for i in bdb.review_items() if i.kind == "conflict"]
     assert {item.node, item.other_node} == {x, y}
     on_y = bdb.decide("relies on 3 days", because=[y]).id
@@ -554,6 +558,7 @@ def test_a_tie_opens_a_conflict_item_resolved_by_a_winner(bdb: beliefdb.BeliefDB
         bdb.resolve_review(item.id, "approved")          # approving needs a winner
     assert ("conflict", item.node) in open_items(bdb)
     assert belief_status(bdb) == {x: "conflicting", y: "conflicting"}
+    assert bdb.audit_verify().ok
 
     bdb.resolve_review(item.id, "approved", winner=x)
     assert belief_status(bdb) == {x: "current", y: "superseded"}
@@ -573,6 +578,7 @@ def test_a_winner_outside_the_conflict_is_refused(bdb: beliefdb.BeliefDB) -> Non
     with pytest.raises(errors.InvalidInput):
         bdb.resolve_review(item.id, "approved", winner=stranger)
     assert belief_status(bdb)[x] == belief_status(bdb)[y] == "conflicting"
+    assert bdb.audit_verify().ok
 
 
 def test_holding_view_matches_the_nodes(bdb: beliefdb.BeliefDB, su: Su) -> None:
@@ -586,6 +592,7 @@ def test_holding_view_matches_the_nodes(bdb: beliefdb.BeliefDB, su: Su) -> None:
     assert rows[d] == ("decision", False, False, False)
     fragments = [v for v in rows.values() if v[0] == "fragment"]
     assert fragments and all(v[1] and v[2] for v in fragments)
+    assert bdb.audit_verify().ok
 
 
 
@@ -610,3 +617,16 @@ def test_supersession_that_would_make_holding_ambiguous_is_refused(bdb: beliefdb
     assert refused.value.sqlstate == "BD002", refused.value
     su.propagate([a, c])  # the graph that stayed settles
     assert belief_status(bdb) == {a: "current", c: "superseded", x: "current", w: "unsupported"}
+
+
+
+def test_retracting_one_side_of_a_tie_leaves_the_other_current(bdb: beliefdb.BeliefDB) -> None:
+    """Rule 8: a belief is conflicting only while its tie is with a rival that is still current.
+    Retracting the rival must re-evaluate the survivor, though it is outside the rival's reasons."""
+    x, y = tie(bdb)
+    bdb.retract(belief=x, reason="wrong")
+    assert belief_status(bdb) == {x: "retracted", y: "current"}
+    assert [b.id for b in bdb.beliefs(subject="return_policy")] == [y]
+    bdb.retract(belief=x, reason="", undo=True)
+    assert belief_status(bdb) == {x: "conflicting", y: "conflicting"}
+    assert bdb.audit_verify().ok
