@@ -76,9 +76,9 @@ def resolve_url(url: str | None = None, *, home: Path | None = None, migrate: bo
 
 
 def ensure_migrated(url: str) -> None:
-    from beliefdb import migrate  # alembic is only imported when a migration may be needed
+    from beliefdb import migrate
 
-    if migrate.current_revision(url) != migrate.head_revision():
+    if not migrate.is_current(url):
         migrate.upgrade(url)
 
 

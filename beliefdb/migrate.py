@@ -6,19 +6,20 @@ the other files of ``sql/`` are ``create or replace`` and re-applied after every
 
 from __future__ import annotations
 
+import hashlib
 import io
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import psycopg
-from alembic import command, context
-from alembic.config import Config
-from alembic.runtime.migration import MigrationContext
-from alembic.script import ScriptDirectory
-from sqlalchemy import Engine, create_engine, pool
-from sqlalchemy.exc import DBAPIError, SQLAlchemyError
+from psycopg import sql
 
 from beliefdb.connector import translate
 from beliefdb.errors import BeliefDBError, DatabaseUnavailable
+
+if TYPE_CHECKING:  # alembic and SQLAlchemy load only when a migration runs: CLI start-up stays quick
+    from alembic.config import Config
+    from sqlalchemy import Engine
 
 # Every file of sql/ except the tables, in the order they are applied.
 REAPPLIED_FILES = (
@@ -51,30 +52,63 @@ def migrations_dir() -> Path:
     return _packaged_or_source("migrations")
 
 
+def fingerprint() -> str:
+    """SHA-256 of everything a migration applies: sql/ and the revisions. Stored in the database
+    (as the comment of the version table) so first use can tell when the package changed."""
+    digest = hashlib.sha256()
+    files = sorted(sql_dir().glob("*.sql")) + sorted((migrations_dir() / "versions").glob("*.[ps][yq]*"))
+    for path in files:
+        digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+def fingerprint_statement() -> str:
+    """The statement that records the fingerprint (the version table is alembic's, not the schema's)."""
+    return sql.SQL("comment on table beliefdb.alembic_version is {};\n").format(
+        sql.Literal(f"beliefdb schema {fingerprint()}")).as_string(None)
+
+
+def is_current(url: str) -> bool:
+    """Whether the database holds exactly what this package would migrate to (cheap: no alembic)."""
+    try:
+        with psycopg.connect(url) as conn:
+            row = conn.execute("select obj_description(to_regclass('beliefdb.alembic_version'), 'pg_class')"
+                               ).fetchone()
+    except psycopg.Error as exc:
+        raise translate(exc) from exc
+    return row is not None and row[0] == f"beliefdb schema {fingerprint()}"
+
+
 def canonical_sql() -> str:
     """All of sql/ in order: what a fresh migrate must be equivalent to."""
     return "\n".join(p.read_text(encoding="utf-8") for p in sorted(sql_dir().glob("*.sql")))
 
 
-def run_sql(sql: str) -> None:
+def run_sql(script: str) -> None:
     """Execute a script inside the running alembic migration (online or offline)."""
+    from alembic import context
+
     if context.is_offline_mode():
-        context.get_context().impl.static_output(sql)
+        context.get_context().impl.static_output(script)
         return
     bind = context.get_bind()
     # the driver connection runs multi-statement scripts verbatim (no bind-parameter parsing)
     driver = bind.connection.driver_connection
     assert driver is not None
-    driver.execute(sql)
+    driver.execute(script)
 
 
 def engine_for(conninfo: str) -> Engine:
     """A SQLAlchemy engine over psycopg for any libpq URL or key=value conninfo string."""
+    from sqlalchemy import create_engine, pool
+
     return create_engine("postgresql+psycopg://", poolclass=pool.NullPool,
                          creator=lambda: psycopg.connect(conninfo))
 
 
 def _config(conninfo: str, output: io.StringIO | None = None) -> Config:
+    from alembic.config import Config
+
     cfg = Config(output_buffer=output) if output is not None else Config()
     cfg.set_main_option("script_location", str(migrations_dir()))
     cfg.attributes["conninfo"] = conninfo
@@ -82,6 +116,8 @@ def _config(conninfo: str, output: io.StringIO | None = None) -> Config:
 
 
 def head_revision() -> str:
+    from alembic.script import ScriptDirectory
+
     head = ScriptDirectory.from_config(_config("")).get_current_head()
     assert head is not None
     return head
@@ -89,6 +125,8 @@ def head_revision() -> str:
 
 def current_revision(url: str) -> str | None:
     """The revision a database is at, or None if beliefdb was never migrated there."""
+    from alembic.runtime.migration import MigrationContext
+
     engine = engine_for(url)
     try:
         with engine.connect() as connection:
@@ -102,6 +140,9 @@ def current_revision(url: str) -> str | None:
 
 def upgrade(url: str) -> tuple[str | None, str]:
     """Upgrade to head (idempotent; re-applies functions and views). Returns (before, after)."""
+    from alembic import command
+    from sqlalchemy.exc import DBAPIError, SQLAlchemyError
+
     before = current_revision(url)
     try:
         command.upgrade(_config(url), "head")
@@ -117,6 +158,8 @@ def upgrade(url: str) -> tuple[str | None, str]:
 
 def upgrade_sql(url: str = "") -> str:
     """The SQL an upgrade from nothing to head would run (alembic offline mode)."""
+    from alembic import command
+
     out = io.StringIO()
     command.upgrade(_config(url, out), "head", sql=True)
     return out.getvalue()

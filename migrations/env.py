@@ -9,7 +9,7 @@ from __future__ import annotations
 from alembic import context
 from sqlalchemy import text
 
-from beliefdb.migrate import REAPPLIED_FILES, engine_for, run_sql, sql_dir
+from beliefdb.migrate import REAPPLIED_FILES, engine_for, fingerprint_statement, run_sql, sql_dir
 
 config = context.config
 conninfo: str = config.attributes.get("conninfo", "")
@@ -18,6 +18,7 @@ conninfo: str = config.attributes.get("conninfo", "")
 def _reapply() -> None:
     for name in REAPPLIED_FILES:
         run_sql((sql_dir() / name).read_text(encoding="utf-8"))
+    run_sql(fingerprint_statement())
 
 
 def run_offline() -> None:

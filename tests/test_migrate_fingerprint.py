@@ -1,0 +1,35 @@
+"""First use re-applies the schema when the package's SQL changed, even without a new revision."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import psycopg
+
+from beliefdb import migrate
+from beliefdb.connector import ensure_migrated
+
+
+def test_a_changed_package_is_migrated_on_first_use(postgresql: psycopg.Connection[Any], db_url: str) -> None:
+    assert migrate.is_current(db_url)
+    # an older package's functions: one is missing and the recorded fingerprint differs
+    postgresql.execute("drop function beliefdb.impact(uuid[])")
+    postgresql.execute("comment on table beliefdb.alembic_version is 'beliefdb schema older'")
+    postgresql.commit()
+    assert not migrate.is_current(db_url)
+
+    ensure_migrated(db_url)
+
+    assert migrate.is_current(db_url)
+    restored = postgresql.execute("select to_regprocedure('beliefdb.impact(uuid[])')").fetchone()
+    assert restored is not None and restored[0] is not None
+
+
+def test_an_unchanged_package_does_not_migrate_again(postgresql: psycopg.Connection[Any], db_url: str) -> None:
+    before = postgresql.execute("select count(*) from beliefdb.audit_event").fetchone()
+    postgresql.execute("drop function beliefdb.impact(uuid[])")  # not noticed: the fingerprint matches
+    postgresql.commit()
+    ensure_migrated(db_url)
+    missing = postgresql.execute("select to_regprocedure('beliefdb.impact(uuid[])')").fetchone()
+    assert missing == (None,)
+    assert postgresql.execute("select count(*) from beliefdb.audit_event").fetchone() == before
