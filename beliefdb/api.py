@@ -65,14 +65,18 @@ class BeliefDB:
                  origin: str | None = None) -> IngestReport:
         """Remember one belief, through the same evidence gate as ingest.
 
-        With ``text``, the text becomes the next version of ``source`` (e.g. a conversation turn) and the
-        quote must be in it; without, the quote must be in the version of ``source`` in force.
+        With ``text``, the text becomes the next version of ``source`` (a conversation, by default with
+        ``user`` authority) and the quote must be in it; without, the quote must be in the version of
+        ``source`` in force. A new version replaces the old one in force: give each conversation turn
+        its own source (e.g. ``chat-1042/3``) unless ``text`` holds the whole conversation so far.
         """
         candidate = Candidate(statement=statement, subject=subject, attribute=attribute, value=value,
                               quote=quote, kind=kind, scope=dict(scope or {}), valid_from=valid_from,
                               valid_to=valid_to)
         if text is not None:
-            options = ingest.SourceOptions(name=source, authority=authority, origin=origin or "conversation")
+            # what someone said in a conversation is a user's word unless the caller says otherwise
+            options = ingest.SourceOptions(name=source, authority=authority or "user",
+                                           origin=origin or "conversation")
             return ingest.ingest_text(self.database, text, options, candidates=[candidate], extractor="none")
         return ingest.remember_in_source(self.database, source, candidate)
 
