@@ -103,8 +103,9 @@ class Graph:
 
 def skewed(rng: np.random.Generator, pool: np.ndarray | int, size: int) -> np.ndarray:
     """``size`` indices into range(pool) (pool may vary per draw), power-law skewed towards 0."""
-    pool = np.asarray(pool, dtype=np.int64)
-    return np.minimum((pool * rng.random(size) ** SKEW).astype(np.int64), np.maximum(pool - 1, 0))
+    pools = np.asarray(pool, dtype=np.int64)
+    picked: np.ndarray = np.minimum((pools * rng.random(size) ** SKEW).astype(np.int64), np.maximum(pools - 1, 0))
+    return picked
 
 
 def random_uuids(rng: np.random.Generator, n: int) -> list[uuid.UUID]:
@@ -396,7 +397,7 @@ def pick_seeds(g: Graph, mem: Memory, runs: int, rng: np.random.Generator) -> di
             break
     for t in TARGETS:
         if not chosen[t]:  # nothing close enough: the nearest ones
-            chosen[t] = sorted(sizes, key=lambda c, t=t: abs(sizes[c] - t))[:runs]
+            chosen[t] = sorted(sizes, key=lambda c: abs(sizes[c] - t))[:runs]
     histogram = np.histogram([min(s, cap) for s in sizes.values()], bins=[1, 2, 11, 101, 1001, 10001, cap + 2])[0]
     log(f"closure sizes of {len(sizes):,} candidates (1 | 2-10 | 11-100 | 101-1000 | 1001-10000 | >10000): "
         f"{histogram.tolist()}; seeds per target: {({t: len(v) for t, v in chosen.items()})} "
@@ -451,7 +452,11 @@ def measure_impact(url: str, ws: uuid.UUID, g: Graph, mem: Memory, seeds: dict[i
         for s in seeds[TARGETS[0]][:3]:
             sql_impact(conn, g.node_ids[s])
         for t in TARGETS:
-            sql_ms, py_ms, desc_ms, closures, flagged = [], [], [], [], []
+            sql_ms: list[float] = []
+            py_ms: list[float] = []
+            desc_ms: list[float] = []
+            closures: list[int] = []
+            flagged: list[int] = []
             began = time.perf_counter()
             for s in seeds[t]:
                 if len(sql_ms) >= 5 and time.perf_counter() - began > budget_s:
@@ -485,7 +490,8 @@ def measure_impact(url: str, ws: uuid.UUID, g: Graph, mem: Memory, seeds: dict[i
 def measure_corrections(url: str, ws: uuid.UUID, g: Graph, mem: Memory, runs: int,
                         rng: np.random.Generator, budget_s: float) -> dict[str, Any]:
     beliefs = rng.choice(np.arange(g.first(BELIEF), g.first(DERIVED)), size=runs + 2, replace=False).tolist()
-    times, closures = [], []
+    times: list[float] = []
+    closures: list[int] = []
     began = time.perf_counter()
     with app_session(url, ws) as conn:
         conn.autocommit = False
@@ -534,11 +540,11 @@ def explain(url: str, ws: uuid.UUID, g: Graph, seeds: dict[int, list[int]], path
         conn.execute("reset role")
         conn.execute("set auto_explain.log_min_duration = 0")
         conn.execute("set role beliefdb_app")
-        for t in TARGETS:
+        for target in TARGETS:
             notices.clear()
-            sql_impact(conn, g.node_ids[seeds[t][-1]])
-            plans[str(t)] = list(notices)
-    summary = {}
+            sql_impact(conn, g.node_ids[seeds[target][-1]])
+            plans[str(target)] = list(notices)
+    summary: dict[str, Any] = {}
     for t, texts in plans.items():
         closure_plan = next((p for p in texts if "with recursive closure" in p), "")
         fixpoint_plan = next((p for p in texts if "set holds = true" in p), "")
