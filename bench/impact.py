@@ -220,8 +220,8 @@ def load(conn: psycopg.Connection[Any], ws: uuid.UUID, g: Graph) -> None:
     conn.execute("set maintenance_work_mem = '256MB'")
     kind_name = [KIND_NAME[k] for k in range(5)]
     kinds = g.kind.tolist()
-    copy_rows(conn, "node", ("workspace_id", "id", "kind", "holds"), ("uuid", "uuid", "text", "bool"),
-              ((ws, ids[i], kind_name[kinds[i]], True) for i in by_id(ids, range(g.nodes))), g.nodes)
+    copy_rows(conn, "node", ("workspace_id", "id", "kind", "holds", "current"), ("uuid", "uuid", "text", "bool", "bool"),
+              ((ws, ids[i], kind_name[kinds[i]], True, True) for i in by_id(ids, range(g.nodes))), g.nodes)
 
     source_ids = [uuid.uuid4() for _ in range(g.sources)]
     version_ids = [uuid.uuid4() for _ in range(g.sources)]

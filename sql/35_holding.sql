@@ -29,24 +29,27 @@ begin
     if to_regclass('pg_temp.beliefdb_evaluation') is null then
         create temporary table beliefdb_evaluation (
             id uuid primary key,
-            kind beliefdb.node_kind not null,
-            held boolean not null,        -- holding before the change
-            was_current boolean not null, -- current before the change
+            kind beliefdb.node_kind,
+            held boolean,                 -- holding before the change
+            was_current boolean,          -- current before the change
             premise boolean not null default false,
-            blocked boolean not null,     -- retracted, or assumed not to hold
+            blocked boolean not null default false, -- retracted, or assumed not to hold
             holds boolean not null default false,
-            superseded boolean not null default false
+            superseded boolean not null default false,
+            level integer                 -- fixpoint level at which it came to hold (null: not yet)
         ) on commit delete rows;
+        create index on beliefdb_evaluation (level);
     else
-        truncate pg_temp.beliefdb_evaluation;
+        delete from pg_temp.beliefdb_evaluation;
     end if;
 end
 $$;
 comment on function beliefdb.prepare_evaluation() is 'Create or empty the session''s evaluation working set';
 
--- Evaluate holding for the forward closure of p_seeds (rule 2 and 3). p_assume_off are nodes
+-- Evaluate holding for the forward closure of p_seeds (rules 2 and 3). p_assume_off are nodes
 -- assumed to stop holding (impact previews); they are seeds too. Fills
--- pg_temp.beliefdb_evaluation and returns the number of supersession rounds it took.
+-- pg_temp.beliefdb_evaluation and returns the number of supersession rounds it took. Nodes
+-- outside the closure keep their stored node.current.
 create or replace function beliefdb.evaluate(p_workspace_id uuid, p_seeds uuid[], p_assume_off uuid[] default '{}')
 returns integer
 language plpgsql
@@ -54,12 +57,14 @@ set search_path = pg_catalog, pg_temp
 as $$
 declare
     v_rounds integer := 0;
+    v_level integer;
     v_changed bigint;
 begin
     perform beliefdb.prepare_evaluation();
 
-    -- 1. forward closure over reasons (antecedent -> consequent) and supersession (winner -> loser)
-    insert into pg_temp.beliefdb_evaluation (id, kind, held, was_current, blocked)
+    -- 1. forward closure over reasons (antecedent -> consequent), supersession (winner -> loser)
+    --    and ties (either side), ids first so the table statistics drive the joins that follow
+    insert into pg_temp.beliefdb_evaluation (id)
     with recursive closure (id) as (
         select s.id from unnest(coalesce(p_seeds, '{}') || coalesce(p_assume_off, '{}')) as s (id)
         union
@@ -82,14 +87,17 @@ begin
                    and c.id in (r.from_belief, r.to_belief)
           ) next
     )
-    select n.id, n.kind, n.holds,
-           n.holds and coalesce(b.status in ('current', 'conflicting'), true),
-           n.retracted_at is not null or n.id = any(coalesce(p_assume_off, '{}'))
-      from closure c
-      join beliefdb.node n on n.workspace_id = p_workspace_id and n.id = c.id
-      left join beliefdb.belief b on b.workspace_id = n.workspace_id and b.id = n.id;
+    select c.id from closure c;
+    analyze pg_temp.beliefdb_evaluation;
 
-    -- 2. premises
+    update pg_temp.beliefdb_evaluation e
+       set kind = n.kind, held = n.holds, was_current = n.current,
+           blocked = n.retracted_at is not null or n.id = any(coalesce(p_assume_off, '{}'))
+      from beliefdb.node n
+     where n.workspace_id = p_workspace_id and n.id = e.id;
+    delete from pg_temp.beliefdb_evaluation where kind is null;  -- ids that are not nodes
+
+    -- 2. premises: fragments of versions in force, corrections, user inputs
     update pg_temp.beliefdb_evaluation e
        set premise = true
       from beliefdb.fragment f
@@ -118,12 +126,26 @@ begin
         if v_rounds > 100 then
             raise exception 'holding did not settle after 100 rounds' using errcode = 'BD002';
         end if;
-        update pg_temp.beliefdb_evaluation set holds = premise and not blocked;
-        -- least fixpoint: a node holds once one justification has every antecedent current
+        update pg_temp.beliefdb_evaluation
+           set holds = premise and not blocked,
+               level = case when premise and not blocked then 0 end;
+
+        -- least fixpoint, semi-naive: level 1 checks every node once; after that only the
+        -- consequents of nodes that came to hold at the previous level can newly hold.
+        -- An antecedent counts when it is current: in the closure, holding and not superseded;
+        -- outside it, as stored.
+        v_level := 1;
         loop
             update pg_temp.beliefdb_evaluation e
-               set holds = true
+               set holds = true, level = v_level
              where not e.holds and not e.blocked
+               and (v_level = 1 or e.id in (
+                    select j.consequent
+                      from pg_temp.beliefdb_evaluation n
+                      join beliefdb.justification_antecedent a
+                        on a.workspace_id = p_workspace_id and a.antecedent = n.id
+                      join beliefdb.justification j on j.workspace_id = a.workspace_id and j.id = a.justification_id
+                     where n.level = v_level - 1 and not n.superseded))
                and exists (
                     select from beliefdb.justification j
                      where j.workspace_id = p_workspace_id and j.consequent = e.id
@@ -132,15 +154,12 @@ begin
                               left join pg_temp.beliefdb_evaluation ea on ea.id = a.antecedent
                               left join beliefdb.node an
                                 on ea.id is null and an.workspace_id = a.workspace_id and an.id = a.antecedent
-                              left join beliefdb.belief ab
-                                on ea.id is null and ab.workspace_id = a.workspace_id and ab.id = a.antecedent
                              where a.workspace_id = p_workspace_id and a.justification_id = j.id
-                               and not coalesce(
-                                    case when ea.id is not null then ea.holds and not ea.superseded
-                                         else an.holds and coalesce(ab.status in ('current', 'conflicting'), true)
-                                    end, false)));
+                               and not coalesce(case when ea.id is not null then ea.holds and not ea.superseded
+                                                     else an.current end, false)));
             get diagnostics v_changed = row_count;
             exit when v_changed = 0;
+            v_level := v_level + 1;
         end loop;
 
         update pg_temp.beliefdb_evaluation e
@@ -199,9 +218,10 @@ begin
     perform beliefdb.evaluate(p_workspace_id, p_seeds);
 
     update beliefdb.node n
-       set holds = e.holds
+       set holds = e.holds, current = e.holds and not e.superseded
       from pg_temp.beliefdb_evaluation e
-     where n.workspace_id = p_workspace_id and n.id = e.id and n.holds <> e.holds;
+     where n.workspace_id = p_workspace_id and n.id = e.id
+       and (n.holds, n.current) is distinct from (e.holds, e.holds and not e.superseded);
 
     with next as (
         select e.id,
@@ -226,7 +246,8 @@ begin
         update beliefdb.decision d
            set status = 'needs_review', revision = d.revision + 1
           from pg_temp.beliefdb_evaluation e
-         where d.workspace_id = p_workspace_id and d.id = e.id and not e.holds and d.status = 'active'
+         where e.kind = 'decision' and d.workspace_id = p_workspace_id and d.id = e.id and not e.holds
+           and d.status = 'active'
         returning d.id
     )
     select coalesce(array_agg(id), '{}') into v_flagged from flagged;
@@ -241,7 +262,12 @@ begin
           from beliefdb.decision d
          where a.workspace_id = p_workspace_id and d.workspace_id = a.workspace_id and d.id = a.decision_id
            and d.status = 'needs_review' and a.status = 'scheduled'
-           and exists (select from pg_temp.beliefdb_evaluation e where e.id in (d.id, a.id))
+           and a.id in (select e.id from pg_temp.beliefdb_evaluation e where e.kind = 'action'
+                        union all
+                        select a2.id
+                          from pg_temp.beliefdb_evaluation e
+                          join beliefdb.action a2 on a2.workspace_id = p_workspace_id and a2.decision_id = e.id
+                         where e.kind = 'decision')
            -- a person who released this action has decided; only a new flag may hold it again
            and not exists (select from beliefdb.review_item r
                             where r.workspace_id = a.workspace_id and r.kind = 'action_held' and r.node = a.id
@@ -325,13 +351,13 @@ begin
     select e.id, 'decision', 'flag', jsonb_build_object('title', d.title)
       from pg_temp.beliefdb_evaluation e
       join beliefdb.decision d on d.workspace_id = v_ws and d.id = e.id
-     where not e.holds and d.status = 'active'
+     where e.kind = 'decision' and not e.holds and d.status = 'active'
     union all
     select a.id, 'action', 'hold', jsonb_build_object('decision', a.decision_id, 'description', a.description)
       from pg_temp.beliefdb_evaluation e
       join beliefdb.decision d on d.workspace_id = v_ws and d.id = e.id
       join beliefdb.action a on a.workspace_id = d.workspace_id and a.decision_id = d.id
-     where not e.holds and d.status = 'active' and a.status = 'scheduled'
+     where e.kind = 'decision' and not e.holds and d.status = 'active' and a.status = 'scheduled'
     union all
     select e.id, 'decision', 'survives', jsonb_build_object('title', d.title, 'by', s.by)
       from pg_temp.beliefdb_evaluation e
@@ -344,15 +370,13 @@ begin
                         on a.workspace_id = j.workspace_id and a.justification_id = j.id
                       left join pg_temp.beliefdb_evaluation ea on ea.id = a.antecedent
                       left join beliefdb.node an on an.workspace_id = a.workspace_id and an.id = a.antecedent
-                      left join beliefdb.belief ab on ab.workspace_id = a.workspace_id and ab.id = a.antecedent
                      where j.workspace_id = v_ws and j.consequent = e.id
                      group by j.id
                     having bool_and(coalesce(
-                        case when ea.id is not null then ea.holds and not ea.superseded
-                             else an.holds and coalesce(ab.status in ('current', 'conflicting'), true) end,
+                        case when ea.id is not null then ea.holds and not ea.superseded else an.current end,
                         false))) live
       ) s
-     where e.holds and d.status in ('active', 'approved');
+     where e.kind = 'decision' and e.holds and d.status in ('active', 'approved');
 end
 $$;
 comment on function beliefdb.impact(uuid[]) is 'Dry run: what stops holding, which decisions are flagged, which actions held, which decisions survive and by what';

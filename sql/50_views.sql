@@ -80,11 +80,10 @@ select n.workspace_id,
        n.id,
        n.kind,
        n.holds,
-       n.holds and coalesce(b.status in ('current', 'conflicting'), true) as current,
+       n.current,
        n.retracted_at,
        n.retraction_reason
-  from beliefdb.node n
-  left join beliefdb.belief b on b.workspace_id = n.workspace_id and b.id = n.id;
+  from beliefdb.node n;
 comment on view beliefdb.holding is 'Whether each node holds (least fixpoint from the premises) and is current';
 
 -- Each decision's reasons: every justification with its antecedents, live or lost.

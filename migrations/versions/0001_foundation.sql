@@ -113,13 +113,14 @@ create table beliefdb.node (
     id uuid not null default pg_catalog.gen_random_uuid(),
     kind beliefdb.node_kind not null,
     holds boolean not null default false,
+    current boolean not null default false,
     retracted_at timestamptz,
     retraction_reason text,
     created_at timestamptz not null default beliefdb.clock(),
     primary key (workspace_id, id),
     unique (workspace_id, id, kind)
 );
-comment on table beliefdb.node is 'Everything that can hold: fragments, beliefs, decisions, actions, corrections, steps; holds is the stored least fixpoint';
+comment on table beliefdb.node is 'Everything that can hold: fragments, beliefs, decisions, actions, corrections, steps; holds is the stored least fixpoint, current = holds and not superseded';
 
 -- Where text comes from.
 create table beliefdb.source (
@@ -296,6 +297,8 @@ create table beliefdb.action (
     foreign key (workspace_id, decision_id) references beliefdb.decision (workspace_id, id) on delete cascade
 );
 comment on table beliefdb.action is 'An action carrying out a decision; held while its decision needs review';
+
+create index action_decision on beliefdb.action (workspace_id, decision_id);
 
 -- A reviewer's change to a belief; a premise in its own right.
 create table beliefdb.correction (
