@@ -39,8 +39,17 @@ begin
             level integer                 -- fixpoint level at which it came to hold (null: not yet)
         ) on commit delete rows;
         create index on beliefdb_evaluation (level);
+        -- the justifications of nodes in the closure, with how many antecedents each still misses
+        create temporary table beliefdb_evaluation_reason (
+            id uuid primary key,
+            consequent uuid not null,
+            needed integer not null,      -- antecedents in the closure, plus outside ones not current
+            missing integer not null
+        ) on commit delete rows;
+        create index on beliefdb_evaluation_reason (consequent);
     else
         delete from pg_temp.beliefdb_evaluation;
+        delete from pg_temp.beliefdb_evaluation_reason;
     end if;
 end
 $$;
@@ -121,42 +130,59 @@ begin
                and w.holds)
      where e.kind = 'belief';
 
+    -- 4. every justification of a node in the closure, counting what it needs: antecedents in
+    --    the closure (none holds yet) and antecedents outside it that are not current
+    insert into pg_temp.beliefdb_evaluation_reason (id, consequent, needed, missing)
+    select j.id, j.consequent, count(*), count(*)
+      from pg_temp.beliefdb_evaluation e
+      join beliefdb.justification j on j.workspace_id = p_workspace_id and j.consequent = e.id
+      join beliefdb.justification_antecedent a on a.workspace_id = j.workspace_id and a.justification_id = j.id
+      left join pg_temp.beliefdb_evaluation ea on ea.id = a.antecedent
+      left join beliefdb.node an on ea.id is null and an.workspace_id = a.workspace_id and an.id = a.antecedent
+     where ea.id is not null or not coalesce(an.current, false)
+     group by j.id, j.consequent;
+    -- justifications whose antecedents are all current outside the closure need nothing
+    insert into pg_temp.beliefdb_evaluation_reason (id, consequent, needed, missing)
+    select j.id, j.consequent, 0, 0
+      from pg_temp.beliefdb_evaluation e
+      join beliefdb.justification j on j.workspace_id = p_workspace_id and j.consequent = e.id
+    on conflict (id) do nothing;
+    analyze pg_temp.beliefdb_evaluation;
+    analyze pg_temp.beliefdb_evaluation_reason;
+
     loop
         v_rounds := v_rounds + 1;
         if v_rounds > 100 then
             raise exception 'holding did not settle after 100 rounds' using errcode = 'BD002';
         end if;
-        update pg_temp.beliefdb_evaluation
-           set holds = premise and not blocked,
-               level = case when premise and not blocked then 0 end;
+        update pg_temp.beliefdb_evaluation_reason set missing = needed;
+        -- level 0: premises, and nodes with a reason that needs nothing in the closure
+        update pg_temp.beliefdb_evaluation e
+           set holds = not e.blocked and (e.premise or exists (
+                    select from pg_temp.beliefdb_evaluation_reason r where r.consequent = e.id and r.missing = 0)),
+               level = case when not e.blocked and (e.premise or exists (
+                    select from pg_temp.beliefdb_evaluation_reason r where r.consequent = e.id and r.missing = 0))
+                       then 0 end;
 
-        -- least fixpoint, semi-naive: level 1 checks every node once; after that only the
-        -- consequents of nodes that came to hold at the previous level can newly hold.
-        -- An antecedent counts when it is current: in the closure, holding and not superseded;
-        -- outside it, as stored.
-        v_level := 1;
+        -- least fixpoint, semi-naive by counting: each node that became current at the last
+        -- level takes one off what its justifications miss; a node holds once one of its
+        -- justifications misses nothing. Work is linear in the closure's edges.
+        v_level := 0;
         loop
-            update pg_temp.beliefdb_evaluation e
-               set holds = true, level = v_level
-             where not e.holds and not e.blocked
-               and (v_level = 1 or e.id in (
-                    select j.consequent
-                      from pg_temp.beliefdb_evaluation n
+            update pg_temp.beliefdb_evaluation_reason r
+               set missing = r.missing - d.n
+              from (select a.justification_id, count(*) as n
+                      from pg_temp.beliefdb_evaluation e
                       join beliefdb.justification_antecedent a
-                        on a.workspace_id = p_workspace_id and a.antecedent = n.id
-                      join beliefdb.justification j on j.workspace_id = a.workspace_id and j.id = a.justification_id
-                     where n.level = v_level - 1 and not n.superseded))
-               and exists (
-                    select from beliefdb.justification j
-                     where j.workspace_id = p_workspace_id and j.consequent = e.id
-                       and not exists (
-                            select from beliefdb.justification_antecedent a
-                              left join pg_temp.beliefdb_evaluation ea on ea.id = a.antecedent
-                              left join beliefdb.node an
-                                on ea.id is null and an.workspace_id = a.workspace_id and an.id = a.antecedent
-                             where a.workspace_id = p_workspace_id and a.justification_id = j.id
-                               and not coalesce(case when ea.id is not null then ea.holds and not ea.superseded
-                                                     else an.current end, false)));
+                        on a.workspace_id = p_workspace_id and a.antecedent = e.id
+                     where e.level = v_level and not e.superseded
+                     group by a.justification_id) d
+             where r.id = d.justification_id;
+            update pg_temp.beliefdb_evaluation e
+               set holds = true, level = v_level + 1
+             where not e.holds and not e.blocked
+               and exists (select from pg_temp.beliefdb_evaluation_reason r
+                            where r.consequent = e.id and r.missing = 0);
             get diagnostics v_changed = row_count;
             exit when v_changed = 0;
             v_level := v_level + 1;
