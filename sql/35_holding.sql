@@ -63,6 +63,11 @@ create or replace function beliefdb.evaluate(p_workspace_id uuid, p_seeds uuid[]
 returns integer
 language plpgsql
 set search_path = pg_catalog, pg_temp
+-- the working set is small next to the graph: walk it with index lookups, never scan the graph
+-- (the planner cannot know how few justifications a closure has)
+set enable_seqscan = off
+set enable_hashjoin = off
+set enable_mergejoin = off
 as $$
 declare
     v_rounds integer := 0;
@@ -133,20 +138,17 @@ begin
     -- 4. every justification of a node in the closure, counting what it needs: antecedents in
     --    the closure (none holds yet) and antecedents outside it that are not current
     insert into pg_temp.beliefdb_evaluation_reason (id, consequent, needed, missing)
-    select j.id, j.consequent, count(*), count(*)
+    select j.id, j.consequent, x.needed, x.needed
       from pg_temp.beliefdb_evaluation e
       join beliefdb.justification j on j.workspace_id = p_workspace_id and j.consequent = e.id
-      join beliefdb.justification_antecedent a on a.workspace_id = j.workspace_id and a.justification_id = j.id
-      left join pg_temp.beliefdb_evaluation ea on ea.id = a.antecedent
-      left join beliefdb.node an on ea.id is null and an.workspace_id = a.workspace_id and an.id = a.antecedent
-     where ea.id is not null or not coalesce(an.current, false)
-     group by j.id, j.consequent;
-    -- justifications whose antecedents are all current outside the closure need nothing
-    insert into pg_temp.beliefdb_evaluation_reason (id, consequent, needed, missing)
-    select j.id, j.consequent, 0, 0
-      from pg_temp.beliefdb_evaluation e
-      join beliefdb.justification j on j.workspace_id = p_workspace_id and j.consequent = e.id
-    on conflict (id) do nothing;
+      cross join lateral (
+            select count(*) filter (where ea.id is not null or not coalesce(an.current, false)) as needed
+              from beliefdb.justification_antecedent a
+              left join pg_temp.beliefdb_evaluation ea on ea.id = a.antecedent
+              left join beliefdb.node an
+                on ea.id is null and an.workspace_id = a.workspace_id and an.id = a.antecedent
+             where a.workspace_id = j.workspace_id and a.justification_id = j.id
+      ) x;
     analyze pg_temp.beliefdb_evaluation;
     analyze pg_temp.beliefdb_evaluation_reason;
 
