@@ -220,7 +220,8 @@ def load(conn: psycopg.Connection[Any], ws: uuid.UUID, g: Graph) -> None:
     conn.execute("set maintenance_work_mem = '256MB'")
     kind_name = [KIND_NAME[k] for k in range(5)]
     kinds = g.kind.tolist()
-    copy_rows(conn, "node", ("workspace_id", "id", "kind", "holds", "current"), ("uuid", "uuid", "text", "bool", "bool"),
+    copy_rows(conn, "node", ("workspace_id", "id", "kind", "holds", "current"),
+              ("uuid", "uuid", "text", "bool", "bool"),
               ((ws, ids[i], kind_name[kinds[i]], True, True) for i in by_id(ids, range(g.nodes))), g.nodes)
 
     source_ids = [uuid.uuid4() for _ in range(g.sources)]
@@ -547,11 +548,17 @@ def explain(url: str, ws: uuid.UUID, g: Graph, seeds: dict[int, list[int]], path
     summary: dict[str, Any] = {}
     for t, texts in plans.items():
         closure_plan = next((p for p in texts if "with recursive closure" in p), "")
-        fixpoint_plan = next((p for p in texts if "set holds = true" in p), "")
+        # the fixpoint reads the graph when it counts what each justification of the closure needs,
+        # and when nodes that came to hold take one off the counts of their justifications
+        counting_plan = next((p for p in texts if "insert into pg_temp.beliefdb_evaluation_reason" in p), "")
+        level_plans = "".join(p for p in texts if "set missing = r.missing - d.n" in p)
         summary[t] = {
             "closure_uses_justification_antecedent_antecedent": "justification_antecedent_antecedent" in closure_plan,
-            "fixpoint_uses_justification_consequent": "justification_consequent" in fixpoint_plan,
-            "fixpoint_uses_justification_antecedent_pkey": "justification_antecedent_pkey" in fixpoint_plan,
+            "fixpoint_uses_justification_consequent": "justification_consequent" in counting_plan,
+            "fixpoint_uses_justification_antecedent_pkey": "justification_antecedent_pkey" in counting_plan,
+            "levels_use_justification_antecedent_antecedent": "justification_antecedent_antecedent" in level_plans,
+            "graph_seq_scans": sum(p.count("Seq Scan on justification") + p.count("Seq Scan on node")
+                                   for p in texts),
         }
     if path is not None:
         with path.open("w") as out:
