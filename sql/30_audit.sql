@@ -78,6 +78,17 @@ as $$
 $$;
 comment on function beliefdb.audit(text, jsonb) is 'Append an event to the bound workspace''s audit chain';
 
+-- Take the workspace's write lock (its audit head row) before anything else. Every change
+-- appends to the chain, so writers in a workspace serialize on this row anyway; taking it first
+-- keeps one lock order (head, then propagation, then rows) and so no deadlock.
+create or replace function beliefdb.lock_workspace() returns void
+language sql security definer
+set search_path = pg_catalog, pg_temp
+as $$
+    select from beliefdb.audit_head h where h.workspace_id = beliefdb.current_workspace_id() for update
+$$;
+comment on function beliefdb.lock_workspace() is 'Take the bound workspace''s write lock first (one lock order for every writer)';
+
 -- Trigger: a new workspace starts its chain with a genesis event.
 create or replace function beliefdb.audit_workspace_created() returns trigger
 language plpgsql security definer

@@ -238,6 +238,11 @@ declare
     v_result jsonb;
     v_flagged uuid[];
     v_held uuid[];
+    v_round integer;
+    v_revived uuid[];
+    v_id uuid;
+    v_settled jsonb;
+    v_more uuid[] := '{}';
 begin
     -- one propagation per workspace at a time: two concurrent changes that each leave a node
     -- one of two supports must not both conclude it still holds (READ COMMITTED gives every
@@ -308,9 +313,12 @@ begin
       from unnest(v_held) h (id)
     on conflict do nothing;
 
-    -- support changed, so confidence may have: the same factors why() shows
-    perform beliefdb.recompute_confidence(
-        p_workspace_id, array(select e.id from pg_temp.beliefdb_evaluation e where e.kind = 'belief'));
+    -- support changed, so confidence may have: the same factors why() shows. A derived belief
+    -- reads what it is derived from as stored, so repeat until nothing moves (depth-bounded).
+    for v_round in 1..20 loop
+        exit when beliefdb.recompute_confidence(
+            p_workspace_id, array(select e.id from pg_temp.beliefdb_evaluation e where e.kind = 'belief')) = 0;
+    end loop;
 
     select jsonb_build_object(
         'stopped_holding', coalesce(jsonb_agg(e.id) filter (where e.held and not e.holds), '[]'),
@@ -319,6 +327,22 @@ begin
         'held', to_jsonb(v_held))
       into v_result
       from pg_temp.beliefdb_evaluation e;
+
+    -- a belief that is current again (what superseded it stopped holding) meets its rivals under
+    -- rule 8 like a new one; what that settles is propagated in turn (supersession only grows,
+    -- so this ends)
+    v_revived := array(select e.id from pg_temp.beliefdb_evaluation e
+                        where e.kind = 'belief' and not e.was_current and e.holds and not e.superseded);
+    foreach v_id in array v_revived loop
+        v_settled := beliefdb.settle(p_workspace_id, v_id);
+        v_more := v_more
+            || array(select (x ->> 'old')::uuid from jsonb_array_elements(v_settled -> 'superseded') x)
+            || array(select (x ->> 'new')::uuid from jsonb_array_elements(v_settled -> 'superseded') x)
+            || array(select (x ->> 'b')::uuid from jsonb_array_elements(v_settled -> 'conflicts') x);
+    end loop;
+    if cardinality(v_more) > 0 then
+        v_result := beliefdb.merge_changes(v_result, beliefdb.propagate(p_workspace_id, v_more));
+    end if;
     return v_result;
 end
 $$;

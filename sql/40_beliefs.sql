@@ -123,6 +123,12 @@ declare
     v_superseded jsonb := '[]';
     v_conflicts jsonb := '[]';
 begin
+    -- only a belief that is current can win or tie (it may have just lost to one settled before it)
+    if not exists (select from beliefdb.belief b
+                    where b.workspace_id = p_workspace_id and b.id = p_belief_id
+                      and b.status in ('current', 'conflicting')) then
+        return jsonb_build_object('superseded', v_superseded, 'conflicts', v_conflicts);
+    end if;
     for v_rival in select beliefdb.rivals(p_workspace_id, p_belief_id) loop
         v_cmp := beliefdb.compare_beliefs(p_workspace_id, p_belief_id, v_rival);
         if v_cmp > 0 then
@@ -382,7 +388,7 @@ begin
             on e.workspace_id = f.workspace_id and e.fragment_id = f.id and e.role = 'supports'
           join beliefdb.belief b
             on b.workspace_id = e.workspace_id and b.id = e.belief_id
-           and b.status in ('current', 'conflicting', 'unsupported')
+           and b.status <> 'retracted'
          where nv.workspace_id = p_workspace_id and nv.id = p_source_version_id
            and strpos(nv.content, e.quote) > 0
     loop
@@ -437,6 +443,7 @@ declare
     v_changes jsonb;
     v_outcome jsonb;
 begin
+    perform beliefdb.lock_workspace();
     if v_ws is null then
         raise exception 'no workspace is bound to this session' using errcode = 'BD003';
     end if;
@@ -496,8 +503,13 @@ begin
     v_carried := beliefdb.carry_forward(v_ws, v_version_id);
     v_outcome := beliefdb.add_claims(v_ws, v_version_id, p_claims, p_rejected);
     -- which version is in force moved: every fragment of the source may have changed holding
-    v_changes := beliefdb.merge_changes(
-        v_outcome -> 'changes', beliefdb.propagate(v_ws, beliefdb.expand_targets(v_ws, array[v_source.id])));
+    -- what moved out of force is the version in force before this one: its fragments, and the new ones
+    v_changes := beliefdb.merge_changes(v_outcome -> 'changes', beliefdb.propagate(v_ws, beliefdb.expand_targets(
+        v_ws, array[v_version_id] || array(
+            select v.id from beliefdb.source_version v
+             where v.workspace_id = v_ws and v.source_id = v_source.id and v.version < v_version
+               and v.retracted_at is null
+             order by v.version desc limit 1))));
 
     v_outcome := beliefdb.ingest_report(v_ws, v_outcome, v_changes) || jsonb_build_object(
         'source', v_source.name, 'source_id', v_source.id, 'version', v_version, 'version_id', v_version_id,
@@ -524,6 +536,7 @@ declare
     v_version_id uuid;
     v_outcome jsonb;
 begin
+    perform beliefdb.lock_workspace();
     select v.id into v_version_id
       from beliefdb.source s
       join beliefdb.source_version v on v.workspace_id = s.workspace_id and v.source_id = s.id

@@ -43,6 +43,7 @@ declare
     v_reason jsonb;
     v_status text;
 begin
+    perform beliefdb.lock_workspace();
     if jsonb_typeof(p_justifications) is distinct from 'array' or jsonb_array_length(p_justifications) = 0 then
         raise exception 'a decision needs at least one reason (--because or --all-of)' using errcode = 'BD005';
     end if;
@@ -68,6 +69,7 @@ declare
     v_id uuid;
     v_status text;
 begin
+    perform beliefdb.lock_workspace();
     if not exists (select from beliefdb.decision d where d.workspace_id = v_ws and d.id = p_decision) then
         raise exception 'unknown decision %', p_decision using errcode = 'BD004';
     end if;
@@ -92,6 +94,7 @@ declare
     v_id uuid;
     v_status text;
 begin
+    perform beliefdb.lock_workspace();
     insert into beliefdb.belief (workspace_id, statement, subject, attribute, value, kind, confidence_kind, status)
     values (v_ws, p_statement, p_subject, p_attribute, p_value, p_kind, 'derived', 'unsupported')
     returning id into v_id;
@@ -155,6 +158,7 @@ declare
     v_changes jsonb;
     v_settled jsonb;
 begin
+    perform beliefdb.lock_workspace();
     select * into v_old from beliefdb.belief b where b.workspace_id = v_ws and b.id = p_belief for update;
     if not found then
         raise exception 'unknown belief %', p_belief using errcode = 'BD004';
@@ -249,6 +253,7 @@ declare
     v_seeds uuid[];
     v_changes jsonb;
 begin
+    perform beliefdb.lock_workspace();
     if p_target = 'source' then
         update beliefdb.source s set retracted_at = v_at, retraction_reason = v_reason
          where s.workspace_id = v_ws and s.id = p_id and (s.retracted_at is null) = not p_undo;
@@ -299,6 +304,7 @@ declare
     v_item beliefdb.review_item;
     v_loser uuid;
 begin
+    perform beliefdb.lock_workspace();
     if p_verdict not in ('approved', 'rejected') then
         raise exception 'verdict must be approved or rejected' using errcode = 'BD005';
     end if;

@@ -525,12 +525,14 @@ def test_unknown_workspace_is_refused(shared: Tenants) -> None:
 
 
 def test_security_definer_functions_the_app_may_call(postgresql: psycopg.Connection[Any]) -> None:
-    """Only beliefdb.audit runs with the owner's rights on the app's behalf; the audit internals
-    (which take any workspace id) are not callable by the application role."""
+    """Only beliefdb.audit and beliefdb.lock_workspace (both confined to the bound workspace) run
+    with the owner's rights on the app's behalf; the audit internals (which take any workspace
+    id) are not callable by the application role."""
     rows = postgresql.execute("""
         select p.oid::regprocedure::text
           from pg_catalog.pg_proc p
          where p.pronamespace = 'beliefdb'::regnamespace and p.prosecdef
            and has_function_privilege('beliefdb_app', p.oid, 'execute')
+         order by 1
     """).fetchall()
-    assert rows == [("beliefdb.audit(text,jsonb)",)]
+    assert rows == [("beliefdb.audit(text,jsonb)",), ("beliefdb.lock_workspace()",)]

@@ -375,6 +375,7 @@ create table beliefdb.review_item (
 comment on table beliefdb.review_item is 'A durable item for a person to approve or reject: a flagged decision, a held action, a tie';
 
 create unique index review_item_open on beliefdb.review_item (workspace_id, kind, node) where status = 'open';
+create index review_item_node on beliefdb.review_item (workspace_id, kind, node);
 
 -- Head of each workspace's audit chain: one row, locked by every append.
 create table beliefdb.audit_head (
