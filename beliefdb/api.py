@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 from uuid import UUID
 
-from beliefdb import audit, beliefs, corrections, decisions, ingest, retraction, review
+from beliefdb import audit, beliefs, corrections, decisions, ingest, repair, retraction, review, trace
 from beliefdb.connector import DEFAULT_WORKSPACE, Database, resolve_url
 from beliefdb.extract import Candidate
 from beliefdb.models import (
@@ -23,7 +23,12 @@ from beliefdb.models import (
     IngestFailure,
     IngestReport,
     Recorded,
+    RepairPlan,
+    RepairResult,
+    ReplayResult,
     ReviewItem,
+    Run,
+    TraceStep,
     Why,
 )
 
@@ -139,6 +144,29 @@ class BeliefDB:
                        winner: str | UUID | None = None) -> dict[str, Any]:
         """Approve or reject (``verdict``: approved | rejected) an open review item."""
         return review.resolve_item(self.database, item, verdict, note=note, winner=winner)
+
+    def record_run(self, *, task: str = "", agent: str | None = None,
+                   parent: UUID | None = None) -> trace.RunRecorder:
+        """Record an agent run: ``with db.record_run(task=...) as run: run.step(...)``; written on flush."""
+        return trace.record_run(self.database, task=task, agent=agent, parent=parent)
+
+    def runs(self) -> list[Run]:
+        return trace.list_runs(self.database)
+
+    def steps(self, run: str | UUID) -> list[TraceStep]:
+        return trace.steps(self.database, trace.run_id(self.database, run))
+
+    def repair_plan(self, faulty: Sequence[str | UUID], *, independent_evidence: bool = True) -> RepairPlan:
+        """What repairing these faulty memories would delete, quarantine, invalidate, replay and preserve."""
+        return repair.plan(self.database, faulty, independent_evidence=independent_evidence)
+
+    def repair_apply(self, faulty: Sequence[str | UUID], *, independent_evidence: bool = True) -> RepairResult:
+        """Carry out the store side of the repair plan in one transaction; replay with repair_replay."""
+        return repair.apply(self.database, faulty, independent_evidence=independent_evidence)
+
+    def repair_replay(self, repair_id: str | UUID, executor: repair.Executor) -> ReplayResult:
+        """Re-run the plan's replay steps, in order, through ``executor`` (a callable per step kind)."""
+        return repair.replay(self.database, repair_id, executor)
 
     def audit_verify(self) -> AuditResult:
         return audit.verify(self.database)

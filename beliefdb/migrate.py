@@ -29,6 +29,7 @@ REAPPLIED_FILES = (
     "35_holding.sql",
     "40_beliefs.sql",
     "45_decisions.sql",
+    "55_traces.sql",
     "50_views.sql",
     "60_privileges.sql",
     "70_seed.sql",

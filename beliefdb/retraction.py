@@ -60,7 +60,7 @@ def impact(db: Database, refs: Sequence[str | UUID], conn: psycopg.Connection[An
                                        " order by effect, kind, node", (ids,), c)
 
 
-def _changes(raw: dict[str, Any]) -> Changes:
+def changes_from_json(raw: dict[str, Any]) -> Changes:
     return Changes(**{key: [UUID(x) for x in raw[key]]
                       for key in ("stopped_holding", "started_holding", "flagged", "held")})
 
@@ -82,7 +82,7 @@ def retract(db: Database, *, belief: str | UUID | None = None, fragment: str | U
         row = c.execute("select beliefdb.retract(%s, %s, %s, %s, %s)",
                         (target, target_id, reason, version, undo)).fetchone()
     assert row is not None
-    return _changes(row[0])
+    return changes_from_json(row[0])
 
 
 def preview(db: Database, *, belief: str | UUID | None = None, fragment: str | UUID | None = None,

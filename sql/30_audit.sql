@@ -147,7 +147,8 @@ begin
             ('node', 'id'), ('source', 'id'), ('source_version', 'id'), ('fragment', 'id'), ('belief', 'id'),
             ('evidence', 'belief_id,fragment_id'), ('relation', 'id'), ('justification', 'id'),
             ('justification_antecedent', 'justification_id,antecedent'), ('decision', 'id'),
-            ('action', 'id'), ('correction', 'id'), ('run', 'id'), ('step', 'id'), ('review_item', 'id')
+            ('action', 'id'), ('correction', 'id'), ('run', 'id'), ('step', 'id'), ('review_item', 'id'),
+            ('trace_edge', 'from_node,to_node,kind'), ('repair', 'id')
         ) as t (name, keys)
     loop
         execute pg_catalog.format(

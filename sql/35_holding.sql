@@ -117,12 +117,16 @@ begin
       from beliefdb.fragment f
      where e.kind = 'fragment' and f.workspace_id = p_workspace_id and f.id = e.id
        and beliefdb.in_force(p_workspace_id, f.source_version_id);
+    -- an agent step nothing was recorded as feeding is taken as given, like a user input
     update pg_temp.beliefdb_evaluation e
        set premise = true
      where e.kind = 'correction'
         or (e.kind = 'step' and exists (select from beliefdb.step s
                                          where s.workspace_id = p_workspace_id and s.id = e.id
-                                           and s.kind = 'user_input'));
+                                           and (s.kind = 'user_input'
+                                                or not exists (select from beliefdb.justification j
+                                                                where j.workspace_id = s.workspace_id
+                                                                  and j.consequent = s.id))));
 
     -- 3. supersession as it stands, then alternate: least fixpoint of holding given who is
     --    superseded, then who is superseded given holding, until nothing changes. Supersession is

@@ -19,7 +19,8 @@ grant insert (name) on beliefdb.workspace to beliefdb_app;
 grant select, insert, update, delete on
     beliefdb.node, beliefdb.source, beliefdb.fragment, beliefdb.belief, beliefdb.justification,
     beliefdb.justification_antecedent, beliefdb.evidence, beliefdb.relation, beliefdb.decision,
-    beliefdb.action, beliefdb.correction, beliefdb.run, beliefdb.step, beliefdb.review_item
+    beliefdb.action, beliefdb.correction, beliefdb.run, beliefdb.step, beliefdb.review_item,
+    beliefdb.trace_edge, beliefdb.repair
     to beliefdb_app;
 
 -- Source versions are immutable text: only their retraction can change.
@@ -43,7 +44,7 @@ begin
     foreach v_table in array array[
         'node', 'source', 'source_version', 'fragment', 'belief', 'justification',
         'justification_antecedent', 'evidence', 'relation', 'decision', 'action', 'correction',
-        'run', 'step', 'review_item', 'audit_event', 'audit_head']
+        'run', 'step', 'review_item', 'trace_edge', 'repair', 'audit_event', 'audit_head']
     loop
         execute pg_catalog.format('alter table beliefdb.%I enable row level security', v_table);
         execute pg_catalog.format('drop policy if exists workspace_isolation on beliefdb.%I', v_table);

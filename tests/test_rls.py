@@ -24,7 +24,8 @@ from beliefdb.workspaces import create_workspace
 # keeps this list equal to the catalog's).
 WORKSPACE_TABLES = (
     "node", "source", "source_version", "fragment", "belief", "evidence", "relation", "justification",
-    "justification_antecedent", "decision", "action", "correction", "run", "step", "review_item", "audit_event",
+    "justification_antecedent", "decision", "action", "correction", "run", "step", "review_item", "trace_edge",
+    "repair", "audit_event",
     "audit_head",
 )
 AUDIT_TABLES = ("audit_event", "audit_head")
@@ -92,8 +93,13 @@ def _populate(url: str, name: str, value: str) -> Tenant:
         run = conn.execute("insert into beliefdb.run (workspace_id, task) values (%s, 'answer') returning id::text",
                            (ws,)).fetchone()
         assert run is not None
-        conn.execute("insert into beliefdb.step (workspace_id, run_id, seq, kind) values (%s, %s, 0, 'user_input')",
-                     (ws, run[0]))
+        steps = conn.execute("insert into beliefdb.step (workspace_id, run_id, seq, kind) "
+                             "values (%s, %s, 0, 'user_input'), (%s, %s, 1, 'plan') returning id::text",
+                             (ws, run[0], ws, run[0])).fetchall()
+        conn.execute("insert into beliefdb.trace_edge (workspace_id, from_node, to_node, kind) "
+                     "values (%s, %s, %s, 'follows')", (ws, steps[1][0], steps[0][0]))
+        conn.execute("insert into beliefdb.repair (workspace_id, faulty, plan) values (%s, %s, '[]')",
+                     (ws, [str(old.accepted[0].id)]))
     return Tenant(ws=ws, source=source, version=version, fragment=fragment, old_belief=str(old.accepted[0].id),
                   new_belief=str(new.accepted[0].id), decision=decision[0], run=run[0])
 
@@ -331,6 +337,10 @@ INSERTS = [
     ("step", "insert into beliefdb.step (workspace_id, run_id, seq, kind) values (%(ws)s, %(run)s, 5, 'plan')"),
     ("review_item", "insert into beliefdb.review_item (workspace_id, kind, node, reason) "
                     "values (%(ws)s, 'conflict', %(new_belief)s, 'forged')"),
+    ("trace_edge", "insert into beliefdb.trace_edge (workspace_id, from_node, to_node, kind) "
+                   "values (%(ws)s, %(decision)s, %(new_belief)s, 'follows')"),
+    ("repair", "insert into beliefdb.repair (workspace_id, faulty, plan) values (%(ws)s, array[%(old_belief)s::uuid], "
+               "'[]')"),
 ]
 
 

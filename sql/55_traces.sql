@@ -1,0 +1,388 @@
+-- beliefdb: agent traces and dependency-guided rollback repair (truth rule 10).
+-- A run is a trace of typed steps, and its propagating edges are justifications (rule 2): a
+-- step's joint inputs are one reason needing all of them, each `supports` input is a reason
+-- of its own, and a memory a step wrote is a belief justified by that step. Time order
+-- (follows) and deletions are trace edges that never propagate. Repair is the holding
+-- fixpoint of beliefdb.evaluate with the faulty memories assumed off.
+
+-- The edges of a recorded batch: the given ones, plus step -> memory for each memory written.
+create or replace function beliefdb.trace_edges(p_memories jsonb, p_edges jsonb)
+returns table (from_node uuid, to_node uuid, kind text)
+language sql immutable
+set search_path = pg_catalog, pg_temp
+as $$
+    select e.from_node, e.to_node, e.kind
+      from jsonb_to_recordset(coalesce(p_edges, '[]')) as e (from_node uuid, to_node uuid, kind text)
+    union all
+    select m.step, m.id, 'produces'
+      from jsonb_to_recordset(coalesce(p_memories, '[]')) as m (id uuid, step uuid)
+$$;
+comment on function beliefdb.trace_edges(jsonb, jsonb) is 'The edges of a recorded trace batch, with each memory''s producing step';
+
+-- Record a batch of one run: the run (when new), its steps, the memories they wrote and the
+-- edges between them, then propagate holding over what is new. Inputs of a step (and the
+-- producer of a memory) are recorded with it: a later batch cannot add a reason to an old node.
+create or replace function beliefdb.record_trace(p_run jsonb, p_steps jsonb, p_memories jsonb, p_edges jsonb)
+returns jsonb
+language plpgsql
+set search_path = pg_catalog, pg_temp
+as $$
+declare
+    v_ws uuid := beliefdb.current_workspace_id();
+    v_run uuid := (p_run ->> 'id')::uuid;
+    v_new uuid[];
+    v_bad record;
+    v_seeds uuid[];
+    v_steps integer;
+    v_memories integer;
+begin
+    perform beliefdb.lock_workspace();
+    if v_run is null then
+        raise exception 'a trace needs its run id' using errcode = 'BD005';
+    end if;
+    insert into beliefdb.run (workspace_id, id, agent, task, parent_run_id)
+    values (v_ws, v_run, coalesce(p_run ->> 'agent', beliefdb.current_principal()), coalesce(p_run ->> 'task', ''),
+            (p_run ->> 'parent')::uuid)
+    on conflict (workspace_id, id) do nothing;
+
+    insert into beliefdb.step (workspace_id, id, run_id, seq, kind, payload, replay_of)
+    select v_ws, s.id, v_run, s.seq, s.kind, coalesce(s.payload, '{}'), s.replay_of
+      from jsonb_to_recordset(coalesce(p_steps, '[]'))
+           as s (id uuid, seq integer, kind beliefdb.step_kind, payload jsonb, replay_of uuid);
+    get diagnostics v_steps = row_count;
+
+    insert into beliefdb.belief (workspace_id, id, statement, subject, attribute, value, kind, confidence_kind, status)
+    select v_ws, m.id,
+           coalesce(nullif(m.statement, ''), m.subject || ' ' || m.attribute || ' = ' || m.value),
+           m.subject, m.attribute, m.value, coalesce(m.kind, 'fact'), 'agent_asserted', 'unsupported'
+      from jsonb_to_recordset(coalesce(p_memories, '[]'))
+           as m (id uuid, subject text, attribute text, value text, statement text, kind text);
+    get diagnostics v_memories = row_count;
+
+    v_new := array(select (x ->> 'id')::uuid from jsonb_array_elements(coalesce(p_steps, '[]')) x)
+          || array(select (x ->> 'id')::uuid from jsonb_array_elements(coalesce(p_memories, '[]')) x);
+
+    select e.* into v_bad
+      from beliefdb.trace_edges(p_memories, p_edges) e
+     where e.kind is null or e.kind not in ('reads', 'cites', 'initiates', 'derives', 'produces', 'updates',
+                                            'consolidates', 'supports', 'follows', 'deletes')
+     limit 1;
+    if found then
+        raise exception 'unknown trace edge kind %', coalesce(v_bad.kind, 'null') using errcode = 'BD005';
+    end if;
+    select e.* into v_bad
+      from beliefdb.trace_edges(p_memories, p_edges) e
+     where not exists (select from beliefdb.node n where n.workspace_id = v_ws and n.id = e.from_node)
+        or not exists (select from beliefdb.node n where n.workspace_id = v_ws and n.id = e.to_node)
+     limit 1;
+    if found then
+        raise exception 'trace edge % -> %: unknown node', v_bad.from_node, v_bad.to_node using errcode = 'BD004';
+    end if;
+    select e.* into v_bad
+      from beliefdb.trace_edges(p_memories, p_edges) e
+     where e.kind not in ('follows', 'deletes') and not (e.to_node = any(v_new))
+     limit 1;
+    if found then
+        raise exception 'the inputs of % are recorded with it, not later', v_bad.to_node using errcode = 'BD005';
+    end if;
+    -- a tool call takes the verdict of its plan, an observation that of its tool call
+    select e.* into v_bad
+      from beliefdb.trace_edges(p_memories, p_edges) e
+      join beliefdb.step s on s.workspace_id = v_ws and s.id = e.to_node
+     where e.kind = 'supports' and s.kind in ('tool_call', 'observation')
+     limit 1;
+    if found then
+        raise exception 'a % takes the verdict of its inputs: record them as inputs, not supports',
+            (select s.kind from beliefdb.step s where s.workspace_id = v_ws and s.id = v_bad.to_node)
+            using errcode = 'BD005';
+    end if;
+    select e.* into v_bad
+      from beliefdb.trace_edges(p_memories, p_edges) e
+     where e.kind = 'deletes'
+       and not exists (select from beliefdb.belief b where b.workspace_id = v_ws and b.id = e.to_node)
+     limit 1;
+    if found then
+        raise exception 'only memories can be deleted, % is not one', v_bad.to_node using errcode = 'BD005';
+    end if;
+
+    -- joint inputs: one reason per node, needing all of them
+    with joint as (
+        select e.to_node, pg_catalog.gen_random_uuid() as id
+          from beliefdb.trace_edges(p_memories, p_edges) e
+         where e.kind not in ('supports', 'follows', 'deletes')
+         group by e.to_node
+    ), reasons as (
+        insert into beliefdb.justification (workspace_id, id, consequent)
+        select v_ws, j.id, j.to_node from joint j
+    )
+    insert into beliefdb.justification_antecedent (workspace_id, justification_id, antecedent, edge_kind)
+    select distinct on (j.id, e.from_node) v_ws, j.id, e.from_node, e.kind::beliefdb.edge_kind
+      from joint j
+      join beliefdb.trace_edges(p_memories, p_edges) e
+        on e.to_node = j.to_node and e.kind not in ('supports', 'follows', 'deletes')
+     order by j.id, e.from_node, e.kind;
+
+    -- supports: each one an independent reason of its own
+    with alternative as (
+        select e.from_node, e.to_node, pg_catalog.gen_random_uuid() as id
+          from (select distinct e.from_node, e.to_node
+                  from beliefdb.trace_edges(p_memories, p_edges) e where e.kind = 'supports') e
+    ), reasons as (
+        insert into beliefdb.justification (workspace_id, id, consequent)
+        select v_ws, a.id, a.to_node from alternative a
+    )
+    insert into beliefdb.justification_antecedent (workspace_id, justification_id, antecedent, edge_kind)
+    select v_ws, a.id, a.from_node, 'supports' from alternative a;
+
+    insert into beliefdb.trace_edge (workspace_id, from_node, to_node, kind)
+    select distinct v_ws, e.from_node, e.to_node, e.kind
+      from beliefdb.trace_edges(p_memories, p_edges) e
+     where e.kind in ('follows', 'deletes')
+    on conflict do nothing;
+
+    -- a deleted memory stops holding; an updated one is superseded by its new version
+    update beliefdb.node n
+       set retracted_at = beliefdb.clock(), retraction_reason = 'deleted by step ' || e.from_node
+      from beliefdb.trace_edges(p_memories, p_edges) e
+     where e.kind = 'deletes' and n.workspace_id = v_ws and n.id = e.to_node and n.retracted_at is null;
+    insert into beliefdb.relation (workspace_id, from_belief, to_belief, kind, reason)
+    select v_ws, m.id, m.supersedes, 'supersedes', 'a newer memory written by an agent step'
+      from jsonb_to_recordset(coalesce(p_memories, '[]')) as m (id uuid, supersedes uuid)
+     where m.supersedes is not null
+    on conflict do nothing;
+
+    -- old steps re-run by new ones are replayed now
+    update beliefdb.step s
+       set status = 'replayed'
+      from jsonb_to_recordset(coalesce(p_steps, '[]')) as x (replay_of uuid)
+     where x.replay_of is not null and s.workspace_id = v_ws and s.id = x.replay_of and s.status = 'replay_pending';
+
+    v_seeds := v_new
+        || array(select e.to_node from beliefdb.trace_edges(p_memories, p_edges) e where e.kind = 'deletes');
+    if cardinality(v_seeds) > 0 then
+        perform beliefdb.propagate(v_ws, v_seeds);
+    end if;
+    return jsonb_build_object('run', v_run, 'steps', v_steps, 'memories', v_memories);
+end
+$$;
+comment on function beliefdb.record_trace(jsonb, jsonb, jsonb, jsonb) is 'Record a batch of an agent run (steps, memories, edges) in one call and propagate holding';
+
+-- The repair plan for faulty memories (rule 10), nothing written. From the faulty memories the
+-- forward closure over propagating edges is the candidate set; inside it holding is recomputed
+-- with them off, so what holds through evidence outside the faulty part is kept (rule 2). Of
+-- the rest: faulty memories are deleted, derived memories quarantined, affected steps that lead
+-- to the final answer of their run replayed (in execution order), the other affected steps
+-- invalidated. With p_independent_evidence off, everything reachable counts as affected.
+create or replace function beliefdb.repair_plan(p_faulty uuid[], p_independent_evidence boolean default true)
+returns table (node uuid, node_kind text, step_kind text, run_id uuid, seq integer, action text, reason text,
+               saved_by uuid[])
+language plpgsql
+set search_path = pg_catalog, pg_temp
+as $$
+declare
+    v_ws uuid := beliefdb.current_workspace_id();
+    v_missing uuid;
+begin
+    if coalesce(cardinality(p_faulty), 0) = 0 then
+        raise exception 'name at least one faulty memory' using errcode = 'BD005';
+    end if;
+    select x.id into v_missing
+      from unnest(p_faulty) x (id)
+     where not exists (select from beliefdb.belief b where b.workspace_id = v_ws and b.id = x.id)
+     limit 1;
+    if v_missing is not null then
+        raise exception 'unknown memory %', v_missing using errcode = 'BD004';
+    end if;
+    perform beliefdb.evaluate(v_ws, p_faulty, p_faulty);
+
+    return query
+    with recursive candidate as (
+        select e.id, e.kind, s.kind as step_kind, s.run_id, s.seq,
+               e.id = any(p_faulty) as faulty,
+               coalesce(e.held, false) and (e.kind <> 'belief' or coalesce(e.was_current, false)) as was_on,
+               e.holds and not e.superseded as now_on,
+               coalesce(e.was_current, false) as was_current
+          from pg_temp.beliefdb_evaluation e
+          left join beliefdb.step s on s.workspace_id = v_ws and s.id = e.id
+    ),
+    verdict as (
+        select c.*,
+               c.faulty or (c.was_on and (not p_independent_evidence or not c.now_on)) as affected
+          from candidate c
+    ),
+    final_answer as (
+        select v.id
+          from verdict v
+         where v.affected and v.step_kind = 'answer'
+           and v.seq = (select max(s.seq) from beliefdb.step s
+                         where s.workspace_id = v_ws and s.run_id = v.run_id and s.kind = 'answer')
+    ),
+    -- what the final answers need, back through affected nodes only: an affected step whose
+    -- effect reaches an answer only through something independently supported need not re-run
+    answer_path (id) as (
+        select f.id from final_answer f
+        union
+        select a.antecedent
+          from answer_path p
+          join beliefdb.justification j on j.workspace_id = v_ws and j.consequent = p.id
+          join beliefdb.justification_antecedent a on a.workspace_id = v_ws and a.justification_id = j.id
+          join verdict v on v.id = a.antecedent and v.affected and not v.faulty
+    ),
+    planned as (
+        select v.id, v.kind::text as node_kind, v.step_kind::text as step_kind, v.run_id, v.seq,
+               case when v.faulty then 'delete'
+                    when not v.affected then 'preserve'
+                    when v.kind = 'belief' then 'quarantine'
+                    when v.kind = 'step' and v.id in (select p.id from answer_path p) then 'replay'
+                    else 'invalidate'
+               end as action,
+               v.affected, v.was_on, v.was_current, v.now_on
+          from verdict v
+         where v.faulty or v.affected or v.was_on or v.now_on
+    )
+    select p.id, p.node_kind, p.step_kind, p.run_id, p.seq, p.action,
+           case p.action
+               when 'delete' then 'named as faulty'
+               when 'quarantine' then 'a memory that rested on the faulty ones and has no other support'
+               when 'replay' then 'affected, and the final answer of its run needs it'
+               when 'invalidate' then
+                   case p.node_kind
+                       when 'step' then 'affected, but the final answer of its run does not need it'
+                       when 'decision' then 'lost its last support: flagged for review'
+                       when 'action' then 'its decision lost its last support: held'
+                       else 'lost its last support'
+                   end
+               else case when not p.was_current and p.node_kind = 'belief'
+                         then 'current again: what superseded it rested on the faulty memories'
+                         when not p_independent_evidence then 'reachable, but did not hold before'
+                         else 'still holds through evidence outside the faulty part' end
+           end,
+           case when p.action = 'preserve' then coalesce(saved.by, '{}') else '{}' end
+      from planned p
+      left join beliefdb.run r on r.workspace_id = v_ws and r.id = p.run_id
+      cross join lateral (
+            -- the antecedents of the reasons that still hold
+            select array_agg(distinct a.antecedent order by a.antecedent) as by
+              from beliefdb.justification j
+              join beliefdb.justification_antecedent a on a.workspace_id = j.workspace_id and a.justification_id = j.id
+             where p.action = 'preserve' and j.workspace_id = v_ws and j.consequent = p.id
+               and not exists (
+                    select from beliefdb.justification_antecedent a2
+                      left join pg_temp.beliefdb_evaluation e2 on e2.id = a2.antecedent
+                      left join beliefdb.node n2 on n2.workspace_id = a2.workspace_id and n2.id = a2.antecedent
+                     where a2.workspace_id = j.workspace_id and a2.justification_id = j.id
+                       and not coalesce(case when e2.id is not null then e2.holds and not e2.superseded
+                                             else n2.current end, false))
+      ) saved
+    union all
+    -- memories deleted by a step that is undone come back
+    select b.id, 'belief', null::text, null::uuid, null::integer, 'preserve',
+           'restored: deleted by a step that is undone', '{}'::uuid[]
+      from beliefdb.trace_edge t
+      join verdict v on v.id = t.from_node and v.affected and v.kind = 'step'
+      join beliefdb.belief b on b.workspace_id = t.workspace_id and b.id = t.to_node
+      join beliefdb.node n on n.workspace_id = b.workspace_id and n.id = b.id
+     where t.workspace_id = v_ws and t.kind = 'deletes' and not (b.id = any(p_faulty))
+       and n.retraction_reason = 'deleted by step ' || t.from_node
+    union all
+    -- steps of the affected runs that nothing faulty reaches: untouched
+    select s.id, 'step', s.kind::text, s.run_id, s.seq, 'preserve', 'not reachable from the faulty memories', '{}'
+      from beliefdb.step s
+     where s.workspace_id = v_ws and s.status = 'recorded'
+       and s.run_id in (select v.run_id from verdict v where v.affected and v.run_id is not null)
+       and not exists (select from pg_temp.beliefdb_evaluation e where e.id = s.id);
+end
+$$;
+comment on function beliefdb.repair_plan(uuid[], boolean) is 'Rollback repair plan for faulty memories: delete, quarantine, invalidate, replay (in order), preserve, with reasons';
+
+-- The plan as one ordered JSON array: by action, then execution order (run, then step).
+create or replace function beliefdb.repair_plan_json(p_faulty uuid[], p_independent_evidence boolean default true)
+returns jsonb
+language sql
+set search_path = pg_catalog, pg_temp
+as $$
+    select coalesce(jsonb_agg(to_jsonb(p) order by
+               array_position(array['delete', 'quarantine', 'invalidate', 'replay', 'preserve'], p.action),
+               r.created_at, r.id, p.seq, p.node), '[]')
+      from beliefdb.repair_plan(p_faulty, p_independent_evidence) p
+      left join beliefdb.run r on r.workspace_id = beliefdb.current_workspace_id() and r.id = p.run_id
+$$;
+comment on function beliefdb.repair_plan_json(uuid[], boolean) is 'The repair plan as a JSON array in action and execution order';
+
+-- Carry out the store side of a repair plan in one transaction: faulty memories deleted
+-- (retracted, history kept), derived ones quarantined, affected steps invalidated or marked for
+-- replay, and holding propagated; the plan is kept for the replay and audited.
+create or replace function beliefdb.repair_apply(p_faulty uuid[], p_independent_evidence boolean default true)
+returns jsonb
+language plpgsql
+set search_path = pg_catalog, pg_temp
+as $$
+declare
+    v_ws uuid := beliefdb.current_workspace_id();
+    v_id uuid;
+    v_plan jsonb;
+    v_changes jsonb;
+begin
+    perform beliefdb.lock_workspace();
+    v_plan := beliefdb.repair_plan_json(p_faulty, p_independent_evidence);
+    insert into beliefdb.repair (workspace_id, faulty, independent_evidence, plan)
+    values (v_ws, p_faulty, p_independent_evidence, v_plan)
+    returning id into v_id;
+
+    with item as (
+        select (i ->> 'node')::uuid as id, i ->> 'action' as action, i ->> 'node_kind' as node_kind
+          from jsonb_array_elements(v_plan) i
+    )
+    update beliefdb.node n
+       set retracted_at = beliefdb.clock(),
+           retraction_reason = case item.action
+                                   when 'delete' then 'deleted by repair '
+                                   when 'quarantine' then 'quarantined by repair '
+                                   when 'replay' then 'replayed by repair '
+                                   else 'invalidated by repair ' end || v_id
+      from item
+     where n.workspace_id = v_ws and n.id = item.id and n.retracted_at is null
+       and (item.action in ('delete', 'quarantine') or (item.action in ('invalidate', 'replay') and item.node_kind = 'step'));
+    update beliefdb.belief b
+       set status = 'quarantined', revision = b.revision + 1
+      from jsonb_array_elements(v_plan) i
+     where i ->> 'action' = 'quarantine' and b.workspace_id = v_ws and b.id = (i ->> 'node')::uuid;
+    update beliefdb.step s
+       set status = case i ->> 'action' when 'replay' then 'replay_pending' else 'invalidated' end
+      from jsonb_array_elements(v_plan) i
+     where i ->> 'action' in ('invalidate', 'replay') and s.workspace_id = v_ws and s.id = (i ->> 'node')::uuid;
+
+    update beliefdb.node n
+       set retracted_at = null, retraction_reason = null
+      from jsonb_array_elements(v_plan) i
+     where i ->> 'action' = 'preserve' and i ->> 'reason' like 'restored:%'
+       and n.workspace_id = v_ws and n.id = (i ->> 'node')::uuid;
+
+    v_changes := beliefdb.propagate(v_ws, p_faulty || array(
+        select (i ->> 'node')::uuid from jsonb_array_elements(v_plan) i
+         where i ->> 'action' = 'preserve' and i ->> 'reason' like 'restored:%'));
+    perform beliefdb.audit('repair.apply', jsonb_build_object(
+        'repair', v_id, 'faulty', p_faulty, 'independent_evidence', p_independent_evidence,
+        'counts', (select jsonb_object_agg(x.action, x.n)
+                     from (select i ->> 'action' as action, count(*) as n
+                             from jsonb_array_elements(v_plan) i group by 1) x)));
+    return jsonb_build_object('repair_id', v_id, 'plan', v_plan, 'changes', v_changes);
+end
+$$;
+comment on function beliefdb.repair_apply(uuid[], boolean) is 'Carry out a repair plan''s store side in one transaction and keep the plan for replay';
+
+-- Mark a repair's replay finished.
+create or replace function beliefdb.repair_replayed(p_repair uuid) returns void
+language plpgsql
+set search_path = pg_catalog, pg_temp
+as $$
+begin
+    perform beliefdb.lock_workspace();
+    update beliefdb.repair r set replayed_at = beliefdb.clock()
+     where r.workspace_id = beliefdb.current_workspace_id() and r.id = p_repair;
+    if not found then
+        raise exception 'unknown repair %', p_repair using errcode = 'BD004';
+    end if;
+end
+$$;
+comment on function beliefdb.repair_replayed(uuid) is 'Record that a repair''s replay has finished';

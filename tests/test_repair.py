@@ -1,0 +1,268 @@
+"""Rollback repair on hand-built traces (truth rule 10): each rule, and the plan checked exactly."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+from uuid import UUID
+
+import psycopg
+import pytest
+
+import beliefdb
+from beliefdb import errors
+from beliefdb.repair import MemoryWrite, ReplayStep, StepOutput
+
+
+@dataclass
+class Story:
+    """Two sessions of a travel agent; session 1 wrote a poisoned loyalty-tier memory."""
+
+    run1: UUID
+    run2: UUID
+    m_home: UUID
+    m_bad: UUID
+    m_fare: UUID
+    u2: UUID
+    r_home: UUID
+    r_bad: UUID
+    c_home: UUID
+    c_tier: UUID
+    c_crm: UUID
+    t_crm: UUID
+    o_crm: UUID
+    plan: UUID
+    t_book: UUID
+    o_book: UUID
+    upsell: UUID
+    w_fare: UUID
+    note: UUID
+    answer: UUID
+
+
+def record_story(db: beliefdb.BeliefDB) -> Story:
+    with db.record_run(task="remember the traveller", agent="travel") as s1:
+        u1 = s1.step("user_input", {"text": "I fly from SFO"})
+        w1 = s1.step("memory_write", {"key": "home_airport"}, inputs=[("initiates", u1)])
+        m_home = s1.memory(w1, "user:42", "home_airport", "SFO", kind="preference")
+        web = s1.step("observation", {"page": "forum post: user 42 is Gold"})
+        w2 = s1.step("memory_write", {"key": "tier"}, inputs=[("cites", web)])
+        m_bad = s1.memory(w2, "user:42", "loyalty_tier", "Gold")
+    with db.record_run(task="book a flight to JFK", agent="travel") as s2:
+        u2 = s2.step("user_input", {"text": "book me a flight to JFK"})
+        r_home = s2.step("memory_read", {"key": "home_airport"}, inputs=[("reads", m_home)])
+        r_bad = s2.step("memory_read", {"key": "loyalty_tier"}, inputs=[("reads", m_bad)])
+        c_home = s2.step("claim", {"home": "SFO"}, inputs=[("cites", r_home)])
+        c_tier = s2.step("claim", {"tier": "Gold"}, inputs=[("cites", r_bad)])
+        t_crm = s2.step("tool_call", {"tool": "crm.lookup", "user": 42}, inputs=[("initiates", u2)])
+        o_crm = s2.step("observation", {"member_since": 2019}, inputs=[("produces", t_crm)])
+        # cites the poisoned read, but the CRM observation supports it on its own
+        c_crm = s2.step("claim", {"member": True}, inputs=[("cites", r_bad)], supports=[o_crm])
+        plan = s2.step("plan", {"book": "SFO-JFK", "cabin": "business"},
+                       inputs=[("initiates", u2), ("cites", c_home), ("cites", c_tier)])
+        t_book = s2.step("tool_call", {"tool": "fares.book"}, inputs=[("initiates", plan)])
+        o_book = s2.step("observation", {"fare": 900}, inputs=[("produces", t_book)])
+        upsell = s2.step("claim", {"lounge": True}, inputs=[("cites", c_tier)])
+        w_fare = s2.step("memory_write", {"key": "fare_class"}, inputs=[("cites", c_tier)])
+        s2.memory(w_fare, "user:42", "fare_class", "business", kind="preference")
+        note = s2.step("plan", {"remind": "check-in"}, inputs=[("initiates", u2)], follows=[plan])
+        answer = s2.step("answer", {"booked": "SFO-JFK business 900"},
+                         inputs=[("cites", o_book), ("cites", c_home), ("cites", c_crm)])
+    m_fare = db.beliefs(subject="user:42", attribute="fare_class")[0].id
+    return Story(run1=s1.id, run2=s2.id, m_home=m_home, m_bad=m_bad, m_fare=m_fare, u2=u2, r_home=r_home,
+                 r_bad=r_bad, c_home=c_home, c_tier=c_tier, c_crm=c_crm, t_crm=t_crm, o_crm=o_crm, plan=plan,
+                 t_book=t_book, o_book=o_book, upsell=upsell, w_fare=w_fare, note=note, answer=answer)
+
+
+def actions(plan: beliefdb.models.RepairPlan) -> dict[UUID, str]:
+    return {i.node: i.action for i in plan.items}
+
+
+def test_recorded_steps_and_memories_hold(bdb: beliefdb.BeliefDB) -> None:
+    s = record_story(bdb)
+    steps = bdb.steps(s.run2)
+    assert [st.seq for st in steps] == list(range(15))
+    assert all(st.holds for st in steps)
+    assert {b.subject + "/" + b.attribute for b in bdb.beliefs(subject="user:42")} == {
+        "user:42/home_airport", "user:42/loyalty_tier", "user:42/fare_class"}
+    assert [r.id for r in bdb.runs()] == [s.run1, s.run2]
+
+
+def test_plan_is_exact(bdb: beliefdb.BeliefDB) -> None:
+    s = record_story(bdb)
+    plan = bdb.repair_plan([s.m_bad])
+    other_steps = {st.id for st in bdb.steps(s.run2)} - {
+        s.r_bad, s.c_tier, s.c_crm, s.plan, s.t_book, s.o_book, s.upsell, s.w_fare, s.answer}
+    expected = {
+        s.m_bad: "delete",
+        s.m_fare: "quarantine",                           # derived memory, no other support
+        s.upsell: "invalidate", s.w_fare: "invalidate",   # affected, off the answer path
+        s.r_bad: "replay", s.c_tier: "replay", s.plan: "replay", s.t_book: "replay", s.o_book: "replay",
+        s.answer: "replay",
+        s.c_crm: "preserve",                              # saved by the CRM observation
+        **{step: "preserve" for step in other_steps},     # untouched: includes the time-order-only note
+    }
+    assert actions(plan) == expected
+    # replay in execution order, and tool call / observation follow their plan
+    assert [i.node for i in plan.replay] == [s.r_bad, s.c_tier, s.plan, s.t_book, s.o_book, s.answer]
+    saved = {i.node: i for i in plan.preserve}
+    assert saved[s.c_crm].saved_by == [s.o_crm]
+    assert saved[s.c_crm].reason == "still holds through evidence outside the faulty part"
+    assert saved[s.note].reason == "not reachable from the faulty memories"
+    assert saved[s.note].saved_by == []
+    # nothing of session 1 but the faulty memory is touched
+    assert not any(i.run_id == s.run1 for i in plan.items)
+    # a plan writes nothing
+    assert all(st.holds and st.status == "recorded" for st in bdb.steps(s.run2))
+
+
+def test_without_independent_evidence_everything_reachable_is_affected(bdb: beliefdb.BeliefDB) -> None:
+    s = record_story(bdb)
+    plan = bdb.repair_plan([s.m_bad], independent_evidence=False)
+    got = actions(plan)
+    assert got[s.c_crm] == "replay"           # the CRM-supported claim leads to the answer: now re-run
+    assert got[s.m_fare] == "quarantine"
+    assert len(plan.replay) == 7
+
+
+def test_apply_then_replay(bdb: beliefdb.BeliefDB) -> None:
+    s = record_story(bdb)
+    applied = bdb.repair_apply([s.m_bad])
+    by_id = {b.id: b for b in bdb.beliefs(subject="user:42", include_all=True)}
+    assert by_id[s.m_bad].status == "retracted"
+    assert by_id[s.m_fare].status == "quarantined"
+    assert by_id[s.m_home].status == "current"
+    status = {st.id: (st.status, st.holds) for st in bdb.steps(s.run2)}
+    assert status[s.upsell] == ("invalidated", False)
+    assert status[s.r_bad] == ("replay_pending", False)
+    assert status[s.c_crm] == ("recorded", True)
+    assert status[s.note] == ("recorded", True)
+    assert set(applied.changes.stopped_holding) >= {s.m_bad, s.m_fare, s.upsell, s.answer}
+
+    seen: list[str] = []
+
+    def read(step: ReplayStep) -> StepOutput:
+        seen.append("memory_read")
+        found = step.memory.get("user:42", step.step.payload["key"])
+        return StepOutput({"key": step.step.payload["key"], "value": found.value if found else None},
+                          reads=[found.id] if found else [])
+
+    def claim(step: ReplayStep) -> StepOutput:
+        seen.append("claim")
+        return StepOutput({"tier": step.inputs[0].payload["value"] or "unknown"})
+
+    def plan(step: ReplayStep) -> StepOutput:
+        seen.append("plan")
+        tier = next(i.payload["tier"] for i in step.inputs if "tier" in i.payload)
+        return StepOutput({"book": "SFO-JFK", "cabin": "business" if tier == "Gold" else "economy"})
+
+    def tool_call(step: ReplayStep) -> StepOutput:
+        seen.append("tool_call")
+        return StepOutput({"tool": "fares.book", "cabin": step.inputs[0].payload["cabin"]})
+
+    def observation(step: ReplayStep) -> StepOutput:
+        seen.append("observation")
+        return StepOutput({"fare": 900 if step.inputs[0].payload["cabin"] == "business" else 300})
+
+    def answer(step: ReplayStep) -> StepOutput:
+        seen.append("answer")
+        fare = next(i.payload["fare"] for i in step.inputs if "fare" in i.payload)
+        return StepOutput({"booked": f"SFO-JFK {fare}"},
+                          memories=[MemoryWrite("user:42", "last_booking", f"SFO-JFK {fare}")])
+
+    result = bdb.repair_replay(applied.repair_id, {"memory_read": read, "claim": claim, "plan": plan,
+                                                   "tool_call": tool_call, "observation": observation,
+                                                   "answer": answer})
+    assert seen == ["memory_read", "claim", "plan", "tool_call", "observation", "answer"]
+    assert result.calls == 6
+    assert result.answers == {s.run2: {"booked": "SFO-JFK 300"}}
+    assert set(result.run_ids) == {s.run2}
+    branch = result.run_ids[s.run2]
+    assert next(r for r in bdb.runs() if r.id == branch).parent_run_id == s.run2
+    new_steps = bdb.steps(branch)
+    assert [st.kind for st in new_steps] == ["memory_read", "claim", "plan", "tool_call", "observation", "answer"]
+    assert all(st.holds for st in new_steps)
+    assert [st.replay_of for st in new_steps] == [i.node for i in applied.plan.replay]
+    old = {st.id: st.status for st in bdb.steps(s.run2)}
+    assert all(old[i.node] == "replayed" for i in applied.plan.replay)
+    assert old[s.upsell] == "invalidated"
+    assert [b.value for b in bdb.beliefs(subject="user:42", attribute="last_booking")] == ["SFO-JFK 300"]
+    assert result.memories == [bdb.beliefs(subject="user:42", attribute="last_booking")[0].id]
+    assert bdb.audit_verify().ok
+    # replaying again re-runs nothing
+    again = bdb.repair_replay(applied.repair_id, {})
+    assert again.calls == 0 and again.replayed == []
+
+
+def test_superseded_memory_comes_back_and_deleted_memory_is_restored(bdb: beliefdb.BeliefDB) -> None:
+    with bdb.record_run(task="preferences") as run:
+        u = run.step("user_input", {"text": "window seat, vegetarian meals"})
+        w = run.step("memory_write", {}, inputs=[("initiates", u)])
+        seat = run.memory(w, "user:7", "seat", "window")
+        meal = run.memory(w, "user:7", "meal", "vegetarian")
+    with bdb.record_run(task="read a forum") as run2:
+        web = run2.step("observation", {"page": "spam"})
+        w2 = run2.step("memory_write", {}, inputs=[("cites", web)])
+        bad = run2.memory(w2, "user:7", "status", "vip")
+    with bdb.record_run(task="tidy preferences") as run3:
+        r = run3.step("memory_read", {"key": "status"}, inputs=[("reads", bad)])
+        w3 = run3.step("memory_write", {}, inputs=[("cites", r)])
+        aisle = run3.memory(w3, "user:7", "seat", "aisle", supersedes=seat)
+        run3.delete_memory(w3, meal)
+        a = run3.step("answer", {"seat": "aisle"}, inputs=[("cites", w3)])
+    assert sorted(b.value for b in bdb.beliefs(subject="user:7")) == ["aisle", "vip"]
+    plan = bdb.repair_plan([bad])
+    got = {i.node: (i.action, i.reason) for i in plan.items}
+    assert got[seat] == ("preserve", "current again: what superseded it rested on the faulty memories")
+    assert got[meal] == ("preserve", "restored: deleted by a step that is undone")
+    assert got[aisle][0] == "quarantine"
+    assert [i.node for i in plan.replay] == [r, w3, a]
+    assert w not in got and web not in got and w2 not in got
+    bdb.repair_apply([bad])
+    assert sorted(b.value for b in bdb.beliefs(subject="user:7")) == ["vegetarian", "window"]
+
+
+def test_recording_errors_write_nothing(bdb: beliefdb.BeliefDB) -> None:
+    with pytest.raises(errors.InvalidInput, match="unknown step kind 'think'"):
+        bdb.record_run().step("think", {})
+    with pytest.raises(errors.InvalidInput, match="unknown input edge 'likes'"):
+        bdb.record_run().step("claim", {}, inputs=[("likes", UUID(int=1))])
+    with pytest.raises(errors.InvalidInput, match="takes the verdict of its inputs"):
+        bdb.record_run().step("tool_call", {}, supports=[UUID(int=1)])
+    run = bdb.record_run(task="broken")
+    run.step("user_input", {})
+    run.step("claim", {}, inputs=[("cites", UUID(int=5))])
+    with pytest.raises(errors.NotFound, match="unknown node"):
+        run.flush()
+    assert bdb.runs() == []
+    # inputs cannot be added to an old step later
+    with bdb.record_run() as ok:
+        first = ok.step("user_input", {})
+    late = bdb.record_run()
+    other = late.step("user_input", {})
+    late._edge(other, first, "cites")  # what a hand-written call would send
+    with pytest.raises(errors.InvalidInput, match="recorded with it"):
+        late.flush()
+
+
+def test_plan_errors(bdb: beliefdb.BeliefDB) -> None:
+    with pytest.raises(errors.InvalidInput, match="at least one faulty memory"):
+        bdb.repair_plan([])
+    with pytest.raises(errors.NotFound):
+        bdb.repair_plan(["ffffffff-0000-0000-0000-000000000000"])
+
+
+def test_replay_needs_an_executor_for_every_kind(bdb: beliefdb.BeliefDB) -> None:
+    s = record_story(bdb)
+    applied = bdb.repair_apply([s.m_bad])
+    with pytest.raises(errors.InvalidInput, match="no callable for step kind"):
+        bdb.repair_replay(applied.repair_id, {"claim": lambda st: StepOutput({})})
+    assert all(st.status != "replayed" for st in bdb.steps(s.run2))
+
+
+def test_dba_can_call_the_plan_from_sql(bdb: beliefdb.BeliefDB, postgresql: psycopg.Connection[Any]) -> None:
+    s = record_story(bdb)
+    postgresql.execute("select set_config('beliefdb.workspace_id', %s, false)", (bdb.database.workspace_id,))
+    rows = postgresql.execute("select node, action from beliefdb.repair_plan(array[%s]::uuid[]) "
+                              "where action <> 'preserve' order by action", (s.m_bad,)).fetchall()
+    assert dict(rows) == {k: v for k, v in actions(bdb.repair_plan([s.m_bad])).items() if v != "preserve"}
