@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
 
@@ -10,7 +11,7 @@ import typer
 
 from beliefdb import audit as audit_mod
 from beliefdb import beliefs as beliefs_mod
-from beliefdb import cli_truth, render, workspaces
+from beliefdb import cli_repair, cli_truth, render, workspaces
 from beliefdb import ingest as ingest_mod
 from beliefdb.cli_common import (
     Authority,
@@ -28,6 +29,11 @@ from beliefdb.cli_common import (
 from beliefdb.connector import DEFAULT_WORKSPACE, ensure_migrated, probe, resolve_url
 from beliefdb.embedded import EmbeddedServer
 from beliefdb.models import IngestFailure
+
+
+class DemoStory(StrEnum):
+    returns = "returns"
+    repair = "repair"
 
 app = typer.Typer(
     name="beliefdb",
@@ -147,13 +153,22 @@ def migrate(
 
 @app.command()
 def demo(
+    story: Annotated[DemoStory, typer.Argument(
+        help="returns: the return-policy story of DESIGN.md; repair: one poisoned agent memory repaired.")
+    ] = DemoStory.returns,
     home: Home = None, db: DbUrl = None,
 ) -> None:
-    """Tell the return-policy story on a throw-away workspace of the (embedded) database."""
-    from beliefdb.demo import run_demo
-
+    """Tell a story on a throw-away workspace of the (embedded) database."""
     with errors(False):
-        run_demo(resolve_url(db, home=home), typer.echo)
+        url = resolve_url(db, home=home)
+        if story is DemoStory.repair:
+            from beliefdb.demo_repair import run_repair_demo
+
+            run_repair_demo(url, typer.echo)
+        else:
+            from beliefdb.demo import run_demo
+
+            run_demo(url, typer.echo)
 
 
 @db_app.command("status")
@@ -234,3 +249,4 @@ def audit_verify(
 
 
 cli_truth.register(app)
+cli_repair.register(app)
