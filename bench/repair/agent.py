@@ -15,7 +15,7 @@ Three tool domains with in-process, deterministic tools:
 * customer service: an order/CRM store, refund policy by tier and region, tickets, warranty.
 
 Memory keys (subject ``user:<n>``): profile facts (attribute = field) written in the first
-session from the user's own words; notes written by tasks (``<kind>:s<k>``, one per session);
+session from the user's own words; notes written by tasks (``<kind>:s<k>t<i>``, never rewritten);
 and a summary per session (``summary:s<k>``, JSON of that session's notes) that later sessions
 read first, falling back to the notes when there is no summary.
 """
@@ -683,6 +683,21 @@ def execute(world: World, kind: str, payload: JSON, inputs: Sequence[Input], mem
 # the agent
 
 
+def note_attribute(kind: str, session: int, task: int) -> str:
+    return f"{kind}:s{session}t{task}"
+
+
+def history_before(domain: Domain, sessions: Sequence[Sequence[Task]]) -> dict[str, tuple[int, str]]:
+    """What the agent's ``history`` is after ``sessions``: note kind -> (session, attribute) of the latest."""
+    history: dict[str, tuple[int, str]] = {}
+    for k, tasks in enumerate(sessions, start=1):
+        for i, task in enumerate(tasks):
+            template = domain.templates.get(task.template)
+            for w in template.writes if template is not None else ():
+                history[w.kind] = (k, note_attribute(w.kind, k, i))
+    return history
+
+
 @dataclass(frozen=True)
 class Task:
     template: str  # a template name, or "_onboard" / "_lookup"
@@ -729,15 +744,15 @@ class Agent:
             self.rec.memory(sid, subject, attribute, value, kind=mkind)
         return sid, out.payload
 
-    def session(self, recorder: Recorder, k: int, tasks: Sequence[Task], history: dict[str, int],
+    def session(self, recorder: Recorder, k: int, tasks: Sequence[Task], history: dict[str, tuple[int, str]],
                 consolidate: bool) -> JSON | None:
-        """One session (one run). ``history``: note kind -> latest earlier session that wrote one
-        (updated at the end). Returns the payload of the session's last answer."""
+        """One session (one run). ``history``: note kind -> (session, attribute) of the latest note
+        of that kind an earlier session wrote (updated at the end). Returns the payload of the session's last answer."""
         self.rec = recorder
         subject = self.world.subject
         records: list[tuple[uuid.UUID, JSON]] = []
         notes: list[str] = []
-        written: set[str] = set()
+        written: dict[str, tuple[int, str]] = {}
         last: JSON | None = None
         for i, task in enumerate(tasks):
             slot = f"s{k}t{i}"
@@ -761,8 +776,8 @@ class Agent:
             t = self.domain.templates[task.template]
             claims: dict[str, uuid.UUID] = {}
             if t.history is not None:
-                earlier = history[t.history]
-                fields: tuple[str, ...] = (f"{t.history}:s{earlier}",)
+                earlier, note = history[t.history]
+                fields: tuple[str, ...] = (note,)
                 summary: str | None = f"summary:s{earlier}"
             else:
                 fields, summary = t.fields, None
@@ -790,18 +805,18 @@ class Agent:
                                [("initiates", u)] + [("cites", claims[c]) for c in t.answer_uses]
                                + [("cites", o) for o in observed])
             for n, w in enumerate(t.writes):
-                attribute = f"{w.kind}:s{k}"
+                attribute = note_attribute(w.kind, k, i)
                 self._do("memory_write", {"op": "write", "slot": f"{slot}.write{n}", "template": t.name, "index": n,
                                           "subject": subject, "attribute": attribute},
                          [("cites", u)] + [("cites", claims[c]) for c in w.uses] + ([("cites", a)] if w.from_answer
                                                                                      else []))
                 notes.append(attribute)
-                written.add(w.kind)
+                written[w.kind] = (k, attribute)
         if consolidate and notes:
             slot = f"s{k}.summary"
             r, _ = self._do("memory_read", {"op": "read", "slot": f"{slot}.read", "subject": subject,
                                             "fields": notes, "summary": None}, [])
             self._do("memory_write", {"op": "consolidate", "slot": slot, "subject": subject,
                                       "attribute": f"summary:s{k}"}, [("consolidates", r)])
-        history.update({kind: k for kind in written})  # later sessions act on what this one did
+        history.update(written)  # later sessions act on what this one did
         return last

@@ -21,7 +21,7 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
-from agent import DOMAINS, Agent, Domain, LocalMemory, LocalRun, Task, Trace, World, read_memory
+from agent import DOMAINS, Agent, Domain, LocalMemory, LocalRun, Task, Trace, World, history_before, read_memory
 
 FAULT_TYPES = ("poisoned", "stale", "wrong_user", "summary_drift")
 SESSIONS = (3, 4, 4, 5)
@@ -68,7 +68,7 @@ def build(world: World, sessions: list[list[Task]], faults: list[Fault]) -> Buil
     trace = Trace()
     drift = {f.attribute: (f.key, f.wrong) for f in faults if f.type == "summary_drift"}
     agent = Agent(world, LocalMemory(trace), drift)
-    history: dict[str, int] = {}
+    history: dict[str, tuple[int, str]] = {}
     fault_ids: dict[Fault, uuid.UUID] = {}
     last: JSON | None = None
     for k, tasks in enumerate(sessions, start=1):
@@ -139,12 +139,6 @@ def _sessions(rng: random.Random, domain: Domain, world: World) -> list[list[Tas
     return sessions
 
 
-def _history_session(domain: Domain, sessions: list[list[Task]]) -> int:
-    """The latest session before the last that wrote a ``domain.ref`` note (what a final history task reads)."""
-    writer = {t.name for t in domain.templates.values() if any(w.kind == domain.ref for w in t.writes)}
-    return max(k for k, tasks in enumerate(sessions[:-1], start=1) if any(t.template in writer for t in tasks))
-
-
 def _fault(rng: random.Random, domain: Domain, world: World, kind: str, key: str, sessions: list[list[Task]],
            ref_session: int | None, clean: Trace) -> Fault:
     count = len(sessions)
@@ -178,11 +172,11 @@ def make_case(seed: int, index: int, compound: bool) -> Case:
         history = next(t for t in domain.templates.values() if t.history is not None)
         final = history if primary == "summary_drift" else rng.choice(regular)
         sessions[-1].append(Task(final.name, final.request(rng, world)))
-        ref_session = _history_session(domain, sessions)
+        ref_session, ref_note = history_before(domain, sessions[:-1])[domain.ref]
         clean = build(world, sessions, [])
         # the primary fault hits what the final task uses; compound cases add 1-3 more anywhere read
         if primary == "summary_drift":
-            keys = [f"{domain.ref}:s{ref_session}"]
+            keys = [ref_note]
         else:
             keys = sorted({f for s in final.stages for f in s.uses} & set(domain.fields))
         faults = [_fault(rng, domain, world, primary, rng.choice(keys), sessions, ref_session, clean.trace)]
@@ -191,12 +185,12 @@ def make_case(seed: int, index: int, compound: bool) -> Case:
                 kind = rng.choice(FAULT_TYPES)
                 taken = {f.attribute for f in faults}
                 if kind == "summary_drift":
-                    readable = [k for k in range(1, len(sessions)) if f"summary:s{k}" not in taken
-                                and f"{domain.ref}:s{k}" in _notes(clean.trace, world, k)]
+                    readable = [(k, n) for k in range(1, len(sessions)) if f"summary:s{k}" not in taken
+                                for n in _notes(clean.trace, world, k) if n.startswith(f"{domain.ref}:")]
                     if not readable:
                         continue
-                    k = rng.choice(readable)
-                    faults.append(_fault(rng, domain, world, kind, f"{domain.ref}:s{k}", sessions, k, clean.trace))
+                    k, note = rng.choice(readable)
+                    faults.append(_fault(rng, domain, world, kind, note, sessions, k, clean.trace))
                 else:
                     free = [f for f in domain.fields if f not in taken]
                     faults.append(_fault(rng, domain, world, kind, rng.choice(free), sessions, None, clean.trace))
@@ -219,5 +213,8 @@ def _notes(trace: Trace, world: World, k: int) -> list[str]:
 def make_cases(seed: int, count: int) -> list[Case]:
     """``count`` cases; every third block of three is compound (2-4 faults); domains and primary fault
     types rotate, so every (domain, fault type, single/compound) combination comes round."""
-    n = len(DOMAINS)
-    return [make_case(seed, i, compound=(i // n) % 3 == 2) for i in range(count)]
+    return [make_case(seed, i, compound=is_compound(i)) for i in range(count)]
+
+
+def is_compound(index: int) -> bool:
+    return (index // len(DOMAINS)) % 3 == 2
