@@ -286,16 +286,37 @@ RUNNERS: dict[str, Callable[[beliefdb.BeliefDB, Case, dict[uuid.UUID, uuid.UUID]
 # scoring
 
 
+def tainted(trace: Trace, faulty: set[uuid.UUID]) -> set[uuid.UUID]:
+    """Ground truth from the generated trace: the nodes whose only reasons rest on the faulty
+    memories. A step is tainted when one of its joint inputs is and no untainted independent
+    support (a tool observation that says the same) remains; a memory when the step that wrote it is."""
+    bad = set(faulty)
+    for run in trace.runs:
+        for what, ev in run.events:
+            if what == "step":
+                if any(n in bad for _, n in ev.inputs) and all(s in bad for s in ev.supports):
+                    bad.add(ev.id)
+            elif what == "memory" and ev.step in bad:
+                bad.add(ev.id)
+    return bad
+
+
 def memory_classes(case: Case) -> tuple[set[uuid.UUID], set[uuid.UUID]]:
-    """(bad, benign) among the memories current at the end of the faulty run: bad = the faulty
-    ones and those whose value the clean run does not have."""
+    """(bad, benign) among the memories current at the end of the faulty run. Bad: the faulty ones
+    and those whose value the clean run does not have. Benign: untainted ones (they all have the
+    clean run's value). Tainted memories that happen to have the right value are neither: nothing
+    but a re-run can tell that they are right."""
     clean = {(m.subject, m.attribute, m.value) for m in case.clean.trace.current()}
+    taint = tainted(case.faulty.trace, set(case.faulty.faults))
     bad, benign = set(), set()
     for m in case.faulty.trace.current():
-        if m.id in case.faulty.faults or (m.subject, m.attribute, m.value) not in clean:
+        right = (m.subject, m.attribute, m.value) in clean
+        if m.id in case.faulty.faults or not right:
             bad.add(m.id)
-        else:
+        elif m.id not in taint:
             benign.add(m.id)
+    if bad & (set(case.faulty.trace.memories) - taint):
+        raise AssertionError(f"case {case.index}: a wrong memory no fault explains (an unrecorded dependency)")
     return bad, benign
 
 
