@@ -1,6 +1,6 @@
 """Rollback-repair benchmark (issue 5): six repair methods on seeded agent runs with faulty memories.
 
-    python bench/repair/run.py --seed N [--cases N] [--json] [--db URL] [--jobs N]
+    python bench/repair/run.py --seed N [--cases N] [--json] [--db URL] [--jobs N] [--offset N] [--methods M,...]
 
 Each case is a deterministic agent (travel booking, shopping assistant or customer service, with
 in-process tools over a fare table, a catalogue or an order/CRM store) working through several
@@ -155,6 +155,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--cases", type=int, default=DEFAULT_CASES)
+    parser.add_argument("--offset", type=int, default=0, help="index of the first case (default 0)")
     parser.add_argument("--json", action="store_true", help="print only the per-method figures as JSON")
     parser.add_argument("--db", help="libpq URL of a migrated beliefdb database (a workspace per case and method)")
     parser.add_argument("--jobs", type=int, default=2, help="worker processes (default 2)")
@@ -167,7 +168,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     started = time.perf_counter()
     tag = uuid.uuid4().hex[:8]
     with database(args.db) as url:
-        jobs = [(url, args.seed, i, methods, tag) for i in range(args.cases)]
+        jobs = [(url, args.seed, i, methods, tag) for i in range(args.offset, args.offset + args.cases)]
         scores: list[Score] = []
         infos: list[JSON] = []
         if args.jobs > 1:
