@@ -144,6 +144,10 @@ def table(summary: dict[str, JSON], scores: Sequence[Score], infos: Sequence[JSO
         beaten = dominated(summary)
         met.append("no baseline dominates: " + (_ok(True) if not beaten else "NOT MET (" + ", ".join(beaten) + ")"))
         lines += ["", "targets (beliefdb repair): " + "; ".join(met)]
+        missed = {s.case for s in scores if s.method == "beliefdb" and not s.recovered}
+        if missed:
+            lines.append("not recovered by beliefdb repair: " + ", ".join(
+                f"case {i['case']} ({i['domain']}: {' + '.join(i['faults'])})" for i in infos if i["case"] in missed))
     return "\n".join(lines)
 
 
