@@ -64,8 +64,10 @@ def ingest(
     claims: Annotated[Path | None, typer.Option(
         help="JSONL claims: {statement, subject, attribute, value, quote} per line, plus optional kind, scope,"
              " valid_from, valid_to, start, end. One document only.")] = None,
-    extractor: Annotated[ExtractorName, typer.Option(help="Built-in extractor to run on the text.")]
-        = ExtractorName.rules,
+    extractor: Annotated[ExtractorName, typer.Option(
+        help="Extractor to run on the text: rules (offline), none, or llm (an OpenAI-compatible chat endpoint:"
+             " set BELIEFDB_LLM_URL, optionally BELIEFDB_LLM_MODEL, BELIEFDB_LLM_API_KEY; its quotes pass the"
+             " same evidence gate).")] = ExtractorName.rules,
     db: DbUrl = None, home: Home = None, workspace: WorkspaceOpt = DEFAULT_WORKSPACE, principal: Principal = None,
     as_json: Json = False,
 ) -> None:

@@ -33,6 +33,7 @@ class Label(StrEnum):
 class ExtractorName(StrEnum):
     rules = "rules"
     none = "none"
+    llm = "llm"
 
 
 DbUrl = Annotated[str | None, typer.Option("--db", envvar="BELIEFDB_URL", show_envvar=True,

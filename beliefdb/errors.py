@@ -63,3 +63,9 @@ class StaleCorrectionPreview(BeliefDBError):
     """The belief changed since the preview: preview again, then apply with the new revision."""
 
     code = "stale_correction_preview"
+
+
+class ExtractorUnavailable(BeliefDBError):
+    """An extractor's service (e.g. the LLM endpoint) failed or kept answering unusably; nothing was stored."""
+
+    code = "extractor_unavailable"

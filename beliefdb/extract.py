@@ -332,12 +332,21 @@ class RuleExtractor(Extractor):
                          kind=kind, start=fragment.start, end=fragment.end)
 
 
-EXTRACTORS: Final[dict[str, type[Extractor]]] = {cls.name: cls for cls in (NoExtractor, RuleExtractor)}
-
-
 def get_extractor(name: str) -> Extractor:
-    """A new extractor by its registered name; ValueError names the choices for an unknown one."""
+    """A new extractor by its registered name; ValueError names the choices for an unknown one.
+
+    An extractor reads its configuration when it is created (``llm`` refuses with InvalidInput when
+    ``BELIEFDB_LLM_URL`` is not set), never when it is imported.
+    """
     cls = EXTRACTORS.get(name)
     if cls is None:
         raise ValueError(f"unknown extractor '{name}' (choose from: {', '.join(sorted(EXTRACTORS))})")
     return cls()
+
+
+# Imported last: the LLM extractor builds on the classes above. (Importing any beliefdb module imports the
+# package, which imports this module first, so beliefdb.extract_llm never starts before it.)
+from beliefdb.extract_llm import LLMExtractor  # noqa: E402
+
+EXTRACTORS: Final[dict[str, type[Extractor]]] = {
+    cls.name: cls for cls in (NoExtractor, RuleExtractor, LLMExtractor)}

@@ -321,15 +321,17 @@ def test_one_megabyte_is_split_and_extracted_in_linear_time() -> None:
 # --- registry and candidates -------------------------------------------------------------------------
 
 def test_registry() -> None:
-    assert dict(EXTRACTORS) == {"none": NoExtractor, "rules": RuleExtractor}
+    from beliefdb.extract_llm import LLMExtractor  # its own tests: tests/test_extract_llm.py
+
+    assert dict(EXTRACTORS) == {"none": NoExtractor, "rules": RuleExtractor, "llm": LLMExtractor}
     assert isinstance(get_extractor("rules"), RuleExtractor)
     assert isinstance(get_extractor("none"), NoExtractor)
     assert RuleExtractor.name == "rules" and NoExtractor.name == "none"
 
 
 def test_unknown_extractor_names_the_choices() -> None:
-    with pytest.raises(ValueError, match=r"^unknown extractor 'llm' \(choose from: none, rules\)$"):
-        get_extractor("llm")
+    with pytest.raises(ValueError, match=r"^unknown extractor 'gpt' \(choose from: llm, none, rules\)$"):
+        get_extractor("gpt")
 
 
 def test_no_extractor_returns_nothing() -> None:
