@@ -1,0 +1,239 @@
+"""Calibration against a reviewer's labelled sample: reliability table, ECE computed by hand, CSV
+errors, the optional reliability diagram and the JSON shape."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+from uuid import UUID
+
+import psycopg
+import pytest
+import typer
+from typer.testing import CliRunner, Result
+
+import beliefdb
+from beliefdb import calibrate as calibrate_mod
+from beliefdb import cli_calibrate, errors, workspaces
+
+runner = CliRunner()
+
+# The sample: 10 beliefs in 2 of the 10 default bins.
+#   bin [0.2, 0.3): confidences 0.2, 0.2, 0.25, 0.25 -> mean 0.9 / 4 = 0.225; 2 of 4 correct -> accuracy 0.5
+#                   gap = 0.5 - 0.225 = +0.275
+#   bin [0.9, 1.0]: confidences 0.9, 0.9, 0.95, 0.95, 1.0, 1.0 -> mean 5.7 / 6 = 0.95; 3 of 6 correct -> 0.5
+#                   gap = 0.5 - 0.95 = -0.45 (1.0 falls in the last, closed bin)
+#   ECE = (4/10)·|0.5 - 0.225| + (6/10)·|0.5 - 0.95| = 0.4·0.275 + 0.6·0.45 = 0.11 + 0.27 = 0.38
+#   overall: accuracy 5/10 = 0.5, mean confidence (0.9 + 5.7) / 10 = 0.66
+# (all of 0.2, 0.25, 0.9, 0.95, 1.0 are stored as real; they are read back as the decimals stored)
+SAMPLE: list[tuple[float, bool]] = [
+    (0.2, True), (0.2, False), (0.25, True), (0.25, False),
+    (0.9, True), (0.9, False), (0.95, True), (0.95, False), (1.0, True), (1.0, False),
+]
+
+
+def app() -> typer.Typer:
+    """A small app with only the calibrate command (cli.py registers it in the real one)."""
+    local = typer.Typer()
+
+    @local.callback()
+    def main() -> None:
+        """beliefdb (test)"""
+
+    cli_calibrate.register(local)
+    return local
+
+
+def invoke(db_url: str, *args: str) -> Result:
+    return runner.invoke(app(), ["calibrate", *args, "--db", db_url])
+
+
+def one_error_line(result: Result) -> str:
+    assert result.exit_code != 0, result.output
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error:"), result.stderr
+    return lines[0]
+
+
+def make_beliefs(bdb: beliefdb.BeliefDB, postgresql: psycopg.Connection[Any], confidences: list[float],
+                 kinds: dict[int, str] | None = None) -> list[UUID]:
+    """One belief per confidence, each from its own conversation, with that exact stored confidence."""
+    ids: list[UUID] = []
+    for n in range(len(confidences)):
+        quote = f"Order {n} ships in {n + 2} days."
+        report = bdb.remember(f"order {n} ships in {n + 2} days", f"order-{n}", "shipping", f"{n + 2} days", quote,
+                              source=f"chat-{n}", text=f"Hello. {quote}")
+        assert len(report.accepted) == 1, report
+        ids.append(report.accepted[0].id)
+    for n, (belief_id, confidence) in enumerate(zip(ids, confidences, strict=True)):
+        postgresql.execute("update beliefdb.belief set confidence = %s where id = %s", (confidence, belief_id))
+        if kinds and n in kinds:
+            postgresql.execute("update beliefdb.belief set confidence_kind = %s where id = %s", (kinds[n], belief_id))
+    postgresql.commit()
+    return ids
+
+
+def write_labels(tmp_path: Path, rows: list[str], name: str = "labels.csv") -> Path:
+    path = tmp_path / name
+    path.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    return path
+
+
+@pytest.fixture
+def sample(bdb: beliefdb.BeliefDB, postgresql: psycopg.Connection[Any], tmp_path: Path) -> tuple[Path, list[UUID]]:
+    """The hand-computed sample as a CSV: every spelling of true/false, prefixes, blank lines; one
+    belief's confidence is a human correction."""
+    ids = make_beliefs(bdb, postgresql, [c for c, _ in SAMPLE], kinds={4: "human_correction"})
+    spellings = {True: ["true", "1", "yes", "TRUE", " Yes "], False: ["false", "0", "no", "False", "NO"]}
+    rows = ["belief_id,correct", ""]
+    for n, (belief_id, (_, correct)) in enumerate(zip(ids, SAMPLE, strict=True)):
+        ref = str(belief_id) if n % 2 else str(belief_id)[:13]  # full ids and unique prefixes
+        rows.append(f"{ref},{spellings[correct][n // 2]}")
+        if n == 5:
+            rows.append("   ")
+    return write_labels(tmp_path, rows), ids
+
+
+def test_ece_computed_by_hand(bdb: beliefdb.BeliefDB, sample: tuple[Path, list[UUID]]) -> None:
+    path, _ = sample
+    result = calibrate_mod.calibrate(bdb.database, path)
+    assert result.ece == 0.38
+    assert (result.count, result.correct, result.accuracy, result.mean_confidence) == (10, 5, 0.5, 0.66)
+    assert len(result.bins) == 10
+    low, high = result.bins[2], result.bins[9]
+    assert (low.lower, low.upper, low.count, low.correct) == (0.2, 0.3, 4, 2)
+    assert (low.mean_confidence, low.accuracy, low.gap) == (0.225, 0.5, 0.275)
+    assert (high.lower, high.upper, high.count, high.correct) == (0.9, 1.0, 6, 3)
+    assert (high.mean_confidence, high.accuracy, high.gap) == (0.95, 0.5, -0.45)
+    for empty in [b for i, b in enumerate(result.bins) if i not in (2, 9)]:
+        assert (empty.count, empty.mean_confidence, empty.accuracy, empty.gap) == (0, None, None, None)
+    kinds = {k.confidence_kind: (k.count, k.correct) for k in result.by_kind}
+    assert kinds == {"extracted": (9, 4), "human_correction": (1, 1)}
+
+
+def test_bins_option(db_url: str, sample: tuple[Path, list[UUID]]) -> None:
+    # two bins: [0, 0.5) holds the four low beliefs and [0.5, 1.0] the six high ones, so the ECE is the same
+    path, _ = sample
+    result = invoke(db_url, "--labels", str(path), "--bins", "2", "--json")
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert data["ece"] == 0.38
+    assert [(b["lower"], b["upper"], b["count"], b["accuracy"]) for b in data["bins"]] == [
+        (0.0, 0.5, 4, 0.5), (0.5, 1.0, 6, 0.5)]
+    # one bin: mean confidence 0.66, accuracy 0.5 -> ECE 0.16
+    one = json.loads(invoke(db_url, "--labels", str(path), "--bins", "1", "--json").stdout)
+    assert one["ece"] == 0.16
+    assert one_error_line(invoke(db_url, "--labels", str(path), "--bins", "0")).startswith("error: --bins")
+
+
+def test_values_on_bin_edges_land_in_the_bin_they_name(
+        bdb: beliefdb.BeliefDB, postgresql: psycopg.Connection[Any], tmp_path: Path) -> None:
+    # 0.3, 0.6 and 0.7 are not exact as binary reals (0.7 is stored as 0.69999999); each belongs to its own bin
+    ids = make_beliefs(bdb, postgresql, [0.3, 0.6, 0.7, 0.0])
+    path = write_labels(tmp_path, ["belief_id,correct", *(f"{i},yes" for i in ids)])
+    result = calibrate_mod.calibrate(bdb.database, path)
+    assert {i: b.count for i, b in enumerate(result.bins) if b.count} == {0: 1, 3: 1, 6: 1, 7: 1}
+    assert result.bins[7].mean_confidence == 0.7
+    # ECE = 1/4·(|1-0.3| + |1-0.6| + |1-0.7| + |1-0|) = 1/4·(0.7 + 0.4 + 0.3 + 1.0) = 0.6
+    assert result.ece == 0.6
+
+
+def test_table_output(db_url: str, sample: tuple[Path, list[UUID]]) -> None:
+    path, _ = sample
+    result = invoke(db_url, "--labels", str(path))
+    assert result.exit_code == 0, result.output
+    out = result.stdout
+    assert "calibration of 10 labelled beliefs (5 correct)" in out
+    assert "[0.2, 0.3)" in out and "[0.9, 1]" in out
+    row = next(line for line in out.splitlines() if line.startswith("[0.9, 1]"))
+    assert row.split() == ["[0.9,", "1]", "6", "0.950", "0.500", "-0.450"]
+    assert "expected calibration error (ECE) 0.380" in out
+    assert "extracted 9" in out and "human_correction 1" in out
+
+
+def test_json_shape(db_url: str, sample: tuple[Path, list[UUID]]) -> None:
+    path, _ = sample
+    result = invoke(db_url, "--labels", str(path), "--json")
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert set(data) == {"count", "correct", "accuracy", "mean_confidence", "ece", "bins", "by_kind", "plot"}
+    assert data["plot"] is None
+    assert len(data["bins"]) == 10
+    assert set(data["bins"][0]) == {"lower", "upper", "count", "correct", "mean_confidence", "accuracy", "gap"}
+    assert data["bins"][0]["accuracy"] is None
+    assert data["by_kind"][0] == {"confidence_kind": "extracted", "count": 9, "correct": 4, "accuracy": 4 / 9,
+                                  "mean_confidence": data["by_kind"][0]["mean_confidence"]}
+    assert abs(data["by_kind"][0]["mean_confidence"] - 5.7 / 9) < 1e-12
+
+
+@pytest.mark.parametrize(("rows", "expected"), [
+    (["id,correct", "{a},true"], "line 1: header must name the columns 'belief_id' and 'correct'"),
+    (["belief_id,correct", "{a},true", "{b},maybe"], "line 3: correct must be true/false, 1/0 or yes/no, got 'maybe'"),
+    (["belief_id,correct", "{a}"], "line 2: expected belief_id and correct"),
+    (["belief_id,correct", "not-an-id!,true"], "line 2: 'not-an-id!' is not a belief id"),
+    (["belief_id,correct", "{a},true", "", "00000000-0000-0000-0000-000000000000,false"],
+     "line 4: unknown belief 00000000-0000-0000-0000-000000000000"),
+    (["belief_id,correct", "{a},true", "{b},no", "{a},yes"], "line 4: belief {a} is labelled twice (first on line 2)"),
+    (["belief_id,correct", "{a8},true", "{a},no"], "line 3: belief {a} is labelled twice (first on line 2)"),
+    (["belief_id,correct"], "no labelled beliefs"),
+    ([], "empty file"),
+])
+def test_csv_errors(db_url: str, bdb: beliefdb.BeliefDB, postgresql: psycopg.Connection[Any], tmp_path: Path,
+                    rows: list[str], expected: str) -> None:
+    a, b = make_beliefs(bdb, postgresql, [0.5, 0.5])
+    fill = {"a": str(a), "b": str(b), "a8": str(a)[:8]}
+    path = write_labels(tmp_path, [r.format(**fill) for r in rows])
+    line = one_error_line(invoke(db_url, "--labels", str(path)))
+    assert expected.format(**fill) in line, line
+    as_json = invoke(db_url, "--labels", str(path), "--json")
+    assert as_json.exit_code != 0
+    assert json.loads(as_json.stdout)["message"].endswith(line.split(": ", 1)[1].split(": ", 1)[-1])
+
+
+def test_library_error_types(bdb: beliefdb.BeliefDB, postgresql: psycopg.Connection[Any], tmp_path: Path) -> None:
+    (a,) = make_beliefs(bdb, postgresql, [0.5])
+    with pytest.raises(errors.InvalidInput, match="line 2"):
+        calibrate_mod.calibrate(bdb.database, write_labels(tmp_path, ["belief_id,correct", f"{a},perhaps"]))
+    with pytest.raises(errors.NotFound, match="unknown belief ffff"):
+        calibrate_mod.calibrate(bdb.database, write_labels(tmp_path, ["belief_id,correct", "ffff,1"]))
+    with pytest.raises(errors.NotFound, match="no such file"):
+        calibrate_mod.calibrate(bdb.database, tmp_path / "missing.csv")
+
+
+def test_other_workspaces_beliefs_are_unknown(db_url: str, bdb: beliefdb.BeliefDB,
+                                              postgresql: psycopg.Connection[Any], tmp_path: Path) -> None:
+    (a,) = make_beliefs(bdb, postgresql, [0.5])
+    path = write_labels(tmp_path, ["belief_id,correct", f"{a},true"])
+    assert invoke(db_url, "--labels", str(path)).exit_code == 0
+    workspaces.create_workspace(db_url, "other")
+    assert f"unknown belief {a}" in one_error_line(invoke(db_url, "--labels", str(path), "--workspace", "other"))
+
+
+def test_plot_writes_png(db_url: str, sample: tuple[Path, list[UUID]], tmp_path: Path) -> None:
+    pytest.importorskip("matplotlib")
+    path, _ = sample
+    png = tmp_path / "reliability.png"
+    result = invoke(db_url, "--labels", str(path), "--plot", str(png))
+    assert result.exit_code == 0, result.output
+    assert f"reliability diagram: {png}" in result.stdout
+    assert png.read_bytes().startswith(b"\x89PNG\r\n\x1a\n")
+    as_json = json.loads(invoke(db_url, "--labels", str(path), "--plot", str(png), "--json").stdout)
+    assert as_json["plot"] == str(png)
+
+
+def test_plot_without_matplotlib_says_how_to_install(db_url: str, sample: tuple[Path, list[UUID]], tmp_path: Path,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    # simulate a plain install: importing matplotlib fails
+    for name in [m for m in sys.modules if m == "matplotlib" or m.startswith("matplotlib.")]:
+        monkeypatch.delitem(sys.modules, name)
+    monkeypatch.setitem(sys.modules, "matplotlib", None)
+    path, _ = sample
+    png = tmp_path / "reliability.png"
+    line = one_error_line(invoke(db_url, "--labels", str(path), "--plot", str(png)))
+    assert "pip install 'beliefdb[plot]'" in line and "matplotlib" in line
+    assert not png.exists()
+    # the table alone still works
+    result = invoke(db_url, "--labels", str(path))
+    assert result.exit_code == 0 and "ECE) 0.380" in result.stdout
