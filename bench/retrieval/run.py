@@ -517,8 +517,9 @@ def run_benchmark(url: str, *, beliefs: int = 100_000, seed: int = 1, runs: int 
         "latency_ratio": round(ask_p50 / base_p50, 2) if base_p50 else None,
         "question_embed_p50_ms": round(percentile(embed_ms, 50), 2),
         "question_embed_p95_ms": round(percentile(embed_ms, 95), 2),
-        "recall_sql_p50_ms": round(percentile(m["recall_sql_ms"], 50), 2),
-        "recall_sql_p95_ms": round(percentile(m["recall_sql_ms"], 95), 2),
+        # None when the budget left no time for the second pass (JSON has no NaN)
+        "recall_sql_p50_ms": round(percentile(m["recall_sql_ms"], 50), 2) if m["recall_sql_ms"] else None,
+        "recall_sql_p95_ms": round(percentile(m["recall_sql_ms"], 95), 2) if m["recall_sql_ms"] else None,
         "stale_in_top5": m["stale_topk"],
         "fixture_as_production": m["fixture"],
         "recall_at_10_filler_queries": round(statistics.fmean(f_recall), 4) if f_recall else None,
