@@ -8,8 +8,21 @@ from pathlib import Path
 from typing import Any
 from uuid import UUID
 
-from beliefdb import audit, beliefs, corrections, decisions, ingest, repair, retraction, review, trace
+from beliefdb import (
+    audit,
+    beliefs,
+    corrections,
+    decisions,
+    embeddings,
+    ingest,
+    repair,
+    retraction,
+    retrieve,
+    review,
+    trace,
+)
 from beliefdb.connector import DEFAULT_WORKSPACE, Database, resolve_url
+from beliefdb.embed import get_embedder
 from beliefdb.extract import Candidate
 from beliefdb.models import (
     Action,
@@ -91,9 +104,21 @@ class BeliefDB:
         return beliefs.list_beliefs(self.database, subject=subject, attribute=attribute,
                                     include_all=include_all, as_of=as_of)
 
-    def why(self, belief: str | UUID) -> Why:
-        """A belief with its evidence, confidence factors and supersession history."""
-        return beliefs.why(self.database, belief)
+    def why(self, belief: str | UUID, *, as_of: datetime | None = None) -> Why:
+        """A belief with its evidence, confidence factors, supersession history and what was built on it."""
+        return beliefs.why(self.database, belief, as_of=as_of)
+
+    def ask(self, question: str, *, k: int = 5, as_of: datetime | None = None,
+            scope: Mapping[str, str] | None = None, min_confidence: float = 0.0, include_fixtures: bool = False,
+            embedder: str | None = None) -> retrieve.AskResult:
+        """Answer from memory: current beliefs only, each with quote, source, confidence and warnings.
+        ``status`` is ok, no_match or memory_unavailable (never an empty list that looks like no history)."""
+        return retrieve.ask(self.database, question, k=k, as_of=as_of, scope=scope, min_confidence=min_confidence,
+                            include_fixtures=include_fixtures, embedder=embedder)
+
+    def embed(self) -> embeddings.EmbedReport:
+        """Embed beliefs that have no vector yet (after ingest with embed=False)."""
+        return embeddings.backfill(self.database, get_embedder())
 
     def decide(self, title: str, *, because: Sequence[str | UUID] = (),
                all_of: Sequence[Sequence[str | UUID]] = ()) -> Recorded:

@@ -10,7 +10,7 @@ import psycopg
 
 from beliefdb import errors
 from beliefdb.connector import Database
-from beliefdb.models import Belief, ConfidenceFactor, Evidence, HistoryEntry, Why
+from beliefdb.models import Belief, BuiltOn, ConfidenceFactor, Evidence, HistoryEntry, Why
 
 # evidence_count counts evidence recorded by %(as_of)s (now when it is null)
 _BELIEF_COLUMNS = """
@@ -62,6 +62,19 @@ def resolve(db: Database, ref: str | UUID, conn: psycopg.Connection[Any] | None 
     return UUID(str(found))
 
 
+def get_beliefs(db: Database, ids: list[UUID], as_of: datetime | None = None,
+                conn: psycopg.Connection[Any] | None = None) -> list[Belief]:
+    """These beliefs as they are now, or as they were believed at ``as_of`` (in the order given)."""
+    if as_of is None:
+        rows = db.fetch_all(Belief, "select" + _BELIEF_COLUMNS + " from beliefdb.belief b where b.id = any(%(ids)s)",
+                            {"ids": ids, "as_of": None}, conn)
+    else:
+        rows = db.fetch_all(Belief, "select" + _BELIEF_COLUMNS + """ from beliefdb.beliefs_as_of(%(as_of)s) b
+                                     where b.id = any(%(ids)s)""", {"ids": ids, "as_of": as_of}, conn)
+    by_id = {b.id: b for b in rows}
+    return [by_id[i] for i in ids if i in by_id]
+
+
 def get_belief(db: Database, belief_id: UUID, conn: psycopg.Connection[Any] | None = None) -> Belief:
     belief = db.fetch_one(Belief, "select" + _BELIEF_COLUMNS + " from beliefdb.belief b where b.id = %(id)s",
                           {"id": belief_id, "as_of": None}, conn)
@@ -70,19 +83,29 @@ def get_belief(db: Database, belief_id: UUID, conn: psycopg.Connection[Any] | No
     return belief  # type: ignore[no-any-return]
 
 
-def why(db: Database, ref: str | UUID, conn: psycopg.Connection[Any] | None = None) -> Why:
-    """The belief, its evidence, the factors of its confidence, and its supersession history."""
+def why(db: Database, ref: str | UUID, conn: psycopg.Connection[Any] | None = None, *,
+        as_of: datetime | None = None) -> Why:
+    """The belief, its evidence, the factors of its confidence, its supersession history and what was
+    built on it; with ``as_of``, as it was believed then (evidence and history recorded by then)."""
     with db.transaction(conn) as c:
         belief_id = resolve(db, ref, c)
-        belief = get_belief(db, belief_id, c)
+        if as_of is None:
+            belief = get_belief(db, belief_id, c)
+        else:
+            then = get_beliefs(db, [belief_id], as_of, c)
+            if not then:
+                raise errors.NotFound(f"belief {ref} was not believed at {as_of.isoformat()}")
+            belief = then[0]
+        moment = {"id": belief_id, "as_of": as_of}
         evidence = db.fetch_all(
             Evidence,
             """select belief_id, role, quote, fragment_id, start_offset, end_offset, source,
                       origin_type::text as origin_type, authority::text as authority,
                       provenance::text as provenance, version, version_label, version_sha256, in_force, created_at
-                 from beliefdb.belief_evidence where belief_id = %s
+                 from beliefdb.belief_evidence
+                where belief_id = %(id)s and (%(as_of)s::timestamptz is null or created_at <= %(as_of)s)
                 order by in_force desc, version desc, start_offset""",
-            (belief_id,), c)
+            moment, c)
         factors = db.fetch_all(
             ConfidenceFactor,
             "select factor, detail, weight from beliefdb.confidence_factors(%s, %s)",
@@ -91,12 +114,30 @@ def why(db: Database, ref: str | UUID, conn: psycopg.Connection[Any] | None = No
             HistoryEntry,
             """select new_belief, new_statement, new_value, old_belief, old_statement, old_value,
                       kind::text as kind, reason, at
-                 from beliefdb.belief_history where new_belief = %(id)s or old_belief = %(id)s
+                 from beliefdb.belief_history
+                where (new_belief = %(id)s or old_belief = %(id)s)
+                  and (%(as_of)s::timestamptz is null or at <= %(as_of)s)
                 order by at""",
-            {"id": belief_id}, c)
+            moment, c)
+        built_on = db.fetch_all(
+            BuiltOn,
+            """select d.id as decision_id, d.title, d.status as decision_status,
+                      coalesce(jsonb_agg(jsonb_build_object('id', a.id, 'description', a.description,
+                                                            'status', a.status) order by a.created_at)
+                               filter (where a.id is not null), '[]') as actions
+                 from beliefdb.justification j
+                 join beliefdb.justification_antecedent x
+                   on x.workspace_id = j.workspace_id and x.justification_id = j.id
+                 join beliefdb.decision d on d.workspace_id = j.workspace_id and d.id = j.consequent
+                 left join beliefdb.action a on a.workspace_id = d.workspace_id and a.decision_id = d.id
+                where x.antecedent = %(id)s
+                group by d.id, d.title, d.status, d.created_at
+                order by d.created_at""",
+            moment, c)
     return Why(
         belief=belief, evidence=evidence, confidence=factors,
         replaced=[h for h in history if h.kind == "supersedes" and h.new_belief == belief_id],
         replaced_by=[h for h in history if h.kind == "supersedes" and h.old_belief == belief_id],
         conflicts=[h for h in history if h.kind == "conflicts_with"],
+        built_on=built_on,
     )

@@ -11,7 +11,7 @@ import typer
 
 from beliefdb import audit as audit_mod
 from beliefdb import beliefs as beliefs_mod
-from beliefdb import cli_repair, cli_truth, render, workspaces
+from beliefdb import cli_calibrate, cli_repair, cli_retrieval, cli_truth, render, workspaces
 from beliefdb import ingest as ingest_mod
 from beliefdb.cli_common import (
     Authority,
@@ -68,6 +68,8 @@ def ingest(
         help="Extractor to run on the text: rules (offline), none, or llm (an OpenAI-compatible chat endpoint:"
              " set BELIEFDB_LLM_URL, optionally BELIEFDB_LLM_MODEL, BELIEFDB_LLM_API_KEY; its quotes pass the"
              " same evidence gate).")] = ExtractorName.rules,
+    embed: Annotated[bool, typer.Option("--embed/--no-embed", help="Embed new beliefs now (--no-embed: later,"
+                                        " with 'beliefdb embed').")] = True,
     db: DbUrl = None, home: Home = None, workspace: WorkspaceOpt = DEFAULT_WORKSPACE, principal: Principal = None,
     as_json: Json = False,
 ) -> None:
@@ -82,10 +84,11 @@ def ingest(
     with errors(as_json), database(db, home, workspace, principal) as bound:
         if len(paths) > 3 and not as_json:
             with typer.progressbar(length=len(paths), label="ingesting", file=sys.stderr) as bar:
-                results = ingest_mod.ingest_paths(bound, paths, options, claims=claims,
-                                                  extractor=extractor.value, progress=lambda _p: bar.update(1))
+                results = ingest_mod.ingest_paths(bound, paths, options, claims=claims, extractor=extractor.value,
+                                                  embed=embed, progress=lambda _p: bar.update(1))
         else:
-            results = ingest_mod.ingest_paths(bound, paths, options, claims=claims, extractor=extractor.value)
+            results = ingest_mod.ingest_paths(bound, paths, options, claims=claims, extractor=extractor.value,
+                                              embed=embed)
     failed = [r for r in results if isinstance(r, IngestFailure)]
     if as_json:
         if len(results) == 1 and failed:
@@ -123,12 +126,16 @@ def beliefs(
 @app.command()
 def why(
     belief: Annotated[str, typer.Argument(help="Belief id, or a unique prefix of it.")],
+    as_of: Annotated[str | None, typer.Option(
+        help="As it was believed at this ISO 8601 moment (evidence and history recorded by then).")] = None,
     db: DbUrl = None, home: Home = None, workspace: WorkspaceOpt = DEFAULT_WORKSPACE, principal: Principal = None,
     as_json: Json = False,
 ) -> None:
-    """Why a belief is held: its evidence (quote, offsets, source, version), confidence factors, history."""
+    """Why a belief is held: evidence (quote, offsets, source, version), confidence factors, history, and
+    the decisions and actions built on it."""
+    moment = parse_time(as_of, as_json)
     with errors(as_json), database(db, home, workspace, principal) as bound:
-        result = beliefs_mod.why(bound, belief)
+        result = beliefs_mod.why(bound, belief, as_of=moment)
     typer.echo(render.to_json(result) if as_json else render.why(result))
 
 
@@ -252,3 +259,5 @@ def audit_verify(
 
 cli_truth.register(app)
 cli_repair.register(app)
+cli_retrieval.register(app)
+cli_calibrate.register(app)

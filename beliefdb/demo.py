@@ -10,7 +10,18 @@ from datetime import UTC, datetime
 from pathlib import Path
 from uuid import UUID
 
-from beliefdb import audit, beliefs, corrections, decisions, ingest, render, retraction, workspaces
+from beliefdb import (
+    audit,
+    beliefs,
+    corrections,
+    decisions,
+    ingest,
+    render,
+    render_ask,
+    retraction,
+    retrieve,
+    workspaces,
+)
 from beliefdb.connector import Database
 from beliefdb.models import IngestFailure, IngestReport
 
@@ -127,7 +138,15 @@ def run_demo(url: str, say: Callable[[str], None]) -> str:
         say(f"7. What did we believe before v3.3? (beliefdb beliefs --as-of {before_v33.isoformat()})")
         say(_indent(render.beliefs_table(beliefs.list_beliefs(db, as_of=before_v33))) + "\n")
 
-        say("8. Every change above was appended to the workspace's SHA-256 audit chain:")
+        question = "how many days for returns?"
+        say(f"8. An agent asks: beliefdb ask \"{question}\". Vector and text search only nominate")
+        say("   candidates; the truth rules decide: the 15-day belief, its quote, and that it replaced 7 days.")
+        answer = retrieve.ask(db, question, k=1)
+        say(_indent(render_ask.ask_text(answer)))
+        say(f"   ... and as of before v3.3 (beliefdb ask \"{question}\" --as-of {before_v33.isoformat()}):")
+        say(_indent(render_ask.ask_text(retrieve.ask(db, question, k=1, as_of=before_v33))) + "\n")
+
+        say("9. Every change above was appended to the workspace's SHA-256 audit chain:")
         say(_indent(render.audit(audit.verify(db))) + "\n")
 
     say(f"Explore it yourself:  beliefdb beliefs --all --workspace {name}")

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -19,6 +19,8 @@ from psycopg.types.json import Jsonb
 
 from beliefdb import errors
 from beliefdb.connector import Database
+from beliefdb.embed import EmbedderUnavailable, get_embedder
+from beliefdb.embeddings import embed_new
 from beliefdb.extract import Candidate, get_extractor
 from beliefdb.fragments import split_fragments
 from beliefdb.gate import gate
@@ -165,7 +167,7 @@ def _report(raw: dict[str, Any], path: str | None) -> IngestReport:
 
 
 def ingest_text(db: Database, text: str, options: SourceOptions, *, candidates: Iterable[Candidate] = (),
-                extractor: str = "rules", path: str | None = None,
+                extractor: str = "rules", path: str | None = None, embed: bool = True,
                 conn: psycopg.Connection[Any] | None = None) -> IngestReport:
     """Store ``text`` as the next version of a source (a no-op if unchanged), in one transaction."""
     if not options.name:
@@ -185,8 +187,21 @@ def ingest_text(db: Database, text: str, options: SourceOptions, *, candidates: 
             (options.name, text, options.origin, options.authority, options.provenance,
              options.version_label, path, Jsonb(fragments), Jsonb(claims), Jsonb(_rejected_json(rejected))),
         ).fetchone()
-    assert row is not None
-    return _report(row[0], path)
+        assert row is not None
+        report = _report(row[0], path)
+        deferred = _embed(db, report, embed, c)
+    return replace(report, embedding_deferred=deferred) if deferred else report
+
+
+def _embed(db: Database, report: IngestReport, embed: bool, conn: psycopg.Connection[Any]) -> str | None:
+    """Embed the beliefs this ingest accepted, in its transaction; a failure only defers them."""
+    if not embed or not report.accepted:
+        return None
+    try:
+        embedder = get_embedder()
+    except EmbedderUnavailable as exc:
+        return exc.message
+    return embed_new(db, embedder, [a.id for a in report.accepted], conn)
 
 
 def _check_choice(name: str, value: str | None, choices: tuple[str, ...]) -> None:
@@ -195,7 +210,7 @@ def _check_choice(name: str, value: str | None, choices: tuple[str, ...]) -> Non
 
 
 def ingest_paths(db: Database, paths: list[Path], options: SourceOptions, *, claims: Path | None = None,
-                 extractor: str = "rules",
+                 extractor: str = "rules", embed: bool = True,
                  progress: Callable[[Path], None] | None = None) -> list[IngestReport | IngestFailure]:
     """Ingest files one transaction each; a bad file is reported and does not stop the others."""
     if not paths:
@@ -217,7 +232,7 @@ def ingest_paths(db: Database, paths: list[Path], options: SourceOptions, *, cla
                                   provenance=options.provenance, origin=options.origin,
                                   version_label=options.version_label)
             results.append(ingest_text(db, text, named, candidates=candidates, extractor=extractor,
-                                       path=str(path)))
+                                       path=str(path), embed=embed))
         except errors.DatabaseUnavailable:
             raise
         except errors.BeliefDBError as exc:
@@ -227,7 +242,7 @@ def ingest_paths(db: Database, paths: list[Path], options: SourceOptions, *, cla
     return results
 
 
-def remember_in_source(db: Database, source: str, candidate: Candidate,
+def remember_in_source(db: Database, source: str, candidate: Candidate, *, embed: bool = True,
                        conn: psycopg.Connection[Any] | None = None) -> IngestReport:
     """Add one candidate against the version of ``source`` in force, through the same gate."""
     with db.transaction(conn) as c:
@@ -244,6 +259,9 @@ def remember_in_source(db: Database, source: str, candidate: Candidate,
         claims = [_claim_json(loc.candidate, loc.start, loc.end) for loc in located]
         out = c.execute("select beliefdb.add_claims_to_source(%s, %s, %s)",
                         (source, Jsonb(claims), Jsonb(_rejected_json(rejected)))).fetchone()
-    assert out is not None
-    raw = {**out[0], "source": source, "version": version, "new_version": False, "fragments": 0, "reverified": []}
-    return _report(raw, None)
+        assert out is not None
+        raw = {**out[0], "source": source, "version": version, "new_version": False, "fragments": 0,
+               "reverified": []}
+        report = _report(raw, None)
+        deferred = _embed(db, report, embed, c)
+    return replace(report, embedding_deferred=deferred) if deferred else report

@@ -30,6 +30,7 @@ REAPPLIED_FILES = (
     "40_beliefs.sql",
     "45_decisions.sql",
     "55_traces.sql",
+    "57_retrieval.sql",
     "50_views.sql",
     "60_privileges.sql",
     "70_seed.sql",

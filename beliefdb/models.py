@@ -76,6 +76,16 @@ class HistoryEntry:
 
 
 @dataclass(frozen=True)
+class BuiltOn:
+    """A decision citing a belief, with its status and the actions carrying it out."""
+
+    decision_id: UUID
+    title: str
+    decision_status: str
+    actions: list[dict[str, Any]]
+
+
+@dataclass(frozen=True)
 class Why:
     """A belief with everything that explains it."""
 
@@ -85,6 +95,7 @@ class Why:
     replaced: list[HistoryEntry]
     replaced_by: list[HistoryEntry]
     conflicts: list[HistoryEntry]
+    built_on: list[BuiltOn] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -154,6 +165,8 @@ class IngestReport:
     unsupported: list[UUID] = field(default_factory=list)
     flagged: list[UUID] = field(default_factory=list)
     held: list[UUID] = field(default_factory=list)
+    #: why the new beliefs were stored without embeddings (``beliefdb embed`` backfills), if they were
+    embedding_deferred: str | None = None
 
 
 @dataclass(frozen=True)

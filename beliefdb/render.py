@@ -141,6 +141,12 @@ def why(w: Why) -> str:
         other = h.old_belief if h.new_belief == b.id else h.new_belief
         other_value = h.old_value if h.new_belief == b.id else h.new_value
         lines.append(f"  conflicts with {short(other)} ({other_value}) — {h.reason}")
+    lines.append("built on it:")
+    if not w.built_on:
+        lines.append("  (nothing)")
+    for d in w.built_on:
+        lines.append(f"  decision {short(d.decision_id)} \"{d.title}\" [{d.decision_status}]")
+        lines += [f"    action {short(str(a['id']))} {a['description']} [{a['status']}]" for a in d.actions]
     return "\n".join(lines)
 
 

@@ -3,6 +3,22 @@
 -- canonical result of applying all of them. Every primary and foreign key leads with
 -- workspace_id so the schema can be distributed by workspace.
 
+-- pgvector and pg_trgm live in schema beliefdb (nothing goes to public); beliefdb names their
+-- objects schema-qualified, so an installation elsewhere is refused with what to do.
+do $$
+declare
+    v_ext record;
+begin
+    for v_ext in select e.extname, e.extnamespace::regnamespace::text as schema from pg_catalog.pg_extension e
+                  where e.extname in ('vector', 'pg_trgm') and e.extnamespace <> 'beliefdb'::regnamespace loop
+        raise exception 'extension % is installed in schema %; beliefdb needs it in schema beliefdb', v_ext.extname, v_ext.schema
+            using hint = pg_catalog.format('alter extension %s set schema beliefdb (its users then name it beliefdb.*)', v_ext.extname);
+    end loop;
+end
+$$;
+create extension if not exists vector with schema beliefdb;
+create extension if not exists pg_trgm with schema beliefdb;
+
 -- Kinds of node: everything that can hold is a node.
 create type beliefdb.node_kind as enum
     ('fragment', 'belief', 'decision', 'action', 'correction', 'step');
@@ -141,12 +157,22 @@ create table beliefdb.belief (
     status beliefdb.belief_status not null default 'current',
     revision integer not null default 1 check (revision > 0),
     owner text not null default beliefdb.current_principal(),
+    -- words for full-text search: English stems of the statement, and every word as written
+    -- (the simple configuration) so non-English text and names still match
+    search tsvector generated always as (
+        setweight(pg_catalog.to_tsvector('pg_catalog.english'::regconfig, statement), 'A')
+        || setweight(pg_catalog.to_tsvector('pg_catalog.simple'::regconfig,
+                                            statement || ' ' || pg_catalog.replace(subject, '_', ' ') || ' '
+                                            || pg_catalog.replace(attribute, '_', ' ') || ' ' || value), 'B')
+    ) stored,
     primary key (workspace_id, id),
     foreign key (workspace_id, id, node_kind) references beliefdb.node (workspace_id, id, kind) on delete cascade
 );
 comment on table beliefdb.belief is 'A statement (subject, attribute, value) with scope, valid time, confidence and status';
 
 create index belief_subject_attribute on beliefdb.belief (workspace_id, subject, attribute);
+create index belief_search on beliefdb.belief using gin (search);
+create index belief_subject_trgm on beliefdb.belief using gin (subject beliefdb.gin_trgm_ops);
 
 -- Why a node holds: one justification is one reason; all its antecedents must hold.
 create table beliefdb.justification (
@@ -337,6 +363,36 @@ create table beliefdb.repair (
 );
 comment on table beliefdb.repair is 'An applied rollback repair: faulty memories, the plan carried out, and its replay';
 
+-- The embedding model of each workspace; switching model is an explicit reembed.
+create table beliefdb.embedding_model (
+    workspace_id uuid primary key default beliefdb.current_workspace_id()
+        references beliefdb.workspace (id) on delete cascade,
+    model text not null,
+    dim integer not null check (dim > 0),
+    target_model text,
+    target_dim integer check (target_dim > 0),
+    updated_at timestamptz not null default beliefdb.clock(),
+    check ((target_model is null) = (target_dim is null))
+);
+comment on table beliefdb.embedding_model is 'The embedding model (name, dimension) of each workspace, and the one a reembed in progress moves to';
+
+-- Belief embeddings: one per belief and model, never mixed across models in one search.
+create table beliefdb.belief_embedding (
+    workspace_id uuid not null default beliefdb.current_workspace_id(),
+    belief_id uuid not null,
+    model text not null,
+    embedding beliefdb.vector not null,
+    created_at timestamptz not null default beliefdb.clock(),
+    primary key (workspace_id, belief_id, model),
+    foreign key (workspace_id, belief_id) references beliefdb.belief (workspace_id, id) on delete cascade
+);
+comment on table beliefdb.belief_embedding is 'Embedding of a belief''s statement under one model; searched only with query vectors of the same model';
+
+-- HNSW (cosine) for the default model's dimension; other dimensions get theirs on reembed.
+create index belief_embedding_hnsw_384 on beliefdb.belief_embedding
+    using hnsw ((embedding::beliefdb.vector(384)) beliefdb.vector_cosine_ops)
+    where beliefdb.vector_dims(embedding) = 384;
+
 -- Durable review items: flagged decisions, held actions, unresolved conflicts.
 create table beliefdb.review_item (
     workspace_id uuid not null default beliefdb.current_workspace_id(),
@@ -391,3 +447,20 @@ create table beliefdb.confidence_policy (
     primary key (factor, key)
 );
 comment on table beliefdb.confidence_policy is 'Weights of the explainable confidence model, editable by a DBA';
+
+-- No statistics on workspace_id: a new workspace is not in the most-common-values list, so the
+-- planner would take it for empty and walk its rows by workspace alone; without statistics the
+-- planner keeps using the rest of each index's key.
+do $$
+declare
+    v_table text;
+begin
+    for v_table in
+        select c.relname from pg_catalog.pg_class c
+          join pg_catalog.pg_attribute a on a.attrelid = c.oid and a.attname = 'workspace_id' and not a.attisdropped
+         where c.relnamespace = 'beliefdb'::regnamespace and c.relkind = 'r'
+    loop
+        execute pg_catalog.format('alter table beliefdb.%I alter column workspace_id set statistics 0', v_table);
+    end loop;
+end
+$$;

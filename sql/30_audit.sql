@@ -148,7 +148,8 @@ begin
             ('evidence', 'belief_id,fragment_id'), ('relation', 'id'), ('justification', 'id'),
             ('justification_antecedent', 'justification_id,antecedent'), ('decision', 'id'),
             ('action', 'id'), ('correction', 'id'), ('run', 'id'), ('step', 'id'), ('review_item', 'id'),
-            ('trace_edge', 'from_node,to_node,kind'), ('repair', 'id')
+            ('trace_edge', 'from_node,to_node,kind'), ('repair', 'id'),
+            ('embedding_model', 'workspace_id'), ('belief_embedding', 'belief_id,model')
         ) as t (name, keys)
     loop
         execute pg_catalog.format(

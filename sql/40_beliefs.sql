@@ -555,8 +555,34 @@ end
 $$;
 comment on function beliefdb.add_claims_to_source(text, jsonb, jsonb) is 'Accept gated claims against the version of a source in force';
 
--- Beliefs as they were believed at a moment: recorded by then, valid then, supported then by a
--- version in force then, and not yet superseded then.
+-- Whether a belief was believed at a moment, on valid and recorded time together: recorded by
+-- then, valid then, not retracted, not yet superseded then, and quoted then from a source
+-- version that was the latest one recorded by then.
+create or replace function beliefdb.believed_at(p_belief beliefdb.belief, p_at timestamptz) returns boolean
+language sql stable
+set search_path = pg_catalog, pg_temp
+as $$
+    select p_belief.recorded_at <= p_at
+       and p_belief.valid_time @> p_at
+       and p_belief.status <> 'retracted'
+       and not exists (
+            select from beliefdb.relation r
+             where r.workspace_id = p_belief.workspace_id and r.to_belief = p_belief.id and r.kind = 'supersedes'
+               and r.created_at <= p_at)
+       and exists (
+            select from beliefdb.evidence e
+              join beliefdb.fragment f on f.workspace_id = e.workspace_id and f.id = e.fragment_id
+              join beliefdb.source_version v on v.workspace_id = f.workspace_id and v.id = f.source_version_id
+             where e.workspace_id = p_belief.workspace_id and e.belief_id = p_belief.id and e.role = 'supports'
+               and e.created_at <= p_at and v.recorded_at <= p_at
+               and not exists (
+                    select from beliefdb.source_version later
+                     where later.workspace_id = v.workspace_id and later.source_id = v.source_id
+                       and later.version > v.version and later.recorded_at <= p_at))
+$$;
+comment on function beliefdb.believed_at(beliefdb.belief, timestamptz) is 'Whether a belief was believed at a moment (valid time and recorded time together)';
+
+-- What the bound workspace believed at a moment, with the status it had then.
 create or replace function beliefdb.beliefs_as_of(p_at timestamptz) returns setof beliefdb.belief
 language sql stable
 set search_path = pg_catalog, pg_temp
@@ -568,26 +594,10 @@ as $$
                               where c.workspace_id = b.workspace_id and c.kind = 'conflicts_with'
                                 and b.id in (c.from_belief, c.to_belief) and c.created_at <= p_at)
                 then 'conflicting' else 'current' end::beliefdb.belief_status,
-           b.revision, b.owner
+           b.revision, b.owner, b.search
       from beliefdb.belief b
      where b.workspace_id = beliefdb.current_workspace_id()
-       and b.recorded_at <= p_at
-       and b.valid_time @> p_at
-       and b.status <> 'retracted'
-       and not exists (
-            select from beliefdb.relation r
-             where r.workspace_id = b.workspace_id and r.to_belief = b.id and r.kind = 'supersedes'
-               and r.created_at <= p_at)
-       and exists (
-            select from beliefdb.evidence e
-              join beliefdb.fragment f on f.workspace_id = e.workspace_id and f.id = e.fragment_id
-              join beliefdb.source_version v on v.workspace_id = f.workspace_id and v.id = f.source_version_id
-             where e.workspace_id = b.workspace_id and e.belief_id = b.id and e.role = 'supports'
-               and e.created_at <= p_at and v.recorded_at <= p_at
-               and not exists (
-                    select from beliefdb.source_version later
-                     where later.workspace_id = v.workspace_id and later.source_id = v.source_id
-                       and later.version > v.version and later.recorded_at <= p_at))
+       and beliefdb.believed_at(b, p_at)
 $$;
 comment on function beliefdb.beliefs_as_of(timestamptz) is 'What the bound workspace believed at a moment (valid time and recorded time together)';
 

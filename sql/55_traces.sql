@@ -178,6 +178,10 @@ returns table (node uuid, node_kind text, step_kind text, run_id uuid, seq integ
                saved_by uuid[])
 language plpgsql
 set search_path = pg_catalog, pg_temp
+-- the candidate set is small next to the workspace: walk it by index lookups, whatever the
+-- statistics say (fresh workspaces look empty to the planner)
+set enable_hashjoin = off
+set enable_mergejoin = off
 as $$
 declare
     v_ws uuid := beliefdb.current_workspace_id();
@@ -203,7 +207,10 @@ begin
                e.holds and not e.superseded as now_on,
                coalesce(e.was_current, false) as was_current
           from pg_temp.beliefdb_evaluation e
-          left join beliefdb.step s on s.workspace_id = v_ws and s.id = e.id
+          -- every join below is driven from the candidate set (offset 0 keeps each lookup
+          -- parameterised: a fresh workspace looks empty to the planner)
+          left join lateral (select s.kind, s.run_id, s.seq from beliefdb.step s
+                              where s.workspace_id = v_ws and s.id = e.id offset 0) s on true
     ),
     verdict as (
         select c.*,
@@ -222,11 +229,17 @@ begin
     answer_path (id) as (
         select f.id from final_answer f
         union
-        select a.antecedent
+        select x.antecedent
           from answer_path p
-          join beliefdb.justification j on j.workspace_id = v_ws and j.consequent = p.id
-          join beliefdb.justification_antecedent a on a.workspace_id = v_ws and a.justification_id = j.id
-          join verdict v on v.id = a.antecedent and v.affected and not v.faulty
+          cross join lateral (
+                select a.antecedent
+                  from beliefdb.justification j
+                  join beliefdb.justification_antecedent a
+                    on a.workspace_id = j.workspace_id and a.justification_id = j.id
+                 where j.workspace_id = v_ws and j.consequent = p.id
+                offset 0
+          ) x
+          join verdict v on v.id = x.antecedent and v.affected and not v.faulty
     ),
     planned as (
         select v.id, v.kind::text as node_kind, v.step_kind::text as step_kind, v.run_id, v.seq,
@@ -269,27 +282,32 @@ begin
                and not exists (
                     select from beliefdb.justification_antecedent a2
                       left join pg_temp.beliefdb_evaluation e2 on e2.id = a2.antecedent
-                      left join beliefdb.node n2 on n2.workspace_id = a2.workspace_id and n2.id = a2.antecedent
+                      left join lateral (select n2.current from beliefdb.node n2
+                                          where n2.workspace_id = a2.workspace_id and n2.id = a2.antecedent
+                                         offset 0) n2 on true
                      where a2.workspace_id = j.workspace_id and a2.justification_id = j.id
                        and not coalesce(case when e2.id is not null then e2.holds and not e2.superseded
                                              else n2.current end, false))
+            offset 0
       ) saved
     union all
     -- memories deleted by a step that is undone come back
-    select b.id, 'belief', null::text, null::uuid, null::integer, 'preserve',
+    select t.to_node, 'belief', null::text, null::uuid, null::integer, 'preserve',
            'restored: deleted by a step that is undone', '{}'::uuid[]
-      from beliefdb.trace_edge t
-      join verdict v on v.id = t.from_node and v.affected and v.kind = 'step'
-      join beliefdb.belief b on b.workspace_id = t.workspace_id and b.id = t.to_node
-      join beliefdb.node n on n.workspace_id = b.workspace_id and n.id = b.id
-     where t.workspace_id = v_ws and t.kind = 'deletes' and not (b.id = any(p_faulty))
-       and n.retraction_reason = 'deleted by step ' || t.from_node
+      from verdict v
+      cross join lateral (select t.to_node from beliefdb.trace_edge t
+                           where t.workspace_id = v_ws and t.from_node = v.id and t.kind = 'deletes' offset 0) t
+      cross join lateral (select n.retraction_reason from beliefdb.node n
+                           where n.workspace_id = v_ws and n.id = t.to_node and n.kind = 'belief' offset 0) n
+     where v.affected and v.kind = 'step' and not (t.to_node = any(p_faulty))
+       and n.retraction_reason = 'deleted by step ' || v.id
     union all
     -- steps of the affected runs that nothing faulty reaches: untouched
     select s.id, 'step', s.kind::text, s.run_id, s.seq, 'preserve', 'not reachable from the faulty memories', '{}'
-      from beliefdb.step s
-     where s.workspace_id = v_ws and s.status = 'recorded'
-       and s.run_id in (select v.run_id from verdict v where v.affected and v.run_id is not null)
+      from (select distinct v.run_id from verdict v where v.affected and v.run_id is not null) r
+      cross join lateral (select s.id, s.kind, s.run_id, s.seq, s.status from beliefdb.step s
+                           where s.workspace_id = v_ws and s.run_id = r.run_id offset 0) s
+     where s.status = 'recorded'
        and not exists (select from pg_temp.beliefdb_evaluation e where e.id = s.id);
 end
 $$;

@@ -8,7 +8,8 @@ grant usage on schema beliefdb to beliefdb_app;
 revoke execute on all functions in schema beliefdb from public;
 grant execute on all functions in schema beliefdb to beliefdb_app;
 revoke execute on function
-    beliefdb.audit_append(uuid, text, jsonb), beliefdb.audit_rows(), beliefdb.audit_workspace_created()
+    beliefdb.audit_append(uuid, text, jsonb), beliefdb.audit_rows(), beliefdb.audit_workspace_created(),
+    beliefdb.ensure_vector_index(integer)
     from beliefdb_app;
 
 -- The workspace directory: readable, and creatable by name only (ids come from the server).
@@ -20,7 +21,7 @@ grant select, insert, update, delete on
     beliefdb.node, beliefdb.source, beliefdb.fragment, beliefdb.belief, beliefdb.justification,
     beliefdb.justification_antecedent, beliefdb.evidence, beliefdb.relation, beliefdb.decision,
     beliefdb.action, beliefdb.correction, beliefdb.run, beliefdb.step, beliefdb.review_item,
-    beliefdb.trace_edge, beliefdb.repair
+    beliefdb.trace_edge, beliefdb.repair, beliefdb.embedding_model, beliefdb.belief_embedding
     to beliefdb_app;
 
 -- Source versions are immutable text: only their retraction can change.
@@ -44,7 +45,7 @@ begin
     foreach v_table in array array[
         'node', 'source', 'source_version', 'fragment', 'belief', 'justification',
         'justification_antecedent', 'evidence', 'relation', 'decision', 'action', 'correction',
-        'run', 'step', 'review_item', 'trace_edge', 'repair', 'audit_event', 'audit_head']
+        'run', 'step', 'review_item', 'trace_edge', 'repair', 'embedding_model', 'belief_embedding', 'audit_event', 'audit_head']
     loop
         execute pg_catalog.format('alter table beliefdb.%I enable row level security', v_table);
         execute pg_catalog.format('drop policy if exists workspace_isolation on beliefdb.%I', v_table);

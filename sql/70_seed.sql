@@ -9,7 +9,8 @@ insert into beliefdb.confidence_policy (factor, key, weight, description) values
     ('authority', 'agent', 0.50, 'an agent''s statement on its own'),
     ('authority', 'unverified', 0.30, 'an unverified source on its own'),
     ('conflict', 'open', 0.50, 'multiplier while a conflict with an equal rival is open'),
-    ('correction', 'human_correction', 0.95, 'a reviewer''s correction, whatever the old belief''s confidence')
+    ('correction', 'human_correction', 0.95, 'a reviewer''s correction, whatever the old belief''s confidence'),
+    ('retrieval', 'low_confidence', 0.30, 'beliefs under this confidence are demoted and labelled in retrieval')
 on conflict do nothing;
 
 -- The workspace a newcomer works in without a flag.

