@@ -82,6 +82,10 @@ create or replace function beliefdb.recall(
 returns table (belief_id uuid, score double precision, similarity double precision, vector_rank integer,
                text_rank integer, name_rank integer, low_confidence boolean)
 language plpgsql
+-- owner rights: under row-level security PostgreSQL will not use a non-leakproof operator (@@,
+-- pg_trgm's <%) as an index condition, so the text and name indexes would go unused; every
+-- search here is confined to the bound workspace explicitly
+security definer
 set search_path = pg_catalog, pg_temp
 as $$
 declare
@@ -95,12 +99,15 @@ declare
                            (select p.weight from beliefdb.confidence_policy p
                              where p.factor = 'retrieval' and p.key = 'low_confidence'), 0.3);
 begin
+    if v_ws is null then
+        raise exception 'no workspace is bound to this session' using errcode = 'BD004';
+    end if;
     if p_k is null or p_k < 1 then
         raise exception 'k must be at least 1' using errcode = 'BD005';
     end if;
     if p_embedding is not null then
         perform set_config('hnsw.iterative_scan', 'relaxed_order', true);
-        perform set_config('hnsw.ef_search', greatest(p_candidates, 40)::text, true);
+        perform set_config('hnsw.ef_search', greatest(4 * p_candidates, 100)::text, true);
         -- the cast to the model's dimension matches the partial HNSW index of that dimension
         execute pg_catalog.format($q$
             select coalesce(array_agg(x.belief_id order by x.distance), '{}'),
@@ -128,25 +135,38 @@ begin
         select v.id, v.rank::integer as rank, v_vector_sims[v.rank] as similarity
           from unnest(v_vector_ids) with ordinality as v (id, rank)
     ),
+    -- full text: the matches are ranked on a bounded set (a common word can match most of a
+    -- workspace), and the truth filter runs on the best of them only
     by_text as (
         select t.id, (row_number() over (order by t.r desc, t.id))::integer as rank
-          from (select b.id, ts_rank_cd(b.search, v_query) as r
-                  from beliefdb.belief b
-                 where v_query is not null and b.workspace_id = v_ws and b.search @@ v_query
-                   and b.confidence >= p_min_confidence
-                   and beliefdb.recallable(b, p_as_of, p_scope, p_include_fixtures)
-                 order by r desc, b.id
+          from (select m.id, m.r
+                  from (select b.id, ts_rank_cd(b.search, v_query) as r
+                          from (select b0.id, b0.search from beliefdb.belief b0
+                                 where v_query is not null and b0.workspace_id = v_ws and b0.search @@ v_query
+                                   and b0.confidence >= p_min_confidence
+                                   and (p_as_of is not null or b0.status in ('current', 'conflicting'))
+                                 limit 2000) b
+                         order by r desc, b.id
+                         limit p_candidates * 4) m
+                  join beliefdb.belief b on b.workspace_id = v_ws and b.id = m.id
+                 where beliefdb.recallable(b, p_as_of, p_scope, p_include_fixtures)
+                 order by m.r desc, m.id
                  limit p_candidates) t
     ),
     by_name as (
         select n.id, (row_number() over (order by n.s desc, n.id))::integer as rank
-          from (select b.id, max(beliefdb.word_similarity(w.w, b.subject)) as s
-                  from unnest(v_words) w (w)
-                  join beliefdb.belief b on w.w operator(beliefdb.<%) b.subject
-                 where b.workspace_id = v_ws and b.confidence >= p_min_confidence
-                   and beliefdb.recallable(b, p_as_of, p_scope, p_include_fixtures)
-                 group by b.id
-                 order by s desc, b.id
+          from (select m.id, m.s
+                  from (select b.id, max(beliefdb.word_similarity(w.w, b.subject)) as s
+                          from unnest(v_words) w (w)
+                          join beliefdb.belief b on w.w operator(beliefdb.<%) b.subject
+                         where b.workspace_id = v_ws and b.confidence >= p_min_confidence
+                           and (p_as_of is not null or b.status in ('current', 'conflicting'))
+                         group by b.id
+                         order by s desc, b.id
+                         limit p_candidates * 4) m
+                  join beliefdb.belief b on b.workspace_id = v_ws and b.id = m.id
+                 where beliefdb.recallable(b, p_as_of, p_scope, p_include_fixtures)
+                 order by m.s desc, m.id
                  limit p_candidates) n
     ),
     fused as (

@@ -329,3 +329,15 @@ def test_vector_search_uses_the_hnsw_index_with_iterative_scan(bdb: beliefdb.Bel
                               (vector,)).fetchone()
     assert plan is not None
     assert "belief_embedding_hnsw_384" in json.dumps(plan[0])
+
+
+def test_recall_runs_with_owner_rights_but_stays_in_its_workspace(db_url: str, bdb: beliefdb.BeliefDB) -> None:
+    from beliefdb import workspaces
+
+    workspaces.create_workspace(db_url, "other")
+    with beliefdb.connect(db_url, workspace="other") as other:
+        other.ingest_text(V33, source="return-policy.md", authority="official")
+        assert other.ask(Q).status == "ok"
+    assert bdb.ask(Q).status == "no_match"  # the default workspace has nothing: nothing leaks in
+    bdb.ingest_text(V32, source="return-policy.md", authority="official")
+    assert [a.belief.value for a in bdb.ask(Q, k=1).beliefs] == ["7 days"]

@@ -543,8 +543,8 @@ def test_unknown_workspace_is_refused(shared: Tenants) -> None:
 
 
 def test_security_definer_functions_the_app_may_call(postgresql: psycopg.Connection[Any]) -> None:
-    """Only beliefdb.audit and beliefdb.lock_workspace (both confined to the bound workspace) run
-    with the owner's rights on the app's behalf; the audit internals (which take any workspace
+    """Only beliefdb.audit, beliefdb.lock_workspace and beliefdb.recall (all confined to the bound
+    workspace) run with the owner's rights on the app's behalf; the audit internals (which take any workspace
     id) are not callable by the application role."""
     rows = postgresql.execute("""
         select p.oid::regprocedure::text
@@ -553,4 +553,6 @@ def test_security_definer_functions_the_app_may_call(postgresql: psycopg.Connect
            and has_function_privilege('beliefdb_app', p.oid, 'execute')
          order by 1
     """).fetchall()
-    assert rows == [("beliefdb.audit(text,jsonb)",), ("beliefdb.lock_workspace()",)]
+    assert rows == [("beliefdb.audit(text,jsonb)",), ("beliefdb.lock_workspace()",),
+                    ("beliefdb.recall(text,beliefdb.vector,text,integer,timestamp with time zone,jsonb,real,boolean,"
+                     "double precision,real,integer)",)]
