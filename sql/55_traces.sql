@@ -212,9 +212,25 @@ begin
           left join lateral (select s.kind, s.run_id, s.seq from beliefdb.step s
                               where s.workspace_id = v_ws and s.id = e.id offset 0) s on true
     ),
+    -- without the independent-evidence check: what rests on the faulty memories at all (reasons
+    -- only; a tie partner or an older memory a faulty one superseded does not rest on it)
+    reach (id) as (
+        select f.id from unnest(p_faulty) f (id) where not p_independent_evidence
+        union
+        select x.consequent
+          from reach r
+          cross join lateral (
+                select j.consequent
+                  from beliefdb.justification_antecedent a
+                  join beliefdb.justification j on j.workspace_id = a.workspace_id and j.id = a.justification_id
+                 where a.workspace_id = v_ws and a.antecedent = r.id
+                offset 0
+          ) x
+    ),
     verdict as (
         select c.*,
-               c.faulty or (c.was_on and (not p_independent_evidence or not c.now_on)) as affected
+               c.faulty or (c.was_on and case when p_independent_evidence then not c.now_on
+                                              else c.id in (select r.id from reach r) end) as affected
           from candidate c
     ),
     final_answer as (
@@ -225,7 +241,9 @@ begin
                          where s.workspace_id = v_ws and s.run_id = v.run_id and s.kind = 'answer')
     ),
     -- what the final answers need, back through affected nodes only: an affected step whose
-    -- effect reaches an answer only through something independently supported need not re-run
+    -- effect reaches an answer only through something independently supported need not re-run.
+    -- The walk goes through faulty memories too: when what produced one is itself affected (a
+    -- second fault upstream), the answer needs it produced again from the repaired inputs.
     answer_path (id) as (
         select f.id from final_answer f
         union
@@ -239,7 +257,7 @@ begin
                  where j.workspace_id = v_ws and j.consequent = p.id
                 offset 0
           ) x
-          join verdict v on v.id = x.antecedent and v.affected and not v.faulty
+          join verdict v on v.id = x.antecedent and v.affected
     ),
     planned as (
         select v.id, v.kind::text as node_kind, v.step_kind::text as step_kind, v.run_id, v.seq,

@@ -21,8 +21,9 @@ The reference follows the rule text (DESIGN.md rules 2, 3 and 10, and sql/55_tra
   current) and, with the faulty memories off, it is not on any more (with independent evidence
   off: whether or not it is still on);
 * the final answer of a run is its answer step of largest seq; the steps to replay are the
-  affected, non-faulty steps from which an affected final answer is reachable through affected,
-  non-faulty nodes;
+  affected, non-faulty steps from which an affected final answer is reachable through affected
+  nodes (a faulty memory on the way too: when what produced it is itself affected, the answer
+  needs it re-produced);
 * actions: faulty -> delete; not affected -> preserve; an affected memory -> quarantine; a step
   to replay -> replay; any other affected step -> invalidate. A candidate that was never on and
   is not on after is not listed; the steps of a run with an affected step that the faulty
@@ -162,15 +163,23 @@ def reference_plan(t: Trace, independent_evidence: bool) -> dict[int, str]:
     def was_on(n: int) -> bool:
         return held[n] and (t.is_step(n) or was_current[n])
 
+    # without the independent-evidence check: whatever rests on a faulty memory through reasons
+    reach, todo = set(faulty), list(faulty)
+    plain = consequents(t)
+    while todo:
+        for nxt in plain[todo.pop()]:
+            if nxt not in reach:
+                reach.add(nxt)
+                todo.append(nxt)
     affected = {n for n in closure
-                if n in faulty or (was_on(n) and (not independent_evidence or not current_after[n]))}
+                if n in faulty or (was_on(n) and (not current_after[n] if independent_evidence else n in reach))}
     # replay: affected steps from which an affected final answer is reachable through affected nodes
     path = final_answers(t) & affected
     todo = list(path)
     while todo:
         for r in t.reasons(todo.pop()):
             for a in r:
-                if a in affected and a not in faulty and a not in path:
+                if a in affected and a not in path:
                     path.add(a)
                     todo.append(a)
     plan: dict[int, str] = {}
@@ -373,11 +382,11 @@ def check_closed_and_minimal(t: Trace, action: dict[int, str], replay: list[int]
                 if a in undone:
                     assert action[a] == "replay" or (not t.is_step(a) and action[a] in ("delete", "quarantine")), \
                         (t, s, a, action[a])
-        # minimal: it leads to an affected final answer through affected, non-faulty nodes
+        # minimal: it leads to an affected final answer through affected nodes
         seen, todo = {s}, [s]
         while todo:
             for nxt in forward[todo.pop()]:
-                if nxt in undone and nxt not in t.faulty and nxt not in seen:
+                if nxt in undone and nxt not in seen:
                     seen.add(nxt)
                     todo.append(nxt)
         assert seen & finals, (t, s)
