@@ -19,7 +19,8 @@ _BELIEF_COLUMNS = """
     (select count(*) from beliefdb.evidence e
       where e.workspace_id = b.workspace_id and e.belief_id = b.id and e.role = 'supports'
         and e.created_at <= coalesce(%(as_of)s::timestamptz, beliefdb.clock()))::integer
-      as evidence_count
+      as evidence_count,
+    beliefdb.belief_provenance(b.workspace_id, b.id) as provenance
 """
 
 
@@ -122,8 +123,11 @@ def why(db: Database, ref: str | UUID, conn: psycopg.Connection[Any] | None = No
         built_on = db.fetch_all(
             BuiltOn,
             """select d.id as decision_id, d.title, d.status as decision_status,
+                      beliefdb.latest_outcome(d.workspace_id, d.id) as outcome,
                       coalesce(jsonb_agg(jsonb_build_object('id', a.id, 'description', a.description,
-                                                            'status', a.status) order by a.created_at)
+                                                            'status', a.status,
+                                                            'outcome', beliefdb.latest_outcome(a.workspace_id, a.id))
+                                         order by a.created_at)
                                filter (where a.id is not null), '[]') as actions
                  from beliefdb.justification j
                  join beliefdb.justification_antecedent x
@@ -131,7 +135,7 @@ def why(db: Database, ref: str | UUID, conn: psycopg.Connection[Any] | None = No
                  join beliefdb.decision d on d.workspace_id = j.workspace_id and d.id = j.consequent
                  left join beliefdb.action a on a.workspace_id = d.workspace_id and a.decision_id = d.id
                 where x.antecedent = %(id)s
-                group by d.id, d.title, d.status, d.created_at
+                group by d.workspace_id, d.id, d.title, d.status, d.created_at
                 order by d.created_at""",
             moment, c)
     return Why(

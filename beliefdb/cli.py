@@ -11,7 +11,7 @@ import typer
 
 from beliefdb import audit as audit_mod
 from beliefdb import beliefs as beliefs_mod
-from beliefdb import cli_calibrate, cli_repair, cli_retrieval, cli_truth, render, workspaces
+from beliefdb import cli_calibrate, cli_lifecycle, cli_repair, cli_retrieval, cli_truth, render, workspaces
 from beliefdb import ingest as ingest_mod
 from beliefdb.cli_common import (
     Authority,
@@ -261,3 +261,4 @@ cli_truth.register(app)
 cli_repair.register(app)
 cli_retrieval.register(app)
 cli_calibrate.register(app)
+cli_lifecycle.register(app)

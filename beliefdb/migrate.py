@@ -29,6 +29,7 @@ REAPPLIED_FILES = (
     "35_holding.sql",
     "40_beliefs.sql",
     "45_decisions.sql",
+    "47_lifecycle.sql",
     "55_traces.sql",
     "57_retrieval.sql",
     "50_views.sql",

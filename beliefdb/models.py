@@ -34,6 +34,8 @@ class Belief:
     owner: str
     recorded_at: datetime
     evidence_count: int
+    #: production, or fixture / synthetic when all its evidence comes from such sources
+    provenance: str = "production"
 
 
 @dataclass(frozen=True)
@@ -83,6 +85,8 @@ class BuiltOn:
     title: str
     decision_status: str
     actions: list[dict[str, Any]]
+    #: the latest recorded outcome ({"outcome", "note", "at", "by"}), if any
+    outcome: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True)

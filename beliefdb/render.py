@@ -99,7 +99,8 @@ def beliefs_table(rows: Iterable[Belief], *, with_status: bool = False) -> str:
     lines = []
     for b in rows:
         status = f" [{b.status}]" if with_status or b.status != "current" else ""
-        lines.append(f"{short(b.id)}  {b.subject} / {b.attribute} = {b.value}{status}")
+        label = f" ({b.provenance}, not production history)" if b.provenance != "production" else ""
+        lines.append(f"{short(b.id)}  {b.subject} / {b.attribute} = {b.value}{status}{label}")
         lines.append(f"          \"{b.statement}\"  confidence {b.confidence:.2f} ({b.confidence_kind}),"
                      f" {b.evidence_count} evidence")
     return "\n".join(lines) if lines else "(no beliefs)"
@@ -113,7 +114,8 @@ def why(w: Why) -> str:
         f"  \"{b.statement}\"",
         f"  kind {b.kind}, scope {json.dumps(b.scope, ensure_ascii=False)}, valid {valid_time(b.valid_time)},"
         f" recorded {b.recorded_at.isoformat()}, owner {b.owner}",
-        f"  confidence {b.confidence:.2f} ({b.confidence_kind})",
+        f"  confidence {b.confidence:.2f} ({b.confidence_kind}), provenance {b.provenance}"
+        + ("  ⚠ not production history" if b.provenance != "production" else ""),
         "evidence:",
     ]
     if not w.evidence:
@@ -145,8 +147,10 @@ def why(w: Why) -> str:
     if not w.built_on:
         lines.append("  (nothing)")
     for d in w.built_on:
-        lines.append(f"  decision {short(d.decision_id)} \"{d.title}\" [{d.decision_status}]")
-        lines += [f"    action {short(str(a['id']))} {a['description']} [{a['status']}]" for a in d.actions]
+        outcome = f", outcome {d.outcome['outcome']}" if d.outcome else ""
+        lines.append(f"  decision {short(d.decision_id)} \"{d.title}\" [{d.decision_status}{outcome}]")
+        lines += [f"    action {short(str(a['id']))} {a['description']} [{a['status']}"
+                  + (f", outcome {a['outcome']['outcome']}" if a.get("outcome") else "") + "]" for a in d.actions]
     return "\n".join(lines)
 
 

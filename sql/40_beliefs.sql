@@ -176,9 +176,24 @@ language sql stable
 set search_path = pg_catalog, pg_temp
 as $$
     with belief as (
-        select b.confidence_kind, b.status
+        select b.confidence_kind, b.status, b.kind, b.recorded_at
           from beliefdb.belief b
          where b.workspace_id = p_workspace_id and b.id = p_belief_id
+    ),
+    -- recency: whole days since last verified (the newest supporting evidence, else recording),
+    -- halved every half-life of the belief's kind; a derived belief ages through its antecedents
+    recency as (
+        select h.days as half_life, v.age_days, power(0.5, v.age_days / h.days)::real as weight
+          from belief b
+          cross join lateral (
+                select greatest(0, floor(extract(epoch from beliefdb.clock() - coalesce(
+                           (select max(e.created_at) from beliefdb.evidence e
+                             where e.workspace_id = p_workspace_id and e.belief_id = p_belief_id
+                               and e.role = 'supports'),
+                           b.recorded_at)) / 86400))::integer as age_days
+          ) v
+          join beliefdb.confidence_half_life h on h.kind = b.kind
+         where b.confidence_kind <> 'derived'
     ),
     sources as (
         select distinct s.id, s.name, s.authority, p.weight
@@ -237,7 +252,12 @@ as $$
     union all
     select 'conflict', 'open conflict with an equal rival (multiplier)', k.weight::real from conflict k
     union all
-    select 'confidence', 'result', (coalesce(base.weight, 0) * coalesce((select k.weight from conflict k), 1))::real
+    select 'recency', r.age_days || ' day(s) since last verified, half-life ' || r.half_life || ' days (multiplier)',
+           r.weight
+      from recency r
+    union all
+    select 'confidence', 'result', (coalesce(base.weight, 0) * coalesce((select k.weight from conflict k), 1)
+                                    * coalesce((select r.weight from recency r), 1))::real
       from base
 $$;
 comment on function beliefdb.confidence_factors(uuid, uuid) is 'The factors of a belief''s confidence and the result (last row)';

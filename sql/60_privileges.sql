@@ -21,7 +21,7 @@ grant select, insert, update, delete on
     beliefdb.node, beliefdb.source, beliefdb.fragment, beliefdb.belief, beliefdb.justification,
     beliefdb.justification_antecedent, beliefdb.evidence, beliefdb.relation, beliefdb.decision,
     beliefdb.action, beliefdb.correction, beliefdb.run, beliefdb.step, beliefdb.review_item,
-    beliefdb.trace_edge, beliefdb.repair, beliefdb.embedding_model, beliefdb.belief_embedding
+    beliefdb.trace_edge, beliefdb.repair, beliefdb.embedding_model, beliefdb.belief_embedding, beliefdb.outcome
     to beliefdb_app;
 
 -- Source versions are immutable text: only their retraction can change.
@@ -31,8 +31,8 @@ grant update (retracted_at, retraction_reason) on beliefdb.source_version to bel
 -- The audit chain: readable, appended only through beliefdb.audit_append.
 grant select on beliefdb.audit_event, beliefdb.audit_head to beliefdb_app;
 
--- Confidence weights are read by everyone and changed by a DBA.
-grant select on beliefdb.confidence_policy to beliefdb_app;
+-- Confidence weights and half-lives are read by everyone and changed by a DBA.
+grant select on beliefdb.confidence_policy, beliefdb.confidence_half_life to beliefdb_app;
 
 grant select on beliefdb.current_beliefs, beliefdb.belief_evidence, beliefdb.belief_history, beliefdb.holding,
     beliefdb.decision_support, beliefdb.review_queue to beliefdb_app;
@@ -45,7 +45,7 @@ begin
     foreach v_table in array array[
         'node', 'source', 'source_version', 'fragment', 'belief', 'justification',
         'justification_antecedent', 'evidence', 'relation', 'decision', 'action', 'correction',
-        'run', 'step', 'review_item', 'trace_edge', 'repair', 'embedding_model', 'belief_embedding', 'audit_event', 'audit_head']
+        'run', 'step', 'review_item', 'trace_edge', 'repair', 'embedding_model', 'belief_embedding', 'outcome', 'audit_event', 'audit_head']
     loop
         execute pg_catalog.format('alter table beliefdb.%I enable row level security', v_table);
         execute pg_catalog.format('drop policy if exists workspace_isolation on beliefdb.%I', v_table);

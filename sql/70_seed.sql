@@ -13,5 +13,17 @@ insert into beliefdb.confidence_policy (factor, key, weight, description) values
     ('retrieval', 'low_confidence', 0.30, 'beliefs under this confidence are demoted and labelled in retrieval')
 on conflict do nothing;
 
+-- Default half-lives: how fast confidence fades without new evidence, per kind of belief.
+insert into beliefdb.confidence_half_life (kind, days, description) values
+    ('fact', 365, 'facts change slowly'),
+    ('rule', 180, 'rules are revised a few times a year'),
+    ('policy', 90, 'policies are reviewed quarterly'),
+    ('preference', 30, 'people change their minds'),
+    ('procedure', 180, 'procedures drift with the tools'),
+    ('event', 30, 'events are news for a month'),
+    ('observation', 14, 'an observation ages fast'),
+    ('other', 90, 'anything else')
+on conflict do nothing;
+
 -- The workspace a newcomer works in without a flag.
 insert into beliefdb.workspace (name) values ('default') on conflict do nothing;

@@ -25,7 +25,7 @@ from beliefdb.workspaces import create_workspace
 WORKSPACE_TABLES = (
     "node", "source", "source_version", "fragment", "belief", "evidence", "relation", "justification",
     "justification_antecedent", "decision", "action", "correction", "run", "step", "review_item", "trace_edge",
-    "repair", "embedding_model", "belief_embedding", "audit_event",
+    "repair", "embedding_model", "belief_embedding", "outcome", "audit_event",
     "audit_head",
 )
 AUDIT_TABLES = ("audit_event", "audit_head")
@@ -104,6 +104,8 @@ def _populate(url: str, name: str, value: str) -> Tenant:
                      "on conflict do nothing", (ws,))
         conn.execute("insert into beliefdb.belief_embedding (workspace_id, belief_id, model, embedding) "
                      "values (%s, %s, 'm', '[1,2,3]')", (ws, str(old.accepted[0].id)))
+        conn.execute("insert into beliefdb.outcome (workspace_id, node, outcome) values (%s, %s, 'succeeded')",
+                     (ws, decision[0]))
     return Tenant(ws=ws, source=source, version=version, fragment=fragment, old_belief=str(old.accepted[0].id),
                   new_belief=str(new.accepted[0].id), decision=decision[0], run=run[0])
 
@@ -349,6 +351,7 @@ INSERTS = [
                         "on conflict (workspace_id) do update set updated_at = excluded.updated_at"),
     ("belief_embedding", "insert into beliefdb.belief_embedding (workspace_id, belief_id, model, embedding) "
                          "values (%(ws)s, %(new_belief)s, 'm', '[1,2,3]')"),
+    ("outcome", "insert into beliefdb.outcome (workspace_id, node, outcome) values (%(ws)s, %(decision)s, 'failed')"),
 ]
 
 
@@ -543,8 +546,9 @@ def test_unknown_workspace_is_refused(shared: Tenants) -> None:
 
 
 def test_security_definer_functions_the_app_may_call(postgresql: psycopg.Connection[Any]) -> None:
-    """Only beliefdb.audit, beliefdb.lock_workspace and beliefdb.recall (all confined to the bound
-    workspace) run with the owner's rights on the app's behalf; the audit internals (which take any workspace
+    """Only beliefdb.audit, beliefdb.audit_redact_source (payloads naming a source already forgotten),
+    beliefdb.lock_workspace and beliefdb.recall (all confined to the bound workspace) run with the
+    owner's rights on the app's behalf; the audit internals (which take any workspace
     id) are not callable by the application role."""
     rows = postgresql.execute("""
         select p.oid::regprocedure::text
@@ -553,6 +557,7 @@ def test_security_definer_functions_the_app_may_call(postgresql: psycopg.Connect
            and has_function_privilege('beliefdb_app', p.oid, 'execute')
          order by 1
     """).fetchall()
-    assert rows == [("beliefdb.audit(text,jsonb)",), ("beliefdb.lock_workspace()",),
+    assert rows == [("beliefdb.audit(text,jsonb)",), ("beliefdb.audit_redact_source(text)",),
+                    ("beliefdb.lock_workspace()",),
                     ("beliefdb.recall(text,beliefdb.vector,text,integer,timestamp with time zone,jsonb,real,boolean,"
                      "double precision,real,integer)",)]

@@ -1,0 +1,93 @@
+"""Commands for the belief lifecycle: decay, recompute, outcome, forget. They parse and print;
+the rules are SQL (beliefdb.decay, beliefdb.record_outcome, beliefdb.forget)."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Annotated, Any
+
+import typer
+
+from beliefdb import lifecycle, render
+from beliefdb.cli_common import DbUrl, Home, Json, Principal, WorkspaceOpt, database, errors, parse_time
+from beliefdb.connector import DEFAULT_WORKSPACE
+
+
+class Outcome(StrEnum):
+    succeeded = "succeeded"
+    failed = "failed"
+    rolled_back = "rolled_back"
+    disputed = "disputed"
+
+
+def _counts(r: dict[str, Any]) -> str:
+    return (f"{r['beliefs']} belief(s) as of {r['now']}: {r['changed']} changed ({r['lowered']} lowered,"
+            f" {r['raised']} raised); {r['became_low']} became low confidence, {r['recovered']} recovered;"
+            f" {r['low_confidence']} under {r['threshold']:.2f} now")
+
+
+def decay(
+    now: Annotated[str | None, typer.Option(help="Apply the half-lives as of this ISO 8601 moment (default: now).")]
+        = None,
+    db: DbUrl = None, home: Home = None, workspace: WorkspaceOpt = DEFAULT_WORKSPACE, principal: Principal = None,
+    as_json: Json = False,
+) -> None:
+    """Apply confidence half-lives: beliefs fade without new evidence; under the threshold they are low
+    confidence (demoted in retrieval, never deleted). Schedulers can call: select beliefdb.decay()."""
+    moment = parse_time(now, as_json)
+    with errors(as_json), database(db, home, workspace, principal) as bound:
+        result = lifecycle.decay(bound, moment)
+    typer.echo(render.to_json(result) if as_json else _counts(result))
+
+
+def recompute(
+    db: DbUrl = None, home: Home = None, workspace: WorkspaceOpt = DEFAULT_WORKSPACE, principal: Principal = None,
+    as_json: Json = False,
+) -> None:
+    """Recompute every confidence after a DBA changed beliefdb.confidence_policy or confidence_half_life."""
+    with errors(as_json), database(db, home, workspace, principal) as bound:
+        result = lifecycle.recompute(bound)
+    typer.echo(render.to_json(result) if as_json else _counts(result))
+
+
+def outcome(
+    node: Annotated[str, typer.Argument(help="Decision or action id (or unique prefix).")],
+    result: Annotated[Outcome, typer.Argument(help="What happened.")],
+    note: Annotated[str | None, typer.Option(help="A note for the record.")] = None,
+    db: DbUrl = None, home: Home = None, workspace: WorkspaceOpt = DEFAULT_WORKSPACE, principal: Principal = None,
+    as_json: Json = False,
+) -> None:
+    """Record what actually happened after a decision or action (audited); 'why' shows it."""
+    with errors(as_json), database(db, home, workspace, principal) as bound:
+        recorded = lifecycle.record_outcome(bound, node, result.value, note)
+    typer.echo(render.to_json(recorded) if as_json
+               else f"{recorded['kind']} {recorded['node']}: {recorded['outcome']}")
+
+
+def forget(
+    source: Annotated[str | None, typer.Option(help="Forget this source: its text, versions, fragments.")] = None,
+    subject: Annotated[str | None, typer.Option(help="Forget every belief about this subject.")] = None,
+    belief: Annotated[str | None, typer.Option(help="Forget this belief (id or unique prefix).")] = None,
+    preview: Annotated[bool, typer.Option("--preview", help="Only say what would be forgotten.")] = False,
+    db: DbUrl = None, home: Home = None, workspace: WorkspaceOpt = DEFAULT_WORKSPACE, principal: Principal = None,
+    as_json: Json = False,
+) -> None:
+    """Forget completely: text, fragments, evidence, embeddings and every belief left without support.
+    Decisions that lose their last support are flagged; the audit chain keeps only hashes."""
+    with errors(as_json), database(db, home, workspace, principal) as bound:
+        result = lifecycle.forget(bound, source=source, subject=subject, belief=belief, preview=preview)
+    if as_json:
+        typer.echo(render.to_json(result))
+        return
+    head = "would forget" if result["preview"] else "forgot"
+    flagged = result.get("would_flag" if result["preview"] else "flagged") or []
+    typer.echo(f"{head}: {result['versions']} source version(s), {result['fragments']} fragment(s),"
+               f" {result['beliefs']} belief(s), {result['evidence']} evidence, {result['embeddings']} embedding(s);"
+               f" {len(flagged)} decision(s) {'would be ' if result['preview'] else ''}flagged")
+
+
+def register(app: typer.Typer) -> None:
+    app.command()(decay)
+    app.command()(recompute)
+    app.command()(outcome)
+    app.command()(forget)
