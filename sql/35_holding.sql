@@ -66,9 +66,11 @@ create or replace function beliefdb.evaluate_closure(
 language plpgsql
 set search_path = pg_catalog, pg_temp
 -- the working set is small next to the graph: walk it with index lookups, never scan the graph
--- (the planner cannot know how few justifications a closure has); what is joined in memory may hash
+-- (the planner cannot know how few justifications a closure has); what is joined in memory may hash.
+-- The plans do not depend on the arguments: plan once per session, not once per call.
 set enable_seqscan = off
 set enable_mergejoin = off
+set plan_cache_mode = force_generic_plan
 as $$
 declare
     v_off uuid[] := coalesce(p_assume_off, '{}');
@@ -514,9 +516,10 @@ returns table (node uuid, kind text, effect text, detail jsonb)
 language plpgsql
 set search_path = pg_catalog, pg_temp
 -- the closure is small next to the graph: join it to decisions and actions by index lookups
--- (what is joined in memory, arrays to arrays, may hash)
+-- (what is joined in memory, arrays to arrays, may hash); plan once per session, not per call
 set enable_seqscan = off
 set enable_mergejoin = off
+set plan_cache_mode = force_generic_plan
 as $$
 declare
     v_ws uuid := beliefdb.current_workspace_id();
