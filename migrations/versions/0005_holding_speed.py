@@ -2,8 +2,8 @@
 antecedent edge carries its justification's consequent, so evaluating a closure reads one
 index entry per edge and nothing outside the closure.
 
-Revision ID: 0002
-Revises: 0001
+Revision ID: 0005
+Revises: 0004
 """
 
 from __future__ import annotations
@@ -12,14 +12,14 @@ from pathlib import Path
 
 from beliefdb.migrate import run_sql
 
-revision = "0002"
-down_revision = "0001"
+revision = "0005"
+down_revision = "0004"
 branch_labels = None
 depends_on = None
 
 
 def upgrade() -> None:
-    run_sql((Path(__file__).parent / "0002_holding_speed.sql").read_text(encoding="utf-8"))
+    run_sql((Path(__file__).parent / "0005_holding_speed.sql").read_text(encoding="utf-8"))
 
 
 def downgrade() -> None:
