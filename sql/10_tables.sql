@@ -180,12 +180,16 @@ create table beliefdb.justification (
     id uuid not null default pg_catalog.gen_random_uuid(),
     consequent uuid not null,
     created_at timestamptz not null default beliefdb.clock(),
+    -- how many antecedents are not current, kept by triggers (20_integrity.sql): evaluating a
+    -- closure then never reads the nodes outside it
+    unmet integer not null default 0,
     primary key (workspace_id, id),
     foreign key (workspace_id, consequent) references beliefdb.node (workspace_id, id) on delete cascade
 );
 comment on table beliefdb.justification is 'One reason a node holds; a node with several holds if any one does';
 
-create index justification_consequent on beliefdb.justification (workspace_id, consequent);
+-- the justifications of a closure and what they miss, from the index alone
+create index justification_consequent on beliefdb.justification (workspace_id, consequent) include (id, unmet);
 
 -- The antecedents of a justification, each with a propagating edge kind.
 create table beliefdb.justification_antecedent (
@@ -193,13 +197,17 @@ create table beliefdb.justification_antecedent (
     justification_id uuid not null,
     antecedent uuid not null,
     edge_kind beliefdb.edge_kind not null,
+    -- the justification's consequent, copied by a trigger (20_integrity.sql) so that walking
+    -- a closure is one index-only scan per node
+    consequent uuid not null,
     primary key (workspace_id, justification_id, antecedent),
     foreign key (workspace_id, justification_id) references beliefdb.justification (workspace_id, id) on delete cascade,
     foreign key (workspace_id, antecedent) references beliefdb.node (workspace_id, id) on delete cascade
 );
 comment on table beliefdb.justification_antecedent is 'An antecedent of a justification: the node it needs, and how';
 
-create index justification_antecedent_antecedent on beliefdb.justification_antecedent (workspace_id, antecedent);
+create index justification_antecedent_antecedent on beliefdb.justification_antecedent (workspace_id, antecedent)
+    include (justification_id, consequent);
 
 -- A belief supported by a fragment, with the exact quote.
 create table beliefdb.evidence (

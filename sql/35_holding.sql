@@ -6,16 +6,20 @@
 -- Whether a source version is in force: the latest version of its source that is not
 -- retracted, of a source that is not retracted.
 create or replace function beliefdb.in_force(p_workspace_id uuid, p_source_version_id uuid) returns boolean
-language sql stable
+language plpgsql stable
 set search_path = pg_catalog, pg_temp
 as $$
-    select s.retracted_at is null and v.retracted_at is null
-           and not exists (select from beliefdb.source_version later
-                            where later.workspace_id = v.workspace_id and later.source_id = v.source_id
-                              and later.version > v.version and later.retracted_at is null)
-      from beliefdb.source_version v
-      join beliefdb.source s on s.workspace_id = v.workspace_id and s.id = v.source_id
-     where v.workspace_id = p_workspace_id and v.id = p_source_version_id
+begin
+    -- plpgsql, not sql: the statement is planned once per session, not once per calling query
+    return (
+        select s.retracted_at is null and v.retracted_at is null
+               and not exists (select from beliefdb.source_version later
+                                where later.workspace_id = v.workspace_id and later.source_id = v.source_id
+                                  and later.version > v.version and later.retracted_at is null)
+          from beliefdb.source_version v
+          join beliefdb.source s on s.workspace_id = v.workspace_id and s.id = v.source_id
+         where v.workspace_id = p_workspace_id and v.id = p_source_version_id);
+end
 $$;
 comment on function beliefdb.in_force(uuid, uuid) is 'Whether a source version is in force: the latest non-retracted version of a non-retracted source';
 
@@ -35,179 +39,303 @@ begin
             premise boolean not null default false,
             blocked boolean not null default false, -- retracted, or assumed not to hold
             holds boolean not null default false,
-            superseded boolean not null default false,
-            level integer                 -- fixpoint level at which it came to hold (null: not yet)
+            superseded boolean not null default false
         ) on commit delete rows;
-        create index on beliefdb_evaluation (level);
-        -- the justifications of nodes in the closure, with how many antecedents each still misses
-        create temporary table beliefdb_evaluation_reason (
-            id uuid primary key,
-            consequent uuid not null,
-            needed integer not null,      -- antecedents in the closure, plus outside ones not current
-            missing integer not null
-        ) on commit delete rows;
-        create index on beliefdb_evaluation_reason (consequent);
     else
         delete from pg_temp.beliefdb_evaluation;
-        delete from pg_temp.beliefdb_evaluation_reason;
     end if;
 end
 $$;
 comment on function beliefdb.prepare_evaluation() is 'Create or empty the session''s evaluation working set';
 
--- Evaluate holding for the forward closure of p_seeds (rules 2 and 3). p_assume_off are nodes
--- assumed to stop holding (impact previews); they are seeds too. Fills
--- pg_temp.beliefdb_evaluation and returns the number of supersession rounds it took. Nodes
--- outside the closure keep their stored node.current.
+-- Evaluate holding for the forward closure of p_seeds (rules 2 and 3) and return it as arrays,
+-- one element per closure node (o_ids ...), plus the live justifications of decisions (o_live,
+-- o_live_decision: every antecedent current afterwards) and the number of supersession rounds.
+-- p_assume_off are nodes assumed to stop holding (impact previews); they are seeds too. Nodes
+-- outside the closure keep their stored node.current. Writes nothing.
+--
+-- One statement walks the closure and reads, per node, what it is, the edges out of it and its
+-- justifications with what they miss outside the closure (justification.unmet), all from
+-- index-only scans but the node; then the fixpoint runs in memory over integer arrays (nodes
+-- and justifications by position). (o_: out parameters, named apart from the columns.)
+create or replace function beliefdb.evaluate_closure(
+    p_workspace_id uuid, p_seeds uuid[], p_assume_off uuid[],
+    out o_ids uuid[], out o_kind beliefdb.node_kind[], out o_held boolean[], out o_was_current boolean[],
+    out o_premise boolean[], out o_blocked boolean[], out o_holds boolean[], out o_superseded boolean[],
+    out o_live uuid[], out o_live_decision uuid[], out o_rounds integer)
+language plpgsql
+set search_path = pg_catalog, pg_temp
+-- the working set is small next to the graph: walk it with index lookups, never scan the graph
+-- (the planner cannot know how few justifications a closure has); what is joined in memory may hash.
+-- The plans do not depend on the arguments: plan once per session, not once per call.
+set enable_seqscan = off
+set enable_mergejoin = off
+set plan_cache_mode = force_generic_plan
+as $$
+declare
+    v_off uuid[] := coalesce(p_assume_off, '{}');
+    v_loser boolean[];            -- a belief something supersedes
+    v_first integer[];            -- a node's edges in v_edge_just: v_first .. v_last
+    v_last integer[];
+    -- justifications of closure nodes, by position
+    v_just uuid[];
+    v_cons integer[];
+    v_need integer[];             -- antecedents in the closure, plus outside ones not current
+    v_missing integer[];
+    -- edges inside the closure (antecedent position -> justification position), by antecedent
+    v_edge_ant integer[];
+    v_edge_just integer[];
+    -- supersessions of closure beliefs: loser position, winner position (0: outside), winner holds
+    v_sup_loser integer[];
+    v_sup_winner integer[];
+    v_sup_holds boolean[];
+    v_queue integer[];
+    v_head integer;
+    v_tail integer;
+    v_n integer;
+    v_p integer;
+    v_c integer;
+    v_j integer;
+    v_k integer;
+    v_changed boolean;
+    v_sup boolean;
+begin
+    o_rounds := 0;
+    o_live := '{}';
+    o_live_decision := '{}';
+
+    -- 1. forward closure over reasons (antecedent -> consequent), supersession (winner -> loser)
+    --    and ties (either side). A row per node reached, with the edges out of it and its
+    --    justifications; a node reached twice is read twice and kept once, which costs less
+    --    than a second pass over the closure.
+    with recursive closure (id, kind, held, was_current, retracted, out_just, out_cons, just, unmet) as (
+        select n.id, n.kind, n.holds, n.current, n.retracted_at is not null, o.just, o.cons, j.just, j.unmet
+          from unnest(coalesce(p_seeds, '{}') || v_off) as s (id)
+          join beliefdb.node n on n.workspace_id = p_workspace_id and n.id = s.id  -- ids that are not nodes drop out
+          cross join lateral (
+                select array_agg(a.justification_id) as just, array_agg(a.consequent) as cons
+                  from beliefdb.justification_antecedent a
+                 where a.workspace_id = p_workspace_id and a.antecedent = n.id) o
+          cross join lateral (
+                select array_agg(j.id) as just, array_agg(j.unmet) as unmet
+                  from beliefdb.justification j
+                 where j.workspace_id = p_workspace_id and j.consequent = n.id) j
+        union
+        select n.id, n.kind, n.holds, n.current, n.retracted_at is not null, o.just, o.cons, j.just, j.unmet
+          from closure c
+          cross join lateral (
+                select x.id from unnest(c.out_cons) as x (id)
+                union all
+                -- the loser of a supersession; the other side of a tie, whose standing depends on this one
+                select r.to_belief
+                  from beliefdb.relation r
+                 where c.kind = 'belief' and r.workspace_id = p_workspace_id and r.from_belief = c.id
+                   and r.kind in ('supersedes', 'conflicts_with')
+                union all
+                select r.from_belief
+                  from beliefdb.relation r
+                 where c.kind = 'belief' and r.workspace_id = p_workspace_id and r.to_belief = c.id
+                   and r.kind = 'conflicts_with'
+          ) next
+          join beliefdb.node n on n.workspace_id = p_workspace_id and n.id = next.id
+          cross join lateral (
+                select array_agg(a.justification_id) as just, array_agg(a.consequent) as cons
+                  from beliefdb.justification_antecedent a
+                 where a.workspace_id = p_workspace_id and a.antecedent = n.id) o
+          cross join lateral (
+                select array_agg(j.id) as just, array_agg(j.unmet) as unmet
+                  from beliefdb.justification j
+                 where j.workspace_id = p_workspace_id and j.consequent = n.id) j
+    ), nodes as materialized (
+        select row_number() over ()::integer as pos, c.* from closure c
+    ), justs as materialized (
+        -- the justifications of closure nodes, numbered
+        select row_number() over ()::integer as jpos, u.just, n.pos as cons, u.unmet
+          from nodes n cross join lateral unnest(n.just, n.unmet) as u (just, unmet)
+    ), edges as (
+        -- the edges out of closure nodes; their justifications are all of closure nodes
+        select n.pos as ant, j.jpos
+          from nodes n
+          cross join lateral unnest(n.out_just) as u (just)
+          join justs j on j.just = u.just
+    )
+    select x.*, y.*, z.*
+      into o_ids, o_kind, o_held, o_was_current, o_premise, o_blocked, v_loser, o_superseded,
+           v_just, v_cons, v_need, v_edge_ant, v_edge_just
+      from (select coalesce(array_agg(n.id order by n.pos), '{}'), array_agg(n.kind order by n.pos),
+                   array_agg(n.held order by n.pos), array_agg(n.was_current order by n.pos),
+                   -- premises: fragments of versions in force, corrections, user inputs, and agent
+                   -- steps nothing was recorded as feeding (taken as given, like a user input)
+                   array_agg(case n.kind
+                                when 'fragment' then exists (
+                                    select from beliefdb.fragment f
+                                     where f.workspace_id = p_workspace_id and f.id = n.id
+                                       and beliefdb.in_force(p_workspace_id, f.source_version_id))
+                                when 'correction' then true
+                                when 'step' then exists (
+                                    select from beliefdb.step s
+                                     where s.workspace_id = p_workspace_id and s.id = n.id
+                                       and (s.kind = 'user_input'
+                                            or not exists (select from beliefdb.justification j
+                                                            where j.workspace_id = s.workspace_id
+                                                              and j.consequent = s.id)))
+                                else false
+                             end order by n.pos),
+                   array_agg(n.retracted or n.id = any(v_off) order by n.pos),
+                   array_agg(n.loser order by n.pos),
+                   -- supersession as it stands
+                   array_agg(n.loser and exists (
+                                select from beliefdb.relation r
+                                  join beliefdb.node w on w.workspace_id = r.workspace_id and w.id = r.from_belief
+                                 where r.workspace_id = p_workspace_id and r.to_belief = n.id and r.kind = 'supersedes'
+                                   and w.holds) order by n.pos)
+              from (select n.*, n.kind = 'belief' and exists (
+                                    select from beliefdb.relation r
+                                     where r.workspace_id = p_workspace_id and r.to_belief = n.id
+                                       and r.kind = 'supersedes') as loser
+                      from nodes n) n) x,
+           (select coalesce(array_agg(j.just order by j.jpos), '{}'), coalesce(array_agg(j.cons order by j.jpos), '{}'),
+                   coalesce(array_agg(j.unmet order by j.jpos), '{}')
+              from justs j) y,
+           (select coalesce(array_agg(e.ant order by e.ant, e.jpos), '{}'), coalesce(array_agg(e.jpos order by e.ant, e.jpos), '{}')
+              from edges e) z;
+    v_n := cardinality(o_ids);
+    if v_n = 0 then
+        return;
+    end if;
+
+    -- an antecedent inside the closure is needed whatever it was (unmet counted it if it was not current)
+    v_first := array_fill(1, array[v_n]);
+    v_last := array_fill(0, array[v_n]);
+    for v_k in 1 .. cardinality(v_edge_ant) loop
+        v_p := v_edge_ant[v_k];
+        if o_was_current[v_p] then
+            v_j := v_edge_just[v_k];
+            v_need[v_j] := v_need[v_j] + 1;
+        end if;
+        if v_last[v_p] = 0 then
+            v_first[v_p] := v_k;
+        end if;
+        v_last[v_p] := v_k;
+    end loop;
+
+    -- 2. supersessions of closure beliefs, when there are any
+    if true = any(v_loser) then
+        select array_agg(u.pos), array_agg(coalesce(array_position(o_ids, r.from_belief), 0)), array_agg(w.holds)
+          into v_sup_loser, v_sup_winner, v_sup_holds
+          from unnest(o_ids, v_loser) with ordinality as u (id, loser, pos)
+          join beliefdb.relation r
+            on r.workspace_id = p_workspace_id and r.to_belief = u.id and r.kind = 'supersedes'
+          join beliefdb.node w on w.workspace_id = r.workspace_id and w.id = r.from_belief
+         where u.loser;
+    end if;
+
+    -- 3. alternate: least fixpoint of holding given who is superseded, then who is superseded
+    --    given holding, until nothing changes. Supersession is acyclic and never against a
+    --    belief's own support, so this settles stratum by stratum.
+    loop
+        o_rounds := o_rounds + 1;
+        if o_rounds > 100 then
+            raise exception 'holding did not settle after 100 rounds' using errcode = 'BD002';
+        end if;
+        -- least fixpoint by counting: a node that becomes current takes one off what each
+        -- justification it is in misses; a node holds once one of its justifications misses
+        -- nothing. Linear in the closure's edges.
+        v_missing := v_need;
+        o_holds := array_fill(false, array[v_n]);
+        v_queue := array_fill(0, array[v_n]);
+        v_tail := 0;
+        for v_p in 1 .. v_n loop
+            if o_premise[v_p] and not o_blocked[v_p] then
+                o_holds[v_p] := true;
+                if not o_superseded[v_p] then
+                    v_tail := v_tail + 1;
+                    v_queue[v_tail] := v_p;
+                end if;
+            end if;
+        end loop;
+        for v_j in 1 .. cardinality(v_cons) loop
+            if v_missing[v_j] = 0 then
+                v_c := v_cons[v_j];
+                if not o_holds[v_c] and not o_blocked[v_c] then
+                    o_holds[v_c] := true;
+                    if not o_superseded[v_c] then
+                        v_tail := v_tail + 1;
+                        v_queue[v_tail] := v_c;
+                    end if;
+                end if;
+            end if;
+        end loop;
+        v_head := 1;
+        while v_head <= v_tail loop
+            v_p := v_queue[v_head];
+            v_head := v_head + 1;
+            for v_k in v_first[v_p] .. v_last[v_p] loop
+                v_j := v_edge_just[v_k];
+                v_missing[v_j] := v_missing[v_j] - 1;
+                if v_missing[v_j] = 0 then
+                    v_c := v_cons[v_j];
+                    if not o_holds[v_c] and not o_blocked[v_c] then
+                        o_holds[v_c] := true;
+                        if not o_superseded[v_c] then
+                            v_tail := v_tail + 1;
+                            v_queue[v_tail] := v_c;
+                        end if;
+                    end if;
+                end if;
+            end loop;
+        end loop;
+
+        -- a belief is superseded while a winner over it holds (in the closure: as just computed)
+        exit when v_sup_loser is null;
+        v_changed := false;
+        for v_p in 1 .. v_n loop
+            if v_loser[v_p] then
+                v_sup := false;
+                for v_k in 1 .. cardinality(v_sup_loser) loop
+                    if v_sup_loser[v_k] = v_p then
+                        v_c := v_sup_winner[v_k];
+                        v_sup := v_sup or (case when v_c > 0 then o_holds[v_c] else v_sup_holds[v_k] end);
+                    end if;
+                end loop;
+                if v_sup <> o_superseded[v_p] then
+                    o_superseded[v_p] := v_sup;
+                    v_changed := true;
+                end if;
+            end if;
+        end loop;
+        exit when not v_changed;
+    end loop;
+
+    -- what survives of each decision: its justifications that miss nothing
+    v_k := 0;
+    for v_j in 1 .. cardinality(v_cons) loop
+        if v_missing[v_j] = 0 and o_kind[v_cons[v_j]] = 'decision' then
+            v_k := v_k + 1;
+            o_live[v_k] := v_just[v_j];
+            o_live_decision[v_k] := o_ids[v_cons[v_j]];
+        end if;
+    end loop;
+end
+$$;
+comment on function beliefdb.evaluate_closure(uuid, uuid[], uuid[]) is 'Holding and supersession of the forward closure of a change, as arrays (reads only)';
+
+-- Evaluate the forward closure of a change into pg_temp.beliefdb_evaluation (see
+-- evaluate_closure) and return the number of supersession rounds it took.
 create or replace function beliefdb.evaluate(p_workspace_id uuid, p_seeds uuid[], p_assume_off uuid[] default '{}')
 returns integer
 language plpgsql
 set search_path = pg_catalog, pg_temp
--- the working set is small next to the graph: walk it with index lookups, never scan the graph
--- (the planner cannot know how few justifications a closure has)
-set enable_seqscan = off
-set enable_hashjoin = off
-set enable_mergejoin = off
 as $$
 declare
-    v_rounds integer := 0;
-    v_level integer;
-    v_changed bigint;
+    v_e record;
 begin
     perform beliefdb.prepare_evaluation();
-
-    -- 1. forward closure over reasons (antecedent -> consequent), supersession (winner -> loser)
-    --    and ties (either side), ids first so the table statistics drive the joins that follow
-    insert into pg_temp.beliefdb_evaluation (id)
-    with recursive closure (id) as (
-        select s.id from unnest(coalesce(p_seeds, '{}') || coalesce(p_assume_off, '{}')) as s (id)
-        union
-        select next.id
-          from closure c
-          cross join lateral (
-                select j.consequent as id
-                  from beliefdb.justification_antecedent a
-                  join beliefdb.justification j on j.workspace_id = a.workspace_id and j.id = a.justification_id
-                 where a.workspace_id = p_workspace_id and a.antecedent = c.id
-                union all
-                select r.to_belief
-                  from beliefdb.relation r
-                 where r.workspace_id = p_workspace_id and r.from_belief = c.id and r.kind = 'supersedes'
-                union all
-                -- the other side of a tie: whether it is still conflicting depends on this one
-                select case when r.from_belief = c.id then r.to_belief else r.from_belief end
-                  from beliefdb.relation r
-                 where r.workspace_id = p_workspace_id and r.kind = 'conflicts_with'
-                   and c.id in (r.from_belief, r.to_belief)
-          ) next
-    )
-    select c.id from closure c;
-    analyze pg_temp.beliefdb_evaluation;
-
-    update pg_temp.beliefdb_evaluation e
-       set kind = n.kind, held = n.holds, was_current = n.current,
-           blocked = n.retracted_at is not null or n.id = any(coalesce(p_assume_off, '{}'))
-      from beliefdb.node n
-     where n.workspace_id = p_workspace_id and n.id = e.id;
-    delete from pg_temp.beliefdb_evaluation where kind is null;  -- ids that are not nodes
-
-    -- 2. premises: fragments of versions in force, corrections, user inputs
-    update pg_temp.beliefdb_evaluation e
-       set premise = true
-      from beliefdb.fragment f
-     where e.kind = 'fragment' and f.workspace_id = p_workspace_id and f.id = e.id
-       and beliefdb.in_force(p_workspace_id, f.source_version_id);
-    -- an agent step nothing was recorded as feeding is taken as given, like a user input
-    update pg_temp.beliefdb_evaluation e
-       set premise = true
-     where e.kind = 'correction'
-        or (e.kind = 'step' and exists (select from beliefdb.step s
-                                         where s.workspace_id = p_workspace_id and s.id = e.id
-                                           and (s.kind = 'user_input'
-                                                or not exists (select from beliefdb.justification j
-                                                                where j.workspace_id = s.workspace_id
-                                                                  and j.consequent = s.id))));
-
-    -- 3. supersession as it stands, then alternate: least fixpoint of holding given who is
-    --    superseded, then who is superseded given holding, until nothing changes. Supersession is
-    --    acyclic and never against a belief's own support, so this settles stratum by stratum.
-    update pg_temp.beliefdb_evaluation e
-       set superseded = exists (
-            select from beliefdb.relation r
-              join beliefdb.node w on w.workspace_id = r.workspace_id and w.id = r.from_belief
-             where r.workspace_id = p_workspace_id and r.to_belief = e.id and r.kind = 'supersedes'
-               and w.holds)
-     where e.kind = 'belief';
-
-    -- 4. every justification of a node in the closure, counting what it needs: antecedents in
-    --    the closure (none holds yet) and antecedents outside it that are not current
-    insert into pg_temp.beliefdb_evaluation_reason (id, consequent, needed, missing)
-    select j.id, j.consequent, x.needed, x.needed
-      from pg_temp.beliefdb_evaluation e
-      join beliefdb.justification j on j.workspace_id = p_workspace_id and j.consequent = e.id
-      cross join lateral (
-            select count(*) filter (where ea.id is not null or not coalesce(an.current, false)) as needed
-              from beliefdb.justification_antecedent a
-              left join pg_temp.beliefdb_evaluation ea on ea.id = a.antecedent
-              left join beliefdb.node an
-                on ea.id is null and an.workspace_id = a.workspace_id and an.id = a.antecedent
-             where a.workspace_id = j.workspace_id and a.justification_id = j.id
-      ) x;
-    analyze pg_temp.beliefdb_evaluation;
-    analyze pg_temp.beliefdb_evaluation_reason;
-
-    loop
-        v_rounds := v_rounds + 1;
-        if v_rounds > 100 then
-            raise exception 'holding did not settle after 100 rounds' using errcode = 'BD002';
-        end if;
-        update pg_temp.beliefdb_evaluation_reason set missing = needed;
-        -- level 0: premises, and nodes with a reason that needs nothing in the closure
-        update pg_temp.beliefdb_evaluation e
-           set holds = not e.blocked and (e.premise or exists (
-                    select from pg_temp.beliefdb_evaluation_reason r where r.consequent = e.id and r.missing = 0)),
-               level = case when not e.blocked and (e.premise or exists (
-                    select from pg_temp.beliefdb_evaluation_reason r where r.consequent = e.id and r.missing = 0))
-                       then 0 end;
-
-        -- least fixpoint, semi-naive by counting: each node that became current at the last
-        -- level takes one off what its justifications miss; a node holds once one of its
-        -- justifications misses nothing. Work is linear in the closure's edges.
-        v_level := 0;
-        loop
-            update pg_temp.beliefdb_evaluation_reason r
-               set missing = r.missing - d.n
-              from (select a.justification_id, count(*) as n
-                      from pg_temp.beliefdb_evaluation e
-                      join beliefdb.justification_antecedent a
-                        on a.workspace_id = p_workspace_id and a.antecedent = e.id
-                     where e.level = v_level and not e.superseded
-                     group by a.justification_id) d
-             where r.id = d.justification_id;
-            update pg_temp.beliefdb_evaluation e
-               set holds = true, level = v_level + 1
-             where not e.holds and not e.blocked
-               and exists (select from pg_temp.beliefdb_evaluation_reason r
-                            where r.consequent = e.id and r.missing = 0);
-            get diagnostics v_changed = row_count;
-            exit when v_changed = 0;
-            v_level := v_level + 1;
-        end loop;
-
-        update pg_temp.beliefdb_evaluation e
-           set superseded = not e.superseded
-         where e.kind = 'belief'
-           and e.superseded is distinct from exists (
-                select from beliefdb.relation r
-                  left join pg_temp.beliefdb_evaluation ew on ew.id = r.from_belief
-                  left join beliefdb.node w
-                    on ew.id is null and w.workspace_id = r.workspace_id and w.id = r.from_belief
-                 where r.workspace_id = p_workspace_id and r.to_belief = e.id and r.kind = 'supersedes'
-                   and coalesce(ew.holds, w.holds));
-        get diagnostics v_changed = row_count;
-        exit when v_changed = 0;
-    end loop;
-    return v_rounds;
+    select * into v_e from beliefdb.evaluate_closure(p_workspace_id, p_seeds, p_assume_off);
+    insert into pg_temp.beliefdb_evaluation (id, kind, held, was_current, premise, blocked, holds, superseded)
+    select * from unnest(v_e.o_ids, v_e.o_kind, v_e.o_held, v_e.o_was_current, v_e.o_premise, v_e.o_blocked,
+                         v_e.o_holds, v_e.o_superseded);
+    return v_e.o_rounds;
 end
 $$;
 comment on function beliefdb.evaluate(uuid, uuid[], uuid[]) is 'Compute holding and supersession for the forward closure of a change (no writes outside the working set)';
@@ -253,6 +381,8 @@ begin
     -- statement after the lock a snapshot that includes the other's commit)
     perform pg_advisory_xact_lock(hashtextextended('beliefdb.propagate:' || p_workspace_id::text, 0));
     perform beliefdb.evaluate(p_workspace_id, p_seeds);
+    -- the planner gets the working set's size: index walks for small closures, not scans
+    analyze pg_temp.beliefdb_evaluation;
 
     update beliefdb.node n
        set holds = e.holds, current = e.holds and not e.superseded
@@ -390,49 +520,61 @@ create or replace function beliefdb.impact(p_ids uuid[])
 returns table (node uuid, kind text, effect text, detail jsonb)
 language plpgsql
 set search_path = pg_catalog, pg_temp
+-- the closure is small next to the graph: join it to decisions and actions by index lookups
+-- (what is joined in memory, arrays to arrays, may hash); plan once per session, not per call
+set enable_seqscan = off
+set enable_mergejoin = off
+set plan_cache_mode = force_generic_plan
 as $$
 declare
     v_ws uuid := beliefdb.current_workspace_id();
     v_targets uuid[] := beliefdb.expand_targets(v_ws, p_ids);
+    v_e record;
 begin
     if cardinality(v_targets) = 0 then
         raise exception 'nothing to assess: no belief, fragment, decision or source has these ids' using errcode = 'BD004';
     end if;
-    perform beliefdb.evaluate(v_ws, v_targets, v_targets);
+    -- the arrays as they come: a preview writes nothing, not even the working set
+    select * into v_e from beliefdb.evaluate_closure(v_ws, v_targets, v_targets);
     return query
+    with e as (
+        select *
+          from unnest(v_e.o_ids, v_e.o_kind, v_e.o_was_current, v_e.o_holds, v_e.o_superseded)
+               as e (id, kind, was_current, holds, superseded)
+    ), d as (
+        select e.id, e.holds, d.title, d.status
+          from e
+          join beliefdb.decision d on d.workspace_id = v_ws and d.id = e.id
+         where e.kind = 'decision'
+    ), live as (
+        -- each live justification of a decision by its antecedents (one index range each)
+        select l.id, l.decision, x.antecedents
+          from unnest(v_e.o_live, v_e.o_live_decision) as l (id, decision)
+          cross join lateral (
+                select jsonb_agg(a.antecedent order by a.antecedent) as antecedents
+                  from beliefdb.justification_antecedent a
+                 where a.workspace_id = v_ws and a.justification_id = l.id) x
+         where x.antecedents is not null
+    )
     select e.id, e.kind::text, 'stops_holding', '{}'::jsonb
-      from pg_temp.beliefdb_evaluation e
+      from e
      where e.was_current and not (e.holds and not e.superseded)
     union all
-    select e.id, 'decision', 'flag', jsonb_build_object('title', d.title)
-      from pg_temp.beliefdb_evaluation e
-      join beliefdb.decision d on d.workspace_id = v_ws and d.id = e.id
-     where e.kind = 'decision' and not e.holds and d.status = 'active'
+    select d.id, 'decision', 'flag', jsonb_build_object('title', d.title)
+      from d
+     where not d.holds and d.status = 'active'
     union all
     select a.id, 'action', 'hold', jsonb_build_object('decision', a.decision_id, 'description', a.description)
-      from pg_temp.beliefdb_evaluation e
-      join beliefdb.decision d on d.workspace_id = v_ws and d.id = e.id
-      join beliefdb.action a on a.workspace_id = d.workspace_id and a.decision_id = d.id
-     where e.kind = 'decision' and not e.holds and d.status = 'active' and a.status = 'scheduled'
+      from d
+      join beliefdb.action a on a.workspace_id = v_ws and a.decision_id = d.id
+     where not d.holds and d.status = 'active' and a.status = 'scheduled'
     union all
-    select e.id, 'decision', 'survives', jsonb_build_object('title', d.title, 'by', s.by)
-      from pg_temp.beliefdb_evaluation e
-      join beliefdb.decision d on d.workspace_id = v_ws and d.id = e.id
-      cross join lateral (
-            select jsonb_agg(live.antecedents) as by
-              from (select j.id, jsonb_agg(a.antecedent order by a.antecedent) as antecedents
-                      from beliefdb.justification j
-                      join beliefdb.justification_antecedent a
-                        on a.workspace_id = j.workspace_id and a.justification_id = j.id
-                      left join pg_temp.beliefdb_evaluation ea on ea.id = a.antecedent
-                      left join beliefdb.node an on an.workspace_id = a.workspace_id and an.id = a.antecedent
-                     where j.workspace_id = v_ws and j.consequent = e.id
-                     group by j.id
-                    having bool_and(coalesce(
-                        case when ea.id is not null then ea.holds and not ea.superseded else an.current end,
-                        false))) live
-      ) s
-     where e.kind = 'decision' and e.holds and d.status in ('active', 'approved');
+    select d.id, 'decision', 'survives', jsonb_build_object('title', d.title, 'by', s.by)
+      from d
+      left join (select live.decision, jsonb_agg(live.antecedents order by live.id) as by
+                   from live
+                  group by live.decision) s on s.decision = d.id
+     where d.holds and d.status in ('active', 'approved');
 end
 $$;
 comment on function beliefdb.impact(uuid[]) is 'Dry run: what stops holding, which decisions are flagged, which actions held, which decisions survive and by what';

@@ -35,6 +35,11 @@ declare
     v_seeds uuid[];
     v_steps integer;
     v_memories integer;
+    v_joint_nodes uuid[];
+    v_joint_ids uuid[];
+    v_support_from uuid[];
+    v_support_to uuid[];
+    v_support_ids uuid[];
 begin
     perform beliefdb.lock_workspace();
     if v_run is null then
@@ -105,34 +110,31 @@ begin
         raise exception 'only memories can be deleted, % is not one', v_bad.to_node using errcode = 'BD005';
     end if;
 
-    -- joint inputs: one reason per node, needing all of them
-    with joint as (
-        select e.to_node, pg_catalog.gen_random_uuid() as id
-          from beliefdb.trace_edges(p_memories, p_edges) e
-         where e.kind not in ('supports', 'follows', 'deletes')
-         group by e.to_node
-    ), reasons as (
-        insert into beliefdb.justification (workspace_id, id, consequent)
-        select v_ws, j.id, j.to_node from joint j
-    )
+    -- joint inputs: one reason per node, needing all of them (ids first: the antecedent trigger
+    -- reads its justification, so the two inserts are separate statements)
+    select coalesce(array_agg(x.to_node), '{}'), coalesce(array_agg(pg_catalog.gen_random_uuid()), '{}')
+      into v_joint_nodes, v_joint_ids
+      from (select distinct e.to_node from beliefdb.trace_edges(p_memories, p_edges) e
+             where e.kind not in ('supports', 'follows', 'deletes')) x;
+    insert into beliefdb.justification (workspace_id, id, consequent)
+    select v_ws, j.id, j.node from unnest(v_joint_ids, v_joint_nodes) as j (id, node);
     insert into beliefdb.justification_antecedent (workspace_id, justification_id, antecedent, edge_kind)
     select distinct on (j.id, e.from_node) v_ws, j.id, e.from_node, e.kind::beliefdb.edge_kind
-      from joint j
+      from unnest(v_joint_ids, v_joint_nodes) as j (id, node)
       join beliefdb.trace_edges(p_memories, p_edges) e
-        on e.to_node = j.to_node and e.kind not in ('supports', 'follows', 'deletes')
+        on e.to_node = j.node and e.kind not in ('supports', 'follows', 'deletes')
      order by j.id, e.from_node, e.kind;
 
     -- supports: each one an independent reason of its own
-    with alternative as (
-        select e.from_node, e.to_node, pg_catalog.gen_random_uuid() as id
-          from (select distinct e.from_node, e.to_node
-                  from beliefdb.trace_edges(p_memories, p_edges) e where e.kind = 'supports') e
-    ), reasons as (
-        insert into beliefdb.justification (workspace_id, id, consequent)
-        select v_ws, a.id, a.to_node from alternative a
-    )
+    select coalesce(array_agg(x.from_node), '{}'), coalesce(array_agg(x.to_node), '{}'),
+           coalesce(array_agg(pg_catalog.gen_random_uuid()), '{}')
+      into v_support_from, v_support_to, v_support_ids
+      from (select distinct e.from_node, e.to_node
+              from beliefdb.trace_edges(p_memories, p_edges) e where e.kind = 'supports') x;
+    insert into beliefdb.justification (workspace_id, id, consequent)
+    select v_ws, j.id, j.node from unnest(v_support_ids, v_support_to) as j (id, node);
     insert into beliefdb.justification_antecedent (workspace_id, justification_id, antecedent, edge_kind)
-    select v_ws, a.id, a.from_node, 'supports' from alternative a;
+    select v_ws, j.id, j.ant, 'supports' from unnest(v_support_ids, v_support_from) as j (id, ant);
 
     insert into beliefdb.trace_edge (workspace_id, from_node, to_node, kind)
     select distinct v_ws, e.from_node, e.to_node, e.kind

@@ -234,6 +234,25 @@ def check(stored: Stored, expected: Answer, g: Graph) -> None:
     assert got.holds == expected.holds, (g, {n for n in got.holds if got.holds[n] != expected.holds[n]})
     assert got.status == expected.status, (g, {n: (got.status[n], expected.status[n]) for n in got.status
                                                if got.status[n] != expected.status[n]})
+    # what evaluation reads instead of the nodes: each justification's count of antecedents that are
+    # not current, and each antecedent edge's copy of its consequent, agree with the rows they summarise
+    drift = stored.conn.execute("""
+        select j.id, j.unmet, (select count(*) from beliefdb.justification_antecedent a
+                                 join beliefdb.node n on n.workspace_id = a.workspace_id and n.id = a.antecedent
+                                where a.workspace_id = j.workspace_id and a.justification_id = j.id
+                                  and not n.current)
+          from beliefdb.justification j
+         where j.workspace_id = %(ws)s
+           and j.unmet <> (select count(*) from beliefdb.justification_antecedent a
+                             join beliefdb.node n on n.workspace_id = a.workspace_id and n.id = a.antecedent
+                            where a.workspace_id = j.workspace_id and a.justification_id = j.id and not n.current)
+        union all
+        select a.justification_id, null, null
+          from beliefdb.justification_antecedent a
+          join beliefdb.justification j on j.workspace_id = a.workspace_id and j.id = a.justification_id
+         where a.workspace_id = %(ws)s and a.consequent <> j.consequent""", {"ws": stored.ws}).fetchall()
+    stored.conn.commit()
+    assert drift == [], (g, drift)
 
 
 # ---------------------------------------------------------------------------------------------
