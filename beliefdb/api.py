@@ -181,9 +181,11 @@ class BeliefDB:
     def steps(self, run: str | UUID) -> list[TraceStep]:
         return trace.steps(self.database, trace.run_id(self.database, run))
 
-    def repair_plan(self, faulty: Sequence[str | UUID], *, independent_evidence: bool = True) -> RepairPlan:
-        """What repairing these faulty memories would delete, quarantine, invalidate, replay and preserve."""
-        return repair.plan(self.database, faulty, independent_evidence=independent_evidence)
+    def repair_plan(self, faulty: Sequence[str | UUID], *, independent_evidence: bool = True,
+                    untouched: bool = False) -> RepairPlan:
+        """What repairing these faulty memories would delete, quarantine, invalidate, replay and preserve
+        (``untouched``: preserve also lists the affected runs' steps nothing faulty reaches)."""
+        return repair.plan(self.database, faulty, independent_evidence=independent_evidence, untouched=untouched)
 
     def repair_apply(self, faulty: Sequence[str | UUID], *, independent_evidence: bool = True) -> RepairResult:
         """Carry out the store side of the repair plan in one transaction; replay with repair_replay."""

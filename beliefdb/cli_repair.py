@@ -51,8 +51,8 @@ def repair_plan(
 ) -> None:
     """What repairing these faulty memories would delete, quarantine, invalidate, replay and preserve (dry run)."""
     with errors(as_json), database(db, home, workspace, None) as bound:
-        plan = repair.plan(bound, faulty, independent_evidence=not no_independent_evidence)
-    typer.echo(render.to_json(plan) if as_json else render_trace.plan(plan, show_untouched=all_steps))
+        plan = repair.plan(bound, faulty, independent_evidence=not no_independent_evidence, untouched=all_steps)
+    typer.echo(render.to_json(plan) if as_json else render_trace.plan(plan))
 
 
 @repair_app.command("apply")

@@ -38,14 +38,14 @@ def steps(rows: Iterable[TraceStep], inputs: Iterable[TraceInput]) -> str:
     return "\n".join(lines) if lines else "(no steps)"
 
 
-def plan(p: RepairPlan, *, show_untouched: bool = False) -> str:
+def plan(p: RepairPlan) -> str:
     lines = ["repair plan for faulty memories: " + ", ".join(short(x) for x in p.faulty)]
     for action in ACTIONS:
         items = p.of(action)
-        shown = [i for i in items if show_untouched or i.reason != "not reachable from the faulty memories"]
-        lines.append(f"{action}: {len(items)}" + (f" ({len(items) - len(shown)} untouched steps not listed)"
-                                                  if len(shown) < len(items) else ""))
-        for i in shown:
+        listed_all = any(i.reason == "not reachable from the faulty memories" for i in items)
+        lines.append(f"{action}: {len(items)}" + (" (and every step nothing faulty reaches; --all lists them)"
+                                                  if action == "preserve" and not listed_all else ""))
+        for i in items:
             what = i.step_kind or i.node_kind
             where = f" run {short(i.run_id)} #{i.seq}" if i.run_id else ""
             saved = (" — saved by " + ", ".join(short(x) for x in i.saved_by)) if i.saved_by else ""

@@ -96,13 +96,20 @@ def _plan_items(raw: list[dict[str, Any]]) -> list[PlanItem]:
             for i in raw]
 
 
-def plan(db: Database, faulty: Sequence[str | UUID], *, independent_evidence: bool = True,
+def plan(db: Database, faulty: Sequence[str | UUID], *, independent_evidence: bool = True, untouched: bool = False,
          conn: psycopg.Connection[Any] | None = None) -> RepairPlan:
-    """The repair plan for these faulty memories; nothing is written."""
+    """The repair plan for these faulty memories; nothing is written. With ``untouched``, preserve
+    also lists every step of the affected runs that nothing faulty reaches (the rest of "everything
+    else"); without, it lists the candidates that still hold."""
     with db.transaction(conn) as c:
         ids = _faulty_ids(db, faulty, c)
-        raw = db.scalar("select beliefdb.repair_plan_json(%s, %s)", (ids, independent_evidence), c)
-    return RepairPlan(faulty=ids, items=_plan_items(raw))
+        items: list[PlanItem] = db.fetch_all(PlanItem, """
+            select p.node, p.node_kind, p.step_kind, p.run_id, p.seq, p.action, p.reason, p.saved_by
+              from beliefdb.repair_plan(%s, %s, %s) p
+              left join beliefdb.run r on r.id = p.run_id
+             order by array_position(array['delete', 'quarantine', 'invalidate', 'replay', 'preserve'], p.action),
+                      r.created_at, r.id, p.seq, p.node""", (ids, independent_evidence, untouched), c)
+    return RepairPlan(faulty=ids, items=items)
 
 
 def apply(db: Database, faulty: Sequence[str | UUID], *, independent_evidence: bool = True,

@@ -200,11 +200,11 @@ def measure(db: beliefdb.BeliefDB, faulty: list[UUID], repeat: int) -> dict[str,
         db.repair_plan(faulty)
         lib.append((time.perf_counter() - t0) * 1000)
     with db.database.transaction() as conn:
-        conn.execute("select count(*) from beliefdb.repair_plan(%s)", (faulty,)).fetchall()
+        conn.execute("select count(*) from beliefdb.repair_plan(%s, true, false)", (faulty,)).fetchall()
     for _ in range(repeat):
         with db.database.transaction() as conn:
             t0 = time.perf_counter()
-            rows = conn.execute("select * from beliefdb.repair_plan(%s)", (faulty,)).fetchall()
+            rows = conn.execute("select * from beliefdb.repair_plan(%s, true, false)", (faulty,)).fetchall()
             raw.append((time.perf_counter() - t0) * 1000)
     assert len(rows) == len(plan.items)
     # of which: the holding fixpoint over the closure with the faulty memories off

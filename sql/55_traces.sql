@@ -175,7 +175,10 @@ comment on function beliefdb.record_trace(jsonb, jsonb, jsonb, jsonb) is 'Record
 -- the rest: faulty memories are deleted, derived memories quarantined, affected steps that lead
 -- to the final answer of their run replayed (in execution order), the other affected steps
 -- invalidated. With p_independent_evidence off, everything reachable counts as affected.
-create or replace function beliefdb.repair_plan(p_faulty uuid[], p_independent_evidence boolean default true)
+-- (an earlier signature without p_untouched, from before its release)
+drop function if exists beliefdb.repair_plan(uuid[], boolean);
+create or replace function beliefdb.repair_plan(p_faulty uuid[], p_independent_evidence boolean default true,
+                                                p_untouched boolean default true)
 returns table (node uuid, node_kind text, step_kind text, run_id uuid, seq integer, action text, reason text,
                saved_by uuid[])
 language plpgsql
@@ -324,14 +327,14 @@ begin
     union all
     -- steps of the affected runs that nothing faulty reaches: untouched
     select s.id, 'step', s.kind::text, s.run_id, s.seq, 'preserve', 'not reachable from the faulty memories', '{}'
-      from (select distinct v.run_id from verdict v where v.affected and v.run_id is not null) r
+      from (select distinct v.run_id from verdict v where p_untouched and v.affected and v.run_id is not null) r
       cross join lateral (select s.id, s.kind, s.run_id, s.seq, s.status from beliefdb.step s
                            where s.workspace_id = v_ws and s.run_id = r.run_id offset 0) s
      where s.status = 'recorded'
        and not exists (select from pg_temp.beliefdb_evaluation e where e.id = s.id);
 end
 $$;
-comment on function beliefdb.repair_plan(uuid[], boolean) is 'Rollback repair plan for faulty memories: delete, quarantine, invalidate, replay (in order), preserve, with reasons';
+comment on function beliefdb.repair_plan(uuid[], boolean, boolean) is 'Rollback repair plan for faulty memories: delete, quarantine, invalidate, replay (in order), preserve (p_untouched: with the untouched steps of the affected runs), with reasons';
 
 -- The plan as one ordered JSON array: by action, then execution order (run, then step).
 create or replace function beliefdb.repair_plan_json(p_faulty uuid[], p_independent_evidence boolean default true)

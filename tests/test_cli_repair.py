@@ -58,7 +58,10 @@ def test_repair_plan_and_apply(cli: Cli, bdb: beliefdb.BeliefDB) -> None:
     text = cli("repair", "plan", "--faulty", str(s.m_bad)[:8])
     assert text.exit_code == 0, text.output
     assert "saved by " + str(s.o_crm)[:8] in text.stdout
-    assert "untouched steps not listed" in text.stdout
+    assert "--all lists them" in text.stdout
+    every = cli.ok("repair", "plan", "--faulty", str(s.m_bad), "--all")
+    assert len(every["items"]) > len(plan["items"])  # the untouched steps of the run, listed
+    assert str(s.note) in {i["node"] for i in every["items"]} - {i["node"] for i in plan["items"]}
     ablation = cli.ok("repair", "plan", "--faulty", str(s.m_bad), "--no-independent-evidence")
     assert len([i for i in ablation["items"] if i["action"] == "replay"]) == 7
     applied = cli.ok("repair", "apply", "--faulty", str(s.m_bad))

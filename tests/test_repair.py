@@ -90,7 +90,7 @@ def test_recorded_steps_and_memories_hold(bdb: beliefdb.BeliefDB) -> None:
 
 def test_plan_is_exact(bdb: beliefdb.BeliefDB) -> None:
     s = record_story(bdb)
-    plan = bdb.repair_plan([s.m_bad])
+    plan = bdb.repair_plan([s.m_bad], untouched=True)
     other_steps = {st.id for st in bdb.steps(s.run2)} - {
         s.r_bad, s.c_tier, s.c_crm, s.plan, s.t_book, s.o_book, s.upsell, s.w_fare, s.answer}
     expected = {

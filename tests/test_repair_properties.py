@@ -483,7 +483,7 @@ def test_plan_equals_the_reference(postgresql: psycopg.Connection[Any], db_url: 
     with recorded(db_url, t) as r:
         check_stored(postgresql, r, holding(t, frozenset()), t)
         for independent_evidence in (True, False):
-            plan = r.db.repair_plan(r.faulty(t), independent_evidence=independent_evidence)
+            plan = r.db.repair_plan(r.faulty(t), independent_evidence=independent_evidence, untouched=True)
             got = r.actions(plan)
             expected = reference_plan(t, independent_evidence)
             diff = {n: (got.get(n), expected.get(n)) for n in set(got) | set(expected) if got.get(n) != expected.get(n)}
@@ -505,7 +505,8 @@ def test_plan_equals_the_reference(postgresql: psycopg.Connection[Any], db_url: 
 def test_apply_and_replay(postgresql: psycopg.Connection[Any], db_url: str, t: Trace,
                           independent_evidence: bool) -> None:
     with recorded(db_url, t) as r:
-        planned = r.actions(r.db.repair_plan(r.faulty(t), independent_evidence=independent_evidence))
+        planned = r.actions(r.db.repair_plan(r.faulty(t), independent_evidence=independent_evidence,
+                                                untouched=True))
         applied = r.db.repair_apply(r.faulty(t), independent_evidence=independent_evidence)
         assert r.actions(applied.plan) == planned
         result = r.db.repair_replay(applied.repair_id, EXECUTOR)
