@@ -95,6 +95,7 @@ declare
     v_vector_sims double precision[] := '{}';
     v_query tsquery := beliefdb.question_query(p_question);
     v_words text[];
+    v_sort text;
     v_low real := coalesce(p_low_confidence,
                            (select p.weight from beliefdb.confidence_policy p
                              where p.factor = 'retrieval' and p.key = 'low_confidence'), 0.3);
@@ -108,6 +109,10 @@ begin
     if p_embedding is not null then
         perform set_config('hnsw.iterative_scan', 'relaxed_order', true);
         perform set_config('hnsw.ef_search', greatest(4 * p_candidates, 100)::text, true);
+        -- the order must come from the HNSW index: a sort would read every vector of the
+        -- workspace (the planner cannot tell how many that is)
+        v_sort := current_setting('enable_sort');
+        perform set_config('enable_sort', 'off', true);
         -- the cast to the model's dimension matches the partial HNSW index of that dimension
         execute pg_catalog.format($q$
             select coalesce(array_agg(x.belief_id order by x.distance), '{}'),
@@ -124,6 +129,7 @@ begin
           into v_vector_ids, v_vector_sims
           using p_embedding, v_ws, p_model, p_min_confidence, p_as_of, p_scope, p_include_fixtures, p_candidates,
                 p_min_similarity;
+        perform set_config('enable_sort', v_sort, true);
     end if;
 
     v_words := array(select distinct w from regexp_split_to_table(lower(p_question), '[^[:alnum:]]+') w
@@ -145,7 +151,7 @@ begin
                                  where v_query is not null and b0.workspace_id = v_ws and b0.search @@ v_query
                                    and b0.confidence >= p_min_confidence
                                    and (p_as_of is not null or b0.status in ('current', 'conflicting'))
-                                 limit 2000) b
+                                 limit 1000) b
                          order by r desc, b.id
                          limit p_candidates * 4) m
                   join beliefdb.belief b on b.workspace_id = v_ws and b.id = m.id
@@ -158,9 +164,15 @@ begin
           from (select m.id, m.s
                   from (select b.id, max(beliefdb.word_similarity(w.w, b.subject)) as s
                           from unnest(v_words) w (w)
-                          join beliefdb.belief b on w.w operator(beliefdb.<%) b.subject
-                         where b.workspace_id = v_ws and b.confidence >= p_min_confidence
-                           and (p_as_of is not null or b.status in ('current', 'conflicting'))
+                          -- a word common to many names (customer_1, customer_2, ...) names none
+                          -- of them in particular: a bounded number of subjects per word
+                          cross join lateral (
+                                select b.id, b.subject
+                                  from beliefdb.belief b
+                                 where w.w operator(beliefdb.<%) b.subject
+                                   and b.workspace_id = v_ws and b.confidence >= p_min_confidence
+                                   and (p_as_of is not null or b.status in ('current', 'conflicting'))
+                                 limit 50) b
                          group by b.id
                          order by s desc, b.id
                          limit p_candidates * 4) m
