@@ -17,7 +17,7 @@ Labels = Annotated[Path, typer.Option(
                      " correct is true/false, 1/0 or yes/no).", show_default=False)]
 Bins = Annotated[int, typer.Option("--bins", help="Number of equal-width confidence bins.")]
 Plot = Annotated[Path | None, typer.Option(
-    "--plot", help="Also save a reliability diagram as PNG (needs: pip install 'beliefdb[plot]').",
+    "--plot", help="Also save a reliability diagram as PNG (needs: pip install 'beliefdb\\[plot]').",
     show_default=False)]
 
 

@@ -123,6 +123,17 @@ def embed_new(db: Database, embedder: Embedder | None, ids: Sequence[UUID],
     return None
 
 
+def embed_new_belief(db: Database, belief: UUID, conn: psycopg.Connection[Any]) -> str | None:
+    """Best effort for one new belief with the configured embedder (corrections, derived beliefs)."""
+    from beliefdb.embed import get_embedder
+
+    try:
+        embedder = get_embedder()
+    except EmbedderUnavailable as exc:
+        return exc.message
+    return embed_new(db, embedder, [belief], conn)
+
+
 def backfill(db: Database, embedder: Embedder, *, batch: int = 64,
              progress: Callable[[int, int], None] | None = None) -> EmbedReport:
     """Embed every belief that has no vector of the workspace's model, one transaction per batch."""
