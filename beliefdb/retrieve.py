@@ -140,7 +140,7 @@ def ask(db: Database, question: str, *, k: int = 5, as_of: datetime | None = Non
                 {"q": question, "v": literal(vector) if vector is not None else None, "model": model, "k": k,
                  "as_of": as_of, "scope": psycopg.types.json.Jsonb(dict(scope or {})), "min_conf": min_confidence,
                  "fixtures": include_fixtures, "min_sim": min_similarity}, c)
-            answers = [_answer(db, r, as_of, c) for r in rows]
+            answers = _answers(db, rows, as_of, c)
     except errors.DatabaseUnavailable as exc:
         return AskResult(status="memory_unavailable", question=question, as_of=as_of, reason=exc.message)
     status = "ok" if answers else "no_match"
@@ -148,18 +148,33 @@ def ask(db: Database, question: str, *, k: int = 5, as_of: datetime | None = Non
                      context=_context(question, as_of, answers, degraded) if answers else "", degraded=degraded)
 
 
-def _answer(db: Database, r: Recalled, as_of: datetime | None, conn: psycopg.Connection[Any]) -> Answer:
-    found = get_beliefs(db, [r.belief_id], as_of, conn) or get_beliefs(db, [r.belief_id], None, conn)
-    belief = found[0]
-    evidence = db.fetch_all(Evidence, """
-        select belief_id, role, quote, fragment_id, start_offset, end_offset, source,
-               origin_type::text as origin_type, authority::text as authority, provenance::text as provenance,
-               version, version_label, version_sha256, in_force, created_at
-          from beliefdb.belief_evidence
-         where belief_id = %(id)s and role = 'supports' and created_at <= coalesce(%(as_of)s, beliefdb.clock())
-         order by in_force desc, version desc, start_offset""", {"id": r.belief_id, "as_of": as_of}, conn)
-    row = conn.execute("select beliefdb.recall_warnings(%s, %s)", (r.belief_id, as_of)).fetchone()
-    raw: dict[str, Any] = row[0] if row else {"conflicts": [], "replaced": [], "provenance": "production"}
-    return Answer(belief=belief, evidence=evidence, warnings=_warnings(belief, raw, r.low_confidence),
-                  conflicts=raw["conflicts"], replaced=raw["replaced"], provenance=raw["provenance"],
-                  low_confidence=r.low_confidence, score=r.score, similarity=r.similarity, matched_by=_matched_by(r))
+def _answers(db: Database, rows: list[Recalled], as_of: datetime | None,
+             conn: psycopg.Connection[Any]) -> list[Answer]:
+    """The recalled beliefs with their evidence and warnings: three queries, whatever k is."""
+    if not rows:
+        return []
+    ids = [r.belief_id for r in rows]
+    found = {b.id: b for b in get_beliefs(db, ids, as_of, conn)}
+    missing = [i for i in ids if i not in found]
+    if missing:  # believed then, and since changed: shown as they are now
+        found.update({b.id: b for b in get_beliefs(db, missing, None, conn)})
+    evidence: dict[UUID, list[Evidence]] = {}
+    for e in db.fetch_all(Evidence, """
+            select belief_id, role, quote, fragment_id, start_offset, end_offset, source,
+                   origin_type::text as origin_type, authority::text as authority, provenance::text as provenance,
+                   version, version_label, version_sha256, in_force, created_at
+              from beliefdb.belief_evidence
+             where belief_id = any(%(ids)s) and role = 'supports'
+               and created_at <= coalesce(%(as_of)s, beliefdb.clock())
+             order by in_force desc, version desc, start_offset""", {"ids": ids, "as_of": as_of}, conn):
+        evidence.setdefault(e.belief_id, []).append(e)
+    warnings = {UUID(str(r[0])): r[1] for r in conn.execute(
+        "select x.id, beliefdb.recall_warnings(x.id, %s) from unnest(%s::uuid[]) as x (id)", (as_of, ids))}
+    out = []
+    for r in rows:
+        belief, raw = found[r.belief_id], warnings[r.belief_id]
+        out.append(Answer(belief=belief, evidence=evidence.get(r.belief_id, []),
+                          warnings=_warnings(belief, raw, r.low_confidence), conflicts=raw["conflicts"],
+                          replaced=raw["replaced"], provenance=raw["provenance"], low_confidence=r.low_confidence,
+                          score=r.score, similarity=r.similarity, matched_by=_matched_by(r)))
+    return out
