@@ -325,10 +325,14 @@ def exact_top(c: psycopg.Connection[Any], params: dict[str, Any], k: int) -> lis
 
 
 def hnsw_top(c: psycopg.Connection[Any], params: dict[str, Any], k: int) -> list[Any]:
-    """The vector query of beliefdb.recall (truth filter inside, iterative scan, ef_search 40)."""
+    """The vector query of beliefdb.recall (truth filter inside, iterative scan, ef_search 160, the
+    order taken from the HNSW index, never from a sort)."""
     c.execute("select set_config('hnsw.iterative_scan', 'relaxed_order', true), "
-              "set_config('hnsw.ef_search', '40', true)")
-    return [r[0] for r in c.execute(VECTOR_QUERY, {**params, "k": k}).fetchall()]
+              "set_config('hnsw.ef_search', '160', true), set_config('enable_sort', 'off', true)")
+    try:
+        return [r[0] for r in c.execute(VECTOR_QUERY, {**params, "k": k}).fetchall()]
+    finally:
+        c.execute("select set_config('enable_sort', 'on', true)")
 
 
 BASELINE_QUERY = """
