@@ -13,8 +13,9 @@ an answer, and now and then a memory write (sometimes superseding an older memor
 measures, ``--repeat`` times each, for faulty memories of different reach (the size of their
 forward closure: an unread memory, a median one, the most read one, three at once):
 
-* ``bdb.repair_plan([...])``: the library call (one transaction, the JSON plan parsed into items);
-* ``select * from beliefdb.repair_plan(...)``: the raw SQL call, as the application role;
+* ``bdb.repair_plan([...])``: the library call (one transaction, the plan rows as items; untouched
+  steps not listed);
+* ``select * from beliefdb.repair_plan(..., true, false)``: the raw SQL call, as the application role;
 
 and the recording speed (steps per second of ``RunRecorder.flush``, which is one call).
 
