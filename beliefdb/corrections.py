@@ -13,7 +13,7 @@ import psycopg
 from beliefdb import errors
 from beliefdb.beliefs import resolve
 from beliefdb.connector import Database
-from beliefdb.embeddings import embed_new_belief
+from beliefdb.embeddings import embed_new
 from beliefdb.models import CorrectionPreview, CorrectionResult, StillSupported
 
 
@@ -51,7 +51,7 @@ def apply(db: Database, belief: str | UUID, statement: str, *, reviewer: str, ex
         assert row is not None
         raw = row[0]
         # the replacement is searchable like any belief (best effort: 'beliefdb embed' backfills)
-        embed_new_belief(db, UUID(raw["replacement"]), c)
+        embed_new(db, [UUID(raw["replacement"])], c)
     return CorrectionResult(
         correction=UUID(raw["correction"]), replacement=UUID(raw["replacement"]),
         superseded=_ids(raw["superseded"]), flagged=_ids(raw["flagged"]), held=_ids(raw["held"]),

@@ -96,12 +96,9 @@ def _record_model(conn: psycopg.Connection[Any], embedder: Embedder) -> None:
                  (embedder.model, embedder.dim))
 
 
-def embed_beliefs(db: Database, embedder: Embedder, ids: Sequence[UUID], conn: psycopg.Connection[Any]) -> int:
-    """Embed these beliefs (those without a vector of the model) inside the caller's transaction."""
-    if not ids:
-        return 0
-    check_model(db, embedder, conn)
-    todo = _missing(conn, embedder.model, ids, len(ids))
+def _embed_rows(db: Database, conn: psycopg.Connection[Any], embedder: Embedder,
+                todo: Sequence[tuple[UUID, str]]) -> int:
+    """Embed (id, statement) rows with one model call and store them with one statement."""
     if not todo:
         return 0
     vectors = embedder.passages([text for _, text in todo])
@@ -109,29 +106,45 @@ def embed_beliefs(db: Database, embedder: Embedder, ids: Sequence[UUID], conn: p
     return _store(db, conn, embedder.model, [i for i, _ in todo], vectors)
 
 
-def embed_new(db: Database, embedder: Embedder | None, ids: Sequence[UUID],
-              conn: psycopg.Connection[Any]) -> str | None:
-    """Best effort at write time: embed these beliefs, or say why it was deferred (``beliefdb embed``
-    backfills). A deferred embedding never fails the write it belongs to."""
-    if embedder is None or not ids:
+def embed_beliefs(db: Database, embedder: Embedder, ids: Sequence[UUID], conn: psycopg.Connection[Any]) -> int:
+    """Embed these beliefs (those without a vector of the model) inside the caller's transaction."""
+    if not ids:
+        return 0
+    check_model(db, embedder, conn)
+    return _embed_rows(db, conn, embedder, _missing(conn, embedder.model, ids, len(ids)))
+
+
+def embed_new(db: Database, ids: Sequence[UUID], conn: psycopg.Connection[Any],
+              embedder: Embedder | None = None) -> str | None:
+    """Best effort at write time (ingest, corrections): embed these new beliefs with ``embedder`` (default:
+    the configured one), or say why it was deferred (``beliefdb embed`` backfills). A deferred
+    embedding never fails the write it belongs to."""
+    if not ids:
         return None
+    from beliefdb.embed import get_embedder
+
     try:
+        chosen = embedder or get_embedder()
         with conn.transaction():
-            embed_beliefs(db, embedder, ids, conn)
+            embed_beliefs(db, chosen, ids, conn)
     except (EmbedderUnavailable, ModelMismatch) as exc:
         return exc.message
     return None
 
 
-def embed_new_belief(db: Database, belief: UUID, conn: psycopg.Connection[Any]) -> str | None:
-    """Best effort for one new belief with the configured embedder (corrections, derived beliefs)."""
-    from beliefdb.embed import get_embedder
-
-    try:
-        embedder = get_embedder()
-    except EmbedderUnavailable as exc:
-        return exc.message
-    return embed_new(db, embedder, [belief], conn)
+def _embed_missing(db: Database, embedder: Embedder, batch: int, total: int,
+                   progress: Callable[[int, int], None] | None) -> int:
+    """Embed every belief without a vector of ``embedder``'s model, one transaction per batch
+    (an interrupted run resumes where it stopped)."""
+    done = 0
+    while True:
+        with db.transaction() as c:
+            todo = _missing(c, embedder.model, None, batch)
+            if not todo:
+                return done
+            done += _embed_rows(db, c, embedder, todo)
+        if progress is not None:
+            progress(done, total)
 
 
 def backfill(db: Database, embedder: Embedder, *, batch: int = 64,
@@ -140,18 +153,7 @@ def backfill(db: Database, embedder: Embedder, *, batch: int = 64,
     with db.transaction() as c:
         check_model(db, embedder, c)
         total = count_missing(db, embedder.model, c)
-    done = 0
-    while True:
-        with db.transaction() as c:
-            todo = _missing(c, embedder.model, None, batch)
-            if not todo:
-                break
-            vectors = embedder.passages([text for _, text in todo])
-            _record_model(c, embedder)
-            done += _store(db, c, embedder.model, [i for i, _ in todo], vectors)
-        if progress is not None:
-            progress(done, total)
-    return EmbedReport(model=embedder.model, embedded=done, missing=0)
+    return EmbedReport(model=embedder.model, embedded=_embed_missing(db, embedder, batch, total, progress), missing=0)
 
 
 def reembed(db: Database, embedder: Embedder, *, batch: int = 64,
@@ -165,16 +167,7 @@ def reembed(db: Database, embedder: Embedder, *, batch: int = 64,
         c.execute("update beliefdb.embedding_model set target_model = %s, target_dim = %s",
                   (embedder.model, embedder.dim))
         total = count_missing(db, embedder.model, c)
-    done = 0
-    while True:
-        with db.transaction() as c:
-            todo = _missing(c, embedder.model, None, batch)
-            if not todo:
-                break
-            done += _store(db, c, embedder.model, [i for i, _ in todo],
-                           embedder.passages([text for _, text in todo]))
-        if progress is not None:
-            progress(done, total)
+    done = _embed_missing(db, embedder, batch, total, progress)
     with db.transaction() as c:
         c.execute("""update beliefdb.embedding_model
                         set model = target_model, dim = target_dim, target_model = null, target_dim = null,

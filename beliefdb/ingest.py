@@ -19,7 +19,6 @@ from psycopg.types.json import Jsonb
 
 from beliefdb import errors
 from beliefdb.connector import Database
-from beliefdb.embed import EmbedderUnavailable, get_embedder
 from beliefdb.embeddings import embed_new
 from beliefdb.extract import Candidate, get_extractor
 from beliefdb.fragments import split_fragments
@@ -195,13 +194,7 @@ def ingest_text(db: Database, text: str, options: SourceOptions, *, candidates: 
 
 def _embed(db: Database, report: IngestReport, embed: bool, conn: psycopg.Connection[Any]) -> str | None:
     """Embed the beliefs this ingest accepted, in its transaction; a failure only defers them."""
-    if not embed or not report.accepted:
-        return None
-    try:
-        embedder = get_embedder()
-    except EmbedderUnavailable as exc:
-        return exc.message
-    return embed_new(db, embedder, [a.id for a in report.accepted], conn)
+    return embed_new(db, [a.id for a in report.accepted], conn) if embed else None
 
 
 def _check_choice(name: str, value: str | None, choices: tuple[str, ...]) -> None:

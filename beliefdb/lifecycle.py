@@ -13,6 +13,7 @@ import psycopg
 from beliefdb import errors
 from beliefdb.beliefs import resolve
 from beliefdb.connector import Database
+from beliefdb.retraction import source_id
 
 OUTCOMES = ("succeeded", "failed", "rolled_back", "disputed")
 
@@ -59,10 +60,7 @@ def forget(db: Database, *, source: str | None = None, subject: str | None = Non
         raise errors.InvalidInput("forget exactly one of --source, --subject or --belief")
     with db.transaction(conn) as c:
         if source is not None:
-            found = db.scalar("select id from beliefdb.source where name = %s", (source,), c)
-            if found is None:
-                raise errors.NotFound(f"unknown source '{source}'")
-            args: tuple[Any, ...] = ("source", found, None, preview)
+            args: tuple[Any, ...] = ("source", source_id(db, source, c), None, preview)
         elif subject is not None:
             args = ("subject", None, subject, preview)
         else:

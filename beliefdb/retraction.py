@@ -36,7 +36,7 @@ def resolve_target(db: Database, ref: str | UUID, conn: psycopg.Connection[Any])
     return full
 
 
-def _source_id(db: Database, name: str, conn: psycopg.Connection[Any]) -> UUID:
+def source_id(db: Database, name: str, conn: psycopg.Connection[Any]) -> UUID:
     found = db.scalar("select id from beliefdb.source where name = %s", (name,), conn)
     if found is None:
         raise errors.NotFound(f"unknown source '{name}'")
@@ -74,7 +74,7 @@ def retract(db: Database, *, belief: str | UUID | None = None, fragment: str | U
         raise errors.InvalidInput("a retraction needs --reason")
     with db.transaction(conn) as c:
         if source is not None:
-            target, target_id = ("version" if version is not None else "source"), _source_id(db, source, c)
+            target, target_id = ("version" if version is not None else "source"), source_id(db, source, c)
         elif belief is not None:
             target, target_id = "node", resolve(db, belief, c)
         else:
@@ -93,11 +93,11 @@ def preview(db: Database, *, belief: str | UUID | None = None, fragment: str | U
     _check_target(belief, fragment, source, version)
     with db.transaction(conn) as c:
         if source is not None:
-            source_id = _source_id(db, source, c)
-            target = source_id
+            found = source_id(db, source, c)
+            target = found
             if version is not None:
                 version_id = db.scalar("select id from beliefdb.source_version where source_id = %s and version = %s",
-                                       (source_id, version), c)
+                                       (found, version), c)
                 if version_id is None:
                     raise errors.NotFound(f"unknown version {version} of source '{source}'")
                 target = UUID(str(version_id))
