@@ -162,7 +162,7 @@ def _resolve(item: str, verdict: str, note: str | None, winner: str | None, db: 
              workspace: str, principal: str | None, as_json: bool) -> None:
     with errors(as_json), database(db, home, workspace, principal) as bound:
         result = review.resolve_item(bound, item, verdict, note=note, winner=winner)
-    typer.echo(render.to_json(result) if as_json else f"{result['kind']} {result['node']}: {verdict}")
+    typer.echo(render.to_json(result) if as_json else render.review_resolution(result))
 
 
 @review_app.command("approve")
@@ -173,7 +173,9 @@ def review_approve(
     db: DbUrl = None, home: Home = None, workspace: WorkspaceOpt = DEFAULT_WORKSPACE, principal: Principal = None,
     as_json: Json = False,
 ) -> None:
-    """Approve: keep a flagged decision, release a held action, or settle a conflict for --winner."""
+    """Approve: keep a flagged decision, release a held action, settle a conflict for --winner, or
+    apply a proposed correction. Only a belief's owner approves a correction of it, or its loss
+    in a conflict (--as / BELIEFDB_PRINCIPAL names who is acting)."""
     _resolve(item, "approved", note, winner, db, home, workspace, principal, as_json)
 
 
@@ -184,7 +186,8 @@ def review_reject(
     db: DbUrl = None, home: Home = None, workspace: WorkspaceOpt = DEFAULT_WORKSPACE, principal: Principal = None,
     as_json: Json = False,
 ) -> None:
-    """Reject: a flagged decision is rejected and its held actions cancelled; a held action is cancelled."""
+    """Reject: a flagged decision is rejected and its held actions cancelled; a held action is cancelled;
+    a proposed correction is dismissed (by the belief's owner)."""
     _resolve(item, "rejected", note, None, db, home, workspace, principal, as_json)
 
 

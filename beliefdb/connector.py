@@ -34,6 +34,7 @@ _OWN_CODES: dict[str, type[errors.BeliefDBError]] = {
     "BD005": errors.InvalidInput,
     "BD006": errors.AmbiguousId,
     "BD007": errors.StaleCorrectionPreview,
+    "BD008": errors.NotOwner,
 }
 
 

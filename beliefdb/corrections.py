@@ -39,7 +39,9 @@ def apply(db: Database, belief: str | UUID, statement: str, *, reviewer: str, ex
           value: str | None = None, reason: str | None = None, idempotency_key: str | None = None,
           conn: psycopg.Connection[Any] | None = None) -> CorrectionResult:
     """Apply a correction in one transaction. A revision other than ``expect_revision`` raises
-    StaleCorrectionPreview; the same correction again returns the existing one, already_applied."""
+    StaleCorrectionPreview; the same correction again returns the existing one, already_applied.
+    A belief the session's principal does not own is not changed: the correction is proposed to
+    its owner in the review queue (``proposed``, ``review_item``)."""
     if not statement.strip():
         raise errors.InvalidInput("a correction needs the new statement")
     if not reviewer.strip():
@@ -50,8 +52,18 @@ def apply(db: Database, belief: str | UUID, statement: str, *, reviewer: str, ex
                         (belief_id, statement, value, reviewer, reason, expect_revision, idempotency_key)).fetchone()
         assert row is not None
         raw = row[0]
-        # the replacement is searchable like any belief (best effort: 'beliefdb embed' backfills)
-        embed_new(db, [UUID(raw["replacement"])], c)
+        if not raw["proposed"]:
+            # the replacement is searchable like any belief (best effort: 'beliefdb embed' backfills)
+            embed_new(db, [UUID(raw["replacement"])], c)
+    return result_from(raw)
+
+
+def result_from(raw: dict[str, Any]) -> CorrectionResult:
+    """The typed result of ``beliefdb.apply_correction`` (applied, or proposed to the owner)."""
+    if raw["proposed"]:
+        return CorrectionResult(correction=None, replacement=None, superseded=[], flagged=[], held=[],
+                                already_applied=raw["already_applied"], proposed=True,
+                                review_item=UUID(raw["review_item"]), owner=raw["owner"])
     return CorrectionResult(
         correction=UUID(raw["correction"]), replacement=UUID(raw["replacement"]),
         superseded=_ids(raw["superseded"]), flagged=_ids(raw["flagged"]), held=_ids(raw["held"]),

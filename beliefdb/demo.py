@@ -115,6 +115,7 @@ def run_demo(url: str, say: Callable[[str], None]) -> str:
                                   value="original payment method", reason="policy FAQ was wrong",
                                   expect_revision=seen.revision)
         say(_indent(render.correction_result(fixed)))
+        assert fixed.replacement is not None  # the demo's principal owns what it ingested
         say("   The replacement is backed by the reviewer's own words, not by the old quote:")
         say(_indent(render.why(beliefs.why(db, fixed.replacement))))
         say(_indent(_status(db)) + "\n")

@@ -59,6 +59,12 @@ class PermissionDenied(BeliefDBError):
     code = "permission_denied"
 
 
+class NotOwner(PermissionDenied):
+    """Only a belief's owner may change its status: propose a correction or raise a conflict."""
+
+    code = "not_owner"
+
+
 class StaleCorrectionPreview(BeliefDBError):
     """The belief changed since the preview: preview again, then apply with the new revision."""
 

@@ -25,6 +25,7 @@ if TYPE_CHECKING:  # alembic and SQLAlchemy load only when a migration runs: CLI
 REAPPLIED_FILES = (
     "00_schema.sql",
     "20_integrity.sql",
+    "25_ownership.sql",
     "30_audit.sql",
     "35_holding.sql",
     "40_beliefs.sql",

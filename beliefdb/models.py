@@ -255,12 +255,18 @@ class CorrectionPreview:
 
 @dataclass(frozen=True)
 class CorrectionResult:
-    correction: UUID
-    replacement: UUID
+    """An applied correction, or (``proposed``) one waiting in the review queue for the owner of
+    the belief: then ``correction`` and ``replacement`` are None and ``review_item`` is set."""
+
+    correction: UUID | None
+    replacement: UUID | None
     superseded: list[UUID]
     flagged: list[UUID]
     held: list[UUID]
     already_applied: bool
+    proposed: bool = False
+    review_item: UUID | None = None
+    owner: str | None = None
 
 
 @dataclass(frozen=True)
@@ -272,6 +278,8 @@ class ReviewItem:
     subject: str | None
     reason: str
     created_at: datetime
+    proposed_by: str | None = None
+    proposal: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True)

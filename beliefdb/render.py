@@ -209,6 +209,13 @@ def correction_preview(p: CorrectionPreview) -> str:
 
 
 def correction_result(r: CorrectionResult) -> str:
+    if r.proposed:
+        again = " (already proposed)" if r.already_applied else ""
+        return "\n".join([
+            f"correction proposed{again}: review item {r.review_item}",
+            f"  the belief is owned by {r.owner}; it changes when its owner approves:"
+            f" beliefdb review approve {short(r.review_item) if r.review_item else ''}",
+        ])
     head = "already applied (dependency check re-run)" if r.already_applied else "applied"
     return "\n".join([
         f"correction {r.correction}: {head}",
@@ -227,6 +234,15 @@ def changes(c: Changes) -> str:
     ])
 
 
+def review_resolution(result: dict[str, Any]) -> str:
+    line = f"{result['kind']} {result['node']}: {result['status']}"
+    applied = result.get("correction")
+    if applied:
+        line += (f"\n  correction {applied['correction']} applied: replacement {applied['replacement']},"
+                 f" flagged {len(applied['flagged'])} decision(s), held {len(applied['held'])} action(s)")
+    return line
+
+
 def review_items(rows: Iterable[ReviewItem]) -> str:
-    lines = [f"{short(r.id)}  {r.kind:<16} {short(r.node)}  {r.subject or ''}  — {r.reason}" for r in rows]
+    lines = [f"{short(r.id)}  {r.kind:<19} {short(r.node)}  {r.subject or ''}  — {r.reason}" for r in rows]
     return "\n".join(lines) if lines else "(review queue is empty)"

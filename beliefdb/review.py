@@ -1,5 +1,7 @@
 """The review queue: durable items a person approves or rejects (flagged decisions, held
-actions, unresolved conflicts). Resolution is ``beliefdb.review_resolve`` in SQL."""
+actions, unresolved conflicts, corrections proposed to a belief's owner). Resolution is
+``beliefdb.review_resolve`` in SQL, which lets only a belief's owner approve a correction of it
+or the supersession of it in a conflict."""
 
 from __future__ import annotations
 
@@ -11,11 +13,13 @@ import psycopg
 from beliefdb import errors
 from beliefdb.beliefs import resolve
 from beliefdb.connector import Database
+from beliefdb.embeddings import embed_new
 from beliefdb.models import ReviewItem
 
 
 def list_items(db: Database, conn: psycopg.Connection[Any] | None = None) -> list[ReviewItem]:
-    return db.fetch_all(ReviewItem, """select id, kind, node, other_node, subject, reason, created_at
+    return db.fetch_all(ReviewItem, """select id, kind, node, other_node, subject, reason, created_at,
+                                              proposed_by, proposal
                                          from beliefdb.review_queue order by created_at, id""", None, conn)
 
 
@@ -34,6 +38,10 @@ def resolve_item(db: Database, item: str | UUID, verdict: str, *, note: str | No
             winner_id = resolve(db, winner, c)
         row = c.execute("select beliefdb.review_resolve(%s, %s, %s, %s)",
                         (matches[0], verdict, note, winner_id)).fetchone()
-    assert row is not None
-    result: dict[str, Any] = row[0]
+        assert row is not None
+        result: dict[str, Any] = row[0]
+        applied = result.get("correction")
+        if applied and not applied.get("already_applied"):
+            # an approved proposal's replacement is searchable like any belief
+            embed_new(db, [UUID(applied["replacement"])], c)
     return result

@@ -40,11 +40,18 @@ as $$
 $$;
 comment on function beliefdb.current_workspace_id() is 'Workspace bound to this session by the beliefdb.workspace_id setting';
 
--- Who is acting: stamped by the session, never read from a payload.
+-- Who is acting: stamped by the session, never read from a payload. A session logged in as
+-- the schema's owner (the CLI and the library, which then set role beliefdb_app) names its
+-- principal with the beliefdb.principal setting; any other login (one role per agent, granted
+-- beliefdb_app) is its own principal and cannot claim another's name.
 create or replace function beliefdb.current_principal() returns text
 language sql stable
 set search_path = pg_catalog, pg_temp
 as $$
-    select coalesce(nullif(current_setting('beliefdb.principal', true), ''), session_user::text)
+    select case when pg_catalog.pg_has_role(session_user, n.nspowner, 'member')
+                then coalesce(nullif(pg_catalog.current_setting('beliefdb.principal', true), ''), session_user::text)
+                else session_user::text end
+      from pg_catalog.pg_namespace n
+     where n.nspname = 'beliefdb'
 $$;
-comment on function beliefdb.current_principal() is 'Principal (agent or person) acting in this session';
+comment on function beliefdb.current_principal() is 'Principal acting in this session: the login role, or the beliefdb.principal setting of an owner''s session';

@@ -405,7 +405,7 @@ create index belief_embedding_hnsw_384 on beliefdb.belief_embedding
 create table beliefdb.review_item (
     workspace_id uuid not null default beliefdb.current_workspace_id(),
     id uuid not null default pg_catalog.gen_random_uuid(),
-    kind text not null check (kind in ('decision_flagged', 'action_held', 'conflict')),
+    kind text not null check (kind in ('decision_flagged', 'action_held', 'conflict', 'correction_proposed')),
     node uuid not null,
     other_node uuid,
     reason text not null,
@@ -414,13 +414,18 @@ create table beliefdb.review_item (
     resolved_at timestamptz,
     resolved_by text,
     note text,
+    -- a correction proposed by a principal who does not own the belief: who, and what it says
+    proposed_by text,
+    proposal jsonb,
     primary key (workspace_id, id),
     foreign key (workspace_id, node) references beliefdb.node (workspace_id, id) on delete cascade,
     foreign key (workspace_id, other_node) references beliefdb.node (workspace_id, id) on delete cascade
 );
-comment on table beliefdb.review_item is 'A durable item for a person to approve or reject: a flagged decision, a held action, a tie';
+comment on table beliefdb.review_item is 'A durable item for a person to approve or reject: a flagged decision, a held action, a conflict, a proposed correction';
 
-create unique index review_item_open on beliefdb.review_item (workspace_id, kind, node) where status = 'open';
+-- one open item per node and kind, but several principals may each propose a correction
+create unique index review_item_open on beliefdb.review_item (workspace_id, kind, node)
+    where status = 'open' and kind <> 'correction_proposed';
 create index review_item_node on beliefdb.review_item (workspace_id, kind, node);
 
 -- Head of each workspace's audit chain: one row, locked by every append.

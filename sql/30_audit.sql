@@ -82,12 +82,18 @@ comment on function beliefdb.audit(text, jsonb) is 'Append an event to the bound
 -- appends to the chain, so writers in a workspace serialize on this row anyway; taking it first
 -- keeps one lock order (head, then propagation, then rows) and so no deadlock.
 create or replace function beliefdb.lock_workspace() returns void
-language sql security definer
+language plpgsql security definer
 set search_path = pg_catalog, pg_temp
 as $$
-    select from beliefdb.audit_head h where h.workspace_id = beliefdb.current_workspace_id() for update
+begin
+    perform from beliefdb.audit_head h where h.workspace_id = beliefdb.current_workspace_id() for update;
+    if not found then
+        raise exception 'no workspace bound (set beliefdb.workspace_id), or the workspace has no audit chain'
+            using errcode = 'BD003';
+    end if;
+end
 $$;
-comment on function beliefdb.lock_workspace() is 'Take the bound workspace''s write lock first (one lock order for every writer)';
+comment on function beliefdb.lock_workspace() is 'Take the bound workspace''s write lock first (one lock order for every writer); BD003 when none is bound';
 
 -- Trigger: a new workspace starts its chain with a genesis event.
 create or replace function beliefdb.audit_workspace_created() returns trigger

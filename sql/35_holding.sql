@@ -30,6 +30,13 @@ language plpgsql
 set search_path = pg_catalog, pg_temp
 as $$
 begin
+    -- the functions that evaluate run with owner rights: a table of this name made by the
+    -- session's own role (with triggers of its choosing) must never be written by them
+    if exists (select from pg_catalog.pg_class c
+                where c.oid = pg_catalog.to_regclass('pg_temp.beliefdb_evaluation')
+                  and c.relowner <> (select r.oid from pg_catalog.pg_roles r where r.rolname = current_user)) then
+        drop table pg_temp.beliefdb_evaluation;
+    end if;
     if to_regclass('pg_temp.beliefdb_evaluation') is null then
         create temporary table beliefdb_evaluation (
             id uuid primary key,

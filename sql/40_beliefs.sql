@@ -113,6 +113,8 @@ $$;
 comment on function beliefdb.rivals(uuid, uuid) is 'Current beliefs that contradict a belief: same subject, attribute, scope; other value; overlapping valid time';
 
 -- Settle a new belief against its rivals by rule 8. Returns {"superseded": [{old,new}], "conflicts": [{a,b}]}.
+-- The loser is superseded only when the acting principal owns it; a rival owned by someone
+-- else is not overruled but put in conflict, for its owner to settle from the review queue.
 create or replace function beliefdb.settle(p_workspace_id uuid, p_belief_id uuid) returns jsonb
 language plpgsql
 set search_path = pg_catalog, pg_temp
@@ -120,6 +122,9 @@ as $$
 declare
     v_rival uuid;
     v_cmp integer;
+    v_loser uuid;
+    v_owner text;
+    v_reason text;
     v_superseded jsonb := '[]';
     v_conflicts jsonb := '[]';
 begin
@@ -131,32 +136,36 @@ begin
     end if;
     for v_rival in select beliefdb.rivals(p_workspace_id, p_belief_id) loop
         v_cmp := beliefdb.compare_beliefs(p_workspace_id, p_belief_id, v_rival);
-        if v_cmp > 0 then
+        v_loser := case when v_cmp > 0 then v_rival when v_cmp < 0 then p_belief_id end;
+        select b.owner into v_owner from beliefdb.belief b where b.workspace_id = p_workspace_id and b.id = v_loser;
+        if v_loser is not null and v_owner = beliefdb.current_principal() then
             insert into beliefdb.relation (workspace_id, from_belief, to_belief, kind, reason)
-            values (p_workspace_id, p_belief_id, v_rival, 'supersedes', 'rule 8: stronger or more recent');
+            values (p_workspace_id, case when v_cmp > 0 then p_belief_id else v_rival end, v_loser, 'supersedes',
+                    case when v_cmp > 0 then 'rule 8: stronger or more recent'
+                         else 'rule 8: rival is stronger or more recent' end);
             update beliefdb.belief set status = 'superseded', revision = revision + 1
-             where workspace_id = p_workspace_id and id = v_rival;
-            v_superseded := v_superseded || jsonb_build_object('old', v_rival, 'new', p_belief_id);
-        elsif v_cmp < 0 then
-            insert into beliefdb.relation (workspace_id, from_belief, to_belief, kind, reason)
-            values (p_workspace_id, v_rival, p_belief_id, 'supersedes', 'rule 8: rival is stronger or more recent');
-            update beliefdb.belief set status = 'superseded', revision = revision + 1
-             where workspace_id = p_workspace_id and id = p_belief_id;
-            v_superseded := v_superseded || jsonb_build_object('old', p_belief_id, 'new', v_rival);
-            exit;
+             where workspace_id = p_workspace_id and id = v_loser;
+            v_superseded := v_superseded || jsonb_build_object(
+                'old', v_loser, 'new', case when v_cmp > 0 then p_belief_id else v_rival end);
+            exit when v_cmp < 0;
         else
-            -- a tie opens a conflict once; settling the same pair again changes nothing
+            v_reason := case when v_loser is null then 'equal authority and recency: a person must choose (rule 8)'
+                             else pg_catalog.format('rule 8 prefers %s, but %s belongs to %s, who must choose',
+                                                    case when v_cmp > 0 then p_belief_id else v_rival end,
+                                                    v_loser, v_owner) end;
+            -- a conflict opens once; settling the same pair again changes nothing
             continue when exists (
                 select from beliefdb.relation r
                  where r.workspace_id = p_workspace_id and r.kind = 'conflicts_with'
                    and (r.from_belief, r.to_belief) in ((p_belief_id, v_rival), (v_rival, p_belief_id)));
             insert into beliefdb.relation (workspace_id, from_belief, to_belief, kind, reason)
-            values (p_workspace_id, p_belief_id, v_rival, 'conflicts_with', 'rule 8: equal authority and recency');
+            values (p_workspace_id, p_belief_id, v_rival, 'conflicts_with',
+                    case when v_loser is null then 'rule 8: equal authority and recency'
+                         else 'rule 8: the loser has another owner' end);
             update beliefdb.belief set status = 'conflicting', revision = revision + 1
              where workspace_id = p_workspace_id and id in (p_belief_id, v_rival) and status <> 'conflicting';
             insert into beliefdb.review_item (workspace_id, kind, node, other_node, reason)
-            values (p_workspace_id, 'conflict', p_belief_id, v_rival,
-                    'equal authority and recency: a person must choose (rule 8)')
+            values (p_workspace_id, 'conflict', p_belief_id, v_rival, v_reason)
             on conflict do nothing;
             v_conflicts := v_conflicts || jsonb_build_object('a', p_belief_id, 'b', v_rival);
         end if;
@@ -450,6 +459,7 @@ create or replace function beliefdb.ingest_version(
     p_fragments jsonb default '[]', p_claims jsonb default '[]', p_rejected jsonb default '[]'
 ) returns jsonb
 language plpgsql
+security definer
 set search_path = pg_catalog, pg_temp
 as $$
 declare
@@ -549,6 +559,7 @@ comment on function beliefdb.ingest_version(text, text, beliefdb.origin_type, be
 create or replace function beliefdb.add_claims_to_source(p_source text, p_claims jsonb, p_rejected jsonb default '[]')
 returns jsonb
 language plpgsql
+security definer
 set search_path = pg_catalog, pg_temp
 as $$
 declare

@@ -35,6 +35,7 @@ comment on function beliefdb.add_justification(uuid, uuid, uuid[], beliefdb.edge
 -- array is one alternative reason, all of whose beliefs are needed.
 create or replace function beliefdb.decide(p_title text, p_justifications jsonb) returns jsonb
 language plpgsql
+security definer
 set search_path = pg_catalog, pg_temp
 as $$
 declare
@@ -62,6 +63,7 @@ comment on function beliefdb.decide(text, jsonb) is 'Record a decision and its r
 -- An action carrying out a decision; held at once if the decision needs review.
 create or replace function beliefdb.act(p_decision uuid, p_description text) returns jsonb
 language plpgsql
+security definer
 set search_path = pg_catalog, pg_temp
 as $$
 declare
@@ -87,6 +89,7 @@ comment on function beliefdb.act(uuid, text) is 'Record an action carrying out a
 create or replace function beliefdb.derive(p_statement text, p_subject text, p_attribute text, p_value text,
                                            p_from uuid[], p_kind text default 'fact') returns jsonb
 language plpgsql
+security definer
 set search_path = pg_catalog, pg_temp
 as $$
 declare
@@ -135,6 +138,52 @@ end
 $$;
 comment on function beliefdb.correction_preview(uuid) is 'Preview a correction: revision seen, decisions that would be flagged, actions held, decisions still supported';
 
+-- A correction of a belief the acting principal does not own: a review item for the owner,
+-- holding the proposal. The same proposal again (same principal, text, value and revision, or
+-- the same idempotency key) returns the open item with already_applied.
+create or replace function beliefdb.propose_correction(
+    p_workspace_id uuid, p_belief beliefdb.belief, p_statement text, p_value text, p_reviewer text, p_reason text,
+    p_idempotency_key text
+) returns jsonb
+language plpgsql
+set search_path = pg_catalog, pg_temp
+as $$
+declare
+    v_proposal jsonb := jsonb_build_object(
+        'statement', p_statement, 'value', p_value, 'reviewer', p_reviewer, 'reason', p_reason,
+        'revision', p_belief.revision, 'idempotency_key', p_idempotency_key);
+    v_item beliefdb.review_item;
+    v_existing boolean := true;
+begin
+    select * into v_item
+      from beliefdb.review_item r
+     where r.workspace_id = p_workspace_id and r.kind = 'correction_proposed' and r.status = 'open'
+       and ((p_idempotency_key is not null and r.proposal ->> 'idempotency_key' = p_idempotency_key)
+            or (r.node = p_belief.id and r.proposed_by = beliefdb.current_principal()
+                and r.proposal - 'idempotency_key' - 'reason' - 'reviewer' = v_proposal - 'idempotency_key' - 'reason' - 'reviewer'))
+     limit 1;
+    if found and v_item.node <> p_belief.id then
+        raise exception 'idempotency key % was used for a correction of belief %', p_idempotency_key, v_item.node
+            using errcode = 'BD005';
+    elsif not found then
+        v_existing := false;
+        insert into beliefdb.review_item (workspace_id, kind, node, reason, proposed_by, proposal)
+        values (p_workspace_id, 'correction_proposed', p_belief.id,
+                pg_catalog.format('%s proposes "%s" (%s); belief owned by %s', beliefdb.current_principal(),
+                                  p_statement, coalesce(p_reason, 'no reason given'), p_belief.owner),
+                beliefdb.current_principal(), v_proposal)
+        returning * into v_item;
+        perform beliefdb.audit('correction.propose', jsonb_build_object(
+            'item', v_item.id, 'belief', p_belief.id, 'owner', p_belief.owner, 'reviewer', p_reviewer));
+    end if;
+    return jsonb_build_object(
+        'proposed', true, 'review_item', v_item.id, 'belief', p_belief.id, 'owner', p_belief.owner,
+        'correction', null, 'replacement', null, 'superseded', '[]'::jsonb, 'flagged', '[]'::jsonb,
+        'held', '[]'::jsonb, 'already_applied', v_existing);
+end
+$$;
+comment on function beliefdb.propose_correction(uuid, beliefdb.belief, text, text, text, text, text) is 'Queue a correction of another principal''s belief for its owner to approve or reject';
+
 -- Apply a correction (rules 6, 7), in one transaction: a correction record, a human-correction
 -- fragment holding the reviewer's text, a replacement supported only by that fragment, the old
 -- belief superseded, and the dependency check. A changed revision is stale (BD007); the same
@@ -144,6 +193,7 @@ create or replace function beliefdb.apply_correction(
     p_expected_revision integer, p_idempotency_key text default null
 ) returns jsonb
 language plpgsql
+security definer
 set search_path = pg_catalog, pg_temp
 as $$
 declare
@@ -179,7 +229,8 @@ begin
         return jsonb_build_object(
             'correction', v_existing.id, 'replacement', v_existing.replacement_belief_id,
             'superseded', jsonb_build_array(v_existing.belief_id),
-            'flagged', v_changes -> 'flagged', 'held', v_changes -> 'held', 'already_applied', true);
+            'flagged', v_changes -> 'flagged', 'held', v_changes -> 'held', 'already_applied', true,
+            'proposed', false);
     end if;
 
     if v_old.revision <> p_expected_revision then
@@ -189,6 +240,11 @@ begin
     if v_old.status in ('superseded', 'retracted') then
         raise exception 'belief % is %: correct the belief that replaced it instead', p_belief, v_old.status
             using errcode = 'BD005';
+    end if;
+    -- someone else's belief: the correction waits in the review queue for its owner
+    if v_old.owner is distinct from beliefdb.current_principal() then
+        return beliefdb.propose_correction(v_ws, v_old, p_statement, p_value, p_reviewer, p_reason,
+                                           p_idempotency_key);
     end if;
 
     -- the reviewer's text is a source of its own, so the correction is evidence, not an edit
@@ -234,7 +290,8 @@ begin
         'flagged', v_changes -> 'flagged', 'held', v_changes -> 'held'));
     return jsonb_build_object(
         'correction', v_correction, 'replacement', v_replacement, 'superseded', jsonb_build_array(p_belief),
-        'flagged', v_changes -> 'flagged', 'held', v_changes -> 'held', 'already_applied', false);
+        'flagged', v_changes -> 'flagged', 'held', v_changes -> 'held', 'already_applied', false,
+        'proposed', false);
 end
 $$;
 comment on function beliefdb.apply_correction(uuid, text, text, text, text, integer, text) is 'Apply a reviewer''s correction atomically; stale revision is BD007; a repeat is already_applied';
@@ -244,6 +301,7 @@ comment on function beliefdb.apply_correction(uuid, text, text, text, text, inte
 create or replace function beliefdb.retract(p_target text, p_id uuid, p_reason text, p_version integer default null,
                                             p_undo boolean default false) returns jsonb
 language plpgsql
+security definer
 set search_path = pg_catalog, pg_temp
 as $$
 declare
@@ -262,6 +320,11 @@ begin
          where v.workspace_id = v_ws and v.source_id = p_id and v.version = p_version
            and (v.retracted_at is null) = not p_undo;
     elsif p_target = 'node' then
+        -- only a belief's owner retracts it (or the correction that replaced it)
+        perform beliefdb.require_owner(v_ws, t.id, 'retract it')
+           from (select p_id as id
+                 union all
+                 select c.replacement_belief_id from beliefdb.correction c where c.workspace_id = v_ws and c.id = p_id) t;
         -- a correction is evidence through its fragment: retracting one retracts the other
         update beliefdb.node n set retracted_at = v_at, retraction_reason = v_reason
          where n.workspace_id = v_ws and (n.retracted_at is null) = not p_undo
@@ -297,12 +360,14 @@ comment on function beliefdb.retract(text, uuid, text, integer, boolean) is 'Ret
 create or replace function beliefdb.review_resolve(p_item uuid, p_verdict text, p_note text default null,
                                                    p_winner uuid default null) returns jsonb
 language plpgsql
+security definer
 set search_path = pg_catalog, pg_temp
 as $$
 declare
     v_ws uuid := beliefdb.current_workspace_id();
     v_item beliefdb.review_item;
     v_loser uuid;
+    v_result jsonb;
 begin
     perform beliefdb.lock_workspace();
     if p_verdict not in ('approved', 'rejected') then
@@ -328,12 +393,22 @@ begin
     elsif v_item.kind = 'action_held' then
         update beliefdb.action set status = case when p_verdict = 'approved' then 'scheduled' else 'cancelled' end
          where workspace_id = v_ws and id = v_item.node and status = 'held';
+    elsif v_item.kind = 'correction_proposed' then
+        -- the owner decides; approving applies the proposal as if the owner had made it
+        perform beliefdb.require_owner(v_ws, v_item.node, 'approve or reject a correction of it');
+        if p_verdict = 'approved' then
+            v_result := beliefdb.apply_correction(
+                v_item.node, v_item.proposal ->> 'statement', v_item.proposal ->> 'value',
+                v_item.proposal ->> 'reviewer', v_item.proposal ->> 'reason', (v_item.proposal ->> 'revision')::integer,
+                v_item.proposal ->> 'idempotency_key');
+        end if;
     elsif v_item.kind = 'conflict' and p_verdict = 'approved' then
         if p_winner is null or p_winner not in (v_item.node, v_item.other_node) then
             raise exception 'approving a conflict needs --winner: % or %', v_item.node, v_item.other_node
                 using errcode = 'BD005';
         end if;
         v_loser := case when p_winner = v_item.node then v_item.other_node else v_item.node end;
+        perform beliefdb.require_owner(v_ws, v_loser, 'let another belief supersede it');
         insert into beliefdb.relation (workspace_id, from_belief, to_belief, kind, reason)
         values (v_ws, p_winner, v_loser, 'supersedes', 'conflict resolved by ' || beliefdb.current_principal());
         perform beliefdb.propagate(v_ws, array[p_winner, v_loser]);
@@ -342,7 +417,8 @@ begin
     update beliefdb.review_item
        set status = p_verdict, resolved_at = beliefdb.clock(), resolved_by = beliefdb.current_principal(), note = p_note
      where workspace_id = v_ws and id = p_item;
-    return jsonb_build_object('item', p_item, 'kind', v_item.kind, 'node', v_item.node, 'status', p_verdict);
+    return jsonb_build_object('item', p_item, 'kind', v_item.kind, 'node', v_item.node, 'status', p_verdict,
+                              'correction', v_result);
 end
 $$;
 comment on function beliefdb.review_resolve(uuid, text, text, uuid) is 'Approve or reject a review item (flagged decision, held action, conflict)';

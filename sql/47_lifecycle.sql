@@ -8,6 +8,7 @@
 create or replace function beliefdb.decay(p_now timestamptz default null, p_action text default 'decay')
 returns jsonb
 language plpgsql
+security definer
 set search_path = pg_catalog, pg_temp
 as $$
 declare
@@ -60,6 +61,7 @@ comment on function beliefdb.decay(timestamptz, text) is 'Recompute all confiden
 create or replace function beliefdb.record_outcome(p_node uuid, p_outcome text, p_note text default null)
 returns jsonb
 language plpgsql
+security definer
 set search_path = pg_catalog, pg_temp
 as $$
 declare
@@ -106,6 +108,7 @@ create or replace function beliefdb.forget(p_target text, p_id uuid, p_subject t
                                            p_preview boolean default false)
 returns jsonb
 language plpgsql
+security definer
 set search_path = pg_catalog, pg_temp
 as $$
 declare

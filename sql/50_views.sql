@@ -111,10 +111,12 @@ select r.workspace_id,
        r.other_node,
        coalesce(d.title, a.description, b.statement) as subject,
        r.reason,
-       r.created_at
+       r.created_at,
+       r.proposed_by,
+       r.proposal
   from beliefdb.review_item r
   left join beliefdb.decision d on d.workspace_id = r.workspace_id and d.id = r.node
   left join beliefdb.action a on a.workspace_id = r.workspace_id and a.id = r.node
   left join beliefdb.belief b on b.workspace_id = r.workspace_id and b.id = r.node
  where r.status = 'open';
-comment on view beliefdb.review_queue is 'Open review items: flagged decisions, held actions, unresolved conflicts';
+comment on view beliefdb.review_queue is 'Open review items: flagged decisions, held actions, unresolved conflicts, proposed corrections';

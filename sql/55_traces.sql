@@ -25,6 +25,7 @@ comment on function beliefdb.trace_edges(jsonb, jsonb) is 'The edges of a record
 create or replace function beliefdb.record_trace(p_run jsonb, p_steps jsonb, p_memories jsonb, p_edges jsonb)
 returns jsonb
 language plpgsql
+security definer
 set search_path = pg_catalog, pg_temp
 as $$
 declare
@@ -182,6 +183,7 @@ create or replace function beliefdb.repair_plan(p_faulty uuid[], p_independent_e
 returns table (node uuid, node_kind text, step_kind text, run_id uuid, seq integer, action text, reason text,
                saved_by uuid[])
 language plpgsql
+security definer
 set search_path = pg_catalog, pg_temp
 -- the candidate set is small next to the workspace: walk it by index lookups, whatever the
 -- statistics say (fresh workspaces look empty to the planner)
@@ -340,6 +342,7 @@ comment on function beliefdb.repair_plan(uuid[], boolean, boolean) is 'Rollback 
 create or replace function beliefdb.repair_plan_json(p_faulty uuid[], p_independent_evidence boolean default true)
 returns jsonb
 language sql
+security definer
 set search_path = pg_catalog, pg_temp
 as $$
     select coalesce(jsonb_agg(to_jsonb(p) order by
@@ -356,6 +359,7 @@ comment on function beliefdb.repair_plan_json(uuid[], boolean) is 'The repair pl
 create or replace function beliefdb.repair_apply(p_faulty uuid[], p_independent_evidence boolean default true)
 returns jsonb
 language plpgsql
+security definer
 set search_path = pg_catalog, pg_temp
 as $$
 declare
@@ -415,6 +419,7 @@ comment on function beliefdb.repair_apply(uuid[], boolean) is 'Carry out a repai
 -- Mark a repair's replay finished.
 create or replace function beliefdb.repair_replayed(p_repair uuid) returns void
 language plpgsql
+security definer
 set search_path = pg_catalog, pg_temp
 as $$
 begin

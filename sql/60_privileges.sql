@@ -16,17 +16,27 @@ revoke execute on function
 grant select on beliefdb.workspace to beliefdb_app;
 grant insert (name) on beliefdb.workspace to beliefdb_app;
 
--- Workspace data.
-grant select, insert, update, delete on
-    beliefdb.node, beliefdb.source, beliefdb.fragment, beliefdb.belief, beliefdb.justification,
-    beliefdb.justification_antecedent, beliefdb.evidence, beliefdb.relation, beliefdb.decision,
-    beliefdb.action, beliefdb.correction, beliefdb.run, beliefdb.step, beliefdb.review_item,
-    beliefdb.trace_edge, beliefdb.repair, beliefdb.embedding_model, beliefdb.belief_embedding, beliefdb.outcome
+-- Workspace data: readable, and written only through beliefdb's functions (security definer,
+-- confined to the bound workspace), which keep the truth rules and ownership: only a belief's
+-- owner changes its status (25_ownership.sql). Revoked first, so a database migrated from an
+-- earlier release loses the direct writes it had.
+revoke insert, update, delete on
+    beliefdb.node, beliefdb.source, beliefdb.source_version, beliefdb.fragment, beliefdb.belief,
+    beliefdb.justification, beliefdb.justification_antecedent, beliefdb.evidence, beliefdb.relation,
+    beliefdb.decision, beliefdb.action, beliefdb.correction, beliefdb.run, beliefdb.step, beliefdb.review_item,
+    beliefdb.trace_edge, beliefdb.repair, beliefdb.outcome
+    from beliefdb_app;
+revoke update (retracted_at, retraction_reason) on beliefdb.source_version from beliefdb_app;
+grant select on
+    beliefdb.node, beliefdb.source, beliefdb.source_version, beliefdb.fragment, beliefdb.belief,
+    beliefdb.justification, beliefdb.justification_antecedent, beliefdb.evidence, beliefdb.relation,
+    beliefdb.decision, beliefdb.action, beliefdb.correction, beliefdb.run, beliefdb.step, beliefdb.review_item,
+    beliefdb.trace_edge, beliefdb.repair, beliefdb.outcome
     to beliefdb_app;
 
--- Source versions are immutable text: only their retraction can change.
-grant select, insert, delete on beliefdb.source_version to beliefdb_app;
-grant update (retracted_at, retraction_reason) on beliefdb.source_version to beliefdb_app;
+-- Embeddings only nominate candidates for retrieval (truth decides what is returned), so the
+-- application writes them itself.
+grant select, insert, update, delete on beliefdb.embedding_model, beliefdb.belief_embedding to beliefdb_app;
 
 -- The audit chain: readable, appended only through beliefdb.audit_append.
 grant select on beliefdb.audit_event, beliefdb.audit_head to beliefdb_app;

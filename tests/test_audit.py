@@ -130,21 +130,25 @@ def test_every_mutation_appends(db_url: str) -> None:
 
         # hand-written SQL through the library's own session is audited as well
         with db.database.transaction() as conn:
-            deleted = conn.execute("delete from beliefdb.relation").rowcount
-        assert deleted == 1
+            deleted = conn.execute("delete from beliefdb.belief_embedding").rowcount
+        assert deleted == 2
         last = chain(db_url, ws)[-1]
-        assert last[1] == "relation.delete" and last[3]["count"] == 1 and last[2] == "agent-7"
+        assert last[1] == "belief_embedding.delete" and last[3]["count"] == 2 and last[2] == "agent-7"
         assert db.audit_verify() == AuditResult(ok=True, events=len(after_supersede) + 1, first_broken=None)
 
 
-def test_every_table_the_app_writes_is_audited(postgresql: psycopg.Connection[Any]) -> None:
-    """Whatever the application role may insert, update or delete has an audit trigger for it."""
+def test_every_workspace_table_is_audited(postgresql: psycopg.Connection[Any]) -> None:
+    """Every table holding workspace rows has an audit trigger for insert, update and delete: the
+    application writes a few directly and the rest through functions with owner rights."""
     missing = postgresql.execute("""
         select c.relname, op
           from pg_catalog.pg_class c,
                unnest(array['INSERT', 'UPDATE', 'DELETE']) op
          where c.relnamespace = 'beliefdb'::regnamespace and c.relkind in ('r', 'p')
-           and has_table_privilege('beliefdb_app', c.oid, op)
+           and (has_table_privilege('beliefdb_app', c.oid, op)
+                or (exists (select from pg_catalog.pg_attribute a
+                             where a.attrelid = c.oid and a.attname = 'workspace_id' and not a.attisdropped)
+                    and c.relname not in ('audit_event', 'audit_head')))
            and not exists (
                 select from pg_catalog.pg_trigger t
                  where t.tgrelid = c.oid and not t.tgisinternal
@@ -157,14 +161,21 @@ def test_every_table_the_app_writes_is_audited(postgresql: psycopg.Connection[An
     assert missing == []
 
 
-def test_app_writes_to_node_are_audited(db_url: str) -> None:
-    """node is writable by the application role; a node written directly is a change too."""
+def test_hand_written_writes_are_audited_whoever_writes(db_url: str) -> None:
+    """The application role writes embeddings directly, a DBA anything: both are changes too,
+    stamped with the principal of the session."""
     ws = workspace_id(db_url, "default")
     before = len(chain(db_url, ws))
     with app_session(db_url, ws) as conn:
+        conn.execute("insert into beliefdb.embedding_model (model, dim) values ('m', 3)")
+    with psycopg.connect(db_url, autocommit=True) as conn:
+        conn.execute("select set_config('beliefdb.workspace_id', %s, false)", (ws,))
+        conn.execute("select set_config('beliefdb.principal', 'dba:alice', false)")
         conn.execute("insert into beliefdb.node (kind) values ('decision')")
         conn.execute("update beliefdb.node set created_at = '2000-01-01'")
-    assert len(chain(db_url, ws)) > before
+    events = chain(db_url, ws)[before:]
+    assert [e[1] for e in events] == ["embedding_model.insert", "node.insert", "node.update"]
+    assert [e[2] for e in events][1:] == ["dba:alice", "dba:alice"]
 
 
 def test_app_may_append_only_through_beliefdb_audit(db_url: str) -> None:

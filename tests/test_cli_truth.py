@@ -493,7 +493,8 @@ def test_correct_apply_flags_what_lost_support_and_keeps_what_has_other(cli: Cli
     seen = cli.ok("correct", g["refund"], FIX, "--reviewer", "rita", "--preview", "--json")
     done = cli.ok("correct", g["refund"], FIX, "--value", "original payment method", "--reviewer", "rita",
                   "--reason", "policy FAQ was wrong", "--apply", "--expect-revision", str(seen["revision"]), "--json")
-    assert set(done) == {"correction", "replacement", "superseded", "flagged", "held", "already_applied"}
+    assert set(done) == {"correction", "replacement", "superseded", "flagged", "held", "already_applied",
+                         "proposed", "review_item", "owner"}
     assert done["already_applied"] is False
     assert done["superseded"] == [g["refund"]]
     assert sorted(done["flagged"]) == sorted(seen["would_flag"])

@@ -339,7 +339,8 @@ def test_cli_preview_then_apply(db_url: str, bdb: beliefdb.BeliefDB, world: Worl
     result = cli(db_url, *args)
     assert result.exit_code == 0, result.output
     applied = json.loads(result.stdout)
-    assert set(applied) == {"correction", "replacement", "superseded", "flagged", "held", "already_applied"}
+    assert set(applied) == {"correction", "replacement", "superseded", "flagged", "held", "already_applied", "proposed",
+                            "review_item", "owner"}
     assert applied["superseded"] == [str(world.x)]
     assert applied["flagged"] == [str(world.d1)] and applied["held"] == [str(world.a1)]
     assert applied["already_applied"] is False

@@ -20,6 +20,10 @@ from beliefdb.models import IngestReport
 POLICY = "Returns are accepted within 7 days of delivery. Refunds are issued within 5 days."
 
 
+# The application role writes tables only through beliefdb's functions; these tests write by hand
+# as the schema owner the library connects as (for this transaction only), like a DBA would.
+OWNER = "set local role none"
+
 def claim(quote: str, value: str = "7 days", *, subject: str = "return_policy", attribute: str = "window",
           **extra: Any) -> dict[str, Any]:
     return {"statement": f"{subject} {attribute} is {value}", "subject": subject, "attribute": attribute,
@@ -319,7 +323,8 @@ def test_library_maps_refused_fragment_to_evidence_mismatch(bdb: beliefdb.Belief
                                                             postgresql: psycopg.Connection[Any]) -> None:
     before = count(postgresql, "fragment")
     refused = pytest.raises(errors.EvidenceMismatch, match="fragment text is not the source text")
-    with refused, bdb.database.transaction() as conn:  # as the application role, through translate()
+    with refused, bdb.database.transaction() as conn:  # through translate()
+        conn.execute(OWNER)
         conn.execute("insert into beliefdb.fragment (source_version_id, start_offset, end_offset, text)"
                      " values (%s, 0, 7, 'Refunds')", (stored["version_id"],))
     assert count(postgresql, "fragment") == before
@@ -329,6 +334,7 @@ def test_library_maps_refused_evidence_to_evidence_mismatch(bdb: beliefdb.Belief
                                                             stored: dict[str, Any]) -> None:
     refused = pytest.raises(errors.EvidenceMismatch, match="evidence quote is not the text of its fragment")
     with refused, bdb.database.transaction() as conn:
+        conn.execute(OWNER)
         conn.execute("update beliefdb.evidence set quote = quote || ' Really.' where belief_id = %s",
                      (stored["belief_id"],))
     (evidence,) = bdb.why(stored["belief_id"]).evidence
@@ -338,6 +344,7 @@ def test_library_maps_refused_evidence_to_evidence_mismatch(bdb: beliefdb.Belief
 def test_library_maps_edited_fragment_text_to_evidence_mismatch(bdb: beliefdb.BeliefDB,
                                                                 stored: dict[str, Any]) -> None:
     with pytest.raises(errors.EvidenceMismatch), bdb.database.transaction() as conn:
+        conn.execute(OWNER)
         conn.execute("update beliefdb.fragment set text = 'Returns are accepted within 30 days of delivery.'"
                      " where id = %s", (stored["fragment_id"],))
 
@@ -350,6 +357,7 @@ def test_database_refuses_moving_a_quoted_fragment_to_other_text(bdb: beliefdb.B
     target = "Refunds are issued within 5 days"  # no fragment exists at exactly this span
     start = content.index(target)
     with pytest.raises(errors.BeliefDBError), bdb.database.transaction() as conn:
+        conn.execute(OWNER)
         conn.execute("update beliefdb.fragment set start_offset = %s, end_offset = %s, text = %s"
                      " where id = %s", (start, start + len(target), target, stored["fragment_id"]))
     mismatched = postgresql.execute(
@@ -371,8 +379,10 @@ def test_database_gate_rejects_claims_that_bypass_the_python_gate(bdb: beliefdb.
         claim(refund, "5 days", attribute="refund", start=at, end=at + len(refund) + 100),      # past the end
     ]
     before = count(postgresql, "evidence")
-    outcome = bdb.database.scalar("select beliefdb.add_claims(%s, %s, %s)",
-                                  (stored["workspace_id"], stored["version_id"], Jsonb(claims)))
+    with bdb.database.transaction() as conn:
+        conn.execute(OWNER)  # add_claims is internal: ingest_version calls it with owner rights
+        outcome = bdb.database.scalar("select beliefdb.add_claims(%s, %s, %s)",
+                                      (stored["workspace_id"], stored["version_id"], Jsonb(claims)), conn)
     assert outcome["accepted"] == [] and outcome["corroborated"] == []
     assert [r["reason"] for r in outcome["rejected"]] == ["quote is not the source text at the given offsets"] * 5
     assert ("return_policy", "refund", "5 days") not in stored_triples(bdb)
@@ -385,10 +395,11 @@ def test_database_gate_is_not_fooled_by_normalisation(bdb: beliefdb.BeliefDB,
     workspace_id, version_id, content = version_of(postgresql, "cafe.md")
     nfd = unicodedata.normalize("NFD", "café")
     at = content.index("café")
+    assert workspace_id and version_id
+    # the function the application calls for claims against a stored source, Python gate skipped
     outcome = bdb.database.scalar(
-        "select beliefdb.add_claims(%s, %s, %s)",
-        (workspace_id, version_id, Jsonb([claim(nfd, "yes", subject="cafe", attribute="named",
-                                                start=at, end=at + len("café"))])))
+        "select beliefdb.add_claims_to_source(%s, %s)",
+        ("cafe.md", Jsonb([claim(nfd, "yes", subject="cafe", attribute="named", start=at, end=at + len("café"))])))
     assert outcome["accepted"] == []
     assert len(outcome["rejected"]) == 1
     assert bdb.beliefs(include_all=True) == []

@@ -295,7 +295,8 @@ def test_library_session_sees_only_its_workspace(shared: Tenants) -> None:
 
 
 def test_functions_given_another_workspace_id_see_nothing(shared: Tenants) -> None:
-    """Functions run as the caller: an explicit workspace id does not get around row-level security."""
+    """Functions that take a workspace id run as the caller: an explicit id does not get around
+    row-level security (and the caller cannot write tables directly either)."""
     with app_session(shared.url, shared.a.ws) as conn:
         assert conn.execute("select beliefdb.in_force(%s, %s)", (shared.b.ws, shared.b.version)).fetchone() == (None,)
         assert conn.execute("select count(*) from beliefdb.rivals(%s, %s)",
@@ -303,7 +304,7 @@ def test_functions_given_another_workspace_id_see_nothing(shared: Tenants) -> No
         # no source of B's belief shows up in its confidence factors
         assert conn.execute("select count(*) from beliefdb.confidence_factors(%s, %s) where factor = 'authority'",
                             (shared.b.ws, shared.b.new_belief)).fetchone() == (0,)
-        with pytest.raises(pg_errors.InsufficientPrivilege, match="row-level security"):
+        with pytest.raises(pg_errors.InsufficientPrivilege, match="permission denied for table"):
             conn.execute("select beliefdb.add_evidence(%s, %s, %s)",
                          (shared.b.ws, shared.b.old_belief, shared.b.fragment))
 
@@ -355,28 +356,52 @@ INSERTS = [
 ]
 
 
-# BEFORE ROW triggers run before the row-level security check of the new row. The fragment
-# trigger reads the source version as the caller, cannot see B's version, and refuses the
-# fragment as not matching the source text (BD001) before the policy gets to say so.
-REFUSALS = {"fragment": ("BD001", "fragment text is not the source text")}
+# The tables the application role writes itself: embeddings only nominate retrieval candidates.
+# Everything else it changes through beliefdb's functions (ownership: test_ownership.py).
+APP_WRITABLE = ("embedding_model", "belief_embedding")
 
 
 def test_inserts_cover_every_writable_table() -> None:
     assert sorted(t for t, _ in INSERTS) == sorted(set(WORKSPACE_TABLES) - set(AUDIT_TABLES))
 
 
+def test_app_writes_only_embeddings_directly(postgresql: psycopg.Connection[Any]) -> None:
+    rows = postgresql.execute("""
+        select c.relname, op
+          from pg_catalog.pg_class c, unnest(array['INSERT', 'UPDATE', 'DELETE']) op
+         where c.relnamespace = 'beliefdb'::regnamespace and c.relkind in ('r', 'p')
+           and has_table_privilege('beliefdb_app', c.oid, op) and c.relname <> 'workspace'
+         order by 1, 2""").fetchall()
+    assert rows == [(t, op) for t in sorted(APP_WRITABLE) for op in ("DELETE", "INSERT", "UPDATE")]
+    # nor any column of any other table (column grants survive a table-wide revoke)
+    columns = postgresql.execute("""
+        select distinct c.relname
+          from pg_catalog.pg_class c
+          join pg_catalog.pg_attribute a on a.attrelid = c.oid and a.attnum > 0 and not a.attisdropped
+         where c.relnamespace = 'beliefdb'::regnamespace and c.relkind in ('r', 'p')
+           and (has_column_privilege('beliefdb_app', c.oid, a.attnum, 'UPDATE')
+                or has_column_privilege('beliefdb_app', c.oid, a.attnum, 'INSERT'))
+         order by 1""").fetchall()
+    assert columns == [(t,) for t in sorted([*APP_WRITABLE, "workspace"])]
+
+
 @pytest.mark.parametrize(("table", "statement"), INSERTS, ids=[t for t, _ in INSERTS])
 def test_cannot_insert_into_another_workspace(shared: Tenants, table: str, statement: str) -> None:
     before = fingerprint(shared.url, shared.b.ws)
     with app_session(shared.url, shared.a.ws) as conn:
-        # the same statement aimed at the bound workspace works: the refusal below is isolation
-        with conn.transaction(force_rollback=True):
-            cur = conn.execute(statement, vars(shared.a))
-            assert cur.rowcount == 1
-        with pytest.raises(psycopg.Error) as refused, conn.transaction(force_rollback=True):
+        if table in APP_WRITABLE:
+            # the same statement aimed at the bound workspace works: the refusal below is isolation
+            with conn.transaction(force_rollback=True):
+                cur = conn.execute(statement, vars(shared.a))
+                assert cur.rowcount == 1
+        else:
+            # not even into its own workspace: the functions write these
+            with pytest.raises(pg_errors.InsufficientPrivilege, match="permission denied for table"), \
+                    conn.transaction(force_rollback=True):
+                conn.execute(statement, vars(shared.a))
+        with pytest.raises(pg_errors.InsufficientPrivilege) as refused, conn.transaction(force_rollback=True):
             conn.execute(statement, vars(shared.b))
-    sqlstate, message = REFUSALS.get(table, ("42501", "new row violates row-level security policy"))
-    assert refused.value.sqlstate == sqlstate
+    message = "new row violates row-level security policy" if table in APP_WRITABLE else "permission denied"
     assert message in str(refused.value)
     assert fingerprint(shared.url, shared.b.ws) == before
 
@@ -385,7 +410,8 @@ def test_cannot_move_a_row_into_another_workspace(shared: Tenants) -> None:
     with app_session(shared.url, shared.a.ws) as conn, pytest.raises(
             pg_errors.InsufficientPrivilege, match="new row violates row-level security policy"), \
             conn.transaction(force_rollback=True):
-        conn.execute("update beliefdb.run set workspace_id = %s where id = %s", (shared.b.ws, shared.a.run))
+        conn.execute("update beliefdb.belief_embedding set workspace_id = %s where belief_id = %s",
+                     (shared.b.ws, shared.a.new_belief))
 
 
 @pytest.mark.parametrize("table", [t for t in WORKSPACE_TABLES if t not in AUDIT_TABLES])
@@ -394,29 +420,43 @@ def test_cannot_update_or_delete_another_workspaces_rows(tenants: Tenants, table
     own = superuser_count(tenants.url, table, tenants.a.ws)
     ident = sql.Identifier(table)
     with app_session(tenants.url, tenants.a.ws) as conn:
-        if table != "source_version":  # immutable text: no update at all (test below)
+        if table not in APP_WRITABLE:
+            # no direct change at all, even to its own rows: the functions make them
+            for statement in (sql.SQL("update beliefdb.{} set workspace_id = workspace_id"),
+                              sql.SQL("delete from beliefdb.{}")):
+                with pytest.raises(pg_errors.InsufficientPrivilege, match="permission denied"), \
+                        conn.transaction(force_rollback=True):
+                    conn.execute(statement.format(ident))
+            left = own
+        else:
             cur = conn.execute(sql.SQL("update beliefdb.{} set workspace_id = workspace_id where workspace_id = %s")
                                .format(ident), (tenants.b.ws,))
             assert cur.rowcount == 0
             # an unfiltered update reaches exactly the bound workspace's rows
             cur = conn.execute(sql.SQL("update beliefdb.{} set workspace_id = workspace_id").format(ident))
             assert cur.rowcount == own
-        cur = conn.execute(sql.SQL("delete from beliefdb.{} where workspace_id = %s").format(ident), (tenants.b.ws,))
-        assert cur.rowcount == 0
-        # an unfiltered delete removes exactly the bound workspace's rows
-        cur = conn.execute(sql.SQL("delete from beliefdb.{}").format(ident))
-        assert cur.rowcount == own
-    assert superuser_count(tenants.url, table, tenants.a.ws) == 0
+            cur = conn.execute(sql.SQL("delete from beliefdb.{} where workspace_id = %s").format(ident),
+                               (tenants.b.ws,))
+            assert cur.rowcount == 0
+            # an unfiltered delete removes exactly the bound workspace's rows
+            cur = conn.execute(sql.SQL("delete from beliefdb.{}").format(ident))
+            assert cur.rowcount == own
+            left = 0
+    assert superuser_count(tenants.url, table, tenants.a.ws) == left
     assert fingerprint(tenants.url, tenants.b.ws) == before
 
 
 def test_cannot_update_another_workspaces_belief_by_id(tenants: Tenants) -> None:
     with app_session(tenants.url, tenants.a.ws) as conn:
-        cur = conn.execute("update beliefdb.belief set value = 'hacked', status = 'retracted' where id = %s",
-                           (tenants.b.new_belief,))
-        assert cur.rowcount == 0
-        cur = conn.execute("delete from beliefdb.source where id = %s", (tenants.b.source,))
-        assert cur.rowcount == 0
+        for statement in ("update beliefdb.belief set value = 'hacked', status = 'retracted' where id = %s",
+                          "delete from beliefdb.source where id = %s"):
+            with pytest.raises(pg_errors.InsufficientPrivilege), conn.transaction(force_rollback=True):
+                conn.execute(statement, (tenants.b.new_belief,))
+        # the functions with owner rights look ids up in the bound workspace only
+        with pytest.raises(psycopg.Error, match="nothing to retract"), conn.transaction(force_rollback=True):
+            conn.execute("select beliefdb.retract('node', %s, 'hacked')", (tenants.b.new_belief,))
+        with pytest.raises(psycopg.Error, match="nothing to retract"), conn.transaction(force_rollback=True):
+            conn.execute("select beliefdb.retract('source', %s, 'hacked')", (tenants.b.source,))
     with psycopg.connect(tenants.url, autocommit=True) as conn:
         assert conn.execute("select value, status::text from beliefdb.belief where id = %s",
                             (tenants.b.new_belief,)).fetchone() == ("30 days", "current")
@@ -440,16 +480,18 @@ def test_unbound_session_sees_nothing(shared: Tenants, relation: str) -> None:
 def test_unbound_session_cannot_write(shared: Tenants) -> None:
     before = fingerprint(shared.url, shared.a.ws)
     with app_session(shared.url, None) as conn:
-        # the workspace defaults to the (absent) bound one, which no policy admits
+        # a table it may write: no policy admits a row for a workspace it is not bound to
         with pytest.raises(pg_errors.InsufficientPrivilege, match="row-level security"), \
                 conn.transaction(force_rollback=True):
-            conn.execute("insert into beliefdb.source (name) values ('orphan')")
-        with pytest.raises(pg_errors.InsufficientPrivilege, match="row-level security"), \
-                conn.transaction(force_rollback=True):
-            conn.execute("insert into beliefdb.source (workspace_id, name) values (%s, 'orphan')", (shared.a.ws,))
+            conn.execute("insert into beliefdb.embedding_model (workspace_id, model, dim) values (%s, 'm', 3)",
+                         (shared.a.ws,))
         with conn.transaction(force_rollback=True):
-            assert conn.execute("update beliefdb.belief set value = 'x'").rowcount == 0
-            assert conn.execute("delete from beliefdb.node").rowcount == 0
+            assert conn.execute("update beliefdb.embedding_model set dim = 3").rowcount == 0
+            assert conn.execute("delete from beliefdb.belief_embedding").rowcount == 0
+        # the functions that write the rest find no workspace
+        with pytest.raises(psycopg.Error) as refused, conn.transaction(force_rollback=True):
+            conn.execute("select beliefdb.decide('orphan', '[[]]')")
+        assert refused.value.sqlstate == "BD003", refused.value  # no workspace bound
     assert fingerprint(shared.url, shared.a.ws) == before
 
 
@@ -546,9 +588,10 @@ def test_unknown_workspace_is_refused(shared: Tenants) -> None:
 
 
 def test_security_definer_functions_the_app_may_call(postgresql: psycopg.Connection[Any]) -> None:
-    """Only beliefdb.audit, beliefdb.audit_redact_source (payloads naming a source already forgotten),
-    beliefdb.lock_workspace and beliefdb.recall (all confined to the bound workspace) run with the
-    owner's rights on the app's behalf; the audit internals (which take any workspace
+    """These run with the owner's rights on the app's behalf, each confined to the bound workspace
+    (test_ownership.py calls them with another workspace's ids): the functions that make every
+    change (the application role writes no table but embeddings itself), beliefdb.audit,
+    audit_redact_source, lock_workspace and recall. The audit internals (which take any workspace
     id) are not callable by the application role."""
     rows = postgresql.execute("""
         select p.oid::regprocedure::text
@@ -557,7 +600,27 @@ def test_security_definer_functions_the_app_may_call(postgresql: psycopg.Connect
            and has_function_privilege('beliefdb_app', p.oid, 'execute')
          order by 1
     """).fetchall()
-    assert rows == [("beliefdb.audit(text,jsonb)",), ("beliefdb.audit_redact_source(text)",),
-                    ("beliefdb.lock_workspace()",),
-                    ("beliefdb.recall(text,beliefdb.vector,text,integer,timestamp with time zone,jsonb,real,boolean,"
-                     "double precision,real,integer)",)]
+    assert [r[0] for r in rows] == [
+        "beliefdb.act(uuid,text)",
+        "beliefdb.add_claims_to_source(text,jsonb,jsonb)",
+        "beliefdb.apply_correction(uuid,text,text,text,text,integer,text)",
+        "beliefdb.audit(text,jsonb)",
+        "beliefdb.audit_redact_source(text)",
+        "beliefdb.decay(timestamp with time zone,text)",
+        "beliefdb.decide(text,jsonb)",
+        "beliefdb.derive(text,text,text,text,uuid[],text)",
+        "beliefdb.forget(text,uuid,text,boolean)",
+        "beliefdb.ingest_version(text,text,beliefdb.origin_type,beliefdb.authority,beliefdb.provenance,text,text,"
+        "jsonb,jsonb,jsonb)",
+        "beliefdb.lock_workspace()",
+        "beliefdb.recall(text,beliefdb.vector,text,integer,timestamp with time zone,jsonb,real,boolean,"
+        "double precision,real,integer)",
+        "beliefdb.record_outcome(uuid,text,text)",
+        "beliefdb.record_trace(jsonb,jsonb,jsonb,jsonb)",
+        "beliefdb.repair_apply(uuid[],boolean)",
+        "beliefdb.repair_plan(uuid[],boolean,boolean)",
+        "beliefdb.repair_plan_json(uuid[],boolean)",
+        "beliefdb.repair_replayed(uuid)",
+        "beliefdb.retract(text,uuid,text,integer,boolean)",
+        "beliefdb.review_resolve(uuid,text,text,uuid)",
+    ]

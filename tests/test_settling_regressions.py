@@ -49,7 +49,7 @@ def test_a_correction_waits_for_another_writer_instead_of_deadlocking(bdb: belie
     with psycopg.connect(db_url) as other:
         other.execute("select set_config('beliefdb.workspace_id', %s, false)", (bdb.database.workspace_id,))
         other.execute("set role beliefdb_app")
-        other.execute("insert into beliefdb.run (task) values ('holds the workspace write lock')")
+        other.execute("select beliefdb.lock_workspace()")  # holds the workspace write lock
         outcome: list[object] = []
 
         def apply() -> None:

@@ -1,0 +1,88 @@
+-- beliefdb: who owns what (multi-agent ownership). A belief, decision or action belongs to the
+-- principal whose session wrote it. Only a belief's owner changes its status (corrects,
+-- retracts, lets a rival supersede it); other principals add evidence, raise conflicts and
+-- propose corrections, which wait in the review queue. The application role writes tables
+-- only through the functions that check this (60_privileges.sql).
+
+-- The owner is the acting principal, whatever the row said.
+create or replace function beliefdb.stamp_owner() returns trigger
+language plpgsql
+set search_path = pg_catalog, pg_temp
+as $$
+begin
+    new.owner := beliefdb.current_principal();
+    return new;
+end
+$$;
+comment on function beliefdb.stamp_owner() is 'Trigger: a new belief, decision or action is owned by the acting principal';
+
+create or replace trigger belief_owner before insert on beliefdb.belief
+    for each row execute function beliefdb.stamp_owner();
+create or replace trigger decision_owner before insert on beliefdb.decision
+    for each row execute function beliefdb.stamp_owner();
+create or replace trigger action_owner before insert on beliefdb.action
+    for each row execute function beliefdb.stamp_owner();
+
+-- A belief's owner never changes.
+create or replace function beliefdb.owner_unchanged() returns trigger
+language plpgsql
+set search_path = pg_catalog, pg_temp
+as $$
+begin
+    if new.owner is distinct from old.owner then
+        raise exception '% % is owned by %: its owner cannot change', tg_table_name, old.id, old.owner
+            using errcode = 'BD008';
+    end if;
+    return new;
+end
+$$;
+comment on function beliefdb.owner_unchanged() is 'Trigger: refuse to change the owner of a belief, decision or action';
+
+create or replace trigger belief_owner_unchanged before update of owner on beliefdb.belief
+    for each row execute function beliefdb.owner_unchanged();
+create or replace trigger decision_owner_unchanged before update of owner on beliefdb.decision
+    for each row execute function beliefdb.owner_unchanged();
+create or replace trigger action_owner_unchanged before update of owner on beliefdb.action
+    for each row execute function beliefdb.owner_unchanged();
+
+-- Only its owner lets another belief supersede a belief (corrections, resolved conflicts,
+-- rule 8 between one principal's beliefs); anyone else's rival becomes a conflict instead.
+create or replace function beliefdb.supersession_by_owner() returns trigger
+language plpgsql
+set search_path = pg_catalog, pg_temp
+as $$
+declare
+    v_owner text;
+begin
+    if new.kind = 'supersedes' then
+        select b.owner into v_owner from beliefdb.belief b
+         where b.workspace_id = new.workspace_id and b.id = new.to_belief;
+        if v_owner is distinct from beliefdb.current_principal() then
+            raise exception 'belief % is owned by %: only its owner can let another belief supersede it (propose a correction instead)',
+                new.to_belief, v_owner using errcode = 'BD008';
+        end if;
+    end if;
+    return new;
+end
+$$;
+comment on function beliefdb.supersession_by_owner() is 'Trigger: a supersedes relation needs the superseded belief''s owner';
+
+create or replace trigger relation_supersession_by_owner before insert or update of kind, to_belief on beliefdb.relation
+    for each row execute function beliefdb.supersession_by_owner();
+
+-- Raise not_owner (BD008) unless the acting principal owns the belief.
+create or replace function beliefdb.require_owner(p_workspace_id uuid, p_belief uuid, p_doing text) returns void
+language plpgsql stable
+set search_path = pg_catalog, pg_temp
+as $$
+declare
+    v_owner text;
+begin
+    select b.owner into v_owner from beliefdb.belief b where b.workspace_id = p_workspace_id and b.id = p_belief;
+    if found and v_owner is distinct from beliefdb.current_principal() then
+        raise exception 'belief % is owned by %: only its owner can %', p_belief, v_owner, p_doing
+            using errcode = 'BD008', hint = 'propose a correction (beliefdb correct) or raise a conflict instead';
+    end if;
+end
+$$;
+comment on function beliefdb.require_owner(uuid, uuid, text) is 'Refuse (not_owner) unless the acting principal owns the belief';

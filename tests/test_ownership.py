@@ -1,0 +1,359 @@
+"""Multi-agent ownership (issue 6): every write is attributed to the session's principal; only a
+belief's owner changes its status; other principals add evidence, raise conflicts and propose
+corrections, which wait in the review queue. The database enforces it: the tests also try to get
+around it with hand-written SQL as the application role."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+from uuid import UUID
+
+import psycopg
+import pytest
+from psycopg import errors as pg_errors
+from psycopg.conninfo import make_conninfo
+from typer.testing import CliRunner
+
+import beliefdb
+import beliefdb.cli
+from beliefdb import errors
+from beliefdb.workspaces import create_workspace
+
+QUOTE = "Returns are accepted within 7 days of delivery."
+runner = CliRunner()
+
+
+@pytest.fixture
+def alice(db_url: str) -> Iterator[beliefdb.BeliefDB]:
+    with beliefdb.connect(db_url, principal="alice") as db:
+        yield db
+
+
+@pytest.fixture
+def bob(db_url: str) -> Iterator[beliefdb.BeliefDB]:
+    with beliefdb.connect(db_url, principal="bob") as db:
+        yield db
+
+
+@pytest.fixture
+def window(alice: beliefdb.BeliefDB) -> UUID:
+    """Alice's belief: returns within 7 days, from an internal note."""
+    return alice.remember("Returns within 7 days", "return_policy", "window", "7 days", QUOTE,
+                          source="internal-note", text=f"Note. {QUOTE}", authority="internal").accepted[0].id
+
+
+def su_all(db_url: str, query: str, params: Any = None) -> list[tuple[Any, ...]]:
+    with psycopg.connect(db_url, autocommit=True) as conn:
+        cur = conn.execute(query, params)
+        return cur.fetchall() if cur.description else []
+
+
+def status_of(db_url: str, belief: UUID) -> tuple[str, str, int]:
+    rows = su_all(db_url, "select status::text, owner, revision from beliefdb.belief where id = %s", (belief,))
+    assert len(rows) == 1
+    return rows[0]
+
+
+def open_items(db_url: str, kind: str) -> list[tuple[Any, ...]]:
+    return su_all(db_url, "select id, node, other_node, proposed_by, proposal, reason from beliefdb.review_item "
+                          "where kind = %s and status = 'open' order by created_at, id", (kind,))
+
+
+def snapshot(db_url: str, workspace_id: str) -> dict[str, list[str]]:
+    """Every row of every workspace table, as text, for one workspace (superuser)."""
+    tables = [r[0] for r in su_all(db_url, """
+        select c.relname from pg_catalog.pg_class c
+          join pg_catalog.pg_attribute a on a.attrelid = c.oid and a.attname = 'workspace_id'
+         where c.relnamespace = 'beliefdb'::regnamespace and c.relkind = 'r' order by 1""")]
+    out = {}
+    for t in tables:
+        rows = su_all(db_url, f"select t::text from beliefdb.{t} t where workspace_id = %s order by 1",
+                      (workspace_id,))
+        out[t] = [r[0] for r in rows]
+    return out
+
+
+# --- attribution ---------------------------------------------------------------------------------
+
+def test_owner_is_the_sessions_principal_not_the_rows(db_url: str, alice: beliefdb.BeliefDB, window: UUID) -> None:
+    assert status_of(db_url, window)[1] == "alice"
+    # a row that names another owner is stamped with the acting principal all the same
+    with psycopg.connect(db_url, autocommit=True) as conn:
+        conn.execute("select set_config('beliefdb.principal', 'alice', false)")
+        conn.execute("select set_config('beliefdb.workspace_id', %s, false)", (alice.database.workspace_id,))
+        owner = conn.execute("insert into beliefdb.belief (statement, subject, attribute, value, owner) "
+                             "values ('s', 'x', 'y', 'z', 'mallory') returning owner").fetchone()
+        decision = conn.execute("insert into beliefdb.decision (title, owner) values ('t', 'mallory') "
+                                "returning owner").fetchone()
+        assert owner == ("alice",) and decision == ("alice",)
+        # and no owner can be changed afterwards, not even by the schema's owner
+        with pytest.raises(psycopg.Error, match="its owner cannot change"):
+            conn.execute("update beliefdb.belief set owner = 'mallory' where id = %s", (window,))
+    events = su_all(db_url, "select principal from beliefdb.audit_event where action = 'belief.insert'")
+    assert events and {e[0] for e in events} == {"alice"}
+
+
+def test_a_login_role_per_agent_cannot_claim_another_principal(db_url: str, alice: beliefdb.BeliefDB,
+                                                                window: UUID) -> None:
+    su_all(db_url, "create role agent_b login")
+    su_all(db_url, "grant beliefdb_app to agent_b")
+    url = make_conninfo(db_url, user="agent_b")
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute("select set_config('beliefdb.principal', 'alice', false)")
+        conn.execute("select set_config('beliefdb.workspace_id', %s, false)", (alice.database.workspace_id,))
+        conn.execute("set role beliefdb_app")
+        assert conn.execute("select beliefdb.current_principal()").fetchone() == ("agent_b",)
+        # claiming to be alice does not make agent_b's correction of alice's belief apply
+        raw = conn.execute("select beliefdb.apply_correction(%s, 'Returns within 30 days.', '30 days', 'bo', "
+                           "null, 1, null)", (window,)).fetchone()
+        assert raw is not None and raw[0]["proposed"] is True
+    assert status_of(db_url, window)[0] == "current"
+    assert [r[3] for r in open_items(db_url, "correction_proposed")] == ["agent_b"]
+
+
+# --- corrections by others wait for the owner --------------------------------------------------
+
+def test_a_correction_by_another_principal_is_proposed_not_applied(db_url: str, alice: beliefdb.BeliefDB,
+                                                                   bob: beliefdb.BeliefDB, window: UUID) -> None:
+    before = su_all(db_url, "select count(*) from beliefdb.correction")[0][0]
+    result = bob.apply_correction(window, "Returns are accepted within 30 days.", value="30 days", reviewer="bo",
+                                  reason="new policy", expect_revision=1)
+    assert result.proposed and result.correction is None and result.replacement is None
+    assert result.owner == "alice" and result.review_item is not None and not result.already_applied
+    assert status_of(db_url, window) == ("current", "alice", 1)
+    assert su_all(db_url, "select count(*) from beliefdb.correction")[0][0] == before
+    items = open_items(db_url, "correction_proposed")
+    assert [(i[0], i[1], i[3]) for i in items] == [(result.review_item, window, "bob")]
+    assert items[0][4] == {"statement": "Returns are accepted within 30 days.", "value": "30 days",
+                           "reviewer": "bo", "reason": "new policy", "revision": 1, "idempotency_key": None}
+    # the same proposal again is the same item
+    again = bob.apply_correction(window, "Returns are accepted within 30 days.", value="30 days", reviewer="bo",
+                                 reason="new policy", expect_revision=1)
+    assert again.proposed and again.already_applied and again.review_item == result.review_item
+    assert len(open_items(db_url, "correction_proposed")) == 1
+    # the queue shows who proposed what
+    listed = [i for i in alice.review_items() if i.kind == "correction_proposed"]
+    assert [(i.proposed_by, (i.proposal or {}).get("value")) for i in listed] == [("bob", "30 days")]
+
+    # bob cannot approve his own proposal: only the owner decides
+    with pytest.raises(errors.NotOwner, match="owned by alice"):
+        bob.resolve_review(result.review_item, "approved")
+    assert status_of(db_url, window)[0] == "current"
+
+    done = alice.resolve_review(result.review_item, "approved")
+    applied = done["correction"]
+    assert done["status"] == "approved" and applied["superseded"] == [str(window)]
+    assert status_of(db_url, window)[0] == "superseded"
+    replacement = UUID(applied["replacement"])
+    assert status_of(db_url, replacement)[:2] == ("current", "alice")
+    assert su_all(db_url, "select reviewer, new_value from beliefdb.correction where id = %s",
+                  (applied["correction"],)) == [("bo", "30 days")]
+    assert open_items(db_url, "correction_proposed") == []
+    actions = su_all(db_url, "select principal, action from beliefdb.audit_event "
+                             "where action in ('correction.propose', 'correction.apply') order by seq")
+    assert actions == [("bob", "correction.propose"), ("alice", "correction.apply")]
+
+
+def test_the_owner_rejects_a_proposal_and_nothing_changes(db_url: str, alice: beliefdb.BeliefDB,
+                                                          bob: beliefdb.BeliefDB, window: UUID) -> None:
+    with beliefdb.connect(db_url, principal="carol") as carol:
+        p_carol = carol.apply_correction(window, "Returns within 10 days.", value="10 days", reviewer="c",
+                                         expect_revision=1)
+    p_bob = bob.apply_correction(window, "Returns within 30 days.", value="30 days", reviewer="b",
+                                 expect_revision=1)
+    # two principals, two proposals side by side
+    assert {i[0] for i in open_items(db_url, "correction_proposed")} == {p_carol.review_item, p_bob.review_item}
+    assert alice.resolve_review(p_carol.review_item, "rejected")["status"] == "rejected"
+    assert status_of(db_url, window) == ("current", "alice", 1)
+    assert [i[0] for i in open_items(db_url, "correction_proposed")] == [p_bob.review_item]
+
+
+def test_approving_a_proposal_the_belief_has_outgrown_is_stale(db_url: str, alice: beliefdb.BeliefDB,
+                                                               bob: beliefdb.BeliefDB, window: UUID) -> None:
+    proposal = bob.apply_correction(window, "Returns within 30 days.", value="30 days", reviewer="b",
+                                    expect_revision=1)
+    # the belief changes before the owner gets to it: a tie with an equal rival bumps its revision
+    alice.remember("Returns within 9 days", "return_policy", "window", "9 days", "Returns within 9 days.",
+                   source="other-note", text="Returns within 9 days.", authority="internal")
+    revision = status_of(db_url, window)[2]
+    assert revision > 1
+    with pytest.raises(errors.StaleCorrectionPreview):
+        alice.resolve_review(proposal.review_item, "approved")
+    assert [i[0] for i in open_items(db_url, "correction_proposed")] == [proposal.review_item]
+    assert su_all(db_url, "select count(*) from beliefdb.correction")[0][0] == 0
+
+
+def test_an_owner_corrects_its_own_belief_at_once(db_url: str, alice: beliefdb.BeliefDB, window: UUID) -> None:
+    result = alice.apply_correction(window, "Returns within 30 days.", value="30 days", reviewer="a",
+                                    expect_revision=1)
+    assert not result.proposed and result.replacement is not None
+    assert status_of(db_url, window)[0] == "superseded"
+    assert open_items(db_url, "correction_proposed") == []
+
+
+# --- retraction and conflicts ------------------------------------------------------------------
+
+def test_only_the_owner_retracts_a_belief(db_url: str, alice: beliefdb.BeliefDB, bob: beliefdb.BeliefDB,
+                                          window: UUID) -> None:
+    events = su_all(db_url, "select count(*) from beliefdb.audit_event")[0][0]
+    with pytest.raises(errors.NotOwner, match="only its owner can retract it"):
+        bob.retract(belief=window, reason="I think it is wrong")
+    assert status_of(db_url, window)[0] == "current"
+    assert su_all(db_url, "select retracted_at from beliefdb.node where id = %s", (window,)) == [(None,)]
+    assert su_all(db_url, "select count(*) from beliefdb.audit_event")[0][0] == events
+    alice.retract(belief=window, reason="wrong")
+    assert status_of(db_url, window)[0] == "retracted"
+
+
+def test_a_stronger_rival_from_another_principal_raises_a_conflict(db_url: str, alice: beliefdb.BeliefDB,
+                                                                   bob: beliefdb.BeliefDB, window: UUID) -> None:
+    rival = bob.remember("Returns within 14 days", "return_policy", "window", "14 days",
+                         "Returns are accepted within 14 days.", source="policy",
+                         text="Returns are accepted within 14 days.", authority="official")
+    new = rival.accepted[0].id
+    # rule 8 prefers the official source, but alice's belief is alice's: a conflict, not a supersession
+    assert rival.superseded == []
+    assert status_of(db_url, window)[0] == "conflicting" and status_of(db_url, new)[0] == "conflicting"
+    items = open_items(db_url, "conflict")
+    assert [(i[1], i[2]) for i in items] == [(new, window)]
+    assert f"rule 8 prefers {new}" in items[0][5] and "belongs to alice" in items[0][5]
+    # bob cannot settle it in his own favour
+    with pytest.raises(errors.NotOwner):
+        bob.resolve_review(items[0][0], "approved", winner=new)
+    assert status_of(db_url, window)[0] == "conflicting"
+    alice.resolve_review(items[0][0], "approved", winner=new)
+    assert status_of(db_url, window)[0] == "superseded" and status_of(db_url, new)[0] == "current"
+
+
+def test_rule_8_still_supersedes_between_one_principals_beliefs(db_url: str, alice: beliefdb.BeliefDB,
+                                                                window: UUID) -> None:
+    rival = alice.remember("Returns within 14 days", "return_policy", "window", "14 days",
+                           "Returns are accepted within 14 days.", source="policy",
+                           text="Returns are accepted within 14 days.", authority="official")
+    assert [(s.old, s.new) for s in rival.superseded] == [(window, rival.accepted[0].id)]
+    assert status_of(db_url, window)[0] == "superseded"
+    assert open_items(db_url, "conflict") == []
+
+
+def test_a_weaker_rival_from_another_principal_loses_as_usual(db_url: str, bob: beliefdb.BeliefDB,
+                                                              window: UUID) -> None:
+    weaker = bob.remember("Returns within 3 days", "return_policy", "window", "3 days", "Returns within 3 days.",
+                          source="forum", text="Returns within 3 days.", authority="unverified")
+    # bob's own belief loses to alice's: bob owns what changes
+    assert [(s.old, s.new) for s in weaker.superseded] == [(weaker.accepted[0].id, window)]
+    assert status_of(db_url, window)[0] == "current"
+
+
+def test_another_principal_adds_evidence(db_url: str, bob: beliefdb.BeliefDB, window: UUID) -> None:
+    report = bob.remember("Returns within 7 days", "return_policy", "window", "7 days", QUOTE,
+                          source="faq", text=f"FAQ. {QUOTE}", authority="internal")
+    assert report.accepted == [] and [c.id for c in report.corroborated] == [window]
+    assert su_all(db_url, "select count(*) from beliefdb.evidence where belief_id = %s", (window,)) == [(2,)]
+    assert status_of(db_url, window)[:2] == ("current", "alice")
+
+
+# --- hand-written SQL as the application role -----------------------------------------------------
+
+BYPASSES = {
+    "status set directly": "update beliefdb.belief set status = 'superseded' where id = %(b)s",
+    "revision bumped": "update beliefdb.belief set revision = revision + 1 where id = %(b)s",
+    "supersedes inserted": "insert into beliefdb.relation (from_belief, to_belief, kind) "
+                           "values (%(r)s, %(b)s, 'supersedes')",
+    "node retracted": "update beliefdb.node set retracted_at = now() where id = %(b)s",
+    "node holding edited": "update beliefdb.node set holds = false, current = false where id = %(b)s",
+    "evidence deleted": "delete from beliefdb.evidence where belief_id = %(b)s",
+    "justification deleted": "delete from beliefdb.justification where consequent = %(b)s",
+    "unmet count edited": "update beliefdb.justification set unmet = 1 where consequent = %(b)s",
+    "source retracted by hand": "update beliefdb.source_version set retracted_at = now()",
+    "proposal approved by hand": "update beliefdb.review_item set status = 'approved'",
+    "approved item forged": "insert into beliefdb.review_item (kind, node, reason, status) "
+                            "values ('conflict', %(b)s, 'x', 'approved')",
+    "correction forged": "insert into beliefdb.correction (belief_id, belief_revision, reviewer, new_statement) "
+                         "values (%(b)s, 1, 'x', 'y')",
+    "belief inserted as someone else": "insert into beliefdb.belief (statement, subject, attribute, value, owner) "
+                                       "values ('s', 'x', 'y', 'z', 'alice')",
+    "belief deleted": "delete from beliefdb.belief where id = %(b)s",
+}
+
+
+@pytest.mark.parametrize("name", sorted(BYPASSES))
+def test_the_application_role_cannot_write_around_ownership(name: str, db_url: str, bob: beliefdb.BeliefDB,
+                                                            window: UUID) -> None:
+    rival = bob.remember("Returns within 3 days", "return_policy", "window", "3 days", "Returns within 3 days.",
+                         source="forum", text="Returns within 3 days.", authority="unverified").accepted[0].id
+    proposal = bob.apply_correction(window, "Returns within 30 days.", reviewer="b", expect_revision=1)
+    assert proposal.proposed
+    before = snapshot(db_url, bob.database.workspace_id)
+    with bob.database.transaction() as conn, pytest.raises(pg_errors.InsufficientPrivilege):
+        conn.execute(BYPASSES[name], {"b": window, "r": rival})
+    assert snapshot(db_url, bob.database.workspace_id) == before
+
+
+def test_a_temporary_table_cannot_run_code_with_owner_rights(db_url: str, alice: beliefdb.BeliefDB,
+                                                             window: UUID) -> None:
+    """The evaluation working set is a temporary table; the functions that fill it run with owner
+    rights. One made beforehand by the application role, with a trigger, must not be used."""
+    with beliefdb.connect(db_url, principal="alice") as fresh, fresh.database.transaction() as conn:
+        conn.execute("""create temporary table beliefdb_evaluation (
+                            id uuid primary key, kind beliefdb.node_kind, held boolean, was_current boolean,
+                            premise boolean not null default false, blocked boolean not null default false,
+                            holds boolean not null default false, superseded boolean not null default false)""")
+        conn.execute("""create function pg_temp.escalate() returns trigger language plpgsql as $$
+                        begin create role escalated superuser; return new; end $$""")
+        conn.execute("create trigger escalate before insert on pg_temp.beliefdb_evaluation "
+                     "for each row execute function pg_temp.escalate()")
+        conn.execute("select beliefdb.retract('node', %s, 'test', null, false)", (window,))
+    assert su_all(db_url, "select count(*) from pg_catalog.pg_roles where rolname = 'escalated'") == [(0,)]
+    assert status_of(db_url, window)[0] == "retracted"
+
+
+CROSS_WORKSPACE_CALLS = {
+    "apply_correction": "select beliefdb.apply_correction(%(b)s, 'y', 'v', 'i', null, 1, null)",
+    "retract": "select beliefdb.retract('node', %(b)s, 'r', null, false)",
+    "decide": """select beliefdb.decide('d', jsonb_build_array(jsonb_build_array(%(b)s::text)))""",
+    "derive": "select beliefdb.derive('s', 'x', 'y', 'z', array[%(b)s]::uuid[])",
+    "review_resolve": "select beliefdb.review_resolve(%(i)s, 'approved')",
+    "record_outcome": "select beliefdb.record_outcome(%(b)s, 'failed')",
+    "forget": "select beliefdb.forget('belief', %(b)s)",
+}
+
+
+@pytest.mark.parametrize("name", sorted(CROSS_WORKSPACE_CALLS))
+def test_functions_with_owner_rights_stay_in_the_bound_workspace(name: str, db_url: str, alice: beliefdb.BeliefDB,
+                                                                 bob: beliefdb.BeliefDB, window: UUID) -> None:
+    """Another workspace's session — even one whose principal is called alice — cannot reach
+    alice's rows by their ids through the functions that run with owner rights."""
+    proposal = bob.apply_correction(window, "Returns within 30 days.", reviewer="b", expect_revision=1)
+    create_workspace(db_url, "other")
+    before = snapshot(db_url, alice.database.workspace_id)
+    with beliefdb.connect(db_url, workspace="other", principal="alice") as intruder, \
+            intruder.database.transaction() as conn, pytest.raises(psycopg.Error) as refused:
+        conn.execute(CROSS_WORKSPACE_CALLS[name], {"b": window, "i": proposal.review_item})
+    assert refused.value.sqlstate == "BD004", refused.value  # unknown here
+    assert snapshot(db_url, alice.database.workspace_id) == before
+
+
+# --- CLI -----------------------------------------------------------------------------------------
+
+def test_cli_correct_as_another_principal_proposes(db_url: str, window: UUID) -> None:
+    env = {"BELIEFDB_URL": db_url, "BELIEFDB_WORKSPACE": None, "BELIEFDB_HOME": None, "BELIEFDB_PRINCIPAL": None,
+           "BELIEFDB_REVIEWER": None}
+    result = runner.invoke(beliefdb.cli.app, ["correct", str(window), "Returns within 30 days.", "--value", "30 days",
+                                              "--reviewer", "bo", "--apply", "--expect-revision", "1",
+                                              "--as", "bob", "--json"], env=env)
+    assert result.exit_code == 0, result.output
+    out = json.loads(result.output)
+    assert out["proposed"] is True and out["owner"] == "alice"
+    listed = runner.invoke(beliefdb.cli.app, ["review", "list"], env=env)
+    assert listed.exit_code == 0, listed.output
+    assert "correction_proposed" in listed.output and "bob proposes" in listed.output
+    denied = runner.invoke(beliefdb.cli.app, ["review", "approve", out["review_item"][:8], "--as", "bob"], env=env)
+    assert denied.exit_code != 0 and "owned by alice" in denied.output
+    assert len(denied.output.strip().splitlines()) == 1
+    approved = runner.invoke(beliefdb.cli.app, ["review", "approve", out["review_item"][:8], "--as", "alice"],
+                             env=env)
+    assert approved.exit_code == 0, approved.output
+    assert "correction_proposed" in approved.output and "applied: replacement" in approved.output
+    assert status_of(db_url, window)[0] == "superseded"
