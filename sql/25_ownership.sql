@@ -70,19 +70,44 @@ comment on function beliefdb.supersession_by_owner() is 'Trigger: a supersedes r
 create or replace trigger relation_supersession_by_owner before insert or update of kind, to_belief on beliefdb.relation
     for each row execute function beliefdb.supersession_by_owner();
 
--- Raise not_owner (BD008) unless the acting principal owns the belief.
-create or replace function beliefdb.require_owner(p_workspace_id uuid, p_belief uuid, p_doing text) returns void
+-- Raise not_owner (BD008) unless the acting principal owns the belief, decision or action
+-- (other nodes have no owner).
+create or replace function beliefdb.require_owner(p_workspace_id uuid, p_node uuid, p_doing text) returns void
 language plpgsql stable
 set search_path = pg_catalog, pg_temp
 as $$
 declare
+    v_kind text;
     v_owner text;
 begin
-    select b.owner into v_owner from beliefdb.belief b where b.workspace_id = p_workspace_id and b.id = p_belief;
+    select o.kind, o.owner into v_kind, v_owner
+      from (select 'belief' as kind, b.owner from beliefdb.belief b where b.workspace_id = p_workspace_id and b.id = p_node
+            union all
+            select 'decision', d.owner from beliefdb.decision d where d.workspace_id = p_workspace_id and d.id = p_node
+            union all
+            select 'action', a.owner from beliefdb.action a where a.workspace_id = p_workspace_id and a.id = p_node) o;
     if found and v_owner is distinct from beliefdb.current_principal() then
-        raise exception 'belief % is owned by %: only its owner can %', p_belief, v_owner, p_doing
+        raise exception '% % is owned by %: only its owner can %', v_kind, p_node, v_owner, p_doing
             using errcode = 'BD008', hint = 'propose a correction (beliefdb correct) or raise a conflict instead';
     end if;
 end
 $$;
-comment on function beliefdb.require_owner(uuid, uuid, text) is 'Refuse (not_owner) unless the acting principal owns the belief';
+comment on function beliefdb.require_owner(uuid, uuid, text) is 'Refuse (not_owner) unless the acting principal owns the belief, decision or action';
+
+-- A reviewer's correction lives in a source of its own: retracting or replacing that source
+-- (or one of its fragments) undoes the correction, which only the corrected belief's owner may.
+create or replace function beliefdb.require_correction_owner(p_workspace_id uuid, p_source uuid, p_fragment uuid,
+                                                             p_doing text) returns void
+language plpgsql stable
+set search_path = pg_catalog, pg_temp
+as $$
+begin
+    perform beliefdb.require_owner(p_workspace_id, c.replacement_belief_id, p_doing)
+       from beliefdb.correction c
+       join beliefdb.fragment f on f.workspace_id = c.workspace_id and f.id = c.fragment_id
+       join beliefdb.source_version v on v.workspace_id = f.workspace_id and v.id = f.source_version_id
+      where c.workspace_id = p_workspace_id and c.replacement_belief_id is not null
+        and (v.source_id = p_source or c.fragment_id = p_fragment);
+end
+$$;
+comment on function beliefdb.require_correction_owner(uuid, uuid, uuid, text) is 'Refuse (not_owner) to undo a correction of a belief the acting principal does not own';

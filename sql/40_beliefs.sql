@@ -374,7 +374,10 @@ begin
         values (p_workspace_id, v_claim ->> 'statement', v_claim ->> 'subject', v_claim ->> 'attribute',
                 v_claim ->> 'value', coalesce(v_claim ->> 'kind', 'fact'), coalesce(v_claim -> 'scope', '{}'),
                 v_valid, beliefdb.clock(),
-                coalesce(v_claim ->> 'confidence_kind', 'extracted')::beliefdb.confidence_kind)
+                -- a claim may call itself an agent's assertion; a reviewer's correction or a
+                -- derivation comes only from the functions that make those
+                case when v_claim ->> 'confidence_kind' = 'agent_asserted' then 'agent_asserted'
+                     else 'extracted' end::beliefdb.confidence_kind)
         returning id into v_belief;
         perform beliefdb.add_evidence(p_workspace_id, v_belief, v_fragment);
         v_accepted := v_accepted || jsonb_build_object(
@@ -487,9 +490,18 @@ begin
         values (v_ws, p_source, coalesce(p_origin, 'document'), coalesce(p_authority, 'internal'),
                 coalesce(p_provenance, 'production'))
         returning * into v_source;
-    elsif (p_origin is not null and p_origin <> v_source.origin_type)
+    else
+        perform beliefdb.require_correction_owner(v_ws, v_source.id, null, 'replace the text of its correction');
+    end if;
+    if (p_origin is not null and p_origin <> v_source.origin_type)
        or (p_authority is not null and p_authority <> v_source.authority)
        or (p_provenance is not null and p_provenance <> v_source.provenance) then
+        -- authority and provenance weigh on every belief the source supports: their owners' call
+        perform beliefdb.require_owner(v_ws, e.belief_id, 'change the authority or label of a source it rests on')
+           from beliefdb.evidence e
+           join beliefdb.fragment f on f.workspace_id = e.workspace_id and f.id = e.fragment_id
+           join beliefdb.source_version v on v.workspace_id = f.workspace_id and v.id = f.source_version_id
+          where e.workspace_id = v_ws and v.source_id = v_source.id;
         update beliefdb.source s
            set origin_type = coalesce(p_origin, s.origin_type),
                authority = coalesce(p_authority, s.authority),

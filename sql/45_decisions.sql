@@ -312,6 +312,9 @@ declare
     v_changes jsonb;
 begin
     perform beliefdb.lock_workspace();
+    if p_target in ('source', 'version') then
+        perform beliefdb.require_correction_owner(v_ws, p_id, null, 'retract its correction');
+    end if;
     if p_target = 'source' then
         update beliefdb.source s set retracted_at = v_at, retraction_reason = v_reason
          where s.workspace_id = v_ws and s.id = p_id and (s.retracted_at is null) = not p_undo;
@@ -320,11 +323,12 @@ begin
          where v.workspace_id = v_ws and v.source_id = p_id and v.version = p_version
            and (v.retracted_at is null) = not p_undo;
     elsif p_target = 'node' then
-        -- only a belief's owner retracts it (or the correction that replaced it)
-        perform beliefdb.require_owner(v_ws, t.id, 'retract it')
-           from (select p_id as id
-                 union all
-                 select c.replacement_belief_id from beliefdb.correction c where c.workspace_id = v_ws and c.id = p_id) t;
+        -- only its owner retracts a belief, decision or action, or the correction (or the
+        -- correction's fragment) that replaced a belief
+        perform beliefdb.require_owner(v_ws, p_id, 'retract it');
+        perform beliefdb.require_owner(v_ws, c.replacement_belief_id, 'retract its correction')
+           from beliefdb.correction c
+          where c.workspace_id = v_ws and (c.id = p_id or c.fragment_id = p_id);
         -- a correction is evidence through its fragment: retracting one retracts the other
         update beliefdb.node n set retracted_at = v_at, retraction_reason = v_reason
          where n.workspace_id = v_ws and (n.retracted_at is null) = not p_undo

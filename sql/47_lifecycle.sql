@@ -144,6 +144,12 @@ begin
         raise exception 'forget a source, a subject or a belief, not %', p_target using errcode = 'BD005';
     end if;
 
+    -- forgetting a belief is its owner's call (a source is shared evidence: what it leaves
+    -- without support goes by rule 14, whoever owns it)
+    if p_target in ('subject', 'belief') and not p_preview then
+        perform beliefdb.require_owner(v_ws, x.id, 'forget it') from unnest(v_seeds) x (id);
+    end if;
+
     -- what is left without support once the targets are gone
     if cardinality(v_seeds) > 0 then
         perform beliefdb.evaluate(v_ws, v_seeds, v_seeds);
@@ -183,6 +189,12 @@ begin
     )
     select array(select distinct g.consequent from gone_reason g where not (g.consequent = any(v_gone)))
       into v_consequents;
+    -- what a forgotten belief superseded or was in conflict with stands on its own again
+    v_consequents := v_consequents || array(
+        select case when r.from_belief = any(v_gone) then r.to_belief else r.from_belief end
+          from beliefdb.relation r
+         where r.workspace_id = v_ws and r.kind in ('supersedes', 'conflicts_with')
+           and (r.from_belief = any(v_gone)) <> (r.to_belief = any(v_gone)));
     delete from beliefdb.node n where n.workspace_id = v_ws and n.id = any(v_gone);
     if p_target = 'source' then
         delete from beliefdb.source s where s.workspace_id = v_ws and s.id = p_id;

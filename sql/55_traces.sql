@@ -110,6 +110,8 @@ begin
     if found then
         raise exception 'only memories can be deleted, % is not one', v_bad.to_node using errcode = 'BD005';
     end if;
+    perform beliefdb.require_owner(v_ws, e.to_node, 'delete it')
+       from beliefdb.trace_edges(p_memories, p_edges) e where e.kind = 'deletes';
 
     -- joint inputs: one reason per node, needing all of them (ids first: the antecedent trigger
     -- reads its justification, so the two inserts are separate statements)
@@ -369,6 +371,8 @@ declare
     v_changes jsonb;
 begin
     perform beliefdb.lock_workspace();
+    -- naming a memory faulty deletes it: its owner's call
+    perform beliefdb.require_owner(v_ws, f.id, 'name it faulty') from unnest(p_faulty) f (id);
     v_plan := beliefdb.repair_plan_json(p_faulty, p_independent_evidence);
     insert into beliefdb.repair (workspace_id, faulty, independent_evidence, plan)
     values (v_ws, p_faulty, p_independent_evidence, v_plan)

@@ -9,7 +9,7 @@ revoke execute on all functions in schema beliefdb from public;
 grant execute on all functions in schema beliefdb to beliefdb_app;
 revoke execute on function
     beliefdb.audit_append(uuid, text, jsonb), beliefdb.audit_rows(), beliefdb.audit_workspace_created(),
-    beliefdb.ensure_vector_index(integer)
+    beliefdb.audit_redact_source(text), beliefdb.ensure_vector_index(integer)
     from beliefdb_app;
 
 -- The workspace directory: readable, and creatable by name only (ids come from the server).

@@ -14,11 +14,12 @@ import psycopg
 import pytest
 from psycopg import errors as pg_errors
 from psycopg.conninfo import make_conninfo
+from psycopg.types.json import Jsonb
 from typer.testing import CliRunner
 
 import beliefdb
 import beliefdb.cli
-from beliefdb import errors
+from beliefdb import errors, lifecycle
 from beliefdb.workspaces import create_workspace
 
 QUOTE = "Returns are accepted within 7 days of delivery."
@@ -252,6 +253,77 @@ def test_another_principal_adds_evidence(db_url: str, bob: beliefdb.BeliefDB, wi
     assert report.accepted == [] and [c.id for c in report.corroborated] == [window]
     assert su_all(db_url, "select count(*) from beliefdb.evidence where belief_id = %s", (window,)) == [(2,)]
     assert status_of(db_url, window)[:2] == ("current", "alice")
+
+
+# --- every other way of changing someone else's belief ------------------------------------------
+
+def test_other_routes_to_someone_elses_belief_are_refused(db_url: str, alice: beliefdb.BeliefDB,
+                                                          bob: beliefdb.BeliefDB, window: UUID) -> None:
+    """Deleting it from a trace, naming it faulty in a repair, forgetting it, retracting or
+    re-labelling what supports it, undoing its correction through its source or fragment."""
+    decision = alice.decide("Refuse returns after a week", because=[window]).id
+    fixed = alice.apply_correction(window, "Returns within 10 days.", value="10 days", reviewer="a",
+                                   expect_revision=1)
+    assert fixed.replacement is not None and fixed.correction is not None
+    replacement = fixed.replacement
+    correction_source, correction_fragment = su_all(db_url, """
+        select v.source_id, c.fragment_id from beliefdb.correction c
+          join beliefdb.fragment f on f.id = c.fragment_id
+          join beliefdb.source_version v on v.id = f.source_version_id where c.id = %s""", (fixed.correction,))[0]
+    source_name = su_all(db_url, "select name from beliefdb.source where id = %s", (correction_source,))[0][0]
+    before = snapshot(db_url, bob.database.workspace_id)
+
+    def refused(call: Any) -> None:
+        with pytest.raises(errors.NotOwner):
+            call()
+        assert snapshot(db_url, bob.database.workspace_id) == before
+
+    def run_deleting() -> None:
+        with bob.record_run(task="tidy up") as run:
+            step = run.step("memory_write")
+            run.delete_memory(step, replacement)
+
+    refused(run_deleting)
+    refused(lambda: bob.repair_apply([replacement]))
+    refused(lambda: lifecycle.forget(bob.database, belief=replacement))
+    refused(lambda: lifecycle.forget(bob.database, subject="return_policy"))
+    def retract_node(node: UUID) -> None:
+        with bob.database.transaction() as conn:
+            conn.execute("select beliefdb.retract('node', %s, 'undo')", (node,))
+
+    refused(lambda: retract_node(fixed.correction))
+    refused(lambda: bob.retract(fragment=correction_fragment, reason="undo"))
+    refused(lambda: bob.retract(source=source_name, reason="undo"))
+    refused(lambda: bob.ingest_text("Returns within 99 days.", source=source_name, extractor="none"))
+    refused(lambda: bob.ingest_text(f"Note. {QUOTE}", source="internal-note", authority="unverified",
+                                    extractor="none"))
+    refused(lambda: retract_node(decision))
+    # a preview changes nothing, so anyone may look
+    assert lifecycle.forget(bob.database, belief=replacement, preview=True)["beliefs"] == 1
+    # the owner may do each of these
+    alice.retract(fragment=correction_fragment, reason="the reviewer withdrew it")
+    assert status_of(db_url, replacement)[0] == "unsupported" and status_of(db_url, window)[0] == "current"
+
+
+def test_a_claim_cannot_call_itself_a_reviewers_correction(db_url: str, bob: beliefdb.BeliefDB) -> None:
+    text = "Shipping is free over 50 euros."
+    bob.ingest_text(text, source="forum", authority="unverified", extractor="none")
+    claim = {"statement": text, "subject": "shipping", "attribute": "free_over", "value": "50 euros",
+             "quote": text, "start": 0, "end": len(text), "confidence_kind": "human_correction"}
+    with bob.database.transaction() as conn:
+        conn.execute("select beliefdb.add_claims_to_source('forum', %s)", (Jsonb([claim]),))
+    assert su_all(db_url, "select confidence_kind::text from beliefdb.belief where subject = 'shipping'") == [
+        ("extracted",)]
+
+
+def test_forgetting_a_winner_brings_back_what_it_replaced(db_url: str, alice: beliefdb.BeliefDB,
+                                                          window: UUID) -> None:
+    winner = alice.remember("Returns within 14 days", "return_policy", "window", "14 days",
+                            "Returns are accepted within 14 days.", source="policy",
+                            text="Returns are accepted within 14 days.", authority="official").accepted[0].id
+    assert status_of(db_url, window)[0] == "superseded"
+    lifecycle.forget(alice.database, belief=winner)
+    assert status_of(db_url, window)[0] == "current"
 
 
 # --- hand-written SQL as the application role -----------------------------------------------------

@@ -591,8 +591,8 @@ def test_security_definer_functions_the_app_may_call(postgresql: psycopg.Connect
     """These run with the owner's rights on the app's behalf, each confined to the bound workspace
     (test_ownership.py calls them with another workspace's ids): the functions that make every
     change (the application role writes no table but embeddings itself), beliefdb.audit,
-    audit_redact_source, lock_workspace and recall. The audit internals (which take any workspace
-    id) are not callable by the application role."""
+    lock_workspace and recall. The audit internals (which take any workspace id, or redact
+    payloads) are not callable by the application role."""
     rows = postgresql.execute("""
         select p.oid::regprocedure::text
           from pg_catalog.pg_proc p
@@ -605,7 +605,6 @@ def test_security_definer_functions_the_app_may_call(postgresql: psycopg.Connect
         "beliefdb.add_claims_to_source(text,jsonb,jsonb)",
         "beliefdb.apply_correction(uuid,text,text,text,text,integer,text)",
         "beliefdb.audit(text,jsonb)",
-        "beliefdb.audit_redact_source(text)",
         "beliefdb.decay(timestamp with time zone,text)",
         "beliefdb.decide(text,jsonb)",
         "beliefdb.derive(text,text,text,text,uuid[],text)",
