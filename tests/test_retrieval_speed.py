@@ -130,3 +130,20 @@ def test_truth_filter_is_inlined_into_the_searches(postgresql: psycopg.Connectio
     # no call of recallable itself: its conditions are the scan's filter
     assert "recallable(" not in text
     assert "belief_provenance(" in text and "in_scope(" in text and "valid_time" in text
+
+
+def test_provenance_label_follows_every_supporting_source(bdb: beliefdb.BeliefDB,
+                                                          postgresql: psycopg.Connection[Any]) -> None:
+    def labels() -> dict[str, str]:
+        rows = postgresql.execute("select b.value, beliefdb.belief_provenance(b.workspace_id, b.id) "
+                                  "from beliefdb.belief b where b.attribute = 'method'").fetchall()
+        return dict(rows)
+
+    bdb.ingest_text("The refund method is store credit.\n", source="test-fixture.md", label="fixture",
+                    authority="user")
+    bdb.ingest_text("The delivery method is drone.\n", source="generated.md", label="synthetic", authority="user")
+    assert labels() == {"store credit": "fixture", "drone": "synthetic"}
+    # the same belief quoted from production history as well: production wins
+    bdb.ingest_text("The refund method is store credit.\n", source="handbook.md", authority="official")
+    assert labels() == {"store credit": "production", "drone": "synthetic"}
+    assert [a.belief.value for a in bdb.ask("what is the refund method?").beliefs] == ["store credit"]

@@ -325,10 +325,10 @@ def exact_top(c: psycopg.Connection[Any], params: dict[str, Any], k: int) -> lis
 
 
 def hnsw_top(c: psycopg.Connection[Any], params: dict[str, Any], k: int) -> list[Any]:
-    """The vector query of beliefdb.recall (truth filter inside, iterative scan, ef_search 160, the
+    """The vector query of beliefdb.recall (truth filter inside, iterative scan, ef_search 400, the
     order taken from the HNSW index, never from a sort)."""
     c.execute("select set_config('hnsw.iterative_scan', 'relaxed_order', true), "
-              "set_config('hnsw.ef_search', '160', true), set_config('enable_sort', 'off', true)")
+              "set_config('hnsw.ef_search', '400', true), set_config('enable_sort', 'off', true)")
     try:
         return [r[0] for r in c.execute(VECTOR_QUERY, {**params, "k": k}).fetchall()]
     finally:
