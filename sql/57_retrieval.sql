@@ -43,10 +43,10 @@ comment on function beliefdb.in_scope(jsonb, jsonb) is 'Whether a belief''s cond
 -- The truth filter of retrieval: current now (or believed at p_as_of, on valid and recorded
 -- time together), in scope, and production history unless fixtures are asked for.
 -- No `set search_path` here, unlike the house style: a SQL function with one is never inlined,
--- and this one runs for every candidate of every search of recall (an executor call each, most of
--- recall's time at 100k beliefs). Inlined, its body is planned with the caller's search path, so it
--- names every function, operator and type with its schema; it has invoker rights and calls only
--- functions that set their own path.
+-- and this one runs for every candidate of every search of recall (an executor call each; inlined,
+-- its cheap conditions run first and in_scope is skipped when no scope is named). Inlined, its
+-- body is planned with the caller's search path, so it names every function, operator and type
+-- with its schema; it has invoker rights and calls only functions that set their own path.
 create or replace function beliefdb.recallable(p_belief beliefdb.belief, p_as_of timestamptz, p_scope jsonb,
                                                p_include_fixtures boolean) returns boolean
 language sql stable
@@ -56,8 +56,9 @@ as $$
                      and p_belief.valid_time operator(pg_catalog.@>) beliefdb.clock()
                 else beliefdb.believed_at(p_belief, p_as_of) end
        -- most askers and most beliefs name no scope: in_scope is called only when both do
-       and (p_scope is null or p_scope operator(pg_catalog.=) '{}'::jsonb
-            or p_belief.scope operator(pg_catalog.=) '{}'::jsonb or beliefdb.in_scope(p_belief.scope, p_scope))
+       and (p_scope is null or p_scope operator(pg_catalog.=) '{}'::pg_catalog.jsonb
+            or p_belief.scope operator(pg_catalog.=) '{}'::pg_catalog.jsonb
+            or beliefdb.in_scope(p_belief.scope, p_scope))
        and (p_include_fixtures
             or beliefdb.belief_provenance(p_belief.workspace_id, p_belief.id) operator(pg_catalog.=) 'production')
 $$;
