@@ -6,17 +6,24 @@
 -- The provenance label of a belief: production if any supporting evidence comes from a
 -- production source (or it has no quoted evidence: corrections, derived beliefs, agent memories),
 -- else the label of its sources (fixture, synthetic).
+-- Each evidence row's source is looked up by key (fragment, version, source: `offset 0` keeps the
+-- planner from joining the other way round, scanning a store's versions for each evidence row,
+-- 0.1 ms a call where this takes 0.02). recall runs it for every candidate that has evidence.
 create or replace function beliefdb.belief_provenance(p_workspace_id uuid, p_belief uuid) returns text
 language sql stable
 set search_path = pg_catalog, pg_temp
 as $$
     select coalesce(
-        (select case when bool_or(s.provenance = 'production') then 'production'
-                     else min(s.provenance::text) end
+        (select case when bool_or(p.provenance = 'production') then 'production'
+                     else min(p.provenance::text) end
            from beliefdb.evidence e
-           join beliefdb.fragment f on f.workspace_id = e.workspace_id and f.id = e.fragment_id
-           join beliefdb.source_version v on v.workspace_id = f.workspace_id and v.id = f.source_version_id
-           join beliefdb.source s on s.workspace_id = v.workspace_id and s.id = v.source_id
+          cross join lateral (
+                select s.provenance
+                  from beliefdb.fragment f
+                  join beliefdb.source_version v on v.workspace_id = f.workspace_id and v.id = f.source_version_id
+                  join beliefdb.source s on s.workspace_id = v.workspace_id and s.id = v.source_id
+                 where f.workspace_id = e.workspace_id and f.id = e.fragment_id
+                offset 0) p
           where e.workspace_id = p_workspace_id and e.belief_id = p_belief and e.role = 'supports'),
         'production')
 $$;
@@ -35,33 +42,85 @@ comment on function beliefdb.in_scope(jsonb, jsonb) is 'Whether a belief''s cond
 
 -- The truth filter of retrieval: current now (or believed at p_as_of, on valid and recorded
 -- time together), in scope, and production history unless fixtures are asked for.
+-- No `set search_path` here, unlike the house style: a SQL function with one is never inlined,
+-- and this one runs for every candidate of every search of recall (an executor call each; inlined,
+-- its cheap conditions run first and in_scope is skipped when no scope is named). Inlined, its
+-- body is planned with the caller's search path, so it names every function, operator and type
+-- with its schema; it has invoker rights and calls only functions that set their own path.
 create or replace function beliefdb.recallable(p_belief beliefdb.belief, p_as_of timestamptz, p_scope jsonb,
                                                p_include_fixtures boolean) returns boolean
 language sql stable
-set search_path = pg_catalog, pg_temp
 as $$
     select case when p_as_of is null
-                then p_belief.status in ('current', 'conflicting') and p_belief.valid_time @> beliefdb.clock()
+                then p_belief.status operator(pg_catalog.=) any ('{current,conflicting}'::beliefdb.belief_status[])
+                     and p_belief.valid_time operator(pg_catalog.@>) beliefdb.clock()
                 else beliefdb.believed_at(p_belief, p_as_of) end
-       and beliefdb.in_scope(p_belief.scope, p_scope)
-       and (p_include_fixtures or beliefdb.belief_provenance(p_belief.workspace_id, p_belief.id) = 'production')
+       -- most askers and most beliefs name no scope: in_scope is called only when both do
+       and (p_scope is null or p_scope operator(pg_catalog.=) '{}'::pg_catalog.jsonb
+            or p_belief.scope operator(pg_catalog.=) '{}'::pg_catalog.jsonb
+            or beliefdb.in_scope(p_belief.scope, p_scope))
+       and (p_include_fixtures
+            or beliefdb.belief_provenance(p_belief.workspace_id, p_belief.id) operator(pg_catalog.=) 'production')
 $$;
 comment on function beliefdb.recallable(beliefdb.belief, timestamptz, jsonb, boolean) is 'Truth filter of retrieval: current (or believed at as-of), in scope, production unless fixtures are asked for';
+
+-- The words of a question as full-text lexemes: English stems, plus words in other scripts as
+-- written (the simple configuration), sorted and without repeats.
+create or replace function beliefdb.question_lexemes(p_question text) returns text[]
+language sql immutable
+set search_path = pg_catalog, pg_temp
+as $$
+    select array(select t.lexeme from unnest(to_tsvector('pg_catalog.english', p_question)) t
+                 union
+                 select t.lexeme from unnest(to_tsvector('pg_catalog.simple', p_question)) t
+                  where t.lexeme ~ '[^\x01-\x7f]'
+                 order by 1)
+$$;
+comment on function beliefdb.question_lexemes(text) is 'Full-text lexemes of a question: English stems and non-ASCII words as written';
 
 -- An OR query of the question's words: English stems, plus words in other scripts as written.
 create or replace function beliefdb.question_query(p_question text) returns tsquery
 language sql immutable
 set search_path = pg_catalog, pg_temp
 as $$
-    select nullif(
-        coalesce(nullif(replace(plainto_tsquery('pg_catalog.english', p_question)::text, ''' & ''', ''' | '''), ''),
-                 '')
-        || coalesce((select ' | ' || string_agg(pg_catalog.quote_literal(t.lexeme), ' | ')
-                       from unnest(to_tsvector('pg_catalog.simple', p_question)) t
-                      where t.lexeme ~ '[^\x01-\x7f]'), ''),
-        '')::tsquery
+    select nullif(array_to_string(array(select pg_catalog.quote_literal(l)
+                                          from unnest(beliefdb.question_lexemes(p_question)) l), ' | '),
+                  '')::tsquery
 $$;
 comment on function beliefdb.question_query(text) is 'Full-text OR query of a question: English stems and non-ASCII words as written';
+
+-- Which of some lexemes are common in the store: estimated to occur in more than p_max_rows
+-- beliefs (ANALYZE's most common elements of belief.search, times the table's row count; over all
+-- workspaces). Without statistics (a new store, or a role that cannot read them) none is.
+create or replace function beliefdb.common_lexemes(p_lexemes text[], p_max_rows double precision) returns text[]
+language sql stable
+set search_path = pg_catalog, pg_temp
+as $$
+    select coalesce(array_agg(x.lexeme order by x.lexeme), '{}')
+      from pg_catalog.pg_stats s
+     cross join lateral unnest(s.most_common_elems::text::text[], s.most_common_elem_freqs) as x (lexeme, freq)
+     where s.schemaname = 'beliefdb' and s.tablename = 'belief' and s.attname = 'search'
+       and x.lexeme = any(p_lexemes)
+       and x.freq * (select c.reltuples from pg_catalog.pg_class c where c.oid = 'beliefdb.belief'::regclass)
+           > p_max_rows
+$$;
+comment on function beliefdb.common_lexemes(text[], double precision) is 'The lexemes estimated (from ANALYZE statistics) to occur in more than a number of beliefs';
+
+-- The query that nominates full-text candidates for a question. A common word matches too many
+-- beliefs to single any out, and ranking its matches would be most of the search's time: only the
+-- other words nominate (OR). If every word is common, all of them together do (AND). Ranking
+-- still uses every word (question_query).
+create or replace function beliefdb.nominating_query(p_lexemes text[], p_common text[]) returns tsquery
+language sql immutable
+set search_path = pg_catalog, pg_temp
+as $$
+    select nullif(case when p_lexemes <@ p_common
+                       then array_to_string(array(select pg_catalog.quote_literal(l) from unnest(p_lexemes) l), ' & ')
+                       else array_to_string(array(select pg_catalog.quote_literal(l) from unnest(p_lexemes) l
+                                                   where l <> all(p_common)), ' | ')
+                  end, '')::tsquery
+$$;
+comment on function beliefdb.nominating_query(text[], text[]) is 'Full-text query that nominates candidates: the words that are not common (OR), else all of them (AND)';
 
 -- Candidates from vector search, full-text search and subject names, fused by reciprocal rank
 -- (k = 60), truth-filtered inside each search so a selective filter cannot starve the result
@@ -87,13 +146,20 @@ language plpgsql
 -- search here is confined to the bound workspace explicitly
 security definer
 set search_path = pg_catalog, pg_temp
+-- plan the searches once per session, not once per call: the plans do not depend on the question
+-- (custom plans were no better, and planning each call made recall 3x slower at 100k)
+set plan_cache_mode = force_generic_plan
 as $$
 declare
     v_ws uuid := beliefdb.current_workspace_id();
     v_dim integer := beliefdb.vector_dims(p_embedding);
     v_vector_ids uuid[] := '{}';
     v_vector_sims double precision[] := '{}';
+    v_lexemes text[] := beliefdb.question_lexemes(p_question);
     v_query tsquery := beliefdb.question_query(p_question);
+    -- words in more than 1,000 beliefs nominate nothing on their own (see nominating_query)
+    v_common text[] := beliefdb.common_lexemes(v_lexemes, 1000);
+    v_nominate tsquery := beliefdb.nominating_query(v_lexemes, v_common);
     v_words text[];
     v_sort text;
     v_low real := coalesce(p_low_confidence,
@@ -108,7 +174,10 @@ begin
     end if;
     if p_embedding is not null then
         perform set_config('hnsw.iterative_scan', 'relaxed_order', true);
-        perform set_config('hnsw.ef_search', greatest(4 * p_candidates, 100)::text, true);
+        -- a wide candidate list: the questions' true neighbours are a few beliefs apart from the
+        -- mass of a store, and a narrow greedy search misses them (bench/retrieval at 100k:
+        -- recall@10 0.42 with 160, 0.54 with 400, for 2 ms more)
+        perform set_config('hnsw.ef_search', greatest(10 * p_candidates, 100)::text, true);
         -- the order must come from the HNSW index: a sort would read every vector of the
         -- workspace (the planner cannot tell how many that is)
         v_sort := current_setting('enable_sort');
@@ -132,8 +201,11 @@ begin
         perform set_config('enable_sort', v_sort, true);
     end if;
 
+    -- words that may name a subject: not a stop word, and not common in the store (a common word
+    -- would name thousands of subjects, none in particular)
     v_words := array(select distinct w from regexp_split_to_table(lower(p_question), '[^[:alnum:]]+') w
-                      where length(w) >= 4);
+                      where length(w) >= 4
+                        and not tsvector_to_array(to_tsvector('pg_catalog.english', w)) <@ v_common);
     perform set_config('pg_trgm.word_similarity_threshold', '0.6', true);
 
     return query
@@ -142,13 +214,18 @@ begin
           from unnest(v_vector_ids) with ordinality as v (id, rank)
     ),
     -- full text: the matches are ranked on a bounded set (a common word can match most of a
-    -- workspace), and the truth filter runs on the best of them only
+    -- workspace), and the truth filter runs on the best of them only.
+    -- Here and in by_name the workspace test is `is not distinct from`, not `=`: the same test on a
+    -- not-null column, but not an index condition. workspace_id has no statistics (10_tables), so
+    -- with `=` the planner ANDs a bitmap of the whole workspace from belief_subject_attribute to the
+    -- GIN bitmap: at 100k beliefs that alone took 6 ms per text search and 4 ms per name word.
     by_text as (
         select t.id, (row_number() over (order by t.r desc, t.id))::integer as rank
           from (select m.id, m.r
                   from (select b.id, ts_rank_cd(b.search, v_query) as r
                           from (select b0.id, b0.search from beliefdb.belief b0
-                                 where v_query is not null and b0.workspace_id = v_ws and b0.search @@ v_query
+                                 where v_nominate is not null and b0.search @@ v_nominate
+                                   and b0.workspace_id is not distinct from v_ws
                                    and b0.confidence >= p_min_confidence
                                    and (p_as_of is not null or b0.status in ('current', 'conflicting'))
                                  limit 1000) b
@@ -170,7 +247,11 @@ begin
                                 select b.id, b.subject
                                   from beliefdb.belief b
                                  where w.w operator(beliefdb.<%) b.subject
-                                   and b.workspace_id = v_ws and b.confidence >= p_min_confidence
+                                   -- and its first five letters as written: the trigram index then
+                                   -- needs all of their trigrams, so a similar common name
+                                   -- (contact / contract_...) is not rechecked thousands of times
+                                   and b.subject ilike '%' || left(w.w, 5) || '%'
+                                   and b.workspace_id is not distinct from v_ws and b.confidence >= p_min_confidence
                                    and (p_as_of is not null or b.status in ('current', 'conflicting'))
                                  limit 50) b
                          group by b.id

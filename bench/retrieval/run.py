@@ -1,6 +1,6 @@
 """Retrieval benchmark (issue 4): does similarity ever outvote truth, and how fast is ``ask``?
 
-    python bench/retrieval/run.py [--beliefs N] [--json] [--seed S] [--db URL] [--runs R] [--base B]
+    python bench/retrieval/run.py [--beliefs N] [--json] [--seed S] [--db URL [--reuse]] [--runs R] [--base B]
 
 1. Loads the labelled corpus (corpus.py: ~230 beliefs in documents and conversations, later
    versions that supersede some, ties, scoped rules, fixtures, a retracted poisoned source) through
@@ -325,10 +325,10 @@ def exact_top(c: psycopg.Connection[Any], params: dict[str, Any], k: int) -> lis
 
 
 def hnsw_top(c: psycopg.Connection[Any], params: dict[str, Any], k: int) -> list[Any]:
-    """The vector query of beliefdb.recall (truth filter inside, iterative scan, ef_search 160, the
+    """The vector query of beliefdb.recall (truth filter inside, iterative scan, ef_search 400, the
     order taken from the HNSW index, never from a sort)."""
     c.execute("select set_config('hnsw.iterative_scan', 'relaxed_order', true), "
-              "set_config('hnsw.ef_search', '160', true), set_config('enable_sort', 'off', true)")
+              "set_config('hnsw.ef_search', '400', true), set_config('enable_sort', 'off', true)")
     try:
         return [r[0] for r in c.execute(VECTOR_QUERY, {**params, "k": k}).fetchall()]
     finally:
@@ -461,8 +461,9 @@ def db_rows(db: Database, query: str, params: dict[str, Any]) -> list[tuple[Any,
 
 def run_benchmark(url: str, *, beliefs: int = 100_000, seed: int = 1, runs: int = 3, n_base: int = 1000,
                   sigma: float = 0.012, questions: int | None = None, rebuild_index: bool = True,
-                  filler_queries: int = 50, budget: float = 300.0) -> dict[str, Any]:
-    """Load the corpus and the filler into ``url``'s default workspace and measure; returns the report."""
+                  filler_queries: int = 50, budget: float = 300.0, reuse: bool = False) -> dict[str, Any]:
+    """Load the corpus and the filler into ``url``'s default workspace and measure; returns the report.
+    With ``reuse``, measure what an earlier run loaded there instead (nothing is loaded)."""
     embedder = get_embedder()
     model = embedder.model
     t_start = time.perf_counter()
@@ -470,13 +471,18 @@ def run_benchmark(url: str, *, beliefs: int = 100_000, seed: int = 1, runs: int 
         db = api.database
         ws = uuid.UUID(db.workspace_id)
         t0 = time.perf_counter()
-        loaded = corpus.load(db)
+        if reuse:
+            if not db_rows(db, "select exists (select from beliefdb.belief)", {})[0][0]:
+                raise SystemExit("--reuse: the database holds no beliefs; load it with a run without --reuse")
+            loaded = {"accepted": None, "rejected": None}
+        else:
+            loaded = corpus.load(db)
         corpus_s = time.perf_counter() - t0
         statuses = dict(db_rows(db, "select status::text, count(*) from beliefdb.belief group by 1", {}))
         log(f"corpus: {loaded['accepted']} beliefs accepted ({loaded['rejected']} rejected) in {corpus_s:.1f} s; "
             f"statuses {json.dumps(statuses)}")
         have = sum(statuses.values())
-        n_filler = max(0, beliefs - have)
+        n_filler = 0 if reuse else max(0, beliefs - have)
         qs = list(corpus.iter_questions(questions))
         # a seeded random order: if the time budget stops ask early, the answered ones are a fair sample
         qs = [qs[i] for i in np.random.default_rng(seed).permutation(len(qs))]
@@ -500,7 +506,7 @@ def run_benchmark(url: str, *, beliefs: int = 100_000, seed: int = 1, runs: int 
         rng = np.random.default_rng(seed + 1)
         fq = np.asarray(embedder.passages([f.render(code_of(rng, 990000 + i))[0]
                                            for i, f in enumerate(make_fills(rng, filler_queries))]), np.float32) \
-            if filler_queries and n_filler else np.zeros((0, 384), np.float32)
+            if filler_queries and (n_filler or reuse) else np.zeros((0, 384), np.float32)
         f_recall = filler_recall(db, fq, model)
     n = max(m["answered"], 1)
     ask_p50 = percentile(m["ask_ms"], 50)
@@ -619,10 +625,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--budget", type=float, default=300,
                         help="seconds for the ask pass; questions left are measured by baseline and recall@10 only")
     parser.add_argument("--full-json", action="store_true", help="with --json: also misses and details")
+    parser.add_argument("--reuse", action="store_true",
+                        help="with --db: measure what an earlier run loaded there (same --seed), loading nothing")
     args = parser.parse_args(argv)
+    if args.reuse and not args.db:
+        parser.error("--reuse needs --db")
     with database(args.db) as url:
         report = run_benchmark(url, beliefs=args.beliefs, seed=args.seed, runs=args.runs, n_base=args.base,
-                               sigma=args.sigma, questions=args.questions, budget=args.budget)
+                               sigma=args.sigma, questions=args.questions, budget=args.budget, reuse=args.reuse)
     if args.json:
         print(json.dumps(report if args.full_json else {k: report[k] for k in JSON_KEYS}))
     else:
