@@ -1,6 +1,7 @@
 """Benchmark of impact and correction apply on a large synthetic support graph.
 
-    python bench/impact.py [--nodes N] [--json] [--db URL] [--runs 30] [--seed 1] [--explain FILE]
+    python bench/impact.py [--nodes N] [--json] [--db URL [--keep | --workspace ID]] [--no-corrections]
+                           [--runs 30] [--seed 1] [--explain FILE]
 
 Builds one workspace of N nodes (default 1,000,000) with about 4 justification edges per node:
 sources -> source versions -> fragments -> beliefs (evidence) -> derived beliefs -> decisions ->
@@ -636,9 +637,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--explain", type=Path, help="write the plans of impact's statements to this file")
     parser.add_argument("--keep", action="store_true", help="with --db: keep the benchmark workspace")
+    parser.add_argument("--workspace", type=uuid.UUID,
+                        help="with --db: measure this workspace, loaded and kept by an earlier run with the same "
+                             "--nodes and --seed, instead of loading a new one (implies --keep)")
+    parser.add_argument("--no-corrections", action="store_true",
+                        help="skip correction apply (it changes the graph: use it to keep a --workspace reusable)")
     parser.add_argument("--budget", type=float, default=120,
                         help="seconds per figure after which fewer runs are taken (at least 5)")
     args = parser.parse_args(argv)
+    if args.workspace is not None and args.db is None:
+        parser.error("--workspace needs --db")
     rng = np.random.default_rng(args.seed)
     began = time.perf_counter()
 
@@ -650,16 +658,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     seeds = pick_seeds(g, mem, args.runs, rng)
 
     with database(args.db) as url:
-        ws = create_workspace(url)
+        ws = args.workspace or create_workspace(url)
         try:
             t0 = time.perf_counter()
-            log(f"loading into workspace {ws} with binary COPY")
-            with psycopg.connect(url) as conn:
-                load(conn, ws, g)
+            if args.workspace is None:
+                log(f"loading into workspace {ws} with binary COPY")
+                with psycopg.connect(url) as conn:
+                    load(conn, ws, g)
+            else:
+                log(f"measuring workspace {ws} as loaded by an earlier run")
             with psycopg.connect(url, autocommit=True) as conn:
-                for table in ("node", "fragment", "belief", "decision", "action", "justification",
-                              "justification_antecedent", "evidence", "source", "source_version"):
-                    conn.execute(f"vacuum (analyze) beliefdb.{table}")
+                if args.workspace is None:
+                    for table in ("node", "fragment", "belief", "decision", "action", "justification",
+                                  "justification_antecedent", "evidence", "source", "source_version"):
+                        conn.execute(f"vacuum (analyze) beliefdb.{table}")
                 server = {k: conn.execute(f"show {k}").fetchone()[0]  # type: ignore[index]
                           for k in ("server_version", "shared_buffers", "work_mem", "jit")}
                 size = conn.execute("select pg_size_pretty(pg_database_size(current_database()))").fetchone()
@@ -668,9 +680,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             sanity(url, ws, g, seeds[TARGETS[0]], rng)
             impact = measure_impact(url, ws, g, mem, seeds, args.budget)
             plans = explain(url, ws, g, seeds, args.explain)
-            corrections = measure_corrections(url, ws, g, mem, args.runs, rng, args.budget)
+            corrections = (None if args.no_corrections
+                           else measure_corrections(url, ws, g, mem, args.runs, rng, args.budget))
         finally:
-            if args.db is not None and not args.keep:
+            if args.db is not None and not args.keep and args.workspace is None:
                 drop_workspace(args.db, ws)
 
     report = {
@@ -678,7 +691,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "impact_p50_ms": {t: round(impact[t]["p50_ms"], 3) for t in impact},
         "impact_p95_ms": {t: round(impact[t]["p95_ms"], 3) for t in impact},
         "python_ratio": {t: round(impact[t]["ratio"], 3) for t in impact},
-        "correction_apply_p50_ms": round(corrections["p50_ms"], 3),
+        "correction_apply_p50_ms": round(corrections["p50_ms"], 3) if corrections else None,
     }
     if args.json:
         print(json.dumps(report))
@@ -692,10 +705,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"{t:>8} {r['closure_range'][0]:>6}-{r['closure_range'][1]:<6} {r['runs']:>4} {r['p50_ms']:>9.2f} "
                   f"{r['p95_ms']:>9.2f} {r['python_p50_ms']:>8.2f} {r['python_p95_ms']:>8.2f} "
                   f"{r['descendants_p50_ms']:>8.2f} {r['ratio']:>7.2f}")
-        print(f"correction apply: {corrections['runs']} runs, p50 {corrections['p50_ms']:.2f} ms, "
-              f"p95 {corrections['p95_ms']:.2f} ms "
-              f"(closure of the corrected belief: median {corrections['closure_median']}, "
-              f"{corrections['closure_range'][0]}-{corrections['closure_range'][1]})")
+        if corrections:
+            print(f"correction apply: {corrections['runs']} runs, p50 {corrections['p50_ms']:.2f} ms, "
+                  f"p95 {corrections['p95_ms']:.2f} ms "
+                  f"(closure of the corrected belief: median {corrections['closure_median']}, "
+                  f"{corrections['closure_range'][0]}-{corrections['closure_range'][1]})")
         print(f"index use in impact's plans: {json.dumps(plans)}")
     return 0
 
