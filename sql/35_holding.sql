@@ -141,31 +141,29 @@ begin
     -- 1. forward closure over reasons (antecedent -> consequent), supersession (winner -> loser)
     --    and ties (either side), one level at a time; ids that are not nodes drop out
     loop
-        select array_agg(n.id), array_agg(n.kind), array_agg(n.holds), array_agg(n.current),
-               array_agg(n.retracted_at is not null), array_agg(n.id) filter (where n.kind = 'belief')
-          into v_level_ids, v_kind, v_held, v_current, v_retr, v_level_beliefs
-          from beliefdb.node n
-         where n.workspace_id = p_workspace_id and n.id = any(v_front);
+        -- the level's nodes; the edges out of them; their justifications and what each misses
+        -- outside the closure (both index only). One statement: three index scans.
+        select n.*, a.*, j.*
+          into v_level_ids, v_kind, v_held, v_current, v_retr, v_level_beliefs,
+               v_from, v_via, v_to, v_of, v_jid, v_unmet
+          from (select array_agg(n.id), array_agg(n.kind), array_agg(n.holds), array_agg(n.current),
+                       array_agg(n.retracted_at is not null), array_agg(n.id) filter (where n.kind = 'belief')
+                  from beliefdb.node n
+                 where n.workspace_id = p_workspace_id and n.id = any(v_front)) n,
+               (select array_agg(a.antecedent), array_agg(a.justification_id), array_agg(a.consequent)
+                  from beliefdb.justification_antecedent a
+                 where a.workspace_id = p_workspace_id and a.antecedent = any(v_front)) a,
+               (select array_agg(j.consequent), array_agg(j.id), array_agg(j.unmet)
+                  from beliefdb.justification j
+                 where j.workspace_id = p_workspace_id and j.consequent = any(v_front)) j;
         exit when v_level_ids is null;
         o_ids := o_ids || v_level_ids;
         o_kind := o_kind || v_kind;
         o_held := o_held || v_held;
         o_was_current := o_was_current || v_current;
         v_retracted := v_retracted || v_retr;
-
-        -- the edges out of the level (index only)
-        select array_agg(a.antecedent), array_agg(a.justification_id), array_agg(a.consequent)
-          into v_from, v_via, v_to
-          from beliefdb.justification_antecedent a
-         where a.workspace_id = p_workspace_id and a.antecedent = any(v_level_ids);
         v_edge_from := v_edge_from || v_from;
         v_edge_via := v_edge_via || v_via;
-
-        -- the level's justifications and what each misses outside the closure (index only)
-        select array_agg(j.consequent), array_agg(j.id), array_agg(j.unmet)
-          into v_of, v_jid, v_unmet
-          from beliefdb.justification j
-         where j.workspace_id = p_workspace_id and j.consequent = any(v_level_ids);
         v_just_of := v_just_of || v_of;
         v_just_id := v_just_id || v_jid;
         v_just_unmet := v_just_unmet || v_unmet;
@@ -175,18 +173,18 @@ begin
         v_rel := null;
         v_tied := null;
         if v_level_beliefs is not null then
-            select array_agg(r.to_belief)
-              into v_rel
-              from beliefdb.relation r
-             where r.workspace_id = p_workspace_id and r.from_belief = any(v_level_beliefs)
-               and r.kind in ('supersedes', 'conflicts_with');
-            select array_agg(r.to_belief) filter (where r.kind = 'supersedes'),
-                   array_agg(r.from_belief) filter (where r.kind = 'supersedes'),
-                   array_agg(r.from_belief) filter (where r.kind = 'conflicts_with')
-              into v_loser_ids, v_winner_ids, v_tied
-              from beliefdb.relation r
-             where r.workspace_id = p_workspace_id and r.to_belief = any(v_level_beliefs)
-               and r.kind in ('supersedes', 'conflicts_with');
+            select f.*, t.*
+              into v_rel, v_loser_ids, v_winner_ids, v_tied
+              from (select array_agg(r.to_belief)
+                      from beliefdb.relation r
+                     where r.workspace_id = p_workspace_id and r.from_belief = any(v_level_beliefs)
+                       and r.kind in ('supersedes', 'conflicts_with')) f,
+                   (select array_agg(r.to_belief) filter (where r.kind = 'supersedes'),
+                           array_agg(r.from_belief) filter (where r.kind = 'supersedes'),
+                           array_agg(r.from_belief) filter (where r.kind = 'conflicts_with')
+                      from beliefdb.relation r
+                     where r.workspace_id = p_workspace_id and r.to_belief = any(v_level_beliefs)
+                       and r.kind in ('supersedes', 'conflicts_with')) t;
             v_sup_of := v_sup_of || v_loser_ids;
             v_sup_by := v_sup_by || v_winner_ids;
         end if;
@@ -206,50 +204,51 @@ begin
         return;
     end if;
 
-    -- 2. number justifications and edges by position (hash joins in memory), and find the premises
-    with nodes as materialized (
-        select u.id, u.pos::integer as pos from unnest(o_ids) with ordinality as u (id, pos)
-    ), justs as materialized (
-        select row_number() over ()::integer as jpos, u.just, n.pos as cons, u.unmet
-          from unnest(v_just_id, v_just_of, v_just_unmet) as u (just, cons_id, unmet)
-          join nodes n on n.id = u.cons_id
-    ), edges as (
-        -- the edges out of closure nodes; their justifications are all of closure nodes
-        select n.pos as ant, j.jpos
-          from unnest(v_edge_from, v_edge_via) as u (ant_id, just)
-          join nodes n on n.id = u.ant_id
-          join justs j on j.just = u.just
-    ), losers as (
-        select distinct x.id from unnest(v_sup_of) as x (id)
-    )
-    select x.*, y.*, z.*
-      into o_premise, o_blocked, v_loser, v_just, v_cons, v_need, v_edge_ant, v_edge_just
-      from (select -- premises: fragments of versions in force, corrections, user inputs, and agent
-                   -- steps nothing was recorded as feeding (taken as given, like a user input)
-                   array_agg(case u.kind
-                                when 'fragment' then exists (
-                                    select from beliefdb.fragment f
-                                     where f.workspace_id = p_workspace_id and f.id = u.id
-                                       and beliefdb.in_force(p_workspace_id, f.source_version_id))
-                                when 'correction' then true
-                                when 'step' then exists (
-                                    select from beliefdb.step s
-                                     where s.workspace_id = p_workspace_id and s.id = u.id
-                                       and (s.kind = 'user_input'
-                                            or not exists (select from beliefdb.justification j
-                                                            where j.workspace_id = s.workspace_id
-                                                              and j.consequent = s.id)))
-                                else false
-                             end order by u.pos),
-                   array_agg(u.retracted or u.id = any(v_off) order by u.pos),
-                   array_agg(l.id is not null order by u.pos)
-              from unnest(o_ids, o_kind, v_retracted) with ordinality as u (id, kind, retracted, pos)
-              left join losers l on l.id = u.id) x,
-           (select coalesce(array_agg(j.just order by j.jpos), '{}'), coalesce(array_agg(j.cons order by j.jpos), '{}'),
-                   coalesce(array_agg(j.unmet order by j.jpos), '{}')
-              from justs j) y,
-           (select coalesce(array_agg(e.ant order by e.ant, e.jpos), '{}'), coalesce(array_agg(e.jpos order by e.ant, e.jpos), '{}')
-              from edges e) z;
+    -- 2. justifications are numbered as read; their consequents and the edges by position (hash
+    --    joins in memory), edges grouped by antecedent. Their justifications are all of closure nodes.
+    v_just := v_just_id;
+    v_need := v_just_unmet;
+    select coalesce(array_agg(n.pos::integer order by u.ord), '{}')
+      into v_cons
+      from unnest(v_just_of) with ordinality as u (id, ord)
+      join unnest(o_ids) with ordinality as n (id, pos) on n.id = u.id;
+    select coalesce(array_agg(n.pos::integer order by n.pos, j.jpos), '{}'),
+           coalesce(array_agg(j.jpos::integer order by n.pos, j.jpos), '{}')
+      into v_edge_ant, v_edge_just
+      from unnest(v_edge_from, v_edge_via) as u (ant, just)
+      join unnest(o_ids) with ordinality as n (id, pos) on n.id = u.ant
+      join unnest(v_just_id) with ordinality as j (id, jpos) on j.id = u.just;
+    -- premises: fragments of versions in force, corrections, user inputs, and agent steps nothing
+    -- was recorded as feeding (taken as given, like a user input); blocked: retracted or assumed off
+    select array_agg(case u.kind
+                        when 'fragment' then exists (
+                            select from beliefdb.fragment f
+                             where f.workspace_id = p_workspace_id and f.id = u.id
+                               and beliefdb.in_force(p_workspace_id, f.source_version_id))
+                        when 'correction' then true
+                        when 'step' then exists (
+                            select from beliefdb.step s
+                             where s.workspace_id = p_workspace_id and s.id = u.id
+                               and (s.kind = 'user_input'
+                                    or not exists (select from beliefdb.justification j
+                                                    where j.workspace_id = s.workspace_id
+                                                      and j.consequent = s.id)))
+                        else false
+                     end order by u.pos),
+           array_agg(u.retracted or u.id = any(v_off) order by u.pos)
+      into o_premise, o_blocked
+      from unnest(o_ids, o_kind, v_retracted) with ordinality as u (id, kind, retracted, pos);
+    -- beliefs something supersedes
+    v_loser := array_fill(false, array[v_n]);
+    if cardinality(v_sup_of) > 0 then
+        select array_agg(u.pos::integer)
+          into v_first
+          from unnest(o_ids) with ordinality as u (id, pos)
+         where u.id in (select x.id from unnest(v_sup_of) as x (id));
+        for v_k in 1 .. cardinality(v_first) loop
+            v_loser[v_first[v_k]] := true;
+        end loop;
+    end if;
 
     -- an antecedent inside the closure is needed whatever it was (unmet counted it if it was not current)
     v_first := array_fill(1, array[v_n]);
