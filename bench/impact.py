@@ -556,7 +556,7 @@ def explain(url: str, ws: uuid.UUID, g: Graph, seeds: dict[int, list[int]], path
         # edges out of them (antecedent index) and their justifications with what they miss
         # (consequent index), each with one index scan over the level's ids, the last two index-only
         levels = [p for p in texts if "any(v_front)" in p]
-        by_plan = next((p for p in texts if "any(v_e.o_live)" in p), "")
+        by_plan = next((p for p in texts if "unnest(v_e.o_live) as l (id)" in p), "")
         summary[t] = {
             "closure_levels": len(levels),
             "closure_uses_justification_antecedent_antecedent": all(

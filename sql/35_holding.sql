@@ -150,9 +150,16 @@ begin
                        array_agg(n.retracted_at is not null), array_agg(n.id) filter (where n.kind = 'belief')
                   from beliefdb.node n
                  where n.workspace_id = p_workspace_id and n.id = any(v_front)) n,
+               -- (by equality, one id at a time, offset 0 keeping it so: the planner takes a workspace
+               -- for a small share of a table, so in graphs of under ~1M edges it would read the
+               -- edges of an array of ids by a skip scan or a hash join over the whole workspace)
                (select array_agg(a.antecedent), array_agg(a.justification_id), array_agg(a.consequent)
-                  from beliefdb.justification_antecedent a
-                 where a.workspace_id = p_workspace_id and a.antecedent = any(v_front)) a,
+                  from unnest(v_front) as f (id)
+                  cross join lateral (
+                        select a.antecedent, a.justification_id, a.consequent
+                          from beliefdb.justification_antecedent a
+                         where a.workspace_id = p_workspace_id and a.antecedent = f.id
+                        offset 0) a) a,
                (select array_agg(j.consequent), array_agg(j.id), array_agg(j.unmet)
                   from beliefdb.justification j
                  where j.workspace_id = p_workspace_id and j.consequent = any(v_front)) j;
@@ -615,8 +622,13 @@ begin
       cross join (
             select coalesce(array_agg(x.id), '{}'), coalesce(array_agg(x.antecedents), '{}')
               from (select a.justification_id as id, jsonb_agg(a.antecedent order by a.antecedent) as antecedents
-                      from beliefdb.justification_antecedent a
-                     where a.workspace_id = v_ws and a.justification_id = any(v_e.o_live)
+                      -- (by equality, one id at a time, for the reason given in evaluate_closure)
+                      from unnest(v_e.o_live) as l (id)
+                      cross join lateral (
+                            select a.justification_id, a.antecedent
+                              from beliefdb.justification_antecedent a
+                             where a.workspace_id = v_ws and a.justification_id = l.id
+                            offset 0) a
                      group by a.justification_id) x) s;
     return query
     select e.id, e.kind::text, 'stops_holding', '{}'::jsonb
