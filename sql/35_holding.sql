@@ -54,12 +54,13 @@ comment on function beliefdb.prepare_evaluation() is 'Create or empty the sessio
 -- p_assume_off are nodes assumed to stop holding (impact previews); they are seeds too. Nodes
 -- outside the closure keep their stored node.current. Writes nothing.
 --
--- The closure is walked breadth first, one level at a time: each level reads its nodes, the
--- edges out of them and their justifications with what they miss outside the closure
--- (justification.unmet), each with one index scan over the level's array of ids (for beliefs,
--- supersessions and ties too); the next level is what those edges reach that was not seen.
--- One statement then numbers nodes and justifications (hash joins in memory), and the
--- fixpoint runs in memory over integer arrays. (o_: out parameters, named apart from the columns.)
+-- The closure is walked breadth first, one level at a time: one statement per level reads its
+-- nodes and their justifications with what they miss outside the closure (justification.unmet),
+-- each with one index scan over the level's array of ids, and the edges out of them by id (for
+-- beliefs, a second statement reads supersessions and ties); the next level is what those edges
+-- reach that was not seen. Justifications are numbered as read and edges placed by hash joins in
+-- memory, and the fixpoint runs in memory over integer arrays. (o_: out parameters, named apart
+-- from the columns.)
 create or replace function beliefdb.evaluate_closure(
     p_workspace_id uuid, p_seeds uuid[], p_assume_off uuid[],
     out o_ids uuid[], out o_kind beliefdb.node_kind[], out o_held boolean[], out o_was_current boolean[],
@@ -67,9 +68,9 @@ create or replace function beliefdb.evaluate_closure(
     out o_live uuid[], out o_live_decision uuid[], out o_rounds integer)
 language plpgsql
 set search_path = pg_catalog, pg_temp
--- the working set is small next to the graph: read it with index scans over arrays of ids, never
--- scan the graph (the planner cannot know how few rows a closure has), and join what is in
--- memory by hashing. The plans do not depend on the arguments: plan once per session, not per call.
+-- the working set is small next to the graph: read it with index scans by id or over arrays of
+-- ids, never scan the graph (the planner cannot know how few rows a closure has), and join what
+-- is in memory by hashing. The plans do not depend on the arguments: plan once per session, not per call.
 set enable_seqscan = off
 set enable_mergejoin = off
 set plan_cache_mode = force_generic_plan
@@ -142,7 +143,7 @@ begin
     --    and ties (either side), one level at a time; ids that are not nodes drop out
     loop
         -- the level's nodes; the edges out of them; their justifications and what each misses
-        -- outside the closure (both index only). One statement: three index scans.
+        -- outside the closure (both index only). One statement.
         select n.*, a.*, j.*
           into v_level_ids, v_kind, v_held, v_current, v_retr, v_level_beliefs,
                v_from, v_via, v_to, v_of, v_jid, v_unmet
@@ -600,11 +601,11 @@ begin
     end if;
     -- the arrays as they come: a preview writes nothing, not even the working set
     select * into v_e from beliefdb.evaluate_closure(v_ws, v_targets, v_targets);
-    -- Every table is read with one index scan over an array of ids, into arrays; the arrays
-    -- are joined in memory by hashing. The decisions of the closure that stop holding and are
-    -- active are flagged; those that hold and are active or approved survive, by their live
-    -- justifications.
-    -- (one statement: three index scans, the antecedents of each live justification the third)
+    -- Tables are read into arrays, with one index scan over an array of ids (decisions, actions)
+    -- or by id (the antecedents of each live justification, for the reason given in
+    -- evaluate_closure); the arrays are joined in memory by hashing. The decisions of the closure
+    -- that stop holding and are active are flagged; those that hold and are active or approved
+    -- survive, by their live justifications.
     select f.*, k.*, s.*
       into v_flag_id, v_flag_title, v_keep_id, v_keep_title, v_live_id, v_live_antecedents
       from (select coalesce(array_agg(e.id) filter (where not e.holds), '{}') as lost,
@@ -622,7 +623,6 @@ begin
       cross join (
             select coalesce(array_agg(x.id), '{}'), coalesce(array_agg(x.antecedents), '{}')
               from (select a.justification_id as id, jsonb_agg(a.antecedent order by a.antecedent) as antecedents
-                      -- (by equality, one id at a time, for the reason given in evaluate_closure)
                       from unnest(v_e.o_live) as l (id)
                       cross join lateral (
                             select a.justification_id, a.antecedent
