@@ -1,6 +1,7 @@
 """Benchmark of impact and correction apply on a large synthetic support graph.
 
-    python bench/impact.py [--nodes N] [--json] [--db URL] [--runs 30] [--seed 1] [--explain FILE]
+    python bench/impact.py [--nodes N] [--json] [--db URL [--keep | --workspace ID]] [--no-corrections]
+                           [--runs 30] [--seed 1] [--explain FILE]
 
 Builds one workspace of N nodes (default 1,000,000) with about 4 justification edges per node:
 sources -> source versions -> fragments -> beliefs (evidence) -> derived beliefs -> decisions ->
@@ -428,8 +429,10 @@ def pct(values: list[float], q: float) -> float:
 
 
 def sql_impact(conn: psycopg.Connection[Any], seed: uuid.UUID) -> tuple[float, list[tuple[Any, ...]]]:
+    # every row is fetched; detail as the text the server sends, not parsed into Python objects
+    # (psycopg's JSON parsing of a few hundred rows is client work: 2-3 ms for ~1,000-node closures)
     t0 = time.perf_counter()
-    rows = conn.execute("select node, kind, effect, detail from beliefdb.impact(array[%s]::uuid[])",
+    rows = conn.execute("select node, kind, effect, detail::text from beliefdb.impact(array[%s]::uuid[])",
                         (seed,)).fetchall()
     return (time.perf_counter() - t0) * 1000, rows
 
@@ -549,13 +552,19 @@ def explain(url: str, ws: uuid.UUID, g: Graph, seeds: dict[int, list[int]], path
             plans[str(target)] = list(notices)
     summary: dict[str, Any] = {}
     for t, texts in plans.items():
-        # one statement walks the closure and reads, per node, the edges out of it (antecedent
-        # index) and its justifications with what they miss (consequent index), both index-only
-        closure_plan = next((p for p in texts if "with recursive closure" in p), "")
+        # the closure is walked a level at a time; each level is one statement reading its nodes, the
+        # edges out of them (antecedent index) and their justifications with what they miss
+        # (consequent index), each with one index scan over the level's ids, the last two index-only
+        levels = [p for p in texts if "any(v_front)" in p]
+        by_plan = next((p for p in texts if "unnest(v_e.o_live) as l (id)" in p), "")
         summary[t] = {
-            "closure_uses_justification_antecedent_antecedent": "justification_antecedent_antecedent" in closure_plan,
-            "closure_uses_justification_consequent": "justification_consequent" in closure_plan,
-            "closure_index_only_scans": closure_plan.count("Index Only Scan using justification"),
+            "closure_levels": len(levels),
+            "closure_uses_justification_antecedent_antecedent": all(
+                "Index Only Scan using justification_antecedent_antecedent" in p for p in levels),
+            "closure_uses_justification_consequent": all(
+                "Index Only Scan using justification_consequent" in p for p in levels),
+            "closure_index_only_scans": levels[0].count("Index Only Scan using justification") if levels else 0,
+            "support_uses_justification_antecedent_pkey": "justification_antecedent_pkey" in by_plan,
             "graph_seq_scans": sum(p.count("Seq Scan on justification") + p.count("Seq Scan on node")
                                    for p in texts),
         }
@@ -636,9 +645,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--explain", type=Path, help="write the plans of impact's statements to this file")
     parser.add_argument("--keep", action="store_true", help="with --db: keep the benchmark workspace")
+    parser.add_argument("--workspace", type=uuid.UUID,
+                        help="with --db: measure this workspace, loaded and kept by an earlier run with the same "
+                             "--nodes and --seed, instead of loading a new one (implies --keep)")
+    parser.add_argument("--no-corrections", action="store_true",
+                        help="skip correction apply (it changes the graph: use it to keep a --workspace reusable)")
     parser.add_argument("--budget", type=float, default=120,
                         help="seconds per figure after which fewer runs are taken (at least 5)")
     args = parser.parse_args(argv)
+    if args.workspace is not None and args.db is None:
+        parser.error("--workspace needs --db")
     rng = np.random.default_rng(args.seed)
     began = time.perf_counter()
 
@@ -650,16 +666,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     seeds = pick_seeds(g, mem, args.runs, rng)
 
     with database(args.db) as url:
-        ws = create_workspace(url)
+        ws = args.workspace or create_workspace(url)
         try:
             t0 = time.perf_counter()
-            log(f"loading into workspace {ws} with binary COPY")
-            with psycopg.connect(url) as conn:
-                load(conn, ws, g)
+            if args.workspace is None:
+                log(f"loading into workspace {ws} with binary COPY")
+                with psycopg.connect(url) as conn:
+                    load(conn, ws, g)
+            else:
+                log(f"measuring workspace {ws} as loaded by an earlier run")
             with psycopg.connect(url, autocommit=True) as conn:
-                for table in ("node", "fragment", "belief", "decision", "action", "justification",
-                              "justification_antecedent", "evidence", "source", "source_version"):
-                    conn.execute(f"vacuum (analyze) beliefdb.{table}")
+                if args.workspace is None:
+                    for table in ("node", "fragment", "belief", "decision", "action", "justification",
+                                  "justification_antecedent", "evidence", "source", "source_version"):
+                        conn.execute(f"vacuum (analyze) beliefdb.{table}")
                 server = {k: conn.execute(f"show {k}").fetchone()[0]  # type: ignore[index]
                           for k in ("server_version", "shared_buffers", "work_mem", "jit")}
                 size = conn.execute("select pg_size_pretty(pg_database_size(current_database()))").fetchone()
@@ -668,9 +688,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             sanity(url, ws, g, seeds[TARGETS[0]], rng)
             impact = measure_impact(url, ws, g, mem, seeds, args.budget)
             plans = explain(url, ws, g, seeds, args.explain)
-            corrections = measure_corrections(url, ws, g, mem, args.runs, rng, args.budget)
+            corrections = (None if args.no_corrections
+                           else measure_corrections(url, ws, g, mem, args.runs, rng, args.budget))
         finally:
-            if args.db is not None and not args.keep:
+            if args.db is not None and not args.keep and args.workspace is None:
                 drop_workspace(args.db, ws)
 
     report = {
@@ -678,7 +699,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "impact_p50_ms": {t: round(impact[t]["p50_ms"], 3) for t in impact},
         "impact_p95_ms": {t: round(impact[t]["p95_ms"], 3) for t in impact},
         "python_ratio": {t: round(impact[t]["ratio"], 3) for t in impact},
-        "correction_apply_p50_ms": round(corrections["p50_ms"], 3),
+        "correction_apply_p50_ms": round(corrections["p50_ms"], 3) if corrections else None,
     }
     if args.json:
         print(json.dumps(report))
@@ -692,10 +713,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"{t:>8} {r['closure_range'][0]:>6}-{r['closure_range'][1]:<6} {r['runs']:>4} {r['p50_ms']:>9.2f} "
                   f"{r['p95_ms']:>9.2f} {r['python_p50_ms']:>8.2f} {r['python_p95_ms']:>8.2f} "
                   f"{r['descendants_p50_ms']:>8.2f} {r['ratio']:>7.2f}")
-        print(f"correction apply: {corrections['runs']} runs, p50 {corrections['p50_ms']:.2f} ms, "
-              f"p95 {corrections['p95_ms']:.2f} ms "
-              f"(closure of the corrected belief: median {corrections['closure_median']}, "
-              f"{corrections['closure_range'][0]}-{corrections['closure_range'][1]})")
+        if corrections:
+            print(f"correction apply: {corrections['runs']} runs, p50 {corrections['p50_ms']:.2f} ms, "
+                  f"p95 {corrections['p95_ms']:.2f} ms "
+                  f"(closure of the corrected belief: median {corrections['closure_median']}, "
+                  f"{corrections['closure_range'][0]}-{corrections['closure_range'][1]})")
         print(f"index use in impact's plans: {json.dumps(plans)}")
     return 0
 

@@ -61,10 +61,13 @@ comment on function beliefdb.prepare_evaluation() is 'Create or empty the sessio
 -- p_assume_off are nodes assumed to stop holding (impact previews); they are seeds too. Nodes
 -- outside the closure keep their stored node.current. Writes nothing.
 --
--- One statement walks the closure and reads, per node, what it is, the edges out of it and its
--- justifications with what they miss outside the closure (justification.unmet), all from
--- index-only scans but the node; then the fixpoint runs in memory over integer arrays (nodes
--- and justifications by position). (o_: out parameters, named apart from the columns.)
+-- The closure is walked breadth first, one level at a time: one statement per level reads its
+-- nodes and their justifications with what they miss outside the closure (justification.unmet),
+-- each with one index scan over the level's array of ids, and the edges out of them by id (for
+-- beliefs, a second statement reads supersessions and ties); the next level is what those edges
+-- reach that was not seen. Justifications are numbered as read and edges placed by hash joins in
+-- memory, and the fixpoint runs in memory over integer arrays. (o_: out parameters, named apart
+-- from the columns.)
 create or replace function beliefdb.evaluate_closure(
     p_workspace_id uuid, p_seeds uuid[], p_assume_off uuid[],
     out o_ids uuid[], out o_kind beliefdb.node_kind[], out o_held boolean[], out o_was_current boolean[],
@@ -72,15 +75,43 @@ create or replace function beliefdb.evaluate_closure(
     out o_live uuid[], out o_live_decision uuid[], out o_rounds integer)
 language plpgsql
 set search_path = pg_catalog, pg_temp
--- the working set is small next to the graph: walk it with index lookups, never scan the graph
--- (the planner cannot know how few justifications a closure has); what is joined in memory may hash.
--- The plans do not depend on the arguments: plan once per session, not once per call.
+-- the working set is small next to the graph: read it with index scans by id or over arrays of
+-- ids, never scan the graph (the planner cannot know how few rows a closure has), and join what
+-- is in memory by hashing. The plans do not depend on the arguments: plan once per session, not per call.
 set enable_seqscan = off
 set enable_mergejoin = off
 set plan_cache_mode = force_generic_plan
 as $$
 declare
     v_off uuid[] := coalesce(p_assume_off, '{}');
+    v_front uuid[] := coalesce(p_seeds, '{}') || v_off;
+    v_retracted boolean[] := '{}';
+    -- what the walk read, by id: edges out of closure nodes, justifications of closure nodes,
+    -- supersessions of closure beliefs (loser, winner)
+    v_edge_from uuid[] := '{}';
+    v_edge_via uuid[] := '{}';
+    v_just_of uuid[] := '{}';
+    v_just_id uuid[] := '{}';
+    v_just_unmet integer[] := '{}';
+    v_sup_of uuid[] := '{}';
+    v_sup_by uuid[] := '{}';
+    -- one level of the walk
+    v_level_ids uuid[];
+    v_level_beliefs uuid[];
+    v_kind beliefdb.node_kind[];
+    v_held boolean[];
+    v_current boolean[];
+    v_retr boolean[];
+    v_from uuid[];
+    v_via uuid[];
+    v_to uuid[];
+    v_of uuid[];
+    v_jid uuid[];
+    v_unmet integer[];
+    v_rel uuid[];
+    v_loser_ids uuid[];
+    v_winner_ids uuid[];
+    v_tied uuid[];
     v_loser boolean[];            -- a belief something supersedes
     v_first integer[];            -- a node's edges in v_edge_just: v_first .. v_last
     v_last integer[];
@@ -110,105 +141,128 @@ begin
     o_rounds := 0;
     o_live := '{}';
     o_live_decision := '{}';
+    o_ids := '{}';
+    o_kind := '{}';
+    o_held := '{}';
+    o_was_current := '{}';
 
     -- 1. forward closure over reasons (antecedent -> consequent), supersession (winner -> loser)
-    --    and ties (either side). A row per node reached, with the edges out of it and its
-    --    justifications; a node reached twice is read twice and kept once, which costs less
-    --    than a second pass over the closure.
-    with recursive closure (id, kind, held, was_current, retracted, out_just, out_cons, just, unmet) as (
-        select n.id, n.kind, n.holds, n.current, n.retracted_at is not null, o.just, o.cons, j.just, j.unmet
-          from unnest(coalesce(p_seeds, '{}') || v_off) as s (id)
-          join beliefdb.node n on n.workspace_id = p_workspace_id and n.id = s.id  -- ids that are not nodes drop out
-          cross join lateral (
-                select array_agg(a.justification_id) as just, array_agg(a.consequent) as cons
-                  from beliefdb.justification_antecedent a
-                 where a.workspace_id = p_workspace_id and a.antecedent = n.id) o
-          cross join lateral (
-                select array_agg(j.id) as just, array_agg(j.unmet) as unmet
+    --    and ties (either side), one level at a time; ids that are not nodes drop out
+    loop
+        -- the level's nodes; the edges out of them; their justifications and what each misses
+        -- outside the closure (both index only). One statement.
+        select n.*, a.*, j.*
+          into v_level_ids, v_kind, v_held, v_current, v_retr, v_level_beliefs,
+               v_from, v_via, v_to, v_of, v_jid, v_unmet
+          from (select array_agg(n.id), array_agg(n.kind), array_agg(n.holds), array_agg(n.current),
+                       array_agg(n.retracted_at is not null), array_agg(n.id) filter (where n.kind = 'belief')
+                  from beliefdb.node n
+                 where n.workspace_id = p_workspace_id and n.id = any(v_front)) n,
+               -- (by equality, one id at a time, offset 0 keeping it so: the planner takes a workspace
+               -- for a small share of a table, so in graphs of under ~1M edges it would read the
+               -- edges of an array of ids by a skip scan or a hash join over the whole workspace)
+               (select array_agg(a.antecedent), array_agg(a.justification_id), array_agg(a.consequent)
+                  from unnest(v_front) as f (id)
+                  cross join lateral (
+                        select a.antecedent, a.justification_id, a.consequent
+                          from beliefdb.justification_antecedent a
+                         where a.workspace_id = p_workspace_id and a.antecedent = f.id
+                        offset 0) a) a,
+               (select array_agg(j.consequent), array_agg(j.id), array_agg(j.unmet)
                   from beliefdb.justification j
-                 where j.workspace_id = p_workspace_id and j.consequent = n.id) j
-        union
-        select n.id, n.kind, n.holds, n.current, n.retracted_at is not null, o.just, o.cons, j.just, j.unmet
-          from closure c
-          cross join lateral (
-                select x.id from unnest(c.out_cons) as x (id)
-                union all
-                -- the loser of a supersession; the other side of a tie, whose standing depends on this one
-                select r.to_belief
-                  from beliefdb.relation r
-                 where c.kind = 'belief' and r.workspace_id = p_workspace_id and r.from_belief = c.id
-                   and r.kind in ('supersedes', 'conflicts_with')
-                union all
-                select r.from_belief
-                  from beliefdb.relation r
-                 where c.kind = 'belief' and r.workspace_id = p_workspace_id and r.to_belief = c.id
-                   and r.kind = 'conflicts_with'
-          ) next
-          join beliefdb.node n on n.workspace_id = p_workspace_id and n.id = next.id
-          cross join lateral (
-                select array_agg(a.justification_id) as just, array_agg(a.consequent) as cons
-                  from beliefdb.justification_antecedent a
-                 where a.workspace_id = p_workspace_id and a.antecedent = n.id) o
-          cross join lateral (
-                select array_agg(j.id) as just, array_agg(j.unmet) as unmet
-                  from beliefdb.justification j
-                 where j.workspace_id = p_workspace_id and j.consequent = n.id) j
-    ), nodes as materialized (
-        select row_number() over ()::integer as pos, c.* from closure c
-    ), justs as materialized (
-        -- the justifications of closure nodes, numbered
-        select row_number() over ()::integer as jpos, u.just, n.pos as cons, u.unmet
-          from nodes n cross join lateral unnest(n.just, n.unmet) as u (just, unmet)
-    ), edges as (
-        -- the edges out of closure nodes; their justifications are all of closure nodes
-        select n.pos as ant, j.jpos
-          from nodes n
-          cross join lateral unnest(n.out_just) as u (just)
-          join justs j on j.just = u.just
-    )
-    select x.*, y.*, z.*
-      into o_ids, o_kind, o_held, o_was_current, o_premise, o_blocked, v_loser, o_superseded,
-           v_just, v_cons, v_need, v_edge_ant, v_edge_just
-      from (select coalesce(array_agg(n.id order by n.pos), '{}'), array_agg(n.kind order by n.pos),
-                   array_agg(n.held order by n.pos), array_agg(n.was_current order by n.pos),
-                   -- premises: fragments of versions in force, corrections, user inputs, and agent
-                   -- steps nothing was recorded as feeding (taken as given, like a user input)
-                   array_agg(case n.kind
-                                when 'fragment' then exists (
-                                    select from beliefdb.fragment f
-                                     where f.workspace_id = p_workspace_id and f.id = n.id
-                                       and beliefdb.in_force(p_workspace_id, f.source_version_id))
-                                when 'correction' then true
-                                when 'step' then exists (
-                                    select from beliefdb.step s
-                                     where s.workspace_id = p_workspace_id and s.id = n.id
-                                       and (s.kind = 'user_input'
-                                            or not exists (select from beliefdb.justification j
-                                                            where j.workspace_id = s.workspace_id
-                                                              and j.consequent = s.id)))
-                                else false
-                             end order by n.pos),
-                   array_agg(n.retracted or n.id = any(v_off) order by n.pos),
-                   array_agg(n.loser order by n.pos),
-                   -- supersession as it stands
-                   array_agg(n.loser and exists (
-                                select from beliefdb.relation r
-                                  join beliefdb.node w on w.workspace_id = r.workspace_id and w.id = r.from_belief
-                                 where r.workspace_id = p_workspace_id and r.to_belief = n.id and r.kind = 'supersedes'
-                                   and w.holds) order by n.pos)
-              from (select n.*, n.kind = 'belief' and exists (
-                                    select from beliefdb.relation r
-                                     where r.workspace_id = p_workspace_id and r.to_belief = n.id
-                                       and r.kind = 'supersedes') as loser
-                      from nodes n) n) x,
-           (select coalesce(array_agg(j.just order by j.jpos), '{}'), coalesce(array_agg(j.cons order by j.jpos), '{}'),
-                   coalesce(array_agg(j.unmet order by j.jpos), '{}')
-              from justs j) y,
-           (select coalesce(array_agg(e.ant order by e.ant, e.jpos), '{}'), coalesce(array_agg(e.jpos order by e.ant, e.jpos), '{}')
-              from edges e) z;
+                 where j.workspace_id = p_workspace_id and j.consequent = any(v_front)) j;
+        exit when v_level_ids is null;
+        o_ids := o_ids || v_level_ids;
+        o_kind := o_kind || v_kind;
+        o_held := o_held || v_held;
+        o_was_current := o_was_current || v_current;
+        v_retracted := v_retracted || v_retr;
+        v_edge_from := v_edge_from || v_from;
+        v_edge_via := v_edge_via || v_via;
+        v_just_of := v_just_of || v_of;
+        v_just_id := v_just_id || v_jid;
+        v_just_unmet := v_just_unmet || v_unmet;
+
+        -- beliefs: the losers of their supersessions and the other sides of their ties (whose
+        -- standing depends on them); what supersedes them and what they are tied with
+        v_rel := null;
+        v_tied := null;
+        if v_level_beliefs is not null then
+            select f.*, t.*
+              into v_rel, v_loser_ids, v_winner_ids, v_tied
+              from (select array_agg(r.to_belief)
+                      from beliefdb.relation r
+                     where r.workspace_id = p_workspace_id and r.from_belief = any(v_level_beliefs)
+                       and r.kind in ('supersedes', 'conflicts_with')) f,
+                   (select array_agg(r.to_belief) filter (where r.kind = 'supersedes'),
+                           array_agg(r.from_belief) filter (where r.kind = 'supersedes'),
+                           array_agg(r.from_belief) filter (where r.kind = 'conflicts_with')
+                      from beliefdb.relation r
+                     where r.workspace_id = p_workspace_id and r.to_belief = any(v_level_beliefs)
+                       and r.kind in ('supersedes', 'conflicts_with')) t;
+            v_sup_of := v_sup_of || v_loser_ids;
+            v_sup_by := v_sup_by || v_winner_ids;
+        end if;
+
+        -- the next level: what these reach that was not seen yet
+        v_front := array(select x.id from unnest(v_to) as x (id)
+                         union all
+                         select x.id from unnest(v_rel) as x (id)
+                         union all
+                         select x.id from unnest(v_tied) as x (id)
+                         except
+                         select x.id from unnest(o_ids) as x (id));
+        exit when cardinality(v_front) = 0;
+    end loop;
     v_n := cardinality(o_ids);
     if v_n = 0 then
         return;
+    end if;
+
+    -- 2. justifications are numbered as read; their consequents and the edges by position (hash
+    --    joins in memory), edges grouped by antecedent. Their justifications are all of closure nodes.
+    v_just := v_just_id;
+    v_need := v_just_unmet;
+    select coalesce(array_agg(n.pos::integer order by u.ord), '{}')
+      into v_cons
+      from unnest(v_just_of) with ordinality as u (id, ord)
+      join unnest(o_ids) with ordinality as n (id, pos) on n.id = u.id;
+    select coalesce(array_agg(n.pos::integer order by n.pos, j.jpos), '{}'),
+           coalesce(array_agg(j.jpos::integer order by n.pos, j.jpos), '{}')
+      into v_edge_ant, v_edge_just
+      from unnest(v_edge_from, v_edge_via) as u (ant, just)
+      join unnest(o_ids) with ordinality as n (id, pos) on n.id = u.ant
+      join unnest(v_just_id) with ordinality as j (id, jpos) on j.id = u.just;
+    -- premises: fragments of versions in force, corrections, user inputs, and agent steps nothing
+    -- was recorded as feeding (taken as given, like a user input); blocked: retracted or assumed off
+    select array_agg(case u.kind
+                        when 'fragment' then exists (
+                            select from beliefdb.fragment f
+                             where f.workspace_id = p_workspace_id and f.id = u.id
+                               and beliefdb.in_force(p_workspace_id, f.source_version_id))
+                        when 'correction' then true
+                        when 'step' then exists (
+                            select from beliefdb.step s
+                             where s.workspace_id = p_workspace_id and s.id = u.id
+                               and (s.kind = 'user_input'
+                                    or not exists (select from beliefdb.justification j
+                                                    where j.workspace_id = s.workspace_id
+                                                      and j.consequent = s.id)))
+                        else false
+                     end order by u.pos),
+           array_agg(u.retracted or u.id = any(v_off) order by u.pos)
+      into o_premise, o_blocked
+      from unnest(o_ids, o_kind, v_retracted) with ordinality as u (id, kind, retracted, pos);
+    -- beliefs something supersedes
+    v_loser := array_fill(false, array[v_n]);
+    if cardinality(v_sup_of) > 0 then
+        select array_agg(u.pos::integer)
+          into v_first
+          from unnest(o_ids) with ordinality as u (id, pos)
+         where u.id in (select x.id from unnest(v_sup_of) as x (id));
+        for v_k in 1 .. cardinality(v_first) loop
+            v_loser[v_first[v_k]] := true;
+        end loop;
     end if;
 
     -- an antecedent inside the closure is needed whatever it was (unmet counted it if it was not current)
@@ -226,15 +280,20 @@ begin
         v_last[v_p] := v_k;
     end loop;
 
-    -- 2. supersessions of closure beliefs, when there are any
-    if true = any(v_loser) then
-        select array_agg(u.pos), array_agg(coalesce(array_position(o_ids, r.from_belief), 0)), array_agg(w.holds)
+    -- supersession as it stands: a belief is superseded while a winner over it holds
+    o_superseded := array_fill(false, array[v_n]);
+    if cardinality(v_sup_of) > 0 then
+        select array_agg(l.pos), array_agg(coalesce(w.pos, 0)), array_agg(n.holds)
           into v_sup_loser, v_sup_winner, v_sup_holds
-          from unnest(o_ids, v_loser) with ordinality as u (id, loser, pos)
-          join beliefdb.relation r
-            on r.workspace_id = p_workspace_id and r.to_belief = u.id and r.kind = 'supersedes'
-          join beliefdb.node w on w.workspace_id = r.workspace_id and w.id = r.from_belief
-         where u.loser;
+          from unnest(v_sup_of, v_sup_by) as s (loser, winner)
+          join unnest(o_ids) with ordinality as l (id, pos) on l.id = s.loser
+          left join unnest(o_ids) with ordinality as w (id, pos) on w.id = s.winner
+          join beliefdb.node n on n.workspace_id = p_workspace_id and n.id = s.winner;
+        for v_k in 1 .. cardinality(v_sup_loser) loop
+            if v_sup_holds[v_k] then
+                o_superseded[v_sup_loser[v_k]] := true;
+            end if;
+        end loop;
     end if;
 
     -- 3. alternate: least fixpoint of holding given who is superseded, then who is superseded
@@ -537,51 +596,66 @@ declare
     v_ws uuid := beliefdb.current_workspace_id();
     v_targets uuid[] := beliefdb.expand_targets(v_ws, p_ids);
     v_e record;
+    v_flag_id uuid[];
+    v_flag_title text[];
+    v_keep_id uuid[];
+    v_keep_title text[];
+    v_live_id uuid[];
+    v_live_antecedents jsonb[];
 begin
     if cardinality(v_targets) = 0 then
         raise exception 'nothing to assess: no belief, fragment, decision or source has these ids' using errcode = 'BD004';
     end if;
     -- the arrays as they come: a preview writes nothing, not even the working set
     select * into v_e from beliefdb.evaluate_closure(v_ws, v_targets, v_targets);
+    -- Tables are read into arrays, with one index scan over an array of ids (decisions, actions)
+    -- or by id (the antecedents of each live justification, for the reason given in
+    -- evaluate_closure); the arrays are joined in memory by hashing. The decisions of the closure
+    -- that stop holding and are active are flagged; those that hold and are active or approved
+    -- survive, by their live justifications.
+    select f.*, k.*, s.*
+      into v_flag_id, v_flag_title, v_keep_id, v_keep_title, v_live_id, v_live_antecedents
+      from (select coalesce(array_agg(e.id) filter (where not e.holds), '{}') as lost,
+                   coalesce(array_agg(e.id) filter (where e.holds), '{}') as kept
+              from unnest(v_e.o_ids, v_e.o_kind, v_e.o_holds) as e (id, kind, holds)
+             where e.kind = 'decision') e
+      cross join lateral (
+            select coalesce(array_agg(d.id), '{}'), coalesce(array_agg(d.title), '{}')
+              from beliefdb.decision d
+             where d.workspace_id = v_ws and d.id = any(e.lost) and d.status = 'active') f
+      cross join lateral (
+            select coalesce(array_agg(d.id), '{}'), coalesce(array_agg(d.title), '{}')
+              from beliefdb.decision d
+             where d.workspace_id = v_ws and d.id = any(e.kept) and d.status in ('active', 'approved')) k
+      cross join (
+            select coalesce(array_agg(x.id), '{}'), coalesce(array_agg(x.antecedents), '{}')
+              from (select a.justification_id as id, jsonb_agg(a.antecedent order by a.antecedent) as antecedents
+                      from unnest(v_e.o_live) as l (id)
+                      cross join lateral (
+                            select a.justification_id, a.antecedent
+                              from beliefdb.justification_antecedent a
+                             where a.workspace_id = v_ws and a.justification_id = l.id
+                            offset 0) a
+                     group by a.justification_id) x) s;
     return query
-    with e as (
-        select *
-          from unnest(v_e.o_ids, v_e.o_kind, v_e.o_was_current, v_e.o_holds, v_e.o_superseded)
-               as e (id, kind, was_current, holds, superseded)
-    ), d as (
-        select e.id, e.holds, d.title, d.status
-          from e
-          join beliefdb.decision d on d.workspace_id = v_ws and d.id = e.id
-         where e.kind = 'decision'
-    ), live as (
-        -- each live justification of a decision by its antecedents (one index range each)
-        select l.id, l.decision, x.antecedents
-          from unnest(v_e.o_live, v_e.o_live_decision) as l (id, decision)
-          cross join lateral (
-                select jsonb_agg(a.antecedent order by a.antecedent) as antecedents
-                  from beliefdb.justification_antecedent a
-                 where a.workspace_id = v_ws and a.justification_id = l.id) x
-         where x.antecedents is not null
-    )
     select e.id, e.kind::text, 'stops_holding', '{}'::jsonb
-      from e
+      from unnest(v_e.o_ids, v_e.o_kind, v_e.o_was_current, v_e.o_holds, v_e.o_superseded)
+           as e (id, kind, was_current, holds, superseded)
      where e.was_current and not (e.holds and not e.superseded)
     union all
-    select d.id, 'decision', 'flag', jsonb_build_object('title', d.title)
-      from d
-     where not d.holds and d.status = 'active'
+    select f.id, 'decision', 'flag', jsonb_build_object('title', f.title)
+      from unnest(v_flag_id, v_flag_title) as f (id, title)
     union all
     select a.id, 'action', 'hold', jsonb_build_object('decision', a.decision_id, 'description', a.description)
-      from d
-      join beliefdb.action a on a.workspace_id = v_ws and a.decision_id = d.id
-     where not d.holds and d.status = 'active' and a.status = 'scheduled'
+      from beliefdb.action a
+     where a.workspace_id = v_ws and a.decision_id = any(v_flag_id) and a.status = 'scheduled'
     union all
-    select d.id, 'decision', 'survives', jsonb_build_object('title', d.title, 'by', s.by)
-      from d
-      left join (select live.decision, jsonb_agg(live.antecedents order by live.id) as by
-                   from live
-                  group by live.decision) s on s.decision = d.id
-     where d.holds and d.status in ('active', 'approved');
+    select k.id, 'decision', 'survives', jsonb_build_object('title', k.title, 'by', s.by)
+      from unnest(v_keep_id, v_keep_title) as k (id, title)
+      left join (select l.decision, jsonb_agg(j.antecedents order by l.id) as by
+                   from unnest(v_e.o_live, v_e.o_live_decision) as l (id, decision)
+                   join unnest(v_live_id, v_live_antecedents) as j (id, antecedents) on j.id = l.id
+                  group by l.decision) s on s.decision = k.id;
 end
 $$;
 comment on function beliefdb.impact(uuid[]) is 'Dry run: what stops holding, which decisions are flagged, which actions held, which decisions survive and by what';
