@@ -107,6 +107,8 @@ def correct(
     """Correct a belief: --preview first, then --apply --expect-revision N.
 
     The replacement is backed by a human-correction fragment with the reviewer's text, never by the old evidence.
+    Only the belief's owner changes it: when --as names someone else, --apply proposes the correction
+    to the owner as a review item (beliefdb review approve ITEM, by the owner, applies it).
     """
     if preview == apply:
         fail("invalid_input", "choose one of --preview or --apply", as_json, 2)
@@ -136,7 +138,8 @@ def retract(
 ) -> None:
     """Declare a belief, fragment, source or version untrustworthy (or restore it with --undo).
 
-    What rested only on it stops holding; what has independent support stays.
+    What rested only on it stops holding; what has independent support stays. Only its owner
+    retracts a belief (or the correction that replaced it); sources are shared evidence.
     """
     with errors(as_json), database(db, home, workspace, principal) as bound:
         if preview:
