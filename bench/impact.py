@@ -55,6 +55,7 @@ except ImportError:  # pragma: no cover - a benchmark dependency, not a runtime 
     sys.exit("bench/impact.py needs networkx: pip install networkx")
 
 FRAGMENT, BELIEF, DERIVED, DECISION, ACTION = range(5)
+PRINCIPAL = "bench"  # who loads the graph, owns its beliefs and measures
 KIND_NAME = {FRAGMENT: "fragment", BELIEF: "belief", DERIVED: "belief", DECISION: "decision", ACTION: "action"}
 # share of each kind among the nodes
 MIX = {FRAGMENT: 0.15, BELIEF: 0.25, DERIVED: 0.30, DECISION: 0.15, ACTION: 0.15}
@@ -255,10 +256,13 @@ def load(conn: psycopg.Connection[Any], ws: uuid.UUID, g: Graph) -> None:
         for i in by_id(ids, range(b0, c0)):
             derived = i >= d0
             yield (ws, ids[i], f"Synthetic {'derived ' if derived else ''}belief {i}.", f"subject_{i % 9973}",
-                   f"attribute_{i}", f"value {i}", 0.5 if derived else 0.9, "derived" if derived else "extracted")
+                   f"attribute_{i}", f"value {i}", 0.5 if derived else 0.9, "derived" if derived else "extracted",
+                   PRINCIPAL)
+    # owned by the principal the measurements act as, so its corrections apply (another
+    # principal's would only be proposed to the owner)
     copy_rows(conn, "belief", ("workspace_id", "id", "statement", "subject", "attribute", "value", "confidence",
-                               "confidence_kind"),
-              ("uuid", "uuid", "text", "text", "text", "text", "float4", "text"), beliefs(), c0 - b0)
+                               "confidence_kind", "owner"),
+              ("uuid", "uuid", "text", "text", "text", "text", "float4", "text", "text"), beliefs(), c0 - b0)
     copy_rows(conn, "decision", ("workspace_id", "id", "title"), ("uuid", "uuid", "text"),
               ((ws, ids[i], f"Synthetic decision {i}") for i in by_id(ids, range(c0, a0))), a0 - c0)
     act_dec = g.action_decision.tolist()
@@ -416,7 +420,7 @@ def pick_seeds(g: Graph, mem: Memory, runs: int, rng: np.random.Generator) -> di
 def app_session(url: str, ws: uuid.UUID) -> psycopg.Connection[Any]:
     conn = psycopg.connect(url, autocommit=True)
     conn.execute("select set_config('beliefdb.workspace_id', %s, false)", (str(ws),))
-    conn.execute("select set_config('beliefdb.principal', 'bench', false)")
+    conn.execute("select set_config('beliefdb.principal', %s, false)", (PRINCIPAL,))
     conn.execute("set role beliefdb_app")
     return conn
 
@@ -510,10 +514,11 @@ def measure_corrections(url: str, ws: uuid.UUID, g: Graph, mem: Memory, runs: in
             conn.commit()
             assert row is not None
             t0 = time.perf_counter()
-            conn.execute("select beliefdb.apply_correction(%s, %s, null, 'bench', 'benchmark', %s, null)",
-                         (bid, f"Corrected synthetic belief {b}.", row[0]))
+            applied = conn.execute("select beliefdb.apply_correction(%s, %s, null, 'bench', 'benchmark', %s, null)",
+                                   (bid, f"Corrected synthetic belief {b}.", row[0])).fetchone()
             conn.commit()
             ms = (time.perf_counter() - t0) * 1000
+            assert applied is not None and applied[0]["proposed"] is False, "the correction was only proposed"
             if i >= 2:  # the first two warm the session up
                 times.append(ms)
                 closures.append(mem.closure_size(b, 10**7))
