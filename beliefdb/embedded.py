@@ -10,8 +10,11 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 import subprocess
+import tempfile
 import warnings
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
@@ -130,3 +133,24 @@ class EmbeddedServer:
         except subprocess.CalledProcessError as exc:
             raise DatabaseUnavailable(f"cannot stop the embedded PostgreSQL in {self.pgdata}: {exc}") from exc
         return True
+
+
+@contextlib.contextmanager
+def scratch_database(prefix: str = "beliefdb-scratch-") -> Iterator[str]:
+    """A throw-away embedded server in a new temporary folder, migrated; yields the URL of its
+    beliefdb database, then stops the server and deletes the folder (benchmarks, experiments)."""
+    from beliefdb import migrate  # migrate needs the connector; embedded stays importable alone
+
+    home = Path(tempfile.mkdtemp(prefix=prefix))
+    server = EmbeddedServer(home)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # platformdirs' runtime-dir warning inside the wheel
+            url = server.start()
+        migrate.upgrade(url)
+        yield url
+    finally:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            server.stop()
+        shutil.rmtree(home, ignore_errors=True)

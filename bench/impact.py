@@ -34,13 +34,10 @@ import hashlib
 import json
 import os
 import platform
-import shutil
 import statistics
 import sys
-import tempfile
 import time
 import uuid
-import warnings
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -590,23 +587,15 @@ def explain(url: str, ws: uuid.UUID, g: Graph, seeds: dict[int, list[int]], path
 
 @contextlib.contextmanager
 def database(url: str | None) -> Iterator[str]:
+    """``url``, or a throw-away migrated embedded server."""
     if url is not None:
         yield url
         return
-    warnings.simplefilter("ignore")  # platformdirs' runtime-dir warning inside the wheel
-    from beliefdb import migrate
-    from beliefdb.embedded import EmbeddedServer
+    from beliefdb.embedded import scratch_database
 
-    home = Path(tempfile.mkdtemp(prefix="beliefdb-bench-"))
-    server = EmbeddedServer(home)
-    try:
-        log(f"starting a throw-away embedded server in {home}")
-        started = server.start()
-        migrate.upgrade(started)
+    log("starting a throw-away embedded server")
+    with scratch_database("beliefdb-bench-") as started:
         yield started
-    finally:
-        server.stop()
-        shutil.rmtree(home, ignore_errors=True)
 
 
 def create_workspace(url: str) -> uuid.UUID:

@@ -32,15 +32,11 @@ import contextlib
 import json
 import platform
 import random
-import shutil
 import statistics
 import sys
-import tempfile
 import time
 import uuid
-import warnings
 from collections.abc import Iterator, Sequence
-from pathlib import Path
 from typing import Any
 from uuid import UUID
 
@@ -56,24 +52,15 @@ def log(message: str) -> None:
 
 @contextlib.contextmanager
 def database(url: str | None) -> Iterator[str]:
-    """``url``, or a throw-away migrated embedded server (the pattern of bench/impact.py)."""
+    """``url``, or a throw-away migrated embedded server."""
     if url is not None:
         yield url
         return
-    warnings.simplefilter("ignore")  # platformdirs' runtime-dir warning inside the wheel
-    from beliefdb import migrate
-    from beliefdb.embedded import EmbeddedServer
+    from beliefdb.embedded import scratch_database
 
-    home = Path(tempfile.mkdtemp(prefix="beliefdb-bench-"))
-    server = EmbeddedServer(home)
-    try:
-        log(f"starting a throw-away embedded server in {home}")
-        started = server.start()
-        migrate.upgrade(started)
+    log("starting a throw-away embedded server")
+    with scratch_database("beliefdb-bench-") as started:
         yield started
-    finally:
-        server.stop()
-        shutil.rmtree(home, ignore_errors=True)
 
 
 def percentile(values: Sequence[float], q: float) -> float:

@@ -95,9 +95,9 @@ $$;
 comment on function beliefdb.require_owner(uuid, uuid, text) is 'Refuse (not_owner) unless the acting principal owns the belief, decision or action';
 
 -- A reviewer's correction lives in a source of its own: retracting or replacing that source
--- (or one of its fragments) undoes the correction, which only the corrected belief's owner may.
-create or replace function beliefdb.require_correction_owner(p_workspace_id uuid, p_source uuid, p_fragment uuid,
-                                                             p_doing text) returns void
+-- undoes the correction, which only the corrected belief's owner may.
+create or replace function beliefdb.require_correction_owner(p_workspace_id uuid, p_source uuid, p_doing text)
+returns void
 language plpgsql stable
 set search_path = pg_catalog, pg_temp
 as $$
@@ -107,7 +107,7 @@ begin
        join beliefdb.fragment f on f.workspace_id = c.workspace_id and f.id = c.fragment_id
        join beliefdb.source_version v on v.workspace_id = f.workspace_id and v.id = f.source_version_id
       where c.workspace_id = p_workspace_id and c.replacement_belief_id is not null
-        and (v.source_id = p_source or c.fragment_id = p_fragment);
+        and v.source_id = p_source;
 end
 $$;
-comment on function beliefdb.require_correction_owner(uuid, uuid, uuid, text) is 'Refuse (not_owner) to undo a correction of a belief the acting principal does not own';
+comment on function beliefdb.require_correction_owner(uuid, uuid, text) is 'Refuse (not_owner) to undo a correction of a belief the acting principal does not own';

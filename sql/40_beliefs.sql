@@ -491,7 +491,7 @@ begin
                 coalesce(p_provenance, 'production'))
         returning * into v_source;
     else
-        perform beliefdb.require_correction_owner(v_ws, v_source.id, null, 'replace the text of its correction');
+        perform beliefdb.require_correction_owner(v_ws, v_source.id, 'replace the text of its correction');
     end if;
     if (p_origin is not null and p_origin <> v_source.origin_type)
        or (p_authority is not null and p_authority <> v_source.authority)

@@ -313,7 +313,7 @@ declare
 begin
     perform beliefdb.lock_workspace();
     if p_target in ('source', 'version') then
-        perform beliefdb.require_correction_owner(v_ws, p_id, null, 'retract its correction');
+        perform beliefdb.require_correction_owner(v_ws, p_id, 'retract its correction');
     end if;
     if p_target = 'source' then
         update beliefdb.source s set retracted_at = v_at, retraction_reason = v_reason
@@ -411,8 +411,8 @@ begin
             raise exception 'approving a conflict needs --winner: % or %', v_item.node, v_item.other_node
                 using errcode = 'BD005';
         end if;
+        -- only the loser's owner may (relation_supersession_by_owner refuses anyone else)
         v_loser := case when p_winner = v_item.node then v_item.other_node else v_item.node end;
-        perform beliefdb.require_owner(v_ws, v_loser, 'let another belief supersede it');
         insert into beliefdb.relation (workspace_id, from_belief, to_belief, kind, reason)
         values (v_ws, p_winner, v_loser, 'supersedes', 'conflict resolved by ' || beliefdb.current_principal());
         perform beliefdb.propagate(v_ws, array[p_winner, v_loser]);

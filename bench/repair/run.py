@@ -18,9 +18,7 @@ from __future__ import annotations
 import argparse
 import json
 import multiprocessing
-import shutil
 import sys
-import tempfile
 import time
 import uuid
 import warnings
@@ -49,23 +47,15 @@ def log(message: str) -> None:
 
 @contextmanager
 def database(url: str | None) -> Iterator[str]:
+    """``url``, or a throw-away migrated embedded server."""
     if url is not None:
         yield url
         return
-    warnings.simplefilter("ignore")  # platformdirs' runtime-dir warning inside the wheel
-    from beliefdb import migrate
-    from beliefdb.embedded import EmbeddedServer
+    from beliefdb.embedded import scratch_database
 
-    home = Path(tempfile.mkdtemp(prefix="beliefdb-repair-bench-"))
-    server = EmbeddedServer(home)
-    try:
-        log(f"starting a throw-away embedded server in {home}")
-        started = server.start()
-        migrate.upgrade(started)
+    log("starting a throw-away embedded server")
+    with scratch_database("beliefdb-repair-bench-") as started:
         yield started
-    finally:
-        server.stop()
-        shutil.rmtree(home, ignore_errors=True)
 
 
 def run_case(url: str, seed: int, index: int, methods: Sequence[str], tag: str) -> tuple[list[Score], JSON]:

@@ -33,14 +33,11 @@ import contextlib
 import json
 import os
 import platform
-import shutil
 import statistics
 import struct
 import sys
-import tempfile
 import time
 import uuid
-import warnings
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -551,23 +548,15 @@ def run_benchmark(url: str, *, beliefs: int = 100_000, seed: int = 1, runs: int 
 
 @contextlib.contextmanager
 def database(url: str | None) -> Iterator[str]:
+    """``url``, or a throw-away migrated embedded server."""
     if url is not None:
         yield url
         return
-    warnings.simplefilter("ignore")  # platformdirs' runtime-dir warning inside the wheel
-    from beliefdb import migrate
-    from beliefdb.embedded import EmbeddedServer
+    from beliefdb.embedded import scratch_database
 
-    home = Path(tempfile.mkdtemp(prefix="beliefdb-bench-"))
-    server = EmbeddedServer(home)
-    try:
-        log(f"starting a throw-away embedded server in {home}")
-        started = server.start()
-        migrate.upgrade(started)
+    log("starting a throw-away embedded server")
+    with scratch_database("beliefdb-bench-") as started:
         yield started
-    finally:
-        server.stop()
-        shutil.rmtree(home, ignore_errors=True)
 
 
 JSON_KEYS = ("accuracy", "stale_as_current", "recall_at_10", "ask_p50_ms", "ask_p95_ms", "beliefs", "baseline")
