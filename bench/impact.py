@@ -292,6 +292,11 @@ def load(conn: psycopg.Connection[Any], ws: uuid.UUID, g: Graph) -> None:
             yield (ws, ids[belief], ids[fragment], texts[fragment - f0], jids[j])
     copy_rows(conn, "evidence", ("workspace_id", "belief_id", "fragment_id", "quote", "justification_id"),
               ("uuid", "uuid", "uuid", "text", "uuid"), evidence(), sum(1 for e in edge_of if e == "evidence"))
+    # what the switched-off triggers would have written on the decisions: their reasons
+    t0 = time.perf_counter()
+    conn.execute("select beliefdb.refresh_decision_reasons(%s, array(select d.id from beliefdb.decision d"
+                 " where d.workspace_id = %s))", (ws, ws))
+    log(f"  decision.reasons: {a0 - c0:,} decisions in {time.perf_counter() - t0:.1f} s")
     conn.execute("set session_replication_role = origin")
     conn.commit()
 

@@ -258,6 +258,9 @@ create table beliefdb.decision (
     revision integer not null default 1 check (revision > 0),
     owner text not null default beliefdb.current_principal(),
     created_at timestamptz not null default beliefdb.clock(),
+    -- its reasons, {justification id: [antecedent ids, sorted]}, kept by triggers (20_integrity.sql):
+    -- impact lists what a surviving decision still rests on from the row it reads anyway
+    reasons jsonb not null default '{}',
     primary key (workspace_id, id),
     foreign key (workspace_id, id, node_kind) references beliefdb.node (workspace_id, id, kind) on delete cascade
 );

@@ -274,3 +274,68 @@ comment on function beliefdb.node_current_unmet() is 'Trigger: move justificatio
 create or replace trigger node_current_unmet after update on beliefdb.node
     referencing old table as old_rows new table as new_rows
     for each statement execute function beliefdb.node_current_unmet();
+
+-- decision.reasons lists each justification of a decision with its antecedents. Recomputed for
+-- the given decisions of a workspace from the edges (ids that are not decisions are skipped);
+-- returns how many rows changed. A DBA can call it for a whole workspace after a bulk load with
+-- triggers off.
+create or replace function beliefdb.refresh_decision_reasons(p_workspace_id uuid, p_decisions uuid[]) returns integer
+language plpgsql
+set search_path = pg_catalog, pg_temp
+as $$
+declare
+    v_changed integer;
+begin
+    update beliefdb.decision d
+       set reasons = r.reasons
+      from (select d2.id,
+                   coalesce(jsonb_object_agg(j.id, a.antecedents) filter (where a.antecedents is not null), '{}')
+                       as reasons
+              from beliefdb.decision d2
+              left join beliefdb.justification j on j.workspace_id = d2.workspace_id and j.consequent = d2.id
+              left join lateral (
+                    select jsonb_agg(x.antecedent order by x.antecedent) as antecedents
+                      from beliefdb.justification_antecedent x
+                     where x.workspace_id = j.workspace_id and x.justification_id = j.id) a on true
+             where d2.workspace_id = p_workspace_id and d2.id = any(p_decisions)
+             group by d2.id) r
+     where d.workspace_id = p_workspace_id and d.id = r.id and d.reasons is distinct from r.reasons;
+    get diagnostics v_changed = row_count;
+    return v_changed;
+end
+$$;
+comment on function beliefdb.refresh_decision_reasons(uuid, uuid[]) is 'Recompute decision.reasons of these decisions from their justifications';
+
+-- Edges that come, go or change refresh the reasons of the decisions they are reasons of (an
+-- update fires this twice, with the old rows and with the new ones, since an edge can move).
+create or replace function beliefdb.decision_reasons_changed() returns trigger
+language plpgsql
+set search_path = pg_catalog, pg_temp
+as $$
+declare
+    v_group record;
+begin
+    for v_group in
+        select r.workspace_id, array_agg(distinct r.consequent) as consequents
+          from changed_rows r
+         group by r.workspace_id
+    loop
+        perform beliefdb.refresh_decision_reasons(v_group.workspace_id, v_group.consequents);
+    end loop;
+    return null;
+end
+$$;
+comment on function beliefdb.decision_reasons_changed() is 'Trigger: refresh decision.reasons of the consequents of changed antecedent edges';
+
+create or replace trigger justification_antecedent_reasons_insert after insert on beliefdb.justification_antecedent
+    referencing new table as changed_rows
+    for each statement execute function beliefdb.decision_reasons_changed();
+create or replace trigger justification_antecedent_reasons_delete after delete on beliefdb.justification_antecedent
+    referencing old table as changed_rows
+    for each statement execute function beliefdb.decision_reasons_changed();
+create or replace trigger justification_antecedent_reasons_update_old after update on beliefdb.justification_antecedent
+    referencing old table as changed_rows
+    for each statement execute function beliefdb.decision_reasons_changed();
+create or replace trigger justification_antecedent_reasons_update_new after update on beliefdb.justification_antecedent
+    referencing new table as changed_rows
+    for each statement execute function beliefdb.decision_reasons_changed();

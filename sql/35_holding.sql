@@ -600,21 +600,19 @@ declare
     v_flag_title text[];
     v_keep_id uuid[];
     v_keep_title text[];
-    v_live_id uuid[];
-    v_live_antecedents jsonb[];
+    v_keep_reasons jsonb[];
 begin
     if cardinality(v_targets) = 0 then
         raise exception 'nothing to assess: no belief, fragment, decision or source has these ids' using errcode = 'BD004';
     end if;
     -- the arrays as they come: a preview writes nothing, not even the working set
     select * into v_e from beliefdb.evaluate_closure(v_ws, v_targets, v_targets);
-    -- Tables are read into arrays, with one index scan over an array of ids (decisions, actions)
-    -- or by id (the antecedents of each live justification, for the reason given in
-    -- evaluate_closure); the arrays are joined in memory by hashing. The decisions of the closure
-    -- that stop holding and are active are flagged; those that hold and are active or approved
-    -- survive, by their live justifications.
-    select f.*, k.*, s.*
-      into v_flag_id, v_flag_title, v_keep_id, v_keep_title, v_live_id, v_live_antecedents
+    -- Decisions are read into arrays, with one index scan over an array of ids each, and joined
+    -- to the evaluation's arrays in memory by hashing. The decisions of the closure that stop
+    -- holding and are active are flagged; those that hold and are active or approved survive, by
+    -- their live justifications, whose antecedents the decision row carries (decision.reasons).
+    select f.*, k.*
+      into v_flag_id, v_flag_title, v_keep_id, v_keep_title, v_keep_reasons
       from (select coalesce(array_agg(e.id) filter (where not e.holds), '{}') as lost,
                    coalesce(array_agg(e.id) filter (where e.holds), '{}') as kept
               from unnest(v_e.o_ids, v_e.o_kind, v_e.o_holds) as e (id, kind, holds)
@@ -624,19 +622,10 @@ begin
               from beliefdb.decision d
              where d.workspace_id = v_ws and d.id = any(e.lost) and d.status = 'active') f
       cross join lateral (
-            select coalesce(array_agg(d.id), '{}'), coalesce(array_agg(d.title), '{}')
+            select coalesce(array_agg(d.id), '{}'), coalesce(array_agg(d.title), '{}'),
+                   coalesce(array_agg(d.reasons), '{}')
               from beliefdb.decision d
-             where d.workspace_id = v_ws and d.id = any(e.kept) and d.status in ('active', 'approved')) k
-      cross join (
-            select coalesce(array_agg(x.id), '{}'), coalesce(array_agg(x.antecedents), '{}')
-              from (select a.justification_id as id, jsonb_agg(a.antecedent order by a.antecedent) as antecedents
-                      from unnest(v_e.o_live) as l (id)
-                      cross join lateral (
-                            select a.justification_id, a.antecedent
-                              from beliefdb.justification_antecedent a
-                             where a.workspace_id = v_ws and a.justification_id = l.id
-                            offset 0) a
-                     group by a.justification_id) x) s;
+             where d.workspace_id = v_ws and d.id = any(e.kept) and d.status in ('active', 'approved')) k;
     return query
     select e.id, e.kind::text, 'stops_holding', '{}'::jsonb
       from unnest(v_e.o_ids, v_e.o_kind, v_e.o_was_current, v_e.o_holds, v_e.o_superseded)
@@ -652,9 +641,10 @@ begin
     union all
     select k.id, 'decision', 'survives', jsonb_build_object('title', k.title, 'by', s.by)
       from unnest(v_keep_id, v_keep_title) as k (id, title)
-      left join (select l.decision, jsonb_agg(j.antecedents order by l.id) as by
+      left join (select l.decision, jsonb_agg(r.reasons -> l.id::text order by l.id) as by
                    from unnest(v_e.o_live, v_e.o_live_decision) as l (id, decision)
-                   join unnest(v_live_id, v_live_antecedents) as j (id, antecedents) on j.id = l.id
+                   join unnest(v_keep_id, v_keep_reasons) as r (id, reasons) on r.id = l.decision
+                  where r.reasons ? l.id::text
                   group by l.decision) s on s.decision = k.id;
 end
 $$;
