@@ -363,7 +363,8 @@ class Memory:
                         queue.append(n)
         decisions = [n for n in closure if self.kind[n] == DECISION]
         flagged = [d for d in decisions if d not in holding]
-        survives = {d: [j for j in self.justs[d] if all(a not in closure or a in holding for a in self.ants[j])]
+        survives = {d: [self.ants[j] for j in self.justs[d]
+                        if all(a not in closure or a in holding for a in self.ants[j])]
                     for d in decisions if d in holding}
         return {"closure": len(closure), "stopped": closure - holding, "flagged": flagged,
                 "held": [a for d in flagged for a in self.actions.get(d, ())], "survives": survives}
@@ -447,13 +448,23 @@ def check_same(g: Graph, seed: int, rows: list[tuple[Any, ...]], expected: dict[
     index = {u: i for i, u in ((i, g.node_ids[i]) for i in expected["stopped"] | set(expected["flagged"])
                                | set(expected["held"]) | set(expected["survives"]))}
     got: dict[str, set[Any]] = {"stops_holding": set(), "flag": set(), "hold": set(), "survives": set()}
-    for node, _kind, effect, _detail in rows:
+    by: dict[Any, set[tuple[str, ...]]] = {}
+    for node, _kind, effect, detail in rows:
         got[effect].add(index.get(node, node))
+        if effect == "survives":
+            by[index.get(node, node)] = {tuple(reason) for reason in json.loads(detail)["by"]}
     want = {"stops_holding": expected["stopped"], "flag": set(expected["flagged"]), "hold": set(expected["held"]),
             "survives": set(expected["survives"])}
     if got != want:
         diff = {k: (len(got[k] - want[k]), len(want[k] - got[k])) for k in want if got[k] != want[k]}
         raise SystemExit(f"impact of node {seed} differs from the in-memory answer (extra, missing): {diff}")
+    # each survivor's live reasons, each as its antecedents (sorted, as the database sorts uuids)
+    want_by = {d: {tuple(sorted(str(g.node_ids[a]) for a in ants)) for ants in reasons}
+               for d, reasons in expected["survives"].items()}
+    if by != want_by:
+        wrong = [d for d in want_by if by.get(d) != want_by[d]]
+        raise SystemExit(f"impact of node {seed}: the live reasons of {len(wrong)} surviving decisions differ "
+                         f"from the in-memory answer")
 
 
 def measure_impact(url: str, ws: uuid.UUID, g: Graph, mem: Memory, seeds: dict[int, list[int]],
@@ -563,7 +574,7 @@ def explain(url: str, ws: uuid.UUID, g: Graph, seeds: dict[int, list[int]], path
         # edges out of them (antecedent index) and their justifications with what they miss
         # (consequent index), each with one index scan over the level's ids, the last two index-only
         levels = [p for p in texts if "any(v_front)" in p]
-        by_plan = next((p for p in texts if "unnest(v_e.o_live) as l (id)" in p), "")
+        decisions = next((p for p in texts if "d.id = any(e.kept)" in p), "")
         summary[t] = {
             "closure_levels": len(levels),
             "closure_uses_justification_antecedent_antecedent": all(
@@ -571,7 +582,9 @@ def explain(url: str, ws: uuid.UUID, g: Graph, seeds: dict[int, list[int]], path
             "closure_uses_justification_consequent": all(
                 "Index Only Scan using justification_consequent" in p for p in levels),
             "closure_index_only_scans": levels[0].count("Index Only Scan using justification") if levels else 0,
-            "support_uses_justification_antecedent_pkey": "justification_antecedent_pkey" in by_plan,
+            # a surviving decision's live reasons come with its row (decision.reasons), not from the edges
+            "decisions_by_index": "using decision_pkey" in decisions,
+            "reads_edges_by_justification": any("justification_antecedent_pkey" in p for p in texts),
             "graph_seq_scans": sum(p.count("Seq Scan on justification") + p.count("Seq Scan on node")
                                    for p in texts),
         }
