@@ -61,7 +61,7 @@ SKEW = 2.5  # parent = floor(pool * u**SKEW): density ~ x**(1/SKEW - 1), a power
 TARGETS = (10, 1000, 10000)
 TABLES_BY_DEPENDENCY = ("evidence", "justification_antecedent", "justification", "relation", "review_item",
                         "correction", "action", "decision", "belief", "fragment", "source_version", "source",
-                        "node", "audit_event", "audit_head")
+                        "node", "adjacency", "audit_event", "audit_head")
 
 
 def log(message: str) -> None:
@@ -292,11 +292,14 @@ def load(conn: psycopg.Connection[Any], ws: uuid.UUID, g: Graph) -> None:
             yield (ws, ids[belief], ids[fragment], texts[fragment - f0], jids[j])
     copy_rows(conn, "evidence", ("workspace_id", "belief_id", "fragment_id", "quote", "justification_id"),
               ("uuid", "uuid", "uuid", "text", "uuid"), evidence(), sum(1 for e in edge_of if e == "evidence"))
-    # what the switched-off triggers would have written on the decisions: their reasons
+    # what the switched-off triggers would have written: the decisions' reasons, the adjacency rows
     t0 = time.perf_counter()
     conn.execute("select beliefdb.refresh_decision_reasons(%s, array(select d.id from beliefdb.decision d"
                  " where d.workspace_id = %s))", (ws, ws))
     log(f"  decision.reasons: {a0 - c0:,} decisions in {time.perf_counter() - t0:.1f} s")
+    t0 = time.perf_counter()
+    row = conn.execute("select beliefdb.rebuild_adjacency(%s)", (ws,)).fetchone()
+    log(f"  adjacency: {row[0] if row else 0:,} rows in {time.perf_counter() - t0:.1f} s")
     conn.execute("set session_replication_role = origin")
     conn.commit()
 
@@ -690,7 +693,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             with psycopg.connect(url, autocommit=True) as conn:
                 if args.workspace is None:
                     for table in ("node", "fragment", "belief", "decision", "action", "justification",
-                                  "justification_antecedent", "evidence", "source", "source_version"):
+                                  "justification_antecedent", "evidence", "source", "source_version", "adjacency"):
                         conn.execute(f"vacuum (analyze) beliefdb.{table}")
                 server = {k: conn.execute(f"show {k}").fetchone()[0]  # type: ignore[index]
                           for k in ("server_version", "shared_buffers", "work_mem", "jit")}

@@ -57,6 +57,10 @@ create type beliefdb.edge_kind as enum
      'consolidates', 'reads', 'initiates');
 comment on type beliefdb.edge_kind is 'Kind of a propagating edge from antecedent to consequent';
 
+-- Entries of a node's adjacency: its own standing, an edge out of it, one of its justifications.
+create type beliefdb.adjacency_entry as enum ('self', 'out', 'in');
+comment on type beliefdb.adjacency_entry is 'What a row of beliefdb.adjacency says of its node: self, an edge out, a justification in';
+
 -- Kinds of recorded agent step.
 create type beliefdb.step_kind as enum
     ('user_input', 'memory_read', 'claim', 'plan', 'tool_call', 'observation', 'answer',
@@ -208,6 +212,34 @@ comment on table beliefdb.justification_antecedent is 'An antecedent of a justif
 
 create index justification_antecedent_antecedent on beliefdb.justification_antecedent (workspace_id, antecedent)
     include (justification_id, consequent);
+
+-- Everything a closure walk reads of a node, side by side in one index, so that each node it
+-- reaches costs one index descent: its standing (self), the edges out of it (out: justification
+-- and consequent) and its justifications (in: justification and what it misses). Derived rows:
+-- triggers (20_integrity.sql) keep them equal to node, justification and
+-- justification_antecedent, and beliefdb.rebuild_adjacency rewrites a workspace's from them.
+create table beliefdb.adjacency (
+    workspace_id uuid not null,
+    node uuid not null,
+    entry beliefdb.adjacency_entry not null,
+    justification uuid not null,  -- out: a justification the node is an antecedent of; in: one of the node's;
+                                  -- self: the node's own id
+    consequent uuid,              -- out: that justification's consequent
+    unmet integer,                -- in: the justification's unmet
+    kind beliefdb.node_kind,      -- self: the node's kind, holds, current, and whether it is retracted
+    holds boolean,
+    current boolean,
+    retracted boolean,
+    constraint adjacency_pkey primary key (workspace_id, node, entry, justification)
+        include (consequent, unmet, kind, holds, current, retracted),
+    check (case entry
+               when 'self' then justification = node and kind is not null and holds is not null
+                                and current is not null and retracted is not null
+               when 'out' then consequent is not null
+               else unmet is not null
+           end)
+);
+comment on table beliefdb.adjacency is 'Derived: each node''s standing, edges out and justifications in one index, for the closure walk';
 
 -- A belief supported by a fragment, with the exact quote.
 create table beliefdb.evidence (

@@ -339,3 +339,154 @@ create or replace trigger justification_antecedent_reasons_update_old after upda
 create or replace trigger justification_antecedent_reasons_update_new after update on beliefdb.justification_antecedent
     referencing new table as changed_rows
     for each statement execute function beliefdb.decision_reasons_changed();
+
+-- beliefdb.adjacency repeats, per node, what node, justification and justification_antecedent
+-- say (10_tables.sql). An insert adds the adjacency rows of what came, a delete removes those of
+-- what went, and an update does both for the rows whose walked columns changed (a transition
+-- table does not pair old and new rows, so what changed is a set difference).
+create or replace function beliefdb.adjacency_of_nodes() returns trigger
+language plpgsql
+set search_path = pg_catalog, pg_temp
+as $$
+begin
+    if TG_OP = 'INSERT' then
+        insert into beliefdb.adjacency (workspace_id, node, entry, justification, kind, holds, current, retracted)
+        select n.workspace_id, n.id, 'self'::beliefdb.adjacency_entry, n.id, n.kind, n.holds, n.current,
+               n.retracted_at is not null
+          from new_rows n;
+    elsif TG_OP = 'DELETE' then
+        delete from beliefdb.adjacency x
+         using old_rows o
+         where x.workspace_id = o.workspace_id and x.node = o.id and x.entry = 'self' and x.justification = o.id;
+    else
+        delete from beliefdb.adjacency x
+         using (select o.workspace_id, o.id, o.kind, o.holds, o.current, o.retracted_at is not null from old_rows o
+                except
+                select n.workspace_id, n.id, n.kind, n.holds, n.current, n.retracted_at is not null from new_rows n)
+               as went (workspace_id, id, kind, holds, current, retracted)
+         where x.workspace_id = went.workspace_id and x.node = went.id and x.entry = 'self'
+           and x.justification = went.id;
+        insert into beliefdb.adjacency (workspace_id, node, entry, justification, kind, holds, current, retracted)
+        select n.workspace_id, n.id, 'self'::beliefdb.adjacency_entry, n.id, n.kind, n.holds, n.current,
+               n.retracted_at is not null
+          from new_rows n
+        except
+        select o.workspace_id, o.id, 'self'::beliefdb.adjacency_entry, o.id, o.kind, o.holds, o.current,
+               o.retracted_at is not null
+          from old_rows o;
+    end if;
+    return null;
+end
+$$;
+comment on function beliefdb.adjacency_of_nodes() is 'Trigger: keep the self rows of beliefdb.adjacency equal to the nodes';
+
+create or replace function beliefdb.adjacency_of_justifications() returns trigger
+language plpgsql
+set search_path = pg_catalog, pg_temp
+as $$
+begin
+    if TG_OP = 'INSERT' then
+        insert into beliefdb.adjacency (workspace_id, node, entry, justification, unmet)
+        select n.workspace_id, n.consequent, 'in'::beliefdb.adjacency_entry, n.id, n.unmet from new_rows n;
+    elsif TG_OP = 'DELETE' then
+        delete from beliefdb.adjacency x
+         using old_rows o
+         where x.workspace_id = o.workspace_id and x.node = o.consequent and x.entry = 'in' and x.justification = o.id;
+    else
+        delete from beliefdb.adjacency x
+         using (select o.workspace_id, o.id, o.consequent, o.unmet from old_rows o
+                except
+                select n.workspace_id, n.id, n.consequent, n.unmet from new_rows n) as went
+         where x.workspace_id = went.workspace_id and x.node = went.consequent and x.entry = 'in'
+           and x.justification = went.id;
+        insert into beliefdb.adjacency (workspace_id, node, entry, justification, unmet)
+        select n.workspace_id, n.consequent, 'in'::beliefdb.adjacency_entry, n.id, n.unmet from new_rows n
+        except
+        select o.workspace_id, o.consequent, 'in'::beliefdb.adjacency_entry, o.id, o.unmet from old_rows o;
+    end if;
+    return null;
+end
+$$;
+comment on function beliefdb.adjacency_of_justifications() is 'Trigger: keep the in rows of beliefdb.adjacency equal to the justifications';
+
+create or replace function beliefdb.adjacency_of_edges() returns trigger
+language plpgsql
+set search_path = pg_catalog, pg_temp
+as $$
+begin
+    if TG_OP = 'INSERT' then
+        insert into beliefdb.adjacency (workspace_id, node, entry, justification, consequent)
+        select n.workspace_id, n.antecedent, 'out'::beliefdb.adjacency_entry, n.justification_id, n.consequent from new_rows n;
+    elsif TG_OP = 'DELETE' then
+        delete from beliefdb.adjacency x
+         using old_rows o
+         where x.workspace_id = o.workspace_id and x.node = o.antecedent and x.entry = 'out'
+           and x.justification = o.justification_id;
+    else
+        delete from beliefdb.adjacency x
+         using (select o.workspace_id, o.antecedent, o.justification_id, o.consequent from old_rows o
+                except
+                select n.workspace_id, n.antecedent, n.justification_id, n.consequent from new_rows n) as went
+         where x.workspace_id = went.workspace_id and x.node = went.antecedent and x.entry = 'out'
+           and x.justification = went.justification_id;
+        insert into beliefdb.adjacency (workspace_id, node, entry, justification, consequent)
+        select n.workspace_id, n.antecedent, 'out'::beliefdb.adjacency_entry, n.justification_id, n.consequent from new_rows n
+        except
+        select o.workspace_id, o.antecedent, 'out'::beliefdb.adjacency_entry, o.justification_id, o.consequent from old_rows o;
+    end if;
+    return null;
+end
+$$;
+comment on function beliefdb.adjacency_of_edges() is 'Trigger: keep the out rows of beliefdb.adjacency equal to the antecedent edges';
+
+do $$
+declare
+    v_table record;
+begin
+    for v_table in
+        select * from (values ('node', 'adjacency_of_nodes'), ('justification', 'adjacency_of_justifications'),
+                              ('justification_antecedent', 'adjacency_of_edges')) as t (name, fn)
+    loop
+        execute pg_catalog.format(
+            'create or replace trigger %I after insert on beliefdb.%I referencing new table as new_rows '
+            'for each statement execute function beliefdb.%I()', v_table.name || '_adjacency_insert', v_table.name, v_table.fn);
+        execute pg_catalog.format(
+            'create or replace trigger %I after update on beliefdb.%I referencing old table as old_rows new table as new_rows '
+            'for each statement execute function beliefdb.%I()', v_table.name || '_adjacency_update', v_table.name, v_table.fn);
+        execute pg_catalog.format(
+            'create or replace trigger %I after delete on beliefdb.%I referencing old table as old_rows '
+            'for each statement execute function beliefdb.%I()', v_table.name || '_adjacency_delete', v_table.name, v_table.fn);
+    end loop;
+end
+$$;
+
+-- Rewrite a workspace's adjacency rows from node, justification and justification_antecedent
+-- (after a bulk load with triggers off); returns how many rows it wrote.
+create or replace function beliefdb.rebuild_adjacency(p_workspace_id uuid) returns bigint
+language plpgsql
+set search_path = pg_catalog, pg_temp
+as $$
+declare
+    v_rows bigint;
+begin
+    delete from beliefdb.adjacency x where x.workspace_id = p_workspace_id;
+    insert into beliefdb.adjacency (workspace_id, node, entry, justification, consequent, unmet, kind, holds, current,
+                                    retracted)
+    select n.workspace_id, n.id, 'self'::beliefdb.adjacency_entry, n.id, null::uuid, null::integer, n.kind, n.holds, n.current, n.retracted_at is not null
+      from beliefdb.node n
+     where n.workspace_id = p_workspace_id
+    union all
+    select a.workspace_id, a.antecedent, 'out', a.justification_id, a.consequent, null, null, null, null, null
+      from beliefdb.justification_antecedent a
+     where a.workspace_id = p_workspace_id
+    union all
+    select j.workspace_id, j.consequent, 'in', j.id, null, j.unmet, null, null, null, null
+      from beliefdb.justification j
+     where j.workspace_id = p_workspace_id
+    -- in index order: the index fills its pages as a fresh build would
+    order by 1, 2, 3, 4;
+    get diagnostics v_rows = row_count;
+    return v_rows;
+end
+$$;
+comment on function beliefdb.rebuild_adjacency(uuid) is 'Rewrite a workspace''s beliefdb.adjacency from the tables it repeats';

@@ -62,10 +62,10 @@ comment on function beliefdb.prepare_evaluation() is 'Create or empty the sessio
 -- outside the closure keep their stored node.current. Writes nothing.
 --
 -- The closure is walked breadth first, one level at a time: one statement per level reads its
--- nodes and their justifications with what they miss outside the closure (justification.unmet),
--- each with one index scan over the level's array of ids, and the edges out of them by id (for
--- beliefs, a second statement reads supersessions and ties); the next level is what those edges
--- reach that was not seen. Justifications are numbered as read and edges placed by hash joins in
+-- nodes, the edges out of them and their justifications with what they miss outside the closure
+-- (justification.unmet), all from beliefdb.adjacency with one index scan over the level's array of
+-- ids (for beliefs, a second statement reads supersessions and ties); the next level is what
+-- those edges reach that was not seen. Justifications are numbered as read and edges placed by hash joins in
 -- memory, and the fixpoint runs in memory over integer arrays. (o_: out parameters, named apart
 -- from the columns.)
 create or replace function beliefdb.evaluate_closure(
@@ -149,28 +149,23 @@ begin
     -- 1. forward closure over reasons (antecedent -> consequent), supersession (winner -> loser)
     --    and ties (either side), one level at a time; ids that are not nodes drop out
     loop
-        -- the level's nodes; the edges out of them; their justifications and what each misses
-        -- outside the closure (both index only). One statement.
+        -- the level's nodes: their standing, the edges out of them, their justifications and what
+        -- each misses outside the closure, side by side in beliefdb.adjacency: one index-only scan
+        -- over the level's ids, its rows read once and split three ways. One statement.
+        with x as materialized (
+            select x.node, x.entry, x.justification, x.consequent, x.unmet, x.kind, x.holds, x.current, x.retracted
+              from beliefdb.adjacency x
+             where x.workspace_id = p_workspace_id and x.node = any(v_front))
         select n.*, a.*, j.*
           into v_level_ids, v_kind, v_held, v_current, v_retr, v_level_beliefs,
                v_from, v_via, v_to, v_of, v_jid, v_unmet
-          from (select array_agg(n.id), array_agg(n.kind), array_agg(n.holds), array_agg(n.current),
-                       array_agg(n.retracted_at is not null), array_agg(n.id) filter (where n.kind = 'belief')
-                  from beliefdb.node n
-                 where n.workspace_id = p_workspace_id and n.id = any(v_front)) n,
-               -- (by equality, one id at a time, offset 0 keeping it so: the planner takes a workspace
-               -- for a small share of a table, so in graphs of under ~1M edges it would read the
-               -- edges of an array of ids by a skip scan or a hash join over the whole workspace)
-               (select array_agg(a.antecedent), array_agg(a.justification_id), array_agg(a.consequent)
-                  from unnest(v_front) as f (id)
-                  cross join lateral (
-                        select a.antecedent, a.justification_id, a.consequent
-                          from beliefdb.justification_antecedent a
-                         where a.workspace_id = p_workspace_id and a.antecedent = f.id
-                        offset 0) a) a,
-               (select array_agg(j.consequent), array_agg(j.id), array_agg(j.unmet)
-                  from beliefdb.justification j
-                 where j.workspace_id = p_workspace_id and j.consequent = any(v_front)) j;
+          from (select array_agg(x.node), array_agg(x.kind), array_agg(x.holds), array_agg(x.current),
+                       array_agg(x.retracted), array_agg(x.node) filter (where x.kind = 'belief')
+                  from x where x.entry = 'self') n,
+               (select array_agg(x.node), array_agg(x.justification), array_agg(x.consequent)
+                  from x where x.entry = 'out') a,
+               (select array_agg(x.node), array_agg(x.justification), array_agg(x.unmet)
+                  from x where x.entry = 'in') j;
         exit when v_level_ids is null;
         o_ids := o_ids || v_level_ids;
         o_kind := o_kind || v_kind;

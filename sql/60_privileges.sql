@@ -34,6 +34,10 @@ grant select on
     beliefdb.trace_edge, beliefdb.repair, beliefdb.outcome
     to beliefdb_app;
 
+-- What impact's closure walk reads (derived from node, justification and their edges; written
+-- only by triggers).
+grant select on beliefdb.adjacency to beliefdb_app;
+
 -- Embeddings only nominate candidates for retrieval (truth decides what is returned), so the
 -- application writes them itself.
 grant select, insert, update, delete on beliefdb.embedding_model, beliefdb.belief_embedding to beliefdb_app;
@@ -55,7 +59,8 @@ begin
     foreach v_table in array array[
         'node', 'source', 'source_version', 'fragment', 'belief', 'justification',
         'justification_antecedent', 'evidence', 'relation', 'decision', 'action', 'correction',
-        'run', 'step', 'review_item', 'trace_edge', 'repair', 'embedding_model', 'belief_embedding', 'outcome', 'audit_event', 'audit_head']
+        'run', 'step', 'review_item', 'trace_edge', 'repair', 'embedding_model', 'belief_embedding', 'outcome', 'audit_event', 'audit_head',
+        'adjacency']
     loop
         execute pg_catalog.format('alter table beliefdb.%I enable row level security', v_table);
         execute pg_catalog.format('drop policy if exists workspace_isolation on beliefdb.%I', v_table);

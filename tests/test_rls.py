@@ -26,7 +26,7 @@ WORKSPACE_TABLES = (
     "node", "source", "source_version", "fragment", "belief", "evidence", "relation", "justification",
     "justification_antecedent", "decision", "action", "correction", "run", "step", "review_item", "trace_edge",
     "repair", "embedding_model", "belief_embedding", "outcome", "audit_event",
-    "audit_head",
+    "audit_head", "adjacency",
 )
 AUDIT_TABLES = ("audit_event", "audit_head")
 VIEWS = ("current_beliefs", "belief_evidence", "belief_history", "holding", "decision_support", "review_queue")
@@ -353,6 +353,8 @@ INSERTS = [
     ("belief_embedding", "insert into beliefdb.belief_embedding (workspace_id, belief_id, model, embedding) "
                          "values (%(ws)s, %(new_belief)s, 'm', '[1,2,3]')"),
     ("outcome", "insert into beliefdb.outcome (workspace_id, node, outcome) values (%(ws)s, %(decision)s, 'failed')"),
+    ("adjacency", "insert into beliefdb.adjacency (workspace_id, node, entry, justification, unmet) "
+                  "values (%(ws)s, %(decision)s, 'in', %(decision)s, 0)"),
 ]
 
 

@@ -654,3 +654,16 @@ def test_generic_plan_of_antecedent_lookup_uses_its_index(graph_conn: psycopg.Co
     doc = row[0] if not isinstance(row[0], str) else json.loads(row[0])
     nodes = list(_plan_nodes(doc[0]["Plan"]))
     assert {n.get("Index Name") for n in nodes} & {"justification_antecedent_antecedent"}, nodes
+
+
+def test_generic_plan_of_a_closure_level_reads_the_adjacency_index_only(graph_conn: psycopg.Connection[Any]) -> None:
+    """Each level of evaluate_closure reads everything about its nodes (standing, edges out,
+    justifications) with one index-only scan of beliefdb.adjacency over the level's ids."""
+    graph_conn.execute("vacuum beliefdb.adjacency")  # index-only scans need the visibility map
+    row = graph_conn.execute(
+        "explain (format json, generic_plan) select node, entry, justification, consequent, unmet, kind, holds, "
+        "current, retracted from beliefdb.adjacency where workspace_id = $1 and node = any($2::uuid[])").fetchone()
+    assert row is not None
+    doc = row[0] if not isinstance(row[0], str) else json.loads(row[0])
+    nodes = list(_plan_nodes(doc[0]["Plan"]))
+    assert [(n["Node Type"], n.get("Index Name")) for n in nodes] == [("Index Only Scan", "adjacency_pkey")], nodes

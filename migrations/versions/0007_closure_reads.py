@@ -1,5 +1,6 @@
-"""Decision reasons: a decision carries its justifications with their antecedents, kept by
-triggers, so impact lists what a surviving decision rests on without reading the edges.
+"""What impact reads, where it reads it: a node's standing, edges out and justifications side by
+side in one index (beliefdb.adjacency), and a decision's reasons on its row (decision.reasons),
+both kept by triggers.
 
 Revision ID: 0007
 Revises: 0006
@@ -18,7 +19,7 @@ depends_on = None
 
 
 def upgrade() -> None:
-    run_sql((Path(__file__).parent / "0007_decision_reasons.sql").read_text(encoding="utf-8"))
+    run_sql((Path(__file__).parent / "0007_closure_reads.sql").read_text(encoding="utf-8"))
 
 
 def downgrade() -> None:

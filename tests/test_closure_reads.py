@@ -1,0 +1,241 @@
+"""What impact reads, where it reads it, kept by triggers (revision 0007):
+
+- beliefdb.adjacency: each node's standing, the edges out of it and its justifications side by
+  side, so that the closure walk reads each node it reaches with one index descent;
+- decision.reasons: each decision's justifications with their antecedents, so that impact lists
+  what a surviving decision rests on from the decision row it reads anyway.
+
+These tests check both copies against the rows they repeat, through every way those rows change,
+and impact's "by" lists against the decision_support view. (The holding property tests check the
+adjacency after every random graph too.)
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+from uuid import UUID
+
+import psycopg
+import pytest
+
+import beliefdb
+from beliefdb import lifecycle
+from tests.test_repair import record_story
+from tests.test_truth_maintenance import Su, fact
+
+REVISION_SQL = Path(__file__).parents[1] / "migrations" / "versions" / "0007_closure_reads.sql"
+
+
+@pytest.fixture
+def su(postgresql: psycopg.Connection[Any], bdb: beliefdb.BeliefDB) -> Su:
+    return Su(postgresql, bdb.database.workspace_id)
+
+
+def stored(su: Su, decision: UUID) -> dict[str, list[str]]:
+    reasons: dict[str, list[str]] = su.one("select reasons from beliefdb.decision where id = %s", (decision,))
+    return reasons
+
+
+def from_edges(su: Su, decision: UUID) -> dict[str, list[str]]:
+    """What the reasons should be, read from the justification tables themselves."""
+    return {str(j): sorted(str(a) for a in ants) for j, ants in su.all(
+        """select j.id, array_agg(a.antecedent)
+             from beliefdb.justification j
+             join beliefdb.justification_antecedent a on a.workspace_id = j.workspace_id and a.justification_id = j.id
+            where j.consequent = %s
+            group by j.id""", (decision,))}
+
+
+def antecedent_sets(reasons: dict[str, list[str]]) -> set[tuple[str, ...]]:
+    return {tuple(a) for a in reasons.values()}
+
+
+def test_a_decision_carries_each_reason_with_its_antecedents(bdb: beliefdb.BeliefDB, su: Su) -> None:
+    a, b, c, d = (fact(bdb, s) for s in "abcd")
+    decision = bdb.decide("mixed", because=[a, b], all_of=[[d, c]]).id
+
+    reasons = stored(su, decision)
+    assert reasons == from_edges(su, decision)
+    assert antecedent_sets(reasons) == {(str(a),), (str(b),), tuple(sorted((str(c), str(d))))}
+
+
+def test_forgetting_a_cited_belief_takes_it_out_of_the_reasons(bdb: beliefdb.BeliefDB, su: Su) -> None:
+    a, b = fact(bdb, "a"), fact(bdb, "b")
+    decision = bdb.decide("on a or b", because=[a, b]).id
+    other = bdb.decide("on b", because=[b]).id
+
+    lifecycle.forget(bdb.database, belief=a)
+
+    assert stored(su, decision) == from_edges(su, decision)
+    assert antecedent_sets(stored(su, decision)) == {(str(b),)}
+    assert antecedent_sets(stored(su, other)) == {(str(b),)}
+
+
+def test_a_justification_moved_by_a_dba_moves_its_reason(bdb: beliefdb.BeliefDB, su: Su) -> None:
+    a, b = fact(bdb, "a"), fact(bdb, "b")
+    first = bdb.decide("first", because=[a, b]).id
+    second = bdb.decide("second", because=[b]).id
+    moved = su.one("""select j.id from beliefdb.justification j
+                       join beliefdb.justification_antecedent x on x.justification_id = j.id
+                      where j.consequent = %s and x.antecedent = %s""", (first, a))
+
+    su.all("update beliefdb.justification set consequent = %s where id = %s", (second, moved))
+
+    assert stored(su, first) == from_edges(su, first)
+    assert stored(su, second) == from_edges(su, second)
+    assert str(moved) not in stored(su, first) and stored(su, second)[str(moved)] == [str(a)]
+
+
+def test_refresh_mends_reasons_written_with_triggers_off(bdb: beliefdb.BeliefDB, su: Su) -> None:
+    a, b = fact(bdb, "a"), fact(bdb, "b")
+    decision = bdb.decide("on a", because=[a]).id
+    untouched = bdb.decide("on b", because=[b]).id
+    # a bulk load as the benchmark does it: rows written with the triggers off
+    su.all("set session_replication_role = replica")
+    jid = su.one("insert into beliefdb.justification (workspace_id, consequent) values (%s, %s) returning id",
+                 (su.ws, decision))
+    su.all("""insert into beliefdb.justification_antecedent (workspace_id, justification_id, antecedent, edge_kind,
+                                                             consequent)
+              values (%s, %s, %s, 'cites', %s)""", (su.ws, jid, b, decision))
+    su.all("set session_replication_role = origin")
+    assert str(jid) not in stored(su, decision)
+
+    assert su.one("select beliefdb.refresh_decision_reasons(%s, %s::uuid[])", (su.ws, [decision, untouched, a])) == 1
+    assert stored(su, decision) == from_edges(su, decision)
+    assert stored(su, decision)[str(jid)] == [str(b)]
+    assert su.one("select beliefdb.refresh_decision_reasons(%s, %s::uuid[])", (su.ws, [decision, untouched])) == 0
+
+
+def test_the_revision_fills_the_reasons_of_existing_decisions(bdb: beliefdb.BeliefDB, su: Su) -> None:
+    """The frozen backfill of revision 0007 writes what the triggers would have."""
+    a, b, c = fact(bdb, "a"), fact(bdb, "b"), fact(bdb, "c")
+    decisions = [bdb.decide("one", because=[a], all_of=[[b, c]]).id, bdb.decide("two", because=[c]).id]
+    kept = {d: stored(su, d) for d in decisions}
+    su.all("set session_replication_role = replica")
+    su.all("update beliefdb.decision set reasons = '{}' where workspace_id = %s", (su.ws,))
+    revision = REVISION_SQL.read_text(encoding="utf-8")
+    backfill = revision[revision.index("update beliefdb.decision d"):]
+    su.all(backfill[:backfill.index(";") + 1])
+    su.all("set session_replication_role = origin")
+
+    assert {d: stored(su, d) for d in decisions} == kept
+    assert all(kept.values())
+
+
+def test_impact_lists_each_survivor_by_its_live_reasons(bdb: beliefdb.BeliefDB, su: Su) -> None:
+    a, b, c, d = (fact(bdb, s) for s in "abcd")
+    survivor = bdb.decide("on a, b or (c and d)", because=[a, b], all_of=[[c, d]]).id
+
+    (row,) = [r for r in bdb.impact(a) if r.effect == "survives"]
+    assert row.node == survivor
+
+    live = {tuple(ants) for ants, is_live in su.all(
+        "select antecedents, live from beliefdb.decision_support where decision = %s", (survivor,))
+        if is_live and a not in ants}
+    assert {tuple(UUID(x) for x in by) for by in row.detail["by"]} == live
+    assert live == {(b,), tuple(sorted((c, d), key=str))}
+
+
+# ---------------------------------------------------------------------------------------------
+# beliefdb.adjacency
+
+
+def adjacency_drift(su: Su) -> set[tuple[Any, ...]]:
+    """Rows of the workspace's adjacency that the three tables do not say, and rows they say that
+    it lacks (empty when they agree)."""
+    adjacency = set(su.all("""
+        select node, entry::text, justification, consequent, unmet, kind::text, holds, current, retracted
+          from beliefdb.adjacency where workspace_id = %(ws)s""", {"ws": su.ws}))
+    tables = set(su.all("""
+        select id, 'self', id, null::uuid, null::integer, kind::text, holds, current, retracted_at is not null
+          from beliefdb.node where workspace_id = %(ws)s
+        union all
+        select antecedent, 'out', justification_id, consequent, null, null, null, null, null
+          from beliefdb.justification_antecedent where workspace_id = %(ws)s
+        union all
+        select consequent, 'in', id, null, unmet, null, null, null, null
+          from beliefdb.justification where workspace_id = %(ws)s""", {"ws": su.ws}))
+    return adjacency ^ tables
+
+
+def test_the_adjacency_follows_every_kind_of_change(bdb: beliefdb.BeliefDB, su: Su) -> None:
+    """Ingest, decisions and actions, a new version, a correction, retraction and its undoing,
+    forgetting, an agent's trace and its repair: after each, the adjacency is what the tables say."""
+    a, b = fact(bdb, "a"), fact(bdb, "b")
+    derived = bdb.derive("derived", "d", "v", "1", [a, b]).id
+    decision = bdb.decide("on derived or b", because=[derived, b]).id
+    bdb.act(decision, "go")
+    assert su.one("select count(*) from beliefdb.adjacency where workspace_id = %s", (su.ws,)) > 10
+    assert adjacency_drift(su) == set()
+
+    fact(bdb, "a", "no")  # a new version of a's source without its quote
+    assert adjacency_drift(su) == set()
+    revision = next(x.revision for x in bdb.beliefs(include_all=True) if x.id == b)
+    bdb.apply_correction(b, "b value is maybe.", reviewer="rita", expect_revision=revision)
+    assert adjacency_drift(su) == set()
+    bdb.retract(source="a", reason="withdrawn")
+    assert adjacency_drift(su) == set()
+    bdb.retract(source="a", reason="", undo=True)
+    assert adjacency_drift(su) == set()
+    lifecycle.forget(bdb.database, belief=derived)
+    assert adjacency_drift(su) == set()
+
+    story = record_story(bdb)
+    assert adjacency_drift(su) == set()
+    bdb.repair_apply([story.m_bad])
+    assert adjacency_drift(su) == set()
+    lifecycle.forget(bdb.database, source="a")
+    assert adjacency_drift(su) == set()
+
+
+def test_the_adjacency_follows_a_moved_justification(bdb: beliefdb.BeliefDB, su: Su) -> None:
+    a, b = fact(bdb, "a"), fact(bdb, "b")
+    first = bdb.decide("first", because=[a, b]).id
+    second = bdb.decide("second", because=[b]).id
+    moved = su.one("""select j.id from beliefdb.justification j
+                       join beliefdb.justification_antecedent x on x.justification_id = j.id
+                      where j.consequent = %s and x.antecedent = %s""", (first, a))
+    su.all("update beliefdb.justification set consequent = %s where id = %s", (second, moved))
+    assert adjacency_drift(su) == set()
+    assert su.one("select node from beliefdb.adjacency where entry = 'in' and justification = %s", (moved,)) == second
+
+
+def test_rebuild_rewrites_a_workspace_written_with_triggers_off(bdb: beliefdb.BeliefDB, su: Su) -> None:
+    a = fact(bdb, "a")
+    bdb.decide("on a", because=[a])
+    rows = su.one("select count(*) from beliefdb.adjacency where workspace_id = %s", (su.ws,))
+    su.all("set session_replication_role = replica")
+    su.all("delete from beliefdb.adjacency where workspace_id = %s and entry = 'in'", (su.ws,))
+    su.all("update beliefdb.node set holds = not holds where id = %s", (a,))
+    su.all("set session_replication_role = origin")
+    assert adjacency_drift(su) != set()
+
+    assert su.one("select beliefdb.rebuild_adjacency(%s)", (su.ws,)) == rows
+    assert adjacency_drift(su) == set()
+    su.all("update beliefdb.node set holds = not holds where id = %s", (a,))
+    assert adjacency_drift(su) == set()
+
+
+def test_the_revision_fills_the_adjacency_of_existing_nodes(bdb: beliefdb.BeliefDB, su: Su) -> None:
+    """The frozen backfill of revision 0007 writes what the triggers would have."""
+    a, b = fact(bdb, "a"), fact(bdb, "b")
+    bdb.act(bdb.decide("on a and b", all_of=[[a, b]]).id, "go")
+    su.all("set session_replication_role = replica")
+    su.all("delete from beliefdb.adjacency")
+    revision = REVISION_SQL.read_text(encoding="utf-8")
+    backfill = revision[revision.index("insert into beliefdb.adjacency"):]
+    su.all(backfill[:backfill.index(";") + 1])
+    su.all("set session_replication_role = origin")
+    assert adjacency_drift(su) == set()
+    assert su.one("select count(*) from beliefdb.adjacency where workspace_id = %s", (su.ws,)) > 5
+
+
+def test_the_app_reads_only_its_workspace_adjacency(bdb: beliefdb.BeliefDB, su: Su) -> None:
+    fact(bdb, "a")
+    other = su.one("insert into beliefdb.workspace (name) values ('other') returning id")
+    su.all("insert into beliefdb.node (workspace_id, kind) values (%s, 'correction')", (other,))
+    assert su.one("select count(*) from beliefdb.adjacency where workspace_id = %s", (other,)) == 1
+    with bdb.database.transaction() as conn:
+        seen = conn.execute("select array_agg(distinct workspace_id) from beliefdb.adjacency").fetchone()
+    assert seen is not None and seen[0] == [UUID(su.ws)]
