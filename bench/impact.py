@@ -573,22 +573,20 @@ def explain(url: str, ws: uuid.UUID, g: Graph, seeds: dict[int, list[int]], path
             plans[str(target)] = list(notices)
     summary: dict[str, Any] = {}
     for t, texts in plans.items():
-        # the closure is walked a level at a time; each level is one statement reading its nodes, the
-        # edges out of them (antecedent index) and their justifications with what they miss
-        # (consequent index), each with one index scan over the level's ids, the last two index-only
+        # the closure is walked a level at a time; each level is one statement reading everything
+        # about its nodes (standing, edges out, justifications) with one index-only scan of the
+        # adjacency over the level's ids
         levels = [p for p in texts if "any(v_front)" in p]
         decisions = next((p for p in texts if "d.id = any(e.kept)" in p), "")
         summary[t] = {
             "closure_levels": len(levels),
-            "closure_uses_justification_antecedent_antecedent": all(
-                "Index Only Scan using justification_antecedent_antecedent" in p for p in levels),
-            "closure_uses_justification_consequent": all(
-                "Index Only Scan using justification_consequent" in p for p in levels),
-            "closure_index_only_scans": levels[0].count("Index Only Scan using justification") if levels else 0,
+            "closure_reads_adjacency_index_only": bool(levels) and all(
+                "Index Only Scan using adjacency_pkey" in p for p in levels),
             # a surviving decision's live reasons come with its row (decision.reasons), not from the edges
             "decisions_by_index": "using decision_pkey" in decisions,
             "reads_edges_by_justification": any("justification_antecedent_pkey" in p for p in texts),
             "graph_seq_scans": sum(p.count("Seq Scan on justification") + p.count("Seq Scan on node")
+                                   + p.count("Seq Scan on adjacency")
                                    for p in texts),
         }
     if path is not None:
