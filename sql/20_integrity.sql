@@ -416,7 +416,8 @@ as $$
 begin
     if TG_OP = 'INSERT' then
         insert into beliefdb.adjacency (workspace_id, node, entry, justification, consequent)
-        select n.workspace_id, n.antecedent, 'out'::beliefdb.adjacency_entry, n.justification_id, n.consequent from new_rows n;
+        select n.workspace_id, n.antecedent, 'out'::beliefdb.adjacency_entry, n.justification_id, n.consequent
+          from new_rows n;
     elsif TG_OP = 'DELETE' then
         delete from beliefdb.adjacency x
          using old_rows o
@@ -430,9 +431,11 @@ begin
          where x.workspace_id = went.workspace_id and x.node = went.antecedent and x.entry = 'out'
            and x.justification = went.justification_id;
         insert into beliefdb.adjacency (workspace_id, node, entry, justification, consequent)
-        select n.workspace_id, n.antecedent, 'out'::beliefdb.adjacency_entry, n.justification_id, n.consequent from new_rows n
+        select n.workspace_id, n.antecedent, 'out'::beliefdb.adjacency_entry, n.justification_id, n.consequent
+          from new_rows n
         except
-        select o.workspace_id, o.antecedent, 'out'::beliefdb.adjacency_entry, o.justification_id, o.consequent from old_rows o;
+        select o.workspace_id, o.antecedent, 'out'::beliefdb.adjacency_entry, o.justification_id, o.consequent
+          from old_rows o;
     end if;
     return null;
 end
@@ -449,13 +452,17 @@ begin
     loop
         execute pg_catalog.format(
             'create or replace trigger %I after insert on beliefdb.%I referencing new table as new_rows '
-            'for each statement execute function beliefdb.%I()', v_table.name || '_adjacency_insert', v_table.name, v_table.fn);
+            'for each statement execute function beliefdb.%I()',
+            v_table.name || '_adjacency_insert', v_table.name, v_table.fn);
         execute pg_catalog.format(
-            'create or replace trigger %I after update on beliefdb.%I referencing old table as old_rows new table as new_rows '
-            'for each statement execute function beliefdb.%I()', v_table.name || '_adjacency_update', v_table.name, v_table.fn);
+            'create or replace trigger %I after update on beliefdb.%I '
+            'referencing old table as old_rows new table as new_rows '
+            'for each statement execute function beliefdb.%I()',
+            v_table.name || '_adjacency_update', v_table.name, v_table.fn);
         execute pg_catalog.format(
             'create or replace trigger %I after delete on beliefdb.%I referencing old table as old_rows '
-            'for each statement execute function beliefdb.%I()', v_table.name || '_adjacency_delete', v_table.name, v_table.fn);
+            'for each statement execute function beliefdb.%I()',
+            v_table.name || '_adjacency_delete', v_table.name, v_table.fn);
     end loop;
 end
 $$;
@@ -472,7 +479,8 @@ begin
     delete from beliefdb.adjacency x where x.workspace_id = p_workspace_id;
     insert into beliefdb.adjacency (workspace_id, node, entry, justification, consequent, unmet, kind, holds, current,
                                     retracted)
-    select n.workspace_id, n.id, 'self'::beliefdb.adjacency_entry, n.id, null::uuid, null::integer, n.kind, n.holds, n.current, n.retracted_at is not null
+    select n.workspace_id, n.id, 'self'::beliefdb.adjacency_entry, n.id, null::uuid, null::integer, n.kind, n.holds,
+           n.current, n.retracted_at is not null
       from beliefdb.node n
      where n.workspace_id = p_workspace_id
     union all

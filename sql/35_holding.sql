@@ -63,11 +63,11 @@ comment on function beliefdb.prepare_evaluation() is 'Create or empty the sessio
 --
 -- The closure is walked breadth first, one level at a time: one statement per level reads its
 -- nodes, the edges out of them and their justifications with what they miss outside the closure
--- (justification.unmet), all from beliefdb.adjacency with one index scan over the level's array of
--- ids (for beliefs, a second statement reads supersessions and ties); the next level is what
--- those edges reach that was not seen. Justifications are numbered as read and edges placed by hash joins in
--- memory, and the fixpoint runs in memory over integer arrays. (o_: out parameters, named apart
--- from the columns.)
+-- (justification.unmet), all from beliefdb.adjacency with one index scan over the level's array
+-- of ids (for beliefs, a second statement reads supersessions and ties); the next level is what
+-- those edges reach that was not seen. Justifications are numbered as read and edges placed by
+-- hash joins in memory, and the fixpoint runs in memory over integer arrays. (o_: out
+-- parameters, named apart from the columns.)
 create or replace function beliefdb.evaluate_closure(
     p_workspace_id uuid, p_seeds uuid[], p_assume_off uuid[],
     out o_ids uuid[], out o_kind beliefdb.node_kind[], out o_held boolean[], out o_was_current boolean[],

@@ -32,6 +32,13 @@ def su(postgresql: psycopg.Connection[Any], bdb: beliefdb.BeliefDB) -> Su:
     return Su(postgresql, bdb.database.workspace_id)
 
 
+def revision_statement(start: str) -> str:
+    """The statement of revision 0007's frozen SQL that begins with ``start``."""
+    revision = REVISION_SQL.read_text(encoding="utf-8")
+    statement = revision[revision.index(start):]
+    return statement[:statement.index(";") + 1]
+
+
 def stored(su: Su, decision: UUID) -> dict[str, list[str]]:
     reasons: dict[str, list[str]] = su.one("select reasons from beliefdb.decision where id = %s", (decision,))
     return reasons
@@ -72,7 +79,7 @@ def test_forgetting_a_cited_belief_takes_it_out_of_the_reasons(bdb: beliefdb.Bel
     assert antecedent_sets(stored(su, other)) == {(str(b),)}
 
 
-def test_a_justification_moved_by_a_dba_moves_its_reason(bdb: beliefdb.BeliefDB, su: Su) -> None:
+def test_a_justification_moved_by_a_dba_moves_its_reason_and_adjacency(bdb: beliefdb.BeliefDB, su: Su) -> None:
     a, b = fact(bdb, "a"), fact(bdb, "b")
     first = bdb.decide("first", because=[a, b]).id
     second = bdb.decide("second", because=[b]).id
@@ -85,6 +92,8 @@ def test_a_justification_moved_by_a_dba_moves_its_reason(bdb: beliefdb.BeliefDB,
     assert stored(su, first) == from_edges(su, first)
     assert stored(su, second) == from_edges(su, second)
     assert str(moved) not in stored(su, first) and stored(su, second)[str(moved)] == [str(a)]
+    assert adjacency_drift(su.conn, su.ws) == set()
+    assert su.one("select node from beliefdb.adjacency where entry = 'in' and justification = %s", (moved,)) == second
 
 
 def test_refresh_mends_reasons_written_with_triggers_off(bdb: beliefdb.BeliefDB, su: Su) -> None:
@@ -114,9 +123,7 @@ def test_the_revision_fills_the_reasons_of_existing_decisions(bdb: beliefdb.Beli
     kept = {d: stored(su, d) for d in decisions}
     su.all("set session_replication_role = replica")
     su.all("update beliefdb.decision set reasons = '{}' where workspace_id = %s", (su.ws,))
-    revision = REVISION_SQL.read_text(encoding="utf-8")
-    backfill = revision[revision.index("update beliefdb.decision d"):]
-    su.all(backfill[:backfill.index(";") + 1])
+    su.all(revision_statement("update beliefdb.decision d"))
     su.all("set session_replication_role = origin")
 
     assert {d: stored(su, d) for d in decisions} == kept
@@ -141,21 +148,22 @@ def test_impact_lists_each_survivor_by_its_live_reasons(bdb: beliefdb.BeliefDB, 
 # beliefdb.adjacency
 
 
-def adjacency_drift(su: Su) -> set[tuple[Any, ...]]:
-    """Rows of the workspace's adjacency that the three tables do not say, and rows they say that
-    it lacks (empty when they agree)."""
-    adjacency = set(su.all("""
-        select node, entry::text, justification, consequent, unmet, kind::text, holds, current, retracted
-          from beliefdb.adjacency where workspace_id = %(ws)s""", {"ws": su.ws}))
-    tables = set(su.all("""
-        select id, 'self', id, null::uuid, null::integer, kind::text, holds, current, retracted_at is not null
-          from beliefdb.node where workspace_id = %(ws)s
-        union all
-        select antecedent, 'out', justification_id, consequent, null, null, null, null, null
-          from beliefdb.justification_antecedent where workspace_id = %(ws)s
-        union all
-        select consequent, 'in', id, null, unmet, null, null, null, null
-          from beliefdb.justification where workspace_id = %(ws)s""", {"ws": su.ws}))
+def adjacency_drift(conn: psycopg.Connection[Any], workspace_id: Any) -> set[tuple[Any, ...]]:
+    """Rows of a workspace's adjacency that node, justification and justification_antecedent do not
+    say, and rows they say that it lacks: empty when they agree."""
+    with conn.transaction():
+        adjacency = set(conn.execute("""
+            select node, entry::text, justification, consequent, unmet, kind::text, holds, current, retracted
+              from beliefdb.adjacency where workspace_id = %(ws)s""", {"ws": workspace_id}).fetchall())
+        tables = set(conn.execute("""
+            select id, 'self', id, null::uuid, null::integer, kind::text, holds, current, retracted_at is not null
+              from beliefdb.node where workspace_id = %(ws)s
+            union all
+            select antecedent, 'out', justification_id, consequent, null, null, null, null, null
+              from beliefdb.justification_antecedent where workspace_id = %(ws)s
+            union all
+            select consequent, 'in', id, null, unmet, null, null, null, null
+              from beliefdb.justification where workspace_id = %(ws)s""", {"ws": workspace_id}).fetchall())
     return adjacency ^ tables
 
 
@@ -167,38 +175,26 @@ def test_the_adjacency_follows_every_kind_of_change(bdb: beliefdb.BeliefDB, su: 
     decision = bdb.decide("on derived or b", because=[derived, b]).id
     bdb.act(decision, "go")
     assert su.one("select count(*) from beliefdb.adjacency where workspace_id = %s", (su.ws,)) > 10
-    assert adjacency_drift(su) == set()
+    assert adjacency_drift(su.conn, su.ws) == set()
 
     fact(bdb, "a", "no")  # a new version of a's source without its quote
-    assert adjacency_drift(su) == set()
+    assert adjacency_drift(su.conn, su.ws) == set()
     revision = next(x.revision for x in bdb.beliefs(include_all=True) if x.id == b)
     bdb.apply_correction(b, "b value is maybe.", reviewer="rita", expect_revision=revision)
-    assert adjacency_drift(su) == set()
+    assert adjacency_drift(su.conn, su.ws) == set()
     bdb.retract(source="a", reason="withdrawn")
-    assert adjacency_drift(su) == set()
+    assert adjacency_drift(su.conn, su.ws) == set()
     bdb.retract(source="a", reason="", undo=True)
-    assert adjacency_drift(su) == set()
+    assert adjacency_drift(su.conn, su.ws) == set()
     lifecycle.forget(bdb.database, belief=derived)
-    assert adjacency_drift(su) == set()
+    assert adjacency_drift(su.conn, su.ws) == set()
 
     story = record_story(bdb)
-    assert adjacency_drift(su) == set()
+    assert adjacency_drift(su.conn, su.ws) == set()
     bdb.repair_apply([story.m_bad])
-    assert adjacency_drift(su) == set()
+    assert adjacency_drift(su.conn, su.ws) == set()
     lifecycle.forget(bdb.database, source="a")
-    assert adjacency_drift(su) == set()
-
-
-def test_the_adjacency_follows_a_moved_justification(bdb: beliefdb.BeliefDB, su: Su) -> None:
-    a, b = fact(bdb, "a"), fact(bdb, "b")
-    first = bdb.decide("first", because=[a, b]).id
-    second = bdb.decide("second", because=[b]).id
-    moved = su.one("""select j.id from beliefdb.justification j
-                       join beliefdb.justification_antecedent x on x.justification_id = j.id
-                      where j.consequent = %s and x.antecedent = %s""", (first, a))
-    su.all("update beliefdb.justification set consequent = %s where id = %s", (second, moved))
-    assert adjacency_drift(su) == set()
-    assert su.one("select node from beliefdb.adjacency where entry = 'in' and justification = %s", (moved,)) == second
+    assert adjacency_drift(su.conn, su.ws) == set()
 
 
 def test_rebuild_rewrites_a_workspace_written_with_triggers_off(bdb: beliefdb.BeliefDB, su: Su) -> None:
@@ -209,12 +205,12 @@ def test_rebuild_rewrites_a_workspace_written_with_triggers_off(bdb: beliefdb.Be
     su.all("delete from beliefdb.adjacency where workspace_id = %s and entry = 'in'", (su.ws,))
     su.all("update beliefdb.node set holds = not holds where id = %s", (a,))
     su.all("set session_replication_role = origin")
-    assert adjacency_drift(su) != set()
+    assert adjacency_drift(su.conn, su.ws) != set()
 
     assert su.one("select beliefdb.rebuild_adjacency(%s)", (su.ws,)) == rows
-    assert adjacency_drift(su) == set()
+    assert adjacency_drift(su.conn, su.ws) == set()
     su.all("update beliefdb.node set holds = not holds where id = %s", (a,))
-    assert adjacency_drift(su) == set()
+    assert adjacency_drift(su.conn, su.ws) == set()
 
 
 def test_the_revision_fills_the_adjacency_of_existing_nodes(bdb: beliefdb.BeliefDB, su: Su) -> None:
@@ -223,11 +219,9 @@ def test_the_revision_fills_the_adjacency_of_existing_nodes(bdb: beliefdb.Belief
     bdb.act(bdb.decide("on a and b", all_of=[[a, b]]).id, "go")
     su.all("set session_replication_role = replica")
     su.all("delete from beliefdb.adjacency")
-    revision = REVISION_SQL.read_text(encoding="utf-8")
-    backfill = revision[revision.index("insert into beliefdb.adjacency"):]
-    su.all(backfill[:backfill.index(";") + 1])
+    su.all(revision_statement("insert into beliefdb.adjacency"))
     su.all("set session_replication_role = origin")
-    assert adjacency_drift(su) == set()
+    assert adjacency_drift(su.conn, su.ws) == set()
     assert su.one("select count(*) from beliefdb.adjacency where workspace_id = %s", (su.ws,)) > 5
 
 

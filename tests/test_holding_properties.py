@@ -29,6 +29,7 @@ import psycopg
 from hypothesis import HealthCheck, example, given, settings
 
 from beliefdb.workspaces import create_workspace
+from tests.test_closure_reads import adjacency_drift
 
 # ---------------------------------------------------------------------------------------------
 # the graph and the reference
@@ -255,20 +256,7 @@ def check(stored: Stored, expected: Answer, g: Graph) -> None:
     assert drift == [], (g, drift)
     # and what the closure walk reads, each node's standing, edges out and justifications, is
     # exactly what the three tables say
-    adjacency = set(stored.conn.execute("""
-        select node, entry::text, justification, consequent, unmet, kind::text, holds, current, retracted
-          from beliefdb.adjacency where workspace_id = %(ws)s""", {"ws": stored.ws}).fetchall())
-    tables = set(stored.conn.execute("""
-        select id, 'self', id, null::uuid, null::integer, kind::text, holds, current, retracted_at is not null
-          from beliefdb.node where workspace_id = %(ws)s
-        union all
-        select antecedent, 'out', justification_id, consequent, null, null, null, null, null
-          from beliefdb.justification_antecedent where workspace_id = %(ws)s
-        union all
-        select consequent, 'in', id, null, unmet, null, null, null, null
-          from beliefdb.justification where workspace_id = %(ws)s""", {"ws": stored.ws}).fetchall())
-    stored.conn.commit()
-    assert adjacency == tables, (g, adjacency ^ tables)
+    assert adjacency_drift(stored.conn, stored.ws) == set(), g
 
 
 # ---------------------------------------------------------------------------------------------

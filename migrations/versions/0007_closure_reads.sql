@@ -46,7 +46,8 @@ comment on table beliefdb.adjacency is 'Derived: each node''s standing, edges ou
 -- in index order: the index fills its pages as a fresh build would
 insert into beliefdb.adjacency (workspace_id, node, entry, justification, consequent, unmet, kind, holds, current,
                                 retracted)
-select n.workspace_id, n.id, 'self'::beliefdb.adjacency_entry, n.id, null::uuid, null::integer, n.kind, n.holds, n.current, n.retracted_at is not null
+select n.workspace_id, n.id, 'self'::beliefdb.adjacency_entry, n.id, null::uuid, null::integer, n.kind, n.holds,
+       n.current, n.retracted_at is not null
   from beliefdb.node n
 union all
 select a.workspace_id, a.antecedent, 'out', a.justification_id, a.consequent, null, null, null, null, null
