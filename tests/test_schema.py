@@ -556,8 +556,10 @@ def _plan_nodes(plan: dict[str, Any]) -> Iterator[dict[str, Any]]:
         yield from _plan_nodes(child)
 
 
-def _explain(conn: psycopg.Connection[Any], query: sql.Composable) -> list[dict[str, Any]]:
-    row = conn.execute(sql.SQL("explain (format json) ") + query).fetchone()
+def _explain(conn: psycopg.Connection[Any], query: sql.Composable, *, generic: bool = False) -> list[dict[str, Any]]:
+    """The plan's nodes; ``generic``: the plan a prepared statement reuses ($n parameters unknown)."""
+    explain = "explain (format json, generic_plan) " if generic else "explain (format json) "
+    row = conn.execute(sql.SQL(explain) + query).fetchone()
     assert row is not None
     doc = row[0] if not isinstance(row[0], str) else json.loads(row[0])
     return list(_plan_nodes(doc[0]["Plan"]))
@@ -647,12 +649,8 @@ def test_consequent_lookup_uses_its_index(graph_conn: psycopg.Connection[Any],
 
 def test_generic_plan_of_antecedent_lookup_uses_its_index(graph_conn: psycopg.Connection[Any]) -> None:
     """The plan a prepared traversal reuses ($1, $2 unknown) uses the index too."""
-    row = graph_conn.execute(
-        "explain (format json, generic_plan) select justification_id from beliefdb.justification_antecedent "
-        "where workspace_id = $1 and antecedent = $2").fetchone()
-    assert row is not None
-    doc = row[0] if not isinstance(row[0], str) else json.loads(row[0])
-    nodes = list(_plan_nodes(doc[0]["Plan"]))
+    nodes = _explain(graph_conn, sql.SQL("select justification_id from beliefdb.justification_antecedent "
+                                         "where workspace_id = $1 and antecedent = $2"), generic=True)
     assert {n.get("Index Name") for n in nodes} & {"justification_antecedent_antecedent"}, nodes
 
 
@@ -660,10 +658,7 @@ def test_generic_plan_of_a_closure_level_reads_the_adjacency_index_only(graph_co
     """Each level of evaluate_closure reads everything about its nodes (standing, edges out,
     justifications) with one index-only scan of beliefdb.adjacency over the level's ids."""
     graph_conn.execute("vacuum beliefdb.adjacency")  # index-only scans need the visibility map
-    row = graph_conn.execute(
-        "explain (format json, generic_plan) select node, entry, justification, consequent, unmet, kind, holds, "
-        "current, retracted from beliefdb.adjacency where workspace_id = $1 and node = any($2::uuid[])").fetchone()
-    assert row is not None
-    doc = row[0] if not isinstance(row[0], str) else json.loads(row[0])
-    nodes = list(_plan_nodes(doc[0]["Plan"]))
+    nodes = _explain(graph_conn, sql.SQL("select node, entry, justification, consequent, unmet, kind, holds, current, "
+                                         "retracted from beliefdb.adjacency "
+                                         "where workspace_id = $1 and node = any($2::uuid[])"), generic=True)
     assert [(n["Node Type"], n.get("Index Name")) for n in nodes] == [("Index Only Scan", "adjacency_pkey")], nodes
