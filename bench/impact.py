@@ -335,7 +335,7 @@ class Memory:
 
     def impact(self, seed: int) -> dict[str, Any]:
         """What stops holding if ``seed`` does, which decisions are flagged, which actions held,
-        and which decisions in the closure survive and by which justifications."""
+        and which decisions lose a reason but survive, and by which justifications."""
         closure = nx.descendants(self.graph, seed)
         closure.add(seed)
         missing: dict[int, int] = {}
@@ -366,9 +366,14 @@ class Memory:
                         queue.append(n)
         decisions = [n for n in closure if self.kind[n] == DECISION]
         flagged = [d for d in decisions if d not in holding]
-        survives = {d: [self.ants[j] for j in self.justs[d]
-                        if all(a not in closure or a in holding for a in self.ants[j])]
-                    for d in decisions if d in holding}
+
+        def live(j: int) -> bool:
+            return all(a not in closure or a in holding for a in self.ants[j])
+
+        # every node is current before the change: a decision that holds survives on other
+        # support when one of its justifications stops being live
+        survives = {d: [self.ants[j] for j in self.justs[d] if live(j)]
+                    for d in decisions if d in holding and not all(live(j) for j in self.justs[d])}
         return {"closure": len(closure), "stopped": closure - holding, "flagged": flagged,
                 "held": [a for d in flagged for a in self.actions.get(d, ())], "survives": survives}
 

@@ -332,6 +332,28 @@ def test_a_loop_with_a_second_entry_survives_losing_one(bdb: beliefdb.BeliefDB, 
     assert bdb.audit_verify().ok
 
 
+def test_only_decisions_that_lose_a_reason_are_listed_as_surviving(bdb: beliefdb.BeliefDB, su: Su) -> None:
+    """Losing a: x still holds through b, so the decision on x keeps every reason and is not
+    listed (no alarm for what is not affected); the decision on a or x loses a and survives by x."""
+    a, b = fact(bdb, "a"), fact(bdb, "b")
+    x = bdb.derive("x", "kept", "x", "1", [a]).id
+    su.add_justification(x, [b])
+    su.propagate([x])
+    on_x = bdb.decide("on x", because=[x]).id
+    on_a_or_x = bdb.decide("on a or x", because=[a, x]).id
+
+    rows = bdb.impact(a)
+    got = effects(rows)
+    assert got == {"stops_holding": {a}, "flag": set(), "hold": set(), "survives": {on_a_or_x}}, rows
+    (survivor,) = [r for r in rows if r.effect == "survives"]
+    assert survivor.detail["by"] == [[str(x)]]
+    assert on_x not in got["survives"]
+
+    changes = bdb.retract(belief=a, reason="gone")
+    assert set(changes.stopped_holding) == {a} and changes.flagged == []
+    assert decision_status(bdb) == {on_x: "active", on_a_or_x: "active"}
+
+
 # ---------------------------------------------------------------------------------------------
 # rule 5: independent evidence
 
