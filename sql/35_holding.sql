@@ -89,6 +89,7 @@ set plan_cache_mode = force_generic_plan
 as $$
 declare
     v_off uuid[] := coalesce(p_assume_off, '{}');
+    v_front uuid[] := coalesce(p_seeds, '{}') || v_off;
     v_retracted boolean[] := '{}';
     -- what the walk read, by id: edges out of closure nodes, justifications of closure nodes,
     -- supersessions of closure beliefs (loser, winner)
@@ -109,7 +110,6 @@ declare
     v_from uuid[];
     v_via uuid[];
     v_to uuid[];
-    v_front uuid[] := coalesce(p_seeds, '{}') || v_off;
     v_of uuid[];
     v_jid uuid[];
     v_unmet integer[];
@@ -155,11 +155,10 @@ begin
     -- 1. forward closure over reasons (antecedent -> consequent), supersession (winner -> loser)
     --    and ties (either side), one level at a time; ids that are not nodes drop out
     loop
-        -- the level's nodes (what the last level reached that was not seen yet): their standing,
-        -- the edges out of them, their justifications and what each misses outside the closure,
-        -- side by side in beliefdb.adjacency: one index-only scan over the level's ids, its rows
-        -- split three ways by one pass of filtered aggregates (not a materialized CTE read three
-        -- times: 20% of the walk). One statement, the level's ids computed in it.
+        -- the level's nodes: their standing, the edges out of them, their justifications and what
+        -- each misses outside the closure, side by side in beliefdb.adjacency: one index-only scan
+        -- over the level's ids, its rows split three ways by one pass of filtered aggregates (not a
+        -- materialized CTE read three times: 20% of the walk). One statement.
         select array_agg(x.node) filter (where x.entry = 'self'), array_agg(x.kind) filter (where x.entry = 'self'),
                array_agg(x.holds) filter (where x.entry = 'self'), array_agg(x.current) filter (where x.entry = 'self'),
                array_agg(x.retracted) filter (where x.entry = 'self'),
@@ -171,8 +170,7 @@ begin
           into v_level_ids, v_kind, v_held, v_current, v_retr, v_level_beliefs,
                v_from, v_via, v_to, v_of, v_jid, v_unmet
           from beliefdb.adjacency x
-         where x.workspace_id = p_workspace_id
-           and x.node = any(v_front);
+         where x.workspace_id = p_workspace_id and x.node = any(v_front);
         exit when v_level_ids is null;
         o_ids := o_ids || v_level_ids;
         o_kind := o_kind || v_kind;
@@ -662,6 +660,8 @@ begin
     union all
     select k.id, 'decision', 'survives', jsonb_build_object('title', k.title, 'by', s.by)
       from unnest(v_keep_id, v_keep_title) as k (id, title)
+      -- (offset 0: each live justification's antecedents are picked out before the sort, which
+      -- would otherwise carry the decision's whole reasons object in every row)
       left join (select l.decision, jsonb_agg(l.antecedents order by l.id) as by
                    from (select l.decision, l.id, r.reasons -> l.id::text as antecedents
                            from unnest(v_e.o_live, v_e.o_live_decision) as l (id, decision)
