@@ -377,17 +377,15 @@ begin
     -- decisions that lost a reason (a justification with every antecedent current before, now
     -- missing one) and still hold: their justifications that miss nothing
     v_lost := array_fill(false, array[v_n]);
-    v_changed := false;
     for v_j in 1 .. cardinality(v_cons) loop
         if v_missing[v_j] > 0 and v_just_unmet[v_j] = 0 then
             v_c := v_cons[v_j];
             if o_holds[v_c] and o_kind[v_c] = 'decision' then
                 v_lost[v_c] := true;
-                v_changed := true;
             end if;
         end if;
     end loop;
-    if v_changed then
+    if true = any(v_lost) then
         v_k := 0;
         for v_j in 1 .. cardinality(v_cons) loop
             if v_missing[v_j] = 0 and v_lost[v_cons[v_j]] then
