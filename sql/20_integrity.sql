@@ -344,10 +344,70 @@ create or replace trigger justification_antecedent_reasons_update_new after upda
 -- say (10_tables.sql). An insert adds the adjacency rows of what came, a delete removes those of
 -- what went, and an update does both for the rows whose walked columns changed (a transition
 -- table does not pair old and new rows, so what changed is a set difference).
+
+-- The out rows into a leaf (a node that is not a belief, has one justification and no edge out:
+-- an action, a decision nothing carries out) also carry the leaf's standing and its
+-- justification's unmet, so that the closure walk learns all of the leaf from the edge that
+-- reaches it and never reads the leaf's own rows (a third of a closure's nodes are actions). Set
+-- those columns of the out rows into these nodes to what the tables say now; null when the node
+-- is not a leaf. Beliefs are never leaves: their supersessions and ties are walked too.
+create or replace function beliefdb.refresh_leaf_entries(p_workspace_ids uuid[], p_nodes uuid[]) returns void
+language plpgsql
+set search_path = pg_catalog, pg_temp
+-- called by the triggers of every write to the graph, for a handful of nodes at a time: index
+-- lookups by id, whatever the size of the tables; planned once per session, not per call
+set enable_seqscan = off
+set enable_hashjoin = off
+set enable_mergejoin = off
+set plan_cache_mode = force_generic_plan
+as $$
+declare
+    v_workspace_ids uuid[];
+    v_nodes uuid[];
+begin
+    -- most writes concern beliefs and fragments, which are never leaves: a cheap look first
+    select array_agg(c.workspace_id), array_agg(c.id)
+      into v_workspace_ids, v_nodes
+      from (select distinct c.workspace_id, c.id
+              from unnest(p_workspace_ids, p_nodes) as c (workspace_id, id)) c
+     where exists (select from beliefdb.node n
+                    where n.workspace_id = c.workspace_id and n.id = c.id and n.kind <> 'belief')
+       and exists (select from beliefdb.justification j
+                    where j.workspace_id = c.workspace_id and j.consequent = c.id);
+    if v_nodes is null then
+        return;
+    end if;
+    update beliefdb.adjacency x
+       set kind = l.kind, holds = l.holds, current = l.current, retracted = l.retracted, unmet = l.unmet
+      from (select a.workspace_id, a.antecedent, a.justification_id,
+                   case when s.leaf then s.kind end as kind, case when s.leaf then s.holds end as holds,
+                   case when s.leaf then s.current end as current, case when s.leaf then s.retracted end as retracted,
+                   case when s.leaf then s.unmet end as unmet
+              -- each justification of the nodes, and whether the node is a leaf
+              from (select j.workspace_id, j.id, j.unmet, n.kind, n.holds, n.current,
+                           n.retracted_at is not null as retracted,
+                           count(*) over (partition by c.workspace_id, c.id) = 1
+                           and not exists (select from beliefdb.justification_antecedent o
+                                            where o.workspace_id = c.workspace_id and o.antecedent = c.id) as leaf
+                      from unnest(v_workspace_ids, v_nodes) as c (workspace_id, id)
+                      join beliefdb.node n on n.workspace_id = c.workspace_id and n.id = c.id
+                      join beliefdb.justification j on j.workspace_id = c.workspace_id and j.consequent = c.id) s
+              join beliefdb.justification_antecedent a on a.workspace_id = s.workspace_id and a.justification_id = s.id) l
+     where x.workspace_id = l.workspace_id and x.node = l.antecedent and x.entry = 'out'
+       and x.justification = l.justification_id
+       and (x.kind, x.holds, x.current, x.retracted, x.unmet)
+           is distinct from (l.kind, l.holds, l.current, l.retracted, l.unmet);
+end
+$$;
+comment on function beliefdb.refresh_leaf_entries(uuid[], uuid[]) is 'Set the leaf columns of the adjacency out rows into these nodes (workspace ids and node ids, pairwise)';
+
 create or replace function beliefdb.adjacency_of_nodes() returns trigger
 language plpgsql
 set search_path = pg_catalog, pg_temp
 as $$
+declare
+    v_workspace_ids uuid[];
+    v_nodes uuid[];
 begin
     if TG_OP = 'INSERT' then
         insert into beliefdb.adjacency (workspace_id, node, entry, justification, kind, holds, current, retracted)
@@ -366,14 +426,25 @@ begin
                as went (workspace_id, id, kind, holds, current, retracted)
          where x.workspace_id = went.workspace_id and x.node = went.id and x.entry = 'self'
            and x.justification = went.id;
-        insert into beliefdb.adjacency (workspace_id, node, entry, justification, kind, holds, current, retracted)
-        select n.workspace_id, n.id, 'self'::beliefdb.adjacency_entry, n.id, n.kind, n.holds, n.current,
-               n.retracted_at is not null
-          from new_rows n
-        except
-        select o.workspace_id, o.id, 'self'::beliefdb.adjacency_entry, o.id, o.kind, o.holds, o.current,
-               o.retracted_at is not null
-          from old_rows o;
+        with came as (
+            insert into beliefdb.adjacency (workspace_id, node, entry, justification, kind, holds, current, retracted)
+            select n.workspace_id, n.id, 'self'::beliefdb.adjacency_entry, n.id, n.kind, n.holds, n.current,
+                   n.retracted_at is not null
+              from new_rows n
+            except
+            select o.workspace_id, o.id, 'self'::beliefdb.adjacency_entry, o.id, o.kind, o.holds, o.current,
+                   o.retracted_at is not null
+              from old_rows o
+            returning workspace_id, node, kind
+        )
+        select array_agg(c.workspace_id), array_agg(c.node)
+          into v_workspace_ids, v_nodes
+          from came c
+         where c.kind <> 'belief';
+        -- a leaf's standing is on the edges into it too
+        if v_nodes is not null then
+            perform beliefdb.refresh_leaf_entries(v_workspace_ids, v_nodes);
+        end if;
     end if;
     return null;
 end
@@ -384,14 +455,22 @@ create or replace function beliefdb.adjacency_of_justifications() returns trigge
 language plpgsql
 set search_path = pg_catalog, pg_temp
 as $$
+declare
+    v_workspace_ids uuid[];
+    v_nodes uuid[];
 begin
+    -- whether a node is a leaf depends on how many justifications it has, and a leaf's
+    -- justification's unmet is on the edges into the leaf too: the consequents of what came, went
+    -- or changed have their leaf columns set again
     if TG_OP = 'INSERT' then
         insert into beliefdb.adjacency (workspace_id, node, entry, justification, unmet)
         select n.workspace_id, n.consequent, 'in'::beliefdb.adjacency_entry, n.id, n.unmet from new_rows n;
+        select array_agg(n.workspace_id), array_agg(n.consequent) into v_workspace_ids, v_nodes from new_rows n;
     elsif TG_OP = 'DELETE' then
         delete from beliefdb.adjacency x
          using old_rows o
          where x.workspace_id = o.workspace_id and x.node = o.consequent and x.entry = 'in' and x.justification = o.id;
+        select array_agg(o.workspace_id), array_agg(o.consequent) into v_workspace_ids, v_nodes from old_rows o;
     else
         delete from beliefdb.adjacency x
          using (select o.workspace_id, o.id, o.consequent, o.unmet from old_rows o
@@ -403,6 +482,14 @@ begin
         select n.workspace_id, n.consequent, 'in'::beliefdb.adjacency_entry, n.id, n.unmet from new_rows n
         except
         select o.workspace_id, o.consequent, 'in'::beliefdb.adjacency_entry, o.id, o.unmet from old_rows o;
+        select array_agg(c.workspace_id), array_agg(c.consequent)
+          into v_workspace_ids, v_nodes
+          from (select n.workspace_id, n.consequent from new_rows n
+                union
+                select o.workspace_id, o.consequent from old_rows o) c;
+    end if;
+    if v_nodes is not null then
+        perform beliefdb.refresh_leaf_entries(v_workspace_ids, v_nodes);
     end if;
     return null;
 end
@@ -413,16 +500,30 @@ create or replace function beliefdb.adjacency_of_edges() returns trigger
 language plpgsql
 set search_path = pg_catalog, pg_temp
 as $$
+declare
+    v_workspace_ids uuid[];
+    v_nodes uuid[];
 begin
+    -- an edge out of a node makes it no leaf, and a new out row into a leaf carries the leaf's
+    -- columns: the antecedents (and new consequents) of what came, went or changed have their
+    -- leaf columns set again
     if TG_OP = 'INSERT' then
         insert into beliefdb.adjacency (workspace_id, node, entry, justification, consequent)
         select n.workspace_id, n.antecedent, 'out'::beliefdb.adjacency_entry, n.justification_id, n.consequent
           from new_rows n;
+        select array_agg(c.workspace_id), array_agg(c.node)
+          into v_workspace_ids, v_nodes
+          from (select n.workspace_id, n.antecedent as node from new_rows n
+                union
+                select n.workspace_id, n.consequent from new_rows n) c;
     elsif TG_OP = 'DELETE' then
         delete from beliefdb.adjacency x
          using old_rows o
          where x.workspace_id = o.workspace_id and x.node = o.antecedent and x.entry = 'out'
            and x.justification = o.justification_id;
+        select array_agg(c.workspace_id), array_agg(c.antecedent)
+          into v_workspace_ids, v_nodes
+          from (select distinct o.workspace_id, o.antecedent from old_rows o) c;
     else
         delete from beliefdb.adjacency x
          using (select o.workspace_id, o.antecedent, o.justification_id, o.consequent from old_rows o
@@ -436,6 +537,16 @@ begin
         except
         select o.workspace_id, o.antecedent, 'out'::beliefdb.adjacency_entry, o.justification_id, o.consequent
           from old_rows o;
+        select array_agg(c.workspace_id), array_agg(c.node)
+          into v_workspace_ids, v_nodes
+          from (select n.workspace_id, n.antecedent as node from new_rows n
+                union
+                select n.workspace_id, n.consequent from new_rows n
+                union
+                select o.workspace_id, o.antecedent from old_rows o) c;
+    end if;
+    if v_nodes is not null then
+        perform beliefdb.refresh_leaf_entries(v_workspace_ids, v_nodes);
     end if;
     return null;
 end
@@ -484,8 +595,20 @@ begin
       from beliefdb.node n
      where n.workspace_id = p_workspace_id
     union all
-    select a.workspace_id, a.antecedent, 'out', a.justification_id, a.consequent, null, null, null, null, null
+    select a.workspace_id, a.antecedent, 'out', a.justification_id, a.consequent, l.unmet, l.kind, l.holds, l.current,
+           l.retracted
       from beliefdb.justification_antecedent a
+      -- the leaf columns (see refresh_leaf_entries)
+      left join (select j.id, j.unmet, n.kind, n.holds, n.current, n.retracted_at is not null as retracted
+                   from beliefdb.justification j
+                   join beliefdb.node n on n.workspace_id = j.workspace_id and n.id = j.consequent
+                  where j.workspace_id = p_workspace_id and n.kind <> 'belief'
+                    and not exists (select from beliefdb.justification o
+                                     where o.workspace_id = j.workspace_id and o.consequent = j.consequent
+                                       and o.id <> j.id)
+                    and not exists (select from beliefdb.justification_antecedent o
+                                     where o.workspace_id = j.workspace_id and o.antecedent = j.consequent)) l
+        on l.id = a.justification_id
      where a.workspace_id = p_workspace_id
     union all
     select j.workspace_id, j.consequent, 'in', j.id, null, j.unmet, null, null, null, null

@@ -66,7 +66,8 @@ comment on function beliefdb.prepare_evaluation() is 'Create or empty the sessio
 -- nodes, the edges out of them and their justifications with what they miss outside the closure
 -- (justification.unmet), all from beliefdb.adjacency with one index scan over the level's array
 -- of ids (for beliefs, a second statement reads supersessions and ties); the next level is what
--- those edges reach that was not seen. Justifications are numbered as read and edges placed by
+-- those edges reach that was not seen. An edge into a leaf (an action, say) carries all the walk
+-- needs of the leaf, so leaves join the closure from the edge and are never read themselves. Justifications are numbered as read and edges placed by
 -- hash joins in memory, and the fixpoint runs in memory over integer arrays. Arrays are unnested
 -- in select lists, where the rows stream, not in from, where they are first copied into a
 -- tuplestore (7% of the time). (o_: out parameters, named apart from the columns.)
@@ -100,6 +101,15 @@ declare
     v_just_unmet integer[] := '{}';
     v_sup_of uuid[] := '{}';
     v_sup_by uuid[] := '{}';
+    -- leaves reached, by the edges into them (a leaf with several antecedents in the closure
+    -- comes once per edge): their standing and their one justification
+    v_leaf uuid[] := '{}';
+    v_leaf_kind beliefdb.node_kind[] := '{}';
+    v_leaf_held boolean[] := '{}';
+    v_leaf_current boolean[] := '{}';
+    v_leaf_retracted boolean[] := '{}';
+    v_leaf_just uuid[] := '{}';
+    v_leaf_unmet integer[] := '{}';
     -- one level of the walk
     v_level_ids uuid[];
     v_level_beliefs uuid[];
@@ -113,6 +123,13 @@ declare
     v_of uuid[];
     v_jid uuid[];
     v_unmet integer[];
+    v_l uuid[];
+    v_l_kind beliefdb.node_kind[];
+    v_l_held boolean[];
+    v_l_current boolean[];
+    v_l_retracted boolean[];
+    v_l_just uuid[];
+    v_l_unmet integer[];
     v_rel uuid[];
     v_loser_ids uuid[];
     v_winner_ids uuid[];
@@ -157,18 +174,27 @@ begin
     loop
         -- the level's nodes: their standing, the edges out of them, their justifications and what
         -- each misses outside the closure, side by side in beliefdb.adjacency: one index-only scan
-        -- over the level's ids, its rows split three ways by one pass of filtered aggregates (not a
-        -- materialized CTE read three times: 20% of the walk). One statement.
+        -- over the level's ids, its rows split by one pass of filtered aggregates (not a
+        -- materialized CTE read several times: 20% of the walk). The edges into leaves (kind set)
+        -- give the leaves; the others, the next level. One statement.
         select array_agg(x.node) filter (where x.entry = 'self'), array_agg(x.kind) filter (where x.entry = 'self'),
                array_agg(x.holds) filter (where x.entry = 'self'), array_agg(x.current) filter (where x.entry = 'self'),
                array_agg(x.retracted) filter (where x.entry = 'self'),
                array_agg(x.node) filter (where x.entry = 'self' and x.kind = 'belief'),
                array_agg(x.node) filter (where x.entry = 'out'), array_agg(x.justification) filter (where x.entry = 'out'),
-               array_agg(x.consequent) filter (where x.entry = 'out'),
+               array_agg(x.consequent) filter (where x.entry = 'out' and x.kind is null),
                array_agg(x.node) filter (where x.entry = 'in'), array_agg(x.justification) filter (where x.entry = 'in'),
-               array_agg(x.unmet) filter (where x.entry = 'in')
+               array_agg(x.unmet) filter (where x.entry = 'in'),
+               array_agg(x.consequent) filter (where x.entry = 'out' and x.kind is not null),
+               array_agg(x.kind) filter (where x.entry = 'out' and x.kind is not null),
+               array_agg(x.holds) filter (where x.entry = 'out' and x.kind is not null),
+               array_agg(x.current) filter (where x.entry = 'out' and x.kind is not null),
+               array_agg(x.retracted) filter (where x.entry = 'out' and x.kind is not null),
+               array_agg(x.justification) filter (where x.entry = 'out' and x.kind is not null),
+               array_agg(x.unmet) filter (where x.entry = 'out' and x.kind is not null)
           into v_level_ids, v_kind, v_held, v_current, v_retr, v_level_beliefs,
-               v_from, v_via, v_to, v_of, v_jid, v_unmet
+               v_from, v_via, v_to, v_of, v_jid, v_unmet,
+               v_l, v_l_kind, v_l_held, v_l_current, v_l_retracted, v_l_just, v_l_unmet
           from beliefdb.adjacency x
          where x.workspace_id = p_workspace_id and x.node = any(v_front);
         exit when v_level_ids is null;
@@ -182,6 +208,15 @@ begin
         v_just_of := v_just_of || v_of;
         v_just_id := v_just_id || v_jid;
         v_just_unmet := v_just_unmet || v_unmet;
+        if v_l is not null then
+            v_leaf := v_leaf || v_l;
+            v_leaf_kind := v_leaf_kind || v_l_kind;
+            v_leaf_held := v_leaf_held || v_l_held;
+            v_leaf_current := v_leaf_current || v_l_current;
+            v_leaf_retracted := v_leaf_retracted || v_l_retracted;
+            v_leaf_just := v_leaf_just || v_l_just;
+            v_leaf_unmet := v_leaf_unmet || v_l_unmet;
+        end if;
 
         -- beliefs: the losers of their supersessions and the other sides of their ties (whose
         -- standing depends on them); what supersedes them and what they are tied with
@@ -214,6 +249,21 @@ begin
                          select unnest(o_ids));
         exit when cardinality(v_front) = 0;
     end loop;
+    -- the leaves join the closure, once each, with their justification; a leaf that was read as a
+    -- node (a seed) is there already
+    if cardinality(v_leaf) > 0 then
+        select o_ids || coalesce(array_agg(l.id), '{}'), o_kind || coalesce(array_agg(l.kind), '{}'),
+               o_held || coalesce(array_agg(l.held), '{}'), o_was_current || coalesce(array_agg(l.current), '{}'),
+               v_retracted || coalesce(array_agg(l.retracted), '{}'), v_just_of || coalesce(array_agg(l.id), '{}'),
+               v_just_id || coalesce(array_agg(l.just), '{}'), v_just_unmet || coalesce(array_agg(l.unmet), '{}')
+          into o_ids, o_kind, o_held, o_was_current, v_retracted, v_just_of, v_just_id, v_just_unmet
+          from (select distinct u.*
+                  from (select unnest(v_leaf) as id, unnest(v_leaf_kind) as kind, unnest(v_leaf_held) as held,
+                               unnest(v_leaf_current) as current, unnest(v_leaf_retracted) as retracted,
+                               unnest(v_leaf_just) as just, unnest(v_leaf_unmet) as unmet) u
+                  left join (select unnest(o_ids) as id) seen on seen.id = u.id
+                 where seen.id is null) l;
+    end if;
     v_n := cardinality(o_ids);
     if v_n = 0 then
         return;

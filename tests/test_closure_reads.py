@@ -24,7 +24,7 @@ from beliefdb import lifecycle
 from tests.test_repair import record_story
 from tests.test_truth_maintenance import Su, fact
 
-REVISION_SQL = Path(__file__).parents[1] / "migrations" / "versions" / "0007_closure_reads.sql"
+REVISIONS = Path(__file__).parents[1] / "migrations" / "versions"
 
 
 @pytest.fixture
@@ -32,9 +32,9 @@ def su(postgresql: psycopg.Connection[Any], bdb: beliefdb.BeliefDB) -> Su:
     return Su(postgresql, bdb.database.workspace_id)
 
 
-def revision_statement(start: str) -> str:
-    """The statement of revision 0007's frozen SQL that begins with ``start``."""
-    revision = REVISION_SQL.read_text(encoding="utf-8")
+def revision_statement(start: str, revision_file: str = "0007_closure_reads.sql") -> str:
+    """The statement of a revision's frozen SQL (0007's unless named) that begins with ``start``."""
+    revision = (REVISIONS / revision_file).read_text(encoding="utf-8")
     statement = revision[revision.index(start):]
     return statement[:statement.index(";") + 1]
 
@@ -159,8 +159,20 @@ def adjacency_drift(conn: psycopg.Connection[Any], workspace_id: Any) -> set[tup
             select id, 'self', id, null::uuid, null::integer, kind::text, holds, current, retracted_at is not null
               from beliefdb.node where workspace_id = %(ws)s
             union all
-            select antecedent, 'out', justification_id, consequent, null, null, null, null, null
-              from beliefdb.justification_antecedent where workspace_id = %(ws)s
+            select a.antecedent, 'out', a.justification_id, a.consequent, leaf.unmet, leaf.kind::text, leaf.holds,
+                   leaf.current, leaf.retracted
+              from beliefdb.justification_antecedent a
+              -- an edge into a leaf (not a belief, one justification, no edge out) carries the leaf
+              left join lateral (
+                    select j.unmet, n.kind, n.holds, n.current, n.retracted_at is not null as retracted
+                      from beliefdb.node n
+                      join beliefdb.justification j on j.workspace_id = n.workspace_id and j.id = a.justification_id
+                     where n.workspace_id = a.workspace_id and n.id = a.consequent and n.kind <> 'belief'
+                       and (select count(*) from beliefdb.justification c
+                             where c.workspace_id = n.workspace_id and c.consequent = n.id) = 1
+                       and (select count(*) from beliefdb.justification_antecedent e
+                             where e.workspace_id = n.workspace_id and e.antecedent = n.id) = 0) leaf on true
+             where a.workspace_id = %(ws)s
             union all
             select consequent, 'in', id, null, unmet, null, null, null, null
               from beliefdb.justification where workspace_id = %(ws)s""", {"ws": workspace_id}).fetchall())
@@ -213,15 +225,21 @@ def test_rebuild_rewrites_a_workspace_written_with_triggers_off(bdb: beliefdb.Be
     assert adjacency_drift(su.conn, su.ws) == set()
 
 
-def test_the_revision_fills_the_adjacency_of_existing_nodes(bdb: beliefdb.BeliefDB, su: Su) -> None:
-    """The frozen backfill of revision 0007 writes what the triggers would have."""
+def test_the_revisions_fill_the_adjacency_of_existing_nodes(bdb: beliefdb.BeliefDB, su: Su) -> None:
+    """The frozen backfills of revisions 0007 (the rows) and 0008 (the leaf columns of the out
+    rows) write what the triggers would have."""
     a, b = fact(bdb, "a"), fact(bdb, "b")
     bdb.act(bdb.decide("on a and b", all_of=[[a, b]]).id, "go")
+    bdb.decide("on a", because=[a])
     su.all("set session_replication_role = replica")
     su.all("delete from beliefdb.adjacency")
     su.all(revision_statement("insert into beliefdb.adjacency"))
     su.all("set session_replication_role = origin")
+    assert adjacency_drift(su.conn, su.ws) != set()  # 0007 alone leaves the leaf columns empty
+    su.all(revision_statement("update beliefdb.adjacency x", "0008_leaf_entries.sql"))
     assert adjacency_drift(su.conn, su.ws) == set()
+    assert su.one("select count(*) from beliefdb.adjacency where workspace_id = %s and entry = 'out' "
+                  "and kind is not null", (su.ws,)) == 2  # into the action and into "on a"
     assert su.one("select count(*) from beliefdb.adjacency where workspace_id = %s", (su.ws,)) > 5
 
 
@@ -233,3 +251,67 @@ def test_the_app_reads_only_its_workspace_adjacency(bdb: beliefdb.BeliefDB, su: 
     with bdb.database.transaction() as conn:
         seen = conn.execute("select array_agg(distinct workspace_id) from beliefdb.adjacency").fetchone()
     assert seen is not None and seen[0] == [UUID(su.ws)]
+
+
+# ---------------------------------------------------------------------------------------------
+# leaves (revision 0008): an edge into a node that is not a belief, has one justification and no
+# edge out carries that node's standing and its justification's unmet, so the walk never reads it
+
+
+def leaf_columns(su: Su, antecedent: UUID, consequent: UUID) -> tuple[Any, ...] | None:
+    """The leaf columns of the out row from ``antecedent`` into ``consequent``; None when empty."""
+    (row,) = su.all("""select kind::text, holds, current, retracted, unmet from beliefdb.adjacency
+                        where workspace_id = %s and node = %s and entry = 'out' and consequent = %s""",
+                    (su.ws, antecedent, consequent))
+    return None if row[0] is None else row
+
+
+def test_an_edge_into_a_leaf_carries_the_leaf_through_its_changes(bdb: beliefdb.BeliefDB, su: Su) -> None:
+    a, b = fact(bdb, "a"), fact(bdb, "b")
+    decision = bdb.decide("on a", because=[a]).id
+    # nothing carries the decision out and it has one reason: a leaf
+    assert leaf_columns(su, a, decision) == ("decision", True, True, False, 0)
+    action = bdb.act(decision, "go").id
+    # carried out, it is no leaf (the walk must read its edge out); the action is
+    assert leaf_columns(su, a, decision) is None
+    assert leaf_columns(su, decision, action) == ("action", True, True, False, 0)
+
+    # the decision stops holding: the edge into its action says the action's reason misses it
+    bdb.retract(belief=a, reason="wrong")
+    assert leaf_columns(su, decision, action) == ("action", False, False, False, 1)
+    bdb.retract(belief=a, reason="", undo=True)
+    assert leaf_columns(su, decision, action) == ("action", True, True, False, 0)
+
+    # a second reason makes a leaf no leaf, and losing it a leaf again
+    other = bdb.decide("on b", because=[b]).id
+    assert leaf_columns(su, b, other) == ("decision", True, True, False, 0)
+    second = su.one("insert into beliefdb.justification (workspace_id, consequent) values (%s, %s) returning id",
+                    (su.ws, other))
+    assert leaf_columns(su, b, other) is None
+    su.all("insert into beliefdb.justification_antecedent (workspace_id, justification_id, antecedent, edge_kind)"
+           " values (%s, %s, %s, 'cites')", (su.ws, second, a))
+    assert leaf_columns(su, b, other) is None and leaf_columns(su, a, other) is None
+    su.all("delete from beliefdb.justification where id = %s", (second,))
+    assert leaf_columns(su, b, other) == ("decision", True, True, False, 0)
+
+    # retracted, the leaf says so on its edge
+    su.all("update beliefdb.node set retracted_at = now() where id = %s", (action,))
+    assert leaf_columns(su, decision, action) == ("action", True, True, True, 0)
+    # forgetting what the action carries out takes the edge with it; nothing is left to drift
+    su.all("delete from beliefdb.justification_antecedent where antecedent = %s", (decision,))
+    assert su.all("select 1 from beliefdb.adjacency where node = %s and entry = 'out'", (decision,)) == []
+    assert leaf_columns(su, a, decision) == ("decision", True, True, False, 0)
+    assert adjacency_drift(su.conn, su.ws) == set()
+
+
+def test_impact_reads_no_leaf_yet_reports_it(bdb: beliefdb.BeliefDB, su: Su) -> None:
+    """The walk takes an action from the edge into it: impact still says it stops holding and is
+    held, and naming the leaf itself still works."""
+    a, b = fact(bdb, "a"), fact(bdb, "b")
+    decision = bdb.decide("on a", because=[a]).id
+    action = bdb.act(decision, "go").id
+    kept = bdb.decide("on a or b", because=[a, b]).id
+    effects = {(row.node, row.effect) for row in bdb.impact(a)}
+    assert effects == {(a, "stops_holding"), (decision, "stops_holding"), (decision, "flag"),
+                       (action, "stops_holding"), (action, "hold"), (kept, "survives")}
+    assert {(row.node, row.effect) for row in bdb.impact(action)} == {(action, "stops_holding")}

@@ -2,15 +2,17 @@
 ``beliefdb.propagate`` stores equals a small, obviously correct Python reference.
 
 The graphs are built directly as the superuser, the way the schema stores them: premises are
-fragments of one source version in force; every other node is a belief with 0-3 justifications of
-1-3 antecedents each (cycles, self-support, shared and multi-antecedent justifications allowed);
-some nodes are retracted; some beliefs supersede others.
+fragments of one source version in force; every other node is a belief (or, for some, a decision)
+with 0-3 justifications of 1-3 antecedents each (cycles, self-support, shared and multi-antecedent
+justifications allowed); some nodes are retracted; some beliefs supersede others. Decisions make
+leaves (a node with one justification and nothing resting on it, which the closure walk takes from
+the edge into it) as well as decisions that other nodes rest on.
 
 The reference follows the rule text:
 
 * a premise (fragment of a version in force) holds unless it is retracted;
-* a belief that is not retracted holds if one of its justifications has every antecedent
-  *current*: holding, and not superseded by a belief that holds (rule 3);
+* a belief or decision that is not retracted holds if one of its justifications has every
+  antecedent *current*: holding, and not superseded by a belief that holds (rule 3);
 * holding is the *least* fixpoint, so circular support keeps nothing alive.
 
 Supersession is only generated where it keeps rules 2 and 3 stratified (the loser does not lead
@@ -42,13 +44,14 @@ class Graph:
     justifications: tuple[tuple[int, tuple[int, ...]], ...] = ()   # (consequent belief, antecedents)
     supersedes: tuple[tuple[int, int], ...] = ()         # (winner belief, loser belief)
     retracted: frozenset[int] = frozenset()
+    decisions: frozenset[int] = frozenset()              # of the nodes after the premises: decisions, not beliefs
 
     @property
     def size(self) -> int:
         return self.premises + self.beliefs
 
     def is_belief(self, n: int) -> bool:
-        return n >= self.premises
+        return n >= self.premises and n not in self.decisions
 
 
 @dataclass
@@ -90,7 +93,7 @@ def reference(g: Graph, retracted: frozenset[int] | None = None) -> Answer:
     for level in range(max(stratum.values()) + 1):
         members = [n for n in range(g.size) if stratum[n] == level]
         for n in members:
-            holds[n] = not g.is_belief(n) and n not in retracted
+            holds[n] = n < g.premises and n not in retracted
         grew = True
         while grew:
             grew = False
@@ -99,7 +102,7 @@ def reference(g: Graph, retracted: frozenset[int] | None = None) -> Answer:
                     holds[n] = grew = True
 
     answer = Answer(holds=holds)
-    for n in range(g.premises, g.size):
+    for n in filter(g.is_belief, range(g.size)):
         superseded = any(holds[w] for w in winners[n])
         answer.status[n] = ("retracted" if n in retracted else "superseded" if superseded
                             else "unsupported" if not holds[n] else "current")
@@ -146,7 +149,10 @@ def graphs(draw: st.DrawFn) -> Graph:
                 and not leads_to(justifications, supersedes, loser, winner):
             supersedes.append((winner, loser))
     retracted = draw(st.frozensets(node, max_size=3))
-    return Graph(premises, beliefs, tuple(justifications), tuple(supersedes), retracted)
+    in_supersession = {n for pair in supersedes for n in pair}
+    decisions = frozenset(n for n in draw(st.frozensets(st.integers(premises, size - 1)))
+                          if n not in in_supersession)
+    return Graph(premises, beliefs, tuple(justifications), tuple(supersedes), retracted, decisions)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -208,9 +214,12 @@ def store(conn: psycopg.Connection[Any], db_url: str, g: Graph) -> Stored:
     fragments.sort(key=lambda i: offsets[i])
     beliefs = dict(conn.execute(
         """insert into beliefdb.belief (workspace_id, statement, subject, attribute, value)
-           select %s, 'belief ' || i, 'node', 'n' || i, i::text from generate_series(0, %s - 1) i
-           returning value::integer, id""", (ws, g.beliefs)).fetchall())
-    ids = fragments + [beliefs[k] for k in range(g.beliefs)]
+           select %s, 'belief ' || i, 'node', 'n' || i, i::text from unnest(%s::integer[]) i
+           returning value::integer, id""", (ws, [n for n in range(g.premises, g.size) if g.is_belief(n)])).fetchall())
+    decisions = {n: conn.execute("insert into beliefdb.decision (workspace_id, title) values (%s, %s) returning id",
+                                 (ws, f"decision {n}")).fetchone()[0]  # type: ignore[index]
+                 for n in sorted(g.decisions)}
+    ids = fragments + [beliefs[n] if g.is_belief(n) else decisions[n] for n in range(g.premises, g.size)]
 
     jids = [uuid.uuid4() for _ in g.justifications]
     conn.execute("""insert into beliefdb.justification (workspace_id, id, consequent)
@@ -269,6 +278,10 @@ SUPERSEDED_CHAIN = Graph(premises=2, beliefs=4, justifications=((2, (0,)), (3, (
                          supersedes=((3, 2),))
 WINNER_RETRACTED = Graph(premises=2, beliefs=4, justifications=((2, (0,)), (3, (1,)), (4, (2,)), (5, (3,))),
                          supersedes=((3, 2),), retracted=frozenset({1}))
+# leaves: 3 rests on 2 alone; 5 on decision 4, which has two reasons; 6 on 2 and 1 jointly, so a
+# walk from 0 reaches it by one edge and one from both premises by two
+LEAVES = Graph(premises=2, beliefs=5, justifications=((2, (0,)), (3, (2,)), (4, (2,)), (4, (1,)), (5, (4,)),
+                                                      (6, (2, 1))), decisions=frozenset({3, 4, 5, 6}))
 
 
 # The database fixture is per test, not per example: each example builds its graph in a workspace of
@@ -280,6 +293,7 @@ WINNER_RETRACTED = Graph(premises=2, beliefs=4, justifications=((2, (0,)), (3, (
 @example(g=SHARED_AND_JOINT)
 @example(g=SUPERSEDED_CHAIN)
 @example(g=WINNER_RETRACTED)
+@example(g=LEAVES)
 def test_holding_is_the_least_fixpoint(postgresql: psycopg.Connection[Any], db_url: str, g: Graph) -> None:
     stored = store(postgresql, db_url, g)
     stored.propagate(stored.ids)
@@ -292,6 +306,7 @@ def test_holding_is_the_least_fixpoint(postgresql: psycopg.Connection[Any], db_u
 @given(g=graphs(), data=st.data())
 @example(g=PURE_CYCLE, data=None)
 @example(g=SUPERSEDED_CHAIN, data=None)
+@example(g=LEAVES, data=None)
 def test_propagating_from_one_change_equals_recomputing_everything(
         postgresql: psycopg.Connection[Any], db_url: str, g: Graph, data: st.DataObject | None) -> None:
     """After a full propagate, toggle the retraction of a few nodes, each time propagating from that
@@ -311,6 +326,42 @@ def test_propagating_from_one_change_equals_recomputing_everything(
         check(stored, reference(g, frozenset(retracted)), g)
 
 
+def current(answer: Answer, n: int) -> bool:
+    return answer.holds[n] and answer.status.get(n, "current") == "current"
+
+
+# Same reason as above for sharing the function-scoped fixture across examples.
+@settings(max_examples=30, deadline=None, database=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(g=graphs(), data=st.data())
+@example(g=LEAVES, data=None)
+@example(g=SHARED_AND_JOINT, data=None)
+def test_impact_is_the_difference_of_two_evaluations(
+        postgresql: psycopg.Connection[Any], db_url: str, g: Graph, data: st.DataObject | None) -> None:
+    """impact of one node, a dry run of that node not holding, says stops_holding of exactly the
+    nodes current now and not current once it is retracted too; flags exactly the decisions that
+    stop holding; and lists as surviving exactly the decisions that still hold but lose a reason
+    (a justification whose antecedents were all current stops being live)."""
+    stored = store(postgresql, db_url, g)
+    stored.propagate(stored.ids)
+    n = data.draw(st.integers(0, g.size - 1), label="assumed off") if data is not None else 0
+    before, after = reference(g), reference(g, g.retracted | {n})
+    reasons = [ants for _, ants in g.justifications]
+    consequents = [c for c, _ in g.justifications]
+    rows = postgresql.execute("select node, effect from beliefdb.impact(%s::uuid[])", ([stored.ids[n]],)).fetchall()
+    postgresql.commit()
+    got = {effect: {node for node, e in rows if e == effect} for effect in ("stops_holding", "flag", "survives")}
+    ids = stored.ids
+    assert got["stops_holding"] == {ids[m] for m in range(g.size) if current(before, m) and not current(after, m)}, \
+        (g, n)
+    assert got["flag"] == {ids[m] for m in g.decisions if before.holds[m] and not after.holds[m]}, (g, n)
+    assert got["survives"] == {
+        ids[m] for m in g.decisions
+        if after.holds[m] and any(c == m and all(current(before, a) for a in ants)
+                                  and not all(current(after, a) for a in ants)
+                                  for c, ants in zip(consequents, reasons, strict=True))}, (g, n)
+
+
 def test_the_reference_itself() -> None:
     """The reference on hand-checked graphs, so that the property compares against the rule."""
     assert reference(PURE_CYCLE).holds == {0: True, 1: False, 2: False, 3: False, 4: False, 5: False}
@@ -321,3 +372,6 @@ def test_the_reference_itself() -> None:
     won = reference(WINNER_RETRACTED)
     assert won.holds == {0: True, 1: False, 2: True, 3: False, 4: True, 5: False}
     assert won.status == {2: "current", 3: "unsupported", 4: "current", 5: "unsupported"}
+    leaves = reference(LEAVES, frozenset({0}))
+    assert leaves.holds == {0: False, 1: True, 2: False, 3: False, 4: True, 5: True, 6: False}
+    assert leaves.status == {2: "unsupported"}
