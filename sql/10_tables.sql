@@ -216,8 +216,8 @@ create index justification_antecedent_antecedent on beliefdb.justification_antec
 -- Everything a closure walk reads of a node, side by side in one index, so that each node it
 -- reaches costs one index descent: its standing (self), the edges out of it (out: justification
 -- and consequent) and its justifications (in: justification and what it misses). An out row into
--- a leaf (not a belief, one justification, no edge out: an action, for one) also carries the leaf's
--- standing and its justification's unmet, so the walk never reads the leaf itself (revision 0008).
+-- a leaf (not a belief, one justification of one antecedent, no edge out: an action, for one) also
+-- carries the leaf's standing, so the walk never reads the leaf itself (revision 0008).
 -- Derived rows: triggers (20_integrity.sql) keep them equal to node, justification and
 -- justification_antecedent, and beliefdb.rebuild_adjacency rewrites a workspace's from them.
 create table beliefdb.adjacency (
@@ -227,7 +227,7 @@ create table beliefdb.adjacency (
     justification uuid not null,  -- out: a justification the node is an antecedent of; in: one of the node's;
                                   -- self: the node's own id
     consequent uuid,              -- out: that justification's consequent
-    unmet integer,                -- in: the justification's unmet; out into a leaf: the same
+    unmet integer,                -- in: the justification's unmet
     kind beliefdb.node_kind,      -- self: the node's kind, holds, current, and whether it is retracted;
     holds boolean,                -- out into a leaf: the leaf's
     current boolean,
@@ -237,9 +237,9 @@ create table beliefdb.adjacency (
     constraint adjacency_check check (case entry
                when 'self' then justification = node and kind is not null and holds is not null
                                 and current is not null and retracted is not null
-               when 'out' then consequent is not null
+               when 'out' then consequent is not null and unmet is null
                                and (kind is null) = (holds is null) and (kind is null) = (current is null)
-                               and (kind is null) = (retracted is null) and (kind is null) = (unmet is null)
+                               and (kind is null) = (retracted is null)
                else unmet is not null
            end)
 );

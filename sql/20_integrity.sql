@@ -345,17 +345,20 @@ create or replace trigger justification_antecedent_reasons_update_new after upda
 -- what went, and an update does both for the rows whose walked columns changed (a transition
 -- table does not pair old and new rows, so what changed is a set difference).
 
--- The out rows into a leaf (a node that is not a belief, has one justification and no edge out:
--- an action, a decision nothing carries out) also carry the leaf's standing and its
--- justification's unmet, so that the closure walk learns all of the leaf from the edge that
--- reaches it and never reads the leaf's own rows (a third of a closure's nodes are actions). Set
--- those columns of the out rows into these nodes to what the tables say now; null when the node
--- is not a leaf. Beliefs are never leaves: their supersessions and ties are walked too.
+-- The out row into a leaf (a node that is not a belief, has one justification, of one antecedent,
+-- and no edge out: an action, a decision on one belief nothing carries out) also carries the leaf's
+-- standing, so that the closure walk learns all of the leaf from the edge that reaches it and never
+-- reads the leaf's own rows (a third of a closure's nodes are actions). What the justification
+-- misses follows from its one antecedent, which the walk reads. Beliefs are never leaves: their
+-- supersessions and ties are walked too.
+
+-- Set the leaf columns of the out rows into these nodes (pairwise workspace and node ids) to what
+-- the tables say now: after a change of what rests on what.
 create or replace function beliefdb.refresh_leaf_entries(p_workspace_ids uuid[], p_nodes uuid[]) returns void
 language plpgsql
 set search_path = pg_catalog, pg_temp
--- called by the triggers of every write to the graph, for a handful of nodes at a time: index
--- lookups by id, whatever the size of the tables; planned once per session, not per call
+-- called by the triggers of every change to the graph's edges, for a handful of nodes at a time:
+-- index lookups by id, whatever the size of the tables; planned once per session, not per call
 set enable_seqscan = off
 set enable_hashjoin = off
 set enable_mergejoin = off
@@ -365,7 +368,7 @@ declare
     v_workspace_ids uuid[];
     v_nodes uuid[];
 begin
-    -- most writes concern beliefs and fragments, which are never leaves: a cheap look first
+    -- most changes concern beliefs and fragments, which are never leaves: a cheap look first
     select array_agg(c.workspace_id), array_agg(c.id)
       into v_workspace_ids, v_nodes
       from (select distinct c.workspace_id, c.id
@@ -378,15 +381,16 @@ begin
         return;
     end if;
     update beliefdb.adjacency x
-       set kind = l.kind, holds = l.holds, current = l.current, retracted = l.retracted, unmet = l.unmet
+       set kind = l.kind, holds = l.holds, current = l.current, retracted = l.retracted
       from (select a.workspace_id, a.antecedent, a.justification_id,
                    case when s.leaf then s.kind end as kind, case when s.leaf then s.holds end as holds,
-                   case when s.leaf then s.current end as current, case when s.leaf then s.retracted end as retracted,
-                   case when s.leaf then s.unmet end as unmet
-              -- each justification of the nodes, and whether the node is a leaf
-              from (select j.workspace_id, j.id, j.unmet, n.kind, n.holds, n.current,
-                           n.retracted_at is not null as retracted,
+                   case when s.leaf then s.current end as current, case when s.leaf then s.retracted end as retracted
+              -- each justification of the nodes, and whether the node is a leaf (the window keeps
+              -- this a subquery, so each node is looked at once)
+              from (select j.workspace_id, j.id, n.kind, n.holds, n.current, n.retracted_at is not null as retracted,
                            count(*) over (partition by c.workspace_id, c.id) = 1
+                           and (select count(*) from beliefdb.justification_antecedent o
+                                 where o.workspace_id = j.workspace_id and o.justification_id = j.id) = 1
                            and not exists (select from beliefdb.justification_antecedent o
                                             where o.workspace_id = c.workspace_id and o.antecedent = c.id) as leaf
                       from unnest(v_workspace_ids, v_nodes) as c (workspace_id, id)
@@ -395,11 +399,35 @@ begin
               join beliefdb.justification_antecedent a on a.workspace_id = s.workspace_id and a.justification_id = s.id) l
      where x.workspace_id = l.workspace_id and x.node = l.antecedent and x.entry = 'out'
        and x.justification = l.justification_id
-       and (x.kind, x.holds, x.current, x.retracted, x.unmet)
-           is distinct from (l.kind, l.holds, l.current, l.retracted, l.unmet);
+       and (x.kind, x.holds, x.current, x.retracted) is distinct from (l.kind, l.holds, l.current, l.retracted);
 end
 $$;
 comment on function beliefdb.refresh_leaf_entries(uuid[], uuid[]) is 'Set the leaf columns of the adjacency out rows into these nodes (workspace ids and node ids, pairwise)';
+
+-- The same for nodes whose standing changed: rewrite the standing on the out row into each that is
+-- a leaf (whether it is one did not change).
+create or replace function beliefdb.refresh_leaf_standing(p_workspace_ids uuid[], p_nodes uuid[]) returns void
+language plpgsql
+set search_path = pg_catalog, pg_temp
+-- what propagate writes, up to a closure of nodes at a time: index lookups by id
+set enable_seqscan = off
+set enable_hashjoin = off
+set enable_mergejoin = off
+set plan_cache_mode = force_generic_plan
+as $$
+begin
+    update beliefdb.adjacency x
+       set holds = n.holds, current = n.current, retracted = n.retracted_at is not null
+      from unnest(p_workspace_ids, p_nodes) as c (workspace_id, id)
+      join beliefdb.node n on n.workspace_id = c.workspace_id and n.id = c.id
+      join beliefdb.justification j on j.workspace_id = c.workspace_id and j.consequent = c.id
+      join beliefdb.justification_antecedent a on a.workspace_id = j.workspace_id and a.justification_id = j.id
+     where x.workspace_id = a.workspace_id and x.node = a.antecedent and x.entry = 'out'
+       and x.justification = j.id and x.kind is not null
+       and (x.holds, x.current, x.retracted) is distinct from (n.holds, n.current, n.retracted_at is not null);
+end
+$$;
+comment on function beliefdb.refresh_leaf_standing(uuid[], uuid[]) is 'Set the standing on the adjacency out rows into these nodes where they are leaves (workspace ids and node ids, pairwise)';
 
 create or replace function beliefdb.adjacency_of_nodes() returns trigger
 language plpgsql
@@ -441,9 +469,9 @@ begin
           into v_workspace_ids, v_nodes
           from came c
          where c.kind <> 'belief';
-        -- a leaf's standing is on the edges into it too
+        -- a leaf's standing is on the edge into it too
         if v_nodes is not null then
-            perform beliefdb.refresh_leaf_entries(v_workspace_ids, v_nodes);
+            perform beliefdb.refresh_leaf_standing(v_workspace_ids, v_nodes);
         end if;
     end if;
     return null;
@@ -459,9 +487,8 @@ declare
     v_workspace_ids uuid[];
     v_nodes uuid[];
 begin
-    -- whether a node is a leaf depends on how many justifications it has, and a leaf's
-    -- justification's unmet is on the edges into the leaf too: the consequents of what came, went
-    -- or changed have their leaf columns set again
+    -- whether a node is a leaf depends on how many justifications it has: the consequents of what
+    -- came, went or moved have their leaf columns set again (a change of unmet alone changes none)
     if TG_OP = 'INSERT' then
         insert into beliefdb.adjacency (workspace_id, node, entry, justification, unmet)
         select n.workspace_id, n.consequent, 'in'::beliefdb.adjacency_entry, n.id, n.unmet from new_rows n;
@@ -482,11 +509,15 @@ begin
         select n.workspace_id, n.consequent, 'in'::beliefdb.adjacency_entry, n.id, n.unmet from new_rows n
         except
         select o.workspace_id, o.consequent, 'in'::beliefdb.adjacency_entry, o.id, o.unmet from old_rows o;
-        select array_agg(c.workspace_id), array_agg(c.consequent)
+        select array_agg(m.workspace_id), array_agg(m.consequent)
           into v_workspace_ids, v_nodes
           from (select n.workspace_id, n.consequent from new_rows n
+                except
+                select o.workspace_id, o.consequent from old_rows o
                 union
-                select o.workspace_id, o.consequent from old_rows o) c;
+                (select o.workspace_id, o.consequent from old_rows o
+                 except
+                 select n.workspace_id, n.consequent from new_rows n)) m;
     end if;
     if v_nodes is not null then
         perform beliefdb.refresh_leaf_entries(v_workspace_ids, v_nodes);
@@ -504,9 +535,9 @@ declare
     v_workspace_ids uuid[];
     v_nodes uuid[];
 begin
-    -- an edge out of a node makes it no leaf, and a new out row into a leaf carries the leaf's
-    -- columns: the antecedents (and new consequents) of what came, went or changed have their
-    -- leaf columns set again
+    -- an edge out of a node makes it no leaf, a second antecedent makes its justification's
+    -- consequent no leaf, and a new out row into a leaf carries the leaf: the antecedents and
+    -- consequents of what came, went or changed have their leaf columns set again
     if TG_OP = 'INSERT' then
         insert into beliefdb.adjacency (workspace_id, node, entry, justification, consequent)
         select n.workspace_id, n.antecedent, 'out'::beliefdb.adjacency_entry, n.justification_id, n.consequent
@@ -521,9 +552,11 @@ begin
          using old_rows o
          where x.workspace_id = o.workspace_id and x.node = o.antecedent and x.entry = 'out'
            and x.justification = o.justification_id;
-        select array_agg(c.workspace_id), array_agg(c.antecedent)
+        select array_agg(c.workspace_id), array_agg(c.node)
           into v_workspace_ids, v_nodes
-          from (select distinct o.workspace_id, o.antecedent from old_rows o) c;
+          from (select o.workspace_id, o.antecedent as node from old_rows o
+                union
+                select o.workspace_id, o.consequent from old_rows o) c;
     else
         delete from beliefdb.adjacency x
          using (select o.workspace_id, o.antecedent, o.justification_id, o.consequent from old_rows o
@@ -543,7 +576,9 @@ begin
                 union
                 select n.workspace_id, n.consequent from new_rows n
                 union
-                select o.workspace_id, o.antecedent from old_rows o) c;
+                select o.workspace_id, o.antecedent from old_rows o
+                union
+                select o.workspace_id, o.consequent from old_rows o) c;
     end if;
     if v_nodes is not null then
         perform beliefdb.refresh_leaf_entries(v_workspace_ids, v_nodes);
@@ -595,11 +630,11 @@ begin
       from beliefdb.node n
      where n.workspace_id = p_workspace_id
     union all
-    select a.workspace_id, a.antecedent, 'out', a.justification_id, a.consequent, l.unmet, l.kind, l.holds, l.current,
+    select a.workspace_id, a.antecedent, 'out', a.justification_id, a.consequent, null, l.kind, l.holds, l.current,
            l.retracted
       from beliefdb.justification_antecedent a
       -- the leaf columns (see refresh_leaf_entries)
-      left join (select j.id, j.unmet, n.kind, n.holds, n.current, n.retracted_at is not null as retracted
+      left join (select j.id, n.kind, n.holds, n.current, n.retracted_at is not null as retracted
                    from beliefdb.justification j
                    join beliefdb.node n on n.workspace_id = j.workspace_id and n.id = j.consequent
                   where j.workspace_id = p_workspace_id and n.kind <> 'belief'
@@ -607,7 +642,9 @@ begin
                                      where o.workspace_id = j.workspace_id and o.consequent = j.consequent
                                        and o.id <> j.id)
                     and not exists (select from beliefdb.justification_antecedent o
-                                     where o.workspace_id = j.workspace_id and o.antecedent = j.consequent)) l
+                                     where o.workspace_id = j.workspace_id and o.antecedent = j.consequent)
+                    and (select count(*) from beliefdb.justification_antecedent o
+                          where o.workspace_id = j.workspace_id and o.justification_id = j.id) = 1) l
         on l.id = a.justification_id
      where a.workspace_id = p_workspace_id
     union all

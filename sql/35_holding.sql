@@ -101,15 +101,15 @@ declare
     v_just_unmet integer[] := '{}';
     v_sup_of uuid[] := '{}';
     v_sup_by uuid[] := '{}';
-    -- leaves reached, by the edges into them (a leaf with several antecedents in the closure
-    -- comes once per edge): their standing and their one justification
+    -- leaves reached, by the edge into each: their standing, their one justification and its one
+    -- antecedent
     v_leaf uuid[] := '{}';
     v_leaf_kind beliefdb.node_kind[] := '{}';
     v_leaf_held boolean[] := '{}';
     v_leaf_current boolean[] := '{}';
     v_leaf_retracted boolean[] := '{}';
     v_leaf_just uuid[] := '{}';
-    v_leaf_unmet integer[] := '{}';
+    v_leaf_from uuid[] := '{}';
     -- one level of the walk
     v_level_ids uuid[];
     v_level_beliefs uuid[];
@@ -129,7 +129,7 @@ declare
     v_l_current boolean[];
     v_l_retracted boolean[];
     v_l_just uuid[];
-    v_l_unmet integer[];
+    v_l_from uuid[];
     v_rel uuid[];
     v_loser_ids uuid[];
     v_winner_ids uuid[];
@@ -191,10 +191,10 @@ begin
                array_agg(x.current) filter (where x.entry = 'out' and x.kind is not null),
                array_agg(x.retracted) filter (where x.entry = 'out' and x.kind is not null),
                array_agg(x.justification) filter (where x.entry = 'out' and x.kind is not null),
-               array_agg(x.unmet) filter (where x.entry = 'out' and x.kind is not null)
+               array_agg(x.node) filter (where x.entry = 'out' and x.kind is not null)
           into v_level_ids, v_kind, v_held, v_current, v_retr, v_level_beliefs,
                v_from, v_via, v_to, v_of, v_jid, v_unmet,
-               v_l, v_l_kind, v_l_held, v_l_current, v_l_retracted, v_l_just, v_l_unmet
+               v_l, v_l_kind, v_l_held, v_l_current, v_l_retracted, v_l_just, v_l_from
           from beliefdb.adjacency x
          where x.workspace_id = p_workspace_id and x.node = any(v_front);
         exit when v_level_ids is null;
@@ -215,7 +215,7 @@ begin
             v_leaf_current := v_leaf_current || v_l_current;
             v_leaf_retracted := v_leaf_retracted || v_l_retracted;
             v_leaf_just := v_leaf_just || v_l_just;
-            v_leaf_unmet := v_leaf_unmet || v_l_unmet;
+            v_leaf_from := v_leaf_from || v_l_from;
         end if;
 
         -- beliefs: the losers of their supersessions and the other sides of their ties (whose
@@ -249,20 +249,21 @@ begin
                          select unnest(o_ids));
         exit when cardinality(v_front) = 0;
     end loop;
-    -- the leaves join the closure, once each, with their justification; a leaf that was read as a
-    -- node (a seed) is there already
+    -- the leaves join the closure with their justification, which misses its antecedent if that
+    -- was not current; a leaf that was read as a node (a seed) is there already
     if cardinality(v_leaf) > 0 then
         select o_ids || coalesce(array_agg(l.id), '{}'), o_kind || coalesce(array_agg(l.kind), '{}'),
                o_held || coalesce(array_agg(l.held), '{}'), o_was_current || coalesce(array_agg(l.current), '{}'),
                v_retracted || coalesce(array_agg(l.retracted), '{}'), v_just_of || coalesce(array_agg(l.id), '{}'),
-               v_just_id || coalesce(array_agg(l.just), '{}'), v_just_unmet || coalesce(array_agg(l.unmet), '{}')
+               v_just_id || coalesce(array_agg(l.just), '{}'),
+               v_just_unmet || coalesce(array_agg(case when a.current then 0 else 1 end), '{}')
           into o_ids, o_kind, o_held, o_was_current, v_retracted, v_just_of, v_just_id, v_just_unmet
-          from (select distinct u.*
-                  from (select unnest(v_leaf) as id, unnest(v_leaf_kind) as kind, unnest(v_leaf_held) as held,
-                               unnest(v_leaf_current) as current, unnest(v_leaf_retracted) as retracted,
-                               unnest(v_leaf_just) as just, unnest(v_leaf_unmet) as unmet) u
-                  left join (select unnest(o_ids) as id) seen on seen.id = u.id
-                 where seen.id is null) l;
+          from (select unnest(v_leaf) as id, unnest(v_leaf_kind) as kind, unnest(v_leaf_held) as held,
+                       unnest(v_leaf_current) as current, unnest(v_leaf_retracted) as retracted,
+                       unnest(v_leaf_just) as just, unnest(v_leaf_from) as antecedent) l
+          join (select unnest(o_ids) as id, unnest(o_was_current) as current) a on a.id = l.antecedent
+          left join (select unnest(o_ids) as id) seen on seen.id = l.id
+         where seen.id is null;
     end if;
     v_n := cardinality(o_ids);
     if v_n = 0 then

@@ -159,17 +159,19 @@ def adjacency_drift(conn: psycopg.Connection[Any], workspace_id: Any) -> set[tup
             select id, 'self', id, null::uuid, null::integer, kind::text, holds, current, retracted_at is not null
               from beliefdb.node where workspace_id = %(ws)s
             union all
-            select a.antecedent, 'out', a.justification_id, a.consequent, leaf.unmet, leaf.kind::text, leaf.holds,
+            select a.antecedent, 'out', a.justification_id, a.consequent, null, leaf.kind::text, leaf.holds,
                    leaf.current, leaf.retracted
               from beliefdb.justification_antecedent a
-              -- an edge into a leaf (not a belief, one justification, no edge out) carries the leaf
+              -- an edge into a leaf (not a belief, one justification of one antecedent, no edge out)
+              -- carries the leaf
               left join lateral (
-                    select j.unmet, n.kind, n.holds, n.current, n.retracted_at is not null as retracted
+                    select n.kind, n.holds, n.current, n.retracted_at is not null as retracted
                       from beliefdb.node n
-                      join beliefdb.justification j on j.workspace_id = n.workspace_id and j.id = a.justification_id
                      where n.workspace_id = a.workspace_id and n.id = a.consequent and n.kind <> 'belief'
                        and (select count(*) from beliefdb.justification c
                              where c.workspace_id = n.workspace_id and c.consequent = n.id) = 1
+                       and (select count(*) from beliefdb.justification_antecedent e
+                             where e.workspace_id = n.workspace_id and e.justification_id = a.justification_id) = 1
                        and (select count(*) from beliefdb.justification_antecedent e
                              where e.workspace_id = n.workspace_id and e.antecedent = n.id) = 0) leaf on true
              where a.workspace_id = %(ws)s
@@ -254,13 +256,13 @@ def test_the_app_reads_only_its_workspace_adjacency(bdb: beliefdb.BeliefDB, su: 
 
 
 # ---------------------------------------------------------------------------------------------
-# leaves (revision 0008): an edge into a node that is not a belief, has one justification and no
-# edge out carries that node's standing and its justification's unmet, so the walk never reads it
+# leaves (revision 0008): an edge into a node that is not a belief, has one justification of one
+# antecedent and no edge out carries that node's standing, so the walk never reads it
 
 
 def leaf_columns(su: Su, antecedent: UUID, consequent: UUID) -> tuple[Any, ...] | None:
     """The leaf columns of the out row from ``antecedent`` into ``consequent``; None when empty."""
-    (row,) = su.all("""select kind::text, holds, current, retracted, unmet from beliefdb.adjacency
+    (row,) = su.all("""select kind::text, holds, current, retracted from beliefdb.adjacency
                         where workspace_id = %s and node = %s and entry = 'out' and consequent = %s""",
                     (su.ws, antecedent, consequent))
     return None if row[0] is None else row
@@ -270,21 +272,21 @@ def test_an_edge_into_a_leaf_carries_the_leaf_through_its_changes(bdb: beliefdb.
     a, b = fact(bdb, "a"), fact(bdb, "b")
     decision = bdb.decide("on a", because=[a]).id
     # nothing carries the decision out and it has one reason: a leaf
-    assert leaf_columns(su, a, decision) == ("decision", True, True, False, 0)
+    assert leaf_columns(su, a, decision) == ("decision", True, True, False)
     action = bdb.act(decision, "go").id
     # carried out, it is no leaf (the walk must read its edge out); the action is
     assert leaf_columns(su, a, decision) is None
-    assert leaf_columns(su, decision, action) == ("action", True, True, False, 0)
+    assert leaf_columns(su, decision, action) == ("action", True, True, False)
 
-    # the decision stops holding: the edge into its action says the action's reason misses it
+    # the decision stops holding, and so does its action: the edge into the action says so
     bdb.retract(belief=a, reason="wrong")
-    assert leaf_columns(su, decision, action) == ("action", False, False, False, 1)
+    assert leaf_columns(su, decision, action) == ("action", False, False, False)
     bdb.retract(belief=a, reason="", undo=True)
-    assert leaf_columns(su, decision, action) == ("action", True, True, False, 0)
+    assert leaf_columns(su, decision, action) == ("action", True, True, False)
 
     # a second reason makes a leaf no leaf, and losing it a leaf again
     other = bdb.decide("on b", because=[b]).id
-    assert leaf_columns(su, b, other) == ("decision", True, True, False, 0)
+    assert leaf_columns(su, b, other) == ("decision", True, True, False)
     second = su.one("insert into beliefdb.justification (workspace_id, consequent) values (%s, %s) returning id",
                     (su.ws, other))
     assert leaf_columns(su, b, other) is None
@@ -292,15 +294,23 @@ def test_an_edge_into_a_leaf_carries_the_leaf_through_its_changes(bdb: beliefdb.
            " values (%s, %s, %s, 'cites')", (su.ws, second, a))
     assert leaf_columns(su, b, other) is None and leaf_columns(su, a, other) is None
     su.all("delete from beliefdb.justification where id = %s", (second,))
-    assert leaf_columns(su, b, other) == ("decision", True, True, False, 0)
+    assert leaf_columns(su, b, other) == ("decision", True, True, False)
+    # one reason of two antecedents: no leaf (what it misses is not its one antecedent's standing)
+    (only,) = su.all("select id from beliefdb.justification where consequent = %s", (other,))
+    su.all("insert into beliefdb.justification_antecedent (workspace_id, justification_id, antecedent, edge_kind)"
+           " values (%s, %s, %s, 'cites')", (su.ws, only[0], a))
+    assert leaf_columns(su, b, other) is None and leaf_columns(su, a, other) is None
+    su.all("delete from beliefdb.justification_antecedent where justification_id = %s and antecedent = %s",
+           (only[0], a))
+    assert leaf_columns(su, b, other) == ("decision", True, True, False)
 
     # retracted, the leaf says so on its edge
     su.all("update beliefdb.node set retracted_at = now() where id = %s", (action,))
-    assert leaf_columns(su, decision, action) == ("action", True, True, True, 0)
+    assert leaf_columns(su, decision, action) == ("action", True, True, True)
     # forgetting what the action carries out takes the edge with it; nothing is left to drift
     su.all("delete from beliefdb.justification_antecedent where antecedent = %s", (decision,))
     assert su.all("select 1 from beliefdb.adjacency where node = %s and entry = 'out'", (decision,)) == []
-    assert leaf_columns(su, a, decision) == ("decision", True, True, False, 0)
+    assert leaf_columns(su, a, decision) == ("decision", True, True, False)
     assert adjacency_drift(su.conn, su.ws) == set()
 
 

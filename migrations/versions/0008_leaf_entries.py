@@ -1,6 +1,6 @@
 """Leaves are read with the edge into them: an out row of beliefdb.adjacency into a node that is not
-a belief, has one justification and no edge out also carries that node's standing and its
-justification's unmet (kept by triggers).
+a belief, has one justification, of one antecedent, and no edge out also carries that node's
+standing (kept by triggers).
 
 Revision ID: 0008
 Revises: 0007
