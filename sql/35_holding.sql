@@ -67,10 +67,11 @@ comment on function beliefdb.prepare_evaluation() is 'Create or empty the sessio
 -- (justification.unmet), all from beliefdb.adjacency with one index scan over the level's array
 -- of ids (for beliefs, a second statement reads supersessions and ties); the next level is what
 -- those edges reach that was not seen. An edge into a leaf (an action, say) carries all the walk
--- needs of the leaf, so leaves join the closure from the edge and are never read themselves. Justifications are numbered as read and edges placed by
--- hash joins in memory, and the fixpoint runs in memory over integer arrays. Arrays are unnested
--- in select lists, where the rows stream, not in from, where they are first copied into a
--- tuplestore (7% of the time). (o_: out parameters, named apart from the columns.)
+-- needs of the leaf, so leaves join the closure from the edge and are never read themselves.
+-- Justifications are numbered as read and edges placed by hash joins in memory, and the fixpoint
+-- runs in memory over integer arrays. Arrays are unnested in select lists, where the rows stream,
+-- not in from, where they are first copied into a tuplestore (7% of the time). (o_: out
+-- parameters, named apart from the columns.)
 create or replace function beliefdb.evaluate_closure(
     p_workspace_id uuid, p_seeds uuid[], p_assume_off uuid[],
     out o_ids uuid[], out o_kind beliefdb.node_kind[], out o_held boolean[], out o_was_current boolean[],
