@@ -509,15 +509,12 @@ begin
         select n.workspace_id, n.consequent, 'in'::beliefdb.adjacency_entry, n.id, n.unmet from new_rows n
         except
         select o.workspace_id, o.consequent, 'in'::beliefdb.adjacency_entry, o.id, o.unmet from old_rows o;
+        -- the justifications that moved: the node each left and the node each reached
         select array_agg(m.workspace_id), array_agg(m.consequent)
           into v_workspace_ids, v_nodes
-          from (select n.workspace_id, n.consequent from new_rows n
-                except
-                select o.workspace_id, o.consequent from old_rows o
-                union
-                (select o.workspace_id, o.consequent from old_rows o
-                 except
-                 select n.workspace_id, n.consequent from new_rows n)) m;
+          from old_rows o
+          join new_rows n on n.workspace_id = o.workspace_id and n.id = o.id and n.consequent <> o.consequent
+         cross join lateral (values (o.workspace_id, o.consequent), (n.workspace_id, n.consequent)) as m (workspace_id, consequent);
     end if;
     if v_nodes is not null then
         perform beliefdb.refresh_leaf_entries(v_workspace_ids, v_nodes);

@@ -60,6 +60,11 @@ class Answer:
     status: dict[int, str] = field(default_factory=dict)    # beliefs only
 
 
+def current(answer: Answer, n: int) -> bool:
+    """Holding and not superseded (premises and decisions have no status: current while they hold)."""
+    return answer.holds[n] and answer.status.get(n, "current") == "current"
+
+
 def reference(g: Graph, retracted: frozenset[int] | None = None) -> Answer:
     """Rules 2 and 3, evaluated stratum by stratum (least fixpoint inside each stratum)."""
     retracted = g.retracted if retracted is None else retracted
@@ -87,7 +92,7 @@ def reference(g: Graph, retracted: frozenset[int] | None = None) -> Answer:
 
     holds: dict[int, bool] = {}
 
-    def current(a: int) -> bool:
+    def live(a: int) -> bool:
         return holds.get(a, False) and not any(holds[w] for w in winners[a])
 
     for level in range(max(stratum.values()) + 1):
@@ -98,7 +103,7 @@ def reference(g: Graph, retracted: frozenset[int] | None = None) -> Answer:
         while grew:
             grew = False
             for n in members:
-                if not holds[n] and n not in retracted and any(all(current(a) for a in j) for j in reasons[n]):
+                if not holds[n] and n not in retracted and any(all(live(a) for a in j) for j in reasons[n]):
                     holds[n] = grew = True
 
     answer = Answer(holds=holds)
@@ -177,17 +182,16 @@ class Stored:
                                        (self.ws,)).fetchall())
         status = dict(self.conn.execute("select id, status::text from beliefdb.belief where workspace_id = %s",
                                         (self.ws,)).fetchall())
-        current = dict(self.conn.execute("select id, current from beliefdb.holding where workspace_id = %s",
-                                         (self.ws,)).fetchall())
+        viewed = dict(self.conn.execute("select id, current from beliefdb.holding where workspace_id = %s",
+                                        (self.ws,)).fetchall())
         self.conn.commit()
         index = {i: n for n, i in enumerate(self.ids)}
         assert set(holds) == set(index)
         answer = Answer(holds={index[i]: h for i, h in holds.items()},
                         status={index[i]: s for i, s in status.items()})
         # the holding view agrees with the stored values
-        for i, c in current.items():
-            n = index[i]
-            assert c == (answer.holds[n] and answer.status.get(n, "current") == "current"), n
+        for i, c in viewed.items():
+            assert c == current(answer, index[i]), index[i]
         return answer
 
     def set_retracted(self, n: int, retracted: bool) -> None:
@@ -324,10 +328,6 @@ def test_propagating_from_one_change_equals_recomputing_everything(
         full = stored.propagate(stored.ids)
         assert (full["stopped_holding"], full["started_holding"]) == ([], []), (g, toggles, n)
         check(stored, reference(g, frozenset(retracted)), g)
-
-
-def current(answer: Answer, n: int) -> bool:
-    return answer.holds[n] and answer.status.get(n, "current") == "current"
 
 
 # Same reason as above for sharing the function-scoped fixture across examples.
