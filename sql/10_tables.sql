@@ -217,9 +217,12 @@ create index justification_antecedent_antecedent on beliefdb.justification_antec
 -- reaches costs one index descent: its standing (self), the edges out of it (out: justification
 -- and consequent) and its justifications (in: justification and what it misses). An out row into
 -- a leaf (not a belief, one justification of one antecedent, no edge out: an action, for one) also
--- carries the leaf's standing, so the walk never reads the leaf itself (revision 0008).
--- Derived rows: triggers (20_integrity.sql) keep them equal to node, justification and
--- justification_antecedent, and beliefdb.rebuild_adjacency rewrites a workspace's from them.
+-- carries the leaf's standing, so the walk never reads the leaf itself (revision 0008). A belief's
+-- self row says whether it supersedes, is superseded by or is tied with another belief (related),
+-- so the walk looks up the relations of those alone (revision 0009).
+-- Derived rows: triggers (20_integrity.sql) keep them equal to node, justification,
+-- justification_antecedent and relation, and beliefdb.rebuild_adjacency rewrites a workspace's
+-- from them.
 create table beliefdb.adjacency (
     workspace_id uuid not null,
     node uuid not null,
@@ -232,15 +235,16 @@ create table beliefdb.adjacency (
     holds boolean,                -- out into a leaf: the leaf's
     current boolean,
     retracted boolean,
+    related boolean,              -- self: whether a supersession or a tie involves the node
     constraint adjacency_pkey primary key (workspace_id, node, entry, justification)
-        include (consequent, unmet, kind, holds, current, retracted),
+        include (consequent, unmet, kind, holds, current, retracted, related),
     constraint adjacency_check check (case entry
                when 'self' then justification = node and kind is not null and holds is not null
-                                and current is not null and retracted is not null
-               when 'out' then consequent is not null and unmet is null
+                                and current is not null and retracted is not null and related is not null
+               when 'out' then consequent is not null and unmet is null and related is null
                                and (kind is null) = (holds is null) and (kind is null) = (current is null)
                                and (kind is null) = (retracted is null)
-               else unmet is not null
+               else unmet is not null and related is null
            end)
 );
 comment on table beliefdb.adjacency is 'Derived: each node''s standing, edges out and justifications in one index, for the closure walk';

@@ -340,10 +340,10 @@ create or replace trigger justification_antecedent_reasons_update_new after upda
     referencing new table as changed_rows
     for each statement execute function beliefdb.decision_reasons_changed();
 
--- beliefdb.adjacency repeats, per node, what node, justification and justification_antecedent
--- say (10_tables.sql). An insert adds the adjacency rows of what came, a delete removes those of
--- what went, and an update does both for the rows whose walked columns changed (a transition
--- table does not pair old and new rows, so what changed is a set difference).
+-- beliefdb.adjacency repeats, per node, what node, justification, justification_antecedent and
+-- relation say (10_tables.sql). An insert adds the adjacency rows of what came, a delete removes
+-- those of what went, and an update does both for the rows whose walked columns changed (a
+-- transition table does not pair old and new rows, so what changed is a set difference).
 
 -- The out row into a leaf (a node that is not a belief, has one justification, of one antecedent,
 -- and no edge out: an action, a decision on one belief nothing carries out) also carries the leaf's
@@ -438,9 +438,11 @@ declare
     v_nodes uuid[];
 begin
     if TG_OP = 'INSERT' then
-        insert into beliefdb.adjacency (workspace_id, node, entry, justification, kind, holds, current, retracted)
+        -- a relation names beliefs that exist already: a node being made is in none
+        insert into beliefdb.adjacency (workspace_id, node, entry, justification, kind, holds, current, retracted,
+                                        related)
         select n.workspace_id, n.id, 'self'::beliefdb.adjacency_entry, n.id, n.kind, n.holds, n.current,
-               n.retracted_at is not null
+               n.retracted_at is not null, false
           from new_rows n;
     elsif TG_OP = 'DELETE' then
         delete from beliefdb.adjacency x
@@ -455,14 +457,15 @@ begin
          where x.workspace_id = went.workspace_id and x.node = went.id and x.entry = 'self'
            and x.justification = went.id;
         with came as (
-            insert into beliefdb.adjacency (workspace_id, node, entry, justification, kind, holds, current, retracted)
-            select n.workspace_id, n.id, 'self'::beliefdb.adjacency_entry, n.id, n.kind, n.holds, n.current,
-                   n.retracted_at is not null
-              from new_rows n
-            except
-            select o.workspace_id, o.id, 'self'::beliefdb.adjacency_entry, o.id, o.kind, o.holds, o.current,
-                   o.retracted_at is not null
-              from old_rows o
+            insert into beliefdb.adjacency (workspace_id, node, entry, justification, kind, holds, current, retracted,
+                                            related)
+            select c.workspace_id, c.id, 'self'::beliefdb.adjacency_entry, c.id, c.kind, c.holds, c.current,
+                   c.retracted, c.kind = 'belief' and beliefdb.is_related(c.workspace_id, c.id)
+              from (select n.workspace_id, n.id, n.kind, n.holds, n.current, n.retracted_at is not null
+                      from new_rows n
+                    except
+                    select o.workspace_id, o.id, o.kind, o.holds, o.current, o.retracted_at is not null
+                      from old_rows o) as c (workspace_id, id, kind, holds, current, retracted)
             returning workspace_id, node, kind
         )
         select array_agg(c.workspace_id), array_agg(c.node)
@@ -585,13 +588,66 @@ end
 $$;
 comment on function beliefdb.adjacency_of_edges() is 'Trigger: keep the out rows of beliefdb.adjacency equal to the antecedent edges';
 
+-- A belief's self row says whether a supersession or a tie involves it (adjacency.related), so the
+-- closure walk looks up the relations of those beliefs alone.
+create or replace function beliefdb.is_related(p_workspace_id uuid, p_belief uuid) returns boolean
+language plpgsql stable
+set search_path = pg_catalog, pg_temp
+as $$
+begin
+    -- plpgsql, not sql: planned once per session, not once per calling query
+    return exists (select from beliefdb.relation r
+                    where r.workspace_id = p_workspace_id and r.from_belief = p_belief
+                      and r.kind in ('supersedes', 'conflicts_with'))
+        or exists (select from beliefdb.relation r
+                    where r.workspace_id = p_workspace_id and r.to_belief = p_belief
+                      and r.kind in ('supersedes', 'conflicts_with'));
+end
+$$;
+comment on function beliefdb.is_related(uuid, uuid) is 'Whether a belief supersedes, is superseded by or is tied with another';
+
+create or replace function beliefdb.adjacency_of_relations() returns trigger
+language plpgsql
+set search_path = pg_catalog, pg_temp
+as $$
+declare
+    v_workspace_ids uuid[];
+    v_beliefs uuid[];
+begin
+    -- both beliefs of each relation that came, went or changed
+    if TG_OP = 'INSERT' then
+        select array_agg(n.workspace_id), array_agg(e.id) into v_workspace_ids, v_beliefs
+          from new_rows n cross join lateral (values (n.from_belief), (n.to_belief)) as e (id);
+    elsif TG_OP = 'DELETE' then
+        select array_agg(o.workspace_id), array_agg(e.id) into v_workspace_ids, v_beliefs
+          from old_rows o cross join lateral (values (o.from_belief), (o.to_belief)) as e (id);
+    else
+        select array_agg(r.workspace_id), array_agg(e.id) into v_workspace_ids, v_beliefs
+          from (select n.workspace_id, n.from_belief, n.to_belief from new_rows n
+                union all
+                select o.workspace_id, o.from_belief, o.to_belief from old_rows o) r
+         cross join lateral (values (r.from_belief), (r.to_belief)) as e (id);
+    end if;
+    update beliefdb.adjacency x
+       set related = r.related
+      from (select c.workspace_id, c.id, beliefdb.is_related(c.workspace_id, c.id) as related
+              from (select distinct c.workspace_id, c.id
+                      from unnest(v_workspace_ids, v_beliefs) as c (workspace_id, id)) c) r
+     where x.node = r.id and x.workspace_id = r.workspace_id and x.entry = 'self' and x.justification = r.id
+       and x.related is distinct from r.related;
+    return null;
+end
+$$;
+comment on function beliefdb.adjacency_of_relations() is 'Trigger: keep adjacency.related of the beliefs a relation names';
+
 do $$
 declare
     v_table record;
 begin
     for v_table in
         select * from (values ('node', 'adjacency_of_nodes'), ('justification', 'adjacency_of_justifications'),
-                              ('justification_antecedent', 'adjacency_of_edges')) as t (name, fn)
+                              ('justification_antecedent', 'adjacency_of_edges'),
+                              ('relation', 'adjacency_of_relations')) as t (name, fn)
     loop
         execute pg_catalog.format(
             'create or replace trigger %I after insert on beliefdb.%I referencing new table as new_rows '
@@ -610,8 +666,8 @@ begin
 end
 $$;
 
--- Rewrite a workspace's adjacency rows from node, justification and justification_antecedent
--- (after a bulk load with triggers off); returns how many rows it wrote.
+-- Rewrite a workspace's adjacency rows from node, justification, justification_antecedent and
+-- relation (after a bulk load with triggers off); returns how many rows it wrote.
 create or replace function beliefdb.rebuild_adjacency(p_workspace_id uuid) returns bigint
 language plpgsql
 set search_path = pg_catalog, pg_temp
@@ -621,14 +677,20 @@ declare
 begin
     delete from beliefdb.adjacency x where x.workspace_id = p_workspace_id;
     insert into beliefdb.adjacency (workspace_id, node, entry, justification, consequent, unmet, kind, holds, current,
-                                    retracted)
+                                    retracted, related)
     select n.workspace_id, n.id, 'self'::beliefdb.adjacency_entry, n.id, null::uuid, null::integer, n.kind, n.holds,
-           n.current, n.retracted_at is not null
+           n.current, n.retracted_at is not null, r.id is not null
       from beliefdb.node n
+      -- the beliefs a supersession or a tie involves (see is_related)
+      left join (select distinct e.id
+                   from beliefdb.relation r
+                  cross join lateral (values (r.from_belief), (r.to_belief)) as e (id)
+                  where r.workspace_id = p_workspace_id and r.kind in ('supersedes', 'conflicts_with')) r
+        on r.id = n.id
      where n.workspace_id = p_workspace_id
     union all
     select a.workspace_id, a.antecedent, 'out', a.justification_id, a.consequent, null, l.kind, l.holds, l.current,
-           l.retracted
+           l.retracted, null
       from beliefdb.justification_antecedent a
       -- the leaf columns (see refresh_leaf_entries)
       left join (select j.id, n.kind, n.holds, n.current, n.retracted_at is not null as retracted
@@ -645,7 +707,7 @@ begin
         on l.id = a.justification_id
      where a.workspace_id = p_workspace_id
     union all
-    select j.workspace_id, j.consequent, 'in', j.id, null, j.unmet, null, null, null, null
+    select j.workspace_id, j.consequent, 'in', j.id, null, j.unmet, null, null, null, null, null
       from beliefdb.justification j
      where j.workspace_id = p_workspace_id
     -- in index order: the index fills its pages as a fresh build would

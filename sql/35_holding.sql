@@ -65,8 +65,8 @@ comment on function beliefdb.prepare_evaluation() is 'Create or empty the sessio
 -- The closure is walked breadth first, one level at a time: one statement per level reads its
 -- nodes, the edges out of them and their justifications with what they miss outside the closure
 -- (justification.unmet), all from beliefdb.adjacency with one index scan over the level's array
--- of ids (for beliefs, a second statement reads supersessions and ties); the next level is what
--- those edges reach that was not seen. An edge into a leaf (an action, say) carries all the walk
+-- of ids (for beliefs in a supersession or a tie, a second statement reads those); the next level
+-- is what those edges reach that was not seen. An edge into a leaf (an action, say) carries all the walk
 -- needs of the leaf, so leaves join the closure from the edge and are never read themselves.
 -- Justifications are numbered as read and edges placed by hash joins in memory, and the fixpoint
 -- runs in memory over integer arrays. Arrays are unnested in select lists, where the rows stream,
@@ -92,6 +92,7 @@ as $$
 declare
     v_off uuid[] := coalesce(p_assume_off, '{}');
     v_front uuid[] := coalesce(p_seeds, '{}') || v_off;
+    v_seeds uuid[] := v_front;
     v_retracted boolean[] := '{}';
     -- what the walk read, by id: edges out of closure nodes, justifications of closure nodes,
     -- supersessions of closure beliefs (loser, winner)
@@ -100,6 +101,7 @@ declare
     v_just_of uuid[] := '{}';
     v_just_id uuid[] := '{}';
     v_just_unmet integer[] := '{}';
+    v_read integer;               -- justifications read from nodes (the leaves' come after)
     v_sup_of uuid[] := '{}';
     v_sup_by uuid[] := '{}';
     -- leaves reached, by the edge into each: their standing, their one justification and its one
@@ -110,10 +112,9 @@ declare
     v_leaf_current boolean[] := '{}';
     v_leaf_retracted boolean[] := '{}';
     v_leaf_just uuid[] := '{}';
-    v_leaf_from uuid[] := '{}';
     -- one level of the walk
     v_level_ids uuid[];
-    v_level_beliefs uuid[];
+    v_level_related uuid[];
     v_kind beliefdb.node_kind[];
     v_held boolean[];
     v_current boolean[];
@@ -130,7 +131,6 @@ declare
     v_l_current boolean[];
     v_l_retracted boolean[];
     v_l_just uuid[];
-    v_l_from uuid[];
     v_rel uuid[];
     v_loser_ids uuid[];
     v_winner_ids uuid[];
@@ -176,28 +176,29 @@ begin
         -- the level's nodes: their standing, the edges out of them, their justifications and what
         -- each misses outside the closure, side by side in beliefdb.adjacency: one index-only scan
         -- over the level's ids, its rows split by one pass of filtered aggregates (not a
-        -- materialized CTE read several times: 20% of the walk). The edges into leaves (kind set)
+        -- materialized CTE read several times: 20% of the walk). Each row's entry is compared once,
+        -- in the subquery (offset 0 keeps it from being merged into the aggregates, which would
+        -- compare it again in each filter: 7% of the statement). The edges into leaves (kind set)
         -- give the leaves; the others, the next level. One statement.
-        select array_agg(x.node) filter (where x.entry = 'self'), array_agg(x.kind) filter (where x.entry = 'self'),
-               array_agg(x.holds) filter (where x.entry = 'self'), array_agg(x.current) filter (where x.entry = 'self'),
-               array_agg(x.retracted) filter (where x.entry = 'self'),
-               array_agg(x.node) filter (where x.entry = 'self' and x.kind = 'belief'),
-               array_agg(x.node) filter (where x.entry = 'out'), array_agg(x.justification) filter (where x.entry = 'out'),
-               array_agg(x.consequent) filter (where x.entry = 'out' and x.kind is null),
-               array_agg(x.node) filter (where x.entry = 'in'), array_agg(x.justification) filter (where x.entry = 'in'),
-               array_agg(x.unmet) filter (where x.entry = 'in'),
-               array_agg(x.consequent) filter (where x.entry = 'out' and x.kind is not null),
-               array_agg(x.kind) filter (where x.entry = 'out' and x.kind is not null),
-               array_agg(x.holds) filter (where x.entry = 'out' and x.kind is not null),
-               array_agg(x.current) filter (where x.entry = 'out' and x.kind is not null),
-               array_agg(x.retracted) filter (where x.entry = 'out' and x.kind is not null),
-               array_agg(x.justification) filter (where x.entry = 'out' and x.kind is not null),
-               array_agg(x.node) filter (where x.entry = 'out' and x.kind is not null)
-          into v_level_ids, v_kind, v_held, v_current, v_retr, v_level_beliefs,
+        select array_agg(x.node) filter (where x.is_self), array_agg(x.kind) filter (where x.is_self),
+               array_agg(x.holds) filter (where x.is_self), array_agg(x.current) filter (where x.is_self),
+               array_agg(x.retracted) filter (where x.is_self),
+               array_agg(x.node) filter (where x.is_self and x.related),
+               array_agg(x.node) filter (where x.is_out), array_agg(x.justification) filter (where x.is_out),
+               array_agg(x.consequent) filter (where x.is_out and not x.is_leaf),
+               array_agg(x.node) filter (where x.is_in), array_agg(x.justification) filter (where x.is_in),
+               array_agg(x.unmet) filter (where x.is_in),
+               array_agg(x.consequent) filter (where x.is_leaf), array_agg(x.kind) filter (where x.is_leaf),
+               array_agg(x.holds) filter (where x.is_leaf), array_agg(x.current) filter (where x.is_leaf),
+               array_agg(x.retracted) filter (where x.is_leaf), array_agg(x.justification) filter (where x.is_leaf)
+          into v_level_ids, v_kind, v_held, v_current, v_retr, v_level_related,
                v_from, v_via, v_to, v_of, v_jid, v_unmet,
-               v_l, v_l_kind, v_l_held, v_l_current, v_l_retracted, v_l_just, v_l_from
-          from beliefdb.adjacency x
-         where x.workspace_id = p_workspace_id and x.node = any(v_front);
+               v_l, v_l_kind, v_l_held, v_l_current, v_l_retracted, v_l_just
+          from (select x.*, x.entry = 'self' as is_self, x.entry = 'out' as is_out, x.entry = 'in' as is_in,
+                       x.entry = 'out' and x.kind is not null as is_leaf
+                  from beliefdb.adjacency x
+                 where x.workspace_id = p_workspace_id and x.node = any(v_front)
+                offset 0) x;
         exit when v_level_ids is null;
         o_ids := o_ids || v_level_ids;
         o_kind := o_kind || v_kind;
@@ -216,25 +217,25 @@ begin
             v_leaf_current := v_leaf_current || v_l_current;
             v_leaf_retracted := v_leaf_retracted || v_l_retracted;
             v_leaf_just := v_leaf_just || v_l_just;
-            v_leaf_from := v_leaf_from || v_l_from;
         end if;
 
-        -- beliefs: the losers of their supersessions and the other sides of their ties (whose
-        -- standing depends on them); what supersedes them and what they are tied with
+        -- beliefs a supersession or a tie involves (adjacency.related; most beliefs are in none):
+        -- the losers of their supersessions and the other sides of their ties (whose standing
+        -- depends on them); what supersedes them and what they are tied with
         v_rel := null;
         v_tied := null;
-        if v_level_beliefs is not null then
+        if v_level_related is not null then
             select f.*, t.*
               into v_rel, v_loser_ids, v_winner_ids, v_tied
               from (select array_agg(r.to_belief)
                       from beliefdb.relation r
-                     where r.workspace_id = p_workspace_id and r.from_belief = any(v_level_beliefs)
+                     where r.workspace_id = p_workspace_id and r.from_belief = any(v_level_related)
                        and r.kind in ('supersedes', 'conflicts_with')) f,
                    (select array_agg(r.to_belief) filter (where r.kind = 'supersedes'),
                            array_agg(r.from_belief) filter (where r.kind = 'supersedes'),
                            array_agg(r.from_belief) filter (where r.kind = 'conflicts_with')
                       from beliefdb.relation r
-                     where r.workspace_id = p_workspace_id and r.to_belief = any(v_level_beliefs)
+                     where r.workspace_id = p_workspace_id and r.to_belief = any(v_level_related)
                        and r.kind in ('supersedes', 'conflicts_with')) t;
             v_sup_of := v_sup_of || v_loser_ids;
             v_sup_by := v_sup_by || v_winner_ids;
@@ -250,21 +251,31 @@ begin
                          select unnest(o_ids));
         exit when cardinality(v_front) = 0;
     end loop;
-    -- the leaves join the closure with their justification, which misses its antecedent if that
-    -- was not current; a leaf that was read as a node (a seed) is there already
+    -- the leaves join the closure with their justification, numbered after every justification
+    -- read from a node (above v_read). Its one antecedent is in the closure, so it needs exactly
+    -- that one whatever it was (the edges below add none for it), and it is counted as not live
+    -- before: a leaf has no other justification to hold by, so it never survives losing one. A
+    -- leaf that was a seed was read as a node and is there already.
+    v_read := cardinality(v_just_id);
     if cardinality(v_leaf) > 0 then
-        select o_ids || coalesce(array_agg(l.id), '{}'), o_kind || coalesce(array_agg(l.kind), '{}'),
-               o_held || coalesce(array_agg(l.held), '{}'), o_was_current || coalesce(array_agg(l.current), '{}'),
-               v_retracted || coalesce(array_agg(l.retracted), '{}'), v_just_of || coalesce(array_agg(l.id), '{}'),
-               v_just_id || coalesce(array_agg(l.just), '{}'),
-               v_just_unmet || coalesce(array_agg(case when a.current then 0 else 1 end), '{}')
-          into o_ids, o_kind, o_held, o_was_current, v_retracted, v_just_of, v_just_id, v_just_unmet
-          from (select unnest(v_leaf) as id, unnest(v_leaf_kind) as kind, unnest(v_leaf_held) as held,
-                       unnest(v_leaf_current) as current, unnest(v_leaf_retracted) as retracted,
-                       unnest(v_leaf_just) as just, unnest(v_leaf_from) as antecedent) l
-          join (select unnest(o_ids) as id, unnest(o_was_current) as current) a on a.id = l.antecedent
-          left join (select unnest(o_ids) as id) seen on seen.id = l.id
-         where seen.id is null;
+        if exists (select unnest(v_leaf) intersect select unnest(v_seeds)) then
+            select coalesce(array_agg(l.id), '{}'), coalesce(array_agg(l.kind), '{}'),
+                   coalesce(array_agg(l.held), '{}'), coalesce(array_agg(l.current), '{}'),
+                   coalesce(array_agg(l.retracted), '{}'), coalesce(array_agg(l.just), '{}')
+              into v_leaf, v_leaf_kind, v_leaf_held, v_leaf_current, v_leaf_retracted, v_leaf_just
+              from (select unnest(v_leaf) as id, unnest(v_leaf_kind) as kind, unnest(v_leaf_held) as held,
+                           unnest(v_leaf_current) as current, unnest(v_leaf_retracted) as retracted,
+                           unnest(v_leaf_just) as just) l
+             where l.id not in (select unnest(v_seeds));
+        end if;
+        o_ids := o_ids || v_leaf;
+        o_kind := o_kind || v_leaf_kind;
+        o_held := o_held || v_leaf_held;
+        o_was_current := o_was_current || v_leaf_current;
+        v_retracted := v_retracted || v_leaf_retracted;
+        v_just_of := v_just_of || v_leaf;
+        v_just_id := v_just_id || v_leaf_just;
+        v_just_unmet := v_just_unmet || array_fill(1, array[cardinality(v_leaf)]);
     end if;
     v_n := cardinality(o_ids);
     if v_n = 0 then
@@ -318,13 +329,14 @@ begin
         end loop;
     end if;
 
-    -- an antecedent inside the closure is needed whatever it was (unmet counted it if it was not current)
+    -- an antecedent inside the closure is needed whatever it was (unmet counted it if it was not
+    -- current; a leaf's justification needs its one antecedent already)
     v_first := array_fill(1, array[v_n]);
     v_last := array_fill(0, array[v_n]);
     for v_k in 1 .. cardinality(v_edge_ant) loop
         v_p := v_edge_ant[v_k];
-        if o_was_current[v_p] then
-            v_j := v_edge_just[v_k];
+        v_j := v_edge_just[v_k];
+        if o_was_current[v_p] and v_j <= v_read then
             v_need[v_j] := v_need[v_j] + 1;
         end if;
         if v_last[v_p] = 0 then

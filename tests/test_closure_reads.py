@@ -153,14 +153,19 @@ def adjacency_drift(conn: psycopg.Connection[Any], workspace_id: Any) -> set[tup
     say, and rows they say that it lacks: empty when they agree."""
     with conn.transaction():
         adjacency = set(conn.execute("""
-            select node, entry::text, justification, consequent, unmet, kind::text, holds, current, retracted
+            select node, entry::text, justification, consequent, unmet, kind::text, holds, current, retracted,
+                   related
               from beliefdb.adjacency where workspace_id = %(ws)s""", {"ws": workspace_id}).fetchall())
         tables = set(conn.execute("""
-            select id, 'self', id, null::uuid, null::integer, kind::text, holds, current, retracted_at is not null
-              from beliefdb.node where workspace_id = %(ws)s
+            select id, 'self', id, null::uuid, null::integer, kind::text, holds, current, retracted_at is not null,
+                   -- a supersession or a tie involves the node
+                   exists (select from beliefdb.relation r
+                            where r.workspace_id = n.workspace_id and n.id in (r.from_belief, r.to_belief)
+                              and r.kind::text in ('supersedes', 'conflicts_with'))
+              from beliefdb.node n where workspace_id = %(ws)s
             union all
             select a.antecedent, 'out', a.justification_id, a.consequent, null, leaf.kind::text, leaf.holds,
-                   leaf.current, leaf.retracted
+                   leaf.current, leaf.retracted, null
               from beliefdb.justification_antecedent a
               -- an edge into a leaf (not a belief, one justification of one antecedent, no edge out)
               -- carries the leaf
@@ -176,7 +181,7 @@ def adjacency_drift(conn: psycopg.Connection[Any], workspace_id: Any) -> set[tup
                              where e.workspace_id = n.workspace_id and e.antecedent = n.id) = 0) leaf on true
              where a.workspace_id = %(ws)s
             union all
-            select consequent, 'in', id, null, unmet, null, null, null, null
+            select consequent, 'in', id, null, unmet, null, null, null, null, null
               from beliefdb.justification where workspace_id = %(ws)s""", {"ws": workspace_id}).fetchall())
     return adjacency ^ tables
 
@@ -228,21 +233,65 @@ def test_rebuild_rewrites_a_workspace_written_with_triggers_off(bdb: beliefdb.Be
 
 
 def test_the_revisions_fill_the_adjacency_of_existing_nodes(bdb: beliefdb.BeliefDB, su: Su) -> None:
-    """The frozen backfills of revisions 0007 (the rows) and 0008 (the leaf columns of the out
-    rows) write what the triggers would have."""
+    """The frozen backfills of revisions 0007 (the rows), 0008 (the leaf columns of the out rows)
+    and 0009 (which beliefs a supersession or a tie involves) write what the triggers would have,
+    and 0009's check holds for it."""
     a, b = fact(bdb, "a"), fact(bdb, "b")
     bdb.act(bdb.decide("on a and b", all_of=[[a, b]]).id, "go")
     bdb.decide("on a", because=[a])
+    revision = next(x.revision for x in bdb.beliefs(include_all=True) if x.id == b)
+    replacement = bdb.apply_correction(b, "b value is maybe.", reviewer="rita", expect_revision=revision).replacement
+    # the table as revision 0008 left it
+    su.all("""alter table beliefdb.adjacency drop constraint adjacency_check, drop constraint adjacency_pkey,
+                                             drop column related""")
     su.all("set session_replication_role = replica")
     su.all("delete from beliefdb.adjacency")
     su.all(revision_statement("insert into beliefdb.adjacency"))
-    su.all("set session_replication_role = origin")
-    assert adjacency_drift(su.conn, su.ws) != set()  # 0007 alone leaves the leaf columns empty
     su.all(revision_statement("update beliefdb.adjacency x", "0008_leaf_entries.sql"))
-    assert adjacency_drift(su.conn, su.ws) == set()
+    su.all("set session_replication_role = origin")
     assert su.one("select count(*) from beliefdb.adjacency where workspace_id = %s and entry = 'out' "
                   "and kind is not null", (su.ws,)) == 2  # into the action and into "on a"
+    su.all(revision_statement("alter table beliefdb.adjacency add constraint", "0008_leaf_entries.sql"))
+    su.all("alter table beliefdb.adjacency add constraint adjacency_pkey primary key "
+           "(workspace_id, node, entry, justification) include (consequent, unmet, kind, holds, current, retracted)")
+
+    su.all((REVISIONS / "0009_related_beliefs.sql").read_text(encoding="utf-8"))
+    assert adjacency_drift(su.conn, su.ws) == set()
+    assert {r[0] for r in su.all("select node from beliefdb.adjacency where workspace_id = %s and related",
+                                 (su.ws,))} == {b, replacement}
     assert su.one("select count(*) from beliefdb.adjacency where workspace_id = %s", (su.ws,)) > 5
+
+
+def test_a_belief_is_related_while_a_supersession_or_a_tie_names_it(bdb: beliefdb.BeliefDB, su: Su) -> None:
+    """adjacency.related (revision 0009) follows the relations that name a belief, through their
+    insert, update and delete and through changes of the belief's own standing: the walk looks up
+    the relations of related beliefs alone."""
+    a, b, c = fact(bdb, "a"), fact(bdb, "b"), fact(bdb, "c")
+
+    def related() -> set[UUID]:
+        return {r[0] for r in su.all(
+            "select node from beliefdb.adjacency where workspace_id = %s and entry = 'self' and related", (su.ws,))}
+
+    assert related() == set()
+    tie = su.one("""insert into beliefdb.relation (workspace_id, from_belief, to_belief, kind)
+                    values (%s, %s, %s, 'clarifies') returning id""", (su.ws, a, b))
+    assert related() == set()  # not a relation the walk follows
+    su.all("update beliefdb.relation set kind = 'conflicts_with' where id = %s", (tie,))
+    assert related() == {a, b}
+    su.all("update beliefdb.relation set to_belief = %s where id = %s", (c, tie))
+    assert related() == {a, c}
+    bdb.retract(belief=a, reason="wrong")  # a's standing changes: its self row is written again
+    assert related() == {a, c}
+    assert adjacency_drift(su.conn, su.ws) == set()
+    su.all("delete from beliefdb.relation where id = %s", (tie,))
+    assert related() == set()
+
+    revision = next(x.revision for x in bdb.beliefs(include_all=True) if x.id == b)
+    replacement = bdb.apply_correction(b, "b value is maybe.", reviewer="rita", expect_revision=revision).replacement
+    assert related() == {b, replacement}
+    lifecycle.forget(bdb.database, belief=replacement)
+    assert related() == set()
+    assert adjacency_drift(su.conn, su.ws) == set()
 
 
 def test_the_app_reads_only_its_workspace_adjacency(bdb: beliefdb.BeliefDB, su: Su) -> None:
@@ -316,7 +365,8 @@ def test_an_edge_into_a_leaf_carries_the_leaf_through_its_changes(bdb: beliefdb.
 
 def test_impact_reads_no_leaf_yet_reports_it(bdb: beliefdb.BeliefDB, su: Su) -> None:
     """The walk takes an action from the edge into it: impact still says it stops holding and is
-    held, and naming the leaf itself still works."""
+    held, and naming the leaf itself still works, alone or with what it rests on (then it is read
+    as a seed and reached by its edge too, and counted once)."""
     a, b = fact(bdb, "a"), fact(bdb, "b")
     decision = bdb.decide("on a", because=[a]).id
     action = bdb.act(decision, "go").id
@@ -325,3 +375,5 @@ def test_impact_reads_no_leaf_yet_reports_it(bdb: beliefdb.BeliefDB, su: Su) -> 
     assert effects == {(a, "stops_holding"), (decision, "stops_holding"), (decision, "flag"),
                        (action, "stops_holding"), (action, "hold"), (kept, "survives")}
     assert {(row.node, row.effect) for row in bdb.impact(action)} == {(action, "stops_holding")}
+    both = [(row.node, row.effect) for row in bdb.impact(a, action)]
+    assert len(both) == len(set(both)) and set(both) == effects
