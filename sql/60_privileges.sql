@@ -34,8 +34,8 @@ grant select on
     beliefdb.trace_edge, beliefdb.repair, beliefdb.outcome
     to beliefdb_app;
 
--- What impact's closure walk reads (derived from node, justification and their edges; written
--- only by triggers).
+-- What impact's closure walk reads (derived from node, justification, their edges and relation;
+-- written only by triggers).
 grant select on beliefdb.adjacency to beliefdb_app;
 
 -- Embeddings only nominate candidates for retrieval (truth decides what is returned), so the
