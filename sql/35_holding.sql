@@ -518,6 +518,8 @@ declare
     v_id uuid;
     v_settled jsonb;
     v_more uuid[] := '{}';
+    v_confidence uuid[];
+    v_moved uuid[];
 begin
     -- one propagation per workspace at a time: two concurrent changes that each leave a node
     -- one of two supports must not both conclude it still holds (READ COMMITTED gives every
@@ -591,10 +593,17 @@ begin
     on conflict do nothing;
 
     -- support changed, so confidence may have: the same factors why() shows. A derived belief
-    -- reads what it is derived from as stored, so repeat until nothing moves (depth-bounded).
+    -- reads what it is derived from as stored, so the beliefs derived from those that moved are
+    -- computed again, until nothing moves (depth-bounded); the others would come out the same.
+    v_confidence := array(select e.id from pg_temp.beliefdb_evaluation e where e.kind = 'belief');
     for v_round in 1..20 loop
-        exit when beliefdb.recompute_confidence(
-            p_workspace_id, array(select e.id from pg_temp.beliefdb_evaluation e where e.kind = 'belief')) = 0;
+        v_moved := beliefdb.refresh_confidence(p_workspace_id, v_confidence);
+        exit when cardinality(v_moved) = 0;
+        v_confidence := array(select distinct a.consequent
+                                from beliefdb.justification_antecedent a
+                                join pg_temp.beliefdb_evaluation e on e.id = a.consequent and e.kind = 'belief'
+                               where a.workspace_id = p_workspace_id and a.antecedent = any(v_moved)
+                                 and a.edge_kind = 'derives');
     end loop;
 
     select jsonb_build_object(

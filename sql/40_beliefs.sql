@@ -272,7 +272,7 @@ $$;
 comment on function beliefdb.confidence_factors(uuid, uuid) is 'The factors of a belief''s confidence and the result (last row)';
 
 -- Recompute stored confidence for a set of beliefs from their factors.
-create or replace function beliefdb.recompute_confidence(p_workspace_id uuid, p_beliefs uuid[]) returns integer
+create or replace function beliefdb.refresh_confidence(p_workspace_id uuid, p_beliefs uuid[]) returns uuid[]
 language sql
 set search_path = pg_catalog, pg_temp
 as $$
@@ -284,11 +284,19 @@ as $$
                                where cf.factor = 'confidence') f
          where b.workspace_id = p_workspace_id and b.id = t.id
            and b.confidence is distinct from least(1, greatest(0, f.weight))
-        returning 1
+        returning b.id
     )
-    select count(*)::integer from updated
+    select coalesce(array_agg(u.id), '{}') from updated u
 $$;
-comment on function beliefdb.recompute_confidence(uuid, uuid[]) is 'Store the computed confidence of beliefs';
+comment on function beliefdb.refresh_confidence(uuid, uuid[]) is 'Store the computed confidence of beliefs; returns those whose confidence changed';
+
+create or replace function beliefdb.recompute_confidence(p_workspace_id uuid, p_beliefs uuid[]) returns integer
+language sql
+set search_path = pg_catalog, pg_temp
+as $$
+    select cardinality(beliefdb.refresh_confidence(p_workspace_id, p_beliefs))
+$$;
+comment on function beliefdb.recompute_confidence(uuid, uuid[]) is 'Store the computed confidence of beliefs; returns how many changed';
 
 -- Accept gated claims against one source version. Each claim is a JSON object with
 -- statement, subject, attribute, value, quote, start, end and optional kind, scope,
