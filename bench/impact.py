@@ -32,6 +32,7 @@ import argparse
 import contextlib
 import hashlib
 import json
+import math
 import os
 import platform
 import statistics
@@ -205,6 +206,39 @@ def by_id(ids: list[uuid.UUID], indices: Sequence[int] | range) -> list[int]:
     return sorted(indices, key=ids.__getitem__)
 
 
+def stored_confidence(g: Graph, authority_weight: float) -> list[float]:
+    """Each belief's confidence as beliefdb.confidence_factors computes it (float4 where it is
+    float4, float8 where it is float8), so that the stored values are what the rules say and a
+    correction recomputes only what it changes: an extracted belief, 1 - prod(1 - w) over the
+    distinct sources it quotes (evidence written at load time: no decay); a derived belief, the
+    product of everything it is derived from; products stop at 1e-9."""
+    b0, d0, c0 = g.first(BELIEF), g.first(DERIVED), g.first(DECISION)
+    f0 = g.first(FRAGMENT)
+    one_minus = np.float32(1) - np.float32(authority_weight)
+    floor = math.log(1e-9)  # what confidence_factors puts under a product's logarithm
+    out = [0.0] * (c0 - b0)
+    sources: list[set[int]] = [set() for _ in range(d0 - b0)]
+    derived_from: list[list[int]] = [[] for _ in range(c0 - d0)]
+    cons, ptr, ant = g.cons.tolist(), g.ptr.tolist(), g.ant.tolist()
+    fragment_source = g.fragment_source.tolist()
+    for j, c in enumerate(cons):
+        if b0 <= c < d0:
+            sources[c - b0].add(fragment_source[ant[ptr[j]] - f0])
+        elif d0 <= c < c0:
+            derived_from[c - d0].extend(ant[ptr[j]:ptr[j + 1]])
+    for i, quoted in enumerate(sources):
+        total = 0.0
+        for _ in quoted:
+            total += math.log(max(float(one_minus), 1e-9))
+        out[i] = float(np.float32(1 - math.exp(max(total, floor))) if quoted else np.float32(0))
+    for i, antecedents in enumerate(derived_from):  # what a derived belief rests on comes earlier
+        total = 0.0
+        for a in antecedents:
+            total += math.log(max(out[a - b0], 1e-9))
+        out[d0 - b0 + i] = float(np.float32(math.exp(max(total, floor))))
+    return out
+
+
 def load(conn: psycopg.Connection[Any], ws: uuid.UUID, g: Graph) -> None:
     ids = g.node_ids
     jids = g.justification_ids
@@ -249,11 +283,15 @@ def load(conn: psycopg.Connection[Any], ws: uuid.UUID, g: Graph) -> None:
               ((ws, ids[f0 + i], version_ids[source_of[i]], offsets[i][0], offsets[i][1], texts[i])
                for i in by_id(ids, range(f0, b0)) for i in (i - f0,)), b0 - f0)
 
+    row = conn.execute("select weight from beliefdb.confidence_policy where factor = 'authority' "
+                       "and key = 'unverified'").fetchone()  # the sources' authority: the column default
+    confidence = stored_confidence(g, float(row[0]) if row else 0.3)
+
     def beliefs() -> Iterator[tuple[Any, ...]]:
         for i in by_id(ids, range(b0, c0)):
             derived = i >= d0
             yield (ws, ids[i], f"Synthetic {'derived ' if derived else ''}belief {i}.", f"subject_{i % 9973}",
-                   f"attribute_{i}", f"value {i}", 0.5 if derived else 0.9, "derived" if derived else "extracted",
+                   f"attribute_{i}", f"value {i}", confidence[i - b0], "derived" if derived else "extracted",
                    PRINCIPAL)
     # owned by the principal the measurements act as, so its corrections apply (another
     # principal's would only be proposed to the owner)

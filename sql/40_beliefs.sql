@@ -190,9 +190,10 @@ as $$
          where b.workspace_id = p_workspace_id and b.id = p_belief_id
     ),
     -- recency: whole days since last verified (the newest supporting evidence, else recording),
-    -- halved every half-life of the belief's kind; a derived belief ages through its antecedents
+    -- halved every half-life of the belief's kind, 30 times at most (about 1e-9: 150 halvings
+    -- leave the range of real); a derived belief ages through its antecedents
     recency as (
-        select h.days as half_life, v.age_days, power(0.5, v.age_days / h.days)::real as weight
+        select h.days as half_life, v.age_days, power(0.5, least(v.age_days / h.days, 30))::real as weight
           from belief b
           cross join lateral (
                 select greatest(0, floor(extract(epoch from beliefdb.clock() - coalesce(
@@ -221,13 +222,17 @@ as $$
           join beliefdb.belief ab on ab.workspace_id = a.workspace_id and ab.id = a.antecedent
          where j.workspace_id = p_workspace_id and j.consequent = p_belief_id and a.edge_kind = 'derives'
     ),
+    -- products as sums of logarithms, none below 1e-9: a long product would leave the range of
+    -- real (and of exp) and fail the statement instead of being small
     base as (
         select case b.confidence_kind
                    when 'human_correction' then
                        (select p.weight from beliefdb.confidence_policy p
                          where p.factor = 'correction' and p.key = 'human_correction')
-                   when 'derived' then (select exp(sum(ln(greatest(a.confidence, 1e-9)))) from antecedents a)
-                   else (select 1 - coalesce(exp(sum(ln(greatest(1 - s.weight, 1e-9)))), 1) from sources s)
+                   when 'derived' then
+                       (select exp(greatest(sum(ln(greatest(a.confidence, 1e-9))), ln(1e-9))) from antecedents a)
+                   else (select 1 - coalesce(exp(greatest(sum(ln(greatest(1 - s.weight, 1e-9))), ln(1e-9))), 1)
+                           from sources s)
                end::real as weight,
                b.confidence_kind
           from belief b

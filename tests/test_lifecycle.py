@@ -51,6 +51,19 @@ def test_recency_halves_confidence_each_half_life_and_new_evidence_restores_it(d
         assert lifecycle.decay(june.database)["low_confidence"] == 0
 
 
+def test_recency_of_a_long_forgotten_belief_is_small_not_an_error(db_url: str) -> None:
+    """Forty years are 162 half-lives of a policy: 0.5**162 is below what a real can hold, so the
+    decay stops at 30 half-lives (about 1e-9) instead of failing every statement that computes it."""
+    with beliefdb.connect(url_at(db_url, "2026-01-01T00:00:00Z")) as jan:
+        jan.ingest_text(POLICY, source="return-policy.md", authority="official")
+    with beliefdb.connect(url_at(db_url, "2066-01-01T00:00:00Z")) as later:
+        report = lifecycle.decay(later.database)
+        assert (report["changed"], report["lowered"]) == (1, 1)
+        (belief,) = later.beliefs(include_all=True)
+        assert belief.confidence == pytest.approx(0.9 * 0.5**30)
+        assert {f.factor: f.weight for f in later.why(belief.id).confidence}["recency"] == pytest.approx(0.5**30)
+
+
 def _at(day: str) -> Any:
     from datetime import datetime
 
