@@ -338,6 +338,15 @@ def load(conn: psycopg.Connection[Any], ws: uuid.UUID, g: Graph) -> None:
     t0 = time.perf_counter()
     row = conn.execute("select beliefdb.rebuild_adjacency(%s)", (ws,)).fetchone()
     log(f"  adjacency: {row[0] if row else 0:,} rows in {time.perf_counter() - t0:.1f} s")
+    # the stored confidences are the rules' (stored_confidence): a sample, checked by the rules
+    row = conn.execute("""
+        select count(*) filter (where b.confidence is distinct from least(1, greatest(0, f.weight))), count(*)
+          from (select b.id, b.confidence from beliefdb.belief b where b.workspace_id = %(ws)s
+                 order by b.id limit 500) b
+         cross join lateral (select cf.weight from beliefdb.confidence_factors(%(ws)s, b.id) cf
+                              where cf.factor = 'confidence') f""", {"ws": ws}).fetchone()
+    log(f"  confidence: {row[0] if row else '?'} of {row[1] if row else '?'} sampled beliefs differ from "
+        f"confidence_factors")
     conn.execute("set session_replication_role = origin")
     conn.commit()
 

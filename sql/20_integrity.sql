@@ -595,7 +595,8 @@ language plpgsql stable
 set search_path = pg_catalog, pg_temp
 as $$
 begin
-    -- plpgsql, not sql: planned once per session, not once per calling query
+    -- plpgsql, not sql: planned once per session, not once per calling query. The same rule,
+    -- set-based, is in rebuild_adjacency (and frozen in revision 0009's backfill).
     return exists (select from beliefdb.relation r
                     where r.workspace_id = p_workspace_id and r.from_belief = p_belief
                       and r.kind in ('supersedes', 'conflicts_with'))

@@ -92,7 +92,7 @@ as $$
 declare
     v_off uuid[] := coalesce(p_assume_off, '{}');
     v_front uuid[] := coalesce(p_seeds, '{}') || v_off;
-    v_seeds uuid[] := v_front;
+    v_seeds uuid[] := array_remove(v_front, null);  -- (not in over a null is never true)
     v_retracted boolean[] := '{}';
     -- what the walk read, by id: edges out of closure nodes, justifications of closure nodes,
     -- supersessions of closure beliefs (loser, winner)

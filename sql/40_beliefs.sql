@@ -223,15 +223,20 @@ as $$
          where j.workspace_id = p_workspace_id and j.consequent = p_belief_id and a.edge_kind = 'derives'
     ),
     -- products as sums of logarithms, none below 1e-9: a long product would leave the range of
-    -- real (and of exp) and fail the statement instead of being small
+    -- real (and of exp) and fail the statement instead of being small. No rows, no product
+    -- (greatest would take the floor for it): no source gives 0.
     base as (
         select case b.confidence_kind
                    when 'human_correction' then
                        (select p.weight from beliefdb.confidence_policy p
                          where p.factor = 'correction' and p.key = 'human_correction')
                    when 'derived' then
-                       (select exp(greatest(sum(ln(greatest(a.confidence, 1e-9))), ln(1e-9))) from antecedents a)
-                   else (select 1 - coalesce(exp(greatest(sum(ln(greatest(1 - s.weight, 1e-9))), ln(1e-9))), 1)
+                       (select exp(case when count(*) > 0
+                                        then greatest(sum(ln(greatest(a.confidence, 1e-9))), ln(1e-9)) end)
+                          from antecedents a)
+                   else (select 1 - coalesce(exp(case when count(*) > 0
+                                                      then greatest(sum(ln(greatest(1 - s.weight, 1e-9))), ln(1e-9))
+                                                 end), 1)
                            from sources s)
                end::real as weight,
                b.confidence_kind
@@ -276,7 +281,8 @@ as $$
 $$;
 comment on function beliefdb.confidence_factors(uuid, uuid) is 'The factors of a belief''s confidence and the result (last row)';
 
--- Recompute stored confidence for a set of beliefs from their factors.
+-- Recompute stored confidence for a set of beliefs from their factors; returns the beliefs whose
+-- stored confidence changed.
 create or replace function beliefdb.refresh_confidence(p_workspace_id uuid, p_beliefs uuid[]) returns uuid[]
 language sql
 set search_path = pg_catalog, pg_temp
@@ -295,6 +301,7 @@ as $$
 $$;
 comment on function beliefdb.refresh_confidence(uuid, uuid[]) is 'Store the computed confidence of beliefs; returns those whose confidence changed';
 
+-- The same, returning how many changed.
 create or replace function beliefdb.recompute_confidence(p_workspace_id uuid, p_beliefs uuid[]) returns integer
 language sql
 set search_path = pg_catalog, pg_temp

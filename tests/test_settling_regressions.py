@@ -98,3 +98,19 @@ def test_a_long_product_of_confidences_is_small_not_an_error(bdb: beliefdb.Belie
     assert confidence[facts[0]] == pytest.approx(0.3)
     assert confidence[derived.id] == pytest.approx(1e-9)
     assert {f.factor: f.weight for f in bdb.why(derived.id).confidence}["derived"] == pytest.approx(1e-9)
+
+
+def test_a_belief_without_sources_keeps_no_confidence(bdb: beliefdb.BeliefDB) -> None:
+    """No source is no product: an agent's memory (no evidence) and a belief whose only source was
+    retracted have confidence 0, through a recompute of everything (the floor on products must
+    not turn an empty product into one)."""
+    from beliefdb import lifecycle
+    from tests.test_repair import record_story
+
+    story = record_story(bdb)
+    quoted = _claim(bdb, "s1", "Returns within 7 days.", "7 days", "internal")
+    bdb.retract(source="s1", reason="withdrawn")
+    lifecycle.decay(bdb.database)
+    confidence = {b.id: b.confidence for b in bdb.beliefs(include_all=True)}
+    assert confidence[story.m_bad] == 0 and confidence[story.m_home] == 0
+    assert confidence[quoted] == 0
