@@ -175,6 +175,17 @@ end
 $$;
 comment on function beliefdb.settle(uuid, uuid) is 'Apply rule 8 between a belief and its rivals: supersede the loser, or mark a tie conflicting';
 
+-- A product given as the sum of its factors' logarithms, none below 1e-9: a long product would
+-- leave the range of real (and of exp) and fail the statement instead of being small. Strict: no
+-- factors (a null sum), no product.
+create or replace function beliefdb.floored_product(p_log_sum double precision) returns double precision
+language sql immutable strict
+set search_path = pg_catalog, pg_temp
+as $$
+    select exp(greatest(p_log_sum, ln(1e-9)))
+$$;
+comment on function beliefdb.floored_product(double precision) is 'exp of a sum of logarithms, at least 1e-9; null for no factors';
+
 -- Confidence of a belief, factor by factor (truth rule 9, first part). Extracted beliefs:
 -- each independent source contributes its authority weight (noisy-or). A reviewer's
 -- correction: the correction policy's weight. A derived belief: the product of what it was
@@ -222,21 +233,14 @@ as $$
           join beliefdb.belief ab on ab.workspace_id = a.workspace_id and ab.id = a.antecedent
          where j.workspace_id = p_workspace_id and j.consequent = p_belief_id and a.edge_kind = 'derives'
     ),
-    -- products as sums of logarithms, none below 1e-9: a long product would leave the range of
-    -- real (and of exp) and fail the statement instead of being small. No rows, no product
-    -- (greatest would take the floor for it): no source gives 0.
     base as (
         select case b.confidence_kind
                    when 'human_correction' then
                        (select p.weight from beliefdb.confidence_policy p
                          where p.factor = 'correction' and p.key = 'human_correction')
                    when 'derived' then
-                       (select exp(case when count(*) > 0
-                                        then greatest(sum(ln(greatest(a.confidence, 1e-9))), ln(1e-9)) end)
-                          from antecedents a)
-                   else (select 1 - coalesce(exp(case when count(*) > 0
-                                                      then greatest(sum(ln(greatest(1 - s.weight, 1e-9))), ln(1e-9))
-                                                 end), 1)
+                       (select beliefdb.floored_product(sum(ln(greatest(a.confidence, 1e-9)))) from antecedents a)
+                   else (select 1 - coalesce(beliefdb.floored_product(sum(ln(greatest(1 - s.weight, 1e-9)))), 1)
                            from sources s)
                end::real as weight,
                b.confidence_kind
