@@ -15,6 +15,7 @@ from beliefdb import (
     decisions,
     embeddings,
     ingest,
+    lifecycle,
     repair,
     retraction,
     retrieve,
@@ -71,11 +72,12 @@ class BeliefDB:
 
     def ingest_text(self, text: str, *, source: str, authority: str | None = None, label: str | None = None,
                     origin: str | None = None, version_label: str | None = None,
-                    extractor: str = "rules") -> IngestReport:
-        """Store ``text`` as the next version of ``source`` and extract beliefs from it."""
+                    extractor: str = "rules", preview: bool = False) -> IngestReport:
+        """Store ``text`` as the next version of ``source`` and extract beliefs from it (``preview``: exactly
+        what that would change, nothing written). Another principal's source: proposed to its owner."""
         options = ingest.SourceOptions(name=source, authority=authority, provenance=label, origin=origin,
                                        version_label=version_label)
-        return ingest.ingest_text(self.database, text, options, extractor=extractor)
+        return ingest.ingest_text(self.database, text, options, extractor=extractor, preview=preview)
 
     def remember(self, statement: str, subject: str, attribute: str, value: str, quote: str, *, source: str,
                  text: str | None = None, kind: str = "fact", scope: Mapping[str, str] | None = None,
@@ -99,14 +101,15 @@ class BeliefDB:
         return ingest.remember_in_source(self.database, source, candidate)
 
     def beliefs(self, *, subject: str | None = None, attribute: str | None = None, include_all: bool = False,
-                as_of: datetime | None = None) -> list[Belief]:
-        """Current beliefs (or all with their status, or those believed at ``as_of``)."""
+                as_of: datetime | None = None, include_fixtures: bool = False) -> list[Belief]:
+        """Current beliefs (or all with their status, or those believed at ``as_of``); production history
+        only unless ``include_fixtures``."""
         return beliefs.list_beliefs(self.database, subject=subject, attribute=attribute,
-                                    include_all=include_all, as_of=as_of)
+                                    include_all=include_all, as_of=as_of, include_fixtures=include_fixtures)
 
-    def why(self, belief: str | UUID, *, as_of: datetime | None = None) -> Why:
+    def why(self, belief: str | UUID, *, as_of: datetime | None = None, include_fixtures: bool = False) -> Why:
         """A belief with its evidence, confidence factors, supersession history and what was built on it."""
-        return beliefs.why(self.database, belief, as_of=as_of)
+        return beliefs.why(self.database, belief, as_of=as_of, include_fixtures=include_fixtures)
 
     def ask(self, question: str, *, k: int = 5, as_of: datetime | None = None,
             scope: Mapping[str, str] | None = None, min_confidence: float = 0.0, include_fixtures: bool = False,
@@ -144,8 +147,10 @@ class BeliefDB:
         """Dry run: what would stop holding, be flagged, be held, or survive if these stopped holding."""
         return retraction.impact(self.database, refs)
 
-    def preview_correction(self, belief: str | UUID) -> CorrectionPreview:
-        return corrections.preview(self.database, belief)
+    def preview_correction(self, belief: str | UUID, statement: str | None = None,
+                           value: str | None = None) -> CorrectionPreview:
+        """Exactly what correcting ``belief`` would change, with the revision to apply at."""
+        return corrections.preview(self.database, belief, statement, value)
 
     def apply_correction(self, belief: str | UUID, statement: str, *, reviewer: str, expect_revision: int,
                          value: str | None = None, reason: str | None = None,
@@ -161,6 +166,16 @@ class BeliefDB:
         """Retract (or restore with ``undo``) a belief, fragment, source or source version."""
         return retraction.retract(self.database, belief=belief, fragment=fragment, source=source, version=version,
                                   reason=reason, undo=undo)
+
+    def preview_retract(self, *, belief: str | UUID | None = None, fragment: str | UUID | None = None,
+                        source: str | None = None, version: int | None = None, undo: bool = False) -> Changes:
+        """Exactly what ``retract`` with the same arguments would change; nothing written."""
+        return retraction.preview(self.database, belief=belief, fragment=fragment, source=source, version=version,
+                                  undo=undo)
+
+    def expire(self) -> dict[str, Any]:
+        """Process beliefs whose valid time has ended (every method does this first)."""
+        return lifecycle.expire(self.database)
 
     def review_items(self) -> list[ReviewItem]:
         return review.list_items(self.database)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 from uuid import UUID
@@ -20,21 +21,23 @@ _BELIEF_COLUMNS = """
       where e.workspace_id = b.workspace_id and e.belief_id = b.id and e.role = 'supports'
         and e.created_at <= coalesce(%(as_of)s::timestamptz, beliefdb.clock()))::integer
       as evidence_count,
-    beliefdb.belief_provenance(b.workspace_id, b.id) as provenance
+    b.provenance::text as provenance
 """
 
 
 def list_beliefs(db: Database, *, subject: str | None = None, attribute: str | None = None,
-                 include_all: bool = False, as_of: datetime | None = None,
+                 include_all: bool = False, as_of: datetime | None = None, include_fixtures: bool = False,
                  conn: psycopg.Connection[Any] | None = None) -> list[Belief]:
-    """Current beliefs; with ``include_all`` every belief with its status; with ``as_of`` those believed then."""
-    filters = {"subject": subject, "attribute": attribute, "as_of": as_of}
+    """Current beliefs; with ``include_all`` every belief with its status; with ``as_of`` those believed then.
+    Production history only, unless ``include_fixtures`` (fixture and synthetic worlds too, labelled)."""
+    filters = {"subject": subject, "attribute": attribute, "as_of": as_of, "fixtures": include_fixtures}
     if as_of is not None:
         return db.fetch_all(
             Belief,
             "select" + _BELIEF_COLUMNS + """ from beliefdb.beliefs_as_of(%(as_of)s) b
              where (%(subject)s::text is null or b.subject = %(subject)s)
                and (%(attribute)s::text is null or b.attribute = %(attribute)s)
+               and (%(fixtures)s or b.provenance = 'production')
              order by b.subject, b.attribute, b.recorded_at""",
             filters, conn)
     if include_all:
@@ -43,6 +46,7 @@ def list_beliefs(db: Database, *, subject: str | None = None, attribute: str | N
             "select" + _BELIEF_COLUMNS + """ from beliefdb.belief b
              where (%(subject)s::text is null or b.subject = %(subject)s)
                and (%(attribute)s::text is null or b.attribute = %(attribute)s)
+               and (%(fixtures)s or b.provenance = 'production')
              order by b.subject, b.attribute, b.recorded_at""",
             filters, conn)
     return db.fetch_all(
@@ -50,6 +54,7 @@ def list_beliefs(db: Database, *, subject: str | None = None, attribute: str | N
         "select" + _BELIEF_COLUMNS + """ from beliefdb.current_beliefs b
          where (%(subject)s::text is null or b.subject = %(subject)s)
            and (%(attribute)s::text is null or b.attribute = %(attribute)s)
+           and (%(fixtures)s or b.provenance = 'production')
          order by b.subject, b.attribute, b.recorded_at""",
         filters, conn)
 
@@ -60,6 +65,15 @@ def resolve(db: Database, ref: str | UUID, conn: psycopg.Connection[Any] | None 
         found = db.scalar("select beliefdb.resolve_belief(%s)", (str(ref),), conn)
     except errors.NotFound as exc:
         raise errors.UnknownBelief(exc.message) from exc
+    return UUID(str(found))
+
+
+def resolve_node(db: Database, ref: str | UUID, kinds: Sequence[str] | None = None,
+                 conn: psycopg.Connection[Any] | None = None) -> UUID:
+    """A node id (of one of ``kinds``, any kind when None) from a full id or a unique prefix
+    (``beliefdb.resolve_node``)."""
+    found = db.scalar("select beliefdb.resolve_node(%s, %s::beliefdb.node_kind[])",
+                      (str(ref), list(kinds) if kinds is not None else None), conn)
     return UUID(str(found))
 
 
@@ -85,9 +99,11 @@ def get_belief(db: Database, belief_id: UUID, conn: psycopg.Connection[Any] | No
 
 
 def why(db: Database, ref: str | UUID, conn: psycopg.Connection[Any] | None = None, *,
-        as_of: datetime | None = None) -> Why:
+        as_of: datetime | None = None, include_fixtures: bool = False) -> Why:
     """The belief, its evidence, the factors of its confidence, its supersession history and what was
-    built on it; with ``as_of``, as it was believed then (evidence and history recorded by then)."""
+    built on it; with ``as_of``, as it was believed then (evidence and history recorded by then).
+    A fixture or synthetic belief is shown only with ``include_fixtures`` (its evidence is not
+    production history, rule 15)."""
     with db.transaction(conn) as c:
         belief_id = resolve(db, ref, c)
         if as_of is None:
@@ -97,6 +113,9 @@ def why(db: Database, ref: str | UUID, conn: psycopg.Connection[Any] | None = No
             if not then:
                 raise errors.NotFound(f"belief {ref} was not believed at {as_of.isoformat()}")
             belief = then[0]
+        if belief.provenance != "production" and not include_fixtures:
+            raise errors.InvalidInput(f"belief {ref} is {belief.provenance} material, not production history:"
+                                      " add --include-fixtures to see it and its evidence")
         moment = {"id": belief_id, "as_of": as_of}
         evidence = db.fetch_all(
             Evidence,

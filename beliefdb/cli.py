@@ -70,14 +70,18 @@ def ingest(
              " same evidence gate).")] = ExtractorName.rules,
     embed: Annotated[bool, typer.Option("--embed/--no-embed", help="Embed new beliefs now (--no-embed: later,"
                                         " with 'beliefdb embed').")] = True,
+    preview: Annotated[bool, typer.Option("--preview", help="Show exactly what ingesting would change (new and"
+                                          " superseded beliefs, re-verified, unsupported, flagged, held, current"
+                                          " again); write nothing.")] = False,
     db: DbUrl = None, home: Home = None, workspace: WorkspaceOpt = DEFAULT_WORKSPACE, principal: Principal = None,
     as_json: Json = False,
 ) -> None:
     """Store documents as source versions and extract beliefs whose quotes pass the evidence gate.
 
-    The same file twice is a no-op. A changed file is a new version of the same source.
-
-    A new version supersedes what the old version said and the new one contradicts.
+    The same bytes as a version the source has is a no-op that says so. A changed file is a new
+    version of the same source, which supersedes what the old version said and the new one
+    contradicts. A source belongs to whoever first ingested it: another principal's new version is
+    proposed to the owner as a review item.
     """
     options = ingest_mod.SourceOptions(name=source, authority=authority.value if authority else None,
                                        provenance=label.value if label else None, version_label=version_label)
@@ -85,10 +89,10 @@ def ingest(
         if len(paths) > 3 and not as_json:
             with typer.progressbar(length=len(paths), label="ingesting", file=sys.stderr) as bar:
                 results = ingest_mod.ingest_paths(bound, paths, options, claims=claims, extractor=extractor.value,
-                                                  embed=embed, progress=lambda _p: bar.update(1))
+                                                  embed=embed, preview=preview, progress=lambda _p: bar.update(1))
         else:
             results = ingest_mod.ingest_paths(bound, paths, options, claims=claims, extractor=extractor.value,
-                                              embed=embed)
+                                              embed=embed, preview=preview)
     failed = [r for r in results if isinstance(r, IngestFailure)]
     if as_json:
         if len(results) == 1 and failed:
@@ -112,14 +116,17 @@ def beliefs(
     include_all: Annotated[bool, typer.Option("--all", help="Every belief with its status, not only current.")]
         = False,
     as_of: Annotated[str | None, typer.Option(help="What was believed at this ISO 8601 moment.")] = None,
+    include_fixtures: Annotated[bool, typer.Option(
+        "--include-fixtures", help="Also fixture and synthetic beliefs (separate worlds), labelled.")] = False,
     db: DbUrl = None, home: Home = None, workspace: WorkspaceOpt = DEFAULT_WORKSPACE, principal: Principal = None,
     as_json: Json = False,
 ) -> None:
-    """List current beliefs (or all, or as of a moment)."""
+    """List current beliefs (or all with their status, or as of a moment): production history only,
+    unless --include-fixtures."""
     moment = parse_time(as_of, as_json)
     with errors(as_json), database(db, home, workspace, principal) as bound:
         rows = beliefs_mod.list_beliefs(bound, subject=subject, attribute=attribute, include_all=include_all,
-                                        as_of=moment)
+                                        as_of=moment, include_fixtures=include_fixtures)
     typer.echo(render.to_json(rows) if as_json else render.beliefs_table(rows, with_status=include_all))
 
 
@@ -128,6 +135,8 @@ def why(
     belief: Annotated[str, typer.Argument(help="Belief id, or a unique prefix of it.")],
     as_of: Annotated[str | None, typer.Option(
         help="As it was believed at this ISO 8601 moment (evidence and history recorded by then).")] = None,
+    include_fixtures: Annotated[bool, typer.Option(
+        "--include-fixtures", help="Allow a fixture or synthetic belief (not production history).")] = False,
     db: DbUrl = None, home: Home = None, workspace: WorkspaceOpt = DEFAULT_WORKSPACE, principal: Principal = None,
     as_json: Json = False,
 ) -> None:
@@ -135,7 +144,7 @@ def why(
     the decisions and actions built on it."""
     moment = parse_time(as_of, as_json)
     with errors(as_json), database(db, home, workspace, principal) as bound:
-        result = beliefs_mod.why(bound, belief, as_of=moment)
+        result = beliefs_mod.why(bound, belief, as_of=moment, include_fixtures=include_fixtures)
     typer.echo(render.to_json(result) if as_json else render.why(result))
 
 

@@ -1,5 +1,5 @@
-"""Commands for the belief lifecycle: decay, recompute, outcome, forget. They parse and print;
-the rules are SQL (beliefdb.decay, beliefdb.record_outcome, beliefdb.forget)."""
+"""Commands for the belief lifecycle: decay, recompute, expire, outcome, forget. They parse and print;
+the rules are SQL (beliefdb.decay, beliefdb.expire, beliefdb.record_outcome, beliefdb.forget)."""
 
 from __future__ import annotations
 
@@ -21,7 +21,8 @@ class Outcome(StrEnum):
 
 
 def _counts(r: dict[str, Any]) -> str:
-    return (f"{r['beliefs']} belief(s) as of {r['now']}: {r['changed']} changed ({r['lowered']} lowered,"
+    return (("preview (nothing written): " if r.get("preview") else "")
+            + f"{r['beliefs']} belief(s) as of {r['now']}: {r['changed']} changed ({r['lowered']} lowered,"
             f" {r['raised']} raised); {r['became_low']} became low confidence, {r['recovered']} recovered;"
             f" {r['low_confidence']} under {r['threshold']:.2f} now")
 
@@ -29,25 +30,46 @@ def _counts(r: dict[str, Any]) -> str:
 def decay(
     now: Annotated[str | None, typer.Option(help="Apply the half-lives as of this ISO 8601 moment (default: now).")]
         = None,
+    preview: Annotated[bool, typer.Option("--preview", help="Show what would change; write nothing.")] = False,
     db: DbUrl = None, home: Home = None, workspace: WorkspaceOpt = DEFAULT_WORKSPACE, principal: Principal = None,
     as_json: Json = False,
 ) -> None:
     """Apply confidence half-lives: beliefs fade without new evidence; under the threshold they are low
-    confidence (demoted in retrieval, never deleted). Schedulers can call: select beliefdb.decay()."""
+    confidence (demoted in retrieval, never deleted). Derived beliefs follow in the same run.
+    Schedulers can call: select beliefdb.decay()."""
     moment = parse_time(now, as_json)
     with errors(as_json), database(db, home, workspace, principal) as bound:
-        result = lifecycle.decay(bound, moment)
+        result = lifecycle.decay(bound, moment, preview=preview)
     typer.echo(render.to_json(result) if as_json else _counts(result))
 
 
 def recompute(
+    preview: Annotated[bool, typer.Option("--preview", help="Show what would change; write nothing.")] = False,
     db: DbUrl = None, home: Home = None, workspace: WorkspaceOpt = DEFAULT_WORKSPACE, principal: Principal = None,
     as_json: Json = False,
 ) -> None:
     """Recompute every confidence after a DBA changed beliefdb.confidence_policy or confidence_half_life."""
     with errors(as_json), database(db, home, workspace, principal) as bound:
-        result = lifecycle.recompute(bound)
+        result = lifecycle.recompute(bound, preview=preview)
     typer.echo(render.to_json(result) if as_json else _counts(result))
+
+
+def expire(
+    db: DbUrl = None, home: Home = None, workspace: WorkspaceOpt = DEFAULT_WORKSPACE, principal: Principal = None,
+    as_json: Json = False,
+) -> None:
+    """Process beliefs whose valid time has ended: they stop being current (status expired) and what
+    rested on them is re-evaluated: decisions that lose their last support are flagged, their actions
+    held. Every command does this before it reads; schedulers can call: select beliefdb.expire()."""
+    with errors(as_json), database(db, home, workspace, principal) as bound:
+        result = lifecycle.expire(bound)
+    if as_json:
+        typer.echo(render.to_json(result))
+        return
+    changes = result["changes"]
+    typer.echo(f"expired: {result['expired']} belief(s) as of {result['now']}"
+               + (": " + ", ".join(render.short(x) for x in result["beliefs"]) if result["beliefs"] else "")
+               + f"; {len(changes['flagged'])} decision(s) flagged, {len(changes['held'])} action(s) held")
 
 
 def outcome(
@@ -61,19 +83,23 @@ def outcome(
     with errors(as_json), database(db, home, workspace, principal) as bound:
         recorded = lifecycle.record_outcome(bound, node, result.value, note)
     typer.echo(render.to_json(recorded) if as_json
-               else f"{recorded['kind']} {recorded['node']}: {recorded['outcome']}")
+               else f"{recorded['kind']} {recorded['node']}: {recorded['outcome']}"
+                    + (f" (action {recorded['status']})" if recorded.get("status") else ""))
 
 
 def forget(
     source: Annotated[str | None, typer.Option(help="Forget this source: its text, versions, fragments.")] = None,
     subject: Annotated[str | None, typer.Option(help="Forget every belief about this subject.")] = None,
     belief: Annotated[str | None, typer.Option(help="Forget this belief (id or unique prefix).")] = None,
-    preview: Annotated[bool, typer.Option("--preview", help="Only say what would be forgotten.")] = False,
+    preview: Annotated[bool, typer.Option("--preview", help="Say exactly what would be forgotten; write nothing.")]
+        = False,
     db: DbUrl = None, home: Home = None, workspace: WorkspaceOpt = DEFAULT_WORKSPACE, principal: Principal = None,
     as_json: Json = False,
 ) -> None:
     """Forget completely: text, fragments, evidence, embeddings and every belief left without support.
-    Decisions that lose their last support are flagged; the audit chain keeps only hashes."""
+    Forgetting a subject or a belief also masks its quotes in the source texts (offsets of other
+    evidence stay valid). Decisions that lose their last support are flagged; the audit chain keeps
+    only hashes; planner statistics are gathered again."""
     with errors(as_json), database(db, home, workspace, principal) as bound:
         result = lifecycle.forget(bound, source=source, subject=subject, belief=belief, preview=preview)
     if as_json:
@@ -82,12 +108,14 @@ def forget(
     head = "would forget" if result["preview"] else "forgot"
     flagged = result.get("would_flag" if result["preview"] else "flagged") or []
     typer.echo(f"{head}: {result['versions']} source version(s), {result['fragments']} fragment(s),"
-               f" {result['beliefs']} belief(s), {result['evidence']} evidence, {result['embeddings']} embedding(s);"
+               f" {result['beliefs']} belief(s), {result['evidence']} evidence, {result['embeddings']} embedding(s),"
+               f" {result.get('redacted', 0)} quote(s) masked in source text;"
                f" {len(flagged)} decision(s) {'would be ' if result['preview'] else ''}flagged")
 
 
 def register(app: typer.Typer) -> None:
     app.command()(decay)
     app.command()(recompute)
+    app.command()(expire)
     app.command()(outcome)
     app.command()(forget)

@@ -25,20 +25,27 @@ def decide(
     db: DbUrl = None, home: Home = None, workspace: WorkspaceOpt = DEFAULT_WORKSPACE, principal: Principal = None,
     as_json: Json = False,
 ) -> None:
-    """Record a decision and why it was made. It is flagged when it loses its last support."""
+    """Record a decision and why it was made. It is flagged when it loses its last support.
+
+    With no reason at all it is still recorded, as needs_review ("No source-backed answer yet"):
+    nothing may carry it out until a person approves it (beliefdb review approve).
+    """
     groups = [[x.strip() for x in group.split(",") if x.strip()] for group in all_of or []]
+    if any(not group for group in groups):
+        fail("invalid_input", "--all-of names no belief: give comma-separated belief ids", as_json)
     with errors(as_json), database(db, home, workspace, principal) as bound:
         recorded = decisions.decide(bound, title, because=because or [], all_of=groups)
     typer.echo(render.to_json(recorded) if as_json else f"decision {recorded.id} [{recorded.status}]")
 
 
 def act(
-    decision: Annotated[str, typer.Argument(help="The decision this action carries out (full id).")],
+    decision: Annotated[str, typer.Argument(help="The decision this action carries out (id or unique prefix).")],
     description: Annotated[str, typer.Argument(help="What will be done.")],
     db: DbUrl = None, home: Home = None, workspace: WorkspaceOpt = DEFAULT_WORKSPACE, principal: Principal = None,
     as_json: Json = False,
 ) -> None:
-    """Record an action carrying out a decision. It is held while its decision needs review."""
+    """Record an action carrying out a decision. It is held while its decision needs review; a rejected
+    decision, or one recorded without reasons that nobody approved, may not be carried out."""
     with errors(as_json), database(db, home, workspace, principal) as bound:
         recorded = decisions.act(bound, decision, description)
     typer.echo(render.to_json(recorded) if as_json else f"action {recorded.id} [{recorded.status}]")
@@ -84,7 +91,8 @@ def impact(
     ids: Annotated[list[str], typer.Argument(help="Beliefs (id or prefix), fragments, decisions or source names.")],
     db: DbUrl = None, home: Home = None, workspace: WorkspaceOpt = DEFAULT_WORKSPACE, as_json: Json = False,
 ) -> None:
-    """Dry run: if these stopped holding, what would stop holding, be flagged, be held, survive."""
+    """Dry run: if these were retracted, what would stop holding, be current again, be flagged, be held,
+    or survive on other support (exactly what 'retract' would do)."""
     with errors(as_json), database(db, home, workspace, None) as bound:
         rows = retraction.impact(bound, ids)
     typer.echo(render.to_json(render.impact_json(rows)) if as_json else render.impact(rows))
@@ -116,7 +124,7 @@ def correct(
         fail("invalid_input", "--apply needs --expect-revision (run --preview first)", as_json, 2)
     with errors(as_json), database(db, home, workspace, principal) as bound:
         if preview:
-            seen = corrections.preview(bound, belief)
+            seen = corrections.preview(bound, belief, statement, value)
             typer.echo(render.to_json(seen) if as_json else render.correction_preview(seen))
             return
         assert expect_revision is not None
@@ -131,20 +139,24 @@ def retract(
     source: Annotated[str | None, typer.Option(help="A source by name: all of its fragments.")] = None,
     version: Annotated[int | None, typer.Option(help="With --source: only this version.")] = None,
     reason: Annotated[str, typer.Option(help="Why it is no longer trustworthy.")] = "",
-    preview: Annotated[bool, typer.Option("--preview", help="Show the impact; write nothing.")] = False,
+    preview: Annotated[bool, typer.Option("--preview", help="Show exactly what would change; write nothing.")]
+        = False,
     undo: Annotated[bool, typer.Option("--undo", help="Restore what was retracted.")] = False,
     db: DbUrl = None, home: Home = None, workspace: WorkspaceOpt = DEFAULT_WORKSPACE, principal: Principal = None,
     as_json: Json = False,
 ) -> None:
     """Declare a belief, fragment, source or version untrustworthy (or restore it with --undo).
 
-    What rested only on it stops holding; what has independent support stays. Only its owner
-    retracts a belief (or the correction that replaced it); sources are shared evidence.
+    What rested only on it stops holding; what has independent support stays; what it superseded
+    may be current again. Only its owner retracts a belief (or the correction that replaced it); a
+    source belongs to whoever first ingested it, and anyone else's retraction of it is proposed to
+    them as a review item.
     """
     with errors(as_json), database(db, home, workspace, principal) as bound:
         if preview:
-            rows = retraction.preview(bound, belief=belief, fragment=fragment, source=source, version=version)
-            typer.echo(render.to_json(render.impact_json(rows)) if as_json else render.impact(rows))
+            would = retraction.preview(bound, belief=belief, fragment=fragment, source=source, version=version,
+                                       undo=undo)
+            typer.echo(render.to_json(would) if as_json else render.changes(would, preview=True))
             return
         changes = retraction.retract(bound, belief=belief, fragment=fragment, source=source, version=version,
                                      reason=reason, undo=undo)

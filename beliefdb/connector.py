@@ -157,12 +157,17 @@ class Database:
 
     @contextmanager
     def transaction(self, conn: psycopg.Connection[Any] | None = None) -> Iterator[psycopg.Connection[Any]]:
-        """One transaction; with ``conn``, a savepoint inside the caller's transaction."""
+        """One transaction; with ``conn``, a savepoint inside the caller's transaction.
+
+        Each transaction first processes what expired since the last change (``beliefdb.expire``,
+        rule 16: an index probe when nothing did), so no reader sees a belief current past its
+        valid time, or what rested on it still holding."""
         if conn is not None:
             with translated_errors(), conn.transaction():
                 yield conn
             return
         with translated_errors(), self._pool.connection() as pooled, pooled.transaction():
+            pooled.execute("select beliefdb.expire()")
             yield pooled
 
     def fetch_all(self, cls: type[Any], query: LiteralString, params: Any = None,

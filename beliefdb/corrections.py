@@ -14,25 +14,31 @@ from beliefdb import errors
 from beliefdb.beliefs import resolve
 from beliefdb.connector import Database
 from beliefdb.embeddings import embed_new
-from beliefdb.models import CorrectionPreview, CorrectionResult, StillSupported
+from beliefdb.models import Changes, CorrectionPreview, CorrectionResult, ImpactRow
 
 
 def _ids(values: list[str]) -> list[UUID]:
     return [UUID(v) for v in values]
 
 
-def preview(db: Database, belief: str | UUID, conn: psycopg.Connection[Any] | None = None) -> CorrectionPreview:
-    """What correcting ``belief`` would flag, hold and leave supported, with the revision it saw."""
+def preview(db: Database, belief: str | UUID, statement: str | None = None, value: str | None = None,
+            conn: psycopg.Connection[Any] | None = None) -> CorrectionPreview:
+    """Exactly what correcting ``belief`` (with ``statement`` and ``value``, if given) would change:
+    decisions flagged, actions held, decisions left supported, what stops being or becomes current,
+    with the revision it saw. For another principal's belief the apply only proposes the correction
+    (``proposed``) and ``if_approved`` shows what the owner's approval would take away."""
     with db.transaction(conn) as c:
         belief_id = resolve(db, belief, c)
-        row = c.execute("select beliefdb.correction_preview(%s)", (belief_id,)).fetchone()
+        row = c.execute("select beliefdb.correction_preview(%s, %s, %s)", (belief_id, statement, value)).fetchone()
     assert row is not None
     raw = row[0]
+    changes = Changes.from_json(raw["changes"])
     return CorrectionPreview(
-        belief=UUID(raw["belief"]), revision=raw["revision"], would_flag=_ids(raw["would_flag"]),
-        would_hold=_ids(raw["would_hold"]),
-        still_supported=[StillSupported(decision=UUID(s["decision"]), by=[_ids(group) for group in s["by"] or []])
-                         for s in raw["still_supported"]])
+        belief=UUID(raw["belief"]), revision=raw["revision"], would_flag=changes.flagged, would_hold=changes.held,
+        still_supported=changes.survives, owner=raw.get("owner"), proposed=bool(raw.get("proposed")),
+        changes=changes,
+        if_approved=[ImpactRow(node=UUID(r["node"]), kind=r["kind"], effect=r["effect"], detail=r["detail"])
+                     for r in raw.get("if_approved") or []])
 
 
 def apply(db: Database, belief: str | UUID, statement: str, *, reviewer: str, expect_revision: int,
@@ -67,4 +73,5 @@ def result_from(raw: dict[str, Any]) -> CorrectionResult:
     return CorrectionResult(
         correction=UUID(raw["correction"]), replacement=UUID(raw["replacement"]),
         superseded=_ids(raw["superseded"]), flagged=_ids(raw["flagged"]), held=_ids(raw["held"]),
-        already_applied=raw["already_applied"])
+        already_applied=raw["already_applied"],
+        changes=Changes.from_json(raw["changes"]) if raw.get("changes") else None)

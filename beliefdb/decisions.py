@@ -14,12 +14,12 @@ import psycopg
 from psycopg.types.json import Jsonb
 
 from beliefdb import errors
-from beliefdb.beliefs import resolve
+from beliefdb.beliefs import resolve, resolve_node
 from beliefdb.connector import Database
 from beliefdb.models import Action, Decision, Recorded
 
 DECISION_STATUSES = ("active", "needs_review", "approved", "rejected")
-ACTION_STATUSES = ("scheduled", "held", "done", "cancelled")
+ACTION_STATUSES = ("scheduled", "held", "done", "failed", "rolled_back", "cancelled")
 
 
 def _recorded(raw: dict[str, Any]) -> Recorded:
@@ -29,14 +29,14 @@ def _recorded(raw: dict[str, Any]) -> Recorded:
 def decide(db: Database, title: str, *, because: Sequence[str | UUID] = (),
            all_of: Sequence[Sequence[str | UUID]] = (), conn: psycopg.Connection[Any] | None = None) -> Recorded:
     """Record a decision. Each ``because`` belief is an alternative reason on its own; each
-    ``all_of`` group is one reason needing all of its beliefs."""
+    ``all_of`` group is one reason needing all of its beliefs. With no reason at all it is recorded
+    as needs_review ("No source-backed answer yet"), and nothing may carry it out until a person
+    approves it."""
     if not title.strip():
         raise errors.InvalidInput("a decision needs a title")
     with db.transaction(conn) as c:
         reasons = [[str(resolve(db, ref, c))] for ref in because]
         reasons += [[str(resolve(db, ref, c)) for ref in group] for group in all_of if group]
-        if not reasons:
-            raise errors.InvalidInput("a decision needs at least one reason (--because or --all-of)")
         row = c.execute("select beliefdb.decide(%s, %s)", (title, Jsonb(reasons))).fetchone()
     assert row is not None
     return _recorded(row[0])
@@ -44,14 +44,12 @@ def decide(db: Database, title: str, *, because: Sequence[str | UUID] = (),
 
 def act(db: Database, decision: str | UUID, description: str,
         conn: psycopg.Connection[Any] | None = None) -> Recorded:
-    """Record an action carrying out a decision (held at once if the decision needs review)."""
+    """Record an action carrying out a decision, by id or unique prefix (held at once if the
+    decision needs review; refused for a rejected decision, or one without reasons nobody approved)."""
     if not description.strip():
         raise errors.InvalidInput("an action needs a description")
-    try:
-        decision_id = UUID(str(decision))
-    except ValueError as exc:
-        raise errors.NotFound(f"unknown decision {decision}") from exc
     with db.transaction(conn) as c:
+        decision_id = resolve_node(db, decision, ["decision"], c)
         row = c.execute("select beliefdb.act(%s, %s)", (decision_id, description)).fetchone()
     assert row is not None
     return _recorded(row[0])

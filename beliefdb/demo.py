@@ -127,8 +127,9 @@ def run_demo(url: str, say: Callable[[str], None]) -> str:
         _report(ingest.ingest_paths(db, [forum], ingest.SourceOptions(authority="unverified"))[0])
         waive = decisions.decide(db, "Waive return shipping for order 1044",
                                  because=[_one(db, "return", "shipping")])
-        say(_indent("preview (beliefdb retract --source forum-post.txt --preview):"))
-        say(_indent(render.impact(retraction.preview(db, source="forum-post.txt"))))
+        say(_indent("beliefdb retract --source forum-post.txt --preview:"))
+        say(_indent(render.changes(retraction.preview(db, source="forum-post.txt"), preview=True)))
+        say(_indent("beliefdb retract --source forum-post.txt --reason 'poisoned forum post':"))
         changes = retraction.retract(db, source="forum-post.txt", reason="poisoned forum post")
         say(_indent(render.changes(changes)))
         fee = beliefs.list_beliefs(db, subject="restocking_policy", attribute="fee")

@@ -25,6 +25,7 @@ from beliefdb.fragments import split_fragments
 from beliefdb.gate import gate
 from beliefdb.models import (
     Accepted,
+    Changes,
     Conflict,
     Corroborated,
     IngestFailure,
@@ -157,18 +158,24 @@ def _report(raw: dict[str, Any], path: str | None) -> IngestReport:
                                    start=c["start"], end=c["end"]) for c in raw["corroborated"]],
         unchanged=[Unchanged(id=UUID(u["id"]), statement=u["statement"]) for u in raw["unchanged"]],
         superseded=[Superseded(old=UUID(s["old"]), new=UUID(s["new"])) for s in raw["superseded"]],
-        conflicts=[Conflict(a=UUID(c["a"]), b=UUID(c["b"])) for c in raw["conflicts"]],
+        conflicts=[Conflict(a=UUID(c["a"]), b=UUID(c["b"]), **({"reason": c["reason"]} if c.get("reason") else {}))
+                   for c in raw["conflicts"]],
         reverified=[UUID(x) for x in raw["reverified"]],
         unsupported=[UUID(x) for x in raw["unsupported"]],
         flagged=[UUID(x) for x in raw["flagged"]],
         held=[UUID(x) for x in raw["held"]],
+        changes=Changes.from_json(raw["changes"]) if raw.get("changes") else None,
+        proposed=bool(raw.get("proposed")),
+        review_item=UUID(raw["review_item"]) if raw.get("review_item") else None,
+        owner=raw.get("owner"), note=raw.get("note"), preview=bool(raw.get("preview")),
     )
 
 
 def ingest_text(db: Database, text: str, options: SourceOptions, *, candidates: Iterable[Candidate] = (),
-                extractor: str = "rules", path: str | None = None, embed: bool = True,
+                extractor: str = "rules", path: str | None = None, embed: bool = True, preview: bool = False,
                 conn: psycopg.Connection[Any] | None = None) -> IngestReport:
-    """Store ``text`` as the next version of a source (a no-op if unchanged), in one transaction."""
+    """Store ``text`` as the next version of a source (a no-op if unchanged), in one transaction.
+    With ``preview``, exactly what that would change, and nothing written."""
     if not options.name:
         raise errors.InvalidInput("a source name is required")
     if not text.strip():
@@ -180,12 +187,14 @@ def ingest_text(db: Database, text: str, options: SourceOptions, *, candidates: 
     located, rejected = gate(text, proposed)
     claims = [_claim_json(loc.candidate, loc.start, loc.end) for loc in located]
     fragments = [{"start": s, "end": e} for s, e in split_fragments(text)]
+    args = (options.name, text, options.origin, options.authority, options.provenance,
+            options.version_label, path, Jsonb(fragments), Jsonb(claims), Jsonb(_rejected_json(rejected)))
     with db.transaction(conn) as c:
-        row = c.execute(
-            "select beliefdb.ingest_version(%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
-            (options.name, text, options.origin, options.authority, options.provenance,
-             options.version_label, path, Jsonb(fragments), Jsonb(claims), Jsonb(_rejected_json(rejected))),
-        ).fetchone()
+        if preview:
+            row = c.execute("select beliefdb.ingest_preview(%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)", args).fetchone()
+            assert row is not None
+            return _report(row[0], path)
+        row = c.execute("select beliefdb.ingest_version(%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)", args).fetchone()
         assert row is not None
         report = _report(row[0], path)
         deferred = _embed(db, report, embed, c)
@@ -203,9 +212,10 @@ def _check_choice(name: str, value: str | None, choices: tuple[str, ...]) -> Non
 
 
 def ingest_paths(db: Database, paths: list[Path], options: SourceOptions, *, claims: Path | None = None,
-                 extractor: str = "rules", embed: bool = True,
+                 extractor: str = "rules", embed: bool = True, preview: bool = False,
                  progress: Callable[[Path], None] | None = None) -> list[IngestReport | IngestFailure]:
-    """Ingest files one transaction each; a bad file is reported and does not stop the others."""
+    """Ingest files one transaction each; a bad file is reported and does not stop the others.
+    With ``preview``, what each would change, nothing written."""
     if not paths:
         raise errors.InvalidInput("no files to ingest")
     if options.name and len(paths) > 1:
@@ -225,7 +235,7 @@ def ingest_paths(db: Database, paths: list[Path], options: SourceOptions, *, cla
                                   provenance=options.provenance, origin=options.origin,
                                   version_label=options.version_label)
             results.append(ingest_text(db, text, named, candidates=candidates, extractor=extractor,
-                                       path=str(path), embed=embed))
+                                       path=str(path), embed=embed, preview=preview))
         except errors.DatabaseUnavailable:
             raise
         except errors.BeliefDBError as exc:

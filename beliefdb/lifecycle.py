@@ -11,22 +11,31 @@ from uuid import UUID
 import psycopg
 
 from beliefdb import errors
-from beliefdb.beliefs import resolve
+from beliefdb.beliefs import resolve, resolve_node
 from beliefdb.connector import Database
 from beliefdb.retraction import source_id
 
 OUTCOMES = ("succeeded", "failed", "rolled_back", "disputed")
 
 
-def decay(db: Database, now: datetime | None = None, conn: psycopg.Connection[Any] | None = None) -> dict[str, Any]:
-    """Recompute every confidence of the workspace as of ``now`` (half-lives, policy weights)."""
-    result: dict[str, Any] = db.scalar("select beliefdb.decay(%s, 'decay')", (now,), conn)
+def decay(db: Database, now: datetime | None = None, *, preview: bool = False,
+          conn: psycopg.Connection[Any] | None = None) -> dict[str, Any]:
+    """Recompute every confidence of the workspace as of ``now`` (half-lives, policy weights), to the
+    fixpoint over derived beliefs. With ``preview``, the same counts and nothing written."""
+    result: dict[str, Any] = db.scalar("select beliefdb.decay(%s, 'decay', %s)", (now, preview), conn)
     return result
 
 
-def recompute(db: Database, conn: psycopg.Connection[Any] | None = None) -> dict[str, Any]:
+def recompute(db: Database, *, preview: bool = False, conn: psycopg.Connection[Any] | None = None) -> dict[str, Any]:
     """Recompute every confidence after a DBA changed confidence_policy or confidence_half_life."""
-    result: dict[str, Any] = db.scalar("select beliefdb.decay(null, 'recompute')", None, conn)
+    result: dict[str, Any] = db.scalar("select beliefdb.decay(null, 'recompute', %s)", (preview,), conn)
+    return result
+
+
+def expire(db: Database, conn: psycopg.Connection[Any] | None = None) -> dict[str, Any]:
+    """Process the beliefs whose valid time has ended (rule 16): they stop being current, and what
+    rested on them is re-evaluated (decisions flagged, actions held). Every command does this first."""
+    result: dict[str, Any] = db.scalar("select beliefdb.expire()", None, conn)
     return result
 
 
@@ -42,14 +51,7 @@ def record_outcome(db: Database, ref: str | UUID, outcome: str, note: str | None
 
 
 def _node(db: Database, ref: str | UUID, conn: psycopg.Connection[Any]) -> UUID:
-    text = str(ref).strip().lower()
-    rows = conn.execute("""select id from beliefdb.node where kind in ('decision', 'action')
-                            and id::text like %s || '%%' limit 2""", (text,)).fetchall()
-    if not text or not rows:
-        raise errors.NotFound(f"unknown decision or action {ref}")
-    if len(rows) > 1:
-        raise errors.AmbiguousId(f"id prefix {ref} matches more than one decision or action")
-    return UUID(str(rows[0][0]))
+    return resolve_node(db, ref, ["decision", "action"], conn)
 
 
 def forget(db: Database, *, source: str | None = None, subject: str | None = None, belief: str | UUID | None = None,

@@ -34,7 +34,8 @@ class Belief:
     owner: str
     recorded_at: datetime
     evidence_count: int
-    #: production, or fixture / synthetic when all its evidence comes from such sources
+    #: the world it belongs to (rule 15): production, or fixture / synthetic (the label of the source
+    #: that first stated it; all of its evidence comes from that world)
     provenance: str = "production"
 
 
@@ -148,6 +149,9 @@ class Superseded:
 class Conflict:
     a: UUID
     b: UUID
+    #: why it is a conflict, not a supersession: equal authority and recency, or the loser belongs to
+    #: another principal (who must choose)
+    reason: str = "equal authority and recency: a person must choose (rule 8)"
 
 
 @dataclass(frozen=True)
@@ -155,7 +159,8 @@ class IngestReport:
     """What one ingest of one text did."""
 
     source: str
-    version: int
+    #: the version the text is (None when it was only proposed to the source's owner)
+    version: int | None
     new_version: bool
     fragments: int
     path: str | None = None
@@ -171,6 +176,16 @@ class IngestReport:
     held: list[UUID] = field(default_factory=list)
     #: why the new beliefs were stored without embeddings (``beliefdb embed`` backfills), if they were
     embedding_deferred: str | None = None
+    #: the net change report (what stopped being or became current, flags, holds)
+    changes: Changes | None = None
+    #: another principal's source: the text waits for its owner as a review item; nothing changed
+    proposed: bool = False
+    review_item: UUID | None = None
+    owner: str | None = None
+    #: what a text that changed nothing was (the same as a version in force, or a retracted one)
+    note: str | None = None
+    #: a preview: nothing was written
+    preview: bool = False
 
 
 @dataclass(frozen=True)
@@ -229,28 +244,65 @@ class ImpactRow:
 
 
 @dataclass(frozen=True)
-class Changes:
-    """What a stored change did to the support graph."""
-
-    stopped_holding: list[UUID]
-    started_holding: list[UUID]
-    flagged: list[UUID]
-    held: list[UUID]
-
-
-@dataclass(frozen=True)
 class StillSupported:
+    """A decision that lost a reason and still holds by others (the antecedents of each)."""
+
     decision: UUID
     by: list[list[UUID]]
 
 
 @dataclass(frozen=True)
+class Changes:
+    """The net difference a change made to the support graph (or, from a preview, would make):
+    nodes that stopped or started holding, stopped being or became current (a superseded belief
+    whose winner stopped holding is current again), decisions flagged, actions held, and the
+    decisions that lost a reason but survive on other support. A retraction of another
+    principal's source only proposes it (``proposed``, ``review_item``, ``owner``): nothing changed."""
+
+    stopped_holding: list[UUID]
+    started_holding: list[UUID]
+    flagged: list[UUID]
+    held: list[UUID]
+    stopped_current: list[UUID] = field(default_factory=list)
+    became_current: list[UUID] = field(default_factory=list)
+    survives: list[StillSupported] = field(default_factory=list)
+    proposed: bool = False
+    review_item: UUID | None = None
+    owner: str | None = None
+
+    @classmethod
+    def from_json(cls, raw: dict[str, Any]) -> Changes:
+        """The change report beliefdb's SQL returns (beliefdb.changes), typed."""
+
+        def ids(key: str) -> list[UUID]:
+            return [UUID(x) for x in raw.get(key) or []]
+
+        return cls(stopped_holding=ids("stopped_holding"), started_holding=ids("started_holding"),
+                   flagged=ids("flagged"), held=ids("held"), stopped_current=ids("stopped_current"),
+                   became_current=ids("became_current"),
+                   survives=[StillSupported(decision=UUID(s["decision"]),
+                                            by=[[UUID(x) for x in group] for group in s.get("by") or []])
+                             for s in raw.get("survives") or []],
+                   proposed=bool(raw.get("proposed")),
+                   review_item=UUID(raw["review_item"]) if raw.get("review_item") else None,
+                   owner=raw.get("owner"))
+
+
+@dataclass(frozen=True)
 class CorrectionPreview:
+    """What a correction would change (exactly: the apply's own change, rolled back), with the
+    revision it saw. For a belief another principal owns, applying only proposes (``proposed``):
+    ``if_approved`` is the dry run of what the owner's approval would take away."""
+
     belief: UUID
     revision: int
     would_flag: list[UUID]
     would_hold: list[UUID]
     still_supported: list[StillSupported]
+    owner: str | None = None
+    proposed: bool = False
+    changes: Changes | None = None
+    if_approved: list[ImpactRow] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -267,19 +319,23 @@ class CorrectionResult:
     proposed: bool = False
     review_item: UUID | None = None
     owner: str | None = None
+    #: the net change report of the apply (what its preview showed)
+    changes: Changes | None = None
 
 
 @dataclass(frozen=True)
 class ReviewItem:
     id: UUID
     kind: str
-    node: UUID
+    #: the belief, decision or action it is about (None for a proposed version or retraction of a source)
+    node: UUID | None
     other_node: UUID | None
     subject: str | None
     reason: str
     created_at: datetime
     proposed_by: str | None = None
     proposal: dict[str, Any] | None = None
+    source_id: UUID | None = None
 
 
 @dataclass(frozen=True)

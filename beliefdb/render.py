@@ -64,9 +64,17 @@ def valid_time(r: Range[datetime]) -> str:
 def ingest_report(result: IngestReport | IngestFailure) -> str:
     if isinstance(result, IngestFailure):
         return f"✗ {result.path}: {result.message}"
-    head = f"{result.path or result.source}: source '{result.source}' version {result.version}"
+    preview = "preview (nothing written): " if result.preview else ""
+    if result.proposed:
+        return "\n".join([
+            f"{preview}{result.path or result.source}: proposed to {result.owner}, who owns source '{result.source}'",
+            f"  nothing changes until they approve review item {result.review_item}"
+            f" (beliefdb review approve {short(result.review_item or '')} --as {result.owner})"])
+    head = f"{preview}{result.path or result.source}: source '{result.source}' version {result.version}"
     if not result.new_version:
-        head += " (unchanged: same sha256 as the version in force)"
+        head += f" ({result.note or 'unchanged'})"
+    elif result.note:
+        head += f" ({result.note})"
     lines = [head]
     if result.new_version:
         lines.append(f"  {result.fragments} fragment(s)")
@@ -83,13 +91,17 @@ def ingest_report(result: IngestReport | IngestFailure) -> str:
     for s in result.superseded:
         lines.append(f"  ⇢ {short(s.old)} superseded by {short(s.new)}")
     for k in result.conflicts:
-        lines.append(f"  ! conflict between {short(k.a)} and {short(k.b)} (equal authority and recency)")
+        lines.append(f"  ! conflict between {short(k.a)} and {short(k.b)}: {k.reason}")
     for u in result.unsupported:
         lines.append(f"  - {short(u)} lost its support: no version in force quotes it")
     for d in result.flagged:
         lines.append(f"  ! decision {short(d)} lost its last support: needs review")
     for held in result.held:
         lines.append(f"  ‖ action {short(held)} held: its decision needs review")
+    if result.changes is not None:
+        lines += [f"  ↺ {short(x)} current again: what superseded it stopped holding"
+                  for x in result.changes.became_current
+                  if x not in {a.id for a in result.accepted} and x not in result.reverified]
     for r in result.rejected:
         lines.append(f"  ✗ rejected \"{r.quote}\": {r.reason}")
     return "\n".join(lines)
@@ -174,6 +186,7 @@ def impact_json(rows: list[ImpactRow]) -> dict[str, Any]:
     """The dry run grouped by effect, as the CLI's --json prints it."""
     return {
         "stops_holding": [{"id": r.node, "kind": r.kind} for r in rows if r.effect == "stops_holding"],
+        "becomes_current": [{"id": r.node, "kind": r.kind} for r in rows if r.effect == "becomes_current"],
         "flagged": [r.node for r in rows if r.effect == "flag"],
         "held": [r.node for r in rows if r.effect == "hold"],
         "still_supported": [{"decision": r.node, "by": r.detail.get("by", [])} for r in rows
@@ -185,6 +198,9 @@ def impact(rows: list[ImpactRow]) -> str:
     grouped = impact_json(rows)
     lines = [f"would stop holding: {len(grouped['stops_holding'])}"]
     lines += [f"  - {x['kind']} {short(x['id'])}" for x in grouped["stops_holding"]]
+    if grouped["becomes_current"]:
+        lines.append(f"would be current again: {len(grouped['becomes_current'])}")
+        lines += [f"  + {x['kind']} {short(x['id'])}" for x in grouped["becomes_current"]]
     lines.append(f"decisions flagged (lost their last support): {len(grouped['flagged'])}")
     lines += [f"  ! {short(r.node)} {r.detail.get('title', '')}" for r in rows if r.effect == "flag"]
     lines.append(f"actions held: {len(grouped['held'])}")
@@ -198,12 +214,25 @@ def impact(rows: list[ImpactRow]) -> str:
 
 
 def correction_preview(p: CorrectionPreview) -> str:
+    if p.proposed:
+        lines = [f"belief {p.belief} (revision {p.revision}) is owned by {p.owner}: applying proposes the correction",
+                 "  to them as a review item and changes nothing until they approve it. If they do, taking the",
+                 "  belief away would:"]
+        lines += ["    " + line for line in impact(p.if_approved).splitlines()]
+        lines.append(f"propose with: --apply --expect-revision {p.revision}")
+        return "\n".join(lines)
     lines = [f"correcting belief {p.belief} at revision {p.revision} would:",
              f"  flag {len(p.would_flag)} decision(s): " + ", ".join(short(x) for x in p.would_flag),
              f"  hold {len(p.would_hold)} action(s): " + ", ".join(short(x) for x in p.would_hold)]
     for s in p.still_supported:
         by = "; ".join(" + ".join(short(x) for x in group) for group in s.by)
         lines.append(f"  leave decision {short(s.decision)} standing, supported by {by}")
+    if p.changes is not None:
+        lines.append(f"  make {len(p.changes.stopped_current)} node(s) no longer current: "
+                     + ", ".join(short(x) for x in p.changes.stopped_current))
+        if p.changes.became_current:
+            lines.append(f"  make {len(p.changes.became_current)} node(s) current again: "
+                         + ", ".join(short(x) for x in p.changes.became_current))
     lines.append(f"apply with: --apply --expect-revision {p.revision}")
     return "\n".join(lines)
 
@@ -225,17 +254,37 @@ def correction_result(r: CorrectionResult) -> str:
     ])
 
 
-def changes(c: Changes) -> str:
-    return "\n".join([
-        f"stopped holding: {len(c.stopped_holding)}  " + ", ".join(short(x) for x in c.stopped_holding),
-        f"holding again: {len(c.started_holding)}  " + ", ".join(short(x) for x in c.started_holding),
-        f"decisions flagged: {len(c.flagged)}  " + ", ".join(short(x) for x in c.flagged),
-        f"actions held: {len(c.held)}  " + ", ".join(short(x) for x in c.held),
-    ])
+def changes(c: Changes, *, preview: bool = False) -> str:
+    """A change report; ``preview``: the same report, said of what would happen."""
+    if c.proposed:
+        head = (f"the source belongs to {c.owner}: "
+                + ("this would be proposed to them; if they approve it:" if preview else
+                   f"proposed to them as review item {c.review_item}; nothing changed until they approve it"))
+        if not preview:
+            return head
+    else:
+        head = "preview (nothing written):" if preview else ""
+    lines = [head] if head else []
+
+    def line(did: str, would: str, ids: list[UUID]) -> str:
+        return f"{would if preview else did}: {len(ids)}  " + ", ".join(short(x) for x in ids)
+
+    lines += [
+        line("stopped being current", "would stop being current", c.stopped_current),
+        line("current again", "would be current again", c.became_current),
+        line("stopped holding", "would stop holding", c.stopped_holding),
+        line("holding again", "would hold again", c.started_holding),
+        line("decisions flagged", "decisions that would be flagged", c.flagged),
+        line("actions held", "actions that would be held", c.held),
+    ]
+    for s in c.survives:
+        by = "; ".join(" + ".join(short(x) for x in group) for group in s.by)
+        lines.append(f"decision {short(s.decision)} {'would stay' if preview else 'stays'} standing, supported by {by}")
+    return "\n".join(lines)
 
 
 def review_resolution(result: dict[str, Any]) -> str:
-    line = f"{result['kind']} {result['node']}: {result['status']}"
+    line = f"{result['kind']} {result['node'] or result.get('source_id')}: {result['status']}"
     applied = result.get("correction")
     if applied:
         line += (f"\n  correction {applied['correction']} applied: replacement {applied['replacement']},"
@@ -244,5 +293,6 @@ def review_resolution(result: dict[str, Any]) -> str:
 
 
 def review_items(rows: Iterable[ReviewItem]) -> str:
-    lines = [f"{short(r.id)}  {r.kind:<19} {short(r.node)}  {r.subject or ''}  — {r.reason}" for r in rows]
+    lines = [f"{short(r.id)}  {r.kind:<19} {short(r.node or r.source_id or '')}  {r.subject or ''}  — {r.reason}"
+             for r in rows]
     return "\n".join(lines) if lines else "(review queue is empty)"

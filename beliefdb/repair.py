@@ -20,7 +20,6 @@ from beliefdb import errors, trace
 from beliefdb.beliefs import get_belief, list_beliefs, resolve
 from beliefdb.connector import Database
 from beliefdb.models import Belief, Changes, PlanItem, RepairPlan, RepairResult, ReplayResult, TraceStep
-from beliefdb.retraction import changes_from_json
 
 
 @dataclass(frozen=True)
@@ -119,7 +118,7 @@ def apply(db: Database, faulty: Sequence[str | UUID], *, independent_evidence: b
         ids = _faulty_ids(db, faulty, c)
         raw = db.scalar("select beliefdb.repair_apply(%s, %s)", (ids, independent_evidence), c)
     return RepairResult(repair_id=UUID(raw["repair_id"]), plan=RepairPlan(faulty=ids, items=_plan_items(raw["plan"])),
-                        changes=changes_from_json(raw["changes"]))
+                        changes=Changes.from_json(raw["changes"]))
 
 
 def load(db: Database, repair_id: str | UUID, conn: psycopg.Connection[Any] | None = None) -> RepairResult:

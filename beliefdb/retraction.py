@@ -1,7 +1,8 @@
 """Impact and retraction (truth rules 4 and 5): what stops holding when something is withdrawn.
 
 ``impact`` is a dry run of ``beliefdb.impact``; ``retract`` stores the change through
-``beliefdb.retract``, which propagates it in the same transaction.
+``beliefdb.retract``, which propagates it in the same transaction; ``preview`` is
+``beliefdb.retract_preview``: the retraction itself, rolled back, so exactly what ``retract`` does.
 """
 
 from __future__ import annotations
@@ -60,11 +61,6 @@ def impact(db: Database, refs: Sequence[str | UUID], conn: psycopg.Connection[An
                                        " order by effect, kind, node", (ids,), c)
 
 
-def changes_from_json(raw: dict[str, Any]) -> Changes:
-    return Changes(**{key: [UUID(x) for x in raw[key]]
-                      for key in ("stopped_holding", "started_holding", "flagged", "held")})
-
-
 def retract(db: Database, *, belief: str | UUID | None = None, fragment: str | UUID | None = None,
             source: str | None = None, version: int | None = None, reason: str, undo: bool = False,
             conn: psycopg.Connection[Any] | None = None) -> Changes:
@@ -82,26 +78,24 @@ def retract(db: Database, *, belief: str | UUID | None = None, fragment: str | U
         row = c.execute("select beliefdb.retract(%s, %s, %s, %s, %s)",
                         (target, target_id, reason, version, undo)).fetchone()
     assert row is not None
-    return changes_from_json(row[0])
+    return Changes.from_json(row[0])
 
 
 def preview(db: Database, *, belief: str | UUID | None = None, fragment: str | UUID | None = None,
-            source: str | None = None, version: int | None = None,
-            conn: psycopg.Connection[Any] | None = None) -> list[ImpactRow]:
-    """The dry run of a retraction. For a version: the impact of its fragments stopping to hold
-    (an older version coming back into force is not modelled by the dry run)."""
+            source: str | None = None, version: int | None = None, undo: bool = False,
+            conn: psycopg.Connection[Any] | None = None) -> Changes:
+    """Exactly what ``retract`` (or, with ``undo``, the restore) would change, nothing written. For
+    another principal's source ``proposed`` is set: the apply would only propose it to the owner,
+    and the report shows what the owner's approval would change."""
     _check_target(belief, fragment, source, version)
     with db.transaction(conn) as c:
         if source is not None:
-            found = source_id(db, source, c)
-            target = found
-            if version is not None:
-                version_id = db.scalar("select id from beliefdb.source_version where source_id = %s and version = %s",
-                                       (found, version), c)
-                if version_id is None:
-                    raise errors.NotFound(f"unknown version {version} of source '{source}'")
-                target = UUID(str(version_id))
-            return db.fetch_all(ImpactRow, "select node, kind, effect, detail from beliefdb.impact(%s)"
-                                           " order by effect, kind, node", ([target],), c)
-        assert belief is not None or fragment is not None
-        return impact(db, [belief if belief is not None else str(fragment)], c)
+            target, target_id = ("version" if version is not None else "source"), source_id(db, source, c)
+        elif belief is not None:
+            target, target_id = "node", resolve(db, belief, c)
+        else:
+            target, target_id = "node", resolve_target(db, str(fragment), c)
+        row = c.execute("select beliefdb.retract_preview(%s, %s, %s, %s)",
+                        (target, target_id, version, undo)).fetchone()
+    assert row is not None
+    return Changes.from_json(row[0])

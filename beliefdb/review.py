@@ -19,7 +19,7 @@ from beliefdb.models import ReviewItem
 
 def list_items(db: Database, conn: psycopg.Connection[Any] | None = None) -> list[ReviewItem]:
     return db.fetch_all(ReviewItem, """select id, kind, node, other_node, subject, reason, created_at,
-                                              proposed_by, proposal
+                                              proposed_by, proposal, source_id
                                          from beliefdb.review_queue order by created_at, id""", None, conn)
 
 
@@ -28,7 +28,7 @@ def resolve_item(db: Database, item: str | UUID, verdict: str, *, note: str | No
     """Approve or reject an open item (``verdict`` is approved or rejected)."""
     with db.transaction(conn) as c:
         matches = [UUID(str(r[0])) for r in c.execute(
-            "select id from beliefdb.review_item where id::text like %s and status = 'open'",
+            "select id from beliefdb.review_item where id::text like %s and status in ('open', 'closed')",
             (str(item).lower() + "%",)).fetchall()]
         if len(matches) != 1:
             raise (errors.NotFound(f"no open review item {item}") if not matches
@@ -41,7 +41,11 @@ def resolve_item(db: Database, item: str | UUID, verdict: str, *, note: str | No
         assert row is not None
         result: dict[str, Any] = row[0]
         applied = result.get("correction")
-        if applied and not applied.get("already_applied"):
+        if applied and not applied.get("already_applied") and not applied.get("proposed"):
             # an approved proposal's replacement is searchable like any belief
             embed_new(db, [UUID(applied["replacement"])], c)
+        version = result.get("applied") if result.get("kind") == "version_proposed" else None
+        if version and version.get("accepted"):
+            # an approved new version's beliefs are searchable like any ingested ones
+            embed_new(db, [UUID(a["id"]) for a in version["accepted"]], c)
     return result

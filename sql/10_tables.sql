@@ -39,8 +39,8 @@ comment on type beliefdb.origin_type is 'Origin type of a source';
 
 -- Lifecycle status of a belief.
 create type beliefdb.belief_status as enum
-    ('current', 'conflicting', 'superseded', 'unsupported', 'retracted', 'quarantined');
-comment on type beliefdb.belief_status is 'Status of a belief; current and conflicting beliefs are the ones that are true now';
+    ('current', 'conflicting', 'superseded', 'unsupported', 'retracted', 'quarantined', 'expired');
+comment on type beliefdb.belief_status is 'Status of a belief; current and conflicting beliefs are the ones that are true now; expired ones held until their valid time ended';
 
 -- Kind of confidence: a reviewer''s sentence and a matched quote are different kinds.
 create type beliefdb.confidence_kind as enum
@@ -101,6 +101,8 @@ create table beliefdb.source (
     created_at timestamptz not null default beliefdb.clock(),
     retracted_at timestamptz,
     retraction_reason text,
+    -- the principal that first ingested it: only they change its text, label or standing
+    owner text not null default beliefdb.current_principal(),
     primary key (workspace_id, id),
     unique (workspace_id, name)
 );
@@ -169,6 +171,9 @@ create table beliefdb.belief (
                                             statement || ' ' || pg_catalog.replace(subject, '_', ' ') || ' '
                                             || pg_catalog.replace(attribute, '_', ' ') || ' ' || value), 'B')
     ) stored,
+    -- the world it belongs to: the label of the source that first stated it; only evidence of
+    -- that world supports it, and it meets only beliefs of that world under rule 8
+    provenance beliefdb.provenance not null default 'production',
     primary key (workspace_id, id),
     foreign key (workspace_id, id, node_kind) references beliefdb.node (workspace_id, id, kind) on delete cascade
 );
@@ -177,6 +182,12 @@ comment on table beliefdb.belief is 'A statement (subject, attribute, value) wit
 create index belief_subject_attribute on beliefdb.belief (workspace_id, subject, attribute);
 create index belief_search on beliefdb.belief using gin (search);
 create index belief_subject_trgm on beliefdb.belief using gin (subject beliefdb.gin_trgm_ops);
+-- beliefs that may expire: the current ones with an end to their valid time, by that end
+create index belief_expiry on beliefdb.belief (workspace_id, upper(valid_time))
+    where status in ('current', 'conflicting') and not upper_inf(valid_time);
+-- beliefs with an end to their valid time, by id: the closure walk asks which of its beliefs ended
+create index belief_ending on beliefdb.belief (workspace_id, id) include (valid_time)
+    where not upper_inf(valid_time);
 
 -- Why a node holds: one justification is one reason; all its antecedents must hold.
 create table beliefdb.justification (
@@ -314,7 +325,7 @@ create table beliefdb.action (
     decision_id uuid not null,
     description text not null check (description <> ''),
     status text not null default 'scheduled'
-        check (status in ('scheduled', 'held', 'done', 'cancelled')),
+        check (status in ('scheduled', 'held', 'done', 'failed', 'rolled_back', 'cancelled')),
     owner text not null default beliefdb.current_principal(),
     created_at timestamptz not null default beliefdb.clock(),
     primary key (workspace_id, id),
@@ -448,11 +459,12 @@ create index belief_embedding_hnsw_384 on beliefdb.belief_embedding
 create table beliefdb.review_item (
     workspace_id uuid not null default beliefdb.current_workspace_id(),
     id uuid not null default pg_catalog.gen_random_uuid(),
-    kind text not null check (kind in ('decision_flagged', 'action_held', 'conflict', 'correction_proposed')),
-    node uuid not null,
+    kind text not null check (kind in ('decision_flagged', 'action_held', 'conflict', 'correction_proposed',
+                                       'version_proposed', 'retraction_proposed')),
+    node uuid,
     other_node uuid,
     reason text not null,
-    status text not null default 'open' check (status in ('open', 'approved', 'rejected')),
+    status text not null default 'open' check (status in ('open', 'approved', 'rejected', 'closed')),
     created_at timestamptz not null default beliefdb.clock(),
     resolved_at timestamptz,
     resolved_by text,
@@ -460,16 +472,39 @@ create table beliefdb.review_item (
     -- a correction proposed by a principal who does not own the belief: who, and what it says
     proposed_by text,
     proposal jsonb,
+    -- a new version or a retraction of another principal's source is proposed about the source
+    source_id uuid,
     primary key (workspace_id, id),
     foreign key (workspace_id, node) references beliefdb.node (workspace_id, id) on delete cascade,
-    foreign key (workspace_id, other_node) references beliefdb.node (workspace_id, id) on delete cascade
+    foreign key (workspace_id, other_node) references beliefdb.node (workspace_id, id) on delete cascade,
+    constraint review_item_source_id_fkey
+        foreign key (workspace_id, source_id) references beliefdb.source (workspace_id, id) on delete cascade,
+    constraint review_item_subject_check
+        check ((node is null) <> (source_id is null)
+               and (source_id is null) = (kind not in ('version_proposed', 'retraction_proposed')))
 );
-comment on table beliefdb.review_item is 'A durable item for a person to approve or reject: a flagged decision, a held action, a conflict, a proposed correction';
+comment on table beliefdb.review_item is 'A durable item for a person to approve or reject: a flagged decision, a held action, a conflict, a proposed correction, version or retraction; closed when it settled by itself';
 
--- one open item per node and kind, but several principals may each propose a correction
+-- one open item per node and kind, but several principals may each propose a change
 create unique index review_item_open on beliefdb.review_item (workspace_id, kind, node)
-    where status = 'open' and kind <> 'correction_proposed';
+    where status = 'open' and kind in ('decision_flagged', 'action_held', 'conflict');
 create index review_item_node on beliefdb.review_item (workspace_id, kind, node);
+
+-- Spans of source text masked when a subject was forgotten (the text itself is gone).
+create table beliefdb.redaction (
+    workspace_id uuid not null default beliefdb.current_workspace_id(),
+    id uuid not null default pg_catalog.gen_random_uuid(),
+    source_version_id uuid not null,
+    start_offset integer not null check (start_offset >= 0),
+    end_offset integer not null,
+    reason text not null,
+    created_at timestamptz not null default beliefdb.clock(),
+    created_by text not null default beliefdb.current_principal(),
+    primary key (workspace_id, id),
+    check (end_offset > start_offset),
+    foreign key (workspace_id, source_version_id) references beliefdb.source_version (workspace_id, id) on delete cascade
+);
+comment on table beliefdb.redaction is 'A span of a source version masked when a subject was forgotten: offsets and reason, never the text';
 
 -- Head of each workspace's audit chain: one row, locked by every append.
 create table beliefdb.audit_head (

@@ -1,6 +1,7 @@
 -- beliefdb: invariants the database keeps by itself, whoever writes.
 
--- Per-kind rows (fragment, belief, ...) get their node row first, under the same key.
+-- Per-kind rows (fragment, belief, ...) get their node row first, under the same key. An
+-- operation recording its changes (beliefdb.begin_changes) notes the node as one it created.
 create or replace function beliefdb.create_node() returns trigger
 language plpgsql
 set search_path = pg_catalog, pg_temp
@@ -8,10 +9,15 @@ as $$
 begin
     insert into beliefdb.node (workspace_id, id, kind)
     values (new.workspace_id, new.id, new.node_kind);
+    if pg_catalog.to_regclass('pg_temp.beliefdb_changes') is not null then
+        insert into pg_temp.beliefdb_changes (id, kind, held, was_current, created)
+        values (new.id, new.node_kind, false, false, true)
+        on conflict (id) do nothing;
+    end if;
     return new;
 end
 $$;
-comment on function beliefdb.create_node() is 'Trigger: insert the node row that a per-kind row shares its key with';
+comment on function beliefdb.create_node() is 'Trigger: insert the node row that a per-kind row shares its key with (and note it as created)';
 
 create or replace trigger fragment_node before insert on beliefdb.fragment
     for each row execute function beliefdb.create_node();
@@ -41,20 +47,25 @@ comment on function beliefdb.source_version_hash() is 'Trigger: compute the sha2
 create or replace trigger source_version_hash before insert on beliefdb.source_version
     for each row execute function beliefdb.source_version_hash();
 
--- Source versions are immutable text, whoever tries to change them.
+-- Source versions are immutable text, whoever tries to change them. The one change allowed is
+-- a redaction (forgetting a subject): the spans beliefdb.redaction records for the version, masked
+-- with as many U+2588 (its sha256 stays that of the text as ingested).
 create or replace function beliefdb.source_version_immutable() returns trigger
 language plpgsql
 set search_path = pg_catalog, pg_temp
 as $$
 begin
-    if (new.source_id, new.version, new.content, new.sha256) is distinct from
-       (old.source_id, old.version, old.content, old.sha256) then
+    if (new.source_id, new.version, new.sha256) is distinct from (old.source_id, old.version, old.sha256)
+       or (new.content is distinct from old.content
+           and new.content is distinct from beliefdb.masked(old.content, array(
+                   select int4range(r.start_offset, r.end_offset) from beliefdb.redaction r
+                    where r.workspace_id = old.workspace_id and r.source_version_id = old.id))) then
         raise exception 'source versions are immutable: ingest a new version instead' using errcode = 'BD002';
     end if;
     return new;
 end
 $$;
-comment on function beliefdb.source_version_immutable() is 'Trigger: refuse changes to a source version''s text, hash or number';
+comment on function beliefdb.source_version_immutable() is 'Trigger: refuse changes to a source version''s text, hash or number, other than its recorded redactions';
 
 create or replace trigger source_version_immutable before update on beliefdb.source_version
     for each row execute function beliefdb.source_version_immutable();
@@ -68,8 +79,9 @@ declare
     v_actual text;
     v_length integer;
 begin
-    if tg_op = 'UPDATE' and (new.source_version_id, new.start_offset, new.end_offset, new.text)
-                            is distinct from (old.source_version_id, old.start_offset, old.end_offset, old.text) then
+    -- (its text changes only with its version's, when that is redacted: checked below)
+    if tg_op = 'UPDATE' and (new.source_version_id, new.start_offset, new.end_offset)
+                            is distinct from (old.source_version_id, old.start_offset, old.end_offset) then
         raise exception 'fragments are immutable: insert a new fragment instead' using errcode = 'BD001';
     end if;
     select substr(v.content, new.start_offset + 1, new.end_offset - new.start_offset), length(v.content)
@@ -84,31 +96,45 @@ begin
     return new;
 end
 $$;
-comment on function beliefdb.fragment_matches_text() is 'Trigger: refuse a fragment whose text differs from the source text at its offsets, or any change to it';
+comment on function beliefdb.fragment_matches_text() is 'Trigger: refuse a fragment whose text differs from the source text at its offsets, or any change to it but a redaction''s';
 
 create or replace trigger fragment_matches_text before insert or update on beliefdb.fragment
     for each row execute function beliefdb.fragment_matches_text();
 
--- Evidence must quote its fragment byte for byte.
+-- Evidence must quote its fragment byte for byte, and come from the world of the belief it
+-- supports (rule 15: a fixture never supports, corroborates or raises production history).
 create or replace function beliefdb.evidence_matches_fragment() returns trigger
 language plpgsql
 set search_path = pg_catalog, pg_temp
 as $$
 declare
     v_text text;
+    v_world beliefdb.provenance;
+    v_belief_world beliefdb.provenance;
 begin
-    select f.text into v_text
+    select f.text, s.provenance into v_text, v_world
       from beliefdb.fragment f
+      join beliefdb.source_version v on v.workspace_id = f.workspace_id and v.id = f.source_version_id
+      join beliefdb.source s on s.workspace_id = v.workspace_id and s.id = v.source_id
      where f.workspace_id = new.workspace_id and f.id = new.fragment_id;
     if v_text is distinct from new.quote then
         raise exception 'evidence quote is not the text of its fragment'
             using errcode = 'BD001',
                   detail = pg_catalog.format('fragment text %L, quote %L', v_text, new.quote);
     end if;
+    if tg_op = 'INSERT' or new.belief_id <> old.belief_id or new.fragment_id <> old.fragment_id then
+        select b.provenance into v_belief_world
+          from beliefdb.belief b
+         where b.workspace_id = new.workspace_id and b.id = new.belief_id;
+        if v_belief_world is distinct from v_world then
+            raise exception 'evidence from a % source cannot support a % belief: labels are separate worlds',
+                v_world, v_belief_world using errcode = 'BD002';
+        end if;
+    end if;
     return new;
 end
 $$;
-comment on function beliefdb.evidence_matches_fragment() is 'Trigger: refuse evidence whose quote differs from its fragment text';
+comment on function beliefdb.evidence_matches_fragment() is 'Trigger: refuse evidence whose quote differs from its fragment text, or from another world than its belief';
 
 create or replace trigger evidence_matches_fragment before insert or update on beliefdb.evidence
     for each row execute function beliefdb.evidence_matches_fragment();

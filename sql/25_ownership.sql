@@ -111,3 +111,24 @@ begin
 end
 $$;
 comment on function beliefdb.require_correction_owner(uuid, uuid, text) is 'Refuse (not_owner) to undo a correction of a belief the acting principal does not own';
+
+-- Raise not_owner (BD008) unless the acting principal owns the source (the principal that first
+-- ingested it, rule 17).
+create or replace function beliefdb.require_source_owner(p_workspace_id uuid, p_source uuid, p_doing text)
+returns void
+language plpgsql stable
+set search_path = pg_catalog, pg_temp
+as $$
+declare
+    v_name text;
+    v_owner text;
+begin
+    select s.name, s.owner into v_name, v_owner from beliefdb.source s
+     where s.workspace_id = p_workspace_id and s.id = p_source;
+    if found and v_owner is distinct from beliefdb.current_principal() then
+        raise exception 'source % is owned by %: only its owner can %', v_name, v_owner, p_doing
+            using errcode = 'BD008';
+    end if;
+end
+$$;
+comment on function beliefdb.require_source_owner(uuid, uuid, text) is 'Refuse (not_owner) unless the acting principal owns the source';

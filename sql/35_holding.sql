@@ -32,9 +32,12 @@ as $$
 begin
     -- the functions that evaluate run with owner rights: a table of this name made by the
     -- session's own role (with triggers of its choosing) must never be written by them
+    -- (nor one a session made before an upgrade added a column)
     if exists (select from pg_catalog.pg_class c
                 where c.oid = pg_catalog.to_regclass('pg_temp.beliefdb_evaluation')
-                  and c.relowner <> (select r.oid from pg_catalog.pg_roles r where r.rolname = current_user)) then
+                  and (c.relowner <> (select r.oid from pg_catalog.pg_roles r where r.rolname = current_user)
+                       or not exists (select from pg_catalog.pg_attribute a
+                                       where a.attrelid = c.oid and a.attname = 'expired'))) then
         drop table pg_temp.beliefdb_evaluation;
     end if;
     if to_regclass('pg_temp.beliefdb_evaluation') is null then
@@ -46,7 +49,8 @@ begin
             premise boolean not null default false,
             blocked boolean not null default false, -- retracted, or assumed not to hold
             holds boolean not null default false,
-            superseded boolean not null default false
+            superseded boolean not null default false,
+            expired boolean not null default false  -- a belief whose valid time has ended
         ) on commit delete rows;
     else
         delete from pg_temp.beliefdb_evaluation;
@@ -58,7 +62,9 @@ comment on function beliefdb.prepare_evaluation() is 'Create or empty the sessio
 -- Evaluate holding for the forward closure of p_seeds (rules 2 and 3) and return it as arrays,
 -- one element per closure node (o_ids ...), plus, for each decision that lost a reason and still
 -- holds, its live justifications (o_live, o_live_decision: every antecedent current afterwards),
--- and the number of supersession rounds.
+-- and the number of supersession rounds. A node is current afterwards when it holds, is not
+-- superseded and is not expired (o_expired: a belief whose valid time ended by beliefdb.clock(),
+-- rule 16; it still holds, and still supersedes what it superseded).
 -- p_assume_off are nodes assumed to stop holding (impact previews); they are seeds too. Nodes
 -- outside the closure keep their stored node.current. Writes nothing.
 --
@@ -76,7 +82,7 @@ create or replace function beliefdb.evaluate_closure(
     p_workspace_id uuid, p_seeds uuid[], p_assume_off uuid[],
     out o_ids uuid[], out o_kind beliefdb.node_kind[], out o_held boolean[], out o_was_current boolean[],
     out o_premise boolean[], out o_blocked boolean[], out o_holds boolean[], out o_superseded boolean[],
-    out o_live uuid[], out o_live_decision uuid[], out o_rounds integer)
+    out o_expired boolean[], out o_live uuid[], out o_live_decision uuid[], out o_rounds integer)
 language plpgsql
 -- reads only: every statement sees the snapshot of the calling one (one consistent graph, and
 -- no new snapshot per level)
@@ -317,6 +323,23 @@ begin
       into o_premise, o_blocked
       from (select unnest(o_ids) as id, unnest(o_kind) as kind, unnest(v_retracted) as retracted,
                    generate_series(1, v_n) as pos) u;
+    -- beliefs whose valid time has ended: they hold, but are never current (rule 16). Few beliefs
+    -- have an end: the partial index of those (belief_ending) is probed with the closure's beliefs.
+    o_expired := array_fill(false, array[v_n]);
+    select array_agg(u.pos::integer)
+      into v_first
+      from unnest(o_ids) with ordinality as u (id, pos)
+     where u.id in (select b.id
+                      from beliefdb.belief b
+                     where b.workspace_id = p_workspace_id
+                       and b.id = any(array(select x.id from unnest(o_ids, o_kind) as x (id, kind)
+                                             where x.kind = 'belief'))
+                       and not upper_inf(b.valid_time) and upper(b.valid_time) <= beliefdb.clock());
+    if v_first is not null then
+        for v_k in 1 .. cardinality(v_first) loop
+            o_expired[v_first[v_k]] := true;
+        end loop;
+    end if;
     -- beliefs something supersedes
     v_loser := array_fill(false, array[v_n]);
     if cardinality(v_sup_of) > 0 then
@@ -379,7 +402,7 @@ begin
         for v_p in 1 .. v_n loop
             if o_premise[v_p] and not o_blocked[v_p] then
                 o_holds[v_p] := true;
-                if not o_superseded[v_p] then
+                if not o_superseded[v_p] and not o_expired[v_p] then
                     v_tail := v_tail + 1;
                     v_queue[v_tail] := v_p;
                 end if;
@@ -390,7 +413,7 @@ begin
                 v_c := v_cons[v_j];
                 if not o_holds[v_c] and not o_blocked[v_c] then
                     o_holds[v_c] := true;
-                    if not o_superseded[v_c] then
+                    if not o_superseded[v_c] and not o_expired[v_c] then
                         v_tail := v_tail + 1;
                         v_queue[v_tail] := v_c;
                     end if;
@@ -408,7 +431,7 @@ begin
                     v_c := v_cons[v_j];
                     if not o_holds[v_c] and not o_blocked[v_c] then
                         o_holds[v_c] := true;
-                        if not o_superseded[v_c] then
+                        if not o_superseded[v_c] and not o_expired[v_c] then
                             v_tail := v_tail + 1;
                             v_queue[v_tail] := v_c;
                         end if;
@@ -475,9 +498,10 @@ declare
 begin
     perform beliefdb.prepare_evaluation();
     select * into v_e from beliefdb.evaluate_closure(p_workspace_id, p_seeds, p_assume_off);
-    insert into pg_temp.beliefdb_evaluation (id, kind, held, was_current, premise, blocked, holds, superseded)
+    insert into pg_temp.beliefdb_evaluation (id, kind, held, was_current, premise, blocked, holds, superseded,
+                                             expired)
     select * from unnest(v_e.o_ids, v_e.o_kind, v_e.o_held, v_e.o_was_current, v_e.o_premise, v_e.o_blocked,
-                         v_e.o_holds, v_e.o_superseded);
+                         v_e.o_holds, v_e.o_superseded, v_e.o_expired);
     return v_e.o_rounds;
 end
 $$;
@@ -498,19 +522,173 @@ begin
           left join pg_temp.beliefdb_evaluation eo on eo.id = o.id
          where r.workspace_id = p_workspace_id and r.kind = 'conflicts_with'
            and p_belief in (r.from_belief, r.to_belief)
-           and coalesce(eo.holds and not eo.superseded, o.status in ('current', 'conflicting')));
+           and coalesce(eo.holds and not eo.superseded and not eo.expired, o.status in ('current', 'conflicting')));
 end
 $$;
 comment on function beliefdb.in_open_conflict(uuid, uuid) is 'Whether a belief is tied with a rival that is still current (uses the evaluation working set)';
 
--- Evaluate the closure of a change and store the result: holding, belief status, flags on
--- decisions that lost their last support (rule 4) and holds on their actions. Returns what changed.
-create or replace function beliefdb.propagate(p_workspace_id uuid, p_seeds uuid[]) returns jsonb
+-- What changes during one user-visible operation: the state each node had when a propagation
+-- first changed it (holding, current, and a decision's or action's status), and the nodes the
+-- operation created (create_node notes them: they are reported as what they are, a new belief or
+-- decision, not as changes). An operation starts it empty (begin_changes) and reports against it at
+-- the end (changes), so its report is the net difference the operation made to what existed,
+-- however many propagations it took. One per session, emptied at commit; the functions that write
+-- it run with owner rights (see prepare_evaluation).
+create or replace function beliefdb.begin_changes() returns void
+language plpgsql
+set search_path = pg_catalog, pg_temp
+as $$
+begin
+    if exists (select from pg_catalog.pg_class c
+                where c.oid = pg_catalog.to_regclass('pg_temp.beliefdb_changes')
+                  and (c.relowner <> (select r.oid from pg_catalog.pg_roles r where r.rolname = current_user)
+                       or not exists (select from pg_catalog.pg_attribute a
+                                       where a.attrelid = c.oid and a.attname = 'created'))) then
+        drop table pg_temp.beliefdb_changes;
+    end if;
+    if to_regclass('pg_temp.beliefdb_changes') is null then
+        create temporary table beliefdb_changes (
+            id uuid primary key,
+            kind beliefdb.node_kind not null,
+            held boolean not null,        -- holding before the operation
+            was_current boolean not null, -- current before the operation
+            status text,                  -- a decision's or action's status before the operation
+            created boolean not null default false  -- made by the operation
+        ) on commit delete rows;
+    else
+        delete from pg_temp.beliefdb_changes;
+    end if;
+end
+$$;
+comment on function beliefdb.begin_changes() is 'Start recording what one operation changes (emptied per operation and at commit)';
+
+-- Remember the state nodes had before the operation changed them (the first time only).
+create or replace function beliefdb.note_changes(p_workspace_id uuid, p_ids uuid[]) returns void
+language plpgsql
+set search_path = pg_catalog, pg_temp
+as $$
+begin
+    if to_regclass('pg_temp.beliefdb_changes') is null then
+        perform beliefdb.begin_changes();
+    end if;
+    insert into pg_temp.beliefdb_changes (id, kind, held, was_current, status)
+    select n.id, n.kind, n.holds, n.current, coalesce(d.status, a.status)
+      from beliefdb.node n
+      left join beliefdb.decision d on n.kind = 'decision' and d.workspace_id = n.workspace_id and d.id = n.id
+      left join beliefdb.action a on n.kind = 'action' and a.workspace_id = n.workspace_id and a.id = n.id
+     where n.workspace_id = p_workspace_id and n.id = any(p_ids)
+    on conflict (id) do nothing;
+end
+$$;
+comment on function beliefdb.note_changes(uuid, uuid[]) is 'Record the state of nodes about to change, unless this operation changed them before';
+
+-- The net difference the operation made so far: nodes that stopped or started holding, stopped
+-- being or became current (rule 3: a superseded belief whose winner stopped holding is current
+-- again), decisions flagged (rule 4) and actions held, and the decisions that lost a reason but
+-- still hold by another (survives: the reasons that still hold them).
+create or replace function beliefdb.changes(p_workspace_id uuid) returns jsonb
 language plpgsql
 set search_path = pg_catalog, pg_temp
 as $$
 declare
     v_result jsonb;
+begin
+    if to_regclass('pg_temp.beliefdb_changes') is null then
+        perform beliefdb.begin_changes();
+    end if;
+    with now as (
+        select c.id, c.kind, c.held, c.was_current, c.status,
+               coalesce(n.holds, false) as holds, coalesce(n.current, false) as current,
+               coalesce(d.status, a.status) as now_status
+          from pg_temp.beliefdb_changes c
+          left join beliefdb.node n on n.workspace_id = p_workspace_id and n.id = c.id
+          left join beliefdb.decision d on c.kind = 'decision' and d.workspace_id = p_workspace_id and d.id = c.id
+          left join beliefdb.action a on c.kind = 'action' and a.workspace_id = p_workspace_id and a.id = c.id
+         where not c.created
+    ),
+    -- a decision that holds and had a reason whose antecedents were all current, one of which is
+    -- not any more: it survives by its reasons that are live now
+    lost_reason as (
+        select distinct j.consequent as decision
+          from now x
+          join beliefdb.justification_antecedent a on a.workspace_id = p_workspace_id and a.antecedent = x.id
+          join beliefdb.justification j on j.workspace_id = a.workspace_id and j.id = a.justification_id
+          join beliefdb.node d on d.workspace_id = j.workspace_id and d.id = j.consequent
+                              and d.kind = 'decision' and d.holds
+          join beliefdb.decision s on s.workspace_id = d.workspace_id and s.id = d.id
+                                  and s.status in ('active', 'approved')
+         where x.was_current and not x.current
+           and not exists (
+                select from beliefdb.justification_antecedent o
+                  left join now p on p.id = o.antecedent
+                  left join beliefdb.node on_ on p.id is null and on_.workspace_id = o.workspace_id
+                                              and on_.id = o.antecedent
+                 where o.workspace_id = a.workspace_id and o.justification_id = a.justification_id
+                   and not coalesce(p.was_current, on_.current, false))
+    ),
+    survivors as (
+        select l.decision,
+               jsonb_agg(l.antecedents order by l.antecedents::text) as by
+          from (select l.decision, jsonb_agg(a.antecedent order by a.antecedent) as antecedents
+                  from lost_reason l
+                  join beliefdb.justification j on j.workspace_id = p_workspace_id and j.consequent = l.decision
+                  join beliefdb.justification_antecedent a on a.workspace_id = j.workspace_id
+                                                          and a.justification_id = j.id
+                 group by l.decision, j.id
+                having bool_and(exists (select from beliefdb.node n where n.workspace_id = p_workspace_id
+                                                                       and n.id = a.antecedent and n.current))) l
+         group by l.decision
+    )
+    select jsonb_build_object(
+        'stopped_holding', coalesce((select jsonb_agg(x.id order by x.id) from now x where x.held and not x.holds), '[]'),
+        'started_holding', coalesce((select jsonb_agg(x.id order by x.id) from now x where not x.held and x.holds), '[]'),
+        'stopped_current', coalesce((select jsonb_agg(x.id order by x.id) from now x
+                                      where x.was_current and not x.current), '[]'),
+        'became_current', coalesce((select jsonb_agg(x.id order by x.id) from now x
+                                     where not x.was_current and x.current), '[]'),
+        'flagged', coalesce((select jsonb_agg(x.id order by x.id) from now x
+                              where x.kind = 'decision' and x.status = 'active' and x.now_status = 'needs_review'), '[]'),
+        'held', coalesce((select jsonb_agg(x.id order by x.id) from now x
+                           where x.kind = 'action' and x.status = 'scheduled' and x.now_status = 'held'), '[]'),
+        'survives', coalesce((select jsonb_agg(jsonb_build_object('decision', s.decision, 'by', s.by)
+                                               order by s.decision) from survivors s), '[]'))
+      into v_result;
+    return v_result;
+end
+$$;
+comment on function beliefdb.changes(uuid) is 'Net change report of the operation so far: holding, current, flags, holds, surviving decisions';
+
+-- A change report with nothing in it (the shape of beliefdb.changes).
+create or replace function beliefdb.empty_changes() returns jsonb
+language sql immutable
+set search_path = pg_catalog, pg_temp
+as $$
+    select '{"stopped_holding": [], "started_holding": [], "stopped_current": [], "became_current": [],
+             "flagged": [], "held": [], "survives": []}'::jsonb
+$$;
+comment on function beliefdb.empty_changes() is 'A change report with nothing in it';
+
+-- Beliefs of a workspace whose valid time has ended while they were still current (rule 16).
+create or replace function beliefdb.due_to_expire(p_workspace_id uuid) returns uuid[]
+language sql stable
+set search_path = pg_catalog, pg_temp
+as $$
+    select coalesce(array_agg(b.id), '{}')
+      from beliefdb.belief b
+     where b.workspace_id = p_workspace_id and b.status in ('current', 'conflicting')
+       and not upper_inf(b.valid_time) and upper(b.valid_time) <= beliefdb.clock()
+$$;
+comment on function beliefdb.due_to_expire(uuid) is 'Current beliefs whose valid time has ended and that are not yet marked expired';
+
+-- Evaluate the closure of a change and store the result: holding, belief status, flags on
+-- decisions that lost their last support (rule 4) and holds on their actions. Beliefs whose valid
+-- time ended since the last change are seeds too (rule 16). Returns the operation's changes so
+-- far (beliefdb.changes).
+create or replace function beliefdb.propagate(p_workspace_id uuid, p_seeds uuid[]) returns jsonb
+language plpgsql
+set search_path = pg_catalog, pg_temp
+as $$
+declare
     v_flagged uuid[];
     v_held uuid[];
     v_round integer;
@@ -525,21 +703,29 @@ begin
     -- one of two supports must not both conclude it still holds (READ COMMITTED gives every
     -- statement after the lock a snapshot that includes the other's commit)
     perform pg_advisory_xact_lock(hashtextextended('beliefdb.propagate:' || p_workspace_id::text, 0));
-    perform beliefdb.evaluate(p_workspace_id, p_seeds);
+    perform beliefdb.evaluate(p_workspace_id, p_seeds || beliefdb.due_to_expire(p_workspace_id));
     -- the planner gets the working set's size: index walks for small closures, not scans
     analyze pg_temp.beliefdb_evaluation;
 
+    -- what is about to change, as it was before the operation changed it
+    perform beliefdb.note_changes(p_workspace_id, array(
+        select e.id from pg_temp.beliefdb_evaluation e
+         where (e.held, e.was_current) is distinct from (e.holds, e.holds and not e.superseded and not e.expired)
+            or (e.kind = 'decision' and not e.holds)
+            or e.kind = 'action'));
+
     update beliefdb.node n
-       set holds = e.holds, current = e.holds and not e.superseded
+       set holds = e.holds, current = e.holds and not e.superseded and not e.expired
       from pg_temp.beliefdb_evaluation e
      where n.workspace_id = p_workspace_id and n.id = e.id
-       and (n.holds, n.current) is distinct from (e.holds, e.holds and not e.superseded);
+       and (n.holds, n.current) is distinct from (e.holds, e.holds and not e.superseded and not e.expired);
 
     with next as (
         select e.id,
                case when n.retracted_at is not null then 'retracted'
                     when e.superseded then 'superseded'
                     when not e.holds then 'unsupported'
+                    when e.expired then 'expired'
                     when beliefdb.in_open_conflict(p_workspace_id, e.id) then 'conflicting'
                     else 'current'
                end::beliefdb.belief_status as status
@@ -568,6 +754,11 @@ begin
       from unnest(v_flagged) f (id)
     on conflict do nothing;
 
+    -- actions of the decisions in the closure (and actions in it) whose decision needs review
+    perform beliefdb.note_changes(p_workspace_id, array(
+        select a2.id from pg_temp.beliefdb_evaluation e
+          join beliefdb.action a2 on a2.workspace_id = p_workspace_id and a2.decision_id = e.id
+         where e.kind = 'decision'));
     with held as (
         update beliefdb.action a
            set status = 'held'
@@ -606,19 +797,12 @@ begin
                                  and a.edge_kind = 'derives');
     end loop;
 
-    select jsonb_build_object(
-        'stopped_holding', coalesce(jsonb_agg(e.id) filter (where e.held and not e.holds), '[]'),
-        'started_holding', coalesce(jsonb_agg(e.id) filter (where not e.held and e.holds), '[]'),
-        'flagged', to_jsonb(v_flagged),
-        'held', to_jsonb(v_held))
-      into v_result
-      from pg_temp.beliefdb_evaluation e;
-
     -- a belief that is current again (what superseded it stopped holding) meets its rivals under
     -- rule 8 like a new one; what that settles is propagated in turn (supersession only grows,
     -- so this ends)
     v_revived := array(select e.id from pg_temp.beliefdb_evaluation e
-                        where e.kind = 'belief' and not e.was_current and e.holds and not e.superseded);
+                        where e.kind = 'belief' and not e.was_current and e.holds and not e.superseded
+                          and not e.expired);
     foreach v_id in array v_revived loop
         v_settled := beliefdb.settle(p_workspace_id, v_id);
         v_more := v_more
@@ -627,26 +811,47 @@ begin
             || array(select (x ->> 'b')::uuid from jsonb_array_elements(v_settled -> 'conflicts') x);
     end loop;
     if cardinality(v_more) > 0 then
-        v_result := beliefdb.merge_changes(v_result, beliefdb.propagate(p_workspace_id, v_more));
+        perform beliefdb.propagate(p_workspace_id, v_more);
     end if;
-    return v_result;
+    perform beliefdb.settle_review_items(p_workspace_id);
+    return beliefdb.changes(p_workspace_id);
 end
 $$;
-comment on function beliefdb.propagate(uuid, uuid[]) is 'Recompute and store holding for the forward closure of a change; flag decisions that lost their last support and hold their actions';
+comment on function beliefdb.propagate(uuid, uuid[]) is 'Recompute and store holding for the forward closure of a change; flag decisions that lost their last support and hold their actions; returns the operation''s changes';
 
--- The union of two change reports of propagate, key by key.
-create or replace function beliefdb.merge_changes(p_a jsonb, p_b jsonb) returns jsonb
-language sql immutable
+-- Review items whose question settled by itself close (status closed, by beliefdb): a tie one of
+-- whose sides is no longer in conflict (superseded, unsupported, expired, retracted or forgotten),
+-- and a proposed correction of a belief that is no longer current (correct what replaced it).
+-- Called by propagate for the beliefs its evaluation reached.
+create or replace function beliefdb.settle_review_items(p_workspace_id uuid) returns integer
+language plpgsql
 set search_path = pg_catalog, pg_temp
 as $$
-    select jsonb_object_agg(k.key, coalesce((
-               select jsonb_agg(distinct x.value)
-                 from (select jsonb_array_elements(coalesce(p_a -> k.key, '[]')) as value
-                       union
-                       select jsonb_array_elements(coalesce(p_b -> k.key, '[]'))) x), '[]'))
-      from (values ('stopped_holding'), ('started_holding'), ('flagged'), ('held')) as k (key)
+declare
+    v_closed integer;
+begin
+    update beliefdb.review_item r
+       set status = 'closed', resolved_at = beliefdb.clock(), resolved_by = 'beliefdb',
+           note = case r.kind when 'conflict' then 'settled: the beliefs are no longer tied'
+                              else 'settled: the belief is no longer current (it is ' || b.status::text || ')' end
+      from beliefdb.belief b
+     where r.workspace_id = p_workspace_id and r.status = 'open' and r.kind in ('conflict', 'correction_proposed')
+       -- the beliefs the last evaluation reached (a tie's both sides are reached together)
+       and r.node in (select e.id from pg_temp.beliefdb_evaluation e where e.kind = 'belief')
+       and b.workspace_id = r.workspace_id and b.id = r.node
+       and case r.kind
+               when 'conflict' then
+                    b.status <> 'conflicting'
+                    or not exists (select from beliefdb.belief o
+                                    where o.workspace_id = r.workspace_id and o.id = r.other_node
+                                      and o.status = 'conflicting')
+               else b.status not in ('current', 'conflicting')
+           end;
+    get diagnostics v_closed = row_count;
+    return v_closed;
+end
 $$;
-comment on function beliefdb.merge_changes(jsonb, jsonb) is 'Union of two change reports of beliefdb.propagate';
+comment on function beliefdb.settle_review_items(uuid) is 'Close the open conflict and correction items of a workspace whose question settled by itself';
 
 -- Sources expand to their fragments; everything else is a node id.
 create or replace function beliefdb.expand_targets(p_workspace_id uuid, p_ids uuid[]) returns uuid[]
@@ -665,11 +870,18 @@ as $$
 $$;
 comment on function beliefdb.expand_targets(uuid, uuid[]) is 'Node ids for a list of node, source and source-version ids';
 
--- Dry run (rule 4, 5): if these nodes (or all fragments of these sources / versions) stopped
--- holding, what would stop holding, which decisions would be flagged, which actions held, and
--- which decisions survive thanks to other support: they lose a reason (a justification whose
--- antecedents were all current stops being live) and still hold by another. A decision whose
--- reasons all stay live is not affected and not listed, even when it is in the closure.
+-- Dry run (rules 4, 5): what retracting these nodes, sources or source versions would change, the
+-- same report retract's apply gives: what stops being current, what becomes current again (a
+-- belief whose winner stops holding, and what that settles under rule 8), which decisions would
+-- be flagged, which actions held, and which decisions survive thanks to other support (they lose
+-- a reason, a justification whose antecedents were all current, and still hold by another). A
+-- decision whose reasons all stay live is not listed, even when it is in the closure.
+--
+-- Most changes only take support away: then the closure walk (evaluate_closure, reads only) is the
+-- answer. When one brings something back (a belief current again meets its rivals under rule 8, a
+-- retracted version puts an older one back in force) or expiries are due, the retraction itself
+-- runs in a subtransaction that is rolled back (simulate_retraction), so the preview is exactly
+-- what the apply does.
 create or replace function beliefdb.impact(p_ids uuid[])
 returns table (node uuid, kind text, effect text, detail jsonb)
 language plpgsql
@@ -685,6 +897,7 @@ declare
     v_ws uuid := beliefdb.current_workspace_id();
     v_targets uuid[] := beliefdb.expand_targets(v_ws, p_ids);
     v_e record;
+    v_report jsonb;
     v_flag_id uuid[];
     v_flag_title text[];
     v_keep_id uuid[];
@@ -696,6 +909,34 @@ begin
     end if;
     -- the arrays as they come: a preview writes nothing, not even the working set
     select * into v_e from beliefdb.evaluate_closure(v_ws, v_targets, v_targets);
+    if exists (select from unnest(v_e.o_kind, v_e.o_was_current, v_e.o_holds, v_e.o_superseded, v_e.o_expired)
+                            as e (kind, was_current, holds, superseded, expired)
+                where e.kind = 'belief' and not e.was_current and e.holds and not e.superseded and not e.expired)
+       or exists (select from beliefdb.source_version v where v.workspace_id = v_ws and v.id = any(p_ids))
+       or cardinality(beliefdb.due_to_expire(v_ws)) > 0 then
+        v_report := beliefdb.simulate_retraction(v_ws, p_ids);
+        return query
+        select x.id::uuid, n.kind::text, 'stops_holding', '{}'::jsonb
+          from jsonb_array_elements_text(v_report -> 'stopped_current') as x (id)
+          join lateral (select n.kind from beliefdb.node n where n.workspace_id = v_ws and n.id = x.id::uuid) n on true
+        union all
+        select x.id::uuid, n.kind::text, 'becomes_current', '{}'::jsonb
+          from jsonb_array_elements_text(v_report -> 'became_current') as x (id)
+          join lateral (select n.kind from beliefdb.node n where n.workspace_id = v_ws and n.id = x.id::uuid) n on true
+        union all
+        select d.id, 'decision', 'flag', jsonb_build_object('title', d.title)
+          from jsonb_array_elements_text(v_report -> 'flagged') as x (id)
+          join beliefdb.decision d on d.workspace_id = v_ws and d.id = x.id::uuid
+        union all
+        select a.id, 'action', 'hold', jsonb_build_object('decision', a.decision_id, 'description', a.description)
+          from jsonb_array_elements_text(v_report -> 'held') as x (id)
+          join beliefdb.action a on a.workspace_id = v_ws and a.id = x.id::uuid
+        union all
+        select d.id, 'decision', 'survives', jsonb_build_object('title', d.title, 'by', s -> 'by')
+          from jsonb_array_elements(v_report -> 'survives') as s
+          join beliefdb.decision d on d.workspace_id = v_ws and d.id = (s ->> 'decision')::uuid;
+        return;
+    end if;
     -- Decisions are read into arrays, with one index scan over an array of ids each, and joined
     -- to the evaluation's arrays in memory by hashing. The decisions of the closure that stop
     -- holding and are active are flagged; those that lost a reason, hold and are active or
@@ -719,8 +960,9 @@ begin
     return query
     select e.id, e.kind::text, 'stops_holding', '{}'::jsonb
       from (select unnest(v_e.o_ids) as id, unnest(v_e.o_kind) as kind, unnest(v_e.o_was_current) as was_current,
-                   unnest(v_e.o_holds) as holds, unnest(v_e.o_superseded) as superseded) e
-     where e.was_current and not (e.holds and not e.superseded)
+                   unnest(v_e.o_holds) as holds, unnest(v_e.o_superseded) as superseded,
+                   unnest(v_e.o_expired) as expired) e
+     where e.was_current and not (e.holds and not e.superseded and not e.expired)
     union all
     select f.id, 'decision', 'flag', jsonb_build_object('title', f.title)
       from unnest(v_flag_id, v_flag_title) as f (id, title)
@@ -733,7 +975,7 @@ begin
       from unnest(v_keep_id, v_keep_title) as k (id, title)
       -- (offset 0: each live justification's antecedents are picked out before the sort, which
       -- would otherwise carry the decision's whole reasons object in every row)
-      left join (select l.decision, jsonb_agg(l.antecedents order by l.id) as by
+      left join (select l.decision, jsonb_agg(l.antecedents order by l.antecedents::text) as by
                    from (select l.decision, l.id, r.reasons -> l.id::text as antecedents
                            from unnest(v_e.o_live, v_e.o_live_decision) as l (id, decision)
                            join unnest(v_keep_id, v_keep_reasons) as r (id, reasons) on r.id = l.decision
@@ -742,4 +984,40 @@ begin
                   group by l.decision) s on s.decision = k.id;
 end
 $$;
-comment on function beliefdb.impact(uuid[]) is 'Dry run: what stops holding, which decisions are flagged, which actions held, which decisions survive and by what';
+comment on function beliefdb.impact(uuid[]) is 'Dry run of a retraction: what stops being current, becomes current again, is flagged, held, or survives and by what';
+
+-- Run one statement of beliefdb's own, whose one column is a jsonb report, in a subtransaction that
+-- is then rolled back, and return the report: a preview that is exactly what the change does,
+-- because it is the change. Nothing stays written, not even in the audit chain. Internal: the
+-- statement is executed as given, so only beliefdb's functions call it (not granted).
+create or replace function beliefdb.dry_run(p_statement text, p_args jsonb) returns jsonb
+language plpgsql
+set search_path = pg_catalog, pg_temp
+as $$
+declare
+    v_report jsonb;
+    v_text text;
+begin
+    begin
+        perform beliefdb.begin_changes();
+        execute p_statement into v_report using p_args;
+        raise exception 'rolled back' using errcode = 'BD900', detail = coalesce(v_report, 'null'::jsonb)::text;
+    exception when sqlstate 'BD900' then
+        get stacked diagnostics v_text = pg_exception_detail;
+    end;
+    return v_text::jsonb;
+end
+$$;
+comment on function beliefdb.dry_run(text, jsonb) is 'Internal: run one of beliefdb''s statements in a rolled-back subtransaction and return its jsonb report (exact previews)';
+
+-- Retract these nodes, sources or source versions in a subtransaction that is rolled back, and
+-- return the change report the retraction made (beliefdb.changes): an exact preview.
+create or replace function beliefdb.simulate_retraction(p_workspace_id uuid, p_ids uuid[]) returns jsonb
+language sql
+set search_path = pg_catalog, pg_temp
+as $$
+    select beliefdb.dry_run(
+        'select beliefdb.retract_ids(($1 ->> ''workspace'')::uuid, array(select jsonb_array_elements_text($1 -> ''ids''))::uuid[], ''dry run'', false)',
+        jsonb_build_object('workspace', p_workspace_id, 'ids', to_jsonb(p_ids)))
+$$;
+comment on function beliefdb.simulate_retraction(uuid, uuid[]) is 'The change report of retracting nodes, sources or versions, computed in a subtransaction that is rolled back';

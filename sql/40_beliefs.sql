@@ -95,8 +95,8 @@ as $$
 $$;
 comment on function beliefdb.compare_beliefs(uuid, uuid, uuid) is 'Rule 8 comparison of two beliefs: 1 a wins, -1 b wins, 0 tie';
 
--- Rivals of a belief: current beliefs on the same subject, attribute and scope, with another
--- value, whose valid times overlap.
+-- Rivals of a belief: current beliefs of its world (rule 15) on the same subject, attribute and
+-- scope, with another value, whose valid times overlap.
 create or replace function beliefdb.rivals(p_workspace_id uuid, p_belief_id uuid) returns setof uuid
 language sql stable
 set search_path = pg_catalog, pg_temp
@@ -106,13 +106,14 @@ as $$
       join beliefdb.belief r
         on r.workspace_id = b.workspace_id and r.subject = b.subject and r.attribute = b.attribute
        and r.scope = b.scope and r.value <> b.value and r.valid_time && b.valid_time
+       and r.provenance = b.provenance
        and r.status in ('current', 'conflicting') and r.id <> b.id
      where b.workspace_id = p_workspace_id and b.id = p_belief_id
      order by r.recorded_at, r.id
 $$;
-comment on function beliefdb.rivals(uuid, uuid) is 'Current beliefs that contradict a belief: same subject, attribute, scope; other value; overlapping valid time';
+comment on function beliefdb.rivals(uuid, uuid) is 'Current beliefs of the same world that contradict a belief: same subject, attribute, scope; other value; overlapping valid time';
 
--- Settle a new belief against its rivals by rule 8. Returns {"superseded": [{old,new}], "conflicts": [{a,b}]}.
+-- Settle a new belief against its rivals by rule 8. Returns {"superseded": [{old,new}], "conflicts": [{a,b,reason}]}.
 -- The loser is superseded only when the acting principal owns it; a rival owned by someone
 -- else is not overruled but put in conflict, for its owner to settle from the review queue.
 create or replace function beliefdb.settle(p_workspace_id uuid, p_belief_id uuid) returns jsonb
@@ -167,7 +168,7 @@ begin
             insert into beliefdb.review_item (workspace_id, kind, node, other_node, reason)
             values (p_workspace_id, 'conflict', p_belief_id, v_rival, v_reason)
             on conflict do nothing;
-            v_conflicts := v_conflicts || jsonb_build_object('a', p_belief_id, 'b', v_rival);
+            v_conflicts := v_conflicts || jsonb_build_object('a', p_belief_id, 'b', v_rival, 'reason', v_reason);
         end if;
     end loop;
     return jsonb_build_object('superseded', v_superseded, 'conflicts', v_conflicts);
@@ -240,6 +241,13 @@ as $$
                          where p.factor = 'correction' and p.key = 'human_correction')
                    when 'derived' then
                        (select beliefdb.floored_product(sum(ln(greatest(a.confidence, 1e-9)))) from antecedents a)
+                   -- an agent's memory with no quoted evidence (written by a step of a run)
+                   when 'agent_asserted' then
+                       case when exists (select from sources)
+                            then (select 1 - beliefdb.floored_product(sum(ln(greatest(1 - s.weight, 1e-9))))
+                                    from sources s)
+                            else (select p.weight from beliefdb.confidence_policy p
+                                   where p.factor = 'trace' and p.key = 'memory') end
                    else (select 1 - coalesce(beliefdb.floored_product(sum(ln(greatest(1 - s.weight, 1e-9)))), 1)
                            from sources s)
                end::real as weight,
@@ -259,7 +267,13 @@ as $$
     select 'independent_sources',
            (select count(*) from sources)::text || ' independent source(s), combined as 1 - prod(1 - w)', base.weight
       from base
-     where base.confidence_kind in ('extracted', 'agent_asserted')
+     where base.confidence_kind = 'extracted'
+        or (base.confidence_kind = 'agent_asserted' and exists (select from sources))
+    union all
+    select 'agent_memory', 'written by an agent''s step, with no quoted evidence (confidence_policy trace/memory)',
+           base.weight
+      from base
+     where base.confidence_kind = 'agent_asserted' and not exists (select from sources)
     union all
     select 'correction', 'a reviewer''s correction (confidence_policy correction/human_correction)', base.weight
       from base
@@ -316,7 +330,10 @@ comment on function beliefdb.recompute_confidence(uuid, uuid[]) is 'Store the co
 
 -- Accept gated claims against one source version. Each claim is a JSON object with
 -- statement, subject, attribute, value, quote, start, end and optional kind, scope,
--- valid_from, valid_to. Returns the outcome of each claim.
+-- valid_from, valid_to. Returns the outcome of each claim. A claim is one belief of the source's
+-- world (rule 15) with its subject, attribute, value, scope and valid time: the same claim from the
+-- same fragment again changes nothing (unchanged, whatever became of the belief since), the same
+-- claim elsewhere adds evidence to it (corroborated), anything else is a new belief.
 create or replace function beliefdb.add_claims(p_workspace_id uuid, p_source_version_id uuid, p_claims jsonb,
                                                p_rejected jsonb default '[]')
 returns jsonb
@@ -340,9 +357,11 @@ declare
     v_conflicts jsonb := '[]';
     v_touched uuid[] := '{}';
     v_fragments uuid[] := '{}';
+    v_world beliefdb.provenance;
 begin
-    select v.content into v_content
+    select v.content, s.provenance into v_content, v_world
       from beliefdb.source_version v
+      join beliefdb.source s on s.workspace_id = v.workspace_id and s.id = v.source_id
      where v.workspace_id = p_workspace_id and v.id = p_source_version_id;
     if v_content is null then
         raise exception 'unknown source version %', p_source_version_id using errcode = 'BD004';
@@ -363,13 +382,31 @@ begin
         v_fragment := beliefdb.fragment_at(p_workspace_id, p_source_version_id, v_start, v_end);
         v_fragments := v_fragments || v_fragment;
 
+        -- recorded from this very fragment before (an unchanged text again, or a version that
+        -- repeats an earlier one): nothing new, whatever became of the belief since (rule 18)
+        select b.id into v_belief
+          from beliefdb.evidence e
+          join beliefdb.belief b on b.workspace_id = e.workspace_id and b.id = e.belief_id
+         where e.workspace_id = p_workspace_id and e.fragment_id = v_fragment
+           and b.subject = v_claim ->> 'subject' and b.attribute = v_claim ->> 'attribute'
+           and b.value = v_claim ->> 'value' and b.scope = coalesce(v_claim -> 'scope', '{}')
+           and b.valid_time = v_valid and b.provenance = v_world
+         limit 1;
+        if v_belief is not null then
+            v_unchanged := v_unchanged || jsonb_build_object('id', v_belief, 'statement', v_claim ->> 'statement');
+            v_touched := v_touched || v_belief;
+            continue;
+        end if;
+
+        -- the same claim, believed now (or expired: it was true for exactly that time)
         select b.id into v_belief
           from beliefdb.belief b
          where b.workspace_id = p_workspace_id
            and b.subject = v_claim ->> 'subject' and b.attribute = v_claim ->> 'attribute'
            and b.value = v_claim ->> 'value'
            and b.scope = coalesce(v_claim -> 'scope', '{}')
-           and b.status in ('current', 'conflicting')
+           and b.valid_time = v_valid and b.provenance = v_world
+           and b.status::text in ('current', 'conflicting', 'expired')
          order by b.recorded_at
          limit 1;
 
@@ -394,10 +431,10 @@ begin
         end if;
 
         insert into beliefdb.belief (workspace_id, statement, subject, attribute, value, kind, scope,
-                                     valid_time, recorded_at, confidence_kind)
+                                     valid_time, recorded_at, provenance, confidence_kind)
         values (p_workspace_id, v_claim ->> 'statement', v_claim ->> 'subject', v_claim ->> 'attribute',
                 v_claim ->> 'value', coalesce(v_claim ->> 'kind', 'fact'), coalesce(v_claim -> 'scope', '{}'),
-                v_valid, beliefdb.clock(),
+                v_valid, beliefdb.clock(), v_world,
                 -- a claim may call itself an agent's assertion; a reviewer's correction or a
                 -- derivation comes only from the functions that make those
                 case when v_claim ->> 'confidence_kind' = 'agent_asserted' then 'agent_asserted'
@@ -472,13 +509,16 @@ as $$
               join beliefdb.belief b on b.workspace_id = p_workspace_id and b.id = x::uuid
                                     and b.status = 'unsupported'), '[]'),
         'flagged', coalesce(p_changes -> 'flagged', '[]'),
-        'held', coalesce(p_changes -> 'held', '[]'))
+        'held', coalesce(p_changes -> 'held', '[]'),
+        'changes', coalesce(p_changes, beliefdb.empty_changes()))
 $$;
 comment on function beliefdb.ingest_report(uuid, jsonb, jsonb) is 'Shape an ingest report: outcome of claims, beliefs left unsupported, decisions flagged, actions held';
 
 -- Ingest one text as a version of a named source: one call, one transaction, one report.
--- p_fragments: [{"start", "end"}]; p_claims: see add_claims. Same text as the latest
--- version is a no-op (new_version false).
+-- p_fragments: [{"start", "end"}]; p_claims: see add_claims. A source belongs to the principal
+-- that first ingested it (rule 17): anyone else's new text for it (or a change of its authority
+-- or label) changes nothing and waits in the review queue for the owner (proposed, review_item,
+-- owner). The same bytes as a version the source has are a no-op (rule 18), see ingest_version_core.
 create or replace function beliefdb.ingest_version(
     p_source text, p_content text,
     p_origin beliefdb.origin_type default null, p_authority beliefdb.authority default null,
@@ -492,15 +532,16 @@ as $$
 declare
     v_ws uuid := beliefdb.current_workspace_id();
     v_source beliefdb.source;
-    v_latest beliefdb.source_version;
-    v_version_id uuid;
-    v_version integer;
-    v_fragments integer;
-    v_carried uuid[];
-    v_changes jsonb;
+    v_text jsonb := jsonb_build_object(
+        'content', p_content, 'origin', p_origin, 'authority', p_authority, 'provenance', p_provenance,
+        'label', p_label, 'path', p_path, 'fragments', coalesce(p_fragments, '[]'), 'claims', coalesce(p_claims, '[]'),
+        'rejected', coalesce(p_rejected, '[]'));
+    v_sha bytea := sha256(convert_to(p_content, 'UTF8'));
+    v_item uuid;
     v_outcome jsonb;
 begin
     perform beliefdb.lock_workspace();
+    perform beliefdb.begin_changes();
     if v_ws is null then
         raise exception 'no workspace is bound to this session' using errcode = 'BD003';
     end if;
@@ -514,82 +555,201 @@ begin
         values (v_ws, p_source, coalesce(p_origin, 'document'), coalesce(p_authority, 'internal'),
                 coalesce(p_provenance, 'production'))
         returning * into v_source;
-    else
-        perform beliefdb.require_correction_owner(v_ws, v_source.id, 'replace the text of its correction');
-    end if;
-    if (p_origin is not null and p_origin <> v_source.origin_type)
-       or (p_authority is not null and p_authority <> v_source.authority)
-       or (p_provenance is not null and p_provenance <> v_source.provenance) then
-        -- authority and provenance weigh on every belief the source supports: their owners' call
-        perform beliefdb.require_owner(v_ws, e.belief_id, 'change the authority or label of a source it rests on')
-           from beliefdb.evidence e
-           join beliefdb.fragment f on f.workspace_id = e.workspace_id and f.id = e.fragment_id
-           join beliefdb.source_version v on v.workspace_id = f.workspace_id and v.id = f.source_version_id
-          where e.workspace_id = v_ws and v.source_id = v_source.id;
-        update beliefdb.source s
-           set origin_type = coalesce(p_origin, s.origin_type),
-               authority = coalesce(p_authority, s.authority),
-               provenance = coalesce(p_provenance, s.provenance)
-         where s.workspace_id = v_ws and s.id = v_source.id
-        returning * into v_source;
-    end if;
-
-    select * into v_latest
-      from beliefdb.source_version v
-     where v.workspace_id = v_ws and v.source_id = v_source.id
-     order by v.version desc
-     limit 1;
-    if found and v_latest.sha256 = sha256(convert_to(p_content, 'UTF8')) then
-        -- the same text again: no new version; claims are still settled against it (a no-op
-        -- when they were settled before)
-        v_outcome := beliefdb.add_claims(v_ws, v_latest.id, p_claims, p_rejected);
-        if jsonb_array_length(v_outcome -> 'accepted') + jsonb_array_length(v_outcome -> 'corroborated') > 0 then
-            perform beliefdb.audit('claims', jsonb_build_object(
-                'source', v_source.name, 'version', v_latest.version,
-                'accepted', jsonb_array_length(v_outcome -> 'accepted'),
-                'corroborated', jsonb_array_length(v_outcome -> 'corroborated')));
+    elsif v_source.owner is distinct from beliefdb.current_principal()
+          and (not exists (select from beliefdb.source_version v
+                            where v.workspace_id = v_ws and v.source_id = v_source.id and v.sha256 = v_sha)
+               or (p_origin is not null and p_origin <> v_source.origin_type)
+               or (p_authority is not null and p_authority <> v_source.authority)
+               or (p_provenance is not null and p_provenance <> v_source.provenance)) then
+        -- another principal's source: its owner decides (the same proposal twice is one item)
+        select r.id into v_item
+          from beliefdb.review_item r
+         where r.workspace_id = v_ws and r.kind = 'version_proposed' and r.status = 'open'
+           and r.source_id = v_source.id and r.proposed_by = beliefdb.current_principal()
+           and r.proposal - 'path' - 'rejected' = v_text - 'path' - 'rejected';
+        if v_item is null then
+            insert into beliefdb.review_item (workspace_id, kind, source_id, reason, proposed_by, proposal)
+            values (v_ws, 'version_proposed', v_source.id,
+                    pg_catalog.format('%s proposes a new version of %s (sha256 %s); source owned by %s',
+                                      beliefdb.current_principal(), v_source.name, left(encode(v_sha, 'hex'), 12),
+                                      v_source.owner),
+                    beliefdb.current_principal(), v_text)
+            returning id into v_item;
+            perform beliefdb.audit('version.propose', jsonb_build_object(
+                'item', v_item, 'source', v_source.name, 'sha256', encode(v_sha, 'hex'), 'owner', v_source.owner));
         end if;
-        return beliefdb.ingest_report(v_ws, v_outcome, v_outcome -> 'changes') || jsonb_build_object(
-            'source', v_source.name, 'source_id', v_source.id, 'version', v_latest.version,
-            'version_id', v_latest.id, 'new_version', false, 'fragments', 0, 'reverified', '[]'::jsonb);
+        return jsonb_build_object(
+            'source', v_source.name, 'source_id', v_source.id, 'version', null, 'version_id', null,
+            'new_version', false, 'fragments', 0, 'reverified', '[]'::jsonb, 'accepted', '[]'::jsonb,
+            'rejected', coalesce(p_rejected, '[]'), 'corroborated', '[]'::jsonb, 'unchanged', '[]'::jsonb,
+            'superseded', '[]'::jsonb, 'conflicts', '[]'::jsonb, 'unsupported', '[]'::jsonb,
+            'flagged', '[]'::jsonb, 'held', '[]'::jsonb, 'changes', beliefdb.empty_changes(),
+            'proposed', true, 'review_item', v_item, 'owner', v_source.owner,
+            'note', pg_catalog.format('%s belongs to %s: proposed to its owner (review item %s)',
+                                      v_source.name, v_source.owner, v_item));
     end if;
-
-    v_version := coalesce(v_latest.version, 0) + 1;
-    insert into beliefdb.source_version (workspace_id, source_id, version, content, sha256, label, path)
-    values (v_ws, v_source.id, v_version, p_content, ''::bytea, p_label, p_path)
-    returning id into v_version_id;
-
-    insert into beliefdb.fragment (workspace_id, source_version_id, start_offset, end_offset, text)
-    select v_ws, v_version_id, (f ->> 'start')::integer, (f ->> 'end')::integer,
-           substr(p_content, (f ->> 'start')::integer + 1, (f ->> 'end')::integer - (f ->> 'start')::integer)
-      from jsonb_array_elements(coalesce(p_fragments, '[]')) f
-    on conflict do nothing;
-    get diagnostics v_fragments = row_count;
-
-    v_carried := beliefdb.carry_forward(v_ws, v_version_id);
-    v_outcome := beliefdb.add_claims(v_ws, v_version_id, p_claims, p_rejected);
-    -- which version is in force moved: every fragment of the source may have changed holding
-    -- what moved out of force is the version in force before this one: its fragments, and the new ones
-    v_changes := beliefdb.merge_changes(v_outcome -> 'changes', beliefdb.propagate(v_ws, beliefdb.expand_targets(
-        v_ws, array[v_version_id] || array(
-            select v.id from beliefdb.source_version v
-             where v.workspace_id = v_ws and v.source_id = v_source.id and v.version < v_version
-               and v.retracted_at is null
-             order by v.version desc limit 1))));
-
-    v_outcome := beliefdb.ingest_report(v_ws, v_outcome, v_changes) || jsonb_build_object(
-        'source', v_source.name, 'source_id', v_source.id, 'version', v_version, 'version_id', v_version_id,
-        'new_version', true, 'fragments', v_fragments, 'reverified', to_jsonb(v_carried));
-    perform beliefdb.audit('ingest', jsonb_build_object(
-        'source', v_source.name, 'version', v_version, 'sha256', encode(sha256(convert_to(p_content, 'UTF8')), 'hex'),
-        'accepted', jsonb_array_length(v_outcome -> 'accepted'),
-        'rejected', jsonb_array_length(v_outcome -> 'rejected'),
-        'superseded', v_outcome -> 'superseded', 'conflicts', v_outcome -> 'conflicts'));
+    v_outcome := beliefdb.ingest_version_core(v_ws, v_source.id, v_text);
+    if (v_outcome ->> 'new_version')::boolean then
+        perform beliefdb.audit('ingest', jsonb_build_object(
+            'source', v_source.name, 'version', v_outcome -> 'version', 'sha256', encode(v_sha, 'hex'),
+            'accepted', jsonb_array_length(v_outcome -> 'accepted'),
+            'rejected', jsonb_array_length(v_outcome -> 'rejected'),
+            'superseded', v_outcome -> 'superseded', 'conflicts', v_outcome -> 'conflicts'));
+    elsif jsonb_array_length(v_outcome -> 'accepted') + jsonb_array_length(v_outcome -> 'corroborated') > 0 then
+        perform beliefdb.audit('claims', jsonb_build_object(
+            'source', v_source.name, 'version', v_outcome -> 'version',
+            'accepted', jsonb_array_length(v_outcome -> 'accepted'),
+            'corroborated', jsonb_array_length(v_outcome -> 'corroborated')));
+    end if;
     return v_outcome;
 end
 $$;
 comment on function beliefdb.ingest_version(text, text, beliefdb.origin_type, beliefdb.authority, beliefdb.provenance, text, text, jsonb, jsonb, jsonb)
-    is 'Store a new version of a source with its fragments and claims, and settle what it changes';
+    is 'Store a new version of a source with its fragments and claims, and settle what it changes (another principal''s source: a proposal to its owner)';
+
+-- Store a text (p_text: content, origin, authority, provenance, label, path, fragments, claims,
+-- rejected; see ingest_version) as a version of a source the acting principal may change, and
+-- settle what it changes. Idempotent by content (rule 18): the text of the version in force again
+-- only settles claims not recorded before; the text of a retracted version, or any text of a
+-- retracted source, changes nothing and says so (note). The text of an earlier version that is no
+-- longer in force (A, then B, then A) is a new version in force: its quotes re-verify the beliefs
+-- they supported, so no claim is believed twice. Not audited (the callers do that).
+create or replace function beliefdb.ingest_version_core(p_workspace_id uuid, p_source_id uuid, p_text jsonb)
+returns jsonb
+language plpgsql
+set search_path = pg_catalog, pg_temp
+as $$
+declare
+    v_content text := p_text ->> 'content';
+    v_sha bytea := sha256(convert_to(p_text ->> 'content', 'UTF8'));
+    v_source beliefdb.source;
+    v_in_force beliefdb.source_version;
+    v_same beliefdb.source_version;
+    v_version_id uuid;
+    v_version integer;
+    v_fragments integer;
+    v_carried uuid[];
+    v_changes jsonb;
+    v_outcome jsonb;
+    v_note text;
+begin
+    select * into v_source from beliefdb.source s where s.workspace_id = p_workspace_id and s.id = p_source_id;
+    if (p_text ->> 'origin' is not null and p_text ->> 'origin' <> v_source.origin_type::text)
+       or (p_text ->> 'authority' is not null and p_text ->> 'authority' <> v_source.authority::text)
+       or (p_text ->> 'provenance' is not null and p_text ->> 'provenance' <> v_source.provenance::text) then
+        -- authority weighs on every belief the source supports: their owners' call
+        perform beliefdb.require_owner(p_workspace_id, e.belief_id, 'change the authority or label of a source it rests on')
+           from beliefdb.evidence e
+           join beliefdb.fragment f on f.workspace_id = e.workspace_id and f.id = e.fragment_id
+           join beliefdb.source_version v on v.workspace_id = f.workspace_id and v.id = f.source_version_id
+          where e.workspace_id = p_workspace_id and v.source_id = p_source_id;
+        -- and a label says which world its beliefs belong to (rule 15): fixed once any rests on it
+        if p_text ->> 'provenance' is not null and p_text ->> 'provenance' <> v_source.provenance::text
+           and exists (select from beliefdb.evidence e
+                         join beliefdb.fragment f on f.workspace_id = e.workspace_id and f.id = e.fragment_id
+                         join beliefdb.source_version v on v.workspace_id = f.workspace_id and v.id = f.source_version_id
+                        where e.workspace_id = p_workspace_id and v.source_id = p_source_id) then
+            raise exception 'source % is labelled %: beliefs rest on it in that world, so its label cannot change (ingest the text under another source name)',
+                v_source.name, v_source.provenance using errcode = 'BD005';
+        end if;
+        update beliefdb.source s
+           set origin_type = coalesce((p_text ->> 'origin')::beliefdb.origin_type, s.origin_type),
+               authority = coalesce((p_text ->> 'authority')::beliefdb.authority, s.authority),
+               provenance = coalesce((p_text ->> 'provenance')::beliefdb.provenance, s.provenance)
+         where s.workspace_id = p_workspace_id and s.id = p_source_id
+        returning * into v_source;
+    end if;
+
+    select * into v_in_force
+      from beliefdb.source_version v
+     where v.workspace_id = p_workspace_id and v.source_id = p_source_id and v.retracted_at is null
+       and v_source.retracted_at is null
+     order by v.version desc
+     limit 1;
+    select * into v_same
+      from beliefdb.source_version v
+     where v.workspace_id = p_workspace_id and v.source_id = p_source_id and v.sha256 = v_sha
+     order by v.version desc
+     limit 1;
+    if v_same.id is not null and v_same.id is not distinct from v_in_force.id then
+        -- the text in force again: claims not recorded before are still settled against it
+        v_outcome := beliefdb.add_claims(p_workspace_id, v_same.id, p_text -> 'claims', p_text -> 'rejected');
+        return beliefdb.ingest_report(p_workspace_id, v_outcome, v_outcome -> 'changes') || jsonb_build_object(
+            'source', v_source.name, 'source_id', v_source.id, 'version', v_same.version,
+            'version_id', v_same.id, 'new_version', false, 'fragments', 0, 'reverified', '[]'::jsonb,
+            'proposed', false,
+            'note', pg_catalog.format('unchanged: the same text as version %s, in force', v_same.version));
+    elsif v_same.id is not null and (v_source.retracted_at is not null or v_same.retracted_at is not null) then
+        v_note := case when v_source.retracted_at is not null
+                       then pg_catalog.format('unchanged: the same text as version %s of %s, which is retracted (restore it with retract --undo)',
+                                              v_same.version, v_source.name)
+                       else pg_catalog.format('unchanged: the same text as version %s, which is retracted (restore it with retract --undo --version %s)',
+                                              v_same.version, v_same.version) end;
+        return jsonb_build_object(
+            'source', v_source.name, 'source_id', v_source.id, 'version', v_same.version, 'version_id', v_same.id,
+            'new_version', false, 'fragments', 0, 'reverified', '[]'::jsonb, 'accepted', '[]'::jsonb,
+            'rejected', coalesce(p_text -> 'rejected', '[]'), 'corroborated', '[]'::jsonb, 'unchanged', '[]'::jsonb,
+            'superseded', '[]'::jsonb, 'conflicts', '[]'::jsonb, 'unsupported', '[]'::jsonb,
+            'flagged', '[]'::jsonb, 'held', '[]'::jsonb, 'changes', beliefdb.empty_changes(), 'proposed', false,
+            'note', v_note);
+    end if;
+
+    select coalesce(max(v.version), 0) + 1 into v_version
+      from beliefdb.source_version v where v.workspace_id = p_workspace_id and v.source_id = p_source_id;
+    insert into beliefdb.source_version (workspace_id, source_id, version, content, sha256, label, path)
+    values (p_workspace_id, p_source_id, v_version, v_content, ''::bytea, p_text ->> 'label', p_text ->> 'path')
+    returning id into v_version_id;
+
+    insert into beliefdb.fragment (workspace_id, source_version_id, start_offset, end_offset, text)
+    select p_workspace_id, v_version_id, (f ->> 'start')::integer, (f ->> 'end')::integer,
+           substr(v_content, (f ->> 'start')::integer + 1, (f ->> 'end')::integer - (f ->> 'start')::integer)
+      from jsonb_array_elements(coalesce(p_text -> 'fragments', '[]')) f
+    on conflict do nothing;
+    get diagnostics v_fragments = row_count;
+
+    v_carried := beliefdb.carry_forward(p_workspace_id, v_version_id);
+    perform beliefdb.settle_source_items(p_workspace_id, array[p_source_id]);
+    v_outcome := beliefdb.add_claims(p_workspace_id, v_version_id, p_text -> 'claims', p_text -> 'rejected');
+    -- which version is in force moved: what moved out of force is the version in force before
+    -- this one (its fragments), and the new one's fragments came in
+    v_changes := beliefdb.propagate(p_workspace_id, beliefdb.expand_targets(
+        p_workspace_id, array[v_version_id] || array(
+            select v.id from beliefdb.source_version v
+             where v.workspace_id = p_workspace_id and v.source_id = p_source_id and v.version < v_version
+               and v.retracted_at is null
+             order by v.version desc limit 1)));
+
+    return beliefdb.ingest_report(p_workspace_id, v_outcome, v_changes) || jsonb_build_object(
+        'source', v_source.name, 'source_id', v_source.id, 'version', v_version, 'version_id', v_version_id,
+        'new_version', true, 'fragments', v_fragments, 'reverified', to_jsonb(v_carried), 'proposed', false,
+        'note', case when v_same.id is not null
+                     then pg_catalog.format('the same text as version %s: its beliefs are in force again', v_same.version)
+                end);
+end
+$$;
+comment on function beliefdb.ingest_version_core(uuid, uuid, jsonb) is 'Store a text as a version of a source (idempotent by content) and settle what it changes (no owner check, no audit)';
+
+-- What ingesting a text would change, exactly (the ingest runs in a subtransaction that is rolled
+-- back): the same report as ingest_version (a proposal, for another principal's source).
+create or replace function beliefdb.ingest_preview(
+    p_source text, p_content text,
+    p_origin beliefdb.origin_type default null, p_authority beliefdb.authority default null,
+    p_provenance beliefdb.provenance default null, p_label text default null, p_path text default null,
+    p_fragments jsonb default '[]', p_claims jsonb default '[]', p_rejected jsonb default '[]'
+) returns jsonb
+language sql
+security definer
+set search_path = pg_catalog, pg_temp
+as $$
+    select beliefdb.dry_run(
+        'select beliefdb.ingest_version($1 ->> ''source'', $1 ->> ''content'', ($1 ->> ''origin'')::beliefdb.origin_type, ($1 ->> ''authority'')::beliefdb.authority, ($1 ->> ''provenance'')::beliefdb.provenance, $1 ->> ''label'', $1 ->> ''path'', $1 -> ''fragments'', $1 -> ''claims'', $1 -> ''rejected'')',
+        jsonb_build_object('source', p_source, 'content', p_content, 'origin', p_origin, 'authority', p_authority,
+                           'provenance', p_provenance, 'label', p_label, 'path', p_path, 'fragments', p_fragments,
+                           'claims', p_claims, 'rejected', p_rejected))
+        || jsonb_build_object('preview', true)
+$$;
+comment on function beliefdb.ingest_preview(text, text, beliefdb.origin_type, beliefdb.authority, beliefdb.provenance, text, text, jsonb, jsonb, jsonb)
+    is 'Exactly what ingesting a text would change, computed in a rolled-back subtransaction';
 
 -- Claims against the version of a source in force (for remember() without new text).
 create or replace function beliefdb.add_claims_to_source(p_source text, p_claims jsonb, p_rejected jsonb default '[]')
@@ -604,6 +764,7 @@ declare
     v_outcome jsonb;
 begin
     perform beliefdb.lock_workspace();
+    perform beliefdb.begin_changes();
     select v.id into v_version_id
       from beliefdb.source s
       join beliefdb.source_version v on v.workspace_id = s.workspace_id and v.source_id = s.id
@@ -661,35 +822,55 @@ as $$
                               where c.workspace_id = b.workspace_id and c.kind = 'conflicts_with'
                                 and b.id in (c.from_belief, c.to_belief) and c.created_at <= p_at)
                 then 'conflicting' else 'current' end::beliefdb.belief_status,
-           b.revision, b.owner, b.search
+           b.revision, b.owner, b.search, b.provenance
       from beliefdb.belief b
      where b.workspace_id = beliefdb.current_workspace_id()
        and beliefdb.believed_at(b, p_at)
 $$;
 comment on function beliefdb.beliefs_as_of(timestamptz) is 'What the bound workspace believed at a moment (valid time and recorded time together)';
 
--- A belief id from a full uuid or a unique prefix of at least 4 hex digits.
-create or replace function beliefdb.resolve_belief(p_ref text) returns uuid
+-- A node id from a full uuid or a unique prefix of at least 4 hex digits (dashes as in the id),
+-- among the nodes of the given kinds (all kinds when null). A prefix is a range of ids: the
+-- primary key is read between its lowest and highest completion.
+create or replace function beliefdb.resolve_node(p_ref text, p_kinds beliefdb.node_kind[] default null) returns uuid
 language plpgsql stable
 set search_path = pg_catalog, pg_temp
 as $$
 declare
+    v_ws uuid := beliefdb.current_workspace_id();
+    v_ref text := lower(trim(coalesce(p_ref, '')));
+    v_hex text := replace(lower(trim(coalesce(p_ref, ''))), '-', '');
     v_ids uuid[];
-    v_ref text := lower(trim(p_ref));
+    v_what text := coalesce((select string_agg(k::text, ' or ') from unnest(p_kinds) k), 'node');
 begin
-    if v_ref ~ '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$' then
-        select array_agg(b.id) into v_ids from beliefdb.belief b
-         where b.workspace_id = beliefdb.current_workspace_id() and b.id = v_ref::uuid;
-    elsif v_ref ~ '^[0-9a-f-]{4,36}$' then
-        select array_agg(b.id) into v_ids from beliefdb.belief b
-         where b.workspace_id = beliefdb.current_workspace_id() and b.id::text like v_ref || '%';
+    if v_ref ~ '^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$' then
+        select array_agg(n.id) into v_ids from beliefdb.node n
+         where n.workspace_id = v_ws and n.id = v_hex::uuid and (p_kinds is null or n.kind = any(p_kinds));
+    elsif v_ref ~ '^[0-9a-f-]{4,36}$' and length(v_hex) >= 4
+          and v_ref = left(rpad(v_hex, 32, '0')::uuid::text, length(v_ref)) then
+        select array_agg(n.id) into v_ids
+          from (select n.id from beliefdb.node n
+                 where n.workspace_id = v_ws
+                   and n.id between rpad(v_hex, 32, '0')::uuid and rpad(v_hex, 32, 'f')::uuid
+                   and (p_kinds is null or n.kind = any(p_kinds))
+                 limit 21) n;
     end if;
     if coalesce(cardinality(v_ids), 0) = 0 then
-        raise exception 'unknown belief %', p_ref using errcode = 'BD004';
+        raise exception 'unknown % %', v_what, p_ref using errcode = 'BD004';
     elsif cardinality(v_ids) > 1 then
-        raise exception 'belief id prefix % is ambiguous (% matches)', p_ref, cardinality(v_ids) using errcode = 'BD006';
+        raise exception '% id prefix % is ambiguous (% matches%)', v_what, p_ref, least(cardinality(v_ids), 20),
+            case when cardinality(v_ids) > 20 then ' or more' else '' end using errcode = 'BD006';
     end if;
     return v_ids[1];
 end
+$$;
+comment on function beliefdb.resolve_node(text, beliefdb.node_kind[]) is 'Resolve a node id or unique id prefix (among some kinds) in the bound workspace';
+
+-- A belief id from a full uuid or a unique prefix of at least 4 hex digits.
+create or replace function beliefdb.resolve_belief(p_ref text) returns uuid
+language sql stable
+set search_path = pg_catalog, pg_temp
+as $$
+    select beliefdb.resolve_node(p_ref, '{belief}')
 $$;
 comment on function beliefdb.resolve_belief(text) is 'Resolve a belief id or unique id prefix in the bound workspace';

@@ -48,11 +48,12 @@ select b.workspace_id,
        b.owner,
        b.recorded_at,
        (select count(*) from beliefdb.evidence e
-         where e.workspace_id = b.workspace_id and e.belief_id = b.id and e.role = 'supports') as evidence_count
+         where e.workspace_id = b.workspace_id and e.belief_id = b.id and e.role = 'supports') as evidence_count,
+       b.provenance
   from beliefdb.belief b
  where b.status in ('current', 'conflicting')
    and b.valid_time @> beliefdb.clock();
-comment on view beliefdb.current_beliefs is 'Beliefs that hold now and are not superseded, within their valid time';
+comment on view beliefdb.current_beliefs is 'Beliefs that hold now and are not superseded, within their valid time, in every world (filter provenance = ''production'' for real history)';
 
 -- Supersession history: which belief replaced which, when and why.
 create or replace view beliefdb.belief_history with (security_invoker = true) as
@@ -109,14 +110,16 @@ select r.workspace_id,
        r.kind,
        r.node,
        r.other_node,
-       coalesce(d.title, a.description, b.statement) as subject,
+       coalesce(d.title, a.description, b.statement, s.name) as subject,
        r.reason,
        r.created_at,
        r.proposed_by,
-       r.proposal
+       r.proposal,
+       r.source_id
   from beliefdb.review_item r
   left join beliefdb.decision d on d.workspace_id = r.workspace_id and d.id = r.node
   left join beliefdb.action a on a.workspace_id = r.workspace_id and a.id = r.node
   left join beliefdb.belief b on b.workspace_id = r.workspace_id and b.id = r.node
+  left join beliefdb.source s on s.workspace_id = r.workspace_id and s.id = r.source_id
  where r.status = 'open';
-comment on view beliefdb.review_queue is 'Open review items: flagged decisions, held actions, unresolved conflicts, proposed corrections';
+comment on view beliefdb.review_queue is 'Open review items: flagged decisions, held actions, unresolved conflicts, proposed corrections, versions and retractions';

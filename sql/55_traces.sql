@@ -43,6 +43,7 @@ declare
     v_support_ids uuid[];
 begin
     perform beliefdb.lock_workspace();
+    perform beliefdb.begin_changes();
     if v_run is null then
         raise exception 'a trace needs its run id' using errcode = 'BD005';
     end if;
@@ -213,7 +214,7 @@ begin
         select e.id, e.kind, s.kind as step_kind, s.run_id, s.seq,
                e.id = any(p_faulty) as faulty,
                coalesce(e.held, false) and (e.kind <> 'belief' or coalesce(e.was_current, false)) as was_on,
-               e.holds and not e.superseded as now_on,
+               e.holds and not e.superseded and not e.expired as now_on,
                coalesce(e.was_current, false) as was_current
           from pg_temp.beliefdb_evaluation e
           -- every join below is driven from the candidate set (offset 0 keeps each lookup
@@ -313,7 +314,7 @@ begin
                                           where n2.workspace_id = a2.workspace_id and n2.id = a2.antecedent
                                          offset 0) n2 on true
                      where a2.workspace_id = j.workspace_id and a2.justification_id = j.id
-                       and not coalesce(case when e2.id is not null then e2.holds and not e2.superseded
+                       and not coalesce(case when e2.id is not null then e2.holds and not e2.superseded and not e2.expired
                                              else n2.current end, false))
             offset 0
       ) saved
@@ -371,6 +372,7 @@ declare
     v_changes jsonb;
 begin
     perform beliefdb.lock_workspace();
+    perform beliefdb.begin_changes();
     -- naming a memory faulty deletes it: its owner's call
     perform beliefdb.require_owner(v_ws, f.id, 'name it faulty') from unnest(p_faulty) f (id);
     v_plan := beliefdb.repair_plan_json(p_faulty, p_independent_evidence);

@@ -3,31 +3,15 @@
 -- decide what comes back: only beliefs current at the moment asked about, in scope, and not
 -- fixtures unless asked. Low-confidence beliefs are demoted and labelled, never hidden.
 
--- The provenance label of a belief: production if any supporting evidence comes from a
--- production source (or it has no quoted evidence: corrections, derived beliefs, agent memories),
--- else the label of its sources (fixture, synthetic).
--- Each evidence row's source is looked up by key (fragment, version, source: `offset 0` keeps the
--- planner from joining the other way round, scanning a store's versions for each evidence row,
--- 0.1 ms a call where this takes 0.02). recall runs it for every candidate that has evidence.
+-- The provenance label of a belief: the world it belongs to (rule 15), the label of the source
+-- that first stated it; every piece of its evidence comes from that world.
 create or replace function beliefdb.belief_provenance(p_workspace_id uuid, p_belief uuid) returns text
 language sql stable
 set search_path = pg_catalog, pg_temp
 as $$
-    select coalesce(
-        (select case when bool_or(p.provenance = 'production') then 'production'
-                     else min(p.provenance::text) end
-           from beliefdb.evidence e
-          cross join lateral (
-                select s.provenance
-                  from beliefdb.fragment f
-                  join beliefdb.source_version v on v.workspace_id = f.workspace_id and v.id = f.source_version_id
-                  join beliefdb.source s on s.workspace_id = v.workspace_id and s.id = v.source_id
-                 where f.workspace_id = e.workspace_id and f.id = e.fragment_id
-                offset 0) p
-          where e.workspace_id = p_workspace_id and e.belief_id = p_belief and e.role = 'supports'),
-        'production')
+    select b.provenance::text from beliefdb.belief b where b.workspace_id = p_workspace_id and b.id = p_belief
 $$;
-comment on function beliefdb.belief_provenance(uuid, uuid) is 'Provenance label of a belief: production unless all its evidence is fixture or synthetic';
+comment on function beliefdb.belief_provenance(uuid, uuid) is 'Provenance label of a belief: the world it belongs to (production, fixture, synthetic)';
 
 -- Whether a belief applies in a scope: every condition it has on a key the asker names must
 -- agree (a belief without conditions applies everywhere).
@@ -59,8 +43,7 @@ as $$
        and (p_scope is null or p_scope operator(pg_catalog.=) '{}'::pg_catalog.jsonb
             or p_belief.scope operator(pg_catalog.=) '{}'::pg_catalog.jsonb
             or beliefdb.in_scope(p_belief.scope, p_scope))
-       and (p_include_fixtures
-            or beliefdb.belief_provenance(p_belief.workspace_id, p_belief.id) operator(pg_catalog.=) 'production')
+       and (p_include_fixtures or p_belief.provenance operator(pg_catalog.=) 'production'::beliefdb.provenance)
 $$;
 comment on function beliefdb.recallable(beliefdb.belief, timestamptz, jsonb, boolean) is 'Truth filter of retrieval: current (or believed at as-of), in scope, production unless fixtures are asked for';
 

@@ -9,7 +9,8 @@ revoke execute on all functions in schema beliefdb from public;
 grant execute on all functions in schema beliefdb to beliefdb_app;
 revoke execute on function
     beliefdb.audit_append(uuid, text, jsonb), beliefdb.audit_rows(), beliefdb.audit_workspace_created(),
-    beliefdb.audit_redact_source(text), beliefdb.ensure_vector_index(integer)
+    beliefdb.audit_redact_source(text), beliefdb.ensure_vector_index(integer), beliefdb.dry_run(text, jsonb),
+    beliefdb.analyze_text_tables()
     from beliefdb_app;
 
 -- The workspace directory: readable, and creatable by name only (ids come from the server).
@@ -24,14 +25,14 @@ revoke insert, update, delete on
     beliefdb.node, beliefdb.source, beliefdb.source_version, beliefdb.fragment, beliefdb.belief,
     beliefdb.justification, beliefdb.justification_antecedent, beliefdb.evidence, beliefdb.relation,
     beliefdb.decision, beliefdb.action, beliefdb.correction, beliefdb.run, beliefdb.step, beliefdb.review_item,
-    beliefdb.trace_edge, beliefdb.repair, beliefdb.outcome
+    beliefdb.trace_edge, beliefdb.repair, beliefdb.outcome, beliefdb.redaction
     from beliefdb_app;
 revoke update (retracted_at, retraction_reason) on beliefdb.source_version from beliefdb_app;
 grant select on
     beliefdb.node, beliefdb.source, beliefdb.source_version, beliefdb.fragment, beliefdb.belief,
     beliefdb.justification, beliefdb.justification_antecedent, beliefdb.evidence, beliefdb.relation,
     beliefdb.decision, beliefdb.action, beliefdb.correction, beliefdb.run, beliefdb.step, beliefdb.review_item,
-    beliefdb.trace_edge, beliefdb.repair, beliefdb.outcome
+    beliefdb.trace_edge, beliefdb.repair, beliefdb.outcome, beliefdb.redaction
     to beliefdb_app;
 
 -- What impact's closure walk reads (derived from node, justification, their edges and relation;
@@ -60,7 +61,7 @@ begin
         'node', 'source', 'source_version', 'fragment', 'belief', 'justification',
         'justification_antecedent', 'evidence', 'relation', 'decision', 'action', 'correction',
         'run', 'step', 'review_item', 'trace_edge', 'repair', 'embedding_model', 'belief_embedding', 'outcome',
-        'audit_event', 'audit_head', 'adjacency']
+        'audit_event', 'audit_head', 'adjacency', 'redaction']
     loop
         execute pg_catalog.format('alter table beliefdb.%I enable row level security', v_table);
         execute pg_catalog.format('drop policy if exists workspace_isolation on beliefdb.%I', v_table);

@@ -10,7 +10,8 @@ insert into beliefdb.confidence_policy (factor, key, weight, description) values
     ('authority', 'unverified', 0.30, 'an unverified source on its own'),
     ('conflict', 'open', 0.50, 'multiplier while a conflict with an equal rival is open'),
     ('correction', 'human_correction', 0.95, 'a reviewer''s correction, whatever the old belief''s confidence'),
-    ('retrieval', 'low_confidence', 0.30, 'beliefs under this confidence are demoted and labelled in retrieval')
+    ('retrieval', 'low_confidence', 0.30, 'beliefs under this confidence are demoted and labelled in retrieval'),
+    ('trace', 'memory', 0.50, 'a memory an agent wrote in a recorded run, with no quoted evidence')
 on conflict do nothing;
 
 -- Default half-lives: how fast confidence fades without new evidence, per kind of belief.

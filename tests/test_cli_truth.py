@@ -227,15 +227,29 @@ def test_decision_citing_a_superseded_belief_needs_review_at_once(cli: Cli, bdb:
     assert cli.ok("decide", "Accept the return (day 10)", "--because", fifteen, "--json")["status"] == "active"
 
 
-def test_decide_without_a_reason_is_a_one_line_error_and_writes_nothing(
+def test_an_empty_all_of_is_a_one_line_error_and_writes_nothing(
         cli: Cli, three: dict[str, str], postgresql: psycopg.Connection[Any]) -> None:
-    line = cli.one_line_error("decide", "Refuse the return")
-    assert "reason" in line and "--because" in line
-    err = cli.error("decide", "Refuse the return", code="invalid_input")
-    assert "reason" in err["message"]
+    line = cli.one_line_error("decide", "Refuse the return", "--all-of", " , ")
+    assert "--all-of" in line
     cli.error("decide", "Refuse the return", "--all-of", " , ", code="invalid_input")
     assert count(postgresql, "decision") == 0
     assert count(postgresql, "justification") == len(three)  # only the beliefs' evidence
+
+
+def test_a_decision_without_any_reason_is_recorded_for_review_and_nothing_carries_it_out(
+        cli: Cli, three: dict[str, str], postgresql: psycopg.Connection[Any]) -> None:
+    """An agent that wants to act without evidence is worth knowing about: the decision is kept, as
+    needs_review ("No source-backed answer yet"), and no action may be scheduled on it until a
+    person approves it."""
+    decided = cli.ok("decide", "Refund order 77 in full", "--json")
+    assert decided["status"] == "needs_review"
+    (item,) = [i for i in cli.ok("review", "list", "--json") if i["node"] == decided["id"]]
+    assert item["kind"] == "decision_flagged" and item["reason"].startswith("No source-backed answer yet")
+    line = cli.one_line_error("act", decided["id"][:8], "Wire the refund")
+    assert "no source-backed reason yet" in line and "approve" in line
+    assert count(postgresql, "action") == 0
+    cli.ok("review", "approve", item["id"], "--json")
+    assert cli.ok("act", decided["id"][:8], "Wire the refund", "--json")["status"] == "scheduled"
 
 
 def test_decide_on_an_unknown_belief_is_an_error_and_writes_nothing(
@@ -380,7 +394,8 @@ def test_bad_status_is_an_error(cli: Cli, command: str) -> None:
 def test_impact_of_a_belief_groups_the_effects(cli: Cli, story: dict[str, str]) -> None:
     g = story
     hit = cli.ok("impact", g["refund"], "--json")
-    assert set(hit) == {"stops_holding", "flagged", "held", "still_supported"}
+    assert set(hit) == {"stops_holding", "becomes_current", "flagged", "held", "still_supported"}
+    assert hit["becomes_current"] == []
     # credit survives on pref; joint and plan (through the derived belief) lose their only support
     assert ids_of(hit["stops_holding"]) == {g["refund"], g["joint"], g["notify"], g["derived"], g["plan"]}
     kinds = {x["id"]: x["kind"] for x in hit["stops_holding"]}
@@ -475,8 +490,9 @@ def test_correct_preview_shows_what_would_change_and_writes_nothing(
     g = story
     before = snapshot(postgresql)
     seen = cli.ok("correct", g["refund"][:8], FIX, "--reviewer", "rita", "--preview", "--json")
-    assert set(seen) == {"belief", "revision", "would_flag", "would_hold", "still_supported"}
-    assert seen["belief"] == g["refund"]
+    assert set(seen) == {"belief", "revision", "would_flag", "would_hold", "still_supported", "owner", "proposed",
+                         "changes", "if_approved"}
+    assert seen["belief"] == g["refund"] and seen["proposed"] is False and seen["if_approved"] == []
     assert isinstance(seen["revision"], int) and seen["revision"] >= 1
     assert sorted(seen["would_flag"]) == sorted([g["joint"], g["plan"]])
     assert seen["would_hold"] == [g["notify"]]
@@ -494,7 +510,7 @@ def test_correct_apply_flags_what_lost_support_and_keeps_what_has_other(cli: Cli
     done = cli.ok("correct", g["refund"], FIX, "--value", "original payment method", "--reviewer", "rita",
                   "--reason", "policy FAQ was wrong", "--apply", "--expect-revision", str(seen["revision"]), "--json")
     assert set(done) == {"correction", "replacement", "superseded", "flagged", "held", "already_applied",
-                         "proposed", "review_item", "owner"}
+                         "proposed", "review_item", "owner", "changes"}
     assert done["already_applied"] is False
     assert done["superseded"] == [g["refund"]]
     assert sorted(done["flagged"]) == sorted(seen["would_flag"])
@@ -636,19 +652,19 @@ def test_retract_source_preview_then_retract_then_undo(cli: Cli, bdb: beliefdb.B
     fragment = fragment_of(bdb, g["refund"])
     before = snapshot(postgresql)
     preview = cli.ok("retract", "--source", "faq.md", "--reason", "poisoned", "--preview", "--json")
-    assert ids_of(preview["stops_holding"]) == {fragment, g["refund"], g["joint"], g["notify"], g["derived"],
-                                                g["plan"]}
+    assert set(preview["stopped_current"]) == {fragment, g["refund"], g["joint"], g["notify"], g["derived"],
+                                               g["plan"]}
     assert sorted(preview["flagged"]) == sorted([g["joint"], g["plan"]]) and preview["held"] == [g["notify"]]
-    assert preview["still_supported"] == [{"decision": g["credit"], "by": [[g["pref"]]]}]
+    assert preview["survives"] == [{"decision": g["credit"], "by": [[g["pref"]]]}]
     assert cli("retract", "--source", "faq.md", "--reason", "poisoned", "--preview").exit_code == 0
     assert snapshot(postgresql) == before
 
     changes = cli.ok("retract", "--source", "faq.md", "--reason", "poisoned", "--json")
-    assert set(changes) == {"stopped_holding", "started_holding", "flagged", "held"}
-    assert set(changes["stopped_holding"]) == ids_of(preview["stops_holding"])
-    assert changes["started_holding"] == []
-    assert sorted(changes["flagged"]) == sorted(preview["flagged"])
-    assert changes["held"] == preview["held"]
+    assert set(changes) == {"stopped_holding", "started_holding", "stopped_current", "became_current", "flagged",
+                            "held", "survives", "proposed", "review_item", "owner"}
+    assert changes == preview  # the preview is exactly what the apply did
+    assert set(changes["stopped_holding"]) == set(preview["stopped_current"])
+    assert changes["started_holding"] == [] and changes["became_current"] == []
     assert g["refund"] not in current_ids(cli) and g["derived"] not in current_ids(cli)
     assert statuses(cli, "decisions")[g["credit"]] == "active"  # independently supported
     assert statuses(cli, "actions") == {g["email"]: "scheduled", g["pay"]: "scheduled", g["notify"]: "held"}
@@ -700,10 +716,12 @@ def test_retracting_the_latest_version_brings_the_previous_one_back(cli: Cli, bd
 
     preview = cli.ok("retract", "--source", "policy.md", "--version", "2", "--reason", "published too early",
                      "--preview", "--json")
-    assert fifteen in ids_of(preview["stops_holding"]) and preview["flagged"] == [accept]
+    assert fifteen in preview["stopped_current"] and preview["flagged"] == [accept]
+    assert seven in preview["became_current"]  # the older version comes back into force, and with it 7 days
 
     changes = cli.ok("retract", "--source", "policy.md", "--version", "2", "--reason", "published too early",
                      "--json")
+    assert changes == preview
     assert fifteen in changes["stopped_holding"]
     assert seven in changes["started_holding"]
     assert changes["flagged"] == [accept]

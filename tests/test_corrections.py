@@ -329,7 +329,8 @@ def test_cli_preview_then_apply(db_url: str, bdb: beliefdb.BeliefDB, world: Worl
     result = cli(db_url, "correct", str(world.x), NEW_TEXT, "--reviewer", "rita", "--preview", "--json")
     assert result.exit_code == 0, result.output
     seen = json.loads(result.stdout)
-    assert set(seen) == {"belief", "revision", "would_flag", "would_hold", "still_supported"}
+    assert set(seen) == {"belief", "revision", "would_flag", "would_hold", "still_supported", "owner", "proposed",
+                         "changes", "if_approved"}
     assert seen["belief"] == str(world.x)
     assert seen["would_flag"] == [str(world.d1)] and seen["would_hold"] == [str(world.a1)]
     assert seen["still_supported"] == [{"decision": str(world.d2), "by": [[str(world.y)]]}]
@@ -340,7 +341,8 @@ def test_cli_preview_then_apply(db_url: str, bdb: beliefdb.BeliefDB, world: Worl
     assert result.exit_code == 0, result.output
     applied = json.loads(result.stdout)
     assert set(applied) == {"correction", "replacement", "superseded", "flagged", "held", "already_applied", "proposed",
-                            "review_item", "owner"}
+                            "review_item", "owner", "changes"}
+    assert applied["changes"] == seen["changes"]  # the preview was exactly the apply
     assert applied["superseded"] == [str(world.x)]
     assert applied["flagged"] == [str(world.d1)] and applied["held"] == [str(world.a1)]
     assert applied["already_applied"] is False

@@ -286,7 +286,8 @@ def test_non_overlapping_valid_times_do_not_conflict(bdb: beliefdb.BeliefDB, wri
         claim(FIFTEEN, "15 days", valid_from="2025-01-01T00:00:00+00:00"))
     assert len(report.accepted) == 2
     assert report.conflicts == [] and report.superseded == []
-    assert statuses(bdb) == {"7 days": "current", "15 days": "current"}
+    # the one whose valid time ended is expired (rule 16): true of its own time, not now
+    assert statuses(bdb) == {"7 days": "expired", "15 days": "current"}
     assert scalar(postgresql, "select count(*) from beliefdb.relation") == 0
     # only the one valid now is true now; the other is true of its own time
     assert [b.value for b in bdb.beliefs(subject="return_policy")] == ["15 days"]

@@ -188,11 +188,17 @@ def test_forget_a_subject_or_belief_and_bad_input(bdb: beliefdb.BeliefDB) -> Non
 
 def test_provenance_labels_show_in_lists_and_why(bdb: beliefdb.BeliefDB) -> None:
     bdb.ingest_text("The loyalty tier of customer 9 is gold.\n", source="fixture.md", label="fixture")
-    (b,) = bdb.beliefs()
+    assert bdb.beliefs() == []  # production answers never show fixture material
+    (b,) = bdb.beliefs(include_fixtures=True)
     assert b.provenance == "fixture"
     listed = runner.invoke(beliefdb.cli.app, ["beliefs", "--db", bdb.database.url])
     assert listed.exit_code == 0, listed.output
+    assert listed.stdout.strip() == "(no beliefs)"
+    listed = runner.invoke(beliefdb.cli.app, ["beliefs", "--include-fixtures", "--db", bdb.database.url])
+    assert listed.exit_code == 0, listed.output
     assert "(fixture, not production history)" in listed.stdout
-    why = runner.invoke(beliefdb.cli.app, ["why", str(b.id), "--db", bdb.database.url])
+    refused = runner.invoke(beliefdb.cli.app, ["why", str(b.id), "--db", bdb.database.url])
+    assert refused.exit_code == 1 and "fixture material, not production history" in refused.stderr
+    why = runner.invoke(beliefdb.cli.app, ["why", str(b.id), "--include-fixtures", "--db", bdb.database.url])
     assert why.exit_code == 0, why.output
     assert "provenance fixture  ⚠ not production history" in why.stdout

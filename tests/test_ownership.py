@@ -13,6 +13,7 @@ from uuid import UUID
 import psycopg
 import pytest
 from psycopg import errors as pg_errors
+from psycopg import sql
 from psycopg.conninfo import make_conninfo
 from psycopg.types.json import Jsonb
 from typer.testing import CliRunner
@@ -180,6 +181,26 @@ def test_approving_a_proposal_the_belief_has_outgrown_is_stale(db_url: str, alic
                    source="other-note", text="Returns within 9 days.", authority="internal")
     revision = status_of(db_url, window)[2]
     assert revision > 1
+    # the proposal asked about a belief that is no longer current: the item closed itself, and says why
+    assert status_of(db_url, window)[0] == "superseded"
+    assert open_items(db_url, "correction_proposed") == []
+    assert su_all(db_url, "select status, resolved_by, note from beliefdb.review_item where id = %s",
+                  (proposal.review_item,)) == [
+        ("closed", "beliefdb", "settled: the belief is no longer current (it is superseded)")]
+    with pytest.raises(errors.InvalidInput, match="already closed"):
+        alice.resolve_review(proposal.review_item, "approved")
+    assert su_all(db_url, "select count(*) from beliefdb.correction")[0][0] == 0
+
+
+def test_approving_a_proposal_whose_belief_changed_revision_is_stale(db_url: str, alice: beliefdb.BeliefDB,
+                                                                     bob: beliefdb.BeliefDB, window: UUID) -> None:
+    proposal = bob.apply_correction(window, "Returns within 30 days.", value="30 days", reviewer="b",
+                                    expect_revision=1)
+    # a tie with a rival alice cannot overrule (bob's, of equal standing) bumps the revision; the belief
+    # stays in question, so the item stays open, and approving it now would apply a stale proposal
+    bob.remember("Returns within 9 days", "return_policy", "window", "9 days", "Returns within 9 days.",
+                 source="bob-note", text="Returns within 9 days.", authority="internal")
+    assert status_of(db_url, window)[0] == "conflicting" and status_of(db_url, window)[2] > 1
     with pytest.raises(errors.StaleCorrectionPreview):
         alice.resolve_review(proposal.review_item, "approved")
     assert [i[0] for i in open_items(db_url, "correction_proposed")] == [proposal.review_item]
@@ -278,6 +299,14 @@ def test_other_routes_to_someone_elses_belief_are_refused(db_url: str, alice: be
             call()
         assert snapshot(db_url, bob.database.workspace_id) == before
 
+    def only_proposed(call: Any) -> None:
+        """A change to a source alice owns waits for her: a review item (and its audit event), nothing else."""
+        result = call()
+        assert result.proposed and result.owner == "alice" and result.review_item is not None
+        after = snapshot(db_url, bob.database.workspace_id)
+        assert {t: rows for t, rows in after.items() if t not in ("review_item", "audit_event", "audit_head")} == {
+            t: rows for t, rows in before.items() if t not in ("review_item", "audit_event", "audit_head")}
+
     def run_deleting() -> None:
         with bob.record_run(task="tidy up") as run:
             step = run.step("memory_write")
@@ -293,13 +322,14 @@ def test_other_routes_to_someone_elses_belief_are_refused(db_url: str, alice: be
 
     refused(lambda: retract_node(fixed.correction))
     refused(lambda: bob.retract(fragment=correction_fragment, reason="undo"))
-    refused(lambda: bob.retract(source=source_name, reason="undo"))
-    refused(lambda: bob.ingest_text("Returns within 99 days.", source=source_name, extractor="none"))
-    refused(lambda: bob.ingest_text(f"Note. {QUOTE}", source="internal-note", authority="unverified",
-                                    extractor="none"))
     refused(lambda: retract_node(decision))
-    # a preview changes nothing, so anyone may look
-    assert lifecycle.forget(bob.database, belief=replacement, preview=True)["beliefs"] == 1
+    # a preview is exactly what the apply would do: refused for bob, counted for alice
+    refused(lambda: lifecycle.forget(bob.database, belief=replacement, preview=True))
+    only_proposed(lambda: bob.retract(source=source_name, reason="undo"))
+    only_proposed(lambda: bob.ingest_text("Returns within 99 days.", source=source_name, extractor="none"))
+    only_proposed(lambda: bob.ingest_text(f"Note. {QUOTE}", source="internal-note", authority="unverified",
+                                          extractor="none"))
+    assert lifecycle.forget(alice.database, belief=replacement, preview=True)["beliefs"] == 1
     # the owner may do each of these
     alice.retract(fragment=correction_fragment, reason="the reviewer withdrew it")
     assert status_of(db_url, replacement)[0] == "unsupported" and status_of(db_url, window)[0] == "current"
@@ -363,19 +393,31 @@ def test_the_application_role_cannot_write_around_ownership(name: str, db_url: s
     assert snapshot(db_url, bob.database.workspace_id) == before
 
 
-def test_a_temporary_table_cannot_run_code_with_owner_rights(db_url: str, alice: beliefdb.BeliefDB,
+TEMPORARY_TABLES = {
+    "beliefdb_evaluation": """create temporary table beliefdb_evaluation (
+        id uuid primary key, kind beliefdb.node_kind, held boolean, was_current boolean,
+        premise boolean not null default false, blocked boolean not null default false,
+        holds boolean not null default false, superseded boolean not null default false,
+        expired boolean not null default false)""",
+    "beliefdb_changes": """create temporary table beliefdb_changes (
+        id uuid primary key, kind beliefdb.node_kind not null, held boolean not null, was_current boolean not null,
+        status text, created boolean not null default false)""",
+}
+
+
+@pytest.mark.parametrize("table", sorted(TEMPORARY_TABLES))
+def test_a_temporary_table_cannot_run_code_with_owner_rights(table: str, db_url: str, alice: beliefdb.BeliefDB,
                                                              window: UUID) -> None:
-    """The evaluation working set is a temporary table; the functions that fill it run with owner
-    rights. One made beforehand by the application role, with a trigger, must not be used."""
+    """The evaluation working set and the changes of an operation are temporary tables; the functions
+    that fill them run with owner rights. One made beforehand by the application role, with a
+    trigger, must not be used: not by a retraction, nor by an ingest that creates nodes."""
     with beliefdb.connect(db_url, principal="alice") as fresh, fresh.database.transaction() as conn:
-        conn.execute("""create temporary table beliefdb_evaluation (
-                            id uuid primary key, kind beliefdb.node_kind, held boolean, was_current boolean,
-                            premise boolean not null default false, blocked boolean not null default false,
-                            holds boolean not null default false, superseded boolean not null default false)""")
+        conn.execute(TEMPORARY_TABLES[table])
         conn.execute("""create function pg_temp.escalate() returns trigger language plpgsql as $$
                         begin create role escalated superuser; return new; end $$""")
-        conn.execute("create trigger escalate before insert on pg_temp.beliefdb_evaluation "
-                     "for each row execute function pg_temp.escalate()")
+        conn.execute(sql.SQL("create trigger escalate before insert on pg_temp.{} "
+                             "for each row execute function pg_temp.escalate()").format(sql.Identifier(table)))
+        conn.execute("select beliefdb.ingest_version('other-note', 'Returns within 8 days.')")
         conn.execute("select beliefdb.retract('node', %s, 'test', null, false)", (window,))
     assert su_all(db_url, "select count(*) from pg_catalog.pg_roles where rolname = 'escalated'") == [(0,)]
     assert status_of(db_url, window)[0] == "retracted"

@@ -129,21 +129,25 @@ def test_truth_filter_is_inlined_into_the_searches(postgresql: psycopg.Connectio
     text = json.dumps(plan[0])
     # no call of recallable itself: its conditions are the scan's filter
     assert "recallable(" not in text
-    assert "belief_provenance(" in text and "in_scope(" in text and "valid_time" in text
+    assert "provenance" in text and "in_scope(" in text and "valid_time" in text
 
 
-def test_provenance_label_follows_every_supporting_source(bdb: beliefdb.BeliefDB,
-                                                          postgresql: psycopg.Connection[Any]) -> None:
-    def labels() -> dict[str, str]:
-        rows = postgresql.execute("select b.value, beliefdb.belief_provenance(b.workspace_id, b.id) "
-                                  "from beliefdb.belief b where b.attribute = 'method'").fetchall()
-        return dict(rows)
+def test_provenance_label_is_the_world_of_the_first_source(bdb: beliefdb.BeliefDB,
+                                                            postgresql: psycopg.Connection[Any]) -> None:
+    def labels() -> list[tuple[str, str, int]]:
+        rows = postgresql.execute("""
+            select b.value, beliefdb.belief_provenance(b.workspace_id, b.id),
+                   (select count(*) from beliefdb.evidence e where e.belief_id = b.id)::integer
+              from beliefdb.belief b where b.attribute = 'method' order by 1, 2""").fetchall()
+        return [tuple(r) for r in rows]
 
     bdb.ingest_text("The refund method is store credit.\n", source="test-fixture.md", label="fixture",
                     authority="user")
     bdb.ingest_text("The delivery method is drone.\n", source="generated.md", label="synthetic", authority="user")
-    assert labels() == {"store credit": "fixture", "drone": "synthetic"}
-    # the same belief quoted from production history as well: production wins
+    assert labels() == [("drone", "synthetic", 1), ("store credit", "fixture", 1)]
+    # the same claim from production history is a production belief of its own: worlds never merge
     bdb.ingest_text("The refund method is store credit.\n", source="handbook.md", authority="official")
-    assert labels() == {"store credit": "production", "drone": "synthetic"}
-    assert [a.belief.value for a in bdb.ask("what is the refund method?").beliefs] == ["store credit"]
+    assert labels() == [("drone", "synthetic", 1), ("store credit", "fixture", 1), ("store credit", "production", 1)]
+    (answer,) = bdb.ask("what is the refund method?").beliefs
+    assert answer.belief.value == "store credit" and answer.belief.provenance == "production"
+    assert {e.source for e in answer.evidence} == {"handbook.md"}

@@ -26,7 +26,7 @@ WORKSPACE_TABLES = (
     "node", "source", "source_version", "fragment", "belief", "evidence", "relation", "justification",
     "justification_antecedent", "decision", "action", "correction", "run", "step", "review_item", "trace_edge",
     "repair", "embedding_model", "belief_embedding", "outcome", "audit_event",
-    "audit_head", "adjacency",
+    "audit_head", "adjacency", "redaction",
 )
 AUDIT_TABLES = ("audit_event", "audit_head")
 VIEWS = ("current_beliefs", "belief_evidence", "belief_history", "holding", "decision_support", "review_queue")
@@ -106,6 +106,8 @@ def _populate(url: str, name: str, value: str) -> Tenant:
                      "values (%s, %s, 'm', '[1,2,3]')", (ws, str(old.accepted[0].id)))
         conn.execute("insert into beliefdb.outcome (workspace_id, node, outcome) values (%s, %s, 'succeeded')",
                      (ws, decision[0]))
+        conn.execute("insert into beliefdb.redaction (workspace_id, source_version_id, start_offset, end_offset, "
+                     "reason) values (%s, %s, 0, 1, 'test')", (ws, version))
     return Tenant(ws=ws, source=source, version=version, fragment=fragment, old_belief=str(old.accepted[0].id),
                   new_belief=str(new.accepted[0].id), decision=decision[0], run=run[0])
 
@@ -355,6 +357,8 @@ INSERTS = [
     ("outcome", "insert into beliefdb.outcome (workspace_id, node, outcome) values (%(ws)s, %(decision)s, 'failed')"),
     ("adjacency", "insert into beliefdb.adjacency (workspace_id, node, entry, justification, unmet) "
                   "values (%(ws)s, %(decision)s, 'in', %(decision)s, 0)"),
+    ("redaction", "insert into beliefdb.redaction (workspace_id, source_version_id, start_offset, end_offset, reason) "
+                  "values (%(ws)s, %(version)s, 0, 1, 'hacked')"),
 ]
 
 
@@ -607,10 +611,14 @@ def test_security_definer_functions_the_app_may_call(postgresql: psycopg.Connect
         "beliefdb.add_claims_to_source(text,jsonb,jsonb)",
         "beliefdb.apply_correction(uuid,text,text,text,text,integer,text)",
         "beliefdb.audit(text,jsonb)",
-        "beliefdb.decay(timestamp with time zone,text)",
+        "beliefdb.correction_preview(uuid,text,text)",
+        "beliefdb.decay(timestamp with time zone,text,boolean)",
         "beliefdb.decide(text,jsonb)",
         "beliefdb.derive(text,text,text,text,uuid[],text)",
+        "beliefdb.expire()",
         "beliefdb.forget(text,uuid,text,boolean)",
+        "beliefdb.ingest_preview(text,text,beliefdb.origin_type,beliefdb.authority,beliefdb.provenance,text,text,"
+        "jsonb,jsonb,jsonb)",
         "beliefdb.ingest_version(text,text,beliefdb.origin_type,beliefdb.authority,beliefdb.provenance,text,text,"
         "jsonb,jsonb,jsonb)",
         "beliefdb.lock_workspace()",
@@ -623,5 +631,6 @@ def test_security_definer_functions_the_app_may_call(postgresql: psycopg.Connect
         "beliefdb.repair_plan_json(uuid[],boolean)",
         "beliefdb.repair_replayed(uuid)",
         "beliefdb.retract(text,uuid,text,integer,boolean)",
+        "beliefdb.retract_preview(text,uuid,integer,boolean)",
         "beliefdb.review_resolve(uuid,text,text,uuid)",
     ]

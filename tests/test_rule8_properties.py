@@ -73,7 +73,8 @@ class Reference:
 
     def add(self, step: int, c: Claim) -> tuple[int, list[tuple[int, int]], list[tuple[int, int]]]:
         """Apply one claim; (the belief it went to, superseded (old, new), conflicts (belief, rival))."""
-        same = [b for b in self.beliefs if b.value == c.value and b.status in LIVE]
+        # the same claim: the same value for the same valid time (a claim valid at another time is another belief)
+        same = [b for b in self.beliefs if b.value == c.value and b.valid_from == c.valid_from and b.status in LIVE]
         if same:
             target = same[0]  # the oldest
             target.authorities.append(c.authority)

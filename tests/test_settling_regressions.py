@@ -101,9 +101,10 @@ def test_a_long_product_of_confidences_is_small_not_an_error(bdb: beliefdb.Belie
 
 
 def test_a_belief_without_sources_keeps_no_confidence(bdb: beliefdb.BeliefDB) -> None:
-    """No source is no product: an agent's memory (no evidence) and a belief whose only source was
-    retracted have confidence 0, through a recompute of everything (the floor on products must
-    not turn an empty product into one)."""
+    """No source is no product: a belief whose only source was retracted has confidence 0, through a
+    recompute of everything (the floor on products must not turn an empty product into one). An
+    agent's memory has no quoted source either: it has the explained weight of an agent's memory
+    (confidence_policy trace/memory), not 0 and not an empty product floored to 1."""
     from beliefdb import lifecycle
     from tests.test_repair import record_story
 
@@ -112,5 +113,5 @@ def test_a_belief_without_sources_keeps_no_confidence(bdb: beliefdb.BeliefDB) ->
     bdb.retract(source="s1", reason="withdrawn")
     lifecycle.decay(bdb.database)
     confidence = {b.id: b.confidence for b in bdb.beliefs(include_all=True)}
-    assert confidence[story.m_bad] == 0 and confidence[story.m_home] == 0
+    assert confidence[story.m_bad] == pytest.approx(0.5) and confidence[story.m_home] == pytest.approx(0.5)
     assert confidence[quoted] == 0

@@ -1,0 +1,122 @@
+"""Valid time is part of being current (rule 16): a belief whose valid time has ended is expired,
+what rests on it stops holding from that moment, without anyone touching it, and corroboration
+merges only claims with the same valid time."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from typing import Any
+
+import psycopg
+from conftest import url_at
+from typer.testing import CliRunner
+
+import beliefdb
+import beliefdb.cli
+
+runner = CliRunner()
+QUOTE = "Returns are accepted within 7 days of delivery."
+TEXT = f"Holiday policy. {QUOTE}\n"
+
+
+def remember(db: beliefdb.BeliefDB, value: str = "7 days", *, valid_from: str | None = None,
+             valid_to: str | None = None, source: str = "holiday.md", text: str = TEXT,
+             quote: str = QUOTE) -> Any:
+    return db.remember(f"Returns are accepted within {value}.", "return_policy", "window", value, quote,
+                       source=source, text=text, authority="internal", valid_from=valid_from, valid_to=valid_to)
+
+
+def status(db: beliefdb.BeliefDB, belief: Any) -> str:
+    (b,) = [b for b in db.beliefs(include_all=True) if b.id == belief]
+    return b.status
+
+
+def test_a_decision_on_an_expired_belief_does_not_hold(bdb: beliefdb.BeliefDB) -> None:
+    (seven,) = remember(bdb, valid_from="2025-11-01T00:00:00Z", valid_to="2026-01-15T00:00:00Z").accepted
+    assert status(bdb, seven.id) == "expired"
+    decided = bdb.decide("Refuse the return of order 1042", because=[seven.id])
+    assert decided.status == "needs_review"
+    (d,) = bdb.decisions()
+    assert d.holds is False
+    assert bdb.beliefs() == []
+    listed = runner.invoke(beliefdb.cli.app, ["beliefs", "--all", "--db", bdb.database.url])
+    assert listed.exit_code == 0, listed.output
+    assert "[expired]" in listed.stdout and "[current]" not in listed.stdout
+
+
+def test_expiry_happens_without_anyone_touching_the_belief(db_url: str,
+                                                          postgresql: psycopg.Connection[Any]) -> None:
+    with beliefdb.connect(url_at(db_url, "2026-01-10T00:00:00Z"), principal="ops") as january:
+        (seven,) = remember(january, valid_to="2026-02-01T00:00:00Z").accepted
+        derived = january.derive("Late returns are refused", "late_return", "refused", "yes", [seven.id])
+        refuse = january.decide("Refuse the return of order 1042", because=[seven.id])
+        email = january.act(refuse.id, "Email the customer a refusal")
+        assert status(january, seven.id) == "current" and refuse.status == "active"
+    events = postgresql.execute("select count(*) from beliefdb.audit_event where action = 'expire'").fetchone()
+    assert events == (0,)
+    # a month later, the first thing anyone does — here, only reading — processes the expiry
+    with beliefdb.connect(url_at(db_url, "2026-02-10T00:00:00Z"), principal="ops") as february:
+        assert february.beliefs() == []
+        assert status(february, seven.id) == "expired" and status(february, derived.id) == "unsupported"
+        assert {d.id: (d.status, d.holds) for d in february.decisions()} == {refuse.id: ("needs_review", False)}
+        assert {a.id: a.status for a in february.actions()} == {email.id: "held"}
+        assert february.audit_verify().ok
+    (event,) = postgresql.execute("select payload from beliefdb.audit_event where action = 'expire'").fetchall()
+    assert event[0]["expired"] == 1 and event[0]["flagged"] == [str(refuse.id)]
+    # what was believed then is still what it was
+    then = datetime(2026, 1, 20, tzinfo=UTC)
+    with beliefdb.connect(db_url) as now:
+        assert [(b.id, b.status) for b in now.beliefs(as_of=then)] == [(seven.id, "current")]
+
+
+def test_the_expire_command_and_function(db_url: str) -> None:
+    with beliefdb.connect(url_at(db_url, "2026-01-10T00:00:00Z")) as january:
+        (seven,) = remember(january, valid_to="2026-02-01T00:00:00Z").accepted
+    env = {"BELIEFDB_WORKSPACE": None, "BELIEFDB_PRINCIPAL": None}
+    # nothing has expired yet at the fixed clock of January
+    early = runner.invoke(beliefdb.cli.app, ["expire", "--json", "--db", url_at(db_url, "2026-01-20T00:00:00Z")],
+                          env=env)
+    assert early.exit_code == 0, early.output
+    assert json.loads(early.stdout)["expired"] == 0
+    # a scheduler calls the function itself (here in a session that does nothing else first)
+    with psycopg.connect(url_at(db_url, "2026-03-01T00:00:00Z"), autocommit=True) as conn:
+        conn.execute("select set_config('beliefdb.workspace_id', id::text, false) from beliefdb.workspace "
+                     "where name = 'default'")
+        conn.execute("set role beliefdb_app")
+        (report,) = conn.execute("select beliefdb.expire()").fetchone() or (None,)
+    assert report["expired"] == 1 and report["beliefs"] == [str(seven.id)]
+    again = runner.invoke(beliefdb.cli.app, ["expire", "--db", url_at(db_url, "2026-03-02T00:00:00Z")], env=env)
+    assert again.exit_code == 0, again.output
+    assert again.stdout.startswith("expired: 0 belief(s)")
+
+
+def test_a_claim_valid_later_is_not_merged_into_an_expired_belief(bdb: beliefdb.BeliefDB) -> None:
+    (old,) = remember(bdb, valid_from="2025-01-01T00:00:00Z", valid_to="2026-01-01T00:00:00Z").accepted
+    assert status(bdb, old.id) == "expired"
+    renewed = remember(bdb, valid_from="2026-01-01T00:00:00Z", valid_to="2027-06-01T00:00:00Z",
+                       source="holiday-2026.md", text=f"Holiday policy 2026. {QUOTE}\n")
+    assert renewed.corroborated == [] and len(renewed.accepted) == 1
+    (new,) = renewed.accepted
+    assert [b.id for b in bdb.beliefs()] == [new.id]
+    answer = bdb.ask("how many days for returns?")
+    assert answer.status == "ok" and [a.belief.id for a in answer.beliefs] == [new.id]
+
+
+def test_the_same_claim_for_the_same_time_is_still_corroborated(bdb: beliefdb.BeliefDB) -> None:
+    (first,) = remember(bdb, valid_to="2027-06-01T00:00:00Z").accepted
+    again = remember(bdb, valid_to="2027-06-01T00:00:00Z", source="copy.md", text=f"Copy. {QUOTE}\n")
+    assert [c.id for c in again.corroborated] == [first.id] and again.accepted == []
+    other_time = remember(bdb, valid_to="2028-06-01T00:00:00Z", source="later.md", text=f"Later. {QUOTE}\n")
+    assert other_time.corroborated == [] and len(other_time.accepted) == 1
+
+
+def test_an_expired_winner_still_supersedes_what_it_replaced(bdb: beliefdb.BeliefDB) -> None:
+    """Expiry ends a belief's time; it does not undo history: the 7-day rule it replaced does not come
+    back when the 15-day rule's valid time ends."""
+    (seven,) = remember(bdb, valid_from="2025-01-01T00:00:00Z").accepted
+    fifteen_text = "Returns are accepted within 15 days of delivery."
+    (fifteen,) = remember(bdb, "15 days", valid_from="2025-06-01T00:00:00Z", valid_to="2026-01-01T00:00:00Z",
+                          source="promo.md", text=f"Promo. {fifteen_text}\n", quote=fifteen_text).accepted
+    assert status(bdb, seven.id) == "superseded" and status(bdb, fifteen.id) == "expired"
+    assert bdb.beliefs(subject="return_policy") == []

@@ -1,0 +1,111 @@
+"""Repeated ingest is idempotent by content (rule 18): bytes identical to a version the source
+already has create no belief, fragment or history row, and say so; a source that goes back to an
+earlier text ends with one current belief per claim."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import psycopg
+from psycopg import sql
+
+import beliefdb
+
+POLICY = "# Warranty\nThe warranty period is 12 months.\nThe restocking fee is 10%.\n"
+POLICY_B = "# Warranty\nThe warranty period is 24 months.\nThe restocking fee is 10%.\n"
+TABLES = ("belief", "fragment", "relation", "source_version", "evidence", "justification")
+
+
+def counts(conn: psycopg.Connection[Any]) -> dict[str, int]:
+    out = {}
+    for table in TABLES:
+        row = conn.execute(sql.SQL("select count(*) from beliefdb.{}").format(sql.Identifier(table))).fetchone()
+        assert row is not None
+        out[table] = int(row[0])
+    return out
+
+
+def warranty(db: beliefdb.BeliefDB) -> list[tuple[str, str]]:
+    return sorted((b.value, b.status) for b in db.beliefs(subject="warranty_policy", include_all=True))
+
+
+def test_an_unchanged_file_after_a_correction_is_a_no_op(bdb: beliefdb.BeliefDB, write_doc: Any,
+                                                        postgresql: psycopg.Connection[Any]) -> None:
+    path = write_doc("warranty.md", POLICY)
+    (first,) = bdb.ingest(path)
+    assert not isinstance(first, beliefdb.models.IngestFailure)
+    (twelve,) = [a for a in first.accepted if a.value == "12 months"]
+    seen = bdb.preview_correction(twelve.id, "The warranty period is 18 months.", "18 months")
+    bdb.apply_correction(twelve.id, "The warranty period is 18 months.", value="18 months", reviewer="rita",
+                         expect_revision=seen.revision)
+    before = counts(postgresql)
+    for _ in range(4):
+        (again,) = bdb.ingest(path)
+        assert not isinstance(again, beliefdb.models.IngestFailure)
+        assert not again.new_version and again.accepted == [] and again.corroborated == []
+        assert again.note == "unchanged: the same text as version 1, in force"
+        assert {u.id for u in again.unchanged} >= {twelve.id}
+    assert counts(postgresql) == before
+    assert warranty(bdb) == [("12 months", "superseded"), ("18 months", "current")]
+    answer = bdb.ask("how long is the warranty period?")
+    assert [a.belief.value for a in answer.beliefs][:1] == ["18 months"]
+    assert sum("replaced '12 months'" in w for a in answer.beliefs for w in a.warnings) == 1
+    history = postgresql.execute("select count(*) from beliefdb.belief_history").fetchone()
+    assert history == (1,)
+
+
+def test_an_unchanged_file_of_a_retracted_source_is_a_no_op(bdb: beliefdb.BeliefDB, write_doc: Any,
+                                                           postgresql: psycopg.Connection[Any]) -> None:
+    path = write_doc("warranty.md", POLICY)
+    bdb.ingest(path)
+    bdb.retract(source="warranty.md", reason="superseded by the new contract")
+    before = counts(postgresql)
+    (again,) = bdb.ingest(path)
+    assert not isinstance(again, beliefdb.models.IngestFailure)
+    assert not again.new_version and again.accepted == []
+    assert again.note is not None and "which is retracted" in again.note and "retract --undo" in again.note
+    assert counts(postgresql) == before
+    assert warranty(bdb) == [("12 months", "unsupported")]
+
+
+def test_the_text_of_a_retracted_version_is_a_no_op(bdb: beliefdb.BeliefDB,
+                                                    postgresql: psycopg.Connection[Any]) -> None:
+    bdb.ingest_text(POLICY, source="warranty.md")
+    bdb.ingest_text(POLICY_B, source="warranty.md")
+    bdb.retract(source="warranty.md", version=2, reason="published too early")
+    before = counts(postgresql)
+    again = bdb.ingest_text(POLICY_B, source="warranty.md")
+    assert not again.new_version and again.note is not None and "version 2, which is retracted" in again.note
+    assert counts(postgresql) == before
+    assert warranty(bdb) == [("12 months", "current"), ("24 months", "unsupported")]
+
+
+def test_a_source_that_goes_back_to_an_earlier_text_believes_each_claim_once(
+        bdb: beliefdb.BeliefDB, postgresql: psycopg.Connection[Any]) -> None:
+    a = bdb.ingest_text(POLICY, source="warranty.md")
+    b = bdb.ingest_text(POLICY_B, source="warranty.md")
+    assert [(s.old, s.new) for s in b.superseded] == [
+        (next(x.id for x in a.accepted if x.value == "12 months"), next(x.id for x in b.accepted))]
+    back = bdb.ingest_text(POLICY, source="warranty.md")
+    assert back.new_version and back.version == 3 and back.accepted == []
+    assert back.note == "the same text as version 1: its beliefs are in force again"
+    assert warranty(bdb) == [("12 months", "current"), ("24 months", "unsupported")]
+    fees = [(b.value, b.status) for b in bdb.beliefs(subject="restocking_policy", include_all=True)]
+    assert fees == [("10%", "current")]
+    assert [x.value for x in bdb.beliefs()] .count("12 months") == 1
+    row = postgresql.execute("select count(*) from beliefdb.belief").fetchone()
+    assert row == (3,)  # 12 months, 24 months, 10%: nothing believed twice
+
+
+def test_new_claims_against_the_text_in_force_are_still_settled(bdb: beliefdb.BeliefDB) -> None:
+    """The same text with claims not recorded before is not a no-op for those claims (an agent's own
+    extractor feeding claims about a document already stored)."""
+    text = "Support hours: 9 to 17.\nThe hotline is staffed by two people.\n"
+    bdb.ingest_text(text, source="support.md", extractor="none")
+    report = bdb.remember("The hotline is staffed by two people.", "hotline", "staff", "two people",
+                          "The hotline is staffed by two people.", source="support.md")
+    assert [a.value for a in report.accepted] == ["two people"]
+    again = bdb.remember("The hotline is staffed by two people.", "hotline", "staff", "two people",
+                         "The hotline is staffed by two people.", source="support.md")
+    assert again.accepted == [] and again.corroborated == [] and [u.id for u in again.unchanged] == [
+        report.accepted[0].id]

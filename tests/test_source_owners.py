@@ -1,0 +1,127 @@
+"""Sources have owners (rule 17): another principal's new version or retraction of a source is a
+review proposal for its owner, not a change; the owner approves (it is then applied as the owner's
+own change) or rejects; the ingest message names the real cause of a conflict."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+import beliefdb
+import beliefdb.cli
+from beliefdb import errors, render
+
+runner = CliRunner()
+FINANCE = "Refunds above 500 euros need a manager's approval.\n"
+FINANCE2 = "Refunds above 5000 euros need a manager's approval.\n"
+
+
+@pytest.fixture
+def alice(db_url: str) -> Iterator[beliefdb.BeliefDB]:
+    with beliefdb.connect(db_url, principal="alice") as db:
+        yield db
+
+
+@pytest.fixture
+def bob(db_url: str) -> Iterator[beliefdb.BeliefDB]:
+    with beliefdb.connect(db_url, principal="bob") as db:
+        yield db
+
+
+def claims(text: str, value: str) -> list[dict[str, Any]]:
+    quote = text.strip()
+    return [{"statement": quote, "subject": "refund", "attribute": "approval_threshold", "value": value,
+             "quote": quote}]
+
+
+def ingest(db: beliefdb.BeliefDB, text: str, value: str, *, source: str = "finance.md",
+           authority: str = "official") -> beliefdb.models.IngestReport:
+    from beliefdb import ingest as ingest_mod
+    from beliefdb.ingest import parse_claim
+
+    candidates = [parse_claim(c, "test") for c in claims(text, value)]
+    return ingest_mod.ingest_text(db.database, text, ingest_mod.SourceOptions(name=source, authority=authority),
+                                  candidates=candidates, extractor="none")
+
+
+def threshold(db: beliefdb.BeliefDB) -> list[tuple[str, str]]:
+    return [(b.value, b.status) for b in db.beliefs(subject="refund", include_all=True)]
+
+
+def test_another_principals_new_version_is_a_proposal(alice: beliefdb.BeliefDB, bob: beliefdb.BeliefDB) -> None:
+    ingest(alice, FINANCE, "500 euros")
+    decision = alice.decide("Ask a manager for refund 77 (600 euros)",
+                            because=[alice.beliefs(subject="refund")[0].id])
+    proposal = ingest(bob, FINANCE2, "5000 euros")
+    assert proposal.proposed and proposal.owner == "alice" and proposal.review_item is not None
+    assert proposal.version is None and proposal.accepted == [] and proposal.flagged == []
+    # nothing changed: alice's official belief is still the answer
+    assert threshold(alice) == [("500 euros", "current")]
+    assert [a.belief.value for a in bob.ask("what refunds need a manager's approval?").beliefs] == ["500 euros"]
+    assert {d.id: d.status for d in alice.decisions()} == {decision.id: "active"}
+    (item,) = [i for i in alice.review_items() if i.kind == "version_proposed"]
+    assert item.node is None and item.source_id is not None and item.proposed_by == "bob"
+    assert item.subject == "finance.md" and "bob proposes a new version of finance.md" in item.reason
+    # only the owner decides
+    with pytest.raises(errors.NotOwner):
+        bob.resolve_review(item.id, "approved")
+    result = alice.resolve_review(item.id, "approved")
+    assert result["status"] == "approved" and result["applied"]["version"] == 2
+    assert threshold(alice) == [("500 euros", "superseded"), ("5000 euros", "current")]
+    owners = {b.value: b.owner for b in alice.beliefs(subject="refund", include_all=True)}
+    assert owners["5000 euros"] == "alice"  # applied as the owner's own change
+    assert {d.id: d.status for d in alice.decisions()} == {decision.id: "needs_review"}
+
+
+def test_a_rejected_proposal_changes_nothing(alice: beliefdb.BeliefDB, bob: beliefdb.BeliefDB) -> None:
+    ingest(alice, FINANCE, "500 euros")
+    proposal = ingest(bob, FINANCE2, "5000 euros")
+    assert proposal.review_item is not None
+    alice.resolve_review(proposal.review_item, "rejected")
+    assert threshold(alice) == [("500 euros", "current")]
+    assert [i for i in alice.review_items() if i.kind == "version_proposed"] == []
+
+
+def test_the_same_proposal_twice_is_one_item(alice: beliefdb.BeliefDB, bob: beliefdb.BeliefDB) -> None:
+    ingest(alice, FINANCE, "500 euros")
+    first = ingest(bob, FINANCE2, "5000 euros")
+    second = ingest(bob, FINANCE2, "5000 euros")
+    assert first.review_item == second.review_item
+    # and the owner ingesting that very text settles it
+    ingest(alice, FINANCE2, "5000 euros")
+    assert [i for i in alice.review_items() if i.kind == "version_proposed"] == []
+
+
+def test_another_principals_retraction_is_a_proposal(alice: beliefdb.BeliefDB, bob: beliefdb.BeliefDB) -> None:
+    ingest(alice, FINANCE, "500 euros")
+    preview = bob.preview_retract(source="finance.md")
+    assert preview.proposed and preview.owner == "alice" and len(preview.stopped_current) == 2
+    proposed = bob.retract(source="finance.md", reason="I think it is outdated")
+    assert proposed.proposed and proposed.owner == "alice" and proposed.stopped_current == []
+    assert threshold(alice) == [("500 euros", "current")]
+    (item,) = [i for i in alice.review_items() if i.kind == "retraction_proposed"]
+    assert item.node is None and item.source_id is not None and item.proposed_by == "bob"
+    alice.resolve_review(item.id, "approved")
+    assert threshold(alice) == [("500 euros", "unsupported")]
+    # retracting what is retracted already: the owner's own retraction settles the other proposal
+    again = bob.retract(source="finance.md", reason="still outdated", undo=True)
+    assert again.proposed
+    alice.retract(source="finance.md", reason="back", undo=True)
+    assert [i for i in alice.review_items() if i.kind == "retraction_proposed"] == []
+
+
+def test_the_ingest_message_names_the_real_cause(alice: beliefdb.BeliefDB, bob: beliefdb.BeliefDB) -> None:
+    ingest(alice, FINANCE, "500 euros", authority="internal")
+    # bob's own source, stronger and later: rule 8 prefers it, but the loser is alice's
+    report = ingest(bob, FINANCE2, "5000 euros", source="bob-notes.md", authority="official")
+    (conflict,) = report.conflicts
+    assert "belongs to alice, who must choose" in conflict.reason
+    text = runner.invoke(beliefdb.cli.app, ["ingest", "--help"]).stdout
+    assert "proposed to the owner" in text
+    rendered = render.ingest_report(report)
+    assert "belongs to alice, who must choose" in rendered and "equal authority" not in rendered
+    proposal = ingest(bob, FINANCE2, "5000 euros")
+    assert "proposed to alice, who owns source 'finance.md'" in render.ingest_report(proposal)

@@ -1,0 +1,128 @@
+"""Provenance labels are separate worlds (rule 15): fixture and synthetic material never supersedes,
+conflicts with, corroborates or raises the confidence of production history, never flags a
+production decision, and is never quoted in a production answer; inside its own world it settles
+like production does."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import psycopg
+import pytest
+from typer.testing import CliRunner
+
+import beliefdb
+import beliefdb.cli
+from beliefdb import errors
+
+runner = CliRunner()
+SEVEN = "Returns are accepted within 7 days of delivery.\n"
+FIFTEEN = "Returns are accepted within 15 days of delivery.\n"
+FEE = "The restocking fee is 10%.\n"
+
+
+def cli(db: beliefdb.BeliefDB, *args: str) -> Any:
+    result = runner.invoke(beliefdb.cli.app, [*args, "--db", db.database.url],
+                           env={"BELIEFDB_WORKSPACE": None, "BELIEFDB_PRINCIPAL": None})
+    assert result.exit_code == 0, result.output
+    return result
+
+
+def window(db: beliefdb.BeliefDB, **kwargs: Any) -> dict[str, tuple[str, str]]:
+    return {b.value: (b.status, b.provenance) for b in db.beliefs(subject="return_policy", include_all=True,
+                                                                   **kwargs)}
+
+
+def test_a_fixture_never_supersedes_production_nor_flags_what_rests_on_it(bdb: beliefdb.BeliefDB) -> None:
+    (seven,) = bdb.ingest_text(SEVEN, source="policy.md", authority="internal").accepted
+    refuse = bdb.decide("Refuse the return of order 1042", because=[seven.id])
+    email = bdb.act(refuse.id, "Email the customer a refusal")
+    # a test fixture with a rival value, from an official (stronger) source and later
+    report = bdb.ingest_text(FIFTEEN, source="fixtures/policy.md", authority="official", label="fixture")
+    assert report.superseded == [] and report.conflicts == [] and report.flagged == [] and report.held == []
+    assert window(bdb, include_fixtures=True) == {"7 days": ("current", "production"),
+                                                  "15 days": ("current", "fixture")}
+    assert {d.id: d.status for d in bdb.decisions()} == {refuse.id: "active"}
+    assert {a.id: a.status for a in bdb.actions()} == {email.id: "scheduled"}
+    # production answers are production's: the official fixture does not make ask answer no_match
+    answer = bdb.ask("how many days for returns?")
+    assert answer.status == "ok" and [a.belief.value for a in answer.beliefs] == ["7 days"]
+
+
+def test_a_fixture_repeating_a_production_quote_neither_corroborates_nor_is_quoted(bdb: beliefdb.BeliefDB) -> None:
+    (fee,) = bdb.ingest_text(FEE, source="handbook.md", authority="internal").accepted
+    before = bdb.why(fee.id).belief.confidence
+    report = bdb.ingest_text(FEE, source="fixtures/fees.md", authority="internal", label="fixture")
+    assert report.corroborated == [] and [a.value for a in report.accepted] == ["10%"]
+    assert bdb.why(fee.id).belief.confidence == pytest.approx(before)  # 0.80, not 0.96
+    assert {e.source for e in bdb.why(fee.id).evidence} == {"handbook.md"}
+    (answer,) = bdb.ask("what is the restocking fee?").beliefs
+    assert answer.belief.id == fee.id and {e.source for e in answer.evidence} == {"handbook.md"}
+    assert all(e.provenance == "production" for e in answer.evidence)
+
+
+def test_fixtures_settle_among_themselves_and_show_labelled_on_request(bdb: beliefdb.BeliefDB) -> None:
+    (old,) = bdb.ingest_text(SEVEN, source="fixtures/a.md", authority="internal", label="fixture").accepted
+    second = bdb.ingest_text(FIFTEEN, source="fixtures/b.md", authority="official", label="fixture")
+    assert [(s.old, s.new) for s in second.superseded] == [(old.id, second.accepted[0].id)]
+    third = bdb.ingest_text(FIFTEEN, source="fixtures/c.md", authority="internal", label="fixture")
+    assert [c.id for c in third.corroborated] == [second.accepted[0].id]  # same world, same claim
+    assert bdb.beliefs() == []
+    assert window(bdb, include_fixtures=True) == {"7 days": ("superseded", "fixture"),
+                                                  "15 days": ("current", "fixture")}
+    listed = cli(bdb, "beliefs", "--include-fixtures").stdout
+    assert "15 days (fixture, not production history)" in listed
+    assert bdb.ask("how many days for returns?").status == "no_match"
+    assert [a.belief.value for a in bdb.ask("how many days for returns?", include_fixtures=True).beliefs] == [
+        "15 days"]
+
+
+def test_synthetic_is_a_world_of_its_own(bdb: beliefdb.BeliefDB) -> None:
+    bdb.ingest_text(SEVEN, source="fixtures/a.md", label="fixture")
+    report = bdb.ingest_text(FIFTEEN, source="generated/a.md", authority="official", label="synthetic")
+    assert report.superseded == [] and report.conflicts == []
+    assert window(bdb, include_fixtures=True) == {"7 days": ("current", "fixture"),
+                                                  "15 days": ("current", "synthetic")}
+
+
+def test_why_does_not_quote_fixture_evidence_without_asking(bdb: beliefdb.BeliefDB) -> None:
+    (seven,) = bdb.ingest_text(SEVEN, source="fixtures/a.md", label="fixture").accepted
+    with pytest.raises(errors.InvalidInput, match="--include-fixtures"):
+        bdb.why(seven.id)
+    assert [e.source for e in bdb.why(seven.id, include_fixtures=True).evidence] == ["fixtures/a.md"]
+
+
+def test_a_derived_belief_belongs_to_the_world_of_what_it_rests_on(bdb: beliefdb.BeliefDB) -> None:
+    (fee,) = bdb.ingest_text(FEE, source="handbook.md").accepted
+    (seven,) = bdb.ingest_text(SEVEN, source="fixtures/a.md", label="fixture").accepted
+    mixed = bdb.derive("Late returns cost 10%", "late_return", "fee", "10%", [fee.id, seven.id])
+    pure = bdb.derive("Returns cost 10%", "return", "fee", "10%", [fee.id])
+    worlds = {b.id: b.provenance for b in bdb.beliefs(include_all=True, include_fixtures=True)}
+    assert worlds[mixed.id] == "fixture" and worlds[pure.id] == "production"
+
+
+def test_the_database_refuses_evidence_from_another_world(bdb: beliefdb.BeliefDB,
+                                                          postgresql: psycopg.Connection[Any]) -> None:
+    (fee,) = bdb.ingest_text(FEE, source="handbook.md").accepted
+    bdb.ingest_text(FEE, source="fixtures/fees.md", label="fixture")
+    fragment = postgresql.execute("""
+        select f.id from beliefdb.fragment f
+          join beliefdb.source_version v on v.id = f.source_version_id
+          join beliefdb.source s on s.id = v.source_id
+         where s.name = 'fixtures/fees.md' and f.text = 'The restocking fee is 10%.'""").fetchone()
+    assert fragment is not None
+    with pytest.raises(psycopg.Error, match="labels are separate worlds"):
+        postgresql.execute("insert into beliefdb.evidence (workspace_id, belief_id, fragment_id, quote) "
+                           "select workspace_id, id, %s, 'The restocking fee is 10%%.' from beliefdb.belief "
+                           "where id = %s", (fragment[0], fee.id))
+    postgresql.rollback()
+
+
+def test_a_source_label_is_fixed_once_beliefs_rest_on_it(bdb: beliefdb.BeliefDB) -> None:
+    bdb.ingest_text(FEE, source="handbook.md")
+    with pytest.raises(errors.InvalidInput, match="its label cannot change"):
+        bdb.ingest_text(FEE + "More text.\n", source="handbook.md", label="fixture")
+    assert [b.provenance for b in bdb.beliefs(include_fixtures=True)] == ["production"]
+    # a source nothing rests on yet may still be relabelled
+    bdb.ingest_text("Nothing to extract here\n", source="notes.md", extractor="none")
+    bdb.ingest_text("Nothing to extract here either\n", source="notes.md", label="fixture", extractor="none")
