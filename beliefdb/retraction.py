@@ -14,27 +14,24 @@ from uuid import UUID
 import psycopg
 
 from beliefdb import errors
-from beliefdb.beliefs import resolve
+from beliefdb.beliefs import resolve, resolve_node
 from beliefdb.connector import Database
 from beliefdb.models import Changes, ImpactRow
 
 
 def resolve_target(db: Database, ref: str | UUID, conn: psycopg.Connection[Any]) -> UUID:
-    """A source name, a full node id, or a belief id prefix."""
+    """A source name, a source-version id, or any node's id or unique prefix (beliefdb.resolve_node)."""
     text = str(ref)
     source = db.scalar("select id from beliefdb.source where name = %s", (text,), conn)
     if source is not None:
         return UUID(str(source))
+    version = db.scalar("select id from beliefdb.source_version where id::text = lower(%s)", (text,), conn)
+    if version is not None:
+        return UUID(str(version))
     try:
-        full = UUID(text)
-    except ValueError:
-        try:
-            return resolve(db, text, conn)
-        except errors.UnknownBelief as exc:
-            raise errors.NotFound(f"no belief, node or source is named {text}") from exc
-    if db.scalar("select 1 from beliefdb.node where id = %s", (full,), conn) is None:
-        raise errors.NotFound(f"unknown id {text}")
-    return full
+        return resolve_node(db, text, None, conn)
+    except errors.NotFound as exc:
+        raise errors.NotFound(f"no node, source or source version is named {text}") from exc
 
 
 def source_id(db: Database, name: str, conn: psycopg.Connection[Any]) -> UUID:

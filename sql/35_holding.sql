@@ -914,7 +914,7 @@ begin
                 where e.kind = 'belief' and not e.was_current and e.holds and not e.superseded and not e.expired)
        or exists (select from beliefdb.source_version v where v.workspace_id = v_ws and v.id = any(p_ids))
        or cardinality(beliefdb.due_to_expire(v_ws)) > 0 then
-        v_report := beliefdb.simulate_retraction(v_ws, p_ids);
+        v_report := beliefdb.simulate_retraction(p_ids);
         return query
         select x.id::uuid, n.kind::text, 'stops_holding', '{}'::jsonb
           from jsonb_array_elements_text(v_report -> 'stopped_current') as x (id)
@@ -1010,14 +1010,16 @@ end
 $$;
 comment on function beliefdb.dry_run(text, jsonb) is 'Internal: run one of beliefdb''s statements in a rolled-back subtransaction and return its jsonb report (exact previews)';
 
--- Retract these nodes, sources or source versions in a subtransaction that is rolled back, and
--- return the change report the retraction made (beliefdb.changes): an exact preview.
-create or replace function beliefdb.simulate_retraction(p_workspace_id uuid, p_ids uuid[]) returns jsonb
+-- Retract these nodes, sources or source versions of the bound workspace in a subtransaction that
+-- is rolled back, and return the change report the retraction made (beliefdb.changes): an exact
+-- preview. Owner rights (the retraction writes, then is undone), confined to the bound workspace.
+create or replace function beliefdb.simulate_retraction(p_ids uuid[]) returns jsonb
 language sql
+security definer
 set search_path = pg_catalog, pg_temp
 as $$
     select beliefdb.dry_run(
         'select beliefdb.retract_ids(($1 ->> ''workspace'')::uuid, array(select jsonb_array_elements_text($1 -> ''ids''))::uuid[], ''dry run'', false)',
-        jsonb_build_object('workspace', p_workspace_id, 'ids', to_jsonb(p_ids)))
+        jsonb_build_object('workspace', beliefdb.current_workspace_id(), 'ids', to_jsonb(p_ids)))
 $$;
-comment on function beliefdb.simulate_retraction(uuid, uuid[]) is 'The change report of retracting nodes, sources or versions, computed in a subtransaction that is rolled back';
+comment on function beliefdb.simulate_retraction(uuid[]) is 'The change report of retracting nodes, sources or versions of the bound workspace, computed in a subtransaction that is rolled back';

@@ -556,8 +556,11 @@ begin
                 coalesce(p_provenance, 'production'))
         returning * into v_source;
     elsif v_source.owner is distinct from beliefdb.current_principal()
+          -- (the text in force again, or a retracted text, changes no version: claims may be added)
           and (not exists (select from beliefdb.source_version v
-                            where v.workspace_id = v_ws and v.source_id = v_source.id and v.sha256 = v_sha)
+                            where v.workspace_id = v_ws and v.source_id = v_source.id and v.sha256 = v_sha
+                              and (v.retracted_at is not null or v_source.retracted_at is not null
+                                   or beliefdb.in_force(v_ws, v.id)))
                or (p_origin is not null and p_origin <> v_source.origin_type)
                or (p_authority is not null and p_authority <> v_source.authority)
                or (p_provenance is not null and p_provenance <> v_source.provenance)) then

@@ -633,4 +633,5 @@ def test_security_definer_functions_the_app_may_call(postgresql: psycopg.Connect
         "beliefdb.retract(text,uuid,text,integer,boolean)",
         "beliefdb.retract_preview(text,uuid,integer,boolean)",
         "beliefdb.review_resolve(uuid,text,text,uuid)",
+        "beliefdb.simulate_retraction(uuid[])",
     ]

@@ -125,3 +125,15 @@ def test_the_ingest_message_names_the_real_cause(alice: beliefdb.BeliefDB, bob: 
     assert "belongs to alice, who must choose" in rendered and "equal authority" not in rendered
     proposal = ingest(bob, FINANCE2, "5000 euros")
     assert "proposed to alice, who owns source 'finance.md'" in render.ingest_report(proposal)
+
+
+def test_another_principal_cannot_bring_back_an_earlier_text(alice: beliefdb.BeliefDB, bob: beliefdb.BeliefDB) -> None:
+    """Going back to an earlier text is a new version in force: the owner's call, like any other."""
+    ingest(alice, FINANCE, "500 euros")
+    ingest(alice, FINANCE2, "5000 euros")
+    back = ingest(bob, FINANCE, "500 euros")
+    assert back.proposed and back.owner == "alice"
+    assert threshold(alice) == [("500 euros", "superseded"), ("5000 euros", "current")]
+    # the text in force again only settles claims (evidence anyone may add): nothing to propose
+    same = ingest(bob, FINANCE2, "5000 euros")
+    assert not same.proposed and not same.new_version and same.unchanged

@@ -1,0 +1,543 @@
+"""A small Python model of the truth rules (docs/rules.md) for tests/test_model.py.
+
+One subject / attribute / scope (``return_policy`` / ``window``), a few sentences whose claim is fixed
+by their words, a few sources with a fixed world and authority, two principals. Everything is
+computed from the rules; the readings chosen where the rules leave room are marked READING below
+and listed in test_model.py's docstring. Where the rules leave an order open (which of two beliefs
+that become current together meets its rivals first, which of two equally old beliefs a claim
+corroborates), the model asks ``choose`` and the test keeps every state some choice leads to that
+agrees with the database.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from uuid import UUID
+
+LIVE = ("current", "conflicting")
+AUTHORITY = {"internal": 1, "official": 2}  # only the order matters
+MOMENTS = ("2026-01-01T00:00:00+00:00", "2026-01-20T00:00:00+00:00", "2026-02-20T00:00:00+00:00",
+           "2026-03-20T00:00:00+00:00", "2026-04-20T00:00:00+00:00", "2026-05-20T00:00:00+00:00")
+
+
+@dataclass(frozen=True)
+class Claim:
+    value: str
+    valid_from: str | None = None   # ISO strings in one offset compare like the moments they name
+    valid_to: str | None = None
+
+    def overlaps(self, other: Claim) -> bool:
+        return ((self.valid_from is None or other.valid_to is None or self.valid_from < other.valid_to)
+                and (other.valid_from is None or self.valid_to is None or other.valid_from < self.valid_to))
+
+
+SENTENCES: dict[str, tuple[str, Claim]] = {
+    # the rule extractor reads these four (tests/test_model.py checks it)
+    "P7": ("Returns are accepted within 7 days of delivery.", Claim("7 days")),
+    "P15": ("Returns are accepted within 15 days of delivery.", Claim("15 days")),
+    "P30": ("Returns are accepted within 30 days of delivery.", Claim("30 days")),
+    "W15": ("The return window is 15 days.", Claim("15 days")),
+    # and none of these: they are remembered with their valid time
+    "SALE30": ("During the winter sale, returns are accepted within 30 days.",
+               Claim("30 days", None, "2026-02-15T00:00:00+00:00")),
+    "JUNE15": ("From June 2025, returns are accepted within 15 days.", Claim("15 days", "2025-06-01T00:00:00+00:00")),
+    "JAN7": ("From January 2025, returns are accepted within 7 days.", Claim("7 days", "2025-01-01T00:00:00+00:00")),
+    "SPRING15": ("From March 2026 to mid-April, returns are accepted within 15 days.",
+                 Claim("15 days", "2026-03-01T00:00:00+00:00", "2026-04-15T00:00:00+00:00")),
+    "OLD7": ("Until the end of 2025, returns are accepted within 7 days.",
+             Claim("7 days", None, "2026-01-01T00:00:00+00:00")),
+}
+PLAIN = ("P7", "P15", "P30", "W15")
+FILLER = "Thank you for shopping with us."
+KEY_OF = {text: key for key, (text, _) in SENTENCES.items()}
+# name -> (world, authority); a reviewer's correction is a source of its own, official (READING)
+SOURCES = {"a.md": ("production", "internal"), "b.md": ("production", "official"),
+           "c.md": ("production", "internal"), "fix.md": ("fixture", "official"),
+           "fix2.md": ("fixture", "internal")}
+
+
+def text_of(keys: Iterable[str], filler: bool = False) -> str:
+    return "\n".join([SENTENCES[k][0] for k in keys] + ([FILLER] if filler else [])) + "\n"
+
+
+def extracted(text: str) -> list[str]:
+    """The sentences of ``text`` the rule extractor turns into claims, in order."""
+    return [KEY_OF[line] for line in text.splitlines() if KEY_OF.get(line) in PLAIN]
+
+
+def masked(text: str, quotes: Iterable[str]) -> str:
+    for q in quotes:
+        text = text.replace(q, "\u2588" * len(q))
+    return text
+
+
+class Refused(Exception):  # noqa: N818 - what the database must refuse (the error class names the kind)
+    pass
+
+
+@dataclass
+class Version:
+    text: str                  # as ingested (its identity)
+    moment: str
+    masked: set[str] = field(default_factory=set)   # quotes a forgotten belief took out of it
+
+
+@dataclass
+class Source:
+    owner: str
+    world: str
+    authority: str
+    versions: list[Version] = field(default_factory=list)
+    retracted: bool = False
+
+
+@dataclass
+class Belief:
+    id: UUID
+    claim: Claim
+    world: str
+    owner: str
+    recorded: str
+    evidence: set[tuple[str, int, str]]    # (source, version number, quote)
+    status: str = "current"                # as last settled or evaluated
+    holds: bool = False
+    current: bool = False
+
+
+@dataclass
+class Decision:
+    owner: str
+    reasons: list[UUID]
+    status: str = "active"
+    holds: bool = False
+
+
+@dataclass
+class Action:
+    decision: UUID
+    status: str = "scheduled"
+    released: bool = False     # a person released it: only a new flag may hold it again
+
+
+@dataclass(frozen=True)
+class Item:
+    kind: str
+    node: UUID | None = None
+    other: UUID | None = None
+    source: str | None = None
+    proposer: str | None = None
+    extra: str | None = None                   # proposed text, value, or undo
+    payload: tuple[object, ...] = ()
+
+    @property
+    def key(self) -> tuple[object, ...]:
+        return (self.kind, self.node, self.other, self.source, self.proposer, self.extra)
+
+
+@dataclass
+class Report:
+    """What one operation says it did (compared with the database's own report)."""
+
+    proposed: bool = False
+    new_version: bool = False
+    accepted: list[tuple[UUID, str]] = field(default_factory=list)
+    corroborated: list[UUID] = field(default_factory=list)
+    unchanged: list[UUID] = field(default_factory=list)
+    rejected: int = 0
+    forgotten: int = 0
+
+
+def cmp(a: object, b: object) -> int:
+    return (a > b) - (a < b)  # type: ignore[operator]
+
+
+class Model:
+    def __init__(self, clock: str) -> None:
+        self.clock = clock
+        self.sources: dict[str, Source] = {}
+        self.beliefs: dict[UUID, Belief] = {}
+        self.supersedes: set[tuple[UUID, UUID]] = set()    # (winner, loser)
+        self.ties: set[frozenset[UUID]] = set()
+        self.decisions: dict[UUID, Decision] = {}
+        self.actions: dict[UUID, Action] = {}
+        self.items: list[Item] = []                         # open review items
+        self.choose: Callable[[int], int] = lambda n: 0
+        self.ids: list[UUID] = []                           # ids the database gave what this operation creates
+
+    # --- rules 2, 3, 8, 15, 16: what holds, what is current, who wins ---------------------------
+
+    def in_force(self, name: str) -> int | None:
+        """Rule 2: the latest version of a source that is not retracted."""
+        s = self.sources[name]
+        return None if s.retracted or not s.versions else len(s.versions)
+
+    def supported(self, b: Belief) -> bool:
+        return any(self.in_force(s) == v for s, v, _ in b.evidence)
+
+    def expired(self, b: Belief) -> bool:
+        """Rule 16: its valid time has ended (one that has not started yet is current)."""
+        return b.claim.valid_to is not None and b.claim.valid_to <= self.clock
+
+    def partners(self, i: UUID) -> list[UUID]:
+        return [o for pair in self.ties if i in pair for o in pair if o != i]
+
+    def rank(self, b: Belief) -> tuple[int, str]:
+        """READING: a belief's authority is that of the strongest source that stated it and is not
+        retracted, its recorded version the latest version of those that stated it."""
+        stated = [(s, v) for s, v, _ in b.evidence if not self.sources[s].retracted]
+        return (max((AUTHORITY[self.sources[s].authority] for s, _ in stated), default=0),
+                max((self.sources[s].versions[v - 1].moment for s, v in stated), default=""))
+
+    def compare(self, a: Belief, b: Belief) -> int:
+        """Rule 8: higher authority; then the later valid-time start, or, when either has none, the later
+        recorded source version; equal on all counts is a tie."""
+        (aa, ar), (ba, br) = self.rank(a), self.rank(b)
+        if aa != ba:
+            return cmp(aa, ba)
+        if a.claim.valid_from is not None and b.claim.valid_from is not None:
+            return cmp(a.claim.valid_from, b.claim.valid_from)
+        return cmp(ar, br)
+
+    @staticmethod
+    def loser_is_superseded(winner: Belief, loser: Belief) -> bool:
+        """Rules 8 and 17 (READING, literally): the loser is superseded when the winner's principal owns it."""
+        return winner.owner == loser.owner
+
+    def settle(self, x: UUID) -> list[UUID]:
+        """Rule 8 between a belief that is current and its rivals (oldest first: READING)."""
+        b = self.beliefs[x]
+        if b.status not in LIVE:
+            return []
+        rivals = sorted((r for r in self.beliefs.values()
+                         if r.id != x and r.world == b.world and r.claim.value != b.claim.value
+                         and r.claim.overlaps(b.claim) and r.status in LIVE), key=lambda r: (r.recorded, r.id))
+        touched: list[UUID] = []
+        for r in rivals:
+            c = self.compare(b, r)
+            winner, loser = (b, r) if c > 0 else (r, b)
+            if c != 0 and self.loser_is_superseded(winner, loser):
+                self.supersedes.add((winner.id, loser.id))
+                loser.status = "superseded"
+                touched += [loser.id, winner.id]
+                if c < 0:
+                    break
+                continue
+            pair = frozenset((x, r.id))
+            self.ties.add(pair)
+            b.status = r.status = "conflicting"
+            touched.append(r.id)
+            # READING: every open tie has an open review item (one per tie, also when it opens again)
+            if not any(i.kind == "conflict" and {i.node, i.other} == pair for i in self.items):
+                self.items.append(Item("conflict", x, r.id))
+        return touched
+
+    def closure(self, seeds: Iterable[UUID]) -> set[UUID]:
+        """Beliefs whose standing may follow from these: what they supersede and what they are tied with."""
+        out, todo = set(), [s for s in seeds if s in self.beliefs]
+        while todo:
+            i = todo.pop()
+            if i in out:
+                continue
+            out.add(i)
+            todo += [lo for w, lo in self.supersedes if w == i] + self.partners(i)
+        return out
+
+    def evaluate(self, subset: Iterable[UUID]) -> list[UUID]:
+        """Rules 2, 3, 16 for these beliefs (the others as they stand); returns those current again."""
+        subset = sorted(set(subset) & set(self.beliefs))
+        holds = {i: self.supported(self.beliefs[i]) for i in subset}
+
+        def held(i: UUID) -> bool:
+            return holds[i] if i in holds else self.beliefs[i].holds
+
+        sup = {i: any(held(w) for w, lo in self.supersedes if lo == i) for i in subset}
+        cur = {i: holds[i] and not sup[i] and not self.expired(self.beliefs[i]) for i in subset}
+
+        def live(o: UUID) -> bool:
+            return cur[o] if o in cur else self.beliefs[o].status in LIVE
+
+        revived = []
+        for i in subset:
+            b = self.beliefs[i]
+            status = ("superseded" if sup[i] else "unsupported" if not holds[i] else "expired"
+                      if self.expired(b) else "conflicting" if any(live(o) for o in self.partners(i)) else "current")
+            if cur[i] and not b.current:
+                revived.append(i)
+            b.holds, b.current, b.status = holds[i], cur[i], status
+        self.review()
+        return revived
+
+    def propagate(self, subset: Iterable[UUID]) -> None:
+        """Evaluate; a belief current again meets its rivals like a new one (rule 3), in any order."""
+        revived = self.evaluate(subset)
+        touched: list[UUID] = []
+        while revived:
+            touched += self.settle(revived.pop(self.choose(len(revived))))
+        if touched:
+            self.propagate(self.closure(touched))
+
+    def everything(self) -> None:
+        self.propagate(list(self.beliefs))
+
+    # --- rule 4 and the review queue -------------------------------------------------------------
+
+    def review(self) -> None:
+        """Decisions that no longer hold are flagged, their actions held; settled questions close."""
+        for i, d in self.decisions.items():
+            d.holds = any(r in self.beliefs and self.beliefs[r].current for r in d.reasons)
+            if not d.holds and d.status == "active":
+                d.status = "needs_review"
+                self.items.append(Item("decision_flagged", i))
+        for i, a in self.actions.items():
+            if self.decisions[a.decision].status == "needs_review" and a.status == "scheduled" and not a.released:
+                a.status = "held"
+                self.items.append(Item("action_held", i))
+
+        def settled(item: Item) -> bool:
+            if item.kind == "conflict":
+                return any(self.beliefs[n].status != "conflicting" for n in (item.node, item.other))  # type: ignore
+            if item.kind == "correction_proposed":
+                return self.beliefs[item.node].status not in LIVE  # type: ignore[index]
+            source = self.sources.get(item.source or "")
+            if item.kind == "version_proposed":
+                return source is not None and any(v.text == item.extra for v in source.versions)
+            if item.kind == "retraction_proposed":
+                return source is not None and source.retracted == (item.extra == "False")
+            return False
+
+        self.items = [i for i in self.items if not settled(i)]
+
+    # --- operations --------------------------------------------------------------------------------
+
+    def new_id(self) -> UUID:
+        if not self.ids:
+            raise Refused("the model made more new nodes than the database reported")
+        return self.ids.pop(0)
+
+    def ingest(self, actor: str, name: str, text: str, claims: list[str], via: str) -> Report:
+        """A text for a source (rules 15, 17, 18): a proposal if another principal's source would get a
+        new version; the text in force again only adds claims; a retracted text changes nothing."""
+        world, authority = SOURCES[name]
+        source = self.sources.get(name)
+        if source is None:
+            source = self.sources[name] = Source(actor, world, authority)
+        elif source.owner != actor:
+            known = [n for n, v in enumerate(source.versions, 1) if v.text == text]
+            if not known or not (source.retracted or known[-1] == self.in_force(name)):
+                payload = (text, tuple(claims), via)
+                if not any(i.kind == "version_proposed" and i.source == name and i.proposer == actor
+                           and i.payload == payload for i in self.items):
+                    self.items.append(Item("version_proposed", source=name, proposer=actor, extra=text,
+                                           payload=payload))
+                return Report(proposed=True)
+        return self.core(actor, name, text, claims)
+
+    def core(self, actor: str, name: str, text: str, claims: list[str]) -> Report:
+        source = self.sources[name]
+        known = [n for n, v in enumerate(source.versions, 1) if v.text == text]
+        if known and known[-1] == self.in_force(name):
+            return self.add_claims(actor, name, known[-1], claims, Report())
+        if known and source.retracted:
+            return Report()
+        source.versions.append(Version(text, self.clock))
+        number = len(source.versions)
+        # rule 2: a belief whose quote the new version repeats keeps its support through it
+        for b in self.beliefs.values():
+            for s, v, q in list(b.evidence):
+                if s == name and v < number and q not in source.versions[v - 1].masked and q in text:
+                    b.evidence.add((name, number, q))
+        self.review()
+        return self.add_claims(actor, name, number, claims, Report(new_version=True))
+
+    def add_claims(self, actor: str, name: str, number: int, claims: list[str], report: Report) -> Report:
+        """READING: a version's claims meet their rivals as they stood when it arrived (what it drops is
+        still current for them); then holding is evaluated, what it claimed first."""
+        source, touched = self.sources[name], []
+        version = source.versions[number - 1]
+        for key in claims:
+            quote, claim = SENTENCES[key]
+            if quote in version.masked:
+                report.rejected += 1
+                continue
+            evidence = (name, number, quote)
+            same = [b for b in self.beliefs.values() if b.claim == claim and b.world == source.world]
+            again = [b for b in same if evidence in b.evidence]
+            if again:  # rule 18: recorded from this very fragment before
+                report.unchanged.append(again[self.choose(len(again))].id)
+                touched.append(report.unchanged[-1])
+                continue
+            live = [b for b in same if b.status in (*LIVE, "expired")]
+            if live:
+                oldest = [b for b in live if b.recorded == min(o.recorded for o in live)]
+                b = oldest[self.choose(len(oldest))]
+                b.evidence.add(evidence)
+                report.corroborated.append(b.id)
+            else:
+                b = Belief(self.new_id(), claim, source.world, actor, self.clock, {evidence})
+                self.beliefs[b.id] = b
+                b.status = ("current" if self.in_force(name) == number and not self.expired(b)
+                            else "expired" if self.in_force(name) == number else "unsupported")
+                report.accepted.append((b.id, claim.value))
+            touched += [b.id, *self.settle(b.id)]
+        self.propagate(self.closure(touched))
+        self.everything()
+        return report
+
+    def retract(self, actor: str, name: str, undo: bool) -> bool:
+        """Rules 5, 17: only the owner retracts or restores a source; anyone else proposes it."""
+        source = self.sources[name]
+        if source.owner != actor:
+            if not any(i.kind == "retraction_proposed" and i.source == name and i.proposer == actor
+                       and i.extra == str(undo) for i in self.items):
+                self.items.append(Item("retraction_proposed", source=name, proposer=actor, extra=str(undo)))
+            return True
+        source.retracted = not undo
+        self.everything()
+        return False
+
+    def correct(self, actor: str, belief: UUID, statement: str, value: str, revision: int) -> bool:
+        """Rules 6, 17: the owner's correction supersedes the belief with a replacement supported by the
+        reviewer's text only; anyone else's is proposed to the owner."""
+        b = self.beliefs[belief]
+        if b.status in ("superseded", "retracted"):
+            raise Refused("InvalidInput")
+        if b.owner != actor:
+            if not any(i.kind == "correction_proposed" and i.node == belief and i.proposer == actor
+                       and i.payload == (statement, value, revision) for i in self.items):
+                self.items.append(Item("correction_proposed", belief, proposer=actor, extra=value,
+                                       payload=(statement, value, revision)))
+            return True
+        new = self.new_id()
+        name = f"correction:{new}"
+        self.sources[name] = Source(actor, b.world, "official", [Version(statement, self.clock)])
+        self.beliefs[new] = Belief(new, Claim(value, b.claim.valid_from, b.claim.valid_to), b.world, actor,
+                                   self.clock, {(name, 1, statement)})
+        self.supersedes.add((new, belief))
+        self.everything()
+        touched = self.settle(new)
+        if touched:
+            self.propagate(self.closure([new, *touched]))
+        return False
+
+    def forget(self, actor: str, belief: UUID) -> Report:
+        """Rule 14: the belief goes with its evidence and its quotes (masked in its sources' texts),
+        and (READING) every belief that held only through it; what rested on it is re-evaluated."""
+        b = self.beliefs[belief]
+        if b.owner != actor:
+            raise Refused("NotOwner")
+        quotes, sources = {q for _, _, q in b.evidence}, {s for s, _, _ in b.evidence}
+        for v in (v for s in sources for v in self.sources[s].versions):
+            v.masked |= {q for q in quotes if q in v.text}
+        self.items = [i if not (i.kind == "version_proposed" and i.source in sources
+                                and any(q in (i.extra or "") for q in quotes))
+                      else Item(i.kind, source=i.source, proposer=i.proposer, extra=masked(i.extra or "", quotes),
+                                payload=(masked(str(i.payload[0]), quotes), *i.payload[1:]))
+                      for i in self.items]
+        del self.beliefs[belief]
+        self.supersedes = {(w, lo) for w, lo in self.supersedes if belief not in (w, lo)}
+        self.ties = {p for p in self.ties if belief not in p}
+        self.items = [i for i in self.items if belief not in (i.node, i.other)]
+        for d in self.decisions.values():
+            d.reasons = [r for r in d.reasons if r != belief]
+        self.everything()
+        return Report(forgotten=1)
+
+    def decide(self, actor: str, reasons: list[UUID]) -> UUID:
+        """Rules 4, 19: a decision holds while one of its reasons is current; none: needs review."""
+        i = self.new_id()
+        d = self.decisions[i] = Decision(actor, list(reasons))
+        if not reasons:
+            d.status = "needs_review"
+            self.items.append(Item("decision_flagged", i))
+        self.review()
+        return i
+
+    def act(self, actor: str, decision: UUID) -> UUID:
+        """Rule 4: nothing carries out a rejected decision, nor one with no reason left (READING: a
+        decision whose reasons were all forgotten is one without reasons) until a person approves it;
+        an action on a flagged decision is held at once."""
+        d = self.decisions[decision]
+        if d.status == "rejected" or (d.status == "needs_review" and not d.reasons):
+            raise Refused("InvalidInput")
+        i = self.new_id()
+        self.actions[i] = Action(decision)
+        self.review()
+        return i
+
+    def advance(self, moment: str) -> None:
+        self.clock = moment
+        self.everything()
+
+    def resolve(self, actor: str, item: Item, verdict: str, winner: UUID | None = None,
+                stale: bool = False) -> Report:
+        """Rules 4, 8, 17: a person approves or rejects an open review item."""
+        approved = verdict == "approved"
+        loser = item.other if winner == item.node else item.node
+        if item.kind == "correction_proposed" and self.beliefs[item.node].owner != actor:  # type: ignore[index]
+            raise Refused("NotOwner")
+        if item.kind == "conflict" and approved and self.beliefs[loser].owner != actor:  # type: ignore[index]
+            raise Refused("NotOwner")
+        if item.kind in ("version_proposed", "retraction_proposed") and self.sources[item.source].owner != actor:  # type: ignore[index]
+            raise Refused("NotOwner")
+        if item.kind == "correction_proposed" and approved and stale:
+            raise Refused("StaleCorrectionPreview")
+        if item.kind == "conflict" and approved and winner in self.beneath(loser):  # type: ignore[arg-type]
+            raise Refused("IntegrityViolation")  # rule 3: supersession is acyclic
+        self.items.remove(item)
+        report = Report()
+        if item.kind == "decision_flagged":
+            self.decisions[item.node].status = verdict  # type: ignore[index]
+            for i, a in self.actions.items():
+                if a.decision == item.node and a.status == "held":
+                    a.status, a.released = ("scheduled", True) if approved else ("cancelled", False)
+                    self.items = [x for x in self.items if not (x.kind == "action_held" and x.node == i)]
+        elif item.kind == "action_held":
+            a = self.actions[item.node]  # type: ignore[index]
+            a.status, a.released = ("scheduled", True) if approved else ("cancelled", False)
+        elif not approved:
+            pass
+        elif item.kind == "correction_proposed":
+            statement, value, revision = item.payload
+            self.correct(actor, item.node, str(statement), str(value), int(revision))  # type: ignore[arg-type]
+        elif item.kind == "version_proposed":
+            text, claims, _ = item.payload
+            report = self.core(actor, item.source, str(text), list(claims))  # type: ignore[arg-type]
+        elif item.kind == "retraction_proposed":
+            self.sources[item.source].retracted = item.extra != "True"  # type: ignore[index]
+            self.everything()
+        elif item.kind == "conflict":
+            self.supersedes.add((winner, loser))  # type: ignore[arg-type]
+            self.everything()
+        self.review()
+        return report
+
+    def beneath(self, x: UUID) -> set[UUID]:
+        """What ``x`` supersedes, directly or not."""
+        out, todo = set(), [x]
+        while todo:
+            i = todo.pop()
+            for w, lo in self.supersedes:
+                if w == i and lo not in out:
+                    out.add(lo)
+                    todo.append(lo)
+        return out
+
+    # --- what the database is compared with ------------------------------------------------------
+
+    def observe(self) -> dict[str, object]:
+        return {
+            "beliefs": {i: (b.claim.value, b.status, b.holds, b.current, b.owner, b.world)
+                        for i, b in self.beliefs.items()},
+            "decisions": {i: (d.status, d.holds) for i, d in self.decisions.items()},
+            "actions": {i: a.status for i, a in self.actions.items()},
+            "items": sorted((i.key for i in self.items), key=repr),
+        }
+
+    def fingerprint(self) -> str:
+        """The whole state, hidden parts included (to tell apart states the choices led to)."""
+        return repr((self.observe(), sorted(self.supersedes), sorted(sorted(p) for p in self.ties),
+                     sorted((i, sorted(b.evidence), b.recorded) for i, b in self.beliefs.items()),
+                     sorted(repr(i) for i in self.items),
+                     sorted((n, s.retracted, [(v.text, sorted(v.masked)) for v in s.versions])
+                            for n, s in self.sources.items())))

@@ -1,0 +1,143 @@
+"""Decisions, actions and review items follow their state (rule 4, 17): no action on a rejected
+decision, a held one on a flagged decision, outcomes that end an action, one id resolver for every
+kind of node, and review items that close themselves when their question settled."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+from uuid import UUID
+
+import psycopg
+import pytest
+from typer.testing import CliRunner
+
+import beliefdb
+import beliefdb.cli
+from beliefdb import errors, lifecycle
+
+runner = CliRunner()
+SEVEN = "Returns are accepted within 7 days of delivery.\n"
+FIFTEEN = "Returns are accepted within 15 days of delivery.\n"
+
+
+def cli(db: beliefdb.BeliefDB, *args: str) -> Any:
+    return runner.invoke(beliefdb.cli.app, [*args, "--db", db.database.url],
+                         env={"BELIEFDB_WORKSPACE": None, "BELIEFDB_PRINCIPAL": None})
+
+
+@pytest.fixture
+def refusal(bdb: beliefdb.BeliefDB) -> tuple[Any, Any]:
+    (seven,) = bdb.ingest_text(SEVEN, source="policy.md", authority="official").accepted
+    return seven, bdb.decide("Refuse the return of order 1042", because=[seven.id])
+
+
+def test_no_action_on_a_rejected_decision_and_a_held_one_on_a_flagged_decision(
+        bdb: beliefdb.BeliefDB, refusal: tuple[Any, Any]) -> None:
+    seven, decision = refusal
+    bdb.retract(belief=seven.id, reason="wrong")
+    assert {d.id: d.status for d in bdb.decisions()} == {decision.id: "needs_review"}
+    held = bdb.act(decision.id, "Email the customer a refusal")
+    assert held.status == "held"
+    (item,) = [i for i in bdb.review_items() if i.kind == "decision_flagged"]
+    bdb.resolve_review(item.id, "rejected")
+    assert {a.id: a.status for a in bdb.actions()} == {held.id: "cancelled"}
+    with pytest.raises(errors.InvalidInput, match="was rejected: nothing may carry it out"):
+        bdb.act(decision.id, "Email the customer anyway")
+    assert len(bdb.actions()) == 1
+
+
+def test_an_outcome_ends_an_action(bdb: beliefdb.BeliefDB, refusal: tuple[Any, Any]) -> None:
+    _, decision = refusal
+    done = bdb.act(decision.id, "Email the customer a refusal")
+    failed = bdb.act(decision.id, "Call the customer")
+    undone = bdb.act(decision.id, "Post the refusal letter")
+    disputed = bdb.act(decision.id, "Log the refusal")
+    lifecycle.record_outcome(bdb.database, done.id, "succeeded")
+    lifecycle.record_outcome(bdb.database, failed.id, "failed")
+    lifecycle.record_outcome(bdb.database, undone.id, "rolled_back")
+    lifecycle.record_outcome(bdb.database, disputed.id, "disputed")
+    assert {a.id: a.status for a in bdb.actions()} == {
+        done.id: "done", failed.id: "failed", undone.id: "rolled_back", disputed.id: "scheduled"}
+    shown = cli(bdb, "outcome", str(done.id)[:8], "succeeded")
+    assert shown.exit_code == 0, shown.output
+    assert shown.stdout.strip().endswith("(action done)")
+    listed = cli(bdb, "actions", "--status", "done", "--json")
+    assert listed.exit_code == 0, listed.output
+
+
+def test_an_outcome_for_a_held_action_is_refused(bdb: beliefdb.BeliefDB, refusal: tuple[Any, Any]) -> None:
+    seven, decision = refusal
+    email = bdb.act(decision.id, "Email the customer a refusal")
+    bdb.retract(belief=seven.id, reason="wrong")
+    with pytest.raises(errors.InvalidInput, match="is held"):
+        lifecycle.record_outcome(bdb.database, email.id, "succeeded")
+
+
+def test_act_and_outcome_take_a_unique_prefix_like_every_command(bdb: beliefdb.BeliefDB,
+                                                                 refusal: tuple[Any, Any]) -> None:
+    _, decision = refusal
+    acted = cli(bdb, "act", str(decision.id)[:8], "Email the customer a refusal", "--json")
+    assert acted.exit_code == 0, acted.output
+    unknown = cli(bdb, "act", "0000dead", "Email")
+    assert unknown.exit_code == 1 and unknown.stderr.strip() == "error: unknown decision 0000dead"
+    # a prefix of a belief is not a decision
+    (seven,) = bdb.beliefs()
+    wrong_kind = cli(bdb, "act", str(seven.id)[:8], "Email")
+    assert wrong_kind.exit_code == 1 and "unknown decision" in wrong_kind.stderr
+
+
+def test_resolve_node_is_one_sql_function_for_every_kind(bdb: beliefdb.BeliefDB, refusal: tuple[Any, Any],
+                                                         postgresql: psycopg.Connection[Any]) -> None:
+    seven, decision = refusal
+    with bdb.database.transaction() as conn:
+        assert conn.execute("select beliefdb.resolve_node(%s)", (str(decision.id)[:10],)).fetchone() == (
+            decision.id,)
+        assert conn.execute("select beliefdb.resolve_node(%s, '{belief}')", (str(seven.id).upper(),)).fetchone() == (
+            seven.id,)
+        with pytest.raises(psycopg.Error, match="unknown decision or action"), conn.transaction():
+            conn.execute("select beliefdb.resolve_node(%s, '{decision,action}')", (str(seven.id),))
+        with pytest.raises(psycopg.Error, match="unknown node"), conn.transaction():
+            conn.execute("select beliefdb.resolve_node('zz')")
+    # two decisions whose ids share a prefix: the prefix is ambiguous, a longer one is not
+    for last in "12":
+        postgresql.execute("insert into beliefdb.decision (workspace_id, id, title) values (%s, %s, 'twin')",
+                           (bdb.database.workspace_id, f"abcd0000-0000-4000-8000-00000000000{last}"))
+    postgresql.commit()
+    with bdb.database.transaction() as conn:
+        with pytest.raises(psycopg.Error, match=re.escape("decision id prefix abcd0000 is ambiguous (2 matches)")), \
+                conn.transaction():
+            conn.execute("select beliefdb.resolve_node('abcd0000', '{decision}')")
+        assert conn.execute("select beliefdb.resolve_node('abcd0000-0000-4000-8000-000000000002')").fetchone() == (
+            UUID("abcd0000-0000-4000-8000-000000000002"),)
+
+
+def test_a_tie_that_resolved_itself_closes_its_review_item(bdb: beliefdb.BeliefDB) -> None:
+    since = "2026-01-01T00:00:00Z"  # the same authority and valid-time start: a tie (rule 8)
+    a = bdb.remember("7 days", "return_policy", "window", "7 days", SEVEN.strip(), source="a.md", text=SEVEN,
+                     authority="internal", valid_from=since)
+    b = bdb.remember("15 days", "return_policy", "window", "15 days", FIFTEEN.strip(), source="b.md", text=FIFTEEN,
+                     authority="internal", valid_from=since)
+    (tie,) = b.conflicts
+    (item,) = [i for i in bdb.review_items() if i.kind == "conflict"]
+    # the 15-day source is withdrawn: nothing is tied any more, and nobody has to say so
+    bdb.retract(source="b.md", reason="draft")
+    assert [i for i in bdb.review_items() if i.kind == "conflict"] == []
+    assert {b.value: b.status for b in bdb.beliefs(include_all=True)} == {"7 days": "current",
+                                                                          "15 days": "unsupported"}
+    with pytest.raises(errors.InvalidInput, match=re.escape("already closed (settled: the beliefs are no longer tied")):
+        bdb.resolve_review(item.id, "approved", winner=a.accepted[0].id)
+    assert tie.a == b.accepted[0].id
+
+
+def test_a_correction_proposal_for_a_superseded_belief_closes_itself(db_url: str) -> None:
+    with beliefdb.connect(db_url, principal="alice") as alice, beliefdb.connect(db_url, principal="bob") as bob:
+        (seven,) = alice.ingest_text(SEVEN, source="policy.md", authority="internal").accepted
+        proposal = bob.apply_correction(seven.id, "Returns are accepted within 10 days.", value="10 days",
+                                        reviewer="bob", expect_revision=1)
+        assert proposal.proposed
+        alice.ingest_text(FIFTEEN, source="policy.md", authority="internal")  # alice's own new version
+        assert [i for i in alice.review_items() if i.kind == "correction_proposed"] == []
+        assert proposal.review_item is not None
+        with pytest.raises(errors.InvalidInput, match="no longer current"):
+            alice.resolve_review(proposal.review_item, "approved")

@@ -1,0 +1,104 @@
+"""Forgetting is complete (rule 14): forgetting a subject takes the person's data out of the stored
+source text too (masked at the same length, so other evidence keeps its offsets), and nothing in
+the database — planner statistics included — keeps the forgotten text."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import psycopg
+import pytest
+from psycopg import sql
+
+import beliefdb
+from beliefdb import lifecycle
+
+PHONE = "+49 30 9876 5432"
+CHAT = f"Hi, this is Dana. My phone number is {PHONE}. The delivery address is Hauptstrasse 5.\n"
+
+
+def text_columns(conn: psycopg.Connection[Any]) -> list[tuple[str, str, str]]:
+    return conn.execute("""
+        select c.relname::text, a.attname::text, t.typname::text
+          from pg_catalog.pg_attribute a
+          join pg_catalog.pg_class c on c.oid = a.attrelid
+          join pg_catalog.pg_type t on t.oid = a.atttypid
+         where c.relnamespace = 'beliefdb'::regnamespace and c.relkind = 'r' and a.attnum > 0
+           and not a.attisdropped and t.typname in ('text', 'jsonb', 'tsvector')""").fetchall()
+
+
+def holding(conn: psycopg.Connection[Any], needle: str) -> list[str]:
+    """Every table column, and every planner statistic, that still holds ``needle``."""
+    found = []
+    for table, column, _ in text_columns(conn):
+        row = conn.execute(sql.SQL("select count(*) from beliefdb.{} where strpos({}::text, %s) > 0").format(
+            sql.Identifier(table), sql.Identifier(column)), (needle,)).fetchone()
+        if row and row[0]:
+            found.append(f"{table}.{column}")
+    stats = conn.execute("""
+        select s.starelid::regclass::text || ' ' || a.attname
+          from pg_catalog.pg_statistic s
+          join pg_catalog.pg_attribute a on a.attrelid = s.starelid and a.attnum = s.staattnum
+         where strpos(concat_ws(' ', s.stavalues1::text, s.stavalues2::text, s.stavalues3::text,
+                                s.stavalues4::text, s.stavalues5::text), %s) > 0""", (needle,)).fetchall()
+    return found + [f"pg_statistic {r[0]}" for r in stats]
+
+
+def test_forgetting_a_subject_masks_it_in_the_source_text(bdb: beliefdb.BeliefDB,
+                                                          postgresql: psycopg.Connection[Any]) -> None:
+    phone = bdb.remember(f"Dana's phone number is {PHONE}.", "customer_dana", "phone", PHONE, PHONE,
+                         source="chat-dana", text=CHAT)
+    address = bdb.remember("Dana's delivery address is Hauptstrasse 5.", "delivery", "address", "Hauptstrasse 5",
+                           "The delivery address is Hauptstrasse 5.", source="chat-dana")
+    (kept,) = address.accepted
+    # statistics that hold the number, as autovacuum's ANALYZE would leave them
+    postgresql.execute("analyze beliefdb.source_version, beliefdb.fragment, beliefdb.evidence, beliefdb.belief")
+    postgresql.commit()
+    assert "source_version.content" in holding(postgresql, PHONE)
+    assert any(x.startswith("pg_statistic") for x in holding(postgresql, PHONE))
+    postgresql.commit()
+
+    preview = lifecycle.forget(bdb.database, subject="customer_dana", preview=True)
+    assert preview["redacted"] == 1 and preview["beliefs"] == 1
+    assert "source_version.content" in holding(postgresql, PHONE)  # a preview writes nothing
+    postgresql.commit()
+    done = lifecycle.forget(bdb.database, subject="customer_dana")
+    assert done["redacted"] == 1 and done["beliefs"] == 1 and phone.accepted
+
+    assert holding(postgresql, PHONE) == []
+    postgresql.commit()
+    (content,) = postgresql.execute("select content from beliefdb.source_version").fetchone() or ("",)
+    assert len(content) == len(CHAT) and "█" * len(PHONE) in content
+    # the other belief's evidence is where it was, byte for byte
+    why = bdb.why(kept.id)
+    (evidence,) = why.evidence
+    assert content[evidence.start_offset:evidence.end_offset] == evidence.quote == (
+        "The delivery address is Hauptstrasse 5.")
+    assert bdb.audit_verify().ok
+    (span,) = postgresql.execute("select start_offset, end_offset, reason from beliefdb.redaction").fetchall()
+    assert content[span[0]:span[1]] == "█" * len(PHONE) and span[2] == "forgotten subject"
+    postgresql.commit()
+
+
+def test_a_version_is_still_immutable_but_for_its_recorded_redactions(
+        bdb: beliefdb.BeliefDB, postgresql: psycopg.Connection[Any]) -> None:
+    bdb.remember(f"Dana's phone number is {PHONE}.", "customer_dana", "phone", PHONE, PHONE,
+                 source="chat-dana", text=CHAT)
+    with pytest.raises(psycopg.Error, match="source versions are immutable"):
+        postgresql.execute("update beliefdb.source_version set content = replace(content, 'Dana', '████')")
+    postgresql.rollback()
+    with pytest.raises(psycopg.Error, match="fragment text is not the source text"):
+        postgresql.execute("update beliefdb.fragment set text = 'something else'")
+    postgresql.rollback()
+
+
+def test_forgetting_a_belief_masks_its_quote_in_every_version(bdb: beliefdb.BeliefDB,
+                                                               postgresql: psycopg.Connection[Any]) -> None:
+    first = bdb.remember(f"Dana's phone number is {PHONE}.", "customer_dana", "phone", PHONE, PHONE,
+                         source="chat-dana", text=CHAT)
+    bdb.ingest_text(CHAT + "Thanks!\n", source="chat-dana", extractor="none")  # v2 repeats the number
+    (belief,) = first.accepted
+    done = lifecycle.forget(bdb.database, belief=belief.id)
+    assert done["redacted"] == 2
+    assert holding(postgresql, PHONE) == []
+    postgresql.commit()

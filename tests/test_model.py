@@ -1,0 +1,429 @@
+"""The database against a model of all the truth rules (docs/rules.md), on random sequences of operations.
+
+A hypothesis state machine drives the library API of a fresh workspace with two principals (alice, bob)
+and a clock it moves forward, and keeps a pure-Python model of the rules (tests/model_reference.py).
+After every step the beliefs (value, status, holding, current, owner, world), the decisions (status,
+holding), the actions and the open review items must be what the model says; every preview (ingest,
+remember, retract, impact, correction, forget) must be exactly the change its apply made, measured on
+the support graph before and after. The vocabulary is tiny so that claims collide: one subject, three
+values, sentences whose claim (value and valid time) is fixed by their words, five sources of two worlds
+and two authorities.
+
+Readings chosen where the rules leave room (each marked READING in the model):
+
+* rule 8, order: a belief meets its rivals oldest first (recorded time, then id), as in
+  tests/test_rule8_properties.py; beliefs that become current together meet theirs in any order (the
+  test accepts every order), and a claim corroborates the oldest live belief of the same claim.
+* rule 8, rank: a belief's authority is that of the strongest source that stated it and is not retracted,
+  its recorded version the latest version of those; a reviewer's correction is an official source.
+* rules 8 and 17, owners: literally, "the loser is superseded when the winner's principal owns it", so
+  rivals of two principals are in conflict whoever acts, and two beliefs of one principal settle by rule
+  8 whoever's change brought them together.
+* a version's claims (new, corroborated, or recorded again from it) meet their rivals as they stood when
+  the version arrived: the claim that replaces a dropped one supersedes it (as
+  tests/test_idempotent_ingest.py expects); a belief that is not current (its source retracted, its
+  valid time over) meets no rival.
+* every open tie has an open review item, also when a tie opens again after one side came back.
+* forgetting a belief removes it and what held only through it (nothing, here: beliefs rest on
+  fragments), and masks its quotes in its sources' texts; a decision whose reasons were all forgotten
+  is one with no reason (nothing may act on it until a person approves it).
+
+Default: a quick run for the suite. A longer one: ``BELIEFDB_MODEL_PROFILE=long pytest tests/test_model.py``
+(the profile is registered here, so ``--hypothesis-profile`` cannot name it: the plugin loads profiles
+before test modules are imported).
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+import uuid
+from collections.abc import Callable
+from typing import Any
+from uuid import UUID
+
+import hypothesis.strategies as st
+import psycopg
+from conftest import url_at
+from hypothesis import HealthCheck, settings
+from hypothesis.stateful import RuleBasedStateMachine, precondition, rule, run_state_machine_as_test
+from model_reference import (
+    KEY_OF,
+    MOMENTS,
+    PLAIN,
+    SENTENCES,
+    SOURCES,
+    Model,
+    Refused,
+    extracted,
+    text_of,
+)
+
+import beliefdb
+from beliefdb import errors, ingest, lifecycle
+from beliefdb.extract import Candidate, get_extractor
+from beliefdb.models import Changes
+from beliefdb.workspaces import create_workspace
+
+PRINCIPALS = ("alice", "bob")
+VALUES = ("7 days", "15 days", "30 days")
+LISTS = ("stopped_holding", "started_holding", "stopped_current", "became_current", "flagged", "held")
+COMMON = {"deadline": None, "database": None, "suppress_health_check": [HealthCheck.function_scoped_fixture,
+                                                                        HealthCheck.too_slow]}
+settings.register_profile("model-default", max_examples=12, stateful_step_count=25, **COMMON)
+settings.register_profile("model-long", max_examples=400, stateful_step_count=40, **COMMON)
+
+
+def model_settings() -> settings:
+    return settings.get_profile("model-long" if os.environ.get("BELIEFDB_MODEL_PROFILE") == "long"
+                                else "model-default")
+
+
+def explore(state: Model, op: Callable[[Model], Any], ids: list[UUID], limit: int = 200) -> list[tuple[Model, Any]]:
+    """Every state the operation can lead to, one per sequence of choices (an error leaves the state)."""
+    out: list[tuple[Model, Any]] = []
+    scripts: list[list[int]] = [[]]
+    while scripts and len(out) < limit:
+        script, taken, arity = scripts.pop(), [], []
+
+        def choose(n: int, script: list[int] = script, taken: list[int] = taken, arity: list[int] = arity) -> int:
+            i = script[len(taken)] if len(taken) < len(script) else 0
+            taken.append(i)
+            arity.append(n)
+            return i
+
+        s = copy.deepcopy(state)
+        s.choose, s.ids = choose, list(ids)
+        try:
+            result = op(s)
+            if s.ids:
+                result = Refused(f"the database made {len(s.ids)} node(s) the model did not")
+        except Refused as exc:
+            s, result = state, exc
+        out.append((s, result))
+        scripts += [taken[:k] + [alt] for k in range(len(script), len(arity)) for alt in range(1, arity[k])]
+    return out
+
+
+def refusal(exc: BaseException | None) -> str | None:
+    return type(exc).__name__ if exc is not None else None
+
+
+def lists(changes: Changes) -> dict[str, set[UUID]]:
+    return {k: set(getattr(changes, k)) for k in LISTS}
+
+
+def difference(before: dict[str, Any], after: dict[str, Any]) -> dict[str, set[UUID]]:
+    """What changed between two snapshots, for the nodes that existed before (rule 7's change report)."""
+    out: dict[str, set[UUID]] = {k: set() for k in LISTS}
+    for i, (held, current) in before["nodes"].items():
+        holds, now = after["nodes"].get(i, (False, False))
+        for key, cond in (("stopped_holding", held and not holds), ("started_holding", not held and holds),
+                          ("stopped_current", current and not now), ("became_current", not current and now)):
+            if cond:
+                out[key].add(i)
+    out["flagged"] = {i for i, s in before["decisions"].items()
+                      if s == "active" and after["decisions"].get(i) == "needs_review"}
+    out["held"] = {i for i, s in before["actions"].items() if s == "scheduled" and after["actions"].get(i) == "held"}
+    return out
+
+
+def ingest_outcome(report: Any) -> tuple[Any, ...]:
+    """An ingest report (typed or the JSON of an approved proposal), as the model reports one."""
+    if isinstance(report, dict):
+        return (bool(report.get("proposed")), report["new_version"], [a["value"] for a in report["accepted"]],
+                [UUID(c["id"]) for c in report["corroborated"]], [UUID(u["id"]) for u in report["unchanged"]],
+                len(report["rejected"]))
+    return (report.proposed, report.new_version, [a.value for a in report.accepted],
+            [c.id for c in report.corroborated], [u.id for u in report.unchanged], len(report.rejected))
+
+
+def model_outcome(report: Any) -> tuple[Any, ...]:
+    return (report.proposed, report.new_version, [v for _, v in report.accepted], report.corroborated,
+            report.unchanged, report.rejected)
+
+
+class Machine(RuleBasedStateMachine):
+    def __init__(self, db_url: str) -> None:
+        super().__init__()
+        self.url, self.name = db_url, "model-" + uuid.uuid4().hex[:12]
+        self.ws = create_workspace(db_url, self.name).id
+        self.su = psycopg.connect(db_url, autocommit=True)
+        self.moment, self.dbs = 0, {}
+        self.open_sessions()
+        self.states = [Model(MOMENTS[0])]
+        self.steps: list[str] = []
+
+    @property
+    def model(self) -> Model:
+        return self.states[0]
+
+    def open_sessions(self) -> None:
+        for db in self.dbs.values():
+            db.close()
+        self.dbs = {p: beliefdb.connect(url_at(self.url, MOMENTS[self.moment]), workspace=self.name, principal=p)
+                    for p in PRINCIPALS}
+
+    def teardown(self) -> None:
+        for db in self.dbs.values():
+            db.close()
+        self.su.close()
+
+    # --- what the database says ----------------------------------------------------------------
+
+    def observe(self) -> dict[str, Any]:
+        db = self.dbs["alice"]
+        beliefs = db.beliefs(include_all=True, include_fixtures=True)  # (processes expiry first)
+        nodes = {i: (h, c) for i, h, c in self.su.execute(
+            "select id, holds, current from beliefdb.node where workspace_id = %s and kind = 'belief'",
+            (self.ws,)).fetchall()}
+        items = [review_key(i) for i in db.review_items()]
+        return {"beliefs": {b.id: (b.value, b.status, *nodes[b.id], b.owner, b.provenance) for b in beliefs},
+                "decisions": {d.id: (d.status, d.holds) for d in db.decisions()},
+                "actions": {a.id: a.status for a in db.actions()},
+                "items": sorted(items, key=repr)}
+
+    def snapshot(self) -> dict[str, Any]:
+        q = self.su.execute
+        return {"nodes": {i: (h, c) for i, h, c in q("select id, holds, current from beliefdb.node"
+                                                      " where workspace_id = %s", (self.ws,)).fetchall()},
+                "decisions": dict(q("select id, status from beliefdb.decision where workspace_id = %s",
+                                    (self.ws,)).fetchall()),
+                "actions": dict(q("select id, status from beliefdb.action where workspace_id = %s",
+                                  (self.ws,)).fetchall())}
+
+    def same_change(self, what: str, before: dict[str, Any], after: dict[str, Any], *reports: Changes | None,
+                    proposed: bool = False) -> None:
+        """Rule 7: a preview is exactly what its apply changes; a proposal changes nothing."""
+        made = difference(before, after)
+        if proposed:
+            assert not any(made.values()) and set(before["nodes"]) == set(after["nodes"]), (what, made)
+            return
+        for report in reports:
+            assert report is not None and lists(report) == made, (what, lists(report) if report else None, made)
+
+    # --- one step: the database's outcome must be one the model allows ---------------------------
+
+    def step(self, what: str, op: Callable[[Model], Any], ids: list[UUID], db_result: Any = None,
+             db_error: BaseException | None = None, outcome: Callable[[Any], Any] | None = None) -> None:
+        self.steps.append(what)
+        seen = self.observe()
+        survivors: dict[str, Model] = {}
+        first: str | None = None
+        for state in self.states:
+            for new, result in explore(state, op, ids):
+                expected = str(result) if isinstance(result, Refused) else None
+                if expected != refusal(db_error):
+                    why = f"model: {expected or 'no error'}, database: {refusal(db_error) or 'no error'} ({db_error})"
+                elif expected is None and outcome is not None and outcome(result) != db_result:
+                    why = f"report: model {outcome(result)}, database {db_result}"
+                elif new.observe() != seen:
+                    why = mismatch(new.observe(), seen)
+                else:
+                    survivors.setdefault(new.fingerprint(), new)
+                    continue
+                first = first or why
+        assert survivors, "\n".join(["the database disagrees with the model after:", *self.steps, first or ""])
+        self.states = list(survivors.values())[:16]
+
+    # --- operations ------------------------------------------------------------------------------
+
+    def ingest(self, actor: str, name: str, text: str, quote: str | None = None) -> None:
+        db, (world, authority) = self.dbs[actor], SOURCES[name]
+        if quote is None:  # the rule extractor reads the plain sentences
+            claims, via = extracted(text), "ingest"
+            preview = db.ingest_text(text, source=name, authority=authority, label=world, origin="document",
+                                     preview=True)
+            before = self.snapshot()
+            report = db.ingest_text(text, source=name, authority=authority, label=world, origin="document")
+        else:
+            claims, via = [quote], "remember"
+            q, claim = SENTENCES[quote]
+            c = Candidate(f"Returns are accepted within {claim.value}.", "return_policy", "window", claim.value, q,
+                          valid_from=claim.valid_from, valid_to=claim.valid_to)
+            preview = ingest.ingest_text(db.database, text, ingest.SourceOptions(name, authority, origin="document"),
+                                         candidates=[c], extractor="none", preview=True)
+            before = self.snapshot()
+            report = db.remember(c.statement, c.subject, c.attribute, c.value, q, source=name, text=text,
+                                 authority=authority, valid_from=c.valid_from, valid_to=c.valid_to, origin="document")
+        after = self.snapshot()
+        what = f"{actor}: {via} {name} {text!r}" + (f" quote {quote}" if quote else "")
+        assert ingest_outcome(preview) == ingest_outcome(report), (what, preview, report)
+        self.same_change(what, before, after, preview.changes, report.changes, proposed=report.proposed)
+        self.step(what, lambda m: m.ingest(actor, name, text, claims, via), [a.id for a in report.accepted],
+                  ingest_outcome(report), outcome=model_outcome)
+
+    @rule(actor=st.sampled_from(PRINCIPALS), name=st.sampled_from(sorted(SOURCES)),
+          keys=st.lists(st.sampled_from(PLAIN), min_size=1, max_size=2, unique=True), filler=st.booleans())
+    def ingest_text(self, actor: str, name: str, keys: list[str], filler: bool) -> None:
+        self.ingest(actor, name, text_of(keys, filler))
+
+    @rule(actor=st.sampled_from(PRINCIPALS), name=st.sampled_from(["a.md", "b.md", "c.md"]),
+          quote=st.sampled_from(sorted(SENTENCES)), other=st.sampled_from([None, *sorted(SENTENCES)]),
+          filler=st.booleans())
+    def remember(self, actor: str, name: str, quote: str, other: str | None, filler: bool) -> None:
+        self.ingest(actor, name, text_of([quote] + ([other] if other not in (None, quote) else []), filler), quote)
+
+    @precondition(lambda self: any(n in SOURCES for n in self.model.sources))
+    @rule(actor=st.sampled_from(PRINCIPALS), data=st.data())
+    def ingest_a_known_text(self, actor: str, data: st.DataObject) -> None:
+        """Rule 18: the same bytes again (the text in force, a retracted one, or an earlier one)."""
+        name = data.draw(st.sampled_from(sorted(n for n in self.model.sources if n in SOURCES)))
+        self.ingest(actor, name, data.draw(st.sampled_from([v.text for v in self.model.sources[name].versions])))
+
+    @precondition(lambda self: any(n in SOURCES for n in self.model.sources))
+    @rule(actor=st.sampled_from(PRINCIPALS), data=st.data())
+    def retract(self, actor: str, data: st.DataObject) -> None:
+        name = data.draw(st.sampled_from(sorted(n for n in self.model.sources if n in SOURCES)))
+        source, db = self.model.sources[name], self.dbs[actor]
+        undo, mine = source.retracted, source.owner == actor
+        before = self.snapshot()
+        preview = db.preview_retract(source=name, undo=undo)
+        impact = db.impact(name) if mine and not undo else []
+        changes = db.retract(source=name, reason="the model says so", undo=undo)
+        after = self.snapshot()
+        what = f"{actor}: retract {name}" + (" (undo)" if undo else "")
+        assert preview.proposed == changes.proposed == (not mine), what
+        self.same_change(what, before, after, preview, changes, proposed=not mine)
+        if impact:
+            made = difference(before, after)
+            effects = {e: {r.node for r in impact if r.effect == e} for e in ("stops_holding", "becomes_current",
+                                                                              "flag", "hold")}
+            assert effects == {"stops_holding": made["stopped_current"], "becomes_current": made["became_current"],
+                               "flag": made["flagged"], "hold": made["held"]}, (what, effects, made)
+        self.step(what, lambda m: m.retract(actor, name, undo), [], changes.proposed, outcome=lambda r: r)
+
+    @precondition(lambda self: bool(self.model.beliefs))
+    @rule(actor=st.sampled_from(PRINCIPALS), data=st.data(), value=st.sampled_from(VALUES), again=st.booleans())
+    def correct(self, actor: str, data: st.DataObject, value: str, again: bool) -> None:
+        belief = data.draw(st.sampled_from(list(self.model.beliefs)))
+        db, statement = self.dbs[actor], f"A reviewer says returns are accepted within {value}."
+        what = f"{actor}: correct {belief} to {value}"
+        try:
+            preview = db.preview_correction(belief, statement, value)
+        except errors.InvalidInput as exc:  # a superseded belief: correct what replaced it
+            self.step(what, lambda m: m.correct(actor, belief, statement, value, 0), [], db_error=exc)
+            return
+        before = self.snapshot()
+        result = db.apply_correction(belief, statement, reviewer="rita", expect_revision=preview.revision, value=value)
+        after = self.snapshot()
+        assert preview.proposed == result.proposed, what
+        self.same_change(what, before, after, preview.changes, result.changes, proposed=result.proposed)
+        self.step(what, lambda m: m.correct(actor, belief, statement, value, preview.revision),
+                  [result.replacement] if result.replacement else [], result.proposed, outcome=lambda r: r)
+        if again:  # rule 18: the same correction again changes nothing and says so
+            repeat = db.apply_correction(belief, statement, reviewer="rita", expect_revision=preview.revision,
+                                         value=value)
+            assert repeat.already_applied and repeat.replacement == result.replacement, (what, repeat)
+            self.step(what + " again", lambda m: None, [])
+
+    @precondition(lambda self: bool(self.model.beliefs))
+    @rule(actor=st.sampled_from(PRINCIPALS), data=st.data())
+    def forget(self, actor: str, data: st.DataObject) -> None:
+        belief = data.draw(st.sampled_from(list(self.model.beliefs)))
+        db, what = self.dbs[actor].database, f"{actor}: forget {belief}"
+        error: BaseException | None = None
+        result: dict[str, Any] = {}
+        before = self.snapshot()
+        try:
+            preview = lifecycle.forget(db, belief=belief, preview=True)
+            result = lifecycle.forget(db, belief=belief)
+        except errors.NotOwner as exc:
+            error = exc
+        if error is None:
+            self.same_change(what, before, self.snapshot(), Changes.from_json(preview["changes"]),
+                             Changes.from_json(result["changes"]))
+        self.step(what, lambda m: m.forget(actor, belief), [], result.get("beliefs"), error,
+                  outcome=lambda r: r.forgotten)
+
+    @rule(actor=st.sampled_from(PRINCIPALS), data=st.data())
+    def decide(self, actor: str, data: st.DataObject) -> None:
+        ids = list(self.model.beliefs)
+        reasons = data.draw(st.lists(st.sampled_from(ids), max_size=2, unique=True)) if ids else []
+        recorded = self.dbs[actor].decide(f"Decision {len(self.steps)}", because=reasons)
+        self.step(f"{actor}: decide because {reasons}", lambda m: m.decide(actor, reasons), [recorded.id])
+
+    @precondition(lambda self: bool(self.model.decisions))
+    @rule(actor=st.sampled_from(PRINCIPALS), data=st.data())
+    def act(self, actor: str, data: st.DataObject) -> None:
+        decision = data.draw(st.sampled_from(list(self.model.decisions)))
+        ids, error = [], None
+        try:
+            ids = [self.dbs[actor].act(decision, f"Carry out {decision}").id]
+        except errors.InvalidInput as exc:
+            error = exc
+        self.step(f"{actor}: act on {decision}", lambda m: m.act(actor, decision), ids, db_error=error)
+
+    @precondition(lambda self: self.moment < len(MOMENTS) - 1)
+    @rule()
+    def advance_clock(self) -> None:
+        self.moment += 1
+        self.open_sessions()
+        self.step(f"clock: {MOMENTS[self.moment]}", lambda m: m.advance(MOMENTS[self.moment]), [])
+
+    @precondition(lambda self: bool(self.model.items))
+    @rule(actor=st.sampled_from(PRINCIPALS), data=st.data(), verdict=st.sampled_from(["approved", "rejected"]))
+    def resolve(self, actor: str, data: st.DataObject, verdict: str) -> None:
+        db, mine = self.dbs[actor], data.draw(st.sampled_from(self.model.items))
+        item = next(i for i in db.review_items() if review_key(i) == mine.key
+                    and (i.kind != "version_proposed" or claims_of(i) == mine.payload[1]))
+        winner = data.draw(st.sampled_from([item.node, item.other_node])) if item.kind == "conflict" else None
+        stale = False
+        if item.kind == "correction_proposed":
+            row = self.su.execute("select revision from beliefdb.belief where id = %s", (item.node,)).fetchone()
+            stale = row is not None and row[0] != (item.proposal or {}).get("revision")
+        result: dict[str, Any] = {}
+        error: BaseException | None = None
+        try:
+            result = db.resolve_review(item.id, verdict, winner=winner)
+        except (errors.NotOwner, errors.StaleCorrectionPreview, errors.IntegrityViolation) as exc:
+            error = exc
+        applied = result.get("applied") if item.kind == "version_proposed" else None
+        fixed = (result.get("correction") or {}).get("replacement")
+        ids = [UUID(a["id"]) for a in applied["accepted"]] if applied else [UUID(fixed)] if fixed else []
+
+        def op(m: Model) -> Any:
+            found = [i for i in m.items if i.key == mine.key and i.payload == mine.payload]
+            if not found:
+                raise Refused("the model has no such open item")
+            return m.resolve(actor, found[0], verdict, winner, stale)
+
+        self.step(f"{actor}: {verdict} {item.kind} {item.node or item.subject}"
+                  + (f" winner {winner}" if winner else ""), op, ids, ingest_outcome(applied) if applied else None,
+                  error, outcome=model_outcome if applied else None)
+
+
+def review_key(i: Any) -> tuple[Any, ...]:
+    """A review item as the model keys one: kind, node, other node, source, proposer, what it proposes."""
+    extra = {"version_proposed": "content", "retraction_proposed": "undo", "correction_proposed": "value"}.get(i.kind)
+    return (i.kind, i.node, i.other_node, i.subject if i.source_id else None, i.proposed_by,
+            str((i.proposal or {})[extra]) if extra else None)
+
+
+def claims_of(i: Any) -> tuple[str, ...]:
+    return tuple(KEY_OF.get(c["quote"], c["quote"]) for c in (i.proposal or {}).get("claims", []))
+
+
+def mismatch(model: dict[str, Any], db: dict[str, Any]) -> str:
+    out = []
+    for part in ("beliefs", "decisions", "actions"):
+        for i in sorted(set(model[part]) | set(db[part]), key=str):
+            if model[part].get(i) != db[part].get(i):
+                out.append(f"{part[:-1]} {i}: model {model[part].get(i)}, database {db[part].get(i)}")
+    if model["items"] != db["items"]:
+        out.append(f"open review items: model {model['items']}, database {db['items']}")
+    return "\n".join(out)
+
+
+def test_the_database_follows_the_model(db_url: str) -> None:
+    run_state_machine_as_test(lambda: Machine(db_url), settings=model_settings())
+
+
+def test_the_sentences_say_what_the_model_reads() -> None:
+    """The rule extractor reads the plain sentences as the model does, and nothing from the others."""
+    extractor = get_extractor("rules")
+    for key, (text, claim) in SENTENCES.items():
+        got = [(c.subject, c.attribute, c.value, c.quote, c.valid_from, c.valid_to)
+               for c in extractor.extract(text + "\n", source_name="a.md")]
+        assert got == ([("return_policy", "window", claim.value, text, None, None)] if key in PLAIN else []), key
+    assert extracted(text_of(["P7", "SALE30", "W15"], filler=True)) == ["P7", "W15"]
