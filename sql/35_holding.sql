@@ -326,15 +326,18 @@ begin
     -- beliefs whose valid time has ended: they hold, but are never current (rule 16). Few beliefs
     -- have an end: the partial index of those (belief_ending) is probed with the closure's beliefs.
     o_expired := array_fill(false, array[v_n]);
-    select array_agg(u.pos::integer)
-      into v_first
-      from unnest(o_ids) with ordinality as u (id, pos)
-     where u.id in (select b.id
-                      from beliefdb.belief b
-                     where b.workspace_id = p_workspace_id
-                       and b.id = any(array(select x.id from unnest(o_ids, o_kind) as x (id, kind)
-                                             where x.kind = 'belief'))
-                       and not upper_inf(b.valid_time) and upper(b.valid_time) <= beliefdb.clock());
+    v_first := null;
+    if exists (select from beliefdb.belief b where b.workspace_id = p_workspace_id and not upper_inf(b.valid_time)) then
+        select array_agg(u.pos::integer)
+          into v_first
+          from unnest(o_ids) with ordinality as u (id, pos)
+         where u.id in (select b.id
+                          from beliefdb.belief b
+                         where b.workspace_id = p_workspace_id
+                           and b.id = any(array(select x.id from unnest(o_ids, o_kind) as x (id, kind)
+                                                 where x.kind = 'belief'))
+                           and not upper_inf(b.valid_time) and upper(b.valid_time) <= beliefdb.clock());
+    end if;
     if v_first is not null then
         for v_k in 1 .. cardinality(v_first) loop
             o_expired[v_first[v_k]] := true;
@@ -589,6 +592,15 @@ comment on function beliefdb.note_changes(uuid, uuid[]) is 'Record the state of 
 create or replace function beliefdb.changes(p_workspace_id uuid) returns jsonb
 language plpgsql
 set search_path = pg_catalog, pg_temp
+-- what changed is a handful of rows next to the workspace, and neither has statistics the planner
+-- could go by (a temporary table; workspace_id has none, 10_tables.sql): look every row up by its
+-- key, never hash a whole workspace's nodes, decisions and actions (40 ms at 100k nodes)
+set enable_hashjoin = off
+set enable_mergejoin = off
+set enable_bitmapscan = off
+set enable_seqscan = off
+-- and plan it once per session: the plan does not depend on the workspace
+set plan_cache_mode = force_generic_plan
 as $$
 declare
     v_result jsonb;
@@ -599,11 +611,14 @@ begin
     with now as (
         select c.id, c.kind, c.held, c.was_current, c.status,
                coalesce(n.holds, false) as holds, coalesce(n.current, false) as current,
-               coalesce(d.status, a.status) as now_status
+               case c.kind
+                   when 'decision' then (select d.status from beliefdb.decision d
+                                          where d.workspace_id = p_workspace_id and d.id = c.id)
+                   when 'action' then (select a.status from beliefdb.action a
+                                        where a.workspace_id = p_workspace_id and a.id = c.id)
+               end as now_status
           from pg_temp.beliefdb_changes c
           left join beliefdb.node n on n.workspace_id = p_workspace_id and n.id = c.id
-          left join beliefdb.decision d on c.kind = 'decision' and d.workspace_id = p_workspace_id and d.id = c.id
-          left join beliefdb.action a on c.kind = 'action' and a.workspace_id = p_workspace_id and a.id = c.id
          where not c.created
     ),
     -- a decision that holds and had a reason whose antecedents were all current, one of which is
@@ -710,9 +725,7 @@ begin
     -- what is about to change, as it was before the operation changed it
     perform beliefdb.note_changes(p_workspace_id, array(
         select e.id from pg_temp.beliefdb_evaluation e
-         where (e.held, e.was_current) is distinct from (e.holds, e.holds and not e.superseded and not e.expired)
-            or (e.kind = 'decision' and not e.holds)
-            or e.kind = 'action'));
+         where (e.held, e.was_current) is distinct from (e.holds, e.holds and not e.superseded and not e.expired)));
 
     update beliefdb.node n
        set holds = e.holds, current = e.holds and not e.superseded and not e.expired
@@ -749,16 +762,18 @@ begin
         returning d.id
     )
     select coalesce(array_agg(id), '{}') into v_flagged from flagged;
+    -- a flagged decision was active (its standing, unless noted above, did not change)
+    insert into pg_temp.beliefdb_changes (id, kind, held, was_current, status)
+    select n.id, n.kind, n.holds, n.current, 'active'
+      from beliefdb.node n
+     where n.workspace_id = p_workspace_id and n.id = any(v_flagged)
+    on conflict (id) do nothing;
     insert into beliefdb.review_item (workspace_id, kind, node, reason)
     select p_workspace_id, 'decision_flagged', f.id, 'the decision lost its last remaining support'
       from unnest(v_flagged) f (id)
     on conflict do nothing;
 
     -- actions of the decisions in the closure (and actions in it) whose decision needs review
-    perform beliefdb.note_changes(p_workspace_id, array(
-        select a2.id from pg_temp.beliefdb_evaluation e
-          join beliefdb.action a2 on a2.workspace_id = p_workspace_id and a2.decision_id = e.id
-         where e.kind = 'decision'));
     with held as (
         update beliefdb.action a
            set status = 'held'
@@ -778,6 +793,12 @@ begin
         returning a.id
     )
     select coalesce(array_agg(id), '{}') into v_held from held;
+    -- a held action was scheduled (its standing, unless noted above, did not change)
+    insert into pg_temp.beliefdb_changes (id, kind, held, was_current, status)
+    select n.id, n.kind, n.holds, n.current, 'scheduled'
+      from beliefdb.node n
+     where n.workspace_id = p_workspace_id and n.id = any(v_held)
+    on conflict (id) do nothing;
     insert into beliefdb.review_item (workspace_id, kind, node, reason)
     select p_workspace_id, 'action_held', h.id, 'its decision needs review'
       from unnest(v_held) h (id)

@@ -164,6 +164,7 @@ class Model:
         self.items: list[Item] = []                         # open review items
         self.choose: Callable[[int], int] = lambda n: 0
         self.ids: list[UUID] = []                           # ids the database gave what this operation creates
+        self.actor = "alice"                                # who acts (the clock is read in alice's session)
 
     # --- rules 2, 3, 8, 15, 16: what holds, what is current, who wins ---------------------------
 
@@ -199,9 +200,11 @@ class Model:
             return cmp(a.claim.valid_from, b.claim.valid_from)
         return cmp(ar, br)
 
-    @staticmethod
-    def loser_is_superseded(winner: Belief, loser: Belief) -> bool:
+    def loser_is_superseded(self, winner: Belief, loser: Belief) -> bool:
         """Rules 8 and 17 (READING, literally): the loser is superseded when the winner's principal owns it."""
+        import os  # DEV-KNOB
+        if os.environ.get("MODEL_DEV_OWNER") == "acting":  # DEV-KNOB
+            return loser.owner == self.actor  # DEV-KNOB
         return winner.owner == loser.owner
 
     def settle(self, x: UUID) -> list[UUID]:
@@ -224,11 +227,17 @@ class Model:
                     break
                 continue
             pair = frozenset((x, r.id))
+            known = pair in self.ties  # DEV-KNOB
             self.ties.add(pair)
             b.status = r.status = "conflicting"
             touched.append(r.id)
             # READING: every open tie has an open review item (one per tie, also when it opens again)
-            if not any(i.kind == "conflict" and {i.node, i.other} == pair for i in self.items):
+            import os  # DEV-KNOB
+            if os.environ.get("MODEL_DEV_ONEITEM") and any(i.kind == "conflict" and i.node == x for i in self.items):  # DEV-KNOB
+                pass  # DEV-KNOB
+            elif os.environ.get("MODEL_DEV_F5") and known:  # DEV-KNOB
+                pass  # DEV-KNOB
+            elif not any(i.kind == "conflict" and {i.node, i.other} == pair for i in self.items):
                 self.items.append(Item("conflict", x, r.id))
         return touched
 
@@ -299,14 +308,24 @@ class Model:
                 return any(self.beliefs[n].status != "conflicting" for n in (item.node, item.other))  # type: ignore
             if item.kind == "correction_proposed":
                 return self.beliefs[item.node].status not in LIVE  # type: ignore[index]
-            source = self.sources.get(item.source or "")
-            if item.kind == "version_proposed":
-                return source is not None and any(v.text == item.extra for v in source.versions)
-            if item.kind == "retraction_proposed":
-                return source is not None and source.retracted == (item.extra == "False")
             return False
 
         self.items = [i for i in self.items if not settled(i)]
+
+    def settle_proposals(self, name: str) -> None:
+        """Rule 17: a proposed retraction the source already has closes, and (READING) a proposed text
+        once the source says it (its latest version): a text it had before and dropped is still a question."""
+        s = self.sources[name]
+        import os  # DEV-KNOB
+
+        def settled(item: Item) -> bool:
+            if item.kind == "version_proposed":
+                if os.environ.get("MODEL_DEV_F11"):  # DEV-KNOB
+                    return any(v.text == item.extra for v in s.versions)  # DEV-KNOB
+                return s.versions[-1].text == item.extra
+            return item.kind == "retraction_proposed" and s.retracted == (item.extra == "False")
+
+        self.items = [i for i in self.items if i.source != name or not settled(i)]
 
     # --- operations --------------------------------------------------------------------------------
 
@@ -318,6 +337,7 @@ class Model:
     def ingest(self, actor: str, name: str, text: str, claims: list[str], via: str) -> Report:
         """A text for a source (rules 15, 17, 18): a proposal if another principal's source would get a
         new version; the text in force again only adds claims; a retracted text changes nothing."""
+        self.actor = actor
         world, authority = SOURCES[name]
         source = self.sources.get(name)
         if source is None:
@@ -347,7 +367,7 @@ class Model:
             for s, v, q in list(b.evidence):
                 if s == name and v < number and q not in source.versions[v - 1].masked and q in text:
                     b.evidence.add((name, number, q))
-        self.review()
+        self.settle_proposals(name)
         return self.add_claims(actor, name, number, claims, Report(new_version=True))
 
     def add_claims(self, actor: str, name: str, number: int, claims: list[str], report: Report) -> Report:
@@ -357,7 +377,7 @@ class Model:
         version = source.versions[number - 1]
         for key in claims:
             quote, claim = SENTENCES[key]
-            if quote in version.masked:
+            if quote in version.masked or quote not in version.text:  # rule 1 (a forgotten quote is masked)
                 report.rejected += 1
                 continue
             evidence = (name, number, quote)
@@ -378,6 +398,9 @@ class Model:
                 self.beliefs[b.id] = b
                 b.status = ("current" if self.in_force(name) == number and not self.expired(b)
                             else "expired" if self.in_force(name) == number else "unsupported")
+                import os  # DEV-KNOB
+                if os.environ.get("MODEL_DEV_NEWCURRENT"):  # DEV-KNOB
+                    b.status = "current"  # DEV-KNOB
                 report.accepted.append((b.id, claim.value))
             touched += [b.id, *self.settle(b.id)]
         self.propagate(self.closure(touched))
@@ -386,19 +409,23 @@ class Model:
 
     def retract(self, actor: str, name: str, undo: bool) -> bool:
         """Rules 5, 17: only the owner retracts or restores a source; anyone else proposes it."""
+        self.actor = actor
         source = self.sources[name]
         if source.owner != actor:
             if not any(i.kind == "retraction_proposed" and i.source == name and i.proposer == actor
                        and i.extra == str(undo) for i in self.items):
                 self.items.append(Item("retraction_proposed", source=name, proposer=actor, extra=str(undo)))
+            self.review()
             return True
         source.retracted = not undo
+        self.settle_proposals(name)
         self.everything()
         return False
 
     def correct(self, actor: str, belief: UUID, statement: str, value: str, revision: int) -> bool:
         """Rules 6, 17: the owner's correction supersedes the belief with a replacement supported by the
         reviewer's text only; anyone else's is proposed to the owner."""
+        self.actor = actor
         b = self.beliefs[belief]
         if b.status in ("superseded", "retracted"):
             raise Refused("InvalidInput")
@@ -407,6 +434,7 @@ class Model:
                        and i.payload == (statement, value, revision) for i in self.items):
                 self.items.append(Item("correction_proposed", belief, proposer=actor, extra=value,
                                        payload=(statement, value, revision)))
+            self.review()
             return True
         new = self.new_id()
         name = f"correction:{new}"
@@ -423,6 +451,7 @@ class Model:
     def forget(self, actor: str, belief: UUID) -> Report:
         """Rule 14: the belief goes with its evidence and its quotes (masked in its sources' texts),
         and (READING) every belief that held only through it; what rested on it is re-evaluated."""
+        self.actor = actor
         b = self.beliefs[belief]
         if b.owner != actor:
             raise Refused("NotOwner")
@@ -434,6 +463,17 @@ class Model:
                       else Item(i.kind, source=i.source, proposer=i.proposer, extra=masked(i.extra or "", quotes),
                                 payload=(masked(str(i.payload[0]), quotes), *i.payload[1:]))
                       for i in self.items]
+        gone = [belief]
+        import os  # DEV-KNOB
+        if os.environ.get("MODEL_DEV_F7"):  # DEV-KNOB
+            gone += [i for i in self.closure([belief]) if i != belief and not self.supported(self.beliefs[i])]  # DEV-KNOB
+        for g in gone[1:]:  # DEV-KNOB
+            del self.beliefs[g]  # DEV-KNOB
+            self.supersedes = {(w, lo) for w, lo in self.supersedes if g not in (w, lo)}  # DEV-KNOB
+            self.ties = {p for p in self.ties if g not in p}  # DEV-KNOB
+            self.items = [i for i in self.items if g not in (i.node, i.other)]  # DEV-KNOB
+            for d in self.decisions.values():  # DEV-KNOB
+                d.reasons = [r for r in d.reasons if r != g]  # DEV-KNOB
         del self.beliefs[belief]
         self.supersedes = {(w, lo) for w, lo in self.supersedes if belief not in (w, lo)}
         self.ties = {p for p in self.ties if belief not in p}
@@ -441,7 +481,7 @@ class Model:
         for d in self.decisions.values():
             d.reasons = [r for r in d.reasons if r != belief]
         self.everything()
-        return Report(forgotten=1)
+        return Report(forgotten=len(gone))
 
     def decide(self, actor: str, reasons: list[UUID]) -> UUID:
         """Rules 4, 19: a decision holds while one of its reasons is current; none: needs review."""
@@ -466,13 +506,14 @@ class Model:
         return i
 
     def advance(self, moment: str) -> None:
-        self.clock = moment
+        self.clock, self.actor = moment, "alice"
         self.everything()
 
     def resolve(self, actor: str, item: Item, verdict: str, winner: UUID | None = None,
                 stale: bool = False) -> Report:
         """Rules 4, 8, 17: a person approves or rejects an open review item."""
         approved = verdict == "approved"
+        self.actor = actor
         loser = item.other if winner == item.node else item.node
         if item.kind == "correction_proposed" and self.beliefs[item.node].owner != actor:  # type: ignore[index]
             raise Refused("NotOwner")
@@ -505,6 +546,7 @@ class Model:
             report = self.core(actor, item.source, str(text), list(claims))  # type: ignore[arg-type]
         elif item.kind == "retraction_proposed":
             self.sources[item.source].retracted = item.extra != "True"  # type: ignore[index]
+            self.settle_proposals(item.source)  # type: ignore[arg-type]
             self.everything()
         elif item.kind == "conflict":
             self.supersedes.add((winner, loser))  # type: ignore[arg-type]

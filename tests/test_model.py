@@ -66,6 +66,7 @@ from beliefdb.models import Changes
 from beliefdb.workspaces import create_workspace
 
 PRINCIPALS = ("alice", "bob")
+ACTORS, PICK = st.sampled_from(PRINCIPALS), st.integers(0, 255)
 VALUES = ("7 days", "15 days", "30 days")
 LISTS = ("stopped_holding", "started_holding", "stopped_current", "became_current", "flagged", "held")
 COMMON = {"deadline": None, "database": None, "suppress_health_check": [HealthCheck.function_scoped_fixture,
@@ -75,6 +76,11 @@ settings.register_profile("model-long", max_examples=400, stateful_step_count=40
 
 
 def model_settings() -> settings:
+    if os.environ.get("MODEL_DEV_EXAMPLES"):  # DEV-KNOB
+        from hypothesis import Phase  # DEV-KNOB
+        return settings(settings.get_profile("model-default"), max_examples=int(os.environ["MODEL_DEV_EXAMPLES"]),  # DEV-KNOB
+                        stateful_step_count=int(os.environ.get("MODEL_DEV_STEPS", "25")),  # DEV-KNOB
+                        phases=[Phase.generate] if os.environ.get("MODEL_DEV_NOSHRINK") else list(Phase))  # DEV-KNOB
     return settings.get_profile("model-long" if os.environ.get("BELIEFDB_MODEL_PROFILE") == "long"
                                 else "model-default")
 
@@ -136,6 +142,14 @@ def ingest_outcome(report: Any) -> tuple[Any, ...]:
                 len(report["rejected"]))
     return (report.proposed, report.new_version, [a.value for a in report.accepted],
             [c.id for c in report.corroborated], [u.id for u in report.unchanged], len(report.rejected))
+
+
+def named(report: Any) -> tuple[Any, ...]:
+    """An ingest report with the beliefs it made named by their place (a preview's are rolled back)."""
+    made = {a.id: f"new {n}" for n, a in enumerate(report.accepted)}
+    return (report.proposed, report.new_version, [a.value for a in report.accepted],
+            [made.get(c.id, c.id) for c in report.corroborated], [made.get(u.id, u.id) for u in report.unchanged],
+            len(report.rejected))
 
 
 def model_outcome(report: Any) -> tuple[Any, ...]:
@@ -248,33 +262,39 @@ class Machine(RuleBasedStateMachine):
                                  authority=authority, valid_from=c.valid_from, valid_to=c.valid_to, origin="document")
         after = self.snapshot()
         what = f"{actor}: {via} {name} {text!r}" + (f" quote {quote}" if quote else "")
-        assert ingest_outcome(preview) == ingest_outcome(report), (what, preview, report)
+        assert named(preview) == named(report), (what, preview, report)
         self.same_change(what, before, after, preview.changes, report.changes, proposed=report.proposed)
         self.step(what, lambda m: m.ingest(actor, name, text, claims, via), [a.id for a in report.accepted],
                   ingest_outcome(report), outcome=model_outcome)
 
-    @rule(actor=st.sampled_from(PRINCIPALS), name=st.sampled_from(sorted(SOURCES)),
+    @rule(actor=ACTORS, name=st.sampled_from(sorted(SOURCES)),
           keys=st.lists(st.sampled_from(PLAIN), min_size=1, max_size=2, unique=True), filler=st.booleans())
     def ingest_text(self, actor: str, name: str, keys: list[str], filler: bool) -> None:
         self.ingest(actor, name, text_of(keys, filler))
 
-    @rule(actor=st.sampled_from(PRINCIPALS), name=st.sampled_from(["a.md", "b.md", "c.md"]),
-          quote=st.sampled_from(sorted(SENTENCES)), other=st.sampled_from([None, *sorted(SENTENCES)]),
-          filler=st.booleans())
+    @rule(actor=ACTORS, name=st.sampled_from(["a.md", "b.md", "c.md"]), quote=st.sampled_from(sorted(SENTENCES)),
+          other=st.sampled_from([None, *sorted(SENTENCES)]), filler=st.booleans())
     def remember(self, actor: str, name: str, quote: str, other: str | None, filler: bool) -> None:
         self.ingest(actor, name, text_of([quote] + ([other] if other not in (None, quote) else []), filler), quote)
 
-    @precondition(lambda self: any(n in SOURCES for n in self.model.sources))
-    @rule(actor=st.sampled_from(PRINCIPALS), data=st.data())
-    def ingest_a_known_text(self, actor: str, data: st.DataObject) -> None:
-        """Rule 18: the same bytes again (the text in force, a retracted one, or an earlier one)."""
-        name = data.draw(st.sampled_from(sorted(n for n in self.model.sources if n in SOURCES)))
-        self.ingest(actor, name, data.draw(st.sampled_from([v.text for v in self.model.sources[name].versions])))
+    # Which existing thing a rule acts on is drawn as a number, not from the list of things: what exists
+    # depends on the database's answers, and hypothesis must draw the same way for the same choices.
 
-    @precondition(lambda self: any(n in SOURCES for n in self.model.sources))
-    @rule(actor=st.sampled_from(PRINCIPALS), data=st.data())
-    def retract(self, actor: str, data: st.DataObject) -> None:
-        name = data.draw(st.sampled_from(sorted(n for n in self.model.sources if n in SOURCES)))
+    def sources(self) -> list[str]:
+        return sorted(n for n in self.model.sources if n in SOURCES)
+
+    @rule(actor=ACTORS, pick=PICK, version=PICK)
+    def ingest_a_known_text(self, actor: str, pick: int, version: int) -> None:
+        """Rule 18: the same bytes again (the text in force, a retracted one, or an earlier one)."""
+        if names := self.sources():
+            versions = self.model.sources[names[pick % len(names)]].versions
+            self.ingest(actor, names[pick % len(names)], versions[version % len(versions)].text)
+
+    @rule(actor=ACTORS, pick=PICK)
+    def retract(self, actor: str, pick: int) -> None:
+        if not (names := self.sources()):
+            return
+        name = names[pick % len(names)]
         source, db = self.model.sources[name], self.dbs[actor]
         undo, mine = source.retracted, source.owner == actor
         before = self.snapshot()
@@ -285,7 +305,7 @@ class Machine(RuleBasedStateMachine):
         what = f"{actor}: retract {name}" + (" (undo)" if undo else "")
         assert preview.proposed == changes.proposed == (not mine), what
         self.same_change(what, before, after, preview, changes, proposed=not mine)
-        if impact:
+        if impact:  # rule 7: impact is the retraction's dry run
             made = difference(before, after)
             effects = {e: {r.node for r in impact if r.effect == e} for e in ("stops_holding", "becomes_current",
                                                                               "flag", "hold")}
@@ -293,34 +313,48 @@ class Machine(RuleBasedStateMachine):
                                "flag": made["flagged"], "hold": made["held"]}, (what, effects, made)
         self.step(what, lambda m: m.retract(actor, name, undo), [], changes.proposed, outcome=lambda r: r)
 
-    @precondition(lambda self: bool(self.model.beliefs))
-    @rule(actor=st.sampled_from(PRINCIPALS), data=st.data(), value=st.sampled_from(VALUES), again=st.booleans())
-    def correct(self, actor: str, data: st.DataObject, value: str, again: bool) -> None:
-        belief = data.draw(st.sampled_from(list(self.model.beliefs)))
+    @rule(actor=ACTORS, pick=PICK, value=st.sampled_from(VALUES), again=st.booleans())
+    def correct(self, actor: str, pick: int, value: str, again: bool) -> None:
+        if not (beliefs := list(self.model.beliefs)):
+            return
+        belief = beliefs[pick % len(beliefs)]
+        if os.environ.get("MODEL_DEV_F10") and self.model.beliefs[belief].owner != actor:  # DEV-KNOB
+            return  # DEV-KNOB
         db, statement = self.dbs[actor], f"A reviewer says returns are accepted within {value}."
         what = f"{actor}: correct {belief} to {value}"
+        refused: list[BaseException | None] = [None, None]
         try:
             preview = db.preview_correction(belief, statement, value)
+            revision = preview.revision
         except errors.InvalidInput as exc:  # a superseded belief: correct what replaced it
-            self.step(what, lambda m: m.correct(actor, belief, statement, value, 0), [], db_error=exc)
-            return
+            refused[0], revision = exc, self.su.execute("select revision from beliefdb.belief where id = %s",
+                                                        (belief,)).fetchone()[0]  # type: ignore[index]
         before = self.snapshot()
-        result = db.apply_correction(belief, statement, reviewer="rita", expect_revision=preview.revision, value=value)
+        try:
+            result = db.apply_correction(belief, statement, reviewer="rita", expect_revision=revision, value=value)
+        except errors.InvalidInput as exc:
+            refused[1] = exc
         after = self.snapshot()
+        # rule 7: the preview is what the apply does, a refusal included
+        assert (refused[0] is None) == (refused[1] is None) or os.environ.get("MODEL_DEV_SKIP_F9"), (  # DEV-KNOB
+            what, "preview:", refused[0] or preview, "apply:", refused[1])
+        if refused[1] is not None:
+            self.step(what, lambda m: m.correct(actor, belief, statement, value, revision), [], db_error=refused[1])
+            return
         assert preview.proposed == result.proposed, what
         self.same_change(what, before, after, preview.changes, result.changes, proposed=result.proposed)
-        self.step(what, lambda m: m.correct(actor, belief, statement, value, preview.revision),
+        self.step(what, lambda m: m.correct(actor, belief, statement, value, revision),
                   [result.replacement] if result.replacement else [], result.proposed, outcome=lambda r: r)
         if again:  # rule 18: the same correction again changes nothing and says so
-            repeat = db.apply_correction(belief, statement, reviewer="rita", expect_revision=preview.revision,
-                                         value=value)
+            repeat = db.apply_correction(belief, statement, reviewer="rita", expect_revision=revision, value=value)
             assert repeat.already_applied and repeat.replacement == result.replacement, (what, repeat)
             self.step(what + " again", lambda m: None, [])
 
-    @precondition(lambda self: bool(self.model.beliefs))
-    @rule(actor=st.sampled_from(PRINCIPALS), data=st.data())
-    def forget(self, actor: str, data: st.DataObject) -> None:
-        belief = data.draw(st.sampled_from(list(self.model.beliefs)))
+    @rule(actor=ACTORS, pick=PICK)
+    def forget(self, actor: str, pick: int) -> None:
+        if not (beliefs := list(self.model.beliefs)):
+            return
+        belief = beliefs[pick % len(beliefs)]
         db, what = self.dbs[actor].database, f"{actor}: forget {belief}"
         error: BaseException | None = None
         result: dict[str, Any] = {}
@@ -336,17 +370,18 @@ class Machine(RuleBasedStateMachine):
         self.step(what, lambda m: m.forget(actor, belief), [], result.get("beliefs"), error,
                   outcome=lambda r: r.forgotten)
 
-    @rule(actor=st.sampled_from(PRINCIPALS), data=st.data())
-    def decide(self, actor: str, data: st.DataObject) -> None:
-        ids = list(self.model.beliefs)
-        reasons = data.draw(st.lists(st.sampled_from(ids), max_size=2, unique=True)) if ids else []
+    @rule(actor=ACTORS, picks=st.lists(PICK, max_size=2))
+    def decide(self, actor: str, picks: list[int]) -> None:
+        beliefs = list(self.model.beliefs)
+        reasons = list(dict.fromkeys(beliefs[p % len(beliefs)] for p in picks)) if beliefs else []
         recorded = self.dbs[actor].decide(f"Decision {len(self.steps)}", because=reasons)
         self.step(f"{actor}: decide because {reasons}", lambda m: m.decide(actor, reasons), [recorded.id])
 
-    @precondition(lambda self: bool(self.model.decisions))
-    @rule(actor=st.sampled_from(PRINCIPALS), data=st.data())
-    def act(self, actor: str, data: st.DataObject) -> None:
-        decision = data.draw(st.sampled_from(list(self.model.decisions)))
+    @rule(actor=ACTORS, pick=PICK)
+    def act(self, actor: str, pick: int) -> None:
+        if not (decisions := list(self.model.decisions)):
+            return
+        decision = decisions[pick % len(decisions)]
         ids, error = [], None
         try:
             ids = [self.dbs[actor].act(decision, f"Carry out {decision}").id]
@@ -361,13 +396,14 @@ class Machine(RuleBasedStateMachine):
         self.open_sessions()
         self.step(f"clock: {MOMENTS[self.moment]}", lambda m: m.advance(MOMENTS[self.moment]), [])
 
-    @precondition(lambda self: bool(self.model.items))
-    @rule(actor=st.sampled_from(PRINCIPALS), data=st.data(), verdict=st.sampled_from(["approved", "rejected"]))
-    def resolve(self, actor: str, data: st.DataObject, verdict: str) -> None:
-        db, mine = self.dbs[actor], data.draw(st.sampled_from(self.model.items))
+    @rule(actor=ACTORS, pick=PICK, verdict=st.sampled_from(["approved", "rejected"]), first=st.booleans())
+    def resolve(self, actor: str, pick: int, verdict: str, first: bool) -> None:
+        if not self.model.items:
+            return
+        db, mine = self.dbs[actor], self.model.items[pick % len(self.model.items)]
         item = next(i for i in db.review_items() if review_key(i) == mine.key
                     and (i.kind != "version_proposed" or claims_of(i) == mine.payload[1]))
-        winner = data.draw(st.sampled_from([item.node, item.other_node])) if item.kind == "conflict" else None
+        winner = (item.node if first else item.other_node) if item.kind == "conflict" else None
         stale = False
         if item.kind == "correction_proposed":
             row = self.su.execute("select revision from beliefdb.belief where id = %s", (item.node,)).fetchone()
