@@ -485,8 +485,9 @@ create table beliefdb.review_item (
 );
 comment on table beliefdb.review_item is 'A durable item for a person to approve or reject: a flagged decision, a held action, a conflict, a proposed correction, version or retraction; closed when it settled by itself';
 
--- one open item per node and kind, but several principals may each propose a change
-create unique index review_item_open on beliefdb.review_item (workspace_id, kind, node)
+-- one open item per flagged decision, held action and tie (a pair), but several principals may
+-- each propose a change
+create unique index review_item_open on beliefdb.review_item (workspace_id, kind, node, other_node) nulls not distinct
     where status = 'open' and kind in ('decision_flagged', 'action_held', 'conflict');
 create index review_item_node on beliefdb.review_item (workspace_id, kind, node);
 

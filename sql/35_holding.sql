@@ -818,6 +818,9 @@ begin
                                  and a.edge_kind = 'derives');
     end loop;
 
+    -- the review items about what this evaluation reached (before a nested one replaces it)
+    perform beliefdb.settle_review_items(p_workspace_id);
+
     -- a belief that is current again (what superseded it stopped holding) meets its rivals under
     -- rule 8 like a new one; what that settles is propagated in turn (supersession only grows,
     -- so this ends)
@@ -834,7 +837,6 @@ begin
     if cardinality(v_more) > 0 then
         perform beliefdb.propagate(p_workspace_id, v_more);
     end if;
-    perform beliefdb.settle_review_items(p_workspace_id);
     return beliefdb.changes(p_workspace_id);
 end
 $$;
@@ -842,8 +844,9 @@ comment on function beliefdb.propagate(uuid, uuid[]) is 'Recompute and store hol
 
 -- Review items whose question settled by itself close (status closed, by beliefdb): a tie one of
 -- whose sides is no longer in conflict (superseded, unsupported, expired, retracted or forgotten),
--- and a proposed correction of a belief that is no longer current (correct what replaced it).
--- Called by propagate for the beliefs its evaluation reached.
+-- and a proposed correction of a belief that is no longer current (correct what replaced it). A
+-- tie whose sides are both in conflict again has an open item again. Called by propagate for the
+-- beliefs its evaluation reached (a tie's both sides are reached together).
 create or replace function beliefdb.settle_review_items(p_workspace_id uuid) returns integer
 language plpgsql
 set search_path = pg_catalog, pg_temp
@@ -869,10 +872,19 @@ begin
                else b.status not in ('current', 'conflicting')
            end;
     get diagnostics v_closed = row_count;
+    -- and a tie that is back (one side restored, say) is a question again
+    insert into beliefdb.review_item (workspace_id, kind, node, other_node, reason)
+    select p_workspace_id, 'conflict', r.from_belief, r.to_belief, r.reason || ', in conflict again'
+      from beliefdb.relation r
+      join beliefdb.belief a on a.workspace_id = r.workspace_id and a.id = r.from_belief and a.status = 'conflicting'
+      join beliefdb.belief b on b.workspace_id = r.workspace_id and b.id = r.to_belief and b.status = 'conflicting'
+     where r.workspace_id = p_workspace_id and r.kind = 'conflicts_with'
+       and r.from_belief in (select e.id from pg_temp.beliefdb_evaluation e where e.kind = 'belief')
+    on conflict do nothing;
     return v_closed;
 end
 $$;
-comment on function beliefdb.settle_review_items(uuid) is 'Close the open conflict and correction items of a workspace whose question settled by itself';
+comment on function beliefdb.settle_review_items(uuid) is 'Close the open conflict and correction items whose question settled by itself, and reopen ties that are back';
 
 -- Sources expand to their fragments; everything else is a node id.
 create or replace function beliefdb.expand_targets(p_workspace_id uuid, p_ids uuid[]) returns uuid[]

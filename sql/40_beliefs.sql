@@ -108,10 +108,11 @@ as $$
        and r.scope = b.scope and r.value <> b.value and r.valid_time && b.valid_time
        and r.provenance = b.provenance
        and r.status in ('current', 'conflicting') and r.id <> b.id
+       and (upper_inf(r.valid_time) or upper(r.valid_time) > beliefdb.clock())
      where b.workspace_id = p_workspace_id and b.id = p_belief_id
      order by r.recorded_at, r.id
 $$;
-comment on function beliefdb.rivals(uuid, uuid) is 'Current beliefs of the same world that contradict a belief: same subject, attribute, scope; other value; overlapping valid time';
+comment on function beliefdb.rivals(uuid, uuid) is 'Current beliefs of the same world that contradict a belief: same subject, attribute, scope; other value; overlapping valid time, not ended';
 
 -- Settle a new belief against its rivals by rule 8. Returns {"superseded": [{old,new}], "conflicts": [{a,b,reason}]}.
 -- The loser is superseded only when the acting principal owns it; a rival owned by someone
@@ -129,10 +130,12 @@ declare
     v_superseded jsonb := '[]';
     v_conflicts jsonb := '[]';
 begin
-    -- only a belief that is current can win or tie (it may have just lost to one settled before it)
+    -- only a belief that is current can win or tie (it may have just lost to one settled before
+    -- it, or its valid time may have ended: rule 16)
     if not exists (select from beliefdb.belief b
                     where b.workspace_id = p_workspace_id and b.id = p_belief_id
-                      and b.status in ('current', 'conflicting')) then
+                      and b.status in ('current', 'conflicting')
+                      and (upper_inf(b.valid_time) or upper(b.valid_time) > beliefdb.clock())) then
         return jsonb_build_object('superseded', v_superseded, 'conflicts', v_conflicts);
     end if;
     for v_rival in select beliefdb.rivals(p_workspace_id, p_belief_id) loop
@@ -358,6 +361,7 @@ declare
     v_touched uuid[] := '{}';
     v_fragments uuid[] := '{}';
     v_world beliefdb.provenance;
+    v_in_force boolean := beliefdb.in_force(p_workspace_id, p_source_version_id);
 begin
     select v.content, s.provenance into v_content, v_world
       from beliefdb.source_version v
@@ -415,8 +419,9 @@ begin
                 v_corroborated := v_corroborated || jsonb_build_object(
                     'id', v_belief, 'statement', v_claim ->> 'statement', 'quote', v_claim ->> 'quote',
                     'start', v_start, 'end', v_end);
-                -- new support can change the rank: settle again
-                v_settled := beliefdb.settle(p_workspace_id, v_belief);
+                -- new support can change the rank: settle again (evidence not in force changes nothing)
+                v_settled := case when v_in_force then beliefdb.settle(p_workspace_id, v_belief)
+                                  else '{"superseded": [], "conflicts": []}' end;
                 v_superseded := v_superseded || (v_settled -> 'superseded');
                 v_conflicts := v_conflicts || (v_settled -> 'conflicts');
                 v_touched := v_touched
@@ -445,7 +450,10 @@ begin
             'id', v_belief, 'statement', v_claim ->> 'statement', 'subject', v_claim ->> 'subject',
             'attribute', v_claim ->> 'attribute', 'value', v_claim ->> 'value',
             'quote', v_claim ->> 'quote', 'start', v_start, 'end', v_end);
-        v_settled := beliefdb.settle(p_workspace_id, v_belief);
+        -- a claim of a version that is not in force (a retracted source's new text) is history: it
+        -- never held, so it meets no rival
+        v_settled := case when v_in_force then beliefdb.settle(p_workspace_id, v_belief)
+                          else '{"superseded": [], "conflicts": []}' end;
         v_superseded := v_superseded || (v_settled -> 'superseded');
         v_conflicts := v_conflicts || (v_settled -> 'conflicts');
         v_touched := v_touched || v_belief

@@ -159,7 +159,12 @@ begin
     if not found then
         raise exception 'unknown belief %', p_belief using errcode = 'BD004';
     end if;
+    if v_old.status in ('superseded', 'retracted') then
+        raise exception 'belief % is %: correct the belief that replaced it instead', p_belief, v_old.status
+            using errcode = 'BD005';
+    end if;
     if v_old.owner is distinct from beliefdb.current_principal() then
+        perform beliefdb.require_current_for_proposal(v_old);
         return jsonb_build_object(
             'belief', p_belief, 'revision', v_old.revision, 'owner', v_old.owner, 'proposed', true,
             'would_flag', '[]'::jsonb, 'would_hold', '[]'::jsonb, 'still_supported', '[]'::jsonb,
@@ -168,10 +173,6 @@ begin
                                                                          'effect', i.effect, 'detail', i.detail)
                                                       order by i.effect, i.node)
                                        from beliefdb.impact(array[p_belief]) i), '[]'));
-    end if;
-    if v_old.status in ('superseded', 'retracted') then
-        raise exception 'belief % is %: correct the belief that replaced it instead', p_belief, v_old.status
-            using errcode = 'BD005';
     end if;
     v_changes := beliefdb.dry_run(
         'select (beliefdb.apply_correction_core(($1 ->> ''workspace'')::uuid, ($1 ->> ''belief'')::uuid, $1 ->> ''statement'', $1 ->> ''value'', ''preview'', null, null) -> ''changes'')',
@@ -184,6 +185,21 @@ begin
 end
 $$;
 comment on function beliefdb.correction_preview(uuid, text, text) is 'Preview a correction exactly: revision seen, decisions flagged, actions held, decisions still supported, what stops being or becomes current';
+
+-- Another principal's correction is proposed only for a belief that is current (or in a tie): of
+-- one that is not, the proposal would close before its owner read it (BD005).
+create or replace function beliefdb.require_current_for_proposal(p_belief beliefdb.belief) returns void
+language plpgsql stable
+set search_path = pg_catalog, pg_temp
+as $$
+begin
+    if p_belief.status not in ('current', 'conflicting') then
+        raise exception 'belief % is %: only a current belief can be corrected by a proposal to its owner (%)',
+            p_belief.id, p_belief.status, p_belief.owner using errcode = 'BD005';
+    end if;
+end
+$$;
+comment on function beliefdb.require_current_for_proposal(beliefdb.belief) is 'Refuse (BD005) a correction proposal for a belief that is not current';
 
 -- A correction of a belief the acting principal does not own: a review item for the owner,
 -- holding the proposal. The same proposal again (same principal, text, value and revision, or
@@ -284,8 +300,10 @@ begin
         raise exception 'belief % is %: correct the belief that replaced it instead', p_belief, v_old.status
             using errcode = 'BD005';
     end if;
-    -- someone else's belief: the correction waits in the review queue for its owner
+    -- someone else's belief: the correction waits in the review queue for its owner (a question
+    -- about a belief that is not current would be settled before anyone read it)
     if v_old.owner is distinct from beliefdb.current_principal() then
+        perform beliefdb.require_current_for_proposal(v_old);
         return beliefdb.propose_correction(v_ws, v_old, p_statement, p_value, p_reviewer, p_reason,
                                            p_idempotency_key);
     end if;
@@ -643,7 +661,7 @@ comment on function beliefdb.review_resolve(uuid, text, text, uuid) is 'Approve 
 
 -- Proposals about sources whose question settled by itself close (status closed, by beliefdb): a
 -- proposed retraction (or restore) of a source or version that is now retracted (or restored), and
--- a proposed text that is now a version of the source.
+-- a proposed text that is now the version in force.
 create or replace function beliefdb.settle_source_items(p_workspace_id uuid, p_sources uuid[]) returns integer
 language plpgsql
 set search_path = pg_catalog, pg_temp
@@ -653,7 +671,7 @@ declare
 begin
     update beliefdb.review_item r
        set status = 'closed', resolved_at = beliefdb.clock(), resolved_by = 'beliefdb',
-           note = case r.kind when 'version_proposed' then 'settled: the source has this text as a version now'
+           note = case r.kind when 'version_proposed' then 'settled: the source has this text in force now'
                               else 'settled: it is ' || case when (r.proposal ->> 'undo')::boolean then 'restored'
                                                               else 'retracted' end || ' already' end
       from beliefdb.source s
@@ -663,7 +681,8 @@ begin
                when 'version_proposed' then
                     exists (select from beliefdb.source_version v
                              where v.workspace_id = s.workspace_id and v.source_id = s.id
-                               and v.sha256 = sha256(convert_to(r.proposal ->> 'content', 'UTF8')))
+                               and v.sha256 = sha256(convert_to(r.proposal ->> 'content', 'UTF8'))
+                               and beliefdb.in_force(v.workspace_id, v.id))
                when 'retraction_proposed' then
                     coalesce((r.proposal ->> 'undo')::boolean, false) = (
                         case when r.proposal ->> 'target' = 'source' then s.retracted_at is null

@@ -271,9 +271,10 @@ begin
     else
         perform beliefdb.prepare_evaluation();
     end if;
+    -- (what did not hold before was not left without support by this: it stays, as it was)
     v_beliefs := array(
         select e.id from pg_temp.beliefdb_evaluation e
-         where e.kind = 'belief' and (e.id = any(v_seeds) or not e.holds));
+         where e.kind = 'belief' and (e.id = any(v_seeds) or (e.held and not e.holds)));
     v_gone := v_seeds || array(select x from unnest(v_beliefs) x where not (x = any(v_seeds)));
     -- a correction of a forgotten belief goes with it; the reviewer's replacement stands on the
     -- reviewer's own fragment

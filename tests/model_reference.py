@@ -1,13 +1,7 @@
-"""A small Python model of the truth rules (docs/rules.md) for tests/test_model.py.
-
-One subject / attribute / scope (``return_policy`` / ``window``), a few sentences whose claim is fixed
-by their words, a few sources with a fixed world and authority, two principals. Everything is
-computed from the rules; the readings chosen where the rules leave room are marked READING below
-and listed in test_model.py's docstring. Where the rules leave an order open (which of two beliefs
-that become current together meets its rivals first, which of two equally old beliefs a claim
-corroborates), the model asks ``choose`` and the test keeps every state some choice leads to that
-agrees with the database.
-"""
+"""A small Python model of the truth rules (docs/rules.md) for tests/test_model.py: one subject, sentences
+whose claim is fixed by their words, sources of a fixed world and authority, two principals. Readings
+chosen where the rules leave room are marked READING (and listed in test_model.py). Where the rules leave
+an order open the model asks ``choose``; the test keeps every state some choice leads to."""
 
 from __future__ import annotations
 
@@ -72,8 +66,8 @@ def masked(text: str, quotes: Iterable[str]) -> str:
     return text
 
 
-class Refused(Exception):  # noqa: N818 - what the database must refuse (the error class names the kind)
-    pass
+class Refused(Exception):
+    """What the database must refuse (named as its error class)."""
 
 
 @dataclass
@@ -107,7 +101,6 @@ class Belief:
 
 @dataclass
 class Decision:
-    owner: str
     reasons: list[UUID]
     status: str = "active"
     holds: bool = False
@@ -132,24 +125,21 @@ class Item:
 
     @property
     def key(self) -> tuple[object, ...]:
-        return (self.kind, self.node, self.other, self.source, self.proposer, self.extra)
+        # a tie is a pair: which side the item names first is the database's business
+        node, other = (self.node, self.other)
+        if self.kind == "conflict" and node is not None and other is not None:
+            node, other = sorted((node, other), key=str)
+        return (self.kind, node, other, self.source, self.proposer, self.extra)
 
 
 @dataclass
-class Report:
-    """What one operation says it did (compared with the database's own report)."""
-
+class Report:  # what an ingest says it did
     proposed: bool = False
     new_version: bool = False
     accepted: list[tuple[UUID, str]] = field(default_factory=list)
     corroborated: list[UUID] = field(default_factory=list)
     unchanged: list[UUID] = field(default_factory=list)
     rejected: int = 0
-    forgotten: int = 0
-
-
-def cmp(a: object, b: object) -> int:
-    return (a > b) - (a < b)  # type: ignore[operator]
 
 
 class Model:
@@ -164,7 +154,7 @@ class Model:
         self.items: list[Item] = []                         # open review items
         self.choose: Callable[[int], int] = lambda n: 0
         self.ids: list[UUID] = []                           # ids the database gave what this operation creates
-        self.actor = "alice"                                # who acts (the clock is read in alice's session)
+        self.actor = ""                                     # the principal of the operation under way
 
     # --- rules 2, 3, 8, 15, 16: what holds, what is current, who wins ---------------------------
 
@@ -194,18 +184,14 @@ class Model:
         """Rule 8: higher authority; then the later valid-time start, or, when either has none, the later
         recorded source version; equal on all counts is a tie."""
         (aa, ar), (ba, br) = self.rank(a), self.rank(b)
-        if aa != ba:
-            return cmp(aa, ba)
-        if a.claim.valid_from is not None and b.claim.valid_from is not None:
-            return cmp(a.claim.valid_from, b.claim.valid_from)
-        return cmp(ar, br)
+        x, y = ((aa, ba) if aa != ba else (a.claim.valid_from, b.claim.valid_from)
+                if a.claim.valid_from is not None and b.claim.valid_from is not None else (ar, br))
+        return (x > y) - (x < y)
 
     def loser_is_superseded(self, winner: Belief, loser: Belief) -> bool:
-        """Rules 8 and 17 (READING, literally): the loser is superseded when the winner's principal owns it."""
-        import os  # DEV-KNOB
-        if os.environ.get("MODEL_DEV_OWNER") == "acting":  # DEV-KNOB
-            return loser.owner == self.actor  # DEV-KNOB
-        return winner.owner == loser.owner
+        """Rules 8 and 17: the loser is superseded when the principal acting owns it (only a belief's owner
+        lets it lose); a rival of another principal's belief is a conflict for its owner to settle."""
+        return loser.owner == self.actor
 
     def settle(self, x: UUID) -> list[UUID]:
         """Rule 8 between a belief that is current and its rivals (oldest first: READING)."""
@@ -227,17 +213,11 @@ class Model:
                     break
                 continue
             pair = frozenset((x, r.id))
-            known = pair in self.ties  # DEV-KNOB
             self.ties.add(pair)
             b.status = r.status = "conflicting"
             touched.append(r.id)
             # READING: every open tie has an open review item (one per tie, also when it opens again)
-            import os  # DEV-KNOB
-            if os.environ.get("MODEL_DEV_ONEITEM") and any(i.kind == "conflict" and i.node == x for i in self.items):  # DEV-KNOB
-                pass  # DEV-KNOB
-            elif os.environ.get("MODEL_DEV_F5") and known:  # DEV-KNOB
-                pass  # DEV-KNOB
-            elif not any(i.kind == "conflict" and {i.node, i.other} == pair for i in self.items):
+            if not any(i.kind == "conflict" and {i.node, i.other} == pair for i in self.items):
                 self.items.append(Item("conflict", x, r.id))
         return touched
 
@@ -287,7 +267,7 @@ class Model:
             self.propagate(self.closure(touched))
 
     def everything(self) -> None:
-        self.propagate(list(self.beliefs))
+        self.propagate(self.beliefs)
 
     # --- rule 4 and the review queue -------------------------------------------------------------
 
@@ -316,12 +296,9 @@ class Model:
         """Rule 17: a proposed retraction the source already has closes, and (READING) a proposed text
         once the source says it (its latest version): a text it had before and dropped is still a question."""
         s = self.sources[name]
-        import os  # DEV-KNOB
 
         def settled(item: Item) -> bool:
             if item.kind == "version_proposed":
-                if os.environ.get("MODEL_DEV_F11"):  # DEV-KNOB
-                    return any(v.text == item.extra for v in s.versions)  # DEV-KNOB
                 return s.versions[-1].text == item.extra
             return item.kind == "retraction_proposed" and s.retracted == (item.extra == "False")
 
@@ -398,9 +375,6 @@ class Model:
                 self.beliefs[b.id] = b
                 b.status = ("current" if self.in_force(name) == number and not self.expired(b)
                             else "expired" if self.in_force(name) == number else "unsupported")
-                import os  # DEV-KNOB
-                if os.environ.get("MODEL_DEV_NEWCURRENT"):  # DEV-KNOB
-                    b.status = "current"  # DEV-KNOB
                 report.accepted.append((b.id, claim.value))
             touched += [b.id, *self.settle(b.id)]
         self.propagate(self.closure(touched))
@@ -424,12 +398,14 @@ class Model:
 
     def correct(self, actor: str, belief: UUID, statement: str, value: str, revision: int) -> bool:
         """Rules 6, 17: the owner's correction supersedes the belief with a replacement supported by the
-        reviewer's text only; anyone else's is proposed to the owner."""
+        reviewer's text only; anyone else's is proposed to the owner, for a belief that is current."""
         self.actor = actor
         b = self.beliefs[belief]
         if b.status in ("superseded", "retracted"):
             raise Refused("InvalidInput")
         if b.owner != actor:
+            if b.status not in LIVE:  # a proposal about a belief that is not current would close at once
+                raise Refused("InvalidInput")
             if not any(i.kind == "correction_proposed" and i.node == belief and i.proposer == actor
                        and i.payload == (statement, value, revision) for i in self.items):
                 self.items.append(Item("correction_proposed", belief, proposer=actor, extra=value,
@@ -448,7 +424,7 @@ class Model:
             self.propagate(self.closure([new, *touched]))
         return False
 
-    def forget(self, actor: str, belief: UUID) -> Report:
+    def forget(self, actor: str, belief: UUID) -> int:
         """Rule 14: the belief goes with its evidence and its quotes (masked in its sources' texts),
         and (READING) every belief that held only through it; what rested on it is re-evaluated."""
         self.actor = actor
@@ -463,17 +439,6 @@ class Model:
                       else Item(i.kind, source=i.source, proposer=i.proposer, extra=masked(i.extra or "", quotes),
                                 payload=(masked(str(i.payload[0]), quotes), *i.payload[1:]))
                       for i in self.items]
-        gone = [belief]
-        import os  # DEV-KNOB
-        if os.environ.get("MODEL_DEV_F7"):  # DEV-KNOB
-            gone += [i for i in self.closure([belief]) if i != belief and not self.supported(self.beliefs[i])]  # DEV-KNOB
-        for g in gone[1:]:  # DEV-KNOB
-            del self.beliefs[g]  # DEV-KNOB
-            self.supersedes = {(w, lo) for w, lo in self.supersedes if g not in (w, lo)}  # DEV-KNOB
-            self.ties = {p for p in self.ties if g not in p}  # DEV-KNOB
-            self.items = [i for i in self.items if g not in (i.node, i.other)]  # DEV-KNOB
-            for d in self.decisions.values():  # DEV-KNOB
-                d.reasons = [r for r in d.reasons if r != g]  # DEV-KNOB
         del self.beliefs[belief]
         self.supersedes = {(w, lo) for w, lo in self.supersedes if belief not in (w, lo)}
         self.ties = {p for p in self.ties if belief not in p}
@@ -481,12 +446,13 @@ class Model:
         for d in self.decisions.values():
             d.reasons = [r for r in d.reasons if r != belief]
         self.everything()
-        return Report(forgotten=len(gone))
+        return 1  # beliefs forgotten
 
     def decide(self, actor: str, reasons: list[UUID]) -> UUID:
         """Rules 4, 19: a decision holds while one of its reasons is current; none: needs review."""
+        self.actor = actor
         i = self.new_id()
-        d = self.decisions[i] = Decision(actor, list(reasons))
+        d = self.decisions[i] = Decision(list(reasons))
         if not reasons:
             d.status = "needs_review"
             self.items.append(Item("decision_flagged", i))
@@ -497,6 +463,7 @@ class Model:
         """Rule 4: nothing carries out a rejected decision, nor one with no reason left (READING: a
         decision whose reasons were all forgotten is one without reasons) until a person approves it;
         an action on a flagged decision is held at once."""
+        self.actor = actor
         d = self.decisions[decision]
         if d.status == "rejected" or (d.status == "needs_review" and not d.reasons):
             raise Refused("InvalidInput")
@@ -506,14 +473,14 @@ class Model:
         return i
 
     def advance(self, moment: str) -> None:
-        self.clock, self.actor = moment, "alice"
+        self.clock = moment
         self.everything()
 
     def resolve(self, actor: str, item: Item, verdict: str, winner: UUID | None = None,
                 stale: bool = False) -> Report:
         """Rules 4, 8, 17: a person approves or rejects an open review item."""
-        approved = verdict == "approved"
         self.actor = actor
+        approved = verdict == "approved"
         loser = item.other if winner == item.node else item.node
         if item.kind == "correction_proposed" and self.beliefs[item.node].owner != actor:  # type: ignore[index]
             raise Refused("NotOwner")

@@ -141,3 +141,25 @@ def test_a_correction_proposal_for_a_superseded_belief_closes_itself(db_url: str
         assert proposal.review_item is not None
         with pytest.raises(errors.InvalidInput, match="no longer current"):
             alice.resolve_review(proposal.review_item, "approved")
+
+
+def tie(db: beliefdb.BeliefDB, value: str, source: str) -> Any:
+    quote = f"Returns are accepted within {value} of delivery."
+    return db.remember(quote, "return_policy", "window", value, quote, source=source, text=quote,
+                       authority="internal", valid_from="2026-01-01T00:00:00Z").accepted[0].id
+
+
+def test_every_tie_has_its_own_review_item(bdb: beliefdb.BeliefDB) -> None:
+    """Three beliefs tied pairwise are three questions, not two (a belief in two ties had one item)."""
+    ids = [tie(bdb, v, f"{v}.md") for v in ("7 days", "15 days", "30 days")]
+    pairs = {frozenset((i.node, i.other_node)) for i in bdb.review_items() if i.kind == "conflict"}
+    assert pairs == {frozenset(p) for p in ((ids[0], ids[1]), (ids[0], ids[2]), (ids[1], ids[2]))}
+
+
+def test_a_tie_that_comes_back_is_a_question_again(bdb: beliefdb.BeliefDB) -> None:
+    seven, fifteen = tie(bdb, "7 days", "a.md"), tie(bdb, "15 days", "b.md")
+    bdb.retract(source="b.md", reason="draft")
+    assert [i for i in bdb.review_items() if i.kind == "conflict"] == []
+    bdb.retract(source="b.md", reason="", undo=True)
+    (item,) = [i for i in bdb.review_items() if i.kind == "conflict"]
+    assert {item.node, item.other_node} == {seven, fifteen} and item.reason.endswith("in conflict again")

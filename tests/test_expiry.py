@@ -111,12 +111,27 @@ def test_the_same_claim_for_the_same_time_is_still_corroborated(bdb: beliefdb.Be
     assert other_time.corroborated == [] and len(other_time.accepted) == 1
 
 
-def test_an_expired_winner_still_supersedes_what_it_replaced(bdb: beliefdb.BeliefDB) -> None:
+def test_an_expired_winner_still_supersedes_what_it_replaced(db_url: str) -> None:
     """Expiry ends a belief's time; it does not undo history: the 7-day rule it replaced does not come
     back when the 15-day rule's valid time ends."""
-    (seven,) = remember(bdb, valid_from="2025-01-01T00:00:00Z").accepted
     fifteen_text = "Returns are accepted within 15 days of delivery."
-    (fifteen,) = remember(bdb, "15 days", valid_from="2025-06-01T00:00:00Z", valid_to="2026-01-01T00:00:00Z",
-                          source="promo.md", text=f"Promo. {fifteen_text}\n", quote=fifteen_text).accepted
-    assert status(bdb, seven.id) == "superseded" and status(bdb, fifteen.id) == "expired"
-    assert bdb.beliefs(subject="return_policy") == []
+    with beliefdb.connect(url_at(db_url, "2025-07-01T00:00:00Z")) as summer:
+        (seven,) = remember(summer, valid_from="2025-01-01T00:00:00Z").accepted
+        (fifteen,) = remember(summer, "15 days", valid_from="2025-06-01T00:00:00Z", valid_to="2026-01-01T00:00:00Z",
+                              source="promo.md", text=f"Promo. {fifteen_text}\n", quote=fifteen_text).accepted
+        assert status(summer, seven.id) == "superseded" and status(summer, fifteen.id) == "current"
+    with beliefdb.connect(url_at(db_url, "2026-02-01T00:00:00Z")) as winter:
+        assert status(winter, seven.id) == "superseded" and status(winter, fifteen.id) == "expired"
+        assert winter.beliefs(subject="return_policy") == []
+
+
+def test_a_claim_that_has_already_ended_supersedes_nothing(bdb: beliefdb.BeliefDB) -> None:
+    """A stronger claim whose valid time is over when it arrives is history: it meets no rival, so
+    the current belief stays current (the model-based test found it superseded by an expired one)."""
+    fifteen_text = "Returns are accepted within 15 days of delivery."
+    (fifteen,) = remember(bdb, "15 days", source="a.md", text=fifteen_text, quote=fifteen_text).accepted
+    old = "Until the end of 2025, returns are accepted within 7 days."
+    stale = bdb.remember("7 days until 2026", "return_policy", "window", "7 days", old, source="b.md", text=old,
+                         authority="official", valid_to="2026-01-01T00:00:00Z")
+    assert stale.superseded == [] and stale.conflicts == []
+    assert status(bdb, fifteen.id) == "current" and status(bdb, stale.accepted[0].id) == "expired"

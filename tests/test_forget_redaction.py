@@ -102,3 +102,17 @@ def test_forgetting_a_belief_masks_its_quote_in_every_version(bdb: beliefdb.Beli
     assert done["redacted"] == 2
     assert holding(postgresql, PHONE) == []
     postgresql.commit()
+
+
+def test_forgetting_takes_only_what_it_leaves_without_support(bdb: beliefdb.BeliefDB) -> None:
+    """A belief that did not hold before the forget is not "left without support" by it: it stays."""
+    seven_text, fifteen_text = ("Returns are accepted within 7 days of delivery.",
+                                "Returns are accepted within 15 days of delivery.")
+    (seven,) = bdb.remember(seven_text, "return_policy", "window", "7 days", seven_text, source="a.md",
+                            text=seven_text, authority="internal").accepted
+    (fifteen,) = bdb.remember(fifteen_text, "return_policy", "window", "15 days", fifteen_text, source="b.md",
+                              text=fifteen_text, authority="official").accepted
+    bdb.ingest_text("Thank you for shopping with us.\n", source="a.md", extractor="none")  # drops the 7 days
+    done = lifecycle.forget(bdb.database, belief=fifteen.id)
+    assert done["beliefs"] == 1
+    assert [(b.id, b.status) for b in bdb.beliefs(include_all=True)] == [(seven.id, "unsupported")]

@@ -137,3 +137,50 @@ def test_another_principal_cannot_bring_back_an_earlier_text(alice: beliefdb.Bel
     # the text in force again only settles claims (evidence anyone may add): nothing to propose
     same = ingest(bob, FINANCE2, "5000 euros")
     assert not same.proposed and not same.new_version and same.unchanged
+
+
+def test_a_new_text_of_a_retracted_source_is_history(alice: beliefdb.BeliefDB) -> None:
+    """The source stays retracted: its new text is stored, its claim never holds, and it meets no rival."""
+    ingest(alice, FINANCE2, "5000 euros", source="policy.md")
+    ingest(alice, FINANCE, "500 euros", source="old.md", authority="internal")
+    alice.retract(source="old.md", reason="withdrawn")
+    report = ingest(alice, "Refunds above 50 euros need a manager's approval.\n", "50 euros", source="old.md",
+                    authority="internal")
+    assert report.new_version and report.superseded == [] and report.conflicts == []
+    assert sorted(threshold(alice)) == [("50 euros", "unsupported"), ("500 euros", "superseded"),
+                                        ("5000 euros", "current")]
+
+
+def test_a_correction_preview_refuses_what_the_apply_refuses(alice: beliefdb.BeliefDB,
+                                                             bob: beliefdb.BeliefDB) -> None:
+    (old,) = ingest(alice, FINANCE, "500 euros", authority="internal").accepted
+    ingest(alice, FINANCE2, "5000 euros", source="policy.md")
+    for who in (alice, bob):
+        with pytest.raises(errors.InvalidInput, match="is superseded"):
+            who.preview_correction(old.id, "Refunds above 700 euros need approval.", "700 euros")
+        with pytest.raises(errors.InvalidInput, match="is superseded"):
+            who.apply_correction(old.id, "Refunds above 700 euros need approval.", value="700 euros",
+                                 reviewer="r", expect_revision=2)
+
+
+def test_a_proposal_waits_only_for_a_current_belief_and_closes_when_it_stops_being_one(
+        alice: beliefdb.BeliefDB, bob: beliefdb.BeliefDB) -> None:
+    (belief,) = ingest(alice, FINANCE, "500 euros").accepted
+    proposal = bob.apply_correction(belief.id, "Refunds above 700 euros need approval.", value="700 euros",
+                                    reviewer="bob", expect_revision=1)
+    assert proposal.proposed
+    # alice's next text of finance.md drops the sentence: the belief is no longer current, the item closes
+    alice.ingest_text("Refunds need a receipt.\n", source="finance.md", extractor="none")
+    assert [i for i in alice.review_items() if i.kind == "correction_proposed"] == []
+    with pytest.raises(errors.InvalidInput, match="only a current belief can be corrected by a proposal"):
+        bob.apply_correction(belief.id, "Refunds above 800 euros need approval.", value="800 euros",
+                             reviewer="bob", expect_revision=2)
+
+
+def test_an_unrelated_new_version_does_not_close_a_proposal(alice: beliefdb.BeliefDB,
+                                                            bob: beliefdb.BeliefDB) -> None:
+    ingest(alice, FINANCE, "500 euros")
+    ingest(alice, FINANCE2, "5000 euros")
+    assert ingest(bob, FINANCE, "500 euros").proposed  # back to the first text: alice's call
+    ingest(alice, "Refunds above 900 euros need a manager's approval.\n", "900 euros")
+    assert [i.kind for i in alice.review_items()] == ["version_proposed"]

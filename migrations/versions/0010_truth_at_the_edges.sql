@@ -63,7 +63,7 @@ alter table beliefdb.review_item add constraint review_item_source_id_fkey
 alter table beliefdb.review_item add constraint review_item_subject_check
     check ((node is null) <> (source_id is null) and (source_id is null) = (kind not in ('version_proposed', 'retraction_proposed')));
 drop index beliefdb.review_item_open;
-create unique index review_item_open on beliefdb.review_item (workspace_id, kind, node)
+create unique index review_item_open on beliefdb.review_item (workspace_id, kind, node, other_node) nulls not distinct
     where status = 'open' and kind in ('decision_flagged', 'action_held', 'conflict');
 comment on table beliefdb.review_item is 'A durable item for a person to approve or reject: a flagged decision, a held action, a conflict, a proposed correction, version or retraction; closed when it settled by itself';
 
