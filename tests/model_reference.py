@@ -349,7 +349,7 @@ class Model:
 
     def add_claims(self, actor: str, name: str, number: int, claims: list[str], report: Report) -> Report:
         """READING: a version's claims meet their rivals as they stood when it arrived (what it drops is
-        still current for them); then holding is evaluated, what it claimed first."""
+        still current for them), if it is in force; then holding is evaluated, what it claimed first."""
         source, touched = self.sources[name], []
         version = source.versions[number - 1]
         for key in claims:
@@ -376,7 +376,9 @@ class Model:
                 b.status = ("current" if self.in_force(name) == number and not self.expired(b)
                             else "expired" if self.in_force(name) == number else "unsupported")
                 report.accepted.append((b.id, claim.value))
-            touched += [b.id, *self.settle(b.id)]
+            # a version that is not in force (a retracted source's new text) is history: its claims, new
+            # or corroborating, change nothing anyone settled
+            touched += [b.id, *(self.settle(b.id) if self.in_force(name) == number else [])]
         self.propagate(self.closure(touched))
         self.everything()
         return report

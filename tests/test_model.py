@@ -22,7 +22,8 @@ Readings chosen where the rules leave room (each marked READING in the model):
 * a version's claims (new, corroborated, or recorded again from it) meet their rivals as they stood when
   the version arrived: the claim that replaces a dropped one supersedes it (as
   tests/test_idempotent_ingest.py expects); a belief that is not current (its source retracted, its
-  valid time over) meets no rival.
+  valid time over) meets no rival, and a version that is not in force (a retracted source's new text)
+  settles nothing, not even through a claim that corroborates a current belief.
 * every open tie has an open review item, also when a tie opens again after one side came back.
 * forgetting a belief removes it and what held only through it (nothing, here: beliefs rest on
   fragments), and masks its quotes in its sources' texts; a decision whose reasons were all forgotten
@@ -84,8 +85,12 @@ settings.register_profile("model-long", max_examples=300, stateful_step_count=40
 
 
 def model_settings() -> settings:
-    return settings.get_profile("model-long" if os.environ.get("BELIEFDB_MODEL_PROFILE") == "long"
-                                else "model-default")
+    """The suite's quick profile, or the long one (BELIEFDB_MODEL_PROFILE=long); BELIEFDB_MODEL_EXAMPLES=N
+    sets how many examples either runs."""
+    chosen = settings.get_profile("model-long" if os.environ.get("BELIEFDB_MODEL_PROFILE") == "long"
+                                  else "model-default")
+    examples = os.environ.get("BELIEFDB_MODEL_EXAMPLES")
+    return settings(chosen, max_examples=int(examples)) if examples else chosen
 
 
 def explore(state: Model, op: Callable[[Model], Any], ids: list[UUID], limit: int = 200) -> list[tuple[Model, Any]]:
