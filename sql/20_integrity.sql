@@ -9,7 +9,8 @@ as $$
 begin
     insert into beliefdb.node (workspace_id, id, kind)
     values (new.workspace_id, new.id, new.node_kind);
-    if pg_catalog.to_regclass('pg_temp.beliefdb_changes') is not null then
+    if pg_catalog.to_regclass('pg_temp.beliefdb_changes') is not null
+       and current_setting('beliefdb.changes_of', true) = now()::text then
         insert into pg_temp.beliefdb_changes (id, kind, held, was_current, created)
         values (new.id, new.node_kind, false, false, true)
         on conflict (id) do nothing;

@@ -567,6 +567,8 @@ begin
     else
         delete from pg_temp.beliefdb_changes;
     end if;
+    -- which transaction the record is of (a propagation called on its own, from psql say, starts one)
+    perform pg_catalog.set_config('beliefdb.changes_of', pg_catalog.now()::text, false);
 end
 $$;
 comment on function beliefdb.begin_changes() is 'Start recording what one operation changes (emptied per operation and at commit)';
@@ -577,7 +579,8 @@ language plpgsql
 set search_path = pg_catalog, pg_temp
 as $$
 begin
-    if to_regclass('pg_temp.beliefdb_changes') is null then
+    if to_regclass('pg_temp.beliefdb_changes') is null
+       or current_setting('beliefdb.changes_of', true) is distinct from now()::text then
         perform beliefdb.begin_changes();
     end if;
     insert into pg_temp.beliefdb_changes (id, kind, held, was_current, status)
@@ -611,7 +614,8 @@ as $$
 declare
     v_result jsonb;
 begin
-    if to_regclass('pg_temp.beliefdb_changes') is null then
+    if to_regclass('pg_temp.beliefdb_changes') is null
+       or current_setting('beliefdb.changes_of', true) is distinct from now()::text then
         perform beliefdb.begin_changes();
     end if;
     with now as (
@@ -850,9 +854,9 @@ comment on function beliefdb.propagate(uuid, uuid[]) is 'Recompute and store hol
 
 -- Review items whose question settled by itself close (status closed, by beliefdb): a tie one of
 -- whose sides is no longer in conflict (superseded, unsupported, expired, retracted or forgotten),
--- and a proposed correction of a belief that is no longer current (correct what replaced it). A
--- tie whose sides are both in conflict again has an open item again. Called by propagate for the
--- beliefs its evaluation reached (a tie's both sides are reached together).
+-- and a proposed correction of a belief that is no longer current (correct what replaced it). (A
+-- tie that comes back opens its item again when rule 8 meets it again: beliefdb.settle.) Called by
+-- propagate for the beliefs its evaluation reached (a tie's both sides are reached together).
 create or replace function beliefdb.settle_review_items(p_workspace_id uuid) returns integer
 language plpgsql
 set search_path = pg_catalog, pg_temp
@@ -878,19 +882,10 @@ begin
                else b.status not in ('current', 'conflicting')
            end;
     get diagnostics v_closed = row_count;
-    -- and a tie that is back (one side restored, say) is a question again
-    insert into beliefdb.review_item (workspace_id, kind, node, other_node, reason)
-    select p_workspace_id, 'conflict', r.from_belief, r.to_belief, r.reason || ', in conflict again'
-      from beliefdb.relation r
-      join beliefdb.belief a on a.workspace_id = r.workspace_id and a.id = r.from_belief and a.status = 'conflicting'
-      join beliefdb.belief b on b.workspace_id = r.workspace_id and b.id = r.to_belief and b.status = 'conflicting'
-     where r.workspace_id = p_workspace_id and r.kind = 'conflicts_with'
-       and r.from_belief in (select e.id from pg_temp.beliefdb_evaluation e where e.kind = 'belief')
-    on conflict do nothing;
     return v_closed;
 end
 $$;
-comment on function beliefdb.settle_review_items(uuid) is 'Close the open conflict and correction items whose question settled by itself, and reopen ties that are back';
+comment on function beliefdb.settle_review_items(uuid) is 'Close the open conflict and correction items whose question settled by itself';
 
 -- Sources expand to their fragments; everything else is a node id.
 create or replace function beliefdb.expand_targets(p_workspace_id uuid, p_ids uuid[]) returns uuid[]

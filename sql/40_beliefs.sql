@@ -57,13 +57,14 @@ end
 $$;
 comment on function beliefdb.add_evidence(uuid, uuid, uuid, text) is 'Record that a fragment supports a belief (one justification per piece of evidence)';
 
--- What rule 8 ranks a belief by: its strongest source, its valid-time start, its latest recorded version.
+-- What rule 8 ranks a belief by: its strongest source, its valid-time start, its latest recorded
+-- version; sources and versions that are retracted count for neither.
 create or replace function beliefdb.belief_rank(p_workspace_id uuid, p_belief_id uuid,
     out authority beliefdb.authority, out valid_from timestamptz, out recorded timestamptz)
 language sql stable
 set search_path = pg_catalog, pg_temp
 as $$
-    select max(s.authority), lower(b.valid_time), max(v.recorded_at)
+    select max(s.authority), lower(b.valid_time), max(v.recorded_at) filter (where s.id is not null)
       from beliefdb.belief b
       left join beliefdb.evidence e
         on e.workspace_id = b.workspace_id and e.belief_id = b.id and e.role = 'supports'
@@ -71,6 +72,7 @@ as $$
       left join beliefdb.source_version v on v.workspace_id = f.workspace_id and v.id = f.source_version_id
       left join beliefdb.source s
         on s.workspace_id = v.workspace_id and s.id = v.source_id and s.retracted_at is null
+       and v.retracted_at is null
      where b.workspace_id = p_workspace_id and b.id = p_belief_id
      group by b.valid_time
 $$;
@@ -157,11 +159,19 @@ begin
                              else pg_catalog.format('rule 8 prefers %s, but %s belongs to %s, who must choose',
                                                     case when v_cmp > 0 then p_belief_id else v_rival end,
                                                     v_loser, v_owner) end;
-            -- a conflict opens once; settling the same pair again changes nothing
-            continue when exists (
-                select from beliefdb.relation r
-                 where r.workspace_id = p_workspace_id and r.kind = 'conflicts_with'
-                   and (r.from_belief, r.to_belief) in ((p_belief_id, v_rival), (v_rival, p_belief_id)));
+            -- a conflict opens once; settling the same pair again (a side back in force, new evidence)
+            -- only asks the question again if it is not open
+            if exists (select from beliefdb.relation r
+                        where r.workspace_id = p_workspace_id and r.kind = 'conflicts_with'
+                          and (r.from_belief, r.to_belief) in ((p_belief_id, v_rival), (v_rival, p_belief_id))) then
+                insert into beliefdb.review_item (workspace_id, kind, node, other_node, reason)
+                select p_workspace_id, 'conflict', p_belief_id, v_rival, v_reason || ', in conflict again'
+                 where not exists (select from beliefdb.review_item i
+                                    where i.workspace_id = p_workspace_id and i.kind = 'conflict' and i.status = 'open'
+                                      and (i.node, i.other_node) in ((p_belief_id, v_rival), (v_rival, p_belief_id)))
+                on conflict do nothing;
+                continue;
+            end if;
             insert into beliefdb.relation (workspace_id, from_belief, to_belief, kind, reason)
             values (p_workspace_id, p_belief_id, v_rival, 'conflicts_with',
                     case when v_loser is null then 'rule 8: equal authority and recency'
@@ -338,7 +348,7 @@ comment on function beliefdb.recompute_confidence(uuid, uuid[]) is 'Store the co
 -- same fragment again changes nothing (unchanged, whatever became of the belief since), the same
 -- claim elsewhere adds evidence to it (corroborated), anything else is a new belief.
 create or replace function beliefdb.add_claims(p_workspace_id uuid, p_source_version_id uuid, p_claims jsonb,
-                                               p_rejected jsonb default '[]')
+                                               p_rejected jsonb default '[]', p_propagate boolean default true)
 returns jsonb
 language plpgsql
 set search_path = pg_catalog, pg_temp
@@ -463,10 +473,12 @@ begin
 
     return jsonb_build_object('accepted', v_accepted, 'rejected', v_rejected, 'corroborated', v_corroborated,
                               'unchanged', v_unchanged, 'superseded', v_superseded, 'conflicts', v_conflicts,
-                              'changes', beliefdb.propagate(p_workspace_id, v_touched || v_fragments));
+                              'touched', to_jsonb(v_touched || v_fragments),
+                              'changes', case when p_propagate
+                                              then beliefdb.propagate(p_workspace_id, v_touched || v_fragments) end);
 end
 $$;
-comment on function beliefdb.add_claims(uuid, uuid, jsonb, jsonb) is 'Accept gated claims from one source version and propagate (p_rejected: what the caller''s gate already rejected, reported with the rest)';
+comment on function beliefdb.add_claims(uuid, uuid, jsonb, jsonb, boolean) is 'Accept gated claims from one source version and propagate (p_rejected: what the caller''s gate already rejected, reported with the rest; p_propagate false: the caller propagates what it touched)';
 
 -- When a new version of a source comes into force, beliefs whose quote it repeats keep their
 -- support through a fragment of the new version (rule 2). Returns the re-verified beliefs.
@@ -510,7 +522,7 @@ create or replace function beliefdb.ingest_report(p_workspace_id uuid, p_outcome
 language sql stable
 set search_path = pg_catalog, pg_temp
 as $$
-    select (p_outcome - 'changes') || jsonb_build_object(
+    select (p_outcome - 'changes' - 'touched') || jsonb_build_object(
         'unsupported', coalesce((
             select jsonb_agg(b.id)
               from jsonb_array_elements_text(p_changes -> 'stopped_holding') x
@@ -720,11 +732,13 @@ begin
 
     v_carried := beliefdb.carry_forward(p_workspace_id, v_version_id);
     perform beliefdb.settle_source_items(p_workspace_id, array[p_source_id]);
-    v_outcome := beliefdb.add_claims(p_workspace_id, v_version_id, p_text -> 'claims', p_text -> 'rejected');
-    -- which version is in force moved: what moved out of force is the version in force before
-    -- this one (its fragments), and the new one's fragments came in
-    v_changes := beliefdb.propagate(p_workspace_id, beliefdb.expand_targets(
-        p_workspace_id, array[v_version_id] || array(
+    v_outcome := beliefdb.add_claims(p_workspace_id, v_version_id, p_text -> 'claims', p_text -> 'rejected', false);
+    -- one propagation for all of it: the claims, and which version is in force (what moved out of
+    -- force is the version in force before this one, its fragments; the new one's came in), so
+    -- that what the new version brings back meets its rivals as the new version leaves them
+    v_changes := beliefdb.propagate(p_workspace_id,
+        array(select jsonb_array_elements_text(v_outcome -> 'touched'))::uuid[]
+        || beliefdb.expand_targets(p_workspace_id, array[v_version_id] || array(
             select v.id from beliefdb.source_version v
              where v.workspace_id = p_workspace_id and v.source_id = p_source_id and v.version < v_version
                and v.retracted_at is null

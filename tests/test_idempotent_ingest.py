@@ -109,3 +109,22 @@ def test_new_claims_against_the_text_in_force_are_still_settled(bdb: beliefdb.Be
                          "The hotline is staffed by two people.", source="support.md")
     assert again.accepted == [] and again.corroborated == [] and [u.id for u in again.unchanged] == [
         report.accepted[0].id]
+
+
+def test_a_belief_back_in_force_meets_only_what_the_new_version_leaves_current(db_url: str) -> None:
+    """v1 says 15 and 30 days, v2 says 7 days, v3 says 30 days again: the 30-day belief is back, and the
+    7-day one has lost its only support in the same change, so nothing supersedes it — it is simply
+    unsupported (found by the model-based test: the revived belief was settled before the version that
+    dropped the 7 days was propagated)."""
+    from conftest import url_at
+
+    w15, p30, p7 = ("The return window is 15 days.", "Returns are accepted within 30 days of delivery.",
+                    "Returns are accepted within 7 days of delivery.")
+    with beliefdb.connect(url_at(db_url, "2026-01-01T00:00:00Z")) as january:
+        january.ingest_text(f"{w15}\n{p30}\n", source="fix.md", label="fixture")
+        january.ingest_text(f"{p7}\n", source="fix.md", label="fixture")
+    with beliefdb.connect(url_at(db_url, "2026-05-20T00:00:00Z")) as may:
+        report = may.ingest_text(f"{p30}\n", source="fix.md", label="fixture")
+        assert report.superseded == []
+        statuses = {b.value: b.status for b in may.beliefs(include_all=True, include_fixtures=True)}
+    assert statuses == {"15 days": "unsupported", "30 days": "current", "7 days": "unsupported"}

@@ -297,8 +297,9 @@ def test_non_overlapping_valid_times_do_not_conflict(bdb: beliefdb.BeliefDB, wri
 def test_overlapping_valid_times_do_conflict(bdb: beliefdb.BeliefDB, write_doc: Any) -> None:
     report = ingest_claims(
         bdb, write_doc, "policy.md", f"{SEVEN}\n{FIFTEEN}\n",
-        claim(SEVEN, "7 days", valid_from="2024-01-01T00:00:00+00:00", valid_to="2025-01-02T00:00:00+00:00"),
-        claim(FIFTEEN, "15 days", valid_from="2025-01-01T00:00:00+00:00"))
+        # (both still current: a claim whose valid time is over meets no rival, rule 16)
+        claim(SEVEN, "7 days", valid_from="2026-01-01T00:00:00+00:00", valid_to="2099-01-02T00:00:00+00:00"),
+        claim(FIFTEEN, "15 days", valid_from="2099-01-01T00:00:00+00:00"))
     seven, fifteen = report.accepted
     assert [(s.old, s.new) for s in report.superseded] == [(seven.id, fifteen.id)]  # later valid-time start
     assert statuses(bdb) == {"7 days": "superseded", "15 days": "current"}

@@ -96,3 +96,4 @@ drop function if exists beliefdb.evaluate_closure(uuid, uuid[], uuid[]);
 drop function if exists beliefdb.correction_preview(uuid);
 drop function if exists beliefdb.merge_changes(jsonb, jsonb);
 drop function if exists beliefdb.decay(timestamptz, text);
+drop function if exists beliefdb.add_claims(uuid, uuid, jsonb, jsonb);
