@@ -421,7 +421,7 @@ begin
            and b.scope = coalesce(v_claim -> 'scope', '{}')
            and b.valid_time = v_valid and b.provenance = v_world
            and b.status::text in ('current', 'conflicting', 'expired')
-         order by b.recorded_at
+         order by b.recorded_at, b.id
          limit 1;
 
         if v_belief is not null then

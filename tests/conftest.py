@@ -11,6 +11,7 @@ from typing import Any
 
 import psycopg
 import pytest
+from hypothesis import HealthCheck, Phase, settings
 from psycopg.conninfo import conninfo_to_dict, make_conninfo
 from pytest_postgresql import factories
 from pytest_postgresql.executors import NoopExecutor
@@ -21,6 +22,15 @@ from beliefdb import migrate
 from beliefdb.embedded import EmbeddedServer
 
 TEST_DB = "beliefdb_test"
+
+# The model test's profiles (tests/test_model.py) are registered here, before the hypothesis plugin
+# reads --hypothesis-profile. The suite's run does not shrink a failure (minutes of replays); the long
+# one, for people, does.
+_MODEL = {"deadline": None, "database": None,
+          "suppress_health_check": [HealthCheck.function_scoped_fixture, HealthCheck.too_slow]}
+settings.register_profile("model-default", max_examples=12, stateful_step_count=25,
+                          phases=[Phase.explicit, Phase.generate], **_MODEL)
+settings.register_profile("model-long", max_examples=300, stateful_step_count=40, **_MODEL)
 
 
 @pytest.fixture(scope="session")

@@ -293,13 +293,14 @@ class Model:
         self.items = [i for i in self.items if not settled(i)]
 
     def settle_proposals(self, name: str) -> None:
-        """Rule 17: a proposed retraction the source already has closes, and (READING) a proposed text
-        once the source says it (its latest version): a text it had before and dropped is still a question."""
+        """Rule 17: a proposed retraction the source already has closes, and a proposed text once it is the
+        version in force (READING: its latest version, the source not retracted; a text it had before and
+        dropped is still a question, and so is one a retracted source was given)."""
         s = self.sources[name]
 
         def settled(item: Item) -> bool:
             if item.kind == "version_proposed":
-                return s.versions[-1].text == item.extra
+                return self.in_force(name) is not None and s.versions[-1].text == item.extra
             return item.kind == "retraction_proposed" and s.retracted == (item.extra == "False")
 
         self.items = [i for i in self.items if i.source != name or not settled(i)]
@@ -345,12 +346,21 @@ class Model:
                 if s == name and v < number and q not in source.versions[v - 1].masked and q in text:
                     b.evidence.add((name, number, q))
         self.settle_proposals(name)
-        return self.add_claims(actor, name, number, claims, Report(new_version=True))
+        # one propagation for the claims and the shift in force: what rests on the new version or on
+        # the one in force before it is evaluated with what the claims touched
+        moved = [b.id for b in self.beliefs.values() if any(s == name and v >= number - 1 for s, v, _ in b.evidence)]
+        return self.add_claims(actor, name, number, claims, Report(new_version=True), moved)
 
-    def add_claims(self, actor: str, name: str, number: int, claims: list[str], report: Report) -> Report:
+    def add_claims(self, actor: str, name: str, number: int, claims: list[str], report: Report,
+                   moved: Iterable[UUID] = ()) -> Report:
         """READING: a version's claims meet their rivals as they stood when it arrived (what it drops is
-        still current for them), if it is in force; then holding is evaluated, what it claimed first."""
-        source, touched = self.sources[name], []
+        still current for them), if it is in force; then one propagation evaluates what they touched with
+        what moved in or out of force (``moved``), so that a belief the version brings back meets its
+        rivals as the version leaves them (rules 3 and 8: one whose text it dropped meets no rival).
+        READING: the claims of one text that say the same are one belief, also in a text not in force (the
+        history a retracted source's new text makes is one belief per claim, which its other sentences of
+        that claim corroborate)."""
+        source, touched, history = self.sources[name], [], set()
         version = source.versions[number - 1]
         for key in claims:
             quote, claim = SENTENCES[key]
@@ -364,10 +374,9 @@ class Model:
                 report.unchanged.append(again[self.choose(len(again))].id)
                 touched.append(report.unchanged[-1])
                 continue
-            live = [b for b in same if b.status in (*LIVE, "expired")]
+            live = [b for b in same if b.status in (*LIVE, "expired") or b.id in history]
             if live:
-                oldest = [b for b in live if b.recorded == min(o.recorded for o in live)]
-                b = oldest[self.choose(len(oldest))]
+                b = min(live, key=lambda o: (o.recorded, o.id))  # the database's order: uuids compare as bytes
                 b.evidence.add(evidence)
                 report.corroborated.append(b.id)
             else:
@@ -376,10 +385,12 @@ class Model:
                 b.status = ("current" if self.in_force(name) == number and not self.expired(b)
                             else "expired" if self.in_force(name) == number else "unsupported")
                 report.accepted.append((b.id, claim.value))
+                if self.in_force(name) != number:
+                    history.add(b.id)
             # a version that is not in force (a retracted source's new text) is history: its claims, new
             # or corroborating, change nothing anyone settled
             touched += [b.id, *(self.settle(b.id) if self.in_force(name) == number else [])]
-        self.propagate(self.closure(touched))
+        self.propagate(self.closure([*touched, *moved]))
         self.everything()
         return report
 

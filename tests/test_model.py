@@ -13,7 +13,10 @@ Readings chosen where the rules leave room (each marked READING in the model):
 
 * rule 8, order: a belief meets its rivals oldest first (recorded time, then id), as in
   tests/test_rule8_properties.py; beliefs that become current together meet theirs in any order (the
-  test accepts every order), and a claim corroborates the oldest live belief of the same claim.
+  test accepts every order), and a claim corroborates the oldest live belief of the same claim
+  (recorded time, then id), or the belief another sentence of the same text made of it (one belief per
+  claim and text, also for a text that is not in force: the history a retracted source's new text
+  makes).
 * rule 8, rank: a belief's authority is that of the strongest source that stated it and is not retracted,
   its recorded version the latest version of those; a reviewer's correction is an official source.
 * rules 8 and 17, owners: the loser is superseded when the principal whose change brought the two
@@ -23,20 +26,25 @@ Readings chosen where the rules leave room (each marked READING in the model):
   the version arrived: the claim that replaces a dropped one supersedes it (as
   tests/test_idempotent_ingest.py expects); a belief that is not current (its source retracted, its
   valid time over) meets no rival, and a version that is not in force (a retracted source's new text)
-  settles nothing, not even through a claim that corroborates a current belief.
+  settles nothing, not even through a claim that corroborates a current belief. Then the version is
+  propagated in one go: what its claims touched and what rests on it or on the version in force before
+  it are evaluated together, so a belief it brings back meets its rivals as it leaves them (a belief
+  whose quote it dropped is no rival).
 * every open tie has an open review item, also when a tie opens again after one side came back.
 * forgetting a belief removes it and what held only through it (nothing, here: beliefs rest on
   fragments), and masks its quotes in its sources' texts; a decision whose reasons were all forgotten
   is one with no reason (nothing may act on it until a person approves it).
-* a proposed text closes once the source says it (its latest version); a text the source had and
-  dropped, proposed again, is still a question for the owner.
+* a proposed text closes once it is the source's version in force (its latest version, the source not
+  retracted: the same text given to a retracted source leaves the question open until it is restored);
+  a text the source had and dropped, proposed again, is still a question for the owner.
 
 The model does not count revisions: whether approving a proposed correction is stale is read from the
 belief's revision in the database.
 
-Default: a quick run for the suite. A longer one: ``BELIEFDB_MODEL_PROFILE=long pytest tests/test_model.py``
-(the profile is registered here, so ``--hypothesis-profile`` cannot name it: the plugin loads profiles
-before test modules are imported).
+Default: a quick run for the suite (12 examples of 25 steps, about 10 s). A long one (300 examples of 40
+steps, about 5 minutes on 2 cores): ``pytest tests/test_model.py --hypothesis-profile=model-long`` (or
+``BELIEFDB_MODEL_PROFILE=long``); ``BELIEFDB_MODEL_EXAMPLES=N`` sets how many examples either runs. The
+profiles are registered in tests/conftest.py.
 """
 
 from __future__ import annotations
@@ -50,8 +58,9 @@ from uuid import UUID
 
 import hypothesis.strategies as st
 import psycopg
+import pytest
 from conftest import url_at
-from hypothesis import HealthCheck, Phase, settings
+from hypothesis import settings
 from hypothesis.stateful import RuleBasedStateMachine, precondition, rule, run_state_machine_as_test
 from model_reference import (
     KEY_OF,
@@ -76,19 +85,13 @@ PRINCIPALS = ("alice", "bob")
 ACTORS, PICK = st.sampled_from(PRINCIPALS), st.integers(0, 255)
 VALUES = ("7 days", "15 days", "30 days")
 LISTS = ("stopped_holding", "started_holding", "stopped_current", "became_current", "flagged", "held")
-COMMON = {"deadline": None, "database": None, "suppress_health_check": [HealthCheck.function_scoped_fixture,
-                                                                        HealthCheck.too_slow]}
-# the suite's run does not shrink a failure (minutes of replays); the long one, for people, does
-settings.register_profile("model-default", max_examples=12, stateful_step_count=25,
-                          phases=[Phase.explicit, Phase.generate], **COMMON)
-settings.register_profile("model-long", max_examples=300, stateful_step_count=40, **COMMON)
 
 
-def model_settings() -> settings:
-    """The suite's quick profile, or the long one (BELIEFDB_MODEL_PROFILE=long); BELIEFDB_MODEL_EXAMPLES=N
-    sets how many examples either runs."""
-    chosen = settings.get_profile("model-long" if os.environ.get("BELIEFDB_MODEL_PROFILE") == "long"
-                                  else "model-default")
+def model_settings(profile: str | None) -> settings:
+    """The suite's quick profile, or the long one (--hypothesis-profile=model-long or
+    BELIEFDB_MODEL_PROFILE=long); BELIEFDB_MODEL_EXAMPLES=N sets how many examples either runs."""
+    long = profile == "model-long" or os.environ.get("BELIEFDB_MODEL_PROFILE") == "long"
+    chosen = settings.get_profile("model-long" if long else "model-default")
     examples = os.environ.get("BELIEFDB_MODEL_EXAMPLES")
     return settings(chosen, max_examples=int(examples)) if examples else chosen
 
@@ -466,8 +469,9 @@ def mismatch(model: dict[str, Any], db: dict[str, Any]) -> str:
     return "\n".join(out)
 
 
-def test_the_database_follows_the_model(db_url: str) -> None:
-    run_state_machine_as_test(lambda: Machine(db_url), settings=model_settings())
+def test_the_database_follows_the_model(db_url: str, request: pytest.FixtureRequest) -> None:
+    profile = request.config.getoption("hypothesis_profile", None)
+    run_state_machine_as_test(lambda: Machine(db_url), settings=model_settings(profile))
 
 
 def test_the_sentences_say_what_the_model_reads() -> None:
@@ -507,3 +511,29 @@ def test_the_model_itself() -> None:
     assert (m.beliefs[sale].status, m.beliefs[sale].holds) == ("expired", True)
     ((old, _),) = m.ingest("bob", "c.md", text_of(["OLD7", "SALE30"]), ["OLD7"], "remember").accepted
     assert m.beliefs[old].status == "expired" and m.beliefs[sale].status == "expired"
+    # rules 3 and 8: a belief a new version brings back meets its rivals as that version leaves them: the
+    # 7 days, which the version drops, is no rival of the 30 days it brings back (the later version)
+    m = Model(MOMENTS[0])
+    m.ids = [uuid.uuid4() for _ in range(2)]
+    ((thirty, _),) = m.ingest("alice", "a.md", text_of(["P30"]), ["P30"], "ingest").accepted
+    m.ingest("alice", "a.md", text_of([], filler=True), [], "ingest")
+    m.advance(MOMENTS[1])
+    ((seven, _),) = m.ingest("alice", "a.md", text_of(["P7"]), ["P7"], "ingest").accepted
+    m.advance(MOMENTS[2])
+    m.ingest("alice", "a.md", text_of(["P30"]), ["P30"], "ingest")
+    assert (m.beliefs[thirty].status, m.beliefs[seven].status, m.supersedes) == ("current", "unsupported", set())
+    # a retracted source's new text is history (rule 8), one belief per claim: its second sentence of the
+    # 15 days corroborates what the first made
+    m.ids = [uuid.uuid4()]
+    m.retract("alice", "a.md", undo=False)
+    report = m.ingest("alice", "a.md", text_of(["W15", "P15"]), ["W15", "P15"], "ingest")
+    ((history, _),) = report.accepted
+    assert (report.corroborated, m.beliefs[history].status, m.beliefs[thirty].status) == (
+        [history], "unsupported", "unsupported")
+    # rule 17: a proposed text closes when it is the text in force, not while the source is retracted
+    m.ids = [uuid.uuid4()]
+    assert m.ingest("bob", "a.md", text_of(["P7"], filler=True), ["P7"], "ingest").proposed
+    assert m.ingest("alice", "a.md", text_of(["P7"], filler=True), ["P7"], "ingest").new_version
+    assert [i.kind for i in m.items] == ["version_proposed"]
+    m.retract("alice", "a.md", undo=True)
+    assert m.items == []
