@@ -601,9 +601,11 @@ comment on function beliefdb.note_changes(uuid, uuid[]) is 'Record the state of 
 create or replace function beliefdb.changes(p_workspace_id uuid) returns jsonb
 language plpgsql
 set search_path = pg_catalog, pg_temp
--- what changed is a handful of rows next to the workspace, and neither has statistics the planner
--- could go by (a temporary table; workspace_id has none, 10_tables.sql): look every row up by its
--- key, never hash a whole workspace's nodes, decisions and actions (40 ms at 100k nodes)
+-- What changed is a handful of rows next to a workspace of any size, and the planner cannot tell:
+-- the working table has no statistics and workspace_id has none (10_tables.sql), so it guesses
+-- one row for "a workspace's decisions" and drives the join from there (100 s for one decide on a
+-- 180-node workspace once autovacuum had analyzed it). Every lookup below is therefore a lateral
+-- subquery behind offset 0, from the noted rows outwards, by key: the plan cannot be reordered.
 set enable_hashjoin = off
 set enable_mergejoin = off
 set enable_bitmapscan = off
@@ -613,56 +615,28 @@ set plan_cache_mode = force_generic_plan
 as $$
 declare
     v_result jsonb;
+    v_stopped uuid[];
 begin
     if to_regclass('pg_temp.beliefdb_changes') is null
        or current_setting('beliefdb.changes_of', true) is distinct from now()::text then
         perform beliefdb.begin_changes();
     end if;
-    with now as (
+    with now as materialized (
         select c.id, c.kind, c.held, c.was_current, c.status,
-               coalesce(n.holds, false) as holds, coalesce(n.current, false) as current,
-               case c.kind
-                   when 'decision' then (select d.status from beliefdb.decision d
-                                          where d.workspace_id = p_workspace_id and d.id = c.id)
-                   when 'action' then (select a.status from beliefdb.action a
-                                        where a.workspace_id = p_workspace_id and a.id = c.id)
-               end as now_status
+               coalesce(n.holds, false) as holds, coalesce(n.current, false) as current, n.now_status
           from pg_temp.beliefdb_changes c
-          left join beliefdb.node n on n.workspace_id = p_workspace_id and n.id = c.id
+          left join lateral (
+                select n.holds, n.current,
+                       case n.kind
+                           when 'decision' then (select d.status from beliefdb.decision d
+                                                  where d.workspace_id = n.workspace_id and d.id = n.id)
+                           when 'action' then (select a.status from beliefdb.action a
+                                                where a.workspace_id = n.workspace_id and a.id = n.id)
+                       end as now_status
+                  from beliefdb.node n
+                 where n.workspace_id = p_workspace_id and n.id = c.id
+                offset 0) n on true
          where not c.created
-    ),
-    -- a decision that holds and had a reason whose antecedents were all current, one of which is
-    -- not any more: it survives by its reasons that are live now
-    lost_reason as (
-        select distinct j.consequent as decision
-          from now x
-          join beliefdb.justification_antecedent a on a.workspace_id = p_workspace_id and a.antecedent = x.id
-          join beliefdb.justification j on j.workspace_id = a.workspace_id and j.id = a.justification_id
-          join beliefdb.node d on d.workspace_id = j.workspace_id and d.id = j.consequent
-                              and d.kind = 'decision' and d.holds
-          join beliefdb.decision s on s.workspace_id = d.workspace_id and s.id = d.id
-                                  and s.status in ('active', 'approved')
-         where x.was_current and not x.current
-           and not exists (
-                select from beliefdb.justification_antecedent o
-                  left join now p on p.id = o.antecedent
-                  left join beliefdb.node on_ on p.id is null and on_.workspace_id = o.workspace_id
-                                              and on_.id = o.antecedent
-                 where o.workspace_id = a.workspace_id and o.justification_id = a.justification_id
-                   and not coalesce(p.was_current, on_.current, false))
-    ),
-    survivors as (
-        select l.decision,
-               jsonb_agg(l.antecedents order by l.antecedents::text) as by
-          from (select l.decision, jsonb_agg(a.antecedent order by a.antecedent) as antecedents
-                  from lost_reason l
-                  join beliefdb.justification j on j.workspace_id = p_workspace_id and j.consequent = l.decision
-                  join beliefdb.justification_antecedent a on a.workspace_id = j.workspace_id
-                                                          and a.justification_id = j.id
-                 group by l.decision, j.id
-                having bool_and(exists (select from beliefdb.node n where n.workspace_id = p_workspace_id
-                                                                       and n.id = a.antecedent and n.current))) l
-         group by l.decision
     )
     select jsonb_build_object(
         'stopped_holding', coalesce((select jsonb_agg(x.id order by x.id) from now x where x.held and not x.holds), '[]'),
@@ -674,9 +648,61 @@ begin
         'flagged', coalesce((select jsonb_agg(x.id order by x.id) from now x
                               where x.kind = 'decision' and x.status = 'active' and x.now_status = 'needs_review'), '[]'),
         'held', coalesce((select jsonb_agg(x.id order by x.id) from now x
-                           where x.kind = 'action' and x.status = 'scheduled' and x.now_status = 'held'), '[]'),
-        'survives', coalesce((select jsonb_agg(jsonb_build_object('decision', s.decision, 'by', s.by)
-                                               order by s.decision) from survivors s), '[]'))
+                           where x.kind = 'action' and x.status = 'scheduled' and x.now_status = 'held'), '[]')),
+        (select coalesce(array_agg(x.id), '{}') from now x where x.was_current and not x.current)
+      into v_result, v_stopped;
+    if cardinality(v_stopped) = 0 then
+        return v_result || '{"survives": []}'::jsonb;  -- nothing stopped being current: no reason was lost
+    end if;
+
+    -- a decision that holds and had a reason whose antecedents were all current, one of which is
+    -- not any more: it survives by its reasons that are live now
+    with lost_reason as (
+        select distinct j.consequent as decision
+          from unnest(v_stopped) x(id)
+          cross join lateral (select a.justification_id
+                                from beliefdb.justification_antecedent a
+                               where a.workspace_id = p_workspace_id and a.antecedent = x.id
+                              offset 0) a
+          cross join lateral (select j.consequent
+                                from beliefdb.justification j
+                               where j.workspace_id = p_workspace_id and j.id = a.justification_id
+                              offset 0) j
+         where coalesce((select true
+                           from beliefdb.node d
+                           join beliefdb.decision s on s.workspace_id = d.workspace_id and s.id = d.id
+                          where d.workspace_id = p_workspace_id and d.id = j.consequent
+                            and d.kind = 'decision' and d.holds and s.status in ('active', 'approved')), false)
+           -- every antecedent of that reason was current before the operation
+           and not coalesce((select true
+                               from beliefdb.justification_antecedent o
+                              where o.workspace_id = p_workspace_id and o.justification_id = a.justification_id
+                                and not coalesce((select c.was_current from pg_temp.beliefdb_changes c
+                                                   where c.id = o.antecedent and not c.created),
+                                                 (select n.current from beliefdb.node n
+                                                   where n.workspace_id = p_workspace_id and n.id = o.antecedent),
+                                                 false)
+                              limit 1), false)
+    ),
+    live as (
+        select l.decision, r.antecedents
+          from lost_reason l
+          cross join lateral (select j.id
+                                from beliefdb.justification j
+                               where j.workspace_id = p_workspace_id and j.consequent = l.decision
+                              offset 0) j
+          cross join lateral (select jsonb_agg(a.antecedent order by a.antecedent) as antecedents,
+                                     bool_and(coalesce((select n.current from beliefdb.node n
+                                                         where n.workspace_id = p_workspace_id
+                                                           and n.id = a.antecedent), false)) as all_current
+                                from beliefdb.justification_antecedent a
+                               where a.workspace_id = p_workspace_id and a.justification_id = j.id) r
+         where r.all_current
+    )
+    select v_result || jsonb_build_object('survives', coalesce((
+               select jsonb_agg(jsonb_build_object('decision', s.decision, 'by', s.by) order by s.decision)
+                 from (select l.decision, jsonb_agg(l.antecedents order by l.antecedents::text) as by
+                         from live l group by l.decision) s), '[]'))
       into v_result;
     return v_result;
 end
