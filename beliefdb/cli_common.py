@@ -14,20 +14,8 @@ import typer
 from beliefdb import render
 from beliefdb.connector import Database, resolve_url
 from beliefdb.errors import BeliefDBError
-
-
-class Authority(StrEnum):
-    official = "official"
-    internal = "internal"
-    user = "user"
-    agent = "agent"
-    unverified = "unverified"
-
-
-class Label(StrEnum):
-    production = "production"
-    fixture = "fixture"
-    synthetic = "synthetic"
+from beliefdb.vocabulary import Authority as Authority  # option types, listed in beliefdb.vocabulary
+from beliefdb.vocabulary import Label as Label
 
 
 class ExtractorName(StrEnum):

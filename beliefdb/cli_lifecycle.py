@@ -3,7 +3,6 @@ the rules are SQL (beliefdb.decay, beliefdb.expire, beliefdb.record_outcome, bel
 
 from __future__ import annotations
 
-from enum import StrEnum
 from typing import Annotated, Any
 
 import typer
@@ -11,13 +10,7 @@ import typer
 from beliefdb import lifecycle, render
 from beliefdb.cli_common import DbUrl, Home, Json, Principal, WorkspaceOpt, database, errors, parse_time
 from beliefdb.connector import DEFAULT_WORKSPACE
-
-
-class Outcome(StrEnum):
-    succeeded = "succeeded"
-    failed = "failed"
-    rolled_back = "rolled_back"
-    disputed = "disputed"
+from beliefdb.vocabulary import Outcome
 
 
 def _counts(r: dict[str, Any]) -> str:

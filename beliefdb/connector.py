@@ -25,25 +25,13 @@ from beliefdb.embedded import EmbeddedServer
 APP_ROLE = "beliefdb_app"
 DEFAULT_WORKSPACE = "default"
 
-# SQLSTATEs raised by beliefdb's own SQL (see sql/), and what they mean here.
-_OWN_CODES: dict[str, type[errors.BeliefDBError]] = {
-    "BD001": errors.EvidenceMismatch,
-    "BD002": errors.IntegrityViolation,
-    "BD003": errors.UnknownWorkspace,
-    "BD004": errors.NotFound,
-    "BD005": errors.InvalidInput,
-    "BD006": errors.AmbiguousId,
-    "BD007": errors.StaleCorrectionPreview,
-    "BD008": errors.NotOwner,
-}
-
-
 def translate(exc: psycopg.Error) -> errors.BeliefDBError:
     """A beliefdb exception for a database error, with a one-line message."""
     message = (exc.diag.message_primary if exc.diag and exc.diag.message_primary else str(exc)).splitlines()[0]
     sqlstate = exc.sqlstate or ""
-    if sqlstate in _OWN_CODES:
-        return _OWN_CODES[sqlstate](message)
+    own = errors.from_error_code(sqlstate, message)  # beliefdb's own codes (beliefdb.error_code)
+    if own is not None:
+        return own
     if isinstance(exc, psycopg.OperationalError) and not sqlstate:
         return errors.DatabaseUnavailable(message)
     if sqlstate.startswith("08") or sqlstate.startswith("57P"):

@@ -17,9 +17,7 @@ from beliefdb import errors
 from beliefdb.beliefs import resolve, resolve_node
 from beliefdb.connector import Database
 from beliefdb.models import Action, Decision, Recorded
-
-DECISION_STATUSES = ("active", "needs_review", "approved", "rejected")
-ACTION_STATUSES = ("scheduled", "held", "done", "failed", "rolled_back", "cancelled")
+from beliefdb.vocabulary import ACTION_STATUSES, DECISION_STATUSES
 
 
 def _recorded(raw: dict[str, Any]) -> Recorded:

@@ -1,6 +1,14 @@
-"""beliefdb's exceptions. Each has a stable code that the CLI prints with ``--json``."""
+"""beliefdb's exceptions. Each has a stable code that the CLI prints with ``--json``; an error code
+of beliefdb's SQL (``beliefdb.error_code``) raises the exception :data:`BY_ERROR_CODE` names, whose
+code is the error code's name."""
 
 from __future__ import annotations
+
+from collections.abc import Mapping
+from types import MappingProxyType
+from typing import Final
+
+from beliefdb.vocabulary import ErrorCode
 
 
 class BeliefDBError(Exception):
@@ -16,17 +24,17 @@ class BeliefDBError(Exception):
 class InvalidInput(BeliefDBError):
     """The caller's input cannot be used (bad file, bad JSONL line, bad option)."""
 
-    code = "invalid_input"
+    code = ErrorCode.invalid_input.name
 
 
 class NotFound(BeliefDBError):
     """An id, name or file that does not exist."""
 
-    code = "not_found"
+    code = ErrorCode.not_found.name
 
 
 class UnknownWorkspace(NotFound):
-    code = "unknown_workspace"
+    code = ErrorCode.unknown_workspace.name
 
 
 class UnknownBelief(NotFound):
@@ -34,19 +42,19 @@ class UnknownBelief(NotFound):
 
 
 class AmbiguousId(BeliefDBError):
-    code = "ambiguous_id"
+    code = ErrorCode.ambiguous_id.name
 
 
 class EvidenceMismatch(BeliefDBError):
     """The database refused evidence whose quote is not the source text at its offsets."""
 
-    code = "evidence_mismatch"
+    code = ErrorCode.evidence_mismatch.name
 
 
 class IntegrityViolation(BeliefDBError):
     """A rule the database keeps (supersession cycle, duplicate name, ...) was broken."""
 
-    code = "integrity_violation"
+    code = ErrorCode.integrity_violation.name
 
 
 class DatabaseUnavailable(BeliefDBError):
@@ -62,16 +70,36 @@ class PermissionDenied(BeliefDBError):
 class NotOwner(PermissionDenied):
     """Only a belief's owner may change its status: propose a correction or raise a conflict."""
 
-    code = "not_owner"
+    code = ErrorCode.not_owner.name
 
 
 class StaleCorrectionPreview(BeliefDBError):
     """The belief changed since the preview: preview again, then apply with the new revision."""
 
-    code = "stale_correction_preview"
+    code = ErrorCode.stale_correction_preview.name
 
 
 class ExtractorUnavailable(BeliefDBError):
     """An extractor's service (e.g. the LLM endpoint) failed or kept answering unusably; nothing was stored."""
 
     code = "extractor_unavailable"
+
+
+#: What each error code of beliefdb's SQL raises here (the one internal code, preview_rolled_back,
+#: never leaves the database).
+BY_ERROR_CODE: Final[Mapping[str, type[BeliefDBError]]] = MappingProxyType({
+    ErrorCode.evidence_mismatch: EvidenceMismatch,
+    ErrorCode.integrity_violation: IntegrityViolation,
+    ErrorCode.unknown_workspace: UnknownWorkspace,
+    ErrorCode.not_found: NotFound,
+    ErrorCode.invalid_input: InvalidInput,
+    ErrorCode.ambiguous_id: AmbiguousId,
+    ErrorCode.stale_correction_preview: StaleCorrectionPreview,
+    ErrorCode.not_owner: NotOwner,
+})
+
+
+def from_error_code(sqlstate: str, message: str) -> BeliefDBError | None:
+    """The exception for one of beliefdb's own error codes, or None for any other SQLSTATE."""
+    kind = BY_ERROR_CODE.get(sqlstate)
+    return kind(message) if kind is not None else None

@@ -34,6 +34,7 @@ from types import MappingProxyType
 from typing import ClassVar, Final
 
 from beliefdb.fragments import Fragment, is_key_value, iter_fragments
+from beliefdb.vocabulary import BELIEF_KINDS
 
 __all__ = [
     "EXTRACTORS",
@@ -47,7 +48,7 @@ __all__ = [
     "normalise_name",
 ]
 
-KINDS: Final = ("fact", "rule", "policy", "preference", "procedure", "event", "observation", "other")
+KINDS: Final = BELIEF_KINDS  # the kinds of belief an extractor may propose
 POLICY_TERMS: Final = frozenset({
     "window", "period", "deadline", "limit", "fee", "rate", "threshold", "policy", "price", "cost",
 })

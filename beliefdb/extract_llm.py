@@ -29,7 +29,8 @@ extractor (:mod:`beliefdb.gate`): a paraphrased or invented quote is rejected wi
 ingest report, never stored. Offsets are never taken from the model: ``start``/``end`` stay None and the gate
 finds the quote in the text. Subject and attribute are normalised like the rule extractor's
 (:func:`beliefdb.extract.normalise_name`), so both name the same thing the same way. A kind outside
-:data:`beliefdb.extract.KINDS` becomes ``other``; the same candidate from two pieces of a document is kept once.
+:data:`beliefdb.vocabulary.BELIEF_KINDS` becomes ``other``; the same candidate from two pieces of a document is
+kept once.
 
 Failures: a malformed answer is re-asked (telling the model what was wrong); HTTP 429/5xx, timeouts and refused
 connections are retried with exponential backoff; any other HTTP error is not retried. When retries run out,
@@ -57,7 +58,8 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from beliefdb import errors
-from beliefdb.extract import KINDS, Candidate, Extractor, normalise_name
+from beliefdb.extract import Candidate, Extractor, normalise_name
+from beliefdb.vocabulary import BELIEF_KINDS
 
 __all__ = ["DEFAULT_MODEL", "RESPONSE_FORMAT", "SCHEMA", "LLMConfig", "LLMExtractor", "LLMStats", "chunk_text"]
 
@@ -68,11 +70,6 @@ NO_ENDPOINT: Final = ("the llm extractor needs an OpenAI-compatible endpoint: se
                       "(e.g. http://127.0.0.1:8080/v1; the rule extractor is the default)")
 MAX_RETRY_AFTER: Final = 30.0
 _FIELDS: Final = ("statement", "subject", "attribute", "value", "quote")
-
-
-def _kinds() -> tuple[str, ...]:
-    """:data:`beliefdb.extract.KINDS` (read in a function: mypy cannot type it across the import cycle)."""
-    return tuple(KINDS)
 
 
 SCHEMA: Final[dict[str, Any]] = {
@@ -89,7 +86,7 @@ SCHEMA: Final[dict[str, Any]] = {
                     "value": {"type": "string", "description": "the value as written, e.g. 7 days"},
                     "quote": {"type": "string",
                               "description": "the supporting text copied exactly, character for character"},
-                    "kind": {"type": "string", "enum": list(_kinds())},
+                    "kind": {"type": "string", "enum": list(BELIEF_KINDS)},
                     "scope": {
                         "type": "array",
                         "description": "conditions under which it holds, e.g. region = EU; empty if none",
@@ -124,7 +121,7 @@ Answer with JSON only: {{"beliefs": [...]}}, each belief having
   a contiguous span of the document, usually one whole sentence or line, with the same letters, case, spacing,
   punctuation and typos. Never paraphrase, summarise, translate, shorten with "..." or join separate passages.
   A belief whose quote is not found verbatim in the document is rejected.
-- kind: one of {", ".join(_kinds())};
+- kind: one of {", ".join(BELIEF_KINDS)};
 - scope: the conditions under which it holds as a list of {{"key", "value"}} pairs (e.g. region = EU), or [].
 Only state what the document says. If it says nothing that can be a belief, answer {{"beliefs": []}}."""
 
@@ -139,7 +136,7 @@ class LLMStats:
     """answers that were not JSON or did not match the schema (each one was re-asked)"""
     http_retries: int = 0
     unknown_kinds: int = 0
-    """candidates whose kind was not one of KINDS, kept as ``other``"""
+    """candidates whose kind was not one of BELIEF_KINDS, kept as ``other``"""
     duplicates: int = 0
     candidates: int = 0
 
@@ -343,7 +340,7 @@ class LLMExtractor(Extractor):
 
     def _candidate(self, item: Mapping[str, Any]) -> Candidate:
         kind = item["kind"].strip().lower()
-        if kind not in KINDS:
+        if kind not in BELIEF_KINDS:
             self.stats.unknown_kinds += 1
             log.info("llm extractor: unknown kind %r for %r, kept as 'other'", item["kind"], item["statement"])
             kind = "other"

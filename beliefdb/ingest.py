@@ -34,12 +34,9 @@ from beliefdb.models import (
     Superseded,
     Unchanged,
 )
+from beliefdb.vocabulary import AUTHORITIES, BELIEF_KINDS, LABELS, ORIGINS
 
 SUPPORTED_SUFFIXES = (".txt", ".md", ".markdown")
-AUTHORITIES = ("official", "internal", "user", "agent", "unverified")
-PROVENANCES = ("production", "fixture", "synthetic")
-ORIGINS = ("document", "conversation", "api_feed", "agent", "human_reviewer")
-BELIEF_KINDS = ("fact", "rule", "policy", "preference", "procedure", "event", "observation", "other")
 
 
 @dataclass(frozen=True)
@@ -181,7 +178,7 @@ def ingest_text(db: Database, text: str, options: SourceOptions, *, candidates: 
     if not text.strip():
         raise errors.InvalidInput(f"{options.name}: empty text")
     _check_choice("authority", options.authority, AUTHORITIES)
-    _check_choice("label", options.provenance, PROVENANCES)
+    _check_choice("label", options.provenance, LABELS)
     _check_choice("origin", options.origin, ORIGINS)
     proposed = list(candidates) + get_extractor(extractor).extract(text, source_name=options.name)
     located, rejected = gate(text, proposed)
@@ -224,7 +221,7 @@ def ingest_paths(db: Database, paths: list[Path], options: SourceOptions, *, cla
         raise errors.InvalidInput("--claims belongs to one document: give it one file at a time")
     get_extractor(extractor)  # an unknown extractor or option is an error before anything is read
     _check_choice("authority", options.authority, AUTHORITIES)
-    _check_choice("label", options.provenance, PROVENANCES)
+    _check_choice("label", options.provenance, LABELS)
     _check_choice("origin", options.origin, ORIGINS)
     candidates = load_claims(claims) if claims is not None else []
     results: list[IngestReport | IngestFailure] = []

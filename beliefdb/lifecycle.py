@@ -14,8 +14,7 @@ from beliefdb import errors
 from beliefdb.beliefs import resolve, resolve_node
 from beliefdb.connector import Database
 from beliefdb.retraction import source_id
-
-OUTCOMES = ("succeeded", "failed", "rolled_back", "disputed")
+from beliefdb.vocabulary import OUTCOMES
 
 
 def decay(db: Database, now: datetime | None = None, *, preview: bool = False,

@@ -7,9 +7,10 @@ from collections.abc import Iterable
 
 from beliefdb.models import RepairPlan, RepairResult, ReplayResult, Run, TraceInput, TraceStep
 from beliefdb.render import short
+from beliefdb.vocabulary import REPAIR_ACTIONS, RepairAction
 
-ACTIONS = ("delete", "quarantine", "invalidate", "replay", "preserve")
-MARKS = {"delete": "✗", "quarantine": "⊘", "invalidate": "–", "replay": "↻", "preserve": "✓"}
+MARKS: dict[str, str] = {RepairAction.delete: "✗", RepairAction.quarantine: "⊘", RepairAction.invalidate: "–",
+         RepairAction.replay: "↻", RepairAction.preserve: "✓"}
 
 
 def runs(rows: Iterable[Run]) -> str:
@@ -40,7 +41,7 @@ def steps(rows: Iterable[TraceStep], inputs: Iterable[TraceInput]) -> str:
 
 def plan(p: RepairPlan) -> str:
     lines = ["repair plan for faulty memories: " + ", ".join(short(x) for x in p.faulty)]
-    for action in ACTIONS:
+    for action in REPAIR_ACTIONS:
         items = p.of(action)
         listed_all = any(i.reason == "not reachable from the faulty memories" for i in items)
         lines.append(f"{action}: {len(items)}" + (" (and every step nothing faulty reaches; --all lists them)"
@@ -54,7 +55,7 @@ def plan(p: RepairPlan) -> str:
 
 
 def applied(r: RepairResult) -> str:
-    counts = ", ".join(f"{len(r.plan.of(a))} {a}" for a in ACTIONS)
+    counts = ", ".join(f"{len(r.plan.of(a))} {a}" for a in REPAIR_ACTIONS)
     lines = [f"repair {r.repair_id} applied: {counts}"]
     if r.plan.replay:
         lines.append(f"replay the {len(r.plan.replay)} listed step(s) with the library: "

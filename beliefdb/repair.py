@@ -20,6 +20,7 @@ from beliefdb import errors, trace
 from beliefdb.beliefs import get_belief, list_beliefs, resolve
 from beliefdb.connector import Database
 from beliefdb.models import Belief, Changes, PlanItem, RepairPlan, RepairResult, ReplayResult, TraceStep
+from beliefdb.vocabulary import REPAIR_ACTIONS, StepStatus
 
 
 @dataclass(frozen=True)
@@ -106,8 +107,8 @@ def plan(db: Database, faulty: Sequence[str | UUID], *, independent_evidence: bo
             select p.node, p.node_kind, p.step_kind, p.run_id, p.seq, p.action, p.reason, p.saved_by
               from beliefdb.repair_plan(%s, %s, %s) p
               left join beliefdb.run r on r.id = p.run_id
-             order by array_position(array['delete', 'quarantine', 'invalidate', 'replay', 'preserve'], p.action),
-                      r.created_at, r.id, p.seq, p.node""", (ids, independent_evidence, untouched), c)
+             order by array_position(%s::text[], p.action), r.created_at, r.id, p.seq, p.node""",
+            (ids, independent_evidence, untouched, list(REPAIR_ACTIONS)), c)
     return RepairPlan(faulty=ids, items=items)
 
 
@@ -154,7 +155,7 @@ class _Replay:
         ids = [i.node for i in self.repaired.plan.replay]
         if not ids:
             return []
-        todo = [s for s in trace.steps(self.db, ids=ids) if s.status == "replay_pending"]
+        todo = [s for s in trace.steps(self.db, ids=ids) if s.status == StepStatus.replay_pending]
         missing = {s.kind for s in todo} - set(self.executor)
         if missing:
             raise errors.InvalidInput(f"the executor has no callable for step kind(s): {', '.join(sorted(missing))}")

@@ -23,21 +23,19 @@ from psycopg.types.json import Jsonb
 from beliefdb import errors
 from beliefdb.connector import Database
 from beliefdb.models import Run, TraceInput, TraceStep
+from beliefdb.vocabulary import BELIEF_KINDS, JOINT_EDGE_KINDS, STEP_KINDS
 
-STEP_KINDS = ("user_input", "memory_read", "claim", "plan", "tool_call", "observation", "answer", "memory_write")
-# Propagating edge kinds a step's inputs may have, with the spellings agents tend to use.
-JOINT_EDGES = ("reads", "cites", "initiates", "derives", "produces", "updates", "consolidates")
+# The spellings of the joint input edge kinds agents tend to use.
 _ALIASES = {"read": "reads", "cite": "cites", "initiate": "initiates", "derive": "derives", "produce": "produces",
             "update": "updates", "consolidate": "consolidates"}
-MEMORY_KINDS = ("fact", "rule", "policy", "preference", "procedure", "event", "observation", "other")
 
 
 def edge_kind(name: str) -> str:
     """The stored name of a joint input edge kind; one-line error for anything else."""
     kind = _ALIASES.get(name, name)
-    if kind not in JOINT_EDGES:
+    if kind not in JOINT_EDGE_KINDS:
         hint = " (use supports=[...] for independent support)" if name in ("supports", "support") else ""
-        raise errors.InvalidInput(f"unknown input edge '{name}' (choose from: {', '.join(JOINT_EDGES)}){hint}")
+        raise errors.InvalidInput(f"unknown input edge '{name}' (choose from: {', '.join(JOINT_EDGE_KINDS)}){hint}")
     return kind
 
 
@@ -84,8 +82,8 @@ class RunRecorder:
         """A memory (belief) written by ``step``: it holds while the step does."""
         if not subject.strip() or not attribute.strip():
             raise errors.InvalidInput("a memory needs a subject and an attribute")
-        if kind not in MEMORY_KINDS:
-            raise errors.InvalidInput(f"unknown memory kind '{kind}' (choose from: {', '.join(MEMORY_KINDS)})")
+        if kind not in BELIEF_KINDS:
+            raise errors.InvalidInput(f"unknown memory kind '{kind}' (choose from: {', '.join(BELIEF_KINDS)})")
         memory_id = uuid.uuid4()
         self._memories.append({"id": str(memory_id), "step": str(step), "subject": subject, "attribute": attribute,
                                "value": value, "statement": statement, "kind": kind,

@@ -549,6 +549,14 @@ create table beliefdb.confidence_half_life (
 );
 comment on table beliefdb.confidence_half_life is 'Half-life of confidence per belief kind (days since last verified), editable by a DBA';
 
+-- The SQLSTATEs beliefdb's own SQL raises: one name and one meaning each (rows: 70_seed.sql).
+create table beliefdb.error_code (
+    code text primary key check (code ~ '^BD[0-9A-Z]{3}$'),
+    name text not null unique check (name ~ '^[a-z][a-z_]*$'),
+    meaning text not null check (meaning <> '')
+);
+comment on table beliefdb.error_code is 'Error codes (SQLSTATEs) beliefdb raises: one name and one meaning each; with --json the CLI prints the name';
+
 -- What actually happened after a decision or an action.
 create table beliefdb.outcome (
     workspace_id uuid not null default beliefdb.current_workspace_id(),

@@ -83,7 +83,7 @@ begin
     -- (its text changes only with its version's, when that is redacted: checked below)
     if tg_op = 'UPDATE' and (new.source_version_id, new.start_offset, new.end_offset)
                             is distinct from (old.source_version_id, old.start_offset, old.end_offset) then
-        raise exception 'fragments are immutable: insert a new fragment instead' using errcode = 'BD001';
+        raise exception 'fragments are immutable: insert a new fragment instead' using errcode = 'BD002';
     end if;
     select substr(v.content, new.start_offset + 1, new.end_offset - new.start_offset), length(v.content)
       into v_actual, v_length

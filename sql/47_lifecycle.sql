@@ -27,7 +27,7 @@ declare
     v_result jsonb;
 begin
     if v_ws is null then
-        raise exception 'no workspace is bound' using errcode = 'BD004';
+        raise exception 'no workspace is bound' using errcode = 'BD003';
     end if;
     if p_preview then
         return beliefdb.dry_run('select beliefdb.decay(($1 ->> ''now'')::timestamptz, $1 ->> ''action'')',

@@ -150,7 +150,7 @@ declare
                              where p.factor = 'retrieval' and p.key = 'low_confidence'), 0.3);
 begin
     if v_ws is null then
-        raise exception 'no workspace is bound to this session' using errcode = 'BD004';
+        raise exception 'no workspace is bound to this session' using errcode = 'BD003';
     end if;
     if p_k is null or p_k < 1 then
         raise exception 'k must be at least 1' using errcode = 'BD005';

@@ -49,6 +49,9 @@ grant select on beliefdb.audit_event, beliefdb.audit_head to beliefdb_app;
 -- Confidence weights and half-lives are read by everyone and changed by a DBA.
 grant select on beliefdb.confidence_policy, beliefdb.confidence_half_life to beliefdb_app;
 
+-- The error codes beliefdb raises (one meaning each): read by everyone, changed only by beliefdb.
+grant select on beliefdb.error_code to beliefdb_app;
+
 grant select on beliefdb.current_beliefs, beliefdb.belief_evidence, beliefdb.belief_history, beliefdb.holding,
     beliefdb.decision_support, beliefdb.review_queue to beliefdb_app;
 

@@ -26,5 +26,29 @@ insert into beliefdb.confidence_half_life (kind, days, description) values
     ('other', 90, 'anything else')
 on conflict do nothing;
 
+-- The error codes beliefdb's SQL raises, one meaning each. These rows are beliefdb's own, not a
+-- DBA's: re-applying brings a name or meaning up to date (and writes nothing when they are).
+insert into beliefdb.error_code as e (code, name, meaning) values
+    ('BD001', 'evidence_mismatch',
+     'text that must be its source''s is not: a fragment''s text is not the source version''s text at its offsets, or an evidence quote is not its fragment''s text'),
+    ('BD002', 'integrity_violation',
+     'a change would break a rule the database keeps: source versions and fragments are immutable, labels are separate worlds, supersession is acyclic (so holding settles)'),
+    ('BD003', 'unknown_workspace',
+     'no workspace is bound to the session (beliefdb.workspace_id), or the bound one does not exist'),
+    ('BD004', 'not_found',
+     'an id, id prefix or name matches nothing in the bound workspace, or there is nothing to retract or restore'),
+    ('BD005', 'invalid_input',
+     'the request is refused as given: a value that is missing, out of range or of the wrong kind, or a step the current state of what it names does not allow'),
+    ('BD006', 'ambiguous_id',
+     'an id prefix matches more than one belief or node: give more of the id'),
+    ('BD007', 'stale_correction_preview',
+     'the belief''s revision is not the one the correction preview saw; nothing was written'),
+    ('BD008', 'not_owner',
+     'only the owner of a belief, decision, action or source may change it (propose a correction or a new version instead), and an owner never changes'),
+    ('BD900', 'preview_rolled_back',
+     'internal: beliefdb.dry_run rolls a preview''s subtransaction back with it and catches it; never reaches a caller')
+on conflict (code) do update set name = excluded.name, meaning = excluded.meaning
+    where (e.name, e.meaning) is distinct from (excluded.name, excluded.meaning);
+
 -- The workspace a newcomer works in without a flag.
 insert into beliefdb.workspace (name) values ('default') on conflict do nothing;

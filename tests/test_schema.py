@@ -178,6 +178,8 @@ CATALOG_QUERIES: dict[str, str] = {
           from beliefdb.confidence_policy
         union all
         select 'workspace', name from beliefdb.workspace
+        union all
+        select 'error_code', code || ' ' || name || ' ' || meaning from beliefdb.error_code
     """,
 }
 
@@ -406,8 +408,8 @@ def test_upgrade_sql_contains_tables_version_and_functions() -> None:
 # ---------------------------------------------------------------------------------------------
 
 # workspace is the tenant itself; confidence_policy is global configuration (no workspace);
-# alembic_version is the migration tool's bookkeeping.
-GLOBAL_TABLES = {"workspace", "confidence_policy", "confidence_half_life", "alembic_version"}
+# error_code is beliefdb's reference data; alembic_version is the migration tool's bookkeeping.
+GLOBAL_TABLES = {"workspace", "confidence_policy", "confidence_half_life", "error_code", "alembic_version"}
 
 KEYS_QUERY = """
     select c.relname, co.conname, co.contype::text,
@@ -477,7 +479,8 @@ def test_every_unique_constraint_includes_workspace_id(postgresql: psycopg.Conne
           from pg_catalog.pg_index i
           join pg_catalog.pg_class c on c.oid = i.indrelid
          where c.relnamespace = 'beliefdb'::regnamespace and i.indisunique
-           and c.relname not in ('workspace', 'confidence_policy', 'confidence_half_life', 'alembic_version')
+           and c.relname not in ('workspace', 'confidence_policy', 'confidence_half_life', 'error_code',
+                                 'alembic_version')
            and not exists (select from pg_catalog.pg_attribute a
                             where a.attrelid = i.indrelid and a.attnum = i.indkey[0]
                               and a.attname = 'workspace_id')
