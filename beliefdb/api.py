@@ -1,16 +1,19 @@
-"""The library API: ``beliefdb.connect()`` and the BeliefDB object an agent uses."""
+"""The library API and the one entry point: ``beliefdb.connect()``, the BeliefDB object an agent (and
+the CLI) uses, and the few operations that come before a workspace is bound (the schema, the embedded
+server, the workspace directory, the demo)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
+from importlib import metadata
 from pathlib import Path
-from typing import Any
 from uuid import UUID
 
 from beliefdb import (
     audit,
     beliefs,
+    calibrate,
     corrections,
     decisions,
     embeddings,
@@ -21,34 +24,57 @@ from beliefdb import (
     retrieve,
     review,
     trace,
+    workspaces,
 )
-from beliefdb.connector import DEFAULT_WORKSPACE, Database, resolve_url
+from beliefdb.calibrate import DEFAULT_BINS, Calibration
+from beliefdb.connector import DEFAULT_WORKSPACE, Database, ensure_migrated, probe, resolve_url
 from beliefdb.embed import get_embedder
+from beliefdb.embedded import EmbeddedServer, ServerStatus
+from beliefdb.embeddings import EmbedReport
 from beliefdb.extract import Candidate
 from beliefdb.models import (
     Action,
     AuditResult,
     Belief,
     Changes,
+    ConfidenceReport,
     CorrectionPreview,
     CorrectionResult,
     Decision,
+    Expired,
+    Forgotten,
     ImpactRow,
     IngestFailure,
     IngestReport,
+    Migration,
+    OutcomeRecorded,
     Recorded,
     RepairPlan,
     RepairResult,
     ReplayResult,
     ReviewItem,
+    ReviewResolution,
     Run,
+    RunTrace,
     TraceStep,
     Why,
+    Workspace,
+    WorkspaceDeleted,
 )
+from beliefdb.retrieve import AskResult
+
+__all__ = [
+    "DEFAULT_BINS", "DEFAULT_WORKSPACE", "AskResult", "BeliefDB", "Calibration", "EmbedReport", "ServerStatus",
+    "connect", "create_workspace", "delete_workspace", "demo", "list_workspaces", "migrate", "migration_sql",
+    "server_status", "start_server", "stop_server", "version",
+]
+
+#: called with (done, total) after each batch of a long job
+Progress = Callable[[int, int], None]
 
 
 class BeliefDB:
-    """Memory bound to one workspace. Every method is one transaction.
+    """Memory bound to one workspace. Every method is one transaction (batch jobs: one per batch).
 
     >>> db = connect(workspace="default")          # doctest: +SKIP
     >>> db.ingest("return-policy.md", authority="official")   # doctest: +SKIP
@@ -61,14 +87,20 @@ class BeliefDB:
     def workspace(self) -> str:
         return self.database.workspace_name
 
+    # --- memory ---------------------------------------------------------------------------------
+
     def ingest(self, *paths: str | Path, source: str | None = None, authority: str | None = None,
                label: str | None = None, version_label: str | None = None, claims: str | Path | None = None,
-               extractor: str = "rules") -> list[IngestReport | IngestFailure]:
-        """Ingest .txt/.md files; each file is one transaction and a bad file does not stop the others."""
+               extractor: str = "rules", embed: bool = True, preview: bool = False,
+               progress: Callable[[Path], None] | None = None) -> list[IngestReport | IngestFailure]:
+        """Ingest .txt/.md files; each file is one transaction and a bad file does not stop the others.
+        ``embed=False`` leaves the new beliefs for :meth:`embed`; ``preview``: what each file would
+        change, nothing written; ``progress`` is called with each file's path once it is done."""
         options = ingest.SourceOptions(name=source, authority=authority, provenance=label,
                                        version_label=version_label)
         return ingest.ingest_paths(self.database, [Path(p) for p in paths], options,
-                                   claims=Path(claims) if claims is not None else None, extractor=extractor)
+                                   claims=Path(claims) if claims is not None else None, extractor=extractor,
+                                   embed=embed, preview=preview, progress=progress)
 
     def ingest_text(self, text: str, *, source: str, authority: str | None = None, label: str | None = None,
                     origin: str | None = None, version_label: str | None = None,
@@ -113,35 +145,31 @@ class BeliefDB:
 
     def ask(self, question: str, *, k: int = 5, as_of: datetime | None = None,
             scope: Mapping[str, str] | None = None, min_confidence: float = 0.0, include_fixtures: bool = False,
-            embedder: str | None = None) -> retrieve.AskResult:
+            embedder: str | None = None) -> AskResult:
         """Answer from memory: current beliefs only, each with quote, source, confidence and warnings.
         ``status`` is ok, no_match or memory_unavailable (never an empty list that looks like no history)."""
         return retrieve.ask(self.database, question, k=k, as_of=as_of, scope=scope, min_confidence=min_confidence,
                             include_fixtures=include_fixtures, embedder=embedder)
 
-    def embed(self) -> embeddings.EmbedReport:
-        """Embed beliefs that have no vector yet (after ingest with embed=False)."""
-        return embeddings.backfill(self.database, get_embedder())
+    def embed(self, *, embedder: str | None = None, batch: int = 64, progress: Progress | None = None) -> EmbedReport:
+        """Embed beliefs that have no vector yet (after ingest with embed=False, or a failed embedder),
+        ``batch`` beliefs per transaction, with ``embedder`` (default: the configured one)."""
+        return embeddings.backfill(self.database, get_embedder(embedder), batch=batch, progress=progress)
 
-    def decide(self, title: str, *, because: Sequence[str | UUID] = (),
-               all_of: Sequence[Sequence[str | UUID]] = ()) -> Recorded:
-        """Record a decision: each ``because`` belief alone justifies it; each ``all_of`` group jointly."""
-        return decisions.decide(self.database, title, because=because, all_of=all_of)
+    def reembed(self, *, embedder: str | None = None, batch: int = 64,
+                progress: Progress | None = None) -> EmbedReport:
+        """Switch the workspace to ``embedder``'s model: embed every belief with it, then switch at once
+        (resumable; searches use the old model until the switch)."""
+        return embeddings.reembed(self.database, get_embedder(embedder), batch=batch, progress=progress)
 
-    def act(self, decision: str | UUID, description: str) -> Recorded:
-        """Record an action carrying out a decision."""
-        return decisions.act(self.database, decision, description)
+    def forget(self, *, source: str | None = None, subject: str | None = None, belief: str | UUID | None = None,
+               preview: bool = False) -> Forgotten:
+        """Forget one source, a subject's beliefs or one belief completely (rule 14), and every belief
+        left without support; ``preview``: exactly what that would take away, nothing written."""
+        return lifecycle.forgotten(lifecycle.forget(self.database, source=source, subject=subject, belief=belief,
+                                                    preview=preview))
 
-    def derive(self, statement: str, subject: str, attribute: str, value: str, sources: Sequence[str | UUID],
-               *, kind: str = "fact") -> Recorded:
-        """Record a belief derived from others (it holds while all of them are current)."""
-        return decisions.derive(self.database, statement, subject, attribute, value, sources, kind=kind)
-
-    def decisions(self, status: str | None = None) -> list[Decision]:
-        return decisions.list_decisions(self.database, status)
-
-    def actions(self, status: str | None = None) -> list[Action]:
-        return decisions.list_actions(self.database, status)
+    # --- truth ----------------------------------------------------------------------------------
 
     def impact(self, *refs: str | UUID) -> list[ImpactRow]:
         """Dry run: what would stop holding, be flagged, be held, or survive if these stopped holding."""
@@ -173,17 +201,71 @@ class BeliefDB:
         return retraction.preview(self.database, belief=belief, fragment=fragment, source=source, version=version,
                                   undo=undo)
 
-    def expire(self) -> dict[str, Any]:
-        """Process beliefs whose valid time has ended (every method does this first)."""
-        return lifecycle.expire(self.database)
+    def expire(self) -> Expired:
+        """Process beliefs whose valid time has ended (rule 16; every method does this first): they stop
+        being current, and what rested on them is re-evaluated."""
+        return lifecycle.expired(lifecycle.expire(self.database))
+
+    def decay(self, *, now: datetime | None = None, preview: bool = False) -> ConfidenceReport:
+        """Apply confidence half-lives as of ``now`` (default: the clock), derived beliefs following
+        (rule 9); ``preview``: the same report, nothing written."""
+        return lifecycle.confidence_report(lifecycle.decay(self.database, now, preview=preview))
+
+    def recompute(self, *, preview: bool = False) -> ConfidenceReport:
+        """Recompute every confidence after a DBA changed the confidence policy or half-lives;
+        ``preview``: the same report, nothing written."""
+        return lifecycle.confidence_report(lifecycle.recompute(self.database, preview=preview))
+
+    def calibrate(self, labels: str | Path, *, bins: int = DEFAULT_BINS, plot: str | Path | None = None) -> Calibration:
+        """How well stored confidences match a reviewer's labelled sample (a ``belief_id,correct`` CSV):
+        the reliability table over ``bins`` confidence bins and its ECE; ``plot``: also save the
+        reliability diagram there as PNG (needs the ``plot`` extra, checked before anything is read)."""
+        if plot is not None:
+            calibrate.require_plot()
+        result = calibrate.calibrate(self.database, Path(labels), bins)
+        if plot is not None:
+            calibrate.plot(result, Path(plot))
+        return result
+
+    # --- decisions ------------------------------------------------------------------------------
+
+    def decide(self, title: str, *, because: Sequence[str | UUID] = (),
+               all_of: Sequence[Sequence[str | UUID]] = ()) -> Recorded:
+        """Record a decision: each ``because`` belief alone justifies it; each ``all_of`` group jointly."""
+        return decisions.decide(self.database, title, because=because, all_of=all_of)
+
+    def act(self, decision: str | UUID, description: str) -> Recorded:
+        """Record an action carrying out a decision."""
+        return decisions.act(self.database, decision, description)
+
+    def derive(self, statement: str, subject: str, attribute: str, value: str, sources: Sequence[str | UUID],
+               *, kind: str = "fact") -> Recorded:
+        """Record a belief derived from others (it holds while all of them are current)."""
+        return decisions.derive(self.database, statement, subject, attribute, value, sources, kind=kind)
+
+    def decisions(self, status: str | None = None) -> list[Decision]:
+        """Decisions (with this status), oldest first, with whether each still holds."""
+        return decisions.list_decisions(self.database, status)
+
+    def actions(self, status: str | None = None) -> list[Action]:
+        """Actions (with this status), oldest first."""
+        return decisions.list_actions(self.database, status)
+
+    def record_outcome(self, node: str | UUID, outcome: str, *, note: str | None = None) -> OutcomeRecorded:
+        """Record what actually happened after a decision or action (succeeded, failed, rolled_back or
+        disputed; audited). An action's status follows its outcome."""
+        return lifecycle.outcome_recorded(lifecycle.record_outcome(self.database, node, outcome, note))
+
+    # --- review, traces and repair --------------------------------------------------------------
 
     def review_items(self) -> list[ReviewItem]:
+        """Open review items: flagged decisions, held actions, conflicts, proposals to an owner."""
         return review.list_items(self.database)
 
     def resolve_review(self, item: str | UUID, verdict: str, *, note: str | None = None,
-                       winner: str | UUID | None = None) -> dict[str, Any]:
+                       winner: str | UUID | None = None) -> ReviewResolution:
         """Approve or reject (``verdict``: approved | rejected) an open review item."""
-        return review.resolve_item(self.database, item, verdict, note=note, winner=winner)
+        return review.resolution(review.resolve_item(self.database, item, verdict, note=note, winner=winner))
 
     def record_run(self, *, task: str = "", agent: str | None = None,
                    parent: UUID | None = None) -> trace.RunRecorder:
@@ -191,10 +273,18 @@ class BeliefDB:
         return trace.record_run(self.database, task=task, agent=agent, parent=parent)
 
     def runs(self) -> list[Run]:
+        """Recorded agent runs, oldest first (a replay names the run it branches from)."""
         return trace.list_runs(self.database)
 
     def steps(self, run: str | UUID) -> list[TraceStep]:
+        """A run's steps (by id or unique prefix) in execution order."""
         return trace.steps(self.database, trace.run_id(self.database, run))
+
+    def run_trace(self, run: str | UUID) -> RunTrace:
+        """A run (by id or unique prefix): its steps in order, and the recorded inputs of each."""
+        with self.database.transaction() as c:
+            steps = trace.steps(self.database, trace.run_id(self.database, run, c), conn=c)
+            return RunTrace(steps=steps, inputs=trace.inputs(self.database, [s.id for s in steps], c))
 
     def repair_plan(self, faulty: Sequence[str | UUID], *, independent_evidence: bool = True,
                     untouched: bool = False) -> RepairPlan:
@@ -211,7 +301,23 @@ class BeliefDB:
         return repair.replay(self.database, repair_id, executor)
 
     def audit_verify(self) -> AuditResult:
+        """Verify the workspace's SHA-256 audit chain; ``first_broken`` names the first bad link."""
         return audit.verify(self.database)
+
+    # --- workspaces -----------------------------------------------------------------------------
+
+    def create_workspace(self, name: str) -> Workspace:
+        """Create another workspace (its id is generated by the server); this object stays bound to its own."""
+        return workspaces.create_workspace(self.database.url, name, self.database.principal)
+
+    def workspaces(self) -> list[Workspace]:
+        """Every workspace, by name."""
+        return workspaces.list_workspaces(self.database.url)
+
+    def delete_workspace(self, name: str, *, force: bool = False) -> WorkspaceDeleted:
+        """Delete a workspace in one transaction: refused while it holds data unless ``force`` (then
+        everything in it goes, its audit chain too). Needs the schema owner's database user."""
+        return workspaces.delete_workspace(self.database.url, name, force=force)
 
     def close(self) -> None:
         self.database.close()
@@ -228,3 +334,79 @@ def connect(url: str | None = None, workspace: str = DEFAULT_WORKSPACE, *, princ
     """Open beliefdb: ``url``, else ``BELIEFDB_URL``, else the embedded server under ``home``."""
     resolved = resolve_url(url, home=Path(home) if home is not None else None)
     return BeliefDB(Database(resolved, workspace, principal=principal))
+
+
+def version() -> str:
+    """The installed package's version (importlib.metadata), else the source tree's."""
+    try:
+        return metadata.version("beliefdb")
+    except metadata.PackageNotFoundError:
+        from beliefdb import __version__
+
+        return __version__
+
+
+def _home(home: str | Path | None) -> Path | None:
+    return Path(home) if home is not None else None
+
+
+def migrate(url: str | None = None, *, home: str | Path | None = None) -> Migration:
+    """Bring the schema to the current version (idempotent); ``url``, else ``BELIEFDB_URL``, else the
+    embedded server under ``home``."""
+    from beliefdb import migrate as migrations  # alembic loads only when a migration runs
+
+    resolved = resolve_url(url, home=_home(home), migrate=False)
+    probe(resolved)
+    before, after = migrations.upgrade(resolved)
+    return Migration(before=before, after=after)
+
+
+def migration_sql() -> str:
+    """The SQL a migration from nothing to the current version runs, for DBAs who apply it themselves."""
+    from beliefdb import migrate as migrations
+
+    return migrations.upgrade_sql()
+
+
+def server_status(home: str | Path | None = None) -> ServerStatus:
+    """Whether the embedded server of ``home`` runs, where its data is, and its URL."""
+    return EmbeddedServer(_home(home)).status()
+
+
+def start_server(home: str | Path | None = None) -> str:
+    """Start the embedded server of ``home`` (initialising and migrating it on first use); its URL."""
+    url = EmbeddedServer(_home(home)).start()
+    ensure_migrated(url)
+    return url
+
+
+def stop_server(home: str | Path | None = None) -> bool:
+    """Stop the embedded server of ``home``; its data stays. Whether it was running."""
+    return EmbeddedServer(_home(home)).stop()
+
+
+def create_workspace(name: str, *, url: str | None = None, home: str | Path | None = None,
+                     principal: str | None = None) -> Workspace:
+    """Create a workspace (its id is generated by the server), without binding one first."""
+    return workspaces.create_workspace(resolve_url(url, home=_home(home)), name, principal)
+
+
+def list_workspaces(*, url: str | None = None, home: str | Path | None = None) -> list[Workspace]:
+    """Every workspace, by name."""
+    return workspaces.list_workspaces(resolve_url(url, home=_home(home)))
+
+
+def delete_workspace(name: str, *, url: str | None = None, home: str | Path | None = None,
+                     force: bool = False) -> WorkspaceDeleted:
+    """Delete a workspace in one transaction: refused (``workspace_not_empty``) while it holds data
+    unless ``force``. Needs the schema owner's database user."""
+    return workspaces.delete_workspace(resolve_url(url, home=_home(home)), name, force=force)
+
+
+def demo(story: str = "returns", *, say: Callable[[str], None] = print, url: str | None = None,
+         home: str | Path | None = None, keep: bool = False) -> str:
+    """Tell a story (returns or repair) through ``say`` in a throw-away workspace, deleted afterwards
+    unless ``keep``; returns the workspace's name."""
+    from beliefdb import demo as demos
+
+    return demos.tell(story, resolve_url(url, home=_home(home)), say, keep=keep)

@@ -7,10 +7,9 @@ from typing import Annotated
 
 import typer
 
-from beliefdb import calibrate as calibrate_mod
 from beliefdb import render
-from beliefdb.cli_common import DbUrl, Home, Json, WorkspaceOpt, database, errors
-from beliefdb.connector import DEFAULT_WORKSPACE
+from beliefdb.api import DEFAULT_BINS, DEFAULT_WORKSPACE, Calibration
+from beliefdb.cli_common import REVIEW, DbUrl, Home, Json, WorkspaceOpt, database, errors
 
 Labels = Annotated[Path, typer.Option(
     "--labels", help="CSV of a reviewer's sample with a header 'belief_id,correct' (id or unique prefix;"
@@ -31,7 +30,7 @@ def _num(x: float | None, signed: bool = False) -> str:
     return f"{x:+.3f}" if signed else f"{x:.3f}"
 
 
-def table(result: calibrate_mod.Calibration, plot_path: Path | None = None) -> str:
+def table(result: Calibration, plot_path: Path | None = None) -> str:
     lines = [f"calibration of {result.count} labelled beliefs ({result.correct} correct)",
              f"{'confidence':<16} {'n':>5} {'mean conf':>10} {'accuracy':>9} {'gap':>7}"]
     last = len(result.bins) - 1
@@ -51,18 +50,13 @@ def table(result: calibrate_mod.Calibration, plot_path: Path | None = None) -> s
 
 
 def calibrate(
-    labels: Labels, bins: Bins = calibrate_mod.DEFAULT_BINS, plot: Plot = None,
+    labels: Labels, bins: Bins = DEFAULT_BINS, plot: Plot = None,
     db: DbUrl = None, home: Home = None, workspace: WorkspaceOpt = DEFAULT_WORKSPACE, as_json: Json = False,
 ) -> None:
     """Reliability of stored confidences against a reviewer's labelled sample: a table by confidence bin,
     the expected calibration error (ECE) and, with --plot, a reliability diagram."""
-    with errors(as_json):
-        if plot is not None:
-            calibrate_mod.require_plot()
-        with database(db, home, workspace, None) as bound:
-            result = calibrate_mod.calibrate(bound, labels, bins)
-        if plot is not None:
-            calibrate_mod.plot(result, plot)
+    with errors(as_json), database(db, home, workspace, None) as bdb:
+        result = bdb.calibrate(labels, bins=bins, plot=plot)
     if as_json:
         typer.echo(render.to_json({**render.jsonable(result), "plot": str(plot) if plot is not None else None}))
     else:
@@ -70,4 +64,4 @@ def calibrate(
 
 
 def register(app: typer.Typer) -> None:
-    app.command("calibrate")(calibrate)
+    app.command("calibrate", rich_help_panel=REVIEW)(calibrate)

@@ -1,4 +1,5 @@
-"""What every beliefdb command shares: its options, error printing and database handle."""
+"""What every beliefdb command shares: its options, error printing, help panels and the BeliefDB it
+acts through."""
 
 from __future__ import annotations
 
@@ -12,10 +13,17 @@ from typing import Annotated, NoReturn
 import typer
 
 from beliefdb import render
-from beliefdb.connector import Database, resolve_url
+from beliefdb.api import BeliefDB, connect
 from beliefdb.errors import BeliefDBError
 from beliefdb.vocabulary import Authority as Authority  # option types, listed in beliefdb.vocabulary
 from beliefdb.vocabulary import Label as Label
+
+# The groups of commands in --help (typer's rich_help_panel).
+MEMORY = "Memory"
+TRUTH = "Truth"
+DECISIONS = "Decisions"
+REVIEW = "Review and repair"
+OPERATIONS = "Operations"
 
 
 class ExtractorName(StrEnum):
@@ -53,12 +61,10 @@ def errors(as_json: bool) -> Iterator[None]:
 
 
 @contextmanager
-def database(url: str | None, home: Path | None, workspace: str, principal: str | None) -> Iterator[Database]:
-    db = Database(resolve_url(url, home=home), workspace, principal=principal)
-    try:
-        yield db
-    finally:
-        db.close()
+def database(url: str | None, home: Path | None, workspace: str, principal: str | None) -> Iterator[BeliefDB]:
+    """The memory of ``workspace`` (``url``, else BELIEFDB_URL, else the embedded server), closed afterwards."""
+    with connect(url, workspace, principal=principal, home=home) as bdb:
+        yield bdb
 
 
 def parse_time(value: str | None, as_json: bool) -> datetime | None:

@@ -8,9 +8,9 @@ from typing import Annotated
 
 import typer
 
-from beliefdb import render, render_trace, repair, trace
-from beliefdb.cli_common import DbUrl, Home, Json, Principal, WorkspaceOpt, database, errors
-from beliefdb.connector import DEFAULT_WORKSPACE
+from beliefdb import render, render_trace
+from beliefdb.api import DEFAULT_WORKSPACE
+from beliefdb.cli_common import REVIEW, DbUrl, Home, Json, Principal, WorkspaceOpt, database, errors
 
 repair_app = typer.Typer(help="Dependency-guided rollback repair of an agent's memory (plan, apply).",
                          no_args_is_help=True)
@@ -24,8 +24,8 @@ NoIndependence = Annotated[bool, typer.Option(
 def runs(db: DbUrl = None, home: Home = None, workspace: WorkspaceOpt = DEFAULT_WORKSPACE, as_json: Json = False,
          ) -> None:
     """List recorded agent runs (replays show the run they branch from)."""
-    with errors(as_json), database(db, home, workspace, None) as bound:
-        rows = trace.list_runs(bound)
+    with errors(as_json), database(db, home, workspace, None) as bdb:
+        rows = bdb.runs()
     typer.echo(render.to_json(rows) if as_json else render_trace.runs(rows))
 
 
@@ -34,13 +34,9 @@ def run_show(
     db: DbUrl = None, home: Home = None, workspace: WorkspaceOpt = DEFAULT_WORKSPACE, as_json: Json = False,
 ) -> None:
     """Show a run's steps in order, whether each holds, what a repair made of it, and its inputs."""
-    with errors(as_json), database(db, home, workspace, None) as bound:
-        steps = trace.steps(bound, trace.run_id(bound, run))
-        inputs = trace.inputs(bound, [s.id for s in steps])
-    if as_json:
-        typer.echo(render.to_json({"steps": steps, "inputs": inputs}))
-    else:
-        typer.echo(render_trace.steps(steps, inputs))
+    with errors(as_json), database(db, home, workspace, None) as bdb:
+        found = bdb.run_trace(run)
+    typer.echo(render.to_json(found) if as_json else render_trace.steps(found.steps, found.inputs))
 
 
 @repair_app.command("plan")
@@ -50,8 +46,8 @@ def repair_plan(
     db: DbUrl = None, home: Home = None, workspace: WorkspaceOpt = DEFAULT_WORKSPACE, as_json: Json = False,
 ) -> None:
     """What repairing these faulty memories would delete, quarantine, invalidate, replay and preserve (dry run)."""
-    with errors(as_json), database(db, home, workspace, None) as bound:
-        plan = repair.plan(bound, faulty, independent_evidence=not no_independent_evidence, untouched=all_steps)
+    with errors(as_json), database(db, home, workspace, None) as bdb:
+        plan = bdb.repair_plan(faulty, independent_evidence=not no_independent_evidence, untouched=all_steps)
     typer.echo(render.to_json(plan) if as_json else render_trace.plan(plan))
 
 
@@ -62,12 +58,12 @@ def repair_apply(
     as_json: Json = False,
 ) -> None:
     """Carry out the plan's store side in one transaction: delete, quarantine, invalidate, mark for replay."""
-    with errors(as_json), database(db, home, workspace, principal) as bound:
-        result = repair.apply(bound, faulty, independent_evidence=not no_independent_evidence)
+    with errors(as_json), database(db, home, workspace, principal) as bdb:
+        result = bdb.repair_apply(faulty, independent_evidence=not no_independent_evidence)
     typer.echo(render.to_json(result) if as_json else render_trace.applied(result))
 
 
 def register(app: typer.Typer) -> None:
-    app.command("runs")(runs)
-    app.command("run")(run_show)
-    app.add_typer(repair_app, name="repair")
+    app.command("runs", rich_help_panel=REVIEW)(runs)
+    app.command("run", rich_help_panel=REVIEW)(run_show)
+    app.add_typer(repair_app, name="repair", rich_help_panel=REVIEW)

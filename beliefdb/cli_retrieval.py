@@ -5,15 +5,27 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
-from typing import Annotated
+from contextlib import ExitStack
+from typing import Annotated, Any
 
 import typer
 
-from beliefdb import embeddings, render, render_ask, retrieve
-from beliefdb.cli_common import DbUrl, Home, Json, Principal, WorkspaceOpt, database, errors, fail, parse_time
-from beliefdb.connector import DEFAULT_WORKSPACE, Database, resolve_url
-from beliefdb.embed import get_embedder
-from beliefdb.errors import BeliefDBError
+from beliefdb import render, render_ask
+from beliefdb.api import DEFAULT_WORKSPACE, AskResult, EmbedReport, connect
+from beliefdb.cli_common import (
+    MEMORY,
+    OPERATIONS,
+    DbUrl,
+    Home,
+    Json,
+    Principal,
+    WorkspaceOpt,
+    database,
+    errors,
+    fail,
+    parse_time,
+)
+from beliefdb.errors import DatabaseUnavailable
 
 EmbedderOpt = Annotated[str | None, typer.Option(
     "--embedder", envvar="BELIEFDB_EMBEDDER", show_envvar=True,
@@ -56,19 +68,13 @@ def ask(
     conditions = _scope(scope, as_json)
     with errors(as_json):
         try:
-            bound = Database(resolve_url(db, home=home), workspace, principal=principal)
-        except BeliefDBError as exc:
-            if exc.code != "database_unavailable":
-                raise
-            result = retrieve.AskResult(status="memory_unavailable", question=question, as_of=moment,
-                                        reason=exc.message)
+            bdb = connect(db, workspace, principal=principal, home=home)
+        except DatabaseUnavailable as exc:
+            result = AskResult(status="memory_unavailable", question=question, as_of=moment, reason=exc.message)
         else:
-            try:
-                result = retrieve.ask(bound, question, k=k, as_of=moment, scope=conditions,
-                                      min_confidence=min_confidence, include_fixtures=include_fixtures,
-                                      embedder=embedder)
-            finally:
-                bound.close()
+            with bdb:
+                result = bdb.ask(question, k=k, as_of=moment, scope=conditions, min_confidence=min_confidence,
+                                 include_fixtures=include_fixtures, embedder=embedder)
     typer.echo(render.to_json(render_ask.ask_json(result)) if as_json else render_ask.ask_text(result))
     if result.status == "memory_unavailable":
         raise typer.Exit(1)
@@ -80,10 +86,9 @@ def embed(
     as_json: Json = False,
 ) -> None:
     """Embed every belief that has no vector yet (after ingest --no-embed, or a failed embedder)."""
-    with errors(as_json), database(db, home, workspace, principal) as bound:
-        chosen = get_embedder(embedder)
-        report = _run(lambda progress: embeddings.backfill(bound, chosen, batch=batch, progress=progress),
-                      embeddings.count_missing(bound, chosen.model), "embedding", as_json)
+    with errors(as_json), database(db, home, workspace, principal) as bdb:
+        report = _run(lambda progress: bdb.embed(embedder=embedder, batch=batch, progress=progress), "embedding",
+                      as_json)
     typer.echo(render.to_json(report) if as_json else f"embedded {report.embedded} belief(s) with {report.model}")
 
 
@@ -96,10 +101,9 @@ def reembed(
 
     Resumable: run it again after an interruption. Searches use the old model until the switch.
     """
-    with errors(as_json), database(db, home, workspace, principal) as bound:
-        chosen = get_embedder(embedder)
-        report = _run(lambda progress: embeddings.reembed(bound, chosen, batch=batch, progress=progress),
-                      embeddings.count_missing(bound, chosen.model), "re-embedding", as_json)
+    with errors(as_json), database(db, home, workspace, principal) as bdb:
+        report = _run(lambda progress: bdb.reembed(embedder=embedder, batch=batch, progress=progress),
+                      "re-embedding", as_json)
     if as_json:
         typer.echo(render.to_json(report))
     else:
@@ -107,16 +111,24 @@ def reembed(
                    f"embedded {report.embedded} belief(s)" + (f"\nnote: {report.index}" if report.index else ""))
 
 
-def _run(job: Callable[[Callable[[int, int], None] | None], embeddings.EmbedReport], total: int, label: str,
-         as_json: bool) -> embeddings.EmbedReport:
-    """Run a batch job with a progress bar on stderr (none with --json)."""
-    if as_json or total == 0:
+def _run(job: Callable[[Callable[[int, int], None] | None], EmbedReport], label: str, as_json: bool) -> EmbedReport:
+    """Run a batch job with a progress bar on stderr, shown from its first batch on (none with --json,
+    or when there is nothing to do)."""
+    if as_json:
         return job(None)
-    with typer.progressbar(length=total, label=label, file=sys.stderr) as bar:
-        return job(lambda done, _total: bar.update(done - bar.pos))
+    with ExitStack() as stack:
+        bar: Any = None
+
+        def progress(done: int, total: int) -> None:
+            nonlocal bar
+            if bar is None:
+                bar = stack.enter_context(typer.progressbar(length=total, label=label, file=sys.stderr))
+            bar.update(done - bar.pos)
+
+        return job(progress)
 
 
 def register(app: typer.Typer) -> None:
-    app.command()(ask)
-    app.command()(embed)
-    app.command()(reembed)
+    app.command(rich_help_panel=MEMORY)(ask)
+    app.command(rich_help_panel=OPERATIONS)(embed)
+    app.command(rich_help_panel=OPERATIONS)(reembed)

@@ -8,9 +8,21 @@ from typing import Annotated
 
 import typer
 
-from beliefdb import corrections, decisions, render, retraction, review
-from beliefdb.cli_common import DbUrl, Home, Json, Principal, WorkspaceOpt, database, errors, fail
-from beliefdb.connector import DEFAULT_WORKSPACE
+from beliefdb import render
+from beliefdb.api import DEFAULT_WORKSPACE
+from beliefdb.cli_common import (
+    DECISIONS,
+    REVIEW,
+    TRUTH,
+    DbUrl,
+    Home,
+    Json,
+    Principal,
+    WorkspaceOpt,
+    database,
+    errors,
+    fail,
+)
 
 review_app = typer.Typer(help="The review queue: flagged decisions, held actions, open conflicts.",
                          no_args_is_help=True)
@@ -33,8 +45,8 @@ def decide(
     groups = [[x.strip() for x in group.split(",") if x.strip()] for group in all_of or []]
     if any(not group for group in groups):
         fail("invalid_input", "--all-of names no belief: give comma-separated belief ids", as_json)
-    with errors(as_json), database(db, home, workspace, principal) as bound:
-        recorded = decisions.decide(bound, title, because=because or [], all_of=groups)
+    with errors(as_json), database(db, home, workspace, principal) as bdb:
+        recorded = bdb.decide(title, because=because or [], all_of=groups)
     typer.echo(render.to_json(recorded) if as_json else f"decision {recorded.id} [{recorded.status}]")
 
 
@@ -46,8 +58,8 @@ def act(
 ) -> None:
     """Record an action carrying out a decision. It is held while its decision needs review; a rejected
     decision, or one recorded without reasons that nobody approved, may not be carried out."""
-    with errors(as_json), database(db, home, workspace, principal) as bound:
-        recorded = decisions.act(bound, decision, description)
+    with errors(as_json), database(db, home, workspace, principal) as bdb:
+        recorded = bdb.act(decision, description)
     typer.echo(render.to_json(recorded) if as_json else f"action {recorded.id} [{recorded.status}]")
 
 
@@ -62,8 +74,8 @@ def derive(
 ) -> None:
     """Record a belief derived from others; it holds while all of them are current."""
     ids = [x.strip() for x in sources.split(",") if x.strip()]
-    with errors(as_json), database(db, home, workspace, principal) as bound:
-        recorded = decisions.derive(bound, statement, subject, attribute, value, ids)
+    with errors(as_json), database(db, home, workspace, principal) as bdb:
+        recorded = bdb.derive(statement, subject, attribute, value, ids)
     typer.echo(render.to_json(recorded) if as_json else f"belief {recorded.id} [{recorded.status}]")
 
 
@@ -72,8 +84,8 @@ def list_decisions(
     db: DbUrl = None, home: Home = None, workspace: WorkspaceOpt = DEFAULT_WORKSPACE, as_json: Json = False,
 ) -> None:
     """List decisions with their status and whether they still hold."""
-    with errors(as_json), database(db, home, workspace, None) as bound:
-        rows = decisions.list_decisions(bound, status)
+    with errors(as_json), database(db, home, workspace, None) as bdb:
+        rows = bdb.decisions(status)
     typer.echo(render.to_json(rows) if as_json else render.decisions(rows))
 
 
@@ -82,8 +94,8 @@ def list_actions(
     db: DbUrl = None, home: Home = None, workspace: WorkspaceOpt = DEFAULT_WORKSPACE, as_json: Json = False,
 ) -> None:
     """List actions with their status."""
-    with errors(as_json), database(db, home, workspace, None) as bound:
-        rows = decisions.list_actions(bound, status)
+    with errors(as_json), database(db, home, workspace, None) as bdb:
+        rows = bdb.actions(status)
     typer.echo(render.to_json(rows) if as_json else render.actions(rows))
 
 
@@ -93,8 +105,8 @@ def impact(
 ) -> None:
     """Dry run: if these were retracted, what would stop holding, be current again, be flagged, be held,
     or survive on other support (exactly what 'retract' would do)."""
-    with errors(as_json), database(db, home, workspace, None) as bound:
-        rows = retraction.impact(bound, ids)
+    with errors(as_json), database(db, home, workspace, None) as bdb:
+        rows = bdb.impact(*ids)
     typer.echo(render.to_json(render.impact_json(rows)) if as_json else render.impact(rows))
 
 
@@ -122,14 +134,14 @@ def correct(
         fail("invalid_input", "choose one of --preview or --apply", as_json, 2)
     if apply and expect_revision is None:
         fail("invalid_input", "--apply needs --expect-revision (run --preview first)", as_json, 2)
-    with errors(as_json), database(db, home, workspace, principal) as bound:
+    with errors(as_json), database(db, home, workspace, principal) as bdb:
         if preview:
-            seen = corrections.preview(bound, belief, statement, value)
+            seen = bdb.preview_correction(belief, statement, value)
             typer.echo(render.to_json(seen) if as_json else render.correction_preview(seen))
             return
         assert expect_revision is not None
-        result = corrections.apply(bound, belief, statement, reviewer=reviewer, expect_revision=expect_revision,
-                                   value=value, reason=reason, idempotency_key=idempotency_key)
+        result = bdb.apply_correction(belief, statement, reviewer=reviewer, expect_revision=expect_revision,
+                                      value=value, reason=reason, idempotency_key=idempotency_key)
     typer.echo(render.to_json(result) if as_json else render.correction_result(result))
 
 
@@ -152,14 +164,13 @@ def retract(
     source belongs to whoever first ingested it, and anyone else's retraction of it is proposed to
     them as a review item.
     """
-    with errors(as_json), database(db, home, workspace, principal) as bound:
+    with errors(as_json), database(db, home, workspace, principal) as bdb:
         if preview:
-            would = retraction.preview(bound, belief=belief, fragment=fragment, source=source, version=version,
-                                       undo=undo)
+            would = bdb.preview_retract(belief=belief, fragment=fragment, source=source, version=version, undo=undo)
             typer.echo(render.to_json(would) if as_json else render.changes(would, preview=True))
             return
-        changes = retraction.retract(bound, belief=belief, fragment=fragment, source=source, version=version,
-                                     reason=reason, undo=undo)
+        changes = bdb.retract(belief=belief, fragment=fragment, source=source, version=version, reason=reason,
+                              undo=undo)
     typer.echo(render.to_json(changes) if as_json else render.changes(changes))
 
 
@@ -168,15 +179,15 @@ def review_list(
     db: DbUrl = None, home: Home = None, workspace: WorkspaceOpt = DEFAULT_WORKSPACE, as_json: Json = False,
 ) -> None:
     """Open review items."""
-    with errors(as_json), database(db, home, workspace, None) as bound:
-        rows = review.list_items(bound)
+    with errors(as_json), database(db, home, workspace, None) as bdb:
+        rows = bdb.review_items()
     typer.echo(render.to_json(rows) if as_json else render.review_items(rows))
 
 
 def _resolve(item: str, verdict: str, note: str | None, winner: str | None, db: str | None, home: Path | None,
              workspace: str, principal: str | None, as_json: bool) -> None:
-    with errors(as_json), database(db, home, workspace, principal) as bound:
-        result = review.resolve_item(bound, item, verdict, note=note, winner=winner)
+    with errors(as_json), database(db, home, workspace, principal) as bdb:
+        result = bdb.resolve_review(item, verdict, note=note, winner=winner)
     typer.echo(render.to_json(result) if as_json else render.review_resolution(result))
 
 
@@ -207,12 +218,12 @@ def review_reject(
 
 
 def register(app: typer.Typer) -> None:
-    app.command()(decide)
-    app.command()(act)
-    app.command()(derive)
-    app.command("decisions")(list_decisions)
-    app.command("actions")(list_actions)
-    app.command()(impact)
-    app.command()(correct)
-    app.command()(retract)
-    app.add_typer(review_app, name="review")
+    app.command(rich_help_panel=TRUTH)(impact)
+    app.command(rich_help_panel=TRUTH)(correct)
+    app.command(rich_help_panel=TRUTH)(retract)
+    app.command(rich_help_panel=DECISIONS)(decide)
+    app.command(rich_help_panel=DECISIONS)(act)
+    app.command(rich_help_panel=DECISIONS)(derive)
+    app.command("decisions", rich_help_panel=DECISIONS)(list_decisions)
+    app.command("actions", rich_help_panel=DECISIONS)(list_actions)
+    app.add_typer(review_app, name="review", rich_help_panel=REVIEW)

@@ -1,8 +1,9 @@
 """``beliefdb demo``: the return-policy story of DESIGN.md, as far as it is built, on a
-throw-away workspace."""
+throw-away workspace that is deleted afterwards unless it is kept (``tell``)."""
 
 from __future__ import annotations
 
+import contextlib
 import secrets
 import tempfile
 from collections.abc import Callable
@@ -15,6 +16,7 @@ from beliefdb import (
     beliefs,
     corrections,
     decisions,
+    errors,
     ingest,
     render,
     render_ask,
@@ -23,7 +25,10 @@ from beliefdb import (
     workspaces,
 )
 from beliefdb.connector import Database
+from beliefdb.demo_repair import run_repair_demo
 from beliefdb.models import IngestFailure, IngestReport
+
+STORIES = ("returns", "repair")
 
 V32 = """# Return policy
 Owner: Operations
@@ -61,10 +66,41 @@ def _status(db: Database) -> str:
     return "\n".join(lines)
 
 
-def run_demo(url: str, say: Callable[[str], None]) -> str:
-    """Run the story against ``url`` and return the name of the workspace it used."""
-    name = f"demo-{datetime.now(UTC):%Y%m%d-%H%M%S}-{secrets.token_hex(2)}"
+def tell(story: str, url: str, say: Callable[[str], None], *, keep: bool = False) -> str:
+    """Tell ``story`` (returns or repair) in a new workspace of ``url``, then delete the workspace
+    unless ``keep``; returns its name."""
+    if story not in STORIES:
+        raise errors.InvalidInput(f"unknown demo '{story}' (choose from: {', '.join(STORIES)})")
+    prefix, command = ("demo", "beliefdb demo") if story == "returns" else ("demo-repair", "beliefdb demo repair")
+    name = f"{prefix}-{datetime.now(UTC):%Y%m%d-%H%M%S}-{secrets.token_hex(2)}"
     workspaces.create_workspace(url, name, principal="demo")
+    try:
+        (run_demo if story == "returns" else run_repair_demo)(url, name, say)
+    except BaseException:
+        if not keep:
+            with contextlib.suppress(errors.BeliefDBError):
+                workspaces.delete_workspace(url, name, force=True)
+        raise
+    lead = "" if story == "returns" else "\n"  # the returns story ends with a blank line already
+    if keep:
+        if story == "returns":
+            say(f"Explore it yourself:  beliefdb beliefs --all --workspace {name}")
+            say(f"                      beliefdb review list --workspace {name}")
+        else:
+            say(f"{lead}Explore it yourself:  beliefdb runs --workspace {name}")
+        return name
+    try:
+        workspaces.delete_workspace(url, name, force=True)
+    except errors.BeliefDBError as exc:
+        say(f"{lead}note: the workspace '{name}' stays ({exc.message}); delete it with:"
+            f" beliefdb workspace delete {name} --force")
+    else:
+        say(f"{lead}The workspace '{name}' is deleted again ('{command} --keep' keeps it to explore).")
+    return name
+
+
+def run_demo(url: str, name: str, say: Callable[[str], None]) -> None:
+    """Run the story against the workspace ``name`` of ``url``."""
     say(f"beliefdb demo — the return-policy story, in a new workspace '{name}'\n")
     with Database(url, name, principal="demo") as db, tempfile.TemporaryDirectory() as tmp:
         doc = Path(tmp) / "return-policy.md"
@@ -151,6 +187,3 @@ def run_demo(url: str, say: Callable[[str], None]) -> str:
         say("9. Every change above was appended to the workspace's SHA-256 audit chain:")
         say(_indent(render.audit(audit.verify(db))) + "\n")
 
-    say(f"Explore it yourself:  beliefdb beliefs --all --workspace {name}")
-    say(f"                      beliefdb review list --workspace {name}")
-    return name

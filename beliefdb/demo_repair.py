@@ -4,11 +4,9 @@ The plan, what independent evidence saved, the replay, and the corrected answer.
 
 from __future__ import annotations
 
-import secrets
 from collections.abc import Callable
-from datetime import UTC, datetime
 
-from beliefdb import audit, render_trace, repair, trace, workspaces
+from beliefdb import audit, render_trace, repair, trace
 from beliefdb.beliefs import list_beliefs
 from beliefdb.connector import Database
 from beliefdb.render import short
@@ -51,10 +49,8 @@ def _executor() -> repair.Executor:
             "observation": observation, "answer": answer}
 
 
-def run_repair_demo(url: str, say: Callable[[str], None]) -> str:
-    """Run the repair story against ``url``; returns the workspace it used."""
-    name = f"demo-repair-{datetime.now(UTC):%Y%m%d-%H%M%S}-{secrets.token_hex(2)}"
-    workspaces.create_workspace(url, name, principal="demo")
+def run_repair_demo(url: str, name: str, say: Callable[[str], None]) -> None:
+    """Run the repair story against the workspace ``name`` of ``url``."""
     say(f"beliefdb demo repair — one poisoned memory, in a new workspace '{name}'\n")
     with Database(url, name, principal="demo") as db:
         say("1. Session 1: the traveller says they fly from SFO; the agent also reads a forum post")
@@ -114,7 +110,6 @@ def run_repair_demo(url: str, say: Callable[[str], None]) -> str:
             say(f"   {b.attribute:<16} {b.value:<10} [{b.status}]")
         verified = audit.verify(db)
         say(f"\n6. Audit chain: {'verified' if verified.ok else 'BROKEN'} ({verified.events} events).")
-    return name
 
 
 def _indent(text: str) -> str:

@@ -4,6 +4,7 @@ names and ids and types the results."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 from uuid import UUID
@@ -13,6 +14,7 @@ import psycopg
 from beliefdb import errors
 from beliefdb.beliefs import resolve, resolve_node
 from beliefdb.connector import Database
+from beliefdb.models import Changes, ConfidenceReport, Expired, Forgotten, OutcomeRecorded
 from beliefdb.retraction import source_id
 from beliefdb.vocabulary import OUTCOMES
 
@@ -69,3 +71,43 @@ def forget(db: Database, *, source: str | None = None, subject: str | None = Non
             args = ("belief", resolve(db, belief, c), None, preview)
         result: dict[str, Any] = db.scalar("select beliefdb.forget(%s, %s, %s, %s)", args, c)
     return result
+
+
+# The typed forms of the reports above (the SQL functions return jsonb).
+
+
+def _moment(value: Any) -> datetime:
+    return value if isinstance(value, datetime) else datetime.fromisoformat(str(value))
+
+
+def _ids(values: Any) -> list[UUID]:
+    return [UUID(str(x)) for x in values or []]
+
+
+def confidence_report(raw: Mapping[str, Any]) -> ConfidenceReport:
+    """The typed report of ``decay`` or ``recompute``."""
+    return ConfidenceReport(now=_moment(raw["now"]), beliefs=raw["beliefs"], changed=raw["changed"],
+                            lowered=raw["lowered"], raised=raw["raised"], became_low=raw["became_low"],
+                            recovered=raw["recovered"], low_confidence=raw["low_confidence"],
+                            threshold=float(raw["threshold"]), preview=bool(raw.get("preview")))
+
+
+def expired(raw: Mapping[str, Any]) -> Expired:
+    """The typed report of ``expire``."""
+    return Expired(expired=raw["expired"], beliefs=_ids(raw["beliefs"]), now=_moment(raw["now"]),
+                   changes=Changes.from_json(raw["changes"]))
+
+
+def outcome_recorded(raw: Mapping[str, Any]) -> OutcomeRecorded:
+    """The typed report of ``record_outcome``."""
+    return OutcomeRecorded(id=UUID(str(raw["id"])), node=UUID(str(raw["node"])), kind=raw["kind"],
+                           outcome=raw["outcome"], status=raw.get("status"))
+
+
+def forgotten(raw: Mapping[str, Any]) -> Forgotten:
+    """The typed report of ``forget`` (or its preview)."""
+    return Forgotten(target=raw["target"], versions=raw["versions"], fragments=raw["fragments"],
+                     beliefs=raw["beliefs"], evidence=raw["evidence"], embeddings=raw["embeddings"],
+                     redacted=raw.get("redacted", 0), flagged=_ids(raw.get("flagged")),
+                     would_flag=_ids(raw.get("would_flag")), held=_ids(raw.get("held")),
+                     changes=Changes.from_json(raw.get("changes") or {}), preview=bool(raw.get("preview")))

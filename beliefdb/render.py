@@ -24,6 +24,7 @@ from beliefdb.models import (
     IngestFailure,
     IngestReport,
     ReviewItem,
+    ReviewResolution,
     Why,
 )
 
@@ -283,9 +284,9 @@ def changes(c: Changes, *, preview: bool = False) -> str:
     return "\n".join(lines)
 
 
-def review_resolution(result: dict[str, Any]) -> str:
-    line = f"{result['kind']} {result['node'] or result.get('source_id')}: {result['status']}"
-    applied = result.get("correction")
+def review_resolution(result: ReviewResolution) -> str:
+    line = f"{result.kind} {result.node or result.source_id}: {result.status}"
+    applied = result.correction
     if applied:
         line += (f"\n  correction {applied['correction']} applied: replacement {applied['replacement']},"
                  f" flagged {len(applied['flagged'])} decision(s), held {len(applied['held'])} action(s)")

@@ -14,7 +14,7 @@ from beliefdb import errors
 from beliefdb.beliefs import resolve
 from beliefdb.connector import Database
 from beliefdb.embeddings import embed_new
-from beliefdb.models import ReviewItem
+from beliefdb.models import ReviewItem, ReviewResolution
 
 
 def list_items(db: Database, conn: psycopg.Connection[Any] | None = None) -> list[ReviewItem]:
@@ -49,3 +49,11 @@ def resolve_item(db: Database, item: str | UUID, verdict: str, *, note: str | No
             # an approved new version's beliefs are searchable like any ingested ones
             embed_new(db, [UUID(a["id"]) for a in version["accepted"]], c)
     return result
+
+
+def resolution(raw: dict[str, Any]) -> ReviewResolution:
+    """The typed result of ``resolve_item`` (nested reports stay as ``beliefdb.review_resolve`` gives them)."""
+    return ReviewResolution(item=UUID(str(raw["item"])), kind=raw["kind"],
+                            node=UUID(str(raw["node"])) if raw.get("node") else None,
+                            source_id=UUID(str(raw["source_id"])) if raw.get("source_id") else None,
+                            status=raw["status"], correction=raw.get("correction"), applied=raw.get("applied"))

@@ -406,7 +406,7 @@ def test_beliefs_as_of_bad_timestamp_is_a_one_line_error(cli: Invoke) -> None:
 def test_demo_tells_the_story_quickly(cli: Invoke, db_url: str, postgresql: psycopg.Connection[Any]) -> None:
     workspaces_before = count(postgresql, "workspace")
     started = time.monotonic()
-    result = cli("demo", "--db", db_url)
+    result = cli("demo", "--keep", "--db", db_url)
     elapsed = time.monotonic() - started
     assert result.exit_code == 0, result.output
     assert elapsed < 20, f"demo took {elapsed:.1f}s"
@@ -424,7 +424,7 @@ def test_demo_tells_the_story_quickly(cli: Invoke, db_url: str, postgresql: psyc
                          "--json"))
     assert [b["value"] for b in window] == ["15 days"]
     # running it twice is fine: a second workspace
-    assert cli("demo", "--db", db_url).exit_code == 0
+    assert cli("demo", "--keep", "--db", db_url).exit_code == 0
     assert count(postgresql, "workspace") == workspaces_before + 2
 
 

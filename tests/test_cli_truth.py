@@ -951,7 +951,7 @@ def test_a_winner_outside_the_conflict_is_an_error(cli: Cli, bdb: beliefdb.Belie
 
 
 def test_demo_tells_the_truth_maintenance_story(cli: Cli, db_url: str) -> None:
-    result = runner.invoke(beliefdb.cli.app, ["demo", "--db", db_url])
+    result = runner.invoke(beliefdb.cli.app, ["demo", "--keep", "--db", db_url])
     assert result.exit_code == 0, result.output
     out = result.stdout
     assert "needs_review" in out

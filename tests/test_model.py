@@ -78,7 +78,7 @@ from model_reference import (
 import beliefdb
 from beliefdb import errors, ingest, lifecycle
 from beliefdb.extract import Candidate, get_extractor
-from beliefdb.models import Changes
+from beliefdb.models import Changes, ReviewResolution
 from beliefdb.workspaces import create_workspace
 
 PRINCIPALS = ("alice", "bob")
@@ -423,14 +423,14 @@ class Machine(RuleBasedStateMachine):
         if item.kind == "correction_proposed":
             row = self.su.execute("select revision from beliefdb.belief where id = %s", (item.node,)).fetchone()
             stale = row is not None and row[0] != (item.proposal or {}).get("revision")
-        result: dict[str, Any] = {}
+        result: ReviewResolution | None = None
         error: BaseException | None = None
         try:
             result = db.resolve_review(item.id, verdict, winner=winner)
         except (errors.NotOwner, errors.StaleCorrectionPreview, errors.IntegrityViolation) as exc:
             error = exc
-        applied = result.get("applied") if item.kind == "version_proposed" else None
-        fixed = (result.get("correction") or {}).get("replacement")
+        applied = result.applied if result is not None and item.kind == "version_proposed" else None
+        fixed = ((result.correction if result is not None else None) or {}).get("replacement")
         ids = [UUID(a["id"]) for a in applied["accepted"]] if applied else [UUID(fixed)] if fixed else []
 
         def op(m: Model) -> Any:

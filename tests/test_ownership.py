@@ -145,8 +145,8 @@ def test_a_correction_by_another_principal_is_proposed_not_applied(db_url: str, 
     assert status_of(db_url, window)[0] == "current"
 
     done = alice.resolve_review(result.review_item, "approved")
-    applied = done["correction"]
-    assert done["status"] == "approved" and applied["superseded"] == [str(window)]
+    applied = done.correction
+    assert done.status == "approved" and applied is not None and applied["superseded"] == [str(window)]
     assert status_of(db_url, window)[0] == "superseded"
     replacement = UUID(applied["replacement"])
     assert status_of(db_url, replacement)[:2] == ("current", "alice")
@@ -167,7 +167,7 @@ def test_the_owner_rejects_a_proposal_and_nothing_changes(db_url: str, alice: be
                                  expect_revision=1)
     # two principals, two proposals side by side
     assert {i[0] for i in open_items(db_url, "correction_proposed")} == {p_carol.review_item, p_bob.review_item}
-    assert alice.resolve_review(p_carol.review_item, "rejected")["status"] == "rejected"
+    assert alice.resolve_review(p_carol.review_item, "rejected").status == "rejected"
     assert status_of(db_url, window) == ("current", "alice", 1)
     assert [i[0] for i in open_items(db_url, "correction_proposed")] == [p_bob.review_item]
 

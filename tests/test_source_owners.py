@@ -69,7 +69,7 @@ def test_another_principals_new_version_is_a_proposal(alice: beliefdb.BeliefDB, 
     with pytest.raises(errors.NotOwner):
         bob.resolve_review(item.id, "approved")
     result = alice.resolve_review(item.id, "approved")
-    assert result["status"] == "approved" and result["applied"]["version"] == 2
+    assert result.status == "approved" and result.applied is not None and result.applied["version"] == 2
     assert threshold(alice) == [("500 euros", "superseded"), ("5000 euros", "current")]
     owners = {b.value: b.owner for b in alice.beliefs(subject="refund", include_all=True)}
     assert owners["5000 euros"] == "alice"  # applied as the owner's own change
