@@ -1,0 +1,44 @@
+-- The application role and row-level security (rule 13). The session starts as the migrating
+-- user, which owns the tables and sees every workspace.
+insert into beliefdb.workspace (name) values ('other');
+select name from beliefdb.workspace order by name;
+
+-- beliefdb_app with no workspace bound sees no workspace rows at all
+set role beliefdb_app;
+select beliefdb.current_workspace_id() is null as unbound, count(*) as sources from beliefdb.source;
+-- and the functions that write need a workspace (BD003)
+select beliefdb.ingest_version('notes.md', 'Nothing is bound.');
+
+-- bind 'default', name yourself, write
+select set_config('beliefdb.workspace_id', (select id::text from beliefdb.workspace where name = 'default'), false) is not null as bound;
+select set_config('beliefdb.principal', 'dba:alice', false) as principal;
+select beliefdb.current_principal();
+select beliefdb.ingest_version('notes.md', 'The warehouse opens at 8.',
+    p_claims => '[{"statement": "The warehouse opens at 8.", "subject": "warehouse", "attribute": "opens",
+                   "value": "8", "quote": "The warehouse opens at 8.", "start": 0, "end": 25}]') ->> 'new_version' as new_version;
+select statement, owner from beliefdb.current_beliefs;
+
+-- bound to 'other', the same role sees none of it
+select set_config('beliefdb.workspace_id', (select id::text from beliefdb.workspace where name = 'other'), false) is not null as bound;
+select count(*) as beliefs, (select count(*) from beliefdb.audit_event) as audit_events from beliefdb.belief;
+select set_config('beliefdb.workspace_id', (select id::text from beliefdb.workspace where name = 'default'), false) is not null as bound;
+
+-- beliefdb_app writes only through beliefdb's functions: hand-written changes are refused
+update beliefdb.belief set status = 'retracted';
+insert into beliefdb.relation (from_belief, to_belief, kind)
+select id, id, 'supersedes' from beliefdb.belief limit 1;
+delete from beliefdb.evidence;
+update beliefdb.node set holds = false;
+delete from beliefdb.workspace where name = 'other';
+select status from beliefdb.belief;
+
+-- the audit internals are not granted; beliefdb.audit appends to the bound workspace's chain
+select has_function_privilege('beliefdb_app', 'beliefdb.audit_append(uuid, text, jsonb)', 'execute') as audit_append,
+       has_function_privilege('beliefdb_app', 'beliefdb.ingest_version(text, text, beliefdb.origin_type, beliefdb.authority, beliefdb.provenance, text, text, jsonb, jsonb, jsonb)', 'execute') as ingest_version;
+
+-- the source text is immutable for every role, the owner included (BD002)
+reset role;
+update beliefdb.source_version set content = 'The warehouse opens at 9.';
+
+-- the error codes beliefdb raises, one meaning each
+select code, name from beliefdb.error_code order by code;
