@@ -1,0 +1,45 @@
+-- The audit chain (rule 12): every change appends a link to its workspace's SHA-256 chain.
+\ir 01_story.sql
+
+select ok, events > 0 as has_events, first_broken from beliefdb.audit_verify();
+select action, count(*) from beliefdb.audit_event group by action order by action;
+
+-- every workspace, as a DBA (the owner bypasses row-level security)
+reset role;
+select w.name, v.ok, v.first_broken from beliefdb.workspace w cross join lateral beliefdb.audit_verify(w.id) v order by w.name;
+
+-- recompute the links by hand
+select bool_and(prev_ok) as prev_ok, bool_and(payload_ok) as payload_ok, bool_and(link_ok) as link_ok
+  from (select prev_hash = coalesce(lag(hash) over (order by seq), beliefdb.audit_genesis()) as prev_ok,
+               payload is null or payload_hash = beliefdb.audit_payload_hash(payload) as payload_ok,
+               hash = beliefdb.audit_link_hash(prev_hash, workspace_id, seq, at, principal, action, payload_hash) as link_ok
+          from beliefdb.audit_event
+         where workspace_id = beliefdb.current_workspace_id()) x;
+
+-- redaction keeps the chain verifiable; tampering shows at the first broken link (rolled back)
+begin;
+update beliefdb.audit_event set payload = null
+ where workspace_id = beliefdb.current_workspace_id() and action = 'ingest';
+select ok, first_broken from beliefdb.audit_verify();
+update beliefdb.audit_event set action = 'ingest (edited)'
+ where workspace_id = beliefdb.current_workspace_id() and seq = 3;
+select ok, first_broken from beliefdb.audit_verify();
+rollback;
+
+-- beliefdb_app cannot touch the chain
+set role beliefdb_app;
+delete from beliefdb.audit_event;
+select ok from beliefdb.audit_verify();
+
+-- the stored fixpoint is right: evaluate the whole workspace and compare (one transaction, as
+-- the DBA: the evaluation's temporary table belongs to the functions' owner)
+reset role;
+begin;
+select beliefdb.evaluate(beliefdb.current_workspace_id(), array(select id from beliefdb.node)) as rounds;
+select count(*) as nodes, count(*) filter (where e.holds is distinct from n.holds) as holds_differ
+  from pg_temp.beliefdb_evaluation e
+  join beliefdb.node n on n.workspace_id = beliefdb.current_workspace_id() and n.id = e.id;
+commit;
+-- and storing it again changes nothing
+select jsonb_array_length(p -> 'stopped_holding') + jsonb_array_length(p -> 'started_holding') as changed
+  from beliefdb.propagate(beliefdb.current_workspace_id(), array(select id from beliefdb.node)) p;
