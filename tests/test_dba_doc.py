@@ -1,0 +1,66 @@
+"""docs/dba.md quotes the examples the suite runs: every excerpt it quotes from an ``.out`` file is
+still in that file, and every link from README.md and docs/ into the docs resolves (files and
+heading anchors)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+_LINK = re.compile(r"\[[^\]]*\]\(([^)\s]+)\)")
+
+
+def slug(heading: str) -> str:
+    """GitHub's anchor for a heading."""
+    return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+
+
+def anchors(path: Path) -> set[str]:
+    seen: dict[str, int] = {}
+    found = set()
+    in_fence = False
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.startswith("```"):
+            in_fence = not in_fence
+        elif not in_fence and (m := re.match(r"#{1,6} (.+)", line)):
+            base = slug(m.group(1))
+            n = seen.get(base, 0)
+            seen[base] = n + 1
+            found.add(base if n == 0 else f"{base}-{n}")
+    return found
+
+
+@pytest.mark.parametrize("doc", DOCS, ids=[p.name for p in DOCS])
+def test_links_resolve(doc: Path) -> None:
+    text = re.sub(r"```.*?```", "", doc.read_text(encoding="utf-8"), flags=re.DOTALL)
+    broken = []
+    for target in _LINK.findall(text):
+        if re.match(r"[a-z]+:", target):
+            continue
+        path_part, _, anchor = target.partition("#")
+        path = (doc.parent / path_part).resolve() if path_part else doc
+        if not path.exists():
+            broken.append(f"{target}: no such file")
+        elif anchor and path.suffix == ".md" and anchor not in anchors(path):
+            broken.append(f"{target}: no heading with that anchor")
+    assert not broken, f"broken links in {doc.relative_to(ROOT)}: {broken}"
+
+
+def test_dba_excerpts_are_what_the_examples_print() -> None:
+    """A ```text block of dba.md whose preceding paragraph names an examples/*.out file must be
+    found, line for line, in that file (which tests/test_regress_examples.py checks)."""
+    text = (ROOT / "docs" / "dba.md").read_text(encoding="utf-8")
+    checked = 0
+    for m in re.finditer(r"```text\n(.*?)```", text, flags=re.DOTALL):
+        before = text[: m.start()].rstrip().rsplit("\n\n", 1)[-1]
+        named = re.findall(r"examples/(\w+\.out)", before)
+        if not named:
+            continue
+        out = (ROOT / "docs" / "examples" / named[-1]).read_text(encoding="utf-8")
+        assert m.group(1) in out, f"dba.md quotes {named[-1]} but it no longer prints:\n{m.group(1)}"
+        checked += 1
+    assert checked >= 5
