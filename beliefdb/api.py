@@ -23,6 +23,7 @@ from beliefdb import (
     retraction,
     retrieve,
     review,
+    settings,
     trace,
     workspaces,
 )
@@ -56,6 +57,7 @@ from beliefdb.models import (
     ReviewResolution,
     Run,
     RunTrace,
+    Setting,
     TraceStep,
     Why,
     Workspace,
@@ -65,8 +67,8 @@ from beliefdb.retrieve import AskResult
 
 __all__ = [
     "DEFAULT_BINS", "DEFAULT_WORKSPACE", "AskResult", "BeliefDB", "Calibration", "EmbedReport", "ServerStatus",
-    "connect", "create_workspace", "delete_workspace", "demo", "list_workspaces", "migrate", "migration_sql",
-    "server_status", "start_server", "stop_server", "version",
+    "connect", "create_workspace", "delete_workspace", "demo", "effective_settings", "list_workspaces", "migrate",
+    "migration_sql", "server_status", "start_server", "stop_server", "version",
 ]
 
 #: called with (done, total) after each batch of a long job
@@ -344,6 +346,12 @@ def version() -> str:
         from beliefdb import __version__
 
         return __version__
+
+
+def effective_settings() -> list[Setting]:
+    """Every ``BELIEFDB_*`` variable (:mod:`beliefdb.settings`): its effective value (API keys and
+    passwords masked), its default, whether it came from the environment, and what it does."""
+    return settings.effective()
 
 
 def _home(home: str | Path | None) -> Path | None:

@@ -1,5 +1,5 @@
 """Commands that come before a workspace is bound: the schema (migrate), the embedded server
-(db), the workspace directory (workspace) and the demo. They parse and print; the work is in
+(db), the workspace directory (workspace), the configuration (config) and the demo. They parse and print; the work is in
 ``beliefdb.api``."""
 
 from __future__ import annotations
@@ -51,6 +51,21 @@ def demo(
     """Tell a story on a throw-away workspace of the (embedded) database, deleted afterwards unless --keep."""
     with errors(False):
         api.demo(story.value, say=typer.echo, url=db, home=home, keep=keep)
+
+
+def config(as_json: Json = False) -> None:
+    """Show every BELIEFDB_* setting: its effective value, whether it came from the environment or is the
+    default, and what it does. API keys and passwords in URLs are masked."""
+    with errors(as_json):
+        rows = api.effective_settings()
+    if as_json:
+        typer.echo(render.to_json(rows))
+        return
+    width = max(len(r.name) for r in rows)
+    shown = {r.name: "(unset)" if r.value is None else str(r.value) for r in rows}
+    value_width = min(40, max(len(v) for v in shown.values()))
+    for r in rows:
+        typer.echo(f"{r.name:<{width}}  {shown[r.name]:<{value_width}}  {r.source:<11}  {r.help}".rstrip())
 
 
 @db_app.command("status")
@@ -136,5 +151,6 @@ def workspace_delete(
 def register(app: typer.Typer) -> None:
     app.command(rich_help_panel=OPERATIONS)(migrate)
     app.command(rich_help_panel=OPERATIONS)(demo)
+    app.command(rich_help_panel=OPERATIONS)(config)
     app.add_typer(db_app, name="db", rich_help_panel=OPERATIONS)
     app.add_typer(workspace_app, name="workspace", rich_help_panel=OPERATIONS)

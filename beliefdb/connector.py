@@ -7,7 +7,6 @@ workspace, so row-level security, not Python, keeps workspaces apart.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -19,7 +18,7 @@ from psycopg import sql
 from psycopg.rows import class_row
 from psycopg_pool import ConnectionPool
 
-from beliefdb import errors
+from beliefdb import errors, settings
 from beliefdb.embedded import EmbeddedServer
 
 APP_ROLE = "beliefdb_app"
@@ -55,7 +54,7 @@ def translated_errors() -> Iterator[None]:
 
 def resolve_url(url: str | None = None, *, home: Path | None = None, migrate: bool = True) -> str:
     """``url``, else ``BELIEFDB_URL``, else the embedded server (started and migrated on first use)."""
-    chosen = url or os.environ.get("BELIEFDB_URL")
+    chosen = url or settings.load().url
     if chosen:
         return chosen
     embedded_url = EmbeddedServer(home).start()

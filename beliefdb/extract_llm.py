@@ -19,10 +19,12 @@ Other settings (environment, or :class:`LLMConfig` in code):
 - ``BELIEFDB_LLM_CHUNK_CHARS`` the largest piece of a document sent in one request (default 6000): long documents
   are cut at paragraph breaks (lines, then a hard cut, for a longer paragraph) and each piece is asked for separately.
 
-What is sent: ``POST {BELIEFDB_LLM_URL}/chat/completions`` with ``temperature`` 0 and a strict JSON schema as
-``response_format`` (``{"type": "json_schema", ...}``): ``{"beliefs": [{statement, subject, attribute, value,
-quote, kind, scope}]}``, ``scope`` being a list of ``{key, value}`` conditions. The prompt says the quote must be
-copied from the document exactly, character for character.
+What is sent: ``POST {BELIEFDB_LLM_URL}/chat/completions`` (:mod:`beliefdb.openai_client`, on httpx) with
+``temperature`` 0 and a strict JSON schema as ``response_format`` (``{"type": "json_schema", ...}``):
+``{"beliefs": [{statement, subject, attribute, value, quote, kind, scope}]}``, ``scope`` being a list of
+``{key, value}`` conditions. The schema is generated from the pydantic model
+:class:`beliefdb.llm_answer.Answer`, which also checks the answer; what it refuses is a malformed answer. The
+prompt says the quote must be copied from the document exactly, character for character.
 
 The model proposes; it decides nothing. Candidates go through the same exact-quote evidence gate as every other
 extractor (:mod:`beliefdb.gate`): a paraphrased or invented quote is rejected with its reason and counted in the
@@ -33,8 +35,9 @@ finds the quote in the text. Subject and attribute are normalised like the rule 
 kept once.
 
 Failures: a malformed answer is re-asked (telling the model what was wrong); HTTP 429/5xx, timeouts and refused
-connections are retried with exponential backoff; any other HTTP error is not retried. When retries run out,
-:class:`beliefdb.errors.ExtractorUnavailable` is raised before anything is written, so the ingest stores nothing.
+connections are retried with exponential backoff (or the server's ``Retry-After``); any other HTTP error is
+not retried. When retries run out, :class:`beliefdb.errors.ExtractorUnavailable` is raised before anything is
+written, so the ingest stores nothing.
 
 Counts: each extractor has ``stats`` (:class:`LLMStats`: requests, malformed answers, HTTP retries, kinds mapped
 to ``other``, duplicates dropped); malformed answers, unknown kinds and retries are also logged at INFO on the
@@ -44,72 +47,39 @@ extractor's, the answers depend on the model and the server.
 
 from __future__ import annotations
 
-import http.client
 import itertools
-import json
 import logging
-import os
 import re
 import time
-import urllib.error
-import urllib.request
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from beliefdb import errors
-from beliefdb.extract import Candidate, Extractor, normalise_name
+from beliefdb import errors, settings
+from beliefdb.extract import Candidate, Extractor
+from beliefdb.llm_answer import (
+    RESPONSE_FORMAT,
+    SCHEMA,
+    Answer,
+    BeliefItem,
+    ScopeCondition,
+    parse_answer,
+    snake_name,
+)
+from beliefdb.llm_answer import MalformedAnswer as _Malformed
+from beliefdb.llm_answer import content as _content
+from beliefdb.openai_client import EndpointError, Failed, Malformed, OpenAIClient, Refused
 from beliefdb.vocabulary import BELIEF_KINDS
 
-__all__ = ["DEFAULT_MODEL", "RESPONSE_FORMAT", "SCHEMA", "LLMConfig", "LLMExtractor", "LLMStats", "chunk_text"]
+__all__ = ["DEFAULT_MODEL", "RESPONSE_FORMAT", "SCHEMA", "Answer", "BeliefItem", "LLMConfig", "LLMExtractor",
+           "LLMStats", "ScopeCondition", "chunk_text"]
 
 log = logging.getLogger(__name__)
 
 DEFAULT_MODEL: Final = "gpt-4o-mini"
 NO_ENDPOINT: Final = ("the llm extractor needs an OpenAI-compatible endpoint: set BELIEFDB_LLM_URL "
                       "(e.g. http://127.0.0.1:8080/v1; the rule extractor is the default)")
-MAX_RETRY_AFTER: Final = 30.0
-_FIELDS: Final = ("statement", "subject", "attribute", "value", "quote")
 
-
-SCHEMA: Final[dict[str, Any]] = {
-    "type": "object",
-    "properties": {
-        "beliefs": {
-            "type": "array",
-            "items": {
-                "type": "object",
-                "properties": {
-                    "statement": {"type": "string", "description": "the belief as one self-contained sentence"},
-                    "subject": {"type": "string", "description": "what it is about, snake_case, e.g. return_policy"},
-                    "attribute": {"type": "string", "description": "which property, snake_case, e.g. window"},
-                    "value": {"type": "string", "description": "the value as written, e.g. 7 days"},
-                    "quote": {"type": "string",
-                              "description": "the supporting text copied exactly, character for character"},
-                    "kind": {"type": "string", "enum": list(BELIEF_KINDS)},
-                    "scope": {
-                        "type": "array",
-                        "description": "conditions under which it holds, e.g. region = EU; empty if none",
-                        "items": {
-                            "type": "object",
-                            "properties": {"key": {"type": "string"}, "value": {"type": "string"}},
-                            "required": ["key", "value"],
-                            "additionalProperties": False,
-                        },
-                    },
-                },
-                "required": [*_FIELDS, "kind", "scope"],
-                "additionalProperties": False,
-            },
-        },
-    },
-    "required": ["beliefs"],
-    "additionalProperties": False,
-}
-RESPONSE_FORMAT: Final[dict[str, Any]] = {
-    "type": "json_schema",
-    "json_schema": {"name": "candidate_beliefs", "strict": True, "schema": SCHEMA},
-}
 
 SYSTEM_PROMPT: Final = f"""\
 You extract candidate beliefs (facts, rules, policies, preferences, ...) from a document for an agent's memory.
@@ -141,20 +111,6 @@ class LLMStats:
     candidates: int = 0
 
 
-def _env_number(env: Mapping[str, str], name: str, default: float, *, integer: bool = False) -> float:
-    raw = env.get(name, "").strip()
-    if not raw:
-        return default
-    try:
-        value = int(raw) if integer else float(raw)
-    except ValueError:
-        kind = "a whole number" if integer else "a number"
-        raise errors.InvalidInput(f"{name} must be {kind}, not {raw!r}") from None
-    if value < 0 or value != value:
-        raise errors.InvalidInput(f"{name} must not be negative, not {raw!r}")
-    return value
-
-
 @dataclass(frozen=True)
 class LLMConfig:
     """Where and how to ask; :meth:`from_env` reads the ``BELIEFDB_LLM_*`` variables."""
@@ -181,21 +137,17 @@ class LLMConfig:
             raise errors.InvalidInput("LLM retries and backoff must not be negative")
 
     @classmethod
-    def from_env(cls, env: Mapping[str, str] | None = None) -> LLMConfig:
-        env = os.environ if env is None else env
-        url = env.get("BELIEFDB_LLM_URL", "").strip()
+    def from_env(cls) -> LLMConfig:
+        """From the ``BELIEFDB_LLM_*`` variables (:mod:`beliefdb.settings`)."""
+        configured = settings.load()
+        url = (configured.llm_url or "").strip()
         if not url:
             raise errors.InvalidInput(NO_ENDPOINT)
-        return cls(
-            url=url,
-            model=env.get("BELIEFDB_LLM_MODEL", "").strip() or DEFAULT_MODEL,
-            api_key=env.get("BELIEFDB_LLM_API_KEY", "").strip() or None,
-            timeout=_env_number(env, "BELIEFDB_LLM_TIMEOUT", 60.0),
-            retries=int(_env_number(env, "BELIEFDB_LLM_RETRIES", 2, integer=True)),
-            http_retries=int(_env_number(env, "BELIEFDB_LLM_HTTP_RETRIES", 3, integer=True)),
-            backoff=_env_number(env, "BELIEFDB_LLM_BACKOFF", 0.5),
-            chunk_chars=int(_env_number(env, "BELIEFDB_LLM_CHUNK_CHARS", 6000, integer=True)),
-        )
+        return cls(url=url, model=configured.llm_model.strip() or DEFAULT_MODEL,
+                   api_key=(configured.secret("llm_api_key") or "").strip() or None,
+                   timeout=configured.llm_timeout, retries=configured.llm_retries,
+                   http_retries=configured.llm_http_retries, backoff=configured.llm_backoff,
+                   chunk_chars=configured.llm_chunk_chars)
 
     @property
     def endpoint(self) -> str:
@@ -237,81 +189,6 @@ def chunk_text(text: str, max_chars: int) -> list[str]:
     return [text[a:b] for a, b in spans if text[a:b].strip()]
 
 
-# --- answers -----------------------------------------------------------------------------------------
-
-class _Malformed(Exception):
-    """The answer cannot be used; the message says why (and is sent back to the model)."""
-
-
-_FENCE: Final = re.compile(r"^```(?:json)?\s*\n(?P<body>.*)\n```\s*$", re.DOTALL)
-
-
-def _content(body: Any) -> str:
-    try:
-        message = body["choices"][0]["message"]
-    except (KeyError, IndexError, TypeError):
-        raise _Malformed("the response has no choices[0].message") from None
-    if not isinstance(message, dict):
-        raise _Malformed("choices[0].message is not an object")
-    if message.get("refusal"):
-        raise _Malformed(f"the model refused: {str(message['refusal'])[:200]}")
-    content = message.get("content")
-    if not isinstance(content, str) or not content.strip():
-        raise _Malformed("the answer is empty")
-    return content
-
-
-def _scope(raw: Any, where: str) -> dict[str, str]:
-    if isinstance(raw, dict):
-        pairs = list(raw.items())
-    elif isinstance(raw, list):
-        pairs = []
-        for item in raw:
-            if not isinstance(item, dict) or "key" not in item or "value" not in item:
-                raise _Malformed(f"{where}: scope items must be objects with key and value")
-            pairs.append((item["key"], item["value"]))
-    else:
-        raise _Malformed(f"{where}: scope must be a list of {{key, value}} objects")
-    scope: dict[str, str] = {}
-    for key, value in pairs:
-        if not isinstance(key, str) or not key.strip() or not isinstance(value, str):
-            raise _Malformed(f"{where}: scope keys must be non-empty strings and values strings")
-        scope[key.strip()] = value
-    return scope
-
-
-def _name(raw: str) -> str:
-    """Like the rule extractor's names; text normalise_name cannot spell in ASCII keeps its own letters."""
-    return normalise_name(raw) or re.sub(r"\s+", "_", raw.strip().lower())
-
-
-def parse_answer(content: str) -> list[dict[str, Any]]:
-    """The belief objects of an answer (fields checked, names not yet normalised), or _Malformed."""
-    fenced = _FENCE.match(content.strip())
-    try:
-        data = json.loads(fenced["body"] if fenced else content)
-    except json.JSONDecodeError as exc:
-        raise _Malformed(f"the answer is not JSON ({exc.msg} at line {exc.lineno} column {exc.colno})") from None
-    if not isinstance(data, dict) or not isinstance(data.get("beliefs"), list):
-        raise _Malformed('the answer must be an object {"beliefs": [...]}')
-    items: list[dict[str, Any]] = []
-    for i, item in enumerate(data["beliefs"]):
-        where = f"beliefs[{i}]"
-        if not isinstance(item, dict):
-            raise _Malformed(f"{where} is not an object")
-        for key in _FIELDS:
-            if not isinstance(item.get(key), str):
-                raise _Malformed(f"{where}: '{key}' must be a string")
-        for key in ("statement", "subject", "attribute"):
-            if not item[key].strip() or (key != "statement" and not _name(item[key])):
-                raise _Malformed(f"{where}: '{key}' must not be empty")
-        kind = item.get("kind", "other")
-        if not isinstance(kind, str):
-            raise _Malformed(f"{where}: 'kind' must be a string")
-        items.append({**{k: item[k] for k in _FIELDS}, "kind": kind, "scope": _scope(item.get("scope", []), where)})
-    return items
-
-
 # --- the extractor -----------------------------------------------------------------------------------
 
 class LLMExtractor(Extractor):
@@ -322,7 +199,9 @@ class LLMExtractor(Extractor):
     def __init__(self, config: LLMConfig | None = None, *, sleep: Callable[[float], None] = time.sleep) -> None:
         self.config = config if config is not None else LLMConfig.from_env()
         self.stats = LLMStats()
-        self._sleep = sleep
+        self._client = OpenAIClient(self.config.url, api_key=self.config.api_key, timeout=self.config.timeout,
+                                    retries=self.config.http_retries, backoff=self.config.backoff, sleep=sleep,
+                                    on_attempt=self._counted, on_retry=self._retrying)
 
     def extract(self, text: str, *, source_name: str) -> list[Candidate]:
         seen: dict[tuple[Any, ...], Candidate] = {}
@@ -338,15 +217,15 @@ class LLMExtractor(Extractor):
         self.stats.candidates += len(seen)
         return list(seen.values())
 
-    def _candidate(self, item: Mapping[str, Any]) -> Candidate:
-        kind = item["kind"].strip().lower()
+    def _candidate(self, item: BeliefItem) -> Candidate:
+        kind = item.kind.strip().lower()
         if kind not in BELIEF_KINDS:
             self.stats.unknown_kinds += 1
-            log.info("llm extractor: unknown kind %r for %r, kept as 'other'", item["kind"], item["statement"])
+            log.info("llm extractor: unknown kind %r for %r, kept as 'other'", item.kind, item.statement)
             kind = "other"
-        return Candidate(statement=item["statement"].strip(), subject=_name(item["subject"]),
-                         attribute=_name(item["attribute"]), value=item["value"].strip(), quote=item["quote"],
-                         kind=kind, scope=item["scope"])
+        return Candidate(statement=item.statement.strip(), subject=snake_name(item.subject),
+                         attribute=snake_name(item.attribute), value=item.value.strip(), quote=item.quote,
+                         kind=kind, scope={c.key: c.value for c in item.scope})
 
     def _ask(self, chunk: str, source_name: str) -> list[Candidate]:
         messages: list[dict[str, str]] = [
@@ -373,57 +252,26 @@ class LLMExtractor(Extractor):
         raise errors.ExtractorUnavailable(
             f"the llm extractor got no usable answer from {self.config.endpoint} in {attempts} attempts: {reason}")
 
-    def _request(self, messages: list[dict[str, str]]) -> urllib.request.Request:
-        payload = {"model": self.config.model, "messages": messages, "temperature": 0,
-                   "response_format": RESPONSE_FORMAT}
-        headers = {"Content-Type": "application/json", "Accept": "application/json"}
-        if self.config.api_key:
-            headers["Authorization"] = f"Bearer {self.config.api_key}"
-        return urllib.request.Request(self.config.endpoint, data=json.dumps(payload).encode("utf-8"),
-                                      headers=headers, method="POST")
+    def _counted(self) -> None:
+        self.stats.requests += 1
+
+    def _retrying(self, problem: str, delay: float) -> None:
+        self.stats.http_retries += 1
+        log.info("llm extractor: %s %s; retrying in %.2fs", self.config.endpoint, problem, delay)
 
     def _post(self, messages: list[dict[str, str]]) -> Any:
-        """The decoded JSON body of one chat completion, retrying what may pass; raises what will not."""
+        """The decoded JSON body of one chat completion (retries by :class:`OpenAIClient`)."""
+        payload = {"model": self.config.model, "messages": messages, "temperature": 0,
+                   "response_format": RESPONSE_FORMAT}
         endpoint = self.config.endpoint
-        attempts = self.config.http_retries + 1
-        problem = ""
-        for attempt in range(attempts):
-            retry_after: float | None = None
-            self.stats.requests += 1
-            try:
-                with urllib.request.urlopen(self._request(messages), timeout=self.config.timeout) as response:
-                    raw = response.read()
-            except urllib.error.HTTPError as exc:
-                with exc:
-                    detail = exc.read(300).decode("utf-8", "replace").strip()
-                    header = exc.headers.get("Retry-After") if exc.headers is not None else None
-                problem = f"HTTP {exc.code}" + (f": {' '.join(detail.split())}" if detail else "")
-                if exc.code != 429 and exc.code < 500:
-                    raise errors.ExtractorUnavailable(f"the llm endpoint {endpoint} answered {problem}") from None
-                retry_after = _seconds(header)
-            except (urllib.error.URLError, TimeoutError, ConnectionError, http.client.HTTPException) as exc:
-                cause = exc.reason if isinstance(exc, urllib.error.URLError) else exc
-                problem = "timed out" if isinstance(cause, TimeoutError) else f"{type(cause).__name__}: {cause}"
-            else:
-                try:
-                    return json.loads(raw)
-                except (json.JSONDecodeError, UnicodeDecodeError):
-                    raise _Malformed("the response body is not JSON") from None
-            if attempt + 1 < attempts:
-                self.stats.http_retries += 1
-                delay = self.config.backoff * 2 ** attempt
-                if retry_after is not None:
-                    delay = min(retry_after, MAX_RETRY_AFTER)
-                log.info("llm extractor: %s %s; retrying in %.2fs", endpoint, problem, delay)
-                self._sleep(delay)
-        raise errors.ExtractorUnavailable(
-            f"the llm endpoint {endpoint} failed after {attempts} attempts: {problem}")
-
-
-def _seconds(header: str | None) -> float | None:
-    if header is None:
-        return None
-    try:
-        return max(0.0, float(header))
-    except ValueError:
-        return None
+        try:
+            return self._client.post("chat/completions", payload)
+        except Malformed as exc:
+            raise _Malformed(exc.problem) from None
+        except Refused as exc:
+            raise errors.ExtractorUnavailable(f"the llm endpoint {endpoint} answered {exc.problem}") from None
+        except Failed as exc:
+            raise errors.ExtractorUnavailable(
+                f"the llm endpoint {endpoint} failed after {exc.attempts} attempts: {exc.problem}") from None
+        except EndpointError as exc:  # pragma: no cover - the three above are all there is
+            raise errors.ExtractorUnavailable(f"the llm endpoint {endpoint}: {exc.problem}") from None

@@ -529,3 +529,17 @@ class WorkspaceDeleted:
     beliefs: int
     decisions: int
     runs: int
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One ``BELIEFDB_*`` variable as beliefdb sees it now (``beliefdb config``)."""
+
+    name: str
+    #: str, int, float, path or secret (a secret's value is masked)
+    type: str
+    value: str | int | float | None
+    default: str | int | float | None
+    #: environment or default
+    source: str
+    help: str

