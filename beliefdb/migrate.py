@@ -21,9 +21,13 @@ if TYPE_CHECKING:  # alembic and SQLAlchemy load only when a migration runs: CLI
     from alembic.config import Config
     from sqlalchemy import Engine
 
-# Every file of sql/ except the tables, in the order they are applied.
-REAPPLIED_FILES = (
+# Every file of sql/, in the order they apply (their names sort in this order too): the one list
+# migrate, the fingerprint, canonical_sql() and the schema test read. 10_tables.sql is the tables as
+# the revisions leave them (tables change only through a revision); the others are re-applied
+# (create or replace) after every upgrade.
+SQL_FILES = (
     "00_schema.sql",
+    "10_tables.sql",
     "20_integrity.sql",
     "25_ownership.sql",
     "30_audit.sql",
@@ -33,10 +37,12 @@ REAPPLIED_FILES = (
     "47_lifecycle.sql",
     "55_traces.sql",
     "57_retrieval.sql",
-    "50_views.sql",
+    "58_views.sql",
     "60_privileges.sql",
     "70_seed.sql",
 )
+TABLES_FILE = "10_tables.sql"
+REAPPLIED_FILES = tuple(name for name in SQL_FILES if name != TABLES_FILE)
 
 
 def _packaged_or_source(name: str) -> Path:
@@ -60,7 +66,7 @@ def fingerprint() -> str:
     """SHA-256 of everything a migration applies: sql/ and the revisions. Stored in the database
     (as the comment of the version table) so first use can tell when the package changed."""
     digest = hashlib.sha256()
-    files = sorted(sql_dir().glob("*.sql")) + sorted((migrations_dir() / "versions").glob("*.[ps][yq]*"))
+    files = [sql_dir() / name for name in SQL_FILES] + sorted((migrations_dir() / "versions").glob("*.[ps][yq]*"))
     for path in files:
         digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
     return digest.hexdigest()
@@ -85,7 +91,7 @@ def is_current(url: str) -> bool:
 
 def canonical_sql() -> str:
     """All of sql/ in order: what a fresh migrate must be equivalent to."""
-    return "\n".join(p.read_text(encoding="utf-8") for p in sorted(sql_dir().glob("*.sql")))
+    return "\n".join((sql_dir() / name).read_text(encoding="utf-8") for name in SQL_FILES)
 
 
 def run_sql(script: str) -> None:

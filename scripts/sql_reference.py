@@ -27,7 +27,7 @@ DEFAULT_OUTPUT = ROOT / "docs" / "sql-reference.md"
 APP_ROLE = "beliefdb_app"
 
 # the order a migration applies them: the tables (revisions), then the re-applied files
-FILE_ORDER = ("10_tables.sql", *migrate.REAPPLIED_FILES)
+FILE_ORDER = migrate.SQL_FILES
 
 _CREATE = re.compile(
     r"^\s*create\s+(?:or\s+replace\s+)?(?P<what>function|procedure|view|table|type)\s+"

@@ -665,3 +665,11 @@ def test_generic_plan_of_a_closure_level_reads_the_adjacency_index_only(graph_co
                                          "retracted from beliefdb.adjacency "
                                          "where workspace_id = $1 and node = any($2::uuid[])"), generic=True)
     assert [(n["Node Type"], n.get("Index Name")) for n in nodes] == [("Index Only Scan", "adjacency_pkey")], nodes
+
+
+def test_sql_files_are_listed_once_in_the_order_they_apply() -> None:
+    """migrate.SQL_FILES is the one list of sql/: every file in it, nothing else, and the names sort
+    in the order they apply, so a reader of sql/ reads it top to bottom."""
+    on_disk = sorted(p.name for p in migrate.sql_dir().glob("*.sql"))
+    assert list(migrate.SQL_FILES) == on_disk
+    assert migrate.REAPPLIED_FILES == tuple(n for n in migrate.SQL_FILES if n != migrate.TABLES_FILE)
