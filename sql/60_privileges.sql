@@ -3,15 +3,74 @@
 
 grant usage on schema beliefdb to beliefdb_app;
 
--- Functions are not public: the application role gets them explicitly, except the audit
--- internals, which only run inside triggers and beliefdb.audit (security definer).
-revoke execute on all functions in schema beliefdb from public;
-grant execute on all functions in schema beliefdb to beliefdb_app;
-revoke execute on function
-    beliefdb.audit_append(uuid, text, jsonb), beliefdb.audit_rows(), beliefdb.audit_workspace_created(),
-    beliefdb.audit_redact_source(text), beliefdb.ensure_vector_index(integer), beliefdb.dry_run(text, jsonb),
-    beliefdb.analyze_text_tables()
-    from beliefdb_app;
+-- Functions are not public. The application role gets beliefdb's API by this allow-list, one
+-- line each, and the functions of the extensions that live in this schema (the vector and trigram
+-- types and operators). Everything else (integrity, derived-index upkeep, closure and propagation,
+-- rule 8, confidence, claims, ownership checks, audit internals) runs inside these functions with
+-- their owner's rights, or in triggers, and is not the application's to call.
+revoke execute on all functions in schema beliefdb from public, beliefdb_app;
+do $$
+declare
+    v_function regprocedure;
+begin
+    for v_function in
+        select p.oid::regprocedure
+          from pg_catalog.pg_proc p
+          join pg_catalog.pg_depend d on d.classid = 'pg_catalog.pg_proc'::regclass and d.objid = p.oid
+                                     and d.deptype = 'e'
+         where p.pronamespace = 'beliefdb'::regnamespace
+    loop
+        execute pg_catalog.format('grant execute on function %s to beliefdb_app', v_function);
+    end loop;
+end
+$$;
+grant execute on function beliefdb.act(uuid,text) to beliefdb_app;
+grant execute on function beliefdb.add_claims_to_source(text,jsonb,jsonb) to beliefdb_app;
+grant execute on function beliefdb.apply_correction(uuid,text,text,text,text,integer,text) to beliefdb_app;
+grant execute on function beliefdb.audit(text,jsonb) to beliefdb_app;
+grant execute on function beliefdb.audit_genesis() to beliefdb_app;
+grant execute on function beliefdb.audit_link_hash(bytea,uuid,bigint,timestamp with time zone,text,text,bytea) to beliefdb_app;
+grant execute on function beliefdb.audit_payload_hash(jsonb) to beliefdb_app;
+grant execute on function beliefdb.audit_verify(uuid) to beliefdb_app;
+grant execute on function beliefdb.belief_provenance(uuid,uuid) to beliefdb_app;
+grant execute on function beliefdb.beliefs_as_of(timestamp with time zone) to beliefdb_app;
+grant execute on function beliefdb.believed_at(beliefdb.belief,timestamp with time zone) to beliefdb_app;
+grant execute on function beliefdb.clock() to beliefdb_app;
+grant execute on function beliefdb.confidence_factors(uuid,uuid) to beliefdb_app;
+grant execute on function beliefdb.correction_preview(uuid,text,text) to beliefdb_app;
+grant execute on function beliefdb.current_principal() to beliefdb_app;
+grant execute on function beliefdb.current_workspace_id() to beliefdb_app;
+grant execute on function beliefdb.decay(timestamp with time zone,text,boolean) to beliefdb_app;
+grant execute on function beliefdb.decide(text,jsonb) to beliefdb_app;
+grant execute on function beliefdb.derive(text,text,text,text,uuid[],text) to beliefdb_app;
+grant execute on function beliefdb.due_to_expire(uuid) to beliefdb_app;
+grant execute on function beliefdb.evaluate_closure(uuid,uuid[],uuid[]) to beliefdb_app;
+grant execute on function beliefdb.expand_targets(uuid,uuid[]) to beliefdb_app;
+grant execute on function beliefdb.expire() to beliefdb_app;
+grant execute on function beliefdb.floored_product(double precision) to beliefdb_app;
+grant execute on function beliefdb.forget(text,uuid,text,boolean) to beliefdb_app;
+grant execute on function beliefdb.impact(uuid[]) to beliefdb_app;
+grant execute on function beliefdb.in_force(uuid,uuid) to beliefdb_app;
+grant execute on function beliefdb.in_scope(jsonb,jsonb) to beliefdb_app;
+grant execute on function beliefdb.ingest_preview(text,text,beliefdb.origin_type,beliefdb.authority,beliefdb.provenance,text,text,jsonb,jsonb,jsonb) to beliefdb_app;
+grant execute on function beliefdb.ingest_version(text,text,beliefdb.origin_type,beliefdb.authority,beliefdb.provenance,text,text,jsonb,jsonb,jsonb) to beliefdb_app;
+grant execute on function beliefdb.latest_outcome(uuid,uuid) to beliefdb_app;
+grant execute on function beliefdb.lock_workspace() to beliefdb_app;
+grant execute on function beliefdb.recall(text,beliefdb.vector,text,integer,timestamp with time zone,jsonb,real,boolean,double precision,real,integer) to beliefdb_app;
+grant execute on function beliefdb.recall_warnings(uuid,timestamp with time zone) to beliefdb_app;
+grant execute on function beliefdb.recallable(beliefdb.belief,timestamp with time zone,jsonb,boolean) to beliefdb_app;
+grant execute on function beliefdb.record_outcome(uuid,text,text) to beliefdb_app;
+grant execute on function beliefdb.record_trace(jsonb,jsonb,jsonb,jsonb) to beliefdb_app;
+grant execute on function beliefdb.repair_apply(uuid[],boolean) to beliefdb_app;
+grant execute on function beliefdb.repair_plan(uuid[],boolean,boolean) to beliefdb_app;
+grant execute on function beliefdb.repair_plan_json(uuid[],boolean) to beliefdb_app;
+grant execute on function beliefdb.repair_replayed(uuid) to beliefdb_app;
+grant execute on function beliefdb.resolve_belief(text) to beliefdb_app;
+grant execute on function beliefdb.resolve_node(text,beliefdb.node_kind[]) to beliefdb_app;
+grant execute on function beliefdb.retract(text,uuid,text,integer,boolean) to beliefdb_app;
+grant execute on function beliefdb.retract_preview(text,uuid,integer,boolean) to beliefdb_app;
+grant execute on function beliefdb.review_resolve(uuid,text,text,uuid) to beliefdb_app;
+grant execute on function beliefdb.simulate_retraction(uuid[]) to beliefdb_app;
 
 -- The workspace directory: readable, and creatable by name only (ids come from the server).
 grant select on beliefdb.workspace to beliefdb_app;
