@@ -8,10 +8,11 @@ import psycopg
 
 from beliefdb.connector import Database
 from beliefdb.models import AuditResult
+from beliefdb.queries import Q
 
 
 def verify(db: Database, conn: psycopg.Connection[Any] | None = None) -> AuditResult:
     """Check the bound workspace's chain; ``first_broken`` is the first link that does not hold."""
-    result = db.fetch_one(AuditResult, "select ok, events, first_broken from beliefdb.audit_verify()", None, conn)
+    result = db.fetch_one(AuditResult, Q.audit_verify, None, conn)
     assert result is not None
     return result  # type: ignore[no-any-return]

@@ -26,6 +26,7 @@ from uuid import UUID
 
 from beliefdb import errors
 from beliefdb.connector import Database
+from beliefdb.queries import Q
 
 DEFAULT_BINS = 10
 MAX_BINS = 1000
@@ -174,14 +175,7 @@ def fetch(db: Database, labels: Sequence[Label]) -> list[LabelledBelief]:
     # so a value on a bin edge lands in the bin it names
     rows: list[_Match] = db.fetch_all(
         _Match,
-        """select f.line, b.id, b.confidence::numeric as confidence, b.confidence_kind::text as confidence_kind
-             from unnest(%(full_ids)s::uuid[], %(full_lines)s::int[]) as f(id, line)
-             join beliefdb.belief b on b.workspace_id = beliefdb.current_workspace_id() and b.id = f.id
-           union all
-           select p.line, b.id, b.confidence::numeric, b.confidence_kind::text
-             from unnest(%(prefixes)s::text[], %(prefix_lines)s::int[]) as p(ref, line)
-             join beliefdb.belief b on b.workspace_id = beliefdb.current_workspace_id()
-                                   and b.id::text like p.ref || '%%'""",
+        Q.calibration_matches,
         {"full_ids": [UUID(lab.ref) for lab in full], "full_lines": [lab.line for lab in full],
          "prefixes": [lab.ref for lab in prefixes], "prefix_lines": [lab.line for lab in prefixes]})
     by_line: dict[int, list[_Match]] = {}

@@ -20,6 +20,7 @@ from psycopg_pool import ConnectionPool
 
 from beliefdb import errors, settings
 from beliefdb.embedded import EmbeddedServer
+from beliefdb.queries import Q
 
 APP_ROLE = "beliefdb_app"
 DEFAULT_WORKSPACE = "default"
@@ -86,7 +87,7 @@ def app_connection(url: str, workspace_id: str | None = None,
     probe(url)
     with translated_errors(), psycopg.connect(url) as conn:
         _bind(conn, workspace_id, principal)
-        row = conn.execute("select to_regclass('beliefdb.workspace')").fetchone()
+        row = conn.execute(Q.beliefdb_installed).fetchone()
         if row is None or row[0] is None:
             raise errors.DatabaseUnavailable("beliefdb is not installed in this database: run 'beliefdb migrate'")
         yield conn
@@ -133,7 +134,7 @@ class Database:
         with psycopg.connect(self.url, autocommit=True) as conn:
             _bind(conn, None, self.principal)
             try:
-                row = conn.execute("select id::text from beliefdb.workspace where name = %s", (name,)).fetchone()
+                row = conn.execute(Q.workspace_id_by_name, (name,)).fetchone()
             except pg_errors.UndefinedTable as exc:
                 raise errors.DatabaseUnavailable(
                     "beliefdb is not installed in this database: run 'beliefdb migrate'") from exc
@@ -154,7 +155,7 @@ class Database:
                 yield conn
             return
         with translated_errors(), self._pool.connection() as pooled, pooled.transaction():
-            pooled.execute("select beliefdb.expire()")
+            pooled.execute(Q.expire)
             yield pooled
 
     def fetch_all(self, cls: type[Any], query: LiteralString, params: Any = None,

@@ -15,6 +15,7 @@ from beliefdb.beliefs import resolve
 from beliefdb.connector import Database
 from beliefdb.embeddings import embed_new
 from beliefdb.models import Changes, CorrectionPreview, CorrectionResult, ImpactRow
+from beliefdb.queries import Q
 
 
 def _ids(values: list[str]) -> list[UUID]:
@@ -29,7 +30,7 @@ def preview(db: Database, belief: str | UUID, statement: str | None = None, valu
     (``proposed``) and ``if_approved`` shows what the owner's approval would take away."""
     with db.transaction(conn) as c:
         belief_id = resolve(db, belief, c)
-        row = c.execute("select beliefdb.correction_preview(%s, %s, %s)", (belief_id, statement, value)).fetchone()
+        row = c.execute(Q.correction_preview, (belief_id, statement, value)).fetchone()
     assert row is not None
     raw = row[0]
     changes = Changes.from_json(raw["changes"])
@@ -54,7 +55,7 @@ def apply(db: Database, belief: str | UUID, statement: str, *, reviewer: str, ex
         raise errors.InvalidInput("a correction needs --reviewer")
     with db.transaction(conn) as c:
         belief_id = resolve(db, belief, c)
-        row = c.execute("select beliefdb.apply_correction(%s, %s, %s, %s, %s, %s, %s)",
+        row = c.execute(Q.apply_correction,
                         (belief_id, statement, value, reviewer, reason, expect_revision, idempotency_key)).fetchone()
         assert row is not None
         raw = row[0]

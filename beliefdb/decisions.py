@@ -17,6 +17,7 @@ from beliefdb import errors
 from beliefdb.beliefs import resolve, resolve_node
 from beliefdb.connector import Database
 from beliefdb.models import Action, Decision, Recorded
+from beliefdb.queries import Q
 from beliefdb.vocabulary import ACTION_STATUSES, DECISION_STATUSES
 
 
@@ -35,7 +36,7 @@ def decide(db: Database, title: str, *, because: Sequence[str | UUID] = (),
     with db.transaction(conn) as c:
         reasons = [[str(resolve(db, ref, c))] for ref in because]
         reasons += [[str(resolve(db, ref, c)) for ref in group] for group in all_of if group]
-        row = c.execute("select beliefdb.decide(%s, %s)", (title, Jsonb(reasons))).fetchone()
+        row = c.execute(Q.decide, (title, Jsonb(reasons))).fetchone()
     assert row is not None
     return _recorded(row[0])
 
@@ -48,7 +49,7 @@ def act(db: Database, decision: str | UUID, description: str,
         raise errors.InvalidInput("an action needs a description")
     with db.transaction(conn) as c:
         decision_id = resolve_node(db, decision, ["decision"], c)
-        row = c.execute("select beliefdb.act(%s, %s)", (decision_id, description)).fetchone()
+        row = c.execute(Q.act, (decision_id, description)).fetchone()
     assert row is not None
     return _recorded(row[0])
 
@@ -60,8 +61,7 @@ def derive(db: Database, statement: str, subject: str, attribute: str, value: st
         ids = [resolve(db, ref, c) for ref in sources]
         if not ids:
             raise errors.InvalidInput("a derived belief needs --from beliefs")
-        row = c.execute("select beliefdb.derive(%s, %s, %s, %s, %s, %s)",
-                        (statement, subject, attribute, value, ids, kind)).fetchone()
+        row = c.execute(Q.derive, (statement, subject, attribute, value, ids, kind)).fetchone()
     assert row is not None
     return _recorded(row[0])
 
@@ -72,11 +72,7 @@ def list_decisions(db: Database, status: str | None = None,
         raise errors.InvalidInput(f"invalid status '{status}' (choose from: {', '.join(DECISION_STATUSES)})")
     return db.fetch_all(
         Decision,
-        """select d.id, d.title, d.status, d.revision, d.owner, d.created_at, n.holds
-             from beliefdb.decision d
-             join beliefdb.node n on n.workspace_id = d.workspace_id and n.id = d.id
-            where %(status)s::text is null or d.status = %(status)s
-            order by d.created_at""", {"status": status}, conn)
+        Q.list_decisions, {"status": status}, conn)
 
 
 def list_actions(db: Database, status: str | None = None,
@@ -85,7 +81,4 @@ def list_actions(db: Database, status: str | None = None,
         raise errors.InvalidInput(f"invalid status '{status}' (choose from: {', '.join(ACTION_STATUSES)})")
     return db.fetch_all(
         Action,
-        """select id, decision_id, description, status, owner, created_at
-             from beliefdb.action
-            where %(status)s::text is null or status = %(status)s
-            order by created_at""", {"status": status}, conn)
+        Q.list_actions, {"status": status}, conn)

@@ -17,6 +17,7 @@ import psycopg
 from beliefdb import errors
 from beliefdb.connector import Database
 from beliefdb.embed import Embedder, EmbedderUnavailable
+from beliefdb.queries import Q
 
 
 class ModelMismatch(errors.BeliefDBError):
@@ -49,7 +50,7 @@ def literal(vector: Sequence[float]) -> str:
 
 def workspace_model(db: Database, conn: psycopg.Connection[Any] | None = None) -> WorkspaceModel | None:
     found: WorkspaceModel | None = db.fetch_one(
-        WorkspaceModel, "select model, dim, target_model, target_dim from beliefdb.embedding_model", None, conn)
+        WorkspaceModel, Q.workspace_model, None, conn)
     return found
 
 
@@ -63,37 +64,24 @@ def check_model(db: Database, embedder: Embedder, conn: psycopg.Connection[Any] 
 
 def _store(db: Database, conn: psycopg.Connection[Any], model: str, ids: Sequence[UUID],
            vectors: Sequence[Sequence[float]]) -> int:
-    cur = conn.execute("""
-        insert into beliefdb.belief_embedding (belief_id, model, embedding)
-        select x.id, %s, x.v::beliefdb.vector
-          from unnest(%s::uuid[], %s::text[]) as x (id, v)
-        on conflict (workspace_id, belief_id, model) do update set embedding = excluded.embedding""",
-                       (model, list(ids), [literal(v) for v in vectors]))
+    cur = conn.execute(Q.store_embeddings, (model, list(ids), [literal(v) for v in vectors]))
     return cur.rowcount
 
 
 def _missing(conn: psycopg.Connection[Any], model: str, ids: Sequence[UUID] | None,
              limit: int) -> list[tuple[UUID, str]]:
-    rows = conn.execute("""
-        select b.id, b.statement from beliefdb.belief b
-         where (%(ids)s::uuid[] is null or b.id = any(%(ids)s))
-           and not exists (select from beliefdb.belief_embedding e
-                            where e.workspace_id = b.workspace_id and e.belief_id = b.id and e.model = %(model)s)
-         order by b.recorded_at, b.id
-         limit %(limit)s""", {"ids": list(ids) if ids is not None else None, "model": model, "limit": limit}).fetchall()
+    params = {"ids": list(ids) if ids is not None else None, "model": model, "limit": limit}
+    rows = conn.execute(Q.beliefs_missing_embedding, params).fetchall()
     return [(UUID(str(r[0])), str(r[1])) for r in rows]
 
 
 def count_missing(db: Database, model: str, conn: psycopg.Connection[Any] | None = None) -> int:
     """How many beliefs have no vector of ``model``."""
-    return int(db.scalar("""select count(*) from beliefdb.belief b where not exists (
-                select from beliefdb.belief_embedding e
-                 where e.workspace_id = b.workspace_id and e.belief_id = b.id and e.model = %s)""", (model,), conn))
+    return int(db.scalar(Q.count_missing_embeddings, (model,), conn))
 
 
 def _record_model(conn: psycopg.Connection[Any], embedder: Embedder) -> None:
-    conn.execute("insert into beliefdb.embedding_model (model, dim) values (%s, %s) on conflict do nothing",
-                 (embedder.model, embedder.dim))
+    conn.execute(Q.record_embedding_model, (embedder.model, embedder.dim))
 
 
 def _embed_rows(db: Database, conn: psycopg.Connection[Any], embedder: Embedder,
@@ -164,18 +152,13 @@ def reembed(db: Database, embedder: Embedder, *, batch: int = 64,
         recorded = workspace_model(db, c)
         if recorded is None or recorded.model == embedder.model:
             return backfill(db, embedder, batch=batch, progress=progress)
-        c.execute("update beliefdb.embedding_model set target_model = %s, target_dim = %s",
-                  (embedder.model, embedder.dim))
+        c.execute(Q.set_target_model, (embedder.model, embedder.dim))
         total = count_missing(db, embedder.model, c)
     done = _embed_missing(db, embedder, batch, total, progress)
     with db.transaction() as c:
-        c.execute("""update beliefdb.embedding_model
-                        set model = target_model, dim = target_dim, target_model = null, target_dim = null,
-                            updated_at = beliefdb.clock()
-                      where target_model = %s""", (embedder.model,))
-        c.execute("delete from beliefdb.belief_embedding where model <> %s", (embedder.model,))
-        has_index = c.execute("select to_regclass(%s) is not null",
-                              (f"beliefdb.belief_embedding_hnsw_{embedder.dim}",)).fetchone()
+        c.execute(Q.switch_to_target_model, (embedder.model,))
+        c.execute(Q.drop_other_embeddings, (embedder.model,))
+        has_index = c.execute(Q.relation_exists, (f"beliefdb.belief_embedding_hnsw_{embedder.dim}",)).fetchone()
     index = None if has_index and has_index[0] else (
         f"no HNSW index for dimension {embedder.dim} yet (exact search until then): a DBA can create it with "
         f"select beliefdb.ensure_vector_index({embedder.dim})")

@@ -34,6 +34,7 @@ from beliefdb.models import (
     Superseded,
     Unchanged,
 )
+from beliefdb.queries import Q
 from beliefdb.vocabulary import AUTHORITIES, BELIEF_KINDS, LABELS, ORIGINS
 
 SUPPORTED_SUFFIXES = (".txt", ".md", ".markdown")
@@ -188,10 +189,10 @@ def ingest_text(db: Database, text: str, options: SourceOptions, *, candidates: 
             options.version_label, path, Jsonb(fragments), Jsonb(claims), Jsonb(_rejected_json(rejected)))
     with db.transaction(conn) as c:
         if preview:
-            row = c.execute("select beliefdb.ingest_preview(%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)", args).fetchone()
+            row = c.execute(Q.ingest_preview, args).fetchone()
             assert row is not None
             return _report(row[0], path)
-        row = c.execute("select beliefdb.ingest_version(%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)", args).fetchone()
+        row = c.execute(Q.ingest_version, args).fetchone()
         assert row is not None
         report = _report(row[0], path)
         deferred = _embed(db, report, embed, c)
@@ -247,18 +248,13 @@ def remember_in_source(db: Database, source: str, candidate: Candidate, *, embed
     """Add one candidate against the version of ``source`` in force, through the same gate."""
     with db.transaction(conn) as c:
         row = c.execute(
-            """select v.content, v.version
-                 from beliefdb.source s
-                 join beliefdb.source_version v on v.workspace_id = s.workspace_id and v.source_id = s.id
-                where s.name = %s and s.retracted_at is null
-                order by v.version desc limit 1""", (source,)).fetchone()
+            Q.source_in_force, (source,)).fetchone()
         if row is None:
             raise errors.NotFound(f"unknown source '{source}' (ingest it first, or pass text=)")
         text, version = row
         located, rejected = gate(text, [candidate])
         claims = [_claim_json(loc.candidate, loc.start, loc.end) for loc in located]
-        out = c.execute("select beliefdb.add_claims_to_source(%s, %s, %s)",
-                        (source, Jsonb(claims), Jsonb(_rejected_json(rejected)))).fetchone()
+        out = c.execute(Q.add_claims_to_source, (source, Jsonb(claims), Jsonb(_rejected_json(rejected)))).fetchone()
         assert out is not None
         raw = {**out[0], "source": source, "version": version, "new_version": False, "fragments": 0,
                "reverified": []}

@@ -15,6 +15,7 @@ from beliefdb import errors
 from beliefdb.beliefs import resolve, resolve_node
 from beliefdb.connector import Database
 from beliefdb.models import Changes, ConfidenceReport, Expired, Forgotten, OutcomeRecorded
+from beliefdb.queries import Q
 from beliefdb.retraction import source_id
 from beliefdb.vocabulary import OUTCOMES
 
@@ -23,20 +24,20 @@ def decay(db: Database, now: datetime | None = None, *, preview: bool = False,
           conn: psycopg.Connection[Any] | None = None) -> dict[str, Any]:
     """Recompute every confidence of the workspace as of ``now`` (half-lives, policy weights), to the
     fixpoint over derived beliefs. With ``preview``, the same counts and nothing written."""
-    result: dict[str, Any] = db.scalar("select beliefdb.decay(%s, 'decay', %s)", (now, preview), conn)
+    result: dict[str, Any] = db.scalar(Q.decay, (now, preview), conn)
     return result
 
 
 def recompute(db: Database, *, preview: bool = False, conn: psycopg.Connection[Any] | None = None) -> dict[str, Any]:
     """Recompute every confidence after a DBA changed confidence_policy or confidence_half_life."""
-    result: dict[str, Any] = db.scalar("select beliefdb.decay(null, 'recompute', %s)", (preview,), conn)
+    result: dict[str, Any] = db.scalar(Q.recompute, (preview,), conn)
     return result
 
 
 def expire(db: Database, conn: psycopg.Connection[Any] | None = None) -> dict[str, Any]:
     """Process the beliefs whose valid time has ended (rule 16): they stop being current, and what
     rested on them is re-evaluated (decisions flagged, actions held). Every command does this first."""
-    result: dict[str, Any] = db.scalar("select beliefdb.expire()", None, conn)
+    result: dict[str, Any] = db.scalar(Q.expire, None, conn)
     return result
 
 
@@ -47,7 +48,7 @@ def record_outcome(db: Database, ref: str | UUID, outcome: str, note: str | None
         raise errors.InvalidInput(f"invalid outcome '{outcome}' (choose from: {', '.join(OUTCOMES)})")
     with db.transaction(conn) as c:
         node = _node(db, ref, c)
-        result: dict[str, Any] = db.scalar("select beliefdb.record_outcome(%s, %s, %s)", (node, outcome, note), c)
+        result: dict[str, Any] = db.scalar(Q.record_outcome, (node, outcome, note), c)
     return result
 
 
@@ -69,7 +70,7 @@ def forget(db: Database, *, source: str | None = None, subject: str | None = Non
         else:
             assert belief is not None
             args = ("belief", resolve(db, belief, c), None, preview)
-        result: dict[str, Any] = db.scalar("select beliefdb.forget(%s, %s, %s, %s)", args, c)
+        result: dict[str, Any] = db.scalar(Q.forget, args, c)
     return result
 
 

@@ -20,6 +20,7 @@ from beliefdb import errors, trace
 from beliefdb.beliefs import get_belief, list_beliefs, resolve
 from beliefdb.connector import Database
 from beliefdb.models import Belief, Changes, PlanItem, RepairPlan, RepairResult, ReplayResult, TraceStep
+from beliefdb.queries import Q
 from beliefdb.vocabulary import REPAIR_ACTIONS, StepStatus
 
 
@@ -103,11 +104,7 @@ def plan(db: Database, faulty: Sequence[str | UUID], *, independent_evidence: bo
     else"); without, it lists the candidates that still hold."""
     with db.transaction(conn) as c:
         ids = _faulty_ids(db, faulty, c)
-        items: list[PlanItem] = db.fetch_all(PlanItem, """
-            select p.node, p.node_kind, p.step_kind, p.run_id, p.seq, p.action, p.reason, p.saved_by
-              from beliefdb.repair_plan(%s, %s, %s) p
-              left join beliefdb.run r on r.id = p.run_id
-             order by array_position(%s::text[], p.action), r.created_at, r.id, p.seq, p.node""",
+        items: list[PlanItem] = db.fetch_all(PlanItem, Q.repair_plan,
             (ids, independent_evidence, untouched, list(REPAIR_ACTIONS)), c)
     return RepairPlan(faulty=ids, items=items)
 
@@ -117,7 +114,7 @@ def apply(db: Database, faulty: Sequence[str | UUID], *, independent_evidence: b
     """Carry out the store side of the plan in one transaction (audited); replay comes after."""
     with db.transaction(conn) as c:
         ids = _faulty_ids(db, faulty, c)
-        raw = db.scalar("select beliefdb.repair_apply(%s, %s)", (ids, independent_evidence), c)
+        raw = db.scalar(Q.repair_apply, (ids, independent_evidence), c)
     return RepairResult(repair_id=UUID(raw["repair_id"]), plan=RepairPlan(faulty=ids, items=_plan_items(raw["plan"])),
                         changes=Changes.from_json(raw["changes"]))
 
@@ -129,7 +126,7 @@ def load(db: Database, repair_id: str | UUID, conn: psycopg.Connection[Any] | No
     except ValueError as exc:
         raise errors.NotFound(f"unknown repair {repair_id}") from exc
     with db.transaction(conn) as c:
-        row = c.execute("select faulty, plan from beliefdb.repair where id = %s", (key,)).fetchone()
+        row = c.execute(Q.load_repair, (key,)).fetchone()
     if row is None:
         raise errors.NotFound(f"unknown repair {repair_id}")
     return RepairResult(repair_id=key, plan=RepairPlan(faulty=list(row[0]), items=_plan_items(row[1])),
@@ -165,10 +162,7 @@ class _Replay:
     def _resume(self, ids: list[UUID]) -> None:
         """Steps an interrupted replay already re-ran keep their new versions."""
         with self.db.transaction() as c:
-            rows = c.execute("""
-                select s.replay_of, s.id, s.run_id, s.payload, r.parent_run_id
-                  from beliefdb.step s join beliefdb.run r on r.workspace_id = s.workspace_id and r.id = s.run_id
-                 where s.replay_of = any(%s)""", (ids,)).fetchall()
+            rows = c.execute(Q.replayed_steps, (ids,)).fetchall()
         for old, new, run, payload, parent in rows:
             self.step_map[old] = new
             self.payloads[new] = payload
@@ -179,9 +173,8 @@ class _Replay:
             branch = self.result.run_ids.get(old_run)
             first = 0
             if branch is not None:
-                first = int(self.db.scalar("select coalesce(max(seq) + 1, 0) from beliefdb.step where run_id = %s",
-                                           (branch,)))
-            task = self.db.scalar("select task from beliefdb.run where id = %s", (old_run,)) or ""
+                first = int(self.db.scalar(Q.next_step_seq, (branch,)))
+            task = self.db.scalar(Q.run_task, (old_run,)) or ""
             self.recorders[old_run] = trace.RunRecorder(self.db, task=str(task), parent=old_run, run_id=branch,
                                                         first_seq=first)
             self.result.run_ids[old_run] = self.recorders[old_run].id
@@ -243,13 +236,7 @@ class _Replay:
 
     def _written_by(self, step: UUID) -> list[tuple[UUID, str, str]]:
         with self.db.transaction() as c:
-            rows = c.execute("""
-                select b.id, b.subject, b.attribute
-                  from beliefdb.justification j
-                  join beliefdb.justification_antecedent a
-                    on a.workspace_id = j.workspace_id and a.justification_id = j.id
-                  join beliefdb.belief b on b.workspace_id = j.workspace_id and b.id = j.consequent
-                 where a.antecedent = %s and a.edge_kind = 'produces'""", (step,)).fetchall()
+            rows = c.execute(Q.beliefs_produced_by_step, (step,)).fetchall()
         return [(UUID(str(r[0])), r[1], r[2]) for r in rows]
 
 
@@ -268,7 +255,7 @@ def replay(db: Database, repair_id: str | UUID, executor: Executor,
         if progress is not None:
             progress(done, len(todo))
     with db.transaction() as c:
-        c.execute("select beliefdb.repair_replayed(%s)", (repaired.repair_id,))
+        c.execute(Q.repair_replayed, (repaired.repair_id,))
     r = state.result
     return ReplayResult(repair_id=r.repair_id, run_ids=r.run_ids, replayed=r.replayed, memories=r.memories,
                         calls=state.calls, answers=r.answers)

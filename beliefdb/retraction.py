@@ -17,15 +17,16 @@ from beliefdb import errors
 from beliefdb.beliefs import resolve, resolve_node
 from beliefdb.connector import Database
 from beliefdb.models import Changes, ImpactRow
+from beliefdb.queries import Q
 
 
 def resolve_target(db: Database, ref: str | UUID, conn: psycopg.Connection[Any]) -> UUID:
     """A source name, a source-version id, or any node's id or unique prefix (beliefdb.resolve_node)."""
     text = str(ref)
-    source = db.scalar("select id from beliefdb.source where name = %s", (text,), conn)
+    source = db.scalar(Q.source_id_by_name, (text,), conn)
     if source is not None:
         return UUID(str(source))
-    version = db.scalar("select id from beliefdb.source_version where id::text = lower(%s)", (text,), conn)
+    version = db.scalar(Q.source_version_by_id, (text,), conn)
     if version is not None:
         return UUID(str(version))
     try:
@@ -35,7 +36,7 @@ def resolve_target(db: Database, ref: str | UUID, conn: psycopg.Connection[Any])
 
 
 def source_id(db: Database, name: str, conn: psycopg.Connection[Any]) -> UUID:
-    found = db.scalar("select id from beliefdb.source where name = %s", (name,), conn)
+    found = db.scalar(Q.source_id_by_name, (name,), conn)
     if found is None:
         raise errors.NotFound(f"unknown source '{name}'")
     return UUID(str(found))
@@ -54,8 +55,7 @@ def impact(db: Database, refs: Sequence[str | UUID], conn: psycopg.Connection[An
         raise errors.InvalidInput("name at least one belief, fragment, decision or source")
     with db.transaction(conn) as c:
         ids = [resolve_target(db, ref, c) for ref in refs]
-        return db.fetch_all(ImpactRow, "select node, kind, effect, detail from beliefdb.impact(%s)"
-                                       " order by effect, kind, node", (ids,), c)
+        return db.fetch_all(ImpactRow, Q.impact, (ids,), c)
 
 
 def retract(db: Database, *, belief: str | UUID | None = None, fragment: str | UUID | None = None,
@@ -72,8 +72,7 @@ def retract(db: Database, *, belief: str | UUID | None = None, fragment: str | U
             target, target_id = "node", resolve(db, belief, c)
         else:
             target, target_id = "node", resolve_target(db, str(fragment), c)
-        row = c.execute("select beliefdb.retract(%s, %s, %s, %s, %s)",
-                        (target, target_id, reason, version, undo)).fetchone()
+        row = c.execute(Q.retract, (target, target_id, reason, version, undo)).fetchone()
     assert row is not None
     return Changes.from_json(row[0])
 
@@ -92,7 +91,6 @@ def preview(db: Database, *, belief: str | UUID | None = None, fragment: str | U
             target, target_id = "node", resolve(db, belief, c)
         else:
             target, target_id = "node", resolve_target(db, str(fragment), c)
-        row = c.execute("select beliefdb.retract_preview(%s, %s, %s, %s)",
-                        (target, target_id, version, undo)).fetchone()
+        row = c.execute(Q.retract_preview, (target, target_id, version, undo)).fetchone()
     assert row is not None
     return Changes.from_json(row[0])

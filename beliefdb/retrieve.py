@@ -24,6 +24,7 @@ from beliefdb.connector import Database
 from beliefdb.embed import Embedder, EmbedderUnavailable, get_embedder
 from beliefdb.embeddings import ModelMismatch, literal, workspace_model
 from beliefdb.models import Belief, Evidence
+from beliefdb.queries import Q
 
 
 @dataclass(frozen=True)
@@ -133,10 +134,7 @@ def ask(db: Database, question: str, *, k: int = 5, as_of: datetime | None = Non
     try:
         with db.transaction() as c:
             vector, model, degraded, min_similarity = _embed_question(db, question, embedder, c)
-            rows: list[Recalled] = db.fetch_all(Recalled, """
-                select belief_id, score, similarity, vector_rank, text_rank, name_rank, low_confidence
-                  from beliefdb.recall(%(q)s, %(v)s::beliefdb.vector, %(model)s, %(k)s, %(as_of)s, %(scope)s::jsonb,
-                                       %(min_conf)s::real, %(fixtures)s, %(min_sim)s)""",
+            rows: list[Recalled] = db.fetch_all(Recalled, Q.recall,
                 {"q": question, "v": literal(vector) if vector is not None else None, "model": model, "k": k,
                  "as_of": as_of, "scope": psycopg.types.json.Jsonb(dict(scope or {})), "min_conf": min_confidence,
                  "fixtures": include_fixtures, "min_sim": min_similarity}, c)
@@ -159,17 +157,10 @@ def _answers(db: Database, rows: list[Recalled], as_of: datetime | None,
     if missing:  # believed then, and since changed: shown as they are now
         found.update({b.id: b for b in get_beliefs(db, missing, None, conn)})
     evidence: dict[UUID, list[Evidence]] = {}
-    for e in db.fetch_all(Evidence, """
-            select belief_id, role, quote, fragment_id, start_offset, end_offset, source,
-                   origin_type::text as origin_type, authority::text as authority, provenance::text as provenance,
-                   version, version_label, version_sha256, in_force, created_at
-              from beliefdb.belief_evidence
-             where belief_id = any(%(ids)s) and role = 'supports'
-               and created_at <= coalesce(%(as_of)s, beliefdb.clock())
-             order by in_force desc, version desc, start_offset""", {"ids": ids, "as_of": as_of}, conn):
+    for e in db.fetch_all(Evidence, Q.supporting_evidence, {"ids": ids, "as_of": as_of}, conn):
         evidence.setdefault(e.belief_id, []).append(e)
     warnings = {UUID(str(r[0])): r[1] for r in conn.execute(
-        "select x.id, beliefdb.recall_warnings(x.id, %s) from unnest(%s::uuid[]) as x (id)", (as_of, ids))}
+        Q.recall_warnings, (as_of, ids))}
     out = []
     for r in rows:
         belief, raw = found[r.belief_id], warnings[r.belief_id]

@@ -15,12 +15,11 @@ from beliefdb.beliefs import resolve
 from beliefdb.connector import Database
 from beliefdb.embeddings import embed_new
 from beliefdb.models import ReviewItem, ReviewResolution
+from beliefdb.queries import Q
 
 
 def list_items(db: Database, conn: psycopg.Connection[Any] | None = None) -> list[ReviewItem]:
-    return db.fetch_all(ReviewItem, """select id, kind, node, other_node, subject, reason, created_at,
-                                              proposed_by, proposal, source_id
-                                         from beliefdb.review_queue order by created_at, id""", None, conn)
+    return db.fetch_all(ReviewItem, Q.list_review_items, None, conn)
 
 
 def resolve_item(db: Database, item: str | UUID, verdict: str, *, note: str | None = None,
@@ -28,7 +27,7 @@ def resolve_item(db: Database, item: str | UUID, verdict: str, *, note: str | No
     """Approve or reject an open item (``verdict`` is approved or rejected)."""
     with db.transaction(conn) as c:
         matches = [UUID(str(r[0])) for r in c.execute(
-            "select id from beliefdb.review_item where id::text like %s and status in ('open', 'closed')",
+            Q.review_item_by_prefix,
             (str(item).lower() + "%",)).fetchall()]
         if len(matches) != 1:
             raise (errors.NotFound(f"no open review item {item}") if not matches
@@ -36,8 +35,7 @@ def resolve_item(db: Database, item: str | UUID, verdict: str, *, note: str | No
         winner_id = None
         if winner is not None:
             winner_id = resolve(db, winner, c)
-        row = c.execute("select beliefdb.review_resolve(%s, %s, %s, %s)",
-                        (matches[0], verdict, note, winner_id)).fetchone()
+        row = c.execute(Q.review_resolve, (matches[0], verdict, note, winner_id)).fetchone()
         assert row is not None
         result: dict[str, Any] = row[0]
         applied = result.get("correction")

@@ -23,6 +23,7 @@ from psycopg.types.json import Jsonb
 from beliefdb import errors
 from beliefdb.connector import Database
 from beliefdb.models import Run, TraceInput, TraceStep
+from beliefdb.queries import Q
 from beliefdb.vocabulary import BELIEF_KINDS, JOINT_EDGE_KINDS, STEP_KINDS
 
 # The spellings of the joint input edge kinds agents tend to use.
@@ -106,8 +107,7 @@ class RunRecorder:
         if self._created and not self.pending:
             return
         with self.db.transaction(conn) as c:
-            c.execute("select beliefdb.record_trace(%s, %s, %s, %s)",
-                      (Jsonb(self._run), Jsonb(self._steps), Jsonb(self._memories), Jsonb(self._edges)))
+            c.execute(Q.record_trace, (Jsonb(self._run), Jsonb(self._steps), Jsonb(self._memories), Jsonb(self._edges)))
         self._steps, self._memories, self._edges = [], [], []
         self._created = True
 
@@ -124,12 +124,7 @@ def record_run(db: Database, *, task: str = "", agent: str | None = None, parent
 
 
 def list_runs(db: Database, conn: psycopg.Connection[Any] | None = None) -> list[Run]:
-    return db.fetch_all(Run, """
-        select r.id, r.agent, r.task, r.parent_run_id, r.created_at,
-               (select count(*) from beliefdb.step s where s.workspace_id = r.workspace_id and s.run_id = r.id)::int
-                   as steps
-          from beliefdb.run r
-         order by r.created_at, r.id""", None, conn)
+    return db.fetch_all(Run, Q.list_runs, None, conn)
 
 
 def run_id(db: Database, ref: str | UUID, conn: psycopg.Connection[Any] | None = None) -> UUID:
@@ -138,7 +133,7 @@ def run_id(db: Database, ref: str | UUID, conn: psycopg.Connection[Any] | None =
     if not text:
         raise errors.InvalidInput("name a run")
     with db.transaction(conn) as c:
-        rows = c.execute("select id from beliefdb.run where id::text like %s || '%%' limit 2", (text,)).fetchall()
+        rows = c.execute(Q.run_by_prefix, (text,)).fetchall()
     if not rows:
         raise errors.NotFound(f"unknown run {ref}")
     if len(rows) > 1:
@@ -149,22 +144,9 @@ def run_id(db: Database, ref: str | UUID, conn: psycopg.Connection[Any] | None =
 def steps(db: Database, run: UUID | None = None, ids: Sequence[UUID] | None = None,
           conn: psycopg.Connection[Any] | None = None) -> list[TraceStep]:
     """The steps of a run (or these steps), in execution order."""
-    return db.fetch_all(TraceStep, """
-        select s.id, s.run_id, s.seq, s.kind::text as kind, s.payload, s.status, s.replay_of, n.holds
-          from beliefdb.step s
-          join beliefdb.node n on n.workspace_id = s.workspace_id and n.id = s.id
-          join beliefdb.run r on r.workspace_id = s.workspace_id and r.id = s.run_id
-         where (%(run)s::uuid is null or s.run_id = %(run)s) and (%(ids)s::uuid[] is null or s.id = any(%(ids)s))
-         order by r.created_at, r.id, s.seq""", {"run": run, "ids": list(ids) if ids is not None else None}, conn)
+    return db.fetch_all(TraceStep, Q.steps, {"run": run, "ids": list(ids) if ids is not None else None}, conn)
 
 
 def inputs(db: Database, step_ids: Sequence[UUID], conn: psycopg.Connection[Any] | None = None) -> list[TraceInput]:
     """The recorded inputs of these steps, in a stable order."""
-    return db.fetch_all(TraceInput, """
-        select j.consequent as step_id, a.edge_kind::text as edge, a.antecedent as node, n.kind::text as node_kind,
-               a.edge_kind = 'supports' as alternative
-          from beliefdb.justification j
-          join beliefdb.justification_antecedent a on a.workspace_id = j.workspace_id and a.justification_id = j.id
-          join beliefdb.node n on n.workspace_id = a.workspace_id and n.id = a.antecedent
-         where j.consequent = any(%s)
-         order by j.consequent, a.edge_kind = 'supports', a.edge_kind, a.antecedent""", (list(step_ids),), conn)
+    return db.fetch_all(TraceInput, Q.step_inputs, (list(step_ids),), conn)

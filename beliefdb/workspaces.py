@@ -13,6 +13,7 @@ from psycopg.rows import class_row
 from beliefdb import errors
 from beliefdb.connector import app_connection, probe, translated_errors
 from beliefdb.models import Workspace, WorkspaceDeleted
+from beliefdb.queries import Q
 
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,62}$")
 
@@ -23,10 +24,10 @@ def create_workspace(url: str, name: str, principal: str | None = None) -> Works
             f"invalid workspace name '{name}': use 1-63 letters, digits, '_', '.', '-',"
             " starting with a letter or digit")
     with app_connection(url, principal=principal) as conn, conn.transaction():
-        if conn.execute("select 1 from beliefdb.workspace where name = %s", (name,)).fetchone():
+        if conn.execute(Q.workspace_exists, (name,)).fetchone():
             raise errors.IntegrityViolation(f"workspace '{name}' already exists")
         with conn.cursor(row_factory=class_row(Workspace)) as cur:
-            cur.execute("insert into beliefdb.workspace (name) values (%s) returning id, name, created_at", (name,))
+            cur.execute(Q.create_workspace, (name,))
             created = cur.fetchone()
     assert created is not None
     return created
@@ -34,7 +35,7 @@ def create_workspace(url: str, name: str, principal: str | None = None) -> Works
 
 def list_workspaces(url: str) -> list[Workspace]:
     with app_connection(url) as conn, conn.cursor(row_factory=class_row(Workspace)) as cur:
-        cur.execute("select id, name, created_at from beliefdb.workspace order by name")
+        cur.execute(Q.list_workspaces)
         return cur.fetchall()
 
 
@@ -47,12 +48,12 @@ class WorkspaceNotEmpty(errors.InvalidInput):
 # What a workspace holds, deleted in this order (each cascades to what rests on it) while its audit
 # chain still takes the events the deletions append; the workspace row goes last, with its chain.
 _DELETE: tuple[LiteralString, ...] = (
-    "delete from beliefdb.node where workspace_id = %s",
-    "delete from beliefdb.source where workspace_id = %s",
-    "delete from beliefdb.repair where workspace_id = %s",
-    "delete from beliefdb.run where workspace_id = %s",
-    "delete from beliefdb.embedding_model where workspace_id = %s",
-    "delete from beliefdb.workspace where id = %s",
+    Q.delete_workspace_nodes,
+    Q.delete_workspace_sources,
+    Q.delete_workspace_repairs,
+    Q.delete_workspace_runs,
+    Q.delete_workspace_embedding_model,
+    Q.delete_workspace,
 )
 
 
@@ -69,21 +70,17 @@ def delete_workspace(url: str, name: str, *, force: bool = False) -> WorkspaceDe
     probe(url)
     try:
         with translated_errors(), psycopg.connect(url) as conn, conn.transaction():
-            installed = conn.execute("select to_regclass('beliefdb.workspace')").fetchone()
+            installed = conn.execute(Q.beliefdb_installed).fetchone()
             if installed is None or installed[0] is None:
                 raise errors.DatabaseUnavailable("beliefdb is not installed in this database: run 'beliefdb migrate'")
-            found = conn.execute("select id from beliefdb.workspace where name = %s", (name,)).fetchone()
+            found = conn.execute(Q.workspace_by_name, (name,)).fetchone()
             if found is None:
                 raise errors.UnknownWorkspace(f"unknown workspace '{name}'")
             ws = UUID(str(found[0]))
             # the workspace's write lock, which every writer takes first (beliefdb.lock_workspace)
-            conn.execute("select from beliefdb.audit_head where workspace_id = %s for update", (ws,))
+            conn.execute(Q.lock_workspace_for_delete, (ws,))
             row = conn.execute(
-                """select (select count(*) from beliefdb.source where workspace_id = %(ws)s)::int,
-                          (select count(*) from beliefdb.belief where workspace_id = %(ws)s)::int,
-                          (select count(*) from beliefdb.decision where workspace_id = %(ws)s)::int,
-                          (select count(*) from beliefdb.run where workspace_id = %(ws)s)::int,
-                          exists (select from beliefdb.node where workspace_id = %(ws)s)""", {"ws": ws}).fetchone()
+                Q.workspace_contents, {"ws": ws}).fetchone()
             assert row is not None
             sources, beliefs, decisions, runs, nodes = row
             if (sources or runs or nodes) and not force:
