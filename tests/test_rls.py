@@ -3,10 +3,12 @@ the application role runs, and workspace ids come from the server."""
 
 from __future__ import annotations
 
+import re
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import psycopg
@@ -636,3 +638,16 @@ def test_security_definer_functions_the_app_may_call(postgresql: psycopg.Connect
         "beliefdb.review_resolve(uuid,text,text,uuid)",
         "beliefdb.simulate_retraction(uuid[])",
     ]
+
+
+def test_every_function_the_package_calls_is_on_the_allow_list(postgresql: psycopg.Connection[Any]) -> None:
+    """The Python package calls only the granted API (sql/60_privileges.sql), except
+    ensure_vector_index, which a migration runs as the schema owner."""
+    package = Path(beliefdb.__file__).parent
+    text = "\n".join(p.read_text(encoding="utf-8") for p in [*package.glob("*.py"), package / "queries.sql"])
+    called = set(re.findall(r"beliefdb\.([a-z_]+)\(", text)) - {"connect", "ensure_vector_index"}
+    granted = {name for (name,) in postgresql.execute(
+        """select p.proname from pg_catalog.pg_proc p
+            where p.pronamespace = 'beliefdb'::regnamespace
+              and has_function_privilege('beliefdb_app', p.oid, 'execute')""")}
+    assert len(called) > 25 and called <= granted, sorted(called - granted)
