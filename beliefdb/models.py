@@ -272,7 +272,7 @@ class Changes:
 
     @classmethod
     def from_json(cls, raw: dict[str, Any]) -> Changes:
-        """The change report beliefdb's SQL returns (beliefdb.changes), typed."""
+        """The change report beliefdb's SQL returns (beliefdb._changes), typed."""
 
         def ids(key: str) -> list[UUID]:
             return [UUID(x) for x in raw.get(key) or []]

@@ -1,7 +1,7 @@
 -- beliefdb: invariants the database keeps by itself, whoever writes.
 
 -- Per-kind rows (fragment, belief, ...) get their node row first, under the same key. An
--- operation recording its changes (beliefdb.begin_changes) notes the node as one it created.
+-- operation recording its changes (beliefdb._begin_changes) notes the node as one it created.
 create or replace function beliefdb.create_node() returns trigger
 language plpgsql
 set search_path = pg_catalog, pg_temp
@@ -58,7 +58,7 @@ as $$
 begin
     if (new.source_id, new.version, new.sha256) is distinct from (old.source_id, old.version, old.sha256)
        or (new.content is distinct from old.content
-           and new.content is distinct from beliefdb.masked(old.content, array(
+           and new.content is distinct from beliefdb._masked(old.content, array(
                    select int4range(r.start_offset, r.end_offset) from beliefdb.redaction r
                     where r.workspace_id = old.workspace_id and r.source_version_id = old.id))) then
         raise exception 'source versions are immutable: ingest a new version instead' using errcode = 'BD002';
@@ -381,7 +381,7 @@ create or replace trigger justification_antecedent_reasons_update_new after upda
 
 -- Set the leaf columns of the out rows into these nodes (pairwise workspace and node ids) to what
 -- the tables say now: after a change of what rests on what.
-create or replace function beliefdb.refresh_leaf_entries(p_workspace_ids uuid[], p_nodes uuid[]) returns void
+create or replace function beliefdb._refresh_leaf_entries(p_workspace_ids uuid[], p_nodes uuid[]) returns void
 language plpgsql
 set search_path = pg_catalog, pg_temp
 -- called by the triggers of every change to the graph's edges, for a handful of nodes at a time:
@@ -429,11 +429,11 @@ begin
        and (x.kind, x.holds, x.current, x.retracted) is distinct from (l.kind, l.holds, l.current, l.retracted);
 end
 $$;
-comment on function beliefdb.refresh_leaf_entries(uuid[], uuid[]) is 'Set the leaf columns of the adjacency out rows into these nodes (workspace ids and node ids, pairwise)';
+comment on function beliefdb._refresh_leaf_entries(uuid[], uuid[]) is 'Set the leaf columns of the adjacency out rows into these nodes (workspace ids and node ids, pairwise)';
 
 -- The same for nodes whose standing changed: rewrite the standing on the out row into each that is
 -- a leaf (whether it is one did not change).
-create or replace function beliefdb.refresh_leaf_standing(p_workspace_ids uuid[], p_nodes uuid[]) returns void
+create or replace function beliefdb._refresh_leaf_standing(p_workspace_ids uuid[], p_nodes uuid[]) returns void
 language plpgsql
 set search_path = pg_catalog, pg_temp
 -- what propagate writes, up to a closure of nodes at a time: index lookups by id
@@ -454,7 +454,7 @@ begin
        and (x.holds, x.current, x.retracted) is distinct from (n.holds, n.current, n.retracted_at is not null);
 end
 $$;
-comment on function beliefdb.refresh_leaf_standing(uuid[], uuid[]) is 'Set the standing on the adjacency out rows into these nodes where they are leaves (workspace ids and node ids, pairwise)';
+comment on function beliefdb._refresh_leaf_standing(uuid[], uuid[]) is 'Set the standing on the adjacency out rows into these nodes where they are leaves (workspace ids and node ids, pairwise)';
 
 create or replace function beliefdb.adjacency_of_nodes() returns trigger
 language plpgsql
@@ -487,7 +487,7 @@ begin
             insert into beliefdb.adjacency (workspace_id, node, entry, justification, kind, holds, current, retracted,
                                             related)
             select c.workspace_id, c.id, 'self'::beliefdb.adjacency_entry, c.id, c.kind, c.holds, c.current,
-                   c.retracted, c.kind = 'belief' and beliefdb.is_related(c.workspace_id, c.id)
+                   c.retracted, c.kind = 'belief' and beliefdb._is_related(c.workspace_id, c.id)
               from (select n.workspace_id, n.id, n.kind, n.holds, n.current, n.retracted_at is not null
                       from new_rows n
                     except
@@ -501,7 +501,7 @@ begin
          where c.kind <> 'belief';
         -- a leaf's standing is on the edge into it too
         if v_nodes is not null then
-            perform beliefdb.refresh_leaf_standing(v_workspace_ids, v_nodes);
+            perform beliefdb._refresh_leaf_standing(v_workspace_ids, v_nodes);
         end if;
     end if;
     return null;
@@ -547,7 +547,7 @@ begin
          cross join lateral (values (o.workspace_id, o.consequent), (n.workspace_id, n.consequent)) as m (workspace_id, consequent);
     end if;
     if v_nodes is not null then
-        perform beliefdb.refresh_leaf_entries(v_workspace_ids, v_nodes);
+        perform beliefdb._refresh_leaf_entries(v_workspace_ids, v_nodes);
     end if;
     return null;
 end
@@ -608,7 +608,7 @@ begin
                 select o.workspace_id, o.consequent from old_rows o) c;
     end if;
     if v_nodes is not null then
-        perform beliefdb.refresh_leaf_entries(v_workspace_ids, v_nodes);
+        perform beliefdb._refresh_leaf_entries(v_workspace_ids, v_nodes);
     end if;
     return null;
 end
@@ -617,7 +617,7 @@ comment on function beliefdb.adjacency_of_edges() is 'Trigger: keep the out rows
 
 -- A belief's self row says whether a supersession or a tie involves it (adjacency.related), so the
 -- closure walk looks up the relations of those beliefs alone.
-create or replace function beliefdb.is_related(p_workspace_id uuid, p_belief uuid) returns boolean
+create or replace function beliefdb._is_related(p_workspace_id uuid, p_belief uuid) returns boolean
 language plpgsql stable
 set search_path = pg_catalog, pg_temp
 as $$
@@ -632,7 +632,7 @@ begin
                       and r.kind in ('supersedes', 'conflicts_with'));
 end
 $$;
-comment on function beliefdb.is_related(uuid, uuid) is 'Whether a belief supersedes, is superseded by or is tied with another';
+comment on function beliefdb._is_related(uuid, uuid) is 'Whether a belief supersedes, is superseded by or is tied with another';
 
 create or replace function beliefdb.adjacency_of_relations() returns trigger
 language plpgsql
@@ -658,7 +658,7 @@ begin
     end if;
     update beliefdb.adjacency x
        set related = r.related
-      from (select c.workspace_id, c.id, beliefdb.is_related(c.workspace_id, c.id) as related
+      from (select c.workspace_id, c.id, beliefdb._is_related(c.workspace_id, c.id) as related
               from (select distinct c.workspace_id, c.id
                       from unnest(v_workspace_ids, v_beliefs) as c (workspace_id, id)) c) r
      where x.node = r.id and x.workspace_id = r.workspace_id and x.entry = 'self' and x.justification = r.id

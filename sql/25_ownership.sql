@@ -72,7 +72,7 @@ create or replace trigger relation_supersession_by_owner before insert or update
 
 -- Raise not_owner (BD008) unless the acting principal owns the belief, decision or action
 -- (other nodes have no owner).
-create or replace function beliefdb.require_owner(p_workspace_id uuid, p_node uuid, p_doing text) returns void
+create or replace function beliefdb._require_owner(p_workspace_id uuid, p_node uuid, p_doing text) returns void
 language plpgsql stable
 set search_path = pg_catalog, pg_temp
 as $$
@@ -92,17 +92,17 @@ begin
     end if;
 end
 $$;
-comment on function beliefdb.require_owner(uuid, uuid, text) is 'Refuse (not_owner) unless the acting principal owns the belief, decision or action';
+comment on function beliefdb._require_owner(uuid, uuid, text) is 'Refuse (not_owner) unless the acting principal owns the belief, decision or action';
 
 -- A reviewer's correction lives in a source of its own: retracting or replacing that source
 -- undoes the correction, which only the corrected belief's owner may.
-create or replace function beliefdb.require_correction_owner(p_workspace_id uuid, p_source uuid, p_doing text)
+create or replace function beliefdb._require_correction_owner(p_workspace_id uuid, p_source uuid, p_doing text)
 returns void
 language plpgsql stable
 set search_path = pg_catalog, pg_temp
 as $$
 begin
-    perform beliefdb.require_owner(p_workspace_id, c.replacement_belief_id, p_doing)
+    perform beliefdb._require_owner(p_workspace_id, c.replacement_belief_id, p_doing)
        from beliefdb.correction c
        join beliefdb.fragment f on f.workspace_id = c.workspace_id and f.id = c.fragment_id
        join beliefdb.source_version v on v.workspace_id = f.workspace_id and v.id = f.source_version_id
@@ -110,11 +110,11 @@ begin
         and v.source_id = p_source;
 end
 $$;
-comment on function beliefdb.require_correction_owner(uuid, uuid, text) is 'Refuse (not_owner) to undo a correction of a belief the acting principal does not own';
+comment on function beliefdb._require_correction_owner(uuid, uuid, text) is 'Refuse (not_owner) to undo a correction of a belief the acting principal does not own';
 
 -- Raise not_owner (BD008) unless the acting principal owns the source (the principal that first
 -- ingested it, rule 17).
-create or replace function beliefdb.require_source_owner(p_workspace_id uuid, p_source uuid, p_doing text)
+create or replace function beliefdb._require_source_owner(p_workspace_id uuid, p_source uuid, p_doing text)
 returns void
 language plpgsql stable
 set search_path = pg_catalog, pg_temp
@@ -131,4 +131,4 @@ begin
     end if;
 end
 $$;
-comment on function beliefdb.require_source_owner(uuid, uuid, text) is 'Refuse (not_owner) unless the acting principal owns the source';
+comment on function beliefdb._require_source_owner(uuid, uuid, text) is 'Refuse (not_owner) unless the acting principal owns the source';

@@ -38,7 +38,7 @@ $$;
 comment on function beliefdb.audit_genesis() is 'The 32 zero bytes every chain starts from';
 
 -- Append one event; the head row lock serializes writers so the chain cannot fork.
-create or replace function beliefdb.audit_append(p_workspace_id uuid, p_action text, p_payload jsonb)
+create or replace function beliefdb._audit_append(p_workspace_id uuid, p_action text, p_payload jsonb)
 returns bigint
 language plpgsql security definer
 set search_path = pg_catalog, pg_temp
@@ -67,14 +67,14 @@ begin
     return v_seq;
 end
 $$;
-comment on function beliefdb.audit_append(uuid, text, jsonb) is 'Append an event to a workspace''s audit chain (serialized per workspace)';
+comment on function beliefdb._audit_append(uuid, text, jsonb) is 'Append an event to a workspace''s audit chain (serialized per workspace)';
 
 -- Append a summary event for the session's workspace (what the application role calls).
 create or replace function beliefdb.audit(p_action text, p_payload jsonb) returns bigint
 language sql security definer
 set search_path = pg_catalog, pg_temp
 as $$
-    select beliefdb.audit_append(beliefdb.current_workspace_id(), p_action, p_payload)
+    select beliefdb._audit_append(beliefdb.current_workspace_id(), p_action, p_payload)
 $$;
 comment on function beliefdb.audit(text, jsonb) is 'Append an event to the bound workspace''s audit chain';
 
@@ -102,7 +102,7 @@ set search_path = pg_catalog, pg_temp
 as $$
 begin
     insert into beliefdb.audit_head (workspace_id, seq, hash) values (new.id, 0, beliefdb.audit_genesis());
-    perform beliefdb.audit_append(new.id, 'workspace.insert', jsonb_build_object('name', new.name));
+    perform beliefdb._audit_append(new.id, 'workspace.insert', jsonb_build_object('name', new.name));
     return null;
 end
 $$;
@@ -132,7 +132,7 @@ begin
                   from changed_rows c) r
          group by r.workspace_id
     loop
-        perform beliefdb.audit_append(
+        perform beliefdb._audit_append(
             v_group.workspace_id,
             TG_TABLE_NAME || '.' || lower(TG_OP),
             jsonb_build_object('table', TG_TABLE_NAME, 'op', lower(TG_OP), 'count', v_group.n,

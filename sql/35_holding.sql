@@ -27,7 +27,7 @@ comment on function beliefdb.in_force(uuid, uuid) is 'Whether a source version i
 -- A temporary table (one per session) so each step is a set-based join. It is emptied here, when
 -- an evaluation starts, not at commit: emptying temporary tables at every commit cost each write
 -- 2-4 ms; past 8 MB (dead rows are not vacuumed in a temporary table) it is truncated instead.
-create or replace function beliefdb.prepare_evaluation() returns void
+create or replace function beliefdb._prepare_evaluation() returns void
 language plpgsql
 set search_path = pg_catalog, pg_temp
 as $$
@@ -61,7 +61,7 @@ begin
     end if;
 end
 $$;
-comment on function beliefdb.prepare_evaluation() is 'Create or empty the session''s evaluation working set';
+comment on function beliefdb._prepare_evaluation() is 'Create or empty the session''s evaluation working set';
 
 -- Evaluate holding for the forward closure of p_seeds (rules 2 and 3) and return it as arrays,
 -- one element per closure node (o_ids ...), plus, for each decision that lost a reason and still
@@ -503,7 +503,7 @@ as $$
 declare
     v_e record;
 begin
-    perform beliefdb.prepare_evaluation();
+    perform beliefdb._prepare_evaluation();
     select * into v_e from beliefdb.evaluate_closure(p_workspace_id, p_seeds, p_assume_off);
     insert into pg_temp.beliefdb_evaluation (id, kind, held, was_current, premise, blocked, holds, superseded,
                                              expired)
@@ -515,7 +515,7 @@ $$;
 comment on function beliefdb.evaluate(uuid, uuid[], uuid[]) is 'Compute holding and supersession for the forward closure of a change (no writes outside the working set)';
 
 -- Is a belief in the working set in an open tie with a rival that is still current?
-create or replace function beliefdb.in_open_conflict(p_workspace_id uuid, p_belief uuid) returns boolean
+create or replace function beliefdb._in_open_conflict(p_workspace_id uuid, p_belief uuid) returns boolean
 language plpgsql stable
 set search_path = pg_catalog, pg_temp
 as $$
@@ -532,7 +532,7 @@ begin
            and coalesce(eo.holds and not eo.superseded and not eo.expired, o.status in ('current', 'conflicting')));
 end
 $$;
-comment on function beliefdb.in_open_conflict(uuid, uuid) is 'Whether a belief is tied with a rival that is still current (uses the evaluation working set)';
+comment on function beliefdb._in_open_conflict(uuid, uuid) is 'Whether a belief is tied with a rival that is still current (uses the evaluation working set)';
 
 -- What changes during one user-visible operation: the state each node had when a propagation
 -- first changed it (holding, current, and a decision's or action's status), and the nodes the
@@ -541,7 +541,7 @@ comment on function beliefdb.in_open_conflict(uuid, uuid) is 'Whether a belief i
 -- the end (changes), so its report is the net difference the operation made to what existed,
 -- however many propagations it took. One per session, emptied when an operation starts (see
 -- prepare_evaluation); the functions that write it run with owner rights.
-create or replace function beliefdb.begin_changes() returns void
+create or replace function beliefdb._begin_changes() returns void
 language plpgsql
 set search_path = pg_catalog, pg_temp
 as $$
@@ -571,17 +571,17 @@ begin
     perform pg_catalog.set_config('beliefdb.changes_of', pg_catalog.now()::text, false);
 end
 $$;
-comment on function beliefdb.begin_changes() is 'Start recording what one operation changes (emptied per operation and at commit)';
+comment on function beliefdb._begin_changes() is 'Start recording what one operation changes (emptied per operation and at commit)';
 
 -- Remember the state nodes had before the operation changed them (the first time only).
-create or replace function beliefdb.note_changes(p_workspace_id uuid, p_ids uuid[]) returns void
+create or replace function beliefdb._note_changes(p_workspace_id uuid, p_ids uuid[]) returns void
 language plpgsql
 set search_path = pg_catalog, pg_temp
 as $$
 begin
     if to_regclass('pg_temp.beliefdb_changes') is null
        or current_setting('beliefdb.changes_of', true) is distinct from now()::text then
-        perform beliefdb.begin_changes();
+        perform beliefdb._begin_changes();
     end if;
     insert into pg_temp.beliefdb_changes (id, kind, held, was_current, status)
     select n.id, n.kind, n.holds, n.current, coalesce(d.status, a.status)
@@ -592,13 +592,13 @@ begin
     on conflict (id) do nothing;
 end
 $$;
-comment on function beliefdb.note_changes(uuid, uuid[]) is 'Record the state of nodes about to change, unless this operation changed them before';
+comment on function beliefdb._note_changes(uuid, uuid[]) is 'Record the state of nodes about to change, unless this operation changed them before';
 
 -- The net difference the operation made so far: nodes that stopped or started holding, stopped
 -- being or became current (rule 3: a superseded belief whose winner stopped holding is current
 -- again), decisions flagged (rule 4) and actions held, and the decisions that lost a reason but
 -- still hold by another (survives: the reasons that still hold them).
-create or replace function beliefdb.changes(p_workspace_id uuid) returns jsonb
+create or replace function beliefdb._changes(p_workspace_id uuid) returns jsonb
 language plpgsql
 set search_path = pg_catalog, pg_temp
 -- What changed is a handful of rows next to a workspace of any size, and the planner cannot tell:
@@ -619,7 +619,7 @@ declare
 begin
     if to_regclass('pg_temp.beliefdb_changes') is null
        or current_setting('beliefdb.changes_of', true) is distinct from now()::text then
-        perform beliefdb.begin_changes();
+        perform beliefdb._begin_changes();
     end if;
     with now as materialized (
         select c.id, c.kind, c.held, c.was_current, c.status,
@@ -707,17 +707,17 @@ begin
     return v_result;
 end
 $$;
-comment on function beliefdb.changes(uuid) is 'Net change report of the operation so far: holding, current, flags, holds, surviving decisions';
+comment on function beliefdb._changes(uuid) is 'Net change report of the operation so far: holding, current, flags, holds, surviving decisions';
 
--- A change report with nothing in it (the shape of beliefdb.changes).
-create or replace function beliefdb.empty_changes() returns jsonb
+-- A change report with nothing in it (the shape of beliefdb._changes).
+create or replace function beliefdb._empty_changes() returns jsonb
 language sql immutable
 set search_path = pg_catalog, pg_temp
 as $$
     select '{"stopped_holding": [], "started_holding": [], "stopped_current": [], "became_current": [],
              "flagged": [], "held": [], "survives": []}'::jsonb
 $$;
-comment on function beliefdb.empty_changes() is 'A change report with nothing in it';
+comment on function beliefdb._empty_changes() is 'A change report with nothing in it';
 
 -- Beliefs of a workspace whose valid time has ended while they were still current (rule 16).
 create or replace function beliefdb.due_to_expire(p_workspace_id uuid) returns uuid[]
@@ -734,7 +734,7 @@ comment on function beliefdb.due_to_expire(uuid) is 'Current beliefs whose valid
 -- Evaluate the closure of a change and store the result: holding, belief status, flags on
 -- decisions that lost their last support (rule 4) and holds on their actions. Beliefs whose valid
 -- time ended since the last change are seeds too (rule 16). Returns the operation's changes so
--- far (beliefdb.changes).
+-- far (beliefdb._changes).
 create or replace function beliefdb.propagate(p_workspace_id uuid, p_seeds uuid[]) returns jsonb
 language plpgsql
 set search_path = pg_catalog, pg_temp
@@ -759,7 +759,7 @@ begin
     analyze pg_temp.beliefdb_evaluation;
 
     -- what is about to change, as it was before the operation changed it
-    perform beliefdb.note_changes(p_workspace_id, array(
+    perform beliefdb._note_changes(p_workspace_id, array(
         select e.id from pg_temp.beliefdb_evaluation e
          where (e.held, e.was_current) is distinct from (e.holds, e.holds and not e.superseded and not e.expired)));
 
@@ -775,7 +775,7 @@ begin
                     when e.superseded then 'superseded'
                     when not e.holds then 'unsupported'
                     when e.expired then 'expired'
-                    when beliefdb.in_open_conflict(p_workspace_id, e.id) then 'conflicting'
+                    when beliefdb._in_open_conflict(p_workspace_id, e.id) then 'conflicting'
                     else 'current'
                end::beliefdb.belief_status as status
           from pg_temp.beliefdb_evaluation e
@@ -845,7 +845,7 @@ begin
     -- computed again, until nothing moves (depth-bounded); the others would come out the same.
     v_confidence := array(select e.id from pg_temp.beliefdb_evaluation e where e.kind = 'belief');
     for v_round in 1..20 loop
-        v_moved := beliefdb.refresh_confidence(p_workspace_id, v_confidence);
+        v_moved := beliefdb._refresh_confidence(p_workspace_id, v_confidence);
         exit when cardinality(v_moved) = 0;
         v_confidence := array(select distinct a.consequent
                                 from beliefdb.justification_antecedent a
@@ -855,7 +855,7 @@ begin
     end loop;
 
     -- the review items about what this evaluation reached (before a nested one replaces it)
-    perform beliefdb.settle_review_items(p_workspace_id);
+    perform beliefdb._settle_review_items(p_workspace_id);
 
     -- a belief that is current again (what superseded it stopped holding) meets its rivals under
     -- rule 8 like a new one; what that settles is propagated in turn (supersession only grows,
@@ -864,7 +864,7 @@ begin
                         where e.kind = 'belief' and not e.was_current and e.holds and not e.superseded
                           and not e.expired);
     foreach v_id in array v_revived loop
-        v_settled := beliefdb.settle(p_workspace_id, v_id);
+        v_settled := beliefdb._settle(p_workspace_id, v_id);
         v_more := v_more
             || array(select (x ->> 'old')::uuid from jsonb_array_elements(v_settled -> 'superseded') x)
             || array(select (x ->> 'new')::uuid from jsonb_array_elements(v_settled -> 'superseded') x)
@@ -873,7 +873,7 @@ begin
     if cardinality(v_more) > 0 then
         perform beliefdb.propagate(p_workspace_id, v_more);
     end if;
-    return beliefdb.changes(p_workspace_id);
+    return beliefdb._changes(p_workspace_id);
 end
 $$;
 comment on function beliefdb.propagate(uuid, uuid[]) is 'Recompute and store holding for the forward closure of a change; flag decisions that lost their last support and hold their actions; returns the operation''s changes';
@@ -881,9 +881,9 @@ comment on function beliefdb.propagate(uuid, uuid[]) is 'Recompute and store hol
 -- Review items whose question settled by itself close (status closed, by beliefdb): a tie one of
 -- whose sides is no longer in conflict (superseded, unsupported, expired, retracted or forgotten),
 -- and a proposed correction of a belief that is no longer current (correct what replaced it). (A
--- tie that comes back opens its item again when rule 8 meets it again: beliefdb.settle.) Called by
+-- tie that comes back opens its item again when rule 8 meets it again: beliefdb._settle.) Called by
 -- propagate for the beliefs its evaluation reached (a tie's both sides are reached together).
-create or replace function beliefdb.settle_review_items(p_workspace_id uuid) returns integer
+create or replace function beliefdb._settle_review_items(p_workspace_id uuid) returns integer
 language plpgsql
 set search_path = pg_catalog, pg_temp
 as $$
@@ -911,7 +911,7 @@ begin
     return v_closed;
 end
 $$;
-comment on function beliefdb.settle_review_items(uuid) is 'Close the open conflict and correction items whose question settled by itself';
+comment on function beliefdb._settle_review_items(uuid) is 'Close the open conflict and correction items whose question settled by itself';
 
 -- Sources expand to their fragments; everything else is a node id.
 create or replace function beliefdb.expand_targets(p_workspace_id uuid, p_ids uuid[]) returns uuid[]
@@ -1050,7 +1050,7 @@ comment on function beliefdb.impact(uuid[]) is 'Dry run of a retraction: what st
 -- is then rolled back, and return the report: a preview that is exactly what the change does,
 -- because it is the change. Nothing stays written, not even in the audit chain. Internal: the
 -- statement is executed as given, so only beliefdb's functions call it (not granted).
-create or replace function beliefdb.dry_run(p_statement text, p_args jsonb) returns jsonb
+create or replace function beliefdb._dry_run(p_statement text, p_args jsonb) returns jsonb
 language plpgsql
 set search_path = pg_catalog, pg_temp
 as $$
@@ -1059,7 +1059,7 @@ declare
     v_text text;
 begin
     begin
-        perform beliefdb.begin_changes();
+        perform beliefdb._begin_changes();
         execute p_statement into v_report using p_args;
         raise exception 'rolled back' using errcode = 'BD900', detail = coalesce(v_report, 'null'::jsonb)::text;
     exception when sqlstate 'BD900' then
@@ -1068,18 +1068,18 @@ begin
     return v_text::jsonb;
 end
 $$;
-comment on function beliefdb.dry_run(text, jsonb) is 'Internal: run one of beliefdb''s statements in a rolled-back subtransaction and return its jsonb report (exact previews)';
+comment on function beliefdb._dry_run(text, jsonb) is 'Internal: run one of beliefdb''s statements in a rolled-back subtransaction and return its jsonb report (exact previews)';
 
 -- Retract these nodes, sources or source versions of the bound workspace in a subtransaction that
--- is rolled back, and return the change report the retraction made (beliefdb.changes): an exact
+-- is rolled back, and return the change report the retraction made (beliefdb._changes): an exact
 -- preview. Owner rights (the retraction writes, then is undone), confined to the bound workspace.
 create or replace function beliefdb.simulate_retraction(p_ids uuid[]) returns jsonb
 language sql
 security definer
 set search_path = pg_catalog, pg_temp
 as $$
-    select beliefdb.dry_run(
-        'select beliefdb.retract_ids(($1 ->> ''workspace'')::uuid, array(select jsonb_array_elements_text($1 -> ''ids''))::uuid[], ''dry run'', false)',
+    select beliefdb._dry_run(
+        'select beliefdb._retract_ids(($1 ->> ''workspace'')::uuid, array(select jsonb_array_elements_text($1 -> ''ids''))::uuid[], ''dry run'', false)',
         jsonb_build_object('workspace', beliefdb.current_workspace_id(), 'ids', to_jsonb(p_ids)))
 $$;
 comment on function beliefdb.simulate_retraction(uuid[]) is 'The change report of retracting nodes, sources or versions of the bound workspace, computed in a subtransaction that is rolled back';

@@ -3,7 +3,7 @@
 -- true is here.
 
 -- The fragment at exactly these offsets of a version, created if missing.
-create or replace function beliefdb.fragment_at(p_workspace_id uuid, p_source_version_id uuid,
+create or replace function beliefdb._fragment_at(p_workspace_id uuid, p_source_version_id uuid,
                                                 p_start integer, p_end integer) returns uuid
 language plpgsql
 set search_path = pg_catalog, pg_temp
@@ -25,10 +25,10 @@ begin
     return v_id;
 end
 $$;
-comment on function beliefdb.fragment_at(uuid, uuid, integer, integer) is 'Find or create the fragment at exact offsets of a source version';
+comment on function beliefdb._fragment_at(uuid, uuid, integer, integer) is 'Find or create the fragment at exact offsets of a source version';
 
 -- Evidence for a belief: the fragment becomes one justification of the belief. False if it existed.
-create or replace function beliefdb.add_evidence(p_workspace_id uuid, p_belief_id uuid, p_fragment_id uuid,
+create or replace function beliefdb._add_evidence(p_workspace_id uuid, p_belief_id uuid, p_fragment_id uuid,
                                                  p_role text default 'supports') returns boolean
 language plpgsql
 set search_path = pg_catalog, pg_temp
@@ -55,11 +55,11 @@ begin
     return true;
 end
 $$;
-comment on function beliefdb.add_evidence(uuid, uuid, uuid, text) is 'Record that a fragment supports a belief (one justification per piece of evidence)';
+comment on function beliefdb._add_evidence(uuid, uuid, uuid, text) is 'Record that a fragment supports a belief (one justification per piece of evidence)';
 
 -- What rule 8 ranks a belief by: its strongest source, its valid-time start, its latest recorded
 -- version; sources and versions that are retracted count for neither.
-create or replace function beliefdb.belief_rank(p_workspace_id uuid, p_belief_id uuid,
+create or replace function beliefdb._belief_rank(p_workspace_id uuid, p_belief_id uuid,
     out authority beliefdb.authority, out valid_from timestamptz, out recorded timestamptz)
 language sql stable
 set search_path = pg_catalog, pg_temp
@@ -76,12 +76,12 @@ as $$
      where b.workspace_id = p_workspace_id and b.id = p_belief_id
      group by b.valid_time
 $$;
-comment on function beliefdb.belief_rank(uuid, uuid) is 'Rule 8 rank of a belief: authority, valid-time start, latest recorded source version';
+comment on function beliefdb._belief_rank(uuid, uuid) is 'Rule 8 rank of a belief: authority, valid-time start, latest recorded source version';
 
 -- Rule 8: 1 if belief a beats b, -1 if b beats a, 0 for a tie.
 -- Higher authority wins; then the later valid-time start; when either has none, the later
 -- recorded source version. Equal on all counts is a tie, never a coin toss.
-create or replace function beliefdb.compare_beliefs(p_workspace_id uuid, p_a uuid, p_b uuid) returns integer
+create or replace function beliefdb._compare_beliefs(p_workspace_id uuid, p_a uuid, p_b uuid) returns integer
 language sql stable
 set search_path = pg_catalog, pg_temp
 as $$
@@ -93,13 +93,13 @@ as $$
             case when coalesce(a.recorded > b.recorded, a.recorded is not null) then 1 else -1 end
         else 0
     end
-      from beliefdb.belief_rank(p_workspace_id, p_a) a, beliefdb.belief_rank(p_workspace_id, p_b) b
+      from beliefdb._belief_rank(p_workspace_id, p_a) a, beliefdb._belief_rank(p_workspace_id, p_b) b
 $$;
-comment on function beliefdb.compare_beliefs(uuid, uuid, uuid) is 'Rule 8 comparison of two beliefs: 1 a wins, -1 b wins, 0 tie';
+comment on function beliefdb._compare_beliefs(uuid, uuid, uuid) is 'Rule 8 comparison of two beliefs: 1 a wins, -1 b wins, 0 tie';
 
 -- Rivals of a belief: current beliefs of its world (rule 15) on the same subject, attribute and
 -- scope, with another value, whose valid times overlap.
-create or replace function beliefdb.rivals(p_workspace_id uuid, p_belief_id uuid) returns setof uuid
+create or replace function beliefdb._rivals(p_workspace_id uuid, p_belief_id uuid) returns setof uuid
 language sql stable
 set search_path = pg_catalog, pg_temp
 as $$
@@ -114,12 +114,12 @@ as $$
      where b.workspace_id = p_workspace_id and b.id = p_belief_id
      order by r.recorded_at, r.id
 $$;
-comment on function beliefdb.rivals(uuid, uuid) is 'Current beliefs of the same world that contradict a belief: same subject, attribute, scope; other value; overlapping valid time, not ended';
+comment on function beliefdb._rivals(uuid, uuid) is 'Current beliefs of the same world that contradict a belief: same subject, attribute, scope; other value; overlapping valid time, not ended';
 
 -- Settle a new belief against its rivals by rule 8. Returns {"superseded": [{old,new}], "conflicts": [{a,b,reason}]}.
 -- The loser is superseded only when the acting principal owns it; a rival owned by someone
 -- else is not overruled but put in conflict, for its owner to settle from the review queue.
-create or replace function beliefdb.settle(p_workspace_id uuid, p_belief_id uuid) returns jsonb
+create or replace function beliefdb._settle(p_workspace_id uuid, p_belief_id uuid) returns jsonb
 language plpgsql
 set search_path = pg_catalog, pg_temp
 as $$
@@ -140,8 +140,8 @@ begin
                       and (upper_inf(b.valid_time) or upper(b.valid_time) > beliefdb.clock())) then
         return jsonb_build_object('superseded', v_superseded, 'conflicts', v_conflicts);
     end if;
-    for v_rival in select beliefdb.rivals(p_workspace_id, p_belief_id) loop
-        v_cmp := beliefdb.compare_beliefs(p_workspace_id, p_belief_id, v_rival);
+    for v_rival in select beliefdb._rivals(p_workspace_id, p_belief_id) loop
+        v_cmp := beliefdb._compare_beliefs(p_workspace_id, p_belief_id, v_rival);
         v_loser := case when v_cmp > 0 then v_rival when v_cmp < 0 then p_belief_id end;
         select b.owner into v_owner from beliefdb.belief b where b.workspace_id = p_workspace_id and b.id = v_loser;
         if v_loser is not null and v_owner = beliefdb.current_principal() then
@@ -187,7 +187,7 @@ begin
     return jsonb_build_object('superseded', v_superseded, 'conflicts', v_conflicts);
 end
 $$;
-comment on function beliefdb.settle(uuid, uuid) is 'Apply rule 8 between a belief and its rivals: supersede the loser, or mark a tie conflicting';
+comment on function beliefdb._settle(uuid, uuid) is 'Apply rule 8 between a belief and its rivals: supersede the loser, or mark a tie conflicting';
 
 -- A product given as the sum of its factors' logarithms, none below 1e-9: a long product would
 -- leave the range of real (and of exp) and fail the statement instead of being small. Strict: no
@@ -314,7 +314,7 @@ comment on function beliefdb.confidence_factors(uuid, uuid) is 'The factors of a
 
 -- Recompute stored confidence for a set of beliefs from their factors; returns the beliefs whose
 -- stored confidence changed.
-create or replace function beliefdb.refresh_confidence(p_workspace_id uuid, p_beliefs uuid[]) returns uuid[]
+create or replace function beliefdb._refresh_confidence(p_workspace_id uuid, p_beliefs uuid[]) returns uuid[]
 language sql
 set search_path = pg_catalog, pg_temp
 as $$
@@ -330,16 +330,16 @@ as $$
     )
     select coalesce(array_agg(u.id), '{}') from updated u
 $$;
-comment on function beliefdb.refresh_confidence(uuid, uuid[]) is 'Store the computed confidence of beliefs; returns those whose confidence changed';
+comment on function beliefdb._refresh_confidence(uuid, uuid[]) is 'Store the computed confidence of beliefs; returns those whose confidence changed';
 
 -- The same, returning how many changed.
-create or replace function beliefdb.recompute_confidence(p_workspace_id uuid, p_beliefs uuid[]) returns integer
+create or replace function beliefdb._recompute_confidence(p_workspace_id uuid, p_beliefs uuid[]) returns integer
 language sql
 set search_path = pg_catalog, pg_temp
 as $$
-    select cardinality(beliefdb.refresh_confidence(p_workspace_id, p_beliefs))
+    select cardinality(beliefdb._refresh_confidence(p_workspace_id, p_beliefs))
 $$;
-comment on function beliefdb.recompute_confidence(uuid, uuid[]) is 'Store the computed confidence of beliefs; returns how many changed';
+comment on function beliefdb._recompute_confidence(uuid, uuid[]) is 'Store the computed confidence of beliefs; returns how many changed';
 
 -- Accept gated claims against one source version. Each claim is a JSON object with
 -- statement, subject, attribute, value, quote, start, end and optional kind, scope,
@@ -347,7 +347,7 @@ comment on function beliefdb.recompute_confidence(uuid, uuid[]) is 'Store the co
 -- world (rule 15) with its subject, attribute, value, scope and valid time: the same claim from the
 -- same fragment again changes nothing (unchanged, whatever became of the belief since), the same
 -- claim elsewhere adds evidence to it (corroborated), anything else is a new belief.
-create or replace function beliefdb.add_claims(p_workspace_id uuid, p_source_version_id uuid, p_claims jsonb,
+create or replace function beliefdb._add_claims(p_workspace_id uuid, p_source_version_id uuid, p_claims jsonb,
                                                p_rejected jsonb default '[]', p_propagate boolean default true)
 returns jsonb
 language plpgsql
@@ -393,7 +393,7 @@ begin
             continue;
         end if;
         v_valid := tstzrange((v_claim ->> 'valid_from')::timestamptz, (v_claim ->> 'valid_to')::timestamptz, '[)');
-        v_fragment := beliefdb.fragment_at(p_workspace_id, p_source_version_id, v_start, v_end);
+        v_fragment := beliefdb._fragment_at(p_workspace_id, p_source_version_id, v_start, v_end);
         v_fragments := v_fragments || v_fragment;
 
         -- recorded from this very fragment before (an unchanged text again, or a version that
@@ -425,12 +425,12 @@ begin
          limit 1;
 
         if v_belief is not null then
-            if beliefdb.add_evidence(p_workspace_id, v_belief, v_fragment) then
+            if beliefdb._add_evidence(p_workspace_id, v_belief, v_fragment) then
                 v_corroborated := v_corroborated || jsonb_build_object(
                     'id', v_belief, 'statement', v_claim ->> 'statement', 'quote', v_claim ->> 'quote',
                     'start', v_start, 'end', v_end);
                 -- new support can change the rank: settle again (evidence not in force changes nothing)
-                v_settled := case when v_in_force then beliefdb.settle(p_workspace_id, v_belief)
+                v_settled := case when v_in_force then beliefdb._settle(p_workspace_id, v_belief)
                                   else '{"superseded": [], "conflicts": []}' end;
                 v_superseded := v_superseded || (v_settled -> 'superseded');
                 v_conflicts := v_conflicts || (v_settled -> 'conflicts');
@@ -455,14 +455,14 @@ begin
                 case when v_claim ->> 'confidence_kind' = 'agent_asserted' then 'agent_asserted'
                      else 'extracted' end::beliefdb.confidence_kind)
         returning id into v_belief;
-        perform beliefdb.add_evidence(p_workspace_id, v_belief, v_fragment);
+        perform beliefdb._add_evidence(p_workspace_id, v_belief, v_fragment);
         v_accepted := v_accepted || jsonb_build_object(
             'id', v_belief, 'statement', v_claim ->> 'statement', 'subject', v_claim ->> 'subject',
             'attribute', v_claim ->> 'attribute', 'value', v_claim ->> 'value',
             'quote', v_claim ->> 'quote', 'start', v_start, 'end', v_end);
         -- a claim of a version that is not in force (a retracted source's new text) is history: it
         -- never held, so it meets no rival
-        v_settled := case when v_in_force then beliefdb.settle(p_workspace_id, v_belief)
+        v_settled := case when v_in_force then beliefdb._settle(p_workspace_id, v_belief)
                           else '{"superseded": [], "conflicts": []}' end;
         v_superseded := v_superseded || (v_settled -> 'superseded');
         v_conflicts := v_conflicts || (v_settled -> 'conflicts');
@@ -478,11 +478,11 @@ begin
                                               then beliefdb.propagate(p_workspace_id, v_touched || v_fragments) end);
 end
 $$;
-comment on function beliefdb.add_claims(uuid, uuid, jsonb, jsonb, boolean) is 'Accept gated claims from one source version and propagate (p_rejected: what the caller''s gate already rejected, reported with the rest; p_propagate false: the caller propagates what it touched)';
+comment on function beliefdb._add_claims(uuid, uuid, jsonb, jsonb, boolean) is 'Accept gated claims from one source version and propagate (p_rejected: what the caller''s gate already rejected, reported with the rest; p_propagate false: the caller propagates what it touched)';
 
 -- When a new version of a source comes into force, beliefs whose quote it repeats keep their
 -- support through a fragment of the new version (rule 2). Returns the re-verified beliefs.
-create or replace function beliefdb.carry_forward(p_workspace_id uuid, p_source_version_id uuid) returns uuid[]
+create or replace function beliefdb._carry_forward(p_workspace_id uuid, p_source_version_id uuid) returns uuid[]
 language plpgsql
 set search_path = pg_catalog, pg_temp
 as $$
@@ -505,20 +505,20 @@ begin
          where nv.workspace_id = p_workspace_id and nv.id = p_source_version_id
            and strpos(nv.content, e.quote) > 0
     loop
-        perform beliefdb.add_evidence(
+        perform beliefdb._add_evidence(
             p_workspace_id, v_item.belief_id,
-            beliefdb.fragment_at(p_workspace_id, p_source_version_id, v_item.start_offset,
+            beliefdb._fragment_at(p_workspace_id, p_source_version_id, v_item.start_offset,
                                  v_item.start_offset + length(v_item.quote)));
         v_carried := v_carried || v_item.belief_id;
     end loop;
     return v_carried;
 end
 $$;
-comment on function beliefdb.carry_forward(uuid, uuid) is 'Re-verify beliefs whose quote a new source version repeats, through a fragment of that version';
+comment on function beliefdb._carry_forward(uuid, uuid) is 'Re-verify beliefs whose quote a new source version repeats, through a fragment of that version';
 
 -- The report of an ingest: the claims' outcome, what stopped holding as a result (beliefs now
 -- unsupported), and the decisions flagged and actions held.
-create or replace function beliefdb.ingest_report(p_workspace_id uuid, p_outcome jsonb, p_changes jsonb) returns jsonb
+create or replace function beliefdb._ingest_report(p_workspace_id uuid, p_outcome jsonb, p_changes jsonb) returns jsonb
 language sql stable
 set search_path = pg_catalog, pg_temp
 as $$
@@ -530,9 +530,9 @@ as $$
                                     and b.status = 'unsupported'), '[]'),
         'flagged', coalesce(p_changes -> 'flagged', '[]'),
         'held', coalesce(p_changes -> 'held', '[]'),
-        'changes', coalesce(p_changes, beliefdb.empty_changes()))
+        'changes', coalesce(p_changes, beliefdb._empty_changes()))
 $$;
-comment on function beliefdb.ingest_report(uuid, jsonb, jsonb) is 'Shape an ingest report: outcome of claims, beliefs left unsupported, decisions flagged, actions held';
+comment on function beliefdb._ingest_report(uuid, jsonb, jsonb) is 'Shape an ingest report: outcome of claims, beliefs left unsupported, decisions flagged, actions held';
 
 -- Ingest one text as a version of a named source: one call, one transaction, one report.
 -- p_fragments: [{"start", "end"}]; p_claims: see add_claims. A source belongs to the principal
@@ -561,7 +561,7 @@ declare
     v_outcome jsonb;
 begin
     perform beliefdb.lock_workspace();
-    perform beliefdb.begin_changes();
+    perform beliefdb._begin_changes();
     if v_ws is null then
         raise exception 'no workspace is bound to this session' using errcode = 'BD003';
     end if;
@@ -606,12 +606,12 @@ begin
             'new_version', false, 'fragments', 0, 'reverified', '[]'::jsonb, 'accepted', '[]'::jsonb,
             'rejected', coalesce(p_rejected, '[]'), 'corroborated', '[]'::jsonb, 'unchanged', '[]'::jsonb,
             'superseded', '[]'::jsonb, 'conflicts', '[]'::jsonb, 'unsupported', '[]'::jsonb,
-            'flagged', '[]'::jsonb, 'held', '[]'::jsonb, 'changes', beliefdb.empty_changes(),
+            'flagged', '[]'::jsonb, 'held', '[]'::jsonb, 'changes', beliefdb._empty_changes(),
             'proposed', true, 'review_item', v_item, 'owner', v_source.owner,
             'note', pg_catalog.format('%s belongs to %s: proposed to its owner (review item %s)',
                                       v_source.name, v_source.owner, v_item));
     end if;
-    v_outcome := beliefdb.ingest_version_core(v_ws, v_source.id, v_text);
+    v_outcome := beliefdb._ingest_version_core(v_ws, v_source.id, v_text);
     if (v_outcome ->> 'new_version')::boolean then
         perform beliefdb.audit('ingest', jsonb_build_object(
             'source', v_source.name, 'version', v_outcome -> 'version', 'sha256', encode(v_sha, 'hex'),
@@ -637,7 +637,7 @@ comment on function beliefdb.ingest_version(text, text, beliefdb.origin_type, be
 -- retracted source, changes nothing and says so (note). The text of an earlier version that is no
 -- longer in force (A, then B, then A) is a new version in force: its quotes re-verify the beliefs
 -- they supported, so no claim is believed twice. Not audited (the callers do that).
-create or replace function beliefdb.ingest_version_core(p_workspace_id uuid, p_source_id uuid, p_text jsonb)
+create or replace function beliefdb._ingest_version_core(p_workspace_id uuid, p_source_id uuid, p_text jsonb)
 returns jsonb
 language plpgsql
 set search_path = pg_catalog, pg_temp
@@ -661,7 +661,7 @@ begin
        or (p_text ->> 'authority' is not null and p_text ->> 'authority' <> v_source.authority::text)
        or (p_text ->> 'provenance' is not null and p_text ->> 'provenance' <> v_source.provenance::text) then
         -- authority weighs on every belief the source supports: their owners' call
-        perform beliefdb.require_owner(p_workspace_id, e.belief_id, 'change the authority or label of a source it rests on')
+        perform beliefdb._require_owner(p_workspace_id, e.belief_id, 'change the authority or label of a source it rests on')
            from beliefdb.evidence e
            join beliefdb.fragment f on f.workspace_id = e.workspace_id and f.id = e.fragment_id
            join beliefdb.source_version v on v.workspace_id = f.workspace_id and v.id = f.source_version_id
@@ -696,8 +696,8 @@ begin
      limit 1;
     if v_same.id is not null and v_same.id is not distinct from v_in_force.id then
         -- the text in force again: claims not recorded before are still settled against it
-        v_outcome := beliefdb.add_claims(p_workspace_id, v_same.id, p_text -> 'claims', p_text -> 'rejected');
-        return beliefdb.ingest_report(p_workspace_id, v_outcome, v_outcome -> 'changes') || jsonb_build_object(
+        v_outcome := beliefdb._add_claims(p_workspace_id, v_same.id, p_text -> 'claims', p_text -> 'rejected');
+        return beliefdb._ingest_report(p_workspace_id, v_outcome, v_outcome -> 'changes') || jsonb_build_object(
             'source', v_source.name, 'source_id', v_source.id, 'version', v_same.version,
             'version_id', v_same.id, 'new_version', false, 'fragments', 0, 'reverified', '[]'::jsonb,
             'proposed', false,
@@ -713,7 +713,7 @@ begin
             'new_version', false, 'fragments', 0, 'reverified', '[]'::jsonb, 'accepted', '[]'::jsonb,
             'rejected', coalesce(p_text -> 'rejected', '[]'), 'corroborated', '[]'::jsonb, 'unchanged', '[]'::jsonb,
             'superseded', '[]'::jsonb, 'conflicts', '[]'::jsonb, 'unsupported', '[]'::jsonb,
-            'flagged', '[]'::jsonb, 'held', '[]'::jsonb, 'changes', beliefdb.empty_changes(), 'proposed', false,
+            'flagged', '[]'::jsonb, 'held', '[]'::jsonb, 'changes', beliefdb._empty_changes(), 'proposed', false,
             'note', v_note);
     end if;
 
@@ -730,9 +730,9 @@ begin
     on conflict do nothing;
     get diagnostics v_fragments = row_count;
 
-    v_carried := beliefdb.carry_forward(p_workspace_id, v_version_id);
-    perform beliefdb.settle_source_items(p_workspace_id, array[p_source_id]);
-    v_outcome := beliefdb.add_claims(p_workspace_id, v_version_id, p_text -> 'claims', p_text -> 'rejected', false);
+    v_carried := beliefdb._carry_forward(p_workspace_id, v_version_id);
+    perform beliefdb._settle_source_items(p_workspace_id, array[p_source_id]);
+    v_outcome := beliefdb._add_claims(p_workspace_id, v_version_id, p_text -> 'claims', p_text -> 'rejected', false);
     -- one propagation for all of it: the claims, and which version is in force (what moved out of
     -- force is the version in force before this one, its fragments; the new one's came in), so
     -- that what the new version brings back meets its rivals as the new version leaves them
@@ -744,7 +744,7 @@ begin
                and v.retracted_at is null
              order by v.version desc limit 1)));
 
-    return beliefdb.ingest_report(p_workspace_id, v_outcome, v_changes) || jsonb_build_object(
+    return beliefdb._ingest_report(p_workspace_id, v_outcome, v_changes) || jsonb_build_object(
         'source', v_source.name, 'source_id', v_source.id, 'version', v_version, 'version_id', v_version_id,
         'new_version', true, 'fragments', v_fragments, 'reverified', to_jsonb(v_carried), 'proposed', false,
         'note', case when v_same.id is not null
@@ -752,7 +752,7 @@ begin
                 end);
 end
 $$;
-comment on function beliefdb.ingest_version_core(uuid, uuid, jsonb) is 'Store a text as a version of a source (idempotent by content) and settle what it changes (no owner check, no audit)';
+comment on function beliefdb._ingest_version_core(uuid, uuid, jsonb) is 'Store a text as a version of a source (idempotent by content) and settle what it changes (no owner check, no audit)';
 
 -- What ingesting a text would change, exactly (the ingest runs in a subtransaction that is rolled
 -- back): the same report as ingest_version (a proposal, for another principal's source).
@@ -766,7 +766,7 @@ language sql
 security definer
 set search_path = pg_catalog, pg_temp
 as $$
-    select beliefdb.dry_run(
+    select beliefdb._dry_run(
         'select beliefdb.ingest_version($1 ->> ''source'', $1 ->> ''content'', ($1 ->> ''origin'')::beliefdb.origin_type, ($1 ->> ''authority'')::beliefdb.authority, ($1 ->> ''provenance'')::beliefdb.provenance, $1 ->> ''label'', $1 ->> ''path'', $1 -> ''fragments'', $1 -> ''claims'', $1 -> ''rejected'')',
         jsonb_build_object('source', p_source, 'content', p_content, 'origin', p_origin, 'authority', p_authority,
                            'provenance', p_provenance, 'label', p_label, 'path', p_path, 'fragments', p_fragments,
@@ -789,7 +789,7 @@ declare
     v_outcome jsonb;
 begin
     perform beliefdb.lock_workspace();
-    perform beliefdb.begin_changes();
+    perform beliefdb._begin_changes();
     select v.id into v_version_id
       from beliefdb.source s
       join beliefdb.source_version v on v.workspace_id = s.workspace_id and v.source_id = s.id
@@ -799,11 +799,11 @@ begin
     if v_version_id is null then
         raise exception 'unknown source %', p_source using errcode = 'BD004';
     end if;
-    v_outcome := beliefdb.add_claims(v_ws, v_version_id, p_claims, p_rejected);
+    v_outcome := beliefdb._add_claims(v_ws, v_version_id, p_claims, p_rejected);
     perform beliefdb.audit('remember', jsonb_build_object(
         'source', p_source, 'accepted', jsonb_array_length(v_outcome -> 'accepted'),
         'rejected', jsonb_array_length(v_outcome -> 'rejected')));
-    return beliefdb.ingest_report(v_ws, v_outcome, v_outcome -> 'changes');
+    return beliefdb._ingest_report(v_ws, v_outcome, v_outcome -> 'changes');
 end
 $$;
 comment on function beliefdb.add_claims_to_source(text, jsonb, jsonb) is 'Accept gated claims against the version of a source in force';

@@ -3,7 +3,7 @@
 -- and ends by propagating it, so flags always agree with the holding fixpoint.
 
 -- Insert one justification of p_node with the given antecedents, all of one edge kind.
-create or replace function beliefdb.add_justification(p_workspace_id uuid, p_node uuid, p_antecedents uuid[],
+create or replace function beliefdb._add_justification(p_workspace_id uuid, p_node uuid, p_antecedents uuid[],
                                                       p_edge beliefdb.edge_kind) returns uuid
 language plpgsql
 set search_path = pg_catalog, pg_temp
@@ -29,7 +29,7 @@ begin
     return v_id;
 end
 $$;
-comment on function beliefdb.add_justification(uuid, uuid, uuid[], beliefdb.edge_kind) is 'Add one reason for a node: all antecedents needed';
+comment on function beliefdb._add_justification(uuid, uuid, uuid[], beliefdb.edge_kind) is 'Add one reason for a node: all antecedents needed';
 
 -- A decision citing beliefs. p_justifications is a JSON array of arrays of ids: each inner
 -- array is one alternative reason, all of whose beliefs are needed. With no reason at all the
@@ -48,7 +48,7 @@ declare
     v_status text;
 begin
     perform beliefdb.lock_workspace();
-    perform beliefdb.begin_changes();
+    perform beliefdb._begin_changes();
     if p_justifications is not null and jsonb_typeof(p_justifications) <> 'array' then
         raise exception 'a decision''s reasons are an array of arrays of belief ids' using errcode = 'BD005';
     end if;
@@ -62,7 +62,7 @@ begin
     end if;
     insert into beliefdb.decision (workspace_id, title) values (v_ws, p_title) returning id into v_id;
     for v_reason in select r from jsonb_array_elements(p_justifications) r loop
-        perform beliefdb.add_justification(
+        perform beliefdb._add_justification(
             v_ws, v_id, array(select x::uuid from jsonb_array_elements_text(v_reason) x), 'cites');
     end loop;
     perform beliefdb.propagate(v_ws, array[v_id]);
@@ -86,7 +86,7 @@ declare
     v_decision beliefdb.decision;
 begin
     perform beliefdb.lock_workspace();
-    perform beliefdb.begin_changes();
+    perform beliefdb._begin_changes();
     select * into v_decision from beliefdb.decision d where d.workspace_id = v_ws and d.id = p_decision;
     if not found then
         raise exception 'unknown decision %', p_decision using errcode = 'BD004';
@@ -99,7 +99,7 @@ begin
     end if;
     insert into beliefdb.action (workspace_id, decision_id, description)
     values (v_ws, p_decision, p_description) returning id into v_id;
-    perform beliefdb.add_justification(v_ws, v_id, array[p_decision], 'carries_out');
+    perform beliefdb._add_justification(v_ws, v_id, array[p_decision], 'carries_out');
     perform beliefdb.propagate(v_ws, array[v_id]);
     select a.status into v_status from beliefdb.action a where a.workspace_id = v_ws and a.id = v_id;
     return jsonb_build_object('id', v_id, 'status', v_status);
@@ -120,7 +120,7 @@ declare
     v_status text;
 begin
     perform beliefdb.lock_workspace();
-    perform beliefdb.begin_changes();
+    perform beliefdb._begin_changes();
     -- derived from anything that is not production history, it belongs to that world (rule 15)
     insert into beliefdb.belief (workspace_id, statement, subject, attribute, value, kind, confidence_kind, status,
                                  provenance)
@@ -128,7 +128,7 @@ begin
             coalesce((select max(b.provenance) from beliefdb.belief b where b.workspace_id = v_ws and b.id = any(p_from)),
                      'production'))
     returning id into v_id;
-    perform beliefdb.add_justification(v_ws, v_id, p_from, 'derives');
+    perform beliefdb._add_justification(v_ws, v_id, p_from, 'derives');
     perform beliefdb.propagate(v_ws, array[v_id]);
     select b.status into v_status from beliefdb.belief b where b.workspace_id = v_ws and b.id = v_id;
     return jsonb_build_object('id', v_id, 'status', v_status);
@@ -164,18 +164,18 @@ begin
             using errcode = 'BD005';
     end if;
     if v_old.owner is distinct from beliefdb.current_principal() then
-        perform beliefdb.require_current_for_proposal(v_old);
+        perform beliefdb._require_current_for_proposal(v_old);
         return jsonb_build_object(
             'belief', p_belief, 'revision', v_old.revision, 'owner', v_old.owner, 'proposed', true,
             'would_flag', '[]'::jsonb, 'would_hold', '[]'::jsonb, 'still_supported', '[]'::jsonb,
-            'changes', beliefdb.empty_changes(),
+            'changes', beliefdb._empty_changes(),
             'if_approved', coalesce((select jsonb_agg(jsonb_build_object('node', i.node, 'kind', i.kind,
                                                                          'effect', i.effect, 'detail', i.detail)
                                                       order by i.effect, i.node)
                                        from beliefdb.impact(array[p_belief]) i), '[]'));
     end if;
-    v_changes := beliefdb.dry_run(
-        'select (beliefdb.apply_correction_core(($1 ->> ''workspace'')::uuid, ($1 ->> ''belief'')::uuid, $1 ->> ''statement'', $1 ->> ''value'', ''preview'', null, null) -> ''changes'')',
+    v_changes := beliefdb._dry_run(
+        'select (beliefdb._apply_correction_core(($1 ->> ''workspace'')::uuid, ($1 ->> ''belief'')::uuid, $1 ->> ''statement'', $1 ->> ''value'', ''preview'', null, null) -> ''changes'')',
         jsonb_build_object('workspace', v_ws, 'belief', p_belief,
                            'statement', coalesce(nullif(p_statement, ''), v_old.statement), 'value', p_value));
     return jsonb_build_object(
@@ -188,7 +188,7 @@ comment on function beliefdb.correction_preview(uuid, text, text) is 'Preview a 
 
 -- Another principal's correction is proposed only for a belief that is current (or in a tie): of
 -- one that is not, the proposal would close before its owner read it (BD005).
-create or replace function beliefdb.require_current_for_proposal(p_belief beliefdb.belief) returns void
+create or replace function beliefdb._require_current_for_proposal(p_belief beliefdb.belief) returns void
 language plpgsql stable
 set search_path = pg_catalog, pg_temp
 as $$
@@ -199,12 +199,12 @@ begin
     end if;
 end
 $$;
-comment on function beliefdb.require_current_for_proposal(beliefdb.belief) is 'Refuse (BD005) a correction proposal for a belief that is not current';
+comment on function beliefdb._require_current_for_proposal(beliefdb.belief) is 'Refuse (BD005) a correction proposal for a belief that is not current';
 
 -- A correction of a belief the acting principal does not own: a review item for the owner,
 -- holding the proposal. The same proposal again (same principal, text, value and revision, or
 -- the same idempotency key) returns the open item with already_applied.
-create or replace function beliefdb.propose_correction(
+create or replace function beliefdb._propose_correction(
     p_workspace_id uuid, p_belief beliefdb.belief, p_statement text, p_value text, p_reviewer text, p_reason text,
     p_idempotency_key text
 ) returns jsonb
@@ -242,10 +242,10 @@ begin
     return jsonb_build_object(
         'proposed', true, 'review_item', v_item.id, 'belief', p_belief.id, 'owner', p_belief.owner,
         'correction', null, 'replacement', null, 'superseded', '[]'::jsonb, 'flagged', '[]'::jsonb,
-        'held', '[]'::jsonb, 'already_applied', v_existing, 'changes', beliefdb.empty_changes());
+        'held', '[]'::jsonb, 'already_applied', v_existing, 'changes', beliefdb._empty_changes());
 end
 $$;
-comment on function beliefdb.propose_correction(uuid, beliefdb.belief, text, text, text, text, text) is 'Queue a correction of another principal''s belief for its owner to approve or reject';
+comment on function beliefdb._propose_correction(uuid, beliefdb.belief, text, text, text, text, text) is 'Queue a correction of another principal''s belief for its owner to approve or reject';
 
 -- Apply a correction (rules 6, 7), in one transaction: a correction record, a human-correction
 -- fragment holding the reviewer's text, a replacement supported only by that fragment, the old
@@ -267,7 +267,7 @@ declare
     v_result jsonb;
 begin
     perform beliefdb.lock_workspace();
-    perform beliefdb.begin_changes();
+    perform beliefdb._begin_changes();
     select * into v_old from beliefdb.belief b where b.workspace_id = v_ws and b.id = p_belief for update;
     if not found then
         raise exception 'unknown belief %', p_belief using errcode = 'BD004';
@@ -303,12 +303,12 @@ begin
     -- someone else's belief: the correction waits in the review queue for its owner (a question
     -- about a belief that is not current would be settled before anyone read it)
     if v_old.owner is distinct from beliefdb.current_principal() then
-        perform beliefdb.require_current_for_proposal(v_old);
-        return beliefdb.propose_correction(v_ws, v_old, p_statement, p_value, p_reviewer, p_reason,
+        perform beliefdb._require_current_for_proposal(v_old);
+        return beliefdb._propose_correction(v_ws, v_old, p_statement, p_value, p_reviewer, p_reason,
                                            p_idempotency_key);
     end if;
 
-    v_result := beliefdb.apply_correction_core(v_ws, p_belief, p_statement, p_value, p_reviewer, p_reason,
+    v_result := beliefdb._apply_correction_core(v_ws, p_belief, p_statement, p_value, p_reviewer, p_reason,
                                                p_idempotency_key);
     perform beliefdb.audit('correction.apply', jsonb_build_object(
         'correction', v_result -> 'correction', 'belief', p_belief, 'replacement', v_result -> 'replacement',
@@ -322,7 +322,7 @@ comment on function beliefdb.apply_correction(uuid, text, text, text, text, inte
 -- reviewer's text becomes a source of its own (in the world of the corrected belief), its one
 -- fragment supports the replacement alone, and the old belief is superseded; then what that
 -- changes is propagated and the replacement meets the old belief's rivals under rule 8.
-create or replace function beliefdb.apply_correction_core(
+create or replace function beliefdb._apply_correction_core(
     p_workspace_id uuid, p_belief uuid, p_statement text, p_value text, p_reviewer text, p_reason text,
     p_idempotency_key text
 ) returns jsonb
@@ -348,7 +348,7 @@ begin
     insert into beliefdb.source_version (workspace_id, source_id, version, content, sha256, label)
     values (p_workspace_id, v_source, 1, p_statement, ''::bytea, 'reviewer ' || p_reviewer)
     returning id into v_version;
-    v_fragment := beliefdb.fragment_at(p_workspace_id, v_version, 0, length(p_statement));
+    v_fragment := beliefdb._fragment_at(p_workspace_id, v_version, 0, length(p_statement));
 
     insert into beliefdb.correction (workspace_id, belief_id, belief_revision, reviewer, new_statement, new_value,
                                      reason, idempotency_key, fragment_id)
@@ -364,7 +364,7 @@ begin
                        where p.factor = 'correction' and p.key = 'human_correction'), 0.95),
             'human_correction', 'current', v_old.provenance)
     returning id into v_replacement;
-    perform beliefdb.add_evidence(p_workspace_id, v_replacement, v_fragment);
+    perform beliefdb._add_evidence(p_workspace_id, v_replacement, v_fragment);
     update beliefdb.correction set replacement_belief_id = v_replacement
      where workspace_id = p_workspace_id and id = v_correction;
     insert into beliefdb.relation (workspace_id, from_belief, to_belief, kind, reason)
@@ -373,7 +373,7 @@ begin
 
     v_changes := beliefdb.propagate(p_workspace_id, array[p_belief, v_replacement, v_fragment, v_correction]);
     -- the replacement meets the old belief's rivals under rule 8 like any new belief
-    v_settled := beliefdb.settle(p_workspace_id, v_replacement);
+    v_settled := beliefdb._settle(p_workspace_id, v_replacement);
     if jsonb_array_length(v_settled -> 'superseded') + jsonb_array_length(v_settled -> 'conflicts') > 0 then
         v_changes := beliefdb.propagate(p_workspace_id, array[v_replacement]
             || array(select (x ->> 'old')::uuid from jsonb_array_elements(v_settled -> 'superseded') x)
@@ -385,11 +385,11 @@ begin
         'proposed', false, 'changes', v_changes);
 end
 $$;
-comment on function beliefdb.apply_correction_core(uuid, uuid, text, text, text, text, text) is 'Make a correction (no owner or revision check: apply_correction and its preview do those)';
+comment on function beliefdb._apply_correction_core(uuid, uuid, text, text, text, text, text) is 'Make a correction (no owner or revision check: apply_correction and its preview do those)';
 
 -- Retract (p_undo false) or restore (p_undo true) a belief, fragment, correction, decision,
 -- whole source, or one version of a source; then propagate. Returns what changed (the change
--- report of beliefdb.changes, with proposed false). A source belongs to the principal that first
+-- report of beliefdb._changes, with proposed false). A source belongs to the principal that first
 -- ingested it: anyone else's retraction of it (or of one of its versions) changes nothing and
 -- waits in the review queue for the owner (proposed true, review_item, owner).
 create or replace function beliefdb.retract(p_target text, p_id uuid, p_reason text, p_version integer default null,
@@ -406,8 +406,8 @@ declare
     v_changes jsonb;
 begin
     perform beliefdb.lock_workspace();
-    perform beliefdb.begin_changes();
-    v_ids := beliefdb.retraction_targets(v_ws, p_target, p_id, p_version);
+    perform beliefdb._begin_changes();
+    v_ids := beliefdb._retraction_targets(v_ws, p_target, p_id, p_version);
     if p_target in ('source', 'version') then
         select s.owner into v_owner from beliefdb.source s where s.workspace_id = v_ws and s.id = p_id;
         if not found then
@@ -434,19 +434,19 @@ begin
                 perform beliefdb.audit('retraction.propose', jsonb_build_object(
                     'item', v_item, 'source_id', p_id, 'version', p_version, 'owner', v_owner));
             end if;
-            return beliefdb.empty_changes() || jsonb_build_object('proposed', true, 'review_item', v_item,
+            return beliefdb._empty_changes() || jsonb_build_object('proposed', true, 'review_item', v_item,
                                                                   'owner', v_owner);
         end if;
-        perform beliefdb.require_correction_owner(v_ws, p_id, 'retract its correction');
+        perform beliefdb._require_correction_owner(v_ws, p_id, 'retract its correction');
     else
         -- only its owner retracts a belief, decision or action, or the correction (or the
         -- correction's fragment) that replaced a belief
-        perform beliefdb.require_owner(v_ws, p_id, 'retract it');
-        perform beliefdb.require_owner(v_ws, c.replacement_belief_id, 'retract its correction')
+        perform beliefdb._require_owner(v_ws, p_id, 'retract it');
+        perform beliefdb._require_owner(v_ws, c.replacement_belief_id, 'retract its correction')
            from beliefdb.correction c
           where c.workspace_id = v_ws and (c.id = p_id or c.fragment_id = p_id);
     end if;
-    v_changes := beliefdb.retract_ids(v_ws, v_ids, p_reason, p_undo);
+    v_changes := beliefdb._retract_ids(v_ws, v_ids, p_reason, p_undo);
     if v_changes is null then
         raise exception 'nothing to %: % % is unknown or already %', case when p_undo then 'restore' else 'retract' end,
             p_target, p_id, case when p_undo then 'in force' else 'retracted' end using errcode = 'BD004';
@@ -463,7 +463,7 @@ comment on function beliefdb.retract(text, uuid, text, integer, boolean) is 'Ret
 -- The ids a retraction target names: a node (and, for a correction, its fragment), a source, or
 -- one version of a source (by number). BD004 when there is no such version; BD005 for an unknown
 -- kind of target.
-create or replace function beliefdb.retraction_targets(p_workspace_id uuid, p_target text, p_id uuid,
+create or replace function beliefdb._retraction_targets(p_workspace_id uuid, p_target text, p_id uuid,
                                                        p_version integer) returns uuid[]
 language plpgsql stable
 set search_path = pg_catalog, pg_temp
@@ -488,12 +488,12 @@ begin
     raise exception 'unknown retraction target %', p_target using errcode = 'BD005';
 end
 $$;
-comment on function beliefdb.retraction_targets(uuid, text, uuid, integer) is 'The node, source and version ids a retraction target names';
+comment on function beliefdb._retraction_targets(uuid, text, uuid, integer) is 'The node, source and version ids a retraction target names';
 
 -- Retract (or restore) nodes, sources and source versions by id and propagate what that changes.
 -- No owner check and no audit: retract, and the dry runs of impact and previews, do those.
 -- Returns the operation's change report, or null when nothing was retracted (or restored).
-create or replace function beliefdb.retract_ids(p_workspace_id uuid, p_ids uuid[], p_reason text, p_undo boolean)
+create or replace function beliefdb._retract_ids(p_workspace_id uuid, p_ids uuid[], p_reason text, p_undo boolean)
 returns jsonb
 language plpgsql
 set search_path = pg_catalog, pg_temp
@@ -525,13 +525,13 @@ begin
                        union
                        select v.source_id from beliefdb.source_version v
                         where v.workspace_id = p_workspace_id and v.id = any(p_ids));
-    perform beliefdb.settle_source_items(p_workspace_id, v_sources);
+    perform beliefdb._settle_source_items(p_workspace_id, v_sources);
     return beliefdb.propagate(p_workspace_id,
         array(select n.id from beliefdb.node n where n.workspace_id = p_workspace_id and n.id = any(p_ids))
         || beliefdb.expand_targets(p_workspace_id, v_sources));
 end
 $$;
-comment on function beliefdb.retract_ids(uuid, uuid[], text, boolean) is 'Retract or restore nodes, sources and versions by id and propagate (no owner check, no audit)';
+comment on function beliefdb._retract_ids(uuid, uuid[], text, boolean) is 'Retract or restore nodes, sources and versions by id and propagate (no owner check, no audit)';
 
 -- What a retraction (or a restore) would change, exactly: the retraction runs in a subtransaction
 -- that is rolled back. The same report as retract, with the owner and whether the apply would
@@ -545,7 +545,7 @@ set search_path = pg_catalog, pg_temp
 as $$
 declare
     v_ws uuid := beliefdb.current_workspace_id();
-    v_ids uuid[] := beliefdb.retraction_targets(v_ws, p_target, p_id, p_version);
+    v_ids uuid[] := beliefdb._retraction_targets(v_ws, p_target, p_id, p_version);
     v_owner text;
     v_changes jsonb;
 begin
@@ -555,8 +555,8 @@ begin
     if p_target in ('source', 'version') then
         select s.owner into v_owner from beliefdb.source s where s.workspace_id = v_ws and s.id = p_id;
     end if;
-    v_changes := beliefdb.dry_run(
-        'select beliefdb.retract_ids(($1 ->> ''workspace'')::uuid, array(select jsonb_array_elements_text($1 -> ''ids''))::uuid[], ''preview'', ($1 ->> ''undo'')::boolean)',
+    v_changes := beliefdb._dry_run(
+        'select beliefdb._retract_ids(($1 ->> ''workspace'')::uuid, array(select jsonb_array_elements_text($1 -> ''ids''))::uuid[], ''preview'', ($1 ->> ''undo'')::boolean)',
         jsonb_build_object('workspace', v_ws, 'ids', to_jsonb(v_ids), 'undo', p_undo));
     if v_changes = 'null'::jsonb then
         raise exception 'nothing to %: % % is unknown or already %', case when p_undo then 'restore' else 'retract' end,
@@ -587,7 +587,7 @@ declare
     v_result jsonb;
 begin
     perform beliefdb.lock_workspace();
-    perform beliefdb.begin_changes();
+    perform beliefdb._begin_changes();
     if p_verdict not in ('approved', 'rejected') then
         raise exception 'verdict must be approved or rejected' using errcode = 'BD005';
     end if;
@@ -615,7 +615,7 @@ begin
          where workspace_id = v_ws and id = v_item.node and status = 'held';
     elsif v_item.kind = 'correction_proposed' then
         -- the owner decides; approving applies the proposal as if the owner had made it
-        perform beliefdb.require_owner(v_ws, v_item.node, 'approve or reject a correction of it');
+        perform beliefdb._require_owner(v_ws, v_item.node, 'approve or reject a correction of it');
         if p_verdict = 'approved' then
             v_result := beliefdb.apply_correction(
                 v_item.node, v_item.proposal ->> 'statement', v_item.proposal ->> 'value',
@@ -623,11 +623,11 @@ begin
                 v_item.proposal ->> 'idempotency_key');
         end if;
     elsif v_item.kind in ('version_proposed', 'retraction_proposed') then
-        perform beliefdb.require_source_owner(v_ws, v_item.source_id, 'approve or reject a change to it');
+        perform beliefdb._require_source_owner(v_ws, v_item.source_id, 'approve or reject a change to it');
         if p_verdict = 'approved' and v_item.kind = 'version_proposed' then
-            v_result := beliefdb.ingest_version_core(v_ws, v_item.source_id, v_item.proposal);
+            v_result := beliefdb._ingest_version_core(v_ws, v_item.source_id, v_item.proposal);
         elsif p_verdict = 'approved' then
-            v_result := beliefdb.retract_ids(v_ws, beliefdb.retraction_targets(
+            v_result := beliefdb._retract_ids(v_ws, beliefdb._retraction_targets(
                             v_ws, v_item.proposal ->> 'target', v_item.source_id, (v_item.proposal ->> 'version')::integer),
                             v_item.proposal ->> 'reason', coalesce((v_item.proposal ->> 'undo')::boolean, false));
             perform beliefdb.audit(case when (v_item.proposal ->> 'undo')::boolean then 'unretract' else 'retract' end,
@@ -662,7 +662,7 @@ comment on function beliefdb.review_resolve(uuid, text, text, uuid) is 'Approve 
 -- Proposals about sources whose question settled by itself close (status closed, by beliefdb): a
 -- proposed retraction (or restore) of a source or version that is now retracted (or restored), and
 -- a proposed text that is now the version in force.
-create or replace function beliefdb.settle_source_items(p_workspace_id uuid, p_sources uuid[]) returns integer
+create or replace function beliefdb._settle_source_items(p_workspace_id uuid, p_sources uuid[]) returns integer
 language plpgsql
 set search_path = pg_catalog, pg_temp
 as $$
@@ -696,4 +696,4 @@ begin
     return v_closed;
 end
 $$;
-comment on function beliefdb.settle_source_items(uuid, uuid[]) is 'Close the open proposals about sources whose question settled by itself';
+comment on function beliefdb._settle_source_items(uuid, uuid[]) is 'Close the open proposals about sources whose question settled by itself';

@@ -30,7 +30,7 @@ begin
         raise exception 'no workspace is bound' using errcode = 'BD003';
     end if;
     if p_preview then
-        return beliefdb.dry_run('select beliefdb.decay(($1 ->> ''now'')::timestamptz, $1 ->> ''action'')',
+        return beliefdb._dry_run('select beliefdb.decay(($1 ->> ''now'')::timestamptz, $1 ->> ''action'')',
                                 jsonb_build_object('now', p_now, 'action', p_action))
                || jsonb_build_object('preview', true);
     end if;
@@ -56,7 +56,7 @@ begin
     )
     select coalesce(array_agg(c.id), '{}') into v_moved from changed c;
     for v_round in 1..20 loop
-        v_moved := beliefdb.refresh_confidence(v_ws, array(
+        v_moved := beliefdb._refresh_confidence(v_ws, array(
             select distinct a.consequent
               from beliefdb.justification_antecedent a
               join beliefdb.belief b on b.workspace_id = a.workspace_id and b.id = a.consequent
@@ -92,7 +92,7 @@ comment on function beliefdb.decay(timestamptz, text, boolean) is 'Recompute all
 -- last support are flagged and their actions held, as for any change. Every change of the
 -- workspace does this first (propagate), beliefdb's commands call it before they read, and a
 -- scheduler such as pg_cron may call it (e.g. every minute). Audited when anything expired. The
--- report: how many expired, their ids, and the change report (beliefdb.changes).
+-- report: how many expired, their ids, and the change report (beliefdb._changes).
 create or replace function beliefdb.expire() returns jsonb
 language plpgsql
 security definer
@@ -109,10 +109,10 @@ begin
     v_due := beliefdb.due_to_expire(v_ws);
     if cardinality(v_due) = 0 then
         return jsonb_build_object('expired', 0, 'beliefs', '[]'::jsonb, 'now', beliefdb.clock(),
-                                  'changes', beliefdb.empty_changes());
+                                  'changes', beliefdb._empty_changes());
     end if;
     perform beliefdb.lock_workspace();
-    perform beliefdb.begin_changes();
+    perform beliefdb._begin_changes();
     -- (read again under the lock: a concurrent writer may have processed them)
     v_due := beliefdb.due_to_expire(v_ws);
     v_changes := beliefdb.propagate(v_ws, v_due);
@@ -205,21 +205,21 @@ declare
     v_result jsonb;
 begin
     if p_preview then
-        return beliefdb.dry_run('select beliefdb.forget($1 ->> ''target'', ($1 ->> ''id'')::uuid, $1 ->> ''subject'')',
+        return beliefdb._dry_run('select beliefdb.forget($1 ->> ''target'', ($1 ->> ''id'')::uuid, $1 ->> ''subject'')',
                                 jsonb_build_object('target', p_target, 'id', p_id, 'subject', p_subject))
                || jsonb_build_object('preview', true);
     end if;
     perform beliefdb.lock_workspace();
-    perform beliefdb.begin_changes();
-    v_result := beliefdb.forget_core(v_ws, p_target, p_id, p_subject);
-    perform beliefdb.analyze_text_tables();
+    perform beliefdb._begin_changes();
+    v_result := beliefdb._forget_core(v_ws, p_target, p_id, p_subject);
+    perform beliefdb._analyze_text_tables();
     return v_result || jsonb_build_object('preview', false);
 end
 $$;
 comment on function beliefdb.forget(text, uuid, text, boolean) is 'Forget a source, a subject''s beliefs or a belief, every belief left without support, and their quotes in source texts; audit keeps hashes only';
 
 -- The change forget makes (see forget): owner checks, deletions, redactions, propagation, audit.
-create or replace function beliefdb.forget_core(p_workspace_id uuid, p_target text, p_id uuid, p_subject text)
+create or replace function beliefdb._forget_core(p_workspace_id uuid, p_target text, p_id uuid, p_subject text)
 returns jsonb
 language plpgsql
 set search_path = pg_catalog, pg_temp
@@ -235,7 +235,7 @@ declare
     v_consequents uuid[];
     v_versions integer := 0;
     v_redacted integer := 0;
-    v_changes jsonb := beliefdb.empty_changes();
+    v_changes jsonb := beliefdb._empty_changes();
     v_result jsonb;
 begin
     if p_target = 'source' then
@@ -262,14 +262,14 @@ begin
     -- forgetting a belief is its owner's call (a source is shared evidence: what it leaves
     -- without support goes by rule 14, whoever owns it)
     if p_target in ('subject', 'belief') then
-        perform beliefdb.require_owner(v_ws, x.id, 'forget it') from unnest(v_seeds) x (id);
+        perform beliefdb._require_owner(v_ws, x.id, 'forget it') from unnest(v_seeds) x (id);
     end if;
 
     -- what is left without support once the targets are gone
     if cardinality(v_seeds) > 0 then
         perform beliefdb.evaluate(v_ws, v_seeds, v_seeds);
     else
-        perform beliefdb.prepare_evaluation();
+        perform beliefdb._prepare_evaluation();
     end if;
     -- (what did not hold before was not left without support by this: it stays, as it was)
     v_beliefs := array(
@@ -314,21 +314,21 @@ begin
           from beliefdb.relation r
          where r.workspace_id = v_ws and r.kind in ('supersedes', 'conflicts_with')
            and (r.from_belief = any(v_gone)) <> (r.to_belief = any(v_gone)));
-    perform beliefdb.note_changes(v_ws, v_gone || v_consequents);
+    perform beliefdb._note_changes(v_ws, v_gone || v_consequents);
     delete from beliefdb.node n where n.workspace_id = v_ws and n.id = any(v_gone);
     if p_target = 'source' then
         delete from beliefdb.source s where s.workspace_id = v_ws and s.id = p_id;
-        perform beliefdb.audit_redact_source(v_name);
+        perform beliefdb._audit_redact_source(v_name);
     end if;
     if cardinality(v_quotes) > 0 then
-        v_redacted := beliefdb.redact_quotes(v_ws, v_sources, v_quotes,
+        v_redacted := beliefdb._redact_quotes(v_ws, v_sources, v_quotes,
                                              case p_target when 'subject' then 'forgotten subject'
                                                            else 'forgotten belief' end);
     end if;
     if cardinality(v_consequents) > 0 then
         v_changes := beliefdb.propagate(v_ws, v_consequents);
     else
-        v_changes := beliefdb.changes(v_ws);
+        v_changes := beliefdb._changes(v_ws);
     end if;
     v_result := v_result || jsonb_build_object(
         'redacted', v_redacted,
@@ -342,11 +342,11 @@ begin
     return v_result;
 end
 $$;
-comment on function beliefdb.forget_core(uuid, text, uuid, text) is 'The change of forget: deletions, redactions, propagation and audit (forget checks and previews)';
+comment on function beliefdb._forget_core(uuid, text, uuid, text) is 'The change of forget: deletions, redactions, propagation and audit (forget checks and previews)';
 
 -- A text with the given character spans ([start, end), 0-based) replaced by as many U+2588 as
 -- they are long: the text of a redacted source version, whose other offsets stay valid.
-create or replace function beliefdb.masked(p_text text, p_spans int4range[]) returns text
+create or replace function beliefdb._masked(p_text text, p_spans int4range[]) returns text
 language plpgsql immutable
 set search_path = pg_catalog, pg_temp
 as $$
@@ -361,12 +361,12 @@ begin
     return v_text;
 end
 $$;
-comment on function beliefdb.masked(text, int4range[]) is 'A text with character spans replaced by as many U+2588 (same length: other offsets stay valid)';
+comment on function beliefdb._masked(text, int4range[]) is 'A text with character spans replaced by as many U+2588 (same length: other offsets stay valid)';
 
 -- Mask every occurrence of some quotes in every version of some sources (and in the texts
 -- proposed for them): the source text, the fragments over it and their evidence all change
 -- together, each span recorded in beliefdb.redaction. Returns how many spans were masked.
-create or replace function beliefdb.redact_quotes(p_workspace_id uuid, p_sources uuid[], p_quotes text[],
+create or replace function beliefdb._redact_quotes(p_workspace_id uuid, p_sources uuid[], p_quotes text[],
                                                   p_reason text) returns integer
 language plpgsql
 set search_path = pg_catalog, pg_temp
@@ -380,12 +380,12 @@ begin
         select v.id, v.content from beliefdb.source_version v
          where v.workspace_id = p_workspace_id and v.source_id = any(p_sources)
     loop
-        v_spans := beliefdb.occurrences(v_version.content, p_quotes);
+        v_spans := beliefdb._occurrences(v_version.content, p_quotes);
         continue when cardinality(v_spans) = 0;
         insert into beliefdb.redaction (workspace_id, source_version_id, start_offset, end_offset, reason)
         select p_workspace_id, v_version.id, lower(x), upper(x), p_reason from unnest(v_spans) x;
         v_count := v_count + cardinality(v_spans);
-        update beliefdb.source_version v set content = beliefdb.masked(v.content, v_spans)
+        update beliefdb.source_version v set content = beliefdb._masked(v.content, v_spans)
          where v.workspace_id = p_workspace_id and v.id = v_version.id;
         -- every fragment over a masked span, then the evidence quoting it
         update beliefdb.fragment f
@@ -401,17 +401,17 @@ begin
            and f.source_version_id = v_version.id and e.quote <> f.text;
     end loop;
     update beliefdb.review_item r
-       set proposal = jsonb_set(r.proposal, '{content}', to_jsonb(beliefdb.masked(
-               r.proposal ->> 'content', beliefdb.occurrences(r.proposal ->> 'content', p_quotes))))
+       set proposal = jsonb_set(r.proposal, '{content}', to_jsonb(beliefdb._masked(
+               r.proposal ->> 'content', beliefdb._occurrences(r.proposal ->> 'content', p_quotes))))
      where r.workspace_id = p_workspace_id and r.kind = 'version_proposed' and r.source_id = any(p_sources)
-       and cardinality(beliefdb.occurrences(r.proposal ->> 'content', p_quotes)) > 0;
+       and cardinality(beliefdb._occurrences(r.proposal ->> 'content', p_quotes)) > 0;
     return v_count;
 end
 $$;
-comment on function beliefdb.redact_quotes(uuid, uuid[], text[], text) is 'Mask every occurrence of quotes in the versions of sources, their fragments and evidence; record the spans';
+comment on function beliefdb._redact_quotes(uuid, uuid[], text[], text) is 'Mask every occurrence of quotes in the versions of sources, their fragments and evidence; record the spans';
 
 -- Every span of a text where one of the quotes occurs (overlapping occurrences included).
-create or replace function beliefdb.occurrences(p_text text, p_quotes text[]) returns int4range[]
+create or replace function beliefdb._occurrences(p_text text, p_quotes text[]) returns int4range[]
 language plpgsql immutable
 set search_path = pg_catalog, pg_temp
 as $$
@@ -434,11 +434,11 @@ begin
     return v_spans;
 end
 $$;
-comment on function beliefdb.occurrences(text, text[]) is 'Every character span [start, end) of a text where one of some quotes occurs';
+comment on function beliefdb._occurrences(text, text[]) is 'Every character span [start, end) of a text where one of some quotes occurs';
 
 -- Gather planner statistics again for the columns that hold text: what was forgotten must not
 -- stay in pg_statistic's sampled values (rows this transaction deleted or masked are not sampled).
-create or replace function beliefdb.analyze_text_tables() returns void
+create or replace function beliefdb._analyze_text_tables() returns void
 language plpgsql
 set search_path = pg_catalog, pg_temp
 as $$
@@ -449,11 +449,11 @@ begin
             beliefdb.audit_event (payload), beliefdb.relation (reason);
 end
 $$;
-comment on function beliefdb.analyze_text_tables() is 'Gather statistics again on every text column, so pg_statistic keeps nothing forgotten';
+comment on function beliefdb._analyze_text_tables() is 'Gather statistics again on every text column, so pg_statistic keeps nothing forgotten';
 
 -- Redact the payloads of the bound workspace's audit events that name a forgotten source (only
 -- once the source is gone): the payload hash stays in the chain, so it still verifies.
-create or replace function beliefdb.audit_redact_source(p_name text) returns integer
+create or replace function beliefdb._audit_redact_source(p_name text) returns integer
 language plpgsql security definer
 set search_path = pg_catalog, pg_temp
 as $$
@@ -470,4 +470,4 @@ begin
     return v_count;
 end
 $$;
-comment on function beliefdb.audit_redact_source(text) is 'Redact audit payloads naming a forgotten source of the bound workspace (hashes stay)';
+comment on function beliefdb._audit_redact_source(text) is 'Redact audit payloads naming a forgotten source of the bound workspace (hashes stay)';

@@ -6,7 +6,7 @@
 -- fixpoint of beliefdb.evaluate with the faulty memories assumed off.
 
 -- The edges of a recorded batch: the given ones, plus step -> memory for each memory written.
-create or replace function beliefdb.trace_edges(p_memories jsonb, p_edges jsonb)
+create or replace function beliefdb._trace_edges(p_memories jsonb, p_edges jsonb)
 returns table (from_node uuid, to_node uuid, kind text)
 language sql immutable
 set search_path = pg_catalog, pg_temp
@@ -17,7 +17,7 @@ as $$
     select m.step, m.id, 'produces'
       from jsonb_to_recordset(coalesce(p_memories, '[]')) as m (id uuid, step uuid)
 $$;
-comment on function beliefdb.trace_edges(jsonb, jsonb) is 'The edges of a recorded trace batch, with each memory''s producing step';
+comment on function beliefdb._trace_edges(jsonb, jsonb) is 'The edges of a recorded trace batch, with each memory''s producing step';
 
 -- Record a batch of one run: the run (when new), its steps, the memories they wrote and the
 -- edges between them, then propagate holding over what is new. Inputs of a step (and the
@@ -43,7 +43,7 @@ declare
     v_support_ids uuid[];
 begin
     perform beliefdb.lock_workspace();
-    perform beliefdb.begin_changes();
+    perform beliefdb._begin_changes();
     if v_run is null then
         raise exception 'a trace needs its run id' using errcode = 'BD005';
     end if;
@@ -70,7 +70,7 @@ begin
           || array(select (x ->> 'id')::uuid from jsonb_array_elements(coalesce(p_memories, '[]')) x);
 
     select e.* into v_bad
-      from beliefdb.trace_edges(p_memories, p_edges) e
+      from beliefdb._trace_edges(p_memories, p_edges) e
      where e.kind is null or e.kind not in ('reads', 'cites', 'initiates', 'derives', 'produces', 'updates',
                                             'consolidates', 'supports', 'follows', 'deletes')
      limit 1;
@@ -78,7 +78,7 @@ begin
         raise exception 'unknown trace edge kind %', coalesce(v_bad.kind, 'null') using errcode = 'BD005';
     end if;
     select e.* into v_bad
-      from beliefdb.trace_edges(p_memories, p_edges) e
+      from beliefdb._trace_edges(p_memories, p_edges) e
      where not exists (select from beliefdb.node n where n.workspace_id = v_ws and n.id = e.from_node)
         or not exists (select from beliefdb.node n where n.workspace_id = v_ws and n.id = e.to_node)
      limit 1;
@@ -86,7 +86,7 @@ begin
         raise exception 'trace edge % -> %: unknown node', v_bad.from_node, v_bad.to_node using errcode = 'BD004';
     end if;
     select e.* into v_bad
-      from beliefdb.trace_edges(p_memories, p_edges) e
+      from beliefdb._trace_edges(p_memories, p_edges) e
      where e.kind not in ('follows', 'deletes') and not (e.to_node = any(v_new))
      limit 1;
     if found then
@@ -94,7 +94,7 @@ begin
     end if;
     -- a tool call takes the verdict of its plan, an observation that of its tool call
     select e.* into v_bad
-      from beliefdb.trace_edges(p_memories, p_edges) e
+      from beliefdb._trace_edges(p_memories, p_edges) e
       join beliefdb.step s on s.workspace_id = v_ws and s.id = e.to_node
      where e.kind = 'supports' and s.kind in ('tool_call', 'observation')
      limit 1;
@@ -104,28 +104,28 @@ begin
             using errcode = 'BD005';
     end if;
     select e.* into v_bad
-      from beliefdb.trace_edges(p_memories, p_edges) e
+      from beliefdb._trace_edges(p_memories, p_edges) e
      where e.kind = 'deletes'
        and not exists (select from beliefdb.belief b where b.workspace_id = v_ws and b.id = e.to_node)
      limit 1;
     if found then
         raise exception 'only memories can be deleted, % is not one', v_bad.to_node using errcode = 'BD005';
     end if;
-    perform beliefdb.require_owner(v_ws, e.to_node, 'delete it')
-       from beliefdb.trace_edges(p_memories, p_edges) e where e.kind = 'deletes';
+    perform beliefdb._require_owner(v_ws, e.to_node, 'delete it')
+       from beliefdb._trace_edges(p_memories, p_edges) e where e.kind = 'deletes';
 
     -- joint inputs: one reason per node, needing all of them (ids first: the antecedent trigger
     -- reads its justification, so the two inserts are separate statements)
     select coalesce(array_agg(x.to_node), '{}'), coalesce(array_agg(pg_catalog.gen_random_uuid()), '{}')
       into v_joint_nodes, v_joint_ids
-      from (select distinct e.to_node from beliefdb.trace_edges(p_memories, p_edges) e
+      from (select distinct e.to_node from beliefdb._trace_edges(p_memories, p_edges) e
              where e.kind not in ('supports', 'follows', 'deletes')) x;
     insert into beliefdb.justification (workspace_id, id, consequent)
     select v_ws, j.id, j.node from unnest(v_joint_ids, v_joint_nodes) as j (id, node);
     insert into beliefdb.justification_antecedent (workspace_id, justification_id, antecedent, edge_kind)
     select distinct on (j.id, e.from_node) v_ws, j.id, e.from_node, e.kind::beliefdb.edge_kind
       from unnest(v_joint_ids, v_joint_nodes) as j (id, node)
-      join beliefdb.trace_edges(p_memories, p_edges) e
+      join beliefdb._trace_edges(p_memories, p_edges) e
         on e.to_node = j.node and e.kind not in ('supports', 'follows', 'deletes')
      order by j.id, e.from_node, e.kind;
 
@@ -134,7 +134,7 @@ begin
            coalesce(array_agg(pg_catalog.gen_random_uuid()), '{}')
       into v_support_from, v_support_to, v_support_ids
       from (select distinct e.from_node, e.to_node
-              from beliefdb.trace_edges(p_memories, p_edges) e where e.kind = 'supports') x;
+              from beliefdb._trace_edges(p_memories, p_edges) e where e.kind = 'supports') x;
     insert into beliefdb.justification (workspace_id, id, consequent)
     select v_ws, j.id, j.node from unnest(v_support_ids, v_support_to) as j (id, node);
     insert into beliefdb.justification_antecedent (workspace_id, justification_id, antecedent, edge_kind)
@@ -142,14 +142,14 @@ begin
 
     insert into beliefdb.trace_edge (workspace_id, from_node, to_node, kind)
     select distinct v_ws, e.from_node, e.to_node, e.kind
-      from beliefdb.trace_edges(p_memories, p_edges) e
+      from beliefdb._trace_edges(p_memories, p_edges) e
      where e.kind in ('follows', 'deletes')
     on conflict do nothing;
 
     -- a deleted memory stops holding; an updated one is superseded by its new version
     update beliefdb.node n
        set retracted_at = beliefdb.clock(), retraction_reason = 'deleted by step ' || e.from_node
-      from beliefdb.trace_edges(p_memories, p_edges) e
+      from beliefdb._trace_edges(p_memories, p_edges) e
      where e.kind = 'deletes' and n.workspace_id = v_ws and n.id = e.to_node and n.retracted_at is null;
     insert into beliefdb.relation (workspace_id, from_belief, to_belief, kind, reason)
     select v_ws, m.id, m.supersedes, 'supersedes', 'a newer memory written by an agent step'
@@ -164,7 +164,7 @@ begin
      where x.replay_of is not null and s.workspace_id = v_ws and s.id = x.replay_of and s.status = 'replay_pending';
 
     v_seeds := v_new
-        || array(select e.to_node from beliefdb.trace_edges(p_memories, p_edges) e where e.kind = 'deletes');
+        || array(select e.to_node from beliefdb._trace_edges(p_memories, p_edges) e where e.kind = 'deletes');
     if cardinality(v_seeds) > 0 then
         perform beliefdb.propagate(v_ws, v_seeds);
     end if;
@@ -372,9 +372,9 @@ declare
     v_changes jsonb;
 begin
     perform beliefdb.lock_workspace();
-    perform beliefdb.begin_changes();
+    perform beliefdb._begin_changes();
     -- naming a memory faulty deletes it: its owner's call
-    perform beliefdb.require_owner(v_ws, f.id, 'name it faulty') from unnest(p_faulty) f (id);
+    perform beliefdb._require_owner(v_ws, f.id, 'name it faulty') from unnest(p_faulty) f (id);
     v_plan := beliefdb.repair_plan_json(p_faulty, p_independent_evidence);
     insert into beliefdb.repair (workspace_id, faulty, independent_evidence, plan)
     values (v_ws, p_faulty, p_independent_evidence, v_plan)

@@ -49,7 +49,7 @@ comment on function beliefdb.recallable(beliefdb.belief, timestamptz, jsonb, boo
 
 -- The words of a question as full-text lexemes: English stems, plus words in other scripts as
 -- written (the simple configuration), sorted and without repeats.
-create or replace function beliefdb.question_lexemes(p_question text) returns text[]
+create or replace function beliefdb._question_lexemes(p_question text) returns text[]
 language sql immutable
 set search_path = pg_catalog, pg_temp
 as $$
@@ -59,23 +59,23 @@ as $$
                   where t.lexeme ~ '[^\x01-\x7f]'
                  order by 1)
 $$;
-comment on function beliefdb.question_lexemes(text) is 'Full-text lexemes of a question: English stems and non-ASCII words as written';
+comment on function beliefdb._question_lexemes(text) is 'Full-text lexemes of a question: English stems and non-ASCII words as written';
 
 -- An OR query of the question's words: English stems, plus words in other scripts as written.
-create or replace function beliefdb.question_query(p_question text) returns tsquery
+create or replace function beliefdb._question_query(p_question text) returns tsquery
 language sql immutable
 set search_path = pg_catalog, pg_temp
 as $$
     select nullif(array_to_string(array(select pg_catalog.quote_literal(l)
-                                          from unnest(beliefdb.question_lexemes(p_question)) l), ' | '),
+                                          from unnest(beliefdb._question_lexemes(p_question)) l), ' | '),
                   '')::tsquery
 $$;
-comment on function beliefdb.question_query(text) is 'Full-text OR query of a question: English stems and non-ASCII words as written';
+comment on function beliefdb._question_query(text) is 'Full-text OR query of a question: English stems and non-ASCII words as written';
 
 -- Which of some lexemes are common in the store: estimated to occur in more than p_max_rows
 -- beliefs (ANALYZE's most common elements of belief.search, times the table's row count; over all
 -- workspaces). Without statistics (a new store, or a role that cannot read them) none is.
-create or replace function beliefdb.common_lexemes(p_lexemes text[], p_max_rows double precision) returns text[]
+create or replace function beliefdb._common_lexemes(p_lexemes text[], p_max_rows double precision) returns text[]
 language sql stable
 set search_path = pg_catalog, pg_temp
 as $$
@@ -87,13 +87,13 @@ as $$
        and x.freq * (select c.reltuples from pg_catalog.pg_class c where c.oid = 'beliefdb.belief'::regclass)
            > p_max_rows
 $$;
-comment on function beliefdb.common_lexemes(text[], double precision) is 'The lexemes estimated (from ANALYZE statistics) to occur in more than a number of beliefs';
+comment on function beliefdb._common_lexemes(text[], double precision) is 'The lexemes estimated (from ANALYZE statistics) to occur in more than a number of beliefs';
 
 -- The query that nominates full-text candidates for a question. A common word matches too many
 -- beliefs to single any out, and ranking its matches would be most of the search's time: only the
 -- other words nominate (OR). If every word is common, all of them together do (AND). Ranking
 -- still uses every word (question_query).
-create or replace function beliefdb.nominating_query(p_lexemes text[], p_common text[]) returns tsquery
+create or replace function beliefdb._nominating_query(p_lexemes text[], p_common text[]) returns tsquery
 language sql immutable
 set search_path = pg_catalog, pg_temp
 as $$
@@ -103,7 +103,7 @@ as $$
                                                    where l <> all(p_common)), ' | ')
                   end, '')::tsquery
 $$;
-comment on function beliefdb.nominating_query(text[], text[]) is 'Full-text query that nominates candidates: the words that are not common (OR), else all of them (AND)';
+comment on function beliefdb._nominating_query(text[], text[]) is 'Full-text query that nominates candidates: the words that are not common (OR), else all of them (AND)';
 
 -- Candidates from vector search, full-text search and subject names, fused by reciprocal rank
 -- (k = 60), truth-filtered inside each search so a selective filter cannot starve the result
@@ -138,11 +138,11 @@ declare
     v_dim integer := beliefdb.vector_dims(p_embedding);
     v_vector_ids uuid[] := '{}';
     v_vector_sims double precision[] := '{}';
-    v_lexemes text[] := beliefdb.question_lexemes(p_question);
-    v_query tsquery := beliefdb.question_query(p_question);
+    v_lexemes text[] := beliefdb._question_lexemes(p_question);
+    v_query tsquery := beliefdb._question_query(p_question);
     -- words in more than 1,000 beliefs nominate nothing on their own (see nominating_query)
-    v_common text[] := beliefdb.common_lexemes(v_lexemes, 1000);
-    v_nominate tsquery := beliefdb.nominating_query(v_lexemes, v_common);
+    v_common text[] := beliefdb._common_lexemes(v_lexemes, 1000);
+    v_nominate tsquery := beliefdb._nominating_query(v_lexemes, v_common);
     v_words text[];
     v_sort text;
     v_low real := coalesce(p_low_confidence,

@@ -7,7 +7,9 @@ grant usage on schema beliefdb to beliefdb_app;
 -- line each, and the functions of the extensions that live in this schema (the vector and trigram
 -- types and operators). Everything else (integrity, derived-index upkeep, closure and propagation,
 -- rule 8, confidence, claims, ownership checks, audit internals) runs inside these functions with
--- their owner's rights, or in triggers, and is not the application's to call.
+-- their owner's rights, or in triggers, is named with a leading underscore, and is not the
+-- application's to call. Not granted either, and not internal: the DBA's tools ensure_vector_index,
+-- evaluate, propagate, rebuild_adjacency and refresh_decision_reasons (docs/dba.md).
 revoke execute on all functions in schema beliefdb from public, beliefdb_app;
 do $$
 declare
@@ -102,7 +104,7 @@ grant select on beliefdb.adjacency to beliefdb_app;
 -- application writes them itself.
 grant select, insert, update, delete on beliefdb.embedding_model, beliefdb.belief_embedding to beliefdb_app;
 
--- The audit chain: readable, appended only through beliefdb.audit_append.
+-- The audit chain: readable, appended only through beliefdb.audit (and the triggers).
 grant select on beliefdb.audit_event, beliefdb.audit_head to beliefdb_app;
 
 -- Confidence weights and half-lives are read by everyone and changed by a DBA.

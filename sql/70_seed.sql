@@ -46,7 +46,7 @@ insert into beliefdb.error_code as e (code, name, meaning) values
     ('BD008', 'not_owner',
      'only the owner of a belief, decision, action or source may change it (propose a correction or a new version instead), and an owner never changes'),
     ('BD900', 'preview_rolled_back',
-     'internal: beliefdb.dry_run rolls a preview''s subtransaction back with it and catches it; never reaches a caller')
+     'internal: beliefdb._dry_run rolls a preview''s subtransaction back with it and catches it; never reaches a caller')
 on conflict (code) do update set name = excluded.name, meaning = excluded.meaning
     where (e.name, e.meaning) is distinct from (excluded.name, excluded.meaning);
 

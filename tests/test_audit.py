@@ -375,8 +375,8 @@ def test_later_appends_do_not_heal_a_broken_chain(busy: tuple[str, str, int], bd
     "insert into beliefdb.audit_event (workspace_id, seq, principal, action, payload_hash, prev_hash, hash) "
     "values (%(ws)s, 1000, 'me', 'forged', '\\x00', '\\x00', '\\x00')",
     "insert into beliefdb.audit_head (workspace_id, seq, hash) values (%(other)s, 0, '\\x00')",
-    "select beliefdb.audit_append(%(ws)s, 'forged', '{}')",
-    "select beliefdb.audit_append(%(other)s, 'forged', '{}')",
+    "select beliefdb._audit_append(%(ws)s, 'forged', '{}')",
+    "select beliefdb._audit_append(%(other)s, 'forged', '{}')",
 ])
 def test_app_cannot_forge_events(db_url: str, statement: str) -> None:
     ws = workspace_id(db_url, "default")

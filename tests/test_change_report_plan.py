@@ -1,6 +1,6 @@
 """The change report reads what an operation changed, not the workspace around it.
 
-``beliefdb.changes`` is planned once per session (a generic plan) with no statistics on the
+``beliefdb._changes`` is planned once per session (a generic plan) with no statistics on the
 working table or on ``workspace_id``. Once autovacuum had analyzed a small workspace, the planner
 guessed "one decision in the workspace" and drove the join from the decisions: one ``decide`` on a
 180-node workspace read three million buffers and took 100 s. The report must read about as much

@@ -381,7 +381,7 @@ def test_database_gate_rejects_claims_that_bypass_the_python_gate(bdb: beliefdb.
     before = count(postgresql, "evidence")
     with bdb.database.transaction() as conn:
         conn.execute(OWNER)  # add_claims is internal: ingest_version calls it with owner rights
-        outcome = bdb.database.scalar("select beliefdb.add_claims(%s, %s, %s)",
+        outcome = bdb.database.scalar("select beliefdb._add_claims(%s, %s, %s)",
                                       (stored["workspace_id"], stored["version_id"], Jsonb(claims)), conn)
     assert outcome["accepted"] == [] and outcome["corroborated"] == []
     assert [r["reason"] for r in outcome["rejected"]] == ["quote is not the source text at the given offsets"] * 5

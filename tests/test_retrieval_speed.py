@@ -94,13 +94,13 @@ def test_text_and_name_searches_use_their_indexes_not_a_bitmap_of_the_workspace(
 def test_common_words_do_not_nominate_text_candidates(db_url: str, store: beliefdb.BeliefDB,
                                                       postgresql: psycopg.Connection[Any]) -> None:
     common = postgresql.execute(
-        "select beliefdb.common_lexemes(array['aurora', 'contract', 'custom', 'euro', 'headphon'], 1000)"
+        "select beliefdb._common_lexemes(array['aurora', 'contract', 'custom', 'euro', 'headphon'], 1000)"
     ).fetchone()
     assert common is not None and common[0] == ["contract", "custom", "euro"]
     queries = postgresql.execute("""
-        select beliefdb.nominating_query(array['aurora', 'euro'], array['euro'])::text,
-               beliefdb.nominating_query(array['contract', 'euro'], array['contract', 'euro'])::text,
-               beliefdb.nominating_query(array['aurora'], '{}')::text""").fetchone()
+        select beliefdb._nominating_query(array['aurora', 'euro'], array['euro'])::text,
+               beliefdb._nominating_query(array['contract', 'euro'], array['contract', 'euro'])::text,
+               beliefdb._nominating_query(array['aurora'], '{}')::text""").fetchone()
     assert queries == ("'aurora'", "'contract' & 'euro'", "'aurora'")
 
     rows = recall_rows(db_url, store.database.workspace_id, "How many euros do the Aurora headphones cost?")

@@ -307,8 +307,8 @@ def test_functions_given_another_workspace_id_see_nothing(shared: Tenants) -> No
         # no source of B's belief shows up in its confidence factors
         assert conn.execute("select count(*) from beliefdb.confidence_factors(%s, %s) where factor = 'authority'",
                             (shared.b.ws, shared.b.new_belief)).fetchone() == (0,)
-    for internal, args in (("rivals", (shared.b.ws, shared.b.new_belief)),
-                           ("add_evidence", (shared.b.ws, shared.b.old_belief, shared.b.fragment))):
+    for internal, args in (("_rivals", (shared.b.ws, shared.b.new_belief)),
+                           ("_add_evidence", (shared.b.ws, shared.b.old_belief, shared.b.fragment))):
         with app_session(shared.url, shared.a.ws) as conn, pytest.raises(
                 pg_errors.InsufficientPrivilege, match=f"permission denied for function {internal}"):
             conn.execute(f"select beliefdb.{internal}({', '.join(['%s'] * len(args))})", args)
@@ -651,3 +651,25 @@ def test_every_function_the_package_calls_is_on_the_allow_list(postgresql: psyco
             where p.pronamespace = 'beliefdb'::regnamespace
               and has_function_privilege('beliefdb_app', p.oid, 'execute')""")}
     assert len(called) > 25 and called <= granted, sorted(called - granted)
+
+
+# Not granted and not internal: what a DBA (the schema owner) runs by hand (docs/dba.md)
+DBA_TOOLS = {"ensure_vector_index", "evaluate", "propagate", "rebuild_adjacency", "refresh_decision_reasons"}
+
+
+def test_internals_are_marked_and_not_granted(postgresql: psycopg.Connection[Any]) -> None:
+    """beliefdb's own functions are the granted API, the DBA's tools, triggers, or internals named
+    with a leading underscore; no internal is granted."""
+    rows = postgresql.execute("""
+        select p.proname, has_function_privilege('beliefdb_app', p.oid, 'execute'),
+               p.prorettype = 'trigger'::regtype
+          from pg_catalog.pg_proc p
+         where p.pronamespace = 'beliefdb'::regnamespace
+           and not exists (select from pg_catalog.pg_depend d
+                            where d.classid = 'pg_catalog.pg_proc'::regclass and d.objid = p.oid and d.deptype = 'e')
+    """).fetchall()
+    internals = {name for name, _, _ in rows if name.startswith("_")}
+    assert len(internals) > 40
+    assert {name for name, granted, _ in rows if granted} & internals == set()
+    unmarked = {name for name, granted, trigger in rows if not granted and not trigger and not name.startswith("_")}
+    assert unmarked == DBA_TOOLS

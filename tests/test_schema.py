@@ -273,7 +273,7 @@ def test_offline_upgrade_sql_builds_the_same_schema(scratch_db: Callable[[], str
 @pytest.mark.parametrize(
     ("change", "section", "needle"),
     [
-        ("drop function beliefdb.rivals(uuid, uuid)", "functions", "rivals"),
+        ("drop function beliefdb._rivals(uuid, uuid)", "functions", "rivals"),
         ("alter table beliefdb.source drop column retraction_reason", "columns", "retraction_reason"),
         ("comment on table beliefdb.relation is 'changed'", "comments", "changed"),
         ("revoke delete on beliefdb.belief_embedding from beliefdb_app", "table_privileges", "DELETE"),
@@ -393,7 +393,7 @@ def test_upgrade_sql_contains_tables_version_and_functions() -> None:
     head = migrate.head_revision()
     assert "insert into beliefdb.alembic_version (version_num) values ('0001')" in lowered
     assert head == "0001" or f"update beliefdb.alembic_version set version_num='{head}'" in lowered
-    for function in ("beliefdb.ingest_version(", "beliefdb.audit_append(", "beliefdb.audit_verify(",
+    for function in ("beliefdb.ingest_version(", "beliefdb._audit_append(", "beliefdb.audit_verify(",
                      "beliefdb.create_node("):
         assert f"create or replace function {function}" in lowered, function
     assert "create policy workspace_isolation" in lowered

@@ -34,7 +34,7 @@ def test_sql_reference_matches_the_catalog(db_url: str, tmp_path: Path) -> None:
 def test_sql_reference_marks_the_application_role(db_url: str) -> None:
     text = _generator().render(db_url)
     assert "`beliefdb.ingest_version(" in text
-    line = next(x for x in text.splitlines() if x.startswith("- `beliefdb.audit_append("))
+    line = next(x for x in text.splitlines() if x.startswith("- `beliefdb._audit_append("))
     assert "**app**" not in line  # an audit internal: not granted
     line = next(x for x in text.splitlines() if x.startswith("- `beliefdb.retract("))
     assert "**app**" in line

@@ -39,9 +39,9 @@ select beliefdb.ensure_vector_index(384);
 select beliefdb.ensure_vector_index(0);
 
 -- which words nominate (recall's internals, for the DBA; not granted to beliefdb_app): the English stems, common words left out when others remain
-select beliefdb.question_query('how many days for returns?');
-select beliefdb.question_query('Wie viele Tage für Rückgaben?');
-select beliefdb.question_lexemes('How many days do customers have for returns?');
-select beliefdb.common_lexemes(array['day', 'return', 'custom'], 1000);
-select beliefdb.nominating_query(array['day', 'return', 'custom'], array['custom']);
-select beliefdb.nominating_query(array['day', 'custom'], array['day', 'custom']);
+select beliefdb._question_query('how many days for returns?');
+select beliefdb._question_query('Wie viele Tage für Rückgaben?');
+select beliefdb._question_lexemes('How many days do customers have for returns?');
+select beliefdb._common_lexemes(array['day', 'return', 'custom'], 1000);
+select beliefdb._nominating_query(array['day', 'return', 'custom'], array['custom']);
+select beliefdb._nominating_query(array['day', 'custom'], array['day', 'custom']);
