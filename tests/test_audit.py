@@ -91,6 +91,7 @@ def busy(db_url: str, bdb: beliefdb.BeliefDB) -> tuple[str, str, int]:
 # ---------------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_every_mutation_appends(db_url: str) -> None:
     ws = workspace_id(db_url, "default")
     before = chain(db_url, ws)
@@ -203,6 +204,7 @@ def test_verify_ok_on_an_untouched_chain(busy: tuple[str, str, int], bdb: belief
     assert head == last
 
 
+@pytest.mark.slow
 def test_chain_recomputes_outside_the_database(busy: tuple[str, str, int]) -> None:
     """hash = sha256(prev_hash || ws 0x1f seq 0x1f epoch-microseconds 0x1f principal 0x1f action ||
     sha256(payload)): the chain can be checked without trusting beliefdb's own SQL."""
@@ -322,6 +324,7 @@ def test_verify_finds_the_first_broken_link(shared_chain: tuple[str, str, int], 
     assert verify_sql(url, ws) == (True, n, None)
 
 
+@pytest.mark.slow
 def test_redacted_payload_still_verifies(busy: tuple[str, str, int], bdb: beliefdb.BeliefDB) -> None:
     """Forgetting may drop a payload; the chain links payload hashes, so it still verifies."""
     url, ws, n = busy
@@ -395,6 +398,7 @@ def test_app_cannot_forge_events(db_url: str, statement: str) -> None:
 WRITERS = 8
 
 
+@pytest.mark.slow
 def test_concurrent_writers_never_fork_the_chain(db_url: str) -> None:
     ws = workspace_id(db_url, "default")
     barrier = threading.Barrier(WRITERS)
@@ -437,6 +441,7 @@ def test_concurrent_writers_never_fork_the_chain(db_url: str) -> None:
     assert links == (len(events) - 1,)
 
 
+@pytest.mark.slow
 def test_workspace_chains_are_independent(db_url: str) -> None:
     a_id = workspace_id(db_url, "default")
     b_id = str(create_workspace(db_url, "B").id)
@@ -468,6 +473,7 @@ def test_workspace_chains_are_independent(db_url: str) -> None:
 # ---------------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_cli_audit_verify_json(cli: Cli, busy: tuple[str, str, int]) -> None:
     url, ws, n = busy
     assert cli.json("audit", "verify") == {"ok": True, "events": n, "first_broken": None}

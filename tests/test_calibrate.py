@@ -70,6 +70,7 @@ def sample(bdb: beliefdb.BeliefDB, postgresql: psycopg.Connection[Any], tmp_path
     return write_labels(tmp_path, rows), ids
 
 
+@pytest.mark.slow
 def test_ece_computed_by_hand(bdb: beliefdb.BeliefDB, sample: tuple[Path, list[UUID]]) -> None:
     path, _ = sample
     result = calibrate_mod.calibrate(bdb.database, path)
@@ -87,6 +88,7 @@ def test_ece_computed_by_hand(bdb: beliefdb.BeliefDB, sample: tuple[Path, list[U
     assert kinds == {"extracted": (9, 4), "human_correction": (1, 1)}
 
 
+@pytest.mark.slow
 def test_bins_option(cli: Cli, sample: tuple[Path, list[UUID]]) -> None:
     # two bins: [0, 0.5) holds the four low beliefs and [0.5, 1.0] the six high ones, so the ECE is the same
     path, _ = sample
@@ -112,6 +114,7 @@ def test_values_on_bin_edges_land_in_the_bin_they_name(
     assert result.ece == 0.6
 
 
+@pytest.mark.slow
 def test_table_output(cli: Cli, sample: tuple[Path, list[UUID]]) -> None:
     path, _ = sample
     result = cli("calibrate", "--labels", str(path))
@@ -124,6 +127,7 @@ def test_table_output(cli: Cli, sample: tuple[Path, list[UUID]]) -> None:
     assert "extracted 9" in out and "human_correction 1" in out
 
 
+@pytest.mark.slow
 def test_json_shape(cli: Cli, sample: tuple[Path, list[UUID]]) -> None:
     path, _ = sample
     data = cli.json("calibrate", "--labels", str(path))
@@ -137,6 +141,7 @@ def test_json_shape(cli: Cli, sample: tuple[Path, list[UUID]]) -> None:
     assert abs(data["by_kind"][0]["mean_confidence"] - 5.7 / 9) < 1e-12
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("rows", "expected"), [
     (["id,correct", "{a},true"], "line 1: header must name the columns 'belief_id' and 'correct'"),
     (["belief_id,correct", "{a},true", "{b},maybe"], "line 3: correct must be true/false, 1/0 or yes/no, got 'maybe'"),
@@ -170,6 +175,7 @@ def test_library_error_types(bdb: beliefdb.BeliefDB, postgresql: psycopg.Connect
         calibrate_mod.calibrate(bdb.database, tmp_path / "missing.csv")
 
 
+@pytest.mark.slow
 def test_other_workspaces_beliefs_are_unknown(cli: Cli, db_url: str, bdb: beliefdb.BeliefDB,
                                               postgresql: psycopg.Connection[Any], tmp_path: Path) -> None:
     (a,) = make_beliefs(bdb, postgresql, [0.5])
@@ -179,6 +185,7 @@ def test_other_workspaces_beliefs_are_unknown(cli: Cli, db_url: str, bdb: belief
     assert f"unknown belief {a}" in cli.one_line_error("calibrate", "--labels", str(path), "--workspace", "other")
 
 
+@pytest.mark.slow
 def test_plot_writes_png(cli: Cli, sample: tuple[Path, list[UUID]], tmp_path: Path) -> None:
     pytest.importorskip("matplotlib")
     path, _ = sample
@@ -190,6 +197,7 @@ def test_plot_writes_png(cli: Cli, sample: tuple[Path, list[UUID]], tmp_path: Pa
     assert as_json["plot"] == str(png)
 
 
+@pytest.mark.slow
 def test_plot_without_matplotlib_says_how_to_install(cli: Cli, sample: tuple[Path, list[UUID]], tmp_path: Path,
                                                      monkeypatch: pytest.MonkeyPatch) -> None:
     # simulate a plain install: importing matplotlib fails

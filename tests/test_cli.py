@@ -81,6 +81,7 @@ def test_ingest_json_has_exactly_the_documented_keys(cli: Cli, write_doc: Any) -
     assert report["corroborated"] == report["superseded"] == report["conflicts"] == []
 
 
+@pytest.mark.slow
 def test_ingest_beliefs_why_flow_through_the_cli(cli: Cli, write_doc: Any) -> None:
     doc = write_doc("return-policy.md", V1)
     first = ingest_json(cli, str(doc), "--authority", "official", "--version-label", "v3.2")
@@ -135,6 +136,7 @@ def test_ingest_beliefs_why_flow_through_the_cli(cli: Cli, write_doc: Any) -> No
     assert why7["evidence"][0]["version"] == 1
 
 
+@pytest.mark.slow
 def test_text_output_is_readable(cli: Cli, write_doc: Any) -> None:
     doc = write_doc("return-policy.md", V1)
     result = cli("ingest", str(doc), "--authority", "official")
@@ -169,6 +171,7 @@ def test_no_beliefs_is_said_in_text_and_an_empty_list_in_json(cli: Cli) -> None:
     assert cli.json("beliefs") == []
 
 
+@pytest.mark.slow
 def test_why_shows_supersession_history_in_text(cli: Cli, write_doc: Any) -> None:
     doc = write_doc("return-policy.md", V1)
     (seven,) = ingest_json(cli, str(doc))["accepted"]
@@ -182,6 +185,7 @@ def test_why_shows_supersession_history_in_text(cli: Cli, write_doc: Any) -> Non
     assert "superseded" in old.stdout
 
 
+@pytest.mark.slow
 def test_progress_bar_with_more_than_three_files(cli: Cli, write_doc: Any,
                                                  postgresql: psycopg.Connection[Any]) -> None:
     docs = [write_doc(f"doc{i}.md", f"The fee of plan{i} is {i} euros.\n") for i in range(5)]
@@ -203,6 +207,7 @@ def test_progress_bar_with_more_than_three_files(cli: Cli, write_doc: Any,
     assert all(set(r) >= INGEST_KEYS for r in reports)
 
 
+@pytest.mark.slow
 def test_why_accepts_full_id_prefix_and_uppercase(cli: Cli, write_doc: Any) -> None:
     doc = write_doc("return-policy.md", V1)
     (seven,) = ingest_json(cli, str(doc))["accepted"]
@@ -252,6 +257,7 @@ def test_duplicate_workspace_name_is_an_error(cli: Cli, postgresql: psycopg.Conn
     assert count(postgresql, "workspace") == before
 
 
+@pytest.mark.slow
 def test_workspace_option_and_env_select_the_workspace(cli: Cli, write_doc: Any) -> None:
     cli("workspace", "create", "ws-a")
     doc = write_doc("return-policy.md", V1)
@@ -306,6 +312,7 @@ def empty_db_url(db_url: str) -> Any:
         admin.execute(sql.SQL("drop database if exists {} with (force)").format(sql.Identifier(name)))
 
 
+@pytest.mark.slow
 def test_migrate_twice_says_already_current(cli: Cli, empty_db_url: str) -> None:
     head = migrate_mod.head_revision()
     first = cli("migrate", "--db", empty_db_url)
@@ -354,6 +361,7 @@ def test_beliefs_as_of_bad_timestamp_is_a_one_line_error(cli: Cli) -> None:
 # --- demo ---------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_demo_tells_the_story_quickly(cli: Cli, db_url: str, postgresql: psycopg.Connection[Any]) -> None:
     workspaces_before = count(postgresql, "workspace")
     started = time.monotonic()
@@ -447,6 +455,7 @@ def test_expected_commands_exist_and_mention_their_options(cli_without_db: Cli) 
         assert not missing, (path, missing)
 
 
+@pytest.mark.slow
 def test_python_dash_m_and_console_script_help() -> None:
     module = subprocess.run([sys.executable, "-m", "beliefdb", "--help"], capture_output=True, text=True,
                             timeout=60, check=False)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import socket
 from pathlib import Path
 
+import pytest
 from conftest import Cli
 
 import beliefdb
@@ -24,6 +25,7 @@ def ingest_policy(cli: Cli, tmp_path: Path, *extra: str) -> tuple[str, str]:
     return between, seven
 
 
+@pytest.mark.slow
 def test_ask_json_contract(cli: Cli, tmp_path: Path) -> None:
     between, _ = ingest_policy(cli, tmp_path)
     out = cli.json("ask", "how many days for returns?", "--k", "1")
@@ -63,6 +65,7 @@ def test_ask_bad_input(cli: Cli) -> None:
     assert "at least 1" in cli.json("ask", "q", "--k", "0", expect=1)["message"]
 
 
+@pytest.mark.slow
 def test_no_embed_then_embed(cli: Cli, tmp_path: Path, bdb: beliefdb.BeliefDB) -> None:
     ingest_policy(cli, tmp_path, "--no-embed")
     first = cli.json("ask", "how many days for returns?")
@@ -77,6 +80,7 @@ def test_no_embed_then_embed(cli: Cli, tmp_path: Path, bdb: beliefdb.BeliefDB) -
     assert again["switched"] is False and again["embedded"] == 0
 
 
+@pytest.mark.slow
 def test_why_as_of_and_what_was_built_on_it(cli: Cli, tmp_path: Path) -> None:
     between, seven = ingest_policy(cli, tmp_path)
     decided = cli.json("decide", "Refuse the return of order 1042", "--because", seven)

@@ -137,6 +137,7 @@ def test_decide_text_output_names_the_decision_and_its_status(cli: Cli, three: d
     assert result.stdout.strip() == f"decision {decision['id']} [active]"
 
 
+@pytest.mark.slow
 def test_decide_accepts_a_belief_prefix(cli: Cli, three: dict[str, str],
                                         postgresql: psycopg.Connection[Any]) -> None:
     recorded = cli.json("decide", "Refuse", "--because", three["seven"][:8].upper())
@@ -166,6 +167,7 @@ def test_because_twice_is_two_alternatives_and_all_of_is_one_joint_reason(
     assert {s["decision"] for s in hit["still_supported"]} == {alternatives["id"], mixed["id"]}
 
 
+@pytest.mark.slow
 def test_decision_citing_a_superseded_belief_needs_review_at_once(cli: Cli, bdb: beliefdb.BeliefDB) -> None:
     seven = remember(bdb, "policy.md", Q7, "return_policy", "window", "7 days")
     fifteen = remember(bdb, "policy.md", Q15, "return_policy", "window", "15 days")
@@ -206,6 +208,7 @@ def test_a_decision_without_any_reason_is_recorded_for_review_and_nothing_carrie
     assert cli.json("act", decided["id"][:8], "Wire the refund")["status"] == "scheduled"
 
 
+@pytest.mark.slow
 def test_decide_on_an_unknown_belief_is_an_error_and_writes_nothing(
         cli: Cli, three: dict[str, str], postgresql: psycopg.Connection[Any]) -> None:
     cli.error("decide", "Refuse", "--because", three["seven"], "--because", NOBODY, code="unknown_belief")
@@ -222,6 +225,7 @@ def test_decide_with_an_empty_title_is_an_error(cli: Cli, three: dict[str, str],
 # --- act ----------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_act_json_is_id_and_scheduled_status(cli: Cli, three: dict[str, str]) -> None:
     decision = cli.json("decide", "Refuse", "--because", three["seven"])
     recorded = cli.json("act", decision["id"], "Email the customer a refusal")
@@ -298,6 +302,7 @@ def test_derive_errors(cli: Cli, three: dict[str, str], postgresql: psycopg.Conn
 # --- decisions / actions ------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_decisions_and_actions_filter_by_status(cli: Cli, bdb: beliefdb.BeliefDB) -> None:
     seven = remember(bdb, "policy.md", Q7, "return_policy", "window", "7 days")
     refund = remember(bdb, "faq.md", QREFUND, "refund", "method", "store credit")
@@ -341,6 +346,7 @@ def test_bad_status_is_an_error(cli: Cli, command: str) -> None:
 # --- impact -------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_impact_of_a_belief_groups_the_effects(cli: Cli, story: dict[str, str]) -> None:
     g = story
     hit = cli.json("impact", g["refund"])
@@ -356,6 +362,7 @@ def test_impact_of_a_belief_groups_the_effects(cli: Cli, story: dict[str, str]) 
     assert hit["still_supported"] == [{"decision": g["credit"], "by": [[g["pref"]]]}]
 
 
+@pytest.mark.slow
 def test_impact_of_the_belief_behind_a_single_support_decision(cli: Cli, story: dict[str, str]) -> None:
     g = story
     hit = cli.json("impact", g["seven"])
@@ -367,6 +374,7 @@ def test_impact_of_the_belief_behind_a_single_support_decision(cli: Cli, story: 
     assert g["credit"] not in ids_of(hit["stops_holding"]) and g["pay"] not in hit["held"]
 
 
+@pytest.mark.slow
 def test_impact_of_both_alternatives_flags_the_decision(cli: Cli, story: dict[str, str]) -> None:
     g = story
     hit = cli.json("impact", g["refund"], g["pref"])
@@ -374,6 +382,7 @@ def test_impact_of_both_alternatives_flags_the_decision(cli: Cli, story: dict[st
     assert hit["still_supported"] == []
 
 
+@pytest.mark.slow
 def test_impact_accepts_prefix_fragment_decision_and_source_name(cli: Cli, bdb: beliefdb.BeliefDB,
                                                                   story: dict[str, str]) -> None:
     g = story
@@ -399,6 +408,7 @@ def test_impact_accepts_prefix_fragment_decision_and_source_name(cli: Cli, bdb: 
         [g["refuse"]], [g["email"]], [])
 
 
+@pytest.mark.slow
 def test_impact_text_output(cli: Cli, story: dict[str, str]) -> None:
     g = story
     result = cli("impact", g["refund"])
@@ -410,6 +420,7 @@ def test_impact_text_output(cli: Cli, story: dict[str, str]) -> None:
     assert f"✓ {g['credit'][:8]} Refund order 1043 as store credit — still supported by {g['pref'][:8]}" in out
 
 
+@pytest.mark.slow
 def test_impact_writes_nothing(cli: Cli, bdb: beliefdb.BeliefDB, story: dict[str, str],
                                postgresql: psycopg.Connection[Any]) -> None:
     g = story
@@ -434,6 +445,7 @@ def test_impact_of_unknown_ids_is_an_error(cli: Cli, three: dict[str, str]) -> N
 # --- correct ------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_correct_preview_shows_what_would_change_and_writes_nothing(
         cli: Cli, story: dict[str, str], postgresql: psycopg.Connection[Any]) -> None:
     g = story
@@ -452,6 +464,7 @@ def test_correct_preview_shows_what_would_change_and_writes_nothing(
     assert snapshot(postgresql) == before
 
 
+@pytest.mark.slow
 def test_correct_apply_flags_what_lost_support_and_keeps_what_has_other(cli: Cli, story: dict[str, str]) -> None:
     g = story
     seen = cli.json("correct", g["refund"], FIX, "--reviewer", "rita", "--preview")
@@ -473,6 +486,7 @@ def test_correct_apply_flags_what_lost_support_and_keeps_what_has_other(cli: Cli
     assert belief_status(cli, done["replacement"]) == "current"
 
 
+@pytest.mark.slow
 def test_correction_replacement_is_backed_only_by_the_reviewers_text(cli: Cli, three: dict[str, str]) -> None:
     seen = cli.json("correct", three["refund"], FIX, "--reviewer", "rita", "--preview")
     done = cli.json("correct", three["refund"], FIX, "--value", "original payment method", "--reviewer", "rita",
@@ -499,6 +513,7 @@ def test_correction_without_value_keeps_the_old_value(cli: Cli, three: dict[str,
     assert cli.json("why", done["replacement"])["belief"]["value"] == "store credit"
 
 
+@pytest.mark.slow
 def test_the_same_correction_twice_is_already_applied(cli: Cli, story: dict[str, str],
                                                        postgresql: psycopg.Connection[Any]) -> None:
     g = story
@@ -514,6 +529,7 @@ def test_the_same_correction_twice_is_already_applied(cli: Cli, story: dict[str,
     assert statuses(cli, "decisions")[g["joint"]] == "needs_review"
 
 
+@pytest.mark.slow
 def test_the_same_idempotency_key_is_already_applied(cli: Cli, three: dict[str, str],
                                                       postgresql: psycopg.Connection[Any]) -> None:
     seen = cli.json("correct", three["refund"], FIX, "--reviewer", "rita", "--preview")
@@ -527,6 +543,7 @@ def test_the_same_idempotency_key_is_already_applied(cli: Cli, three: dict[str, 
     assert count(postgresql, "correction") == 1
 
 
+@pytest.mark.slow
 def test_stale_correction_preview_is_exit_1_and_writes_nothing(cli: Cli, story: dict[str, str],
                                                                 postgresql: psycopg.Connection[Any]) -> None:
     g = story
@@ -575,6 +592,7 @@ def test_correct_mode_errors_exit_2(cli: Cli, three: dict[str, str], postgresql:
     assert snapshot(postgresql) == before
 
 
+@pytest.mark.slow
 def test_correct_needs_a_reviewer_and_a_known_belief(cli: Cli, three: dict[str, str],
                                                      postgresql: psycopg.Connection[Any]) -> None:
     no_reviewer = cli("correct", three["refund"], FIX, "--preview", expect=2)
@@ -590,6 +608,7 @@ def test_correct_needs_a_reviewer_and_a_known_belief(cli: Cli, three: dict[str, 
 # --- retract ------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_retract_source_preview_then_retract_then_undo(cli: Cli, bdb: beliefdb.BeliefDB, story: dict[str, str],
                                                         postgresql: psycopg.Connection[Any]) -> None:
     g = story
@@ -622,12 +641,14 @@ def test_retract_source_preview_then_retract_then_undo(cli: Cli, bdb: beliefdb.B
     assert holds[g["joint"]] is True and holds[g["plan"]] is True
 
 
+@pytest.mark.slow
 def test_retract_text_output(cli: Cli, story: dict[str, str]) -> None:
     result = cli("retract", "--source", "faq.md", "--reason", "poisoned")
     assert "stopped holding: 6" in result.stdout
     assert "decisions flagged: 2" in result.stdout and "actions held: 1" in result.stdout
 
 
+@pytest.mark.slow
 def test_retract_a_belief_by_prefix(cli: Cli, story: dict[str, str]) -> None:
     g = story
     changes = cli.json("retract", "--belief", g["seven"][:8], "--reason", "wrong")
@@ -642,6 +663,7 @@ def test_retract_a_belief_by_prefix(cli: Cli, story: dict[str, str]) -> None:
     assert belief_status(cli, g["seven"]) == "current"
 
 
+@pytest.mark.slow
 def test_retract_a_fragment(cli: Cli, bdb: beliefdb.BeliefDB, story: dict[str, str]) -> None:
     g = story
     fragment = fragment_of(bdb, g["pref"])
@@ -651,6 +673,7 @@ def test_retract_a_fragment(cli: Cli, bdb: beliefdb.BeliefDB, story: dict[str, s
     assert belief_status(cli, g["pref"]) == "unsupported"
 
 
+@pytest.mark.slow
 def test_retracting_the_latest_version_brings_the_previous_one_back(cli: Cli, bdb: beliefdb.BeliefDB) -> None:
     seven = remember(bdb, "policy.md", Q7, "return_policy", "window", "7 days")
     fifteen = remember(bdb, "policy.md", Q15, "return_policy", "window", "15 days")
@@ -700,6 +723,7 @@ def test_retracted_source_takes_both_of_its_quotes_down(cli: Cli, bdb: beliefdb.
     assert {str(first), str(second)} <= set(changes["stopped_holding"])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("args", [
     [],
     ["--belief", "x", "--source", "faq.md"],
@@ -738,6 +762,7 @@ def test_retract_of_an_unknown_version_is_an_error(cli: Cli, three: dict[str, st
     assert snapshot(postgresql) == before
 
 
+@pytest.mark.slow
 def test_retract_input_errors(cli: Cli, three: dict[str, str], postgresql: psycopg.Connection[Any]) -> None:
     before = snapshot(postgresql)
     err = cli.error("retract", "--belief", three["refund"], "--version", "1", "--reason", "r", code="invalid_input")
@@ -750,6 +775,7 @@ def test_retract_input_errors(cli: Cli, three: dict[str, str], postgresql: psyco
     assert snapshot(postgresql) == before
 
 
+@pytest.mark.slow
 def test_retract_twice_or_undo_of_what_is_in_force_is_an_error(cli: Cli, three: dict[str, str],
                                                                 postgresql: psycopg.Connection[Any]) -> None:
     before = snapshot(postgresql)
@@ -782,6 +808,7 @@ def flagged(cli: Cli, bdb: beliefdb.BeliefDB) -> dict[str, str]:
             "email_item": items[email]["id"]}
 
 
+@pytest.mark.slow
 def test_review_list_json_and_text(cli: Cli, flagged: dict[str, str]) -> None:
     items = cli.json("review", "list")
     assert all(set(i) >= {"id", "kind", "node", "other_node", "subject", "reason", "created_at"} for i in items)
@@ -798,6 +825,7 @@ def test_review_list_when_empty(cli: Cli) -> None:
     assert cli("review", "list").stdout.strip() == "(review queue is empty)"
 
 
+@pytest.mark.slow
 def test_review_approve_by_prefix_releases_the_held_actions(cli: Cli, flagged: dict[str, str],
                                                             postgresql: psycopg.Connection[Any]) -> None:
     audit_before = count(postgresql, "audit_event")
@@ -812,6 +840,7 @@ def test_review_approve_by_prefix_releases_the_held_actions(cli: Cli, flagged: d
     assert count(postgresql, "audit_event") > audit_before
 
 
+@pytest.mark.slow
 def test_review_reject_cancels_the_held_actions(cli: Cli, flagged: dict[str, str]) -> None:
     text = cli("review", "reject", flagged["item"])
     assert text.stdout.strip() == f"decision_flagged {flagged['refuse']}: rejected"
@@ -822,6 +851,7 @@ def test_review_reject_cancels_the_held_actions(cli: Cli, flagged: dict[str, str
     assert cli.json("review", "list") == []
 
 
+@pytest.mark.slow
 def test_review_of_a_single_held_action(cli: Cli, flagged: dict[str, str]) -> None:
     cli.json("review", "approve", flagged["email_item"])
     assert statuses(cli, "actions") == {flagged["email"]: "scheduled", flagged["other"]: "held"}
@@ -832,6 +862,7 @@ def test_review_of_a_single_held_action(cli: Cli, flagged: dict[str, str]) -> No
     assert [i["node"] for i in cli.json("review", "list")] == [flagged["refuse"]]
 
 
+@pytest.mark.slow
 def test_resolving_twice_is_an_error(cli: Cli, flagged: dict[str, str]) -> None:
     cli.json("review", "approve", flagged["item"])
     cli.error("review", "approve", flagged["item"], code="not_found")
@@ -841,6 +872,7 @@ def test_resolving_twice_is_an_error(cli: Cli, flagged: dict[str, str]) -> None:
     assert set(statuses(cli, "actions").values()) == {"scheduled"}
 
 
+@pytest.mark.slow
 def test_review_unknown_item_is_an_error(cli: Cli, flagged: dict[str, str]) -> None:
     cli.error("review", "approve", NOBODY, code="not_found")
     cli.error("review", "approve", "zzzz", code="not_found")
@@ -869,6 +901,7 @@ def test_approving_a_conflict_needs_a_winner(cli: Cli, conflict: dict[str, str],
     assert len(cli.json("review", "list")) == 1  # still open
 
 
+@pytest.mark.slow
 def test_approving_a_conflict_with_a_winner_supersedes_the_loser(cli: Cli, conflict: dict[str, str]) -> None:
     result = cli.json("review", "approve", conflict["item"][:8], "--winner", conflict["b"][:8])
     assert (result["kind"], result["status"]) == ("conflict", "approved")
@@ -890,6 +923,7 @@ def test_a_winner_outside_the_conflict_is_an_error(cli: Cli, bdb: beliefdb.Belie
 # --- demo ---------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_demo_tells_the_truth_maintenance_story(cli: Cli) -> None:
     result = cli("demo")
     out = result.stdout

@@ -276,6 +276,7 @@ def test_another_principal_adds_evidence(db_url: str, bob: beliefdb.BeliefDB, wi
 
 # --- every other way of changing someone else's belief ------------------------------------------
 
+@pytest.mark.slow
 def test_other_routes_to_someone_elses_belief_are_refused(db_url: str, alice: beliefdb.BeliefDB,
                                                           bob: beliefdb.BeliefDB, window: UUID) -> None:
     """Deleting it from a trace, naming it faulty in a repair, forgetting it, retracting or

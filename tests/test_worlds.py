@@ -24,6 +24,7 @@ def window(db: beliefdb.BeliefDB, **kwargs: Any) -> dict[str, tuple[str, str]]:
                                                                    **kwargs)}
 
 
+@pytest.mark.slow
 def test_a_fixture_never_supersedes_production_nor_flags_what_rests_on_it(bdb: beliefdb.BeliefDB) -> None:
     (seven,) = bdb.ingest_text(SEVEN, source="policy.md", authority="internal").accepted
     refuse = bdb.decide("Refuse the return of order 1042", because=[seven.id])
@@ -40,6 +41,7 @@ def test_a_fixture_never_supersedes_production_nor_flags_what_rests_on_it(bdb: b
     assert answer.status == "ok" and [a.belief.value for a in answer.beliefs] == ["7 days"]
 
 
+@pytest.mark.slow
 def test_a_fixture_repeating_a_production_quote_neither_corroborates_nor_is_quoted(bdb: beliefdb.BeliefDB) -> None:
     (fee,) = bdb.ingest_text(FEE, source="handbook.md", authority="internal").accepted
     before = bdb.why(fee.id).belief.confidence
@@ -92,6 +94,7 @@ def test_a_derived_belief_belongs_to_the_world_of_what_it_rests_on(bdb: beliefdb
     assert worlds[mixed.id] == "fixture" and worlds[pure.id] == "production"
 
 
+@pytest.mark.slow
 def test_the_database_refuses_evidence_from_another_world(bdb: beliefdb.BeliefDB,
                                                           postgresql: psycopg.Connection[Any]) -> None:
     (fee,) = bdb.ingest_text(FEE, source="handbook.md").accepted
