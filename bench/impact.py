@@ -28,13 +28,9 @@ Progress goes to stderr; the report (or, with ``--json``, one JSON object) to st
 
 from __future__ import annotations
 
-import argparse
-import contextlib
 import hashlib
 import json
 import math
-import os
-import platform
 import statistics
 import sys
 import time
@@ -46,6 +42,19 @@ from typing import Any
 
 import numpy as np
 import psycopg
+from _common import (
+    arguments,
+    copy_rows,
+    database,
+    log,
+    machine,
+    ms_since,
+    percentile,
+    print_json,
+    random_uuids,
+    server_settings,
+    timed,
+)
 
 try:
     import networkx as nx
@@ -63,10 +72,6 @@ TARGETS = (10, 1000, 10000)
 TABLES_BY_DEPENDENCY = ("evidence", "justification_antecedent", "justification", "relation", "review_item",
                         "correction", "action", "decision", "belief", "fragment", "source_version", "source",
                         "node", "adjacency", "audit_event", "audit_head")
-
-
-def log(message: str) -> None:
-    print(f"[{time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -106,15 +111,6 @@ def skewed(rng: np.random.Generator, pool: np.ndarray | int, size: int) -> np.nd
     pools = np.asarray(pool, dtype=np.int64)
     picked: np.ndarray = np.minimum((pools * rng.random(size) ** SKEW).astype(np.int64), np.maximum(pools - 1, 0))
     return picked
-
-
-def random_uuids(rng: np.random.Generator, n: int) -> list[uuid.UUID]:
-    """Version-4 UUIDs from ``rng`` (reproducible with --seed)."""
-    raw = rng.integers(0, 256, size=(n, 16), dtype=np.uint8)
-    raw[:, 6] = (raw[:, 6] & 0x0F) | 0x40
-    raw[:, 8] = (raw[:, 8] & 0x3F) | 0x80
-    data = raw.tobytes()
-    return [uuid.UUID(bytes=data[i * 16:(i + 1) * 16]) for i in range(n)]
 
 
 def generate(n: int, rng: np.random.Generator) -> Graph:
@@ -186,18 +182,6 @@ def generate(n: int, rng: np.random.Generator) -> Graph:
 
 # ---------------------------------------------------------------------------------------------
 # loading with binary COPY
-
-
-def copy_rows(conn: psycopg.Connection[Any], table: str, columns: Sequence[str], types: Sequence[str],
-              rows: Iterator[tuple[Any, ...]] | list[tuple[Any, ...]], total: int) -> None:
-    t0 = time.perf_counter()
-    with conn.cursor() as cur, cur.copy(
-            f"copy beliefdb.{table} ({', '.join(columns)}) from stdin (format binary)") as copy:
-        # enum columns travel as text: an enum's binary form is its label
-        copy.set_types(list(types))
-        for row in rows:
-            copy.write_row(row)
-    log(f"  {table}: {total:,} rows in {time.perf_counter() - t0:.1f} s")
 
 
 def by_id(ids: list[uuid.UUID], indices: Sequence[int] | range) -> list[int]:
@@ -483,20 +467,13 @@ def app_session(url: str, ws: uuid.UUID) -> psycopg.Connection[Any]:
     return conn
 
 
-def pct(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    if len(ordered) == 1:
-        return ordered[0]
-    return statistics.quantiles(ordered, n=100, method="inclusive")[int(q) - 1]
-
-
 def sql_impact(conn: psycopg.Connection[Any], seed: uuid.UUID) -> tuple[float, list[tuple[Any, ...]]]:
     # every row is fetched; detail as the text the server sends, not parsed into Python objects
     # (psycopg's JSON parsing of a few hundred rows is client work: 2-3 ms for ~1,000-node closures)
     t0 = time.perf_counter()
     rows = conn.execute("select node, kind, effect, detail::text from beliefdb.impact(array[%s]::uuid[])",
                         (seed,)).fetchall()
-    return (time.perf_counter() - t0) * 1000, rows
+    return ms_since(t0), rows
 
 
 def check_same(g: Graph, seed: int, rows: list[tuple[Any, ...]], expected: dict[str, Any]) -> None:
@@ -541,19 +518,17 @@ def measure_impact(url: str, ws: uuid.UUID, g: Graph, mem: Memory, seeds: dict[i
                     log(f"impact ~{t}: time budget of {budget_s:.0f} s spent after {len(sql_ms)} runs")
                     break
                 ms, rows = sql_impact(conn, g.node_ids[s])
-                t0 = time.perf_counter()
-                nx.descendants(mem.graph, s)
-                desc_ms.append((time.perf_counter() - t0) * 1000)
-                t0 = time.perf_counter()
-                expected = mem.impact(s)
-                py_ms.append((time.perf_counter() - t0) * 1000)
+                with timed(desc_ms):
+                    nx.descendants(mem.graph, s)
+                with timed(py_ms):
+                    expected = mem.impact(s)
                 check_same(g, s, rows, expected)
                 sql_ms.append(ms)
                 closures.append(expected["closure"])
                 flagged.append(len(expected["flagged"]))
             result[str(t)] = {
-                "p50_ms": statistics.median(sql_ms), "p95_ms": pct(sql_ms, 95),
-                "python_p50_ms": statistics.median(py_ms), "python_p95_ms": pct(py_ms, 95),
+                "p50_ms": statistics.median(sql_ms), "p95_ms": percentile(sql_ms, 95),
+                "python_p50_ms": statistics.median(py_ms), "python_p95_ms": percentile(py_ms, 95),
                 "descendants_p50_ms": statistics.median(desc_ms),
                 "ratio": statistics.median(sql_ms) / statistics.median(py_ms),
                 "closure_median": statistics.median(closures), "closure_range": [min(closures), max(closures)],
@@ -585,12 +560,12 @@ def measure_corrections(url: str, ws: uuid.UUID, g: Graph, mem: Memory, runs: in
             applied = conn.execute("select beliefdb.apply_correction(%s, %s, null, 'bench', 'benchmark', %s, null)",
                                    (bid, f"Corrected synthetic belief {b}.", row[0])).fetchone()
             conn.commit()
-            ms = (time.perf_counter() - t0) * 1000
+            ms = ms_since(t0)
             assert applied is not None and applied[0]["proposed"] is False, "the correction was only proposed"
             if i >= 2:  # the first two warm the session up
                 times.append(ms)
                 closures.append(mem.closure_size(b, 10**7))
-    result = {"p50_ms": statistics.median(times), "p95_ms": pct(times, 95), "runs": len(times),
+    result = {"p50_ms": statistics.median(times), "p95_ms": percentile(times, 95), "runs": len(times),
               "closure_median": statistics.median(closures), "closure_range": [min(closures), max(closures)]}
     log(f"correction apply (closure median {result['closure_median']}, {min(closures)}-{max(closures)}): "
         f"p50 {result['p50_ms']:.2f} ms p95 {result['p95_ms']:.2f} ms")
@@ -653,20 +628,7 @@ def explain(url: str, ws: uuid.UUID, g: Graph, seeds: dict[int, list[int]], path
 
 
 # ---------------------------------------------------------------------------------------------
-# database lifecycle
-
-
-@contextlib.contextmanager
-def database(url: str | None) -> Iterator[str]:
-    """``url``, or a throw-away migrated embedded server."""
-    if url is not None:
-        yield url
-        return
-    from beliefdb.embedded import scratch_database
-
-    log("starting a throw-away embedded server")
-    with scratch_database("beliefdb-bench-") as started:
-        yield started
+# the benchmark's workspace
 
 
 def create_workspace(url: str) -> uuid.UUID:
@@ -685,27 +647,9 @@ def drop_workspace(url: str, ws: uuid.UUID) -> None:
         conn.execute("delete from beliefdb.workspace where id = %s", (ws,))
 
 
-def machine() -> dict[str, Any]:
-    mem_kb = 0
-    with contextlib.suppress(OSError), open("/proc/meminfo") as f:
-        for line in f:
-            if line.startswith("MemTotal:"):
-                mem_kb = int(line.split()[1])
-    cpu = platform.processor() or ""
-    with contextlib.suppress(OSError), open("/proc/cpuinfo") as f:
-        for line in f:
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    return {"nproc": os.cpu_count(), "memory_gb": round(mem_kb / 1024 / 1024, 1), "cpu": cpu,
-            "python": platform.python_version(), "networkx": nx.__version__}
-
-
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = arguments(__doc__)
     parser.add_argument("--nodes", type=int, default=1_000_000)
-    parser.add_argument("--json", action="store_true", help="print one JSON object")
-    parser.add_argument("--db", help="libpq URL of a migrated beliefdb database, as a superuser")
     parser.add_argument("--runs", type=int, default=30, help="measured runs per figure")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--explain", type=Path, help="write the plans of impact's statements to this file")
@@ -745,8 +689,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                     for table in ("node", "fragment", "belief", "decision", "action", "justification",
                                   "justification_antecedent", "evidence", "source", "source_version", "adjacency"):
                         conn.execute(f"vacuum (analyze) beliefdb.{table}")
-                server = {k: conn.execute(f"show {k}").fetchone()[0]  # type: ignore[index]
-                          for k in ("server_version", "shared_buffers", "work_mem", "jit")}
+                server = server_settings(conn, ("server_version", "shared_buffers", "work_mem", "jit"))
                 size = conn.execute("select pg_size_pretty(pg_database_size(current_database()))").fetchone()
             load_s = time.perf_counter() - t0
             log(f"loaded and analyzed in {load_s:.1f} s; database size {size[0] if size else '?'}")
@@ -767,11 +710,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         "correction_apply_p50_ms": round(corrections["p50_ms"], 3) if corrections else None,
     }
     if args.json:
-        print(json.dumps(report))
+        print_json(report)
     else:
         print(f"beliefdb impact benchmark: {g.nodes:,} nodes, {g.edges:,} edges ({g.edges / g.nodes:.2f} per node), "
               f"{len(g.cons):,} justifications; load {load_s:.0f} s; total {time.perf_counter() - began:.0f} s")
-        print(f"machine: {json.dumps(machine())}; server: {json.dumps(server)}")
+        print(f"machine: {json.dumps({**machine(), 'networkx': nx.__version__})}; server: {json.dumps(server)}")
         print(f"{'closure':>8} {'range':>13} {'runs':>4} {'p50 ms':>9} {'p95 ms':>9} {'py p50':>8} {'py p95':>8} "
               f"{'nx desc':>8} {'ratio':>7}")
         for t, r in impact.items():

@@ -27,8 +27,6 @@ one JSON object) to stdout.
 
 from __future__ import annotations
 
-import argparse
-import contextlib
 import json
 import platform
 import random
@@ -36,36 +34,16 @@ import statistics
 import sys
 import time
 import uuid
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from typing import Any
 from uuid import UUID
+
+from _common import arguments, database, log, percentile, print_json, server_settings, timed
 
 import beliefdb
 from beliefdb.workspaces import create_workspace
 
 SESSION_STEPS = 20
-
-
-def log(message: str) -> None:
-    print(f"[{time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
-
-
-@contextlib.contextmanager
-def database(url: str | None) -> Iterator[str]:
-    """``url``, or a throw-away migrated embedded server."""
-    if url is not None:
-        yield url
-        return
-    from beliefdb.embedded import scratch_database
-
-    log("starting a throw-away embedded server")
-    with scratch_database("beliefdb-bench-") as started:
-        yield started
-
-
-def percentile(values: Sequence[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, max(0, round(q * (len(ordered) - 1))))]
 
 
 class Trace:
@@ -184,28 +162,23 @@ def measure(db: beliefdb.BeliefDB, faulty: list[UUID], repeat: int) -> dict[str,
     raw: list[float] = []
     plan = db.repair_plan(faulty)  # warm-up (and the figures of the plan)
     for _ in range(repeat):
-        t0 = time.perf_counter()
-        db.repair_plan(faulty)
-        lib.append((time.perf_counter() - t0) * 1000)
+        with timed(lib):
+            db.repair_plan(faulty)
     with db.database.transaction() as conn:
         conn.execute("select count(*) from beliefdb.repair_plan(%s, true, false)", (faulty,)).fetchall()
     for _ in range(repeat):
-        with db.database.transaction() as conn:
-            t0 = time.perf_counter()
+        with db.database.transaction() as conn, timed(raw):
             rows = conn.execute("select * from beliefdb.repair_plan(%s, true, false)", (faulty,)).fetchall()
-            raw.append((time.perf_counter() - t0) * 1000)
     assert len(rows) == len(plan.items)
     # of which: the holding fixpoint over the closure with the faulty memories off
     fixpoint: list[float] = []
     for _ in range(max(5, repeat // 3)):
-        with db.database.transaction() as conn:
-            t0 = time.perf_counter()
+        with db.database.transaction() as conn, timed(fixpoint):
             conn.execute("select beliefdb.evaluate(beliefdb.current_workspace_id(), %s, %s)", (faulty, faulty))
-            fixpoint.append((time.perf_counter() - t0) * 1000)
     counts = {a: len(plan.of(a)) for a in ("delete", "quarantine", "invalidate", "replay", "preserve")}
     return {"repair_plan_p50_ms": round(statistics.median(lib), 2),
-            "repair_plan_p95_ms": round(percentile(lib, 0.95), 2),
-            "sql_p50_ms": round(statistics.median(raw), 2), "sql_p95_ms": round(percentile(raw, 0.95), 2),
+            "repair_plan_p95_ms": round(percentile(lib, 95, nearest=True), 2),
+            "sql_p50_ms": round(statistics.median(raw), 2), "sql_p95_ms": round(percentile(raw, 95, nearest=True), 2),
             "evaluate_p50_ms": round(statistics.median(fixpoint), 2), "closure": len(rows) and closure_size(db, faulty),
             "plan_items": len(plan.items), "actions": counts}
 
@@ -218,13 +191,11 @@ def closure_size(db: beliefdb.BeliefDB, faulty: list[UUID]) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = arguments(__doc__)
     parser.add_argument("--steps", type=int, default=1000, help="steps per agent run")
     parser.add_argument("--runs", type=int, default=3, help="agent runs of --steps steps")
     parser.add_argument("--memories", type=int, default=50, help="memories written by the sessions")
     parser.add_argument("--repeat", type=int, default=30, help="measured calls per figure")
-    parser.add_argument("--json", action="store_true", help="print one JSON object")
-    parser.add_argument("--db", help="libpq URL of a migrated beliefdb database, as a superuser")
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args(argv)
     rng = random.Random(args.seed)
@@ -250,8 +221,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 figures[label]["reach"] = trace.reach(faulty)
                 log(f"{label}: {json.dumps(figures[label])}")
             with db.database.transaction() as conn:
-                server = {k: conn.execute(f"show {k}").fetchone()[0]  # type: ignore[index]
-                          for k in ("server_version", "shared_buffers", "jit")}
+                server = server_settings(conn, ("server_version", "shared_buffers", "jit"))
 
     report = {
         "steps_per_run": args.steps, "runs": args.runs, "memories": len(trace.memories), "total_steps": trace.steps,
@@ -262,7 +232,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "machine": {"python": platform.python_version(), "platform": platform.platform(), **server},
     }
     if args.json:
-        print(json.dumps(report))
+        print_json(report)
     else:
         print(f"beliefdb repair plan benchmark: {args.runs} runs of {args.steps} steps, "
               f"{len(trace.memories)} memories, "

@@ -1,11 +1,15 @@
-"""Test fixtures: one embedded PostgreSQL per session, one migrated template database, and a
-fresh database cloned from it for every test (pytest-postgresql's client factory)."""
+"""Test fixtures: one embedded PostgreSQL per session, one migrated template database, a fresh
+database cloned from it for every test (pytest-postgresql's client factory), and the command line
+run on it (``cli``)."""
 
 from __future__ import annotations
 
+import json
+import os
 import shutil
 import tempfile
-from collections.abc import Iterator
+import traceback
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -16,8 +20,10 @@ from psycopg.conninfo import conninfo_to_dict, make_conninfo
 from pytest_postgresql import factories
 from pytest_postgresql.executors import NoopExecutor
 from pytest_postgresql.janitor import DatabaseJanitor
+from typer.testing import CliRunner, Result
 
 import beliefdb
+import beliefdb.cli
 from beliefdb import migrate
 from beliefdb.embedded import EmbeddedServer
 
@@ -102,3 +108,87 @@ def write_doc(tmp_path: Path) -> Any:
     return write
 
 
+
+
+# --- the command line ---------------------------------------------------------------------------
+
+Env = Mapping[str, str | None]
+
+
+class Cli:
+    """``beliefdb`` run in this process (typer's CliRunner) with a clean, explicit environment: every
+    ``BELIEFDB_*`` variable is unset for the run except those the fixture and the call give (``env``;
+    a value of None unsets).
+
+    * ``cli(*args)`` runs a command and asserts its exit code: 0, or ``expect=N``; ``expect=None``
+      asserts nothing. It returns click's Result (``stdout``, ``stderr``, ``output``, ``exit_code``).
+    * ``cli.json(*args)`` adds ``--json`` (unless given) and returns stdout parsed; exit code as above.
+    * ``cli.fail(*args)`` expects any non-zero exit code.
+    * ``cli.error(*args, code=...)`` expects a ``--json`` failure: exit 1 (or ``expect``), stdout
+      exactly ``{"error", "message"}``, with ``code`` if given; returns the object.
+    * ``cli.one_line_error(*args)`` expects a text-mode failure: one ``error:`` line on stderr, no
+      traceback; returns the line.
+    """
+
+    def __init__(self, env: Env) -> None:
+        self.env = dict(env)
+        self.runner = CliRunner()
+
+    def __call__(self, *args: str | os.PathLike[str], env: Env | None = None, expect: int | None = 0,
+                 input: str | None = None) -> Result:
+        argv = [os.fspath(a) for a in args]
+        clean: dict[str, str | None] = {name: None for name in os.environ if name.startswith("BELIEFDB_")}
+        result = self.runner.invoke(beliefdb.cli.app, argv, env={**clean, **self.env, **(env or {})}, input=input)
+        if expect is not None:
+            assert result.exit_code == expect, _explain(argv, result, f"exit code {expect}")
+        return result
+
+    def json(self, *args: str | os.PathLike[str], env: Env | None = None, expect: int | None = 0) -> Any:
+        argv = [os.fspath(a) for a in args]
+        result = self(*argv, *([] if "--json" in argv else ["--json"]), env=env, expect=expect)
+        try:
+            return json.loads(result.stdout)
+        except json.JSONDecodeError:
+            pytest.fail(f"--json output is not JSON on stdout: {result.stdout!r} (stderr {result.stderr!r})")
+
+    def fail(self, *args: str | os.PathLike[str], env: Env | None = None, input: str | None = None) -> Result:
+        result = self(*args, env=env, expect=None, input=input)
+        assert result.exit_code != 0, _explain([os.fspath(a) for a in args], result, "a non-zero exit code")
+        return result
+
+    def error(self, *args: str | os.PathLike[str], code: str | None = None, expect: int = 1,
+              env: Env | None = None) -> dict[str, Any]:
+        err = self.json(*args, env=env, expect=expect)
+        assert isinstance(err, dict) and set(err) == {"error", "message"}, err
+        if code is not None:
+            assert err["error"] == code, err
+        return err
+
+    def one_line_error(self, *args: str | os.PathLike[str], env: Env | None = None) -> str:
+        result = self.fail(*args, env=env)
+        lines = result.stderr.strip().splitlines()
+        assert len(lines) == 1 and lines[0].startswith("error:"), result.stderr
+        assert "Traceback" not in result.output
+        return lines[0]
+
+
+def _explain(argv: list[str], result: Result, wanted: str) -> str:
+    said = f"beliefdb {' '.join(argv)}: exit code {result.exit_code}, expected {wanted}\n{result.output}"
+    if result.exception is not None and not isinstance(result.exception, SystemExit):
+        said += "".join(traceback.format_exception(result.exception))
+    return said
+
+
+@pytest.fixture
+def cli(db_url: str) -> Cli:
+    """The command line on this test's database (``BELIEFDB_URL``; ``--db`` in a call wins over it)."""
+    return Cli({"BELIEFDB_URL": db_url})
+
+
+@pytest.fixture
+def cli_without_db(tmp_path: Path) -> Cli:
+    """The command line with no database: no ``BELIEFDB_URL``, and ``BELIEFDB_HOME`` a folder under
+    the test's tmp_path that does not exist yet, so a command that needs a database would start its
+    own embedded server there, never one of this machine's. For --help, usage errors and the
+    embedded server's commands; it costs no database clone."""
+    return Cli({"BELIEFDB_HOME": str(tmp_path / "beliefdb-home")})

@@ -14,14 +14,13 @@ from typing import Any
 
 import psycopg
 import pytest
+from conftest import Cli
 from psycopg import errors as pg_errors
 from psycopg import sql
 from psycopg.conninfo import make_conninfo
-from typer.testing import CliRunner
 
 import beliefdb
 from beliefdb import migrate
-from beliefdb.cli import app
 from beliefdb.embedded import EmbeddedServer
 from beliefdb.models import AuditResult
 from beliefdb.workspaces import create_workspace
@@ -92,6 +91,7 @@ def busy(db_url: str, bdb: beliefdb.BeliefDB) -> tuple[str, str, int]:
 # ---------------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_every_mutation_appends(db_url: str) -> None:
     ws = workspace_id(db_url, "default")
     before = chain(db_url, ws)
@@ -204,6 +204,7 @@ def test_verify_ok_on_an_untouched_chain(busy: tuple[str, str, int], bdb: belief
     assert head == last
 
 
+@pytest.mark.slow
 def test_chain_recomputes_outside_the_database(busy: tuple[str, str, int]) -> None:
     """hash = sha256(prev_hash || ws 0x1f seq 0x1f epoch-microseconds 0x1f principal 0x1f action ||
     sha256(payload)): the chain can be checked without trusting beliefdb's own SQL."""
@@ -323,6 +324,7 @@ def test_verify_finds_the_first_broken_link(shared_chain: tuple[str, str, int], 
     assert verify_sql(url, ws) == (True, n, None)
 
 
+@pytest.mark.slow
 def test_redacted_payload_still_verifies(busy: tuple[str, str, int], bdb: beliefdb.BeliefDB) -> None:
     """Forgetting may drop a payload; the chain links payload hashes, so it still verifies."""
     url, ws, n = busy
@@ -396,6 +398,7 @@ def test_app_cannot_forge_events(db_url: str, statement: str) -> None:
 WRITERS = 8
 
 
+@pytest.mark.slow
 def test_concurrent_writers_never_fork_the_chain(db_url: str) -> None:
     ws = workspace_id(db_url, "default")
     barrier = threading.Barrier(WRITERS)
@@ -438,6 +441,7 @@ def test_concurrent_writers_never_fork_the_chain(db_url: str) -> None:
     assert links == (len(events) - 1,)
 
 
+@pytest.mark.slow
 def test_workspace_chains_are_independent(db_url: str) -> None:
     a_id = workspace_id(db_url, "default")
     b_id = str(create_workspace(db_url, "B").id)
@@ -469,40 +473,27 @@ def test_workspace_chains_are_independent(db_url: str) -> None:
 # ---------------------------------------------------------------------------------------------
 
 
-def test_cli_audit_verify_json(busy: tuple[str, str, int]) -> None:
+@pytest.mark.slow
+def test_cli_audit_verify_json(cli: Cli, busy: tuple[str, str, int]) -> None:
     url, ws, n = busy
-    runner = CliRunner()
-    good = runner.invoke(app, ["audit", "verify", "--json", "--db", url])
-    assert good.exit_code == 0, good.output
-    assert json.loads(good.stdout) == {"ok": True, "events": n, "first_broken": None}
+    assert cli.json("audit", "verify") == {"ok": True, "events": n, "first_broken": None}
 
-    text = runner.invoke(app, ["audit", "verify", "--db", url])
-    assert text.exit_code == 0, text.output
+    text = cli("audit", "verify")
     assert "ok" in text.stdout and str(n) in text.stdout
 
     k = _middle(n)
     with superuser(url) as conn:
         conn.execute("delete from beliefdb.audit_event where workspace_id = %s and seq = %s", (ws, k))
-    bad = runner.invoke(app, ["audit", "verify", "--json", "--db", url])
-    assert bad.exit_code == 1, bad.output
-    assert json.loads(bad.stdout) == {"ok": False, "events": n - 1, "first_broken": k + 1}
+    assert cli.json("audit", "verify", expect=1) == {"ok": False, "events": n - 1, "first_broken": k + 1}
 
-    broken_text = runner.invoke(app, ["audit", "verify", "--db", url])
-    assert broken_text.exit_code == 1
+    broken_text = cli("audit", "verify", expect=1)
     assert "BROKEN" in broken_text.stdout and str(k + 1) in broken_text.stdout
 
 
-def test_cli_audit_verify_names_the_workspace(db_url: str) -> None:
+def test_cli_audit_verify_names_the_workspace(cli: Cli, db_url: str) -> None:
     b_id = str(create_workspace(db_url, "B").id)
     with superuser(db_url) as conn:
         conn.execute("update beliefdb.audit_event set action = 'x' where workspace_id = %s and seq = 1", (b_id,))
-    runner = CliRunner()
-    default = runner.invoke(app, ["audit", "verify", "--json", "--db", db_url])
-    assert default.exit_code == 0, default.output
-    assert json.loads(default.stdout) == {"ok": True, "events": 1, "first_broken": None}
-    b = runner.invoke(app, ["audit", "verify", "--json", "--db", db_url, "--workspace", "B"])
-    assert b.exit_code == 1, b.output
-    assert json.loads(b.stdout) == {"ok": False, "events": 1, "first_broken": 1}
-    unknown = runner.invoke(app, ["audit", "verify", "--json", "--db", db_url, "--workspace", "nowhere"])
-    assert unknown.exit_code == 1
-    assert json.loads(unknown.stdout)["error"] == "unknown_workspace"
+    assert cli.json("audit", "verify") == {"ok": True, "events": 1, "first_broken": None}
+    assert cli.json("audit", "verify", "--workspace", "B", expect=1) == {"ok": False, "events": 1, "first_broken": 1}
+    assert cli.json("audit", "verify", "--workspace", "nowhere", expect=1)["error"] == "unknown_workspace"

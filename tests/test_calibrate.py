@@ -11,14 +11,11 @@ from uuid import UUID
 
 import psycopg
 import pytest
-import typer
-from typer.testing import CliRunner, Result
+from conftest import Cli
 
 import beliefdb
 from beliefdb import calibrate as calibrate_mod
-from beliefdb import cli_calibrate, errors, workspaces
-
-runner = CliRunner()
+from beliefdb import errors, workspaces
 
 # The sample: 10 beliefs in 2 of the 10 default bins.
 #   bin [0.2, 0.3): confidences 0.2, 0.2, 0.25, 0.25 -> mean 0.9 / 4 = 0.225; 2 of 4 correct -> accuracy 0.5
@@ -32,29 +29,6 @@ SAMPLE: list[tuple[float, bool]] = [
     (0.2, True), (0.2, False), (0.25, True), (0.25, False),
     (0.9, True), (0.9, False), (0.95, True), (0.95, False), (1.0, True), (1.0, False),
 ]
-
-
-def app() -> typer.Typer:
-    """A small app with only the calibrate command (cli.py registers it in the real one)."""
-    local = typer.Typer()
-
-    @local.callback()
-    def main() -> None:
-        """beliefdb (test)"""
-
-    cli_calibrate.register(local)
-    return local
-
-
-def invoke(db_url: str, *args: str) -> Result:
-    return runner.invoke(app(), ["calibrate", *args, "--db", db_url])
-
-
-def one_error_line(result: Result) -> str:
-    assert result.exit_code != 0, result.output
-    lines = result.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("error:"), result.stderr
-    return lines[0]
 
 
 def make_beliefs(bdb: beliefdb.BeliefDB, postgresql: psycopg.Connection[Any], confidences: list[float],
@@ -96,6 +70,7 @@ def sample(bdb: beliefdb.BeliefDB, postgresql: psycopg.Connection[Any], tmp_path
     return write_labels(tmp_path, rows), ids
 
 
+@pytest.mark.slow
 def test_ece_computed_by_hand(bdb: beliefdb.BeliefDB, sample: tuple[Path, list[UUID]]) -> None:
     path, _ = sample
     result = calibrate_mod.calibrate(bdb.database, path)
@@ -113,19 +88,18 @@ def test_ece_computed_by_hand(bdb: beliefdb.BeliefDB, sample: tuple[Path, list[U
     assert kinds == {"extracted": (9, 4), "human_correction": (1, 1)}
 
 
-def test_bins_option(db_url: str, sample: tuple[Path, list[UUID]]) -> None:
+@pytest.mark.slow
+def test_bins_option(cli: Cli, sample: tuple[Path, list[UUID]]) -> None:
     # two bins: [0, 0.5) holds the four low beliefs and [0.5, 1.0] the six high ones, so the ECE is the same
     path, _ = sample
-    result = invoke(db_url, "--labels", str(path), "--bins", "2", "--json")
-    assert result.exit_code == 0, result.output
-    data = json.loads(result.stdout)
+    data = cli.json("calibrate", "--labels", str(path), "--bins", "2")
     assert data["ece"] == 0.38
     assert [(b["lower"], b["upper"], b["count"], b["accuracy"]) for b in data["bins"]] == [
         (0.0, 0.5, 4, 0.5), (0.5, 1.0, 6, 0.5)]
     # one bin: mean confidence 0.66, accuracy 0.5 -> ECE 0.16
-    one = json.loads(invoke(db_url, "--labels", str(path), "--bins", "1", "--json").stdout)
+    one = cli.json("calibrate", "--labels", str(path), "--bins", "1")
     assert one["ece"] == 0.16
-    assert one_error_line(invoke(db_url, "--labels", str(path), "--bins", "0")).startswith("error: --bins")
+    assert cli.one_line_error("calibrate", "--labels", str(path), "--bins", "0").startswith("error: --bins")
 
 
 def test_values_on_bin_edges_land_in_the_bin_they_name(
@@ -140,10 +114,10 @@ def test_values_on_bin_edges_land_in_the_bin_they_name(
     assert result.ece == 0.6
 
 
-def test_table_output(db_url: str, sample: tuple[Path, list[UUID]]) -> None:
+@pytest.mark.slow
+def test_table_output(cli: Cli, sample: tuple[Path, list[UUID]]) -> None:
     path, _ = sample
-    result = invoke(db_url, "--labels", str(path))
-    assert result.exit_code == 0, result.output
+    result = cli("calibrate", "--labels", str(path))
     out = result.stdout
     assert "calibration of 10 labelled beliefs (5 correct)" in out
     assert "[0.2, 0.3)" in out and "[0.9, 1]" in out
@@ -153,11 +127,10 @@ def test_table_output(db_url: str, sample: tuple[Path, list[UUID]]) -> None:
     assert "extracted 9" in out and "human_correction 1" in out
 
 
-def test_json_shape(db_url: str, sample: tuple[Path, list[UUID]]) -> None:
+@pytest.mark.slow
+def test_json_shape(cli: Cli, sample: tuple[Path, list[UUID]]) -> None:
     path, _ = sample
-    result = invoke(db_url, "--labels", str(path), "--json")
-    assert result.exit_code == 0, result.output
-    data = json.loads(result.stdout)
+    data = cli.json("calibrate", "--labels", str(path))
     assert set(data) == {"count", "correct", "accuracy", "mean_confidence", "ece", "bins", "by_kind", "plot"}
     assert data["plot"] is None
     assert len(data["bins"]) == 10
@@ -168,6 +141,7 @@ def test_json_shape(db_url: str, sample: tuple[Path, list[UUID]]) -> None:
     assert abs(data["by_kind"][0]["mean_confidence"] - 5.7 / 9) < 1e-12
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("rows", "expected"), [
     (["id,correct", "{a},true"], "line 1: header must name the columns 'belief_id' and 'correct'"),
     (["belief_id,correct", "{a},true", "{b},maybe"], "line 3: correct must be true/false, 1/0 or yes/no, got 'maybe'"),
@@ -180,15 +154,14 @@ def test_json_shape(db_url: str, sample: tuple[Path, list[UUID]]) -> None:
     (["belief_id,correct"], "no labelled beliefs"),
     ([], "empty file"),
 ])
-def test_csv_errors(db_url: str, bdb: beliefdb.BeliefDB, postgresql: psycopg.Connection[Any], tmp_path: Path,
+def test_csv_errors(cli: Cli, bdb: beliefdb.BeliefDB, postgresql: psycopg.Connection[Any], tmp_path: Path,
                     rows: list[str], expected: str) -> None:
     a, b = make_beliefs(bdb, postgresql, [0.5, 0.5])
     fill = {"a": str(a), "b": str(b), "a8": str(a)[:8]}
     path = write_labels(tmp_path, [r.format(**fill) for r in rows])
-    line = one_error_line(invoke(db_url, "--labels", str(path)))
+    line = cli.one_line_error("calibrate", "--labels", str(path))
     assert expected.format(**fill) in line, line
-    as_json = invoke(db_url, "--labels", str(path), "--json")
-    assert as_json.exit_code != 0
+    as_json = cli.fail("calibrate", "--labels", str(path), "--json")
     assert json.loads(as_json.stdout)["message"].endswith(line.split(": ", 1)[1].split(": ", 1)[-1])
 
 
@@ -202,28 +175,30 @@ def test_library_error_types(bdb: beliefdb.BeliefDB, postgresql: psycopg.Connect
         calibrate_mod.calibrate(bdb.database, tmp_path / "missing.csv")
 
 
-def test_other_workspaces_beliefs_are_unknown(db_url: str, bdb: beliefdb.BeliefDB,
+@pytest.mark.slow
+def test_other_workspaces_beliefs_are_unknown(cli: Cli, db_url: str, bdb: beliefdb.BeliefDB,
                                               postgresql: psycopg.Connection[Any], tmp_path: Path) -> None:
     (a,) = make_beliefs(bdb, postgresql, [0.5])
     path = write_labels(tmp_path, ["belief_id,correct", f"{a},true"])
-    assert invoke(db_url, "--labels", str(path)).exit_code == 0
+    cli("calibrate", "--labels", str(path))
     workspaces.create_workspace(db_url, "other")
-    assert f"unknown belief {a}" in one_error_line(invoke(db_url, "--labels", str(path), "--workspace", "other"))
+    assert f"unknown belief {a}" in cli.one_line_error("calibrate", "--labels", str(path), "--workspace", "other")
 
 
-def test_plot_writes_png(db_url: str, sample: tuple[Path, list[UUID]], tmp_path: Path) -> None:
+@pytest.mark.slow
+def test_plot_writes_png(cli: Cli, sample: tuple[Path, list[UUID]], tmp_path: Path) -> None:
     pytest.importorskip("matplotlib")
     path, _ = sample
     png = tmp_path / "reliability.png"
-    result = invoke(db_url, "--labels", str(path), "--plot", str(png))
-    assert result.exit_code == 0, result.output
+    result = cli("calibrate", "--labels", str(path), "--plot", str(png))
     assert f"reliability diagram: {png}" in result.stdout
     assert png.read_bytes().startswith(b"\x89PNG\r\n\x1a\n")
-    as_json = json.loads(invoke(db_url, "--labels", str(path), "--plot", str(png), "--json").stdout)
+    as_json = cli.json("calibrate", "--labels", str(path), "--plot", str(png))
     assert as_json["plot"] == str(png)
 
 
-def test_plot_without_matplotlib_says_how_to_install(db_url: str, sample: tuple[Path, list[UUID]], tmp_path: Path,
+@pytest.mark.slow
+def test_plot_without_matplotlib_says_how_to_install(cli: Cli, sample: tuple[Path, list[UUID]], tmp_path: Path,
                                                      monkeypatch: pytest.MonkeyPatch) -> None:
     # simulate a plain install: importing matplotlib fails
     for name in [m for m in sys.modules if m == "matplotlib" or m.startswith("matplotlib.")]:
@@ -231,9 +206,9 @@ def test_plot_without_matplotlib_says_how_to_install(db_url: str, sample: tuple[
     monkeypatch.setitem(sys.modules, "matplotlib", None)
     path, _ = sample
     png = tmp_path / "reliability.png"
-    line = one_error_line(invoke(db_url, "--labels", str(path), "--plot", str(png)))
+    line = cli.one_line_error("calibrate", "--labels", str(path), "--plot", str(png))
     assert "pip install 'beliefdb[plot]'" in line and "matplotlib" in line
     assert not png.exists()
     # the table alone still works
-    result = invoke(db_url, "--labels", str(path))
-    assert result.exit_code == 0 and "ECE) 0.380" in result.stdout
+    result = cli("calibrate", "--labels", str(path))
+    assert "ECE) 0.380" in result.stdout

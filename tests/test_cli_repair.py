@@ -2,69 +2,40 @@
 
 from __future__ import annotations
 
-import json
-from typing import Any
-
-import pytest
-from typer.testing import CliRunner, Result
+from conftest import Cli
 
 import beliefdb
-import beliefdb.cli
 from tests.test_repair import record_story
-
-runner = CliRunner()
-
-
-class Cli:
-    def __init__(self, db_url: str) -> None:
-        self.db_url = db_url
-
-    def __call__(self, *args: str) -> Result:
-        return runner.invoke(beliefdb.cli.app, [*args, "--db", self.db_url],
-                             env={"BELIEFDB_URL": None, "BELIEFDB_WORKSPACE": None, "BELIEFDB_HOME": None,
-                                  "BELIEFDB_PRINCIPAL": None})
-
-    def ok(self, *args: str) -> Any:
-        result = self(*args, "--json")
-        assert result.exit_code == 0, result.output
-        return json.loads(result.stdout)
-
-
-@pytest.fixture
-def cli(db_url: str) -> Cli:
-    return Cli(db_url)
 
 
 def test_runs_and_run_show(cli: Cli, bdb: beliefdb.BeliefDB) -> None:
     s = record_story(bdb)
-    runs = cli.ok("runs")
+    runs = cli.json("runs")
     assert [r["id"] for r in runs] == [str(s.run1), str(s.run2)]
     assert [r["steps"] for r in runs] == [4, 15]
-    shown = cli.ok("run", str(s.run2)[:8])
+    shown = cli.json("run", str(s.run2)[:8])
     assert [st["kind"] for st in shown["steps"]][:3] == ["user_input", "memory_read", "memory_read"]
     crm = [i for i in shown["inputs"] if i["step_id"] == str(s.c_crm)]
     assert {(i["edge"], i["alternative"]) for i in crm} == {("cites", False), ("supports", True)}
     text = cli("run", str(s.run2))
-    assert text.exit_code == 0, text.output
     assert "supports (alone)" in text.stdout and "[holds]" in text.stdout
 
 
 def test_repair_plan_and_apply(cli: Cli, bdb: beliefdb.BeliefDB) -> None:
     s = record_story(bdb)
-    plan = cli.ok("repair", "plan", "--faulty", str(s.m_bad))
+    plan = cli.json("repair", "plan", "--faulty", str(s.m_bad))
     assert plan["faulty"] == [str(s.m_bad)]
     replay = [i["node"] for i in plan["items"] if i["action"] == "replay"]
     assert replay == [str(x) for x in (s.r_bad, s.c_tier, s.plan, s.t_book, s.o_book, s.answer)]
     text = cli("repair", "plan", "--faulty", str(s.m_bad)[:8])
-    assert text.exit_code == 0, text.output
     assert "saved by " + str(s.o_crm)[:8] in text.stdout
     assert "--all lists them" in text.stdout
-    every = cli.ok("repair", "plan", "--faulty", str(s.m_bad), "--all")
+    every = cli.json("repair", "plan", "--faulty", str(s.m_bad), "--all")
     assert len(every["items"]) > len(plan["items"])  # the untouched steps of the run, listed
     assert str(s.note) in {i["node"] for i in every["items"]} - {i["node"] for i in plan["items"]}
-    ablation = cli.ok("repair", "plan", "--faulty", str(s.m_bad), "--no-independent-evidence")
+    ablation = cli.json("repair", "plan", "--faulty", str(s.m_bad), "--no-independent-evidence")
     assert len([i for i in ablation["items"] if i["action"] == "replay"]) == 7
-    applied = cli.ok("repair", "apply", "--faulty", str(s.m_bad))
+    applied = cli.json("repair", "apply", "--faulty", str(s.m_bad))
     assert [i["node"] for i in applied["plan"]["items"] if i["action"] == "replay"] == replay
     assert str(s.m_bad) in applied["changes"]["stopped_holding"]
     assert {b.id: b.status for b in bdb.beliefs(subject="user:42", include_all=True)}[s.m_fare] == "quarantined"
@@ -72,20 +43,16 @@ def test_repair_plan_and_apply(cli: Cli, bdb: beliefdb.BeliefDB) -> None:
 
 def test_repair_errors_are_one_line(cli: Cli, bdb: beliefdb.BeliefDB) -> None:
     record_story(bdb)
-    result = cli("repair", "plan", "--faulty", "00000000-0000-4000-8000-000000000000")
-    assert result.exit_code == 1, result.output
+    result = cli("repair", "plan", "--faulty", "00000000-0000-4000-8000-000000000000", expect=1)
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("error:"), result.stderr
-    err = cli("repair", "apply", "--faulty", "nope", "--json")
-    assert err.exit_code == 1 and json.loads(err.stdout)["error"] == "unknown_belief"
-    missing = cli("repair", "plan")
-    assert missing.exit_code == 2  # --faulty is required
-    assert cli("run", "ffffffff", "--json").exit_code == 1
+    assert cli.json("repair", "apply", "--faulty", "nope", expect=1)["error"] == "unknown_belief"
+    cli("repair", "plan", expect=2)  # --faulty is required
+    cli("run", "ffffffff", "--json", expect=1)
 
 
-def test_demo_repair_tells_the_story(cli: Cli, db_url: str) -> None:
-    result = runner.invoke(beliefdb.cli.app, ["demo", "repair", "--db", db_url])
-    assert result.exit_code == 0, result.output
+def test_demo_repair_tells_the_story(cli: Cli) -> None:
+    result = cli("demo", "repair")
     out = result.stdout
     assert "answer: Booked SFO-JFK in business for $1450." in out
     assert "replayed 6 step(s) with 6 executor call(s)" in out

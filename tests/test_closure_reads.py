@@ -186,6 +186,7 @@ def adjacency_drift(conn: psycopg.Connection[Any], workspace_id: Any) -> set[tup
     return adjacency ^ tables
 
 
+@pytest.mark.slow
 def test_the_adjacency_follows_every_kind_of_change(bdb: beliefdb.BeliefDB, su: Su) -> None:
     """Ingest, decisions and actions, a new version, a correction, retraction and its undoing,
     forgetting, an agent's trace and its repair: after each, the adjacency is what the tables say."""
@@ -262,6 +263,7 @@ def test_the_revisions_fill_the_adjacency_of_existing_nodes(bdb: beliefdb.Belief
     assert su.one("select count(*) from beliefdb.adjacency where workspace_id = %s", (su.ws,)) > 5
 
 
+@pytest.mark.slow
 def test_a_belief_is_related_while_a_supersession_or_a_tie_names_it(bdb: beliefdb.BeliefDB, su: Su) -> None:
     """adjacency.related (revision 0009) follows the relations that name a belief, through their
     insert, update and delete and through changes of the belief's own standing: the walk looks up

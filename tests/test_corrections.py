@@ -15,18 +15,15 @@ from uuid import UUID
 
 import psycopg
 import pytest
-from typer.testing import CliRunner, Result
+from conftest import Cli
 
 import beliefdb
-import beliefdb.cli
 from beliefdb import corrections, errors
 from beliefdb.models import StillSupported
 
 OLD_QUOTE = "Returns are accepted within 7 days of delivery."
 NEW_TEXT = "Returns are accepted within 14 days of delivery (reviewer: the note had a typo)."
 POLICY_WEIGHT = 0.42  # a correction's confidence comes from confidence_policy, set to this in the tests
-
-runner = CliRunner()
 
 
 @dataclass(frozen=True)
@@ -319,16 +316,8 @@ def test_a_crash_inside_apply_leaves_nothing(bdb: beliefdb.BeliefDB, su: Su, wor
 # the command line
 
 
-def cli(db_url: str, *args: str) -> Result:
-    env: dict[str, str | None] = {"BELIEFDB_URL": None, "BELIEFDB_WORKSPACE": None, "BELIEFDB_HOME": None,
-                                  "BELIEFDB_PRINCIPAL": None, "BELIEFDB_REVIEWER": None}
-    return runner.invoke(beliefdb.cli.app, [*args, "--db", db_url], env=env)
-
-
-def test_cli_preview_then_apply(db_url: str, bdb: beliefdb.BeliefDB, world: World) -> None:
-    result = cli(db_url, "correct", str(world.x), NEW_TEXT, "--reviewer", "rita", "--preview", "--json")
-    assert result.exit_code == 0, result.output
-    seen = json.loads(result.stdout)
+def test_cli_preview_then_apply(cli: Cli, bdb: beliefdb.BeliefDB, world: World) -> None:
+    seen = cli.json("correct", str(world.x), NEW_TEXT, "--reviewer", "rita", "--preview")
     assert set(seen) == {"belief", "revision", "would_flag", "would_hold", "still_supported", "owner", "proposed",
                          "changes", "if_approved"}
     assert seen["belief"] == str(world.x)
@@ -336,10 +325,8 @@ def test_cli_preview_then_apply(db_url: str, bdb: beliefdb.BeliefDB, world: Worl
     assert seen["still_supported"] == [{"decision": str(world.d2), "by": [[str(world.y)]]}]
 
     args = ("correct", str(world.x), NEW_TEXT, "--reviewer", "rita", "--value", "14 days", "--apply",
-            "--expect-revision", str(seen["revision"]), "--json")
-    result = cli(db_url, *args)
-    assert result.exit_code == 0, result.output
-    applied = json.loads(result.stdout)
+            "--expect-revision", str(seen["revision"]))
+    applied = cli.json(*args)
     assert set(applied) == {"correction", "replacement", "superseded", "flagged", "held", "already_applied", "proposed",
                             "review_item", "owner", "changes"}
     assert applied["changes"] == seen["changes"]  # the preview was exactly the apply
@@ -348,26 +335,22 @@ def test_cli_preview_then_apply(db_url: str, bdb: beliefdb.BeliefDB, world: Worl
     assert applied["already_applied"] is False
     assert bdb.why(applied["replacement"]).belief.confidence_kind == "human_correction"
 
-    result = cli(db_url, *args)
-    assert result.exit_code == 0, result.output
-    again = json.loads(result.stdout)
+    again = cli.json(*args)
     assert again["already_applied"] is True
     assert (again["correction"], again["replacement"]) == (applied["correction"], applied["replacement"])
 
 
-def test_cli_stale_apply_fails_with_its_code(db_url: str, bdb: beliefdb.BeliefDB, su: Su, world: World) -> None:
+def test_cli_stale_apply_fails_with_its_code(cli: Cli, bdb: beliefdb.BeliefDB, su: Su, world: World) -> None:
     rev = revision(bdb, world.x)
     before = su.counts()
-    result = cli(db_url, "correct", str(world.x), NEW_TEXT, "--reviewer", "rita", "--apply",
-                 "--expect-revision", str(rev + 1), "--json")
-    assert result.exit_code != 0, result.output
+    result = cli.fail("correct", str(world.x), NEW_TEXT, "--reviewer", "rita", "--apply",
+                      "--expect-revision", str(rev + 1), "--json")
     assert json.loads(result.stdout)["error"] == "stale_correction_preview"
     assert su.counts() == before
 
 
-def test_cli_apply_needs_the_revision(db_url: str, world: World) -> None:
-    result = cli(db_url, "correct", str(world.x), NEW_TEXT, "--reviewer", "rita", "--apply", "--json")
-    assert result.exit_code != 0
+def test_cli_apply_needs_the_revision(cli: Cli, world: World) -> None:
+    result = cli.fail("correct", str(world.x), NEW_TEXT, "--reviewer", "rita", "--apply", "--json")
     assert json.loads(result.stdout)["error"] == "invalid_input"
 
 

@@ -10,20 +10,13 @@ from uuid import UUID
 
 import psycopg
 import pytest
-from typer.testing import CliRunner
+from conftest import Cli
 
 import beliefdb
-import beliefdb.cli
 from beliefdb import errors, lifecycle
 
-runner = CliRunner()
 SEVEN = "Returns are accepted within 7 days of delivery.\n"
 FIFTEEN = "Returns are accepted within 15 days of delivery.\n"
-
-
-def cli(db: beliefdb.BeliefDB, *args: str) -> Any:
-    return runner.invoke(beliefdb.cli.app, [*args, "--db", db.database.url],
-                         env={"BELIEFDB_WORKSPACE": None, "BELIEFDB_PRINCIPAL": None})
 
 
 @pytest.fixture
@@ -47,7 +40,7 @@ def test_no_action_on_a_rejected_decision_and_a_held_one_on_a_flagged_decision(
     assert len(bdb.actions()) == 1
 
 
-def test_an_outcome_ends_an_action(bdb: beliefdb.BeliefDB, refusal: tuple[Any, Any]) -> None:
+def test_an_outcome_ends_an_action(cli: Cli, bdb: beliefdb.BeliefDB, refusal: tuple[Any, Any]) -> None:
     _, decision = refusal
     done = bdb.act(decision.id, "Email the customer a refusal")
     failed = bdb.act(decision.id, "Call the customer")
@@ -59,11 +52,9 @@ def test_an_outcome_ends_an_action(bdb: beliefdb.BeliefDB, refusal: tuple[Any, A
     lifecycle.record_outcome(bdb.database, disputed.id, "disputed")
     assert {a.id: a.status for a in bdb.actions()} == {
         done.id: "done", failed.id: "failed", undone.id: "rolled_back", disputed.id: "scheduled"}
-    shown = cli(bdb, "outcome", str(done.id)[:8], "succeeded")
-    assert shown.exit_code == 0, shown.output
+    shown = cli("outcome", str(done.id)[:8], "succeeded")
     assert shown.stdout.strip().endswith("(action done)")
-    listed = cli(bdb, "actions", "--status", "done", "--json")
-    assert listed.exit_code == 0, listed.output
+    cli("actions", "--status", "done", "--json")
 
 
 def test_an_outcome_for_a_held_action_is_refused(bdb: beliefdb.BeliefDB, refusal: tuple[Any, Any]) -> None:
@@ -74,17 +65,16 @@ def test_an_outcome_for_a_held_action_is_refused(bdb: beliefdb.BeliefDB, refusal
         lifecycle.record_outcome(bdb.database, email.id, "succeeded")
 
 
-def test_act_and_outcome_take_a_unique_prefix_like_every_command(bdb: beliefdb.BeliefDB,
+def test_act_and_outcome_take_a_unique_prefix_like_every_command(cli: Cli, bdb: beliefdb.BeliefDB,
                                                                  refusal: tuple[Any, Any]) -> None:
     _, decision = refusal
-    acted = cli(bdb, "act", str(decision.id)[:8], "Email the customer a refusal", "--json")
-    assert acted.exit_code == 0, acted.output
-    unknown = cli(bdb, "act", "0000dead", "Email")
-    assert unknown.exit_code == 1 and unknown.stderr.strip() == "error: unknown decision 0000dead"
+    cli("act", str(decision.id)[:8], "Email the customer a refusal", "--json")
+    unknown = cli("act", "0000dead", "Email", expect=1)
+    assert unknown.stderr.strip() == "error: unknown decision 0000dead"
     # a prefix of a belief is not a decision
     (seven,) = bdb.beliefs()
-    wrong_kind = cli(bdb, "act", str(seven.id)[:8], "Email")
-    assert wrong_kind.exit_code == 1 and "unknown decision" in wrong_kind.stderr
+    wrong_kind = cli("act", str(seven.id)[:8], "Email", expect=1)
+    assert "unknown decision" in wrong_kind.stderr
 
 
 def test_resolve_node_is_one_sql_function_for_every_kind(bdb: beliefdb.BeliefDB, refusal: tuple[Any, Any],

@@ -17,26 +17,20 @@ from typing import Any
 
 import psycopg
 import pytest
-from typer.testing import CliRunner, Result
+from conftest import Cli
 
-import beliefdb.cli
 from beliefdb import migrate as migrate_mod
 from beliefdb.embedded import EmbeddedServer, default_home
 
 pytestmark = pytest.mark.slow
 
-runner = CliRunner()
-
 V1 = "# Return policy\n\nReturns are accepted within 7 days of delivery.\n"
 
 
-def bdb(home: Path | None, *args: str, env: dict[str, str | None] | None = None) -> Result:
-    """The CLI with no --db / BELIEFDB_URL, so the embedded server of ``home`` (BELIEFDB_HOME) is used."""
-    full_env: dict[str, str | None] = {"BELIEFDB_URL": None, "BELIEFDB_WORKSPACE": None,
-                                       "BELIEFDB_PRINCIPAL": None,
-                                       "BELIEFDB_HOME": str(home) if home is not None else None}
-    full_env.update(env or {})
-    return runner.invoke(beliefdb.cli.app, list(args), env=full_env)
+def at(home: Path | None) -> dict[str, str | None]:
+    """The environment of a ``cli_without_db`` call that uses the embedded server of ``home``
+    (BELIEFDB_HOME; None: the default home)."""
+    return {"BELIEFDB_HOME": str(home) if home is not None else None}
 
 
 def sh(home: Path | None, *args: str) -> subprocess.CompletedProcess[str]:
@@ -50,11 +44,6 @@ def sh(home: Path | None, *args: str) -> subprocess.CompletedProcess[str]:
     done = subprocess.run([script, *args], env=env, capture_output=True, text=True, timeout=120, check=False)
     assert done.returncode == 0, f"beliefdb {' '.join(args)} exited {done.returncode}:\n{done.stdout}{done.stderr}"
     return done
-
-
-def ok(result: Result) -> Result:
-    assert result.exit_code == 0, result.output
-    return result
 
 
 def alive(pid: int) -> bool:
@@ -98,9 +87,8 @@ def homes(tmp_path: Path) -> Iterator[Callable[[str], Path]]:
         assert not alive(pid), f"postgres {pid} is still running"
 
 
-def status_json(home: Path) -> dict[str, Any]:
-    result = ok(bdb(home, "db", "status", "--json"))
-    data = json.loads(result.stdout)
+def status_json(cli: Cli, home: Path) -> dict[str, Any]:
+    data = cli.json("db", "status", env=at(home))
     assert isinstance(data, dict)
     return data
 
@@ -158,36 +146,34 @@ def test_start_stop_restart_keeps_the_data(homes: Callable[[str], Path], tmp_pat
     assert json.loads(sh(home, "db", "start", "--json").stdout) == {"running": True, "url": url}
 
 
-def test_restart_within_one_process(homes: Callable[[str], Path], tmp_path: Path) -> None:
+def test_restart_within_one_process(cli_without_db: Cli, homes: Callable[[str], Path], tmp_path: Path) -> None:
     """start -> stop -> start in the same Python process (an agent using the library, or CliRunner)."""
     home = homes("h")
-    url = json.loads(ok(bdb(home, "db", "start", "--json")).stdout)["url"]
-    assert json.loads(ok(bdb(home, "db", "stop", "--json")).stdout) == {"stopped": True}
-    assert status_json(home)["running"] is False
-    restarted = bdb(home, "db", "start", "--json")
-    assert restarted.exit_code == 0, f"restart failed: {restarted.exception!r}"
-    assert json.loads(restarted.stdout) == {"running": True, "url": url}
-    assert status_json(home)["running"] is True
-    ok(bdb(home, "beliefs", "--json"))
+    url = cli_without_db.json("db", "start", env=at(home))["url"]
+    assert cli_without_db.json("db", "stop", env=at(home)) == {"stopped": True}
+    assert status_json(cli_without_db, home)["running"] is False
+    assert cli_without_db.json("db", "start", env=at(home)) == {"running": True, "url": url}
+    assert status_json(cli_without_db, home)["running"] is True
+    cli_without_db("beliefs", "--json", env=at(home))
 
 
-def test_two_homes_side_by_side(homes: Callable[[str], Path], tmp_path: Path) -> None:
+def test_two_homes_side_by_side(cli_without_db: Cli, homes: Callable[[str], Path], tmp_path: Path) -> None:
     one, two = homes("h1"), homes("h2")
-    url1 = json.loads(ok(bdb(one, "db", "start", "--json")).stdout)["url"]
-    url2 = json.loads(ok(bdb(two, "db", "start", "--json")).stdout)["url"]
+    url1 = cli_without_db.json("db", "start", env=at(one))["url"]
+    url2 = cli_without_db.json("db", "start", env=at(two))["url"]
     assert url1 != url2
-    s1, s2 = status_json(one), status_json(two)
+    s1, s2 = status_json(cli_without_db, one), status_json(cli_without_db, two)
     assert s1["running"] and s2["running"] and s1["pid"] != s2["pid"]
 
     doc1 = tmp_path / "one.md"
     doc1.write_text("The fee of plan1 is 1 euro.\n", encoding="utf-8")
     doc2 = tmp_path / "two.md"
     doc2.write_text("The fee of plan2 is 2 euros.\n", encoding="utf-8")
-    ok(bdb(one, "ingest", str(doc1)))
-    ok(bdb(two, "ingest", str(doc2)))
+    cli_without_db("ingest", str(doc1), env=at(one))
+    cli_without_db("ingest", str(doc2), env=at(two))
 
-    in_one = json.loads(ok(bdb(one, "beliefs", "--json")).stdout)
-    in_two = json.loads(ok(bdb(two, "beliefs", "--json")).stdout)
+    in_one = cli_without_db.json("beliefs", env=at(one))
+    in_two = cli_without_db.json("beliefs", env=at(two))
     assert [(b["subject"], b["value"]) for b in in_one] == [("plan1", "1 euro")]
     assert [(b["subject"], b["value"]) for b in in_two] == [("plan2", "2 euros")]
     with psycopg.connect(url1) as c1, psycopg.connect(url2) as c2:
@@ -195,21 +181,20 @@ def test_two_homes_side_by_side(homes: Callable[[str], Path], tmp_path: Path) ->
         assert c2.execute("select count(*) from beliefdb.source").fetchone() == (1,)
 
     # stopping one leaves the other running and usable
-    ok(bdb(one, "db", "stop"))
-    assert status_json(one)["running"] is False
-    assert status_json(two)["running"] is True
+    cli_without_db("db", "stop", env=at(one))
+    assert status_json(cli_without_db, one)["running"] is False
+    assert status_json(cli_without_db, two)["running"] is True
     assert alive(s2["pid"]) and not alive(s1["pid"])
-    assert json.loads(ok(bdb(two, "beliefs", "--json")).stdout) == in_two
+    assert cli_without_db.json("beliefs", env=at(two)) == in_two
 
 
 @pytest.mark.parametrize("as_json", [False, True], ids=["text", "json"])
-def test_home_that_cannot_be_created_is_a_clear_error(as_json: bool, tmp_path: Path) -> None:
+def test_home_that_cannot_be_created_is_a_clear_error(cli_without_db: Cli, as_json: bool, tmp_path: Path) -> None:
     blocker = tmp_path / "a-file"
     blocker.write_text("not a folder", encoding="utf-8")
     for home in (blocker, blocker / "below"):
         flag = ["--json"] if as_json else []
-        result = bdb(home, "db", "start", *flag)
-        assert result.exit_code != 0, result.output
+        result = cli_without_db.fail("db", "start", *flag, env=at(home))
         if as_json:
             err = json.loads(result.stdout)
             assert err["error"] == "database_unavailable" and "a-file" in err["message"]
@@ -230,7 +215,8 @@ def test_default_home_for_root_is_var_lib(monkeypatch: pytest.MonkeyPatch) -> No
     assert EmbeddedServer().pgdata == Path("/var/lib/beliefdb/pgdata")
 
 
-def test_default_home_for_a_user_is_their_data_folder(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+def test_default_home_for_a_user_is_their_data_folder(cli_without_db: Cli, monkeypatch: pytest.MonkeyPatch,
+                                                       tmp_path: Path) -> None:
     monkeypatch.delenv("BELIEFDB_HOME", raising=False)
     monkeypatch.setattr(os, "geteuid", lambda: 1000)
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
@@ -243,7 +229,7 @@ def test_default_home_for_a_user_is_their_data_folder(monkeypatch: pytest.Monkey
     assert not str(home).startswith("/var/lib")
 
     # the CLI uses it too (status only reads; nothing is created)
-    status = json.loads(ok(bdb(None, "db", "status", "--json")).stdout)
+    status = cli_without_db.json("db", "status", env=at(None))
     assert status["pgdata"] == str(home / "pgdata")
     assert status["running"] is False
     assert not home.exists()

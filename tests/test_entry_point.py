@@ -16,8 +16,9 @@ from uuid import UUID
 
 import psycopg
 import pytest
+from conftest import Cli
 from psycopg import sql
-from typer.testing import CliRunner, Result
+from typer.testing import Result
 
 import beliefdb
 import beliefdb.cli
@@ -45,16 +46,6 @@ Returns are accepted within 7 days of delivery.
 The restocking fee is 10%.
 The refund method is store credit.
 """
-
-runner = CliRunner()
-
-
-def cli(db_url: str, *args: str) -> Result:
-    """The CLI on this test's database, with no workspace, principal or home leaking in."""
-    return runner.invoke(beliefdb.cli.app, list(args),
-                         env={"BELIEFDB_URL": db_url, "BELIEFDB_WORKSPACE": None, "BELIEFDB_HOME": None,
-                              "BELIEFDB_PRINCIPAL": None})
-
 
 def ok(result: Result) -> Any:
     assert result.exit_code == 0, result.output
@@ -145,15 +136,15 @@ def test_the_package_is_typed() -> None:
 # --- version, completion, grouped help ----------------------------------------------------------
 
 
-def test_version() -> None:
-    result = runner.invoke(beliefdb.cli.app, ["--version"])
+def test_version(cli_without_db: Cli) -> None:
+    result = cli_without_db("--version")
     assert result.exit_code == 0, result.output
     assert result.stdout == f"beliefdb {metadata.version('beliefdb')}\n"
     assert api.version() == metadata.version("beliefdb")
 
 
-def test_help_groups_the_commands_and_offers_completion() -> None:
-    result = runner.invoke(beliefdb.cli.app, ["--help"])
+def test_help_groups_the_commands_and_offers_completion(cli_without_db: Cli) -> None:
+    result = cli_without_db("--help")
     assert result.exit_code == 0, result.output
     text = result.stdout
     panels = ["Memory", "Truth", "Decisions", "Review and repair", "Operations"]
@@ -169,24 +160,24 @@ def test_help_groups_the_commands_and_offers_completion() -> None:
 # --- workspace delete ---------------------------------------------------------------------------
 
 
-def test_workspace_delete_is_refused_while_it_has_data(db_url: str, postgresql: psycopg.Connection[Any],
+def test_workspace_delete_is_refused_while_it_has_data(cli: Cli, db_url: str, postgresql: psycopg.Connection[Any],
                                                        write_doc: Any) -> None:
     doc = write_doc("return-policy.md", POLICY)
-    ok(cli(db_url, "workspace", "create", "full", "--json"))
-    n = len(ok(cli(db_url, "ingest", str(doc), "-w", "full", "--no-embed", "--json"))["accepted"])
-    (ws,) = [UUID(w["id"]) for w in ok(cli(db_url, "workspace", "list", "--json")) if w["name"] == "full"]
+    ok(cli("workspace", "create", "full", "--json"))
+    n = len(ok(cli("ingest", str(doc), "-w", "full", "--no-embed", "--json"))["accepted"])
+    (ws,) = [UUID(w["id"]) for w in ok(cli("workspace", "list", "--json")) if w["name"] == "full"]
     held = rows_of(postgresql, ws)
 
-    refused = cli(db_url, "workspace", "delete", "full")
+    refused = cli("workspace", "delete", "full", expect=None)
     assert refused.exit_code == 1, refused.output
     lines = refused.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("error:") and "--force" in lines[0], refused.stderr
     assert "1 source," in lines[0] and f"{n} beliefs" in lines[0]
-    as_json = cli(db_url, "workspace", "delete", "full", "--json")
+    as_json = cli("workspace", "delete", "full", "--json", expect=None)
     assert as_json.exit_code == 1 and json.loads(as_json.stdout)["error"] == "workspace_not_empty"
     assert "full" in workspace_names(postgresql) and rows_of(postgresql, ws) == held
 
-    gone = ok(cli(db_url, "workspace", "delete", "full", "--force", "--json"))
+    gone = ok(cli("workspace", "delete", "full", "--force", "--json"))
     assert (gone["name"], gone["id"], gone["sources"], gone["beliefs"]) == ("full", str(ws), 1, n)
     assert "full" not in workspace_names(postgresql)
     assert rows_of(postgresql, ws) == 0
@@ -195,30 +186,31 @@ def test_workspace_delete_is_refused_while_it_has_data(db_url: str, postgresql: 
         assert default.audit_verify().ok
 
 
-def test_an_empty_workspace_is_deleted_without_force(db_url: str, postgresql: psycopg.Connection[Any]) -> None:
-    created = ok(cli(db_url, "workspace", "create", "empty", "--json"))
-    result = cli(db_url, "workspace", "delete", "empty")
+def test_an_empty_workspace_is_deleted_without_force(cli: Cli, postgresql: psycopg.Connection[Any]) -> None:
+    created = ok(cli("workspace", "create", "empty", "--json"))
+    result = cli("workspace", "delete", "empty")
     assert result.exit_code == 0, result.output
     assert result.stdout.startswith(f"deleted workspace empty ({created['id']})")
     assert "empty" not in workspace_names(postgresql)
     assert rows_of(postgresql, UUID(created["id"])) == 0
-    missing = cli(db_url, "workspace", "delete", "empty", "--json")
+    missing = cli("workspace", "delete", "empty", "--json", expect=None)
     assert missing.exit_code == 1 and json.loads(missing.stdout)["error"] == "unknown_workspace"
 
 
 # --- the demo cleans up after itself --------------------------------------------------------------
 
 
-def test_the_demo_deletes_its_workspace_unless_kept(db_url: str, postgresql: psycopg.Connection[Any]) -> None:
+@pytest.mark.slow
+def test_the_demo_deletes_its_workspace_unless_kept(cli: Cli, postgresql: psycopg.Connection[Any]) -> None:
     before = workspace_names(postgresql)
-    told = runner.invoke(beliefdb.cli.app, ["demo", "--db", db_url])
+    told = cli("demo")
     assert told.exit_code == 0, told.output
     assert "15 days" in told.stdout and "audit chain ok" in told.stdout
     assert "is deleted again ('beliefdb demo --keep' keeps it to explore)" in told.stdout
     assert "Explore it yourself" not in told.stdout
     assert workspace_names(postgresql) == before
 
-    kept = runner.invoke(beliefdb.cli.app, ["demo", "repair", "--keep", "--db", db_url])
+    kept = cli("demo", "repair", "--keep")
     assert kept.exit_code == 0, kept.output
     (name,) = workspace_names(postgresql) - before
     assert name.startswith("demo-repair-") and f"beliefdb runs --workspace {name}" in kept.stdout

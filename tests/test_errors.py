@@ -13,14 +13,10 @@ from typing import Any
 
 import psycopg
 import pytest
+from conftest import Cli
 from psycopg import sql
 from psycopg.conninfo import make_conninfo
-from typer.testing import CliRunner, Result
-
-import beliefdb.cli
-
-runner = CliRunner()
-Invoke = Callable[..., Result]
+from typer.testing import Result
 
 DOC = "# Return policy\n\nReturns are accepted within 7 days of delivery.\nThe restocking fee is 10%.\n"
 UNREACHABLE = "postgresql://postgres@127.0.0.1:1/x"
@@ -28,17 +24,6 @@ UNREACHABLE = "postgresql://postgres@127.0.0.1:1/x"
 # every table an ingest, a workspace or an audit event writes to
 TABLES = ("workspace", "source", "source_version", "fragment", "node", "belief", "evidence", "justification",
           "justification_antecedent", "relation", "audit_event")
-
-
-@pytest.fixture
-def cli(db_url: str) -> Invoke:
-    def invoke(*args: str, env: dict[str, str | None] | None = None) -> Result:
-        full_env: dict[str, str | None] = {"BELIEFDB_URL": db_url, "BELIEFDB_WORKSPACE": None,
-                                           "BELIEFDB_HOME": None, "BELIEFDB_PRINCIPAL": None}
-        full_env.update(env or {})
-        return runner.invoke(beliefdb.cli.app, list(args), env=full_env)
-
-    return invoke
 
 
 @pytest.fixture
@@ -59,12 +44,10 @@ def snapshot(postgresql: psycopg.Connection[Any]) -> Callable[[], dict[str, int]
 
 
 @pytest.fixture
-def seeded(cli: Invoke, write_doc: Any) -> str:
+def seeded(cli: Cli, write_doc: Any) -> str:
     """One document already ingested, so 'nothing changed' is checked against a non-empty database.
     Returns the id of one of its beliefs."""
-    result = cli("ingest", str(write_doc("seed-policy.md", DOC)), "--json")
-    assert result.exit_code == 0, result.output
-    report = json.loads(result.stdout)
+    report = cli.json("ingest", write_doc("seed-policy.md", DOC))
     assert report["accepted"], report
     return str(report["accepted"][0]["id"])
 
@@ -155,30 +138,29 @@ BAD_FILES = {
 
 
 @pytest.mark.parametrize("case", list(BAD_FILES))
-def test_bad_file_text_mode(case: str, cli: Invoke, seeded: str, snapshot: Any, tmp_path: Path) -> None:
+def test_bad_file_text_mode(case: str, cli: Cli, seeded: str, snapshot: Any, tmp_path: Path) -> None:
     make, _code, words = BAD_FILES[case]
     path = make(tmp_path)
     before = snapshot()
-    result = cli("ingest", str(path))
+    result = cli.fail("ingest", str(path))
     assert_text_error(result, path.name, *words)
     assert snapshot() == before
 
 
 @pytest.mark.parametrize("case", list(BAD_FILES))
-def test_bad_file_json_mode(case: str, cli: Invoke, seeded: str, snapshot: Any, tmp_path: Path) -> None:
+def test_bad_file_json_mode(case: str, cli: Cli, seeded: str, snapshot: Any, tmp_path: Path) -> None:
     make, code, words = BAD_FILES[case]
     path = make(tmp_path)
     before = snapshot()
-    result = cli("ingest", str(path), "--json")
+    result = cli.fail("ingest", str(path), "--json")
     assert_json_error(result, code, path.name, *words)
     assert snapshot() == before
 
 
-def test_bad_file_error_names_the_file_once(cli: Invoke, tmp_path: Path) -> None:
+def test_bad_file_error_names_the_file_once(cli: Cli, tmp_path: Path) -> None:
     """A clear message: the path is said once, not 'x.md: x.md: ...'."""
     path = _binary(tmp_path)
-    result = cli("ingest", str(path))
-    assert result.exit_code != 0
+    result = cli.fail("ingest", str(path))
     assert result.stderr.count(str(path)) == 1, result.stderr
 
 
@@ -207,13 +189,13 @@ def _claims_file(tmp: Path, bad_line: str) -> Path:
 
 @pytest.mark.parametrize("case", list(BAD_CLAIMS))
 @pytest.mark.parametrize("as_json", [False, True], ids=["text", "json"])
-def test_malformed_claims_line_names_the_line(case: str, as_json: bool, cli: Invoke, seeded: str,
+def test_malformed_claims_line_names_the_line(case: str, as_json: bool, cli: Cli, seeded: str,
                                               snapshot: Any, tmp_path: Path, write_doc: Any) -> None:
     bad_line, words = BAD_CLAIMS[case]
     doc = write_doc("policy.md", DOC)
     claims = _claims_file(tmp_path, bad_line)
     before = snapshot()
-    result = cli("ingest", str(doc), "--claims", str(claims), *(["--json"] if as_json else []))
+    result = cli.fail("ingest", str(doc), "--claims", str(claims), *(["--json"] if as_json else []))
     if as_json:
         assert_json_error(result, "invalid_input", "claims.jsonl", "line 3", words)
     else:
@@ -222,7 +204,7 @@ def test_malformed_claims_line_names_the_line(case: str, as_json: bool, cli: Inv
 
 
 @pytest.mark.parametrize("as_json", [False, True], ids=["text", "json"])
-def test_claims_file_missing_or_not_utf8(as_json: bool, cli: Invoke, seeded: str, snapshot: Any,
+def test_claims_file_missing_or_not_utf8(as_json: bool, cli: Cli, seeded: str, snapshot: Any,
                                          tmp_path: Path, write_doc: Any) -> None:
     doc = write_doc("policy.md", DOC)
     latin = tmp_path / "latin.jsonl"
@@ -230,8 +212,8 @@ def test_claims_file_missing_or_not_utf8(as_json: bool, cli: Invoke, seeded: str
                       + b"\n")
     before = snapshot()
     flag = ["--json"] if as_json else []
-    missing = cli("ingest", str(doc), "--claims", str(tmp_path / "nope.jsonl"), *flag)
-    not_utf8 = cli("ingest", str(doc), "--claims", str(latin), *flag)
+    missing = cli.fail("ingest", str(doc), "--claims", str(tmp_path / "nope.jsonl"), *flag)
+    not_utf8 = cli.fail("ingest", str(doc), "--claims", str(latin), *flag)
     if as_json:
         assert_json_error(missing, "not_found", "nope.jsonl")
         assert_json_error(not_utf8, "invalid_input", "latin.jsonl", "UTF-8")
@@ -242,14 +224,14 @@ def test_claims_file_missing_or_not_utf8(as_json: bool, cli: Invoke, seeded: str
 
 
 @pytest.mark.parametrize("as_json", [False, True], ids=["text", "json"])
-def test_options_that_need_one_file_refuse_many(as_json: bool, cli: Invoke, seeded: str, snapshot: Any,
+def test_options_that_need_one_file_refuse_many(as_json: bool, cli: Cli, seeded: str, snapshot: Any,
                                                 write_doc: Any) -> None:
     a, b = write_doc("a.md", DOC), write_doc("b.md", DOC.replace("7", "9"))
     claims = write_doc("claims.jsonl", json.dumps(GOOD_CLAIM) + "\n")
     before = snapshot()
     flag = ["--json"] if as_json else []
     for extra, word in ((["--source", "one"], "--source"), (["--claims", str(claims)], "--claims")):
-        result = cli("ingest", str(a), str(b), *extra, *flag)
+        result = cli.fail("ingest", str(a), str(b), *extra, *flag)
         if as_json:
             assert_json_error(result, "invalid_input", word)
         else:
@@ -267,18 +249,18 @@ def _unknown_prefix(known: str) -> str:
 
 @pytest.mark.parametrize("kind", ["full-uuid", "prefix", "garbage"])
 @pytest.mark.parametrize("as_json", [False, True], ids=["text", "json"])
-def test_unknown_belief_id(kind: str, as_json: bool, cli: Invoke, seeded: str, snapshot: Any) -> None:
+def test_unknown_belief_id(kind: str, as_json: bool, cli: Cli, seeded: str, snapshot: Any) -> None:
     ref = {"full-uuid": str(uuid.uuid4()), "prefix": _unknown_prefix(seeded), "garbage": "not-a-belief"}[kind]
     before = snapshot()
     if as_json:
-        assert_json_error(cli("why", ref, "--json"), "unknown_belief", ref)
+        assert_json_error(cli.fail("why", ref, "--json"), "unknown_belief", ref)
     else:
-        assert_text_error(cli("why", ref), "unknown belief", ref)
+        assert_text_error(cli.fail("why", ref), "unknown belief", ref)
     assert snapshot() == before
 
 
 @pytest.mark.parametrize("as_json", [False, True], ids=["text", "json"])
-def test_ambiguous_prefix(as_json: bool, cli: Invoke, postgresql: psycopg.Connection[Any], snapshot: Any) -> None:
+def test_ambiguous_prefix(as_json: bool, cli: Cli, postgresql: psycopg.Connection[Any], snapshot: Any) -> None:
     # two beliefs whose ids share their first 8 characters, inserted as superuser
     ids = ["abcdef12-0000-4000-8000-000000000001", "abcdef12-0000-4000-8000-000000000002"]
     for i, belief_id in enumerate(ids):
@@ -289,15 +271,13 @@ def test_ambiguous_prefix(as_json: bool, cli: Invoke, postgresql: psycopg.Connec
     postgresql.commit()
     before = snapshot()
     if as_json:
-        assert_json_error(cli("why", "abcdef12", "--json"), "ambiguous_id", "abcdef12", "ambiguous")
+        assert_json_error(cli.fail("why", "abcdef12", "--json"), "ambiguous_id", "abcdef12", "ambiguous")
     else:
-        assert_text_error(cli("why", "abcdef12"), "abcdef12", "ambiguous")
+        assert_text_error(cli.fail("why", "abcdef12"), "abcdef12", "ambiguous")
     assert snapshot() == before
     # the full ids still resolve
     for ref in (ids[1], ids[1].upper()):
-        shown = cli("why", ref, "--json")
-        assert shown.exit_code == 0, shown.output
-        assert json.loads(shown.stdout)["belief"]["id"] == ids[1]
+        assert cli.json("why", ref)["belief"]["id"] == ids[1]
 
 
 # --- unknown workspace --------------------------------------------------------------------------
@@ -312,7 +292,7 @@ WORKSPACE_COMMANDS: dict[str, Callable[[Path, str], list[str]]] = {
 
 @pytest.mark.parametrize("via", ["option", "env"])
 @pytest.mark.parametrize("as_json", [False, True], ids=["text", "json"])
-def test_unknown_workspace(via: str, as_json: bool, cli: Invoke, seeded: str, snapshot: Any,
+def test_unknown_workspace(via: str, as_json: bool, cli: Cli, seeded: str, snapshot: Any,
                            write_doc: Any) -> None:
     doc = write_doc("other.md", DOC.replace("7", "8"))
     flag = ["--json"] if as_json else []
@@ -320,9 +300,9 @@ def test_unknown_workspace(via: str, as_json: bool, cli: Invoke, seeded: str, sn
     for command, make_args in WORKSPACE_COMMANDS.items():
         args = make_args(doc, seeded)
         if via == "option":
-            result = cli(*args, "--workspace", "nowhere", *flag)
+            result = cli.fail(*args, "--workspace", "nowhere", *flag)
         else:
-            result = cli(*args, *flag, env={"BELIEFDB_WORKSPACE": "nowhere"})
+            result = cli.fail(*args, *flag, env={"BELIEFDB_WORKSPACE": "nowhere"})
         try:
             if as_json:
                 assert_json_error(result, "unknown_workspace", "nowhere")
@@ -334,10 +314,10 @@ def test_unknown_workspace(via: str, as_json: bool, cli: Invoke, seeded: str, sn
 
 
 @pytest.mark.parametrize("as_json", [False, True], ids=["text", "json"])
-def test_invalid_workspace_name(as_json: bool, cli: Invoke, snapshot: Any) -> None:
+def test_invalid_workspace_name(as_json: bool, cli: Cli, snapshot: Any) -> None:
     before = snapshot()
     flag = ["--json"] if as_json else []
-    result = cli("workspace", "create", "no spaces allowed", *flag)
+    result = cli.fail("workspace", "create", "no spaces allowed", *flag)
     if as_json:
         assert_json_error(result, "invalid_input", "no spaces allowed")
     else:
@@ -359,12 +339,12 @@ DB_COMMANDS: dict[str, list[str]] = {
 
 
 @pytest.mark.parametrize("command", [*DB_COMMANDS, "demo"])
-def test_unreachable_db_fails_fast_text(command: str, cli: Invoke, snapshot: Any, write_doc: Any) -> None:
+def test_unreachable_db_fails_fast_text(command: str, cli: Cli, snapshot: Any, write_doc: Any) -> None:
     doc = write_doc("policy.md", DOC)
     args = [a.replace("{doc}", str(doc)) for a in DB_COMMANDS.get(command, ["demo"])]
     before = snapshot()
     started = time.monotonic()
-    result = cli(*args, "--db", UNREACHABLE)  # --db wins over BELIEFDB_URL (this test's database)
+    result = cli.fail(*args, "--db", UNREACHABLE)  # --db wins over BELIEFDB_URL (this test's database)
     elapsed = time.monotonic() - started
     line = assert_text_error(result, "connect")
     assert "127.0.0.1" in line
@@ -373,22 +353,21 @@ def test_unreachable_db_fails_fast_text(command: str, cli: Invoke, snapshot: Any
 
 
 @pytest.mark.parametrize("command", list(DB_COMMANDS))
-def test_unreachable_db_fails_fast_json(command: str, cli: Invoke, write_doc: Any) -> None:
+def test_unreachable_db_fails_fast_json(command: str, cli: Cli, write_doc: Any) -> None:
     doc = write_doc("policy.md", DOC)
     args = [a.replace("{doc}", str(doc)) for a in DB_COMMANDS[command]]
     started = time.monotonic()
-    result = runner.invoke(beliefdb.cli.app, [*args, "--json"],
-                           env={"BELIEFDB_URL": UNREACHABLE, "BELIEFDB_WORKSPACE": None})
+    result = cli.fail(*args, "--json", env={"BELIEFDB_URL": UNREACHABLE})
     elapsed = time.monotonic() - started
     assert_json_error(result, "database_unavailable", "connect")
     assert elapsed < 10, f"{command} took {elapsed:.1f}s to give up"
 
 
 @pytest.mark.parametrize("as_json", [False, True], ids=["text", "json"])
-def test_database_that_does_not_exist(as_json: bool, cli: Invoke, db_url: str) -> None:
+def test_database_that_does_not_exist(as_json: bool, cli: Cli, db_url: str) -> None:
     url = make_conninfo(db_url, dbname="beliefdb_no_such_database")
     flag = ["--json"] if as_json else []
-    result = cli("beliefs", "--db", url, *flag)
+    result = cli.fail("beliefs", "--db", url, *flag)
     if as_json:
         assert_json_error(result, "database_unavailable", "beliefdb_no_such_database")
     else:
@@ -409,12 +388,12 @@ def unmigrated_url(db_url: str) -> Any:
                                      ["workspace", "list"], ["workspace", "create", "x"]],
                          ids=lambda c: " ".join(c).replace("{doc}", "doc"))
 @pytest.mark.parametrize("as_json", [False, True], ids=["text", "json"])
-def test_database_without_beliefdb_says_run_migrate(command: list[str], as_json: bool, cli: Invoke,
+def test_database_without_beliefdb_says_run_migrate(command: list[str], as_json: bool, cli: Cli,
                                                     unmigrated_url: str, write_doc: Any) -> None:
     doc = write_doc("policy.md", DOC)
     args = [a.replace("{doc}", str(doc)) for a in command]
     flag = ["--json"] if as_json else []
-    result = cli(*args, "--db", unmigrated_url, *flag)
+    result = cli.fail(*args, "--db", unmigrated_url, *flag)
     if as_json:
         assert_json_error(result, "database_unavailable", "beliefdb migrate")
     else:
@@ -429,21 +408,19 @@ def test_database_without_beliefdb_says_run_migrate(command: list[str], as_json:
 
 @pytest.mark.parametrize(("option", "value"), [("--authority", "bogus"), ("--label", "bogus"),
                                                ("--extractor", "bogus")])
-def test_invalid_choice_is_a_usage_error(option: str, value: str, cli: Invoke, snapshot: Any,
+def test_invalid_choice_is_a_usage_error(option: str, value: str, cli: Cli, snapshot: Any,
                                          write_doc: Any) -> None:
     doc = write_doc("policy.md", DOC)
     before = snapshot()
-    result = cli("ingest", str(doc), option, value)
-    assert result.exit_code == 2, result.output
+    result = cli("ingest", str(doc), option, value, expect=2)
     assert option in result.stderr and value in result.stderr
     assert result.stdout == ""
     assert snapshot() == before
 
 
-def test_ingest_without_files_is_a_usage_error(cli: Invoke, snapshot: Any) -> None:
+def test_ingest_without_files_is_a_usage_error(cli: Cli, snapshot: Any) -> None:
     before = snapshot()
-    result = cli("ingest")
-    assert result.exit_code == 2, result.output
+    result = cli("ingest", expect=2)
     assert "Missing argument" in result.stderr
     assert snapshot() == before
 
@@ -460,13 +437,12 @@ def _sources(postgresql: psycopg.Connection[Any]) -> dict[str, int]:
     return {name: int(n) for name, n in rows}
 
 
-def test_one_bad_file_among_many_text(cli: Invoke, write_doc: Any, tmp_path: Path,
+def test_one_bad_file_among_many_text(cli: Cli, write_doc: Any, tmp_path: Path,
                                       postgresql: psycopg.Connection[Any]) -> None:
     good1 = write_doc("good1.md", "The fee of plan1 is 1 euro.\n")
     good2 = write_doc("good2.md", "The fee of plan2 is 2 euros.\n")
     missing = tmp_path / "missing.md"
-    result = cli("ingest", str(good1), str(missing), str(good2))
-    assert result.exit_code != 0
+    result = cli.fail("ingest", str(good1), str(missing), str(good2))
     failures = [line for line in result.stderr.splitlines() if "missing.md" in line]
     assert len(failures) == 1, result.stderr
     assert failures[0].startswith("error:"), failures[0]
@@ -478,21 +454,18 @@ def test_one_bad_file_among_many_text(cli: Invoke, write_doc: Any, tmp_path: Pat
 
     # fixing the bad file and running again ingests it; the others are unchanged no-ops
     missing.write_text("The fee of plan3 is 3 euros.\n", encoding="utf-8")
-    again = cli("ingest", str(good1), str(missing), str(good2), "--json")
-    assert again.exit_code == 0, again.output
-    reports = json.loads(again.stdout)
+    reports = cli.json("ingest", str(good1), str(missing), str(good2))
     assert [(r["source"], r["new_version"]) for r in reports] == [
         ("good1.md", False), ("missing.md", True), ("good2.md", False)]
     assert _sources(postgresql) == {"good1.md": 1, "good2.md": 1, "missing.md": 1}
 
 
-def test_one_bad_file_among_many_json(cli: Invoke, write_doc: Any, tmp_path: Path,
+def test_one_bad_file_among_many_json(cli: Cli, write_doc: Any, tmp_path: Path,
                                       postgresql: psycopg.Connection[Any]) -> None:
     good1 = write_doc("good1.md", "The fee of plan1 is 1 euro.\n")
     good2 = write_doc("good2.md", "The fee of plan2 is 2 euros.\n")
     missing = tmp_path / "missing.md"
-    result = cli("ingest", str(good1), str(missing), str(good2), "--json")
-    assert result.exit_code != 0
+    result = cli.fail("ingest", str(good1), str(missing), str(good2), "--json")
     out = json.loads(result.stdout)
     assert isinstance(out, list) and len(out) == 3, out
     assert out[0]["source"] == "good1.md" and out[2]["source"] == "good2.md"
@@ -500,13 +473,12 @@ def test_one_bad_file_among_many_json(cli: Invoke, write_doc: Any, tmp_path: Pat
     assert _sources(postgresql) == {"good1.md": 1, "good2.md": 1}
 
 
-def test_bad_files_among_many_with_progress_bar(cli: Invoke, write_doc: Any, tmp_path: Path,
+def test_bad_files_among_many_with_progress_bar(cli: Cli, write_doc: Any, tmp_path: Path,
                                                 postgresql: psycopg.Connection[Any]) -> None:
     goods = [write_doc(f"good{i}.md", f"The fee of plan{i} is {i} euros.\n") for i in range(3)]
     binary = _binary(tmp_path)
     missing = tmp_path / "missing.md"
-    result = cli("ingest", str(goods[0]), str(binary), str(goods[1]), str(missing), str(goods[2]))
-    assert result.exit_code != 0
+    result = cli.fail("ingest", str(goods[0]), str(binary), str(goods[1]), str(missing), str(goods[2]))
     for bad, word in ((binary, "binary"), (missing, "no such file")):
         lines = [line for line in result.stderr.splitlines() if bad.name in line]
         assert len(lines) == 1 and word in lines[0], result.stderr

@@ -4,18 +4,14 @@ merges only claims with the same valid time."""
 
 from __future__ import annotations
 
-import json
 from datetime import UTC, datetime
 from typing import Any
 
 import psycopg
-from conftest import url_at
-from typer.testing import CliRunner
+from conftest import Cli, url_at
 
 import beliefdb
-import beliefdb.cli
 
-runner = CliRunner()
 QUOTE = "Returns are accepted within 7 days of delivery."
 TEXT = f"Holiday policy. {QUOTE}\n"
 
@@ -32,7 +28,7 @@ def status(db: beliefdb.BeliefDB, belief: Any) -> str:
     return b.status
 
 
-def test_a_decision_on_an_expired_belief_does_not_hold(bdb: beliefdb.BeliefDB) -> None:
+def test_a_decision_on_an_expired_belief_does_not_hold(cli: Cli, bdb: beliefdb.BeliefDB) -> None:
     (seven,) = remember(bdb, valid_from="2025-11-01T00:00:00Z", valid_to="2026-01-15T00:00:00Z").accepted
     assert status(bdb, seven.id) == "expired"
     decided = bdb.decide("Refuse the return of order 1042", because=[seven.id])
@@ -40,8 +36,7 @@ def test_a_decision_on_an_expired_belief_does_not_hold(bdb: beliefdb.BeliefDB) -
     (d,) = bdb.decisions()
     assert d.holds is False
     assert bdb.beliefs() == []
-    listed = runner.invoke(beliefdb.cli.app, ["beliefs", "--all", "--db", bdb.database.url])
-    assert listed.exit_code == 0, listed.output
+    listed = cli("beliefs", "--all")
     assert "[expired]" in listed.stdout and "[current]" not in listed.stdout
 
 
@@ -70,15 +65,11 @@ def test_expiry_happens_without_anyone_touching_the_belief(db_url: str,
         assert [(b.id, b.status) for b in now.beliefs(as_of=then)] == [(seven.id, "current")]
 
 
-def test_the_expire_command_and_function(db_url: str) -> None:
+def test_the_expire_command_and_function(cli: Cli, db_url: str) -> None:
     with beliefdb.connect(url_at(db_url, "2026-01-10T00:00:00Z")) as january:
         (seven,) = remember(january, valid_to="2026-02-01T00:00:00Z").accepted
-    env = {"BELIEFDB_WORKSPACE": None, "BELIEFDB_PRINCIPAL": None}
     # nothing has expired yet at the fixed clock of January
-    early = runner.invoke(beliefdb.cli.app, ["expire", "--json", "--db", url_at(db_url, "2026-01-20T00:00:00Z")],
-                          env=env)
-    assert early.exit_code == 0, early.output
-    assert json.loads(early.stdout)["expired"] == 0
+    assert cli.json("expire", "--db", url_at(db_url, "2026-01-20T00:00:00Z"))["expired"] == 0
     # a scheduler calls the function itself (here in a session that does nothing else first)
     with psycopg.connect(url_at(db_url, "2026-03-01T00:00:00Z"), autocommit=True) as conn:
         conn.execute("select set_config('beliefdb.workspace_id', id::text, false) from beliefdb.workspace "
@@ -86,8 +77,7 @@ def test_the_expire_command_and_function(db_url: str) -> None:
         conn.execute("set role beliefdb_app")
         (report,) = conn.execute("select beliefdb.expire()").fetchone() or (None,)
     assert report["expired"] == 1 and report["beliefs"] == [str(seven.id)]
-    again = runner.invoke(beliefdb.cli.app, ["expire", "--db", url_at(db_url, "2026-03-02T00:00:00Z")], env=env)
-    assert again.exit_code == 0, again.output
+    again = cli("expire", "--db", url_at(db_url, "2026-03-02T00:00:00Z"))
     assert again.stdout.startswith("expired: 0 belief(s)")
 
 

@@ -307,6 +307,7 @@ def test_headline_sentence_is_found_anywhere_in_random_surroundings() -> None:
         assert (hits[0].start, hits[0].end) == (text.index(sentence), text.index(sentence) + len(sentence))
 
 
+@pytest.mark.slow
 def test_one_megabyte_is_split_and_extracted_in_linear_time() -> None:
     n = 1_000_000
     for text in ["." * n + "x", "a" + " " * n + "b", "# a" + " " * n + "b", "?!" * (n // 2) + "x",

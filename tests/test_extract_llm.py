@@ -10,7 +10,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -18,11 +18,10 @@ from typing import Any
 
 import psycopg
 import pytest
+from conftest import Cli
 from psycopg import sql
-from typer.testing import CliRunner, Result
 
 import beliefdb
-import beliefdb.cli
 from beliefdb import errors
 from beliefdb.cli_common import ExtractorName
 from beliefdb.extract import EXTRACTORS, KINDS, get_extractor
@@ -42,8 +41,6 @@ INVENTED = {"statement": "Refunds are issued within 3 business days.", "subject"
             "attribute": "delay", "value": "3 business days", "quote": "Refunds are issued within 3 business days.",
             "kind": "policy", "scope": []}
 TABLES = ("source", "source_version", "fragment", "belief", "evidence")
-
-runner = CliRunner()
 
 
 def answer(*beliefs: dict[str, Any]) -> str:
@@ -130,6 +127,12 @@ class ChatServer:
     def url(self) -> str:
         return f"http://127.0.0.1:{self.server.server_address[1]}/v1"
 
+    @property
+    def env(self) -> dict[str, str]:
+        """The settings that point the llm extractor at this server (the ``llm`` fixture sets them in
+        this process; a ``cli`` call is given them explicitly)."""
+        return {"BELIEFDB_LLM_URL": self.url, "BELIEFDB_LLM_MODEL": "test-model", "BELIEFDB_LLM_BACKOFF": "0.001"}
+
     def answers(self, *replies: Reply | str) -> None:
         self.script = [r if isinstance(r, Reply) else Reply(r) for r in replies]
 
@@ -142,9 +145,8 @@ class ChatServer:
 @pytest.fixture
 def llm(monkeypatch: pytest.MonkeyPatch) -> Iterator[ChatServer]:
     server = ChatServer()
-    monkeypatch.setenv("BELIEFDB_LLM_URL", server.url)
-    monkeypatch.setenv("BELIEFDB_LLM_MODEL", "test-model")
-    monkeypatch.setenv("BELIEFDB_LLM_BACKOFF", "0.001")
+    for name, value in server.env.items():
+        monkeypatch.setenv(name, value)
     for name in ("BELIEFDB_LLM_API_KEY", "BELIEFDB_LLM_TIMEOUT", "BELIEFDB_LLM_RETRIES",
                  "BELIEFDB_LLM_HTTP_RETRIES", "BELIEFDB_LLM_CHUNK_CHARS"):
         monkeypatch.delenv(name, raising=False)
@@ -157,15 +159,6 @@ def llm(monkeypatch: pytest.MonkeyPatch) -> Iterator[ChatServer]:
 @pytest.fixture
 def no_endpoint(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("BELIEFDB_LLM_URL", raising=False)
-
-
-@pytest.fixture
-def cli(db_url: str) -> Callable[..., Result]:
-    def invoke(*args: str) -> Result:
-        return runner.invoke(beliefdb.cli.app, [*args, "--db", db_url],
-                             env={"BELIEFDB_WORKSPACE": None, "BELIEFDB_HOME": None, "BELIEFDB_PRINCIPAL": None})
-
-    return invoke
 
 
 def counts(conn: psycopg.Connection[Any]) -> dict[str, int]:
@@ -313,21 +306,18 @@ def test_paraphrased_and_invented_quotes_are_rejected_counted_and_not_stored(
     assert counts(postgresql)["belief"] == 1 and counts(postgresql)["evidence"] == 1
 
 
-def test_rejections_show_in_the_cli_report(llm: ChatServer, cli: Callable[..., Result], tmp_path: Path) -> None:
+def test_rejections_show_in_the_cli_report(llm: ChatServer, cli: Cli, tmp_path: Path) -> None:
     llm.answers(answer(WINDOW, PARAPHRASED, INVENTED))
     doc = tmp_path / "return-policy.md"
     doc.write_text(DOC, encoding="utf-8")
-    result = cli("ingest", str(doc), "--extractor", "llm", "--json")
-    assert result.exit_code == 0, result.output
-    report = json.loads(result.stdout)
+    report = cli.json("ingest", str(doc), "--extractor", "llm", env=llm.env)
     assert [a["quote"] for a in report["accepted"]] == [Q7]
     assert sorted(r["quote"] for r in report["rejected"]) == sorted([PARAPHRASED["quote"], INVENTED["quote"]])
     assert all(r["reason"] == "quote is not in the source text" for r in report["rejected"])
 
     llm.answers(answer(WINDOW, INVENTED))
     doc.write_text(DOC + "\nExchanges are free.\n", encoding="utf-8")
-    result = cli("ingest", str(doc), "--extractor", "llm")
-    assert result.exit_code == 0, result.output
+    result = cli("ingest", str(doc), "--extractor", "llm", env=llm.env)
     assert f'✗ rejected "{INVENTED["quote"]}": quote is not in the source text' in result.stdout
 
 
@@ -365,7 +355,7 @@ def test_a_timeout_is_retried(llm: ChatServer) -> None:
 
 
 def test_always_500_is_a_clear_error_and_nothing_is_written(
-        llm: ChatServer, bdb: beliefdb.BeliefDB, cli: Callable[..., Result], tmp_path: Path,
+        llm: ChatServer, bdb: beliefdb.BeliefDB, cli: Cli, tmp_path: Path,
         postgresql: psycopg.Connection[Any]) -> None:
     llm.answers(Reply(status=500))
     with pytest.raises(errors.ExtractorUnavailable, match=r"failed after 4 attempts: HTTP 500"):
@@ -375,14 +365,12 @@ def test_always_500_is_a_clear_error_and_nothing_is_written(
 
     doc = tmp_path / "return-policy.md"
     doc.write_text(DOC, encoding="utf-8")
-    result = cli("ingest", str(doc), "--extractor", "llm")
-    assert result.exit_code == 1, result.output
+    result = cli("ingest", str(doc), "--extractor", "llm", env=llm.env, expect=1)
     assert result.stdout.strip() == ""
     lines = [line for line in result.stderr.splitlines() if line.strip()]
     assert len(lines) == 1 and lines[0].startswith("error: the llm endpoint "), result.stderr
     assert "HTTP 500" in lines[0] and "Traceback" not in result.output
-    result = cli("ingest", str(doc), "--extractor", "llm", "--json")
-    assert result.exit_code == 1 and json.loads(result.stdout)["error"] == "extractor_unavailable"
+    assert cli.json("ingest", str(doc), "--extractor", "llm", env=llm.env, expect=1)["error"] == "extractor_unavailable"
     assert counts(postgresql) == dict.fromkeys(TABLES, 0)
 
 
@@ -439,11 +427,10 @@ def test_an_oversized_paragraph_is_cut_at_lines() -> None:
 
 # --- configuration -----------------------------------------------------------------------------------
 
-def test_registered_and_the_rule_extractor_stays_the_default(no_endpoint: None) -> None:
+def test_registered_and_the_rule_extractor_stays_the_default(no_endpoint: None, cli_without_db: Cli) -> None:
     assert EXTRACTORS["llm"] is LLMExtractor and ExtractorName("llm") is ExtractorName.llm
     get_extractor("rules")  # importing and using other extractors needs no endpoint
-    result = runner.invoke(beliefdb.cli.app, ["ingest", "--help"])
-    assert result.exit_code == 0, result.output
+    result = cli_without_db("ingest", "--help")
     assert "BELIEFDB_LLM_URL" in result.output
 
 
@@ -460,18 +447,16 @@ def test_no_endpoint_is_a_clear_error(no_endpoint: None, bdb: beliefdb.BeliefDB,
 
 
 def test_no_endpoint_through_the_cli_exits_with_one_error_line(
-        no_endpoint: None, cli: Callable[..., Result], tmp_path: Path, postgresql: psycopg.Connection[Any]) -> None:
+        no_endpoint: None, cli: Cli, tmp_path: Path, postgresql: psycopg.Connection[Any]) -> None:
     doc = tmp_path / "return-policy.md"
     doc.write_text(DOC, encoding="utf-8")
-    result = cli("ingest", str(doc), "--extractor", "llm")
-    assert result.exit_code != 0, result.output
+    result = cli.fail("ingest", str(doc), "--extractor", "llm")
     assert result.stdout.strip() == ""
     lines = [line for line in result.stderr.splitlines() if line.strip()]
     assert len(lines) == 1, result.stderr
     assert lines[0].startswith("error: the llm extractor needs an OpenAI-compatible endpoint: set BELIEFDB_LLM_URL")
     assert counts(postgresql) == dict.fromkeys(TABLES, 0)
-    result = cli("ingest", str(doc))  # the default still works without any LLM settings
-    assert result.exit_code == 0, result.output
+    cli("ingest", str(doc))  # the default still works without any LLM settings
 
 
 @pytest.mark.parametrize(("name", "value", "says"), [

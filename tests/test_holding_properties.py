@@ -28,6 +28,7 @@ from typing import Any
 
 import hypothesis.strategies as st
 import psycopg
+import pytest
 from hypothesis import HealthCheck, example, given, settings
 
 from beliefdb.workspaces import create_workspace
@@ -290,6 +291,7 @@ LEAVES = Graph(premises=2, beliefs=5, justifications=((2, (0,)), (3, (2,)), (4, 
 
 # The database fixture is per test, not per example: each example builds its graph in a workspace of
 # its own, so examples never see each other's nodes and sharing the function-scoped fixture is safe.
+@pytest.mark.slow
 @settings(max_examples=30, deadline=None, database=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(g=graphs())
@@ -305,6 +307,7 @@ def test_holding_is_the_least_fixpoint(postgresql: psycopg.Connection[Any], db_u
 
 
 # Same reason as above for sharing the function-scoped fixture across examples.
+@pytest.mark.slow
 @settings(max_examples=30, deadline=None, database=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(g=graphs(), data=st.data())
@@ -331,6 +334,7 @@ def test_propagating_from_one_change_equals_recomputing_everything(
 
 
 # Same reason as above for sharing the function-scoped fixture across examples.
+@pytest.mark.slow
 @settings(max_examples=30, deadline=None, database=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(g=graphs(), data=st.data())

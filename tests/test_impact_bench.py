@@ -10,12 +10,15 @@ import json
 import sys
 from pathlib import Path
 
+import pytest
+
 BENCH = Path(__file__).resolve().parent.parent / "bench"
 sys.path.insert(0, str(BENCH))
 
 import impact as bench_impact  # noqa: E402
 
 
+@pytest.mark.slow
 def test_impact_benchmark_runs_small(db_url: str) -> None:
     out = io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):

@@ -3,20 +3,16 @@ forgetting that leaves no trace (rule 14), provenance labels."""
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import psycopg
 import pytest
-from conftest import url_at
+from conftest import Cli, url_at
 from psycopg import sql
-from typer.testing import CliRunner
 
 import beliefdb
-import beliefdb.cli
 from beliefdb import errors, lifecycle
 
-runner = CliRunner()
 POLICY = "# Return policy\nReturns are accepted within 7 days of delivery.\n"
 SECRET = "The vault combination is 31-07-1977 by order of Quillfeather."
 
@@ -70,7 +66,7 @@ def _at(day: str) -> Any:
     return datetime.fromisoformat(day + "T00:00:00+00:00")
 
 
-def test_recompute_applies_a_dba_policy_change_in_one_statement(bdb: beliefdb.BeliefDB,
+def test_recompute_applies_a_dba_policy_change_in_one_statement(cli: Cli, bdb: beliefdb.BeliefDB,
                                                                  postgresql: psycopg.Connection[Any]) -> None:
     bdb.ingest_text(POLICY, source="return-policy.md", authority="official")
     bdb.ingest_text("The restocking fee is 10%.\n", source="fees.md", authority="internal")
@@ -78,26 +74,21 @@ def test_recompute_applies_a_dba_policy_change_in_one_statement(bdb: beliefdb.Be
                        "where factor = 'authority' and key = 'official'")
     postgresql.commit()
     assert confidence(bdb, "7 days") == 0.9  # stored until recomputed
-    result = runner.invoke(beliefdb.cli.app, ["recompute", "--json", "--db", bdb.database.url])
-    assert result.exit_code == 0, result.output
-    report = json.loads(result.stdout)
+    report = cli.json("recompute")
     assert (report["beliefs"], report["changed"]) == (2, 1)
     assert confidence(bdb, "7 days") == 0.6 and confidence(bdb, "10%") == 0.8
     events = postgresql.execute("select action from beliefdb.audit_event order by seq desc limit 1").fetchall()
     assert events == [("recompute",)]
 
 
-def test_outcomes_are_recorded_audited_and_shown_by_why(bdb: beliefdb.BeliefDB,
+def test_outcomes_are_recorded_audited_and_shown_by_why(cli: Cli, bdb: beliefdb.BeliefDB,
                                                          postgresql: psycopg.Connection[Any]) -> None:
     report = bdb.ingest_text(POLICY, source="return-policy.md", authority="official")
     belief = report.accepted[0].id
     decision = bdb.decide("Refuse the return of order 1042", because=[belief])
     action = bdb.act(decision.id, "Email the customer a refusal")
     lifecycle.record_outcome(bdb.database, decision.id, "disputed", "the customer escalated")
-    result = runner.invoke(beliefdb.cli.app, ["outcome", str(action.id)[:8], "rolled_back", "--json",
-                                              "--db", bdb.database.url])
-    assert result.exit_code == 0, result.output
-    assert json.loads(result.stdout)["kind"] == "action"
+    assert cli.json("outcome", str(action.id)[:8], "rolled_back")["kind"] == "action"
     (built,) = bdb.why(belief).built_on
     assert built.outcome is not None and built.outcome["outcome"] == "disputed"
     assert built.outcome["note"] == "the customer escalated"
@@ -109,8 +100,7 @@ def test_outcomes_are_recorded_audited_and_shown_by_why(bdb: beliefdb.BeliefDB,
         lifecycle.record_outcome(bdb.database, decision.id, "great")
     with pytest.raises(errors.NotFound):
         lifecycle.record_outcome(bdb.database, belief, "failed")  # a belief has no outcome
-    text = runner.invoke(beliefdb.cli.app, ["why", str(belief), "--db", bdb.database.url])
-    assert text.exit_code == 0, text.output
+    text = cli("why", str(belief))
     assert "outcome disputed" in text.stdout and "outcome rolled_back" in text.stdout
 
 
@@ -136,7 +126,8 @@ def _columns_with(conn: psycopg.Connection[Any], needle: str) -> list[tuple[str,
     return found
 
 
-def test_forgetting_a_source_leaves_no_trace(bdb: beliefdb.BeliefDB, postgresql: psycopg.Connection[Any]) -> None:
+def test_forgetting_a_source_leaves_no_trace(cli: Cli, bdb: beliefdb.BeliefDB,
+                                             postgresql: psycopg.Connection[Any]) -> None:
     report = bdb.ingest_text(f"Vault notes\n{SECRET}\nThe vault opening time is 9 am.\n", source="vault-notes.md",
                              authority="internal")
     # the opening hour is also in another document: it is corroborated there, and survives
@@ -153,10 +144,7 @@ def test_forgetting_a_source_leaves_no_trace(bdb: beliefdb.BeliefDB, postgresql:
     assert preview["preview"] and preview["versions"] == 1 and preview["would_flag"] == [str(decision.id)]
     assert ("source_version", "content") in _columns_with(postgresql, "Quillfeather")  # nothing written
 
-    result = runner.invoke(beliefdb.cli.app, ["forget", "--source", "vault-notes.md", "--json",
-                                              "--db", bdb.database.url])
-    assert result.exit_code == 0, result.output
-    done = json.loads(result.stdout)
+    done = cli.json("forget", "--source", "vault-notes.md")
     assert done["flagged"] == [str(decision.id)] and done["beliefs"] >= 2
     assert _columns_with(postgresql, "Quillfeather") == []
     assert _columns_with(postgresql, "31-07-1977") == []
@@ -168,7 +156,7 @@ def test_forgetting_a_source_leaves_no_trace(bdb: beliefdb.BeliefDB, postgresql:
     assert all("31-07-1977" not in a.belief.value for a in bdb.ask("what is the vault combination?").beliefs)
 
 
-def test_forget_a_subject_or_belief_and_bad_input(bdb: beliefdb.BeliefDB) -> None:
+def test_forget_a_subject_or_belief_and_bad_input(cli: Cli, bdb: beliefdb.BeliefDB) -> None:
     bdb.remember("Customer 42 prefers email.", "customer_42", "channel", "email", "please email me",
                  source="chat-42", text="Hi, please email me.")
     bdb.remember("Customer 7 prefers phone.", "customer_7", "channel", "phone", "call me",
@@ -182,23 +170,18 @@ def test_forget_a_subject_or_belief_and_bad_input(bdb: beliefdb.BeliefDB) -> Non
         lifecycle.forget(bdb.database, subject="nobody")
     with pytest.raises(errors.NotFound):
         lifecycle.forget(bdb.database, source="nowhere.md")
-    result = runner.invoke(beliefdb.cli.app, ["forget", "--db", bdb.database.url])
-    assert result.exit_code == 1 and result.stderr.startswith("error: forget exactly one")
+    result = cli("forget", expect=1)
+    assert result.stderr.startswith("error: forget exactly one")
 
 
-def test_provenance_labels_show_in_lists_and_why(bdb: beliefdb.BeliefDB) -> None:
+def test_provenance_labels_show_in_lists_and_why(cli: Cli, bdb: beliefdb.BeliefDB) -> None:
     bdb.ingest_text("The loyalty tier of customer 9 is gold.\n", source="fixture.md", label="fixture")
     assert bdb.beliefs() == []  # production answers never show fixture material
     (b,) = bdb.beliefs(include_fixtures=True)
     assert b.provenance == "fixture"
-    listed = runner.invoke(beliefdb.cli.app, ["beliefs", "--db", bdb.database.url])
-    assert listed.exit_code == 0, listed.output
-    assert listed.stdout.strip() == "(no beliefs)"
-    listed = runner.invoke(beliefdb.cli.app, ["beliefs", "--include-fixtures", "--db", bdb.database.url])
-    assert listed.exit_code == 0, listed.output
-    assert "(fixture, not production history)" in listed.stdout
-    refused = runner.invoke(beliefdb.cli.app, ["why", str(b.id), "--db", bdb.database.url])
-    assert refused.exit_code == 1 and "fixture material, not production history" in refused.stderr
-    why = runner.invoke(beliefdb.cli.app, ["why", str(b.id), "--include-fixtures", "--db", bdb.database.url])
-    assert why.exit_code == 0, why.output
+    assert cli("beliefs").stdout.strip() == "(no beliefs)"
+    assert "(fixture, not production history)" in cli("beliefs", "--include-fixtures").stdout
+    refused = cli("why", str(b.id), expect=1)
+    assert "fixture material, not production history" in refused.stderr
+    why = cli("why", str(b.id), "--include-fixtures")
     assert "provenance fixture  ⚠ not production history" in why.stdout

@@ -469,6 +469,7 @@ def mismatch(model: dict[str, Any], db: dict[str, Any]) -> str:
     return "\n".join(out)
 
 
+@pytest.mark.slow
 def test_the_database_follows_the_model(db_url: str, request: pytest.FixtureRequest) -> None:
     profile = request.config.getoption("hypothesis_profile", None)
     run_state_machine_as_test(lambda: Machine(db_url), settings=model_settings(profile))

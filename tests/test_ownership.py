@@ -12,19 +12,17 @@ from uuid import UUID
 
 import psycopg
 import pytest
+from conftest import Cli
 from psycopg import errors as pg_errors
 from psycopg import sql
 from psycopg.conninfo import make_conninfo
 from psycopg.types.json import Jsonb
-from typer.testing import CliRunner
 
 import beliefdb
-import beliefdb.cli
 from beliefdb import errors, lifecycle
 from beliefdb.workspaces import create_workspace
 
 QUOTE = "Returns are accepted within 7 days of delivery."
-runner = CliRunner()
 
 
 @pytest.fixture
@@ -278,6 +276,7 @@ def test_another_principal_adds_evidence(db_url: str, bob: beliefdb.BeliefDB, wi
 
 # --- every other way of changing someone else's belief ------------------------------------------
 
+@pytest.mark.slow
 def test_other_routes_to_someone_elses_belief_are_refused(db_url: str, alice: beliefdb.BeliefDB,
                                                           bob: beliefdb.BeliefDB, window: UUID) -> None:
     """Deleting it from a trace, naming it faulty in a repair, forgetting it, retracting or
@@ -451,23 +450,16 @@ def test_functions_with_owner_rights_stay_in_the_bound_workspace(name: str, db_u
 
 # --- CLI -----------------------------------------------------------------------------------------
 
-def test_cli_correct_as_another_principal_proposes(db_url: str, window: UUID) -> None:
-    env = {"BELIEFDB_URL": db_url, "BELIEFDB_WORKSPACE": None, "BELIEFDB_HOME": None, "BELIEFDB_PRINCIPAL": None,
-           "BELIEFDB_REVIEWER": None}
-    result = runner.invoke(beliefdb.cli.app, ["correct", str(window), "Returns within 30 days.", "--value", "30 days",
-                                              "--reviewer", "bo", "--apply", "--expect-revision", "1",
-                                              "--as", "bob", "--json"], env=env)
-    assert result.exit_code == 0, result.output
+def test_cli_correct_as_another_principal_proposes(cli: Cli, db_url: str, window: UUID) -> None:
+    result = cli("correct", str(window), "Returns within 30 days.", "--value", "30 days", "--reviewer", "bo",
+                 "--apply", "--expect-revision", "1", "--as", "bob", "--json")
     out = json.loads(result.output)
     assert out["proposed"] is True and out["owner"] == "alice"
-    listed = runner.invoke(beliefdb.cli.app, ["review", "list"], env=env)
-    assert listed.exit_code == 0, listed.output
+    listed = cli("review", "list")
     assert "correction_proposed" in listed.output and "bob proposes" in listed.output
-    denied = runner.invoke(beliefdb.cli.app, ["review", "approve", out["review_item"][:8], "--as", "bob"], env=env)
-    assert denied.exit_code != 0 and "owned by alice" in denied.output
+    denied = cli.fail("review", "approve", out["review_item"][:8], "--as", "bob")
+    assert "owned by alice" in denied.output
     assert len(denied.output.strip().splitlines()) == 1
-    approved = runner.invoke(beliefdb.cli.app, ["review", "approve", out["review_item"][:8], "--as", "alice"],
-                             env=env)
-    assert approved.exit_code == 0, approved.output
+    approved = cli("review", "approve", out["review_item"][:8], "--as", "alice")
     assert "correction_proposed" in approved.output and "applied: replacement" in approved.output
     assert status_of(db_url, window)[0] == "superseded"

@@ -57,6 +57,7 @@ def test_ground_truth_taint_explains_every_wrong_memory() -> None:
         assert not bad & benign
 
 
+@pytest.mark.slow
 def test_benchmark_runs_all_methods(db_url: str) -> None:
     out = io.StringIO()
     with contextlib.redirect_stdout(out):

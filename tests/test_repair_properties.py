@@ -41,6 +41,7 @@ from uuid import UUID
 
 import hypothesis.strategies as st
 import psycopg
+import pytest
 from hypothesis import HealthCheck, event, example, given, settings
 
 import beliefdb
@@ -473,6 +474,7 @@ def test_the_reference_itself() -> None:
 # of its own, so examples never see each other's nodes and sharing the function-scoped fixture is safe.
 
 
+@pytest.mark.slow
 @settings(max_examples=35, deadline=None, database=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(t=traces())
@@ -496,6 +498,7 @@ def test_plan_equals_the_reference(postgresql: psycopg.Connection[Any], db_url: 
         check_stored(postgresql, r, holding(t, frozenset()), t)
 
 
+@pytest.mark.slow
 @settings(max_examples=12, deadline=None, database=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(t=traces(), independent_evidence=st.booleans())

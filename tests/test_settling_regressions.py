@@ -43,6 +43,7 @@ def test_beliefs_current_again_are_settled_by_rule_8(bdb: beliefdb.BeliefDB) -> 
     assert [b.value for b in bdb.beliefs(subject="return_policy")] == ["10 days"]
 
 
+@pytest.mark.slow
 def test_a_correction_waits_for_another_writer_instead_of_deadlocking(bdb: beliefdb.BeliefDB, db_url: str) -> None:
     belief = _claim(bdb, "s1", "Returns within 7 days.", "7 days", "internal")
     revision = bdb.preview_correction(belief).revision
@@ -85,6 +86,7 @@ def test_derived_confidence_follows_its_sources_through_a_chain(bdb: beliefdb.Be
     assert confidence[first.id] == confidence[sky] and confidence[second.id] == confidence[sky]
 
 
+@pytest.mark.slow
 def test_a_long_product_of_confidences_is_small_not_an_error(bdb: beliefdb.BeliefDB) -> None:
     """A belief derived from a hundred unverified ones (0.3 each) has confidence 0.3**100, below
     what a real can hold: it is floored at 1e-9 instead of failing every statement that computes
@@ -100,6 +102,7 @@ def test_a_long_product_of_confidences_is_small_not_an_error(bdb: beliefdb.Belie
     assert {f.factor: f.weight for f in bdb.why(derived.id).confidence}["derived"] == pytest.approx(1e-9)
 
 
+@pytest.mark.slow
 def test_a_belief_without_sources_keeps_no_confidence(bdb: beliefdb.BeliefDB) -> None:
     """No source is no product: a belief whose only source was retracted has confidence 0, through a
     recompute of everything (the floor on products must not turn an empty product into one). An

@@ -8,13 +8,11 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from typer.testing import CliRunner
+from conftest import Cli
 
 import beliefdb
-import beliefdb.cli
 from beliefdb import errors, render
 
-runner = CliRunner()
 FINANCE = "Refunds above 500 euros need a manager's approval.\n"
 FINANCE2 = "Refunds above 5000 euros need a manager's approval.\n"
 
@@ -113,13 +111,14 @@ def test_another_principals_retraction_is_a_proposal(alice: beliefdb.BeliefDB, b
     assert [i for i in alice.review_items() if i.kind == "retraction_proposed"] == []
 
 
-def test_the_ingest_message_names_the_real_cause(alice: beliefdb.BeliefDB, bob: beliefdb.BeliefDB) -> None:
+def test_the_ingest_message_names_the_real_cause(cli_without_db: Cli, alice: beliefdb.BeliefDB,
+                                                 bob: beliefdb.BeliefDB) -> None:
     ingest(alice, FINANCE, "500 euros", authority="internal")
     # bob's own source, stronger and later: rule 8 prefers it, but the loser is alice's
     report = ingest(bob, FINANCE2, "5000 euros", source="bob-notes.md", authority="official")
     (conflict,) = report.conflicts
     assert "belongs to alice, who must choose" in conflict.reason
-    text = runner.invoke(beliefdb.cli.app, ["ingest", "--help"]).stdout
+    text = cli_without_db("ingest", "--help").stdout
     assert "proposed to the owner" in text
     rendered = render.ingest_report(report)
     assert "belongs to alice, who must choose" in rendered and "equal authority" not in rendered

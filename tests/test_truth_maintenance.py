@@ -429,6 +429,7 @@ def test_retracting_the_newest_version_puts_the_previous_back_in_force(bdb: beli
 # rule 3: supersession
 
 
+@pytest.mark.slow
 def test_superseded_belief_is_current_again_when_its_superseder_stops_holding(bdb: beliefdb.BeliefDB,
                                                                              su: Su) -> None:
     old = fact(bdb, "internal-note", "7 days", subject="return_policy", attribute="window", authority="internal")
@@ -471,6 +472,7 @@ def snapshot(su: Su) -> dict[str, Any]:
     }
 
 
+@pytest.mark.slow
 def test_impact_is_a_dry_run(bdb: beliefdb.BeliefDB, su: Su) -> None:
     a, b = fact(bdb, "a"), fact(bdb, "b")
     derived = bdb.derive("derived", "d", "v", "1", [a]).id
@@ -515,6 +517,7 @@ def test_approving_a_flagged_decision_releases_its_actions(bdb: beliefdb.BeliefD
     assert bdb.audit_verify().ok
 
 
+@pytest.mark.slow
 def test_rejecting_a_flagged_decision_cancels_its_actions(bdb: beliefdb.BeliefDB) -> None:
     d, acts, other = flagged_decision_with_actions(bdb)
     bdb.resolve_review(item_for(bdb, "decision_flagged", d), "rejected")

@@ -9,23 +9,14 @@ from typing import Any
 
 import psycopg
 import pytest
-from typer.testing import CliRunner
+from conftest import Cli
 
 import beliefdb
-import beliefdb.cli
 from beliefdb import errors
 
-runner = CliRunner()
 SEVEN = "Returns are accepted within 7 days of delivery.\n"
 FIFTEEN = "Returns are accepted within 15 days of delivery.\n"
 FEE = "The restocking fee is 10%.\n"
-
-
-def cli(db: beliefdb.BeliefDB, *args: str) -> Any:
-    result = runner.invoke(beliefdb.cli.app, [*args, "--db", db.database.url],
-                           env={"BELIEFDB_WORKSPACE": None, "BELIEFDB_PRINCIPAL": None})
-    assert result.exit_code == 0, result.output
-    return result
 
 
 def window(db: beliefdb.BeliefDB, **kwargs: Any) -> dict[str, tuple[str, str]]:
@@ -33,6 +24,7 @@ def window(db: beliefdb.BeliefDB, **kwargs: Any) -> dict[str, tuple[str, str]]:
                                                                    **kwargs)}
 
 
+@pytest.mark.slow
 def test_a_fixture_never_supersedes_production_nor_flags_what_rests_on_it(bdb: beliefdb.BeliefDB) -> None:
     (seven,) = bdb.ingest_text(SEVEN, source="policy.md", authority="internal").accepted
     refuse = bdb.decide("Refuse the return of order 1042", because=[seven.id])
@@ -49,6 +41,7 @@ def test_a_fixture_never_supersedes_production_nor_flags_what_rests_on_it(bdb: b
     assert answer.status == "ok" and [a.belief.value for a in answer.beliefs] == ["7 days"]
 
 
+@pytest.mark.slow
 def test_a_fixture_repeating_a_production_quote_neither_corroborates_nor_is_quoted(bdb: beliefdb.BeliefDB) -> None:
     (fee,) = bdb.ingest_text(FEE, source="handbook.md", authority="internal").accepted
     before = bdb.why(fee.id).belief.confidence
@@ -61,7 +54,7 @@ def test_a_fixture_repeating_a_production_quote_neither_corroborates_nor_is_quot
     assert all(e.provenance == "production" for e in answer.evidence)
 
 
-def test_fixtures_settle_among_themselves_and_show_labelled_on_request(bdb: beliefdb.BeliefDB) -> None:
+def test_fixtures_settle_among_themselves_and_show_labelled_on_request(cli: Cli, bdb: beliefdb.BeliefDB) -> None:
     (old,) = bdb.ingest_text(SEVEN, source="fixtures/a.md", authority="internal", label="fixture").accepted
     second = bdb.ingest_text(FIFTEEN, source="fixtures/b.md", authority="official", label="fixture")
     assert [(s.old, s.new) for s in second.superseded] == [(old.id, second.accepted[0].id)]
@@ -70,7 +63,7 @@ def test_fixtures_settle_among_themselves_and_show_labelled_on_request(bdb: beli
     assert bdb.beliefs() == []
     assert window(bdb, include_fixtures=True) == {"7 days": ("superseded", "fixture"),
                                                   "15 days": ("current", "fixture")}
-    listed = cli(bdb, "beliefs", "--include-fixtures").stdout
+    listed = cli("beliefs", "--include-fixtures").stdout
     assert "15 days (fixture, not production history)" in listed
     assert bdb.ask("how many days for returns?").status == "no_match"
     assert [a.belief.value for a in bdb.ask("how many days for returns?", include_fixtures=True).beliefs] == [
@@ -101,6 +94,7 @@ def test_a_derived_belief_belongs_to_the_world_of_what_it_rests_on(bdb: beliefdb
     assert worlds[mixed.id] == "fixture" and worlds[pure.id] == "production"
 
 
+@pytest.mark.slow
 def test_the_database_refuses_evidence_from_another_world(bdb: beliefdb.BeliefDB,
                                                           postgresql: psycopg.Connection[Any]) -> None:
     (fee,) = bdb.ingest_text(FEE, source="handbook.md").accepted

@@ -15,20 +15,20 @@ to stderr; the table (or, with ``--json``, one JSON object per method) to stdout
 
 from __future__ import annotations
 
-import argparse
-import json
+import contextlib
 import multiprocessing
 import sys
 import time
 import uuid
 import warnings
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # bench/: _common
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from _common import arguments, database, log, print_json
 from cases import FAULT_TYPES, is_compound, make_case
 from methods import METHODS, Score, score
 
@@ -39,23 +39,6 @@ JSON = dict[str, Any]
 DEFAULT_CASES = 150
 TARGETS = {"recovery_single": 0.95, "recovery_compound": 0.85, "fault_removal": 1.0, "benign_retention": 1.0,
            "replay_ratio": 0.15}
-
-
-def log(message: str) -> None:
-    print(f"[{time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
-
-
-@contextmanager
-def database(url: str | None) -> Iterator[str]:
-    """``url``, or a throw-away migrated embedded server."""
-    if url is not None:
-        yield url
-        return
-    from beliefdb.embedded import scratch_database
-
-    log("starting a throw-away embedded server")
-    with scratch_database("beliefdb-repair-bench-") as started:
-        yield started
 
 
 def run_case(url: str, seed: int, index: int, methods: Sequence[str], tag: str) -> tuple[list[Score], JSON]:
@@ -146,12 +129,11 @@ def _ok(flag: bool) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = arguments(__doc__, json_help="print only the per-method figures as JSON",
+                       db_help="libpq URL of a migrated beliefdb database (a workspace per case and method)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--cases", type=int, default=DEFAULT_CASES)
     parser.add_argument("--offset", type=int, default=0, help="index of the first case (default 0)")
-    parser.add_argument("--json", action="store_true", help="print only the per-method figures as JSON")
-    parser.add_argument("--db", help="libpq URL of a migrated beliefdb database (a workspace per case and method)")
     parser.add_argument("--jobs", type=int, default=2, help="worker processes (default 2)")
     parser.add_argument("--methods", default=",".join(METHODS), help="comma-separated subset of: " + ", ".join(METHODS))
     args = parser.parse_args(argv)
@@ -161,20 +143,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error(f"unknown method(s): {', '.join(unknown)}")
     started = time.perf_counter()
     tag = uuid.uuid4().hex[:8]
-    with database(args.db) as url:
+    with database(args.db, "beliefdb-repair-bench-") as url:
         jobs = [(url, args.seed, i, methods, tag) for i in range(args.offset, args.offset + args.cases)]
         scores: list[Score] = []
         infos: list[JSON] = []
-        if args.jobs > 1:
-            with multiprocessing.get_context("spawn").Pool(args.jobs) as pool:
-                for n, (s, info) in enumerate(pool.imap(_work, jobs), start=1):
-                    scores += s
-                    infos.append(info)
-                    if n % 10 == 0:
-                        log(f"{n}/{args.cases} cases")
-        else:
-            for n, job in enumerate(jobs, start=1):
-                s, info = _work(job)
+        with contextlib.ExitStack() as stack:
+            if args.jobs > 1:
+                pool = stack.enter_context(multiprocessing.get_context("spawn").Pool(args.jobs))
+                results: Iterator[tuple[list[Score], JSON]] = pool.imap(_work, jobs)
+            else:
+                results = map(_work, jobs)
+            for n, (s, info) in enumerate(results, start=1):
                 scores += s
                 infos.append(info)
                 if n % 10 == 0:
@@ -182,7 +161,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     summary = summarise(scores, methods)
     log(f"done in {time.perf_counter() - started:.0f} s")
     if args.json:
-        print(json.dumps(summary, indent=2))
+        print_json(summary, indent=2)
     else:
         print(f"python bench/repair/run.py --seed {args.seed} --cases {args.cases}")
         print(table(summary, scores, infos))

@@ -28,18 +28,14 @@ Progress goes to stderr; the report (or, with ``--json``, one JSON object) to st
 
 from __future__ import annotations
 
-import argparse
-import contextlib
 import json
-import os
-import platform
 import statistics
 import struct
 import sys
 import time
 import uuid
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -47,9 +43,22 @@ from typing import Any
 import numpy as np
 import psycopg
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # bench/: _common
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import corpus
+from _common import (
+    arguments,
+    copy_rows,
+    database,
+    log,
+    machine,
+    ms_since,
+    percentile,
+    print_json,
+    random_uuids,
+    timed,
+)
 
 import beliefdb
 from beliefdb import retrieve
@@ -59,14 +68,6 @@ from beliefdb.embeddings import literal
 
 CURRENT = ("current", "conflicting")
 K = 5
-
-
-def log(message: str) -> None:
-    print(f"[{time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
-
-
-def percentile(values: Sequence[float], q: float) -> float:
-    return float(np.percentile(np.asarray(values, dtype=float), q)) if values else float("nan")
 
 
 class Precomputed(Embedder):
@@ -187,15 +188,6 @@ def filler_vectors(base: np.ndarray, n: int, sigma: float, rng: np.random.Genera
     return v.astype(np.float32)
 
 
-def copy_rows(conn: psycopg.Connection[Any], table: str, columns: Sequence[str], types: Sequence[str],
-              rows: Iterator[tuple[Any, ...]]) -> None:
-    with conn.cursor() as cur, cur.copy(
-            f"copy beliefdb.{table} ({', '.join(columns)}) from stdin (format binary)") as copy:
-        copy.set_types(list(types))
-        for row in rows:
-            copy.write_row(row)
-
-
 def copy_embeddings(conn: psycopg.Connection[Any], ws: uuid.UUID, ids: Sequence[uuid.UUID], model: str,
                     vectors: np.ndarray) -> None:
     """belief_embedding rows in COPY's binary format, built with numpy (pgvector's binary form:
@@ -237,11 +229,7 @@ def load_filler(url: str, ws: uuid.UUID, n: int, n_base: int, sigma: float, seed
     vectors = filler_vectors(base, n, sigma, rng)
     sims = np.sum(vectors * base[np.arange(n) % len(base)], axis=1)
     log(f"  {n:,} filler vectors: cosine to their real sentence median {np.median(sims):.3f}")
-    raw = rng.integers(0, 256, size=(n, 16), dtype=np.uint8)
-    raw[:, 6] = (raw[:, 6] & 0x0F) | 0x40
-    raw[:, 8] = (raw[:, 8] & 0x3F) | 0x80
-    data = raw.tobytes()
-    ids = [uuid.UUID(bytes=data[i * 16:(i + 1) * 16]) for i in range(n)]
+    ids = random_uuids(rng, n)
     order = sorted(range(n), key=ids.__getitem__)  # primary-key order: btrees fill left to right
     rendered = [fills[i % len(fills)].render(code_of(rng, i)) for i in range(n)]
     kinds = ["fact", "rule", "preference", "observation"]
@@ -376,9 +364,8 @@ def measure(db: Database, questions: list[corpus.Question], vectors: list[list[f
         answered.append((q, vec))
         out["b_ok_answered"] = out.get("b_ok_answered", 0) + baseline_right
         out["kinds"][q.kind] += 1
-        t0 = time.perf_counter()
-        result = retrieve.ask(db, q.text, k=K, scope=scope, embedder=fixed)
-        out["ask_ms"].append((time.perf_counter() - t0) * 1000)
+        with timed(out["ask_ms"]):
+            result = retrieve.ask(db, q.text, k=K, scope=scope, embedder=fixed)
         top = result.beliefs[0].belief if result.beliefs else None
         if top is not None and right(q, top.subject, top.attribute, top.value):
             ok += 1
@@ -397,16 +384,13 @@ def measure(db: Database, questions: list[corpus.Question], vectors: list[list[f
                 break
             fixed.vector = vec
             scope = dict(q.scope or {})
-            t0 = time.perf_counter()
-            retrieve.ask(db, q.text, k=K, scope=scope, embedder=fixed)
-            out["ask_ms"].append((time.perf_counter() - t0) * 1000)
-            with db.transaction() as c:
-                t0 = time.perf_counter()
+            with timed(out["ask_ms"]):
+                retrieve.ask(db, q.text, k=K, scope=scope, embedder=fixed)
+            with db.transaction() as c, timed(out["recall_sql_ms"]):
                 c.execute("select * from beliefdb.recall(%(t)s, %(q)s::beliefdb.vector, %(model)s, %(k)s, null, "
                           "%(scope)s::jsonb, 0, false, %(min)s)",
                           {"t": q.text, "q": literal(vec), "model": model, "k": K, "scope": json.dumps(scope),
                            "min": min_similarity}).fetchall()
-                out["recall_sql_ms"].append((time.perf_counter() - t0) * 1000)
     out.update(ok=ok, stale=stale, stale_topk=stale_topk, fixture=fixture, answered=len(answered))
     return out
 
@@ -426,7 +410,7 @@ def baseline_and_recall(db: Database, q: corpus.Question, params: dict[str, Any]
             t0 = time.perf_counter()
             rows = c.execute(BASELINE_QUERY, params).fetchall()
             if i:
-                out["baseline_ms"].append((time.perf_counter() - t0) * 1000)
+                out["baseline_ms"].append(ms_since(t0))
     if not (rows and right(q, rows[0][1], rows[0][2], rows[0][3])):
         out["baseline_misses"].append({"question": q.text, "kind": q.kind, "expected": list(q.values),
                                            "got": None if not rows else f"{rows[0][1]}.{rows[0][2]} = {rows[0][3]} "
@@ -487,9 +471,8 @@ def run_benchmark(url: str, *, beliefs: int = 100_000, seed: int = 1, runs: int 
         embed_ms = []
         embedder.query(qs[0].text)  # the model's first call is a warm-up
         for q in qs:
-            t0 = time.perf_counter()
-            vectors.append(embedder.query(q.text))
-            embed_ms.append((time.perf_counter() - t0) * 1000)
+            with timed(embed_ms):
+                vectors.append(embedder.query(q.text))
         log(f"embedded {len(qs)} questions: p50 {percentile(embed_ms, 50):.1f} ms")
         timings: dict[str, float] = {}
         if n_filler:
@@ -543,33 +526,10 @@ def run_benchmark(url: str, *, beliefs: int = 100_000, seed: int = 1, runs: int 
 
 
 # ---------------------------------------------------------------------------------------------
-# database lifecycle and the report
-
-
-@contextlib.contextmanager
-def database(url: str | None) -> Iterator[str]:
-    """``url``, or a throw-away migrated embedded server."""
-    if url is not None:
-        yield url
-        return
-    from beliefdb.embedded import scratch_database
-
-    log("starting a throw-away embedded server")
-    with scratch_database("beliefdb-bench-") as started:
-        yield started
+# the report
 
 
 JSON_KEYS = ("accuracy", "stale_as_current", "recall_at_10", "ask_p50_ms", "ask_p95_ms", "beliefs", "baseline")
-
-
-def machine() -> dict[str, Any]:
-    cpu = platform.processor() or ""
-    with contextlib.suppress(OSError), open("/proc/cpuinfo") as f:
-        for line in f:
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    return {"nproc": os.cpu_count(), "cpu": cpu, "python": platform.python_version()}
 
 
 def print_report(r: dict[str, Any]) -> None:
@@ -602,11 +562,9 @@ def print_report(r: dict[str, Any]) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = arguments(__doc__, db_help="libpq URL of a migrated, empty beliefdb database, as a superuser")
     parser.add_argument("--beliefs", type=int, default=100_000, help="total beliefs (corpus + filler)")
-    parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--db", help="libpq URL of a migrated, empty beliefdb database, as a superuser")
     parser.add_argument("--runs", type=int, default=3, help="timed calls per question (after one warm-up)")
     parser.add_argument("--base", type=int, default=1000, help="filler sentences embedded with the real model")
     parser.add_argument("--sigma", type=float, default=0.012, help="per-dimension noise added to filler vectors")
@@ -623,7 +581,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         report = run_benchmark(url, beliefs=args.beliefs, seed=args.seed, runs=args.runs, n_base=args.base,
                                sigma=args.sigma, questions=args.questions, budget=args.budget, reuse=args.reuse)
     if args.json:
-        print(json.dumps(report if args.full_json else {k: report[k] for k in JSON_KEYS}))
+        print_json(report if args.full_json else {k: report[k] for k in JSON_KEYS})
     else:
         print_report(report)
     return 0
