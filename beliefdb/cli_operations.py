@@ -42,7 +42,8 @@ def migrate(
 
 def demo(
     story: Annotated[DemoStory, typer.Argument(
-        help="returns: the return-policy story of DESIGN.md; repair: one poisoned agent memory repaired.")
+        help="returns: the return-policy story (a superseded rule, a flagged decision, a held action);"
+             " repair: one poisoned agent memory repaired.")
     ] = DemoStory.returns,
     keep: Annotated[bool, typer.Option(
         "--keep", help="Keep the demo's workspace to explore afterwards (default: it is deleted).")] = False,

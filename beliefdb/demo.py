@@ -1,4 +1,4 @@
-"""``beliefdb demo``: the return-policy story of DESIGN.md, as far as it is built, on a
+"""``beliefdb demo``: the return-policy story (docs/rules.md tells its rules), as far as it is built, on a
 throw-away workspace that is deleted afterwards unless it is kept (``tell``)."""
 
 from __future__ import annotations

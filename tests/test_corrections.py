@@ -1,4 +1,4 @@
-"""Corrections are evidence, not edits; preview, then apply atomically (DESIGN.md truth rules 6, 7).
+"""Corrections are evidence, not edits; preview, then apply atomically (docs/rules.md, rules 6 and 7).
 
 The world of every test: belief X (return window 7 days, from an internal note) and belief Y
 (restocking fee, from another source). D1 rests on X alone and has an action; D2 rests on X or

@@ -64,3 +64,15 @@ def test_dba_excerpts_are_what_the_examples_print() -> None:
         assert m.group(1) in out, f"dba.md quotes {named[-1]} but it no longer prints:\n{m.group(1)}"
         checked += 1
     assert checked >= 5
+
+
+def test_the_product_states_its_rules_in_docs_rules_md() -> None:
+    """The truth rules are cited from docs/rules.md, the product's own words: no file cites a design
+    document users do not have."""
+    root = Path(__file__).resolve().parent.parent
+    folders = ("beliefdb", "sql", "docs", "tests", "bench", "scripts", "migrations")
+    files = [p for d in folders for p in (root / d).rglob("*")
+             if p.is_file() and p.suffix in {".py", ".sql", ".md", ".out"}]
+    citing = [str(p.relative_to(root)) for p in [*files, root / "README.md"]
+              if "DESIGN" + ".md" in p.read_text(encoding="utf-8", errors="replace")]
+    assert citing == []

@@ -1,7 +1,7 @@
 """Truth rule 8 as a property: random sequences of claims on one subject / attribute / scope, each from its
 own source, settle exactly as a small, obviously correct Python reference says.
 
-The reference follows the rule text (DESIGN.md, rule 8) and the order ``beliefdb._settle`` applies it in:
+The reference follows the rule text (docs/rules.md, rule 8) and the order ``beliefdb._settle`` applies it in:
 
 * a claim whose value equals a belief that is current (or conflicting) corroborates it: its source is
   added to that belief's evidence (no new belief), and since its rank may have changed it is settled

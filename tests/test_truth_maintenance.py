@@ -1,4 +1,4 @@
-"""Truth maintenance, hand-built (DESIGN.md truth rules 2, 3, 4, 5 and the review half of 8).
+"""Truth maintenance, hand-built (docs/rules.md, rules 2, 3, 4, 5 and the review half of 8).
 
 Every test builds a small support graph through the library API, changes one thing, and checks
 the exact sets that changed: what stopped holding, which decisions were flagged, which actions
