@@ -23,26 +23,50 @@ end
 $$;
 comment on function beliefdb.in_force(uuid, uuid) is 'Whether a source version is in force: the latest non-retracted version of a non-retracted source';
 
+-- Empty the session's working table p_table for a new operation, if it can be used: it must be the
+-- acting role's own (the functions that write it run with owner rights, and a table of this name
+-- made by the session's own role, with triggers of its choosing, must never be written by them) and
+-- have p_column (one a session made before an upgrade added the column is stale). Otherwise it is
+-- dropped, and false says the caller must create it. Past 8 MB it is truncated: dead rows are not
+-- vacuumed in a temporary table.
+create or replace function beliefdb._empty_working_table(p_table text, p_column text) returns boolean
+language plpgsql
+set search_path = pg_catalog, pg_temp
+as $$
+declare
+    v_table regclass := pg_catalog.to_regclass('pg_temp.' || pg_catalog.quote_ident(p_table));
+begin
+    if v_table is null then
+        return false;
+    end if;
+    if exists (select from pg_catalog.pg_class c
+                where c.oid = v_table
+                  and (c.relowner <> (select r.oid from pg_catalog.pg_roles r where r.rolname = current_user)
+                       or not exists (select from pg_catalog.pg_attribute a
+                                       where a.attrelid = c.oid and a.attname = p_column))) then
+        execute pg_catalog.format('drop table pg_temp.%I', p_table);
+        return false;
+    end if;
+    if pg_catalog.pg_relation_size(v_table) > 8388608 then
+        execute pg_catalog.format('truncate pg_temp.%I', p_table);
+    else
+        execute pg_catalog.format('delete from pg_temp.%I', p_table);
+    end if;
+    return true;
+end
+$$;
+comment on function beliefdb._empty_working_table(text, text) is 'Empty a session working table that is the acting role''s own and current, or drop it (false: create it)';
+
 -- The working set of one evaluation: the forward closure of a change, with old and new values.
 -- A temporary table (one per session) so each step is a set-based join. It is emptied here, when
 -- an evaluation starts, not at commit: emptying temporary tables at every commit cost each write
--- 2-4 ms; past 8 MB (dead rows are not vacuumed in a temporary table) it is truncated instead.
+-- 2-4 ms (beliefdb._empty_working_table).
 create or replace function beliefdb._prepare_evaluation() returns void
 language plpgsql
 set search_path = pg_catalog, pg_temp
 as $$
 begin
-    -- the functions that evaluate run with owner rights: a table of this name made by the
-    -- session's own role (with triggers of its choosing) must never be written by them
-    -- (nor one a session made before an upgrade added a column)
-    if exists (select from pg_catalog.pg_class c
-                where c.oid = pg_catalog.to_regclass('pg_temp.beliefdb_evaluation')
-                  and (c.relowner <> (select r.oid from pg_catalog.pg_roles r where r.rolname = current_user)
-                       or not exists (select from pg_catalog.pg_attribute a
-                                       where a.attrelid = c.oid and a.attname = 'expired'))) then
-        drop table pg_temp.beliefdb_evaluation;
-    end if;
-    if to_regclass('pg_temp.beliefdb_evaluation') is null then
+    if not beliefdb._empty_working_table('beliefdb_evaluation', 'expired') then
         create temporary table beliefdb_evaluation (
             id uuid primary key,
             kind beliefdb.node_kind,
@@ -54,10 +78,6 @@ begin
             superseded boolean not null default false,
             expired boolean not null default false  -- a belief whose valid time has ended
         );
-    elsif pg_catalog.pg_relation_size('pg_temp.beliefdb_evaluation') > 8388608 then
-        truncate pg_temp.beliefdb_evaluation;
-    else
-        delete from pg_temp.beliefdb_evaluation;
     end if;
 end
 $$;
@@ -546,14 +566,7 @@ language plpgsql
 set search_path = pg_catalog, pg_temp
 as $$
 begin
-    if exists (select from pg_catalog.pg_class c
-                where c.oid = pg_catalog.to_regclass('pg_temp.beliefdb_changes')
-                  and (c.relowner <> (select r.oid from pg_catalog.pg_roles r where r.rolname = current_user)
-                       or not exists (select from pg_catalog.pg_attribute a
-                                       where a.attrelid = c.oid and a.attname = 'created'))) then
-        drop table pg_temp.beliefdb_changes;
-    end if;
-    if to_regclass('pg_temp.beliefdb_changes') is null then
+    if not beliefdb._empty_working_table('beliefdb_changes', 'created') then
         create temporary table beliefdb_changes (
             id uuid primary key,
             kind beliefdb.node_kind not null,
@@ -562,16 +575,12 @@ begin
             status text,                  -- a decision's or action's status before the operation
             created boolean not null default false  -- made by the operation
         );
-    elsif pg_catalog.pg_relation_size('pg_temp.beliefdb_changes') > 8388608 then
-        truncate pg_temp.beliefdb_changes;
-    else
-        delete from pg_temp.beliefdb_changes;
     end if;
     -- which transaction the record is of (a propagation called on its own, from psql say, starts one)
     perform pg_catalog.set_config('beliefdb.changes_of', pg_catalog.now()::text, false);
 end
 $$;
-comment on function beliefdb._begin_changes() is 'Start recording what one operation changes (emptied per operation and at commit)';
+comment on function beliefdb._begin_changes() is 'Start recording what one operation changes (emptied when an operation starts)';
 
 -- Remember the state nodes had before the operation changed them (the first time only).
 create or replace function beliefdb._note_changes(p_workspace_id uuid, p_ids uuid[]) returns void

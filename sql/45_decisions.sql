@@ -159,12 +159,7 @@ begin
     if not found then
         raise exception 'unknown belief %', p_belief using errcode = 'BD004';
     end if;
-    if v_old.status in ('superseded', 'retracted') then
-        raise exception 'belief % is %: correct the belief that replaced it instead', p_belief, v_old.status
-            using errcode = 'BD005';
-    end if;
-    if v_old.owner is distinct from beliefdb.current_principal() then
-        perform beliefdb._require_current_for_proposal(v_old);
+    if beliefdb._correction_is_proposal(v_old) then
         return jsonb_build_object(
             'belief', p_belief, 'revision', v_old.revision, 'owner', v_old.owner, 'proposed', true,
             'would_flag', '[]'::jsonb, 'would_hold', '[]'::jsonb, 'still_supported', '[]'::jsonb,
@@ -186,20 +181,31 @@ end
 $$;
 comment on function beliefdb.correction_preview(uuid, text, text) is 'Preview a correction exactly: revision seen, decisions flagged, actions held, decisions still supported, what stops being or becomes current';
 
--- Another principal's correction is proposed only for a belief that is current (or in a tie): of
--- one that is not, the proposal would close before its owner read it (BD005).
-create or replace function beliefdb._require_current_for_proposal(p_belief beliefdb.belief) returns void
+-- Whether the acting principal's correction of p_belief is a proposal to its owner (rule 17), and
+-- whether the belief can be corrected at all: a superseded or retracted one cannot (correct what
+-- replaced it), and another principal's correction is proposed only for a belief that is current
+-- (or in a tie): of one that is not, the proposal would close before its owner read it (BD005).
+-- The preview and the apply both ask this, so the preview refuses what the apply refuses.
+create or replace function beliefdb._correction_is_proposal(p_belief beliefdb.belief) returns boolean
 language plpgsql stable
 set search_path = pg_catalog, pg_temp
 as $$
 begin
+    if p_belief.status in ('superseded', 'retracted') then
+        raise exception 'belief % is %: correct the belief that replaced it instead', p_belief.id, p_belief.status
+            using errcode = 'BD005';
+    end if;
+    if p_belief.owner is not distinct from beliefdb.current_principal() then
+        return false;
+    end if;
     if p_belief.status not in ('current', 'conflicting') then
         raise exception 'belief % is %: only a current belief can be corrected by a proposal to its owner (%)',
             p_belief.id, p_belief.status, p_belief.owner using errcode = 'BD005';
     end if;
+    return true;
 end
 $$;
-comment on function beliefdb._require_current_for_proposal(beliefdb.belief) is 'Refuse (BD005) a correction proposal for a belief that is not current';
+comment on function beliefdb._correction_is_proposal(beliefdb.belief) is 'Whether a correction by the acting principal is a proposal to the owner; refuses (BD005) a belief that cannot be corrected';
 
 -- A correction of a belief the acting principal does not own: a review item for the owner,
 -- holding the proposal. The same proposal again (same principal, text, value and revision, or
@@ -296,14 +302,8 @@ begin
         raise exception 'stale_correction_preview: belief % is at revision %, the preview saw %',
             p_belief, v_old.revision, p_expected_revision using errcode = 'BD007';
     end if;
-    if v_old.status in ('superseded', 'retracted') then
-        raise exception 'belief % is %: correct the belief that replaced it instead', p_belief, v_old.status
-            using errcode = 'BD005';
-    end if;
-    -- someone else's belief: the correction waits in the review queue for its owner (a question
-    -- about a belief that is not current would be settled before anyone read it)
-    if v_old.owner is distinct from beliefdb.current_principal() then
-        perform beliefdb._require_current_for_proposal(v_old);
+    -- someone else's belief: the correction waits in the review queue for its owner
+    if beliefdb._correction_is_proposal(v_old) then
         return beliefdb._propose_correction(v_ws, v_old, p_statement, p_value, p_reviewer, p_reason,
                                            p_idempotency_key);
     end if;

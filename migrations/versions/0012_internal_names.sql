@@ -49,3 +49,5 @@ drop function if exists beliefdb.settle(uuid,uuid);
 drop function if exists beliefdb.settle_review_items(uuid);
 drop function if exists beliefdb.settle_source_items(uuid,uuid[]);
 drop function if exists beliefdb.trace_edges(jsonb,jsonb);
+-- replaced, before it was released, by beliefdb._correction_is_proposal
+drop function if exists beliefdb._require_current_for_proposal(beliefdb.belief);
