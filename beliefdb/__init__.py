@@ -8,8 +8,8 @@
 
 from __future__ import annotations
 
+from beliefdb.api import SOURCE_VERSION as __version__
 from beliefdb.api import BeliefDB, connect
 from beliefdb.errors import BeliefDBError
 
 __all__ = ["BeliefDB", "BeliefDBError", "__version__", "connect"]
-__version__ = "0.1.0"

@@ -1,5 +1,5 @@
 from __future__ import annotations
 
-from beliefdb.cli import app
+from beliefdb.cli.main import app
 
 app(prog_name="beliefdb")

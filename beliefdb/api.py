@@ -10,29 +10,11 @@ from importlib import metadata
 from pathlib import Path
 from uuid import UUID
 
-from beliefdb import (
-    audit,
-    beliefs,
-    calibrate,
-    corrections,
-    decisions,
-    embeddings,
-    ingest,
-    lifecycle,
-    repair,
-    retraction,
-    retrieve,
-    review,
-    settings,
-    trace,
-    workspaces,
-)
-from beliefdb.calibrate import DEFAULT_BINS, Calibration
-from beliefdb.connector import DEFAULT_WORKSPACE, Database, ensure_migrated, probe, resolve_url
-from beliefdb.embed import get_embedder
-from beliefdb.embedded import EmbeddedServer, ServerStatus
-from beliefdb.embeddings import EmbedReport
-from beliefdb.extract import Candidate
+from beliefdb import settings
+from beliefdb.db.bootstrap import ensure_migrated, resolve_url
+from beliefdb.db.connector import DEFAULT_WORKSPACE, Database, probe
+from beliefdb.db.server import EmbeddedServer, ServerStatus
+from beliefdb.embedders import get_embedder
 from beliefdb.models import (
     Action,
     AuditResult,
@@ -63,7 +45,28 @@ from beliefdb.models import (
     Workspace,
     WorkspaceDeleted,
 )
-from beliefdb.retrieve import AskResult
+from beliefdb.store import (
+    audit,
+    beliefs,
+    calibrate,
+    corrections,
+    decisions,
+    ingest,
+    lifecycle,
+    repair,
+    retraction,
+    retrieve,
+    review,
+    trace,
+    workspaces,
+)
+from beliefdb.store import (
+    vectors as embeddings,
+)
+from beliefdb.store.calibrate import DEFAULT_BINS, Calibration
+from beliefdb.store.retrieve import AskResult
+from beliefdb.store.vectors import EmbedReport
+from beliefdb.text.extractor import Candidate
 
 __all__ = [
     "DEFAULT_BINS", "DEFAULT_WORKSPACE", "AskResult", "BeliefDB", "Calibration", "EmbedReport", "ServerStatus",
@@ -331,6 +334,10 @@ class BeliefDB:
         self.close()
 
 
+# the version of this source tree (pyproject.toml says the same; a test keeps them equal)
+SOURCE_VERSION = "0.1.0"
+
+
 def connect(url: str | None = None, workspace: str = DEFAULT_WORKSPACE, *, principal: str | None = None,
             home: str | Path | None = None) -> BeliefDB:
     """Open beliefdb: ``url``, else ``BELIEFDB_URL``, else the embedded server under ``home``."""
@@ -343,9 +350,7 @@ def version() -> str:
     try:
         return metadata.version("beliefdb")
     except metadata.PackageNotFoundError:
-        from beliefdb import __version__
-
-        return __version__
+        return SOURCE_VERSION
 
 
 def effective_settings() -> list[Setting]:
@@ -361,7 +366,7 @@ def _home(home: str | Path | None) -> Path | None:
 def migrate(url: str | None = None, *, home: str | Path | None = None) -> Migration:
     """Bring the schema to the current version (idempotent); ``url``, else ``BELIEFDB_URL``, else the
     embedded server under ``home``."""
-    from beliefdb import migrate as migrations  # alembic loads only when a migration runs
+    from beliefdb.db import migrate as migrations  # alembic loads only when a migration runs
 
     resolved = resolve_url(url, home=_home(home), migrate=False)
     probe(resolved)
@@ -371,7 +376,7 @@ def migrate(url: str | None = None, *, home: str | Path | None = None) -> Migrat
 
 def migration_sql() -> str:
     """The SQL a migration from nothing to the current version runs, for DBAs who apply it themselves."""
-    from beliefdb import migrate as migrations
+    from beliefdb.db import migrate as migrations
 
     return migrations.upgrade_sql()
 
@@ -415,6 +420,6 @@ def demo(story: str = "returns", *, say: Callable[[str], None] = print, url: str
          home: str | Path | None = None, keep: bool = False) -> str:
     """Tell a story (returns or repair) through ``say`` in a throw-away workspace, deleted afterwards
     unless ``keep``; returns the workspace's name."""
-    from beliefdb import demo as demos
+    from beliefdb.demo import story as demos
 
     return demos.tell(story, resolve_url(url, home=_home(home)), say, keep=keep)

@@ -49,7 +49,7 @@ def database(url: str | None, prefix: str = "beliefdb-bench-") -> Iterator[str]:
     if url is not None:
         yield url
         return
-    from beliefdb.embedded import scratch_database
+    from beliefdb.db.bootstrap import scratch_database
 
     log("starting a throw-away embedded server")
     with contextlib.ExitStack() as stack:

@@ -41,7 +41,7 @@ from uuid import UUID
 from _common import arguments, database, log, percentile, print_json, server_settings, timed
 
 import beliefdb
-from beliefdb.workspaces import create_workspace
+from beliefdb.store.workspaces import create_workspace
 
 SESSION_STEPS = 20
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from alembic import context
 from sqlalchemy import text
 
-from beliefdb.migrate import REAPPLIED_FILES, engine_for, fingerprint_statement, run_sql, sql_dir
+from beliefdb.db.migrate import REAPPLIED_FILES, engine_for, fingerprint_statement, run_sql, sql_dir
 
 config = context.config
 conninfo: str = config.attributes.get("conninfo", "")

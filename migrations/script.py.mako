@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from beliefdb.migrate import run_sql
+from beliefdb.db.migrate import run_sql
 
 revision = ${repr(up_revision)}
 down_revision = ${repr(down_revision)}

@@ -20,7 +20,7 @@ from typing import Any
 
 import psycopg
 
-from beliefdb import migrate
+from beliefdb.db import migrate
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_OUTPUT = ROOT / "docs" / "sql-reference.md"
@@ -199,7 +199,7 @@ def main(argv: list[str] | None = None) -> None:
     if args.url:
         text = render(args.url)
     else:
-        from beliefdb.embedded import scratch_database
+        from beliefdb.db.bootstrap import scratch_database
 
         with scratch_database("beliefdb-sqlref-") as url:
             text = render(url)

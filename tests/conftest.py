@@ -24,8 +24,8 @@ from typer.testing import CliRunner, Result
 
 import beliefdb
 import beliefdb.cli
-from beliefdb import migrate
-from beliefdb.embedded import EmbeddedServer
+from beliefdb.db import migrate
+from beliefdb.db.server import EmbeddedServer
 
 TEST_DB = "beliefdb_test"
 

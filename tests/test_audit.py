@@ -20,10 +20,10 @@ from psycopg import sql
 from psycopg.conninfo import make_conninfo
 
 import beliefdb
-from beliefdb import migrate
-from beliefdb.embedded import EmbeddedServer
+from beliefdb.db import migrate
+from beliefdb.db.server import EmbeddedServer
 from beliefdb.models import AuditResult
-from beliefdb.workspaces import create_workspace
+from beliefdb.store.workspaces import create_workspace
 
 GENESIS = bytes(32)
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)

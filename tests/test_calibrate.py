@@ -14,8 +14,9 @@ import pytest
 from conftest import Cli
 
 import beliefdb
-from beliefdb import calibrate as calibrate_mod
-from beliefdb import errors, workspaces
+from beliefdb import errors
+from beliefdb.store import calibrate as calibrate_mod
+from beliefdb.store import workspaces
 
 # The sample: 10 beliefs in 2 of the 10 default bins.
 #   bin [0.2, 0.3): confidences 0.2, 0.2, 0.25, 0.25 -> mean 0.9 / 4 = 0.225; 2 of 4 correct -> accuracy 0.5

@@ -20,7 +20,7 @@ from conftest import Cli
 from psycopg import sql
 
 import beliefdb.cli
-from beliefdb import migrate as migrate_mod
+from beliefdb.db import migrate as migrate_mod
 
 V1 = "# Return policy\n\nReturns are accepted within 7 days of delivery.\n"
 V2 = "# Return policy\n\nReturns are accepted within 15 days of delivery.\n"

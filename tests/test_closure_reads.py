@@ -20,7 +20,7 @@ import psycopg
 import pytest
 
 import beliefdb
-from beliefdb import lifecycle
+from beliefdb.store import lifecycle
 from tests.test_repair import record_story
 from tests.test_truth_maintenance import Su, fact
 

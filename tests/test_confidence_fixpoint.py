@@ -7,7 +7,7 @@ import pytest
 from conftest import url_at
 
 import beliefdb
-from beliefdb import lifecycle
+from beliefdb.store import lifecycle
 
 
 def stored(db: beliefdb.BeliefDB) -> dict[object, float]:

@@ -12,9 +12,9 @@ from conftest import Cli
 
 import beliefdb.cli
 from beliefdb import api, errors, settings
-from beliefdb.embed import OpenAIEmbedder, configured_name
-from beliefdb.extract_llm import LLMConfig
+from beliefdb.embedders import OpenAIEmbedder, configured_name
 from beliefdb.models import Setting
+from beliefdb.text.llm import LLMConfig
 
 PACKAGE = Path(beliefdb.__file__).resolve().parent
 ROOT = PACKAGE.parent
@@ -33,7 +33,7 @@ def by_name(rows: list[Setting]) -> dict[str, Setting]:
 
 def test_every_variable_the_package_and_readme_name_is_a_setting() -> None:
     named = set()
-    for path in [*PACKAGE.glob("*.py"), ROOT / "README.md"]:
+    for path in [*PACKAGE.rglob("*.py"), ROOT / "README.md"]:
         named |= set(re.findall(r"BELIEFDB_[A-Z_]*[A-Z]\b", path.read_text(encoding="utf-8")))
     named -= {"BELIEFDB_MODEL_EXAMPLES",  # a knob of the test suite (README, "Tests"), not of the package
               "BELIEFDB_X"}  # settings.py: "a field x is the variable BELIEFDB_X"
@@ -42,7 +42,7 @@ def test_every_variable_the_package_and_readme_name_is_a_setting() -> None:
 
 
 def test_no_module_reads_the_environment_directly() -> None:
-    readers = [p.name for p in PACKAGE.glob("*.py") if re.search(r"os\.environ|os\.getenv", p.read_text("utf-8"))
+    readers = [p.name for p in PACKAGE.rglob("*.py") if re.search(r"os\.environ|os\.getenv", p.read_text("utf-8"))
                and p.name != "settings.py"]
     assert readers == []
 

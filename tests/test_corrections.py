@@ -18,8 +18,9 @@ import pytest
 from conftest import Cli
 
 import beliefdb
-from beliefdb import corrections, errors
+from beliefdb import errors
 from beliefdb.models import StillSupported
+from beliefdb.store import corrections
 
 OLD_QUOTE = "Returns are accepted within 7 days of delivery."
 NEW_TEXT = "Returns are accepted within 14 days of delivery (reviewer: the note had a typo)."

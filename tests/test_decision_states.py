@@ -13,7 +13,8 @@ import pytest
 from conftest import Cli
 
 import beliefdb
-from beliefdb import errors, lifecycle
+from beliefdb import errors
+from beliefdb.store import lifecycle
 
 SEVEN = "Returns are accepted within 7 days of delivery.\n"
 FIFTEEN = "Returns are accepted within 15 days of delivery.\n"

@@ -19,8 +19,8 @@ import psycopg
 import pytest
 from conftest import Cli
 
-from beliefdb import migrate as migrate_mod
-from beliefdb.embedded import EmbeddedServer, default_home
+from beliefdb.db import migrate as migrate_mod
+from beliefdb.db.server import EmbeddedServer, default_home
 
 pytestmark = pytest.mark.slow
 

@@ -12,8 +12,8 @@ import psycopg
 from psycopg.rows import dict_row
 
 import beliefdb
-from beliefdb import lifecycle
 from beliefdb.models import Changes
+from beliefdb.store import lifecycle
 
 SEVEN = "Returns are accepted within 7 days of delivery."
 FIFTEEN = "Returns are accepted within 15 days of delivery."

@@ -10,15 +10,10 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from beliefdb.extract import (
-    EXTRACTORS,
-    Candidate,
-    NoExtractor,
-    RuleExtractor,
-    get_extractor,
-    normalise_name,
-)
-from beliefdb.fragments import iter_fragments, split_fragments
+from beliefdb.text.extractor import Candidate, NoExtractor, normalise_name
+from beliefdb.text.fragments import iter_fragments, split_fragments
+from beliefdb.text.registry import EXTRACTORS, get_extractor
+from beliefdb.text.rules import RuleExtractor
 
 NAME_RE = re.compile(r"[a-z0-9]+(?:_[a-z0-9]+)*")
 
@@ -322,7 +317,7 @@ def test_one_megabyte_is_split_and_extracted_in_linear_time() -> None:
 # --- registry and candidates -------------------------------------------------------------------------
 
 def test_registry() -> None:
-    from beliefdb.extract_llm import LLMExtractor  # its own tests: tests/test_extract_llm.py
+    from beliefdb.text.llm import LLMExtractor  # its own tests: tests/test_extract_llm.py
 
     assert dict(EXTRACTORS) == {"none": NoExtractor, "rules": RuleExtractor, "llm": LLMExtractor}
     assert isinstance(get_extractor("rules"), RuleExtractor)

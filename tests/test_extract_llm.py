@@ -23,9 +23,10 @@ from psycopg import sql
 
 import beliefdb
 from beliefdb import errors
-from beliefdb.cli_common import ExtractorName
-from beliefdb.extract import EXTRACTORS, KINDS, get_extractor
-from beliefdb.extract_llm import RESPONSE_FORMAT, SCHEMA, LLMConfig, LLMExtractor, chunk_text
+from beliefdb.cli.common import ExtractorName
+from beliefdb.text.extractor import KINDS
+from beliefdb.text.llm import RESPONSE_FORMAT, SCHEMA, LLMConfig, LLMExtractor, chunk_text
+from beliefdb.text.registry import EXTRACTORS, get_extractor
 
 DOC = ("# Return policy\n\nReturns are accepted within 7 days of delivery.\n"
        "The restocking fee is 10% for opened items.\n")
@@ -327,7 +328,7 @@ def test_a_500_then_success_is_retried_with_backoff(llm: ChatServer, bdb: belief
                                                      caplog: pytest.LogCaptureFixture) -> None:
     llm.answers(Reply(status=500), Reply(status=503), answer(WINDOW))
     ext, sleeps = extractor(backoff=0.25)
-    with caplog.at_level(logging.DEBUG, logger="beliefdb.extract_llm"):
+    with caplog.at_level(logging.DEBUG, logger="beliefdb.text.llm"):
         assert [c.quote for c in ext.extract(DOC, source_name="a.md")] == [Q7]
     assert sleeps == [0.25, 0.5] and ext.stats.http_retries == 2 and ext.stats.requests == 3
     assert ext.stats.malformed == 0
@@ -480,7 +481,7 @@ def test_the_api_key_is_not_in_the_repr() -> None:
 
 @pytest.mark.slow
 def test_importing_the_module_first_works(no_endpoint: None) -> None:
-    code = ("import beliefdb.extract_llm as m; from beliefdb.extract import EXTRACTORS; "
+    code = ("import beliefdb.text.llm as m; from beliefdb.text.registry import EXTRACTORS; "
             "assert EXTRACTORS['llm'] is m.LLMExtractor; print(sorted(EXTRACTORS))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60)
     assert out.stdout.strip() == "['llm', 'none', 'rules']"

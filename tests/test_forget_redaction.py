@@ -11,7 +11,7 @@ import pytest
 from psycopg import sql
 
 import beliefdb
-from beliefdb import lifecycle
+from beliefdb.store import lifecycle
 
 PHONE = "+49 30 9876 5432"
 CHAT = f"Hi, this is Dana. My phone number is {PHONE}. The delivery address is Hauptstrasse 5.\n"

@@ -31,7 +31,7 @@ import psycopg
 import pytest
 from hypothesis import HealthCheck, example, given, settings
 
-from beliefdb.workspaces import create_workspace
+from beliefdb.store.workspaces import create_workspace
 from tests.test_closure_reads import adjacency_drift
 
 # ---------------------------------------------------------------------------------------------

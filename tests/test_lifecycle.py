@@ -11,7 +11,8 @@ from conftest import Cli, url_at
 from psycopg import sql
 
 import beliefdb
-from beliefdb import errors, lifecycle
+from beliefdb import errors
+from beliefdb.store import lifecycle
 
 POLICY = "# Return policy\nReturns are accepted within 7 days of delivery.\n"
 SECRET = "The vault combination is 31-07-1977 by order of Quillfeather."

@@ -1,4 +1,4 @@
-"""The llm extractor's answer is one pydantic model (beliefdb.llm_answer.Answer): the strict JSON schema sent
+"""The llm extractor's answer is one pydantic model (beliefdb.text.llm_schema.Answer): the strict JSON schema sent
 to the endpoint is generated from it, and what it refuses is a malformed answer, re-asked with the reason."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from beliefdb.extract_llm import RESPONSE_FORMAT, SCHEMA, BeliefItem
-from beliefdb.llm_answer import MalformedAnswer, parse_answer
+from beliefdb.text.llm import RESPONSE_FORMAT, SCHEMA, BeliefItem
+from beliefdb.text.llm_schema import MalformedAnswer, parse_answer
 from beliefdb.vocabulary import BELIEF_KINDS
 
 Q7 = "Returns are accepted within 7 days of delivery."

@@ -6,8 +6,8 @@ from typing import Any
 
 import psycopg
 
-from beliefdb import migrate
-from beliefdb.connector import ensure_migrated
+from beliefdb.db import migrate
+from beliefdb.db.bootstrap import ensure_migrated
 
 
 def test_a_changed_package_is_migrated_on_first_use(postgresql: psycopg.Connection[Any], db_url: str) -> None:

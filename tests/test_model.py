@@ -76,10 +76,12 @@ from model_reference import (
 )
 
 import beliefdb
-from beliefdb import errors, ingest, lifecycle
-from beliefdb.extract import Candidate, get_extractor
+from beliefdb import errors
 from beliefdb.models import Changes, ReviewResolution
-from beliefdb.workspaces import create_workspace
+from beliefdb.store import ingest, lifecycle
+from beliefdb.store.workspaces import create_workspace
+from beliefdb.text.extractor import Candidate
+from beliefdb.text.registry import get_extractor
 
 PRINCIPALS = ("alice", "bob")
 ACTORS, PICK = st.sampled_from(PRINCIPALS), st.integers(0, 255)

@@ -17,9 +17,9 @@ from typing import Any
 import pytest
 
 from beliefdb import errors
-from beliefdb.embed import EmbedderUnavailable, OpenAIEmbedder
-from beliefdb.extract_llm import LLMConfig, LLMExtractor
+from beliefdb.embedders import EmbedderUnavailable, OpenAIEmbedder
 from beliefdb.openai_client import MAX_RETRY_AFTER, Failed, OpenAIClient, Refused, retry_after
+from beliefdb.text.llm import LLMConfig, LLMExtractor
 
 Q7 = "Returns are accepted within 7 days of delivery."
 WINDOW = {"statement": Q7, "subject": "return_policy", "attribute": "window", "value": "7 days", "quote": Q7,

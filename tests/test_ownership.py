@@ -19,8 +19,9 @@ from psycopg.conninfo import make_conninfo
 from psycopg.types.json import Jsonb
 
 import beliefdb
-from beliefdb import errors, lifecycle
-from beliefdb.workspaces import create_workspace
+from beliefdb import errors
+from beliefdb.store import lifecycle
+from beliefdb.store.workspaces import create_workspace
 
 QUOTE = "Returns are accepted within 7 days of delivery."
 

@@ -17,16 +17,16 @@ import psycopg
 import pytest
 
 import beliefdb
-from beliefdb import queries
-from beliefdb.queries import Q, QueryFileError
+from beliefdb.db import queries
+from beliefdb.db.queries import Q, QueryFileError
 
 PACKAGE = Path(beliefdb.__file__).resolve().parent
-MODULES = sorted(PACKAGE.glob("*.py"))
+MODULES = sorted(PACKAGE.rglob("*.py"))
 
-# modules that may hold SQL text: migrate applies sql/ and alembic, embedded manages the server
-# (databases, settings), and the connector binds each connection (set_config, set role)
-ALLOWED_MODULES = {"migrate.py", "embedded.py"}
-ALLOWED_FUNCTIONS = {("connector.py", "_bind")}
+# modules that may hold SQL text: migrate applies sql/ and alembic, the server module manages the
+# embedded server (databases, settings), and the connector binds each connection (set_config, set role)
+ALLOWED_MODULES = {"db/migrate.py", "db/server.py"}
+ALLOWED_FUNCTIONS = {("db/connector.py", "_bind")}
 
 _SQL = re.compile(r"(?is)^\s*(select\b.*\b(from|beliefdb\.)|insert\s+into\b|update\s+[\w.]+\s+set\b"
                   r"|delete\s+from\b|with\s+\w+\s+as\s*\(|with\s+recursive\b)")
@@ -35,7 +35,8 @@ _PLACEHOLDER = re.compile(r"%%|%\((\w+)\)s|%s")
 
 
 def _trees() -> dict[str, ast.Module]:
-    return {path.name: ast.parse(path.read_text(encoding="utf-8"), str(path)) for path in MODULES}
+    return {path.relative_to(PACKAGE).as_posix(): ast.parse(path.read_text(encoding="utf-8"), str(path))
+            for path in MODULES}
 
 
 def _allowed_lines(name: str, tree: ast.Module) -> set[int]:

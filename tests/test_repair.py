@@ -11,7 +11,7 @@ import pytest
 
 import beliefdb
 from beliefdb import errors
-from beliefdb.repair import MemoryWrite, ReplayStep, StepOutput
+from beliefdb.store.repair import MemoryWrite, ReplayStep, StepOutput
 
 
 @dataclass

@@ -45,8 +45,8 @@ import pytest
 from hypothesis import HealthCheck, event, example, given, settings
 
 import beliefdb
-from beliefdb.repair import ReplayStep, StepOutput
-from beliefdb.workspaces import create_workspace
+from beliefdb.store.repair import ReplayStep, StepOutput
+from beliefdb.store.workspaces import create_workspace
 
 STEP_KINDS = ("user_input", "memory_read", "claim", "plan", "tool_call", "observation", "answer", "memory_write")
 JOINT = ("cites", "initiates", "derives", "produces", "updates", "consolidates")

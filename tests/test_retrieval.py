@@ -18,17 +18,17 @@ import pytest
 from conftest import url_at
 
 import beliefdb
-from beliefdb import embeddings
-from beliefdb.connector import ensure_migrated
-from beliefdb.embed import OpenAIEmbedder, get_embedder
-from beliefdb.embedded import EmbeddedServer
+from beliefdb.db.bootstrap import ensure_migrated
+from beliefdb.db.server import EmbeddedServer
+from beliefdb.embedders import OpenAIEmbedder, get_embedder
+from beliefdb.store import vectors as embeddings
 
 V32 = "# Return policy\nReturns are accepted within 7 days of delivery.\nThe restocking fee is 10%.\n"
 V33 = V32.replace("7 days", "15 days")
 Q = "how many days for returns?"
 
 
-def statements(result: beliefdb.retrieve.AskResult) -> list[str]:
+def statements(result: beliefdb.store.retrieve.AskResult) -> list[str]:
     return [a.belief.statement for a in result.beliefs]
 
 
@@ -339,7 +339,7 @@ def test_vector_search_uses_the_hnsw_index_with_iterative_scan(bdb: beliefdb.Bel
 
 
 def test_recall_runs_with_owner_rights_but_stays_in_its_workspace(db_url: str, bdb: beliefdb.BeliefDB) -> None:
-    from beliefdb import workspaces
+    from beliefdb.store import workspaces
 
     workspaces.create_workspace(db_url, "other")
     with beliefdb.connect(db_url, workspace="other") as other:

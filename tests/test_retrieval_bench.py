@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 
 import beliefdb
-from beliefdb import embed
+from beliefdb import embedders as embed
 
 BENCH = Path(__file__).resolve().parents[1] / "bench" / "retrieval"
 

@@ -18,9 +18,10 @@ from psycopg import sql
 from psycopg.conninfo import make_conninfo
 
 import beliefdb
-from beliefdb import errors, migrate
-from beliefdb.embedded import EmbeddedServer
-from beliefdb.workspaces import create_workspace
+from beliefdb import errors
+from beliefdb.db import migrate
+from beliefdb.db.server import EmbeddedServer
+from beliefdb.store.workspaces import create_workspace
 
 # Every table that holds workspace rows (test_every_workspace_table_has_row_level_security
 # keeps this list equal to the catalog's).
@@ -644,7 +645,7 @@ def test_every_function_the_package_calls_is_on_the_allow_list(postgresql: psyco
     """The Python package calls only the granted API (sql/60_privileges.sql), except
     ensure_vector_index, which a migration runs as the schema owner."""
     package = Path(beliefdb.__file__).parent
-    text = "\n".join(p.read_text(encoding="utf-8") for p in [*package.glob("*.py"), package / "queries.sql"])
+    text = "\n".join(p.read_text(encoding="utf-8") for p in [*package.rglob("*.py"), package / "db" / "queries.sql"])
     called = set(re.findall(r"beliefdb\.([a-z_]+)\(", text)) - {"connect", "ensure_vector_index"}
     granted = {name for (name,) in postgresql.execute(
         """select p.proname from pg_catalog.pg_proc p

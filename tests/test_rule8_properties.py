@@ -26,7 +26,7 @@ from hypothesis import HealthCheck, given, settings
 
 import beliefdb
 from beliefdb.models import IngestReport
-from beliefdb.workspaces import create_workspace
+from beliefdb.store.workspaces import create_workspace
 
 TIERS = ("unverified", "agent", "user", "internal", "official")  # weakest first
 VALUES = ("3 days", "7 days", "15 days")

@@ -14,8 +14,8 @@ import pytest
 from psycopg import sql
 from psycopg.conninfo import make_conninfo
 
-from beliefdb import migrate
-from beliefdb.embedded import EmbeddedServer
+from beliefdb.db import migrate
+from beliefdb.db.server import EmbeddedServer
 
 Dump = dict[str, list[tuple[Any, ...]]]
 

@@ -108,7 +108,7 @@ def test_a_belief_without_sources_keeps_no_confidence(bdb: beliefdb.BeliefDB) ->
     recompute of everything (the floor on products must not turn an empty product into one). An
     agent's memory has no quoted source either: it has the explained weight of an agent's memory
     (confidence_policy trace/memory), not 0 and not an empty product floored to 1."""
-    from beliefdb import lifecycle
+    from beliefdb.store import lifecycle
     from tests.test_repair import record_story
 
     story = record_story(bdb)

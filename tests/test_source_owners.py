@@ -37,8 +37,8 @@ def claims(text: str, value: str) -> list[dict[str, Any]]:
 
 def ingest(db: beliefdb.BeliefDB, text: str, value: str, *, source: str = "finance.md",
            authority: str = "official") -> beliefdb.models.IngestReport:
-    from beliefdb import ingest as ingest_mod
-    from beliefdb.ingest import parse_claim
+    from beliefdb.store import ingest as ingest_mod
+    from beliefdb.store.ingest import parse_claim
 
     candidates = [parse_claim(c, "test") for c in claims(text, value)]
     return ingest_mod.ingest_text(db.database, text, ingest_mod.SourceOptions(name=source, authority=authority),

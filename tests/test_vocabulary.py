@@ -11,8 +11,9 @@ from typing import Any
 import psycopg
 import pytest
 
-from beliefdb import errors, migrate, vocabulary
-from beliefdb.connector import translate
+from beliefdb import errors, vocabulary
+from beliefdb.db import migrate
+from beliefdb.db.connector import translate
 from beliefdb.vocabulary import ErrorCode
 
 # adjacency_entry is internal to the derived index beliefdb.adjacency: no caller names its values

@@ -31,7 +31,7 @@ from agent import DOMAINS, JSON, Agent, Input, Trace, execute, history_before
 from cases import Case, follow_up, recurs
 
 import beliefdb
-from beliefdb.repair import MemoryWrite, ReplayStep, StepOutput
+from beliefdb.store.repair import MemoryWrite, ReplayStep, StepOutput
 
 STEP_KINDS = ("user_input", "memory_read", "claim", "plan", "tool_call", "observation", "answer", "memory_write")
 METHODS = ("no_repair", "full_reset", "delete_retrieved", "full_replay", "beliefdb_no_evidence", "beliefdb")

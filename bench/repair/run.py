@@ -33,7 +33,7 @@ from cases import FAULT_TYPES, is_compound, make_case
 from methods import METHODS, Score, score
 
 import beliefdb
-from beliefdb.workspaces import create_workspace
+from beliefdb.store.workspaces import create_workspace
 
 JSON = dict[str, Any]
 DEFAULT_CASES = 150

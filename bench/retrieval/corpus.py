@@ -25,9 +25,9 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from beliefdb import ingest
-from beliefdb.connector import Database
-from beliefdb.extract import Candidate
+from beliefdb.db.connector import Database
+from beliefdb.store import ingest
+from beliefdb.text.extractor import Candidate
 
 
 @dataclass(frozen=True)
@@ -509,7 +509,7 @@ def claims_count() -> int:
 def load(db: Database) -> dict[str, Any]:
     """Load the corpus through the product's API (ingest with candidates, retract); embeddings are
     computed at ingest by the default embedder."""
-    from beliefdb import retraction
+    from beliefdb.store import retraction
 
     accepted = rejected = 0
     for step in steps():

@@ -13,7 +13,7 @@
    COPY as a superuser with ``session_replication_role = replica``; the HNSW index is rebuilt after.
 3. Embeds the 100 questions with the real model (timed: that is the question-embedding time,
    reported apart), then measures, with the precomputed question vector:
-   * ``ask`` (``beliefdb.retrieve.ask``, k = 5, with the question's scope): accuracy of the top
+   * ``ask`` (``beliefdb.store.retrieve.ask``, k = 5, with the question's scope): accuracy of the top
      answer, ``stale_as_current`` (top answers that are superseded, retracted or unsupported:
      target 0), p50/p95 latency over ``--runs`` timed calls per question;
    * recall@10 of the truth-filtered HNSW path (the vector query of ``beliefdb.recall``, same
@@ -61,10 +61,10 @@ from _common import (
 )
 
 import beliefdb
-from beliefdb import retrieve
-from beliefdb.connector import Database
-from beliefdb.embed import Embedder, get_embedder
-from beliefdb.embeddings import literal
+from beliefdb.db.connector import Database
+from beliefdb.embedders import Embedder, get_embedder
+from beliefdb.store import retrieve
+from beliefdb.store.vectors import literal
 
 CURRENT = ("current", "conflicting")
 K = 5

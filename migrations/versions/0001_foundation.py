@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from beliefdb.migrate import run_sql
+from beliefdb.db.migrate import run_sql
 
 revision = "0001"
 down_revision = None

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from beliefdb.migrate import run_sql
+from beliefdb.db.migrate import run_sql
 
 revision = "0008"
 down_revision = "0007"

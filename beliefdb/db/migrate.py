@@ -1,0 +1,175 @@
+"""Schema migrations: alembic revisions of checked-in SQL, plus re-applied functions and views.
+
+``sql/`` is the canonical schema. Tables change only through revisions in ``migrations/``;
+the other files of ``sql/`` are ``create or replace`` and re-applied after every upgrade.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import psycopg
+from psycopg import sql
+
+from beliefdb.db.connector import translate
+from beliefdb.errors import BeliefDBError, DatabaseUnavailable
+
+if TYPE_CHECKING:  # alembic and SQLAlchemy load only when a migration runs: CLI start-up stays quick
+    from alembic.config import Config
+    from sqlalchemy import Engine
+
+# Every file of sql/, in the order they apply (their names sort in this order too): the one list
+# migrate, the fingerprint, canonical_sql() and the schema test read. 10_tables.sql is the tables as
+# the revisions leave them (tables change only through a revision); the others are re-applied
+# (create or replace) after every upgrade.
+SQL_FILES = (
+    "00_schema.sql",
+    "10_tables.sql",
+    "20_integrity.sql",
+    "25_ownership.sql",
+    "30_audit.sql",
+    "35_holding.sql",
+    "40_beliefs.sql",
+    "45_decisions.sql",
+    "47_lifecycle.sql",
+    "55_traces.sql",
+    "57_retrieval.sql",
+    "58_views.sql",
+    "60_privileges.sql",
+    "70_seed.sql",
+)
+TABLES_FILE = "10_tables.sql"
+REAPPLIED_FILES = tuple(name for name in SQL_FILES if name != TABLES_FILE)
+
+
+def _packaged_or_source(name: str) -> Path:
+    package = Path(__file__).resolve().parent.parent  # beliefdb/, where the wheel puts sql/ and migrations/
+    for candidate in (package / name, package.parent / name):
+        if candidate.is_dir():
+            return candidate
+    raise FileNotFoundError(f"beliefdb cannot find its {name}/ directory next to {package}")
+
+
+def sql_dir() -> Path:
+    """The canonical SQL files: inside the wheel, or at the top of a source checkout."""
+    return _packaged_or_source("sql")
+
+
+def migrations_dir() -> Path:
+    return _packaged_or_source("migrations")
+
+
+def fingerprint() -> str:
+    """SHA-256 of everything a migration applies: sql/ and the revisions. Stored in the database
+    (as the comment of the version table) so first use can tell when the package changed."""
+    digest = hashlib.sha256()
+    files = [sql_dir() / name for name in SQL_FILES] + sorted((migrations_dir() / "versions").glob("*.[ps][yq]*"))
+    for path in files:
+        digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+def fingerprint_statement() -> str:
+    """The statement that records the fingerprint (the version table is alembic's, not the schema's)."""
+    return sql.SQL("comment on table beliefdb.alembic_version is {};\n").format(
+        sql.Literal(f"beliefdb schema {fingerprint()}")).as_string(None)
+
+
+def is_current(url: str) -> bool:
+    """Whether the database holds exactly what this package would migrate to (cheap: no alembic)."""
+    try:
+        with psycopg.connect(url) as conn:
+            row = conn.execute("select obj_description(to_regclass('beliefdb.alembic_version'), 'pg_class')"
+                               ).fetchone()
+    except psycopg.Error as exc:
+        raise translate(exc) from exc
+    return row is not None and row[0] == f"beliefdb schema {fingerprint()}"
+
+
+def canonical_sql() -> str:
+    """All of sql/ in order: what a fresh migrate must be equivalent to."""
+    return "\n".join((sql_dir() / name).read_text(encoding="utf-8") for name in SQL_FILES)
+
+
+def run_sql(script: str) -> None:
+    """Execute a script inside the running alembic migration (online or offline)."""
+    from alembic import context
+
+    if context.is_offline_mode():
+        context.get_context().impl.static_output(script)
+        return
+    bind = context.get_bind()
+    # the driver connection runs multi-statement scripts verbatim (no bind-parameter parsing)
+    driver = bind.connection.driver_connection
+    assert driver is not None
+    driver.execute(script)
+
+
+def engine_for(conninfo: str) -> Engine:
+    """A SQLAlchemy engine over psycopg for any libpq URL or key=value conninfo string."""
+    from sqlalchemy import create_engine, pool
+
+    return create_engine("postgresql+psycopg://", poolclass=pool.NullPool,
+                         creator=lambda: psycopg.connect(conninfo))
+
+
+def _config(conninfo: str, output: io.StringIO | None = None) -> Config:
+    from alembic.config import Config
+
+    cfg = Config(output_buffer=output) if output is not None else Config()
+    cfg.set_main_option("script_location", str(migrations_dir()))
+    cfg.attributes["conninfo"] = conninfo
+    return cfg
+
+
+def head_revision() -> str:
+    from alembic.script import ScriptDirectory
+
+    head = ScriptDirectory.from_config(_config("")).get_current_head()
+    assert head is not None
+    return head
+
+
+def current_revision(url: str) -> str | None:
+    """The revision a database is at, or None if beliefdb was never migrated there."""
+    from alembic.runtime.migration import MigrationContext
+
+    engine = engine_for(url)
+    try:
+        with engine.connect() as connection:
+            ctx = MigrationContext.configure(connection, opts={"version_table_schema": "beliefdb"})
+            return ctx.get_current_revision()
+    except Exception as exc:  # sqlalchemy wraps driver errors in its own types
+        raise DatabaseUnavailable(f"cannot read the schema version: {exc}".splitlines()[0]) from exc
+    finally:
+        engine.dispose()
+
+
+def upgrade(url: str) -> tuple[str | None, str]:
+    """Upgrade to head (idempotent; re-applies functions and views). Returns (before, after)."""
+    from alembic import command
+    from sqlalchemy.exc import DBAPIError, SQLAlchemyError
+
+    before = current_revision(url)
+    try:
+        command.upgrade(_config(url), "head")
+    except psycopg.Error as exc:
+        raise translate(exc) from exc
+    except SQLAlchemyError as exc:
+        cause = exc.orig if isinstance(exc, DBAPIError) else None
+        if isinstance(cause, psycopg.Error):
+            raise translate(cause) from exc
+        raise BeliefDBError(f"migration failed: {str(exc).splitlines()[0]}") from exc
+    return before, head_revision()
+
+
+def upgrade_sql(url: str = "") -> str:
+    """The SQL an upgrade from nothing to head would run (alembic offline mode)."""
+    from alembic import command
+
+    out = io.StringIO()
+    command.upgrade(_config(url, out), "head", sql=True)
+    return out.getvalue()

@@ -1,0 +1,466 @@
+-- The SQL beliefdb's Python side sends, one named statement per block (procrastinate's
+-- queries.sql format), loaded once by beliefdb.db.queries and sent as ``Q.<name>``:
+--
+--     -- name_of_query --
+--     -- what it does (one line, required)
+--     the statement, with %s or %(name)s placeholders (values are never formatted in)
+--
+-- tests/test_queries.py checks that every block is used and that each one plans against the
+-- migrated schema.
+
+-- audit_verify --
+-- Verify the bound workspace's audit chain (rule 12)
+select ok, events, first_broken from beliefdb.audit_verify();
+
+-- beliefs_current --
+-- Current beliefs (of subject, attribute when given; production only unless fixtures; evidence by as_of)
+select b.id, b.statement, b.subject, b.attribute, b.value, b.kind, b.scope, b.valid_time, b.confidence,
+       b.confidence_kind::text as confidence_kind, b.status::text as status, b.revision, b.owner, b.recorded_at,
+       (select count(*) from beliefdb.evidence e
+         where e.workspace_id = b.workspace_id and e.belief_id = b.id and e.role = 'supports'
+           and e.created_at <= coalesce(%(as_of)s::timestamptz, beliefdb.clock()))::integer
+         as evidence_count,
+       b.provenance::text as provenance
+  from beliefdb.current_beliefs b
+ where (%(subject)s::text is null or b.subject = %(subject)s)
+   and (%(attribute)s::text is null or b.attribute = %(attribute)s)
+   and (%(fixtures)s or b.provenance = 'production')
+ order by b.subject, b.attribute, b.recorded_at;
+
+-- beliefs_all --
+-- Every belief with its status, filtered like beliefs_current (evidence counted by as_of, now when null)
+select b.id, b.statement, b.subject, b.attribute, b.value, b.kind, b.scope, b.valid_time, b.confidence,
+       b.confidence_kind::text as confidence_kind, b.status::text as status, b.revision, b.owner, b.recorded_at,
+       (select count(*) from beliefdb.evidence e
+         where e.workspace_id = b.workspace_id and e.belief_id = b.id and e.role = 'supports'
+           and e.created_at <= coalesce(%(as_of)s::timestamptz, beliefdb.clock()))::integer
+         as evidence_count,
+       b.provenance::text as provenance
+  from beliefdb.belief b
+ where (%(subject)s::text is null or b.subject = %(subject)s)
+   and (%(attribute)s::text is null or b.attribute = %(attribute)s)
+   and (%(fixtures)s or b.provenance = 'production')
+ order by b.subject, b.attribute, b.recorded_at;
+
+-- beliefs_as_of --
+-- The beliefs believed at as_of, filtered like beliefs_current (evidence counted by as_of, now when null)
+select b.id, b.statement, b.subject, b.attribute, b.value, b.kind, b.scope, b.valid_time, b.confidence,
+       b.confidence_kind::text as confidence_kind, b.status::text as status, b.revision, b.owner, b.recorded_at,
+       (select count(*) from beliefdb.evidence e
+         where e.workspace_id = b.workspace_id and e.belief_id = b.id and e.role = 'supports'
+           and e.created_at <= coalesce(%(as_of)s::timestamptz, beliefdb.clock()))::integer
+         as evidence_count,
+       b.provenance::text as provenance
+  from beliefdb.beliefs_as_of(%(as_of)s) b
+ where (%(subject)s::text is null or b.subject = %(subject)s)
+   and (%(attribute)s::text is null or b.attribute = %(attribute)s)
+   and (%(fixtures)s or b.provenance = 'production')
+ order by b.subject, b.attribute, b.recorded_at;
+
+-- beliefs_by_ids --
+-- These beliefs as they are now (evidence counted by as_of, now when null)
+select b.id, b.statement, b.subject, b.attribute, b.value, b.kind, b.scope, b.valid_time, b.confidence,
+       b.confidence_kind::text as confidence_kind, b.status::text as status, b.revision, b.owner, b.recorded_at,
+       (select count(*) from beliefdb.evidence e
+         where e.workspace_id = b.workspace_id and e.belief_id = b.id and e.role = 'supports'
+           and e.created_at <= coalesce(%(as_of)s::timestamptz, beliefdb.clock()))::integer
+         as evidence_count,
+       b.provenance::text as provenance
+  from beliefdb.belief b where b.id = any(%(ids)s);
+
+-- beliefs_by_ids_as_of --
+-- These beliefs as they were believed at as_of (evidence counted by as_of, now when null)
+select b.id, b.statement, b.subject, b.attribute, b.value, b.kind, b.scope, b.valid_time, b.confidence,
+       b.confidence_kind::text as confidence_kind, b.status::text as status, b.revision, b.owner, b.recorded_at,
+       (select count(*) from beliefdb.evidence e
+         where e.workspace_id = b.workspace_id and e.belief_id = b.id and e.role = 'supports'
+           and e.created_at <= coalesce(%(as_of)s::timestamptz, beliefdb.clock()))::integer
+         as evidence_count,
+       b.provenance::text as provenance
+  from beliefdb.beliefs_as_of(%(as_of)s) b
+ where b.id = any(%(ids)s);
+
+-- belief_by_id --
+-- One belief as it is now (evidence counted by as_of, now when null)
+select b.id, b.statement, b.subject, b.attribute, b.value, b.kind, b.scope, b.valid_time, b.confidence,
+       b.confidence_kind::text as confidence_kind, b.status::text as status, b.revision, b.owner, b.recorded_at,
+       (select count(*) from beliefdb.evidence e
+         where e.workspace_id = b.workspace_id and e.belief_id = b.id and e.role = 'supports'
+           and e.created_at <= coalesce(%(as_of)s::timestamptz, beliefdb.clock()))::integer
+         as evidence_count,
+       b.provenance::text as provenance
+  from beliefdb.belief b where b.id = %(id)s;
+
+-- resolve_belief --
+-- A belief id from a full id or a unique prefix
+select beliefdb.resolve_belief(%s);
+
+-- resolve_node --
+-- A node id of one of the given kinds (any kind when null) from a full id or a unique prefix
+select beliefdb.resolve_node(%s, %s::beliefdb.node_kind[]);
+
+-- belief_evidence --
+-- The evidence of one belief, recorded by as_of (all of it when null)
+select belief_id, role, quote, fragment_id, start_offset, end_offset, source,
+       origin_type::text as origin_type, authority::text as authority,
+       provenance::text as provenance, version, version_label, version_sha256, in_force, created_at
+  from beliefdb.belief_evidence
+ where belief_id = %(id)s and (%(as_of)s::timestamptz is null or created_at <= %(as_of)s)
+ order by in_force desc, version desc, start_offset;
+
+-- confidence_factors --
+-- The factors of one belief's confidence
+select factor, detail, weight from beliefdb.confidence_factors(%s, %s);
+
+-- belief_history --
+-- The supersessions and conflicts a belief took part in, by as_of (all when null)
+select new_belief, new_statement, new_value, old_belief, old_statement, old_value,
+       kind::text as kind, reason, at
+  from beliefdb.belief_history
+ where (new_belief = %(id)s or old_belief = %(id)s)
+   and (%(as_of)s::timestamptz is null or at <= %(as_of)s)
+ order by at;
+
+-- built_on_belief --
+-- The decisions (and their actions) that cite a belief
+select d.id as decision_id, d.title, d.status as decision_status,
+       beliefdb.latest_outcome(d.workspace_id, d.id) as outcome,
+       coalesce(jsonb_agg(jsonb_build_object('id', a.id, 'description', a.description,
+                                             'status', a.status,
+                                             'outcome', beliefdb.latest_outcome(a.workspace_id, a.id))
+                          order by a.created_at)
+                filter (where a.id is not null), '[]') as actions
+  from beliefdb.justification j
+  join beliefdb.justification_antecedent x
+    on x.workspace_id = j.workspace_id and x.justification_id = j.id
+  join beliefdb.decision d on d.workspace_id = j.workspace_id and d.id = j.consequent
+  left join beliefdb.action a on a.workspace_id = d.workspace_id and a.decision_id = d.id
+ where x.antecedent = %(id)s
+ group by d.workspace_id, d.id, d.title, d.status, d.created_at
+ order by d.created_at;
+
+-- calibration_matches --
+-- The beliefs labelled lines name, by full id or id prefix, with their confidence
+select f.line, b.id, b.confidence::numeric as confidence, b.confidence_kind::text as confidence_kind
+  from unnest(%(full_ids)s::uuid[], %(full_lines)s::int[]) as f(id, line)
+  join beliefdb.belief b on b.workspace_id = beliefdb.current_workspace_id() and b.id = f.id
+union all
+select p.line, b.id, b.confidence::numeric, b.confidence_kind::text
+  from unnest(%(prefixes)s::text[], %(prefix_lines)s::int[]) as p(ref, line)
+  join beliefdb.belief b on b.workspace_id = beliefdb.current_workspace_id()
+                        and b.id::text like p.ref || '%%';
+
+-- beliefdb_installed --
+-- Whether beliefdb is installed in this database
+select to_regclass('beliefdb.workspace');
+
+-- workspace_id_by_name --
+-- The id (as text) of a workspace by its name
+select id::text from beliefdb.workspace where name = %s;
+
+-- expire --
+-- Process what expired since the last change (rule 16)
+select beliefdb.expire();
+
+-- correction_preview --
+-- What correcting a belief would change, nothing written
+select beliefdb.correction_preview(%s, %s, %s);
+
+-- apply_correction --
+-- Correct a belief (or propose the correction to its owner)
+select beliefdb.apply_correction(%s, %s, %s, %s, %s, %s, %s);
+
+-- decide --
+-- Record a decision and its reasons
+select beliefdb.decide(%s, %s);
+
+-- act --
+-- Record an action carrying out a decision
+select beliefdb.act(%s, %s);
+
+-- derive --
+-- Record a belief derived from other beliefs
+select beliefdb.derive(%s, %s, %s, %s, %s, %s);
+
+-- list_decisions --
+-- Decisions, with whether each holds, optionally of one status
+select d.id, d.title, d.status, d.revision, d.owner, d.created_at, n.holds
+  from beliefdb.decision d
+  join beliefdb.node n on n.workspace_id = d.workspace_id and n.id = d.id
+ where %(status)s::text is null or d.status = %(status)s
+ order by d.created_at;
+
+-- list_actions --
+-- Actions, optionally of one status
+select id, decision_id, description, status, owner, created_at
+  from beliefdb.action
+ where %(status)s::text is null or status = %(status)s
+ order by created_at;
+
+-- workspace_model --
+-- The embedding model of the bound workspace (and the one it is moving to)
+select model, dim, target_model, target_dim from beliefdb.embedding_model;
+
+-- store_embeddings --
+-- Store belief embeddings of one model, replacing any of the same model
+insert into beliefdb.belief_embedding (belief_id, model, embedding)
+select x.id, %s, x.v::beliefdb.vector
+  from unnest(%s::uuid[], %s::text[]) as x (id, v)
+on conflict (workspace_id, belief_id, model) do update set embedding = excluded.embedding;
+
+-- beliefs_missing_embedding --
+-- Beliefs (of ids, any when null) without a vector of the model, oldest first
+select b.id, b.statement from beliefdb.belief b
+ where (%(ids)s::uuid[] is null or b.id = any(%(ids)s))
+   and not exists (select from beliefdb.belief_embedding e
+                    where e.workspace_id = b.workspace_id and e.belief_id = b.id and e.model = %(model)s)
+ order by b.recorded_at, b.id
+ limit %(limit)s;
+
+-- count_missing_embeddings --
+-- How many beliefs have no vector of a model
+select count(*) from beliefdb.belief b
+ where not exists (select from beliefdb.belief_embedding e
+                    where e.workspace_id = b.workspace_id and e.belief_id = b.id and e.model = %s);
+
+-- record_embedding_model --
+-- Record the workspace's embedding model unless one is recorded
+insert into beliefdb.embedding_model (model, dim) values (%s, %s) on conflict do nothing;
+
+-- set_target_model --
+-- Start moving the workspace to another embedding model
+update beliefdb.embedding_model set target_model = %s, target_dim = %s;
+
+-- switch_to_target_model --
+-- Move the workspace to the model it was moving to
+update beliefdb.embedding_model
+   set model = target_model, dim = target_dim, target_model = null, target_dim = null,
+       updated_at = beliefdb.clock()
+ where target_model = %s;
+
+-- drop_other_embeddings --
+-- Drop the vectors of every other model
+delete from beliefdb.belief_embedding where model <> %s;
+
+-- relation_exists --
+-- Whether a relation (here a vector index) exists
+select to_regclass(%s) is not null;
+
+-- ingest_preview --
+-- What ingesting a version of a source would change, nothing written
+select beliefdb.ingest_preview(%s, %s, %s, %s, %s, %s, %s, %s, %s, %s);
+
+-- ingest_version --
+-- Ingest a version of a source with its fragments and claims
+select beliefdb.ingest_version(%s, %s, %s, %s, %s, %s, %s, %s, %s, %s);
+
+-- source_in_force --
+-- The content and number of a source's latest version, unless it is retracted
+select v.content, v.version
+  from beliefdb.source s
+  join beliefdb.source_version v on v.workspace_id = s.workspace_id and v.source_id = s.id
+ where s.name = %s and s.retracted_at is null
+ order by v.version desc limit 1;
+
+-- add_claims_to_source --
+-- Add claims against the version of a source in force
+select beliefdb.add_claims_to_source(%s, %s, %s);
+
+-- decay --
+-- Recompute every confidence as of a moment (now when null)
+select beliefdb.decay(%s, 'decay', %s);
+
+-- recompute --
+-- Recompute every confidence after a policy or half-life change
+select beliefdb.decay(null, 'recompute', %s);
+
+-- record_outcome --
+-- Record what happened after a decision or action
+select beliefdb.record_outcome(%s, %s, %s);
+
+-- forget --
+-- Forget a source, a subject's beliefs or one belief
+select beliefdb.forget(%s, %s, %s, %s);
+
+-- repair_plan --
+-- The repair plan for faulty memories, in the order of the actions
+select p.node, p.node_kind, p.step_kind, p.run_id, p.seq, p.action, p.reason, p.saved_by
+  from beliefdb.repair_plan(%s, %s, %s) p
+  left join beliefdb.run r on r.id = p.run_id
+ order by array_position(%s::text[], p.action), r.created_at, r.id, p.seq, p.node;
+
+-- repair_apply --
+-- Carry out the store side of a repair plan
+select beliefdb.repair_apply(%s, %s);
+
+-- load_repair --
+-- An applied repair: what was faulty and its plan
+select faulty, plan from beliefdb.repair where id = %s;
+
+-- replayed_steps --
+-- Steps already replayed for these old steps, with their runs
+select s.replay_of, s.id, s.run_id, s.payload, r.parent_run_id
+  from beliefdb.step s join beliefdb.run r on r.workspace_id = s.workspace_id and r.id = s.run_id
+ where s.replay_of = any(%s);
+
+-- next_step_seq --
+-- The next step number of a run
+select coalesce(max(seq) + 1, 0) from beliefdb.step where run_id = %s;
+
+-- run_task --
+-- The task of a run
+select task from beliefdb.run where id = %s;
+
+-- beliefs_produced_by_step --
+-- The beliefs a step produced
+select b.id, b.subject, b.attribute
+  from beliefdb.justification j
+  join beliefdb.justification_antecedent a
+    on a.workspace_id = j.workspace_id and a.justification_id = j.id
+  join beliefdb.belief b on b.workspace_id = j.workspace_id and b.id = j.consequent
+ where a.antecedent = %s and a.edge_kind = 'produces';
+
+-- repair_replayed --
+-- Mark a repair's replay as done
+select beliefdb.repair_replayed(%s);
+
+-- source_id_by_name --
+-- A source's id by its name
+select id from beliefdb.source where name = %s;
+
+-- source_version_by_id --
+-- A source version's id by its full id
+select id from beliefdb.source_version where id::text = lower(%s);
+
+-- impact --
+-- What retracting these nodes would affect
+select node, kind, effect, detail from beliefdb.impact(%s) order by effect, kind, node;
+
+-- retract --
+-- Retract (or undo the retraction of) a node, a source or a source version
+select beliefdb.retract(%s, %s, %s, %s, %s);
+
+-- retract_preview --
+-- What a retraction would change, nothing written
+select beliefdb.retract_preview(%s, %s, %s, %s);
+
+-- recall --
+-- Candidate beliefs for a question (vector, full text and subject name)
+select belief_id, score, similarity, vector_rank, text_rank, name_rank, low_confidence
+  from beliefdb.recall(%(q)s, %(v)s::beliefdb.vector, %(model)s, %(k)s, %(as_of)s, %(scope)s::jsonb,
+                       %(min_conf)s::real, %(fixtures)s, %(min_sim)s);
+
+-- supporting_evidence --
+-- The supporting evidence of these beliefs recorded by as_of (now when null)
+select belief_id, role, quote, fragment_id, start_offset, end_offset, source,
+       origin_type::text as origin_type, authority::text as authority, provenance::text as provenance,
+       version, version_label, version_sha256, in_force, created_at
+  from beliefdb.belief_evidence
+ where belief_id = any(%(ids)s) and role = 'supports'
+   and created_at <= coalesce(%(as_of)s, beliefdb.clock())
+ order by in_force desc, version desc, start_offset;
+
+-- recall_warnings --
+-- Conflicts, replacements and provenance of these beliefs as of a moment
+select x.id, beliefdb.recall_warnings(x.id, %s) from unnest(%s::uuid[]) as x (id);
+
+-- list_review_items --
+-- The review queue
+select id, kind, node, other_node, subject, reason, created_at,
+       proposed_by, proposal, source_id
+  from beliefdb.review_queue order by created_at, id;
+
+-- review_item_by_prefix --
+-- Review items whose id starts with a prefix (the pattern)
+select id from beliefdb.review_item where id::text like %s and status in ('open', 'closed');
+
+-- review_resolve --
+-- Resolve a review item
+select beliefdb.review_resolve(%s, %s, %s, %s);
+
+-- record_trace --
+-- Record a run's buffered steps, memories and edges
+select beliefdb.record_trace(%s, %s, %s, %s);
+
+-- list_runs --
+-- Runs with their number of steps
+select r.id, r.agent, r.task, r.parent_run_id, r.created_at,
+       (select count(*) from beliefdb.step s where s.workspace_id = r.workspace_id and s.run_id = r.id)::int
+           as steps
+  from beliefdb.run r
+ order by r.created_at, r.id;
+
+-- run_by_prefix --
+-- Runs whose id starts with a prefix (two at most)
+select id from beliefdb.run where id::text like %s || '%%' limit 2;
+
+-- steps --
+-- Steps of a run (or these steps), in execution order
+select s.id, s.run_id, s.seq, s.kind::text as kind, s.payload, s.status, s.replay_of, n.holds
+  from beliefdb.step s
+  join beliefdb.node n on n.workspace_id = s.workspace_id and n.id = s.id
+  join beliefdb.run r on r.workspace_id = s.workspace_id and r.id = s.run_id
+ where (%(run)s::uuid is null or s.run_id = %(run)s) and (%(ids)s::uuid[] is null or s.id = any(%(ids)s))
+ order by r.created_at, r.id, s.seq;
+
+-- step_inputs --
+-- The recorded inputs of these steps
+select j.consequent as step_id, a.edge_kind::text as edge, a.antecedent as node, n.kind::text as node_kind,
+       a.edge_kind = 'supports' as alternative
+  from beliefdb.justification j
+  join beliefdb.justification_antecedent a on a.workspace_id = j.workspace_id and a.justification_id = j.id
+  join beliefdb.node n on n.workspace_id = a.workspace_id and n.id = a.antecedent
+ where j.consequent = any(%s)
+ order by j.consequent, a.edge_kind = 'supports', a.edge_kind, a.antecedent;
+
+-- workspace_exists --
+-- Whether a workspace of this name exists
+select 1 from beliefdb.workspace where name = %s;
+
+-- create_workspace --
+-- Create a workspace
+insert into beliefdb.workspace (name) values (%s) returning id, name, created_at;
+
+-- list_workspaces --
+-- Every workspace, by name
+select id, name, created_at from beliefdb.workspace order by name;
+
+-- delete_workspace_nodes --
+-- Delete a workspace's nodes
+delete from beliefdb.node where workspace_id = %s;
+
+-- delete_workspace_sources --
+-- Delete a workspace's sources
+delete from beliefdb.source where workspace_id = %s;
+
+-- delete_workspace_repairs --
+-- Delete a workspace's repairs
+delete from beliefdb.repair where workspace_id = %s;
+
+-- delete_workspace_runs --
+-- Delete a workspace's runs
+delete from beliefdb.run where workspace_id = %s;
+
+-- delete_workspace_embedding_model --
+-- Delete a workspace's embedding model
+delete from beliefdb.embedding_model where workspace_id = %s;
+
+-- delete_workspace --
+-- Delete a workspace's row (with its audit chain)
+delete from beliefdb.workspace where id = %s;
+
+-- workspace_by_name --
+-- A workspace's id by its name
+select id from beliefdb.workspace where name = %s;
+
+-- lock_workspace_for_delete --
+-- Take the workspace's write lock (its audit head), as every writer does first
+select from beliefdb.audit_head where workspace_id = %s for update;
+
+-- workspace_contents --
+-- How many sources, beliefs, decisions and runs a workspace holds, and whether it has nodes
+select (select count(*) from beliefdb.source where workspace_id = %(ws)s)::int,
+       (select count(*) from beliefdb.belief where workspace_id = %(ws)s)::int,
+       (select count(*) from beliefdb.decision where workspace_id = %(ws)s)::int,
+       (select count(*) from beliefdb.run where workspace_id = %(ws)s)::int,
+       exists (select from beliefdb.node where workspace_id = %(ws)s);

@@ -1,0 +1,99 @@
+"""Reading beliefs: current, all, as of a moment, and why one is believed."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+from uuid import UUID
+
+import psycopg
+
+from beliefdb import errors
+from beliefdb.db.connector import Database
+from beliefdb.db.queries import Q
+from beliefdb.models import Belief, BuiltOn, ConfidenceFactor, Evidence, HistoryEntry, Why
+
+
+def list_beliefs(db: Database, *, subject: str | None = None, attribute: str | None = None,
+                 include_all: bool = False, as_of: datetime | None = None, include_fixtures: bool = False,
+                 conn: psycopg.Connection[Any] | None = None) -> list[Belief]:
+    """Current beliefs; with ``include_all`` every belief with its status; with ``as_of`` those believed then.
+    Production history only, unless ``include_fixtures`` (fixture and synthetic worlds too, labelled)."""
+    filters = {"subject": subject, "attribute": attribute, "as_of": as_of, "fixtures": include_fixtures}
+    if as_of is not None:
+        return db.fetch_all(Belief, Q.beliefs_as_of, filters, conn)
+    if include_all:
+        return db.fetch_all(Belief, Q.beliefs_all, filters, conn)
+    return db.fetch_all(Belief, Q.beliefs_current, filters, conn)
+
+
+def resolve(db: Database, ref: str | UUID, conn: psycopg.Connection[Any] | None = None) -> UUID:
+    """A belief id from a full id or a unique prefix."""
+    try:
+        found = db.scalar(Q.resolve_belief, (str(ref),), conn)
+    except errors.NotFound as exc:
+        raise errors.UnknownBelief(exc.message) from exc
+    return UUID(str(found))
+
+
+def resolve_node(db: Database, ref: str | UUID, kinds: Sequence[str] | None = None,
+                 conn: psycopg.Connection[Any] | None = None) -> UUID:
+    """A node id (of one of ``kinds``, any kind when None) from a full id or a unique prefix
+    (``beliefdb.resolve_node``)."""
+    found = db.scalar(Q.resolve_node, (str(ref), list(kinds) if kinds is not None else None), conn)
+    return UUID(str(found))
+
+
+def get_beliefs(db: Database, ids: list[UUID], as_of: datetime | None = None,
+                conn: psycopg.Connection[Any] | None = None) -> list[Belief]:
+    """These beliefs as they are now, or as they were believed at ``as_of`` (in the order given)."""
+    if as_of is None:
+        rows = db.fetch_all(Belief, Q.beliefs_by_ids, {"ids": ids, "as_of": None}, conn)
+    else:
+        rows = db.fetch_all(Belief, Q.beliefs_by_ids_as_of, {"ids": ids, "as_of": as_of}, conn)
+    by_id = {b.id: b for b in rows}
+    return [by_id[i] for i in ids if i in by_id]
+
+
+def get_belief(db: Database, belief_id: UUID, conn: psycopg.Connection[Any] | None = None) -> Belief:
+    belief = db.fetch_one(Belief, Q.belief_by_id, {"id": belief_id, "as_of": None}, conn)
+    if belief is None:
+        raise errors.UnknownBelief(f"unknown belief {belief_id}")
+    return belief  # type: ignore[no-any-return]
+
+
+def why(db: Database, ref: str | UUID, conn: psycopg.Connection[Any] | None = None, *,
+        as_of: datetime | None = None, include_fixtures: bool = False) -> Why:
+    """The belief, its evidence, the factors of its confidence, its supersession history and what was
+    built on it; with ``as_of``, as it was believed then (evidence and history recorded by then).
+    A fixture or synthetic belief is shown only with ``include_fixtures`` (its evidence is not
+    production history, rule 15)."""
+    with db.transaction(conn) as c:
+        belief_id = resolve(db, ref, c)
+        if as_of is None:
+            belief = get_belief(db, belief_id, c)
+        else:
+            then = get_beliefs(db, [belief_id], as_of, c)
+            if not then:
+                raise errors.NotFound(f"belief {ref} was not believed at {as_of.isoformat()}")
+            belief = then[0]
+        if belief.provenance != "production" and not include_fixtures:
+            raise errors.InvalidInput(f"belief {ref} is {belief.provenance} material, not production history:"
+                                      " add --include-fixtures to see it and its evidence")
+        moment = {"id": belief_id, "as_of": as_of}
+        evidence = db.fetch_all(
+            Evidence, Q.belief_evidence, moment, c)
+        factors = db.fetch_all(
+            ConfidenceFactor, Q.confidence_factors, (db.workspace_id, belief_id), c)
+        history = db.fetch_all(
+            HistoryEntry, Q.belief_history, moment, c)
+        built_on = db.fetch_all(
+            BuiltOn, Q.built_on_belief, moment, c)
+    return Why(
+        belief=belief, evidence=evidence, confidence=factors,
+        replaced=[h for h in history if h.kind == "supersedes" and h.new_belief == belief_id],
+        replaced_by=[h for h in history if h.kind == "supersedes" and h.old_belief == belief_id],
+        conflicts=[h for h in history if h.kind == "conflicts_with"],
+        built_on=built_on,
+    )

@@ -1,0 +1,84 @@
+"""Decisions, actions and derived beliefs: what was built on beliefs (truth rules 2 and 4).
+
+Recording is one call to a SQL function that also runs the dependency check, so a decision
+citing a belief that is no longer current is flagged at once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+from uuid import UUID
+
+import psycopg
+from psycopg.types.json import Jsonb
+
+from beliefdb import errors
+from beliefdb.db.connector import Database
+from beliefdb.db.queries import Q
+from beliefdb.models import Action, Decision, Recorded
+from beliefdb.store.beliefs import resolve, resolve_node
+from beliefdb.vocabulary import ACTION_STATUSES, DECISION_STATUSES
+
+
+def _recorded(raw: dict[str, Any]) -> Recorded:
+    return Recorded(id=UUID(raw["id"]), status=raw["status"])
+
+
+def decide(db: Database, title: str, *, because: Sequence[str | UUID] = (),
+           all_of: Sequence[Sequence[str | UUID]] = (), conn: psycopg.Connection[Any] | None = None) -> Recorded:
+    """Record a decision. Each ``because`` belief is an alternative reason on its own; each
+    ``all_of`` group is one reason needing all of its beliefs. With no reason at all it is recorded
+    as needs_review ("No source-backed answer yet"), and nothing may carry it out until a person
+    approves it."""
+    if not title.strip():
+        raise errors.InvalidInput("a decision needs a title")
+    with db.transaction(conn) as c:
+        reasons = [[str(resolve(db, ref, c))] for ref in because]
+        reasons += [[str(resolve(db, ref, c)) for ref in group] for group in all_of if group]
+        row = c.execute(Q.decide, (title, Jsonb(reasons))).fetchone()
+    assert row is not None
+    return _recorded(row[0])
+
+
+def act(db: Database, decision: str | UUID, description: str,
+        conn: psycopg.Connection[Any] | None = None) -> Recorded:
+    """Record an action carrying out a decision, by id or unique prefix (held at once if the
+    decision needs review; refused for a rejected decision, or one without reasons nobody approved)."""
+    if not description.strip():
+        raise errors.InvalidInput("an action needs a description")
+    with db.transaction(conn) as c:
+        decision_id = resolve_node(db, decision, ["decision"], c)
+        row = c.execute(Q.act, (decision_id, description)).fetchone()
+    assert row is not None
+    return _recorded(row[0])
+
+
+def derive(db: Database, statement: str, subject: str, attribute: str, value: str, sources: Sequence[str | UUID],
+           *, kind: str = "fact", conn: psycopg.Connection[Any] | None = None) -> Recorded:
+    """Record a belief derived from others: it holds while all of them are current."""
+    with db.transaction(conn) as c:
+        ids = [resolve(db, ref, c) for ref in sources]
+        if not ids:
+            raise errors.InvalidInput("a derived belief needs --from beliefs")
+        row = c.execute(Q.derive, (statement, subject, attribute, value, ids, kind)).fetchone()
+    assert row is not None
+    return _recorded(row[0])
+
+
+def list_decisions(db: Database, status: str | None = None,
+                   conn: psycopg.Connection[Any] | None = None) -> list[Decision]:
+    if status is not None and status not in DECISION_STATUSES:
+        raise errors.InvalidInput(f"invalid status '{status}' (choose from: {', '.join(DECISION_STATUSES)})")
+    return db.fetch_all(
+        Decision,
+        Q.list_decisions, {"status": status}, conn)
+
+
+def list_actions(db: Database, status: str | None = None,
+                 conn: psycopg.Connection[Any] | None = None) -> list[Action]:
+    if status is not None and status not in ACTION_STATUSES:
+        raise errors.InvalidInput(f"invalid status '{status}' (choose from: {', '.join(ACTION_STATUSES)})")
+    return db.fetch_all(
+        Action,
+        Q.list_actions, {"status": status}, conn)

@@ -1,0 +1,264 @@
+"""Ingest: read documents and claims, gate candidates, and hand one version to the database.
+
+Python reads, splits and extracts; ``beliefdb.ingest_version`` in SQL stores the version and
+decides corroboration, supersession and conflicts, in one transaction per text.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, replace
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+from uuid import UUID
+
+import psycopg
+from psycopg.types.json import Jsonb
+
+from beliefdb import errors
+from beliefdb.db.connector import Database
+from beliefdb.db.queries import Q
+from beliefdb.models import (
+    Accepted,
+    Changes,
+    Conflict,
+    Corroborated,
+    IngestFailure,
+    IngestReport,
+    Rejected,
+    Superseded,
+    Unchanged,
+)
+from beliefdb.store.vectors import embed_new
+from beliefdb.text.extractor import Candidate
+from beliefdb.text.fragments import split_fragments
+from beliefdb.text.gate import gate
+from beliefdb.text.registry import get_extractor
+from beliefdb.vocabulary import AUTHORITIES, BELIEF_KINDS, LABELS, ORIGINS
+
+SUPPORTED_SUFFIXES = (".txt", ".md", ".markdown")
+
+
+@dataclass(frozen=True)
+class SourceOptions:
+    """How the source of an ingested text is described; None keeps what the source has."""
+
+    name: str | None = None
+    authority: str | None = None
+    provenance: str | None = None
+    origin: str | None = None
+    version_label: str | None = None
+
+
+def read_document(path: Path) -> str:
+    """The UTF-8 text of a .txt or .md file, or InvalidInput/NotFound saying what is wrong."""
+    if not path.exists():
+        raise errors.NotFound(f"{path}: no such file")
+    if path.is_dir():
+        raise errors.InvalidInput(f"{path}: is a directory, not a file")
+    if path.suffix.lower() not in SUPPORTED_SUFFIXES:
+        raise errors.InvalidInput(
+            f"{path}: unsupported file type '{path.suffix or '(none)'}' (supported: {', '.join(SUPPORTED_SUFFIXES)})")
+    data = path.read_bytes()
+    if b"\x00" in data:
+        raise errors.InvalidInput(f"{path}: binary file (contains NUL bytes)")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise errors.InvalidInput(f"{path}: not valid UTF-8 (byte {exc.start})") from exc
+    text = text.removeprefix("\ufeff")
+    if not text.strip():
+        raise errors.InvalidInput(f"{path}: empty file")
+    return text
+
+
+def _iso(value: Any, where: str) -> str | None:
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise errors.InvalidInput(f"{where}: must be an ISO 8601 timestamp string")
+    try:
+        datetime.fromisoformat(value)
+    except ValueError as exc:
+        raise errors.InvalidInput(f"{where}: not an ISO 8601 timestamp: {value!r}") from exc
+    return value
+
+
+def parse_claim(obj: Any, where: str) -> Candidate:
+    """One claim object ({"statement", "subject", "attribute", "value", "quote"} + optional fields)."""
+    if not isinstance(obj, dict):
+        raise errors.InvalidInput(f"{where}: expected a JSON object")
+    for key in ("statement", "subject", "attribute", "value", "quote"):
+        if not isinstance(obj.get(key), str) or (key != "value" and not obj[key].strip()):
+            raise errors.InvalidInput(f"{where}: '{key}' must be a non-empty string")
+    kind = obj.get("kind", "fact")
+    if kind not in BELIEF_KINDS:
+        raise errors.InvalidInput(f"{where}: 'kind' must be one of {', '.join(BELIEF_KINDS)}")
+    scope = obj.get("scope", {})
+    if not isinstance(scope, dict) or not all(isinstance(v, str) for v in scope.values()):
+        raise errors.InvalidInput(f"{where}: 'scope' must be an object of strings")
+    offsets = [obj.get("start"), obj.get("end")]
+    if any(o is not None and (not isinstance(o, int) or isinstance(o, bool) or o < 0) for o in offsets):
+        raise errors.InvalidInput(f"{where}: 'start' and 'end' must be non-negative integers")
+    return Candidate(
+        statement=obj["statement"], subject=obj["subject"], attribute=obj["attribute"], value=obj["value"],
+        quote=obj["quote"], kind=kind, scope=dict(scope),
+        valid_from=_iso(obj.get("valid_from"), f"{where}: 'valid_from'"),
+        valid_to=_iso(obj.get("valid_to"), f"{where}: 'valid_to'"),
+        start=offsets[0], end=offsets[1],
+    )
+
+
+def load_claims(path: Path) -> list[Candidate]:
+    """Claims from a JSONL file; a malformed line is an error naming the line."""
+    if not path.is_file():
+        raise errors.NotFound(f"{path}: no such claims file")
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except UnicodeDecodeError as exc:
+        raise errors.InvalidInput(f"{path}: not valid UTF-8") from exc
+    claims = []
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        where = f"{path} line {number}"
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise errors.InvalidInput(f"{where}: invalid JSON ({exc.msg})") from exc
+        claims.append(parse_claim(obj, where))
+    return claims
+
+
+def _claim_json(candidate: Candidate, start: int, end: int) -> dict[str, Any]:
+    return {
+        "statement": candidate.statement, "subject": candidate.subject, "attribute": candidate.attribute,
+        "value": candidate.value, "quote": candidate.quote, "start": start, "end": end,
+        "kind": candidate.kind, "scope": dict(candidate.scope),
+        "valid_from": candidate.valid_from, "valid_to": candidate.valid_to,
+    }
+
+
+def _rejected_json(rejected: list[tuple[Candidate, str]]) -> list[dict[str, str]]:
+    return [{"statement": c.statement, "quote": c.quote, "reason": reason} for c, reason in rejected]
+
+
+def _report(raw: dict[str, Any], path: str | None) -> IngestReport:
+    return IngestReport(
+        source=raw["source"], version=raw["version"], new_version=raw["new_version"],
+        fragments=raw["fragments"], path=path,
+        accepted=[Accepted(id=UUID(a["id"]), statement=a["statement"], subject=a["subject"],
+                           attribute=a["attribute"], value=a["value"], quote=a["quote"],
+                           start=a["start"], end=a["end"]) for a in raw["accepted"]],
+        rejected=[Rejected(statement=r["statement"], quote=r["quote"], reason=r["reason"]) for r in raw["rejected"]],
+        corroborated=[Corroborated(id=UUID(c["id"]), statement=c["statement"], quote=c["quote"],
+                                   start=c["start"], end=c["end"]) for c in raw["corroborated"]],
+        unchanged=[Unchanged(id=UUID(u["id"]), statement=u["statement"]) for u in raw["unchanged"]],
+        superseded=[Superseded(old=UUID(s["old"]), new=UUID(s["new"])) for s in raw["superseded"]],
+        conflicts=[Conflict(a=UUID(c["a"]), b=UUID(c["b"]), **({"reason": c["reason"]} if c.get("reason") else {}))
+                   for c in raw["conflicts"]],
+        reverified=[UUID(x) for x in raw["reverified"]],
+        unsupported=[UUID(x) for x in raw["unsupported"]],
+        flagged=[UUID(x) for x in raw["flagged"]],
+        held=[UUID(x) for x in raw["held"]],
+        changes=Changes.from_json(raw["changes"]) if raw.get("changes") else None,
+        proposed=bool(raw.get("proposed")),
+        review_item=UUID(raw["review_item"]) if raw.get("review_item") else None,
+        owner=raw.get("owner"), note=raw.get("note"), preview=bool(raw.get("preview")),
+    )
+
+
+def ingest_text(db: Database, text: str, options: SourceOptions, *, candidates: Iterable[Candidate] = (),
+                extractor: str = "rules", path: str | None = None, embed: bool = True, preview: bool = False,
+                conn: psycopg.Connection[Any] | None = None) -> IngestReport:
+    """Store ``text`` as the next version of a source (a no-op if unchanged), in one transaction.
+    With ``preview``, exactly what that would change, and nothing written."""
+    if not options.name:
+        raise errors.InvalidInput("a source name is required")
+    if not text.strip():
+        raise errors.InvalidInput(f"{options.name}: empty text")
+    _check_choice("authority", options.authority, AUTHORITIES)
+    _check_choice("label", options.provenance, LABELS)
+    _check_choice("origin", options.origin, ORIGINS)
+    proposed = list(candidates) + get_extractor(extractor).extract(text, source_name=options.name)
+    located, rejected = gate(text, proposed)
+    claims = [_claim_json(loc.candidate, loc.start, loc.end) for loc in located]
+    fragments = [{"start": s, "end": e} for s, e in split_fragments(text)]
+    args = (options.name, text, options.origin, options.authority, options.provenance,
+            options.version_label, path, Jsonb(fragments), Jsonb(claims), Jsonb(_rejected_json(rejected)))
+    with db.transaction(conn) as c:
+        if preview:
+            row = c.execute(Q.ingest_preview, args).fetchone()
+            assert row is not None
+            return _report(row[0], path)
+        row = c.execute(Q.ingest_version, args).fetchone()
+        assert row is not None
+        report = _report(row[0], path)
+        deferred = _embed(db, report, embed, c)
+    return replace(report, embedding_deferred=deferred) if deferred else report
+
+
+def _embed(db: Database, report: IngestReport, embed: bool, conn: psycopg.Connection[Any]) -> str | None:
+    """Embed the beliefs this ingest accepted, in its transaction; a failure only defers them."""
+    return embed_new(db, [a.id for a in report.accepted], conn) if embed else None
+
+
+def _check_choice(name: str, value: str | None, choices: tuple[str, ...]) -> None:
+    if value is not None and value not in choices:
+        raise errors.InvalidInput(f"invalid {name} '{value}' (choose from: {', '.join(choices)})")
+
+
+def ingest_paths(db: Database, paths: list[Path], options: SourceOptions, *, claims: Path | None = None,
+                 extractor: str = "rules", embed: bool = True, preview: bool = False,
+                 progress: Callable[[Path], None] | None = None) -> list[IngestReport | IngestFailure]:
+    """Ingest files one transaction each; a bad file is reported and does not stop the others.
+    With ``preview``, what each would change, nothing written."""
+    if not paths:
+        raise errors.InvalidInput("no files to ingest")
+    if options.name and len(paths) > 1:
+        raise errors.InvalidInput("--source names one source: give it one file at a time")
+    if claims is not None and len(paths) > 1:
+        raise errors.InvalidInput("--claims belongs to one document: give it one file at a time")
+    get_extractor(extractor)  # an unknown extractor or option is an error before anything is read
+    _check_choice("authority", options.authority, AUTHORITIES)
+    _check_choice("label", options.provenance, LABELS)
+    _check_choice("origin", options.origin, ORIGINS)
+    candidates = load_claims(claims) if claims is not None else []
+    results: list[IngestReport | IngestFailure] = []
+    for path in paths:
+        try:
+            text = read_document(path)
+            named = SourceOptions(name=options.name or path.name, authority=options.authority,
+                                  provenance=options.provenance, origin=options.origin,
+                                  version_label=options.version_label)
+            results.append(ingest_text(db, text, named, candidates=candidates, extractor=extractor,
+                                       path=str(path), embed=embed, preview=preview))
+        except errors.DatabaseUnavailable:
+            raise
+        except errors.BeliefDBError as exc:
+            results.append(IngestFailure(path=str(path), error=exc.code, message=exc.message))
+        if progress is not None:
+            progress(path)
+    return results
+
+
+def remember_in_source(db: Database, source: str, candidate: Candidate, *, embed: bool = True,
+                       conn: psycopg.Connection[Any] | None = None) -> IngestReport:
+    """Add one candidate against the version of ``source`` in force, through the same gate."""
+    with db.transaction(conn) as c:
+        row = c.execute(
+            Q.source_in_force, (source,)).fetchone()
+        if row is None:
+            raise errors.NotFound(f"unknown source '{source}' (ingest it first, or pass text=)")
+        text, version = row
+        located, rejected = gate(text, [candidate])
+        claims = [_claim_json(loc.candidate, loc.start, loc.end) for loc in located]
+        out = c.execute(Q.add_claims_to_source, (source, Jsonb(claims), Jsonb(_rejected_json(rejected)))).fetchone()
+        assert out is not None
+        raw = {**out[0], "source": source, "version": version, "new_version": False, "fragments": 0,
+               "reverified": []}
+        report = _report(raw, None)
+        deferred = _embed(db, report, embed, c)
+    return replace(report, embedding_deferred=deferred) if deferred else report

@@ -1,0 +1,171 @@
+"""``ask``: retrieval that similarity cannot outvote (truth rule 11).
+
+The question is embedded in Python (the only part Postgres cannot do); ``beliefdb.recall`` in SQL
+nominates candidates by vector, full text and subject name and applies the truth filter inside
+each search; this module fetches each belief's evidence and warnings and writes the prompt-ready
+context. Three outcomes are never confused: ``ok``, ``no_match`` (memory answered: nothing
+applies) and ``memory_unavailable`` (memory could not answer). When only the embedder fails the
+answer comes from text search and says so in ``degraded``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+from uuid import UUID
+
+import psycopg
+
+from beliefdb import errors
+from beliefdb.db.connector import Database
+from beliefdb.db.queries import Q
+from beliefdb.embedders import Embedder, EmbedderUnavailable, get_embedder
+from beliefdb.models import Belief, Evidence
+from beliefdb.store.beliefs import get_beliefs
+from beliefdb.store.vectors import ModelMismatch, literal, workspace_model
+
+
+@dataclass(frozen=True)
+class Recalled:
+    """One row of ``beliefdb.recall``."""
+
+    belief_id: UUID
+    score: float
+    similarity: float | None
+    vector_rank: int | None
+    text_rank: int | None
+    name_rank: int | None
+    low_confidence: bool
+
+
+@dataclass(frozen=True)
+class Answer:
+    """A belief returned by ask, with what a caller needs to trust it or not."""
+
+    belief: Belief
+    evidence: list[Evidence]
+    warnings: list[str]
+    conflicts: list[dict[str, Any]]
+    replaced: list[dict[str, Any]]
+    provenance: str
+    low_confidence: bool
+    score: float
+    similarity: float | None
+    matched_by: list[str]
+
+
+@dataclass(frozen=True)
+class AskResult:
+    status: str  # ok | no_match | memory_unavailable
+    question: str
+    as_of: datetime | None
+    beliefs: list[Answer] = field(default_factory=list)
+    context: str = ""
+    degraded: str | None = None
+    reason: str | None = None
+
+
+def _matched_by(r: Recalled) -> list[str]:
+    return [name for name, rank in (("vector", r.vector_rank), ("text", r.text_rank), ("name", r.name_rank))
+            if rank is not None]
+
+
+def _warnings(belief: Belief, raw: Mapping[str, Any], low: bool) -> list[str]:
+    out = []
+    for c in raw["conflicts"]:
+        out.append(f"open conflict: another current belief says {c['value']!r} ({str(c['belief'])[:8]})")
+    for r in raw["replaced"]:
+        out.append(f"replaced {r['value']!r} ({str(r['belief'])[:8]}) on {r['at'][:10]}")
+    if low:
+        out.append(f"low confidence ({belief.confidence:.2f})")
+    if raw["provenance"] != "production":
+        out.append(f"provenance: {raw['provenance']} — not production history")
+    return out
+
+
+def _context(question: str, as_of: datetime | None, answers: list[Answer], degraded: str | None) -> str:
+    when = f"as of {as_of.isoformat()}" if as_of else "now"
+    lines = [f"Memory (beliefdb) for {question!r}, {when}. Only beliefs current {when} are listed; "
+             "superseded and retracted ones never are."]
+    if degraded:
+        lines.append(f"(weaker search: {degraded}; text search only)")
+    for n, a in enumerate(answers, start=1):
+        b = a.belief
+        lines.append(f"{n}. {b.statement} [{b.subject}.{b.attribute} = {b.value}]")
+        src = a.evidence[0] if a.evidence else None
+        where = (f"source {src.source} v{src.version}" + (f" ({src.version_label})" if src.version_label else "")
+                 + f", chars {src.start_offset}-{src.end_offset}, {src.authority}") if src else "no quoted source"
+        lines.append(f"   confidence {b.confidence:.2f} ({b.confidence_kind}); {where}")
+        if src:
+            lines.append(f"   quote: \"{src.quote}\"")
+        if b.scope:
+            lines.append("   applies when: " + ", ".join(f"{k}={v}" for k, v in sorted(b.scope.items())))
+        lines += [f"   warning: {w}" for w in a.warnings]
+    return "\n".join(lines)
+
+
+def _embed_question(db: Database, question: str, embedder: Embedder | str | None,
+                    conn: psycopg.Connection[Any]) -> tuple[list[float] | None, str | None, str | None, float]:
+    """(vector, model, degraded reason, min similarity) for the question."""
+    recorded = workspace_model(db, conn)
+    if recorded is None:
+        return None, None, None, 0.0  # nothing embedded yet: text search is the whole search
+    try:
+        chosen = embedder if isinstance(embedder, Embedder) else get_embedder(embedder)
+        if chosen.model != recorded.model:
+            raise ModelMismatch(f"the workspace's embeddings are {recorded.model}, the embedder is {chosen.model}")
+        return chosen.query(question), recorded.model, None, chosen.min_similarity
+    except (EmbedderUnavailable, ModelMismatch, errors.InvalidInput) as exc:
+        return None, None, f"embedder unavailable: {exc.message}", 0.0
+
+
+def ask(db: Database, question: str, *, k: int = 5, as_of: datetime | None = None,
+        scope: Mapping[str, str] | None = None, min_confidence: float = 0.0, include_fixtures: bool = False,
+        embedder: Embedder | str | None = None) -> AskResult:
+    """Answer from memory: the current beliefs that match, with evidence and warnings."""
+    if not question.strip():
+        raise errors.InvalidInput("ask needs a question")
+    if k < 1:
+        raise errors.InvalidInput("--k must be at least 1")
+    if not 0 <= min_confidence <= 1:
+        raise errors.InvalidInput("--min-confidence must be between 0 and 1")
+    try:
+        with db.transaction() as c:
+            vector, model, degraded, min_similarity = _embed_question(db, question, embedder, c)
+            rows: list[Recalled] = db.fetch_all(Recalled, Q.recall,
+                {"q": question, "v": literal(vector) if vector is not None else None, "model": model, "k": k,
+                 "as_of": as_of, "scope": psycopg.types.json.Jsonb(dict(scope or {})), "min_conf": min_confidence,
+                 "fixtures": include_fixtures, "min_sim": min_similarity}, c)
+            answers = _answers(db, rows, as_of, c)
+    except errors.DatabaseUnavailable as exc:
+        return AskResult(status="memory_unavailable", question=question, as_of=as_of, reason=exc.message)
+    status = "ok" if answers else "no_match"
+    return AskResult(status=status, question=question, as_of=as_of, beliefs=answers,
+                     context=_context(question, as_of, answers, degraded) if answers else "", degraded=degraded)
+
+
+def _answers(db: Database, rows: list[Recalled], as_of: datetime | None,
+             conn: psycopg.Connection[Any]) -> list[Answer]:
+    """The recalled beliefs with their evidence and warnings: three queries, whatever k is."""
+    if not rows:
+        return []
+    ids = [r.belief_id for r in rows]
+    found = {b.id: b for b in get_beliefs(db, ids, as_of, conn)}
+    missing = [i for i in ids if i not in found]
+    if missing:  # believed then, and since changed: shown as they are now
+        found.update({b.id: b for b in get_beliefs(db, missing, None, conn)})
+    evidence: dict[UUID, list[Evidence]] = {}
+    for e in db.fetch_all(Evidence, Q.supporting_evidence, {"ids": ids, "as_of": as_of}, conn):
+        evidence.setdefault(e.belief_id, []).append(e)
+    warnings = {UUID(str(r[0])): r[1] for r in conn.execute(
+        Q.recall_warnings, (as_of, ids))}
+    out = []
+    for r in rows:
+        belief, raw = found[r.belief_id], warnings[r.belief_id]
+        out.append(Answer(belief=belief, evidence=evidence.get(r.belief_id, []),
+                          warnings=_warnings(belief, raw, r.low_confidence), conflicts=raw["conflicts"],
+                          replaced=raw["replaced"], provenance=raw["provenance"], low_confidence=r.low_confidence,
+                          score=r.score, similarity=r.similarity, matched_by=_matched_by(r)))
+    return out

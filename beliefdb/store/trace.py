@@ -1,0 +1,152 @@
+"""Recording agent runs as typed steps (truth rule 10).
+
+A :class:`RunRecorder` hands out step and memory ids at once and writes nothing until
+:meth:`RunRecorder.flush` (or the end of its ``with`` block): one call to
+``beliefdb.record_trace``, one transaction, however many steps and edges. That keeps recording
+cheap enough to call on every step of an agent.
+
+Edges say why a step holds. A step's ``inputs`` are needed jointly (it holds while all of them
+hold); each of its ``supports`` is an independent reason of its own; ``follows`` is pure time
+order and never propagates. A memory a step writes is a belief that holds while that step does.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+from uuid import UUID
+
+import psycopg
+from psycopg.types.json import Jsonb
+
+from beliefdb import errors
+from beliefdb.db.connector import Database
+from beliefdb.db.queries import Q
+from beliefdb.models import Run, TraceInput, TraceStep
+from beliefdb.vocabulary import BELIEF_KINDS, JOINT_EDGE_KINDS, STEP_KINDS
+
+# The spellings of the joint input edge kinds agents tend to use.
+_ALIASES = {"read": "reads", "cite": "cites", "initiate": "initiates", "derive": "derives", "produce": "produces",
+            "update": "updates", "consolidate": "consolidates"}
+
+
+def edge_kind(name: str) -> str:
+    """The stored name of a joint input edge kind; one-line error for anything else."""
+    kind = _ALIASES.get(name, name)
+    if kind not in JOINT_EDGE_KINDS:
+        hint = " (use supports=[...] for independent support)" if name in ("supports", "support") else ""
+        raise errors.InvalidInput(f"unknown input edge '{name}' (choose from: {', '.join(JOINT_EDGE_KINDS)}){hint}")
+    return kind
+
+
+class RunRecorder:
+    """Buffer a run's steps, memories and edges; write them in one round trip per flush."""
+
+    def __init__(self, db: Database, *, task: str = "", agent: str | None = None, parent: UUID | None = None,
+                 run_id: UUID | None = None, first_seq: int = 0) -> None:
+        self.db = db
+        self.id = run_id or uuid.uuid4()
+        self._run: dict[str, Any] = {"id": str(self.id), "task": task, "agent": agent,
+                                     "parent": str(parent) if parent else None}
+        self._seq = first_seq
+        self._steps: list[dict[str, Any]] = []
+        self._memories: list[dict[str, Any]] = []
+        self._edges: list[dict[str, Any]] = []
+        self._step_kinds: dict[UUID, str] = {}
+        self._created = False
+
+    def step(self, kind: str, payload: Mapping[str, Any] | None = None, *,
+             inputs: Iterable[tuple[str, UUID]] = (), supports: Iterable[UUID] = (),
+             follows: Iterable[UUID] = (), replay_of: UUID | None = None) -> UUID:
+        """Record one step (its seq is the order of calls); returns its id at once."""
+        if kind not in STEP_KINDS:
+            raise errors.InvalidInput(f"unknown step kind '{kind}' (choose from: {', '.join(STEP_KINDS)})")
+        supports = list(supports)
+        if supports and kind in ("tool_call", "observation"):
+            raise errors.InvalidInput(f"a {kind} takes the verdict of its inputs: record them as inputs, not supports")
+        step_id = uuid.uuid4()
+        self._steps.append({"id": str(step_id), "seq": self._seq, "kind": kind, "payload": dict(payload or {}),
+                            "replay_of": str(replay_of) if replay_of else None})
+        self._seq += 1
+        self._step_kinds[step_id] = kind
+        for name, node in inputs:
+            self._edge(node, step_id, edge_kind(name))
+        for node in supports:
+            self._edge(node, step_id, "supports")
+        for node in follows:
+            self._edge(step_id, node, "follows")
+        return step_id
+
+    def memory(self, step: UUID, subject: str, attribute: str, value: str, statement: str | None = None, *,
+               kind: str = "fact", supersedes: UUID | None = None) -> UUID:
+        """A memory (belief) written by ``step``: it holds while the step does."""
+        if not subject.strip() or not attribute.strip():
+            raise errors.InvalidInput("a memory needs a subject and an attribute")
+        if kind not in BELIEF_KINDS:
+            raise errors.InvalidInput(f"unknown memory kind '{kind}' (choose from: {', '.join(BELIEF_KINDS)})")
+        memory_id = uuid.uuid4()
+        self._memories.append({"id": str(memory_id), "step": str(step), "subject": subject, "attribute": attribute,
+                               "value": value, "statement": statement, "kind": kind,
+                               "supersedes": str(supersedes) if supersedes else None})
+        return memory_id
+
+    def delete_memory(self, step: UUID, memory: UUID) -> None:
+        """``step`` deleted ``memory``: it stops being current (a repair that undoes the step restores it)."""
+        self._edge(step, memory, "deletes")
+
+    def _edge(self, from_node: UUID, to_node: UUID, kind: str) -> None:
+        self._edges.append({"from_node": str(from_node), "to_node": str(to_node), "kind": kind})
+
+    @property
+    def pending(self) -> int:
+        return len(self._steps) + len(self._memories) + len(self._edges)
+
+    def flush(self, conn: psycopg.Connection[Any] | None = None) -> None:
+        """Write what is buffered in one transaction (nothing of it if anything is wrong)."""
+        if self._created and not self.pending:
+            return
+        with self.db.transaction(conn) as c:
+            c.execute(Q.record_trace, (Jsonb(self._run), Jsonb(self._steps), Jsonb(self._memories), Jsonb(self._edges)))
+        self._steps, self._memories, self._edges = [], [], []
+        self._created = True
+
+    def __enter__(self) -> RunRecorder:
+        return self
+
+    def __exit__(self, exc_type: object, *exc: object) -> None:
+        if exc_type is None:
+            self.flush()
+
+
+def record_run(db: Database, *, task: str = "", agent: str | None = None, parent: UUID | None = None) -> RunRecorder:
+    return RunRecorder(db, task=task, agent=agent, parent=parent)
+
+
+def list_runs(db: Database, conn: psycopg.Connection[Any] | None = None) -> list[Run]:
+    return db.fetch_all(Run, Q.list_runs, None, conn)
+
+
+def run_id(db: Database, ref: str | UUID, conn: psycopg.Connection[Any] | None = None) -> UUID:
+    """A run by full id or unique id prefix."""
+    text = str(ref).strip().lower()
+    if not text:
+        raise errors.InvalidInput("name a run")
+    with db.transaction(conn) as c:
+        rows = c.execute(Q.run_by_prefix, (text,)).fetchall()
+    if not rows:
+        raise errors.NotFound(f"unknown run {ref}")
+    if len(rows) > 1:
+        raise errors.AmbiguousId(f"run id prefix {ref} matches more than one run")
+    return UUID(str(rows[0][0]))
+
+
+def steps(db: Database, run: UUID | None = None, ids: Sequence[UUID] | None = None,
+          conn: psycopg.Connection[Any] | None = None) -> list[TraceStep]:
+    """The steps of a run (or these steps), in execution order."""
+    return db.fetch_all(TraceStep, Q.steps, {"run": run, "ids": list(ids) if ids is not None else None}, conn)
+
+
+def inputs(db: Database, step_ids: Sequence[UUID], conn: psycopg.Connection[Any] | None = None) -> list[TraceInput]:
+    """The recorded inputs of these steps, in a stable order."""
+    return db.fetch_all(TraceInput, Q.step_inputs, (list(step_ids),), conn)

@@ -1,0 +1,165 @@
+"""Belief embeddings in the database: computed in batches, stored per model, never mixed.
+
+Each workspace records the model (name, dimension) its embeddings belong to. Writing or searching
+with another model is refused; switching is an explicit :func:`reembed`, resumable batch by batch,
+that moves the workspace to the new model only once every belief has a vector of it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+from uuid import UUID
+
+import psycopg
+
+from beliefdb import errors
+from beliefdb.db.connector import Database
+from beliefdb.db.queries import Q
+from beliefdb.embedders import Embedder, EmbedderUnavailable
+
+
+class ModelMismatch(errors.BeliefDBError):
+    """The workspace's embeddings belong to another model."""
+
+    code = "embedding_model_mismatch"
+
+
+@dataclass(frozen=True)
+class WorkspaceModel:
+    model: str
+    dim: int
+    target_model: str | None
+    target_dim: int | None
+
+
+@dataclass(frozen=True)
+class EmbedReport:
+    model: str
+    embedded: int
+    missing: int
+    switched: bool = False
+    index: str | None = None
+
+
+def literal(vector: Sequence[float]) -> str:
+    """pgvector's text form; sent as a parameter and cast by the server."""
+    return "[" + ",".join(repr(float(x)) for x in vector) + "]"
+
+
+def workspace_model(db: Database, conn: psycopg.Connection[Any] | None = None) -> WorkspaceModel | None:
+    found: WorkspaceModel | None = db.fetch_one(
+        WorkspaceModel, Q.workspace_model, None, conn)
+    return found
+
+
+def check_model(db: Database, embedder: Embedder, conn: psycopg.Connection[Any] | None = None) -> None:
+    """Refuse an embedder whose model is not the workspace's (a silent mix of vector spaces)."""
+    recorded = workspace_model(db, conn)
+    if recorded is not None and recorded.model != embedder.model:
+        raise ModelMismatch(f"this workspace's embeddings are {recorded.model}, not {embedder.model}: "
+                            f"switch with 'beliefdb reembed --embedder {embedder.name}'")
+
+
+def _store(db: Database, conn: psycopg.Connection[Any], model: str, ids: Sequence[UUID],
+           vectors: Sequence[Sequence[float]]) -> int:
+    cur = conn.execute(Q.store_embeddings, (model, list(ids), [literal(v) for v in vectors]))
+    return cur.rowcount
+
+
+def _missing(conn: psycopg.Connection[Any], model: str, ids: Sequence[UUID] | None,
+             limit: int) -> list[tuple[UUID, str]]:
+    params = {"ids": list(ids) if ids is not None else None, "model": model, "limit": limit}
+    rows = conn.execute(Q.beliefs_missing_embedding, params).fetchall()
+    return [(UUID(str(r[0])), str(r[1])) for r in rows]
+
+
+def count_missing(db: Database, model: str, conn: psycopg.Connection[Any] | None = None) -> int:
+    """How many beliefs have no vector of ``model``."""
+    return int(db.scalar(Q.count_missing_embeddings, (model,), conn))
+
+
+def _record_model(conn: psycopg.Connection[Any], embedder: Embedder) -> None:
+    conn.execute(Q.record_embedding_model, (embedder.model, embedder.dim))
+
+
+def _embed_rows(db: Database, conn: psycopg.Connection[Any], embedder: Embedder,
+                todo: Sequence[tuple[UUID, str]]) -> int:
+    """Embed (id, statement) rows with one model call and store them with one statement."""
+    if not todo:
+        return 0
+    vectors = embedder.passages([text for _, text in todo])
+    _record_model(conn, embedder)
+    return _store(db, conn, embedder.model, [i for i, _ in todo], vectors)
+
+
+def embed_beliefs(db: Database, embedder: Embedder, ids: Sequence[UUID], conn: psycopg.Connection[Any]) -> int:
+    """Embed these beliefs (those without a vector of the model) inside the caller's transaction."""
+    if not ids:
+        return 0
+    check_model(db, embedder, conn)
+    return _embed_rows(db, conn, embedder, _missing(conn, embedder.model, ids, len(ids)))
+
+
+def embed_new(db: Database, ids: Sequence[UUID], conn: psycopg.Connection[Any],
+              embedder: Embedder | None = None) -> str | None:
+    """Best effort at write time (ingest, corrections): embed these new beliefs with ``embedder`` (default:
+    the configured one), or say why it was deferred (``beliefdb embed`` backfills). A deferred
+    embedding never fails the write it belongs to."""
+    if not ids:
+        return None
+    from beliefdb.embedders import get_embedder
+
+    try:
+        chosen = embedder or get_embedder()
+        with conn.transaction():
+            embed_beliefs(db, chosen, ids, conn)
+    except (EmbedderUnavailable, ModelMismatch) as exc:
+        return exc.message
+    return None
+
+
+def _embed_missing(db: Database, embedder: Embedder, batch: int, total: int,
+                   progress: Callable[[int, int], None] | None) -> int:
+    """Embed every belief without a vector of ``embedder``'s model, one transaction per batch
+    (an interrupted run resumes where it stopped)."""
+    done = 0
+    while True:
+        with db.transaction() as c:
+            todo = _missing(c, embedder.model, None, batch)
+            if not todo:
+                return done
+            done += _embed_rows(db, c, embedder, todo)
+        if progress is not None:
+            progress(done, total)
+
+
+def backfill(db: Database, embedder: Embedder, *, batch: int = 64,
+             progress: Callable[[int, int], None] | None = None) -> EmbedReport:
+    """Embed every belief that has no vector of the workspace's model, one transaction per batch."""
+    with db.transaction() as c:
+        check_model(db, embedder, c)
+        total = count_missing(db, embedder.model, c)
+    return EmbedReport(model=embedder.model, embedded=_embed_missing(db, embedder, batch, total, progress), missing=0)
+
+
+def reembed(db: Database, embedder: Embedder, *, batch: int = 64,
+            progress: Callable[[int, int], None] | None = None) -> EmbedReport:
+    """Move the workspace to ``embedder``'s model: embed every belief with it (resumable), then switch
+    in one transaction and drop the old model's vectors. Searches use the old model until the switch."""
+    with db.transaction() as c:
+        recorded = workspace_model(db, c)
+        if recorded is None or recorded.model == embedder.model:
+            return backfill(db, embedder, batch=batch, progress=progress)
+        c.execute(Q.set_target_model, (embedder.model, embedder.dim))
+        total = count_missing(db, embedder.model, c)
+    done = _embed_missing(db, embedder, batch, total, progress)
+    with db.transaction() as c:
+        c.execute(Q.switch_to_target_model, (embedder.model,))
+        c.execute(Q.drop_other_embeddings, (embedder.model,))
+        has_index = c.execute(Q.relation_exists, (f"beliefdb.belief_embedding_hnsw_{embedder.dim}",)).fetchone()
+    index = None if has_index and has_index[0] else (
+        f"no HNSW index for dimension {embedder.dim} yet (exact search until then): a DBA can create it with "
+        f"select beliefdb.ensure_vector_index({embedder.dim})")
+    return EmbedReport(model=embedder.model, embedded=done, missing=0, switched=True, index=index)

@@ -1,0 +1,110 @@
+"""The extractor interface: what an extractor proposes (a :class:`Candidate` with its exact quote)
+and the names it gives subjects and attributes.
+
+An extractor proposes candidates; it decides nothing. The evidence gate (:mod:`beliefdb.text.gate`)
+accepts a candidate only if its quote is in the source text. Implementations: the offline rule
+extractor (:mod:`beliefdb.text.rules`) and the LLM extractor (:mod:`beliefdb.text.llm`), found by
+name in :mod:`beliefdb.text.registry`.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from abc import ABC, abstractmethod
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import ClassVar, Final
+
+from beliefdb.vocabulary import BELIEF_KINDS
+
+__all__ = ["KINDS", "Candidate", "Extractor", "NoExtractor", "normalise_name"]
+
+KINDS: Final = BELIEF_KINDS  # the kinds of belief an extractor may propose
+
+
+def _empty_scope() -> Mapping[str, str]:
+    return MappingProxyType({})
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A proposed belief with its exact quote (offsets when the extractor knows them).
+
+    ``scope`` is stored as a read-only copy and left out of the hash, so candidates stay hashable.
+    Nothing is validated here: the evidence gate and the ingest step report what is wrong.
+    """
+
+    statement: str
+    subject: str
+    attribute: str
+    value: str
+    quote: str
+    kind: str = "fact"
+    scope: Mapping[str, str] = field(default_factory=_empty_scope, hash=False)
+    valid_from: str | None = None
+    valid_to: str | None = None
+    start: int | None = None
+    end: int | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "scope", MappingProxyType(dict(self.scope)))
+
+
+class Extractor(ABC):
+    """Proposes candidate beliefs for a document; deterministic for the same input."""
+
+    name: ClassVar[str]
+
+    @abstractmethod
+    def extract(self, text: str, *, source_name: str) -> list[Candidate]:
+        """Candidates for ``text``; ``source_name`` (e.g. ``return-policy.md``) may name the subject."""
+
+
+class NoExtractor(Extractor):
+    """Proposes nothing (claims come from elsewhere)."""
+
+    name = "none"
+
+    def extract(self, text: str, *, source_name: str) -> list[Candidate]:
+        return []
+
+
+# --- names --------------------------------------------------------------------------------------------
+
+# Words ending in "s" that are not plurals (or whose plural is not made by dropping the "s").
+_NOT_PLURAL: Final = frozenset({
+    "news", "series", "species", "always", "perhaps", "does", "this", "yes", "lens", "canvas", "atlas",
+    "alias", "bias", "gas", "physics", "economics", "mathematics", "politics", "ethics", "analytics",
+    "logistics", "postgres", "kubernetes", "jenkins", "https", "whereas", "thanks", "diabetes", "mumps",
+})
+_IES_NOT_Y: Final = frozenset({"cookies", "movies", "zombies", "rookies", "calories", "brownies", "selfies",
+                               "hippies", "pies", "ties", "lies", "dies", "freebies", "goalies"})
+_ES_PLURAL: Final = ("sses", "xes", "zzes", "shes", "tches", "nches", "rches", "oaches")
+
+
+def _singular(word: str) -> str:
+    if len(word) <= 3 or not word.endswith("s") or not word.isalpha() or word in _NOT_PLURAL:
+        return word
+    if word.endswith(("ss", "us", "is")):
+        return word
+    if word.endswith("ies") and len(word) > 4 and word not in _IES_NOT_Y:
+        return word[:-3] + "y"
+    if word.endswith(_ES_PLURAL):
+        return word[:-2]
+    return word[:-1]
+
+
+def normalise_name(words: str) -> str:
+    """A lowercase snake_case identifier (``[a-z0-9_]``) for ``words``, its last word made singular.
+
+    Accents are folded (``café`` -> ``cafe``); other non-ASCII letters are dropped like punctuation, so
+    the result may be empty. ``"Returns"`` -> ``return``, ``"policies"`` -> ``policy``; ``status``,
+    ``address`` and words of 3 letters or fewer stay as they are.
+    """
+    folded = unicodedata.normalize("NFKD", words).encode("ascii", "ignore").decode("ascii").lower()
+    parts = re.findall(r"[a-z0-9]+", folded)
+    if parts:
+        parts[-1] = _singular(parts[-1])
+    return "_".join(parts)

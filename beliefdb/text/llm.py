@@ -1,0 +1,277 @@
+"""The LLM extractor: candidate beliefs from an OpenAI-compatible chat endpoint (optional).
+
+Usage::
+
+    export BELIEFDB_LLM_URL=http://127.0.0.1:8080/v1      # any OpenAI-compatible server (required)
+    export BELIEFDB_LLM_MODEL=gpt-4o-mini                  # default: gpt-4o-mini
+    export BELIEFDB_LLM_API_KEY=...                        # optional, sent as "Authorization: Bearer ..."
+    beliefdb ingest return-policy.md --extractor llm       # or db.ingest_text(..., extractor="llm")
+
+The rule extractor stays the default; without ``BELIEFDB_LLM_URL`` the ``llm`` extractor is refused with
+:class:`beliefdb.errors.InvalidInput` when it is created (importing this module needs no configuration).
+
+Other settings (environment, or :class:`LLMConfig` in code):
+
+- ``BELIEFDB_LLM_TIMEOUT`` seconds per request (default 60);
+- ``BELIEFDB_LLM_RETRIES`` re-asks after a malformed answer (not JSON, or not the schema; default 2);
+- ``BELIEFDB_LLM_HTTP_RETRIES`` retries after HTTP 429/5xx, timeouts and connection errors (default 3), waiting
+  ``BELIEFDB_LLM_BACKOFF`` seconds (default 0.5) doubled each time, or the server's ``Retry-After`` (at most 30 s);
+- ``BELIEFDB_LLM_CHUNK_CHARS`` the largest piece of a document sent in one request (default 6000): long documents
+  are cut at paragraph breaks (lines, then a hard cut, for a longer paragraph) and each piece is asked for separately.
+
+What is sent: ``POST {BELIEFDB_LLM_URL}/chat/completions`` (:mod:`beliefdb.openai_client`, on httpx) with
+``temperature`` 0 and a strict JSON schema as ``response_format`` (``{"type": "json_schema", ...}``):
+``{"beliefs": [{statement, subject, attribute, value, quote, kind, scope}]}``, ``scope`` being a list of
+``{key, value}`` conditions. The schema is generated from the pydantic model
+:class:`beliefdb.text.llm_schema.Answer`, which also checks the answer; what it refuses is a malformed answer. The
+prompt says the quote must be copied from the document exactly, character for character.
+
+The model proposes; it decides nothing. Candidates go through the same exact-quote evidence gate as every other
+extractor (:mod:`beliefdb.text.gate`): a paraphrased or invented quote is rejected with its reason and counted in the
+ingest report, never stored. Offsets are never taken from the model: ``start``/``end`` stay None and the gate
+finds the quote in the text. Subject and attribute are normalised like the rule extractor's
+(:func:`beliefdb.text.extractor.normalise_name`), so both name the same thing the same way. A kind outside
+:data:`beliefdb.vocabulary.BELIEF_KINDS` becomes ``other``; the same candidate from two pieces of a document is
+kept once.
+
+Failures: a malformed answer is re-asked (telling the model what was wrong); HTTP 429/5xx, timeouts and refused
+connections are retried with exponential backoff (or the server's ``Retry-After``); any other HTTP error is
+not retried. When retries run out, :class:`beliefdb.errors.ExtractorUnavailable` is raised before anything is
+written, so the ingest stores nothing.
+
+Counts: each extractor has ``stats`` (:class:`LLMStats`: requests, malformed answers, HTTP retries, kinds mapped
+to ``other``, duplicates dropped); malformed answers, unknown kinds and retries are also logged at INFO on the
+``beliefdb.text.llm`` logger (not WARNING, so the CLI's one-line errors stay one line). Unlike the rule
+extractor's, the answers depend on the model and the server.
+"""
+
+from __future__ import annotations
+
+import itertools
+import logging
+import re
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+from beliefdb import errors, settings
+from beliefdb.openai_client import EndpointError, Failed, Malformed, OpenAIClient, Refused
+from beliefdb.text.extractor import Candidate, Extractor
+from beliefdb.text.llm_schema import (
+    RESPONSE_FORMAT,
+    SCHEMA,
+    Answer,
+    BeliefItem,
+    ScopeCondition,
+    parse_answer,
+    snake_name,
+)
+from beliefdb.text.llm_schema import MalformedAnswer as _Malformed
+from beliefdb.text.llm_schema import content as _content
+from beliefdb.vocabulary import BELIEF_KINDS
+
+__all__ = ["DEFAULT_MODEL", "RESPONSE_FORMAT", "SCHEMA", "Answer", "BeliefItem", "LLMConfig", "LLMExtractor",
+           "LLMStats", "ScopeCondition", "chunk_text"]
+
+log = logging.getLogger(__name__)
+
+DEFAULT_MODEL: Final = "gpt-4o-mini"
+NO_ENDPOINT: Final = ("the llm extractor needs an OpenAI-compatible endpoint: set BELIEFDB_LLM_URL "
+                      "(e.g. http://127.0.0.1:8080/v1; the rule extractor is the default)")
+
+
+SYSTEM_PROMPT: Final = f"""\
+You extract candidate beliefs (facts, rules, policies, preferences, ...) from a document for an agent's memory.
+Answer with JSON only: {{"beliefs": [...]}}, each belief having
+- statement: the belief as one self-contained sentence;
+- subject and attribute: short snake_case names (e.g. subject "return_policy", attribute "window");
+- value: the value as the document states it (e.g. "7 days");
+- quote: the exact text of the document that supports the belief. Copy it exactly, character for character:
+  a contiguous span of the document, usually one whole sentence or line, with the same letters, case, spacing,
+  punctuation and typos. Never paraphrase, summarise, translate, shorten with "..." or join separate passages.
+  A belief whose quote is not found verbatim in the document is rejected.
+- kind: one of {", ".join(BELIEF_KINDS)};
+- scope: the conditions under which it holds as a list of {{"key", "value"}} pairs (e.g. region = EU), or [].
+Only state what the document says. If it says nothing that can be a belief, answer {{"beliefs": []}}."""
+
+
+@dataclass
+class LLMStats:
+    """What one extractor did so far (it accumulates over calls)."""
+
+    requests: int = 0
+    chunks: int = 0
+    malformed: int = 0
+    """answers that were not JSON or did not match the schema (each one was re-asked)"""
+    http_retries: int = 0
+    unknown_kinds: int = 0
+    """candidates whose kind was not one of BELIEF_KINDS, kept as ``other``"""
+    duplicates: int = 0
+    candidates: int = 0
+
+
+@dataclass(frozen=True)
+class LLMConfig:
+    """Where and how to ask; :meth:`from_env` reads the ``BELIEFDB_LLM_*`` variables."""
+
+    url: str
+    model: str = DEFAULT_MODEL
+    api_key: str | None = field(default=None, repr=False)
+    timeout: float = 60.0
+    retries: int = 2
+    http_retries: int = 3
+    backoff: float = 0.5
+    chunk_chars: int = 6000
+
+    def __post_init__(self) -> None:
+        if not self.url.strip():
+            raise errors.InvalidInput(NO_ENDPOINT)
+        if not re.match(r"https?://[^/\s]+", self.url.strip()):
+            raise errors.InvalidInput(f"BELIEFDB_LLM_URL must be an http(s) URL, not {self.url!r}")
+        if self.timeout <= 0:
+            raise errors.InvalidInput("BELIEFDB_LLM_TIMEOUT must be more than 0 seconds")
+        if self.chunk_chars < 100:
+            raise errors.InvalidInput("BELIEFDB_LLM_CHUNK_CHARS must be at least 100")
+        if min(self.retries, self.http_retries) < 0 or self.backoff < 0:
+            raise errors.InvalidInput("LLM retries and backoff must not be negative")
+
+    @classmethod
+    def from_env(cls) -> LLMConfig:
+        """From the ``BELIEFDB_LLM_*`` variables (:mod:`beliefdb.settings`)."""
+        configured = settings.load()
+        url = (configured.llm_url or "").strip()
+        if not url:
+            raise errors.InvalidInput(NO_ENDPOINT)
+        return cls(url=url, model=configured.llm_model.strip() or DEFAULT_MODEL,
+                   api_key=(configured.secret("llm_api_key") or "").strip() or None,
+                   timeout=configured.llm_timeout, retries=configured.llm_retries,
+                   http_retries=configured.llm_http_retries, backoff=configured.llm_backoff,
+                   chunk_chars=configured.llm_chunk_chars)
+
+    @property
+    def endpoint(self) -> str:
+        return self.url.strip().rstrip("/") + "/chat/completions"
+
+
+# --- chunks ------------------------------------------------------------------------------------------
+
+_PARAGRAPH_BREAK: Final = re.compile(r"\n[ \t\r\f\v]*\n\s*")
+
+
+def _cut(text: str, start: int, end: int, max_chars: int) -> list[tuple[int, int]]:
+    """``text[start:end]`` in pieces of at most ``max_chars``, cut after a line break when there is one."""
+    pieces = []
+    while end - start > max_chars:
+        window_end = start + max_chars
+        newline = text.rfind("\n", start + 1, window_end)
+        cut = newline + 1 if newline > start else window_end
+        pieces.append((start, cut))
+        start = cut
+    pieces.append((start, end))
+    return pieces
+
+
+def chunk_text(text: str, max_chars: int) -> list[str]:
+    """``text`` in consecutive pieces of at most ``max_chars``, cut at paragraph breaks where possible.
+
+    The pieces are exact slices: joined, they give ``text`` back. Whitespace-only pieces are left out.
+    """
+    bounds = [0, *(m.end() for m in _PARAGRAPH_BREAK.finditer(text)), len(text)]
+    paragraphs = [(a, b) for a, b in itertools.pairwise(bounds) if b > a]
+    spans: list[tuple[int, int]] = []
+    for a, b in paragraphs:
+        for piece in _cut(text, a, b, max_chars):
+            if spans and piece[1] - spans[-1][0] <= max_chars:
+                spans[-1] = (spans[-1][0], piece[1])
+            else:
+                spans.append(piece)
+    return [text[a:b] for a, b in spans if text[a:b].strip()]
+
+
+# --- the extractor -----------------------------------------------------------------------------------
+
+class LLMExtractor(Extractor):
+    """Candidates proposed by a chat model (see the module docstring); the evidence gate decides."""
+
+    name = "llm"
+
+    def __init__(self, config: LLMConfig | None = None, *, sleep: Callable[[float], None] = time.sleep) -> None:
+        self.config = config if config is not None else LLMConfig.from_env()
+        self.stats = LLMStats()
+        self._client = OpenAIClient(self.config.url, api_key=self.config.api_key, timeout=self.config.timeout,
+                                    retries=self.config.http_retries, backoff=self.config.backoff, sleep=sleep,
+                                    on_attempt=self._counted, on_retry=self._retrying)
+
+    def extract(self, text: str, *, source_name: str) -> list[Candidate]:
+        seen: dict[tuple[Any, ...], Candidate] = {}
+        for chunk in chunk_text(text, self.config.chunk_chars):
+            self.stats.chunks += 1
+            for candidate in self._ask(chunk, source_name):
+                key = (candidate.subject, candidate.attribute, candidate.value, candidate.quote, candidate.kind,
+                       tuple(sorted(candidate.scope.items())))
+                if key in seen:
+                    self.stats.duplicates += 1
+                else:
+                    seen[key] = candidate
+        self.stats.candidates += len(seen)
+        return list(seen.values())
+
+    def _candidate(self, item: BeliefItem) -> Candidate:
+        kind = item.kind.strip().lower()
+        if kind not in BELIEF_KINDS:
+            self.stats.unknown_kinds += 1
+            log.info("llm extractor: unknown kind %r for %r, kept as 'other'", item.kind, item.statement)
+            kind = "other"
+        return Candidate(statement=item.statement.strip(), subject=snake_name(item.subject),
+                         attribute=snake_name(item.attribute), value=item.value.strip(), quote=item.quote,
+                         kind=kind, scope={c.key: c.value for c in item.scope})
+
+    def _ask(self, chunk: str, source_name: str) -> list[Candidate]:
+        messages: list[dict[str, str]] = [
+            {"role": "system", "content": SYSTEM_PROMPT},
+            {"role": "user", "content": f"Document: {source_name}\n<document>\n{chunk}\n</document>"},
+        ]
+        attempts = self.config.retries + 1
+        reason = ""
+        for _ in range(attempts):
+            content: str | None = None
+            try:
+                content = _content(self._post(messages))
+                return [self._candidate(item) for item in parse_answer(content)]
+            except _Malformed as exc:
+                reason = str(exc)
+                self.stats.malformed += 1
+                log.info("llm extractor: malformed answer for %s: %s", source_name, reason)
+                del messages[2:]  # re-ask from the document, with only the last answer and what was wrong
+                if content is not None:
+                    messages.append({"role": "assistant", "content": content[:4000]})
+                messages.append({"role": "user", "content": (
+                    f"That answer was not usable: {reason}. Answer again with only the JSON object "
+                    '{"beliefs": [...]} of the schema, quotes copied exactly from the document.')})
+        raise errors.ExtractorUnavailable(
+            f"the llm extractor got no usable answer from {self.config.endpoint} in {attempts} attempts: {reason}")
+
+    def _counted(self) -> None:
+        self.stats.requests += 1
+
+    def _retrying(self, problem: str, delay: float) -> None:
+        self.stats.http_retries += 1
+        log.info("llm extractor: %s %s; retrying in %.2fs", self.config.endpoint, problem, delay)
+
+    def _post(self, messages: list[dict[str, str]]) -> Any:
+        """The decoded JSON body of one chat completion (retries by :class:`OpenAIClient`)."""
+        payload = {"model": self.config.model, "messages": messages, "temperature": 0,
+                   "response_format": RESPONSE_FORMAT}
+        endpoint = self.config.endpoint
+        try:
+            return self._client.post("chat/completions", payload)
+        except Malformed as exc:
+            raise _Malformed(exc.problem) from None
+        except Refused as exc:
+            raise errors.ExtractorUnavailable(f"the llm endpoint {endpoint} answered {exc.problem}") from None
+        except Failed as exc:
+            raise errors.ExtractorUnavailable(
+                f"the llm endpoint {endpoint} failed after {exc.attempts} attempts: {exc.problem}") from None
+        except EndpointError as exc:  # pragma: no cover - the three above are all there is
+            raise errors.ExtractorUnavailable(f"the llm endpoint {endpoint}: {exc.problem}") from None

@@ -1,0 +1,229 @@
+"""The offline rule extractor: candidate beliefs from a document by sentence rules.
+
+It works per fragment (:func:`beliefdb.text.fragments.iter_fragments`): the quote is the whole
+fragment, ``start``/``end`` are its offsets, so ``text[start:end] == quote`` always.
+
+Rules, in order, the first match wins per sentence (a trailing ``.``/``!`` is ignored; questions give
+nothing):
+
+a. ``X changed from A to B.``                        -> X's subject/attribute, value B
+b. ``X is now B.`` / ``X are now B.``                  -> X's subject/attribute, value B
+c. ``<Things> are (now) accepted within <duration>( of <event>).``
+                                                      -> ``<things>_policy`` / ``window`` = duration
+d. ``The A of B is V.``                               -> subject B, attribute A
+e. ``The <noun phrase> is V.``                        -> subject = all words but the last, attribute = the
+   last word (``_policy`` appended to the subject when the attribute is a policy term); a one-word noun
+   phrase takes its subject from the source name
+f. ``Key: value`` lines                               -> like e for the key
+
+so "Returns are accepted within 7 days of delivery." and "The return window is 7 days." both say
+``return_policy`` / ``window`` = ``7 days``.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import PurePosixPath
+from typing import Final
+
+from beliefdb.text.extractor import Candidate, Extractor, normalise_name
+from beliefdb.text.fragments import Fragment, is_key_value, iter_fragments
+
+__all__ = ["POLICY_TERMS", "RuleExtractor"]
+
+POLICY_TERMS: Final = frozenset({
+    "window", "period", "deadline", "limit", "fee", "rate", "threshold", "policy", "price", "cost",
+})
+
+
+def _source_subject(source_name: str) -> str:
+    stem = PurePosixPath(source_name.replace("\\", "/")).stem
+    return normalise_name(stem) or "document"
+
+
+# --- the rule extractor ------------------------------------------------------------------------------
+
+_DETERMINERS: Final = frozenset({"the", "a", "an", "our", "your", "their", "its", "my", "his", "her",
+                                 "this", "that", "these", "those"})
+_QUANTIFIERS: Final = frozenset({"all", "any", "every", "each"})
+# Words that show a phrase is a clause, not a noun phrase; such sentences give nothing.
+_NOT_IN_NOUN_PHRASE: Final = frozenset({
+    "and", "or", "but", "if", "when", "while", "because", "so", "that", "which", "who", "whom", "whose",
+    "what", "where", "why", "how", "it", "they", "we", "you", "he", "she", "i", "me", "us", "them",
+    "is", "are", "was", "were", "be", "been", "being", "am", "has", "have", "had", "do", "does", "did",
+    "will", "would", "should", "can", "could", "may", "might", "must", "shall", "not", "no", "never",
+    "for", "in", "on", "at", "with", "from", "by", "to", "into", "onto", "under", "over", "after", "before",
+    "during", "since", "until", "about", "as", "than", "then", "there", "here", "now", "also", "changed",
+    "accepted",
+})
+_MAX_NOUN_PHRASE_WORDS: Final = 6
+_MAX_RULE_CHARS: Final = 1000  # longer fragments are not single statements; skipping keeps rules linear
+
+_WORD: Final = r"[\w'’*`-]+"  # "*" and "`": markdown emphasis and code around words
+_NP: Final = rf"{_WORD}(?:\s+{_WORD}){{0,9}}?"
+_IS: Final = r"\s+(?:is|are)\s+"
+_FLAGS: Final = re.IGNORECASE
+_RULE_CHANGED: Final = re.compile(
+    rf"(?P<x>{_NP})\s+(?:(?:has|have|was|were)\s+)?changed\s+from\s+(?P<old>.+?)\s+to\s+(?P<value>.+)",
+    _FLAGS)
+# "X are now accepted within N days" is left to rule c.
+_RULE_NOW: Final = re.compile(rf"(?P<x>{_NP}){_IS}now\s+(?!accepted\s+within\s)(?P<value>.+)", _FLAGS)
+_RULE_ACCEPTED: Final = re.compile(
+    rf"(?P<x>{_NP}){_IS}(?:now\s+)?accepted\s+within\s+(?P<value>.+?)"
+    r"(?:\s+(?:of|after|from|following)\s+(?P<event>.+))?", _FLAGS)
+_RULE_OF: Final = re.compile(
+    rf"the\s+(?P<attribute>{_NP})\s+of\s+(?P<subject>{_NP}){_IS}(?P<value>.+)", _FLAGS)
+_RULE_THE: Final = re.compile(rf"the\s+(?P<x>{_NP}){_IS}(?P<value>.+)", _FLAGS)
+
+_QUESTION_END: Final = re.compile(r"[?？][\"'”’)\]」』）】》]*$")
+_TERMINAL: Final = ".!。！"
+_INNER_SENTENCE_END: Final = re.compile(r"[.!?][\"'”’)\]]*\s|[。！？]")
+_NEGATION: Final = re.compile(r"(?:not|no longer|never)\b", _FLAGS)
+_POSSESSIVE: Final = re.compile(r"['’]s?$")
+
+
+def _noun_words(phrase: str, *, strict: bool = True, drop: frozenset[str] = _DETERMINERS) -> list[str] | None:
+    """The words of a noun phrase without leading determiners and possessive endings, or None."""
+    words = phrase.split()
+    while words and words[0].lower() in drop:
+        words = words[1:]
+    words = [_POSSESSIVE.sub("", w) for w in words]
+    if not words or len(words) > _MAX_NOUN_PHRASE_WORDS or not all(words):
+        return None
+    if strict and any(w.lower() in _NOT_IN_NOUN_PHRASE for w in words):
+        return None
+    return words
+
+
+def _with_policy(subject: str, attribute: str) -> str:
+    if attribute in POLICY_TERMS and subject != "policy" and not subject.endswith("_policy"):
+        return f"{subject}_policy"
+    return subject
+
+
+def _kind(attribute: str) -> str:
+    return "policy" if attribute in POLICY_TERMS else "fact"
+
+
+def _of_names(attribute_phrase: str, subject_phrase: str, *, strict: bool) -> tuple[str, str, str] | None:
+    """``The A of B``: subject B, attribute A."""
+    a = _noun_words(attribute_phrase, strict=strict)
+    b = _noun_words(subject_phrase, strict=strict)
+    if a is None or b is None:
+        return None
+    subject, attribute = normalise_name(" ".join(b)), normalise_name(" ".join(a))
+    if not subject or not attribute:
+        return None
+    return subject, attribute, _kind(attribute)
+
+
+def _names(phrase: str, source_name: str, *, strict: bool = True) -> tuple[str, str, str] | None:
+    """(subject, attribute, kind) for a noun phrase, or None when it is not one."""
+    words = _noun_words(phrase, strict=False)
+    if words is None:
+        return None
+    lowered = [w.lower() for w in words]
+    if "of" in lowered:
+        i = lowered.index("of")
+        return _of_names(" ".join(words[:i]), " ".join(words[i + 1:]), strict=strict)
+    if strict and _noun_words(phrase, strict=True) is None:
+        return None
+    attribute = normalise_name(words[-1])
+    if not attribute:
+        return None
+    if len(words) == 1:
+        return _source_subject(source_name), attribute, _kind(attribute)
+    subject = normalise_name(" ".join(words[:-1]))
+    if not subject:
+        return None
+    return _with_policy(subject, attribute), attribute, _kind(attribute)
+
+
+def _clean_value(raw: str, *, sentence: bool) -> str | None:
+    """The value without surrounding whitespace and its trailing ``.``/``!``, or None.
+
+    The whole trailing run of terminators and whitespace goes, so a tail like ``1. ...`` or ``x. . .``
+    leaves ``1`` or ``x``, never a value ending in ``.`` (one backward scan: linear).
+    """
+    value = raw.strip()
+    end = len(value)
+    while end and (value[end - 1] in _TERMINAL or value[end - 1].isspace()):
+        end -= 1
+    value = value[:end]
+    if not value:
+        return None
+    if sentence and (_NEGATION.match(value) or _INNER_SENTENCE_END.search(value)):
+        return None
+    return value
+
+
+def _rule_x(m: re.Match[str], source_name: str) -> tuple[str, str, str] | None:
+    return _names(m["x"], source_name)
+
+
+def _rule_accepted(m: re.Match[str], source_name: str) -> tuple[str, str, str] | None:
+    things = _noun_words(m["x"], drop=_DETERMINERS | _QUANTIFIERS)
+    subject = normalise_name(" ".join(things)) if things is not None else ""
+    return (_with_policy(subject, "policy"), "window", "policy") if subject else None
+
+
+def _rule_of(m: re.Match[str], source_name: str) -> tuple[str, str, str] | None:
+    return _of_names(m["attribute"], m["subject"], strict=True)
+
+
+# Rules a-e in order; each gives (subject, attribute, kind) from its match, the value is the "value" group.
+_SENTENCE_RULES: Final = (
+    (_RULE_CHANGED, _rule_x),
+    (_RULE_NOW, _rule_x),
+    (_RULE_ACCEPTED, _rule_accepted),
+    (_RULE_OF, _rule_of),
+    (_RULE_THE, _rule_x),
+)
+
+
+def _sentence_rules(body: str, source_name: str) -> tuple[str, str, str, str] | None:
+    """(subject, attribute, value, kind) by rules a-e, or None."""
+    for pattern, names_of in _SENTENCE_RULES:
+        m = pattern.fullmatch(body)
+        if m is None:
+            continue
+        names, value = names_of(m, source_name), _clean_value(m["value"], sentence=True)
+        if names is not None and value is not None:
+            return names[0], names[1], value, names[2]
+    return None
+
+
+def _key_value_rule(quote: str, source_name: str) -> tuple[str, str, str, str] | None:
+    """(subject, attribute, value, kind) for a ``Key: value`` line (rule f), or None."""
+    m = is_key_value(quote)
+    if m is None:
+        return None
+    names, value = _names(m["key"], source_name, strict=False), _clean_value(m["value"], sentence=False)
+    if names is None or value is None:
+        return None
+    return names[0], names[1], value, names[2]
+
+
+class RuleExtractor(Extractor):
+    """Deterministic, offline extraction by the sentence rules a-f (see the module docstring)."""
+
+    name = "rules"
+
+    def extract(self, text: str, *, source_name: str) -> list[Candidate]:
+        return [c for f in iter_fragments(text) if (c := self._candidate(text, f, source_name)) is not None]
+
+    @staticmethod
+    def _candidate(text: str, fragment: Fragment, source_name: str) -> Candidate | None:
+        quote = text[fragment.start:fragment.end]
+        if _QUESTION_END.search(quote):
+            return None
+        found = None
+        if len(quote) <= _MAX_RULE_CHARS:
+            found = _sentence_rules(quote.rstrip(_TERMINAL), source_name)
+        if found is None and fragment.kind == "key_value":
+            found = _key_value_rule(quote, source_name)
+        if found is None:
+            return None
+        subject, attribute, value, kind = found
+        return Candidate(statement=quote, subject=subject, attribute=attribute, value=value, quote=quote,
+                         kind=kind, start=fragment.start, end=fragment.end)
