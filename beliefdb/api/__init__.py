@@ -1,0 +1,32 @@
+"""The library API and the one entry point: ``beliefdb.connect()`` and the :class:`BeliefDB` object an
+agent uses (:mod:`beliefdb.api.memory`), and the few operations that come before a workspace is bound
+(:mod:`beliefdb.api.operations`). The CLI, and the HTTP and MCP servers, call this and nothing else."""
+
+from __future__ import annotations
+
+from beliefdb.api.memory import BeliefDB, Progress, connect
+from beliefdb.api.operations import (
+    SOURCE_VERSION,
+    create_workspace,
+    delete_workspace,
+    demo,
+    effective_settings,
+    list_workspaces,
+    migrate,
+    migration_sql,
+    server_status,
+    start_server,
+    stop_server,
+    version,
+)
+from beliefdb.db.connector import DEFAULT_WORKSPACE
+from beliefdb.db.server import ServerStatus
+from beliefdb.store.calibrate import DEFAULT_BINS, Calibration
+from beliefdb.store.retrieve import AskResult
+from beliefdb.store.vectors import EmbedReport
+
+__all__ = [
+    "DEFAULT_BINS", "DEFAULT_WORKSPACE", "SOURCE_VERSION", "AskResult", "BeliefDB", "Calibration", "EmbedReport",
+    "Progress", "ServerStatus", "connect", "create_workspace", "delete_workspace", "demo", "effective_settings",
+    "list_workspaces", "migrate", "migration_sql", "server_status", "start_server", "stop_server", "version",
+]

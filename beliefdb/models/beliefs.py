@@ -1,0 +1,117 @@
+"""Beliefs, their evidence and why we believe them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+from uuid import UUID
+
+from psycopg.types.range import Range
+
+
+@dataclass(frozen=True)
+class Workspace:
+    id: UUID
+    name: str
+    created_at: datetime
+
+
+
+@dataclass(frozen=True)
+class Belief:
+    id: UUID
+    statement: str
+    subject: str
+    attribute: str
+    value: str
+    kind: str
+    scope: dict[str, Any]
+    valid_time: Range[datetime]
+    confidence: float
+    confidence_kind: str
+    status: str
+    revision: int
+    owner: str
+    recorded_at: datetime
+    evidence_count: int
+    #: the world it belongs to (rule 15): production, or fixture / synthetic (the label of the source
+    #: that first stated it; all of its evidence comes from that world)
+    provenance: str = "production"
+
+
+
+@dataclass(frozen=True)
+class Evidence:
+    belief_id: UUID
+    role: str
+    quote: str
+    fragment_id: UUID
+    start_offset: int
+    end_offset: int
+    source: str
+    origin_type: str
+    authority: str
+    provenance: str
+    version: int
+    version_label: str | None
+    version_sha256: str
+    in_force: bool
+    created_at: datetime
+
+
+
+@dataclass(frozen=True)
+class ConfidenceFactor:
+    factor: str
+    detail: str
+    weight: float
+
+
+
+@dataclass(frozen=True)
+class HistoryEntry:
+    new_belief: UUID
+    new_statement: str
+    new_value: str
+    old_belief: UUID
+    old_statement: str
+    old_value: str
+    kind: str
+    reason: str
+    at: datetime
+
+
+
+@dataclass(frozen=True)
+class BuiltOn:
+    """A decision citing a belief, with its status and the actions carrying it out."""
+
+    decision_id: UUID
+    title: str
+    decision_status: str
+    actions: list[dict[str, Any]]
+    #: the latest recorded outcome ({"outcome", "note", "at", "by"}), if any
+    outcome: dict[str, Any] | None = None
+
+
+
+@dataclass(frozen=True)
+class Why:
+    """A belief with everything that explains it."""
+
+    belief: Belief
+    evidence: list[Evidence]
+    confidence: list[ConfidenceFactor]
+    replaced: list[HistoryEntry]
+    replaced_by: list[HistoryEntry]
+    conflicts: list[HistoryEntry]
+    built_on: list[BuiltOn] = field(default_factory=list)
+
+
+
+@dataclass(frozen=True)
+class AuditResult:
+    ok: bool
+    events: int
+    first_broken: int | None

@@ -1,0 +1,166 @@
+"""Decisions and actions, and what a change does to what was built on beliefs: impact, corrections, review."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+from uuid import UUID
+
+
+@dataclass(frozen=True)
+class Decision:
+    id: UUID
+    title: str
+    status: str
+    revision: int
+    owner: str
+    created_at: datetime
+    holds: bool
+
+
+
+@dataclass(frozen=True)
+class Action:
+    id: UUID
+    decision_id: UUID
+    description: str
+    status: str
+    owner: str
+    created_at: datetime
+
+
+
+@dataclass(frozen=True)
+class Recorded:
+    """A decision, action or derived belief just recorded, with the status the truth rules gave it."""
+
+    id: UUID
+    status: str
+
+
+
+@dataclass(frozen=True)
+class ImpactRow:
+    """One effect of a change: stops_holding, flag (decision), hold (action) or survives (decision)."""
+
+    node: UUID
+    kind: str
+    effect: str
+    detail: dict[str, Any]
+
+
+
+@dataclass(frozen=True)
+class StillSupported:
+    """A decision that lost a reason and still holds by others (the antecedents of each)."""
+
+    decision: UUID
+    by: list[list[UUID]]
+
+
+
+@dataclass(frozen=True)
+class Changes:
+    """The net difference a change made to the support graph (or, from a preview, would make):
+    nodes that stopped or started holding, stopped being or became current (a superseded belief
+    whose winner stopped holding is current again), decisions flagged, actions held, and the
+    decisions that lost a reason but survive on other support. A retraction of another
+    principal's source only proposes it (``proposed``, ``review_item``, ``owner``): nothing changed."""
+
+    stopped_holding: list[UUID]
+    started_holding: list[UUID]
+    flagged: list[UUID]
+    held: list[UUID]
+    stopped_current: list[UUID] = field(default_factory=list)
+    became_current: list[UUID] = field(default_factory=list)
+    survives: list[StillSupported] = field(default_factory=list)
+    proposed: bool = False
+    review_item: UUID | None = None
+    owner: str | None = None
+
+    @classmethod
+    def from_json(cls, raw: dict[str, Any]) -> Changes:
+        """The change report beliefdb's SQL returns (beliefdb._changes), typed."""
+
+        def ids(key: str) -> list[UUID]:
+            return [UUID(x) for x in raw.get(key) or []]
+
+        return cls(stopped_holding=ids("stopped_holding"), started_holding=ids("started_holding"),
+                   flagged=ids("flagged"), held=ids("held"), stopped_current=ids("stopped_current"),
+                   became_current=ids("became_current"),
+                   survives=[StillSupported(decision=UUID(s["decision"]),
+                                            by=[[UUID(x) for x in group] for group in s.get("by") or []])
+                             for s in raw.get("survives") or []],
+                   proposed=bool(raw.get("proposed")),
+                   review_item=UUID(raw["review_item"]) if raw.get("review_item") else None,
+                   owner=raw.get("owner"))
+
+
+
+@dataclass(frozen=True)
+class CorrectionPreview:
+    """What a correction would change (exactly: the apply's own change, rolled back), with the
+    revision it saw. For a belief another principal owns, applying only proposes (``proposed``):
+    ``if_approved`` is the dry run of what the owner's approval would take away."""
+
+    belief: UUID
+    revision: int
+    would_flag: list[UUID]
+    would_hold: list[UUID]
+    still_supported: list[StillSupported]
+    owner: str | None = None
+    proposed: bool = False
+    changes: Changes | None = None
+    if_approved: list[ImpactRow] = field(default_factory=list)
+
+
+
+@dataclass(frozen=True)
+class CorrectionResult:
+    """An applied correction, or (``proposed``) one waiting in the review queue for the owner of
+    the belief: then ``correction`` and ``replacement`` are None and ``review_item`` is set."""
+
+    correction: UUID | None
+    replacement: UUID | None
+    superseded: list[UUID]
+    flagged: list[UUID]
+    held: list[UUID]
+    already_applied: bool
+    proposed: bool = False
+    review_item: UUID | None = None
+    owner: str | None = None
+    #: the net change report of the apply (what its preview showed)
+    changes: Changes | None = None
+
+
+
+@dataclass(frozen=True)
+class ReviewItem:
+    id: UUID
+    kind: str
+    #: the belief, decision or action it is about (None for a proposed version or retraction of a source)
+    node: UUID | None
+    other_node: UUID | None
+    subject: str | None
+    reason: str
+    created_at: datetime
+    proposed_by: str | None = None
+    proposal: dict[str, Any] | None = None
+    source_id: UUID | None = None
+
+
+
+@dataclass(frozen=True)
+class ReviewResolution:
+    """A review item approved or rejected. ``correction``: the report of an approved proposed
+    correction (as ``beliefdb.apply_correction`` gives it); ``applied``: that of an approved proposed
+    version (an ingest report) or retraction (a change report)."""
+
+    item: UUID
+    kind: str
+    node: UUID | None
+    source_id: UUID | None
+    status: str
+    correction: dict[str, Any] | None = None
+    applied: dict[str, Any] | None = None

@@ -1,0 +1,109 @@
+"""What an ingest did with each candidate, and its report."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from uuid import UUID
+
+from beliefdb.models.changes import Changes
+
+
+@dataclass(frozen=True)
+class Accepted:
+    id: UUID
+    statement: str
+    subject: str
+    attribute: str
+    value: str
+    quote: str
+    start: int
+    end: int
+
+
+
+@dataclass(frozen=True)
+class Rejected:
+    statement: str
+    quote: str
+    reason: str
+
+
+
+@dataclass(frozen=True)
+class Corroborated:
+    id: UUID
+    statement: str
+    quote: str
+    start: int
+    end: int
+
+
+
+@dataclass(frozen=True)
+class Unchanged:
+    """A candidate the memory already held with this very evidence."""
+
+    id: UUID
+    statement: str
+
+
+
+@dataclass(frozen=True)
+class Superseded:
+    old: UUID
+    new: UUID
+
+
+
+@dataclass(frozen=True)
+class Conflict:
+    a: UUID
+    b: UUID
+    #: why it is a conflict, not a supersession: equal authority and recency, or the loser belongs to
+    #: another principal (who must choose)
+    reason: str = "equal authority and recency: a person must choose (rule 8)"
+
+
+
+@dataclass(frozen=True)
+class IngestReport:
+    """What one ingest of one text did."""
+
+    source: str
+    #: the version the text is (None when it was only proposed to the source's owner)
+    version: int | None
+    new_version: bool
+    fragments: int
+    path: str | None = None
+    accepted: list[Accepted] = field(default_factory=list)
+    rejected: list[Rejected] = field(default_factory=list)
+    corroborated: list[Corroborated] = field(default_factory=list)
+    unchanged: list[Unchanged] = field(default_factory=list)
+    superseded: list[Superseded] = field(default_factory=list)
+    conflicts: list[Conflict] = field(default_factory=list)
+    reverified: list[UUID] = field(default_factory=list)
+    unsupported: list[UUID] = field(default_factory=list)
+    flagged: list[UUID] = field(default_factory=list)
+    held: list[UUID] = field(default_factory=list)
+    #: why the new beliefs were stored without embeddings (``beliefdb embed`` backfills), if they were
+    embedding_deferred: str | None = None
+    #: the net change report (what stopped being or became current, flags, holds)
+    changes: Changes | None = None
+    #: another principal's source: the text waits for its owner as a review item; nothing changed
+    proposed: bool = False
+    review_item: UUID | None = None
+    owner: str | None = None
+    #: what a text that changed nothing was (the same as a version in force, or a retracted one)
+    note: str | None = None
+    #: a preview: nothing was written
+    preview: bool = False
+
+
+
+@dataclass(frozen=True)
+class IngestFailure:
+    """A file that could not be ingested; nothing of it was stored."""
+
+    path: str
+    error: str
+    message: str

@@ -1,0 +1,106 @@
+"""Lifecycle and operations: confidence rounds, expiry, outcomes, forgetting, migrations, workspaces, settings."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from uuid import UUID
+
+from beliefdb.models.changes import Changes
+
+
+@dataclass(frozen=True)
+class ConfidenceReport:
+    """What a decay or recompute of every confidence moved as of ``now`` (``preview``: would move):
+    beliefs under ``threshold`` are low confidence."""
+
+    now: datetime
+    beliefs: int
+    changed: int
+    lowered: int
+    raised: int
+    became_low: int
+    recovered: int
+    low_confidence: int
+    threshold: float
+    preview: bool = False
+
+
+
+@dataclass(frozen=True)
+class Expired:
+    """Beliefs whose valid time had ended by ``now``, processed (rule 16), and the change they made."""
+
+    expired: int
+    beliefs: list[UUID]
+    now: datetime
+    changes: Changes
+
+
+
+@dataclass(frozen=True)
+class OutcomeRecorded:
+    """An outcome recorded for a decision or action; ``status``: the action's status after it."""
+
+    id: UUID
+    node: UUID
+    kind: str
+    outcome: str
+    status: str | None = None
+
+
+
+@dataclass(frozen=True)
+class Forgotten:
+    """What forgetting a source, a subject or a belief took away (``preview``: would take away).
+    ``would_flag`` is ``flagged`` under the name a preview gives it."""
+
+    target: str
+    versions: int
+    fragments: int
+    beliefs: int
+    evidence: int
+    embeddings: int
+    redacted: int
+    flagged: list[UUID]
+    would_flag: list[UUID]
+    held: list[UUID]
+    changes: Changes
+    preview: bool = False
+
+
+
+@dataclass(frozen=True)
+class Migration:
+    """The schema revision before and after a migration (equal: it was already current)."""
+
+    before: str | None
+    after: str
+
+
+
+@dataclass(frozen=True)
+class WorkspaceDeleted:
+    """A deleted workspace and what it held; all of it, its audit chain too, went with it."""
+
+    id: UUID
+    name: str
+    sources: int
+    beliefs: int
+    decisions: int
+    runs: int
+
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One ``BELIEFDB_*`` variable as beliefdb sees it now (``beliefdb config``)."""
+
+    name: str
+    #: str, int, float, path or secret (a secret's value is masked)
+    type: str
+    value: str | int | float | None
+    default: str | int | float | None
+    #: environment or default
+    source: str
+    help: str

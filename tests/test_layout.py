@@ -1,0 +1,97 @@
+"""The package's shape: no import circle between beliefdb's modules, and no module a newcomer has to
+read past 400 lines to find their way in."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import beliefdb
+
+PACKAGE = Path(beliefdb.__file__).resolve().parent
+MAX_LINES = 400
+
+
+def _module_name(path: Path) -> str:
+    parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+MODULES = {_module_name(p): p for p in sorted(PACKAGE.rglob("*.py"))}
+
+
+def _imports(name: str, path: Path) -> set[str]:
+    """The beliefdb modules ``name`` imports (anywhere in the file, functions included): for
+    ``from beliefdb.x import y`` the submodule ``beliefdb.x.y`` when there is one, else ``beliefdb.x``."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+        if isinstance(node, ast.ImportFrom):
+            assert node.level == 0, f"{name}: relative import"
+            if node.module is None or not node.module.startswith("beliefdb"):
+                continue
+            for alias in node.names:
+                child = f"{node.module}.{alias.name}"
+                found.add(child if child in MODULES else node.module)
+        elif isinstance(node, ast.Import):
+            found |= {a.name for a in node.names if a.name.startswith("beliefdb")}
+    return {m for m in found if m in MODULES and m != name}
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in sorted(graph[v]):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return found
+
+
+def test_the_cycle_finder_finds_a_circle() -> None:
+    assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    assert _cycles({"a": {"b"}, "b": set()}) == []
+
+
+def test_no_import_circle_in_the_package() -> None:
+    graph = {name: _imports(name, path) for name, path in MODULES.items()}
+    assert sum(len(v) for v in graph.values()) > 100  # the walk sees the package's imports
+    assert _cycles(graph) == []
+
+
+def test_no_module_over_400_lines() -> None:
+    long = {name: n for name, path in MODULES.items()
+            if (n := len(path.read_text(encoding="utf-8").splitlines())) > MAX_LINES}
+    assert long == {}
+
+
+def test_the_layout_has_its_packages() -> None:
+    """cli parses and prints, store holds the domain operations, text turns text into candidates,
+    db talks to PostgreSQL, render formats, api is the one entry point."""
+    packages = {name for name, path in MODULES.items() if path.name == "__init__.py"}
+    assert {"beliefdb.api", "beliefdb.cli", "beliefdb.store", "beliefdb.text", "beliefdb.db", "beliefdb.render",
+            "beliefdb.models"} <= packages
