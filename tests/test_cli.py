@@ -39,7 +39,7 @@ SUPERSEDED_KEYS = {"old", "new"}
 WHY_KEYS = {"belief", "evidence", "confidence", "replaced", "replaced_by", "conflicts"}
 BELIEF_KEYS = {"id", "statement", "subject", "attribute", "value", "kind", "scope", "valid_time", "confidence",
                "confidence_kind", "status", "revision", "owner", "recorded_at", "evidence_count"}
-EVIDENCE_KEYS = {"quote", "start_offset", "end_offset", "source", "version", "origin_type"}
+EVIDENCE_KEYS = {"quote", "start", "end", "source", "version", "origin_type"}
 
 def ingest_json(cli: Cli, *args: str) -> dict[str, Any]:
     report = cli.json("ingest", *args)
@@ -120,7 +120,7 @@ def test_ingest_beliefs_why_flow_through_the_cli(cli: Cli, write_doc: Any) -> No
     assert why15["belief"]["id"] == fifteen["id"]
     (ev,) = why15["evidence"]
     assert set(ev) >= EVIDENCE_KEYS
-    assert (ev["quote"], ev["start_offset"], ev["end_offset"]) == (Q15, fifteen["start"], fifteen["end"])
+    assert (ev["quote"], ev["start"], ev["end"]) == (Q15, fifteen["start"], fifteen["end"])
     assert (ev["source"], ev["version"], ev["origin_type"]) == ("return-policy.md", 2, "document")
     assert why15["confidence"], "why must show the confidence factors"
     assert all({"factor", "detail", "weight"} <= set(f) for f in why15["confidence"])

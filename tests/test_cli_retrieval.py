@@ -33,10 +33,14 @@ def test_ask_json_contract(cli: Cli, tmp_path: Path) -> None:
     assert out["status"] == "ok" and out["as_of"] is None
     (top,) = out["beliefs"]
     assert top["value"] == "15 days" and top["confidence_kind"] == "extracted"
-    assert top["evidence"][0] == {"quote": "Returns are accepted within 15 days of delivery.",
-                                  "source": "return-policy.md", "version": 2, "version_label": "v3.3",
-                                  "start": 16, "end": 64, "authority": "official", "provenance": "production",
-                                  "in_force": True}
+    evidence = top["evidence"][0]
+    assert {k: evidence[k] for k in ("quote", "source", "version", "version_label", "start", "end", "authority",
+                                     "provenance", "in_force", "role", "origin_type")} == {
+        "quote": "Returns are accepted within 15 days of delivery.", "source": "return-policy.md", "version": 2,
+        "version_label": "v3.3", "start": 16, "end": 64, "authority": "official", "provenance": "production",
+        "in_force": True, "role": "supports", "origin_type": "document"}
+    # one spelling of offsets in every --json output: why's evidence is the same object
+    assert cli.json("why", top["id"])["evidence"][0] == evidence
     assert V33[16:64] == top["evidence"][0]["quote"]
     assert top["replaced"][0]["value"] == "7 days"
     assert "15 days" in out["context"] and "replaced '7 days'" in out["context"]

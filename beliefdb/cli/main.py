@@ -168,7 +168,7 @@ def why(
     moment = parse_time(as_of, as_json)
     with errors(as_json), database(db, home, workspace, principal) as bdb:
         result = bdb.why(belief, as_of=moment, include_fixtures=include_fixtures)
-    typer.echo(render.to_json(result) if as_json else render.why(result))
+    typer.echo(render.to_json(render.why_json(result)) if as_json else render.why(result))
 
 
 @audit_app.command("verify")

@@ -20,6 +20,7 @@ from beliefdb.models import (
     CorrectionPreview,
     CorrectionResult,
     Decision,
+    Evidence,
     ImpactRow,
     IngestFailure,
     IngestReport,
@@ -48,6 +49,24 @@ def jsonable(value: Any) -> Any:
 
 def to_json(value: Any) -> str:
     return json.dumps(jsonable(value), ensure_ascii=False, indent=2)
+
+
+def evidence_json(e: Evidence) -> dict[str, Any]:
+    """One piece of evidence as every ``--json`` output spells it: the quote's offsets in its source
+    version are ``start`` and ``end`` (``text[start:end] == quote``), as in the claims files ingest reads
+    and the ``accepted`` entries of an ingest report."""
+    return {"quote": e.quote, "start": e.start_offset, "end": e.end_offset, "source": e.source,
+            "version": e.version, "version_label": e.version_label, "version_sha256": e.version_sha256,
+            "in_force": e.in_force, "role": e.role, "origin_type": e.origin_type, "authority": e.authority,
+            "provenance": e.provenance, "fragment_id": str(e.fragment_id), "belief_id": str(e.belief_id),
+            "created_at": e.created_at.isoformat()}
+
+
+def why_json(w: Why) -> dict[str, Any]:
+    """``why --json``: the fields of :class:`Why`, its evidence spelled by :func:`evidence_json`."""
+    out: dict[str, Any] = jsonable(w)
+    out["evidence"] = [evidence_json(e) for e in w.evidence]
+    return out
 
 
 def short(id_: UUID | str) -> str:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from beliefdb.render import jsonable, short
+from beliefdb.render import evidence_json, jsonable, short
 from beliefdb.store.retrieve import Answer, AskResult
 
 
@@ -15,9 +15,7 @@ def _belief(a: Answer) -> dict[str, Any]:
         "kind": b.kind, "status": b.status, "confidence": round(b.confidence, 4),
         "confidence_kind": b.confidence_kind, "low_confidence": a.low_confidence, "scope": b.scope,
         "valid_time": jsonable(b.valid_time), "recorded_at": jsonable(b.recorded_at), "provenance": a.provenance,
-        "evidence": [{"quote": e.quote, "source": e.source, "version": e.version, "version_label": e.version_label,
-                      "start": e.start_offset, "end": e.end_offset, "authority": e.authority,
-                      "provenance": e.provenance, "in_force": e.in_force} for e in a.evidence],
+        "evidence": [evidence_json(e) for e in a.evidence],
         "warnings": a.warnings, "conflicts": jsonable(a.conflicts), "replaced": jsonable(a.replaced),
         "matched_by": a.matched_by, "score": round(a.score, 6),
         "similarity": round(a.similarity, 4) if a.similarity is not None else None,
