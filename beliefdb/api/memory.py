@@ -80,6 +80,7 @@ class BeliefDB:
 
     @property
     def workspace(self) -> str:
+        """The name of the workspace this memory is bound to."""
         return self.database.workspace_name
 
     # --- memory ---------------------------------------------------------------------------------
@@ -315,6 +316,7 @@ class BeliefDB:
         return workspaces.delete_workspace(self.database.url, name, force=force)
 
     def close(self) -> None:
+        """Close the connection pool (also done by leaving a ``with`` block)."""
         self.database.close()
 
     def __enter__(self) -> BeliefDB:
