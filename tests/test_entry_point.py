@@ -329,3 +329,15 @@ def test_schema_and_server_functions(db_url: str, embedded_server: EmbeddedServe
     assert running.running and running.url is not None and running.pid is not None
     nowhere = api.server_status(tmp_path / "nowhere")
     assert not nowhere.running and not nowhere.initialized and nowhere.url is None
+
+
+def test_connection_options_are_declared_once() -> None:
+    """--db/--home/-w/--as are given to every memory command by cli.common.with_memory, not repeated
+    in 30 signatures; only the operations that name a database but no workspace declare --db/--home."""
+    for path in CLI_MODULES:
+        text = path.read_text(encoding="utf-8")
+        if path.name == "common.py":
+            continue
+        assert "WorkspaceOpt = " not in text, path.name
+        if path.name != "operations.py":
+            assert "DbUrl" not in text, path.name

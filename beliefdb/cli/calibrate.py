@@ -8,8 +8,8 @@ from typing import Annotated
 import typer
 
 from beliefdb import render
-from beliefdb.api import DEFAULT_BINS, DEFAULT_WORKSPACE, Calibration
-from beliefdb.cli.common import REVIEW, DbUrl, Home, Json, WorkspaceOpt, database, errors
+from beliefdb.api import DEFAULT_BINS, Calibration
+from beliefdb.cli.common import REVIEW, Json, Memory, errors, with_memory
 
 Labels = Annotated[Path, typer.Option(
     "--labels", help="CSV of a reviewer's sample with a header 'belief_id,correct' (id or unique prefix;"
@@ -49,13 +49,14 @@ def table(result: Calibration, plot_path: Path | None = None) -> str:
     return "\n".join(lines)
 
 
+@with_memory(principal=False)
 def calibrate(
     labels: Labels, bins: Bins = DEFAULT_BINS, plot: Plot = None,
-    db: DbUrl = None, home: Home = None, workspace: WorkspaceOpt = DEFAULT_WORKSPACE, as_json: Json = False,
+    *, memory: Memory, as_json: Json = False,
 ) -> None:
     """Reliability of stored confidences against a reviewer's labelled sample: a table by confidence bin,
     the expected calibration error (ECE) and, with --plot, a reliability diagram."""
-    with errors(as_json), database(db, home, workspace, None) as bdb:
+    with errors(as_json), memory.open() as bdb:
         result = bdb.calibrate(labels, bins=bins, plot=plot)
     if as_json:
         typer.echo(render.to_json({**render.jsonable(result), "plot": str(plot) if plot is not None else None}))

@@ -3,17 +3,21 @@ acts through."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import functools
+import inspect
+import typing
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated, NoReturn
+from typing import Annotated, Any, NoReturn, TypeVar
 
 import typer
 
 from beliefdb import render
-from beliefdb.api import BeliefDB, connect
+from beliefdb.api import DEFAULT_WORKSPACE, BeliefDB, connect
 from beliefdb.errors import BeliefDBError
 from beliefdb.vocabulary import Authority as Authority  # option types, listed in beliefdb.vocabulary
 from beliefdb.vocabulary import Label as Label
@@ -65,6 +69,59 @@ def database(url: str | None, home: Path | None, workspace: str, principal: str 
     """The memory of ``workspace`` (``url``, else BELIEFDB_URL, else the embedded server), closed afterwards."""
     with connect(url, workspace, principal=principal, home=home) as bdb:
         yield bdb
+
+
+@dataclass(frozen=True)
+class Memory:
+    """The memory a command acts on, as its connection options name it (``--db``, ``--home``, ``-w``,
+    ``--as``)."""
+
+    url: str | None
+    home: Path | None
+    workspace: str
+    principal: str | None
+
+    @contextmanager
+    def open(self) -> Iterator[BeliefDB]:
+        with database(self.url, self.home, self.workspace, self.principal) as bdb:
+            yield bdb
+
+
+Command = TypeVar("Command", bound=Callable[..., Any])
+_KW = inspect.Parameter.KEYWORD_ONLY
+
+
+def with_memory(*, principal: bool = True) -> Callable[[Command], Command]:
+    """Give a command the connection options in one place instead of in every signature.
+
+    The command declares a keyword-only ``memory: Memory`` parameter; typer is shown ``--db``,
+    ``--home``, ``--workspace`` (and ``--as`` when ``principal``) in its place, just before ``--json``,
+    and the command receives the :class:`Memory` they name.
+    """
+    def decorate(command: Command) -> Command:
+        hints = typing.get_type_hints(command, include_extras=True)
+        # typer passes every parameter by name, so all are keyword-only here: any order is valid
+        own = [p.replace(annotation=hints[p.name], kind=_KW) for p in inspect.signature(command).parameters.values()
+               if p.name != "memory"]
+        options = [inspect.Parameter("db", _KW, default=None, annotation=DbUrl),
+                   inspect.Parameter("home", _KW, default=None, annotation=Home),
+                   inspect.Parameter("workspace", _KW, default=DEFAULT_WORKSPACE, annotation=WorkspaceOpt)]
+        if principal:
+            options.append(inspect.Parameter("principal", _KW, default=None, annotation=Principal))
+        at = next((i for i, p in enumerate(own) if p.name == "as_json"), len(own))
+        parameters = own[:at] + options + own[at:]
+
+        @functools.wraps(command)
+        def wrapper(*, db: str | None = None, home: Path | None = None,
+                    workspace: str = DEFAULT_WORKSPACE, principal: str | None = None, **kwargs: Any) -> Any:
+            return command(memory=Memory(db, home, workspace, principal), **kwargs)
+
+        # typer reads the signature and the type hints: both must show the options, not ``memory``
+        wrapper.__signature__ = inspect.Signature(parameters, return_annotation=None)  # type: ignore[attr-defined]
+        wrapper.__annotations__ = {p.name: p.annotation for p in parameters} | {"return": None}
+        return typing.cast(Command, wrapper)
+
+    return decorate
 
 
 def parse_time(value: str | None, as_json: bool) -> datetime | None:

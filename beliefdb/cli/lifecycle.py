@@ -8,19 +8,15 @@ from typing import Annotated
 import typer
 
 from beliefdb import render
-from beliefdb.api import DEFAULT_WORKSPACE
 from beliefdb.cli.common import (
     DECISIONS,
     MEMORY,
     TRUTH,
-    DbUrl,
-    Home,
     Json,
-    Principal,
-    WorkspaceOpt,
-    database,
+    Memory,
     errors,
     parse_time,
+    with_memory,
 )
 from beliefdb.models import ConfidenceReport
 from beliefdb.vocabulary import Outcome
@@ -33,41 +29,44 @@ def _counts(r: ConfidenceReport) -> str:
             f" {r.low_confidence} under {r.threshold:.2f} now")
 
 
+@with_memory()
 def decay(
     now: Annotated[str | None, typer.Option(help="Apply the half-lives as of this ISO 8601 moment (default: now).")]
         = None,
     preview: Annotated[bool, typer.Option("--preview", help="Show what would change; write nothing.")] = False,
-    db: DbUrl = None, home: Home = None, workspace: WorkspaceOpt = DEFAULT_WORKSPACE, principal: Principal = None,
+    *, memory: Memory,
     as_json: Json = False,
 ) -> None:
     """Apply confidence half-lives: beliefs fade without new evidence; under the threshold they are low
     confidence (demoted in retrieval, never deleted). Derived beliefs follow in the same run.
     Schedulers can call: select beliefdb.decay()."""
     moment = parse_time(now, as_json)
-    with errors(as_json), database(db, home, workspace, principal) as bdb:
+    with errors(as_json), memory.open() as bdb:
         result = bdb.decay(now=moment, preview=preview)
     typer.echo(render.to_json(result) if as_json else _counts(result))
 
 
+@with_memory()
 def recompute(
     preview: Annotated[bool, typer.Option("--preview", help="Show what would change; write nothing.")] = False,
-    db: DbUrl = None, home: Home = None, workspace: WorkspaceOpt = DEFAULT_WORKSPACE, principal: Principal = None,
+    *, memory: Memory,
     as_json: Json = False,
 ) -> None:
     """Recompute every confidence after a DBA changed beliefdb.confidence_policy or confidence_half_life."""
-    with errors(as_json), database(db, home, workspace, principal) as bdb:
+    with errors(as_json), memory.open() as bdb:
         result = bdb.recompute(preview=preview)
     typer.echo(render.to_json(result) if as_json else _counts(result))
 
 
+@with_memory()
 def expire(
-    db: DbUrl = None, home: Home = None, workspace: WorkspaceOpt = DEFAULT_WORKSPACE, principal: Principal = None,
+    *, memory: Memory,
     as_json: Json = False,
 ) -> None:
     """Process beliefs whose valid time has ended: they stop being current (status expired) and what
     rested on them is re-evaluated: decisions that lose their last support are flagged, their actions
     held. Every command does this before it reads; schedulers can call: select beliefdb.expire()."""
-    with errors(as_json), database(db, home, workspace, principal) as bdb:
+    with errors(as_json), memory.open() as bdb:
         result = bdb.expire()
     if as_json:
         typer.echo(render.to_json(result))
@@ -77,35 +76,37 @@ def expire(
                + f"; {len(result.changes.flagged)} decision(s) flagged, {len(result.changes.held)} action(s) held")
 
 
+@with_memory()
 def outcome(
     node: Annotated[str, typer.Argument(help="Decision or action id (or unique prefix).")],
     result: Annotated[Outcome, typer.Argument(help="What happened.")],
     note: Annotated[str | None, typer.Option(help="A note for the record.")] = None,
-    db: DbUrl = None, home: Home = None, workspace: WorkspaceOpt = DEFAULT_WORKSPACE, principal: Principal = None,
+    *, memory: Memory,
     as_json: Json = False,
 ) -> None:
     """Record what actually happened after a decision or action (audited); 'why' shows it."""
-    with errors(as_json), database(db, home, workspace, principal) as bdb:
+    with errors(as_json), memory.open() as bdb:
         recorded = bdb.record_outcome(node, result.value, note=note)
     typer.echo(render.to_json(recorded) if as_json
                else f"{recorded.kind} {recorded.node}: {recorded.outcome}"
                     + (f" (action {recorded.status})" if recorded.status else ""))
 
 
+@with_memory()
 def forget(
     source: Annotated[str | None, typer.Option(help="Forget this source: its text, versions, fragments.")] = None,
     subject: Annotated[str | None, typer.Option(help="Forget every belief about this subject.")] = None,
     belief: Annotated[str | None, typer.Option(help="Forget this belief (id or unique prefix).")] = None,
     preview: Annotated[bool, typer.Option("--preview", help="Say exactly what would be forgotten; write nothing.")]
         = False,
-    db: DbUrl = None, home: Home = None, workspace: WorkspaceOpt = DEFAULT_WORKSPACE, principal: Principal = None,
+    *, memory: Memory,
     as_json: Json = False,
 ) -> None:
     """Forget completely: text, fragments, evidence, embeddings and every belief left without support.
     Forgetting a subject or a belief also masks its quotes in the source texts (offsets of other
     evidence stay valid). Decisions that lose their last support are flagged; the audit chain keeps
     only hashes; planner statistics are gathered again."""
-    with errors(as_json), database(db, home, workspace, principal) as bdb:
+    with errors(as_json), memory.open() as bdb:
         result = bdb.forget(source=source, subject=subject, belief=belief, preview=preview)
     if as_json:
         typer.echo(render.to_json(result))

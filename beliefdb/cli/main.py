@@ -10,7 +10,6 @@ from typing import Annotated
 import typer
 
 from beliefdb import api, render
-from beliefdb.api import DEFAULT_WORKSPACE
 from beliefdb.cli import (
     calibrate as cli_calibrate,
 )
@@ -33,16 +32,13 @@ from beliefdb.cli.common import (
     MEMORY,
     REVIEW,
     Authority,
-    DbUrl,
     ExtractorName,
-    Home,
     Json,
     Label,
-    Principal,
-    WorkspaceOpt,
-    database,
+    Memory,
     errors,
     parse_time,
+    with_memory,
 )
 from beliefdb.models import IngestFailure, IngestReport
 
@@ -74,6 +70,7 @@ def main(
 
 
 @app.command(rich_help_panel=MEMORY)
+@with_memory()
 def ingest(
     paths: Annotated[list[Path], typer.Argument(help="UTF-8 .txt, .md or .markdown files.", show_default=False,
                                                 metavar="PATH...")],
@@ -95,7 +92,7 @@ def ingest(
     preview: Annotated[bool, typer.Option("--preview", help="Show exactly what ingesting would change (new and"
                                           " superseded beliefs, re-verified, unsupported, flagged, held, current"
                                           " again); write nothing.")] = False,
-    db: DbUrl = None, home: Home = None, workspace: WorkspaceOpt = DEFAULT_WORKSPACE, principal: Principal = None,
+    *, memory: Memory,
     as_json: Json = False,
 ) -> None:
     """Store documents as source versions and extract beliefs whose quotes pass the evidence gate.
@@ -105,7 +102,7 @@ def ingest(
     contradicts. A source belongs to whoever first ingested it: another principal's new version is
     proposed to the owner as a review item.
     """
-    with errors(as_json), database(db, home, workspace, principal) as bdb:
+    with errors(as_json), memory.open() as bdb:
         def run(progress: Callable[[Path], None] | None = None) -> list[IngestReport | IngestFailure]:
             return bdb.ingest(*paths, source=source, authority=authority.value if authority else None,
                               label=label.value if label else None, version_label=version_label, claims=claims,
@@ -133,6 +130,7 @@ def ingest(
 
 
 @app.command(rich_help_panel=MEMORY)
+@with_memory()
 def beliefs(
     subject: Annotated[str | None, typer.Option(help="Only this subject.")] = None,
     attribute: Annotated[str | None, typer.Option(help="Only this attribute.")] = None,
@@ -141,42 +139,44 @@ def beliefs(
     as_of: Annotated[str | None, typer.Option(help="What was believed at this ISO 8601 moment.")] = None,
     include_fixtures: Annotated[bool, typer.Option(
         "--include-fixtures", help="Also fixture and synthetic beliefs (separate worlds), labelled.")] = False,
-    db: DbUrl = None, home: Home = None, workspace: WorkspaceOpt = DEFAULT_WORKSPACE, principal: Principal = None,
+    *, memory: Memory,
     as_json: Json = False,
 ) -> None:
     """List current beliefs (or all with their status, or as of a moment): production history only,
     unless --include-fixtures."""
     moment = parse_time(as_of, as_json)
-    with errors(as_json), database(db, home, workspace, principal) as bdb:
+    with errors(as_json), memory.open() as bdb:
         rows = bdb.beliefs(subject=subject, attribute=attribute, include_all=include_all, as_of=moment,
                            include_fixtures=include_fixtures)
     typer.echo(render.to_json(rows) if as_json else render.beliefs_table(rows, with_status=include_all))
 
 
 @app.command(rich_help_panel=MEMORY)
+@with_memory()
 def why(
     belief: Annotated[str, typer.Argument(help="Belief id, or a unique prefix of it.")],
     as_of: Annotated[str | None, typer.Option(
         help="As it was believed at this ISO 8601 moment (evidence and history recorded by then).")] = None,
     include_fixtures: Annotated[bool, typer.Option(
         "--include-fixtures", help="Allow a fixture or synthetic belief (not production history).")] = False,
-    db: DbUrl = None, home: Home = None, workspace: WorkspaceOpt = DEFAULT_WORKSPACE, principal: Principal = None,
+    *, memory: Memory,
     as_json: Json = False,
 ) -> None:
     """Why a belief is held: evidence (quote, offsets, source, version), confidence factors, history, and
     the decisions and actions built on it."""
     moment = parse_time(as_of, as_json)
-    with errors(as_json), database(db, home, workspace, principal) as bdb:
+    with errors(as_json), memory.open() as bdb:
         result = bdb.why(belief, as_of=moment, include_fixtures=include_fixtures)
     typer.echo(render.to_json(render.why_json(result)) if as_json else render.why(result))
 
 
 @audit_app.command("verify")
+@with_memory(principal=False)
 def audit_verify(
-    db: DbUrl = None, home: Home = None, workspace: WorkspaceOpt = DEFAULT_WORKSPACE, as_json: Json = False,
+    *, memory: Memory, as_json: Json = False,
 ) -> None:
     """Verify the workspace's hash chain; exits 1 and names the first broken link if it is broken."""
-    with errors(as_json), database(db, home, workspace, None) as bdb:
+    with errors(as_json), memory.open() as bdb:
         result = bdb.audit_verify()
     typer.echo(render.to_json(result) if as_json else render.audit(result))
     if not result.ok:

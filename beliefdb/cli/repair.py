@@ -9,8 +9,13 @@ from typing import Annotated
 import typer
 
 from beliefdb import render
-from beliefdb.api import DEFAULT_WORKSPACE
-from beliefdb.cli.common import REVIEW, DbUrl, Home, Json, Principal, WorkspaceOpt, database, errors
+from beliefdb.cli.common import (
+    REVIEW,
+    Json,
+    Memory,
+    errors,
+    with_memory,
+)
 from beliefdb.render import trace as render_trace
 
 repair_app = typer.Typer(help="Dependency-guided rollback repair of an agent's memory (plan, apply).",
@@ -22,44 +27,48 @@ NoIndependence = Annotated[bool, typer.Option(
     help="Treat everything reachable from the faulty memories as affected (ignore independent support).")]
 
 
-def runs(db: DbUrl = None, home: Home = None, workspace: WorkspaceOpt = DEFAULT_WORKSPACE, as_json: Json = False,
+@with_memory(principal=False)
+def runs(*, memory: Memory, as_json: Json = False,
          ) -> None:
     """List recorded agent runs (replays show the run they branch from)."""
-    with errors(as_json), database(db, home, workspace, None) as bdb:
+    with errors(as_json), memory.open() as bdb:
         rows = bdb.runs()
     typer.echo(render.to_json(rows) if as_json else render_trace.runs(rows))
 
 
+@with_memory(principal=False)
 def run_show(
     run: Annotated[str, typer.Argument(help="Run id (or unique prefix).")],
-    db: DbUrl = None, home: Home = None, workspace: WorkspaceOpt = DEFAULT_WORKSPACE, as_json: Json = False,
+    *, memory: Memory, as_json: Json = False,
 ) -> None:
     """Show a run's steps in order, whether each holds, what a repair made of it, and its inputs."""
-    with errors(as_json), database(db, home, workspace, None) as bdb:
+    with errors(as_json), memory.open() as bdb:
         found = bdb.run_trace(run)
     typer.echo(render.to_json(found) if as_json else render_trace.steps(found.steps, found.inputs))
 
 
 @repair_app.command("plan")
+@with_memory(principal=False)
 def repair_plan(
     faulty: Faulty, no_independent_evidence: NoIndependence = False, all_steps: Annotated[bool, typer.Option(
         "--all", help="Also list the untouched steps of the affected runs.")] = False,
-    db: DbUrl = None, home: Home = None, workspace: WorkspaceOpt = DEFAULT_WORKSPACE, as_json: Json = False,
+    *, memory: Memory, as_json: Json = False,
 ) -> None:
     """What repairing these faulty memories would delete, quarantine, invalidate, replay and preserve (dry run)."""
-    with errors(as_json), database(db, home, workspace, None) as bdb:
+    with errors(as_json), memory.open() as bdb:
         plan = bdb.repair_plan(faulty, independent_evidence=not no_independent_evidence, untouched=all_steps)
     typer.echo(render.to_json(plan) if as_json else render_trace.plan(plan))
 
 
 @repair_app.command("apply")
+@with_memory()
 def repair_apply(
     faulty: Faulty, no_independent_evidence: NoIndependence = False,
-    db: DbUrl = None, home: Home = None, workspace: WorkspaceOpt = DEFAULT_WORKSPACE, principal: Principal = None,
+    *, memory: Memory,
     as_json: Json = False,
 ) -> None:
     """Carry out the plan's store side in one transaction: delete, quarantine, invalidate, mark for replay."""
-    with errors(as_json), database(db, home, workspace, principal) as bdb:
+    with errors(as_json), memory.open() as bdb:
         result = bdb.repair_apply(faulty, independent_evidence=not no_independent_evidence)
     typer.echo(render.to_json(result) if as_json else render_trace.applied(result))
 

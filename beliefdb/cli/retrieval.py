@@ -11,19 +11,16 @@ from typing import Annotated, Any
 import typer
 
 from beliefdb import render
-from beliefdb.api import DEFAULT_WORKSPACE, AskResult, EmbedReport, connect
+from beliefdb.api import AskResult, EmbedReport, connect
 from beliefdb.cli.common import (
     MEMORY,
     OPERATIONS,
-    DbUrl,
-    Home,
     Json,
-    Principal,
-    WorkspaceOpt,
-    database,
+    Memory,
     errors,
     fail,
     parse_time,
+    with_memory,
 )
 from beliefdb.errors import DatabaseUnavailable
 from beliefdb.render import ask as render_ask
@@ -44,6 +41,7 @@ def _scope(pairs: list[str] | None, as_json: bool) -> dict[str, str]:
     return scope
 
 
+@with_memory()
 def ask(
     question: Annotated[str, typer.Argument(help="The question, in any language.")],
     k: Annotated[int, typer.Option("--k", help="How many beliefs at most.")] = 5,
@@ -56,7 +54,7 @@ def ask(
     include_fixtures: Annotated[bool, typer.Option(
         "--include-fixtures", help="Also return beliefs from fixture or synthetic sources (labelled).")] = False,
     embedder: EmbedderOpt = None,
-    db: DbUrl = None, home: Home = None, workspace: WorkspaceOpt = DEFAULT_WORKSPACE, principal: Principal = None,
+    *, memory: Memory,
     as_json: Json = False,
 ) -> None:
     """Answer from memory: current beliefs only, with quote, source, confidence and warnings.
@@ -69,7 +67,7 @@ def ask(
     conditions = _scope(scope, as_json)
     with errors(as_json):
         try:
-            bdb = connect(db, workspace, principal=principal, home=home)
+            bdb = connect(memory.url, memory.workspace, principal=memory.principal, home=memory.home)
         except DatabaseUnavailable as exc:
             result = AskResult(status="memory_unavailable", question=question, as_of=moment, reason=exc.message)
         else:
@@ -81,28 +79,30 @@ def ask(
         raise typer.Exit(1)
 
 
+@with_memory()
 def embed(
     embedder: EmbedderOpt = None, batch: Annotated[int, typer.Option(help="Beliefs per batch.")] = 64,
-    db: DbUrl = None, home: Home = None, workspace: WorkspaceOpt = DEFAULT_WORKSPACE, principal: Principal = None,
+    *, memory: Memory,
     as_json: Json = False,
 ) -> None:
     """Embed every belief that has no vector yet (after ingest --no-embed, or a failed embedder)."""
-    with errors(as_json), database(db, home, workspace, principal) as bdb:
+    with errors(as_json), memory.open() as bdb:
         report = _run(lambda progress: bdb.embed(embedder=embedder, batch=batch, progress=progress), "embedding",
                       as_json)
     typer.echo(render.to_json(report) if as_json else f"embedded {report.embedded} belief(s) with {report.model}")
 
 
+@with_memory()
 def reembed(
     embedder: EmbedderOpt = None, batch: Annotated[int, typer.Option(help="Beliefs per batch.")] = 64,
-    db: DbUrl = None, home: Home = None, workspace: WorkspaceOpt = DEFAULT_WORKSPACE, principal: Principal = None,
+    *, memory: Memory,
     as_json: Json = False,
 ) -> None:
     """Switch the workspace to another embedding model: embed everything with it, then switch at once.
 
     Resumable: run it again after an interruption. Searches use the old model until the switch.
     """
-    with errors(as_json), database(db, home, workspace, principal) as bdb:
+    with errors(as_json), memory.open() as bdb:
         report = _run(lambda progress: bdb.reembed(embedder=embedder, batch=batch, progress=progress),
                       "re-embedding", as_json)
     if as_json:

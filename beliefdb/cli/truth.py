@@ -3,38 +3,34 @@ review. They parse and print; the truth rules run in SQL."""
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Annotated
 
 import typer
 
 from beliefdb import render
-from beliefdb.api import DEFAULT_WORKSPACE
 from beliefdb.cli.common import (
     DECISIONS,
     REVIEW,
     TRUTH,
-    DbUrl,
-    Home,
     Json,
-    Principal,
-    WorkspaceOpt,
-    database,
+    Memory,
     errors,
     fail,
+    with_memory,
 )
 
 review_app = typer.Typer(help="The review queue: flagged decisions, held actions, open conflicts.",
                          no_args_is_help=True)
 
 
+@with_memory()
 def decide(
     title: Annotated[str, typer.Argument(help="What was decided.")],
     because: Annotated[list[str] | None, typer.Option(
         "--because", help="A belief that on its own justifies the decision; repeat for alternatives.")] = None,
     all_of: Annotated[list[str] | None, typer.Option(
         "--all-of", help="Comma-separated beliefs that together justify it (one joint reason); repeatable.")] = None,
-    db: DbUrl = None, home: Home = None, workspace: WorkspaceOpt = DEFAULT_WORKSPACE, principal: Principal = None,
+    *, memory: Memory,
     as_json: Json = False,
 ) -> None:
     """Record a decision and why it was made. It is flagged when it loses its last support.
@@ -45,71 +41,77 @@ def decide(
     groups = [[x.strip() for x in group.split(",") if x.strip()] for group in all_of or []]
     if any(not group for group in groups):
         fail("invalid_input", "--all-of names no belief: give comma-separated belief ids", as_json)
-    with errors(as_json), database(db, home, workspace, principal) as bdb:
+    with errors(as_json), memory.open() as bdb:
         recorded = bdb.decide(title, because=because or [], all_of=groups)
     typer.echo(render.to_json(recorded) if as_json else f"decision {recorded.id} [{recorded.status}]")
 
 
+@with_memory()
 def act(
     decision: Annotated[str, typer.Argument(help="The decision this action carries out (id or unique prefix).")],
     description: Annotated[str, typer.Argument(help="What will be done.")],
-    db: DbUrl = None, home: Home = None, workspace: WorkspaceOpt = DEFAULT_WORKSPACE, principal: Principal = None,
+    *, memory: Memory,
     as_json: Json = False,
 ) -> None:
     """Record an action carrying out a decision. It is held while its decision needs review; a rejected
     decision, or one recorded without reasons that nobody approved, may not be carried out."""
-    with errors(as_json), database(db, home, workspace, principal) as bdb:
+    with errors(as_json), memory.open() as bdb:
         recorded = bdb.act(decision, description)
     typer.echo(render.to_json(recorded) if as_json else f"action {recorded.id} [{recorded.status}]")
 
 
+@with_memory()
 def derive(
     statement: Annotated[str, typer.Argument(help="The derived statement.")],
     subject: Annotated[str, typer.Option(help="Subject of the derived belief.")],
     attribute: Annotated[str, typer.Option(help="Attribute of the derived belief.")],
     value: Annotated[str, typer.Option(help="Value of the derived belief.")],
     sources: Annotated[str, typer.Option("--from", help="Comma-separated beliefs it is derived from (all needed).")],
-    db: DbUrl = None, home: Home = None, workspace: WorkspaceOpt = DEFAULT_WORKSPACE, principal: Principal = None,
+    *, memory: Memory,
     as_json: Json = False,
 ) -> None:
     """Record a belief derived from others; it holds while all of them are current."""
     ids = [x.strip() for x in sources.split(",") if x.strip()]
-    with errors(as_json), database(db, home, workspace, principal) as bdb:
+    with errors(as_json), memory.open() as bdb:
         recorded = bdb.derive(statement, subject, attribute, value, ids)
     typer.echo(render.to_json(recorded) if as_json else f"belief {recorded.id} [{recorded.status}]")
 
 
+@with_memory(principal=False)
 def list_decisions(
     status: Annotated[str | None, typer.Option(help="active, needs_review, approved or rejected.")] = None,
-    db: DbUrl = None, home: Home = None, workspace: WorkspaceOpt = DEFAULT_WORKSPACE, as_json: Json = False,
+    *, memory: Memory, as_json: Json = False,
 ) -> None:
     """List decisions with their status and whether they still hold."""
-    with errors(as_json), database(db, home, workspace, None) as bdb:
+    with errors(as_json), memory.open() as bdb:
         rows = bdb.decisions(status)
     typer.echo(render.to_json(rows) if as_json else render.decisions(rows))
 
 
+@with_memory(principal=False)
 def list_actions(
     status: Annotated[str | None, typer.Option(help="scheduled, held, done or cancelled.")] = None,
-    db: DbUrl = None, home: Home = None, workspace: WorkspaceOpt = DEFAULT_WORKSPACE, as_json: Json = False,
+    *, memory: Memory, as_json: Json = False,
 ) -> None:
     """List actions with their status."""
-    with errors(as_json), database(db, home, workspace, None) as bdb:
+    with errors(as_json), memory.open() as bdb:
         rows = bdb.actions(status)
     typer.echo(render.to_json(rows) if as_json else render.actions(rows))
 
 
+@with_memory(principal=False)
 def impact(
     ids: Annotated[list[str], typer.Argument(help="Beliefs (id or prefix), fragments, decisions or source names.")],
-    db: DbUrl = None, home: Home = None, workspace: WorkspaceOpt = DEFAULT_WORKSPACE, as_json: Json = False,
+    *, memory: Memory, as_json: Json = False,
 ) -> None:
     """Dry run: if these were retracted, what would stop holding, be current again, be flagged, be held,
     or survive on other support (exactly what 'retract' would do)."""
-    with errors(as_json), database(db, home, workspace, None) as bdb:
+    with errors(as_json), memory.open() as bdb:
         rows = bdb.impact(*ids)
     typer.echo(render.to_json(render.impact_json(rows)) if as_json else render.impact(rows))
 
 
+@with_memory()
 def correct(
     belief: Annotated[str, typer.Argument(help="The belief to correct (id or unique prefix).")],
     statement: Annotated[str, typer.Argument(help="The reviewer's corrected statement.")],
@@ -121,7 +123,7 @@ def correct(
         = False,
     expect_revision: Annotated[int | None, typer.Option(help="The revision the preview showed.")] = None,
     idempotency_key: Annotated[str | None, typer.Option(help="Makes a retried apply safe.")] = None,
-    db: DbUrl = None, home: Home = None, workspace: WorkspaceOpt = DEFAULT_WORKSPACE, principal: Principal = None,
+    *, memory: Memory,
     as_json: Json = False,
 ) -> None:
     """Correct a belief: --preview first, then --apply --expect-revision N.
@@ -134,7 +136,7 @@ def correct(
         fail("invalid_input", "choose one of --preview or --apply", as_json, 2)
     if apply and expect_revision is None:
         fail("invalid_input", "--apply needs --expect-revision (run --preview first)", as_json, 2)
-    with errors(as_json), database(db, home, workspace, principal) as bdb:
+    with errors(as_json), memory.open() as bdb:
         if preview:
             seen = bdb.preview_correction(belief, statement, value)
             typer.echo(render.to_json(seen) if as_json else render.correction_preview(seen))
@@ -145,6 +147,7 @@ def correct(
     typer.echo(render.to_json(result) if as_json else render.correction_result(result))
 
 
+@with_memory()
 def retract(
     belief: Annotated[str | None, typer.Option(help="A belief (id or prefix).")] = None,
     fragment: Annotated[str | None, typer.Option(help="A fragment (full id).")] = None,
@@ -154,7 +157,7 @@ def retract(
     preview: Annotated[bool, typer.Option("--preview", help="Show exactly what would change; write nothing.")]
         = False,
     undo: Annotated[bool, typer.Option("--undo", help="Restore what was retracted.")] = False,
-    db: DbUrl = None, home: Home = None, workspace: WorkspaceOpt = DEFAULT_WORKSPACE, principal: Principal = None,
+    *, memory: Memory,
     as_json: Json = False,
 ) -> None:
     """Declare a belief, fragment, source or version untrustworthy (or restore it with --undo).
@@ -164,7 +167,7 @@ def retract(
     source belongs to whoever first ingested it, and anyone else's retraction of it is proposed to
     them as a review item.
     """
-    with errors(as_json), database(db, home, workspace, principal) as bdb:
+    with errors(as_json), memory.open() as bdb:
         if preview:
             would = bdb.preview_retract(belief=belief, fragment=fragment, source=source, version=version, undo=undo)
             typer.echo(render.to_json(would) if as_json else render.changes(would, preview=True))
@@ -175,46 +178,48 @@ def retract(
 
 
 @review_app.command("list")
+@with_memory(principal=False)
 def review_list(
-    db: DbUrl = None, home: Home = None, workspace: WorkspaceOpt = DEFAULT_WORKSPACE, as_json: Json = False,
+    *, memory: Memory, as_json: Json = False,
 ) -> None:
     """Open review items."""
-    with errors(as_json), database(db, home, workspace, None) as bdb:
+    with errors(as_json), memory.open() as bdb:
         rows = bdb.review_items()
     typer.echo(render.to_json(rows) if as_json else render.review_items(rows))
 
 
-def _resolve(item: str, verdict: str, note: str | None, winner: str | None, db: str | None, home: Path | None,
-             workspace: str, principal: str | None, as_json: bool) -> None:
-    with errors(as_json), database(db, home, workspace, principal) as bdb:
+def _resolve(item: str, verdict: str, note: str | None, winner: str | None, memory: Memory, as_json: bool) -> None:
+    with errors(as_json), memory.open() as bdb:
         result = bdb.resolve_review(item, verdict, note=note, winner=winner)
     typer.echo(render.to_json(result) if as_json else render.review_resolution(result))
 
 
 @review_app.command("approve")
+@with_memory()
 def review_approve(
     item: Annotated[str, typer.Argument(help="Review item id (or unique prefix).")],
     note: Annotated[str | None, typer.Option(help="A note for the record.")] = None,
     winner: Annotated[str | None, typer.Option(help="For a conflict: the belief that wins.")] = None,
-    db: DbUrl = None, home: Home = None, workspace: WorkspaceOpt = DEFAULT_WORKSPACE, principal: Principal = None,
+    *, memory: Memory,
     as_json: Json = False,
 ) -> None:
     """Approve: keep a flagged decision, release a held action, settle a conflict for --winner, or
     apply a proposed correction. Only a belief's owner approves a correction of it, or its loss
     in a conflict (--as / BELIEFDB_PRINCIPAL names who is acting)."""
-    _resolve(item, "approved", note, winner, db, home, workspace, principal, as_json)
+    _resolve(item, "approved", note, winner, memory, as_json)
 
 
 @review_app.command("reject")
+@with_memory()
 def review_reject(
     item: Annotated[str, typer.Argument(help="Review item id (or unique prefix).")],
     note: Annotated[str | None, typer.Option(help="A note for the record.")] = None,
-    db: DbUrl = None, home: Home = None, workspace: WorkspaceOpt = DEFAULT_WORKSPACE, principal: Principal = None,
+    *, memory: Memory,
     as_json: Json = False,
 ) -> None:
     """Reject: a flagged decision is rejected and its held actions cancelled; a held action is cancelled;
     a proposed correction is dismissed (by the belief's owner)."""
-    _resolve(item, "rejected", note, None, db, home, workspace, principal, as_json)
+    _resolve(item, "rejected", note, None, memory, as_json)
 
 
 def register(app: typer.Typer) -> None:
