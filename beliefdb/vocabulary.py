@@ -4,6 +4,8 @@ Each list is the Python side of an enum type or a check constraint of the schema
 (``sql/10_tables.sql``), of an order the SQL sorts by, or of the rows of ``beliefdb.error_code``;
 ``tests/test_vocabulary.py`` compares them with a migrated database. The members are strings
 (:class:`~enum.StrEnum`), so ``"fact" in BELIEF_KINDS`` and ``BeliefKind.fact == "fact"`` hold.
+
+Rules cited as "rule N" are those of docs/rules.md.
 """
 
 from __future__ import annotations

@@ -14,6 +14,7 @@ from beliefdb.api.operations import (
     list_workspaces,
     migrate,
     migration_sql,
+    rules,
     server_status,
     start_server,
     stop_server,
@@ -28,5 +29,5 @@ from beliefdb.store.vectors import EmbedReport
 __all__ = [
     "DEFAULT_BINS", "DEFAULT_WORKSPACE", "SOURCE_VERSION", "AskResult", "BeliefDB", "Calibration", "EmbedReport",
     "Progress", "ServerStatus", "connect", "create_workspace", "delete_workspace", "demo", "effective_settings",
-    "list_workspaces", "migrate", "migration_sql", "server_status", "start_server", "stop_server", "version",
+    "list_workspaces", "migrate", "migration_sql", "rules", "server_status", "start_server", "stop_server", "version",
 ]

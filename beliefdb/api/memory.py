@@ -1,5 +1,8 @@
 """The BeliefDB object an agent (and the CLI, and the servers) uses, bound to one workspace, and
-``connect()`` that opens it."""
+``connect()`` that opens it.
+
+Rules cited as "rule N" are those of docs/rules.md.
+"""
 
 from __future__ import annotations
 

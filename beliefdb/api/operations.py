@@ -3,6 +3,7 @@ embedded server, the workspace directory, and the demo."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from importlib import metadata
 from pathlib import Path
@@ -11,12 +12,13 @@ from beliefdb import settings
 from beliefdb.db.bootstrap import ensure_migrated, resolve_url
 from beliefdb.db.connector import probe
 from beliefdb.db.server import EmbeddedServer, ServerStatus
-from beliefdb.models import Migration, Setting, Workspace, WorkspaceDeleted
+from beliefdb.errors import NotFound
+from beliefdb.models import Migration, Rule, Setting, Workspace, WorkspaceDeleted
 from beliefdb.store import workspaces
 
 __all__ = [
     "SOURCE_VERSION", "create_workspace", "delete_workspace", "demo", "effective_settings", "list_workspaces",
-    "migrate", "migration_sql", "server_status", "start_server", "stop_server", "version",
+    "migrate", "migration_sql", "rules", "server_status", "start_server", "stop_server", "version",
 ]
 
 # the version of this source tree (pyproject.toml says the same; a test keeps them equal)
@@ -101,3 +103,31 @@ def demo(story: str = "returns", *, say: Callable[[str], None] = print, url: str
     from beliefdb.demo import story as demos
 
     return demos.tell(story, resolve_url(url, home=_home(home)), say, keep=keep)
+
+
+_RULE_HEADING = re.compile(r"^## (\d+)\. (.+)$", re.MULTILINE)
+
+
+def _rules_file() -> Path:
+    """docs/rules.md: inside the wheel as beliefdb/rules.md, else in the source checkout."""
+    package = Path(__file__).resolve().parent.parent
+    for candidate in (package / "rules.md", package.parent / "docs" / "rules.md"):
+        if candidate.is_file():
+            return candidate
+    raise FileNotFoundError(f"beliefdb cannot find its rules (rules.md) next to {package}")
+
+
+def rules(number: int | None = None) -> list[Rule]:
+    """The truth rules every "rule N" in beliefdb's code, help and messages cites (docs/rules.md), or
+    rule ``number`` alone (NotFound when there is no such rule)."""
+    text = _rules_file().read_text(encoding="utf-8")
+    heads = list(_RULE_HEADING.finditer(text))
+    found = [Rule(number=int(h.group(1)), title=h.group(2).strip(),
+                  text=text[h.end():heads[i + 1].start() if i + 1 < len(heads) else len(text)].strip())
+             for i, h in enumerate(heads)]
+    if number is None:
+        return found
+    chosen = [r for r in found if r.number == number]
+    if not chosen:
+        raise NotFound(f"there is no rule {number} (the rules are numbered 1 to {len(found)})")
+    return chosen

@@ -47,6 +47,7 @@ HELP = "Agent memory that knows why it believes something, and what must change 
 app = typer.Typer(
     name="beliefdb",
     help=HELP,
+    epilog='Messages cite the truth rules as "rule N": beliefdb rules N prints one (docs/rules.md).',
     no_args_is_help=True,
     add_completion=True,
     pretty_exceptions_enable=False,

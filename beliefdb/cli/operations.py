@@ -1,6 +1,6 @@
 """Commands that come before a workspace is bound: the schema (migrate), the embedded server
-(db), the workspace directory (workspace), the configuration (config) and the demo. They parse and print; the work is in
-``beliefdb.api``."""
+(db), the workspace directory (workspace), the configuration (config), the rules (rules) and the demo.
+They parse and print; the work is in ``beliefdb.api``."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from typing import Annotated
 import typer
 
 from beliefdb import api, render
-from beliefdb.cli.common import OPERATIONS, DbUrl, Home, Json, Principal, errors
+from beliefdb.cli.common import OPERATIONS, TRUTH, DbUrl, Home, Json, Principal, errors
 
 
 class DemoStory(StrEnum):
@@ -52,6 +52,20 @@ def demo(
     """Tell a story on a throw-away workspace of the (embedded) database, deleted afterwards unless --keep."""
     with errors(False):
         api.demo(story.value, say=typer.echo, url=db, home=home, keep=keep)
+
+
+def rules(
+    number: Annotated[int | None, typer.Argument(help="Print only this rule.", show_default=False)] = None,
+    as_json: Json = False,
+) -> None:
+    """Print the truth rules (docs/rules.md), or rule NUMBER: what every "rule N" in beliefdb's
+    messages, help and SQL comments refers to."""
+    with errors(as_json):
+        found = api.rules(number)
+    if as_json:
+        typer.echo(render.to_json(found))
+    else:
+        typer.echo("\n\n".join(f"{r.number}. {r.title}\n\n{r.text}" for r in found))
 
 
 def config(as_json: Json = False) -> None:
@@ -153,5 +167,6 @@ def register(app: typer.Typer) -> None:
     app.command(rich_help_panel=OPERATIONS)(migrate)
     app.command(rich_help_panel=OPERATIONS)(demo)
     app.command(rich_help_panel=OPERATIONS)(config)
+    app.command(rich_help_panel=TRUTH)(rules)
     app.add_typer(db_app, name="db", rich_help_panel=OPERATIONS)
     app.add_typer(workspace_app, name="workspace", rich_help_panel=OPERATIONS)

@@ -4,6 +4,8 @@ is :mod:`beliefdb.db.bootstrap`'s.)
 
 Every connection acts as the application role ``beliefdb_app`` and is bound to one
 workspace, so row-level security, not Python, keeps workspaces apart.
+
+Rules cited as "rule N" are those of docs/rules.md.
 """
 
 from __future__ import annotations

@@ -1,5 +1,6 @@
 -- The SQL beliefdb's Python side sends, one named statement per block (procrastinate's
--- queries.sql format), loaded once by beliefdb.db.queries and sent as ``Q.<name>``:
+-- queries.sql format), loaded once by beliefdb.db.queries and sent as ``Q.<name>``. Rules cited as
+-- "rule N" are those of docs/rules.md:
 --
 --     -- name_of_query --
 --     -- what it does (one line, required)

@@ -1,4 +1,4 @@
-"""``beliefdb demo repair``: one poisoned memory repaired (truth rule 10), on a throw-away
+"""``beliefdb demo repair``: one poisoned memory repaired (truth rule 10 of docs/rules.md), on a throw-away
 workspace. A travel agent remembered a loyalty tier from a forum post; a later booking used it.
 The plan, what independent evidence saved, the replay, and the corrected answer."""
 

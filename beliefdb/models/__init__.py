@@ -41,6 +41,7 @@ from beliefdb.models.operations import (
     Forgotten,
     Migration,
     OutcomeRecorded,
+    Rule,
     Setting,
     WorkspaceDeleted,
 )
@@ -86,6 +87,7 @@ __all__ = [
     "ReplayResult",
     "ReviewItem",
     "ReviewResolution",
+    "Rule",
     "Run",
     "RunTrace",
     "Setting",

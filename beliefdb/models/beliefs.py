@@ -1,4 +1,4 @@
-"""Beliefs, their evidence and why we believe them."""
+"""Beliefs, their evidence and why we believe them. Rules cited as "rule N" are those of docs/rules.md."""
 
 from __future__ import annotations
 

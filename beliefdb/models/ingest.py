@@ -1,4 +1,7 @@
-"""What an ingest did with each candidate, and its report."""
+"""What an ingest did with each candidate, and its report.
+
+Rules cited as "rule N" are those of docs/rules.md.
+"""
 
 from __future__ import annotations
 

@@ -1,4 +1,7 @@
-"""Lifecycle and operations: confidence rounds, expiry, outcomes, forgetting, migrations, workspaces, settings."""
+"""Lifecycle and operations: confidence rounds, expiry, outcomes, forgetting, migrations, workspaces, settings.
+
+Rules cited as "rule N" are those of docs/rules.md.
+"""
 
 from __future__ import annotations
 
@@ -104,3 +107,12 @@ class Setting:
     #: environment or default
     source: str
     help: str
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One truth rule as docs/rules.md states it (``beliefdb rules N``)."""
+
+    number: int
+    title: str
+    text: str

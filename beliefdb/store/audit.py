@@ -1,4 +1,4 @@
-"""The audit chain (truth rule 12): verification is computed by beliefdb.audit_verify in SQL."""
+"""The audit chain (truth rule 12 of docs/rules.md): verification is computed by beliefdb.audit_verify in SQL."""
 
 from __future__ import annotations
 

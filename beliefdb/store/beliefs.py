@@ -1,4 +1,7 @@
-"""Reading beliefs: current, all, as of a moment, and why one is believed."""
+"""Reading beliefs: current, all, as of a moment, and why one is believed.
+
+Rules cited as "rule N" are those of docs/rules.md.
+"""
 
 from __future__ import annotations
 

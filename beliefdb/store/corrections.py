@@ -1,4 +1,4 @@
-"""Corrections are evidence, not edits (truth rules 6 and 7): preview, then apply atomically.
+"""Corrections are evidence, not edits (truth rules 6 and 7 of docs/rules.md): preview, then apply atomically.
 
 Both are single SQL calls: ``beliefdb.correction_preview`` and ``beliefdb.apply_correction``.
 """

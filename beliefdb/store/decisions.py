@@ -1,4 +1,4 @@
-"""Decisions, actions and derived beliefs: what was built on beliefs (truth rules 2 and 4).
+"""Decisions, actions and derived beliefs: what was built on beliefs (truth rules 2 and 4 of docs/rules.md).
 
 Recording is one call to a SQL function that also runs the dependency check, so a decision
 citing a belief that is no longer current is flagged at once.

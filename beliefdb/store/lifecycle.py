@@ -1,6 +1,9 @@
 """Belief lifecycle: decay and recompute of confidence (rule 9), outcomes of decisions and
 actions, and forgetting (rule 14). Each is one call to a SQL function; this module resolves
-names and ids and types the results."""
+names and ids and types the results.
+
+Rules cited as "rule N" are those of docs/rules.md.
+"""
 
 from __future__ import annotations
 

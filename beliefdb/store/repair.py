@@ -1,4 +1,4 @@
-"""Dependency-guided rollback repair (truth rule 10).
+"""Dependency-guided rollback repair (truth rule 10 of docs/rules.md).
 
 The plan and its store side are SQL (``beliefdb.repair_plan`` / ``beliefdb.repair_apply``); this
 module presents them and drives the replay, which needs the caller's executor: a callable per

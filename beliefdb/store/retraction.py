@@ -1,4 +1,4 @@
-"""Impact and retraction (truth rules 4 and 5): what stops holding when something is withdrawn.
+"""Impact and retraction (truth rules 4 and 5 of docs/rules.md): what stops holding when something is withdrawn.
 
 ``impact`` is a dry run of ``beliefdb.impact``; ``retract`` stores the change through
 ``beliefdb.retract``, which propagates it in the same transaction; ``preview`` is

@@ -1,4 +1,4 @@
-"""``ask``: retrieval that similarity cannot outvote (truth rule 11).
+"""``ask``: retrieval that similarity cannot outvote (truth rule 11 of docs/rules.md).
 
 The question is embedded in Python (the only part Postgres cannot do); ``beliefdb.recall`` in SQL
 nominates candidates by vector, full text and subject name and applies the truth filter inside

@@ -1,4 +1,4 @@
-"""Recording agent runs as typed steps (truth rule 10).
+"""Recording agent runs as typed steps (truth rule 10 of docs/rules.md).
 
 A :class:`RunRecorder` hands out step and memory ids at once and writes nothing until
 :meth:`RunRecorder.flush` (or the end of its ``with`` block): one call to

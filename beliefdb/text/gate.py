@@ -1,4 +1,4 @@
-"""The evidence gate (truth rule 1), Python side: find a candidate's quote in the source text.
+"""The evidence gate (truth rule 1 of docs/rules.md), Python side: find a candidate's quote in the source text.
 
 A quote is accepted only as an exact substring: no normalisation, no whitespace folding.
 When it is not, the reason says how close it came, so an extractor's author can fix it.
