@@ -348,3 +348,15 @@ def test_recall_runs_with_owner_rights_but_stays_in_its_workspace(db_url: str, b
     assert bdb.ask(Q).status == "no_match"  # the default workspace has nothing: nothing leaks in
     bdb.ingest_text(V32, source="return-policy.md", authority="official")
     assert [a.belief.value for a in bdb.ask(Q, k=1).beliefs] == ["7 days"]
+
+
+def test_vectors_travel_in_binary_through_pgvectors_adapter(bdb: beliefdb.BeliefDB) -> None:
+    """The pool's connections know pgvector's type: a Vector parameter is sent in binary (no text
+    round trip), and a vector column comes back as a Vector."""
+    from pgvector import Vector
+    from psycopg.adapt import PyFormat
+
+    with bdb.database.transaction() as c:
+        assert c.adapters.get_dumper(Vector, PyFormat.AUTO).format == psycopg.pq.Format.BINARY
+        (back,) = c.execute("select %s::beliefdb.vector", (Vector([0.25, -1.0, 3.0]),)).fetchone() or ()
+    assert isinstance(back, Vector) and back.to_list() == [0.25, -1.0, 3.0]

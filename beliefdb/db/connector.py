@@ -15,9 +15,11 @@ from contextlib import contextmanager
 from typing import Any, LiteralString
 
 import psycopg
+from pgvector.psycopg.vector import register_vector_info
 from psycopg import errors as pg_errors
 from psycopg import sql
 from psycopg.rows import class_row
+from psycopg.types import TypeInfo
 from psycopg_pool import ConnectionPool
 
 from beliefdb import errors
@@ -100,7 +102,7 @@ class Database:
         self.url = url
         self.principal = principal
         self.workspace_name = workspace
-        self.workspace_id = self._lookup_workspace(workspace)
+        self.workspace_id, self._vector = self._lookup_workspace(workspace)
         self._pool = ConnectionPool(url, min_size=1, max_size=max_size, configure=self._configure,
                                     open=False, name="beliefdb")
         try:
@@ -111,9 +113,13 @@ class Database:
 
     def _configure(self, conn: psycopg.Connection[Any]) -> None:
         _bind(conn, self.workspace_id, self.principal)
+        if self._vector is not None:
+            # pgvector's adapter: Vector parameters and results travel in binary, not as text
+            register_vector_info(conn, self._vector)
         conn.commit()
 
-    def _lookup_workspace(self, name: str) -> str:
+    def _lookup_workspace(self, name: str) -> tuple[str, TypeInfo | None]:
+        """The workspace's id, and pgvector's type wherever its extension lives (looked up once)."""
         with psycopg.connect(self.url, autocommit=True) as conn:
             _bind(conn, None, self.principal)
             try:
@@ -121,10 +127,12 @@ class Database:
             except pg_errors.UndefinedTable as exc:
                 raise errors.DatabaseUnavailable(
                     "beliefdb is not installed in this database: run 'beliefdb migrate'") from exc
+            vector = conn.execute(Q.vector_type).fetchone()
+            info = TypeInfo.fetch(conn, vector[0]) if vector is not None else None
         if row is None:
             raise errors.UnknownWorkspace(
                 f"unknown workspace '{name}' (create it with: beliefdb workspace create {name})")
-        return str(row[0])
+        return str(row[0]), info
 
     @contextmanager
     def transaction(self, conn: psycopg.Connection[Any] | None = None) -> Iterator[psycopg.Connection[Any]]:

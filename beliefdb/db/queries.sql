@@ -159,6 +159,13 @@ select to_regclass('beliefdb.workspace');
 -- The id (as text) of a workspace by its name
 select id::text from beliefdb.workspace where name = %s;
 
+-- vector_type --
+-- The qualified name of pgvector's type, in whatever schema its extension was created
+select pg_catalog.quote_ident(n.nspname) || '.vector'
+  from pg_catalog.pg_extension e
+  join pg_catalog.pg_namespace n on n.oid = e.extnamespace
+ where e.extname = 'vector';
+
 -- expire --
 -- Process what expired since the last change (rule 16)
 select beliefdb.expire();
@@ -205,8 +212,8 @@ select model, dim, target_model, target_dim from beliefdb.embedding_model;
 -- store_embeddings --
 -- Store belief embeddings of one model, replacing any of the same model
 insert into beliefdb.belief_embedding (belief_id, model, embedding)
-select x.id, %s, x.v::beliefdb.vector
-  from unnest(%s::uuid[], %s::text[]) as x (id, v)
+select x.id, %s, x.v
+  from unnest(%s::uuid[], %s::beliefdb.vector[]) as x (id, v)
 on conflict (workspace_id, belief_id, model) do update set embedding = excluded.embedding;
 
 -- beliefs_missing_embedding --

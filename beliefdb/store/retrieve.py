@@ -17,6 +17,7 @@ from typing import Any
 from uuid import UUID
 
 import psycopg
+from pgvector import Vector
 
 from beliefdb import errors
 from beliefdb.db.connector import Database
@@ -24,7 +25,7 @@ from beliefdb.db.queries import Q
 from beliefdb.embedders import Embedder, EmbedderUnavailable, get_embedder
 from beliefdb.models import Belief, Evidence
 from beliefdb.store.beliefs import get_beliefs
-from beliefdb.store.vectors import ModelMismatch, literal, workspace_model
+from beliefdb.store.vectors import ModelMismatch, workspace_model
 
 
 @dataclass(frozen=True)
@@ -135,7 +136,7 @@ def ask(db: Database, question: str, *, k: int = 5, as_of: datetime | None = Non
         with db.transaction() as c:
             vector, model, degraded, min_similarity = _embed_question(db, question, embedder, c)
             rows: list[Recalled] = db.fetch_all(Recalled, Q.recall,
-                {"q": question, "v": literal(vector) if vector is not None else None, "model": model, "k": k,
+                {"q": question, "v": Vector(vector) if vector is not None else None, "model": model, "k": k,
                  "as_of": as_of, "scope": psycopg.types.json.Jsonb(dict(scope or {})), "min_conf": min_confidence,
                  "fixtures": include_fixtures, "min_sim": min_similarity}, c)
             answers = _answers(db, rows, as_of, c)

@@ -13,6 +13,7 @@ from typing import Any
 from uuid import UUID
 
 import psycopg
+from pgvector import Vector
 
 from beliefdb import errors
 from beliefdb.db.connector import Database
@@ -44,7 +45,8 @@ class EmbedReport:
 
 
 def literal(vector: Sequence[float]) -> str:
-    """pgvector's text form; sent as a parameter and cast by the server."""
+    """pgvector's text form, for SQL written by hand (benchmarks, psql); beliefdb's own connections send
+    :class:`pgvector.Vector` in binary instead."""
     return "[" + ",".join(repr(float(x)) for x in vector) + "]"
 
 
@@ -64,7 +66,7 @@ def check_model(db: Database, embedder: Embedder, conn: psycopg.Connection[Any] 
 
 def _store(db: Database, conn: psycopg.Connection[Any], model: str, ids: Sequence[UUID],
            vectors: Sequence[Sequence[float]]) -> int:
-    cur = conn.execute(Q.store_embeddings, (model, list(ids), [literal(v) for v in vectors]))
+    cur = conn.execute(Q.store_embeddings, (model, list(ids), [Vector(list(v)) for v in vectors]))
     return cur.rowcount
 
 
