@@ -1,7 +1,7 @@
 """beliefdb's vocabulary: every closed list of names it keeps, listed once.
 
 Each list is the Python side of an enum type or a check constraint of the schema
-(``sql/10_tables.sql``), of an order the SQL sorts by, or of the rows of ``beliefdb.error_code``;
+(``sql/schema/10_tables.sql``), of an order the SQL sorts by, or of the rows of ``beliefdb.error_code``;
 ``tests/test_vocabulary.py`` compares them with a migrated database. The members are strings
 (:class:`~enum.StrEnum`), so ``"fact" in BELIEF_KINDS`` and ``BeliefKind.fact == "fact"`` hold.
 

@@ -1,7 +1,8 @@
 """Write docs/sql-reference.md: every function, view and table of schema ``beliefdb`` as a freshly
 migrated database has them, with its ``comment on`` text, its signature and result type, grouped by
-the file of ``sql/`` that creates it, and whether the application role ``beliefdb_app`` may use it
-(read from the catalog: ``has_function_privilege`` / ``has_table_privilege``).
+the file of ``sql/`` that creates it (named with its section: ``schema/``, ``internal/`` or ``api/``),
+and whether the application role ``beliefdb_app`` may use it (read from the catalog:
+``has_function_privilege`` / ``has_table_privilege``).
 
     python scripts/sql_reference.py                 # starts a scratch embedded server, migrates it
     python scripts/sql_reference.py --url URL       # reads an already migrated database
@@ -26,8 +27,15 @@ ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_OUTPUT = ROOT / "docs" / "sql-reference.md"
 APP_ROLE = "beliefdb_app"
 
-# the order a migration applies them: the tables (revisions), then the re-applied files
+# the order a migration applies them: the tables (revisions), then the re-applied files; each a path
+# relative to sql/ whose folder is its section
 FILE_ORDER = migrate.SQL_FILES
+SECTIONS = {
+    "schema": "the schema, types, tables and the rows every installation starts with",
+    "internal": "what the application never calls: internals named with a leading underscore, and"
+                " trigger functions with their triggers",
+    "api": "what the application role and DBAs call, the views, and the grants",
+}
 
 _CREATE = re.compile(
     r"^\s*create\s+(?:or\s+replace\s+)?(?P<what>function|procedure|view|table|type)\s+"
@@ -104,6 +112,16 @@ def _cell(text: str) -> str:
     return " ".join(text.split()).replace("|", "\\|")
 
 
+def section(name: str) -> str:
+    """The section of a file of sql/: the folder it is in."""
+    return name.split("/", 1)[0] if "/" in name else ""
+
+
+def anchor(heading: str) -> str:
+    """GitHub's anchor for a heading."""
+    return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+
+
 def render(url: str) -> str:
     """The reference, as Markdown, for the migrated database at ``url``."""
     where, concern = file_of_objects(migrate.sql_dir())
@@ -133,23 +151,27 @@ def render(url: str) -> str:
         " call or read (from `has_function_privilege` / `has_table_privilege`), and *definer* a function"
         " that runs with its owner's rights. The narrative is [dba.md](dba.md).",
         "",
+        "The files of `sql/` are in three sections, numbered across them in the order they apply: "
+        + "; ".join(f"`{name}/`, {what}" for name, what in SECTIONS.items()) + ".",
+        "",
         f"{len(functions)} functions ({granted} callable by `beliefdb_app`, not counting triggers),"
         f" {sum(1 for r in relations if r['kind'] in ('v', 'm'))} views,"
         f" {sum(1 for r in relations if r['kind'] in ('r', 'p'))} tables.",
         "",
     ]
     files = [f for f in FILE_ORDER if f in by_file] + [f for f in by_file if f not in FILE_ORDER]
-    out.append("| file | concern |")
-    out.append("|---|---|")
+    out.append("| section | file | concern |")
+    out.append("|---|---|---|")
     for name in files:
-        out.append(f"| [`{name}`](#{name.replace('.', '')}) | {_cell(concern.get(name, ''))} |")
+        out.append(f"| {section(name)} | [`{name}`](#{anchor(name)}) | {_cell(concern.get(name, ''))} |")
     out.append("")
     for name in files:
         groups = by_file[name]
         out.append(f"## {name}")
         out.append("")
-        if concern.get(name):
-            out.append(concern[name])
+        lead = f"*{section(name)}*: {concern.get(name, '')}" if section(name) else concern.get(name, "")
+        if lead:
+            out.append(lead)
             out.append("")
         for kind, title in (("table", "Tables"), ("view", "Views")):
             if not groups.get(kind):

@@ -8,7 +8,7 @@ write one or two memories, some of which supersede an earlier memory they do not
 steps are answers; some steps ``follow`` an earlier one (pure time order). One to three memories
 are faulty.
 
-The reference follows the rule text (docs/rules.md, rules 2, 3 and 10, and sql/55_traces.sql):
+The reference follows the rule text (docs/rules.md, rules 2, 3 and 10, and sql/api/66_traces.sql):
 
 * a step with no recorded reason (or a user input) is a premise; a memory holds while the step
   that wrote it does; any other node holds if one of its reasons (the joint inputs together, or

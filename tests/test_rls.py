@@ -302,7 +302,7 @@ def test_library_session_sees_only_its_workspace(shared: Tenants) -> None:
 def test_functions_given_another_workspace_id_see_nothing(shared: Tenants) -> None:
     """Functions that take a workspace id run as the caller: an explicit id does not get around
     row-level security; the internals that take one (rule 8's rivals, adding evidence) are not the
-    application's to call at all (sql/60_privileges.sql grants the API by an allow-list)."""
+    application's to call at all (sql/api/80_privileges.sql grants the API by an allow-list)."""
     with app_session(shared.url, shared.a.ws) as conn:
         assert conn.execute("select beliefdb.in_force(%s, %s)", (shared.b.ws, shared.b.version)).fetchone() == (None,)
         # no source of B's belief shows up in its confidence factors
@@ -642,7 +642,7 @@ def test_security_definer_functions_the_app_may_call(postgresql: psycopg.Connect
 
 
 def test_every_function_the_package_calls_is_on_the_allow_list(postgresql: psycopg.Connection[Any]) -> None:
-    """The Python package calls only the granted API (sql/60_privileges.sql), except
+    """The Python package calls only the granted API (sql/api/80_privileges.sql), except
     ensure_vector_index, which a migration runs as the schema owner."""
     package = Path(beliefdb.__file__).parent
     text = "\n".join(p.read_text(encoding="utf-8") for p in [*package.rglob("*.py"), package / "db" / "queries.sql"])

@@ -5,6 +5,7 @@ their indexes."""
 from __future__ import annotations
 
 import json
+import re
 import uuid
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -669,9 +670,61 @@ def test_generic_plan_of_a_closure_level_reads_the_adjacency_index_only(graph_co
 
 
 def test_sql_files_are_listed_once_in_the_order_they_apply() -> None:
-    """migrate.SQL_FILES is the one list of sql/: every file in it, nothing else, and the names sort
-    in the order they apply, so a reader of sql/ reads it top to bottom."""
-    on_disk = sorted(p.name for p in migrate.sql_dir().glob("*.sql"))
-    assert list(migrate.SQL_FILES) == on_disk
+    """migrate.SQL_FILES is the one list of sql/: every file under it and nothing else, each in one of
+    the three sections (schema/, internal/, api/), numbered across them in the order they apply, so
+    the file names sort in this order and a reader of sql/ follows the numbers."""
+    root = migrate.sql_dir()
+    on_disk = sorted(p.relative_to(root).as_posix() for p in root.rglob("*.sql"))
+    assert sorted(migrate.SQL_FILES) == on_disk
+    parts = [name.split("/") for name in migrate.SQL_FILES]
+    assert all(len(p) == 2 and p[0] in ("schema", "internal", "api") for p in parts), parts
+    files = [file for _, file in parts]
+    assert all(re.fullmatch(r"\d\d_[a-z0-9_]+\.sql", file) for file in files), files
+    assert files == sorted(files) and len({file[:2] for file in files}) == len(files), "one number each, in order"
+    # schema/, then internal/, then api/, but for what needs another section's objects first: the
+    # session functions the tables' defaults call, the API's confidence_factors that the language sql
+    # bodies of stored confidence call, and the seed rows (the workspace they add starts its audit
+    # chain by trigger)
+    ahead_or_behind = {"api/05_session.sql", "api/48_confidence.sql", "schema/90_seed.sql"}
+    sections = [name.split("/")[0] for name in migrate.SQL_FILES if name not in ahead_or_behind]
+    assert sections == sorted(sections, key=["schema", "internal", "api"].index)
+    assert migrate.TABLES_FILE in migrate.SQL_FILES
     reapplied = tuple(n for n in migrate.SQL_FILES if n != migrate.TABLES_FILE)
     assert reapplied == migrate.REAPPLIED_FILES
+
+
+_FUNCTION = re.compile(r"^create or replace function beliefdb\.(\w+)\(", re.MULTILINE)
+_TRIGGER_FUNCTION = re.compile(r"^create or replace function beliefdb\.(\w+)\(\)\s+returns trigger\b", re.MULTILINE)
+_GRANTED = re.compile(r"^grant execute on function beliefdb\.(\w+)\(", re.MULTILINE)
+PRIVILEGES_FILE = "api/80_privileges.sql"
+DBA_TOOLS_FILE = "api/70_dba_tools.sql"
+
+
+def _created(section: str, pattern: re.Pattern[str] = _FUNCTION) -> dict[str, list[str]]:
+    """The functions each file of a section of sql/ creates (as the text says, before any catalog)."""
+    return {name: pattern.findall((migrate.sql_dir() / name).read_text(encoding="utf-8"))
+            for name in migrate.SQL_FILES if name.startswith(f"{section}/")}
+
+
+def test_internals_and_the_api_are_filed_apart() -> None:
+    """sql/internal/ creates the functions the application never calls: named with a leading
+    underscore, or trigger functions; sql/api/ creates no such function, and sql/schema/ none at all.
+    The allow-list of the privileges file grants functions of sql/api/ only: all of them but the
+    DBA's tools."""
+    internal, api = _created("internal"), _created("api")
+    internal_names = {f for names in internal.values() for f in names}
+    api_names = {f for names in api.values() for f in names}
+    triggers = {f for names in _created("internal", _TRIGGER_FUNCTION).values() for f in names}
+    assert len(internal_names) > 60 and len(api_names) > 45 and len(triggers) > 15
+    assert {f for f in internal_names if not f.startswith("_")} == triggers, "internal/: _name or trigger function"
+    assert {f for f in api_names if f.startswith("_")} == set(), "api/: no internal"
+    assert {f for names in _created("api", _TRIGGER_FUNCTION).values() for f in names} == set()
+    assert _created("schema") == {name: [] for name in migrate.SQL_FILES if name.startswith("schema/")}
+    # each function is created in one place
+    everywhere = [f for section in ("internal", "api") for names in _created(section).values() for f in names]
+    assert len(everywhere) == len(set(everywhere))
+    granted = _GRANTED.findall((migrate.sql_dir() / PRIVILEGES_FILE).read_text(encoding="utf-8"))
+    assert len(granted) == len(set(granted)), "one line per function"
+    assert set(granted) <= api_names, sorted(set(granted) - api_names)
+    callable_by_the_app = api_names - set(api[DBA_TOOLS_FILE])
+    assert set(granted) == callable_by_the_app, sorted(set(granted) ^ callable_by_the_app)

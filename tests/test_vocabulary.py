@@ -91,7 +91,7 @@ def _raised_in(text: str) -> set[str]:
 
 def test_sql_raises_exactly_the_codes_of_the_table(postgresql: psycopg.Connection[Any]) -> None:
     raised: dict[str, set[str]] = defaultdict(set)
-    for path in [*migrate.sql_dir().glob("*.sql"), *(migrate.migrations_dir() / "versions").glob("*.sql")]:
+    for path in [*migrate.sql_dir().rglob("*.sql"), *(migrate.migrations_dir() / "versions").glob("*.sql")]:
         for code in _raised_in(path.read_text(encoding="utf-8")):
             raised[code].add(path.name)
     table = {code for (code,) in postgresql.execute("select code from beliefdb.error_code").fetchall()}

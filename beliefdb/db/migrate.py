@@ -21,27 +21,49 @@ if TYPE_CHECKING:  # alembic and SQLAlchemy load only when a migration runs: CLI
     from alembic.config import Config
     from sqlalchemy import Engine
 
-# Every file of sql/, in the order they apply (their names sort in this order too): the one list
-# migrate, the fingerprint, canonical_sql() and the schema test read. 10_tables.sql is the tables as
-# the revisions leave them (tables change only through a revision); the others are re-applied
-# (create or replace) after every upgrade.
+# Every file of sql/, in the order they apply: the one list migrate, the fingerprint, canonical_sql(),
+# scripts/sql_reference.py and the schema test read. Paths are relative to sql/: schema/ (schema,
+# types, tables, seed rows), internal/ (what the application never calls: underscored functions,
+# trigger functions and their triggers) and api/ (what the application role and DBAs call, the
+# views, the grants). Files are numbered across the three in apply order, so their names sort in
+# this order. A language sql body is checked when it is created: the session functions the tables'
+# defaults call come before the tables, and the API's confidence_factors before the internals that
+# store it; the seed rows come last (the workspace they add starts its audit chain by trigger).
+# schema/10_tables.sql is the tables as the revisions leave them (tables change only through a
+# revision); the others are re-applied (create or replace) after every upgrade.
 SQL_FILES = (
-    "00_schema.sql",
-    "10_tables.sql",
-    "20_integrity.sql",
-    "25_ownership.sql",
-    "30_audit.sql",
-    "35_holding.sql",
-    "40_beliefs.sql",
-    "45_decisions.sql",
-    "47_lifecycle.sql",
-    "55_traces.sql",
-    "57_retrieval.sql",
-    "58_views.sql",
-    "60_privileges.sql",
-    "70_seed.sql",
+    "schema/00_schema.sql",
+    "api/05_session.sql",
+    "schema/10_tables.sql",
+    "internal/20_integrity.sql",
+    "internal/22_derived_columns.sql",
+    "internal/24_adjacency.sql",
+    "internal/26_ownership.sql",
+    "internal/28_audit.sql",
+    "internal/30_closure.sql",
+    "internal/32_changes.sql",
+    "internal/34_conflicts.sql",
+    "internal/36_claims.sql",
+    "internal/38_decisions.sql",
+    "internal/40_review.sql",
+    "internal/42_forgetting.sql",
+    "internal/44_traces.sql",
+    "internal/46_retrieval.sql",
+    "api/48_confidence.sql",
+    "internal/49_confidence.sql",
+    "api/50_audit.sql",
+    "api/52_holding.sql",
+    "api/56_beliefs.sql",
+    "api/60_decisions.sql",
+    "api/64_lifecycle.sql",
+    "api/66_traces.sql",
+    "api/68_retrieval.sql",
+    "api/70_dba_tools.sql",
+    "api/75_views.sql",
+    "api/80_privileges.sql",
+    "schema/90_seed.sql",
 )
-TABLES_FILE = "10_tables.sql"
+TABLES_FILE = "schema/10_tables.sql"
 REAPPLIED_FILES = tuple(name for name in SQL_FILES if name != TABLES_FILE)
 
 
@@ -66,9 +88,12 @@ def fingerprint() -> str:
     """SHA-256 of everything a migration applies: sql/ and the revisions. Stored in the database
     (as the comment of the version table) so first use can tell when the package changed."""
     digest = hashlib.sha256()
-    files = [sql_dir() / name for name in SQL_FILES] + sorted((migrations_dir() / "versions").glob("*.[ps][yq]*"))
-    for path in files:
-        digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+    # each file under its path relative to its folder: a name may repeat across sql/'s sections
+    files = [(f"sql/{name}", sql_dir() / name) for name in SQL_FILES] + [
+        (f"migrations/{path.relative_to(migrations_dir()).as_posix()}", path)
+        for path in sorted((migrations_dir() / "versions").glob("*.[ps][yq]*"))]
+    for name, path in files:
+        digest.update(name.encode() + b"\0" + path.read_bytes() + b"\0")
     return digest.hexdigest()
 
 
@@ -90,7 +115,7 @@ def is_current(url: str) -> bool:
 
 
 def canonical_sql() -> str:
-    """All of sql/ in order: what a fresh migrate must be equivalent to."""
+    """All of sql/ in order (SQL_FILES): what a fresh migrate must be equivalent to."""
     return "\n".join((sql_dir() / name).read_text(encoding="utf-8") for name in SQL_FILES)
 
 

@@ -1,6 +1,6 @@
 -- The return-policy story that docs/dba.md follows (the other examples start with `\ir 01_story.sql`): two sources, a derived belief, two
 -- decisions and an action; then the policy changes and what rested on the old rule is flagged.
--- 70_seed.sql created the workspace 'default'; bind it, name yourself, take the application role.
+-- sql/schema/90_seed.sql created the workspace 'default'; bind it, name yourself, take the application role.
 select set_config('beliefdb.workspace_id', (select id::text from beliefdb.workspace where name = 'default'), false) is not null as bound;
 select set_config('beliefdb.principal', 'dba:alice', false) as principal;
 set role beliefdb_app;

@@ -1,5 +1,5 @@
 """One error-code table: beliefdb.error_code names each SQLSTATE beliefdb's own SQL raises and
-gives it one meaning (its rows are seed rows, sql/70_seed.sql).
+gives it one meaning (its rows are seed rows, sql/schema/90_seed.sql).
 
 Revision ID: 0011
 Revises: 0010

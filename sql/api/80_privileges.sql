@@ -1,15 +1,16 @@
--- beliefdb: what the application role may do, and row-level security (truth rule 13).
+-- beliefdb: what the application role may do, and row-level security (docs/rules.md, rule 13).
 -- The application role sees one workspace: the one bound by the beliefdb.workspace_id setting.
 
 grant usage on schema beliefdb to beliefdb_app;
 
--- Functions are not public. The application role gets beliefdb's API by this allow-list, one
--- line each, and the functions of the extensions that live in this schema (the vector and trigram
--- types and operators). Everything else (integrity, derived-index upkeep, closure and propagation,
--- rule 8, confidence, claims, ownership checks, audit internals) runs inside these functions with
--- their owner's rights, or in triggers, is named with a leading underscore, and is not the
--- application's to call. Not granted either, and not internal: the DBA's tools ensure_vector_index,
--- evaluate, propagate, rebuild_adjacency and refresh_decision_reasons (docs/dba.md).
+-- Functions are not public. The application role gets beliefdb's API (sql/api/) by this
+-- allow-list, one line each, and the functions of the extensions that live in this schema (the
+-- vector and trigram types and operators). Everything else (sql/internal/: integrity,
+-- derived-index upkeep, closure and propagation, rule 8, confidence, claims, ownership checks,
+-- audit internals) runs inside these functions with their owner's rights, or in triggers, is
+-- named with a leading underscore, and is not the application's to call. Not granted either, and
+-- not internal: the DBA's tools ensure_vector_index, evaluate, propagate, rebuild_adjacency and
+-- refresh_decision_reasons (api/70_dba_tools.sql, docs/dba.md).
 revoke execute on all functions in schema beliefdb from public, beliefdb_app;
 do $$
 declare
@@ -80,8 +81,8 @@ grant insert (name) on beliefdb.workspace to beliefdb_app;
 
 -- Workspace data: readable, and written only through beliefdb's functions (security definer,
 -- confined to the bound workspace), which keep the truth rules and ownership: only a belief's
--- owner changes its status (25_ownership.sql). Revoked first, so a database migrated from an
--- earlier release loses the direct writes it had.
+-- owner changes its status (internal/26_ownership.sql). Revoked first, so a database migrated
+-- from an earlier release loses the direct writes it had.
 revoke insert, update, delete on
     beliefdb.node, beliefdb.source, beliefdb.source_version, beliefdb.fragment, beliefdb.belief,
     beliefdb.justification, beliefdb.justification_antecedent, beliefdb.evidence, beliefdb.relation,

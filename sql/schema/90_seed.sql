@@ -1,5 +1,6 @@
 -- beliefdb: rows every installation starts with. Idempotent: re-applied by every migrate,
--- never overwriting what a DBA changed.
+-- never overwriting what a DBA changed. Applied last: inserting the workspace default starts its
+-- audit chain (the trigger of internal/28_audit.sql).
 
 -- Default weights of the confidence model.
 insert into beliefdb.confidence_policy (factor, key, weight, description) values

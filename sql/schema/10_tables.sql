@@ -1,7 +1,8 @@
 -- beliefdb: types and tables.
 -- Tables change only through alembic revisions (migrations/versions); this file is the
--- canonical result of applying all of them. Every primary and foreign key leads with
--- workspace_id so the schema can be distributed by workspace.
+-- canonical result of applying all of them, and the one file of sql/ a migration does not
+-- re-apply. Every primary and foreign key leads with workspace_id so the schema can be
+-- distributed by workspace.
 
 -- pgvector and pg_trgm live in schema beliefdb (nothing goes to public); beliefdb names their
 -- objects schema-qualified, so an installation elsewhere is refused with what to do.
@@ -195,7 +196,8 @@ create table beliefdb.justification (
     id uuid not null default pg_catalog.gen_random_uuid(),
     consequent uuid not null,
     created_at timestamptz not null default beliefdb.clock(),
-    -- how many antecedents are not current, kept by triggers (20_integrity.sql): evaluating a
+    -- how many antecedents are not current, kept by triggers (internal/22_derived_columns.sql):
+    -- evaluating a
     -- closure then never reads the nodes outside it
     unmet integer not null default 0,
     primary key (workspace_id, id),
@@ -212,7 +214,8 @@ create table beliefdb.justification_antecedent (
     justification_id uuid not null,
     antecedent uuid not null,
     edge_kind beliefdb.edge_kind not null,
-    -- the justification's consequent, copied by a trigger (20_integrity.sql) so that walking
+    -- the justification's consequent, copied by a trigger (internal/22_derived_columns.sql)
+    -- so that walking
     -- a closure is one index-only scan per node
     consequent uuid not null,
     primary key (workspace_id, justification_id, antecedent),
@@ -231,7 +234,7 @@ create index justification_antecedent_antecedent on beliefdb.justification_antec
 -- carries the leaf's standing, so the walk never reads the leaf itself (revision 0008). A belief's
 -- self row says whether it supersedes, is superseded by or is tied with another belief (related),
 -- so the walk looks up the relations of those alone (revision 0009).
--- Derived rows: triggers (20_integrity.sql) keep them equal to node, justification,
+-- Derived rows: triggers (internal/24_adjacency.sql) keep them equal to node, justification,
 -- justification_antecedent and relation, and beliefdb.rebuild_adjacency rewrites a workspace's
 -- from them.
 create table beliefdb.adjacency (
@@ -309,7 +312,8 @@ create table beliefdb.decision (
     revision integer not null default 1 check (revision > 0),
     owner text not null default beliefdb.current_principal(),
     created_at timestamptz not null default beliefdb.clock(),
-    -- its reasons, {justification id: [antecedent ids, sorted]}, kept by triggers (20_integrity.sql):
+    -- its reasons, {justification id: [antecedent ids, sorted]}, kept by triggers
+    -- (internal/22_derived_columns.sql):
     -- impact lists what a surviving decision still rests on from the row it reads anyway
     reasons jsonb not null default '{}',
     primary key (workspace_id, id),
@@ -549,7 +553,7 @@ create table beliefdb.confidence_half_life (
 );
 comment on table beliefdb.confidence_half_life is 'Half-life of confidence per belief kind (days since last verified), editable by a DBA';
 
--- The SQLSTATEs beliefdb's own SQL raises: one name and one meaning each (rows: 70_seed.sql).
+-- The SQLSTATEs beliefdb's own SQL raises: one name and one meaning each (rows: schema/90_seed.sql).
 create table beliefdb.error_code (
     code text primary key check (code ~ '^BD[0-9A-Z]{3}$'),
     name text not null unique check (name ~ '^[a-z][a-z_]*$'),

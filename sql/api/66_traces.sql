@@ -1,23 +1,9 @@
--- beliefdb: agent traces and dependency-guided rollback repair (truth rule 10).
+-- beliefdb: agent traces and dependency-guided rollback repair (docs/rules.md, rule 10).
 -- A run is a trace of typed steps, and its propagating edges are justifications (rule 2): a
 -- step's joint inputs are one reason needing all of them, each `supports` input is a reason
 -- of its own, and a memory a step wrote is a belief justified by that step. Time order
 -- (follows) and deletions are trace edges that never propagate. Repair is the holding
 -- fixpoint of beliefdb.evaluate with the faulty memories assumed off.
-
--- The edges of a recorded batch: the given ones, plus step -> memory for each memory written.
-create or replace function beliefdb._trace_edges(p_memories jsonb, p_edges jsonb)
-returns table (from_node uuid, to_node uuid, kind text)
-language sql immutable
-set search_path = pg_catalog, pg_temp
-as $$
-    select e.from_node, e.to_node, e.kind
-      from jsonb_to_recordset(coalesce(p_edges, '[]')) as e (from_node uuid, to_node uuid, kind text)
-    union all
-    select m.step, m.id, 'produces'
-      from jsonb_to_recordset(coalesce(p_memories, '[]')) as m (id uuid, step uuid)
-$$;
-comment on function beliefdb._trace_edges(jsonb, jsonb) is 'The edges of a recorded trace batch, with each memory''s producing step';
 
 -- Record a batch of one run: the run (when new), its steps, the memories they wrote and the
 -- edges between them, then propagate holding over what is new. Inputs of a step (and the
@@ -181,6 +167,7 @@ comment on function beliefdb.record_trace(jsonb, jsonb, jsonb, jsonb) is 'Record
 -- invalidated. With p_independent_evidence off, everything reachable counts as affected.
 -- (an earlier signature without p_untouched, from before its release)
 drop function if exists beliefdb.repair_plan(uuid[], boolean);
+
 create or replace function beliefdb.repair_plan(p_faulty uuid[], p_independent_evidence boolean default true,
                                                 p_untouched boolean default true)
 returns table (node uuid, node_kind text, step_kind text, run_id uuid, seq integer, action text, reason text,

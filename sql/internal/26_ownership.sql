@@ -1,8 +1,9 @@
--- beliefdb: who owns what (multi-agent ownership). A belief, decision or action belongs to the
--- principal whose session wrote it. Only a belief's owner changes its status (corrects,
--- retracts, lets a rival supersede it); other principals add evidence, raise conflicts and
--- propose corrections, which wait in the review queue. The application role writes tables
--- only through the functions that check this (60_privileges.sql).
+-- beliefdb: who owns what (multi-agent ownership; docs/rules.md, rule 17). A belief, decision or
+-- action belongs to the principal whose session wrote it. Only a belief's owner changes its status
+-- (corrects, retracts, lets a rival supersede it); other principals add evidence, raise conflicts
+-- and propose corrections, which wait in the review queue. The application role writes tables
+-- only through the functions that check this (api/80_privileges.sql). Trigger functions stamp
+-- and keep the owner; the API functions check it with beliefdb._require_owner and its kin.
 
 -- The owner is the acting principal, whatever the row said.
 create or replace function beliefdb.stamp_owner() returns trigger

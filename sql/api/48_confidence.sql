@@ -1,0 +1,126 @@
+-- beliefdb: confidence, explained factor by factor (docs/rules.md, rule 9).
+-- Before internal/49_confidence.sql, which stores what beliefdb.confidence_factors computes: the
+-- body of a language sql function is checked when it is created, so what it calls must exist.
+
+-- A product given as the sum of its factors' logarithms, none below 1e-9: a long product would
+-- leave the range of real (and of exp) and fail the statement instead of being small. Strict: no
+-- factors (a null sum), no product.
+create or replace function beliefdb.floored_product(p_log_sum double precision) returns double precision
+language sql immutable strict
+set search_path = pg_catalog, pg_temp
+as $$
+    select exp(greatest(p_log_sum, ln(1e-9)))
+$$;
+comment on function beliefdb.floored_product(double precision) is 'exp of a sum of logarithms, at least 1e-9; null for no factors';
+
+-- Confidence of a belief, factor by factor (truth rule 9, first part). Extracted beliefs:
+-- each independent source contributes its authority weight (noisy-or). A reviewer's
+-- correction: the correction policy's weight. A derived belief: the product of what it was
+-- derived from. An open conflict multiplies. The last row is the result.
+create or replace function beliefdb.confidence_factors(p_workspace_id uuid, p_belief_id uuid)
+returns table (factor text, detail text, weight real)
+language sql stable
+set search_path = pg_catalog, pg_temp
+as $$
+    with belief as (
+        select b.confidence_kind, b.status, b.kind, b.recorded_at
+          from beliefdb.belief b
+         where b.workspace_id = p_workspace_id and b.id = p_belief_id
+    ),
+    -- recency: whole days since last verified (the newest supporting evidence, else recording),
+    -- halved every half-life of the belief's kind, 30 times at most (about 1e-9: 150 halvings
+    -- leave the range of real); a derived belief ages through its antecedents
+    recency as (
+        select h.days as half_life, v.age_days, power(0.5, least(v.age_days / h.days, 30))::real as weight
+          from belief b
+          cross join lateral (
+                select greatest(0, floor(extract(epoch from beliefdb.clock() - coalesce(
+                           (select max(e.created_at) from beliefdb.evidence e
+                             where e.workspace_id = p_workspace_id and e.belief_id = p_belief_id
+                               and e.role = 'supports'),
+                           b.recorded_at)) / 86400))::integer as age_days
+          ) v
+          join beliefdb.confidence_half_life h on h.kind = b.kind
+         where b.confidence_kind <> 'derived'
+    ),
+    sources as (
+        select distinct s.id, s.name, s.authority, p.weight
+          from beliefdb.evidence e
+          join beliefdb.fragment f on f.workspace_id = e.workspace_id and f.id = e.fragment_id
+          join beliefdb.source_version v on v.workspace_id = f.workspace_id and v.id = f.source_version_id
+          join beliefdb.source s on s.workspace_id = v.workspace_id and s.id = v.source_id
+          join beliefdb.confidence_policy p on p.factor = 'authority' and p.key = s.authority::text
+         where e.workspace_id = p_workspace_id and e.belief_id = p_belief_id and e.role = 'supports'
+           and s.retracted_at is null
+    ),
+    antecedents as (
+        select a.antecedent, ab.confidence
+          from beliefdb.justification j
+          join beliefdb.justification_antecedent a on a.workspace_id = j.workspace_id and a.justification_id = j.id
+          join beliefdb.belief ab on ab.workspace_id = a.workspace_id and ab.id = a.antecedent
+         where j.workspace_id = p_workspace_id and j.consequent = p_belief_id and a.edge_kind = 'derives'
+    ),
+    base as (
+        select case b.confidence_kind
+                   when 'human_correction' then
+                       (select p.weight from beliefdb.confidence_policy p
+                         where p.factor = 'correction' and p.key = 'human_correction')
+                   when 'derived' then
+                       (select beliefdb.floored_product(sum(ln(greatest(a.confidence, 1e-9)))) from antecedents a)
+                   -- an agent's memory with no quoted evidence (written by a step of a run)
+                   when 'agent_asserted' then
+                       case when exists (select from sources)
+                            then (select 1 - beliefdb.floored_product(sum(ln(greatest(1 - s.weight, 1e-9))))
+                                    from sources s)
+                            else (select p.weight from beliefdb.confidence_policy p
+                                   where p.factor = 'trace' and p.key = 'memory') end
+                   else (select 1 - coalesce(beliefdb.floored_product(sum(ln(greatest(1 - s.weight, 1e-9)))), 1)
+                           from sources s)
+               end::real as weight,
+               b.confidence_kind
+          from belief b
+    ),
+    conflict as (
+        select p.weight
+          from belief b
+          join beliefdb.confidence_policy p on p.factor = 'conflict' and p.key = 'open'
+         where b.status = 'conflicting'
+    )
+    select 'authority', s.authority::text || ' source ' || s.name, s.weight::real
+      from sources s, base
+     where base.confidence_kind in ('extracted', 'agent_asserted')
+    union all
+    select 'independent_sources',
+           (select count(*) from sources)::text || ' independent source(s), combined as 1 - prod(1 - w)', base.weight
+      from base
+     where base.confidence_kind = 'extracted'
+        or (base.confidence_kind = 'agent_asserted' and exists (select from sources))
+    union all
+    select 'agent_memory', 'written by an agent''s step, with no quoted evidence (confidence_policy trace/memory)',
+           base.weight
+      from base
+     where base.confidence_kind = 'agent_asserted' and not exists (select from sources)
+    union all
+    select 'correction', 'a reviewer''s correction (confidence_policy correction/human_correction)', base.weight
+      from base
+     where base.confidence_kind = 'human_correction'
+    union all
+    select 'derived_from', 'belief ' || a.antecedent::text, a.confidence::real
+      from antecedents a, base
+     where base.confidence_kind = 'derived'
+    union all
+    select 'derived', 'product of what it was derived from', base.weight
+      from base
+     where base.confidence_kind = 'derived'
+    union all
+    select 'conflict', 'open conflict with an equal rival (multiplier)', k.weight::real from conflict k
+    union all
+    select 'recency', r.age_days || ' day(s) since last verified, half-life ' || r.half_life || ' days (multiplier)',
+           r.weight
+      from recency r
+    union all
+    select 'confidence', 'result', (coalesce(base.weight, 0) * coalesce((select k.weight from conflict k), 1)
+                                    * coalesce((select r.weight from recency r), 1))::real
+      from base
+$$;
+comment on function beliefdb.confidence_factors(uuid, uuid) is 'The factors of a belief''s confidence and the result (last row)';

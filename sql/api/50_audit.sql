@@ -1,0 +1,103 @@
+-- beliefdb: the audit chain (docs/rules.md, rule 12): its hashes, the summary events the
+-- application appends, the workspace's write lock, and verification.
+-- Every change appends an event to its workspace's SHA-256 hash chain (internal/28_audit.sql). The
+-- chain links hashes of payloads, so forgetting may redact a payload and the chain still verifies.
+
+-- Hash of an event payload (jsonb text is canonical: keys sorted, whitespace fixed).
+create or replace function beliefdb.audit_payload_hash(p_payload jsonb) returns bytea
+language sql immutable strict
+set search_path = pg_catalog, pg_temp
+as $$
+    select sha256(convert_to(p_payload::text, 'UTF8'))
+$$;
+comment on function beliefdb.audit_payload_hash(jsonb) is 'SHA-256 of an audit payload''s canonical jsonb text';
+
+-- Hash of one link: previous hash, then every field of the event, then the payload hash.
+create or replace function beliefdb.audit_link_hash(
+    p_prev_hash bytea, p_workspace_id uuid, p_seq bigint, p_at timestamptz,
+    p_principal text, p_action text, p_payload_hash bytea
+) returns bytea
+language sql immutable strict
+set search_path = pg_catalog, pg_temp
+as $$
+    select sha256(
+        p_prev_hash
+        || convert_to(concat_ws(E'\x1f', p_workspace_id::text, p_seq::text,
+                                ((extract(epoch from p_at) * 1000000)::bigint)::text,
+                                p_principal, p_action), 'UTF8')
+        || p_payload_hash)
+$$;
+comment on function beliefdb.audit_link_hash(bytea, uuid, bigint, timestamptz, text, text, bytea) is 'SHA-256 of one audit link';
+
+-- The hash a chain starts from.
+create or replace function beliefdb.audit_genesis() returns bytea
+language sql immutable
+set search_path = pg_catalog, pg_temp
+as $$
+    select decode(repeat('00', 32), 'hex')
+$$;
+comment on function beliefdb.audit_genesis() is 'The 32 zero bytes every chain starts from';
+
+-- Append a summary event for the session's workspace (what the application role calls).
+create or replace function beliefdb.audit(p_action text, p_payload jsonb) returns bigint
+language sql security definer
+set search_path = pg_catalog, pg_temp
+as $$
+    select beliefdb._audit_append(beliefdb.current_workspace_id(), p_action, p_payload)
+$$;
+comment on function beliefdb.audit(text, jsonb) is 'Append an event to the bound workspace''s audit chain';
+
+-- Take the workspace's write lock (its audit head row) before anything else. Every change
+-- appends to the chain, so writers in a workspace serialize on this row anyway; taking it first
+-- keeps one lock order (head, then propagation, then rows) and so no deadlock.
+create or replace function beliefdb.lock_workspace() returns void
+language plpgsql security definer
+set search_path = pg_catalog, pg_temp
+as $$
+begin
+    perform from beliefdb.audit_head h where h.workspace_id = beliefdb.current_workspace_id() for update;
+    if not found then
+        raise exception 'no workspace bound (set beliefdb.workspace_id), or the workspace has no audit chain'
+            using errcode = 'BD003';
+    end if;
+end
+$$;
+comment on function beliefdb.lock_workspace() is 'Take the bound workspace''s write lock first (one lock order for every writer); BD003 when none is bound';
+
+-- Verify a workspace's chain; first_broken is the first event whose link does not hold.
+create or replace function beliefdb.audit_verify(p_workspace_id uuid default beliefdb.current_workspace_id())
+returns table (ok boolean, events bigint, first_broken bigint)
+language sql stable
+set search_path = pg_catalog, pg_temp
+as $$
+    with e as (
+        select ev.seq, ev.prev_hash, ev.hash, ev.payload, ev.payload_hash, ev.at, ev.principal, ev.action,
+               lag(ev.seq) over w as prev_seq,
+               lag(ev.hash) over w as expected_prev
+          from beliefdb.audit_event ev
+         where ev.workspace_id = p_workspace_id
+        window w as (order by ev.seq)
+    ),
+    broken as (
+        select e.seq
+          from e
+         where e.seq <> coalesce(e.prev_seq, 0) + 1
+            or e.prev_hash <> coalesce(e.expected_prev, beliefdb.audit_genesis())
+            or (e.payload is not null and e.payload_hash <> beliefdb.audit_payload_hash(e.payload))
+            or e.hash <> beliefdb.audit_link_hash(e.prev_hash, p_workspace_id, e.seq, e.at, e.principal,
+                                                  e.action, e.payload_hash)
+        union all
+        -- events cut off the end, or a head that no longer matches the last event
+        select least(h.seq, coalesce(max(e.seq), 0)) + 1
+          from beliefdb.audit_head h
+          left join e on true
+         where h.workspace_id = p_workspace_id
+        group by h.seq, h.hash
+        having h.seq <> coalesce(max(e.seq), 0)
+            or h.hash is distinct from (select e2.hash from e e2 order by e2.seq desc limit 1)
+    )
+    select (select count(*) from broken) = 0,
+           (select count(*) from e),
+           (select min(seq) from broken)
+$$;
+comment on function beliefdb.audit_verify(uuid) is 'Check a workspace''s audit chain: ok, number of events, first broken link';

@@ -1,0 +1,246 @@
+-- beliefdb: beliefs (docs/rules.md, rules 1, 3, 8): storing a text and its claims, what was
+-- believed at a moment, and finding a belief or node by id.
+-- Python reads files and proposes claims with offsets; everything that decides what is
+-- true is in the database (internal/36_claims.sql, internal/34_conflicts.sql).
+
+-- Ingest one text as a version of a named source: one call, one transaction, one report.
+-- p_fragments: [{"start", "end"}]; p_claims: see add_claims. A source belongs to the principal
+-- that first ingested it (rule 17): anyone else's new text for it (or a change of its authority
+-- or label) changes nothing and waits in the review queue for the owner (proposed, review_item,
+-- owner). The same bytes as a version the source has are a no-op (rule 18), see ingest_version_core.
+create or replace function beliefdb.ingest_version(
+    p_source text, p_content text,
+    p_origin beliefdb.origin_type default null, p_authority beliefdb.authority default null,
+    p_provenance beliefdb.provenance default null, p_label text default null, p_path text default null,
+    p_fragments jsonb default '[]', p_claims jsonb default '[]', p_rejected jsonb default '[]'
+) returns jsonb
+language plpgsql
+security definer
+set search_path = pg_catalog, pg_temp
+as $$
+declare
+    v_ws uuid := beliefdb.current_workspace_id();
+    v_source beliefdb.source;
+    v_text jsonb := jsonb_build_object(
+        'content', p_content, 'origin', p_origin, 'authority', p_authority, 'provenance', p_provenance,
+        'label', p_label, 'path', p_path, 'fragments', coalesce(p_fragments, '[]'), 'claims', coalesce(p_claims, '[]'),
+        'rejected', coalesce(p_rejected, '[]'));
+    v_sha bytea := sha256(convert_to(p_content, 'UTF8'));
+    v_item uuid;
+    v_outcome jsonb;
+begin
+    perform beliefdb.lock_workspace();
+    perform beliefdb._begin_changes();
+    if v_ws is null then
+        raise exception 'no workspace is bound to this session' using errcode = 'BD003';
+    end if;
+    if p_content is null or p_content = '' then
+        raise exception 'source % has empty text', p_source using errcode = 'BD005';
+    end if;
+
+    select * into v_source from beliefdb.source s where s.workspace_id = v_ws and s.name = p_source;
+    if not found then
+        insert into beliefdb.source (workspace_id, name, origin_type, authority, provenance)
+        values (v_ws, p_source, coalesce(p_origin, 'document'), coalesce(p_authority, 'internal'),
+                coalesce(p_provenance, 'production'))
+        returning * into v_source;
+    elsif v_source.owner is distinct from beliefdb.current_principal()
+          -- (the text in force again, or a retracted text, changes no version: claims may be added)
+          and (not exists (select from beliefdb.source_version v
+                            where v.workspace_id = v_ws and v.source_id = v_source.id and v.sha256 = v_sha
+                              and (v.retracted_at is not null or v_source.retracted_at is not null
+                                   or beliefdb.in_force(v_ws, v.id)))
+               or (p_origin is not null and p_origin <> v_source.origin_type)
+               or (p_authority is not null and p_authority <> v_source.authority)
+               or (p_provenance is not null and p_provenance <> v_source.provenance)) then
+        -- another principal's source: its owner decides (the same proposal twice is one item)
+        select r.id into v_item
+          from beliefdb.review_item r
+         where r.workspace_id = v_ws and r.kind = 'version_proposed' and r.status = 'open'
+           and r.source_id = v_source.id and r.proposed_by = beliefdb.current_principal()
+           and r.proposal - 'path' - 'rejected' = v_text - 'path' - 'rejected';
+        if v_item is null then
+            insert into beliefdb.review_item (workspace_id, kind, source_id, reason, proposed_by, proposal)
+            values (v_ws, 'version_proposed', v_source.id,
+                    pg_catalog.format('%s proposes a new version of %s (sha256 %s); source owned by %s',
+                                      beliefdb.current_principal(), v_source.name, left(encode(v_sha, 'hex'), 12),
+                                      v_source.owner),
+                    beliefdb.current_principal(), v_text)
+            returning id into v_item;
+            perform beliefdb.audit('version.propose', jsonb_build_object(
+                'item', v_item, 'source', v_source.name, 'sha256', encode(v_sha, 'hex'), 'owner', v_source.owner));
+        end if;
+        return jsonb_build_object(
+            'source', v_source.name, 'source_id', v_source.id, 'version', null, 'version_id', null,
+            'new_version', false, 'fragments', 0, 'reverified', '[]'::jsonb, 'accepted', '[]'::jsonb,
+            'rejected', coalesce(p_rejected, '[]'), 'corroborated', '[]'::jsonb, 'unchanged', '[]'::jsonb,
+            'superseded', '[]'::jsonb, 'conflicts', '[]'::jsonb, 'unsupported', '[]'::jsonb,
+            'flagged', '[]'::jsonb, 'held', '[]'::jsonb, 'changes', beliefdb._empty_changes(),
+            'proposed', true, 'review_item', v_item, 'owner', v_source.owner,
+            'note', pg_catalog.format('%s belongs to %s: proposed to its owner (review item %s)',
+                                      v_source.name, v_source.owner, v_item));
+    end if;
+    v_outcome := beliefdb._ingest_version_core(v_ws, v_source.id, v_text);
+    if (v_outcome ->> 'new_version')::boolean then
+        perform beliefdb.audit('ingest', jsonb_build_object(
+            'source', v_source.name, 'version', v_outcome -> 'version', 'sha256', encode(v_sha, 'hex'),
+            'accepted', jsonb_array_length(v_outcome -> 'accepted'),
+            'rejected', jsonb_array_length(v_outcome -> 'rejected'),
+            'superseded', v_outcome -> 'superseded', 'conflicts', v_outcome -> 'conflicts'));
+    elsif jsonb_array_length(v_outcome -> 'accepted') + jsonb_array_length(v_outcome -> 'corroborated') > 0 then
+        perform beliefdb.audit('claims', jsonb_build_object(
+            'source', v_source.name, 'version', v_outcome -> 'version',
+            'accepted', jsonb_array_length(v_outcome -> 'accepted'),
+            'corroborated', jsonb_array_length(v_outcome -> 'corroborated')));
+    end if;
+    return v_outcome;
+end
+$$;
+comment on function beliefdb.ingest_version(text, text, beliefdb.origin_type, beliefdb.authority, beliefdb.provenance, text, text, jsonb, jsonb, jsonb)
+    is 'Store a new version of a source with its fragments and claims, and settle what it changes (another principal''s source: a proposal to its owner)';
+
+-- What ingesting a text would change, exactly (the ingest runs in a subtransaction that is rolled
+-- back): the same report as ingest_version (a proposal, for another principal's source).
+create or replace function beliefdb.ingest_preview(
+    p_source text, p_content text,
+    p_origin beliefdb.origin_type default null, p_authority beliefdb.authority default null,
+    p_provenance beliefdb.provenance default null, p_label text default null, p_path text default null,
+    p_fragments jsonb default '[]', p_claims jsonb default '[]', p_rejected jsonb default '[]'
+) returns jsonb
+language sql
+security definer
+set search_path = pg_catalog, pg_temp
+as $$
+    select beliefdb._dry_run(
+        'select beliefdb.ingest_version($1 ->> ''source'', $1 ->> ''content'', ($1 ->> ''origin'')::beliefdb.origin_type, ($1 ->> ''authority'')::beliefdb.authority, ($1 ->> ''provenance'')::beliefdb.provenance, $1 ->> ''label'', $1 ->> ''path'', $1 -> ''fragments'', $1 -> ''claims'', $1 -> ''rejected'')',
+        jsonb_build_object('source', p_source, 'content', p_content, 'origin', p_origin, 'authority', p_authority,
+                           'provenance', p_provenance, 'label', p_label, 'path', p_path, 'fragments', p_fragments,
+                           'claims', p_claims, 'rejected', p_rejected))
+        || jsonb_build_object('preview', true)
+$$;
+comment on function beliefdb.ingest_preview(text, text, beliefdb.origin_type, beliefdb.authority, beliefdb.provenance, text, text, jsonb, jsonb, jsonb)
+    is 'Exactly what ingesting a text would change, computed in a rolled-back subtransaction';
+
+-- Claims against the version of a source in force (for remember() without new text).
+create or replace function beliefdb.add_claims_to_source(p_source text, p_claims jsonb, p_rejected jsonb default '[]')
+returns jsonb
+language plpgsql
+security definer
+set search_path = pg_catalog, pg_temp
+as $$
+declare
+    v_ws uuid := beliefdb.current_workspace_id();
+    v_version_id uuid;
+    v_outcome jsonb;
+begin
+    perform beliefdb.lock_workspace();
+    perform beliefdb._begin_changes();
+    select v.id into v_version_id
+      from beliefdb.source s
+      join beliefdb.source_version v on v.workspace_id = s.workspace_id and v.source_id = s.id
+     where s.workspace_id = v_ws and s.name = p_source and s.retracted_at is null
+     order by v.version desc
+     limit 1;
+    if v_version_id is null then
+        raise exception 'unknown source %', p_source using errcode = 'BD004';
+    end if;
+    v_outcome := beliefdb._add_claims(v_ws, v_version_id, p_claims, p_rejected);
+    perform beliefdb.audit('remember', jsonb_build_object(
+        'source', p_source, 'accepted', jsonb_array_length(v_outcome -> 'accepted'),
+        'rejected', jsonb_array_length(v_outcome -> 'rejected')));
+    return beliefdb._ingest_report(v_ws, v_outcome, v_outcome -> 'changes');
+end
+$$;
+comment on function beliefdb.add_claims_to_source(text, jsonb, jsonb) is 'Accept gated claims against the version of a source in force';
+
+-- Whether a belief was believed at a moment, on valid and recorded time together: recorded by
+-- then, valid then, not retracted, not yet superseded then, and quoted then from a source
+-- version that was the latest one recorded by then.
+create or replace function beliefdb.believed_at(p_belief beliefdb.belief, p_at timestamptz) returns boolean
+language sql stable
+set search_path = pg_catalog, pg_temp
+as $$
+    select p_belief.recorded_at <= p_at
+       and p_belief.valid_time @> p_at
+       and p_belief.status <> 'retracted'
+       and not exists (
+            select from beliefdb.relation r
+             where r.workspace_id = p_belief.workspace_id and r.to_belief = p_belief.id and r.kind = 'supersedes'
+               and r.created_at <= p_at)
+       and exists (
+            select from beliefdb.evidence e
+              join beliefdb.fragment f on f.workspace_id = e.workspace_id and f.id = e.fragment_id
+              join beliefdb.source_version v on v.workspace_id = f.workspace_id and v.id = f.source_version_id
+             where e.workspace_id = p_belief.workspace_id and e.belief_id = p_belief.id and e.role = 'supports'
+               and e.created_at <= p_at and v.recorded_at <= p_at
+               and not exists (
+                    select from beliefdb.source_version later
+                     where later.workspace_id = v.workspace_id and later.source_id = v.source_id
+                       and later.version > v.version and later.recorded_at <= p_at))
+$$;
+comment on function beliefdb.believed_at(beliefdb.belief, timestamptz) is 'Whether a belief was believed at a moment (valid time and recorded time together)';
+
+-- What the bound workspace believed at a moment, with the status it had then.
+create or replace function beliefdb.beliefs_as_of(p_at timestamptz) returns setof beliefdb.belief
+language sql stable
+set search_path = pg_catalog, pg_temp
+as $$
+    select b.workspace_id, b.id, b.node_kind, b.statement, b.subject, b.attribute, b.value, b.kind, b.scope,
+           b.valid_time, b.recorded_at, b.confidence, b.confidence_kind,
+           -- the status it had then: believed, and conflicting if a tie was already open
+           case when exists (select from beliefdb.relation c
+                              where c.workspace_id = b.workspace_id and c.kind = 'conflicts_with'
+                                and b.id in (c.from_belief, c.to_belief) and c.created_at <= p_at)
+                then 'conflicting' else 'current' end::beliefdb.belief_status,
+           b.revision, b.owner, b.search, b.provenance
+      from beliefdb.belief b
+     where b.workspace_id = beliefdb.current_workspace_id()
+       and beliefdb.believed_at(b, p_at)
+$$;
+comment on function beliefdb.beliefs_as_of(timestamptz) is 'What the bound workspace believed at a moment (valid time and recorded time together)';
+
+-- A node id from a full uuid or a unique prefix of at least 4 hex digits (dashes as in the id),
+-- among the nodes of the given kinds (all kinds when null). A prefix is a range of ids: the
+-- primary key is read between its lowest and highest completion.
+create or replace function beliefdb.resolve_node(p_ref text, p_kinds beliefdb.node_kind[] default null) returns uuid
+language plpgsql stable
+set search_path = pg_catalog, pg_temp
+as $$
+declare
+    v_ws uuid := beliefdb.current_workspace_id();
+    v_ref text := lower(trim(coalesce(p_ref, '')));
+    v_hex text := replace(lower(trim(coalesce(p_ref, ''))), '-', '');
+    v_ids uuid[];
+    v_what text := coalesce((select string_agg(k::text, ' or ') from unnest(p_kinds) k), 'node');
+begin
+    if v_ref ~ '^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$' then
+        select array_agg(n.id) into v_ids from beliefdb.node n
+         where n.workspace_id = v_ws and n.id = v_hex::uuid and (p_kinds is null or n.kind = any(p_kinds));
+    elsif v_ref ~ '^[0-9a-f-]{4,36}$' and length(v_hex) >= 4
+          and v_ref = left(rpad(v_hex, 32, '0')::uuid::text, length(v_ref)) then
+        select array_agg(n.id) into v_ids
+          from (select n.id from beliefdb.node n
+                 where n.workspace_id = v_ws
+                   and n.id between rpad(v_hex, 32, '0')::uuid and rpad(v_hex, 32, 'f')::uuid
+                   and (p_kinds is null or n.kind = any(p_kinds))
+                 limit 21) n;
+    end if;
+    if coalesce(cardinality(v_ids), 0) = 0 then
+        raise exception 'unknown % %', v_what, p_ref using errcode = 'BD004';
+    elsif cardinality(v_ids) > 1 then
+        raise exception '% id prefix % is ambiguous (% matches%)', v_what, p_ref, least(cardinality(v_ids), 20),
+            case when cardinality(v_ids) > 20 then ' or more' else '' end using errcode = 'BD006';
+    end if;
+    return v_ids[1];
+end
+$$;
+comment on function beliefdb.resolve_node(text, beliefdb.node_kind[]) is 'Resolve a node id or unique id prefix (among some kinds) in the bound workspace';
+
+-- A belief id from a full uuid or a unique prefix of at least 4 hex digits.
+create or replace function beliefdb.resolve_belief(p_ref text) returns uuid
+language sql stable
+set search_path = pg_catalog, pg_temp
+as $$
+    select beliefdb.resolve_node(p_ref, '{belief}')
+$$;
+comment on function beliefdb.resolve_belief(text) is 'Resolve a belief id or unique id prefix in the bound workspace';

@@ -1,0 +1,219 @@
+-- beliefdb: belief lifecycle and governance (docs/rules.md, rules 9 and 14): decay of confidence
+-- over time, outcomes of what was decided and done, and forgetting that leaves nothing behind.
+
+-- Recompute every belief's confidence of the bound workspace, as of p_now (default: the clock).
+-- Half-lives apply from each belief's last verification; beliefs under the retrieval threshold
+-- are low confidence (demoted and labelled, never deleted); new evidence re-verifies them. One
+-- statement computes them all; a derived belief reads what it is derived from as stored, so the
+-- beliefs derived from those that moved are computed again until nothing moves: one run reaches
+-- the fixpoint. A scheduler such as pg_cron can call it. p_preview: the same report, exactly, and
+-- nothing written (the run happens in a subtransaction that is rolled back).
+create or replace function beliefdb.decay(p_now timestamptz default null, p_action text default 'decay',
+                                          p_preview boolean default false)
+returns jsonb
+language plpgsql
+security definer
+set search_path = pg_catalog, pg_temp
+as $$
+declare
+    v_ws uuid := beliefdb.current_workspace_id();
+    v_clock text := current_setting('beliefdb.now', true);
+    v_low real := coalesce((select p.weight from beliefdb.confidence_policy p
+                             where p.factor = 'retrieval' and p.key = 'low_confidence'), 0.3);
+    v_old_ids uuid[];
+    v_old real[];
+    v_moved uuid[];
+    v_round integer;
+    v_result jsonb;
+begin
+    if v_ws is null then
+        raise exception 'no workspace is bound' using errcode = 'BD003';
+    end if;
+    if p_preview then
+        return beliefdb._dry_run('select beliefdb.decay(($1 ->> ''now'')::timestamptz, $1 ->> ''action'')',
+                                jsonb_build_object('now', p_now, 'action', p_action))
+               || jsonb_build_object('preview', true);
+    end if;
+    perform beliefdb.lock_workspace();
+    if p_now is not null then
+        perform set_config('beliefdb.now', p_now::text, true);
+    end if;
+    select coalesce(array_agg(b.id), '{}'), coalesce(array_agg(b.confidence), '{}') into v_old_ids, v_old
+      from beliefdb.belief b where b.workspace_id = v_ws;
+    with computed as (
+        select b.id, least(1, greatest(0, f.weight))::real as new
+          from beliefdb.belief b
+          cross join lateral (select cf.weight from beliefdb.confidence_factors(v_ws, b.id) cf
+                               where cf.factor = 'confidence') f
+         where b.workspace_id = v_ws
+    ),
+    changed as (
+        update beliefdb.belief b
+           set confidence = c.new
+          from computed c
+         where b.workspace_id = v_ws and b.id = c.id and b.confidence is distinct from c.new
+        returning b.id
+    )
+    select coalesce(array_agg(c.id), '{}') into v_moved from changed c;
+    for v_round in 1..20 loop
+        v_moved := beliefdb._refresh_confidence(v_ws, array(
+            select distinct a.consequent
+              from beliefdb.justification_antecedent a
+              join beliefdb.belief b on b.workspace_id = a.workspace_id and b.id = a.consequent
+             where a.workspace_id = v_ws and a.antecedent = any(v_moved) and a.edge_kind = 'derives'));
+        exit when cardinality(v_moved) = 0;
+    end loop;
+    with compared as (
+        select o.old, b.confidence as new
+          from unnest(v_old_ids, v_old) as o (id, old)
+          join beliefdb.belief b on b.workspace_id = v_ws and b.id = o.id
+    )
+    select jsonb_build_object(
+        'now', beliefdb.clock(),
+        'beliefs', count(*),
+        'changed', count(*) filter (where c.new is distinct from c.old),
+        'lowered', count(*) filter (where c.new < c.old),
+        'raised', count(*) filter (where c.new > c.old),
+        'became_low', count(*) filter (where c.old >= v_low and c.new < v_low),
+        'recovered', count(*) filter (where c.old < v_low and c.new >= v_low),
+        'low_confidence', count(*) filter (where c.new < v_low),
+        'threshold', v_low)
+      into v_result
+      from compared c;
+    perform beliefdb.audit(p_action, v_result);
+    perform set_config('beliefdb.now', coalesce(v_clock, ''), true);
+    return v_result || jsonb_build_object('preview', false);
+end
+$$;
+comment on function beliefdb.decay(timestamptz, text, boolean) is 'Recompute all confidences of the bound workspace as of a moment (half-lives, policy weights) to their fixpoint; counts of what moved (p_preview: nothing written)';
+
+-- Process what expired (rule 16): the bound workspace's beliefs whose valid time ended since the
+-- last change stop being current, and what rests on them stops holding: decisions that lose their
+-- last support are flagged and their actions held, as for any change. Every change of the
+-- workspace does this first (propagate), beliefdb's commands call it before they read, and a
+-- scheduler such as pg_cron may call it (e.g. every minute). Audited when anything expired. The
+-- report: how many expired, their ids, and the change report (beliefdb._changes).
+create or replace function beliefdb.expire() returns jsonb
+language plpgsql
+security definer
+set search_path = pg_catalog, pg_temp
+as $$
+declare
+    v_ws uuid := beliefdb.current_workspace_id();
+    v_due uuid[];
+    v_changes jsonb;
+begin
+    if v_ws is null then
+        raise exception 'no workspace is bound to this session' using errcode = 'BD003';
+    end if;
+    v_due := beliefdb.due_to_expire(v_ws);
+    if cardinality(v_due) = 0 then
+        return jsonb_build_object('expired', 0, 'beliefs', '[]'::jsonb, 'now', beliefdb.clock(),
+                                  'changes', beliefdb._empty_changes());
+    end if;
+    perform beliefdb.lock_workspace();
+    perform beliefdb._begin_changes();
+    -- (read again under the lock: a concurrent writer may have processed them)
+    v_due := beliefdb.due_to_expire(v_ws);
+    v_changes := beliefdb.propagate(v_ws, v_due);
+    if cardinality(v_due) > 0 then
+        perform beliefdb.audit('expire', jsonb_build_object(
+            'expired', cardinality(v_due), 'beliefs', to_jsonb(v_due), 'flagged', v_changes -> 'flagged',
+            'held', v_changes -> 'held'));
+    end if;
+    return jsonb_build_object('expired', cardinality(v_due), 'beliefs', to_jsonb(v_due), 'now', beliefdb.clock(),
+                              'changes', v_changes);
+end
+$$;
+comment on function beliefdb.expire() is 'Process the bound workspace''s beliefs whose valid time ended: not current any more, and what rests on them re-evaluated';
+
+-- Record what actually happened after a decision or an action (audited).
+create or replace function beliefdb.record_outcome(p_node uuid, p_outcome text, p_note text default null)
+returns jsonb
+language plpgsql
+security definer
+set search_path = pg_catalog, pg_temp
+as $$
+declare
+    v_ws uuid := beliefdb.current_workspace_id();
+    v_kind beliefdb.node_kind;
+    v_id uuid;
+    v_status text;
+begin
+    perform beliefdb.lock_workspace();
+    select n.kind into v_kind from beliefdb.node n where n.workspace_id = v_ws and n.id = p_node;
+    if v_kind is null then
+        raise exception 'unknown decision or action %', p_node using errcode = 'BD004';
+    elsif v_kind not in ('decision', 'action') then
+        raise exception 'outcomes are recorded for decisions and actions, not a %', v_kind using errcode = 'BD005';
+    elsif p_outcome is null or p_outcome not in ('succeeded', 'failed', 'rolled_back', 'disputed') then
+        raise exception 'outcome must be succeeded, failed, rolled_back or disputed' using errcode = 'BD005';
+    end if;
+    -- an action ends as its outcome says (a dispute changes nothing); a held or cancelled one
+    -- was not to be carried out
+    if v_kind = 'action' then
+        select a.status into v_status from beliefdb.action a where a.workspace_id = v_ws and a.id = p_node;
+        if v_status in ('held', 'cancelled') and p_outcome <> 'disputed' then
+            raise exception 'action % is %: it was not to be carried out (its decision %)', p_node, v_status,
+                case v_status when 'held' then 'needs review' else 'was rejected' end using errcode = 'BD005';
+        end if;
+        update beliefdb.action a
+           set status = case p_outcome when 'succeeded' then 'done' when 'failed' then 'failed'
+                                       when 'rolled_back' then 'rolled_back' else a.status end
+         where a.workspace_id = v_ws and a.id = p_node
+        returning a.status into v_status;
+    end if;
+    insert into beliefdb.outcome (workspace_id, node, outcome, note) values (v_ws, p_node, p_outcome, p_note)
+    returning id into v_id;
+    perform beliefdb.audit('outcome', jsonb_build_object('node', p_node, 'kind', v_kind, 'outcome', p_outcome));
+    return jsonb_build_object('id', v_id, 'node', p_node, 'kind', v_kind, 'outcome', p_outcome, 'status', v_status);
+end
+$$;
+comment on function beliefdb.record_outcome(uuid, text, text) is 'Record the outcome of a decision or action: succeeded, failed, rolled_back or disputed';
+
+-- The latest outcome of a node, if any.
+create or replace function beliefdb.latest_outcome(p_workspace_id uuid, p_node uuid) returns jsonb
+language sql stable
+set search_path = pg_catalog, pg_temp
+as $$
+    select jsonb_build_object('outcome', o.outcome, 'note', o.note, 'at', o.recorded_at, 'by', o.recorded_by)
+      from beliefdb.outcome o
+     where o.workspace_id = p_workspace_id and o.node = p_node
+     order by o.recorded_at desc, o.id desc
+     limit 1
+$$;
+comment on function beliefdb.latest_outcome(uuid, uuid) is 'The latest recorded outcome of a decision or action (null when none)';
+
+-- Forget (rule 14): a source (its text, versions, fragments), a subject's beliefs, or one
+-- belief; with them their evidence, embeddings, relations, and every belief left without
+-- support. Decisions that lose their last support are flagged (rule 4). Forgetting a subject or a
+-- belief also takes its quotes out of the source texts they come from: every occurrence is masked
+-- (same length, so the offsets of all other evidence stay valid), recorded in beliefdb.redaction
+-- by offsets only. The audit chain keeps the events' keys and hashes; payloads that name a
+-- forgotten source are redacted (their hashes stay, so the chain still verifies). The planner
+-- statistics of the tables that held the text are gathered again, so pg_statistic does not keep
+-- it. p_preview: the same report, exactly (the forget runs in a subtransaction that is rolled back).
+create or replace function beliefdb.forget(p_target text, p_id uuid, p_subject text default null,
+                                           p_preview boolean default false)
+returns jsonb
+language plpgsql
+security definer
+set search_path = pg_catalog, pg_temp
+as $$
+declare
+    v_ws uuid := beliefdb.current_workspace_id();
+    v_result jsonb;
+begin
+    if p_preview then
+        return beliefdb._dry_run('select beliefdb.forget($1 ->> ''target'', ($1 ->> ''id'')::uuid, $1 ->> ''subject'')',
+                                jsonb_build_object('target', p_target, 'id', p_id, 'subject', p_subject))
+               || jsonb_build_object('preview', true);
+    end if;
+    perform beliefdb.lock_workspace();
+    perform beliefdb._begin_changes();
+    v_result := beliefdb._forget_core(v_ws, p_target, p_id, p_subject);
+    perform beliefdb._analyze_text_tables();
+    return v_result || jsonb_build_object('preview', false);
+end
+$$;
+comment on function beliefdb.forget(text, uuid, text, boolean) is 'Forget a source, a subject''s beliefs or a belief, every belief left without support, and their quotes in source texts; audit keeps hashes only';

@@ -1,0 +1,280 @@
+-- beliefdb: the DBA's tools, not granted to the application role (docs/dba.md).
+-- What a DBA runs by hand as the schema's owner: evaluate and store holding over a change's
+-- forward closure (every change of the API propagates with its owner's rights), rewrite
+-- beliefdb.adjacency and decision.reasons after a bulk load with triggers off, and create the
+-- vector index of an embedding dimension.
+
+-- Evaluate the forward closure of a change into pg_temp.beliefdb_evaluation (see
+-- evaluate_closure) and return the number of supersession rounds it took.
+create or replace function beliefdb.evaluate(p_workspace_id uuid, p_seeds uuid[], p_assume_off uuid[] default '{}')
+returns integer
+language plpgsql
+set search_path = pg_catalog, pg_temp
+as $$
+declare
+    v_e record;
+begin
+    perform beliefdb._prepare_evaluation();
+    select * into v_e from beliefdb.evaluate_closure(p_workspace_id, p_seeds, p_assume_off);
+    insert into pg_temp.beliefdb_evaluation (id, kind, held, was_current, premise, blocked, holds, superseded,
+                                             expired)
+    select * from unnest(v_e.o_ids, v_e.o_kind, v_e.o_held, v_e.o_was_current, v_e.o_premise, v_e.o_blocked,
+                         v_e.o_holds, v_e.o_superseded, v_e.o_expired);
+    return v_e.o_rounds;
+end
+$$;
+comment on function beliefdb.evaluate(uuid, uuid[], uuid[]) is 'Compute holding and supersession for the forward closure of a change (no writes outside the working set)';
+
+-- Evaluate the closure of a change and store the result: holding, belief status, flags on
+-- decisions that lost their last support (rule 4) and holds on their actions. Beliefs whose valid
+-- time ended since the last change are seeds too (rule 16). Returns the operation's changes so
+-- far (beliefdb._changes).
+create or replace function beliefdb.propagate(p_workspace_id uuid, p_seeds uuid[]) returns jsonb
+language plpgsql
+set search_path = pg_catalog, pg_temp
+as $$
+declare
+    v_flagged uuid[];
+    v_held uuid[];
+    v_round integer;
+    v_revived uuid[];
+    v_id uuid;
+    v_settled jsonb;
+    v_more uuid[] := '{}';
+    v_confidence uuid[];
+    v_moved uuid[];
+begin
+    -- one propagation per workspace at a time: two concurrent changes that each leave a node
+    -- one of two supports must not both conclude it still holds (READ COMMITTED gives every
+    -- statement after the lock a snapshot that includes the other's commit)
+    perform pg_advisory_xact_lock(hashtextextended('beliefdb.propagate:' || p_workspace_id::text, 0));
+    perform beliefdb.evaluate(p_workspace_id, p_seeds || beliefdb.due_to_expire(p_workspace_id));
+    -- the planner gets the working set's size: index walks for small closures, not scans
+    analyze pg_temp.beliefdb_evaluation;
+
+    -- what is about to change, as it was before the operation changed it
+    perform beliefdb._note_changes(p_workspace_id, array(
+        select e.id from pg_temp.beliefdb_evaluation e
+         where (e.held, e.was_current) is distinct from (e.holds, e.holds and not e.superseded and not e.expired)));
+
+    update beliefdb.node n
+       set holds = e.holds, current = e.holds and not e.superseded and not e.expired
+      from pg_temp.beliefdb_evaluation e
+     where n.workspace_id = p_workspace_id and n.id = e.id
+       and (n.holds, n.current) is distinct from (e.holds, e.holds and not e.superseded and not e.expired);
+
+    with next as (
+        select e.id,
+               case when n.retracted_at is not null then 'retracted'
+                    when e.superseded then 'superseded'
+                    when not e.holds then 'unsupported'
+                    when e.expired then 'expired'
+                    when beliefdb._in_open_conflict(p_workspace_id, e.id) then 'conflicting'
+                    else 'current'
+               end::beliefdb.belief_status as status
+          from pg_temp.beliefdb_evaluation e
+          join beliefdb.node n on n.workspace_id = p_workspace_id and n.id = e.id
+         where e.kind = 'belief'
+    )
+    update beliefdb.belief b
+       set status = next.status, revision = b.revision + 1
+      from next
+     where b.workspace_id = p_workspace_id and b.id = next.id
+       and b.status <> next.status and b.status <> 'quarantined';
+
+    -- rule 4: a decision is flagged only when it no longer holds, not when a support changed
+    with flagged as (
+        update beliefdb.decision d
+           set status = 'needs_review', revision = d.revision + 1
+          from pg_temp.beliefdb_evaluation e
+         where e.kind = 'decision' and d.workspace_id = p_workspace_id and d.id = e.id and not e.holds
+           and d.status = 'active'
+        returning d.id
+    )
+    select coalesce(array_agg(id), '{}') into v_flagged from flagged;
+    -- a flagged decision was active (its standing, unless noted above, did not change)
+    insert into pg_temp.beliefdb_changes (id, kind, held, was_current, status)
+    select n.id, n.kind, n.holds, n.current, 'active'
+      from beliefdb.node n
+     where n.workspace_id = p_workspace_id and n.id = any(v_flagged)
+    on conflict (id) do nothing;
+    insert into beliefdb.review_item (workspace_id, kind, node, reason)
+    select p_workspace_id, 'decision_flagged', f.id, 'the decision lost its last remaining support'
+      from unnest(v_flagged) f (id)
+    on conflict do nothing;
+
+    -- actions of the decisions in the closure (and actions in it) whose decision needs review
+    with held as (
+        update beliefdb.action a
+           set status = 'held'
+          from beliefdb.decision d
+         where a.workspace_id = p_workspace_id and d.workspace_id = a.workspace_id and d.id = a.decision_id
+           and d.status = 'needs_review' and a.status = 'scheduled'
+           and a.id in (select e.id from pg_temp.beliefdb_evaluation e where e.kind = 'action'
+                        union all
+                        select a2.id
+                          from pg_temp.beliefdb_evaluation e
+                          join beliefdb.action a2 on a2.workspace_id = p_workspace_id and a2.decision_id = e.id
+                         where e.kind = 'decision')
+           -- a person who released this action has decided; only a new flag may hold it again
+           and not exists (select from beliefdb.review_item r
+                            where r.workspace_id = a.workspace_id and r.kind = 'action_held' and r.node = a.id
+                              and r.status = 'approved')
+        returning a.id
+    )
+    select coalesce(array_agg(id), '{}') into v_held from held;
+    -- a held action was scheduled (its standing, unless noted above, did not change)
+    insert into pg_temp.beliefdb_changes (id, kind, held, was_current, status)
+    select n.id, n.kind, n.holds, n.current, 'scheduled'
+      from beliefdb.node n
+     where n.workspace_id = p_workspace_id and n.id = any(v_held)
+    on conflict (id) do nothing;
+    insert into beliefdb.review_item (workspace_id, kind, node, reason)
+    select p_workspace_id, 'action_held', h.id, 'its decision needs review'
+      from unnest(v_held) h (id)
+    on conflict do nothing;
+
+    -- support changed, so confidence may have: the same factors why() shows. A derived belief
+    -- reads what it is derived from as stored, so the beliefs derived from those that moved are
+    -- computed again, until nothing moves (depth-bounded); the others would come out the same.
+    v_confidence := array(select e.id from pg_temp.beliefdb_evaluation e where e.kind = 'belief');
+    for v_round in 1..20 loop
+        v_moved := beliefdb._refresh_confidence(p_workspace_id, v_confidence);
+        exit when cardinality(v_moved) = 0;
+        v_confidence := array(select distinct a.consequent
+                                from beliefdb.justification_antecedent a
+                                join pg_temp.beliefdb_evaluation e on e.id = a.consequent and e.kind = 'belief'
+                               where a.workspace_id = p_workspace_id and a.antecedent = any(v_moved)
+                                 and a.edge_kind = 'derives');
+    end loop;
+
+    -- the review items about what this evaluation reached (before a nested one replaces it)
+    perform beliefdb._settle_review_items(p_workspace_id);
+
+    -- a belief that is current again (what superseded it stopped holding) meets its rivals under
+    -- rule 8 like a new one; what that settles is propagated in turn (supersession only grows,
+    -- so this ends)
+    v_revived := array(select e.id from pg_temp.beliefdb_evaluation e
+                        where e.kind = 'belief' and not e.was_current and e.holds and not e.superseded
+                          and not e.expired);
+    foreach v_id in array v_revived loop
+        v_settled := beliefdb._settle(p_workspace_id, v_id);
+        v_more := v_more
+            || array(select (x ->> 'old')::uuid from jsonb_array_elements(v_settled -> 'superseded') x)
+            || array(select (x ->> 'new')::uuid from jsonb_array_elements(v_settled -> 'superseded') x)
+            || array(select (x ->> 'b')::uuid from jsonb_array_elements(v_settled -> 'conflicts') x);
+    end loop;
+    if cardinality(v_more) > 0 then
+        perform beliefdb.propagate(p_workspace_id, v_more);
+    end if;
+    return beliefdb._changes(p_workspace_id);
+end
+$$;
+comment on function beliefdb.propagate(uuid, uuid[]) is 'Recompute and store holding for the forward closure of a change; flag decisions that lost their last support and hold their actions; returns the operation''s changes';
+
+-- Rewrite a workspace's adjacency rows from node, justification, justification_antecedent and
+-- relation (after a bulk load with triggers off); returns how many rows it wrote.
+create or replace function beliefdb.rebuild_adjacency(p_workspace_id uuid) returns bigint
+language plpgsql
+set search_path = pg_catalog, pg_temp
+-- after a bulk load the tables have no statistics yet: the planner takes the leaves for a handful
+-- of rows and looks through all of them once per edge (155 s at 100k nodes). Join by hashing.
+set enable_nestloop = off
+as $$
+declare
+    v_rows bigint;
+begin
+    delete from beliefdb.adjacency x where x.workspace_id = p_workspace_id;
+    insert into beliefdb.adjacency (workspace_id, node, entry, justification, consequent, unmet, kind, holds, current,
+                                    retracted, related)
+    select n.workspace_id, n.id, 'self'::beliefdb.adjacency_entry, n.id, null::uuid, null::integer, n.kind, n.holds,
+           n.current, n.retracted_at is not null, r.id is not null
+      from beliefdb.node n
+      -- the beliefs a supersession or a tie involves (see is_related)
+      left join (select distinct e.id
+                   from beliefdb.relation r
+                  cross join lateral (values (r.from_belief), (r.to_belief)) as e (id)
+                  where r.workspace_id = p_workspace_id and r.kind in ('supersedes', 'conflicts_with')) r
+        on r.id = n.id
+     where n.workspace_id = p_workspace_id
+    union all
+    select a.workspace_id, a.antecedent, 'out', a.justification_id, a.consequent, null, l.kind, l.holds, l.current,
+           l.retracted, null
+      from beliefdb.justification_antecedent a
+      -- the leaf columns (see refresh_leaf_entries)
+      left join (select j.id, n.kind, n.holds, n.current, n.retracted_at is not null as retracted
+                   from beliefdb.justification j
+                   join beliefdb.node n on n.workspace_id = j.workspace_id and n.id = j.consequent
+                  where j.workspace_id = p_workspace_id and n.kind <> 'belief'
+                    and not exists (select from beliefdb.justification o
+                                     where o.workspace_id = j.workspace_id and o.consequent = j.consequent
+                                       and o.id <> j.id)
+                    and not exists (select from beliefdb.justification_antecedent o
+                                     where o.workspace_id = j.workspace_id and o.antecedent = j.consequent)
+                    and (select count(*) from beliefdb.justification_antecedent o
+                          where o.workspace_id = j.workspace_id and o.justification_id = j.id) = 1) l
+        on l.id = a.justification_id
+     where a.workspace_id = p_workspace_id
+    union all
+    select j.workspace_id, j.consequent, 'in', j.id, null, j.unmet, null, null, null, null, null
+      from beliefdb.justification j
+     where j.workspace_id = p_workspace_id
+    -- in index order: the index fills its pages as a fresh build would
+    order by 1, 2, 3, 4;
+    get diagnostics v_rows = row_count;
+    return v_rows;
+end
+$$;
+comment on function beliefdb.rebuild_adjacency(uuid) is 'Rewrite a workspace''s beliefdb.adjacency from the tables it repeats';
+
+-- decision.reasons lists each justification of a decision with its antecedents. Recomputed for
+-- the given decisions of a workspace from the edges (ids that are not decisions are skipped);
+-- returns how many rows changed. A DBA can call it for a whole workspace after a bulk load with
+-- triggers off.
+create or replace function beliefdb.refresh_decision_reasons(p_workspace_id uuid, p_decisions uuid[]) returns integer
+language plpgsql
+set search_path = pg_catalog, pg_temp
+as $$
+declare
+    v_changed integer;
+begin
+    update beliefdb.decision d
+       set reasons = r.reasons
+      from (select d2.id,
+                   coalesce(jsonb_object_agg(j.id, a.antecedents) filter (where a.antecedents is not null), '{}')
+                       as reasons
+              from beliefdb.decision d2
+              left join beliefdb.justification j on j.workspace_id = d2.workspace_id and j.consequent = d2.id
+              left join lateral (
+                    select jsonb_agg(x.antecedent order by x.antecedent) as antecedents
+                      from beliefdb.justification_antecedent x
+                     where x.workspace_id = j.workspace_id and x.justification_id = j.id) a on true
+             where d2.workspace_id = p_workspace_id and d2.id = any(p_decisions)
+             group by d2.id) r
+     where d.workspace_id = p_workspace_id and d.id = r.id and d.reasons is distinct from r.reasons;
+    get diagnostics v_changed = row_count;
+    return v_changed;
+end
+$$;
+comment on function beliefdb.refresh_decision_reasons(uuid, uuid[]) is 'Recompute decision.reasons of these decisions from their justifications';
+
+-- Make sure an HNSW index exists for a dimension (a reembed to a model of another size).
+create or replace function beliefdb.ensure_vector_index(p_dim integer) returns boolean
+language plpgsql security definer
+set search_path = pg_catalog, pg_temp
+as $$
+begin
+    if p_dim is null or p_dim < 1 or p_dim > 16000 then
+        raise exception 'invalid embedding dimension %', p_dim using errcode = 'BD005';
+    end if;
+    if to_regclass(pg_catalog.format('beliefdb.belief_embedding_hnsw_%s', p_dim)) is not null then
+        return false;
+    end if;
+    execute pg_catalog.format(
+        'create index %I on beliefdb.belief_embedding using hnsw ((embedding::beliefdb.vector(%s)) '
+        'beliefdb.vector_cosine_ops) where beliefdb.vector_dims(embedding) = %s',
+        'belief_embedding_hnsw_' || p_dim, p_dim, p_dim);
+    return true;
+end
+$$;
+comment on function beliefdb.ensure_vector_index(integer) is 'Create the HNSW index for an embedding dimension if it is missing (owner rights)';

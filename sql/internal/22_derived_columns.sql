@@ -1,0 +1,158 @@
+-- beliefdb: columns that repeat what other rows say, kept by triggers whoever writes.
+-- The consequent copied onto antecedent edges, justification.unmet and decision.reasons; a DBA
+-- recomputes decision.reasons after a bulk load with beliefdb.refresh_decision_reasons
+-- (api/70_dba_tools.sql).
+
+-- An antecedent edge carries its justification's consequent, so walking a closure forward is
+-- one index-only scan per node (justification_antecedent_antecedent).
+create or replace function beliefdb.antecedent_consequent() returns trigger
+language plpgsql
+set search_path = pg_catalog, pg_temp
+as $$
+begin
+    select j.consequent into new.consequent
+      from beliefdb.justification j
+     where j.workspace_id = new.workspace_id and j.id = new.justification_id;
+    -- BEFORE ROW triggers run before row-level security: a row aimed at another workspace is
+    -- left for the policy to refuse
+    if new.consequent is null and new.workspace_id = beliefdb.current_workspace_id() then
+        -- what the foreign key would say, before the not-null check says something vaguer
+        raise exception 'insert or update on table "justification_antecedent" violates foreign key constraint '
+                        '"justification_antecedent_workspace_id_justification_id_fkey"'
+            using errcode = 'foreign_key_violation',
+                  detail = pg_catalog.format('Key (workspace_id, justification_id)=(%s, %s) is not present in table "justification".',
+                                             new.workspace_id, new.justification_id);
+    end if;
+    return new;
+end
+$$;
+comment on function beliefdb.antecedent_consequent() is 'Trigger: copy the justification''s consequent onto its antecedent edge';
+
+create or replace trigger justification_antecedent_consequent before insert or update on beliefdb.justification_antecedent
+    for each row execute function beliefdb.antecedent_consequent();
+
+-- A justification's consequent moves with it onto its antecedent edges.
+create or replace function beliefdb.justification_moved() returns trigger
+language plpgsql
+set search_path = pg_catalog, pg_temp
+as $$
+begin
+    update beliefdb.justification_antecedent a
+       set consequent = new.consequent
+     where a.workspace_id = new.workspace_id and a.justification_id = new.id;
+    return null;
+end
+$$;
+comment on function beliefdb.justification_moved() is 'Trigger: keep the consequent copied on antecedent edges when a justification''s changes';
+
+create or replace trigger justification_moved after update of consequent on beliefdb.justification
+    for each row when (old.consequent is distinct from new.consequent)
+    execute function beliefdb.justification_moved();
+
+-- justification.unmet counts the antecedents that are not current. Edges that come, go or
+-- change recount their justifications (a deleted node's edges go after it: no delta is known).
+create or replace function beliefdb.recount_unmet() returns trigger
+language plpgsql
+set search_path = pg_catalog, pg_temp
+as $$
+begin
+    -- each event has its own transition tables: an update both, an insert or a delete one
+    if TG_OP = 'UPDATE' then
+        update beliefdb.justification j
+           set unmet = x.unmet
+          from (select c.workspace_id, c.justification_id,
+                       (select count(*)::integer
+                          from beliefdb.justification_antecedent a
+                          join beliefdb.node n on n.workspace_id = a.workspace_id and n.id = a.antecedent
+                         where a.workspace_id = c.workspace_id and a.justification_id = c.justification_id
+                           and not n.current) as unmet
+                  from (select r.workspace_id, r.justification_id from new_rows r
+                        union
+                        select r.workspace_id, r.justification_id from old_rows r) c) x
+         where j.workspace_id = x.workspace_id and j.id = x.justification_id and j.unmet <> x.unmet;
+    else
+        update beliefdb.justification j
+           set unmet = x.unmet
+          from (select c.workspace_id, c.justification_id,
+                       (select count(*)::integer
+                          from beliefdb.justification_antecedent a
+                          join beliefdb.node n on n.workspace_id = a.workspace_id and n.id = a.antecedent
+                         where a.workspace_id = c.workspace_id and a.justification_id = c.justification_id
+                           and not n.current) as unmet
+                  from (select distinct r.workspace_id, r.justification_id from changed_rows r) c) x
+         where j.workspace_id = x.workspace_id and j.id = x.justification_id and j.unmet <> x.unmet;
+    end if;
+    return null;
+end
+$$;
+comment on function beliefdb.recount_unmet() is 'Trigger: recount justification.unmet of the justifications whose antecedent edges changed';
+
+create or replace trigger justification_antecedent_unmet_insert after insert on beliefdb.justification_antecedent
+    referencing new table as changed_rows
+    for each statement execute function beliefdb.recount_unmet();
+create or replace trigger justification_antecedent_unmet_delete after delete on beliefdb.justification_antecedent
+    referencing old table as changed_rows
+    for each statement execute function beliefdb.recount_unmet();
+create or replace trigger justification_antecedent_unmet_update after update on beliefdb.justification_antecedent
+    referencing old table as old_rows new table as new_rows
+    for each statement execute function beliefdb.recount_unmet();
+
+-- A node whose current flag changes moves justification.unmet of every justification it is an
+-- antecedent of by one.
+create or replace function beliefdb.node_current_unmet() returns trigger
+language plpgsql
+set search_path = pg_catalog, pg_temp
+as $$
+begin
+    update beliefdb.justification j
+       set unmet = j.unmet + d.delta
+      from (select a.workspace_id, a.justification_id, sum(case when n.current then -1 else 1 end)::integer as delta
+              from old_rows o
+              join new_rows n on n.workspace_id = o.workspace_id and n.id = o.id
+              join beliefdb.justification_antecedent a on a.workspace_id = n.workspace_id and a.antecedent = n.id
+             where o.current is distinct from n.current
+             group by a.workspace_id, a.justification_id
+            having sum(case when n.current then -1 else 1 end) <> 0) d
+     where j.workspace_id = d.workspace_id and j.id = d.justification_id;
+    return null;
+end
+$$;
+comment on function beliefdb.node_current_unmet() is 'Trigger: move justification.unmet when nodes become current or stop being current';
+
+create or replace trigger node_current_unmet after update on beliefdb.node
+    referencing old table as old_rows new table as new_rows
+    for each statement execute function beliefdb.node_current_unmet();
+
+-- Edges that come, go or change refresh the reasons of the decisions they are reasons of (an
+-- update fires this twice, with the old rows and with the new ones, since an edge can move).
+create or replace function beliefdb.decision_reasons_changed() returns trigger
+language plpgsql
+set search_path = pg_catalog, pg_temp
+as $$
+declare
+    v_group record;
+begin
+    for v_group in
+        select r.workspace_id, array_agg(distinct r.consequent) as consequents
+          from changed_rows r
+         group by r.workspace_id
+    loop
+        perform beliefdb.refresh_decision_reasons(v_group.workspace_id, v_group.consequents);
+    end loop;
+    return null;
+end
+$$;
+comment on function beliefdb.decision_reasons_changed() is 'Trigger: refresh decision.reasons of the consequents of changed antecedent edges';
+
+create or replace trigger justification_antecedent_reasons_insert after insert on beliefdb.justification_antecedent
+    referencing new table as changed_rows
+    for each statement execute function beliefdb.decision_reasons_changed();
+create or replace trigger justification_antecedent_reasons_delete after delete on beliefdb.justification_antecedent
+    referencing old table as changed_rows
+    for each statement execute function beliefdb.decision_reasons_changed();
+create or replace trigger justification_antecedent_reasons_update_old after update on beliefdb.justification_antecedent
+    referencing old table as changed_rows
+    for each statement execute function beliefdb.decision_reasons_changed();
+create or replace trigger justification_antecedent_reasons_update_new after update on beliefdb.justification_antecedent
+    referencing new table as changed_rows
+    for each statement execute function beliefdb.decision_reasons_changed();

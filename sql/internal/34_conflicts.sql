@@ -1,0 +1,137 @@
+-- beliefdb: conflicts settled by rule (docs/rules.md, rule 8).
+-- Rivals (one world, the same subject, attribute and scope, another value, overlapping valid
+-- times) are ranked by authority, then by the later start of valid time or, when either has none,
+-- the later recorded source version. The loser is superseded when the acting principal owns it;
+-- otherwise, and on a tie, both are in conflict for a person to settle from the review queue.
+
+-- What rule 8 ranks a belief by: its strongest source, its valid-time start, its latest recorded
+-- version; sources and versions that are retracted count for neither.
+create or replace function beliefdb._belief_rank(p_workspace_id uuid, p_belief_id uuid,
+    out authority beliefdb.authority, out valid_from timestamptz, out recorded timestamptz)
+language sql stable
+set search_path = pg_catalog, pg_temp
+as $$
+    select max(s.authority), lower(b.valid_time), max(v.recorded_at) filter (where s.id is not null)
+      from beliefdb.belief b
+      left join beliefdb.evidence e
+        on e.workspace_id = b.workspace_id and e.belief_id = b.id and e.role = 'supports'
+      left join beliefdb.fragment f on f.workspace_id = e.workspace_id and f.id = e.fragment_id
+      left join beliefdb.source_version v on v.workspace_id = f.workspace_id and v.id = f.source_version_id
+      left join beliefdb.source s
+        on s.workspace_id = v.workspace_id and s.id = v.source_id and s.retracted_at is null
+       and v.retracted_at is null
+     where b.workspace_id = p_workspace_id and b.id = p_belief_id
+     group by b.valid_time
+$$;
+comment on function beliefdb._belief_rank(uuid, uuid) is 'Rule 8 rank of a belief: authority, valid-time start, latest recorded source version';
+
+-- Rule 8: 1 if belief a beats b, -1 if b beats a, 0 for a tie.
+-- Higher authority wins; then the later valid-time start; when either has none, the later
+-- recorded source version. Equal on all counts is a tie, never a coin toss.
+create or replace function beliefdb._compare_beliefs(p_workspace_id uuid, p_a uuid, p_b uuid) returns integer
+language sql stable
+set search_path = pg_catalog, pg_temp
+as $$
+    select case
+        when a.authority is distinct from b.authority then
+            case when coalesce(a.authority > b.authority, a.authority is not null) then 1 else -1 end
+        when a.valid_from is not null and b.valid_from is not null then sign(extract(epoch from a.valid_from - b.valid_from))::integer
+        when a.recorded is distinct from b.recorded then
+            case when coalesce(a.recorded > b.recorded, a.recorded is not null) then 1 else -1 end
+        else 0
+    end
+      from beliefdb._belief_rank(p_workspace_id, p_a) a, beliefdb._belief_rank(p_workspace_id, p_b) b
+$$;
+comment on function beliefdb._compare_beliefs(uuid, uuid, uuid) is 'Rule 8 comparison of two beliefs: 1 a wins, -1 b wins, 0 tie';
+
+-- Rivals of a belief: current beliefs of its world (rule 15) on the same subject, attribute and
+-- scope, with another value, whose valid times overlap.
+create or replace function beliefdb._rivals(p_workspace_id uuid, p_belief_id uuid) returns setof uuid
+language sql stable
+set search_path = pg_catalog, pg_temp
+as $$
+    select r.id
+      from beliefdb.belief b
+      join beliefdb.belief r
+        on r.workspace_id = b.workspace_id and r.subject = b.subject and r.attribute = b.attribute
+       and r.scope = b.scope and r.value <> b.value and r.valid_time && b.valid_time
+       and r.provenance = b.provenance
+       and r.status in ('current', 'conflicting') and r.id <> b.id
+       and (upper_inf(r.valid_time) or upper(r.valid_time) > beliefdb.clock())
+     where b.workspace_id = p_workspace_id and b.id = p_belief_id
+     order by r.recorded_at, r.id
+$$;
+comment on function beliefdb._rivals(uuid, uuid) is 'Current beliefs of the same world that contradict a belief: same subject, attribute, scope; other value; overlapping valid time, not ended';
+
+-- Settle a new belief against its rivals by rule 8. Returns {"superseded": [{old,new}], "conflicts": [{a,b,reason}]}.
+-- The loser is superseded only when the acting principal owns it; a rival owned by someone
+-- else is not overruled but put in conflict, for its owner to settle from the review queue.
+create or replace function beliefdb._settle(p_workspace_id uuid, p_belief_id uuid) returns jsonb
+language plpgsql
+set search_path = pg_catalog, pg_temp
+as $$
+declare
+    v_rival uuid;
+    v_cmp integer;
+    v_loser uuid;
+    v_owner text;
+    v_reason text;
+    v_superseded jsonb := '[]';
+    v_conflicts jsonb := '[]';
+begin
+    -- only a belief that is current can win or tie (it may have just lost to one settled before
+    -- it, or its valid time may have ended: rule 16)
+    if not exists (select from beliefdb.belief b
+                    where b.workspace_id = p_workspace_id and b.id = p_belief_id
+                      and b.status in ('current', 'conflicting')
+                      and (upper_inf(b.valid_time) or upper(b.valid_time) > beliefdb.clock())) then
+        return jsonb_build_object('superseded', v_superseded, 'conflicts', v_conflicts);
+    end if;
+    for v_rival in select beliefdb._rivals(p_workspace_id, p_belief_id) loop
+        v_cmp := beliefdb._compare_beliefs(p_workspace_id, p_belief_id, v_rival);
+        v_loser := case when v_cmp > 0 then v_rival when v_cmp < 0 then p_belief_id end;
+        select b.owner into v_owner from beliefdb.belief b where b.workspace_id = p_workspace_id and b.id = v_loser;
+        if v_loser is not null and v_owner = beliefdb.current_principal() then
+            insert into beliefdb.relation (workspace_id, from_belief, to_belief, kind, reason)
+            values (p_workspace_id, case when v_cmp > 0 then p_belief_id else v_rival end, v_loser, 'supersedes',
+                    case when v_cmp > 0 then 'rule 8: stronger or more recent'
+                         else 'rule 8: rival is stronger or more recent' end);
+            update beliefdb.belief set status = 'superseded', revision = revision + 1
+             where workspace_id = p_workspace_id and id = v_loser;
+            v_superseded := v_superseded || jsonb_build_object(
+                'old', v_loser, 'new', case when v_cmp > 0 then p_belief_id else v_rival end);
+            exit when v_cmp < 0;
+        else
+            v_reason := case when v_loser is null then 'equal authority and recency: a person must choose (rule 8)'
+                             else pg_catalog.format('rule 8 prefers %s, but %s belongs to %s, who must choose',
+                                                    case when v_cmp > 0 then p_belief_id else v_rival end,
+                                                    v_loser, v_owner) end;
+            -- a conflict opens once; settling the same pair again (a side back in force, new evidence)
+            -- only asks the question again if it is not open
+            if exists (select from beliefdb.relation r
+                        where r.workspace_id = p_workspace_id and r.kind = 'conflicts_with'
+                          and (r.from_belief, r.to_belief) in ((p_belief_id, v_rival), (v_rival, p_belief_id))) then
+                insert into beliefdb.review_item (workspace_id, kind, node, other_node, reason)
+                select p_workspace_id, 'conflict', p_belief_id, v_rival, v_reason || ', in conflict again'
+                 where not exists (select from beliefdb.review_item i
+                                    where i.workspace_id = p_workspace_id and i.kind = 'conflict' and i.status = 'open'
+                                      and (i.node, i.other_node) in ((p_belief_id, v_rival), (v_rival, p_belief_id)))
+                on conflict do nothing;
+                continue;
+            end if;
+            insert into beliefdb.relation (workspace_id, from_belief, to_belief, kind, reason)
+            values (p_workspace_id, p_belief_id, v_rival, 'conflicts_with',
+                    case when v_loser is null then 'rule 8: equal authority and recency'
+                         else 'rule 8: the loser has another owner' end);
+            update beliefdb.belief set status = 'conflicting', revision = revision + 1
+             where workspace_id = p_workspace_id and id in (p_belief_id, v_rival) and status <> 'conflicting';
+            insert into beliefdb.review_item (workspace_id, kind, node, other_node, reason)
+            values (p_workspace_id, 'conflict', p_belief_id, v_rival, v_reason)
+            on conflict do nothing;
+            v_conflicts := v_conflicts || jsonb_build_object('a', p_belief_id, 'b', v_rival, 'reason', v_reason);
+        end if;
+    end loop;
+    return jsonb_build_object('superseded', v_superseded, 'conflicts', v_conflicts);
+end
+$$;
+comment on function beliefdb._settle(uuid, uuid) is 'Apply rule 8 between a belief and its rivals: supersede the loser, or mark a tie conflicting';

@@ -1,0 +1,376 @@
+-- beliefdb: claims and ingest internals (docs/rules.md, rules 1, 2, 15 and 18).
+-- Python reads files and proposes claims with offsets; everything that decides what is true is
+-- here: the fragment at exact offsets, evidence, a claim becoming a belief or corroborating one,
+-- a new version carrying forward the beliefs it repeats, and the report of an ingest.
+
+-- The fragment at exactly these offsets of a version, created if missing.
+create or replace function beliefdb._fragment_at(p_workspace_id uuid, p_source_version_id uuid,
+                                                p_start integer, p_end integer) returns uuid
+language plpgsql
+set search_path = pg_catalog, pg_temp
+as $$
+declare
+    v_id uuid;
+begin
+    select f.id into v_id
+      from beliefdb.fragment f
+     where f.workspace_id = p_workspace_id and f.source_version_id = p_source_version_id
+       and f.start_offset = p_start and f.end_offset = p_end;
+    if v_id is null then
+        insert into beliefdb.fragment (workspace_id, source_version_id, start_offset, end_offset, text)
+        select p_workspace_id, p_source_version_id, p_start, p_end, substr(v.content, p_start + 1, p_end - p_start)
+          from beliefdb.source_version v
+         where v.workspace_id = p_workspace_id and v.id = p_source_version_id
+        returning id into v_id;
+    end if;
+    return v_id;
+end
+$$;
+comment on function beliefdb._fragment_at(uuid, uuid, integer, integer) is 'Find or create the fragment at exact offsets of a source version';
+
+-- Evidence for a belief: the fragment becomes one justification of the belief. False if it existed.
+create or replace function beliefdb._add_evidence(p_workspace_id uuid, p_belief_id uuid, p_fragment_id uuid,
+                                                 p_role text default 'supports') returns boolean
+language plpgsql
+set search_path = pg_catalog, pg_temp
+as $$
+declare
+    v_justification uuid;
+begin
+    if exists (select from beliefdb.evidence e
+                where e.workspace_id = p_workspace_id and e.belief_id = p_belief_id
+                  and e.fragment_id = p_fragment_id) then
+        return false;
+    end if;
+    if p_role = 'supports' then
+        insert into beliefdb.justification (workspace_id, consequent)
+        values (p_workspace_id, p_belief_id)
+        returning id into v_justification;
+        insert into beliefdb.justification_antecedent (workspace_id, justification_id, antecedent, edge_kind)
+        values (p_workspace_id, v_justification, p_fragment_id, 'evidence');
+    end if;
+    insert into beliefdb.evidence (workspace_id, belief_id, fragment_id, quote, role, justification_id)
+    select p_workspace_id, p_belief_id, f.id, f.text, p_role, v_justification
+      from beliefdb.fragment f
+     where f.workspace_id = p_workspace_id and f.id = p_fragment_id;
+    return true;
+end
+$$;
+comment on function beliefdb._add_evidence(uuid, uuid, uuid, text) is 'Record that a fragment supports a belief (one justification per piece of evidence)';
+
+-- Accept gated claims against one source version. Each claim is a JSON object with
+-- statement, subject, attribute, value, quote, start, end and optional kind, scope,
+-- valid_from, valid_to. Returns the outcome of each claim. A claim is one belief of the source's
+-- world (rule 15) with its subject, attribute, value, scope and valid time: the same claim from the
+-- same fragment again changes nothing (unchanged, whatever became of the belief since), the same
+-- claim elsewhere adds evidence to it (corroborated), anything else is a new belief.
+create or replace function beliefdb._add_claims(p_workspace_id uuid, p_source_version_id uuid, p_claims jsonb,
+                                               p_rejected jsonb default '[]', p_propagate boolean default true)
+returns jsonb
+language plpgsql
+set search_path = pg_catalog, pg_temp
+as $$
+declare
+    v_claim jsonb;
+    v_content text;
+    v_start integer;
+    v_end integer;
+    v_fragment uuid;
+    v_belief uuid;
+    v_valid tstzrange;
+    v_settled jsonb;
+    v_accepted jsonb := '[]';
+    v_rejected jsonb := coalesce(p_rejected, '[]');
+    v_corroborated jsonb := '[]';
+    v_unchanged jsonb := '[]';
+    v_superseded jsonb := '[]';
+    v_conflicts jsonb := '[]';
+    v_touched uuid[] := '{}';
+    v_fragments uuid[] := '{}';
+    v_world beliefdb.provenance;
+    v_in_force boolean := beliefdb.in_force(p_workspace_id, p_source_version_id);
+begin
+    select v.content, s.provenance into v_content, v_world
+      from beliefdb.source_version v
+      join beliefdb.source s on s.workspace_id = v.workspace_id and s.id = v.source_id
+     where v.workspace_id = p_workspace_id and v.id = p_source_version_id;
+    if v_content is null then
+        raise exception 'unknown source version %', p_source_version_id using errcode = 'BD004';
+    end if;
+
+    for v_claim in select c from jsonb_array_elements(coalesce(p_claims, '[]')) as c loop
+        v_start := (v_claim ->> 'start')::integer;
+        v_end := (v_claim ->> 'end')::integer;
+        -- the gate, again: Python found the offsets, the database checks them
+        if v_start is null or v_end is null or v_start < 0 or v_end <= v_start or v_end > length(v_content)
+           or substr(v_content, v_start + 1, v_end - v_start) is distinct from v_claim ->> 'quote' then
+            v_rejected := v_rejected || jsonb_build_object(
+                'statement', v_claim ->> 'statement', 'quote', v_claim ->> 'quote',
+                'reason', 'quote is not the source text at the given offsets');
+            continue;
+        end if;
+        v_valid := tstzrange((v_claim ->> 'valid_from')::timestamptz, (v_claim ->> 'valid_to')::timestamptz, '[)');
+        v_fragment := beliefdb._fragment_at(p_workspace_id, p_source_version_id, v_start, v_end);
+        v_fragments := v_fragments || v_fragment;
+
+        -- recorded from this very fragment before (an unchanged text again, or a version that
+        -- repeats an earlier one): nothing new, whatever became of the belief since (rule 18)
+        select b.id into v_belief
+          from beliefdb.evidence e
+          join beliefdb.belief b on b.workspace_id = e.workspace_id and b.id = e.belief_id
+         where e.workspace_id = p_workspace_id and e.fragment_id = v_fragment
+           and b.subject = v_claim ->> 'subject' and b.attribute = v_claim ->> 'attribute'
+           and b.value = v_claim ->> 'value' and b.scope = coalesce(v_claim -> 'scope', '{}')
+           and b.valid_time = v_valid and b.provenance = v_world
+         limit 1;
+        if v_belief is not null then
+            v_unchanged := v_unchanged || jsonb_build_object('id', v_belief, 'statement', v_claim ->> 'statement');
+            v_touched := v_touched || v_belief;
+            continue;
+        end if;
+
+        -- the same claim, believed now (or expired: it was true for exactly that time)
+        select b.id into v_belief
+          from beliefdb.belief b
+         where b.workspace_id = p_workspace_id
+           and b.subject = v_claim ->> 'subject' and b.attribute = v_claim ->> 'attribute'
+           and b.value = v_claim ->> 'value'
+           and b.scope = coalesce(v_claim -> 'scope', '{}')
+           and b.valid_time = v_valid and b.provenance = v_world
+           and b.status::text in ('current', 'conflicting', 'expired')
+         order by b.recorded_at, b.id
+         limit 1;
+
+        if v_belief is not null then
+            if beliefdb._add_evidence(p_workspace_id, v_belief, v_fragment) then
+                v_corroborated := v_corroborated || jsonb_build_object(
+                    'id', v_belief, 'statement', v_claim ->> 'statement', 'quote', v_claim ->> 'quote',
+                    'start', v_start, 'end', v_end);
+                -- new support can change the rank: settle again (evidence not in force changes nothing)
+                v_settled := case when v_in_force then beliefdb._settle(p_workspace_id, v_belief)
+                                  else '{"superseded": [], "conflicts": []}' end;
+                v_superseded := v_superseded || (v_settled -> 'superseded');
+                v_conflicts := v_conflicts || (v_settled -> 'conflicts');
+                v_touched := v_touched
+                    || array(select (c ->> 'b')::uuid from jsonb_array_elements(v_settled -> 'conflicts') c)
+                    || array(select (c ->> 'old')::uuid from jsonb_array_elements(v_settled -> 'superseded') c)
+                    || array(select (c ->> 'new')::uuid from jsonb_array_elements(v_settled -> 'superseded') c);
+            else
+                v_unchanged := v_unchanged || jsonb_build_object('id', v_belief, 'statement', v_claim ->> 'statement');
+            end if;
+            v_touched := v_touched || v_belief;
+            continue;
+        end if;
+
+        insert into beliefdb.belief (workspace_id, statement, subject, attribute, value, kind, scope,
+                                     valid_time, recorded_at, provenance, confidence_kind)
+        values (p_workspace_id, v_claim ->> 'statement', v_claim ->> 'subject', v_claim ->> 'attribute',
+                v_claim ->> 'value', coalesce(v_claim ->> 'kind', 'fact'), coalesce(v_claim -> 'scope', '{}'),
+                v_valid, beliefdb.clock(), v_world,
+                -- a claim may call itself an agent's assertion; a reviewer's correction or a
+                -- derivation comes only from the functions that make those
+                case when v_claim ->> 'confidence_kind' = 'agent_asserted' then 'agent_asserted'
+                     else 'extracted' end::beliefdb.confidence_kind)
+        returning id into v_belief;
+        perform beliefdb._add_evidence(p_workspace_id, v_belief, v_fragment);
+        v_accepted := v_accepted || jsonb_build_object(
+            'id', v_belief, 'statement', v_claim ->> 'statement', 'subject', v_claim ->> 'subject',
+            'attribute', v_claim ->> 'attribute', 'value', v_claim ->> 'value',
+            'quote', v_claim ->> 'quote', 'start', v_start, 'end', v_end);
+        -- a claim of a version that is not in force (a retracted source's new text) is history: it
+        -- never held, so it meets no rival
+        v_settled := case when v_in_force then beliefdb._settle(p_workspace_id, v_belief)
+                          else '{"superseded": [], "conflicts": []}' end;
+        v_superseded := v_superseded || (v_settled -> 'superseded');
+        v_conflicts := v_conflicts || (v_settled -> 'conflicts');
+        v_touched := v_touched || v_belief
+            || array(select (c ->> 'b')::uuid from jsonb_array_elements(v_settled -> 'conflicts') c)
+            || array(select (c ->> 'old')::uuid from jsonb_array_elements(v_settled -> 'superseded') c);
+    end loop;
+
+    return jsonb_build_object('accepted', v_accepted, 'rejected', v_rejected, 'corroborated', v_corroborated,
+                              'unchanged', v_unchanged, 'superseded', v_superseded, 'conflicts', v_conflicts,
+                              'touched', to_jsonb(v_touched || v_fragments),
+                              'changes', case when p_propagate
+                                              then beliefdb.propagate(p_workspace_id, v_touched || v_fragments) end);
+end
+$$;
+comment on function beliefdb._add_claims(uuid, uuid, jsonb, jsonb, boolean) is 'Accept gated claims from one source version and propagate (p_rejected: what the caller''s gate already rejected, reported with the rest; p_propagate false: the caller propagates what it touched)';
+
+-- When a new version of a source comes into force, beliefs whose quote it repeats keep their
+-- support through a fragment of the new version (rule 2). Returns the re-verified beliefs.
+create or replace function beliefdb._carry_forward(p_workspace_id uuid, p_source_version_id uuid) returns uuid[]
+language plpgsql
+set search_path = pg_catalog, pg_temp
+as $$
+declare
+    v_item record;
+    v_carried uuid[] := '{}';
+begin
+    for v_item in
+        select distinct on (e.belief_id, e.quote) e.belief_id, e.quote,
+               strpos(nv.content, e.quote) - 1 as start_offset
+          from beliefdb.source_version nv
+          join beliefdb.source_version ov
+            on ov.workspace_id = nv.workspace_id and ov.source_id = nv.source_id and ov.version < nv.version
+          join beliefdb.fragment f on f.workspace_id = ov.workspace_id and f.source_version_id = ov.id
+          join beliefdb.evidence e
+            on e.workspace_id = f.workspace_id and e.fragment_id = f.id and e.role = 'supports'
+          join beliefdb.belief b
+            on b.workspace_id = e.workspace_id and b.id = e.belief_id
+           and b.status <> 'retracted'
+         where nv.workspace_id = p_workspace_id and nv.id = p_source_version_id
+           and strpos(nv.content, e.quote) > 0
+    loop
+        perform beliefdb._add_evidence(
+            p_workspace_id, v_item.belief_id,
+            beliefdb._fragment_at(p_workspace_id, p_source_version_id, v_item.start_offset,
+                                 v_item.start_offset + length(v_item.quote)));
+        v_carried := v_carried || v_item.belief_id;
+    end loop;
+    return v_carried;
+end
+$$;
+comment on function beliefdb._carry_forward(uuid, uuid) is 'Re-verify beliefs whose quote a new source version repeats, through a fragment of that version';
+
+-- The report of an ingest: the claims' outcome, what stopped holding as a result (beliefs now
+-- unsupported), and the decisions flagged and actions held.
+create or replace function beliefdb._ingest_report(p_workspace_id uuid, p_outcome jsonb, p_changes jsonb) returns jsonb
+language sql stable
+set search_path = pg_catalog, pg_temp
+as $$
+    select (p_outcome - 'changes' - 'touched') || jsonb_build_object(
+        'unsupported', coalesce((
+            select jsonb_agg(b.id)
+              from jsonb_array_elements_text(p_changes -> 'stopped_holding') x
+              join beliefdb.belief b on b.workspace_id = p_workspace_id and b.id = x::uuid
+                                    and b.status = 'unsupported'), '[]'),
+        'flagged', coalesce(p_changes -> 'flagged', '[]'),
+        'held', coalesce(p_changes -> 'held', '[]'),
+        'changes', coalesce(p_changes, beliefdb._empty_changes()))
+$$;
+comment on function beliefdb._ingest_report(uuid, jsonb, jsonb) is 'Shape an ingest report: outcome of claims, beliefs left unsupported, decisions flagged, actions held';
+
+-- Store a text (p_text: content, origin, authority, provenance, label, path, fragments, claims,
+-- rejected; see ingest_version) as a version of a source the acting principal may change, and
+-- settle what it changes. Idempotent by content (rule 18): the text of the version in force again
+-- only settles claims not recorded before; the text of a retracted version, or any text of a
+-- retracted source, changes nothing and says so (note). The text of an earlier version that is no
+-- longer in force (A, then B, then A) is a new version in force: its quotes re-verify the beliefs
+-- they supported, so no claim is believed twice. Not audited (the callers do that).
+create or replace function beliefdb._ingest_version_core(p_workspace_id uuid, p_source_id uuid, p_text jsonb)
+returns jsonb
+language plpgsql
+set search_path = pg_catalog, pg_temp
+as $$
+declare
+    v_content text := p_text ->> 'content';
+    v_sha bytea := sha256(convert_to(p_text ->> 'content', 'UTF8'));
+    v_source beliefdb.source;
+    v_in_force beliefdb.source_version;
+    v_same beliefdb.source_version;
+    v_version_id uuid;
+    v_version integer;
+    v_fragments integer;
+    v_carried uuid[];
+    v_changes jsonb;
+    v_outcome jsonb;
+    v_note text;
+begin
+    select * into v_source from beliefdb.source s where s.workspace_id = p_workspace_id and s.id = p_source_id;
+    if (p_text ->> 'origin' is not null and p_text ->> 'origin' <> v_source.origin_type::text)
+       or (p_text ->> 'authority' is not null and p_text ->> 'authority' <> v_source.authority::text)
+       or (p_text ->> 'provenance' is not null and p_text ->> 'provenance' <> v_source.provenance::text) then
+        -- authority weighs on every belief the source supports: their owners' call
+        perform beliefdb._require_owner(p_workspace_id, e.belief_id, 'change the authority or label of a source it rests on')
+           from beliefdb.evidence e
+           join beliefdb.fragment f on f.workspace_id = e.workspace_id and f.id = e.fragment_id
+           join beliefdb.source_version v on v.workspace_id = f.workspace_id and v.id = f.source_version_id
+          where e.workspace_id = p_workspace_id and v.source_id = p_source_id;
+        -- and a label says which world its beliefs belong to (rule 15): fixed once any rests on it
+        if p_text ->> 'provenance' is not null and p_text ->> 'provenance' <> v_source.provenance::text
+           and exists (select from beliefdb.evidence e
+                         join beliefdb.fragment f on f.workspace_id = e.workspace_id and f.id = e.fragment_id
+                         join beliefdb.source_version v on v.workspace_id = f.workspace_id and v.id = f.source_version_id
+                        where e.workspace_id = p_workspace_id and v.source_id = p_source_id) then
+            raise exception 'source % is labelled %: beliefs rest on it in that world, so its label cannot change (ingest the text under another source name)',
+                v_source.name, v_source.provenance using errcode = 'BD005';
+        end if;
+        update beliefdb.source s
+           set origin_type = coalesce((p_text ->> 'origin')::beliefdb.origin_type, s.origin_type),
+               authority = coalesce((p_text ->> 'authority')::beliefdb.authority, s.authority),
+               provenance = coalesce((p_text ->> 'provenance')::beliefdb.provenance, s.provenance)
+         where s.workspace_id = p_workspace_id and s.id = p_source_id
+        returning * into v_source;
+    end if;
+
+    select * into v_in_force
+      from beliefdb.source_version v
+     where v.workspace_id = p_workspace_id and v.source_id = p_source_id and v.retracted_at is null
+       and v_source.retracted_at is null
+     order by v.version desc
+     limit 1;
+    select * into v_same
+      from beliefdb.source_version v
+     where v.workspace_id = p_workspace_id and v.source_id = p_source_id and v.sha256 = v_sha
+     order by v.version desc
+     limit 1;
+    if v_same.id is not null and v_same.id is not distinct from v_in_force.id then
+        -- the text in force again: claims not recorded before are still settled against it
+        v_outcome := beliefdb._add_claims(p_workspace_id, v_same.id, p_text -> 'claims', p_text -> 'rejected');
+        return beliefdb._ingest_report(p_workspace_id, v_outcome, v_outcome -> 'changes') || jsonb_build_object(
+            'source', v_source.name, 'source_id', v_source.id, 'version', v_same.version,
+            'version_id', v_same.id, 'new_version', false, 'fragments', 0, 'reverified', '[]'::jsonb,
+            'proposed', false,
+            'note', pg_catalog.format('unchanged: the same text as version %s, in force', v_same.version));
+    elsif v_same.id is not null and (v_source.retracted_at is not null or v_same.retracted_at is not null) then
+        v_note := case when v_source.retracted_at is not null
+                       then pg_catalog.format('unchanged: the same text as version %s of %s, which is retracted (restore it with retract --undo)',
+                                              v_same.version, v_source.name)
+                       else pg_catalog.format('unchanged: the same text as version %s, which is retracted (restore it with retract --undo --version %s)',
+                                              v_same.version, v_same.version) end;
+        return jsonb_build_object(
+            'source', v_source.name, 'source_id', v_source.id, 'version', v_same.version, 'version_id', v_same.id,
+            'new_version', false, 'fragments', 0, 'reverified', '[]'::jsonb, 'accepted', '[]'::jsonb,
+            'rejected', coalesce(p_text -> 'rejected', '[]'), 'corroborated', '[]'::jsonb, 'unchanged', '[]'::jsonb,
+            'superseded', '[]'::jsonb, 'conflicts', '[]'::jsonb, 'unsupported', '[]'::jsonb,
+            'flagged', '[]'::jsonb, 'held', '[]'::jsonb, 'changes', beliefdb._empty_changes(), 'proposed', false,
+            'note', v_note);
+    end if;
+
+    select coalesce(max(v.version), 0) + 1 into v_version
+      from beliefdb.source_version v where v.workspace_id = p_workspace_id and v.source_id = p_source_id;
+    insert into beliefdb.source_version (workspace_id, source_id, version, content, sha256, label, path)
+    values (p_workspace_id, p_source_id, v_version, v_content, ''::bytea, p_text ->> 'label', p_text ->> 'path')
+    returning id into v_version_id;
+
+    insert into beliefdb.fragment (workspace_id, source_version_id, start_offset, end_offset, text)
+    select p_workspace_id, v_version_id, (f ->> 'start')::integer, (f ->> 'end')::integer,
+           substr(v_content, (f ->> 'start')::integer + 1, (f ->> 'end')::integer - (f ->> 'start')::integer)
+      from jsonb_array_elements(coalesce(p_text -> 'fragments', '[]')) f
+    on conflict do nothing;
+    get diagnostics v_fragments = row_count;
+
+    v_carried := beliefdb._carry_forward(p_workspace_id, v_version_id);
+    perform beliefdb._settle_source_items(p_workspace_id, array[p_source_id]);
+    v_outcome := beliefdb._add_claims(p_workspace_id, v_version_id, p_text -> 'claims', p_text -> 'rejected', false);
+    -- one propagation for all of it: the claims, and which version is in force (what moved out of
+    -- force is the version in force before this one, its fragments; the new one's came in), so
+    -- that what the new version brings back meets its rivals as the new version leaves them
+    v_changes := beliefdb.propagate(p_workspace_id,
+        array(select jsonb_array_elements_text(v_outcome -> 'touched'))::uuid[]
+        || beliefdb.expand_targets(p_workspace_id, array[v_version_id] || array(
+            select v.id from beliefdb.source_version v
+             where v.workspace_id = p_workspace_id and v.source_id = p_source_id and v.version < v_version
+               and v.retracted_at is null
+             order by v.version desc limit 1)));
+
+    return beliefdb._ingest_report(p_workspace_id, v_outcome, v_changes) || jsonb_build_object(
+        'source', v_source.name, 'source_id', v_source.id, 'version', v_version, 'version_id', v_version_id,
+        'new_version', true, 'fragments', v_fragments, 'reverified', to_jsonb(v_carried), 'proposed', false,
+        'note', case when v_same.id is not null
+                     then pg_catalog.format('the same text as version %s: its beliefs are in force again', v_same.version)
+                end);
+end
+$$;
+comment on function beliefdb._ingest_version_core(uuid, uuid, jsonb) is 'Store a text as a version of a source (idempotent by content) and settle what it changes (no owner check, no audit)';

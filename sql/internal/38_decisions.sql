@@ -1,0 +1,247 @@
+-- beliefdb: the internals of decisions, corrections and retraction (api/60_decisions.sql).
+-- Adding a reason for a node; whether a correction is a proposal to the belief's owner, proposing
+-- it and making it (docs/rules.md, rules 6 and 17); what a retraction target names, and the
+-- retraction itself (rules 4 and 5).
+
+-- Insert one justification of p_node with the given antecedents, all of one edge kind.
+create or replace function beliefdb._add_justification(p_workspace_id uuid, p_node uuid, p_antecedents uuid[],
+                                                      p_edge beliefdb.edge_kind) returns uuid
+language plpgsql
+set search_path = pg_catalog, pg_temp
+as $$
+declare
+    v_id uuid;
+    v_missing uuid;
+begin
+    if coalesce(cardinality(p_antecedents), 0) = 0 then
+        raise exception 'a justification needs at least one antecedent' using errcode = 'BD005';
+    end if;
+    select x.id into v_missing
+      from unnest(p_antecedents) x (id)
+     where not exists (select from beliefdb.node n where n.workspace_id = p_workspace_id and n.id = x.id)
+     limit 1;
+    if v_missing is not null then
+        raise exception 'unknown node %', v_missing using errcode = 'BD004';
+    end if;
+    insert into beliefdb.justification (workspace_id, consequent) values (p_workspace_id, p_node)
+    returning id into v_id;
+    insert into beliefdb.justification_antecedent (workspace_id, justification_id, antecedent, edge_kind)
+    select distinct p_workspace_id, v_id, x.id, p_edge from unnest(p_antecedents) x (id);
+    return v_id;
+end
+$$;
+comment on function beliefdb._add_justification(uuid, uuid, uuid[], beliefdb.edge_kind) is 'Add one reason for a node: all antecedents needed';
+
+-- Whether the acting principal's correction of p_belief is a proposal to its owner (rule 17), and
+-- whether the belief can be corrected at all: a superseded or retracted one cannot (correct what
+-- replaced it), and another principal's correction is proposed only for a belief that is current
+-- (or in a tie): of one that is not, the proposal would close before its owner read it (BD005).
+-- The preview and the apply both ask this, so the preview refuses what the apply refuses.
+create or replace function beliefdb._correction_is_proposal(p_belief beliefdb.belief) returns boolean
+language plpgsql stable
+set search_path = pg_catalog, pg_temp
+as $$
+begin
+    if p_belief.status in ('superseded', 'retracted') then
+        raise exception 'belief % is %: correct the belief that replaced it instead', p_belief.id, p_belief.status
+            using errcode = 'BD005';
+    end if;
+    if p_belief.owner is not distinct from beliefdb.current_principal() then
+        return false;
+    end if;
+    if p_belief.status not in ('current', 'conflicting') then
+        raise exception 'belief % is %: only a current belief can be corrected by a proposal to its owner (%)',
+            p_belief.id, p_belief.status, p_belief.owner using errcode = 'BD005';
+    end if;
+    return true;
+end
+$$;
+comment on function beliefdb._correction_is_proposal(beliefdb.belief) is 'Whether a correction by the acting principal is a proposal to the owner; refuses (BD005) a belief that cannot be corrected';
+
+-- A correction of a belief the acting principal does not own: a review item for the owner,
+-- holding the proposal. The same proposal again (same principal, text, value and revision, or
+-- the same idempotency key) returns the open item with already_applied.
+create or replace function beliefdb._propose_correction(
+    p_workspace_id uuid, p_belief beliefdb.belief, p_statement text, p_value text, p_reviewer text, p_reason text,
+    p_idempotency_key text
+) returns jsonb
+language plpgsql
+set search_path = pg_catalog, pg_temp
+as $$
+declare
+    v_proposal jsonb := jsonb_build_object(
+        'statement', p_statement, 'value', p_value, 'reviewer', p_reviewer, 'reason', p_reason,
+        'revision', p_belief.revision, 'idempotency_key', p_idempotency_key);
+    v_item beliefdb.review_item;
+    v_existing boolean := true;
+begin
+    select * into v_item
+      from beliefdb.review_item r
+     where r.workspace_id = p_workspace_id and r.kind = 'correction_proposed' and r.status = 'open'
+       and ((p_idempotency_key is not null and r.proposal ->> 'idempotency_key' = p_idempotency_key)
+            or (r.node = p_belief.id and r.proposed_by = beliefdb.current_principal()
+                and r.proposal - 'idempotency_key' - 'reason' - 'reviewer' = v_proposal - 'idempotency_key' - 'reason' - 'reviewer'))
+     limit 1;
+    if found and v_item.node <> p_belief.id then
+        raise exception 'idempotency key % was used for a correction of belief %', p_idempotency_key, v_item.node
+            using errcode = 'BD005';
+    elsif not found then
+        v_existing := false;
+        insert into beliefdb.review_item (workspace_id, kind, node, reason, proposed_by, proposal)
+        values (p_workspace_id, 'correction_proposed', p_belief.id,
+                pg_catalog.format('%s proposes "%s" (%s); belief owned by %s', beliefdb.current_principal(),
+                                  p_statement, coalesce(p_reason, 'no reason given'), p_belief.owner),
+                beliefdb.current_principal(), v_proposal)
+        returning * into v_item;
+        perform beliefdb.audit('correction.propose', jsonb_build_object(
+            'item', v_item.id, 'belief', p_belief.id, 'owner', p_belief.owner, 'reviewer', p_reviewer));
+    end if;
+    return jsonb_build_object(
+        'proposed', true, 'review_item', v_item.id, 'belief', p_belief.id, 'owner', p_belief.owner,
+        'correction', null, 'replacement', null, 'superseded', '[]'::jsonb, 'flagged', '[]'::jsonb,
+        'held', '[]'::jsonb, 'already_applied', v_existing, 'changes', beliefdb._empty_changes());
+end
+$$;
+comment on function beliefdb._propose_correction(uuid, beliefdb.belief, text, text, text, text, text) is 'Queue a correction of another principal''s belief for its owner to approve or reject';
+
+-- The change a correction makes, once who may make it and at which revision is settled: the
+-- reviewer's text becomes a source of its own (in the world of the corrected belief), its one
+-- fragment supports the replacement alone, and the old belief is superseded; then what that
+-- changes is propagated and the replacement meets the old belief's rivals under rule 8.
+create or replace function beliefdb._apply_correction_core(
+    p_workspace_id uuid, p_belief uuid, p_statement text, p_value text, p_reviewer text, p_reason text,
+    p_idempotency_key text
+) returns jsonb
+language plpgsql
+set search_path = pg_catalog, pg_temp
+as $$
+declare
+    v_old beliefdb.belief;
+    v_source uuid;
+    v_version uuid;
+    v_fragment uuid;
+    v_correction uuid;
+    v_replacement uuid;
+    v_changes jsonb;
+    v_settled jsonb;
+begin
+    select * into v_old from beliefdb.belief b where b.workspace_id = p_workspace_id and b.id = p_belief;
+    -- the reviewer's text is a source of its own, so the correction is evidence, not an edit
+    insert into beliefdb.source (workspace_id, name, origin_type, authority, provenance)
+    values (p_workspace_id, 'correction:' || pg_catalog.gen_random_uuid(), 'human_reviewer', 'official',
+            v_old.provenance)
+    returning id into v_source;
+    insert into beliefdb.source_version (workspace_id, source_id, version, content, sha256, label)
+    values (p_workspace_id, v_source, 1, p_statement, ''::bytea, 'reviewer ' || p_reviewer)
+    returning id into v_version;
+    v_fragment := beliefdb._fragment_at(p_workspace_id, v_version, 0, length(p_statement));
+
+    insert into beliefdb.correction (workspace_id, belief_id, belief_revision, reviewer, new_statement, new_value,
+                                     reason, idempotency_key, fragment_id)
+    values (p_workspace_id, p_belief, v_old.revision, p_reviewer, p_statement, p_value, p_reason,
+            p_idempotency_key, v_fragment)
+    returning id into v_correction;
+
+    insert into beliefdb.belief (workspace_id, statement, subject, attribute, value, kind, scope, valid_time,
+                                 confidence, confidence_kind, status, provenance)
+    values (p_workspace_id, p_statement, v_old.subject, v_old.attribute, coalesce(p_value, v_old.value), v_old.kind,
+            v_old.scope, v_old.valid_time,
+            coalesce((select p.weight from beliefdb.confidence_policy p
+                       where p.factor = 'correction' and p.key = 'human_correction'), 0.95),
+            'human_correction', 'current', v_old.provenance)
+    returning id into v_replacement;
+    perform beliefdb._add_evidence(p_workspace_id, v_replacement, v_fragment);
+    update beliefdb.correction set replacement_belief_id = v_replacement
+     where workspace_id = p_workspace_id and id = v_correction;
+    insert into beliefdb.relation (workspace_id, from_belief, to_belief, kind, reason)
+    values (p_workspace_id, v_replacement, p_belief, 'supersedes', 'correction by ' || p_reviewer);
+    update beliefdb.belief set revision = revision + 1 where workspace_id = p_workspace_id and id = p_belief;
+
+    v_changes := beliefdb.propagate(p_workspace_id, array[p_belief, v_replacement, v_fragment, v_correction]);
+    -- the replacement meets the old belief's rivals under rule 8 like any new belief
+    v_settled := beliefdb._settle(p_workspace_id, v_replacement);
+    if jsonb_array_length(v_settled -> 'superseded') + jsonb_array_length(v_settled -> 'conflicts') > 0 then
+        v_changes := beliefdb.propagate(p_workspace_id, array[v_replacement]
+            || array(select (x ->> 'old')::uuid from jsonb_array_elements(v_settled -> 'superseded') x)
+            || array(select (x ->> 'b')::uuid from jsonb_array_elements(v_settled -> 'conflicts') x));
+    end if;
+    return jsonb_build_object(
+        'correction', v_correction, 'replacement', v_replacement, 'superseded', jsonb_build_array(p_belief),
+        'flagged', v_changes -> 'flagged', 'held', v_changes -> 'held', 'already_applied', false,
+        'proposed', false, 'changes', v_changes);
+end
+$$;
+comment on function beliefdb._apply_correction_core(uuid, uuid, text, text, text, text, text) is 'Make a correction (no owner or revision check: apply_correction and its preview do those)';
+
+-- The ids a retraction target names: a node (and, for a correction, its fragment), a source, or
+-- one version of a source (by number). BD004 when there is no such version; BD005 for an unknown
+-- kind of target.
+create or replace function beliefdb._retraction_targets(p_workspace_id uuid, p_target text, p_id uuid,
+                                                       p_version integer) returns uuid[]
+language plpgsql stable
+set search_path = pg_catalog, pg_temp
+as $$
+declare
+    v_ids uuid[];
+begin
+    if p_target = 'source' then
+        return array[p_id];
+    elsif p_target = 'version' then
+        v_ids := array(select v.id from beliefdb.source_version v
+                        where v.workspace_id = p_workspace_id and v.source_id = p_id and v.version = p_version);
+        if cardinality(v_ids) = 0 then
+            raise exception 'unknown version % of source %', p_version, p_id using errcode = 'BD004';
+        end if;
+        return v_ids;
+    elsif p_target = 'node' then
+        -- a correction is evidence through its fragment: retracting one retracts the other
+        return array[p_id] || array(select c.fragment_id from beliefdb.correction c
+                                     where c.workspace_id = p_workspace_id and c.id = p_id and c.fragment_id is not null);
+    end if;
+    raise exception 'unknown retraction target %', p_target using errcode = 'BD005';
+end
+$$;
+comment on function beliefdb._retraction_targets(uuid, text, uuid, integer) is 'The node, source and version ids a retraction target names';
+
+-- Retract (or restore) nodes, sources and source versions by id and propagate what that changes.
+-- No owner check and no audit: retract, and the dry runs of impact and previews, do those.
+-- Returns the operation's change report, or null when nothing was retracted (or restored).
+create or replace function beliefdb._retract_ids(p_workspace_id uuid, p_ids uuid[], p_reason text, p_undo boolean)
+returns jsonb
+language plpgsql
+set search_path = pg_catalog, pg_temp
+as $$
+declare
+    v_at timestamptz := case when p_undo then null else beliefdb.clock() end;
+    v_reason text := case when p_undo then null else p_reason end;
+    v_changed integer := 0;
+    v_count integer;
+    v_sources uuid[];
+begin
+    update beliefdb.source s set retracted_at = v_at, retraction_reason = v_reason
+     where s.workspace_id = p_workspace_id and s.id = any(p_ids) and (s.retracted_at is null) = not p_undo;
+    get diagnostics v_count = row_count;
+    v_changed := v_changed + v_count;
+    update beliefdb.source_version v set retracted_at = v_at, retraction_reason = v_reason
+     where v.workspace_id = p_workspace_id and v.id = any(p_ids) and (v.retracted_at is null) = not p_undo;
+    get diagnostics v_count = row_count;
+    v_changed := v_changed + v_count;
+    update beliefdb.node n set retracted_at = v_at, retraction_reason = v_reason
+     where n.workspace_id = p_workspace_id and n.id = any(p_ids) and (n.retracted_at is null) = not p_undo;
+    get diagnostics v_count = row_count;
+    v_changed := v_changed + v_count;
+    if v_changed = 0 then
+        return null;
+    end if;
+    -- a source or version change moves which version is in force: every fragment of the source
+    v_sources := array(select s.id from beliefdb.source s where s.workspace_id = p_workspace_id and s.id = any(p_ids)
+                       union
+                       select v.source_id from beliefdb.source_version v
+                        where v.workspace_id = p_workspace_id and v.id = any(p_ids));
+    perform beliefdb._settle_source_items(p_workspace_id, v_sources);
+    return beliefdb.propagate(p_workspace_id,
+        array(select n.id from beliefdb.node n where n.workspace_id = p_workspace_id and n.id = any(p_ids))
+        || beliefdb.expand_targets(p_workspace_id, v_sources));
+end
+$$;
+comment on function beliefdb._retract_ids(uuid, uuid[], text, boolean) is 'Retract or restore nodes, sources and versions by id and propagate (no owner check, no audit)';

@@ -1,0 +1,77 @@
+-- beliefdb: review items that settle by themselves (docs/rules.md, rule 17).
+-- A tie no longer in conflict, a proposed correction of a belief no longer current, and a
+-- proposal about a source that already happened close on their own (status closed, by beliefdb).
+
+-- Review items whose question settled by itself close (status closed, by beliefdb): a tie one of
+-- whose sides is no longer in conflict (superseded, unsupported, expired, retracted or forgotten),
+-- and a proposed correction of a belief that is no longer current (correct what replaced it). (A
+-- tie that comes back opens its item again when rule 8 meets it again: beliefdb._settle.) Called by
+-- propagate for the beliefs its evaluation reached (a tie's both sides are reached together).
+create or replace function beliefdb._settle_review_items(p_workspace_id uuid) returns integer
+language plpgsql
+set search_path = pg_catalog, pg_temp
+as $$
+declare
+    v_closed integer;
+begin
+    update beliefdb.review_item r
+       set status = 'closed', resolved_at = beliefdb.clock(), resolved_by = 'beliefdb',
+           note = case r.kind when 'conflict' then 'settled: the beliefs are no longer tied'
+                              else 'settled: the belief is no longer current (it is ' || b.status::text || ')' end
+      from beliefdb.belief b
+     where r.workspace_id = p_workspace_id and r.status = 'open' and r.kind in ('conflict', 'correction_proposed')
+       -- the beliefs the last evaluation reached (a tie's both sides are reached together)
+       and r.node in (select e.id from pg_temp.beliefdb_evaluation e where e.kind = 'belief')
+       and b.workspace_id = r.workspace_id and b.id = r.node
+       and case r.kind
+               when 'conflict' then
+                    b.status <> 'conflicting'
+                    or not exists (select from beliefdb.belief o
+                                    where o.workspace_id = r.workspace_id and o.id = r.other_node
+                                      and o.status = 'conflicting')
+               else b.status not in ('current', 'conflicting')
+           end;
+    get diagnostics v_closed = row_count;
+    return v_closed;
+end
+$$;
+comment on function beliefdb._settle_review_items(uuid) is 'Close the open conflict and correction items whose question settled by itself';
+
+-- Proposals about sources whose question settled by itself close (status closed, by beliefdb): a
+-- proposed retraction (or restore) of a source or version that is now retracted (or restored), and
+-- a proposed text that is now the version in force.
+create or replace function beliefdb._settle_source_items(p_workspace_id uuid, p_sources uuid[]) returns integer
+language plpgsql
+set search_path = pg_catalog, pg_temp
+as $$
+declare
+    v_closed integer;
+begin
+    update beliefdb.review_item r
+       set status = 'closed', resolved_at = beliefdb.clock(), resolved_by = 'beliefdb',
+           note = case r.kind when 'version_proposed' then 'settled: the source has this text in force now'
+                              else 'settled: it is ' || case when (r.proposal ->> 'undo')::boolean then 'restored'
+                                                              else 'retracted' end || ' already' end
+      from beliefdb.source s
+     where r.workspace_id = p_workspace_id and r.status = 'open' and r.source_id = any(p_sources)
+       and s.workspace_id = r.workspace_id and s.id = r.source_id
+       and case r.kind
+               when 'version_proposed' then
+                    exists (select from beliefdb.source_version v
+                             where v.workspace_id = s.workspace_id and v.source_id = s.id
+                               and v.sha256 = sha256(convert_to(r.proposal ->> 'content', 'UTF8'))
+                               and beliefdb.in_force(v.workspace_id, v.id))
+               when 'retraction_proposed' then
+                    coalesce((r.proposal ->> 'undo')::boolean, false) = (
+                        case when r.proposal ->> 'target' = 'source' then s.retracted_at is null
+                             else exists (select from beliefdb.source_version v
+                                           where v.workspace_id = s.workspace_id and v.source_id = s.id
+                                             and v.version = (r.proposal ->> 'version')::integer
+                                             and v.retracted_at is null) end)
+               else false
+           end;
+    get diagnostics v_closed = row_count;
+    return v_closed;
+end
+$$;
+comment on function beliefdb._settle_source_items(uuid, uuid[]) is 'Close the open proposals about sources whose question settled by itself';

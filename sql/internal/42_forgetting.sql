@@ -1,0 +1,236 @@
+-- beliefdb: the internals of forgetting (docs/rules.md, rule 14).
+-- The change forget makes, masking quotes in the source texts they come from, and gathering the
+-- planner statistics of the tables that held the text again, so nothing forgotten stays behind.
+
+-- The change forget makes (see forget): owner checks, deletions, redactions, propagation, audit.
+create or replace function beliefdb._forget_core(p_workspace_id uuid, p_target text, p_id uuid, p_subject text)
+returns jsonb
+language plpgsql
+set search_path = pg_catalog, pg_temp
+as $$
+declare
+    v_ws uuid := p_workspace_id;
+    v_name text;
+    v_seeds uuid[];
+    v_beliefs uuid[];
+    v_gone uuid[];
+    v_quotes text[] := '{}';
+    v_sources uuid[] := '{}';
+    v_consequents uuid[];
+    v_versions integer := 0;
+    v_redacted integer := 0;
+    v_changes jsonb := beliefdb._empty_changes();
+    v_result jsonb;
+begin
+    if p_target = 'source' then
+        select s.name into v_name from beliefdb.source s where s.workspace_id = v_ws and s.id = p_id;
+        if v_name is null then
+            raise exception 'unknown source %', p_id using errcode = 'BD004';
+        end if;
+        v_seeds := beliefdb.expand_targets(v_ws, array[p_id]);
+        select count(*) into v_versions from beliefdb.source_version v where v.workspace_id = v_ws and v.source_id = p_id;
+    elsif p_target = 'subject' then
+        v_seeds := array(select b.id from beliefdb.belief b where b.workspace_id = v_ws and b.subject = p_subject);
+        if cardinality(v_seeds) = 0 then
+            raise exception 'no belief has subject %', p_subject using errcode = 'BD004';
+        end if;
+    elsif p_target = 'belief' then
+        v_seeds := array(select b.id from beliefdb.belief b where b.workspace_id = v_ws and b.id = p_id);
+        if cardinality(v_seeds) = 0 then
+            raise exception 'unknown belief %', p_id using errcode = 'BD004';
+        end if;
+    else
+        raise exception 'forget a source, a subject or a belief, not %', p_target using errcode = 'BD005';
+    end if;
+
+    -- forgetting a belief is its owner's call (a source is shared evidence: what it leaves
+    -- without support goes by rule 14, whoever owns it)
+    if p_target in ('subject', 'belief') then
+        perform beliefdb._require_owner(v_ws, x.id, 'forget it') from unnest(v_seeds) x (id);
+    end if;
+
+    -- what is left without support once the targets are gone
+    if cardinality(v_seeds) > 0 then
+        perform beliefdb.evaluate(v_ws, v_seeds, v_seeds);
+    else
+        perform beliefdb._prepare_evaluation();
+    end if;
+    -- (what did not hold before was not left without support by this: it stays, as it was)
+    v_beliefs := array(
+        select e.id from pg_temp.beliefdb_evaluation e
+         where e.kind = 'belief' and (e.id = any(v_seeds) or (e.held and not e.holds)));
+    v_gone := v_seeds || array(select x from unnest(v_beliefs) x where not (x = any(v_seeds)));
+    -- a correction of a forgotten belief goes with it; the reviewer's replacement stands on the
+    -- reviewer's own fragment
+    v_gone := v_gone || array(select c.id from beliefdb.correction c
+                               where c.workspace_id = v_ws and c.belief_id = any(v_gone));
+    -- a forgotten subject's or belief's quotes, and the sources they are in (their text is masked)
+    if p_target in ('subject', 'belief') then
+        select coalesce(array_agg(distinct e.quote), '{}'), coalesce(array_agg(distinct v.source_id), '{}')
+          into v_quotes, v_sources
+          from beliefdb.evidence e
+          join beliefdb.fragment f on f.workspace_id = e.workspace_id and f.id = e.fragment_id
+          join beliefdb.source_version v on v.workspace_id = f.workspace_id and v.id = f.source_version_id
+         where e.workspace_id = v_ws and e.belief_id = any(v_seeds);
+    end if;
+    v_result := jsonb_build_object(
+        'target', p_target, 'versions', v_versions,
+        'fragments', (select count(*) from beliefdb.fragment f where f.workspace_id = v_ws and f.id = any(v_gone)),
+        'beliefs', cardinality(v_beliefs),
+        'evidence', (select count(*) from beliefdb.evidence e
+                      where e.workspace_id = v_ws and (e.belief_id = any(v_gone) or e.fragment_id = any(v_gone))),
+        'embeddings', (select count(*) from beliefdb.belief_embedding m
+                        where m.workspace_id = v_ws and m.belief_id = any(v_gone)));
+
+    -- reasons that cite anything forgotten go with it (a reason never outlives an antecedent)
+    with gone_reason as (
+        delete from beliefdb.justification j
+         where j.workspace_id = v_ws
+           and exists (select from beliefdb.justification_antecedent a
+                        where a.workspace_id = j.workspace_id and a.justification_id = j.id and a.antecedent = any(v_gone))
+        returning j.consequent
+    )
+    select array(select distinct g.consequent from gone_reason g where not (g.consequent = any(v_gone)))
+      into v_consequents;
+    -- what a forgotten belief superseded or was in conflict with stands on its own again
+    v_consequents := v_consequents || array(
+        select case when r.from_belief = any(v_gone) then r.to_belief else r.from_belief end
+          from beliefdb.relation r
+         where r.workspace_id = v_ws and r.kind in ('supersedes', 'conflicts_with')
+           and (r.from_belief = any(v_gone)) <> (r.to_belief = any(v_gone)));
+    perform beliefdb._note_changes(v_ws, v_gone || v_consequents);
+    delete from beliefdb.node n where n.workspace_id = v_ws and n.id = any(v_gone);
+    if p_target = 'source' then
+        delete from beliefdb.source s where s.workspace_id = v_ws and s.id = p_id;
+        perform beliefdb._audit_redact_source(v_name);
+    end if;
+    if cardinality(v_quotes) > 0 then
+        v_redacted := beliefdb._redact_quotes(v_ws, v_sources, v_quotes,
+                                             case p_target when 'subject' then 'forgotten subject'
+                                                           else 'forgotten belief' end);
+    end if;
+    if cardinality(v_consequents) > 0 then
+        v_changes := beliefdb.propagate(v_ws, v_consequents);
+    else
+        v_changes := beliefdb._changes(v_ws);
+    end if;
+    v_result := v_result || jsonb_build_object(
+        'redacted', v_redacted,
+        'would_flag', v_changes -> 'flagged',  -- (the preview's name for it)
+        'flagged', v_changes -> 'flagged', 'held', v_changes -> 'held', 'changes', v_changes);
+    perform beliefdb.audit('forget', jsonb_build_object(
+        'target', p_target,
+        'sha256', encode(sha256(convert_to(coalesce(v_name, p_subject, p_id::text), 'UTF8')), 'hex'),
+        'beliefs', cardinality(v_beliefs), 'fragments', v_result -> 'fragments', 'redacted', v_redacted,
+        'flagged', v_changes -> 'flagged'));
+    return v_result;
+end
+$$;
+comment on function beliefdb._forget_core(uuid, text, uuid, text) is 'The change of forget: deletions, redactions, propagation and audit (forget checks and previews)';
+
+-- A text with the given character spans ([start, end), 0-based) replaced by as many U+2588 as
+-- they are long: the text of a redacted source version, whose other offsets stay valid.
+create or replace function beliefdb._masked(p_text text, p_spans int4range[]) returns text
+language plpgsql immutable
+set search_path = pg_catalog, pg_temp
+as $$
+declare
+    v_span int4range;
+    v_text text := p_text;
+begin
+    foreach v_span in array coalesce(p_spans, '{}') loop
+        v_text := overlay(v_text placing repeat(U&'\2588', upper(v_span) - lower(v_span))
+                          from lower(v_span) + 1 for upper(v_span) - lower(v_span));
+    end loop;
+    return v_text;
+end
+$$;
+comment on function beliefdb._masked(text, int4range[]) is 'A text with character spans replaced by as many U+2588 (same length: other offsets stay valid)';
+
+-- Mask every occurrence of some quotes in every version of some sources (and in the texts
+-- proposed for them): the source text, the fragments over it and their evidence all change
+-- together, each span recorded in beliefdb.redaction. Returns how many spans were masked.
+create or replace function beliefdb._redact_quotes(p_workspace_id uuid, p_sources uuid[], p_quotes text[],
+                                                  p_reason text) returns integer
+language plpgsql
+set search_path = pg_catalog, pg_temp
+as $$
+declare
+    v_version record;
+    v_spans int4range[];
+    v_count integer := 0;
+begin
+    for v_version in
+        select v.id, v.content from beliefdb.source_version v
+         where v.workspace_id = p_workspace_id and v.source_id = any(p_sources)
+    loop
+        v_spans := beliefdb._occurrences(v_version.content, p_quotes);
+        continue when cardinality(v_spans) = 0;
+        insert into beliefdb.redaction (workspace_id, source_version_id, start_offset, end_offset, reason)
+        select p_workspace_id, v_version.id, lower(x), upper(x), p_reason from unnest(v_spans) x;
+        v_count := v_count + cardinality(v_spans);
+        update beliefdb.source_version v set content = beliefdb._masked(v.content, v_spans)
+         where v.workspace_id = p_workspace_id and v.id = v_version.id;
+        -- every fragment over a masked span, then the evidence quoting it
+        update beliefdb.fragment f
+           set text = substr(v.content, f.start_offset + 1, f.end_offset - f.start_offset)
+          from beliefdb.source_version v
+         where f.workspace_id = p_workspace_id and f.source_version_id = v_version.id
+           and v.workspace_id = f.workspace_id and v.id = f.source_version_id
+           and int4range(f.start_offset, f.end_offset) && any(v_spans);
+        update beliefdb.evidence e
+           set quote = f.text
+          from beliefdb.fragment f
+         where e.workspace_id = p_workspace_id and f.workspace_id = e.workspace_id and f.id = e.fragment_id
+           and f.source_version_id = v_version.id and e.quote <> f.text;
+    end loop;
+    update beliefdb.review_item r
+       set proposal = jsonb_set(r.proposal, '{content}', to_jsonb(beliefdb._masked(
+               r.proposal ->> 'content', beliefdb._occurrences(r.proposal ->> 'content', p_quotes))))
+     where r.workspace_id = p_workspace_id and r.kind = 'version_proposed' and r.source_id = any(p_sources)
+       and cardinality(beliefdb._occurrences(r.proposal ->> 'content', p_quotes)) > 0;
+    return v_count;
+end
+$$;
+comment on function beliefdb._redact_quotes(uuid, uuid[], text[], text) is 'Mask every occurrence of quotes in the versions of sources, their fragments and evidence; record the spans';
+
+-- Every span of a text where one of the quotes occurs (overlapping occurrences included).
+create or replace function beliefdb._occurrences(p_text text, p_quotes text[]) returns int4range[]
+language plpgsql immutable
+set search_path = pg_catalog, pg_temp
+as $$
+declare
+    v_quote text;
+    v_at integer;
+    v_from integer;
+    v_spans int4range[] := '{}';
+begin
+    foreach v_quote in array coalesce(p_quotes, '{}') loop
+        continue when v_quote is null or v_quote = '';
+        v_from := 1;
+        loop
+            v_at := strpos(substr(p_text, v_from), v_quote);
+            exit when v_at = 0;
+            v_spans := v_spans || int4range(v_from + v_at - 2, v_from + v_at - 2 + length(v_quote));
+            v_from := v_from + v_at;
+        end loop;
+    end loop;
+    return v_spans;
+end
+$$;
+comment on function beliefdb._occurrences(text, text[]) is 'Every character span [start, end) of a text where one of some quotes occurs';
+
+-- Gather planner statistics again for the columns that hold text: what was forgotten must not
+-- stay in pg_statistic's sampled values (rows this transaction deleted or masked are not sampled).
+create or replace function beliefdb._analyze_text_tables() returns void
+language plpgsql
+set search_path = pg_catalog, pg_temp
+as $$
+begin
+    analyze beliefdb.source (name), beliefdb.source_version (content, label, path), beliefdb.fragment (text),
+            beliefdb.evidence (quote), beliefdb.belief (statement, subject, attribute, value, scope, search),
+            beliefdb.correction (new_statement, new_value, reason), beliefdb.review_item (reason, proposal),
+            beliefdb.audit_event (payload), beliefdb.relation (reason);
+end
+$$;
+comment on function beliefdb._analyze_text_tables() is 'Gather statistics again on every text column, so pg_statistic keeps nothing forgotten';
