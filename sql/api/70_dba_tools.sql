@@ -1,4 +1,5 @@
 -- beliefdb: the DBA's tools, not granted to the application role (docs/dba.md).
+-- Rules cited as "rule N" are those of docs/rules.md.
 -- What a DBA runs by hand as the schema's owner: evaluate and store holding over a change's
 -- forward closure (every change of the API propagates with its owner's rights), rewrite
 -- beliefdb.adjacency and decision.reasons after a bulk load with triggers off, and create the

@@ -1,4 +1,5 @@
 -- beliefdb: views for DBAs and for the library. All are security_invoker, so
+-- Rules cited as "rule N" are those of docs/rules.md.
 -- row-level security applies to whoever queries them.
 
 -- Each supporting or other piece of evidence with its quote, offsets and source.

@@ -1,4 +1,5 @@
 -- beliefdb: types and tables.
+-- Rules cited as "rule N" are those of docs/rules.md.
 -- Tables change only through alembic revisions (migrations/versions); this file is the
 -- canonical result of applying all of them, and the one file of sql/ a migration does not
 -- re-apply. Every primary and foreign key leads with workspace_id so the schema can be
