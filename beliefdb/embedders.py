@@ -19,13 +19,8 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar, Final
 
 from beliefdb import errors, settings
+from beliefdb.errors import EmbedderUnavailable
 from beliefdb.openai_client import EndpointError, Failed, OpenAIClient
-
-
-class EmbedderUnavailable(errors.BeliefDBError):
-    """The embedder cannot embed right now (endpoint down, model missing)."""
-
-    code = "embedder_unavailable"
 
 
 class Embedder(ABC):

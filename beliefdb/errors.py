@@ -85,6 +85,30 @@ class ExtractorUnavailable(BeliefDBError):
     code = "extractor_unavailable"
 
 
+class PlotUnavailable(BeliefDBError):
+    """The reliability diagram was asked for but matplotlib (the ``plot`` extra) is not installed."""
+
+    code = "plot_unavailable"
+
+
+class ModelMismatch(BeliefDBError):
+    """The workspace's embeddings belong to another model."""
+
+    code = "embedding_model_mismatch"
+
+
+class WorkspaceNotEmpty(InvalidInput):
+    """A workspace that still holds data is deleted only when asked to (``force``)."""
+
+    code = "workspace_not_empty"
+
+
+class EmbedderUnavailable(BeliefDBError):
+    """The embedder cannot embed right now (endpoint down, model missing)."""
+
+    code = "embedder_unavailable"
+
+
 #: What each error code of beliefdb's SQL raises here (the one internal code, preview_rolled_back,
 #: never leaves the database).
 BY_ERROR_CODE: Final[Mapping[str, type[BeliefDBError]]] = MappingProxyType({

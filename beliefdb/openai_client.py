@@ -6,7 +6,7 @@ A call is one JSON ``POST {base_url}/{path}`` with a timeout and, when there is 
 ``retries`` times, waiting ``backoff`` seconds doubled each time, or what the server's
 ``Retry-After`` asks (seconds or an HTTP date; at most :data:`MAX_RETRY_AFTER`). Any other HTTP error
 is not retried. The callers turn :class:`EndpointError` into their own beliefdb exception
-(:class:`beliefdb.embedders.EmbedderUnavailable`, :class:`beliefdb.errors.ExtractorUnavailable`).
+(:class:`beliefdb.errors.EmbedderUnavailable`, :class:`beliefdb.errors.ExtractorUnavailable`).
 """
 
 from __future__ import annotations

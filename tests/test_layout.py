@@ -95,3 +95,41 @@ def test_the_layout_has_its_packages() -> None:
     packages = {name for name, path in MODULES.items() if path.name == "__init__.py"}
     assert {"beliefdb.api", "beliefdb.cli", "beliefdb.store", "beliefdb.text", "beliefdb.db", "beliefdb.render",
             "beliefdb.models"} <= packages
+
+
+def test_every_exception_beliefdb_raises_on_purpose_lives_in_errors() -> None:
+    """Exceptions a caller may catch are all in beliefdb.errors; modules raise them, never define them."""
+    defined = {}
+    for name, path in MODULES.items():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ClassDef) and any(
+                    (isinstance(b, ast.Name) and b.id in ("BeliefDBError", "InvalidInput", "NotFound",
+                                                           "PermissionDenied"))
+                    or (isinstance(b, ast.Attribute) and b.attr in ("BeliefDBError", "InvalidInput", "NotFound"))
+                    for b in node.bases):
+                defined[node.name] = name
+    assert len(defined) > 15
+    assert {k: v for k, v in defined.items() if v != "beliefdb.errors"} == {}
+
+
+def test_every_result_type_of_the_entry_point_lives_in_models() -> None:
+    """The rows BeliefDB's methods and the operations of beliefdb.api return (dataclasses) are
+    beliefdb.models types. (record_run returns a recorder to write steps with, not a row.)"""
+    import dataclasses
+    import inspect
+    import typing
+
+    from beliefdb import api, models
+
+    exported = set(models.__all__)
+    returned: set[str] = set()
+    functions = [v for n, v in vars(api.BeliefDB).items() if inspect.isfunction(v) and not n.startswith("_")]
+    functions += [getattr(api, n) for n in api.__all__ if inspect.isfunction(getattr(api, n))]
+    for fn in functions:
+        hint = typing.get_type_hints(fn).get("return")
+        for t in [hint, *typing.get_args(hint)]:
+            for inner in [t, *typing.get_args(t)]:
+                if isinstance(inner, type) and dataclasses.is_dataclass(inner):
+                    returned.add(inner.__name__)
+                    assert inner.__module__.startswith("beliefdb.models"), (fn.__name__, inner)
+    assert {"Why", "AskResult", "Calibration", "EmbedReport", "CorrectionResult"} <= returned <= exported

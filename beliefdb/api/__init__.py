@@ -21,10 +21,8 @@ from beliefdb.api.operations import (
     version,
 )
 from beliefdb.db.connector import DEFAULT_WORKSPACE
-from beliefdb.db.server import ServerStatus
-from beliefdb.store.calibrate import DEFAULT_BINS, Calibration
-from beliefdb.store.retrieve import AskResult
-from beliefdb.store.vectors import EmbedReport
+from beliefdb.models import AskResult, Calibration, EmbedReport, ServerStatus
+from beliefdb.store.calibrate import DEFAULT_BINS
 
 __all__ = [
     "DEFAULT_BINS", "DEFAULT_WORKSPACE", "SOURCE_VERSION", "AskResult", "BeliefDB", "Calibration", "EmbedReport",

@@ -16,13 +16,16 @@ from beliefdb.db.connector import DEFAULT_WORKSPACE, Database
 from beliefdb.embedders import get_embedder
 from beliefdb.models import (
     Action,
+    AskResult,
     AuditResult,
     Belief,
+    Calibration,
     Changes,
     ConfidenceReport,
     CorrectionPreview,
     CorrectionResult,
     Decision,
+    EmbedReport,
     Expired,
     Forgotten,
     ImpactRow,
@@ -60,9 +63,7 @@ from beliefdb.store import (
 from beliefdb.store import (
     vectors as embeddings,
 )
-from beliefdb.store.calibrate import DEFAULT_BINS, Calibration
-from beliefdb.store.retrieve import AskResult
-from beliefdb.store.vectors import EmbedReport
+from beliefdb.store.calibrate import DEFAULT_BINS
 from beliefdb.text.extractor import Candidate
 
 __all__ = ["BeliefDB", "Progress", "connect"]

@@ -11,9 +11,9 @@ from pathlib import Path
 from beliefdb import settings
 from beliefdb.db.bootstrap import ensure_migrated, resolve_url
 from beliefdb.db.connector import probe
-from beliefdb.db.server import EmbeddedServer, ServerStatus
+from beliefdb.db.server import EmbeddedServer
 from beliefdb.errors import NotFound
-from beliefdb.models import Migration, Rule, Setting, Workspace, WorkspaceDeleted
+from beliefdb.models import Migration, Rule, ServerStatus, Setting, Workspace, WorkspaceDeleted
 from beliefdb.store import workspaces
 
 __all__ = [

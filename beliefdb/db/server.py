@@ -12,7 +12,6 @@ import contextlib
 import os
 import subprocess
 import warnings
-from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 
@@ -22,6 +21,7 @@ from psycopg import sql
 
 from beliefdb import settings
 from beliefdb.errors import DatabaseUnavailable
+from beliefdb.models import ServerStatus
 
 DATABASE = "beliefdb"
 
@@ -53,16 +53,6 @@ def default_shared_buffers_mb() -> int:
     except (AttributeError, ValueError, OSError):  # not POSIX: keep PostgreSQL's default
         return 128
     return max(128, min(2048, total // 4 // (1024 * 1024)))
-
-
-@dataclass(frozen=True)
-class ServerStatus:
-    home: Path
-    pgdata: Path
-    initialized: bool
-    running: bool
-    pid: int | None
-    url: str | None
 
 
 class EmbeddedServer:

@@ -36,15 +36,20 @@ from beliefdb.models.ingest import (
     Unchanged,
 )
 from beliefdb.models.operations import (
+    Calibration,
+    CalibrationBin,
     ConfidenceReport,
     Expired,
     Forgotten,
+    KindSummary,
     Migration,
     OutcomeRecorded,
     Rule,
+    ServerStatus,
     Setting,
     WorkspaceDeleted,
 )
+from beliefdb.models.retrieval import Answer, AskResult, EmbedReport
 from beliefdb.models.traces import (
     PlanItem,
     RepairPlan,
@@ -59,9 +64,13 @@ from beliefdb.models.traces import (
 __all__ = [
     "Accepted",
     "Action",
+    "Answer",
+    "AskResult",
     "AuditResult",
     "Belief",
     "BuiltOn",
+    "Calibration",
+    "CalibrationBin",
     "Changes",
     "ConfidenceFactor",
     "ConfidenceReport",
@@ -70,6 +79,7 @@ __all__ = [
     "CorrectionResult",
     "Corroborated",
     "Decision",
+    "EmbedReport",
     "Evidence",
     "Expired",
     "Forgotten",
@@ -77,6 +87,7 @@ __all__ = [
     "ImpactRow",
     "IngestFailure",
     "IngestReport",
+    "KindSummary",
     "Migration",
     "OutcomeRecorded",
     "PlanItem",
@@ -90,6 +101,7 @@ __all__ = [
     "Rule",
     "Run",
     "RunTrace",
+    "ServerStatus",
     "Setting",
     "StillSupported",
     "Superseded",

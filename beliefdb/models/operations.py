@@ -1,4 +1,5 @@
-"""Lifecycle and operations: confidence rounds, expiry, outcomes, forgetting, migrations, workspaces, settings.
+"""Lifecycle and operations: confidence rounds, expiry, outcomes, forgetting, calibration,
+migrations, workspaces, the embedded server, settings, the rules.
 
 Rules cited as "rule N" are those of docs/rules.md.
 """
@@ -7,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
+from pathlib import Path
 from uuid import UUID
 
 from beliefdb.models.changes import Changes
@@ -116,3 +118,49 @@ class Rule:
     number: int
     title: str
     text: str
+
+
+@dataclass(frozen=True)
+class CalibrationBin:
+    """Beliefs with ``lower <= confidence < upper`` (the last bin includes 1.0). Empty bins have no
+    mean, accuracy or gap. ``gap`` is accuracy − mean confidence: negative means overconfident."""
+
+    lower: float
+    upper: float
+    count: int
+    correct: int
+    mean_confidence: float | None
+    accuracy: float | None
+    gap: float | None
+
+
+@dataclass(frozen=True)
+class KindSummary:
+    confidence_kind: str
+    count: int
+    correct: int
+    accuracy: float
+    mean_confidence: float
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """The reliability table of a labelled sample and its expected calibration error."""
+
+    count: int
+    correct: int
+    accuracy: float
+    mean_confidence: float
+    ece: float
+    bins: list[CalibrationBin]
+    by_kind: list[KindSummary]
+
+
+@dataclass(frozen=True)
+class ServerStatus:
+    home: Path
+    pgdata: Path
+    initialized: bool
+    running: bool
+    pid: int | None
+    url: str | None

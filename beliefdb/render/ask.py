@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from beliefdb.models import Answer, AskResult
 from beliefdb.render import evidence_json, jsonable, short
-from beliefdb.store.retrieve import Answer, AskResult
 
 
 def _belief(a: Answer) -> dict[str, Any]:

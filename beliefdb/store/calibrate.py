@@ -27,6 +27,8 @@ from uuid import UUID
 from beliefdb import errors
 from beliefdb.db.connector import Database
 from beliefdb.db.queries import Q
+from beliefdb.errors import PlotUnavailable
+from beliefdb.models import Calibration, CalibrationBin, KindSummary
 
 DEFAULT_BINS = 10
 MAX_BINS = 1000
@@ -36,12 +38,6 @@ _TRUE = frozenset({"true", "1", "yes"})
 _FALSE = frozenset({"false", "0", "no"})
 _FULL_ID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
 _PREFIX = re.compile(r"^[0-9a-f-]{4,36}$")
-
-
-class PlotUnavailable(errors.BeliefDBError):
-    """The reliability diagram was asked for but matplotlib (the ``plot`` extra) is not installed."""
-
-    code = "plot_unavailable"
 
 
 @dataclass(frozen=True)
@@ -60,42 +56,6 @@ class LabelledBelief:
     correct: bool
     confidence: Decimal
     confidence_kind: str
-
-
-@dataclass(frozen=True)
-class CalibrationBin:
-    """Beliefs with ``lower <= confidence < upper`` (the last bin includes 1.0). Empty bins have no
-    mean, accuracy or gap. ``gap`` is accuracy − mean confidence: negative means overconfident."""
-
-    lower: float
-    upper: float
-    count: int
-    correct: int
-    mean_confidence: float | None
-    accuracy: float | None
-    gap: float | None
-
-
-@dataclass(frozen=True)
-class KindSummary:
-    confidence_kind: str
-    count: int
-    correct: int
-    accuracy: float
-    mean_confidence: float
-
-
-@dataclass(frozen=True)
-class Calibration:
-    """The reliability table of a labelled sample and its expected calibration error."""
-
-    count: int
-    correct: int
-    accuracy: float
-    mean_confidence: float
-    ece: float
-    bins: list[CalibrationBin]
-    by_kind: list[KindSummary]
 
 
 def parse_bool(value: str) -> bool | None:

@@ -11,7 +11,7 @@ answer comes from text search and says so in ``degraded``.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 from uuid import UUID
@@ -22,10 +22,11 @@ from pgvector import Vector
 from beliefdb import errors
 from beliefdb.db.connector import Database
 from beliefdb.db.queries import Q
-from beliefdb.embedders import Embedder, EmbedderUnavailable, get_embedder
-from beliefdb.models import Belief, Evidence
+from beliefdb.embedders import Embedder, get_embedder
+from beliefdb.errors import EmbedderUnavailable, ModelMismatch
+from beliefdb.models import Answer, AskResult, Belief, Evidence
 from beliefdb.store.beliefs import get_beliefs
-from beliefdb.store.vectors import ModelMismatch, workspace_model
+from beliefdb.store.vectors import workspace_model
 
 
 @dataclass(frozen=True)
@@ -39,33 +40,6 @@ class Recalled:
     text_rank: int | None
     name_rank: int | None
     low_confidence: bool
-
-
-@dataclass(frozen=True)
-class Answer:
-    """A belief returned by ask, with what a caller needs to trust it or not."""
-
-    belief: Belief
-    evidence: list[Evidence]
-    warnings: list[str]
-    conflicts: list[dict[str, Any]]
-    replaced: list[dict[str, Any]]
-    provenance: str
-    low_confidence: bool
-    score: float
-    similarity: float | None
-    matched_by: list[str]
-
-
-@dataclass(frozen=True)
-class AskResult:
-    status: str  # ok | no_match | memory_unavailable
-    question: str
-    as_of: datetime | None
-    beliefs: list[Answer] = field(default_factory=list)
-    context: str = ""
-    degraded: str | None = None
-    reason: str | None = None
 
 
 def _matched_by(r: Recalled) -> list[str]:

@@ -15,16 +15,11 @@ from uuid import UUID
 import psycopg
 from pgvector import Vector
 
-from beliefdb import errors
 from beliefdb.db.connector import Database
 from beliefdb.db.queries import Q
-from beliefdb.embedders import Embedder, EmbedderUnavailable
-
-
-class ModelMismatch(errors.BeliefDBError):
-    """The workspace's embeddings belong to another model."""
-
-    code = "embedding_model_mismatch"
+from beliefdb.embedders import Embedder
+from beliefdb.errors import EmbedderUnavailable, ModelMismatch
+from beliefdb.models import EmbedReport
 
 
 @dataclass(frozen=True)
@@ -33,15 +28,6 @@ class WorkspaceModel:
     dim: int
     target_model: str | None
     target_dim: int | None
-
-
-@dataclass(frozen=True)
-class EmbedReport:
-    model: str
-    embedded: int
-    missing: int
-    switched: bool = False
-    index: str | None = None
 
 
 def literal(vector: Sequence[float]) -> str:

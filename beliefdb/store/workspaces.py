@@ -13,6 +13,7 @@ from psycopg.rows import class_row
 from beliefdb import errors
 from beliefdb.db.connector import app_connection, probe, translated_errors
 from beliefdb.db.queries import Q
+from beliefdb.errors import WorkspaceNotEmpty
 from beliefdb.models import Workspace, WorkspaceDeleted
 
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,62}$")
@@ -37,12 +38,6 @@ def list_workspaces(url: str) -> list[Workspace]:
     with app_connection(url) as conn, conn.cursor(row_factory=class_row(Workspace)) as cur:
         cur.execute(Q.list_workspaces)
         return cur.fetchall()
-
-
-class WorkspaceNotEmpty(errors.InvalidInput):
-    """A workspace that still holds data is deleted only when asked to (``force``)."""
-
-    code = "workspace_not_empty"
 
 
 # What a workspace holds, deleted in this order (each cascades to what rests on it) while its audit
