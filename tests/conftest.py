@@ -4,13 +4,16 @@ run on it (``cli``)."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import shutil
+import sys
 import tempfile
 import traceback
 from collections.abc import Iterator, Mapping
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import psycopg
@@ -26,6 +29,17 @@ import beliefdb
 import beliefdb.cli
 from beliefdb.db import migrate
 from beliefdb.db.server import EmbeddedServer
+
+
+def load_script(name: str, path: Path) -> ModuleType:
+    """A script of the repository (scripts/, bench/) imported as module ``name``: a unique name, since
+    bench/repair and bench/retrieval both have a run.py."""
+    spec = importlib.util.spec_from_file_location(name, path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
 
 TEST_DB = "beliefdb_test"
 

@@ -3,11 +3,11 @@ BeliefDB methods, the operations of beliefdb.api, the result types and the excep
 
 from __future__ import annotations
 
-import importlib.util
 import inspect
-import sys
 from pathlib import Path
 from types import ModuleType
+
+from conftest import load_script
 
 from beliefdb import api, errors, models
 
@@ -15,12 +15,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def _generator() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("api_reference", ROOT / "scripts" / "api_reference.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_script("api_reference", ROOT / "scripts" / "api_reference.py")
 
 
 def test_api_reference_matches_the_package(tmp_path: Path) -> None:

@@ -8,7 +8,6 @@ a minute on 2 cores); the benchmark itself always uses the real model."""
 from __future__ import annotations
 
 import hashlib
-import importlib.util
 import re
 import sys
 from collections.abc import Sequence
@@ -17,6 +16,7 @@ from types import ModuleType
 
 import numpy as np
 import pytest
+from conftest import load_script
 
 import beliefdb
 from beliefdb import embedders as embed
@@ -25,13 +25,7 @@ BENCH = Path(__file__).resolve().parents[1] / "bench" / "retrieval"
 
 
 def _load(name: str, file: str) -> ModuleType:
-    # unique module names: bench/repair also has a run.py that other tests import as "run"
-    spec = importlib.util.spec_from_file_location(name, BENCH / file)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_script(name, BENCH / file)
 
 
 corpus = _load("retrieval_bench_corpus", "corpus.py")

@@ -3,21 +3,16 @@ drift from what sql/ really creates and grants."""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
 from types import ModuleType
+
+from conftest import load_script
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
 def _generator() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("sql_reference", ROOT / "scripts" / "sql_reference.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_script("sql_reference", ROOT / "scripts" / "sql_reference.py")
 
 
 def test_sql_reference_matches_the_catalog(db_url: str, tmp_path: Path) -> None:
