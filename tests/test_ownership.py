@@ -107,9 +107,9 @@ def test_a_login_role_per_agent_cannot_claim_another_principal(db_url: str, alic
         conn.execute("set role beliefdb_app")
         assert conn.execute("select beliefdb.current_principal()").fetchone() == ("agent_b",)
         # claiming to be alice does not make agent_b's correction of alice's belief apply
-        raw = conn.execute("select beliefdb.apply_correction(%s, 'Returns within 30 days.', '30 days', 'bo', "
-                           "null, 1, null)", (window,)).fetchone()
-        assert raw is not None and raw[0]["proposed"] is True
+        raw = conn.execute("select proposed from beliefdb.apply_correction(%s, 'Returns within 30 days.', "
+                           "'30 days', 'bo', null, 1, null)", (window,)).fetchone()
+        assert raw == (True,)
     assert status_of(db_url, window)[0] == "current"
     assert [r[3] for r in open_items(db_url, "correction_proposed")] == ["agent_b"]
 
@@ -329,7 +329,7 @@ def test_other_routes_to_someone_elses_belief_are_refused(db_url: str, alice: be
     only_proposed(lambda: bob.ingest_text("Returns within 99 days.", source=source_name, extractor="none"))
     only_proposed(lambda: bob.ingest_text(f"Note. {QUOTE}", source="internal-note", authority="unverified",
                                           extractor="none"))
-    assert lifecycle.forget(alice.database, belief=replacement, preview=True)["beliefs"] == 1
+    assert lifecycle.forget(alice.database, belief=replacement, preview=True).beliefs == 1
     # the owner may do each of these
     alice.retract(fragment=correction_fragment, reason="the reviewer withdrew it")
     assert status_of(db_url, replacement)[0] == "unsupported" and status_of(db_url, window)[0] == "current"

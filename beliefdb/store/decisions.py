@@ -21,10 +21,6 @@ from beliefdb.store.beliefs import resolve, resolve_node
 from beliefdb.vocabulary import ACTION_STATUSES, DECISION_STATUSES
 
 
-def _recorded(raw: dict[str, Any]) -> Recorded:
-    return Recorded(id=UUID(raw["id"]), status=raw["status"])
-
-
 def decide(db: Database, title: str, *, because: Sequence[str | UUID] = (),
            all_of: Sequence[Sequence[str | UUID]] = (), conn: psycopg.Connection[Any] | None = None) -> Recorded:
     """Record a decision. Each ``because`` belief is an alternative reason on its own; each
@@ -36,9 +32,8 @@ def decide(db: Database, title: str, *, because: Sequence[str | UUID] = (),
     with db.transaction(conn) as c:
         reasons = [[str(resolve(db, ref, c))] for ref in because]
         reasons += [[str(resolve(db, ref, c)) for ref in group] for group in all_of if group]
-        row = c.execute(Q.decide, (title, Jsonb(reasons))).fetchone()
-    assert row is not None
-    return _recorded(row[0])
+        recorded: Recorded = db.fetch_one(Recorded, Q.decide, (title, Jsonb(reasons)), c)
+    return recorded
 
 
 def act(db: Database, decision: str | UUID, description: str,
@@ -49,9 +44,8 @@ def act(db: Database, decision: str | UUID, description: str,
         raise errors.InvalidInput("an action needs a description")
     with db.transaction(conn) as c:
         decision_id = resolve_node(db, decision, ["decision"], c)
-        row = c.execute(Q.act, (decision_id, description)).fetchone()
-    assert row is not None
-    return _recorded(row[0])
+        recorded: Recorded = db.fetch_one(Recorded, Q.act, (decision_id, description), c)
+    return recorded
 
 
 def derive(db: Database, statement: str, subject: str, attribute: str, value: str, sources: Sequence[str | UUID],
@@ -61,9 +55,8 @@ def derive(db: Database, statement: str, subject: str, attribute: str, value: st
         ids = [resolve(db, ref, c) for ref in sources]
         if not ids:
             raise errors.InvalidInput("a derived belief needs --from beliefs")
-        row = c.execute(Q.derive, (statement, subject, attribute, value, ids, kind)).fetchone()
-    assert row is not None
-    return _recorded(row[0])
+        recorded: Recorded = db.fetch_one(Recorded, Q.derive, (statement, subject, attribute, value, ids, kind), c)
+    return recorded
 
 
 def list_decisions(db: Database, status: str | None = None,

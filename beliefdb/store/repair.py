@@ -17,6 +17,7 @@ from uuid import UUID
 import psycopg
 
 from beliefdb import errors
+from beliefdb.db import composites
 from beliefdb.db.connector import Database
 from beliefdb.db.queries import Q
 from beliefdb.models import Belief, Changes, PlanItem, RepairPlan, RepairResult, ReplayResult, TraceStep
@@ -92,6 +93,7 @@ def _faulty_ids(db: Database, refs: Sequence[str | UUID], conn: psycopg.Connecti
 
 
 def _plan_items(raw: list[dict[str, Any]]) -> list[PlanItem]:
+    """The items of a plan as a repair keeps it (beliefdb.repair.plan, jsonb)."""
     return [PlanItem(node=UUID(i["node"]), node_kind=i["node_kind"], step_kind=i.get("step_kind"),
                      run_id=UUID(i["run_id"]) if i.get("run_id") else None, seq=i.get("seq"), action=i["action"],
                      reason=i["reason"], saved_by=[UUID(x) for x in i.get("saved_by") or []])
@@ -115,9 +117,8 @@ def apply(db: Database, faulty: Sequence[str | UUID], *, independent_evidence: b
     """Carry out the store side of the plan in one transaction (audited); replay comes after."""
     with db.transaction(conn) as c:
         ids = _faulty_ids(db, faulty, c)
-        raw = db.scalar(Q.repair_apply, (ids, independent_evidence), c)
-    return RepairResult(repair_id=UUID(raw["repair_id"]), plan=RepairPlan(faulty=ids, items=_plan_items(raw["plan"])),
-                        changes=Changes.from_json(raw["changes"]))
+        result: RepairResult = db.fetch_one(composites.repair_result, Q.repair_apply, (ids, independent_evidence), c)
+    return result
 
 
 def load(db: Database, repair_id: str | UUID, conn: psycopg.Connection[Any] | None = None) -> RepairResult:

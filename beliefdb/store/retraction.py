@@ -14,6 +14,7 @@ from uuid import UUID
 import psycopg
 
 from beliefdb import errors
+from beliefdb.db import composites
 from beliefdb.db.connector import Database
 from beliefdb.db.queries import Q
 from beliefdb.models import Changes, ImpactRow
@@ -72,9 +73,8 @@ def retract(db: Database, *, belief: str | UUID | None = None, fragment: str | U
             target, target_id = "node", resolve(db, belief, c)
         else:
             target, target_id = "node", resolve_target(db, str(fragment), c)
-        row = c.execute(Q.retract, (target, target_id, reason, version, undo)).fetchone()
-    assert row is not None
-    return Changes.from_json(row[0])
+        changes: Changes = db.fetch_one(composites.changes, Q.retract, (target, target_id, reason, version, undo), c)
+    return changes
 
 
 def preview(db: Database, *, belief: str | UUID | None = None, fragment: str | UUID | None = None,
@@ -91,6 +91,5 @@ def preview(db: Database, *, belief: str | UUID | None = None, fragment: str | U
             target, target_id = "node", resolve(db, belief, c)
         else:
             target, target_id = "node", resolve_target(db, str(fragment), c)
-        row = c.execute(Q.retract_preview, (target, target_id, version, undo)).fetchone()
-    assert row is not None
-    return Changes.from_json(row[0])
+        changes: Changes = db.fetch_one(composites.changes, Q.retract_preview, (target, target_id, version, undo), c)
+    return changes

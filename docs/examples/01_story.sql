@@ -27,14 +27,14 @@ select id as b7 from beliefdb.belief where subject = 'return_policy' and value =
 select id as sale from beliefdb.belief where subject = 'order_1042' and attribute = 'sale' \gset
 
 -- a belief derived from both (one justification, both needed)
-select beliefdb.derive('Order 1042 cannot be refunded.', 'order_1042', 'refundable', 'no',
-                       array[:'b7', :'sale']::uuid[]) ->> 'status' as derived;
+select status as derived
+  from beliefdb.derive('Order 1042 cannot be refunded.', 'order_1042', 'refundable', 'no', array[:'b7', :'sale']::uuid[]);
 
 -- a decision on the 7-day rule, an action carrying it out, and a decision with two alternative reasons
-select beliefdb.decide('Refuse the return of order 1042', format('[["%s"]]', :'b7')::jsonb) ->> 'id' as d1 \gset
-select beliefdb.act(:'d1', 'Email the customer that the return window has closed') ->> 'id' as a1 \gset
-select beliefdb.decide('Keep order 1042 out of the refund forecast',
-                       format('[["%s"], ["%s"]]', :'b7', :'sale')::jsonb) ->> 'id' as d2 \gset
+select id as d1 from beliefdb.decide('Refuse the return of order 1042', format('[["%s"]]', :'b7')::jsonb) \gset
+select id as a1 from beliefdb.act(:'d1', 'Email the customer that the return window has closed') \gset
+select id as d2 from beliefdb.decide('Keep order 1042 out of the refund forecast',
+                                     format('[["%s"], ["%s"]]', :'b7', :'sale')::jsonb) \gset
 
 -- dry run: what if the 7-day rule stopped holding? Nothing is written (rules 4, 5 and 7).
 select kind, effect, coalesce(detail ->> 'title', detail ->> 'description', '') as what,

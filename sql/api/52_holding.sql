@@ -511,7 +511,7 @@ declare
     v_ws uuid := beliefdb.current_workspace_id();
     v_targets uuid[] := beliefdb.expand_targets(v_ws, p_ids);
     v_e record;
-    v_report jsonb;
+    v_report beliefdb.changes;
     v_flag_id uuid[];
     v_flag_title text[];
     v_keep_id uuid[];
@@ -530,25 +530,28 @@ begin
        or cardinality(beliefdb.due_to_expire(v_ws)) > 0 then
         v_report := beliefdb.simulate_retraction(p_ids);
         return query
-        select x.id::uuid, n.kind::text, 'stops_holding', '{}'::jsonb
-          from jsonb_array_elements_text(v_report -> 'stopped_current') as x (id)
-          join lateral (select n.kind from beliefdb.node n where n.workspace_id = v_ws and n.id = x.id::uuid) n on true
+        select x.id, n.kind::text, 'stops_holding', '{}'::jsonb
+          from unnest(v_report.stopped_current) as x (id)
+          join lateral (select n.kind from beliefdb.node n where n.workspace_id = v_ws and n.id = x.id) n on true
         union all
-        select x.id::uuid, n.kind::text, 'becomes_current', '{}'::jsonb
-          from jsonb_array_elements_text(v_report -> 'became_current') as x (id)
-          join lateral (select n.kind from beliefdb.node n where n.workspace_id = v_ws and n.id = x.id::uuid) n on true
+        select x.id, n.kind::text, 'becomes_current', '{}'::jsonb
+          from unnest(v_report.became_current) as x (id)
+          join lateral (select n.kind from beliefdb.node n where n.workspace_id = v_ws and n.id = x.id) n on true
         union all
         select d.id, 'decision', 'flag', jsonb_build_object('title', d.title)
-          from jsonb_array_elements_text(v_report -> 'flagged') as x (id)
-          join beliefdb.decision d on d.workspace_id = v_ws and d.id = x.id::uuid
+          from unnest(v_report.flagged) as x (id)
+          join beliefdb.decision d on d.workspace_id = v_ws and d.id = x.id
         union all
         select a.id, 'action', 'hold', jsonb_build_object('decision', a.decision_id, 'description', a.description)
-          from jsonb_array_elements_text(v_report -> 'held') as x (id)
-          join beliefdb.action a on a.workspace_id = v_ws and a.id = x.id::uuid
+          from unnest(v_report.held) as x (id)
+          join beliefdb.action a on a.workspace_id = v_ws and a.id = x.id
         union all
-        select d.id, 'decision', 'survives', jsonb_build_object('title', d.title, 'by', s -> 'by')
-          from jsonb_array_elements(v_report -> 'survives') as s
-          join beliefdb.decision d on d.workspace_id = v_ws and d.id = (s ->> 'decision')::uuid;
+        -- (a decision's surviving reasons come one per row: each its antecedents, in the report's order)
+        select d.id, 'decision', 'survives', jsonb_build_object('title', d.title, 'by', s.by)
+          from (select s.decision, jsonb_agg(to_jsonb(s.reason) order by s.n) as by
+                  from unnest(v_report.survives) with ordinality as s (decision, reason, n)
+                 group by s.decision) s
+          join beliefdb.decision d on d.workspace_id = v_ws and d.id = s.decision;
         return;
     end if;
     -- Decisions are read into arrays, with one index scan over an array of ids each, and joined
@@ -603,13 +606,13 @@ comment on function beliefdb.impact(uuid[]) is 'Dry run of a retraction: what st
 -- Retract these nodes, sources or source versions of the bound workspace in a subtransaction that
 -- is rolled back, and return the change report the retraction made (beliefdb._changes): an exact
 -- preview. Owner rights (the retraction writes, then is undone), confined to the bound workspace.
-create or replace function beliefdb.simulate_retraction(p_ids uuid[]) returns jsonb
+create or replace function beliefdb.simulate_retraction(p_ids uuid[]) returns beliefdb.changes
 language sql
 security definer
 set search_path = pg_catalog, pg_temp
 as $$
-    select beliefdb._dry_run(
+    select beliefdb._as_changes(beliefdb._dry_run(
         'select beliefdb._retract_ids(($1 ->> ''workspace'')::uuid, array(select jsonb_array_elements_text($1 -> ''ids''))::uuid[], ''dry run'', false)',
-        jsonb_build_object('workspace', beliefdb.current_workspace_id(), 'ids', to_jsonb(p_ids)))
+        jsonb_build_object('workspace', beliefdb.current_workspace_id(), 'ids', to_jsonb(p_ids))))
 $$;
 comment on function beliefdb.simulate_retraction(uuid[]) is 'The change report of retracting nodes, sources or versions of the bound workspace, computed in a subtransaction that is rolled back';

@@ -7,7 +7,7 @@
 -- decision is still recorded (an agent wanted to act without evidence, and that is worth
 -- knowing), as needs_review with the review item "No source-backed answer yet": nothing may carry
 -- it out until a person approves it.
-create or replace function beliefdb.decide(p_title text, p_justifications jsonb) returns jsonb
+create or replace function beliefdb.decide(p_title text, p_justifications jsonb) returns beliefdb.recorded
 language plpgsql
 security definer
 set search_path = pg_catalog, pg_temp
@@ -29,7 +29,7 @@ begin
         insert into beliefdb.review_item (workspace_id, kind, node, reason)
         values (v_ws, 'decision_flagged', v_id, 'No source-backed answer yet: recorded without any reason');
         perform beliefdb.audit('decide', jsonb_build_object('decision', v_id, 'reasons', 0));
-        return jsonb_build_object('id', v_id, 'status', 'needs_review');
+        return row(v_id, 'needs_review')::beliefdb.recorded;
     end if;
     insert into beliefdb.decision (workspace_id, title) values (v_ws, p_title) returning id into v_id;
     for v_reason in select r from jsonb_array_elements(p_justifications) r loop
@@ -38,14 +38,14 @@ begin
     end loop;
     perform beliefdb.propagate(v_ws, array[v_id]);
     select d.status into v_status from beliefdb.decision d where d.workspace_id = v_ws and d.id = v_id;
-    return jsonb_build_object('id', v_id, 'status', v_status);
+    return row(v_id, v_status)::beliefdb.recorded;
 end
 $$;
 comment on function beliefdb.decide(text, jsonb) is 'Record a decision and its reasons ([[belief, ...], ...]: alternatives of joint supports); none: needs review';
 
 -- An action carrying out a decision; held at once if the decision needs review. Nothing carries
 -- out a rejected decision, nor one recorded without reasons until a person approves it.
-create or replace function beliefdb.act(p_decision uuid, p_description text) returns jsonb
+create or replace function beliefdb.act(p_decision uuid, p_description text) returns beliefdb.recorded
 language plpgsql
 security definer
 set search_path = pg_catalog, pg_temp
@@ -73,14 +73,14 @@ begin
     perform beliefdb._add_justification(v_ws, v_id, array[p_decision], 'carries_out');
     perform beliefdb.propagate(v_ws, array[v_id]);
     select a.status into v_status from beliefdb.action a where a.workspace_id = v_ws and a.id = v_id;
-    return jsonb_build_object('id', v_id, 'status', v_status);
+    return row(v_id, v_status)::beliefdb.recorded;
 end
 $$;
 comment on function beliefdb.act(uuid, text) is 'Record an action carrying out a decision';
 
 -- A belief derived from others: one justification needing all of them.
 create or replace function beliefdb.derive(p_statement text, p_subject text, p_attribute text, p_value text,
-                                           p_from uuid[], p_kind text default 'fact') returns jsonb
+                                           p_from uuid[], p_kind text default 'fact') returns beliefdb.recorded
 language plpgsql
 security definer
 set search_path = pg_catalog, pg_temp
@@ -102,7 +102,7 @@ begin
     perform beliefdb._add_justification(v_ws, v_id, p_from, 'derives');
     perform beliefdb.propagate(v_ws, array[v_id]);
     select b.status into v_status from beliefdb.belief b where b.workspace_id = v_ws and b.id = v_id;
-    return jsonb_build_object('id', v_id, 'status', v_status);
+    return row(v_id, v_status)::beliefdb.recorded;
 end
 $$;
 comment on function beliefdb.derive(text, text, text, text, uuid[], text) is 'Record a belief derived from others (its confidence: the product of theirs)';
@@ -116,7 +116,8 @@ comment on function beliefdb.derive(text, text, text, text, uuid[], text) is 'Re
 -- says so, and shows under if_approved what the owner's approval would change (the dry run of
 -- taking the belief away).
 create or replace function beliefdb.correction_preview(p_belief uuid, p_statement text default null,
-                                                       p_value text default null) returns jsonb
+                                                       p_value text default null)
+returns beliefdb.correction_preview
 language plpgsql
 security definer
 set search_path = pg_catalog, pg_temp
@@ -124,94 +125,51 @@ as $$
 declare
     v_ws uuid := beliefdb.current_workspace_id();
     v_old beliefdb.belief;
-    v_changes jsonb;
+    v_changes beliefdb.changes;
 begin
     select * into v_old from beliefdb.belief b where b.workspace_id = v_ws and b.id = p_belief;
     if not found then
         raise exception 'unknown belief %', p_belief using errcode = 'BD004';
     end if;
     if beliefdb._correction_is_proposal(v_old) then
-        return jsonb_build_object(
-            'belief', p_belief, 'revision', v_old.revision, 'owner', v_old.owner, 'proposed', true,
-            'would_flag', '[]'::jsonb, 'would_hold', '[]'::jsonb, 'still_supported', '[]'::jsonb,
-            'changes', beliefdb._empty_changes(),
-            'if_approved', coalesce((select jsonb_agg(jsonb_build_object('node', i.node, 'kind', i.kind,
-                                                                         'effect', i.effect, 'detail', i.detail)
-                                                      order by i.effect, i.node)
-                                       from beliefdb.impact(array[p_belief]) i), '[]'));
+        return row(p_belief, v_old.revision, '{}', '{}', '{}', v_old.owner, true,
+                   beliefdb._as_changes(beliefdb._empty_changes()),
+                   array(select row(i.node, i.kind, i.effect, i.detail)::beliefdb.impact_row
+                           from beliefdb.impact(array[p_belief]) i
+                          order by i.effect, i.node))::beliefdb.correction_preview;
     end if;
-    v_changes := beliefdb._dry_run(
+    v_changes := beliefdb._as_changes(beliefdb._dry_run(
         'select (beliefdb._apply_correction_core(($1 ->> ''workspace'')::uuid, ($1 ->> ''belief'')::uuid, $1 ->> ''statement'', $1 ->> ''value'', ''preview'', null, null) -> ''changes'')',
         jsonb_build_object('workspace', v_ws, 'belief', p_belief,
-                           'statement', coalesce(nullif(p_statement, ''), v_old.statement), 'value', p_value));
-    return jsonb_build_object(
-        'belief', p_belief, 'revision', v_old.revision, 'owner', v_old.owner, 'proposed', false,
-        'would_flag', v_changes -> 'flagged', 'would_hold', v_changes -> 'held',
-        'still_supported', v_changes -> 'survives', 'changes', v_changes);
+                           'statement', coalesce(nullif(p_statement, ''), v_old.statement), 'value', p_value)));
+    return row(p_belief, v_old.revision, v_changes.flagged, v_changes.held, v_changes.survives, v_old.owner, false,
+               v_changes, '{}')::beliefdb.correction_preview;
 end
 $$;
 comment on function beliefdb.correction_preview(uuid, text, text) is 'Preview a correction exactly: revision seen, decisions flagged, actions held, decisions still supported, what stops being or becomes current';
 
 -- Apply a correction (rules 6, 7), in one transaction: a correction record, a human-correction
 -- fragment holding the reviewer's text, a replacement supported only by that fragment, the old
--- belief superseded, and the dependency check. A changed revision is stale (BD007); the same
--- correction again returns the existing result with already_applied and re-runs the check.
+-- belief superseded, and the dependency check (beliefdb._apply_correction). A changed revision is
+-- stale (BD007); the same correction again returns the existing result with already_applied and
+-- re-runs the check. Another principal's belief: proposed to its owner (no change report).
 create or replace function beliefdb.apply_correction(
     p_belief uuid, p_statement text, p_value text, p_reviewer text, p_reason text,
     p_expected_revision integer, p_idempotency_key text default null
-) returns jsonb
+) returns beliefdb.correction_result
 language plpgsql
 security definer
 set search_path = pg_catalog, pg_temp
 as $$
 declare
-    v_ws uuid := beliefdb.current_workspace_id();
-    v_old beliefdb.belief;
-    v_existing beliefdb.correction;
-    v_changes jsonb;
-    v_result jsonb;
+    v_report jsonb := beliefdb._apply_correction(p_belief, p_statement, p_value, p_reviewer, p_reason,
+                                                 p_expected_revision, p_idempotency_key);
+    v_result beliefdb.correction_result := jsonb_populate_record(null::beliefdb.correction_result,
+                                                                 v_report - 'changes');
 begin
-    perform beliefdb.lock_workspace();
-    perform beliefdb._begin_changes();
-    select * into v_old from beliefdb.belief b where b.workspace_id = v_ws and b.id = p_belief for update;
-    if not found then
-        raise exception 'unknown belief %', p_belief using errcode = 'BD004';
+    if not v_result.proposed then
+        v_result.changes := beliefdb._as_changes(v_report -> 'changes');
     end if;
-
-    select * into v_existing
-      from beliefdb.correction c
-     where c.workspace_id = v_ws
-       and ((p_idempotency_key is not null and c.idempotency_key = p_idempotency_key)
-            or (c.belief_id = p_belief and c.new_statement = p_statement
-                and c.new_value is not distinct from p_value and c.belief_revision = p_expected_revision))
-     limit 1;
-    if found and v_existing.belief_id <> p_belief then
-        raise exception 'idempotency key % was used for a correction of belief %', p_idempotency_key,
-            v_existing.belief_id using errcode = 'BD005';
-    elsif found then
-        v_changes := beliefdb.propagate(v_ws, array[v_existing.belief_id, v_existing.replacement_belief_id]);
-        return jsonb_build_object(
-            'correction', v_existing.id, 'replacement', v_existing.replacement_belief_id,
-            'superseded', jsonb_build_array(v_existing.belief_id),
-            'flagged', v_changes -> 'flagged', 'held', v_changes -> 'held', 'already_applied', true,
-            'proposed', false, 'changes', v_changes);
-    end if;
-
-    if v_old.revision <> p_expected_revision then
-        raise exception 'stale_correction_preview: belief % is at revision %, the preview saw %',
-            p_belief, v_old.revision, p_expected_revision using errcode = 'BD007';
-    end if;
-    -- someone else's belief: the correction waits in the review queue for its owner
-    if beliefdb._correction_is_proposal(v_old) then
-        return beliefdb._propose_correction(v_ws, v_old, p_statement, p_value, p_reviewer, p_reason,
-                                           p_idempotency_key);
-    end if;
-
-    v_result := beliefdb._apply_correction_core(v_ws, p_belief, p_statement, p_value, p_reviewer, p_reason,
-                                               p_idempotency_key);
-    perform beliefdb.audit('correction.apply', jsonb_build_object(
-        'correction', v_result -> 'correction', 'belief', p_belief, 'replacement', v_result -> 'replacement',
-        'reviewer', p_reviewer, 'flagged', v_result -> 'flagged', 'held', v_result -> 'held'));
     return v_result;
 end
 $$;
@@ -223,7 +181,7 @@ comment on function beliefdb.apply_correction(uuid, text, text, text, text, inte
 -- ingested it: anyone else's retraction of it (or of one of its versions) changes nothing and
 -- waits in the review queue for the owner (proposed true, review_item, owner).
 create or replace function beliefdb.retract(p_target text, p_id uuid, p_reason text, p_version integer default null,
-                                            p_undo boolean default false) returns jsonb
+                                            p_undo boolean default false) returns beliefdb.changes
 language plpgsql
 security definer
 set search_path = pg_catalog, pg_temp
@@ -264,8 +222,8 @@ begin
                 perform beliefdb.audit('retraction.propose', jsonb_build_object(
                     'item', v_item, 'source_id', p_id, 'version', p_version, 'owner', v_owner));
             end if;
-            return beliefdb._empty_changes() || jsonb_build_object('proposed', true, 'review_item', v_item,
-                                                                  'owner', v_owner);
+            return beliefdb._as_changes(beliefdb._empty_changes()
+                                        || jsonb_build_object('proposed', true, 'review_item', v_item, 'owner', v_owner));
         end if;
         perform beliefdb._require_correction_owner(v_ws, p_id, 'retract its correction');
     else
@@ -285,7 +243,7 @@ begin
         'target', p_target, 'id', p_id, 'version', p_version, 'reason', case when p_undo then null else p_reason end,
         'stopped_holding', jsonb_array_length(v_changes -> 'stopped_holding'),
         'flagged', v_changes -> 'flagged'));
-    return v_changes || jsonb_build_object('proposed', false, 'owner', v_owner);
+    return beliefdb._as_changes(v_changes || jsonb_build_object('proposed', false, 'owner', v_owner));
 end
 $$;
 comment on function beliefdb.retract(text, uuid, text, integer, boolean) is 'Retract or restore a node, source or source version, and propagate what that changes (another principal''s source: a proposal to its owner)';
@@ -295,7 +253,7 @@ comment on function beliefdb.retract(text, uuid, text, integer, boolean) is 'Ret
 -- only be a proposal (another principal's source: then nothing changes until its owner approves,
 -- and the report shows what the approval would change).
 create or replace function beliefdb.retract_preview(p_target text, p_id uuid, p_version integer default null,
-                                                    p_undo boolean default false) returns jsonb
+                                                    p_undo boolean default false) returns beliefdb.changes
 language plpgsql
 security definer
 set search_path = pg_catalog, pg_temp
@@ -319,9 +277,8 @@ begin
         raise exception 'nothing to %: % % is unknown or already %', case when p_undo then 'restore' else 'retract' end,
             p_target, p_id, case when p_undo then 'in force' else 'retracted' end using errcode = 'BD004';
     end if;
-    return v_changes || jsonb_build_object('proposed', v_owner is distinct from beliefdb.current_principal()
-                                                       and v_owner is not null,
-                                           'owner', v_owner);
+    return beliefdb._as_changes(v_changes || jsonb_build_object(
+        'proposed', v_owner is distinct from beliefdb.current_principal() and v_owner is not null, 'owner', v_owner));
 end
 $$;
 comment on function beliefdb.retract_preview(text, uuid, integer, boolean) is 'Exactly what a retraction or restore would change, computed in a rolled-back subtransaction';
@@ -332,7 +289,7 @@ comment on function beliefdb.retract_preview(text, uuid, integer, boolean) is 'E
 -- A proposed correction, new version or retraction is its owner's to approve (which applies it
 -- as the owner's own change) or reject.
 create or replace function beliefdb.review_resolve(p_item uuid, p_verdict text, p_note text default null,
-                                                   p_winner uuid default null) returns jsonb
+                                                   p_winner uuid default null) returns beliefdb.review_resolution
 language plpgsql
 security definer
 set search_path = pg_catalog, pg_temp
@@ -374,7 +331,7 @@ begin
         -- the owner decides; approving applies the proposal as if the owner had made it
         perform beliefdb._require_owner(v_ws, v_item.node, 'approve or reject a correction of it');
         if p_verdict = 'approved' then
-            v_result := beliefdb.apply_correction(
+            v_result := beliefdb._apply_correction(
                 v_item.node, v_item.proposal ->> 'statement', v_item.proposal ->> 'value',
                 v_item.proposal ->> 'reviewer', v_item.proposal ->> 'reason', (v_item.proposal ->> 'revision')::integer,
                 v_item.proposal ->> 'idempotency_key');
@@ -407,11 +364,12 @@ begin
     update beliefdb.review_item
        set status = p_verdict, resolved_at = beliefdb.clock(), resolved_by = beliefdb.current_principal(), note = p_note
      where workspace_id = v_ws and id = p_item;
-    return jsonb_build_object('item', p_item, 'kind', v_item.kind, 'node', v_item.node, 'source_id', v_item.source_id,
-                              'status', p_verdict,
-                              'correction', case when v_item.kind = 'correction_proposed' then v_result end,
-                              'applied', case when v_item.kind in ('version_proposed', 'retraction_proposed')
-                                              then v_result end);
+    -- (an approved proposal's report keeps the shape of its own change: a correction, an ingest or a
+    -- retraction, as jsonb)
+    return row(p_item, v_item.kind, v_item.node, v_item.source_id, p_verdict,
+               case when v_item.kind = 'correction_proposed' then v_result end,
+               case when v_item.kind in ('version_proposed', 'retraction_proposed') then v_result end
+              )::beliefdb.review_resolution;
 end
 $$;
 comment on function beliefdb.review_resolve(uuid, text, text, uuid) is 'Approve or reject a review item (flagged decision, held action, conflict, proposed correction, version or retraction)';

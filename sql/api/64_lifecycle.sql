@@ -10,7 +10,7 @@
 -- nothing written (the run happens in a subtransaction that is rolled back).
 create or replace function beliefdb.decay(p_now timestamptz default null, p_action text default 'decay',
                                           p_preview boolean default false)
-returns jsonb
+returns beliefdb.confidence_report
 language plpgsql
 security definer
 set search_path = pg_catalog, pg_temp
@@ -30,9 +30,9 @@ begin
         raise exception 'no workspace is bound' using errcode = 'BD003';
     end if;
     if p_preview then
-        return beliefdb._dry_run('select beliefdb.decay(($1 ->> ''now'')::timestamptz, $1 ->> ''action'')',
-                                jsonb_build_object('now', p_now, 'action', p_action))
-               || jsonb_build_object('preview', true);
+        return jsonb_populate_record(null::beliefdb.confidence_report, beliefdb._dry_run(
+            'select to_jsonb(r) from beliefdb.decay(($1 ->> ''now'')::timestamptz, $1 ->> ''action'') r',
+            jsonb_build_object('now', p_now, 'action', p_action)) || jsonb_build_object('preview', true));
     end if;
     perform beliefdb.lock_workspace();
     if p_now is not null then
@@ -82,7 +82,7 @@ begin
       from compared c;
     perform beliefdb.audit(p_action, v_result);
     perform set_config('beliefdb.now', coalesce(v_clock, ''), true);
-    return v_result || jsonb_build_object('preview', false);
+    return jsonb_populate_record(null::beliefdb.confidence_report, v_result || jsonb_build_object('preview', false));
 end
 $$;
 comment on function beliefdb.decay(timestamptz, text, boolean) is 'Recompute all confidences of the bound workspace as of a moment (half-lives, policy weights) to their fixpoint; counts of what moved (p_preview: nothing written)';
@@ -93,7 +93,7 @@ comment on function beliefdb.decay(timestamptz, text, boolean) is 'Recompute all
 -- workspace does this first (propagate), beliefdb's commands call it before they read, and a
 -- scheduler such as pg_cron may call it (e.g. every minute). Audited when anything expired. The
 -- report: how many expired, their ids, and the change report (beliefdb._changes).
-create or replace function beliefdb.expire() returns jsonb
+create or replace function beliefdb.expire() returns beliefdb.expired
 language plpgsql
 security definer
 set search_path = pg_catalog, pg_temp
@@ -108,8 +108,7 @@ begin
     end if;
     v_due := beliefdb.due_to_expire(v_ws);
     if cardinality(v_due) = 0 then
-        return jsonb_build_object('expired', 0, 'beliefs', '[]'::jsonb, 'now', beliefdb.clock(),
-                                  'changes', beliefdb._empty_changes());
+        return row(0, '{}', beliefdb.clock(), beliefdb._as_changes(beliefdb._empty_changes()))::beliefdb.expired;
     end if;
     perform beliefdb.lock_workspace();
     perform beliefdb._begin_changes();
@@ -121,15 +120,14 @@ begin
             'expired', cardinality(v_due), 'beliefs', to_jsonb(v_due), 'flagged', v_changes -> 'flagged',
             'held', v_changes -> 'held'));
     end if;
-    return jsonb_build_object('expired', cardinality(v_due), 'beliefs', to_jsonb(v_due), 'now', beliefdb.clock(),
-                              'changes', v_changes);
+    return row(cardinality(v_due), v_due, beliefdb.clock(), beliefdb._as_changes(v_changes))::beliefdb.expired;
 end
 $$;
 comment on function beliefdb.expire() is 'Process the bound workspace''s beliefs whose valid time ended: not current any more, and what rests on them re-evaluated';
 
 -- Record what actually happened after a decision or an action (audited).
 create or replace function beliefdb.record_outcome(p_node uuid, p_outcome text, p_note text default null)
-returns jsonb
+returns beliefdb.outcome_recorded
 language plpgsql
 security definer
 set search_path = pg_catalog, pg_temp
@@ -166,17 +164,17 @@ begin
     insert into beliefdb.outcome (workspace_id, node, outcome, note) values (v_ws, p_node, p_outcome, p_note)
     returning id into v_id;
     perform beliefdb.audit('outcome', jsonb_build_object('node', p_node, 'kind', v_kind, 'outcome', p_outcome));
-    return jsonb_build_object('id', v_id, 'node', p_node, 'kind', v_kind, 'outcome', p_outcome, 'status', v_status);
+    return row(v_id, p_node, v_kind, p_outcome, v_status)::beliefdb.outcome_recorded;
 end
 $$;
 comment on function beliefdb.record_outcome(uuid, text, text) is 'Record the outcome of a decision or action: succeeded, failed, rolled_back or disputed';
 
 -- The latest outcome of a node, if any.
-create or replace function beliefdb.latest_outcome(p_workspace_id uuid, p_node uuid) returns jsonb
+create or replace function beliefdb.latest_outcome(p_workspace_id uuid, p_node uuid) returns beliefdb.last_outcome
 language sql stable
 set search_path = pg_catalog, pg_temp
 as $$
-    select jsonb_build_object('outcome', o.outcome, 'note', o.note, 'at', o.recorded_at, 'by', o.recorded_by)
+    select o.outcome, o.note, o.recorded_at, o.recorded_by
       from beliefdb.outcome o
      where o.workspace_id = p_workspace_id and o.node = p_node
      order by o.recorded_at desc, o.id desc
@@ -195,25 +193,29 @@ comment on function beliefdb.latest_outcome(uuid, uuid) is 'The latest recorded 
 -- it. p_preview: the same report, exactly (the forget runs in a subtransaction that is rolled back).
 create or replace function beliefdb.forget(p_target text, p_id uuid, p_subject text default null,
                                            p_preview boolean default false)
-returns jsonb
+returns beliefdb.forget_result
 language plpgsql
 security definer
 set search_path = pg_catalog, pg_temp
 as $$
 declare
     v_ws uuid := beliefdb.current_workspace_id();
-    v_result jsonb;
+    v_report jsonb;
+    v_result beliefdb.forget_result;
 begin
     if p_preview then
-        return beliefdb._dry_run('select beliefdb.forget($1 ->> ''target'', ($1 ->> ''id'')::uuid, $1 ->> ''subject'')',
-                                jsonb_build_object('target', p_target, 'id', p_id, 'subject', p_subject))
-               || jsonb_build_object('preview', true);
+        return jsonb_populate_record(null::beliefdb.forget_result, beliefdb._dry_run(
+            'select to_jsonb(r) from beliefdb.forget($1 ->> ''target'', ($1 ->> ''id'')::uuid, $1 ->> ''subject'') r',
+            jsonb_build_object('target', p_target, 'id', p_id, 'subject', p_subject)) || jsonb_build_object('preview', true));
     end if;
     perform beliefdb.lock_workspace();
     perform beliefdb._begin_changes();
-    v_result := beliefdb._forget_core(v_ws, p_target, p_id, p_subject);
+    v_report := beliefdb._forget_core(v_ws, p_target, p_id, p_subject);
     perform beliefdb._analyze_text_tables();
-    return v_result || jsonb_build_object('preview', false);
+    v_result := jsonb_populate_record(null::beliefdb.forget_result,
+                                      v_report - 'changes' || jsonb_build_object('preview', false));
+    v_result.changes := beliefdb._as_changes(v_report -> 'changes');
+    return v_result;
 end
 $$;
 comment on function beliefdb.forget(text, uuid, text, boolean) is 'Forget a source, a subject''s beliefs or a belief, every belief left without support, and their quotes in source texts; audit keeps hashes only';

@@ -9,7 +9,7 @@
 -- edges between them, then propagate holding over what is new. Inputs of a step (and the
 -- producer of a memory) are recorded with it: a later batch cannot add a reason to an old node.
 create or replace function beliefdb.record_trace(p_run jsonb, p_steps jsonb, p_memories jsonb, p_edges jsonb)
-returns jsonb
+returns beliefdb.trace_recorded
 language plpgsql
 security definer
 set search_path = pg_catalog, pg_temp
@@ -154,7 +154,7 @@ begin
     if cardinality(v_seeds) > 0 then
         perform beliefdb.propagate(v_ws, v_seeds);
     end if;
-    return jsonb_build_object('run', v_run, 'steps', v_steps, 'memories', v_memories);
+    return row(v_run, v_steps, v_memories)::beliefdb.trace_recorded;
 end
 $$;
 comment on function beliefdb.record_trace(jsonb, jsonb, jsonb, jsonb) is 'Record a batch of an agent run (steps, memories, edges) in one call and propagate holding';
@@ -328,7 +328,9 @@ end
 $$;
 comment on function beliefdb.repair_plan(uuid[], boolean, boolean) is 'Rollback repair plan for faulty memories: delete, quarantine, invalidate, replay (in order), preserve (p_untouched: with the untouched steps of the affected runs), with reasons';
 
--- The plan as one ordered JSON array: by action, then execution order (run, then step).
+-- The plan as one ordered JSON array: by action, then execution order (run, then step). It stays
+-- jsonb: it is the document beliefdb.repair keeps (repair.plan) for the replay; the typed plan is
+-- beliefdb.repair_plan, and repair_apply returns it as beliefdb.plan_item[].
 create or replace function beliefdb.repair_plan_json(p_faulty uuid[], p_independent_evidence boolean default true)
 returns jsonb
 language sql
@@ -341,13 +343,13 @@ as $$
       from beliefdb.repair_plan(p_faulty, p_independent_evidence) p
       left join beliefdb.run r on r.workspace_id = beliefdb.current_workspace_id() and r.id = p.run_id
 $$;
-comment on function beliefdb.repair_plan_json(uuid[], boolean) is 'The repair plan as a JSON array in action and execution order';
+comment on function beliefdb.repair_plan_json(uuid[], boolean) is 'The repair plan as a JSON array in action and execution order (jsonb: the document a repair keeps)';
 
 -- Carry out the store side of a repair plan in one transaction: faulty memories deleted
 -- (retracted, history kept), derived ones quarantined, affected steps invalidated or marked for
 -- replay, and holding propagated; the plan is kept for the replay and audited.
 create or replace function beliefdb.repair_apply(p_faulty uuid[], p_independent_evidence boolean default true)
-returns jsonb
+returns beliefdb.repair_result
 language plpgsql
 security definer
 set search_path = pg_catalog, pg_temp
@@ -404,7 +406,10 @@ begin
         'counts', (select jsonb_object_agg(x.action, x.n)
                      from (select i ->> 'action' as action, count(*) as n
                              from jsonb_array_elements(v_plan) i group by 1) x)));
-    return jsonb_build_object('repair_id', v_id, 'plan', v_plan, 'changes', v_changes);
+    return row(v_id, p_faulty,
+               array(select jsonb_populate_record(null::beliefdb.plan_item, p.item)
+                       from jsonb_array_elements(v_plan) with ordinality p (item, n) order by p.n),
+               beliefdb._as_changes(v_changes))::beliefdb.repair_result;
 end
 $$;
 comment on function beliefdb.repair_apply(uuid[], boolean) is 'Carry out a repair plan''s store side in one transaction and keep the plan for replay';
