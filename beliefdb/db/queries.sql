@@ -96,10 +96,6 @@ select b.id, b.statement, b.subject, b.attribute, b.value, b.kind, b.scope, b.va
 -- A belief id from a full id or a unique prefix
 select beliefdb.resolve_belief(%s);
 
--- resolve_node --
--- A node id of one of the given kinds (any kind when null) from a full id or a unique prefix
-select beliefdb.resolve_node(%s, %s::beliefdb.node_kind[]);
-
 -- belief_evidence --
 -- The evidence of one belief, recorded by as_of (all of it when null)
 select belief_id, role, quote, fragment_id, start_offset, end_offset, source,
@@ -288,7 +284,7 @@ select * from beliefdb.record_outcome(%s, %s, %s);
 
 -- forget --
 -- Forget a source, a subject's beliefs or one belief
-select * from beliefdb.forget(%s, %s, %s, %s);
+select * from beliefdb.forget(%s, %s, %s);
 
 -- repair_plan --
 -- The repair plan for faulty memories, in the order of the actions
@@ -332,14 +328,6 @@ select b.id, b.subject, b.attribute
 -- Mark a repair's replay as done
 select beliefdb.repair_replayed(%s);
 
--- source_id_by_name --
--- A source's id by its name
-select id from beliefdb.source where name = %s;
-
--- source_version_by_id --
--- A source version's id by its full id
-select id from beliefdb.source_version where id::text = lower(%s);
-
 -- impact --
 -- What retracting these nodes would affect
 select node, kind, effect, detail from beliefdb.impact(%s) order by effect, kind, node;
@@ -377,10 +365,6 @@ select x.id, beliefdb.recall_warnings(x.id, %s) from unnest(%s::uuid[]) as x (id
 select id, kind, node, other_node, subject, reason, created_at,
        proposed_by, proposal, source_id
   from beliefdb.review_queue order by created_at, id;
-
--- review_item_by_prefix --
--- Review items whose id starts with a prefix (the pattern)
-select id from beliefdb.review_item where id::text like %s and status in ('open', 'closed');
 
 -- review_resolve --
 -- Resolve a review item

@@ -15,7 +15,6 @@ from beliefdb.db import composites
 from beliefdb.db.connector import Database
 from beliefdb.db.queries import Q
 from beliefdb.models import CorrectionPreview, CorrectionResult
-from beliefdb.store.beliefs import resolve
 from beliefdb.store.vectors import embed_new
 
 
@@ -25,10 +24,8 @@ def preview(db: Database, belief: str | UUID, statement: str | None = None, valu
     decisions flagged, actions held, decisions left supported, what stops being or becomes current,
     with the revision it saw. For another principal's belief the apply only proposes the correction
     (``proposed``) and ``if_approved`` shows what the owner's approval would take away."""
-    with db.transaction(conn) as c:
-        belief_id = resolve(db, belief, c)
-        seen: CorrectionPreview = db.fetch_one(composites.correction_preview, Q.correction_preview,
-                                               (belief_id, statement, value), c)
+    seen: CorrectionPreview = db.fetch_one(composites.correction_preview, Q.correction_preview,
+                                           (str(belief), statement, value), conn)
     return seen
 
 
@@ -44,10 +41,9 @@ def apply(db: Database, belief: str | UUID, statement: str, *, reviewer: str, ex
     if not reviewer.strip():
         raise errors.InvalidInput("a correction needs --reviewer")
     with db.transaction(conn) as c:
-        belief_id = resolve(db, belief, c)
         result: CorrectionResult = db.fetch_one(
             CorrectionResult, Q.apply_correction,
-            (belief_id, statement, value, reviewer, reason, expect_revision, idempotency_key), c)
+            (str(belief), statement, value, reviewer, reason, expect_revision, idempotency_key), c)
         if not result.proposed and result.replacement is not None:
             # the replacement is searchable like any belief (best effort: 'beliefdb embed' backfills)
             embed_new(db, [result.replacement], c)

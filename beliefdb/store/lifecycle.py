@@ -1,6 +1,7 @@
 """Belief lifecycle: decay and recompute of confidence (rule 9), outcomes of decisions and
 actions, and forgetting (rule 14). Each is one call to a SQL function, whose result is typed
-(beliefdb/models); this module resolves names and ids.
+(beliefdb/models), taking a belief, decision or action by its id or a unique prefix and a source
+by its name (the SQL functions resolve them).
 
 Rules cited as "rule N" are those of docs/rules.md.
 """
@@ -17,8 +18,6 @@ from beliefdb import errors
 from beliefdb.db.connector import Database
 from beliefdb.db.queries import Q
 from beliefdb.models import ConfidenceReport, Expired, Forgotten, OutcomeRecorded
-from beliefdb.store.beliefs import resolve, resolve_node
-from beliefdb.store.retraction import source_id
 from beliefdb.vocabulary import OUTCOMES
 
 
@@ -49,14 +48,8 @@ def record_outcome(db: Database, ref: str | UUID, outcome: str, note: str | None
     """What actually happened after a decision or action: succeeded, failed, rolled_back, disputed."""
     if outcome not in OUTCOMES:
         raise errors.InvalidInput(f"invalid outcome '{outcome}' (choose from: {', '.join(OUTCOMES)})")
-    with db.transaction(conn) as c:
-        node = _node(db, ref, c)
-        recorded: OutcomeRecorded = db.fetch_one(OutcomeRecorded, Q.record_outcome, (node, outcome, note), c)
+    recorded: OutcomeRecorded = db.fetch_one(OutcomeRecorded, Q.record_outcome, (str(ref), outcome, note), conn)
     return recorded
-
-
-def _node(db: Database, ref: str | UUID, conn: psycopg.Connection[Any]) -> UUID:
-    return resolve_node(db, ref, ["decision", "action"], conn)
 
 
 def forget(db: Database, *, source: str | None = None, subject: str | None = None, belief: str | UUID | None = None,
@@ -65,13 +58,11 @@ def forget(db: Database, *, source: str | None = None, subject: str | None = Non
     decisions that lose their last support are flagged. ``preview``: counts only."""
     if len([x for x in (source, subject, belief) if x is not None]) != 1:
         raise errors.InvalidInput("forget exactly one of --source, --subject or --belief")
-    with db.transaction(conn) as c:
-        if source is not None:
-            args: tuple[Any, ...] = ("source", source_id(db, source, c), None, preview)
-        elif subject is not None:
-            args = ("subject", None, subject, preview)
-        else:
-            assert belief is not None
-            args = ("belief", resolve(db, belief, c), None, preview)
-        forgotten: Forgotten = db.fetch_one(Forgotten, Q.forget, args, c)
+    if source is not None:
+        args = ("source", source)
+    elif subject is not None:
+        args = ("subject", subject)
+    else:
+        args = ("belief", str(belief))
+    forgotten: Forgotten = db.fetch_one(Forgotten, Q.forget, (*args, preview), conn)
     return forgotten

@@ -10,11 +10,9 @@ from uuid import UUID
 
 import psycopg
 
-from beliefdb import errors
 from beliefdb.db.connector import Database
 from beliefdb.db.queries import Q
 from beliefdb.models import ReviewItem, ReviewResolution
-from beliefdb.store.beliefs import resolve
 from beliefdb.store.vectors import embed_new
 
 
@@ -25,19 +23,13 @@ def list_items(db: Database, conn: psycopg.Connection[Any] | None = None) -> lis
 def resolve_item(db: Database, item: str | UUID, verdict: str, *, note: str | None = None,
                  winner: str | UUID | None = None,
                  conn: psycopg.Connection[Any] | None = None) -> ReviewResolution:
-    """Approve or reject an open item (``verdict`` is approved or rejected)."""
+    """Approve or reject an open item (``verdict`` is approved or rejected): the item by its id or a
+    prefix of it, the winner of a conflict by its id or a unique prefix (``beliefdb.review_resolve``
+    resolves both)."""
     with db.transaction(conn) as c:
-        matches = [UUID(str(r[0])) for r in c.execute(
-            Q.review_item_by_prefix,
-            (str(item).lower() + "%",)).fetchall()]
-        if len(matches) != 1:
-            raise (errors.NotFound(f"no open review item {item}") if not matches
-                   else errors.AmbiguousId(f"review item prefix {item} is ambiguous"))
-        winner_id = None
-        if winner is not None:
-            winner_id = resolve(db, winner, c)
-        result: ReviewResolution = db.fetch_one(ReviewResolution, Q.review_resolve,
-                                                (matches[0], verdict, note, winner_id), c)
+        result: ReviewResolution = db.fetch_one(
+            ReviewResolution, Q.review_resolve,
+            (str(item), verdict, note, str(winner) if winner is not None else None), c)
         # (an approved proposal's report, correction or ingest, keeps its own jsonb shape)
         applied = result.correction
         if applied and not applied.get("already_applied") and not applied.get("proposed"):

@@ -27,29 +27,28 @@ select b.statement, e.quote, e.source like 'correction:%' as correction_source, 
  where b.confidence_kind = 'human_correction';
 
 -- a retraction previewed is exactly the retraction applied, and the preview writes nothing
-select id as src from beliefdb.source where name = 'return-policy.md' \gset
 select count(*) as audit_events from beliefdb.audit_event \gset
-select beliefdb.retract_preview('source', :'src') as preview \gset
+select beliefdb.retract_preview('source', 'return-policy.md') as preview \gset
 select count(*) = :audit_events as preview_wrote_nothing from beliefdb.audit_event;
-select beliefdb.retract('source', :'src', 'withdrawn pending legal review') = :'preview'::beliefdb.changes
+select beliefdb.retract('source', 'return-policy.md', 'withdrawn pending legal review') = :'preview'::beliefdb.changes
        as preview_is_the_apply;
 select value, status from beliefdb.belief where subject = 'return_policy' order by value;
-select cardinality(started_holding) as started_holding from beliefdb.retract('source', :'src', null, p_undo => true);
+select cardinality(started_holding) as started_holding from beliefdb.retract('source', 'return-policy.md', null, p_undo => true);
 select value, status from beliefdb.belief where subject = 'return_policy' order by value;
 
 -- retracting v3.3 puts v3.2 back in force: the 7-day rule is current again, and what rested
 -- on it holds again but stays flagged (flags are durable)
 select cardinality(flagged) as flagged, cardinality(started_holding) as started, cardinality(stopped_holding) as stopped
-  from beliefdb.retract('version', :'src', 'published too early', 2);
+  from beliefdb.retract('version', 'return-policy.md', 'published too early', 2);
 select value, status from beliefdb.belief where subject = 'return_policy' order by value;
 select title, status from beliefdb.decision order by title;
 select cardinality(started_holding) as started, cardinality(stopped_holding) as stopped
-  from beliefdb.retract('version', :'src', null, 2, p_undo => true);
+  from beliefdb.retract('version', 'return-policy.md', null, 2, p_undo => true);
 select value, status from beliefdb.belief where subject = 'return_policy' order by value;
 
 -- nothing to retract is BD004, an unknown target BD005
-select beliefdb.retract('version', :'src', null, 7);
-select beliefdb.retract('planet', :'src', null);
+select beliefdb.retract('version', 'return-policy.md', null, 7);
+select beliefdb.retract('planet', 'return-policy.md', null);
 
 -- the review queue: reject the refusal (its email is cancelled with it), approve the forecast
 select kind, subject from beliefdb.review_queue order by kind, subject;
@@ -63,7 +62,7 @@ select kind, status, resolved_by, note like 'resolved with decision %' as with_i
 select title, d.status, a.status as action_status
   from beliefdb.decision d left join beliefdb.action a on a.workspace_id = d.workspace_id and a.decision_id = d.id
  order by title;
--- resolving it again is BD005
+-- resolving it again: it is no longer open (BD004)
 select beliefdb.review_resolve(:'item', 'approved');
 
 -- a tie under rule 8 (same authority, same time: two claims of one chat transcript) opens a

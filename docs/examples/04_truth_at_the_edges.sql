@@ -61,11 +61,10 @@ select r ->> 'new_version' as new_version, r ->> 'note' as note, jsonb_array_len
   from beliefdb.ingest_version('policy.md', 'Returns are accepted within 7 days of delivery.') r;
 
 -- Rule 7, previews are the change rolled back: exact, and nothing stays written, not even audit
-select id as src from beliefdb.source where name = 'policy.md' \gset
 select count(*) as audit_events from beliefdb.audit_event \gset
-select to_jsonb(beliefdb.retract_preview('source', :'src')) - 'proposed' as preview \gset
+select to_jsonb(beliefdb.retract_preview('source', 'policy.md')) - 'proposed' as preview \gset
 select count(*) = :audit_events as preview_wrote_nothing from beliefdb.audit_event;
-select to_jsonb(beliefdb.retract('source', :'src', 'poisoned')) - 'proposed' = :'preview'::jsonb as preview_is_the_apply;
+select to_jsonb(beliefdb.retract('source', 'policy.md', 'poisoned')) - 'proposed' = :'preview'::jsonb as preview_is_the_apply;
 
 -- Rule 14, forgetting a subject masks its text in every version of its sources
 select beliefdb.ingest_version('chat-dana', 'Hi, this is Dana. My phone number is +49 30 9876 5432. Ship to Hauptstrasse 5.',
@@ -73,9 +72,9 @@ select beliefdb.ingest_version('chat-dana', 'Hi, this is Dana. My phone number i
     p_claims => '[{"statement": "Dana''s phone number is +49 30 9876 5432.", "subject": "customer_dana",
                    "attribute": "phone", "value": "+49 30 9876 5432", "quote": "+49 30 9876 5432", "start": 37, "end": 53}]')
     -> 'accepted' -> 0 ->> 'statement' as remembered;
-select beliefs, evidence, redacted, preview from beliefdb.forget('subject', null, 'customer_dana', p_preview => true);
+select beliefs, evidence, redacted, preview from beliefdb.forget('subject', 'customer_dana', p_preview => true);
 select count(*) as still_there from beliefdb.belief where subject = 'customer_dana';
-select beliefs, evidence, redacted, preview from beliefdb.forget('subject', null, 'customer_dana');
+select beliefs, evidence, redacted, preview from beliefdb.forget('subject', 'customer_dana');
 select v.content, r.start_offset, r.end_offset, r.reason
   from beliefdb.source_version v join beliefdb.redaction r on r.source_version_id = v.id;
 select count(*) as left_behind from beliefdb.belief where subject = 'customer_dana';

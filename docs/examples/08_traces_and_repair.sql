@@ -70,19 +70,19 @@ select kind, count(*) from beliefdb.trace_edge group by kind;
 -- so the answer needs only the read and the plan re-run
 select p.action, p.seq, coalesce(p.step_kind, 'memory ' || b.attribute) as what, p.reason,
        (select array_agg('#' || x.seq || ' ' || x.kind) from beliefdb.step x where x.id = any(p.saved_by)) as saved_by
-  from beliefdb.repair_plan(array[:'vip']::uuid[]) p
+  from beliefdb.repair_plan(array[:'vip']) p
   left join beliefdb.belief b on b.workspace_id = beliefdb.current_workspace_id() and b.id = p.node
  order by array_position(array['delete', 'quarantine', 'invalidate', 'replay', 'preserve'], p.action), p.seq;
 -- without the independent-evidence check, the claim is replayed too
 select p.action, p.seq, p.step_kind
-  from beliefdb.repair_plan(array[:'vip']::uuid[], p_independent_evidence => false) p
+  from beliefdb.repair_plan(array[:'vip'], p_independent_evidence => false) p
  where p.action in ('invalidate', 'replay')
  order by p.action, p.seq;
-select jsonb_array_length(beliefdb.repair_plan_json(array[:'vip']::uuid[])) as items;
+select jsonb_array_length(beliefdb.repair_plan_json(array[:'vip'])) as items;
 
 -- apply it: memories retracted or quarantined, steps invalidated or pending replay
 select cardinality(plan) as plan_items, cardinality((changes).stopped_holding) as stopped_holding
-  from beliefdb.repair_apply(array[:'vip']::uuid[]);
+  from beliefdb.repair_apply(array[:'vip']);
 select id as repair from beliefdb.repair \gset
 select s.seq, s.kind, s.status, n.holds, split_part(n.retraction_reason, ' by repair', 1) as retracted
   from beliefdb.step s join beliefdb.node n on n.workspace_id = s.workspace_id and n.id = s.id
@@ -118,6 +118,6 @@ select replayed_at is not null as replayed from beliefdb.repair where id = :'rep
 
 -- the errors: no faulty memory (BD005), not a memory (BD004), a reason added later (BD005)
 select * from beliefdb.repair_plan('{}');
-select * from beliefdb.repair_plan(array[:'u']::uuid[]);
+select * from beliefdb.repair_plan(array[:'u']);
 select beliefdb.record_trace(jsonb_build_object('id', :'run2'), '[]', '[]',
        jsonb_build_array(jsonb_build_object('from_node', :'o', 'to_node', :'p', 'kind', 'supports')));

@@ -1,6 +1,7 @@
 """A typed SQL API: the API's functions return composite types (whose fields are those of the Python
-models) instead of jsonb, except the reports that are not flat; the old signatures are dropped here
-(the re-applied sql/ creates the new).
+models) instead of jsonb, except the reports that are not flat, and take a belief or node by its id
+or a unique prefix, resolved inside; the old signatures are dropped here (the re-applied sql/
+creates the new).
 
 Revision ID: 0013
 Revises: 0012

@@ -1,9 +1,10 @@
 -- Frozen at revision 0013: a typed SQL API. Never edit: change tables and types through a new
 -- revision, and sql/schema/10_tables.sql with it.
 -- The API's functions return these composite types instead of jsonb (the reports that are not
--- flat stay jsonb). A function's result type cannot change in place: the old signatures are dropped
--- here and the re-applied files create the new (no view and no other function depends on them: a
--- function body names its callees as text).
+-- flat stay jsonb), and take what names a belief, decision, action or node as text (an id or a
+-- unique prefix), resolved inside. Neither a result type nor a parameter type changes in place: the
+-- old signatures are dropped here and the re-applied files create the new (no view and no other
+-- function depends on them: a function body names its callees as text).
 
 -- What the API returns (sql/api/): one composite type per kind of result, whose fields are those
 -- of the Python model it is loaded into (beliefdb/models/). Arrays of them are lists of records.
@@ -91,10 +92,13 @@ drop function if exists beliefdb.decide(text,jsonb);
 drop function if exists beliefdb.derive(text,text,text,text,uuid[],text);
 drop function if exists beliefdb.expire();
 drop function if exists beliefdb.forget(text,uuid,text,boolean);
+drop function if exists beliefdb.impact(uuid[]);
 drop function if exists beliefdb.latest_outcome(uuid,uuid);
 drop function if exists beliefdb.record_outcome(uuid,text,text);
 drop function if exists beliefdb.record_trace(jsonb,jsonb,jsonb,jsonb);
 drop function if exists beliefdb.repair_apply(uuid[],boolean);
+drop function if exists beliefdb.repair_plan(uuid[],boolean,boolean);
+drop function if exists beliefdb.repair_plan_json(uuid[],boolean);
 drop function if exists beliefdb.retract(text,uuid,text,integer,boolean);
 drop function if exists beliefdb.retract_preview(text,uuid,integer,boolean);
 drop function if exists beliefdb.review_resolve(uuid,text,text,uuid);

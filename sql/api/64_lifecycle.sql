@@ -125,8 +125,8 @@ end
 $$;
 comment on function beliefdb.expire() is 'Process the bound workspace''s beliefs whose valid time ended: not current any more, and what rests on them re-evaluated';
 
--- Record what actually happened after a decision or an action (audited).
-create or replace function beliefdb.record_outcome(p_node uuid, p_outcome text, p_note text default null)
+-- Record what actually happened after a decision or an action (its id or a unique prefix; audited).
+create or replace function beliefdb.record_outcome(p_node text, p_outcome text, p_note text default null)
 returns beliefdb.outcome_recorded
 language plpgsql
 security definer
@@ -134,40 +134,39 @@ set search_path = pg_catalog, pg_temp
 as $$
 declare
     v_ws uuid := beliefdb.current_workspace_id();
+    v_node uuid;
     v_kind beliefdb.node_kind;
     v_id uuid;
     v_status text;
 begin
     perform beliefdb.lock_workspace();
-    select n.kind into v_kind from beliefdb.node n where n.workspace_id = v_ws and n.id = p_node;
-    if v_kind is null then
-        raise exception 'unknown decision or action %', p_node using errcode = 'BD004';
-    elsif v_kind not in ('decision', 'action') then
-        raise exception 'outcomes are recorded for decisions and actions, not a %', v_kind using errcode = 'BD005';
-    elsif p_outcome is null or p_outcome not in ('succeeded', 'failed', 'rolled_back', 'disputed') then
+    -- (a node of another kind is not found: outcomes are recorded for decisions and actions)
+    v_node := beliefdb.resolve_node(p_node, '{decision,action}');
+    select n.kind into v_kind from beliefdb.node n where n.workspace_id = v_ws and n.id = v_node;
+    if p_outcome is null or p_outcome not in ('succeeded', 'failed', 'rolled_back', 'disputed') then
         raise exception 'outcome must be succeeded, failed, rolled_back or disputed' using errcode = 'BD005';
     end if;
     -- an action ends as its outcome says (a dispute changes nothing); a held or cancelled one
     -- was not to be carried out
     if v_kind = 'action' then
-        select a.status into v_status from beliefdb.action a where a.workspace_id = v_ws and a.id = p_node;
+        select a.status into v_status from beliefdb.action a where a.workspace_id = v_ws and a.id = v_node;
         if v_status in ('held', 'cancelled') and p_outcome <> 'disputed' then
-            raise exception 'action % is %: it was not to be carried out (its decision %)', p_node, v_status,
+            raise exception 'action % is %: it was not to be carried out (its decision %)', v_node, v_status,
                 case v_status when 'held' then 'needs review' else 'was rejected' end using errcode = 'BD005';
         end if;
         update beliefdb.action a
            set status = case p_outcome when 'succeeded' then 'done' when 'failed' then 'failed'
                                        when 'rolled_back' then 'rolled_back' else a.status end
-         where a.workspace_id = v_ws and a.id = p_node
+         where a.workspace_id = v_ws and a.id = v_node
         returning a.status into v_status;
     end if;
-    insert into beliefdb.outcome (workspace_id, node, outcome, note) values (v_ws, p_node, p_outcome, p_note)
+    insert into beliefdb.outcome (workspace_id, node, outcome, note) values (v_ws, v_node, p_outcome, p_note)
     returning id into v_id;
-    perform beliefdb.audit('outcome', jsonb_build_object('node', p_node, 'kind', v_kind, 'outcome', p_outcome));
-    return row(v_id, p_node, v_kind, p_outcome, v_status)::beliefdb.outcome_recorded;
+    perform beliefdb.audit('outcome', jsonb_build_object('node', v_node, 'kind', v_kind, 'outcome', p_outcome));
+    return row(v_id, v_node, v_kind, p_outcome, v_status)::beliefdb.outcome_recorded;
 end
 $$;
-comment on function beliefdb.record_outcome(uuid, text, text) is 'Record the outcome of a decision or action: succeeded, failed, rolled_back or disputed';
+comment on function beliefdb.record_outcome(text, text, text) is 'Record the outcome of a decision or action: succeeded, failed, rolled_back or disputed';
 
 -- The latest outcome of a node, if any.
 create or replace function beliefdb.latest_outcome(p_workspace_id uuid, p_node uuid) returns beliefdb.last_outcome
@@ -191,8 +190,9 @@ comment on function beliefdb.latest_outcome(uuid, uuid) is 'The latest recorded 
 -- forgotten source are redacted (their hashes stay, so the chain still verifies). The planner
 -- statistics of the tables that held the text are gathered again, so pg_statistic does not keep
 -- it. p_preview: the same report, exactly (the forget runs in a subtransaction that is rolled back).
-create or replace function beliefdb.forget(p_target text, p_id uuid, p_subject text default null,
-                                           p_preview boolean default false)
+-- p_ref names what p_target is: a source by its name, a subject, or a belief by its id or a unique
+-- prefix.
+create or replace function beliefdb.forget(p_target text, p_ref text, p_preview boolean default false)
 returns beliefdb.forget_result
 language plpgsql
 security definer
@@ -200,17 +200,26 @@ set search_path = pg_catalog, pg_temp
 as $$
 declare
     v_ws uuid := beliefdb.current_workspace_id();
+    v_id uuid;
     v_report jsonb;
     v_result beliefdb.forget_result;
 begin
     if p_preview then
         return jsonb_populate_record(null::beliefdb.forget_result, beliefdb._dry_run(
-            'select to_jsonb(r) from beliefdb.forget($1 ->> ''target'', ($1 ->> ''id'')::uuid, $1 ->> ''subject'') r',
-            jsonb_build_object('target', p_target, 'id', p_id, 'subject', p_subject)) || jsonb_build_object('preview', true));
+            'select to_jsonb(r) from beliefdb.forget($1 ->> ''target'', $1 ->> ''ref'') r',
+            jsonb_build_object('target', p_target, 'ref', p_ref)) || jsonb_build_object('preview', true));
     end if;
     perform beliefdb.lock_workspace();
     perform beliefdb._begin_changes();
-    v_report := beliefdb._forget_core(v_ws, p_target, p_id, p_subject);
+    if p_target = 'source' then
+        select s.id into v_id from beliefdb.source s where s.workspace_id = v_ws and s.name = p_ref;
+        if v_id is null then
+            raise exception 'unknown source %', p_ref using errcode = 'BD004';
+        end if;
+    elsif p_target = 'belief' then
+        v_id := beliefdb.resolve_belief(p_ref);
+    end if;
+    v_report := beliefdb._forget_core(v_ws, p_target, v_id, case when p_target = 'subject' then p_ref end);
     perform beliefdb._analyze_text_tables();
     v_result := jsonb_populate_record(null::beliefdb.forget_result,
                                       v_report - 'changes' || jsonb_build_object('preview', false));
@@ -218,4 +227,4 @@ begin
     return v_result;
 end
 $$;
-comment on function beliefdb.forget(text, uuid, text, boolean) is 'Forget a source, a subject''s beliefs or a belief, every belief left without support, and their quotes in source texts; audit keeps hashes only';
+comment on function beliefdb.forget(text, text, boolean) is 'Forget a source, a subject''s beliefs or a belief, every belief left without support, and their quotes in source texts; audit keeps hashes only';

@@ -237,6 +237,29 @@ end
 $$;
 comment on function beliefdb._apply_correction(uuid, text, text, text, text, integer, text) is 'A correction checked, proposed or made, and audited (the jsonb report of apply_correction)';
 
+-- The id a retraction's reference names (retract, retract_preview): a belief by its id or a unique
+-- prefix, a node as beliefdb.resolve_target finds it (a node's id or unique prefix, a source's name
+-- or id, a source version's id), a source (or a version of it) by the source's name: null when no
+-- source has that name, or for a target retract does not know (beliefdb._retraction_targets says so).
+create or replace function beliefdb._retraction_target(p_workspace_id uuid, p_target text, p_ref text) returns uuid
+language plpgsql stable
+set search_path = pg_catalog, pg_temp
+as $$
+begin
+    case p_target
+        when 'belief' then
+            return beliefdb.resolve_belief(p_ref);
+        when 'node' then
+            return beliefdb.resolve_target(p_ref);
+        when 'source', 'version' then
+            return (select s.id from beliefdb.source s where s.workspace_id = p_workspace_id and s.name = p_ref);
+        else
+            return null;
+    end case;
+end
+$$;
+comment on function beliefdb._retraction_target(uuid, text, text) is 'The id a retraction''s reference names: a belief, a node (or source, or version), or a source by its name';
+
 -- The ids a retraction target names: a node (and, for a correction, its fragment), a source, or
 -- one version of a source (by number). BD004 when there is no such version; BD005 for an unknown
 -- kind of target.
