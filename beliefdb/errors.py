@@ -124,6 +124,10 @@ BY_ERROR_CODE: Final[Mapping[str, type[BeliefDBError]]] = MappingProxyType({
 
 
 def from_error_code(sqlstate: str, message: str) -> BeliefDBError | None:
-    """The exception for one of beliefdb's own error codes, or None for any other SQLSTATE."""
+    """The exception for one of beliefdb's own error codes, or None for any other SQLSTATE. A belief
+    that is not there (``unknown belief ...``: ``beliefdb.resolve_belief`` found no belief by that
+    id or prefix) is :class:`UnknownBelief`."""
     kind = BY_ERROR_CODE.get(sqlstate)
+    if kind is NotFound and message.startswith("unknown belief "):
+        kind = UnknownBelief
     return kind(message) if kind is not None else None

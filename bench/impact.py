@@ -471,7 +471,7 @@ def sql_impact(conn: psycopg.Connection[Any], seed: uuid.UUID) -> tuple[float, l
     # every row is fetched; detail as the text the server sends, not parsed into Python objects
     # (psycopg's JSON parsing of a few hundred rows is client work: 2-3 ms for ~1,000-node closures)
     t0 = time.perf_counter()
-    rows = conn.execute("select node, kind, effect, detail::text from beliefdb.impact(array[%s]::uuid[])",
+    rows = conn.execute("select node, kind, effect, detail::text from beliefdb.impact(array[%s::text])",
                         (seed,)).fetchall()
     return ms_since(t0), rows
 
@@ -557,11 +557,12 @@ def measure_corrections(url: str, ws: uuid.UUID, g: Graph, mem: Memory, runs: in
             conn.commit()
             assert row is not None
             t0 = time.perf_counter()
-            applied = conn.execute("select beliefdb.apply_correction(%s, %s, null, 'bench', 'benchmark', %s, null)",
+            applied = conn.execute("select proposed from beliefdb.apply_correction(%s::text, %s, null, 'bench', "
+                                   "'benchmark', %s, null)",
                                    (bid, f"Corrected synthetic belief {b}.", row[0])).fetchone()
             conn.commit()
             ms = ms_since(t0)
-            assert applied is not None and applied[0]["proposed"] is False, "the correction was only proposed"
+            assert applied == (False,), "the correction was only proposed"
             if i >= 2:  # the first two warm the session up
                 times.append(ms)
                 closures.append(mem.closure_size(b, 10**7))

@@ -165,10 +165,10 @@ def measure(db: beliefdb.BeliefDB, faulty: list[UUID], repeat: int) -> dict[str,
         with timed(lib):
             db.repair_plan(faulty)
     with db.database.transaction() as conn:
-        conn.execute("select count(*) from beliefdb.repair_plan(%s, true, false)", (faulty,)).fetchall()
+        conn.execute("select count(*) from beliefdb.repair_plan(%s::text[], true, false)", (faulty,)).fetchall()
     for _ in range(repeat):
         with db.database.transaction() as conn, timed(raw):
-            rows = conn.execute("select * from beliefdb.repair_plan(%s, true, false)", (faulty,)).fetchall()
+            rows = conn.execute("select * from beliefdb.repair_plan(%s::text[], true, false)", (faulty,)).fetchall()
     assert len(rows) == len(plan.items)
     # of which: the holding fixpoint over the closure with the faulty memories off
     fixpoint: list[float] = []

@@ -65,7 +65,7 @@ def test_the_change_report_reads_what_changed_on_an_analyzed_workspace(
 
     plans = plans_of(db_url, bdb.database.workspace_id, bdb.database.principal, [
         ("select beliefdb.decide(%s, %s)", ("One more shift", json.dumps([[str(other)]]))),
-        ("select beliefdb.retract('node', %s, 'wrong window', null, false)", (x,)),
+        ("select beliefdb.retract('node', %s::text, 'wrong window', null, false)", (x,)),
     ])
     assert len(plans) >= 2, [p["Query Text"][:80] for p in plans]  # at least one report per operation
     assert all(blocks(p) < BUDGET for p in plans), [blocks(p) for p in plans]

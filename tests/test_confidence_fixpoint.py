@@ -29,12 +29,12 @@ def test_one_decay_run_reaches_the_fixpoint_over_derived_levels(db_url: str) -> 
         recency = {f.factor: f.weight for f in db.why(base.id).confidence}["recency"]
         assert recency < 0.1 and after[base.id] == pytest.approx(before[base.id] * recency, rel=1e-3)
         assert after[one.id] == after[two.id] == after[three.id] == pytest.approx(after[base.id])
-        assert report["changed"] == 4
+        assert report.changed == 4
         # and why agrees with the stored value, factor by factor
         factors = {f.factor: f.weight for f in db.why(three.id).confidence}
         assert factors["confidence"] == pytest.approx(after[three.id]) == pytest.approx(factors["derived"])
         # a second run has nothing left to do
-        assert lifecycle.decay(db.database)["changed"] == 0
+        assert lifecycle.decay(db.database).changed == 0
 
 
 def test_recompute_reaches_the_fixpoint_too(bdb: beliefdb.BeliefDB, postgresql: object) -> None:

@@ -5,6 +5,7 @@ made, read from the tables (not from the apply's own report)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 from uuid import UUID
 
@@ -174,10 +175,10 @@ def test_forget_preview_is_the_forget(bdb: beliefdb.BeliefDB, postgresql: psycop
     preview = lifecycle.forget(bdb.database, belief=seven, preview=True)
     assert State(postgresql, ws).table_rows == before.table_rows
     done = lifecycle.forget(bdb.database, belief=seven)
-    assert preview["preview"] is True and done["preview"] is False
-    assert {k: v for k, v in preview.items() if k != "preview"} == {k: v for k, v in done.items() if k != "preview"}
+    assert preview.preview is True and done.preview is False
+    assert replace(preview, preview=False) == done
     made = before.difference(State(postgresql, ws))
-    assert made["flagged"] == {refuse.id} == {UUID(x) for x in done["flagged"]}
+    assert made["flagged"] == {refuse.id} == set(done.flagged)
 
 
 def test_decay_preview_is_the_decay(bdb: beliefdb.BeliefDB, postgresql: psycopg.Connection[Any]) -> None:
@@ -190,5 +191,5 @@ def test_decay_preview_is_the_decay(bdb: beliefdb.BeliefDB, postgresql: psycopg.
     preview = lifecycle.decay(bdb.database, later, preview=True)
     assert State(postgresql, ws).table_rows == before.table_rows
     done = lifecycle.decay(bdb.database, later)
-    assert preview["changed"] == done["changed"] == 1 and preview["lowered"] == done["lowered"] == 1
-    assert {k: v for k, v in preview.items() if k != "preview"} == {k: v for k, v in done.items() if k != "preview"}
+    assert preview.changed == done.changed == 1 and preview.lowered == done.lowered == 1
+    assert preview.preview and replace(preview, preview=False) == done

@@ -59,11 +59,11 @@ def test_forgetting_a_subject_masks_it_in_the_source_text(bdb: beliefdb.BeliefDB
     postgresql.commit()
 
     preview = lifecycle.forget(bdb.database, subject="customer_dana", preview=True)
-    assert preview["redacted"] == 1 and preview["beliefs"] == 1
+    assert preview.redacted == 1 and preview.beliefs == 1
     assert "source_version.content" in holding(postgresql, PHONE)  # a preview writes nothing
     postgresql.commit()
     done = lifecycle.forget(bdb.database, subject="customer_dana")
-    assert done["redacted"] == 1 and done["beliefs"] == 1 and phone.accepted
+    assert done.redacted == 1 and done.beliefs == 1 and phone.accepted
 
     assert holding(postgresql, PHONE) == []
     postgresql.commit()
@@ -99,7 +99,7 @@ def test_forgetting_a_belief_masks_its_quote_in_every_version(bdb: beliefdb.Beli
     bdb.ingest_text(CHAT + "Thanks!\n", source="chat-dana", extractor="none")  # v2 repeats the number
     (belief,) = first.accepted
     done = lifecycle.forget(bdb.database, belief=belief.id)
-    assert done["redacted"] == 2
+    assert done.redacted == 2
     assert holding(postgresql, PHONE) == []
     postgresql.commit()
 
@@ -114,5 +114,5 @@ def test_forgetting_takes_only_what_it_leaves_without_support(bdb: beliefdb.Beli
                               text=fifteen_text, authority="official").accepted
     bdb.ingest_text("Thank you for shopping with us.\n", source="a.md", extractor="none")  # drops the 7 days
     done = lifecycle.forget(bdb.database, belief=fifteen.id)
-    assert done["beliefs"] == 1
+    assert done.beliefs == 1
     assert [(b.id, b.status) for b in bdb.beliefs(include_all=True)] == [(seven.id, "unsupported")]

@@ -352,7 +352,8 @@ def test_impact_is_the_difference_of_two_evaluations(
     before, after = reference(g), reference(g, g.retracted | {n})
     reasons = [ants for _, ants in g.justifications]
     consequents = [c for c, _ in g.justifications]
-    rows = postgresql.execute("select node, effect from beliefdb.impact(%s::uuid[])", ([stored.ids[n]],)).fetchall()
+    rows = postgresql.execute("select node, effect from beliefdb.impact(%s::uuid[]::text[])",
+                              ([stored.ids[n]],)).fetchall()
     postgresql.commit()
     got = {effect: {node for node, e in rows if e == effect} for effect in ("stops_holding", "flag", "survives")}
     ids = stored.ids

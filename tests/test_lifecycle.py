@@ -32,20 +32,20 @@ def test_recency_halves_confidence_each_half_life_and_new_evidence_restores_it(d
         assert factors["recency"].detail == "0 day(s) since last verified, half-life 90 days (multiplier)"
     with beliefdb.connect(url_at(db_url, "2026-04-01T00:00:00Z")) as april:  # 90 days later
         report = lifecycle.decay(april.database)
-        assert (report["beliefs"], report["changed"], report["lowered"]) == (1, 1, 1)
+        assert (report.beliefs, report.changed, report.lowered) == (1, 1, 1)
         assert confidence(april, "7 days") == 0.45
         assert {f.factor: f.weight for f in april.why(april.beliefs()[0].id).confidence}["confidence"] == \
             pytest.approx(0.45)
         # another half-life: under the 0.3 threshold, low confidence (labelled in ask), never deleted
         later = lifecycle.decay(april.database, now=_at("2026-06-30"))
-        assert later["became_low"] == 1 and later["low_confidence"] == 1
+        assert later.became_low == 1 and later.low_confidence == 1
         assert confidence(april, "7 days") == 0.225
         assert april.ask("how many days for returns?").beliefs[0].low_confidence
     with beliefdb.connect(url_at(db_url, "2026-06-30T00:00:00Z")) as june:
         # the policy is published again (the same sentence in a new version): re-verified, fresh again
         june.ingest_text(POLICY + "Updated June.\n", source="return-policy.md")
         assert confidence(june, "7 days") == 0.9
-        assert lifecycle.decay(june.database)["low_confidence"] == 0
+        assert lifecycle.decay(june.database).low_confidence == 0
 
 
 def test_recency_of_a_long_forgotten_belief_is_small_not_an_error(db_url: str) -> None:
@@ -55,7 +55,7 @@ def test_recency_of_a_long_forgotten_belief_is_small_not_an_error(db_url: str) -
         jan.ingest_text(POLICY, source="return-policy.md", authority="official")
     with beliefdb.connect(url_at(db_url, "2066-01-01T00:00:00Z")) as later:
         report = lifecycle.decay(later.database)
-        assert (report["changed"], report["lowered"]) == (1, 1)
+        assert (report.changed, report.lowered) == (1, 1)
         (belief,) = later.beliefs(include_all=True)
         assert belief.confidence == pytest.approx(0.9 * 0.5**30)
         assert {f.factor: f.weight for f in later.why(belief.id).confidence}["recency"] == pytest.approx(0.5**30)
@@ -142,7 +142,7 @@ def test_forgetting_a_source_leaves_no_trace(cli: Cli, bdb: beliefdb.BeliefDB,
     assert ("source_version", "content") in _columns_with(postgresql, "Quillfeather")
 
     preview = lifecycle.forget(bdb.database, source="vault-notes.md", preview=True)
-    assert preview["preview"] and preview["versions"] == 1 and preview["would_flag"] == [str(decision.id)]
+    assert preview.preview and preview.versions == 1 and preview.would_flag == [decision.id]
     assert ("source_version", "content") in _columns_with(postgresql, "Quillfeather")  # nothing written
 
     done = cli.json("forget", "--source", "vault-notes.md")
@@ -163,7 +163,7 @@ def test_forget_a_subject_or_belief_and_bad_input(cli: Cli, bdb: beliefdb.Belief
     bdb.remember("Customer 7 prefers phone.", "customer_7", "channel", "phone", "call me",
                  source="chat-7", text="Please call me.")
     done = lifecycle.forget(bdb.database, subject="customer_42")
-    assert done["beliefs"] == 1
+    assert done.beliefs == 1
     assert [b.subject for b in bdb.beliefs(include_all=True)] == ["customer_7"]
     with pytest.raises(errors.InvalidInput, match="exactly one"):
         lifecycle.forget(bdb.database, subject="x", source="y")

@@ -13,7 +13,7 @@ from beliefdb.db.bootstrap import ensure_migrated
 def test_a_changed_package_is_migrated_on_first_use(postgresql: psycopg.Connection[Any], db_url: str) -> None:
     assert migrate.is_current(db_url)
     # an older package's functions: one is missing and the recorded fingerprint differs
-    postgresql.execute("drop function beliefdb.impact(uuid[])")
+    postgresql.execute("drop function beliefdb.impact(text[])")
     postgresql.execute("comment on table beliefdb.alembic_version is 'beliefdb schema older'")
     postgresql.commit()
     assert not migrate.is_current(db_url)
@@ -21,15 +21,15 @@ def test_a_changed_package_is_migrated_on_first_use(postgresql: psycopg.Connecti
     ensure_migrated(db_url)
 
     assert migrate.is_current(db_url)
-    restored = postgresql.execute("select to_regprocedure('beliefdb.impact(uuid[])')").fetchone()
+    restored = postgresql.execute("select to_regprocedure('beliefdb.impact(text[])')").fetchone()
     assert restored is not None and restored[0] is not None
 
 
 def test_an_unchanged_package_does_not_migrate_again(postgresql: psycopg.Connection[Any], db_url: str) -> None:
     before = postgresql.execute("select count(*) from beliefdb.audit_event").fetchone()
-    postgresql.execute("drop function beliefdb.impact(uuid[])")  # not noticed: the fingerprint matches
+    postgresql.execute("drop function beliefdb.impact(text[])")  # not noticed: the fingerprint matches
     postgresql.commit()
     ensure_migrated(db_url)
-    missing = postgresql.execute("select to_regprocedure('beliefdb.impact(uuid[])')").fetchone()
+    missing = postgresql.execute("select to_regprocedure('beliefdb.impact(text[])')").fetchone()
     assert missing == (None,)
     assert postgresql.execute("select count(*) from beliefdb.audit_event").fetchone() == before

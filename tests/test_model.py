@@ -77,7 +77,7 @@ from model_reference import (
 
 import beliefdb
 from beliefdb import errors
-from beliefdb.models import Changes, ReviewResolution
+from beliefdb.models import Changes, Forgotten, ReviewResolution
 from beliefdb.store import ingest, lifecycle
 from beliefdb.store.workspaces import create_workspace
 from beliefdb.text.extractor import Candidate
@@ -372,17 +372,16 @@ class Machine(RuleBasedStateMachine):
         belief = beliefs[pick % len(beliefs)]
         db, what = self.dbs[actor].database, f"{actor}: forget {belief}"
         error: BaseException | None = None
-        result: dict[str, Any] = {}
+        result: Forgotten | None = None
         before = self.snapshot()
         try:
             preview = lifecycle.forget(db, belief=belief, preview=True)
             result = lifecycle.forget(db, belief=belief)
         except errors.NotOwner as exc:
             error = exc
-        if error is None:
-            self.same_change(what, before, self.snapshot(), Changes.from_json(preview["changes"]),
-                             Changes.from_json(result["changes"]))
-        self.step(what, lambda m: m.forget(actor, belief), [], result.get("beliefs"), error,
+        if result is not None:
+            self.same_change(what, before, self.snapshot(), preview.changes, result.changes)
+        self.step(what, lambda m: m.forget(actor, belief), [], result.beliefs if result else None, error,
                   outcome=lambda r: r)
 
     @rule(actor=ACTORS, picks=st.lists(PICK, max_size=2))

@@ -107,9 +107,9 @@ def test_a_login_role_per_agent_cannot_claim_another_principal(db_url: str, alic
         conn.execute("set role beliefdb_app")
         assert conn.execute("select beliefdb.current_principal()").fetchone() == ("agent_b",)
         # claiming to be alice does not make agent_b's correction of alice's belief apply
-        raw = conn.execute("select beliefdb.apply_correction(%s, 'Returns within 30 days.', '30 days', 'bo', "
-                           "null, 1, null)", (window,)).fetchone()
-        assert raw is not None and raw[0]["proposed"] is True
+        raw = conn.execute("select proposed from beliefdb.apply_correction(%s::text, 'Returns within 30 days.', "
+                           "'30 days', 'bo', null, 1, null)", (window,)).fetchone()
+        assert raw == (True,)
     assert status_of(db_url, window)[0] == "current"
     assert [r[3] for r in open_items(db_url, "correction_proposed")] == ["agent_b"]
 
@@ -318,7 +318,7 @@ def test_other_routes_to_someone_elses_belief_are_refused(db_url: str, alice: be
     refused(lambda: lifecycle.forget(bob.database, subject="return_policy"))
     def retract_node(node: UUID) -> None:
         with bob.database.transaction() as conn:
-            conn.execute("select beliefdb.retract('node', %s, 'undo')", (node,))
+            conn.execute("select beliefdb.retract('node', %s::text, 'undo')", (node,))
 
     refused(lambda: retract_node(fixed.correction))
     refused(lambda: bob.retract(fragment=correction_fragment, reason="undo"))
@@ -329,7 +329,7 @@ def test_other_routes_to_someone_elses_belief_are_refused(db_url: str, alice: be
     only_proposed(lambda: bob.ingest_text("Returns within 99 days.", source=source_name, extractor="none"))
     only_proposed(lambda: bob.ingest_text(f"Note. {QUOTE}", source="internal-note", authority="unverified",
                                           extractor="none"))
-    assert lifecycle.forget(alice.database, belief=replacement, preview=True)["beliefs"] == 1
+    assert lifecycle.forget(alice.database, belief=replacement, preview=True).beliefs == 1
     # the owner may do each of these
     alice.retract(fragment=correction_fragment, reason="the reviewer withdrew it")
     assert status_of(db_url, replacement)[0] == "unsupported" and status_of(db_url, window)[0] == "current"
@@ -418,19 +418,19 @@ def test_a_temporary_table_cannot_run_code_with_owner_rights(table: str, db_url:
         conn.execute(sql.SQL("create trigger escalate before insert on pg_temp.{} "
                              "for each row execute function pg_temp.escalate()").format(sql.Identifier(table)))
         conn.execute("select beliefdb.ingest_version('other-note', 'Returns within 8 days.')")
-        conn.execute("select beliefdb.retract('node', %s, 'test', null, false)", (window,))
+        conn.execute("select beliefdb.retract('node', %s::text, 'test', null, false)", (window,))
     assert su_all(db_url, "select count(*) from pg_catalog.pg_roles where rolname = 'escalated'") == [(0,)]
     assert status_of(db_url, window)[0] == "retracted"
 
 
 CROSS_WORKSPACE_CALLS = {
-    "apply_correction": "select beliefdb.apply_correction(%(b)s, 'y', 'v', 'i', null, 1, null)",
-    "retract": "select beliefdb.retract('node', %(b)s, 'r', null, false)",
+    "apply_correction": "select beliefdb.apply_correction(%(b)s::text, 'y', 'v', 'i', null, 1, null)",
+    "retract": "select beliefdb.retract('node', %(b)s::text, 'r', null, false)",
     "decide": """select beliefdb.decide('d', jsonb_build_array(jsonb_build_array(%(b)s::text)))""",
-    "derive": "select beliefdb.derive('s', 'x', 'y', 'z', array[%(b)s]::uuid[])",
-    "review_resolve": "select beliefdb.review_resolve(%(i)s, 'approved')",
-    "record_outcome": "select beliefdb.record_outcome(%(b)s, 'failed')",
-    "forget": "select beliefdb.forget('belief', %(b)s)",
+    "derive": "select beliefdb.derive('s', 'x', 'y', 'z', array[%(b)s::text])",
+    "review_resolve": "select beliefdb.review_resolve(%(i)s::text, 'approved')",
+    "record_outcome": "select beliefdb.record_outcome(%(b)s::text, 'failed')",
+    "forget": "select beliefdb.forget('belief', %(b)s::text)",
 }
 
 

@@ -263,6 +263,6 @@ def test_replay_needs_an_executor_for_every_kind(bdb: beliefdb.BeliefDB) -> None
 def test_dba_can_call_the_plan_from_sql(bdb: beliefdb.BeliefDB, postgresql: psycopg.Connection[Any]) -> None:
     s = record_story(bdb)
     postgresql.execute("select set_config('beliefdb.workspace_id', %s, false)", (bdb.database.workspace_id,))
-    rows = postgresql.execute("select node, action from beliefdb.repair_plan(array[%s]::uuid[]) "
+    rows = postgresql.execute("select node, action from beliefdb.repair_plan(array[%s::text]) "
                               "where action <> 'preserve' order by action", (s.m_bad,)).fetchall()
     assert dict(rows) == {k: v for k, v in actions(bdb.repair_plan([s.m_bad])).items() if v != "preserve"}

@@ -463,10 +463,13 @@ def test_cannot_update_another_workspaces_belief_by_id(tenants: Tenants) -> None
             with pytest.raises(pg_errors.InsufficientPrivilege), conn.transaction(force_rollback=True):
                 conn.execute(statement, (tenants.b.new_belief,))
         # the functions with owner rights look ids up in the bound workspace only
+        with pytest.raises(psycopg.Error, match="no node, source or source version is named"), \
+                conn.transaction(force_rollback=True):
+            conn.execute("select beliefdb.retract('node', %s::text, 'hacked')", (tenants.b.new_belief,))
+        with pytest.raises(psycopg.Error, match="unknown belief"), conn.transaction(force_rollback=True):
+            conn.execute("select beliefdb.retract('belief', %s::text, 'hacked')", (tenants.b.new_belief,))
         with pytest.raises(psycopg.Error, match="nothing to retract"), conn.transaction(force_rollback=True):
-            conn.execute("select beliefdb.retract('node', %s, 'hacked')", (tenants.b.new_belief,))
-        with pytest.raises(psycopg.Error, match="nothing to retract"), conn.transaction(force_rollback=True):
-            conn.execute("select beliefdb.retract('source', %s, 'hacked')", (tenants.b.source,))
+            conn.execute("select beliefdb.retract('source', %s::text, 'hacked')", (tenants.b.source,))
     with psycopg.connect(tenants.url, autocommit=True) as conn:
         assert conn.execute("select value, status::text from beliefdb.belief where id = %s",
                             (tenants.b.new_belief,)).fetchone() == ("30 days", "current")
@@ -611,16 +614,16 @@ def test_security_definer_functions_the_app_may_call(postgresql: psycopg.Connect
          order by 1
     """).fetchall()
     assert [r[0] for r in rows] == [
-        "beliefdb.act(uuid,text)",
+        "beliefdb.act(text,text)",
         "beliefdb.add_claims_to_source(text,jsonb,jsonb)",
-        "beliefdb.apply_correction(uuid,text,text,text,text,integer,text)",
+        "beliefdb.apply_correction(text,text,text,text,text,integer,text)",
         "beliefdb.audit(text,jsonb)",
-        "beliefdb.correction_preview(uuid,text,text)",
+        "beliefdb.correction_preview(text,text,text)",
         "beliefdb.decay(timestamp with time zone,text,boolean)",
         "beliefdb.decide(text,jsonb)",
-        "beliefdb.derive(text,text,text,text,uuid[],text)",
+        "beliefdb.derive(text,text,text,text,text[],text)",
         "beliefdb.expire()",
-        "beliefdb.forget(text,uuid,text,boolean)",
+        "beliefdb.forget(text,text,boolean)",
         "beliefdb.ingest_preview(text,text,beliefdb.origin_type,beliefdb.authority,beliefdb.provenance,text,text,"
         "jsonb,jsonb,jsonb)",
         "beliefdb.ingest_version(text,text,beliefdb.origin_type,beliefdb.authority,beliefdb.provenance,text,text,"
@@ -628,16 +631,16 @@ def test_security_definer_functions_the_app_may_call(postgresql: psycopg.Connect
         "beliefdb.lock_workspace()",
         "beliefdb.recall(text,beliefdb.vector,text,integer,timestamp with time zone,jsonb,real,boolean,"
         "double precision,real,integer)",
-        "beliefdb.record_outcome(uuid,text,text)",
+        "beliefdb.record_outcome(text,text,text)",
         "beliefdb.record_trace(jsonb,jsonb,jsonb,jsonb)",
-        "beliefdb.repair_apply(uuid[],boolean)",
-        "beliefdb.repair_plan(uuid[],boolean,boolean)",
-        "beliefdb.repair_plan_json(uuid[],boolean)",
+        "beliefdb.repair_apply(text[],boolean)",
+        "beliefdb.repair_plan(text[],boolean,boolean)",
+        "beliefdb.repair_plan_json(text[],boolean)",
         "beliefdb.repair_replayed(uuid)",
-        "beliefdb.retract(text,uuid,text,integer,boolean)",
-        "beliefdb.retract_preview(text,uuid,integer,boolean)",
-        "beliefdb.review_resolve(uuid,text,text,uuid)",
-        "beliefdb.simulate_retraction(uuid[])",
+        "beliefdb.retract(text,text,text,integer,boolean)",
+        "beliefdb.retract_preview(text,text,integer,boolean)",
+        "beliefdb.review_resolve(text,text,text,text)",
+        "beliefdb.simulate_retraction(text[])",
     ]
 
 

@@ -65,7 +65,7 @@ def test_a_correction_waits_for_another_writer_instead_of_deadlocking(bdb: belie
         applier.start()
         applier.join(timeout=1.0)
         assert applier.is_alive(), "the correction must wait for the other writer"
-        other.execute("select beliefdb.retract('node', %s, 'bad quote')", (fragment,))
+        other.execute("select beliefdb.retract('node', %s::text, 'bad quote')", (fragment,))
         other.commit()
         applier.join(timeout=30)
     assert not applier.is_alive()

@@ -71,7 +71,7 @@ def test_check_constraints_listing_values_are_the_vocabulary(postgresql: psycopg
 
 def test_a_plan_is_sorted_by_the_repair_actions(postgresql: psycopg.Connection[Any]) -> None:
     row = postgresql.execute("select pg_catalog.pg_get_functiondef("
-                             "'beliefdb.repair_plan_json(uuid[], boolean)'::regprocedure)").fetchone()
+                             "'beliefdb.repair_plan_json(text[], boolean)'::regprocedure)").fetchone()
     assert row is not None
     order = re.search(r"array_position\(array\[([^\]]*)\], p\.action\)", row[0])
     assert order is not None
@@ -126,7 +126,7 @@ def test_the_application_role_reads_the_error_codes(postgresql: psycopg.Connecti
     "select beliefdb.decay()",
     "select beliefdb.recall('how long is the return window?')",
     "select beliefdb.decide('orphan', '[[]]')",
-    "select beliefdb.retract_preview('source', pg_catalog.gen_random_uuid())",
+    "select beliefdb.retract_preview('source', 'nowhere.md')",
 ])
 def test_no_bound_workspace_is_one_code(postgresql: psycopg.Connection[Any], statement: str) -> None:
     """The functions that need a bound workspace all say so with unknown_workspace (BD003)."""

@@ -166,8 +166,7 @@ class BeliefDB:
                preview: bool = False) -> Forgotten:
         """Forget one source, a subject's beliefs or one belief completely (rule 14), and every belief
         left without support; ``preview``: exactly what that would take away, nothing written."""
-        return lifecycle.forgotten(lifecycle.forget(self.database, source=source, subject=subject, belief=belief,
-                                                    preview=preview))
+        return lifecycle.forget(self.database, source=source, subject=subject, belief=belief, preview=preview)
 
     # --- truth ----------------------------------------------------------------------------------
 
@@ -204,17 +203,17 @@ class BeliefDB:
     def expire(self) -> Expired:
         """Process beliefs whose valid time has ended (rule 16; every method does this first): they stop
         being current, and what rested on them is re-evaluated."""
-        return lifecycle.expired(lifecycle.expire(self.database))
+        return lifecycle.expire(self.database)
 
     def decay(self, *, now: datetime | None = None, preview: bool = False) -> ConfidenceReport:
         """Apply confidence half-lives as of ``now`` (default: the clock), derived beliefs following
         (rule 9); ``preview``: the same report, nothing written."""
-        return lifecycle.confidence_report(lifecycle.decay(self.database, now, preview=preview))
+        return lifecycle.decay(self.database, now, preview=preview)
 
     def recompute(self, *, preview: bool = False) -> ConfidenceReport:
         """Recompute every confidence after a DBA changed the confidence policy or half-lives;
         ``preview``: the same report, nothing written."""
-        return lifecycle.confidence_report(lifecycle.recompute(self.database, preview=preview))
+        return lifecycle.recompute(self.database, preview=preview)
 
     def calibrate(self, labels: str | Path, *, bins: int = DEFAULT_BINS, plot: str | Path | None = None) -> Calibration:
         """How well stored confidences match a reviewer's labelled sample (a ``belief_id,correct`` CSV):
@@ -254,7 +253,7 @@ class BeliefDB:
     def record_outcome(self, node: str | UUID, outcome: str, *, note: str | None = None) -> OutcomeRecorded:
         """Record what actually happened after a decision or action (succeeded, failed, rolled_back or
         disputed; audited). An action's status follows its outcome."""
-        return lifecycle.outcome_recorded(lifecycle.record_outcome(self.database, node, outcome, note))
+        return lifecycle.record_outcome(self.database, node, outcome, note)
 
     # --- review, traces and repair --------------------------------------------------------------
 
@@ -265,7 +264,7 @@ class BeliefDB:
     def resolve_review(self, item: str | UUID, verdict: str, *, note: str | None = None,
                        winner: str | UUID | None = None) -> ReviewResolution:
         """Approve or reject (``verdict``: approved | rejected) an open review item."""
-        return review.resolution(review.resolve_item(self.database, item, verdict, note=note, winner=winner))
+        return review.resolve_item(self.database, item, verdict, note=note, winner=winner)
 
     def record_run(self, *, task: str = "", agent: str | None = None,
                    parent: UUID | None = None) -> trace.RunRecorder:

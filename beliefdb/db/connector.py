@@ -10,7 +10,7 @@ Rules cited as "rule N" are those of docs/rules.md.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, LiteralString
 
@@ -18,11 +18,12 @@ import psycopg
 from pgvector.psycopg.vector import register_vector_info
 from psycopg import errors as pg_errors
 from psycopg import sql
-from psycopg.rows import class_row
+from psycopg.rows import kwargs_row
 from psycopg.types import TypeInfo
 from psycopg_pool import ConnectionPool
 
 from beliefdb import errors
+from beliefdb.db import composites
 from beliefdb.db.queries import Q
 
 APP_ROLE = "beliefdb_app"
@@ -102,7 +103,7 @@ class Database:
         self.url = url
         self.principal = principal
         self.workspace_name = workspace
-        self.workspace_id, self._vector = self._lookup_workspace(workspace)
+        self.workspace_id, self._vector, self._composites = self._lookup_workspace(workspace)
         self._pool = ConnectionPool(url, min_size=1, max_size=max_size, configure=self._configure,
                                     open=False, name="beliefdb")
         try:
@@ -116,10 +117,13 @@ class Database:
         if self._vector is not None:
             # pgvector's adapter: Vector parameters and results travel in binary, not as text
             register_vector_info(conn, self._vector)
+        # the API's composites that come nested in its results load as beliefdb's models
+        composites.register(conn, self._composites)
         conn.commit()
 
-    def _lookup_workspace(self, name: str) -> tuple[str, TypeInfo | None]:
-        """The workspace's id, and pgvector's type wherever its extension lives (looked up once)."""
+    def _lookup_workspace(self, name: str) -> tuple[str, TypeInfo | None, composites.Composites]:
+        """The workspace's id, pgvector's type wherever its extension lives, and the API's nested
+        composite types (looked up once)."""
         with psycopg.connect(self.url, autocommit=True) as conn:
             _bind(conn, None, self.principal)
             try:
@@ -129,10 +133,11 @@ class Database:
                     "beliefdb is not installed in this database: run 'beliefdb migrate'") from exc
             vector = conn.execute(Q.vector_type).fetchone()
             info = TypeInfo.fetch(conn, vector[0]) if vector is not None else None
+            nested = composites.fetch(conn)
         if row is None:
             raise errors.UnknownWorkspace(
                 f"unknown workspace '{name}' (create it with: beliefdb workspace create {name})")
-        return str(row[0]), info
+        return str(row[0]), info, nested
 
     @contextmanager
     def transaction(self, conn: psycopg.Connection[Any] | None = None) -> Iterator[psycopg.Connection[Any]]:
@@ -149,14 +154,17 @@ class Database:
             pooled.execute(Q.expire)
             yield pooled
 
-    def fetch_all(self, cls: type[Any], query: LiteralString, params: Any = None,
+    def fetch_all(self, cls: Callable[..., Any], query: LiteralString, params: Any = None,
                   conn: psycopg.Connection[Any] | None = None) -> list[Any]:
-        with self.transaction(conn) as c, c.cursor(row_factory=class_row(cls)) as cur:
+        """Every row, each as ``cls(**columns)`` (a model, or a function building one)."""
+        with self.transaction(conn) as c, c.cursor(row_factory=kwargs_row(cls)) as cur:
             cur.execute(query, params)
             return cur.fetchall()
 
-    def fetch_one(self, cls: type[Any], query: LiteralString, params: Any = None,
+    def fetch_one(self, cls: Callable[..., Any], query: LiteralString, params: Any = None,
                   conn: psycopg.Connection[Any] | None = None) -> Any:
+        """The first row as ``cls(**columns)``, or None; ``select * from beliefdb.<f>(...)`` reads the
+        result of one of the API's functions (a composite type: its fields are the columns)."""
         rows = self.fetch_all(cls, query, params, conn)
         return rows[0] if rows else None
 

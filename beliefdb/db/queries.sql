@@ -96,10 +96,6 @@ select b.id, b.statement, b.subject, b.attribute, b.value, b.kind, b.scope, b.va
 -- A belief id from a full id or a unique prefix
 select beliefdb.resolve_belief(%s);
 
--- resolve_node --
--- A node id of one of the given kinds (any kind when null) from a full id or a unique prefix
-select beliefdb.resolve_node(%s, %s::beliefdb.node_kind[]);
-
 -- belief_evidence --
 -- The evidence of one belief, recorded by as_of (all of it when null)
 select belief_id, role, quote, fragment_id, start_offset, end_offset, source,
@@ -125,10 +121,10 @@ select new_belief, new_statement, new_value, old_belief, old_statement, old_valu
 -- built_on_belief --
 -- The decisions (and their actions) that cite a belief
 select d.id as decision_id, d.title, d.status as decision_status,
-       beliefdb.latest_outcome(d.workspace_id, d.id) as outcome,
+       to_jsonb(beliefdb.latest_outcome(d.workspace_id, d.id)) as outcome,
        coalesce(jsonb_agg(jsonb_build_object('id', a.id, 'description', a.description,
                                              'status', a.status,
-                                             'outcome', beliefdb.latest_outcome(a.workspace_id, a.id))
+                                             'outcome', to_jsonb(beliefdb.latest_outcome(a.workspace_id, a.id)))
                           order by a.created_at)
                 filter (where a.id is not null), '[]') as actions
   from beliefdb.justification j
@@ -168,27 +164,27 @@ select pg_catalog.quote_ident(n.nspname) || '.vector'
 
 -- expire --
 -- Process what expired since the last change (rule 16)
-select beliefdb.expire();
+select * from beliefdb.expire();
 
 -- correction_preview --
 -- What correcting a belief would change, nothing written
-select beliefdb.correction_preview(%s, %s, %s);
+select * from beliefdb.correction_preview(%s, %s, %s);
 
 -- apply_correction --
 -- Correct a belief (or propose the correction to its owner)
-select beliefdb.apply_correction(%s, %s, %s, %s, %s, %s, %s);
+select * from beliefdb.apply_correction(%s, %s, %s, %s, %s, %s, %s);
 
 -- decide --
 -- Record a decision and its reasons
-select beliefdb.decide(%s, %s);
+select * from beliefdb.decide(%s, %s);
 
 -- act --
 -- Record an action carrying out a decision
-select beliefdb.act(%s, %s);
+select * from beliefdb.act(%s, %s);
 
 -- derive --
 -- Record a belief derived from other beliefs
-select beliefdb.derive(%s, %s, %s, %s, %s, %s);
+select * from beliefdb.derive(%s, %s, %s, %s, %s, %s);
 
 -- list_decisions --
 -- Decisions, with whether each holds, optionally of one status
@@ -276,19 +272,19 @@ select beliefdb.add_claims_to_source(%s, %s, %s);
 
 -- decay --
 -- Recompute every confidence as of a moment (now when null)
-select beliefdb.decay(%s, 'decay', %s);
+select * from beliefdb.decay(%s, 'decay', %s);
 
 -- recompute --
 -- Recompute every confidence after a policy or half-life change
-select beliefdb.decay(null, 'recompute', %s);
+select * from beliefdb.decay(null, 'recompute', %s);
 
 -- record_outcome --
 -- Record what happened after a decision or action
-select beliefdb.record_outcome(%s, %s, %s);
+select * from beliefdb.record_outcome(%s, %s, %s);
 
 -- forget --
 -- Forget a source, a subject's beliefs or one belief
-select beliefdb.forget(%s, %s, %s, %s);
+select * from beliefdb.forget(%s, %s, %s);
 
 -- repair_plan --
 -- The repair plan for faulty memories, in the order of the actions
@@ -299,7 +295,7 @@ select p.node, p.node_kind, p.step_kind, p.run_id, p.seq, p.action, p.reason, p.
 
 -- repair_apply --
 -- Carry out the store side of a repair plan
-select beliefdb.repair_apply(%s, %s);
+select * from beliefdb.repair_apply(%s, %s);
 
 -- load_repair --
 -- An applied repair: what was faulty and its plan
@@ -332,25 +328,17 @@ select b.id, b.subject, b.attribute
 -- Mark a repair's replay as done
 select beliefdb.repair_replayed(%s);
 
--- source_id_by_name --
--- A source's id by its name
-select id from beliefdb.source where name = %s;
-
--- source_version_by_id --
--- A source version's id by its full id
-select id from beliefdb.source_version where id::text = lower(%s);
-
 -- impact --
 -- What retracting these nodes would affect
 select node, kind, effect, detail from beliefdb.impact(%s) order by effect, kind, node;
 
 -- retract --
 -- Retract (or undo the retraction of) a node, a source or a source version
-select beliefdb.retract(%s, %s, %s, %s, %s);
+select * from beliefdb.retract(%s, %s, %s, %s, %s);
 
 -- retract_preview --
 -- What a retraction would change, nothing written
-select beliefdb.retract_preview(%s, %s, %s, %s);
+select * from beliefdb.retract_preview(%s, %s, %s, %s);
 
 -- recall --
 -- Candidate beliefs for a question (vector, full text and subject name)
@@ -378,13 +366,9 @@ select id, kind, node, other_node, subject, reason, created_at,
        proposed_by, proposal, source_id
   from beliefdb.review_queue order by created_at, id;
 
--- review_item_by_prefix --
--- Review items whose id starts with a prefix (the pattern)
-select id from beliefdb.review_item where id::text like %s and status in ('open', 'closed');
-
 -- review_resolve --
 -- Resolve a review item
-select beliefdb.review_resolve(%s, %s, %s, %s);
+select * from beliefdb.review_resolve(%s, %s, %s, %s);
 
 -- record_trace --
 -- Record a run's buffered steps, memories and edges

@@ -79,23 +79,6 @@ class Changes:
     review_item: UUID | None = None
     owner: str | None = None
 
-    @classmethod
-    def from_json(cls, raw: dict[str, Any]) -> Changes:
-        """The change report beliefdb's SQL returns (beliefdb._changes), typed."""
-
-        def ids(key: str) -> list[UUID]:
-            return [UUID(x) for x in raw.get(key) or []]
-
-        return cls(stopped_holding=ids("stopped_holding"), started_holding=ids("started_holding"),
-                   flagged=ids("flagged"), held=ids("held"), stopped_current=ids("stopped_current"),
-                   became_current=ids("became_current"),
-                   survives=[StillSupported(decision=UUID(s["decision"]),
-                                            by=[[UUID(x) for x in group] for group in s.get("by") or []])
-                             for s in raw.get("survives") or []],
-                   proposed=bool(raw.get("proposed")),
-                   review_item=UUID(raw["review_item"]) if raw.get("review_item") else None,
-                   owner=raw.get("owner"))
-
 
 
 @dataclass(frozen=True)

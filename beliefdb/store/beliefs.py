@@ -5,7 +5,6 @@ Rules cited as "rule N" are those of docs/rules.md.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 from uuid import UUID
@@ -32,20 +31,10 @@ def list_beliefs(db: Database, *, subject: str | None = None, attribute: str | N
 
 
 def resolve(db: Database, ref: str | UUID, conn: psycopg.Connection[Any] | None = None) -> UUID:
-    """A belief id from a full id or a unique prefix."""
-    try:
-        found = db.scalar(Q.resolve_belief, (str(ref),), conn)
-    except errors.NotFound as exc:
-        raise errors.UnknownBelief(exc.message) from exc
-    return UUID(str(found))
-
-
-def resolve_node(db: Database, ref: str | UUID, kinds: Sequence[str] | None = None,
-                 conn: psycopg.Connection[Any] | None = None) -> UUID:
-    """A node id (of one of ``kinds``, any kind when None) from a full id or a unique prefix
-    (``beliefdb.resolve_node``)."""
-    found = db.scalar(Q.resolve_node, (str(ref), list(kinds) if kinds is not None else None), conn)
-    return UUID(str(found))
+    """A belief id from a full id or a unique prefix (``beliefdb.resolve_belief``; unknown: UnknownBelief).
+    The functions that change beliefs take the reference itself; this is for the reads that need
+    the id (``why``, a repair plan's faulty memories)."""
+    return UUID(str(db.scalar(Q.resolve_belief, (str(ref),), conn)))
 
 
 def get_beliefs(db: Database, ids: list[UUID], as_of: datetime | None = None,

@@ -11,15 +11,11 @@ from uuid import UUID
 import psycopg
 
 from beliefdb import errors
+from beliefdb.db import composites
 from beliefdb.db.connector import Database
 from beliefdb.db.queries import Q
-from beliefdb.models import Changes, CorrectionPreview, CorrectionResult, ImpactRow
-from beliefdb.store.beliefs import resolve
+from beliefdb.models import CorrectionPreview, CorrectionResult
 from beliefdb.store.vectors import embed_new
-
-
-def _ids(values: list[str]) -> list[UUID]:
-    return [UUID(v) for v in values]
 
 
 def preview(db: Database, belief: str | UUID, statement: str | None = None, value: str | None = None,
@@ -28,18 +24,9 @@ def preview(db: Database, belief: str | UUID, statement: str | None = None, valu
     decisions flagged, actions held, decisions left supported, what stops being or becomes current,
     with the revision it saw. For another principal's belief the apply only proposes the correction
     (``proposed``) and ``if_approved`` shows what the owner's approval would take away."""
-    with db.transaction(conn) as c:
-        belief_id = resolve(db, belief, c)
-        row = c.execute(Q.correction_preview, (belief_id, statement, value)).fetchone()
-    assert row is not None
-    raw = row[0]
-    changes = Changes.from_json(raw["changes"])
-    return CorrectionPreview(
-        belief=UUID(raw["belief"]), revision=raw["revision"], would_flag=changes.flagged, would_hold=changes.held,
-        still_supported=changes.survives, owner=raw.get("owner"), proposed=bool(raw.get("proposed")),
-        changes=changes,
-        if_approved=[ImpactRow(node=UUID(r["node"]), kind=r["kind"], effect=r["effect"], detail=r["detail"])
-                     for r in raw.get("if_approved") or []])
+    seen: CorrectionPreview = db.fetch_one(composites.correction_preview, Q.correction_preview,
+                                           (str(belief), statement, value), conn)
+    return seen
 
 
 def apply(db: Database, belief: str | UUID, statement: str, *, reviewer: str, expect_revision: int,
@@ -54,25 +41,10 @@ def apply(db: Database, belief: str | UUID, statement: str, *, reviewer: str, ex
     if not reviewer.strip():
         raise errors.InvalidInput("a correction needs --reviewer")
     with db.transaction(conn) as c:
-        belief_id = resolve(db, belief, c)
-        row = c.execute(Q.apply_correction,
-                        (belief_id, statement, value, reviewer, reason, expect_revision, idempotency_key)).fetchone()
-        assert row is not None
-        raw = row[0]
-        if not raw["proposed"]:
+        result: CorrectionResult = db.fetch_one(
+            CorrectionResult, Q.apply_correction,
+            (str(belief), statement, value, reviewer, reason, expect_revision, idempotency_key), c)
+        if not result.proposed and result.replacement is not None:
             # the replacement is searchable like any belief (best effort: 'beliefdb embed' backfills)
-            embed_new(db, [UUID(raw["replacement"])], c)
-    return result_from(raw)
-
-
-def result_from(raw: dict[str, Any]) -> CorrectionResult:
-    """The typed result of ``beliefdb.apply_correction`` (applied, or proposed to the owner)."""
-    if raw["proposed"]:
-        return CorrectionResult(correction=None, replacement=None, superseded=[], flagged=[], held=[],
-                                already_applied=raw["already_applied"], proposed=True,
-                                review_item=UUID(raw["review_item"]), owner=raw["owner"])
-    return CorrectionResult(
-        correction=UUID(raw["correction"]), replacement=UUID(raw["replacement"]),
-        superseded=_ids(raw["superseded"]), flagged=_ids(raw["flagged"]), held=_ids(raw["held"]),
-        already_applied=raw["already_applied"],
-        changes=Changes.from_json(raw["changes"]) if raw.get("changes") else None)
+            embed_new(db, [result.replacement], c)
+    return result

@@ -17,12 +17,7 @@ from beliefdb import errors
 from beliefdb.db.connector import Database
 from beliefdb.db.queries import Q
 from beliefdb.models import Action, Decision, Recorded
-from beliefdb.store.beliefs import resolve, resolve_node
 from beliefdb.vocabulary import ACTION_STATUSES, DECISION_STATUSES
-
-
-def _recorded(raw: dict[str, Any]) -> Recorded:
-    return Recorded(id=UUID(raw["id"]), status=raw["status"])
 
 
 def decide(db: Database, title: str, *, because: Sequence[str | UUID] = (),
@@ -33,12 +28,10 @@ def decide(db: Database, title: str, *, because: Sequence[str | UUID] = (),
     approves it."""
     if not title.strip():
         raise errors.InvalidInput("a decision needs a title")
-    with db.transaction(conn) as c:
-        reasons = [[str(resolve(db, ref, c))] for ref in because]
-        reasons += [[str(resolve(db, ref, c)) for ref in group] for group in all_of if group]
-        row = c.execute(Q.decide, (title, Jsonb(reasons))).fetchone()
-    assert row is not None
-    return _recorded(row[0])
+    # each belief by its id or a unique prefix, resolved by beliefdb.decide
+    reasons = [[str(ref)] for ref in because] + [[str(ref) for ref in group] for group in all_of if group]
+    recorded: Recorded = db.fetch_one(Recorded, Q.decide, (title, Jsonb(reasons)), conn)
+    return recorded
 
 
 def act(db: Database, decision: str | UUID, description: str,
@@ -47,23 +40,18 @@ def act(db: Database, decision: str | UUID, description: str,
     decision needs review; refused for a rejected decision, or one without reasons nobody approved)."""
     if not description.strip():
         raise errors.InvalidInput("an action needs a description")
-    with db.transaction(conn) as c:
-        decision_id = resolve_node(db, decision, ["decision"], c)
-        row = c.execute(Q.act, (decision_id, description)).fetchone()
-    assert row is not None
-    return _recorded(row[0])
+    recorded: Recorded = db.fetch_one(Recorded, Q.act, (str(decision), description), conn)
+    return recorded
 
 
 def derive(db: Database, statement: str, subject: str, attribute: str, value: str, sources: Sequence[str | UUID],
            *, kind: str = "fact", conn: psycopg.Connection[Any] | None = None) -> Recorded:
     """Record a belief derived from others: it holds while all of them are current."""
-    with db.transaction(conn) as c:
-        ids = [resolve(db, ref, c) for ref in sources]
-        if not ids:
-            raise errors.InvalidInput("a derived belief needs --from beliefs")
-        row = c.execute(Q.derive, (statement, subject, attribute, value, ids, kind)).fetchone()
-    assert row is not None
-    return _recorded(row[0])
+    if not sources:
+        raise errors.InvalidInput("a derived belief needs --from beliefs")
+    recorded: Recorded = db.fetch_one(Recorded, Q.derive,
+                                      (statement, subject, attribute, value, [str(ref) for ref in sources], kind), conn)
+    return recorded
 
 
 def list_decisions(db: Database, status: str | None = None,

@@ -28,6 +28,7 @@ from beliefdb.models import (
     IngestFailure,
     IngestReport,
     Rejected,
+    StillSupported,
     Superseded,
     Unchanged,
 )
@@ -145,7 +146,20 @@ def _rejected_json(rejected: list[tuple[Candidate, str]]) -> list[dict[str, str]
     return [{"statement": c.statement, "quote": c.quote, "reason": reason} for c, reason in rejected]
 
 
+def _changes(raw: dict[str, Any]) -> Changes:
+    """The change report inside an ingest report (jsonb: beliefdb._changes)."""
+    return Changes(
+        stopped_holding=[UUID(x) for x in raw.get("stopped_holding") or []],
+        started_holding=[UUID(x) for x in raw.get("started_holding") or []],
+        stopped_current=[UUID(x) for x in raw.get("stopped_current") or []],
+        became_current=[UUID(x) for x in raw.get("became_current") or []],
+        flagged=[UUID(x) for x in raw.get("flagged") or []], held=[UUID(x) for x in raw.get("held") or []],
+        survives=[StillSupported(decision=UUID(s["decision"]), by=[[UUID(x) for x in group] for group in s["by"]])
+                  for s in raw.get("survives") or []])
+
+
 def _report(raw: dict[str, Any], path: str | None) -> IngestReport:
+    """The ingest report (jsonb: six lists of different records), typed."""
     return IngestReport(
         source=raw["source"], version=raw["version"], new_version=raw["new_version"],
         fragments=raw["fragments"], path=path,
@@ -163,7 +177,7 @@ def _report(raw: dict[str, Any], path: str | None) -> IngestReport:
         unsupported=[UUID(x) for x in raw["unsupported"]],
         flagged=[UUID(x) for x in raw["flagged"]],
         held=[UUID(x) for x in raw["held"]],
-        changes=Changes.from_json(raw["changes"]) if raw.get("changes") else None,
+        changes=_changes(raw["changes"]) if raw.get("changes") else None,
         proposed=bool(raw.get("proposed")),
         review_item=UUID(raw["review_item"]) if raw.get("review_item") else None,
         owner=raw.get("owner"), note=raw.get("note"), preview=bool(raw.get("preview")),

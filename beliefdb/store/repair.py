@@ -17,6 +17,7 @@ from uuid import UUID
 import psycopg
 
 from beliefdb import errors
+from beliefdb.db import composites
 from beliefdb.db.connector import Database
 from beliefdb.db.queries import Q
 from beliefdb.models import Belief, Changes, PlanItem, RepairPlan, RepairResult, ReplayResult, TraceStep
@@ -85,13 +86,14 @@ class ReplayStep:
 Executor = Mapping[str, Callable[[ReplayStep], StepOutput]]
 
 
-def _faulty_ids(db: Database, refs: Sequence[str | UUID], conn: psycopg.Connection[Any]) -> list[UUID]:
+def _check_faulty(refs: Sequence[str | UUID]) -> list[str]:
     if not refs:
         raise errors.InvalidInput("name at least one faulty memory (--faulty ID)")
-    return list(dict.fromkeys(resolve(db, ref, conn) for ref in refs))
+    return [str(ref) for ref in refs]
 
 
 def _plan_items(raw: list[dict[str, Any]]) -> list[PlanItem]:
+    """The items of a plan as a repair keeps it (beliefdb.repair.plan, jsonb)."""
     return [PlanItem(node=UUID(i["node"]), node_kind=i["node_kind"], step_kind=i.get("step_kind"),
                      run_id=UUID(i["run_id"]) if i.get("run_id") else None, seq=i.get("seq"), action=i["action"],
                      reason=i["reason"], saved_by=[UUID(x) for x in i.get("saved_by") or []])
@@ -103,21 +105,22 @@ def plan(db: Database, faulty: Sequence[str | UUID], *, independent_evidence: bo
     """The repair plan for these faulty memories; nothing is written. With ``untouched``, preserve
     also lists every step of the affected runs that nothing faulty reaches (the rest of "everything
     else"); without, it lists the candidates that still hold."""
+    refs = _check_faulty(faulty)
     with db.transaction(conn) as c:
-        ids = _faulty_ids(db, faulty, c)
+        # the plan lists its faulty memories by id (beliefdb.repair_plan returns its items only)
+        ids = list(dict.fromkeys(resolve(db, ref, c) for ref in refs))
         items: list[PlanItem] = db.fetch_all(PlanItem, Q.repair_plan,
-            (ids, independent_evidence, untouched, list(REPAIR_ACTIONS)), c)
+            ([str(i) for i in ids], independent_evidence, untouched, list(REPAIR_ACTIONS)), c)
     return RepairPlan(faulty=ids, items=items)
 
 
 def apply(db: Database, faulty: Sequence[str | UUID], *, independent_evidence: bool = True,
           conn: psycopg.Connection[Any] | None = None) -> RepairResult:
     """Carry out the store side of the plan in one transaction (audited); replay comes after."""
-    with db.transaction(conn) as c:
-        ids = _faulty_ids(db, faulty, c)
-        raw = db.scalar(Q.repair_apply, (ids, independent_evidence), c)
-    return RepairResult(repair_id=UUID(raw["repair_id"]), plan=RepairPlan(faulty=ids, items=_plan_items(raw["plan"])),
-                        changes=Changes.from_json(raw["changes"]))
+    # (the result lists the faulty memories as beliefdb.repair_apply resolved them)
+    result: RepairResult = db.fetch_one(composites.repair_result, Q.repair_apply,
+                                        (_check_faulty(faulty), independent_evidence), conn)
+    return result
 
 
 def load(db: Database, repair_id: str | UUID, conn: psycopg.Connection[Any] | None = None) -> RepairResult:

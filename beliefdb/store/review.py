@@ -10,11 +10,9 @@ from uuid import UUID
 
 import psycopg
 
-from beliefdb import errors
 from beliefdb.db.connector import Database
 from beliefdb.db.queries import Q
 from beliefdb.models import ReviewItem, ReviewResolution
-from beliefdb.store.beliefs import resolve
 from beliefdb.store.vectors import embed_new
 
 
@@ -23,35 +21,22 @@ def list_items(db: Database, conn: psycopg.Connection[Any] | None = None) -> lis
 
 
 def resolve_item(db: Database, item: str | UUID, verdict: str, *, note: str | None = None,
-                 winner: str | UUID | None = None, conn: psycopg.Connection[Any] | None = None) -> dict[str, Any]:
-    """Approve or reject an open item (``verdict`` is approved or rejected)."""
+                 winner: str | UUID | None = None,
+                 conn: psycopg.Connection[Any] | None = None) -> ReviewResolution:
+    """Approve or reject an open item (``verdict`` is approved or rejected): the item by its id or a
+    prefix of it, the winner of a conflict by its id or a unique prefix (``beliefdb.review_resolve``
+    resolves both)."""
     with db.transaction(conn) as c:
-        matches = [UUID(str(r[0])) for r in c.execute(
-            Q.review_item_by_prefix,
-            (str(item).lower() + "%",)).fetchall()]
-        if len(matches) != 1:
-            raise (errors.NotFound(f"no open review item {item}") if not matches
-                   else errors.AmbiguousId(f"review item prefix {item} is ambiguous"))
-        winner_id = None
-        if winner is not None:
-            winner_id = resolve(db, winner, c)
-        row = c.execute(Q.review_resolve, (matches[0], verdict, note, winner_id)).fetchone()
-        assert row is not None
-        result: dict[str, Any] = row[0]
-        applied = result.get("correction")
+        result: ReviewResolution = db.fetch_one(
+            ReviewResolution, Q.review_resolve,
+            (str(item), verdict, note, str(winner) if winner is not None else None), c)
+        # (an approved proposal's report, correction or ingest, keeps its own jsonb shape)
+        applied = result.correction
         if applied and not applied.get("already_applied") and not applied.get("proposed"):
             # an approved proposal's replacement is searchable like any belief
             embed_new(db, [UUID(applied["replacement"])], c)
-        version = result.get("applied") if result.get("kind") == "version_proposed" else None
+        version = result.applied if result.kind == "version_proposed" else None
         if version and version.get("accepted"):
             # an approved new version's beliefs are searchable like any ingested ones
             embed_new(db, [UUID(a["id"]) for a in version["accepted"]], c)
     return result
-
-
-def resolution(raw: dict[str, Any]) -> ReviewResolution:
-    """The typed result of ``resolve_item`` (nested reports stay as ``beliefdb.review_resolve`` gives them)."""
-    return ReviewResolution(item=UUID(str(raw["item"])), kind=raw["kind"],
-                            node=UUID(str(raw["node"])) if raw.get("node") else None,
-                            source_id=UUID(str(raw["source_id"])) if raw.get("source_id") else None,
-                            status=raw["status"], correction=raw.get("correction"), applied=raw.get("applied"))

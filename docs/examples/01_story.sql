@@ -27,19 +27,20 @@ select id as b7 from beliefdb.belief where subject = 'return_policy' and value =
 select id as sale from beliefdb.belief where subject = 'order_1042' and attribute = 'sale' \gset
 
 -- a belief derived from both (one justification, both needed)
-select beliefdb.derive('Order 1042 cannot be refunded.', 'order_1042', 'refundable', 'no',
-                       array[:'b7', :'sale']::uuid[]) ->> 'status' as derived;
+select status as derived
+  from beliefdb.derive('Order 1042 cannot be refunded.', 'order_1042', 'refundable', 'no', array[:'b7', :'sale']);
 
 -- a decision on the 7-day rule, an action carrying it out, and a decision with two alternative reasons
-select beliefdb.decide('Refuse the return of order 1042', format('[["%s"]]', :'b7')::jsonb) ->> 'id' as d1 \gset
-select beliefdb.act(:'d1', 'Email the customer that the return window has closed') ->> 'id' as a1 \gset
-select beliefdb.decide('Keep order 1042 out of the refund forecast',
-                       format('[["%s"], ["%s"]]', :'b7', :'sale')::jsonb) ->> 'id' as d2 \gset
+-- (a belief, decision or action is named by its id or a unique prefix of it)
+select id as d1 from beliefdb.decide('Refuse the return of order 1042', format('[["%s"]]', :'b7')::jsonb) \gset
+select id as a1 from beliefdb.act(left(:'d1', 8), 'Email the customer that the return window has closed') \gset
+select id as d2 from beliefdb.decide('Keep order 1042 out of the refund forecast',
+                                     format('[["%s"], ["%s"]]', :'b7', :'sale')::jsonb) \gset
 
 -- dry run: what if the 7-day rule stopped holding? Nothing is written (rules 4, 5 and 7).
 select kind, effect, coalesce(detail ->> 'title', detail ->> 'description', '') as what,
        jsonb_array_length(coalesce(detail -> 'by', '[]')) as kept_by
-  from beliefdb.impact(array[:'b7']::uuid[])
+  from beliefdb.impact(array[:'b7'])
  order by effect, kind, what;
 
 -- a day later (every session of these examples starts at 2026-11-30 09:00 UTC: beliefdb.now)

@@ -48,7 +48,7 @@ select factor, weight from beliefdb.confidence_factors(beliefdb.current_workspac
  order by factor = 'derived_from' desc, weight, factor desc;
 
 -- the dry run on the 7-day belief now reports nothing: it is no longer current
-select count(*) as effects from beliefdb.impact(array[:'b7']::uuid[]);
+select count(*) as effects from beliefdb.impact(array[:'b7']);
 -- the final-sale belief is now the forecast's last live reason
 select kind, effect, coalesce(detail ->> 'title', '') as what
-  from beliefdb.impact(array[:'sale']::uuid[]) order by effect, kind;
+  from beliefdb.impact(array[:'sale']) order by effect, kind;

@@ -3,23 +3,21 @@
 \ir 01_story.sql
 
 -- what correcting the final-sale belief would do; nothing is written
-select jsonb_array_length(p -> 'would_flag') as would_flag, jsonb_array_length(p -> 'would_hold') as would_hold,
-       jsonb_array_length(p -> 'still_supported') as still_supported, p ->> 'revision' as revision,
-       p ->> 'proposed' as proposed
-  from beliefdb.correction_preview(:'sale') p;
-select beliefdb.correction_preview(:'sale') ->> 'revision' as rev \gset
+select cardinality(would_flag) as would_flag, cardinality(would_hold) as would_hold,
+       cardinality(still_supported) as still_supported, revision, proposed
+  from beliefdb.correction_preview(:'sale');
+select revision as rev from beliefdb.correction_preview(:'sale') \gset
 
 -- apply it with the revision the preview saw (rules 6 and 7)
-select jsonb_array_length(r -> 'flagged') as flagged, jsonb_array_length(r -> 'superseded') as superseded,
-       r ->> 'already_applied' as already_applied
+select cardinality(flagged) as flagged, cardinality(superseded) as superseded, already_applied
   from beliefdb.apply_correction(:'sale', 'Order 1042 was bought at full price.', 'full price',
-                                 'dba:alice', 'the sale flag was a data-entry error', :rev) r;
+                                 'dba:alice', 'the sale flag was a data-entry error', :rev);
 
 -- the same correction again is a no-op that says so; any other with the old revision is stale
-select beliefdb.apply_correction(:'sale', 'Order 1042 was bought at full price.', 'full price',
-                                 'dba:alice', 'the sale flag was a data-entry error', :rev) ->> 'already_applied' as already_applied;
-select beliefdb.apply_correction(:'sale', 'Order 1042 was bought at a discount.', 'discount',
-                                 'dba:bob', 'another reading', :rev) is not null as applied;
+select already_applied from beliefdb.apply_correction(:'sale', 'Order 1042 was bought at full price.', 'full price',
+                                                      'dba:alice', 'the sale flag was a data-entry error', :rev);
+select already_applied from beliefdb.apply_correction(:'sale', 'Order 1042 was bought at a discount.', 'discount',
+                                                      'dba:bob', 'another reading', :rev);
 
 -- the old belief is superseded (its revision moved by two); the replacement rests on the reviewer's text
 select status, revision, confidence, confidence_kind, statement
@@ -29,43 +27,42 @@ select b.statement, e.quote, e.source like 'correction:%' as correction_source, 
  where b.confidence_kind = 'human_correction';
 
 -- a retraction previewed is exactly the retraction applied, and the preview writes nothing
-select id as src from beliefdb.source where name = 'return-policy.md' \gset
 select count(*) as audit_events from beliefdb.audit_event \gset
-select beliefdb.retract_preview('source', :'src') as preview \gset
+select beliefdb.retract_preview('source', 'return-policy.md') as preview \gset
 select count(*) = :audit_events as preview_wrote_nothing from beliefdb.audit_event;
-select beliefdb.retract('source', :'src', 'withdrawn pending legal review') = :'preview'::jsonb as preview_is_the_apply;
+select beliefdb.retract('source', 'return-policy.md', 'withdrawn pending legal review') = :'preview'::beliefdb.changes
+       as preview_is_the_apply;
 select value, status from beliefdb.belief where subject = 'return_policy' order by value;
-select jsonb_array_length(beliefdb.retract('source', :'src', null, p_undo => true) -> 'started_holding') as started_holding;
+select cardinality(started_holding) as started_holding from beliefdb.retract('source', 'return-policy.md', null, p_undo => true);
 select value, status from beliefdb.belief where subject = 'return_policy' order by value;
 
 -- retracting v3.3 puts v3.2 back in force: the 7-day rule is current again, and what rested
 -- on it holds again but stays flagged (flags are durable)
-select jsonb_array_length(c -> 'flagged') as flagged, jsonb_array_length(c -> 'started_holding') as started,
-       jsonb_array_length(c -> 'stopped_holding') as stopped
-  from beliefdb.retract('version', :'src', 'published too early', 2) c;
+select cardinality(flagged) as flagged, cardinality(started_holding) as started, cardinality(stopped_holding) as stopped
+  from beliefdb.retract('version', 'return-policy.md', 'published too early', 2);
 select value, status from beliefdb.belief where subject = 'return_policy' order by value;
 select title, status from beliefdb.decision order by title;
-select jsonb_array_length(c -> 'started_holding') as started, jsonb_array_length(c -> 'stopped_holding') as stopped
-  from beliefdb.retract('version', :'src', null, 2, p_undo => true) c;
+select cardinality(started_holding) as started, cardinality(stopped_holding) as stopped
+  from beliefdb.retract('version', 'return-policy.md', null, 2, p_undo => true);
 select value, status from beliefdb.belief where subject = 'return_policy' order by value;
 
 -- nothing to retract is BD004, an unknown target BD005
-select beliefdb.retract('version', :'src', null, 7);
-select beliefdb.retract('planet', :'src', null);
+select beliefdb.retract('version', 'return-policy.md', null, 7);
+select beliefdb.retract('planet', 'return-policy.md', null);
 
 -- the review queue: reject the refusal (its email is cancelled with it), approve the forecast
 select kind, subject from beliefdb.review_queue order by kind, subject;
 select id as item from beliefdb.review_queue where node = :'d1' \gset
-select beliefdb.review_resolve(:'item', 'rejected', 'the window is 15 days now: accept the return') ->> 'status' as status;
+select status from beliefdb.review_resolve(:'item', 'rejected', 'the window is 15 days now: accept the return');
 select id as item from beliefdb.review_queue where node = :'d2' \gset
-select beliefdb.review_resolve(:'item', 'approved', 'forecast stays as is') ->> 'status' as status;
+select status from beliefdb.review_resolve(:'item', 'approved', 'forecast stays as is');
 select kind, status, resolved_by, note like 'resolved with decision %' as with_its_decision,
        case when note like 'resolved with%' then '' else note end as note
   from beliefdb.review_item order by kind, note;
 select title, d.status, a.status as action_status
   from beliefdb.decision d left join beliefdb.action a on a.workspace_id = d.workspace_id and a.decision_id = d.id
  order by title;
--- resolving it again is BD005
+-- resolving it again: it is no longer open (BD004)
 select beliefdb.review_resolve(:'item', 'approved');
 
 -- a tie under rule 8 (same authority, same time: two claims of one chat transcript) opens a
@@ -85,5 +82,5 @@ select q.id as item, b.id as courier from beliefdb.review_queue q, beliefdb.beli
  where q.kind = 'conflict' and b.value = '2026-03-02' \gset
 -- approving needs a winner
 select beliefdb.review_resolve(:'item', 'approved');
-select beliefdb.review_resolve(:'item', 'approved', 'the courier scan wins', p_winner => :'courier') ->> 'status' as status;
+select status from beliefdb.review_resolve(:'item', 'approved', 'the courier scan wins', p_winner => :'courier');
 select value, status, confidence from beliefdb.belief where attribute = 'delivered_on' order by value;

@@ -32,18 +32,17 @@ select beliefdb.ingest_version('holiday.md', 'Holiday returns are accepted until
     p_claims => '[{"statement": "Holiday returns are accepted until 31 January.", "subject": "holiday_returns",
                    "attribute": "accepted", "value": "yes", "quote": "Holiday returns are accepted until 31 January.",
                    "start": 0, "end": 46, "valid_to": "2027-02-01T00:00:00Z"}]') -> 'accepted' -> 0 ->> 'id' as holiday \gset
-select beliefdb.decide('Accept the holiday return of order 2001', format('[["%s"]]', :'holiday')::jsonb) ->> 'id' as d \gset
-select beliefdb.act(:'d', 'Send the courier') ->> 'status' as action;
+select id as d from beliefdb.decide('Accept the holiday return of order 2001', format('[["%s"]]', :'holiday')::jsonb) \gset
+select status as action from beliefdb.act(:'d', 'Send the courier');
 -- February: the clock passes the end of its valid time
 set beliefdb.now = '2027-02-02T00:00:00Z';
-select expired, jsonb_array_length(changes -> 'flagged') as flagged, jsonb_array_length(changes -> 'held') as held
-  from jsonb_to_record(beliefdb.expire()) as x (expired integer, changes jsonb);
+select expired, cardinality((changes).flagged) as flagged, cardinality((changes).held) as held from beliefdb.expire();
 select b.status, n.holds, n.current from beliefdb.belief b join beliefdb.node n on n.id = b.id where b.id = :'holiday';
 select title, status from beliefdb.decision where id = :'d';
 -- as of a moment inside its valid time it is still what it was
 select b.status from beliefdb.beliefs_as_of('2027-01-15T00:00:00Z') b where b.id = :'holiday';
 -- nothing more is due
-select (beliefdb.expire() ->> 'expired')::int as expired;
+select expired from beliefdb.expire();
 reset beliefdb.now;
 
 -- Rule 17, sources have owners: bob's new text for ops's source changes nothing; it is a proposal
@@ -55,18 +54,17 @@ select kind, subject, proposed_by, reason from beliefdb.review_queue where kind 
 -- only the owner resolves it
 select beliefdb.review_resolve(:'item', 'rejected');
 select set_config('beliefdb.principal', 'ops', false) as principal;
-select r ->> 'status' as status from beliefdb.review_resolve(:'item', 'rejected') r;
+select status from beliefdb.review_resolve(:'item', 'rejected');
 
 -- Rule 18, repeated ingest is a no-op that says so
 select r ->> 'new_version' as new_version, r ->> 'note' as note, jsonb_array_length(r -> 'accepted') as accepted
   from beliefdb.ingest_version('policy.md', 'Returns are accepted within 7 days of delivery.') r;
 
 -- Rule 7, previews are the change rolled back: exact, and nothing stays written, not even audit
-select id as src from beliefdb.source where name = 'policy.md' \gset
 select count(*) as audit_events from beliefdb.audit_event \gset
-select beliefdb.retract_preview('source', :'src') - 'proposed' as preview \gset
+select to_jsonb(beliefdb.retract_preview('source', 'policy.md')) - 'proposed' as preview \gset
 select count(*) = :audit_events as preview_wrote_nothing from beliefdb.audit_event;
-select beliefdb.retract('source', :'src', 'poisoned') - 'proposed' = :'preview'::jsonb as preview_is_the_apply;
+select to_jsonb(beliefdb.retract('source', 'policy.md', 'poisoned')) - 'proposed' = :'preview'::jsonb as preview_is_the_apply;
 
 -- Rule 14, forgetting a subject masks its text in every version of its sources
 select beliefdb.ingest_version('chat-dana', 'Hi, this is Dana. My phone number is +49 30 9876 5432. Ship to Hauptstrasse 5.',
@@ -74,11 +72,9 @@ select beliefdb.ingest_version('chat-dana', 'Hi, this is Dana. My phone number i
     p_claims => '[{"statement": "Dana''s phone number is +49 30 9876 5432.", "subject": "customer_dana",
                    "attribute": "phone", "value": "+49 30 9876 5432", "quote": "+49 30 9876 5432", "start": 37, "end": 53}]')
     -> 'accepted' -> 0 ->> 'statement' as remembered;
-select f ->> 'beliefs' as beliefs, f ->> 'evidence' as evidence, f ->> 'redacted' as redacted, f ->> 'preview' as preview
-  from beliefdb.forget('subject', null, 'customer_dana', p_preview => true) f;
+select beliefs, evidence, redacted, preview from beliefdb.forget('subject', 'customer_dana', p_preview => true);
 select count(*) as still_there from beliefdb.belief where subject = 'customer_dana';
-select f ->> 'beliefs' as beliefs, f ->> 'evidence' as evidence, f ->> 'redacted' as redacted, f ->> 'preview' as preview
-  from beliefdb.forget('subject', null, 'customer_dana') f;
+select beliefs, evidence, redacted, preview from beliefdb.forget('subject', 'customer_dana');
 select v.content, r.start_offset, r.end_offset, r.reason
   from beliefdb.source_version v join beliefdb.redaction r on r.source_version_id = v.id;
 select count(*) as left_behind from beliefdb.belief where subject = 'customer_dana';

@@ -50,8 +50,7 @@ select beliefdb.ingest_version('hours.md', 'The shop closes at 18.',
     p_claims => '[{"statement": "The shop closes at 18.", "subject": "shop", "attribute": "closes",
                    "value": "18", "quote": "The shop closes at 18.", "start": 0, "end": 22}]') -> 'accepted' -> 0 ->> 'id' as closes \gset
 select set_config('beliefdb.principal', 'bob', false) as principal;
-select r ->> 'proposed' as proposed, r ->> 'owner' as owner
-  from beliefdb.apply_correction(:'closes', 'The shop closes at 20.', '20', 'bob', 'new hours', 1) r;
+select proposed, owner from beliefdb.apply_correction(:'closes', 'The shop closes at 20.', '20', 'bob', 'new hours', 1);
 select kind, proposed_by, subject from beliefdb.review_queue where kind = 'correction_proposed';
 select id as item from beliefdb.review_queue where kind = 'correction_proposed' \gset
 -- bob cannot approve it, nor retract alice's belief (BD008)
@@ -59,5 +58,5 @@ select beliefdb.review_resolve(:'item', 'approved');
 select beliefdb.retract('node', :'closes', 'mine now');
 -- alice approves: the correction is applied as hers
 select set_config('beliefdb.principal', 'alice', false) as principal;
-select beliefdb.review_resolve(:'item', 'approved') ->> 'status' as status;
+select status from beliefdb.review_resolve(:'item', 'approved');
 select value, status, owner from beliefdb.belief where subject = 'shop' order by value;

@@ -13,31 +13,28 @@ select factor, detail, weight from beliefdb.confidence_factors(beliefdb.current_
 reset beliefdb.now;
 
 -- what 200 days without new evidence would do to the stored confidences: preview, then apply
-select jsonb_pretty(beliefdb.decay('2027-06-19T09:00:00Z', p_preview => true));
-select (beliefdb.decay('2027-06-19T09:00:00Z') ->> 'lowered')::int as lowered;
+select * from beliefdb.decay('2027-06-19T09:00:00Z', p_preview => true);
+select lowered from beliefdb.decay('2027-06-19T09:00:00Z');
 select value, round(confidence::numeric, 3) as confidence from beliefdb.belief order by value;
 -- back to today: decay is a pure function of evidence, weights and the clock
 set beliefdb.now = '2026-12-01T09:00:00Z';
-select (beliefdb.decay() ->> 'raised')::int as raised;
+select raised from beliefdb.decay();
 select value, round(confidence::numeric, 3) as confidence from beliefdb.belief order by value;
 -- after a DBA changed a weight, the same function recomputes (audited as recompute)
-select (beliefdb.decay(null, 'recompute') ->> 'changed')::int as changed;
+select changed from beliefdb.decay(null, 'recompute');
 
 -- what happened after a decision: a log, the latest counts
-select beliefdb.record_outcome(:'d2', 'succeeded', 'forecast matched') ->> 'outcome' as outcome;
+select outcome from beliefdb.record_outcome(:'d2', 'succeeded', 'forecast matched');
 set beliefdb.now = '2026-12-02T09:00:00Z';
-select beliefdb.record_outcome(:'d2', 'disputed', 'finance asks again') ->> 'outcome' as outcome;
-select x ->> 'outcome' as outcome, x ->> 'by' as by, x ->> 'note' as note
-  from beliefdb.latest_outcome(beliefdb.current_workspace_id(), :'d2') x;
+select outcome from beliefdb.record_outcome(:'d2', 'disputed', 'finance asks again');
+select outcome, by, note from beliefdb.latest_outcome(beliefdb.current_workspace_id(), :'d2');
 select beliefdb.record_outcome(:'b15', 'succeeded');
 
 -- forgetting a source: the preview says what would go (and which decisions would be flagged)
-select id as orders from beliefdb.source where name = 'orders/1042.txt' \gset
-select f ->> 'beliefs' as beliefs, f ->> 'evidence' as evidence, f ->> 'versions' as versions,
-       jsonb_array_length(f -> 'would_flag') as would_flag
-  from beliefdb.forget('source', :'orders', p_preview => true) f;
+select beliefs, evidence, versions, cardinality(would_flag) as would_flag
+  from beliefdb.forget('source', 'orders/1042.txt', p_preview => true);
 select count(*) as sources from beliefdb.source;
-select jsonb_array_length(beliefdb.forget('source', :'orders') -> 'flagged') as flagged;
+select cardinality(flagged) as flagged from beliefdb.forget('source', 'orders/1042.txt');
 select name from beliefdb.source order by name;
 select title, status from beliefdb.decision order by title;
 -- nothing in the chain names it any more, and the chain still verifies

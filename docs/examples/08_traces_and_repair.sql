@@ -9,14 +9,14 @@ select '00000000-0000-4000-8000-000000000001' as run1, '00000000-0000-4000-8000-
        '00000000-0000-4000-8000-000000000003' as w1, '00000000-0000-4000-8000-000000000004' as vip \gset
 
 -- session 1: a forum page (recorded with no inputs: taken as given) and the memory written from it
-select beliefdb.record_trace(
+select steps, memories from beliefdb.record_trace(
     jsonb_build_object('id', :'run1', 'agent', 'concierge', 'task', 'get to know guest 7'),
     (select jsonb_agg(jsonb_build_object('id', id, 'seq', seq, 'kind', kind, 'payload', payload::jsonb))
        from (values (:'web', 0, 'observation',  '{"page": "forum: guest 7 is a VIP"}'),
                     (:'w1',  1, 'memory_write', '{"key": "status"}')) s (id, seq, kind, payload)),
     jsonb_build_array(jsonb_build_object('id', :'vip', 'step', :'w1',
                                          'subject', 'guest:7', 'attribute', 'status', 'value', 'VIP')),
-    jsonb_build_array(jsonb_build_object('from_node', :'web', 'to_node', :'w1', 'kind', 'cites'))) - 'run' as recorded;
+    jsonb_build_array(jsonb_build_object('from_node', :'web', 'to_node', :'w1', 'kind', 'cites')));
 
 select '00000000-0000-4000-8000-000000000010' as run2, '00000000-0000-4000-8000-000000000011' as u,
        '00000000-0000-4000-8000-000000000012' as r, '00000000-0000-4000-8000-000000000013' as t,
@@ -26,7 +26,7 @@ select '00000000-0000-4000-8000-000000000010' as run2, '00000000-0000-4000-8000-
        '00000000-0000-4000-8000-000000000020' as a \gset
 
 -- session 2: book dinner; the agent reads the VIP memory, and the CRM confirms membership on its own
-select beliefdb.record_trace(
+select steps, memories from beliefdb.record_trace(
     jsonb_build_object('id', :'run2', 'agent', 'concierge', 'task', 'book dinner for guest 7'),
     (select jsonb_agg(jsonb_build_object('id', id, 'seq', seq, 'kind', kind, 'payload', payload::jsonb))
        from (values (:'u', 0, 'user_input',   '{"text": "Book us a table for Friday."}'),
@@ -49,7 +49,7 @@ select beliefdb.record_trace(
                     (:'u', :'p', 'initiates'), (:'r', :'p', 'cites'),
                     (:'p', :'w', 'cites'),
                     (:'u', :'n', 'initiates'), (:'n', :'p', 'follows'),
-                    (:'p', :'a', 'cites'), (:'k', :'a', 'cites')) e (f, t, kind))) - 'run' as recorded;
+                    (:'p', :'a', 'cites'), (:'k', :'a', 'cites')) e (f, t, kind)));
 
 -- the steps of session 2 and their reasons: the claim #4 has two justifications (the memory read,
 -- or the CRM observation alone), the plan #5 one needing two antecedents; follows is not a reason
@@ -70,20 +70,19 @@ select kind, count(*) from beliefdb.trace_edge group by kind;
 -- so the answer needs only the read and the plan re-run
 select p.action, p.seq, coalesce(p.step_kind, 'memory ' || b.attribute) as what, p.reason,
        (select array_agg('#' || x.seq || ' ' || x.kind) from beliefdb.step x where x.id = any(p.saved_by)) as saved_by
-  from beliefdb.repair_plan(array[:'vip']::uuid[]) p
+  from beliefdb.repair_plan(array[:'vip']) p
   left join beliefdb.belief b on b.workspace_id = beliefdb.current_workspace_id() and b.id = p.node
  order by array_position(array['delete', 'quarantine', 'invalidate', 'replay', 'preserve'], p.action), p.seq;
 -- without the independent-evidence check, the claim is replayed too
 select p.action, p.seq, p.step_kind
-  from beliefdb.repair_plan(array[:'vip']::uuid[], p_independent_evidence => false) p
+  from beliefdb.repair_plan(array[:'vip'], p_independent_evidence => false) p
  where p.action in ('invalidate', 'replay')
  order by p.action, p.seq;
-select jsonb_array_length(beliefdb.repair_plan_json(array[:'vip']::uuid[])) as items;
+select jsonb_array_length(beliefdb.repair_plan_json(array[:'vip'])) as items;
 
 -- apply it: memories retracted or quarantined, steps invalidated or pending replay
-select jsonb_array_length(x -> 'plan') as plan_items,
-       jsonb_array_length(x -> 'changes' -> 'stopped_holding') as stopped_holding
-  from beliefdb.repair_apply(array[:'vip']::uuid[]) x;
+select cardinality(plan) as plan_items, cardinality((changes).stopped_holding) as stopped_holding
+  from beliefdb.repair_apply(array[:'vip']);
 select id as repair from beliefdb.repair \gset
 select s.seq, s.kind, s.status, n.holds, split_part(n.retraction_reason, ' by repair', 1) as retracted
   from beliefdb.step s join beliefdb.node n on n.workspace_id = s.workspace_id and n.id = s.id
@@ -96,7 +95,7 @@ select attribute, value, status, split_part(n.retraction_reason, ' by repair', 1
 -- old run, each step names the step it re-runs
 select '00000000-0000-4000-8000-000000000030' as run3, '00000000-0000-4000-8000-000000000031' as r2,
        '00000000-0000-4000-8000-000000000032' as p2, '00000000-0000-4000-8000-000000000033' as a2 \gset
-select beliefdb.record_trace(
+select steps, memories from beliefdb.record_trace(
     jsonb_build_object('id', :'run3', 'agent', 'concierge', 'task', 'book dinner for guest 7', 'parent', :'run2'),
     (select jsonb_agg(jsonb_build_object('id', id, 'seq', seq, 'kind', kind, 'payload', payload::jsonb,
                                          'replay_of', replay_of))
@@ -107,7 +106,7 @@ select beliefdb.record_trace(
     '[]',
     (select jsonb_agg(jsonb_build_object('from_node', f, 'to_node', t, 'kind', kind))
        from (values (:'u', :'p2', 'initiates'), (:'r2', :'p2', 'cites'),
-                    (:'p2', :'a2', 'cites'), (:'k', :'a2', 'cites')) e (f, t, kind))) - 'run' as recorded;
+                    (:'p2', :'a2', 'cites'), (:'k', :'a2', 'cites')) e (f, t, kind)));
 select beliefdb.repair_replayed(:'repair');
 select r.task, r.parent_run_id is not null as replay, s.seq, s.kind, s.status, n.holds, s.payload ->> 'text' as answer
   from beliefdb.step s
@@ -119,6 +118,6 @@ select replayed_at is not null as replayed from beliefdb.repair where id = :'rep
 
 -- the errors: no faulty memory (BD005), not a memory (BD004), a reason added later (BD005)
 select * from beliefdb.repair_plan('{}');
-select * from beliefdb.repair_plan(array[:'u']::uuid[]);
+select * from beliefdb.repair_plan(array[:'u']);
 select beliefdb.record_trace(jsonb_build_object('id', :'run2'), '[]', '[]',
        jsonb_build_array(jsonb_build_object('from_node', :'o', 'to_node', :'p', 'kind', 'supports')));

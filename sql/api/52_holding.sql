@@ -484,6 +484,33 @@ as $$
 $$;
 comment on function beliefdb.expand_targets(uuid, uuid[]) is 'Node ids for a list of node, source and source-version ids';
 
+-- What a retraction or an impact names, from what a person calls it: a source by its name (or its
+-- id), a source version by its id, or any node by its id or a unique prefix (resolve_node).
+create or replace function beliefdb.resolve_target(p_ref text) returns uuid
+language plpgsql stable
+set search_path = pg_catalog, pg_temp
+as $$
+declare
+    v_ws uuid := beliefdb.current_workspace_id();
+    v_ref text := lower(trim(coalesce(p_ref, '')));
+    v_id uuid;
+begin
+    select s.id into v_id from beliefdb.source s where s.workspace_id = v_ws and s.name = p_ref;
+    if v_id is null and v_ref ~ '^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$' then
+        select coalesce((select s.id from beliefdb.source s where s.workspace_id = v_ws and s.id = v_ref::uuid),
+                        (select v.id from beliefdb.source_version v where v.workspace_id = v_ws and v.id = v_ref::uuid))
+          into v_id;
+    end if;
+    if v_id is not null then
+        return v_id;
+    end if;
+    return beliefdb.resolve_node(p_ref);
+exception when sqlstate 'BD004' then
+    raise exception 'no node, source or source version is named %', p_ref using errcode = 'BD004';
+end
+$$;
+comment on function beliefdb.resolve_target(text) is 'Resolve a source name (or id), a source version id, or a node id or unique id prefix in the bound workspace';
+
 -- Dry run (rules 4, 5): what retracting these nodes, sources or source versions would change, the
 -- same report retract's apply gives: what stops being current, what becomes current again (a
 -- belief whose winner stops holding, and what that settles under rule 8), which decisions would
@@ -495,8 +522,8 @@ comment on function beliefdb.expand_targets(uuid, uuid[]) is 'Node ids for a lis
 -- answer. When one brings something back (a belief current again meets its rivals under rule 8, a
 -- retracted version puts an older one back in force) or expiries are due, the retraction itself
 -- runs in a subtransaction that is rolled back (simulate_retraction), so the preview is exactly
--- what the apply does.
-create or replace function beliefdb.impact(p_ids uuid[])
+-- what the apply does. Each reference: what beliefdb.resolve_target accepts.
+create or replace function beliefdb.impact(p_refs text[])
 returns table (node uuid, kind text, effect text, detail jsonb)
 language plpgsql
 stable
@@ -509,9 +536,11 @@ set plan_cache_mode = force_generic_plan
 as $$
 declare
     v_ws uuid := beliefdb.current_workspace_id();
-    v_targets uuid[] := beliefdb.expand_targets(v_ws, p_ids);
+    v_ids uuid[] := array(select beliefdb.resolve_target(r.ref) from unnest(p_refs) with ordinality r (ref, n)
+                           order by r.n);
+    v_targets uuid[] := beliefdb.expand_targets(v_ws, v_ids);
     v_e record;
-    v_report jsonb;
+    v_report beliefdb.changes;
     v_flag_id uuid[];
     v_flag_title text[];
     v_keep_id uuid[];
@@ -526,29 +555,32 @@ begin
     if exists (select from unnest(v_e.o_kind, v_e.o_was_current, v_e.o_holds, v_e.o_superseded, v_e.o_expired)
                             as e (kind, was_current, holds, superseded, expired)
                 where e.kind = 'belief' and not e.was_current and e.holds and not e.superseded and not e.expired)
-       or exists (select from beliefdb.source_version v where v.workspace_id = v_ws and v.id = any(p_ids))
+       or exists (select from beliefdb.source_version v where v.workspace_id = v_ws and v.id = any(v_ids))
        or cardinality(beliefdb.due_to_expire(v_ws)) > 0 then
-        v_report := beliefdb.simulate_retraction(p_ids);
+        v_report := beliefdb.simulate_retraction(v_ids::text[]);
         return query
-        select x.id::uuid, n.kind::text, 'stops_holding', '{}'::jsonb
-          from jsonb_array_elements_text(v_report -> 'stopped_current') as x (id)
-          join lateral (select n.kind from beliefdb.node n where n.workspace_id = v_ws and n.id = x.id::uuid) n on true
+        select x.id, n.kind::text, 'stops_holding', '{}'::jsonb
+          from unnest(v_report.stopped_current) as x (id)
+          join lateral (select n.kind from beliefdb.node n where n.workspace_id = v_ws and n.id = x.id) n on true
         union all
-        select x.id::uuid, n.kind::text, 'becomes_current', '{}'::jsonb
-          from jsonb_array_elements_text(v_report -> 'became_current') as x (id)
-          join lateral (select n.kind from beliefdb.node n where n.workspace_id = v_ws and n.id = x.id::uuid) n on true
+        select x.id, n.kind::text, 'becomes_current', '{}'::jsonb
+          from unnest(v_report.became_current) as x (id)
+          join lateral (select n.kind from beliefdb.node n where n.workspace_id = v_ws and n.id = x.id) n on true
         union all
         select d.id, 'decision', 'flag', jsonb_build_object('title', d.title)
-          from jsonb_array_elements_text(v_report -> 'flagged') as x (id)
-          join beliefdb.decision d on d.workspace_id = v_ws and d.id = x.id::uuid
+          from unnest(v_report.flagged) as x (id)
+          join beliefdb.decision d on d.workspace_id = v_ws and d.id = x.id
         union all
         select a.id, 'action', 'hold', jsonb_build_object('decision', a.decision_id, 'description', a.description)
-          from jsonb_array_elements_text(v_report -> 'held') as x (id)
-          join beliefdb.action a on a.workspace_id = v_ws and a.id = x.id::uuid
+          from unnest(v_report.held) as x (id)
+          join beliefdb.action a on a.workspace_id = v_ws and a.id = x.id
         union all
-        select d.id, 'decision', 'survives', jsonb_build_object('title', d.title, 'by', s -> 'by')
-          from jsonb_array_elements(v_report -> 'survives') as s
-          join beliefdb.decision d on d.workspace_id = v_ws and d.id = (s ->> 'decision')::uuid;
+        -- (a decision's surviving reasons come one per row: each its antecedents, in the report's order)
+        select d.id, 'decision', 'survives', jsonb_build_object('title', d.title, 'by', s.by)
+          from (select s.decision, jsonb_agg(to_jsonb(s.reason) order by s.n) as by
+                  from unnest(v_report.survives) with ordinality as s (decision, reason, n)
+                 group by s.decision) s
+          join beliefdb.decision d on d.workspace_id = v_ws and d.id = s.decision;
         return;
     end if;
     -- Decisions are read into arrays, with one index scan over an array of ids each, and joined
@@ -598,18 +630,21 @@ begin
                   group by l.decision) s on s.decision = k.id;
 end
 $$;
-comment on function beliefdb.impact(uuid[]) is 'Dry run of a retraction: what stops being current, becomes current again, is flagged, held, or survives and by what';
+comment on function beliefdb.impact(text[]) is 'Dry run of a retraction: what stops being current, becomes current again, is flagged, held, or survives and by what';
 
 -- Retract these nodes, sources or source versions of the bound workspace in a subtransaction that
 -- is rolled back, and return the change report the retraction made (beliefdb._changes): an exact
 -- preview. Owner rights (the retraction writes, then is undone), confined to the bound workspace.
-create or replace function beliefdb.simulate_retraction(p_ids uuid[]) returns jsonb
+-- Each reference: what beliefdb.resolve_target accepts.
+create or replace function beliefdb.simulate_retraction(p_refs text[]) returns beliefdb.changes
 language sql
 security definer
 set search_path = pg_catalog, pg_temp
 as $$
-    select beliefdb._dry_run(
+    select beliefdb._as_changes(beliefdb._dry_run(
         'select beliefdb._retract_ids(($1 ->> ''workspace'')::uuid, array(select jsonb_array_elements_text($1 -> ''ids''))::uuid[], ''dry run'', false)',
-        jsonb_build_object('workspace', beliefdb.current_workspace_id(), 'ids', to_jsonb(p_ids)))
+        jsonb_build_object('workspace', beliefdb.current_workspace_id(),
+                           'ids', to_jsonb(array(select beliefdb.resolve_target(r.ref)
+                                                   from unnest(p_refs) with ordinality r (ref, n) order by r.n)))))
 $$;
-comment on function beliefdb.simulate_retraction(uuid[]) is 'The change report of retracting nodes, sources or versions of the bound workspace, computed in a subtransaction that is rolled back';
+comment on function beliefdb.simulate_retraction(text[]) is 'The change report of retracting nodes, sources or versions of the bound workspace, computed in a subtransaction that is rolled back';

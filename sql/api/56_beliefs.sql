@@ -97,7 +97,7 @@ begin
 end
 $$;
 comment on function beliefdb.ingest_version(text, text, beliefdb.origin_type, beliefdb.authority, beliefdb.provenance, text, text, jsonb, jsonb, jsonb)
-    is 'Store a new version of a source with its fragments and claims, and settle what it changes (another principal''s source: a proposal to its owner)';
+    is 'Store a new version of a source with its fragments and claims, and settle what it changes (another principal''s source: a proposal to its owner); jsonb: the ingest report holds six lists of different records';
 
 -- What ingesting a text would change, exactly (the ingest runs in a subtransaction that is rolled
 -- back): the same report as ingest_version (a proposal, for another principal's source).
@@ -119,7 +119,7 @@ as $$
         || jsonb_build_object('preview', true)
 $$;
 comment on function beliefdb.ingest_preview(text, text, beliefdb.origin_type, beliefdb.authority, beliefdb.provenance, text, text, jsonb, jsonb, jsonb)
-    is 'Exactly what ingesting a text would change, computed in a rolled-back subtransaction';
+    is 'Exactly what ingesting a text would change, computed in a rolled-back subtransaction; jsonb: the ingest report holds six lists of different records';
 
 -- Claims against the version of a source in force (for remember() without new text).
 create or replace function beliefdb.add_claims_to_source(p_source text, p_claims jsonb, p_rejected jsonb default '[]')
@@ -151,7 +151,7 @@ begin
     return beliefdb._ingest_report(v_ws, v_outcome, v_outcome -> 'changes');
 end
 $$;
-comment on function beliefdb.add_claims_to_source(text, jsonb, jsonb) is 'Accept gated claims against the version of a source in force';
+comment on function beliefdb.add_claims_to_source(text, jsonb, jsonb) is 'Accept gated claims against the version of a source in force; jsonb: the ingest report holds six lists of different records';
 
 -- Whether a belief was believed at a moment, on valid and recorded time together: recorded by
 -- then, valid then, not retracted, not yet superseded then, and quoted then from a source

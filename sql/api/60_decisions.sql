@@ -2,12 +2,13 @@
 -- (docs/rules.md, rules 4, 5, 6, 7 and the second half of 8). Each function is one user-visible
 -- change and ends by propagating it, so flags always agree with the holding fixpoint.
 
--- A decision citing beliefs. p_justifications is a JSON array of arrays of ids: each inner
--- array is one alternative reason, all of whose beliefs are needed. With no reason at all the
+-- A decision citing beliefs. p_justifications is a JSON array of arrays of beliefs (each its id or
+-- a unique prefix of it): each inner array is one alternative reason, all of whose beliefs are
+-- needed. With no reason at all the
 -- decision is still recorded (an agent wanted to act without evidence, and that is worth
 -- knowing), as needs_review with the review item "No source-backed answer yet": nothing may carry
 -- it out until a person approves it.
-create or replace function beliefdb.decide(p_title text, p_justifications jsonb) returns jsonb
+create or replace function beliefdb.decide(p_title text, p_justifications jsonb) returns beliefdb.recorded
 language plpgsql
 security definer
 set search_path = pg_catalog, pg_temp
@@ -21,7 +22,7 @@ begin
     perform beliefdb.lock_workspace();
     perform beliefdb._begin_changes();
     if p_justifications is not null and jsonb_typeof(p_justifications) <> 'array' then
-        raise exception 'a decision''s reasons are an array of arrays of belief ids' using errcode = 'BD005';
+        raise exception 'a decision''s reasons are an array of arrays of beliefs' using errcode = 'BD005';
     end if;
     if coalesce(jsonb_array_length(p_justifications), 0) = 0 then
         insert into beliefdb.decision (workspace_id, title, status) values (v_ws, p_title, 'needs_review')
@@ -29,23 +30,26 @@ begin
         insert into beliefdb.review_item (workspace_id, kind, node, reason)
         values (v_ws, 'decision_flagged', v_id, 'No source-backed answer yet: recorded without any reason');
         perform beliefdb.audit('decide', jsonb_build_object('decision', v_id, 'reasons', 0));
-        return jsonb_build_object('id', v_id, 'status', 'needs_review');
+        return row(v_id, 'needs_review')::beliefdb.recorded;
     end if;
     insert into beliefdb.decision (workspace_id, title) values (v_ws, p_title) returning id into v_id;
     for v_reason in select r from jsonb_array_elements(p_justifications) r loop
         perform beliefdb._add_justification(
-            v_ws, v_id, array(select x::uuid from jsonb_array_elements_text(v_reason) x), 'cites');
+            v_ws, v_id, array(select beliefdb.resolve_belief(x.ref)
+                                from jsonb_array_elements_text(v_reason) with ordinality x (ref, n) order by x.n),
+            'cites');
     end loop;
     perform beliefdb.propagate(v_ws, array[v_id]);
     select d.status into v_status from beliefdb.decision d where d.workspace_id = v_ws and d.id = v_id;
-    return jsonb_build_object('id', v_id, 'status', v_status);
+    return row(v_id, v_status)::beliefdb.recorded;
 end
 $$;
-comment on function beliefdb.decide(text, jsonb) is 'Record a decision and its reasons ([[belief, ...], ...]: alternatives of joint supports); none: needs review';
+comment on function beliefdb.decide(text, jsonb) is 'Record a decision and its reasons ([[belief id or prefix, ...], ...]: alternatives of joint supports); none: needs review';
 
--- An action carrying out a decision; held at once if the decision needs review. Nothing carries
--- out a rejected decision, nor one recorded without reasons until a person approves it.
-create or replace function beliefdb.act(p_decision uuid, p_description text) returns jsonb
+-- An action carrying out a decision (its id or a unique prefix); held at once if the decision needs
+-- review. Nothing carries out a rejected decision, nor one recorded without reasons until a person
+-- approves it.
+create or replace function beliefdb.act(p_decision text, p_description text) returns beliefdb.recorded
 language plpgsql
 security definer
 set search_path = pg_catalog, pg_temp
@@ -58,29 +62,31 @@ declare
 begin
     perform beliefdb.lock_workspace();
     perform beliefdb._begin_changes();
-    select * into v_decision from beliefdb.decision d where d.workspace_id = v_ws and d.id = p_decision;
+    select * into v_decision from beliefdb.decision d
+     where d.workspace_id = v_ws and d.id = (select beliefdb.resolve_node(p_decision, '{decision}'));
     if not found then
         raise exception 'unknown decision %', p_decision using errcode = 'BD004';
     elsif v_decision.status = 'rejected' then
-        raise exception 'decision % was rejected: nothing may carry it out', p_decision using errcode = 'BD005';
+        raise exception 'decision % was rejected: nothing may carry it out', v_decision.id using errcode = 'BD005';
     elsif v_decision.status = 'needs_review'
-          and not exists (select from beliefdb.justification j where j.workspace_id = v_ws and j.consequent = p_decision) then
+          and not exists (select from beliefdb.justification j
+                           where j.workspace_id = v_ws and j.consequent = v_decision.id) then
         raise exception 'decision % has no source-backed reason yet: a person must approve it before anything carries it out',
-            p_decision using errcode = 'BD005';
+            v_decision.id using errcode = 'BD005';
     end if;
     insert into beliefdb.action (workspace_id, decision_id, description)
-    values (v_ws, p_decision, p_description) returning id into v_id;
-    perform beliefdb._add_justification(v_ws, v_id, array[p_decision], 'carries_out');
+    values (v_ws, v_decision.id, p_description) returning id into v_id;
+    perform beliefdb._add_justification(v_ws, v_id, array[v_decision.id], 'carries_out');
     perform beliefdb.propagate(v_ws, array[v_id]);
     select a.status into v_status from beliefdb.action a where a.workspace_id = v_ws and a.id = v_id;
-    return jsonb_build_object('id', v_id, 'status', v_status);
+    return row(v_id, v_status)::beliefdb.recorded;
 end
 $$;
-comment on function beliefdb.act(uuid, text) is 'Record an action carrying out a decision';
+comment on function beliefdb.act(text, text) is 'Record an action carrying out a decision (its id or a unique prefix)';
 
--- A belief derived from others: one justification needing all of them.
+-- A belief derived from others (each its id or a unique prefix): one justification needing all of them.
 create or replace function beliefdb.derive(p_statement text, p_subject text, p_attribute text, p_value text,
-                                           p_from uuid[], p_kind text default 'fact') returns jsonb
+                                           p_from text[], p_kind text default 'fact') returns beliefdb.recorded
 language plpgsql
 security definer
 set search_path = pg_catalog, pg_temp
@@ -89,23 +95,25 @@ declare
     v_ws uuid := beliefdb.current_workspace_id();
     v_id uuid;
     v_status text;
+    v_from uuid[];
 begin
     perform beliefdb.lock_workspace();
     perform beliefdb._begin_changes();
+    v_from := array(select beliefdb.resolve_belief(f.ref) from unnest(p_from) with ordinality f (ref, n) order by f.n);
     -- derived from anything that is not production history, it belongs to that world (rule 15)
     insert into beliefdb.belief (workspace_id, statement, subject, attribute, value, kind, confidence_kind, status,
                                  provenance)
     values (v_ws, p_statement, p_subject, p_attribute, p_value, p_kind, 'derived', 'unsupported',
-            coalesce((select max(b.provenance) from beliefdb.belief b where b.workspace_id = v_ws and b.id = any(p_from)),
+            coalesce((select max(b.provenance) from beliefdb.belief b where b.workspace_id = v_ws and b.id = any(v_from)),
                      'production'))
     returning id into v_id;
-    perform beliefdb._add_justification(v_ws, v_id, p_from, 'derives');
+    perform beliefdb._add_justification(v_ws, v_id, v_from, 'derives');
     perform beliefdb.propagate(v_ws, array[v_id]);
     select b.status into v_status from beliefdb.belief b where b.workspace_id = v_ws and b.id = v_id;
-    return jsonb_build_object('id', v_id, 'status', v_status);
+    return row(v_id, v_status)::beliefdb.recorded;
 end
 $$;
-comment on function beliefdb.derive(text, text, text, text, uuid[], text) is 'Record a belief derived from others (its confidence: the product of theirs)';
+comment on function beliefdb.derive(text, text, text, text, text[], text) is 'Record a belief derived from others (its confidence: the product of theirs)';
 
 -- What correcting a belief would do, before doing it (rule 7): the revision it saw, and exactly
 -- what the apply would change (the correction itself runs in a rolled-back subtransaction): the
@@ -114,9 +122,10 @@ comment on function beliefdb.derive(text, text, text, text, uuid[], text) is 'Re
 -- the old belief is the same whatever replaces it; its rivals under rule 8 may not be). A belief
 -- another principal owns is not changed by an apply, only proposed to its owner: the preview
 -- says so, and shows under if_approved what the owner's approval would change (the dry run of
--- taking the belief away).
-create or replace function beliefdb.correction_preview(p_belief uuid, p_statement text default null,
-                                                       p_value text default null) returns jsonb
+-- taking the belief away). The belief: its id or a unique prefix.
+create or replace function beliefdb.correction_preview(p_belief text, p_statement text default null,
+                                                       p_value text default null)
+returns beliefdb.correction_preview
 language plpgsql
 security definer
 set search_path = pg_catalog, pg_temp
@@ -124,112 +133,78 @@ as $$
 declare
     v_ws uuid := beliefdb.current_workspace_id();
     v_old beliefdb.belief;
-    v_changes jsonb;
+    v_changes beliefdb.changes;
 begin
-    select * into v_old from beliefdb.belief b where b.workspace_id = v_ws and b.id = p_belief;
+    select * into v_old from beliefdb.belief b
+     where b.workspace_id = v_ws and b.id = (select beliefdb.resolve_belief(p_belief));
     if not found then
         raise exception 'unknown belief %', p_belief using errcode = 'BD004';
     end if;
     if beliefdb._correction_is_proposal(v_old) then
-        return jsonb_build_object(
-            'belief', p_belief, 'revision', v_old.revision, 'owner', v_old.owner, 'proposed', true,
-            'would_flag', '[]'::jsonb, 'would_hold', '[]'::jsonb, 'still_supported', '[]'::jsonb,
-            'changes', beliefdb._empty_changes(),
-            'if_approved', coalesce((select jsonb_agg(jsonb_build_object('node', i.node, 'kind', i.kind,
-                                                                         'effect', i.effect, 'detail', i.detail)
-                                                      order by i.effect, i.node)
-                                       from beliefdb.impact(array[p_belief]) i), '[]'));
+        return row(v_old.id, v_old.revision, '{}', '{}', '{}', v_old.owner, true,
+                   beliefdb._as_changes(beliefdb._empty_changes()),
+                   array(select row(i.node, i.kind, i.effect, i.detail)::beliefdb.impact_row
+                           from beliefdb.impact(array[v_old.id::text]) i
+                          order by i.effect, i.node))::beliefdb.correction_preview;
     end if;
-    v_changes := beliefdb._dry_run(
+    v_changes := beliefdb._as_changes(beliefdb._dry_run(
         'select (beliefdb._apply_correction_core(($1 ->> ''workspace'')::uuid, ($1 ->> ''belief'')::uuid, $1 ->> ''statement'', $1 ->> ''value'', ''preview'', null, null) -> ''changes'')',
-        jsonb_build_object('workspace', v_ws, 'belief', p_belief,
-                           'statement', coalesce(nullif(p_statement, ''), v_old.statement), 'value', p_value));
-    return jsonb_build_object(
-        'belief', p_belief, 'revision', v_old.revision, 'owner', v_old.owner, 'proposed', false,
-        'would_flag', v_changes -> 'flagged', 'would_hold', v_changes -> 'held',
-        'still_supported', v_changes -> 'survives', 'changes', v_changes);
+        jsonb_build_object('workspace', v_ws, 'belief', v_old.id,
+                           'statement', coalesce(nullif(p_statement, ''), v_old.statement), 'value', p_value)));
+    return row(v_old.id, v_old.revision, v_changes.flagged, v_changes.held, v_changes.survives, v_old.owner, false,
+               v_changes, '{}')::beliefdb.correction_preview;
 end
 $$;
-comment on function beliefdb.correction_preview(uuid, text, text) is 'Preview a correction exactly: revision seen, decisions flagged, actions held, decisions still supported, what stops being or becomes current';
+comment on function beliefdb.correction_preview(text, text, text) is 'Preview a correction exactly: revision seen, decisions flagged, actions held, decisions still supported, what stops being or becomes current';
 
 -- Apply a correction (rules 6, 7), in one transaction: a correction record, a human-correction
 -- fragment holding the reviewer's text, a replacement supported only by that fragment, the old
--- belief superseded, and the dependency check. A changed revision is stale (BD007); the same
--- correction again returns the existing result with already_applied and re-runs the check.
+-- belief superseded, and the dependency check (beliefdb._apply_correction). A changed revision is
+-- stale (BD007); the same correction again returns the existing result with already_applied and
+-- re-runs the check. Another principal's belief: proposed to its owner (no change report). The
+-- belief: its id or a unique prefix.
 create or replace function beliefdb.apply_correction(
-    p_belief uuid, p_statement text, p_value text, p_reviewer text, p_reason text,
+    p_belief text, p_statement text, p_value text, p_reviewer text, p_reason text,
     p_expected_revision integer, p_idempotency_key text default null
-) returns jsonb
+) returns beliefdb.correction_result
 language plpgsql
 security definer
 set search_path = pg_catalog, pg_temp
 as $$
 declare
-    v_ws uuid := beliefdb.current_workspace_id();
-    v_old beliefdb.belief;
-    v_existing beliefdb.correction;
-    v_changes jsonb;
-    v_result jsonb;
+    v_report jsonb;
+    v_result beliefdb.correction_result;
 begin
     perform beliefdb.lock_workspace();
-    perform beliefdb._begin_changes();
-    select * into v_old from beliefdb.belief b where b.workspace_id = v_ws and b.id = p_belief for update;
-    if not found then
-        raise exception 'unknown belief %', p_belief using errcode = 'BD004';
+    v_report := beliefdb._apply_correction(beliefdb.resolve_belief(p_belief), p_statement, p_value, p_reviewer,
+                                           p_reason, p_expected_revision, p_idempotency_key);
+    v_result := jsonb_populate_record(null::beliefdb.correction_result, v_report - 'changes');
+    if not v_result.proposed then
+        v_result.changes := beliefdb._as_changes(v_report -> 'changes');
     end if;
-
-    select * into v_existing
-      from beliefdb.correction c
-     where c.workspace_id = v_ws
-       and ((p_idempotency_key is not null and c.idempotency_key = p_idempotency_key)
-            or (c.belief_id = p_belief and c.new_statement = p_statement
-                and c.new_value is not distinct from p_value and c.belief_revision = p_expected_revision))
-     limit 1;
-    if found and v_existing.belief_id <> p_belief then
-        raise exception 'idempotency key % was used for a correction of belief %', p_idempotency_key,
-            v_existing.belief_id using errcode = 'BD005';
-    elsif found then
-        v_changes := beliefdb.propagate(v_ws, array[v_existing.belief_id, v_existing.replacement_belief_id]);
-        return jsonb_build_object(
-            'correction', v_existing.id, 'replacement', v_existing.replacement_belief_id,
-            'superseded', jsonb_build_array(v_existing.belief_id),
-            'flagged', v_changes -> 'flagged', 'held', v_changes -> 'held', 'already_applied', true,
-            'proposed', false, 'changes', v_changes);
-    end if;
-
-    if v_old.revision <> p_expected_revision then
-        raise exception 'stale_correction_preview: belief % is at revision %, the preview saw %',
-            p_belief, v_old.revision, p_expected_revision using errcode = 'BD007';
-    end if;
-    -- someone else's belief: the correction waits in the review queue for its owner
-    if beliefdb._correction_is_proposal(v_old) then
-        return beliefdb._propose_correction(v_ws, v_old, p_statement, p_value, p_reviewer, p_reason,
-                                           p_idempotency_key);
-    end if;
-
-    v_result := beliefdb._apply_correction_core(v_ws, p_belief, p_statement, p_value, p_reviewer, p_reason,
-                                               p_idempotency_key);
-    perform beliefdb.audit('correction.apply', jsonb_build_object(
-        'correction', v_result -> 'correction', 'belief', p_belief, 'replacement', v_result -> 'replacement',
-        'reviewer', p_reviewer, 'flagged', v_result -> 'flagged', 'held', v_result -> 'held'));
     return v_result;
 end
 $$;
-comment on function beliefdb.apply_correction(uuid, text, text, text, text, integer, text) is 'Apply a reviewer''s correction atomically; stale revision is BD007; a repeat is already_applied';
+comment on function beliefdb.apply_correction(text, text, text, text, text, integer, text) is 'Apply a reviewer''s correction atomically; stale revision is BD007; a repeat is already_applied';
 
 -- Retract (p_undo false) or restore (p_undo true) a belief, fragment, correction, decision,
--- whole source, or one version of a source; then propagate. Returns what changed (the change
--- report of beliefdb._changes, with proposed false). A source belongs to the principal that first
--- ingested it: anyone else's retraction of it (or of one of its versions) changes nothing and
--- waits in the review queue for the owner (proposed true, review_item, owner).
-create or replace function beliefdb.retract(p_target text, p_id uuid, p_reason text, p_version integer default null,
-                                            p_undo boolean default false) returns jsonb
+-- whole source, or one version of a source; then propagate. p_target says what p_ref names
+-- (beliefdb._retraction_target): a belief (its id or a unique prefix), a node (any node's id or
+-- unique prefix, a source's name or a source version's id), a source (its name) or a version of a
+-- source (its name, and p_version). Returns what changed (the change report of beliefdb._changes,
+-- with proposed false). A source belongs to the principal that first ingested it: anyone else's
+-- retraction of it (or of one of its versions) changes nothing and waits in the review queue for
+-- the owner (proposed true, review_item, owner).
+create or replace function beliefdb.retract(p_target text, p_ref text, p_reason text, p_version integer default null,
+                                            p_undo boolean default false) returns beliefdb.changes
 language plpgsql
 security definer
 set search_path = pg_catalog, pg_temp
 as $$
 declare
     v_ws uuid := beliefdb.current_workspace_id();
+    v_target text := case when p_target = 'belief' then 'node' else p_target end;
+    v_id uuid;
     v_ids uuid[];
     v_owner text;
     v_item uuid;
@@ -237,102 +212,115 @@ declare
 begin
     perform beliefdb.lock_workspace();
     perform beliefdb._begin_changes();
-    v_ids := beliefdb._retraction_targets(v_ws, p_target, p_id, p_version);
-    if p_target in ('source', 'version') then
-        select s.owner into v_owner from beliefdb.source s where s.workspace_id = v_ws and s.id = p_id;
+    v_id := beliefdb._retraction_target(v_ws, p_target, p_ref);
+    if v_id is null and v_target in ('source', 'version') then
+        raise exception 'nothing to %: source % is unknown', case when p_undo then 'restore' else 'retract' end,
+            p_ref using errcode = 'BD004';
+    end if;
+    v_ids := beliefdb._retraction_targets(v_ws, v_target, v_id, p_version);
+    if v_target in ('source', 'version') then
+        select s.owner into v_owner from beliefdb.source s where s.workspace_id = v_ws and s.id = v_id;
         if not found then
             raise exception 'nothing to %: source % is unknown', case when p_undo then 'restore' else 'retract' end,
-                p_id using errcode = 'BD004';
+                p_ref using errcode = 'BD004';
         elsif v_owner is distinct from beliefdb.current_principal() then
             select r.id into v_item
               from beliefdb.review_item r
              where r.workspace_id = v_ws and r.kind = 'retraction_proposed' and r.status = 'open'
-               and r.source_id = p_id and r.proposed_by = beliefdb.current_principal()
-               and r.proposal = jsonb_build_object('target', p_target, 'version', p_version, 'undo', p_undo,
+               and r.source_id = v_id and r.proposed_by = beliefdb.current_principal()
+               and r.proposal = jsonb_build_object('target', v_target, 'version', p_version, 'undo', p_undo,
                                                    'reason', p_reason);
             if v_item is null then
                 insert into beliefdb.review_item (workspace_id, kind, source_id, reason, proposed_by, proposal)
-                values (v_ws, 'retraction_proposed', p_id,
+                values (v_ws, 'retraction_proposed', v_id,
                         pg_catalog.format('%s proposes to %s %s (%s); source owned by %s', beliefdb.current_principal(),
                                           case when p_undo then 'restore' else 'retract' end,
                                           case when p_version is null then 'the source'
                                                else 'version ' || p_version end,
                                           coalesce(nullif(p_reason, ''), 'no reason given'), v_owner),
                         beliefdb.current_principal(),
-                        jsonb_build_object('target', p_target, 'version', p_version, 'undo', p_undo, 'reason', p_reason))
+                        jsonb_build_object('target', v_target, 'version', p_version, 'undo', p_undo, 'reason', p_reason))
                 returning id into v_item;
                 perform beliefdb.audit('retraction.propose', jsonb_build_object(
-                    'item', v_item, 'source_id', p_id, 'version', p_version, 'owner', v_owner));
+                    'item', v_item, 'source_id', v_id, 'version', p_version, 'owner', v_owner));
             end if;
-            return beliefdb._empty_changes() || jsonb_build_object('proposed', true, 'review_item', v_item,
-                                                                  'owner', v_owner);
+            return beliefdb._as_changes(beliefdb._empty_changes()
+                                        || jsonb_build_object('proposed', true, 'review_item', v_item, 'owner', v_owner));
         end if;
-        perform beliefdb._require_correction_owner(v_ws, p_id, 'retract its correction');
+        perform beliefdb._require_correction_owner(v_ws, v_id, 'retract its correction');
     else
         -- only its owner retracts a belief, decision or action, or the correction (or the
         -- correction's fragment) that replaced a belief
-        perform beliefdb._require_owner(v_ws, p_id, 'retract it');
+        perform beliefdb._require_owner(v_ws, v_id, 'retract it');
         perform beliefdb._require_owner(v_ws, c.replacement_belief_id, 'retract its correction')
            from beliefdb.correction c
-          where c.workspace_id = v_ws and (c.id = p_id or c.fragment_id = p_id);
+          where c.workspace_id = v_ws and (c.id = v_id or c.fragment_id = v_id);
     end if;
     v_changes := beliefdb._retract_ids(v_ws, v_ids, p_reason, p_undo);
     if v_changes is null then
         raise exception 'nothing to %: % % is unknown or already %', case when p_undo then 'restore' else 'retract' end,
-            p_target, p_id, case when p_undo then 'in force' else 'retracted' end using errcode = 'BD004';
+            p_target, p_ref, case when p_undo then 'in force' else 'retracted' end using errcode = 'BD004';
     end if;
     perform beliefdb.audit(case when p_undo then 'unretract' else 'retract' end, jsonb_build_object(
-        'target', p_target, 'id', p_id, 'version', p_version, 'reason', case when p_undo then null else p_reason end,
+        'target', v_target, 'id', v_id, 'version', p_version, 'reason', case when p_undo then null else p_reason end,
         'stopped_holding', jsonb_array_length(v_changes -> 'stopped_holding'),
         'flagged', v_changes -> 'flagged'));
-    return v_changes || jsonb_build_object('proposed', false, 'owner', v_owner);
+    return beliefdb._as_changes(v_changes || jsonb_build_object('proposed', false, 'owner', v_owner));
 end
 $$;
-comment on function beliefdb.retract(text, uuid, text, integer, boolean) is 'Retract or restore a node, source or source version, and propagate what that changes (another principal''s source: a proposal to its owner)';
+comment on function beliefdb.retract(text, text, text, integer, boolean) is 'Retract or restore a node, source or source version, and propagate what that changes (another principal''s source: a proposal to its owner)';
 
 -- What a retraction (or a restore) would change, exactly: the retraction runs in a subtransaction
 -- that is rolled back. The same report as retract, with the owner and whether the apply would
 -- only be a proposal (another principal's source: then nothing changes until its owner approves,
--- and the report shows what the approval would change).
-create or replace function beliefdb.retract_preview(p_target text, p_id uuid, p_version integer default null,
-                                                    p_undo boolean default false) returns jsonb
+-- and the report shows what the approval would change). p_target and p_ref: as for retract.
+create or replace function beliefdb.retract_preview(p_target text, p_ref text, p_version integer default null,
+                                                    p_undo boolean default false) returns beliefdb.changes
 language plpgsql
 security definer
 set search_path = pg_catalog, pg_temp
 as $$
 declare
     v_ws uuid := beliefdb.current_workspace_id();
-    v_ids uuid[] := beliefdb._retraction_targets(v_ws, p_target, p_id, p_version);
+    v_target text := case when p_target = 'belief' then 'node' else p_target end;
+    v_id uuid;
+    v_ids uuid[];
     v_owner text;
     v_changes jsonb;
 begin
     if v_ws is null then
         raise exception 'no workspace is bound to this session' using errcode = 'BD003';
     end if;
-    if p_target in ('source', 'version') then
-        select s.owner into v_owner from beliefdb.source s where s.workspace_id = v_ws and s.id = p_id;
+    v_id := beliefdb._retraction_target(v_ws, p_target, p_ref);
+    if v_id is null and v_target in ('source', 'version') then
+        raise exception 'nothing to %: source % is unknown', case when p_undo then 'restore' else 'retract' end,
+            p_ref using errcode = 'BD004';
+    end if;
+    v_ids := beliefdb._retraction_targets(v_ws, v_target, v_id, p_version);
+    if v_target in ('source', 'version') then
+        select s.owner into v_owner from beliefdb.source s where s.workspace_id = v_ws and s.id = v_id;
     end if;
     v_changes := beliefdb._dry_run(
         'select beliefdb._retract_ids(($1 ->> ''workspace'')::uuid, array(select jsonb_array_elements_text($1 -> ''ids''))::uuid[], ''preview'', ($1 ->> ''undo'')::boolean)',
         jsonb_build_object('workspace', v_ws, 'ids', to_jsonb(v_ids), 'undo', p_undo));
     if v_changes = 'null'::jsonb then
         raise exception 'nothing to %: % % is unknown or already %', case when p_undo then 'restore' else 'retract' end,
-            p_target, p_id, case when p_undo then 'in force' else 'retracted' end using errcode = 'BD004';
+            p_target, p_ref, case when p_undo then 'in force' else 'retracted' end using errcode = 'BD004';
     end if;
-    return v_changes || jsonb_build_object('proposed', v_owner is distinct from beliefdb.current_principal()
-                                                       and v_owner is not null,
-                                           'owner', v_owner);
+    return beliefdb._as_changes(v_changes || jsonb_build_object(
+        'proposed', v_owner is distinct from beliefdb.current_principal() and v_owner is not null, 'owner', v_owner));
 end
 $$;
-comment on function beliefdb.retract_preview(text, uuid, integer, boolean) is 'Exactly what a retraction or restore would change, computed in a rolled-back subtransaction';
+comment on function beliefdb.retract_preview(text, text, integer, boolean) is 'Exactly what a retraction or restore would change, computed in a rolled-back subtransaction';
 
 -- Resolve a review item: approve or reject. Approving a flagged decision accepts it as it is
 -- and releases its held actions; rejecting it cancels them. Approving a held action releases
 -- it, rejecting cancels it. Approving a conflict needs the winner, which supersedes the loser.
 -- A proposed correction, new version or retraction is its owner's to approve (which applies it
--- as the owner's own change) or reject.
-create or replace function beliefdb.review_resolve(p_item uuid, p_verdict text, p_note text default null,
-                                                   p_winner uuid default null) returns jsonb
+-- as the owner's own change) or reject. The item: its id or a prefix of it naming one open (or
+-- closed) item; the winner: a belief's id or a unique prefix.
+create or replace function beliefdb.review_resolve(p_item text, p_verdict text, p_note text default null,
+                                                   p_winner text default null) returns beliefdb.review_resolution
 language plpgsql
 security definer
 set search_path = pg_catalog, pg_temp
@@ -340,19 +328,34 @@ as $$
 declare
     v_ws uuid := beliefdb.current_workspace_id();
     v_item beliefdb.review_item;
+    v_ref text := lower(trim(coalesce(p_item, '')));
+    v_items uuid[];
+    v_winner uuid;
     v_loser uuid;
     v_result jsonb;
 begin
     perform beliefdb.lock_workspace();
     perform beliefdb._begin_changes();
+    v_items := array(select r.id from beliefdb.review_item r
+                      where r.workspace_id = v_ws and r.status in ('open', 'closed')
+                        and left(r.id::text, length(v_ref)) = v_ref
+                      limit 2);
+    if cardinality(v_items) = 0 then
+        raise exception 'no open review item %', p_item using errcode = 'BD004';
+    elsif cardinality(v_items) > 1 then
+        raise exception 'review item prefix % is ambiguous', p_item using errcode = 'BD006';
+    end if;
+    if p_winner is not null then
+        v_winner := beliefdb.resolve_belief(p_winner);
+    end if;
     if p_verdict not in ('approved', 'rejected') then
         raise exception 'verdict must be approved or rejected' using errcode = 'BD005';
     end if;
-    select * into v_item from beliefdb.review_item r where r.workspace_id = v_ws and r.id = p_item for update;
+    select * into v_item from beliefdb.review_item r where r.workspace_id = v_ws and r.id = v_items[1] for update;
     if not found then
         raise exception 'unknown review item %', p_item using errcode = 'BD004';
     elsif v_item.status <> 'open' then
-        raise exception 'review item % is already %', p_item,
+        raise exception 'review item % is already %', v_item.id,
             v_item.status || case when v_item.status = 'closed' then ' (' || v_item.note || ')' else '' end
             using errcode = 'BD005';
     end if;
@@ -374,7 +377,7 @@ begin
         -- the owner decides; approving applies the proposal as if the owner had made it
         perform beliefdb._require_owner(v_ws, v_item.node, 'approve or reject a correction of it');
         if p_verdict = 'approved' then
-            v_result := beliefdb.apply_correction(
+            v_result := beliefdb._apply_correction(
                 v_item.node, v_item.proposal ->> 'statement', v_item.proposal ->> 'value',
                 v_item.proposal ->> 'reviewer', v_item.proposal ->> 'reason', (v_item.proposal ->> 'revision')::integer,
                 v_item.proposal ->> 'idempotency_key');
@@ -393,25 +396,26 @@ begin
                                    'proposed_by', v_item.proposed_by));
         end if;
     elsif v_item.kind = 'conflict' and p_verdict = 'approved' then
-        if p_winner is null or p_winner not in (v_item.node, v_item.other_node) then
+        if v_winner is null or v_winner not in (v_item.node, v_item.other_node) then
             raise exception 'approving a conflict needs --winner: % or %', v_item.node, v_item.other_node
                 using errcode = 'BD005';
         end if;
         -- only the loser's owner may (relation_supersession_by_owner refuses anyone else)
-        v_loser := case when p_winner = v_item.node then v_item.other_node else v_item.node end;
+        v_loser := case when v_winner = v_item.node then v_item.other_node else v_item.node end;
         insert into beliefdb.relation (workspace_id, from_belief, to_belief, kind, reason)
-        values (v_ws, p_winner, v_loser, 'supersedes', 'conflict resolved by ' || beliefdb.current_principal());
-        perform beliefdb.propagate(v_ws, array[p_winner, v_loser]);
+        values (v_ws, v_winner, v_loser, 'supersedes', 'conflict resolved by ' || beliefdb.current_principal());
+        perform beliefdb.propagate(v_ws, array[v_winner, v_loser]);
     end if;
 
     update beliefdb.review_item
        set status = p_verdict, resolved_at = beliefdb.clock(), resolved_by = beliefdb.current_principal(), note = p_note
-     where workspace_id = v_ws and id = p_item;
-    return jsonb_build_object('item', p_item, 'kind', v_item.kind, 'node', v_item.node, 'source_id', v_item.source_id,
-                              'status', p_verdict,
-                              'correction', case when v_item.kind = 'correction_proposed' then v_result end,
-                              'applied', case when v_item.kind in ('version_proposed', 'retraction_proposed')
-                                              then v_result end);
+     where workspace_id = v_ws and id = v_item.id;
+    -- (an approved proposal's report keeps the shape of its own change: a correction, an ingest or a
+    -- retraction, as jsonb)
+    return row(v_item.id, v_item.kind, v_item.node, v_item.source_id, p_verdict,
+               case when v_item.kind = 'correction_proposed' then v_result end,
+               case when v_item.kind in ('version_proposed', 'retraction_proposed') then v_result end
+              )::beliefdb.review_resolution;
 end
 $$;
-comment on function beliefdb.review_resolve(uuid, text, text, uuid) is 'Approve or reject a review item (flagged decision, held action, conflict, proposed correction, version or retraction)';
+comment on function beliefdb.review_resolve(text, text, text, text) is 'Approve or reject a review item (flagged decision, held action, conflict, proposed correction, version or retraction)';

@@ -10,7 +10,7 @@
 -- nothing written (the run happens in a subtransaction that is rolled back).
 create or replace function beliefdb.decay(p_now timestamptz default null, p_action text default 'decay',
                                           p_preview boolean default false)
-returns jsonb
+returns beliefdb.confidence_report
 language plpgsql
 security definer
 set search_path = pg_catalog, pg_temp
@@ -30,9 +30,9 @@ begin
         raise exception 'no workspace is bound' using errcode = 'BD003';
     end if;
     if p_preview then
-        return beliefdb._dry_run('select beliefdb.decay(($1 ->> ''now'')::timestamptz, $1 ->> ''action'')',
-                                jsonb_build_object('now', p_now, 'action', p_action))
-               || jsonb_build_object('preview', true);
+        return jsonb_populate_record(null::beliefdb.confidence_report, beliefdb._dry_run(
+            'select to_jsonb(r) from beliefdb.decay(($1 ->> ''now'')::timestamptz, $1 ->> ''action'') r',
+            jsonb_build_object('now', p_now, 'action', p_action)) || jsonb_build_object('preview', true));
     end if;
     perform beliefdb.lock_workspace();
     if p_now is not null then
@@ -82,7 +82,7 @@ begin
       from compared c;
     perform beliefdb.audit(p_action, v_result);
     perform set_config('beliefdb.now', coalesce(v_clock, ''), true);
-    return v_result || jsonb_build_object('preview', false);
+    return jsonb_populate_record(null::beliefdb.confidence_report, v_result || jsonb_build_object('preview', false));
 end
 $$;
 comment on function beliefdb.decay(timestamptz, text, boolean) is 'Recompute all confidences of the bound workspace as of a moment (half-lives, policy weights) to their fixpoint; counts of what moved (p_preview: nothing written)';
@@ -93,7 +93,7 @@ comment on function beliefdb.decay(timestamptz, text, boolean) is 'Recompute all
 -- workspace does this first (propagate), beliefdb's commands call it before they read, and a
 -- scheduler such as pg_cron may call it (e.g. every minute). Audited when anything expired. The
 -- report: how many expired, their ids, and the change report (beliefdb._changes).
-create or replace function beliefdb.expire() returns jsonb
+create or replace function beliefdb.expire() returns beliefdb.expired
 language plpgsql
 security definer
 set search_path = pg_catalog, pg_temp
@@ -108,8 +108,7 @@ begin
     end if;
     v_due := beliefdb.due_to_expire(v_ws);
     if cardinality(v_due) = 0 then
-        return jsonb_build_object('expired', 0, 'beliefs', '[]'::jsonb, 'now', beliefdb.clock(),
-                                  'changes', beliefdb._empty_changes());
+        return row(0, '{}', beliefdb.clock(), beliefdb._as_changes(beliefdb._empty_changes()))::beliefdb.expired;
     end if;
     perform beliefdb.lock_workspace();
     perform beliefdb._begin_changes();
@@ -121,62 +120,60 @@ begin
             'expired', cardinality(v_due), 'beliefs', to_jsonb(v_due), 'flagged', v_changes -> 'flagged',
             'held', v_changes -> 'held'));
     end if;
-    return jsonb_build_object('expired', cardinality(v_due), 'beliefs', to_jsonb(v_due), 'now', beliefdb.clock(),
-                              'changes', v_changes);
+    return row(cardinality(v_due), v_due, beliefdb.clock(), beliefdb._as_changes(v_changes))::beliefdb.expired;
 end
 $$;
 comment on function beliefdb.expire() is 'Process the bound workspace''s beliefs whose valid time ended: not current any more, and what rests on them re-evaluated';
 
--- Record what actually happened after a decision or an action (audited).
-create or replace function beliefdb.record_outcome(p_node uuid, p_outcome text, p_note text default null)
-returns jsonb
+-- Record what actually happened after a decision or an action (its id or a unique prefix; audited).
+create or replace function beliefdb.record_outcome(p_node text, p_outcome text, p_note text default null)
+returns beliefdb.outcome_recorded
 language plpgsql
 security definer
 set search_path = pg_catalog, pg_temp
 as $$
 declare
     v_ws uuid := beliefdb.current_workspace_id();
+    v_node uuid;
     v_kind beliefdb.node_kind;
     v_id uuid;
     v_status text;
 begin
     perform beliefdb.lock_workspace();
-    select n.kind into v_kind from beliefdb.node n where n.workspace_id = v_ws and n.id = p_node;
-    if v_kind is null then
-        raise exception 'unknown decision or action %', p_node using errcode = 'BD004';
-    elsif v_kind not in ('decision', 'action') then
-        raise exception 'outcomes are recorded for decisions and actions, not a %', v_kind using errcode = 'BD005';
-    elsif p_outcome is null or p_outcome not in ('succeeded', 'failed', 'rolled_back', 'disputed') then
+    -- (a node of another kind is not found: outcomes are recorded for decisions and actions)
+    v_node := beliefdb.resolve_node(p_node, '{decision,action}');
+    select n.kind into v_kind from beliefdb.node n where n.workspace_id = v_ws and n.id = v_node;
+    if p_outcome is null or p_outcome not in ('succeeded', 'failed', 'rolled_back', 'disputed') then
         raise exception 'outcome must be succeeded, failed, rolled_back or disputed' using errcode = 'BD005';
     end if;
     -- an action ends as its outcome says (a dispute changes nothing); a held or cancelled one
     -- was not to be carried out
     if v_kind = 'action' then
-        select a.status into v_status from beliefdb.action a where a.workspace_id = v_ws and a.id = p_node;
+        select a.status into v_status from beliefdb.action a where a.workspace_id = v_ws and a.id = v_node;
         if v_status in ('held', 'cancelled') and p_outcome <> 'disputed' then
-            raise exception 'action % is %: it was not to be carried out (its decision %)', p_node, v_status,
+            raise exception 'action % is %: it was not to be carried out (its decision %)', v_node, v_status,
                 case v_status when 'held' then 'needs review' else 'was rejected' end using errcode = 'BD005';
         end if;
         update beliefdb.action a
            set status = case p_outcome when 'succeeded' then 'done' when 'failed' then 'failed'
                                        when 'rolled_back' then 'rolled_back' else a.status end
-         where a.workspace_id = v_ws and a.id = p_node
+         where a.workspace_id = v_ws and a.id = v_node
         returning a.status into v_status;
     end if;
-    insert into beliefdb.outcome (workspace_id, node, outcome, note) values (v_ws, p_node, p_outcome, p_note)
+    insert into beliefdb.outcome (workspace_id, node, outcome, note) values (v_ws, v_node, p_outcome, p_note)
     returning id into v_id;
-    perform beliefdb.audit('outcome', jsonb_build_object('node', p_node, 'kind', v_kind, 'outcome', p_outcome));
-    return jsonb_build_object('id', v_id, 'node', p_node, 'kind', v_kind, 'outcome', p_outcome, 'status', v_status);
+    perform beliefdb.audit('outcome', jsonb_build_object('node', v_node, 'kind', v_kind, 'outcome', p_outcome));
+    return row(v_id, v_node, v_kind, p_outcome, v_status)::beliefdb.outcome_recorded;
 end
 $$;
-comment on function beliefdb.record_outcome(uuid, text, text) is 'Record the outcome of a decision or action: succeeded, failed, rolled_back or disputed';
+comment on function beliefdb.record_outcome(text, text, text) is 'Record the outcome of a decision or action: succeeded, failed, rolled_back or disputed';
 
 -- The latest outcome of a node, if any.
-create or replace function beliefdb.latest_outcome(p_workspace_id uuid, p_node uuid) returns jsonb
+create or replace function beliefdb.latest_outcome(p_workspace_id uuid, p_node uuid) returns beliefdb.last_outcome
 language sql stable
 set search_path = pg_catalog, pg_temp
 as $$
-    select jsonb_build_object('outcome', o.outcome, 'note', o.note, 'at', o.recorded_at, 'by', o.recorded_by)
+    select o.outcome, o.note, o.recorded_at, o.recorded_by
       from beliefdb.outcome o
      where o.workspace_id = p_workspace_id and o.node = p_node
      order by o.recorded_at desc, o.id desc
@@ -193,27 +190,41 @@ comment on function beliefdb.latest_outcome(uuid, uuid) is 'The latest recorded 
 -- forgotten source are redacted (their hashes stay, so the chain still verifies). The planner
 -- statistics of the tables that held the text are gathered again, so pg_statistic does not keep
 -- it. p_preview: the same report, exactly (the forget runs in a subtransaction that is rolled back).
-create or replace function beliefdb.forget(p_target text, p_id uuid, p_subject text default null,
-                                           p_preview boolean default false)
-returns jsonb
+-- p_ref names what p_target is: a source by its name, a subject, or a belief by its id or a unique
+-- prefix.
+create or replace function beliefdb.forget(p_target text, p_ref text, p_preview boolean default false)
+returns beliefdb.forget_result
 language plpgsql
 security definer
 set search_path = pg_catalog, pg_temp
 as $$
 declare
     v_ws uuid := beliefdb.current_workspace_id();
-    v_result jsonb;
+    v_id uuid;
+    v_report jsonb;
+    v_result beliefdb.forget_result;
 begin
     if p_preview then
-        return beliefdb._dry_run('select beliefdb.forget($1 ->> ''target'', ($1 ->> ''id'')::uuid, $1 ->> ''subject'')',
-                                jsonb_build_object('target', p_target, 'id', p_id, 'subject', p_subject))
-               || jsonb_build_object('preview', true);
+        return jsonb_populate_record(null::beliefdb.forget_result, beliefdb._dry_run(
+            'select to_jsonb(r) from beliefdb.forget($1 ->> ''target'', $1 ->> ''ref'') r',
+            jsonb_build_object('target', p_target, 'ref', p_ref)) || jsonb_build_object('preview', true));
     end if;
     perform beliefdb.lock_workspace();
     perform beliefdb._begin_changes();
-    v_result := beliefdb._forget_core(v_ws, p_target, p_id, p_subject);
+    if p_target = 'source' then
+        select s.id into v_id from beliefdb.source s where s.workspace_id = v_ws and s.name = p_ref;
+        if v_id is null then
+            raise exception 'unknown source %', p_ref using errcode = 'BD004';
+        end if;
+    elsif p_target = 'belief' then
+        v_id := beliefdb.resolve_belief(p_ref);
+    end if;
+    v_report := beliefdb._forget_core(v_ws, p_target, v_id, case when p_target = 'subject' then p_ref end);
     perform beliefdb._analyze_text_tables();
-    return v_result || jsonb_build_object('preview', false);
+    v_result := jsonb_populate_record(null::beliefdb.forget_result,
+                                      v_report - 'changes' || jsonb_build_object('preview', false));
+    v_result.changes := beliefdb._as_changes(v_report -> 'changes');
+    return v_result;
 end
 $$;
-comment on function beliefdb.forget(text, uuid, text, boolean) is 'Forget a source, a subject''s beliefs or a belief, every belief left without support, and their quotes in source texts; audit keeps hashes only';
+comment on function beliefdb.forget(text, text, boolean) is 'Forget a source, a subject''s beliefs or a belief, every belief left without support, and their quotes in source texts; audit keeps hashes only';

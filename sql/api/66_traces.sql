@@ -9,7 +9,7 @@
 -- edges between them, then propagate holding over what is new. Inputs of a step (and the
 -- producer of a memory) are recorded with it: a later batch cannot add a reason to an old node.
 create or replace function beliefdb.record_trace(p_run jsonb, p_steps jsonb, p_memories jsonb, p_edges jsonb)
-returns jsonb
+returns beliefdb.trace_recorded
 language plpgsql
 security definer
 set search_path = pg_catalog, pg_temp
@@ -154,7 +154,7 @@ begin
     if cardinality(v_seeds) > 0 then
         perform beliefdb.propagate(v_ws, v_seeds);
     end if;
-    return jsonb_build_object('run', v_run, 'steps', v_steps, 'memories', v_memories);
+    return row(v_run, v_steps, v_memories)::beliefdb.trace_recorded;
 end
 $$;
 comment on function beliefdb.record_trace(jsonb, jsonb, jsonb, jsonb) is 'Record a batch of an agent run (steps, memories, edges) in one call and propagate holding';
@@ -164,11 +164,12 @@ comment on function beliefdb.record_trace(jsonb, jsonb, jsonb, jsonb) is 'Record
 -- with them off, so what holds through evidence outside the faulty part is kept (rule 2). Of
 -- the rest: faulty memories are deleted, derived memories quarantined, affected steps that lead
 -- to the final answer of their run replayed (in execution order), the other affected steps
--- invalidated. With p_independent_evidence off, everything reachable counts as affected.
+-- invalidated. With p_independent_evidence off, everything reachable counts as affected. The
+-- faulty memories: each a belief's id or a unique prefix.
 -- (an earlier signature without p_untouched, from before its release)
 drop function if exists beliefdb.repair_plan(uuid[], boolean);
 
-create or replace function beliefdb.repair_plan(p_faulty uuid[], p_independent_evidence boolean default true,
+create or replace function beliefdb.repair_plan(p_faulty text[], p_independent_evidence boolean default true,
                                                 p_untouched boolean default true)
 returns table (node uuid, node_kind text, step_kind text, run_id uuid, seq integer, action text, reason text,
                saved_by uuid[])
@@ -182,24 +183,20 @@ set enable_mergejoin = off
 as $$
 declare
     v_ws uuid := beliefdb.current_workspace_id();
-    v_missing uuid;
+    v_faulty uuid[];
 begin
     if coalesce(cardinality(p_faulty), 0) = 0 then
         raise exception 'name at least one faulty memory' using errcode = 'BD005';
     end if;
-    select x.id into v_missing
-      from unnest(p_faulty) x (id)
-     where not exists (select from beliefdb.belief b where b.workspace_id = v_ws and b.id = x.id)
-     limit 1;
-    if v_missing is not null then
-        raise exception 'unknown memory %', v_missing using errcode = 'BD004';
-    end if;
-    perform beliefdb.evaluate(v_ws, p_faulty, p_faulty);
+    v_faulty := array(select r.id from unnest(p_faulty) with ordinality f (ref, n)
+                          cross join lateral (select beliefdb.resolve_belief(f.ref) as id) r
+                         group by r.id order by min(f.n));
+    perform beliefdb.evaluate(v_ws, v_faulty, v_faulty);
 
     return query
     with recursive candidate as (
         select e.id, e.kind, s.kind as step_kind, s.run_id, s.seq,
-               e.id = any(p_faulty) as faulty,
+               e.id = any(v_faulty) as faulty,
                coalesce(e.held, false) and (e.kind <> 'belief' or coalesce(e.was_current, false)) as was_on,
                e.holds and not e.superseded and not e.expired as now_on,
                coalesce(e.was_current, false) as was_current
@@ -212,7 +209,7 @@ begin
     -- without the independent-evidence check: what rests on the faulty memories at all (reasons
     -- only; a tie partner or an older memory a faulty one superseded does not rest on it)
     reach (id) as (
-        select f.id from unnest(p_faulty) f (id) where not p_independent_evidence
+        select f.id from unnest(v_faulty) f (id) where not p_independent_evidence
         union
         select x.consequent
           from reach r
@@ -314,7 +311,7 @@ begin
                            where t.workspace_id = v_ws and t.from_node = v.id and t.kind = 'deletes' offset 0) t
       cross join lateral (select n.retraction_reason from beliefdb.node n
                            where n.workspace_id = v_ws and n.id = t.to_node and n.kind = 'belief' offset 0) n
-     where v.affected and v.kind = 'step' and not (t.to_node = any(p_faulty))
+     where v.affected and v.kind = 'step' and not (t.to_node = any(v_faulty))
        and n.retraction_reason = 'deleted by step ' || v.id
     union all
     -- steps of the affected runs that nothing faulty reaches: untouched
@@ -326,10 +323,12 @@ begin
        and not exists (select from pg_temp.beliefdb_evaluation e where e.id = s.id);
 end
 $$;
-comment on function beliefdb.repair_plan(uuid[], boolean, boolean) is 'Rollback repair plan for faulty memories: delete, quarantine, invalidate, replay (in order), preserve (p_untouched: with the untouched steps of the affected runs), with reasons';
+comment on function beliefdb.repair_plan(text[], boolean, boolean) is 'Rollback repair plan for faulty memories: delete, quarantine, invalidate, replay (in order), preserve (p_untouched: with the untouched steps of the affected runs), with reasons';
 
--- The plan as one ordered JSON array: by action, then execution order (run, then step).
-create or replace function beliefdb.repair_plan_json(p_faulty uuid[], p_independent_evidence boolean default true)
+-- The plan as one ordered JSON array: by action, then execution order (run, then step). It stays
+-- jsonb: it is the document beliefdb.repair keeps (repair.plan) for the replay; the typed plan is
+-- beliefdb.repair_plan, and repair_apply returns it as beliefdb.plan_item[].
+create or replace function beliefdb.repair_plan_json(p_faulty text[], p_independent_evidence boolean default true)
 returns jsonb
 language sql
 security definer
@@ -341,30 +340,35 @@ as $$
       from beliefdb.repair_plan(p_faulty, p_independent_evidence) p
       left join beliefdb.run r on r.workspace_id = beliefdb.current_workspace_id() and r.id = p.run_id
 $$;
-comment on function beliefdb.repair_plan_json(uuid[], boolean) is 'The repair plan as a JSON array in action and execution order';
+comment on function beliefdb.repair_plan_json(text[], boolean) is 'The repair plan as a JSON array in action and execution order (jsonb: the document a repair keeps)';
 
--- Carry out the store side of a repair plan in one transaction: faulty memories deleted
--- (retracted, history kept), derived ones quarantined, affected steps invalidated or marked for
--- replay, and holding propagated; the plan is kept for the replay and audited.
-create or replace function beliefdb.repair_apply(p_faulty uuid[], p_independent_evidence boolean default true)
-returns jsonb
+-- Carry out the store side of a repair plan in one transaction (the faulty memories: each a
+-- belief's id or a unique prefix): faulty memories deleted (retracted, history kept), derived ones
+-- quarantined, affected steps invalidated or marked for replay, and holding propagated; the plan is
+-- kept for the replay and audited.
+create or replace function beliefdb.repair_apply(p_faulty text[], p_independent_evidence boolean default true)
+returns beliefdb.repair_result
 language plpgsql
 security definer
 set search_path = pg_catalog, pg_temp
 as $$
 declare
     v_ws uuid := beliefdb.current_workspace_id();
+    v_faulty uuid[];
     v_id uuid;
     v_plan jsonb;
     v_changes jsonb;
 begin
     perform beliefdb.lock_workspace();
     perform beliefdb._begin_changes();
+    v_faulty := array(select r.id from unnest(p_faulty) with ordinality f (ref, n)
+                          cross join lateral (select beliefdb.resolve_belief(f.ref) as id) r
+                         group by r.id order by min(f.n));
     -- naming a memory faulty deletes it: its owner's call
-    perform beliefdb._require_owner(v_ws, f.id, 'name it faulty') from unnest(p_faulty) f (id);
-    v_plan := beliefdb.repair_plan_json(p_faulty, p_independent_evidence);
+    perform beliefdb._require_owner(v_ws, f.id, 'name it faulty') from unnest(v_faulty) f (id);
+    v_plan := beliefdb.repair_plan_json(v_faulty::text[], p_independent_evidence);
     insert into beliefdb.repair (workspace_id, faulty, independent_evidence, plan)
-    values (v_ws, p_faulty, p_independent_evidence, v_plan)
+    values (v_ws, v_faulty, p_independent_evidence, v_plan)
     returning id into v_id;
 
     with item as (
@@ -396,18 +400,21 @@ begin
      where i ->> 'action' = 'preserve' and i ->> 'reason' like 'restored:%'
        and n.workspace_id = v_ws and n.id = (i ->> 'node')::uuid;
 
-    v_changes := beliefdb.propagate(v_ws, p_faulty || array(
+    v_changes := beliefdb.propagate(v_ws, v_faulty || array(
         select (i ->> 'node')::uuid from jsonb_array_elements(v_plan) i
          where i ->> 'action' = 'preserve' and i ->> 'reason' like 'restored:%'));
     perform beliefdb.audit('repair.apply', jsonb_build_object(
-        'repair', v_id, 'faulty', p_faulty, 'independent_evidence', p_independent_evidence,
+        'repair', v_id, 'faulty', v_faulty, 'independent_evidence', p_independent_evidence,
         'counts', (select jsonb_object_agg(x.action, x.n)
                      from (select i ->> 'action' as action, count(*) as n
                              from jsonb_array_elements(v_plan) i group by 1) x)));
-    return jsonb_build_object('repair_id', v_id, 'plan', v_plan, 'changes', v_changes);
+    return row(v_id, v_faulty,
+               array(select jsonb_populate_record(null::beliefdb.plan_item, p.item)
+                       from jsonb_array_elements(v_plan) with ordinality p (item, n) order by p.n),
+               beliefdb._as_changes(v_changes))::beliefdb.repair_result;
 end
 $$;
-comment on function beliefdb.repair_apply(uuid[], boolean) is 'Carry out a repair plan''s store side in one transaction and keep the plan for replay';
+comment on function beliefdb.repair_apply(text[], boolean) is 'Carry out a repair plan''s store side in one transaction and keep the plan for replay';
 
 -- Mark a repair's replay finished.
 create or replace function beliefdb.repair_replayed(p_repair uuid) returns void

@@ -240,4 +240,4 @@ as $$
             '[]'),
         'provenance', beliefdb.belief_provenance(beliefdb.current_workspace_id(), p_belief))
 $$;
-comment on function beliefdb.recall_warnings(uuid, timestamptz) is 'Warnings for a recalled belief: open conflicts, what it replaced and when, provenance label';
+comment on function beliefdb.recall_warnings(uuid, timestamptz) is 'Warnings for a recalled belief: open conflicts, what it replaced and when, provenance label; jsonb: two lists of different records and a label';

@@ -171,7 +171,7 @@ begin
     return beliefdb._changes(p_workspace_id);
 end
 $$;
-comment on function beliefdb.propagate(uuid, uuid[]) is 'Recompute and store holding for the forward closure of a change; flag decisions that lost their last support and hold their actions; returns the operation''s changes';
+comment on function beliefdb.propagate(uuid, uuid[]) is 'Recompute and store holding for the forward closure of a change; flag decisions that lost their last support and hold their actions; returns the operation''s changes (jsonb: the report the internals build on; the API returns beliefdb.changes)';
 
 -- Rewrite a workspace's adjacency rows from node, justification, justification_antecedent and
 -- relation (after a bulk load with triggers off); returns how many rows it wrote.

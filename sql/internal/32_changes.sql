@@ -200,3 +200,26 @@ begin
 end
 $$;
 comment on function beliefdb._dry_run(text, jsonb) is 'Internal: run one of beliefdb''s statements in a rolled-back subtransaction and return its jsonb report (exact previews)';
+
+-- A change report (beliefdb._changes, with proposed, review_item and owner when a proposal) as the
+-- API returns it: beliefdb.changes, each surviving reason one beliefdb.still_supported (a decision
+-- that survives on two reasons is two of them, in the order the report lists them). Null for
+-- anything but a JSON object (a dry run that changed nothing reports null).
+create or replace function beliefdb._as_changes(p_report jsonb) returns beliefdb.changes
+language sql immutable
+set search_path = pg_catalog, pg_temp
+as $$
+    select row(coalesce(c.stopped_holding, '{}'), coalesce(c.started_holding, '{}'),
+               coalesce(c.stopped_current, '{}'), coalesce(c.became_current, '{}'),
+               coalesce(c.flagged, '{}'), coalesce(c.held, '{}'),
+               array(select row((s.survivor ->> 'decision')::uuid,
+                                array(select x::uuid from jsonb_array_elements_text(g.reason) with ordinality x (x, k)
+                                       order by x.k))::beliefdb.still_supported
+                       from jsonb_array_elements(coalesce(p_report -> 'survives', '[]')) with ordinality s (survivor, i)
+                      cross join jsonb_array_elements(s.survivor -> 'by') with ordinality g (reason, j)
+                      order by s.i, g.j),
+               coalesce(c.proposed, false), c.review_item, c.owner)::beliefdb.changes
+      from (select p_report as report where jsonb_typeof(p_report) = 'object') r
+     cross join lateral jsonb_populate_record(null::beliefdb.changes, r.report - 'survives') c
+$$;
+comment on function beliefdb._as_changes(jsonb) is 'A change report as the API returns it (beliefdb.changes: one still_supported per surviving reason); null for no report';

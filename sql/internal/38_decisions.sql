@@ -1,7 +1,7 @@
 -- beliefdb: the internals of decisions, corrections and retraction (api/60_decisions.sql).
 -- Adding a reason for a node; whether a correction is a proposal to the belief's owner, proposing
--- it and making it (docs/rules.md, rules 6 and 17); what a retraction target names, and the
--- retraction itself (rules 4 and 5).
+-- it, making it, and the whole of a correction's apply (docs/rules.md, rules 6 and 17); what a
+-- retraction target names, and the retraction itself (rules 4 and 5).
 
 -- Insert one justification of p_node with the given antecedents, all of one edge kind.
 create or replace function beliefdb._add_justification(p_workspace_id uuid, p_node uuid, p_antecedents uuid[],
@@ -172,6 +172,93 @@ begin
 end
 $$;
 comment on function beliefdb._apply_correction_core(uuid, uuid, text, text, text, text, text) is 'Make a correction (no owner or revision check: apply_correction and its preview do those)';
+
+-- A correction as beliefdb.apply_correction makes it (the report as jsonb, as review_resolve keeps
+-- it when an owner approves a proposed correction): the belief locked, a repeat found (the same
+-- correction, or its idempotency key), the revision checked (BD007), another principal's belief
+-- proposed to its owner, else the change made (beliefdb._apply_correction_core) and audited.
+create or replace function beliefdb._apply_correction(
+    p_belief uuid, p_statement text, p_value text, p_reviewer text, p_reason text,
+    p_expected_revision integer, p_idempotency_key text default null
+) returns jsonb
+language plpgsql
+set search_path = pg_catalog, pg_temp
+as $$
+declare
+    v_ws uuid := beliefdb.current_workspace_id();
+    v_old beliefdb.belief;
+    v_existing beliefdb.correction;
+    v_changes jsonb;
+    v_result jsonb;
+begin
+    perform beliefdb.lock_workspace();
+    perform beliefdb._begin_changes();
+    select * into v_old from beliefdb.belief b where b.workspace_id = v_ws and b.id = p_belief for update;
+    if not found then
+        raise exception 'unknown belief %', p_belief using errcode = 'BD004';
+    end if;
+
+    select * into v_existing
+      from beliefdb.correction c
+     where c.workspace_id = v_ws
+       and ((p_idempotency_key is not null and c.idempotency_key = p_idempotency_key)
+            or (c.belief_id = p_belief and c.new_statement = p_statement
+                and c.new_value is not distinct from p_value and c.belief_revision = p_expected_revision))
+     limit 1;
+    if found and v_existing.belief_id <> p_belief then
+        raise exception 'idempotency key % was used for a correction of belief %', p_idempotency_key,
+            v_existing.belief_id using errcode = 'BD005';
+    elsif found then
+        v_changes := beliefdb.propagate(v_ws, array[v_existing.belief_id, v_existing.replacement_belief_id]);
+        return jsonb_build_object(
+            'correction', v_existing.id, 'replacement', v_existing.replacement_belief_id,
+            'superseded', jsonb_build_array(v_existing.belief_id),
+            'flagged', v_changes -> 'flagged', 'held', v_changes -> 'held', 'already_applied', true,
+            'proposed', false, 'changes', v_changes);
+    end if;
+
+    if v_old.revision <> p_expected_revision then
+        raise exception 'stale_correction_preview: belief % is at revision %, the preview saw %',
+            p_belief, v_old.revision, p_expected_revision using errcode = 'BD007';
+    end if;
+    -- someone else's belief: the correction waits in the review queue for its owner
+    if beliefdb._correction_is_proposal(v_old) then
+        return beliefdb._propose_correction(v_ws, v_old, p_statement, p_value, p_reviewer, p_reason,
+                                           p_idempotency_key);
+    end if;
+
+    v_result := beliefdb._apply_correction_core(v_ws, p_belief, p_statement, p_value, p_reviewer, p_reason,
+                                               p_idempotency_key);
+    perform beliefdb.audit('correction.apply', jsonb_build_object(
+        'correction', v_result -> 'correction', 'belief', p_belief, 'replacement', v_result -> 'replacement',
+        'reviewer', p_reviewer, 'flagged', v_result -> 'flagged', 'held', v_result -> 'held'));
+    return v_result;
+end
+$$;
+comment on function beliefdb._apply_correction(uuid, text, text, text, text, integer, text) is 'A correction checked, proposed or made, and audited (the jsonb report of apply_correction)';
+
+-- The id a retraction's reference names (retract, retract_preview): a belief by its id or a unique
+-- prefix, a node as beliefdb.resolve_target finds it (a node's id or unique prefix, a source's name
+-- or id, a source version's id), a source (or a version of it) by the source's name: null when no
+-- source has that name, or for a target retract does not know (beliefdb._retraction_targets says so).
+create or replace function beliefdb._retraction_target(p_workspace_id uuid, p_target text, p_ref text) returns uuid
+language plpgsql stable
+set search_path = pg_catalog, pg_temp
+as $$
+begin
+    case p_target
+        when 'belief' then
+            return beliefdb.resolve_belief(p_ref);
+        when 'node' then
+            return beliefdb.resolve_target(p_ref);
+        when 'source', 'version' then
+            return (select s.id from beliefdb.source s where s.workspace_id = p_workspace_id and s.name = p_ref);
+        else
+            return null;
+    end case;
+end
+$$;
+comment on function beliefdb._retraction_target(uuid, text, text) is 'The id a retraction''s reference names: a belief, a node (or source, or version), or a source by its name';
 
 -- The ids a retraction target names: a node (and, for a correction, its fragment), a source, or
 -- one version of a source (by number). BD004 when there is no such version; BD005 for an unknown

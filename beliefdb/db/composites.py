@@ -1,0 +1,86 @@
+"""The composite types beliefdb's SQL API returns, loaded as the models of :mod:`beliefdb.models`.
+
+A result is read with ``select * from beliefdb.<function>(...)``: its fields are the columns, and a
+model whose fields have the same names is built from them (``Database.fetch_one``). A composite
+nested in a result (the change report in a forget, the impact rows of a correction preview, the
+items of a repair plan) is loaded by psycopg with the maker registered here, on every pooled
+connection; the types are looked up once per :class:`~beliefdb.db.connector.Database`.
+
+One shape differs between SQL and Python: SQL lists a decision that survives a change once per
+reason that still holds it (``beliefdb.still_supported``: decision, reason), so the change report
+stays flat; Python groups them back into :class:`~beliefdb.models.StillSupported` (decision, by).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
+from uuid import UUID
+
+import psycopg
+from psycopg.types.composite import CompositeInfo, register_composite
+
+from beliefdb.models import (
+    Changes,
+    CorrectionPreview,
+    ImpactRow,
+    PlanItem,
+    RepairPlan,
+    RepairResult,
+    StillSupported,
+)
+
+
+def surviving(reasons: Iterable[Sequence[Any]] | None) -> list[StillSupported]:
+    """``beliefdb.still_supported`` rows (decision, reason), one per reason, grouped by decision in
+    the order they come."""
+    by: dict[UUID, list[list[UUID]]] = {}
+    for decision, reason in reasons or []:
+        by.setdefault(decision, []).append(list(reason or []))
+    return [StillSupported(decision=decision, by=groups) for decision, groups in by.items()]
+
+
+def changes(*, survives: Iterable[Sequence[Any]] | None, proposed: bool | None = False,
+            **ids: Any) -> Changes:
+    """A ``beliefdb.changes`` (its fields by name) as :class:`Changes`."""
+    return Changes(survives=surviving(survives), proposed=bool(proposed), **ids)
+
+
+def correction_preview(*, still_supported: Iterable[Sequence[Any]] | None, **fields: Any) -> CorrectionPreview:
+    """A ``beliefdb.correction_preview`` (its fields by name) as :class:`CorrectionPreview`."""
+    return CorrectionPreview(still_supported=surviving(still_supported), **fields)
+
+
+def repair_result(*, repair_id: UUID, faulty: list[UUID], plan: list[PlanItem] | None,
+                  changes: Changes) -> RepairResult:
+    """A ``beliefdb.repair_result`` (its fields by name) as :class:`RepairResult`."""
+    return RepairResult(repair_id=repair_id, plan=RepairPlan(faulty=list(faulty), items=list(plan or [])),
+                        changes=changes)
+
+
+def _by_name(build: Callable[..., Any]) -> Callable[[Sequence[Any], CompositeInfo], Any]:
+    return lambda values, info: build(**dict(zip(info.field_names, values, strict=True)))
+
+
+#: The composites that come nested in a result, and what each is loaded as (a reason that still
+#: holds a decision stays a (decision, reason) pair: the change report around it groups them).
+NESTED: dict[str, Callable[[Sequence[Any], CompositeInfo], Any]] = {
+    "beliefdb.still_supported": lambda values, info: tuple(values),
+    "beliefdb.changes": _by_name(changes),
+    "beliefdb.impact_row": _by_name(ImpactRow),
+    "beliefdb.plan_item": _by_name(PlanItem),
+}
+
+
+Composites = list[tuple[str, CompositeInfo]]
+
+
+def fetch(conn: psycopg.Connection[Any]) -> Composites:
+    """The nested composites' catalog information, by name (those a database lacks are left out)."""
+    return [(name, info) for name in NESTED if (info := CompositeInfo.fetch(conn, name)) is not None]
+
+
+def register(conn: psycopg.Connection[Any], composites: Composites) -> None:
+    """Load the nested composites on ``conn`` as their models."""
+    for name, info in composites:
+        register_composite(info, conn, make_object=NESTED[name])
