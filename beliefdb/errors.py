@@ -79,6 +79,18 @@ class StaleCorrectionPreview(BeliefDBError):
     code = ErrorCode.stale_correction_preview.name
 
 
+class Unauthenticated(BeliefDBError):
+    """No valid bearer token: none given, unknown, or revoked (the servers answer 401)."""
+
+    code = "unauthenticated"
+
+
+class ReadOnlyToken(PermissionDenied):
+    """A read-only token asked for a change (the servers answer 403)."""
+
+    code = "read_only_token"
+
+
 class ExtractorUnavailable(BeliefDBError):
     """An extractor's service (e.g. the LLM endpoint) failed or kept answering unusably; nothing was stored."""
 

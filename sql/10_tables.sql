@@ -589,3 +589,22 @@ begin
     end loop;
 end
 $$;
+
+-- Bearer tokens of the HTTP and MCP servers (revision 0014): each binds one principal to one
+-- workspace, so a client over the network can neither claim another principal nor re-bind itself
+-- to another workspace. Only the SHA-256 of the secret is stored; the secret is shown once. Made,
+-- listed and revoked by the schema owner; the application role only asks beliefdb.authenticate.
+create table beliefdb.api_token (
+    workspace_id uuid not null references beliefdb.workspace (id) on delete cascade,
+    id uuid not null default pg_catalog.gen_random_uuid(),
+    token_sha256 bytea not null check (pg_catalog.length(token_sha256) = 32),
+    principal text not null check (principal ~ '^[A-Za-z0-9][A-Za-z0-9_.@:+-]{0,127}$'),
+    read_only boolean not null default false,
+    created_at timestamptz not null default pg_catalog.now(),
+    revoked_at timestamptz,
+    primary key (workspace_id, id)
+);
+comment on table beliefdb.api_token is 'Bearer tokens of the servers: the SHA-256 of a secret shown once, the principal and workspace it binds, read-only or not, revoked or not';
+
+create index api_token_sha256 on beliefdb.api_token (token_sha256);
+alter table beliefdb.api_token alter column workspace_id set statistics 0;

@@ -7,13 +7,18 @@ from __future__ import annotations
 from beliefdb.api.memory import BeliefDB, Progress, connect
 from beliefdb.api.operations import (
     SOURCE_VERSION,
+    Authenticator,
+    authenticator,
+    create_token,
     create_workspace,
     delete_workspace,
     demo,
     effective_settings,
+    list_tokens,
     list_workspaces,
     migrate,
     migration_sql,
+    revoke_token,
     server_status,
     start_server,
     stop_server,
@@ -26,7 +31,8 @@ from beliefdb.store.retrieve import AskResult
 from beliefdb.store.vectors import EmbedReport
 
 __all__ = [
-    "DEFAULT_BINS", "DEFAULT_WORKSPACE", "SOURCE_VERSION", "AskResult", "BeliefDB", "Calibration", "EmbedReport",
-    "Progress", "ServerStatus", "connect", "create_workspace", "delete_workspace", "demo", "effective_settings",
-    "list_workspaces", "migrate", "migration_sql", "server_status", "start_server", "stop_server", "version",
+    "DEFAULT_BINS", "DEFAULT_WORKSPACE", "SOURCE_VERSION", "AskResult", "Authenticator", "BeliefDB", "Calibration",
+    "EmbedReport", "Progress", "ServerStatus", "authenticator", "connect", "create_token", "create_workspace",
+    "delete_workspace", "demo", "effective_settings", "list_tokens", "list_workspaces", "migrate", "migration_sql",
+    "revoke_token", "server_status", "start_server", "stop_server", "version",
 ]

@@ -39,6 +39,7 @@ SQL_FILES = (
     "57_retrieval.sql",
     "58_views.sql",
     "60_privileges.sql",
+    "65_agent_access.sql",
     "70_seed.sql",
 )
 TABLES_FILE = "10_tables.sql"

@@ -464,3 +464,32 @@ select (select count(*) from beliefdb.source where workspace_id = %(ws)s)::int,
        (select count(*) from beliefdb.decision where workspace_id = %(ws)s)::int,
        (select count(*) from beliefdb.run where workspace_id = %(ws)s)::int,
        exists (select from beliefdb.node where workspace_id = %(ws)s);
+
+-- token_insert --
+-- A bearer token of the servers (as the schema owner): only the SHA-256 of its secret is stored
+insert into beliefdb.api_token (workspace_id, token_sha256, principal, read_only)
+values (%(workspace_id)s, %(sha256)s, %(principal)s, %(read_only)s)
+returning id, created_at;
+
+-- token_list --
+-- The bearer tokens (of one workspace, or all), oldest first, without their hashes
+select t.id, w.name as workspace, t.principal, t.read_only, t.created_at, t.revoked_at
+  from beliefdb.api_token t
+  join beliefdb.workspace w on w.id = t.workspace_id
+ where %(workspace)s::text is null or w.name = %(workspace)s::text
+ order by t.created_at, t.id;
+
+-- token_by_prefix --
+-- The ids of the bearer tokens whose id starts with a prefix
+select id from beliefdb.api_token where id::text like %s || '%%';
+
+-- token_revoke --
+-- Revoke a bearer token (once: a revoked token keeps the moment it was revoked)
+update beliefdb.api_token t set revoked_at = coalesce(t.revoked_at, pg_catalog.now())
+  from beliefdb.workspace w
+ where w.id = t.workspace_id and t.id = %s
+returning t.id, w.name as workspace, t.principal, t.read_only, t.created_at, t.revoked_at;
+
+-- authenticate --
+-- Who a bearer token speaks for (by the SHA-256 of its secret), unless it was revoked
+select token_id, workspace_id, workspace, principal, read_only from beliefdb.authenticate(%s);
