@@ -6,11 +6,13 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 from uuid import UUID
 
 from beliefdb.db.bootstrap import resolve_url
 from beliefdb.db.connector import DEFAULT_WORKSPACE, Database
 from beliefdb.embedders import get_embedder
+from beliefdb.errors import InvalidInput
 from beliefdb.models import (
     Action,
     AuditResult,
@@ -34,6 +36,7 @@ from beliefdb.models import (
     ReviewResolution,
     Run,
     RunTrace,
+    StepRecorded,
     TraceStep,
     Why,
     Workspace,
@@ -267,6 +270,26 @@ class BeliefDB:
         """Record an agent run: ``with db.record_run(task=...) as run: run.step(...)``; written on flush."""
         return trace.record_run(self.database, task=task, agent=agent, parent=parent)
 
+    def record_step(self, kind: str, payload: Mapping[str, Any] | None = None, *, run: str | UUID | None = None,
+                    task: str = "", inputs: Sequence[tuple[str, str | UUID]] = (),
+                    supports: Sequence[str | UUID] = (), memory: Mapping[str, str] | None = None) -> StepRecorded:
+        """Record one step at once, for agents that reach memory a call at a time (the servers): appended
+        to ``run`` (id or unique prefix), else the first step of a new run for ``task``. ``inputs`` are
+        (edge, node) pairs needed jointly, ``supports`` independent reasons; ``memory`` ({subject,
+        attribute, value, statement?, kind?}) is a belief the step writes, holding while the step does."""
+        recorder = trace.continue_run(self.database, run) if run is not None else trace.record_run(
+            self.database, task=task)
+        seq = recorder.next_seq
+        step = recorder.step(kind, payload, inputs=[(edge, _uuid(node)) for edge, node in inputs],
+                             supports=[_uuid(node) for node in supports])
+        wrote = None
+        if memory is not None:
+            wrote = recorder.memory(step, memory.get("subject", ""), memory.get("attribute", ""),
+                                    memory.get("value", ""), memory.get("statement"),
+                                    kind=memory.get("kind") or "fact")
+        recorder.flush()
+        return StepRecorded(run=recorder.id, step=step, seq=seq, memory=wrote)
+
     def runs(self) -> list[Run]:
         """Recorded agent runs, oldest first (a replay names the run it branches from)."""
         return trace.list_runs(self.database)
@@ -322,6 +345,13 @@ class BeliefDB:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _uuid(node: str | UUID) -> UUID:
+    try:
+        return node if isinstance(node, UUID) else UUID(str(node))
+    except ValueError:
+        raise InvalidInput(f"not a node id: {node!r} (a full id)") from None
 
 
 def connect(url: str | None = None, workspace: str = DEFAULT_WORKSPACE, *, principal: str | None = None,

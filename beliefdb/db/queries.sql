@@ -394,6 +394,10 @@ select r.id, r.agent, r.task, r.parent_run_id, r.created_at,
 -- Runs whose id starts with a prefix (two at most)
 select id from beliefdb.run where id::text like %s || '%%' limit 2;
 
+-- run_next_seq --
+-- The seq the next step of a run takes (after every recorded one)
+select coalesce(max(seq) + 1, 0) from beliefdb.step where run_id = %s;
+
 -- steps --
 -- Steps of a run (or these steps), in execution order
 select s.id, s.run_id, s.seq, s.kind::text as kind, s.payload, s.status, s.replay_of, n.holds

@@ -54,6 +54,7 @@ from beliefdb.models.traces import (
     ReplayResult,
     Run,
     RunTrace,
+    StepRecorded,
     TraceInput,
     TraceStep,
 )
@@ -93,6 +94,7 @@ __all__ = [
     "Run",
     "RunTrace",
     "Setting",
+    "StepRecorded",
     "StillSupported",
     "Superseded",
     "Token",

@@ -116,3 +116,14 @@ class RunTrace:
 
     steps: list[TraceStep]
     inputs: list[TraceInput]
+
+
+@dataclass(frozen=True)
+class StepRecorded:
+    """One step recorded on its own (``BeliefDB.record_step``): its run, its id and seq, and the memory
+    it wrote, if it wrote one."""
+
+    run: UUID
+    step: UUID
+    seq: int
+    memory: UUID | None = None
