@@ -50,7 +50,7 @@ def _moment(value: str | None) -> datetime | None:
 def build(*, local: BeliefDB | None = None, memories: Memories | None = None) -> MCPServer:
     """The MCP server: over ``local`` (stdio: one principal and workspace), or over ``memories`` (HTTP:
     the principal and workspace of each request's bearer token)."""
-    server: MCPServer = MCPServer("beliefdb", instructions=INSTRUCTIONS, version=api.version())
+    server: MCPServer = MCPServer("beliefdb", instructions=INSTRUCTIONS, version=api.version(), log_level="WARNING")
 
     def memory(ctx: Context, *, write: bool) -> BeliefDB:
         request = ctx.request_context.request
