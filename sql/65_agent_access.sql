@@ -9,6 +9,21 @@ create policy workspace_isolation on beliefdb.api_token to beliefdb_app
     using (workspace_id = (select beliefdb.current_workspace_id()))
     with check (workspace_id = (select beliefdb.current_workspace_id()));
 
+-- Making and revoking tokens is appended to the workspace's audit chain (rule 12), as every change
+-- of workspace rows is: the token's id and a hash of the row, never its hash of the secret.
+do $$
+declare
+    v_op text;
+begin
+    foreach v_op in array array['insert', 'update', 'delete'] loop
+        execute pg_catalog.format(
+            'create or replace trigger %I after %s on beliefdb.api_token referencing %s table as changed_rows '
+            'for each statement execute function beliefdb.audit_rows(''id'')',
+            'api_token_audit_' || v_op, v_op, case v_op when 'delete' then 'old' else 'new' end);
+    end loop;
+end
+$$;
+
 -- Who a bearer token speaks for: the principal and workspace of the token whose secret hashes to
 -- p_token_sha256, unless it was revoked; no row for anything else. It runs before a workspace is
 -- bound (the server binds the one it returns), so it reads with its owner's rights, and it

@@ -128,3 +128,14 @@ def test_deleting_a_workspace_takes_its_tokens(cli: Cli, db_url: str) -> None:
     assert _rows(db_url, "select count(*) from beliefdb.api_token") == [(0,)]
     with api.authenticator(db_url) as gate, pytest.raises(errors.Unauthenticated):
         gate.identify(made["token"])
+
+
+def test_making_and_revoking_a_token_is_audited(cli: Cli, db_url: str) -> None:
+    made = cli.json("token", "create", "--principal", "alice", "--workspace", "default")
+    cli("token", "revoke", made["id"])
+    events = _rows(db_url, "select action, payload from beliefdb.audit_event where action like 'api_token.%%' "
+                           "order by seq")
+    assert [(a, p["keys"]) for a, p in events] == [("api_token.insert", [made["id"]]),
+                                                    ("api_token.update", [made["id"]])]
+    assert hashlib.sha256(made["token"].encode()).hexdigest() not in str(events)
+    assert cli.json("audit", "verify")["ok"] is True

@@ -449,6 +449,10 @@ delete from beliefdb.run where workspace_id = %s;
 -- Delete a workspace's embedding model
 delete from beliefdb.embedding_model where workspace_id = %s;
 
+-- delete_workspace_tokens --
+-- Delete a workspace's bearer tokens (while its audit chain still takes the event)
+delete from beliefdb.api_token where workspace_id = %s;
+
 -- delete_workspace --
 -- Delete a workspace's row (with its audit chain)
 delete from beliefdb.workspace where id = %s;
