@@ -35,7 +35,9 @@ def caller(client: Client, *, errors: bool = False) -> Call:
     async def call(tool: str, arguments: dict[str, Any]) -> Any:
         result = await client.call_tool(tool, arguments)
         assert len(result.content) == 1 and result.content[0].type == "text", result
-        body = json.loads(result.content[0].text)
+        text = result.content[0].text
+        assert text.startswith(("{", "[")), (tool, text)
+        body = json.loads(text)
         assert result.is_error == errors, (tool, body)
         if errors:
             assert set(body) == {"error", "message"}, body
@@ -107,6 +109,11 @@ def test_stdio_lists_every_tool_and_each_answers_the_cli_json(db_url: str, cli: 
             step = await call("record_step", {"run": first["run"], "kind": "answer", "payload": {"text": "No."},
                                               "inputs": [{"edge": "initiates", "node": first["step"]}]})
             assert step["seq"] == 1 and cli.json("runs")[0]["id"] == first["run"]
+            # a search hit is not evidence: in a run, only what the run's reads showed may be cited
+            shown = await call("ask", {"question": "how many days for returns?", "k": 1, "run": first["run"]})
+            seen_id = shown["beliefs"][0]["id"]
+            cited = await call("decide", {"title": "Refuse 1042", "because": [seen_id, fee], "run": first["run"]})
+            assert cited["status"] == "active" and [r["belief"] for r in cited["refused"]] == [fee]
 
             assert (await fails("why", {"belief": "0123abcd"}))["error"] == "unknown_belief"
             assert (await fails("act", {"decision": "0123abcd", "description": "x"}))["error"] == "not_found"

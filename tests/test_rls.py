@@ -621,6 +621,7 @@ def test_security_definer_functions_the_app_may_call(postgresql: psycopg.Connect
         "beliefdb.correction_preview(uuid,text,text)",
         "beliefdb.decay(timestamp with time zone,text,boolean)",
         "beliefdb.decide(text,jsonb)",
+        "beliefdb.decide_in_run(uuid,text,jsonb)",
         "beliefdb.derive(text,text,text,text,uuid[],text)",
         "beliefdb.expire()",
         "beliefdb.forget(text,uuid,text,boolean)",

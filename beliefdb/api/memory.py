@@ -35,6 +35,7 @@ from beliefdb.models import (
     ReviewItem,
     ReviewResolution,
     Run,
+    RunDecision,
     RunTrace,
     StepRecorded,
     TraceStep,
@@ -46,6 +47,7 @@ from beliefdb.store import (
     audit,
     beliefs,
     calibrate,
+    citations,
     corrections,
     decisions,
     ingest,
@@ -137,17 +139,26 @@ class BeliefDB:
         return beliefs.list_beliefs(self.database, subject=subject, attribute=attribute,
                                     include_all=include_all, as_of=as_of, include_fixtures=include_fixtures)
 
-    def why(self, belief: str | UUID, *, as_of: datetime | None = None, include_fixtures: bool = False) -> Why:
-        """A belief with its evidence, confidence factors, supersession history and what was built on it."""
-        return beliefs.why(self.database, belief, as_of=as_of, include_fixtures=include_fixtures)
+    def why(self, belief: str | UUID, *, as_of: datetime | None = None, include_fixtures: bool = False,
+            run: str | UUID | None = None) -> Why:
+        """A belief with its evidence, confidence factors, supersession history and what was built on it;
+        ``run``: record that this run read it (see :meth:`decide_in_run`)."""
+        found = beliefs.why(self.database, belief, as_of=as_of, include_fixtures=include_fixtures)
+        if run is not None:
+            citations.record_reads(self.database, run, [found.belief.id], {"why": str(belief)})
+        return found
 
     def ask(self, question: str, *, k: int = 5, as_of: datetime | None = None,
             scope: Mapping[str, str] | None = None, min_confidence: float = 0.0, include_fixtures: bool = False,
-            embedder: str | None = None) -> AskResult:
+            embedder: str | None = None, run: str | UUID | None = None) -> AskResult:
         """Answer from memory: current beliefs only, each with quote, source, confidence and warnings.
-        ``status`` is ok, no_match or memory_unavailable (never an empty list that looks like no history)."""
-        return retrieve.ask(self.database, question, k=k, as_of=as_of, scope=scope, min_confidence=min_confidence,
-                            include_fixtures=include_fixtures, embedder=embedder)
+        ``status`` is ok, no_match or memory_unavailable (never an empty list that looks like no history);
+        ``run``: record which beliefs this run was shown (see :meth:`decide_in_run`)."""
+        answer = retrieve.ask(self.database, question, k=k, as_of=as_of, scope=scope, min_confidence=min_confidence,
+                              include_fixtures=include_fixtures, embedder=embedder)
+        if run is not None and answer.status != "memory_unavailable":
+            citations.record_reads(self.database, run, [a.belief.id for a in answer.beliefs], {"question": question})
+        return answer
 
     def embed(self, *, embedder: str | None = None, batch: int = 64, progress: Progress | None = None) -> EmbedReport:
         """Embed beliefs that have no vector yet (after ingest with embed=False, or a failed embedder),
@@ -231,6 +242,13 @@ class BeliefDB:
                all_of: Sequence[Sequence[str | UUID]] = ()) -> Recorded:
         """Record a decision: each ``because`` belief alone justifies it; each ``all_of`` group jointly."""
         return decisions.decide(self.database, title, because=because, all_of=all_of)
+
+    def decide_in_run(self, run: str | UUID, title: str, *, because: Sequence[str | UUID] = (),
+                      all_of: Sequence[Sequence[str | UUID]] = ()) -> RunDecision:
+        """Record a decision of a run (rule 19: a search hit is not evidence): it may cite only beliefs the
+        run's reads (``ask``/``why`` with ``run``) returned and that are current; any other citation is
+        refused and named. With none left it needs review ("No source-backed answer yet")."""
+        return citations.decide_in_run(self.database, run, title, because=because, all_of=all_of)
 
     def act(self, decision: str | UUID, description: str) -> Recorded:
         """Record an action carrying out a decision."""

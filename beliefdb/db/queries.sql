@@ -174,6 +174,10 @@ select beliefdb.apply_correction(%s, %s, %s, %s, %s, %s, %s);
 -- Record a decision and its reasons
 select beliefdb.decide(%s, %s);
 
+-- decide_in_run --
+-- Record a decision of a run, citing only what the run read and is current (rule 19)
+select beliefdb.decide_in_run(%s, %s, %s);
+
 -- act --
 -- Record an action carrying out a decision
 select beliefdb.act(%s, %s);

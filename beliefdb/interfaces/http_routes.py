@@ -28,6 +28,7 @@ from beliefdb.models import (
     ReviewItem,
     ReviewResolution,
     Run,
+    RunDecision,
     RunTrace,
     StepRecorded,
     Why,
@@ -122,6 +123,8 @@ class Remember(Body):
 
 class Decide(Body):
     title: str = Field(min_length=1)
+    run: str | None = Field(None, description="A run whose reads returned the cited beliefs: it may cite only those,"
+                                              " and only while current (rule 19); others are refused.")
     because: list[str] = Field(default_factory=list, description="Beliefs that each alone justify it.")
     all_of: list[list[str]] = Field(default_factory=list, description="Groups of beliefs that jointly justify it.")
 
@@ -193,6 +196,7 @@ class Ask(Body):
     scope: dict[str, str] = Field(default_factory=dict)
     min_confidence: float = Field(0.0, ge=0.0, le=1.0)
     include_fixtures: bool = False
+    run: str | None = Field(None, description="Record which beliefs this run was shown (rule 19).")
 
 
 class Impact(Body):
@@ -256,12 +260,18 @@ def beliefs(c: Reader, subject: str | None = None, attribute: str | None = None,
 
 
 @router.get("/beliefs/{belief}", responses=doc(Why), summary="Why a belief is held")
-def why(belief: str, c: Reader, as_of: AwareDatetime | None = None, include_fixtures: bool = False) -> JSONResponse:
-    return ok(c.db.why(belief, as_of=as_of, include_fixtures=include_fixtures))
+def why(belief: str, c: Reader, as_of: AwareDatetime | None = None, include_fixtures: bool = False,
+        run: str | None = None) -> JSONResponse:
+    if run is not None:
+        writer(c)  # recording the read is a change
+    return ok(c.db.why(belief, as_of=as_of, include_fixtures=include_fixtures, run=run))
 
 
-@router.post("/decisions", responses=doc(Recorded), summary="Record a decision and the beliefs it rests on")
+@router.post("/decisions", responses=doc(Recorded | RunDecision),
+             summary="Record a decision and the beliefs it rests on")
 def decide(body: Decide, c: Writer) -> JSONResponse:
+    if body.run is not None:
+        return ok(c.db.decide_in_run(body.run, body.title, because=body.because, all_of=body.all_of))
     return ok(c.db.decide(body.title, because=body.because, all_of=body.all_of))
 
 
@@ -336,8 +346,10 @@ def record_step(body: RecordStep, c: Writer) -> JSONResponse:
 
 @router.post("/ask", responses=doc(ASK), summary="Answer from memory: current beliefs with quotes and warnings")
 def ask(body: Ask, c: Reader) -> JSONResponse:
+    if body.run is not None:
+        writer(c)  # recording the read is a change
     answer = c.db.ask(body.question, k=body.k, as_of=body.as_of, scope=body.scope,
-                      min_confidence=body.min_confidence, include_fixtures=body.include_fixtures)
+                      min_confidence=body.min_confidence, include_fixtures=body.include_fixtures, run=body.run)
     if answer.status == "memory_unavailable":
         raise errors.DatabaseUnavailable(f"memory unavailable: {answer.reason}")
     return JSONResponse(render_ask.ask_json(answer))

@@ -9,6 +9,7 @@ HTTP as those of the request's bearer token, never what a call names.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from datetime import datetime
 from typing import Any, Literal
@@ -30,6 +31,7 @@ Before correcting or retracting, look at `impact`; `correct` takes a preview fir
 the revision the preview showed. Answers are JSON."""
 
 Result = str | CallToolResult
+log = logging.getLogger("beliefdb.mcp")
 
 
 def _failed(exc: errors.BeliefDBError) -> CallToolResult:
@@ -69,6 +71,9 @@ def build(*, local: BeliefDB | None = None, memories: Memories | None = None) ->
             return render.to_json(shape(call(memory(ctx, write=write))))
         except errors.BeliefDBError as exc:
             return _failed(exc)
+        except Exception:  # a bug: logged here, answered in the same JSON shape without its details
+            log.exception("an MCP tool failed")
+            return _failed(errors.BeliefDBError("unexpected error in beliefdb (see the server's log)"))
 
     def tool(description: str) -> Callable[[Callable[..., Result]], Callable[..., Result]]:
         return server.tool(description=description, structured_output=False)
@@ -96,18 +101,20 @@ def build(*, local: BeliefDB | None = None, memories: Memories | None = None) ->
     @tool("Answer a question from memory before you rely on what you remember: only beliefs that are true now"
           " (or as of `as_of`, ISO 8601), each with its quote, source, confidence and warnings (replaced, in"
           " conflict, low confidence). status is ok, no_match (memory has nothing) or memory_unavailable (it"
-          " could not be asked: not the same as no history). `context` is a prompt-ready summary.")
+          " could not be asked: not the same as no history). `context` is a prompt-ready summary. With `run`"
+          " (from record_step) the beliefs shown are recorded as read by that run, so it may cite them.")
     def ask(ctx: Context, question: str, k: int = 5, as_of: str | None = None, scope: dict[str, str] | None = None,
-            min_confidence: float = 0.0, include_fixtures: bool = False) -> Result:
-        return answer(ctx, False, lambda db: db.ask(question, k=k, as_of=_moment(as_of), scope=scope,
-                                                    min_confidence=min_confidence,
-                                                    include_fixtures=include_fixtures), render_ask.ask_json)
+            min_confidence: float = 0.0, include_fixtures: bool = False, run: str | None = None) -> Result:
+        return answer(ctx, run is not None, lambda db: db.ask(question, k=k, as_of=_moment(as_of), scope=scope,
+                                                              min_confidence=min_confidence,
+                                                              include_fixtures=include_fixtures, run=run),
+                      render_ask.ask_json)
 
     @tool("Why a belief is held: its evidence (quotes with source, version and offsets), confidence factors,"
           " what it replaced or was replaced by, and the decisions and actions built on it. Use it before you"
-          " act on a belief you doubt, or to cite it.")
-    def why(ctx: Context, belief: str, as_of: str | None = None) -> Result:
-        return answer(ctx, False, lambda db: db.why(belief, as_of=_moment(as_of)))
+          " act on a belief you doubt, or to cite it (with `run`: recorded as read by that run).")
+    def why(ctx: Context, belief: str, as_of: str | None = None, run: str | None = None) -> Result:
+        return answer(ctx, run is not None, lambda db: db.why(belief, as_of=_moment(as_of), run=run))
 
     @tool("List beliefs: the current ones (optionally of one subject or attribute), every one with its status"
           " (`include_all`), or those believed at `as_of` (ISO 8601). Use it to browse; to answer a question use"
@@ -120,9 +127,13 @@ def build(*, local: BeliefDB | None = None, memories: Memories | None = None) ->
     @tool("Record a decision and the beliefs it rests on: each id in `because` alone justifies it; each group in"
           " `all_of` justifies it jointly. Do it whenever you decide something from memory: if those beliefs"
           " turn out wrong, beliefdb flags the decision (needs_review) and holds its actions. With no reason at"
-          " all it is recorded as needs_review and nothing may act on it.")
-    def decide(ctx: Context, title: str, because: list[str] | None = None,
-               all_of: list[list[str]] | None = None) -> Result:
+          " all it is recorded as needs_review and nothing may act on it. With `run`, it may cite only beliefs"
+          " that run's ask/why returned and that are still current: anything else is refused (`refused`).")
+    def decide(ctx: Context, title: str, because: list[str] | None = None, all_of: list[list[str]] | None = None,
+               run: str | None = None) -> Result:
+        if run is not None:
+            return answer(ctx, True, lambda db: db.decide_in_run(run, title, because=because or [],
+                                                                 all_of=all_of or []))
         return answer(ctx, True, lambda db: db.decide(title, because=because or [], all_of=all_of or []))
 
     @tool("Record an action that carries out a decision (by id or prefix). It is scheduled, or held while the"

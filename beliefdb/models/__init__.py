@@ -49,10 +49,12 @@ from beliefdb.models.operations import (
 )
 from beliefdb.models.traces import (
     PlanItem,
+    Refusal,
     RepairPlan,
     RepairResult,
     ReplayResult,
     Run,
+    RunDecision,
     RunTrace,
     StepRecorded,
     TraceInput,
@@ -85,6 +87,7 @@ __all__ = [
     "OutcomeRecorded",
     "PlanItem",
     "Recorded",
+    "Refusal",
     "Rejected",
     "RepairPlan",
     "RepairResult",
@@ -92,6 +95,7 @@ __all__ = [
     "ReviewItem",
     "ReviewResolution",
     "Run",
+    "RunDecision",
     "RunTrace",
     "Setting",
     "StepRecorded",

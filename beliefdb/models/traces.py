@@ -127,3 +127,22 @@ class StepRecorded:
     step: UUID
     seq: int
     memory: UUID | None = None
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """A citation a decision recorded in a run may not make (rule 19: a search hit is not evidence), and why."""
+
+    belief: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class RunDecision:
+    """A decision recorded in a run (``BeliefDB.decide_in_run``): its status, and the citations refused
+    because the run did not read them or they are no longer current. With none left it needs review."""
+
+    id: UUID
+    status: str
+    run: UUID
+    refused: list[Refusal] = field(default_factory=list)
