@@ -79,6 +79,18 @@ class StaleCorrectionPreview(BeliefDBError):
     code = ErrorCode.stale_correction_preview.name
 
 
+class Unauthenticated(BeliefDBError):
+    """No valid bearer token: none given, unknown, or revoked (the servers answer 401)."""
+
+    code = "unauthenticated"
+
+
+class ReadOnlyToken(PermissionDenied):
+    """A read-only token asked for a change (the servers answer 403)."""
+
+    code = "read_only_token"
+
+
 class ExtractorUnavailable(BeliefDBError):
     """An extractor's service (e.g. the LLM endpoint) failed or kept answering unusably; nothing was stored."""
 
@@ -107,6 +119,12 @@ class EmbedderUnavailable(BeliefDBError):
     """The embedder cannot embed right now (endpoint down, model missing)."""
 
     code = "embedder_unavailable"
+
+
+class ServeUnavailable(BeliefDBError):
+    """The servers' packages (FastAPI, uvicorn, the MCP SDK) are not installed."""
+
+    code = "serve_unavailable"
 
 
 #: What each error code of beliefdb's SQL raises here (the one internal code, preview_rolled_back,

@@ -9,11 +9,13 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 from uuid import UUID
 
 from beliefdb.db.bootstrap import resolve_url
 from beliefdb.db.connector import DEFAULT_WORKSPACE, Database
 from beliefdb.embedders import get_embedder
+from beliefdb.errors import InvalidInput
 from beliefdb.models import (
     Action,
     AskResult,
@@ -39,7 +41,9 @@ from beliefdb.models import (
     ReviewItem,
     ReviewResolution,
     Run,
+    RunDecision,
     RunTrace,
+    StepRecorded,
     TraceStep,
     Why,
     Workspace,
@@ -49,6 +53,7 @@ from beliefdb.store import (
     audit,
     beliefs,
     calibrate,
+    citations,
     corrections,
     decisions,
     ingest,
@@ -139,17 +144,26 @@ class BeliefDB:
         return beliefs.list_beliefs(self.database, subject=subject, attribute=attribute,
                                     include_all=include_all, as_of=as_of, include_fixtures=include_fixtures)
 
-    def why(self, belief: str | UUID, *, as_of: datetime | None = None, include_fixtures: bool = False) -> Why:
-        """A belief with its evidence, confidence factors, supersession history and what was built on it."""
-        return beliefs.why(self.database, belief, as_of=as_of, include_fixtures=include_fixtures)
+    def why(self, belief: str | UUID, *, as_of: datetime | None = None, include_fixtures: bool = False,
+            run: str | UUID | None = None) -> Why:
+        """A belief with its evidence, confidence factors, supersession history and what was built on it;
+        ``run``: record that this run read it (see :meth:`decide_in_run`)."""
+        found = beliefs.why(self.database, belief, as_of=as_of, include_fixtures=include_fixtures)
+        if run is not None:
+            citations.record_reads(self.database, run, [found.belief.id], {"why": str(belief)})
+        return found
 
     def ask(self, question: str, *, k: int = 5, as_of: datetime | None = None,
             scope: Mapping[str, str] | None = None, min_confidence: float = 0.0, include_fixtures: bool = False,
-            embedder: str | None = None) -> AskResult:
+            embedder: str | None = None, run: str | UUID | None = None) -> AskResult:
         """Answer from memory: current beliefs only, each with quote, source, confidence and warnings.
-        ``status`` is ok, no_match or memory_unavailable (never an empty list that looks like no history)."""
-        return retrieve.ask(self.database, question, k=k, as_of=as_of, scope=scope, min_confidence=min_confidence,
-                            include_fixtures=include_fixtures, embedder=embedder)
+        ``status`` is ok, no_match or memory_unavailable (never an empty list that looks like no history);
+        ``run``: record which beliefs this run was shown (see :meth:`decide_in_run`)."""
+        answer = retrieve.ask(self.database, question, k=k, as_of=as_of, scope=scope, min_confidence=min_confidence,
+                              include_fixtures=include_fixtures, embedder=embedder)
+        if run is not None and answer.status != "memory_unavailable":
+            citations.record_reads(self.database, run, [a.belief.id for a in answer.beliefs], {"question": question})
+        return answer
 
     def embed(self, *, embedder: str | None = None, batch: int = 64, progress: Progress | None = None) -> EmbedReport:
         """Embed beliefs that have no vector yet (after ingest with embed=False, or a failed embedder),
@@ -233,6 +247,13 @@ class BeliefDB:
         """Record a decision: each ``because`` belief alone justifies it; each ``all_of`` group jointly."""
         return decisions.decide(self.database, title, because=because, all_of=all_of)
 
+    def decide_in_run(self, run: str | UUID, title: str, *, because: Sequence[str | UUID] = (),
+                      all_of: Sequence[Sequence[str | UUID]] = ()) -> RunDecision:
+        """Record a decision of a run (rule 19: a search hit is not evidence): it may cite only beliefs the
+        run's reads (``ask``/``why`` with ``run``) returned and that are current; any other citation is
+        refused and named. With none left it needs review ("No source-backed answer yet")."""
+        return citations.decide_in_run(self.database, run, title, because=because, all_of=all_of)
+
     def act(self, decision: str | UUID, description: str) -> Recorded:
         """Record an action carrying out a decision."""
         return decisions.act(self.database, decision, description)
@@ -270,6 +291,26 @@ class BeliefDB:
                    parent: UUID | None = None) -> trace.RunRecorder:
         """Record an agent run: ``with db.record_run(task=...) as run: run.step(...)``; written on flush."""
         return trace.record_run(self.database, task=task, agent=agent, parent=parent)
+
+    def record_step(self, kind: str, payload: Mapping[str, Any] | None = None, *, run: str | UUID | None = None,
+                    task: str = "", inputs: Sequence[tuple[str, str | UUID]] = (),
+                    supports: Sequence[str | UUID] = (), memory: Mapping[str, str] | None = None) -> StepRecorded:
+        """Record one step at once, for agents that reach memory a call at a time (the servers): appended
+        to ``run`` (id or unique prefix), else the first step of a new run for ``task``. ``inputs`` are
+        (edge, node) pairs needed jointly, ``supports`` independent reasons; ``memory`` ({subject,
+        attribute, value, statement?, kind?}) is a belief the step writes, holding while the step does."""
+        recorder = trace.continue_run(self.database, run) if run is not None else trace.record_run(
+            self.database, task=task)
+        seq = recorder.next_seq
+        step = recorder.step(kind, payload, inputs=[(edge, _uuid(node)) for edge, node in inputs],
+                             supports=[_uuid(node) for node in supports])
+        wrote = None
+        if memory is not None:
+            wrote = recorder.memory(step, memory.get("subject", ""), memory.get("attribute", ""),
+                                    memory.get("value", ""), memory.get("statement"),
+                                    kind=memory.get("kind") or "fact")
+        recorder.flush()
+        return StepRecorded(run=recorder.id, step=step, seq=seq, memory=wrote)
 
     def runs(self) -> list[Run]:
         """Recorded agent runs, oldest first (a replay names the run it branches from)."""
@@ -327,6 +368,13 @@ class BeliefDB:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _uuid(node: str | UUID) -> UUID:
+    try:
+        return node if isinstance(node, UUID) else UUID(str(node))
+    except ValueError:
+        raise InvalidInput(f"not a node id: {node!r} (a full id)") from None
 
 
 def connect(url: str | None = None, workspace: str = DEFAULT_WORKSPACE, *, principal: str | None = None,

@@ -1,5 +1,5 @@
 """The operations that come before a workspace is bound: the version and settings, the schema, the
-embedded server, the workspace directory, and the demo."""
+embedded server, the workspace directory, the servers' bearer tokens, and the demo."""
 
 from __future__ import annotations
 
@@ -13,12 +13,14 @@ from beliefdb.db.bootstrap import ensure_migrated, resolve_url
 from beliefdb.db.connector import probe
 from beliefdb.db.server import EmbeddedServer
 from beliefdb.errors import NotFound
-from beliefdb.models import Migration, Rule, ServerStatus, Setting, Workspace, WorkspaceDeleted
-from beliefdb.store import workspaces
+from beliefdb.models import Migration, Rule, ServerStatus, Setting, Token, TokenCreated, Workspace, WorkspaceDeleted
+from beliefdb.store import tokens, workspaces
+from beliefdb.store.tokens import Authenticator
 
 __all__ = [
-    "SOURCE_VERSION", "create_workspace", "delete_workspace", "demo", "effective_settings", "list_workspaces",
-    "migrate", "migration_sql", "rules", "server_status", "start_server", "stop_server", "version",
+    "SOURCE_VERSION", "Authenticator", "authenticator", "create_token", "create_workspace", "delete_workspace", "demo",
+    "effective_settings", "list_tokens", "list_workspaces", "migrate", "migration_sql", "revoke_token", "rules",
+    "server_status", "start_server", "stop_server", "version",
 ]
 
 # the version of this source tree (pyproject.toml says the same; a test keeps them equal)
@@ -94,6 +96,30 @@ def delete_workspace(name: str, *, url: str | None = None, home: str | Path | No
     """Delete a workspace in one transaction: refused (``workspace_not_empty``) while it holds data
     unless ``force``. Needs the schema owner's database user."""
     return workspaces.delete_workspace(resolve_url(url, home=_home(home)), name, force=force)
+
+
+def create_token(workspace: str, principal: str, *, read_only: bool = False, url: str | None = None,
+                 home: str | Path | None = None) -> TokenCreated:
+    """A bearer token for the servers that speaks for ``principal`` in ``workspace`` (``read_only``: it may
+    not change anything). Its secret is in the result only: the database keeps its SHA-256. Needs the
+    schema owner's database user, as deleting a workspace does."""
+    return tokens.create_token(resolve_url(url, home=_home(home)), workspace, principal, read_only=read_only)
+
+
+def list_tokens(*, workspace: str | None = None, url: str | None = None,
+                home: str | Path | None = None) -> list[Token]:
+    """The bearer tokens (of ``workspace``, or of every workspace), oldest first, without their secrets."""
+    return tokens.list_tokens(resolve_url(url, home=_home(home)), workspace)
+
+
+def revoke_token(token_id: str, *, url: str | None = None, home: str | Path | None = None) -> Token:
+    """Revoke a bearer token by its id (or a unique prefix of it); it stops working at once."""
+    return tokens.revoke_token(resolve_url(url, home=_home(home)), token_id)
+
+
+def authenticator(url: str | None = None, *, home: str | Path | None = None) -> Authenticator:
+    """What the servers ask who a bearer token speaks for (``identify(token)``); close it after use."""
+    return Authenticator(resolve_url(url, home=_home(home)))
 
 
 def demo(story: str = "returns", *, say: Callable[[str], None] = print, url: str | None = None,

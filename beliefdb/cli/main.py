@@ -26,6 +26,9 @@ from beliefdb.cli import (
     retrieval as cli_retrieval,
 )
 from beliefdb.cli import (
+    serve as cli_serve,
+)
+from beliefdb.cli import (
     truth as cli_truth,
 )
 from beliefdb.cli.common import (
@@ -192,3 +195,4 @@ cli_repair.register(app)
 cli_calibrate.register(app)
 cli_retrieval.register(app)
 cli_operations.register(app)
+cli_serve.register(app)

@@ -1,6 +1,6 @@
 """Commands that come before a workspace is bound: the schema (migrate), the embedded server
-(db), the workspace directory (workspace), the configuration (config), the rules (rules) and the demo.
-They parse and print; the work is in ``beliefdb.api``."""
+(db), the workspace directory (workspace), the servers' bearer tokens (token), the configuration
+(config), the rules (rules) and the demo. They parse and print; the work is in ``beliefdb.api``."""
 
 from __future__ import annotations
 
@@ -21,6 +21,8 @@ class DemoStory(StrEnum):
 db_app = typer.Typer(help="Manage the embedded PostgreSQL server (used when no --db / BELIEFDB_URL is given).",
                      no_args_is_help=True)
 workspace_app = typer.Typer(help="Create, list and delete workspaces (the tenant boundary).", no_args_is_help=True)
+token_app = typer.Typer(help="Bearer tokens of 'beliefdb serve' and MCP over HTTP: each speaks for one principal in one"
+                             " workspace. Managed by the schema owner's database user.", no_args_is_help=True)
 
 
 def migrate(
@@ -163,6 +165,56 @@ def workspace_delete(
                f" {gone.decisions} decision(s), {gone.runs} run(s)")
 
 
+@token_app.command("create")
+def token_create(
+    principal: Annotated[str, typer.Option(help="Who the token speaks for (stamped on every write it makes).")],
+    workspace: Annotated[str, typer.Option("--workspace", "-w", help="The one workspace the token may use.")],
+    read_only: Annotated[bool, typer.Option("--read-only", help="It may read and preview, never change.")] = False,
+    db: DbUrl = None, home: Home = None, as_json: Json = False,
+) -> None:
+    """Make a bearer token and print it once (only its SHA-256 is kept): the servers take the principal
+    and the workspace from it, never from the request."""
+    with errors(as_json):
+        made = api.create_token(workspace, principal, read_only=read_only, url=db, home=home)
+    if as_json:
+        typer.echo(render.to_json(made))
+        return
+    typer.echo(made.token)
+    typer.echo(f"token {made.id} for {made.principal} in workspace {made.workspace}"
+               f" ({'read-only' if made.read_only else 'read-write'}): shown once, only its hash is kept", err=True)
+
+
+@token_app.command("list")
+def token_list(
+    workspace: Annotated[str | None, typer.Option("--workspace", "-w", help="Only this workspace's tokens.")] = None,
+    db: DbUrl = None, home: Home = None, as_json: Json = False,
+) -> None:
+    """List bearer tokens (never their secrets): id, workspace, principal, read-only, created, revoked."""
+    with errors(as_json):
+        rows = api.list_tokens(workspace=workspace, url=db, home=home)
+    if as_json:
+        typer.echo(render.to_json(rows))
+        return
+    for t in rows:
+        state = f"revoked {t.revoked_at.isoformat()}" if t.revoked_at else "active"
+        typer.echo(f"{t.id}\t{t.workspace}\t{t.principal}\t{'read-only' if t.read_only else 'read-write'}\t"
+                   f"{t.created_at.isoformat()}\t{state}")
+    if not rows:
+        typer.echo("(no tokens)")
+
+
+@token_app.command("revoke")
+def token_revoke(
+    token_id: Annotated[str, typer.Argument(help="The token's id (or a unique prefix), as 'token list' shows it.")],
+    db: DbUrl = None, home: Home = None, as_json: Json = False,
+) -> None:
+    """Revoke a bearer token: it stops working at once."""
+    with errors(as_json):
+        revoked = api.revoke_token(token_id, url=db, home=home)
+    typer.echo(render.to_json(revoked) if as_json else f"revoked token {revoked.id} ({revoked.principal} in"
+               f" workspace {revoked.workspace})")
+
+
 def register(app: typer.Typer) -> None:
     app.command(rich_help_panel=OPERATIONS)(migrate)
     app.command(rich_help_panel=OPERATIONS)(demo)
@@ -170,3 +222,4 @@ def register(app: typer.Typer) -> None:
     app.command(rich_help_panel=TRUTH)(rules)
     app.add_typer(db_app, name="db", rich_help_panel=OPERATIONS)
     app.add_typer(workspace_app, name="workspace", rich_help_panel=OPERATIONS)
+    app.add_typer(token_app, name="token", rich_help_panel=OPERATIONS)

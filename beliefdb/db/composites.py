@@ -25,6 +25,7 @@ from beliefdb.models import (
     CorrectionPreview,
     ImpactRow,
     PlanItem,
+    Refusal,
     RepairPlan,
     RepairResult,
     StillSupported,
@@ -69,6 +70,7 @@ NESTED: dict[str, Callable[[Sequence[Any], CompositeInfo], Any]] = {
     "beliefdb.changes": _by_name(changes),
     "beliefdb.impact_row": _by_name(ImpactRow),
     "beliefdb.plan_item": _by_name(PlanItem),
+    "beliefdb.refusal": _by_name(Refusal),
 }
 
 

@@ -94,6 +94,25 @@ def _bind(conn: psycopg.Connection[Any], workspace_id: str | None, principal: st
                 "beliefdb is not installed in this database: run 'beliefdb migrate'") from exc
 
 
+def app_pool(url: str, *, max_size: int = 2) -> ConnectionPool:
+    """A pool of connections acting as the application role and bound to no workspace: for what
+    comes before one is bound, such as asking who a bearer token speaks for."""
+    probe(url)
+
+    def configure(conn: psycopg.Connection[Any]) -> None:
+        _bind(conn, None, None)
+        conn.commit()
+
+    pool = ConnectionPool(url, min_size=1, max_size=max_size, configure=configure, open=False,
+                          name="beliefdb-unbound")
+    try:
+        pool.open(wait=True, timeout=10)
+    except Exception as exc:
+        pool.close()
+        raise errors.DatabaseUnavailable(f"cannot open a connection pool: {exc}") from exc
+    return pool
+
+
 class Database:
     """A pool of connections acting as ``beliefdb_app``, bound to one workspace."""
 

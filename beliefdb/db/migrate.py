@@ -55,6 +55,7 @@ SQL_FILES = (
     "api/52_holding.sql",
     "api/56_beliefs.sql",
     "api/60_decisions.sql",
+    "api/62_agent_access.sql",
     "api/64_lifecycle.sql",
     "api/66_traces.sql",
     "api/68_retrieval.sql",

@@ -178,6 +178,10 @@ select * from beliefdb.apply_correction(%s, %s, %s, %s, %s, %s, %s);
 -- Record a decision and its reasons
 select * from beliefdb.decide(%s, %s);
 
+-- decide_in_run --
+-- Record a decision of a run, citing only what the run read and is current (rule 19)
+select * from beliefdb.decide_in_run(%s, %s, %s);
+
 -- act --
 -- Record an action carrying out a decision
 select * from beliefdb.act(%s, %s);
@@ -386,6 +390,10 @@ select r.id, r.agent, r.task, r.parent_run_id, r.created_at,
 -- Runs whose id starts with a prefix (two at most)
 select id from beliefdb.run where id::text like %s || '%%' limit 2;
 
+-- run_next_seq --
+-- The seq the next step of a run takes (after every recorded one)
+select coalesce(max(seq) + 1, 0) from beliefdb.step where run_id = %s;
+
 -- steps --
 -- Steps of a run (or these steps), in execution order
 select s.id, s.run_id, s.seq, s.kind::text as kind, s.payload, s.status, s.replay_of, n.holds
@@ -437,6 +445,10 @@ delete from beliefdb.run where workspace_id = %s;
 -- Delete a workspace's embedding model
 delete from beliefdb.embedding_model where workspace_id = %s;
 
+-- delete_workspace_tokens --
+-- Delete a workspace's bearer tokens (while its audit chain still takes the event)
+delete from beliefdb.api_token where workspace_id = %s;
+
 -- delete_workspace --
 -- Delete a workspace's row (with its audit chain)
 delete from beliefdb.workspace where id = %s;
@@ -456,3 +468,32 @@ select (select count(*) from beliefdb.source where workspace_id = %(ws)s)::int,
        (select count(*) from beliefdb.decision where workspace_id = %(ws)s)::int,
        (select count(*) from beliefdb.run where workspace_id = %(ws)s)::int,
        exists (select from beliefdb.node where workspace_id = %(ws)s);
+
+-- token_insert --
+-- A bearer token of the servers (as the schema owner): only the SHA-256 of its secret is stored
+insert into beliefdb.api_token (workspace_id, token_sha256, principal, read_only)
+values (%(workspace_id)s, %(sha256)s, %(principal)s, %(read_only)s)
+returning id, created_at;
+
+-- token_list --
+-- The bearer tokens (of one workspace, or all), oldest first, without their hashes
+select t.id, w.name as workspace, t.principal, t.read_only, t.created_at, t.revoked_at
+  from beliefdb.api_token t
+  join beliefdb.workspace w on w.id = t.workspace_id
+ where %(workspace)s::text is null or w.name = %(workspace)s::text
+ order by t.created_at, t.id;
+
+-- token_by_prefix --
+-- The ids of the bearer tokens whose id starts with a prefix
+select id from beliefdb.api_token where id::text like %s || '%%';
+
+-- token_revoke --
+-- Revoke a bearer token (once: a revoked token keeps the moment it was revoked)
+update beliefdb.api_token t set revoked_at = coalesce(t.revoked_at, pg_catalog.now())
+  from beliefdb.workspace w
+ where w.id = t.workspace_id and t.id = %s
+returning t.id, w.name as workspace, t.principal, t.read_only, t.created_at, t.revoked_at;
+
+-- authenticate --
+-- Who a bearer token speaks for (by the SHA-256 of its secret), unless it was revoked
+select token_id, workspace_id, workspace, principal, read_only from beliefdb.authenticate(%s);

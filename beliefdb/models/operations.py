@@ -164,3 +164,38 @@ class ServerStatus:
     running: bool
     pid: int | None
     url: str | None
+
+
+@dataclass(frozen=True)
+class Token:
+    """A bearer token of the servers as listed: never its secret (only the SHA-256 of it is stored)."""
+
+    id: UUID
+    workspace: str
+    principal: str
+    read_only: bool
+    created_at: datetime
+    revoked_at: datetime | None = None
+
+
+@dataclass(frozen=True)
+class TokenCreated:
+    """A new bearer token: ``token`` is its secret, shown this once."""
+
+    token: str
+    id: UUID
+    workspace: str
+    principal: str
+    read_only: bool
+    created_at: datetime
+
+
+@dataclass(frozen=True)
+class Identity:
+    """Who a bearer token speaks for: the principal and the workspace the servers bind to it."""
+
+    token_id: UUID
+    workspace_id: UUID
+    workspace: str
+    principal: str
+    read_only: bool

@@ -1,4 +1,5 @@
-"""An agent's runs and steps, and the rollback repair of what a faulty memory fed."""
+"""An agent's runs and steps, and the rollback repair of what a faulty memory fed. Rules cited as
+"rule N" are those of docs/rules.md."""
 
 from __future__ import annotations
 
@@ -116,3 +117,33 @@ class RunTrace:
 
     steps: list[TraceStep]
     inputs: list[TraceInput]
+
+
+@dataclass(frozen=True)
+class StepRecorded:
+    """One step recorded on its own (``BeliefDB.record_step``): its run, its id and seq, and the memory
+    it wrote, if it wrote one."""
+
+    run: UUID
+    step: UUID
+    seq: int
+    memory: UUID | None = None
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """A citation a decision recorded in a run may not make (rule 19: a search hit is not evidence), and why."""
+
+    belief: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class RunDecision:
+    """A decision recorded in a run (``BeliefDB.decide_in_run``): its status, and the citations refused
+    because the run did not read them or they are no longer current. With none left it needs review."""
+
+    id: UUID
+    status: str
+    run: UUID
+    refused: list[Refusal] = field(default_factory=list)

@@ -99,6 +99,11 @@ class RunRecorder:
         self._edges.append({"from_node": str(from_node), "to_node": str(to_node), "kind": kind})
 
     @property
+    def next_seq(self) -> int:
+        """The seq the next step will take."""
+        return self._seq
+
+    @property
     def pending(self) -> int:
         return len(self._steps) + len(self._memories) + len(self._edges)
 
@@ -121,6 +126,14 @@ class RunRecorder:
 
 def record_run(db: Database, *, task: str = "", agent: str | None = None, parent: UUID | None = None) -> RunRecorder:
     return RunRecorder(db, task=task, agent=agent, parent=parent)
+
+
+def continue_run(db: Database, ref: str | UUID) -> RunRecorder:
+    """A recorder that appends to a recorded run (by id or unique prefix), after its last step."""
+    with db.transaction() as c:
+        found = run_id(db, ref, c)
+        row = c.execute(Q.run_next_seq, (found,)).fetchone()
+    return RunRecorder(db, run_id=found, first_seq=int(row[0]) if row else 0)
 
 
 def list_runs(db: Database, conn: psycopg.Connection[Any] | None = None) -> list[Run]:

@@ -48,6 +48,7 @@ _DELETE: tuple[LiteralString, ...] = (
     Q.delete_workspace_repairs,
     Q.delete_workspace_runs,
     Q.delete_workspace_embedding_model,
+    Q.delete_workspace_tokens,
     Q.delete_workspace,
 )
 

@@ -35,6 +35,7 @@ grant execute on function beliefdb.audit_genesis() to beliefdb_app;
 grant execute on function beliefdb.audit_link_hash(bytea,uuid,bigint,timestamp with time zone,text,text,bytea) to beliefdb_app;
 grant execute on function beliefdb.audit_payload_hash(jsonb) to beliefdb_app;
 grant execute on function beliefdb.audit_verify(uuid) to beliefdb_app;
+grant execute on function beliefdb.authenticate(bytea) to beliefdb_app;
 grant execute on function beliefdb.belief_provenance(uuid,uuid) to beliefdb_app;
 grant execute on function beliefdb.beliefs_as_of(timestamp with time zone) to beliefdb_app;
 grant execute on function beliefdb.believed_at(beliefdb.belief,timestamp with time zone) to beliefdb_app;
@@ -45,6 +46,7 @@ grant execute on function beliefdb.current_principal() to beliefdb_app;
 grant execute on function beliefdb.current_workspace_id() to beliefdb_app;
 grant execute on function beliefdb.decay(timestamp with time zone,text,boolean) to beliefdb_app;
 grant execute on function beliefdb.decide(text,jsonb) to beliefdb_app;
+grant execute on function beliefdb.decide_in_run(uuid,text,jsonb) to beliefdb_app;
 grant execute on function beliefdb.derive(text,text,text,text,text[],text) to beliefdb_app;
 grant execute on function beliefdb.due_to_expire(uuid) to beliefdb_app;
 grant execute on function beliefdb.evaluate_closure(uuid,uuid[],uuid[]) to beliefdb_app;
@@ -127,7 +129,7 @@ begin
         'node', 'source', 'source_version', 'fragment', 'belief', 'justification',
         'justification_antecedent', 'evidence', 'relation', 'decision', 'action', 'correction',
         'run', 'step', 'review_item', 'trace_edge', 'repair', 'embedding_model', 'belief_embedding', 'outcome',
-        'audit_event', 'audit_head', 'adjacency', 'redaction']
+        'audit_event', 'audit_head', 'adjacency', 'redaction', 'api_token']
     loop
         execute pg_catalog.format('alter table beliefdb.%I enable row level security', v_table);
         execute pg_catalog.format('drop policy if exists workspace_isolation on beliefdb.%I', v_table);

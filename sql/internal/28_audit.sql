@@ -97,7 +97,7 @@ begin
             ('action', 'id'), ('correction', 'id'), ('run', 'id'), ('step', 'id'), ('review_item', 'id'),
             ('trace_edge', 'from_node,to_node,kind'), ('repair', 'id'),
             ('embedding_model', 'workspace_id'), ('belief_embedding', 'belief_id,model'), ('outcome', 'id'),
-            ('redaction', 'id')
+            ('redaction', 'id'), ('api_token', 'id')
         ) as t (name, keys)
     loop
         execute pg_catalog.format(

@@ -1,0 +1,50 @@
+"""Running the servers agents reach beliefdb through: the HTTP API (``beliefdb serve``, with MCP over
+streamable HTTP under ``/mcp``) and the MCP server on stdio (``beliefdb mcp``). They are thin layers
+over :class:`beliefdb.api.BeliefDB` (:mod:`beliefdb.interfaces`) and need the ``serve`` extra."""
+
+from __future__ import annotations
+
+import importlib
+from pathlib import Path
+
+from beliefdb.api.memory import connect
+from beliefdb.db.bootstrap import resolve_url
+from beliefdb.db.connector import DEFAULT_WORKSPACE
+from beliefdb.errors import ServeUnavailable
+
+SERVE_HINT = "pip install 'beliefdb[serve]'"
+DEFAULT_HOST = "127.0.0.1"
+DEFAULT_PORT = 8765
+
+
+
+def require_serve() -> None:
+    """Fail early, before any work, when the servers' packages are missing."""
+    for name in ("fastapi", "uvicorn", "mcp"):
+        try:
+            importlib.import_module(name)
+        except ImportError as exc:
+            raise ServeUnavailable(f"the servers need {name}, which is not installed: {SERVE_HINT}") from exc
+
+
+def serve(host: str = DEFAULT_HOST, port: int = DEFAULT_PORT, *, url: str | None = None,
+          home: str | Path | None = None, log_level: str = "info") -> None:
+    """Serve the HTTP API (and MCP over HTTP at /mcp) until interrupted. Every call needs a bearer token
+    (``beliefdb token create``); listen beyond loopback only behind a TLS-terminating proxy."""
+    require_serve()
+    import uvicorn
+
+    from beliefdb.interfaces.http import create_app
+
+    app = create_app(resolve_url(url, home=Path(home) if home is not None else None))
+    uvicorn.run(app, host=host, port=port, log_level=log_level)
+
+
+def serve_mcp(*, workspace: str = DEFAULT_WORKSPACE, principal: str | None = None, url: str | None = None,
+              home: str | Path | None = None) -> None:
+    """Serve MCP on stdin/stdout as ``principal`` in ``workspace`` until the client closes it."""
+    require_serve()
+    from beliefdb.interfaces import mcp
+
+    with connect(url, workspace, principal=principal, home=home) as db:
+        mcp.build(local=db).run("stdio")

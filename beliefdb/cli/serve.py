@@ -1,0 +1,41 @@
+"""Commands that let agents reach beliefdb: the HTTP API (serve) and the MCP server on stdio (mcp).
+They parse and print; the servers are ``beliefdb.api.servers``."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from beliefdb.api import servers
+from beliefdb.cli.common import OPERATIONS, DbUrl, Home, Memory, errors, with_memory
+
+
+def serve(
+    host: Annotated[str, typer.Option(help="Address to listen on. Beyond loopback, put a TLS-terminating reverse"
+                                           " proxy in front (see the README).")] = servers.DEFAULT_HOST,
+    port: Annotated[int, typer.Option(help="Port to listen on.")] = servers.DEFAULT_PORT,
+    log_level: Annotated[str, typer.Option(help="uvicorn's log level: critical, error, warning, info, debug.")]
+        = "info",
+    db: DbUrl = None, home: Home = None,
+) -> None:
+    """Serve the HTTP API (OpenAPI at /openapi.json) and MCP over streamable HTTP at /mcp.
+
+    Every call needs a bearer token (beliefdb token create): it acts as the token's principal, in
+    the token's workspace, never those a request names. A read-only token may read and preview only.
+    """
+    with errors(False):
+        servers.serve(host, port, url=db, home=home, log_level=log_level)
+
+
+@with_memory()
+def mcp(*, memory: Memory) -> None:
+    """Serve MCP on stdin/stdout for a local agent (Claude Desktop, Cursor, ...): its tools act as --as in
+    --workspace. Configure it as the command 'beliefdb mcp' in the client."""
+    with errors(False):
+        servers.serve_mcp(workspace=memory.workspace, principal=memory.principal, url=memory.url, home=memory.home)
+
+
+def register(app: typer.Typer) -> None:
+    app.command(rich_help_panel=OPERATIONS)(serve)
+    app.command(rich_help_panel=OPERATIONS)(mcp)

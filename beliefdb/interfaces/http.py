@@ -1,0 +1,162 @@
+"""The HTTP API (``beliefdb serve``): FastAPI over :class:`beliefdb.api.BeliefDB`.
+
+Every route but ``/health`` takes a bearer token (``beliefdb token create``), and acts as the
+principal in the workspace the token names: never one the request names. Answers are what the CLI
+prints with ``--json``; errors are ``{"error": code, "message": ...}`` with 400 (bad input), 401 (no
+valid token), 403 (read-only token, not the owner), 404 (unknown id), 409 (stale preview,
+conflict) or 503 (memory unavailable). The OpenAPI document is at ``/openapi.json``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable
+from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
+from typing import Any
+
+import anyio.to_thread
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.openapi.utils import get_openapi
+from fastapi.responses import JSONResponse, Response
+from starlette.datastructures import Headers
+from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.routing import Route
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from beliefdb import api, errors
+from beliefdb.interfaces.access import Memories, bearer, status_of
+from beliefdb.interfaces.http_routes import router
+
+TITLE = "beliefdb"
+DESCRIPTION = ("Agent memory that knows why it believes something, and what must change when it is wrong. Every"
+               " call acts as the principal, in the workspace, of its bearer token.")
+
+
+def error(status: int, code: str, message: str) -> JSONResponse:
+    headers = {"WWW-Authenticate": "Bearer"} if status == 401 else None
+    return JSONResponse({"error": code, "message": message}, status_code=status, headers=headers)
+
+
+async def _beliefdb_error(_request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, errors.BeliefDBError)
+    return error(status_of(exc), exc.code, exc.message)
+
+
+async def _invalid(_request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, RequestValidationError)
+    said = []
+    for e in exc.errors()[:3]:
+        where = ".".join(str(x) for x in e.get("loc", ()) if x != "body")
+        said.append(f"{where}: {e.get('msg', 'invalid')}" if where else str(e.get("msg", "invalid")))
+    return error(400, errors.InvalidInput.code, "; ".join(said) or "invalid request")
+
+
+async def _not_text(_request: Request, exc: Exception) -> Response:
+    return error(400, errors.InvalidInput.code, f"text that cannot be stored: {exc}")
+
+
+async def _http(_request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, StarletteHTTPException)
+    code = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "invalid_input")
+    return error(exc.status_code, code, str(exc.detail))
+
+
+class RefuseNul:
+    """PostgreSQL text holds no NUL: a path or query string with one is bad input (400), up front."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            raw = scope.get("query_string", b"") + scope.get("raw_path", b"")
+            if b"%00" in raw or b"\x00" in raw or "\x00" in scope.get("path", ""):
+                await error(400, errors.InvalidInput.code, "text may not contain NUL characters")(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
+
+
+class TokenRequired:
+    """An ASGI app (the MCP endpoint) behind a bearer token: 401 without a valid one. The tools then act
+    as the token's principal in its workspace (:mod:`beliefdb.interfaces.mcp`)."""
+
+    def __init__(self, app: ASGIApp, memories: Memories) -> None:
+        self.app, self.memories = app, memories
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        token = bearer(Headers(scope=scope).get("authorization"))
+        try:
+            await anyio.to_thread.run_sync(self.memories.identify, token)
+        except errors.BeliefDBError as exc:
+            await error(status_of(exc), exc.code, exc.message)(scope, receive, send)
+            return
+        await self.app(scope, receive, send)
+
+
+def _mount_mcp(app: FastAPI, memories: Memories) -> Callable[[], AbstractAsyncContextManager[None]]:
+    """MCP over streamable HTTP at /mcp (stateless: every request carries its token), behind the same
+    bearer tokens; returns what the app's lifespan must run."""
+    from mcp.server.transport_security import TransportSecuritySettings
+
+    from beliefdb.interfaces import mcp
+
+    server = mcp.build(memories=memories)
+    # no DNS-rebinding check by Host header: every request needs a bearer token a browser page lacks
+    inner = server.streamable_http_app(
+        streamable_http_path="/mcp", stateless_http=True, json_response=True,
+        transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False))
+    endpoint = next(r for r in inner.routes if isinstance(r, Route) and r.path == "/mcp").endpoint
+    app.router.routes.append(Route("/mcp", endpoint=TokenRequired(endpoint, memories)))
+    return server.session_manager.run
+
+
+def _openapi(app: FastAPI) -> Callable[[], dict[str, Any]]:
+    """The OpenAPI document without FastAPI's 422 (a bad request is a 400 here, in the error shape)."""
+
+    def build() -> dict[str, Any]:
+        if app.openapi_schema is None:
+            schema = get_openapi(title=app.title, version=app.version, description=app.description,
+                                 routes=app.routes)
+            for path in schema.get("paths", {}).values():
+                for operation in path.values():
+                    operation.get("responses", {}).pop("422", None)
+            for name in ("HTTPValidationError", "ValidationError"):
+                schema.get("components", {}).get("schemas", {}).pop(name, None)
+            app.openapi_schema = schema
+        return app.openapi_schema
+
+    return build
+
+
+def create_app(url: str, *, mcp: bool = True) -> FastAPI:
+    """The HTTP API over the beliefdb database of ``url``, with MCP over streamable HTTP at /mcp unless
+    not ``mcp``."""
+    memories = Memories(url)
+    running: list[Callable[[], AbstractAsyncContextManager[None]]] = []
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        async with AsyncExitStack() as stack:
+            stack.callback(memories.close)
+            for run in running:
+                await stack.enter_async_context(run())
+            yield
+
+    app = FastAPI(title=TITLE, version=api.version(), description=DESCRIPTION, lifespan=lifespan,
+                  docs_url="/docs", redoc_url=None)
+    app.state.memories = memories
+    app.add_exception_handler(errors.BeliefDBError, _beliefdb_error)
+    app.add_exception_handler(RequestValidationError, _invalid)
+    app.add_exception_handler(UnicodeError, _not_text)
+    app.add_exception_handler(StarletteHTTPException, _http)
+
+    app.add_middleware(RefuseNul)
+    @app.get("/health", include_in_schema=False)
+    def health() -> dict[str, str]:
+        return {"status": "ok"}
+
+    app.include_router(router)
+    if mcp:
+        running.append(_mount_mcp(app, memories))
+    app.openapi = _openapi(app)  # type: ignore[method-assign]
+    return app

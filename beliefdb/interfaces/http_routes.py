@@ -1,0 +1,365 @@
+"""The resources of the HTTP API: each route parses its request, calls :class:`beliefdb.api.BeliefDB`
+as the caller's token says, and answers with what the CLI prints with ``--json``. Rules cited as
+"rule N" are those of docs/rules.md."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, Depends, Query, Request
+from fastapi.responses import JSONResponse
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, model_validator
+
+from beliefdb import errors, render
+from beliefdb.api import BeliefDB
+from beliefdb.interfaces.access import Memories
+from beliefdb.models import (
+    Action,
+    AuditResult,
+    Belief,
+    Changes,
+    CorrectionPreview,
+    CorrectionResult,
+    Decision,
+    Identity,
+    IngestReport,
+    Recorded,
+    ReviewItem,
+    ReviewResolution,
+    Run,
+    RunDecision,
+    RunTrace,
+    StepRecorded,
+    Workspace,
+)
+from beliefdb.render import ask as render_ask
+from beliefdb.render.schema import ASK, ERROR, IMPACT, WHY, Schema, schema_of
+from beliefdb.vocabulary import Authority, BeliefKind, Label, Origin, StepKind
+
+BEARER = HTTPBearer(auto_error=False, description="A token of 'beliefdb token create': it names the principal and"
+                                                  " the workspace of every call.")
+INT4 = 2**31 - 1
+
+
+@dataclass(frozen=True)
+class Caller:
+    who: Identity
+    db: BeliefDB
+
+
+def caller(request: Request, credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(BEARER)]) -> Caller:
+    """The caller's principal and workspace, from its bearer token (401 without a valid one)."""
+    memories: Memories = request.app.state.memories
+    who = memories.identify(credentials.credentials if credentials else None)
+    return Caller(who, memories.memory(who))
+
+
+def writer(c: Annotated[Caller, Depends(caller)]) -> Caller:
+    """A caller that may change memory (403 for a read-only token)."""
+    if c.who.read_only:
+        raise errors.ReadOnlyToken("this token is read-only: it may read and preview, not change anything")
+    return c
+
+
+Reader = Annotated[Caller, Depends(caller)]
+Writer = Annotated[Caller, Depends(writer)]
+
+
+def _clean(value: Any) -> None:
+    """PostgreSQL text holds neither NUL nor lone surrogates: refuse them as bad input, up front."""
+    if isinstance(value, str):
+        if "\x00" in value:
+            raise ValueError("text may not contain NUL characters")
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            raise ValueError("text is not valid Unicode (a lone surrogate)") from None
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            _clean(k)
+            _clean(v)
+    elif isinstance(value, list):
+        for v in value:
+            _clean(v)
+
+
+class Body(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _text(cls, data: Any) -> Any:
+        _clean(data)
+        return data
+
+
+class IngestText(Body):
+    source: str = Field(min_length=1, description="The source's name; a changed text is its next version.")
+    text: str = Field(min_length=1)
+    authority: Authority | None = None
+    label: Label | None = None
+    origin: Origin | None = None
+    version_label: str | None = None
+    extractor: Literal["rules", "none", "llm"] = "rules"
+    preview: bool = Field(False, description="Only what ingesting would change; nothing written.")
+
+
+class Remember(Body):
+    statement: str = Field(min_length=1)
+    subject: str = Field(min_length=1)
+    attribute: str = Field(min_length=1)
+    value: str
+    quote: str = Field(min_length=1, description="Exactly as it stands in the text (rule 1).")
+    source: str = Field(min_length=1)
+    text: str | None = Field(None, description="The source's new text; without it, the version in force.")
+    kind: BeliefKind = BeliefKind.fact
+    scope: dict[str, str] = Field(default_factory=dict)
+    valid_from: AwareDatetime | None = None
+    valid_to: AwareDatetime | None = None
+    authority: Authority | None = None
+
+
+class Decide(Body):
+    title: str = Field(min_length=1)
+    run: str | None = Field(None, description="A run whose reads returned the cited beliefs: it may cite only those,"
+                                              " and only while current (rule 19); others are refused.")
+    because: list[str] = Field(default_factory=list, description="Beliefs that each alone justify it.")
+    all_of: list[list[str]] = Field(default_factory=list, description="Groups of beliefs that jointly justify it.")
+
+
+class Act(Body):
+    decision: str = Field(min_length=1)
+    description: str = Field(min_length=1)
+
+
+class PreviewCorrection(Body):
+    belief: str = Field(min_length=1)
+    statement: str | None = None
+    value: str | None = None
+
+
+class Correct(Body):
+    belief: str = Field(min_length=1)
+    statement: str = Field(min_length=1)
+    expected_revision: int = Field(ge=0, le=INT4, description="The revision the preview showed.")
+    value: str | None = None
+    reviewer: str | None = Field(None, description="Who reviewed it (default: the token's principal).")
+    reason: str | None = None
+    idempotency_key: str | None = None
+
+
+class Retract(Body):
+    belief: str | None = None
+    fragment: str | None = None
+    source: str | None = None
+    version: int | None = Field(None, ge=1, le=INT4)
+    reason: str = ""
+    undo: bool = False
+    preview: bool = False
+
+
+class Resolve(Body):
+    verdict: Literal["approved", "rejected"]
+    note: str | None = None
+    winner: str | None = None
+
+
+class StepInput(Body):
+    edge: str = Field(description="reads, cites, initiates, derives, produces, updates or consolidates")
+    node: str
+
+
+class StepMemory(Body):
+    subject: str = Field(min_length=1)
+    attribute: str = Field(min_length=1)
+    value: str
+    statement: str | None = None
+    kind: BeliefKind = BeliefKind.fact
+
+
+class RecordStep(Body):
+    run: str | None = Field(None, description="The run to append to; none: a new run.")
+    task: str = ""
+    kind: StepKind
+    payload: dict[str, Any] = Field(default_factory=dict)
+    inputs: list[StepInput] = Field(default_factory=list)
+    supports: list[str] = Field(default_factory=list)
+    memory: StepMemory | None = None
+
+
+class Ask(Body):
+    question: str = Field(min_length=1)
+    k: int = Field(5, ge=1, le=50)
+    as_of: AwareDatetime | None = None
+    scope: dict[str, str] = Field(default_factory=dict)
+    min_confidence: float = Field(0.0, ge=0.0, le=1.0)
+    include_fixtures: bool = False
+    run: str | None = Field(None, description="Record which beliefs this run was shown (rule 19).")
+
+
+class Impact(Body):
+    refs: list[str] = Field(min_length=1, description="Beliefs, fragments, decisions or source names.")
+
+
+ERRORS = {400: "bad input", 401: "no valid bearer token", 403: "not allowed (read-only token, not the owner)",
+          404: "unknown id or name", 409: "stale preview or conflict", 503: "memory unavailable"}
+
+
+def doc(result: Any) -> dict[int | str, dict[str, Any]]:
+    """The responses of a route: its result (a type, or a schema) and the errors."""
+    schema: Schema = result if isinstance(result, dict) else schema_of(result)
+    out: dict[int | str, dict[str, Any]] = {200: {"description": "OK", "content": {"application/json": {
+        "schema": schema}}}}
+    for status, said in ERRORS.items():
+        out[status] = {"description": said, "content": {"application/json": {"schema": ERROR}}}
+    return out
+
+
+def ok(value: Any) -> JSONResponse:
+    return JSONResponse(render.jsonable(value))
+
+
+router = APIRouter()
+
+
+@router.get("/whoami", responses=doc(Identity), summary="Who the token speaks for")
+def whoami(c: Reader) -> JSONResponse:
+    return ok(c.who)
+
+
+@router.get("/workspaces", responses=doc(list[Workspace]), summary="The token's workspace (it sees no other)")
+def workspaces(c: Reader) -> JSONResponse:
+    return ok([w for w in c.db.workspaces() if w.name == c.who.workspace])
+
+
+@router.post("/sources", responses=doc(IngestReport), summary="Ingest a text as the next version of a source")
+def ingest_text(body: IngestText, c: Reader) -> JSONResponse:
+    if not body.preview:
+        writer(c)
+    return ok(c.db.ingest_text(body.text, source=body.source, authority=body.authority, label=body.label,
+                               origin=body.origin, version_label=body.version_label, extractor=body.extractor,
+                               preview=body.preview))
+
+
+@router.post("/beliefs", responses=doc(IngestReport), summary="Remember one belief with its quote")
+def remember(body: Remember, c: Writer) -> JSONResponse:
+    return ok(c.db.remember(body.statement, body.subject, body.attribute, body.value, body.quote, source=body.source,
+                            text=body.text, kind=body.kind, scope=body.scope,
+                            valid_from=body.valid_from.isoformat() if body.valid_from else None,
+                            valid_to=body.valid_to.isoformat() if body.valid_to else None, authority=body.authority))
+
+
+@router.get("/beliefs", responses=doc(list[Belief]), summary="Current beliefs (or all, or as of a moment)")
+def beliefs(c: Reader, subject: str | None = None, attribute: str | None = None,
+            include_all: Annotated[bool, Query(alias="all")] = False, as_of: AwareDatetime | None = None,
+            include_fixtures: bool = False) -> JSONResponse:
+    return ok(c.db.beliefs(subject=subject, attribute=attribute, include_all=include_all, as_of=as_of,
+                           include_fixtures=include_fixtures))
+
+
+@router.get("/beliefs/{belief}", responses=doc(WHY), summary="Why a belief is held")
+def why(belief: str, c: Reader, as_of: AwareDatetime | None = None, include_fixtures: bool = False,
+        run: str | None = None) -> JSONResponse:
+    if run is not None:
+        writer(c)  # recording the read is a change
+    return JSONResponse(render.why_json(c.db.why(belief, as_of=as_of, include_fixtures=include_fixtures, run=run)))
+
+
+@router.post("/decisions", responses=doc(Recorded | RunDecision),
+             summary="Record a decision and the beliefs it rests on")
+def decide(body: Decide, c: Writer) -> JSONResponse:
+    if body.run is not None:
+        return ok(c.db.decide_in_run(body.run, body.title, because=body.because, all_of=body.all_of))
+    return ok(c.db.decide(body.title, because=body.because, all_of=body.all_of))
+
+
+@router.get("/decisions", responses=doc(list[Decision]), summary="Decisions, with whether each still holds")
+def decisions(c: Reader, status: Literal["active", "needs_review", "approved", "rejected"] | None = None
+              ) -> JSONResponse:
+    return ok(c.db.decisions(status))
+
+
+@router.post("/actions", responses=doc(Recorded), summary="Record an action carrying out a decision")
+def act(body: Act, c: Writer) -> JSONResponse:
+    return ok(c.db.act(body.decision, body.description))
+
+
+@router.get("/actions", responses=doc(list[Action]), summary="Actions, with their status")
+def actions(c: Reader, status: Literal["scheduled", "held", "done", "failed", "rolled_back", "cancelled"] | None = None
+            ) -> JSONResponse:
+    return ok(c.db.actions(status))
+
+
+@router.post("/corrections/preview", responses=doc(CorrectionPreview),
+             summary="What correcting a belief would change, and the revision to apply at")
+def preview_correction(body: PreviewCorrection, c: Reader) -> JSONResponse:
+    return ok(c.db.preview_correction(body.belief, body.statement, body.value))
+
+
+@router.post("/corrections", responses=doc(CorrectionResult),
+             summary="Apply a correction at the previewed revision (409 when stale; again: already_applied)")
+def correct(body: Correct, c: Writer) -> JSONResponse:
+    return ok(c.db.apply_correction(body.belief, body.statement, reviewer=body.reviewer or c.who.principal,
+                                    expect_revision=body.expected_revision, value=body.value, reason=body.reason,
+                                    idempotency_key=body.idempotency_key))
+
+
+@router.post("/retractions", responses=doc(Changes), summary="Retract (or restore) a belief, fragment or source")
+def retract(body: Retract, c: Reader) -> JSONResponse:
+    if body.preview:
+        return ok(c.db.preview_retract(belief=body.belief, fragment=body.fragment, source=body.source,
+                                       version=body.version, undo=body.undo))
+    writer(c)
+    return ok(c.db.retract(belief=body.belief, fragment=body.fragment, source=body.source, version=body.version,
+                           reason=body.reason, undo=body.undo))
+
+
+@router.get("/review-items", responses=doc(list[ReviewItem]), summary="Open review items")
+def review_items(c: Reader) -> JSONResponse:
+    return ok(c.db.review_items())
+
+
+@router.post("/review-items/{item}", responses=doc(ReviewResolution), summary="Approve or reject a review item")
+def resolve(item: str, body: Resolve, c: Writer) -> JSONResponse:
+    return ok(c.db.resolve_review(item, body.verdict, note=body.note, winner=body.winner))
+
+
+@router.get("/runs", responses=doc(list[Run]), summary="Recorded agent runs")
+def runs(c: Reader) -> JSONResponse:
+    return ok(c.db.runs())
+
+
+@router.get("/runs/{run}", responses=doc(RunTrace), summary="A run's steps and their inputs")
+def run_trace(run: str, c: Reader) -> JSONResponse:
+    return ok(c.db.run_trace(run))
+
+
+@router.post("/steps", responses=doc(StepRecorded), summary="Record one step of an agent run")
+def record_step(body: RecordStep, c: Writer) -> JSONResponse:
+    memory = body.memory.model_dump(exclude_none=True) if body.memory else None
+    return ok(c.db.record_step(body.kind, body.payload, run=body.run, task=body.task,
+                               inputs=[(i.edge, i.node) for i in body.inputs], supports=body.supports,
+                               memory=memory))
+
+
+@router.post("/ask", responses=doc(ASK), summary="Answer from memory: current beliefs with quotes and warnings")
+def ask(body: Ask, c: Reader) -> JSONResponse:
+    if body.run is not None:
+        writer(c)  # recording the read is a change
+    answer = c.db.ask(body.question, k=body.k, as_of=body.as_of, scope=body.scope,
+                      min_confidence=body.min_confidence, include_fixtures=body.include_fixtures, run=body.run)
+    if answer.status == "memory_unavailable":
+        raise errors.DatabaseUnavailable(f"memory unavailable: {answer.reason}")
+    return JSONResponse(render_ask.ask_json(answer))
+
+
+@router.post("/impact", responses=doc(IMPACT), summary="Dry run: what would stop holding if these were retracted")
+def impact(body: Impact, c: Reader) -> JSONResponse:
+    return JSONResponse(render.jsonable(render.impact_json(c.db.impact(*body.refs))))
+
+
+@router.get("/audit/verify", responses=doc(AuditResult), summary="Verify the workspace's audit chain")
+def audit_verify(c: Reader) -> JSONResponse:
+    return ok(c.db.audit_verify())

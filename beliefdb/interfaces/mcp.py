@@ -1,0 +1,204 @@
+"""The MCP server (``beliefdb mcp`` on stdio, and ``/mcp`` under ``beliefdb serve``), built on the
+official ``mcp`` SDK: tools for what an agent does with memory, each a call of
+:class:`beliefdb.api.BeliefDB`, each answering the JSON the CLI prints with ``--json`` (an error:
+``{"error": code, "message": ...}`` with ``isError``).
+
+On stdio the tools act as the principal and in the workspace the command was started with; over
+HTTP as those of the request's bearer token, never what a call names.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from datetime import datetime
+from typing import Any, Literal
+
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.types import CallToolResult, TextContent
+
+from beliefdb import api, errors, render
+from beliefdb.api import BeliefDB
+from beliefdb.interfaces.access import Memories, bearer
+from beliefdb.render import ask as render_ask
+
+INSTRUCTIONS = """beliefdb is memory that knows why it believes something. Every belief carries the exact quote
+that supports it; decisions and actions record the beliefs they rest on; when a belief turns out wrong,
+beliefdb flags what rested on it. Before answering from memory, call `ask` (current beliefs only, with
+quotes and warnings). Store what you learn with `remember` (one fact and its quote) or `ingest_text` (a
+whole document). Record what you decide with `decide` (citing the beliefs) and what you do with `act`.
+Before correcting or retracting, look at `impact`; `correct` takes a preview first, then the apply with
+the revision the preview showed. Answers are JSON."""
+
+Result = str | CallToolResult
+log = logging.getLogger("beliefdb.mcp")
+
+
+def _failed(exc: errors.BeliefDBError) -> CallToolResult:
+    text = render.to_json({"error": exc.code, "message": exc.message})
+    return CallToolResult(content=[TextContent(type="text", text=text)], is_error=True)
+
+
+def _moment(value: str | None) -> datetime | None:
+    if value is None:
+        return None
+    try:
+        parsed = datetime.fromisoformat(value)
+    except ValueError:
+        raise errors.InvalidInput(f"as_of: not an ISO 8601 timestamp: {value!r}") from None
+    return parsed if parsed.tzinfo else parsed.astimezone()
+
+
+def build(*, local: BeliefDB | None = None, memories: Memories | None = None) -> MCPServer:
+    """The MCP server: over ``local`` (stdio: one principal and workspace), or over ``memories`` (HTTP:
+    the principal and workspace of each request's bearer token)."""
+    server: MCPServer = MCPServer("beliefdb", instructions=INSTRUCTIONS, version=api.version(), log_level="WARNING")
+
+    def memory(ctx: Context, *, write: bool) -> BeliefDB:
+        request = ctx.request_context.request
+        if memories is None or request is None:
+            if local is None:
+                raise errors.Unauthenticated("no memory is configured for this transport")
+            return local
+        who = memories.identify(bearer(request.headers.get("authorization")))
+        if write:
+            memories.require_writer(who)
+        return memories.memory(who)
+
+    def answer(ctx: Context, write: bool, call: Callable[[BeliefDB], Any], shape: Callable[[Any], Any] = render.jsonable
+               ) -> Result:
+        try:
+            return render.to_json(shape(call(memory(ctx, write=write))))
+        except errors.BeliefDBError as exc:
+            return _failed(exc)
+        except Exception:  # a bug: logged here, answered in the same JSON shape without its details
+            log.exception("an MCP tool failed")
+            return _failed(errors.BeliefDBError("unexpected error in beliefdb (see the server's log)"))
+
+    def tool(description: str) -> Callable[[Callable[..., Result]], Callable[..., Result]]:
+        return server.tool(description=description, structured_output=False)
+
+    @tool("Remember one fact you learned, with the exact quote that states it. Use it when a user or a tool says"
+          " something worth keeping (a preference, an order number, a policy). `text` is the message or page it"
+          " came from (it becomes the next version of `source`: give each conversation turn its own source, e.g."
+          " chat-1042/3); the quote must be in it character for character, or it is rejected and nothing is"
+          " stored. Answers the ingest report: accepted, rejected (with the reason), superseded, flagged.")
+    def remember(ctx: Context, statement: str, subject: str, attribute: str, value: str, quote: str, source: str,
+                 text: str | None = None, kind: str = "fact", scope: dict[str, str] | None = None) -> Result:
+        return answer(ctx, True, lambda db: db.remember(statement, subject, attribute, value, quote, source=source,
+                                                        text=text, kind=kind, scope=scope))
+
+    @tool("Store a whole document (policy, page, transcript) as the next version of `source` and extract the"
+          " beliefs it states. Use it for text you want memory to keep up to date: a changed text supersedes"
+          " what the old version said, and flags the decisions that rested only on that. `preview`: only what it"
+          " would change.")
+    def ingest_text(ctx: Context, source: str, text: str, authority: str | None = None, label: str | None = None,
+                    version_label: str | None = None, preview: bool = False) -> Result:
+        return answer(ctx, not preview, lambda db: db.ingest_text(text, source=source, authority=authority,
+                                                                  label=label, version_label=version_label,
+                                                                  preview=preview))
+
+    @tool("Answer a question from memory before you rely on what you remember: only beliefs that are true now"
+          " (or as of `as_of`, ISO 8601), each with its quote, source, confidence and warnings (replaced, in"
+          " conflict, low confidence). status is ok, no_match (memory has nothing) or memory_unavailable (it"
+          " could not be asked: not the same as no history). `context` is a prompt-ready summary. With `run`"
+          " (from record_step) the beliefs shown are recorded as read by that run, so it may cite them.")
+    def ask(ctx: Context, question: str, k: int = 5, as_of: str | None = None, scope: dict[str, str] | None = None,
+            min_confidence: float = 0.0, include_fixtures: bool = False, run: str | None = None) -> Result:
+        return answer(ctx, run is not None, lambda db: db.ask(question, k=k, as_of=_moment(as_of), scope=scope,
+                                                              min_confidence=min_confidence,
+                                                              include_fixtures=include_fixtures, run=run),
+                      render_ask.ask_json)
+
+    @tool("Why a belief is held: its evidence (quotes with source, version and offsets), confidence factors,"
+          " what it replaced or was replaced by, and the decisions and actions built on it. Use it before you"
+          " act on a belief you doubt, or to cite it (with `run`: recorded as read by that run).")
+    def why(ctx: Context, belief: str, as_of: str | None = None, run: str | None = None) -> Result:
+        return answer(ctx, run is not None, lambda db: db.why(belief, as_of=_moment(as_of), run=run),
+                      render.why_json)
+
+    @tool("List beliefs: the current ones (optionally of one subject or attribute), every one with its status"
+          " (`include_all`), or those believed at `as_of` (ISO 8601). Use it to browse; to answer a question use"
+          " `ask`.")
+    def beliefs(ctx: Context, subject: str | None = None, attribute: str | None = None, include_all: bool = False,
+                as_of: str | None = None) -> Result:
+        return answer(ctx, False, lambda db: db.beliefs(subject=subject, attribute=attribute, include_all=include_all,
+                                                        as_of=_moment(as_of)))
+
+    @tool("Record a decision and the beliefs it rests on: each id in `because` alone justifies it; each group in"
+          " `all_of` justifies it jointly. Do it whenever you decide something from memory: if those beliefs"
+          " turn out wrong, beliefdb flags the decision (needs_review) and holds its actions. With no reason at"
+          " all it is recorded as needs_review and nothing may act on it. With `run`, it may cite only beliefs"
+          " that run's ask/why returned and that are still current: anything else is refused (`refused`).")
+    def decide(ctx: Context, title: str, because: list[str] | None = None, all_of: list[list[str]] | None = None,
+               run: str | None = None) -> Result:
+        if run is not None:
+            return answer(ctx, True, lambda db: db.decide_in_run(run, title, because=because or [],
+                                                                 all_of=all_of or []))
+        return answer(ctx, True, lambda db: db.decide(title, because=because or [], all_of=all_of or []))
+
+    @tool("Record an action that carries out a decision (by id or prefix). It is scheduled, or held while the"
+          " decision needs review; check its status before you carry it out.")
+    def act(ctx: Context, decision: str, description: str) -> Result:
+        return answer(ctx, True, lambda db: db.act(decision, description))
+
+    @tool("Dry run before you correct or retract: if these beliefs, fragments, decisions or sources stopped"
+          " holding, what would stop holding, be current again, which decisions would be flagged, which actions"
+          " held, and which decisions survive on other support. Changes nothing.")
+    def impact(ctx: Context, refs: list[str]) -> Result:
+        return answer(ctx, False, lambda db: db.impact(*refs), lambda rows: render.jsonable(render.impact_json(rows)))
+
+    @tool("Correct a wrong belief with what a reviewer says instead. First call it without `expected_revision`:"
+          " the preview says what would be flagged and held and gives the belief's `revision`. Then call it with"
+          " `statement` (and `value`) and `expected_revision` set to that revision to apply it; a changed belief"
+          " answers stale_correction_preview (preview again), and the same correction again answers"
+          " already_applied. Another principal's belief: the correction is proposed to its owner.")
+    def correct(ctx: Context, belief: str, statement: str | None = None, value: str | None = None,
+                expected_revision: int | None = None, reviewer: str | None = None, reason: str | None = None,
+                idempotency_key: str | None = None) -> Result:
+        if expected_revision is None:
+            return answer(ctx, False, lambda db: db.preview_correction(belief, statement, value))
+        if not statement:
+            return _failed(errors.InvalidInput("applying a correction needs the corrected statement"))
+        return answer(ctx, True, lambda db: db.apply_correction(
+            belief, statement, reviewer=reviewer or db.database.principal or "reviewer",
+            expect_revision=expected_revision, value=value, reason=reason, idempotency_key=idempotency_key))
+
+    @tool("Retract what turned out untrustworthy: a belief, a fragment, or a whole source (or one `version` of"
+          " it), with the `reason`. What rested only on it stops holding, decisions lose their last support and"
+          " are flagged; what has independent support stays. `undo` restores; `preview`: only what it would do.")
+    def retract(ctx: Context, belief: str | None = None, fragment: str | None = None, source: str | None = None,
+                version: int | None = None, reason: str = "", undo: bool = False, preview: bool = False) -> Result:
+        if preview:
+            return answer(ctx, False, lambda db: db.preview_retract(belief=belief, fragment=fragment, source=source,
+                                                                    version=version, undo=undo))
+        return answer(ctx, True, lambda db: db.retract(belief=belief, fragment=fragment, source=source,
+                                                       version=version, reason=reason, undo=undo))
+
+    @tool("The open review items: decisions flagged because they lost their last support, held actions, ties"
+          " between beliefs, and corrections, versions or retractions proposed to an owner. Check it before you"
+          " carry out actions.")
+    def review_list(ctx: Context) -> Result:
+        return answer(ctx, False, lambda db: db.review_items())
+
+    @tool("Approve or reject a review item (id or prefix): approving keeps a flagged decision and releases its"
+          " actions (or settles a tie for `winner`, or applies a proposal); rejecting cancels them.")
+    def review_resolve(ctx: Context, item: str, verdict: Literal["approved", "rejected"], note: str | None = None,
+                       winner: str | None = None) -> Result:
+        return answer(ctx, True, lambda db: db.resolve_review(item, verdict, note=note, winner=winner))
+
+    @tool("Record one step of your run as a trace: kind is user_input, memory_read, claim, plan, tool_call,"
+          " observation, answer or memory_write; `inputs` are [{edge, node}] it needs (edge: reads, cites,"
+          " initiates, ...), `supports` independent reasons, `memory` {subject, attribute, value} a belief the"
+          " step writes. Without `run` it starts a new run for `task`; pass the answer's run to append. A faulty"
+          " memory can later be repaired without replaying everything.")
+    def record_step(ctx: Context, kind: str, payload: dict[str, Any] | None = None, run: str | None = None,
+                    task: str = "", inputs: list[dict[str, str]] | None = None, supports: list[str] | None = None,
+                    memory: dict[str, str] | None = None) -> Result:
+        pairs = [(i.get("edge", ""), i.get("node", "")) for i in inputs or []]
+        return answer(ctx, True, lambda db: db.record_step(kind, payload, run=run, task=task, inputs=pairs,
+                                                           supports=supports or [], memory=memory))
+
+    del remember, ingest_text, ask, why, beliefs, decide, act, impact, correct, retract, review_list, review_resolve
+    del record_step
+    return server

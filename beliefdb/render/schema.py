@@ -1,0 +1,113 @@
+"""The JSON Schema of what :func:`beliefdb.render.jsonable` makes of a result type, so the servers'
+OpenAPI document describes exactly the JSON they send (and the CLI prints with ``--json``)."""
+
+from __future__ import annotations
+
+import dataclasses
+import types
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Union, get_args, get_origin, get_type_hints
+from uuid import UUID
+
+from psycopg.types.range import Range
+
+from beliefdb.models import Why
+
+Schema = dict[str, Any]
+
+_SCALARS: dict[Any, Schema] = {
+    UUID: {"type": "string", "format": "uuid"},
+    datetime: {"type": "string", "format": "date-time"},
+    Path: {"type": "string"},
+    str: {"type": "string"},
+    bool: {"type": "boolean"},
+    int: {"type": "integer"},
+    float: {"type": "number"},
+    type(None): {"type": "null"},
+    Any: {},
+}
+
+
+def schema_of(tp: Any) -> Schema:
+    """The JSON Schema of ``jsonable(x)`` for any ``x`` of type ``tp`` (a result dataclass, a list of
+    them, or the types their fields have)."""
+    if tp in _SCALARS:
+        return dict(_SCALARS[tp])
+    origin, args = get_origin(tp), get_args(tp)
+    if origin in (Union, types.UnionType):
+        return {"anyOf": [schema_of(a) for a in args]}
+    if dataclasses.is_dataclass(tp) and isinstance(tp, type):
+        hints = get_type_hints(tp)
+        names = [f.name for f in dataclasses.fields(tp)]
+        return {"type": "object", "title": tp.__name__, "properties": {n: schema_of(hints[n]) for n in names},
+                "required": names}
+    if tp is Range or origin is Range:
+        bound = schema_of((args[0] if args else Any) | None)
+        return {"type": "object", "properties": {"from": bound, "to": bound}, "required": ["from", "to"]}
+    if origin is list:
+        return {"type": "array", "items": schema_of(args[0] if args else Any)}
+    if origin is tuple:
+        return {"type": "array", "prefixItems": [schema_of(a) for a in args], "minItems": len(args),
+                "maxItems": len(args)}
+    if origin is dict or tp is dict:
+        value = args[1] if len(args) == 2 else Any
+        return {"type": "object"} if value is Any else {"type": "object", "additionalProperties": schema_of(value)}
+    raise TypeError(f"no JSON Schema for {tp!r}")
+
+
+def _object(properties: Schema, required: list[str] | None = None) -> Schema:
+    return {"type": "object", "properties": properties, "required": list(properties) if required is None else required}
+
+
+_STRING, _NUMBER, _BOOL = {"type": "string"}, {"type": "number"}, {"type": "boolean"}
+_IDS = {"type": "array", "items": {"type": "string", "format": "uuid"}}
+_MAYBE_STRING = {"anyOf": [_STRING, {"type": "null"}]}
+
+#: what :func:`beliefdb.render.evidence_json` makes of a piece of evidence (offsets as start and end)
+EVIDENCE: Schema = _object({
+    "quote": _STRING, "start": {"type": "integer"}, "end": {"type": "integer"}, "source": _STRING,
+    "version": {"type": "integer"}, "version_label": _MAYBE_STRING, "version_sha256": _STRING, "in_force": _BOOL,
+    "role": _STRING, "origin_type": _STRING, "authority": _STRING, "provenance": _STRING,
+    "fragment_id": {"type": "string", "format": "uuid"}, "belief_id": {"type": "string", "format": "uuid"},
+    "created_at": {"type": "string", "format": "date-time"}})
+
+#: what :func:`beliefdb.render.why_json` makes of a Why
+WHY: Schema = {**schema_of(Why), "properties": {**schema_of(Why)["properties"],
+                                                 "evidence": {"type": "array", "items": EVIDENCE}}}
+
+#: what :func:`beliefdb.render.ask.ask_json` makes of an answer
+ASK: Schema = _object({
+    "status": {"type": "string", "enum": ["ok", "no_match", "memory_unavailable"]},
+    "question": _STRING,
+    "as_of": _MAYBE_STRING,
+    "beliefs": {"type": "array", "items": _object({
+        "id": {"type": "string", "format": "uuid"}, "statement": _STRING, "subject": _STRING, "attribute": _STRING,
+        "value": _STRING, "kind": _STRING, "status": _STRING, "confidence": _NUMBER, "confidence_kind": _STRING,
+        "low_confidence": _BOOL, "scope": {"type": "object"}, "valid_time": schema_of(Range[datetime]),
+        "recorded_at": {"type": "string", "format": "date-time"}, "provenance": _STRING,
+        "evidence": {"type": "array", "items": EVIDENCE},
+        "warnings": {"type": "array", "items": _STRING}, "conflicts": {"type": "array"},
+        "replaced": {"type": "array"}, "matched_by": {"type": "array", "items": _STRING}, "score": _NUMBER,
+        "similarity": {"anyOf": [_NUMBER, {"type": "null"}]}})},
+    "context": _STRING,
+    "degraded": _STRING,
+    "reason": _STRING,
+}, required=["status", "question", "as_of", "beliefs", "context"])
+
+#: what :func:`beliefdb.render.impact_json` makes of a dry run
+IMPACT: Schema = _object({
+    "stops_holding": {"type": "array", "items": _object({"id": {"type": "string", "format": "uuid"},
+                                                         "kind": _STRING})},
+    "becomes_current": {"type": "array", "items": _object({"id": {"type": "string", "format": "uuid"},
+                                                           "kind": _STRING})},
+    "flagged": _IDS,
+    "held": _IDS,
+    "still_supported": {"type": "array", "items": _object({"decision": {"type": "string", "format": "uuid"},
+                                                           "by": {"type": "array"}})},
+})
+
+#: an error, as the CLI prints it with ``--json``
+ERROR: Schema = _object({"error": _STRING, "message": _STRING})
+
+__all__ = ["ASK", "ERROR", "EVIDENCE", "IMPACT", "WHY", "Schema", "schema_of"]

@@ -1,0 +1,37 @@
+"""A search hit is not evidence (rule 19 of docs/rules.md, in a recorded run): what a run's reads
+returned to the agent is recorded as a ``memory_read`` step reading those beliefs, and a decision
+recorded in the run may cite only those, and only while they are current (``beliefdb.decide_in_run``)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+from uuid import UUID
+
+from psycopg.types.json import Jsonb
+
+from beliefdb import errors
+from beliefdb.db.connector import Database
+from beliefdb.db.queries import Q
+from beliefdb.models import RunDecision
+from beliefdb.store import trace
+
+
+def record_reads(db: Database, run: str | UUID, beliefs: Sequence[UUID], payload: Mapping[str, Any]) -> UUID:
+    """Record that a read of ``run`` returned ``beliefs`` to the agent: one memory_read step; its id."""
+    recorder = trace.continue_run(db, run)
+    step = recorder.step("memory_read", payload, inputs=[("reads", b) for b in dict.fromkeys(beliefs)])
+    recorder.flush()
+    return step
+
+
+def decide_in_run(db: Database, run: str | UUID, title: str, *, because: Sequence[str | UUID] = (),
+                  all_of: Sequence[Sequence[str | UUID]] = ()) -> RunDecision:
+    """Record a decision of ``run`` that cites only what the run read and is current; the rest refused."""
+    if not title.strip():
+        raise errors.InvalidInput("a decision needs a title")
+    reasons = [[str(ref)] for ref in because] + [[str(ref) for ref in group] for group in all_of if group]
+    with db.transaction() as c:
+        found = trace.run_id(db, run, c)
+        decided: RunDecision = db.fetch_one(RunDecision, Q.decide_in_run, (found, title, Jsonb(reasons)), c)
+    return decided

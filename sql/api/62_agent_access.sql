@@ -1,0 +1,87 @@
+-- beliefdb: how agents reach it over the network, and rule 19 in a recorded run. The HTTP and MCP
+-- servers take the principal and the workspace from a bearer token (beliefdb.api_token), never from
+-- the request; a decision recorded in a run may cite only what the run read (docs/rules.md, rule 19).
+-- Rules cited as "rule N" are those of docs/rules.md.
+
+-- Who a bearer token speaks for: the principal and workspace of the token whose secret hashes to
+-- p_token_sha256, unless it was revoked; no row for anything else. It runs before a workspace is
+-- bound (the server binds the one it returns), so it reads with its owner's rights, and it
+-- returns nothing a caller could use without holding the secret.
+create or replace function beliefdb.authenticate(p_token_sha256 bytea)
+returns table (token_id uuid, workspace_id uuid, workspace text, principal text, read_only boolean)
+language sql stable
+security definer
+set search_path = pg_catalog, pg_temp
+as $$
+    select t.id, t.workspace_id, w.name, t.principal, t.read_only
+      from beliefdb.api_token t
+      join beliefdb.workspace w on w.id = t.workspace_id
+     where t.token_sha256 = p_token_sha256 and t.revoked_at is null
+$$;
+comment on function beliefdb.authenticate(bytea) is 'The principal and workspace a bearer token (by the SHA-256 of its secret) speaks for, unless revoked';
+
+-- A decision recorded in a run may cite only beliefs the run read (a memory_read step with a reads
+-- edge from them) and that are current now: an id nobody showed the agent, one read in another run,
+-- or one superseded, retracted or expired since it was read is refused and named with its reason,
+-- and the reason it was part of (a group of joint supports) is dropped. What survives is recorded
+-- by beliefdb.decide; with nothing left the decision is needs_review, "No source-backed answer yet",
+-- and nothing may act on it until a person approves it.
+create or replace function beliefdb.decide_in_run(p_run uuid, p_title text, p_justifications jsonb)
+returns beliefdb.run_decision
+language plpgsql
+security definer
+set search_path = pg_catalog, pg_temp
+as $$
+declare
+    v_ws uuid := beliefdb.current_workspace_id();
+    v_reason jsonb;
+    v_kept jsonb := '[]';
+    v_group jsonb;
+    v_whole boolean;
+    v_cited text;
+    v_belief uuid;
+    v_status text;
+    v_refused beliefdb.refusal[] := '{}';
+    v_recorded beliefdb.recorded;
+begin
+    if v_ws is null or not exists (select from beliefdb.workspace w where w.id = v_ws) then
+        raise exception 'no workspace is bound to this session' using errcode = 'BD003';
+    end if;
+    if not exists (select from beliefdb.run r where r.workspace_id = v_ws and r.id = p_run) then
+        raise exception 'unknown run %', p_run using errcode = 'BD004';
+    end if;
+    if p_justifications is not null and jsonb_typeof(p_justifications) <> 'array' then
+        raise exception 'a decision''s reasons are an array of arrays of belief ids' using errcode = 'BD005';
+    end if;
+    for v_reason in select r from jsonb_array_elements(coalesce(p_justifications, '[]')) r loop
+        if jsonb_typeof(v_reason) <> 'array' then
+            raise exception 'a decision''s reasons are an array of arrays of belief ids' using errcode = 'BD005';
+        end if;
+        v_group := '[]';
+        v_whole := true;
+        for v_cited in select x from jsonb_array_elements_text(v_reason) x loop
+            v_belief := beliefdb._read_in_run(v_ws, p_run, v_cited);
+            if v_belief is null then
+                v_refused := v_refused || row(v_cited,
+                    'not read in this run: cite only what this run''s reads (ask, why) returned')::beliefdb.refusal;
+                v_whole := false;
+                continue;
+            end if;
+            select b.status::text into v_status from beliefdb.belief b where b.workspace_id = v_ws and b.id = v_belief;
+            if not exists (select from beliefdb.node n where n.workspace_id = v_ws and n.id = v_belief and n.current) then
+                v_refused := v_refused || row(v_belief::text,
+                    'no longer current (' || coalesce(v_status, 'gone') || ') since this run read it')::beliefdb.refusal;
+                v_whole := false;
+                continue;
+            end if;
+            v_group := v_group || to_jsonb(v_belief::text);
+        end loop;
+        if v_whole and jsonb_array_length(v_group) > 0 then
+            v_kept := v_kept || jsonb_build_array(v_group);
+        end if;
+    end loop;
+    v_recorded := beliefdb.decide(p_title, v_kept);
+    return row(v_recorded.id, v_recorded.status, p_run, v_refused)::beliefdb.run_decision;
+end
+$$;
+comment on function beliefdb.decide_in_run(uuid, text, jsonb) is 'Record a decision of a run citing only beliefs the run read and that are current (rule 19): others are refused and named';

@@ -1,0 +1,249 @@
+"""The HTTP API (``beliefdb serve``) against the real database: every resource, the JSON the CLI
+prints with ``--json``, the principal and workspace taken from the bearer token and never from the
+request, and each error status (400, 401, 403, 404, 409, 503) in the ``{"error", "message"}`` shape."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from conftest import Cli
+from fastapi.testclient import TestClient
+from httpx import Response
+
+from beliefdb import api
+from beliefdb.interfaces.http import create_app
+
+POLICY = "# Return policy\n\nReturns are accepted within 7 days of delivery.\nThe restocking fee is 10%.\n"
+POLICY_V2 = "# Return policy\n\nReturns are accepted within 15 days of delivery.\nThe restocking fee is 10%.\n"
+
+
+class Api:
+    """A test client with a bearer token."""
+
+    def __init__(self, client: TestClient, token: str) -> None:
+        self.client, self.token = client, token
+
+    def _headers(self) -> dict[str, str]:
+        return {"Authorization": f"Bearer {self.token}"}
+
+    def get(self, path: str, expect: int = 200, **params: Any) -> Any:
+        return _expect(self.client.get(path, params=params, headers=self._headers()), expect)
+
+    def post(self, path: str, body: Any, expect: int = 200) -> Any:
+        return _expect(self.client.post(path, json=body, headers=self._headers()), expect)
+
+
+def _expect(response: Response, status: int) -> Any:
+    assert response.status_code == status, (response.status_code, response.text)
+    body = response.json()
+    if status >= 400:
+        assert set(body) == {"error", "message"} and body["message"], body
+    return body
+
+
+@pytest.fixture
+def client(db_url: str) -> Iterator[TestClient]:
+    with TestClient(create_app(db_url)) as c:
+        yield c
+
+
+@pytest.fixture
+def alice(client: TestClient, db_url: str) -> Api:
+    return Api(client, api.create_token("default", "alice", url=db_url).token)
+
+
+@pytest.fixture
+def reader(client: TestClient, db_url: str) -> Api:
+    return Api(client, api.create_token("default", "rita", read_only=True, url=db_url).token)
+
+
+def _ingest(who: Api, text: str = POLICY, source: str = "return-policy.md") -> Any:
+    return who.post("/sources", {"source": source, "text": text, "authority": "official"})
+
+
+def _window(report: Any) -> str:
+    return next(a["id"] for a in report["accepted"] if a["attribute"] == "window")
+
+
+def test_no_valid_token_is_401(client: TestClient, db_url: str) -> None:
+    made = api.create_token("default", "alice", url=db_url)
+    for headers in ({}, {"Authorization": "Basic YWxpY2U6eA=="}, {"Authorization": "Bearer bdb_nope"},
+                    {"Authorization": "Bearer " + made.token[4:]}, {"Authorization": made.token}):
+        response = client.get("/beliefs", headers=headers)
+        assert response.status_code == 401, headers
+        assert response.json()["error"] == "unauthenticated" and response.headers["www-authenticate"] == "Bearer"
+    assert client.get("/beliefs", headers={"Authorization": f"Bearer {made.token}"}).status_code == 200
+    api.revoke_token(str(made.id), url=db_url)
+    assert client.get("/beliefs", headers={"Authorization": f"Bearer {made.token}"}).status_code == 401
+    assert client.get("/health").json() == {"status": "ok"}  # the one route without a token
+
+
+def test_the_token_names_the_principal_and_the_workspace(client: TestClient, alice: Api, db_url: str) -> None:
+    assert {k: v for k, v in alice.get("/whoami").items() if k != "workspace_id"} | {"token_id": None} == {
+        "token_id": None, "workspace": "default", "principal": "alice", "read_only": False}
+    assert [w["name"] for w in alice.get("/workspaces")] == ["default"]  # it sees no other workspace
+    # a request cannot name another principal: no field for it, and headers are not read
+    bad = alice.post("/decisions", {"title": "x", "principal": "mallory"}, expect=400)
+    assert bad["error"] == "invalid_input" and "principal" in bad["message"]
+    report = client.post("/sources", json={"source": "p.md", "text": POLICY},
+                         headers={"Authorization": f"Bearer {alice.token}", "X-Beliefdb-Principal": "mallory",
+                                  "X-Beliefdb-Workspace": "other"}).json()
+    assert alice.get(f"/beliefs/{_window(report)}")["belief"]["owner"] == "alice"
+    # a token of another workspace sees only that workspace
+    api.create_workspace("other", url=db_url)
+    bob = Api(client, api.create_token("other", "bob", url=db_url).token)
+    assert bob.get("/beliefs") == [] and [w["name"] for w in bob.get("/workspaces")] == ["other"]
+    assert bob.get(f"/beliefs/{_window(report)}", expect=404)["error"] == "unknown_belief"
+    assert len(alice.get("/beliefs")) == 2
+
+
+def test_a_read_only_token_reads_and_previews_but_changes_nothing(alice: Api, reader: Api) -> None:
+    window = _window(_ingest(alice))
+    decision = alice.post("/decisions", {"title": "Refuse the return of 1042", "because": [window]})["id"]
+    for path, body in [
+        ("/sources", {"source": "n.md", "text": POLICY}),
+        ("/beliefs", {"statement": "s", "subject": "a", "attribute": "b", "value": "c", "quote": "Returns",
+                      "source": "return-policy.md"}),
+        ("/decisions", {"title": "t"}),
+        ("/actions", {"decision": decision, "description": "d"}),
+        ("/corrections", {"belief": window, "statement": "s", "expected_revision": 1}),
+        ("/retractions", {"belief": window, "reason": "r"}),
+        ("/steps", {"kind": "user_input"}),
+        ("/review-items/00000000", {"verdict": "approved"}),
+    ]:
+        assert reader.post(path, body, expect=403)["error"] == "read_only_token", path
+    assert reader.post("/sources", {"source": "n.md", "text": POLICY, "preview": True})["preview"] is True
+    assert reader.post("/corrections/preview", {"belief": window})["revision"] == 1
+    assert reader.post("/retractions", {"belief": window, "preview": True})["flagged"] == [decision]
+    assert reader.post("/ask", {"question": "how many days for returns?"})["status"] == "ok"
+    assert reader.post("/impact", {"refs": [window]})["flagged"] == [decision]
+    assert [b["id"] for b in reader.get("/beliefs")] == [b["id"] for b in alice.get("/beliefs")]
+    assert alice.get("/decisions", status="active")[0]["id"] == decision
+
+
+def test_answers_are_the_cli_json(alice: Api, cli: Cli) -> None:
+    """Every read answers exactly what the same command prints with --json."""
+    window = _window(_ingest(alice))
+    decision = alice.post("/decisions", {"title": "Refuse the return of 1042", "because": [window]})["id"]
+    alice.post("/actions", {"decision": decision, "description": "Email a refusal"})
+    _ingest(alice, POLICY_V2)
+    step = alice.post("/steps", {"kind": "user_input", "task": "answer", "payload": {"text": "hi"}})
+    assert alice.get("/beliefs") == cli.json("beliefs")
+    assert alice.get("/beliefs", all="true") == cli.json("beliefs", "--all")
+    assert alice.get(f"/beliefs/{window}") == cli.json("why", window)
+    assert alice.get("/decisions") == cli.json("decisions")
+    assert alice.get("/actions", status="held") == cli.json("actions", "--status", "held")
+    assert alice.get("/review-items") == cli.json("review", "list")
+    assert alice.get("/runs") == cli.json("runs")
+    assert alice.get(f"/runs/{step['run']}") == cli.json("run", step["run"])
+    assert alice.post("/impact", {"refs": [window]}) == cli.json("impact", window)
+    assert alice.get("/audit/verify") == cli.json("audit", "verify")
+    asked = alice.post("/ask", {"question": "how many days for returns?", "k": 3})
+    assert asked == cli.json("ask", "how many days for returns?", "--k", "3")
+    assert asked["beliefs"][0]["value"] == "15 days"
+
+
+def test_ingest_remember_and_what_a_new_version_flags(alice: Api) -> None:
+    report = _ingest(alice)
+    assert report["version"] == 1 and {a["value"] for a in report["accepted"]} == {"7 days", "10%"}
+    window = _window(report)
+    decision = alice.post("/decisions", {"title": "Refuse the return of 1042", "because": [window]})
+    assert decision["status"] == "active"
+    action = alice.post("/actions", {"decision": decision["id"], "description": "Email a refusal"})
+    assert action["status"] == "scheduled"
+    again = _ingest(alice, POLICY_V2)
+    assert again["version"] == 2 and again["flagged"] == [decision["id"]] and again["held"] == [action["id"]]
+    remembered = alice.post("/beliefs", {"statement": "The customer prefers email.", "subject": "customer_1042",
+                                         "attribute": "contact_channel", "value": "email", "quote": "please email me",
+                                         "source": "chat-1042", "text": "Hi, please email me about it."})
+    assert remembered["accepted"][0]["quote"] == "please email me"
+    assert alice.get("/beliefs", subject="customer_1042")[0]["owner"] == "alice"
+    bad = alice.post("/beliefs", {"statement": "s", "subject": "a", "attribute": "b", "value": "c",
+                                  "quote": "please  email me", "source": "chat-1043", "text": "please email me"})
+    assert bad["accepted"] == [] and "whitespace" in bad["rejected"][0]["reason"]
+
+
+def test_correction_preview_apply_stale_and_repeated(alice: Api) -> None:
+    window = _window(_ingest(alice))
+    decision = alice.post("/decisions", {"title": "Refuse the return of 1042", "because": [window]})["id"]
+    seen = alice.post("/corrections/preview", {"belief": window, "statement": "Returns within 14 days.",
+                                               "value": "14 days"})
+    assert seen["would_flag"] == [decision] and seen["revision"] == 1
+    body = {"belief": window, "statement": "Returns are accepted within 14 days.", "value": "14 days",
+            "expected_revision": seen["revision"] + 1, "idempotency_key": "fix-1"}
+    stale = alice.post("/corrections", body, expect=409)
+    assert stale["error"] == "stale_correction_preview"
+    applied = alice.post("/corrections", body | {"expected_revision": seen["revision"]})
+    assert applied["already_applied"] is False and applied["flagged"] == [decision]
+    assert alice.get(f"/beliefs/{applied['replacement']}")["evidence"][0]["quote"] == body["statement"]
+    repeated = alice.post("/corrections", body | {"expected_revision": seen["revision"]})
+    assert repeated["already_applied"] is True and repeated["correction"] == applied["correction"]
+
+
+def test_retraction_review_and_runs(alice: Api) -> None:
+    window = _window(_ingest(alice))
+    decision = alice.post("/decisions", {"title": "Refuse", "because": [window]})["id"]
+    would = alice.post("/retractions", {"source": "return-policy.md", "preview": True})
+    done = alice.post("/retractions", {"source": "return-policy.md", "reason": "poisoned"})
+    assert done == would and done["flagged"] == [decision]
+    item = next(i for i in alice.get("/review-items") if i["kind"] == "decision_flagged")
+    resolved = alice.post(f"/review-items/{item['id'][:8]}", {"verdict": "rejected", "note": "no"})
+    assert resolved["status"] == "rejected" and alice.get("/decisions")[0]["status"] == "rejected"
+    restored = alice.post("/retractions", {"source": "return-policy.md", "undo": True})
+    assert window in restored["started_holding"]
+    # a run recorded one step at a time: a new run, then steps appended to it with inputs and a memory
+    first = alice.post("/steps", {"kind": "user_input", "task": "book", "payload": {"text": "Book JFK"}})
+    obs = alice.post("/steps", {"run": first["run"], "kind": "observation", "payload": {"tier": "Gold"},
+                                "memory": {"subject": "traveller:42", "attribute": "tier", "value": "Gold"}})
+    plan = alice.post("/steps", {"run": first["run"][:8], "kind": "plan", "payload": {"cabin": "business"},
+                                 "inputs": [{"edge": "initiates", "node": first["step"]},
+                                            {"edge": "cites", "node": obs["step"]}]})
+    assert (first["seq"], obs["seq"], plan["seq"]) == (0, 1, 2) and obs["memory"] is not None
+    trace = alice.get(f"/runs/{first['run']}")
+    assert [s["kind"] for s in trace["steps"]] == ["user_input", "observation", "plan"]
+    assert {(i["edge"], i["node"]) for i in trace["inputs"]} == {("initiates", first["step"]), ("cites", obs["step"])}
+    assert alice.get("/runs")[0]["task"] == "book"
+
+
+def test_each_error_status(client: TestClient, alice: Api, db_url: str) -> None:
+    window = _window(_ingest(alice))
+    # 400: a body that is not the resource's, an unknown field, NUL, a bad value
+    assert alice.post("/decisions", {"because": [window]}, expect=400)["error"] == "invalid_input"
+    assert alice.post("/ask", {"question": "q", "k": 0}, expect=400)["error"] == "invalid_input"
+    assert alice.post("/ask", {"question": "a\u0000b"}, expect=400)["error"] == "invalid_input"
+    assert alice.get("/beliefs", expect=400, subject="a\u0000")["error"] == "invalid_input"
+    assert alice.get("/beliefs", expect=400, as_of="yesterday")["error"] == "invalid_input"
+    assert alice.post("/steps", {"kind": "plan", "inputs": [{"edge": "cites", "node": "nope"}]},
+                      expect=400)["error"] == "invalid_input"
+    assert _expect(client.post("/decisions", content=b"{", headers={"Authorization": f"Bearer {alice.token}",
+                                                                     "Content-Type": "application/json"}),
+                   400)["error"] == "invalid_input"
+    # 403: another principal may not retract alice's belief
+    bob = Api(client, api.create_token("default", "bob", url=db_url).token)
+    assert bob.post("/retractions", {"belief": window, "reason": "r"}, expect=403)["error"] == "not_owner"
+    # 404: unknown ids and routes
+    assert alice.get("/beliefs/0123abcd", expect=404)["error"] == "unknown_belief"
+    assert alice.post("/actions", {"decision": "0123abcd", "description": "d"}, expect=404)["error"] == "not_found"
+    assert alice.get("/runs/0123abcd", expect=404)["error"] == "not_found"
+    assert alice.get("/nowhere", expect=404)["error"] == "not_found"
+    # 409 is the stale preview (above); 503: memory that cannot be reached
+    with TestClient(create_app("postgresql://beliefdb@127.0.0.1:1/beliefdb?connect_timeout=1")) as down:
+        gone = _expect(down.get("/beliefs", headers={"Authorization": f"Bearer {alice.token}"}), 503)
+        assert gone["error"] == "database_unavailable"
+
+
+def test_the_openapi_document(client: TestClient) -> None:
+    doc = client.get("/openapi.json").json()
+    assert doc["info"]["title"] == "beliefdb"
+    assert {"/sources", "/beliefs", "/beliefs/{belief}", "/decisions", "/actions", "/corrections/preview",
+            "/corrections", "/retractions", "/review-items", "/review-items/{item}", "/runs", "/runs/{run}", "/steps",
+            "/ask", "/impact", "/audit/verify", "/workspaces", "/whoami"} <= set(doc["paths"])
+    assert doc["components"]["securitySchemes"]["HTTPBearer"]["scheme"] == "bearer"
+    for path, operations in doc["paths"].items():
+        for method, operation in operations.items():
+            assert "422" not in operation["responses"], (method, path)
+            assert {"200", "400", "401", "403", "404", "409", "503"} <= set(operation["responses"]), (method, path)
+    why = doc["paths"]["/beliefs/{belief}"]["get"]["responses"]["200"]["content"]["application/json"]["schema"]
+    assert why["title"] == "Why" and "evidence" in why["required"]

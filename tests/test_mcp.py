@@ -1,0 +1,153 @@
+"""The MCP server, driven by the SDK's own client against the real database: over stdio (``beliefdb
+mcp``: every tool listed with a description that says when to use it, each one called, answers in the
+CLI's ``--json`` shapes, acting as the configured principal) and over streamable HTTP under ``beliefdb
+serve`` (behind the bearer tokens: 401 without one, the token's principal and workspace, read-only)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+from typing import Any
+
+import anyio
+import httpx
+import httpx2
+import pytest
+from conftest import Cli
+from mcp.client import Client
+from mcp.client.streamable_http import streamable_http_client
+from serving import running_server, stdio_server
+
+from beliefdb import api
+
+V32 = ("# Return policy\nOwner: Operations\n\nReturns are accepted within 7 days of delivery.\n"
+       "The restocking fee is 10%.\n")
+TOOLS = {"remember", "ingest_text", "ask", "why", "beliefs", "decide", "act", "impact", "correct", "retract",
+         "review_list", "review_resolve", "record_step"}
+
+Call = Callable[[str, dict[str, Any]], Awaitable[Any]]
+
+
+def caller(client: Client, *, errors: bool = False) -> Call:
+    """Call a tool; its answer parsed (an error answer only when ``errors``, else it fails the test)."""
+
+    async def call(tool: str, arguments: dict[str, Any]) -> Any:
+        result = await client.call_tool(tool, arguments)
+        assert len(result.content) == 1 and result.content[0].type == "text", result
+        text = result.content[0].text
+        assert text.startswith(("{", "[")), (tool, text)
+        body = json.loads(text)
+        assert result.is_error == errors, (tool, body)
+        if errors:
+            assert set(body) == {"error", "message"}, body
+        return body
+
+    return call
+
+
+@asynccontextmanager
+async def http_client(base: str, token: str) -> AsyncIterator[Client]:
+    """The SDK's client over streamable HTTP at ``base``/mcp, sending ``token``."""
+    async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}, timeout=120) as http, \
+            Client(streamable_http_client(f"{base}/mcp", http_client=http)) as client:
+        yield client
+
+
+@pytest.mark.slow
+def test_stdio_lists_every_tool_and_each_answers_the_cli_json(db_url: str, cli: Cli) -> None:
+    async def session() -> None:
+        async with Client(stdio_server(db_url, "--as", "agent-7")) as client:
+            listed = (await client.list_tools()).tools
+            assert {t.name for t in listed} == TOOLS
+            for t in listed:  # each says what it is for and when to use it
+                assert t.description and len(t.description) > 120, t.name
+            call, fails = caller(client), caller(client, errors=True)
+
+            report = await call("ingest_text", {"source": "return-policy.md", "text": V32, "authority": "official"})
+            window = next(a["id"] for a in report["accepted"] if a["attribute"] == "window")
+            fee = next(a["id"] for a in report["accepted"] if a["attribute"] == "fee")
+            kept = await call("remember", {"statement": "The customer prefers email.", "subject": "customer_1042",
+                                           "attribute": "contact_channel", "value": "email",
+                                           "quote": "please email me", "source": "chat-1042/1",
+                                           "text": "Hi, please email me about the refund."})
+            email = kept["accepted"][0]["id"]
+            assert (await call("why", {"belief": email}))["belief"]["owner"] == "agent-7"  # the configured principal
+            assert await call("why", {"belief": window}) == cli.json("why", window)
+            assert await call("beliefs", {}) == cli.json("beliefs")
+            assert await call("beliefs", {"subject": "customer_1042"}) == cli.json("beliefs", "--subject",
+                                                                                 "customer_1042")
+            asked = await call("ask", {"question": "how many days for returns?", "k": 2})
+            assert asked == cli.json("ask", "how many days for returns?", "--k", "2")
+            assert asked["status"] == "ok" and asked["beliefs"][0]["value"] == "7 days"
+
+            refuse = await call("decide", {"title": "Refuse the return of 1042", "because": [window]})
+            joint = await call("decide", {"title": "Email 1042 about the fee", "all_of": [[fee, email]]})
+            assert refuse["status"] == joint["status"] == "active"
+            assert (await call("act", {"decision": refuse["id"], "description": "Email a refusal"}))["status"] == \
+                "scheduled"
+            assert await call("impact", {"refs": [window]}) == cli.json("impact", window)
+
+            seen = await call("correct", {"belief": fee})
+            assert seen["would_flag"] == [joint["id"]]
+            stale = await fails("correct", {"belief": fee, "statement": "The restocking fee is 5%.", "value": "5%",
+                                            "expected_revision": seen["revision"] + 1})
+            assert stale["error"] == "stale_correction_preview"
+            fixed = await call("correct", {"belief": fee, "statement": "The restocking fee is 5%.", "value": "5%",
+                                           "expected_revision": seen["revision"], "reviewer": "rita"})
+            assert fixed["already_applied"] is False and fixed["flagged"] == [joint["id"]]
+
+            would = await call("retract", {"belief": email, "preview": True})
+            assert await call("retract", {"belief": email, "reason": "wrong customer"}) == would
+            items = await call("review_list", {})
+            assert items == cli.json("review", "list") and items
+            resolved = await call("review_resolve", {"item": items[0]["id"], "verdict": "rejected"})
+            assert resolved["status"] == "rejected"
+
+            first = await call("record_step", {"kind": "user_input", "task": "refund 1042",
+                                               "payload": {"text": "Can I return it?"}})
+            step = await call("record_step", {"run": first["run"], "kind": "answer", "payload": {"text": "No."},
+                                              "inputs": [{"edge": "initiates", "node": first["step"]}]})
+            assert step["seq"] == 1 and cli.json("runs")[0]["id"] == first["run"]
+            # a search hit is not evidence: in a run, only what the run's reads showed may be cited
+            shown = await call("ask", {"question": "how many days for returns?", "k": 1, "run": first["run"]})
+            seen_id = shown["beliefs"][0]["id"]
+            cited = await call("decide", {"title": "Refuse 1042", "because": [seen_id, fee], "run": first["run"]})
+            assert cited["status"] == "active" and [r["belief"] for r in cited["refused"]] == [fee]
+
+            assert (await fails("why", {"belief": "0123abcd"}))["error"] == "unknown_belief"
+            assert (await fails("act", {"decision": "0123abcd", "description": "x"}))["error"] == "not_found"
+
+    anyio.run(session)
+
+
+@pytest.mark.slow
+def test_mcp_over_http_takes_principal_and_workspace_from_the_token(db_url: str) -> None:
+    alice = api.create_token("default", "alice", url=db_url).token
+    rita = api.create_token("default", "rita", read_only=True, url=db_url).token
+    api.create_workspace("other", url=db_url)
+    bob = api.create_token("other", "bob", url=db_url).token
+
+    async def session(base: str) -> None:
+        async with http_client(base, alice) as client:
+            assert {t.name for t in (await client.list_tools()).tools} == TOOLS
+            call = caller(client)
+            report = await call("ingest_text", {"source": "return-policy.md", "text": V32})
+            window = report["accepted"][0]["id"]
+            assert (await call("why", {"belief": window}))["belief"]["owner"] == "alice"
+        async with http_client(base, rita) as client:
+            call, fails = caller(client), caller(client, errors=True)
+            assert (await call("ask", {"question": "how many days for returns?"}))["status"] == "ok"
+            assert (await call("correct", {"belief": window}))["revision"] == 1  # a preview reads
+            refused = await fails("decide", {"title": "Refuse", "because": [window]})
+            assert refused["error"] == "read_only_token"
+        async with http_client(base, bob) as client:
+            assert (await caller(client, errors=True)("why", {"belief": window}))["error"] == "unknown_belief"
+            assert await caller(client)("beliefs", {}) == []
+
+    with running_server(db_url) as base:
+        for headers in ({}, {"Authorization": "Bearer bdb_unknown"}):
+            refused = httpx.post(f"{base}/mcp", json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
+                                 headers=headers | {"Accept": "application/json, text/event-stream"})
+            assert refused.status_code == 401 and refused.json()["error"] == "unauthenticated"
+        anyio.run(session, base)

@@ -1,0 +1,137 @@
+"""Rule 19 in a recorded run: a search hit is not evidence. The reads of a run (``ask`` and ``why`` with
+``run``, over the library, HTTP and MCP) record which beliefs were shown to the agent; a decision of
+that run may cite only those, and only while they are current. An invented id, one read in another run,
+or one superseded since it was read is refused and named; with nothing left the decision needs review
+("No source-backed answer yet") and no action may be scheduled on it."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+
+import pytest
+from fastapi.testclient import TestClient
+
+import beliefdb
+from beliefdb import api, errors
+from beliefdb.interfaces.http import create_app
+
+V1 = "# Return policy\n\nReturns are accepted within 7 days of delivery.\nThe restocking fee is 10%.\n"
+V2 = V1.replace("7 days", "15 days")
+QUESTION = "how many days for returns?"
+
+
+def _ingest(bdb: beliefdb.BeliefDB, text: str = V1) -> None:
+    bdb.ingest_text(text, source="return-policy.md", authority="official")
+
+
+def _run(bdb: beliefdb.BeliefDB, task: str = "refund 1042") -> str:
+    return str(bdb.record_step("user_input", {"text": "Can I return it on day 10?"}, task=task).run)
+
+
+def _seen(bdb: beliefdb.BeliefDB, run: str) -> str:
+    answer = bdb.ask(QUESTION, k=1, run=run)
+    assert answer.status == "ok"
+    return str(answer.beliefs[0].belief.id)
+
+
+def _no_source_backed_answer(bdb: beliefdb.BeliefDB, decision: uuid.UUID) -> None:
+    assert [d.status for d in bdb.decisions() if d.id == decision] == ["needs_review"]
+    assert any(i.node == decision and i.reason.startswith("No source-backed answer yet") for i in bdb.review_items())
+    with pytest.raises(errors.InvalidInput, match="no source-backed reason"):
+        bdb.act(decision, "Email a refusal")
+
+
+def test_a_decision_cites_what_its_run_read(bdb: beliefdb.BeliefDB) -> None:
+    _ingest(bdb)
+    run = _run(bdb)
+    window = _seen(bdb, run)
+    made = bdb.decide_in_run(run[:8], "Refuse the return of 1042", because=[window[:8]])
+    assert (made.status, made.refused, str(made.run)) == ("active", [], run)
+    assert bdb.act(made.id, "Email a refusal").status == "scheduled"
+    # the read is a step of the run: a memory_read step reading the belief
+    trace = bdb.run_trace(run)
+    assert [s.kind for s in trace.steps] == ["user_input", "memory_read"]
+    assert [(i.edge, str(i.node)) for i in trace.inputs] == [("reads", window)]
+
+
+def test_an_invented_id_is_refused_and_named(bdb: beliefdb.BeliefDB) -> None:
+    _ingest(bdb)
+    run = _run(bdb)
+    _seen(bdb, run)
+    invented = str(uuid.uuid4())
+    never_shown = str(next(b.id for b in bdb.beliefs() if b.attribute == "fee"))  # in memory, never read
+    made = bdb.decide_in_run(run, "Refuse the return of 1042", because=[invented, never_shown])
+    assert [(r.belief, r.reason.split(":")[0]) for r in made.refused] == [
+        (invented, "not read in this run"), (never_shown, "not read in this run")]
+    _no_source_backed_answer(bdb, made.id)
+
+
+def test_an_id_read_in_another_run_is_refused(bdb: beliefdb.BeliefDB) -> None:
+    _ingest(bdb)
+    first, second = _run(bdb, "first"), _run(bdb, "second")
+    window = _seen(bdb, first)
+    made = bdb.decide_in_run(second, "Refuse the return of 1042", because=[window])
+    assert [r.belief for r in made.refused] == [window] and "not read in this run" in made.refused[0].reason
+    _no_source_backed_answer(bdb, made.id)
+    assert bdb.decide_in_run(first, "Refuse the return of 1042", because=[window]).status == "active"
+
+
+def test_a_belief_superseded_after_it_was_read_is_refused(bdb: beliefdb.BeliefDB) -> None:
+    _ingest(bdb)
+    run = _run(bdb)
+    seven = _seen(bdb, run)
+    _ingest(bdb, V2)  # v2 supersedes the 7-day belief the run read
+    made = bdb.decide_in_run(run, "Refuse the return of 1042", because=[seven])
+    assert [(r.belief, r.reason) for r in made.refused] == [(seven, "no longer current (superseded) since this"
+                                                                    " run read it")]
+    _no_source_backed_answer(bdb, made.id)
+    fifteen = _seen(bdb, run)  # reading again shows what is current now, which it may cite
+    assert bdb.decide_in_run(run, "Accept the return of 1042", because=[fifteen]).status == "active"
+
+
+def test_what_survives_stays_and_a_joint_reason_missing_a_part_goes(bdb: beliefdb.BeliefDB) -> None:
+    _ingest(bdb)
+    run = _run(bdb)
+    window = _seen(bdb, run)
+    fee = str(next(b.id for b in bdb.beliefs() if b.attribute == "fee"))
+    bdb.why(fee, run=run)  # why with a run is a read too
+    invented = str(uuid.uuid4())
+    kept = bdb.decide_in_run(run, "Refuse, and charge the fee", because=[window, invented], all_of=[[window, fee]])
+    assert kept.status == "active" and [r.belief for r in kept.refused] == [invented]
+    joint = bdb.decide_in_run(run, "Charge the fee", all_of=[[fee, invented]])
+    assert joint.status == "needs_review" and [r.belief for r in joint.refused] == [invented]
+
+
+def test_an_unknown_run_is_not_found(bdb: beliefdb.BeliefDB) -> None:
+    with pytest.raises(errors.NotFound):
+        bdb.decide_in_run(str(uuid.uuid4()), "t", because=[])
+    with pytest.raises(errors.NotFound):
+        bdb.ask(QUESTION, run=str(uuid.uuid4()))
+
+
+@pytest.fixture
+def client(db_url: str) -> Iterator[TestClient]:
+    with TestClient(create_app(db_url, mcp=False)) as c:
+        yield c
+
+
+def test_over_http(client: TestClient, db_url: str) -> None:
+    agent = {"Authorization": f"Bearer {api.create_token('default', 'agent', url=db_url).token}"}
+    reader = {"Authorization": f"Bearer {api.create_token('default', 'rita', read_only=True, url=db_url).token}"}
+    client.post("/sources", json={"source": "return-policy.md", "text": V1}, headers=agent)
+    run = client.post("/steps", json={"kind": "user_input", "task": "refund"}, headers=agent).json()["run"]
+    shown = client.post("/ask", json={"question": QUESTION, "k": 1, "run": run}, headers=agent).json()
+    window = shown["beliefs"][0]["id"]
+    invented = str(uuid.uuid4())
+    made = client.post("/decisions", json={"title": "Refuse", "because": [window, invented], "run": run},
+                       headers=agent).json()
+    assert made["status"] == "active" and made["run"] == run
+    assert [r["belief"] for r in made["refused"]] == [invented]
+    none = client.post("/decisions", json={"title": "Refuse", "because": [invented], "run": run}, headers=agent)
+    assert none.json()["status"] == "needs_review"
+    act = client.post("/actions", json={"decision": none.json()["id"], "description": "Email"}, headers=agent)
+    assert act.status_code == 400 and "no source-backed reason" in act.json()["message"]
+    # recording a read is a change: a read-only token may ask, not on a run's behalf
+    assert client.post("/ask", json={"question": QUESTION}, headers=reader).status_code == 200
+    assert client.post("/ask", json={"question": QUESTION, "run": run}, headers=reader).status_code == 403
