@@ -1,9 +1,12 @@
 """The library API and the one entry point: ``beliefdb.connect()`` and the :class:`BeliefDB` object an
 agent uses (:mod:`beliefdb.api.memory`), and the few operations that come before a workspace is bound
-(:mod:`beliefdb.api.operations`). The CLI, and the HTTP and MCP servers, call this and nothing else."""
+(:mod:`beliefdb.api.operations`), and ``beliefdb.aconnect()`` with :class:`AsyncBeliefDB`, the same methods
+awaited (:mod:`beliefdb.api.async_memory`). The CLI, the HTTP and MCP servers and the framework adapters
+call this and nothing else."""
 
 from __future__ import annotations
 
+from beliefdb.api.async_memory import AsyncBeliefDB, aconnect
 from beliefdb.api.memory import BeliefDB, Progress, connect
 from beliefdb.api.operations import (
     SOURCE_VERSION,
@@ -27,12 +30,13 @@ from beliefdb.api.operations import (
 from beliefdb.db.connector import DEFAULT_WORKSPACE
 from beliefdb.db.server import ServerStatus
 from beliefdb.store.calibrate import DEFAULT_BINS, Calibration
-from beliefdb.store.retrieve import AskResult
+from beliefdb.store.retrieve import Answer, AskResult
 from beliefdb.store.vectors import EmbedReport
 
 __all__ = [
-    "DEFAULT_BINS", "DEFAULT_WORKSPACE", "SOURCE_VERSION", "AskResult", "Authenticator", "BeliefDB", "Calibration",
-    "EmbedReport", "Progress", "ServerStatus", "authenticator", "connect", "create_token", "create_workspace",
-    "delete_workspace", "demo", "effective_settings", "list_tokens", "list_workspaces", "migrate", "migration_sql",
-    "revoke_token", "server_status", "start_server", "stop_server", "version",
+    "DEFAULT_BINS", "DEFAULT_WORKSPACE", "SOURCE_VERSION", "Answer", "AskResult", "AsyncBeliefDB", "Authenticator",
+    "BeliefDB", "Calibration", "EmbedReport", "Progress", "ServerStatus", "aconnect", "authenticator", "connect",
+    "create_token", "create_workspace", "delete_workspace", "demo", "effective_settings", "list_tokens",
+    "list_workspaces", "migrate", "migration_sql", "revoke_token", "server_status", "start_server", "stop_server",
+    "version",
 ]
