@@ -1,7 +1,8 @@
 """Write docs/api-reference.md: the Python API as the package exports it — ``beliefdb.connect`` and the
-:class:`~beliefdb.BeliefDB` methods, the operations of :mod:`beliefdb.api` that need no workspace, the
-result types of :mod:`beliefdb.models` with their fields, and the exceptions of :mod:`beliefdb.errors`
-with their codes — each with its signature and the first paragraph of its docstring.
+:class:`~beliefdb.BeliefDB` methods, ``beliefdb.aconnect`` and what :class:`~beliefdb.AsyncBeliefDB` adds to
+them, the operations of :mod:`beliefdb.api` that need no workspace, the result types of
+:mod:`beliefdb.models` with their fields, and the exceptions of :mod:`beliefdb.errors` with their codes — each
+with its signature and the first paragraph of its docstring.
 
     python scripts/api_reference.py                 # writes docs/api-reference.md
     python scripts/api_reference.py --output FILE   # somewhere else
@@ -74,10 +75,16 @@ def render() -> str:
             out += [f"- `{name}` (property)", f"  {_summary(member)}"]
         else:
             out += [f"- `{_signature(name, member)}`", f"  {_summary(member)}"]
+    out += ["", "## `AsyncBeliefDB`", "", _summary(api.AsyncBeliefDB), "",
+            f"- `beliefdb.{_signature('aconnect', api.aconnect)}`", f"  {_summary(api.aconnect)}",
+            "- every `BeliefDB` method above, as `async def` with the same parameters, result and docstring"]
+    for name, member in _methods(api.AsyncBeliefDB):
+        if name not in vars(api.BeliefDB):
+            out += [f"- `{_signature(name, member)}`", f"  {_summary(member)}"]
     out += ["", "## Operations without a workspace (`beliefdb.api`)", ""]
     for name in sorted(api.__all__):
         value = getattr(api, name)
-        if inspect.isfunction(value) and name != "connect":
+        if inspect.isfunction(value) and name not in ("connect", "aconnect"):
             out += [f"- `api.{_signature(name, value)}`", f"  {_summary(value)}"]
     constants = [n for n in sorted(api.__all__) if not callable(getattr(api, n)) and n != "Progress"]
     out += ["", "Constants: " + ", ".join(f"`{n}` = `{getattr(api, n)!r}`" for n in constants) + "."]

@@ -1,9 +1,12 @@
-"""The package's shape: no import circle between beliefdb's modules, and no module a newcomer has to
-read past 400 lines to find their way in."""
+"""The package's shape: no import circle between beliefdb's modules, no module a newcomer has to
+read past 400 lines to find their way in, and the optional frameworks only in their adapters."""
 
 from __future__ import annotations
 
 import ast
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import beliefdb
@@ -133,3 +136,29 @@ def test_every_result_type_of_the_entry_point_lives_in_models() -> None:
                     returned.add(inner.__name__)
                     assert inner.__module__.startswith("beliefdb.models"), (fn.__name__, inner)
     assert {"Why", "AskResult", "Calibration", "EmbedReport", "CorrectionResult"} <= returned <= exported
+
+
+# --- the frameworks stay in their adapters ------------------------------------------------------
+
+FRAMEWORKS = ("langgraph", "langchain", "langchain_core")
+
+
+def test_only_the_adapters_import_a_framework() -> None:
+    """LangGraph and LangChain are optional extras: a module outside beliefdb/adapters/ never imports
+    them, and each adapter module imports only its own."""
+    found: dict[str, set[str]] = {}
+    for name, path in MODULES.items():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+            tops = ({a.name.split(".")[0] for a in node.names} if isinstance(node, ast.Import)
+                    else {(node.module or "").split(".")[0]} if isinstance(node, ast.ImportFrom) else set())
+            found.setdefault(name, set()).update(t for t in tops if t in FRAMEWORKS)
+    assert {n: f for n, f in found.items() if f} == {"beliefdb.adapters.langgraph": {"langgraph"},
+                                                     "beliefdb.adapters.langchain": {"langchain_core"}}
+
+
+def test_importing_beliefdb_imports_no_framework() -> None:
+    code = ("import sys, beliefdb, beliefdb.api, beliefdb.adapters, beliefdb.adapters.fields; "
+            f"print(sorted(m for m in sys.modules if m.split('.')[0] in {FRAMEWORKS!r}))")
+    env = {**os.environ, "PYTHONPATH": str(PACKAGE.parent)}
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True)
+    assert done.stdout.strip() == "[]", done.stdout

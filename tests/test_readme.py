@@ -1,4 +1,5 @@
-"""The README's library example runs as written (against this test's database)."""
+"""The README's Python examples run as written, each against a fresh database of its own: the library,
+the async client, the LangGraph store and the LangChain retriever."""
 
 from __future__ import annotations
 
@@ -9,14 +10,38 @@ import pytest
 
 README = Path(__file__).resolve().parent.parent / "README.md"
 
+# what each section's example prints, at least
+PRINTS = {
+    "Library": ["7 days", "needs_review"],
+    "Async client": ["7 days ['7 days']"],
+    "LangGraph store": ["window now I want a window seat chat-1042/2 0.65", "replaced 'aisle'", "['window']"],
+    "LangChain retriever": ["Returns are accepted within 7 days of delivery. return-policy.md 1 0 47 0.9 []"],
+}
 
-def test_readme_library_example_runs(db_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                     capsys: pytest.CaptureFixture[str]) -> None:
-    blocks = re.findall(r"```python\n(.*?)```", README.read_text(encoding="utf-8"), flags=re.S)
-    assert len(blocks) == 1, "the README has one library example"
+
+def _examples() -> dict[str, str]:
+    """The ```python block of each ### section that has one."""
+    parts = re.split(r"^### (.+)$", README.read_text(encoding="utf-8"), flags=re.M)
+    found: dict[str, str] = {}
+    for heading, body in zip(parts[1::2], parts[2::2], strict=True):
+        blocks = re.findall(r"```python\n(.*?)```", body, flags=re.S)
+        assert len(blocks) <= 1, f"one example per section: {heading}"
+        if blocks:
+            found[heading.strip()] = blocks[0]
+    return found
+
+
+def test_every_example_is_checked() -> None:
+    assert set(_examples()) == set(PRINTS)
+
+
+@pytest.mark.parametrize("section", sorted(PRINTS))
+def test_readme_example_runs(section: str, db_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                             capsys: pytest.CaptureFixture[str]) -> None:
     (tmp_path / "return-policy.md").write_text("Returns are accepted within 7 days of delivery.\n", encoding="utf-8")
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("BELIEFDB_URL", db_url)
-    exec(compile(blocks[0], "README.md", "exec"), {})
+    exec(compile(_examples()[section], f"README.md ({section})", "exec"), {"__name__": "readme"})
     printed = capsys.readouterr().out
-    assert "7 days" in printed and "needs_review" in printed
+    for expected in PRINTS[section]:
+        assert expected in printed, printed

@@ -360,3 +360,28 @@ def test_vectors_travel_in_binary_through_pgvectors_adapter(bdb: beliefdb.Belief
         assert c.adapters.get_dumper(Vector, PyFormat.AUTO).format == psycopg.pq.Format.BINARY
         (back,) = c.execute("select %s::beliefdb.vector", (Vector([0.25, -1.0, 3.0]),)).fetchone() or ()
     assert isinstance(back, Vector) and back.to_list() == [0.25, -1.0, 3.0]
+
+
+def test_answers_read_by_key_as_ask_presents_them(bdb: beliefdb.BeliefDB,
+                                                  postgresql: psycopg.Connection[Any]) -> None:
+    """BeliefDB.answers (the adapters' get): the beliefs ``beliefs`` lists, each with the evidence,
+    warnings and low-confidence label ``ask`` gives it; what is not current is never among them."""
+    (old,) = [a for a in bdb.ingest_text(V32, source="return-policy.md", authority="official").accepted
+              if a.value == "7 days"]
+    bdb.ingest_text(V33, source="return-policy.md", authority="official")
+    asked = bdb.ask(Q).beliefs[0]
+    (by_key,) = bdb.answers(subject=asked.belief.subject, attribute=asked.belief.attribute)
+    assert (by_key.belief, by_key.evidence, by_key.warnings) == (asked.belief, asked.evidence, asked.warnings)
+    assert by_key.belief.value == "15 days" and any("replaced '7 days'" in w for w in by_key.warnings)
+    assert bdb.answers(ids=[old.id]) == [] and bdb.answers(ids=[old.id, asked.belief.id]) == [by_key]
+    assert [a.belief.id for a in bdb.answers()] == [b.id for b in bdb.beliefs()]
+
+    postgresql.execute("update beliefdb.confidence_policy set weight = 0.95 "
+                       "where factor = 'retrieval' and key = 'low_confidence'")
+    postgresql.commit()
+    (low,) = bdb.answers(ids=[asked.belief.id])
+    assert low.low_confidence and low.warnings[-1].startswith("low confidence")
+    assert bdb.ask(Q).beliefs[0].warnings == low.warnings
+    bdb.ingest_text("The gift wrap fee is 3 euros.\n", source="test-fixture.md", label="fixture")
+    assert [a.belief.value for a in bdb.answers(include_fixtures=True) if a.provenance == "fixture"] == ["3 euros"]
+    assert all(a.provenance == "production" for a in bdb.answers())

@@ -1,9 +1,12 @@
 """The library API and the one entry point: ``beliefdb.connect()`` and the :class:`BeliefDB` object an
 agent uses (:mod:`beliefdb.api.memory`), and the few operations that come before a workspace is bound
-(:mod:`beliefdb.api.operations`). The CLI, and the HTTP and MCP servers, call this and nothing else."""
+(:mod:`beliefdb.api.operations`), and ``beliefdb.aconnect()`` with :class:`AsyncBeliefDB`, the same methods
+awaited (:mod:`beliefdb.api.async_memory`). The CLI, the HTTP and MCP servers and the framework adapters
+call this and nothing else."""
 
 from __future__ import annotations
 
+from beliefdb.api.async_memory import AsyncBeliefDB, aconnect
 from beliefdb.api.memory import BeliefDB, Progress, connect
 from beliefdb.api.operations import (
     SOURCE_VERSION,
@@ -26,20 +29,23 @@ from beliefdb.api.operations import (
     version,
 )
 from beliefdb.db.connector import DEFAULT_WORKSPACE
-from beliefdb.models import AskResult, Calibration, EmbedReport, ServerStatus
+from beliefdb.models import Answer, AskResult, Calibration, EmbedReport, ServerStatus
 from beliefdb.store.calibrate import DEFAULT_BINS
 
 __all__ = [
     "DEFAULT_BINS",
     "DEFAULT_WORKSPACE",
     "SOURCE_VERSION",
+    "Answer",
     "AskResult",
+    "AsyncBeliefDB",
     "Authenticator",
     "BeliefDB",
     "Calibration",
     "EmbedReport",
     "Progress",
     "ServerStatus",
+    "aconnect",
     "authenticator",
     "connect",
     "create_token",

@@ -18,6 +18,7 @@ from beliefdb.embedders import get_embedder
 from beliefdb.errors import InvalidInput
 from beliefdb.models import (
     Action,
+    Answer,
     AskResult,
     AuditResult,
     Belief,
@@ -164,6 +165,13 @@ class BeliefDB:
         if run is not None and answer.status != "memory_unavailable":
             citations.record_reads(self.database, run, [a.belief.id for a in answer.beliefs], {"question": question})
         return answer
+
+    def answers(self, *, subject: str | None = None, attribute: str | None = None, ids: Sequence[UUID] | None = None,
+                as_of: datetime | None = None, include_fixtures: bool = False) -> list[Answer]:
+        """Current beliefs as :meth:`beliefs` lists them (of these ``ids`` only, when given), each as :meth:`ask`
+        presents it: with its evidence and warnings. Reads by key, where ``ask`` searches (the adapters' get)."""
+        return retrieve.answers(self.database, subject=subject, attribute=attribute, ids=ids, as_of=as_of,
+                                include_fixtures=include_fixtures)
 
     def embed(self, *, embedder: str | None = None, batch: int = 64, progress: Progress | None = None) -> EmbedReport:
         """Embed beliefs that have no vector yet (after ingest with embed=False, or a failed embedder),
@@ -378,7 +386,8 @@ def _uuid(node: str | UUID) -> UUID:
 
 
 def connect(url: str | None = None, workspace: str = DEFAULT_WORKSPACE, *, principal: str | None = None,
-            home: str | Path | None = None) -> BeliefDB:
-    """Open beliefdb: ``url``, else ``BELIEFDB_URL``, else the embedded server under ``home``."""
+            home: str | Path | None = None, max_size: int = 4) -> BeliefDB:
+    """Open beliefdb: ``url``, else ``BELIEFDB_URL``, else the embedded server under ``home``; threads
+    sharing it run up to ``max_size`` calls at once (one pooled connection each)."""
     resolved = resolve_url(url, home=Path(home) if home is not None else None)
-    return BeliefDB(Database(resolved, workspace, principal=principal))
+    return BeliefDB(Database(resolved, workspace, principal=principal, max_size=max_size))

@@ -131,6 +131,11 @@ class Database:
             self._pool.close()
             raise errors.DatabaseUnavailable(f"cannot open a connection pool: {exc}") from exc
 
+    @property
+    def max_size(self) -> int:
+        """The most connections the pool opens: as many calls as run at once."""
+        return self._pool.max_size
+
     def _configure(self, conn: psycopg.Connection[Any]) -> None:
         _bind(conn, self.workspace_id, self.principal)
         if self._vector is not None:

@@ -14,7 +14,7 @@
 select ok, events, first_broken from beliefdb.audit_verify();
 
 -- beliefs_current --
--- Current beliefs (of subject, attribute when given; production only unless fixtures; evidence by as_of)
+-- Current beliefs (of subject, attribute, among ids when given; production only unless fixtures; evidence by as_of)
 select b.id, b.statement, b.subject, b.attribute, b.value, b.kind, b.scope, b.valid_time, b.confidence,
        b.confidence_kind::text as confidence_kind, b.status::text as status, b.revision, b.owner, b.recorded_at,
        (select count(*) from beliefdb.evidence e
@@ -26,6 +26,7 @@ select b.id, b.statement, b.subject, b.attribute, b.value, b.kind, b.scope, b.va
  where (%(subject)s::text is null or b.subject = %(subject)s)
    and (%(attribute)s::text is null or b.attribute = %(attribute)s)
    and (%(fixtures)s or b.provenance = 'production')
+   and (%(ids)s::uuid[] is null or b.id = any(%(ids)s::uuid[]))
  order by b.subject, b.attribute, b.recorded_at;
 
 -- beliefs_all --
@@ -41,6 +42,7 @@ select b.id, b.statement, b.subject, b.attribute, b.value, b.kind, b.scope, b.va
  where (%(subject)s::text is null or b.subject = %(subject)s)
    and (%(attribute)s::text is null or b.attribute = %(attribute)s)
    and (%(fixtures)s or b.provenance = 'production')
+   and (%(ids)s::uuid[] is null or b.id = any(%(ids)s::uuid[]))
  order by b.subject, b.attribute, b.recorded_at;
 
 -- beliefs_as_of --
@@ -56,6 +58,7 @@ select b.id, b.statement, b.subject, b.attribute, b.value, b.kind, b.scope, b.va
  where (%(subject)s::text is null or b.subject = %(subject)s)
    and (%(attribute)s::text is null or b.attribute = %(attribute)s)
    and (%(fixtures)s or b.provenance = 'production')
+   and (%(ids)s::uuid[] is null or b.id = any(%(ids)s::uuid[]))
  order by b.subject, b.attribute, b.recorded_at;
 
 -- beliefs_by_ids --
@@ -359,6 +362,11 @@ select belief_id, role, quote, fragment_id, start_offset, end_offset, source,
  where belief_id = any(%(ids)s) and role = 'supports'
    and created_at <= coalesce(%(as_of)s, beliefdb.clock())
  order by in_force desc, version desc, start_offset;
+
+-- low_confidence_threshold --
+-- Under this confidence a belief is demoted and labelled in retrieval (the policy's, as beliefdb.recall reads it)
+select coalesce((select p.weight from beliefdb.confidence_policy p
+                  where p.factor = 'retrieval' and p.key = 'low_confidence'), 0.3);
 
 -- recall_warnings --
 -- Conflicts, replacements and provenance of these beliefs as of a moment

@@ -5,6 +5,7 @@ Rules cited as "rule N" are those of docs/rules.md.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 from uuid import UUID
@@ -19,10 +20,12 @@ from beliefdb.models import Belief, BuiltOn, ConfidenceFactor, Evidence, History
 
 def list_beliefs(db: Database, *, subject: str | None = None, attribute: str | None = None,
                  include_all: bool = False, as_of: datetime | None = None, include_fixtures: bool = False,
-                 conn: psycopg.Connection[Any] | None = None) -> list[Belief]:
+                 ids: Sequence[UUID] | None = None, conn: psycopg.Connection[Any] | None = None) -> list[Belief]:
     """Current beliefs; with ``include_all`` every belief with its status; with ``as_of`` those believed then.
-    Production history only, unless ``include_fixtures`` (fixture and synthetic worlds too, labelled)."""
-    filters = {"subject": subject, "attribute": attribute, "as_of": as_of, "fixtures": include_fixtures}
+    Production history only, unless ``include_fixtures`` (fixture and synthetic worlds too, labelled);
+    only those among ``ids`` when given."""
+    filters = {"subject": subject, "attribute": attribute, "as_of": as_of, "fixtures": include_fixtures,
+               "ids": list(ids) if ids is not None else None}
     if as_of is not None:
         return db.fetch_all(Belief, Q.beliefs_as_of, filters, conn)
     if include_all:

@@ -10,7 +10,7 @@ answer comes from text search and says so in ``degraded``.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -25,7 +25,7 @@ from beliefdb.db.queries import Q
 from beliefdb.embedders import Embedder, get_embedder
 from beliefdb.errors import EmbedderUnavailable, ModelMismatch
 from beliefdb.models import Answer, AskResult, Belief, Evidence
-from beliefdb.store.beliefs import get_beliefs
+from beliefdb.store.beliefs import get_beliefs, list_beliefs
 from beliefdb.store.vectors import workspace_model
 
 
@@ -119,6 +119,21 @@ def ask(db: Database, question: str, *, k: int = 5, as_of: datetime | None = Non
     status = "ok" if answers else "no_match"
     return AskResult(status=status, question=question, as_of=as_of, beliefs=answers,
                      context=_context(question, as_of, answers, degraded) if answers else "", degraded=degraded)
+
+
+def answers(db: Database, *, subject: str | None = None, attribute: str | None = None,
+            ids: Sequence[UUID] | None = None, as_of: datetime | None = None,
+            include_fixtures: bool = False) -> list[Answer]:
+    """The beliefs ``list_beliefs`` gives for these arguments (the same truth filter), each as ask
+    presents it: with its evidence and warnings, low confidence by the same policy. Nothing searched:
+    score 1, no similarity, matched by nothing."""
+    with db.transaction() as c:
+        found = list_beliefs(db, subject=subject, attribute=attribute, ids=ids, as_of=as_of,
+                             include_fixtures=include_fixtures, conn=c)
+        low = float(db.scalar(Q.low_confidence_threshold, None, c))
+        rows = [Recalled(belief_id=b.id, score=1.0, similarity=None, vector_rank=None, text_rank=None,
+                         name_rank=None, low_confidence=b.confidence < low) for b in found]
+        return _answers(db, rows, as_of, c)
 
 
 def _answers(db: Database, rows: list[Recalled], as_of: datetime | None,

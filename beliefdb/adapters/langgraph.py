@@ -1,0 +1,278 @@
+"""A LangGraph store over beliefdb (extra ``langgraph``): ``BeliefStore(db)`` is a ``BaseStore`` whose
+reads go through the truth filter and whose writes go through the evidence gate.
+
+The mapping:
+
+* a **namespace is a subject**: its labels joined by ``.`` (``("customer", "c1042")`` is the subject
+  ``customer.c1042``; LangGraph forbids ``.`` in a label, so every namespace maps to one subject and
+  back), and a **key is an attribute**;
+* ``put(namespace, key, {"value": ..., "quote": ..., "source": ..., "text": ...})`` remembers a belief
+  (:meth:`beliefdb.BeliefDB.remember`): ``quote`` must be in ``text`` (stored as the next version of
+  ``source``, with ``user`` authority unless ``authority`` says otherwise) or, without ``text``, in the
+  version of ``source`` in force; else nothing is stored and it raises ``EvidenceMismatch``. Optional:
+  ``statement`` (default "<key> of <subject>: <value>"), ``kind``, ``scope``, ``valid_from``,
+  ``valid_to``, ``authority``, ``origin``; any other field is refused. A new text of a source replaces
+  the old one in force, so give each conversation turn its own source (``chat-1042/3``). A later value
+  of the key supersedes the earlier one (rule 8) unless their owners differ or they tie: then both are
+  current, in conflict, until a person chooses. A source another principal owns is only proposed to
+  its owner (rule 17): nothing is current until they approve;
+* ``get`` and ``search`` return **current beliefs only** (:meth:`~beliefdb.BeliefDB.answers` and
+  :meth:`~beliefdb.BeliefDB.ask`): superseded, retracted, unsupported, expired and fixture beliefs
+  never come back. Each item's value is the belief with its evidence: ``statement``, ``value``,
+  ``quote``, ``source``, ``version``, ``start``, ``end``, ``confidence``, ``warnings``, ``belief_id`` and
+  the rest of :func:`beliefdb.adapters.fields.answer_fields`; ``created_at`` and ``updated_at`` are when
+  the belief was recorded. ``get`` gives the most confident current belief of the key (several are
+  current when they differ in scope or are in conflict: the warnings say so; ``search`` lists each);
+* ``search(prefix, query=...)`` asks memory (``ask``: ranked, ``score`` set) and keeps the answers under
+  the prefix; without a query it lists the current beliefs under the prefix, newest first. ``filter``
+  matches the item values (``$eq``, ``$ne``, ``$gt``, ``$gte``, ``$lt``, ``$lte``);
+* ``delete`` **retracts** every belief of the key (current and superseded alike, so an older value
+  does not come back; reason "deleted through the LangGraph store"): audited, undoable with
+  ``db.retract(belief=..., undo=True)``, and the decisions built on it are flagged as by any
+  retraction. Erasure is ``db.forget`` (rule 14), never a side effect of a store call;
+* ``list_namespaces`` lists the subjects of current beliefs as namespaces;
+* TTLs are not supported (``valid_to`` is how a belief stops being current), and ``index`` is ignored:
+  beliefdb embeds every belief itself.
+
+``batch`` runs its operations one by one on the BeliefDB; ``abatch`` runs the same batch in one hop on
+a worker thread (the :class:`~beliefdb.AsyncBeliefDB`'s when the store was given one).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import operator
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
+
+from beliefdb import errors
+from beliefdb.adapters.fields import answer_fields
+from beliefdb.api import Answer, AsyncBeliefDB, BeliefDB
+
+try:
+    from langgraph.store.base import (
+        BaseStore,
+        GetOp,
+        InvalidNamespaceError,
+        Item,
+        ListNamespacesOp,
+        MatchCondition,
+        Op,
+        PutOp,
+        Result,
+        SearchItem,
+        SearchOp,
+    )
+except ImportError as exc:  # pragma: no cover - the extra is installed wherever the suite runs
+    raise ImportError("beliefdb's LangGraph store needs langgraph: pip install 'beliefdb[langgraph]'") from exc
+
+__all__ = ["DELETE_REASON", "BeliefStore", "namespace_of", "subject_of"]
+
+DELETE_REASON = "deleted through the LangGraph store"
+#: what a put's value may hold; value, quote and source are required
+WRITABLE = ("value", "quote", "source", "text", "statement", "kind", "scope", "valid_from", "valid_to", "authority",
+            "origin")
+#: the most answers a search with a query asks memory for while it looks for enough under its prefix
+MAX_ASK = 200
+
+_OPERATORS: dict[str, Callable[[Any, Any], bool]] = {
+    "$eq": operator.eq, "$ne": operator.ne, "$gt": operator.gt, "$gte": operator.ge, "$lt": operator.lt,
+    "$lte": operator.le,
+}
+
+
+def subject_of(namespace: tuple[str, ...]) -> str:
+    """The subject a namespace stands for: its labels joined by ``.``."""
+    if not namespace:
+        raise InvalidNamespaceError("a namespace names a subject: it cannot be empty")
+    for label in namespace:
+        if not isinstance(label, str) or not label or "." in label:
+            raise InvalidNamespaceError(f"invalid namespace label {label!r}: a non-empty string without '.'")
+    return ".".join(namespace)
+
+
+def namespace_of(subject: str) -> tuple[str, ...]:
+    """The namespace of a subject: its parts between ``.``."""
+    return tuple(subject.split("."))
+
+
+def _under(namespace: tuple[str, ...], prefix: tuple[str, ...]) -> bool:
+    return namespace[:len(prefix)] == prefix
+
+
+def _matches(value: Mapping[str, Any], wanted: Mapping[str, Any] | None) -> bool:
+    """Whether an item's value passes a search filter: equality, or ``{"$op": x}`` comparisons."""
+    for key, expected in (wanted or {}).items():
+        got = value.get(key)
+        if isinstance(expected, Mapping) and expected and all(str(k).startswith("$") for k in expected):
+            for name, operand in expected.items():
+                if name not in _OPERATORS:
+                    raise errors.InvalidInput(f"unknown filter operator {name!r} (choose from: "
+                                              f"{', '.join(_OPERATORS)})")
+                try:
+                    if not _OPERATORS[name](got, operand):
+                        return False
+                except TypeError:  # None against a number, say: no match
+                    return False
+        elif got != expected:
+            return False
+    return True
+
+
+def _item(answer: Answer) -> Item:
+    belief = answer.belief
+    return Item(value=answer_fields(answer), key=belief.attribute, namespace=namespace_of(belief.subject),
+                created_at=belief.recorded_at, updated_at=belief.recorded_at)
+
+
+def _search_item(answer: Answer, score: float | None) -> SearchItem:
+    belief = answer.belief
+    return SearchItem(namespace=namespace_of(belief.subject), key=belief.attribute, value=answer_fields(answer),
+                      created_at=belief.recorded_at, updated_at=belief.recorded_at, score=score)
+
+
+def _does_match(condition: MatchCondition, namespace: tuple[str, ...]) -> bool:
+    path = tuple(condition.path)
+    if len(namespace) < len(path):
+        return False
+    if condition.match_type == "prefix":
+        pairs = zip(namespace, path, strict=False)
+    elif condition.match_type == "suffix":
+        pairs = zip(reversed(namespace), reversed(path), strict=False)
+    else:
+        raise errors.InvalidInput(f"unknown namespace match type {condition.match_type!r}")
+    return all(p == "*" or n == p for n, p in pairs)
+
+
+class BeliefStore(BaseStore):
+    """A LangGraph store on beliefdb memory: namespaces are subjects, keys attributes, reads current
+    beliefs only (see the module's documentation for the whole mapping).
+
+    >>> store = BeliefStore(beliefdb.connect())                       # doctest: +SKIP
+    >>> graph = builder.compile(store=store)                           # doctest: +SKIP
+    """
+
+    def __init__(self, db: BeliefDB | AsyncBeliefDB, *, min_confidence: float = 0.0) -> None:
+        """``db``: the memory (an async client's calls of ``abatch`` run on its worker threads);
+        ``min_confidence``: searches with a query leave out beliefs under it."""
+        self._async = db if isinstance(db, AsyncBeliefDB) else None
+        self.db: BeliefDB = db.sync if isinstance(db, AsyncBeliefDB) else db
+        self.min_confidence = min_confidence
+
+    def batch(self, ops: Iterable[Op]) -> list[Result]:
+        """Run each operation in order; results in the same order (None for a put)."""
+        results: list[Result] = []
+        for op in ops:
+            if isinstance(op, GetOp):
+                results.append(self._get(op))
+            elif isinstance(op, SearchOp):
+                results.append(self._search(op))
+            elif isinstance(op, PutOp):
+                self._put(op)
+                results.append(None)
+            elif isinstance(op, ListNamespacesOp):
+                results.append(self._list_namespaces(op))
+            else:
+                raise errors.InvalidInput(f"unknown store operation {type(op).__name__}")
+        return results
+
+    async def abatch(self, ops: Iterable[Op]) -> list[Result]:
+        """The same batch, run in one hop on a worker thread."""
+        todo = list(ops)
+        if self._async is not None:
+            return await self._async.call(self.batch, todo)
+        return await asyncio.to_thread(self.batch, todo)
+
+    # --- reads: current beliefs only ------------------------------------------------------------
+
+    def _get(self, op: GetOp) -> Item | None:
+        found = self.db.answers(subject=subject_of(op.namespace), attribute=str(op.key))
+        if not found:
+            return None
+        return _item(max(found, key=lambda a: (a.belief.confidence, a.belief.recorded_at)))
+
+    def _search(self, op: SearchOp) -> list[SearchItem]:
+        prefix = tuple(op.namespace_prefix)
+        if prefix:
+            subject_of(prefix)  # the same labels a namespace may have
+        wanted = op.offset + op.limit
+        if op.query:
+            hits = self._ask(op.query, prefix, op.filter, wanted)
+            return [_search_item(a, a.score) for a in hits[op.offset:wanted]]
+        beliefs = sorted((b for b in self.db.beliefs() if _under(namespace_of(b.subject), prefix)),
+                         key=lambda b: b.recorded_at, reverse=True)
+        if op.filter:  # the filter may name evidence or warnings: every candidate's answer first
+            answers = [a for a in self._answers([b.id for b in beliefs]) if _matches(answer_fields(a), op.filter)]
+            return [_search_item(a, None) for a in answers[op.offset:wanted]]
+        return [_search_item(a, None) for a in self._answers([b.id for b in beliefs[op.offset:wanted]])]
+
+    def _answers(self, ids: list[Any]) -> list[Answer]:
+        """These beliefs' answers in this order (one that stopped being current meanwhile is left out)."""
+        if not ids:
+            return []
+        found = {a.belief.id: a for a in self.db.answers(ids=ids)}
+        return [found[i] for i in ids if i in found]
+
+    def _ask(self, query: str, prefix: tuple[str, ...], wanted_filter: dict[str, Any] | None,
+             wanted: int) -> list[Answer]:
+        """Ask memory for enough answers under ``prefix`` that pass the filter: more each time, up to MAX_ASK."""
+        k = max(wanted, 1)
+        while True:
+            result = self.db.ask(query, k=k, min_confidence=self.min_confidence)
+            if result.status == "memory_unavailable":  # never an empty list that looks like no match (rule 11)
+                raise errors.DatabaseUnavailable(result.reason or "memory unavailable")
+            hits = [a for a in result.beliefs
+                    if _under(namespace_of(a.belief.subject), prefix) and _matches(answer_fields(a), wanted_filter)]
+            if len(hits) >= wanted or len(result.beliefs) < k or k >= MAX_ASK:
+                return hits
+            k = min(k * 4, MAX_ASK)
+
+    def _list_namespaces(self, op: ListNamespacesOp) -> list[tuple[str, ...]]:
+        namespaces = {namespace_of(b.subject) for b in self.db.beliefs()}
+        conditions = op.match_conditions or ()
+        chosen = [ns for ns in namespaces if all(_does_match(c, ns) for c in conditions)]
+        if op.max_depth is not None:
+            chosen = list({ns[:op.max_depth] for ns in chosen})
+        return sorted(chosen)[op.offset:op.offset + op.limit]
+
+    # --- writes: through the evidence gate; delete retracts --------------------------------------
+
+    def _put(self, op: PutOp) -> None:
+        if op.ttl is not None:
+            raise NotImplementedError("BeliefStore does not support TTLs: give the belief a valid_to instead")
+        subject = subject_of(op.namespace)
+        if op.namespace[0] == "langgraph":
+            raise InvalidNamespaceError("the root label 'langgraph' is reserved by LangGraph")
+        if op.value is None:
+            self._delete(subject, str(op.key))
+            return
+        self._remember(subject, str(op.key), op.value)
+
+    def _remember(self, subject: str, attribute: str, fields: Mapping[str, Any]) -> None:
+        unknown = sorted(set(fields) - set(WRITABLE))
+        if unknown:
+            raise errors.InvalidInput(f"a BeliefStore value takes {', '.join(WRITABLE)}; not {', '.join(unknown)}")
+        missing = [name for name in ("value", "quote", "source") if not fields.get(name)]
+        if missing:
+            raise errors.InvalidInput(f"a belief needs its evidence (rule 1): {', '.join(missing)} missing")
+        raw = fields["value"]
+        if isinstance(raw, bool) or not isinstance(raw, str | int | float):
+            raise errors.InvalidInput(f"a belief's value is a string or a number, not {type(raw).__name__}")
+        value = str(raw)
+        statement = fields.get("statement") or f"{attribute.replace('_', ' ')} of {subject}: {value}"
+        report = self.db.remember(statement, subject, attribute, value, fields["quote"], source=fields["source"],
+                                  text=fields.get("text"), kind=fields.get("kind") or "fact",
+                                  scope=fields.get("scope"), valid_from=fields.get("valid_from"),
+                                  valid_to=fields.get("valid_to"), authority=fields.get("authority"),
+                                  origin=fields.get("origin"))
+        if report.rejected:
+            raise errors.EvidenceMismatch(f"the evidence gate refused {statement!r} (rule 1): "
+                                          + "; ".join(r.reason for r in report.rejected))
+
+    def _delete(self, subject: str, attribute: str) -> None:
+        standing = [b for b in self.db.beliefs(subject=subject, attribute=attribute, include_all=True)
+                    if b.status != "retracted"]
+        # history first, what is current last: no older value is current again in between
+        standing.sort(key=lambda b: (b.status in ("current", "conflicting"), b.recorded_at))
+        for belief in standing:
+            self.db.retract(belief=belief.id, reason=DELETE_REASON)

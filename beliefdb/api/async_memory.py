@@ -1,0 +1,325 @@
+"""The async client: ``await beliefdb.aconnect()`` gives an :class:`AsyncBeliefDB`, every method of
+:class:`~beliefdb.api.memory.BeliefDB` as a coroutine with the same parameters and the same result.
+
+One door. Each method runs the very ``BeliefDB`` method on one of the client's worker threads, over
+BeliefDB's connection pool sized for as many calls as the client runs at once (``max_size``), and not
+over psycopg's ``AsyncConnectionPool``: an async pool would need an async twin of every operation of
+``beliefdb.store``, a second implementation of each rule's Python side that would drift from the first,
+while a thread per call costs little because psycopg releases the GIL while it waits on the server, so
+concurrent awaits really do overlap in PostgreSQL (``tests/test_async.py`` holds N calls waiting in the
+server at once, each on its own backend). ``beliefdb serve`` runs BeliefDB from threads the same way.
+
+What follows from it:
+
+* at most ``max_size`` calls run at once; more wait for a worker, and the event loop never blocks;
+* cancelling an await does not stop the call in flight: it finishes (one transaction, committed as it
+  would be) and its result is dropped;
+* callbacks (``ingest``'s and ``embed``'s ``progress``, ``repair_replay``'s executor) run on the worker
+  thread, with the caller's context variables;
+* ``record_run`` returns the same buffered ``RunRecorder``: its ``flush`` (also on leaving ``with``)
+  writes synchronously, so in a coroutine flush it with ``await db.call(run.flush)`` (or use
+  ``record_step``);
+* :meth:`AsyncBeliefDB.call` runs any function on those threads, e.g. several BeliefDB calls in one hop
+  (the framework adapters of :mod:`beliefdb.adapters` do).
+
+>>> async with await beliefdb.aconnect(workspace="default") as db:    # doctest: +SKIP
+...     answer = await db.ask("how many days for returns?")
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import inspect
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from datetime import datetime
+from pathlib import Path
+from typing import Any, ParamSpec, TypeVar
+from uuid import UUID
+
+from beliefdb import errors
+from beliefdb.api.memory import BeliefDB, Progress, connect
+from beliefdb.db.connector import DEFAULT_WORKSPACE
+from beliefdb.models import (
+    Action,
+    Answer,
+    AskResult,
+    AuditResult,
+    Belief,
+    Calibration,
+    Changes,
+    ConfidenceReport,
+    CorrectionPreview,
+    CorrectionResult,
+    Decision,
+    EmbedReport,
+    Expired,
+    Forgotten,
+    ImpactRow,
+    IngestFailure,
+    IngestReport,
+    OutcomeRecorded,
+    Recorded,
+    RepairPlan,
+    RepairResult,
+    ReplayResult,
+    ReviewItem,
+    ReviewResolution,
+    Run,
+    RunDecision,
+    RunTrace,
+    StepRecorded,
+    TraceStep,
+    Why,
+    Workspace,
+    WorkspaceDeleted,
+)
+from beliefdb.store import repair, trace
+from beliefdb.store.calibrate import DEFAULT_BINS
+
+__all__ = ["DEFAULT_MAX_SIZE", "AsyncBeliefDB", "aconnect"]
+
+#: calls an async client runs at once (and connections its pool opens) unless told otherwise
+DEFAULT_MAX_SIZE = 8
+
+P = ParamSpec("P")
+T = TypeVar("T")
+
+
+class AsyncBeliefDB:
+    """Memory bound to one workspace, for asyncio: each method is :class:`BeliefDB`'s of the same name
+    (parameters, result, docstring), awaited while it runs on a worker thread.
+
+    >>> db = await aconnect(workspace="default")          # doctest: +SKIP
+    >>> await db.ingest_text("Returns are accepted within 7 days.", source="policy.md")   # doctest: +SKIP
+    """
+
+    def __init__(self, sync: BeliefDB, *, max_workers: int | None = None) -> None:
+        #: the BeliefDB every call runs on (closing this client closes it)
+        self.sync = sync
+        workers = max_workers if max_workers is not None else sync.database.max_size
+        if workers < 1:
+            raise errors.InvalidInput("max_workers must be at least 1")
+        self._executor = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="beliefdb")
+        self._closed = False
+
+    @property
+    def workspace(self) -> str:
+        """The name of the workspace this memory is bound to."""
+        return self.sync.workspace
+
+    async def call(self, fn: Callable[P, T], /, *args: P.args, **kwargs: P.kwargs) -> T:
+        """``fn(*args, **kwargs)`` on one of the client's worker threads, with the caller's context
+        variables: several BeliefDB calls in one hop, or a run recorder's ``flush``."""
+        if self._closed:
+            raise errors.DatabaseUnavailable("this async beliefdb client is closed")
+        context = contextvars.copy_context()
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._executor, lambda: context.run(fn, *args, **kwargs))
+
+    async def ingest(self, *paths: str | Path, source: str | None = None, authority: str | None = None,
+                     label: str | None = None, version_label: str | None = None, claims: str | Path | None = None,
+                     extractor: str = "rules", embed: bool = True, preview: bool = False,
+                     progress: Callable[[Path], None] | None = None) -> list[IngestReport | IngestFailure]:
+        return await self.call(self.sync.ingest, *paths, source=source, authority=authority, label=label,
+                               version_label=version_label, claims=claims, extractor=extractor, embed=embed,
+                               preview=preview, progress=progress)
+
+    async def ingest_text(self, text: str, *, source: str, authority: str | None = None, label: str | None = None,
+                          origin: str | None = None, version_label: str | None = None, extractor: str = "rules",
+                          preview: bool = False) -> IngestReport:
+        return await self.call(self.sync.ingest_text, text, source=source, authority=authority, label=label,
+                               origin=origin, version_label=version_label, extractor=extractor, preview=preview)
+
+    async def remember(self, statement: str, subject: str, attribute: str, value: str, quote: str, *, source: str,
+                       text: str | None = None, kind: str = "fact", scope: Mapping[str, str] | None = None,
+                       valid_from: str | None = None, valid_to: str | None = None, authority: str | None = None,
+                       origin: str | None = None) -> IngestReport:
+        return await self.call(self.sync.remember, statement, subject, attribute, value, quote, source=source,
+                               text=text, kind=kind, scope=scope, valid_from=valid_from, valid_to=valid_to,
+                               authority=authority, origin=origin)
+
+    async def beliefs(self, *, subject: str | None = None, attribute: str | None = None, include_all: bool = False,
+                      as_of: datetime | None = None, include_fixtures: bool = False) -> list[Belief]:
+        return await self.call(self.sync.beliefs, subject=subject, attribute=attribute, include_all=include_all,
+                               as_of=as_of, include_fixtures=include_fixtures)
+
+    async def why(self, belief: str | UUID, *, as_of: datetime | None = None, include_fixtures: bool = False,
+                  run: str | UUID | None = None) -> Why:
+        return await self.call(self.sync.why, belief, as_of=as_of, include_fixtures=include_fixtures, run=run)
+
+    async def ask(self, question: str, *, k: int = 5, as_of: datetime | None = None,
+                  scope: Mapping[str, str] | None = None, min_confidence: float = 0.0, include_fixtures: bool = False,
+                  embedder: str | None = None, run: str | UUID | None = None) -> AskResult:
+        return await self.call(self.sync.ask, question, k=k, as_of=as_of, scope=scope, min_confidence=min_confidence,
+                               include_fixtures=include_fixtures, embedder=embedder, run=run)
+
+    async def answers(self, *, subject: str | None = None, attribute: str | None = None,
+                      ids: Sequence[UUID] | None = None, as_of: datetime | None = None,
+                      include_fixtures: bool = False) -> list[Answer]:
+        return await self.call(self.sync.answers, subject=subject, attribute=attribute, ids=ids, as_of=as_of,
+                               include_fixtures=include_fixtures)
+
+    async def embed(self, *, embedder: str | None = None, batch: int = 64,
+                    progress: Progress | None = None) -> EmbedReport:
+        return await self.call(self.sync.embed, embedder=embedder, batch=batch, progress=progress)
+
+    async def reembed(self, *, embedder: str | None = None, batch: int = 64,
+                      progress: Progress | None = None) -> EmbedReport:
+        return await self.call(self.sync.reembed, embedder=embedder, batch=batch, progress=progress)
+
+    async def forget(self, *, source: str | None = None, subject: str | None = None, belief: str | UUID | None = None,
+                     preview: bool = False) -> Forgotten:
+        return await self.call(self.sync.forget, source=source, subject=subject, belief=belief, preview=preview)
+
+    async def impact(self, *refs: str | UUID) -> list[ImpactRow]:
+        return await self.call(self.sync.impact, *refs)
+
+    async def preview_correction(self, belief: str | UUID, statement: str | None = None,
+                                 value: str | None = None) -> CorrectionPreview:
+        return await self.call(self.sync.preview_correction, belief, statement, value)
+
+    async def apply_correction(self, belief: str | UUID, statement: str, *, reviewer: str, expect_revision: int,
+                               value: str | None = None, reason: str | None = None,
+                               idempotency_key: str | None = None) -> CorrectionResult:
+        return await self.call(self.sync.apply_correction, belief, statement, reviewer=reviewer,
+                               expect_revision=expect_revision, value=value, reason=reason,
+                               idempotency_key=idempotency_key)
+
+    async def retract(self, *, belief: str | UUID | None = None, fragment: str | UUID | None = None,
+                      source: str | None = None, version: int | None = None, reason: str = "",
+                      undo: bool = False) -> Changes:
+        return await self.call(self.sync.retract, belief=belief, fragment=fragment, source=source, version=version,
+                               reason=reason, undo=undo)
+
+    async def preview_retract(self, *, belief: str | UUID | None = None, fragment: str | UUID | None = None,
+                              source: str | None = None, version: int | None = None, undo: bool = False) -> Changes:
+        return await self.call(self.sync.preview_retract, belief=belief, fragment=fragment, source=source,
+                               version=version, undo=undo)
+
+    async def expire(self) -> Expired:
+        return await self.call(self.sync.expire)
+
+    async def decay(self, *, now: datetime | None = None, preview: bool = False) -> ConfidenceReport:
+        return await self.call(self.sync.decay, now=now, preview=preview)
+
+    async def recompute(self, *, preview: bool = False) -> ConfidenceReport:
+        return await self.call(self.sync.recompute, preview=preview)
+
+    async def calibrate(self, labels: str | Path, *, bins: int = DEFAULT_BINS,
+                        plot: str | Path | None = None) -> Calibration:
+        return await self.call(self.sync.calibrate, labels, bins=bins, plot=plot)
+
+    async def decide(self, title: str, *, because: Sequence[str | UUID] = (),
+                     all_of: Sequence[Sequence[str | UUID]] = ()) -> Recorded:
+        return await self.call(self.sync.decide, title, because=because, all_of=all_of)
+
+    async def decide_in_run(self, run: str | UUID, title: str, *, because: Sequence[str | UUID] = (),
+                            all_of: Sequence[Sequence[str | UUID]] = ()) -> RunDecision:
+        return await self.call(self.sync.decide_in_run, run, title, because=because, all_of=all_of)
+
+    async def act(self, decision: str | UUID, description: str) -> Recorded:
+        return await self.call(self.sync.act, decision, description)
+
+    async def derive(self, statement: str, subject: str, attribute: str, value: str, sources: Sequence[str | UUID], *,
+                     kind: str = "fact") -> Recorded:
+        return await self.call(self.sync.derive, statement, subject, attribute, value, sources, kind=kind)
+
+    async def decisions(self, status: str | None = None) -> list[Decision]:
+        return await self.call(self.sync.decisions, status)
+
+    async def actions(self, status: str | None = None) -> list[Action]:
+        return await self.call(self.sync.actions, status)
+
+    async def record_outcome(self, node: str | UUID, outcome: str, *, note: str | None = None) -> OutcomeRecorded:
+        return await self.call(self.sync.record_outcome, node, outcome, note=note)
+
+    async def review_items(self) -> list[ReviewItem]:
+        return await self.call(self.sync.review_items)
+
+    async def resolve_review(self, item: str | UUID, verdict: str, *, note: str | None = None,
+                             winner: str | UUID | None = None) -> ReviewResolution:
+        return await self.call(self.sync.resolve_review, item, verdict, note=note, winner=winner)
+
+    async def record_run(self, *, task: str = "", agent: str | None = None,
+                         parent: UUID | None = None) -> trace.RunRecorder:
+        """Record an agent run: ``run.step(...)`` buffers its steps (no I/O); ``await db.call(run.flush)``
+        writes them (leaving ``with run:`` flushes too, but synchronously)."""
+        return await self.call(self.sync.record_run, task=task, agent=agent, parent=parent)
+
+    async def record_step(self, kind: str, payload: Mapping[str, Any] | None = None, *, run: str | UUID | None = None,
+                          task: str = "", inputs: Sequence[tuple[str, str | UUID]] = (),
+                          supports: Sequence[str | UUID] = (), memory: Mapping[str, str] | None = None) -> StepRecorded:
+        return await self.call(self.sync.record_step, kind, payload, run=run, task=task, inputs=inputs,
+                               supports=supports, memory=memory)
+
+    async def runs(self) -> list[Run]:
+        return await self.call(self.sync.runs)
+
+    async def steps(self, run: str | UUID) -> list[TraceStep]:
+        return await self.call(self.sync.steps, run)
+
+    async def run_trace(self, run: str | UUID) -> RunTrace:
+        return await self.call(self.sync.run_trace, run)
+
+    async def repair_plan(self, faulty: Sequence[str | UUID], *, independent_evidence: bool = True,
+                          untouched: bool = False) -> RepairPlan:
+        return await self.call(self.sync.repair_plan, faulty, independent_evidence=independent_evidence,
+                               untouched=untouched)
+
+    async def repair_apply(self, faulty: Sequence[str | UUID], *, independent_evidence: bool = True) -> RepairResult:
+        return await self.call(self.sync.repair_apply, faulty, independent_evidence=independent_evidence)
+
+    async def repair_replay(self, repair_id: str | UUID, executor: repair.Executor) -> ReplayResult:
+        return await self.call(self.sync.repair_replay, repair_id, executor)
+
+    async def audit_verify(self) -> AuditResult:
+        return await self.call(self.sync.audit_verify)
+
+    async def create_workspace(self, name: str) -> Workspace:
+        return await self.call(self.sync.create_workspace, name)
+
+    async def workspaces(self) -> list[Workspace]:
+        return await self.call(self.sync.workspaces)
+
+    async def delete_workspace(self, name: str, *, force: bool = False) -> WorkspaceDeleted:
+        return await self.call(self.sync.delete_workspace, name, force=force)
+
+    async def close(self) -> None:
+        """The same as :meth:`aclose`."""
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        """Wait for the calls in flight, then close the pool (idempotent)."""
+        if self._closed:
+            return
+        self._closed = True
+        await asyncio.to_thread(self._shutdown)
+
+    def _shutdown(self) -> None:
+        self._executor.shutdown(wait=True)
+        self.sync.close()
+
+    async def __aenter__(self) -> AsyncBeliefDB:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+
+# one description of each operation: the BeliefDB method's
+for _name, _method in vars(AsyncBeliefDB).items():
+    if inspect.iscoroutinefunction(_method) and _method.__doc__ is None and _name in vars(BeliefDB):
+        _method.__doc__ = getattr(BeliefDB, _name).__doc__
+
+
+async def aconnect(url: str | None = None, workspace: str = DEFAULT_WORKSPACE, *, principal: str | None = None,
+                   home: str | Path | None = None, max_size: int = DEFAULT_MAX_SIZE) -> AsyncBeliefDB:
+    """Open beliefdb for asyncio as :func:`~beliefdb.api.memory.connect` does (``url``, else
+    ``BELIEFDB_URL``, else the embedded server under ``home``), running up to ``max_size`` calls at once,
+    each on its own pooled connection: ``async with await beliefdb.aconnect() as db: ...``."""
+    if max_size < 1:
+        raise errors.InvalidInput("max_size must be at least 1")
+    db = await asyncio.to_thread(connect, url, workspace, principal=principal, home=home, max_size=max_size)
+    return AsyncBeliefDB(db, max_workers=max_size)

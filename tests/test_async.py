@@ -1,0 +1,202 @@
+"""The async client (``beliefdb.aconnect``): every BeliefDB method has an async twin with the same
+parameters and result, each passes its arguments on unchanged, a story runs through it against the
+real database, and concurrent awaits really run at once in PostgreSQL, each on its own connection."""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import time
+from collections.abc import Callable
+from typing import Any, cast
+
+import psycopg
+import pytest
+from psycopg.conninfo import make_conninfo
+
+import beliefdb
+from beliefdb import AsyncBeliefDB, BeliefDB, errors
+
+POLICY = """# Return policy
+Owner: Operations
+
+Returns are accepted within 7 days of delivery.
+The restocking fee is 10%.
+The refund method is store credit.
+"""
+
+# public callables an async client has beyond BeliefDB's
+ASYNC_ONLY = {"aclose", "call"}
+
+
+def _methods(cls: type) -> dict[str, Callable[..., Any]]:
+    return {n: v for n, v in vars(cls).items() if not n.startswith("_") and inspect.isfunction(v)}
+
+
+# --- the twins ------------------------------------------------------------------------------------
+
+
+def test_every_beliefdb_method_has_an_async_twin_with_its_signature() -> None:
+    sync, twins = _methods(BeliefDB), _methods(AsyncBeliefDB)
+    assert len(sync) > 40
+    assert set(twins) - ASYNC_ONLY == set(sync), "a BeliefDB method without an async twin (or one too many)"
+    for name, method in sync.items():
+        twin = twins[name]
+        assert inspect.iscoroutinefunction(twin), name
+        # parameters (names, kinds, defaults, annotations) and the result's type, annotations resolved
+        assert inspect.signature(twin, eval_str=True) == inspect.signature(method, eval_str=True), name
+        if name not in ("close", "record_run"):  # (how to close and flush differ)
+            assert twin.__doc__ == method.__doc__, name  # one description of each operation
+        assert twin.__doc__, name
+    assert isinstance(vars(AsyncBeliefDB)["workspace"], property)
+    assert set(beliefdb.__all__) >= {"aconnect", "AsyncBeliefDB", "connect", "BeliefDB"}
+
+
+class _Recording:
+    """Stands in for a BeliefDB to see what each async method hands it (no database: forwarding only)."""
+
+    class database:  # the attribute AsyncBeliefDB reads the pool size from
+        max_size = 2
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, tuple[Any, ...], dict[str, Any]]] = []
+
+    def __getattr__(self, name: str) -> Callable[..., str]:
+        def record(*args: Any, **kwargs: Any) -> str:
+            self.calls.append((name, args, kwargs))
+            return f"result of {name}"
+        return record
+
+
+def test_each_twin_passes_every_argument_to_the_same_parameter() -> None:
+    async def check() -> None:
+        recording = _Recording()
+        client = AsyncBeliefDB(cast(BeliefDB, recording))
+        for name, method in _methods(BeliefDB).items():
+            if name == "close":
+                continue
+            signature = inspect.signature(method)
+            args: list[Any] = []
+            kwargs: dict[str, Any] = {}
+            expected: dict[str, Any] = {}
+            for p in list(signature.parameters.values())[1:]:
+                token = f"<{name}.{p.name}>"
+                if p.kind is p.VAR_POSITIONAL:
+                    expected[p.name] = (token + "1", token + "2")
+                    args += expected[p.name]
+                elif p.kind is p.KEYWORD_ONLY:
+                    kwargs[p.name] = expected[p.name] = token
+                else:
+                    args.append(token)
+                    expected[p.name] = token
+            assert await getattr(client, name)(*args, **kwargs) == f"result of {name}"
+            called, got_args, got_kwargs = recording.calls[-1]
+            bound = signature.bind(None, *got_args, **got_kwargs)
+            assert called == name and {k: v for k, v in bound.arguments.items() if k != "self"} == expected, name
+        await client.aclose()
+        assert recording.calls[-1][0] == "close"
+
+    asyncio.run(check())
+
+
+# --- a story through it, on the real database ---------------------------------------------------
+
+
+def test_a_story_through_the_async_client(db_url: str) -> None:
+    async def story() -> None:
+        async with await beliefdb.aconnect(db_url) as db:
+            assert db.workspace == "default"
+            report = await db.ingest_text(POLICY, source="return-policy.md", authority="official")
+            days = next(a for a in report.accepted if a.value == "7 days")
+            answer = await db.ask("how many days for returns?")
+            assert answer.status == "ok" and answer.beliefs[0].belief.id == days.id
+            assert answer.beliefs[0].evidence[0].quote == days.quote
+
+            decision = await db.decide("Refuse the return of order 1042", because=[days.id])
+            await db.act(decision.id, "Email the customer a refusal")
+            seen = await db.preview_correction(days.id)
+            assert seen.would_flag == [decision.id]
+            applied = await db.apply_correction(days.id, "Returns are accepted within 14 days.", value="14 days",
+                                                reviewer="rita", expect_revision=seen.revision)
+            assert applied.flagged == [decision.id]
+            with pytest.raises(errors.StaleCorrectionPreview):  # errors arrive as they do from BeliefDB
+                await db.apply_correction(days.id, "Returns are accepted within 30 days.", value="30 days",
+                                          reviewer="rita", expect_revision=seen.revision - 1)
+
+            old = await db.why(days.id)
+            assert old.belief.status == "superseded" and old.replaced_by[0].new_value == "14 days"
+            now = await db.ask("how many days for returns?")
+            assert [a.belief.value for a in now.beliefs if a.belief.attribute == days.attribute] == ["14 days"]
+            assert [d.status for d in await db.decisions()] == ["needs_review"]
+            assert (await db.audit_verify()).ok
+        with pytest.raises(errors.DatabaseUnavailable, match="closed"):
+            await db.beliefs()
+        await db.aclose()  # again: nothing to do
+
+    asyncio.run(story())
+
+
+def test_a_run_recorded_from_a_coroutine(db_url: str) -> None:
+    async def story() -> None:
+        async with await beliefdb.aconnect(db_url, max_size=2) as db:
+            run = await db.record_run(task="refund 1042", agent="support-bot")
+            asked = run.step("user_input", {"text": "Can I return it?"})
+            run.step("plan", {"answer": "yes"}, inputs=[("initiates", asked)])
+            await db.call(run.flush)
+            trace = await db.run_trace(run.id)
+            assert [s.kind for s in trace.steps] == ["user_input", "plan"]
+            assert (await db.record_step("observation", {"ok": True}, run=run.id)).seq == 2
+
+    asyncio.run(story())
+
+
+def test_aconnect_refuses_a_pool_of_nothing(db_url: str) -> None:
+    with pytest.raises(errors.InvalidInput, match="max_size"):
+        asyncio.run(beliefdb.aconnect(db_url, max_size=0))
+
+
+# --- concurrency ----------------------------------------------------------------------------------
+
+
+def _waiting_on(watcher: psycopg.Connection[Any], locker: int) -> set[int]:
+    """Backends of this database waiting for a lock ``locker`` holds."""
+    rows = watcher.execute("select pid from pg_stat_activity where datname = current_database() "
+                           "and %s = any(pg_catalog.pg_blocking_pids(pid))", (locker,)).fetchall()
+    return {int(r[0]) for r in rows}
+
+
+def test_concurrent_awaits_run_at_once_each_on_its_own_connection(db_url: str,
+                                                                   postgresql: psycopg.Connection[Any]) -> None:
+    """N awaits on a client of max_size N while the test holds an exclusive lock on beliefdb.belief: all
+    N are inside PostgreSQL at the same time, each on its own backend, blocked by the test's lock
+    (so they overlap, whatever the machine's load: no timing involved), and the event loop keeps
+    running meanwhile (it polls). Released, each gets its answer."""
+    n = 4
+    # a stuck call fails after a while instead of hanging the suite
+    url = make_conninfo(db_url, options="-c lock_timeout=120s")
+
+    async def race() -> None:
+        async with await beliefdb.aconnect(url, max_size=n) as db:
+            report = await db.ingest_text(POLICY, source="return-policy.md", authority="official")
+            fee = next(a for a in report.accepted if a.value == "10%")
+            alone = [await db.beliefs(), await db.beliefs(subject=fee.subject), await db.why(fee.id),
+                     await db.ask("what is the restocking fee?")]
+            with psycopg.connect(db_url, autocommit=True) as watcher:
+                postgresql.execute("lock table beliefdb.belief in access exclusive mode")
+                try:
+                    calls = [asyncio.ensure_future(c) for c in (
+                        db.beliefs(), db.beliefs(subject=fee.subject), db.why(fee.id),
+                        db.ask("what is the restocking fee?"))]
+                    locker = postgresql.info.backend_pid
+                    deadline = time.monotonic() + 120
+                    while len(waiting := _waiting_on(watcher, locker)) < n and time.monotonic() < deadline:
+                        assert not any(c.done() for c in calls), [c.exception() for c in calls if c.done()]
+                        await asyncio.sleep(0.05)
+                    assert len(waiting) == n, f"only {len(waiting)} of {n} calls were in the server at once"
+                finally:
+                    postgresql.rollback()  # releases the lock
+            together = await asyncio.gather(*calls)
+            assert together[:3] == alone[:3]
+            assert [a.belief.id for a in together[3].beliefs] == [a.belief.id for a in alone[3].beliefs]
+
+    asyncio.run(race())

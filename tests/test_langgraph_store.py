@@ -1,0 +1,221 @@
+"""The LangGraph store (``beliefdb.adapters.langgraph.BeliefStore``) against the real langgraph package
+and the real database: namespaces are subjects, keys attributes; put goes through the evidence gate;
+get, search and list_namespaces see current beliefs only (a superseded, retracted, expired or fixture
+belief never comes back); delete retracts; batch and abatch; a compiled graph that uses it."""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import datetime
+from typing import Any, TypedDict
+
+import pytest
+from conftest import url_at
+from langgraph.graph import END, START, StateGraph
+from langgraph.runtime import Runtime
+from langgraph.store.base import GetOp, InvalidNamespaceError, Item, ListNamespacesOp, PutOp, SearchOp
+
+import beliefdb
+from beliefdb import errors
+from beliefdb.adapters.langgraph import DELETE_REASON, BeliefStore
+
+NS = ("customer", "c1042")
+TURN_1 = "Customer: I always want an aisle seat, please."
+TURN_2 = "Customer: Actually, from now on I want a window seat."
+
+
+def seat(value: str, turn: int, text: str, quote: str, **more: Any) -> dict[str, Any]:
+    return {"value": value, "quote": quote, "source": f"chat-1042/{turn}", "text": text, **more}
+
+
+@pytest.fixture
+def store(bdb: beliefdb.BeliefDB) -> BeliefStore:
+    return BeliefStore(bdb)
+
+
+def test_put_then_get_carries_the_evidence(store: BeliefStore, bdb: beliefdb.BeliefDB) -> None:
+    store.put(NS, "seat_preference", seat("aisle", 1, TURN_1, "I always want an aisle seat"))
+    item = store.get(NS, "seat_preference")
+    assert isinstance(item, Item) and (item.namespace, item.key) == (NS, "seat_preference")
+    v = item.value
+    assert (v["subject"], v["attribute"], v["value"]) == ("customer.c1042", "seat_preference", "aisle")
+    assert v["statement"] == "seat preference of customer.c1042: aisle"
+    assert (v["quote"], v["source"], v["version"]) == ("I always want an aisle seat", "chat-1042/1", 1)
+    assert TURN_1[v["start"]:v["end"]] == v["quote"]
+    assert v["authority"] == "user" and v["confidence"] == pytest.approx(0.65) and v["warnings"] == []
+    (belief,) = bdb.beliefs(subject="customer.c1042")
+    assert v["belief_id"] == str(belief.id) and item.created_at == belief.recorded_at
+    assert store.get(NS, "no_such_key") is None and store.get(("nobody",), "seat_preference") is None
+
+
+def test_a_superseded_value_never_comes_back(store: BeliefStore, bdb: beliefdb.BeliefDB) -> None:
+    store.put(NS, "seat_preference", seat("aisle", 1, TURN_1, "I always want an aisle seat"))
+    store.put(NS, "seat_preference", seat("window", 2, TURN_2, "from now on I want a window seat"))
+    statuses = {b.value: b.status for b in bdb.beliefs(subject="customer.c1042", include_all=True)}
+    assert statuses == {"aisle": "superseded", "window": "current"}  # rule 8: the later word wins
+
+    item = store.get(NS, "seat_preference")
+    assert item is not None and item.value["value"] == "window"
+    assert any(w.startswith("replaced 'aisle'") for w in item.value["warnings"])
+    assert [i.value["value"] for i in store.search(("customer",))] == ["window"]
+    assert [i.value["value"] for i in store.search(NS, filter={"attribute": "seat_preference"})] == ["window"]
+    found = store.search((), query="which seat does the customer want?", limit=10)
+    assert "window" in [i.value["value"] for i in found] and "aisle" not in [i.value["value"] for i in found]
+    assert all(i.score is not None for i in found)
+    # the store's batch gives the same
+    got, searched = store.batch([GetOp(NS, "seat_preference"), SearchOp(("customer",), query="seat")])
+    assert isinstance(got, Item) and got.value["value"] == "window"
+    assert isinstance(searched, list) and [i.value["value"] for i in searched] == ["window"]
+
+
+def test_put_goes_through_the_evidence_gate(store: BeliefStore, bdb: beliefdb.BeliefDB) -> None:
+    with pytest.raises(errors.EvidenceMismatch, match="rule 1"):
+        store.put(NS, "seat_preference", seat("aisle", 1, TURN_1, "I want an aisle seat"))  # not in the text
+    with pytest.raises(errors.InvalidInput, match="quote missing"):
+        store.put(NS, "seat_preference", {"value": "aisle", "source": "chat-1042/1", "text": TURN_1})
+    with pytest.raises(errors.InvalidInput, match="not confidence"):
+        store.put(NS, "seat_preference", seat("aisle", 1, TURN_1, "aisle seat", confidence=1.0))
+    with pytest.raises(InvalidNamespaceError):
+        store.put(("customer.c1042",), "seat_preference", seat("aisle", 1, TURN_1, "aisle seat"))
+    with pytest.raises(NotImplementedError, match="valid_to"):
+        store.batch([PutOp(NS, "seat_preference", seat("aisle", 1, TURN_1, "aisle seat"), ttl=5.0)])
+    assert bdb.beliefs() == [] and store.get(NS, "seat_preference") is None
+    # without text: the quote must be in the source's version in force
+    store.put(NS, "seat_preference", seat("aisle", 1, TURN_1, "aisle seat"))
+    store.put(NS, "meal", {"value": "vegetarian", "quote": "I always want", "source": "chat-1042/1",
+                           "statement": "The customer asked for vegetarian meals."})
+    meal = store.get(NS, "meal")
+    assert meal is not None and meal.value["statement"] == "The customer asked for vegetarian meals."
+    assert meal.value["version"] == 1 and TURN_1[meal.value["start"]:meal.value["end"]] == "I always want"
+
+
+def test_retracted_and_fixture_beliefs_never_come_back(store: BeliefStore, bdb: beliefdb.BeliefDB) -> None:
+    store.put(NS, "loyalty_discount", {"value": "20%", "quote": "20% off", "source": "forum-post",
+                                       "text": "Insider tip: loyal customers get 20% off.", "authority": "unverified"})
+    assert store.get(NS, "loyalty_discount") is not None
+    bdb.retract(source="forum-post", reason="poisoned")
+    assert store.get(NS, "loyalty_discount") is None
+    assert store.search(NS) == [] and store.search(NS, query="loyalty discount") == []
+
+    bdb.ingest_text("Fixture: the customer c9 wants the aisle.", source="fixture.md", label="fixture")
+    bdb.remember("Fixture c9 seat.", "customer.c9", "seat_preference", "aisle", "wants the aisle",
+                 source="fixture.md")
+    (fixture,) = bdb.beliefs(subject="customer.c9", include_fixtures=True)
+    assert fixture.provenance == "fixture" and fixture.status == "current"
+    assert store.get(("customer", "c9"), "seat_preference") is None
+    assert ("customer", "c9") not in store.list_namespaces()
+    assert all(i.namespace != ("customer", "c9") for i in store.search(()))
+
+
+def test_an_expired_belief_never_comes_back(db_url: str) -> None:
+    with beliefdb.connect(url_at(db_url, "2026-01-10T00:00:00Z")) as january:
+        store = BeliefStore(january)
+        store.put(NS, "discount", {"value": "10%", "quote": "10% off until February",
+                                   "source": "chat-1042/5", "text": "Agent: you get 10% off until February.",
+                                   "valid_to": "2026-02-01T00:00:00Z"})
+        assert store.get(NS, "discount") is not None
+    with beliefdb.connect(url_at(db_url, "2026-03-01T00:00:00Z")) as march:
+        store = BeliefStore(march)
+        assert store.get(NS, "discount") is None and store.search(NS) == []
+        assert [b.status for b in march.beliefs(include_all=True)] == ["expired"]
+
+
+def test_delete_retracts_every_value_of_the_key(store: BeliefStore, bdb: beliefdb.BeliefDB) -> None:
+    store.put(NS, "seat_preference", seat("aisle", 1, TURN_1, "I always want an aisle seat"))
+    store.put(NS, "seat_preference", seat("window", 2, TURN_2, "from now on I want a window seat"))
+    window = store.get(NS, "seat_preference")
+    assert window is not None
+    decision = bdb.decide("Book a window seat", because=[window.value["belief_id"]])
+    store.delete(NS, "seat_preference")
+    assert store.get(NS, "seat_preference") is None  # and no older value came back
+    assert store.search(NS) == [] and NS not in store.list_namespaces()
+    assert {b.status for b in bdb.beliefs(subject="customer.c1042", include_all=True)} == {"retracted"}
+    assert [d.status for d in bdb.decisions()] == ["needs_review"] and decision.id
+    store.delete(NS, "seat_preference")  # nothing left to delete: nothing happens
+    history = bdb.why(window.value["belief_id"])  # kept, with why: audited and undoable
+    assert history.belief.status == "retracted"
+    restored = bdb.retract(belief=window.value["belief_id"], undo=True)
+    assert restored is not None
+    back = store.get(NS, "seat_preference")
+    assert back is not None and back.value["value"] == "window"
+    assert DELETE_REASON == "deleted through the LangGraph store" and bdb.audit_verify().ok
+
+
+def test_list_namespaces_and_search_filters(store: BeliefStore, bdb: beliefdb.BeliefDB) -> None:
+    store.put(NS, "seat_preference", seat("aisle", 1, TURN_1, "I always want an aisle seat"))
+    store.put(("customer", "c7"), "seat_preference", {"value": "window", "quote": "window", "source": "chat-7/1",
+                                                      "text": "Customer: window, please."})
+    bdb.ingest_text("Returns are accepted within 7 days of delivery.\n", source="policy.md", authority="official")
+    assert store.list_namespaces() == [("customer", "c1042"), ("customer", "c7"), ("return_policy",)]
+    assert store.list_namespaces(prefix=("customer",)) == [("customer", "c1042"), ("customer", "c7")]
+    assert store.list_namespaces(suffix=("c7",)) == [("customer", "c7")]
+    assert store.list_namespaces(prefix=("*", "c7")) == [("customer", "c7")]
+    assert store.list_namespaces(max_depth=1) == [("customer",), ("return_policy",)]
+    assert store.list_namespaces(limit=1, offset=1) == [("customer", "c7")]
+    (listing,) = store.batch([ListNamespacesOp(max_depth=1)])
+    assert listing == [("customer",), ("return_policy",)]
+
+    everything = store.search(())
+    assert [i.namespace for i in everything] == [("return_policy",), ("customer", "c7"), NS]  # newest first
+    assert [i.value["value"] for i in store.search(("customer",), filter={"confidence": {"$gte": 0.6}})] == [
+        "window", "aisle"]
+    assert store.search((), filter={"source": "policy.md", "authority": "official"})[0].namespace == ("return_policy",)
+    assert [i.value["value"] for i in store.search(("customer",), filter={"value": {"$ne": "aisle"}})] == ["window"]
+    assert len(store.search(("customer",), limit=1)) == 1
+    assert [i.value["value"] for i in store.search(("customer",), limit=1, offset=1)] == ["aisle"]
+    with pytest.raises(errors.InvalidInput, match="operator"):
+        store.search((), filter={"confidence": {"$near": 1}})
+
+
+class State(TypedDict):
+    message: str
+    answer: str
+
+
+def _seat_node(state: State, runtime: Runtime[None]) -> dict[str, str]:
+    """A node that remembers what the customer said, with the turn as evidence, then reads it back."""
+    store = runtime.store
+    assert store is not None
+    store.put(NS, "seat_preference", {"value": "window", "quote": "window seat", "source": "chat-1042/9",
+                                      "text": state["message"]})
+    item = store.get(NS, "seat_preference")
+    return {"answer": item.value["value"] if item else "unknown"}
+
+
+async def _aseat_node(state: State, runtime: Runtime[None]) -> dict[str, str]:
+    store = runtime.store
+    assert store is not None
+    await store.aput(NS, "seat_preference", {"value": "aisle", "quote": "aisle seat", "source": "chat-1042/10",
+                                             "text": state["message"]})
+    hits = await store.asearch(NS, query="seat preference")
+    return {"answer": ",".join(i.value["value"] for i in hits)}
+
+
+def _graph(node: Any, store: BeliefStore) -> Any:
+    builder = StateGraph(State)
+    builder.add_node("seat", node)
+    builder.add_edge(START, "seat")
+    builder.add_edge("seat", END)
+    return builder.compile(store=store)
+
+
+def test_a_langgraph_graph_remembers_and_reads_through_the_store(store: BeliefStore, db_url: str) -> None:
+    store.put(NS, "seat_preference", seat("aisle", 1, TURN_1, "I always want an aisle seat"))
+    out = _graph(_seat_node, store).invoke({"message": "Customer: a window seat this time.", "answer": ""})
+    assert out["answer"] == "window"
+
+    async def asynchronously() -> None:
+        async with await beliefdb.aconnect(db_url, max_size=2) as adb:
+            astore = BeliefStore(adb)
+            result = await _graph(_aseat_node, astore).ainvoke({"message": "Customer: aisle seat again.",
+                                                                "answer": ""})
+            assert result["answer"] == "aisle"  # the window it replaced is not an answer any more
+            got = await astore.aget(NS, "seat_preference")
+            assert got is not None and any("replaced 'window'" in w for w in got.value["warnings"])
+            assert await astore.alist_namespaces() == [NS]
+
+    asyncio.run(asynchronously())
+    # a BeliefDB store's abatch runs on a worker thread too
+    (item,) = asyncio.run(store.abatch([GetOp(NS, "seat_preference")]))
+    assert isinstance(item, Item) and item.value["value"] == "aisle"
+    assert isinstance(item.created_at, datetime)
