@@ -1,6 +1,6 @@
 """A LangChain retriever over beliefdb (extra ``langchain``): ``BeliefRetriever(db=...)`` answers a query
 with :meth:`beliefdb.BeliefDB.ask`, so only beliefs current now come back (superseded, retracted,
-unsupported, expired and fixture beliefs never do, rule 11), ranked as ``ask`` ranks them.
+unsupported, expired and fixture beliefs never do: rule 11 of docs/rules.md), ranked as ``ask`` ranks them.
 
 Each ``Document`` is one belief: ``page_content`` is its statement, ``id`` its id, and ``metadata`` the
 belief with its evidence as every adapter spells it (:func:`beliefdb.adapters.fields.answer_fields`):

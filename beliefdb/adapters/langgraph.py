@@ -1,5 +1,6 @@
 """A LangGraph store over beliefdb (extra ``langgraph``): ``BeliefStore(db)`` is a ``BaseStore`` whose
-reads go through the truth filter and whose writes go through the evidence gate.
+reads go through the truth filter and whose writes go through the evidence gate. Rules cited as
+"rule N" are those of docs/rules.md.
 
 The mapping:
 
