@@ -78,7 +78,7 @@ async def tell_the_story(agent: Agent) -> None:
     seen = await agent("correct", belief=refund)
     assert seen["would_flag"] == [] and [s["decision"] for s in seen["still_supported"]] == [credit["id"]]
     fix = {"belief": refund, "statement": "Refunds go to the original payment method.",
-           "value": "original payment method", "reviewer": "rita"}
+           "value": "original payment method"}
     stale = await agent.fails("correct", **fix, expected_revision=seen["revision"] + 1)
     assert stale["error"] == "stale_correction_preview"
     fixed = await agent("correct", **fix, expected_revision=seen["revision"])

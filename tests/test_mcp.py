@@ -94,7 +94,7 @@ def test_stdio_lists_every_tool_and_each_answers_the_cli_json(db_url: str, cli: 
                                             "expected_revision": seen["revision"] + 1})
             assert stale["error"] == "stale_correction_preview"
             fixed = await call("correct", {"belief": fee, "statement": "The restocking fee is 5%.", "value": "5%",
-                                           "expected_revision": seen["revision"], "reviewer": "rita"})
+                                           "expected_revision": seen["revision"]})
             assert fixed["already_applied"] is False and fixed["flagged"] == [joint["id"]]
 
             would = await call("retract", {"belief": email, "preview": True})

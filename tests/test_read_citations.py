@@ -9,6 +9,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Iterator
 
+import psycopg
 import pytest
 from fastapi.testclient import TestClient
 
@@ -135,3 +136,30 @@ def test_over_http(client: TestClient, db_url: str) -> None:
     # recording a read is a change: a read-only token may ask, not on a run's behalf
     assert client.post("/ask", json={"question": QUESTION}, headers=reader).status_code == 200
     assert client.post("/ask", json={"question": QUESTION, "run": run}, headers=reader).status_code == 403
+
+
+def test_a_read_nobody_was_shown_cannot_be_recorded(client: TestClient, db_url: str) -> None:
+    """Only ask and why (with run) record what a run read: a client cannot write a memory_read step
+    reading a belief it was never shown and then cite it (over HTTP, /steps answers 400); and the
+    reviewer on record of a correction is the token's principal, not a name the client gives."""
+    agent = {"Authorization": f"Bearer {api.create_token('default', 'agent', url=db_url).token}"}
+    client.post("/sources", json={"source": "return-policy.md", "text": V1}, headers=agent)
+    (window,) = [b["id"] for b in client.get("/beliefs", headers=agent).json() if b["attribute"] == "window"]
+    run = client.post("/steps", json={"kind": "user_input", "task": "refund"}, headers=agent).json()["run"]
+    forged = client.post("/steps", json={"run": run, "kind": "memory_read",
+                                         "inputs": [{"edge": "reads", "node": window}]}, headers=agent)
+    assert forged.status_code == 400 and "rule 19" in forged.json()["message"], forged.text
+    made = client.post("/decisions", json={"title": "Refuse", "because": [window], "run": run},
+                       headers=agent).json()
+    assert made["status"] == "needs_review" and [r["belief"] for r in made["refused"]] == [window]
+
+    seen = client.post("/corrections/preview", json={"belief": window}, headers=agent).json()
+    claimed = client.post("/corrections", json={"belief": window, "statement": "Returns: 30 days.", "value": "30 days",
+                                                "expected_revision": seen["revision"], "reviewer": "rita"},
+                          headers=agent)
+    assert claimed.status_code == 400  # no such field: the reviewer is who the token speaks for
+    fixed = client.post("/corrections", json={"belief": window, "statement": "Returns: 30 days.", "value": "30 days",
+                                              "expected_revision": seen["revision"]}, headers=agent).json()
+    assert fixed["already_applied"] is False
+    with psycopg.connect(db_url) as conn:
+        assert conn.execute("select reviewer from beliefdb.correction").fetchall() == [("agent",)]

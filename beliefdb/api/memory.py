@@ -306,7 +306,13 @@ class BeliefDB:
         """Record one step at once, for agents that reach memory a call at a time (the servers): appended
         to ``run`` (id or unique prefix), else the first step of a new run for ``task``. ``inputs`` are
         (edge, node) pairs needed jointly, ``supports`` independent reasons; ``memory`` ({subject,
-        attribute, value, statement?, kind?}) is a belief the step writes, holding while the step does."""
+        attribute, value, statement?, kind?}) is a belief the step writes, holding while the step does.
+        A memory_read step that reads beliefs is recorded only by :meth:`ask` and :meth:`why` with
+        ``run`` (rule 19: a decision of the run may cite what it read, so a read nobody was shown
+        cannot be written here)."""
+        if kind == "memory_read" and any(edge == "reads" for edge, _ in inputs):
+            raise InvalidInput("a memory_read step's reads are recorded by ask and why with run=..., not by"
+                                      " record_step: a decision may cite only what the run was shown (rule 19)")
         recorder = trace.continue_run(self.database, run) if run is not None else trace.record_run(
             self.database, task=task)
         seq = recorder.next_seq

@@ -40,6 +40,12 @@ def translate(exc: psycopg.Error) -> errors.BeliefDBError:
         return errors.DatabaseUnavailable(message)
     if sqlstate.startswith("08") or sqlstate.startswith("57P"):
         return errors.DatabaseUnavailable(message)
+    if sqlstate.startswith("40") or sqlstate == "57014":
+        # a deadlock, a serialization failure or a statement timeout: nothing was changed, try again
+        return errors.DatabaseUnavailable(f"{message} (nothing was changed: try again)")
+    if sqlstate.startswith("54"):
+        # a program limit, e.g. a name longer than an index row may hold
+        return errors.InvalidInput(f"too large: {message}")
     if sqlstate == "42501":
         return errors.PermissionDenied(message)
     if sqlstate.startswith("23"):

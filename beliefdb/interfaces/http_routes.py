@@ -145,7 +145,6 @@ class Correct(Body):
     statement: str = Field(min_length=1)
     expected_revision: int = Field(ge=0, le=INT4, description="The revision the preview showed.")
     value: str | None = None
-    reviewer: str | None = Field(None, description="Who reviewed it (default: the token's principal).")
     reason: str | None = None
     idempotency_key: str | None = None
 
@@ -236,7 +235,7 @@ def workspaces(c: Reader) -> JSONResponse:
 
 @router.post("/sources", responses=doc(IngestReport), summary="Ingest a text as the next version of a source")
 def ingest_text(body: IngestText, c: Reader) -> JSONResponse:
-    if not body.preview:
+    if not body.preview or body.extractor == "llm":  # an llm preview spends the endpoint's budget
         writer(c)
     return ok(c.db.ingest_text(body.text, source=body.source, authority=body.authority, label=body.label,
                                origin=body.origin, version_label=body.version_label, extractor=body.extractor,
@@ -301,7 +300,7 @@ def preview_correction(body: PreviewCorrection, c: Reader) -> JSONResponse:
 @router.post("/corrections", responses=doc(CorrectionResult),
              summary="Apply a correction at the previewed revision (409 when stale; again: already_applied)")
 def correct(body: Correct, c: Writer) -> JSONResponse:
-    return ok(c.db.apply_correction(body.belief, body.statement, reviewer=body.reviewer or c.who.principal,
+    return ok(c.db.apply_correction(body.belief, body.statement, reviewer=c.who.principal,
                                     expect_revision=body.expected_revision, value=body.value, reason=body.reason,
                                     idempotency_key=body.idempotency_key))
 

@@ -152,16 +152,17 @@ def build(*, local: BeliefDB | None = None, memories: Memories | None = None) ->
           " the preview says what would be flagged and held and gives the belief's `revision`. Then call it with"
           " `statement` (and `value`) and `expected_revision` set to that revision to apply it; a changed belief"
           " answers stale_correction_preview (preview again), and the same correction again answers"
-          " already_applied. Another principal's belief: the correction is proposed to its owner.")
+          " already_applied. The reviewer on record is who you act as. Another principal's belief: the correction"
+          " is proposed to its owner.")
     def correct(ctx: Context, belief: str, statement: str | None = None, value: str | None = None,
-                expected_revision: int | None = None, reviewer: str | None = None, reason: str | None = None,
+                expected_revision: int | None = None, reason: str | None = None,
                 idempotency_key: str | None = None) -> Result:
         if expected_revision is None:
             return answer(ctx, False, lambda db: db.preview_correction(belief, statement, value))
         if not statement:
             return _failed(errors.InvalidInput("applying a correction needs the corrected statement"))
         return answer(ctx, True, lambda db: db.apply_correction(
-            belief, statement, reviewer=reviewer or db.database.principal or "reviewer",
+            belief, statement, reviewer=db.database.principal or "reviewer",
             expect_revision=expected_revision, value=value, reason=reason, idempotency_key=idempotency_key))
 
     @tool("Retract what turned out untrustworthy: a belief, a fragment, or a whole source (or one `version` of"

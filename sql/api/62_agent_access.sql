@@ -47,6 +47,8 @@ begin
     if v_ws is null or not exists (select from beliefdb.workspace w where w.id = v_ws) then
         raise exception 'no workspace is bound to this session' using errcode = 'BD003';
     end if;
+    -- the workspace's writers wait from here, so what is checked current below is current at the decision
+    perform beliefdb.lock_workspace();
     if not exists (select from beliefdb.run r where r.workspace_id = v_ws and r.id = p_run) then
         raise exception 'unknown run %', p_run using errcode = 'BD004';
     end if;

@@ -110,6 +110,14 @@ begin
             continue;
         end if;
         v_valid := tstzrange((v_claim ->> 'valid_from')::timestamptz, (v_claim ->> 'valid_to')::timestamptz, '[)');
+        -- a bound beyond what every client can read back (years 1 to 9999 in any time zone, never
+        -- infinity) would make this belief unreadable for everyone: refused as bad input
+        if (not lower_inf(v_valid) and not (lower(v_valid) between '0001-01-02 00:00+00' and '9999-12-30 00:00+00'))
+           or (not upper_inf(v_valid) and not (upper(v_valid) between '0001-01-02 00:00+00' and '9999-12-30 00:00+00'))
+        then
+            raise exception 'valid time out of range: % (from 0001-01-02 to 9999-12-30, not infinity)', v_valid
+                using errcode = 'BD005';
+        end if;
         v_fragment := beliefdb._fragment_at(p_workspace_id, p_source_version_id, v_start, v_end);
         v_fragments := v_fragments || v_fragment;
 

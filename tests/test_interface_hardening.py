@@ -1,0 +1,64 @@
+"""What a network client could do to the memory of others, closed: a valid time no client can read
+back, a name longer than an index row, an llm preview on a read-only token. Each is a clear 4xx, and
+nothing is stored."""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Iterator
+from typing import Any
+
+import psycopg
+import pytest
+from fastapi.testclient import TestClient
+
+import beliefdb
+from beliefdb import api, errors
+from beliefdb.interfaces.http import create_app
+
+TEXT = "The return window is 7 days.\n"
+
+
+def _beliefs(postgresql: psycopg.Connection[Any]) -> int:
+    row = postgresql.execute("select count(*) from beliefdb.belief").fetchone()
+    assert row is not None
+    return int(row[0])
+
+
+@pytest.mark.parametrize(("valid_from", "valid_to"), [
+    ("infinity", None), (None, "infinity"), ("-infinity", None),
+    ("0001-01-01T00:00:00+14:00", None), (None, "9999-12-31T23:59:59-14:00"),
+])
+def test_a_valid_time_no_client_could_read_back_is_refused(bdb: beliefdb.BeliefDB, postgresql: psycopg.Connection[Any],
+                                                           valid_from: str | None, valid_to: str | None) -> None:
+    before = _beliefs(postgresql)
+    with pytest.raises(errors.InvalidInput, match="valid time out of range"):
+        bdb.remember("The return window is 7 days.", "return_policy", "window", "7 days",
+                     "The return window is 7 days.", source="policy.md", text=TEXT,
+                     valid_from=valid_from, valid_to=valid_to)
+    assert _beliefs(postgresql) == before
+    assert bdb.beliefs() == []  # and listing still works: nothing unreadable was stored
+    bdb.remember("The return window is 7 days.", "return_policy", "window", "7 days",
+                 "The return window is 7 days.", source="policy.md", text=TEXT,
+                 valid_from="2020-01-01T00:00:00+00:00", valid_to="9999-01-01T00:00:00+00:00")
+    assert [b.value for b in bdb.beliefs()] == ["7 days"]
+
+
+def test_a_name_longer_than_an_index_row_is_bad_input(bdb: beliefdb.BeliefDB) -> None:
+    with pytest.raises(errors.InvalidInput, match="too large"):
+        bdb.ingest_text(TEXT, source=secrets.token_urlsafe(6000))  # incompressible: the index row limit
+
+
+@pytest.fixture
+def client(db_url: str) -> Iterator[TestClient]:
+    with TestClient(create_app(db_url, mcp=False)) as c:
+        yield c
+
+
+def test_a_read_only_token_may_not_spend_the_llm_budget(client: TestClient, db_url: str) -> None:
+    reader = {"Authorization": f"Bearer {api.create_token('default', 'rita', read_only=True, url=db_url).token}"}
+    plain = client.post("/sources", json={"source": "p.md", "text": TEXT, "preview": True}, headers=reader)
+    assert plain.status_code == 200, plain.text
+    llm = client.post("/sources", json={"source": "p.md", "text": TEXT, "preview": True, "extractor": "llm"},
+                      headers=reader)
+    assert llm.status_code == 403 and llm.json()["error"] == "read_only_token", llm.text
