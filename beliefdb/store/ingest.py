@@ -12,7 +12,6 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
 from typing import Any
-from uuid import UUID
 
 import psycopg
 from psycopg.types.json import Jsonb
@@ -20,17 +19,10 @@ from psycopg.types.json import Jsonb
 from beliefdb import errors
 from beliefdb.db.connector import Database
 from beliefdb.db.queries import Q
+from beliefdb.db.reports import ingest_report
 from beliefdb.models import (
-    Accepted,
-    Changes,
-    Conflict,
-    Corroborated,
     IngestFailure,
     IngestReport,
-    Rejected,
-    StillSupported,
-    Superseded,
-    Unchanged,
 )
 from beliefdb.store.vectors import embed_new
 from beliefdb.text.extractor import Candidate
@@ -146,44 +138,6 @@ def _rejected_json(rejected: list[tuple[Candidate, str]]) -> list[dict[str, str]
     return [{"statement": c.statement, "quote": c.quote, "reason": reason} for c, reason in rejected]
 
 
-def _changes(raw: dict[str, Any]) -> Changes:
-    """The change report inside an ingest report (jsonb: beliefdb._changes)."""
-    return Changes(
-        stopped_holding=[UUID(x) for x in raw.get("stopped_holding") or []],
-        started_holding=[UUID(x) for x in raw.get("started_holding") or []],
-        stopped_current=[UUID(x) for x in raw.get("stopped_current") or []],
-        became_current=[UUID(x) for x in raw.get("became_current") or []],
-        flagged=[UUID(x) for x in raw.get("flagged") or []], held=[UUID(x) for x in raw.get("held") or []],
-        survives=[StillSupported(decision=UUID(s["decision"]), by=[[UUID(x) for x in group] for group in s["by"]])
-                  for s in raw.get("survives") or []])
-
-
-def _report(raw: dict[str, Any], path: str | None) -> IngestReport:
-    """The ingest report (jsonb: six lists of different records), typed."""
-    return IngestReport(
-        source=raw["source"], version=raw["version"], new_version=raw["new_version"],
-        fragments=raw["fragments"], path=path,
-        accepted=[Accepted(id=UUID(a["id"]), statement=a["statement"], subject=a["subject"],
-                           attribute=a["attribute"], value=a["value"], quote=a["quote"],
-                           start=a["start"], end=a["end"]) for a in raw["accepted"]],
-        rejected=[Rejected(statement=r["statement"], quote=r["quote"], reason=r["reason"]) for r in raw["rejected"]],
-        corroborated=[Corroborated(id=UUID(c["id"]), statement=c["statement"], quote=c["quote"],
-                                   start=c["start"], end=c["end"]) for c in raw["corroborated"]],
-        unchanged=[Unchanged(id=UUID(u["id"]), statement=u["statement"]) for u in raw["unchanged"]],
-        superseded=[Superseded(old=UUID(s["old"]), new=UUID(s["new"])) for s in raw["superseded"]],
-        conflicts=[Conflict(a=UUID(c["a"]), b=UUID(c["b"]), **({"reason": c["reason"]} if c.get("reason") else {}))
-                   for c in raw["conflicts"]],
-        reverified=[UUID(x) for x in raw["reverified"]],
-        unsupported=[UUID(x) for x in raw["unsupported"]],
-        flagged=[UUID(x) for x in raw["flagged"]],
-        held=[UUID(x) for x in raw["held"]],
-        changes=_changes(raw["changes"]) if raw.get("changes") else None,
-        proposed=bool(raw.get("proposed")),
-        review_item=UUID(raw["review_item"]) if raw.get("review_item") else None,
-        owner=raw.get("owner"), note=raw.get("note"), preview=bool(raw.get("preview")),
-    )
-
-
 def ingest_text(db: Database, text: str, options: SourceOptions, *, candidates: Iterable[Candidate] = (),
                 extractor: str = "rules", path: str | None = None, embed: bool = True, preview: bool = False,
                 conn: psycopg.Connection[Any] | None = None) -> IngestReport:
@@ -206,10 +160,10 @@ def ingest_text(db: Database, text: str, options: SourceOptions, *, candidates: 
         if preview:
             row = c.execute(Q.ingest_preview, args).fetchone()
             assert row is not None
-            return _report(row[0], path)
+            return ingest_report(row[0], path)
         row = c.execute(Q.ingest_version, args).fetchone()
         assert row is not None
-        report = _report(row[0], path)
+        report = ingest_report(row[0], path)
         deferred = _embed(db, report, embed, c)
     return replace(report, embedding_deferred=deferred) if deferred else report
 
@@ -273,6 +227,6 @@ def remember_in_source(db: Database, source: str, candidate: Candidate, *, embed
         assert out is not None
         raw = {**out[0], "source": source, "version": version, "new_version": False, "fragments": 0,
                "reverified": []}
-        report = _report(raw, None)
+        report = ingest_report(raw, None)
         deferred = _embed(db, report, embed, c)
     return replace(report, embedding_deferred=deferred) if deferred else report

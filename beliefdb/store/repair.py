@@ -20,6 +20,7 @@ from beliefdb import errors
 from beliefdb.db import composites
 from beliefdb.db.connector import Database
 from beliefdb.db.queries import Q
+from beliefdb.db.reports import plan_items
 from beliefdb.models import Belief, Changes, PlanItem, RepairPlan, RepairResult, ReplayResult, TraceStep
 from beliefdb.store import trace
 from beliefdb.store.beliefs import get_belief, list_beliefs, resolve
@@ -92,14 +93,6 @@ def _check_faulty(refs: Sequence[str | UUID]) -> list[str]:
     return [str(ref) for ref in refs]
 
 
-def _plan_items(raw: list[dict[str, Any]]) -> list[PlanItem]:
-    """The items of a plan as a repair keeps it (beliefdb.repair.plan, jsonb)."""
-    return [PlanItem(node=UUID(i["node"]), node_kind=i["node_kind"], step_kind=i.get("step_kind"),
-                     run_id=UUID(i["run_id"]) if i.get("run_id") else None, seq=i.get("seq"), action=i["action"],
-                     reason=i["reason"], saved_by=[UUID(x) for x in i.get("saved_by") or []])
-            for i in raw]
-
-
 def plan(db: Database, faulty: Sequence[str | UUID], *, independent_evidence: bool = True, untouched: bool = False,
          conn: psycopg.Connection[Any] | None = None) -> RepairPlan:
     """The repair plan for these faulty memories; nothing is written. With ``untouched``, preserve
@@ -133,7 +126,7 @@ def load(db: Database, repair_id: str | UUID, conn: psycopg.Connection[Any] | No
         row = c.execute(Q.load_repair, (key,)).fetchone()
     if row is None:
         raise errors.NotFound(f"unknown repair {repair_id}")
-    return RepairResult(repair_id=key, plan=RepairPlan(faulty=list(row[0]), items=_plan_items(row[1])),
+    return RepairResult(repair_id=key, plan=RepairPlan(faulty=list(row[0]), items=plan_items(row[1])),
                         changes=Changes([], [], [], []))
 
 
