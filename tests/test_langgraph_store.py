@@ -141,6 +141,19 @@ def test_delete_retracts_every_value_of_the_key(store: BeliefStore, bdb: beliefd
     assert DELETE_REASON == "deleted through the LangGraph store" and bdb.audit_verify().ok
 
 
+def test_delete_refuses_before_retracting_anything_when_a_value_is_not_the_callers(db_url: str) -> None:
+    """A key holding another principal's belief too: delete refuses (not_owner) and retracts nothing,
+    rather than stopping half-way through the key's values."""
+    with beliefdb.connect(db_url, principal="alice") as alice, beliefdb.connect(db_url, principal="bob") as bob:
+        BeliefStore(alice).put(NS, "seat_preference", seat("aisle", 1, TURN_1, "I always want an aisle seat"))
+        BeliefStore(bob).put(NS, "seat_preference", seat("window", 2, TURN_2, "from now on I want a window seat"))
+        before = {(b.value, b.status) for b in alice.beliefs(subject="customer.c1042", include_all=True)}
+        with pytest.raises(errors.PermissionDenied):
+            BeliefStore(alice).delete(NS, "seat_preference")
+        after = {(b.value, b.status) for b in alice.beliefs(subject="customer.c1042", include_all=True)}
+        assert after == before and "retracted" not in {status for _, status in after}
+
+
 def test_list_namespaces_and_search_filters(store: BeliefStore, bdb: beliefdb.BeliefDB) -> None:
     store.put(NS, "seat_preference", seat("aisle", 1, TURN_1, "I always want an aisle seat"))
     store.put(("customer", "c7"), "seat_preference", {"value": "window", "quote": "window", "source": "chat-7/1",

@@ -19,6 +19,7 @@ from mcp.client import Client
 from mcp.client.streamable_http import streamable_http_client
 from serving import running_server, stdio_server
 
+import beliefdb
 from beliefdb import api
 
 V32 = ("# Return policy\nOwner: Operations\n\nReturns are accepted within 7 days of delivery.\n"
@@ -151,3 +152,23 @@ def test_mcp_over_http_takes_principal_and_workspace_from_the_token(db_url: str)
                                  headers=headers | {"Accept": "application/json, text/event-stream"})
             assert refused.status_code == 401 and refused.json()["error"] == "unauthenticated"
         anyio.run(session, base)
+
+
+def test_tool_numbers_have_the_http_apis_bounds(bdb: beliefdb.BeliefDB) -> None:
+    """k, expected_revision and version are refused out of range by the tool's own schema, before any
+    call reaches the database (the SDK answers them as tool errors)."""
+    from beliefdb.interfaces.mcp import build
+
+    async def session() -> None:
+        async with Client(build(local=bdb)) as client:
+            for tool, arguments in [("ask", {"question": "how many days?", "k": 0}),
+                                    ("ask", {"question": "how many days?", "k": 10**12}),
+                                    ("correct", {"belief": "3f2a", "statement": "x", "expected_revision": 2**40}),
+                                    ("retract", {"source": "a.md", "version": 0, "preview": True})]:
+                result = await client.call_tool(tool, arguments)
+                text = result.content[0].text
+                assert result.is_error and "validation error" in text and "Input should be" in text, (tool, text)
+            fine = await client.call_tool("ask", {"question": "how many days?", "k": 50})
+            assert not fine.is_error and json.loads(fine.content[0].text)["status"] == "no_match"
+
+    anyio.run(session)

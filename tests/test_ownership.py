@@ -221,6 +221,8 @@ def test_only_the_owner_retracts_a_belief(db_url: str, alice: beliefdb.BeliefDB,
     events = su_all(db_url, "select count(*) from beliefdb.audit_event")[0][0]
     with pytest.raises(errors.NotOwner, match="only its owner can retract it"):
         bob.retract(belief=window, reason="I think it is wrong")
+    with pytest.raises(errors.NotOwner, match="only its owner can retract it"):  # the preview refuses it too
+        bob.preview_retract(belief=window)
     assert status_of(db_url, window)[0] == "current"
     assert su_all(db_url, "select retracted_at from beliefdb.node where id = %s", (window,)) == [(None,)]
     assert su_all(db_url, "select count(*) from beliefdb.audit_event")[0][0] == events

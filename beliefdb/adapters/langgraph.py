@@ -275,5 +275,9 @@ class BeliefStore(BaseStore):
                     if b.status != "retracted"]
         # history first, what is current last: no older value is current again in between
         standing.sort(key=lambda b: (b.status in ("current", "conflicting"), b.recorded_at))
+        # every retraction is tried as a preview first (rolled back), so one the caller may not make
+        # (another principal's belief: NotOwner) refuses the delete before anything is retracted
+        for belief in standing:
+            self.db.preview_retract(belief=belief.id)
         for belief in standing:
             self.db.retract(belief=belief.id, reason=DELETE_REASON)

@@ -12,10 +12,11 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from datetime import datetime
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.types import CallToolResult, TextContent
+from pydantic import Field
 
 from beliefdb import api, errors, render
 from beliefdb.api import BeliefDB
@@ -32,6 +33,12 @@ the revision the preview showed. Answers are JSON."""
 
 Result = str | CallToolResult
 log = logging.getLogger("beliefdb.mcp")
+
+
+# the bounds the HTTP API puts on the same numbers, so no tool sends the database what it cannot hold
+K = Annotated[int, Field(ge=1, le=50)]
+Revision = Annotated[int, Field(ge=0, le=2**31 - 1)]
+Version = Annotated[int, Field(ge=1, le=2**31 - 1)]
 
 
 def _failed(exc: errors.BeliefDBError) -> CallToolResult:
@@ -103,7 +110,7 @@ def build(*, local: BeliefDB | None = None, memories: Memories | None = None) ->
           " conflict, low confidence). status is ok, no_match (memory has nothing) or memory_unavailable (it"
           " could not be asked: not the same as no history). `context` is a prompt-ready summary. With `run`"
           " (from record_step) the beliefs shown are recorded as read by that run, so it may cite them.")
-    def ask(ctx: Context, question: str, k: int = 5, as_of: str | None = None, scope: dict[str, str] | None = None,
+    def ask(ctx: Context, question: str, k: K = 5, as_of: str | None = None, scope: dict[str, str] | None = None,
             min_confidence: float = 0.0, include_fixtures: bool = False, run: str | None = None) -> Result:
         return answer(ctx, run is not None, lambda db: db.ask(question, k=k, as_of=_moment(as_of), scope=scope,
                                                               min_confidence=min_confidence,
@@ -155,7 +162,7 @@ def build(*, local: BeliefDB | None = None, memories: Memories | None = None) ->
           " already_applied. The reviewer on record is who you act as. Another principal's belief: the correction"
           " is proposed to its owner.")
     def correct(ctx: Context, belief: str, statement: str | None = None, value: str | None = None,
-                expected_revision: int | None = None, reason: str | None = None,
+                expected_revision: Revision | None = None, reason: str | None = None,
                 idempotency_key: str | None = None) -> Result:
         if expected_revision is None:
             return answer(ctx, False, lambda db: db.preview_correction(belief, statement, value))
@@ -169,7 +176,7 @@ def build(*, local: BeliefDB | None = None, memories: Memories | None = None) ->
           " it), with the `reason`. What rested only on it stops holding, decisions lose their last support and"
           " are flagged; what has independent support stays. `undo` restores; `preview`: only what it would do.")
     def retract(ctx: Context, belief: str | None = None, fragment: str | None = None, source: str | None = None,
-                version: int | None = None, reason: str = "", undo: bool = False, preview: bool = False) -> Result:
+                version: Version | None = None, reason: str = "", undo: bool = False, preview: bool = False) -> Result:
         if preview:
             return answer(ctx, False, lambda db: db.preview_retract(belief=belief, fragment=fragment, source=source,
                                                                     version=version, undo=undo))

@@ -297,8 +297,17 @@ begin
             p_ref using errcode = 'BD004';
     end if;
     v_ids := beliefdb._retraction_targets(v_ws, v_target, v_id, p_version);
+    -- the owner checks of beliefdb.retract, so a preview refuses what the apply would refuse
     if v_target in ('source', 'version') then
         select s.owner into v_owner from beliefdb.source s where s.workspace_id = v_ws and s.id = v_id;
+        if v_owner is not distinct from beliefdb.current_principal() then
+            perform beliefdb._require_correction_owner(v_ws, v_id, 'retract its correction');
+        end if;
+    else
+        perform beliefdb._require_owner(v_ws, v_id, 'retract it');
+        perform beliefdb._require_owner(v_ws, c.replacement_belief_id, 'retract its correction')
+           from beliefdb.correction c
+          where c.workspace_id = v_ws and (c.id = v_id or c.fragment_id = v_id);
     end if;
     v_changes := beliefdb._dry_run(
         'select beliefdb._retract_ids(($1 ->> ''workspace'')::uuid, array(select jsonb_array_elements_text($1 -> ''ids''))::uuid[], ''preview'', ($1 ->> ''undo'')::boolean)',
