@@ -116,7 +116,10 @@ def test_a_read_only_token_reads_and_previews_but_changes_nothing(alice: Api, re
         assert reader.post(path, body, expect=403)["error"] == "read_only_token", path
     assert reader.post("/sources", {"source": "n.md", "text": POLICY, "preview": True})["preview"] is True
     assert reader.post("/corrections/preview", {"belief": window})["revision"] == 1
-    assert reader.post("/retractions", {"belief": window, "preview": True})["flagged"] == [decision]
+    # a preview is exact: alice's belief is hers to retract, so its preview is refused as the apply would be
+    assert reader.post("/retractions", {"belief": window, "preview": True}, expect=403)["error"] == "not_owner"
+    whole = reader.post("/retractions", {"source": "return-policy.md", "preview": True})
+    assert whole["proposed"] is True and whole["flagged"] == [decision]  # a source: what her approval would do
     assert reader.post("/ask", {"question": "how many days for returns?"})["status"] == "ok"
     assert reader.post("/impact", {"refs": [window]})["flagged"] == [decision]
     assert [b["id"] for b in reader.get("/beliefs")] == [b["id"] for b in alice.get("/beliefs")]
