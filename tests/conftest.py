@@ -206,3 +206,14 @@ def cli_without_db(tmp_path: Path) -> Cli:
     own embedded server there, never one of this machine's. For --help, usage errors and the
     embedded server's commands; it costs no database clone."""
     return Cli({"BELIEFDB_HOME": str(tmp_path / "beliefdb-home")})
+
+
+@pytest.fixture
+def http_client(db_url: str) -> Iterator[Any]:
+    """The HTTP API (``beliefdb serve``'s app, MCP left out) on the test database, in this process."""
+    from fastapi.testclient import TestClient
+
+    from beliefdb.interfaces.http import create_app
+
+    with TestClient(create_app(db_url, mcp=False)) as c:
+        yield c

@@ -5,7 +5,6 @@ nothing is stored."""
 from __future__ import annotations
 
 import secrets
-from collections.abc import Iterator
 from typing import Any
 
 import psycopg
@@ -14,7 +13,6 @@ from fastapi.testclient import TestClient
 
 import beliefdb
 from beliefdb import api, errors
-from beliefdb.interfaces.http import create_app
 
 TEXT = "The return window is 7 days.\n"
 
@@ -49,16 +47,12 @@ def test_a_name_longer_than_an_index_row_is_bad_input(bdb: beliefdb.BeliefDB) ->
         bdb.ingest_text(TEXT, source=secrets.token_urlsafe(6000))  # incompressible: the index row limit
 
 
-@pytest.fixture
-def client(db_url: str) -> Iterator[TestClient]:
-    with TestClient(create_app(db_url, mcp=False)) as c:
-        yield c
 
 
-def test_a_read_only_token_may_not_spend_the_llm_budget(client: TestClient, db_url: str) -> None:
+def test_a_read_only_token_may_not_spend_the_llm_budget(http_client: TestClient, db_url: str) -> None:
     reader = {"Authorization": f"Bearer {api.create_token('default', 'rita', read_only=True, url=db_url).token}"}
-    plain = client.post("/sources", json={"source": "p.md", "text": TEXT, "preview": True}, headers=reader)
+    plain = http_client.post("/sources", json={"source": "p.md", "text": TEXT, "preview": True}, headers=reader)
     assert plain.status_code == 200, plain.text
-    llm = client.post("/sources", json={"source": "p.md", "text": TEXT, "preview": True, "extractor": "llm"},
+    llm = http_client.post("/sources", json={"source": "p.md", "text": TEXT, "preview": True, "extractor": "llm"},
                       headers=reader)
     assert llm.status_code == 403 and llm.json()["error"] == "read_only_token", llm.text

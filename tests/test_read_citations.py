@@ -7,7 +7,6 @@ or one superseded since it was read is refused and named; with nothing left the 
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterator
 
 import psycopg
 import pytest
@@ -15,7 +14,6 @@ from fastapi.testclient import TestClient
 
 import beliefdb
 from beliefdb import api, errors
-from beliefdb.interfaces.http import create_app
 
 V1 = "# Return policy\n\nReturns are accepted within 7 days of delivery.\nThe restocking fee is 10%.\n"
 V2 = V1.replace("7 days", "15 days")
@@ -111,55 +109,50 @@ def test_an_unknown_run_is_not_found(bdb: beliefdb.BeliefDB) -> None:
         bdb.ask(QUESTION, run=str(uuid.uuid4()))
 
 
-@pytest.fixture
-def client(db_url: str) -> Iterator[TestClient]:
-    with TestClient(create_app(db_url, mcp=False)) as c:
-        yield c
 
 
-def test_over_http(client: TestClient, db_url: str) -> None:
+def test_over_http(http_client: TestClient, db_url: str) -> None:
     agent = {"Authorization": f"Bearer {api.create_token('default', 'agent', url=db_url).token}"}
     reader = {"Authorization": f"Bearer {api.create_token('default', 'rita', read_only=True, url=db_url).token}"}
-    client.post("/sources", json={"source": "return-policy.md", "text": V1}, headers=agent)
-    run = client.post("/steps", json={"kind": "user_input", "task": "refund"}, headers=agent).json()["run"]
-    shown = client.post("/ask", json={"question": QUESTION, "k": 1, "run": run}, headers=agent).json()
+    http_client.post("/sources", json={"source": "return-policy.md", "text": V1}, headers=agent)
+    run = http_client.post("/steps", json={"kind": "user_input", "task": "refund"}, headers=agent).json()["run"]
+    shown = http_client.post("/ask", json={"question": QUESTION, "k": 1, "run": run}, headers=agent).json()
     window = shown["beliefs"][0]["id"]
     invented = str(uuid.uuid4())
-    made = client.post("/decisions", json={"title": "Refuse", "because": [window, invented], "run": run},
+    made = http_client.post("/decisions", json={"title": "Refuse", "because": [window, invented], "run": run},
                        headers=agent).json()
     assert made["status"] == "active" and made["run"] == run
     assert [r["belief"] for r in made["refused"]] == [invented]
-    none = client.post("/decisions", json={"title": "Refuse", "because": [invented], "run": run}, headers=agent)
+    none = http_client.post("/decisions", json={"title": "Refuse", "because": [invented], "run": run}, headers=agent)
     assert none.json()["status"] == "needs_review"
-    act = client.post("/actions", json={"decision": none.json()["id"], "description": "Email"}, headers=agent)
+    act = http_client.post("/actions", json={"decision": none.json()["id"], "description": "Email"}, headers=agent)
     assert act.status_code == 400 and "no source-backed reason" in act.json()["message"]
     # recording a read is a change: a read-only token may ask, not on a run's behalf
-    assert client.post("/ask", json={"question": QUESTION}, headers=reader).status_code == 200
-    assert client.post("/ask", json={"question": QUESTION, "run": run}, headers=reader).status_code == 403
+    assert http_client.post("/ask", json={"question": QUESTION}, headers=reader).status_code == 200
+    assert http_client.post("/ask", json={"question": QUESTION, "run": run}, headers=reader).status_code == 403
 
 
-def test_a_read_nobody_was_shown_cannot_be_recorded(client: TestClient, db_url: str) -> None:
+def test_a_read_nobody_was_shown_cannot_be_recorded(http_client: TestClient, db_url: str) -> None:
     """Only ask and why (with run) record what a run read: a client cannot write a memory_read step
     reading a belief it was never shown and then cite it (over HTTP, /steps answers 400); and the
     reviewer on record of a correction is the token's principal, not a name the client gives."""
     agent = {"Authorization": f"Bearer {api.create_token('default', 'agent', url=db_url).token}"}
-    client.post("/sources", json={"source": "return-policy.md", "text": V1}, headers=agent)
-    (window,) = [b["id"] for b in client.get("/beliefs", headers=agent).json() if b["attribute"] == "window"]
-    run = client.post("/steps", json={"kind": "user_input", "task": "refund"}, headers=agent).json()["run"]
-    forged = client.post("/steps", json={"run": run, "kind": "memory_read",
+    http_client.post("/sources", json={"source": "return-policy.md", "text": V1}, headers=agent)
+    (window,) = [b["id"] for b in http_client.get("/beliefs", headers=agent).json() if b["attribute"] == "window"]
+    run = http_client.post("/steps", json={"kind": "user_input", "task": "refund"}, headers=agent).json()["run"]
+    forged = http_client.post("/steps", json={"run": run, "kind": "memory_read",
                                          "inputs": [{"edge": "reads", "node": window}]}, headers=agent)
     assert forged.status_code == 400 and "rule 19" in forged.json()["message"], forged.text
-    made = client.post("/decisions", json={"title": "Refuse", "because": [window], "run": run},
+    made = http_client.post("/decisions", json={"title": "Refuse", "because": [window], "run": run},
                        headers=agent).json()
     assert made["status"] == "needs_review" and [r["belief"] for r in made["refused"]] == [window]
 
-    seen = client.post("/corrections/preview", json={"belief": window}, headers=agent).json()
-    claimed = client.post("/corrections", json={"belief": window, "statement": "Returns: 30 days.", "value": "30 days",
-                                                "expected_revision": seen["revision"], "reviewer": "rita"},
-                          headers=agent)
+    seen = http_client.post("/corrections/preview", json={"belief": window}, headers=agent).json()
+    fix = {"belief": window, "statement": "Returns: 30 days.", "value": "30 days",
+           "expected_revision": seen["revision"]}
+    claimed = http_client.post("/corrections", json={**fix, "reviewer": "rita"}, headers=agent)
     assert claimed.status_code == 400  # no such field: the reviewer is who the token speaks for
-    fixed = client.post("/corrections", json={"belief": window, "statement": "Returns: 30 days.", "value": "30 days",
-                                              "expected_revision": seen["revision"]}, headers=agent).json()
+    fixed = http_client.post("/corrections", json=fix, headers=agent).json()
     assert fixed["already_applied"] is False
     with psycopg.connect(db_url) as conn:
         assert conn.execute("select reviewer from beliefdb.correction").fetchall() == [("agent",)]

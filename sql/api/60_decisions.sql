@@ -247,15 +247,8 @@ begin
             return beliefdb._as_changes(beliefdb._empty_changes()
                                         || jsonb_build_object('proposed', true, 'review_item', v_item, 'owner', v_owner));
         end if;
-        perform beliefdb._require_correction_owner(v_ws, v_id, 'retract its correction');
-    else
-        -- only its owner retracts a belief, decision or action, or the correction (or the
-        -- correction's fragment) that replaced a belief
-        perform beliefdb._require_owner(v_ws, v_id, 'retract it');
-        perform beliefdb._require_owner(v_ws, c.replacement_belief_id, 'retract its correction')
-           from beliefdb.correction c
-          where c.workspace_id = v_ws and (c.id = v_id or c.fragment_id = v_id);
     end if;
+    perform beliefdb._require_retraction_owner(v_ws, v_target, v_id);
     v_changes := beliefdb._retract_ids(v_ws, v_ids, p_reason, p_undo);
     if v_changes is null then
         raise exception 'nothing to %: % % is unknown or already %', case when p_undo then 'restore' else 'retract' end,
@@ -297,17 +290,13 @@ begin
             p_ref using errcode = 'BD004';
     end if;
     v_ids := beliefdb._retraction_targets(v_ws, v_target, v_id, p_version);
-    -- the owner checks of beliefdb.retract, so a preview refuses what the apply would refuse
     if v_target in ('source', 'version') then
         select s.owner into v_owner from beliefdb.source s where s.workspace_id = v_ws and s.id = v_id;
-        if v_owner is not distinct from beliefdb.current_principal() then
-            perform beliefdb._require_correction_owner(v_ws, v_id, 'retract its correction');
-        end if;
-    else
-        perform beliefdb._require_owner(v_ws, v_id, 'retract it');
-        perform beliefdb._require_owner(v_ws, c.replacement_belief_id, 'retract its correction')
-           from beliefdb.correction c
-          where c.workspace_id = v_ws and (c.id = v_id or c.fragment_id = v_id);
+    end if;
+    -- what the apply would only propose is previewed as its owner's approval; anything else is
+    -- refused here as the apply would refuse it
+    if v_target not in ('source', 'version') or v_owner is not distinct from beliefdb.current_principal() then
+        perform beliefdb._require_retraction_owner(v_ws, v_target, v_id);
     end if;
     v_changes := beliefdb._dry_run(
         'select beliefdb._retract_ids(($1 ->> ''workspace'')::uuid, array(select jsonb_array_elements_text($1 -> ''ids''))::uuid[], ''preview'', ($1 ->> ''undo'')::boolean)',

@@ -113,6 +113,28 @@ end
 $$;
 comment on function beliefdb._require_correction_owner(uuid, uuid, text) is 'Refuse (not_owner) to undo a correction of a belief the acting principal does not own';
 
+-- The owner checks of a retraction or restore, asked by beliefdb.retract and its preview alike so
+-- the preview refuses what the apply refuses: of a source or version (the acting principal's own:
+-- another's is a proposal), only the corrected belief's owner undoes a correction it holds; a
+-- belief, decision or action, or a correction (or its fragment), only the owner of what it names.
+create or replace function beliefdb._require_retraction_owner(p_workspace_id uuid, p_target text, p_id uuid)
+returns void
+language plpgsql stable
+set search_path = pg_catalog, pg_temp
+as $$
+begin
+    if p_target in ('source', 'version') then
+        perform beliefdb._require_correction_owner(p_workspace_id, p_id, 'retract its correction');
+    else
+        perform beliefdb._require_owner(p_workspace_id, p_id, 'retract it');
+        perform beliefdb._require_owner(p_workspace_id, c.replacement_belief_id, 'retract its correction')
+           from beliefdb.correction c
+          where c.workspace_id = p_workspace_id and (c.id = p_id or c.fragment_id = p_id);
+    end if;
+end
+$$;
+comment on function beliefdb._require_retraction_owner(uuid, text, uuid) is 'Refuse (not_owner) a retraction or restore the acting principal may not make (retract and its preview)';
+
 -- Raise not_owner (BD008) unless the acting principal owns the source (the principal that first
 -- ingested it, rule 17).
 create or replace function beliefdb._require_source_owner(p_workspace_id uuid, p_source uuid, p_doing text)
