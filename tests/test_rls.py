@@ -484,12 +484,22 @@ def test_cannot_update_another_workspaces_belief_by_id(tenants: Tenants) -> None
 # ---------------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("relation", [*WORKSPACE_TABLES, *VIEWS])
+@pytest.mark.parametrize("relation", WORKSPACE_TABLES)
 def test_unbound_session_sees_nothing(shared: Tenants, relation: str) -> None:
     with app_session(shared.url, None) as conn:
         assert conn.execute("select beliefdb.current_workspace_id()").fetchone() == (None,)
         row = conn.execute(sql.SQL("select count(*) from beliefdb.{}").format(sql.Identifier(relation))).fetchone()
     assert row == (0,)
+
+
+@pytest.mark.parametrize("view", VIEWS)
+def test_unbound_session_is_told_no_workspace_is_bound(shared: Tenants, view: str) -> None:
+    # a view that returned no rows could not be told from an empty workspace: it says why
+    with app_session(shared.url, None) as conn, pytest.raises(psycopg.Error) as refused:
+        conn.execute(sql.SQL("select count(*) from beliefdb.{}").format(sql.Identifier(view))).fetchone()
+    assert refused.value.sqlstate == "BD003", refused.value
+    assert refused.value.diag.message_primary == "no workspace is bound to this session"
+    assert "beliefdb.use_workspace" in (refused.value.diag.message_hint or "")
 
 
 def test_unbound_session_cannot_write(shared: Tenants) -> None:

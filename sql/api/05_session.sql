@@ -35,3 +35,51 @@ as $$
      where n.nspname = 'beliefdb'
 $$;
 comment on function beliefdb.current_principal() is 'Principal acting in this session: the login role, or the beliefdb.principal setting of an owner''s session';
+
+-- Bind this session to a workspace by name, as the CLI and the library do: for a DBA in psql
+-- (then `set role beliefdb_app` to see what the application sees). Only a session logged in as
+-- the schema's owner (or a member of it) may choose; any other login is bound by what it is.
+create or replace function beliefdb.use_workspace(p_name text) returns uuid
+language plpgsql volatile
+set search_path = pg_catalog, pg_temp
+as $$
+declare
+    v_id uuid;
+begin
+    if not exists (select from pg_catalog.pg_namespace n
+                    where n.nspname = 'beliefdb' and pg_catalog.pg_has_role(session_user, n.nspowner, 'member')) then
+        raise exception 'only a session of the schema''s owner may choose its workspace; % is bound by its login', session_user
+            using errcode = 'BD005';
+    end if;
+    select w.id into v_id from beliefdb.workspace w where w.name = p_name;
+    if v_id is null then
+        raise exception 'unknown workspace %', pg_catalog.quote_literal(p_name)
+            using errcode = 'BD003', hint = 'select name from beliefdb.workspace';
+    end if;
+    perform pg_catalog.set_config('beliefdb.workspace_id', v_id::text, false);
+    return v_id;
+end
+$$;
+comment on function beliefdb.use_workspace(text) is 'Bind this session to the named workspace (sessions of the schema''s owner); returns its id';
+
+-- What the workspace views (api/75_views.sql) ask first: a session subject to row-level security
+-- with no workspace bound would see no rows and could not tell why, so it is told.
+create or replace function beliefdb.workspace_bound() returns boolean
+language plpgsql stable
+set search_path = pg_catalog, pg_temp
+as $$
+begin
+    if beliefdb.current_workspace_id() is not null then
+        return true;
+    end if;
+    -- a reader that row-level security does not filter reads every workspace, each row named
+    if exists (select from pg_catalog.pg_roles r where r.rolname = current_user and (r.rolsuper or r.rolbypassrls))
+       or exists (select from pg_catalog.pg_class c
+                   where c.oid = 'beliefdb.belief'::regclass and pg_catalog.pg_has_role(current_user, c.relowner, 'usage')) then
+        return true;
+    end if;
+    raise exception 'no workspace is bound to this session'
+        using errcode = 'BD003', hint = 'select beliefdb.use_workspace(''name'') first (the CLI and the library bind one for you)';
+end
+$$;
+comment on function beliefdb.workspace_bound() is 'True when a workspace is bound or the reader sees every workspace; otherwise raises unknown_workspace';

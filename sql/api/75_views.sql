@@ -1,6 +1,8 @@
--- beliefdb: views for DBAs and for the library. All are security_invoker, so
+-- beliefdb: views for DBAs and for the library. All are security_invoker, so row-level security
+-- applies to whoever queries them: the application role reads the bound workspace, and is told
+-- when none is bound (beliefdb.workspace_bound); a superuser or the tables' owner reads every
+-- workspace. Each row carries its workspace's name, last (views grow only at the end).
 -- Rules cited as "rule N" are those of docs/rules.md.
--- row-level security applies to whoever queries them.
 
 -- Each supporting or other piece of evidence with its quote, offsets and source.
 create or replace view beliefdb.belief_evidence with (security_invoker = true) as
@@ -23,12 +25,15 @@ select e.workspace_id,
        encode(v.sha256, 'hex') as version_sha256,
        v.recorded_at as version_recorded_at,
        beliefdb.in_force(v.workspace_id, v.id) as in_force,
-       e.created_at
+       e.created_at,
+       w.name as workspace
   from beliefdb.evidence e
+  join beliefdb.workspace w on w.id = e.workspace_id
   join beliefdb.belief b on b.workspace_id = e.workspace_id and b.id = e.belief_id
   join beliefdb.fragment f on f.workspace_id = e.workspace_id and f.id = e.fragment_id
   join beliefdb.source_version v on v.workspace_id = f.workspace_id and v.id = f.source_version_id
-  join beliefdb.source s on s.workspace_id = v.workspace_id and s.id = v.source_id;
+  join beliefdb.source s on s.workspace_id = v.workspace_id and s.id = v.source_id
+ where beliefdb.workspace_bound();
 comment on view beliefdb.belief_evidence is 'Evidence of each belief: exact quote, offsets, source, version, and whether that version is in force';
 
 -- Beliefs that are true now: current or conflicting, within their valid time.
@@ -50,10 +55,13 @@ select b.workspace_id,
        b.recorded_at,
        (select count(*) from beliefdb.evidence e
          where e.workspace_id = b.workspace_id and e.belief_id = b.id and e.role = 'supports') as evidence_count,
-       b.provenance
+       b.provenance,
+       w.name as workspace
   from beliefdb.belief b
+  join beliefdb.workspace w on w.id = b.workspace_id
  where b.status in ('current', 'conflicting')
-   and b.valid_time @> beliefdb.clock();
+   and b.valid_time @> beliefdb.clock()
+   and beliefdb.workspace_bound();
 comment on view beliefdb.current_beliefs is 'Beliefs that hold now and are not superseded, within their valid time, in every world (filter provenance = ''production'' for real history)';
 
 -- Supersession history: which belief replaced which, when and why.
@@ -69,11 +77,14 @@ select r.workspace_id,
        o.attribute,
        r.kind,
        r.reason,
-       r.created_at as at
+       r.created_at as at,
+       w.name as workspace
   from beliefdb.relation r
+  join beliefdb.workspace w on w.id = r.workspace_id
   join beliefdb.belief n on n.workspace_id = r.workspace_id and n.id = r.from_belief
   join beliefdb.belief o on o.workspace_id = r.workspace_id and o.id = r.to_belief
- where r.kind in ('supersedes', 'conflicts_with');
+ where r.kind in ('supersedes', 'conflicts_with')
+   and beliefdb.workspace_bound();
 comment on view beliefdb.belief_history is 'Supersessions and conflicts between beliefs, newest and oldest side by side';
 
 -- Holding status of every node: holds (rule 2) and current (rule 3).
@@ -84,8 +95,11 @@ select n.workspace_id,
        n.holds,
        n.current,
        n.retracted_at,
-       n.retraction_reason
-  from beliefdb.node n;
+       n.retraction_reason,
+       w.name as workspace
+  from beliefdb.node n
+  join beliefdb.workspace w on w.id = n.workspace_id
+ where beliefdb.workspace_bound();
 comment on view beliefdb.holding is 'Whether each node holds (least fixpoint from the premises) and is current';
 
 -- Each decision's reasons: every justification with its antecedents, live or lost.
@@ -96,12 +110,15 @@ select d.workspace_id,
        d.status,
        j.id as justification,
        array_agg(a.antecedent order by a.antecedent) as antecedents,
-       bool_and(h.current) as live
+       bool_and(h.current) as live,
+       w.name as workspace
   from beliefdb.decision d
+  join beliefdb.workspace w on w.id = d.workspace_id
   join beliefdb.justification j on j.workspace_id = d.workspace_id and j.consequent = d.id
   join beliefdb.justification_antecedent a on a.workspace_id = j.workspace_id and a.justification_id = j.id
   join beliefdb.holding h on h.workspace_id = a.workspace_id and h.id = a.antecedent
- group by d.workspace_id, d.id, d.title, d.status, j.id;
+ where beliefdb.workspace_bound()
+ group by d.workspace_id, d.id, d.title, d.status, j.id, w.name;
 comment on view beliefdb.decision_support is 'Each decision''s justifications, their antecedents, and whether each is still live';
 
 -- Open review items, durable until a person approves or rejects them.
@@ -116,11 +133,14 @@ select r.workspace_id,
        r.created_at,
        r.proposed_by,
        r.proposal,
-       r.source_id
+       r.source_id,
+       w.name as workspace
   from beliefdb.review_item r
+  join beliefdb.workspace w on w.id = r.workspace_id
   left join beliefdb.decision d on d.workspace_id = r.workspace_id and d.id = r.node
   left join beliefdb.action a on a.workspace_id = r.workspace_id and a.id = r.node
   left join beliefdb.belief b on b.workspace_id = r.workspace_id and b.id = r.node
   left join beliefdb.source s on s.workspace_id = r.workspace_id and s.id = r.source_id
- where r.status = 'open';
+ where r.status = 'open'
+   and beliefdb.workspace_bound();
 comment on view beliefdb.review_queue is 'Open review items: flagged decisions, held actions, unresolved conflicts, proposed corrections, versions and retractions';

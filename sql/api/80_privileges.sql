@@ -77,6 +77,8 @@ grant execute on function beliefdb.retract(text,text,text,integer,boolean) to be
 grant execute on function beliefdb.retract_preview(text,text,integer,boolean) to beliefdb_app;
 grant execute on function beliefdb.review_resolve(text,text,text,text) to beliefdb_app;
 grant execute on function beliefdb.simulate_retraction(text[]) to beliefdb_app;
+grant execute on function beliefdb.use_workspace(text) to beliefdb_app;
+grant execute on function beliefdb.workspace_bound() to beliefdb_app;
 
 -- The workspace directory: readable, and creatable by name only (ids come from the server).
 grant select on beliefdb.workspace to beliefdb_app;
