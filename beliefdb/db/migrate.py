@@ -15,7 +15,7 @@ import psycopg
 from psycopg import sql
 
 from beliefdb.db.connector import translate
-from beliefdb.errors import BeliefDBError, DatabaseUnavailable
+from beliefdb.errors import BeliefDBError, DatabaseUnavailable, ExtensionConflict, MigrationFailed
 
 if TYPE_CHECKING:  # alembic and SQLAlchemy load only when a migration runs: CLI start-up stays quick
     from alembic.config import Config
@@ -183,13 +183,27 @@ def upgrade(url: str) -> tuple[str | None, str]:
     try:
         command.upgrade(_config(url), "head")
     except psycopg.Error as exc:
-        raise translate(exc) from exc
+        raise _failed(exc) from exc
     except SQLAlchemyError as exc:
         cause = exc.orig if isinstance(exc, DBAPIError) else None
         if isinstance(cause, psycopg.Error):
-            raise translate(cause) from exc
-        raise BeliefDBError(f"migration failed: {str(exc).splitlines()[0]}") from exc
+            raise _failed(cause) from exc
+        raise MigrationFailed(f"migration failed: {str(exc).splitlines()[0]}") from exc
     return before, head_revision()
+
+
+# What schema/02_extensions.sql raises when pgvector or pg_trgm cannot be used as the database has it
+EXTENSION_PRECONDITION = "55000"  # object_not_in_prerequisite_state
+
+
+def _failed(exc: psycopg.Error) -> BeliefDBError:
+    """What a migration that stopped on ``exc`` raises: its own code, the server's hint kept."""
+    error = translate(exc)
+    if exc.sqlstate == EXTENSION_PRECONDITION:
+        return ExtensionConflict(error.message)
+    if type(error) is BeliefDBError:  # nothing more specific than the database's own message
+        return MigrationFailed(f"migration failed: {error.message}")
+    return error
 
 
 def upgrade_sql(url: str = "") -> str:
