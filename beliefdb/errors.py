@@ -121,6 +121,20 @@ class EmbedderUnavailable(BeliefDBError):
     code = "embedder_unavailable"
 
 
+class MigrationFailed(BeliefDBError):
+    """A migration stopped on an error of the database; nothing of it was applied."""
+
+    code = "migration_failed"
+
+
+class ExtensionConflict(MigrationFailed):
+    """An extension beliefdb needs (pgvector, pg_trgm) cannot be used as the database has it: not on
+    the server, not creatable by the migrating user, or too old. beliefdb never creates it where it
+    may not, nor updates or moves one it did not create: the message's hint says who does what."""
+
+    code = "extension_conflict"
+
+
 class ServeUnavailable(BeliefDBError):
     """The servers' packages (FastAPI, uvicorn, the MCP SDK) are not installed."""
 

@@ -9,10 +9,16 @@ from __future__ import annotations
 from alembic import context
 from sqlalchemy import text
 
-from beliefdb.db.migrate import REAPPLIED_FILES, engine_for, fingerprint_statement, run_sql, sql_dir
+from beliefdb.db.migrate import EXTENSIONS_FILE, REAPPLIED_FILES, engine_for, fingerprint_statement, run_sql, sql_dir
 
 config = context.config
 conninfo: str = config.attributes.get("conninfo", "")
+
+
+def _extensions() -> None:
+    # the revisions name pgvector's and pg_trgm's types and operators unqualified: this finds (or
+    # creates) the extensions and puts their schemas on the session's search path first
+    run_sql((sql_dir() / EXTENSIONS_FILE).read_text(encoding="utf-8"))
 
 
 def _reapply() -> None:
@@ -26,6 +32,7 @@ def run_offline() -> None:
                       transactional_ddl=True)
     with context.begin_transaction():
         run_sql("create schema if not exists beliefdb;\n")
+        _extensions()
         context.run_migrations()
         _reapply()
 
@@ -39,6 +46,7 @@ def run_online() -> None:
         context.configure(connection=connection, version_table_schema="beliefdb",
                           transaction_per_migration=False)
         with context.begin_transaction():
+            _extensions()
             context.run_migrations()
             _reapply()
         connection.commit()

@@ -643,7 +643,7 @@ def test_security_definer_functions_the_app_may_call(postgresql: psycopg.Connect
         "beliefdb.ingest_version(text,text,beliefdb.origin_type,beliefdb.authority,beliefdb.provenance,text,text,"
         "jsonb,jsonb,jsonb)",
         "beliefdb.lock_workspace()",
-        "beliefdb.recall(text,beliefdb.vector,text,integer,timestamp with time zone,jsonb,real,boolean,"
+        "beliefdb.recall(text,beliefdb_ext.vector,text,integer,timestamp with time zone,jsonb,real,boolean,"
         "double precision,real,integer)",
         "beliefdb.record_outcome(text,text,text)",
         "beliefdb.record_trace(jsonb,jsonb,jsonb,jsonb)",

@@ -173,6 +173,30 @@ CATALOG_QUERIES: dict[str, str] = {
          where n.nspname = 'beliefdb' and t.typrelid = 0
            and not exists (select from pg_catalog.pg_type el where el.typarray = t.oid)
     """,
+    # where pgvector and pg_trgm live (wherever that is: schema/02_extensions.sql), that schema's
+    # owner, comment and privileges, and the privileges on the extensions' functions
+    "extensions": """
+        select e.extname, n.nspname, pg_catalog.pg_get_userbyid(n.nspowner)::text,
+               coalesce(pg_catalog.obj_description(n.oid, 'pg_namespace'), ''),
+               array(select case when a.grantee = 0 then 'PUBLIC' else a.grantee::regrole::text end
+                            || ':' || a.privilege_type || ':' || a.is_grantable
+                       from pg_catalog.aclexplode(coalesce(n.nspacl, pg_catalog.acldefault('n', n.nspowner))) a
+                      order by 1)::text
+          from pg_catalog.pg_extension e
+          join pg_catalog.pg_namespace n on n.oid = e.extnamespace
+         where e.extname in ('vector', 'pg_trgm')
+    """,
+    "extension_function_privileges": """
+        select e.extname, p.oid::regprocedure::text,
+               case when a.grantee = 0 then 'PUBLIC' else a.grantee::regrole::text end,
+               a.privilege_type, a.is_grantable
+          from pg_catalog.pg_extension e
+          join pg_catalog.pg_depend d on d.refclassid = 'pg_catalog.pg_extension'::regclass and d.refobjid = e.oid
+                                     and d.classid = 'pg_catalog.pg_proc'::regclass and d.deptype = 'e'
+          join pg_catalog.pg_proc p on p.oid = d.objid,
+               pg_catalog.aclexplode(coalesce(p.proacl, pg_catalog.acldefault('f', p.proowner))) a
+         where e.extname in ('vector', 'pg_trgm')
+    """,
     # rows every installation starts with (workspace ids are random, so names only)
     "seed": """
         select 'confidence_policy', factor || '/' || key || '=' || weight::text || ' ' || description
@@ -284,6 +308,9 @@ def test_offline_upgrade_sql_builds_the_same_schema(scratch_db: Callable[[], str
         ("drop trigger belief_node on beliefdb.belief", "triggers", "belief_node"),
         ("drop policy workspace_isolation on beliefdb.step", "policies", "step"),
         ("alter table beliefdb.workspace alter column created_at drop default", "columns", "created_at"),
+        ("comment on schema beliefdb_ext is 'changed'", "extensions", "changed"),
+        ("revoke execute on function beliefdb_ext.vector_dims(beliefdb_ext.vector) from public",
+         "extension_function_privileges", "vector_dims"),
     ],
 )
 def test_catalog_comparison_can_fail(postgresql: psycopg.Connection[Any], change: str, section: str,
@@ -369,11 +396,13 @@ def test_nothing_is_created_in_public(scratch_db: Callable[[], str]) -> None:
     empty, migrated = scratch_db(), scratch_db()
     migrate.upgrade(migrated)
     fresh, after = public_dump(empty), public_dump(migrated)
-    # the only new schema is beliefdb; public is exactly as a fresh database has it
-    assert after["schemas"] == sorted([*fresh["schemas"], ("beliefdb",)])
+    # the only new schemas are beliefdb and its extensions' own; public is exactly as a fresh database
+    # has it
+    assert after["schemas"] == sorted([*fresh["schemas"], ("beliefdb",), ("beliefdb_ext",)])
     del fresh["schemas"], after["schemas"]
-    # the extensions beliefdb needs are installed into its own schema, not public
-    assert after["extensions"] == sorted([*fresh["extensions"], ("pg_trgm", "beliefdb"), ("vector", "beliefdb")])
+    # the extensions beliefdb needs, absent here, are installed into their own schema, not public
+    assert after["extensions"] == sorted([*fresh["extensions"], ("pg_trgm", "beliefdb_ext"),
+                                          ("vector", "beliefdb_ext")])
     del fresh["extensions"], after["extensions"]
     assert after == fresh
     assert after["relations"] == [] and after["functions"] == []

@@ -30,8 +30,12 @@ APP_ROLE = "beliefdb_app"
 DEFAULT_WORKSPACE = "default"
 
 def translate(exc: psycopg.Error) -> errors.BeliefDBError:
-    """A beliefdb exception for a database error, with a one-line message."""
+    """A beliefdb exception for a database error, with a one-line message that keeps the server's
+    hint (what to do about it): ``message (hint: ...)``."""
     message = (exc.diag.message_primary if exc.diag and exc.diag.message_primary else str(exc)).splitlines()[0]
+    hint = " ".join(exc.diag.message_hint.split()) if exc.diag and exc.diag.message_hint else ""
+    if hint:
+        message = f"{message} (hint: {hint})"
     sqlstate = exc.sqlstate or ""
     own = errors.from_error_code(sqlstate, message)  # beliefdb's own codes (beliefdb.error_code)
     if own is not None:

@@ -15,7 +15,7 @@ import psycopg
 from psycopg import sql
 
 from beliefdb.db.connector import translate
-from beliefdb.errors import BeliefDBError, DatabaseUnavailable
+from beliefdb.errors import BeliefDBError, DatabaseUnavailable, ExtensionConflict, MigrationFailed
 
 if TYPE_CHECKING:  # alembic and SQLAlchemy load only when a migration runs: CLI start-up stays quick
     from alembic.config import Config
@@ -26,13 +26,17 @@ if TYPE_CHECKING:  # alembic and SQLAlchemy load only when a migration runs: CLI
 # types, tables, seed rows), internal/ (what the application never calls: underscored functions,
 # trigger functions and their triggers) and api/ (what the application role and DBAs call, the
 # views, the grants). Files are numbered across the three in apply order, so their names sort in
-# this order. A language sql body is checked when it is created: the session functions the tables'
-# defaults call come before the tables, and the API's confidence_factors before the internals that
-# store it; the seed rows come last (the workspace they add starts its audit chain by trigger).
+# this order. The extensions come right after the schema: schema/02_extensions.sql finds or creates
+# pgvector and pg_trgm and puts their schemas on the session's search path (a migration applies it
+# before its revisions too, which name them as well). A language sql body is checked when it is
+# created: the session functions the tables' defaults call come before the tables, and the API's
+# confidence_factors before the internals that store it; the seed rows come last (the workspace
+# they add starts its audit chain by trigger).
 # schema/10_tables.sql is the tables as the revisions leave them (tables change only through a
 # revision); the others are re-applied (create or replace) after every upgrade.
 SQL_FILES = (
     "schema/00_schema.sql",
+    "schema/02_extensions.sql",
     "api/05_session.sql",
     "schema/10_tables.sql",
     "internal/20_integrity.sql",
@@ -65,6 +69,7 @@ SQL_FILES = (
     "schema/90_seed.sql",
 )
 TABLES_FILE = "schema/10_tables.sql"
+EXTENSIONS_FILE = "schema/02_extensions.sql"
 REAPPLIED_FILES = tuple(name for name in SQL_FILES if name != TABLES_FILE)
 
 
@@ -183,13 +188,27 @@ def upgrade(url: str) -> tuple[str | None, str]:
     try:
         command.upgrade(_config(url), "head")
     except psycopg.Error as exc:
-        raise translate(exc) from exc
+        raise _failed(exc) from exc
     except SQLAlchemyError as exc:
         cause = exc.orig if isinstance(exc, DBAPIError) else None
         if isinstance(cause, psycopg.Error):
-            raise translate(cause) from exc
-        raise BeliefDBError(f"migration failed: {str(exc).splitlines()[0]}") from exc
+            raise _failed(cause) from exc
+        raise MigrationFailed(f"migration failed: {str(exc).splitlines()[0]}") from exc
     return before, head_revision()
+
+
+# What schema/02_extensions.sql raises when pgvector or pg_trgm cannot be used as the database has it
+EXTENSION_PRECONDITION = "55000"  # object_not_in_prerequisite_state
+
+
+def _failed(exc: psycopg.Error) -> BeliefDBError:
+    """What a migration that stopped on ``exc`` raises: its own code, the server's hint kept."""
+    error = translate(exc)
+    if exc.sqlstate == EXTENSION_PRECONDITION:
+        return ExtensionConflict(error.message)
+    if type(error) is BeliefDBError:  # nothing more specific than the database's own message
+        return MigrationFailed(f"migration failed: {error.message}")
+    return error
 
 
 def upgrade_sql(url: str = "") -> str:

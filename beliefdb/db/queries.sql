@@ -159,10 +159,11 @@ select to_regclass('beliefdb.workspace');
 select id::text from beliefdb.workspace where name = %s;
 
 -- vector_type --
--- The qualified name of pgvector's type, in whatever schema its extension was created
-select pg_catalog.quote_ident(n.nspname) || '.vector'
+-- pgvector's type, in whatever schema its extension was created, by its oid (as text: a type name
+-- that regtype reads without usage on that schema, which a team's may not give the application role)
+select t.oid::text
   from pg_catalog.pg_extension e
-  join pg_catalog.pg_namespace n on n.oid = e.extnamespace
+  join pg_catalog.pg_type t on t.typnamespace = e.extnamespace and t.typname = 'vector'
  where e.extname = 'vector';
 
 -- expire --
@@ -213,10 +214,10 @@ select id, decision_id, description, status, owner, created_at
 select model, dim, target_model, target_dim from beliefdb.embedding_model;
 
 -- store_embeddings --
--- Store belief embeddings of one model, replacing any of the same model
-insert into beliefdb.belief_embedding (belief_id, model, embedding)
-select x.id, %s, x.v
-  from unnest(%s::uuid[], %s::beliefdb.vector[]) as x (id, v)
+-- Store a belief's embedding of one model, replacing any of the same model (run for many at once;
+-- the vector comes typed by the oid of pgvector's type, which is named nowhere: it lives wherever
+-- its extension was installed)
+insert into beliefdb.belief_embedding (belief_id, model, embedding) values (%s, %s, %s)
 on conflict (workspace_id, belief_id, model) do update set embedding = excluded.embedding;
 
 -- beliefs_missing_embedding --
@@ -350,7 +351,7 @@ select * from beliefdb.retract_preview(%s, %s, %s, %s);
 -- recall --
 -- Candidate beliefs for a question (vector, full text and subject name)
 select belief_id, score, similarity, vector_rank, text_rank, name_rank, low_confidence
-  from beliefdb.recall(%(q)s, %(v)s::beliefdb.vector, %(model)s, %(k)s, %(as_of)s, %(scope)s::jsonb,
+  from beliefdb.recall(%(q)s, %(v)s, %(model)s, %(k)s, %(as_of)s, %(scope)s::jsonb,
                        %(min_conf)s::real, %(fixtures)s, %(min_sim)s);
 
 -- supporting_evidence --

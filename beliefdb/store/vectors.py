@@ -52,8 +52,10 @@ def check_model(db: Database, embedder: Embedder, conn: psycopg.Connection[Any] 
 
 def _store(db: Database, conn: psycopg.Connection[Any], model: str, ids: Sequence[UUID],
            vectors: Sequence[Sequence[float]]) -> int:
-    cur = conn.execute(Q.store_embeddings, (model, list(ids), [Vector(list(v)) for v in vectors]))
-    return cur.rowcount
+    with conn.cursor() as cur:
+        # one statement per vector, pipelined: an array of vectors would have to name their type
+        cur.executemany(Q.store_embeddings, [(i, model, Vector(list(v))) for i, v in zip(ids, vectors, strict=True)])
+        return cur.rowcount
 
 
 def _missing(conn: psycopg.Connection[Any], model: str, ids: Sequence[UUID] | None,

@@ -42,6 +42,7 @@ from typing import Any
 
 import numpy as np
 import psycopg
+from pgvector import Vector
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # bench/: _common
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -271,20 +272,28 @@ def load_filler(url: str, ws: uuid.UUID, n: int, n_base: int, sigma: float, seed
 # ---------------------------------------------------------------------------------------------
 # measurements
 
+# pgvector's type, operator and vector_dims are named unqualified below: each transaction that runs
+# these queries first puts the extension's schema on its search path (wherever it is installed)
+EXTENSION_PATH = """
+    select set_config('search_path', 'pg_catalog, ' || quote_ident(n.nspname) || ', pg_temp', true)
+      from pg_catalog.pg_extension e
+      join pg_catalog.pg_namespace n on n.oid = e.extnamespace
+     where e.extname = 'vector'"""
+
 VECTOR_QUERY = """
     select e.belief_id
       from beliefdb.belief_embedding e
       join beliefdb.belief b on b.workspace_id = e.workspace_id and b.id = e.belief_id
-     where e.workspace_id = %(ws)s and e.model = %(model)s and beliefdb.vector_dims(e.embedding) = 384
+     where e.workspace_id = %(ws)s and e.model = %(model)s and vector_dims(e.embedding) = 384
        and b.confidence >= 0 and beliefdb.recallable(b, null, %(scope)s::jsonb, false)
-     order by e.embedding::beliefdb.vector(384) operator(beliefdb.<=>) %(q)s::beliefdb.vector(384)
+     order by e.embedding::vector(384) <=> %(q)s::vector(384)
      limit %(k)s"""
 
 EXACT_CANDIDATES = """
     select e.belief_id
       from beliefdb.belief_embedding e
-     where e.workspace_id = %(ws)s and e.model = %(model)s and beliefdb.vector_dims(e.embedding) = 384
-     order by e.embedding::beliefdb.vector(384) operator(beliefdb.<=>) %(q)s::beliefdb.vector(384)
+     where e.workspace_id = %(ws)s and e.model = %(model)s and vector_dims(e.embedding) = 384
+     order by e.embedding::vector(384) <=> %(q)s::vector(384)
      limit %(limit)s"""
 
 FILTERED = """
@@ -296,6 +305,7 @@ def exact_top(c: psycopg.Connection[Any], params: dict[str, Any], k: int) -> lis
     """Exact top-k of the truth-filtered set: the first k beliefs that pass the filter in the exact
     (sequential scan, no index) distance order; candidates are widened until k pass or none are left."""
     limit = 200
+    c.execute(EXTENSION_PATH)
     c.execute("set local enable_indexscan = off")
     try:
         while True:
@@ -312,6 +322,7 @@ def exact_top(c: psycopg.Connection[Any], params: dict[str, Any], k: int) -> lis
 def hnsw_top(c: psycopg.Connection[Any], params: dict[str, Any], k: int) -> list[Any]:
     """The vector query of beliefdb.recall (truth filter inside, iterative scan, ef_search 400, the
     order taken from the HNSW index, never from a sort)."""
+    c.execute(EXTENSION_PATH)
     c.execute("select set_config('hnsw.iterative_scan', 'relaxed_order', true), "
               "set_config('hnsw.ef_search', '400', true), set_config('enable_sort', 'off', true)")
     try:
@@ -324,8 +335,8 @@ BASELINE_QUERY = """
     select b.id, b.subject, b.attribute, b.value, b.status::text
       from beliefdb.belief_embedding e
       join beliefdb.belief b on b.workspace_id = e.workspace_id and b.id = e.belief_id
-     where e.workspace_id = %(ws)s and e.model = %(model)s and beliefdb.vector_dims(e.embedding) = 384
-     order by e.embedding::beliefdb.vector(384) operator(beliefdb.<=>) %(q)s::beliefdb.vector(384)
+     where e.workspace_id = %(ws)s and e.model = %(model)s and vector_dims(e.embedding) = 384
+     order by e.embedding::vector(384) <=> %(q)s::vector(384)
      limit %(k)s"""
 
 
@@ -387,9 +398,9 @@ def measure(db: Database, questions: list[corpus.Question], vectors: list[list[f
             with timed(out["ask_ms"]):
                 retrieve.ask(db, q.text, k=K, scope=scope, embedder=fixed)
             with db.transaction() as c, timed(out["recall_sql_ms"]):
-                c.execute("select * from beliefdb.recall(%(t)s, %(q)s::beliefdb.vector, %(model)s, %(k)s, null, "
+                c.execute("select * from beliefdb.recall(%(t)s, %(q)s, %(model)s, %(k)s, null, "
                           "%(scope)s::jsonb, 0, false, %(min)s)",
-                          {"t": q.text, "q": literal(vec), "model": model, "k": K, "scope": json.dumps(scope),
+                          {"t": q.text, "q": Vector(vec), "model": model, "k": K, "scope": json.dumps(scope),
                            "min": min_similarity}).fetchall()
     out.update(ok=ok, stale=stale, stale_topk=stale_topk, fixture=fixture, answered=len(answered))
     return out
@@ -406,6 +417,7 @@ def baseline_and_recall(db: Database, q: corpus.Question, params: dict[str, Any]
             out["recall10"].append(len(set(hnsw) & set(exact)) / len(exact))
     rows: list[tuple[Any, ...]] = []
     with db.transaction() as c:
+        c.execute(EXTENSION_PATH)
         for i in range(runs + 1):
             t0 = time.perf_counter()
             rows = c.execute(BASELINE_QUERY, params).fetchall()

@@ -1,21 +1,12 @@
 -- Revision 0003: retrieval (issue 4): embeddings, full-text and trigram search.
 -- Never edit once released: change tables through a new revision, and sql/10_tables.sql with it.
 
--- pgvector and pg_trgm live in schema beliefdb (nothing goes to public); beliefdb names their
--- objects schema-qualified, so an installation elsewhere is refused with what to do.
-do $$
-declare
-    v_ext record;
-begin
-    for v_ext in select e.extname, e.extnamespace::regnamespace::text as schema from pg_catalog.pg_extension e
-                  where e.extname in ('vector', 'pg_trgm') and e.extnamespace <> 'beliefdb'::regnamespace loop
-        raise exception 'extension % is installed in schema %; beliefdb needs it in schema beliefdb', v_ext.extname, v_ext.schema
-            using hint = pg_catalog.format('alter extension %s set schema beliefdb (its users then name it beliefdb.*)', v_ext.extname);
-    end loop;
-end
-$$;
-create extension if not exists vector with schema beliefdb;
-create extension if not exists pg_trgm with schema beliefdb;
+-- Edited once after release, for revision 0015 (issue 19): this revision created pgvector and
+-- pg_trgm in schema beliefdb and refused them anywhere else. They are now found wherever they are
+-- (or created in beliefdb_ext) by sql/schema/02_extensions.sql, which a migration applies before
+-- its revisions and which puts their schemas on the search path: their types and operator classes
+-- are named unqualified here. Databases that ran the first text have them in schema beliefdb until
+-- revision 0015 moves them.
 
 -- Words of a belief for full-text search: English stems of the statement, and every word as
 -- written (the simple configuration) so non-English text and names still match.
@@ -28,7 +19,7 @@ alter table beliefdb.belief
     ) stored;
 
 create index belief_search on beliefdb.belief using gin (search);
-create index belief_subject_trgm on beliefdb.belief using gin (subject beliefdb.gin_trgm_ops);
+create index belief_subject_trgm on beliefdb.belief using gin (subject gin_trgm_ops);
 
 -- The embedding model of each workspace; switching model is an explicit reembed.
 create table beliefdb.embedding_model (
@@ -48,7 +39,7 @@ create table beliefdb.belief_embedding (
     workspace_id uuid not null default beliefdb.current_workspace_id(),
     belief_id uuid not null,
     model text not null,
-    embedding beliefdb.vector not null,
+    embedding vector not null,
     created_at timestamptz not null default beliefdb.clock(),
     primary key (workspace_id, belief_id, model),
     foreign key (workspace_id, belief_id) references beliefdb.belief (workspace_id, id) on delete cascade
@@ -57,8 +48,8 @@ comment on table beliefdb.belief_embedding is 'Embedding of a belief''s statemen
 
 -- HNSW (cosine) for the default model's dimension; other dimensions get theirs on reembed.
 create index belief_embedding_hnsw_384 on beliefdb.belief_embedding
-    using hnsw ((embedding::beliefdb.vector(384)) beliefdb.vector_cosine_ops)
-    where beliefdb.vector_dims(embedding) = 384;
+    using hnsw ((embedding::vector(384)) vector_cosine_ops)
+    where vector_dims(embedding) = 384;
 
 -- No statistics on workspace_id: a new workspace is not in the most-common-values list, so the
 -- planner would take it for empty and walk its rows by workspace alone; without statistics the

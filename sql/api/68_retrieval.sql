@@ -53,7 +53,7 @@ comment on function beliefdb.recallable(beliefdb.belief, timestamptz, jsonb, boo
 -- fused score. Vector hits count only above p_min_similarity (thresholds are per model).
 create or replace function beliefdb.recall(
     p_question text,
-    p_embedding beliefdb.vector default null,
+    p_embedding vector default null,
     p_model text default null,
     p_k integer default 5,
     p_as_of timestamptz default null,
@@ -70,14 +70,16 @@ language plpgsql
 -- pg_trgm's <%) as an index condition, so the text and name indexes would go unused; every
 -- search here is confined to the bound workspace explicitly
 security definer
-set search_path = pg_catalog, pg_temp
+-- pg_catalog, the schemas of pgvector and pg_trgm (wherever they are installed), pg_temp: the path
+-- schema/02_extensions.sql gives the session that applies this file, taken as the function's own
+set search_path from current
 -- plan the searches once per session, not once per call: the plans do not depend on the question
 -- (custom plans were no better, and planning each call made recall 3x slower at 100k)
 set plan_cache_mode = force_generic_plan
 as $$
 declare
     v_ws uuid := beliefdb.current_workspace_id();
-    v_dim integer := beliefdb.vector_dims(p_embedding);
+    v_dim integer := vector_dims(p_embedding);
     v_vector_ids uuid[] := '{}';
     v_vector_sims double precision[] := '{}';
     v_lexemes text[] := beliefdb._question_lexemes(p_question);
@@ -112,12 +114,12 @@ begin
             select coalesce(array_agg(x.belief_id order by x.distance), '{}'),
                    coalesce(array_agg(1 - x.distance order by x.distance), '{}')
               from (select e.belief_id,
-                           e.embedding::beliefdb.vector(%1$s) operator(beliefdb.<=>) $1::beliefdb.vector(%1$s) as distance
+                           e.embedding::vector(%1$s) <=> $1::vector(%1$s) as distance
                       from beliefdb.belief_embedding e
                       join beliefdb.belief b on b.workspace_id = e.workspace_id and b.id = e.belief_id
-                     where e.workspace_id = $2 and e.model = $3 and beliefdb.vector_dims(e.embedding) = %1$s
+                     where e.workspace_id = $2 and e.model = $3 and vector_dims(e.embedding) = %1$s
                        and b.confidence >= $4 and beliefdb.recallable(b, $5, $6, $7)
-                     order by e.embedding::beliefdb.vector(%1$s) operator(beliefdb.<=>) $1::beliefdb.vector(%1$s)
+                     order by e.embedding::vector(%1$s) <=> $1::vector(%1$s)
                      limit $8) x
              where 1 - x.distance >= $9$q$, v_dim)
           into v_vector_ids, v_vector_sims
@@ -164,14 +166,14 @@ begin
     by_name as (
         select n.id, (row_number() over (order by n.s desc, n.id))::integer as rank
           from (select m.id, m.s
-                  from (select b.id, max(beliefdb.word_similarity(w.w, b.subject)) as s
+                  from (select b.id, max(word_similarity(w.w, b.subject)) as s
                           from unnest(v_words) w (w)
                           -- a word common to many names (customer_1, customer_2, ...) names none
                           -- of them in particular: a bounded number of subjects per word
                           cross join lateral (
                                 select b.id, b.subject
                                   from beliefdb.belief b
-                                 where w.w operator(beliefdb.<%) b.subject
+                                 where w.w <% b.subject
                                    -- and its first five letters as written: the trigram index then
                                    -- needs all of their trigrams, so a similar common name
                                    -- (contact / contract_...) is not rechecked thousands of times
@@ -209,7 +211,7 @@ begin
      limit p_k;
 end
 $$;
-comment on function beliefdb.recall(text, beliefdb.vector, text, integer, timestamptz, jsonb, real, boolean, double precision, real, integer) is 'Hybrid recall (vector, full text, subject names; reciprocal rank fusion) with the truth filter applied inside every search';
+comment on function beliefdb.recall(text, vector, text, integer, timestamptz, jsonb, real, boolean, double precision, real, integer) is 'Hybrid recall (vector, full text, subject names; reciprocal rank fusion) with the truth filter applied inside every search';
 
 -- What a caller should know about a recalled belief: open conflicts (with the other values),
 -- what it replaced and when, and its provenance label.

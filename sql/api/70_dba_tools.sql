@@ -262,7 +262,9 @@ comment on function beliefdb.refresh_decision_reasons(uuid, uuid[]) is 'Recomput
 -- Make sure an HNSW index exists for a dimension (a reembed to a model of another size).
 create or replace function beliefdb.ensure_vector_index(p_dim integer) returns boolean
 language plpgsql security definer
-set search_path = pg_catalog, pg_temp
+-- pg_catalog, pgvector's schema, pg_temp (schema/02_extensions.sql): the index names its type,
+-- operator class and vector_dims wherever the extension is installed
+set search_path from current
 as $$
 begin
     if p_dim is null or p_dim < 1 or p_dim > 16000 then
@@ -272,8 +274,8 @@ begin
         return false;
     end if;
     execute pg_catalog.format(
-        'create index %I on beliefdb.belief_embedding using hnsw ((embedding::beliefdb.vector(%s)) '
-        'beliefdb.vector_cosine_ops) where beliefdb.vector_dims(embedding) = %s',
+        'create index %I on beliefdb.belief_embedding using hnsw ((embedding::vector(%s)) '
+        'vector_cosine_ops) where vector_dims(embedding) = %s',
         'belief_embedding_hnsw_' || p_dim, p_dim, p_dim);
     return true;
 end

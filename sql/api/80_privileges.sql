@@ -4,27 +4,24 @@
 grant usage on schema beliefdb to beliefdb_app;
 
 -- Functions are not public. The application role gets beliefdb's API (sql/api/) by this
--- allow-list, one line each, and the functions of the extensions that live in this schema (the
--- vector and trigram types and operators). Everything else (sql/internal/: integrity,
+-- allow-list, one line each. Everything else (sql/internal/: integrity,
 -- derived-index upkeep, closure and propagation, rule 8, confidence, claims, ownership checks,
 -- audit internals) runs inside these functions with their owner's rights, or in triggers, is
 -- named with a leading underscore, and is not the application's to call. Not granted either, and
 -- not internal: the DBA's tools ensure_vector_index, evaluate, propagate, rebuild_adjacency and
 -- refresh_decision_reasons (api/70_dba_tools.sql, docs/dba.md).
 revoke execute on all functions in schema beliefdb from public, beliefdb_app;
+-- The extensions' functions (vector, pg_trgm) are not in this schema (schema/02_extensions.sql) and
+-- keep what create extension gave them: executable by everyone. The application role runs some
+-- itself: storing an embedding evaluates vector_dims and the cast to vector(n) of belief_embedding's
+-- HNSW indexes as that role; recall runs the rest with its owner's rights. It finds pgvector's
+-- type by oid and sends vectors in binary, so it needs no usage on a team's extension schema; it
+-- gets usage on beliefdb's own, where it may name them in SQL of its own.
 do $$
-declare
-    v_function regprocedure;
 begin
-    for v_function in
-        select p.oid::regprocedure
-          from pg_catalog.pg_proc p
-          join pg_catalog.pg_depend d on d.classid = 'pg_catalog.pg_proc'::regclass and d.objid = p.oid
-                                     and d.deptype = 'e'
-         where p.pronamespace = 'beliefdb'::regnamespace
-    loop
-        execute pg_catalog.format('grant execute on function %s to beliefdb_app', v_function);
-    end loop;
+    if pg_catalog.to_regnamespace('beliefdb_ext') is not null then
+        grant usage on schema beliefdb_ext to beliefdb_app;
+    end if;
 end
 $$;
 grant execute on function beliefdb.act(text,text) to beliefdb_app;
@@ -61,7 +58,7 @@ grant execute on function beliefdb.ingest_preview(text,text,beliefdb.origin_type
 grant execute on function beliefdb.ingest_version(text,text,beliefdb.origin_type,beliefdb.authority,beliefdb.provenance,text,text,jsonb,jsonb,jsonb) to beliefdb_app;
 grant execute on function beliefdb.latest_outcome(uuid,uuid) to beliefdb_app;
 grant execute on function beliefdb.lock_workspace() to beliefdb_app;
-grant execute on function beliefdb.recall(text,beliefdb.vector,text,integer,timestamp with time zone,jsonb,real,boolean,double precision,real,integer) to beliefdb_app;
+grant execute on function beliefdb.recall(text,vector,text,integer,timestamp with time zone,jsonb,real,boolean,double precision,real,integer) to beliefdb_app;
 grant execute on function beliefdb.recall_warnings(uuid,timestamp with time zone) to beliefdb_app;
 grant execute on function beliefdb.recallable(beliefdb.belief,timestamp with time zone,jsonb,boolean) to beliefdb_app;
 grant execute on function beliefdb.record_outcome(text,text,text) to beliefdb_app;

@@ -5,21 +5,8 @@
 -- re-apply. Every primary and foreign key leads with workspace_id so the schema can be
 -- distributed by workspace.
 
--- pgvector and pg_trgm live in schema beliefdb (nothing goes to public); beliefdb names their
--- objects schema-qualified, so an installation elsewhere is refused with what to do.
-do $$
-declare
-    v_ext record;
-begin
-    for v_ext in select e.extname, e.extnamespace::regnamespace::text as schema from pg_catalog.pg_extension e
-                  where e.extname in ('vector', 'pg_trgm') and e.extnamespace <> 'beliefdb'::regnamespace loop
-        raise exception 'extension % is installed in schema %; beliefdb needs it in schema beliefdb', v_ext.extname, v_ext.schema
-            using hint = pg_catalog.format('alter extension %s set schema beliefdb (its users then name it beliefdb.*)', v_ext.extname);
-    end loop;
-end
-$$;
-create extension if not exists vector with schema beliefdb;
-create extension if not exists pg_trgm with schema beliefdb;
+-- pgvector's and pg_trgm's types and operator classes are named unqualified: they live wherever
+-- the extensions are installed, which schema/02_extensions.sql puts on the search path.
 
 -- Kinds of node: everything that can hold is a node.
 create type beliefdb.node_kind as enum
@@ -269,7 +256,7 @@ comment on table beliefdb.belief is 'A statement (subject, attribute, value) wit
 
 create index belief_subject_attribute on beliefdb.belief (workspace_id, subject, attribute);
 create index belief_search on beliefdb.belief using gin (search);
-create index belief_subject_trgm on beliefdb.belief using gin (subject beliefdb.gin_trgm_ops);
+create index belief_subject_trgm on beliefdb.belief using gin (subject gin_trgm_ops);
 -- beliefs that may expire: the current ones with an end to their valid time, by that end
 create index belief_expiry on beliefdb.belief (workspace_id, upper(valid_time))
     where status in ('current', 'conflicting') and not upper_inf(valid_time);
@@ -534,7 +521,7 @@ create table beliefdb.belief_embedding (
     workspace_id uuid not null default beliefdb.current_workspace_id(),
     belief_id uuid not null,
     model text not null,
-    embedding beliefdb.vector not null,
+    embedding vector not null,
     created_at timestamptz not null default beliefdb.clock(),
     primary key (workspace_id, belief_id, model),
     foreign key (workspace_id, belief_id) references beliefdb.belief (workspace_id, id) on delete cascade
@@ -543,8 +530,8 @@ comment on table beliefdb.belief_embedding is 'Embedding of a belief''s statemen
 
 -- HNSW (cosine) for the default model's dimension; other dimensions get theirs on reembed.
 create index belief_embedding_hnsw_384 on beliefdb.belief_embedding
-    using hnsw ((embedding::beliefdb.vector(384)) beliefdb.vector_cosine_ops)
-    where beliefdb.vector_dims(embedding) = 384;
+    using hnsw ((embedding::vector(384)) vector_cosine_ops)
+    where vector_dims(embedding) = 384;
 
 -- Durable review items: flagged decisions, held actions, unresolved conflicts.
 create table beliefdb.review_item (
