@@ -134,7 +134,8 @@ def config(as_json: Json = False) -> None:
 @db_app.command("status")
 def db_status(home: Home = None, as_json: Json = False) -> None:
     """Whether the embedded server runs, where its data is, and its URL."""
-    status = api.server_status(home)
+    with errors(as_json):
+        status = api.server_status(home)
     if as_json:
         typer.echo(render.to_json(status))
         return
