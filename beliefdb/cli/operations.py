@@ -63,8 +63,8 @@ def migrate(
     elif as_json:
         typer.echo(render.to_json(done))
     else:
-        typer.echo(f"schema at revision {done.after}"
-                   + (f" (was {done.before})" if done.before != done.after else " (already current)"))
+        was = " (installed)" if done.before is None else f" (was {done.before})"
+        typer.echo(f"schema at revision {done.after}" + (was if done.before != done.after else " (already current)"))
 
 
 def _report_check(status: MigrationStatus, as_json: bool) -> None:
