@@ -112,7 +112,9 @@ def test_dev_pulls_in_what_the_quickstart_and_the_suite_need() -> None:
 
 
 def test_every_extra_is_documented_and_every_install_hint_names_one() -> None:
-    table = dict(re.findall(r"^\| `([a-z-]+)`(?:, `([a-z-]+)`)? \|", README, flags=re.M))
+    installing = README[README.index("### Installing"):]
+    installing = installing[:installing.index("\n## ")]
+    table = dict(re.findall(r"^\| `([a-z-]+)`(?:, `([a-z-]+)`)? \|", installing, flags=re.M))
     documented = {e for pair in table.items() for e in pair if e}
     assert documented == set(EXTRAS), "README's table of extras lists each extra of pyproject.toml"
     hints = [server.EMBEDDED_HINT, LOCAL_EMBEDDER_HINT, servers.SERVE_HINT, calibrate.PLOT_HINT]

@@ -66,7 +66,8 @@ def templates(admin_url: str) -> Iterator[dict[str | None, str]]:
 
 @pytest.fixture
 def database_at(admin_url: str, templates: dict[str | None, str]) -> Iterator[Callable[[str | None], str]]:
-    """A fresh copy of the database at a revision (None: empty); the URL. Dropped afterwards."""
+    """A fresh copy of the database at a revision (None: empty); the URL. Dropped afterwards. The
+    templates take seconds to make, so the tests that use them are marked slow."""
     made: list[str] = []
 
     def copy(revision: str | None) -> str:
@@ -170,6 +171,7 @@ def test_an_upgrade_in_two_scripts_stops_at_the_revision_asked_then_reaches_the_
 # --- the script refuses a database it was not printed for --------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("printed_from", "database", "hint"), [
     ("0012", "0010", "beliefdb migrate --sql --from 0010"),
     (None, HEAD, f"beliefdb migrate --sql --from {HEAD}"),
@@ -191,6 +193,7 @@ def test_a_script_refuses_a_database_at_another_revision_and_changes_nothing(
     assert schema_dump(url) == before
 
 
+@pytest.mark.slow
 def test_the_script_from_nothing_installs_on_an_empty_database(
         cli: Cli, database_at: Callable[[str | None], str], canonical: Dump) -> None:
     url = database_at(None)
@@ -232,6 +235,7 @@ def test_options_that_do_not_go_together_are_a_usage_error(cli_without_db: Cli, 
 # --- migrate --check -----------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_check_passes_on_a_current_database(cli: Cli, database_at: Callable[[str | None], str]) -> None:
     url = database_at(HEAD)
     assert cli("migrate", "--check", "--db", url).stdout == f"schema at revision {HEAD} (current)\n"
@@ -239,6 +243,7 @@ def test_check_passes_on_a_current_database(cli: Cli, database_at: Callable[[str
                                                             "up_to_date": True}
 
 
+@pytest.mark.slow
 def test_check_fails_where_beliefdb_is_not_installed(cli: Cli, database_at: Callable[[str | None], str]) -> None:
     url = database_at(None)
     assert cli.one_line_error("migrate", "--check", "--db", url) == (
@@ -249,6 +254,7 @@ def test_check_fails_where_beliefdb_is_not_installed(cli: Cli, database_at: Call
         assert conn.execute("select to_regnamespace('beliefdb')").fetchone() == (None,), "check changed nothing"
 
 
+@pytest.mark.slow
 def test_check_fails_behind_the_head(cli: Cli, database_at: Callable[[str | None], str]) -> None:
     url = database_at("0012")
     assert cli.one_line_error("migrate", "--check", "--db", url) == (
@@ -257,6 +263,7 @@ def test_check_fails_behind_the_head(cli: Cli, database_at: Callable[[str | None
     assert revision_of(url)[0] == "0012"
 
 
+@pytest.mark.slow
 def test_check_fails_when_the_functions_are_another_packages(cli: Cli,
                                                             database_at: Callable[[str | None], str]) -> None:
     """At the head revision, but migrated by a beliefdb whose sql/ differed (a release that changed
@@ -272,6 +279,7 @@ def test_check_fails_when_the_functions_are_another_packages(cli: Cli,
     assert cli.json("migrate", "--check", "--db", url)["up_to_date"] is True
 
 
+@pytest.mark.slow
 def test_check_fails_on_a_revision_from_a_newer_beliefdb(cli: Cli, database_at: Callable[[str | None], str]) -> None:
     url = database_at(HEAD)
     with psycopg.connect(url) as conn:
