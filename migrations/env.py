@@ -1,7 +1,11 @@
 """Alembic environment for beliefdb: plain SQL, no ORM models.
 
 Revisions execute checked-in SQL for tables; after them, in the same transaction, the
-re-appliable files of sql/ (functions, views, privileges, seed rows) are applied again.
+re-appliable files of sql/ (functions, views, privileges, seed rows) are applied again and the
+fingerprint recorded. Those files are the head's: an upgrade that stops at an earlier revision
+(``upgrade 0005``, ``--sql --to 0005``) changes tables only, and the one that reaches the head
+re-applies them. Offline (``--sql``), the script starts with a guard that refuses a database at
+another revision than the one it upgrades from.
 """
 
 from __future__ import annotations
@@ -9,7 +13,16 @@ from __future__ import annotations
 from alembic import context
 from sqlalchemy import text
 
-from beliefdb.db.migrate import EXTENSIONS_FILE, REAPPLIED_FILES, engine_for, fingerprint_statement, run_sql, sql_dir
+from beliefdb.db.migrate import (
+    EXTENSIONS_FILE,
+    REAPPLIED_FILES,
+    engine_for,
+    fingerprint_statement,
+    offline_preamble,
+    partial_upgrade_note,
+    run_sql,
+    sql_dir,
+)
 
 config = context.config
 conninfo: str = config.attributes.get("conninfo", "")
@@ -21,16 +34,35 @@ def _extensions() -> None:
     run_sql((sql_dir() / EXTENSIONS_FILE).read_text(encoding="utf-8"))
 
 
+def _target() -> tuple[str, str]:
+    """(the revision this upgrade stops at, the head)."""
+    script = context.script
+    head = script.get_current_head()
+    assert head is not None, "migrations/ has one head"
+    argument = context.get_revision_argument()
+    destination = argument[0] if isinstance(argument, tuple) else argument
+    if destination in (None, "head", "heads"):
+        return head, head
+    revision = script.get_revision(destination)
+    assert revision is not None
+    return revision.revision, head
+
+
 def _reapply() -> None:
-    for name in REAPPLIED_FILES:
-        run_sql((sql_dir() / name).read_text(encoding="utf-8"))
-    run_sql(fingerprint_statement())
+    target, head = _target()
+    if target == head:
+        for name in REAPPLIED_FILES:
+            run_sql((sql_dir() / name).read_text(encoding="utf-8"))
+        run_sql(fingerprint_statement())
+    elif context.is_offline_mode():
+        run_sql(partial_upgrade_note(target, head))
 
 
 def run_offline() -> None:
     context.configure(url="postgresql+psycopg://", literal_binds=True, version_table_schema="beliefdb",
                       transactional_ddl=True)
     with context.begin_transaction():
+        run_sql(offline_preamble(context.get_starting_revision_argument(), _target()[0]))
         run_sql("create schema if not exists beliefdb;\n")
         _extensions()
         context.run_migrations()

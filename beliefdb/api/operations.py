@@ -13,14 +13,24 @@ from beliefdb.db.bootstrap import ensure_migrated, resolve_url
 from beliefdb.db.connector import probe
 from beliefdb.db.server import EmbeddedServer
 from beliefdb.errors import NotFound
-from beliefdb.models import Migration, Rule, ServerStatus, Setting, Token, TokenCreated, Workspace, WorkspaceDeleted
+from beliefdb.models import (
+    Migration,
+    MigrationStatus,
+    Rule,
+    ServerStatus,
+    Setting,
+    Token,
+    TokenCreated,
+    Workspace,
+    WorkspaceDeleted,
+)
 from beliefdb.store import tokens, workspaces
 from beliefdb.store.tokens import Authenticator
 
 __all__ = [
     "SOURCE_VERSION", "Authenticator", "authenticator", "create_token", "create_workspace", "delete_workspace", "demo",
-    "effective_settings", "list_tokens", "list_workspaces", "migrate", "migration_sql", "revoke_token", "rules",
-    "server_status", "start_server", "stop_server", "version",
+    "effective_settings", "list_tokens", "list_workspaces", "migrate", "migration_sql", "migration_status",
+    "revoke_token", "rules", "server_status", "start_server", "stop_server", "version",
 ]
 
 # the version of this source tree (pyproject.toml says the same; a test keeps them equal)
@@ -56,11 +66,23 @@ def migrate(url: str | None = None, *, home: str | Path | None = None) -> Migrat
     return Migration(before=before, after=after)
 
 
-def migration_sql() -> str:
-    """The SQL a migration from nothing to the current version runs, for DBAs who apply it themselves."""
+def migration_sql(from_revision: str | None = None, to_revision: str | None = None) -> str:
+    """The SQL of an upgrade from ``from_revision`` (None: from nothing) to ``to_revision`` (None: the
+    current version), one transaction for DBAs who apply it themselves; it refuses a database at
+    another revision. Needs no database."""
     from beliefdb.db import migrate as migrations
 
-    return migrations.upgrade_sql()
+    return migrations.upgrade_sql(from_revision=from_revision, to_revision=to_revision)
+
+
+def migration_status(url: str | None = None, *, home: str | Path | None = None) -> MigrationStatus:
+    """Whether the schema is this package's (``up_to_date``), the revision it is at and how many it is
+    behind; ``url``, else ``BELIEFDB_URL``, else the embedded server under ``home``. Changes nothing."""
+    from beliefdb.db import migrate as migrations
+
+    resolved = resolve_url(url, home=_home(home), migrate=False)
+    probe(resolved)
+    return migrations.status(resolved)
 
 
 def server_status(home: str | Path | None = None) -> ServerStatus:

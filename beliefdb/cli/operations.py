@@ -10,7 +10,8 @@ from typing import Annotated
 import typer
 
 from beliefdb import api, render
-from beliefdb.cli.common import OPERATIONS, TRUTH, DbUrl, Home, Json, Principal, errors
+from beliefdb.cli.common import OPERATIONS, TRUTH, DbUrl, Home, Json, Principal, errors, fail
+from beliefdb.models import MigrationStatus
 
 
 class DemoStory(StrEnum):
@@ -26,20 +27,65 @@ token_app = typer.Typer(help="Bearer tokens of 'beliefdb serve' and MCP over HTT
 
 
 def migrate(
-    sql: Annotated[bool, typer.Option("--sql", help="Print the SQL instead of running it (for DBAs).")] = False,
+    sql: Annotated[bool, typer.Option(
+        "--sql", help="Print the upgrade as one SQL transaction instead of running it (for DBAs who review and"
+                      " apply it with psql); needs no database.")] = False,
+    from_revision: Annotated[str | None, typer.Option(
+        "--from", help="With --sql: the revision the database is at (migrate --check tells it); default: a database"
+                       " without beliefdb. The script refuses a database at another revision.",
+        show_default=False)] = None,
+    to_revision: Annotated[str | None, typer.Option(
+        "--to", help="With --sql: the revision to stop at (default: head). A script that stops before head changes"
+                     " tables only; the one that reaches head re-applies functions, views and grants.",
+        show_default=False)] = None,
+    check: Annotated[bool, typer.Option(
+        "--check", help="Change nothing: exit 0 when the schema is current, 1 when it is behind or not installed"
+                        " (with --json: current, head, behind, up_to_date). For deploy pipelines.")] = False,
     db: DbUrl = None, home: Home = None, as_json: Json = False,
 ) -> None:
-    """Bring the database schema to the current version (idempotent)."""
+    """Bring the database schema to the current version (idempotent), or print the SQL (--sql), or check it
+    (--check)."""
+    if sql and check:
+        fail("invalid_input", "--sql prints an upgrade and --check checks a database: choose one", as_json, 2)
+    if not sql and (from_revision is not None or to_revision is not None):
+        fail("invalid_input", "--from and --to choose the revisions of the script --sql prints; migrate itself"
+                              " upgrades from where the database is to head", as_json, 2)
     with errors(as_json):
         if sql:
-            typer.echo(api.migration_sql())
+            typer.echo(api.migration_sql(from_revision, to_revision))
             return
-        done = api.migrate(db, home=home)
-    if as_json:
+        if check:
+            status = api.migration_status(db, home=home)
+        else:
+            done = api.migrate(db, home=home)
+    if check:
+        _report_check(status, as_json)
+    elif as_json:
         typer.echo(render.to_json(done))
     else:
-        typer.echo(f"schema at revision {done.after}"
-                   + (f" (was {done.before})" if done.before != done.after else " (already current)"))
+        was = " (installed)" if done.before is None else f" (was {done.before})"
+        typer.echo(f"schema at revision {done.after}" + (was if done.before != done.after else " (already current)"))
+
+
+def _report_check(status: MigrationStatus, as_json: bool) -> None:
+    if as_json:
+        typer.echo(render.to_json(status))
+    elif status.up_to_date:
+        typer.echo(f"schema at revision {status.current} (current)")
+    elif status.current is None:
+        typer.echo(f"error: beliefdb is not installed in this database (head is {status.head}): run beliefdb migrate",
+                   err=True)
+    elif status.behind is None:
+        typer.echo(f"error: the schema is at revision {status.current}, which this beliefdb (head {status.head}) does"
+                   " not know: a newer beliefdb migrated it", err=True)
+    elif status.behind:
+        typer.echo(f"error: the schema is at revision {status.current}, {status.behind} behind {status.head}:"
+                   " run beliefdb migrate", err=True)
+    else:
+        typer.echo(f"error: the schema is at revision {status.head} but its functions, views or grants are not this"
+                   " beliefdb's: run beliefdb migrate", err=True)
+    if not status.up_to_date:
+        raise typer.Exit(1)
 
 
 def demo(
@@ -88,7 +134,8 @@ def config(as_json: Json = False) -> None:
 @db_app.command("status")
 def db_status(home: Home = None, as_json: Json = False) -> None:
     """Whether the embedded server runs, where its data is, and its URL."""
-    status = api.server_status(home)
+    with errors(as_json):
+        status = api.server_status(home)
     if as_json:
         typer.echo(render.to_json(status))
         return

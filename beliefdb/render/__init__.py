@@ -124,6 +124,8 @@ def ingest_report(result: IngestReport | IngestFailure) -> str:
                   if x not in {a.id for a in result.accepted} and x not in result.reverified]
     for r in result.rejected:
         lines.append(f"  ✗ rejected \"{r.quote}\": {r.reason}")
+    if result.embedding_deferred:
+        lines.append(f"  (not embedded yet: {result.embedding_deferred}; beliefdb embed does it later)")
     return "\n".join(lines)
 
 
