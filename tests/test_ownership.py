@@ -98,9 +98,10 @@ def test_owner_is_the_sessions_principal_not_the_rows(db_url: str, alice: belief
 
 def test_a_login_role_per_agent_cannot_claim_another_principal(db_url: str, alice: beliefdb.BeliefDB,
                                                                 window: UUID) -> None:
-    su_all(db_url, "create role agent_b login")
+    # every login but the owner's needs its password (the embedded server's pg_hba.conf)
+    su_all(db_url, "create role agent_b login password 'agent-b-password'")
     su_all(db_url, "grant beliefdb_app to agent_b")
-    url = make_conninfo(db_url, user="agent_b")
+    url = make_conninfo(db_url, user="agent_b", password="agent-b-password")
     with psycopg.connect(url, autocommit=True) as conn:
         conn.execute("select set_config('beliefdb.principal', 'alice', false)")
         conn.execute("select set_config('beliefdb.workspace_id', %s, false)", (alice.database.workspace_id,))

@@ -32,8 +32,9 @@ WORKSPACE_TABLES = (
     "audit_head", "adjacency", "redaction",
 )
 AUDIT_TABLES = ("audit_event", "audit_head")
-# workspace tables the application role may not read at all (the servers' bearer tokens, test_tokens.py)
-UNGRANTED_TABLES = ("api_token",)
+# workspace tables the application role may not read at all (the servers' bearer tokens, test_tokens.py;
+# the workspace each agent's login is bound to, test_robustness_auth.py)
+UNGRANTED_TABLES = ("api_token", "agent_login")
 VIEWS = ("current_beliefs", "belief_evidence", "belief_history", "holding", "decision_support", "review_queue")
 
 
@@ -616,8 +617,9 @@ def test_security_definer_functions_the_app_may_call(postgresql: psycopg.Connect
     """These run with the owner's rights on the app's behalf, each confined to the bound workspace
     (test_ownership.py calls them with another workspace's ids): the functions that make every
     change (the application role writes no table but embeddings itself), beliefdb.audit,
-    lock_workspace and recall. The audit internals (which take any workspace id, or redact
-    payloads) are not callable by the application role."""
+    lock_workspace and recall; current_workspace_id, which reads the binding of an agent's login
+    (beliefdb.agent_login) that the application role may not read. The audit internals (which take
+    any workspace id, or redact payloads) are not callable by the application role."""
     rows = postgresql.execute("""
         select p.oid::regprocedure::text
           from pg_catalog.pg_proc p
@@ -632,6 +634,7 @@ def test_security_definer_functions_the_app_may_call(postgresql: psycopg.Connect
         "beliefdb.audit(text,jsonb)",
         "beliefdb.authenticate(bytea)",
         "beliefdb.correction_preview(text,text,text)",
+        "beliefdb.current_workspace_id()",
         "beliefdb.decay(timestamp with time zone,text,boolean)",
         "beliefdb.decide(text,jsonb)",
         "beliefdb.decide_in_run(uuid,text,jsonb)",

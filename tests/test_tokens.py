@@ -104,10 +104,11 @@ def test_managing_tokens_takes_the_schema_owner(db_url: str) -> None:
     """A login role per agent (granted beliefdb_app) can neither mint nor list tokens, so no agent can
     make itself a token that speaks for another principal."""
     role = f"agent_{uuid.uuid4().hex[:8]}"
-    _rows(db_url, f"create role {role} login")
+    # every login but the owner's needs its password (the embedded server's pg_hba.conf)
+    _rows(db_url, f"create role {role} login password 'agent-password'")
     try:
         _rows(db_url, f"grant beliefdb_app to {role}")
-        url = make_conninfo(db_url, user=role)
+        url = make_conninfo(db_url, user=role, password="agent-password")
         with pytest.raises(errors.PermissionDenied, match="schema owner"):
             api.create_token("default", "alice", url=url)
         with pytest.raises(errors.PermissionDenied, match="schema owner"):

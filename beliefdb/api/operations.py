@@ -1,5 +1,6 @@
 """The operations that come before a workspace is bound: the version and settings, the schema, the
-embedded server, the workspace directory, the servers' bearer tokens, and the demo."""
+embedded server, the workspace directory, the servers' bearer tokens, the agents' database logins,
+and the demo."""
 
 from __future__ import annotations
 
@@ -14,6 +15,8 @@ from beliefdb.db.connector import probe
 from beliefdb.db.server import EmbeddedServer
 from beliefdb.errors import NotFound
 from beliefdb.models import (
+    AgentCreated,
+    AgentLogin,
     Migration,
     MigrationStatus,
     Rule,
@@ -24,13 +27,14 @@ from beliefdb.models import (
     Workspace,
     WorkspaceDeleted,
 )
-from beliefdb.store import tokens, workspaces
+from beliefdb.store import agents, tokens, workspaces
 from beliefdb.store.tokens import Authenticator
 
 __all__ = [
-    "SOURCE_VERSION", "Authenticator", "authenticator", "create_token", "create_workspace", "delete_workspace", "demo",
-    "effective_settings", "list_tokens", "list_workspaces", "migrate", "migration_sql", "migration_status",
-    "revoke_token", "rules", "server_status", "start_server", "stop_server", "version",
+    "SOURCE_VERSION", "Authenticator", "authenticator", "create_agent", "create_token", "create_workspace",
+    "delete_workspace", "demo", "drop_agent", "effective_settings", "list_agents", "list_tokens", "list_workspaces",
+    "migrate", "migration_sql", "migration_status", "revoke_token", "rules", "server_status", "start_server",
+    "stop_server", "version",
 ]
 
 # the version of this source tree (pyproject.toml says the same; a test keeps them equal)
@@ -137,6 +141,25 @@ def list_tokens(*, workspace: str | None = None, url: str | None = None,
 def revoke_token(token_id: str, *, url: str | None = None, home: str | Path | None = None) -> Token:
     """Revoke a bearer token by its id (or a unique prefix of it); it stops working at once."""
     return tokens.revoke_token(resolve_url(url, home=_home(home)), token_id)
+
+
+def create_agent(name: str, workspace: str, *, password: str | None = None, url: str | None = None,
+                 home: str | Path | None = None) -> AgentCreated:
+    """A database login role for an agent: it logs in with ``password`` (else a generated one, in the
+    result only, with a connection URL), is its own principal, and acts in ``workspace`` only, whatever
+    its session sets. Needs the schema owner's database user, as tokens do."""
+    return agents.create_agent(resolve_url(url, home=_home(home)), name, workspace, password)
+
+
+def list_agents(*, workspace: str | None = None, url: str | None = None,
+                home: str | Path | None = None) -> list[AgentLogin]:
+    """The agents' database logins (of ``workspace``, or of every workspace), by name, without passwords."""
+    return agents.list_agents(resolve_url(url, home=_home(home)), workspace)
+
+
+def drop_agent(name: str, *, url: str | None = None, home: str | Path | None = None) -> AgentLogin:
+    """Drop an agent's database login (made by :func:`create_agent`); its open sessions are ended."""
+    return agents.drop_agent(resolve_url(url, home=_home(home)), name)
 
 
 def authenticator(url: str | None = None, *, home: str | Path | None = None) -> Authenticator:

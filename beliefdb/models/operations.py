@@ -205,6 +205,31 @@ class TokenCreated:
 
 
 @dataclass(frozen=True)
+class AgentLogin:
+    """A login role made by ``beliefdb agent create``, bound to one workspace; never its password.
+    ``workspace`` is None once that workspace was deleted (the login then sees and writes nothing);
+    ``can_login`` is False when the role was dropped or altered by hand since."""
+
+    name: str
+    workspace: str | None
+    workspace_id: UUID
+    created_at: datetime
+    can_login: bool
+
+
+@dataclass(frozen=True)
+class AgentCreated:
+    """A new agent login: ``password`` and ``url`` (which holds it) are shown this once."""
+
+    name: str
+    workspace: str
+    workspace_id: UUID
+    created_at: datetime
+    password: str
+    url: str
+
+
+@dataclass(frozen=True)
 class Identity:
     """Who a bearer token speaks for: the principal and the workspace the servers bind to it."""
 

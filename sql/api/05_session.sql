@@ -11,14 +11,52 @@ as $$
 $$;
 comment on function beliefdb.clock() is 'Current time, or the beliefdb.now setting when a test or tool fixed it';
 
--- The workspace this session is bound to (row-level security reads it).
+-- The workspace this session is bound to (row-level security reads it). A login made by beliefdb
+-- agent create is bound to one workspace (beliefdb.agent_login): its sessions get that workspace,
+-- and a beliefdb.workspace_id setting naming another is refused, so such a client cannot re-bind
+-- itself by setting it. Every other session (the schema owner's: the CLI, the library, the servers,
+-- which set role beliefdb_app after binding) is bound by the setting. session_user, unlike
+-- current_user, is the login and no set role changes it. plpgsql: the body reads a table created
+-- after this file (schema/10_tables.sql); with its owner's rights, since the application role may
+-- not read that table.
 create or replace function beliefdb.current_workspace_id() returns uuid
-language sql stable
+language plpgsql stable
+security definer
 set search_path = pg_catalog, pg_temp
 as $$
-    select nullif(current_setting('beliefdb.workspace_id', true), '')::uuid
+declare
+    v_setting uuid := nullif(pg_catalog.current_setting('beliefdb.workspace_id', true), '')::uuid;
+    v_bound uuid[];
+begin
+    -- with the owner's rights current_user is the owner: a session it logged in (the usual case) skips the lookup
+    if session_user = current_user then
+        return v_setting;
+    end if;
+    select pg_catalog.array_agg(a.workspace_id) into v_bound
+      from beliefdb.agent_login a
+     where a.role_name = session_user::text;
+    if v_bound is null then
+        -- roles are the cluster's: an agent's login made in another database is bound to nothing here
+        if pg_catalog.shobj_description(session_user::text::regrole, 'pg_authid') like 'beliefdb agent login%' then
+            raise exception 'login % is an agent of another database (beliefdb agent create): it has no workspace here',
+                session_user using errcode = '42501';
+        end if;
+        return v_setting;
+    end if;
+    if pg_catalog.cardinality(v_bound) > 1 then
+        raise exception 'login % is bound to more than one workspace: drop it and create it again', session_user
+            using errcode = '42501';
+    end if;
+    if v_setting <> v_bound[1] then
+        raise exception 'login % is bound to workspace %: it cannot act in another (beliefdb.workspace_id is %)',
+            session_user, coalesce((select pg_catalog.quote_literal(w.name) from beliefdb.workspace w
+                                     where w.id = v_bound[1]), v_bound[1]::text), v_setting
+            using errcode = '42501';
+    end if;
+    return v_bound[1];
+end
 $$;
-comment on function beliefdb.current_workspace_id() is 'Workspace bound to this session by the beliefdb.workspace_id setting';
+comment on function beliefdb.current_workspace_id() is 'Workspace of this session: the one its login is bound to (beliefdb.agent_login), else the beliefdb.workspace_id setting';
 
 -- Who is acting: stamped by the session, never read from a payload. A session logged in as
 -- the schema's owner (the CLI and the library, which then set role beliefdb_app) names its

@@ -139,3 +139,12 @@ begin
     end loop;
 end
 $$;
+
+-- The workspace each login made by beliefdb agent create is bound to (beliefdb.agent_login): the
+-- application role has no privilege on it (beliefdb.current_workspace_id reads it with its owner's
+-- rights), and it is under row-level security like every table with workspace rows.
+alter table beliefdb.agent_login enable row level security;
+drop policy if exists workspace_isolation on beliefdb.agent_login;
+create policy workspace_isolation on beliefdb.agent_login to beliefdb_app
+    using (workspace_id = (select beliefdb.current_workspace_id()))
+    with check (workspace_id = (select beliefdb.current_workspace_id()));

@@ -1,0 +1,86 @@
+"""``beliefdb agent create | list | drop``: a database login per agent, with its own password, acting as
+itself in one workspace. They parse and print; the work is in ``beliefdb.api``."""
+
+from __future__ import annotations
+
+import sys
+from typing import Annotated
+
+import typer
+
+from beliefdb import api, render
+from beliefdb.cli.common import OPERATIONS, DbUrl, Home, Json, errors, fail
+from beliefdb.models import AgentLogin
+
+agent_app = typer.Typer(help="Database logins of agents: each logs in with its own password, is its own principal and"
+                             " acts in one workspace only. Managed by the schema owner's database user.",
+                        no_args_is_help=True)
+
+
+def _read_password(as_json: bool) -> str:
+    line = sys.stdin.readline()
+    if not line.strip():
+        fail("invalid_input", "--password-stdin: no password on standard input", as_json, 2)
+    return line.rstrip("\r\n")
+
+
+@agent_app.command("create")
+def agent_create(
+    name: Annotated[str, typer.Argument(help="The agent's login role, and the principal its writes carry: letters,"
+                                             " digits, '_', '.', '-'.")],
+    workspace: Annotated[str, typer.Option("--workspace", "-w", envvar="BELIEFDB_WORKSPACE", show_envvar=True,
+                                           help="The one workspace the agent may act in.")] = api.DEFAULT_WORKSPACE,
+    password_stdin: Annotated[bool, typer.Option(
+        "--password-stdin", help="Read the password from the first line of standard input (at least 12"
+                                 " characters) instead of generating one.")] = False,
+    db: DbUrl = None, home: Home = None, as_json: Json = False,
+) -> None:
+    """Create an agent's login role (granted beliefdb_app, bound to one workspace) and print its
+    connection URL once: the password is not kept, only its SCRAM-SHA-256 verifier."""
+    with errors(as_json):
+        password = _read_password(as_json) if password_stdin else None
+        made = api.create_agent(name, workspace, password=password, url=db, home=home)
+    if as_json:
+        typer.echo(render.to_json(made))
+        return
+    typer.echo(made.url)
+    typer.echo(f"agent {made.name} in workspace {made.workspace}: its URL holds the password, shown once", err=True)
+
+
+def _line(agent: AgentLogin) -> str:
+    workspace = agent.workspace if agent.workspace is not None else f"(deleted workspace {agent.workspace_id})"
+    state = "" if agent.can_login else "\t(role dropped or altered by hand: cannot log in)"
+    return f"{agent.name}\t{workspace}\t{agent.created_at.isoformat()}{state}"
+
+
+@agent_app.command("list")
+def agent_list(
+    workspace: Annotated[str | None, typer.Option("--workspace", "-w", help="Only this workspace's agents.")] = None,
+    db: DbUrl = None, home: Home = None, as_json: Json = False,
+) -> None:
+    """List agents' logins (never their passwords): name, workspace, created."""
+    with errors(as_json):
+        rows = api.list_agents(workspace=workspace, url=db, home=home)
+    if as_json:
+        typer.echo(render.to_json(rows))
+        return
+    for agent in rows:
+        typer.echo(_line(agent))
+    if not rows:
+        typer.echo("(no agents)")
+
+
+@agent_app.command("drop")
+def agent_drop(
+    name: Annotated[str, typer.Argument(help="The agent's login role, as 'agent list' shows it.")],
+    db: DbUrl = None, home: Home = None, as_json: Json = False,
+) -> None:
+    """Drop an agent's login role: it can no longer log in, and its open sessions are ended. What it
+    wrote stays, under its name."""
+    with errors(as_json):
+        dropped = api.drop_agent(name, url=db, home=home)
+    typer.echo(render.to_json(dropped) if as_json else f"dropped agent {dropped.name}")
+
+
+def register(app: typer.Typer) -> None:
+    app.add_typer(agent_app, name="agent", rich_help_panel=OPERATIONS)

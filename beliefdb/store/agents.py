@@ -1,0 +1,146 @@
+"""Per-agent logins: a database login role per agent, with a SCRAM-SHA-256 password, granted
+``beliefdb_app`` and bound to one workspace (``beliefdb.agent_login``).
+
+A session logged in as such a role is its own principal (``beliefdb.current_principal``: the login,
+whatever it sets) and acts in its workspace only (``beliefdb.current_workspace_id`` refuses a
+``beliefdb.workspace_id`` setting that names another). Making, listing and dropping them is the schema
+owner's (the database user that runs ``beliefdb migrate``), as tokens are; the role's password is in
+the result of :func:`create_agent` and nowhere else (the database keeps its SCRAM verifier, computed
+here, so the password never travels to the server nor lands in its log).
+"""
+
+from __future__ import annotations
+
+import re
+import secrets
+from typing import Any
+from urllib.parse import quote, urlencode
+
+import psycopg
+from psycopg import sql
+from psycopg.conninfo import conninfo_to_dict
+from psycopg.rows import class_row
+from psycopg.types.json import Jsonb
+
+from beliefdb import errors
+from beliefdb.db.connector import APP_ROLE, translated_errors
+from beliefdb.db.queries import Q
+from beliefdb.models import AgentCreated, AgentLogin
+from beliefdb.store.tokens import _owner_connection
+
+# a role name that needs no quoting in a URL and no more than PostgreSQL's 63 bytes
+_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,62}$")
+MIN_PASSWORD = 12
+# the shared comment that marks an agent's role in every database of the cluster: in a database where
+# it is bound to no workspace, beliefdb.current_workspace_id refuses it instead of letting it bind any
+MARKER = "beliefdb agent login"
+
+
+def _check_name(name: str) -> None:
+    if not _NAME.match(name) or name.lower().startswith("pg_"):
+        raise errors.InvalidInput(
+            f"invalid agent name '{name}': use 1-63 letters, digits, '_', '.', '-', starting with a letter or"
+            " digit (not pg_)")
+
+
+def _check_password(password: str) -> None:
+    if len(password) < MIN_PASSWORD:
+        raise errors.InvalidInput(f"the password is too short: use at least {MIN_PASSWORD} characters")
+    if len(password) > 1024 or any(ord(c) < 32 or ord(c) == 127 for c in password):
+        raise errors.InvalidInput("the password may not hold control characters or be over 1024 characters")
+
+
+def _as_owner(what: str, exc: errors.PermissionDenied) -> errors.PermissionDenied:
+    return errors.PermissionDenied(f"{what} takes the schema owner (who runs 'beliefdb migrate'): {exc.message}")
+
+
+def login_url(url: str, name: str, password: str) -> str:
+    """A ``postgresql://`` URL for ``name`` with ``password`` to the server and database of ``url``
+    (the owner's URL or key=value string, whose own user and password are left out)."""
+    params: dict[str, Any] = {k: v for k, v in conninfo_to_dict(url).items()
+                              if k not in ("user", "password", "passfile") and v not in (None, "")}
+    host, port, dbname = params.pop("host", None), params.pop("port", None), params.pop("dbname", "")
+    netloc = f"{quote(name, safe='')}:{quote(password, safe='')}@"
+    if host and not str(host).startswith("/") and "," not in str(host):
+        netloc += f"[{host}]" if ":" in str(host) else str(host)
+        netloc += f":{port}" if port else ""
+    else:  # a Unix socket directory (or several hosts) goes in the query
+        params = {**({"host": host} if host else {}), **({"port": port} if port else {}), **params}
+    query = f"?{urlencode(params, safe='/', quote_via=quote)}" if params else ""
+    return f"postgresql://{netloc}/{quote(str(dbname), safe='')}{query}"
+
+
+def create_agent(url: str, name: str, workspace: str, password: str | None = None) -> AgentCreated:
+    """A new login role ``name`` granted ``beliefdb_app`` and bound to ``workspace``, with ``password``
+    (else a generated one). One transaction: the role, its binding and an ``agent.create`` event in
+    the workspace's audit chain, or nothing."""
+    _check_name(name)
+    chosen = password if password is not None else secrets.token_urlsafe(24)
+    _check_password(chosen)
+    try:
+        with _owner_connection(url) as conn, translated_errors(), conn.transaction():
+            found = conn.execute(Q.workspace_by_name, (workspace,)).fetchone()
+            if found is None:
+                raise errors.UnknownWorkspace(f"unknown workspace '{workspace}'")
+            if conn.execute(Q.role_oid, (name,)).fetchone() is not None:
+                raise errors.IntegrityViolation(f"a database role named '{name}' already exists")
+            verifier = conn.pgconn.encrypt_password(chosen.encode(), name.encode(), b"scram-sha-256").decode()
+            conn.execute(sql.SQL("create role {} login password {} in role {}").format(
+                sql.Identifier(name), sql.Literal(verifier), sql.Identifier(APP_ROLE)))
+            conn.execute(sql.SQL("comment on role {} is {}").format(
+                sql.Identifier(name), sql.Literal(f"{MARKER} (database {conn.info.dbname})")))
+            row = conn.execute(Q.agent_login_insert, {"workspace_id": found[0], "name": name}).fetchone()
+            _audit(conn, found[0], "agent.create", name)
+    except errors.PermissionDenied as exc:
+        raise _as_owner("creating an agent's login", exc) from exc
+    assert row is not None
+    return AgentCreated(name=name, workspace=workspace, workspace_id=found[0], created_at=row[0], password=chosen,
+                        url=login_url(url, name, chosen))
+
+
+def _audit(conn: psycopg.Connection[Any], workspace_id: Any, action: str, name: str) -> None:
+    conn.execute(Q.bind_workspace_for_transaction, (str(workspace_id),))
+    conn.execute(Q.audit_append, (action, Jsonb({"role": name})))
+
+
+def list_agents(url: str, workspace: str | None = None) -> list[AgentLogin]:
+    """The agents' logins (of ``workspace``, or all), by name; never their passwords."""
+    try:
+        with _owner_connection(url) as conn, translated_errors(), conn.cursor(
+                row_factory=class_row(AgentLogin)) as cur:
+            cur.execute(Q.agent_login_list, {"workspace": workspace, "name": None})
+            return cur.fetchall()
+    except errors.PermissionDenied as exc:
+        raise _as_owner("listing agents' logins", exc) from exc
+
+
+def drop_agent(url: str, name: str) -> AgentLogin:
+    """Drop an agent's login role and its binding in one transaction, with an ``agent.drop`` event in
+    its workspace's audit chain (unless the workspace was deleted), then end the sessions it still has
+    open (a session of a dropped role can no longer use beliefdb's schema either). Only a role made by
+    :func:`create_agent` may be dropped so."""
+    _check_name(name)
+    try:
+        with _owner_connection(url) as conn, translated_errors():
+            with conn.transaction():
+                with conn.cursor(row_factory=class_row(AgentLogin)) as cur:
+                    cur.execute(Q.agent_login_list, {"workspace": None, "name": name})
+                    found = cur.fetchall()
+                if not found:
+                    raise errors.NotFound(f"unknown agent '{name}' (beliefdb agent list shows them)")
+                conn.execute(Q.agent_login_delete, (name,))
+                role = conn.execute(Q.role_oid, (name,)).fetchone()
+                if role is not None:
+                    conn.execute(sql.SQL("drop role {}").format(sql.Identifier(name)))
+                for login in found:
+                    if login.workspace is not None:
+                        _audit(conn, login.workspace_id, "agent.drop", name)
+            conn.commit()  # the role is gone for good before its sessions are ended: none can come back
+            if role is not None:
+                conn.execute(Q.end_role_sessions, (role[0],))
+    except errors.PermissionDenied as exc:
+        raise _as_owner("dropping an agent's login", exc) from exc
+    return found[0]
+
+
+__all__ = ["MARKER", "MIN_PASSWORD", "create_agent", "drop_agent", "list_agents", "login_url"]
