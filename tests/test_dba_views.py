@@ -75,8 +75,10 @@ def test_use_workspace_refuses_an_unknown_name(two_workspaces: str) -> None:
 
 
 def test_an_agent_login_cannot_choose_its_workspace(two_workspaces: str) -> None:
-    _rows(two_workspaces, "select 1", "create role agent_views login", "grant beliefdb_app to agent_views")
-    agent = make_conninfo(two_workspaces, user="agent_views")
+    # every login but the owner's needs its password (the embedded server's pg_hba.conf)
+    _rows(two_workspaces, "select 1", "create role agent_views login password 'agent-views-password'",
+          "grant beliefdb_app to agent_views")
+    agent = make_conninfo(two_workspaces, user="agent_views", password="agent-views-password")
     with psycopg.connect(agent, autocommit=True) as conn, pytest.raises(psycopg.Error) as refused:
         conn.execute("select beliefdb.use_workspace('shop-eu')")
     assert refused.value.sqlstate == "BD005"
