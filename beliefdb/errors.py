@@ -63,6 +63,13 @@ class DatabaseUnavailable(BeliefDBError):
     code = "database_unavailable"
 
 
+class WorkspaceBusy(DatabaseUnavailable):
+    """Another writer held the workspace's write lock (or a migration a table) longer than
+    ``BELIEFDB_LOCK_TIMEOUT``; nothing was changed (the servers answer 503)."""
+
+    code = "workspace_busy"
+
+
 class PermissionDenied(BeliefDBError):
     code = "permission_denied"
 

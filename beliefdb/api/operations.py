@@ -9,6 +9,7 @@ from importlib import metadata
 from pathlib import Path
 
 from beliefdb import settings
+from beliefdb.db import connector
 from beliefdb.db.bootstrap import ensure_migrated, resolve_url
 from beliefdb.db.connector import probe
 from beliefdb.db.server import EmbeddedServer
@@ -19,8 +20,8 @@ from beliefdb.store.tokens import Authenticator
 
 __all__ = [
     "SOURCE_VERSION", "Authenticator", "authenticator", "create_token", "create_workspace", "delete_workspace", "demo",
-    "effective_settings", "list_tokens", "list_workspaces", "migrate", "migration_sql", "revoke_token", "rules",
-    "server_status", "start_server", "stop_server", "version",
+    "effective_settings", "list_tokens", "list_workspaces", "migrate", "migration_sql", "name_sessions", "revoke_token",
+    "rules", "server_status", "start_server", "stop_server", "version",
 ]
 
 # the version of this source tree (pyproject.toml says the same; a test keeps them equal)
@@ -39,6 +40,13 @@ def effective_settings() -> list[Setting]:
     """Every ``BELIEFDB_*`` variable (:mod:`beliefdb.settings`): its effective value (API keys and
     passwords masked), its default, whether it came from the environment, and what it does."""
     return settings.effective()
+
+
+def name_sessions(name: str) -> None:
+    """Name this process's database sessions from now on (their ``application_name`` in
+    ``pg_stat_activity``; default ``beliefdb``): the CLI names them after its command, e.g.
+    ``beliefdb ingest``. A URL that names its application itself keeps its name."""
+    connector.name_sessions(name)
 
 
 def _home(home: str | Path | None) -> Path | None:

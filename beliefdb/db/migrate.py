@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 import psycopg
 from psycopg import sql
 
-from beliefdb.db.connector import translate
+from beliefdb.db.connector import connect, translate
 from beliefdb.errors import BeliefDBError, DatabaseUnavailable
 
 if TYPE_CHECKING:  # alembic and SQLAlchemy load only when a migration runs: CLI start-up stays quick
@@ -107,7 +107,7 @@ def fingerprint_statement() -> str:
 def is_current(url: str) -> bool:
     """Whether the database holds exactly what this package would migrate to (cheap: no alembic)."""
     try:
-        with psycopg.connect(url) as conn:
+        with connect(url) as conn:
             row = conn.execute("select obj_description(to_regclass('beliefdb.alembic_version'), 'pg_class')"
                                ).fetchone()
     except psycopg.Error as exc:
@@ -139,7 +139,7 @@ def engine_for(conninfo: str) -> Engine:
     from sqlalchemy import create_engine, pool
 
     return create_engine("postgresql+psycopg://", poolclass=pool.NullPool,
-                         creator=lambda: psycopg.connect(conninfo))
+                         creator=lambda: connect(conninfo, migration=True))
 
 
 def _config(conninfo: str, output: io.StringIO | None = None) -> Config:

@@ -150,6 +150,14 @@ select p.line, b.id, b.confidence::numeric, b.confidence_kind::text
   join beliefdb.belief b on b.workspace_id = beliefdb.current_workspace_id()
                         and b.id::text like p.ref || '%%';
 
+-- session_settings --
+-- Set beliefdb's session settings (names, values), except those the connection string's options or
+-- a DBA's alter role/database ... set chose for this session
+select pg_catalog.set_config(s.name, v.value, false)
+  from unnest(%s::text[], %s::text[]) as v(name, value)
+  join pg_catalog.pg_settings s on s.name = v.name
+ where s.source not in ('client', 'user', 'database', 'database user');
+
 -- beliefdb_installed --
 -- Whether beliefdb is installed in this database
 select to_regclass('beliefdb.workspace');
