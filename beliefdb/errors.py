@@ -63,6 +63,13 @@ class DatabaseUnavailable(BeliefDBError):
     code = "database_unavailable"
 
 
+class WorkspaceBusy(DatabaseUnavailable):
+    """Another writer held the workspace's write lock (or a migration a table) longer than
+    ``BELIEFDB_LOCK_TIMEOUT``; nothing was changed (the servers answer 503)."""
+
+    code = "workspace_busy"
+
+
 class PermissionDenied(BeliefDBError):
     code = "permission_denied"
 
@@ -113,6 +120,12 @@ class WorkspaceNotEmpty(InvalidInput):
     """A workspace that still holds data is deleted only when asked to (``force``)."""
 
     code = "workspace_not_empty"
+
+
+class DatabaseNotEmpty(InvalidInput):
+    """A restore goes into a database without beliefdb, unless asked to replace it (``clean``)."""
+
+    code = "database_not_empty"
 
 
 class EmbedderUnavailable(BeliefDBError):

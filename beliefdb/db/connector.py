@@ -3,7 +3,10 @@ mapping of database errors to beliefdb's exceptions. (Which database, and starti
 is :mod:`beliefdb.db.bootstrap`'s.)
 
 Every connection acts as the application role ``beliefdb_app`` and is bound to one
-workspace, so row-level security, not Python, keeps workspaces apart.
+workspace, so row-level security, not Python, keeps workspaces apart. Every connection beliefdb
+opens (:func:`connect`) is named after the process in ``pg_stat_activity`` (``application_name``:
+``beliefdb``, or the command, e.g. ``beliefdb ingest``) and carries beliefdb's session settings:
+timeouts, so a client that dies or hangs does not hold the workspace's write lock for long.
 
 Rules cited as "rule N" are those of docs/rules.md.
 """
@@ -22,12 +25,72 @@ from psycopg.rows import kwargs_row
 from psycopg.types import TypeInfo
 from psycopg_pool import ConnectionPool
 
-from beliefdb import errors
+from beliefdb import errors, settings
 from beliefdb.db import composites
 from beliefdb.db.queries import Q
 
 APP_ROLE = "beliefdb_app"
 DEFAULT_WORKSPACE = "default"
+
+# the application_name of this process's sessions (a URL's own application_name wins)
+_session_name = "beliefdb"
+
+
+def name_sessions(name: str) -> None:
+    """Name this process's database sessions (``application_name``), e.g. ``beliefdb ingest``."""
+    global _session_name
+    _session_name = name
+
+
+def session_name() -> str:
+    """This process's ``application_name`` (:func:`name_sessions`)."""
+    return _session_name
+
+
+def _ms(seconds: float) -> str:
+    return str(round(seconds * 1000))
+
+
+def session_settings(*, migration: bool = False) -> dict[str, str]:
+    """The server settings every beliefdb session gets (BELIEFDB_* variables, :mod:`beliefdb.settings`).
+    A migration waits for locks and runs its statements as long as they take: it rewrites tables,
+    and waits behind other migrators."""
+    current = settings.load()
+    return {
+        "statement_timeout": "0" if migration else _ms(current.statement_timeout),
+        "lock_timeout": "0" if migration else _ms(current.lock_timeout),
+        "idle_in_transaction_session_timeout": _ms(current.idle_in_transaction_timeout),
+        # a client that is gone (killed, its host down) is noticed while its statement runs, which
+        # then stops and releases its locks, instead of running to the end for nobody
+        "client_connection_check_interval": _ms(current.client_check_interval),
+    }
+
+
+def _apply(conn: psycopg.Connection[Any], values: dict[str, str]) -> None:
+    """Set ``values`` for the session (committed: a later rollback keeps them), except what the
+    connection string's own ``options`` (or PGOPTIONS), or a DBA's ``alter role|database ... set``,
+    chose: those win."""
+    conn.execute(Q.session_settings, (list(values), list(values.values())))
+    if not conn.autocommit:
+        conn.commit()
+
+
+def connect(url: str, *, autocommit: bool = False, migration: bool = False) -> psycopg.Connection[Any]:
+    """A connection with beliefdb's name and session settings (:func:`session_settings`)."""
+    values = session_settings(migration=migration)
+    conn = psycopg.connect(url, autocommit=autocommit, fallback_application_name=_session_name)
+    try:
+        _apply(conn, values)
+    except BaseException:
+        conn.close()
+        raise
+    return conn
+
+
+# the setting behind each timeout PostgreSQL reports
+_TIMEOUTS = (("statement timeout", "BELIEFDB_STATEMENT_TIMEOUT"),
+             ("idle-in-transaction timeout", "BELIEFDB_IDLE_IN_TRANSACTION_TIMEOUT"))
+
 
 def translate(exc: psycopg.Error) -> errors.BeliefDBError:
     """A beliefdb exception for a database error, with a one-line message that keeps the server's
@@ -44,9 +107,16 @@ def translate(exc: psycopg.Error) -> errors.BeliefDBError:
         return errors.DatabaseUnavailable(message)
     if sqlstate.startswith("08") or sqlstate.startswith("57P"):
         return errors.DatabaseUnavailable(message)
-    if sqlstate.startswith("40") or sqlstate == "57014":
-        # a deadlock, a serialization failure or a statement timeout: nothing was changed, try again
-        return errors.DatabaseUnavailable(f"{message} (nothing was changed: try again)")
+    if sqlstate == "55P03":
+        # lock_timeout: in practice the workspace's write lock, which every writer takes first
+        return errors.WorkspaceBusy(
+            "another writer holds this workspace (or a migration holds a table): gave up waiting after"
+            " BELIEFDB_LOCK_TIMEOUT; nothing was changed: try again")
+    if sqlstate.startswith("40") or sqlstate in ("57014", "25P03"):
+        # a deadlock, a serialization failure, a statement timeout, a transaction left idle too long:
+        # nothing was changed, try again
+        hint = next((f"{setting}; " for words, setting in _TIMEOUTS if words in message), "")
+        return errors.DatabaseUnavailable(f"{message} ({hint}nothing was changed: try again)")
     if sqlstate.startswith("54"):
         # a program limit, e.g. a name longer than an index row may hold
         return errors.InvalidInput(f"too large: {message}")
@@ -70,7 +140,7 @@ def translated_errors() -> Iterator[None]:
 def probe(url: str, timeout: int = 5) -> None:
     """Fail fast with DatabaseUnavailable when the server cannot be reached."""
     try:
-        with psycopg.connect(url, connect_timeout=timeout):
+        with psycopg.connect(url, connect_timeout=timeout, fallback_application_name=_session_name):
             pass
     except psycopg.Error as exc:
         raise errors.DatabaseUnavailable(f"cannot connect to the database: {str(exc).strip().splitlines()[0]}") from exc
@@ -81,7 +151,7 @@ def app_connection(url: str, workspace_id: str | None = None,
                    principal: str | None = None) -> Iterator[psycopg.Connection[Any]]:
     """One connection acting as the application role, outside any pool (for workspace admin)."""
     probe(url)
-    with translated_errors(), psycopg.connect(url) as conn:
+    with translated_errors(), connect(url) as conn:
         _bind(conn, workspace_id, principal)
         row = conn.execute(Q.beliefdb_installed).fetchone()
         if row is None or row[0] is None:
@@ -108,13 +178,15 @@ def app_pool(url: str, *, max_size: int = 2) -> ConnectionPool:
     """A pool of connections acting as the application role and bound to no workspace: for what
     comes before one is bound, such as asking who a bearer token speaks for."""
     probe(url)
+    values = session_settings()
 
     def configure(conn: psycopg.Connection[Any]) -> None:
+        _apply(conn, values)
         _bind(conn, None, None)
         conn.commit()
 
     pool = ConnectionPool(url, min_size=1, max_size=max_size, configure=configure, open=False,
-                          name="beliefdb-unbound")
+                          kwargs={"fallback_application_name": _session_name}, name="beliefdb-unbound")
     try:
         pool.open(wait=True, timeout=10)
     except Exception as exc:
@@ -132,9 +204,11 @@ class Database:
         self.url = url
         self.principal = principal
         self.workspace_name = workspace
+        self._session = session_settings()
         self.workspace_id, self._vector, self._composites = self._lookup_workspace(workspace)
         self._pool = ConnectionPool(url, min_size=1, max_size=max_size, configure=self._configure,
-                                    open=False, name="beliefdb")
+                                    open=False, kwargs={"fallback_application_name": _session_name},
+                                    name="beliefdb")
         try:
             self._pool.open(wait=True, timeout=10)
         except Exception as exc:
@@ -147,6 +221,7 @@ class Database:
         return self._pool.max_size
 
     def _configure(self, conn: psycopg.Connection[Any]) -> None:
+        _apply(conn, self._session)
         _bind(conn, self.workspace_id, self.principal)
         if self._vector is not None:
             # pgvector's adapter: Vector parameters and results travel in binary, not as text
@@ -158,7 +233,7 @@ class Database:
     def _lookup_workspace(self, name: str) -> tuple[str, TypeInfo | None, composites.Composites]:
         """The workspace's id, pgvector's type wherever its extension lives, and the API's nested
         composite types (looked up once)."""
-        with psycopg.connect(self.url, autocommit=True) as conn:
+        with connect(self.url, autocommit=True) as conn:
             _bind(conn, None, self.principal)
             try:
                 row = conn.execute(Q.workspace_id_by_name, (name,)).fetchone()

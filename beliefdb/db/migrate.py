@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import io
+import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -15,7 +16,7 @@ from typing import TYPE_CHECKING
 import psycopg
 from psycopg import sql
 
-from beliefdb.db.connector import translate
+from beliefdb.db.connector import connect, translate
 from beliefdb.errors import BeliefDBError, DatabaseUnavailable, ExtensionConflict, InvalidInput, MigrationFailed
 from beliefdb.models import MigrationStatus
 
@@ -72,6 +73,9 @@ SQL_FILES = (
 )
 TABLES_FILE = "schema/10_tables.sql"
 EXTENSIONS_FILE = "schema/02_extensions.sql"
+# the schema and beliefdb's roles: the one place the roles are created (roles belong to the cluster,
+# so a pg_dump of the database does not carry them)
+ROLES_FILE = "schema/00_schema.sql"
 REAPPLIED_FILES = tuple(name for name in SQL_FILES if name != TABLES_FILE)
 
 
@@ -114,7 +118,7 @@ def fingerprint_statement() -> str:
 def is_current(url: str) -> bool:
     """Whether the database holds exactly what this package would migrate to (cheap: no alembic)."""
     try:
-        with psycopg.connect(url) as conn:
+        with connect(url) as conn:
             row = conn.execute("select obj_description(to_regclass('beliefdb.alembic_version'), 'pg_class')"
                                ).fetchone()
     except psycopg.Error as exc:
@@ -146,7 +150,7 @@ def engine_for(conninfo: str) -> Engine:
     from sqlalchemy import create_engine, pool
 
     return create_engine("postgresql+psycopg://", poolclass=pool.NullPool,
-                         creator=lambda: psycopg.connect(conninfo))
+                         creator=lambda: connect(conninfo, migration=True))
 
 
 def _config(conninfo: str, output: io.StringIO | None = None) -> Config:
@@ -181,12 +185,35 @@ def current_revision(url: str) -> str | None:
         engine.dispose()
 
 
+def role_names() -> list[str]:
+    """The roles ``ROLES_FILE`` creates, in its order."""
+    return re.findall(r"\bcreate role (\w+)", (sql_dir() / ROLES_FILE).read_text(encoding="utf-8"))
+
+
+def create_roles(url: str) -> None:
+    """Create beliefdb's roles as ``ROLES_FILE`` says (idempotent), and nothing else: the schema that
+    file also creates is dropped again where there was none. The first step of every migration (so a
+    revision may name any role) and of a restore (so the dump's grants and policies apply)."""
+    script = (sql_dir() / ROLES_FILE).read_text(encoding="utf-8")
+    try:
+        with connect(url, migration=True) as conn:
+            conn.execute("select pg_advisory_xact_lock(hashtext('beliefdb.migrate'))")  # as alembic's env.py
+            row = conn.execute("select to_regnamespace('beliefdb') is not null").fetchone()
+            conn.execute(script)
+            if row is not None and not row[0]:
+                conn.execute("drop schema beliefdb")
+    except psycopg.Error as exc:
+        raise translate(exc) from exc
+
+
 def upgrade(url: str) -> tuple[str | None, str]:
-    """Upgrade to head (idempotent; re-applies functions and views). Returns (before, after)."""
+    """Upgrade to head (idempotent; re-applies functions and views), beliefdb's roles first.
+    Returns (before, after)."""
     from alembic import command
     from sqlalchemy.exc import DBAPIError, SQLAlchemyError
 
     before = current_revision(url)
+    create_roles(url)
     try:
         command.upgrade(_config(url), "head")
     except psycopg.Error as exc:

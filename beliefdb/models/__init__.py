@@ -3,6 +3,7 @@ they come from), one module per area, all importable from here."""
 
 from __future__ import annotations
 
+from beliefdb.models.backup import ChainCheck, Dumped, Restored
 from beliefdb.models.beliefs import (
     AuditResult,
     Belief,
@@ -82,6 +83,7 @@ __all__ = [
     "BuiltOn",
     "Calibration",
     "CalibrationBin",
+    "ChainCheck",
     "Changes",
     "ConfidenceFactor",
     "ConfidenceReport",
@@ -90,6 +92,7 @@ __all__ = [
     "CorrectionResult",
     "Corroborated",
     "Decision",
+    "Dumped",
     "EmbedReport",
     "Evidence",
     "Expired",
@@ -110,6 +113,7 @@ __all__ = [
     "RepairPlan",
     "RepairResult",
     "ReplayResult",
+    "Restored",
     "ReviewItem",
     "ReviewResolution",
     "Rule",

@@ -18,7 +18,7 @@ import psycopg
 from psycopg.rows import class_row
 
 from beliefdb import errors
-from beliefdb.db.connector import app_pool, probe, translated_errors
+from beliefdb.db.connector import app_pool, connect, probe, translated_errors
 from beliefdb.db.queries import Q
 from beliefdb.models import Identity, Token, TokenCreated
 
@@ -34,7 +34,7 @@ def digest(token: str) -> bytes:
 def _owner_connection(url: str) -> psycopg.Connection[Any]:
     probe(url)
     with translated_errors():
-        conn = psycopg.connect(url)
+        conn = connect(url)
         installed = conn.execute(Q.beliefdb_installed).fetchone()
     if installed is None or installed[0] is None:
         conn.close()

@@ -7,11 +7,10 @@ import re
 from typing import LiteralString
 from uuid import UUID
 
-import psycopg
 from psycopg.rows import class_row
 
 from beliefdb import errors
-from beliefdb.db.connector import app_connection, probe, translated_errors
+from beliefdb.db.connector import app_connection, connect, probe, translated_errors
 from beliefdb.db.queries import Q
 from beliefdb.errors import WorkspaceNotEmpty
 from beliefdb.models import Workspace, WorkspaceDeleted
@@ -65,7 +64,7 @@ def delete_workspace(url: str, name: str, *, force: bool = False) -> WorkspaceDe
     workspace's write lock."""
     probe(url)
     try:
-        with translated_errors(), psycopg.connect(url) as conn, conn.transaction():
+        with translated_errors(), connect(url) as conn, conn.transaction():
             installed = conn.execute(Q.beliefdb_installed).fetchone()
             if installed is None or installed[0] is None:
                 raise errors.DatabaseUnavailable("beliefdb is not installed in this database: run 'beliefdb migrate'")

@@ -1,0 +1,194 @@
+"""Backups (issue 19) and roles on a new server (issue 22 defect 13): ``beliefdb db dump`` writes the
+database with the wheel's own pg_dump; ``beliefdb db restore`` puts it on a new server, beliefdb's
+roles first (roles belong to the cluster, so no dump carries them), and the restored memory answers
+as the original did, its audit chains verify and continue; a DBA's own pg_restore works once
+``beliefdb db roles`` has run."""
+
+from __future__ import annotations
+
+import subprocess
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import psycopg
+import pytest
+from conftest import Cli
+from psycopg.conninfo import make_conninfo
+
+from beliefdb.db import migrate
+from beliefdb.db.server import EmbeddedServer, client_program
+
+Q7 = "Returns are accepted within 7 days of delivery."
+Q15 = "Returns are accepted within 15 days of delivery."
+QUESTION = "how many days for returns?"
+
+
+@pytest.fixture
+def fresh_home(tmp_path: Path) -> Iterator[Callable[[str], Path]]:
+    """Homes of new embedded servers (another cluster: none of beliefdb's roles), stopped at the end."""
+    made: list[Path] = []
+
+    def make(name: str) -> Path:
+        made.append(tmp_path / name)
+        return made[-1]
+
+    yield make
+    for home in made:
+        EmbeddedServer(home).stop()
+
+
+def at(home: Path) -> Cli:
+    """The command line on the embedded server of ``home`` (no BELIEFDB_URL)."""
+    return Cli({"BELIEFDB_HOME": str(home)})
+
+
+def url_of(home: Path) -> str:
+    url = EmbeddedServer(home).status().url
+    assert url is not None
+    return url
+
+
+def roles(url: str) -> set[str]:
+    with psycopg.connect(url) as conn:
+        return {r[0] for r in conn.execute("select rolname from pg_roles where rolname like 'beliefdb%'")}
+
+
+def head(url: str) -> tuple[int, bytes]:
+    with psycopg.connect(url) as conn:
+        row = conn.execute("select h.seq, h.hash from beliefdb.audit_head h join beliefdb.workspace w"
+                           " on w.id = h.workspace_id where w.name = 'default'").fetchone()
+    assert row is not None
+    return int(row[0]), bytes(row[1])
+
+
+def answers(cli: Cli, ids: dict[str, str]) -> dict[str, Any]:
+    """What the memory answers: why of each belief, ask, impact, and every belief with its status."""
+    return {"why_old": cli.json("why", ids["old"]), "why_new": cli.json("why", ids["new"]),
+            "ask": cli.json("ask", QUESTION), "impact": cli.json("impact", ids["new"]),
+            "beliefs": cli.json("beliefs", "--all"), "decisions": cli.json("decisions")}
+
+
+def story(cli: Cli, write_doc: Any) -> dict[str, str]:
+    """The return-policy story: 7 days, a decision on it and its action, then 15 days supersedes it."""
+    v1 = cli.json("ingest", write_doc("return-policy.md", Q7 + "\n"), "--authority", "official",
+                  "--version-label", "v3.2")
+    old = v1["accepted"][0]["id"]
+    decision = cli.json("decide", "Refuse the return of order 1042", "--because", old)["id"]
+    cli.json("act", decision, "Email the customer a refusal")
+    v2 = cli.json("ingest", write_doc("return-policy.md", Q15 + "\n"), "--version-label", "v3.3")
+    return {"old": old, "new": v2["accepted"][0]["id"]}
+
+
+@pytest.mark.robustness
+@pytest.mark.slow
+def test_dump_and_restore_on_a_new_server(cli: Cli, db_url: str, write_doc: Any, tmp_path: Path,
+                                          fresh_home: Callable[[str], Path]) -> None:
+    ids = story(cli, write_doc)
+    before = answers(cli, ids)
+    assert before["ask"]["beliefs"][0]["value"] == "15 days"
+    dump = tmp_path / "beliefdb.dump"
+    done = cli.json("db", "dump", dump)
+    assert done["file"] == str(dump) and done["bytes"] == dump.stat().st_size > 0
+    assert done["pg_dump"].startswith("pg_dump (PostgreSQL) 18")
+    assert not list(tmp_path.glob("*.partial"))
+
+    home = fresh_home("restored")
+    new = at(home)
+    restored = new.json("db", "restore", dump)
+    url = url_of(home)
+    assert roles(url) >= set(migrate.role_names())
+    assert restored["ok"] and restored["revision_after"] == migrate.head_revision()
+    assert [(c["workspace"], c["ok"]) for c in restored["chains"]] == [("default", True)]
+    assert new.json("audit", "verify")["ok"]
+    assert answers(new, ids) == before
+
+    # a write after the restore continues the chain where the backup left it
+    seq, last = head(url)
+    assert seq == restored["chains"][0]["events"]
+    new.json("ingest", write_doc("shipping.md", "Orders ship within 2 days.\n"))
+    with psycopg.connect(url) as conn:
+        first = conn.execute("select seq, prev_hash from beliefdb.audit_event where seq = %s", (seq + 1,)).fetchone()
+    assert first is not None and bytes(first[1]) == last
+    verified = new.json("audit", "verify")
+    assert verified["ok"] and verified["events"] > seq
+
+    # a second restore onto it is refused and changes nothing; --clean replaces what it holds
+    err = new.error("db", "restore", dump, code="database_not_empty")
+    assert "--clean" in err["message"]
+    assert new.one_line_error("db", "restore", dump).startswith("error: this database already holds beliefdb")
+    assert head(url)[0] > seq
+    again = new.json("db", "restore", dump, "--clean")
+    assert again["ok"] and head(url) == (seq, last)
+    assert answers(new, ids) == before
+
+
+@pytest.mark.robustness
+@pytest.mark.slow
+def test_a_dbas_pg_restore_needs_the_roles_first(cli: Cli, write_doc: Any, tmp_path: Path,
+                                                 fresh_home: Callable[[str], Path]) -> None:
+    """docs/operations.md's steps with the server's own tools: without beliefdb's roles a restore in one
+    transaction fails on the first grant; after ``beliefdb db roles`` it succeeds, and ``beliefdb
+    migrate`` then finds the schema current. A restore that went on without the roles (an error per
+    grant and policy) is mended by ``beliefdb migrate``, which creates the roles first."""
+    ids = story(cli, write_doc)
+    before = answers(cli, ids)
+    dump = tmp_path / "beliefdb.dump"
+    cli.json("db", "dump", dump)
+
+    home = fresh_home("dba")
+    new = at(home)
+    url = EmbeddedServer(home).start()  # a new server, not migrated: none of beliefdb's roles
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute("create database restored")
+        conn.execute("create database lossy")
+    target, lossy = make_conninfo(url, dbname="restored"), make_conninfo(url, dbname="lossy")
+    assert roles(url) == set()
+    restore = [str(client_program("pg_restore")), "--no-owner", "--single-transaction", "--exit-on-error",
+               "--dbname", target, str(dump)]
+    failed = subprocess.run(restore, capture_output=True, text=True, check=False)
+    assert failed.returncode != 0 and 'role "beliefdb_app" does not exist' in failed.stderr
+    with psycopg.connect(target) as conn:
+        assert conn.execute("select to_regnamespace('beliefdb')").fetchone() == (None,)  # one transaction
+    went_on = subprocess.run([restore[0], "--no-owner", "--dbname", lossy, str(dump)], capture_output=True,
+                             text=True, check=False)
+    assert went_on.returncode != 0 and went_on.stderr.count('role "beliefdb_app" does not exist') > 50
+
+    assert new.json("db", "roles", "--db", target) == {"roles": migrate.role_names()}
+    assert roles(url) >= set(migrate.role_names())
+    with psycopg.connect(target) as conn:
+        assert conn.execute("select to_regnamespace('beliefdb')").fetchone() == (None,)  # roles only
+    subprocess.run(restore, capture_output=True, text=True, check=True)
+    assert new.json("migrate", "--db", target)["before"] == migrate.head_revision()
+    on_target = Cli({"BELIEFDB_URL": target})
+    assert on_target.json("audit", "verify")["ok"]
+    assert answers(on_target, ids) == before
+
+    assert new.json("migrate", "--db", lossy)["after"] == migrate.head_revision()
+    mended = Cli({"BELIEFDB_URL": lossy})
+    assert mended.json("audit", "verify")["ok"]
+    assert answers(mended, ids) == before
+
+
+def test_restore_refuses_what_is_not_a_beliefdb_dump(cli: Cli, db_url: str, tmp_path: Path) -> None:
+    missing = cli.error("db", "restore", tmp_path / "nothing.dump", code="not_found")
+    assert "no such file" in missing["message"]
+    junk = tmp_path / "junk.dump"
+    junk.write_text("not a dump\n", encoding="utf-8")
+    err = cli.error("db", "restore", junk, code="invalid_input")
+    assert "is not a dump in pg_dump's custom format" in err["message"]
+    assert cli.one_line_error("db", "restore", junk).startswith("error: ")
+
+
+@pytest.mark.slow
+def test_dump_never_overwrites_or_half_writes(cli: Cli, tmp_path: Path) -> None:
+    dump = tmp_path / "beliefdb.dump"
+    dump.write_bytes(b"yesterday's backup")
+    err = cli.error("db", "dump", dump, code="invalid_input")
+    assert "already exists" in err["message"] and "--force" in err["message"]
+    assert dump.read_bytes() == b"yesterday's backup"
+    assert cli.json("db", "dump", dump, "--force")["bytes"] == dump.stat().st_size > 100
+    assert cli.error("db", "dump", tmp_path, code="invalid_input")["message"].endswith("give the dump a file name")
+    unreachable = cli.error("db", "dump", tmp_path / "x.dump", "--db", "postgresql://nobody@127.0.0.1:1/none")
+    assert unreachable["error"] == "database_unavailable"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["beliefdb.dump"]

@@ -1,0 +1,246 @@
+"""beliefdb's database sessions (issue 22 defect 7, issue 19): every connection carries timeouts and a
+name, so a client that dies mid-change releases the workspace's write lock at once, a change that
+waits behind another writer gives up with a clear error, and ``pg_stat_activity`` tells beliefdb's
+sessions (and which command opened them) from anyone else's."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import psycopg
+import pytest
+from conftest import Cli
+from psycopg import sql
+from psycopg.conninfo import make_conninfo
+
+import beliefdb
+from beliefdb import errors, settings
+from beliefdb.db import connector
+from beliefdb.db.connector import Database
+
+SETTINGS = ("statement_timeout", "lock_timeout", "idle_in_transaction_session_timeout",
+            "client_connection_check_interval", "application_name")
+DEFAULTS = {"statement_timeout": "10min", "lock_timeout": "10s", "idle_in_transaction_session_timeout": "5min",
+            "client_connection_check_interval": "1s", "application_name": "beliefdb"}
+
+
+@pytest.fixture(autouse=True)
+def clean_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    for field in settings.Settings.model_fields:
+        monkeypatch.delenv(settings.Settings.variable(field), raising=False)
+    # the library's own name (a CLI command run in this process before renames its sessions)
+    monkeypatch.setattr(connector, "_session_name", "beliefdb")
+
+
+def shown(conn: psycopg.Connection[Any]) -> dict[str, str]:
+    return {name: str(conn.execute(f"show {name}").fetchone()[0]) for name in SETTINGS}  # type: ignore[index]
+
+
+def pooled(db: Database) -> dict[str, str]:
+    with db.transaction() as conn:
+        return shown(conn)
+
+
+def test_every_session_carries_the_settings_and_the_name(db_url: str) -> None:
+    with Database(db_url) as db:
+        assert pooled(db) == DEFAULTS
+        # a rolled-back transaction keeps them: they were set, and committed, when the session began
+        with pytest.raises(errors.InvalidInput), db.transaction() as conn:
+            conn.execute("select 1/0")
+        assert pooled(db) == DEFAULTS
+    with connector.app_connection(db_url) as conn:
+        assert shown(conn) == DEFAULTS
+    pool = connector.app_pool(db_url)
+    try:
+        with pool.connection() as conn:
+            assert shown(conn) == DEFAULTS
+    finally:
+        pool.close()
+    # a migration waits for its locks and runs as long as it takes
+    with connector.connect(db_url, migration=True) as conn:
+        assert shown(conn) == DEFAULTS | {"statement_timeout": "0", "lock_timeout": "0"}
+
+
+def test_the_settings_come_from_their_variables(db_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("BELIEFDB_STATEMENT_TIMEOUT", "2.5")
+    monkeypatch.setenv("BELIEFDB_LOCK_TIMEOUT", "0")
+    monkeypatch.setenv("BELIEFDB_IDLE_IN_TRANSACTION_TIMEOUT", "90")
+    monkeypatch.setenv("BELIEFDB_CLIENT_CHECK_INTERVAL", "0.25")
+    with Database(db_url) as db:
+        assert pooled(db) == {"statement_timeout": "2500ms", "lock_timeout": "0",
+                              "idle_in_transaction_session_timeout": "90s",
+                              "client_connection_check_interval": "250ms", "application_name": "beliefdb"}
+    rows = {r.name: r for r in settings.effective()}
+    assert (rows["BELIEFDB_LOCK_TIMEOUT"].value, rows["BELIEFDB_LOCK_TIMEOUT"].source) == (0.0, "environment")
+    assert (rows["BELIEFDB_STATEMENT_TIMEOUT"].default, rows["BELIEFDB_CLIENT_CHECK_INTERVAL"].default) == (600.0, 1.0)
+
+
+def test_the_connection_string_and_the_dba_win(db_url: str, monkeypatch: pytest.MonkeyPatch,
+                                               postgresql: psycopg.Connection[Any]) -> None:
+    """What the URL sets itself (options, application_name), or a DBA for the database or the login role
+    (alter database|role ... set), is not overridden."""
+    monkeypatch.setenv("BELIEFDB_LOCK_TIMEOUT", "3")
+    url = make_conninfo(db_url, options="-c lock_timeout=120s", application_name="nightly-report")
+    with Database(url) as db:
+        assert pooled(db) == DEFAULTS | {"lock_timeout": "2min", "application_name": "nightly-report"}
+    postgresql.execute(sql.SQL("alter database {} set statement_timeout = '42s'").format(
+        sql.Identifier(postgresql.info.dbname)))
+    postgresql.commit()
+    with Database(db_url) as db:
+        assert pooled(db) == DEFAULTS | {"lock_timeout": "3s", "statement_timeout": "42s"}
+
+
+@pytest.mark.parametrize(("value", "says"), [
+    ("-1", "BELIEFDB_LOCK_TIMEOUT must not be negative, not '-1'"),
+    ("soon", "BELIEFDB_LOCK_TIMEOUT must be a number, not 'soon'"),
+])
+def test_a_bad_timeout_names_its_variable(cli: Cli, value: str, says: str) -> None:
+    line = cli.one_line_error("beliefs", env={"BELIEFDB_LOCK_TIMEOUT": value})
+    assert line == f"error: {says}"
+
+
+@pytest.mark.robustness
+def test_cli_sessions_are_named_after_their_command(cli: Cli) -> None:
+    cli("beliefs")
+    assert connector.session_name() == "beliefdb beliefs"
+    cli("workspace", "list")
+    assert connector.session_name() == "beliefdb workspace list"
+    cli("audit", "verify")
+    assert connector.session_name() == "beliefdb audit verify"
+
+
+# --- waiting for another writer -------------------------------------------------------------------
+
+
+def sources(db_url: str) -> int:
+    with psycopg.connect(db_url) as conn:
+        return int(conn.execute("select count(*) from beliefdb.source").fetchone()[0])  # type: ignore[index]
+
+
+@pytest.mark.robustness
+@pytest.mark.slow
+def test_a_change_that_waits_beyond_lock_timeout_is_workspace_busy(cli: Cli, db_url: str, write_doc: Any,
+                                                                    postgresql: psycopg.Connection[Any],
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    doc = write_doc("return-policy.md", "Returns are accepted within 7 days of delivery.\n")
+    postgresql.execute("select from beliefdb.audit_head h join beliefdb.workspace w on w.id = h.workspace_id"
+                       " where w.name = 'default' for update of h")
+    try:
+        started = time.monotonic()
+        err = cli.error("ingest", doc, code="workspace_busy", env={"BELIEFDB_LOCK_TIMEOUT": "0.5"})
+        waited = time.monotonic() - started
+        assert "another writer holds this workspace" in err["message"] and "nothing was changed" in err["message"]
+        assert 0.5 <= waited < 10, waited
+        line = cli.one_line_error("ingest", doc, env={"BELIEFDB_LOCK_TIMEOUT": "0.5"})
+        assert line.startswith("error: another writer holds this workspace")
+        monkeypatch.setenv("BELIEFDB_LOCK_TIMEOUT", "0.5")
+        with beliefdb.connect(db_url) as bdb, pytest.raises(errors.WorkspaceBusy):
+            bdb.ingest_text("Returns are accepted within 7 days of delivery.\n", source="return-policy.md")
+        assert sources(db_url) == 0
+    finally:
+        postgresql.rollback()
+    assert cli.json("ingest", doc)["accepted"]
+    assert sources(db_url) == 1
+
+
+@pytest.mark.robustness
+@pytest.mark.slow
+def test_statement_and_idle_transaction_timeouts_are_clear_errors(db_url: str, monkeypatch: pytest.MonkeyPatch
+                                                                   ) -> None:
+    monkeypatch.setenv("BELIEFDB_STATEMENT_TIMEOUT", "0.2")
+    monkeypatch.setenv("BELIEFDB_IDLE_IN_TRANSACTION_TIMEOUT", "0.3")
+    with Database(db_url) as db:
+        with pytest.raises(errors.DatabaseUnavailable) as caught:
+            db.scalar("select pg_sleep(2)")
+        assert "statement timeout" in caught.value.message and "BELIEFDB_STATEMENT_TIMEOUT" in caught.value.message
+        with pytest.raises(errors.DatabaseUnavailable) as caught, db.transaction() as conn:
+            time.sleep(1.5)
+            conn.execute("select 1")
+        assert "BELIEFDB_IDLE_IN_TRANSACTION_TIMEOUT" in caught.value.message
+        assert "nothing was changed" in caught.value.message
+        assert db.scalar("select 1") == 1  # the pool replaced the session the server ended
+
+
+# --- a client killed mid-change ----------------------------------------------------------------------
+
+
+def holds_the_lock(conn: psycopg.Connection[Any]) -> bool:
+    """Whether another session holds the default workspace's write lock now."""
+    try:
+        with conn.transaction():
+            conn.execute("select from beliefdb.audit_head h join beliefdb.workspace w on w.id = h.workspace_id"
+                         " where w.name = 'default' for update of h nowait")
+    except psycopg.errors.LockNotAvailable:
+        return True
+    return False
+
+
+def state(conn: psycopg.Connection[Any]) -> tuple[int, ...]:
+    row = conn.execute("select (select count(*) from beliefdb.source), (select count(*) from beliefdb.source_version),"
+                       " (select count(*) from beliefdb.fragment), (select count(*) from beliefdb.belief),"
+                       " (select count(*) from beliefdb.audit_event), (select max(seq) from beliefdb.audit_head)"
+                       ).fetchone()
+    assert row is not None
+    return tuple(int(v) for v in row)
+
+
+def big_document(path: Path, lines: int) -> Path:
+    """A document of ``lines`` claims the rule extractor finds, its own (named after the file)."""
+    path.write_text("# Settings\n\n" + "\n\n".join(f"{path.stem} {i} limit: {i * 7 % 1000} units"
+                                                     for i in range(lines)) + "\n", encoding="utf-8")
+    return path
+
+
+@pytest.mark.robustness
+@pytest.mark.slow
+def test_a_killed_ingest_releases_the_workspace_lock_at_once(db_url: str, tmp_path: Path, cli: Cli) -> None:
+    """SIGKILL of ``beliefdb ingest`` while its statement runs: the server notices the client is gone
+    (client_connection_check_interval) and stops the statement, which releases the workspace's write
+    lock within seconds; without it the statement ran on for its full length (10-20 s here) holding
+    the lock. Nothing of the ingest is stored."""
+    cli.json("ingest", big_document(tmp_path / "small.md", 3), "--no-embed")
+    doc = big_document(tmp_path / "settings.md", 3000)  # a statement of 15-60 s on 2 busy cores
+    env = {k: v for k, v in os.environ.items() if not k.startswith("BELIEFDB_")} | {"PYTHONWARNINGS": "ignore"}
+    with psycopg.connect(db_url, autocommit=True) as watcher:
+        before = state(watcher)
+        proc = subprocess.Popen([sys.executable, "-m", "beliefdb", "ingest", str(doc), "--no-embed", "--db", db_url],
+                                env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        try:
+            deadline = time.monotonic() + 120
+            while True:
+                active = watcher.execute("select count(*) from pg_stat_activity where application_name ="
+                                         " 'beliefdb ingest' and state = 'active'").fetchone()
+                if active is not None and active[0] >= 1 and holds_the_lock(watcher):
+                    break
+                assert proc.poll() is None, "the ingest ended before it could be killed"
+                assert time.monotonic() < deadline, "the ingest never held the workspace lock"
+                time.sleep(0.05)
+            time.sleep(0.5)  # well into its statement
+            assert holds_the_lock(watcher)
+            proc.send_signal(signal.SIGKILL)
+            killed = time.monotonic()
+            proc.wait()
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+            if proc.stderr is not None:
+                proc.stderr.close()
+        while holds_the_lock(watcher):
+            assert time.monotonic() - killed < 5, "the killed ingest's statement still holds the workspace lock"
+            time.sleep(0.05)
+        released = time.monotonic() - killed
+        while watcher.execute("select from pg_stat_activity where application_name = 'beliefdb ingest'").fetchall():
+            assert time.monotonic() - killed < 10, "the killed ingest's sessions are still there"
+            time.sleep(0.05)
+        assert state(watcher) == before, "the killed ingest left something behind"
+    print(f"\nworkspace lock released {released:.2f} s after the kill")
+    assert cli.json("audit", "verify")["ok"]
+    # and the workspace takes the next writer at once
+    assert cli.json("ingest", big_document(tmp_path / "next.md", 2), "--no-embed")["accepted"]
