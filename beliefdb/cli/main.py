@@ -29,6 +29,7 @@ from beliefdb.cli import (
 from beliefdb.cli import (
     retrieval as cli_retrieval,
 )
+from beliefdb.cli import scale as cli_scale
 from beliefdb.cli import (
     serve as cli_serve,
 )
@@ -221,3 +222,4 @@ cli_retrieval.register(app)
 cli_operations.register(app)
 cli_agents.register(app)
 cli_serve.register(app)
+cli_scale.register(app)

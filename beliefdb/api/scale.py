@@ -1,0 +1,27 @@
+"""Scaling out beyond one machine (docs/scale-out.md): the Citus plan of a migrated database, read from
+its catalog, and the script a DBA runs on the Citus coordinator. ``url``, else ``BELIEFDB_URL``, else the
+embedded server of ``home`` (migrated on first use); a database without beliefdb is refused."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from beliefdb.models.scale import CitusPlan
+from beliefdb.scale import citus, citus_sql
+
+__all__ = ["DEFAULT_SHARD_COUNT", "citus_plan", "citus_script"]
+
+DEFAULT_SHARD_COUNT = citus.DEFAULT_SHARD_COUNT
+
+
+def citus_plan(url: str | None = None, *, home: str | Path | None = None,
+               shard_count: int = DEFAULT_SHARD_COUNT) -> CitusPlan:
+    """Which tables are distributed by workspace_id and which are reference tables, where each function
+    runs, and what the script rewrites so Citus accepts the schema."""
+    return citus.plan(url, home=Path(home) if home is not None else None, shard_count=shard_count).plan
+
+
+def citus_script(url: str | None = None, *, home: str | Path | None = None,
+                 shard_count: int = DEFAULT_SHARD_COUNT) -> str:
+    """The SQL script that distributes this database's beliefdb schema over a Citus cluster."""
+    return citus_sql.script(citus.plan(url, home=Path(home) if home is not None else None, shard_count=shard_count))
