@@ -40,6 +40,11 @@ DEFAULT_SHARD_COUNT = 64
 # the trigger of a reference table the script replaces, and by what (rule 12: a workspace's audit
 # chain starts when it is created)
 REPLACED_TRIGGERS = {("workspace", "workspace_audit"): f"{ROUTES}.create_workspace(text)"}
+# tables with a workspace_id that are directories, not workspace rows: read by login before any
+# workspace is known (current_workspace_id() looks up the agent's binding by role name), so they are
+# reference tables, one copy on every node, like the workspace directory itself
+DIRECTORIES = {"agent_login": "the agents' logins and the workspace each is bound to: read by role name before a "
+                              "workspace is known, one copy on every node"}
 
 CATALOG = Queries(parse(resources.files("beliefdb.scale").joinpath("catalog.sql").read_text(encoding="utf-8"),
                   "beliefdb/scale/catalog.sql"))
@@ -171,12 +176,12 @@ def read(conn: psycopg.Connection[Any], shard_count: int = DEFAULT_SHARD_COUNT) 
 def _design(tables: list[dict[str, Any]], views: list[str], keys: list[ForeignKey], policies: list[Policy],
             triggers: list[dict[str, Any]], functions: list[Function], shard_count: int,
             reserved: frozenset[str]) -> Design:
-    distributed = {t["name"] for t in tables if t["has_workspace"]}
+    distributed = {t["name"] for t in tables if t["has_workspace"] and t["name"] not in DIRECTORIES}
     if ANCHOR not in distributed:
         raise InvalidInput(f"{SCHEMA}.{ANCHOR} has no {DISTRIBUTION_COLUMN}: the Citus plan has no colocation anchor")
     reference = {t["name"] for t in tables} - distributed
-    placements = [TablePlacement(f"{SCHEMA}.{name}", "reference", None,
-                                 "no workspace_id: read by every workspace, one copy on every node")
+    global_table = "no workspace_id: read by every workspace, one copy on every node"
+    placements = [TablePlacement(f"{SCHEMA}.{name}", "reference", None, DIRECTORIES.get(name, global_table))
                   for name in _in_key_order(sorted(reference), keys)]
     placements += [TablePlacement(f"{SCHEMA}.{name}", "distributed",
                                   "none" if name == ANCHOR else f"{SCHEMA}.{ANCHOR}",
