@@ -80,7 +80,7 @@ begin
         'threshold', v_low)
       into v_result
       from compared c;
-    perform beliefdb.audit(p_action, v_result);
+    perform beliefdb._audit(p_action, v_result);
     perform set_config('beliefdb.now', coalesce(v_clock, ''), true);
     return jsonb_populate_record(null::beliefdb.confidence_report, v_result || jsonb_build_object('preview', false));
 end
@@ -116,7 +116,7 @@ begin
     v_due := beliefdb.due_to_expire(v_ws);
     v_changes := beliefdb.propagate(v_ws, v_due);
     if cardinality(v_due) > 0 then
-        perform beliefdb.audit('expire', jsonb_build_object(
+        perform beliefdb._audit('expire', jsonb_build_object(
             'expired', cardinality(v_due), 'beliefs', to_jsonb(v_due), 'flagged', v_changes -> 'flagged',
             'held', v_changes -> 'held'));
     end if;
@@ -162,7 +162,7 @@ begin
     end if;
     insert into beliefdb.outcome (workspace_id, node, outcome, note) values (v_ws, v_node, p_outcome, p_note)
     returning id into v_id;
-    perform beliefdb.audit('outcome', jsonb_build_object('node', v_node, 'kind', v_kind, 'outcome', p_outcome));
+    perform beliefdb._audit('outcome', jsonb_build_object('node', v_node, 'kind', v_kind, 'outcome', p_outcome));
     return row(v_id, v_node, v_kind, p_outcome, v_status)::beliefdb.outcome_recorded;
 end
 $$;

@@ -36,6 +36,16 @@ end
 $$;
 comment on function beliefdb._audit_append(uuid, text, jsonb) is 'Append an event to a workspace''s audit chain (serialized per workspace)';
 
+-- Append a summary event for the bound workspace: what beliefdb's functions with owner rights call
+-- after their change. Not granted: the application role appends nothing of its own making.
+create or replace function beliefdb._audit(p_action text, p_payload jsonb) returns bigint
+language sql
+set search_path = pg_catalog, pg_temp
+as $$
+    select beliefdb._audit_append(beliefdb.current_workspace_id(), p_action, p_payload)
+$$;
+comment on function beliefdb._audit(text, jsonb) is 'Append a summary event to the bound workspace''s audit chain (beliefdb''s own changes only)';
+
 -- Trigger: a new workspace starts its chain with a genesis event.
 create or replace function beliefdb.audit_workspace_created() returns trigger
 language plpgsql security definer

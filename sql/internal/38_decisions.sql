@@ -93,7 +93,7 @@ begin
                                   p_statement, coalesce(p_reason, 'no reason given'), p_belief.owner),
                 beliefdb.current_principal(), v_proposal)
         returning * into v_item;
-        perform beliefdb.audit('correction.propose', jsonb_build_object(
+        perform beliefdb._audit('correction.propose', jsonb_build_object(
             'item', v_item.id, 'belief', p_belief.id, 'owner', p_belief.owner, 'reviewer', p_reviewer));
     end if;
     return jsonb_build_object(
@@ -229,7 +229,7 @@ begin
 
     v_result := beliefdb._apply_correction_core(v_ws, p_belief, p_statement, p_value, p_reviewer, p_reason,
                                                p_idempotency_key);
-    perform beliefdb.audit('correction.apply', jsonb_build_object(
+    perform beliefdb._audit('correction.apply', jsonb_build_object(
         'correction', v_result -> 'correction', 'belief', p_belief, 'replacement', v_result -> 'replacement',
         'reviewer', p_reviewer, 'flagged', v_result -> 'flagged', 'held', v_result -> 'held'));
     return v_result;

@@ -118,7 +118,7 @@ begin
         'redacted', v_redacted,
         'would_flag', v_changes -> 'flagged',  -- (the preview's name for it)
         'flagged', v_changes -> 'flagged', 'held', v_changes -> 'held', 'changes', v_changes);
-    perform beliefdb.audit('forget', jsonb_build_object(
+    perform beliefdb._audit('forget', jsonb_build_object(
         'target', p_target,
         'sha256', encode(sha256(convert_to(coalesce(v_name, p_subject, p_id::text), 'UTF8')), 'hex'),
         'beliefs', cardinality(v_beliefs), 'fragments', v_result -> 'fragments', 'redacted', v_redacted,

@@ -1,0 +1,125 @@
+"""Red-team findings (issue 22): a session cannot be someone else or rewrite history.
+
+* An idempotency key names one request: the same key with another request is refused
+  (``idempotency_key_reused``), not answered ``already_applied`` while the new request is dropped.
+* Forgetting what another principal owns is refused (``not_owner``, naming the owner), the preview
+  too; only a login granted ``beliefdb_eraser`` may forget anything in its workspace, audited as such.
+* A session may fix its clock (``beliefdb.now``) for writing only when its login may
+  (``beliefdb_clock``): anyone else's write with a fixed clock is refused and writes nothing.
+* The application role cannot append events to the audit chain itself.
+* Forgetting leaves nothing of the forgotten text in the planner statistics (``pg_statistic``).
+
+The sessions that must be refused log in as roles of their own (granted ``beliefdb_app`` only), as an
+agent's login would: never as the test suite's superuser."""
+
+from __future__ import annotations
+
+import json
+import secrets
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+from uuid import UUID
+
+import anyio
+import psycopg
+import pytest
+from conftest import Cli, url_at
+from fastapi.testclient import TestClient
+from psycopg import errors as pg_errors
+from psycopg import sql
+from psycopg.conninfo import make_conninfo
+
+import beliefdb
+from beliefdb import api, errors
+from beliefdb.interfaces.http import create_app
+from beliefdb.store import lifecycle
+
+pytestmark = pytest.mark.robustness
+
+QUOTE = "Returns are accepted within 7 days of delivery."
+YESTERDAY = "2020-01-01T00:00:00Z"
+
+
+def su_all(db_url: str, query: str, params: Any = None) -> list[tuple[Any, ...]]:
+    with psycopg.connect(db_url, autocommit=True) as conn:
+        cur = conn.execute(query, params)
+        return cur.fetchall() if cur.description else []
+
+
+def counts(db_url: str) -> dict[str, int]:
+    """Rows of every workspace table (superuser: every workspace)."""
+    tables = [r[0] for r in su_all(db_url, """
+        select c.relname from pg_catalog.pg_class c
+          join pg_catalog.pg_attribute a on a.attrelid = c.oid and a.attname = 'workspace_id'
+         where c.relnamespace = 'beliefdb'::regnamespace and c.relkind = 'r' order by 1""")]
+    return {t: su_all(db_url, sql.SQL("select count(*) from beliefdb.{}").format(sql.Identifier(t)).as_string(None)
+                      )[0][0] for t in tables}
+
+
+@pytest.fixture
+def login(db_url: str) -> Iterator[Callable[..., str]]:
+    """Make a login role of its own (with a password, so it connects whatever the server's
+    authentication), granted ``beliefdb_app`` and the given roles; returns its URL. Dropped after."""
+    made: list[str] = []
+
+    def make(*roles: str) -> str:
+        name, password = f"agent_{secrets.token_hex(4)}", secrets.token_hex(12)
+        su_all(db_url, sql.SQL("create role {} login password {}").format(
+            sql.Identifier(name), sql.Literal(password)).as_string(None))
+        made.append(name)
+        for role in ("beliefdb_app", *roles):
+            su_all(db_url, sql.SQL("grant {} to {}").format(sql.Identifier(role), sql.Identifier(name)).as_string(None))
+        return make_conninfo(db_url, user=name, password=password)
+
+    yield make
+    for name in made:
+        su_all(db_url, sql.SQL("drop role if exists {}").format(sql.Identifier(name)).as_string(None))
+
+
+@contextmanager
+def agent_session(url: str, workspace_id: str, *, now: str | None = None) -> Iterator[psycopg.Connection[Any]]:
+    """A session of an agent's own login, bound to a workspace, acting as beliefdb_app (as the library
+    binds one); ``now`` fixes its clock for the whole session."""
+    with psycopg.connect(url_at(url, now) if now else url, autocommit=True) as conn:
+        conn.execute("select set_config('beliefdb.workspace_id', %s, false)", (workspace_id,))
+        conn.execute("set role beliefdb_app")
+        yield conn
+
+
+@pytest.fixture
+def alice(db_url: str) -> Iterator[beliefdb.BeliefDB]:
+    with beliefdb.connect(db_url, principal="alice") as db:
+        yield db
+
+
+@pytest.fixture
+def bob(db_url: str) -> Iterator[beliefdb.BeliefDB]:
+    with beliefdb.connect(db_url, principal="bob") as db:
+        yield db
+
+
+@pytest.fixture
+def window(alice: beliefdb.BeliefDB) -> UUID:
+    """Alice's belief: returns within 7 days, from her internal note."""
+    return alice.remember("Returns within 7 days", "return_policy", "window", "7 days", QUOTE,
+                          source="internal-note", text=f"Note. {QUOTE}", authority="internal").accepted[0].id
+
+
+# --- defect 10: the audit chain takes events only from beliefdb's own changes --------------------
+
+def test_the_application_role_cannot_append_to_the_audit_chain(db_url: str, bdb: beliefdb.BeliefDB,
+                                                               login: Callable[..., str]) -> None:
+    ws = bdb.database.workspace_id
+    before = su_all(db_url, "select count(*) from beliefdb.audit_event")
+    with agent_session(login(), ws) as conn:
+        for call in ("select beliefdb.audit('note', '{}')", "select beliefdb._audit('note', '{}')",
+                     "select beliefdb._audit_append(%s, 'note', '{}')"):
+            with pytest.raises((pg_errors.InsufficientPrivilege, pg_errors.UndefinedFunction)):
+                conn.execute(call, (ws,) if "%s" in call else None)
+    assert su_all(db_url, "select count(*) from beliefdb.audit_event") == before
+    granted = su_all(db_url, """
+        select p.proname from pg_catalog.pg_proc p
+         where p.pronamespace = 'beliefdb'::regnamespace and p.proname in ('audit', '_audit', '_audit_append')
+           and has_function_privilege('beliefdb_app', p.oid, 'execute')""")
+    assert granted == []
