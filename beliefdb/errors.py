@@ -79,6 +79,12 @@ class StaleCorrectionPreview(BeliefDBError):
     code = ErrorCode.stale_correction_preview.name
 
 
+class ClockNotAllowed(PermissionDenied):
+    """The session fixed its clock (``beliefdb.now``) and its login may not write with a fixed clock."""
+
+    code = ErrorCode.clock_not_allowed.name
+
+
 class Unauthenticated(BeliefDBError):
     """No valid bearer token: none given, unknown, or revoked (the servers answer 401)."""
 
@@ -138,6 +144,7 @@ BY_ERROR_CODE: Final[Mapping[str, type[BeliefDBError]]] = MappingProxyType({
     ErrorCode.ambiguous_id: AmbiguousId,
     ErrorCode.stale_correction_preview: StaleCorrectionPreview,
     ErrorCode.not_owner: NotOwner,
+    ErrorCode.clock_not_allowed: ClockNotAllowed,
 })
 
 

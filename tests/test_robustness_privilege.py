@@ -106,6 +106,50 @@ def window(alice: beliefdb.BeliefDB) -> UUID:
                           source="internal-note", text=f"Note. {QUOTE}", authority="internal").accepted[0].id
 
 
+# --- defect 9: a fixed clock does not rewrite history ------------------------------------------
+
+def test_an_agent_cannot_write_with_a_fixed_clock(db_url: str, bdb: beliefdb.BeliefDB,
+                                                  login: Callable[..., str]) -> None:
+    """The finding: a session set beliefdb.now to yesterday and wrote, and beliefs as of yesterday
+    gained a belief that did not exist then."""
+    agent = login()
+    ws = bdb.database.workspace_id
+    before = counts(db_url)
+    with agent_session(agent, ws, now=YESTERDAY) as conn:
+        assert conn.execute("select beliefdb.clock()").fetchone()[0].year == 2020  # reading it is fine
+        with pytest.raises(psycopg.Error) as refused:
+            conn.execute("select beliefdb.ingest_version('backdated', 'Returns are accepted within 99 days.')")
+        assert refused.value.sqlstate == "BD010", refused.value
+        assert "beliefdb.now" in str(refused.value) and "beliefdb_clock" in str(refused.value)
+        with pytest.raises(psycopg.Error) as also:
+            conn.execute("insert into beliefdb.embedding_model (model, dim) values ('m', 3)")
+        assert also.value.sqlstate == "BD010"
+        # reading the past stays open to it
+        assert conn.execute("select count(*) from beliefdb.beliefs_as_of(%s)", (YESTERDAY,)).fetchone() == (0,)
+    assert counts(db_url) == before
+    assert su_all(db_url, "select count(*) from beliefdb.beliefs_as_of('2020-01-02')") == [(0,)]
+    # with its clock not fixed, the same agent writes (at the real time)
+    with agent_session(agent, ws) as conn:
+        conn.execute("select beliefdb.ingest_version('backdated', 'Returns are accepted within 99 days.')")
+    assert su_all(db_url, "select count(*) from beliefdb.source_version where recorded_at > now() - interval '1 hour'"
+                  ) == [(1,)]
+
+
+def test_the_clock_role_may_fix_the_clock_and_decay_stays_open_to_agents(db_url: str, bdb: beliefdb.BeliefDB,
+                                                                        login: Callable[..., str]) -> None:
+    ws = bdb.database.workspace_id
+    with agent_session(login("beliefdb_clock"), ws, now=YESTERDAY) as conn:
+        conn.execute("select beliefdb.ingest_version('as-of-tool', 'Returns are accepted within 5 days.')")
+    assert su_all(db_url, "select extract(year from recorded_at)::int from beliefdb.source_version") == [(2020,)]
+    # decay as of a moment sets the clock for its own computation only: an agent may run it
+    with agent_session(login(), ws) as conn:
+        row = conn.execute("select preview, now from beliefdb.decay('2030-01-01', 'decay', true)").fetchone()
+        assert row is not None and row[0] is True and row[1].year == 2030
+        row = conn.execute("select now from beliefdb.decay('2030-01-01')").fetchone()
+        assert row is not None and row[0].year == 2030
+        assert conn.execute("select current_setting('beliefdb.now', true)").fetchone() in ((None,), ("",))
+
+
 # --- defect 10: the audit chain takes events only from beliefdb's own changes --------------------
 
 def test_the_application_role_cannot_append_to_the_audit_chain(db_url: str, bdb: beliefdb.BeliefDB,
@@ -123,3 +167,39 @@ def test_the_application_role_cannot_append_to_the_audit_chain(db_url: str, bdb:
          where p.pronamespace = 'beliefdb'::regnamespace and p.proname in ('audit', '_audit', '_audit_append')
            and has_function_privilege('beliefdb_app', p.oid, 'execute')""")
     assert granted == []
+
+
+# --- defect 11: planner statistics keep nothing forgotten ------------------------------------------
+
+SECRET = "zq-secret-subject-4471"
+
+
+def _in_statistics(db_url: str, text: str) -> list[tuple[Any, ...]]:
+    """Every (table, column) whose pg_statistic sampled values hold ``text``."""
+    return su_all(db_url, """
+        select s.starelid::regclass::text, a.attname
+          from pg_catalog.pg_statistic s
+          join pg_catalog.pg_attribute a on a.attrelid = s.starelid and a.attnum = s.staattnum
+         where s.starelid in (select c.oid from pg_catalog.pg_class c where c.relnamespace = 'beliefdb'::regnamespace)
+           and concat_ws(' ', s.stavalues1::text, s.stavalues2::text, s.stavalues3::text, s.stavalues4::text,
+                         s.stavalues5::text) like '%%' || %s || '%%'""", (text,))
+
+
+@pytest.mark.slow
+def test_forget_leaves_the_text_in_no_planner_statistics(db_url: str, bdb: beliefdb.BeliefDB) -> None:
+    for i in range(6):
+        quote = f"Customer {i} asked about {SECRET} on day {i}."
+        bdb.remember(f"Asked {i}", SECRET, f"question_{i}", f"day {i}", quote, source=f"chat-{i}", text=quote,
+                     authority="user")
+        other = f"Shipping for order {i} is free."
+        bdb.remember(f"Shipping {i}", "shipping", f"order_{i}", "free", other, source=f"ship-{i}", text=other,
+                     authority="user")
+    su_all(db_url, "analyze beliefdb.belief, beliefdb.fragment, beliefdb.evidence, beliefdb.source_version")
+    common = su_all(db_url, "select most_common_vals::text from pg_catalog.pg_stats "
+                            "where schemaname = 'beliefdb' and tablename = 'belief' and attname = 'subject'")
+    assert common and SECRET in common[0][0], common
+    assert _in_statistics(db_url, SECRET)
+    result = bdb.forget(subject=SECRET)
+    assert result.beliefs == 6
+    assert _in_statistics(db_url, SECRET) == []
+    assert su_all(db_url, "select count(*) from beliefdb.belief where subject = %s", (SECRET,)) == [(0,)]
