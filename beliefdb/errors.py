@@ -79,6 +79,12 @@ class StaleCorrectionPreview(BeliefDBError):
     code = ErrorCode.stale_correction_preview.name
 
 
+class IdempotencyKeyReused(BeliefDBError):
+    """An idempotency key already named another request: nothing was written (the servers answer 409)."""
+
+    code = ErrorCode.idempotency_key_reused.name
+
+
 class ClockNotAllowed(PermissionDenied):
     """The session fixed its clock (``beliefdb.now``) and its login may not write with a fixed clock."""
 
@@ -144,6 +150,7 @@ BY_ERROR_CODE: Final[Mapping[str, type[BeliefDBError]]] = MappingProxyType({
     ErrorCode.ambiguous_id: AmbiguousId,
     ErrorCode.stale_correction_preview: StaleCorrectionPreview,
     ErrorCode.not_owner: NotOwner,
+    ErrorCode.idempotency_key_reused: IdempotencyKeyReused,
     ErrorCode.clock_not_allowed: ClockNotAllowed,
 })
 

@@ -106,6 +106,99 @@ def window(alice: beliefdb.BeliefDB) -> UUID:
                           source="internal-note", text=f"Note. {QUOTE}", authority="internal").accepted[0].id
 
 
+# --- defect 5: an idempotency key names one request ---------------------------------------------
+
+def test_a_key_reused_for_another_correction_is_refused_and_the_same_request_is_idempotent(
+        cli: Cli, db_url: str, window: UUID) -> None:
+    args = ["correct", str(window), "--reviewer", "rita", "--apply", "--expect-revision", "1", "--as", "alice",
+            "--idempotency-key", "k-1"]
+    first = cli.json(*args[:2], "Returns within 10 days.", *args[2:], "--value", "10 days")
+    assert first["already_applied"] is False and first["replacement"]
+    before = counts(db_url)
+    refused = cli.error(*args[:2], "Returns within 30 days.", *args[2:], "--value", "30 days",
+                        code="idempotency_key_reused")
+    assert "k-1" in refused["message"], refused
+    assert counts(db_url) == before
+    line = cli.one_line_error(*args[:2], "Returns within 30 days.", *args[2:], "--value", "30 days")
+    assert "idempotency key k-1" in line
+    # the same request again is the first one's answer, as before
+    again = cli.json(*args[:2], "Returns within 10 days.", *args[2:], "--value", "10 days")
+    assert again["already_applied"] is True and again["replacement"] == first["replacement"]
+    assert {k: v for k, v in counts(db_url).items() if k not in ("audit_event", "audit_head")} == {
+        k: v for k, v in before.items() if k not in ("audit_event", "audit_head")}
+    assert su_all(db_url, "select count(*) from beliefdb.belief where value = '30 days'") == [(0,)]
+
+
+def test_a_key_reused_for_another_belief_or_reviewer_is_refused(bdb: beliefdb.BeliefDB, db_url: str) -> None:
+    one = bdb.remember("Returns within 7 days", "return_policy", "window", "7 days", QUOTE,
+                       source="note", text=QUOTE, authority="internal").accepted[0].id
+    fee = "The restocking fee is 10%."
+    two = bdb.remember("Fee is 10%", "return_policy", "fee", "10%", fee,
+                       source="fees", text=fee, authority="internal").accepted[0].id
+    bdb.apply_correction(one, "Returns within 10 days.", reviewer="rita", expect_revision=1, idempotency_key="k")
+    before = counts(db_url)
+    with pytest.raises(errors.IdempotencyKeyReused, match="idempotency key k"):
+        bdb.apply_correction(two, "Fee is 5%.", reviewer="rita", expect_revision=1, idempotency_key="k")
+    with pytest.raises(errors.IdempotencyKeyReused):
+        bdb.apply_correction(one, "Returns within 10 days.", reviewer="someone else", expect_revision=1,
+                             idempotency_key="k")
+    assert counts(db_url) == before
+
+
+def test_a_key_reused_for_another_proposal_is_refused(alice: beliefdb.BeliefDB, bob: beliefdb.BeliefDB,
+                                                     db_url: str, window: UUID) -> None:
+    """Bob's correction of alice's belief is a proposal: the key names it too."""
+    first = bob.apply_correction(window, "Returns within 30 days.", value="30 days", reviewer="bo",
+                                 expect_revision=1, idempotency_key="p-1")
+    assert first.proposed and not first.already_applied
+    before = counts(db_url)
+    with pytest.raises(errors.IdempotencyKeyReused, match="p-1"):
+        bob.apply_correction(window, "Returns within 60 days.", value="60 days", reviewer="bo", expect_revision=1,
+                             idempotency_key="p-1")
+    assert counts(db_url) == before
+    again = bob.apply_correction(window, "Returns within 30 days.", value="30 days", reviewer="bo",
+                                 expect_revision=1, idempotency_key="p-1")
+    assert again.proposed and again.already_applied and again.review_item == first.review_item
+    # once alice approves it, the same request is the correction her approval made
+    assert first.review_item is not None
+    alice.resolve_review(first.review_item, "approved")
+    done = bob.apply_correction(window, "Returns within 30 days.", value="30 days", reviewer="bo",
+                                expect_revision=1, idempotency_key="p-1")
+    assert done.already_applied and done.replacement is not None
+
+
+def test_a_reused_key_is_409_over_http_and_a_tool_error_over_mcp(db_url: str, bdb: beliefdb.BeliefDB) -> None:
+    window = bdb.remember("Returns within 7 days", "return_policy", "window", "7 days", QUOTE,
+                         source="note", text=QUOTE, authority="internal").accepted[0].id
+    token = api.create_token("default", "alice", url=db_url).token
+    headers = {"Authorization": f"Bearer {token}"}
+    with TestClient(create_app(db_url, mcp=False)) as client:
+        body = {"belief": str(window), "statement": "Returns within 10 days.", "expected_revision": 1,
+                "idempotency_key": "h-1"}
+        # (the window is the library's principal's: alice's correction of it is a proposal, keyed all the same)
+        assert client.post("/corrections", json=body, headers=headers).status_code == 200
+        reused = client.post("/corrections", json=body | {"statement": "Returns within 99 days."}, headers=headers)
+        assert reused.status_code == 409, reused.text
+        assert reused.json()["error"] == "idempotency_key_reused"
+        assert client.post("/corrections", json=body, headers=headers).json()["already_applied"] is True
+
+    from mcp.client import Client
+
+    from beliefdb.interfaces.mcp import build
+
+    async def session() -> None:
+        async with Client(build(local=bdb)) as client:
+            arguments = {"belief": str(window), "statement": "Returns within 11 days.", "expected_revision": 1,
+                         "idempotency_key": "m-1"}
+            done = await client.call_tool("correct", arguments)
+            assert not done.is_error, done.content[0].text
+            result = await client.call_tool("correct", arguments | {"statement": "Returns within 12 days."})
+            assert result.is_error
+            assert json.loads(result.content[0].text)["error"] == "idempotency_key_reused"
+
+    anyio.run(session)
+
+
 # --- defect 9: a fixed clock does not rewrite history ------------------------------------------
 
 def test_an_agent_cannot_write_with_a_fixed_clock(db_url: str, bdb: beliefdb.BeliefDB,
