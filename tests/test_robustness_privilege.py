@@ -199,6 +199,83 @@ def test_a_reused_key_is_409_over_http_and_a_tool_error_over_mcp(db_url: str, bd
     anyio.run(session)
 
 
+# --- defect 8: forgetting what others own -----------------------------------------------------
+
+def _correction_source(db_url: str, correction: UUID) -> str:
+    return str(su_all(db_url, """
+        select s.name from beliefdb.correction c
+          join beliefdb.fragment f on f.id = c.fragment_id
+          join beliefdb.source_version v on v.id = f.source_version_id
+          join beliefdb.source s on s.id = v.source_id where c.id = %s""", (correction,))[0][0])
+
+
+def test_another_principal_cannot_forget_a_correction_source(cli: Cli, db_url: str, alice: beliefdb.BeliefDB,
+                                                             window: UUID) -> None:
+    """The finding: bob forgot the source of alice's correction, which deleted her replacement and
+    made her old value current again (while retracting the same source was refused)."""
+    fixed = alice.apply_correction(window, "Returns within 10 days.", value="10 days", reviewer="a",
+                                   expect_revision=1)
+    assert fixed.correction is not None and fixed.replacement is not None
+    name = _correction_source(db_url, fixed.correction)
+    before = counts(db_url)
+    for preview in ([], ["--preview"]):
+        refused = cli.error("forget", "--source", name, *preview, "--as", "bob", code="not_owner")
+        assert "alice" in refused["message"], refused
+        assert counts(db_url) == before
+    assert [b.value for b in alice.beliefs(subject="return_policy")] == ["10 days"]
+    # the owner may
+    assert cli.json("forget", "--source", name, "--as", "alice")["beliefs"] == 1
+
+
+def test_another_principal_cannot_forget_a_shared_source(db_url: str, alice: beliefdb.BeliefDB,
+                                                         bob: beliefdb.BeliefDB, window: UUID) -> None:
+    before = counts(db_url)
+    for preview in (True, False):
+        with pytest.raises(errors.NotOwner, match=r"internal-note.*alice"):
+            lifecycle.forget(bob.database, source="internal-note", preview=preview)
+        assert counts(db_url) == before
+
+
+def test_an_owner_cannot_forget_what_leaves_anothers_belief_without_support(
+        db_url: str, alice: beliefdb.BeliefDB, bob: beliefdb.BeliefDB, window: UUID) -> None:
+    """Alice's own source, but bob's belief rests on it alone: forgetting it would delete bob's."""
+    derived = bob.derive("No returns after a week", "return_policy", "late_returns", "refused", [window]).id
+    before = counts(db_url)
+    for preview in (True, False):
+        with pytest.raises(errors.NotOwner, match=f"{derived}.*bob"):
+            lifecycle.forget(alice.database, source="internal-note", preview=preview)
+        assert counts(db_url) == before
+    # once bob lets his belief go, alice forgets her source
+    lifecycle.forget(bob.database, belief=derived)
+    assert lifecycle.forget(alice.database, source="internal-note").beliefs == 1
+
+
+def test_an_eraser_forgets_anything_of_its_workspace_and_is_named_in_the_audit(
+        db_url: str, alice: beliefdb.BeliefDB, bob: beliefdb.BeliefDB, window: UUID,
+        login: Callable[..., str]) -> None:
+    derived = bob.derive("No returns after a week", "return_policy", "late_returns", "refused", [window]).id
+    dpo = login("beliefdb_eraser")
+    dpo_name = psycopg.conninfo.conninfo_to_dict(dpo)["user"]
+    with agent_session(dpo, alice.database.workspace_id) as conn:
+        row = conn.execute("select beliefs, preview from beliefdb.forget('source', 'internal-note', true)").fetchone()
+        assert row == (2, True)
+        assert conn.execute("select beliefs from beliefdb.forget('source', 'internal-note')").fetchone() == (2,)
+    assert su_all(db_url, "select count(*) from beliefdb.belief where id in (%s, %s)", (window, derived)) == [(0,)]
+    event = su_all(db_url, "select principal, payload from beliefdb.audit_event where action = 'forget' "
+                           "order by seq desc limit 1")[0]
+    assert event[0] == dpo_name
+    assert event[1]["eraser"] == dpo_name and event[1]["owners"] == ["alice", "bob"]
+    assert alice.audit_verify().ok
+
+
+def test_a_superuser_is_no_eraser_by_being_one(db_url: str, bob: beliefdb.BeliefDB, window: UUID) -> None:
+    """The library's sessions log in as the schema's owner (a superuser here) for every principal: the
+    right to erase is granted, never implied."""
+    assert su_all(db_url, "select rolsuper from pg_catalog.pg_roles where rolname = current_user") == [(True,)]
+    with pytest.raises(errors.NotOwner):
+        lifecycle.forget(bob.database, belief=window)
+
+
 # --- defect 9: a fixed clock does not rewrite history ------------------------------------------
 
 def test_an_agent_cannot_write_with_a_fixed_clock(db_url: str, bdb: beliefdb.BeliefDB,

@@ -198,9 +198,11 @@ comment on function beliefdb.latest_outcome(uuid, uuid) is 'The latest recorded 
 -- by offsets only. The audit chain keeps the events' keys and hashes; payloads that name a
 -- forgotten source are redacted (their hashes stay, so the chain still verifies). The planner
 -- statistics of the tables that held the text are gathered again, so pg_statistic does not keep
--- it. p_preview: the same report, exactly (the forget runs in a subtransaction that is rolled back).
--- p_ref names what p_target is: a source by its name, a subject, or a belief by its id or a unique
--- prefix.
+-- it. Only what the acting principal owns is forgotten: another's source, or another's belief that
+-- forgetting would delete, is refused (not_owner, naming the owner), unless the session's login was
+-- granted beliefdb_eraser (beliefdb._forget_core). p_preview: the same report, exactly, and the same
+-- refusals (the forget runs in a subtransaction that is rolled back). p_ref names what p_target is:
+-- a source by its name, a subject, or a belief by its id or a unique prefix.
 create or replace function beliefdb.forget(p_target text, p_ref text, p_preview boolean default false)
 returns beliefdb.forget_result
 language plpgsql
