@@ -86,6 +86,18 @@ class StaleCorrectionPreview(BeliefDBError):
     code = ErrorCode.stale_correction_preview.name
 
 
+class IdempotencyKeyReused(BeliefDBError):
+    """An idempotency key already named another request: nothing was written (the servers answer 409)."""
+
+    code = ErrorCode.idempotency_key_reused.name
+
+
+class ClockNotAllowed(PermissionDenied):
+    """The session fixed its clock (``beliefdb.now``) and its login may not write with a fixed clock."""
+
+    code = ErrorCode.clock_not_allowed.name
+
+
 class Unauthenticated(BeliefDBError):
     """No valid bearer token: none given, unknown, or revoked (the servers answer 401)."""
 
@@ -165,6 +177,8 @@ BY_ERROR_CODE: Final[Mapping[str, type[BeliefDBError]]] = MappingProxyType({
     ErrorCode.ambiguous_id: AmbiguousId,
     ErrorCode.stale_correction_preview: StaleCorrectionPreview,
     ErrorCode.not_owner: NotOwner,
+    ErrorCode.idempotency_key_reused: IdempotencyKeyReused,
+    ErrorCode.clock_not_allowed: ClockNotAllowed,
 })
 
 

@@ -225,6 +225,8 @@ class ErrorCode(StrEnum):
     ambiguous_id = "BD006"
     stale_correction_preview = "BD007"
     not_owner = "BD008"
+    idempotency_key_reused = "BD009"
+    clock_not_allowed = "BD010"
     #: internal: beliefdb._dry_run rolls a preview back with it and catches it; never raised to a caller
     preview_rolled_back = "BD900"
 

@@ -180,13 +180,17 @@ def test_hand_written_writes_are_audited_whoever_writes(db_url: str) -> None:
     assert [e[2] for e in events][1:] == ["dba:alice", "dba:alice"]
 
 
-def test_app_may_append_only_through_beliefdb_audit(db_url: str) -> None:
+def test_app_cannot_append_events_of_its_own_making(db_url: str) -> None:
+    """Events come only from beliefdb's own changes (issue 22): the summaries go through
+    beliefdb._audit, which the application role may not call, and beliefdb.audit is gone."""
     ws = workspace_id(db_url, "default")
     with app_session(db_url, ws) as conn:
-        seq = conn.execute("select beliefdb.audit('note', '{\"why\": \"test\"}')").fetchone()
-    assert seq == (2,)
-    assert chain(db_url, ws)[-1][:2] == (2, "note")
-    assert verify_sql(db_url, ws) == (True, 2, None)
+        with pytest.raises(psycopg.errors.InsufficientPrivilege):
+            conn.execute("select beliefdb._audit('note', '{\"why\": \"test\"}')")
+        with pytest.raises(psycopg.errors.UndefinedFunction):
+            conn.execute("select beliefdb.audit('note', '{\"why\": \"test\"}')")
+    assert [e[1] for e in chain(db_url, ws)] == ["workspace.insert"]
+    assert verify_sql(db_url, ws) == (True, 1, None)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -535,11 +535,13 @@ def test_the_same_idempotency_key_is_already_applied(cli: Cli, three: dict[str, 
     seen = cli.json("correct", three["refund"], FIX, "--reviewer", "rita", "--preview")
     first = cli.json("correct", three["refund"], FIX, "--reviewer", "rita", "--apply", "--expect-revision",
                      str(seen["revision"]), "--idempotency-key", "k-1")
-    # a retry with the same key (even with a reworded text) returns the first correction
-    again = cli.json("correct", three["refund"], FIX + " Always.", "--reviewer", "rita", "--apply",
+    # a retry with the same key returns the first correction; the key with a reworded text is refused
+    again = cli.json("correct", three["refund"], FIX, "--reviewer", "rita", "--apply",
                      "--expect-revision", str(seen["revision"]), "--idempotency-key", "k-1")
     assert again["already_applied"] is True
     assert (again["correction"], again["replacement"]) == (first["correction"], first["replacement"])
+    cli.error("correct", three["refund"], FIX + " Always.", "--reviewer", "rita", "--apply",
+              "--expect-revision", str(seen["revision"]), "--idempotency-key", "k-1", code="idempotency_key_reused")
     assert count(postgresql, "correction") == 1
 
 

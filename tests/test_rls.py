@@ -616,10 +616,11 @@ def test_unknown_workspace_is_refused(shared: Tenants) -> None:
 def test_security_definer_functions_the_app_may_call(postgresql: psycopg.Connection[Any]) -> None:
     """These run with the owner's rights on the app's behalf, each confined to the bound workspace
     (test_ownership.py calls them with another workspace's ids): the functions that make every
-    change (the application role writes no table but embeddings itself), beliefdb.audit,
-    lock_workspace and recall; current_workspace_id, which reads the binding of an agent's login
-    (beliefdb.agent_login) that the application role may not read. The audit internals (which take
-    any workspace id, or redact payloads) are not callable by the application role."""
+    change (the application role writes no table but embeddings itself), lock_workspace (a lock
+    every writer takes first) and recall; current_workspace_id, which reads the binding of an agent's
+    login (beliefdb.agent_login) that the application role may not read. The audit internals (which
+    take any workspace id, redact payloads, or append a summary: beliefdb._audit) are not callable by
+    the application role."""
     rows = postgresql.execute("""
         select p.oid::regprocedure::text
           from pg_catalog.pg_proc p
@@ -631,7 +632,6 @@ def test_security_definer_functions_the_app_may_call(postgresql: psycopg.Connect
         "beliefdb.act(text,text)",
         "beliefdb.add_claims_to_source(text,jsonb,jsonb)",
         "beliefdb.apply_correction(text,text,text,text,text,integer,text)",
-        "beliefdb.audit(text,jsonb)",
         "beliefdb.authenticate(bytea)",
         "beliefdb.correction_preview(text,text,text)",
         "beliefdb.current_workspace_id()",

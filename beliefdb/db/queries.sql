@@ -563,4 +563,4 @@ select pg_catalog.set_config('beliefdb.workspace_id', %s, true);
 
 -- audit_append --
 -- Append a summary event to the bound workspace's audit chain
-select beliefdb.audit(%s, %s);
+select beliefdb._audit(%s, %s);

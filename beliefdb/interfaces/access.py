@@ -13,9 +13,10 @@ from beliefdb.models import Identity
 #: how the servers answer each kind of error (the body is always {"error": code, "message": ...})
 STATUS: tuple[tuple[type[errors.BeliefDBError], int], ...] = (
     (errors.Unauthenticated, 401),
-    (errors.PermissionDenied, 403),  # not_owner and read_only_token too
+    (errors.PermissionDenied, 403),  # not_owner, clock_not_allowed and read_only_token too
     (errors.NotFound, 404),  # unknown_workspace too
     (errors.StaleCorrectionPreview, 409),
+    (errors.IdempotencyKeyReused, 409),
     (errors.IntegrityViolation, 409),
     (errors.DatabaseUnavailable, 503),
     (errors.ExtractorUnavailable, 503),

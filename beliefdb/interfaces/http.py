@@ -3,8 +3,9 @@
 Every route but ``/health`` takes a bearer token (``beliefdb token create``), and acts as the
 principal in the workspace the token names: never one the request names. Answers are what the CLI
 prints with ``--json``; errors are ``{"error": code, "message": ...}`` with 400 (bad input), 401 (no
-valid token), 403 (read-only token, not the owner), 404 (unknown id), 409 (stale preview,
-conflict) or 503 (memory unavailable). The OpenAPI document is at ``/openapi.json``.
+valid token), 403 (read-only token, not the owner), 404 (unknown id), 409 (stale preview, an
+idempotency key reused for another request, conflict) or 503 (memory unavailable). The OpenAPI
+document is at ``/openapi.json``.
 """
 
 from __future__ import annotations

@@ -203,7 +203,8 @@ class Impact(Body):
 
 
 ERRORS = {400: "bad input", 401: "no valid bearer token", 403: "not allowed (read-only token, not the owner)",
-          404: "unknown id or name", 409: "stale preview or conflict", 503: "memory unavailable"}
+          404: "unknown id or name", 409: "stale preview, idempotency key reused, or conflict",
+          503: "memory unavailable"}
 
 
 def doc(result: Any) -> dict[int | str, dict[str, Any]]:
@@ -298,7 +299,8 @@ def preview_correction(body: PreviewCorrection, c: Reader) -> JSONResponse:
 
 
 @router.post("/corrections", responses=doc(CorrectionResult),
-             summary="Apply a correction at the previewed revision (409 when stale; again: already_applied)")
+             summary="Apply a correction at the previewed revision (409 when stale, or its key named another;"
+                     " again: already_applied)")
 def correct(body: Correct, c: Writer) -> JSONResponse:
     return ok(c.db.apply_correction(body.belief, body.statement, reviewer=c.who.principal,
                                     expect_revision=body.expected_revision, value=body.value, reason=body.reason,

@@ -159,8 +159,9 @@ def build(*, local: BeliefDB | None = None, memories: Memories | None = None) ->
           " the preview says what would be flagged and held and gives the belief's `revision`. Then call it with"
           " `statement` (and `value`) and `expected_revision` set to that revision to apply it; a changed belief"
           " answers stale_correction_preview (preview again), and the same correction again answers"
-          " already_applied. The reviewer on record is who you act as. Another principal's belief: the correction"
-          " is proposed to its owner.")
+          " already_applied; an `idempotency_key` names one correction (another with the same key answers"
+          " idempotency_key_reused). The reviewer on record is who you act as. Another principal's belief: the"
+          " correction is proposed to its owner.")
     def correct(ctx: Context, belief: str, statement: str | None = None, value: str | None = None,
                 expected_revision: Revision | None = None, reason: str | None = None,
                 idempotency_key: str | None = None) -> Result:

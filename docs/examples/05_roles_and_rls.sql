@@ -32,8 +32,9 @@ update beliefdb.node set holds = false;
 delete from beliefdb.workspace where name = 'other';
 select status from beliefdb.belief;
 
--- the audit internals are not granted; beliefdb.audit appends to the bound workspace's chain
+-- the audit chain takes events only from beliefdb's own changes: its internals are not granted
 select has_function_privilege('beliefdb_app', 'beliefdb._audit_append(uuid, text, jsonb)', 'execute') as audit_append,
+       has_function_privilege('beliefdb_app', 'beliefdb._audit(text, jsonb)', 'execute') as audit,
        has_function_privilege('beliefdb_app', 'beliefdb.ingest_version(text, text, beliefdb.origin_type, beliefdb.authority, beliefdb.provenance, text, text, jsonb, jsonb, jsonb)', 'execute') as ingest_version;
 
 -- the source text is immutable for every role, the owner included (BD002)

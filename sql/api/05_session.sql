@@ -2,14 +2,16 @@
 -- The application role calls them, and so do the tables' column defaults (schema/10_tables.sql):
 -- they are created before the tables.
 
--- The clock every default and rule reads; tests and as-of tooling set beliefdb.now.
+-- The clock every default and rule reads; tests and as-of tooling set beliefdb.now. Any session
+-- may set it and read; a write while it is set is refused unless the login is a member of
+-- beliefdb_clock (internal/28_audit.sql, BD010), so the clock itself stays one setting read.
 create or replace function beliefdb.clock() returns timestamptz
 language sql stable
 set search_path = pg_catalog, pg_temp
 as $$
     select coalesce(nullif(current_setting('beliefdb.now', true), '')::timestamptz, now())
 $$;
-comment on function beliefdb.clock() is 'Current time, or the beliefdb.now setting when a test or tool fixed it';
+comment on function beliefdb.clock() is 'Current time, or the beliefdb.now setting when a test or tool fixed it (writing with it fixed needs beliefdb_clock)';
 
 -- The workspace this session is bound to (row-level security reads it). A login made by beliefdb
 -- agent create is bound to one workspace (beliefdb.agent_login): its sessions get that workspace,

@@ -1,5 +1,5 @@
--- beliefdb: the audit chain (docs/rules.md, rule 12): its hashes, the summary events the
--- application appends, the workspace's write lock, and verification.
+-- beliefdb: the audit chain (docs/rules.md, rule 12): its hashes, the workspace's write lock, and
+-- verification. Events are appended only by beliefdb's own changes (internal/28_audit.sql).
 -- Every change appends an event to its workspace's SHA-256 hash chain (internal/28_audit.sql). The
 -- chain links hashes of payloads, so forgetting may redact a payload and the chain still verifies.
 
@@ -37,15 +37,6 @@ as $$
     select decode(repeat('00', 32), 'hex')
 $$;
 comment on function beliefdb.audit_genesis() is 'The 32 zero bytes every chain starts from';
-
--- Append a summary event for the session's workspace (what the application role calls).
-create or replace function beliefdb.audit(p_action text, p_payload jsonb) returns bigint
-language sql security definer
-set search_path = pg_catalog, pg_temp
-as $$
-    select beliefdb._audit_append(beliefdb.current_workspace_id(), p_action, p_payload)
-$$;
-comment on function beliefdb.audit(text, jsonb) is 'Append an event to the bound workspace''s audit chain';
 
 -- Take the workspace's write lock (its audit head row) before anything else. Every change
 -- appends to the chain, so writers in a workspace serialize on this row anyway; taking it first

@@ -67,7 +67,7 @@ begin
                                       v_source.owner),
                     beliefdb.current_principal(), v_text)
             returning id into v_item;
-            perform beliefdb.audit('version.propose', jsonb_build_object(
+            perform beliefdb._audit('version.propose', jsonb_build_object(
                 'item', v_item, 'source', v_source.name, 'sha256', encode(v_sha, 'hex'), 'owner', v_source.owner));
         end if;
         return jsonb_build_object(
@@ -82,13 +82,13 @@ begin
     end if;
     v_outcome := beliefdb._ingest_version_core(v_ws, v_source.id, v_text);
     if (v_outcome ->> 'new_version')::boolean then
-        perform beliefdb.audit('ingest', jsonb_build_object(
+        perform beliefdb._audit('ingest', jsonb_build_object(
             'source', v_source.name, 'version', v_outcome -> 'version', 'sha256', encode(v_sha, 'hex'),
             'accepted', jsonb_array_length(v_outcome -> 'accepted'),
             'rejected', jsonb_array_length(v_outcome -> 'rejected'),
             'superseded', v_outcome -> 'superseded', 'conflicts', v_outcome -> 'conflicts'));
     elsif jsonb_array_length(v_outcome -> 'accepted') + jsonb_array_length(v_outcome -> 'corroborated') > 0 then
-        perform beliefdb.audit('claims', jsonb_build_object(
+        perform beliefdb._audit('claims', jsonb_build_object(
             'source', v_source.name, 'version', v_outcome -> 'version',
             'accepted', jsonb_array_length(v_outcome -> 'accepted'),
             'corroborated', jsonb_array_length(v_outcome -> 'corroborated')));
@@ -145,7 +145,7 @@ begin
         raise exception 'unknown source %', p_source using errcode = 'BD004';
     end if;
     v_outcome := beliefdb._add_claims(v_ws, v_version_id, p_claims, p_rejected);
-    perform beliefdb.audit('remember', jsonb_build_object(
+    perform beliefdb._audit('remember', jsonb_build_object(
         'source', p_source, 'accepted', jsonb_array_length(v_outcome -> 'accepted'),
         'rejected', jsonb_array_length(v_outcome -> 'rejected')));
     return beliefdb._ingest_report(v_ws, v_outcome, v_outcome -> 'changes');

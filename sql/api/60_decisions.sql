@@ -29,7 +29,7 @@ begin
         returning id into v_id;
         insert into beliefdb.review_item (workspace_id, kind, node, reason)
         values (v_ws, 'decision_flagged', v_id, 'No source-backed answer yet: recorded without any reason');
-        perform beliefdb.audit('decide', jsonb_build_object('decision', v_id, 'reasons', 0));
+        perform beliefdb._audit('decide', jsonb_build_object('decision', v_id, 'reasons', 0));
         return row(v_id, 'needs_review')::beliefdb.recorded;
     end if;
     insert into beliefdb.decision (workspace_id, title) values (v_ws, p_title) returning id into v_id;
@@ -241,7 +241,7 @@ begin
                         beliefdb.current_principal(),
                         jsonb_build_object('target', v_target, 'version', p_version, 'undo', p_undo, 'reason', p_reason))
                 returning id into v_item;
-                perform beliefdb.audit('retraction.propose', jsonb_build_object(
+                perform beliefdb._audit('retraction.propose', jsonb_build_object(
                     'item', v_item, 'source_id', v_id, 'version', p_version, 'owner', v_owner));
             end if;
             return beliefdb._as_changes(beliefdb._empty_changes()
@@ -254,7 +254,7 @@ begin
         raise exception 'nothing to %: % % is unknown or already %', case when p_undo then 'restore' else 'retract' end,
             p_target, p_ref, case when p_undo then 'in force' else 'retracted' end using errcode = 'BD004';
     end if;
-    perform beliefdb.audit(case when p_undo then 'unretract' else 'retract' end, jsonb_build_object(
+    perform beliefdb._audit(case when p_undo then 'unretract' else 'retract' end, jsonb_build_object(
         'target', v_target, 'id', v_id, 'version', p_version, 'reason', case when p_undo then null else p_reason end,
         'stopped_holding', jsonb_array_length(v_changes -> 'stopped_holding'),
         'flagged', v_changes -> 'flagged'));
@@ -388,7 +388,7 @@ begin
             v_result := beliefdb._retract_ids(v_ws, beliefdb._retraction_targets(
                             v_ws, v_item.proposal ->> 'target', v_item.source_id, (v_item.proposal ->> 'version')::integer),
                             v_item.proposal ->> 'reason', coalesce((v_item.proposal ->> 'undo')::boolean, false));
-            perform beliefdb.audit(case when (v_item.proposal ->> 'undo')::boolean then 'unretract' else 'retract' end,
+            perform beliefdb._audit(case when (v_item.proposal ->> 'undo')::boolean then 'unretract' else 'retract' end,
                 jsonb_build_object('target', v_item.proposal ->> 'target', 'id', v_item.source_id,
                                    'version', v_item.proposal -> 'version', 'item', v_item.id,
                                    'proposed_by', v_item.proposed_by));

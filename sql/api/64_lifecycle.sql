@@ -8,6 +8,9 @@
 -- beliefs derived from those that moved are computed again until nothing moves: one run reaches
 -- the fixpoint. A scheduler such as pg_cron can call it. p_preview: the same report, exactly, and
 -- nothing written (the run happens in a subtransaction that is rolled back).
+-- p_now moves the clock for computing only: every round reads the confidences with the clock at
+-- p_now, then writes them with the session's own clock back, so an agent may decay as of any
+-- moment while a write with a fixed clock stays refused to a login that may not fix it (BD010).
 create or replace function beliefdb.decay(p_now timestamptz default null, p_action text default 'decay',
                                           p_preview boolean default false)
 returns beliefdb.confidence_report
@@ -17,12 +20,16 @@ set search_path = pg_catalog, pg_temp
 as $$
 declare
     v_ws uuid := beliefdb.current_workspace_id();
-    v_clock text := current_setting('beliefdb.now', true);
+    v_clock text := coalesce(current_setting('beliefdb.now', true), '');
+    v_at text;
+    v_now timestamptz;
     v_low real := coalesce((select p.weight from beliefdb.confidence_policy p
                              where p.factor = 'retrieval' and p.key = 'low_confidence'), 0.3);
     v_old_ids uuid[];
     v_old real[];
-    v_moved uuid[];
+    v_todo uuid[];
+    v_ids uuid[];
+    v_new real[];
     v_round integer;
     v_result jsonb;
 begin
@@ -35,33 +42,36 @@ begin
             jsonb_build_object('now', p_now, 'action', p_action)) || jsonb_build_object('preview', true));
     end if;
     perform beliefdb.lock_workspace();
-    if p_now is not null then
-        perform set_config('beliefdb.now', p_now::text, true);
-    end if;
+    v_at := coalesce(p_now::text, v_clock);
     select coalesce(array_agg(b.id), '{}'), coalesce(array_agg(b.confidence), '{}') into v_old_ids, v_old
       from beliefdb.belief b where b.workspace_id = v_ws;
-    with computed as (
-        select b.id, least(1, greatest(0, f.weight))::real as new
-          from beliefdb.belief b
-          cross join lateral (select cf.weight from beliefdb.confidence_factors(v_ws, b.id) cf
-                               where cf.factor = 'confidence') f
-         where b.workspace_id = v_ws
-    ),
-    changed as (
+    -- every belief first, then, round after round, those derived from one that moved
+    v_todo := v_old_ids;
+    for v_round in 0..20 loop
+        perform set_config('beliefdb.now', v_at, true);
+        if v_round = 0 then
+            v_now := beliefdb.clock();
+        end if;
+        select coalesce(array_agg(c.id), '{}'), coalesce(array_agg(c.new), '{}') into v_ids, v_new
+          from (select b.id, least(1, greatest(0, f.weight))::real as new
+                  from beliefdb.belief b
+                 cross join lateral (select cf.weight from beliefdb.confidence_factors(v_ws, b.id) cf
+                                      where cf.factor = 'confidence') f
+                 where b.workspace_id = v_ws and b.id = any(v_todo)) c
+          join beliefdb.belief b on b.workspace_id = v_ws and b.id = c.id
+         where b.confidence is distinct from c.new;
+        perform set_config('beliefdb.now', v_clock, true);
+        exit when cardinality(v_ids) = 0;
         update beliefdb.belief b
            set confidence = c.new
-          from computed c
-         where b.workspace_id = v_ws and b.id = c.id and b.confidence is distinct from c.new
-        returning b.id
-    )
-    select coalesce(array_agg(c.id), '{}') into v_moved from changed c;
-    for v_round in 1..20 loop
-        v_moved := beliefdb._refresh_confidence(v_ws, array(
+          from unnest(v_ids, v_new) as c (id, new)
+         where b.workspace_id = v_ws and b.id = c.id;
+        v_todo := array(
             select distinct a.consequent
               from beliefdb.justification_antecedent a
               join beliefdb.belief b on b.workspace_id = a.workspace_id and b.id = a.consequent
-             where a.workspace_id = v_ws and a.antecedent = any(v_moved) and a.edge_kind = 'derives'));
-        exit when cardinality(v_moved) = 0;
+             where a.workspace_id = v_ws and a.antecedent = any(v_ids) and a.edge_kind = 'derives');
+        exit when cardinality(v_todo) = 0;
     end loop;
     with compared as (
         select o.old, b.confidence as new
@@ -69,7 +79,7 @@ begin
           join beliefdb.belief b on b.workspace_id = v_ws and b.id = o.id
     )
     select jsonb_build_object(
-        'now', beliefdb.clock(),
+        'now', v_now,
         'beliefs', count(*),
         'changed', count(*) filter (where c.new is distinct from c.old),
         'lowered', count(*) filter (where c.new < c.old),
@@ -80,8 +90,7 @@ begin
         'threshold', v_low)
       into v_result
       from compared c;
-    perform beliefdb.audit(p_action, v_result);
-    perform set_config('beliefdb.now', coalesce(v_clock, ''), true);
+    perform beliefdb._audit(p_action, v_result);
     return jsonb_populate_record(null::beliefdb.confidence_report, v_result || jsonb_build_object('preview', false));
 end
 $$;
@@ -116,7 +125,7 @@ begin
     v_due := beliefdb.due_to_expire(v_ws);
     v_changes := beliefdb.propagate(v_ws, v_due);
     if cardinality(v_due) > 0 then
-        perform beliefdb.audit('expire', jsonb_build_object(
+        perform beliefdb._audit('expire', jsonb_build_object(
             'expired', cardinality(v_due), 'beliefs', to_jsonb(v_due), 'flagged', v_changes -> 'flagged',
             'held', v_changes -> 'held'));
     end if;
@@ -162,7 +171,7 @@ begin
     end if;
     insert into beliefdb.outcome (workspace_id, node, outcome, note) values (v_ws, v_node, p_outcome, p_note)
     returning id into v_id;
-    perform beliefdb.audit('outcome', jsonb_build_object('node', v_node, 'kind', v_kind, 'outcome', p_outcome));
+    perform beliefdb._audit('outcome', jsonb_build_object('node', v_node, 'kind', v_kind, 'outcome', p_outcome));
     return row(v_id, v_node, v_kind, p_outcome, v_status)::beliefdb.outcome_recorded;
 end
 $$;
@@ -189,9 +198,11 @@ comment on function beliefdb.latest_outcome(uuid, uuid) is 'The latest recorded 
 -- by offsets only. The audit chain keeps the events' keys and hashes; payloads that name a
 -- forgotten source are redacted (their hashes stay, so the chain still verifies). The planner
 -- statistics of the tables that held the text are gathered again, so pg_statistic does not keep
--- it. p_preview: the same report, exactly (the forget runs in a subtransaction that is rolled back).
--- p_ref names what p_target is: a source by its name, a subject, or a belief by its id or a unique
--- prefix.
+-- it. Only what the acting principal owns is forgotten: another's source, or another's belief that
+-- forgetting would delete, is refused (not_owner, naming the owner), unless the session's login was
+-- granted beliefdb_eraser (beliefdb._forget_core). p_preview: the same report, exactly, and the same
+-- refusals (the forget runs in a subtransaction that is rolled back). p_ref names what p_target is:
+-- a source by its name, a subject, or a belief by its id or a unique prefix.
 create or replace function beliefdb.forget(p_target text, p_ref text, p_preview boolean default false)
 returns beliefdb.forget_result
 language plpgsql

@@ -403,7 +403,7 @@ begin
     v_changes := beliefdb.propagate(v_ws, v_faulty || array(
         select (i ->> 'node')::uuid from jsonb_array_elements(v_plan) i
          where i ->> 'action' = 'preserve' and i ->> 'reason' like 'restored:%'));
-    perform beliefdb.audit('repair.apply', jsonb_build_object(
+    perform beliefdb._audit('repair.apply', jsonb_build_object(
         'repair', v_id, 'faulty', v_faulty, 'independent_evidence', p_independent_evidence,
         'counts', (select jsonb_object_agg(x.action, x.n)
                      from (select i ->> 'action' as action, count(*) as n

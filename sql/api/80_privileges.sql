@@ -9,7 +9,12 @@ grant usage on schema beliefdb to beliefdb_app;
 -- audit internals) runs inside these functions with their owner's rights, or in triggers, is
 -- named with a leading underscore, and is not the application's to call. Not granted either, and
 -- not internal: the DBA's tools ensure_vector_index, evaluate, propagate, rebuild_adjacency and
--- refresh_decision_reasons (api/70_dba_tools.sql, docs/dba.md).
+-- refresh_decision_reasons (api/70_dba_tools.sql, docs/dba.md). Nothing granted lets the
+-- application forge what beliefdb records: the audit chain takes events only from beliefdb's own
+-- changes (beliefdb._audit, not granted). What is granted and looks internal reads only or hashes
+-- (audit_payload_hash, audit_link_hash and audit_genesis for audit_verify; evaluate_closure,
+-- expand_targets and due_to_expire for impact; floored_product for confidence_factors; in_force for
+-- the views), or takes a lock any writer takes first anyway (lock_workspace).
 revoke execute on all functions in schema beliefdb from public, beliefdb_app;
 -- The extensions' functions (vector, pg_trgm) are not in this schema (schema/02_extensions.sql) and
 -- keep what create extension gave them: executable by everyone. The application role runs some
@@ -27,7 +32,6 @@ $$;
 grant execute on function beliefdb.act(text,text) to beliefdb_app;
 grant execute on function beliefdb.add_claims_to_source(text,jsonb,jsonb) to beliefdb_app;
 grant execute on function beliefdb.apply_correction(text,text,text,text,text,integer,text) to beliefdb_app;
-grant execute on function beliefdb.audit(text,jsonb) to beliefdb_app;
 grant execute on function beliefdb.audit_genesis() to beliefdb_app;
 grant execute on function beliefdb.audit_link_hash(bytea,uuid,bigint,timestamp with time zone,text,text,bytea) to beliefdb_app;
 grant execute on function beliefdb.audit_payload_hash(jsonb) to beliefdb_app;
@@ -107,7 +111,7 @@ grant select on beliefdb.adjacency to beliefdb_app;
 -- application writes them itself.
 grant select, insert, update, delete on beliefdb.embedding_model, beliefdb.belief_embedding to beliefdb_app;
 
--- The audit chain: readable, appended only through beliefdb.audit (and the triggers).
+-- The audit chain: readable, appended only by beliefdb's own changes (their triggers and summaries).
 grant select on beliefdb.audit_event, beliefdb.audit_head to beliefdb_app;
 
 -- Confidence weights and half-lives are read by everyone and changed by a DBA.

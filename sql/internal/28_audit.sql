@@ -4,7 +4,11 @@
 -- payloads, so forgetting may redact a payload and the chain still verifies. Its hash functions,
 -- the API's summary events and verification are api/50_audit.sql.
 
--- Append one event; the head row lock serializes writers so the chain cannot fork.
+-- Append one event; the head row lock serializes writers so the chain cannot fork. Every change
+-- appends (rule 12: every table's statement trigger, every API summary), so this is also where a
+-- write with a fixed clock is refused to a session whose login may not fix it (beliefdb_clock,
+-- schema/00_schema.sql): its rows would be dated when it says, and as-of answers would gain what
+-- was never believed then. Reading with a fixed clock stays open to everyone.
 create or replace function beliefdb._audit_append(p_workspace_id uuid, p_action text, p_payload jsonb)
 returns bigint
 language plpgsql security definer
@@ -18,7 +22,12 @@ declare
     v_principal text := beliefdb.current_principal();
     v_payload_hash bytea := beliefdb.audit_payload_hash(p_payload);
     v_hash bytea;
+    v_clock text := pg_catalog.current_setting('beliefdb.now', true);
 begin
+    if v_clock <> '' and not pg_catalog.pg_has_role(session_user, 'beliefdb_clock', 'member') then
+        raise exception 'this session fixed its clock (beliefdb.now = %), and login % may not write with a fixed clock: reset beliefdb.now, or have it granted beliefdb_clock',
+            v_clock, session_user using errcode = 'BD010';
+    end if;
     select h.seq + 1, h.hash into v_seq, v_prev
       from beliefdb.audit_head h
      where h.workspace_id = p_workspace_id
@@ -34,7 +43,17 @@ begin
     return v_seq;
 end
 $$;
-comment on function beliefdb._audit_append(uuid, text, jsonb) is 'Append an event to a workspace''s audit chain (serialized per workspace)';
+comment on function beliefdb._audit_append(uuid, text, jsonb) is 'Append an event to a workspace''s audit chain (serialized per workspace); refuses a write with a clock the login may not fix (BD010)';
+
+-- Append a summary event for the bound workspace: what beliefdb's functions with owner rights call
+-- after their change. Not granted: the application role appends nothing of its own making.
+create or replace function beliefdb._audit(p_action text, p_payload jsonb) returns bigint
+language sql
+set search_path = pg_catalog, pg_temp
+as $$
+    select beliefdb._audit_append(beliefdb.current_workspace_id(), p_action, p_payload)
+$$;
+comment on function beliefdb._audit(text, jsonb) is 'Append a summary event to the bound workspace''s audit chain (beliefdb''s own changes only)';
 
 -- Trigger: a new workspace starts its chain with a genesis event.
 create or replace function beliefdb.audit_workspace_created() returns trigger

@@ -60,7 +60,7 @@ comment on function beliefdb._correction_is_proposal(beliefdb.belief) is 'Whethe
 
 -- A correction of a belief the acting principal does not own: a review item for the owner,
 -- holding the proposal. The same proposal again (same principal, text, value and revision, or
--- the same idempotency key) returns the open item with already_applied.
+-- the same idempotency key for the same request) returns the open item with already_applied.
 create or replace function beliefdb._propose_correction(
     p_workspace_id uuid, p_belief beliefdb.belief, p_statement text, p_value text, p_reviewer text, p_reason text,
     p_idempotency_key text
@@ -82,10 +82,8 @@ begin
             or (r.node = p_belief.id and r.proposed_by = beliefdb.current_principal()
                 and r.proposal - 'idempotency_key' - 'reason' - 'reviewer' = v_proposal - 'idempotency_key' - 'reason' - 'reviewer'))
      limit 1;
-    if found and v_item.node <> p_belief.id then
-        raise exception 'idempotency key % was used for a correction of belief %', p_idempotency_key, v_item.node
-            using errcode = 'BD005';
-    elsif not found then
+    -- (a key found names this very request: beliefdb._require_same_request refused any other)
+    if not found then
         v_existing := false;
         insert into beliefdb.review_item (workspace_id, kind, node, reason, proposed_by, proposal)
         values (p_workspace_id, 'correction_proposed', p_belief.id,
@@ -93,7 +91,7 @@ begin
                                   p_statement, coalesce(p_reason, 'no reason given'), p_belief.owner),
                 beliefdb.current_principal(), v_proposal)
         returning * into v_item;
-        perform beliefdb.audit('correction.propose', jsonb_build_object(
+        perform beliefdb._audit('correction.propose', jsonb_build_object(
             'item', v_item.id, 'belief', p_belief.id, 'owner', p_belief.owner, 'reviewer', p_reviewer));
     end if;
     return jsonb_build_object(
@@ -173,10 +171,56 @@ end
 $$;
 comment on function beliefdb._apply_correction_core(uuid, uuid, text, text, text, text, text) is 'Make a correction (no owner or revision check: apply_correction and its preview do those)';
 
+-- An idempotency key names one request (rule 18): a correction's belief, text, value, reviewer,
+-- reason and the revision it was made at. The key of a correction made, or of a correction proposed
+-- to a belief's owner (in any state), with anything else is refused (idempotency_key_reused, BD009)
+-- rather than answered already_applied while the new request is dropped. No key, or the same
+-- request again: nothing to refuse.
+create or replace function beliefdb._require_same_request(
+    p_workspace_id uuid, p_key text, p_belief uuid, p_statement text, p_value text, p_reviewer text, p_reason text,
+    p_revision integer
+) returns void
+language plpgsql stable
+set search_path = pg_catalog, pg_temp
+as $$
+declare
+    v_other text;
+begin
+    if p_key is null then
+        return;
+    end if;
+    select pg_catalog.format('a correction of belief %s at revision %s', c.belief_id, c.belief_revision)
+      into v_other
+      from beliefdb.correction c
+     where c.workspace_id = p_workspace_id and c.idempotency_key = p_key
+       and (c.belief_id, c.new_statement, c.new_value, c.reviewer, c.reason, c.belief_revision)
+           is distinct from (p_belief, p_statement, p_value, p_reviewer, p_reason, p_revision);
+    if v_other is null then
+        select pg_catalog.format('a correction of belief %s at revision %s proposed by %s (review item %s)', r.node,
+                                 r.proposal ->> 'revision', r.proposed_by, r.id)
+          into v_other
+          from beliefdb.review_item r
+         where r.workspace_id = p_workspace_id and r.kind = 'correction_proposed'
+           and r.proposal ->> 'idempotency_key' = p_key
+           and (r.node, r.proposal ->> 'statement', r.proposal ->> 'value', r.proposal ->> 'reviewer',
+                r.proposal ->> 'reason', (r.proposal ->> 'revision')::integer)
+               is distinct from (p_belief, p_statement, p_value, p_reviewer, p_reason, p_revision)
+         order by r.created_at, r.id
+         limit 1;
+    end if;
+    if v_other is not null then
+        raise exception 'idempotency key % was used for another request (%): a new request needs a new key',
+            p_key, v_other using errcode = 'BD009';
+    end if;
+end
+$$;
+comment on function beliefdb._require_same_request(uuid, text, uuid, text, text, text, text, integer) is 'Refuse (idempotency_key_reused) an idempotency key already used for another correction request';
+
 -- A correction as beliefdb.apply_correction makes it (the report as jsonb, as review_resolve keeps
--- it when an owner approves a proposed correction): the belief locked, a repeat found (the same
--- correction, or its idempotency key), the revision checked (BD007), another principal's belief
--- proposed to its owner, else the change made (beliefdb._apply_correction_core) and audited.
+-- it when an owner approves a proposed correction): the belief locked, a key used for another
+-- request refused (BD009), a repeat found (the same correction, or its idempotency key), the
+-- revision checked (BD007), another principal's belief proposed to its owner, else the change made
+-- (beliefdb._apply_correction_core) and audited.
 create or replace function beliefdb._apply_correction(
     p_belief uuid, p_statement text, p_value text, p_reviewer text, p_reason text,
     p_expected_revision integer, p_idempotency_key text default null
@@ -198,6 +242,8 @@ begin
         raise exception 'unknown belief %', p_belief using errcode = 'BD004';
     end if;
 
+    perform beliefdb._require_same_request(v_ws, p_idempotency_key, p_belief, p_statement, p_value, p_reviewer,
+                                           p_reason, p_expected_revision);
     select * into v_existing
       from beliefdb.correction c
      where c.workspace_id = v_ws
@@ -205,10 +251,7 @@ begin
             or (c.belief_id = p_belief and c.new_statement = p_statement
                 and c.new_value is not distinct from p_value and c.belief_revision = p_expected_revision))
      limit 1;
-    if found and v_existing.belief_id <> p_belief then
-        raise exception 'idempotency key % was used for a correction of belief %', p_idempotency_key,
-            v_existing.belief_id using errcode = 'BD005';
-    elsif found then
+    if found then
         v_changes := beliefdb.propagate(v_ws, array[v_existing.belief_id, v_existing.replacement_belief_id]);
         return jsonb_build_object(
             'correction', v_existing.id, 'replacement', v_existing.replacement_belief_id,
@@ -229,7 +272,7 @@ begin
 
     v_result := beliefdb._apply_correction_core(v_ws, p_belief, p_statement, p_value, p_reviewer, p_reason,
                                                p_idempotency_key);
-    perform beliefdb.audit('correction.apply', jsonb_build_object(
+    perform beliefdb._audit('correction.apply', jsonb_build_object(
         'correction', v_result -> 'correction', 'belief', p_belief, 'replacement', v_result -> 'replacement',
         'reviewer', p_reviewer, 'flagged', v_result -> 'flagged', 'held', v_result -> 'held'));
     return v_result;

@@ -2,7 +2,32 @@
 -- The change forget makes, masking quotes in the source texts they come from, and gathering the
 -- planner statistics of the tables that held the text again, so nothing forgotten stays behind.
 
+-- Whether the session's login was granted beliefdb_eraser (schema/00_schema.sql), directly or
+-- through roles it is a member of: the right to forget anything of its workspace, whoever owns it.
+-- Only a grant counts (pg_has_role would count any superuser, and the library's sessions log in as
+-- the schema's owner whichever principal they act for).
+create or replace function beliefdb._is_eraser() returns boolean
+language sql stable
+set search_path = pg_catalog, pg_temp
+as $$
+    with recursive member_of (role) as (
+        select m.roleid from pg_catalog.pg_auth_members m
+          join pg_catalog.pg_roles r on r.oid = m.member
+         where r.rolname = session_user
+        union
+        select m.roleid from pg_catalog.pg_auth_members m join member_of o on m.member = o.role
+    )
+    select exists (select from member_of o join pg_catalog.pg_roles r on r.oid = o.role
+                    where r.rolname = 'beliefdb_eraser')
+$$;
+comment on function beliefdb._is_eraser() is 'Whether the session''s login was granted beliefdb_eraser: it may forget what others own';
+
 -- The change forget makes (see forget): owner checks, deletions, redactions, propagation, audit.
+-- Forgetting deletes: only what the acting principal owns (rule 17). A source another principal
+-- owns, and any belief of another's that forgetting would delete (its own target, or one it would
+-- leave without support), is refused (not_owner, naming the owner), unless the session's login is
+-- an eraser (beliefdb._is_eraser): then it goes whoever owns it, and the audit event names the
+-- eraser and the owners.
 create or replace function beliefdb._forget_core(p_workspace_id uuid, p_target text, p_id uuid, p_subject text)
 returns jsonb
 language plpgsql
@@ -21,6 +46,10 @@ declare
     v_redacted integer := 0;
     v_changes jsonb := beliefdb._empty_changes();
     v_result jsonb;
+    v_principal text := beliefdb.current_principal();
+    v_eraser boolean := beliefdb._is_eraser();
+    v_owners text[];
+    v_other record;
 begin
     if p_target = 'source' then
         select s.name into v_name from beliefdb.source s where s.workspace_id = v_ws and s.id = p_id;
@@ -43,10 +72,12 @@ begin
         raise exception 'forget a source, a subject or a belief, not %', p_target using errcode = 'BD005';
     end if;
 
-    -- forgetting a belief is its owner's call (a source is shared evidence: what it leaves
-    -- without support goes by rule 14, whoever owns it)
-    if p_target in ('subject', 'belief') then
-        perform beliefdb._require_owner(v_ws, x.id, 'forget it') from unnest(v_seeds) x (id);
+    -- forgetting is its owner's call: a belief's, a source's (an eraser's for anything)
+    if not v_eraser and p_target in ('subject', 'belief') then
+        perform beliefdb._require_owner(v_ws, x.id, 'forget it (or a login granted beliefdb_eraser)')
+           from unnest(v_seeds) x (id);
+    elsif not v_eraser and p_target = 'source' then
+        perform beliefdb._require_source_owner(v_ws, p_id, 'forget it (or a login granted beliefdb_eraser)');
     end if;
 
     -- what is left without support once the targets are gone
@@ -64,6 +95,24 @@ begin
     -- reviewer's own fragment
     v_gone := v_gone || array(select c.id from beliefdb.correction c
                                where c.workspace_id = v_ws and c.belief_id = any(v_gone));
+    -- nor does it delete another principal's belief it would leave without support
+    select b.id, b.owner into v_other
+      from beliefdb.belief b
+     where b.workspace_id = v_ws and b.id = any(v_gone) and b.owner is distinct from v_principal
+     order by b.recorded_at, b.id
+     limit 1;
+    if found and not v_eraser then
+        raise exception 'forgetting this % would delete belief %, owned by %: only its owner can forget it (or a login granted beliefdb_eraser)',
+            p_target, v_other.id, v_other.owner using errcode = 'BD008',
+            hint = 'its owner may forget it first, or retract what it rests on';
+    end if;
+    v_owners := array(select distinct o.owner
+                        from (select b.owner from beliefdb.belief b where b.workspace_id = v_ws and b.id = any(v_gone)
+                              union all
+                              select s.owner from beliefdb.source s
+                               where s.workspace_id = v_ws and s.id = p_id and p_target = 'source') o
+                       where o.owner is distinct from v_principal
+                       order by o.owner);
     -- a forgotten subject's or belief's quotes, and the sources they are in (their text is masked)
     if p_target in ('subject', 'belief') then
         select coalesce(array_agg(distinct e.quote), '{}'), coalesce(array_agg(distinct v.source_id), '{}')
@@ -118,11 +167,15 @@ begin
         'redacted', v_redacted,
         'would_flag', v_changes -> 'flagged',  -- (the preview's name for it)
         'flagged', v_changes -> 'flagged', 'held', v_changes -> 'held', 'changes', v_changes);
-    perform beliefdb.audit('forget', jsonb_build_object(
+    -- (an eraser's forgetting of what others owned says so: who erased, whose it was)
+    perform beliefdb._audit('forget', jsonb_build_object(
         'target', p_target,
         'sha256', encode(sha256(convert_to(coalesce(v_name, p_subject, p_id::text), 'UTF8')), 'hex'),
         'beliefs', cardinality(v_beliefs), 'fragments', v_result -> 'fragments', 'redacted', v_redacted,
-        'flagged', v_changes -> 'flagged'));
+        'flagged', v_changes -> 'flagged')
+        || case when cardinality(v_owners) > 0
+                then jsonb_build_object('eraser', session_user::text, 'owners', to_jsonb(v_owners))
+                else '{}'::jsonb end);
     return v_result;
 end
 $$;

@@ -14,11 +14,34 @@ begin
 end
 $$;
 
--- The migrating user may switch to the application role (set role beliefdb_app).
+-- Two rights a login is granted by membership, never by being the application role:
+-- beliefdb_clock: a session may fix its clock (beliefdb.now) and still write, so what it writes is
+--   dated then (tests, as-of tooling, docs/examples). Anyone else's write with a fixed clock is
+--   refused (clock_not_allowed, internal/28_audit.sql): no agent rewrites what was believed when.
+--   Superusers count as members of every role.
+-- beliefdb_eraser: a data-protection officer's right to forget anything of its workspace, whoever
+--   owns it (internal/42_forgetting.sql). Only an explicit grant counts: a superuser is no eraser
+--   by being one, since the library's sessions log in as the schema's owner for every principal.
+do $$
+begin
+    if not exists (select from pg_catalog.pg_roles where rolname = 'beliefdb_clock') then
+        create role beliefdb_clock nologin;
+    end if;
+    if not exists (select from pg_catalog.pg_roles where rolname = 'beliefdb_eraser') then
+        create role beliefdb_eraser nologin;
+    end if;
+end
+$$;
+
+-- The migrating user may switch to the application role (set role beliefdb_app), and fix the
+-- clock as the test suite and docs/examples do (it owns the schema: it could write any date anyway).
 do $$
 begin
     if not pg_catalog.pg_has_role(current_user, 'beliefdb_app', 'member') then
         execute pg_catalog.format('grant beliefdb_app to %I', current_user);
+    end if;
+    if not pg_catalog.pg_has_role(current_user, 'beliefdb_clock', 'member') then
+        execute pg_catalog.format('grant beliefdb_clock to %I', current_user);
     end if;
 end
 $$;

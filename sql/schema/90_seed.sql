@@ -46,6 +46,10 @@ insert into beliefdb.error_code as e (code, name, meaning) values
      'the belief''s revision is not the one the correction preview saw; nothing was written'),
     ('BD008', 'not_owner',
      'only the owner of a belief, decision, action or source may change it (propose a correction or a new version instead), and an owner never changes'),
+    ('BD009', 'idempotency_key_reused',
+     'an idempotency key already named another request (another belief, text, value, reviewer, reason or revision): nothing was written; a new request needs a new key'),
+    ('BD010', 'clock_not_allowed',
+     'the session fixed its clock (beliefdb.now) and its login may not write with a fixed clock (beliefdb_clock): nothing was written'),
     ('BD900', 'preview_rolled_back',
      'internal: beliefdb._dry_run rolls a preview''s subtransaction back with it and catches it; never reaches a caller')
 on conflict (code) do update set name = excluded.name, meaning = excluded.meaning
