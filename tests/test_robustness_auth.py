@@ -215,7 +215,7 @@ def test_an_agent_bound_to_a_cannot_read_or_write_b_by_setting_its_id(
             conn.execute("select beliefdb.ingest_version('forged.md', 'Orders ship at once.', 'document',"
                          " 'official', 'production', null, null, null, null, null)")
         with pytest.raises(psycopg.errors.InsufficientPrivilege, match="cannot act in another"):
-            conn.execute("select beliefdb.audit('forged', '{}')")
+            conn.execute("select beliefdb.decide('forged', '[[]]')")
     assert counts(db_url, b) == before
     # the library says so in one line, whichever way it is asked to bind B
     with pytest.raises(errors.PermissionDenied, match="bound to workspace 'A'"), \

@@ -3,14 +3,17 @@
 Every table holding workspace rows is distributed by ``workspace_id``, all in one colocation group
 anchored on ``beliefdb.node``, so everything of one workspace lives on one node; the tables without
 a workspace (the workspace directory, the confidence weights, the error codes, alembic's version)
-are reference tables, one copy on every node. The API functions read the session's workspace
-(``beliefdb.current_workspace_id()``) instead of taking it as an argument, and Citus routes a call
-only by an argument: each workspace-scoped function gets a wrapper ``beliefdb_citus.<name>`` that
-takes the workspace first, binds it for the transaction and calls the original.
+and the agents' login directory are reference tables, one copy on every node. The API functions
+read the session's workspace (``beliefdb.current_workspace_id()``) instead of taking it as an
+argument, and Citus routes a call only by an argument: each workspace-scoped function gets a
+wrapper ``beliefdb_citus.<name>`` that takes the workspace first, binds it for the transaction and
+calls the original.
 
 What Citus refuses as migrate leaves it is rewritten by the script (beliefdb/scale/citus_sql.py):
 ON DELETE SET NULL on keys that include the distribution column, policies with a subquery, and the
 trigger on the (reference) workspace table that starts a workspace's audit chain.
+
+Rules cited as "rule N" are those of docs/rules.md.
 """
 
 from __future__ import annotations
