@@ -64,7 +64,7 @@ def check_text(value: Any, where: str) -> None:
         raise InvalidInput(f"{where}: {why}")
 
 
-def moment(value: datetime, where: str) -> datetime:
+def check_moment(value: datetime, where: str) -> datetime:
     """``value`` unchanged when it lies in the accepted range (a naive one is taken as local time,
     as PostgreSQL takes it in the session's time zone), else InvalidInput naming ``where``."""
     try:
@@ -88,4 +88,4 @@ def parse_moment(text: str, where: str) -> datetime:
         if not EARLIEST.replace(tzinfo=None) <= parsed <= LATEST.replace(tzinfo=None):
             raise InvalidInput(f"{where}: {parsed.isoformat()} is out of range (give a moment {MOMENT_RANGE})")
         parsed = parsed.astimezone()
-    return moment(parsed, where)
+    return check_moment(parsed, where)

@@ -29,12 +29,14 @@ from beliefdb.api.operations import (
     version,
 )
 from beliefdb.db.connector import DEFAULT_WORKSPACE
+from beliefdb.inputs import MOMENT_RANGE, check_moment, parse_moment, shown, unstorable, unstorable_in
 from beliefdb.models import Answer, AskResult, Calibration, EmbedReport, ServerStatus
 from beliefdb.store.calibrate import DEFAULT_BINS
 
 __all__ = [
     "DEFAULT_BINS",
     "DEFAULT_WORKSPACE",
+    "MOMENT_RANGE",
     "SOURCE_VERSION",
     "Answer",
     "AskResult",
@@ -47,6 +49,7 @@ __all__ = [
     "ServerStatus",
     "aconnect",
     "authenticator",
+    "check_moment",
     "connect",
     "create_token",
     "create_workspace",
@@ -57,10 +60,14 @@ __all__ = [
     "list_workspaces",
     "migrate",
     "migration_sql",
+    "parse_moment",
     "revoke_token",
     "rules",
     "server_status",
+    "shown",
     "start_server",
     "stop_server",
+    "unstorable",
+    "unstorable_in",
     "version",
 ]

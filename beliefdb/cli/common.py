@@ -17,7 +17,7 @@ from typing import Annotated, Any, NoReturn, TypeVar
 
 import typer
 
-from beliefdb import inputs, render
+from beliefdb import api, render
 from beliefdb.api import DEFAULT_WORKSPACE, BeliefDB, connect
 from beliefdb.errors import BeliefDBError
 from beliefdb.vocabulary import Authority as Authority  # option types, listed in beliefdb.vocabulary
@@ -53,7 +53,7 @@ FILE_ARGUMENTS = frozenset({"paths", "claims", "labels", "plot"})
 
 
 def fail(code: str, message: str, as_json: bool, exit_code: int = 1) -> NoReturn:
-    message = inputs.shown(message)  # a message quoting bad bytes must not fail to print
+    message = api.shown(message)  # a message quoting bad bytes must not fail to print
     if as_json:
         typer.echo(render.to_json({"error": code, "message": message}))
     else:
@@ -82,8 +82,8 @@ def refuse_unreadable_arguments(ctx: typer.Context, as_json: bool) -> None:
         for item in value if isinstance(value, (list, tuple)) else [value]:
             if isinstance(item, Path) and param.name not in FILE_ARGUMENTS:
                 item = os.fspath(item)
-            if isinstance(item, str) and (why := inputs.unstorable(item)) is not None:
-                fail("invalid_input", f"{_named(ctx, param)}: {why}: '{inputs.shown(item)}'", as_json, 2)
+            if isinstance(item, str) and (why := api.unstorable(item)) is not None:
+                fail("invalid_input", f"{_named(ctx, param)}: {why}: '{api.shown(item)}'", as_json, 2)
 
 
 @contextmanager
@@ -178,6 +178,6 @@ def parse_time(value: str | None, as_json: bool, option: str = "--as-of") -> dat
     if value is None:
         return None
     try:
-        return inputs.parse_moment(value, option)
+        return api.parse_moment(value, option)
     except BeliefDBError as exc:
         fail(exc.code, exc.message, as_json, 2)

@@ -13,7 +13,7 @@ from fastapi.responses import JSONResponse
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from pydantic import AfterValidator, AwareDatetime, BaseModel, ConfigDict, Field, model_validator
 
-from beliefdb import errors, inputs, render
+from beliefdb import api, errors, render
 from beliefdb.api import BeliefDB
 from beliefdb.interfaces.access import Memories
 from beliefdb.models import (
@@ -72,16 +72,16 @@ def _clean(value: Any) -> None:
     """PostgreSQL text holds neither NUL nor lone surrogates: refuse them as bad input, up front,
     naming the field."""
     for key, item in value.items() if isinstance(value, dict) else [("body", value)]:
-        why = inputs.unstorable_in(key) or inputs.unstorable_in(item)
+        why = api.unstorable_in(key) or api.unstorable_in(item)
         if why is not None:
-            raise ValueError(f"{inputs.shown(str(key))}: {why}")
+            raise ValueError(f"{api.shown(str(key))}: {why}")
 
 
 def _in_range(value: datetime) -> datetime:
     try:
-        return inputs.moment(value, "moment")
+        return api.check_moment(value, "moment")
     except errors.InvalidInput:
-        raise ValueError(f"out of range (give a moment {inputs.MOMENT_RANGE})") from None
+        raise ValueError(f"out of range (give a moment {api.MOMENT_RANGE})") from None
 
 
 #: a moment Python and psycopg read back in every time zone (beliefdb.inputs)

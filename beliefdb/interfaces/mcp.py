@@ -19,7 +19,7 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp.types import CallToolResult, TextContent
 from pydantic import Field
 
-from beliefdb import api, errors, inputs, render
+from beliefdb import api, errors, render
 from beliefdb.api import BeliefDB
 from beliefdb.interfaces.access import Memories, bearer
 from beliefdb.render import ask as render_ask
@@ -48,14 +48,14 @@ def _failed(exc: errors.BeliefDBError) -> CallToolResult:
 
 
 def _moment(value: str | None) -> datetime | None:
-    return inputs.parse_moment(value, "as_of") if value is not None else None
+    return api.parse_moment(value, "as_of") if value is not None else None
 
 
 def _unstorable(arguments: dict[str, Any]) -> CallToolResult | None:
     """The tool error for the first argument holding text PostgreSQL cannot store (a NUL, or a lone
     surrogate a JSON escape like "\\ud800" makes), or None."""
     for name, value in arguments.items():
-        why = inputs.unstorable_in(value)
+        why = api.unstorable_in(value)
         if why is not None:
             return _failed(errors.InvalidInput(f"{name}: {why}"))
     return None
