@@ -208,7 +208,7 @@ for _name, _file, _code, _words in [
     ("directory", "folder.md", "invalid_input", ["folder.md", "directory"]),
     ("fifo", "pipe.md", "invalid_input", ["pipe.md", "FIFO"]),
     ("socket", "sock.md", "invalid_input", ["sock.md", "socket"]),
-    ("device", "device.md", "invalid_input", ["device.md", "device"]),
+    ("device", "device.md", "invalid_input", ["device.md", "character device"]),
     ("binary", "binary.md", "invalid_input", ["binary.md", "binary"]),
     ("utf16-with-bom", "utf16.md", "invalid_input", ["utf16.md", "UTF-16"]),
     ("not-utf8", "latin1.md", "invalid_input", ["latin1.md", "UTF-8", "line 1"]),
