@@ -37,12 +37,14 @@ from beliefdb.api.operations import (
     version,
 )
 from beliefdb.db.connector import DEFAULT_WORKSPACE
+from beliefdb.inputs import MOMENT_RANGE, check_moment, parse_moment, shown, unstorable, unstorable_in
 from beliefdb.models import Answer, AskResult, Calibration, EmbedReport, ServerStatus
 from beliefdb.store.calibrate import DEFAULT_BINS
 
 __all__ = [
     "DEFAULT_BINS",
     "DEFAULT_WORKSPACE",
+    "MOMENT_RANGE",
     "SOURCE_VERSION",
     "Answer",
     "AskResult",
@@ -55,6 +57,7 @@ __all__ = [
     "ServerStatus",
     "aconnect",
     "authenticator",
+    "check_moment",
     "connect",
     "create_agent",
     "create_roles",
@@ -72,11 +75,15 @@ __all__ = [
     "migration_sql",
     "migration_status",
     "name_sessions",
+    "parse_moment",
     "restore_database",
     "revoke_token",
     "rules",
     "server_status",
+    "shown",
     "start_server",
     "stop_server",
+    "unstorable",
+    "unstorable_in",
     "version",
 ]

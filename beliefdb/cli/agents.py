@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from beliefdb import api, render
-from beliefdb.cli.common import OPERATIONS, DbUrl, Home, Json, errors, fail
+from beliefdb.cli.common import OPERATIONS, DbUrl, Home, Json, errors, fail, text_arguments
 from beliefdb.models import AgentLogin
 
 agent_app = typer.Typer(help="Database logins of agents: each logs in with its own password, is its own principal and"
@@ -25,6 +25,7 @@ def _read_password(as_json: bool) -> str:
 
 
 @agent_app.command("create")
+@text_arguments
 def agent_create(
     name: Annotated[str, typer.Argument(help="The agent's login role, and the principal its writes carry: letters,"
                                              " digits, '_', '.', '-'.")],
@@ -54,6 +55,7 @@ def _line(agent: AgentLogin) -> str:
 
 
 @agent_app.command("list")
+@text_arguments
 def agent_list(
     workspace: Annotated[str | None, typer.Option("--workspace", "-w", help="Only this workspace's agents.")] = None,
     db: DbUrl = None, home: Home = None, as_json: Json = False,
@@ -71,6 +73,7 @@ def agent_list(
 
 
 @agent_app.command("drop")
+@text_arguments
 def agent_drop(
     name: Annotated[str, typer.Argument(help="The agent's login role, as 'agent list' shows it.")],
     db: DbUrl = None, home: Home = None, as_json: Json = False,

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from beliefdb import render
+from beliefdb import api, render
 from beliefdb.api import DEFAULT_BINS, Calibration
 from beliefdb.cli.common import REVIEW, Json, Memory, errors, with_memory
 
@@ -45,7 +45,7 @@ def table(result: Calibration, plot_path: Path | None = None) -> str:
         f"{k.confidence_kind} {k.count} (accuracy {k.accuracy:.3f}, mean confidence {k.mean_confidence:.3f})"
         for k in result.by_kind))
     if plot_path is not None:
-        lines.append(f"reliability diagram: {plot_path}")
+        lines.append(f"reliability diagram: {api.shown(plot_path)}")
     return "\n".join(lines)
 
 
@@ -59,7 +59,8 @@ def calibrate(
     with errors(as_json), memory.open() as bdb:
         result = bdb.calibrate(labels, bins=bins, plot=plot)
     if as_json:
-        typer.echo(render.to_json({**render.jsonable(result), "plot": str(plot) if plot is not None else None}))
+        shown = api.shown(plot) if plot is not None else None
+        typer.echo(render.to_json({**render.jsonable(result), "plot": shown}))
     else:
         typer.echo(table(result, plot))
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import os
 import typing
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -16,7 +17,7 @@ from typing import Annotated, Any, NoReturn, TypeVar
 
 import typer
 
-from beliefdb import render
+from beliefdb import api, render
 from beliefdb.api import DEFAULT_WORKSPACE, BeliefDB, connect
 from beliefdb.errors import BeliefDBError
 from beliefdb.vocabulary import Authority as Authority  # option types, listed in beliefdb.vocabulary
@@ -47,8 +48,12 @@ Principal = Annotated[str | None, typer.Option("--as", envvar="BELIEFDB_PRINCIPA
                                                help="Who is acting (agent or person), stamped on every write.")]
 Json = Annotated[bool, typer.Option("--json", help="Print JSON for scripts.")]
 
+#: the file arguments beliefdb only opens: a name with bytes that are not UTF-8 still names its file
+FILE_ARGUMENTS = frozenset({"paths", "claims", "labels", "plot"})
+
 
 def fail(code: str, message: str, as_json: bool, exit_code: int = 1) -> NoReturn:
+    message = api.shown(message)  # a message quoting bad bytes must not fail to print
     if as_json:
         typer.echo(render.to_json({"error": code, "message": message}))
     else:
@@ -56,8 +61,34 @@ def fail(code: str, message: str, as_json: bool, exit_code: int = 1) -> NoReturn
     raise typer.Exit(exit_code)
 
 
+def _named(ctx: typer.Context, param: Any) -> str:
+    """An argument as the user gave it: its metavar, its longest option name, or its variable."""
+    if param.param_type_name != "option":
+        return str(param.metavar or param.name.upper())
+    option = str(max(param.opts, key=len))
+    source = ctx.get_parameter_source(param.name)
+    if source is not None and source.name == "ENVIRONMENT" and param.envvar:
+        envvar = param.envvar if isinstance(param.envvar, str) else param.envvar[0]
+        return f"{envvar} ({option})"
+    return option
+
+
+def refuse_unreadable_arguments(ctx: typer.Context, as_json: bool) -> None:
+    """A one-line error naming the first argument (or environment variable) of the command that holds
+    bytes that are not UTF-8 (lone surrogates, as ``os.fsdecode`` hands them over): PostgreSQL could
+    not store it, nor a terminal print it. File names are exempt (:data:`FILE_ARGUMENTS`)."""
+    for param in ctx.command.params:
+        value = ctx.params.get(param.name or "")
+        for item in value if isinstance(value, (list, tuple)) else [value]:
+            if isinstance(item, Path) and param.name not in FILE_ARGUMENTS:
+                item = os.fspath(item)
+            if isinstance(item, str) and (why := api.unstorable(item)) is not None:
+                fail("invalid_input", f"{_named(ctx, param)}: {why}: '{api.shown(item)}'", as_json, 2)
+
+
 @contextmanager
 def errors(as_json: bool) -> Iterator[None]:
+    """beliefdb's errors as one line (a JSON object with ``as_json``) and exit code 1."""
     try:
         yield
     except BeliefDBError as exc:
@@ -91,6 +122,23 @@ Command = TypeVar("Command", bound=Callable[..., Any])
 _KW = inspect.Parameter.KEYWORD_ONLY
 
 
+def text_arguments(command: Command) -> Command:
+    """Refuse an argument that is not text (:func:`refuse_unreadable_arguments`) before ``command`` runs;
+    typer hands the wrapper its context as a hidden parameter. Every command is wrapped so."""
+    hints = typing.get_type_hints(command, include_extras=True)
+    own = [p.replace(annotation=hints[p.name]) for p in inspect.signature(command).parameters.values()]
+    parameters = [*own, inspect.Parameter("typer_context", _KW, annotation=typer.Context)]
+
+    @functools.wraps(command)
+    def wrapper(*args: Any, typer_context: typer.Context, **kwargs: Any) -> Any:
+        refuse_unreadable_arguments(typer_context, bool(kwargs.get("as_json", False)))
+        return command(*args, **kwargs)
+
+    wrapper.__signature__ = inspect.Signature(parameters, return_annotation=None)  # type: ignore[attr-defined]
+    wrapper.__annotations__ = {p.name: p.annotation for p in parameters} | {"return": None}
+    return typing.cast(Command, wrapper)
+
+
 def with_memory(*, principal: bool = True) -> Callable[[Command], Command]:
     """Give a command the connection options in one place instead of in every signature.
 
@@ -119,16 +167,17 @@ def with_memory(*, principal: bool = True) -> Callable[[Command], Command]:
         # typer reads the signature and the type hints: both must show the options, not ``memory``
         wrapper.__signature__ = inspect.Signature(parameters, return_annotation=None)  # type: ignore[attr-defined]
         wrapper.__annotations__ = {p.name: p.annotation for p in parameters} | {"return": None}
-        return typing.cast(Command, wrapper)
+        return text_arguments(typing.cast(Command, wrapper))
 
     return decorate
 
 
-def parse_time(value: str | None, as_json: bool) -> datetime | None:
+def parse_time(value: str | None, as_json: bool, option: str = "--as-of") -> datetime | None:
+    """The moment ``option`` names (ISO 8601; local time without a zone), or a one-line error naming it
+    and the accepted range."""
     if value is None:
         return None
     try:
-        parsed = datetime.fromisoformat(value)
-    except ValueError:
-        fail("invalid_input", f"--as-of: not an ISO 8601 timestamp: {value!r}", as_json, 2)
-    return parsed if parsed.tzinfo else parsed.astimezone()
+        return api.parse_moment(value, option)
+    except BeliefDBError as exc:
+        fail(exc.code, exc.message, as_json, 2)

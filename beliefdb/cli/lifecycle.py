@@ -40,7 +40,7 @@ def decay(
     """Apply confidence half-lives: beliefs fade without new evidence; under the threshold they are low
     confidence (demoted in retrieval, never deleted). Derived beliefs follow in the same run.
     Schedulers can call: select beliefdb.decay()."""
-    moment = parse_time(now, as_json)
+    moment = parse_time(now, as_json, "--now")
     with errors(as_json), memory.open() as bdb:
         result = bdb.decay(now=moment, preview=preview)
     typer.echo(render.to_json(result) if as_json else _counts(result))

@@ -11,7 +11,7 @@ from typing import Annotated
 import typer
 
 from beliefdb import api, render
-from beliefdb.cli.common import OPERATIONS, TRUTH, DbUrl, Home, Json, Principal, errors, fail
+from beliefdb.cli.common import OPERATIONS, TRUTH, DbUrl, Home, Json, Principal, errors, fail, text_arguments
 from beliefdb.models import MigrationStatus
 
 
@@ -133,6 +133,7 @@ def config(as_json: Json = False) -> None:
 
 
 @db_app.command("status")
+@text_arguments
 def db_status(home: Home = None, as_json: Json = False) -> None:
     """Whether the embedded server runs, where its data is, and its URL."""
     with errors(as_json):
@@ -147,6 +148,7 @@ def db_status(home: Home = None, as_json: Json = False) -> None:
 
 
 @db_app.command("start")
+@text_arguments
 def db_start(home: Home = None, as_json: Json = False) -> None:
     """Start the embedded server (initialising and migrating it on first use)."""
     with errors(as_json):
@@ -155,6 +157,7 @@ def db_start(home: Home = None, as_json: Json = False) -> None:
 
 
 @db_app.command("stop")
+@text_arguments
 def db_stop(home: Home = None, as_json: Json = False) -> None:
     """Stop the embedded server; its data stays."""
     with errors(as_json):
@@ -166,6 +169,7 @@ def db_stop(home: Home = None, as_json: Json = False) -> None:
 
 
 @db_app.command("url")
+@text_arguments
 def db_url(home: Home = None) -> None:
     """Print the embedded server's URL (starting it if needed), e.g. for psql."""
     with errors(False):
@@ -174,6 +178,7 @@ def db_url(home: Home = None) -> None:
 
 
 @db_app.command("dump")
+@text_arguments
 def db_dump(
     file: Annotated[Path, typer.Argument(help="The file to write (pg_dump's custom format).", show_default=False)],
     force: Annotated[bool, typer.Option("--force", help="Replace FILE if it exists.")] = False,
@@ -191,6 +196,7 @@ def db_dump(
 
 
 @db_app.command("restore")
+@text_arguments
 def db_restore(
     file: Annotated[Path, typer.Argument(help="A dump written by 'beliefdb db dump' (or pg_dump -Fc).",
                                          show_default=False)],
@@ -219,6 +225,7 @@ def db_restore(
 
 
 @db_app.command("roles")
+@text_arguments
 def db_roles(db: DbUrl = None, home: Home = None, as_json: Json = False) -> None:
     """Create beliefdb's roles where they are missing, and nothing else.
 
@@ -230,6 +237,7 @@ def db_roles(db: DbUrl = None, home: Home = None, as_json: Json = False) -> None
 
 
 @workspace_app.command("create")
+@text_arguments
 def workspace_create(
     name: Annotated[str, typer.Argument(help="Workspace name: letters, digits, '_', '.', '-'.")],
     db: DbUrl = None, home: Home = None, principal: Principal = None, as_json: Json = False,
@@ -241,6 +249,7 @@ def workspace_create(
 
 
 @workspace_app.command("list")
+@text_arguments
 def workspace_list(db: DbUrl = None, home: Home = None, as_json: Json = False) -> None:
     """List workspaces."""
     with errors(as_json):
@@ -253,6 +262,7 @@ def workspace_list(db: DbUrl = None, home: Home = None, as_json: Json = False) -
 
 
 @workspace_app.command("delete")
+@text_arguments
 def workspace_delete(
     name: Annotated[str, typer.Argument(help="The workspace to delete.")],
     force: Annotated[bool, typer.Option(
@@ -270,6 +280,7 @@ def workspace_delete(
 
 
 @token_app.command("create")
+@text_arguments
 def token_create(
     principal: Annotated[str, typer.Option(help="Who the token speaks for (stamped on every write it makes).")],
     workspace: Annotated[str, typer.Option("--workspace", "-w", help="The one workspace the token may use.")],
@@ -289,6 +300,7 @@ def token_create(
 
 
 @token_app.command("list")
+@text_arguments
 def token_list(
     workspace: Annotated[str | None, typer.Option("--workspace", "-w", help="Only this workspace's tokens.")] = None,
     db: DbUrl = None, home: Home = None, as_json: Json = False,
@@ -308,6 +320,7 @@ def token_list(
 
 
 @token_app.command("revoke")
+@text_arguments
 def token_revoke(
     token_id: Annotated[str, typer.Argument(help="The token's id (or a unique prefix), as 'token list' shows it.")],
     db: DbUrl = None, home: Home = None, as_json: Json = False,
@@ -320,10 +333,10 @@ def token_revoke(
 
 
 def register(app: typer.Typer) -> None:
-    app.command(rich_help_panel=OPERATIONS)(migrate)
-    app.command(rich_help_panel=OPERATIONS)(demo)
-    app.command(rich_help_panel=OPERATIONS)(config)
-    app.command(rich_help_panel=TRUTH)(rules)
+    app.command(rich_help_panel=OPERATIONS)(text_arguments(migrate))
+    app.command(rich_help_panel=OPERATIONS)(text_arguments(demo))
+    app.command(rich_help_panel=OPERATIONS)(text_arguments(config))
+    app.command(rich_help_panel=TRUTH)(text_arguments(rules))
     app.add_typer(db_app, name="db", rich_help_panel=OPERATIONS)
     app.add_typer(workspace_app, name="workspace", rich_help_panel=OPERATIONS)
     app.add_typer(token_app, name="token", rich_help_panel=OPERATIONS)

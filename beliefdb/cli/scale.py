@@ -10,7 +10,7 @@ import typer
 
 from beliefdb import render
 from beliefdb.api import scale
-from beliefdb.cli.common import OPERATIONS, DbUrl, Home, Json, errors
+from beliefdb.cli.common import OPERATIONS, DbUrl, Home, Json, errors, text_arguments
 from beliefdb.models.scale import CitusPlan
 
 scale_app = typer.Typer(help="Scale out beyond one machine: distribute beliefdb by workspace (docs/scale-out.md).",
@@ -18,6 +18,7 @@ scale_app = typer.Typer(help="Scale out beyond one machine: distribute beliefdb 
 
 
 @scale_app.command("citus")
+@text_arguments
 def scale_citus(
     sql: Annotated[bool, typer.Option(
         "--sql", help="Print the script a DBA runs with psql on the Citus coordinator, right after"

@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from beliefdb.api import servers
-from beliefdb.cli.common import OPERATIONS, DbUrl, Home, Memory, errors, with_memory
+from beliefdb.cli.common import OPERATIONS, DbUrl, Home, Memory, errors, text_arguments, with_memory
 
 
 def serve(
@@ -37,5 +37,5 @@ def mcp(*, memory: Memory) -> None:
 
 
 def register(app: typer.Typer) -> None:
-    app.command(rich_help_panel=OPERATIONS)(serve)
+    app.command(rich_help_panel=OPERATIONS)(text_arguments(serve))
     app.command(rich_help_panel=OPERATIONS)(mcp)

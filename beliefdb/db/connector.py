@@ -135,6 +135,10 @@ def translated_errors() -> Iterator[None]:
         yield
     except psycopg.Error as exc:
         raise translate(exc) from exc
+    except UnicodeEncodeError as exc:
+        # a lone surrogate in a library argument: psycopg cannot send it, and nothing was sent
+        raise errors.InvalidInput(f"text that is not valid UTF-8 (a lone surrogate at position {exc.start})"
+                                  " cannot be stored") from exc
 
 
 def probe(url: str, timeout: int = 5) -> None:

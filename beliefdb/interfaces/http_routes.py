@@ -5,14 +5,15 @@ as the caller's token says, and answers with what the CLI prints with ``--json``
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import JSONResponse
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
-from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, model_validator
+from pydantic import AfterValidator, AwareDatetime, BaseModel, ConfigDict, Field, model_validator
 
-from beliefdb import errors, render
+from beliefdb import api, errors, render
 from beliefdb.api import BeliefDB
 from beliefdb.interfaces.access import Memories
 from beliefdb.models import (
@@ -68,21 +69,23 @@ Writer = Annotated[Caller, Depends(writer)]
 
 
 def _clean(value: Any) -> None:
-    """PostgreSQL text holds neither NUL nor lone surrogates: refuse them as bad input, up front."""
-    if isinstance(value, str):
-        if "\x00" in value:
-            raise ValueError("text may not contain NUL characters")
-        try:
-            value.encode("utf-8")
-        except UnicodeEncodeError:
-            raise ValueError("text is not valid Unicode (a lone surrogate)") from None
-    elif isinstance(value, dict):
-        for k, v in value.items():
-            _clean(k)
-            _clean(v)
-    elif isinstance(value, list):
-        for v in value:
-            _clean(v)
+    """PostgreSQL text holds neither NUL nor lone surrogates: refuse them as bad input, up front,
+    naming the field."""
+    for key, item in value.items() if isinstance(value, dict) else [("body", value)]:
+        why = api.unstorable_in(key) or api.unstorable_in(item)
+        if why is not None:
+            raise ValueError(f"{api.shown(str(key))}: {why}")
+
+
+def _in_range(value: datetime) -> datetime:
+    try:
+        return api.check_moment(value, "moment")
+    except errors.InvalidInput:
+        raise ValueError(f"out of range (give a moment {api.MOMENT_RANGE})") from None
+
+
+#: a moment Python and psycopg read back in every time zone (beliefdb.inputs)
+Moment = Annotated[AwareDatetime, AfterValidator(_in_range)]
 
 
 class Body(BaseModel):
@@ -116,8 +119,8 @@ class Remember(Body):
     text: str | None = Field(None, description="The source's new text; without it, the version in force.")
     kind: BeliefKind = BeliefKind.fact
     scope: dict[str, str] = Field(default_factory=dict)
-    valid_from: AwareDatetime | None = None
-    valid_to: AwareDatetime | None = None
+    valid_from: Moment | None = None
+    valid_to: Moment | None = None
     authority: Authority | None = None
 
 
@@ -191,7 +194,7 @@ class RecordStep(Body):
 class Ask(Body):
     question: str = Field(min_length=1)
     k: int = Field(5, ge=1, le=50)
-    as_of: AwareDatetime | None = None
+    as_of: Moment | None = None
     scope: dict[str, str] = Field(default_factory=dict)
     min_confidence: float = Field(0.0, ge=0.0, le=1.0)
     include_fixtures: bool = False
@@ -253,14 +256,14 @@ def remember(body: Remember, c: Writer) -> JSONResponse:
 
 @router.get("/beliefs", responses=doc(list[Belief]), summary="Current beliefs (or all, or as of a moment)")
 def beliefs(c: Reader, subject: str | None = None, attribute: str | None = None,
-            include_all: Annotated[bool, Query(alias="all")] = False, as_of: AwareDatetime | None = None,
+            include_all: Annotated[bool, Query(alias="all")] = False, as_of: Moment | None = None,
             include_fixtures: bool = False) -> JSONResponse:
     return ok(c.db.beliefs(subject=subject, attribute=attribute, include_all=include_all, as_of=as_of,
                            include_fixtures=include_fixtures))
 
 
 @router.get("/beliefs/{belief}", responses=doc(WHY), summary="Why a belief is held")
-def why(belief: str, c: Reader, as_of: AwareDatetime | None = None, include_fixtures: bool = False,
+def why(belief: str, c: Reader, as_of: Moment | None = None, include_fixtures: bool = False,
         run: str | None = None) -> JSONResponse:
     if run is not None:
         writer(c)  # recording the read is a change

@@ -9,6 +9,7 @@ HTTP as those of the request's bearer token, never what a call names.
 
 from __future__ import annotations
 
+import functools
 import logging
 from collections.abc import Callable
 from datetime import datetime
@@ -47,13 +48,17 @@ def _failed(exc: errors.BeliefDBError) -> CallToolResult:
 
 
 def _moment(value: str | None) -> datetime | None:
-    if value is None:
-        return None
-    try:
-        parsed = datetime.fromisoformat(value)
-    except ValueError:
-        raise errors.InvalidInput(f"as_of: not an ISO 8601 timestamp: {value!r}") from None
-    return parsed if parsed.tzinfo else parsed.astimezone()
+    return api.parse_moment(value, "as_of") if value is not None else None
+
+
+def _unstorable(arguments: dict[str, Any]) -> CallToolResult | None:
+    """The tool error for the first argument holding text PostgreSQL cannot store (a NUL, or a lone
+    surrogate a JSON escape like "\\ud800" makes), or None."""
+    for name, value in arguments.items():
+        why = api.unstorable_in(value)
+        if why is not None:
+            return _failed(errors.InvalidInput(f"{name}: {why}"))
+    return None
 
 
 def build(*, local: BeliefDB | None = None, memories: Memories | None = None) -> MCPServer:
@@ -83,7 +88,14 @@ def build(*, local: BeliefDB | None = None, memories: Memories | None = None) ->
             return _failed(errors.BeliefDBError("unexpected error in beliefdb (see the server's log)"))
 
     def tool(description: str) -> Callable[[Callable[..., Result]], Callable[..., Result]]:
-        return server.tool(description=description, structured_output=False)
+        def register(fn: Callable[..., Result]) -> Callable[..., Result]:
+            @functools.wraps(fn)  # the SDK reads the tool's parameters through the wrapper
+            def checked(ctx: Context, **arguments: Any) -> Result:
+                return _unstorable(arguments) or fn(ctx, **arguments)
+
+            return server.tool(description=description, structured_output=False)(checked)
+
+        return register
 
     @tool("Remember one fact you learned, with the exact quote that states it. Use it when a user or a tool says"
           " something worth keeping (a preference, an order number, a policy). `text` is the message or page it"

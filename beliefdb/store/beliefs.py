@@ -15,6 +15,7 @@ import psycopg
 from beliefdb import errors
 from beliefdb.db.connector import Database
 from beliefdb.db.queries import Q
+from beliefdb.inputs import check_moment
 from beliefdb.models import Belief, BuiltOn, ConfidenceFactor, Evidence, HistoryEntry, Why
 
 
@@ -24,6 +25,8 @@ def list_beliefs(db: Database, *, subject: str | None = None, attribute: str | N
     """Current beliefs; with ``include_all`` every belief with its status; with ``as_of`` those believed then.
     Production history only, unless ``include_fixtures`` (fixture and synthetic worlds too, labelled);
     only those among ``ids`` when given."""
+    if as_of is not None:
+        check_moment(as_of, "as_of")
     filters = {"subject": subject, "attribute": attribute, "as_of": as_of, "fixtures": include_fixtures,
                "ids": list(ids) if ids is not None else None}
     if as_of is not None:
@@ -46,6 +49,7 @@ def get_beliefs(db: Database, ids: list[UUID], as_of: datetime | None = None,
     if as_of is None:
         rows = db.fetch_all(Belief, Q.beliefs_by_ids, {"ids": ids, "as_of": None}, conn)
     else:
+        check_moment(as_of, "as_of")
         rows = db.fetch_all(Belief, Q.beliefs_by_ids_as_of, {"ids": ids, "as_of": as_of}, conn)
     by_id = {b.id: b for b in rows}
     return [by_id[i] for i in ids if i in by_id]

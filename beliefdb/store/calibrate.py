@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import csv
 import importlib
+import io
 import math
 import re
 from collections.abc import Iterable, Sequence
@@ -28,7 +29,9 @@ from beliefdb import errors
 from beliefdb.db.connector import Database
 from beliefdb.db.queries import Q
 from beliefdb.errors import PlotUnavailable
+from beliefdb.inputs import shown
 from beliefdb.models import Calibration, CalibrationBin, KindSummary
+from beliefdb.store import files
 
 DEFAULT_BINS = 10
 MAX_BINS = 1000
@@ -107,15 +110,10 @@ def parse_labels(lines: Iterable[str], name: str = "labels") -> list[Label]:
 
 
 def read_labels(path: Path) -> list[Label]:
-    try:
-        with path.open(encoding="utf-8-sig", newline="") as f:
-            return parse_labels(f, str(path))
-    except FileNotFoundError as exc:
-        raise errors.NotFound(f"no such file: {path}") from exc
-    except IsADirectoryError as exc:
-        raise errors.InvalidInput(f"{path} is a directory, not a CSV file") from exc
-    except UnicodeDecodeError as exc:
-        raise errors.InvalidInput(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from exc
+    """The labels of a regular UTF-8 CSV file (rows split on line breaks only, as the csv module reads)."""
+    name = shown(path)
+    text = files.decode_utf8(files.read_regular(path), name)
+    return parse_labels(io.StringIO(text, newline=""), name)
 
 
 @dataclass(frozen=True)
@@ -230,6 +228,7 @@ def require_plot() -> None:
 def plot(result: Calibration, path: Path) -> Path:
     """Save the reliability diagram of ``result`` as a PNG: accuracy per bin against the diagonal of
     perfect calibration, with the gap shaded and the bin counts below. Uses the Agg backend only."""
+    files.check_output(path)
     figure_cls, canvas_cls = _matplotlib()
     fig = figure_cls(figsize=(6, 7), layout="constrained")
     canvas_cls(fig)
@@ -257,5 +256,5 @@ def plot(result: Calibration, path: Path) -> Path:
     try:
         fig.savefig(path, format="png", dpi=100)
     except OSError as exc:
-        raise errors.InvalidInput(f"cannot write {path}: {exc.strerror or exc}") from exc
+        raise errors.InvalidInput(f"cannot write {shown(path)}: {exc.strerror or exc}") from exc
     return path

@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -20,10 +19,12 @@ from beliefdb import errors
 from beliefdb.db.connector import Database
 from beliefdb.db.queries import Q
 from beliefdb.db.reports import ingest_report
+from beliefdb.inputs import check_text, parse_moment, shown
 from beliefdb.models import (
     IngestFailure,
     IngestReport,
 )
+from beliefdb.store import files
 from beliefdb.store.vectors import embed_new
 from beliefdb.text.extractor import Candidate
 from beliefdb.text.fragments import split_fragments
@@ -46,24 +47,15 @@ class SourceOptions:
 
 
 def read_document(path: Path) -> str:
-    """The UTF-8 text of a .txt or .md file, or InvalidInput/NotFound saying what is wrong."""
-    if not path.exists():
-        raise errors.NotFound(f"{path}: no such file")
-    if path.is_dir():
-        raise errors.InvalidInput(f"{path}: is a directory, not a file")
+    """The UTF-8 text of a regular .txt or .md file, or InvalidInput/NotFound saying what is wrong."""
+    name = shown(path)
+    files.check_regular(path)
     if path.suffix.lower() not in SUPPORTED_SUFFIXES:
-        raise errors.InvalidInput(
-            f"{path}: unsupported file type '{path.suffix or '(none)'}' (supported: {', '.join(SUPPORTED_SUFFIXES)})")
-    data = path.read_bytes()
-    if b"\x00" in data:
-        raise errors.InvalidInput(f"{path}: binary file (contains NUL bytes)")
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise errors.InvalidInput(f"{path}: not valid UTF-8 (byte {exc.start})") from exc
-    text = text.removeprefix("\ufeff")
+        raise errors.InvalidInput(f"{name}: unsupported file type '{shown(path.suffix) or '(none)'}'"
+                                  f" (supported: {', '.join(SUPPORTED_SUFFIXES)})")
+    text = files.decode_utf8(files.read_regular(path), name)
     if not text.strip():
-        raise errors.InvalidInput(f"{path}: empty file")
+        raise errors.InvalidInput(f"{name}: empty file")
     return text
 
 
@@ -72,10 +64,7 @@ def _iso(value: Any, where: str) -> str | None:
         return None
     if not isinstance(value, str):
         raise errors.InvalidInput(f"{where}: must be an ISO 8601 timestamp string")
-    try:
-        datetime.fromisoformat(value)
-    except ValueError as exc:
-        raise errors.InvalidInput(f"{where}: not an ISO 8601 timestamp: {value!r}") from exc
+    parse_moment(value, where)
     return value
 
 
@@ -86,6 +75,8 @@ def parse_claim(obj: Any, where: str) -> Candidate:
     for key in ("statement", "subject", "attribute", "value", "quote"):
         if not isinstance(obj.get(key), str) or (key != "value" and not obj[key].strip()):
             raise errors.InvalidInput(f"{where}: '{key}' must be a non-empty string")
+    for key, value in obj.items():
+        check_text(value, f"{where}: '{shown(key)}'")
     kind = obj.get("kind", "fact")
     if kind not in BELIEF_KINDS:
         raise errors.InvalidInput(f"{where}: 'kind' must be one of {', '.join(BELIEF_KINDS)}")
@@ -95,6 +86,8 @@ def parse_claim(obj: Any, where: str) -> Candidate:
     offsets = [obj.get("start"), obj.get("end")]
     if any(o is not None and (not isinstance(o, int) or isinstance(o, bool) or o < 0) for o in offsets):
         raise errors.InvalidInput(f"{where}: 'start' and 'end' must be non-negative integers")
+    if offsets[0] is not None and offsets[1] is not None and offsets[1] <= offsets[0]:
+        raise errors.InvalidInput(f"{where}: 'end' must be greater than 'start' (a quote is not empty)")
     return Candidate(
         statement=obj["statement"], subject=obj["subject"], attribute=obj["attribute"], value=obj["value"],
         quote=obj["quote"], kind=kind, scope=dict(scope),
@@ -105,22 +98,26 @@ def parse_claim(obj: Any, where: str) -> Candidate:
 
 
 def load_claims(path: Path) -> list[Candidate]:
-    """Claims from a JSONL file; a malformed line is an error naming the line."""
-    if not path.is_file():
-        raise errors.NotFound(f"{path}: no such claims file")
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except UnicodeDecodeError as exc:
-        raise errors.InvalidInput(f"{path}: not valid UTF-8") from exc
+    """Claims from a regular JSONL file; anything wrong is an error naming the file and the line."""
+    return parse_claims(files.read_regular(path, "no such claims file"), shown(path))
+
+
+def parse_claims(data: bytes, name: str) -> list[Candidate]:
+    """Claims from JSON Lines (UTF-8, lines split on newlines only, blank lines skipped); anything
+    wrong is InvalidInput naming ``name`` and the line."""
     claims = []
-    for number, line in enumerate(lines, start=1):
+    for number, line in files.lines(files.decode_utf8(data, name)):
         if not line.strip():
             continue
-        where = f"{path} line {number}"
+        where = f"{name} line {number}"
         try:
             obj = json.loads(line)
         except json.JSONDecodeError as exc:
             raise errors.InvalidInput(f"{where}: invalid JSON ({exc.msg})") from exc
+        except ValueError as exc:  # an integer of more digits than Python converts
+            raise errors.InvalidInput(f"{where}: invalid JSON ({str(exc).split(':')[0].lower()})") from None
+        except RecursionError:
+            raise errors.InvalidInput(f"{where}: invalid JSON (nested too deeply)") from None
         claims.append(parse_claim(obj, where))
     return claims
 
@@ -198,15 +195,15 @@ def ingest_paths(db: Database, paths: list[Path], options: SourceOptions, *, cla
     for path in paths:
         try:
             text = read_document(path)
-            named = SourceOptions(name=options.name or path.name, authority=options.authority,
+            named = SourceOptions(name=options.name or shown(path.name), authority=options.authority,
                                   provenance=options.provenance, origin=options.origin,
                                   version_label=options.version_label)
             results.append(ingest_text(db, text, named, candidates=candidates, extractor=extractor,
-                                       path=str(path), embed=embed, preview=preview))
+                                       path=shown(path), embed=embed, preview=preview))
         except errors.DatabaseUnavailable:
             raise
         except errors.BeliefDBError as exc:
-            results.append(IngestFailure(path=str(path), error=exc.code, message=exc.message))
+            results.append(IngestFailure(path=shown(path), error=exc.code, message=exc.message))
         if progress is not None:
             progress(path)
     return results

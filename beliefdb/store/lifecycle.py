@@ -17,6 +17,7 @@ import psycopg
 from beliefdb import errors
 from beliefdb.db.connector import Database
 from beliefdb.db.queries import Q
+from beliefdb.inputs import check_moment
 from beliefdb.models import ConfidenceReport, Expired, Forgotten, OutcomeRecorded
 from beliefdb.vocabulary import OUTCOMES
 
@@ -25,6 +26,8 @@ def decay(db: Database, now: datetime | None = None, *, preview: bool = False,
           conn: psycopg.Connection[Any] | None = None) -> ConfidenceReport:
     """Recompute every confidence of the workspace as of ``now`` (half-lives, policy weights), to the
     fixpoint over derived beliefs. With ``preview``, the same counts and nothing written."""
+    if now is not None:
+        check_moment(now, "now")
     report: ConfidenceReport = db.fetch_one(ConfidenceReport, Q.decay, (now, preview), conn)
     return report
 

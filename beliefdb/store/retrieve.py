@@ -24,6 +24,7 @@ from beliefdb.db.connector import Database
 from beliefdb.db.queries import Q
 from beliefdb.embedders import Embedder, get_embedder
 from beliefdb.errors import EmbedderUnavailable, ModelMismatch
+from beliefdb.inputs import check_moment
 from beliefdb.models import Answer, AskResult, Belief, Evidence
 from beliefdb.store.beliefs import get_beliefs, list_beliefs
 from beliefdb.store.vectors import workspace_model
@@ -106,6 +107,8 @@ def ask(db: Database, question: str, *, k: int = 5, as_of: datetime | None = Non
         raise errors.InvalidInput("--k must be at least 1")
     if not 0 <= min_confidence <= 1:
         raise errors.InvalidInput("--min-confidence must be between 0 and 1")
+    if as_of is not None:
+        check_moment(as_of, "as_of")
     try:
         with db.transaction() as c:
             vector, model, degraded, min_similarity = _embed_question(db, question, embedder, c)

@@ -1,0 +1,91 @@
+"""What beliefdb accepts from a caller before anything reaches PostgreSQL, said in one place for the
+CLI, the servers, the claims reader and the library.
+
+* Text: PostgreSQL text holds no NUL character, and psycopg cannot encode a lone surrogate (what an
+  argument, an environment variable or a file name with bytes that are not UTF-8 becomes in Python,
+  by ``os.fsdecode``, or what a JSON string escape like ``"\\ud800"`` becomes).
+* Names shown back (file names, arguments in messages): undecodable bytes as ``\\xNN``, so printing
+  a message never fails on the very bytes it complains about.
+* Moments: from 0001-01-02 to 9999-12-30 UTC, the range whose every time zone's local time Python
+  and psycopg can read back (a valid time outside it is refused by the SQL too, with the same range).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import UTC, datetime
+from os import PathLike, fspath
+from typing import Any
+
+from beliefdb.errors import InvalidInput
+
+EARLIEST = datetime(1, 1, 2, tzinfo=UTC)
+LATEST = datetime(9999, 12, 30, 23, 59, 59, 999999, tzinfo=UTC)
+MOMENT_RANGE = "from 0001-01-02 to 9999-12-30 UTC"
+
+
+def shown(value: str | PathLike[str]) -> str:
+    """``value`` printable in any encoding's UTF-8 terminal: undecodable bytes (lone surrogates of
+    ``os.fsdecode``) as ``\\xNN``, any other lone surrogate as ``\\udNNN``."""
+    text = fspath(value)
+    try:
+        return text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+def unstorable(text: str) -> str | None:
+    """Why ``text`` cannot be stored as PostgreSQL text, or None when it can."""
+    if "\x00" in text:
+        return "holds a NUL character"
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        return f"not valid UTF-8 (an undecodable byte or a lone surrogate at character {exc.start})"
+    return None
+
+
+def unstorable_in(value: Any) -> str | None:
+    """Why a JSON-like value (strings, and lists and objects of them, keys included) cannot be stored,
+    or None."""
+    if isinstance(value, str):
+        return unstorable(value)
+    if isinstance(value, Mapping):
+        return next((why for k, v in value.items() for why in (unstorable_in(k), unstorable_in(v)) if why), None)
+    if isinstance(value, (list, tuple)):
+        return next((why for v in value if (why := unstorable_in(v))), None)
+    return None
+
+
+def check_text(value: Any, where: str) -> None:
+    """InvalidInput naming ``where`` when ``value`` holds text PostgreSQL cannot store."""
+    why = unstorable_in(value)
+    if why is not None:
+        raise InvalidInput(f"{where}: {why}")
+
+
+def check_moment(value: datetime, where: str) -> datetime:
+    """``value`` unchanged when it lies in the accepted range (a naive one is taken as local time,
+    as PostgreSQL takes it in the session's time zone), else InvalidInput naming ``where``."""
+    try:
+        utc = value.astimezone(UTC)
+    except (OverflowError, ValueError):
+        utc = None  # a naive moment at the edge of the calendar has no local time
+    if utc is None or not EARLIEST <= utc <= LATEST:
+        raise InvalidInput(f"{where}: {value.isoformat()} is out of range (give a moment {MOMENT_RANGE})")
+    return value
+
+
+def parse_moment(text: str, where: str) -> datetime:
+    """An ISO 8601 moment (without a time zone: local time) in the accepted range, or InvalidInput
+    naming ``where`` and what is accepted."""
+    try:
+        parsed = datetime.fromisoformat(text)
+    except ValueError:
+        raise InvalidInput(f"{where}: not an ISO 8601 timestamp: '{shown(text)}'") from None
+    if parsed.tzinfo is None:
+        # a local time: within the range (as UTC) it has one in every time zone, so the check below can convert it
+        if not EARLIEST.replace(tzinfo=None) <= parsed <= LATEST.replace(tzinfo=None):
+            raise InvalidInput(f"{where}: {parsed.isoformat()} is out of range (give a moment {MOMENT_RANGE})")
+        parsed = parsed.astimezone()
+    return check_moment(parsed, where)
