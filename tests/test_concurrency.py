@@ -41,6 +41,9 @@ warnings.simplefilter("ignore")
 import beliefdb
 from beliefdb import errors
 
+# the hardening suite runs these too: racing appliers and killed clients (pytest -m robustness)
+pytestmark = pytest.mark.robustness
+
 db = beliefdb.connect(sys.argv[1])
 print("ready", flush=True)
 order = json.loads(sys.stdin.readline())
