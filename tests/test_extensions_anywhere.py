@@ -224,8 +224,11 @@ def at_revision_0014(url: str) -> None:
             conn.execute(sql.SQL("create extension {} with schema beliefdb").format(sql.Identifier(extension)))
     command.upgrade(migrate._config(url), "0014")
     # an upgrade that stops short of the head changes tables only: the functions, views and grants
-    # a 0014 release re-applied are stood in for by the head's (sql/ minus its tables)
+    # a 0014 release re-applied are stood in for by the head's (sql/ minus its tables), which also
+    # name a later revision's table (agent_login, 0016): it stands in until the upgrade makes its own
     with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute((migrate.migrations_dir() / "versions" / "0016_agent_logins.sql")
+                     .read_text(encoding="utf-8"))  # type: ignore[arg-type]
         for name in migrate.REAPPLIED_FILES:
             conn.execute((migrate.sql_dir() / name).read_text(encoding="utf-8"))  # type: ignore[arg-type]
     with psycopg.connect(url, autocommit=True) as conn:
@@ -257,6 +260,8 @@ def test_an_upgrade_from_0014_moves_beliefdbs_extensions_out_of_its_schema(new_d
     with beliefdb.connect(url) as bdb:
         bdb.ingest_text(V32, source="return-policy.md", authority="official")
     versions = [(name, version) for name, _, version, *_ in extensions_state(url)]
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute("drop table beliefdb.agent_login")  # revision 0016 makes it
 
     Cli({"BELIEFDB_URL": url})("migrate")
 
@@ -304,12 +309,19 @@ def test_the_cli_prints_the_hint_of_a_refusal(cli: Cli, db_url: str, write_doc: 
     assert refused["message"] == line.removeprefix("error: ")
 
 
+PASSWORD = "team-owner-password"
+
+
 @pytest.fixture
 def login_role(admin: str) -> Iterator[str]:
     """A login role that is not a superuser (as on a managed service), dropped at the end."""
     name = f"team_owner_{uuid.uuid4().hex[:8]}"
     with psycopg.connect(admin, autocommit=True) as conn:
-        conn.execute(sql.SQL("create role {} login").format(sql.Identifier(name)))
+        # every login but the owner's needs its password (the embedded server's pg_hba.conf)
+        conn.execute(sql.SQL("create role {} login password {}").format(sql.Identifier(name), sql.Literal(PASSWORD)))
+        # as docs/dba.md asks of a superuser for a migrating user without createrole (the roles are the
+        # cluster's, made by the session's first migration)
+        conn.execute(sql.SQL("grant beliefdb_app, beliefdb_clock to {}").format(sql.Identifier(name)))
     yield name
     with psycopg.connect(admin, autocommit=True) as conn:
         conn.execute(sql.SQL("drop role if exists {}").format(sql.Identifier(name)))
@@ -318,7 +330,7 @@ def login_role(admin: str) -> Iterator[str]:
 def test_migrate_says_who_must_create_an_extension(login_role: str, new_db: Callable[..., str]) -> None:
     """pgvector is not a trusted extension: a user who may not create it gets a one-line error with
     what to do, the code extension_conflict, and nothing half-written."""
-    url = make_conninfo(new_db(owner=login_role), user=login_role)
+    url = make_conninfo(new_db(owner=login_role), user=login_role, password=PASSWORD)
     cli = Cli({"BELIEFDB_URL": url})
     refused = cli.error("migrate", code="extension_conflict")
     assert refused["message"] == (
