@@ -111,6 +111,20 @@ def bdb(db_url: str) -> Iterator[beliefdb.BeliefDB]:
 
 
 @pytest.fixture
+def alice(db_url: str) -> Iterator[beliefdb.BeliefDB]:
+    """The library acting as principal alice (the owner in the ownership tests)."""
+    with beliefdb.connect(db_url, principal="alice") as db:
+        yield db
+
+
+@pytest.fixture
+def bob(db_url: str) -> Iterator[beliefdb.BeliefDB]:
+    """The library acting as principal bob (another principal in the same workspace)."""
+    with beliefdb.connect(db_url, principal="bob") as db:
+        yield db
+
+
+@pytest.fixture
 def write_doc(tmp_path: Path) -> Any:
     """Write a UTF-8 document under a test folder and return its path."""
 

@@ -6,7 +6,6 @@ around it with hand-written SQL as the application role."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from typing import Any
 from uuid import UUID
 
@@ -24,18 +23,6 @@ from beliefdb.store import lifecycle
 from beliefdb.store.workspaces import create_workspace
 
 QUOTE = "Returns are accepted within 7 days of delivery."
-
-
-@pytest.fixture
-def alice(db_url: str) -> Iterator[beliefdb.BeliefDB]:
-    with beliefdb.connect(db_url, principal="alice") as db:
-        yield db
-
-
-@pytest.fixture
-def bob(db_url: str) -> Iterator[beliefdb.BeliefDB]:
-    with beliefdb.connect(db_url, principal="bob") as db:
-        yield db
 
 
 @pytest.fixture

@@ -88,18 +88,6 @@ def agent_session(url: str, workspace_id: str, *, now: str | None = None) -> Ite
 
 
 @pytest.fixture
-def alice(db_url: str) -> Iterator[beliefdb.BeliefDB]:
-    with beliefdb.connect(db_url, principal="alice") as db:
-        yield db
-
-
-@pytest.fixture
-def bob(db_url: str) -> Iterator[beliefdb.BeliefDB]:
-    with beliefdb.connect(db_url, principal="bob") as db:
-        yield db
-
-
-@pytest.fixture
 def window(alice: beliefdb.BeliefDB) -> UUID:
     """Alice's belief: returns within 7 days, from her internal note."""
     return alice.remember("Returns within 7 days", "return_policy", "window", "7 days", QUOTE,

@@ -4,7 +4,6 @@ own change) or rejects; the ingest message names the real cause of a conflict.""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -15,18 +14,6 @@ from beliefdb import errors, render
 
 FINANCE = "Refunds above 500 euros need a manager's approval.\n"
 FINANCE2 = "Refunds above 5000 euros need a manager's approval.\n"
-
-
-@pytest.fixture
-def alice(db_url: str) -> Iterator[beliefdb.BeliefDB]:
-    with beliefdb.connect(db_url, principal="alice") as db:
-        yield db
-
-
-@pytest.fixture
-def bob(db_url: str) -> Iterator[beliefdb.BeliefDB]:
-    with beliefdb.connect(db_url, principal="bob") as db:
-        yield db
 
 
 def claims(text: str, value: str) -> list[dict[str, Any]]:
