@@ -37,6 +37,8 @@ from beliefdb.text.registry import get_extractor
 from beliefdb.vocabulary import AUTHORITIES, BELIEF_KINDS, LABELS, ORIGINS
 
 SUPPORTED_SUFFIXES = (".txt", ".md", ".markdown")
+#: new beliefs embedded per transaction after an ingest (as ``beliefdb embed`` does)
+EMBED_BATCH = 64
 
 
 @dataclass(frozen=True)
@@ -180,18 +182,24 @@ def _embed(db: Database, report: IngestReport, embed: bool, conn: psycopg.Connec
 
 
 def _embed_after(db: Database, report: IngestReport, embed: bool) -> str | None:
-    """Embed the beliefs an ingest accepted once it has committed, in a transaction of their own.
+    """Embed the beliefs an ingest accepted once it has committed, ``EMBED_BATCH`` a transaction.
 
     A model takes far longer than the writes: inside the ingest's transaction, every other writer
-    of the workspace waited for it (the lock is taken only when the vectors are stored). The
-    ingest is stored whatever happens here: a failure only defers the embedding (``beliefdb embed``)."""
+    of the workspace waited for it (the lock is taken only when the vectors are stored), and a
+    large document's vectors outlasted the server's idle-in-transaction timeout. The ingest is
+    stored whatever happens here: a failure only defers the rest (``beliefdb embed``)."""
     if not embed or not report.accepted:
         return None
+    ids = [a.id for a in report.accepted]
     try:
-        with db.transaction() as c:
-            return _embed(db, report, embed, c)
+        for start in range(0, len(ids), EMBED_BATCH):
+            with db.transaction() as c:
+                deferred = embed_new(db, ids[start:start + EMBED_BATCH], c)
+            if deferred:
+                return deferred
     except errors.BeliefDBError as exc:
-        return f"{exc.message} (the ingest is stored; embed later with 'beliefdb embed')"
+        return f"{exc.message} (the ingest is stored; embed the rest with 'beliefdb embed')"
+    return None
 
 
 def max_ingest_bytes(max_bytes: int | None = None) -> int:
