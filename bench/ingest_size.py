@@ -206,6 +206,20 @@ def slopes(rows: Sequence[dict[str, Any]]) -> None:
             math.log(row["seconds"] / before["seconds"]) / math.log(row["bytes"] / before["bytes"]), 2)
 
 
+@contextlib.contextmanager
+def _environment(name: str, value: str) -> Iterator[None]:
+    """``name`` set to ``value`` for the block (beliefdb reads its settings at each connection)."""
+    before = os.environ.get(name)
+    os.environ[name] = value
+    try:
+        yield
+    finally:
+        if before is None:
+            del os.environ[name]
+        else:
+            os.environ[name] = before
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = arguments(__doc__, db_help="libpq URL of a migrated beliefdb database, as a superuser "
                                         "(default: a throw-away embedded server)")
@@ -217,13 +231,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--embed", action="store_true", help="embed the new beliefs too (the bundled model)")
     parser.add_argument("--keep", action="store_true", help="keep the workspaces (with --db)")
     parser.add_argument("--seed", type=int, default=1, help="seed of the document generator")
+    parser.add_argument("--statement-timeout", type=float, default=0,
+                        help="BELIEFDB_STATEMENT_TIMEOUT for the runs, in seconds (default 0: none, so that a"
+                             " large document is measured, not cut off)")
     args = parser.parse_args(argv)
     sizes = [parse_size(s) for s in args.sizes.split(",") if s.strip()]
     if sizes != sorted(sizes) or not sizes or sizes[0] < 1000:
         parser.error("--sizes: ascending sizes of at least 1K")
     line = parse_size(args.single_line)
     rows: list[dict[str, Any]] = []
-    with database(args.db, "beliefdb-ingest-") as url, tempfile.TemporaryDirectory() as folder:
+    with _environment("BELIEFDB_STATEMENT_TIMEOUT", f"{args.statement_timeout:g}"), \
+            database(args.db, "beliefdb-ingest-") as url, tempfile.TemporaryDirectory() as folder:
         target = new_workspaces(url, args.keep) if args.db is not None else new_databases(url)
         for size in sizes:
             runs = args.runs or (3 if size <= 1_000_000 else 1)
