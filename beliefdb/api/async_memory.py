@@ -121,10 +121,11 @@ class AsyncBeliefDB:
     async def ingest(self, *paths: str | Path, source: str | None = None, authority: str | None = None,
                      label: str | None = None, version_label: str | None = None, claims: str | Path | None = None,
                      extractor: str = "rules", embed: bool = True, preview: bool = False,
-                     progress: Callable[[Path], None] | None = None) -> list[IngestReport | IngestFailure]:
+                     progress: Callable[[Path], None] | None = None,
+                     max_bytes: int | None = None) -> list[IngestReport | IngestFailure]:
         return await self.call(self.sync.ingest, *paths, source=source, authority=authority, label=label,
                                version_label=version_label, claims=claims, extractor=extractor, embed=embed,
-                               preview=preview, progress=progress)
+                               preview=preview, progress=progress, max_bytes=max_bytes)
 
     async def ingest_text(self, text: str, *, source: str, authority: str | None = None, label: str | None = None,
                           origin: str | None = None, version_label: str | None = None, extractor: str = "rules",

@@ -98,15 +98,16 @@ class BeliefDB:
     def ingest(self, *paths: str | Path, source: str | None = None, authority: str | None = None,
                label: str | None = None, version_label: str | None = None, claims: str | Path | None = None,
                extractor: str = "rules", embed: bool = True, preview: bool = False,
-               progress: Callable[[Path], None] | None = None) -> list[IngestReport | IngestFailure]:
+               progress: Callable[[Path], None] | None = None, max_bytes: int | None = None
+               ) -> list[IngestReport | IngestFailure]:
         """Ingest .txt/.md files; each file is one transaction and a bad file does not stop the others.
-        ``embed=False`` leaves the new beliefs for :meth:`embed`; ``preview``: what each file would
-        change, nothing written; ``progress`` is called with each file's path once it is done."""
+        ``embed=False`` leaves the new beliefs for :meth:`embed`; ``preview``: what each file would change,
+        nothing written; ``progress`` gets each file's path once done; a file over ``max_bytes`` is refused."""
         options = ingest.SourceOptions(name=source, authority=authority, provenance=label,
                                        version_label=version_label)
         return ingest.ingest_paths(self.database, [Path(p) for p in paths], options,
                                    claims=Path(claims) if claims is not None else None, extractor=extractor,
-                                   embed=embed, preview=preview, progress=progress)
+                                   embed=embed, preview=preview, progress=progress, max_bytes=max_bytes)
 
     def ingest_text(self, text: str, *, source: str, authority: str | None = None, label: str | None = None,
                     origin: str | None = None, version_label: str | None = None,

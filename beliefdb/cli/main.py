@@ -121,6 +121,10 @@ def ingest(
     preview: Annotated[bool, typer.Option("--preview", help="Show exactly what ingesting would change (new and"
                                           " superseded beliefs, re-verified, unsupported, flagged, held, current"
                                           " again); write nothing.")] = False,
+    max_bytes: Annotated[int | None, typer.Option(
+        "--max-bytes", envvar="BELIEFDB_INGEST_MAX_BYTES", show_envvar=False,  # (too long for help's column)
+        help="Refuse a file larger than this many bytes, before anything is written (default 64 MiB,"
+             " or BELIEFDB_INGEST_MAX_BYTES).")] = None,
     *, memory: Memory,
     as_json: Json = False,
 ) -> None:
@@ -135,7 +139,8 @@ def ingest(
         def run(progress: Callable[[Path], None] | None = None) -> list[IngestReport | IngestFailure]:
             return bdb.ingest(*paths, source=source, authority=authority.value if authority else None,
                               label=label.value if label else None, version_label=version_label, claims=claims,
-                              extractor=extractor.value, embed=embed, preview=preview, progress=progress)
+                              extractor=extractor.value, embed=embed, preview=preview, progress=progress,
+                              max_bytes=max_bytes)
 
         if len(paths) > 3 and not as_json:
             with typer.progressbar(length=len(paths), label="ingesting", file=sys.stderr) as bar:

@@ -1,11 +1,15 @@
 """Ingest: read documents and claims, gate candidates, and hand one version to the database.
 
 Python reads, splits and extracts; ``beliefdb.ingest_version`` in SQL stores the version and
-decides corroboration, supersession and conflicts, in one transaction per text.
+decides corroboration, supersession and conflicts, in one transaction per text. The splitting,
+extraction and gating run before that transaction (they need no lock), and the new beliefs are
+embedded after it commits, so other writers of the workspace wait only for the database's writes.
+A text over ``BELIEFDB_INGEST_MAX_BYTES`` (bytes of UTF-8) is refused before any of it.
 """
 
 from __future__ import annotations
 
+import codecs
 import json
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
@@ -15,7 +19,7 @@ from typing import Any
 import psycopg
 from psycopg.types.json import Jsonb
 
-from beliefdb import errors
+from beliefdb import errors, settings
 from beliefdb.db.connector import Database
 from beliefdb.db.queries import Q
 from beliefdb.db.reports import ingest_report
@@ -33,6 +37,8 @@ from beliefdb.text.registry import get_extractor
 from beliefdb.vocabulary import AUTHORITIES, BELIEF_KINDS, LABELS, ORIGINS
 
 SUPPORTED_SUFFIXES = (".txt", ".md", ".markdown")
+#: new beliefs embedded per transaction after an ingest (as ``beliefdb embed`` does)
+EMBED_BATCH = 64
 
 
 @dataclass(frozen=True)
@@ -137,11 +143,13 @@ def _rejected_json(rejected: list[tuple[Candidate, str]]) -> list[dict[str, str]
 
 def ingest_text(db: Database, text: str, options: SourceOptions, *, candidates: Iterable[Candidate] = (),
                 extractor: str = "rules", path: str | None = None, embed: bool = True, preview: bool = False,
-                conn: psycopg.Connection[Any] | None = None) -> IngestReport:
+                conn: psycopg.Connection[Any] | None = None, max_bytes: int | None = None) -> IngestReport:
     """Store ``text`` as the next version of a source (a no-op if unchanged), in one transaction.
-    With ``preview``, exactly what that would change, and nothing written."""
+    With ``preview``, exactly what that would change, and nothing written. A text over ``max_bytes``
+    (default ``BELIEFDB_INGEST_MAX_BYTES``) is refused with InvalidInput before anything is done."""
     if not options.name:
         raise errors.InvalidInput("a source name is required")
+    check_size(options.name, text, max_bytes)
     if not text.strip():
         raise errors.InvalidInput(f"{options.name}: empty text")
     _check_choice("authority", options.authority, AUTHORITIES)
@@ -161,13 +169,67 @@ def ingest_text(db: Database, text: str, options: SourceOptions, *, candidates: 
         row = c.execute(Q.ingest_version, args).fetchone()
         assert row is not None
         report = ingest_report(row[0], path)
-        deferred = _embed(db, report, embed, c)
+        # (a caller's transaction holds the lock until it commits: embedding in it costs no more)
+        deferred = _embed(db, report, embed, c) if conn is not None else None
+    if conn is None:
+        deferred = _embed_after(db, report, embed)
     return replace(report, embedding_deferred=deferred) if deferred else report
 
 
 def _embed(db: Database, report: IngestReport, embed: bool, conn: psycopg.Connection[Any]) -> str | None:
-    """Embed the beliefs this ingest accepted, in its transaction; a failure only defers them."""
+    """Embed the beliefs this ingest accepted, in ``conn``'s transaction; a failure only defers them."""
     return embed_new(db, [a.id for a in report.accepted], conn) if embed else None
+
+
+def _embed_after(db: Database, report: IngestReport, embed: bool) -> str | None:
+    """Embed the beliefs an ingest accepted once it has committed, ``EMBED_BATCH`` a transaction.
+
+    A model takes far longer than the writes: inside the ingest's transaction, every other writer
+    of the workspace waited for it (the lock is taken only when the vectors are stored), and a
+    large document's vectors outlasted the server's idle-in-transaction timeout. The ingest is
+    stored whatever happens here: a failure only defers the rest (``beliefdb embed``)."""
+    if not embed or not report.accepted:
+        return None
+    ids = [a.id for a in report.accepted]
+    try:
+        for start in range(0, len(ids), EMBED_BATCH):
+            with db.transaction() as c:
+                deferred = embed_new(db, ids[start:start + EMBED_BATCH], c)
+            if deferred:
+                return deferred
+    except errors.BeliefDBError as exc:
+        return f"{exc.message} (the ingest is stored; embed the rest with 'beliefdb embed')"
+    return None
+
+
+def max_ingest_bytes(max_bytes: int | None = None) -> int:
+    """The largest text an ingest accepts, in bytes of UTF-8: ``max_bytes``, else the setting."""
+    limit = settings.load().ingest_max_bytes if max_bytes is None else max_bytes
+    if limit < 1:
+        raise errors.InvalidInput(f"the ingest size limit must be at least 1 byte, not {limit}")
+    return limit
+
+
+def _too_big(name: str, size: int, limit: int) -> errors.InvalidInput:
+    return errors.InvalidInput(
+        f"{name}: {_mib(size)} ({size:,} bytes) is over the ingest limit of {_mib(limit)} ({limit:,} bytes);"
+        " raise it with --max-bytes or BELIEFDB_INGEST_MAX_BYTES")
+
+
+def _mib(size: int) -> str:
+    return f"{size / 1024 / 1024:.1f} MiB" if size >= 1024 * 1024 else f"{size / 1024:.1f} KiB"
+
+
+def check_size(name: str, text: str, max_bytes: int | None = None) -> None:
+    """InvalidInput naming the size and the limit when ``text`` is over ``max_bytes`` (default: the
+    setting) in bytes of UTF-8. Time and memory of an ingest grow with the text (linearly): the
+    limit says what was measured to work (docs/benchmarks.md)."""
+    limit = max_ingest_bytes(max_bytes)
+    if len(text) * 4 <= limit:  # (a character is at most 4 bytes: no need to count them)
+        return
+    size = len(text.encode("utf-8", "surrogatepass"))
+    if size > limit:
+        raise _too_big(name, size, limit)
 
 
 def _check_choice(name: str, value: str | None, choices: tuple[str, ...]) -> None:
@@ -177,11 +239,14 @@ def _check_choice(name: str, value: str | None, choices: tuple[str, ...]) -> Non
 
 def ingest_paths(db: Database, paths: list[Path], options: SourceOptions, *, claims: Path | None = None,
                  extractor: str = "rules", embed: bool = True, preview: bool = False,
-                 progress: Callable[[Path], None] | None = None) -> list[IngestReport | IngestFailure]:
+                 progress: Callable[[Path], None] | None = None,
+                 max_bytes: int | None = None) -> list[IngestReport | IngestFailure]:
     """Ingest files one transaction each; a bad file is reported and does not stop the others.
-    With ``preview``, what each would change, nothing written."""
+    With ``preview``, what each would change, nothing written. A file over ``max_bytes`` (default
+    ``BELIEFDB_INGEST_MAX_BYTES``) is refused without being read."""
     if not paths:
         raise errors.InvalidInput("no files to ingest")
+    limit = max_ingest_bytes(max_bytes)
     if options.name and len(paths) > 1:
         raise errors.InvalidInput("--source names one source: give it one file at a time")
     if claims is not None and len(paths) > 1:
@@ -194,12 +259,14 @@ def ingest_paths(db: Database, paths: list[Path], options: SourceOptions, *, cla
     results: list[IngestReport | IngestFailure] = []
     for path in paths:
         try:
+            _check_file_size(path, limit)
             text = read_document(path)
+            check_size(shown(path), text, limit)
             named = SourceOptions(name=options.name or shown(path.name), authority=options.authority,
                                   provenance=options.provenance, origin=options.origin,
                                   version_label=options.version_label)
             results.append(ingest_text(db, text, named, candidates=candidates, extractor=extractor,
-                                       path=shown(path), embed=embed, preview=preview))
+                                       path=shown(path), embed=embed, preview=preview, max_bytes=limit))
         except errors.DatabaseUnavailable:
             raise
         except errors.BeliefDBError as exc:
@@ -207,6 +274,15 @@ def ingest_paths(db: Database, paths: list[Path], options: SourceOptions, *, cla
         if progress is not None:
             progress(path)
     return results
+
+
+def _check_file_size(path: Path, limit: int) -> None:
+    """Refuse a regular file that cannot hold a text within ``limit`` before reading it (a byte-order
+    mark is not text); anything else is read_document's to judge."""
+    if path.is_file():
+        size = path.stat().st_size
+        if size > limit + len(codecs.BOM_UTF8):
+            raise _too_big(shown(path), size, limit)
 
 
 def remember_in_source(db: Database, source: str, candidate: Candidate, *, embed: bool = True,
@@ -225,5 +301,7 @@ def remember_in_source(db: Database, source: str, candidate: Candidate, *, embed
         raw = {**out[0], "source": source, "version": version, "new_version": False, "fragments": 0,
                "reverified": []}
         report = ingest_report(raw, None)
-        deferred = _embed(db, report, embed, c)
+        deferred = _embed(db, report, embed, c) if conn is not None else None
+    if conn is None:
+        deferred = _embed_after(db, report, embed)
     return replace(report, embedding_deferred=deferred) if deferred else report

@@ -5,9 +5,14 @@
 
 -- An antecedent edge carries its justification's consequent, so walking a closure forward is
 -- one index-only scan per node (justification_antecedent_antecedent).
+-- (workspace_id has no statistics, so the planner took justification_consequent, whose key is
+-- (workspace_id, consequent), for a cheap way to find one id and read every justification of the
+-- workspace for each edge: an ingest took time quadratic in its size. Without index-only scans
+-- the primary key is the only cheap way.)
 create or replace function beliefdb.antecedent_consequent() returns trigger
 language plpgsql
 set search_path = pg_catalog, pg_temp
+set enable_indexonlyscan = off
 as $$
 begin
     select j.consequent into new.consequent

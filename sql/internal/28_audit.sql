@@ -9,6 +9,12 @@
 -- write with a fixed clock is refused to a session whose login may not fix it (beliefdb_clock,
 -- schema/00_schema.sql): its rows would be dated when it says, and as-of answers would gain what
 -- was never believed then. Reading with a fixed clock stays open to everyone.
+-- Each append updates the head row, so a transaction of k appends leaves k versions of it, and a
+-- lookup by key walks all of them: k appends took time k squared (a large ingest makes one per
+-- statement, tens of thousands). The version this transaction wrote last is remembered
+-- (transaction-local, undone with a rolled-back subtransaction) and read by its ctid; a value
+-- that does not name a live version of this workspace's head finds no row and the lookup by key
+-- is used, so the hint decides nothing.
 create or replace function beliefdb._audit_append(p_workspace_id uuid, p_action text, p_payload jsonb)
 returns bigint
 language plpgsql security definer
@@ -23,23 +29,36 @@ declare
     v_payload_hash bytea := beliefdb.audit_payload_hash(p_payload);
     v_hash bytea;
     v_clock text := pg_catalog.current_setting('beliefdb.now', true);
+    v_hint text := pg_catalog.current_setting('beliefdb.audit_head', true);
+    v_head tid;
 begin
     if v_clock <> '' and not pg_catalog.pg_has_role(session_user, 'beliefdb_clock', 'member') then
         raise exception 'this session fixed its clock (beliefdb.now = %), and login % may not write with a fixed clock: reset beliefdb.now, or have it granted beliefdb_clock',
             v_clock, session_user using errcode = 'BD010';
     end if;
-    select h.seq + 1, h.hash into v_seq, v_prev
-      from beliefdb.audit_head h
-     where h.workspace_id = p_workspace_id
-       for update;
-    if not found then
+    if v_hint ~ '^[0-9a-f-]{36}@\([0-9]{1,10},[0-9]{1,5}\)$' and split_part(v_hint, '@', 1) = p_workspace_id::text then
+        select h.seq + 1, h.hash, h.ctid into v_seq, v_prev, v_head
+          from beliefdb.audit_head h
+         where h.ctid = split_part(v_hint, '@', 2)::tid and h.workspace_id = p_workspace_id
+           for update;
+    end if;
+    if v_head is null then
+        select h.seq + 1, h.hash, h.ctid into v_seq, v_prev, v_head
+          from beliefdb.audit_head h
+         where h.workspace_id = p_workspace_id
+           for update;
+    end if;
+    if v_head is null then
         raise exception 'workspace % has no audit chain', p_workspace_id using errcode = 'BD003';
     end if;
     v_hash := beliefdb.audit_link_hash(v_prev, p_workspace_id, v_seq, v_at, v_principal, p_action, v_payload_hash);
     insert into beliefdb.audit_event
         (workspace_id, seq, at, principal, action, payload, payload_hash, prev_hash, hash)
     values (p_workspace_id, v_seq, v_at, v_principal, p_action, p_payload, v_payload_hash, v_prev, v_hash);
-    update beliefdb.audit_head set seq = v_seq, hash = v_hash where workspace_id = p_workspace_id;
+    update beliefdb.audit_head h set seq = v_seq, hash = v_hash
+     where h.ctid = v_head and h.workspace_id = p_workspace_id
+    returning h.ctid into v_head;
+    perform pg_catalog.set_config('beliefdb.audit_head', p_workspace_id::text || '@' || v_head::text, true);
     return v_seq;
 end
 $$;

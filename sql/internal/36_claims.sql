@@ -58,6 +58,32 @@ end
 $$;
 comment on function beliefdb._add_evidence(uuid, uuid, uuid, text) is 'Record that a fragment supports a belief (one justification per piece of evidence)';
 
+-- Gather planner statistics again for the tables an ingest adds to row by row, when this ingest
+-- has added more beliefs (p_added) than the planner believes the table holds: a large first ingest
+-- (a new database, or tables far smaller than the document) was planned for the tables as they
+-- were, and a plan for a few rows (a sequential scan, or any index that starts with workspace_id,
+-- which has no statistics) was kept for every claim while the tables grew by thousands: each
+-- lookup by id read every row, time quadratic in the document. New statistics make the planner
+-- plan again, for the tables' size now (the rows of this transaction count). A table another
+-- session is analysing is left as it is (lock_timeout): its statistics are coming.
+create or replace function beliefdb._restat_ingest_tables(p_added bigint) returns boolean
+language plpgsql
+set search_path = pg_catalog, pg_temp
+set lock_timeout = '100ms'
+as $$
+begin
+    if (select c.reltuples from pg_catalog.pg_class c where c.oid = 'beliefdb.belief'::regclass) >= p_added then
+        return false;
+    end if;
+    analyze beliefdb.node, beliefdb.fragment, beliefdb.belief, beliefdb.evidence, beliefdb.justification,
+            beliefdb.justification_antecedent, beliefdb.relation, beliefdb.adjacency;
+    return true;
+exception when lock_not_available then
+    return false;
+end
+$$;
+comment on function beliefdb._restat_ingest_tables(bigint) is 'Gather planner statistics of the tables an ingest grows, when it added more beliefs than the planner knows of (plans for a few rows read every row)';
+
 -- Accept gated claims against one source version. Each claim is a JSON object with
 -- statement, subject, attribute, value, quote, start, end and optional kind, scope,
 -- valid_from, valid_to. Returns the outcome of each claim. A claim is one belief of the source's
@@ -71,24 +97,34 @@ language plpgsql
 set search_path = pg_catalog, pg_temp
 as $$
 declare
+    v_row record;
     v_claim jsonb;
     v_content text;
+    v_length integer;
     v_start integer;
     v_end integer;
+    v_starts integer[];
+    v_ends integer[];
+    v_actual text[];
     v_fragment uuid;
     v_belief uuid;
+    v_id uuid;
+    v_item jsonb;
     v_valid tstzrange;
     v_settled jsonb;
-    v_accepted jsonb := '[]';
-    v_rejected jsonb := coalesce(p_rejected, '[]');
-    v_corroborated jsonb := '[]';
-    v_unchanged jsonb := '[]';
-    v_superseded jsonb := '[]';
-    v_conflicts jsonb := '[]';
+    -- lists grow one element at a time (in place); jsonb || jsonb copied the whole list each time
+    v_accepted jsonb[] := '{}';
+    v_rejected jsonb[] := '{}';
+    v_corroborated jsonb[] := '{}';
+    v_unchanged jsonb[] := '{}';
+    v_superseded jsonb[] := '{}';
+    v_conflicts jsonb[] := '{}';
     v_touched uuid[] := '{}';
     v_fragments uuid[] := '{}';
     v_world beliefdb.provenance;
     v_in_force boolean := beliefdb.in_force(p_workspace_id, p_source_version_id);
+    -- (when to look at the planner's statistics again: 64, 256, 1024, ... claims)
+    v_restat bigint := 64;
 begin
     select v.content, s.provenance into v_content, v_world
       from beliefdb.source_version v
@@ -97,16 +133,42 @@ begin
     if v_content is null then
         raise exception 'unknown source version %', p_source_version_id using errcode = 'BD004';
     end if;
+    v_length := length(v_content);
 
-    for v_claim in select c from jsonb_array_elements(coalesce(p_claims, '[]')) as c loop
+    -- the text at every claim's offsets, read in one pass (a span that cannot be in the text: null)
+    select coalesce(array_agg(case when x.s >= 0 and x.e > x.s and x.e <= v_length then x.s end order by x.n), '{}'),
+           coalesce(array_agg(case when x.s >= 0 and x.e > x.s and x.e <= v_length then x.e end order by x.n), '{}')
+      into v_starts, v_ends
+      from (select (c.claim ->> 'start')::integer as s, (c.claim ->> 'end')::integer as e, c.n
+              from jsonb_array_elements(coalesce(p_claims, '[]')) with ordinality as c (claim, n)) x;
+    v_actual := beliefdb._slices(v_content, v_starts, v_ends);
+    -- the missing fragments of the claims the gate lets through, in one statement (never "on
+    -- conflict do nothing": the node trigger runs before the conflict is found, leaving a node)
+    insert into beliefdb.fragment (workspace_id, source_version_id, start_offset, end_offset, text)
+    select distinct on (c.s, c.e) p_workspace_id, p_source_version_id, c.s, c.e, c.actual
+      from unnest(v_starts, v_ends, v_actual, array(
+               select q.claim ->> 'quote' from jsonb_array_elements(coalesce(p_claims, '[]')) with ordinality as q (claim, n)
+                order by q.n)) as c (s, e, actual, quote)
+     where c.s is not null and c.actual = c.quote
+       and not exists (select from beliefdb.fragment f
+                        where f.workspace_id = p_workspace_id and f.source_version_id = p_source_version_id
+                          and f.start_offset = c.s and f.end_offset = c.e)
+     order by c.s, c.e;
+
+    for v_row in select c.claim, c.n from jsonb_array_elements(coalesce(p_claims, '[]')) with ordinality as c (claim, n) loop
+        if v_row.n = v_restat then
+            perform beliefdb._restat_ingest_tables(v_row.n);
+            v_restat := v_restat * 4;
+        end if;
+        v_claim := v_row.claim;
         v_start := (v_claim ->> 'start')::integer;
         v_end := (v_claim ->> 'end')::integer;
         -- the gate, again: Python found the offsets, the database checks them
-        if v_start is null or v_end is null or v_start < 0 or v_end <= v_start or v_end > length(v_content)
-           or substr(v_content, v_start + 1, v_end - v_start) is distinct from v_claim ->> 'quote' then
-            v_rejected := v_rejected || jsonb_build_object(
+        if v_start is null or v_end is null or v_start < 0 or v_end <= v_start or v_end > v_length
+           or v_actual[v_row.n] is distinct from v_claim ->> 'quote' then
+            v_rejected := array_append(v_rejected, jsonb_build_object(
                 'statement', v_claim ->> 'statement', 'quote', v_claim ->> 'quote',
-                'reason', 'quote is not the source text at the given offsets');
+                'reason', 'quote is not the source text at the given offsets'));
             continue;
         end if;
         v_valid := tstzrange((v_claim ->> 'valid_from')::timestamptz, (v_claim ->> 'valid_to')::timestamptz, '[)');
@@ -119,7 +181,7 @@ begin
                 using errcode = 'BD005';
         end if;
         v_fragment := beliefdb._fragment_at(p_workspace_id, p_source_version_id, v_start, v_end);
-        v_fragments := v_fragments || v_fragment;
+        v_fragments := array_append(v_fragments, v_fragment);
 
         -- recorded from this very fragment before (an unchanged text again, or a version that
         -- repeats an earlier one): nothing new, whatever became of the belief since (rule 18)
@@ -132,8 +194,9 @@ begin
            and b.valid_time = v_valid and b.provenance = v_world
          limit 1;
         if v_belief is not null then
-            v_unchanged := v_unchanged || jsonb_build_object('id', v_belief, 'statement', v_claim ->> 'statement');
-            v_touched := v_touched || v_belief;
+            v_unchanged := array_append(v_unchanged,
+                                        jsonb_build_object('id', v_belief, 'statement', v_claim ->> 'statement'));
+            v_touched := array_append(v_touched, v_belief);
             continue;
         end if;
 
@@ -151,22 +214,30 @@ begin
 
         if v_belief is not null then
             if beliefdb._add_evidence(p_workspace_id, v_belief, v_fragment) then
-                v_corroborated := v_corroborated || jsonb_build_object(
+                v_corroborated := array_append(v_corroborated, jsonb_build_object(
                     'id', v_belief, 'statement', v_claim ->> 'statement', 'quote', v_claim ->> 'quote',
-                    'start', v_start, 'end', v_end);
+                    'start', v_start, 'end', v_end));
                 -- new support can change the rank: settle again (evidence not in force changes nothing)
                 v_settled := case when v_in_force then beliefdb._settle(p_workspace_id, v_belief)
                                   else '{"superseded": [], "conflicts": []}' end;
-                v_superseded := v_superseded || (v_settled -> 'superseded');
-                v_conflicts := v_conflicts || (v_settled -> 'conflicts');
-                v_touched := v_touched
-                    || array(select (c ->> 'b')::uuid from jsonb_array_elements(v_settled -> 'conflicts') c)
-                    || array(select (c ->> 'old')::uuid from jsonb_array_elements(v_settled -> 'superseded') c)
-                    || array(select (c ->> 'new')::uuid from jsonb_array_elements(v_settled -> 'superseded') c);
+                for v_item in select x from jsonb_array_elements(v_settled -> 'superseded') x loop
+                    v_superseded := array_append(v_superseded, v_item);
+                end loop;
+                for v_item in select x from jsonb_array_elements(v_settled -> 'conflicts') x loop
+                    v_conflicts := array_append(v_conflicts, v_item);
+                end loop;
+                for v_id in select (c ->> 'b')::uuid from jsonb_array_elements(v_settled -> 'conflicts') c
+                            union all
+                            select (c ->> 'old')::uuid from jsonb_array_elements(v_settled -> 'superseded') c
+                            union all
+                            select (c ->> 'new')::uuid from jsonb_array_elements(v_settled -> 'superseded') c loop
+                    v_touched := array_append(v_touched, v_id);
+                end loop;
             else
-                v_unchanged := v_unchanged || jsonb_build_object('id', v_belief, 'statement', v_claim ->> 'statement');
+                v_unchanged := array_append(v_unchanged,
+                                            jsonb_build_object('id', v_belief, 'statement', v_claim ->> 'statement'));
             end if;
-            v_touched := v_touched || v_belief;
+            v_touched := array_append(v_touched, v_belief);
             continue;
         end if;
 
@@ -181,43 +252,60 @@ begin
                      else 'extracted' end::beliefdb.confidence_kind)
         returning id into v_belief;
         perform beliefdb._add_evidence(p_workspace_id, v_belief, v_fragment);
-        v_accepted := v_accepted || jsonb_build_object(
+        v_accepted := array_append(v_accepted, jsonb_build_object(
             'id', v_belief, 'statement', v_claim ->> 'statement', 'subject', v_claim ->> 'subject',
             'attribute', v_claim ->> 'attribute', 'value', v_claim ->> 'value',
-            'quote', v_claim ->> 'quote', 'start', v_start, 'end', v_end);
+            'quote', v_claim ->> 'quote', 'start', v_start, 'end', v_end));
         -- a claim of a version that is not in force (a retracted source's new text) is history: it
         -- never held, so it meets no rival
         v_settled := case when v_in_force then beliefdb._settle(p_workspace_id, v_belief)
                           else '{"superseded": [], "conflicts": []}' end;
-        v_superseded := v_superseded || (v_settled -> 'superseded');
-        v_conflicts := v_conflicts || (v_settled -> 'conflicts');
-        v_touched := v_touched || v_belief
-            || array(select (c ->> 'b')::uuid from jsonb_array_elements(v_settled -> 'conflicts') c)
-            || array(select (c ->> 'old')::uuid from jsonb_array_elements(v_settled -> 'superseded') c);
+        for v_item in select x from jsonb_array_elements(v_settled -> 'superseded') x loop
+            v_superseded := array_append(v_superseded, v_item);
+        end loop;
+        for v_item in select x from jsonb_array_elements(v_settled -> 'conflicts') x loop
+            v_conflicts := array_append(v_conflicts, v_item);
+        end loop;
+        v_touched := array_append(v_touched, v_belief);
+        for v_id in select (c ->> 'b')::uuid from jsonb_array_elements(v_settled -> 'conflicts') c
+                    union all
+                    select (c ->> 'old')::uuid from jsonb_array_elements(v_settled -> 'superseded') c loop
+            v_touched := array_append(v_touched, v_id);
+        end loop;
     end loop;
 
-    return jsonb_build_object('accepted', v_accepted, 'rejected', v_rejected, 'corroborated', v_corroborated,
-                              'unchanged', v_unchanged, 'superseded', v_superseded, 'conflicts', v_conflicts,
-                              'touched', to_jsonb(v_touched || v_fragments),
-                              'changes', case when p_propagate
-                                              then beliefdb.propagate(p_workspace_id, v_touched || v_fragments) end);
+    v_touched := v_touched || v_fragments;
+    return jsonb_build_object('accepted', to_jsonb(v_accepted),
+                              'rejected', case when cardinality(v_rejected) = 0 then coalesce(p_rejected, '[]')
+                                               else coalesce(p_rejected, '[]') || to_jsonb(v_rejected) end,
+                              'corroborated', to_jsonb(v_corroborated), 'unchanged', to_jsonb(v_unchanged),
+                              'superseded', to_jsonb(v_superseded), 'conflicts', to_jsonb(v_conflicts),
+                              'touched', to_jsonb(v_touched),
+                              'changes', case when p_propagate then beliefdb.propagate(p_workspace_id, v_touched) end);
 end
 $$;
 comment on function beliefdb._add_claims(uuid, uuid, jsonb, jsonb, boolean) is 'Accept gated claims from one source version and propagate (p_rejected: what the caller''s gate already rejected, reported with the rest; p_propagate false: the caller propagates what it touched)';
 
 -- When a new version of a source comes into force, beliefs whose quote it repeats keep their
--- support through a fragment of the new version (rule 2). Returns the re-verified beliefs.
+-- support through a fragment of the new version (rule 2): the first of its fragments whose text
+-- is the quote, else the quote's first occurrence in its text. Returns the re-verified beliefs.
+-- (A search of the whole text for every quote took time quadratic in a long text: a quote the
+-- new version repeats as one of its fragments, the usual case, is found by a join instead.)
 create or replace function beliefdb._carry_forward(p_workspace_id uuid, p_source_version_id uuid) returns uuid[]
 language plpgsql
 set search_path = pg_catalog, pg_temp
 as $$
 declare
-    v_item record;
+    v_content text;
+    v_beliefs uuid[];
+    v_quotes text[];
+    v_starts integer[];
     v_carried uuid[] := '{}';
 begin
-    for v_item in
-        select distinct on (e.belief_id, e.quote) e.belief_id, e.quote,
-               strpos(nv.content, e.quote) - 1 as start_offset
+    select v.content into v_content
+      from beliefdb.source_version v where v.workspace_id = p_workspace_id and v.id = p_source_version_id;
+    with quoted as (
+        select distinct e.belief_id, e.quote
           from beliefdb.source_version nv
           join beliefdb.source_version ov
             on ov.workspace_id = nv.workspace_id and ov.source_id = nv.source_id and ov.version < nv.version
@@ -228,13 +316,37 @@ begin
             on b.workspace_id = e.workspace_id and b.id = e.belief_id
            and b.status <> 'retracted'
          where nv.workspace_id = p_workspace_id and nv.id = p_source_version_id
-           and strpos(nv.content, e.quote) > 0
-    loop
+    ), aligned as (
+        select distinct on (f.text) f.text, f.start_offset
+          from beliefdb.fragment f
+         where f.workspace_id = p_workspace_id and f.source_version_id = p_source_version_id
+           and f.text in (select q.quote from quoted q)
+         order by f.text, f.start_offset
+    ), found as (
+        select q.belief_id, q.quote, coalesce(a.start_offset, strpos(v_content, q.quote) - 1) as start_offset
+          from quoted q
+          left join aligned a on a.text = q.quote
+    )
+    select coalesce(array_agg(x.belief_id order by x.belief_id, x.quote), '{}'),
+           coalesce(array_agg(x.quote order by x.belief_id, x.quote), '{}'),
+           coalesce(array_agg(x.start_offset order by x.belief_id, x.quote), '{}')
+      into v_beliefs, v_quotes, v_starts
+      from found x
+     where x.start_offset >= 0;
+    -- the fragments not cut already, in one statement
+    insert into beliefdb.fragment (workspace_id, source_version_id, start_offset, end_offset, text)
+    select distinct on (x.s, x.e) p_workspace_id, p_source_version_id, x.s, x.e, x.quote
+      from (select u.s, u.s + length(u.quote) as e, u.quote from unnest(v_starts, v_quotes) as u (s, quote)) x
+     where not exists (select from beliefdb.fragment f
+                        where f.workspace_id = p_workspace_id and f.source_version_id = p_source_version_id
+                          and f.start_offset = x.s and f.end_offset = x.e)
+     order by x.s, x.e;
+    for v_i in 1 .. cardinality(v_beliefs) loop
         perform beliefdb._add_evidence(
-            p_workspace_id, v_item.belief_id,
-            beliefdb._fragment_at(p_workspace_id, p_source_version_id, v_item.start_offset,
-                                 v_item.start_offset + length(v_item.quote)));
-        v_carried := v_carried || v_item.belief_id;
+            p_workspace_id, v_beliefs[v_i],
+            beliefdb._fragment_at(p_workspace_id, p_source_version_id, v_starts[v_i],
+                                 v_starts[v_i] + length(v_quotes[v_i])));
+        v_carried := array_append(v_carried, v_beliefs[v_i]);
     end loop;
     return v_carried;
 end
@@ -280,6 +392,8 @@ declare
     v_version_id uuid;
     v_version integer;
     v_fragments integer;
+    v_starts integer[];
+    v_ends integer[];
     v_carried uuid[];
     v_changes jsonb;
     v_outcome jsonb;
@@ -352,11 +466,16 @@ begin
     values (p_workspace_id, p_source_id, v_version, v_content, ''::bytea, p_text ->> 'label', p_text ->> 'path')
     returning id into v_version_id;
 
+    -- (the text of every fragment read in one pass: one substr each took time quadratic in the text)
+    select coalesce(array_agg((f ->> 'start')::integer order by n), '{}'),
+           coalesce(array_agg((f ->> 'end')::integer order by n), '{}')
+      into v_starts, v_ends
+      from jsonb_array_elements(coalesce(p_text -> 'fragments', '[]')) with ordinality as x (f, n);
+    -- (the same span twice is one fragment: a new version has none yet)
     insert into beliefdb.fragment (workspace_id, source_version_id, start_offset, end_offset, text)
-    select p_workspace_id, v_version_id, (f ->> 'start')::integer, (f ->> 'end')::integer,
-           substr(v_content, (f ->> 'start')::integer + 1, (f ->> 'end')::integer - (f ->> 'start')::integer)
-      from jsonb_array_elements(coalesce(p_text -> 'fragments', '[]')) f
-    on conflict do nothing;
+    select distinct on (f.s, f.e) p_workspace_id, v_version_id, f.s, f.e, f.text
+      from unnest(v_starts, v_ends, beliefdb._slices(v_content, v_starts, v_ends)) as f (s, e, text)
+     order by f.s, f.e;
     get diagnostics v_fragments = row_count;
 
     v_carried := beliefdb._carry_forward(p_workspace_id, v_version_id);
