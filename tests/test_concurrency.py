@@ -33,6 +33,9 @@ from psycopg.conninfo import make_conninfo
 
 import beliefdb
 
+# the hardening suite runs these too: racing appliers and killed clients (pytest -m robustness)
+pytestmark = pytest.mark.robustness
+
 # The child: connect as the library does, say ready, then apply the one correction it is given
 # on stdin and print the outcome as one JSON line.
 CHILD = r"""
@@ -40,9 +43,6 @@ import json, sys, warnings
 warnings.simplefilter("ignore")
 import beliefdb
 from beliefdb import errors
-
-# the hardening suite runs these too: racing appliers and killed clients (pytest -m robustness)
-pytestmark = pytest.mark.robustness
 
 db = beliefdb.connect(sys.argv[1])
 print("ready", flush=True)
