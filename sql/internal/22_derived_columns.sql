@@ -103,7 +103,9 @@ create or replace trigger justification_antecedent_unmet_update after update on 
     for each statement execute function beliefdb.recount_unmet();
 
 -- A node whose current flag changes moves justification.unmet of every justification it is an
--- antecedent of by one.
+-- antecedent of by one. (The old and new rows are grouped by id, not joined: the plan is made once,
+-- for the first update's few rows, and a nested loop over an update of a large ingest's every
+-- fragment took time quadratic in it.)
 create or replace function beliefdb.node_current_unmet() returns trigger
 language plpgsql
 set search_path = pg_catalog, pg_temp
@@ -112,10 +114,13 @@ begin
     update beliefdb.justification j
        set unmet = j.unmet + d.delta
       from (select a.workspace_id, a.justification_id, sum(case when n.current then -1 else 1 end)::integer as delta
-              from old_rows o
-              join new_rows n on n.workspace_id = o.workspace_id and n.id = o.id
+              from (select c.workspace_id, c.id, bool_or(c.current) filter (where c.new) as current
+                      from (select o.workspace_id, o.id, o.current, false as new from old_rows o
+                            union all
+                            select n.workspace_id, n.id, n.current, true from new_rows n) c
+                     group by c.workspace_id, c.id
+                    having bool_or(c.current) and not bool_and(c.current)) n
               join beliefdb.justification_antecedent a on a.workspace_id = n.workspace_id and a.antecedent = n.id
-             where o.current is distinct from n.current
              group by a.workspace_id, a.justification_id
             having sum(case when n.current then -1 else 1 end) <> 0) d
      where j.workspace_id = d.workspace_id and j.id = d.justification_id;

@@ -174,12 +174,18 @@ begin
         select n.workspace_id, n.consequent, 'in'::beliefdb.adjacency_entry, n.id, n.unmet from new_rows n
         except
         select o.workspace_id, o.consequent, 'in'::beliefdb.adjacency_entry, o.id, o.unmet from old_rows o;
-        -- the justifications that moved: the node each left and the node each reached
-        select array_agg(m.workspace_id), array_agg(m.consequent)
+        -- the justifications that moved: the node each left and the node each reached (old and
+        -- new rows grouped by id, not joined: the plan is made once, for the first update's few
+        -- rows, and a nested loop over an update of every justification took time quadratic in it)
+        select array_agg(moved.workspace_id), array_agg(m.consequent)
           into v_workspace_ids, v_nodes
-          from old_rows o
-          join new_rows n on n.workspace_id = o.workspace_id and n.id = o.id and n.consequent <> o.consequent
-         cross join lateral (values (o.workspace_id, o.consequent), (n.workspace_id, n.consequent)) as m (workspace_id, consequent);
+          from (select c.workspace_id, array_agg(distinct c.consequent) as consequents
+                  from (select o.workspace_id, o.id, o.consequent from old_rows o
+                        union all
+                        select n.workspace_id, n.id, n.consequent from new_rows n) c
+                 group by c.workspace_id, c.id) moved
+         cross join lateral unnest(moved.consequents) as m (consequent)
+         where cardinality(moved.consequents) > 1;
     end if;
     if v_nodes is not null then
         perform beliefdb._refresh_leaf_entries(v_workspace_ids, v_nodes);
