@@ -187,41 +187,69 @@ def test_an_audit_append_finds_the_head_by_key_once_per_transaction(postgresql: 
         postgresql.execute("select beliefdb._audit_append(%s, 'test.append', jsonb_build_object('i', g))"
                            " from generate_series(1, %s) g", (ws, n))
 
-    def lookups() -> int:
-        found = postgresql.execute("select idx_scan + seq_scan from pg_stat_xact_user_tables"
+    def head_work() -> tuple[int, int]:
+        """(lookups of the head row by key, updates of it) in this transaction."""
+        found = postgresql.execute("select idx_scan + seq_scan, n_tup_upd from pg_stat_xact_user_tables"
                                    " where relid = 'beliefdb.audit_head'::regclass").fetchone()
         assert found is not None
-        return int(found[0])
+        return int(found[0]), int(found[1])
 
+    def head_and_last() -> tuple[Any, ...]:
+        found = postgresql.execute(
+            "select h.seq, h.hash, e.seq, e.hash from beliefdb.audit_head h,"
+            " lateral (select e.seq, e.hash from beliefdb.audit_event e where e.workspace_id = h.workspace_id"
+            "          order by e.seq desc limit 1) e where h.workspace_id = %s", (ws,)).fetchone()
+        assert found is not None
+        return tuple(found)
+
+    # (the counts of a transaction may still hold the last one's until they are reported: differences)
+    before = head_work()
     append(300)
-    # (each append updated the head row, and found it by key: the k-th walked k versions of it)
-    assert lookups() <= 1
+    # each append updated the head row and found it by key: the k-th walked k versions of it
+    after = head_work()
+    assert (after[0] - before[0], after[1] - before[1]) == (1, 300)
     postgresql.commit()
-    # a subtransaction rolled back takes its appends and where they left the head with it
+    # past 1024 appends the head row waits for the commit: every update leaves a version, and an
+    # index entry per page of them, each new one checked against all the others
+    before = head_work()
+    append(3000)
+    after = head_work()
+    assert (after[0] - before[0], after[1] - before[1]) == (1, 1024)
+    seq, _, last, _ = head_and_last()
+    assert last == seq + 3000 - 1024
+    postgresql.commit()
+    seq, head, last, hash_ = head_and_last()
+    assert (seq, head) == (last, hash_)
+    # the head can be brought up to date before the commit
+    append(1500)
+    postgresql.execute("set constraints beliefdb.audit_head_at_commit immediate")
+    seq, head, last, hash_ = head_and_last()
+    assert (seq, head) == (last, hash_)
+    postgresql.commit()
+    # a subtransaction rolled back takes its appends and what they left in the settings with it
     append(3)
     with postgresql.transaction():
-        append(2)
+        append(1030)
         postgresql.execute("savepoint undo")
-        append(4)
+        append(400)
         postgresql.execute("rollback to savepoint undo")
         append(1)
     postgresql.commit()
-    # a hint that names no version of this workspace's head is not used
-    postgresql.execute("select set_config('beliefdb.audit_head', %s, false)", (f"{ws}@(0,1)",))
+    # a setting that names no version of this workspace's head row is not used
+    name = "beliefdb.audit_" + str(ws).replace("-", "")
+    postgresql.execute("select set_config(%s, %s, false)", (name, f"5000/1/{'0' * 64}/(0,1)"))
     append(2)
-    postgresql.execute("select set_config('beliefdb.audit_head', 'rubbish', false)")
+    postgresql.execute("select set_config(%s, 'rubbish', false)", (name,))
     append(2)
     postgresql.commit()
     verified = postgresql.execute("select ok, events, first_broken from beliefdb.audit_verify(%s)",
                                   (ws,)).fetchone()
     assert verified is not None and (verified[0], verified[2]) == (True, None)
-    head = postgresql.execute("select seq, hash from beliefdb.audit_head where workspace_id = %s", (ws,)).fetchone()
-    last = postgresql.execute("select seq, hash from beliefdb.audit_event where workspace_id = %s"
-                              " order by seq desc limit 1", (ws,)).fetchone()
-    assert head == last and last is not None and last[0] == verified[1]
+    seq, head, last, hash_ = head_and_last()
+    assert (seq, head, last) == (last, hash_, verified[1])
     appended = postgresql.execute("select count(*) from beliefdb.audit_event where workspace_id = %s"
                                   " and action = 'test.append'", (ws,)).fetchone()
-    assert appended == (300 + 3 + 2 + 1 + 2 + 2,)
+    assert appended == (300 + 3000 + 1500 + 3 + 1030 + 1 + 2 + 2,)
     postgresql.commit()
 
 

@@ -9,12 +9,16 @@
 -- write with a fixed clock is refused to a session whose login may not fix it (beliefdb_clock,
 -- schema/00_schema.sql): its rows would be dated when it says, and as-of answers would gain what
 -- was never believed then. Reading with a fixed clock stays open to everyone.
--- Each append updates the head row, so a transaction of k appends leaves k versions of it, and a
--- lookup by key walks all of them: k appends took time k squared (a large ingest makes one per
--- statement, tens of thousands). The version this transaction wrote last is remembered
--- (transaction-local, undone with a rolled-back subtransaction) and read by its ctid; a value
--- that does not name a live version of this workspace's head finds no row and the lookup by key
--- is used, so the hint decides nothing.
+-- The head row is updated by the first 1024 appends of a transaction to a workspace; past them it
+-- waits for the commit (audit_head_at_commit writes the last event there). An update leaves a new
+-- version of the row that this transaction cannot prune, every hundred or so a new index entry
+-- too, and each new entry's uniqueness check visited them all: a large ingest's appends (one per
+-- statement, a million for 50 MB) took time quadratic in their number. What the transaction
+-- appended last, how many and where the head row is are kept in a transaction-local setting per
+-- workspace (undone with a rolled-back subtransaction); a value that names no version of this
+-- workspace's head row, or no event it appended, is not used, so the setting decides nothing.
+-- Until the commit, a large transaction's head lags its events (set constraints
+-- beliefdb.audit_head_at_commit immediate brings it up to date).
 create or replace function beliefdb._audit_append(p_workspace_id uuid, p_action text, p_payload jsonb)
 returns bigint
 language plpgsql security definer
@@ -29,18 +33,33 @@ declare
     v_payload_hash bytea := beliefdb.audit_payload_hash(p_payload);
     v_hash bytea;
     v_clock text := pg_catalog.current_setting('beliefdb.now', true);
-    v_hint text := pg_catalog.current_setting('beliefdb.audit_head', true);
+    v_setting text := 'beliefdb.audit_' || pg_catalog.replace(p_workspace_id::text, '-', '');
+    -- appends so far / the last one's seq / its hash / the head row's ctid
+    v_state text[] := pg_catalog.string_to_array(pg_catalog.current_setting(v_setting, true), '/');
+    v_count bigint := 0;
     v_head tid;
 begin
     if v_clock <> '' and not pg_catalog.pg_has_role(session_user, 'beliefdb_clock', 'member') then
         raise exception 'this session fixed its clock (beliefdb.now = %), and login % may not write with a fixed clock: reset beliefdb.now, or have it granted beliefdb_clock',
             v_clock, session_user using errcode = 'BD010';
     end if;
-    if v_hint ~ '^[0-9a-f-]{36}@\([0-9]{1,10},[0-9]{1,5}\)$' and split_part(v_hint, '@', 1) = p_workspace_id::text then
+    if pg_catalog.cardinality(v_state) = 4 and v_state[1] ~ '^[0-9]{1,18}$' and v_state[2] ~ '^[0-9]{1,18}$'
+       and v_state[3] ~ '^[0-9a-f]{64}$' and v_state[4] ~ '^\([0-9]{1,10},[0-9]{1,5}\)$' then
         select h.seq + 1, h.hash, h.ctid into v_seq, v_prev, v_head
           from beliefdb.audit_head h
-         where h.ctid = split_part(v_hint, '@', 2)::tid and h.workspace_id = p_workspace_id
+         where h.ctid = v_state[4]::tid and h.workspace_id = p_workspace_id
            for update;
+        if v_head is not null then
+            v_count := v_state[1]::bigint;
+            -- the events past the head are this transaction's: the chain goes on from the last
+            if v_state[2]::bigint >= v_seq and exists (
+                    select from beliefdb.audit_event e
+                     where e.workspace_id = p_workspace_id and e.seq = v_state[2]::bigint
+                       and e.hash = pg_catalog.decode(v_state[3], 'hex')) then
+                v_seq := v_state[2]::bigint + 1;
+                v_prev := pg_catalog.decode(v_state[3], 'hex');
+            end if;
+        end if;
     end if;
     if v_head is null then
         select h.seq + 1, h.hash, h.ctid into v_seq, v_prev, v_head
@@ -51,18 +70,52 @@ begin
     if v_head is null then
         raise exception 'workspace % has no audit chain', p_workspace_id using errcode = 'BD003';
     end if;
+    v_count := v_count + 1;
+    if v_count > 1024 then
+        -- (before the insert: the commit trigger takes the events inserted from now on)
+        perform pg_catalog.set_config('beliefdb.audit_deferred', 'on', true);
+    end if;
     v_hash := beliefdb.audit_link_hash(v_prev, p_workspace_id, v_seq, v_at, v_principal, p_action, v_payload_hash);
     insert into beliefdb.audit_event
         (workspace_id, seq, at, principal, action, payload, payload_hash, prev_hash, hash)
     values (p_workspace_id, v_seq, v_at, v_principal, p_action, p_payload, v_payload_hash, v_prev, v_hash);
-    update beliefdb.audit_head h set seq = v_seq, hash = v_hash
-     where h.ctid = v_head and h.workspace_id = p_workspace_id
-    returning h.ctid into v_head;
-    perform pg_catalog.set_config('beliefdb.audit_head', p_workspace_id::text || '@' || v_head::text, true);
+    if v_count <= 1024 then
+        update beliefdb.audit_head h set seq = v_seq, hash = v_hash
+         where h.ctid = v_head and h.workspace_id = p_workspace_id
+        returning h.ctid into v_head;
+    end if;
+    perform pg_catalog.set_config(v_setting, pg_catalog.concat_ws('/', v_count, v_seq, pg_catalog.encode(v_hash, 'hex'),
+                                                                  v_head), true);
     return v_seq;
 end
 $$;
 comment on function beliefdb._audit_append(uuid, text, jsonb) is 'Append an event to a workspace''s audit chain (serialized per workspace); refuses a write with a clock the login may not fix (BD010)';
+
+-- Trigger, at commit: a workspace's last event of a transaction that appended more than the head
+-- row follows (_audit_append) becomes its head.
+create or replace function beliefdb.audit_head_at_commit() returns trigger
+language plpgsql security definer
+set search_path = pg_catalog, pg_temp
+as $$
+declare
+    v_state text[] := pg_catalog.string_to_array(pg_catalog.current_setting(
+        'beliefdb.audit_' || pg_catalog.replace(new.workspace_id::text, '-', ''), true), '/');
+begin
+    if v_state[2] = new.seq::text and v_state[3] = pg_catalog.encode(new.hash, 'hex') then
+        update beliefdb.audit_head h set seq = new.seq, hash = new.hash
+         where h.workspace_id = new.workspace_id and h.seq < new.seq;
+    end if;
+    return null;
+end
+$$;
+comment on function beliefdb.audit_head_at_commit() is 'Trigger: at commit, move a workspace''s audit head to the last event a large transaction appended';
+
+-- (a constraint trigger cannot be replaced: dropped and made again)
+drop trigger if exists audit_head_at_commit on beliefdb.audit_event;
+create constraint trigger audit_head_at_commit after insert on beliefdb.audit_event
+    deferrable initially deferred
+    for each row when (pg_catalog.current_setting('beliefdb.audit_deferred', true) = 'on')
+    execute function beliefdb.audit_head_at_commit();
 
 -- Append a summary event for the bound workspace: what beliefdb's functions with owner rights call
 -- after their change. Not granted: the application role appends nothing of its own making.
