@@ -77,9 +77,9 @@ class Settings(BaseSettings):
     llm_chunk_chars: int = Field(
         default=6000, description="largest piece of a document sent to the llm in one request")
     ingest_max_bytes: int = Field(
-        default=64 * 1024 * 1024, gt=0,
+        default=32 * 1024 * 1024, gt=0,
         description="largest text one ingest accepts, in bytes of UTF-8 (ingest --max-bytes); a larger one is"
-                    " refused before anything is written")
+                    " refused before anything is written (ingest time grows linearly with it: docs/benchmarks.md)")
 
     @staticmethod
     def variable(field: str) -> str:

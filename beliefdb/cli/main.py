@@ -123,7 +123,7 @@ def ingest(
                                           " again); write nothing.")] = False,
     max_bytes: Annotated[int | None, typer.Option(
         "--max-bytes", envvar="BELIEFDB_INGEST_MAX_BYTES", show_envvar=False,  # (too long for help's column)
-        help="Refuse a file larger than this many bytes, before anything is written (default 64 MiB,"
+        help="Refuse a file larger than this many bytes, before anything is written (default 32 MiB,"
              " or BELIEFDB_INGEST_MAX_BYTES).")] = None,
     *, memory: Memory,
     as_json: Json = False,
