@@ -26,6 +26,7 @@ from beliefdb.models.changes import (
     ReviewResolution,
     StillSupported,
 )
+from beliefdb.models.graph import Graph, GraphEdge, GraphNode
 from beliefdb.models.ingest import (
     Accepted,
     Conflict,
@@ -97,6 +98,9 @@ __all__ = [
     "Evidence",
     "Expired",
     "Forgotten",
+    "Graph",
+    "GraphEdge",
+    "GraphNode",
     "HistoryEntry",
     "Identity",
     "ImpactRow",
