@@ -69,6 +69,7 @@ from beliefdb.models import (
     Run,
     RunDecision,
     RunTrace,
+    SourceExcerpt,
     StepRecorded,
     TraceStep,
     Why,
@@ -255,6 +256,9 @@ class AsyncBeliefDB:
         return await self.call(self.sync.record_step, kind, payload, run=run, task=task, inputs=inputs,
                                supports=supports, memory=memory)
 
+    async def source_excerpts(self, fragments: Sequence[UUID], *, context: int = 1000) -> list[SourceExcerpt]:
+        return await self.call(self.sync.source_excerpts, fragments, context=context)
+
     async def runs(self) -> list[Run]:
         return await self.call(self.sync.runs)
 
@@ -311,7 +315,7 @@ class AsyncBeliefDB:
 
 # one description of each operation: the BeliefDB method's
 for _name, _method in vars(AsyncBeliefDB).items():
-    if inspect.iscoroutinefunction(_method) and _method.__doc__ is None and _name in vars(BeliefDB):
+    if inspect.iscoroutinefunction(_method) and _method.__doc__ is None and hasattr(BeliefDB, _name):
         _method.__doc__ = getattr(BeliefDB, _name).__doc__
 
 

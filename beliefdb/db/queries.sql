@@ -564,3 +564,18 @@ select pg_catalog.set_config('beliefdb.workspace_id', %s, true);
 -- audit_append --
 -- Append a summary event to the bound workspace's audit chain
 select beliefdb._audit(%s, %s);
+
+-- source_excerpts --
+-- The text of each fragment's source version around it (context characters either side), where it starts, its length
+select f.id as fragment_id, s.name as source, v.version, v.label as version_label, f.start_offset, f.end_offset,
+       greatest(f.start_offset - %(context)s, 0) as excerpt_start,
+       substr(v.content, greatest(f.start_offset - %(context)s, 0) + 1,
+              least(f.end_offset + %(context)s, length(v.content)) - greatest(f.start_offset - %(context)s, 0))
+         as excerpt,
+       length(v.content) as length,
+       v.retracted_at is not null or s.retracted_at is not null as retracted
+  from beliefdb.fragment f
+  join beliefdb.source_version v on v.workspace_id = f.workspace_id and v.id = f.source_version_id
+  join beliefdb.source s on s.workspace_id = v.workspace_id and s.id = v.source_id
+ where f.workspace_id = beliefdb.current_workspace_id() and f.id = any(%(ids)s::uuid[])
+ order by s.name, v.version, f.start_offset;

@@ -25,6 +25,7 @@ from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from beliefdb import api, errors
+from beliefdb.interfaces import web
 from beliefdb.interfaces.access import Memories, bearer, status_of
 from beliefdb.interfaces.http_routes import router
 
@@ -156,6 +157,7 @@ def create_app(url: str, *, mcp: bool = True) -> FastAPI:
     def health() -> dict[str, str]:
         return {"status": "ok"}
 
+    web.mount(app)  # first: a browser's request at a path both serve gets the page
     app.include_router(router)
     if mcp:
         running.append(_mount_mcp(app, memories))

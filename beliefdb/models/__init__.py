@@ -11,6 +11,7 @@ from beliefdb.models.beliefs import (
     ConfidenceFactor,
     Evidence,
     HistoryEntry,
+    SourceExcerpt,
     Why,
     Workspace,
 )
@@ -126,6 +127,7 @@ __all__ = [
     "RunTrace",
     "ServerStatus",
     "Setting",
+    "SourceExcerpt",
     "StepRecorded",
     "StillSupported",
     "Superseded",

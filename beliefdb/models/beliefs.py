@@ -62,6 +62,26 @@ class Evidence:
 
 
 @dataclass(frozen=True)
+class SourceExcerpt:
+    """The text of a fragment's source version around it: ``excerpt`` starts at character
+    ``excerpt_start`` of the version (``length`` characters in all), so the fragment's quote is
+    ``excerpt[start_offset - excerpt_start:end_offset - excerpt_start]``."""
+
+    fragment_id: UUID
+    source: str
+    version: int
+    version_label: str | None
+    start_offset: int
+    end_offset: int
+    excerpt_start: int
+    excerpt: str
+    length: int
+    #: the version or its whole source is retracted
+    retracted: bool
+
+
+
+@dataclass(frozen=True)
 class ConfidenceFactor:
     factor: str
     detail: str
