@@ -56,6 +56,7 @@ from beliefdb.models import (
     EmbedReport,
     Expired,
     Forgotten,
+    Graph,
     ImpactRow,
     IngestFailure,
     IngestReport,
@@ -255,6 +256,21 @@ class AsyncBeliefDB:
         return await self.call(self.sync.record_step, kind, payload, run=run, task=task, inputs=inputs,
                                supports=supports, memory=memory)
 
+    async def why_graph(self, ref: str | UUID, *, as_of: datetime | None = None) -> Graph:
+        return await self.call(self.sync.why_graph, ref, as_of=as_of)
+
+    async def impact_graph(self, *refs: str | UUID) -> Graph:
+        return await self.call(self.sync.impact_graph, *refs)
+
+    async def run_graph(self, ref: str | UUID) -> Graph:
+        return await self.call(self.sync.run_graph, ref)
+
+    async def workspace_graph(self, *, subject: str | None = None, status: str | None = None,
+                              since: datetime | None = None, until: datetime | None = None,
+                              as_of: datetime | None = None, limit: int = 200) -> Graph:
+        return await self.call(self.sync.workspace_graph, subject=subject, status=status, since=since, until=until,
+                               as_of=as_of, limit=limit)
+
     async def runs(self) -> list[Run]:
         return await self.call(self.sync.runs)
 
@@ -311,7 +327,7 @@ class AsyncBeliefDB:
 
 # one description of each operation: the BeliefDB method's
 for _name, _method in vars(AsyncBeliefDB).items():
-    if inspect.iscoroutinefunction(_method) and _method.__doc__ is None and _name in vars(BeliefDB):
+    if inspect.iscoroutinefunction(_method) and _method.__doc__ is None and hasattr(BeliefDB, _name):
         _method.__doc__ = getattr(BeliefDB, _name).__doc__
 
 

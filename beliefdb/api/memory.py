@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 from uuid import UUID
 
+from beliefdb.api.pictures import Pictures
 from beliefdb.db.bootstrap import resolve_url
 from beliefdb.db.connector import DEFAULT_WORKSPACE, Database
 from beliefdb.embedders import get_embedder
@@ -66,9 +67,7 @@ from beliefdb.store import (
     trace,
     workspaces,
 )
-from beliefdb.store import (
-    vectors as embeddings,
-)
+from beliefdb.store import vectors as embeddings
 from beliefdb.store.calibrate import DEFAULT_BINS
 from beliefdb.text.extractor import Candidate
 
@@ -78,8 +77,9 @@ __all__ = ["BeliefDB", "Progress", "connect"]
 Progress = Callable[[int, int], None]
 
 
-class BeliefDB:
-    """Memory bound to one workspace. Every method is one transaction (batch jobs: one per batch).
+class BeliefDB(Pictures):
+    """Memory bound to one workspace. Every method is one transaction (batch jobs: one per batch); the
+    pictures (``why_graph``, ``impact_graph``, ...) come from :class:`~beliefdb.api.pictures.Pictures`.
 
     >>> db = connect(workspace="default")          # doctest: +SKIP
     >>> db.ingest("return-policy.md", authority="official")   # doctest: +SKIP
