@@ -151,8 +151,9 @@ def test_a_stale_correction_preview_shows_the_conflict_and_a_fresh_preview(clien
            "form_token": token}
     preview = client.post(f"/beliefs/{story.refund}/correction/preview", data=fix, headers=HTML)
     seen = int(re.search(r'name="expected_revision" value="(\d+)"', preview.text).group(1))  # type: ignore[union-attr]
-    with beliefdb.connect(db_url, principal="alice") as db:  # someone else changes it meanwhile
-        db.decide("Another decision on the refund method", because=[story.refund])
+    with beliefdb.connect(db_url, principal="alice") as db:  # the belief changes meanwhile
+        db.retract(source="return-policy.md", reason="checking")
+        db.retract(source="return-policy.md", reason="", undo=True)
     stale = client.post(f"/beliefs/{story.refund}/correction", data={**fix, "expected_revision": str(seen)},
                         headers=HTML)
     assert stale.status_code == 409 and 'id="conflict"' in stale.text and "Nothing was written" in stale.text

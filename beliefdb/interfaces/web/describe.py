@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from uuid import UUID
 
 from beliefdb.api import BeliefDB
-from beliefdb.models import Changes, CorrectionPreview, StillSupported
+from beliefdb.models import Changes, CorrectionPreview, ImpactRow, StillSupported
 
 
 @dataclass(frozen=True)
@@ -81,7 +81,10 @@ def changes(c: Changes, names: Names, *, preview: bool) -> list[Group]:
 
 
 def correction(p: CorrectionPreview, names: Names) -> list[Group]:
-    """What a correction preview says applying it would change."""
+    """What a correction preview says applying it would change (for another principal's belief: what
+    the owner's approval of the proposal would change, ``if_approved``)."""
+    if p.proposed:
+        return impact(p.if_approved, names)
     groups = []
     for heading, mark, ids in (("decisions that would be flagged", "would_flag", p.would_flag),
                                ("actions that would be held", "would_hold", p.would_hold)):
@@ -89,4 +92,21 @@ def correction(p: CorrectionPreview, names: Names) -> list[Group]:
         groups.append(Group(heading, mark, items, unnamed))
     groups.append(Group("decisions that lose a reason but survive on other support", "survives",
                         names.surviving(p.still_supported)))
+    return groups
+
+
+def impact(rows: Iterable[ImpactRow], names: Names) -> list[Group]:
+    """The rows of an impact dry run, grouped as a preview's."""
+    rows = list(rows)
+    by = {effect: [r.node for r in rows if r.effect == effect] for effect in ("stops_holding", "flag", "hold")}
+    groups = []
+    for heading, mark, ids in (("would stop holding", "stops_holding", by["stops_holding"]),
+                               ("decisions that would be flagged", "would_flag", by["flag"]),
+                               ("actions that would be held", "would_hold", by["hold"])):
+        items, unnamed = names.items(ids)
+        groups.append(Group(heading, mark, items, unnamed))
+    kept = [StillSupported(r.node, [[UUID(str(x)) for x in g] for g in r.detail.get("by", [])])
+            for r in rows if r.effect == "survives"]
+    groups.append(Group("decisions that lose a reason but survive on other support", "survives",
+                        names.surviving(kept)))
     return groups

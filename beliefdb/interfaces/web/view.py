@@ -4,7 +4,7 @@ few formatting filters the templates share."""
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Callable, Coroutine, Mapping
 from datetime import UTC, datetime
 from typing import Any
 from uuid import UUID
@@ -75,7 +75,8 @@ ENV.globals.update(mark_words=MARK_WORDS)
 
 def page(request: Request, template: str, context: Mapping[str, Any], status: int = 200) -> HTMLResponse:
     """The page ``template`` with ``context`` (and the viewer, when signed in, for the header)."""
-    html = ENV.get_template(template).render({"request": request, "viewer": None, "message": None, **context})
+    html = ENV.get_template(template).render({"request": request, "viewer": None, "message": None, "nav": None,
+                                              **context})
     return HTMLResponse(html, status_code=status)
 
 
@@ -111,7 +112,7 @@ class PageRoute(APIRoute):
     """A route of the product view: a beliefdb error or bad input becomes a page saying why, and every
     answer carries the security headers."""
 
-    def get_route_handler(self) -> Callable[[Request], Awaitable[Response]]:
+    def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
         handler = super().get_route_handler()
 
         async def answer(request: Request) -> Response:
