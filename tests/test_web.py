@@ -164,3 +164,26 @@ def test_a_stale_correction_preview_shows_the_conflict_and_a_fresh_preview(clien
     assert done.status_code == 200 and "<h1>Corrected</h1>" in done.text, done.text
     with beliefdb.connect(db_url) as db:
         assert [b.status for b in db.beliefs(include_all=True) if b.id == story.refund] == ["superseded"]
+
+
+@pytest.mark.slow
+def test_a_run_page_shows_the_trace_and_the_repair_plan_of_a_faulty_memory(client: TestClient,
+                                                                           db_url: str) -> None:
+    workspace = api.demo("repair", say=lambda _: None, url=db_url, keep=True)
+    sign_in(client, api.create_token(workspace, "demo", url=db_url).token)
+    runs = client.get("/runs", headers=HTML)
+    assert runs.status_code == 200 and "get to know traveller 42" in runs.text
+    with beliefdb.connect(db_url, workspace) as db:
+        first = next(r for r in db.runs() if r.task == "get to know traveller 42")
+        steps = db.run_trace(first.id).steps
+        tier = next(b for b in db.beliefs(include_all=True) if "Gold" in b.value)
+        plan = db.repair_plan([tier.id])
+    page = client.get(f"/runs/{first.id}", headers=HTML)
+    assert page.status_code == 200 and all(f'id="step-{s.id}"' in page.text for s in steps)
+    assert f'<option value="{tier.id}"' in page.text  # a memory the run wrote, to name as faulty
+    planned = client.get(f"/runs/{first.id}", params={"faulty": str(tier.id)}, headers=HTML).text
+    for action in ("delete", "quarantine", "invalidate", "replay", "preserve"):
+        shown = re.search(rf'<ul class="plan-{action}">(.*?)</ul>', planned, re.S)
+        assert shown is not None, action
+        assert shown.group(1).count("<li>") == max(len(plan.of(action)), 1), action
+    assert 'role="img"' in planned and "Gold" in planned

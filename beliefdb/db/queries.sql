@@ -721,7 +721,13 @@ select f.id as fragment_id, s.name as source, v.version, v.label as version_labe
        length(v.content) as length,
        v.retracted_at is not null or s.retracted_at is not null as retracted
   from beliefdb.fragment f
-  join beliefdb.source_version v on v.workspace_id = f.workspace_id and v.id = f.source_version_id
-  join beliefdb.source s on s.workspace_id = v.workspace_id and s.id = v.source_id
+  -- each by its key from the fragment (offset 0 keeps the lookups in this order: joined freely, the planner,
+  -- knowing nothing of one workspace's share of the sources, walked every source of the workspace)
+  cross join lateral (select v.version, v.label, v.content, v.retracted_at, v.source_id
+                        from beliefdb.source_version v
+                       where v.workspace_id = f.workspace_id and v.id = f.source_version_id offset 0) v
+  cross join lateral (select s.name, s.retracted_at
+                        from beliefdb.source s
+                       where s.workspace_id = f.workspace_id and s.id = v.source_id offset 0) s
  where f.workspace_id = beliefdb.current_workspace_id() and f.id = any(%(ids)s::uuid[])
  order by s.name, v.version, f.start_offset;
