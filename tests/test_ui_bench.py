@@ -23,5 +23,5 @@ def test_ui_benchmark_runs_small(db_url: str) -> None:
     result = json.loads(out.getvalue().strip().splitlines()[-1])
     assert code == 0, result
     assert result["beliefs"] >= 120
-    for page in ("workspace_page", "belief_page", "impact_page"):
+    for page in ("workspace_page", "workspace_page_200", "belief_page", "impact_page"):
         assert result[page]["runs"] == 3 and 0 < result[page]["p50_ms"] <= result[page]["p95_ms"], result
