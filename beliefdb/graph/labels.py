@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import unicodedata
+
 from beliefdb.models.graph import GraphNode
 
 #: the longest label a drawn node shows (the whole one is in the model, and in the text output)
@@ -21,8 +23,9 @@ MARK_WORDS = {
 
 
 def shorten(text: str, width: int = WIDTH) -> str:
-    """``text`` on one line, cut to ``width`` characters with an ellipsis."""
-    flat = " ".join(text.split())
+    """``text`` on one line, cut to ``width`` characters with an ellipsis; control characters (a
+    terminal's escape sequences, NUL) are spaces."""
+    flat = " ".join("".join(" " if unicodedata.category(ch) == "Cc" else ch for ch in text).split())
     return flat if len(flat) <= width else flat[: width - 1].rstrip() + "…"
 
 

@@ -41,8 +41,7 @@ def _section(head: str, items: Iterable[str]) -> list[str]:
 
 def _node(node: GraphNode, nodes: dict[UUID, GraphNode], into: list[GraphEdge], out: list[GraphEdge]) -> list[str]:
     lines = [_line(node)]
-    if node.note:
-        lines.append(f"    {node.note}")
+    lines += [f"    {line}" for x in (node.detail, node.note) if (line := shorten(x, 160))]
     if node.kind == "decision":
         # each reason once: the beliefs needed together on one line, lost ones said to be lost
         groups: dict[object, list[GraphEdge]] = {}
@@ -66,7 +65,7 @@ def _node(node: GraphNode, nodes: dict[UUID, GraphNode], into: list[GraphEdge], 
 def to_text(graph: Graph) -> str:
     """The graph as indented text: the focus first, then sources, beliefs, decisions, actions, ..."""
     nodes = {n.id: n for n in graph.nodes}
-    lines = [graph.title]
+    lines = [shorten(graph.title, 200)]
     counts = {m: sum(m in n.marks for n in graph.nodes) for m in IMPACT_MARKS}
     if any(counts.values()) or graph.title.startswith(IMPACT_TITLE):
         lines.append("  " + " · ".join(f"{MARK_WORDS[m]}: {c}" for m, c in counts.items()
