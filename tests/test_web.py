@@ -124,6 +124,9 @@ def test_pages_and_the_json_api_share_paths_by_what_the_request_asks_for(client:
     page = client.get(f"/beliefs/{story.seven}", headers=HTML)
     assert page.status_code == 200 and page.headers["content-type"].startswith("text/html")
     assert client.get("/runs", headers={**HTML, "Authorization": f"Bearer {made.token}"}).json() == []
+    missing = client.get("/no-such-page", headers=HTML)
+    assert missing.status_code == 404 and "<h1>Not found</h1>" in missing.text
+    assert client.get("/no-such-page").json()["error"] == "not_found"
     assert "/beliefs/{belief}" in client.get("/openapi.json").json()["paths"]
     assert "/signin" not in client.get("/openapi.json").json()["paths"]
 

@@ -18,8 +18,8 @@ from beliefdb.interfaces.web.svg import MARK_WORDS
 
 router = APIRouter(route_class=view.PageRoute, include_in_schema=False)
 
+#: a form field (empty when the form leaves it out)
 Text = Annotated[str, Form()]
-Optional = Annotated[str, Form()]
 
 
 def _or_none(value: str) -> str | None:
@@ -40,16 +40,16 @@ def _preview_page(request: Request, v: session.Viewer, belief: str, statement: s
 
 
 @router.post("/beliefs/{belief}/correction/preview")
-def correction_preview(request: Request, belief: str, v: Writer, statement: Text = "", value: Optional = "",
-                       reason: Optional = "") -> Response:
+def correction_preview(request: Request, belief: str, v: Writer, statement: Text = "", value: Text = "",
+                       reason: Text = "") -> Response:
     if not statement.strip():
         raise errors.InvalidInput("a correction needs the corrected statement")
     return _preview_page(request, v, belief, statement.strip(), value, reason)
 
 
 @router.post("/beliefs/{belief}/correction")
-def correction_apply(request: Request, belief: str, v: Writer, statement: Text = "", value: Optional = "",
-                     reason: Optional = "", expected_revision: Annotated[int, Form(ge=0, le=2**31 - 1)] = 0
+def correction_apply(request: Request, belief: str, v: Writer, statement: Text = "", value: Text = "",
+                     reason: Text = "", expected_revision: Annotated[int, Form(ge=0, le=2**31 - 1)] = 0
                      ) -> Response:
     try:
         done = v.db.apply_correction(belief, statement, reviewer=v.who.principal, expect_revision=expected_revision,
@@ -98,8 +98,8 @@ def review(request: Request, v: Reader) -> Response:
 
 
 @router.post("/review/{item}")
-def resolve(request: Request, item: str, v: Writer, verdict: Text = "", note: Optional = "",
-            winner: Optional = "") -> Response:
+def resolve(request: Request, item: str, v: Writer, verdict: Text = "", note: Text = "",
+            winner: Text = "") -> Response:
     if verdict not in ("approved", "rejected"):
         raise errors.InvalidInput("verdict: approved or rejected")
     done = v.db.resolve_review(item, verdict, note=_or_none(note), winner=_or_none(winner))

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable, Coroutine, Mapping
 from datetime import UTC, datetime
 from typing import Any
+from urllib.parse import quote
 from uuid import UUID
 
 from fastapi import Request
@@ -77,7 +78,7 @@ def page(request: Request, template: str, context: Mapping[str, Any], status: in
     """The page ``template`` with ``context`` (and the viewer, when signed in, for the header)."""
     html = ENV.get_template(template).render({"request": request, "viewer": None, "message": None, "nav": None,
                                               **context})
-    return HTMLResponse(html, status_code=status)
+    return HTMLResponse(html, status_code=status, headers=SECURITY_HEADERS)
 
 
 def error_page(request: Request, status: int, title: str, message: str) -> HTMLResponse:
@@ -94,18 +95,12 @@ def failure(request: Request, exc: errors.BeliefDBError) -> Response:
     if isinstance(exc, errors.Unauthenticated):
         if COOKIE not in request.cookies:
             there = request.url.path + (f"?{request.url.query}" if request.url.query else "")
-            return RedirectResponse(f"/signin?next={_quoted(there)}", status_code=303)
+            return RedirectResponse(f"/signin?next={quote(there, safe='/')}", status_code=303)
         response = page(request, "signin.html", {"error": f"Signed out: {exc.message}", "next": "/"}, 401)
         forget(response)
         return response
     status = status_of(exc)
     return error_page(request, status, TITLES.get(status, "Something went wrong"), exc.message)
-
-
-def _quoted(path: str) -> str:
-    from urllib.parse import quote
-
-    return quote(path, safe="/")
 
 
 class PageRoute(APIRoute):
