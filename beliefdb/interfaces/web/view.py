@@ -4,6 +4,7 @@ few formatting filters the templates share."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Coroutine, Mapping
 from datetime import UTC, datetime
 from typing import Any
@@ -62,6 +63,11 @@ def moment(text: str | None, where: str) -> datetime | None:
     return api.check_moment(parsed if parsed.tzinfo is not None else parsed.replace(tzinfo=UTC), where)
 
 
+def as_json(value: Any) -> str:
+    """A payload as JSON for a person: unicode as it is (the template escapes it)."""
+    return json.dumps(value, ensure_ascii=False, sort_keys=True, default=str)
+
+
 def words(value: str) -> str:
     """A status or mark in plain words: stops_holding -> stops holding."""
     return value.replace("_", " ")
@@ -70,7 +76,7 @@ def words(value: str) -> str:
 ENV = Environment(loader=PackageLoader("beliefdb.interfaces.web", "templates"),
                   autoescape=select_autoescape(["html"]), undefined=StrictUndefined, trim_blocks=True,
                   lstrip_blocks=True)
-ENV.filters.update(short=short, when=when, field_time=field_time, words=words)
+ENV.filters.update(short=short, when=when, field_time=field_time, words=words, as_json=as_json)
 ENV.globals.update(mark_words=MARK_WORDS)
 
 
