@@ -16,12 +16,13 @@ from pathlib import Path
 
 import psycopg
 import pytest
-from browsing import Signed
 from playwright.sync_api import Browser, sync_playwright
 from psycopg import sql
 from psycopg.conninfo import make_conninfo
 from pytest_postgresql.executors import NoopExecutor
 from serving import running_server
+
+from browser.browsing import Signed
 
 CHROMIUM = Path("/usr/bin/chromium")
 INSTALL = ["apt-get", "install", "-y", "--no-install-recommends", "chromium"]

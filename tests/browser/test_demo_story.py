@@ -18,13 +18,13 @@ from urllib.parse import quote
 from uuid import UUID
 
 import pytest
-from browsing import Signed, shot
 from playwright.sync_api import Page, expect
 from product_story import Story, before_v33, forum_post, publish_v33
 from typer.testing import CliRunner
 
 import beliefdb
 import beliefdb.cli
+from browser.browsing import Signed, shot
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
