@@ -3,7 +3,8 @@ token kept in an HttpOnly, SameSite=Strict cookie; an unknown or revoked token b
 with one line saying why; a read-only token sees no form and any change it posts is 403 with a page
 saying why; a form from another site or without the session's form token is refused; the pages and the
 JSON API share paths by what the request asks for; the belief page marks each quote in its source text
-at its offsets (escaped); a stale correction preview shows the conflict (409) and a fresh preview."""
+at its offsets (escaped) and lists the beliefs derived from it; a stale correction preview shows the
+conflict (409) and a fresh preview; a run's trace and the repair plan of a memory named faulty."""
 
 from __future__ import annotations
 
@@ -137,6 +138,8 @@ def test_the_belief_page_marks_each_quote_in_its_source_text_escaped(client: Tes
         report = db.ingest_text(text, source="notes <x>.md", authority="official")
         (fee,) = report.accepted
         (evidence,) = db.why(fee.id).evidence
+        derived = db.derive("Restocking costs a tenth of the price.", "restocking_policy", "share", "a tenth",
+                            [fee.id])
     sign_in(client, api.create_token("default", "alice", url=db_url).token)
     page = client.get(f"/beliefs/{fee.id}", headers=HTML).text
     start = text.index("The restocking fee is 10%.")
@@ -144,6 +147,8 @@ def test_the_belief_page_marks_each_quote_in_its_source_text_escaped(client: Tes
     assert ("# &lt;b&gt;Notes&lt;/b&gt; &amp; more\n\n<mark>The restocking fee is 10%.</mark>\n</blockquote>"
             in page)
     assert "notes &lt;x&gt;.md version 1" in page and "<b>" not in page
+    assert (f'<ul class="derived"><li><a href="/beliefs/{derived.id}">Restocking costs a tenth of the price.</a>'
+            " [current]</li>") in page
 
 
 def test_a_stale_correction_preview_shows_the_conflict_and_a_fresh_preview(client: TestClient, db_url: str,

@@ -229,8 +229,8 @@ class AsyncBeliefDB:
                      kind: str = "fact") -> Recorded:
         return await self.call(self.sync.derive, statement, subject, attribute, value, sources, kind=kind)
 
-    async def decisions(self, status: str | None = None) -> list[Decision]:
-        return await self.call(self.sync.decisions, status)
+    async def decisions(self, status: str | None = None, of: str | UUID | None = None) -> list[Decision]:
+        return await self.call(self.sync.decisions, status, of)
 
     async def actions(self, status: str | None = None) -> list[Action]:
         return await self.call(self.sync.actions, status)

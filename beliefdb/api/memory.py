@@ -272,9 +272,9 @@ class BeliefDB(pictures.Pictures, texts.Texts):
         """Record a belief derived from others (it holds while all of them are current)."""
         return decisions.derive(self.database, statement, subject, attribute, value, sources, kind=kind)
 
-    def decisions(self, status: str | None = None) -> list[Decision]:
-        """Decisions (with this status), oldest first, with whether each still holds."""
-        return decisions.list_decisions(self.database, status)
+    def decisions(self, status: str | None = None, of: str | UUID | None = None) -> list[Decision]:
+        """Decisions (of this status; the one a decision or action id ``of`` names), oldest first, with reasons."""
+        return decisions.list_decisions(self.database, status, of)
 
     def actions(self, status: str | None = None) -> list[Action]:
         """Actions (with this status), oldest first."""

@@ -139,6 +139,16 @@ select d.id as decision_id, d.title, d.status as decision_status,
  group by d.workspace_id, d.id, d.title, d.status, d.created_at
  order by d.created_at;
 
+-- derived_from_belief --
+-- The beliefs derived from a belief (recorded by as_of, all when null), and whether each one's reason is live
+select b.id as belief_id, b.statement, b.status::text as status, j.unmet = 0 as live
+  from beliefdb.justification_antecedent a
+  join beliefdb.justification j on j.workspace_id = a.workspace_id and j.id = a.justification_id
+  join beliefdb.belief b on b.workspace_id = a.workspace_id and b.id = a.consequent
+ where a.antecedent = %(id)s and a.edge_kind = 'derives'
+   and (%(as_of)s::timestamptz is null or j.created_at <= %(as_of)s)
+ order by j.created_at, b.id;
+
 -- calibration_matches --
 -- The beliefs labelled lines name, by full id or id prefix, with their confidence
 select f.line, b.id, b.confidence::numeric as confidence, b.confidence_kind::text as confidence_kind
@@ -214,11 +224,23 @@ select * from beliefdb.act(%s, %s);
 select * from beliefdb.derive(%s, %s, %s, %s, %s, %s);
 
 -- list_decisions --
--- Decisions, with whether each holds, optionally of one status
-select d.id, d.title, d.status, d.revision, d.owner, d.created_at, n.holds
+-- Decisions, with whether each holds and its reasons (live or lost), optionally of one status, or the one a decision or action id names
+select d.id, d.title, d.status, d.revision, d.owner, d.created_at, n.holds,
+       coalesce((select jsonb_agg(jsonb_build_object(
+                            'justification', s.justification, 'live', s.live,
+                            'beliefs', (select coalesce(jsonb_agg(jsonb_build_object('id', b.id, 'statement', b.statement,
+                                                                                     'status', b.status)
+                                                                  order by b.recorded_at, b.id), '[]')
+                                          from beliefdb.belief b where b.id = any(s.antecedents)))
+                          order by s.live desc, s.justification)
+                   from beliefdb.decision_support s where s.decision = d.id), '[]') as reasons
   from beliefdb.decision d
   join beliefdb.node n on n.workspace_id = d.workspace_id and n.id = d.id
- where %(status)s::text is null or d.status = %(status)s
+ where (%(status)s::text is null or d.status = %(status)s)
+   and (%(of)s::text is null
+        or d.id = (select coalesce(a.decision_id, r.id)
+                     from (select beliefdb.resolve_node(%(of)s, '{decision,action}') as id) r
+                     left join beliefdb.action a on a.id = r.id))
  order by d.created_at;
 
 -- list_actions --

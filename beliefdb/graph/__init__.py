@@ -17,9 +17,26 @@ from beliefdb.graph.run import run_graph
 from beliefdb.graph.text import to_text
 from beliefdb.graph.why import why_graph
 from beliefdb.graph.workspace import workspace_graph
+from beliefdb.models.graph import Graph
 
-#: the formats ``why``, ``impact`` and ``run`` draw in
-FORMATS = ("text", "mermaid", "dot")
+#: the formats ``why``, ``impact`` and ``run`` draw in, and what draws each
+FORMATS = {"text": to_text, "mermaid": to_mermaid, "dot": to_dot}
 
-__all__ = ["EDGE_RELATIONS", "FORMATS", "RELATIONS", "impact_graph", "run_graph", "to_dot", "to_mermaid",
-           "to_text", "why_graph", "workspace_graph"]
+
+def draw(graph: Graph, fmt: str) -> str:
+    """``graph`` in format ``fmt`` (one of :data:`FORMATS`), without a trailing line break."""
+    return FORMATS[fmt](graph).rstrip("\n")
+
+__all__ = [
+    "EDGE_RELATIONS",
+    "FORMATS",
+    "RELATIONS",
+    "draw",
+    "impact_graph",
+    "run_graph",
+    "to_dot",
+    "to_mermaid",
+    "to_text",
+    "why_graph",
+    "workspace_graph",
+]

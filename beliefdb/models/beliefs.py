@@ -117,6 +117,18 @@ class BuiltOn:
 
 
 @dataclass(frozen=True)
+class Derived:
+    """A belief derived from another (``derive``): it holds while all it is derived from are current."""
+
+    belief_id: UUID
+    statement: str
+    status: str
+    #: whether the reason it is derived by still holds (every belief it is derived from current)
+    live: bool
+
+
+
+@dataclass(frozen=True)
 class Why:
     """A belief with everything that explains it."""
 
@@ -127,6 +139,8 @@ class Why:
     replaced_by: list[HistoryEntry]
     conflicts: list[HistoryEntry]
     built_on: list[BuiltOn] = field(default_factory=list)
+    #: the beliefs derived from it (also built on it)
+    derived: list[Derived] = field(default_factory=list)
 
 
 

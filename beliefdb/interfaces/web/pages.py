@@ -72,15 +72,12 @@ def belief(request: Request, belief: str, v: Reader, as_of: str = "") -> Respons
                  next(e for e in evidence if e.fragment_id == x.fragment_id)) for x in shown]
     graph = v.db.why_graph(found.belief.id, as_of=moment)
     nodes = {n.id: n for n in graph.nodes}
-    derived = [nodes[e.target] for e in graph.edges
-               if e.source == found.belief.id and e.target in nodes and nodes[e.target].kind == "belief"
-               and e.relation == "is a premise of"]
     premises = [nodes[e.source] for e in graph.edges
                 if e.target == found.belief.id and e.source in nodes and nodes[e.source].kind == "belief"
                 and e.relation == "is a premise of"]
     sources = sorted({e.source for e in evidence})
     context = {"viewer": v, "title": found.belief.statement, "why": found, "excerpts": excerpts,
-               "picture": picture(graph, "why"), "derived": derived, "premises": premises, "as_of": moment,
+               "picture": picture(graph, "why"), "premises": premises, "as_of": moment,
                "now_url": f"/beliefs/{found.belief.id}", "sources": sources, "mark_words": MARK_WORDS,
                "writable": not v.read_only and moment is None and found.belief.status in ("current", "conflicting")}
     return view.page(request, "belief.html", context)
