@@ -56,8 +56,9 @@ def _signature(name: str, fn: Callable[..., Any]) -> str:
 
 
 def _methods(cls: type) -> list[tuple[str, Any]]:
-    """Public methods and properties defined on the class itself, in source order."""
-    return [(n, v) for n, v in vars(cls).items()
+    """Public methods and properties of the class, in source order: its own, then those it inherits
+    (BeliefDB's pictures)."""
+    return [(n, v) for k in cls.__mro__[:-1] for n, v in vars(k).items()
             if not n.startswith("_") and (inspect.isfunction(v) or isinstance(v, property))]
 
 
@@ -79,7 +80,7 @@ def render() -> str:
             f"- `beliefdb.{_signature('aconnect', api.aconnect)}`", f"  {_summary(api.aconnect)}",
             "- every `BeliefDB` method above, as `async def` with the same parameters, result and docstring"]
     for name, member in _methods(api.AsyncBeliefDB):
-        if name not in vars(api.BeliefDB):
+        if not hasattr(api.BeliefDB, name):
             out += [f"- `{_signature(name, member)}`", f"  {_summary(member)}"]
     out += ["", "## Operations without a workspace (`beliefdb.api`)", ""]
     for name in sorted(api.__all__):

@@ -29,7 +29,7 @@ def test_api_reference_matches_the_package(tmp_path: Path) -> None:
 
 def test_every_export_is_in_the_reference_and_documented() -> None:
     text = _generator().render()
-    public = [n for n, v in vars(api.BeliefDB).items() if not n.startswith("_") and callable(v)]
+    public = [n for k in api.BeliefDB.__mro__[:-1] for n, v in vars(k).items() if not n.startswith("_") and callable(v)]
     assert len(public) > 35
     for name in public:
         assert f"- `{name}(self" in text, name

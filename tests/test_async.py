@@ -30,7 +30,9 @@ ASYNC_ONLY = {"aclose", "call"}
 
 
 def _methods(cls: type) -> dict[str, Callable[..., Any]]:
-    return {n: v for n, v in vars(cls).items() if not n.startswith("_") and inspect.isfunction(v)}
+    """Public methods of the class, those it inherits (BeliefDB's pictures) included."""
+    return {n: v for k in reversed(cls.__mro__[:-1]) for n, v in vars(k).items()
+            if not n.startswith("_") and inspect.isfunction(v)}
 
 
 # --- the twins ------------------------------------------------------------------------------------

@@ -126,7 +126,8 @@ def test_every_result_type_of_the_entry_point_lives_in_models() -> None:
 
     exported = set(models.__all__)
     returned: set[str] = set()
-    functions = [v for n, v in vars(api.BeliefDB).items() if inspect.isfunction(v) and not n.startswith("_")]
+    functions = [v for k in api.BeliefDB.__mro__[:-1] for n, v in vars(k).items()
+                 if inspect.isfunction(v) and not n.startswith("_")]
     functions += [getattr(api, n) for n in api.__all__ if inspect.isfunction(getattr(api, n))]
     for fn in functions:
         hint = typing.get_type_hints(fn).get("return")

@@ -250,7 +250,7 @@ for _name, _args, _words, _env in [
     ("ingest-version-label", [*INGEST, "{files}/doc.md", "--version-label", BAD], ["--version-label"], {}),
     ("correct-statement", ["correct", "{belief}", f"Fifteen{BAD}", "--reviewer", "rev", "--preview"],
      ["STATEMENT"], {}),
-    ("why-belief", ["why", f"{BAD}abc"], ["BELIEF"], {}),
+    ("why-belief", ["why", f"{BAD}abc"], ["ID"], {}),
     ("beliefs-subject", ["beliefs", "--subject", BAD], ["--subject"], {}),
     ("db-url", ["beliefs", "--db", f"postgresql://{BAD}"], ["--db"], {}),
     ("home", ["beliefs", "--home", f"/tmp/{BAD}"], ["--home"], {}),

@@ -56,6 +56,7 @@ from beliefdb.models import (
     EmbedReport,
     Expired,
     Forgotten,
+    Graph,
     ImpactRow,
     IngestFailure,
     IngestReport,
@@ -69,6 +70,7 @@ from beliefdb.models import (
     Run,
     RunDecision,
     RunTrace,
+    SourceExcerpt,
     StepRecorded,
     TraceStep,
     Why,
@@ -227,8 +229,8 @@ class AsyncBeliefDB:
                      kind: str = "fact") -> Recorded:
         return await self.call(self.sync.derive, statement, subject, attribute, value, sources, kind=kind)
 
-    async def decisions(self, status: str | None = None) -> list[Decision]:
-        return await self.call(self.sync.decisions, status)
+    async def decisions(self, status: str | None = None, of: str | UUID | None = None) -> list[Decision]:
+        return await self.call(self.sync.decisions, status, of)
 
     async def actions(self, status: str | None = None) -> list[Action]:
         return await self.call(self.sync.actions, status)
@@ -254,6 +256,24 @@ class AsyncBeliefDB:
                           supports: Sequence[str | UUID] = (), memory: Mapping[str, str] | None = None) -> StepRecorded:
         return await self.call(self.sync.record_step, kind, payload, run=run, task=task, inputs=inputs,
                                supports=supports, memory=memory)
+
+    async def why_graph(self, ref: str | UUID, *, as_of: datetime | None = None) -> Graph:
+        return await self.call(self.sync.why_graph, ref, as_of=as_of)
+
+    async def impact_graph(self, *refs: str | UUID) -> Graph:
+        return await self.call(self.sync.impact_graph, *refs)
+
+    async def run_graph(self, ref: str | UUID) -> Graph:
+        return await self.call(self.sync.run_graph, ref)
+
+    async def workspace_graph(self, *, subject: str | None = None, status: str | None = None,
+                              since: datetime | None = None, until: datetime | None = None,
+                              as_of: datetime | None = None, limit: int = 200) -> Graph:
+        return await self.call(self.sync.workspace_graph, subject=subject, status=status, since=since, until=until,
+                               as_of=as_of, limit=limit)
+
+    async def source_excerpts(self, fragments: Sequence[UUID], *, context: int = 1000) -> list[SourceExcerpt]:
+        return await self.call(self.sync.source_excerpts, fragments, context=context)
 
     async def runs(self) -> list[Run]:
         return await self.call(self.sync.runs)
@@ -311,7 +331,7 @@ class AsyncBeliefDB:
 
 # one description of each operation: the BeliefDB method's
 for _name, _method in vars(AsyncBeliefDB).items():
-    if inspect.iscoroutinefunction(_method) and _method.__doc__ is None and _name in vars(BeliefDB):
+    if inspect.iscoroutinefunction(_method) and _method.__doc__ is None and hasattr(BeliefDB, _name):
         _method.__doc__ = getattr(BeliefDB, _name).__doc__
 
 

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 from uuid import UUID
 
+from beliefdb.api import pictures, texts
 from beliefdb.db.bootstrap import resolve_url
 from beliefdb.db.connector import DEFAULT_WORKSPACE, Database
 from beliefdb.embedders import get_embedder
@@ -66,9 +67,7 @@ from beliefdb.store import (
     trace,
     workspaces,
 )
-from beliefdb.store import (
-    vectors as embeddings,
-)
+from beliefdb.store import vectors as embeddings
 from beliefdb.store.calibrate import DEFAULT_BINS
 from beliefdb.text.extractor import Candidate
 
@@ -78,9 +77,10 @@ __all__ = ["BeliefDB", "Progress", "connect"]
 Progress = Callable[[int, int], None]
 
 
-class BeliefDB:
-    """Memory bound to one workspace. Every method is one transaction (batch jobs: one per batch).
-
+class BeliefDB(pictures.Pictures, texts.Texts):
+    """Memory bound to one workspace. Every method is one transaction (batch jobs: one per batch); the
+    pictures (``why_graph``, ``impact_graph``, ...) come from :class:`~beliefdb.api.pictures.Pictures`, the
+    source texts (``source_excerpts``) from :class:`~beliefdb.api.texts.Texts`.
     >>> db = connect(workspace="default")          # doctest: +SKIP
     >>> db.ingest("return-policy.md", authority="official")   # doctest: +SKIP
     """
@@ -272,9 +272,9 @@ class BeliefDB:
         """Record a belief derived from others (it holds while all of them are current)."""
         return decisions.derive(self.database, statement, subject, attribute, value, sources, kind=kind)
 
-    def decisions(self, status: str | None = None) -> list[Decision]:
-        """Decisions (with this status), oldest first, with whether each still holds."""
-        return decisions.list_decisions(self.database, status)
+    def decisions(self, status: str | None = None, of: str | UUID | None = None) -> list[Decision]:
+        """Decisions (of this status; the one a decision or action id ``of`` names), oldest first, with reasons."""
+        return decisions.list_decisions(self.database, status, of)
 
     def actions(self, status: str | None = None) -> list[Action]:
         """Actions (with this status), oldest first."""

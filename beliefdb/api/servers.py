@@ -20,7 +20,7 @@ DEFAULT_PORT = 8765
 
 def require_serve() -> None:
     """Fail early, before any work, when the servers' packages are missing."""
-    for name in ("fastapi", "uvicorn", "mcp"):
+    for name in ("fastapi", "uvicorn", "mcp", "jinja2", "python_multipart"):
         try:
             importlib.import_module(name)
         except ImportError as exc:

@@ -37,6 +37,12 @@ class ExtractorName(StrEnum):
     llm = "llm"
 
 
+class PictureFormat(StrEnum):
+    text = "text"
+    mermaid = "mermaid"
+    dot = "dot"
+
+
 DbUrl = Annotated[str | None, typer.Option("--db", envvar="BELIEFDB_URL", show_envvar=True,
                                            help="PostgreSQL URL (>= 15, with pgvector). Default: the embedded server.")]
 Home = Annotated[Path | None, typer.Option("--home", envvar="BELIEFDB_HOME", show_envvar=True,
@@ -47,6 +53,9 @@ WorkspaceOpt = Annotated[str, typer.Option("--workspace", "-w", envvar="BELIEFDB
 Principal = Annotated[str | None, typer.Option("--as", envvar="BELIEFDB_PRINCIPAL", show_envvar=True,
                                                help="Who is acting (agent or person), stamped on every write.")]
 Json = Annotated[bool, typer.Option("--json", help="Print JSON for scripts.")]
+Format = Annotated[PictureFormat | None, typer.Option(
+    "--format", help="text (for people, the default), mermaid (a flowchart to paste into Markdown) or dot"
+                     " (Graphviz: dot -Tsvg); --json prints the data instead.")]
 
 #: the file arguments beliefdb only opens: a name with bytes that are not UTF-8 still names its file
 FILE_ARGUMENTS = frozenset({"paths", "claims", "labels", "plot"})
@@ -84,6 +93,13 @@ def refuse_unreadable_arguments(ctx: typer.Context, as_json: bool) -> None:
                 item = os.fspath(item)
             if isinstance(item, str) and (why := api.unstorable(item)) is not None:
                 fail("invalid_input", f"{_named(ctx, param)}: {why}: '{api.shown(item)}'", as_json, 2)
+
+
+def picture_format(fmt: PictureFormat | None, as_json: bool) -> PictureFormat:
+    """The format asked for (text by default); --json and --format together are refused."""
+    if fmt is not None and as_json:
+        fail("invalid_input", "choose one of --json or --format", as_json, 2)
+    return fmt or PictureFormat.text
 
 
 @contextmanager

@@ -10,7 +10,7 @@ from typing import Annotated, Any
 import typer
 from typer.core import TyperGroup
 
-from beliefdb import api, render
+from beliefdb import api, graph, render
 from beliefdb.cli import (
     agents as cli_agents,
 )
@@ -41,11 +41,14 @@ from beliefdb.cli.common import (
     REVIEW,
     Authority,
     ExtractorName,
+    Format,
     Json,
     Label,
     Memory,
+    PictureFormat,
     errors,
     parse_time,
+    picture_format,
     with_memory,
 )
 from beliefdb.models import IngestFailure, IngestReport
@@ -188,20 +191,35 @@ def beliefs(
 @app.command(rich_help_panel=MEMORY)
 @with_memory()
 def why(
-    belief: Annotated[str, typer.Argument(help="Belief id, or a unique prefix of it.")],
+    ref: Annotated[str, typer.Argument(help="A belief, decision or action id, or a unique prefix of it.",
+                                       metavar="ID")],
     as_of: Annotated[str | None, typer.Option(
         help="As it was believed at this ISO 8601 moment (evidence and history recorded by then).")] = None,
     include_fixtures: Annotated[bool, typer.Option(
         "--include-fixtures", help="Allow a fixture or synthetic belief (not production history).")] = False,
+    fmt: Format = None,
     *, memory: Memory,
     as_json: Json = False,
 ) -> None:
     """Why a belief is held: evidence (quote, offsets, source, version), confidence factors, history, and
-    the decisions and actions built on it."""
+    what is built on it (decisions, their actions, derived beliefs). For a decision: its reasons, live
+    and lost, its actions and its outcome; for an action: its decision and that decision's reasons.
+
+    --format mermaid or dot draws it (sources, beliefs, decisions, actions; a lost reason dashed).
+    """
+    shape = picture_format(fmt, as_json)
     moment = parse_time(as_of, as_json)
     with errors(as_json), memory.open() as bdb:
-        result = bdb.why(belief, as_of=moment, include_fixtures=include_fixtures)
-    typer.echo(render.to_json(render.why_json(result)) if as_json else render.why(result))
+        picture = bdb.why_graph(ref, as_of=moment)
+        (focus,) = [n for n in picture.nodes if n.id in picture.focus]
+        # a belief is shown only as why shows it: production history unless --include-fixtures (rule 15)
+        result = bdb.why(focus.id, as_of=moment, include_fixtures=include_fixtures) if focus.kind == "belief" else None
+    if as_json:
+        typer.echo(render.to_json(render.why_json(result) if result is not None else picture))
+    elif shape is PictureFormat.text and result is not None:
+        typer.echo(render.why(result))
+    else:
+        typer.echo(graph.draw(picture, shape))
 
 
 @audit_app.command("verify")

@@ -8,12 +8,15 @@ from typing import Annotated
 
 import typer
 
-from beliefdb import render
+from beliefdb import graph, render
 from beliefdb.cli.common import (
     REVIEW,
+    Format,
     Json,
     Memory,
+    PictureFormat,
     errors,
+    picture_format,
     with_memory,
 )
 from beliefdb.render import trace as render_trace
@@ -39,12 +42,19 @@ def runs(*, memory: Memory, as_json: Json = False,
 @with_memory(principal=False)
 def run_show(
     run: Annotated[str, typer.Argument(help="Run id (or unique prefix).")],
+    fmt: Format = None,
     *, memory: Memory, as_json: Json = False,
 ) -> None:
-    """Show a run's steps in order, whether each holds, what a repair made of it, and its inputs."""
+    """Show a run's steps in order, whether each holds, what a repair made of it, and its inputs;
+    --format mermaid or dot draws the run, its steps, what they read and what they wrote."""
+    shape = picture_format(fmt, as_json)
     with errors(as_json), memory.open() as bdb:
-        found = bdb.run_trace(run)
-    typer.echo(render.to_json(found) if as_json else render_trace.steps(found.steps, found.inputs))
+        if shape is PictureFormat.text:
+            found = bdb.run_trace(run)
+            typer.echo(render.to_json(found) if as_json else render_trace.steps(found.steps, found.inputs))
+            return
+        picture = bdb.run_graph(run)
+    typer.echo(graph.draw(picture, shape))
 
 
 @repair_app.command("plan")

@@ -7,15 +7,17 @@ from typing import Annotated
 
 import typer
 
-from beliefdb import render
+from beliefdb import graph, render
 from beliefdb.cli.common import (
     DECISIONS,
     REVIEW,
     TRUTH,
+    Format,
     Json,
     Memory,
     errors,
     fail,
+    picture_format,
     with_memory,
 )
 
@@ -79,12 +81,15 @@ def derive(
 
 @with_memory(principal=False)
 def list_decisions(
+    ref: Annotated[str | None, typer.Argument(
+        help="Only this decision, or the decision of this action (id or unique prefix).", metavar="[ID]")] = None,
     status: Annotated[str | None, typer.Option(help="active, needs_review, approved or rejected.")] = None,
     *, memory: Memory, as_json: Json = False,
 ) -> None:
-    """List decisions with their status and whether they still hold."""
+    """List decisions with their status, whether they still hold, and their reasons: the beliefs each
+    reason needs, and whether it is lost (a belief no longer current)."""
     with errors(as_json), memory.open() as bdb:
-        rows = bdb.decisions(status)
+        rows = bdb.decisions(status, of=ref)
     typer.echo(render.to_json(rows) if as_json else render.decisions(rows))
 
 
@@ -102,13 +107,22 @@ def list_actions(
 @with_memory(principal=False)
 def impact(
     ids: Annotated[list[str], typer.Argument(help="Beliefs (id or prefix), fragments, decisions or source names.")],
+    fmt: Format = None,
     *, memory: Memory, as_json: Json = False,
 ) -> None:
     """Dry run: if these were retracted, what would stop holding, be current again, be flagged, be held,
-    or survive on other support (exactly what 'retract' would do)."""
+    or survive on other support and on what (exactly what 'retract' would do).
+
+    The text names statements and titles, a source's fragments folded into it, what is built on each
+    belief under it; --format mermaid or dot draws the same marks; --json lists the ids.
+    """
+    shape = picture_format(fmt, as_json)
     with errors(as_json), memory.open() as bdb:
-        rows = bdb.impact(*ids)
-    typer.echo(render.to_json(render.impact_json(rows)) if as_json else render.impact(rows))
+        if as_json:
+            typer.echo(render.to_json(render.impact_json(bdb.impact(*ids))))
+            return
+        picture = bdb.impact_graph(*ids)
+    typer.echo(graph.draw(picture, shape))
 
 
 @with_memory()

@@ -139,6 +139,16 @@ select d.id as decision_id, d.title, d.status as decision_status,
  group by d.workspace_id, d.id, d.title, d.status, d.created_at
  order by d.created_at;
 
+-- derived_from_belief --
+-- The beliefs derived from a belief (recorded by as_of, all when null), and whether each one's reason is live
+select b.id as belief_id, b.statement, b.status::text as status, j.unmet = 0 as live
+  from beliefdb.justification_antecedent a
+  join beliefdb.justification j on j.workspace_id = a.workspace_id and j.id = a.justification_id
+  join beliefdb.belief b on b.workspace_id = a.workspace_id and b.id = a.consequent
+ where a.antecedent = %(id)s and a.edge_kind = 'derives'
+   and (%(as_of)s::timestamptz is null or j.created_at <= %(as_of)s)
+ order by j.created_at, b.id;
+
 -- calibration_matches --
 -- The beliefs labelled lines name, by full id or id prefix, with their confidence
 select f.line, b.id, b.confidence::numeric as confidence, b.confidence_kind::text as confidence_kind
@@ -214,11 +224,23 @@ select * from beliefdb.act(%s, %s);
 select * from beliefdb.derive(%s, %s, %s, %s, %s, %s);
 
 -- list_decisions --
--- Decisions, with whether each holds, optionally of one status
-select d.id, d.title, d.status, d.revision, d.owner, d.created_at, n.holds
+-- Decisions, with whether each holds and its reasons (live or lost), optionally of one status, or the one a decision or action id names
+select d.id, d.title, d.status, d.revision, d.owner, d.created_at, n.holds,
+       coalesce((select jsonb_agg(jsonb_build_object(
+                            'justification', s.justification, 'live', s.live,
+                            'beliefs', (select coalesce(jsonb_agg(jsonb_build_object('id', b.id, 'statement', b.statement,
+                                                                                     'status', b.status)
+                                                                  order by b.recorded_at, b.id), '[]')
+                                          from beliefdb.belief b where b.id = any(s.antecedents)))
+                          order by s.live desc, s.justification)
+                   from beliefdb.decision_support s where s.decision = d.id), '[]') as reasons
   from beliefdb.decision d
   join beliefdb.node n on n.workspace_id = d.workspace_id and n.id = d.id
- where %(status)s::text is null or d.status = %(status)s
+ where (%(status)s::text is null or d.status = %(status)s)
+   and (%(of)s::text is null
+        or d.id = (select coalesce(a.decision_id, r.id)
+                     from (select beliefdb.resolve_node(%(of)s, '{decision,action}') as id) r
+                     left join beliefdb.action a on a.id = r.id))
  order by d.created_at;
 
 -- list_actions --
@@ -564,3 +586,172 @@ select pg_catalog.set_config('beliefdb.workspace_id', %s, true);
 -- audit_append --
 -- Append a summary event to the bound workspace's audit chain
 select beliefdb._audit(%s, %s);
+
+-- graph_resolve --
+-- What a picture's reference names (rule 7's targets): the id, and the node kind or source it is, with the source of a version or fragment
+select r.n, t.id, n.kind::text as kind, coalesce(s.id, v.source_id, fv.source_id) as source_id
+  from unnest(%(refs)s::text[]) with ordinality as r (ref, n)
+ cross join lateral (select case when %(kinds)s::beliefdb.node_kind[] is null then beliefdb.resolve_target(r.ref)
+                                 else beliefdb.resolve_node(r.ref, %(kinds)s::beliefdb.node_kind[]) end as id) t
+  left join beliefdb.node n on n.id = t.id
+  left join beliefdb.source s on s.id = t.id
+  left join beliefdb.source_version v on v.id = t.id
+  left join beliefdb.fragment f on f.id = t.id
+  left join beliefdb.source_version fv on fv.id = f.source_version_id
+ order by r.n;
+
+-- graph_nodes --
+-- These nodes as a picture draws them, oldest first: kind, label (statement, title, description, reviewer and reason, step), stored status, whether it holds, detail, latest outcome
+select b.id, 'belief' as kind, b.statement as label, b.status::text as status, n.holds,
+       b.subject || ' / ' || b.attribute || ' = ' || b.value || ', confidence '
+           || pg_catalog.to_char(b.confidence, 'FM0.00') as detail,
+       null::text as outcome, null::uuid as parent, b.recorded_at as at, null::integer as seq
+  from beliefdb.belief b
+  join beliefdb.node n on n.workspace_id = b.workspace_id and n.id = b.id
+ where b.id = any(%(ids)s::uuid[])
+union all
+select d.id, 'decision', d.title, d.status, n.holds, '', (beliefdb.latest_outcome(d.workspace_id, d.id)).outcome,
+       null, d.created_at, null
+  from beliefdb.decision d
+  join beliefdb.node n on n.workspace_id = d.workspace_id and n.id = d.id
+ where d.id = any(%(ids)s::uuid[])
+union all
+select a.id, 'action', a.description, a.status, n.holds, '', (beliefdb.latest_outcome(a.workspace_id, a.id)).outcome,
+       a.decision_id, a.created_at, null
+  from beliefdb.action a
+  join beliefdb.node n on n.workspace_id = a.workspace_id and n.id = a.id
+ where a.id = any(%(ids)s::uuid[])
+union all
+select c.id, 'correction', 'by ' || c.reviewer || coalesce(': ' || c.reason, ''),
+       case when n.holds then 'applied' else 'retracted' end, n.holds, c.new_statement, null, c.belief_id, c.created_at,
+       null
+  from beliefdb.correction c
+  join beliefdb.node n on n.workspace_id = c.workspace_id and n.id = c.id
+ where c.id = any(%(ids)s::uuid[])
+union all
+select s.id, 'step', s.seq || '. ' || s.kind::text, s.status, n.holds, pg_catalog.left(s.payload::text, 200), null,
+       s.run_id, s.created_at, s.seq
+  from beliefdb.step s
+  join beliefdb.node n on n.workspace_id = s.workspace_id and n.id = s.id
+ where s.id = any(%(ids)s::uuid[])
+ order by at, seq, id;
+
+-- graph_sources --
+-- These sources as a picture draws them: name, origin, authority, whether retracted, its latest version and label
+select s.id, s.name, s.origin_type::text as origin_type, s.authority::text as authority,
+       s.retracted_at is not null as retracted, v.version, v.label
+  from beliefdb.source s
+  left join lateral (select v.version, v.label from beliefdb.source_version v
+                      where v.workspace_id = s.workspace_id and v.source_id = s.id
+                      order by v.version desc limit 1) v on true
+ where s.id = any(%(ids)s::uuid[]);
+
+-- graph_evidence --
+-- The supporting evidence of these beliefs recorded by as_of (all when null), by source: the quote, whether its fragment holds, the correction it is
+select e.belief_id, v.source_id, e.quote, n.holds as live, c.id as correction, e.fragment_id
+  from beliefdb.evidence e
+  join beliefdb.fragment f on f.workspace_id = e.workspace_id and f.id = e.fragment_id
+  join beliefdb.source_version v on v.workspace_id = f.workspace_id and v.id = f.source_version_id
+  join beliefdb.node n on n.workspace_id = f.workspace_id and n.id = f.id
+  left join beliefdb.correction c on c.workspace_id = e.workspace_id and c.fragment_id = e.fragment_id
+ where e.belief_id = any(%(ids)s::uuid[]) and e.role = 'supports'
+   and (%(as_of)s::timestamptz is null or e.created_at <= %(as_of)s)
+ order by e.belief_id, n.holds desc, v.version desc, f.start_offset;
+
+-- graph_fragment_sources --
+-- The source of each of these fragments
+select f.id, v.source_id
+  from beliefdb.fragment f
+  join beliefdb.source_version v on v.workspace_id = f.workspace_id and v.id = f.source_version_id
+ where f.id = any(%(ids)s::uuid[]);
+
+-- graph_out --
+-- The reasons these nodes are part of (recorded by as_of, all when null): antecedent, consequent and its kind, edge kind, whether the reason is live (every antecedent current)
+select a.antecedent, a.consequent, n.kind::text as consequent_kind, a.edge_kind::text as edge_kind,
+       j.unmet = 0 as live, j.id as justification
+  from beliefdb.justification_antecedent a
+  join beliefdb.justification j on j.workspace_id = a.workspace_id and j.id = a.justification_id
+  join beliefdb.node n on n.workspace_id = a.workspace_id and n.id = a.consequent
+ where a.antecedent = any(%(ids)s::uuid[]) and a.edge_kind <> 'evidence'
+   and (%(as_of)s::timestamptz is null or j.created_at <= %(as_of)s)
+ order by j.created_at, j.id, a.antecedent;
+
+-- graph_in --
+-- The reasons of these nodes (recorded by as_of, all when null): antecedent and its kind, consequent, edge kind, whether the reason is live
+select a.antecedent, n.kind::text as antecedent_kind, j.consequent, a.edge_kind::text as edge_kind,
+       j.unmet = 0 as live, j.id as justification
+  from beliefdb.justification j
+  join beliefdb.justification_antecedent a on a.workspace_id = j.workspace_id and a.justification_id = j.id
+  join beliefdb.node n on n.workspace_id = a.workspace_id and n.id = a.antecedent
+ where j.consequent = any(%(ids)s::uuid[]) and a.edge_kind <> 'evidence'
+   and (%(as_of)s::timestamptz is null or j.created_at <= %(as_of)s)
+ order by j.created_at, j.id, a.antecedent;
+
+-- graph_relations --
+-- Supersessions and conflicts involving these beliefs, recorded by as_of (all when null), with both statements
+select h.new_belief, h.new_statement, h.old_belief, h.old_statement, h.kind::text as kind, h.reason
+  from beliefdb.belief_history h
+ where (h.new_belief = any(%(ids)s::uuid[]) or h.old_belief = any(%(ids)s::uuid[]))
+   and (%(as_of)s::timestamptz is null or h.at <= %(as_of)s)
+ order by h.at;
+
+-- graph_corrections --
+-- The corrections of these beliefs or that replaced them, recorded by as_of (all when null)
+select c.id, c.belief_id, c.replacement_belief_id as replacement, c.reviewer, c.new_statement
+  from beliefdb.correction c
+ where (c.belief_id = any(%(ids)s::uuid[]) or c.replacement_belief_id = any(%(ids)s::uuid[]))
+   and (%(as_of)s::timestamptz is null or c.created_at <= %(as_of)s)
+ order by c.created_at;
+
+-- graph_as_of --
+-- Which of these beliefs were believed at as_of, with the status they had then
+select b.id, b.status::text as status from beliefdb.beliefs_as_of(%(as_of)s) b where b.id = any(%(ids)s::uuid[]);
+
+-- graph_run --
+-- A run as a picture draws it: its task, agent, and the run it replays
+select r.id, r.task, r.agent, r.parent_run_id from beliefdb.run r where r.id = %(id)s;
+
+-- workspace_beliefs --
+-- The production beliefs of the product view, newest first (at most limit + 1: one more says it was cut): of subject, status, recorded between since and until
+select b.id
+  from beliefdb.belief b
+ where b.provenance = 'production'
+   and (%(subject)s::text is null or b.subject = %(subject)s)
+   and (%(status)s::text is null or b.status = %(status)s::beliefdb.belief_status)
+   and (%(since)s::timestamptz is null or b.recorded_at >= %(since)s)
+   and (%(until)s::timestamptz is null or b.recorded_at < %(until)s)
+ order by b.recorded_at desc, b.id
+ limit %(limit)s;
+
+-- workspace_beliefs_as_of --
+-- The product view's beliefs as believed at as_of (status: the one they had then), filtered like workspace_beliefs
+select b.id
+  from beliefdb.beliefs_as_of(%(as_of)s) b
+ where b.provenance = 'production'
+   and (%(subject)s::text is null or b.subject = %(subject)s)
+   and (%(status)s::text is null or b.status = %(status)s::beliefdb.belief_status)
+   and (%(since)s::timestamptz is null or b.recorded_at >= %(since)s)
+   and (%(until)s::timestamptz is null or b.recorded_at < %(until)s)
+ order by b.recorded_at desc, b.id
+ limit %(limit)s;
+
+-- source_excerpts --
+-- The text of each fragment's source version around it (context characters either side), where it starts, its length
+select f.id as fragment_id, s.name as source, v.version, v.label as version_label, f.start_offset, f.end_offset,
+       greatest(f.start_offset - %(context)s, 0) as excerpt_start,
+       substr(v.content, greatest(f.start_offset - %(context)s, 0) + 1,
+              least(f.end_offset + %(context)s, length(v.content)) - greatest(f.start_offset - %(context)s, 0))
+         as excerpt,
+       length(v.content) as length,
+       v.retracted_at is not null or s.retracted_at is not null as retracted
+  from beliefdb.fragment f
+  -- each by its key from the fragment (offset 0 keeps the lookups in this order: joined freely, the planner,
+  -- knowing nothing of one workspace's share of the sources, walked every source of the workspace)
+  cross join lateral (select v.version, v.label, v.content, v.retracted_at, v.source_id
+                        from beliefdb.source_version v
+                       where v.workspace_id = f.workspace_id and v.id = f.source_version_id offset 0) v
+  cross join lateral (select s.name, s.retracted_at
+                        from beliefdb.source s
+                       where s.workspace_id = f.workspace_id and s.id = v.source_id offset 0) s
+ where f.workspace_id = beliefdb.current_workspace_id() and f.id = any(%(ids)s::uuid[])
+ order by s.name, v.version, f.start_offset;

@@ -1,6 +1,7 @@
-"""The HTTP API (``beliefdb serve``): FastAPI over :class:`beliefdb.api.BeliefDB`.
+"""The HTTP API (``beliefdb serve``): FastAPI over :class:`beliefdb.api.BeliefDB`, and the product view
+for people in a browser at ``/`` (:mod:`beliefdb.interfaces.web`).
 
-Every route but ``/health`` takes a bearer token (``beliefdb token create``), and acts as the
+Every route of the API but ``/health`` takes a bearer token (``beliefdb token create``), and acts as the
 principal in the workspace the token names: never one the request names. Answers are what the CLI
 prints with ``--json``; errors are ``{"error": code, "message": ...}`` with 400 (bad input), 401 (no
 valid token), 403 (read-only token, not the owner), 404 (unknown id), 409 (stale preview, an
@@ -25,8 +26,10 @@ from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from beliefdb import api, errors
+from beliefdb.interfaces import web
 from beliefdb.interfaces.access import Memories, bearer, status_of
 from beliefdb.interfaces.http_routes import router
+from beliefdb.interfaces.web import view
 
 TITLE = "beliefdb"
 DESCRIPTION = ("Agent memory that knows why it believes something, and what must change when it is wrong. Every"
@@ -56,8 +59,11 @@ async def _not_text(_request: Request, exc: Exception) -> Response:
     return error(400, errors.InvalidInput.code, f"text that cannot be stored: {exc}")
 
 
-async def _http(_request: Request, exc: Exception) -> Response:
+async def _http(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, StarletteHTTPException)
+    if view.browser(request.scope):  # a person's unknown page: a page saying so
+        return view.error_page(request, exc.status_code, view.TITLES.get(exc.status_code, "Not found"),
+                               str(exc.detail))
     code = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "invalid_input")
     return error(exc.status_code, code, str(exc.detail))
 
@@ -156,6 +162,7 @@ def create_app(url: str, *, mcp: bool = True) -> FastAPI:
     def health() -> dict[str, str]:
         return {"status": "ok"}
 
+    web.mount(app)  # first: a browser's request at a path both serve gets the page
     app.include_router(router)
     if mcp:
         running.append(_mount_mcp(app, memories))

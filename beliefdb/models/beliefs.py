@@ -62,6 +62,26 @@ class Evidence:
 
 
 @dataclass(frozen=True)
+class SourceExcerpt:
+    """The text of a fragment's source version around it: ``excerpt`` starts at character
+    ``excerpt_start`` of the version (``length`` characters in all), so the fragment's quote is
+    ``excerpt[start_offset - excerpt_start:end_offset - excerpt_start]``."""
+
+    fragment_id: UUID
+    source: str
+    version: int
+    version_label: str | None
+    start_offset: int
+    end_offset: int
+    excerpt_start: int
+    excerpt: str
+    length: int
+    #: the version or its whole source is retracted
+    retracted: bool
+
+
+
+@dataclass(frozen=True)
 class ConfidenceFactor:
     factor: str
     detail: str
@@ -97,6 +117,18 @@ class BuiltOn:
 
 
 @dataclass(frozen=True)
+class Derived:
+    """A belief derived from another (``derive``): it holds while all it is derived from are current."""
+
+    belief_id: UUID
+    statement: str
+    status: str
+    #: whether the reason it is derived by still holds (every belief it is derived from current)
+    live: bool
+
+
+
+@dataclass(frozen=True)
 class Why:
     """A belief with everything that explains it."""
 
@@ -107,6 +139,8 @@ class Why:
     replaced_by: list[HistoryEntry]
     conflicts: list[HistoryEntry]
     built_on: list[BuiltOn] = field(default_factory=list)
+    #: the beliefs derived from it (also built on it)
+    derived: list[Derived] = field(default_factory=list)
 
 
 

@@ -17,6 +17,9 @@ class Decision:
     owner: str
     created_at: datetime
     holds: bool
+    #: its reasons, each {"justification", "live", "beliefs": [{"id", "statement", "status"}]}: the
+    #: beliefs one reason needs together, live while every one of them is current (rule 4)
+    reasons: list[dict[str, Any]] = field(default_factory=list)
 
 
 

@@ -15,10 +15,15 @@ from uuid import UUID
 NODE_KINDS = ("source", "belief", "decision", "action", "correction", "run", "step")
 
 #: Marks a node can carry. ``focus``: what was asked about. ``flagged``/``held``/``superseded``/
-#: ``retracted``/``corrected``: its state now. ``stops_holding``/``would_flag``/``would_hold``/
-#: ``survives``: what the change asked about (impact, a preview) would do to it.
-MARKS = ("focus", "flagged", "held", "superseded", "retracted", "corrected", "expired",
-         "stops_holding", "would_flag", "would_hold", "survives")
+#: ``retracted``/``corrected``/``expired``/``quarantined``: its state now; ``invalidated``/``replay``:
+#: what a repair made of a run's step. ``stops_holding``/``would_flag``/``would_hold``/``survives``/
+#: ``becomes_current``: what the change asked about (impact, a preview) would do to it.
+MARKS = ("focus", "flagged", "held", "superseded", "retracted", "corrected", "expired", "quarantined",
+         "invalidated", "replay",
+         "stops_holding", "would_flag", "would_hold", "survives", "becomes_current")
+
+#: The marks an impact picture gives (each from a row of ``beliefdb.impact``), the others being state.
+IMPACT_MARKS = ("stops_holding", "would_flag", "would_hold", "survives", "becomes_current")
 
 
 @dataclass(frozen=True)
@@ -40,8 +45,11 @@ class GraphNode:
 
 @dataclass(frozen=True)
 class GraphEdge:
-    """A relation from ``source`` to ``target`` named in plain words ("is evidence for", "is a
-    reason for", "carries out", "replaced", "was derived from", "read", ...)."""
+    """A relation from ``source`` to ``target`` named in plain words, read from source to target:
+    "is evidence for", "is a reason for", "is carried out by", "is a premise of", "was replaced by",
+    "was corrected by", "was read by", ... (``beliefdb.graph.RELATIONS``). Edges point the way
+    support flows, from what something rests on to what rests on it, so a left-to-right drawing
+    reads Sources → Beliefs → Decisions → Actions."""
 
     source: UUID
     target: UUID
@@ -50,6 +58,8 @@ class GraphEdge:
     label: str = ""
     #: false for what no longer counts (a lost reason, evidence of a retracted source): drawn dashed
     live: bool = True
+    #: the reason (justification) the edge is part of: edges of one group are needed together
+    group: UUID | None = None
 
 
 @dataclass(frozen=True)

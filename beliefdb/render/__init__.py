@@ -178,13 +178,15 @@ def why(w: Why) -> str:
         other_value = h.old_value if h.new_belief == b.id else h.new_value
         lines.append(f"  conflicts with {short(other)} ({other_value}) — {h.reason}")
     lines.append("built on it:")
-    if not w.built_on:
+    if not (w.built_on or w.derived):
         lines.append("  (nothing)")
     for d in w.built_on:
         outcome = f", outcome {d.outcome['outcome']}" if d.outcome else ""
         lines.append(f"  decision {short(d.decision_id)} \"{d.title}\" [{d.decision_status}{outcome}]")
         lines += [f"    action {short(str(a['id']))} {a['description']} [{a['status']}"
                   + (f", outcome {a['outcome']['outcome']}" if a.get("outcome") else "") + "]" for a in d.actions]
+    lines += [f"  belief {short(x.belief_id)} \"{x.statement}\" [{x.status}] derived from it"
+              + ("" if x.live else " (its reason is lost)") for x in w.derived]
     return "\n".join(lines)
 
 
@@ -195,7 +197,15 @@ def audit(result: AuditResult) -> str:
 
 
 def decisions(rows: Iterable[Decision]) -> str:
-    lines = [f"{short(d.id)}  [{d.status}{'' if d.holds else ', no support'}]  {d.title}" for d in rows]
+    """Each decision with its reasons: the beliefs one reason needs together, and whether it is lost."""
+    lines = []
+    for d in rows:
+        lines.append(f"{short(d.id)}  [{d.status}{'' if d.holds else ', no support'}]  {d.title}")
+        for r in d.reasons:
+            beliefs = " and ".join(f"{short(b['id'])} \"{b['statement']}\""
+                                   + ("" if b["status"] in ("current", "conflicting") else f" [{b['status']}]")
+                                   for b in r["beliefs"])
+            lines.append(f"          {'because' if r['live'] else 'lost reason'}: {beliefs}")
     return "\n".join(lines) if lines else "(no decisions)"
 
 

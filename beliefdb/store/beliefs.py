@@ -16,7 +16,16 @@ from beliefdb import errors
 from beliefdb.db.connector import Database
 from beliefdb.db.queries import Q
 from beliefdb.inputs import check_moment
-from beliefdb.models import Belief, BuiltOn, ConfidenceFactor, Evidence, HistoryEntry, Why
+from beliefdb.models import (
+    Belief,
+    BuiltOn,
+    ConfidenceFactor,
+    Derived,
+    Evidence,
+    HistoryEntry,
+    SourceExcerpt,
+    Why,
+)
 
 
 def list_beliefs(db: Database, *, subject: str | None = None, attribute: str | None = None,
@@ -89,10 +98,20 @@ def why(db: Database, ref: str | UUID, conn: psycopg.Connection[Any] | None = No
             HistoryEntry, Q.belief_history, moment, c)
         built_on = db.fetch_all(
             BuiltOn, Q.built_on_belief, moment, c)
+        derived = db.fetch_all(Derived, Q.derived_from_belief, moment, c)
     return Why(
         belief=belief, evidence=evidence, confidence=factors,
         replaced=[h for h in history if h.kind == "supersedes" and h.new_belief == belief_id],
         replaced_by=[h for h in history if h.kind == "supersedes" and h.old_belief == belief_id],
         conflicts=[h for h in history if h.kind == "conflicts_with"],
-        built_on=built_on,
+        built_on=built_on, derived=derived,
     )
+
+
+def excerpts(db: Database, fragments: Sequence[UUID], *, context: int = 1000,
+             conn: psycopg.Connection[Any] | None = None) -> list[SourceExcerpt]:
+    """The text of each fragment's source version around it, ``context`` characters either side (a
+    large document is never read whole), by source, version and offset."""
+    if context < 0:
+        raise errors.InvalidInput("context: give a number of characters, 0 or more")
+    return db.fetch_all(SourceExcerpt, Q.source_excerpts, {"ids": list(fragments), "context": context}, conn)

@@ -54,13 +54,15 @@ def derive(db: Database, statement: str, subject: str, attribute: str, value: st
     return recorded
 
 
-def list_decisions(db: Database, status: str | None = None,
+def list_decisions(db: Database, status: str | None = None, of: str | UUID | None = None,
                    conn: psycopg.Connection[Any] | None = None) -> list[Decision]:
+    """Decisions with their reasons (of ``status``; only the decision ``of`` names, a decision's or an
+    action's id or unique prefix, when given)."""
     if status is not None and status not in DECISION_STATUSES:
         raise errors.InvalidInput(f"invalid status '{status}' (choose from: {', '.join(DECISION_STATUSES)})")
     return db.fetch_all(
         Decision,
-        Q.list_decisions, {"status": status}, conn)
+        Q.list_decisions, {"status": status, "of": str(of) if of is not None else None}, conn)
 
 
 def list_actions(db: Database, status: str | None = None,

@@ -1,0 +1,47 @@
+"""The pictures :class:`~beliefdb.BeliefDB` draws (it inherits them from :class:`Pictures`): why a
+belief, decision or action is held, what a change would do, a run's trace, and the product view's
+workspace, each as a :class:`~beliefdb.models.graph.Graph` that ``beliefdb.graph.to_mermaid``,
+``to_dot`` and ``to_text`` render."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from uuid import UUID
+
+from beliefdb import graph
+from beliefdb.db.connector import Database
+from beliefdb.models import Graph
+
+
+class Pictures:
+    """The picture methods of :class:`~beliefdb.BeliefDB` (one transaction each, reads only)."""
+
+    database: Database
+
+    def why_graph(self, ref: str | UUID, *, as_of: datetime | None = None) -> Graph:
+        """Why a belief, decision or action (id or unique prefix) is held, as a picture: a belief's sources
+        (the quote on each edge), what it replaced, was replaced by or conflicts with, and what is built on
+        it (decisions, their actions, derived beliefs); a decision's reasons, live and lost, its actions and
+        outcome; an action's decision and its reasons. ``as_of``: what was recorded by then."""
+        return graph.why_graph(self.database, ref, as_of=as_of)
+
+    def impact_graph(self, *refs: str | UUID) -> Graph:
+        """:meth:`impact` as a picture: each node it names marked stops_holding, becomes_current, would_flag,
+        would_hold or survives (with what it survives on), a fragment folded into its source, with the
+        nodes asked about and the edges between them."""
+        return graph.impact_graph(self.database, refs)
+
+    def run_graph(self, ref: str | UUID) -> Graph:
+        """A run's trace (id or unique prefix) as a picture: the run, its steps, what each read or rested on
+        and what it wrote, marked with what a repair made of them."""
+        return graph.run_graph(self.database, ref)
+
+    def workspace_graph(self, *, subject: str | None = None, status: str | None = None,
+                        since: datetime | None = None, until: datetime | None = None,
+                        as_of: datetime | None = None, limit: int = 200) -> Graph:
+        """The product view: Sources → Beliefs → Decisions → Actions for the newest ``limit`` production
+        beliefs of ``subject`` with ``status`` recorded in [``since``, ``until``) (or as believed at
+        ``as_of``), corrections and supersessions on the beliefs they changed; ``truncated`` when more
+        beliefs passed the filters."""
+        return graph.workspace_graph(self.database, subject=subject, status=status, since=since, until=until,
+                                     as_of=as_of, limit=limit)

@@ -1,0 +1,174 @@
+"""A picture being put together: nodes and edges collected from what the database answered, then
+frozen into a :class:`~beliefdb.models.graph.Graph`. Nothing here decides what holds: a node's
+status and state marks are its stored status (``belief.status``, ``decision.status``, ...), and the
+liveness of an edge is the database's (``justification.unmet``, a fragment's ``node.holds``)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+from uuid import UUID
+
+from beliefdb.models.graph import NODE_KINDS, Graph, GraphEdge, GraphNode
+
+#: How each propagating edge kind of the support graph reads, from antecedent to consequent.
+EDGE_RELATIONS = {
+    "cites": "is a reason for", "supports": "is a reason for", "carries_out": "is carried out by",
+    "derives": "is a premise of", "reads": "was read by", "produces": "was written by",
+    "initiates": "led to", "updates": "was updated by", "consolidates": "was consolidated into",
+}
+
+#: Every relation a picture's edges name, read from source to target.
+RELATIONS = ("is evidence for", *dict.fromkeys(EDGE_RELATIONS.values()), "was replaced by", "conflicts with",
+             "was corrected by", "ran")
+
+# a stored status that is also a mark: what the node's state is now
+_STATE_MARKS = {
+    ("belief", "superseded"): "superseded", ("belief", "retracted"): "retracted",
+    ("belief", "expired"): "expired", ("belief", "quarantined"): "quarantined",
+    ("decision", "needs_review"): "flagged", ("action", "held"): "held",
+    ("correction", "retracted"): "retracted", ("step", "invalidated"): "invalidated",
+    ("step", "replay_pending"): "replay",
+}
+
+
+@dataclass
+class _Node:
+    id: UUID
+    kind: str
+    label: str
+    status: str
+    detail: str = ""
+    marks: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+class Canvas:
+    """Nodes and edges as they are found; an edge may name a node before the node is read, and
+    edges whose ends never arrive are left out of the picture."""
+
+    def __init__(self) -> None:
+        self.nodes: dict[UUID, _Node] = {}
+        self.edges: dict[tuple[UUID, UUID, str], GraphEdge] = {}
+        #: nodes to read (beliefs, decisions, actions, corrections, steps) and sources to read
+        self.wanted: set[UUID] = set()
+        self.sources: set[UUID] = set()
+
+    # --- nodes -----------------------------------------------------------------------------------
+
+    def add(self, node_id: UUID, kind: str, label: str, status: str, detail: str = "") -> None:
+        if node_id in self.nodes:
+            return
+        node = _Node(node_id, kind, label, status, detail)
+        mark = _STATE_MARKS.get((kind, status))
+        if mark:
+            node.marks.append(mark)
+        self.nodes[node_id] = node
+
+    def add_rows(self, rows: Iterable[Mapping[str, Any]]) -> None:
+        """Rows of ``graph_nodes``."""
+        for r in rows:
+            detail = r["detail"] or ""
+            if r["outcome"]:
+                detail = f"outcome: {r['outcome']}" + (f"; {detail}" if detail else "")
+            self.add(r["id"], r["kind"], r["label"], r["status"], detail)
+
+    def add_sources(self, rows: Iterable[Mapping[str, Any]]) -> None:
+        """Rows of ``graph_sources``: a reviewer's correction source is drawn as its correction."""
+        for r in rows:
+            version = f"v{r['version']}" + (f" {r['label']}" if r["label"] else "") if r["version"] else ""
+            self.add(r["id"], "source", r["name"], "retracted" if r["retracted"] else "in use",
+                     ", ".join(x for x in (r["authority"], r["origin_type"], version) if x))
+            if r["retracted"]:
+                self.mark(r["id"], "retracted")
+
+    def mark(self, node_id: UUID, mark: str, note: str = "") -> None:
+        node = self.nodes.get(node_id)
+        if node is None:
+            return
+        if mark not in node.marks:
+            node.marks.append(mark)
+        if note and note not in node.notes:
+            node.notes.append(note)
+
+    def label(self, node_id: UUID) -> str:
+        node = self.nodes.get(node_id)
+        return node.label if node else str(node_id)[:8]
+
+    # --- edges -----------------------------------------------------------------------------------
+
+    def edge(self, source: UUID, target: UUID, relation: str, label: str = "", *, live: bool = True,
+             group: UUID | None = None) -> None:
+        """One edge per (source, target, relation): folded fragments of one source give one edge,
+        live if any of them is, with the quote of the first."""
+        key = (source, target, relation)
+        seen = self.edges.get(key)
+        if seen is None:
+            self.edges[key] = GraphEdge(source, target, relation, label, live, group)
+        elif live and not seen.live:
+            self.edges[key] = GraphEdge(source, target, relation, label or seen.label, True, group or seen.group)
+
+    def support(self, rows: Iterable[Mapping[str, Any]]) -> None:
+        """Rows of ``graph_out``/``graph_in``: each reason's edge, named for its edge kind, live when
+        the reason is (every antecedent current), grouped by the reason it is part of."""
+        for r in rows:
+            self.edge(r["antecedent"], r["consequent"], EDGE_RELATIONS.get(r["edge_kind"], r["edge_kind"]),
+                      live=r["live"], group=r["justification"])
+            self.wanted.update((r["antecedent"], r["consequent"]))
+
+    def evidence(self, rows: Iterable[Mapping[str, Any]]) -> None:
+        """Rows of ``graph_evidence``: fragments fold into their source (a correction's into the
+        correction), the quote on the edge."""
+        for r in rows:
+            if r["correction"] is not None:
+                self.edge(r["correction"], r["belief_id"], "is evidence for", r["quote"], live=r["live"])
+                self.wanted.add(r["correction"])
+            else:
+                self.edge(r["source_id"], r["belief_id"], "is evidence for", r["quote"], live=r["live"])
+                self.sources.add(r["source_id"])
+
+    def relations(self, rows: Iterable[Mapping[str, Any]], corrections: Iterable[Mapping[str, Any]] = ()) -> None:
+        """Rows of ``graph_relations`` and ``graph_corrections``: a correction is drawn as the
+        reviewer's node between the belief and its replacement, other supersessions as one edge."""
+        corrected = set()
+        for c in corrections:
+            self.edge(c["belief_id"], c["id"], "was corrected by")
+            if c["replacement"] is not None:
+                self.edge(c["id"], c["replacement"], "is evidence for", c["new_statement"])
+                corrected.add((c["replacement"], c["belief_id"]))
+            self.wanted.update(x for x in (c["id"], c["belief_id"], c["replacement"]) if x is not None)
+        for r in rows:
+            new, old = r["new_belief"], r["old_belief"]
+            if r["kind"] == "supersedes":
+                if (new, old) not in corrected:
+                    self.edge(old, new, "was replaced by", r["reason"])
+            else:
+                self.edge(new, old, "conflicts with", r["reason"])
+            self.wanted.update((new, old))
+
+    def state_notes(self, relations: Iterable[Mapping[str, Any]], corrections: Iterable[Mapping[str, Any]]) -> None:
+        """Say on each belief what replaced or corrected it (once the nodes are read)."""
+        for c in corrections:
+            self.mark(c["belief_id"], "corrected", f"corrected by {c['reviewer']}: {c['new_statement']}")
+        for r in relations:
+            if r["kind"] == "supersedes" and "corrected" not in self._marks(r["old_belief"]):
+                self.mark(r["old_belief"], "superseded", f"replaced by: {r['new_statement']}")
+
+    def _marks(self, node_id: UUID) -> list[str]:
+        node = self.nodes.get(node_id)
+        return node.marks if node else []
+
+    # --- the picture -----------------------------------------------------------------------------
+
+    def graph(self, title: str, focus: Iterable[UUID], *, truncated: bool = False) -> Graph:
+        focus = tuple(f for f in dict.fromkeys(focus) if f in self.nodes)
+        for f in focus:
+            self.mark(f, "focus")
+        order = {k: i for i, k in enumerate(NODE_KINDS)}
+        nodes = sorted(self.nodes.values(), key=lambda n: order.get(n.kind, len(order)))
+        edges = tuple(e for e in self.edges.values()
+                      if e.source in self.nodes and e.target in self.nodes and e.source != e.target)
+        return Graph(title=title, focus=focus, truncated=truncated, edges=edges, nodes=tuple(
+            GraphNode(n.id, n.kind, n.label, n.status, n.detail, tuple(n.marks), "; ".join(n.notes))
+            for n in nodes))

@@ -1,0 +1,39 @@
+"""What the renderers write for a node: its label shortened, and its marks in words."""
+
+from __future__ import annotations
+
+import unicodedata
+
+from beliefdb.models.graph import GraphNode
+
+#: the longest label a drawn node shows (the whole one is in the model, and in the text output)
+WIDTH = 80
+
+#: how an impact picture's title begins
+IMPACT_TITLE = "If this were wrong"
+
+#: each mark in words, as the pictures' legends and the text output say it
+MARK_WORDS = {
+    "focus": "asked about", "flagged": "flagged: needs review", "held": "held", "superseded": "superseded",
+    "retracted": "retracted", "corrected": "corrected", "expired": "expired", "quarantined": "quarantined",
+    "invalidated": "invalidated by a repair", "replay": "to replay", "stops_holding": "would stop holding",
+    "would_flag": "would be flagged", "would_hold": "would be held", "survives": "survives on other support",
+    "becomes_current": "would be current again",
+}
+
+
+def shorten(text: str, width: int = WIDTH) -> str:
+    """``text`` on one line, cut to ``width`` characters with an ellipsis; control characters (a
+    terminal's escape sequences, NUL) are spaces."""
+    flat = " ".join("".join(" " if unicodedata.category(ch) == "Cc" else ch for ch in text).split())
+    return flat if len(flat) <= width else flat[: width - 1].rstrip() + "…"
+
+
+def short_id(node: GraphNode) -> str:
+    return str(node.id)[:8]
+
+
+def caption(node: GraphNode) -> list[str]:
+    """The lines a drawn node shows: its kind and label, then its status and marks."""
+    state = [node.status] + [MARK_WORDS.get(m, m) for m in node.marks if m not in ("focus", node.status)]
+    return [f"{node.kind}: {shorten(node.label)}", shorten(", ".join(dict.fromkeys(state)))]

@@ -1,0 +1,93 @@
+"""The set-based reads a picture is built from: each takes every id at once (one statement for any
+number of nodes, never one per node), as named blocks of ``beliefdb/db/queries.sql``."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from datetime import datetime
+from typing import Any
+from uuid import UUID
+
+import psycopg
+
+from beliefdb.db.connector import Database
+from beliefdb.db.queries import Q
+from beliefdb.graph.canvas import Canvas
+
+Conn = psycopg.Connection[Any]
+Row = dict[str, Any]
+
+
+def _ids(ids: Iterable[UUID]) -> list[UUID]:
+    return list(dict.fromkeys(ids))
+
+
+def resolve(db: Database, refs: Sequence[str], kinds: Sequence[str] | None, conn: Conn) -> list[Row]:
+    """What each reference names (in order): ``id``, the node ``kind`` (None for a source or a
+    version), and ``source_id`` for a source, a version or a fragment. With ``kinds``, only nodes of
+    those kinds resolve (``beliefdb.resolve_node``), else anything ``beliefdb.resolve_target`` takes."""
+    rows: list[Row] = db.fetch_all(dict, Q.graph_resolve, {"refs": list(refs), "kinds": kinds}, conn)
+    return rows
+
+
+def nodes(db: Database, ids: Iterable[UUID], conn: Conn) -> list[Row]:
+    rows: list[Row] = db.fetch_all(dict, Q.graph_nodes, {"ids": _ids(ids)}, conn)
+    return rows
+
+
+def sources(db: Database, ids: Iterable[UUID], conn: Conn) -> list[Row]:
+    rows: list[Row] = db.fetch_all(dict, Q.graph_sources, {"ids": _ids(ids)}, conn)
+    return rows
+
+
+def evidence(db: Database, beliefs: Iterable[UUID], as_of: datetime | None, conn: Conn) -> list[Row]:
+    rows: list[Row] = db.fetch_all(dict, Q.graph_evidence, {"ids": _ids(beliefs), "as_of": as_of}, conn)
+    return rows
+
+
+def fragment_sources(db: Database, fragments: Iterable[UUID], conn: Conn) -> dict[UUID, UUID]:
+    rows = db.fetch_all(dict, Q.graph_fragment_sources, {"ids": _ids(fragments)}, conn)
+    return {r["id"]: r["source_id"] for r in rows}
+
+
+def out_edges(db: Database, ids: Iterable[UUID], as_of: datetime | None, conn: Conn) -> list[Row]:
+    """The reasons these nodes are antecedents of (evidence edges aside: see :func:`evidence`)."""
+    rows: list[Row] = db.fetch_all(dict, Q.graph_out, {"ids": _ids(ids), "as_of": as_of}, conn)
+    return rows
+
+
+def in_edges(db: Database, ids: Iterable[UUID], as_of: datetime | None, conn: Conn) -> list[Row]:
+    """The reasons of these nodes (evidence edges aside)."""
+    rows: list[Row] = db.fetch_all(dict, Q.graph_in, {"ids": _ids(ids), "as_of": as_of}, conn)
+    return rows
+
+
+def relations(db: Database, beliefs: Iterable[UUID], as_of: datetime | None, conn: Conn) -> list[Row]:
+    rows: list[Row] = db.fetch_all(dict, Q.graph_relations, {"ids": _ids(beliefs), "as_of": as_of}, conn)
+    return rows
+
+
+def corrections(db: Database, beliefs: Iterable[UUID], as_of: datetime | None, conn: Conn) -> list[Row]:
+    rows: list[Row] = db.fetch_all(dict, Q.graph_corrections, {"ids": _ids(beliefs), "as_of": as_of}, conn)
+    return rows
+
+
+def believed_at(db: Database, beliefs: Iterable[UUID], as_of: datetime, conn: Conn) -> dict[UUID, str]:
+    """Which of these beliefs were believed at ``as_of``, with the status they had then."""
+    rows = db.fetch_all(dict, Q.graph_as_of, {"ids": _ids(beliefs), "as_of": as_of}, conn)
+    return {r["id"]: r["status"] for r in rows}
+
+
+def run(db: Database, run_id: UUID, conn: Conn) -> Row | None:
+    row: Row | None = db.fetch_one(dict, Q.graph_run, {"id": run_id}, conn)
+    return row
+
+
+def fill(db: Database, canvas: Canvas, conn: Conn) -> None:
+    """Read every node and source the canvas's edges name and it has not read yet (two statements)."""
+    wanted = [i for i in canvas.wanted if i not in canvas.nodes]
+    if wanted:
+        canvas.add_rows(nodes(db, wanted, conn))
+    missing = [i for i in canvas.sources if i not in canvas.nodes]
+    if missing:
+        canvas.add_sources(sources(db, missing, conn))

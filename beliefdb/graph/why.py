@@ -1,0 +1,89 @@
+"""``why`` as a picture: a belief with its sources, what it replaced, was replaced by or conflicts
+with, and what is built on it; a decision (or an action's decision) with its reasons, live and lost,
+its actions and its outcome."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from uuid import UUID
+
+from beliefdb import errors
+from beliefdb.db.connector import Database
+from beliefdb.graph import read
+from beliefdb.graph.canvas import Canvas
+from beliefdb.inputs import check_moment
+from beliefdb.models.graph import Graph
+
+
+def why_graph(db: Database, ref: str | UUID, *, as_of: datetime | None = None) -> Graph:
+    """The picture of why a belief, decision or action (id or unique prefix) is held; ``as_of``: what
+    had been recorded by then, beliefs with the status they had then."""
+    if as_of is not None:
+        check_moment(as_of, "as_of")
+    canvas = Canvas()
+    with db.transaction() as c:
+        (target,) = read.resolve(db, [str(ref)], ["belief", "decision", "action"], c)
+        node_id, kind = target["id"], target["kind"]
+        if kind == "belief":
+            _belief(db, canvas, node_id, as_of, c)
+        else:
+            decision = node_id
+            if kind == "action":
+                canvas.add_rows(read.nodes(db, [node_id], c))
+                decision = next(r["antecedent"] for r in read.in_edges(db, [node_id], None, c)
+                                if r["edge_kind"] == "carries_out")
+            _decision(db, canvas, decision, as_of, c)
+        read.fill(db, canvas, c)
+        if as_of is not None:
+            _as_of(db, canvas, node_id, as_of, c)
+    focus = canvas.nodes[node_id]
+    what = {"belief": "Why we believe", "decision": "Why we decided", "action": "Why we act"}[kind]
+    return canvas.graph(f"{what}: {focus.label}", [node_id])
+
+
+def _belief(db: Database, canvas: Canvas, belief: UUID, as_of: datetime | None, c: read.Conn) -> None:
+    canvas.wanted.add(belief)
+    canvas.evidence(read.evidence(db, [belief], as_of, c))
+    history = read.relations(db, [belief], as_of, c)
+    corrections = read.corrections(db, [belief], as_of, c)
+    canvas.relations(history, corrections)
+    # what rests on it: decisions, derived beliefs, steps that read it, and the actions of its decisions
+    built = read.out_edges(db, [belief], as_of, c)
+    canvas.support(built)
+    decisions = [r["consequent"] for r in built if r["consequent_kind"] == "decision"]
+    if decisions:
+        canvas.support(r for r in read.out_edges(db, decisions, as_of, c) if r["consequent_kind"] == "action")
+    # what it rests on, when it is derived or written by a step
+    canvas.support(read.in_edges(db, [belief], as_of, c))
+    read.fill(db, canvas, c)
+    canvas.state_notes(history, corrections)
+
+
+def _decision(db: Database, canvas: Canvas, decision: UUID, as_of: datetime | None, c: read.Conn) -> None:
+    canvas.wanted.add(decision)
+    reasons = read.in_edges(db, [decision], as_of, c)
+    canvas.support(reasons)
+    canvas.support(read.out_edges(db, [decision], as_of, c))
+    beliefs = [r["antecedent"] for r in reasons if r["antecedent_kind"] == "belief"]
+    if beliefs:
+        # where each reason comes from, and what replaced a reason that was lost
+        canvas.evidence(read.evidence(db, beliefs, as_of, c))
+        history = [r for r in read.relations(db, beliefs, as_of, c) if r["kind"] == "supersedes"]
+        corrections = read.corrections(db, beliefs, as_of, c)
+        canvas.relations(history, corrections)
+        read.fill(db, canvas, c)
+        canvas.state_notes(history, corrections)
+
+
+def _as_of(db: Database, canvas: Canvas, focus: UUID, as_of: datetime, c: read.Conn) -> None:
+    """Beliefs with the status they had at ``as_of`` (a state mark of today's status would mislead)."""
+    beliefs = [n.id for n in canvas.nodes.values() if n.kind == "belief"]
+    then = read.believed_at(db, beliefs, as_of, c)
+    if canvas.nodes[focus].kind == "belief" and focus not in then:
+        raise errors.NotFound(f"belief {focus} was not believed at {as_of.isoformat()}")
+    for belief in beliefs:
+        node = canvas.nodes[belief]
+        node.status = then.get(belief, "not believed then")
+        node.marks = [m for m in node.marks if m not in ("superseded", "retracted", "expired", "quarantined",
+                                                          "corrected")]
+        node.notes = []

@@ -1,0 +1,112 @@
+"""The pages that change memory, each a preview first: a correction (preview → apply at the previewed
+revision; a stale preview shows the conflict and the fresh preview, 409), a source's retraction (preview
+→ apply), and the review queue (approve / reject). Every change is one call of :class:`BeliefDB` as the
+signed-in principal; a read-only token gets 403 before anything is read."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Form, Request
+from fastapi.responses import Response
+
+from beliefdb import errors
+from beliefdb.interfaces.web import describe, session, view
+from beliefdb.interfaces.web.picture import picture
+from beliefdb.interfaces.web.session import Reader, Writer
+from beliefdb.interfaces.web.svg import MARK_WORDS
+
+router = APIRouter(route_class=view.PageRoute, include_in_schema=False)
+
+#: a form field (empty when the form leaves it out)
+Text = Annotated[str, Form()]
+
+
+def _or_none(value: str) -> str | None:
+    return value.strip() or None
+
+
+# --- correction ---------------------------------------------------------------------------------
+
+def _preview_page(request: Request, v: session.Viewer, belief: str, statement: str, value: str, reason: str,
+                  *, conflict: str | None = None) -> Response:
+    found = v.db.why(belief)
+    seen = v.db.preview_correction(found.belief.id, statement, _or_none(value))
+    names = describe.Names(v.db)
+    context = {"viewer": v, "title": "Correction preview", "belief": found.belief, "preview": seen,
+               "groups": describe.correction(seen, names), "statement": statement, "value": value,
+               "reason": reason, "conflict": conflict, "mark_words": MARK_WORDS}
+    return view.page(request, "correction.html", context, 409 if conflict else 200)
+
+
+@router.post("/beliefs/{belief}/correction/preview")
+def correction_preview(request: Request, belief: str, v: Writer, statement: Text = "", value: Text = "",
+                       reason: Text = "") -> Response:
+    if not statement.strip():
+        raise errors.InvalidInput("a correction needs the corrected statement")
+    return _preview_page(request, v, belief, statement.strip(), value, reason)
+
+
+@router.post("/beliefs/{belief}/correction")
+def correction_apply(request: Request, belief: str, v: Writer, statement: Text = "", value: Text = "",
+                     reason: Text = "", expected_revision: Annotated[int, Form(ge=0, le=2**31 - 1)] = 0
+                     ) -> Response:
+    try:
+        done = v.db.apply_correction(belief, statement, reviewer=v.who.principal, expect_revision=expected_revision,
+                                     value=_or_none(value), reason=_or_none(reason))
+    except errors.StaleCorrectionPreview as exc:
+        return _preview_page(request, v, belief, statement, value, reason, conflict=exc.message)
+    names = describe.Names(v.db)
+    groups = describe.changes(done.changes, names, preview=False) if done.changes else []
+    return view.page(request, "corrected.html", {"viewer": v, "title": "Corrected", "result": done,
+                                                 "groups": groups, "mark_words": MARK_WORDS})
+
+
+# --- retracting a source ------------------------------------------------------------------------
+
+@router.get("/sources/retract")
+def retract_preview(request: Request, v: Reader, source: str = "") -> Response:
+    if not source.strip():
+        raise errors.InvalidInput("name the source to retract")
+    seen = v.db.preview_retract(source=source)
+    shown = picture(v.db.impact_graph(source), "impact")
+    context = {"viewer": v, "title": f"Retract {source}?", "source": source, "changes": seen, "picture": shown,
+               "groups": describe.changes(seen, describe.Names(v.db), preview=True), "mark_words": MARK_WORDS}
+    return view.page(request, "retract.html", context)
+
+
+@router.post("/sources/retract")
+def retract_apply(request: Request, v: Writer, source: Text = "", reason: Text = "") -> Response:
+    if not reason.strip():
+        raise errors.InvalidInput("a retraction needs a reason")
+    done = v.db.retract(source=source, reason=reason.strip())
+    context = {"viewer": v, "title": f"Retracted {source}", "source": source, "changes": done,
+               "groups": describe.changes(done, describe.Names(v.db), preview=False), "mark_words": MARK_WORDS}
+    return view.page(request, "retracted.html", context)
+
+
+# --- the review queue ---------------------------------------------------------------------------
+
+@router.get("/review")
+def review(request: Request, v: Reader) -> Response:
+    items = v.db.review_items()
+    names = describe.Names(v.db) if items else None
+    labels = {i.id: (names.label(i.node) if names and i.node else "") for i in items}
+    others = {i.id: (names.label(i.other_node) if names and i.other_node else "") for i in items}
+    return view.page(request, "review.html", {"viewer": v, "title": "Review queue", "nav": "review",
+                                              "items": items, "labels": labels, "others": others})
+
+
+@router.post("/review/{item}")
+def resolve(request: Request, item: str, v: Writer, verdict: Text = "", note: Text = "",
+            winner: Text = "") -> Response:
+    if verdict not in ("approved", "rejected"):
+        raise errors.InvalidInput("verdict: approved or rejected")
+    done = v.db.resolve_review(item, verdict, note=_or_none(note), winner=_or_none(winner))
+    items = v.db.review_items()
+    names = describe.Names(v.db) if items else None
+    labels = {i.id: (names.label(i.node) if names and i.node else "") for i in items}
+    others = {i.id: (names.label(i.other_node) if names and i.other_node else "") for i in items}
+    said = f"Review item {str(done.item)[:8]} ({done.kind.replace('_', ' ')}) {done.status}."
+    return view.page(request, "review.html", {"viewer": v, "title": "Review queue", "nav": "review",
+                                              "items": items, "labels": labels, "others": others, "message": said})

@@ -1,0 +1,112 @@
+"""What a change did (or a preview says it would do), in words a person reads: each node it names by
+its statement, title or description, grouped by effect. Nothing here decides what holds: the groups are
+the database's own answer (:class:`~beliefdb.models.Changes`, a correction preview)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from uuid import UUID
+
+from beliefdb.api import BeliefDB
+from beliefdb.models import Changes, CorrectionPreview, ImpactRow, StillSupported
+
+
+@dataclass(frozen=True)
+class Item:
+    id: UUID
+    kind: str
+    label: str
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class Group:
+    heading: str
+    #: the mark the picture gives these nodes (svg.MARK_WORDS)
+    mark: str
+    items: list[Item] = field(default_factory=list)
+    #: nodes without a page of their own (quotes) counted, not listed
+    unnamed: int = 0
+
+
+class Names:
+    """The statement, title or description of each belief, decision and action of the workspace (read
+    once, when a page names what a change touched)."""
+
+    def __init__(self, db: BeliefDB) -> None:
+        self.known: dict[UUID, tuple[str, str]] = {}
+        self.known.update((d.id, ("decision", d.title)) for d in db.decisions())
+        self.known.update((a.id, ("action", a.description)) for a in db.actions())
+        self.known.update((b.id, ("belief", b.statement)) for b in db.beliefs(include_all=True))
+
+    def items(self, ids: Iterable[UUID]) -> tuple[list[Item], int]:
+        named, unnamed = [], 0
+        for i in ids:
+            if i in self.known:
+                kind, label = self.known[i]
+                named.append(Item(i, kind, label))
+            else:
+                unnamed += 1
+        return named, unnamed
+
+    def label(self, node: UUID) -> str:
+        return self.known.get(node, ("", str(node)[:8]))[1]
+
+    def surviving(self, rows: Iterable[StillSupported]) -> list[Item]:
+        return [Item(r.decision, "decision", self.label(r.decision),
+                     "still supported by " + "; or ".join(" and ".join(f"“{self.label(b)}”" for b in group)
+                                                          for group in r.by))
+                for r in rows]
+
+
+def changes(c: Changes, names: Names, *, preview: bool) -> list[Group]:
+    """The groups of a change report (``preview``: in the conditional)."""
+    groups = []
+    for heading, mark, ids in (
+        ("would stop holding" if preview else "stopped holding", "stops_holding", c.stopped_holding),
+        ("decisions that would be flagged" if preview else "decisions flagged", "would_flag" if preview
+         else "flagged", c.flagged),
+        ("actions that would be held" if preview else "actions held", "would_hold" if preview else "held", c.held),
+        ("would be current again" if preview else "current again", "survives", c.became_current),
+        ("would start holding" if preview else "started holding", "survives", c.started_holding),
+    ):
+        items, unnamed = names.items(ids)
+        if items or unnamed:
+            groups.append(Group(heading, mark, items, unnamed))
+    kept = names.surviving(c.survives)
+    if kept:
+        groups.append(Group("decisions that lose a reason but survive on other support", "survives", kept))
+    return groups
+
+
+def correction(p: CorrectionPreview, names: Names) -> list[Group]:
+    """What a correction preview says applying it would change (for another principal's belief: what
+    the owner's approval of the proposal would change, ``if_approved``)."""
+    if p.proposed:
+        return impact(p.if_approved, names)
+    groups = []
+    for heading, mark, ids in (("decisions that would be flagged", "would_flag", p.would_flag),
+                               ("actions that would be held", "would_hold", p.would_hold)):
+        items, unnamed = names.items(ids)
+        groups.append(Group(heading, mark, items, unnamed))
+    groups.append(Group("decisions that lose a reason but survive on other support", "survives",
+                        names.surviving(p.still_supported)))
+    return groups
+
+
+def impact(rows: Iterable[ImpactRow], names: Names) -> list[Group]:
+    """The rows of an impact dry run, grouped as a preview's."""
+    rows = list(rows)
+    by = {effect: [r.node for r in rows if r.effect == effect] for effect in ("stops_holding", "flag", "hold")}
+    groups = []
+    for heading, mark, ids in (("would stop holding", "stops_holding", by["stops_holding"]),
+                               ("decisions that would be flagged", "would_flag", by["flag"]),
+                               ("actions that would be held", "would_hold", by["hold"])):
+        items, unnamed = names.items(ids)
+        groups.append(Group(heading, mark, items, unnamed))
+    kept = [StillSupported(r.node, [[UUID(str(x)) for x in g] for g in r.detail.get("by", [])])
+            for r in rows if r.effect == "survives"]
+    groups.append(Group("decisions that lose a reason but survive on other support", "survives",
+                        names.surviving(kept)))
+    return groups

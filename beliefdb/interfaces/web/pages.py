@@ -1,0 +1,135 @@
+"""The reading pages of the product view: the workspace picture, a belief, a decision (an action leads
+to its decision) and an impact ("if this were wrong"). Each takes ``as_of`` where it reads history —
+what we believed then — and calls :class:`BeliefDB` as the signed-in principal, nothing else."""
+
+from __future__ import annotations
+
+from typing import Annotated
+from urllib.parse import urlencode
+from uuid import UUID
+
+from fastapi import APIRouter, Query, Request
+from fastapi.responses import RedirectResponse, Response
+from markupsafe import Markup, escape
+
+from beliefdb import errors
+from beliefdb.interfaces.web import view
+from beliefdb.interfaces.web.picture import picture
+from beliefdb.interfaces.web.session import Reader
+from beliefdb.interfaces.web.svg import MARK_WORDS
+from beliefdb.models import SourceExcerpt
+from beliefdb.models.graph import Graph
+
+router = APIRouter(route_class=view.PageRoute, include_in_schema=False)
+#: pages at paths the JSON API serves too: a browser gets the page (view.SharedPageRoute)
+shared = APIRouter(route_class=view.SharedPageRoute, include_in_schema=False)
+
+STATUSES = ("current", "conflicting", "superseded", "unsupported", "retracted", "quarantined", "expired")
+DEFAULT_LIMIT = 60
+
+
+def _url(path: str, **params: str | None) -> str:
+    kept = {k: v for k, v in params.items() if v}
+    return f"{path}?{urlencode(kept)}" if kept else path
+
+
+@router.get("/")
+def workspace(request: Request, v: Reader, subject: str = "", status: str = "", since: str = "", until: str = "",
+              as_of: str = "", limit: Annotated[int, Query(ge=1, le=2000)] = DEFAULT_LIMIT) -> Response:
+    moments = {k: view.moment(text, k) for k, text in (("since", since), ("until", until), ("as_of", as_of))}
+    graph = v.db.workspace_graph(subject=subject.strip() or None, status=status or None, limit=limit, **moments)
+    context = {"viewer": v, "title": "Workspace", "nav": "workspace", "picture": picture(graph, "workspace"),
+               "filters": {"subject": subject, "status": status, "limit": limit}, "moments": moments,
+               "statuses": STATUSES, "mark_words": MARK_WORDS}
+    return view.page(request, "workspace.html", context)
+
+
+def highlight(excerpt: SourceExcerpt, spans: list[tuple[int, int]]) -> Markup:
+    """The excerpt with each quote of ``spans`` (offsets in the version) in ``<mark>``, escaped."""
+    text, base = excerpt.excerpt, excerpt.excerpt_start
+    out, at = [], 0
+    for start, end in sorted(spans):
+        a, b = max(start - base, at), min(end - base, len(text))
+        if b <= a:
+            continue
+        out += [str(escape(text[at:a])), f"<mark>{escape(text[a:b])}</mark>"]
+        at = b
+    out.append(str(escape(text[at:])))
+    before = "…" if base > 0 else ""
+    after = "…" if base + len(text) < excerpt.length else ""
+    return Markup(before + "".join(out) + after)
+
+
+@shared.get("/beliefs/{belief}")
+def belief(request: Request, belief: str, v: Reader, as_of: str = "") -> Response:
+    moment = view.moment(as_of, "as_of")
+    found = v.db.why(belief, as_of=moment)
+    evidence = found.evidence
+    shown = v.db.source_excerpts([e.fragment_id for e in evidence])
+    # each quote of the belief in that version is marked where the excerpt shows it
+    excerpts = [(x, highlight(x, [(e.start_offset, e.end_offset) for e in evidence
+                                  if (e.source, e.version) == (x.source, x.version)]),
+                 next(e for e in evidence if e.fragment_id == x.fragment_id)) for x in shown]
+    graph = v.db.why_graph(found.belief.id, as_of=moment)
+    nodes = {n.id: n for n in graph.nodes}
+    premises = [nodes[e.source] for e in graph.edges
+                if e.target == found.belief.id and e.source in nodes and nodes[e.source].kind == "belief"
+                and e.relation == "is a premise of"]
+    sources = sorted({e.source for e in evidence})
+    context = {"viewer": v, "title": found.belief.statement, "why": found, "excerpts": excerpts,
+               "picture": picture(graph, "why"), "premises": premises, "as_of": moment,
+               "now_url": f"/beliefs/{found.belief.id}", "sources": sources, "mark_words": MARK_WORDS,
+               "writable": not v.read_only and moment is None and found.belief.status in ("current", "conflicting")}
+    return view.page(request, "belief.html", context)
+
+
+@router.get("/decisions/{decision}")
+def decision(request: Request, decision: str, v: Reader, as_of: str = "") -> Response:
+    moment = view.moment(as_of, "as_of")
+    graph = v.db.why_graph(decision, as_of=moment)
+    (focus_id,) = graph.focus
+    nodes = {n.id: n for n in graph.nodes}
+    focus = nodes[focus_id]
+    if focus.kind != "decision":
+        return RedirectResponse(_url(f"/decisions/{_decision_of(graph, focus_id)}", as_of=as_of), status_code=303)
+    reasons = [(nodes[e.source], e) for e in graph.edges
+               if e.target == focus_id and e.source in nodes and e.relation == "is a reason for"]
+    actions = [nodes[e.target] for e in graph.edges
+               if e.source == focus_id and e.target in nodes and nodes[e.target].kind == "action"]
+    context = {"viewer": v, "title": focus.label, "decision": focus, "picture": picture(graph, "why"),
+               "live": [r for r in reasons if r[1].live], "lost": [r for r in reasons if not r[1].live],
+               "actions": actions, "as_of": moment, "now_url": f"/decisions/{focus_id}", "mark_words": MARK_WORDS}
+    return view.page(request, "decision.html", context)
+
+
+def _decision_of(graph: Graph, action: UUID) -> UUID:
+    for e in graph.edges:
+        if e.target == action and e.relation == "is carried out by":
+            return e.source
+    raise errors.NotFound(f"no decision found for action {action}")
+
+
+@router.get("/actions/{action}")
+def action(request: Request, action: str, v: Reader) -> Response:
+    graph = v.db.why_graph(action)
+    (focus_id,) = graph.focus
+    kind = next(n.kind for n in graph.nodes if n.id == focus_id)
+    if kind != "action":
+        raise errors.NotFound(f"{action} is a {kind}, not an action")
+    return RedirectResponse(f"/decisions/{_decision_of(graph, focus_id)}#action-{focus_id}", status_code=303)
+
+
+@router.get("/impact")
+def impact(request: Request, v: Reader, ref: Annotated[list[str] | None, Query()] = None) -> Response:
+    refs = [r.strip() for r in ref or [] if r.strip()]
+    context: dict[str, object] = {"viewer": v, "title": "Impact", "nav": "impact", "refs": refs, "picture": None,
+                                  "mark_words": MARK_WORDS, "groups": [], "sources": []}
+    if refs:
+        graph = v.db.impact_graph(*refs)
+        shown = picture(graph, "impact")
+        groups = [(mark, MARK_WORDS[mark][1], shown.marked(mark))
+                  for mark in ("stops_holding", "would_flag", "would_hold", "survives", "becomes_current")]
+        focus = set(graph.focus)
+        context.update(picture=shown, groups=groups, title=f"Impact: {graph.title}",
+                       sources=[n for n in graph.nodes if n.kind == "source" and n.id in focus])
+    return view.page(request, "impact.html", context)

@@ -1,0 +1,197 @@
+"""The product view's server side, without a browser (``tests/browser/`` drives one): signing in with a
+token kept in an HttpOnly, SameSite=Strict cookie; an unknown or revoked token back to the sign-in page
+with one line saying why; a read-only token sees no form and any change it posts is 403 with a page
+saying why; a form from another site or without the session's form token is refused; the pages and the
+JSON API share paths by what the request asks for; the belief page marks each quote in its source text
+at its offsets (escaped) and lists the beliefs derived from it; a stale correction preview shows the
+conflict (409) and a fresh preview; a run's trace and the repair plan of a memory named faulty."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+import pytest
+from fastapi.testclient import TestClient
+from product_story import Story, before_v33, publish_v33
+
+import beliefdb
+from beliefdb import api
+from beliefdb.interfaces.http import create_app
+from beliefdb.interfaces.web.session import COOKIE
+
+HTML = {"Accept": "text/html,application/xhtml+xml"}
+
+
+@pytest.fixture
+def client(db_url: str) -> Iterator[TestClient]:
+    with TestClient(create_app(db_url, mcp=False), base_url="http://testserver", follow_redirects=False) as c:
+        yield c
+
+
+@pytest.fixture
+def story(db_url: str) -> Iterator[Story]:
+    with beliefdb.connect(db_url, principal="alice") as db:
+        yield before_v33(db)
+
+
+def sign_in(client: TestClient, token: str) -> None:
+    response = client.post("/signin", data={"token": token, "next": "/review"}, headers=HTML)
+    assert response.status_code == 303 and response.headers["location"] == "/review", response.text
+
+
+def form_token(html: str) -> str:
+    found = re.search(r'name="form_token" value="([0-9a-f]+)"', html)
+    assert found, "the page has no form"
+    return found.group(1)
+
+
+def test_signing_in_keeps_the_token_in_a_strict_http_only_cookie(client: TestClient, db_url: str) -> None:
+    to_signin = client.get("/review", headers=HTML)
+    assert to_signin.status_code == 303 and to_signin.headers["location"] == "/signin?next=/review"
+    bad = client.post("/signin", data={"token": "bdb_nope"}, headers=HTML)
+    assert bad.status_code == 401 and "Not signed in: that token is unknown or revoked." in bad.text
+    assert COOKIE not in bad.cookies
+    made = api.create_token("default", "alice", url=db_url)
+    response = client.post("/signin", data={"token": made.token, "next": "https://elsewhere.example/"},
+                           headers=HTML)
+    assert response.status_code == 303 and response.headers["location"] == "/"  # never to another site
+    cookie = response.headers["set-cookie"]
+    assert cookie.startswith(f"{COOKIE}={made.token};") and "HttpOnly" in cookie and "SameSite=strict" in cookie
+    page = client.get("/review", headers=HTML)
+    assert page.status_code == 200 and "alice" in page.text and "<title>Review queue · beliefdb</title>" in page.text
+    assert page.headers["content-security-policy"].startswith("default-src 'none'")
+    assert page.headers["x-content-type-options"] == "nosniff" and page.headers["cache-control"] == "no-store"
+    # revoked: the next click is the sign-in page with one line saying why, and the cookie goes
+    api.revoke_token(str(made.id), url=db_url)
+    gone = client.get("/review", headers=HTML)
+    assert gone.status_code == 401 and 'role="alert"' in gone.text and "Signed out:" in gone.text
+    assert f'{COOKIE}=""' in gone.headers["set-cookie"]
+    out = client.post("/signout", headers=HTML)
+    assert out.status_code == 303 and out.headers["location"] == "/signin"
+    assert f'{COOKIE}=""' in out.headers["set-cookie"]
+
+
+def test_a_read_only_token_sees_no_form_and_its_posts_are_refused(client: TestClient, db_url: str,
+                                                                  story: Story) -> None:
+    with beliefdb.connect(db_url, principal="alice") as db:
+        publish_v33(db)
+    sign_in(client, api.create_token("default", "rita", read_only=True, url=db_url).token)
+    for path in ("/review", f"/beliefs/{story.refund}", f"/decisions/{story.refuse}", "/runs",
+                 "/sources/retract?source=return-policy.md", f"/impact?ref={story.seven}"):
+        page = client.get(path, headers=HTML)
+        assert page.status_code == 200, (path, page.text)
+        forms = re.findall(r'<form[^>]*method="post"[^>]*action="([^"]+)"', page.text)
+        assert forms == ["/signout"], (path, forms)
+        assert "read-only" in page.text
+    for path, data in [(f"/beliefs/{story.refund}/correction/preview", {"statement": "x"}),
+                       (f"/beliefs/{story.refund}/correction", {"statement": "x", "expected_revision": "1"}),
+                       ("/sources/retract", {"source": "return-policy.md", "reason": "r"}),
+                       (f"/review/{beliefdb.connect(db_url).review_items()[0].id}", {"verdict": "approved"})]:
+        refused = client.post(path, data=data, headers=HTML)
+        assert refused.status_code == 403, (path, refused.text)
+        assert "this token is read-only: it may read everything and change nothing" in refused.text
+    with beliefdb.connect(db_url) as db:  # nothing changed
+        assert [b.status for b in db.beliefs(include_all=True) if b.id == story.refund] == ["current"]
+        assert len(db.review_items()) == 2
+
+
+def test_a_form_from_another_site_or_without_the_form_token_is_refused(client: TestClient, db_url: str,
+                                                                       story: Story) -> None:
+    sign_in(client, api.create_token("default", "alice", url=db_url).token)
+    token = form_token(client.get(f"/beliefs/{story.refund}", headers=HTML).text)
+    path, data = f"/beliefs/{story.refund}/correction/preview", {"statement": "Refunds go to the card."}
+    foreign = client.post(path, data={**data, "form_token": token},
+                          headers={**HTML, "Origin": "https://evil.example"})
+    assert foreign.status_code == 403
+    assert "a form posted from another site (https://evil.example) is refused" in foreign.text
+    missing = client.post(path, data=data, headers=HTML)
+    assert missing.status_code == 403 and "did not come from this session" in missing.text
+    wrong = client.post(path, data={**data, "form_token": "0" * 40}, headers=HTML)
+    assert wrong.status_code == 403
+    ok = client.post(path, data={**data, "form_token": token}, headers={**HTML, "Origin": "http://testserver"})
+    assert ok.status_code == 200 and "Preview at revision" in ok.text
+
+
+def test_pages_and_the_json_api_share_paths_by_what_the_request_asks_for(client: TestClient, db_url: str,
+                                                                         story: Story) -> None:
+    made = api.create_token("default", "alice", url=db_url)
+    as_json = client.get(f"/beliefs/{story.seven}", headers={"Authorization": f"Bearer {made.token}"})
+    assert as_json.status_code == 200 and as_json.json()["belief"]["id"] == str(story.seven)
+    # a browser's request without a token is sent to sign in; a script's gets the JSON 401
+    assert client.get(f"/beliefs/{story.seven}", headers=HTML).status_code == 303
+    assert client.get(f"/beliefs/{story.seven}").json()["error"] == "unauthenticated"
+    sign_in(client, made.token)
+    page = client.get(f"/beliefs/{story.seven}", headers=HTML)
+    assert page.status_code == 200 and page.headers["content-type"].startswith("text/html")
+    assert client.get("/runs", headers={**HTML, "Authorization": f"Bearer {made.token}"}).json() == []
+    missing = client.get("/no-such-page", headers=HTML)
+    assert missing.status_code == 404 and "<h1>Not found</h1>" in missing.text
+    assert client.get("/no-such-page").json()["error"] == "not_found"
+    assert "/beliefs/{belief}" in client.get("/openapi.json").json()["paths"]
+    assert "/signin" not in client.get("/openapi.json").json()["paths"]
+
+
+def test_the_belief_page_marks_each_quote_in_its_source_text_escaped(client: TestClient, db_url: str) -> None:
+    text = "# <b>Notes</b> & more\n\nThe restocking fee is 10%.\n"
+    with beliefdb.connect(db_url, principal="alice") as db:
+        report = db.ingest_text(text, source="notes <x>.md", authority="official")
+        (fee,) = report.accepted
+        (evidence,) = db.why(fee.id).evidence
+        derived = db.derive("Restocking costs a tenth of the price.", "restocking_policy", "share", "a tenth",
+                            [fee.id])
+    sign_in(client, api.create_token("default", "alice", url=db_url).token)
+    page = client.get(f"/beliefs/{fee.id}", headers=HTML).text
+    start = text.index("The restocking fee is 10%.")
+    assert (evidence.start_offset, evidence.end_offset) == (start, start + len("The restocking fee is 10%."))
+    assert ("# &lt;b&gt;Notes&lt;/b&gt; &amp; more\n\n<mark>The restocking fee is 10%.</mark>\n</blockquote>"
+            in page)
+    assert "notes &lt;x&gt;.md version 1" in page and "<b>" not in page
+    assert (f'<ul class="derived"><li><a href="/beliefs/{derived.id}">Restocking costs a tenth of the price.</a>'
+            " [current]</li>") in page
+
+
+def test_a_stale_correction_preview_shows_the_conflict_and_a_fresh_preview(client: TestClient, db_url: str,
+                                                                           story: Story) -> None:
+    sign_in(client, api.create_token("default", "alice", url=db_url).token)
+    token = form_token(client.get(f"/beliefs/{story.refund}", headers=HTML).text)
+    fix = {"statement": "Refunds go to the original payment method.", "value": "original payment method",
+           "form_token": token}
+    preview = client.post(f"/beliefs/{story.refund}/correction/preview", data=fix, headers=HTML)
+    seen = int(re.search(r'name="expected_revision" value="(\d+)"', preview.text).group(1))  # type: ignore[union-attr]
+    with beliefdb.connect(db_url, principal="alice") as db:  # the belief changes meanwhile
+        db.retract(source="return-policy.md", reason="checking")
+        db.retract(source="return-policy.md", reason="", undo=True)
+    stale = client.post(f"/beliefs/{story.refund}/correction", data={**fix, "expected_revision": str(seen)},
+                        headers=HTML)
+    assert stale.status_code == 409 and 'id="conflict"' in stale.text and "Nothing was written" in stale.text
+    fresh = int(re.search(r'name="expected_revision" value="(\d+)"', stale.text).group(1))  # type: ignore[union-attr]
+    assert fresh > seen
+    done = client.post(f"/beliefs/{story.refund}/correction", data={**fix, "expected_revision": str(fresh)},
+                       headers=HTML)
+    assert done.status_code == 200 and "<h1>Corrected</h1>" in done.text, done.text
+    with beliefdb.connect(db_url) as db:
+        assert [b.status for b in db.beliefs(include_all=True) if b.id == story.refund] == ["superseded"]
+
+
+@pytest.mark.slow
+def test_a_run_page_shows_the_trace_and_the_repair_plan_of_a_faulty_memory(client: TestClient,
+                                                                           db_url: str) -> None:
+    workspace = api.demo("repair", say=lambda _: None, url=db_url, keep=True)
+    sign_in(client, api.create_token(workspace, "demo", url=db_url).token)
+    runs = client.get("/runs", headers=HTML)
+    assert runs.status_code == 200 and "get to know traveller 42" in runs.text
+    with beliefdb.connect(db_url, workspace) as db:
+        first = next(r for r in db.runs() if r.task == "get to know traveller 42")
+        steps = db.run_trace(first.id).steps
+        tier = next(b for b in db.beliefs(include_all=True) if "Gold" in b.value)
+        plan = db.repair_plan([tier.id])
+    page = client.get(f"/runs/{first.id}", headers=HTML)
+    assert page.status_code == 200 and all(f'id="step-{s.id}"' in page.text for s in steps)
+    assert f'<option value="{tier.id}"' in page.text  # a memory the run wrote, to name as faulty
+    planned = client.get(f"/runs/{first.id}", params={"faulty": str(tier.id)}, headers=HTML).text
+    for action in ("delete", "quarantine", "invalidate", "replay", "preserve"):
+        shown = re.search(rf'<ul class="plan-{action}">(.*?)</ul>', planned, re.S)
+        assert shown is not None, action
+        assert shown.group(1).count("<li>") == max(len(plan.of(action)), 1), action
+    assert 'role="img"' in planned and "Gold" in planned
