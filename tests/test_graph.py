@@ -258,8 +258,16 @@ def test_workspace_graph_filters_and_truncates(after: beliefdb.BeliefDB, story: 
     assert not [n for n in after.workspace_graph(until=datetime(2000, 1, 1, tzinfo=UTC)).nodes]
     assert len([n for n in after.workspace_graph(since=datetime(2000, 1, 1, tzinfo=UTC)).nodes
                 if n.kind == "belief"]) == len(everything)
-    then = after.workspace_graph(as_of=datetime.now(UTC) + timedelta(seconds=1))
-    assert {n.status for n in then.nodes if n.kind == "belief"} <= {"current", "conflicting"}
+    now = after.workspace_graph(as_of=datetime.now(UTC) + timedelta(seconds=1))
+    assert {n.status for n in now.nodes if n.kind == "belief"} <= {"current", "conflicting"}
+    shown_now = {n.id for n in now.nodes}
+    assert ids["fifteen"] in shown_now and ids["seven"] not in shown_now
+    # just before v3.3 replaced it, the 7-day window was believed, and the 15-day one not yet
+    replaced = after.why(ids["seven"]).replaced_by[0].at
+    then = after.workspace_graph(as_of=replaced - timedelta(microseconds=1), subject="return_policy")
+    assert node(then, ids["seven"]).status == "current" and "superseded" not in node(then, ids["seven"]).marks
+    assert ids["fifteen"] not in {n.id for n in then.nodes}
+    assert after.workspace_graph(as_of=replaced - timedelta(microseconds=1), status="conflicting").nodes == ()
     with pytest.raises(errors.InvalidInput, match="unknown belief status"):
         after.workspace_graph(status="bogus")
     with pytest.raises(errors.InvalidInput, match="limit"):
