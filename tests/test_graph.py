@@ -220,9 +220,29 @@ def test_run_graph_draws_steps_what_they_read_and_wrote(after: beliefdb.BeliefDB
     assert all(edge(graph, ids["run"], s.id).relation == "ran" for s in steps)
     read = edge(graph, ids["fifteen"], steps[1].id)
     assert read.relation == "was read by"
-    assert edge(graph, steps[2].id, ids["memory"]).relation == "was written by"
+    assert edge(graph, steps[2].id, ids["memory"]).relation == "wrote"
     with pytest.raises(errors.NotFound):
         after.run_graph(uuid4())
+
+
+def test_run_graph_marks_what_a_repair_made_of_the_steps(bdb: beliefdb.BeliefDB) -> None:
+    with bdb.record_run(task="remember the tier", agent="travel") as first:
+        write = first.step("memory_write", {"key": "tier"})
+        bad = first.memory(write, "user:42", "loyalty_tier", "Gold")
+    with bdb.record_run(task="upsell", agent="travel") as second:
+        read = second.step("memory_read", {"key": "tier"}, inputs=[("reads", bad)])
+        claim = second.step("claim", {"tier": "Gold"}, inputs=[("cites", read)])
+        second.step("answer", {"lounge": True}, inputs=[("cites", claim)])
+    assert not [n for n in bdb.run_graph(second.id).nodes if set(n.marks) & {"replay", "invalidated"}]
+    bdb.repair_apply([bad])
+    graph = bdb.run_graph(second.id)
+    stored = {s.id: s.status for s in bdb.steps(second.id)}
+    assert set(stored.values()) == {"replay_pending"}
+    for step in (n for n in graph.nodes if n.kind == "step"):
+        assert (step.status, "replay" in step.marks) == (stored[step.id], True)
+    assert not edge(graph, bad, read).live and not edge(graph, read, claim).live
+    assert node(graph, bad).status == "retracted" and "retracted" in node(graph, bad).marks
+    assert "to replay" in to_text(graph)
 
 
 # --- the product view ---------------------------------------------------------------------------
@@ -241,6 +261,9 @@ def test_workspace_graph_shows_sources_beliefs_decisions_actions(after: beliefdb
     assert edge(graph, ids["correction"], ids["replacement"]).relation == "is evidence for"
     # the reviewer's own source is drawn as the correction, never as a source called correction:...
     assert not [n for n in graph.nodes if n.kind == "source" and n.label.startswith("correction:")]
+    # only the bound workspace: the same story told in another one is not drawn (row-level security)
+    assert {n.id for n in graph.nodes if n.kind == "belief"} == {b.id for b in after.beliefs(include_all=True)}
+    assert not {n.id for n in graph.nodes} & set(story.before.values())
 
 
 def test_workspace_graph_filters_and_truncates(after: beliefdb.BeliefDB, story: Story) -> None:  # noqa: F811
@@ -258,8 +281,16 @@ def test_workspace_graph_filters_and_truncates(after: beliefdb.BeliefDB, story: 
     assert not [n for n in after.workspace_graph(until=datetime(2000, 1, 1, tzinfo=UTC)).nodes]
     assert len([n for n in after.workspace_graph(since=datetime(2000, 1, 1, tzinfo=UTC)).nodes
                 if n.kind == "belief"]) == len(everything)
-    then = after.workspace_graph(as_of=datetime.now(UTC) + timedelta(seconds=1))
-    assert {n.status for n in then.nodes if n.kind == "belief"} <= {"current", "conflicting"}
+    now = after.workspace_graph(as_of=datetime.now(UTC) + timedelta(seconds=1))
+    assert {n.status for n in now.nodes if n.kind == "belief"} <= {"current", "conflicting"}
+    shown_now = {n.id for n in now.nodes}
+    assert ids["fifteen"] in shown_now and ids["seven"] not in shown_now
+    # just before v3.3 replaced it, the 7-day window was believed, and the 15-day one not yet
+    replaced = after.why(ids["seven"]).replaced_by[0].at
+    then = after.workspace_graph(as_of=replaced - timedelta(microseconds=1), subject="return_policy")
+    assert node(then, ids["seven"]).status == "current" and "superseded" not in node(then, ids["seven"]).marks
+    assert ids["fifteen"] not in {n.id for n in then.nodes}
+    assert after.workspace_graph(as_of=replaced - timedelta(microseconds=1), status="conflicting").nodes == ()
     with pytest.raises(errors.InvalidInput, match="unknown belief status"):
         after.workspace_graph(status="bogus")
     with pytest.raises(errors.InvalidInput, match="limit"):

@@ -724,15 +724,22 @@ select b.id
  limit %(limit)s;
 
 -- workspace_beliefs_as_of --
--- The product view's beliefs as believed at as_of (status: the one they had then), filtered like workspace_beliefs
-select b.id
-  from beliefdb.beliefs_as_of(%(as_of)s) b
- where b.provenance = 'production'
-   and (%(subject)s::text is null or b.subject = %(subject)s)
-   and (%(status)s::text is null or b.status = %(status)s::beliefdb.belief_status)
-   and (%(since)s::timestamptz is null or b.recorded_at >= %(since)s)
-   and (%(until)s::timestamptz is null or b.recorded_at < %(until)s)
- order by b.recorded_at desc, b.id
+-- The product view's beliefs as believed at as_of (beliefdb.believed_at; status: the one beliefdb.beliefs_as_of gives them then), filtered like workspace_beliefs, newest first, read until limit are found
+select x.id
+  from (select b.id, b.workspace_id, b as belief
+          from beliefdb.belief b
+         where b.provenance = 'production' and b.recorded_at <= %(as_of)s
+           and (%(subject)s::text is null or b.subject = %(subject)s)
+           and (%(since)s::timestamptz is null or b.recorded_at >= %(since)s)
+           and (%(until)s::timestamptz is null or b.recorded_at < %(until)s)
+         order by b.recorded_at desc, b.id
+        offset 0) x  -- (sorted first, so that believed_at runs only on the rows read until the limit)
+ where beliefdb.believed_at(x.belief, %(as_of)s)
+   and (%(status)s::text is null
+        or %(status)s = case when exists (select from beliefdb.relation c
+                                           where c.workspace_id = x.workspace_id and c.kind = 'conflicts_with'
+                                             and x.id in (c.from_belief, c.to_belief) and c.created_at <= %(as_of)s)
+                             then 'conflicting' else 'current' end)
  limit %(limit)s;
 
 -- source_excerpts --

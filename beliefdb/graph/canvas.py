@@ -15,8 +15,8 @@ from beliefdb.models.graph import NODE_KINDS, Graph, GraphEdge, GraphNode
 #: How each propagating edge kind of the support graph reads, from antecedent to consequent.
 EDGE_RELATIONS = {
     "cites": "is a reason for", "supports": "is a reason for", "carries_out": "is carried out by",
-    "derives": "is a premise of", "reads": "was read by", "produces": "was written by",
-    "initiates": "led to", "updates": "was updated by", "consolidates": "was consolidated into",
+    "derives": "is a premise of", "reads": "was read by", "produces": "wrote",
+    "initiates": "led to", "updates": "was updated by", "consolidates": "was consolidated by",
 }
 
 #: Every relation a picture's edges name, read from source to target.

@@ -12,10 +12,10 @@ from beliefdb.models.graph import IMPACT_MARKS, Graph, GraphEdge, GraphNode
 # how the edges out of a node are headed, by relation (in this order)
 _OUT = {"is a reason for": "built on it", "is a premise of": "built on it", "was read by": "built on it",
         "is carried out by": "actions", "was replaced by": "replaced by", "was corrected by": "corrected by",
-        "conflicts with": "conflicts with", "was written by": "wrote"}
+        "conflicts with": "conflicts with", "wrote": "wrote"}
 # and the edges into a node
 _IN = {"is evidence for": "evidence", "is a reason for": "reasons", "is a premise of": "derived from",
-       "was read by": "read", "was written by": "written by", "led to": "after"}
+       "was read by": "read", "wrote": "written by", "led to": "after"}
 
 
 def _name(node: GraphNode) -> str:
