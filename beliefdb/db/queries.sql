@@ -677,7 +677,7 @@ select a.antecedent, a.consequent, n.kind::text as consequent_kind, a.edge_kind:
  order by j.created_at, j.id, a.antecedent;
 
 -- graph_in --
--- The reasons of these nodes (recorded by as_of, all when null): antecedent and its kind, consequent, edge kind, whether the reason is live
+-- The reasons of these nodes (recorded by as_of, all when null): antecedent and its kind, consequent, edge kind, whether the reason is live; live ones first
 select a.antecedent, n.kind::text as antecedent_kind, j.consequent, a.edge_kind::text as edge_kind,
        j.unmet = 0 as live, j.id as justification
   from beliefdb.justification j
@@ -685,7 +685,7 @@ select a.antecedent, n.kind::text as antecedent_kind, j.consequent, a.edge_kind:
   join beliefdb.node n on n.workspace_id = a.workspace_id and n.id = a.antecedent
  where j.consequent = any(%(ids)s::uuid[]) and a.edge_kind <> 'evidence'
    and (%(as_of)s::timestamptz is null or j.created_at <= %(as_of)s)
- order by j.created_at, j.id, a.antecedent;
+ order by j.unmet = 0 desc, j.created_at, j.id, a.antecedent;
 
 -- graph_relations --
 -- Supersessions and conflicts involving these beliefs, recorded by as_of (all when null), with both statements

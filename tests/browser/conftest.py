@@ -7,6 +7,7 @@ screenshots go to ``tests/artifacts/``."""
 
 from __future__ import annotations
 
+import fcntl
 import os
 import shutil
 import subprocess
@@ -32,6 +33,15 @@ INSTALL = ["apt-get", "install", "-y", "--no-install-recommends", "chromium"]
 def chromium() -> Path:
     """Debian's Chromium: installed with apt-get when missing and running as root, else a one-line failure."""
     if not CHROMIUM.exists():
+        # (pytest -n: every worker comes here; one installs, the others wait for it, not for dpkg's lock)
+        with open(Path(os.environ.get("TMPDIR", "/tmp")) / "beliefdb-chromium-install.lock", "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            _install()
+    return CHROMIUM
+
+
+def _install() -> None:
+    if not CHROMIUM.exists():
         if os.geteuid() != 0 or shutil.which("apt-get") is None:
             pytest.fail(f"the browser tests need Debian's chromium at {CHROMIUM}: run 'sudo apt-get install chromium'"
                         " (or leave them out with pytest -m 'not browser')", pytrace=False)
@@ -41,7 +51,6 @@ def chromium() -> Path:
             subprocess.run(command, check=True, env=env)
         if not CHROMIUM.exists():
             pytest.fail(f"apt-get installed chromium but {CHROMIUM} is still missing", pytrace=False)
-    return CHROMIUM
 
 
 @pytest.fixture(scope="module")
