@@ -21,10 +21,10 @@ from pictures_story import Story, story  # noqa: F401  (the module's fixture)
 import beliefdb
 from beliefdb import errors
 from beliefdb.graph import to_dot, to_mermaid, to_text
-from beliefdb.graph.labels import caption, shorten
-from beliefdb.graph.mermaid import escape
 from beliefdb.models import Graph, GraphEdge, GraphNode, IngestReport
 from beliefdb.models.graph import IMPACT_MARKS
+from beliefdb.render.pictures.labels import caption, shorten
+from beliefdb.render.pictures.mermaid import escape
 
 
 @pytest.fixture

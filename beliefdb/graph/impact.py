@@ -11,9 +11,9 @@ from uuid import UUID
 from beliefdb.db.connector import Database
 from beliefdb.graph import read
 from beliefdb.graph.canvas import Canvas
-from beliefdb.graph.labels import IMPACT_TITLE
 from beliefdb.models import ImpactRow
 from beliefdb.models.graph import Graph
+from beliefdb.render.pictures.labels import IMPACT_TITLE
 from beliefdb.store import retraction
 
 #: the mark each effect of ``beliefdb.impact`` gives

@@ -1,4 +1,5 @@
-"""Decisions and actions, and what a change does to what was built on beliefs: impact, corrections, review."""
+"""Decisions and actions, and what a change does to what was built on beliefs: impact, corrections, review.
+Rules cited as "rule N" are those of docs/rules.md."""
 
 from __future__ import annotations
 

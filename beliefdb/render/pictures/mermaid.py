@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import unicodedata
 
-from beliefdb.graph.labels import caption, shorten
 from beliefdb.models.graph import Graph
+from beliefdb.render.pictures.labels import caption, shorten
 
 #: the opening and closing of each kind's shape
 SHAPES = {"source": ("[(", ")]"), "belief": ("(", ")"), "decision": ("{{", "}}"), "action": ("[/", "/]"),

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import unicodedata
 
-from beliefdb.graph.labels import caption, shorten
 from beliefdb.models.graph import Graph, GraphNode
+from beliefdb.render.pictures.labels import caption, shorten
 
 SHAPES = {"source": "cylinder", "belief": "box", "decision": "hexagon", "action": "parallelogram",
           "correction": "note", "run": "oval", "step": "box"}

@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from uuid import UUID
 
-from beliefdb.graph.labels import IMPACT_TITLE, MARK_WORDS, short_id, shorten
 from beliefdb.models.graph import IMPACT_MARKS, Graph, GraphEdge, GraphNode
+from beliefdb.render.pictures.labels import IMPACT_TITLE, MARK_WORDS, short_id, shorten
 
 # how the edges out of a node are headed, by relation (in this order)
 _OUT = {"is a reason for": "built on it", "is a premise of": "built on it", "was read by": "built on it",
