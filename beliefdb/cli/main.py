@@ -10,7 +10,7 @@ from typing import Annotated, Any
 import typer
 from typer.core import TyperGroup
 
-from beliefdb import api, graph, render
+from beliefdb import api, render
 from beliefdb.cli import (
     agents as cli_agents,
 )
@@ -52,6 +52,7 @@ from beliefdb.cli.common import (
     with_memory,
 )
 from beliefdb.models import IngestFailure, IngestReport
+from beliefdb.render import pictures
 
 HELP = "Agent memory that knows why it believes something, and what must change when it is wrong."
 
@@ -219,7 +220,7 @@ def why(
     elif shape is PictureFormat.text and result is not None:
         typer.echo(render.why(result))
     else:
-        typer.echo(graph.draw(picture, shape))
+        typer.echo(pictures.draw(picture, shape))
 
 
 @audit_app.command("verify")

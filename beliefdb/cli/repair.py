@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from beliefdb import graph, render
+from beliefdb import render
 from beliefdb.cli.common import (
     REVIEW,
     Format,
@@ -19,6 +19,7 @@ from beliefdb.cli.common import (
     picture_format,
     with_memory,
 )
+from beliefdb.render import pictures
 from beliefdb.render import trace as render_trace
 
 repair_app = typer.Typer(help="Dependency-guided rollback repair of an agent's memory (plan, apply).",
@@ -54,7 +55,7 @@ def run_show(
             typer.echo(render.to_json(found) if as_json else render_trace.steps(found.steps, found.inputs))
             return
         picture = bdb.run_graph(run)
-    typer.echo(graph.draw(picture, shape))
+    typer.echo(pictures.draw(picture, shape))
 
 
 @repair_app.command("plan")

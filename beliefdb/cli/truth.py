@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from beliefdb import graph, render
+from beliefdb import render
 from beliefdb.cli.common import (
     DECISIONS,
     REVIEW,
@@ -20,6 +20,7 @@ from beliefdb.cli.common import (
     picture_format,
     with_memory,
 )
+from beliefdb.render import pictures
 
 review_app = typer.Typer(help="The review queue: flagged decisions, held actions, open conflicts.",
                          no_args_is_help=True)
@@ -122,7 +123,7 @@ def impact(
             typer.echo(render.to_json(render.impact_json(bdb.impact(*ids))))
             return
         picture = bdb.impact_graph(*ids)
-    typer.echo(graph.draw(picture, shape))
+    typer.echo(pictures.draw(picture, shape))
 
 
 @with_memory()
