@@ -704,8 +704,14 @@ select c.id, c.belief_id, c.replacement_belief_id as replacement, c.reviewer, c.
  order by c.created_at;
 
 -- graph_as_of --
--- Which of these beliefs were believed at as_of, with the status they had then
-select b.id, b.status::text as status from beliefdb.beliefs_as_of(%(as_of)s) b where b.id = any(%(ids)s::uuid[]);
+-- Which of these beliefs were believed at as_of (beliefdb.believed_at), with the status beliefdb.beliefs_as_of gives them then (read for these alone, not for every belief)
+select b.id,
+       case when exists (select from beliefdb.relation c
+                          where c.workspace_id = b.workspace_id and c.kind = 'conflicts_with'
+                            and b.id in (c.from_belief, c.to_belief) and c.created_at <= %(as_of)s)
+            then 'conflicting' else 'current' end as status
+  from beliefdb.belief b
+ where b.id = any(%(ids)s::uuid[]) and beliefdb.believed_at(b, %(as_of)s);
 
 -- graph_run --
 -- A run as a picture draws it: its task, agent, and the run it replays
