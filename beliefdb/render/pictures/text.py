@@ -34,8 +34,10 @@ def _mention(node: GraphNode, edge: GraphEdge) -> str:
     return _name(node) + (f"  ({', '.join(flags)})" if flags else "")
 
 
-def _section(head: str, items: Iterable[str]) -> list[str]:
+def _section(head: str, items: Iterable[str], *, keep_order: bool = False) -> list[str]:
     listed = list(dict.fromkeys(items))
+    if not keep_order:
+        listed.sort(key=lambda x: x.split("] ", 1)[-1])  # by what it says, not by id
     return [f"    {head}:", *(f"      {x}" for x in listed)] if listed else []
 
 
@@ -48,9 +50,12 @@ def _node(node: GraphNode, nodes: dict[UUID, GraphNode], into: list[GraphEdge], 
         for e in into:
             if e.relation == "is a reason for":
                 groups.setdefault(e.group or e.source, []).append(e)
+        # live reasons first, then the lost ones, each by what it says
+        ordered = sorted(groups.values(),
+                         key=lambda g: (not all(e.live for e in g), [nodes[e.source].label for e in g]))
         reasons = [" and ".join(_name(nodes[e.source]) for e in group)
-                   + ("" if all(e.live for e in group) else "  (lost: no longer current)") for group in groups.values()]
-        lines += _section("reasons", reasons)
+                   + ("" if all(e.live for e in group) else "  (lost: no longer current)") for group in ordered]
+        lines += _section("reasons", reasons, keep_order=True)
     for head in dict.fromkeys(_IN.values()):
         if node.kind == "decision" and head == "reasons":
             continue
