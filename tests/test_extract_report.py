@@ -192,3 +192,12 @@ def test_cli_self_contradiction_warning(cli: Any, write_doc: Any) -> None:
     assert "⚠ self_contradictory" in out and "60" in out and "90" in out
     data = json.loads(cli("ingest", path, "--json", "--preview").output)
     assert data["warnings"][0]["kind"] == "self_contradictory"
+
+
+def test_the_openapi_schema_names_the_skip_reasons() -> None:
+    from beliefdb.models import IngestReport, Skipped
+    from beliefdb.render.schema import schema_of
+
+    assert schema_of(Skipped)["properties"]["reason"] == {"type": "string",
+                                                          "enum": ["no_pattern", "gate", "duplicate"]}
+    assert "skipped" in schema_of(IngestReport)["required"]
