@@ -15,7 +15,8 @@ from beliefdb.text.fragments import iter_fragments, split_fragments
 from beliefdb.text.registry import EXTRACTORS, get_extractor
 from beliefdb.text.rules import RuleExtractor
 
-NAME_RE = re.compile(r"[a-z0-9]+(?:_[a-z0-9]+)*")
+# snake_case, or a CJK phrase's letters and digits (not transliterated: "退货政策", issue 20)
+NAME_RE = re.compile(r"[a-z0-9]+(?:_[a-z0-9]+)*|[\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff0-9a-z]+")
 
 
 def texts(text: str) -> list[str]:

@@ -6,6 +6,7 @@ Rules cited as "rule N" are those of docs/rules.md.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Literal
 from uuid import UUID
 
 from beliefdb.models.changes import Changes
@@ -68,6 +69,39 @@ class Conflict:
 
 
 
+#: why a sentence produced no belief: no rule matched it (``no_pattern``), the quote aimed at it was
+#: rejected by the evidence gate (``gate``), or it repeats a sentence already listed (``duplicate``)
+SkipReason = Literal["no_pattern", "gate", "duplicate"]
+
+
+@dataclass(frozen=True)
+class Skipped:
+    """A sentence of the text that is the source of no belief, and why (``text[start:end] == quote``)."""
+
+    quote: str
+    start: int
+    end: int
+    reason: SkipReason
+    detail: str
+
+
+
+@dataclass(frozen=True)
+class ExtractionWarning:
+    """Something in a sentence a person should check; the sentence is handled as usual.
+
+    ``self_contradictory``: a number word and a different numeral for one quantity ("sixty (90)
+    days"); ``numbers`` are the two, in the order the sentence gives them."""
+
+    kind: Literal["self_contradictory"]
+    quote: str
+    start: int
+    end: int
+    numbers: list[int]
+    message: str
+
+
+
 @dataclass(frozen=True)
 class IngestReport:
     """What one ingest of one text did."""
@@ -100,6 +134,13 @@ class IngestReport:
     note: str | None = None
     #: a preview: nothing was written
     preview: bool = False
+    #: the sentences that are the source of no belief, in text order (headings, labels and very short
+    #: lines are left out: :func:`beliefdb.text.skips.left_out`)
+    skipped: list[Skipped] = field(default_factory=list)
+    #: sentences to check, e.g. ones that contradict themselves
+    warnings: list[ExtractionWarning] = field(default_factory=list)
+    #: how to get beliefs from the skipped sentences (None when nothing was skipped)
+    hint: str | None = None
 
 
 

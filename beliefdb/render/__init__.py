@@ -124,9 +124,31 @@ def ingest_report(result: IngestReport | IngestFailure) -> str:
                   if x not in {a.id for a in result.accepted} and x not in result.reverified]
     for r in result.rejected:
         lines.append(f"  ✗ rejected \"{r.quote}\": {r.reason}")
+    lines += _skipped_lines(result)
     if result.embedding_deferred:
         lines.append(f"  (not embedded yet: {result.embedding_deferred}; beliefdb embed does it later)")
     return "\n".join(lines)
+
+
+#: skipped sentences the text output shows (``--json`` lists them all)
+SKIPPED_SHOWN = 5
+
+
+def _shorten(text: str, width: int = 70) -> str:
+    return text if len(text) <= width else text[:width - 1] + "…"
+
+
+def _skipped_lines(result: IngestReport) -> list[str]:
+    lines = [f"  ⚠ {w.kind} [{w.start}, {w.end}): {w.message}" for w in result.warnings]
+    if result.skipped:
+        lines.append(f"  {len(result.skipped)} sentence(s) produced no belief:")
+        lines += [f"    · [{s.start}, {s.end}) {s.reason}: \"{_shorten(s.quote)}\" ({s.detail})"
+                  for s in result.skipped[:SKIPPED_SHOWN]]
+        if len(result.skipped) > SKIPPED_SHOWN:
+            lines.append(f"    … and {len(result.skipped) - SKIPPED_SHOWN} more (--json lists them all)")
+    if result.hint:
+        lines.append(f"  hint: {result.hint}")
+    return lines
 
 
 def beliefs_table(rows: Iterable[Belief], *, with_status: bool = False) -> str:

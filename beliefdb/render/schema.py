@@ -7,7 +7,7 @@ import dataclasses
 import types
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Union, get_args, get_origin, get_type_hints
+from typing import Any, Literal, Union, get_args, get_origin, get_type_hints
 from uuid import UUID
 
 from psycopg.types.range import Range
@@ -35,6 +35,9 @@ def schema_of(tp: Any) -> Schema:
     if tp in _SCALARS:
         return dict(_SCALARS[tp])
     origin, args = get_origin(tp), get_args(tp)
+    if origin is Literal:
+        kinds = {type(a) for a in args}
+        return {"type": "string", "enum": list(args)} if kinds == {str} else {"enum": list(args)}
     if origin in (Union, types.UnionType):
         return {"anyOf": [schema_of(a) for a in args]}
     if dataclasses.is_dataclass(tp) and isinstance(tp, type):

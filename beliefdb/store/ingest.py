@@ -34,6 +34,7 @@ from beliefdb.text.extractor import Candidate
 from beliefdb.text.fragments import split_fragments
 from beliefdb.text.gate import gate
 from beliefdb.text.registry import get_extractor
+from beliefdb.text.skips import extraction_report, hint
 from beliefdb.vocabulary import AUTHORITIES, BELIEF_KINDS, LABELS, ORIGINS
 
 SUPPORTED_SUFFIXES = (".txt", ".md", ".markdown")
@@ -157,6 +158,8 @@ def ingest_text(db: Database, text: str, options: SourceOptions, *, candidates: 
     _check_choice("origin", options.origin, ORIGINS)
     proposed = list(candidates) + get_extractor(extractor).extract(text, source_name=options.name)
     located, rejected = gate(text, proposed)
+    skipped, warnings = extraction_report(text, located, rejected)
+    told = hint(skipped, extractor=extractor, llm_configured=settings.load().llm_url is not None)
     claims = [_claim_json(loc.candidate, loc.start, loc.end) for loc in located]
     fragments = [{"start": s, "end": e} for s, e in split_fragments(text)]
     args = (options.name, text, options.origin, options.authority, options.provenance,
@@ -165,10 +168,10 @@ def ingest_text(db: Database, text: str, options: SourceOptions, *, candidates: 
         if preview:
             row = c.execute(Q.ingest_preview, args).fetchone()
             assert row is not None
-            return ingest_report(row[0], path)
+            return replace(ingest_report(row[0], path), skipped=skipped, warnings=warnings, hint=told)
         row = c.execute(Q.ingest_version, args).fetchone()
         assert row is not None
-        report = ingest_report(row[0], path)
+        report = replace(ingest_report(row[0], path), skipped=skipped, warnings=warnings, hint=told)
         # (a caller's transaction holds the lock until it commits: embedding in it costs no more)
         deferred = _embed(db, report, embed, c) if conn is not None else None
     if conn is None:

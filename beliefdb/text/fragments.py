@@ -43,10 +43,11 @@ _HEADING_RE: Final = re.compile(r"#{1,6}(?:\s+|$)")
 _LIST_MARKER_RE: Final = re.compile(r"(?:[-*+]|\d{1,9}[.)])(?:\s+|$)")
 
 KEY_VALUE_RE: Final = re.compile(
-    r"(?P<key>[^\W_]+(?:-[^\W_]+)*(?: +[^\W_]+(?:-[^\W_]+)*){0,4}):\s+(?P<value>\S.*)"
+    r"(?P<key>[^\W_]+(?:-[^\W_]+)*(?: +[^\W_]+(?:-[^\W_]+)*){0,4})(?::\s+|：\s*)(?P<value>\S.*)"
 )
 """A ``Key: value`` line (list marker already removed): a key of 1-5 words of letters, digits and
-hyphens, a colon, whitespace, a non-empty value. Use with ``fullmatch``."""
+hyphens, a colon and whitespace (or a full-width colon ``：``, whitespace optional, as CJK text
+writes it), a non-empty value. Use with ``fullmatch``."""
 
 _URL_SCHEMES: Final = frozenset({"http", "https", "ftp", "ftps", "sftp", "ssh", "git", "file", "mailto",
                                  "tel", "urn", "data", "ws", "wss"})

@@ -14,7 +14,14 @@ d. ``The A of B is V.``                               -> subject B, attribute A
 e. ``The <noun phrase> is V.``                        -> subject = all words but the last, attribute = the
    last word (``_policy`` appended to the subject when the attribute is a policy term); a one-word noun
    phrase takes its subject from the source name
-f. ``Key: value`` lines                               -> like e for the key
+f. ``Key: value`` lines (also ``键：值``)             -> like e for the key
+g. ``X are entitled to <N unit> of <Y>( per <period>).`` -> subject X, attribute Y, value ``N unit per period``
+h. ``X is allowed <number ...>.``                     -> like e for X, value from the number on
+i. ``X is <number ...>.`` (no ``the``)                -> like e for X
+j. CJK ``X是Y`` / ``X为Y``                              -> attribute X (``A的B``: subject A, attribute B)
+
+A noun phrase's attribute is its last word with the qualifiers before it (``max payload`` ->
+``max_payload``); CJK names are the phrase itself, its punctuation and spaces dropped.
 
 so "Returns are accepted within 7 days of delivery." and "The return window is 7 days." both say
 ``return_policy`` / ``window`` = ``7 days``.
@@ -28,11 +35,22 @@ from typing import Final
 
 from beliefdb.text.extractor import Candidate, Extractor, normalise_name
 from beliefdb.text.fragments import Fragment, is_key_value, iter_fragments
+from beliefdb.text.numbers import NUMBER_WORD
 
-__all__ = ["POLICY_TERMS", "RuleExtractor"]
+__all__ = ["POLICY_TERMS", "QUALIFIERS", "RuleExtractor"]
 
 POLICY_TERMS: Final = frozenset({
     "window", "period", "deadline", "limit", "fee", "rate", "threshold", "policy", "price", "cost",
+})
+
+
+# Words that qualify the attribute rather than name the subject: "Max payload" is the attribute
+# max_payload (of the document's subject), not the attribute payload of a subject "max".
+QUALIFIERS: Final = frozenset({
+    "max", "maximum", "min", "minimum", "total", "average", "avg", "default", "standard", "base", "annual",
+    "monthly", "weekly", "daily", "yearly", "hourly", "initial", "final", "net", "gross", "peak", "typical",
+    "nominal", "rated", "parental", "maternity", "paternity", "paid", "unpaid", "sick", "remote", "minimal",
+    "maximal",
 })
 
 
@@ -128,12 +146,17 @@ def _names(phrase: str, source_name: str, *, strict: bool = True) -> tuple[str, 
         return _of_names(" ".join(words[:i]), " ".join(words[i + 1:]), strict=strict)
     if strict and _noun_words(phrase, strict=True) is None:
         return None
-    attribute = normalise_name(words[-1])
+    if any(_is_cjk(ch) for w in words for ch in w):
+        return _cjk_names("".join(words), source_name)
+    split = len(words) - 1  # the attribute: the last word with the qualifiers before it ("max payload")
+    while split > 0 and words[split - 1].lower() in QUALIFIERS:
+        split -= 1
+    attribute = normalise_name(" ".join(words[split:]))
     if not attribute:
         return None
-    if len(words) == 1:
+    if split == 0:
         return _source_subject(source_name), attribute, _kind(attribute)
-    subject = normalise_name(" ".join(words[:-1]))
+    subject = normalise_name(" ".join(words[:split]))
     if not subject:
         return None
     return _with_policy(subject, attribute), attribute, _kind(attribute)
@@ -171,13 +194,60 @@ def _rule_of(m: re.Match[str], source_name: str) -> tuple[str, str, str] | None:
     return _of_names(m["attribute"], m["subject"], strict=True)
 
 
-# Rules a-e in order; each gives (subject, attribute, kind) from its match, the value is the "value" group.
+_NUMBER: Final = rf"(?:\d[\d.,]*|{NUMBER_WORD})"
+_RULE_ENTITLED: Final = re.compile(
+    rf"(?P<x>{_NP}){_IS}entitled\s+to\s+(?P<value>{_NUMBER}\s+{_WORD})\s+of\s+(?P<what>{_NP})"
+    r"(?P<rest>\s+(?:per|a|an|each|every)\s+.+)?", _FLAGS)
+_RULE_ALLOWED: Final = re.compile(
+    rf"(?P<x>{_NP}){_IS}(?:allowed|permitted)\s+(?:for\s+)?(?P<value>(?:up\s+to\s+)?{_NUMBER}\b.*)", _FLAGS)
+# "X is <number> ...": a number after "is" makes it a statement of quantity (without one, "X is Y" may
+# be any clause: "Shipping is free for orders over 50 EUR").
+_RULE_QUANTITY: Final = re.compile(rf"(?P<x>{_NP}){_IS}(?P<value>{_NUMBER}\b.*)", _FLAGS)
+# CJK "X是Y" / "X为Y" ("X的A是Y": subject X, attribute A); the verbs that end in 为 are not it.
+_RULE_CJK_IS: Final = re.compile(r"(?P<x>[^\W_]{1,16}?)(?<![不非认因作成以称])(?:是|为)(?P<value>\S.*)")
+
+
+def _is_cjk(ch: str) -> bool:
+    return "\u2e80" <= ch <= "\u9fff" or "\uac00" <= ch <= "\ud7af" or "\uf900" <= ch <= "\ufaff"
+
+
+def _cjk_name(phrase: str) -> str:
+    return "".join(ch for ch in phrase if ch.isalnum()).lower()
+
+
+def _cjk_names(phrase: str, source_name: str) -> tuple[str, str, str] | None:
+    """CJK words are not spaced and not transliterated: the phrase itself names the attribute."""
+    subject_part, _, attribute_part = phrase.rpartition("的")
+    attribute, subject = _cjk_name(attribute_part), _cjk_name(subject_part)
+    if not attribute:
+        return None
+    return subject or _source_subject(source_name), attribute, "fact"
+
+
+def _rule_entitled(m: re.Match[str], source_name: str) -> tuple[str, str, str] | None:
+    who, what = _noun_words(m["x"], drop=_DETERMINERS | _QUANTIFIERS), _noun_words(m["what"])
+    if who is None or what is None:
+        return None
+    subject, attribute = normalise_name(" ".join(who)), normalise_name(" ".join(what))
+    return (subject, attribute, "policy") if subject and attribute else None
+
+
+def _rule_cjk(m: re.Match[str], source_name: str) -> tuple[str, str, str] | None:
+    return _cjk_names(m["x"], source_name) if any(_is_cjk(ch) for ch in m["x"]) else None
+
+
+# Rules a-e, then g (entitled to), h (allowed), i (X is <number>), j (CJK X是Y), in order; each gives
+# (subject, attribute, kind) from its match, the value is the "value" group (and "rest", if any).
 _SENTENCE_RULES: Final = (
     (_RULE_CHANGED, _rule_x),
     (_RULE_NOW, _rule_x),
     (_RULE_ACCEPTED, _rule_accepted),
     (_RULE_OF, _rule_of),
     (_RULE_THE, _rule_x),
+    (_RULE_ENTITLED, _rule_entitled),
+    (_RULE_ALLOWED, _rule_x),
+    (_RULE_QUANTITY, _rule_x),
+    (_RULE_CJK_IS, _rule_cjk),
 )
 
 
@@ -187,7 +257,8 @@ def _sentence_rules(body: str, source_name: str) -> tuple[str, str, str, str] | 
         m = pattern.fullmatch(body)
         if m is None:
             continue
-        names, value = names_of(m, source_name), _clean_value(m["value"], sentence=True)
+        raw = m["value"] + (m["rest"] or "") if "rest" in pattern.groupindex else m["value"]
+        names, value = names_of(m, source_name), _clean_value(raw, sentence=True)
         if names is not None and value is not None:
             return names[0], names[1], value, names[2]
     return None

@@ -1,0 +1,139 @@
+"""What extraction did not turn into beliefs, and why: the skipped sentences and warnings of an ingest.
+
+Computed where the extractor runs (before the database transaction), from the fragments of the text,
+the candidates the gate located and those it rejected. It decides nothing: a located candidate is
+still stored or not by the database's rules; this only says which sentences no candidate came from.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from bisect import bisect_left
+from collections.abc import Iterable
+from typing import Final
+
+from beliefdb.models import ExtractionWarning, Skipped
+from beliefdb.text.extractor import Candidate
+from beliefdb.text.fragments import Fragment, iter_fragments
+from beliefdb.text.gate import Located
+from beliefdb.text.numbers import NUMBER_WORD, number_word_value
+
+__all__ = ["extraction_report", "hint", "left_out"]
+
+_WORD_THEN_NUMERAL: Final = re.compile(rf"\b(?P<word>{NUMBER_WORD})\s*\(\s*(?P<numeral>\d{{1,9}})\s*\)", re.I)
+_NUMERAL_THEN_WORD: Final = re.compile(rf"\b(?P<numeral>\d{{1,9}})\s*\(\s*(?P<word>{NUMBER_WORD})\s*\)", re.I)
+
+
+def _contradictions(text: str, f: Fragment) -> list[ExtractionWarning]:
+    found = []
+    for pattern in (_WORD_THEN_NUMERAL, _NUMERAL_THEN_WORD):
+        for m in pattern.finditer(text, f.start, f.end):
+            word, numeral = number_word_value(m["word"]), int(m["numeral"])
+            if word == numeral:
+                continue
+            numbers = [word, numeral] if m.start("word") < m.start("numeral") else [numeral, word]
+            found.append((m.start(), ExtractionWarning(
+                kind="self_contradictory", quote=text[f.start:f.end], start=f.start, end=f.end, numbers=numbers,
+                message=f"\"{m[0]}\" gives one quantity as both {numbers[0]} and {numbers[1]}")))
+    return [w for _, w in sorted(found, key=lambda x: x[0])]
+
+
+def _is_cjk(ch: str) -> bool:
+    return "\u2e80" <= ch <= "\u9fff" or "\uac00" <= ch <= "\ud7af" or "\uf900" <= ch <= "\ufaff"
+
+
+def left_out(text: str, f: Fragment) -> bool:
+    """Whether a fragment that is the source of no belief goes unlisted.
+
+    Left out: headings (titles of what follows, not statements), and labels — list items and lines of
+    at most two words, with no digit, of at most 20 characters (at most 5 for CJK text, which has no
+    spaces between words): "- Notes", "Thanks!", "Ok.". Everything else, a ``Key: value`` line
+    included, is listed, so a statement the extractor cannot read is never silently dropped.
+    """
+    if f.kind == "heading":
+        return True
+    if f.kind == "key_value":
+        return False
+    quote = text[f.start:f.end]
+    if len(quote.split()) > 2 or len(quote) > 20 or any(ch.isdigit() for ch in quote):
+        return False
+    return not any(_is_cjk(ch) for ch in quote) or len(quote) <= 5
+
+
+def _fold(s: str) -> str:
+    return " ".join(unicodedata.normalize("NFKC", s).casefold().split())
+
+
+def _aimed_at(text: str, fragments: list[Fragment], rejected: Iterable[tuple[Candidate, str]]) -> dict[int, str]:
+    """The gate's reason for each fragment a rejected candidate aimed at: by its offsets when it gave
+    them, else by its quote equal to the fragment's text up to whitespace, case and NFKC."""
+    by_text: dict[str, list[int]] = {}
+    starts = [f.start for f in fragments]
+    reasons: dict[int, str] = {}
+    for candidate, reason in rejected:
+        hits: list[int] = []
+        if candidate.start is not None and candidate.end is not None:
+            i = max(bisect_left(starts, candidate.start) - 1, 0)
+            while i < len(fragments) and fragments[i].start < candidate.end:
+                if fragments[i].end > candidate.start:
+                    hits.append(i)
+                i += 1
+        if not hits:
+            if not by_text:
+                for i, f in enumerate(fragments):
+                    by_text.setdefault(_fold(text[f.start:f.end]), []).append(i)
+            hits = by_text.get(_fold(candidate.quote), [])
+        for i in hits:
+            reasons.setdefault(i, reason)
+    return reasons
+
+
+def _sources(fragments: list[Fragment], located: Iterable[Located]) -> list[bool]:
+    """For each fragment, whether a located quote overlaps it (one sweep over both, in order)."""
+    spans = sorted((loc.start, loc.end) for loc in located)
+    out, j, reach = [], 0, -1
+    for f in fragments:
+        while j < len(spans) and spans[j][0] < f.end:
+            reach = max(reach, spans[j][1])
+            j += 1
+        out.append(reach > f.start)
+    return out
+
+
+def extraction_report(text: str, located: Iterable[Located], rejected: Iterable[tuple[Candidate, str]]
+                      ) -> tuple[list[Skipped], list[ExtractionWarning]]:
+    """The sentences of ``text`` that are the source of no belief (reason and offsets), and warnings."""
+    fragments = list(iter_fragments(text))
+    is_source = _sources(fragments, located)
+    aimed = _aimed_at(text, fragments, rejected)
+    skipped: list[Skipped] = []
+    warnings: list[ExtractionWarning] = []
+    seen: dict[str, tuple[int, int, bool]] = {}
+    for i, f in enumerate(fragments):
+        quote = text[f.start:f.end]
+        warnings += _contradictions(text, f)
+        earlier = seen.setdefault(quote, (f.start, f.end, is_source[i]))
+        if is_source[i] or left_out(text, f):
+            continue
+        if i in aimed:
+            skipped.append(Skipped(quote, f.start, f.end, "gate", aimed[i]))
+        elif earlier[0] != f.start:
+            what = "the evidence of a belief" if earlier[2] else "listed there"
+            skipped.append(Skipped(quote, f.start, f.end, "duplicate",
+                                   f"the same text as [{earlier[0]}, {earlier[1]}), {what}"))
+        elif quote.rstrip().endswith(("?", "？")):
+            skipped.append(Skipped(quote, f.start, f.end, "no_pattern", "a question states no fact"))
+        else:
+            skipped.append(Skipped(quote, f.start, f.end, "no_pattern", "no rule of the extractor matched"))
+    return skipped, warnings
+
+
+def hint(skipped: list[Skipped], *, extractor: str, llm_configured: bool) -> str | None:
+    """How to get beliefs out of the skipped sentences, or None when nothing was skipped."""
+    if not skipped:
+        return None
+    ways = ["give their claims with --claims FILE (JSONL: statement, subject, attribute, value, quote)"]
+    if llm_configured and extractor != "llm":
+        ways.append("or run --extractor llm (an endpoint is configured)")
+    return " ".join(ways)

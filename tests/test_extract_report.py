@@ -1,0 +1,203 @@
+"""Extraction that says what it did (issue 20): the sentences that produced no belief and why, the
+patterns the rule extractor used to miss, and a warning for a sentence that contradicts itself."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import beliefdb
+from beliefdb.text.extractor import Candidate
+from beliefdb.text.fragments import iter_fragments
+from beliefdb.text.gate import gate
+from beliefdb.text.rules import RuleExtractor
+from beliefdb.text.skips import extraction_report, left_out
+
+HR_POLICY = (
+    "# HR policy\n\n"
+    "The probation period is 6 months.\n"
+    "Employees are entitled to 25 days of paid leave per year.\n"
+    "Parental leave is 12 weeks.\n"
+    "Remote work is allowed 2 days per week.\n"
+    "We value a healthy balance between work and life.\n"
+    "Questions go to your manager first.\n"
+)
+
+
+def triples(text: str, source_name: str = "hr-policy.md") -> list[tuple[str, str, str]]:
+    return [(c.subject, c.attribute, c.value) for c in RuleExtractor().extract(text, source_name=source_name)]
+
+
+# --- patterns the rule extractor missed ---------------------------------------------------------------
+
+@pytest.mark.parametrize(("sentence", "expected"), [
+    ("Employees are entitled to 25 days of paid leave per year.", ("employee", "paid_leave", "25 days per year")),
+    ("Parental leave is 12 weeks.", ("hr_policy", "parental_leave", "12 weeks")),
+    ("Remote work is allowed 2 days per week.", ("hr_policy", "remote_work", "2 days per week")),
+    ("Max payload: 20 kg", ("hr_policy", "max_payload", "20 kg")),
+    ("Robot max payload: 20 kg", ("robot", "max_payload", "20 kg")),
+])
+def test_issue_examples_become_beliefs(sentence: str, expected: tuple[str, str, str]) -> None:
+    (c,) = RuleExtractor().extract(sentence, source_name="hr-policy.md")
+    assert (c.subject, c.attribute, c.value) == expected
+    assert c.quote == sentence and (c.start, c.end) == (0, len(sentence))
+
+
+@pytest.mark.parametrize(("line", "expected"), [
+    ("退货政策: 7天", ("shop", "退货政策", "7天")),
+    ("退货政策：7天", ("shop", "退货政策", "7天")),
+    ("退货期限是7天。", ("shop", "退货期限", "7天")),
+    ("运费为10元", ("shop", "运费", "10元")),
+    ("商品的退货期限是7天。", ("商品", "退货期限", "7天")),
+])
+def test_chinese_lines_extract(line: str, expected: tuple[str, str, str]) -> None:
+    (c,) = RuleExtractor().extract(line, source_name="shop.md")
+    assert (c.subject, c.attribute, c.value) == expected
+    assert line[c.start:c.end] == c.quote  # type: ignore[misc]
+
+
+def test_chinese_negation_extracts_nothing() -> None:
+    assert triples("退货政策不是7天。") == []
+
+
+def test_the_old_shapes_keep_their_names() -> None:
+    assert triples("The return window is 7 days.") == [("return_policy", "window", "7 days")]
+    assert triples("Return window: 7 days") == [("return_policy", "window", "7 days")]
+    # a number after "is" without "the" is a fact; a non-number is not (it may be any clause)
+    assert triples("Shipping is free for orders over 50 EUR.") == []
+    assert triples("It is 5 minutes to midnight.") == []
+
+
+# --- what produced nothing, and why -------------------------------------------------------------------
+
+def test_report_lists_each_sentence_without_a_belief() -> None:
+    text = "The return window is 7 days.\nWe love our customers.\n## Shipping\n- Notes\nOk.\n"
+    proposed = RuleExtractor().extract(text, source_name="faq.md")
+    located, rejected = gate(text, proposed)
+    skipped, warnings = extraction_report(text, located, rejected)
+    assert [(s.quote, s.reason) for s in skipped] == [("We love our customers.", "no_pattern")]
+    (s,) = skipped
+    assert text[s.start:s.end] == s.quote
+    assert warnings == []
+
+
+def test_a_quote_the_gate_rejected_names_its_sentence_and_the_reason() -> None:
+    text = "Returns are   handled by the team.\nThe return window is 7 days.\n"
+    wrong = Candidate(statement="x", subject="team", attribute="duty", value="returns",
+                      quote="Returns are handled by the team.")
+    located, rejected = gate(text, [wrong, *RuleExtractor().extract(text, source_name="faq.md")])
+    skipped, _ = extraction_report(text, located, rejected)
+    (s,) = skipped
+    assert (s.quote, s.reason) == ("Returns are   handled by the team.", "gate")
+    assert s.detail == "quote differs from the source text in whitespace"
+
+
+def test_a_repeated_sentence_located_once_is_a_duplicate() -> None:
+    text = "Support answers within one day.\nSupport answers within one day.\n"
+    quote = "Support answers within one day."
+    c = Candidate(statement=quote, subject="support", attribute="response_time", value="one day", quote=quote)
+    located, rejected = gate(text, [c])
+    skipped, _ = extraction_report(text, located, rejected)
+    (s,) = skipped
+    assert (s.reason, s.start) == ("duplicate", text.rindex(quote))
+    assert s.detail == f"the same text as [0, {len(quote)}), the evidence of a belief"
+    again = "We care a lot about you.\nWe care a lot about you.\n"
+    skipped, _ = extraction_report(again, [], [])
+    assert [(s.reason, s.start, s.detail) for s in skipped] == [
+        ("no_pattern", 0, "no rule of the extractor matched"),
+        ("duplicate", 25, "the same text as [0, 24), listed there")]
+
+
+@pytest.mark.parametrize(("sentence", "numbers"), [
+    ("Returns are accepted within sixty (90) days of delivery.", [60, 90]),
+    ("The notice period is 30 (twenty) days.", [30, 20]),
+    ("Parental leave is twenty-one (12) weeks.", [21, 12]),
+])
+def test_self_contradictory_sentence_warns_and_is_still_extracted(sentence: str, numbers: list[int]) -> None:
+    located, rejected = gate(sentence, RuleExtractor().extract(sentence, source_name="policy.md"))
+    assert len(located) == 1
+    _, warnings = extraction_report(sentence, located, rejected)
+    (w,) = warnings
+    assert (w.kind, w.numbers, w.quote) == ("self_contradictory", numbers, sentence)
+    assert f"{numbers[0]}" in w.message and f"{numbers[1]}" in w.message
+
+
+def test_agreeing_number_word_and_numeral_do_not_warn() -> None:
+    sentence = "Returns are accepted within thirty (30) days of delivery."
+    located, rejected = gate(sentence, RuleExtractor().extract(sentence, source_name="policy.md"))
+    assert extraction_report(sentence, located, rejected)[1] == []
+
+
+_WORDS = st.sampled_from(["The", "return", "window", "is", "7", "days", "leave", "Max", "payload:", "weeks",
+                          "are", "entitled", "to", "of", "per", "year", "#", "-", "退货政策", "是", "：", "?",
+                          ".", "sixty", "(90)", "\n", "  ", "Remote", "work", "allowed"])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_WORDS, max_size=30).map(" ".join))
+def test_no_sentence_is_silently_dropped(text: str) -> None:
+    """Every fragment is the source of a belief, listed as skipped, or of a kind left out."""
+    located, rejected = gate(text, RuleExtractor().extract(text, source_name="doc.md"))
+    skipped, _ = extraction_report(text, located, rejected)
+    sources = {(loc.start, loc.end) for loc in located}
+    listed = {(s.start, s.end) for s in skipped}
+    for f in iter_fragments(text):
+        span = (f.start, f.end)
+        assert (span in sources) + (span in listed) + left_out(text, f) == 1, (text, f)
+    assert all(text[s.start:s.end] == s.quote for s in skipped)
+
+
+# --- ingest, the library and the command line (a real database) -------------------------------------
+
+@pytest.mark.slow
+def test_ingest_report_carries_skipped_and_warnings(bdb: beliefdb.BeliefDB) -> None:
+    text = HR_POLICY + "Notice is required sixty (90) days ahead, in writing.\n"
+    report = bdb.ingest_text(text, source="hr-policy.md")
+    got = {(a.subject, a.attribute, a.value) for a in report.accepted}
+    assert {("employee", "paid_leave", "25 days per year"), ("hr_policy", "parental_leave", "12 weeks"),
+            ("hr_policy", "remote_work", "2 days per week"), ("probation_policy", "period", "6 months")} <= got
+    assert [(s.quote, s.reason) for s in report.skipped] == [
+        ("We value a healthy balance between work and life.", "no_pattern"),
+        ("Questions go to your manager first.", "no_pattern"),
+        ("Notice is required sixty (90) days ahead, in writing.", "no_pattern")]
+    (w,) = report.warnings
+    assert w.numbers == [60, 90]
+    assert report.hint is not None and "--claims" in report.hint
+
+
+@pytest.mark.slow
+def test_cli_ingest_prints_the_count_and_json_lists_them_all(cli: Any, write_doc: Any) -> None:
+    lines = "".join(f"Paragraph {i} talks about nothing in particular.\n" for i in range(8))
+    path: Path = write_doc("notes.md", "The return window is 7 days.\n" + lines)
+    out = cli("ingest", path, "--preview").output
+    assert "8 sentence(s) produced no belief" in out
+    assert out.count("no_pattern") == 5 and "… and 3 more (--json lists them all)" in out
+    assert "--claims FILE" in out and "--extractor llm" not in out  # no endpoint configured
+    data = cli.json("ingest", path)
+    assert len(data["skipped"]) == 8 and data["skipped"][0]["reason"] == "no_pattern"
+    assert data["skipped"][0]["start"] == len("The return window is 7 days.\n")
+    assert data["warnings"] == []
+    with_llm = cli("ingest", path, "--preview", env={"BELIEFDB_LLM_URL": "http://127.0.0.1:9/v1"}).output
+    assert "--extractor llm" in with_llm
+
+
+def test_cli_self_contradiction_warning(cli: Any, write_doc: Any) -> None:
+    path = write_doc("policy.md", "Returns are accepted within sixty (90) days of delivery.\n")
+    out = cli("ingest", path).output
+    assert "⚠ self_contradictory" in out and "60" in out and "90" in out
+    data = json.loads(cli("ingest", path, "--json", "--preview").output)
+    assert data["warnings"][0]["kind"] == "self_contradictory"
+
+
+def test_the_openapi_schema_names_the_skip_reasons() -> None:
+    from beliefdb.models import IngestReport, Skipped
+    from beliefdb.render.schema import schema_of
+
+    assert schema_of(Skipped)["properties"]["reason"] == {"type": "string",
+                                                          "enum": ["no_pattern", "gate", "duplicate"]}
+    assert "skipped" in schema_of(IngestReport)["required"]
