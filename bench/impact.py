@@ -709,6 +709,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "impact_p95_ms": {t: round(impact[t]["p95_ms"], 3) for t in impact},
         "python_ratio": {t: round(impact[t]["ratio"], 3) for t in impact},
         "correction_apply_p50_ms": round(corrections["p50_ms"], 3) if corrections else None,
+        "correction_apply_p95_ms": round(corrections["p95_ms"], 3) if corrections else None,
     }
     if args.json:
         print_json(report)

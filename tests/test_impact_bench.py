@@ -28,3 +28,4 @@ def test_impact_benchmark_runs_small(db_url: str) -> None:
     assert result["nodes"] == 3000
     assert result["impact_p50_ms"] and all(v > 0 for v in result["impact_p50_ms"].values())
     assert result["correction_apply_p50_ms"] > 0
+    assert result["correction_apply_p95_ms"] >= result["correction_apply_p50_ms"]
