@@ -5,15 +5,12 @@ that read the 15-day belief, decided on it and wrote a memory."""
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
 from uuid import UUID
 
-import psycopg
 import pytest
-from psycopg import sql
-from psycopg.conninfo import make_conninfo
+from databases import cloned_database
 from pytest_postgresql.executors import NoopExecutor
 
 import beliefdb
@@ -54,14 +51,5 @@ def _tell(url: str) -> Story:
 @pytest.fixture(scope="module")
 def story(postgresql_proc: NoopExecutor) -> Iterator[Story]:
     """A database of this module's own, cloned from the migrated template, with the story told."""
-    admin = make_conninfo(host=postgresql_proc.host, port=postgresql_proc.port, user=postgresql_proc.user,
-                          dbname="postgres")
-    name = f"pictures_{uuid.uuid4().hex[:12]}"
-    with psycopg.connect(admin, autocommit=True) as conn:
-        conn.execute(sql.SQL("create database {} template {}").format(
-            sql.Identifier(name), sql.Identifier(postgresql_proc.template_dbname)))
-    try:
-        yield _tell(make_conninfo(admin, dbname=name))
-    finally:
-        with psycopg.connect(admin, autocommit=True) as conn:
-            conn.execute(sql.SQL("drop database if exists {} with (force)").format(sql.Identifier(name)))
+    with cloned_database(postgresql_proc, "pictures") as url:
+        yield _tell(url)

@@ -24,17 +24,8 @@ import httpx
 import pytest
 from conftest import Cli
 from mcp.client import Client
+from product_story import FORUM, V32, V33
 from serving import stdio_server
-
-V32 = """# Return policy
-Owner: Operations
-
-Returns are accepted within 7 days of delivery.
-The restocking fee is 10%.
-The refund method is store credit.
-"""
-V33 = V32.replace("within 7 days", "within 15 days")
-FORUM = "Saw this on a forum:\nThe restocking fee is 10%.\nReturn shipping is now free.\n"
 
 
 class Agent(Protocol):

@@ -18,7 +18,6 @@ import sys
 import threading
 import time
 import traceback
-import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
@@ -29,8 +28,8 @@ import psycopg
 import pytest
 import typer
 from conftest import Cli
+from databases import cloned_database
 from psycopg import sql
-from psycopg.conninfo import make_conninfo
 from pytest_postgresql.executors import NoopExecutor
 
 import beliefdb
@@ -133,14 +132,7 @@ def _make_files(d: Path, belief: str) -> None:
 def shared(postgresql_proc: NoopExecutor, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Shared]:
     """A database of its own for this module's read-only cases, cloned from the migrated template and
     seeded: a document's beliefs, a decision, and two beliefs and two decisions whose ids share a prefix."""
-    admin = make_conninfo(host=postgresql_proc.host, port=postgresql_proc.port, user=postgresql_proc.user,
-                          dbname="postgres")
-    name = f"robust_{uuid.uuid4().hex[:12]}"
-    with psycopg.connect(admin, autocommit=True) as conn:
-        conn.execute(sql.SQL("create database {} template {}").format(
-            sql.Identifier(name), sql.Identifier(postgresql_proc.template_dbname)))
-    url = make_conninfo(admin, dbname=name)
-    try:
+    with cloned_database(postgresql_proc, "robust") as url:
         files = tmp_path_factory.mktemp("robust")
         (files / "seed.md").write_text(DOC, encoding="utf-8")
         with beliefdb.connect(url, principal="seeder") as bdb:
@@ -158,9 +150,6 @@ def shared(postgresql_proc: NoopExecutor, tmp_path_factory: pytest.TempPathFacto
                              (workspace, f"{AMBIGUOUS_DECISION}-0000-4000-8000-00000000000{last}"))
         _make_files(files, belief)
         yield Shared(url, files, belief)
-    finally:
-        with psycopg.connect(admin, autocommit=True) as conn:
-            conn.execute(sql.SQL("drop database if exists {} with (force)").format(sql.Identifier(name)))
 
 
 @contextmanager

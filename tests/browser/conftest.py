@@ -11,15 +11,12 @@ import fcntl
 import os
 import shutil
 import subprocess
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
-import psycopg
 import pytest
+from databases import cloned_database
 from playwright.sync_api import Browser, sync_playwright
-from psycopg import sql
-from psycopg.conninfo import make_conninfo
 from pytest_postgresql.executors import NoopExecutor
 from serving import running_server
 
@@ -56,17 +53,8 @@ def _install() -> None:
 @pytest.fixture(scope="module")
 def module_db(postgresql_proc: NoopExecutor) -> Iterator[str]:
     """A database of this module's own, cloned from the migrated template, dropped afterwards."""
-    admin = make_conninfo(host=postgresql_proc.host, port=postgresql_proc.port, user=postgresql_proc.user,
-                          dbname="postgres")
-    name = f"browser_{uuid.uuid4().hex[:12]}"
-    with psycopg.connect(admin, autocommit=True) as conn:
-        conn.execute(sql.SQL("create database {} template {}").format(
-            sql.Identifier(name), sql.Identifier(postgresql_proc.template_dbname)))
-    try:
-        yield make_conninfo(admin, dbname=name)
-    finally:
-        with psycopg.connect(admin, autocommit=True) as conn:
-            conn.execute(sql.SQL("drop database if exists {} with (force)").format(sql.Identifier(name)))
+    with cloned_database(postgresql_proc, "browser") as url:
+        yield url
 
 
 @pytest.fixture(scope="module")
