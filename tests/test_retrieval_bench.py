@@ -98,6 +98,11 @@ def test_tiny_run_keeps_stale_beliefs_out(db_url: str, bdb: beliefdb.BeliefDB,
     assert report["fixture_as_production"] == 0
     for rate in (report["accuracy"], report["recall_at_10"], report["baseline"]["accuracy"]):
         assert 0 <= rate <= 1
+    # recall@10 by ef_search (issue 21), measured in the same run: 400 is recall's own setting
+    by_ef = report["recall_at_10_by_ef"]
+    assert set(by_ef) == {"40", "100", "400"}
+    assert all(0 <= by_ef[ef] <= 1 for ef in by_ef)
+    assert by_ef["400"] == report["recall_at_10"]
     assert report["ask_p50_ms"] > 0 and report["ask_p95_ms"] >= report["ask_p50_ms"]
     assert report["baseline"]["stale_as_current"] >= 0
     # the corpus went in through the API: supersession, ties and retraction are the product's own
