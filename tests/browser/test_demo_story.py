@@ -13,7 +13,7 @@ import re
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from urllib.parse import quote
 from uuid import UUID
 
@@ -43,9 +43,10 @@ class Told:
 def told(module_db: str) -> Iterator[Told]:
     with beliefdb.connect(module_db, principal="alice") as db:
         story = before_v33(db)
-        time.sleep(0.01)
-        then = datetime.now(UTC)
-        time.sleep(1.1)  # the page's time field holds whole seconds
+        # the page's time field holds whole seconds: "then" is the next whole second after the story
+        # was recorded (a moment within its last second would read as before it), and v3.3 comes after
+        then = (datetime.now(UTC) + timedelta(seconds=1)).replace(microsecond=0)
+        time.sleep((then - datetime.now(UTC)).total_seconds() + 0.2)
         fifteen = publish_v33(db)
     yield Told(story, fifteen, then, module_db)
 
