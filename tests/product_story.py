@@ -9,17 +9,8 @@ from dataclasses import dataclass
 from uuid import UUID
 
 from beliefdb import BeliefDB
+from beliefdb.demo.story import FORUM, V32, V33
 from beliefdb.models import IngestReport
-
-V32 = """# Return policy
-Owner: Operations
-
-Returns are accepted within 7 days of delivery.
-The restocking fee is 10%.
-The refund method is store credit.
-"""
-V33 = V32.replace("within 7 days", "within 15 days")
-FORUM = "Saw this on a forum:\nThe restocking fee is 10%.\nReturn shipping is now free.\n"
 
 
 @dataclass(frozen=True)
