@@ -704,12 +704,8 @@ select c.id, c.belief_id, c.replacement_belief_id as replacement, c.reviewer, c.
  order by c.created_at;
 
 -- graph_as_of --
--- Which of these beliefs were believed at as_of (beliefdb.believed_at), with the status beliefdb.beliefs_as_of gives them then (read for these alone, not for every belief)
-select b.id,
-       case when exists (select from beliefdb.relation c
-                          where c.workspace_id = b.workspace_id and c.kind = 'conflicts_with'
-                            and b.id in (c.from_belief, c.to_belief) and c.created_at <= %(as_of)s)
-            then 'conflicting' else 'current' end as status
+-- Which of these beliefs were believed at as_of (beliefdb.believed_at), with the status they had then (beliefdb.status_at; read for these alone, not for every belief)
+select b.id, beliefdb.status_at(b, %(as_of)s)::text as status
   from beliefdb.belief b
  where b.id = any(%(ids)s::uuid[]) and beliefdb.believed_at(b, %(as_of)s);
 
@@ -730,9 +726,9 @@ select b.id
  limit %(limit)s;
 
 -- workspace_beliefs_as_of --
--- The product view's beliefs as believed at as_of (beliefdb.believed_at; status: the one beliefdb.beliefs_as_of gives them then), filtered like workspace_beliefs, newest first, read until limit are found
+-- The product view's beliefs as believed at as_of (beliefdb.believed_at; status: the one they had then, beliefdb.status_at), filtered like workspace_beliefs, newest first, read until limit are found
 select x.id
-  from (select b.id, b.workspace_id, b as belief
+  from (select b.id, b as belief
           from beliefdb.belief b
          where b.provenance = 'production' and b.recorded_at <= %(as_of)s
            and (%(subject)s::text is null or b.subject = %(subject)s)
@@ -741,11 +737,7 @@ select x.id
          order by b.recorded_at desc, b.id
         offset 0) x  -- (sorted first, so that believed_at runs only on the rows read until the limit)
  where beliefdb.believed_at(x.belief, %(as_of)s)
-   and (%(status)s::text is null
-        or %(status)s = case when exists (select from beliefdb.relation c
-                                           where c.workspace_id = x.workspace_id and c.kind = 'conflicts_with'
-                                             and x.id in (c.from_belief, c.to_belief) and c.created_at <= %(as_of)s)
-                             then 'conflicting' else 'current' end)
+   and (%(status)s::text is null or %(status)s = beliefdb.status_at(x.belief, %(as_of)s)::text)
  limit %(limit)s;
 
 -- source_excerpts --

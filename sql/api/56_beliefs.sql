@@ -180,6 +180,20 @@ as $$
 $$;
 comment on function beliefdb.believed_at(beliefdb.belief, timestamptz) is 'Whether a belief was believed at a moment (valid time and recorded time together)';
 
+-- The status a belief believed at a moment (believed_at) had then: conflicting if a tie with it
+-- was already open, else current.
+create or replace function beliefdb.status_at(p_belief beliefdb.belief, p_at timestamptz)
+returns beliefdb.belief_status
+language sql stable
+set search_path = pg_catalog, pg_temp
+as $$
+    select case when exists (select from beliefdb.relation c
+                              where c.workspace_id = p_belief.workspace_id and c.kind = 'conflicts_with'
+                                and p_belief.id in (c.from_belief, c.to_belief) and c.created_at <= p_at)
+                then 'conflicting' else 'current' end::beliefdb.belief_status
+$$;
+comment on function beliefdb.status_at(beliefdb.belief, timestamptz) is 'The status a belief believed at a moment had then: conflicting or current';
+
 -- What the bound workspace believed at a moment, with the status it had then.
 create or replace function beliefdb.beliefs_as_of(p_at timestamptz) returns setof beliefdb.belief
 language sql stable
@@ -187,11 +201,7 @@ set search_path = pg_catalog, pg_temp
 as $$
     select b.workspace_id, b.id, b.node_kind, b.statement, b.subject, b.attribute, b.value, b.kind, b.scope,
            b.valid_time, b.recorded_at, b.confidence, b.confidence_kind,
-           -- the status it had then: believed, and conflicting if a tie was already open
-           case when exists (select from beliefdb.relation c
-                              where c.workspace_id = b.workspace_id and c.kind = 'conflicts_with'
-                                and b.id in (c.from_belief, c.to_belief) and c.created_at <= p_at)
-                then 'conflicting' else 'current' end::beliefdb.belief_status,
+           beliefdb.status_at(b, p_at),
            b.revision, b.owner, b.search, b.provenance
       from beliefdb.belief b
      where b.workspace_id = beliefdb.current_workspace_id()

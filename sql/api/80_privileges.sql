@@ -40,6 +40,7 @@ grant execute on function beliefdb.authenticate(bytea) to beliefdb_app;
 grant execute on function beliefdb.belief_provenance(uuid,uuid) to beliefdb_app;
 grant execute on function beliefdb.beliefs_as_of(timestamp with time zone) to beliefdb_app;
 grant execute on function beliefdb.believed_at(beliefdb.belief,timestamp with time zone) to beliefdb_app;
+grant execute on function beliefdb.status_at(beliefdb.belief,timestamp with time zone) to beliefdb_app;
 grant execute on function beliefdb.clock() to beliefdb_app;
 grant execute on function beliefdb.confidence_factors(uuid,uuid) to beliefdb_app;
 grant execute on function beliefdb.correction_preview(text,text,text) to beliefdb_app;
