@@ -14,11 +14,9 @@ import math
 import random
 import statistics
 import sys
-import threading
 import time
 import uuid
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -26,35 +24,14 @@ import httpx
 import numpy as np
 import psycopg
 
+from beliefdb.api import servers
+
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import impact  # bench/impact.py: the synthetic graph and its loader
 from _common import arguments, database, log, machine, percentile, print_json, timed
 
 #: the share of beliefs (extracted and derived) among the generator's nodes (impact.MIX)
 BELIEF_SHARE = impact.MIX[impact.BELIEF] + impact.MIX[impact.DERIVED]
-
-
-@contextmanager
-def serving(url: str) -> Iterator[str]:
-    """``beliefdb serve``'s app over ``url`` on 127.0.0.1 and a free port, in a thread; its base URL."""
-    import uvicorn
-
-    from beliefdb.interfaces.http import create_app
-
-    server = uvicorn.Server(uvicorn.Config(create_app(url, mcp=False), host="127.0.0.1", port=0,
-                                          log_level="warning"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 60
-    while not server.started:
-        if not thread.is_alive() or time.monotonic() > deadline:
-            raise RuntimeError("the server did not start")
-        time.sleep(0.02)
-    try:
-        yield f"http://127.0.0.1:{server.servers[0].sockets[0].getsockname()[1]}"
-    finally:
-        server.should_exit = True
-        thread.join(30)
 
 
 def load(url: str, beliefs: int, seed: int) -> tuple[str, impact.Graph]:
@@ -107,8 +84,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         picked = random.Random(args.seed).sample(range(first, last), min(args.runs, last - first))
         beliefs = [str(g.node_ids[i]) for i in picked]
         counted = last - first
-        with serving(url) as base, httpx.Client(base_url=base, timeout=120, cookies={"beliefdb_token": token},
-                                                headers={"Accept": "text/html"}) as client:
+        with servers.serving(url, mcp=False) as base, httpx.Client(
+                base_url=base, timeout=120, cookies={"beliefdb_token": token},
+                headers={"Accept": "text/html"}) as client:
             log(f"measuring {args.runs} requests per page on {counted:,} beliefs")
             report: dict[str, Any] = {
                 "beliefs": counted, "nodes": g.nodes,

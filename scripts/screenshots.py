@@ -11,41 +11,18 @@
 from __future__ import annotations
 
 import argparse
-import contextlib
-import threading
-import time
-from collections.abc import Iterator
 from pathlib import Path
 
-import uvicorn
 from playwright.sync_api import Page, sync_playwright
 
 import beliefdb
 from beliefdb import api
+from beliefdb.api import servers
 from beliefdb.db.bootstrap import scratch_database
-from beliefdb.interfaces.http import create_app
 
 ROOT = Path(__file__).resolve().parent.parent
 CHROMIUM = "/usr/bin/chromium"
 WIDTH = 1280
-
-
-@contextlib.contextmanager
-def serving(url: str) -> Iterator[str]:
-    """``beliefdb serve``'s app over ``url`` on a free loopback port, in a thread; its base URL."""
-    server = uvicorn.Server(uvicorn.Config(create_app(url, mcp=False), host="127.0.0.1", port=0,
-                                          log_level="warning"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    while not server.started:
-        if not thread.is_alive():
-            raise RuntimeError("the server did not start")
-        time.sleep(0.02)
-    try:
-        yield f"http://127.0.0.1:{server.servers[0].sockets[0].getsockname()[1]}"
-    finally:
-        server.should_exit = True
-        thread.join(30)
 
 
 def _clip(page: Page, path: Path, selector: str) -> None:
@@ -63,7 +40,7 @@ def take(url: str, output: Path) -> None:
     with beliefdb.connect(url, workspace, principal="demo") as db:
         (fifteen,) = db.beliefs(subject="return_policy", attribute="window")
     output.mkdir(parents=True, exist_ok=True)
-    with serving(url) as base, sync_playwright() as playwright:
+    with servers.serving(url, mcp=False) as base, sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM)
         page = browser.new_context(base_url=base, viewport={"width": WIDTH, "height": 900}).new_page()
         page.goto("/signin")

@@ -4,7 +4,11 @@ over :class:`beliefdb.api.BeliefDB` (:mod:`beliefdb.interfaces`) and need the ``
 
 from __future__ import annotations
 
+import contextlib
 import importlib
+import threading
+import time
+from collections.abc import Iterator
 from pathlib import Path
 
 from beliefdb.api.memory import connect
@@ -38,6 +42,33 @@ def serve(host: str = DEFAULT_HOST, port: int = DEFAULT_PORT, *, url: str | None
 
     app = create_app(resolve_url(url, home=Path(home) if home is not None else None))
     uvicorn.run(app, host=host, port=port, log_level=log_level)
+
+
+@contextlib.contextmanager
+def serving(url: str, *, mcp: bool = True, timeout: float = 60) -> Iterator[str]:
+    """``beliefdb serve``'s app over the database at ``url``, in a thread of this process on 127.0.0.1
+    and a free port (for tests, benchmarks and scripts that drive it); yields its base URL, stops it
+    on leaving."""
+    require_serve()
+    import uvicorn
+
+    from beliefdb.interfaces.http import create_app
+
+    server = uvicorn.Server(uvicorn.Config(create_app(url, mcp=mcp), host=DEFAULT_HOST, port=0,
+                                          log_level="warning"))
+    thread = threading.Thread(target=server.run, name="beliefdb-serve", daemon=True)
+    thread.start()
+    deadline = time.monotonic() + timeout
+    while not server.started:
+        if not thread.is_alive() or time.monotonic() > deadline:
+            server.should_exit = True
+            raise ServeUnavailable(f"the server did not start within {timeout:g} s")
+        time.sleep(0.02)
+    try:
+        yield f"http://{DEFAULT_HOST}:{server.servers[0].sockets[0].getsockname()[1]}"
+    finally:
+        server.should_exit = True
+        thread.join(30)
 
 
 def serve_mcp(*, workspace: str = DEFAULT_WORKSPACE, principal: str | None = None, url: str | None = None,
