@@ -29,7 +29,7 @@ WORKSPACE_TABLES = (
     "node", "source", "source_version", "fragment", "belief", "evidence", "relation", "justification",
     "justification_antecedent", "decision", "action", "correction", "run", "step", "review_item", "trace_edge",
     "repair", "embedding_model", "belief_embedding", "outcome", "audit_event",
-    "audit_head", "adjacency", "redaction",
+    "audit_head", "adjacency", "redaction", "job",
 )
 AUDIT_TABLES = ("audit_event", "audit_head")
 # workspace tables the application role may not read at all (the servers' bearer tokens, test_tokens.py;
@@ -114,6 +114,8 @@ def _populate(url: str, name: str, value: str) -> Tenant:
                      (ws, decision[0]))
         conn.execute("insert into beliefdb.redaction (workspace_id, source_version_id, start_offset, end_offset, "
                      "reason) values (%s, %s, 0, 1, 'test')", (ws, version))
+        conn.execute("insert into beliefdb.job (workspace_id, kind, payload, submitted_by) "
+                     "values (%s, 'ingest', '{\"source\": \"s\", \"text\": \"t\"}', 'test')", (ws,))
     return Tenant(ws=ws, source=source, version=version, fragment=fragment, old_belief=str(old.accepted[0].id),
                   new_belief=str(new.accepted[0].id), decision=decision[0], run=run[0])
 
@@ -366,6 +368,7 @@ INSERTS = [
                   "values (%(ws)s, %(decision)s, 'in', %(decision)s, 0)"),
     ("redaction", "insert into beliefdb.redaction (workspace_id, source_version_id, start_offset, end_offset, reason) "
                   "values (%(ws)s, %(version)s, 0, 1, 'hacked')"),
+    ("job", "insert into beliefdb.job (workspace_id, kind, payload) values (%(ws)s, 'ingest', '{}')"),
 ]
 
 
@@ -616,8 +619,9 @@ def test_unknown_workspace_is_refused(shared: Tenants) -> None:
 def test_security_definer_functions_the_app_may_call(postgresql: psycopg.Connection[Any]) -> None:
     """These run with the owner's rights on the app's behalf, each confined to the bound workspace
     (test_ownership.py calls them with another workspace's ids): the functions that make every
-    change (the application role writes no table but embeddings itself), lock_workspace (a lock
-    every writer takes first) and recall; current_workspace_id, which reads the binding of an agent's
+    change (the application role writes no table but embeddings itself), the queue's (each confined
+    to the bound workspace's jobs, api/58_jobs.sql), lock_workspace (a lock every writer takes first)
+    and recall; current_workspace_id, which reads the binding of an agent's
     login (beliefdb.agent_login) that the application role may not read. The audit internals (which
     take any workspace id, redact payloads, or append a summary: beliefdb._audit) are not callable by
     the application role."""
@@ -645,6 +649,11 @@ def test_security_definer_functions_the_app_may_call(postgresql: psycopg.Connect
         "jsonb,jsonb,jsonb)",
         "beliefdb.ingest_version(text,text,beliefdb.origin_type,beliefdb.authority,beliefdb.provenance,text,text,"
         "jsonb,jsonb,jsonb)",
+        "beliefdb.job_fail(bigint,text,double precision)",
+        "beliefdb.job_finish(bigint,jsonb)",
+        "beliefdb.job_submit(text,jsonb,integer)",
+        "beliefdb.job_take(text)",
+        "beliefdb.jobs(text,integer)",
         "beliefdb.lock_workspace()",
         "beliefdb.recall(text,beliefdb_ext.vector,text,integer,timestamp with time zone,jsonb,real,boolean,"
         "double precision,real,integer)",

@@ -31,6 +31,7 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import inspect
+import threading
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime
@@ -60,6 +61,8 @@ from beliefdb.models import (
     ImpactRow,
     IngestFailure,
     IngestReport,
+    Job,
+    JobOutcome,
     OutcomeRecorded,
     Recorded,
     RepairPlan,
@@ -74,9 +77,11 @@ from beliefdb.models import (
     StepRecorded,
     TraceStep,
     Why,
+    WorkReport,
     Workspace,
     WorkspaceDeleted,
 )
+from beliefdb.store import jobs as queue
 from beliefdb.store import repair, trace
 from beliefdb.store.calibrate import DEFAULT_BINS
 
@@ -274,6 +279,24 @@ class AsyncBeliefDB:
 
     async def source_excerpts(self, fragments: Sequence[UUID], *, context: int = 1000) -> list[SourceExcerpt]:
         return await self.call(self.sync.source_excerpts, fragments, context=context)
+
+    async def submit(self, *paths: str | Path, text: str | None = None, source: str | None = None,
+                     authority: str | None = None, label: str | None = None, version_label: str | None = None,
+                     extractor: str = "rules", max_attempts: int = queue.MAX_ATTEMPTS,
+                     max_bytes: int | None = None) -> list[int]:
+        return await self.call(self.sync.submit, *paths, text=text, source=source, authority=authority, label=label,
+                               version_label=version_label, extractor=extractor, max_attempts=max_attempts,
+                               max_bytes=max_bytes)
+
+    async def jobs(self, *, status: str | None = None, limit: int = 100) -> list[Job]:
+        return await self.call(self.sync.jobs, status=status, limit=limit)
+
+    async def work(self, *, concurrency: int = 1, stop_when_empty: bool = False, once: bool = False,
+                   embed: bool = True, backoff: float = queue.BACKOFF_SECONDS, worker: str | None = None,
+                   stop: threading.Event | None = None,
+                   on_outcome: Callable[[JobOutcome], None] | None = None) -> WorkReport:
+        return await self.call(self.sync.work, concurrency=concurrency, stop_when_empty=stop_when_empty, once=once,
+                               embed=embed, backoff=backoff, worker=worker, stop=stop, on_outcome=on_outcome)
 
     async def runs(self) -> list[Run]:
         return await self.call(self.sync.runs)

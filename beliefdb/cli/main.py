@@ -24,6 +24,9 @@ from beliefdb.cli import (
     operations as cli_operations,
 )
 from beliefdb.cli import (
+    queue as cli_queue,
+)
+from beliefdb.cli import (
     repair as cli_repair,
 )
 from beliefdb.cli import (
@@ -47,6 +50,7 @@ from beliefdb.cli.common import (
     Memory,
     PictureFormat,
     errors,
+    fail,
     parse_time,
     picture_format,
     with_memory,
@@ -129,6 +133,8 @@ def ingest(
         "--max-bytes", envvar="BELIEFDB_INGEST_MAX_BYTES", show_envvar=False,  # (too long for help's column)
         help="Refuse a file larger than this many bytes, before anything is written (default 32 MiB,"
              " or BELIEFDB_INGEST_MAX_BYTES).")] = None,
+    queue: Annotated[bool, typer.Option("--queue", help="Queue the files for 'beliefdb worker' and print their job"
+                                        " ids at once (follow them with 'beliefdb jobs').")] = False,
     *, memory: Memory,
     as_json: Json = False,
 ) -> None:
@@ -137,8 +143,16 @@ def ingest(
     The same bytes as a version the source has is a no-op that says so. A changed file is a new
     version of the same source, which supersedes what the old version said and the new one
     contradicts. A source belongs to whoever first ingested it: another principal's new version is
-    proposed to the owner as a review item.
+    proposed to the owner as a review item. With --queue, workers ingest them later (beliefdb worker).
     """
+    if queue:
+        if claims is not None or preview or not embed:
+            fail("invalid_input", "--queue takes no --claims, --preview or --no-embed (the worker embeds:"
+                                  " beliefdb worker --no-embed)", as_json, 2)
+        cli_queue.submit(memory, paths, source=source, authority=authority.value if authority else None,
+                         label=label.value if label else None, version_label=version_label,
+                         extractor=extractor.value, max_bytes=max_bytes, as_json=as_json)
+        return
     with errors(as_json), memory.open() as bdb:
         def run(progress: Callable[[Path], None] | None = None) -> list[IngestReport | IngestFailure]:
             return bdb.ingest(*paths, source=source, authority=authority.value if authority else None,
@@ -244,6 +258,7 @@ cli_repair.register(app)
 cli_calibrate.register(app)
 cli_retrieval.register(app)
 cli_operations.register(app)
+cli_queue.register(app)
 cli_agents.register(app)
 cli_serve.register(app)
 cli_scale.register(app)

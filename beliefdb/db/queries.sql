@@ -760,3 +760,27 @@ select f.id as fragment_id, s.name as source, v.version, v.label as version_labe
                        where s.workspace_id = f.workspace_id and s.id = v.source_id offset 0) s
  where f.workspace_id = beliefdb.current_workspace_id() and f.id = any(%(ids)s::uuid[])
  order by s.name, v.version, f.start_offset;
+
+-- job_submit --
+-- Queue one job per payload (a JSON array), in order; their ids in that order
+select s.id from beliefdb.job_submit(%s, %s, %s) as s(id);
+
+-- job_take --
+-- Take the oldest ready job no other worker holds, locked until this transaction ends (none: no row)
+select j.id, j.payload, j.attempts, j.max_attempts from beliefdb.job_take(%s) as j;
+
+-- job_finish --
+-- Mark the job this transaction took as done, with its result
+select beliefdb.job_finish(%s, %s);
+
+-- job_fail --
+-- Record why the job this transaction took failed; its status after (queued again, or failed)
+select beliefdb.job_fail(%s, %s, %s);
+
+-- jobs_list --
+-- The workspace's jobs, newest first, of one status when given
+select * from beliefdb.jobs(%s, %s);
+
+-- jobs_next_ready --
+-- When the earliest queued job of the workspace is ready (null: none is queued)
+select min(j.run_after) from beliefdb.job j where j.status = 'queued';

@@ -41,6 +41,7 @@ from beliefdb.models.ingest import (
     Superseded,
     Unchanged,
 )
+from beliefdb.models.jobs import Job, JobOutcome, WorkReport
 from beliefdb.models.operations import (
     AgentCreated,
     AgentLogin,
@@ -112,6 +113,8 @@ __all__ = [
     "ImpactRow",
     "IngestFailure",
     "IngestReport",
+    "Job",
+    "JobOutcome",
     "KindSummary",
     "Migration",
     "MigrationStatus",
@@ -143,6 +146,7 @@ __all__ = [
     "TraceStep",
     "Unchanged",
     "Why",
+    "WorkReport",
     "Workspace",
     "WorkspaceDeleted",
 ]

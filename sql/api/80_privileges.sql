@@ -61,6 +61,11 @@ grant execute on function beliefdb.in_force(uuid,uuid) to beliefdb_app;
 grant execute on function beliefdb.in_scope(jsonb,jsonb) to beliefdb_app;
 grant execute on function beliefdb.ingest_preview(text,text,beliefdb.origin_type,beliefdb.authority,beliefdb.provenance,text,text,jsonb,jsonb,jsonb) to beliefdb_app;
 grant execute on function beliefdb.ingest_version(text,text,beliefdb.origin_type,beliefdb.authority,beliefdb.provenance,text,text,jsonb,jsonb,jsonb) to beliefdb_app;
+grant execute on function beliefdb.job_fail(bigint,text,double precision) to beliefdb_app;
+grant execute on function beliefdb.job_finish(bigint,jsonb) to beliefdb_app;
+grant execute on function beliefdb.job_submit(text,jsonb,integer) to beliefdb_app;
+grant execute on function beliefdb.job_take(text) to beliefdb_app;
+grant execute on function beliefdb.jobs(text,integer) to beliefdb_app;
 grant execute on function beliefdb.latest_outcome(uuid,uuid) to beliefdb_app;
 grant execute on function beliefdb.lock_workspace() to beliefdb_app;
 grant execute on function beliefdb.recall(text,vector,text,integer,timestamp with time zone,jsonb,real,boolean,double precision,real,integer) to beliefdb_app;
@@ -151,5 +156,15 @@ $$;
 alter table beliefdb.agent_login enable row level security;
 drop policy if exists workspace_isolation on beliefdb.agent_login;
 create policy workspace_isolation on beliefdb.agent_login to beliefdb_app
+    using (workspace_id = (select beliefdb.current_workspace_id()))
+    with check (workspace_id = (select beliefdb.current_workspace_id()));
+
+-- The queue of jobs (api/58_jobs.sql): readable, and written only through its functions, which
+-- confine a worker to its workspace and an agent's login to its own jobs.
+revoke insert, update, delete on beliefdb.job from beliefdb_app;
+grant select on beliefdb.job to beliefdb_app;
+alter table beliefdb.job enable row level security;
+drop policy if exists workspace_isolation on beliefdb.job;
+create policy workspace_isolation on beliefdb.job to beliefdb_app
     using (workspace_id = (select beliefdb.current_workspace_id()))
     with check (workspace_id = (select beliefdb.current_workspace_id()));

@@ -1,0 +1,58 @@
+"""The queue :class:`~beliefdb.BeliefDB` submits documents to and works through (it inherits these from
+:class:`Jobs`): ``submit`` returns at once with job ids, ``work`` runs them (``beliefdb worker``), ``jobs``
+lists them. Each job's ingest and its completion commit in one transaction, so a worker killed at any
+point loses nothing and ingests nothing twice (:mod:`beliefdb.store.jobs`)."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from pathlib import Path
+
+from beliefdb import errors
+from beliefdb.db.connector import Database
+from beliefdb.models import Job, JobOutcome, WorkReport
+from beliefdb.store import jobs as queue
+from beliefdb.store.ingest import SourceOptions
+
+
+class Jobs:
+    """The queue methods of :class:`~beliefdb.BeliefDB`."""
+
+    database: Database
+
+    def submit(self, *paths: str | Path, text: str | None = None, source: str | None = None,
+               authority: str | None = None, label: str | None = None, version_label: str | None = None,
+               extractor: str = "rules", max_attempts: int = queue.MAX_ATTEMPTS,
+               max_bytes: int | None = None) -> list[int]:
+        """Queue documents for a worker (:meth:`work`, ``beliefdb worker``) and return their job ids at once:
+        the files (their text is read now), or ``text`` as the next version of ``source``. All or none:
+        a bad file is an error and nothing is queued. A job is tried up to ``max_attempts`` times."""
+        options = SourceOptions(name=source, authority=authority, provenance=label, version_label=version_label)
+        if text is not None:
+            if paths:
+                raise errors.InvalidInput("give files or text=, not both")
+            return queue.submit_texts(self.database, [(text, options)], extractor=extractor,
+                                     max_attempts=max_attempts, max_bytes=max_bytes)
+        return queue.submit_paths(self.database, [Path(p) for p in paths], options, extractor=extractor,
+                                 max_attempts=max_attempts, max_bytes=max_bytes)
+
+    def jobs(self, *, status: str | None = None, limit: int = 100) -> list[Job]:
+        """The workspace's jobs, newest first: queued, running (a live worker holds it), done (with a
+        summary of its ingest) or failed (with the reason); only ``status`` when given."""
+        return queue.list_jobs(self.database, status, limit)
+
+    def work(self, *, concurrency: int = 1, stop_when_empty: bool = False, once: bool = False, embed: bool = True,
+             backoff: float = queue.BACKOFF_SECONDS, worker: str | None = None, stop: threading.Event | None = None,
+             on_outcome: Callable[[JobOutcome], None] | None = None) -> WorkReport:
+        """Ingest queued documents, each job in one transaction with its completion, with ``concurrency``
+        threads (at most the pool's size), until ``stop`` is set (the job under way is finished), or no
+        job is left (``stop_when_empty``; retries waiting for their backoff are waited for), or after one
+        job (``once``). A failed document is tried again after ``backoff`` seconds, doubled each attempt.
+        With ``embed``, new beliefs are embedded after each job commits, and any belief left without a
+        vector (a worker killed in between) when the worker starts or finds the queue empty."""
+        if concurrency > self.database.max_size:
+            raise errors.InvalidInput(f"concurrency {concurrency} is more than the {self.database.max_size}"
+                                      " connections of this BeliefDB: connect with a larger max_size")
+        return queue.work(self.database, worker=worker, concurrency=concurrency, stop_when_empty=stop_when_empty,
+                         once=once, embed=embed, backoff=backoff, stop=stop, on_outcome=on_outcome)

@@ -1,0 +1,140 @@
+"""The queue's commands: ``ingest --queue`` (its printing), ``worker`` and ``jobs``."""
+
+from __future__ import annotations
+
+import signal
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from enum import StrEnum
+from pathlib import Path
+from types import FrameType
+from typing import Annotated
+
+import typer
+
+from beliefdb import api, render
+from beliefdb.cli.common import MEMORY, Json, Memory, errors, fail, with_memory
+from beliefdb.models import Job, JobOutcome, WorkReport
+
+
+class JobStatus(StrEnum):
+    queued = "queued"
+    running = "running"
+    done = "done"
+    failed = "failed"
+
+
+def submit(memory: Memory, paths: list[Path], *, source: str | None, authority: str | None, label: str | None,
+           version_label: str | None, extractor: str, max_bytes: int | None, as_json: bool) -> None:
+    """``beliefdb ingest ... --queue``: queue the files and print their job ids."""
+    with errors(as_json), memory.open() as bdb:
+        ids = bdb.submit(*paths, source=source, authority=authority, label=label, version_label=version_label,
+                         extractor=extractor, max_bytes=max_bytes)
+    if as_json:
+        typer.echo(render.to_json({"jobs": ids}))
+        return
+    for job, path in zip(ids, paths, strict=True):
+        typer.echo(f"queued job {job}: {api.shown(path)}")
+    typer.echo(f"{len(ids)} job(s) queued: run them with 'beliefdb worker', follow them with 'beliefdb jobs'")
+
+
+def _outcome_line(o: JobOutcome) -> str:
+    if o.status == "done":
+        line = f"job {o.id} done: {api.shown(o.source)} (attempt {o.attempts})"
+        return line + (f"; embedding deferred: {o.embedding_deferred}" if o.embedding_deferred else "")
+    if o.status == "queued":
+        return f"job {o.id} will be tried again (attempt {o.attempts} failed): {api.shown(o.error or '')}"
+    return f"job {o.id} failed after {o.attempts} attempt(s): {api.shown(o.error or '')}"
+
+
+def _summary(r: WorkReport) -> str:
+    line = f"{r.done} done, {r.retried} to try again, {r.failed} failed"
+    return line + (f"; {r.embedded} belief(s) left without vectors embedded" if r.embedded else "")
+
+
+@contextmanager
+def _stop_on_signals() -> Iterator[threading.Event]:
+    """An event set by SIGTERM or SIGINT (the job under way is finished first), the handlers restored after."""
+    stop = threading.Event()
+
+    def handle(_signum: int, _frame: FrameType | None) -> None:
+        stop.set()
+
+    previous = {s: signal.signal(s, handle) for s in (signal.SIGTERM, signal.SIGINT)}
+    try:
+        yield stop
+    finally:
+        for s, h in previous.items():
+            signal.signal(s, h)
+
+
+@with_memory()
+def worker(
+    concurrency: Annotated[int, typer.Option("--concurrency", "-c", min=1, max=64,
+                                             help="Jobs run at once (threads).")] = 1,
+    once: Annotated[bool, typer.Option("--once", help="Run the oldest ready job (if any), then stop.")] = False,
+    until_empty: Annotated[bool, typer.Option(
+        "--until-empty", help="Stop when no job is left queued (retries waiting for their backoff are waited"
+                              " for).")] = False,
+    embed: Annotated[bool, typer.Option("--embed/--no-embed", help="Embed new beliefs after each job, and any"
+                                        " left without vectors when the queue is empty (--no-embed: later, with"
+                                        " 'beliefdb embed').")] = True,
+    backoff: Annotated[float, typer.Option(
+        "--backoff", min=0.0,
+        help="Seconds before a failed job is tried again, doubled for each attempt before.")] = 1.0,
+    name: Annotated[str | None, typer.Option("--name", help="The worker's name on its jobs (default host:pid).")]
+        = None,
+    *, memory: Memory,
+    as_json: Json = False,
+) -> None:
+    """Ingest queued documents (beliefdb ingest --queue), each in one transaction with its job's completion:
+    a worker killed at any point loses no document and ingests none twice. Runs until SIGTERM or Ctrl-C (the
+    job under way is finished first), --until-empty or --once. A failed document is tried again with an
+    exponential backoff, and failed for good after its last attempt, with the reason (beliefdb jobs)."""
+    if once and until_empty:
+        fail("invalid_input", "choose one of --once or --until-empty", as_json, 2)
+
+    def show(outcome: JobOutcome) -> None:
+        if not as_json:
+            typer.echo(_outcome_line(outcome))
+
+    with errors(as_json), _stop_on_signals() as stop, \
+            api.connect(memory.url, memory.workspace, principal=memory.principal, home=memory.home,
+                        max_size=concurrency + 1) as bdb:
+        report = bdb.work(concurrency=concurrency, stop_when_empty=until_empty, once=once, embed=embed,
+                          backoff=backoff, worker=name, stop=stop, on_outcome=show)
+    typer.echo(render.to_json(report) if as_json else _summary(report))
+
+
+def _jobs_table(rows: list[Job]) -> str:
+    if not rows:
+        return "no jobs"
+    lines = [f"{'id':>6}  {'status':<8} {'tries':>5}  source / what happened"]
+    for j in rows:
+        if j.status == "done" and j.result is not None:
+            said = f"{j.result.get('accepted', 0)} accepted, version {j.result.get('version')}"
+        else:
+            said = j.last_error or ""
+        lines.append(f"{j.id:>6}  {j.status:<8} {j.attempts:>2}/{j.max_attempts:<2}  {api.shown(j.source or '')}"
+                     + (f" — {api.shown(said)}" if said else ""))
+    return "\n".join(lines)
+
+
+@with_memory(principal=False)
+def jobs(
+    status: Annotated[JobStatus | None, typer.Option(help="Only jobs with this status.")] = None,
+    limit: Annotated[int, typer.Option(min=1, help="At most this many, newest first.")] = 100,
+    *, memory: Memory,
+    as_json: Json = False,
+) -> None:
+    """The workspace's queued documents, newest first: queued, running (a live worker holds it), done (what
+    its ingest did) or failed (the reason of its last attempt)."""
+    with errors(as_json), memory.open() as bdb:
+        rows = bdb.jobs(status=status.value if status else None, limit=limit)
+    typer.echo(render.to_json(rows) if as_json else _jobs_table(rows))
+
+
+def register(app: typer.Typer) -> None:
+    app.command("worker", rich_help_panel=MEMORY)(worker)
+    app.command("jobs", rich_help_panel=MEMORY)(jobs)

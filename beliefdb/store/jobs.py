@@ -1,0 +1,251 @@
+"""The queue of jobs (issue 20): documents submitted now and ingested later by workers.
+
+Submitting reads and checks the documents and queues them in one transaction (all or none), taking
+no workspace lock, so it returns at once while workers ingest. A worker runs each job in one
+transaction: ``beliefdb.job_take`` locks the job's row until that transaction ends, the ingest
+writes in it (a savepoint), and ``job_finish`` commits with those writes; a failure rolls the
+ingest back to the savepoint and ``job_fail`` records the reason and a backoff in the same
+transaction. A worker killed at any point loses its connection, the server rolls its transaction
+back, and the job is queued again as it was: no document is lost or ingested twice.
+
+The new beliefs are embedded after the job commits, as ``ingest`` does (a model is far slower than
+the writes, and the workspace's write lock is held until commit). A worker killed between the
+commit and the embedding leaves them without vectors: a worker embeds every belief without one
+when it starts and whenever it finds the queue empty (as ``beliefdb embed`` does).
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from psycopg.types.json import Jsonb
+
+from beliefdb import errors
+from beliefdb.db.connector import Database
+from beliefdb.db.queries import Q
+from beliefdb.embedders import get_embedder
+from beliefdb.inputs import shown
+from beliefdb.models import IngestReport, Job, JobOutcome, WorkReport
+from beliefdb.store import ingest
+from beliefdb.store import vectors as embeddings
+from beliefdb.text.registry import get_extractor
+from beliefdb.vocabulary import AUTHORITIES, LABELS, ORIGINS
+
+#: how often an idle worker looks for work, in seconds (at most: it wakes when a backoff ends)
+POLL_SECONDS = 1.0
+#: first wait before a failed job is tried again, in seconds, doubled for each attempt before
+BACKOFF_SECONDS = 1.0
+MAX_ATTEMPTS = 5
+
+
+def default_worker_name() -> str:
+    """host:pid, recorded on each job a worker runs."""
+    return f"{socket.gethostname()}:{os.getpid()}"
+
+
+def _payload(text: str, options: ingest.SourceOptions, extractor: str, path: str | None) -> dict[str, Any]:
+    return {"source": options.name, "text": text, "path": path, "authority": options.authority,
+            "label": options.provenance, "origin": options.origin, "version_label": options.version_label,
+            "extractor": extractor}
+
+
+def _check_options(options: ingest.SourceOptions, extractor: str, max_attempts: int) -> None:
+    for name, value, choices in (("authority", options.authority, AUTHORITIES),
+                                 ("label", options.provenance, LABELS), ("origin", options.origin, ORIGINS)):
+        if value is not None and value not in choices:
+            raise errors.InvalidInput(f"invalid {name} '{value}' (choose from: {', '.join(choices)})")
+    get_extractor(extractor)  # an unknown extractor is refused now, not by every worker later
+    if not 1 <= max_attempts <= 100:
+        raise errors.InvalidInput(f"max attempts must be between 1 and 100, not {max_attempts}")
+
+
+def submit(db: Database, payloads: Sequence[dict[str, Any]], max_attempts: int = MAX_ATTEMPTS) -> list[int]:
+    """Queue one ingest job per payload in one transaction; their ids, in order."""
+    with db.transaction() as c:
+        rows = c.execute(Q.job_submit, ("ingest", Jsonb(list(payloads)), max_attempts)).fetchall()
+    return [int(r[0]) for r in rows]
+
+
+def submit_texts(db: Database, texts: Sequence[tuple[str, ingest.SourceOptions]], *, extractor: str = "rules",
+                 max_attempts: int = MAX_ATTEMPTS, max_bytes: int | None = None) -> list[int]:
+    """Queue (text, source options) pairs: each is checked as ``ingest_text`` checks it first."""
+    if not texts:
+        raise errors.InvalidInput("nothing to submit")
+    payloads = []
+    for text, options in texts:
+        _check_options(options, extractor, max_attempts)
+        if not options.name:
+            raise errors.InvalidInput("a source name is required")
+        ingest.check_size(options.name, text, max_bytes)
+        if not text.strip():
+            raise errors.InvalidInput(f"{options.name}: empty text")
+        payloads.append(_payload(text, options, extractor, None))
+    return submit(db, payloads, max_attempts)
+
+
+def submit_paths(db: Database, paths: Sequence[Path], options: ingest.SourceOptions, *, extractor: str = "rules",
+                 max_attempts: int = MAX_ATTEMPTS, max_bytes: int | None = None) -> list[int]:
+    """Read and queue documents (their text is queued, so a worker need not see the files); a bad
+    file is an error naming it, and then nothing is queued."""
+    if not paths:
+        raise errors.InvalidInput("no files to submit")
+    if options.name and len(paths) > 1:
+        raise errors.InvalidInput("--source names one source: give it one file at a time")
+    _check_options(options, extractor, max_attempts)
+    limit = ingest.max_ingest_bytes(max_bytes)
+    payloads = []
+    for path in paths:
+        ingest._check_file_size(path, limit)  # (a file too large is refused without being read)
+        text = ingest.read_document(path)
+        ingest.check_size(shown(path), text, limit)
+        named = ingest.SourceOptions(name=options.name or shown(path.name), authority=options.authority,
+                                     provenance=options.provenance, origin=options.origin,
+                                     version_label=options.version_label)
+        payloads.append(_payload(text, named, extractor, shown(path)))
+    return submit(db, payloads, max_attempts)
+
+
+def list_jobs(db: Database, status: str | None = None, limit: int = 100) -> list[Job]:
+    """The workspace's jobs, newest first (of ``status`` only, when given)."""
+    rows: list[Job] = db.fetch_all(Job, Q.jobs_list, (status, limit))
+    return rows
+
+
+def _summary(report: IngestReport) -> dict[str, Any]:
+    return {"source": report.source, "version": report.version, "new_version": report.new_version,
+            "accepted": len(report.accepted), "rejected": len(report.rejected),
+            "corroborated": len(report.corroborated), "unchanged": len(report.unchanged),
+            "superseded": len(report.superseded), "conflicts": len(report.conflicts),
+            "proposed": report.proposed, "note": report.note}
+
+
+def _message(exc: Exception) -> str:
+    said = exc.message if isinstance(exc, errors.BeliefDBError) else f"{type(exc).__name__}: {exc}"
+    return " ".join(said.split()) or type(exc).__name__
+
+
+def run_one(db: Database, worker: str, *, embed: bool = True, backoff: float = BACKOFF_SECONDS) -> JobOutcome | None:
+    """Take the oldest ready job and run it in one transaction (None: no job is ready). A document
+    that fails is recorded (queued again after a backoff, or failed after its last attempt); a lost
+    connection raises :class:`~beliefdb.errors.DatabaseUnavailable`, and the job stays queued."""
+    report: IngestReport | None = None
+    with db.transaction() as c:
+        row = c.execute(Q.job_take, (worker,)).fetchone()
+        if row is None:
+            return None
+        job_id, payload, attempts = int(row[0]), row[1], int(row[2])
+        options = ingest.SourceOptions(name=payload["source"], authority=payload.get("authority"),
+                                       provenance=payload.get("label"), origin=payload.get("origin"),
+                                       version_label=payload.get("version_label"))
+        try:
+            report = ingest.ingest_text(db, payload["text"], options, extractor=payload.get("extractor") or "rules",
+                                        path=payload.get("path"), embed=False, conn=c)
+        except Exception as exc:  # the document's failure is the job's, recorded; the worker goes on
+            failed = c.execute(Q.job_fail, (job_id, _message(exc), backoff)).fetchone()
+            assert failed is not None
+            return JobOutcome(id=job_id, source=options.name or "", status=str(failed[0]), attempts=attempts,
+                              error=_message(exc))
+        c.execute(Q.job_finish, (job_id, Jsonb(_summary(report))))
+    deferred = ingest._embed_after(db, report, embed)
+    return JobOutcome(id=job_id, source=report.source, status="done", attempts=attempts, embedding_deferred=deferred)
+
+
+def heal_embeddings(db: Database) -> int:
+    """Embed every belief left without a vector (a worker killed between a job's commit and its
+    embedding); 0 when the embedder cannot be had (``beliefdb embed`` says why)."""
+    try:
+        return embeddings.backfill(db, get_embedder()).embedded
+    except (errors.EmbedderUnavailable, errors.ModelMismatch):
+        return 0
+
+
+@dataclass
+class _Tally:
+    report: WorkReport = field(default_factory=WorkReport)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def add(self, outcome: JobOutcome | None = None, embedded: int = 0) -> None:
+        with self.lock:
+            r = self.report
+            if outcome is None:
+                self.report = WorkReport(r.done, r.retried, r.failed, r.embedded + embedded, r.outcomes)
+                return
+            self.report = WorkReport(done=r.done + (outcome.status == "done"),
+                                     retried=r.retried + (outcome.status == "queued"),
+                                     failed=r.failed + (outcome.status == "failed"),
+                                     embedded=r.embedded + embedded, outcomes=[*r.outcomes, outcome])
+
+
+def _seconds_until(moment: datetime | None) -> float | None:
+    return None if moment is None else (moment - datetime.now(UTC)).total_seconds()
+
+
+def work(db: Database, *, worker: str | None = None, concurrency: int = 1, stop_when_empty: bool = False,
+         once: bool = False, embed: bool = True, backoff: float = BACKOFF_SECONDS, poll: float = POLL_SECONDS,
+         stop: threading.Event | None = None, on_outcome: Callable[[JobOutcome], None] | None = None) -> WorkReport:
+    """Run jobs with ``concurrency`` threads until ``stop`` is set (a job under way is finished first),
+    or the queue holds no job (``stop_when_empty``: jobs waiting for a backoff are waited for), or
+    after one job (``once``: the oldest ready one, if any)."""
+    if concurrency < 1:
+        raise errors.InvalidInput(f"concurrency must be at least 1, not {concurrency}")
+    if backoff < 0 or poll <= 0:
+        raise errors.InvalidInput("backoff must not be negative and poll must be positive")
+    name = worker or default_worker_name()
+    stop = stop or threading.Event()
+    tally = _Tally()
+    if embed:
+        tally.add(embedded=heal_embeddings(db))
+    failures: list[BaseException] = []
+
+    def loop() -> None:
+        idle_healed = True
+        while not stop.is_set():
+            try:
+                outcome = run_one(db, name, embed=embed, backoff=backoff)
+            except errors.DatabaseUnavailable:
+                if once:
+                    raise
+                stop.wait(poll)  # (the job stays queued; the server may be back in a moment)
+                continue
+            if outcome is not None:
+                tally.add(outcome)
+                if on_outcome is not None:
+                    on_outcome(outcome)
+                idle_healed = False
+                if once:
+                    return
+                continue
+            if once:
+                return
+            if embed and not idle_healed:
+                tally.add(embedded=heal_embeddings(db))
+                idle_healed = True
+            wait = _seconds_until(db.scalar(Q.jobs_next_ready))
+            if wait is None and stop_when_empty:
+                return
+            stop.wait(poll if wait is None else min(max(wait, 0.05), poll))
+
+    def guarded() -> None:
+        try:
+            loop()
+        except BaseException as exc:
+            failures.append(exc)
+            stop.set()
+
+    threads = [threading.Thread(target=guarded, name=f"beliefdb-worker-{i}", daemon=True)
+               for i in range(1 if once else concurrency)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        while t.is_alive():
+            t.join(0.2)  # (short joins: the main thread stays free to handle a signal)
+    if failures:
+        raise failures[0]
+    return tally.report

@@ -1,0 +1,190 @@
+-- beliefdb: the queue of jobs (issue 20): documents submitted now and ingested later by workers
+-- (beliefdb worker). A worker takes a job in the transaction that runs it, with a row lock (for no
+-- key update skip locked) held until that transaction ends; the ingest's writes and the job's
+-- completion (job_finish) or failure (job_fail) commit together. A worker that dies (killed, its
+-- host gone) loses its connection, the server rolls the transaction back, and the job is queued
+-- again as it was, for the next worker: no job is lost, and none is ingested twice. Submitting
+-- takes no workspace lock, so it returns at once while a worker ingests.
+
+-- Queue one job per payload (in order; ids returned in that order). An ingest payload is an object
+-- with the document's text and its source name, and the ingest's options (path, authority, label,
+-- origin, version_label, extractor).
+create or replace function beliefdb.job_submit(p_kind text, p_payloads jsonb, p_max_attempts integer default 5)
+returns setof bigint
+language plpgsql
+security definer
+set search_path = pg_catalog, pg_temp
+as $$
+declare
+    v_ws uuid := beliefdb.current_workspace_id();
+begin
+    if v_ws is null then
+        raise exception 'no workspace is bound to this session' using errcode = 'BD003';
+    end if;
+    if p_kind is distinct from 'ingest' then
+        raise exception 'unknown job kind % (the one kind is ingest)', p_kind using errcode = 'BD005';
+    end if;
+    if pg_catalog.jsonb_typeof(p_payloads) is distinct from 'array' or pg_catalog.jsonb_array_length(p_payloads) = 0 then
+        raise exception 'nothing to submit: give an array of one payload per job' using errcode = 'BD005';
+    end if;
+    if exists (select from pg_catalog.jsonb_array_elements(p_payloads) e(p)
+                where pg_catalog.jsonb_typeof(e.p) is distinct from 'object'
+                   or pg_catalog.jsonb_typeof(e.p -> 'text') is distinct from 'string'
+                   or pg_catalog.jsonb_typeof(e.p -> 'source') is distinct from 'string'
+                   or e.p ->> 'source' = '' or pg_catalog.btrim(e.p ->> 'text') = '') then
+        raise exception 'an ingest job needs a non-empty text and source name' using errcode = 'BD005';
+    end if;
+    if p_max_attempts is null or p_max_attempts not between 1 and 100 then
+        raise exception 'max attempts must be between 1 and 100, not %', p_max_attempts using errcode = 'BD005';
+    end if;
+    return query
+        insert into beliefdb.job (workspace_id, kind, payload, max_attempts)
+        select v_ws, p_kind, e.p, p_max_attempts
+          from pg_catalog.jsonb_array_elements(p_payloads) with ordinality e(p, n)
+         order by e.n
+        returning id;
+end
+$$;
+comment on function beliefdb.job_submit(text, jsonb, integer) is 'Queue one job per payload of the array, in order; returns their ids at once (no workspace lock)';
+
+-- Take the oldest ready job (queued, its backoff over) that no other worker holds, for this
+-- transaction: it is running until the transaction ends with job_finish or job_fail, and queued
+-- again as it was if the transaction rolls back (its worker died). The job acts as whoever
+-- submitted it: a session of the schema's owner takes any job of the workspace and acts as its
+-- submitter for the rest of the transaction; an agent's login takes only its own jobs.
+create or replace function beliefdb.job_take(p_worker text)
+returns setof beliefdb.job
+language plpgsql
+security definer
+set search_path = pg_catalog, pg_temp
+as $$
+declare
+    v_ws uuid := beliefdb.current_workspace_id();
+    v_owner_session boolean;
+    v_job beliefdb.job;
+begin
+    if v_ws is null then
+        raise exception 'no workspace is bound to this session' using errcode = 'BD003';
+    end if;
+    select pg_catalog.pg_has_role(session_user, n.nspowner, 'member') into v_owner_session
+      from pg_catalog.pg_namespace n where n.nspname = 'beliefdb';
+    select j.* into v_job
+      from beliefdb.job j
+     where j.workspace_id = v_ws and j.status = 'queued' and j.run_after <= pg_catalog.clock_timestamp()
+       and (v_owner_session or j.submitted_by = beliefdb.current_principal())
+     order by j.id
+     limit 1
+       for no key update skip locked;
+    if not found then
+        return;
+    end if;
+    update beliefdb.job j
+       set status = 'running', attempts = j.attempts + 1, worker = p_worker, started_at = pg_catalog.clock_timestamp()
+     where j.workspace_id = v_ws and j.id = v_job.id
+    returning j.* into v_job;
+    -- (an advisory lock too, only for beliefdb.jobs to show the job running: row locks are not in
+    -- pg_locks; it decides nothing. Its first key is 'job' in ASCII.)
+    perform pg_catalog.pg_try_advisory_xact_lock(6975330, (v_job.id % 2147483648)::integer);
+    if v_owner_session then
+        perform pg_catalog.set_config('beliefdb.principal', v_job.submitted_by, true);
+    end if;
+    return next v_job;
+end
+$$;
+comment on function beliefdb.job_take(text) is 'Take the oldest ready job no other worker holds, locked for this transaction (none: no row); the job acts as its submitter';
+
+-- The job this transaction took is done: it commits with the ingest's writes.
+create or replace function beliefdb.job_finish(p_id bigint, p_result jsonb)
+returns void
+language plpgsql
+security definer
+set search_path = pg_catalog, pg_temp
+as $$
+begin
+    update beliefdb.job j
+       set status = 'done', result = p_result, last_error = null, finished_at = pg_catalog.clock_timestamp()
+     where j.workspace_id = beliefdb.current_workspace_id() and j.id = p_id and j.status = 'running';
+    if not found then
+        raise exception 'job % is not running in this transaction (take it with job_take first)', p_id
+            using errcode = 'BD005';
+    end if;
+end
+$$;
+comment on function beliefdb.job_finish(bigint, jsonb) is 'Mark the job this transaction took as done, with its result';
+
+-- The job this transaction took failed (its ingest was rolled back to before it): queued again after
+-- a backoff of p_backoff seconds doubled for each attempt before (at most an hour), or failed for
+-- good after its last attempt. The reason is kept on one line.
+create or replace function beliefdb.job_fail(p_id bigint, p_error text, p_backoff double precision default 1)
+returns text
+language plpgsql
+security definer
+set search_path = pg_catalog, pg_temp
+as $$
+declare
+    v_status text;
+begin
+    if p_backoff is null or p_backoff < 0 or p_backoff = 'NaN' then
+        raise exception 'backoff must be a number of seconds, not %', p_backoff using errcode = 'BD005';
+    end if;
+    update beliefdb.job j
+       set status = case when j.attempts >= j.max_attempts then 'failed' else 'queued' end,
+           last_error = pg_catalog.left(pg_catalog.btrim(pg_catalog.regexp_replace(
+               coalesce(nullif(p_error, ''), 'unknown error'), '\s+', ' ', 'g')), 1000),
+           run_after = pg_catalog.clock_timestamp() + pg_catalog.make_interval(
+               secs => least(p_backoff * 2.0 ^ (j.attempts - 1), 3600)),
+           finished_at = case when j.attempts >= j.max_attempts then pg_catalog.clock_timestamp() end
+     where j.workspace_id = beliefdb.current_workspace_id() and j.id = p_id and j.status = 'running'
+    returning j.status into v_status;
+    if not found then
+        raise exception 'job % is not running in this transaction (take it with job_take first)', p_id
+            using errcode = 'BD005';
+    end if;
+    return v_status;
+end
+$$;
+comment on function beliefdb.job_fail(bigint, text, double precision) is 'Record why the job this transaction took failed: queued again after a backoff, or failed after its last attempt';
+
+-- The workspace's jobs, newest first (of p_status only, when given): a queued job a live worker
+-- holds is shown running.
+create or replace function beliefdb.jobs(p_status text default null, p_limit integer default 100)
+returns table (id bigint, kind text, status text, source text, path text, attempts integer, max_attempts integer,
+               run_after timestamptz, last_error text, result jsonb, submitted_by text, worker text,
+               created_at timestamptz, started_at timestamptz, finished_at timestamptz)
+language plpgsql stable
+security definer
+set search_path = pg_catalog, pg_temp
+as $$
+declare
+    v_ws uuid := beliefdb.current_workspace_id();
+    v_held bigint[];
+begin
+    if v_ws is null then
+        raise exception 'no workspace is bound to this session' using errcode = 'BD003';
+    end if;
+    if p_status is not null and p_status not in ('queued', 'running', 'done', 'failed') then
+        raise exception 'unknown job status % (choose from: queued, running, done, failed)', p_status
+            using errcode = 'BD005';
+    end if;
+    if p_limit is null or p_limit < 1 then
+        raise exception 'the limit must be at least 1, not %', p_limit using errcode = 'BD005';
+    end if;
+    v_held := array(select l.objid::bigint from pg_catalog.pg_locks l
+                     where l.locktype = 'advisory' and l.granted and l.objsubid = 2
+                       and l.classid = 6975330::oid);  -- (job_take's)
+    return query
+        select j.id, j.kind,
+               case when j.status = 'queued' and (j.id % 2147483648) = any(v_held) then 'running' else j.status end,
+               j.payload ->> 'source', j.payload ->> 'path', j.attempts, j.max_attempts, j.run_after, j.last_error,
+               j.result, j.submitted_by, j.worker, j.created_at, j.started_at, j.finished_at
+          from beliefdb.job j
+         where j.workspace_id = v_ws
+           and (p_status is null
+                or (p_status = 'running' and j.status = 'queued' and (j.id % 2147483648) = any(v_held))
+                or (p_status = 'queued' and j.status = 'queued' and not (j.id % 2147483648) = any(v_held))
+                or (p_status in ('done', 'failed') and j.status = p_status))
+         order by j.id desc
+         limit p_limit;
+end
+$$;
+comment on function beliefdb.jobs(text, integer) is 'The workspace''s jobs, newest first, optionally of one status; a queued job a live worker holds is shown running';

@@ -1,0 +1,164 @@
+"""The queue (issue 20): submitting returns job ids at once; a worker ingests each job in one transaction
+with its completion, retries a failed one with a backoff and records why it failed for good; a job held
+by a worker is running to everyone else, and queued again as it was when that worker dies."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import psycopg
+import pytest
+
+import beliefdb
+from beliefdb import errors
+from tests.conftest import Cli
+
+POLICY = "# Returns\nReturns are accepted within 30 days.\nThe restocking fee is 10%.\n"
+
+
+def texts(n: int) -> list[str]:
+    return [f"# Item {i}\nThe warranty of item {i} is {i + 1} months.\n" for i in range(n)]
+
+
+def test_submit_returns_at_once_while_a_writer_holds_the_workspace(bdb: beliefdb.BeliefDB, db_url: str) -> None:
+    with psycopg.connect(db_url) as writer:
+        writer.execute("select set_config('beliefdb.workspace_id', %s, false)", (bdb.database.workspace_id,))
+        writer.execute("select beliefdb.lock_workspace()")  # (held until this transaction ends)
+        started = time.monotonic()
+        ids = bdb.submit(text=POLICY, source="returns.md")
+        assert time.monotonic() - started < 2
+        writer.rollback()
+    assert len(ids) == 1
+    (job,) = bdb.jobs()
+    assert (job.id, job.status, job.source, job.attempts) == (ids[0], "queued", "returns.md", 0)
+    assert bdb.beliefs() == []  # nothing is ingested before a worker runs it
+
+
+def test_a_worker_ingests_each_job_once_and_records_what_it_did(bdb: beliefdb.BeliefDB, write_doc: Any,
+                                                                postgresql: psycopg.Connection[Any]) -> None:
+    paths = [write_doc(f"item-{i}.md", t) for i, t in enumerate(texts(3))]
+    ids = bdb.submit(*paths)
+    assert ids == sorted(ids) and len(set(ids)) == 3
+    report = bdb.work(stop_when_empty=True, embed=False)
+    assert (report.done, report.retried, report.failed) == (3, 0, 0)
+    assert [o.id for o in report.outcomes] == ids  # in the order submitted
+    jobs = {j.id: j for j in bdb.jobs()}
+    assert {j.status for j in jobs.values()} == {"done"}
+    assert jobs[ids[0]].result is not None and jobs[ids[0]].result["accepted"] == 1
+    assert jobs[ids[0]].path is not None and jobs[ids[0]].path.endswith("item-0.md")
+    assert jobs[ids[0]].worker and jobs[ids[0]].finished_at is not None
+    assert sorted(b.value for b in bdb.beliefs()) == ["1 months", "2 months", "3 months"]
+    # nothing is left to do: another run takes nothing
+    assert bdb.work(stop_when_empty=True, embed=False).done == 0
+    assert postgresql.execute("select count(*) from beliefdb.source_version").fetchone() == (3,)
+    assert bdb.audit_verify().ok
+
+
+def test_a_failing_document_is_tried_again_after_a_backoff_then_failed_with_its_reason(
+        bdb: beliefdb.BeliefDB, monkeypatch: pytest.MonkeyPatch, postgresql: psycopg.Connection[Any]) -> None:
+    (job,) = bdb.submit(text=POLICY, source="returns.md", max_attempts=2)
+    monkeypatch.setenv("BELIEFDB_INGEST_MAX_BYTES", "10")  # (the worker's limit is lower than the submitter's)
+    first = bdb.work(once=True, embed=False, backoff=30)
+    assert (first.retried, first.failed) == (1, 0)
+    (queued,) = bdb.jobs(status="queued")
+    assert queued.attempts == 1 and "over the ingest limit" in (queued.last_error or "")
+    assert "\n" not in (queued.last_error or "")
+    assert (queued.run_after - queued.started_at).total_seconds() >= 29  # type: ignore[operator]
+    assert bdb.work(once=True, embed=False).outcomes == []  # not before its backoff is over
+    postgresql.execute("update beliefdb.job set run_after = now()")
+    postgresql.commit()
+    last = bdb.work(once=True, embed=False)
+    assert (last.retried, last.failed) == (0, 1) and last.outcomes[0].attempts == 2
+    (failed,) = bdb.jobs(status="failed")
+    assert failed.id == job and "over the ingest limit" in (failed.last_error or "")
+    # the failed attempts wrote nothing
+    assert postgresql.execute("select count(*) from beliefdb.source").fetchone() == (0,)
+    assert bdb.work(stop_when_empty=True, embed=False).outcomes == []
+
+
+def test_a_job_a_worker_holds_is_running_and_queued_again_as_it_was_when_the_worker_dies(
+        bdb: beliefdb.BeliefDB, db_url: str) -> None:
+    first, second = bdb.submit(text=POLICY, source="returns.md"), bdb.submit(text=texts(1)[0], source="item.md")
+    dying = psycopg.connect(db_url)
+    dying.execute("select set_config('beliefdb.workspace_id', %s, false)", (bdb.database.workspace_id,))
+    dying.execute("set role beliefdb_app")
+    taken = dying.execute("select j.id, j.status, j.attempts from beliefdb.job_take('dying') j").fetchone()
+    assert taken == (first[0], "running", 1)
+    assert [(j.id, j.status) for j in bdb.jobs(status="running")] == [(first[0], "running")]
+    assert [j.id for j in bdb.jobs(status="queued")] == [second[0]]
+    # another worker skips the held job and takes the next
+    report = bdb.work(once=True, embed=False)
+    assert [o.id for o in report.outcomes] == second
+    # the worker dies: its transaction is rolled back, the job is queued as it was, untried
+    pid = dying.info.backend_pid
+    with psycopg.connect(db_url, autocommit=True) as admin:
+        admin.execute("select pg_terminate_backend(%s)", (pid,))
+    dying.close()
+    (again,) = [j for j in bdb.jobs() if j.id == first[0]]
+    assert (again.status, again.attempts, again.started_at) == ("queued", 0, None)
+    assert bdb.work(stop_when_empty=True, embed=False).done == 1
+    assert {j.status for j in bdb.jobs()} == {"done"}
+
+
+def test_a_job_acts_as_whoever_submitted_it(db_url: str) -> None:
+    with beliefdb.connect(db_url, principal="alice") as alice, beliefdb.connect(db_url, principal="bob") as bob:
+        (job,) = alice.submit(text=POLICY, source="returns.md")
+        assert bob.work(stop_when_empty=True, embed=False).done == 1
+        (done,) = bob.jobs()
+        assert (done.id, done.submitted_by) == (job, "alice")
+        assert {b.owner for b in bob.beliefs()} == {"alice"}
+
+
+def test_bad_submissions_are_refused_and_queue_nothing(bdb: beliefdb.BeliefDB, write_doc: Any, tmp_path: Any) -> None:
+    good = write_doc("good.md", POLICY)
+    with pytest.raises(errors.NotFound):
+        bdb.submit(good, tmp_path / "missing.md")
+    with pytest.raises(errors.InvalidInput, match="empty"):
+        bdb.submit(text="  ", source="blank.md")
+    with pytest.raises(errors.InvalidInput, match="authority"):
+        bdb.submit(good, authority="pope")
+    with pytest.raises(errors.InvalidInput, match="max attempts"):
+        bdb.submit(good, max_attempts=0)
+    with pytest.raises(errors.InvalidInput, match="unknown job status"):
+        bdb.jobs(status="lost")
+    assert bdb.jobs() == []
+
+
+@pytest.mark.slow
+def test_beliefs_a_killed_worker_left_without_vectors_are_embedded_by_the_next(bdb: beliefdb.BeliefDB,
+                                                                               postgresql: psycopg.Connection[Any]
+                                                                               ) -> None:
+    bdb.submit(text=POLICY, source="returns.md")
+    bdb.work(stop_when_empty=True, embed=False)  # (as a worker killed right after the job committed)
+    missing = "select count(*) from beliefdb.belief b where not exists (select from beliefdb.belief_embedding e" \
+              " where e.belief_id = b.id)"
+    assert postgresql.execute(missing).fetchone() == (2,)
+    report = bdb.work(stop_when_empty=True)
+    assert report.embedded == 2
+    assert postgresql.execute(missing).fetchone() == (0,)
+
+
+def test_the_command_line_queues_lists_and_works(cli: Cli, write_doc: Any) -> None:
+    paths = [write_doc(f"item-{i}.md", t) for i, t in enumerate(texts(2))]
+    queued = cli.json("ingest", *paths, "--queue")
+    assert len(queued["jobs"]) == 2
+    text = cli("ingest", write_doc("returns.md", POLICY), "--queue").stdout
+    assert text.startswith("queued job ") and "returns.md" in text
+    listed = cli.json("jobs", "--status", "queued")
+    assert [j["status"] for j in listed] == ["queued"] * 3
+    report = cli.json("worker", "--until-empty", "--no-embed")
+    assert (report["done"], report["failed"]) == (3, 0)
+    shown = cli("jobs").stdout
+    assert "done" in shown and "returns.md" in shown and "accepted" in shown
+    assert cli.json("jobs", "--status", "queued") == []
+    assert "0 done" in cli("worker", "--once", "--no-embed").stdout
+
+
+def test_the_command_line_refuses_what_the_queue_cannot_do(cli: Cli, write_doc: Any, tmp_path: Any) -> None:
+    doc = write_doc("returns.md", POLICY)
+    assert "--queue" in cli.one_line_error("ingest", doc, "--queue", "--preview")
+    assert "--once or --until-empty" in cli.one_line_error("worker", "--once", "--until-empty")
+    cli.error("ingest", doc, tmp_path / "missing.md", "--queue", code="not_found")
+    assert cli.json("jobs") == []
+    assert "invalid" in cli.fail("jobs", "--status", "lost").output.lower()
