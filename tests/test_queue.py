@@ -9,10 +9,10 @@ from typing import Any
 
 import psycopg
 import pytest
+from conftest import Cli
 
 import beliefdb
 from beliefdb import errors
-from tests.conftest import Cli
 
 POLICY = "# Returns\nReturns are accepted within 30 days.\nThe restocking fee is 10%.\n"
 
