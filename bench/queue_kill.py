@@ -3,9 +3,10 @@ by ``beliefdb worker`` processes that are killed with SIGKILL again and again (e
 then counted: how many documents were lost (never ingested) and how many were duplicated (ingested more
 than once, or a belief stored twice).
 
-Each kill waits until its victim has finished a job since it started (so it is past start-up and in the
-middle of its batch of jobs), then a random moment up to 100 ms more: most kills land inside a job's
-transaction (``in_flight`` in the log). After the last kill the workers run until the queue is empty.
+The kills are spread over the run (the k-th of K once k/(K+1) of the documents are done), each once its
+victim has finished a job since it started (past start-up, in the middle of its stream of jobs), then a
+random moment up to 100 ms more: most land inside a job's transaction (``in_flight`` in the log). After
+the last kill the workers run until the queue is empty.
 The documents go to a new workspace, deleted at the end unless ``--keep``.
 
     python bench/queue_kill.py                                  # 1,000 documents, 2 workers, 20 kills
@@ -100,6 +101,32 @@ def _count(conn: psycopg.Connection[Any], ws: str, names: list[str]) -> tuple[in
     return int(lost[0]), int(twice[0])
 
 
+def _kill(watch: psycopg.Connection[Any], ws: str, procs: list[subprocess.Popen[bytes]], documents: int,
+          kills: int, rng: random.Random, start: Any, deadline: float) -> tuple[int, int]:
+    """SIGKILL a random worker ``kills`` times, spread over the run (the k-th once k/(kills+1) of the
+    documents are done) and each once its victim has done a job since it started, then restart it;
+    (kills, kills that found a job held by a worker)."""
+    births = [_done(watch, ws)] * len(procs)
+    done_kills = in_flight = 0
+    for k in range(kills):
+        victim = rng.randrange(len(procs))
+        target = max((k + 1) * documents // (kills + 1), births[victim] + 1)
+        while (done := _done(watch, ws)) < target and time.monotonic() < deadline:
+            time.sleep(0.01)
+        if done >= documents or time.monotonic() >= deadline:
+            break
+        time.sleep(rng.uniform(0, 0.1))
+        in_flight += _held(watch) > 0
+        procs[victim].send_signal(signal.SIGKILL)
+        procs[victim].wait()
+        done_kills += 1
+        births[victim] = _done(watch, ws)
+        procs[victim] = start()
+        if done_kills % 5 == 0:
+            _common.log(f"{done_kills} kills, {births[victim]}/{documents} documents done")
+    return done_kills, in_flight
+
+
 def kill_run(db_url: str, documents: int = 1000, workers: int = 2, kills: int | None = None, *, seed: int = 1,
              keep: bool = False, timeout: float = 3600) -> Outcome:
     """Queue ``documents``, run ``workers`` worker processes and SIGKILL one of them ``kills`` times
@@ -121,26 +148,17 @@ def kill_run(db_url: str, documents: int = 1000, workers: int = 2, kills: int | 
             log = open(Path(tmp) / "workers.log", "wb")  # noqa: SIM115 (closed below, after the workers)
             with psycopg.connect(db_url, autocommit=True) as watch:
                 procs = [_worker(db_url, name, log) for _ in range(workers)]
-                births = [_done(watch, ws)] * workers
-                done_kills = in_flight = 0
-                deadline = time.monotonic() + timeout
-                while done_kills < kills and _done(watch, ws) < documents and time.monotonic() < deadline:
-                    victim = rng.randrange(workers)
-                    # past its start-up: a job done since the victim started
-                    while _done(watch, ws) <= births[victim] and _done(watch, ws) < documents:
-                        time.sleep(0.01)
-                    time.sleep(rng.uniform(0, 0.1))
-                    in_flight += _held(watch) > 0
-                    procs[victim].send_signal(signal.SIGKILL)
-                    procs[victim].wait()
-                    done_kills += 1
-                    births[victim] = _done(watch, ws)
-                    procs[victim] = _worker(db_url, name, log)
-                    if done_kills % 5 == 0:
-                        _common.log(f"{done_kills} kills, {births[victim]}/{documents} documents done")
-                for p in procs:
-                    p.wait(timeout=max(1.0, deadline - time.monotonic()))
-                log.close()
+                try:
+                    done_kills, in_flight = _kill(watch, ws, procs, documents, kills, rng,
+                                                  lambda: _worker(db_url, name, log), time.monotonic() + timeout)
+                    for p in procs:
+                        p.wait(timeout=timeout)
+                finally:
+                    for p in procs:
+                        if p.poll() is None:
+                            p.kill()
+                            p.wait()
+                    log.close()
                 failed = [p.returncode for p in procs if p.returncode != 0]
                 if failed:
                     raise RuntimeError(f"a worker exited with {failed}: {(Path(tmp) / 'workers.log').read_text()}")

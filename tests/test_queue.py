@@ -162,3 +162,21 @@ def test_the_command_line_refuses_what_the_queue_cannot_do(cli: Cli, write_doc: 
     cli.error("ingest", doc, tmp_path / "missing.md", "--queue", code="not_found")
     assert cli.json("jobs") == []
     assert "invalid" in cli.fail("jobs", "--status", "lost").output.lower()
+
+
+def test_the_versions_of_one_source_are_ingested_in_the_order_submitted(bdb: beliefdb.BeliefDB, db_url: str) -> None:
+    first = bdb.submit(text=POLICY, source="returns.md")
+    second = bdb.submit(text=POLICY.replace("30 days", "60 days"), source="returns.md")
+    other = bdb.submit(text=texts(1)[0], source="item.md")
+    holder = psycopg.connect(db_url)
+    holder.execute("select set_config('beliefdb.workspace_id', %s, false)", (bdb.database.workspace_id,))
+    holder.execute("set role beliefdb_app")
+    assert holder.execute("select j.id from beliefdb.job_take('holder') j").fetchone() == (first[0],)
+    # the next version waits for the first: another worker takes the other source's job
+    assert [o.id for o in bdb.work(once=True, embed=False).outcomes] == other
+    assert bdb.work(once=True, embed=False).outcomes == []
+    holder.rollback()
+    holder.close()
+    assert [o.id for o in bdb.work(stop_when_empty=True, embed=False).outcomes] == first + second
+    current = {b.value for b in bdb.beliefs()}
+    assert "60 days" in current and "30 days" not in current  # the later version is the one in force

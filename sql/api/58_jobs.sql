@@ -47,8 +47,8 @@ end
 $$;
 comment on function beliefdb.job_submit(text, jsonb, integer) is 'Queue one job per payload of the array, in order; returns their ids at once (no workspace lock)';
 
--- Take the oldest ready job (queued, its backoff over) that no other worker holds, for this
--- transaction: it is running until the transaction ends with job_finish or job_fail, and queued
+-- Take the oldest ready job (queued, its backoff over, no earlier job of its source queued) that
+-- no other worker holds, for this transaction: it is running until the transaction ends with job_finish or job_fail, and queued
 -- again as it was if the transaction rolls back (its worker died). The job acts as whoever
 -- submitted it: a session of the schema's owner takes any job of the workspace and acts as its
 -- submitter for the rest of the transaction; an agent's login takes only its own jobs.
@@ -72,6 +72,11 @@ begin
       from beliefdb.job j
      where j.workspace_id = v_ws and j.status = 'queued' and j.run_after <= pg_catalog.clock_timestamp()
        and (v_owner_session or j.submitted_by = beliefdb.current_principal())
+       -- the versions of one source are ingested in the order submitted: not while an earlier job
+       -- of the source is queued (held by a worker, or waiting for its backoff)
+       and not exists (select from beliefdb.job e
+                        where e.workspace_id = v_ws and e.status = 'queued'
+                          and e.payload ->> 'source' = j.payload ->> 'source' and e.id < j.id)
      order by j.id
      limit 1
        for no key update skip locked;

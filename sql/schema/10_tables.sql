@@ -732,4 +732,5 @@ comment on sequence beliefdb.job_id_seq is 'Job ids, in the order jobs are submi
 
 create index job_ready on beliefdb.job (workspace_id, id) where status = 'queued';
 create index job_status on beliefdb.job (workspace_id, status, id);
+create index job_queued_source on beliefdb.job (workspace_id, (payload ->> 'source'), id) where status = 'queued';
 alter table beliefdb.job alter column workspace_id set statistics 0;
