@@ -4,6 +4,10 @@ verifies (bench/queue_kill.py, the benchmark's harness at a small size)."""
 
 from __future__ import annotations
 
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -47,3 +51,43 @@ def test_workers_killed_mid_job_ingest_every_document_exactly_once(db_url: str) 
     assert beliefs == distinct == 2 * DOCUMENTS
     with beliefdb.connect(db_url, workspace=name) as db:
         assert db.audit_verify().ok
+
+
+@pytest.mark.slow
+def test_sigterm_finishes_the_job_under_way_and_stops(db_url: str, tmp_path: Path) -> None:
+    with beliefdb.connect(db_url) as db:
+        ids = db.submit(*[_doc(tmp_path, i) for i in range(200)])
+    worker = subprocess.Popen([sys.executable, "-m", "beliefdb", "worker", "--no-embed", "--db", db_url],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        with psycopg.connect(db_url, autocommit=True) as watch:
+            deadline = time.monotonic() + 60
+            while _done(watch) < 3 and time.monotonic() < deadline:
+                time.sleep(0.02)
+            worker.send_signal(signal.SIGTERM)
+            out, err = worker.communicate(timeout=30)
+            assert worker.returncode == 0, err
+            done = _done(watch)
+            statuses = dict(watch.execute("select status, count(*) from beliefdb.job group by 1").fetchall())
+            untried = watch.execute("select count(*) from beliefdb.job where status = 'queued' and attempts = 0"
+                                    ).fetchone()
+    finally:
+        if worker.poll() is None:
+            worker.kill()
+            worker.wait()
+    assert 3 <= done < len(ids)  # stopped before the queue was empty
+    assert statuses == {"done": done, "queued": len(ids) - done}  # the job under way was finished, not dropped
+    assert untried == (len(ids) - done,)
+    assert out.strip().splitlines()[-1] == f"{done} done, 0 to try again, 0 failed"
+
+
+def _doc(folder: Path, i: int) -> Path:
+    path = folder / f"doc-{i:03d}.md"
+    path.write_text(queue_kill.document(i), encoding="utf-8")
+    return path
+
+
+def _done(conn: psycopg.Connection[Any]) -> int:
+    row = conn.execute("select count(*) from beliefdb.job where status = 'done'").fetchone()
+    assert row is not None
+    return int(row[0])
