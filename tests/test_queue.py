@@ -180,3 +180,29 @@ def test_the_versions_of_one_source_are_ingested_in_the_order_submitted(bdb: bel
     assert [o.id for o in bdb.work(stop_when_empty=True, embed=False).outcomes] == first + second
     current = {b.value for b in bdb.beliefs()}
     assert "60 days" in current and "30 days" not in current  # the later version is the one in force
+
+
+def test_the_http_api_queues_a_text_and_lists_the_workspaces_jobs(db_url: str, bdb: beliefdb.BeliefDB) -> None:
+    from fastapi.testclient import TestClient
+
+    from beliefdb.interfaces.http import create_app
+
+    alice = beliefdb.api.create_token("default", "alice", url=db_url).token
+    rita = beliefdb.api.create_token("default", "rita", read_only=True, url=db_url).token
+    writer, reader = {"Authorization": f"Bearer {alice}"}, {"Authorization": f"Bearer {rita}"}
+    with TestClient(create_app(db_url, mcp=False)) as client:
+        queued = client.post("/jobs", json={"source": "returns.md", "text": POLICY, "authority": "official"},
+                             headers=writer)
+        assert queued.status_code == 200, queued.text
+        (job,) = queued.json()["jobs"]
+        refused = client.post("/jobs", json={"source": "x.md", "text": POLICY}, headers=reader)
+        assert refused.status_code == 403 and refused.json()["error"] == "read_only_token"
+        assert client.post("/jobs", json={"source": "x.md", "text": POLICY, "path": "/etc/passwd"},
+                           headers=writer).status_code == 400  # (no paths: they would name the server's files)
+        listed = client.get("/jobs", params={"status": "queued"}, headers=reader)
+        assert listed.status_code == 200 and [(j["id"], j["submitted_by"]) for j in listed.json()] == [(job, "alice")]
+        assert bdb.work(stop_when_empty=True, embed=False).done == 1
+        (done,) = client.get("/jobs", headers=reader).json()
+        assert done["status"] == "done" and done["result"]["accepted"] == 2
+        assert client.get("/jobs", params={"status": "lost"}, headers=reader).status_code == 400
+    assert {b.owner for b in bdb.beliefs()} == {"alice"}
