@@ -120,6 +120,8 @@ def test_bad_submissions_are_refused_and_queue_nothing(bdb: beliefdb.BeliefDB, w
         bdb.submit(good, authority="pope")
     with pytest.raises(errors.InvalidInput, match="max attempts"):
         bdb.submit(good, max_attempts=0)
+    with pytest.raises(errors.InvalidInput, match="unknown extractor"):
+        bdb.submit(good, extractor="magic")
     with pytest.raises(errors.InvalidInput, match="unknown job status"):
         bdb.jobs(status="lost")
     assert bdb.jobs() == []

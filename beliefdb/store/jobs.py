@@ -35,7 +35,7 @@ from beliefdb.inputs import shown
 from beliefdb.models import IngestReport, Job, JobOutcome, WorkReport
 from beliefdb.store import ingest
 from beliefdb.store import vectors as embeddings
-from beliefdb.text.registry import get_extractor
+from beliefdb.text.registry import EXTRACTORS
 from beliefdb.vocabulary import AUTHORITIES, LABELS, ORIGINS
 
 #: how often an idle worker looks for work, in seconds (at most: it wakes when a backoff ends)
@@ -61,7 +61,10 @@ def _check_options(options: ingest.SourceOptions, extractor: str, max_attempts: 
                                  ("label", options.provenance, LABELS), ("origin", options.origin, ORIGINS)):
         if value is not None and value not in choices:
             raise errors.InvalidInput(f"invalid {name} '{value}' (choose from: {', '.join(choices)})")
-    get_extractor(extractor)  # an unknown extractor is refused now, not by every worker later
+    # an unknown extractor is refused now, not by every worker later; its configuration (the llm's
+    # endpoint) is the workers'
+    if extractor not in EXTRACTORS:
+        raise errors.InvalidInput(f"unknown extractor '{extractor}' (choose from: {', '.join(sorted(EXTRACTORS))})")
     if not 1 <= max_attempts <= 100:
         raise errors.InvalidInput(f"max attempts must be between 1 and 100, not {max_attempts}")
 
