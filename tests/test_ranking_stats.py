@@ -129,6 +129,11 @@ def test_statistics_follow_forgetting_and_a_refresh_counts_them_again(
     # forgetting is complete (rule 14 of docs/rules.md): the forgotten words leave the statistics
     assert "invoic" not in statistics(postgresql, a_ws)
     assert statistics(postgresql, a_ws) == recounted(postgresql, a_ws)
+    # a belief whose words change moves its counts (nothing in beliefdb changes them today)
+    postgresql.execute("update beliefdb.belief set value = 'turquoise' where workspace_id = %s "
+                       "and subject = 'garden_door'", (a_ws,))
+    assert statistics(postgresql, a_ws)["turquois"] == 1 and "blue" in statistics(postgresql, a_ws)
+    assert statistics(postgresql, a_ws) == recounted(postgresql, a_ws)
     postgresql.execute("delete from beliefdb.lexeme_frequency where workspace_id = %s", (a_ws,))
     postgresql.commit()
     with psycopg.connect(db_url, autocommit=True) as conn:
