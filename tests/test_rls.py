@@ -33,8 +33,9 @@ WORKSPACE_TABLES = (
 )
 AUDIT_TABLES = ("audit_event", "audit_head")
 # workspace tables the application role may not read at all (the servers' bearer tokens, test_tokens.py;
-# the workspace each agent's login is bound to, test_robustness_auth.py)
-UNGRANTED_TABLES = ("api_token", "agent_login")
+# the workspace each agent's login is bound to, test_robustness_auth.py; the ranking statistics
+# recall reads with its owner's rights, test_ranking_stats.py)
+UNGRANTED_TABLES = ("api_token", "agent_login", "lexeme_frequency")
 VIEWS = ("current_beliefs", "belief_evidence", "belief_history", "holding", "decision_support", "review_queue")
 
 
@@ -620,8 +621,9 @@ def test_security_definer_functions_the_app_may_call(postgresql: psycopg.Connect
     """These run with the owner's rights on the app's behalf, each confined to the bound workspace
     (test_ownership.py calls them with another workspace's ids): the functions that make every
     change (the application role writes no table but embeddings itself), the queue's (each confined
-    to the bound workspace's jobs, api/58_jobs.sql), lock_workspace (a lock every writer takes first)
-    and recall; current_workspace_id, which reads the binding of an agent's
+    to the bound workspace's jobs, api/58_jobs.sql), lock_workspace (a lock every writer takes first),
+    recall and recall_fragments, refresh_ranking_stats (the bound workspace's own statistics,
+    test_ranking_stats.py); current_workspace_id, which reads the binding of an agent's
     login (beliefdb.agent_login) that the application role may not read. The audit internals (which
     take any workspace id, redact payloads, or append a summary: beliefdb._audit) are not callable by
     the application role."""
@@ -657,8 +659,10 @@ def test_security_definer_functions_the_app_may_call(postgresql: psycopg.Connect
         "beliefdb.lock_workspace()",
         "beliefdb.recall(text,beliefdb_ext.vector,text,integer,timestamp with time zone,jsonb,real,boolean,"
         "double precision,real,integer)",
+        "beliefdb.recall_fragments(text,integer,timestamp with time zone,boolean,integer)",
         "beliefdb.record_outcome(text,text,text)",
         "beliefdb.record_trace(jsonb,jsonb,jsonb,jsonb)",
+        "beliefdb.refresh_ranking_stats(boolean)",
         "beliefdb.repair_apply(text[],boolean)",
         "beliefdb.repair_plan(text[],boolean,boolean)",
         "beliefdb.repair_plan_json(text[],boolean)",

@@ -49,12 +49,14 @@ from beliefdb.cli.common import (
     Label,
     Memory,
     PictureFormat,
+    TextFormat,
     errors,
     fail,
     parse_time,
     picture_format,
     with_memory,
 )
+from beliefdb.errors import InvalidInput
 from beliefdb.models import IngestFailure, IngestReport
 from beliefdb.render import pictures
 
@@ -106,11 +108,21 @@ def main(
     pass
 
 
+def _chat_format(text_format: TextFormat, paths: list[Path]) -> bool:
+    """Whether ``--format`` (auto: by the files' suffixes) reads the files as conversations."""
+    if text_format is not TextFormat.auto:
+        return text_format is TextFormat.chat
+    jsonl = [p.suffix.lower() == ".jsonl" for p in paths]
+    if any(jsonl) and not all(jsonl):
+        raise InvalidInput("a mix of .jsonl conversations and documents: give --format chat or --format text")
+    return bool(jsonl) and all(jsonl)
+
+
 @app.command(rich_help_panel=MEMORY)
 @with_memory()
 def ingest(
-    paths: Annotated[list[Path], typer.Argument(help="UTF-8 .txt, .md or .markdown files.", show_default=False,
-                                                metavar="PATH...")],
+    paths: Annotated[list[Path], typer.Argument(help="UTF-8 .txt, .md or .markdown files (with --format chat also"
+                                                     " .jsonl).", show_default=False, metavar="PATH...")],
     source: Annotated[str | None, typer.Option(help="Source name (default: the file name). One file only.")] = None,
     authority: Annotated[Authority | None, typer.Option(
         help="Authority tier of the source (new sources default to internal).")] = None,
@@ -135,6 +147,11 @@ def ingest(
              " or BELIEFDB_INGEST_MAX_BYTES).")] = None,
     queue: Annotated[bool, typer.Option("--queue", help="Queue the files for 'beliefdb worker' and print their job"
                                         " ids at once (follow them with 'beliefdb jobs').")] = False,
+    text_format: Annotated[TextFormat, typer.Option(
+        "--format", envvar="BELIEFDB_INGEST_FORMAT",
+        help="chat: each file is a conversation (.jsonl of {speaker, time, text}, or 'Speaker: text',"
+             " '**Speaker:** text', '[time] Speaker: text' lines), each turn a fragment with its speaker and"
+             " time; text: a document; auto: chat for .jsonl files, text otherwise.")] = TextFormat.auto,
     *, memory: Memory,
     as_json: Json = False,
 ) -> None:
@@ -154,7 +171,16 @@ def ingest(
                          extractor=extractor.value, max_bytes=max_bytes, as_json=as_json)
         return
     with errors(as_json), memory.open() as bdb:
+        chat = _chat_format(text_format, paths)
+
         def run(progress: Callable[[Path], None] | None = None) -> list[IngestReport | IngestFailure]:
+            if chat:
+                if claims is not None:
+                    raise InvalidInput("--claims belongs to a document: not with --format chat")
+                return bdb.ingest_transcripts(
+                    *paths, source=source, authority=authority.value if authority else None,
+                    label=label.value if label else None, version_label=version_label, extractor=extractor.value,
+                    embed=embed, preview=preview, progress=progress, max_bytes=max_bytes)
             return bdb.ingest(*paths, source=source, authority=authority.value if authority else None,
                               label=label.value if label else None, version_label=version_label, claims=claims,
                               extractor=extractor.value, embed=embed, preview=preview, progress=progress,

@@ -395,6 +395,17 @@ select belief_id, score, similarity, vector_rank, text_rank, name_rank, low_conf
   from beliefdb.recall(%(q)s, %(v)s, %(model)s, %(k)s, %(as_of)s, %(scope)s::jsonb,
                        %(min_conf)s::real, %(fixtures)s, %(min_sim)s);
 
+-- recall_fragments --
+-- Unextracted text matching a question (ask's fallback): each fragment with its source, version and turn
+select f.id as fragment_id, f.text, s.name as source, v.version, v.label as version_label, f.start_offset,
+       f.end_offset, v.recorded_at, f.speaker, f.spoken_at, s.authority::text as authority,
+       s.provenance::text as provenance, r.score
+  from beliefdb.recall_fragments(%(q)s, %(k)s, %(as_of)s, %(fixtures)s) r
+  join beliefdb.fragment f on f.id = r.fragment_id
+  join beliefdb.source_version v on v.workspace_id = f.workspace_id and v.id = f.source_version_id
+  join beliefdb.source s on s.workspace_id = v.workspace_id and s.id = v.source_id
+ order by r.text_rank;
+
 -- supporting_evidence --
 -- The supporting evidence of these beliefs recorded by as_of (now when null)
 select belief_id, role, quote, fragment_id, start_offset, end_offset, source,
@@ -784,3 +795,20 @@ select * from beliefdb.jobs(%s, %s);
 -- jobs_next_ready --
 -- When the earliest queued job of the workspace is ready (null: none is queued)
 select min(j.run_after) from beliefdb.job j where j.status = 'queued';
+-- lock_workspace --
+-- Take the bound workspace's writer lock now (held until the transaction ends)
+select beliefdb.lock_workspace();
+
+-- conversation_in_force --
+-- The text, version and turns (fragments with a speaker, in text order) of a source's version in force
+select v.content, v.version,
+       coalesce(jsonb_agg(jsonb_build_object('start', f.start_offset, 'end', f.end_offset, 'speaker', f.speaker,
+                                             'time', f.spoken_at) order by f.start_offset)
+                filter (where f.speaker is not null), '[]')
+  from beliefdb.source s
+  join beliefdb.source_version v on v.workspace_id = s.workspace_id and v.source_id = s.id
+  left join beliefdb.fragment f on f.workspace_id = v.workspace_id and f.source_version_id = v.id
+ where s.name = %s and s.retracted_at is null
+   and v.version = (select max(w.version) from beliefdb.source_version w
+                     where w.workspace_id = s.workspace_id and w.source_id = s.id)
+ group by v.content, v.version;

@@ -28,6 +28,7 @@ from beliefdb.models.changes import (
     ReviewResolution,
     StillSupported,
 )
+from beliefdb.models.conversations import Turn
 from beliefdb.models.graph import Graph, GraphEdge, GraphNode
 from beliefdb.models.ingest import (
     Accepted,
@@ -62,7 +63,7 @@ from beliefdb.models.operations import (
     TokenCreated,
     WorkspaceDeleted,
 )
-from beliefdb.models.retrieval import Answer, AskResult, EmbedReport
+from beliefdb.models.retrieval import Answer, AskResult, EmbedReport, FragmentHit
 from beliefdb.models.traces import (
     PlanItem,
     Refusal,
@@ -105,6 +106,7 @@ __all__ = [
     "Expired",
     "ExtractionWarning",
     "Forgotten",
+    "FragmentHit",
     "Graph",
     "GraphEdge",
     "GraphNode",
@@ -144,6 +146,7 @@ __all__ = [
     "TokenCreated",
     "TraceInput",
     "TraceStep",
+    "Turn",
     "Unchanged",
     "Why",
     "WorkReport",

@@ -211,6 +211,8 @@ create table beliefdb.fragment (
     start_offset integer not null check (start_offset >= 0),
     end_offset integer not null,
     text text not null,
+    speaker text check (speaker <> ''),
+    spoken_at timestamptz,
     primary key (workspace_id, id),
     unique (workspace_id, source_version_id, start_offset, end_offset),
     check (end_offset > start_offset),
@@ -218,6 +220,8 @@ create table beliefdb.fragment (
     foreign key (workspace_id, source_version_id) references beliefdb.source_version (workspace_id, id) on delete cascade
 );
 comment on table beliefdb.fragment is 'An exact character span of a source version; its text equals the version text at its offsets';
+comment on column beliefdb.fragment.speaker is 'Who said this fragment, when it is a turn of a conversation (null for a document)';
+comment on column beliefdb.fragment.spoken_at is 'When this turn of a conversation was said (null when unknown, or for a document)';
 
 -- A statement the memory holds, with subject / attribute / value.
 create table beliefdb.belief (
@@ -734,3 +738,23 @@ create index job_ready on beliefdb.job (workspace_id, id) where status = 'queued
 create index job_status on beliefdb.job (workspace_id, status, id);
 create index job_queued_source on beliefdb.job (workspace_id, (payload ->> 'source'), id) where status = 'queued';
 alter table beliefdb.job alter column workspace_id set statistics 0;
+-- How many beliefs of a workspace have each full-text lexeme in their search words (revision
+-- 0021): the statistics retrieval ranks with, so that what one workspace stores never changes
+-- another's answers (the database-wide pg_stats did). Derived rows: triggers
+-- (internal/46_retrieval.sql) keep them equal to belief.search, and beliefdb.refresh_ranking_stats
+-- rewrites a workspace's from it. A lexeme no belief has any more has no row.
+create table beliefdb.lexeme_frequency (
+    workspace_id uuid not null references beliefdb.workspace (id) on delete cascade,
+    lexeme text not null,
+    beliefs bigint not null check (beliefs > 0),
+    primary key (workspace_id, lexeme)
+);
+comment on table beliefdb.lexeme_frequency is 'Derived: how many beliefs of the workspace have each full-text lexeme (ranking statistics, per workspace)';
+
+alter table beliefdb.lexeme_frequency alter column workspace_id set statistics 0;
+
+-- The words of fragment text, for ask's fallback to text no belief was extracted from: English
+-- stems and every word as written, as belief.search has them (revision 0021).
+create index fragment_search on beliefdb.fragment using gin (
+    (pg_catalog.to_tsvector('pg_catalog.english'::regconfig, text)
+     || pg_catalog.to_tsvector('pg_catalog.simple'::regconfig, text)));
