@@ -285,3 +285,22 @@ def test_cli_the_readme_transcript(cli: Any) -> None:
         ("plan", "monthly plan"): ("superseded", "2024-03-04"), ("plan", "annual plan"): ("current", "2024-06-18"),
         ("lives_in", "Lisbon"): ("superseded", "2024-03-04"), ("lives_in", "Porto"): ("current", "2024-06-18"),
         ("allergic_to_peanut", "yes"): ("current", "2024-03-04")}
+
+
+@pytest.mark.slow
+def test_turns_appended_at_once_all_land(db_url: str) -> None:
+    import threading
+
+    def speak(who: str) -> None:
+        with beliefdb.connect(db_url) as db:
+            for n in range(4):
+                db.remember_turn("room", who, f"{who} says {n}", embed=False)
+
+    threads = [threading.Thread(target=speak, args=(who,)) for who in ("Ann", "Ben")]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    stored = turns_of(db_url, "room")
+    assert sorted(text for text, *_ in stored) == sorted(f"{w} says {n}" for w in ("Ann", "Ben") for n in range(4))
+    assert [text for text, speaker, *_ in stored if speaker == "Ann"] == [f"Ann says {n}" for n in range(4)]

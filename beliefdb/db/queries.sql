@@ -766,7 +766,7 @@ select f.id as fragment_id, s.name as source, v.version, v.label as version_labe
 select beliefdb.lock_workspace();
 
 -- conversation_in_force --
--- The text, version and turns (fragments with a speaker, in text order) of a source's version in force
+-- The text, version and turns (fragments with a speaker, in text order) of a source's version in force (latest not retracted)
 select v.content, v.version,
        coalesce(jsonb_agg(jsonb_build_object('start', f.start_offset, 'end', f.end_offset, 'speaker', f.speaker,
                                              'time', f.spoken_at) order by f.start_offset)
@@ -776,5 +776,5 @@ select v.content, v.version,
   left join beliefdb.fragment f on f.workspace_id = v.workspace_id and f.source_version_id = v.id
  where s.name = %s and s.retracted_at is null
    and v.version = (select max(w.version) from beliefdb.source_version w
-                     where w.workspace_id = s.workspace_id and w.source_id = s.id)
+                     where w.workspace_id = s.workspace_id and w.source_id = s.id and w.retracted_at is null)
  group by v.content, v.version;
