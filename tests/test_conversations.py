@@ -245,8 +245,16 @@ def test_cli_chat_format_speaker_lines_are_never_key_value(cli: Any, tmp_path: P
     found = {(a["subject"], a["attribute"], a["value"]) for a in report["accepted"]}
     assert found == {("alice", "lives_in", "Paris"), ("alice", "favorite_food", "croissants"),
                      ("alice", "works_at", "Acme Corp")}
+    assert [s["quote"] for s in report["skipped"]] == ["That sounds great, tell me more about it.",
+                                                       "Do you work there too?"]
+    assert "kept as fragments" in report["hint"] and "--claims" not in report["hint"]
     beliefs = cli.json("beliefs", "--all")
     assert not [b for b in beliefs if b["attribute"] in {"alice", "bob"} or b["subject"] in {"bob"}]
+    other = write(tmp_path, "other.md", CHAT_MD.replace("Paris", "Rome"))
+    preview = cli.json("ingest", other, "--format", "chat", "--preview", "--no-embed")
+    assert preview["preview"] and ("alice", "lives_in", "Rome") in {
+        (a["subject"], a["attribute"], a["value"]) for a in preview["accepted"]}
+    assert cli.json("beliefs", "--all") == beliefs  # a preview writes nothing
 
 
 @pytest.mark.slow
