@@ -133,6 +133,9 @@ def test_any_turns_lay_out_at_their_offsets(turns: list[Turn]) -> None:
     ("I have 3 cats.", ("cat_count", "3")),
     ("Where do you live?", None),
     ("I think so.", None),
+    ("My point is that we should go.", None),
+    ("my mom is coming over", None),
+    ("PS: my son turned 7.", ("son_age", "7")),
 ])
 def test_self_statements(sentence: str, found: tuple[str, str] | None) -> None:
     assert self_statement(sentence) == found
