@@ -169,7 +169,8 @@ def test_questions_and_short_turns_are_fragments_and_evidence_is_the_turn(bdb: b
     (belief,) = bdb.beliefs(subject="alice")
     assert belief.valid_time.lower == day(0)
     why = bdb.why(belief.id)
-    assert [e.quote for e in why.evidence] == ["Well, I live in Paris. It is lovely."]
+    assert [(e.quote, e.speaker, e.spoken_at) for e in why.evidence] == [
+        ("Well, I live in Paris. It is lovely.", "Alice", day(0))]
 
 
 @pytest.mark.slow
@@ -253,6 +254,10 @@ def test_cli_chat_format_speaker_lines_are_never_key_value(cli: Any, tmp_path: P
     assert "kept as fragments" in report["hint"] and "--claims" not in report["hint"]
     beliefs = cli.json("beliefs", "--all")
     assert not [b for b in beliefs if b["attribute"] in {"alice", "bob"} or b["subject"] in {"bob"}]
+    works = next(a for a in report["accepted"] if a["attribute"] == "works_at")
+    assert '"I work at Acme Corp now." — Alice' in cli("why", works["id"]).stdout
+    (evidence,) = cli.json("why", works["id"])["evidence"]
+    assert (evidence["speaker"], evidence["spoken_at"]) == ("Alice", None)
     other = write(tmp_path, "other.md", CHAT_MD.replace("Paris", "Rome"))
     preview = cli.json("ingest", other, "--format", "chat", "--preview", "--no-embed")
     assert preview["preview"] and ("alice", "lives_in", "Rome") in {

@@ -103,7 +103,7 @@ select beliefdb.resolve_belief(%s);
 -- The evidence of one belief, recorded by as_of (all of it when null)
 select belief_id, role, quote, fragment_id, start_offset, end_offset, source,
        origin_type::text as origin_type, authority::text as authority,
-       provenance::text as provenance, version, version_label, version_sha256, in_force, created_at
+       provenance::text as provenance, version, version_label, version_sha256, in_force, created_at, speaker, spoken_at
   from beliefdb.belief_evidence
  where belief_id = %(id)s and (%(as_of)s::timestamptz is null or created_at <= %(as_of)s)
  order by in_force desc, version desc, start_offset;
@@ -399,7 +399,7 @@ select belief_id, score, similarity, vector_rank, text_rank, name_rank, low_conf
 -- The supporting evidence of these beliefs recorded by as_of (now when null)
 select belief_id, role, quote, fragment_id, start_offset, end_offset, source,
        origin_type::text as origin_type, authority::text as authority, provenance::text as provenance,
-       version, version_label, version_sha256, in_force, created_at
+       version, version_label, version_sha256, in_force, created_at, speaker, spoken_at
   from beliefdb.belief_evidence
  where belief_id = any(%(ids)s) and role = 'supports'
    and created_at <= coalesce(%(as_of)s, beliefdb.clock())
