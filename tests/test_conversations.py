@@ -12,6 +12,7 @@ from typing import Any
 
 import psycopg
 import pytest
+from conftest import url_at
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -320,3 +321,21 @@ def test_turns_appended_at_once_all_land(db_url: str) -> None:
     stored = turns_of(db_url, "room")
     assert sorted(text for text, *_ in stored) == sorted(f"{w} says {n}" for w in ("Ann", "Ben") for n in range(4))
     assert [text for text, speaker, *_ in stored if speaker == "Ann"] == [f"Ann says {n}" for n in range(4)]
+
+
+
+
+@pytest.mark.slow
+def test_untimed_turns_of_one_ingest_conflict_and_live_turns_are_said_now(db_url: str) -> None:
+    with beliefdb.connect(db_url) as bdb:
+        report = bdb.ingest_conversation([Turn("Ann", "I live in Paris."), Turn("Ann", "I moved to Rome.")],
+                                         source="untimed", embed=False)
+    assert len(report.conflicts) == 1  # rule 8: no start of valid time, the same version: a person chooses
+    for moment, said in (("2030-03-01 12:00:00+00", "I live in Oslo."),
+                         ("2030-04-01 12:00:00+00", "I moved to Bergen.")):
+        with beliefdb.connect(url_at(db_url, moment)) as bdb:
+            bdb.remember_turn("live", "Bob", said, embed=False)  # no time given: said now
+    with beliefdb.connect(db_url) as bdb:
+        lives = {b.value: (b.status, b.valid_time.lower) for b in bdb.beliefs(subject="bob", include_all=True)}
+    assert lives == {"Oslo": ("superseded", datetime(2030, 3, 1, 12, tzinfo=UTC)),
+                     "Bergen": ("current", datetime(2030, 4, 1, 12, tzinfo=UTC))}

@@ -765,6 +765,10 @@ select f.id as fragment_id, s.name as source, v.version, v.label as version_labe
 -- Take the bound workspace's writer lock now (held until the transaction ends)
 select beliefdb.lock_workspace();
 
+-- clock_now --
+-- beliefdb's clock (the beliefdb.now setting when set, else the transaction's time)
+select beliefdb.clock();
+
 -- conversation_in_force --
 -- The text, version and turns (fragments with a speaker, in text order) of a source's version in force (latest not retracted)
 select v.content, v.version,
