@@ -67,6 +67,12 @@ _PEOPLE_AND_PETS: Final = frozenset({
 _DIETS: Final = frozenset({"vegetarian", "vegan", "pescatarian", "keto", "gluten-free", "lactose intolerant"})
 _MAX_VALUE_WORDS: Final = 8
 
+# What follows "my X is" when it is not X's value: "my point is that ...", "my mom is coming", "my
+# plan is to ...", "my son is so happy".
+_NOT_A_VALUE_RE: Final = re.compile(
+    r"(?:not|no longer|also|still|so|very|really|too|that|to|like|just|kind of|sort of|pretty|quite|a bit|"
+    r"always|never|probably|maybe|definitely|here|there|back|over|gonna|going|\w+ing)\b", re.IGNORECASE)
+
 Found = tuple[str, str]  # (attribute, value)
 
 
@@ -115,7 +121,7 @@ def _my_thing(m: re.Match[str]) -> Found | None:
     if any(w in {"i", "it", "this", "that", "there", "what", "not", "been", "being"} for w in words):
         return None
     raw = m.group("v")
-    if re.match(r"(?:not|no longer|also|still|so|very|really|too|getting|going|being)\b", raw.strip(), re.IGNORECASE):
+    if _NOT_A_VALUE_RE.match(raw.strip()):
         return None
     number = re.fullmatch(rf"{_NUMBER}(?:\s+(?:years?|yrs?)(?:\s+old)?)?(?:\s+now)?[.!]?", raw.strip(), re.IGNORECASE)
     attribute = normalise_name(noun)
@@ -151,7 +157,9 @@ _RULES: Final[tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], Found | Non
          rf"\s+in\s+(?P<x>.+)", lambda m: _named("lives_in", _thing(m.group("x")))),
         (rf"{_WE}\s+{_ADVERB}(?:switched|moved|changed|upgraded|downgraded|migrated|went)\s+(?:over\s+|back\s+)?to\s+"
          rf"(?P<x>.+)", _switched),
-        (rf"{_WE}\s+{_ADVERB}use\s+(?P<x>.+)", lambda m: _named("uses", _thing(m.group("x")))),
+        (rf"(?:{_WE}\s+{_ADVERB}(?:use|have|are\s+on)|we{_APOS}re\s+on|{_I_AM}\s+on)\s+"
+         rf"(?P<x>(?:the|our|my|a|an)\s+.+\s+plan\b.*)", _switched),
+        (rf"{_WE}\s+{_ADVERB}use\s+(?P<x>.+)", _switched),
         (rf"(?:i\s+{_ADVERB}work|{_I_AM}\s+{_ADVERB}working)\s+as\s+(?:a|an)\s+(?P<x>.+)",
          lambda m: _named("job", _value(m.group("x")))),
         (rf"(?:i\s+{_ADVERB}work|{_I_AM}\s+{_ADVERB}working|i\s+{_ADVERB}started\s+(?:working\s+|a\s+(?:new\s+)?job\s+)?)"
@@ -184,8 +192,14 @@ _RULES: Final[tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], Found | Non
     ))
 
 
+_LABEL_RE: Final = re.compile(r"[^\W\d_]+(?: [^\W\d_]+){0,2}\s*:\s+")  # "Quick update: ...", "PS: ..."
+
+
 def _without_fillers(sentence: str) -> str:
     body = sentence.strip()
+    label = _LABEL_RE.match(body)
+    if label is not None:
+        body = body[label.end():]
     m = _FILLER_RE.match(body)
     return body[m.end():] if m is not None else body
 
