@@ -148,10 +148,11 @@ def ingest(
     queue: Annotated[bool, typer.Option("--queue", help="Queue the files for 'beliefdb worker' and print their job"
                                         " ids at once (follow them with 'beliefdb jobs').")] = False,
     text_format: Annotated[TextFormat, typer.Option(
-        "--format", envvar="BELIEFDB_INGEST_FORMAT",
+        "--format", envvar="BELIEFDB_INGEST_FORMAT", show_envvar=False,  # (too long for help's column)
         help="chat: each file is a conversation (.jsonl of {speaker, time, text}, or 'Speaker: text',"
              " '**Speaker:** text', '[time] Speaker: text' lines), each turn a fragment with its speaker and"
-             " time; text: a document; auto: chat for .jsonl files, text otherwise.")] = TextFormat.auto,
+             " time; text: a document; auto: chat for .jsonl files, text otherwise (or"
+             " BELIEFDB_INGEST_FORMAT).")] = TextFormat.auto,
     *, memory: Memory,
     as_json: Json = False,
 ) -> None:
