@@ -132,7 +132,7 @@ def test_statistics_follow_forgetting_and_a_refresh_counts_them_again(
     # a belief whose words change moves its counts (nothing in beliefdb changes them today)
     postgresql.execute("update beliefdb.belief set value = 'turquoise' where workspace_id = %s "
                        "and subject = 'garden_door'", (a_ws,))
-    assert statistics(postgresql, a_ws)["turquois"] == 1 and "blue" in statistics(postgresql, a_ws)
+    assert statistics(postgresql, a_ws)["turquoise"] == 1 and "blue" in statistics(postgresql, a_ws)
     assert statistics(postgresql, a_ws) == recounted(postgresql, a_ws)
     postgresql.execute("delete from beliefdb.lexeme_frequency where workspace_id = %s", (a_ws,))
     postgresql.commit()
