@@ -208,3 +208,27 @@ def test_the_http_api_queues_a_text_and_lists_the_workspaces_jobs(db_url: str, b
         assert done["status"] == "done" and done["result"]["accepted"] == 2
         assert client.get("/jobs", params={"status": "lost"}, headers=reader).status_code == 400
     assert {b.owner for b in bdb.beliefs()} == {"alice"}
+
+
+def test_a_document_whose_worker_dies_at_every_attempt_is_failed_with_the_reason(bdb: beliefdb.BeliefDB,
+                                                                                 db_url: str) -> None:
+    (job,) = bdb.submit(text=POLICY, source="returns.md", max_attempts=2)
+    for attempt in (1, 2):
+        dying = psycopg.connect(db_url)
+        dying.execute("select set_config('beliefdb.workspace_id', %s, false)", (bdb.database.workspace_id,))
+        dying.execute("set role beliefdb_app")
+        taken = dying.execute("select j.id, j.attempts from beliefdb.job_take('dying') j").fetchone()
+        assert taken == (job, attempt)
+        # the start, recorded on a connection of its own as run_one does, outlives the worker
+        assert bdb.database.scalar("select beliefdb.job_started(%s, 'dying')", (job,)) == attempt
+        with psycopg.connect(db_url, autocommit=True) as admin:
+            admin.execute("select pg_terminate_backend(%s)", (dying.info.backend_pid,))
+        dying.close()
+        (seen,) = bdb.jobs()
+        assert (seen.status, seen.attempts) == ("queued", attempt)  # (rolled back, but its start counts)
+    # both attempts were used up by workers that died: the next take fails it instead of running it
+    assert bdb.work(stop_when_empty=True, embed=False).outcomes == []
+    (failed,) = bdb.jobs()
+    assert (failed.status, failed.attempts) == ("failed", 2)
+    assert failed.last_error == "its worker died during 2 of its 2 attempts (killed, or brought down by this document)"
+    assert bdb.beliefs() == []

@@ -769,6 +769,10 @@ select s.id from beliefdb.job_submit(%s, %s, %s) as s(id);
 -- Take the oldest ready job no other worker holds, locked until this transaction ends (none: no row)
 select j.id, j.payload, j.attempts, j.max_attempts from beliefdb.job_take(%s) as j;
 
+-- job_started --
+-- Record that this worker started a job (on a connection of its own: committed at once); how many times it was started
+select beliefdb.job_started(%s, %s);
+
 -- job_finish --
 -- Mark the job this transaction took as done, with its result
 select beliefdb.job_finish(%s, %s);
