@@ -5,11 +5,13 @@ by a worker is running to everyone else, and queued again as it was when that wo
 from __future__ import annotations
 
 import time
+import uuid
 from typing import Any
 
 import psycopg
 import pytest
 from conftest import Cli
+from psycopg import sql
 
 import beliefdb
 from beliefdb import errors
@@ -232,3 +234,22 @@ def test_a_document_whose_worker_dies_at_every_attempt_is_failed_with_the_reason
     assert (failed.status, failed.attempts) == ("failed", 2)
     assert failed.last_error == "its worker died during 2 of its 2 attempts (killed, or brought down by this document)"
     assert bdb.beliefs() == []
+
+
+@pytest.mark.slow
+def test_an_agents_login_takes_only_its_own_jobs(cli: Cli, db_url: str, bdb: beliefdb.BeliefDB) -> None:
+    names = [f"queue_{who}_{uuid.uuid4().hex[:8]}" for who in ("a", "b")]
+    try:
+        urls = [cli.json("agent", "create", name)["url"] for name in names]
+        with beliefdb.connect(urls[0]) as a, beliefdb.connect(urls[1]) as b:
+            (job,) = a.submit(text=POLICY, source="returns.md")
+            assert b.work(stop_when_empty=True, embed=False).outcomes == []
+            with pytest.raises(errors.NotFound, match="unknown job"):
+                b.database.scalar("select beliefdb.job_started(%s, 'b')", (job,))
+            assert [o.id for o in a.work(stop_when_empty=True, embed=False).outcomes] == [job]
+        assert {b.owner for b in bdb.beliefs()} == {names[0]}
+    finally:
+        with psycopg.connect(db_url, autocommit=True) as su:
+            for name in names:
+                su.execute(sql.SQL("drop owned by {} cascade").format(sql.Identifier(name)))
+                su.execute(sql.SQL("drop role if exists {}").format(sql.Identifier(name)))

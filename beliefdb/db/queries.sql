@@ -786,5 +786,10 @@ select beliefdb.job_fail(%s, %s, %s);
 select * from beliefdb.jobs(%s, %s);
 
 -- jobs_next_ready --
--- When the earliest queued job of the workspace is ready (null: none is queued)
-select min(j.run_after) from beliefdb.job j where j.status = 'queued';
+-- When the earliest queued job this session may take is ready (null: none is queued); as job_take, an
+-- agent's login takes only its own jobs
+select min(j.run_after) from beliefdb.job j
+ where j.status = 'queued'
+   and (j.submitted_by = beliefdb.current_principal()
+        or pg_catalog.pg_has_role(session_user, (select n.nspowner from pg_catalog.pg_namespace n
+                                                 where n.nspname = 'beliefdb'), 'member'));

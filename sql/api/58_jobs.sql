@@ -125,7 +125,11 @@ declare
     v_ws uuid := beliefdb.current_workspace_id();
     v_starts bigint;
 begin
-    if not exists (select from beliefdb.job j where j.workspace_id = v_ws and j.id = p_id) then
+    -- (only a session that may take the job records its starts: an agent's login, its own jobs)
+    if not exists (select from beliefdb.job j, pg_catalog.pg_namespace n
+                    where j.workspace_id = v_ws and j.id = p_id and n.nspname = 'beliefdb'
+                      and (pg_catalog.pg_has_role(session_user, n.nspowner, 'member')
+                           or j.submitted_by = beliefdb.current_principal())) then
         raise exception 'unknown job %', p_id using errcode = 'BD004';
     end if;
     insert into beliefdb.job_start (workspace_id, job_id, worker) values (v_ws, p_id, p_worker);
