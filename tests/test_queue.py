@@ -5,11 +5,13 @@ by a worker is running to everyone else, and queued again as it was when that wo
 from __future__ import annotations
 
 import time
+import uuid
 from typing import Any
 
 import psycopg
 import pytest
 from conftest import Cli
+from psycopg import sql
 
 import beliefdb
 from beliefdb import errors
@@ -208,3 +210,46 @@ def test_the_http_api_queues_a_text_and_lists_the_workspaces_jobs(db_url: str, b
         assert done["status"] == "done" and done["result"]["accepted"] == 2
         assert client.get("/jobs", params={"status": "lost"}, headers=reader).status_code == 400
     assert {b.owner for b in bdb.beliefs()} == {"alice"}
+
+
+def test_a_document_whose_worker_dies_at_every_attempt_is_failed_with_the_reason(bdb: beliefdb.BeliefDB,
+                                                                                 db_url: str) -> None:
+    (job,) = bdb.submit(text=POLICY, source="returns.md", max_attempts=2)
+    for attempt in (1, 2):
+        dying = psycopg.connect(db_url)
+        dying.execute("select set_config('beliefdb.workspace_id', %s, false)", (bdb.database.workspace_id,))
+        dying.execute("set role beliefdb_app")
+        taken = dying.execute("select j.id, j.attempts from beliefdb.job_take('dying') j").fetchone()
+        assert taken == (job, attempt)
+        # the start, recorded on a connection of its own as run_one does, outlives the worker
+        assert bdb.database.scalar("select beliefdb.job_started(%s, 'dying')", (job,)) == attempt
+        with psycopg.connect(db_url, autocommit=True) as admin:
+            admin.execute("select pg_terminate_backend(%s)", (dying.info.backend_pid,))
+        dying.close()
+        (seen,) = bdb.jobs()
+        assert (seen.status, seen.attempts) == ("queued", attempt)  # (rolled back, but its start counts)
+    # both attempts were used up by workers that died: the next take fails it instead of running it
+    assert bdb.work(stop_when_empty=True, embed=False).outcomes == []
+    (failed,) = bdb.jobs()
+    assert (failed.status, failed.attempts) == ("failed", 2)
+    assert failed.last_error == "its worker died during 2 of its 2 attempts (killed, or brought down by this document)"
+    assert bdb.beliefs() == []
+
+
+@pytest.mark.slow
+def test_an_agents_login_takes_only_its_own_jobs(cli: Cli, db_url: str, bdb: beliefdb.BeliefDB) -> None:
+    names = [f"queue_{who}_{uuid.uuid4().hex[:8]}" for who in ("a", "b")]
+    try:
+        urls = [cli.json("agent", "create", name)["url"] for name in names]
+        with beliefdb.connect(urls[0]) as a, beliefdb.connect(urls[1]) as b:
+            (job,) = a.submit(text=POLICY, source="returns.md")
+            assert b.work(stop_when_empty=True, embed=False).outcomes == []
+            with pytest.raises(errors.NotFound, match="unknown job"):
+                b.database.scalar("select beliefdb.job_started(%s, 'b')", (job,))
+            assert [o.id for o in a.work(stop_when_empty=True, embed=False).outcomes] == [job]
+        assert {b.owner for b in bdb.beliefs()} == {names[0]}
+    finally:
+        with psycopg.connect(db_url, autocommit=True) as su:
+            for name in names:
+                su.execute(sql.SQL("drop owned by {} cascade").format(sql.Identifier(name)))
+                su.execute(sql.SQL("drop role if exists {}").format(sql.Identifier(name)))

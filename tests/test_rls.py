@@ -29,7 +29,7 @@ WORKSPACE_TABLES = (
     "node", "source", "source_version", "fragment", "belief", "evidence", "relation", "justification",
     "justification_antecedent", "decision", "action", "correction", "run", "step", "review_item", "trace_edge",
     "repair", "embedding_model", "belief_embedding", "outcome", "audit_event",
-    "audit_head", "adjacency", "redaction", "job",
+    "audit_head", "adjacency", "redaction", "job", "job_start",
 )
 AUDIT_TABLES = ("audit_event", "audit_head")
 # workspace tables the application role may not read at all (the servers' bearer tokens, test_tokens.py;
@@ -117,6 +117,8 @@ def _populate(url: str, name: str, value: str) -> Tenant:
                      "reason) values (%s, %s, 0, 1, 'test')", (ws, version))
         conn.execute("insert into beliefdb.job (workspace_id, kind, payload, submitted_by) "
                      "values (%s, 'ingest', '{\"source\": \"s\", \"text\": \"t\"}', 'test')", (ws,))
+        conn.execute("insert into beliefdb.job_start (workspace_id, job_id, worker) "
+                     "select workspace_id, id, 'test' from beliefdb.job where workspace_id = %s", (ws,))
     return Tenant(ws=ws, source=source, version=version, fragment=fragment, old_belief=str(old.accepted[0].id),
                   new_belief=str(new.accepted[0].id), decision=decision[0], run=run[0])
 
@@ -370,6 +372,7 @@ INSERTS = [
     ("redaction", "insert into beliefdb.redaction (workspace_id, source_version_id, start_offset, end_offset, reason) "
                   "values (%(ws)s, %(version)s, 0, 1, 'hacked')"),
     ("job", "insert into beliefdb.job (workspace_id, kind, payload) values (%(ws)s, 'ingest', '{}')"),
+    ("job_start", "insert into beliefdb.job_start (workspace_id, job_id) values (%(ws)s, 1)"),
 ]
 
 
@@ -653,6 +656,7 @@ def test_security_definer_functions_the_app_may_call(postgresql: psycopg.Connect
         "jsonb,jsonb,jsonb)",
         "beliefdb.job_fail(bigint,text,double precision)",
         "beliefdb.job_finish(bigint,jsonb)",
+        "beliefdb.job_started(bigint,text)",
         "beliefdb.job_submit(text,jsonb,integer)",
         "beliefdb.job_take(text)",
         "beliefdb.jobs(text,integer)",

@@ -46,13 +46,14 @@ class Jobs:
              backoff: float = queue.BACKOFF_SECONDS, worker: str | None = None, stop: threading.Event | None = None,
              on_outcome: Callable[[JobOutcome], None] | None = None) -> WorkReport:
         """Ingest queued documents, each job in one transaction with its completion, with ``concurrency``
-        threads (at most the pool's size), until ``stop`` is set (the job under way is finished), or no
+        threads (at most the pool's size less one), until ``stop`` is set (the job under way is finished), or no
         job is left (``stop_when_empty``; retries waiting for their backoff are waited for), or after one
         job (``once``). A failed document is tried again after ``backoff`` seconds, doubled each attempt.
         With ``embed``, new beliefs are embedded after each job commits, and any belief left without a
         vector (a worker killed in between) when the worker starts or finds the queue empty."""
-        if concurrency > self.database.max_size:
-            raise errors.InvalidInput(f"concurrency {concurrency} is more than the {self.database.max_size}"
-                                      " connections of this BeliefDB: connect with a larger max_size")
+        if concurrency >= self.database.max_size:
+            # (each job holds a connection for its transaction, and records its start on another)
+            raise errors.InvalidInput(f"concurrency {concurrency} needs {concurrency + 1} connections, and this"
+                                      f" BeliefDB has {self.database.max_size}: connect with a larger max_size")
         return queue.work(self.database, worker=worker, concurrency=concurrency, stop_when_empty=stop_when_empty,
                          once=once, embed=embed, backoff=backoff, stop=stop, on_outcome=on_outcome)

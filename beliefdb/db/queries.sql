@@ -780,6 +780,10 @@ select s.id from beliefdb.job_submit(%s, %s, %s) as s(id);
 -- Take the oldest ready job no other worker holds, locked until this transaction ends (none: no row)
 select j.id, j.payload, j.attempts, j.max_attempts from beliefdb.job_take(%s) as j;
 
+-- job_started --
+-- Record that this worker started a job (on a connection of its own: committed at once); how many times it was started
+select beliefdb.job_started(%s, %s);
+
 -- job_finish --
 -- Mark the job this transaction took as done, with its result
 select beliefdb.job_finish(%s, %s);
@@ -793,8 +797,14 @@ select beliefdb.job_fail(%s, %s, %s);
 select * from beliefdb.jobs(%s, %s);
 
 -- jobs_next_ready --
--- When the earliest queued job of the workspace is ready (null: none is queued)
-select min(j.run_after) from beliefdb.job j where j.status = 'queued';
+-- When the earliest queued job this session may take is ready (null: none is queued); as job_take, an
+-- agent's login takes only its own jobs
+select min(j.run_after) from beliefdb.job j
+ where j.status = 'queued'
+   and (j.submitted_by = beliefdb.current_principal()
+        or pg_catalog.pg_has_role(session_user, (select n.nspowner from pg_catalog.pg_namespace n
+                                                 where n.nspname = 'beliefdb'), 'member'));
+
 -- lock_workspace --
 -- Take the bound workspace's writer lock now (held until the transaction ends)
 select beliefdb.lock_workspace();

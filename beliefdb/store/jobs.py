@@ -6,7 +6,9 @@ transaction: ``beliefdb.job_take`` locks the job's row until that transaction en
 writes in it (a savepoint), and ``job_finish`` commits with those writes; a failure rolls the
 ingest back to the savepoint and ``job_fail`` records the reason and a backoff in the same
 transaction. A worker killed at any point loses its connection, the server rolls its transaction
-back, and the job is queued again as it was: no document is lost or ingested twice.
+back, and the job is queued again as it was: no document is lost or ingested twice. The start of
+each attempt is recorded at once on another connection (``job_started``), so a document that brings
+its worker down every time uses up its attempts and is failed with the reason.
 
 The new beliefs are embedded after the job commits, as ``ingest`` does (a model is far slower than
 the writes, and the workspace's write lock is held until commit). A worker killed between the
@@ -144,6 +146,8 @@ def run_one(db: Database, worker: str, *, embed: bool = True, backoff: float = B
         if row is None:
             return None
         job_id, payload, attempts = int(row[0]), row[1], int(row[2])
+        # the start commits now, on another connection: if this worker dies, the attempt still counts
+        db.scalar(Q.job_started, (job_id, worker))
         options = ingest.SourceOptions(name=payload["source"], authority=payload.get("authority"),
                                        provenance=payload.get("label"), origin=payload.get("origin"),
                                        version_label=payload.get("version_label"))

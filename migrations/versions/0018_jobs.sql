@@ -31,3 +31,21 @@ create index job_ready on beliefdb.job (workspace_id, id) where status = 'queued
 create index job_status on beliefdb.job (workspace_id, status, id);
 create index job_queued_source on beliefdb.job (workspace_id, (payload ->> 'source'), id) where status = 'queued';
 alter table beliefdb.job alter column workspace_id set statistics 0;
+
+-- Each start of a job, recorded by its worker on a connection of its own as soon as it has taken
+-- it (committed at once, while the job's own transaction runs on): a worker that dies rolls back
+-- its job's transaction, not its start, so a document that brings its worker down every time uses
+-- up its attempts like any failure and is then failed with the reason (beliefdb.job_take).
+create table beliefdb.job_start (
+    workspace_id uuid not null default beliefdb.current_workspace_id() references beliefdb.workspace (id) on delete cascade,
+    id bigint generated always as identity,
+    job_id bigint not null,
+    worker text,
+    started_at timestamptz not null default pg_catalog.clock_timestamp(),
+    primary key (workspace_id, id)
+);
+comment on table beliefdb.job_start is 'Each start of a job by a worker, committed at once: the attempts a job had even when its worker died';
+comment on sequence beliefdb.job_start_id_seq is 'Job start ids, in the order jobs were started';
+
+create index job_start_job on beliefdb.job_start (workspace_id, job_id);
+alter table beliefdb.job_start alter column workspace_id set statistics 0;

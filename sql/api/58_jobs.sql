@@ -62,29 +62,44 @@ declare
     v_ws uuid := beliefdb.current_workspace_id();
     v_owner_session boolean;
     v_job beliefdb.job;
+    v_starts bigint;
 begin
     if v_ws is null then
         raise exception 'no workspace is bound to this session' using errcode = 'BD003';
     end if;
     select pg_catalog.pg_has_role(session_user, n.nspowner, 'member') into v_owner_session
       from pg_catalog.pg_namespace n where n.nspname = 'beliefdb';
-    select j.* into v_job
-      from beliefdb.job j
-     where j.workspace_id = v_ws and j.status = 'queued' and j.run_after <= pg_catalog.clock_timestamp()
-       and (v_owner_session or j.submitted_by = beliefdb.current_principal())
-       -- the versions of one source are ingested in the order submitted: not while an earlier job
-       -- of the source is queued (held by a worker, or waiting for its backoff)
-       and not exists (select from beliefdb.job e
-                        where e.workspace_id = v_ws and e.status = 'queued'
-                          and e.payload ->> 'source' = j.payload ->> 'source' and e.id < j.id)
-     order by j.id
-     limit 1
-       for no key update skip locked;
-    if not found then
-        return;
-    end if;
+    loop
+        select j.* into v_job
+          from beliefdb.job j
+         where j.workspace_id = v_ws and j.status = 'queued' and j.run_after <= pg_catalog.clock_timestamp()
+           and (v_owner_session or j.submitted_by = beliefdb.current_principal())
+           -- the versions of one source are ingested in the order submitted: not while an earlier job
+           -- of the source is queued (held by a worker, or waiting for its backoff)
+           and not exists (select from beliefdb.job e
+                            where e.workspace_id = v_ws and e.status = 'queued'
+                              and e.payload ->> 'source' = j.payload ->> 'source' and e.id < j.id)
+         order by j.id
+         limit 1
+           for no key update skip locked;
+        if not found then
+            return;
+        end if;
+        -- (every attempt that failed is a start too: a queued job started max_attempts times used
+        -- them up, the last ones in workers that died)
+        select pg_catalog.count(*) into v_starts
+          from beliefdb.job_start s where s.workspace_id = v_ws and s.job_id = v_job.id;
+        exit when v_starts < v_job.max_attempts;
+        update beliefdb.job j
+           set status = 'failed', attempts = v_starts, finished_at = pg_catalog.clock_timestamp(),
+               last_error = pg_catalog.format(
+                   'its worker died during %s of its %s attempts (killed, or brought down by this document)',
+                   v_starts - j.attempts, v_starts)
+         where j.workspace_id = v_ws and j.id = v_job.id;
+    end loop;
     update beliefdb.job j
-       set status = 'running', attempts = j.attempts + 1, worker = p_worker, started_at = pg_catalog.clock_timestamp()
+       set status = 'running', attempts = greatest(j.attempts, v_starts) + 1, worker = p_worker,
+           started_at = pg_catalog.clock_timestamp()
      where j.workspace_id = v_ws and j.id = v_job.id
     returning j.* into v_job;
     -- (an advisory lock too, only for beliefdb.jobs to show the job running: row locks are not in
@@ -97,6 +112,32 @@ begin
 end
 $$;
 comment on function beliefdb.job_take(text) is 'Take the oldest ready job no other worker holds, locked for this transaction (none: no row); the job acts as its submitter';
+
+-- Record that a worker started the job it took (called on a connection of its own, committed at
+-- once): the attempt counts even if the worker dies. How many times the job was started.
+create or replace function beliefdb.job_started(p_id bigint, p_worker text)
+returns bigint
+language plpgsql
+security definer
+set search_path = pg_catalog, pg_temp
+as $$
+declare
+    v_ws uuid := beliefdb.current_workspace_id();
+    v_starts bigint;
+begin
+    -- (only a session that may take the job records its starts: an agent's login, its own jobs)
+    if not exists (select from beliefdb.job j, pg_catalog.pg_namespace n
+                    where j.workspace_id = v_ws and j.id = p_id and n.nspname = 'beliefdb'
+                      and (pg_catalog.pg_has_role(session_user, n.nspowner, 'member')
+                           or j.submitted_by = beliefdb.current_principal())) then
+        raise exception 'unknown job %', p_id using errcode = 'BD004';
+    end if;
+    insert into beliefdb.job_start (workspace_id, job_id, worker) values (v_ws, p_id, p_worker);
+    select pg_catalog.count(*) into v_starts from beliefdb.job_start s where s.workspace_id = v_ws and s.job_id = p_id;
+    return v_starts;
+end
+$$;
+comment on function beliefdb.job_started(bigint, text) is 'Record (committed at once, on a connection of its own) that a worker started a job; how many times it was started';
 
 -- The job this transaction took is done: it commits with the ingest's writes.
 create or replace function beliefdb.job_finish(p_id bigint, p_result jsonb)
@@ -151,7 +192,7 @@ $$;
 comment on function beliefdb.job_fail(bigint, text, double precision) is 'Record why the job this transaction took failed: queued again after a backoff, or failed after its last attempt';
 
 -- The workspace's jobs, newest first (of p_status only, when given): a queued job a live worker
--- holds is shown running.
+-- holds is shown running; attempts include those whose worker died.
 create or replace function beliefdb.jobs(p_status text default null, p_limit integer default 100)
 returns table (id bigint, kind text, status text, source text, path text, attempts integer, max_attempts integer,
                run_after timestamptz, last_error text, result jsonb, submitted_by text, worker text,
@@ -180,7 +221,11 @@ begin
     return query
         select j.id, j.kind,
                case when j.status = 'queued' and (j.id % 2147483648) = any(v_held) then 'running' else j.status end,
-               j.payload ->> 'source', j.payload ->> 'path', j.attempts, j.max_attempts, j.run_after, j.last_error,
+               j.payload ->> 'source', j.payload ->> 'path',
+               -- (an attempt whose worker died was rolled back, its start was not)
+               greatest(j.attempts, (select pg_catalog.count(*) from beliefdb.job_start s
+                                      where s.workspace_id = v_ws and s.job_id = j.id))::integer,
+               j.max_attempts, j.run_after, j.last_error,
                j.result, j.submitted_by, j.worker, j.created_at, j.started_at, j.finished_at
           from beliefdb.job j
          where j.workspace_id = v_ws

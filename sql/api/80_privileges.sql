@@ -63,6 +63,7 @@ grant execute on function beliefdb.ingest_preview(text,text,beliefdb.origin_type
 grant execute on function beliefdb.ingest_version(text,text,beliefdb.origin_type,beliefdb.authority,beliefdb.provenance,text,text,jsonb,jsonb,jsonb) to beliefdb_app;
 grant execute on function beliefdb.job_fail(bigint,text,double precision) to beliefdb_app;
 grant execute on function beliefdb.job_finish(bigint,jsonb) to beliefdb_app;
+grant execute on function beliefdb.job_started(bigint,text) to beliefdb_app;
 grant execute on function beliefdb.job_submit(text,jsonb,integer) to beliefdb_app;
 grant execute on function beliefdb.job_take(text) to beliefdb_app;
 grant execute on function beliefdb.jobs(text,integer) to beliefdb_app;
@@ -163,10 +164,20 @@ create policy workspace_isolation on beliefdb.agent_login to beliefdb_app
 
 -- The queue of jobs (api/58_jobs.sql): readable, and written only through its functions, which
 -- confine a worker to its workspace and an agent's login to its own jobs.
-revoke insert, update, delete on beliefdb.job from beliefdb_app;
-grant select on beliefdb.job to beliefdb_app;
-alter table beliefdb.job enable row level security;
-drop policy if exists workspace_isolation on beliefdb.job;
-create policy workspace_isolation on beliefdb.job to beliefdb_app
-    using (workspace_id = (select beliefdb.current_workspace_id()))
-    with check (workspace_id = (select beliefdb.current_workspace_id()));
+revoke insert, update, delete on beliefdb.job, beliefdb.job_start from beliefdb_app;
+grant select on beliefdb.job, beliefdb.job_start to beliefdb_app;
+do $$
+declare
+    v_table text;
+begin
+    foreach v_table in array array['job', 'job_start']
+    loop
+        execute pg_catalog.format('alter table beliefdb.%I enable row level security', v_table);
+        execute pg_catalog.format('drop policy if exists workspace_isolation on beliefdb.%I', v_table);
+        execute pg_catalog.format(
+            'create policy workspace_isolation on beliefdb.%I to beliefdb_app '
+            'using (workspace_id = (select beliefdb.current_workspace_id())) '
+            'with check (workspace_id = (select beliefdb.current_workspace_id()))', v_table);
+    end loop;
+end
+$$;
