@@ -77,6 +77,11 @@ def test_recall_orders_by_the_ivfflat_index_and_keeps_the_truth_filter(
                          "join beliefdb.belief b on b.id = r.belief_id",
                          ("Returns are accepted within 7 days of delivery.", question, model)).fetchall()
         c.execute("select pg_catalog.pg_stat_force_next_flush()")
+        # 80 lists, and when the truth filter rejects what they hold at most 320: a filter nothing
+        # passes does not read the whole store
+        probes = c.execute("select current_setting('ivfflat.probes'), current_setting('ivfflat.max_probes'), "
+                           "current_setting('ivfflat.iterative_scan')").fetchone()
+    assert probes == ("80", "320", "relaxed_order")
     assert ("15 days", 1) in rows and all(value != "7 days" for value, _ in rows)
     # and recall's own vector search went through the IVFFlat index (statistics flushed when its
     # session went idle)

@@ -107,9 +107,12 @@ begin
         perform set_config('hnsw.ef_search', greatest(10 * p_candidates, 100)::text, true);
         -- a store of 20,000 vectors or more has an IVFFlat index instead (ensure_vector_index):
         -- 2 lists per candidate wanted, 80 of 1,000 lists at 100k (recall@10 0.97 against exact
-        -- search; docs/benchmarks.md), and more lists when the truth filter rejects what they hold
+        -- search; docs/benchmarks.md), and more lists when the truth filter rejects what they hold,
+        -- up to 4 times as many (as HNSW stops at hnsw.max_scan_tuples: a filter nothing passes
+        -- must not read the whole store)
         perform set_config('ivfflat.iterative_scan', 'relaxed_order', true);
         perform set_config('ivfflat.probes', greatest(2 * p_candidates, 10)::text, true);
+        perform set_config('ivfflat.max_probes', greatest(8 * p_candidates, 40)::text, true);
         -- the order must come from the HNSW index: a sort would read every vector of the
         -- workspace (the planner cannot tell how many that is)
         v_sort := current_setting('enable_sort');

@@ -259,37 +259,12 @@ end
 $$;
 comment on function beliefdb.refresh_decision_reasons(uuid, uuid[]) is 'Recompute decision.reasons of these decisions from their justifications';
 
--- (Re)build a dimension's vector index as IVFFlat with p_lists lists, trained on the vectors stored
--- now, and drop its HNSW index: writes keep one vector index, and recall orders by the one left.
--- Why IVFFlat from a store's size on: docs/benchmarks.md, "Recall of the vector path (issue 21)".
-create or replace function beliefdb._build_vector_index(p_dim integer, p_lists integer) returns void
-language plpgsql security definer
--- pgvector's type, operator class and vector_dims wherever the extension is installed
-set search_path from current
-as $$
-begin
-    if p_dim is null or p_dim < 1 or p_dim > 16000 then
-        raise exception 'invalid embedding dimension %', p_dim using errcode = 'BD005';
-    end if;
-    if p_lists is null or p_lists < 1 or p_lists > 32768 then
-        raise exception 'invalid number of lists %', p_lists using errcode = 'BD005';
-    end if;
-    execute pg_catalog.format('drop index if exists beliefdb.%I', 'belief_embedding_ivf_' || p_dim);
-    execute pg_catalog.format(
-        'create index %I on beliefdb.belief_embedding using ivfflat ((embedding::vector(%s)) '
-        'vector_cosine_ops) with (lists = %s) where vector_dims(embedding) = %s',
-        'belief_embedding_ivf_' || p_dim, p_dim, p_lists, p_dim);
-    execute pg_catalog.format('drop index if exists beliefdb.%I', 'belief_embedding_hnsw_' || p_dim);
-end
-$$;
-comment on function beliefdb._build_vector_index(integer, integer) is 'Rebuild a dimension''s vector index as IVFFlat with this many lists (drops its HNSW index)';
-
 -- Make sure a dimension has the vector index its size calls for. Under 20,000 vectors: HNSW (built
 -- empty, kept up by every insert). From 20,000 on: IVFFlat with one list per 100 vectors (at most
 -- 2,000), trained on the vectors stored; rebuilt when the store has grown 4 times past what its
 -- lists were made for (vectors added later go to the nearest existing list, which then grows). An
 -- HNSW graph over many near-duplicates misses what exact search finds (recall@10 0.57 at 100k with
--- ef_search 400; IVFFlat 0.97 at the same cost). True when it created or rebuilt an index.
+-- ef_search 400; IVFFlat 0.97, in less time). True when it created or rebuilt an index.
 create or replace function beliefdb.ensure_vector_index(p_dim integer) returns boolean
 language plpgsql security definer
 -- pg_catalog, pgvector's schema, pg_temp (schema/02_extensions.sql): the index names its type,
