@@ -56,6 +56,7 @@ SQL_FILES = (
     "internal/42_forgetting.sql",
     "internal/44_traces.sql",
     "internal/46_retrieval.sql",
+    "internal/47_vector_index.sql",
     "api/48_confidence.sql",
     "internal/49_confidence.sql",
     "api/50_audit.sql",

@@ -148,8 +148,10 @@ def reembed(db: Database, embedder: Embedder, *, batch: int = 64,
     with db.transaction() as c:
         c.execute(Q.switch_to_target_model, (embedder.model,))
         c.execute(Q.drop_other_embeddings, (embedder.model,))
-        has_index = c.execute(Q.relation_exists, (f"beliefdb.belief_embedding_hnsw_{embedder.dim}",)).fetchone()
-    index = None if has_index and has_index[0] else (
-        f"no HNSW index for dimension {embedder.dim} yet (exact search until then): a DBA can create it with "
+        # HNSW, or IVFFlat once the store is large (ensure_vector_index)
+        has_index = any(c.execute(Q.relation_exists, (f"beliefdb.belief_embedding_{kind}_{embedder.dim}",)).fetchone()
+                        == (True,) for kind in ("hnsw", "ivf"))
+    index = None if has_index else (
+        f"no vector index for dimension {embedder.dim} yet (exact search until then): a DBA can create it with "
         f"select beliefdb.ensure_vector_index({embedder.dim})")
     return EmbedReport(model=embedder.model, embedded=done, missing=0, switched=True, index=index)

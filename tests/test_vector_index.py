@@ -1,0 +1,117 @@
+"""The vector index recall orders by (issue 21): HNSW while a dimension has few vectors, IVFFlat
+trained on the stored vectors from 20,000 on (beliefdb.ensure_vector_index), and recall's truth
+filter exact over either. Why IVFFlat: docs/benchmarks.md, "Recall of the vector path (issue 21)"."""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+import psycopg
+import pytest
+from test_retrieval import V33, Q, policy_story
+
+import beliefdb
+from beliefdb.embedders import get_embedder
+from beliefdb.store import vectors as embeddings
+
+INDEXES = """
+    select c.relname, am.amname, c.reloptions
+      from pg_catalog.pg_index i
+      join pg_catalog.pg_class c on c.oid = i.indexrelid
+      join pg_catalog.pg_am am on am.oid = c.relam
+     where i.indrelid = 'beliefdb.belief_embedding'::regclass and am.amname in ('hnsw', 'ivfflat')
+     order by 1"""
+
+# recall's vector query (sql/api/68_retrieval.sql) with its settings, for EXPLAIN
+VECTOR_QUERY = """
+    explain (format json)
+    select e.belief_id
+      from beliefdb.belief_embedding e
+      join beliefdb.belief b on b.workspace_id = e.workspace_id and b.id = e.belief_id
+     where e.workspace_id = %(ws)s and e.model = %(model)s and beliefdb_ext.vector_dims(e.embedding) = 384
+       and b.confidence >= 0 and beliefdb.recallable(b, null, '{}', false)
+     order by e.embedding::beliefdb_ext.vector(384) operator(beliefdb_ext.<=>) %(q)s::beliefdb_ext.vector(384)
+     limit 40"""
+
+IDX_SCANS = "select idx_scan from pg_catalog.pg_stat_user_indexes where indexrelname = 'belief_embedding_ivf_384'"
+
+
+def vector_indexes(conn: psycopg.Connection[Any]) -> list[tuple[Any, ...]]:
+    return conn.execute(INDEXES).fetchall()
+
+
+def test_a_small_store_keeps_its_hnsw_index(bdb: beliefdb.BeliefDB, postgresql: psycopg.Connection[Any]) -> None:
+    bdb.ingest_text(V33, source="return-policy.md", authority="official")
+    assert postgresql.execute("select beliefdb.ensure_vector_index(384)").fetchone() == (False,)
+    assert vector_indexes(postgresql) == [("belief_embedding_hnsw_384", "hnsw", None)]
+
+
+def test_an_invalid_number_of_lists_changes_nothing(postgresql: psycopg.Connection[Any]) -> None:
+    with pytest.raises(psycopg.Error, match="invalid number of lists 0") as raised:
+        postgresql.execute("select beliefdb._build_vector_index(384, 0)")
+    assert raised.value.sqlstate == "BD005"
+    postgresql.rollback()
+    assert vector_indexes(postgresql) == [("belief_embedding_hnsw_384", "hnsw", None)]
+
+
+@pytest.mark.slow
+def test_recall_orders_by_the_ivfflat_index_and_keeps_the_truth_filter(
+        db_url: str, bdb: beliefdb.BeliefDB, postgresql: psycopg.Connection[Any]) -> None:
+    policy_story(db_url)  # 7 days (v3.2), superseded by 15 days (v3.3)
+    postgresql.execute("select beliefdb._build_vector_index(384, 2)")
+    postgresql.commit()
+    assert vector_indexes(postgresql) == [("belief_embedding_ivf_384", "ivfflat", ["lists=2"])]
+    model = get_embedder().model
+    question = embeddings.literal(get_embedder().query("Returns are accepted within 7 days of delivery."))
+    with bdb.database.transaction() as c:
+        c.execute("select set_config('enable_sort', 'off', true), set_config('ivfflat.probes', '80', true), "
+                  "set_config('ivfflat.iterative_scan', 'relaxed_order', true)")
+        row = c.execute(VECTOR_QUERY, {"ws": bdb.database.workspace_id, "model": model, "q": question}).fetchone()
+    assert row is not None and "belief_embedding_ivf_384" in json.dumps(row[0])
+    before = postgresql.execute(IDX_SCANS).fetchone()
+    # the stale belief is the nearest vector to this question, and never comes back
+    with bdb.database.transaction() as c:
+        rows = c.execute("select b.value, r.vector_rank from beliefdb.recall(%s, %s::beliefdb_ext.vector, %s, 10) r "
+                         "join beliefdb.belief b on b.id = r.belief_id",
+                         ("Returns are accepted within 7 days of delivery.", question, model)).fetchall()
+        c.execute("select pg_catalog.pg_stat_force_next_flush()")
+        # 80 lists, and when the truth filter rejects what they hold at most 320: a filter nothing
+        # passes does not read the whole store
+        probes = c.execute("select current_setting('ivfflat.probes'), current_setting('ivfflat.max_probes'), "
+                           "current_setting('ivfflat.iterative_scan')").fetchone()
+    assert probes == ("80", "320", "relaxed_order")
+    assert ("15 days", 1) in rows and all(value != "7 days" for value, _ in rows)
+    # and recall's own vector search went through the IVFFlat index (statistics flushed when its
+    # session went idle)
+    for _ in range(50):
+        postgresql.execute("select pg_catalog.pg_stat_clear_snapshot()")
+        after = postgresql.execute(IDX_SCANS).fetchone()
+        if after != before:
+            break
+        time.sleep(0.1)
+    assert before is not None and after is not None and after[0] > before[0]
+    answer = bdb.ask(Q)
+    assert answer.beliefs[0].belief.value == "15 days" and "vector" in answer.beliefs[0].matched_by
+
+
+@pytest.mark.slow
+def test_ensure_vector_index_switches_to_ivfflat_from_20000_vectors(postgresql: psycopg.Connection[Any]) -> None:
+    # vectors only (their beliefs' foreign key is not checked in replica mode): the index's decision
+    # depends on how many vectors a dimension has. Loaded without the HNSW index, as a bulk load is
+    # (20,000 graph inserts take minutes on 2 cores)
+    postgresql.execute("drop index beliefdb.belief_embedding_hnsw_384")
+    postgresql.execute("set session_replication_role = replica")
+    postgresql.execute("""
+        insert into beliefdb.belief_embedding (workspace_id, belief_id, model, embedding)
+        select pg_catalog.gen_random_uuid(), pg_catalog.gen_random_uuid(), 'test/random',
+               array(select pg_catalog.random() - 0.5 from pg_catalog.generate_series(1, 384) d
+                      where g > 0)::real[]::beliefdb_ext.vector
+          from pg_catalog.generate_series(1, 20000) g""")
+    postgresql.execute("set session_replication_role = origin")
+    assert postgresql.execute("select beliefdb.ensure_vector_index(384)").fetchone() == (True,)
+    assert vector_indexes(postgresql) == [("belief_embedding_ivf_384", "ivfflat", ["lists=200"])]
+    # made for this size: kept until the store has grown 4 times
+    assert postgresql.execute("select beliefdb.ensure_vector_index(384)").fetchone() == (False,)
+    assert vector_indexes(postgresql) == [("belief_embedding_ivf_384", "ivfflat", ["lists=200"])]
