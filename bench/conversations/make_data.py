@@ -243,7 +243,7 @@ def conversation(n: int, rng: random.Random, chat: list[list[tuple[int, str]]]) 
         plan[2 + i % (n_sessions - 3)].append(("update", (name, 1)))
     plan[n_sessions - 1].append(("update", (updated[0], 2)))
     passing = [("sibling", None), ("job_b", None), ("allergy", None), ("pet", None), ("instrument", None)]
-    for i, p in enumerate(passing):
+    for p in passing:
         plan[rng.randrange(n_sessions)].append(p)
     gold: dict[str, Any] = {}
     convo = rng.choice(chat)
@@ -307,7 +307,8 @@ def conversation(n: int, rng: random.Random, chat: list[list[tuple[int, str]]]) 
             elif kind == "instrument":
                 q = w.say(1, rng.choice(["Which instrument did you pick in the end?",
                                          "What are you learning at the music school?"]), rng)
-                t = w.say(0, rng.choice([f"The {instrument}, finally.", f"{instrument.capitalize()}! Lessons on Fridays.",
+                t = w.say(0, rng.choice([f"The {instrument}, finally.",
+                                         f"{instrument.capitalize()}! Lessons on Fridays.",
                                          f"Going with the {instrument}, wish me luck."]), rng)
                 gold["instrument"] = [t, q]
         for _ in range(n_chat - done):
