@@ -73,6 +73,7 @@ from beliefdb.models import (
     SourceExcerpt,
     StepRecorded,
     TraceStep,
+    Turn,
     Why,
     Workspace,
     WorkspaceDeleted,
@@ -134,6 +135,26 @@ class AsyncBeliefDB:
                           preview: bool = False) -> IngestReport:
         return await self.call(self.sync.ingest_text, text, source=source, authority=authority, label=label,
                                origin=origin, version_label=version_label, extractor=extractor, preview=preview)
+
+    async def ingest_conversation(self, turns: Sequence[Turn], *, source: str, authority: str | None = None,
+                                  label: str | None = None, version_label: str | None = None,
+                                  extractor: str = "rules", embed: bool = True, preview: bool = False) -> IngestReport:
+        return await self.call(self.sync.ingest_conversation, turns, source=source, authority=authority, label=label,
+                               version_label=version_label, extractor=extractor, embed=embed, preview=preview)
+
+    async def remember_turn(self, conversation: str, speaker: str, text: str, *, time: datetime | None = None,
+                            extractor: str = "rules", embed: bool = True) -> IngestReport:
+        return await self.call(self.sync.remember_turn, conversation, speaker, text, time=time, extractor=extractor,
+                               embed=embed)
+
+    async def ingest_transcripts(self, *paths: str | Path, source: str | None = None, authority: str | None = None,
+                                 label: str | None = None, version_label: str | None = None,
+                                 extractor: str = "rules", embed: bool = True, preview: bool = False,
+                                 progress: Callable[[Path], None] | None = None,
+                                 max_bytes: int | None = None) -> list[IngestReport | IngestFailure]:
+        return await self.call(self.sync.ingest_transcripts, *paths, source=source, authority=authority, label=label,
+                               version_label=version_label, extractor=extractor, embed=embed, preview=preview,
+                               progress=progress, max_bytes=max_bytes)
 
     async def remember(self, statement: str, subject: str, attribute: str, value: str, quote: str, *, source: str,
                        text: str | None = None, kind: str = "fact", scope: Mapping[str, str] | None = None,

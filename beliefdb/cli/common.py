@@ -37,6 +37,14 @@ class ExtractorName(StrEnum):
     llm = "llm"
 
 
+class TextFormat(StrEnum):
+    """How ``ingest`` reads a file: ``auto`` (chat for .jsonl, text otherwise), ``text`` or ``chat``."""
+
+    auto = "auto"
+    text = "text"
+    chat = "chat"
+
+
 class PictureFormat(StrEnum):
     text = "text"
     mermaid = "mermaid"

@@ -46,11 +46,13 @@ from beliefdb.cli.common import (
     Label,
     Memory,
     PictureFormat,
+    TextFormat,
     errors,
     parse_time,
     picture_format,
     with_memory,
 )
+from beliefdb.errors import InvalidInput
 from beliefdb.models import IngestFailure, IngestReport
 from beliefdb.render import pictures
 
@@ -102,11 +104,21 @@ def main(
     pass
 
 
+def _chat_format(text_format: TextFormat, paths: list[Path]) -> bool:
+    """Whether ``--format`` (auto: by the files' suffixes) reads the files as conversations."""
+    if text_format is not TextFormat.auto:
+        return text_format is TextFormat.chat
+    jsonl = [p.suffix.lower() == ".jsonl" for p in paths]
+    if any(jsonl) and not all(jsonl):
+        raise InvalidInput("a mix of .jsonl conversations and documents: give --format chat or --format text")
+    return bool(jsonl) and all(jsonl)
+
+
 @app.command(rich_help_panel=MEMORY)
 @with_memory()
 def ingest(
-    paths: Annotated[list[Path], typer.Argument(help="UTF-8 .txt, .md or .markdown files.", show_default=False,
-                                                metavar="PATH...")],
+    paths: Annotated[list[Path], typer.Argument(help="UTF-8 .txt, .md or .markdown files (with --format chat also"
+                                                     " .jsonl).", show_default=False, metavar="PATH...")],
     source: Annotated[str | None, typer.Option(help="Source name (default: the file name). One file only.")] = None,
     authority: Annotated[Authority | None, typer.Option(
         help="Authority tier of the source (new sources default to internal).")] = None,
@@ -129,6 +141,11 @@ def ingest(
         "--max-bytes", envvar="BELIEFDB_INGEST_MAX_BYTES", show_envvar=False,  # (too long for help's column)
         help="Refuse a file larger than this many bytes, before anything is written (default 32 MiB,"
              " or BELIEFDB_INGEST_MAX_BYTES).")] = None,
+    text_format: Annotated[TextFormat, typer.Option(
+        "--format", envvar="BELIEFDB_INGEST_FORMAT",
+        help="chat: each file is a conversation (.jsonl of {speaker, time, text}, or 'Speaker: text',"
+             " '**Speaker:** text', '[time] Speaker: text' lines), each turn a fragment with its speaker and"
+             " time; text: a document; auto: chat for .jsonl files, text otherwise.")] = TextFormat.auto,
     *, memory: Memory,
     as_json: Json = False,
 ) -> None:
@@ -140,7 +157,16 @@ def ingest(
     proposed to the owner as a review item.
     """
     with errors(as_json), memory.open() as bdb:
+        chat = _chat_format(text_format, paths)
+
         def run(progress: Callable[[Path], None] | None = None) -> list[IngestReport | IngestFailure]:
+            if chat:
+                if claims is not None:
+                    raise InvalidInput("--claims belongs to a document: not with --format chat")
+                return bdb.ingest_transcripts(
+                    *paths, source=source, authority=authority.value if authority else None,
+                    label=label.value if label else None, version_label=version_label, extractor=extractor.value,
+                    embed=embed, preview=preview, progress=progress, max_bytes=max_bytes)
             return bdb.ingest(*paths, source=source, authority=authority.value if authority else None,
                               label=label.value if label else None, version_label=version_label, claims=claims,
                               extractor=extractor.value, embed=embed, preview=preview, progress=progress,

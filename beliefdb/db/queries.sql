@@ -760,3 +760,21 @@ select f.id as fragment_id, s.name as source, v.version, v.label as version_labe
                        where s.workspace_id = f.workspace_id and s.id = v.source_id offset 0) s
  where f.workspace_id = beliefdb.current_workspace_id() and f.id = any(%(ids)s::uuid[])
  order by s.name, v.version, f.start_offset;
+
+-- lock_workspace --
+-- Take the bound workspace's writer lock now (held until the transaction ends)
+select beliefdb.lock_workspace();
+
+-- conversation_in_force --
+-- The text, version and turns (fragments with a speaker, in text order) of a source's version in force
+select v.content, v.version,
+       coalesce(jsonb_agg(jsonb_build_object('start', f.start_offset, 'end', f.end_offset, 'speaker', f.speaker,
+                                             'time', f.spoken_at) order by f.start_offset)
+                filter (where f.speaker is not null), '[]')
+  from beliefdb.source s
+  join beliefdb.source_version v on v.workspace_id = s.workspace_id and v.source_id = s.id
+  left join beliefdb.fragment f on f.workspace_id = v.workspace_id and f.source_version_id = v.id
+ where s.name = %s and s.retracted_at is null
+   and v.version = (select max(w.version) from beliefdb.source_version w
+                     where w.workspace_id = s.workspace_id and w.source_id = s.id)
+ group by v.content, v.version;

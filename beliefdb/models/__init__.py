@@ -28,6 +28,7 @@ from beliefdb.models.changes import (
     ReviewResolution,
     StillSupported,
 )
+from beliefdb.models.conversations import Turn
 from beliefdb.models.graph import Graph, GraphEdge, GraphNode
 from beliefdb.models.ingest import (
     Accepted,
@@ -141,6 +142,7 @@ __all__ = [
     "TokenCreated",
     "TraceInput",
     "TraceStep",
+    "Turn",
     "Unchanged",
     "Why",
     "Workspace",

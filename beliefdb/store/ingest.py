@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import codecs
 import json
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -35,6 +35,7 @@ from beliefdb.text.fragments import split_fragments
 from beliefdb.text.gate import gate
 from beliefdb.text.registry import get_extractor
 from beliefdb.text.skips import extraction_report, hint
+from beliefdb.text.turns import TurnSpan
 from beliefdb.vocabulary import AUTHORITIES, BELIEF_KINDS, LABELS, ORIGINS
 
 SUPPORTED_SUFFIXES = (".txt", ".md", ".markdown")
@@ -144,10 +145,13 @@ def _rejected_json(rejected: list[tuple[Candidate, str]]) -> list[dict[str, str]
 
 def ingest_text(db: Database, text: str, options: SourceOptions, *, candidates: Iterable[Candidate] = (),
                 extractor: str = "rules", path: str | None = None, embed: bool = True, preview: bool = False,
-                conn: psycopg.Connection[Any] | None = None, max_bytes: int | None = None) -> IngestReport:
+                conn: psycopg.Connection[Any] | None = None, max_bytes: int | None = None,
+                turns: Sequence[TurnSpan] | None = None) -> IngestReport:
     """Store ``text`` as the next version of a source (a no-op if unchanged), in one transaction.
     With ``preview``, exactly what that would change, and nothing written. A text over ``max_bytes``
-    (default ``BELIEFDB_INGEST_MAX_BYTES``) is refused with InvalidInput before anything is done."""
+    (default ``BELIEFDB_INGEST_MAX_BYTES``) is refused with InvalidInput before anything is done.
+    ``turns``: ``text`` is a conversation; its fragments are exactly these turns (with speaker and
+    time) and the extractor reads them turn by turn (:meth:`Extractor.extract_turns`)."""
     if not options.name:
         raise errors.InvalidInput("a source name is required")
     check_size(options.name, text, max_bytes)
@@ -156,12 +160,17 @@ def ingest_text(db: Database, text: str, options: SourceOptions, *, candidates: 
     _check_choice("authority", options.authority, AUTHORITIES)
     _check_choice("label", options.provenance, LABELS)
     _check_choice("origin", options.origin, ORIGINS)
-    proposed = list(candidates) + get_extractor(extractor).extract(text, source_name=options.name)
+    chosen = get_extractor(extractor)
+    proposed = list(candidates) + (chosen.extract(text, source_name=options.name) if turns is None
+                                   else chosen.extract_turns(text, turns, source_name=options.name))
     located, rejected = gate(text, proposed)
     skipped, warnings = extraction_report(text, located, rejected)
     told = hint(skipped, extractor=extractor, llm_configured=settings.load().llm_url is not None)
     claims = [_claim_json(loc.candidate, loc.start, loc.end) for loc in located]
-    fragments = [{"start": s, "end": e} for s, e in split_fragments(text)]
+    fragments: list[dict[str, Any]] = (
+        [{"start": s, "end": e} for s, e in split_fragments(text)] if turns is None else
+        [{"start": t.start, "end": t.end, "speaker": t.speaker, "time": t.time.isoformat() if t.time else None}
+         for t in turns])
     args = (options.name, text, options.origin, options.authority, options.provenance,
             options.version_label, path, Jsonb(fragments), Jsonb(claims), Jsonb(_rejected_json(rejected)))
     with db.transaction(conn) as c:

@@ -12,14 +12,15 @@ from __future__ import annotations
 import re
 import unicodedata
 from abc import ABC, abstractmethod
-from collections.abc import Mapping
-from dataclasses import dataclass, field
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import ClassVar, Final
 
+from beliefdb.text.turns import TurnSpan
 from beliefdb.vocabulary import BELIEF_KINDS
 
-__all__ = ["KINDS", "Candidate", "Extractor", "NoExtractor", "normalise_name"]
+__all__ = ["KINDS", "Candidate", "Extractor", "NoExtractor", "normalise_name", "on_turn", "turn_of"]
 
 KINDS: Final = BELIEF_KINDS  # the kinds of belief an extractor may propose
 
@@ -60,6 +61,35 @@ class Extractor(ABC):
     @abstractmethod
     def extract(self, text: str, *, source_name: str) -> list[Candidate]:
         """Candidates for ``text``; ``source_name`` (e.g. ``return-policy.md``) may name the subject."""
+
+    def extract_turns(self, text: str, turns: Sequence[TurnSpan], *, source_name: str) -> list[Candidate]:
+        """Candidates for a conversation ``text`` whose turns lie at ``turns``: by default :meth:`extract` of
+        each turn's text alone (so a ``Speaker:`` prefix is never read as a ``Key: value`` line), each
+        candidate quoting its whole turn (:func:`on_turn`)."""
+        return [on_turn(c, text, turn) for turn in turns
+                for c in self.extract(text[turn.start:turn.end], source_name=source_name)]
+
+
+def on_turn(candidate: Candidate, text: str, turn: TurnSpan) -> Candidate:
+    """``candidate`` with its evidence the exact turn (quote and offsets of the turn's text) and its valid
+    time starting at the turn's time (unless the candidate says when it starts)."""
+    valid_from = candidate.valid_from
+    if valid_from is None and turn.time is not None:
+        valid_from = turn.time.isoformat()
+    return replace(candidate, quote=text[turn.start:turn.end], start=turn.start, end=turn.end,
+                   valid_from=valid_from)
+
+
+def turn_of(candidate: Candidate, text: str, turns: Sequence[TurnSpan]) -> TurnSpan | None:
+    """The first turn whose text holds ``candidate``'s quote (an extractor that saw the whole
+    conversation quotes from it without offsets), or None."""
+    quote = candidate.quote
+    if not quote.strip():
+        return None
+    for turn in turns:
+        if text.find(quote, turn.start, turn.end) >= 0:
+            return turn
+    return None
 
 
 class NoExtractor(Extractor):

@@ -30,14 +30,18 @@ so "Returns are accepted within 7 days of delivery." and "The return window is 7
 from __future__ import annotations
 
 import re
+import unicodedata
+from collections.abc import Sequence
 from pathlib import PurePosixPath
 from typing import Final
 
-from beliefdb.text.extractor import Candidate, Extractor, normalise_name
+from beliefdb.text.extractor import Candidate, Extractor, normalise_name, on_turn
 from beliefdb.text.fragments import Fragment, is_key_value, iter_fragments
 from beliefdb.text.numbers import NUMBER_WORD
+from beliefdb.text.self_statements import first_person, self_statement
+from beliefdb.text.turns import TurnSpan
 
-__all__ = ["POLICY_TERMS", "QUALIFIERS", "RuleExtractor"]
+__all__ = ["POLICY_TERMS", "QUALIFIERS", "RuleExtractor", "speaker_subject"]
 
 POLICY_TERMS: Final = frozenset({
     "window", "period", "deadline", "limit", "fee", "rate", "threshold", "policy", "price", "cost",
@@ -52,6 +56,14 @@ QUALIFIERS: Final = frozenset({
     "nominal", "rated", "parental", "maternity", "paternity", "paid", "unpaid", "sick", "remote", "minimal",
     "maximal",
 })
+
+
+def speaker_subject(speaker: str) -> str:
+    """The subject a speaker's statements about themselves are about: their name in lowercase snake_case,
+    accents folded, no word made singular ("James Doe" -> ``james_doe``); the name lowercased when it
+    has no ASCII letters or digits."""
+    folded = unicodedata.normalize("NFKD", speaker).encode("ascii", "ignore").decode("ascii").lower()
+    return "_".join(re.findall(r"[a-z0-9]+", folded)) or "_".join(speaker.lower().split())
 
 
 def _source_subject(source_name: str) -> str:
@@ -282,6 +294,32 @@ class RuleExtractor(Extractor):
 
     def extract(self, text: str, *, source_name: str) -> list[Candidate]:
         return [c for f in iter_fragments(text) if (c := self._candidate(text, f, source_name)) is not None]
+
+    def extract_turns(self, text: str, turns: Sequence[TurnSpan], *, source_name: str) -> list[Candidate]:
+        """Per sentence of each turn: what the speaker says of themselves (:mod:`beliefdb.text.self_statements`,
+        the speaker the subject), else the sentence rules above for a sentence not in the first person. A
+        ``Key: value`` line inside a turn gives nothing (a misread speaker line is not a fact). Of one
+        turn's claims on one subject and attribute the last is kept; each quotes the whole turn."""
+        out: list[Candidate] = []
+        for turn in turns:
+            body = text[turn.start:turn.end]
+            kept: dict[tuple[str, str], Candidate] = {}
+            for f in iter_fragments(body):
+                sentence = body[f.start:f.end]
+                found = self_statement(sentence) if len(sentence) <= _MAX_RULE_CHARS else None
+                if found is not None:
+                    statement = f"{turn.speaker}: {sentence}"
+                    c: Candidate | None = Candidate(statement=statement, subject=speaker_subject(turn.speaker),
+                                                    attribute=found[0], value=found[1], quote=sentence)
+                elif f.kind == "key_value" or first_person(sentence):
+                    continue
+                else:
+                    c = self._candidate(body, f, source_name)
+                if c is not None:
+                    kept.pop((c.subject, c.attribute), None)
+                    kept[(c.subject, c.attribute)] = on_turn(c, text, turn)
+            out.extend(kept.values())
+        return out
 
     @staticmethod
     def _candidate(text: str, fragment: Fragment, source_name: str) -> Candidate | None:

@@ -394,6 +394,8 @@ declare
     v_fragments integer;
     v_starts integer[];
     v_ends integer[];
+    v_speakers text[];
+    v_times timestamptz[];
     v_carried uuid[];
     v_changes jsonb;
     v_outcome jsonb;
@@ -467,14 +469,18 @@ begin
     returning id into v_version_id;
 
     -- (the text of every fragment read in one pass: one substr each took time quadratic in the text)
+    -- (a conversation's turn also says who spoke and when: speaker, time)
     select coalesce(array_agg((f ->> 'start')::integer order by n), '{}'),
-           coalesce(array_agg((f ->> 'end')::integer order by n), '{}')
-      into v_starts, v_ends
+           coalesce(array_agg((f ->> 'end')::integer order by n), '{}'),
+           coalesce(array_agg(nullif(f ->> 'speaker', '') order by n), '{}'),
+           coalesce(array_agg((f ->> 'time')::timestamptz order by n), '{}')
+      into v_starts, v_ends, v_speakers, v_times
       from jsonb_array_elements(coalesce(p_text -> 'fragments', '[]')) with ordinality as x (f, n);
     -- (the same span twice is one fragment: a new version has none yet)
-    insert into beliefdb.fragment (workspace_id, source_version_id, start_offset, end_offset, text)
-    select distinct on (f.s, f.e) p_workspace_id, v_version_id, f.s, f.e, f.text
-      from unnest(v_starts, v_ends, beliefdb._slices(v_content, v_starts, v_ends)) as f (s, e, text)
+    insert into beliefdb.fragment (workspace_id, source_version_id, start_offset, end_offset, text, speaker, spoken_at)
+    select distinct on (f.s, f.e) p_workspace_id, v_version_id, f.s, f.e, f.text, f.speaker, f.spoken_at
+      from unnest(v_starts, v_ends, beliefdb._slices(v_content, v_starts, v_ends), v_speakers, v_times)
+           as f (s, e, text, speaker, spoken_at)
      order by f.s, f.e;
     get diagnostics v_fragments = row_count;
 

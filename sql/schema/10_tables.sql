@@ -211,6 +211,8 @@ create table beliefdb.fragment (
     start_offset integer not null check (start_offset >= 0),
     end_offset integer not null,
     text text not null,
+    speaker text check (speaker <> ''),
+    spoken_at timestamptz,
     primary key (workspace_id, id),
     unique (workspace_id, source_version_id, start_offset, end_offset),
     check (end_offset > start_offset),
@@ -218,6 +220,8 @@ create table beliefdb.fragment (
     foreign key (workspace_id, source_version_id) references beliefdb.source_version (workspace_id, id) on delete cascade
 );
 comment on table beliefdb.fragment is 'An exact character span of a source version; its text equals the version text at its offsets';
+comment on column beliefdb.fragment.speaker is 'Who said this fragment, when it is a turn of a conversation (null for a document)';
+comment on column beliefdb.fragment.spoken_at is 'When this turn of a conversation was said (null when unknown, or for a document)';
 
 -- A statement the memory holds, with subject / attribute / value.
 create table beliefdb.belief (

@@ -1,0 +1,49 @@
+"""The conversation methods :class:`~beliefdb.BeliefDB` inherits from :class:`Conversations`: a
+conversation's turns stored as fragments of one source, with speaker and time, and read by a
+turn-aware extractor (:mod:`beliefdb.store.conversations`)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from datetime import datetime
+from pathlib import Path
+
+from beliefdb.db.connector import Database
+from beliefdb.models import IngestFailure, IngestReport, Turn
+from beliefdb.store import conversations
+from beliefdb.store.ingest import SourceOptions
+
+
+class Conversations:
+    """The conversation methods of :class:`~beliefdb.BeliefDB` (one transaction each)."""
+
+    database: Database
+
+    def ingest_conversation(self, turns: Sequence[Turn], *, source: str, authority: str | None = None,
+                            label: str | None = None, version_label: str | None = None, extractor: str = "rules",
+                            embed: bool = True, preview: bool = False) -> IngestReport:
+        """Store a conversation as the next version of the source ``source``: each turn a fragment with its
+        speaker and time, so a belief's evidence is the exact turn and its valid time starts at the turn's
+        time. The extractor reads turn by turn, the speaker the subject of what they say of themselves."""
+        options = SourceOptions(name=source, authority=authority, provenance=label, origin="conversation",
+                                version_label=version_label)
+        return conversations.ingest_conversation(self.database, turns, options, extractor=extractor, embed=embed,
+                                                 preview=preview)
+
+    def remember_turn(self, conversation: str, speaker: str, text: str, *, time: datetime | None = None,
+                      extractor: str = "rules", embed: bool = True) -> IngestReport:
+        """Append one turn to ``conversation`` (a new version of that source: its earlier turns and this
+        one; the source is created by its first turn) and extract from this turn only."""
+        return conversations.remember_turn(self.database, conversation, Turn(speaker, text, time),
+                                           extractor=extractor, embed=embed)
+
+    def ingest_transcripts(self, *paths: str | Path, source: str | None = None, authority: str | None = None,
+                           label: str | None = None, version_label: str | None = None, extractor: str = "rules",
+                           embed: bool = True, preview: bool = False, progress: Callable[[Path], None] | None = None,
+                           max_bytes: int | None = None) -> list[IngestReport | IngestFailure]:
+        """Ingest chat files (``.jsonl`` of ``{"speaker", "time", "text"}``, or ``Speaker: text`` transcripts),
+        one conversation each, like :meth:`ingest` (``beliefdb ingest --format chat``)."""
+        options = SourceOptions(name=source, authority=authority, provenance=label, version_label=version_label)
+        return conversations.ingest_transcripts(self.database, [Path(p) for p in paths], options,
+                                                extractor=extractor, embed=embed, preview=preview, progress=progress,
+                                                max_bytes=max_bytes)

@@ -1,0 +1,106 @@
+"""Conversations in: turns as fragments of one source (with speaker and time), read by a turn-aware
+extractor, so a belief's evidence is the exact turn and its valid time starts at the turn's time.
+
+A conversation is a source; its text is the turns laid out one a line (:mod:`beliefdb.text.turns`).
+Appending a turn (:func:`remember_turn`) stores a new version of that source: the earlier text plus
+one line, so every earlier quote is repeated where it was and its beliefs carry forward (rule 18 of
+docs/rules.md), and only the new turn is read by the extractor.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from datetime import datetime
+from pathlib import Path
+
+from beliefdb import errors
+from beliefdb.db.connector import Database
+from beliefdb.db.queries import Q
+from beliefdb.inputs import shown
+from beliefdb.models import IngestFailure, IngestReport, Turn
+from beliefdb.store import files
+from beliefdb.store.ingest import SourceOptions, check_size, ingest_text, max_ingest_bytes
+from beliefdb.text.registry import get_extractor
+from beliefdb.text.transcripts import parse_chat_file
+from beliefdb.text.turns import TurnSpan, append_turn, check_turn, lay_out
+
+__all__ = ["CHAT_SUFFIXES", "ingest_conversation", "ingest_transcripts", "remember_turn"]
+
+CHAT_SUFFIXES = (".jsonl", ".txt", ".md", ".markdown")
+
+
+def ingest_conversation(db: Database, turns: Sequence[Turn], options: SourceOptions, *, extractor: str = "rules",
+                        embed: bool = True, preview: bool = False, path: str | None = None,
+                        max_bytes: int | None = None) -> IngestReport:
+    """Store ``turns`` as the next version of the source ``options.name`` (one transaction)."""
+    text, spans = lay_out(turns)
+    return ingest_text(db, text, options, extractor=extractor, path=path, embed=embed, preview=preview,
+                       max_bytes=max_bytes, turns=spans)
+
+
+def remember_turn(db: Database, conversation: str, turn: Turn, *, extractor: str = "rules",
+                  embed: bool = True) -> IngestReport:
+    """Append ``turn`` to ``conversation`` (created by its first turn) and extract from that turn only.
+
+    Reading the conversation and storing its next version is one transaction under the workspace's
+    writer lock, so two turns appended at once both end up in it, one after the other."""
+    if not isinstance(conversation, str) or not conversation.strip():
+        raise errors.InvalidInput("a conversation name is required")
+    turn = check_turn(turn, "the turn")
+    chosen = get_extractor(extractor)
+    with db.transaction() as c:
+        c.execute(Q.lock_workspace)
+        row = c.execute(Q.conversation_in_force, (conversation,)).fetchone()
+        text, spans = "", []
+        if row is not None:
+            text, _version, stored = row
+            if not stored:
+                raise errors.InvalidInput(
+                    f"{conversation} is a document, not a conversation: its text has no turns (append turns to a"
+                    " source made by ingest_conversation, remember_turn or 'ingest --format chat')")
+            spans = [TurnSpan(t["start"], t["end"], t["speaker"],
+                              datetime.fromisoformat(t["time"]) if t["time"] is not None else None) for t in stored]
+        text, span = append_turn(text, turn)
+        check_size(conversation, text)
+        candidates = chosen.extract_turns(text, [span], source_name=conversation)
+        report = ingest_text(db, text, SourceOptions(name=conversation, origin="conversation" if row is None else None),
+                             candidates=candidates, extractor="none", embed=embed, conn=c, turns=[*spans, span])
+    return report
+
+
+def ingest_transcripts(db: Database, paths: list[Path], options: SourceOptions, *, extractor: str = "rules",
+                       embed: bool = True, preview: bool = False, progress: Callable[[Path], None] | None = None,
+                       max_bytes: int | None = None) -> list[IngestReport | IngestFailure]:
+    """Ingest chat files (JSONL of turns, or transcripts), one conversation and one transaction each; a bad
+    file is reported (its line named) and does not stop the others."""
+    if not paths:
+        raise errors.InvalidInput("no files to ingest")
+    if options.name and len(paths) > 1:
+        raise errors.InvalidInput("--source names one source: give it one file at a time")
+    limit = max_ingest_bytes(max_bytes)
+    get_extractor(extractor)
+    results: list[IngestReport | IngestFailure] = []
+    for path in paths:
+        try:
+            if path.suffix.lower() not in CHAT_SUFFIXES:
+                raise errors.InvalidInput(
+                    f"{shown(path)}: unsupported file type for --format chat '{shown(path.suffix) or '(none)'}'"
+                    f" (supported: {', '.join(CHAT_SUFFIXES)})")
+            data = files.read_regular(path)
+            if len(data) > limit:
+                raise errors.InvalidInput(f"{shown(path)}: {len(data):,} bytes is over the ingest limit of"
+                                          f" {limit:,} bytes; raise it with --max-bytes or BELIEFDB_INGEST_MAX_BYTES")
+            turns = parse_chat_file(files.decode_utf8(data, shown(path)), shown(path),
+                                    jsonl=path.suffix.lower() == ".jsonl")
+            named = SourceOptions(name=options.name or shown(path.name), authority=options.authority,
+                                  provenance=options.provenance, origin=options.origin or "conversation",
+                                  version_label=options.version_label)
+            results.append(ingest_conversation(db, turns, named, extractor=extractor, embed=embed, preview=preview,
+                                               path=shown(path), max_bytes=limit))
+        except errors.DatabaseUnavailable:
+            raise
+        except errors.BeliefDBError as exc:
+            results.append(IngestFailure(path=shown(path), error=exc.code, message=exc.message))
+        if progress is not None:
+            progress(path)
+    return results

@@ -1,0 +1,210 @@
+"""What people say about themselves in a conversation, as (attribute, value) of the speaker.
+
+Rules, per sentence of a turn (leading fillers such as "oh," "actually," "so" skipped; the first
+match wins; questions give nothing):
+
+- ``I moved to X`` / ``I live in X`` / ``I'm living in X`` / ``I'm based in X``   -> ``lives_in`` = X
+- ``I work at/for X`` / ``I started (working) at X`` / ``I joined X``              -> ``works_at`` = X
+- ``I work as a X`` / ``I'm working as a X``                                       -> ``job`` = X
+- ``I'm from X`` / ``I was born in X``                                             -> ``from`` / ``birthplace``
+- ``I'm N (years old)`` / ``I turned N``                                            -> ``age`` = N
+- ``my/our favo(u)rite X is Y``                                                    -> ``favorite_x`` = Y
+- ``my/our X's Y is V``                                                            -> ``x_y`` = V
+- ``my/our X is N (years old)`` / ``my X turned N`` (X a person or pet)           -> ``x_age`` = N
+- ``my/our X is V``                                                                 -> ``x`` = V
+- ``I'm (now/no longer) allergic to X``                                             -> ``allergic_to_x`` = yes / no
+- ``we/I switched/moved/changed/upgraded to the X plan``                            -> ``plan`` = X plan (the
+  last word of a ``the ...`` phrase names the attribute; otherwise ``uses``)
+- ``I/we (now) use X``                                                              -> ``uses`` = X
+- ``I have N things`` / ``I weigh N kg`` / ``I earn N``                             -> ``thing_count``,
+  ``weight``, ``income``
+- ``I'm (a) vegetarian/vegan/...``                                                  -> ``diet``
+- ``I no longer live in / work at / use X``                                         -> that attribute = ``not X``;
+  ``I no longer V`` otherwise                                                         -> ``v`` = ``no``
+
+A value ends at a clause (", ", " and ", " because ", ...) and loses trailing time phrases ("last
+month", "in 2023", "now"), so "I moved to Berlin last month" says ``lives_in`` = ``Berlin``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Final
+
+from beliefdb.text.extractor import normalise_name
+
+__all__ = ["FIRST_PERSON_RE", "first_person", "self_statement"]
+
+_APOS: Final = r"['’]"
+_I_AM: Final = rf"(?:i{_APOS}m|i am)"
+_WE: Final = r"(?:i|we)"
+_ADVERB: Final = r"(?:(?:just|recently|finally|now|actually|already|also|even|officially|currently)\s+)*"
+_FILLER_RE: Final = re.compile(
+    r"(?:(?:oh|well|so|yeah|yes|yep|no|nope|actually|btw|by the way|also|and|but|anyway|guess what|fun fact|"
+    r"hey|hi|hello|ok|okay|um|uh|haha|lol|honestly|basically|update|news)\b[,!:.\-—]*\s+)+",
+    re.IGNORECASE)
+FIRST_PERSON_RE: Final = re.compile(rf"(?:i|i{_APOS}(?:m|ve|d|ll)|me|my|we|we{_APOS}(?:re|ve|d|ll)|our|us)\b",
+                                    re.IGNORECASE)
+"""A sentence (fillers skipped) that starts in the first person: not for the third-person rules."""
+
+_CLAUSE_END_RE: Final = re.compile(
+    r"\s*(?:[,;:(—]|\s-\s|\b(?:and|but|because|since|so|which|who|where|when|while|though|although|after|"
+    r"before|until|as|if|with|for|to be)\b).*$", re.IGNORECASE)
+_TIME_TAIL_RE: Final = re.compile(
+    r"\s+(?:(?:last|this|next|past)\s+\w+|\d+\s+\w+\s+ago|a\s+(?:few\s+)?\w+\s+ago|yesterday|today|tonight|"
+    r"recently|now|already|again|too|anymore|any more|as well|lately|(?:in|on|since|around|about|from)\s+"
+    r"(?:\d{4}|january|february|march|april|may|june|july|august|september|october|november|december|"
+    r"monday|tuesday|wednesday|thursday|friday|saturday|sunday|spring|summer|autumn|fall|winter)\b.*)$",
+    re.IGNORECASE)
+_LEAD_DET_RE: Final = re.compile(r"(?:the|a|an)\s+", re.IGNORECASE)
+_NUMBER: Final = r"(?P<n>\d+(?:[.,]\d+)?)"
+_PEOPLE_AND_PETS: Final = frozenset({
+    "son", "daughter", "kid", "child", "baby", "boy", "girl", "brother", "sister", "mom", "mum", "mother", "dad",
+    "father", "wife", "husband", "partner", "grandma", "grandmother", "grandpa", "grandfather", "dog", "cat",
+    "puppy", "kitten", "niece", "nephew", "cousin", "friend", "boyfriend", "girlfriend", "twin", "aunt", "uncle",
+})
+_DIETS: Final = frozenset({"vegetarian", "vegan", "pescatarian", "keto", "gluten-free", "lactose intolerant"})
+_MAX_VALUE_WORDS: Final = 8
+
+Found = tuple[str, str]  # (attribute, value)
+
+
+def _value(raw: str) -> str | None:
+    """A value cut at the end of its clause, without trailing time phrases, determiners or stops."""
+    value = _CLAUSE_END_RE.sub("", raw.strip())
+    while True:
+        shorter = _TIME_TAIL_RE.sub("", value)
+        if shorter == value:
+            break
+        value = shorter
+    value = value.strip(" .!\"'“”‘’*`")
+    if not value or len(value.split()) > _MAX_VALUE_WORDS:
+        return None
+    return value
+
+
+def _thing(raw: str) -> str | None:
+    """A value without a leading article ("the annual plan" -> "annual plan")."""
+    value = _value(raw)
+    return _LEAD_DET_RE.sub("", value, count=1) if value is not None else None
+
+
+def _named(attribute: str, value: str | None) -> Found | None:
+    return (attribute, value) if value else None
+
+
+def _switched(m: re.Match[str]) -> Found | None:
+    raw = m.group("x")
+    value = _thing(raw)
+    if value is None:
+        return None
+    if _LEAD_DET_RE.match(raw.strip()) or raw.strip().lower().startswith(("our ", "my ")):
+        value = re.sub(r"^(?:our|my)\s+", "", value, flags=re.IGNORECASE)
+        last = normalise_name(value.split()[-1])
+        if last and len(value.split()) >= 2:
+            return last, value
+    return "uses", value
+
+
+def _my_thing(m: re.Match[str]) -> Found | None:
+    noun = m.group("x").strip()
+    words = noun.lower().split()
+    if not words or len(words) > 3 or any(w in {"name", "favorite", "favourite"} for w in words[:-1]):
+        return None
+    if any(w in {"i", "it", "this", "that", "there", "what", "not", "been", "being"} for w in words):
+        return None
+    raw = m.group("v")
+    if re.match(r"(?:not|no longer|also|still|so|very|really|too|getting|going|being)\b", raw.strip(), re.IGNORECASE):
+        return None
+    number = re.fullmatch(rf"{_NUMBER}(?:\s+(?:years?|yrs?)(?:\s+old)?)?(?:\s+now)?[.!]?", raw.strip(), re.IGNORECASE)
+    attribute = normalise_name(noun)
+    if number is not None and normalise_name(words[-1]) in _PEOPLE_AND_PETS:
+        return _named(f"{attribute}_age", number.group("n"))
+    return _named(attribute, _thing(raw))
+
+
+def _no_longer(m: re.Match[str]) -> Found | None:
+    rest = m.group("x").strip()
+    for pattern, attribute in ((r"live\s+in\s+(.+)", "lives_in"), (r"work\s+(?:at|for)\s+(.+)", "works_at"),
+                               (r"use\s+(.+)", "uses")):
+        hit = re.fullmatch(pattern, rest, re.IGNORECASE)
+        if hit is not None:
+            value = _thing(hit.group(1))
+            return _named(attribute, f"not {value}" if value else None)
+    allergic = re.fullmatch(r"allergic\s+to\s+(.+)", rest, re.IGNORECASE)
+    if allergic is not None:
+        what = normalise_name(_thing(allergic.group(1)) or "")
+        return _named(f"allergic_to_{what}", "no" if what else None)
+    verb = _value(rest)
+    attribute = normalise_name(verb or "")
+    return _named(attribute, "no") if attribute and len(attribute.split("_")) <= 4 else None
+
+
+_RULES: Final[tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], Found | None]], ...]] = tuple(
+    (re.compile(p, re.IGNORECASE), f) for p, f in (
+        (rf"(?:{_WE}\s+|{_I_AM}\s+)no longer\s+(?P<x>.+)", _no_longer),
+        (rf"(?:{_WE}\s+don{_APOS}t|{_I_AM}\s+not)\s+(?P<x>.+?)\s+any\s?more", _no_longer),
+        (rf"{_WE}\s+{_ADVERB}(?:moved|relocated)\s+(?:back\s+)?to\s+(?!the\s+\w+\s+plan)(?P<x>[A-Z].+)",
+         lambda m: _named("lives_in", _thing(m.group("x")))),
+        (rf"(?:{_WE}\s+{_ADVERB}live|{_I_AM}\s+{_ADVERB}(?:living|based|staying)|we{_APOS}re\s+{_ADVERB}(?:living|based))"
+         rf"\s+in\s+(?P<x>.+)", lambda m: _named("lives_in", _thing(m.group("x")))),
+        (rf"{_WE}\s+{_ADVERB}(?:switched|moved|changed|upgraded|downgraded|migrated|went)\s+(?:over\s+|back\s+)?to\s+"
+         rf"(?P<x>.+)", _switched),
+        (rf"{_WE}\s+{_ADVERB}use\s+(?P<x>.+)", lambda m: _named("uses", _thing(m.group("x")))),
+        (rf"(?:i\s+{_ADVERB}work|{_I_AM}\s+{_ADVERB}working)\s+as\s+(?:a|an)\s+(?P<x>.+)",
+         lambda m: _named("job", _value(m.group("x")))),
+        (rf"(?:i\s+{_ADVERB}work|{_I_AM}\s+{_ADVERB}working|i\s+{_ADVERB}started\s+(?:working\s+|a\s+(?:new\s+)?job\s+)?)"
+         rf"\s*(?:at|for)\s+(?P<x>.+)", lambda m: _named("works_at", _thing(m.group("x")))),
+        (rf"i\s+{_ADVERB}joined\s+(?P<x>[A-Z].+)", lambda m: _named("works_at", _thing(m.group("x")))),
+        (rf"{_I_AM}\s+{_ADVERB}allergic\s+to\s+(?P<x>.+)",
+         lambda m: (lambda w: _named(f"allergic_to_{w}", "yes") if w else None)(
+             normalise_name(_thing(m.group("x")) or ""))),
+        (rf"{_I_AM}\s+(?:originally\s+)?from\s+(?P<x>.+)", lambda m: _named("from", _thing(m.group("x")))),
+        (r"i\s+was\s+born\s+in\s+(?P<x>[A-Z].+)", lambda m: _named("birthplace", _thing(m.group("x")))),
+        (rf"(?:{_I_AM}\s+{_ADVERB}|i\s+{_ADVERB}turned\s+){_NUMBER}(?:\s+(?:years?|yrs?)(?:\s+old)?)?(?:\s+now)?\s*$",
+         lambda m: _named("age", m.group("n"))),
+        (rf"{_I_AM}\s+{_ADVERB}(?:a\s+|an\s+)?(?P<x>{'|'.join(sorted(_DIETS))})\b",
+         lambda m: _named("diet", m.group("x").lower())),
+        (rf"i\s+{_ADVERB}weigh\s+(?P<x>\d+(?:[.,]\d+)?\s*(?:kg|kilos?|lbs?|pounds?))\b",
+         lambda m: _named("weight", m.group("x"))),
+        (rf"i\s+{_ADVERB}(?:earn|make)\s+(?P<x>[$€£]?\d[\d,.]*\s*(?:k|[$€£]|dollars|euros|pounds)?"
+         rf"(?:\s+(?:a|per)\s+(?:year|month|hour))?)", lambda m: _named("income", m.group("x").strip())),
+        (rf"(?:i|we)\s+{_ADVERB}(?:have|own|got)\s+{_NUMBER}\s+(?P<x>[a-z]+)\b",
+         lambda m: _named(f"{normalise_name(m.group('x'))}_count", m.group("n"))),
+        (r"(?:my|our)\s+(?P<x>favou?rite\s+\w+(?:\s+\w+)?)\s+(?:is|are)\s+(?P<v>.+)",
+         lambda m: _named(normalise_name(m.group("x").lower().replace("favourite", "favorite")), _value(m.group("v")))),
+        (rf"(?:my|our)\s+(?P<x>\w+){_APOS}s\s+(?P<y>\w+(?:\s+\w+)?)\s+(?:is|are)\s+(?P<v>.+)",
+         lambda m: _named(normalise_name(f"{m.group('x')} {m.group('y')}"), _value(m.group("v")))),
+        (rf"(?:my|our)\s+(?P<x>\w+)\s+(?:just\s+)?turned\s+{_NUMBER}\b",
+         lambda m: _named(f"{normalise_name(m.group('x'))}_age", m.group("n"))
+         if normalise_name(m.group("x")) in _PEOPLE_AND_PETS else None),
+        (r"(?:my|our)\s+(?P<x>\w+(?:\s+\w+){0,2}?)\s+(?:is|are|was changed to|has changed to)\s+(?:now\s+)?(?P<v>.+)",
+         _my_thing),
+    ))
+
+
+def _without_fillers(sentence: str) -> str:
+    body = sentence.strip()
+    m = _FILLER_RE.match(body)
+    return body[m.end():] if m is not None else body
+
+
+def first_person(sentence: str) -> bool:
+    """Whether ``sentence`` (fillers skipped) starts in the first person ("I", "my", "we", ...)."""
+    return FIRST_PERSON_RE.match(_without_fillers(sentence)) is not None
+
+
+def self_statement(sentence: str) -> Found | None:
+    """``(attribute, value)`` the speaker says of themselves in ``sentence``, or None."""
+    body = _without_fillers(sentence).rstrip(".!").strip()
+    if not body or body.endswith("?"):
+        return None
+    for pattern, rule in _RULES:
+        m = pattern.match(body)
+        if m is not None:
+            found = rule(m)
+            if found is not None and found[0] and found[1]:
+                return found
+            return None
+    return None

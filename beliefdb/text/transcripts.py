@@ -1,0 +1,138 @@
+"""Chat files read as turns: JSON Lines of ``{"speaker", "time", "text"}`` and transcripts of
+``Speaker: text``, ``**Speaker:** text`` or ``[time] Speaker: text`` lines (markdown chat exports).
+
+In a transcript, a line that is not a speaker line continues the turn before it; markdown headings,
+horizontal rules and blank lines end a turn and are not part of any. Anything wrong is InvalidInput
+naming the file and the line, before anything is stored.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any, Final
+
+from beliefdb import errors
+from beliefdb.inputs import parse_moment
+from beliefdb.models.conversations import Turn
+from beliefdb.text.turns import check_turn
+
+__all__ = ["SPEAKER_LINE_RE", "looks_like_transcript", "parse_chat_file", "parse_chat_jsonl", "parse_transcript"]
+
+# A speaker: 1-4 words of letters, digits, dots, apostrophes, hyphens, underscores (no colon or bracket).
+_SPEAKER: Final = r"[^\W\d_][\w.'’-]*(?: [\w.'’-]+){0,3}"
+SPEAKER_LINE_RE: Final = re.compile(
+    rf"(?:[-*+]\s+)?(?:\[(?P<time>[^\]\n]{{1,64}})\]\s*)?"
+    rf"(?:\*\*(?P<bold>{_SPEAKER})(?::\*\*|\*\*\s*:)|(?P<plain>{_SPEAKER})\s*:)"
+    rf"(?:\s+(?P<text>\S.*))?"
+)
+"""A transcript line (stripped; use with ``fullmatch``): optional list marker, optional ``[time]``,
+the speaker (plain, or bold in either ``**Name:**`` or ``**Name**:`` form), a colon, the text."""
+
+_SKIP_RE: Final = re.compile(r"#{1,6}(?:\s.*)?|(?:-{3,}|\*{3,}|_{3,})")
+_URL_SCHEMES: Final = frozenset({"http", "https", "ftp", "mailto", "file"})
+
+
+def _speaker_line(line: str) -> re.Match[str] | None:
+    m = SPEAKER_LINE_RE.fullmatch(line)
+    if m is None or (m.group("bold") or m.group("plain")).lower() in _URL_SCHEMES:
+        return None
+    return m
+
+
+def parse_transcript(text: str, name: str) -> list[Turn]:
+    """The turns of a transcript; InvalidInput names ``name`` and the line of the first problem."""
+    turns: list[Turn] = []
+    where: list[str] = []  # the line each turn starts on, for the message of a bad turn
+    current: dict[str, Any] | None = None
+
+    def close() -> None:
+        nonlocal current
+        if current is not None:
+            body = "\n".join(current["lines"]).strip()
+            if not body:
+                raise errors.InvalidInput(f"{current['where']}: a turn without text (expected 'Speaker: text')")
+            turns.append(check_turn(Turn(current["speaker"], body, current["time"]), current["where"]))
+            where.append(current["where"])
+            current = None
+
+    for number, raw in enumerate(text.splitlines(), start=1):
+        line = raw.strip()
+        here = f"{name} line {number}"
+        if not line or _SKIP_RE.fullmatch(line):
+            close()
+            continue
+        m = _speaker_line(line)
+        if m is not None:
+            close()
+            moment = parse_moment(m.group("time").strip(), f"{here}: the time") if m.group("time") else None
+            current = {"speaker": m.group("bold") or m.group("plain"), "time": moment,
+                       "lines": [m.group("text") or ""], "where": here}
+        elif current is not None:
+            current["lines"].append(line)
+        else:
+            raise errors.InvalidInput(f"{here}: not a turn (expected 'Speaker: text', '**Speaker:** text' or"
+                                      " '[time] Speaker: text')")
+    close()
+    if not turns:
+        raise errors.InvalidInput(f"{name}: no turns (expected lines of 'Speaker: text')")
+    return turns
+
+
+def _field(obj: dict[str, Any], keys: tuple[str, ...]) -> Any:
+    for key in keys:
+        if key in obj:
+            return obj[key]
+    return None
+
+
+def parse_chat_jsonl(text: str, name: str) -> list[Turn]:
+    """Turns from JSON Lines, one ``{"speaker", "text", "time"}`` object a line (``role``/``content``
+    accepted for ``speaker``/``text``; ``time`` optional, ISO 8601); blank lines skipped."""
+    turns = []
+    for number, line in enumerate(text.split("\n"), start=1):
+        line = line.removesuffix("\r")
+        if not line.strip():
+            continue
+        here = f"{name} line {number}"
+        try:
+            obj = json.loads(line)
+        except (ValueError, RecursionError) as exc:
+            detail = exc.msg if isinstance(exc, json.JSONDecodeError) else "not JSON"
+            raise errors.InvalidInput(f"{here}: invalid JSON ({detail})") from None
+        if not isinstance(obj, dict):
+            raise errors.InvalidInput(f"{here}: expected a JSON object with speaker and text")
+        speaker, body, moment = _field(obj, ("speaker", "role")), _field(obj, ("text", "content")), obj.get("time")
+        if not isinstance(speaker, str) or not speaker.strip():
+            raise errors.InvalidInput(f"{here}: 'speaker' must be a non-empty string")
+        if not isinstance(body, str) or not body.strip():
+            raise errors.InvalidInput(f"{here}: 'text' must be a non-empty string")
+        if moment is not None and not isinstance(moment, str):
+            raise errors.InvalidInput(f"{here}: 'time' must be an ISO 8601 timestamp string")
+        when = parse_moment(moment, f"{here}: 'time'") if moment is not None else None
+        turns.append(check_turn(Turn(speaker, body, when), here))
+    if not turns:
+        raise errors.InvalidInput(f"{name}: no turns")
+    return turns
+
+
+def parse_chat_file(text: str, name: str, *, jsonl: bool) -> list[Turn]:
+    """The turns of a chat file: JSON Lines when ``jsonl``, else a transcript."""
+    return parse_chat_jsonl(text, name) if jsonl else parse_transcript(text, name)
+
+
+def looks_like_transcript(text: str) -> bool:
+    """Whether most lines of ``text`` are ``Name: sentence`` turns (a few names, each speaking more than
+    once), so reading it as ``Key: value`` facts would be a mistake."""
+    lines = [x.strip() for x in text.splitlines() if x.strip() and not _SKIP_RE.fullmatch(x.strip())]
+    if len(lines) < 4:
+        return False
+    speakers: dict[str, int] = {}
+    for line in lines:
+        m = _speaker_line(line)
+        if m is not None and len((m.group("text") or "").split()) >= 3:
+            who = (m.group("bold") or m.group("plain")).lower()
+            speakers[who] = speakers.get(who, 0) + 1
+    said = sum(speakers.values())
+    return said * 10 >= len(lines) * 6 and len(speakers) <= max(2, said // 3) and max(speakers.values()) >= 2
+
