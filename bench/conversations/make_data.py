@@ -197,7 +197,9 @@ class Writer:
     def session(self, start: datetime) -> None:
         self.now = start
 
-    def say(self, who: int, text: str, rng: random.Random) -> str:
+    def say(self, who: int, text: str, rng: random.Random, *, written: bool = True) -> str:
+        if written:  # "a architect" -> "an architect" (chit-chat is left as its authors wrote it)
+            text = re.sub(r"\b([Aa]) ([aeio])", r"\1n \2", text)
         self.now += timedelta(seconds=rng.randint(20, 200))
         tid = f"{self.cid}-t{len(self.turns) + 1:03d}"
         self.turns.append({"id": tid, "speaker": self.names[who], "time": self.now.strftime("%Y-%m-%dT%H:%M:%SZ"),
@@ -266,7 +268,7 @@ def conversation(n: int, rng: random.Random, chat: list[list[tuple[int, str]]]) 
                     convo, pos = rng.choice(chat), 0
                 who, text = convo[pos]
                 pos += 1
-                w.say(who, text, rng)
+                w.say(who, text, rng, written=False)
             done = cuts[k]
             kind, what = item
             if kind == "first":
@@ -316,7 +318,7 @@ def conversation(n: int, rng: random.Random, chat: list[list[tuple[int, str]]]) 
                 convo, pos = rng.choice(chat), 0
             who, text = convo[pos]
             pos += 1
-            w.say(who, text, rng)
+            w.say(who, text, rng, written=False)
         when = when + timedelta(days=rng.randint(21, 60), minutes=rng.randint(-120, 120))
 
     questions: list[dict[str, Any]] = []
