@@ -19,7 +19,7 @@ from beliefdb.db.queries import Q
 from beliefdb.inputs import shown
 from beliefdb.models import IngestFailure, IngestReport, Turn
 from beliefdb.store import files
-from beliefdb.store.ingest import SourceOptions, check_size, ingest_text, max_ingest_bytes
+from beliefdb.store.ingest import SourceOptions, ingest_text, max_ingest_bytes
 from beliefdb.text.registry import get_extractor
 from beliefdb.text.transcripts import parse_chat_file
 from beliefdb.text.turns import TurnSpan, append_turn, check_turn, lay_out
@@ -47,7 +47,7 @@ def remember_turn(db: Database, conversation: str, turn: Turn, *, extractor: str
     if not isinstance(conversation, str) or not conversation.strip():
         raise errors.InvalidInput("a conversation name is required")
     turn = check_turn(turn, "the turn")
-    chosen = get_extractor(extractor)
+    get_extractor(extractor)  # (an unknown or unconfigured extractor: an error before the lock is taken)
     with db.transaction() as c:
         c.execute(Q.lock_workspace)
         row = c.execute(Q.conversation_in_force, (conversation,)).fetchone()
@@ -61,10 +61,8 @@ def remember_turn(db: Database, conversation: str, turn: Turn, *, extractor: str
             spans = [TurnSpan(t["start"], t["end"], t["speaker"],
                               datetime.fromisoformat(t["time"]) if t["time"] is not None else None) for t in stored]
         text, span = append_turn(text, turn)
-        check_size(conversation, text)
-        candidates = chosen.extract_turns(text, [span], source_name=conversation)
         report = ingest_text(db, text, SourceOptions(name=conversation, origin="conversation" if row is None else None),
-                             candidates=candidates, extractor="none", embed=embed, conn=c, turns=[*spans, span])
+                             extractor=extractor, embed=embed, conn=c, turns=[*spans, span], read=[span])
     return report
 
 

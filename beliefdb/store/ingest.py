@@ -31,10 +31,11 @@ from beliefdb.models import (
 from beliefdb.store import files
 from beliefdb.store.vectors import embed_new
 from beliefdb.text.extractor import Candidate
-from beliefdb.text.fragments import split_fragments
+from beliefdb.text.fragments import Fragment, split_fragments
 from beliefdb.text.gate import gate
 from beliefdb.text.registry import get_extractor
 from beliefdb.text.skips import extraction_report, hint
+from beliefdb.text.transcripts import TRANSCRIPT_HINT, spoken_by, transcript_speakers
 from beliefdb.text.turns import TurnSpan
 from beliefdb.vocabulary import AUTHORITIES, BELIEF_KINDS, LABELS, ORIGINS
 
@@ -146,12 +147,13 @@ def _rejected_json(rejected: list[tuple[Candidate, str]]) -> list[dict[str, str]
 def ingest_text(db: Database, text: str, options: SourceOptions, *, candidates: Iterable[Candidate] = (),
                 extractor: str = "rules", path: str | None = None, embed: bool = True, preview: bool = False,
                 conn: psycopg.Connection[Any] | None = None, max_bytes: int | None = None,
-                turns: Sequence[TurnSpan] | None = None) -> IngestReport:
+                turns: Sequence[TurnSpan] | None = None, read: Sequence[TurnSpan] | None = None) -> IngestReport:
     """Store ``text`` as the next version of a source (a no-op if unchanged), in one transaction.
     With ``preview``, exactly what that would change, and nothing written. A text over ``max_bytes``
     (default ``BELIEFDB_INGEST_MAX_BYTES``) is refused with InvalidInput before anything is done.
     ``turns``: ``text`` is a conversation; its fragments are exactly these turns (with speaker and
-    time) and the extractor reads them turn by turn (:meth:`Extractor.extract_turns`)."""
+    time) and the extractor reads them turn by turn (:meth:`Extractor.extract_turns`): those of ``read``
+    only when given (an appended turn), which are also the ones the report lists when skipped."""
     if not options.name:
         raise errors.InvalidInput("a source name is required")
     check_size(options.name, text, max_bytes)
@@ -161,11 +163,18 @@ def ingest_text(db: Database, text: str, options: SourceOptions, *, candidates: 
     _check_choice("label", options.provenance, LABELS)
     _check_choice("origin", options.origin, ORIGINS)
     chosen = get_extractor(extractor)
-    proposed = list(candidates) + (chosen.extract(text, source_name=options.name) if turns is None
-                                   else chosen.extract_turns(text, turns, source_name=options.name))
+    read = turns if read is None else read
+    speakers = transcript_speakers(text) if read is None else frozenset()
+    extracted = (chosen.extract(text, source_name=options.name) if read is None
+                 else chosen.extract_turns(text, read, source_name=options.name))
+    # (a transcript read as a document: its "Name: text" lines are turns, never Key: value facts)
+    proposed = list(candidates) + [c for c in extracted if not (speakers and spoken_by(c.quote, speakers))]
     located, rejected = gate(text, proposed)
-    skipped, warnings = extraction_report(text, located, rejected)
+    skipped, warnings = extraction_report(
+        text, located, rejected, None if read is None else [Fragment(t.start, t.end, "sentence") for t in read])
     told = hint(skipped, extractor=extractor, llm_configured=settings.load().llm_url is not None)
+    if speakers:
+        told = TRANSCRIPT_HINT if told is None else f"{TRANSCRIPT_HINT}; or {told}"
     claims = [_claim_json(loc.candidate, loc.start, loc.end) for loc in located]
     fragments: list[dict[str, Any]] = (
         [{"start": s, "end": e} for s, e in split_fragments(text)] if turns is None else

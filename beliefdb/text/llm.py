@@ -51,13 +51,13 @@ import itertools
 import logging
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
 from beliefdb import errors, settings
 from beliefdb.openai_client import EndpointError, Failed, Malformed, OpenAIClient, Refused
-from beliefdb.text.extractor import Candidate, Extractor
+from beliefdb.text.extractor import Candidate, Extractor, on_turn, turn_of
 from beliefdb.text.llm_schema import (
     RESPONSE_FORMAT,
     SCHEMA,
@@ -69,6 +69,7 @@ from beliefdb.text.llm_schema import (
 )
 from beliefdb.text.llm_schema import MalformedAnswer as _Malformed
 from beliefdb.text.llm_schema import content as _content
+from beliefdb.text.turns import TurnSpan
 from beliefdb.vocabulary import BELIEF_KINDS
 
 __all__ = ["DEFAULT_MODEL", "RESPONSE_FORMAT", "SCHEMA", "Answer", "BeliefItem", "LLMConfig", "LLMExtractor",
@@ -80,6 +81,12 @@ DEFAULT_MODEL: Final = "gpt-4o-mini"
 NO_ENDPOINT: Final = ("the llm extractor needs an OpenAI-compatible endpoint: set BELIEFDB_LLM_URL "
                       "(e.g. http://127.0.0.1:8080/v1; the rule extractor is the default)")
 
+
+CONVERSATION_NOTE: Final = (
+    "This document is a conversation: each line is one turn, '[time] Speaker: text' (or 'Speaker: text')."
+    " What a speaker says about themselves (I, my, we, our) is about that speaker: use the speaker's name as"
+    " the subject. Copy each quote exactly from the text of one turn, after 'Speaker: ', never the speaker"
+    " or the time. Questions, greetings and small talk state no belief.")
 
 SYSTEM_PROMPT: Final = f"""\
 You extract candidate beliefs (facts, rules, policies, preferences, ...) from a document for an agent's memory.
@@ -204,10 +211,27 @@ class LLMExtractor(Extractor):
                                     on_attempt=self._counted, on_retry=self._retrying)
 
     def extract(self, text: str, *, source_name: str) -> list[Candidate]:
+        return self._extract(text, source_name, conversation=False)
+
+    def extract_turns(self, text: str, turns: Sequence[TurnSpan], *, source_name: str) -> list[Candidate]:
+        """The lines of these turns sent like a document (in pieces of ``chunk_chars``, not one request a
+        turn), the prompt saying each line is ``[time] Speaker: text`` and that a first-person statement's
+        subject is its speaker; each candidate whose quote lies in a turn quotes that whole turn and starts
+        its valid time at the turn's time. Any other candidate goes to the gate as it is."""
+        if not turns:
+            return []
+        piece = text[text.rfind("\n", 0, turns[0].start) + 1:turns[-1].end]
+        out = []
+        for candidate in self._extract(piece, source_name, conversation=True):
+            turn = turn_of(candidate, text, turns)
+            out.append(candidate if turn is None else on_turn(candidate, text, turn))
+        return out
+
+    def _extract(self, text: str, source_name: str, *, conversation: bool) -> list[Candidate]:
         seen: dict[tuple[Any, ...], Candidate] = {}
         for chunk in chunk_text(text, self.config.chunk_chars):
             self.stats.chunks += 1
-            for candidate in self._ask(chunk, source_name):
+            for candidate in self._ask(chunk, source_name, conversation=conversation):
                 key = (candidate.subject, candidate.attribute, candidate.value, candidate.quote, candidate.kind,
                        tuple(sorted(candidate.scope.items())))
                 if key in seen:
@@ -227,10 +251,12 @@ class LLMExtractor(Extractor):
                          attribute=snake_name(item.attribute), value=item.value.strip(), quote=item.quote,
                          kind=kind, scope={c.key: c.value for c in item.scope})
 
-    def _ask(self, chunk: str, source_name: str) -> list[Candidate]:
+    def _ask(self, chunk: str, source_name: str, *, conversation: bool = False) -> list[Candidate]:
+        asked = (f"Conversation: {source_name}\n{CONVERSATION_NOTE}\n<document>\n{chunk}\n</document>"
+                 if conversation else f"Document: {source_name}\n<document>\n{chunk}\n</document>")
         messages: list[dict[str, str]] = [
             {"role": "system", "content": SYSTEM_PROMPT},
-            {"role": "user", "content": f"Document: {source_name}\n<document>\n{chunk}\n</document>"},
+            {"role": "user", "content": asked},
         ]
         attempts = self.config.retries + 1
         reason = ""

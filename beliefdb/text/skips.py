@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from bisect import bisect_left
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Final
 
 from beliefdb.models import ExtractionWarning, Skipped
@@ -101,10 +101,11 @@ def _sources(fragments: list[Fragment], located: Iterable[Located]) -> list[bool
     return out
 
 
-def extraction_report(text: str, located: Iterable[Located], rejected: Iterable[tuple[Candidate, str]]
-                      ) -> tuple[list[Skipped], list[ExtractionWarning]]:
-    """The sentences of ``text`` that are the source of no belief (reason and offsets), and warnings."""
-    fragments = list(iter_fragments(text))
+def extraction_report(text: str, located: Iterable[Located], rejected: Iterable[tuple[Candidate, str]],
+                      fragments: Sequence[Fragment] | None = None) -> tuple[list[Skipped], list[ExtractionWarning]]:
+    """The sentences of ``text`` (or these ``fragments`` of it, in text order: a conversation's turns) that
+    are the source of no belief (reason and offsets), and warnings."""
+    fragments = list(iter_fragments(text)) if fragments is None else list(fragments)
     is_source = _sources(fragments, located)
     aimed = _aimed_at(text, fragments, rejected)
     skipped: list[Skipped] = []

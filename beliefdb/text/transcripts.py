@@ -17,7 +17,8 @@ from beliefdb.inputs import parse_moment
 from beliefdb.models.conversations import Turn
 from beliefdb.text.turns import check_turn
 
-__all__ = ["SPEAKER_LINE_RE", "looks_like_transcript", "parse_chat_file", "parse_chat_jsonl", "parse_transcript"]
+__all__ = ["SPEAKER_LINE_RE", "TRANSCRIPT_HINT", "parse_chat_file", "parse_chat_jsonl", "parse_transcript", "spoken_by",
+           "transcript_speakers"]
 
 # A speaker: 1-4 words of letters, digits, dots, apostrophes, hyphens, underscores (no colon or bracket).
 _SPEAKER: Final = r"[^\W\d_][\w.'’-]*(?: [\w.'’-]+){0,3}"
@@ -121,12 +122,13 @@ def parse_chat_file(text: str, name: str, *, jsonl: bool) -> list[Turn]:
     return parse_chat_jsonl(text, name) if jsonl else parse_transcript(text, name)
 
 
-def looks_like_transcript(text: str) -> bool:
-    """Whether most lines of ``text`` are ``Name: sentence`` turns (a few names, each speaking more than
-    once), so reading it as ``Key: value`` facts would be a mistake."""
+def transcript_speakers(text: str) -> frozenset[str]:
+    """The speakers (lowercased) when most lines of ``text`` are ``Name: sentence`` turns (a few names,
+    one of them speaking more than once), so reading it as ``Key: value`` facts would be a mistake;
+    else the empty set."""
     lines = [x.strip() for x in text.splitlines() if x.strip() and not _SKIP_RE.fullmatch(x.strip())]
     if len(lines) < 4:
-        return False
+        return frozenset()
     speakers: dict[str, int] = {}
     for line in lines:
         m = _speaker_line(line)
@@ -134,5 +136,17 @@ def looks_like_transcript(text: str) -> bool:
             who = (m.group("bold") or m.group("plain")).lower()
             speakers[who] = speakers.get(who, 0) + 1
     said = sum(speakers.values())
-    return said * 10 >= len(lines) * 6 and len(speakers) <= max(2, said // 3) and max(speakers.values()) >= 2
+    if said * 10 >= len(lines) * 6 and len(speakers) <= max(2, said // 3) and max(speakers.values()) >= 2:
+        return frozenset(speakers)
+    return frozenset()
 
+
+def spoken_by(line: str, speakers: frozenset[str]) -> bool:
+    """Whether ``line`` is a turn of one of ``speakers`` (see :func:`transcript_speakers`)."""
+    m = _speaker_line(line.strip())
+    return m is not None and (m.group("bold") or m.group("plain")).lower() in speakers
+
+
+TRANSCRIPT_HINT: Final = ("this looks like a conversation transcript ('Name: text' lines), whose turns are not"
+                          " 'Key: value' facts: ingest it with --format chat (each turn a fragment with its speaker"
+                          " and time, what speakers say of themselves extracted)")

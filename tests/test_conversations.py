@@ -1,0 +1,274 @@
+"""Conversations in (issue 20): turns as fragments with speaker and time, transcripts and JSONL read as
+turns, a turn-aware rule extractor (the speaker the subject of first-person statements), knowledge
+updates across turns settled by rule 8 of docs/rules.md (the later start of valid time wins), and
+remember_turn appending to a conversation."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import psycopg
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import beliefdb
+from beliefdb.errors import InvalidInput
+from beliefdb.models import Turn
+from beliefdb.text.self_statements import self_statement
+from beliefdb.text.transcripts import parse_chat_jsonl, parse_transcript
+from beliefdb.text.turns import lay_out
+
+
+def day(n: int) -> datetime:
+    return datetime(2023, 5, 1, 9, 30, tzinfo=UTC) + timedelta(days=n)
+
+
+def turns_of(db_url: str, source: str) -> list[tuple[str, str, datetime | None, bool]]:
+    """(fragment text, speaker, spoken_at, text equals the version text at its offsets) of the turns of the
+    source's latest version, in order."""
+    with psycopg.connect(db_url) as conn:
+        return [tuple(r) for r in conn.execute(
+            """select f.text, f.speaker, f.spoken_at,
+                      substr(v.content, f.start_offset + 1, f.end_offset - f.start_offset) = f.text
+                 from beliefdb.fragment f
+                 join beliefdb.source_version v on v.workspace_id = f.workspace_id and v.id = f.source_version_id
+                 join beliefdb.source s on s.workspace_id = v.workspace_id and s.id = v.source_id
+                where s.name = %s and f.speaker is not null
+                  and v.version = (select max(w.version) from beliefdb.source_version w where w.source_id = s.id)
+                order by f.start_offset""", (source,)).fetchall()]
+
+
+def beliefs_of(bdb: beliefdb.BeliefDB) -> dict[tuple[str, str, str], str]:
+    return {(b.subject, b.attribute, b.value): b.status for b in bdb.beliefs(include_all=True)}
+
+
+# --- reading chat files (no database) ------------------------------------------------------------------
+
+TRANSCRIPT = """# Support chat, May 2023
+
+[2023-05-01T09:30:00+00:00] Alice: Hi! I live in Paris.
+**Bob:** Nice. Where do you work?
+**Alice**: I work at Acme Corp.
+It is a small company.
+
+---
+Bob: ok
+"""
+
+
+def test_transcript_lines_are_turns_in_every_export_form() -> None:
+    turns = parse_transcript(TRANSCRIPT, "chat.md")
+    assert turns == [
+        Turn("Alice", "Hi! I live in Paris.", datetime(2023, 5, 1, 9, 30, tzinfo=UTC)),
+        Turn("Bob", "Nice. Where do you work?", None),
+        Turn("Alice", "I work at Acme Corp.\nIt is a small company.", None),  # a line that continues a turn
+        Turn("Bob", "ok", None),
+    ]
+
+
+def test_jsonl_turns_with_and_without_time() -> None:
+    text = "\n".join(json.dumps(o) for o in (
+        {"speaker": "alice", "time": "2023-05-01T09:30:00+00:00", "text": "I moved to Berlin."},
+        {"speaker": "bob", "text": "Cool?"},
+    )) + "\n\n"
+    assert parse_chat_jsonl(text, "c.jsonl") == [
+        Turn("alice", "I moved to Berlin.", datetime(2023, 5, 1, 9, 30, tzinfo=UTC)), Turn("bob", "Cool?", None)]
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ('{"speaker": "a", "text": "hi"}\n{"speaker": "b"}\n', "c.jsonl line 2: 'text' must be a non-empty string"),
+    ('{"speaker": "a", "text": "hi", "time": "yesterday"}\n',
+     "c.jsonl line 1: 'time': not an ISO 8601 timestamp: 'yesterday'"),
+    ('{"speaker": "a", "text": "hi"}\n[1, 2]\n', "c.jsonl line 2: expected a JSON object with speaker and text"),
+    ('{"speaker": "a", "text": "hi"\n', "c.jsonl line 1: invalid JSON"),
+])
+def test_bad_jsonl_names_the_line(text: str, message: str) -> None:
+    with pytest.raises(InvalidInput) as exc:
+        parse_chat_jsonl(text, "c.jsonl")
+    assert exc.value.message.startswith(message), exc.value.message
+
+
+def test_bad_transcript_names_the_line() -> None:
+    with pytest.raises(InvalidInput, match=r"t.md line 2: the time: not an ISO 8601 timestamp"):
+        parse_transcript("Alice: hi there\n[not a time] Bob: hello\n", "t.md")
+    with pytest.raises(InvalidInput, match=r"t.md line 1: not a turn"):
+        parse_transcript("just some prose before anyone speaks\nAlice: hi\n", "t.md")
+
+
+speakers = st.text(st.characters(codec="utf-8", exclude_characters=":[]\x00",
+                                 exclude_categories=("Cs", "Cc", "Zl", "Zp")), min_size=1, max_size=12
+                   ).filter(lambda s: s.strip() != "")
+texts = st.text(st.characters(codec="utf-8", exclude_characters="\x00", exclude_categories=("Cs",)),
+                min_size=1, max_size=60).filter(lambda s: s.strip() != "")
+moments = st.none() | st.datetimes(min_value=datetime(1990, 1, 1), max_value=datetime(2090, 1, 1),
+                                   timezones=st.just(UTC))
+turn_lists = st.lists(st.builds(Turn, speakers, texts, moments), min_size=1, max_size=8)
+
+
+@given(turn_lists)
+@settings(max_examples=200, deadline=None, database=None)
+def test_any_turns_lay_out_at_their_offsets(turns: list[Turn]) -> None:
+    text, spans = lay_out(turns)
+    assert len(spans) == len(turns)
+    for turn, span in zip(turns, spans, strict=True):
+        assert text[span.start:span.end] == turn.text.strip()
+        assert span.speaker == " ".join(turn.speaker.split()) and span.time == turn.time
+
+
+@pytest.mark.parametrize(("sentence", "found"), [
+    ("I moved to Berlin last month.", ("lives_in", "Berlin")),
+    ("Oh, I live in Paris.", ("lives_in", "Paris")),
+    ("my daughter is 5", ("daughter_age", "5")),
+    ("we switched to the annual plan", ("plan", "annual plan")),
+    ("I work at Acme Corp.", ("works_at", "Acme Corp")),
+    ("My favourite colour is green.", ("favorite_colour", "green")),
+    ("I'm allergic to peanuts.", ("allergic_to_peanut", "yes")),
+    ("I'm no longer allergic to peanuts.", ("allergic_to_peanut", "no")),
+    ("I no longer live in Paris.", ("lives_in", "not Paris")),
+    ("I weigh 70 kg.", ("weight", "70 kg")),
+    ("I have 3 cats.", ("cat_count", "3")),
+    ("Where do you live?", None),
+    ("I think so.", None),
+])
+def test_self_statements(sentence: str, found: tuple[str, str] | None) -> None:
+    assert self_statement(sentence) == found
+
+
+# --- in the database -----------------------------------------------------------------------------------
+
+@pytest.mark.slow
+@given(turn_lists)
+@settings(max_examples=12, deadline=None, database=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+def test_any_turns_round_trip_through_the_database(bdb: beliefdb.BeliefDB, db_url: str, turns: list[Turn]) -> None:
+    source = f"conv-{abs(hash(tuple(turns)))}"
+    report = bdb.ingest_conversation(turns, source=source, extractor="none", embed=False)
+    stored = turns_of(db_url, source)
+    assert report.fragments == len(turns)
+    assert [(text, speaker, moment) for text, speaker, moment, _ in stored] == [
+        (t.text.strip(), " ".join(t.speaker.split()), t.time) for t in turns]
+    assert all(at_offsets for *_, at_offsets in stored)
+
+
+@pytest.mark.slow
+def test_questions_and_short_turns_are_fragments_and_evidence_is_the_turn(bdb: beliefdb.BeliefDB,
+                                                                        db_url: str) -> None:
+    turns = [Turn("Bob", "Where do you live?", day(0)), Turn("Alice", "ok", day(0)),
+             Turn("Alice", "Well, I live in Paris. It is lovely.", day(0))]
+    report = bdb.ingest_conversation(turns, source="chat-1", embed=False)
+    assert [t[:3] for t in turns_of(db_url, "chat-1")] == [(t.text, t.speaker, t.time) for t in turns]
+    (accepted,) = report.accepted
+    assert (accepted.subject, accepted.attribute, accepted.value) == ("alice", "lives_in", "Paris")
+    assert accepted.quote == "Well, I live in Paris. It is lovely."  # the exact turn
+    (belief,) = bdb.beliefs(subject="alice")
+    assert belief.valid_time.lower == day(0)
+    why = bdb.why(belief.id)
+    assert [e.quote for e in why.evidence] == ["Well, I live in Paris. It is lovely."]
+
+
+@pytest.mark.slow
+def test_a_knowledge_update_across_turns_replaces_the_old_value(bdb: beliefdb.BeliefDB) -> None:
+    report = bdb.ingest_conversation([
+        Turn("Alice", "I live in Paris.", day(0)),
+        Turn("Alice", "My daughter is 5.", day(1)),
+        Turn("Bob", "How is Paris?", day(30)),
+        Turn("Alice", "Actually, I moved to Berlin last month!", day(40)),
+        Turn("Alice", "We switched to the annual plan.", day(41)),
+    ], source="chat-2", embed=False)
+    assert not report.conflicts
+    assert beliefs_of(bdb) == {
+        ("alice", "lives_in", "Paris"): "superseded", ("alice", "lives_in", "Berlin"): "current",
+        ("alice", "daughter_age", "5"): "current", ("alice", "plan", "annual plan"): "current"}
+    current = {b.value: b for b in bdb.beliefs(subject="alice", attribute="lives_in")}
+    assert set(current) == {"Berlin"} and current["Berlin"].valid_time.lower == day(40)
+    # the as-of view from the turns' time: Paris was believed before the move was recorded
+    history = {b.value: b.valid_time.lower for b in bdb.beliefs(subject="alice", attribute="lives_in",
+                                                                   include_all=True)}
+    assert history == {"Paris": day(0), "Berlin": day(40)}
+
+
+@pytest.mark.slow
+def test_remember_turn_appends_and_extracts_from_the_new_turn_only(bdb: beliefdb.BeliefDB, db_url: str) -> None:
+    first = bdb.remember_turn("support", "Alice", "My daughter is 5.", time=day(0), embed=False)
+    assert (first.version, [a.value for a in first.accepted]) == (1, ["5"])
+    bdb.remember_turn("support", "Bob", "Good to know?", time=day(1), embed=False)
+    third = bdb.remember_turn("support", "Alice", "My daughter turned 6 yesterday.", time=day(300), embed=False)
+    assert third.version == 3 and [a.value for a in third.accepted] == ["6"]
+    assert [(s.quote, s.reason) for s in third.skipped] == []  # only the appended turn is reported
+    assert [t[:3] for t in turns_of(db_url, "support")] == [
+        ("My daughter is 5.", "Alice", day(0)), ("Good to know?", "Bob", day(1)),
+        ("My daughter turned 6 yesterday.", "Alice", day(300))]
+    assert beliefs_of(bdb) == {("alice", "daughter_age", "5"): "superseded",
+                               ("alice", "daughter_age", "6"): "current"}
+    with psycopg.connect(db_url) as conn:
+        texts = [r[0] for r in conn.execute("select content from beliefdb.source_version order by version")]
+    assert texts[1].startswith(texts[0] + "\n") and texts[2].startswith(texts[1] + "\n")
+
+
+@pytest.mark.slow
+def test_remember_turn_refuses_a_document(bdb: beliefdb.BeliefDB) -> None:
+    bdb.ingest_text("The return window is 30 days.", source="policy.md")
+    with pytest.raises(InvalidInput, match=r"policy\.md is a document, not a conversation"):
+        bdb.remember_turn("policy.md", "Alice", "I live in Paris.")
+    with pytest.raises(InvalidInput, match="the turn: the text must be a non-empty string"):
+        bdb.remember_turn("chat", "Alice", "   ")
+    before = beliefs_of(bdb)
+    with pytest.raises(InvalidInput, match="the turn: the speaker"):
+        bdb.remember_turn("chat", "Alice: Bob", "I live in Paris.")
+    assert beliefs_of(bdb) == before and len(before) == 1
+
+
+# --- the command line --------------------------------------------------------------------------------
+
+def write(tmp_path: Path, name: str, text: str) -> Path:
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+CHAT_MD = """**Alice:** I live in Paris and I love it here.
+**Bob:** That sounds great, tell me more about it.
+**Alice:** My favourite food is croissants, of course.
+**Bob:** Do you work there too?
+**Alice:** I work at Acme Corp now.
+"""
+
+
+@pytest.mark.slow
+def test_cli_chat_format_speaker_lines_are_never_key_value(cli: Any, tmp_path: Path) -> None:
+    path = write(tmp_path, "chat.md", CHAT_MD)
+    report = cli.json("ingest", path, "--format", "chat", "--no-embed")
+    assert report["source"] == "chat.md" and report["fragments"] == 5
+    found = {(a["subject"], a["attribute"], a["value"]) for a in report["accepted"]}
+    assert found == {("alice", "lives_in", "Paris"), ("alice", "favorite_food", "croissants"),
+                     ("alice", "works_at", "Acme Corp")}
+    beliefs = cli.json("beliefs", "--all")
+    assert not [b for b in beliefs if b["attribute"] in {"alice", "bob"} or b["subject"] in {"bob"}]
+
+
+@pytest.mark.slow
+def test_cli_a_transcript_read_as_text_is_reported_with_a_hint(cli: Any, tmp_path: Path) -> None:
+    path = write(tmp_path, "chat.md", CHAT_MD)
+    report = cli.json("ingest", path, "--no-embed")  # auto: a .md is a document
+    assert "--format chat" in report["hint"]
+    assert not [a for a in report["accepted"] if a["attribute"] in {"alice", "bob"}]
+    assert "hint: this looks like a conversation transcript" in cli("ingest", path, "--no-embed").stdout
+
+
+@pytest.mark.slow
+def test_cli_jsonl_is_chat_by_default_and_bad_lines_write_nothing(cli: Any, tmp_path: Path) -> None:
+    good = write(tmp_path, "c.jsonl", json.dumps({"speaker": "Ann", "time": "2024-01-02T10:00:00Z",
+                                                   "text": "I moved to Lisbon."}) + "\n")
+    report = cli.json("ingest", good, "--no-embed")
+    assert [(a["subject"], a["attribute"], a["value"]) for a in report["accepted"]] == [("ann", "lives_in", "Lisbon")]
+    bad = write(tmp_path, "d.jsonl", json.dumps({"speaker": "Ann", "text": "I moved to Porto."}) + "\n"
+                + json.dumps({"speaker": "Ann", "time": "2024-13-01", "text": "x"}) + "\n")
+    line = cli.one_line_error("ingest", bad, "--no-embed")
+    assert "d.jsonl line 2: 'time': not an ISO 8601 timestamp" in line
+    nothing = write(tmp_path, "e.jsonl", json.dumps({"speaker": "Ann"}) + "\n")
+    assert "e.jsonl line 1: 'text' must be a non-empty string" in cli.one_line_error("ingest", nothing)
+    assert [b["value"] for b in cli.json("beliefs", "--all")] == ["Lisbon"]
+
