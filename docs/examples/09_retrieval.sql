@@ -38,10 +38,11 @@ reset role;
 select beliefdb.ensure_vector_index(384);
 select beliefdb.ensure_vector_index(0);
 
--- which words nominate (recall's internals, for the DBA; not granted to beliefdb_app): the English stems, common words left out when others remain
+-- which words nominate (recall's internals, for the DBA; not granted to beliefdb_app): the English stems, common words (in more
+-- than 1,000 of this workspace's beliefs: beliefdb.lexeme_frequency) left out when others remain
 select beliefdb._question_query('how many days for returns?');
 select beliefdb._question_query('Wie viele Tage für Rückgaben?');
 select beliefdb._question_lexemes('How many days do customers have for returns?');
-select beliefdb._common_lexemes(array['day', 'return', 'custom'], 1000);
+select beliefdb._common_lexemes(beliefdb.current_workspace_id(), array['day', 'return', 'custom'], 1000);
 select beliefdb._nominating_query(array['day', 'return', 'custom'], array['custom']);
 select beliefdb._nominating_query(array['day', 'custom'], array['day', 'custom']);

@@ -84,8 +84,9 @@ declare
     v_vector_sims double precision[] := '{}';
     v_lexemes text[] := beliefdb._question_lexemes(p_question);
     v_query tsquery := beliefdb._question_query(p_question);
-    -- words in more than 1,000 beliefs nominate nothing on their own (see nominating_query)
-    v_common text[] := beliefdb._common_lexemes(v_lexemes, 1000);
+    -- words in more than 1,000 of the workspace's beliefs nominate nothing on their own (see
+    -- _nominating_query); counted in this workspace only, so no other one changes the ranking
+    v_common text[] := beliefdb._common_lexemes(v_ws, v_lexemes, 1000);
     v_nominate tsquery := beliefdb._nominating_query(v_lexemes, v_common);
     v_words text[];
     v_sort text;
@@ -128,8 +129,8 @@ begin
         perform set_config('enable_sort', v_sort, true);
     end if;
 
-    -- words that may name a subject: not a stop word, and not common in the store (a common word
-    -- would name thousands of subjects, none in particular)
+    -- words that may name a subject: not a stop word, and not common in the workspace (a common
+    -- word would name thousands of subjects, none in particular)
     v_words := array(select distinct w from regexp_split_to_table(lower(p_question), '[^[:alnum:]]+') w
                       where length(w) >= 4
                         and not tsvector_to_array(to_tsvector('pg_catalog.english', w)) <@ v_common);
@@ -243,3 +244,29 @@ as $$
         'provenance', beliefdb.belief_provenance(beliefdb.current_workspace_id(), p_belief))
 $$;
 comment on function beliefdb.recall_warnings(uuid, timestamptz) is 'Warnings for a recalled belief: open conflicts, what it replaced and when, provenance label; jsonb: two lists of different records and a label';
+
+-- The asked workspace's ranking statistics counted again from its beliefs (triggers keep them; a
+-- load that bypassed the triggers, or a repair, calls this), and, unless p_analyze is false, the
+-- planner statistics of the tables retrieval reads gathered again (right after a large import
+-- the planner still plans for the tables as they were). Returns how many lexemes the workspace has.
+create or replace function beliefdb.refresh_ranking_stats(p_analyze boolean default true) returns bigint
+language plpgsql
+security definer
+set search_path = pg_catalog, pg_temp
+as $$
+declare
+    v_ws uuid := beliefdb.current_workspace_id();
+    v_n bigint;
+begin
+    if v_ws is null then
+        raise exception 'no workspace is bound to this session' using errcode = 'BD003';
+    end if;
+    v_n := beliefdb._refresh_ranking_stats(v_ws);
+    if p_analyze then
+        analyze beliefdb.belief, beliefdb.belief_embedding, beliefdb.fragment, beliefdb.evidence,
+                beliefdb.lexeme_frequency;
+    end if;
+    return v_n;
+end
+$$;
+comment on function beliefdb.refresh_ranking_stats(boolean) is 'Count the workspace''s ranking statistics again from its beliefs and gather the retrieval tables'' planner statistics';

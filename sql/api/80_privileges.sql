@@ -65,6 +65,7 @@ grant execute on function beliefdb.latest_outcome(uuid,uuid) to beliefdb_app;
 grant execute on function beliefdb.lock_workspace() to beliefdb_app;
 grant execute on function beliefdb.recall(text,vector,text,integer,timestamp with time zone,jsonb,real,boolean,double precision,real,integer) to beliefdb_app;
 grant execute on function beliefdb.recall_warnings(uuid,timestamp with time zone) to beliefdb_app;
+grant execute on function beliefdb.refresh_ranking_stats(boolean) to beliefdb_app;
 grant execute on function beliefdb.recallable(beliefdb.belief,timestamp with time zone,jsonb,boolean) to beliefdb_app;
 grant execute on function beliefdb.record_outcome(text,text,text) to beliefdb_app;
 grant execute on function beliefdb.record_trace(jsonb,jsonb,jsonb,jsonb) to beliefdb_app;
@@ -133,7 +134,7 @@ begin
         'node', 'source', 'source_version', 'fragment', 'belief', 'justification',
         'justification_antecedent', 'evidence', 'relation', 'decision', 'action', 'correction',
         'run', 'step', 'review_item', 'trace_edge', 'repair', 'embedding_model', 'belief_embedding', 'outcome',
-        'audit_event', 'audit_head', 'adjacency', 'redaction', 'api_token']
+        'audit_event', 'audit_head', 'adjacency', 'redaction', 'api_token', 'lexeme_frequency']
     loop
         execute pg_catalog.format('alter table beliefdb.%I enable row level security', v_table);
         execute pg_catalog.format('drop policy if exists workspace_isolation on beliefdb.%I', v_table);

@@ -283,7 +283,7 @@ begin
     analyze beliefdb.source (name), beliefdb.source_version (content, label, path), beliefdb.fragment (text),
             beliefdb.evidence (quote), beliefdb.belief (statement, subject, attribute, value, scope, search),
             beliefdb.correction (new_statement, new_value, reason), beliefdb.review_item (reason, proposal),
-            beliefdb.audit_event (payload), beliefdb.relation (reason);
+            beliefdb.audit_event (payload), beliefdb.relation (reason), beliefdb.lexeme_frequency (lexeme);
 end
 $$;
 comment on function beliefdb._analyze_text_tables() is 'Gather statistics again on every text column, so pg_statistic keeps nothing forgotten';

@@ -27,22 +27,130 @@ as $$
 $$;
 comment on function beliefdb._question_query(text) is 'Full-text OR query of a question: English stems and non-ASCII words as written';
 
--- Which of some lexemes are common in the store: estimated to occur in more than p_max_rows
--- beliefs (ANALYZE's most common elements of belief.search, times the table's row count; over all
--- workspaces). Without statistics (a new store, or a role that cannot read them) none is.
-create or replace function beliefdb._common_lexemes(p_lexemes text[], p_max_rows double precision) returns text[]
+-- Which of some lexemes are common in the workspace: in more than p_max_rows of its beliefs
+-- (beliefdb.lexeme_frequency, kept by the triggers below). Only the workspace's own beliefs count,
+-- so what another workspace stores never changes which words nominate here (the database-wide
+-- pg_stats this read before did: a quality bug and a leak between tenants).
+create or replace function beliefdb._common_lexemes(p_workspace_id uuid, p_lexemes text[],
+                                                    p_max_rows double precision) returns text[]
 language sql stable
 set search_path = pg_catalog, pg_temp
 as $$
-    select coalesce(array_agg(x.lexeme order by x.lexeme), '{}')
-      from pg_catalog.pg_stats s
-     cross join lateral unnest(s.most_common_elems::text::text[], s.most_common_elem_freqs) as x (lexeme, freq)
-     where s.schemaname = 'beliefdb' and s.tablename = 'belief' and s.attname = 'search'
-       and x.lexeme = any(p_lexemes)
-       and x.freq * (select c.reltuples from pg_catalog.pg_class c where c.oid = 'beliefdb.belief'::regclass)
-           > p_max_rows
+    select coalesce(array_agg(f.lexeme order by f.lexeme), '{}')
+      from beliefdb.lexeme_frequency f
+     where f.workspace_id = p_workspace_id and f.lexeme = any(p_lexemes) and f.beliefs > p_max_rows
 $$;
-comment on function beliefdb._common_lexemes(text[], double precision) is 'The lexemes estimated (from ANALYZE statistics) to occur in more than a number of beliefs';
+comment on function beliefdb._common_lexemes(uuid, text[], double precision) is 'The lexemes in more than a number of the workspace''s beliefs (its own ranking statistics)';
+
+-- Trigger: count the lexemes of inserted beliefs (one statement's rows together: an ingest of
+-- thousands of beliefs costs one upsert per distinct word, not one per belief).
+create or replace function beliefdb.lexemes_added() returns trigger
+language plpgsql
+security definer
+set search_path = pg_catalog, pg_temp
+as $$
+begin
+    insert into beliefdb.lexeme_frequency as f (workspace_id, lexeme, beliefs)
+    select a.workspace_id, l.lexeme, count(*)
+      from added a
+     cross join lateral unnest(tsvector_to_array(a.search)) as l (lexeme)
+     group by a.workspace_id, l.lexeme
+     order by a.workspace_id, l.lexeme
+    on conflict (workspace_id, lexeme) do update set beliefs = f.beliefs + excluded.beliefs;
+    return null;
+end
+$$;
+comment on function beliefdb.lexemes_added() is 'Trigger: add inserted beliefs'' lexemes to their workspace''s ranking statistics';
+
+-- Trigger: uncount the lexemes of deleted beliefs; a lexeme no belief has any more goes.
+create or replace function beliefdb.lexemes_removed() returns trigger
+language plpgsql
+security definer
+set search_path = pg_catalog, pg_temp
+as $$
+begin
+    with gone as (
+        select r.workspace_id, l.lexeme, count(*) as n
+          from removed r
+         cross join lateral unnest(tsvector_to_array(r.search)) as l (lexeme)
+         group by r.workspace_id, l.lexeme
+    ),
+    locked as (
+        select f.workspace_id, f.lexeme, f.beliefs - g.n as left_over
+          from beliefdb.lexeme_frequency f
+          join gone g on g.workspace_id = f.workspace_id and g.lexeme = f.lexeme
+         order by f.workspace_id, f.lexeme
+           for update of f
+    ),
+    emptied as (
+        delete from beliefdb.lexeme_frequency f
+         using locked k
+         where k.left_over <= 0 and f.workspace_id = k.workspace_id and f.lexeme = k.lexeme
+    )
+    update beliefdb.lexeme_frequency f
+       set beliefs = k.left_over
+      from locked k
+     where k.left_over > 0 and f.workspace_id = k.workspace_id and f.lexeme = k.lexeme;
+    return null;
+end
+$$;
+comment on function beliefdb.lexemes_removed() is 'Trigger: take deleted beliefs'' lexemes out of their workspace''s ranking statistics';
+
+-- Trigger: a belief whose words change (nothing in beliefdb changes them today) moves its counts.
+create or replace function beliefdb.lexemes_changed() returns trigger
+language plpgsql
+security definer
+set search_path = pg_catalog, pg_temp
+as $$
+declare
+    v_gone text[] := array(select unnest(tsvector_to_array(old.search))
+                           except select unnest(tsvector_to_array(new.search)) order by 1);
+begin
+    insert into beliefdb.lexeme_frequency as f (workspace_id, lexeme, beliefs)
+    select new.workspace_id, l.lexeme, 1
+      from unnest(tsvector_to_array(new.search)) as l (lexeme)
+     where l.lexeme <> all(tsvector_to_array(old.search))
+     order by l.lexeme
+    on conflict (workspace_id, lexeme) do update set beliefs = f.beliefs + 1;
+    delete from beliefdb.lexeme_frequency f
+     where f.workspace_id = old.workspace_id and f.lexeme = any(v_gone) and f.beliefs = 1;
+    update beliefdb.lexeme_frequency f
+       set beliefs = f.beliefs - 1
+     where f.workspace_id = old.workspace_id and f.lexeme = any(v_gone);
+    return null;
+end
+$$;
+comment on function beliefdb.lexemes_changed() is 'Trigger: move a belief''s counts in its workspace''s ranking statistics when its words change';
+
+create or replace trigger belief_lexemes_added after insert on beliefdb.belief
+    referencing new table as added for each statement execute function beliefdb.lexemes_added();
+create or replace trigger belief_lexemes_removed after delete on beliefdb.belief
+    referencing old table as removed for each statement execute function beliefdb.lexemes_removed();
+create or replace trigger belief_lexemes_changed after update on beliefdb.belief
+    for each row when (old.search is distinct from new.search) execute function beliefdb.lexemes_changed();
+
+-- A workspace's ranking statistics counted again from its beliefs, set-based: for repair, or
+-- after a load that bypassed the triggers. Returns how many lexemes it has.
+create or replace function beliefdb._refresh_ranking_stats(p_workspace_id uuid) returns bigint
+language plpgsql
+security definer
+set search_path = pg_catalog, pg_temp
+as $$
+declare
+    v_n bigint;
+begin
+    delete from beliefdb.lexeme_frequency f where f.workspace_id = p_workspace_id;
+    insert into beliefdb.lexeme_frequency (workspace_id, lexeme, beliefs)
+    select p_workspace_id, l.lexeme, count(*)
+      from beliefdb.belief b
+     cross join lateral unnest(tsvector_to_array(b.search)) as l (lexeme)
+     where b.workspace_id = p_workspace_id
+     group by l.lexeme;
+    get diagnostics v_n = row_count;
+    return v_n;
+end
+$$;
+comment on function beliefdb._refresh_ranking_stats(uuid) is 'Count a workspace''s ranking statistics (lexeme frequencies) again from its beliefs';
 
 -- The query that nominates full-text candidates for a question. A common word matches too many
 -- beliefs to single any out, and ranking its matches would be most of the search's time: only the

@@ -707,3 +707,24 @@ comment on table beliefdb.agent_login is 'Login roles made by beliefdb agent cre
 
 create index agent_login_role on beliefdb.agent_login (role_name);
 alter table beliefdb.agent_login alter column workspace_id set statistics 0;
+
+-- How many beliefs of a workspace have each full-text lexeme in their search words (revision
+-- 0021): the statistics retrieval ranks with, so that what one workspace stores never changes
+-- another's answers (the database-wide pg_stats did). Derived rows: triggers
+-- (internal/46_retrieval.sql) keep them equal to belief.search, and beliefdb.refresh_ranking_stats
+-- rewrites a workspace's from it. A lexeme no belief has any more has no row.
+create table beliefdb.lexeme_frequency (
+    workspace_id uuid not null references beliefdb.workspace (id) on delete cascade,
+    lexeme text not null,
+    beliefs bigint not null check (beliefs > 0),
+    primary key (workspace_id, lexeme)
+);
+comment on table beliefdb.lexeme_frequency is 'Derived: how many beliefs of the workspace have each full-text lexeme (ranking statistics, per workspace)';
+
+alter table beliefdb.lexeme_frequency alter column workspace_id set statistics 0;
+
+-- The words of fragment text, for ask's fallback to text no belief was extracted from: English
+-- stems and every word as written, as belief.search has them (revision 0021).
+create index fragment_search on beliefdb.fragment using gin (
+    (pg_catalog.to_tsvector('pg_catalog.english'::regconfig, text)
+     || pg_catalog.to_tsvector('pg_catalog.simple'::regconfig, text)));
