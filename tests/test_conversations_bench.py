@@ -116,8 +116,9 @@ def test_tiny_run_reports_every_metric_in_range(db_url: str, monkeypatch: pytest
     assert report["data"]["conversations"] == 3 and report["data"]["by_split"] == {"dev": 30, "heldout": 15}
     assert set(report["systems"]) == {"beliefdb", "vector", "bm25", "hybrid"}
     for system, r in report["systems"].items():
-        assert set(r) == {"dev", "heldout", "ingest_s_per_conversation", "ask_p50_ms"}, system
-        assert r["ingest_s_per_conversation"] >= 0 and r["ask_p50_ms"] > 0
+        assert set(r) == {"dev", "heldout", "ingest_s_per_conversation", "ask_p50_ms", "context_items_mean",
+                          "context_chars_mean"}, system
+        assert r["ingest_s_per_conversation"] >= 0 and r["ask_p50_ms"] > 0 and r["context_chars_mean"] >= 0
         for split in ("dev", "heldout"):
             assert set(r[split]) == {*bench.CATEGORIES, "overall"}
             assert r[split]["overall"]["questions"] == report["data"]["by_split"][split]

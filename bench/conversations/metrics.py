@@ -11,10 +11,12 @@ lists (or a turn it falls back to), or a raw turn a baseline returns. Each item 
 * ``text``: everything the item shows (claim and warnings), what a reader of the context sees;
 * ``turns``: the ids of the turns that are its evidence (a raw turn: itself).
 
-Per question, with gold answers A, gold evidence turns E and, for knowledge updates, old values O:
+Per question, over the first 5 items shown (a system that shows more, as ``ask`` can when it adds
+unextracted fragments after its beliefs, is read as far as the others), with gold answers A, gold
+evidence turns E and, for knowledge updates, old values O:
 
 * ``hit@1`` / ``hit@5``: an item among the first 1 / 5 has a turn of E among its evidence;
-* ``answer_in_context``: a string of A appears in the text of some item of the context;
+* ``answer_in_context``: a string of A appears in the text of one of those items;
 * ``stale_as_current`` (knowledge updates): the first item, in rank order, whose claim mentions a
   value of A or of O mentions a value of O and no value of A. An item that states both ("we
   cancelled Vietnam, flights to Norway are booked") is not stale; an old value presented first as a

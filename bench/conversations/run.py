@@ -121,19 +121,27 @@ ITEM = re.compile(r"^(\d+)\. ", re.M)
 
 
 def beliefdb_items(result: Any, turns: Turns) -> list[Item]:
-    """The context's items in rank order: each numbered block of ``result.context`` with its
-    answer's evidence turns (warning lines are not part of the claim)."""
+    """The context's items in the order shown: each numbered block of ``result.context`` (its first
+    line and the indented lines under it), the beliefs first with their evidence turns, then the
+    unextracted fragments ``ask`` falls back to (where it does) with their own turn. Warning lines are
+    not part of an item's claim."""
     blocks = [m.start() for m in ITEM.finditer(result.context)]
     texts = [result.context[s:e] for s, e in zip(blocks, [*blocks[1:], len(result.context)], strict=False)]
-    answers = list(getattr(result, "beliefs", []))
+    answers = list(result.beliefs)
+    fragments = list(getattr(result, "fragments", []))
     items = []
     for n, block in enumerate(texts):
-        claim = "\n".join(line for line in block.splitlines() if not line.strip().startswith("warning:"))
+        lines = block.splitlines()
+        own = "\n".join([lines[0], *(line for line in lines[1:] if line.startswith(" "))])
+        claim = "\n".join(line for line in own.splitlines() if not line.strip().startswith("warning:"))
         found: set[str] = set()
         if n < len(answers):
             for e in answers[n].evidence:
                 found |= turns.of(e.start_offset, e.end_offset, e.quote)
-        items.append(Item(claim=claim, text=block, turns=frozenset(found)))
+        elif n - len(answers) < len(fragments):
+            f = fragments[n - len(answers)]
+            found = turns.of(f.start_offset, f.end_offset, f.text)
+        items.append(Item(claim=claim, text=own, turns=frozenset(found)))
     return items
 
 
@@ -179,6 +187,9 @@ class Baselines:
 
 
 def score(items: Sequence[Item], q: dict[str, Any]) -> dict[str, Any]:
+    """The question's scores over the first K items shown (a system that shows more is read as far
+    as the others)."""
+    items = items[:K]
     out = {"hit_at_1": hit(items, q["evidence"], 1), "hit_at_5": hit(items, q["evidence"], K),
            "answer_in_context": answer_in_context(items, q["answers"])}
     if q["stale"]:
@@ -216,6 +227,7 @@ def run(url: str, *, split: str = "all", conversations: int | None = None,
     rows: dict[str, list[dict[str, Any]]] = {s: [] for s in SYSTEMS}
     ingest_s: dict[str, list[float]] = {s: [] for s in SYSTEMS}
     ask_ms: dict[str, list[float]] = {s: [] for s in SYSTEMS}
+    shown: dict[str, list[tuple[int, int]]] = {s: [] for s in SYSTEMS}  # (items, characters) per question
     statuses: Counter[str] = Counter()
     no_match = 0
     paths = set()
@@ -241,11 +253,13 @@ def run(url: str, *, split: str = "all", conversations: int | None = None,
                     ask_ms["beliefdb"].append((time.perf_counter() - t0) * 1000)
                     no_match += result.status == "no_match"
                     items = beliefdb_items(result, turns)
+                    shown["beliefdb"].append((len(items), len(result.context)))
                     rows["beliefdb"].append({**score(items, q), **_meta(q, items)})
                     for system in SYSTEMS[1:]:
                         t0 = time.perf_counter()
                         found = base.search(system, q["question"])
                         ask_ms[system].append((time.perf_counter() - t0) * 1000)
+                        shown[system].append((len(found), sum(len(i.text) + 1 for i in found)))
                         rows[system].append({**score(found, q), **_meta(q, found)})
             if delete_workspaces:
                 admin.delete_workspace(name, force=True)
@@ -258,6 +272,8 @@ def run(url: str, *, split: str = "all", conversations: int | None = None,
                              for sp in ("dev", "heldout") if any(x["split"] == sp for x in rows[system])}
         r["ingest_s_per_conversation"] = round(statistics.fmean(ingest_s[system]), 3)
         r["ask_p50_ms"] = round(percentile(ask_ms[system], 50), 2)
+        r["context_items_mean"] = round(statistics.fmean(n for n, _ in shown[system]), 2)
+        r["context_chars_mean"] = round(statistics.fmean(c for _, c in shown[system]))
         report["systems"][system] = r
     report["beliefdb"] = {"path": " / ".join(sorted(paths)), "beliefs": dict(statuses),
                           "no_match": no_match, "evidence_not_mapped_to_a_turn": unmapped}
@@ -324,7 +340,8 @@ def print_report(r: dict[str, Any]) -> None:
     for system in SYSTEMS:
         s = r["systems"][system]
         print(f"{system:9} ingest {s['ingest_s_per_conversation']:.3f} s per conversation, "
-              f"ask p50 {s['ask_p50_ms']:.1f} ms")
+              f"ask p50 {s['ask_p50_ms']:.1f} ms; context {s['context_items_mean']:.1f} items, "
+              f"{s['context_chars_mean']} characters on average")
     print(f"targets: {json.dumps(r['targets'])}")
 
 
