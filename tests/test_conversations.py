@@ -272,3 +272,16 @@ def test_cli_jsonl_is_chat_by_default_and_bad_lines_write_nothing(cli: Any, tmp_
     assert "e.jsonl line 1: 'text' must be a non-empty string" in cli.one_line_error("ingest", nothing)
     assert [b["value"] for b in cli.json("beliefs", "--all")] == ["Lisbon"]
 
+
+
+@pytest.mark.slow
+def test_cli_the_readme_transcript(cli: Any) -> None:
+    example = Path(__file__).resolve().parent.parent / "docs" / "examples" / "support-chat.md"
+    report = cli.json("ingest", example, "--format", "chat", "--no-embed")
+    assert report["fragments"] == 8 and not report["conflicts"] and not report["rejected"]
+    beliefs = {(b["attribute"], b["value"]): (b["status"], b["valid_time"]["from"][:10])
+               for b in cli.json("beliefs", "--subject", "maya", "--all")}
+    assert beliefs == {
+        ("plan", "monthly plan"): ("superseded", "2024-03-04"), ("plan", "annual plan"): ("current", "2024-06-18"),
+        ("lives_in", "Lisbon"): ("superseded", "2024-03-04"), ("lives_in", "Porto"): ("current", "2024-06-18"),
+        ("allergic_to_peanut", "yes"): ("current", "2024-03-04")}

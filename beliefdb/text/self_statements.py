@@ -151,7 +151,9 @@ _RULES: Final[tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], Found | Non
          rf"\s+in\s+(?P<x>.+)", lambda m: _named("lives_in", _thing(m.group("x")))),
         (rf"{_WE}\s+{_ADVERB}(?:switched|moved|changed|upgraded|downgraded|migrated|went)\s+(?:over\s+|back\s+)?to\s+"
          rf"(?P<x>.+)", _switched),
-        (rf"{_WE}\s+{_ADVERB}use\s+(?P<x>.+)", lambda m: _named("uses", _thing(m.group("x")))),
+        (rf"(?:{_WE}\s+{_ADVERB}(?:use|have|are\s+on)|we{_APOS}re\s+on|{_I_AM}\s+on)\s+"
+         rf"(?P<x>(?:the|our|my|a|an)\s+.+\s+plan\b.*)", _switched),
+        (rf"{_WE}\s+{_ADVERB}use\s+(?P<x>.+)", _switched),
         (rf"(?:i\s+{_ADVERB}work|{_I_AM}\s+{_ADVERB}working)\s+as\s+(?:a|an)\s+(?P<x>.+)",
          lambda m: _named("job", _value(m.group("x")))),
         (rf"(?:i\s+{_ADVERB}work|{_I_AM}\s+{_ADVERB}working|i\s+{_ADVERB}started\s+(?:working\s+|a\s+(?:new\s+)?job\s+)?)"
@@ -184,8 +186,14 @@ _RULES: Final[tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], Found | Non
     ))
 
 
+_LABEL_RE: Final = re.compile(r"[^\W\d_]+(?: [^\W\d_]+){0,2}\s*:\s+")  # "Quick update: ...", "PS: ..."
+
+
 def _without_fillers(sentence: str) -> str:
     body = sentence.strip()
+    label = _LABEL_RE.match(body)
+    if label is not None:
+        body = body[label.end():]
     m = _FILLER_RE.match(body)
     return body[m.end():] if m is not None else body
 
