@@ -395,6 +395,17 @@ select belief_id, score, similarity, vector_rank, text_rank, name_rank, low_conf
   from beliefdb.recall(%(q)s, %(v)s, %(model)s, %(k)s, %(as_of)s, %(scope)s::jsonb,
                        %(min_conf)s::real, %(fixtures)s, %(min_sim)s);
 
+-- recall_fragments --
+-- Unextracted text matching a question (ask's fallback): each fragment with its source, version and turn
+select f.id as fragment_id, f.text, s.name as source, v.version, v.label as version_label, f.start_offset,
+       f.end_offset, v.recorded_at, f.speaker, f.spoken_at, s.authority::text as authority,
+       s.provenance::text as provenance, r.score
+  from beliefdb.recall_fragments(%(q)s, %(k)s, %(as_of)s, %(fixtures)s) r
+  join beliefdb.fragment f on f.id = r.fragment_id
+  join beliefdb.source_version v on v.workspace_id = f.workspace_id and v.id = f.source_version_id
+  join beliefdb.source s on s.workspace_id = v.workspace_id and s.id = v.source_id
+ order by r.text_rank;
+
 -- supporting_evidence --
 -- The supporting evidence of these beliefs recorded by as_of (now when null)
 select belief_id, role, quote, fragment_id, start_offset, end_offset, source,

@@ -62,7 +62,7 @@ from beliefdb.models.operations import (
     TokenCreated,
     WorkspaceDeleted,
 )
-from beliefdb.models.retrieval import Answer, AskResult, EmbedReport
+from beliefdb.models.retrieval import Answer, AskResult, EmbedReport, FragmentHit
 from beliefdb.models.traces import (
     PlanItem,
     Refusal,
@@ -105,6 +105,7 @@ __all__ = [
     "Expired",
     "ExtractionWarning",
     "Forgotten",
+    "FragmentHit",
     "Graph",
     "GraphEdge",
     "GraphNode",

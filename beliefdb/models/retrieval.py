@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
+from uuid import UUID
 
 from beliefdb.models.beliefs import Belief, Evidence
 
@@ -26,14 +27,37 @@ class Answer:
 
 
 @dataclass(frozen=True)
+class FragmentHit:
+    """Unextracted text: a fragment of a source in force that matches the question and that no belief
+    quotes. Not a belief: nothing checked it against the truth rules, and nothing may cite it."""
+
+    fragment_id: UUID
+    text: str
+    source: str
+    version: int
+    version_label: str | None
+    start_offset: int
+    end_offset: int
+    recorded_at: datetime
+    speaker: str | None
+    spoken_at: datetime | None
+    authority: str
+    provenance: str
+    score: float
+    kind: str = "fragment"
+
+
+@dataclass(frozen=True)
 class AskResult:
-    status: str  # ok | no_match | memory_unavailable
+    status: str  # ok | no_match | memory_unavailable: of beliefs; fragments are not beliefs
     question: str
     as_of: datetime | None
     beliefs: list[Answer] = field(default_factory=list)
     context: str = ""
     degraded: str | None = None
     reason: str | None = None
+    #: ask's fallback when fewer than k beliefs match the question's words: unextracted text
+    fragments: list[FragmentHit] = field(default_factory=list)
 
 
 @dataclass(frozen=True)

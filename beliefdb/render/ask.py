@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from beliefdb.models import Answer, AskResult
-from beliefdb.render import evidence_json, jsonable, short
+from beliefdb.models import Answer, AskResult, FragmentHit
+from beliefdb.render import evidence_json, jsonable, short, valid_time
 
 
 def _belief(a: Answer) -> dict[str, Any]:
@@ -22,10 +22,18 @@ def _belief(a: Answer) -> dict[str, Any]:
     }
 
 
+def _fragment(f: FragmentHit) -> dict[str, Any]:
+    return {"kind": f.kind, "fragment_id": str(f.fragment_id), "text": f.text, "source": f.source,
+            "version": f.version, "version_label": f.version_label, "start": f.start_offset, "end": f.end_offset,
+            "recorded_at": jsonable(f.recorded_at), "speaker": f.speaker, "spoken_at": jsonable(f.spoken_at),
+            "authority": f.authority, "provenance": f.provenance, "score": round(f.score, 6)}
+
+
 def ask_json(r: AskResult) -> dict[str, Any]:
     out: dict[str, Any] = {"status": r.status, "question": r.question,
                            "as_of": r.as_of.isoformat() if r.as_of else None,
-                           "beliefs": [_belief(a) for a in r.beliefs], "context": r.context}
+                           "beliefs": [_belief(a) for a in r.beliefs], "context": r.context,
+                           "fragments": [_fragment(f) for f in r.fragments]}
     if r.degraded:
         out["degraded"] = r.degraded
     if r.reason:
@@ -33,24 +41,39 @@ def ask_json(r: AskResult) -> dict[str, Any]:
     return out
 
 
+def _fragments_text(r: AskResult) -> list[str]:
+    if not r.fragments:
+        return []
+    lines = ["unextracted text that matches (not beliefs: nothing checked it against the truth rules):"]
+    for f in r.fragments:
+        said = f"{f.speaker}, " if f.speaker else ""
+        when = f"said {f.spoken_at.isoformat()[:10]}" if f.spoken_at else f"recorded {f.recorded_at.isoformat()[:10]}"
+        label = f" ({f.version_label})" if f.version_label else ""
+        lines.append(f"   ~ \"{f.text}\" — {said}{when}; {f.source} v{f.version}{label}, "
+                     f"chars {f.start_offset}-{f.end_offset}")
+    return lines
+
+
 def ask_text(r: AskResult) -> str:
     if r.status == "memory_unavailable":
         return f"memory unavailable: {r.reason} (this is not 'no history': memory could not be asked)"
     if r.status == "no_match":
         when = f" as of {r.as_of.isoformat()}" if r.as_of else ""
-        return f"no match: no current belief{when} answers {r.question!r}" + (
-            f"\n(weaker search: {r.degraded})" if r.degraded else "")
+        return "\n".join([f"no match: no current belief{when} answers {r.question!r}"]
+                         + ([f"(weaker search: {r.degraded})"] if r.degraded else []) + _fragments_text(r))
     lines = []
     if r.degraded:
         lines.append(f"(weaker search: {r.degraded})")
     for n, a in enumerate(r.beliefs, start=1):
         b = a.belief
         lines.append(f"{n}. {b.statement}   [{short(b.id)}]")
-        lines.append(f"   {b.subject}.{b.attribute} = {b.value}   confidence {b.confidence:.2f} ({b.confidence_kind})")
+        stated = b.valid_time.lower is not None or b.valid_time.upper is not None
+        lines.append(f"   {b.subject}.{b.attribute} = {b.value}   confidence {b.confidence:.2f} ({b.confidence_kind})"
+                     + (f"   valid {valid_time(b.valid_time)}" if stated else ""))
         for e in a.evidence[:1]:
             label = f" ({e.version_label})" if e.version_label else ""
             lines.append(f"   \"{e.quote}\" — {e.source} v{e.version}{label}, chars {e.start_offset}-{e.end_offset}")
         if b.scope:
             lines.append("   applies when: " + ", ".join(f"{k}={v}" for k, v in sorted(b.scope.items())))
         lines += [f"   ⚠ {w}" for w in a.warnings]
-    return "\n".join(lines)
+    return "\n".join(lines + _fragments_text(r))

@@ -94,9 +94,16 @@ ASK: Schema = _object({
         "replaced": {"type": "array"}, "matched_by": {"type": "array", "items": _STRING}, "score": _NUMBER,
         "similarity": {"anyOf": [_NUMBER, {"type": "null"}]}})},
     "context": _STRING,
+    "fragments": {"type": "array", "items": _object({
+        "kind": {"type": "string", "enum": ["fragment"]}, "fragment_id": {"type": "string", "format": "uuid"},
+        "text": _STRING, "source": _STRING, "version": {"type": "integer"}, "version_label": _MAYBE_STRING,
+        "start": {"type": "integer"}, "end": {"type": "integer"},
+        "recorded_at": {"type": "string", "format": "date-time"}, "speaker": _MAYBE_STRING,
+        "spoken_at": {"anyOf": [{"type": "string", "format": "date-time"}, {"type": "null"}]},
+        "authority": _STRING, "provenance": _STRING, "score": _NUMBER})},
     "degraded": _STRING,
     "reason": _STRING,
-}, required=["status", "question", "as_of", "beliefs", "context"])
+}, required=["status", "question", "as_of", "beliefs", "context", "fragments"])
 
 #: what :func:`beliefdb.render.impact_json` makes of a dry run
 IMPACT: Schema = _object({

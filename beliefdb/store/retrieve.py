@@ -25,7 +25,7 @@ from beliefdb.db.queries import Q
 from beliefdb.embedders import Embedder, get_embedder
 from beliefdb.errors import EmbedderUnavailable, ModelMismatch
 from beliefdb.inputs import check_moment
-from beliefdb.models import Answer, AskResult, Belief, Evidence
+from beliefdb.models import Answer, AskResult, Belief, Evidence, FragmentHit
 from beliefdb.store.beliefs import get_beliefs, list_beliefs
 from beliefdb.store.vectors import workspace_model
 
@@ -48,12 +48,36 @@ def _matched_by(r: Recalled) -> list[str]:
             if rank is not None]
 
 
+#: at most this many conflict warnings (and replaced ones) per belief, then "and M more": a belief
+#: many turns disagree with would otherwise bury the answer (issue 20: ~38 warning lines in a top 5)
+MAX_WARNINGS = 3
+#: a rival's statement or an old value is cut to this many characters in a warning
+CLIP = 80
+
+
+def _clip(text: str, n: int = CLIP) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= n else text[:n - 1].rstrip() + "…"
+
+
+def _day(moment: datetime | str) -> str:
+    return (moment.isoformat() if isinstance(moment, datetime) else str(moment))[:10]
+
+
 def _warnings(belief: Belief, raw: Mapping[str, Any], low: bool) -> list[str]:
     out = []
-    for c in raw["conflicts"]:
-        out.append(f"open conflict: another current belief says {c['value']!r} ({str(c['belief'])[:8]})")
-    for r in raw["replaced"]:
-        out.append(f"replaced {r['value']!r} ({str(r['belief'])[:8]}) on {r['at'][:10]}")
+    conflicts = raw["conflicts"]
+    for c in conflicts[:MAX_WARNINGS]:
+        out.append(f"open conflict with [{str(c['belief'])[:8]}] \"{_clip(c['statement'])}\"")
+    if len(conflicts) > MAX_WARNINGS:
+        out.append(f"and {len(conflicts) - MAX_WARNINGS} more open conflicts (see `beliefdb why {str(belief.id)[:8]}`)")
+    # the replacement took effect when this belief became valid (a turn's time), not when it was recorded
+    when = belief.valid_time.lower
+    replaced = raw["replaced"][::-1]  # the latest first
+    for r in replaced[:MAX_WARNINGS]:
+        out.append(f"replaced {_clip(r['value'], 40)!r} ({str(r['belief'])[:8]}) on {_day(when or r['at'])}")
+    if len(replaced) > MAX_WARNINGS:
+        out.append(f"and {len(replaced) - MAX_WARNINGS} earlier values replaced")
     if low:
         out.append(f"low confidence ({belief.confidence:.2f})")
     if raw["provenance"] != "production":
@@ -61,24 +85,48 @@ def _warnings(belief: Belief, raw: Mapping[str, Any], low: bool) -> list[str]:
     return out
 
 
-def _context(question: str, as_of: datetime | None, answers: list[Answer], degraded: str | None) -> str:
+def _valid(belief: Belief) -> str:
+    """A belief's valid time in a context line: when it became true (a turn's date), else when recorded."""
+    v = belief.valid_time
+    if v.lower is None and v.upper is None:
+        return f"valid time not stated, recorded {_day(belief.recorded_at)}"
+    return "valid " + (f"from {_day(v.lower)}" if v.lower else "until") + (f" to {_day(v.upper)}" if v.upper else "")
+
+
+def _fragment_line(n: int, f: FragmentHit) -> list[str]:
+    said = f"{f.speaker}, " if f.speaker else ""
+    when = f"said {_day(f.spoken_at)}" if f.spoken_at else f"recorded {_day(f.recorded_at)}"
+    label = f" ({f.version_label})" if f.version_label else ""
+    return [f"{n}. \"{_clip(f.text, 300)}\"",
+            f"   {said}{when}; source {f.source} v{f.version}{label}, chars {f.start_offset}-{f.end_offset}"]
+
+
+def _context(question: str, as_of: datetime | None, answers: list[Answer], degraded: str | None,
+             fragments: Sequence[FragmentHit] = ()) -> str:
     when = f"as of {as_of.isoformat()}" if as_of else "now"
     lines = [f"Memory (beliefdb) for {question!r}, {when}. Only beliefs current {when} are listed; "
              "superseded and retracted ones never are."]
     if degraded:
         lines.append(f"(weaker search: {degraded}; text search only)")
+    if not answers:
+        lines.append("No belief answers this.")
     for n, a in enumerate(answers, start=1):
         b = a.belief
         lines.append(f"{n}. {b.statement} [{b.subject}.{b.attribute} = {b.value}]")
         src = a.evidence[0] if a.evidence else None
         where = (f"source {src.source} v{src.version}" + (f" ({src.version_label})" if src.version_label else "")
                  + f", chars {src.start_offset}-{src.end_offset}, {src.authority}") if src else "no quoted source"
-        lines.append(f"   confidence {b.confidence:.2f} ({b.confidence_kind}); {where}")
+        lines.append(f"   {_valid(b)}; confidence {b.confidence:.2f} ({b.confidence_kind}); {where}")
         if src:
             lines.append(f"   quote: \"{src.quote}\"")
         if b.scope:
             lines.append("   applies when: " + ", ".join(f"{k}={v}" for k, v in sorted(b.scope.items())))
         lines += [f"   warning: {w}" for w in a.warnings]
+    if fragments:
+        lines.append("Unextracted text that matches (not beliefs: no belief was extracted from it, nothing "
+                     "checked it; it may be out of date):")
+        for n, f in enumerate(fragments, start=1):
+            lines += _fragment_line(n, f)
     return "\n".join(lines)
 
 
@@ -117,11 +165,18 @@ def ask(db: Database, question: str, *, k: int = 5, as_of: datetime | None = Non
                  "as_of": as_of, "scope": psycopg.types.json.Jsonb(dict(scope or {})), "min_conf": min_confidence,
                  "fixtures": include_fixtures, "min_sim": min_similarity}, c)
             answers = _answers(db, rows, as_of, c)
+            # too few beliefs the question's words match (a vector neighbour alone is no match): the
+            # text no belief was extracted from fills the places left, labelled as such
+            matched = sum(1 for r in rows if r.text_rank is not None or r.name_rank is not None)
+            fragments = db.fetch_all(FragmentHit, Q.recall_fragments,
+                                     {"q": question, "k": k - matched, "as_of": as_of,
+                                      "fixtures": include_fixtures}, c) if matched < k else []
     except errors.DatabaseUnavailable as exc:
         return AskResult(status="memory_unavailable", question=question, as_of=as_of, reason=exc.message)
     status = "ok" if answers else "no_match"
-    return AskResult(status=status, question=question, as_of=as_of, beliefs=answers,
-                     context=_context(question, as_of, answers, degraded) if answers else "", degraded=degraded)
+    context = _context(question, as_of, answers, degraded, fragments) if answers or fragments else ""
+    return AskResult(status=status, question=question, as_of=as_of, beliefs=answers, context=context,
+                     degraded=degraded, fragments=fragments)
 
 
 def answers(db: Database, *, subject: str | None = None, attribute: str | None = None,

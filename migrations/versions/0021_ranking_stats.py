@@ -4,7 +4,7 @@ sql/internal/46_retrieval.sql creates), which retrieval reads instead of the dat
 pg_stats; and a full-text index over fragment text, for ask's fallback to unextracted text.
 
 Revision ID: 0021
-Revises: 0017
+Revises: 0020
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from pathlib import Path
 from beliefdb.db.migrate import run_sql
 
 revision = "0021"
-down_revision = "0017"
+down_revision = "0020"
 branch_labels = None
 depends_on = None
 

@@ -270,3 +270,64 @@ begin
 end
 $$;
 comment on function beliefdb.refresh_ranking_stats(boolean) is 'Count the workspace''s ranking statistics again from its beliefs and gather the retrieval tables'' planner statistics';
+
+-- Text that matches a question and from which no belief was extracted: ask's fallback when too few
+-- beliefs answer (rule 11 of docs/rules.md still holds: these are not beliefs, ask labels them as
+-- unextracted text). Only fragments of a version in force of a source that is not retracted, not
+-- retracted themselves, of production sources unless fixtures are asked for, and recorded by
+-- p_as_of when given; a fragment any belief quotes is left out (its belief, current or not,
+-- speaks for it: an old value never comes back as text). Full text only: fragments have no
+-- embeddings. Ranked by ts_rank_cd over the question's words.
+create or replace function beliefdb.recall_fragments(
+    p_question text,
+    p_k integer default 5,
+    p_as_of timestamptz default null,
+    p_include_fixtures boolean default false,
+    p_candidates integer default 40)
+returns table (fragment_id uuid, score double precision, text_rank integer)
+language plpgsql
+-- owner rights, as recall: under row-level security the full-text index would go unused; every
+-- search here is confined to the bound workspace explicitly
+security definer
+set search_path = pg_catalog, pg_temp
+as $$
+declare
+    v_ws uuid := beliefdb.current_workspace_id();
+    v_lexemes text[] := beliefdb._question_lexemes(p_question);
+    v_query tsquery := beliefdb._question_query(p_question);
+    v_nominate tsquery := beliefdb._nominating_query(v_lexemes, beliefdb._common_lexemes(v_ws, v_lexemes, 1000));
+begin
+    if v_ws is null then
+        raise exception 'no workspace is bound to this session' using errcode = 'BD003';
+    end if;
+    if p_k is null or p_k < 1 then
+        raise exception 'k must be at least 1' using errcode = 'BD005';
+    end if;
+    return query
+    select m.id, m.r::double precision, (row_number() over (order by m.r desc, m.id))::integer
+      from (select c.id, ts_rank_cd(c.words, v_query) as r
+              -- the expression of the fragment_search index (schema/10_tables.sql)
+              from (select f0.id, to_tsvector('pg_catalog.english'::regconfig, f0.text)
+                                  || to_tsvector('pg_catalog.simple'::regconfig, f0.text) as words
+                      from beliefdb.fragment f0
+                     where v_nominate is not null
+                       and (to_tsvector('pg_catalog.english'::regconfig, f0.text)
+                            || to_tsvector('pg_catalog.simple'::regconfig, f0.text)) @@ v_nominate
+                       and f0.workspace_id is not distinct from v_ws
+                     limit 1000) c
+             order by r desc, c.id
+             limit p_candidates * 4) m
+      join beliefdb.fragment f on f.workspace_id = v_ws and f.id = m.id
+      join beliefdb.node n on n.workspace_id = v_ws and n.id = f.id
+      join beliefdb.source_version v on v.workspace_id = v_ws and v.id = f.source_version_id
+      join beliefdb.source s on s.workspace_id = v_ws and s.id = v.source_id
+     where n.retracted_at is null
+       and beliefdb.in_force(v_ws, f.source_version_id)
+       and (p_include_fixtures or s.provenance = 'production')
+       and (p_as_of is null or v.recorded_at <= p_as_of)
+       and not exists (select from beliefdb.evidence e where e.workspace_id = v_ws and e.fragment_id = f.id)
+     order by m.r desc, m.id
+     limit p_k;
+end
+$$;
+comment on function beliefdb.recall_fragments(text, integer, timestamptz, boolean, integer) is 'Unextracted text matching a question: fragments in force that no belief quotes, ranked by full text (ask''s fallback; not beliefs)';

@@ -1,0 +1,118 @@
+"""What ``ask`` shows beyond beliefs (issue 20): text no belief was extracted from, labelled as
+unextracted text and never presented as a belief (the MCP tool gives the CLI's JSON: test_mcp.py),
+only from sources in force (rules 14 and 18 of docs/rules.md: forgotten, retracted and replaced text
+never comes back); each context item's valid time, and "replaced ... on DATE" by the valid time;
+conflict warnings capped, naming the rival."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from conftest import Cli
+
+import beliefdb
+from beliefdb import api
+from beliefdb.store.retrieve import MAX_WARNINGS
+
+NOTES = ("Can we bring dogs to the office on Fridays?\n"
+         "Ugh, the office coffee machine broke again!\n"
+         "Invoices are paid within 30 days.\n")
+
+
+def texts(result: beliefdb.models.AskResult) -> list[str]:
+    return [f.text for f in result.fragments]
+
+
+@pytest.mark.slow
+def test_unextracted_text_is_returned_as_fragments_only_while_its_source_is_in_force(
+        bdb: beliefdb.BeliefDB) -> None:
+    bdb.ingest_text(NOTES, source="team-notes.md", authority="internal")
+    assert all("dogs" not in b.statement for b in bdb.beliefs())
+    # a question is text too: reachable, labelled, and not a belief
+    result = bdb.ask("Are dogs allowed in the office?")
+    assert "Can we bring dogs to the office on Fridays?" in texts(result)
+    assert all(f.kind == "fragment" and f.source == "team-notes.md" for f in result.fragments)
+    assert all("dogs" not in a.belief.statement for a in result.beliefs)
+    assert "Unextracted text that matches (not beliefs" in result.context
+    assert "Can we bring dogs to the office on Fridays?" in result.context
+    # text a belief quotes is that belief's: never a fragment as well
+    bdb.remember("Invoices are paid within 30 days.", "invoices", "payment_term", "30 days",
+                 "Invoices are paid within 30 days.", source="team-notes.md")
+    assert "Invoices are paid within 30 days." not in texts(bdb.ask("When are invoices paid?"))
+    # a new version without the line: the old text is not in force
+    bdb.ingest_text(NOTES.replace("Can we bring dogs to the office on Fridays?\n", ""), source="team-notes.md")
+    assert all("dogs" not in t for t in texts(bdb.ask("Are dogs allowed in the office?")))
+    assert "Ugh, the office coffee machine broke again!" in texts(bdb.ask("office coffee machine"))
+    bdb.retract(source="team-notes.md", reason="wrong file")
+    assert texts(bdb.ask("office coffee machine")) == []
+
+
+@pytest.mark.slow
+def test_forgotten_and_fixture_text_is_not_returned(bdb: beliefdb.BeliefDB) -> None:
+    bdb.ingest_text("Can we bring dogs to the office?\n", source="fixture-notes.md", label="fixture")
+    assert texts(bdb.ask("dogs in the office")) == []
+    assert texts(bdb.ask("dogs in the office", include_fixtures=True)) == ["Can we bring dogs to the office?"]
+    bdb.ingest_text("Can we bring cats to the office?\n", source="cats.md")
+    assert texts(bdb.ask("cats in the office")) == ["Can we bring cats to the office?"]
+    bdb.forget(source="cats.md")
+    assert texts(bdb.ask("cats in the office")) == []
+
+
+@pytest.mark.slow
+def test_a_replaced_value_never_comes_back_as_text(bdb: beliefdb.BeliefDB) -> None:
+    chat = "Tom lives in Paris.\nTom lives in Berlin now.\n"
+    bdb.remember("Tom lives in Paris.", "tom", "city", "Paris", "Tom lives in Paris.", source="chat-7",
+                 text=chat, valid_from="2023-01-10T00:00:00Z")
+    bdb.remember("Tom lives in Berlin now.", "tom", "city", "Berlin", "Tom lives in Berlin now.", source="chat-7",
+                 valid_from="2023-05-08T00:00:00Z")
+    result = bdb.ask("Where does Tom live?")
+    assert [a.belief.value for a in result.beliefs] == ["Berlin"]
+    assert all("Paris" not in f.text for f in result.fragments)
+    assert "Paris" not in result.context.replace("replaced 'Paris'", "")
+    # the replacement is dated by the valid time of the belief that replaced it, not by its recording
+    (berlin,) = result.beliefs
+    assert any(w.startswith("replaced 'Paris'") and w.endswith("on 2023-05-08") for w in berlin.warnings)
+    assert "valid from 2023-05-08" in result.context
+
+
+@pytest.mark.slow
+def test_conflict_warnings_are_capped_and_name_the_rival(bdb: beliefdb.BeliefDB) -> None:
+    long_tail = " because the whole team said so in a very long message that goes on and on" * 4
+    n = MAX_WARNINGS + 4
+    for i in range(n):
+        statement = f"The standup meeting starts at {9 + i} o'clock{long_tail}."
+        bdb.remember(statement, "standup", "start", f"{9 + i} o'clock{long_tail}", statement,
+                     source=f"chat-{i}", text=statement, authority="user", valid_from="2026-01-01T00:00:00Z")
+    plain_line = max(len(a.belief.statement) for a in bdb.ask("When does the standup start?").beliefs)
+    result = bdb.ask("When does the standup start?", k=5)
+    assert len(result.beliefs) == 5 and all(a.belief.status == "conflicting" for a in result.beliefs)
+    for a in result.beliefs:
+        conflicts = [w for w in a.warnings if w.startswith("open conflict")]
+        assert len(a.conflicts) == n - 1 and len(conflicts) == MAX_WARNINGS
+        assert f"and {n - 1 - MAX_WARNINGS} more open conflicts" in a.warnings[MAX_WARNINGS]
+        # the rival by its short id and its statement cut short, not the whole utterance
+        assert all(w.startswith("open conflict with [") and len(w) < 120 for w in conflicts)
+        assert all(str(c["belief"])[:8] in " ".join(conflicts) for c in a.conflicts[:MAX_WARNINGS])
+    # each item: its statement, its source and quote, at most MAX_WARNINGS + 1 short warning lines
+    assert len(result.context) <= 5 * (3 * plain_line + 300 + (MAX_WARNINGS + 1) * 130)
+
+
+@pytest.mark.slow
+def test_fragments_in_text_json_and_http(cli: Cli, db_url: str, http_client: Any, tmp_path: Any) -> None:
+    doc = tmp_path / "team-notes.md"
+    doc.write_text(NOTES, encoding="utf-8")
+    cli.json("ingest", str(doc))
+    out = cli.json("ask", "Are dogs allowed in the office?")
+    assert out["status"] == "no_match" and out["beliefs"] == []
+    (hit,) = [f for f in out["fragments"] if "dogs" in f["text"]]
+    assert hit["kind"] == "fragment" and hit["source"] == "team-notes.md"
+    assert NOTES[hit["start"]:hit["end"]] == hit["text"]
+    assert "Unextracted text" in out["context"]
+    text = cli("ask", "Are dogs allowed in the office?").stdout
+    assert text.startswith("no match: no current belief") and "unextracted text that matches" in text
+    assert '"Can we bring dogs to the office on Fridays?"' in text
+    token = api.create_token("default", "rita", read_only=True, url=db_url).token
+    over_http = http_client.post("/ask", json={"question": "Are dogs allowed in the office?"},
+                                 headers={"Authorization": f"Bearer {token}"})
+    assert over_http.status_code == 200 and over_http.json()["fragments"] == out["fragments"]
