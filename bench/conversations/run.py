@@ -225,7 +225,7 @@ def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def run(url: str, *, split: str = "all", conversations: int | None = None,
-        delete_workspaces: bool = False) -> dict[str, Any]:
+        delete_workspaces: bool = False, baselines: bool = True) -> dict[str, Any]:
     convs, questions = load(split, conversations)
     by_conv: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for q in questions:
@@ -244,10 +244,11 @@ def run(url: str, *, split: str = "all", conversations: int | None = None,
     with beliefdb.connect(url) as admin:
         for n, conv in enumerate(convs, start=1):
             turns = Turns(conv)
-            base = Baselines(conv, embedder)
-            ingest_s["vector"].append(base.embed_s)
-            ingest_s["bm25"].append(base.bm25_s)
-            ingest_s["hybrid"].append(base.embed_s + base.bm25_s)
+            base = Baselines(conv, embedder) if baselines else None
+            if base:
+                ingest_s["vector"].append(base.embed_s)
+                ingest_s["bm25"].append(base.bm25_s)
+                ingest_s["hybrid"].append(base.embed_s + base.bm25_s)
             name = f"convo-{conv['id']}-{uuid.uuid4().hex[:6]}"
             admin.create_workspace(name)
             with beliefdb.connect(url, workspace=name) as api:
@@ -263,7 +264,7 @@ def run(url: str, *, split: str = "all", conversations: int | None = None,
                     items = beliefdb_items(result, turns)
                     shown["beliefdb"].append((len(items), len(result.context)))
                     rows["beliefdb"].append({**score(items, q), **_meta(q, items)})
-                    for system, (found, ms) in base.search(q["question"]).items():
+                    for system, (found, ms) in (base.search(q["question"]) if base else {}).items():
                         ask_ms[system].append(ms)
                         shown[system].append((len(found), sum(len(i.text) + 1 for i in found)))
                         rows[system].append({**score(found, q), **_meta(q, found)})
@@ -273,7 +274,7 @@ def run(url: str, *, split: str = "all", conversations: int | None = None,
             log(f"{n}/{len(convs)} {conv['id']}: {len(conv['turns'])} turns, beliefdb ingest "
                 f"{ingest_s['beliefdb'][-1]:.1f} s, {len(by_conv[conv['id']])} questions")
     report: dict[str, Any] = {"systems": {}}
-    for system in SYSTEMS:
+    for system in SYSTEMS if baselines else SYSTEMS[:1]:
         r: dict[str, Any] = {sp: summarise([x for x in rows[system] if x["split"] == sp])
                              for sp in ("dev", "heldout") if any(x["split"] == sp for x in rows[system])}
         r["ingest_s_per_conversation"] = round(statistics.fmean(ingest_s[system]), 3)
@@ -285,7 +286,7 @@ def run(url: str, *, split: str = "all", conversations: int | None = None,
                           "no_match": no_match, "evidence_not_mapped_to_a_turn": unmapped}
     report["data"] = {"conversations": len(convs), "turns": sum(len(c["turns"]) for c in convs),
                       "questions": len(questions), "by_split": dict(Counter(q["split"] for q in questions))}
-    report["targets"] = targets(report["systems"])
+    report["targets"] = targets(report["systems"]) if baselines else {}
     report["total_s"] = round(time.perf_counter() - t_start, 1)
     report["load_average"] = os.getloadavg()[0]
     report["machine"] = machine()
@@ -296,7 +297,7 @@ def run(url: str, *, split: str = "all", conversations: int | None = None,
 def _meta(q: dict[str, Any], items: Sequence[Item]) -> dict[str, Any]:
     return {"id": q["id"], "split": q["split"], "category": q["category"], "question": q["question"],
             "answers": q["answers"], "stale": q["stale"], "evidence": q["evidence"],
-            "top": [{"claim": i.claim[:300], "turns": sorted(i.turns)} for i in items[:2]]}
+            "top": [{"claim": i.claim[:300], "turns": sorted(i.turns)} for i in items[:K]]}
 
 
 def targets(systems: dict[str, Any]) -> dict[str, Any]:
@@ -335,7 +336,7 @@ def print_report(r: dict[str, Any]) -> None:
         print(f"\n{sp}")
         print(f"{'category':18} {'system':9} {'n':>4} {'hit@1':>6} {'hit@5':>6} {'ans-in-ctx':>10} {'stale':>7}")
         for cat in (*CATEGORIES, "overall"):
-            for system in SYSTEMS:
+            for system in r["systems"]:
                 m = r["systems"][system][sp].get(cat)
                 if not m:
                     continue
@@ -343,7 +344,7 @@ def print_report(r: dict[str, Any]) -> None:
                 print(f"{cat:18} {system:9} {m['questions']:>4} " + " ".join(
                     f"{m[x]:>{w}.2f}" for x, w in zip(metrics, (6, 6, 10), strict=True)) + f" {stale:>7}")
     print()
-    for system in SYSTEMS:
+    for system in r["systems"]:
         s = r["systems"][system]
         print(f"{system:9} ingest {s['ingest_s_per_conversation']:.3f} s per conversation, "
               f"ask p50 {s['ask_p50_ms']:.1f} ms; context {s['context_items_mean']:.1f} items, "
@@ -356,11 +357,12 @@ def main(argv: Sequence[str] | None = None) -> int:
                                         "per conversation is made and deleted)")
     parser.add_argument("--split", choices=("dev", "heldout", "all"), default="all")
     parser.add_argument("--conversations", type=int, help="only the first N conversations (of the split)")
+    parser.add_argument("--no-baselines", action="store_true", help="beliefdb only (to look at its answers)")
     parser.add_argument("--details", help="write every question's scores and top items per system to this JSON file")
     args = parser.parse_args(argv)
     with database(args.db) as url:
         report = run(url, split=args.split, conversations=args.conversations,
-                     delete_workspaces=args.db is not None)
+                     delete_workspaces=args.db is not None, baselines=not args.no_baselines)
     details = report.pop("details")
     if args.details:
         Path(args.details).write_text(json.dumps(details, indent=1))
