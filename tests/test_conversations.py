@@ -12,6 +12,7 @@ from typing import Any
 
 import psycopg
 import pytest
+from conftest import url_at
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -133,6 +134,9 @@ def test_any_turns_lay_out_at_their_offsets(turns: list[Turn]) -> None:
     ("I have 3 cats.", ("cat_count", "3")),
     ("Where do you live?", None),
     ("I think so.", None),
+    ("My point is that we should go.", None),
+    ("my mom is coming over", None),
+    ("PS: my son turned 7.", ("son_age", "7")),
 ])
 def test_self_statements(sentence: str, found: tuple[str, str] | None) -> None:
     assert self_statement(sentence) == found
@@ -166,7 +170,8 @@ def test_questions_and_short_turns_are_fragments_and_evidence_is_the_turn(bdb: b
     (belief,) = bdb.beliefs(subject="alice")
     assert belief.valid_time.lower == day(0)
     why = bdb.why(belief.id)
-    assert [e.quote for e in why.evidence] == ["Well, I live in Paris. It is lovely."]
+    assert [(e.quote, e.speaker, e.spoken_at) for e in why.evidence] == [
+        ("Well, I live in Paris. It is lovely.", "Alice", day(0))]
 
 
 @pytest.mark.slow
@@ -245,8 +250,20 @@ def test_cli_chat_format_speaker_lines_are_never_key_value(cli: Any, tmp_path: P
     found = {(a["subject"], a["attribute"], a["value"]) for a in report["accepted"]}
     assert found == {("alice", "lives_in", "Paris"), ("alice", "favorite_food", "croissants"),
                      ("alice", "works_at", "Acme Corp")}
+    assert [s["quote"] for s in report["skipped"]] == ["That sounds great, tell me more about it.",
+                                                       "Do you work there too?"]
+    assert "kept as fragments" in report["hint"] and "--claims" not in report["hint"]
     beliefs = cli.json("beliefs", "--all")
     assert not [b for b in beliefs if b["attribute"] in {"alice", "bob"} or b["subject"] in {"bob"}]
+    works = next(a for a in report["accepted"] if a["attribute"] == "works_at")
+    assert '"I work at Acme Corp now." — Alice' in cli("why", works["id"]).stdout
+    (evidence,) = cli.json("why", works["id"])["evidence"]
+    assert (evidence["speaker"], evidence["spoken_at"]) == ("Alice", None)
+    other = write(tmp_path, "other.md", CHAT_MD.replace("Paris", "Rome"))
+    preview = cli.json("ingest", other, "--format", "chat", "--preview", "--no-embed")
+    assert preview["preview"] and ("alice", "lives_in", "Rome") in {
+        (a["subject"], a["attribute"], a["value"]) for a in preview["accepted"]}
+    assert cli.json("beliefs", "--all") == beliefs  # a preview writes nothing
 
 
 @pytest.mark.slow
@@ -285,3 +302,40 @@ def test_cli_the_readme_transcript(cli: Any) -> None:
         ("plan", "monthly plan"): ("superseded", "2024-03-04"), ("plan", "annual plan"): ("current", "2024-06-18"),
         ("lives_in", "Lisbon"): ("superseded", "2024-03-04"), ("lives_in", "Porto"): ("current", "2024-06-18"),
         ("allergic_to_peanut", "yes"): ("current", "2024-03-04")}
+
+
+@pytest.mark.slow
+def test_turns_appended_at_once_all_land(db_url: str) -> None:
+    import threading
+
+    def speak(who: str) -> None:
+        with beliefdb.connect(db_url) as db:
+            for n in range(4):
+                db.remember_turn("room", who, f"{who} says {n}", embed=False)
+
+    threads = [threading.Thread(target=speak, args=(who,)) for who in ("Ann", "Ben")]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    stored = turns_of(db_url, "room")
+    assert sorted(text for text, *_ in stored) == sorted(f"{w} says {n}" for w in ("Ann", "Ben") for n in range(4))
+    assert [text for text, speaker, *_ in stored if speaker == "Ann"] == [f"Ann says {n}" for n in range(4)]
+
+
+
+
+@pytest.mark.slow
+def test_untimed_turns_of_one_ingest_conflict_and_live_turns_are_said_now(db_url: str) -> None:
+    with beliefdb.connect(db_url) as bdb:
+        report = bdb.ingest_conversation([Turn("Ann", "I live in Paris."), Turn("Ann", "I moved to Rome.")],
+                                         source="untimed", embed=False)
+    assert len(report.conflicts) == 1  # rule 8: no start of valid time, the same version: a person chooses
+    for moment, said in (("2030-03-01 12:00:00+00", "I live in Oslo."),
+                         ("2030-04-01 12:00:00+00", "I moved to Bergen.")):
+        with beliefdb.connect(url_at(db_url, moment)) as bdb:
+            bdb.remember_turn("live", "Bob", said, embed=False)  # no time given: said now
+    with beliefdb.connect(db_url) as bdb:
+        lives = {b.value: (b.status, b.valid_time.lower) for b in bdb.beliefs(subject="bob", include_all=True)}
+    assert lives == {"Oslo": ("superseded", datetime(2030, 3, 1, 12, tzinfo=UTC)),
+                     "Bergen": ("current", datetime(2030, 4, 1, 12, tzinfo=UTC))}

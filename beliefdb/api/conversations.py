@@ -33,7 +33,8 @@ class Conversations:
     def remember_turn(self, conversation: str, speaker: str, text: str, *, time: datetime | None = None,
                       extractor: str = "rules", embed: bool = True) -> IngestReport:
         """Append one turn to ``conversation`` (a new version of that source: its earlier turns and this
-        one; the source is created by its first turn) and extract from this turn only."""
+        one; the source is created by its first turn) and extract from this turn only. ``time``: when it
+        was said (default: now, by beliefdb's clock)."""
         return conversations.remember_turn(self.database, conversation, Turn(speaker, text, time),
                                            extractor=extractor, embed=embed)
 

@@ -142,10 +142,11 @@ def ingest(
         help="Refuse a file larger than this many bytes, before anything is written (default 32 MiB,"
              " or BELIEFDB_INGEST_MAX_BYTES).")] = None,
     text_format: Annotated[TextFormat, typer.Option(
-        "--format", envvar="BELIEFDB_INGEST_FORMAT",
+        "--format", envvar="BELIEFDB_INGEST_FORMAT", show_envvar=False,  # (too long for help's column)
         help="chat: each file is a conversation (.jsonl of {speaker, time, text}, or 'Speaker: text',"
              " '**Speaker:** text', '[time] Speaker: text' lines), each turn a fragment with its speaker and"
-             " time; text: a document; auto: chat for .jsonl files, text otherwise.")] = TextFormat.auto,
+             " time; text: a document; auto: chat for .jsonl files, text otherwise (or"
+             " BELIEFDB_INGEST_FORMAT).")] = TextFormat.auto,
     *, memory: Memory,
     as_json: Json = False,
 ) -> None:

@@ -103,7 +103,7 @@ select beliefdb.resolve_belief(%s);
 -- The evidence of one belief, recorded by as_of (all of it when null)
 select belief_id, role, quote, fragment_id, start_offset, end_offset, source,
        origin_type::text as origin_type, authority::text as authority,
-       provenance::text as provenance, version, version_label, version_sha256, in_force, created_at
+       provenance::text as provenance, version, version_label, version_sha256, in_force, created_at, speaker, spoken_at
   from beliefdb.belief_evidence
  where belief_id = %(id)s and (%(as_of)s::timestamptz is null or created_at <= %(as_of)s)
  order by in_force desc, version desc, start_offset;
@@ -410,7 +410,7 @@ select f.id as fragment_id, f.text, s.name as source, v.version, v.label as vers
 -- The supporting evidence of these beliefs recorded by as_of (now when null)
 select belief_id, role, quote, fragment_id, start_offset, end_offset, source,
        origin_type::text as origin_type, authority::text as authority, provenance::text as provenance,
-       version, version_label, version_sha256, in_force, created_at
+       version, version_label, version_sha256, in_force, created_at, speaker, spoken_at
   from beliefdb.belief_evidence
  where belief_id = any(%(ids)s) and role = 'supports'
    and created_at <= coalesce(%(as_of)s, beliefdb.clock())
@@ -776,8 +776,12 @@ select f.id as fragment_id, s.name as source, v.version, v.label as version_labe
 -- Take the bound workspace's writer lock now (held until the transaction ends)
 select beliefdb.lock_workspace();
 
+-- clock_now --
+-- beliefdb's clock (the beliefdb.now setting when set, else the transaction's time)
+select beliefdb.clock();
+
 -- conversation_in_force --
--- The text, version and turns (fragments with a speaker, in text order) of a source's version in force
+-- The text, version and turns (fragments with a speaker, in text order) of a source's version in force (latest not retracted)
 select v.content, v.version,
        coalesce(jsonb_agg(jsonb_build_object('start', f.start_offset, 'end', f.end_offset, 'speaker', f.speaker,
                                              'time', f.spoken_at) order by f.start_offset)
@@ -787,5 +791,5 @@ select v.content, v.version,
   left join beliefdb.fragment f on f.workspace_id = v.workspace_id and f.source_version_id = v.id
  where s.name = %s and s.retracted_at is null
    and v.version = (select max(w.version) from beliefdb.source_version w
-                     where w.workspace_id = s.workspace_id and w.source_id = s.id)
+                     where w.workspace_id = s.workspace_id and w.source_id = s.id and w.retracted_at is null)
  group by v.content, v.version;

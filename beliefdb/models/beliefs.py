@@ -58,6 +58,9 @@ class Evidence:
     version_sha256: str
     in_force: bool
     created_at: datetime
+    #: who said the quote and when, when its fragment is a turn of a conversation (else None)
+    speaker: str | None = None
+    spoken_at: datetime | None = None
 
 
 

@@ -59,7 +59,8 @@ def evidence_json(e: Evidence) -> dict[str, Any]:
             "version": e.version, "version_label": e.version_label, "version_sha256": e.version_sha256,
             "in_force": e.in_force, "role": e.role, "origin_type": e.origin_type, "authority": e.authority,
             "provenance": e.provenance, "fragment_id": str(e.fragment_id), "belief_id": str(e.belief_id),
-            "created_at": e.created_at.isoformat()}
+            "created_at": e.created_at.isoformat(), "speaker": e.speaker,
+            "spoken_at": e.spoken_at.isoformat() if e.spoken_at else None}
 
 
 def why_json(w: Why) -> dict[str, Any]:
@@ -179,7 +180,8 @@ def why(w: Why) -> str:
     for e in w.evidence:
         force = "in force" if e.in_force else "history"
         label = f" {e.version_label}" if e.version_label else ""
-        lines.append(f"  \"{e.quote}\"")
+        said = (f" — {e.speaker}" + (f", {e.spoken_at.isoformat()}" if e.spoken_at else "")) if e.speaker else ""
+        lines.append(f"  \"{e.quote}\"{said}")
         lines.append(f"      {e.role}; {e.source} v{e.version}{label} ({force}), chars [{e.start_offset},"
                      f" {e.end_offset}), {e.origin_type}, {e.authority}, {e.provenance},"
                      f" sha256 {e.version_sha256[:12]}")

@@ -73,7 +73,8 @@ EVIDENCE: Schema = _object({
     "version": {"type": "integer"}, "version_label": _MAYBE_STRING, "version_sha256": _STRING, "in_force": _BOOL,
     "role": _STRING, "origin_type": _STRING, "authority": _STRING, "provenance": _STRING,
     "fragment_id": {"type": "string", "format": "uuid"}, "belief_id": {"type": "string", "format": "uuid"},
-    "created_at": {"type": "string", "format": "date-time"}})
+    "created_at": {"type": "string", "format": "date-time"}, "speaker": _MAYBE_STRING,
+    "spoken_at": {"anyOf": [{"type": "string", "format": "date-time"}, {"type": "null"}]}})
 
 #: what :func:`beliefdb.render.why_json` makes of a Why
 WHY: Schema = {**schema_of(Why), "properties": {**schema_of(Why)["properties"],

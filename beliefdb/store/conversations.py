@@ -10,6 +10,7 @@ docs/rules.md), and only the new turn is read by the extractor.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
 
@@ -41,6 +42,8 @@ def ingest_conversation(db: Database, turns: Sequence[Turn], options: SourceOpti
 def remember_turn(db: Database, conversation: str, turn: Turn, *, extractor: str = "rules",
                   embed: bool = True) -> IngestReport:
     """Append ``turn`` to ``conversation`` (created by its first turn) and extract from that turn only.
+    A turn without a time was said now (beliefdb's clock): its claims start their valid time then, so a
+    change meets what the earlier turns said as the later claim (rule 8 of docs/rules.md).
 
     Reading the conversation and storing its next version is one transaction under the workspace's
     writer lock, so two turns appended at once both end up in it, one after the other."""
@@ -60,6 +63,10 @@ def remember_turn(db: Database, conversation: str, turn: Turn, *, extractor: str
                     " source made by ingest_conversation, remember_turn or 'ingest --format chat')")
             spans = [TurnSpan(t["start"], t["end"], t["speaker"],
                               datetime.fromisoformat(t["time"]) if t["time"] is not None else None) for t in stored]
+        if turn.time is None:  # a turn remembered as it happens was said now
+            now = c.execute(Q.clock_now).fetchone()
+            assert now is not None
+            turn = replace(turn, time=now[0])
         text, span = append_turn(text, turn)
         report = ingest_text(db, text, SourceOptions(name=conversation, origin="conversation" if row is None else None),
                              extractor=extractor, embed=embed, conn=c, turns=[*spans, span], read=[span])

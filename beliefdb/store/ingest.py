@@ -35,7 +35,7 @@ from beliefdb.text.fragments import Fragment, split_fragments
 from beliefdb.text.gate import gate
 from beliefdb.text.registry import get_extractor
 from beliefdb.text.skips import extraction_report, hint
-from beliefdb.text.transcripts import TRANSCRIPT_HINT, spoken_by, transcript_speakers
+from beliefdb.text.transcripts import TRANSCRIPT_HINT, spoken_by, transcript_speakers, turns_hint
 from beliefdb.text.turns import TurnSpan
 from beliefdb.vocabulary import AUTHORITIES, BELIEF_KINDS, LABELS, ORIGINS
 
@@ -173,6 +173,8 @@ def ingest_text(db: Database, text: str, options: SourceOptions, *, candidates: 
     skipped, warnings = extraction_report(
         text, located, rejected, None if read is None else [Fragment(t.start, t.end, "sentence") for t in read])
     told = hint(skipped, extractor=extractor, llm_configured=settings.load().llm_url is not None)
+    if read is not None and told is not None:
+        told = turns_hint(extractor=extractor, llm_configured=settings.load().llm_url is not None)
     if speakers:
         told = TRANSCRIPT_HINT if told is None else f"{TRANSCRIPT_HINT}; or {told}"
     claims = [_claim_json(loc.candidate, loc.start, loc.end) for loc in located]

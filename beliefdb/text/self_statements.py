@@ -67,6 +67,12 @@ _PEOPLE_AND_PETS: Final = frozenset({
 _DIETS: Final = frozenset({"vegetarian", "vegan", "pescatarian", "keto", "gluten-free", "lactose intolerant"})
 _MAX_VALUE_WORDS: Final = 8
 
+# What follows "my X is" when it is not X's value: "my point is that ...", "my mom is coming", "my
+# plan is to ...", "my son is so happy".
+_NOT_A_VALUE_RE: Final = re.compile(
+    r"(?:not|no longer|also|still|so|very|really|too|that|to|like|just|kind of|sort of|pretty|quite|a bit|"
+    r"always|never|probably|maybe|definitely|here|there|back|over|gonna|going|\w+ing)\b", re.IGNORECASE)
+
 Found = tuple[str, str]  # (attribute, value)
 
 
@@ -115,7 +121,7 @@ def _my_thing(m: re.Match[str]) -> Found | None:
     if any(w in {"i", "it", "this", "that", "there", "what", "not", "been", "being"} for w in words):
         return None
     raw = m.group("v")
-    if re.match(r"(?:not|no longer|also|still|so|very|really|too|getting|going|being)\b", raw.strip(), re.IGNORECASE):
+    if _NOT_A_VALUE_RE.match(raw.strip()):
         return None
     number = re.fullmatch(rf"{_NUMBER}(?:\s+(?:years?|yrs?)(?:\s+old)?)?(?:\s+now)?[.!]?", raw.strip(), re.IGNORECASE)
     attribute = normalise_name(noun)

@@ -26,7 +26,9 @@ select e.workspace_id,
        v.recorded_at as version_recorded_at,
        beliefdb.in_force(v.workspace_id, v.id) as in_force,
        e.created_at,
-       w.name as workspace
+       w.name as workspace,
+       f.speaker,
+       f.spoken_at
   from beliefdb.evidence e
   join beliefdb.workspace w on w.id = e.workspace_id
   join beliefdb.belief b on b.workspace_id = e.workspace_id and b.id = e.belief_id
@@ -34,7 +36,7 @@ select e.workspace_id,
   join beliefdb.source_version v on v.workspace_id = f.workspace_id and v.id = f.source_version_id
   join beliefdb.source s on s.workspace_id = v.workspace_id and s.id = v.source_id
  where beliefdb.workspace_bound();
-comment on view beliefdb.belief_evidence is 'Evidence of each belief: exact quote, offsets, source, version, and whether that version is in force';
+comment on view beliefdb.belief_evidence is 'Evidence of each belief: exact quote, offsets, source, version, whether that version is in force, and the speaker and time of a conversation''s turn';
 
 -- Beliefs that are true now: current or conflicting, within their valid time.
 create or replace view beliefdb.current_beliefs with (security_invoker = true) as
