@@ -618,7 +618,8 @@ def test_security_definer_functions_the_app_may_call(postgresql: psycopg.Connect
     """These run with the owner's rights on the app's behalf, each confined to the bound workspace
     (test_ownership.py calls them with another workspace's ids): the functions that make every
     change (the application role writes no table but embeddings itself), lock_workspace (a lock
-    every writer takes first) and recall; current_workspace_id, which reads the binding of an agent's
+    every writer takes first), recall and recall_fragments, refresh_ranking_stats (the bound
+    workspace's own statistics, test_ranking_stats.py); current_workspace_id, which reads the binding of an agent's
     login (beliefdb.agent_login) that the application role may not read. The audit internals (which
     take any workspace id, redact payloads, or append a summary: beliefdb._audit) are not callable by
     the application role."""
@@ -649,8 +650,10 @@ def test_security_definer_functions_the_app_may_call(postgresql: psycopg.Connect
         "beliefdb.lock_workspace()",
         "beliefdb.recall(text,beliefdb_ext.vector,text,integer,timestamp with time zone,jsonb,real,boolean,"
         "double precision,real,integer)",
+        "beliefdb.recall_fragments(text,integer,timestamp with time zone,boolean,integer)",
         "beliefdb.record_outcome(text,text,text)",
         "beliefdb.record_trace(jsonb,jsonb,jsonb,jsonb)",
+        "beliefdb.refresh_ranking_stats(boolean)",
         "beliefdb.repair_apply(text[],boolean)",
         "beliefdb.repair_plan(text[],boolean,boolean)",
         "beliefdb.repair_plan_json(text[],boolean)",

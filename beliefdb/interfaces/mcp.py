@@ -120,7 +120,9 @@ def build(*, local: BeliefDB | None = None, memories: Memories | None = None) ->
     @tool("Answer a question from memory before you rely on what you remember: only beliefs that are true now"
           " (or as of `as_of`, ISO 8601), each with its quote, source, confidence and warnings (replaced, in"
           " conflict, low confidence). status is ok, no_match (memory has nothing) or memory_unavailable (it"
-          " could not be asked: not the same as no history). `context` is a prompt-ready summary. With `run`"
+          " could not be asked: not the same as no history). `context` is a prompt-ready summary. When too few"
+          " beliefs match, `fragments` holds matching text no belief was extracted from (kind `fragment`:"
+          " unextracted text, not beliefs, not citable). With `run`"
           " (from record_step) the beliefs shown are recorded as read by that run, so it may cite them.")
     def ask(ctx: Context, question: str, k: K = 5, as_of: str | None = None, scope: dict[str, str] | None = None,
             min_confidence: float = 0.0, include_fixtures: bool = False, run: str | None = None) -> Result:

@@ -126,7 +126,8 @@ create or replace trigger belief_lexemes_added after insert on beliefdb.belief
     referencing new table as added for each statement execute function beliefdb.lexemes_added();
 create or replace trigger belief_lexemes_removed after delete on beliefdb.belief
     referencing old table as removed for each statement execute function beliefdb.lexemes_removed();
-create or replace trigger belief_lexemes_changed after update on beliefdb.belief
+-- (of the columns search is made of only: a change of status, the usual update, never fires it)
+create or replace trigger belief_lexemes_changed after update of statement, subject, attribute, value on beliefdb.belief
     for each row when (old.search is distinct from new.search) execute function beliefdb.lexemes_changed();
 
 -- A workspace's ranking statistics counted again from its beliefs, set-based: for repair, or
