@@ -47,6 +47,7 @@ from beliefdb.models import (
     AskResult,
     AuditResult,
     Belief,
+    BulkReport,
     Calibration,
     Changes,
     ConfidenceReport,
@@ -78,6 +79,7 @@ from beliefdb.models import (
     WorkspaceDeleted,
 )
 from beliefdb.store import repair, trace
+from beliefdb.store.bulk import DEFAULT_BATCH
 from beliefdb.store.calibrate import DEFAULT_BINS
 
 __all__ = ["DEFAULT_MAX_SIZE", "AsyncBeliefDB", "aconnect"]
@@ -128,6 +130,14 @@ class AsyncBeliefDB:
         return await self.call(self.sync.ingest, *paths, source=source, authority=authority, label=label,
                                version_label=version_label, claims=claims, extractor=extractor, embed=embed,
                                preview=preview, progress=progress, max_bytes=max_bytes)
+
+    async def bulk_ingest(self, *items: str | Path | tuple[str, str], authority: str | None = None,
+                          label: str | None = None, origin: str | None = None, version_label: str | None = None,
+                          extractor: str = "rules", batch: int = DEFAULT_BATCH, embed: bool = True,
+                          progress: Progress | None = None, max_bytes: int | None = None) -> BulkReport:
+        return await self.call(self.sync.bulk_ingest, *items, authority=authority, label=label, origin=origin,
+                               version_label=version_label, extractor=extractor, batch=batch, embed=embed,
+                               progress=progress, max_bytes=max_bytes)
 
     async def ingest_text(self, text: str, *, source: str, authority: str | None = None, label: str | None = None,
                           origin: str | None = None, version_label: str | None = None, extractor: str = "rules",

@@ -15,6 +15,9 @@ from beliefdb.cli import (
     agents as cli_agents,
 )
 from beliefdb.cli import (
+    bulk as cli_bulk,
+)
+from beliefdb.cli import (
     calibrate as cli_calibrate,
 )
 from beliefdb.cli import (
@@ -105,8 +108,9 @@ def main(
 @app.command(rich_help_panel=MEMORY)
 @with_memory()
 def ingest(
-    paths: Annotated[list[Path], typer.Argument(help="UTF-8 .txt, .md or .markdown files.", show_default=False,
-                                                metavar="PATH...")],
+    paths: Annotated[list[Path], typer.Argument(
+        help="UTF-8 .txt, .md or .markdown files (with --bulk, directories too: their files, each source named by"
+             " its path below the directory).", show_default=False, metavar="PATH...")],
     source: Annotated[str | None, typer.Option(help="Source name (default: the file name). One file only.")] = None,
     authority: Annotated[Authority | None, typer.Option(
         help="Authority tier of the source (new sources default to internal).")] = None,
@@ -129,6 +133,11 @@ def ingest(
         "--max-bytes", envvar="BELIEFDB_INGEST_MAX_BYTES", show_envvar=False,  # (too long for help's column)
         help="Refuse a file larger than this many bytes, before anything is written (default 32 MiB,"
              " or BELIEFDB_INGEST_MAX_BYTES).")] = None,
+    bulk: Annotated[bool, typer.Option("--bulk", help="Many documents set-based: each file still its own source"
+                                       " version with its exact fragments and evidence, every truth rule kept, one"
+                                       " transaction per --batch.")] = False,
+    batch: Annotated[int, typer.Option("--batch", envvar="BELIEFDB_BULK_BATCH", help=cli_bulk.BATCH_HELP)]
+        = cli_bulk.DEFAULT_BATCH,
     *, memory: Memory,
     as_json: Json = False,
 ) -> None:
@@ -139,6 +148,13 @@ def ingest(
     contradicts. A source belongs to whoever first ingested it: another principal's new version is
     proposed to the owner as a review item.
     """
+    if bulk:
+        with errors(as_json), memory.open() as bdb:
+            cli_bulk.run(bdb, paths, authority=authority.value if authority else None,
+                         label=label.value if label else None, version_label=version_label,
+                         extractor=extractor.value, batch=batch, embed=embed, max_bytes=max_bytes, as_json=as_json,
+                         single={"--source": source, "--claims": claims, "--preview": preview})
+        return
     with errors(as_json), memory.open() as bdb:
         def run(progress: Callable[[Path], None] | None = None) -> list[IngestReport | IngestFailure]:
             return bdb.ingest(*paths, source=source, authority=authority.value if authority else None,

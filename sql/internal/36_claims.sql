@@ -501,3 +501,71 @@ begin
 end
 $$;
 comment on function beliefdb._ingest_version_core(uuid, uuid, jsonb) is 'Store a text as a version of a source (idempotent by content) and settle what it changes (no owner check, no audit)';
+
+-- Store a text (p_text as for _ingest_version_core) as the next version of the named source, for
+-- the acting principal: a new source is theirs; another principal's source gets a proposal to its
+-- owner instead (rule 17; the same proposal twice is one item), unless the text is one the source
+-- has and nothing else changes. The one body of ingest_version and bulk_ingest_batch: the caller
+-- holds the workspace lock and audits the outcome (a proposal is audited here).
+create or replace function beliefdb._ingest_text(p_workspace_id uuid, p_source text, p_text jsonb)
+returns jsonb
+language plpgsql
+set search_path = pg_catalog, pg_temp
+as $$
+declare
+    v_source beliefdb.source;
+    v_sha bytea := sha256(convert_to(p_text ->> 'content', 'UTF8'));
+    v_origin beliefdb.origin_type := (p_text ->> 'origin')::beliefdb.origin_type;
+    v_authority beliefdb.authority := (p_text ->> 'authority')::beliefdb.authority;
+    v_provenance beliefdb.provenance := (p_text ->> 'provenance')::beliefdb.provenance;
+    v_item uuid;
+begin
+    perform beliefdb._begin_changes();
+    if coalesce(p_text ->> 'content', '') = '' then
+        raise exception 'source % has empty text', p_source using errcode = 'BD005';
+    end if;
+    select * into v_source from beliefdb.source s where s.workspace_id = p_workspace_id and s.name = p_source;
+    if not found then
+        insert into beliefdb.source (workspace_id, name, origin_type, authority, provenance)
+        values (p_workspace_id, p_source, coalesce(v_origin, 'document'), coalesce(v_authority, 'internal'),
+                coalesce(v_provenance, 'production'))
+        returning * into v_source;
+    elsif v_source.owner is distinct from beliefdb.current_principal()
+          -- (the text in force again, or a retracted text, changes no version: claims may be added)
+          and (not exists (select from beliefdb.source_version v
+                            where v.workspace_id = p_workspace_id and v.source_id = v_source.id and v.sha256 = v_sha
+                              and (v.retracted_at is not null or v_source.retracted_at is not null
+                                   or beliefdb.in_force(p_workspace_id, v.id)))
+               or (v_origin is not null and v_origin <> v_source.origin_type)
+               or (v_authority is not null and v_authority <> v_source.authority)
+               or (v_provenance is not null and v_provenance <> v_source.provenance)) then
+        select r.id into v_item
+          from beliefdb.review_item r
+         where r.workspace_id = p_workspace_id and r.kind = 'version_proposed' and r.status = 'open'
+           and r.source_id = v_source.id and r.proposed_by = beliefdb.current_principal()
+           and r.proposal - 'path' - 'rejected' = p_text - 'path' - 'rejected';
+        if v_item is null then
+            insert into beliefdb.review_item (workspace_id, kind, source_id, reason, proposed_by, proposal)
+            values (p_workspace_id, 'version_proposed', v_source.id,
+                    pg_catalog.format('%s proposes a new version of %s (sha256 %s); source owned by %s',
+                                      beliefdb.current_principal(), v_source.name, left(encode(v_sha, 'hex'), 12),
+                                      v_source.owner),
+                    beliefdb.current_principal(), p_text)
+            returning id into v_item;
+            perform beliefdb._audit_append(p_workspace_id, 'version.propose', jsonb_build_object(
+                'item', v_item, 'source', v_source.name, 'sha256', encode(v_sha, 'hex'), 'owner', v_source.owner));
+        end if;
+        return jsonb_build_object(
+            'source', v_source.name, 'source_id', v_source.id, 'version', null, 'version_id', null,
+            'new_version', false, 'fragments', 0, 'reverified', '[]'::jsonb, 'accepted', '[]'::jsonb,
+            'rejected', coalesce(p_text -> 'rejected', '[]'), 'corroborated', '[]'::jsonb, 'unchanged', '[]'::jsonb,
+            'superseded', '[]'::jsonb, 'conflicts', '[]'::jsonb, 'unsupported', '[]'::jsonb,
+            'flagged', '[]'::jsonb, 'held', '[]'::jsonb, 'changes', beliefdb._empty_changes(),
+            'proposed', true, 'review_item', v_item, 'owner', v_source.owner,
+            'note', pg_catalog.format('%s belongs to %s: proposed to its owner (review item %s)',
+                                      v_source.name, v_source.owner, v_item));
+    end if;
+    return beliefdb._ingest_version_core(p_workspace_id, v_source.id, p_text);
+end
+$$;
+comment on function beliefdb._ingest_text(uuid, text, jsonb) is 'Store a text as a version of a named source for the acting principal, or propose it to the source''s owner (the caller locks and audits)';
