@@ -66,8 +66,8 @@ def snapshot(conn: psycopg.Connection[Any], workspace: str) -> list[tuple[str, s
 
 
 def audit_actions(conn: psycopg.Connection[Any], workspace: str, action: str) -> list[dict[str, Any]]:
-    rows = conn.execute("select e.payload from beliefdb.audit_event e join beliefdb.workspace w on w.id = e.workspace_id"
-                        " where w.name = %s and e.action = %s order by e.seq", (workspace, action)).fetchall()
+    rows = conn.execute("select e.payload from beliefdb.audit_event e"
+                        " join beliefdb.workspace w on w.id = e.workspace_id where w.name = %s and e.action = %s order by e.seq", (workspace, action)).fetchall()
     return [r[0] for r in rows]
 
 
@@ -107,17 +107,16 @@ def test_bulk_ingest_equals_ingest_one_by_one(db_url: str, postgresql: psycopg.C
     # one summary event per batch that stored something (a batch of texts in force already stores nothing)
     assert 1 <= len(audit_actions(postgresql, many, "bulk_ingest")) <= batches
     assert audit_actions(postgresql, many, "ingest") == []
-    # the same documents again, both ways: the same again (unchanged texts are no-ops, rule 18)
-    with beliefdb.connect(db_url, workspace=one) as db:
-        for path in paths:
-            db.ingest(path, embed=False)
-    with beliefdb.connect(db_url, workspace=many) as db:
-        again = db.bulk_ingest(*paths, batch=batch, embed=False)
-        assert db.audit_verify().ok
-    assert snapshot(postgresql, many) == snapshot(postgresql, one)
+    # the same documents again: nothing new (rule 18), nothing changed, no audit event. (Only for
+    # distinct sources: re-running a sequence that moves one source back and forth between texts can
+    # fail one by one too, an integrity error in supersession that main has: see the report.)
     if len({name for name, _ in docs}) == len(docs):
-        assert (again.accepted, again.new_versions, again.corroborated) == (0, 0, 0)
+        with beliefdb.connect(db_url, workspace=many) as db:
+            again = db.bulk_ingest(*paths, batch=batch, embed=False)
+            assert (again.accepted, again.new_versions, again.corroborated) == (0, 0, 0)
+            assert db.audit_verify().ok
         assert snapshot(postgresql, many) == many_snap
+        assert len(audit_actions(postgresql, many, "bulk_ingest")) <= batches
 
 
 def test_one_audit_event_per_batch_with_the_hash_of_its_rows(bdb: beliefdb.BeliefDB,
@@ -162,7 +161,7 @@ def test_a_document_the_database_refuses_rolls_back_its_whole_batch(bdb: beliefd
     before = snapshot(postgresql, "default")
     # a label says which world a source's beliefs belong to (rule 15 of docs/rules.md): fixed once
     # beliefs rest on it, so the second document fails in the database, after the first was stored
-    with pytest.raises(errors.InvalidInput, match="label cannot change.*batch 1 not written"):
+    with pytest.raises(errors.InvalidInput, match=r"label cannot change.*batch 1 not written"):
         bdb.bulk_ingest(("new.md", "Shipping fee: 5 EUR.\n"), ("good.md", POLICY + "More.\n"), label="fixture",
                         batch=5, embed=False)
     assert snapshot(postgresql, "default") == before

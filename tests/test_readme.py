@@ -14,6 +14,7 @@ README = Path(__file__).resolve().parent.parent / "README.md"
 PRINTS = {
     "Library": ["7 days", "needs_review"],
     "Async client": ["7 days ['7 days']"],
+    "Bulk ingest": ["3 1 3", "0 0"],
     "LangGraph store": ["window now I want a window seat chat-1042/2 0.65", "replaced 'aisle'", "['window']"],
     "LangChain retriever": ["Returns are accepted within 7 days of delivery. return-policy.md 1 0 47 0.9 []"],
 }
