@@ -67,7 +67,8 @@ def snapshot(conn: psycopg.Connection[Any], workspace: str) -> list[tuple[str, s
 
 def audit_actions(conn: psycopg.Connection[Any], workspace: str, action: str) -> list[dict[str, Any]]:
     rows = conn.execute("select e.payload from beliefdb.audit_event e"
-                        " join beliefdb.workspace w on w.id = e.workspace_id where w.name = %s and e.action = %s order by e.seq", (workspace, action)).fetchall()
+                        " join beliefdb.workspace w on w.id = e.workspace_id"
+                        " where w.name = %s and e.action = %s order by e.seq", (workspace, action)).fetchall()
     return [r[0] for r in rows]
 
 
