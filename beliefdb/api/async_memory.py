@@ -48,6 +48,7 @@ from beliefdb.models import (
     AskResult,
     AuditResult,
     Belief,
+    BulkReport,
     Calibration,
     Changes,
     ConfidenceReport,
@@ -84,6 +85,7 @@ from beliefdb.models import (
 )
 from beliefdb.store import jobs as queue
 from beliefdb.store import repair, trace
+from beliefdb.store.bulk import DEFAULT_BATCH
 from beliefdb.store.calibrate import DEFAULT_BINS
 
 __all__ = ["DEFAULT_MAX_SIZE", "AsyncBeliefDB", "aconnect"]
@@ -134,6 +136,14 @@ class AsyncBeliefDB:
         return await self.call(self.sync.ingest, *paths, source=source, authority=authority, label=label,
                                version_label=version_label, claims=claims, extractor=extractor, embed=embed,
                                preview=preview, progress=progress, max_bytes=max_bytes)
+
+    async def bulk_ingest(self, *items: str | Path | tuple[str, str], authority: str | None = None,
+                          label: str | None = None, origin: str | None = None, version_label: str | None = None,
+                          extractor: str = "rules", batch: int = DEFAULT_BATCH, embed: bool = True,
+                          progress: Progress | None = None, max_bytes: int | None = None) -> BulkReport:
+        return await self.call(self.sync.bulk_ingest, *items, authority=authority, label=label, origin=origin,
+                               version_label=version_label, extractor=extractor, batch=batch, embed=embed,
+                               progress=progress, max_bytes=max_bytes)
 
     async def ingest_text(self, text: str, *, source: str, authority: str | None = None, label: str | None = None,
                           origin: str | None = None, version_label: str | None = None, extractor: str = "rules",

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 from uuid import UUID
 
-from beliefdb.api import conversations, jobs, pictures, texts
+from beliefdb.api import bulk, conversations, jobs, pictures, texts
 from beliefdb.db.bootstrap import resolve_url
 from beliefdb.db.connector import DEFAULT_WORKSPACE, Database
 from beliefdb.embedders import get_embedder
@@ -77,7 +77,7 @@ __all__ = ["BeliefDB", "Progress", "connect"]
 Progress = Callable[[int, int], None]
 
 
-class BeliefDB(pictures.Pictures, texts.Texts, jobs.Jobs, conversations.Conversations):
+class BeliefDB(bulk.Bulk, pictures.Pictures, texts.Texts, jobs.Jobs, conversations.Conversations):
     """Memory bound to one workspace. Every method is one transaction (batch jobs: one per batch); the
     pictures (``why_graph``, ``impact_graph``, ...) come from :class:`~beliefdb.api.pictures.Pictures`, the
     source texts (``source_excerpts``) from :class:`~beliefdb.api.texts.Texts`.

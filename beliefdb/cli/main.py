@@ -15,6 +15,9 @@ from beliefdb.cli import (
     agents as cli_agents,
 )
 from beliefdb.cli import (
+    bulk as cli_bulk,
+)
+from beliefdb.cli import (
     calibrate as cli_calibrate,
 )
 from beliefdb.cli import (
@@ -121,8 +124,10 @@ def _chat_format(text_format: TextFormat, paths: list[Path]) -> bool:
 @app.command(rich_help_panel=MEMORY)
 @with_memory()
 def ingest(
-    paths: Annotated[list[Path], typer.Argument(help="UTF-8 .txt, .md or .markdown files (with --format chat also"
-                                                     " .jsonl).", show_default=False, metavar="PATH...")],
+    paths: Annotated[list[Path], typer.Argument(
+        help="UTF-8 .txt, .md or .markdown files (with --format chat also .jsonl; with --bulk, directories too:"
+             " their files, each source named by its path below the directory).", show_default=False,
+        metavar="PATH...")],
     source: Annotated[str | None, typer.Option(help="Source name (default: the file name). One file only.")] = None,
     authority: Annotated[Authority | None, typer.Option(
         help="Authority tier of the source (new sources default to internal).")] = None,
@@ -153,6 +158,11 @@ def ingest(
              " '**Speaker:** text', '[time] Speaker: text' lines), each turn a fragment with its speaker and"
              " time; text: a document; auto: chat for .jsonl files, text otherwise (or"
              " BELIEFDB_INGEST_FORMAT).")] = TextFormat.auto,
+    bulk: Annotated[bool, typer.Option("--bulk", help="Many documents set-based: each file still its own source"
+                                       " version with its exact fragments and evidence, every truth rule kept, one"
+                                       " transaction per --batch.")] = False,
+    batch: Annotated[int, typer.Option("--batch", envvar="BELIEFDB_BULK_BATCH", help=cli_bulk.BATCH_HELP)]
+        = cli_bulk.DEFAULT_BATCH,
     *, memory: Memory,
     as_json: Json = False,
 ) -> None:
@@ -163,6 +173,10 @@ def ingest(
     contradicts. A source belongs to whoever first ingested it: another principal's new version is
     proposed to the owner as a review item. With --queue, workers ingest them later (beliefdb worker).
     """
+    if queue and bulk:
+        fail("invalid_input", "--queue and --bulk are two ways to ingest many files: give one", as_json, 2)
+    if bulk and text_format is TextFormat.chat:
+        fail("invalid_input", "--bulk reads documents: not with --format chat", as_json, 2)
     if queue:
         if claims is not None or preview or not embed:
             fail("invalid_input", "--queue takes no --claims, --preview or --no-embed (the worker embeds:"
@@ -170,6 +184,13 @@ def ingest(
         cli_queue.submit(memory, paths, source=source, authority=authority.value if authority else None,
                          label=label.value if label else None, version_label=version_label,
                          extractor=extractor.value, max_bytes=max_bytes, as_json=as_json)
+        return
+    if bulk:
+        with errors(as_json), memory.open() as bdb:
+            cli_bulk.run(bdb, paths, authority=authority.value if authority else None,
+                         label=label.value if label else None, version_label=version_label,
+                         extractor=extractor.value, batch=batch, embed=embed, max_bytes=max_bytes, as_json=as_json,
+                         single={"--source": source, "--claims": claims, "--preview": preview})
         return
     with errors(as_json), memory.open() as bdb:
         chat = _chat_format(text_format, paths)

@@ -62,6 +62,7 @@ SQL_FILES = (
     "api/50_audit.sql",
     "api/52_holding.sql",
     "api/56_beliefs.sql",
+    "api/57_bulk.sql",
     "api/58_jobs.sql",
     "api/60_decisions.sql",
     "api/62_agent_access.sql",

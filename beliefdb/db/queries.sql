@@ -299,6 +299,31 @@ delete from beliefdb.belief_embedding where model <> %s;
 -- Whether a relation (here a vector index) exists
 select to_regclass(%s) is not null;
 
+-- bulk_analyze --
+-- Gather planner statistics of the tables a bulk ingest grew
+select beliefdb.bulk_analyze();
+
+-- bulk_copy_claims --
+-- Stage a bulk batch's gated claims (binary COPY into this transaction's staging table)
+copy pg_temp.beliefdb_bulk_claim (n, ord, statement, subject, attribute, value, quote, start_offset, end_offset,
+                                  kind, scope, valid_from, valid_to) from stdin (format binary);
+
+-- bulk_copy_documents --
+-- Stage a bulk batch's documents (binary COPY into this transaction's staging table)
+copy pg_temp.beliefdb_bulk_document (n, source, content, label, path, rejected) from stdin (format binary);
+
+-- bulk_copy_fragments --
+-- Stage a bulk batch's fragment offsets (binary COPY into this transaction's staging table)
+copy pg_temp.beliefdb_bulk_fragment (n, start_offset, end_offset) from stdin (format binary);
+
+-- bulk_ingest_batch --
+-- Store the staged batch as ingest_version would, one report per document in order
+select beliefdb.bulk_ingest_batch(%s, %s, %s);
+
+-- bulk_stage --
+-- Create this transaction's empty staging tables for a bulk batch
+select beliefdb.bulk_stage();
+
 -- ingest_preview --
 -- What ingesting a version of a source would change, nothing written
 select beliefdb.ingest_preview(%s, %s, %s, %s, %s, %s, %s, %s, %s, %s);

@@ -16,6 +16,7 @@ from beliefdb.models.beliefs import (
     Why,
     Workspace,
 )
+from beliefdb.models.bulk import BulkReport
 from beliefdb.models.changes import (
     Action,
     Changes,
@@ -88,6 +89,7 @@ __all__ = [
     "AuditResult",
     "Belief",
     "BuiltOn",
+    "BulkReport",
     "Calibration",
     "CalibrationBin",
     "ChainCheck",

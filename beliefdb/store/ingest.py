@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
+from uuid import UUID
 
 import psycopg
 from psycopg.types.json import Jsonb
@@ -25,8 +26,10 @@ from beliefdb.db.queries import Q
 from beliefdb.db.reports import ingest_report
 from beliefdb.inputs import check_text, parse_moment, shown
 from beliefdb.models import (
+    ExtractionWarning,
     IngestFailure,
     IngestReport,
+    Skipped,
 )
 from beliefdb.store import files
 from beliefdb.store.vectors import embed_new
@@ -144,6 +147,49 @@ def _rejected_json(rejected: list[tuple[Candidate, str]]) -> list[dict[str, str]
     return [{"statement": c.statement, "quote": c.quote, "reason": reason} for c, reason in rejected]
 
 
+@dataclass(frozen=True)
+class Prepared:
+    """A text split, extracted and gated, ready for the database (no lock needed for any of it)."""
+
+    fragments: list[dict[str, Any]]
+    claims: list[dict[str, Any]]
+    rejected: list[dict[str, str]]
+    skipped: list[Skipped]
+    warnings: list[ExtractionWarning]
+    hint: str | None
+
+    def told(self, report: IngestReport) -> IngestReport:
+        """``report`` with what extraction skipped and warned of."""
+        return replace(report, skipped=self.skipped, warnings=self.warnings, hint=self.hint)
+
+
+def prepare(text: str, name: str, candidates: Iterable[Candidate] = (), extractor: str = "rules", *,
+            turns: Sequence[TurnSpan] | None = None, read: Sequence[TurnSpan] | None = None) -> Prepared:
+    """Split ``text`` into fragments, extract candidates and gate them: what ingest and bulk ingest send.
+    ``turns``/``read``: as :func:`ingest_text`."""
+    chosen = get_extractor(extractor)
+    read = turns if read is None else read
+    speakers = transcript_speakers(text) if read is None else frozenset()
+    extracted = (chosen.extract(text, source_name=name) if read is None
+                 else chosen.extract_turns(text, read, source_name=name))
+    # (a transcript read as a document: its "Name: text" lines are turns, never Key: value facts)
+    proposed = list(candidates) + [c for c in extracted if not (speakers and spoken_by(c.quote, speakers))]
+    located, rejected = gate(text, proposed)
+    skipped, warnings = extraction_report(
+        text, located, rejected, None if read is None else [Fragment(t.start, t.end, "sentence") for t in read])
+    told = hint(skipped, extractor=extractor, llm_configured=settings.load().llm_url is not None)
+    if read is not None and told is not None:
+        told = turns_hint(extractor=extractor, llm_configured=settings.load().llm_url is not None)
+    if speakers:
+        told = TRANSCRIPT_HINT if told is None else f"{TRANSCRIPT_HINT}; or {told}"
+    fragments: list[dict[str, Any]] = (
+        [{"start": s, "end": e} for s, e in split_fragments(text)] if turns is None else
+        [{"start": t.start, "end": t.end, "speaker": t.speaker, "time": t.time.isoformat() if t.time else None}
+         for t in turns])
+    return Prepared(fragments=fragments, claims=[_claim_json(loc.candidate, loc.start, loc.end) for loc in located],
+                    rejected=_rejected_json(rejected), skipped=skipped, warnings=warnings, hint=told)
+
+
 def ingest_text(db: Database, text: str, options: SourceOptions, *, candidates: Iterable[Candidate] = (),
                 extractor: str = "rules", path: str | None = None, embed: bool = True, preview: bool = False,
                 conn: psycopg.Connection[Any] | None = None, max_bytes: int | None = None,
@@ -159,39 +205,18 @@ def ingest_text(db: Database, text: str, options: SourceOptions, *, candidates: 
     check_size(options.name, text, max_bytes)
     if not text.strip():
         raise errors.InvalidInput(f"{options.name}: empty text")
-    _check_choice("authority", options.authority, AUTHORITIES)
-    _check_choice("label", options.provenance, LABELS)
-    _check_choice("origin", options.origin, ORIGINS)
-    chosen = get_extractor(extractor)
-    read = turns if read is None else read
-    speakers = transcript_speakers(text) if read is None else frozenset()
-    extracted = (chosen.extract(text, source_name=options.name) if read is None
-                 else chosen.extract_turns(text, read, source_name=options.name))
-    # (a transcript read as a document: its "Name: text" lines are turns, never Key: value facts)
-    proposed = list(candidates) + [c for c in extracted if not (speakers and spoken_by(c.quote, speakers))]
-    located, rejected = gate(text, proposed)
-    skipped, warnings = extraction_report(
-        text, located, rejected, None if read is None else [Fragment(t.start, t.end, "sentence") for t in read])
-    told = hint(skipped, extractor=extractor, llm_configured=settings.load().llm_url is not None)
-    if read is not None and told is not None:
-        told = turns_hint(extractor=extractor, llm_configured=settings.load().llm_url is not None)
-    if speakers:
-        told = TRANSCRIPT_HINT if told is None else f"{TRANSCRIPT_HINT}; or {told}"
-    claims = [_claim_json(loc.candidate, loc.start, loc.end) for loc in located]
-    fragments: list[dict[str, Any]] = (
-        [{"start": s, "end": e} for s, e in split_fragments(text)] if turns is None else
-        [{"start": t.start, "end": t.end, "speaker": t.speaker, "time": t.time.isoformat() if t.time else None}
-         for t in turns])
+    check_choices(options)
+    ready = prepare(text, options.name, candidates, extractor, turns=turns, read=read)
     args = (options.name, text, options.origin, options.authority, options.provenance,
-            options.version_label, path, Jsonb(fragments), Jsonb(claims), Jsonb(_rejected_json(rejected)))
+            options.version_label, path, Jsonb(ready.fragments), Jsonb(ready.claims), Jsonb(ready.rejected))
     with db.transaction(conn) as c:
         if preview:
             row = c.execute(Q.ingest_preview, args).fetchone()
             assert row is not None
-            return replace(ingest_report(row[0], path), skipped=skipped, warnings=warnings, hint=told)
+            return ready.told(ingest_report(row[0], path))
         row = c.execute(Q.ingest_version, args).fetchone()
         assert row is not None
-        report = replace(ingest_report(row[0], path), skipped=skipped, warnings=warnings, hint=told)
+        report = ready.told(ingest_report(row[0], path))
         # (a caller's transaction holds the lock until it commits: embedding in it costs no more)
         deferred = _embed(db, report, embed, c) if conn is not None else None
     if conn is None:
@@ -213,7 +238,11 @@ def _embed_after(db: Database, report: IngestReport, embed: bool) -> str | None:
     stored whatever happens here: a failure only defers the rest (``beliefdb embed``)."""
     if not embed or not report.accepted:
         return None
-    ids = [a.id for a in report.accepted]
+    return embed_ids(db, [a.id for a in report.accepted])
+
+
+def embed_ids(db: Database, ids: list[UUID]) -> str | None:
+    """Embed these committed beliefs, ``EMBED_BATCH`` a transaction; why the rest waits, if it must."""
     try:
         for start in range(0, len(ids), EMBED_BATCH):
             with db.transaction() as c:
@@ -255,6 +284,13 @@ def check_size(name: str, text: str, max_bytes: int | None = None) -> None:
         raise _too_big(name, size, limit)
 
 
+def check_choices(options: SourceOptions) -> None:
+    """InvalidInput for an authority, label or origin that is none of the vocabulary's."""
+    _check_choice("authority", options.authority, AUTHORITIES)
+    _check_choice("label", options.provenance, LABELS)
+    _check_choice("origin", options.origin, ORIGINS)
+
+
 def _check_choice(name: str, value: str | None, choices: tuple[str, ...]) -> None:
     if value is not None and value not in choices:
         raise errors.InvalidInput(f"invalid {name} '{value}' (choose from: {', '.join(choices)})")
@@ -275,14 +311,12 @@ def ingest_paths(db: Database, paths: list[Path], options: SourceOptions, *, cla
     if claims is not None and len(paths) > 1:
         raise errors.InvalidInput("--claims belongs to one document: give it one file at a time")
     get_extractor(extractor)  # an unknown extractor or option is an error before anything is read
-    _check_choice("authority", options.authority, AUTHORITIES)
-    _check_choice("label", options.provenance, LABELS)
-    _check_choice("origin", options.origin, ORIGINS)
+    check_choices(options)
     candidates = load_claims(claims) if claims is not None else []
     results: list[IngestReport | IngestFailure] = []
     for path in paths:
         try:
-            _check_file_size(path, limit)
+            check_file_size(path, limit)
             text = read_document(path)
             check_size(shown(path), text, limit)
             named = SourceOptions(name=options.name or shown(path.name), authority=options.authority,
@@ -299,7 +333,7 @@ def ingest_paths(db: Database, paths: list[Path], options: SourceOptions, *, cla
     return results
 
 
-def _check_file_size(path: Path, limit: int) -> None:
+def check_file_size(path: Path, limit: int) -> None:
     """Refuse a regular file that cannot hold a text within ``limit`` before reading it (a byte-order
     mark is not text); anything else is read_document's to judge."""
     if path.is_file():

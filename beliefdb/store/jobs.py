@@ -107,7 +107,7 @@ def submit_paths(db: Database, paths: Sequence[Path], options: ingest.SourceOpti
     limit = ingest.max_ingest_bytes(max_bytes)
     payloads = []
     for path in paths:
-        ingest._check_file_size(path, limit)  # (a file too large is refused without being read)
+        ingest.check_file_size(path, limit)  # (a file too large is refused without being read)
         text = ingest.read_document(path)
         ingest.check_size(shown(path), text, limit)
         named = ingest.SourceOptions(name=options.name or shown(path.name), authority=options.authority,

@@ -1,17 +1,25 @@
--- beliefdb: what a session is: its clock, the workspace it is bound to, the principal acting in it.
+-- beliefdb: what a session is: its clock, the workspace it is bound to, the principal acting in it
+-- (docs/rules.md).
 -- The application role calls them, and so do the tables' column defaults (schema/10_tables.sql):
 -- they are created before the tables.
 
 -- The clock every default and rule reads; tests and as-of tooling set beliefdb.now. Any session
 -- may set it and read; a write while it is set is refused unless the login is a member of
 -- beliefdb_clock (internal/28_audit.sql, BD010), so the clock itself stays one setting read.
+-- A bulk ingest (api/57_bulk.sql) records each document of its transaction at the moment it came
+-- to it (beliefdb.batch_clock), as it would have been one by one, so that rule 8 orders them the same
+-- way; a value outside this transaction's own span (from its start to the real time now) is not used,
+-- so setting it dates nothing earlier or later than the transaction could have been anyway.
 create or replace function beliefdb.clock() returns timestamptz
 language sql stable
 set search_path = pg_catalog, pg_temp
 as $$
-    select coalesce(nullif(current_setting('beliefdb.now', true), '')::timestamptz, now())
+    select coalesce(nullif(current_setting('beliefdb.now', true), '')::timestamptz,
+                    (select b.at from (select nullif(current_setting('beliefdb.batch_clock', true), '')::timestamptz as at) b
+                      where b.at between now() and clock_timestamp()),
+                    now())
 $$;
-comment on function beliefdb.clock() is 'Current time, or the beliefdb.now setting when a test or tool fixed it (writing with it fixed needs beliefdb_clock)';
+comment on function beliefdb.clock() is 'Current time (a bulk ingest''s: when it came to the document), or the beliefdb.now setting when a test or tool fixed it (writing with it fixed needs beliefdb_clock)';
 
 -- The workspace this session is bound to (row-level security reads it). A login made by beliefdb
 -- agent create is bound to one workspace (beliefdb.agent_login): its sessions get that workspace,

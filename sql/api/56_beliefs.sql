@@ -20,76 +20,26 @@ set search_path = pg_catalog, pg_temp
 as $$
 declare
     v_ws uuid := beliefdb.current_workspace_id();
-    v_source beliefdb.source;
-    v_text jsonb := jsonb_build_object(
-        'content', p_content, 'origin', p_origin, 'authority', p_authority, 'provenance', p_provenance,
-        'label', p_label, 'path', p_path, 'fragments', coalesce(p_fragments, '[]'), 'claims', coalesce(p_claims, '[]'),
-        'rejected', coalesce(p_rejected, '[]'));
-    v_sha bytea := sha256(convert_to(p_content, 'UTF8'));
-    v_item uuid;
     v_outcome jsonb;
 begin
     perform beliefdb.lock_workspace();
-    perform beliefdb._begin_changes();
     if v_ws is null then
         raise exception 'no workspace is bound to this session' using errcode = 'BD003';
     end if;
-    if p_content is null or p_content = '' then
-        raise exception 'source % has empty text', p_source using errcode = 'BD005';
-    end if;
-
-    select * into v_source from beliefdb.source s where s.workspace_id = v_ws and s.name = p_source;
-    if not found then
-        insert into beliefdb.source (workspace_id, name, origin_type, authority, provenance)
-        values (v_ws, p_source, coalesce(p_origin, 'document'), coalesce(p_authority, 'internal'),
-                coalesce(p_provenance, 'production'))
-        returning * into v_source;
-    elsif v_source.owner is distinct from beliefdb.current_principal()
-          -- (the text in force again, or a retracted text, changes no version: claims may be added)
-          and (not exists (select from beliefdb.source_version v
-                            where v.workspace_id = v_ws and v.source_id = v_source.id and v.sha256 = v_sha
-                              and (v.retracted_at is not null or v_source.retracted_at is not null
-                                   or beliefdb.in_force(v_ws, v.id)))
-               or (p_origin is not null and p_origin <> v_source.origin_type)
-               or (p_authority is not null and p_authority <> v_source.authority)
-               or (p_provenance is not null and p_provenance <> v_source.provenance)) then
-        -- another principal's source: its owner decides (the same proposal twice is one item)
-        select r.id into v_item
-          from beliefdb.review_item r
-         where r.workspace_id = v_ws and r.kind = 'version_proposed' and r.status = 'open'
-           and r.source_id = v_source.id and r.proposed_by = beliefdb.current_principal()
-           and r.proposal - 'path' - 'rejected' = v_text - 'path' - 'rejected';
-        if v_item is null then
-            insert into beliefdb.review_item (workspace_id, kind, source_id, reason, proposed_by, proposal)
-            values (v_ws, 'version_proposed', v_source.id,
-                    pg_catalog.format('%s proposes a new version of %s (sha256 %s); source owned by %s',
-                                      beliefdb.current_principal(), v_source.name, left(encode(v_sha, 'hex'), 12),
-                                      v_source.owner),
-                    beliefdb.current_principal(), v_text)
-            returning id into v_item;
-            perform beliefdb._audit('version.propose', jsonb_build_object(
-                'item', v_item, 'source', v_source.name, 'sha256', encode(v_sha, 'hex'), 'owner', v_source.owner));
-        end if;
-        return jsonb_build_object(
-            'source', v_source.name, 'source_id', v_source.id, 'version', null, 'version_id', null,
-            'new_version', false, 'fragments', 0, 'reverified', '[]'::jsonb, 'accepted', '[]'::jsonb,
-            'rejected', coalesce(p_rejected, '[]'), 'corroborated', '[]'::jsonb, 'unchanged', '[]'::jsonb,
-            'superseded', '[]'::jsonb, 'conflicts', '[]'::jsonb, 'unsupported', '[]'::jsonb,
-            'flagged', '[]'::jsonb, 'held', '[]'::jsonb, 'changes', beliefdb._empty_changes(),
-            'proposed', true, 'review_item', v_item, 'owner', v_source.owner,
-            'note', pg_catalog.format('%s belongs to %s: proposed to its owner (review item %s)',
-                                      v_source.name, v_source.owner, v_item));
-    end if;
-    v_outcome := beliefdb._ingest_version_core(v_ws, v_source.id, v_text);
+    v_outcome := beliefdb._ingest_text(v_ws, p_source, jsonb_build_object(
+        'content', p_content, 'origin', p_origin, 'authority', p_authority, 'provenance', p_provenance,
+        'label', p_label, 'path', p_path, 'fragments', coalesce(p_fragments, '[]'), 'claims', coalesce(p_claims, '[]'),
+        'rejected', coalesce(p_rejected, '[]')));
     if (v_outcome ->> 'new_version')::boolean then
         perform beliefdb._audit('ingest', jsonb_build_object(
-            'source', v_source.name, 'version', v_outcome -> 'version', 'sha256', encode(v_sha, 'hex'),
+            'source', v_outcome ->> 'source', 'version', v_outcome -> 'version',
+            'sha256', encode(sha256(convert_to(p_content, 'UTF8')), 'hex'),
             'accepted', jsonb_array_length(v_outcome -> 'accepted'),
             'rejected', jsonb_array_length(v_outcome -> 'rejected'),
             'superseded', v_outcome -> 'superseded', 'conflicts', v_outcome -> 'conflicts'));
     elsif jsonb_array_length(v_outcome -> 'accepted') + jsonb_array_length(v_outcome -> 'corroborated') > 0 then
         perform beliefdb._audit('claims', jsonb_build_object(
-            'source', v_source.name, 'version', v_outcome -> 'version',
+            'source', v_outcome ->> 'source', 'version', v_outcome -> 'version',
             'accepted', jsonb_array_length(v_outcome -> 'accepted'),
             'corroborated', jsonb_array_length(v_outcome -> 'corroborated')));
     end if;

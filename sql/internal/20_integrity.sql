@@ -10,8 +10,13 @@ language plpgsql
 set search_path = pg_catalog, pg_temp
 as $$
 begin
-    insert into beliefdb.node (workspace_id, id, kind)
-    values (new.workspace_id, new.id, new.node_kind);
+    -- (a set-based insert gives its rows' node rows first, in one statement: _add_claims)
+    -- (a row whose own key is taken fails on its primary key, as before)
+    if not exists (select from beliefdb.node n
+                    where n.workspace_id = new.workspace_id and n.id = new.id and n.kind = new.node_kind) then
+        insert into beliefdb.node (workspace_id, id, kind)
+        values (new.workspace_id, new.id, new.node_kind);
+    end if;
     if pg_catalog.to_regclass('pg_temp.beliefdb_changes') is not null
        and current_setting('beliefdb.changes_of', true) = now()::text then
         insert into pg_temp.beliefdb_changes (id, kind, held, was_current, created)

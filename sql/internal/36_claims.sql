@@ -125,6 +125,10 @@ declare
     v_in_force boolean := beliefdb.in_force(p_workspace_id, p_source_version_id);
     -- (when to look at the planner's statistics again: 64, 256, 1024, ... claims)
     v_restat bigint := 64;
+    -- the claims stored set-based (claim number, new belief's id), and each accepted claim's number
+    v_set_n bigint[];
+    v_set_ids uuid[];
+    v_accepted_n bigint[] := '{}';
 begin
     select v.content, s.provenance into v_content, v_world
       from beliefdb.source_version v
@@ -155,7 +159,103 @@ begin
                           and f.start_offset = c.s and f.end_offset = c.e)
      order by c.s, c.e;
 
+    -- Set-based, the claims that can only be new beliefs: through the gate, a valid time in range,
+    -- a claim (subject, attribute, value, scope, valid time, world) no belief of the workspace has
+    -- ever been, and the only claim of this call on its subject and attribute (so no other claim of
+    -- it corroborates, repeats or rivals it: the order they are settled in is theirs alone). Each
+    -- statement below stores all of them at once, as the loop would one by one (its row triggers and
+    -- one audit event per statement, not per claim); then each is settled (rule 8) in claim order.
+    -- Every other claim goes through the loop, as before.
+    with c as (
+        select x.n, x.claim, (x.claim ->> 'start')::integer as s, (x.claim ->> 'end')::integer as e,
+               tstzrange((x.claim ->> 'valid_from')::timestamptz, (x.claim ->> 'valid_to')::timestamptz, '[)') as valid,
+               count(*) over (partition by x.claim ->> 'subject', x.claim ->> 'attribute') as same_topic
+          from jsonb_array_elements(coalesce(p_claims, '[]')) with ordinality as x (claim, n)
+    )
+    select coalesce(array_agg(c.n order by c.n), '{}'), coalesce(array_agg(gen_random_uuid() order by c.n), '{}')
+      into v_set_n, v_set_ids
+      from c
+     where c.same_topic = 1
+       and v_starts[c.n] is not null and v_actual[c.n] = c.claim ->> 'quote'
+       and (lower_inf(c.valid) or lower(c.valid) between '0001-01-02 00:00+00' and '9999-12-30 00:00+00')
+       and (upper_inf(c.valid) or upper(c.valid) between '0001-01-02 00:00+00' and '9999-12-30 00:00+00')
+       and not exists (select from beliefdb.belief b
+                        where b.workspace_id = p_workspace_id
+                          and b.subject = c.claim ->> 'subject' and b.attribute = c.claim ->> 'attribute'
+                          and b.value = c.claim ->> 'value' and b.scope = coalesce(c.claim -> 'scope', '{}')
+                          and b.valid_time = c.valid and b.provenance = v_world);
+    if cardinality(v_set_n) > 0 then
+        if cardinality(v_set_n) >= v_restat then
+            perform beliefdb._restat_ingest_tables(cardinality(v_set_n));
+        end if;
+        -- (their node rows first, in one statement: create_node finds them there)
+        insert into beliefdb.node (workspace_id, id, kind)
+        select p_workspace_id, u.id, 'belief' from unnest(v_set_ids) as u (id);
+        insert into beliefdb.belief (workspace_id, id, statement, subject, attribute, value, kind, scope,
+                                     valid_time, recorded_at, provenance, confidence_kind)
+        select p_workspace_id, u.id, c.claim ->> 'statement', c.claim ->> 'subject', c.claim ->> 'attribute',
+               c.claim ->> 'value', coalesce(c.claim ->> 'kind', 'fact'), coalesce(c.claim -> 'scope', '{}'),
+               tstzrange((c.claim ->> 'valid_from')::timestamptz, (c.claim ->> 'valid_to')::timestamptz, '[)'),
+               beliefdb.clock(), v_world,
+               case when c.claim ->> 'confidence_kind' = 'agent_asserted' then 'agent_asserted'
+                    else 'extracted' end::beliefdb.confidence_kind
+          from unnest(v_set_n, v_set_ids) as u (n, id)
+          join jsonb_array_elements(coalesce(p_claims, '[]')) with ordinality as c (claim, n) on c.n = u.n
+         order by u.n;
+        -- one justification each, its antecedent the claim's fragment, and the evidence (as _add_evidence)
+        create temporary table if not exists beliefdb_claim_evidence (
+            belief_id uuid, fragment_id uuid, justification_id uuid) on commit drop;
+        truncate pg_temp.beliefdb_claim_evidence;
+        with j as (
+            insert into beliefdb.justification (workspace_id, consequent)
+            select p_workspace_id, u.id from unnest(v_set_ids) as u (id)
+            returning id, consequent
+        )
+        insert into pg_temp.beliefdb_claim_evidence (belief_id, fragment_id, justification_id)
+        select j.consequent, f.id, j.id
+          from j
+          join unnest(v_set_n, v_set_ids) as u (n, id) on u.id = j.consequent
+          join beliefdb.fragment f on f.workspace_id = p_workspace_id and f.source_version_id = p_source_version_id
+                                  and f.start_offset = v_starts[u.n] and f.end_offset = v_ends[u.n];
+        insert into beliefdb.justification_antecedent (workspace_id, justification_id, antecedent, edge_kind)
+        select p_workspace_id, x.justification_id, x.fragment_id, 'evidence'
+          from pg_temp.beliefdb_claim_evidence x;
+        insert into beliefdb.evidence (workspace_id, belief_id, fragment_id, quote, role, justification_id)
+        select p_workspace_id, x.belief_id, f.id, f.text, 'supports', x.justification_id
+          from pg_temp.beliefdb_claim_evidence x
+          join beliefdb.fragment f on f.workspace_id = p_workspace_id and f.id = x.fragment_id;
+        v_fragments := v_fragments || array(select x.fragment_id from pg_temp.beliefdb_claim_evidence x);
+        for v_i in 1 .. cardinality(v_set_n) loop
+            v_claim := p_claims -> (v_set_n[v_i]::integer - 1);
+            v_belief := v_set_ids[v_i];
+            v_accepted := array_append(v_accepted, jsonb_build_object(
+                'id', v_belief, 'statement', v_claim ->> 'statement', 'subject', v_claim ->> 'subject',
+                'attribute', v_claim ->> 'attribute', 'value', v_claim ->> 'value',
+                'quote', v_claim ->> 'quote', 'start', v_starts[v_set_n[v_i]], 'end', v_ends[v_set_n[v_i]]));
+            v_accepted_n := array_append(v_accepted_n, v_set_n[v_i]);
+            v_touched := array_append(v_touched, v_belief);
+            if v_in_force then
+                v_settled := beliefdb._settle(p_workspace_id, v_belief);
+                for v_item in select x from jsonb_array_elements(v_settled -> 'superseded') x loop
+                    v_superseded := array_append(v_superseded, v_item);
+                end loop;
+                for v_item in select x from jsonb_array_elements(v_settled -> 'conflicts') x loop
+                    v_conflicts := array_append(v_conflicts, v_item);
+                end loop;
+                for v_id in select (c ->> 'b')::uuid from jsonb_array_elements(v_settled -> 'conflicts') c
+                            union all
+                            select (c ->> 'old')::uuid from jsonb_array_elements(v_settled -> 'superseded') c loop
+                    v_touched := array_append(v_touched, v_id);
+                end loop;
+            end if;
+        end loop;
+        v_restat := greatest(v_restat, cardinality(v_set_n) * 4);
+    end if;
+
     for v_row in select c.claim, c.n from jsonb_array_elements(coalesce(p_claims, '[]')) with ordinality as c (claim, n) loop
+        if v_row.n = any(v_set_n) then
+            continue;
+        end if;
         if v_row.n = v_restat then
             perform beliefdb._restat_ingest_tables(v_row.n);
             v_restat := v_restat * 4;
@@ -256,6 +356,7 @@ begin
             'id', v_belief, 'statement', v_claim ->> 'statement', 'subject', v_claim ->> 'subject',
             'attribute', v_claim ->> 'attribute', 'value', v_claim ->> 'value',
             'quote', v_claim ->> 'quote', 'start', v_start, 'end', v_end));
+        v_accepted_n := array_append(v_accepted_n, v_row.n);
         -- a claim of a version that is not in force (a retracted source's new text) is history: it
         -- never held, so it meets no rival
         v_settled := case when v_in_force then beliefdb._settle(p_workspace_id, v_belief)
@@ -275,6 +376,8 @@ begin
     end loop;
 
     v_touched := v_touched || v_fragments;
+    -- (accepted in claim order, whichever way each was stored)
+    v_accepted := array(select a.item from unnest(v_accepted, v_accepted_n) as a (item, n) order by a.n);
     return jsonb_build_object('accepted', to_jsonb(v_accepted),
                               'rejected', case when cardinality(v_rejected) = 0 then coalesce(p_rejected, '[]')
                                                else coalesce(p_rejected, '[]') || to_jsonb(v_rejected) end,
@@ -476,11 +579,22 @@ begin
            coalesce(array_agg((f ->> 'time')::timestamptz order by n), '{}')
       into v_starts, v_ends, v_speakers, v_times
       from jsonb_array_elements(coalesce(p_text -> 'fragments', '[]')) with ordinality as x (f, n);
-    -- (the same span twice is one fragment: a new version has none yet)
-    insert into beliefdb.fragment (workspace_id, source_version_id, start_offset, end_offset, text, speaker, spoken_at)
-    select distinct on (f.s, f.e) p_workspace_id, v_version_id, f.s, f.e, f.text, f.speaker, f.spoken_at
-      from unnest(v_starts, v_ends, beliefdb._slices(v_content, v_starts, v_ends), v_speakers, v_times)
-           as f (s, e, text, speaker, spoken_at)
+    -- (the same span twice is one fragment: a new version has none yet; their node rows first, in
+    -- one statement, where create_node finds them: one row at a time, each was a statement)
+    create temporary table if not exists beliefdb_new_fragment (
+        id uuid, s integer, e integer, text text, speaker text, spoken_at timestamptz) on commit drop;
+    truncate pg_temp.beliefdb_new_fragment;
+    insert into pg_temp.beliefdb_new_fragment (id, s, e, text, speaker, spoken_at)
+    select gen_random_uuid(), x.s, x.e, x.text, x.speaker, x.spoken_at
+      from (select distinct on (f.s, f.e) f.s, f.e, f.text, f.speaker, f.spoken_at
+              from unnest(v_starts, v_ends, beliefdb._slices(v_content, v_starts, v_ends), v_speakers, v_times)
+                   as f (s, e, text, speaker, spoken_at)
+             order by f.s, f.e) x;
+    insert into beliefdb.node (workspace_id, id, kind)
+    select p_workspace_id, f.id, 'fragment' from pg_temp.beliefdb_new_fragment f;
+    insert into beliefdb.fragment (workspace_id, id, source_version_id, start_offset, end_offset, text, speaker, spoken_at)
+    select p_workspace_id, f.id, v_version_id, f.s, f.e, f.text, f.speaker, f.spoken_at
+      from pg_temp.beliefdb_new_fragment f
      order by f.s, f.e;
     get diagnostics v_fragments = row_count;
 
@@ -507,3 +621,71 @@ begin
 end
 $$;
 comment on function beliefdb._ingest_version_core(uuid, uuid, jsonb) is 'Store a text as a version of a source (idempotent by content) and settle what it changes (no owner check, no audit)';
+
+-- Store a text (p_text as for _ingest_version_core) as the next version of the named source, for
+-- the acting principal: a new source is theirs; another principal's source gets a proposal to its
+-- owner instead (rule 17; the same proposal twice is one item), unless the text is one the source
+-- has and nothing else changes. The one body of ingest_version and bulk_ingest_batch: the caller
+-- holds the workspace lock and audits the outcome (a proposal is audited here).
+create or replace function beliefdb._ingest_text(p_workspace_id uuid, p_source text, p_text jsonb)
+returns jsonb
+language plpgsql
+set search_path = pg_catalog, pg_temp
+as $$
+declare
+    v_source beliefdb.source;
+    v_sha bytea := sha256(convert_to(p_text ->> 'content', 'UTF8'));
+    v_origin beliefdb.origin_type := (p_text ->> 'origin')::beliefdb.origin_type;
+    v_authority beliefdb.authority := (p_text ->> 'authority')::beliefdb.authority;
+    v_provenance beliefdb.provenance := (p_text ->> 'provenance')::beliefdb.provenance;
+    v_item uuid;
+begin
+    perform beliefdb._begin_changes();
+    if coalesce(p_text ->> 'content', '') = '' then
+        raise exception 'source % has empty text', p_source using errcode = 'BD005';
+    end if;
+    select * into v_source from beliefdb.source s where s.workspace_id = p_workspace_id and s.name = p_source;
+    if not found then
+        insert into beliefdb.source (workspace_id, name, origin_type, authority, provenance)
+        values (p_workspace_id, p_source, coalesce(v_origin, 'document'), coalesce(v_authority, 'internal'),
+                coalesce(v_provenance, 'production'))
+        returning * into v_source;
+    elsif v_source.owner is distinct from beliefdb.current_principal()
+          -- (the text in force again, or a retracted text, changes no version: claims may be added)
+          and (not exists (select from beliefdb.source_version v
+                            where v.workspace_id = p_workspace_id and v.source_id = v_source.id and v.sha256 = v_sha
+                              and (v.retracted_at is not null or v_source.retracted_at is not null
+                                   or beliefdb.in_force(p_workspace_id, v.id)))
+               or (v_origin is not null and v_origin <> v_source.origin_type)
+               or (v_authority is not null and v_authority <> v_source.authority)
+               or (v_provenance is not null and v_provenance <> v_source.provenance)) then
+        select r.id into v_item
+          from beliefdb.review_item r
+         where r.workspace_id = p_workspace_id and r.kind = 'version_proposed' and r.status = 'open'
+           and r.source_id = v_source.id and r.proposed_by = beliefdb.current_principal()
+           and r.proposal - 'path' - 'rejected' = p_text - 'path' - 'rejected';
+        if v_item is null then
+            insert into beliefdb.review_item (workspace_id, kind, source_id, reason, proposed_by, proposal)
+            values (p_workspace_id, 'version_proposed', v_source.id,
+                    pg_catalog.format('%s proposes a new version of %s (sha256 %s); source owned by %s',
+                                      beliefdb.current_principal(), v_source.name, left(encode(v_sha, 'hex'), 12),
+                                      v_source.owner),
+                    beliefdb.current_principal(), p_text)
+            returning id into v_item;
+            perform beliefdb._audit_append(p_workspace_id, 'version.propose', jsonb_build_object(
+                'item', v_item, 'source', v_source.name, 'sha256', encode(v_sha, 'hex'), 'owner', v_source.owner));
+        end if;
+        return jsonb_build_object(
+            'source', v_source.name, 'source_id', v_source.id, 'version', null, 'version_id', null,
+            'new_version', false, 'fragments', 0, 'reverified', '[]'::jsonb, 'accepted', '[]'::jsonb,
+            'rejected', coalesce(p_text -> 'rejected', '[]'), 'corroborated', '[]'::jsonb, 'unchanged', '[]'::jsonb,
+            'superseded', '[]'::jsonb, 'conflicts', '[]'::jsonb, 'unsupported', '[]'::jsonb,
+            'flagged', '[]'::jsonb, 'held', '[]'::jsonb, 'changes', beliefdb._empty_changes(),
+            'proposed', true, 'review_item', v_item, 'owner', v_source.owner,
+            'note', pg_catalog.format('%s belongs to %s: proposed to its owner (review item %s)',
+                                      v_source.name, v_source.owner, v_item));
+    end if;
+    return beliefdb._ingest_version_core(p_workspace_id, v_source.id, p_text);
+end
+$$;
+comment on function beliefdb._ingest_text(uuid, text, jsonb) is 'Store a text as a version of a named source for the acting principal, or propose it to the source''s owner (the caller locks and audits)';

@@ -1,0 +1,69 @@
+"""``beliefdb ingest --bulk``: many documents, one transaction per batch, with a progress bar."""
+
+from __future__ import annotations
+
+import sys
+import time
+from contextlib import ExitStack
+from pathlib import Path
+from typing import Any
+
+import typer
+
+from beliefdb import render
+from beliefdb.api import BeliefDB
+from beliefdb.api.bulk import DEFAULT_BATCH as DEFAULT_BATCH
+from beliefdb.errors import InvalidInput
+from beliefdb.models import BulkReport
+
+#: what --help says of batches (the ingest command's --batch and --bulk options)
+BATCH_HELP = ("With --bulk: documents per transaction (one audit event each). A bad document stops the run before"
+              " its batch is written; the batches before it stay committed, and running the same command again"
+              " resumes (what is stored is a no-op).")
+
+
+def run(bdb: BeliefDB, paths: list[Path], *, authority: str | None, label: str | None, version_label: str | None,
+        extractor: str, batch: int, embed: bool, max_bytes: int | None, as_json: bool,
+        single: dict[str, Any]) -> None:
+    """Bulk-ingest ``paths`` (files and directories) and print the totals (``--json``: with each report).
+    ``single``: the options that belong to one document, refused here."""
+    given = [name for name, value in single.items() if value]
+    if given:
+        raise InvalidInput(f"{given[0]} belongs to one document and cannot be used with --bulk")
+    if as_json:
+        report = bdb.bulk_ingest(*paths, authority=authority, label=label, version_label=version_label,
+                                 extractor=extractor, batch=batch, embed=embed, max_bytes=max_bytes)
+        typer.echo(render.to_json(_json(report)))
+        return
+    with ExitStack() as stack:
+        bar: Any = None
+        started = time.perf_counter()
+
+        def progress(done: int, total: int) -> None:
+            nonlocal bar
+            if bar is None:
+                bar = stack.enter_context(typer.progressbar(
+                    length=total, label="bulk ingest", file=sys.stderr, show_eta=True, show_pos=True,
+                    item_show_func=lambda rate: rate))
+            rate = done / max(time.perf_counter() - started, 1e-9)
+            bar.current_item = f"{rate:,.0f} documents/s"
+            bar.update(done - bar.pos)
+
+        report = bdb.bulk_ingest(*paths, authority=authority, label=label, version_label=version_label,
+                                 extractor=extractor, batch=batch, embed=embed, max_bytes=max_bytes,
+                                 progress=progress)
+    typer.echo(summary(report))
+
+
+def summary(report: BulkReport) -> str:
+    """The totals of a bulk ingest, in two lines at most."""
+    line = (f"{report.documents} document(s) in {report.batches} batch(es): {report.new_versions} new version(s),"
+            f" {report.accepted} new belief(s), {report.corroborated} corroborated, {report.rejected} rejected"
+            f" ({report.seconds:.1f} s, {report.beliefs_per_s:,.0f} beliefs/s)")
+    if report.embedding_deferred:
+        line += f"\nnote: embedding deferred: {report.embedding_deferred}"
+    return line
+
+
+def _json(report: BulkReport) -> dict[str, Any]:
+    return {**render.jsonable(report), "beliefs_per_s": report.beliefs_per_s}

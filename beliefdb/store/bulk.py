@@ -1,0 +1,189 @@
+"""Bulk ingest: many documents, one transaction per batch, the same truth rules as ingest.
+
+Python reads, splits, extracts and gates every document of a batch first (a bad file stops the run
+before its batch is written), then stages the batch with binary COPY into the transaction's staging
+tables and makes one call, ``beliefdb.bulk_ingest_batch``, which stores each document as
+``beliefdb.ingest_version`` would, through the same body, with one summary audit event for the
+batch. Earlier batches stay committed; the same documents again change nothing (rule 18 of
+docs/rules.md), so a run that stopped resumes by running it again. New beliefs are embedded in a
+thread beside the next batches, one transaction per ``EMBED_BATCH``, after their batch commits.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from uuid import UUID
+
+import psycopg
+from psycopg.types.json import Jsonb
+
+from beliefdb import errors
+from beliefdb.db.connector import Database
+from beliefdb.db.queries import Q
+from beliefdb.db.reports import ingest_report
+from beliefdb.inputs import shown
+from beliefdb.models import BulkReport, IngestReport
+from beliefdb.store.ingest import (
+    SUPPORTED_SUFFIXES,
+    Prepared,
+    SourceOptions,
+    check_choices,
+    check_file_size,
+    check_size,
+    embed_ids,
+    max_ingest_bytes,
+    prepare,
+    read_document,
+)
+from beliefdb.text.registry import get_extractor
+
+#: documents per transaction unless the caller says otherwise
+DEFAULT_BATCH = 200
+
+#: a document to bulk-ingest: a path (its source is named by the file), or (source name, text)
+Item = str | Path | tuple[str, str]
+
+
+@dataclass(frozen=True)
+class _Document:
+    name: str
+    path: str | None
+    text: str
+    ready: Prepared
+
+
+def expand(items: Sequence[Item]) -> list[tuple[str, Path | str]]:
+    """(source name, path or text) of every document: a directory's supported files (recursively, in
+    name order, each source named by its path below the directory), a file by its name."""
+    out: list[tuple[str, Path | str]] = []
+    for item in items:
+        if isinstance(item, tuple):
+            name, text = item
+            out.append((name, text))
+            continue
+        path = Path(item)
+        if path.is_dir():
+            found = sorted(p for p in path.rglob("*") if p.suffix.lower() in SUPPORTED_SUFFIXES and p.is_file())
+            out.extend((shown(p.relative_to(path).as_posix()), p) for p in found)
+        else:
+            out.append((shown(path.name), path))
+    if not out:
+        raise errors.InvalidInput("no documents to ingest (a directory's .txt, .md and .markdown files count)")
+    return out
+
+
+def _read(name: str, what: Path | str, limit: int, extractor: str) -> _Document:
+    if isinstance(what, Path):
+        check_file_size(what, limit)
+        text = read_document(what)
+        path: str | None = shown(what)
+    else:
+        text, path = what, None
+        if not text.strip():
+            raise errors.InvalidInput(f"{name}: empty text")
+    check_size(path or name, text, limit)
+    return _Document(name=name, path=path, text=text, ready=prepare(text, name, (), extractor))
+
+
+def _stage(conn: psycopg.Connection[Any], docs: list[_Document], label: str | None) -> None:
+    """COPY the batch (binary) into the staging tables ``bulk_stage`` made for this transaction."""
+    conn.execute(Q.bulk_stage)
+    with conn.cursor() as cur:
+        with cur.copy(Q.bulk_copy_documents) as copy:
+            copy.set_types(["int4", "text", "text", "text", "text", "jsonb"])
+            for n, d in enumerate(docs):
+                copy.write_row((n, d.name, d.text, label, d.path, Jsonb(d.ready.rejected)))
+        with cur.copy(Q.bulk_copy_fragments) as copy:
+            copy.set_types(["int4", "int4", "int4"])
+            for n, d in enumerate(docs):
+                for f in d.ready.fragments:
+                    copy.write_row((n, f["start"], f["end"]))
+        with cur.copy(Q.bulk_copy_claims) as copy:
+            copy.set_types(["int4", "int4", "text", "text", "text", "text", "text", "int4", "int4", "text", "jsonb",
+                            "text", "text"])
+            for n, d in enumerate(docs):
+                for i, c in enumerate(d.ready.claims):
+                    copy.write_row((n, i, c["statement"], c["subject"], c["attribute"], c["value"], c["quote"],
+                                    c["start"], c["end"], c["kind"], Jsonb(c["scope"]), c["valid_from"],
+                                    c["valid_to"]))
+
+
+def _write(db: Database, docs: list[_Document], options: SourceOptions) -> list[IngestReport]:
+    with db.transaction() as c:
+        _stage(c, docs, options.version_label)
+        rows = c.execute(Q.bulk_ingest_batch, (options.origin, options.authority, options.provenance)).fetchall()
+    return [d.ready.told(ingest_report(row[0], d.path)) for d, row in zip(docs, rows, strict=True)]
+
+
+def _batches(todo: list[tuple[str, Path | str]], size: int) -> Iterator[list[tuple[str, Path | str]]]:
+    for start in range(0, len(todo), size):
+        yield todo[start:start + size]
+
+
+def bulk_ingest(db: Database, items: Sequence[Item], options: SourceOptions, *, batch: int = DEFAULT_BATCH,
+                extractor: str = "rules", embed: bool = True, progress: Callable[[int, int], None] | None = None,
+                max_bytes: int | None = None) -> BulkReport:
+    """Ingest many documents, ``batch`` to a transaction, each its own source and version exactly as
+    :func:`~beliefdb.store.ingest.ingest_text` would store it. A bad document raises InvalidInput
+    naming it before its batch is written; the batches before it stay committed (run again: what is
+    stored is a no-op). ``progress(done, total)`` after each batch."""
+    if batch < 1:
+        raise errors.InvalidInput(f"--batch must be at least 1, not {batch}")
+    if options.name:
+        raise errors.InvalidInput("a bulk ingest names each source by its file: --source is for one document")
+    get_extractor(extractor)
+    check_choices(options)
+    limit = max_ingest_bytes(max_bytes)
+    todo = expand(items)
+    started = time.perf_counter()
+    reports: list[IngestReport] = []
+    deferred: list[Future[str | None]] = []
+    count = 0
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="beliefdb-embed") as embedder:
+        for number, chunk in enumerate(_batches(todo, batch)):
+            try:
+                docs = [_read(name, what, limit, extractor) for name, what in chunk]
+            except errors.BeliefDBError as exc:
+                raise type(exc)(_stopped(exc.message, number, count)) from exc
+            try:
+                written = _write(db, docs, options)
+            except errors.DatabaseUnavailable:
+                raise
+            except errors.BeliefDBError as exc:
+                raise type(exc)(_stopped(exc.message, number, count)) from exc
+            reports.extend(written)
+            count += len(written)
+            ids = [a.id for r in written for a in r.accepted]
+            if embed and ids:
+                deferred.append(embedder.submit(_embed_quietly, db, ids))
+            if progress is not None:
+                progress(count, len(todo))
+        why = next((m for m in (f.result() for f in deferred) if m), None)
+    _analyze(db)
+    return BulkReport(
+        documents=count, batches=(len(todo) + batch - 1) // batch,
+        new_versions=sum(r.new_version for r in reports), accepted=sum(len(r.accepted) for r in reports),
+        corroborated=sum(len(r.corroborated) for r in reports), rejected=sum(len(r.rejected) for r in reports),
+        seconds=time.perf_counter() - started, embedding_deferred=why, reports=reports)
+
+
+def _stopped(message: str, number: int, count: int) -> str:
+    return (f"{message} (batch {number + 1} not written; {count} document(s) before it are stored:"
+            " fix it and run again to resume)")
+
+
+def _embed_quietly(db: Database, ids: list[UUID]) -> str | None:
+    return embed_ids(db, ids)
+
+
+def _analyze(db: Database) -> None:
+    """New planner statistics for what follows (the plans were made for the tables before the run).
+    RANKING-STATISTICS (issue 20, ask): bulk_analyze is where per-workspace ranking statistics are
+    refreshed too."""
+    with db.transaction() as c:
+        c.execute(Q.bulk_analyze)

@@ -1,0 +1,125 @@
+-- beliefdb: bulk ingest (docs/rules.md, rules 1, 2, 8, 12, 17 and 18): many documents in one
+-- transaction per batch. The client stages the batch with binary COPY into this transaction's
+-- staging tables (bulk_stage), then one call (bulk_ingest_batch) stores every document as
+-- ingest_version does, through the same body (internal/36_claims.sql, _ingest_text), and appends
+-- one summary event for the batch to the audit chain, with the hash of the staged rows.
+
+-- This transaction's staging tables, empty (dropped at commit or rollback): the batch's documents
+-- (n: order in the batch), their fragments' offsets and their gated claims. The application role
+-- may only insert into them (COPY); bulk_ingest_batch reads them with its owner's rights.
+create or replace function beliefdb.bulk_stage() returns void
+language plpgsql
+security definer
+set search_path = pg_catalog, pg_temp
+as $$
+begin
+    if beliefdb.current_workspace_id() is null then
+        raise exception 'no workspace is bound to this session' using errcode = 'BD003';
+    end if;
+    drop table if exists pg_temp.beliefdb_bulk_document, pg_temp.beliefdb_bulk_fragment, pg_temp.beliefdb_bulk_claim;
+    create temporary table beliefdb_bulk_document (
+        n integer not null, source text not null, content text not null, label text, path text,
+        rejected jsonb not null default '[]'
+    ) on commit drop;
+    create temporary table beliefdb_bulk_fragment (
+        n integer not null, start_offset integer not null, end_offset integer not null
+    ) on commit drop;
+    create temporary table beliefdb_bulk_claim (
+        n integer not null, ord integer not null, statement text not null, subject text not null,
+        attribute text not null, value text not null, quote text not null, start_offset integer,
+        end_offset integer, kind text, scope jsonb, valid_from text, valid_to text
+    ) on commit drop;
+    grant insert on pg_temp.beliefdb_bulk_document, pg_temp.beliefdb_bulk_fragment, pg_temp.beliefdb_bulk_claim
+       to beliefdb_app;
+end
+$$;
+comment on function beliefdb.bulk_stage() is 'Create this transaction''s empty staging tables for a bulk ingest batch (the application role COPYs into them)';
+
+-- Store every staged document (in order) as the next version of its source, exactly as
+-- ingest_version would one by one (owners, proposals, idempotency by content, corroboration,
+-- rule-8 settling, supersession, conflicts, what stops holding), in this one transaction: a
+-- failure leaves nothing of the batch. Returns one ingest report per document, in order. The audit
+-- chain gets one summary event for the batch (bulk_ingest: counts, and the SHA-256 of the staged
+-- rows), besides the row events of every statement (rule 12); it names no source, so forgetting
+-- one leaves nothing of it in the chain's payloads.
+create or replace function beliefdb.bulk_ingest_batch(
+    p_origin beliefdb.origin_type default null, p_authority beliefdb.authority default null,
+    p_provenance beliefdb.provenance default null
+) returns setof jsonb
+language plpgsql
+security definer
+set search_path = pg_catalog, pg_temp
+as $$
+declare
+    v_ws uuid := beliefdb.current_workspace_id();
+    v_doc record;
+    v_outcome jsonb;
+    v_reports jsonb[] := '{}';
+    v_hash bytea;
+    v_counts integer[] := array[0, 0, 0, 0, 0];
+begin
+    perform beliefdb.lock_workspace();
+    if to_regclass('pg_temp.beliefdb_bulk_document') is null then
+        raise exception 'nothing staged: call beliefdb.bulk_stage() and COPY the batch first' using errcode = 'BD005';
+    end if;
+    select sha256(convert_to(coalesce(string_agg(x.r, E'\n' order by x.t, x.r), ''), 'UTF8')) into v_hash
+      from (select 1 as t, to_jsonb(d)::text as r from pg_temp.beliefdb_bulk_document d
+            union all select 2, to_jsonb(f)::text from pg_temp.beliefdb_bulk_fragment f
+            union all select 3, to_jsonb(c)::text from pg_temp.beliefdb_bulk_claim c) x;
+    for v_doc in
+        select d.n, d.source,
+               jsonb_build_object(
+                   'content', d.content, 'origin', p_origin, 'authority', p_authority, 'provenance', p_provenance,
+                   'label', d.label, 'path', d.path,
+                   'fragments', coalesce((select jsonb_agg(jsonb_build_object('start', f.start_offset, 'end', f.end_offset)
+                                                           order by f.start_offset, f.end_offset)
+                                            from pg_temp.beliefdb_bulk_fragment f where f.n = d.n), '[]'),
+                   'claims', coalesce((select jsonb_agg(jsonb_build_object(
+                                                  'statement', c.statement, 'subject', c.subject,
+                                                  'attribute', c.attribute, 'value', c.value, 'quote', c.quote,
+                                                  'start', c.start_offset, 'end', c.end_offset,
+                                                  'kind', coalesce(c.kind, 'fact'), 'scope', coalesce(c.scope, '{}'),
+                                                  'valid_from', c.valid_from, 'valid_to', c.valid_to) order by c.ord)
+                                         from pg_temp.beliefdb_bulk_claim c where c.n = d.n), '[]'),
+                   'rejected', d.rejected) as text
+          from pg_temp.beliefdb_bulk_document d
+         order by d.n
+    loop
+        -- (each document recorded when the batch came to it, as one by one: rule 8 orders them so)
+        perform pg_catalog.set_config('beliefdb.batch_clock', pg_catalog.clock_timestamp()::text, true);
+        v_outcome := beliefdb._ingest_text(v_ws, v_doc.source, v_doc.text);
+        v_reports := array_append(v_reports, v_outcome);
+        v_counts := array[v_counts[1] + 1,
+                          v_counts[2] + case when (v_outcome ->> 'new_version')::boolean then 1 else 0 end,
+                          v_counts[3] + jsonb_array_length(v_outcome -> 'accepted'),
+                          v_counts[4] + jsonb_array_length(v_outcome -> 'corroborated'),
+                          v_counts[5] + jsonb_array_length(v_outcome -> 'rejected')];
+    end loop;
+    perform pg_catalog.set_config('beliefdb.batch_clock', '', true);
+    if v_counts[2] + v_counts[3] + v_counts[4] > 0 then
+        perform beliefdb._audit('bulk_ingest', jsonb_build_object(
+            'documents', v_counts[1], 'new_versions', v_counts[2], 'accepted', v_counts[3],
+            'corroborated', v_counts[4], 'rejected', v_counts[5], 'rows_sha256', encode(v_hash, 'hex')));
+    end if;
+    drop table pg_temp.beliefdb_bulk_document, pg_temp.beliefdb_bulk_fragment, pg_temp.beliefdb_bulk_claim;
+    return query select unnest(v_reports);
+end
+$$;
+comment on function beliefdb.bulk_ingest_batch(beliefdb.origin_type, beliefdb.authority, beliefdb.provenance)
+    is 'Store the staged batch of documents as ingest_version would, one transaction and one summary audit event; jsonb: one ingest report per document';
+
+-- Planner statistics of the tables an ingest grows, gathered again after a bulk ingest (the plans
+-- of what follows were made for the tables before it).
+create or replace function beliefdb.bulk_analyze() returns void
+language plpgsql
+security definer
+set search_path = pg_catalog, pg_temp
+as $$
+begin
+    analyze beliefdb.node, beliefdb.source, beliefdb.source_version, beliefdb.fragment, beliefdb.belief,
+            beliefdb.evidence, beliefdb.justification, beliefdb.justification_antecedent, beliefdb.relation,
+            beliefdb.adjacency;
+    -- RANKING-STATISTICS (issue 20, ask): the per-workspace ranking statistics are refreshed here
+end
+$$;
+comment on function beliefdb.bulk_analyze() is 'Gather planner statistics of the tables a bulk ingest grew';

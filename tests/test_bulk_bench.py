@@ -1,0 +1,43 @@
+"""bench/ingest.py (issue 20) runs end to end at a tiny size against this test's database and prints
+the keys docs/benchmarks.md quotes, with figures that say what they are."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+BENCH = Path(__file__).resolve().parent.parent / "bench"
+sys.path.insert(0, str(BENCH))
+
+import ingest as bench_bulk  # noqa: E402
+
+
+def test_the_benchmark_documents_restate_the_claims_before_them() -> None:
+    docs = bench_bulk.documents("measured", 150)
+    assert len(docs) == 3 and docs[0][0] == "measured-0.md"
+    claims = [list(bench_bulk.claim_rows([d])) for d in docs]
+    assert [len(c) for c in claims] == [50, 52, 52]
+    # the second document restates two claims of the first: one with another value, one the same
+    first = {(c[1], c[2]): c[3] for c in claims[0]}
+    restated = [(c[1], c[2], c[3]) for c in claims[1] if (c[1], c[2]) in first]
+    assert len(restated) == 2 and sum(first[(s, a)] == v for s, a, v in restated) == 1
+
+
+@pytest.mark.slow
+def test_bulk_ingest_benchmark_runs_small(db_url: str) -> None:
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
+        code = bench_bulk.main(["--beliefs", "300", "--measure", "100", "--embed-beliefs", "50", "--batch", "1",
+                                "--db", db_url, "--json"])
+    assert code == 0
+    report = json.loads(out.getvalue().strip().splitlines()[-1])
+    assert set(report) == {"beliefs", "beliefs_per_s", "copy_rows_per_s", "copy_ratio", "embed_ratio", "queue"}
+    assert report["beliefs"] == 101  # two documents of 50, and the second's one claim with another value
+    assert report["beliefs_per_s"] > 0 and report["copy_rows_per_s"] > 0 and report["embed_ratio"] > 0
+    assert report["copy_ratio"] == pytest.approx(report["copy_rows_per_s"] / report["beliefs_per_s"], rel=0.02)
+    assert report["queue"] is None

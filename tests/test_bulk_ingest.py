@@ -1,0 +1,194 @@
+"""Bulk ingest (issue 20) keeps every truth rule of ingest: documents bulk-ingested give the same
+beliefs, statuses, evidence, conflicts and supersessions as the same documents ingested one by one
+(compared through the database, property-based), one summary audit event per batch and a chain that
+verifies, idempotency by content, and a bad document that leaves nothing of its batch."""
+
+from __future__ import annotations
+
+import itertools
+from pathlib import Path
+from typing import Any
+
+import psycopg
+import pytest
+from conftest import Cli
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import beliefdb
+from beliefdb import errors
+
+# What a workspace believes, read from the database with every id replaced by what it names: the
+# beliefs (status, confidence, valid time, world), their evidence (source, version, offsets, quote),
+# the relations between beliefs (supersedes, conflicts_with), the source versions and whether each
+# node holds.
+SNAPSHOT = """
+with ws as (select id from beliefdb.workspace where name = %(ws)s),
+b as (select b.*, concat_ws('|', b.statement, b.subject, b.attribute, b.value, b.scope::text, b.valid_time::text,
+                            b.provenance::text) as k
+        from beliefdb.belief b where b.workspace_id = (select id from ws))
+select 'belief', concat_ws('|', b.k, b.status::text, round(b.confidence::numeric, 6)::text,
+                           b.confidence_kind::text, n.holds::text)
+  from b join beliefdb.node n on n.workspace_id = b.workspace_id and n.id = b.id
+union all
+select 'evidence', concat_ws('|', b.k, s.name, v.version::text, f.start_offset::text, f.end_offset::text, e.quote,
+                             e.role)
+  from b join beliefdb.evidence e on e.workspace_id = b.workspace_id and e.belief_id = b.id
+  join beliefdb.fragment f on f.workspace_id = e.workspace_id and f.id = e.fragment_id
+  join beliefdb.source_version v on v.workspace_id = f.workspace_id and v.id = f.source_version_id
+  join beliefdb.source s on s.workspace_id = v.workspace_id and s.id = v.source_id
+union all
+select 'relation', concat_ws('|', r.kind::text, x.k, y.k)
+  from beliefdb.relation r join b x on x.id = r.from_belief join b y on y.id = r.to_belief
+ where r.workspace_id = (select id from ws)
+union all
+select 'version', concat_ws('|', s.name, v.version::text, encode(v.sha256, 'hex'), v.path,
+                            beliefdb.in_force(v.workspace_id, v.id)::text)
+  from beliefdb.source s join beliefdb.source_version v on v.workspace_id = s.workspace_id and v.source_id = s.id
+ where s.workspace_id = (select id from ws)
+union all
+select 'fragments', count(*)::text from beliefdb.fragment f where f.workspace_id = (select id from ws)
+order by 1, 2
+"""
+
+POLICY = "# Policy\nThe warranty period is 12 months.\nRefund window: 30 days.\n"
+SUBJECTS = ("warranty period", "restocking fee", "shipping fee")
+VALUES = ("12 months", "24 months", "5%", "10%")
+LINES = st.sampled_from([f"The {s} is {v}." for s in SUBJECTS for v in VALUES] + ["Refund window: 30 days.",
+                                                                                    "Refund window: 14 days."])
+DOCUMENTS = st.lists(st.tuples(st.sampled_from(["a.md", "b.md", "c.md"]),
+                               st.lists(LINES, min_size=1, max_size=4)), min_size=1, max_size=5)
+_names = itertools.count()
+
+
+def snapshot(conn: psycopg.Connection[Any], workspace: str) -> list[tuple[str, str]]:
+    return [(kind, text) for kind, text in conn.execute(SNAPSHOT, {"ws": workspace}).fetchall()]
+
+
+def audit_actions(conn: psycopg.Connection[Any], workspace: str, action: str) -> list[dict[str, Any]]:
+    rows = conn.execute("select e.payload from beliefdb.audit_event e"
+                        " join beliefdb.workspace w on w.id = e.workspace_id"
+                        " where w.name = %s and e.action = %s order by e.seq", (workspace, action)).fetchall()
+    return [r[0] for r in rows]
+
+
+def write_all(root: Path, docs: list[tuple[str, list[str]]]) -> list[Path]:
+    paths = []
+    for i, (name, lines) in enumerate(docs):
+        (root / str(i)).mkdir(parents=True)
+        path = root / str(i) / name
+        path.write_text("# Policy\n" + "\n".join(lines) + "\n", encoding="utf-8")
+        paths.append(path)
+    return paths
+
+
+@pytest.mark.slow
+@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(docs=DOCUMENTS, batch=st.integers(min_value=1, max_value=3))
+def test_bulk_ingest_equals_ingest_one_by_one(db_url: str, postgresql: psycopg.Connection[Any], tmp_path: Path,
+                                             docs: list[tuple[str, list[str]]], batch: int) -> None:
+    n = next(_names)
+    one, many = f"one{n}", f"many{n}"
+    paths = write_all(tmp_path / f"docs{n}", docs)
+    with beliefdb.connect(db_url) as admin:
+        admin.create_workspace(one)
+        admin.create_workspace(many)
+    with beliefdb.connect(db_url, workspace=one) as db:
+        for path in paths:
+            (report,) = db.ingest(path, embed=False)
+            assert not isinstance(report, beliefdb.models.IngestFailure), report
+    with beliefdb.connect(db_url, workspace=many) as db:
+        result = db.bulk_ingest(*paths, batch=batch, embed=False)
+        assert result.documents == len(paths)
+        assert db.audit_verify().ok
+    one_snap, many_snap = snapshot(postgresql, one), snapshot(postgresql, many)
+    assert [x for x in many_snap if x not in one_snap] == [] and [x for x in one_snap if x not in many_snap] == []
+    assert many_snap == one_snap
+    batches = -(-len(paths) // batch)
+    # one summary event per batch that stored something (a batch of texts in force already stores nothing)
+    assert 1 <= len(audit_actions(postgresql, many, "bulk_ingest")) <= batches
+    assert audit_actions(postgresql, many, "ingest") == []
+    # the same documents again: nothing new (rule 18), nothing changed, no audit event. (Only for
+    # distinct sources: re-running a sequence that moves one source back and forth between texts can
+    # fail one by one too, an integrity error in supersession that main has: see the report.)
+    if len({name for name, _ in docs}) == len(docs):
+        with beliefdb.connect(db_url, workspace=many) as db:
+            again = db.bulk_ingest(*paths, batch=batch, embed=False)
+            assert (again.accepted, again.new_versions, again.corroborated) == (0, 0, 0)
+            assert db.audit_verify().ok
+        assert snapshot(postgresql, many) == many_snap
+        assert len(audit_actions(postgresql, many, "bulk_ingest")) <= batches
+
+
+def test_one_audit_event_per_batch_with_the_hash_of_its_rows(bdb: beliefdb.BeliefDB,
+                                                            postgresql: psycopg.Connection[Any]) -> None:
+    texts = [(f"policy-{i}.md", POLICY.replace("12", str(i + 1))) for i in range(5)]
+    result = bdb.bulk_ingest(*texts, batch=2, embed=False)
+    assert (result.documents, result.batches, result.new_versions) == (5, 3, 5)
+    # (the refund window is the same claim in each: one belief, corroborated by the four others)
+    assert (result.accepted, result.corroborated) == (6, 4)
+    events = audit_actions(postgresql, "default", "bulk_ingest")
+    assert [e["documents"] for e in events] == [2, 2, 1]
+    assert all(len(e["rows_sha256"]) == 64 for e in events) and len({e["rows_sha256"] for e in events}) == 3
+    assert bdb.audit_verify().ok
+    warranty = {b.value: b.status for b in bdb.beliefs(subject="warranty_policy", include_all=True)}
+    # rule 8 of docs/rules.md, as one by one: the latest of equal authority supersedes the others
+    assert warranty == {"1 months": "superseded", "2 months": "superseded", "3 months": "superseded",
+                        "4 months": "superseded", "5 months": "current"}
+
+
+def test_a_bad_document_leaves_nothing_of_its_batch(bdb: beliefdb.BeliefDB, tmp_path: Path,
+                                                    postgresql: psycopg.Connection[Any]) -> None:
+    for i in range(5):
+        (tmp_path / f"{i}.md").write_text(POLICY.replace("12", str(i + 1)), encoding="utf-8")
+    (tmp_path / "2.md").write_bytes(b"\xff\xfe not UTF-8")
+    with pytest.raises(errors.InvalidInput) as caught:
+        bdb.bulk_ingest(tmp_path, batch=2, embed=False)
+    message = caught.value.message
+    assert "2.md" in message and "batch 2 not written" in message and "2 document(s) before it are stored" in message
+    assert "\n" not in message
+    names = [r[0] for r in postgresql.execute("select name from beliefdb.source order by name").fetchall()]
+    assert names == ["0.md", "1.md"]
+    # fixed, the same run resumes: what is stored is a no-op, the rest is new
+    (tmp_path / "2.md").write_text(POLICY.replace("12", "3"), encoding="utf-8")
+    resumed = bdb.bulk_ingest(tmp_path, batch=2, embed=False)
+    assert (resumed.documents, resumed.new_versions) == (5, 3)
+    assert bdb.audit_verify().ok
+
+
+def test_a_document_the_database_refuses_rolls_back_its_whole_batch(bdb: beliefdb.BeliefDB,
+                                                                    postgresql: psycopg.Connection[Any]) -> None:
+    bdb.bulk_ingest(("good.md", POLICY), embed=False)
+    before = snapshot(postgresql, "default")
+    # a label says which world a source's beliefs belong to (rule 15 of docs/rules.md): fixed once
+    # beliefs rest on it, so the second document fails in the database, after the first was stored
+    with pytest.raises(errors.InvalidInput, match=r"label cannot change.*batch 1 not written"):
+        bdb.bulk_ingest(("new.md", "Shipping fee: 5 EUR.\n"), ("good.md", POLICY + "More.\n"), label="fixture",
+                        batch=5, embed=False)
+    assert snapshot(postgresql, "default") == before
+    assert postgresql.execute("select count(*) from beliefdb.audit_event where action = 'bulk_ingest'"
+                              ).fetchone() == (1,)
+
+
+def test_cli_bulk_ingests_a_directory_with_json_and_text(cli: Cli, tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    (docs / "hr").mkdir(parents=True)
+    (docs / "hr" / "leave.md").write_text("# Leave\nParental leave: 12 weeks.\n", encoding="utf-8")
+    (docs / "policy.txt").write_text(POLICY, encoding="utf-8")
+    (docs / "notes.csv").write_text("not a document", encoding="utf-8")
+    out = cli.json("ingest", docs, "--bulk", "--batch", "1", "--no-embed")
+    assert (out["documents"], out["batches"], out["new_versions"], out["accepted"]) == (2, 2, 2, 3)
+    assert sorted(r["source"] for r in out["reports"]) == ["hr/leave.md", "policy.txt"]
+    text = cli("ingest", docs, "--bulk", "--no-embed")
+    assert "2 document(s) in 1 batch(es): 0 new version(s), 0 new belief(s)" in text.stdout
+    assert cli.json("audit", "verify")["ok"] is True
+
+
+def test_cli_bulk_refuses_bad_input_in_one_line(cli: Cli, tmp_path: Path) -> None:
+    (tmp_path / "a.md").write_text(POLICY, encoding="utf-8")
+    (tmp_path / "empty.md").write_text("  \n", encoding="utf-8")
+    line = cli.one_line_error("ingest", tmp_path, "--bulk", "--no-embed")
+    assert "empty.md: empty file (batch 1 not written; 0 document(s) before it are stored" in line
+    assert "--source" in cli.error("ingest", tmp_path / "a.md", "--bulk", "--source", "x")["message"]
+    assert "at least 1" in cli.error("ingest", tmp_path / "a.md", "--bulk", "--batch", "0")["message"]
+    assert "no such file" in cli.error("ingest", tmp_path / "nothing-here", "--bulk")["message"]
