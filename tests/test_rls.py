@@ -625,7 +625,8 @@ def test_security_definer_functions_the_app_may_call(postgresql: psycopg.Connect
     (test_ownership.py calls them with another workspace's ids): the functions that make every
     change (the application role writes no table but embeddings itself), the queue's (each confined
     to the bound workspace's jobs, api/58_jobs.sql), lock_workspace (a lock every writer takes first),
-    recall and recall_fragments, refresh_ranking_stats (the bound workspace's own statistics,
+    recall and recall_fragments, refresh_ranking_stats, the bulk path's (its staging tables and
+    batches, test_bulk_ingest.py) (the bound workspace's own statistics,
     test_ranking_stats.py); current_workspace_id, which reads the binding of an agent's
     login (beliefdb.agent_login) that the application role may not read. The audit internals (which
     take any workspace id, redact payloads, or append a summary: beliefdb._audit) are not callable by
@@ -642,6 +643,9 @@ def test_security_definer_functions_the_app_may_call(postgresql: psycopg.Connect
         "beliefdb.add_claims_to_source(text,jsonb,jsonb)",
         "beliefdb.apply_correction(text,text,text,text,text,integer,text)",
         "beliefdb.authenticate(bytea)",
+        "beliefdb.bulk_analyze()",
+        "beliefdb.bulk_ingest_batch(beliefdb.origin_type,beliefdb.authority,beliefdb.provenance)",
+        "beliefdb.bulk_stage()",
         "beliefdb.correction_preview(text,text,text)",
         "beliefdb.current_workspace_id()",
         "beliefdb.decay(timestamp with time zone,text,boolean)",
