@@ -80,6 +80,12 @@ class Settings(BaseSettings):
         default=32 * 1024 * 1024, gt=0,
         description="largest text one ingest accepts, in bytes of UTF-8 (ingest --max-bytes); a larger one is"
                     " refused before anything is written (ingest time grows linearly with it: docs/benchmarks.md)")
+    ingest_format: str = Field(
+        default="auto", pattern="^(auto|text|chat)$",
+        description="how ingest reads its files (ingest --format): chat (conversations), text (documents), or auto"
+                    " (.jsonl as chat, the rest as documents)")
+    bulk_batch: int = Field(
+        default=200, gt=0, description="documents per transaction of ingest --bulk (ingest --batch)")
 
     @staticmethod
     def variable(field: str) -> str:

@@ -185,6 +185,15 @@ class StepKind(StrEnum):
     memory_write = "memory_write"
 
 
+class JobStatus(StrEnum):
+    """Where a queued document is (``job.status``); running is seen only while a live worker holds it."""
+
+    queued = "queued"
+    running = "running"
+    done = "done"
+    failed = "failed"
+
+
 class StepStatus(StrEnum):
     """What a repair made of a step (``step.status``)."""
 
@@ -274,5 +283,6 @@ CHECKED_COLUMNS: Final[Mapping[tuple[str, str], type[StrEnum]]] = MappingProxyTy
     ("review_item", "kind"): ReviewItemKind,
     ("review_item", "status"): ReviewItemStatus,
     ("step", "status"): StepStatus,
+    ("job", "status"): JobStatus,
     ("trace_edge", "kind"): TraceEdgeKind,
 })

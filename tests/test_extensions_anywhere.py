@@ -214,6 +214,20 @@ def test_a_fresh_database_gets_the_extensions_in_their_own_schema(new_db: Callab
 # ---------------------------------------------------------------------------------------------
 
 
+# later revisions whose tables the head's functions and views name, and how to take them away again
+# (not fragment's columns of 0020, which adds them only if they are not there: a column dropped and
+# added again would not be where a fresh database has it)
+STAND_INS = ("0016_agent_logins", "0018_jobs", "0020_turns", "0021_ranking_stats")
+UNDO_STAND_INS = """
+    drop table beliefdb.agent_login;
+    drop table beliefdb.job_start cascade;
+    drop table beliefdb.job cascade;  -- (and job_take, which returns its rows: migrate makes it again)
+    drop view beliefdb.belief_evidence;
+    drop index beliefdb.fragment_search;
+    drop table beliefdb.lexeme_frequency;
+"""
+
+
 def at_revision_0014(url: str) -> None:
     """A database as releases up to revision 0014 left it: revision 0003 created both extensions in
     schema beliefdb, and sql/api/80_privileges.sql granted their functions to the application role
@@ -225,10 +239,12 @@ def at_revision_0014(url: str) -> None:
     command.upgrade(migrate._config(url), "0014")
     # an upgrade that stops short of the head changes tables only: the functions, views and grants
     # a 0014 release re-applied are stood in for by the head's (sql/ minus its tables), which also
-    # name a later revision's table (agent_login, 0016): it stands in until the upgrade makes its own
+    # name later revisions' tables and columns: they stand in until the upgrade makes its own
+    # (UNDO_STAND_INS takes them away first)
     with psycopg.connect(url, autocommit=True) as conn:
-        conn.execute((migrate.migrations_dir() / "versions" / "0016_agent_logins.sql")
-                     .read_text(encoding="utf-8"))  # type: ignore[arg-type]
+        for revision in STAND_INS:
+            conn.execute((migrate.migrations_dir() / "versions" / f"{revision}.sql")
+                         .read_text(encoding="utf-8"))  # type: ignore[arg-type]
         for name in migrate.REAPPLIED_FILES:
             conn.execute((migrate.sql_dir() / name).read_text(encoding="utf-8"))  # type: ignore[arg-type]
     with psycopg.connect(url, autocommit=True) as conn:
@@ -261,7 +277,7 @@ def test_an_upgrade_from_0014_moves_beliefdbs_extensions_out_of_its_schema(new_d
         bdb.ingest_text(V32, source="return-policy.md", authority="official")
     versions = [(name, version) for name, _, version, *_ in extensions_state(url)]
     with psycopg.connect(url, autocommit=True) as conn:
-        conn.execute("drop table beliefdb.agent_login")  # revision 0016 makes it
+        conn.execute(UNDO_STAND_INS)  # revisions 0016 to 0021 make them
 
     Cli({"BELIEFDB_URL": url})("migrate")
 

@@ -172,11 +172,14 @@ def test_work_per_fragment_does_not_grow_with_the_document(db_url: str,
         assert small_calls[once] == big_calls[once] <= 3, once
     # per fragment and belief, a constant number of calls
     for each in ("create_node", "_add_evidence", "_audit_append", "antecedent_consequent", "_settle"):
-        assert big_calls[each] <= 10 * small_calls[each] + 10, (each, small_calls[each], big_calls[each])
+        # (a function the set-based statements no longer call is counted 0 times)
+        assert big_calls.get(each, 0) <= 10 * small_calls.get(each, 0) + 10, (each, small_calls.get(each),
+                                                                             big_calls.get(each))
     # a new database has no planner statistics: the claims of the big document were not all run
     # with plans made for a handful of rows (each lookup by id read every row: quadratic), the
-    # statistics were gathered again at 64 and 256 claims, in the ingest's transaction
-    assert "_restat_ingest_tables" not in small_calls and big_calls["_restat_ingest_tables"] == 2
+    # statistics were gathered again in the ingest's transaction (once after the new beliefs stored
+    # set-based, or at 64 and 256 claims settled one by one)
+    assert "_restat_ingest_tables" not in small_calls and 1 <= big_calls["_restat_ingest_tables"] <= 2
     assert small_planned < 64 <= 200 <= big_planned
 
 

@@ -95,7 +95,8 @@ def test_a_job_a_worker_holds_is_running_and_queued_again_as_it_was_when_the_wor
     # the worker dies: its transaction is rolled back, the job is queued as it was, untried
     pid = dying.info.backend_pid
     with psycopg.connect(db_url, autocommit=True) as admin:
-        admin.execute("select pg_terminate_backend(%s)", (pid,))
+        # (pg_terminate_backend only signals: the backend and its locks go a moment later)
+        admin.execute("select pg_terminate_backend(%s, 10000)", (pid,))
     dying.close()
     (again,) = [j for j in bdb.jobs() if j.id == first[0]]
     assert (again.status, again.attempts, again.started_at) == ("queued", 0, None)

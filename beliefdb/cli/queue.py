@@ -6,7 +6,6 @@ import signal
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from enum import StrEnum
 from pathlib import Path
 from types import FrameType
 from typing import Annotated
@@ -16,13 +15,7 @@ import typer
 from beliefdb import api, render
 from beliefdb.cli.common import MEMORY, Json, Memory, errors, fail, with_memory
 from beliefdb.models import Job, JobOutcome, WorkReport
-
-
-class JobStatus(StrEnum):
-    queued = "queued"
-    running = "running"
-    done = "done"
-    failed = "failed"
+from beliefdb.vocabulary import JobStatus
 
 
 def submit(memory: Memory, paths: list[Path], *, source: str | None, authority: str | None, label: str | None,

@@ -26,9 +26,9 @@ select e.workspace_id,
        v.recorded_at as version_recorded_at,
        beliefdb.in_force(v.workspace_id, v.id) as in_force,
        e.created_at,
-       w.name as workspace,
        f.speaker,
-       f.spoken_at
+       f.spoken_at,
+       w.name as workspace
   from beliefdb.evidence e
   join beliefdb.workspace w on w.id = e.workspace_id
   join beliefdb.belief b on b.workspace_id = e.workspace_id and b.id = e.belief_id
