@@ -18,7 +18,9 @@ by construction, adjacency rebuilt, then analyzed). On top of it, measured:
   (default 1,000), beliefs per second until every one has its vector, over the embedder's own
   throughput on the same statements (``passages`` in batches of 64), same run.
 
-``"queue"`` is bench/queue_kill.py's (another part of issue 20): null here until it is wired in.
+``"queue"``: bench/queue_kill.py's run in the same database: ``--queue-documents`` documents (default
+1,000) through 2 worker processes SIGKILLed mid-job, ``{"documents", "kills", "lost", "duplicated"}``
+(``--queue-documents 0``: null, not run).
 Without ``--db`` it starts a throw-away embedded server; with ``--db`` (a superuser's URL of a
 migrated database) it loads into a new workspace, deleted at the end unless ``--keep``.
 """
@@ -34,6 +36,7 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 import psycopg
+import queue_kill
 from _common import arguments, copy_rows, database, log, machine, print_json
 
 import beliefdb
@@ -174,6 +177,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--batch", type=int, default=200, help="documents per transaction")
     parser.add_argument("--embed-beliefs", type=int, default=1_000, help="new beliefs for the embedding figure")
     parser.add_argument("--keep", action="store_true", help="with --db: keep the benchmark workspace")
+    parser.add_argument("--queue-documents", type=int, default=1000,
+                        help="documents through the queue with SIGKILLed workers (bench/queue_kill.py; 0: skip)")
     args = parser.parse_args(argv)
     docs = documents("measured", args.measure)
     embed_docs = documents("embedded", args.embed_beliefs)
@@ -204,6 +209,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         finally:
             if args.db is not None and not args.keep:
                 drop_workspace(args.db, ws)
+        queue = None
+        if args.queue_documents > 0:
+            log(f"queue: {args.queue_documents:,} documents through 2 workers, SIGKILLed mid-job")
+            queue = queue_kill.run(url, documents=args.queue_documents, workers=2)
+            log(f"  {queue}")
     beliefs_per_s = bulk.accepted / bulk.seconds
     copy_rows_per_s = copied / copy_s
     embedder_per_s = texts / embedder_s
@@ -213,9 +223,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         "copy_rows_per_s": round(copy_rows_per_s, 1),
         "copy_ratio": round(copy_rows_per_s / beliefs_per_s, 2),
         "embed_ratio": round((embedded.accepted / embedded.seconds) / embedder_per_s, 3),
-        # bench/queue_kill.py's figures ({"documents", "kills", "lost", "duplicated"}): wired in by
-        # the integrator from the queue part of issue 20
-        "queue": None,
+        # bench/queue_kill.py's figures: {"documents", "kills", "lost", "duplicated"}
+        "queue": queue,
     }
     if args.json:
         print_json(report)
@@ -227,6 +236,9 @@ def main(argv: Sequence[str] | None = None) -> int:
               f"{copy_rows_per_s:,.0f} rows/s (ratio {report['copy_ratio']})")
         print(f"with the default embedder: {embedded.accepted / embedded.seconds:,.1f} beliefs/s; the embedder alone: "
               f"{embedder_per_s:,.1f} texts/s (ratio {report['embed_ratio']})")
+        if queue is not None:
+            print(f"queue: {queue['documents']:,} documents, {queue['kills']} SIGKILLs, {queue['lost']} lost,"
+                  f" {queue['duplicated']} duplicated")
     return 0
 
 

@@ -33,11 +33,11 @@ def test_bulk_ingest_benchmark_runs_small(db_url: str) -> None:
     out = io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
         code = bench_bulk.main(["--beliefs", "300", "--measure", "100", "--embed-beliefs", "50", "--batch", "1",
-                                "--db", db_url, "--json"])
+                                "--db", db_url, "--json", "--queue-documents", "0"])
     assert code == 0
     report = json.loads(out.getvalue().strip().splitlines()[-1])
     assert set(report) == {"beliefs", "beliefs_per_s", "copy_rows_per_s", "copy_ratio", "embed_ratio", "queue"}
     assert report["beliefs"] == 101  # two documents of 50, and the second's one claim with another value
     assert report["beliefs_per_s"] > 0 and report["copy_rows_per_s"] > 0 and report["embed_ratio"] > 0
     assert report["copy_ratio"] == pytest.approx(report["copy_rows_per_s"] / report["beliefs_per_s"], rel=0.02)
-    assert report["queue"] is None
+    assert report["queue"] is None  # (--queue-documents 0; the queue's run is tests/test_queue_kill.py's)
