@@ -164,3 +164,16 @@ def test_of_equally_matching_turns_the_later_comes_first(bdb: beliefdb.BeliefDB)
     bdb.ingest_conversation(turns, source="chat-trips")
     result = bdb.ask("trip idea for the summer", k=5)
     assert [f.text.split()[2] for f in result.fragments] == ["Norway,", "Sicily,", "Vietnam,"]
+
+
+@pytest.mark.slow
+def test_a_belief_matched_by_its_subject_name_alone_does_not_hold_back_the_text(bdb: beliefdb.BeliefDB) -> None:
+    for i, (attribute, value) in enumerate([("works_at", "Acme"), ("lives_in", "Ghent"), ("plan", "annual plan")]):
+        statement = f"Maya: fact {i} is {value}."
+        bdb.remember(statement, "maya", attribute, value, statement, source=f"chat-{i}", text=statement)
+    bdb.ingest_conversation([beliefdb.models.Turn("Remy", "Did the puppy get a name yet?")], source="chat-puppy")
+    result = bdb.ask("What is the name of Maya's puppy?", k=3)
+    # every belief about Maya matches by her name, none by the question's other words
+    assert len(result.beliefs) == 3 and all("name" in a.matched_by or "text" in a.matched_by for a in result.beliefs)
+    assert texts(result) == ["Did the puppy get a name yet?"] and result.fragments_after == 0
+    assert result.context.split("\n1. ")[1].startswith('"Did the puppy get a name yet?"')

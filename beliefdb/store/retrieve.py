@@ -180,9 +180,12 @@ def ask(db: Database, question: str, *, k: int = 5, as_of: datetime | None = Non
                  "as_of": as_of, "scope": psycopg.types.json.Jsonb(dict(scope or {})), "min_conf": min_confidence,
                  "fixtures": include_fixtures, "min_sim": min_similarity}, c)
             answers = _answers(db, rows, as_of, c)
-            # too few beliefs the question's words match (a vector neighbour alone is no match): the
-            # text no belief was extracted from fills the places left, labelled as such
-            matched = sum(1 for r in rows if r.text_rank is not None or r.name_rank is not None)
+            # too few beliefs the question's words match (a vector neighbour, or the subject's name
+            # alone, is no match): the text no belief was extracted from fills the places left,
+            # labelled as such, before the beliefs that do not share the question's words
+            ids = [r.belief_id for r in rows]
+            worded = {UUID(str(w[0])) for w in c.execute(Q.word_matches, {"q": question, "ids": ids})}
+            matched = len(worded)
             fragments = db.fetch_all(FragmentHit, Q.recall_fragments,
                                      {"q": question, "k": k - matched, "as_of": as_of,
                                       "fixtures": include_fixtures}, c) if matched < k else []
@@ -190,10 +193,9 @@ def ask(db: Database, question: str, *, k: int = 5, as_of: datetime | None = Non
         return AskResult(status="memory_unavailable", question=question, as_of=as_of, reason=exc.message)
     status = "ok" if answers else "no_match"
     after = len(answers)
-    if fragments:  # text the question's words match before beliefs that are only vector neighbours
-        answers = ([a for a in answers if a.matched_by != ["vector"]]
-                   + [a for a in answers if a.matched_by == ["vector"]])
-        after = sum(1 for a in answers if a.matched_by != ["vector"])
+    if fragments:  # text the question's words match before beliefs that do not share them
+        answers = ([a for a in answers if a.belief.id in worded] + [a for a in answers if a.belief.id not in worded])
+        after = len(worded)
     context = _context(question, as_of, answers, degraded, fragments, after) if answers or fragments else ""
     return AskResult(status=status, question=question, as_of=as_of, beliefs=answers, context=context,
                      degraded=degraded, fragments=fragments, fragments_after=after)
