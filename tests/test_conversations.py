@@ -394,3 +394,24 @@ def test_family_ages_supersede_and_subjects_are_never_the_source(bdb: beliefdb.B
         ("theo", "age", "4"): "current",
         # bought in place of what she said she drives: the same attribute, so the change supersedes
         ("alice", "car", "Kia Rio"): "superseded", ("alice", "car", "Honda Jazz"): "current"}
+
+
+
+@pytest.mark.slow
+def test_a_replacement_takes_the_attribute_of_what_it_replaces(bdb: beliefdb.BeliefDB) -> None:
+    bdb.ingest_conversation([
+        Turn("Alice", "My son Ada just started school, he's 5.", day(0)),
+        Turn("Alice", "I play squash every Tuesday with my neighbours.", day(1)),
+        Turn("Alice", "My go-to drink is a mint tea, every single morning.", day(2)),
+        Turn("Alice", "Still at Quill Press, doing support stuff, nothing new.", day(3)),
+        Turn("Bob", "Can you believe Ada is 6 already? Birthday was on Sunday.", day(40)),
+        Turn("Alice", "I've switched from squash to padel, my knees thank me.", day(41)),
+        Turn("Alice", "Actually I've gone off mint tea, it's rooibos now.", day(42)),
+        Turn("Alice", "I left Quill Press; Umbra Systems made me an offer and I took it.", day(43)),
+        Turn("Alice", "I've switched from coffee to water.", day(44)),  # nothing said of coffee before
+    ], source="chat-10", embed=False)
+    assert beliefs_of(bdb) == {
+        ("alice", "son_age", "5"): "superseded", ("alice", "son_age", "6"): "current",
+        ("alice", "plays", "squash"): "superseded", ("alice", "plays", "padel"): "current",
+        ("alice", "favorite_drink", "mint tea"): "superseded", ("alice", "favorite_drink", "rooibos"): "current",
+        ("alice", "works_at", "Quill Press"): "superseded", ("alice", "works_at", "Umbra Systems"): "current"}

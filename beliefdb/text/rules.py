@@ -38,7 +38,7 @@ from typing import Final
 from beliefdb.text.extractor import Candidate, Extractor, normalise_name, on_turn
 from beliefdb.text.fragments import Fragment, is_key_value, iter_fragments
 from beliefdb.text.numbers import NUMBER_WORD
-from beliefdb.text.self_statements import first_person, named_age, plain_value, self_statement, sold_value
+from beliefdb.text.self_statements import first_person, named_age, plain_value, relations, replacement, self_statement
 from beliefdb.text.turns import TurnSpan
 
 __all__ = ["POLICY_TERMS", "QUALIFIERS", "RuleExtractor", "speaker_subject"]
@@ -302,6 +302,7 @@ class RuleExtractor(Extractor):
         turn's claims on one subject and attribute the last is kept; each quotes the whole turn."""
         out: list[Candidate] = []
         said: dict[tuple[str, str], str] = {}  # (subject, value) -> the attribute an earlier turn gave it
+        kin: dict[str, tuple[str, str]] = {}  # a name -> (subject, relation): "my daughter Mila" said before
         unnamed = _source_subject(source_name)
         for turn in turns:
             body = text[turn.start:turn.end]
@@ -309,15 +310,21 @@ class RuleExtractor(Extractor):
             for f in iter_fragments(body):
                 sentence = body[f.start:f.end]
                 short = len(sentence) <= _MAX_RULE_CHARS
+                subject = speaker_subject(turn.speaker)
+                swap = replacement(sentence) if short else None
                 found = self_statement(sentence) if short else None
+                if swap is not None and (subject, swap[0].casefold()) in said:
+                    # Y in place of X: the attribute X had, so the change supersedes
+                    found = said[(subject, swap[0].casefold())], swap[1]
                 aged = named_age(sentence) if short and found is None else None
+                if aged is not None and aged[0] in kin:  # "Theo is 7" of "my daughter Theo": her age
+                    subject, relation = kin[aged[0]]
+                    found = f"{relation}_age", aged[1]
+                for name, relation in relations(sentence):
+                    kin.setdefault(name, (subject, relation))
                 if found is not None:
-                    subject, attribute = speaker_subject(turn.speaker), found[0]
-                    sold = sold_value(sentence) if attribute == "owns" else None
-                    if sold is not None:  # bought in place of X: the attribute X had, so the change supersedes
-                        attribute = said.get((subject, sold.casefold()), attribute)
                     c: Candidate | None = Candidate(statement=f"{turn.speaker}: {sentence}", subject=subject,
-                                                    attribute=attribute, value=found[1], quote=sentence)
+                                                    attribute=found[0], value=found[1], quote=sentence)
                 elif f.kind == "key_value" or first_person(sentence):
                     continue
                 elif aged is not None:

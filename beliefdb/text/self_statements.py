@@ -49,7 +49,7 @@ from typing import Final
 
 from beliefdb.text.extractor import normalise_name
 
-__all__ = ["FIRST_PERSON_RE", "first_person", "named_age", "plain_value", "self_statement", "sold_value"]
+__all__ = ["FIRST_PERSON_RE", "first_person", "named_age", "plain_value", "relations", "replacement", "self_statement"]
 
 _APOS: Final = r"['’]"
 _I_AM: Final = rf"(?:i{_APOS}m|i am)"
@@ -294,23 +294,49 @@ _NAMED_AGE_RE: Final = re.compile(
 _NOT_A_NAME: Final = frozenset({
     "it", "this", "that", "he", "she", "there", "here", "what", "which", "who", "everything", "nothing", "something",
     "one", "mine", "ours", "theirs", "his", "hers", "today", "price"})
-_SOLD_RE: Final = re.compile(rf"(?:{_WE}\s+)?{_ADVERB}sold\s+(?:the|my|our)\s+(?P<x>.+?)\s+and\s+(?:bought|got)\b",
-                             re.IGNORECASE)
+_THING: Final = r"(?:(?:the|a|an|my|our|old)\s+)*(?P<{}>[\w' -]+?)"
+# a new value in place of an old one: the new one takes the attribute the speaker gave the old one
+_REPLACEMENT_RES: Final = tuple(re.compile(p, re.IGNORECASE) for p in (
+    rf"(?:{_WE}\s+)?{_ADVERB}sold\s+{_THING.format('old')}\s+and\s+(?:bought|got)\s+{_THING.format('new')}$",
+    rf"(?:{_WE}(?:{_APOS}ve|\s+have)?\s+)?{_ADVERB}(?:switched|changed|moved)\s+from\s+{_THING.format('old')}\s+to\s+"
+    rf"{_THING.format('new')}(?:\s*,.*)?$",
+    rf"(?:{_WE}(?:{_APOS}ve|\s+have)?\s+)?{_ADVERB}(?:quit|dropped|stopped|gone\s+off|given\s+up(?:\s+on)?)\s+"
+    rf"{_THING.format('old')}\s*,\s*it{_APOS}s\s+{_THING.format('new')}(?:\s+now)?$",
+    rf"i\s+{_ADVERB}left\s+{_THING.format('old')}\s*[;,]\s*{_THING.format('new')}\s+made\s+me\s+an\s+offer\b.*$",
+))
+_RELATION_RE: Final = re.compile(  # case-sensitive: the name is capitalised
+    rf"\b(?:[Mm]y|[Oo]ur)\s+(?P<r>{'|'.join(sorted(_PEOPLE_AND_PETS))})\s+(?P<name>[A-Z][a-z]+)\b")
 _NOT_PLAIN_RE: Final = re.compile(rf"(?:{_NOT_A_VALUE_RE.pattern}|\w+ed)\b", re.IGNORECASE)
 
 
 def named_age(sentence: str) -> Found | None:
-    """``(name, age)`` from "Theo is 6, so ..." / "Theo turned 7 last week" (a person named, not the speaker)."""
-    m = _NAMED_AGE_RE.match(_without_fillers(sentence))
+    """``(name, age)`` from "Theo is 6, so ..." / "Theo turned 7 last week" / "Can you believe Theo is 7
+    already?" (a person named, not the speaker)."""
+    body = _without_fillers(sentence)
+    believe = re.match(r"can\s+you\s+believe\s+(?:that\s+)?", body, re.IGNORECASE)
+    if believe is not None:  # a rhetorical question states what it asks
+        body = body[believe.end():].rstrip("?")
+    m = _NAMED_AGE_RE.match(body)
     if m is None or m.group("name").lower() in _NOT_A_NAME:
         return None
     return normalise_name(m.group("name")), m.group("n")
 
 
-def sold_value(sentence: str) -> str | None:
-    """What "sold the X and bought a Y" sold (X): Y then takes the attribute the speaker gave X before."""
-    m = _SOLD_RE.match(_without_fillers(sentence))
-    return _thing(m.group("x")) if m is not None else None
+def replacement(sentence: str) -> tuple[str, str] | None:
+    """``(old, new)`` from "sold the X and bought a Y", "switched from X to Y", "I quit X, it's Y now",
+    "I left X; Y made me an offer": Y then takes the attribute the speaker gave X before."""
+    body = _without_fillers(sentence).rstrip(".!").strip()
+    for pattern in _REPLACEMENT_RES:
+        m = pattern.match(body)
+        if m is not None:
+            old, new = _thing(m.group("old")), _thing(m.group("new"))
+            return (old, new) if old and new else None
+    return None
+
+
+def relations(sentence: str) -> list[tuple[str, str]]:
+    """``(name, relation)`` of "my daughter Mila", "our dog Rex" in ``sentence``."""
+    return [(normalise_name(m.group("name")), m.group("r").lower()) for m in _RELATION_RE.finditer(sentence)]
 
 
 def plain_value(value: str) -> bool:
