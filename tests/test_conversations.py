@@ -163,6 +163,10 @@ def test_any_turns_lay_out_at_their_offsets(turns: list[Turn]) -> None:
     ("My son Ada just started school, he's 5.", ("son_age", "5")),
     # chit-chat: a value that points elsewhere is no value
     ("We use their fries for everything.", None),
+    ("I've been doing yoga twice a week.", ("plays", "yoga")),
+    ("These days I do yoga instead, joined a club.", ("plays", "yoga")),
+    ("The Kia Rio is parked outside, it's my daily car.", ("car", "Kia Rio")),
+    ("Forget the old idea, the summer trip is Peru now.", ("trip", "Peru")),
     ("I have 4 because you refreshed one haha", None),
     ("I have 5 of my closest friends here.", None),
 ])
@@ -405,13 +409,15 @@ def test_a_replacement_takes_the_attribute_of_what_it_replaces(bdb: beliefdb.Bel
         Turn("Alice", "My go-to drink is a mint tea, every single morning.", day(2)),
         Turn("Alice", "Still at Quill Press, doing support stuff, nothing new.", day(3)),
         Turn("Bob", "Can you believe Ada is 6 already? Birthday was on Sunday.", day(40)),
+        Turn("Alice", "Ada turned 7 last week, we had a huge party.", day(400)),
         Turn("Alice", "I've switched from squash to padel, my knees thank me.", day(41)),
         Turn("Alice", "Actually I've gone off mint tea, it's rooibos now.", day(42)),
         Turn("Alice", "I left Quill Press; Umbra Systems made me an offer and I took it.", day(43)),
         Turn("Alice", "I've switched from coffee to water.", day(44)),  # nothing said of coffee before
     ], source="chat-10", embed=False)
     assert beliefs_of(bdb) == {
-        ("alice", "son_age", "5"): "superseded", ("alice", "son_age", "6"): "current",
+        ("alice", "son_age", "5"): "superseded", ("alice", "son_age", "6"): "superseded",
+        ("alice", "son_age", "7"): "current",
         ("alice", "plays", "squash"): "superseded", ("alice", "plays", "padel"): "current",
         ("alice", "favorite_drink", "mint tea"): "superseded", ("alice", "favorite_drink", "rooibos"): "current",
         ("alice", "works_at", "Quill Press"): "superseded", ("alice", "works_at", "Umbra Systems"): "current"}

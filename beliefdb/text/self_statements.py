@@ -210,6 +210,17 @@ _RULES: Final[tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], Found | Non
          lambda m: _named("trip", _thing(m.group("x")))),
         (rf"i\s+{_ADVERB}play\s+(?P<x>[a-z]+(?:\s+[a-z]+)?)\s+(?:every|on|twice|once|with|at|\w+\s+times)\b",
          lambda m: _named("plays", _thing(m.group("x")))),
+        (rf"(?:i{_APOS}ve|i\s+have)\s+been\s+doing\s+(?P<x>[a-z]+)\s+(?:every|twice|once|\w+\s+times)\b",
+         lambda m: _named("plays", _thing(m.group("x")))),
+        (r"(?:these\s+days\s+|now\s+)?i\s+do\s+(?P<x>[a-z]+)\s+instead\b",
+         lambda m: _named("plays", _thing(m.group("x")))),
+        # "the Golf is parked outside, it's my daily car": the thing is my car
+        (rf"the\s+(?P<x>[A-Z][\w -]*?)\s+is\s+[^,]+,\s+it{_APOS}s\s+(?:my|our)\s+(?:\w+\s+)?"
+         r"(?P<n>car|bike|phone|laptop)\b",
+         lambda m: _named(m.group("n").lower(), _name(m.group("x")))),
+        # "(scrap the old idea,) the summer trip is Iceland now"
+        (r"(?:[^,]+,\s+)?(?:the|our|my)\s+(?:\w+\s+)?trip\s+(?:is|will\s+be)\s+(?:to\s+)?(?P<x>[A-Z].*)",
+         lambda m: _named("trip", _name(m.group("x")))),
         (rf"(?:{_WE}\s+{_ADVERB}(?:use|have|are\s+on)|we{_APOS}re\s+on|{_I_AM}\s+on)\s+"
          rf"(?P<x>(?:the|our|my|a|an)\s+.+\s+plan\b.*)", _switched),
         (rf"{_WE}\s+{_ADVERB}use\s+(?P<x>.+)", _switched),
@@ -290,7 +301,8 @@ def self_statement(sentence: str) -> Found | None:
 
 
 _NAMED_AGE_RE: Final = re.compile(
-    rf"(?P<name>[A-Z][a-z]+)\s+(?:is|turned|just\s+turned)\s+{_NUMBER}(?:\s+(?:years?\s+old|now|already))?\s*(?:[,;.!]|$)")
+    rf"(?P<name>[A-Z][a-z]+)\s+(?:is|turned|just\s+turned)\s+{_NUMBER}"
+    rf"(?:\s+(?:years?\s+old|now|already|(?:last|this)\s+(?:week|month|weekend|year)))?\s*(?:[,;.!]|$)")
 _NOT_A_NAME: Final = frozenset({
     "it", "this", "that", "he", "she", "there", "here", "what", "which", "who", "everything", "nothing", "something",
     "one", "mine", "ours", "theirs", "his", "hers", "today", "price"})
