@@ -6,6 +6,8 @@ conflict warnings capped, naming the rival."""
 
 from __future__ import annotations
 
+import re
+from datetime import UTC, datetime
 from typing import Any
 
 import pytest
@@ -13,6 +15,7 @@ from conftest import Cli
 
 import beliefdb
 from beliefdb import api
+from beliefdb.render.ask import ask_json
 from beliefdb.store.retrieve import MAX_WARNINGS
 
 NOTES = ("Can we bring dogs to the office on Fridays?\n"
@@ -116,3 +119,61 @@ def test_fragments_in_text_json_and_http(cli: Cli, db_url: str, http_client: Any
     over_http = http_client.post("/ask", json={"question": "Are dogs allowed in the office?"},
                                  headers={"Authorization": f"Bearer {token}"})
     assert over_http.status_code == 200 and over_http.json()["fragments"] == out["fragments"]
+
+
+def numbers(context: str) -> list[int]:
+    return [int(m.group(1)) for m in re.finditer(r"^(\d+)\. ", context, re.M)]
+
+
+@pytest.mark.slow
+def test_one_numbering_and_text_matches_before_vector_only_beliefs(bdb: beliefdb.BeliefDB,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("BELIEFDB_EMBED_MIN_SIMILARITY", "0.5")  # a loose neighbour counts as a vector match
+    bdb.remember("Maya drinks rooibos every morning.", "maya", "drink", "rooibos",
+                 "Maya drinks rooibos every morning.", source="chat-1", text="Maya drinks rooibos every morning.")
+    bdb.ingest_text("Is there any green tea left in the kitchen?\n", source="kitchen.md")
+    result = bdb.ask("green tea in the kitchen", k=3)
+    # the belief shares no word with the question: a vector neighbour only
+    assert [a.matched_by for a in result.beliefs] == [["vector"]]
+    assert texts(result) == ["Is there any green tea left in the kitchen?"]
+    # the text the question's words match is shown first, the vector neighbour after it, one numbering
+    assert result.fragments_after == 0
+    assert numbers(result.context) == [1, 2]
+    first, second = re.split(r"^2\. ", result.context, flags=re.M)
+    assert "green tea left in the kitchen" in first and "rooibos" not in first
+    assert second.startswith("Maya drinks rooibos")
+    assert ask_json(result)["fragments_after"] == 0
+
+
+@pytest.mark.slow
+def test_beliefs_the_words_match_stay_before_fragments(bdb: beliefdb.BeliefDB) -> None:
+    bdb.remember("The kitchen tea is green tea.", "kitchen", "tea", "green tea", "The kitchen tea is green tea.",
+                 source="chat-1", text="The kitchen tea is green tea.")
+    bdb.ingest_text("Is there any green tea left in the kitchen?\n", source="kitchen.md")
+    result = bdb.ask("green tea in the kitchen", k=3)
+    assert "text" in result.beliefs[0].matched_by and result.fragments_after == 1
+    assert numbers(result.context) == list(range(1, 1 + len(result.beliefs) + len(result.fragments)))
+    assert result.context.index("The kitchen tea is green tea.") < result.context.index("any green tea left")
+
+
+@pytest.mark.slow
+def test_of_equally_matching_turns_the_later_comes_first(bdb: beliefdb.BeliefDB) -> None:
+    turns = [beliefdb.models.Turn("Ana", "Trip idea: Vietnam, in the summer?", datetime(2023, 2, 1, tzinfo=UTC)),
+             beliefdb.models.Turn("Ben", "Trip idea: Norway, in the summer?", datetime(2023, 5, 1, tzinfo=UTC)),
+             beliefdb.models.Turn("Ana", "Trip idea: Sicily, in the summer?", datetime(2023, 3, 1, tzinfo=UTC))]
+    bdb.ingest_conversation(turns, source="chat-trips")
+    result = bdb.ask("trip idea for the summer", k=5)
+    assert [f.text.split()[2] for f in result.fragments] == ["Norway,", "Sicily,", "Vietnam,"]
+
+
+@pytest.mark.slow
+def test_a_belief_matched_by_its_subject_name_alone_does_not_hold_back_the_text(bdb: beliefdb.BeliefDB) -> None:
+    for i, (attribute, value) in enumerate([("works_at", "Acme"), ("lives_in", "Ghent"), ("plan", "annual plan")]):
+        statement = f"Maya: fact {i} is {value}."
+        bdb.remember(statement, "maya", attribute, value, statement, source=f"chat-{i}", text=statement)
+    bdb.ingest_conversation([beliefdb.models.Turn("Remy", "Did the puppy get a name yet?")], source="chat-puppy")
+    result = bdb.ask("What is the name of Maya's puppy?", k=3)
+    # every belief about Maya matches by her name, none by the question's other words
+    assert len(result.beliefs) == 3 and all("name" in a.matched_by or "text" in a.matched_by for a in result.beliefs)
+    assert texts(result) == ["Did the puppy get a name yet?"] and result.fragments_after == 0
+    assert result.context.split("\n1. ")[1].startswith('"Did the puppy get a name yet?"')

@@ -29,7 +29,7 @@ def ingest_policy(cli: Cli, tmp_path: Path, *extra: str) -> tuple[str, str]:
 def test_ask_json_contract(cli: Cli, tmp_path: Path) -> None:
     between, _ = ingest_policy(cli, tmp_path)
     out = cli.json("ask", "how many days for returns?", "--k", "1")
-    assert set(out) == {"status", "question", "as_of", "beliefs", "context", "fragments"}
+    assert set(out) == {"status", "question", "as_of", "beliefs", "context", "fragments", "fragments_after"}
     # the one belief asked for matches the question's words: no unextracted text is needed
     assert out["status"] == "ok" and out["as_of"] is None and out["fragments"] == []
     (top,) = out["beliefs"]

@@ -137,9 +137,50 @@ def test_any_turns_lay_out_at_their_offsets(turns: list[Turn]) -> None:
     ("My point is that we should go.", None),
     ("my mom is coming over", None),
     ("PS: my son turned 7.", ("son_age", "7")),
+    # issue 20 follow-up: shapes the evaluation found unextracted (worded differently here)
+    ("I play tennis every Thursday with my colleagues.", ("plays", "tennis")),
+    ("Still at Umbra Systems, doing support stuff, nothing new.", ("works_at", "Umbra Systems")),
+    ("I changed jobs, I'm at Quill Press now.", ("works_at", "Quill Press")),
+    ("Started my new job at Quill Press on Monday!", ("works_at", "Quill Press")),
+    ("My job at Quill Press keeps me busy.", ("works_at", "Quill Press")),
+    ("I drive a Honda Jazz these days, the Kia Rio is gone.", ("car", "Honda Jazz")),
+    ("I still drive the old Kia Rio, it refuses to die.", ("car", "Kia Rio")),
+    ("We finally replaced the car, it's a Honda Jazz now.", ("car", "Honda Jazz")),
+    ("Sold the Kia Rio and bought a Honda Jazz!", ("owns", "Honda Jazz")),
+    ("We're planning to go to Peru in July.", ("trip", "Peru")),
+    ("We dropped Chile, flights to Peru are booked.", ("trip", "Peru")),
+    ("My go-to breakfast is a bagel, every single day.", ("favorite_breakfast", "bagel")),
+    ("Switched the phone contract to the yearly plan last week.", ("plan", "yearly plan")),
+    ("I signed up for the phone contract on the yearly plan.", ("plan", "yearly plan")),
+    ("We moved the phone contract over to the yearly plan.", ("plan", "yearly plan")),
+    # values: no trailing time phrase, nothing removed inside a name
+    ("Actually we relocated to Leuven a couple of weeks ago, I love it.", ("lives_in", "Leuven")),
+    ("I live in Leuven these days, right by the river.", ("lives_in", "Leuven")),
+    ("I work at Panda Analytics as a data analyst.", ("works_at", "Panda Analytics")),
+    # a family member's attribute is named the same whether or not the name is given
+    ("My son Ada is 6 now, she never stops talking.", ("son_age", "6")),
+    ("My son is 7 now, the party was chaos.", ("son_age", "7")),
+    ("My son Ada just started school, he's 5.", ("son_age", "5")),
+    # chit-chat: a value that points elsewhere is no value
+    ("We use their fries for everything.", None),
+    ("I've been doing yoga twice a week.", ("plays", "yoga")),
+    ("These days I do yoga instead, joined a club.", ("plays", "yoga")),
+    ("The Kia Rio is parked outside, it's my daily car.", ("car", "Kia Rio")),
+    ("Forget the old idea, the summer trip is Peru now.", ("trip", "Peru")),
+    ("I have 4 because you refreshed one haha", None),
+    ("I have 5 of my closest friends here.", None),
 ])
 def test_self_statements(sentence: str, found: tuple[str, str] | None) -> None:
     assert self_statement(sentence) == found
+
+
+@given(st.sampled_from(["a", "an", "the"]), st.from_regex(r"[A-Z][a-z]{0,5}(a|an|the)", fullmatch=True),
+       st.sampled_from(["Foods", "Labs", "Bank", "Media", "Health", "Analytics"]))
+@settings(max_examples=200, deadline=None, database=None)
+def test_a_name_keeps_every_letter(article: str, first: str, second: str) -> None:
+    name = f"{first} {second}"  # the first word ends in an article: "Tundra Foods", "Rayan Labs"
+    assert self_statement(f"I work at {article} {name} as a clerk.") == ("works_at", name)
+    assert self_statement(f"I work at {name} as a clerk.") == ("works_at", name)
 
 
 # --- in the database -----------------------------------------------------------------------------------
@@ -339,3 +380,44 @@ def test_untimed_turns_of_one_ingest_conflict_and_live_turns_are_said_now(db_url
         lives = {b.value: (b.status, b.valid_time.lower) for b in bdb.beliefs(subject="bob", include_all=True)}
     assert lives == {"Oslo": ("superseded", datetime(2030, 3, 1, 12, tzinfo=UTC)),
                      "Bergen": ("current", datetime(2030, 4, 1, 12, tzinfo=UTC))}
+
+
+@pytest.mark.slow
+def test_family_ages_supersede_and_subjects_are_never_the_source(bdb: beliefdb.BeliefDB) -> None:
+    report = bdb.ingest_conversation([
+        Turn("Alice", "My daughter Lea is 6 now, she never stops talking.", day(0)),
+        Turn("Bob", "Theo is 4, so every question starts with why.", day(1)),
+        Turn("Alice", "The Kia Rio is parked outside, it's my daily car.", day(2)),
+        Turn("Alice", "I still drive the old Kia Rio, it refuses to die.", day(3)),
+        Turn("Alice", "My daughter is 7 now, the party was chaos.", day(40)),
+        Turn("Alice", "Sold the Kia Rio and bought a Honda Jazz!", day(41)),
+    ], source="chat-9", embed=False)
+    assert all(c.subject != "chat_9" for c in report.accepted)
+    assert beliefs_of(bdb) == {
+        ("alice", "daughter_age", "6"): "superseded", ("alice", "daughter_age", "7"): "current",
+        ("theo", "age", "4"): "current",
+        # bought in place of what she said she drives: the same attribute, so the change supersedes
+        ("alice", "car", "Kia Rio"): "superseded", ("alice", "car", "Honda Jazz"): "current"}
+
+
+
+@pytest.mark.slow
+def test_a_replacement_takes_the_attribute_of_what_it_replaces(bdb: beliefdb.BeliefDB) -> None:
+    bdb.ingest_conversation([
+        Turn("Alice", "My son Ada just started school, he's 5.", day(0)),
+        Turn("Alice", "I play squash every Tuesday with my neighbours.", day(1)),
+        Turn("Alice", "My go-to drink is a mint tea, every single morning.", day(2)),
+        Turn("Alice", "Still at Quill Press, doing support stuff, nothing new.", day(3)),
+        Turn("Bob", "Can you believe Ada is 6 already? Birthday was on Sunday.", day(40)),
+        Turn("Alice", "Ada turned 7 last week, we had a huge party.", day(400)),
+        Turn("Alice", "I've switched from squash to padel, my knees thank me.", day(41)),
+        Turn("Alice", "Actually I've gone off mint tea, it's rooibos now.", day(42)),
+        Turn("Alice", "I left Quill Press; Umbra Systems made me an offer and I took it.", day(43)),
+        Turn("Alice", "I've switched from coffee to water.", day(44)),  # nothing said of coffee before
+    ], source="chat-10", embed=False)
+    assert beliefs_of(bdb) == {
+        ("alice", "son_age", "5"): "superseded", ("alice", "son_age", "6"): "superseded",
+        ("alice", "son_age", "7"): "current",
+        ("alice", "plays", "squash"): "superseded", ("alice", "plays", "padel"): "current",
+        ("alice", "favorite_drink", "mint tea"): "superseded", ("alice", "favorite_drink", "rooibos"): "current",
+        ("alice", "works_at", "Quill Press"): "superseded", ("alice", "works_at", "Umbra Systems"): "current"}

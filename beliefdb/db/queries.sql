@@ -420,6 +420,26 @@ select belief_id, score, similarity, vector_rank, text_rank, name_rank, low_conf
   from beliefdb.recall(%(q)s, %(v)s, %(model)s, %(k)s, %(as_of)s, %(scope)s::jsonb,
                        %(min_conf)s::real, %(fixtures)s, %(min_sim)s);
 
+-- word_matches --
+-- Of these beliefs, those that share a word with the question (an English stem, or a word in another
+-- script as written, as recall's full text) besides their subject's name: "Maya's puppy" matches
+-- every belief about Maya by name, none of them by word
+select b.id
+  from beliefdb.belief b
+ where b.workspace_id = beliefdb.current_workspace_id() and b.id = any(%(ids)s)
+   and exists (
+        select from (select l from unnest(pg_catalog.tsvector_to_array(pg_catalog.to_tsvector('pg_catalog.english', %(q)s))) l
+                     union
+                     select l from unnest(pg_catalog.tsvector_to_array(pg_catalog.to_tsvector('pg_catalog.simple', %(q)s))) l
+                      where l ~ '[^\x01-\x7f]') q (l)
+         where q.l = any(pg_catalog.tsvector_to_array(
+                   pg_catalog.to_tsvector('pg_catalog.english', b.statement || ' ' || pg_catalog.replace(b.attribute, '_', ' ')
+                                          || ' ' || b.value)
+                   || pg_catalog.to_tsvector('pg_catalog.simple', b.statement || ' ' || b.attribute || ' ' || b.value)))
+           and not q.l = any(pg_catalog.tsvector_to_array(
+                   pg_catalog.to_tsvector('pg_catalog.english', pg_catalog.replace(b.subject, '_', ' '))
+                   || pg_catalog.to_tsvector('pg_catalog.simple', pg_catalog.replace(b.subject, '_', ' ')))));
+
 -- recall_fragments --
 -- Unextracted text matching a question (ask's fallback): each fragment with its source, version and turn
 select f.id as fragment_id, f.text, s.name as source, v.version, v.label as version_label, f.start_offset,

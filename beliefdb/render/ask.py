@@ -33,7 +33,7 @@ def ask_json(r: AskResult) -> dict[str, Any]:
     out: dict[str, Any] = {"status": r.status, "question": r.question,
                            "as_of": r.as_of.isoformat() if r.as_of else None,
                            "beliefs": [_belief(a) for a in r.beliefs], "context": r.context,
-                           "fragments": [_fragment(f) for f in r.fragments]}
+                           "fragments": [_fragment(f) for f in r.fragments], "fragments_after": r.fragments_after}
     if r.degraded:
         out["degraded"] = r.degraded
     if r.reason:
@@ -41,15 +41,16 @@ def ask_json(r: AskResult) -> dict[str, Any]:
     return out
 
 
-def _fragments_text(r: AskResult) -> list[str]:
+def _fragments_text(r: AskResult, n: int = 0) -> list[str]:
+    """The fragments, numbered on from ``n`` (one numbering with the beliefs, where they are shown)."""
     if not r.fragments:
         return []
     lines = ["unextracted text that matches (not beliefs: nothing checked it against the truth rules):"]
-    for f in r.fragments:
+    for i, f in enumerate(r.fragments, start=n + 1):
         said = f"{f.speaker}, " if f.speaker else ""
         when = f"said {f.spoken_at.isoformat()[:10]}" if f.spoken_at else f"recorded {f.recorded_at.isoformat()[:10]}"
         label = f" ({f.version_label})" if f.version_label else ""
-        lines.append(f"   ~ \"{f.text}\" — {said}{when}; {f.source} v{f.version}{label}, "
+        lines.append(f"{i}. ~ \"{f.text}\" — {said}{when}; {f.source} v{f.version}{label}, "
                      f"chars {f.start_offset}-{f.end_offset}")
     return lines
 
@@ -64,7 +65,12 @@ def ask_text(r: AskResult) -> str:
     lines = []
     if r.degraded:
         lines.append(f"(weaker search: {r.degraded})")
-    for n, a in enumerate(r.beliefs, start=1):
+    n = 0
+    for i, a in enumerate(r.beliefs):
+        if i == r.fragments_after:
+            lines += _fragments_text(r, n)
+            n += len(r.fragments)
+        n += 1
         b = a.belief
         lines.append(f"{n}. {b.statement}   [{short(b.id)}]")
         stated = b.valid_time.lower is not None or b.valid_time.upper is not None
@@ -76,4 +82,4 @@ def ask_text(r: AskResult) -> str:
         if b.scope:
             lines.append("   applies when: " + ", ".join(f"{k}={v}" for k, v in sorted(b.scope.items())))
         lines += [f"   ⚠ {w}" for w in a.warnings]
-    return "\n".join(lines + _fragments_text(r))
+    return "\n".join(lines + (_fragments_text(r, n) if r.fragments_after >= len(r.beliefs) else []))

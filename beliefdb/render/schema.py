@@ -102,6 +102,7 @@ ASK: Schema = _object({
         "recorded_at": {"type": "string", "format": "date-time"}, "speaker": _MAYBE_STRING,
         "spoken_at": {"anyOf": [{"type": "string", "format": "date-time"}, {"type": "null"}]},
         "authority": _STRING, "provenance": _STRING, "score": _NUMBER})},
+    "fragments_after": {"type": "integer"},
     "degraded": _STRING,
     "reason": _STRING,
 }, required=["status", "question", "as_of", "beliefs", "context", "fragments"])

@@ -102,7 +102,10 @@ def _fragment_line(n: int, f: FragmentHit) -> list[str]:
 
 
 def _context(question: str, as_of: datetime | None, answers: list[Answer], degraded: str | None,
-             fragments: Sequence[FragmentHit] = ()) -> str:
+             fragments: Sequence[FragmentHit] = (), fragments_after: int = 0) -> str:
+    """The prompt-ready context: one numbering across the beliefs the question's words match, then
+    the unextracted text that matches, then the beliefs found by vector only (issue 20: a vector
+    neighbour is no better evidence than text that shares the question's words)."""
     when = f"as of {as_of.isoformat()}" if as_of else "now"
     lines = [f"Memory (beliefdb) for {question!r}, {when}. Only beliefs current {when} are listed; "
              "superseded and retracted ones never are."]
@@ -110,7 +113,11 @@ def _context(question: str, as_of: datetime | None, answers: list[Answer], degra
         lines.append(f"(weaker search: {degraded}; text search only)")
     if not answers:
         lines.append("No belief answers this.")
-    for n, a in enumerate(answers, start=1):
+    n = 0
+    for i, a in enumerate(answers):
+        if i == fragments_after:
+            n = _fragment_lines(lines, n, fragments)
+        n += 1
         b = a.belief
         lines.append(f"{n}. {b.statement} [{b.subject}.{b.attribute} = {b.value}]")
         src = a.evidence[0] if a.evidence else None
@@ -122,12 +129,20 @@ def _context(question: str, as_of: datetime | None, answers: list[Answer], degra
         if b.scope:
             lines.append("   applies when: " + ", ".join(f"{k}={v}" for k, v in sorted(b.scope.items())))
         lines += [f"   warning: {w}" for w in a.warnings]
+    if fragments_after >= len(answers):
+        _fragment_lines(lines, n, fragments)
+    return "\n".join(lines)
+
+
+def _fragment_lines(lines: list[str], n: int, fragments: Sequence[FragmentHit]) -> int:
+    """Append the fragments numbered on from ``n``; the last number used."""
     if fragments:
         lines.append("Unextracted text that matches (not beliefs: no belief was extracted from it, nothing "
                      "checked it; it may be out of date):")
-        for n, f in enumerate(fragments, start=1):
-            lines += _fragment_line(n, f)
-    return "\n".join(lines)
+    for f in fragments:
+        n += 1
+        lines += _fragment_line(n, f)
+    return n
 
 
 def _embed_question(db: Database, question: str, embedder: Embedder | str | None,
@@ -165,18 +180,25 @@ def ask(db: Database, question: str, *, k: int = 5, as_of: datetime | None = Non
                  "as_of": as_of, "scope": psycopg.types.json.Jsonb(dict(scope or {})), "min_conf": min_confidence,
                  "fixtures": include_fixtures, "min_sim": min_similarity}, c)
             answers = _answers(db, rows, as_of, c)
-            # too few beliefs the question's words match (a vector neighbour alone is no match): the
-            # text no belief was extracted from fills the places left, labelled as such
-            matched = sum(1 for r in rows if r.text_rank is not None or r.name_rank is not None)
+            # too few beliefs the question's words match (a vector neighbour, or the subject's name
+            # alone, is no match): the text no belief was extracted from fills the places left,
+            # labelled as such, before the beliefs that do not share the question's words
+            ids = [r.belief_id for r in rows]
+            worded = {UUID(str(w[0])) for w in c.execute(Q.word_matches, {"q": question, "ids": ids})}
+            matched = len(worded)
             fragments = db.fetch_all(FragmentHit, Q.recall_fragments,
                                      {"q": question, "k": k - matched, "as_of": as_of,
                                       "fixtures": include_fixtures}, c) if matched < k else []
     except errors.DatabaseUnavailable as exc:
         return AskResult(status="memory_unavailable", question=question, as_of=as_of, reason=exc.message)
     status = "ok" if answers else "no_match"
-    context = _context(question, as_of, answers, degraded, fragments) if answers or fragments else ""
+    after = len(answers)
+    if fragments:  # text the question's words match before beliefs that do not share them
+        answers = ([a for a in answers if a.belief.id in worded] + [a for a in answers if a.belief.id not in worded])
+        after = len(worded)
+    context = _context(question, as_of, answers, degraded, fragments, after) if answers or fragments else ""
     return AskResult(status=status, question=question, as_of=as_of, beliefs=answers, context=context,
-                     degraded=degraded, fragments=fragments)
+                     degraded=degraded, fragments=fragments, fragments_after=after)
 
 
 def answers(db: Database, *, subject: str | None = None, attribute: str | None = None,

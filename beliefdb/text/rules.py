@@ -38,7 +38,7 @@ from typing import Final
 from beliefdb.text.extractor import Candidate, Extractor, normalise_name, on_turn
 from beliefdb.text.fragments import Fragment, is_key_value, iter_fragments
 from beliefdb.text.numbers import NUMBER_WORD
-from beliefdb.text.self_statements import first_person, self_statement
+from beliefdb.text.self_statements import first_person, named_age, plain_value, relations, replacement, self_statement
 from beliefdb.text.turns import TurnSpan
 
 __all__ = ["POLICY_TERMS", "QUALIFIERS", "RuleExtractor", "speaker_subject"]
@@ -301,23 +301,44 @@ class RuleExtractor(Extractor):
         ``Key: value`` line inside a turn gives nothing (a misread speaker line is not a fact). Of one
         turn's claims on one subject and attribute the last is kept; each quotes the whole turn."""
         out: list[Candidate] = []
+        said: dict[tuple[str, str], str] = {}  # (subject, value) -> the attribute an earlier turn gave it
+        kin: dict[str, tuple[str, str]] = {}  # a name -> (subject, relation): "my daughter Mila" said before
+        unnamed = _source_subject(source_name)
         for turn in turns:
             body = text[turn.start:turn.end]
             kept: dict[tuple[str, str], Candidate] = {}
             for f in iter_fragments(body):
                 sentence = body[f.start:f.end]
-                found = self_statement(sentence) if len(sentence) <= _MAX_RULE_CHARS else None
+                short = len(sentence) <= _MAX_RULE_CHARS
+                subject = speaker_subject(turn.speaker)
+                swap = replacement(sentence) if short else None
+                found = self_statement(sentence) if short else None
+                if swap is not None and (subject, swap[0].casefold()) in said:
+                    # Y in place of X: the attribute X had, so the change supersedes
+                    found = said[(subject, swap[0].casefold())], swap[1]
+                aged = named_age(sentence) if short and found is None else None
+                if aged is not None and aged[0] in kin:  # "Theo is 7" of "my daughter Theo": her age
+                    subject, relation = kin[aged[0]]
+                    found = f"{relation}_age", aged[1]
+                for name, relation in relations(sentence):
+                    kin.setdefault(name, (subject, relation))
                 if found is not None:
-                    statement = f"{turn.speaker}: {sentence}"
-                    c: Candidate | None = Candidate(statement=statement, subject=speaker_subject(turn.speaker),
+                    c: Candidate | None = Candidate(statement=f"{turn.speaker}: {sentence}", subject=subject,
                                                     attribute=found[0], value=found[1], quote=sentence)
                 elif f.kind == "key_value" or first_person(sentence):
                     continue
+                elif aged is not None:
+                    c = Candidate(statement=f"{turn.speaker}: {sentence}", subject=aged[0], attribute="age",
+                                  value=aged[1], quote=sentence)
                 else:
                     c = self._candidate(body, f, source_name)
+                    # in a conversation a claim names its subject, and "is parked outside" is no value
+                    if c is not None and (c.subject == unnamed or not plain_value(c.value)):
+                        c = None
                 if c is not None:
                     kept.pop((c.subject, c.attribute), None)
                     kept[(c.subject, c.attribute)] = on_turn(c, text, turn)
+                    said[(c.subject, c.value.casefold())] = c.attribute
             out.extend(kept.values())
         return out
 

@@ -22,8 +22,23 @@ match wins; questions give nothing):
 - ``I no longer live in / work at / use X``                                         -> that attribute = ``not X``;
   ``I no longer V`` otherwise                                                         -> ``v`` = ``no``
 
+- ``I play X every ...``                                                             -> ``plays`` = X
+- ``(I'm) still at X`` / ``I switched jobs, I'm at X`` / ``started my new job at X`` /
+  ``my job at X``                                                                   -> ``works_at`` = X
+- ``I (still) drive a X``                                                           -> ``car`` = X;
+  ``replaced the N, it's a X``                                                      -> ``n`` = X;
+  ``sold the X and bought a Y``                                                     -> ``owns`` = Y (the
+  turn extractor gives Y the attribute the speaker gave X before, so the change supersedes)
+- ``we're planning to go to X`` / ``flights to X are booked``                       -> ``trip`` = X
+- ``(we) changed the N to the X plan`` / ``signed up for N on the X plan``          -> ``plan``
+- ``my go-to X is Y``                                                               -> ``favorite_x`` = Y
+- a family member's attribute is named by the relation, with or without the name: ``my daughter
+  Finn is 6`` and ``my daughter is 7`` are both ``daughter_age``
+
 A value ends at a clause (", ", " and ", " because ", ...) and loses trailing time phrases ("last
-month", "in 2023", "now"), so "I moved to Berlin last month" says ``lives_in`` = ``Berlin``.
+month", "a couple of weeks ago", "these days", "every Tuesday"), a leading article only at its
+start (never letters inside a name), and is no value when it points elsewhere ("their fries"), so
+"I moved to Berlin last month" says ``lives_in`` = ``Berlin``.
 """
 
 from __future__ import annotations
@@ -34,7 +49,7 @@ from typing import Final
 
 from beliefdb.text.extractor import normalise_name
 
-__all__ = ["FIRST_PERSON_RE", "first_person", "self_statement"]
+__all__ = ["FIRST_PERSON_RE", "first_person", "named_age", "plain_value", "relations", "replacement", "self_statement"]
 
 _APOS: Final = r"['’]"
 _I_AM: Final = rf"(?:i{_APOS}m|i am)"
@@ -52,12 +67,16 @@ _CLAUSE_END_RE: Final = re.compile(
     r"\s*(?:[,;:(—]|\s-\s|\b(?:and|but|because|since|so|which|who|where|when|while|though|although|after|"
     r"before|until|as|if|with|for|to be)\b).*$", re.IGNORECASE)
 _TIME_TAIL_RE: Final = re.compile(
-    r"\s+(?:(?:last|this|next|past)\s+\w+|\d+\s+\w+\s+ago|a\s+(?:few\s+)?\w+\s+ago|yesterday|today|tonight|"
+    r"\s+(?:(?:last|this|next|past)\s+\w+|\d+\s+\w+\s+ago|a\s+(?:few\s+|couple\s+(?:of\s+)?)?\w+\s+ago|"
+    r"(?:a\s+)?(?:couple|few)\s+(?:of\s+)?\w+\s+ago|these days|nowadays|yesterday|today|tonight|"
+    r"(?:once|twice|\w+\s+times)\s+a\s+\w+|every\s+(?:single\s+)?\w+|"
     r"recently|now|already|again|too|anymore|any more|as well|lately|(?:in|on|since|around|about|from)\s+"
     r"(?:\d{4}|january|february|march|april|may|june|july|august|september|october|november|december|"
-    r"monday|tuesday|wednesday|thursday|friday|saturday|sunday|spring|summer|autumn|fall|winter)\b.*)$",
+    r"(?:mon|tues|wednes|thurs|fri|satur|sun)days?|spring|summer|autumn|fall|winter)\b.*)$",
     re.IGNORECASE)
-_LEAD_DET_RE: Final = re.compile(r"(?:the|a|an)\s+", re.IGNORECASE)
+_LEAD_DET_RE: Final = re.compile(r"^(?:the|a|an)\s+", re.IGNORECASE)  # anchored: "Tundra Foods" keeps its "a"
+# a value that points at something said elsewhere ("we use their fries") names nothing
+_POINTER_RE: Final = re.compile(r"(?:their|his|her|its|this|that|these|those|them|it|theirs|one)\b", re.IGNORECASE)
 _NUMBER: Final = r"(?P<n>\d+(?:[.,]\d+)?)"
 _PEOPLE_AND_PETS: Final = frozenset({
     "son", "daughter", "kid", "child", "baby", "boy", "girl", "brother", "sister", "mom", "mum", "mother", "dad",
@@ -66,6 +85,9 @@ _PEOPLE_AND_PETS: Final = frozenset({
 })
 _DIETS: Final = frozenset({"vegetarian", "vegan", "pescatarian", "keto", "gluten-free", "lactose intolerant"})
 _MAX_VALUE_WORDS: Final = 8
+# "I have 4 because ...", "I have 5 of my friends": no thing counted
+_FUNCTION_WORDS: Final = frozenset({"because", "of", "in", "at", "to", "for", "and", "or", "but", "so", "more", "less",
+                                    "other", "different", "left", "already", "now", "too", "times"})
 
 # What follows "my X is" when it is not X's value: "my point is that ...", "my mom is coming", "my
 # plan is to ...", "my son is so happy".
@@ -85,7 +107,7 @@ def _value(raw: str) -> str | None:
             break
         value = shorter
     value = value.strip(" .!\"'“”‘’*`")
-    if not value or len(value.split()) > _MAX_VALUE_WORDS:
+    if not value or len(value.split()) > _MAX_VALUE_WORDS or _POINTER_RE.match(value):
         return None
     return value
 
@@ -94,6 +116,15 @@ def _thing(raw: str) -> str | None:
     """A value without a leading article ("the annual plan" -> "annual plan")."""
     value = _value(raw)
     return _LEAD_DET_RE.sub("", value, count=1) if value is not None else None
+
+
+_NAME_RE: Final = re.compile(r"[A-Z][\w&.'-]*(?:\s+[A-Z0-9][\w&.'-]*)*")  # case-sensitive: capitalised words
+
+
+def _name(raw: str) -> str | None:
+    """The capitalised words a value starts with ("Quill Press keeps me busy" -> "Quill Press")."""
+    m = _NAME_RE.match(raw.strip())
+    return _thing(m.group(0)) if m is not None else None
 
 
 def _named(attribute: str, value: str | None) -> Found | None:
@@ -115,6 +146,9 @@ def _switched(m: re.Match[str]) -> Found | None:
 
 def _my_thing(m: re.Match[str]) -> Found | None:
     noun = m.group("x").strip()
+    parts = noun.split()
+    if len(parts) == 2 and parts[0].lower() in _PEOPLE_AND_PETS and parts[1][:1].isupper():
+        noun = parts[0]  # "my daughter Finn is 6" is what "my daughter is 7" replaces
     words = noun.lower().split()
     if not words or len(words) > 3 or any(w in {"name", "favorite", "favourite"} for w in words[:-1]):
         return None
@@ -123,7 +157,8 @@ def _my_thing(m: re.Match[str]) -> Found | None:
     raw = m.group("v")
     if _NOT_A_VALUE_RE.match(raw.strip()):
         return None
-    number = re.fullmatch(rf"{_NUMBER}(?:\s+(?:years?|yrs?)(?:\s+old)?)?(?:\s+now)?[.!]?", raw.strip(), re.IGNORECASE)
+    number = re.fullmatch(rf"{_NUMBER}(?:\s+(?:years?|yrs?)(?:\s+old)?)?(?:\s+now)?[.!]?",
+                          _CLAUSE_END_RE.sub("", raw.strip()), re.IGNORECASE)
     attribute = normalise_name(noun)
     if number is not None and normalise_name(words[-1]) in _PEOPLE_AND_PETS:
         return _named(f"{attribute}_age", number.group("n"))
@@ -157,6 +192,35 @@ _RULES: Final[tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], Found | Non
          rf"\s+in\s+(?P<x>.+)", lambda m: _named("lives_in", _thing(m.group("x")))),
         (rf"{_WE}\s+{_ADVERB}(?:switched|moved|changed|upgraded|downgraded|migrated|went)\s+(?:over\s+|back\s+)?to\s+"
          rf"(?P<x>.+)", _switched),
+        # "(we) changed the cloud storage to the annual plan", "signed up for the gym on the family plan"
+        (rf"(?:{_WE}\s+)?{_ADVERB}(?:switched|moved|changed|upgraded|downgraded|migrated)\s+(?:the|our|my)\s+[\w ]+?\s+"
+         rf"(?:over\s+|back\s+)?to\s+(?P<x>(?:the|our|my)\s+[\w-]+\s+plan\b.*)", _switched),
+        (rf"(?:{_WE}\s+)?{_ADVERB}signed\s+up\s+for\s+.+?\s+on\s+(?P<x>(?:the|a|an)\s+[\w-]+\s+plan\b.*)", _switched),
+        # what one drives is one's car; a thing replaced is named by its noun ("replaced the car, it's a Golf now")
+        (rf"i\s+{_ADVERB}(?:still\s+)?drive\s+(?:a|an|the|my|our)\s+(?:old\s+|new\s+)?(?P<x>[A-Z].+)",
+         lambda m: _named("car", _thing(m.group("x")))),
+        (rf"(?:{_WE}\s+)?{_ADVERB}replaced\s+(?:the|our|my)\s+(?P<n>\w+)\s*,\s*it{_APOS}s\s+(?P<x>(?:a|an|the)\s+.+)",
+         lambda m: _named(normalise_name(m.group("n")), _thing(m.group("x")))),
+        (rf"(?:{_WE}\s+)?{_ADVERB}sold\s+(?:the|my|our)\s+.+?\s+and\s+(?:bought|got)\s+(?P<x>(?:a|an|the)\s+.+)",
+         lambda m: _named("owns", _thing(m.group("x")))),
+        # a trip: where one plans to go, where the flights are booked to
+        (rf"(?:we{_APOS}re|we\s+are|{_I_AM})\s+{_ADVERB}(?:planning|going|hoping)\s+to\s+(?:go|travel|fly)\s+to\s+"
+         rf"(?P<x>[A-Z].+)", lambda m: _named("trip", _thing(m.group("x")))),
+        (rf"(?:{_WE}\s+\w+\s+[A-Z]\w*\s*,\s*)?(?:the\s+)?flights\s+to\s+(?P<x>[A-Z][\w ]*?)\s+(?:are|were)\s+booked",
+         lambda m: _named("trip", _thing(m.group("x")))),
+        (rf"i\s+{_ADVERB}play\s+(?P<x>[a-z]+(?:\s+[a-z]+)?)\s+(?:every|on|twice|once|with|at|\w+\s+times)\b",
+         lambda m: _named("plays", _thing(m.group("x")))),
+        (rf"(?:i{_APOS}ve|i\s+have)\s+been\s+doing\s+(?P<x>[a-z]+)\s+(?:every|twice|once|\w+\s+times)\b",
+         lambda m: _named("plays", _thing(m.group("x")))),
+        (r"(?:these\s+days\s+|now\s+)?i\s+do\s+(?P<x>[a-z]+)\s+instead\b",
+         lambda m: _named("plays", _thing(m.group("x")))),
+        # "the Golf is parked outside, it's my daily car": the thing is my car
+        (rf"the\s+(?P<x>[A-Z][\w -]*?)\s+is\s+[^,]+,\s+it{_APOS}s\s+(?:my|our)\s+(?:\w+\s+)?"
+         r"(?P<n>car|bike|phone|laptop)\b",
+         lambda m: _named(m.group("n").lower(), _name(m.group("x")))),
+        # "(scrap the old idea,) the summer trip is Iceland now"
+        (r"(?:[^,]+,\s+)?(?:the|our|my)\s+(?:\w+\s+)?trip\s+(?:is|will\s+be)\s+(?:to\s+)?(?P<x>[A-Z].*)",
+         lambda m: _named("trip", _name(m.group("x")))),
         (rf"(?:{_WE}\s+{_ADVERB}(?:use|have|are\s+on)|we{_APOS}re\s+on|{_I_AM}\s+on)\s+"
          rf"(?P<x>(?:the|our|my|a|an)\s+.+\s+plan\b.*)", _switched),
         (rf"{_WE}\s+{_ADVERB}use\s+(?P<x>.+)", _switched),
@@ -165,6 +229,13 @@ _RULES: Final[tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], Found | Non
         (rf"(?:i\s+{_ADVERB}work|{_I_AM}\s+{_ADVERB}working|i\s+{_ADVERB}started\s+(?:working\s+|a\s+(?:new\s+)?job\s+)?)"
          rf"\s*(?:at|for)\s+(?P<x>.+)", lambda m: _named("works_at", _thing(m.group("x")))),
         (rf"i\s+{_ADVERB}joined\s+(?P<x>[A-Z].+)", lambda m: _named("works_at", _thing(m.group("x")))),
+        (rf"(?:{_I_AM}\s+|i{_APOS}ve\s+been\s+)?still\s+(?:at|with|working\s+(?:at|for))\s+(?P<x>[A-Z].+)",
+         lambda m: _named("works_at", _thing(m.group("x")))),
+        (rf"i\s+{_ADVERB}(?:switched|changed)\s+jobs?\s*[,;]?\s*(?:and\s+)?(?:{_I_AM}\s+(?:now\s+)?(?:at|with)|"
+         rf"i\s+work\s+(?:at|for))\s+(?P<x>[A-Z].+)", lambda m: _named("works_at", _thing(m.group("x")))),
+        (rf"(?:i\s+)?{_ADVERB}started\s+(?:my|a)\s+(?:new\s+)?job\s+(?:at|with)\s+(?P<x>[A-Z].+)",
+         lambda m: _named("works_at", _thing(m.group("x")))),
+        (r"(?:my|our)\s+(?:new\s+)?job\s+(?:at|with)\s+(?P<x>.+)", lambda m: _named("works_at", _name(m.group("x")))),
         (rf"{_I_AM}\s+{_ADVERB}allergic\s+to\s+(?P<x>.+)",
          lambda m: (lambda w: _named(f"allergic_to_{w}", "yes") if w else None)(
              normalise_name(_thing(m.group("x")) or ""))),
@@ -179,9 +250,14 @@ _RULES: Final[tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], Found | Non
         (rf"i\s+{_ADVERB}(?:earn|make)\s+(?P<x>[$€£]?\d[\d,.]*\s*(?:k|[$€£]|dollars|euros|pounds)?"
          rf"(?:\s+(?:a|per)\s+(?:year|month|hour))?)", lambda m: _named("income", m.group("x").strip())),
         (rf"(?:i|we)\s+{_ADVERB}(?:have|own|got)\s+{_NUMBER}\s+(?P<x>[a-z]+)\b",
-         lambda m: _named(f"{normalise_name(m.group('x'))}_count", m.group("n"))),
-        (r"(?:my|our)\s+(?P<x>favou?rite\s+\w+(?:\s+\w+)?)\s+(?:is|are)\s+(?P<v>.+)",
-         lambda m: _named(normalise_name(m.group("x").lower().replace("favourite", "favorite")), _value(m.group("v")))),
+         lambda m: _named(f"{normalise_name(m.group('x'))}_count", m.group("n"))
+         if m.group("x").lower() not in _FUNCTION_WORDS else None),
+        (r"(?:my|our)\s+(?P<x>(?:favou?rite|go-to)\s+\w+(?:\s+\w+)?)\s+(?:is|are)\s+(?P<v>.+)",
+         lambda m: _named(normalise_name(re.sub(r"favourite|go-to", "favorite", m.group("x").lower())),
+                          _thing(m.group("v")))),
+        (rf"(?:my|our)\s+(?P<x>\w+)(?:\s+[A-Z]\w*)?\s+.+,\s+(?:she|he){_APOS}s\s+{_NUMBER}(?:\s+(?:years?\s+)?old)?$",
+         lambda m: _named(f"{normalise_name(m.group('x'))}_age", m.group("n"))
+         if normalise_name(m.group("x")) in _PEOPLE_AND_PETS else None),
         (rf"(?:my|our)\s+(?P<x>\w+){_APOS}s\s+(?P<y>\w+(?:\s+\w+)?)\s+(?:is|are)\s+(?P<v>.+)",
          lambda m: _named(normalise_name(f"{m.group('x')} {m.group('y')}"), _value(m.group("v")))),
         (rf"(?:my|our)\s+(?P<x>\w+)\s+(?:just\s+)?turned\s+{_NUMBER}\b",
@@ -222,3 +298,59 @@ def self_statement(sentence: str) -> Found | None:
                 return found
             return None
     return None
+
+
+_NAMED_AGE_RE: Final = re.compile(
+    rf"(?P<name>[A-Z][a-z]+)\s+(?:is|turned|just\s+turned)\s+{_NUMBER}"
+    rf"(?:\s+(?:years?\s+old|now|already|(?:last|this)\s+(?:week|month|weekend|year)))?\s*(?:[,;.!]|$)")
+_NOT_A_NAME: Final = frozenset({
+    "it", "this", "that", "he", "she", "there", "here", "what", "which", "who", "everything", "nothing", "something",
+    "one", "mine", "ours", "theirs", "his", "hers", "today", "price"})
+_THING: Final = r"(?:(?:the|a|an|my|our|old)\s+)*(?P<{}>[\w' -]+?)"
+# a new value in place of an old one: the new one takes the attribute the speaker gave the old one
+_REPLACEMENT_RES: Final = tuple(re.compile(p, re.IGNORECASE) for p in (
+    rf"(?:{_WE}\s+)?{_ADVERB}sold\s+{_THING.format('old')}\s+and\s+(?:bought|got)\s+{_THING.format('new')}$",
+    rf"(?:{_WE}(?:{_APOS}ve|\s+have)?\s+)?{_ADVERB}(?:switched|changed|moved)\s+from\s+{_THING.format('old')}\s+to\s+"
+    rf"{_THING.format('new')}(?:\s*,.*)?$",
+    rf"(?:{_WE}(?:{_APOS}ve|\s+have)?\s+)?{_ADVERB}(?:quit|dropped|stopped|gone\s+off|given\s+up(?:\s+on)?)\s+"
+    rf"{_THING.format('old')}\s*,\s*it{_APOS}s\s+{_THING.format('new')}(?:\s+now)?$",
+    rf"i\s+{_ADVERB}left\s+{_THING.format('old')}\s*[;,]\s*{_THING.format('new')}\s+made\s+me\s+an\s+offer\b.*$",
+))
+_RELATION_RE: Final = re.compile(  # case-sensitive: the name is capitalised
+    rf"\b(?:[Mm]y|[Oo]ur)\s+(?P<r>{'|'.join(sorted(_PEOPLE_AND_PETS))})\s+(?P<name>[A-Z][a-z]+)\b")
+_NOT_PLAIN_RE: Final = re.compile(rf"(?:{_NOT_A_VALUE_RE.pattern}|\w+ed)\b", re.IGNORECASE)
+
+
+def named_age(sentence: str) -> Found | None:
+    """``(name, age)`` from "Theo is 6, so ..." / "Theo turned 7 last week" / "Can you believe Theo is 7
+    already?" (a person named, not the speaker)."""
+    body = _without_fillers(sentence)
+    believe = re.match(r"can\s+you\s+believe\s+(?:that\s+)?", body, re.IGNORECASE)
+    if believe is not None:  # a rhetorical question states what it asks
+        body = body[believe.end():].rstrip("?")
+    m = _NAMED_AGE_RE.match(body)
+    if m is None or m.group("name").lower() in _NOT_A_NAME:
+        return None
+    return normalise_name(m.group("name")), m.group("n")
+
+
+def replacement(sentence: str) -> tuple[str, str] | None:
+    """``(old, new)`` from "sold the X and bought a Y", "switched from X to Y", "I quit X, it's Y now",
+    "I left X; Y made me an offer": Y then takes the attribute the speaker gave X before."""
+    body = _without_fillers(sentence).rstrip(".!").strip()
+    for pattern in _REPLACEMENT_RES:
+        m = pattern.match(body)
+        if m is not None:
+            old, new = _thing(m.group("old")), _thing(m.group("new"))
+            return (old, new) if old and new else None
+    return None
+
+
+def relations(sentence: str) -> list[tuple[str, str]]:
+    """``(name, relation)`` of "my daughter Mila", "our dog Rex" in ``sentence``."""
+    return [(normalise_name(m.group("name")), m.group("r").lower()) for m in _RELATION_RE.finditer(sentence)]
+
+
+def plain_value(value: str) -> bool:
+    """Whether a third-person value names something, not a state or an act ("parked outside, ...")."""
+    return _NOT_PLAIN_RE.match(value.strip()) is None and _POINTER_RE.match(value.strip()) is None

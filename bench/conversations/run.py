@@ -122,25 +122,29 @@ ITEM = re.compile(r"^(\d+)\. ", re.M)
 
 def beliefdb_items(result: Any, turns: Turns) -> list[Item]:
     """The context's items in the order shown: each numbered block of ``result.context`` (its first
-    line and the indented lines under it), the beliefs first with their evidence turns, then the
-    unextracted fragments ``ask`` falls back to (where it does) with their own turn. Warning lines are
+    line and the indented lines under it), the beliefs the question's words match with their evidence
+    turns, the unextracted fragments ``ask`` falls back to (where it does) with their own turn, then
+    the beliefs found by vector only. Warning lines are
     not part of an item's claim."""
     blocks = [m.start() for m in ITEM.finditer(result.context)]
     texts = [result.context[s:e] for s, e in zip(blocks, [*blocks[1:], len(result.context)], strict=False)]
     answers = list(result.beliefs)
     fragments = list(getattr(result, "fragments", []))
+    # the fragments are shown after this many beliefs (ask puts them before vector-only neighbours)
+    after = getattr(result, "fragments_after", len(answers))
+    shown: list[Any] = [*answers[:after], *fragments, *answers[after:]]
     items = []
     for n, block in enumerate(texts):
         lines = block.splitlines()
         own = "\n".join([lines[0], *(line for line in lines[1:] if line.startswith(" "))])
         claim = "\n".join(line for line in own.splitlines() if not line.strip().startswith("warning:"))
         found: set[str] = set()
-        if n < len(answers):
-            for e in answers[n].evidence:
+        item = shown[n] if n < len(shown) else None
+        if item is not None and hasattr(item, "evidence"):
+            for e in item.evidence:
                 found |= turns.of(e.start_offset, e.end_offset, e.quote)
-        elif n - len(answers) < len(fragments):
-            f = fragments[n - len(answers)]
-            found = turns.of(f.start_offset, f.end_offset, f.text)
+        elif item is not None:
+            found = turns.of(item.start_offset, item.end_offset, item.text)
         items.append(Item(claim=claim, text=own, turns=frozenset(found)))
     return items
 

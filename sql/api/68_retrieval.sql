@@ -285,7 +285,8 @@ comment on function beliefdb.refresh_ranking_stats(boolean) is 'Count the worksp
 -- retracted themselves, of production sources unless fixtures are asked for, and recorded by
 -- p_as_of when given; a fragment any belief quotes is left out (its belief, current or not,
 -- speaks for it: an old value never comes back as text). Full text only: fragments have no
--- embeddings. Ranked by ts_rank_cd over the question's words.
+-- embeddings. Ranked by ts_rank_cd over the question's words; of turns that match equally the later
+-- one first (a conversation's newer value before the one it replaced, issue 20).
 create or replace function beliefdb.recall_fragments(
     p_question text,
     p_k integer default 5,
@@ -312,7 +313,8 @@ begin
         raise exception 'k must be at least 1' using errcode = 'BD005';
     end if;
     return query
-    select m.id, m.r::double precision, (row_number() over (order by m.r desc, m.id))::integer
+    select m.id, m.r::double precision,
+           (row_number() over (order by m.r desc, f.spoken_at desc nulls last, m.id))::integer
       from (select c.id, ts_rank_cd(c.words, v_query) as r
               -- the expression of the fragment_search index (schema/10_tables.sql)
               from (select f0.id, to_tsvector('pg_catalog.english'::regconfig, f0.text)
@@ -334,7 +336,7 @@ begin
        and (p_include_fixtures or s.provenance = 'production')
        and (p_as_of is null or v.recorded_at <= p_as_of)
        and not exists (select from beliefdb.evidence e where e.workspace_id = v_ws and e.fragment_id = f.id)
-     order by m.r desc, m.id
+     order by m.r desc, f.spoken_at desc nulls last, m.id
      limit p_k;
 end
 $$;
