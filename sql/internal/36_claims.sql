@@ -185,9 +185,6 @@ begin
                           and b.value = c.claim ->> 'value' and b.scope = coalesce(c.claim -> 'scope', '{}')
                           and b.valid_time = c.valid and b.provenance = v_world);
     if cardinality(v_set_n) > 0 then
-        if cardinality(v_set_n) >= v_restat then
-            perform beliefdb._restat_ingest_tables(cardinality(v_set_n));
-        end if;
         -- (their node rows first, in one statement: create_node finds them there)
         insert into beliefdb.node (workspace_id, id, kind)
         select p_workspace_id, u.id, 'belief' from unnest(v_set_ids) as u (id);
@@ -225,6 +222,11 @@ begin
           from pg_temp.beliefdb_claim_evidence x
           join beliefdb.fragment f on f.workspace_id = p_workspace_id and f.id = x.fragment_id;
         v_fragments := v_fragments || array(select x.fragment_id from pg_temp.beliefdb_claim_evidence x);
+        -- (statistics that count the rows just stored, for the settling below: ANALYZE sees this
+        -- transaction's rows)
+        if cardinality(v_set_n) >= v_restat then
+            perform beliefdb._restat_ingest_tables(cardinality(v_set_n));
+        end if;
         for v_i in 1 .. cardinality(v_set_n) loop
             v_claim := p_claims -> (v_set_n[v_i]::integer - 1);
             v_belief := v_set_ids[v_i];
