@@ -20,7 +20,7 @@ from beliefdb.db.queries import Q
 from beliefdb.inputs import shown
 from beliefdb.models import IngestFailure, IngestReport, Turn
 from beliefdb.store import files
-from beliefdb.store.ingest import SourceOptions, ingest_text, max_ingest_bytes
+from beliefdb.store.ingest import SourceOptions, each_file, file_source, ingest_text, max_ingest_bytes, too_big
 from beliefdb.text.registry import get_extractor
 from beliefdb.text.transcripts import parse_chat_file
 from beliefdb.text.turns import TurnSpan, append_turn, check_turn, lay_out
@@ -84,28 +84,18 @@ def ingest_transcripts(db: Database, paths: list[Path], options: SourceOptions, 
         raise errors.InvalidInput("--source names one source: give it one file at a time")
     limit = max_ingest_bytes(max_bytes)
     get_extractor(extractor)
-    results: list[IngestReport | IngestFailure] = []
-    for path in paths:
-        try:
-            if path.suffix.lower() not in CHAT_SUFFIXES:
-                raise errors.InvalidInput(
-                    f"{shown(path)}: unsupported file type for --format chat '{shown(path.suffix) or '(none)'}'"
-                    f" (supported: {', '.join(CHAT_SUFFIXES)})")
-            data = files.read_regular(path)
-            if len(data) > limit:
-                raise errors.InvalidInput(f"{shown(path)}: {len(data):,} bytes is over the ingest limit of"
-                                          f" {limit:,} bytes; raise it with --max-bytes or BELIEFDB_INGEST_MAX_BYTES")
-            turns = parse_chat_file(files.decode_utf8(data, shown(path)), shown(path),
-                                    jsonl=path.suffix.lower() == ".jsonl")
-            named = SourceOptions(name=options.name or shown(path.name), authority=options.authority,
-                                  provenance=options.provenance, origin=options.origin or "conversation",
-                                  version_label=options.version_label)
-            results.append(ingest_conversation(db, turns, named, extractor=extractor, embed=embed, preview=preview,
-                                               path=shown(path), max_bytes=limit))
-        except errors.DatabaseUnavailable:
-            raise
-        except errors.BeliefDBError as exc:
-            results.append(IngestFailure(path=shown(path), error=exc.code, message=exc.message))
-        if progress is not None:
-            progress(path)
-    return results
+
+    def one(path: Path) -> IngestReport:
+        if path.suffix.lower() not in CHAT_SUFFIXES:
+            raise errors.InvalidInput(
+                f"{shown(path)}: unsupported file type for --format chat '{shown(path.suffix) or '(none)'}'"
+                f" (supported: {', '.join(CHAT_SUFFIXES)})")
+        data = files.read_regular(path)
+        if len(data) > limit:
+            raise too_big(shown(path), len(data), limit)
+        turns = parse_chat_file(files.decode_utf8(data, shown(path)), shown(path),
+                                jsonl=path.suffix.lower() == ".jsonl")
+        return ingest_conversation(db, turns, file_source(options, path, "conversation"), extractor=extractor,
+                                   embed=embed, preview=preview, path=shown(path), max_bytes=limit)
+
+    return each_file(paths, one, progress)

@@ -262,7 +262,7 @@ def max_ingest_bytes(max_bytes: int | None = None) -> int:
     return limit
 
 
-def _too_big(name: str, size: int, limit: int) -> errors.InvalidInput:
+def too_big(name: str, size: int, limit: int) -> errors.InvalidInput:
     return errors.InvalidInput(
         f"{name}: {_mib(size)} ({size:,} bytes) is over the ingest limit of {_mib(limit)} ({limit:,} bytes);"
         " raise it with --max-bytes or BELIEFDB_INGEST_MAX_BYTES")
@@ -281,7 +281,7 @@ def check_size(name: str, text: str, max_bytes: int | None = None) -> None:
         return
     size = len(text.encode("utf-8", "surrogatepass"))
     if size > limit:
-        raise _too_big(name, size, limit)
+        raise too_big(name, size, limit)
 
 
 def check_choices(options: SourceOptions) -> None:
@@ -313,17 +313,32 @@ def ingest_paths(db: Database, paths: list[Path], options: SourceOptions, *, cla
     get_extractor(extractor)  # an unknown extractor or option is an error before anything is read
     check_choices(options)
     candidates = load_claims(claims) if claims is not None else []
+
+    def one(path: Path) -> IngestReport:
+        check_file_size(path, limit)
+        text = read_document(path)
+        check_size(shown(path), text, limit)
+        return ingest_text(db, text, file_source(options, path), candidates=candidates, extractor=extractor,
+                           path=shown(path), embed=embed, preview=preview, max_bytes=limit)
+
+    return each_file(paths, one, progress)
+
+
+def file_source(options: SourceOptions, path: Path, origin: str | None = None) -> SourceOptions:
+    """``options`` for one file: its source named by the file unless a name is given."""
+    return SourceOptions(name=options.name or shown(path.name), authority=options.authority,
+                         provenance=options.provenance, origin=options.origin or origin,
+                         version_label=options.version_label)
+
+
+def each_file(paths: Sequence[Path], ingest_one: Callable[[Path], IngestReport],
+              progress: Callable[[Path], None] | None = None) -> list[IngestReport | IngestFailure]:
+    """``ingest_one`` of each file, one transaction each: a beliefdb error is that file's failure and
+    does not stop the others (a lost database does)."""
     results: list[IngestReport | IngestFailure] = []
     for path in paths:
         try:
-            check_file_size(path, limit)
-            text = read_document(path)
-            check_size(shown(path), text, limit)
-            named = SourceOptions(name=options.name or shown(path.name), authority=options.authority,
-                                  provenance=options.provenance, origin=options.origin,
-                                  version_label=options.version_label)
-            results.append(ingest_text(db, text, named, candidates=candidates, extractor=extractor,
-                                       path=shown(path), embed=embed, preview=preview, max_bytes=limit))
+            results.append(ingest_one(path))
         except errors.DatabaseUnavailable:
             raise
         except errors.BeliefDBError as exc:
@@ -339,7 +354,7 @@ def check_file_size(path: Path, limit: int) -> None:
     if path.is_file():
         size = path.stat().st_size
         if size > limit + len(codecs.BOM_UTF8):
-            raise _too_big(shown(path), size, limit)
+            raise too_big(shown(path), size, limit)
 
 
 def remember_in_source(db: Database, source: str, candidate: Candidate, *, embed: bool = True,

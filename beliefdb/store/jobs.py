@@ -110,10 +110,7 @@ def submit_paths(db: Database, paths: Sequence[Path], options: ingest.SourceOpti
         ingest.check_file_size(path, limit)  # (a file too large is refused without being read)
         text = ingest.read_document(path)
         ingest.check_size(shown(path), text, limit)
-        named = ingest.SourceOptions(name=options.name or shown(path.name), authority=options.authority,
-                                     provenance=options.provenance, origin=options.origin,
-                                     version_label=options.version_label)
-        payloads.append(_payload(text, named, extractor, shown(path)))
+        payloads.append(_payload(text, ingest.file_source(options, path), extractor, shown(path)))
     return submit(db, payloads, max_attempts)
 
 
