@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_extract_llm import ChatServer, answer
+from test_extract_llm import ChatServer, answer, serving_llm
 
 import beliefdb
 from beliefdb.errors import InvalidInput
@@ -26,16 +26,7 @@ WHEN = datetime(2024, 6, 18, 14, 3, tzinfo=UTC)
 
 @pytest.fixture
 def chat_llm(monkeypatch: pytest.MonkeyPatch) -> Iterator[ChatServer]:
-    server = ChatServer()
-    for name, value in server.env.items():
-        monkeypatch.setenv(name, value)
-    for name in ("BELIEFDB_LLM_API_KEY", "BELIEFDB_LLM_TIMEOUT", "BELIEFDB_LLM_RETRIES",
-                 "BELIEFDB_LLM_HTTP_RETRIES", "BELIEFDB_LLM_CHUNK_CHARS"):
-        monkeypatch.delenv(name, raising=False)
-    try:
-        yield server
-    finally:
-        server.close()
+    yield from serving_llm(monkeypatch)
 
 
 @pytest.mark.slow

@@ -145,6 +145,12 @@ class ChatServer:
 
 @pytest.fixture
 def llm(monkeypatch: pytest.MonkeyPatch) -> Iterator[ChatServer]:
+    yield from serving_llm(monkeypatch)
+
+
+def serving_llm(monkeypatch: pytest.MonkeyPatch) -> Iterator[ChatServer]:
+    """A scripted chat server, configured as beliefdb's LLM endpoint (and nothing else of the LLM's
+    settings) while it runs."""
     server = ChatServer()
     for name, value in server.env.items():
         monkeypatch.setenv(name, value)
