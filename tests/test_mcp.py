@@ -24,8 +24,8 @@ from beliefdb import api
 
 V32 = ("# Return policy\nOwner: Operations\n\nReturns are accepted within 7 days of delivery.\n"
        "The restocking fee is 10%.\n")
-TOOLS = {"remember", "ingest_text", "ask", "why", "beliefs", "decide", "act", "impact", "correct", "retract",
-         "review_list", "review_resolve", "record_step"}
+TOOLS = {"remember", "remember_turn", "ingest_text", "ask", "why", "beliefs", "decide", "act", "impact", "correct",
+         "retract", "review_list", "review_resolve", "record_step"}
 
 Call = Callable[[str, dict[str, Any]], Awaitable[Any]]
 
@@ -73,6 +73,12 @@ def test_stdio_lists_every_tool_and_each_answers_the_cli_json(db_url: str, cli: 
                                            "quote": "please email me", "source": "chat-1042/1",
                                            "text": "Hi, please email me about the refund."})
             email = kept["accepted"][0]["id"]
+            said = await call("remember_turn", {"conversation": "chat-1042", "speaker": "Maya",
+                                                "text": "I moved to Porto last week.", "time": "2023-09-01T09:00:00Z"})
+            assert [(a["subject"], a["value"]) for a in said["accepted"]] == [("maya", "Porto")]
+            assert "2023-09-01" in str(cli.json("why", said["accepted"][0]["id"])["belief"]["valid_time"])
+            assert (await fails("remember_turn", {"conversation": "chat-1042", "speaker": "Maya", "text": "hi",
+                                                  "time": "last week"}))["error"] == "invalid_input"
             assert (await call("why", {"belief": email}))["belief"]["owner"] == "agent-7"  # the configured principal
             assert await call("why", {"belief": window}) == cli.json("why", window)
             assert await call("beliefs", {}) == cli.json("beliefs")

@@ -28,6 +28,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from beliefdb import api, errors
 from beliefdb.interfaces import web
 from beliefdb.interfaces.access import Memories, bearer, status_of
+from beliefdb.interfaces.http_conversations import router as conversations_router
 from beliefdb.interfaces.http_jobs import router as jobs_router
 from beliefdb.interfaces.http_routes import router
 from beliefdb.interfaces.web import view
@@ -166,6 +167,7 @@ def create_app(url: str, *, mcp: bool = True) -> FastAPI:
     web.mount(app)  # first: a browser's request at a path both serve gets the page
     app.include_router(router)
     app.include_router(jobs_router)
+    app.include_router(conversations_router)
     if mcp:
         running.append(_mount_mcp(app, memories))
     app.openapi = _openapi(app)  # type: ignore[method-assign]

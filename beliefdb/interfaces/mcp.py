@@ -27,8 +27,9 @@ from beliefdb.render import ask as render_ask
 INSTRUCTIONS = """beliefdb is memory that knows why it believes something. Every belief carries the exact quote
 that supports it; decisions and actions record the beliefs they rest on; when a belief turns out wrong,
 beliefdb flags what rested on it. Before answering from memory, call `ask` (current beliefs only, with
-quotes and warnings). Store what you learn with `remember` (one fact and its quote) or `ingest_text` (a
-whole document). Record what you decide with `decide` (citing the beliefs) and what you do with `act`.
+quotes and warnings). Store what you learn with `remember` (one fact and its quote), `remember_turn` (a
+conversation's turn as it is said) or `ingest_text` (a whole document). Record what you decide with
+`decide` (citing the beliefs) and what you do with `act`.
 Before correcting or retracting, look at `impact`; `correct` takes a preview first, then the apply with
 the revision the preview showed. Answers are JSON."""
 
@@ -99,8 +100,8 @@ def build(*, local: BeliefDB | None = None, memories: Memories | None = None) ->
 
     @tool("Remember one fact you learned, with the exact quote that states it. Use it when a user or a tool says"
           " something worth keeping (a preference, an order number, a policy). `text` is the message or page it"
-          " came from (it becomes the next version of `source`: give each conversation turn its own source, e.g."
-          " chat-1042/3); the quote must be in it character for character, or it is rejected and nothing is"
+          " came from (it becomes the next version of `source`; for a conversation's turns use `remember_turn`);"
+          " the quote must be in it character for character, or it is rejected and nothing is"
           " stored. Answers the ingest report: accepted, rejected (with the reason), superseded, flagged.")
     def remember(ctx: Context, statement: str, subject: str, attribute: str, value: str, quote: str, source: str,
                  text: str | None = None, kind: str = "fact", scope: dict[str, str] | None = None) -> Result:
@@ -116,6 +117,15 @@ def build(*, local: BeliefDB | None = None, memories: Memories | None = None) ->
         return answer(ctx, not preview, lambda db: db.ingest_text(text, source=source, authority=authority,
                                                                   label=label, version_label=version_label,
                                                                   preview=preview))
+
+    @tool("Remember one turn of a conversation as it is said: `text` by `speaker` (at `time`, ISO 8601; default"
+          " now), appended to the conversation named `conversation` (created by its first turn). The turn is kept"
+          " as said (a question or a greeting too) and the beliefs it states about its speaker or the world are"
+          " extracted, each citing this exact turn; a later turn that changes a value replaces the earlier one."
+          " Use it for every user message worth remembering; answers the ingest report.")
+    def remember_turn(ctx: Context, conversation: str, speaker: str, text: str, time: str | None = None) -> Result:
+        return answer(ctx, True, lambda db: db.remember_turn(
+            conversation, speaker, text, time=api.parse_moment(time, "time") if time is not None else None))
 
     @tool("Answer a question from memory before you rely on what you remember: only beliefs that are true now"
           " (or as of `as_of`, ISO 8601), each with its quote, source, confidence and warnings (replaced, in"
@@ -222,6 +232,6 @@ def build(*, local: BeliefDB | None = None, memories: Memories | None = None) ->
         return answer(ctx, True, lambda db: db.record_step(kind, payload, run=run, task=task, inputs=pairs,
                                                            supports=supports or [], memory=memory))
 
-    del remember, ingest_text, ask, why, beliefs, decide, act, impact, correct, retract, review_list, review_resolve
-    del record_step
+    del remember, remember_turn, ingest_text, ask, why, beliefs, decide, act, impact, correct, retract, review_list
+    del review_resolve, record_step
     return server
