@@ -49,6 +49,8 @@ begin
     insert into pg_temp.beliefdb_bulk_first (n, at, source_id, version_id)
     select u.n, v_base + make_interval(secs => u.k / 1e6), gen_random_uuid(), gen_random_uuid()
       from unnest(p_ns) with ordinality as u (n, k);
+    analyze pg_temp.beliefdb_bulk_first, pg_temp.beliefdb_bulk_document, pg_temp.beliefdb_bulk_fragment,
+            pg_temp.beliefdb_bulk_claim;
     if exists (select from pg_temp.beliefdb_bulk_document d join pg_temp.beliefdb_bulk_first f on f.n = d.n
                 where d.content = '') then
         raise exception 'source % has empty text',
@@ -114,8 +116,10 @@ begin
        and not exists (select from pg_temp.beliefdb_bulk_first_fragment x where x.n = c.n and x.s = c.s and x.e = c.e)
      order by c.n, c.s, c.e;
     analyze pg_temp.beliefdb_bulk_first_fragment;
-    insert into beliefdb.node (workspace_id, id, kind, created_at)
-    select p_workspace_id, x.id, 'fragment', f.at
+    -- (a fragment of a first version in force holds and is current: stored so, the propagation
+    -- below finds nothing to change in it, and no justification waits for it)
+    insert into beliefdb.node (workspace_id, id, kind, holds, current, created_at)
+    select p_workspace_id, x.id, 'fragment', true, true, f.at
       from pg_temp.beliefdb_bulk_first_fragment x join pg_temp.beliefdb_bulk_first f on f.n = x.n;
     insert into beliefdb.fragment (workspace_id, id, source_version_id, start_offset, end_offset, text)
     select p_workspace_id, x.id, f.version_id, x.s, x.e, x.text
@@ -128,14 +132,16 @@ begin
     update pg_temp.beliefdb_bulk_first_claim c
        set valid = tstzrange((c.claim ->> 'valid_from')::timestamptz, (c.claim ->> 'valid_to')::timestamptz, '[)')
      where c.s is not null and c.actual = c.claim ->> 'quote';
+    -- (the planner gets the sizes: hash joins, not a nested loop per claim)
+    analyze pg_temp.beliefdb_bulk_first_claim;
     update pg_temp.beliefdb_bulk_first_claim c set fragment_id = x.id
       from pg_temp.beliefdb_bulk_first_fragment x
      where x.n = c.n and x.s = c.s and x.e = c.e and c.actual = c.claim ->> 'quote';
     update pg_temp.beliefdb_bulk_first_claim c
        set eligible = true, belief_id = gen_random_uuid(), justification_id = gen_random_uuid()
-      from (select t.subject, t.attribute from pg_temp.beliefdb_bulk_first_claim t
-             group by t.subject, t.attribute having count(*) = 1) once
-     where once.subject = c.subject and once.attribute = c.attribute
+      from (select t.n, t.ord, count(*) over (partition by t.subject, t.attribute) as same
+              from pg_temp.beliefdb_bulk_first_claim t) once
+     where once.n = c.n and once.ord = c.ord and once.same = 1
        and c.valid is not null
        and (lower_inf(c.valid) or lower(c.valid) between '0001-01-02 00:00+00' and '9999-12-30 00:00+00')
        and (upper_inf(c.valid) or upper(c.valid) between '0001-01-02 00:00+00' and '9999-12-30 00:00+00')
@@ -144,8 +150,13 @@ begin
                           and b.subject = c.subject and b.attribute = c.attribute
                           and b.value = c.claim ->> 'value' and b.scope = c.claim -> 'scope'
                           and b.valid_time = c.valid and b.provenance = v_world);
-    insert into beliefdb.node (workspace_id, id, kind, created_at)
-    select p_workspace_id, c.belief_id, 'belief', f.at
+    analyze pg_temp.beliefdb_bulk_first_claim;
+    -- (a new belief on such a fragment holds; current unless rule 8 or its valid time says
+    -- otherwise, which the propagation below corrects. Stored so, it is current before the
+    -- propagation as one by one, which settles it again only if it was not: a settled new belief,
+    -- settled again, changes nothing)
+    insert into beliefdb.node (workspace_id, id, kind, holds, current, created_at)
+    select p_workspace_id, c.belief_id, 'belief', true, true, f.at
       from pg_temp.beliefdb_bulk_first_claim c join pg_temp.beliefdb_bulk_first f on f.n = c.n where c.eligible;
     insert into beliefdb.belief (workspace_id, id, statement, subject, attribute, value, kind, scope,
                                  valid_time, recorded_at, provenance, confidence_kind)
@@ -243,8 +254,8 @@ begin
                   from pg_temp.beliefdb_bulk_first_claim t
                  where t.round = v_round and t.outcome is null) m
          where m.n = c.n and m.ord = c.ord;
-        insert into beliefdb.node (workspace_id, id, kind, created_at)
-        select p_workspace_id, c.belief_id, 'belief', f.at
+        insert into beliefdb.node (workspace_id, id, kind, holds, current, created_at)
+        select p_workspace_id, c.belief_id, 'belief', true, true, f.at
           from pg_temp.beliefdb_bulk_first_claim c join pg_temp.beliefdb_bulk_first f on f.n = c.n
          where c.round = v_round and c.outcome = 'new';
         insert into beliefdb.belief (workspace_id, id, statement, subject, attribute, value, kind, scope,
