@@ -47,7 +47,9 @@ select 'version', concat_ws('|', s.name, v.version::text, encode(v.sha256, 'hex'
   from beliefdb.source s join beliefdb.source_version v on v.workspace_id = s.workspace_id and v.source_id = s.id
  where s.workspace_id = (select id from ws)
 union all
-select 'fragments', count(*)::text from beliefdb.fragment f where f.workspace_id = (select id from ws)
+select 'fragments', concat_ws('|', count(*), count(*) filter (where n.holds), count(*) filter (where n.current))
+  from beliefdb.fragment f join beliefdb.node n on n.workspace_id = f.workspace_id and n.id = f.id
+ where f.workspace_id = (select id from ws)
 order by 1, 2
 """
 

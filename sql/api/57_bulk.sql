@@ -1,8 +1,10 @@
 -- beliefdb: bulk ingest (docs/rules.md, rules 1, 2, 8, 12, 17 and 18): many documents in one
 -- transaction per batch. The client stages the batch with binary COPY into this transaction's
 -- staging tables (bulk_stage), then one call (bulk_ingest_batch) stores every document as
--- ingest_version does, through the same body (internal/36_claims.sql, _ingest_text), and appends
--- one summary event for the batch to the audit chain, with the hash of the staged rows.
+-- ingest_version does: a run of documents that each start a new source set-based
+-- (internal/37_bulk.sql, _bulk_first_versions), any other document through the same body as
+-- ingest_version (internal/36_claims.sql, _ingest_text); then one summary event for the batch in
+-- the audit chain, with the hash of the staged rows.
 
 -- This transaction's staging tables, empty (dropped at commit or rollback): the batch's documents
 -- (n: order in the batch), their fragments' offsets and their gated claims. The application role

@@ -1,13 +1,16 @@
 -- beliefdb: the set-based part of a bulk ingest (docs/rules.md, rules 1, 2, 8, 12, 15 and 18).
 -- A run of staged documents that each start a new source (no source of the workspace has the name,
--- and no other document of the run) is stored as the one by one path (_ingest_text) would store
--- them, in this order, but one statement per table for the whole run: sources, first versions,
--- fragments and their node rows, and the claims that can only be new beliefs with no rival in the
--- run. Those claims are only claims of the run on their subject and attribute, so they meet no other
--- claim of the run whatever the order; only the ones whose subject and attribute some other belief of
--- the workspace has are settled (rule 8, in document and claim order: a claim with no belief on its
--- subject and attribute has no rival). Every other claim goes through _add_claims, per document
--- in order, with the clock the document had one by one. One propagation for the whole run.
+-- and no other document of the run) is stored as the one by one path (_ingest_text, _add_claims)
+-- would store them, in this order, but with one statement per table for the whole run: sources,
+-- first versions, fragments and their node rows, then the claims. A claim that is the only one of
+-- the run on its subject and attribute meets no other claim of the run whatever the order: those
+-- that can only be new beliefs are stored at once, and settled (rule 8) only where some other
+-- belief of the workspace has their subject and attribute (no such belief, no rival). The other
+-- claims go in rounds: round r holds the r-th claim of the run (in document and claim order) on
+-- each subject and attribute, so a round's claims meet none of each other's, and each meets the
+-- claims before it on its own subject and attribute as one by one (unchanged, corroborated, or a new
+-- belief, settled at its document's time). One propagation for the whole run. Each row still
+-- gets its statement's audit event (rule 12), one per statement and table for the run.
 
 -- Store the staged documents p_ns (a run as above, in order) and return one ingest report each,
 -- in order; the last carries the run's propagation (what stopped holding, flagged, held).
@@ -301,10 +304,10 @@ begin
     end loop;
     perform pg_catalog.set_config('beliefdb.batch_clock', '', true);
 
-    -- one propagation: the beliefs the claims made, corroborated or repeated, what they settled,
-    -- and every node of the new versions
-    v_seeds := v_seeds || array(select c.belief_id from pg_temp.beliefdb_bulk_first_claim c where c.belief_id is not null)
-               || beliefdb.expand_targets(p_workspace_id, array(select f.version_id from pg_temp.beliefdb_bulk_first f));
+    -- one propagation: the beliefs the claims made, corroborated or repeated, and what they
+    -- settled (the new fragments hold and are current as stored: premises of versions in force,
+    -- with nothing before them to walk from)
+    v_seeds := v_seeds || array(select c.belief_id from pg_temp.beliefdb_bulk_first_claim c where c.belief_id is not null);
     v_changes := beliefdb.propagate(p_workspace_id, v_seeds);
 
     -- the reports, in order, each as _ingest_version_core's; the last with the run's changes
