@@ -32,8 +32,9 @@ select 'belief', concat_ws('|', b.k, b.status::text, round(b.confidence::numeric
   from b join beliefdb.node n on n.workspace_id = b.workspace_id and n.id = b.id
 union all
 select 'evidence', concat_ws('|', b.k, s.name, v.version::text, f.start_offset::text, f.end_offset::text, e.quote,
-                             e.role)
+                             e.role, j.unmet::text)
   from b join beliefdb.evidence e on e.workspace_id = b.workspace_id and e.belief_id = b.id
+  left join beliefdb.justification j on j.workspace_id = e.workspace_id and j.id = e.justification_id
   join beliefdb.fragment f on f.workspace_id = e.workspace_id and f.id = e.fragment_id
   join beliefdb.source_version v on v.workspace_id = f.workspace_id and v.id = f.source_version_id
   join beliefdb.source s on s.workspace_id = v.workspace_id and s.id = v.source_id
