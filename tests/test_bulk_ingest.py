@@ -32,8 +32,9 @@ select 'belief', concat_ws('|', b.k, b.status::text, round(b.confidence::numeric
   from b join beliefdb.node n on n.workspace_id = b.workspace_id and n.id = b.id
 union all
 select 'evidence', concat_ws('|', b.k, s.name, v.version::text, f.start_offset::text, f.end_offset::text, e.quote,
-                             e.role)
+                             e.role, j.unmet::text)
   from b join beliefdb.evidence e on e.workspace_id = b.workspace_id and e.belief_id = b.id
+  left join beliefdb.justification j on j.workspace_id = e.workspace_id and j.id = e.justification_id
   join beliefdb.fragment f on f.workspace_id = e.workspace_id and f.id = e.fragment_id
   join beliefdb.source_version v on v.workspace_id = f.workspace_id and v.id = f.source_version_id
   join beliefdb.source s on s.workspace_id = v.workspace_id and s.id = v.source_id
@@ -47,7 +48,9 @@ select 'version', concat_ws('|', s.name, v.version::text, encode(v.sha256, 'hex'
   from beliefdb.source s join beliefdb.source_version v on v.workspace_id = s.workspace_id and v.source_id = s.id
  where s.workspace_id = (select id from ws)
 union all
-select 'fragments', count(*)::text from beliefdb.fragment f where f.workspace_id = (select id from ws)
+select 'fragments', concat_ws('|', count(*), count(*) filter (where n.holds), count(*) filter (where n.current))
+  from beliefdb.fragment f join beliefdb.node n on n.workspace_id = f.workspace_id and n.id = f.id
+ where f.workspace_id = (select id from ws)
 order by 1, 2
 """
 
@@ -118,6 +121,66 @@ def test_bulk_ingest_equals_ingest_one_by_one(db_url: str, postgresql: psycopg.C
             assert db.audit_verify().ok
         assert snapshot(postgresql, many) == many_snap
         assert len(audit_actions(postgresql, many, "bulk_ingest")) <= batches
+
+
+def same_as_one_by_one(db_url: str, conn: psycopg.Connection[Any], root: Path, docs: list[tuple[str, str]],
+                       batch: int, before: list[tuple[str, str]] = (), principal: str | None = None) -> None:
+    """Ingest ``before`` (as the principal "owner") one by one into two new workspaces, then ``docs`` one by
+    one into the first and in bulk into the second (as ``principal``), and compare the two."""
+    n = next(_names)
+    one, many = f"one{n}", f"many{n}"
+    with beliefdb.connect(db_url) as admin:
+        admin.create_workspace(one)
+        admin.create_workspace(many)
+    paths = []
+    for i, (name, text) in enumerate([*before, *docs]):
+        (root / f"{n}-{i}").mkdir(parents=True)
+        paths.append(root / f"{n}-{i}" / name)
+        paths[-1].write_text(text, encoding="utf-8")
+    for ws in (one, many):
+        with beliefdb.connect(db_url, workspace=ws, principal="owner") as db:
+            for path in paths[:len(before)]:
+                db.ingest(path, embed=False)
+    with beliefdb.connect(db_url, workspace=one, principal=principal) as db:
+        for path in paths[len(before):]:
+            (report,) = db.ingest(path, embed=False)
+            assert not isinstance(report, beliefdb.models.IngestFailure), report
+    with beliefdb.connect(db_url, workspace=many, principal=principal) as db:
+        result = db.bulk_ingest(*paths[len(before):], batch=batch, embed=False)
+        assert result.documents == len(docs)
+        assert db.audit_verify().ok
+    one_snap, many_snap = snapshot(conn, one), snapshot(conn, many)
+    assert [x for x in many_snap if x not in one_snap] == [] and [x for x in one_snap if x not in many_snap] == []
+    assert many_snap == one_snap
+
+
+RUN = [("a.md", "The warranty period is 12 months.\nThe shipping fee is 5%.\nRefund window: 30 days.\n"),
+       ("b.md", "The warranty period is 24 months.\nThe shipping fee is 5%.\nThe shipping fee is 5%.\n"),
+       ("c.md", "The warranty period is 12 months.\nThe restocking fee is 10%.\nRefund window: 14 days.\n"),
+       ("a.md", "The warranty period is 24 months.\nRefund window: 30 days.\n"),
+       ("d.md", "The restocking fee is 5%.\nThe warranty period is 12 months.\n"),
+       ("e.md", "Refund window: 30 days.\nThe shipping fee is 10%.\n")]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("batch", [1, 2, 4, 6])
+def test_bulk_runs_of_new_sources_equal_one_by_one(db_url: str, postgresql: psycopg.Connection[Any],
+                                                    tmp_path: Path, batch: int) -> None:
+    # several documents of one batch on one subject and attribute (superseding, corroborating, a value
+    # back again), a claim twice in one document, a new version of a source of the run (which ends the
+    # run), supersession across batch boundaries (batch 1, 2, 4), all as one by one (rule 8 of docs/rules.md)
+    same_as_one_by_one(db_url, postgresql, tmp_path, RUN, batch)
+
+
+@pytest.mark.slow
+def test_bulk_settles_against_beliefs_of_another_owner_as_one_by_one(db_url: str, postgresql: psycopg.Connection[Any],
+                                                                     tmp_path: Path) -> None:
+    # the beliefs before belong to "owner": a newer value of another principal puts them in conflict
+    # instead of superseding them (rule 8), whether a claim is the only one of the run on its subject
+    # or one of several
+    before = [("old.md", "The warranty period is 6 months.\nThe shipping fee is 1%.\nRefund window: 7 days.\n")]
+    same_as_one_by_one(db_url, postgresql, tmp_path, RUN[:3] + RUN[4:], 6, before=before, principal="someone")
+    same_as_one_by_one(db_url, postgresql, tmp_path, RUN[:3] + RUN[4:], 6, before=before, principal="owner")
 
 
 def test_one_audit_event_per_batch_with_the_hash_of_its_rows(bdb: beliefdb.BeliefDB,

@@ -51,6 +51,7 @@ SQL_FILES = (
     "internal/32_changes.sql",
     "internal/34_conflicts.sql",
     "internal/36_claims.sql",
+    "internal/37_bulk.sql",
     "internal/38_decisions.sql",
     "internal/40_review.sql",
     "internal/42_forgetting.sql",

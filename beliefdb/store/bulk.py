@@ -90,6 +90,10 @@ def _read(name: str, what: Path | str, limit: int, extractor: str) -> _Document:
     return _Document(name=name, path=path, text=text, ready=prepare(text, name, (), extractor))
 
 
+def _read_all(chunk: list[tuple[str, Path | str]], limit: int, extractor: str) -> list[_Document]:
+    return [_read(name, what, limit, extractor) for name, what in chunk]
+
+
 def _stage(conn: psycopg.Connection[Any], docs: list[_Document], label: str | None) -> None:
     """COPY the batch (binary) into the staging tables ``bulk_stage`` made for this transaction."""
     conn.execute(Q.bulk_stage)
@@ -144,12 +148,18 @@ def bulk_ingest(db: Database, items: Sequence[Item], options: SourceOptions, *, 
     reports: list[IngestReport] = []
     deferred: list[Future[str | None]] = []
     count = 0
-    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="beliefdb-embed") as embedder:
-        for number, chunk in enumerate(_batches(todo, batch)):
+    chunks = list(_batches(todo, batch))
+    with (ThreadPoolExecutor(max_workers=1, thread_name_prefix="beliefdb-embed") as embedder,
+          ThreadPoolExecutor(max_workers=1, thread_name_prefix="beliefdb-read") as reader):
+        # (the next batch is read and extracted while the database stores this one)
+        ahead = reader.submit(_read_all, chunks[0], limit, extractor)
+        for number in range(len(chunks)):
             try:
-                docs = [_read(name, what, limit, extractor) for name, what in chunk]
+                docs = ahead.result()
             except errors.BeliefDBError as exc:
                 raise type(exc)(_stopped(exc.message, number, count)) from exc
+            if number + 1 < len(chunks):
+                ahead = reader.submit(_read_all, chunks[number + 1], limit, extractor)
             try:
                 written = _write(db, docs, options)
             except errors.DatabaseUnavailable:

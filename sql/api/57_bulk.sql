@@ -1,8 +1,10 @@
 -- beliefdb: bulk ingest (docs/rules.md, rules 1, 2, 8, 12, 17 and 18): many documents in one
 -- transaction per batch. The client stages the batch with binary COPY into this transaction's
 -- staging tables (bulk_stage), then one call (bulk_ingest_batch) stores every document as
--- ingest_version does, through the same body (internal/36_claims.sql, _ingest_text), and appends
--- one summary event for the batch to the audit chain, with the hash of the staged rows.
+-- ingest_version does: a run of documents that each start a new source set-based
+-- (internal/37_bulk.sql, _bulk_first_versions), any other document through the same body as
+-- ingest_version (internal/36_claims.sql, _ingest_text); then one summary event for the batch in
+-- the audit chain, with the hash of the staged rows.
 
 -- This transaction's staging tables, empty (dropped at commit or rollback): the batch's documents
 -- (n: order in the batch), their fragments' offsets and their gated claims. The application role
@@ -53,10 +55,11 @@ as $$
 declare
     v_ws uuid := beliefdb.current_workspace_id();
     v_doc record;
-    v_outcome jsonb;
     v_reports jsonb[] := '{}';
+    v_run integer[] := '{}';
+    v_run_names text[] := '{}';
     v_hash bytea;
-    v_counts integer[] := array[0, 0, 0, 0, 0];
+    v_counts integer[];
 begin
     perform beliefdb.lock_workspace();
     if to_regclass('pg_temp.beliefdb_bulk_document') is null then
@@ -66,35 +69,47 @@ begin
       from (select 1 as t, to_jsonb(d)::text as r from pg_temp.beliefdb_bulk_document d
             union all select 2, to_jsonb(f)::text from pg_temp.beliefdb_bulk_fragment f
             union all select 3, to_jsonb(c)::text from pg_temp.beliefdb_bulk_claim c) x;
-    for v_doc in
-        select d.n, d.source,
-               jsonb_build_object(
-                   'content', d.content, 'origin', p_origin, 'authority', p_authority, 'provenance', p_provenance,
-                   'label', d.label, 'path', d.path,
-                   'fragments', coalesce((select jsonb_agg(jsonb_build_object('start', f.start_offset, 'end', f.end_offset)
-                                                           order by f.start_offset, f.end_offset)
-                                            from pg_temp.beliefdb_bulk_fragment f where f.n = d.n), '[]'),
-                   'claims', coalesce((select jsonb_agg(jsonb_build_object(
-                                                  'statement', c.statement, 'subject', c.subject,
-                                                  'attribute', c.attribute, 'value', c.value, 'quote', c.quote,
-                                                  'start', c.start_offset, 'end', c.end_offset,
-                                                  'kind', coalesce(c.kind, 'fact'), 'scope', coalesce(c.scope, '{}'),
-                                                  'valid_from', c.valid_from, 'valid_to', c.valid_to) order by c.ord)
-                                         from pg_temp.beliefdb_bulk_claim c where c.n = d.n), '[]'),
-                   'rejected', d.rejected) as text
-          from pg_temp.beliefdb_bulk_document d
-         order by d.n
-    loop
+    for v_doc in select d.n, d.source from pg_temp.beliefdb_bulk_document d order by d.n loop
+        -- a run of documents that each start a new source is stored set-based (_bulk_first_versions)
+        if not v_doc.source = any(v_run_names)
+           and not exists (select from beliefdb.source s where s.workspace_id = v_ws and s.name = v_doc.source) then
+            v_run := array_append(v_run, v_doc.n);
+            v_run_names := array_append(v_run_names, v_doc.source);
+            continue;
+        end if;
+        if cardinality(v_run) > 0 then
+            v_reports := v_reports || beliefdb._bulk_first_versions(v_ws, v_run, p_origin, p_authority, p_provenance);
+            v_run := '{}';
+            v_run_names := '{}';
+        end if;
         -- (each document recorded when the batch came to it, as one by one: rule 8 orders them so)
         perform pg_catalog.set_config('beliefdb.batch_clock', pg_catalog.clock_timestamp()::text, true);
-        v_outcome := beliefdb._ingest_text(v_ws, v_doc.source, v_doc.text);
-        v_reports := array_append(v_reports, v_outcome);
-        v_counts := array[v_counts[1] + 1,
-                          v_counts[2] + case when (v_outcome ->> 'new_version')::boolean then 1 else 0 end,
-                          v_counts[3] + jsonb_array_length(v_outcome -> 'accepted'),
-                          v_counts[4] + jsonb_array_length(v_outcome -> 'corroborated'),
-                          v_counts[5] + jsonb_array_length(v_outcome -> 'rejected')];
+        v_reports := array_append(v_reports, beliefdb._ingest_text(v_ws, v_doc.source, (
+            select jsonb_build_object(
+                       'content', d.content, 'origin', p_origin, 'authority', p_authority, 'provenance', p_provenance,
+                       'label', d.label, 'path', d.path,
+                       'fragments', coalesce((select jsonb_agg(jsonb_build_object('start', f.start_offset, 'end', f.end_offset)
+                                                               order by f.start_offset, f.end_offset)
+                                                from pg_temp.beliefdb_bulk_fragment f where f.n = d.n), '[]'),
+                       'claims', coalesce((select jsonb_agg(jsonb_build_object(
+                                                      'statement', c.statement, 'subject', c.subject,
+                                                      'attribute', c.attribute, 'value', c.value, 'quote', c.quote,
+                                                      'start', c.start_offset, 'end', c.end_offset,
+                                                      'kind', coalesce(c.kind, 'fact'), 'scope', coalesce(c.scope, '{}'),
+                                                      'valid_from', c.valid_from, 'valid_to', c.valid_to) order by c.ord)
+                                             from pg_temp.beliefdb_bulk_claim c where c.n = d.n), '[]'),
+                       'rejected', d.rejected)
+              from pg_temp.beliefdb_bulk_document d where d.n = v_doc.n)));
     end loop;
+    if cardinality(v_run) > 0 then
+        v_reports := v_reports || beliefdb._bulk_first_versions(v_ws, v_run, p_origin, p_authority, p_provenance);
+    end if;
+    select array[count(*)::integer, (count(*) filter (where (r ->> 'new_version')::boolean))::integer,
+                 coalesce(sum(jsonb_array_length(r -> 'accepted')), 0)::integer,
+                 coalesce(sum(jsonb_array_length(r -> 'corroborated')), 0)::integer,
+                 coalesce(sum(jsonb_array_length(r -> 'rejected')), 0)::integer]
+      into v_counts
+      from unnest(v_reports) as r;
     perform pg_catalog.set_config('beliefdb.batch_clock', '', true);
     if v_counts[2] + v_counts[3] + v_counts[4] > 0 then
         perform beliefdb._audit('bulk_ingest', jsonb_build_object(

@@ -600,7 +600,8 @@ begin
      order by f.s, f.e;
     get diagnostics v_fragments = row_count;
 
-    v_carried := beliefdb._carry_forward(p_workspace_id, v_version_id);
+    -- (a first version has no earlier one whose quotes it could repeat)
+    v_carried := case when v_version > 1 then beliefdb._carry_forward(p_workspace_id, v_version_id) else '{}' end;
     perform beliefdb._settle_source_items(p_workspace_id, array[p_source_id]);
     v_outcome := beliefdb._add_claims(p_workspace_id, v_version_id, p_text -> 'claims', p_text -> 'rejected', false);
     -- one propagation for all of it: the claims, and which version is in force (what moved out of

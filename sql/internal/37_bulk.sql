@@ -1,0 +1,349 @@
+-- beliefdb: the set-based part of a bulk ingest (docs/rules.md, rules 1, 2, 8, 12, 15 and 18).
+-- A run of staged documents that each start a new source (no source of the workspace has the name,
+-- and no other document of the run) is stored as the one by one path (_ingest_text, _add_claims)
+-- would store them, in this order, but with one statement per table for the whole run: sources,
+-- first versions, fragments and their node rows, then the claims. A claim that is the only one of
+-- the run on its subject and attribute meets no other claim of the run whatever the order: those
+-- that can only be new beliefs are stored at once, and settled (rule 8) only where some other
+-- belief of the workspace has their subject and attribute (no such belief, no rival). The other
+-- claims go in rounds: round r holds the r-th claim of the run (in document and claim order) on
+-- each subject and attribute, so a round's claims meet none of each other's, and each meets the
+-- claims before it on its own subject and attribute as one by one (unchanged, corroborated, or a new
+-- belief, settled at its document's time). One propagation for the whole run. Each row still
+-- gets its statement's audit event (rule 12), one per statement and table for the run.
+
+-- Store the staged documents p_ns (a run as above, in order) and return one ingest report each,
+-- in order; the last carries the run's propagation (what stopped holding, flagged, held).
+create or replace function beliefdb._bulk_first_versions(
+    p_workspace_id uuid, p_ns integer[], p_origin beliefdb.origin_type, p_authority beliefdb.authority,
+    p_provenance beliefdb.provenance
+) returns jsonb[]
+language plpgsql
+set search_path = pg_catalog, pg_temp
+as $$
+declare
+    v_world beliefdb.provenance := coalesce(p_provenance, 'production');
+    -- (each document stamped as one by one would: later than the one before, never equal, so that
+    -- rule 8 ranks the later version as the later one)
+    v_base timestamptz := pg_catalog.clock_timestamp() - make_interval(secs => cardinality(p_ns) / 1e6);
+    v_count integer;
+    v_settled jsonb;
+    v_row record;
+    v_valid tstzrange;
+    v_changes jsonb;
+    v_seeds uuid[] := '{}';
+    v_reports jsonb[] := '{}';
+begin
+    perform beliefdb._begin_changes();
+    create temporary table if not exists beliefdb_bulk_first (
+        n integer primary key, at timestamptz not null, source_id uuid not null, version_id uuid not null,
+        fragments integer not null default 0, superseded jsonb not null default '[]',
+        conflicts jsonb not null default '[]') on commit drop;
+    create temporary table if not exists beliefdb_bulk_first_fragment (
+        n integer not null, id uuid not null, s integer not null, e integer not null, text text not null,
+        primary key (n, s, e)) on commit drop;
+    create temporary table if not exists beliefdb_bulk_first_claim (
+        n integer not null, ord integer not null, s integer, e integer, actual text, claim jsonb not null,
+        subject text not null, attribute text not null, valid tstzrange, eligible boolean not null default false,
+        belief_id uuid, fragment_id uuid, justification_id uuid, round integer, outcome text,
+        primary key (n, ord)) on commit drop;
+    truncate pg_temp.beliefdb_bulk_first, pg_temp.beliefdb_bulk_first_fragment, pg_temp.beliefdb_bulk_first_claim;
+
+    insert into pg_temp.beliefdb_bulk_first (n, at, source_id, version_id)
+    select u.n, v_base + make_interval(secs => u.k / 1e6), gen_random_uuid(), gen_random_uuid()
+      from unnest(p_ns) with ordinality as u (n, k);
+    analyze pg_temp.beliefdb_bulk_first, pg_temp.beliefdb_bulk_document, pg_temp.beliefdb_bulk_fragment,
+            pg_temp.beliefdb_bulk_claim;
+    if exists (select from pg_temp.beliefdb_bulk_document d join pg_temp.beliefdb_bulk_first f on f.n = d.n
+                where d.content = '') then
+        raise exception 'source % has empty text',
+            (select d.source from pg_temp.beliefdb_bulk_document d join pg_temp.beliefdb_bulk_first f on f.n = d.n
+              where d.content = '' order by d.n limit 1) using errcode = 'BD005';
+    end if;
+
+    insert into beliefdb.source (workspace_id, id, name, origin_type, authority, provenance, created_at)
+    select p_workspace_id, f.source_id, d.source, coalesce(p_origin, 'document'), coalesce(p_authority, 'internal'),
+           v_world, f.at
+      from pg_temp.beliefdb_bulk_first f join pg_temp.beliefdb_bulk_document d on d.n = f.n
+     order by f.n;
+    insert into beliefdb.source_version (workspace_id, id, source_id, version, content, sha256, label, path, recorded_at)
+    select p_workspace_id, f.version_id, f.source_id, 1, d.content, ''::bytea, d.label, d.path, f.at
+      from pg_temp.beliefdb_bulk_first f join pg_temp.beliefdb_bulk_document d on d.n = f.n
+     order by f.n;
+
+    -- the fragments the documents were split into (the same span twice is one), each text read in
+    -- one pass of its document
+    insert into pg_temp.beliefdb_bulk_first_fragment (n, id, s, e, text)
+    select x.n, gen_random_uuid(), x.s, x.e, x.text
+      from (select distinct on (g.n, u.s, u.e) g.n, u.s, u.e, u.text
+              from (select fr.n, array_agg(fr.start_offset order by fr.start_offset, fr.end_offset) as starts,
+                           array_agg(fr.end_offset order by fr.start_offset, fr.end_offset) as ends
+                      from pg_temp.beliefdb_bulk_fragment fr join pg_temp.beliefdb_bulk_first f on f.n = fr.n
+                     group by fr.n) g
+              join pg_temp.beliefdb_bulk_document d on d.n = g.n
+             cross join lateral unnest(g.starts, g.ends, beliefdb._slices(d.content, g.starts, g.ends)) as u (s, e, text)
+             order by g.n, u.s, u.e) x;
+    update pg_temp.beliefdb_bulk_first f set fragments = c.count
+      from (select fr.n, count(*) as count from pg_temp.beliefdb_bulk_first_fragment fr group by fr.n) c
+     where c.n = f.n;
+
+    -- every claim with the text at its offsets (a span that cannot be in the text: null)
+    insert into pg_temp.beliefdb_bulk_first_claim (n, ord, claim, subject, attribute, s, e)
+    select c.n, c.ord,
+           jsonb_build_object('statement', c.statement, 'subject', c.subject, 'attribute', c.attribute,
+                              'value', c.value, 'quote', c.quote, 'start', c.start_offset, 'end', c.end_offset,
+                              'kind', coalesce(c.kind, 'fact'), 'scope', coalesce(c.scope, '{}'),
+                              'valid_from', c.valid_from, 'valid_to', c.valid_to),
+           c.subject, c.attribute,
+           case when c.start_offset >= 0 and c.end_offset > c.start_offset and c.end_offset <= length(d.content)
+                then c.start_offset end,
+           case when c.start_offset >= 0 and c.end_offset > c.start_offset and c.end_offset <= length(d.content)
+                then c.end_offset end
+      from pg_temp.beliefdb_bulk_claim c
+      join pg_temp.beliefdb_bulk_first f on f.n = c.n
+      join pg_temp.beliefdb_bulk_document d on d.n = c.n;
+    analyze pg_temp.beliefdb_bulk_first_claim;
+    update pg_temp.beliefdb_bulk_first_claim c set actual = x.actual
+      from (select g.n, u.ord, u.actual
+              from (select c.n, array_agg(c.ord order by c.ord) as ords, array_agg(c.s order by c.ord) as starts,
+                           array_agg(c.e order by c.ord) as ends
+                      from pg_temp.beliefdb_bulk_first_claim c group by c.n) g
+              join pg_temp.beliefdb_bulk_document d on d.n = g.n
+             cross join lateral unnest(g.ords, beliefdb._slices(d.content, g.starts, g.ends)) as u (ord, actual)) x
+     where x.n = c.n and x.ord = c.ord;
+    -- the fragments of the claims the gate lets through (as _add_claims: those not split already)
+    insert into pg_temp.beliefdb_bulk_first_fragment (n, id, s, e, text)
+    select distinct on (c.n, c.s, c.e) c.n, gen_random_uuid(), c.s, c.e, c.actual
+      from pg_temp.beliefdb_bulk_first_claim c
+     where c.s is not null and c.actual = c.claim ->> 'quote'
+       and not exists (select from pg_temp.beliefdb_bulk_first_fragment x where x.n = c.n and x.s = c.s and x.e = c.e)
+     order by c.n, c.s, c.e;
+    analyze pg_temp.beliefdb_bulk_first_fragment;
+    -- (a fragment of a first version in force holds and is current: stored so, the propagation
+    -- below finds nothing to change in it, and no justification waits for it)
+    insert into beliefdb.node (workspace_id, id, kind, holds, current, created_at)
+    select p_workspace_id, x.id, 'fragment', true, true, f.at
+      from pg_temp.beliefdb_bulk_first_fragment x join pg_temp.beliefdb_bulk_first f on f.n = x.n;
+    insert into beliefdb.fragment (workspace_id, id, source_version_id, start_offset, end_offset, text)
+    select p_workspace_id, x.id, f.version_id, x.s, x.e, x.text
+      from pg_temp.beliefdb_bulk_first_fragment x join pg_temp.beliefdb_bulk_first f on f.n = x.n
+     order by x.n, x.s, x.e;
+
+    -- the claims that can only be new beliefs with no rival in the run: through the gate, a valid
+    -- time in range, the only claim of the run on their subject and attribute, and a claim no
+    -- belief of the workspace has ever been (as _add_claims decides for one document)
+    update pg_temp.beliefdb_bulk_first_claim c
+       set valid = tstzrange((c.claim ->> 'valid_from')::timestamptz, (c.claim ->> 'valid_to')::timestamptz, '[)')
+     where c.s is not null and c.actual = c.claim ->> 'quote';
+    -- (the planner gets the sizes: hash joins, not a nested loop per claim)
+    analyze pg_temp.beliefdb_bulk_first_claim;
+    update pg_temp.beliefdb_bulk_first_claim c set fragment_id = x.id
+      from pg_temp.beliefdb_bulk_first_fragment x
+     where x.n = c.n and x.s = c.s and x.e = c.e and c.actual = c.claim ->> 'quote';
+    update pg_temp.beliefdb_bulk_first_claim c
+       set eligible = true, belief_id = gen_random_uuid(), justification_id = gen_random_uuid()
+      from (select t.n, t.ord, count(*) over (partition by t.subject, t.attribute) as same
+              from pg_temp.beliefdb_bulk_first_claim t) once
+     where once.n = c.n and once.ord = c.ord and once.same = 1
+       and c.valid is not null
+       and (lower_inf(c.valid) or lower(c.valid) between '0001-01-02 00:00+00' and '9999-12-30 00:00+00')
+       and (upper_inf(c.valid) or upper(c.valid) between '0001-01-02 00:00+00' and '9999-12-30 00:00+00')
+       and not exists (select from beliefdb.belief b
+                        where b.workspace_id = p_workspace_id
+                          and b.subject = c.subject and b.attribute = c.attribute
+                          and b.value = c.claim ->> 'value' and b.scope = c.claim -> 'scope'
+                          and b.valid_time = c.valid and b.provenance = v_world);
+    analyze pg_temp.beliefdb_bulk_first_claim;
+    -- (a new belief on such a fragment holds; current unless rule 8 or its valid time says
+    -- otherwise, which the propagation below corrects. Stored so, it is current before the
+    -- propagation as one by one, which settles it again only if it was not: a settled new belief,
+    -- settled again, changes nothing)
+    insert into beliefdb.node (workspace_id, id, kind, holds, current, created_at)
+    select p_workspace_id, c.belief_id, 'belief', true, true, f.at
+      from pg_temp.beliefdb_bulk_first_claim c join pg_temp.beliefdb_bulk_first f on f.n = c.n where c.eligible;
+    insert into beliefdb.belief (workspace_id, id, statement, subject, attribute, value, kind, scope,
+                                 valid_time, recorded_at, provenance, confidence_kind)
+    select p_workspace_id, c.belief_id, c.claim ->> 'statement', c.subject, c.attribute, c.claim ->> 'value',
+           c.claim ->> 'kind', c.claim -> 'scope', c.valid, f.at, v_world, 'extracted'
+      from pg_temp.beliefdb_bulk_first_claim c join pg_temp.beliefdb_bulk_first f on f.n = c.n
+     where c.eligible
+     order by c.n, c.ord;
+    get diagnostics v_count = row_count;
+    -- one justification each, its antecedent the claim's fragment, and the evidence (as _add_evidence)
+    insert into beliefdb.justification (workspace_id, id, consequent, created_at)
+    select p_workspace_id, c.justification_id, c.belief_id, f.at
+      from pg_temp.beliefdb_bulk_first_claim c join pg_temp.beliefdb_bulk_first f on f.n = c.n where c.eligible;
+    insert into beliefdb.justification_antecedent (workspace_id, justification_id, antecedent, edge_kind)
+    select p_workspace_id, c.justification_id, c.fragment_id, 'evidence'
+      from pg_temp.beliefdb_bulk_first_claim c where c.eligible;
+    insert into beliefdb.evidence (workspace_id, belief_id, fragment_id, quote, role, justification_id, created_at)
+    select p_workspace_id, c.belief_id, c.fragment_id, c.actual, 'supports', c.justification_id, f.at
+      from pg_temp.beliefdb_bulk_first_claim c join pg_temp.beliefdb_bulk_first f on f.n = c.n where c.eligible;
+    if v_count >= 64 then
+        perform beliefdb._restat_ingest_tables(v_count);
+    end if;
+
+    -- rule 8 for those of them some other belief has the subject and attribute of, in order (the
+    -- others have no rival)
+    for v_row in
+        select c.n, c.belief_id, f.at from pg_temp.beliefdb_bulk_first_claim c
+          join pg_temp.beliefdb_bulk_first f on f.n = c.n
+         where c.eligible
+           and exists (select from beliefdb.belief b
+                        where b.workspace_id = p_workspace_id and b.subject = c.subject
+                          and b.attribute = c.attribute and b.id <> c.belief_id)
+         order by c.n, c.ord
+    loop
+        perform pg_catalog.set_config('beliefdb.batch_clock', v_row.at::text, true);
+        v_settled := beliefdb._settle(p_workspace_id, v_row.belief_id);
+        update pg_temp.beliefdb_bulk_first f
+           set superseded = f.superseded || (v_settled -> 'superseded'), conflicts = f.conflicts || (v_settled -> 'conflicts')
+         where f.n = v_row.n;
+        v_seeds := v_seeds || array(select (c ->> 'b')::uuid from jsonb_array_elements(v_settled -> 'conflicts') c
+                                    union all
+                                    select (c ->> 'old')::uuid from jsonb_array_elements(v_settled -> 'superseded') c);
+    end loop;
+
+    -- Every other claim (its subject and attribute has another claim in the run) as _add_claims
+    -- decides it one by one, in rounds: round r holds the r-th claim of the run (in document and
+    -- claim order) on each subject and attribute, so the claims of one round meet none of each
+    -- other's, and each meets the ones before it on its subject and attribute as one by one.
+    update pg_temp.beliefdb_bulk_first_claim c set round = x.round
+      from (select t.n, t.ord, row_number() over (partition by t.subject, t.attribute order by t.n, t.ord) as round
+              from pg_temp.beliefdb_bulk_first_claim t where not t.eligible) x
+     where x.n = c.n and x.ord = c.ord;
+    for v_round in 1 .. coalesce((select max(c.round) from pg_temp.beliefdb_bulk_first_claim c), 0) loop
+        -- the gate, again: Python found the offsets, the database checks them
+        update pg_temp.beliefdb_bulk_first_claim c set outcome = 'rejected'
+         where c.round = v_round and (c.s is null or c.actual is distinct from c.claim ->> 'quote');
+        select c.valid into v_valid from pg_temp.beliefdb_bulk_first_claim c
+         where c.round = v_round and c.outcome is null
+           and ((not lower_inf(c.valid) and not (lower(c.valid) between '0001-01-02 00:00+00' and '9999-12-30 00:00+00'))
+                or (not upper_inf(c.valid) and not (upper(c.valid) between '0001-01-02 00:00+00' and '9999-12-30 00:00+00')))
+         order by c.n, c.ord limit 1;
+        if found then
+            raise exception 'valid time out of range: % (from 0001-01-02 to 9999-12-30, not infinity)', v_valid
+                using errcode = 'BD005';
+        end if;
+        -- recorded from this very fragment before: nothing new (rule 18); else the same claim,
+        -- believed now (or expired), gets the fragment as evidence (corroborated); else a new belief
+        update pg_temp.beliefdb_bulk_first_claim c
+           set outcome = case when m.recorded is not null then 'unchanged'
+                              when m.same is null then 'new'
+                              when exists (select from beliefdb.evidence e
+                                            where e.workspace_id = p_workspace_id and e.belief_id = m.same
+                                              and e.fragment_id = c.fragment_id) then 'unchanged'
+                              else 'corroborated' end,
+               belief_id = coalesce(m.recorded, m.same, gen_random_uuid()),
+               justification_id = gen_random_uuid()
+          from (select t.n, t.ord,
+                       (select b.id
+                          from beliefdb.evidence e
+                          join beliefdb.belief b on b.workspace_id = e.workspace_id and b.id = e.belief_id
+                         where e.workspace_id = p_workspace_id and e.fragment_id = t.fragment_id
+                           and b.subject = t.subject and b.attribute = t.attribute
+                           and b.value = t.claim ->> 'value' and b.scope = t.claim -> 'scope'
+                           and b.valid_time = t.valid and b.provenance = v_world
+                         limit 1) as recorded,
+                       (select b.id
+                          from beliefdb.belief b
+                         where b.workspace_id = p_workspace_id
+                           and b.subject = t.subject and b.attribute = t.attribute
+                           and b.value = t.claim ->> 'value' and b.scope = t.claim -> 'scope'
+                           and b.valid_time = t.valid and b.provenance = v_world
+                           and b.status::text in ('current', 'conflicting', 'expired')
+                         order by b.recorded_at, b.id
+                         limit 1) as same
+                  from pg_temp.beliefdb_bulk_first_claim t
+                 where t.round = v_round and t.outcome is null) m
+         where m.n = c.n and m.ord = c.ord;
+        insert into beliefdb.node (workspace_id, id, kind, holds, current, created_at)
+        select p_workspace_id, c.belief_id, 'belief', true, true, f.at
+          from pg_temp.beliefdb_bulk_first_claim c join pg_temp.beliefdb_bulk_first f on f.n = c.n
+         where c.round = v_round and c.outcome = 'new';
+        insert into beliefdb.belief (workspace_id, id, statement, subject, attribute, value, kind, scope,
+                                     valid_time, recorded_at, provenance, confidence_kind)
+        select p_workspace_id, c.belief_id, c.claim ->> 'statement', c.subject, c.attribute, c.claim ->> 'value',
+               c.claim ->> 'kind', c.claim -> 'scope', c.valid, f.at, v_world, 'extracted'
+          from pg_temp.beliefdb_bulk_first_claim c join pg_temp.beliefdb_bulk_first f on f.n = c.n
+         where c.round = v_round and c.outcome = 'new'
+         order by c.n, c.ord;
+        insert into beliefdb.justification (workspace_id, id, consequent, created_at)
+        select p_workspace_id, c.justification_id, c.belief_id, f.at
+          from pg_temp.beliefdb_bulk_first_claim c join pg_temp.beliefdb_bulk_first f on f.n = c.n
+         where c.round = v_round and c.outcome in ('new', 'corroborated');
+        insert into beliefdb.justification_antecedent (workspace_id, justification_id, antecedent, edge_kind)
+        select p_workspace_id, c.justification_id, c.fragment_id, 'evidence'
+          from pg_temp.beliefdb_bulk_first_claim c where c.round = v_round and c.outcome in ('new', 'corroborated');
+        insert into beliefdb.evidence (workspace_id, belief_id, fragment_id, quote, role, justification_id, created_at)
+        select p_workspace_id, c.belief_id, c.fragment_id, c.actual, 'supports', c.justification_id, f.at
+          from pg_temp.beliefdb_bulk_first_claim c join pg_temp.beliefdb_bulk_first f on f.n = c.n
+         where c.round = v_round and c.outcome in ('new', 'corroborated');
+        -- rule 8 for the new beliefs and the corroborated ones (new support can change the rank)
+        for v_row in
+            select c.n, c.belief_id, f.at from pg_temp.beliefdb_bulk_first_claim c
+              join pg_temp.beliefdb_bulk_first f on f.n = c.n
+             where c.round = v_round and c.outcome in ('new', 'corroborated')
+               and exists (select from beliefdb.belief b
+                            where b.workspace_id = p_workspace_id and b.subject = c.subject
+                              and b.attribute = c.attribute and b.id <> c.belief_id)
+             order by c.n, c.ord
+        loop
+            perform pg_catalog.set_config('beliefdb.batch_clock', v_row.at::text, true);
+            v_settled := beliefdb._settle(p_workspace_id, v_row.belief_id);
+            update pg_temp.beliefdb_bulk_first f
+               set superseded = f.superseded || (v_settled -> 'superseded'),
+                   conflicts = f.conflicts || (v_settled -> 'conflicts')
+             where f.n = v_row.n;
+            v_seeds := v_seeds || array(select (c ->> 'b')::uuid from jsonb_array_elements(v_settled -> 'conflicts') c
+                                        union all
+                                        select (c ->> 'old')::uuid from jsonb_array_elements(v_settled -> 'superseded') c
+                                        union all
+                                        select (c ->> 'new')::uuid from jsonb_array_elements(v_settled -> 'superseded') c);
+        end loop;
+    end loop;
+    perform pg_catalog.set_config('beliefdb.batch_clock', '', true);
+
+    -- one propagation: the beliefs the claims made, corroborated or repeated, and what they
+    -- settled (the new fragments hold and are current as stored: premises of versions in force,
+    -- with nothing before them to walk from)
+    v_seeds := v_seeds || array(select c.belief_id from pg_temp.beliefdb_bulk_first_claim c where c.belief_id is not null);
+    v_changes := beliefdb.propagate(p_workspace_id, v_seeds);
+
+    -- the reports, in order, each as _ingest_version_core's; the last with the run's changes
+    v_reports := array(
+        select jsonb_build_object(
+                   'source', d.source, 'source_id', f.source_id, 'version', 1, 'version_id', f.version_id,
+                   'new_version', true, 'fragments', f.fragments, 'reverified', '[]'::jsonb, 'proposed', false,
+                   'note', null, 'superseded', f.superseded, 'conflicts', f.conflicts,
+                   'accepted', coalesce(r.accepted, '[]'),
+                   'rejected', d.rejected || coalesce(r.rejected, '[]'),
+                   'corroborated', coalesce(r.corroborated, '[]'), 'unchanged', coalesce(r.unchanged, '[]'),
+                   'unsupported', '[]'::jsonb, 'flagged', '[]'::jsonb, 'held', '[]'::jsonb,
+                   'changes', beliefdb._empty_changes())
+          from pg_temp.beliefdb_bulk_first f
+          join pg_temp.beliefdb_bulk_document d on d.n = f.n
+          left join (select c.n,
+                            jsonb_agg(jsonb_build_object(
+                                'id', c.belief_id, 'statement', c.claim ->> 'statement', 'subject', c.subject,
+                                'attribute', c.attribute, 'value', c.claim ->> 'value', 'quote', c.claim ->> 'quote',
+                                'start', c.s, 'end', c.e) order by c.ord)
+                                filter (where c.eligible or c.outcome = 'new') as accepted,
+                            jsonb_agg(jsonb_build_object(
+                                'statement', c.claim ->> 'statement', 'quote', c.claim ->> 'quote',
+                                'reason', 'quote is not the source text at the given offsets') order by c.ord)
+                                filter (where c.outcome = 'rejected') as rejected,
+                            jsonb_agg(jsonb_build_object(
+                                'id', c.belief_id, 'statement', c.claim ->> 'statement', 'quote', c.claim ->> 'quote',
+                                'start', c.s, 'end', c.e) order by c.ord)
+                                filter (where c.outcome = 'corroborated') as corroborated,
+                            jsonb_agg(jsonb_build_object('id', c.belief_id, 'statement', c.claim ->> 'statement')
+                                      order by c.ord) filter (where c.outcome = 'unchanged') as unchanged
+                       from pg_temp.beliefdb_bulk_first_claim c group by c.n) r on r.n = f.n
+         order by f.n);
+    v_reports[cardinality(v_reports)] := beliefdb._ingest_report(p_workspace_id, v_reports[cardinality(v_reports)], v_changes);
+    return v_reports;
+end
+$$;
+comment on function beliefdb._bulk_first_versions(uuid, integer[], beliefdb.origin_type, beliefdb.authority, beliefdb.provenance)
+    is 'Store a run of staged documents that each start a new source, set-based, as one by one would; jsonb: one ingest report each, in order';
