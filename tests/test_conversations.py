@@ -447,6 +447,8 @@ def test_one_child_one_age_and_a_favourite_without_its_noun(bdb: beliefdb.Belief
         Turn("Alice", "My daughter is 5 now, the party was chaos.", day(42)),
         Turn("Bob", "Actually I've gone off green tea, it's rooibos now.", day(43)),
         Turn("Carol", "My daughter is 7 now, the party was chaos.", day(44)),
+        Turn("Bob", "I switched to espresso, my stomach likes it better.", day(45)),
+        Turn("Carol", "I switched to oat milk.", day(46)),
     ], source="chat-11", embed=False)
     assert beliefs_of(bdb) == {
         # the one child Alice names with an age and the one relation she gives an age are one person
@@ -454,7 +456,9 @@ def test_one_child_one_age_and_a_favourite_without_its_noun(bdb: beliefdb.Belief
         ("alice", "favorite_drink", "oat latte"): "superseded", ("alice", "favorite_drink", "mint tea"): "current",
         ("alice", "trip", "Peru"): "superseded", ("alice", "trip", "Chile"): "current",
         ("theo", "age", "3"): "current",  # Bob gives no relation an age: Theo stays Theo
-        ("bob", "favorite", "green tea"): "superseded", ("bob", "favorite", "rooibos"): "current",
+        # a switch to a thing of no named kind changes the speaker's favourite, where one was said
+        ("bob", "favorite", "green tea"): "superseded", ("bob", "favorite", "rooibos"): "superseded",
+        ("bob", "favorite", "espresso"): "current", ("carol", "uses", "oat milk"): "current",
         ("carol", "daughter_age", "6"): "superseded", ("carol", "daughter_age", "7"): "current"}
     # the statement says which child "my daughter" is, so a question naming her finds it
     statements = {b.value: b.statement for b in bdb.beliefs(subject="carol")}

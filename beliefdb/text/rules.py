@@ -39,7 +39,15 @@ from beliefdb.text.extractor import Candidate, Extractor, normalise_name, on_tur
 from beliefdb.text.fragments import Fragment, is_key_value, iter_fragments
 from beliefdb.text.kin import family, kin_label
 from beliefdb.text.numbers import NUMBER_WORD
-from beliefdb.text.self_statements import first_person, named_age, plain_value, relations, replacement, self_statement
+from beliefdb.text.self_statements import (
+    bare_switch,
+    first_person,
+    named_age,
+    plain_value,
+    relations,
+    replacement,
+    self_statement,
+)
 from beliefdb.text.turns import TurnSpan
 
 __all__ = ["POLICY_TERMS", "QUALIFIERS", "RuleExtractor", "speaker_subject"]
@@ -320,7 +328,8 @@ class RuleExtractor(Extractor):
                 if swap is not None and (subject, swap[0].casefold()) in said:
                     # Y in place of X: the attribute X had, so the change supersedes
                     found = said[(subject, swap[0].casefold())], swap[1]
-                if found is not None and found[0] == "favorite" and subject in favorites:
+                habit = found is not None and (found[0] == "favorite" or (found[0] == "uses" and bare_switch(sentence)))
+                if found is not None and habit and subject in favorites:
                     found = favorites[subject], found[1]  # "these days my go-to is X": the favourite named before
                 if found is not None and found[0].startswith("favorite"):
                     favorites[subject] = found[0]

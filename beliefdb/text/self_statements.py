@@ -49,7 +49,8 @@ from typing import Final
 
 from beliefdb.text.extractor import normalise_name
 
-__all__ = ["FIRST_PERSON_RE", "first_person", "named_age", "plain_value", "relations", "replacement", "self_statement"]
+__all__ = ["FIRST_PERSON_RE", "bare_switch", "first_person", "named_age", "plain_value", "relations", "replacement",
+           "self_statement"]
 
 _APOS: Final = r"['’]"
 _I_AM: Final = rf"(?:i{_APOS}m|i am)"
@@ -365,6 +366,18 @@ def replacement(sentence: str) -> tuple[str, str] | None:
             old, new = _thing(m.group("old")), _thing(m.group("new"))
             return (old, new) if old and new else None
     return None
+
+
+_BARE_SWITCH_RE: Final = re.compile(
+    rf"{_WE}\s+{_ADVERB}(?:switched|moved|changed|went\s+over)\s+to\s+(?P<x>[a-z][a-z -]*)", re.IGNORECASE)
+
+
+def bare_switch(sentence: str) -> bool:
+    """Whether ``sentence`` is a switch to a thing it does not name the kind of ("I switched to rooibos",
+    lower-case, no article): the turn extractor gives it the speaker's favourite, the habit it changes."""
+    m = _BARE_SWITCH_RE.match(_without_fillers(sentence))
+    return m is not None and m.group("x")[:1].islower() and _LEAD_DET_RE.match(m.group("x")) is None \
+        and not re.match(r"(?:my|our|your|their|his|her)\b", m.group("x"))
 
 
 def relations(sentence: str) -> list[tuple[str, str]]:
