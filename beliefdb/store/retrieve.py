@@ -130,8 +130,8 @@ def _context(question: str, as_of: datetime | None, answers: list[Answer], degra
     the unextracted text that matches, then the beliefs found by vector only (issue 20: a vector
     neighbour is no better evidence than text that shares the question's words)."""
     when = f"as of {as_of.isoformat()}" if as_of else "now"
-    lines = [f"Memory (beliefdb) for {question!r}, {when}. Only beliefs current {when} are listed; "
-             "superseded and retracted ones never are."]
+    lines = [f"Memory (beliefdb) for {question!r}, {when}. Only beliefs current {when} are listed as current; "
+             "a value one replaced is shown under it as history, never as current; retracted ones never are."]
     if degraded:
         lines.append(f"(weaker search: {degraded}; text search only)")
     if not answers:
