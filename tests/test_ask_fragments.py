@@ -15,7 +15,7 @@ from conftest import Cli
 
 import beliefdb
 from beliefdb import api
-from beliefdb.render.ask import ask_json
+from beliefdb.render.ask import ask_json, ask_text
 from beliefdb.store.retrieve import MAX_WARNINGS
 
 NOTES = ("Can we bring dogs to the office on Fridays?\n"
@@ -63,20 +63,46 @@ def test_forgotten_and_fixture_text_is_not_returned(bdb: beliefdb.BeliefDB) -> N
 
 
 @pytest.mark.slow
-def test_a_replaced_value_never_comes_back_as_text(bdb: beliefdb.BeliefDB) -> None:
-    chat = "Tom lives in Paris.\nTom lives in Berlin now.\n"
-    bdb.remember("Tom lives in Paris.", "tom", "city", "Paris", "Tom lives in Paris.", source="chat-7",
-                 text=chat, valid_from="2023-01-10T00:00:00Z")
-    bdb.remember("Tom lives in Berlin now.", "tom", "city", "Berlin", "Tom lives in Berlin now.", source="chat-7",
-                 valid_from="2023-05-08T00:00:00Z")
+def test_a_replaced_value_comes_back_only_as_history_under_its_replacement(bdb: beliefdb.BeliefDB) -> None:
+    chat = "Tom lives in Oslo.\nTom lives in Paris.\nTom lives in Berlin now.\n"
+    recorded = {}
+    for value, day in (("Oslo", "2022-09-01"), ("Paris", "2023-01-10"), ("Berlin", "2023-05-08")):
+        line = next(x for x in chat.splitlines() if value in x)
+        bdb.remember(line, "tom", "city", value, line, source="chat-7", text=chat if value == "Oslo" else None,
+                     valid_from=f"{day}T00:00:00Z")
+        recorded[value] = datetime.now(UTC)
     result = bdb.ask("Where does Tom live?")
     assert [a.belief.value for a in result.beliefs] == ["Berlin"]
-    assert all("Paris" not in f.text for f in result.fragments)
-    assert "Paris" not in result.context.replace("replaced 'Paris'", "")
-    # the replacement is dated by the valid time of the belief that replaced it, not by its recording
+    assert all("Paris" not in f.text and "Oslo" not in f.text for f in result.fragments)
+    # the replaced values, the latest first, each with its own quote and what replaced it when (the valid
+    # time of the belief that replaced it, not its recording)
     (berlin,) = result.beliefs
+    assert [(h.belief.value, h.belief.status, h.replaced_by_value, h.replaced_on.date().isoformat(), h.steps)
+            for h in berlin.history] == [("Paris", "superseded", "Berlin", "2023-05-08", 1),
+                                         ("Oslo", "superseded", "Paris", "2023-01-10", 2)]
+    assert [h.evidence[0].quote for h in berlin.history] == ["Tom lives in Paris.", "Tom lives in Oslo."]
     assert any(w.startswith("replaced 'Paris'") and w.endswith("on 2023-05-08") for w in berlin.warnings)
-    assert "valid from 2023-05-08" in result.context
+    # in the context: items of their own after the current belief, labelled as history, never as current
+    assert numbers(result.context) == [1, 2, 3]
+    current, paris, oslo = re.split(r"^\d\. ", result.context, flags=re.M)[1:]
+    assert current.startswith("Tom lives in Berlin now.") and "valid from 2023-05-08" in current
+    assert paris.startswith("history, not current (item 1 holds now): Tom lives in Paris.")
+    assert "until 2023-05-08, replaced by 'Berlin'" in paris and 'quote: "Tom lives in Paris."' in paris
+    assert oslo.startswith("history, not current (item 1 holds now)") and "(itself replaced since)" in oslo
+    # the same in the text output and in the JSON (what HTTP and MCP give)
+    shown = ask_text(result)
+    assert shown.index("1. Tom lives in Berlin now.") < shown.index("2. (history, not current: 1. holds now)")
+    (row,) = ask_json(result)["beliefs"]
+    assert [(h["value"], h["status"], h["replaced_by_value"], h["steps"]) for h in row["history"]] == [
+        ("Paris", "superseded", "Berlin", 1), ("Oslo", "superseded", "Paris", 2)]
+    assert row["history"][0]["evidence"][0]["quote"] == "Tom lives in Paris."
+    # as of a moment before the last change was recorded, that moment's value is current and only what came
+    # before it is history
+    then = bdb.ask("Where does Tom live?", as_of=recorded["Paris"])
+    assert [(a.belief.value, [h.belief.value for h in a.history]) for a in then.beliefs] == [("Paris", ["Oslo"])]
+    # a value retracted since was never true: no history
+    bdb.retract(belief=berlin.history[0].belief.id, reason="misheard")
+    assert "Paris" not in [h.belief.value for a in bdb.ask("Where does Tom live?").beliefs for h in a.history]
 
 
 @pytest.mark.slow

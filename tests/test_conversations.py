@@ -169,6 +169,16 @@ def test_any_turns_lay_out_at_their_offsets(turns: list[Turn]) -> None:
     ("Forget the old idea, the summer trip is Peru now.", ("trip", "Peru")),
     ("I have 4 because you refreshed one haha", None),
     ("I have 5 of my closest friends here.", None),
+    # a trip under a label, in the future tense, as a change of plans; a favourite without its noun
+    ("Summer plan: two weeks in Peru.", ("trip", "Peru")),
+    ("Holiday plans: ten days in New Zealand!", ("trip", "New Zealand")),
+    ("We booked nothing yet but it'll be Peru this summer.", ("trip", "Peru")),
+    ("Change of plans: we're going to Peru instead.", ("trip", "Peru")),
+    ("I'm going to Bob's party tonight.", None),
+    ("We're going to need a bigger boat.", None),
+    ("These days my go-to is green tea, believe it or not.", ("favorite", "green tea")),
+    ("Nothing beats a flat white before work.", ("favorite", "flat white")),
+    ("I'm a tea person, always have been.", ("favorite", "tea")),
 ])
 def test_self_statements(sentence: str, found: tuple[str, str] | None) -> None:
     assert self_statement(sentence) == found
@@ -421,3 +431,36 @@ def test_a_replacement_takes_the_attribute_of_what_it_replaces(bdb: beliefdb.Bel
         ("alice", "plays", "squash"): "superseded", ("alice", "plays", "padel"): "current",
         ("alice", "favorite_drink", "mint tea"): "superseded", ("alice", "favorite_drink", "rooibos"): "current",
         ("alice", "works_at", "Quill Press"): "superseded", ("alice", "works_at", "Umbra Systems"): "current"}
+
+
+@pytest.mark.slow
+def test_one_child_one_age_and_a_favourite_without_its_noun(bdb: beliefdb.BeliefDB) -> None:
+    bdb.ingest_conversation([
+        Turn("Alice", "Noah is 4, so every question starts with why.", day(0)),
+        Turn("Alice", "My go-to drink is an oat latte, every single morning.", day(1)),
+        Turn("Alice", "Summer plan: two weeks in Peru.", day(2)),
+        Turn("Bob", "Theo is 3, so every question starts with why.", day(3)),
+        Turn("Bob", "Nothing beats a green tea before work.", day(4)),
+        Turn("Carol", "My daughter Finn is 6 now, she never stops talking.", day(5)),
+        Turn("Alice", "These days my go-to is mint tea, believe it or not.", day(40)),
+        Turn("Alice", "Change of plans: we're going to Chile instead.", day(41)),
+        Turn("Alice", "My daughter is 5 now, the party was chaos.", day(42)),
+        Turn("Bob", "Actually I've gone off green tea, it's rooibos now.", day(43)),
+        Turn("Carol", "My daughter is 7 now, the party was chaos.", day(44)),
+        Turn("Bob", "I switched to espresso, my stomach likes it better.", day(45)),
+        Turn("Carol", "I switched to oat milk.", day(46)),
+    ], source="chat-11", embed=False)
+    assert beliefs_of(bdb) == {
+        # the one child Alice names with an age and the one relation she gives an age are one person
+        ("alice", "daughter_age", "4"): "superseded", ("alice", "daughter_age", "5"): "current",
+        ("alice", "favorite_drink", "oat latte"): "superseded", ("alice", "favorite_drink", "mint tea"): "current",
+        ("alice", "trip", "Peru"): "superseded", ("alice", "trip", "Chile"): "current",
+        ("theo", "age", "3"): "current",  # Bob gives no relation an age: Theo stays Theo
+        # a switch to a thing of no named kind changes the speaker's favourite, where one was said
+        ("bob", "favorite", "green tea"): "superseded", ("bob", "favorite", "rooibos"): "superseded",
+        ("bob", "favorite", "espresso"): "current", ("carol", "uses", "oat milk"): "current",
+        ("carol", "daughter_age", "6"): "superseded", ("carol", "daughter_age", "7"): "current"}
+    # the statement says which child "my daughter" is, so a question naming her finds it
+    statements = {b.value: b.statement for b in bdb.beliefs(subject="carol")}
+    assert statements["7"] == "Carol, of daughter Finn: My daughter is 7 now, the party was chaos."
+    assert bdb.ask("How old is Finn?").beliefs[0].belief.value == "7"

@@ -461,6 +461,34 @@ select belief_id, role, quote, fragment_id, start_offset, end_offset, source,
    and created_at <= coalesce(%(as_of)s, beliefdb.clock())
  order by in_force desc, version desc, start_offset;
 
+-- recall_history --
+-- What these beliefs replaced, and what that replaced, up to depth steps back, by supersession
+-- recorded by as_of (now when null); only values that stay superseded (a retracted one was never
+-- true). Each with the belief it is shown under, the belief that replaced it, that one's value and
+-- the moment it did (its valid time: a turn's date; else when the supersession was recorded)
+with recursive back (shown, successor, predecessor, steps) as (
+    select r.from_belief, r.from_belief, r.to_belief, 1
+      from beliefdb.relation r
+     where r.workspace_id = beliefdb.current_workspace_id() and r.kind = 'supersedes'
+       and r.from_belief = any(%(ids)s) and r.created_at <= coalesce(%(as_of)s::timestamptz, beliefdb.clock())
+    union all
+    select b.shown, r.from_belief, r.to_belief, b.steps + 1
+      from back b
+      join beliefdb.relation r
+        on r.workspace_id = beliefdb.current_workspace_id() and r.kind = 'supersedes' and r.from_belief = b.predecessor
+     where b.steps < %(depth)s and r.created_at <= coalesce(%(as_of)s::timestamptz, beliefdb.clock())
+)
+select distinct on (b.shown, b.predecessor) b.shown, b.predecessor, b.successor, s.value as successor_value,
+       coalesce(pg_catalog.lower(s.valid_time), r.created_at) as replaced_on, b.steps
+  from back b
+  join beliefdb.belief s on s.workspace_id = beliefdb.current_workspace_id() and s.id = b.successor
+  join beliefdb.belief o on o.workspace_id = beliefdb.current_workspace_id() and o.id = b.predecessor
+  join beliefdb.relation r
+    on r.workspace_id = beliefdb.current_workspace_id() and r.kind = 'supersedes'
+   and r.from_belief = b.successor and r.to_belief = b.predecessor
+ where o.status = 'superseded' and o.id <> b.shown
+ order by b.shown, b.predecessor, b.steps;
+
 -- low_confidence_threshold --
 -- Under this confidence a belief is demoted and labelled in retrieval (the policy's, as beliefdb.recall reads it)
 select coalesce((select p.weight from beliefdb.confidence_policy p

@@ -64,7 +64,7 @@ from beliefdb.models.operations import (
     TokenCreated,
     WorkspaceDeleted,
 )
-from beliefdb.models.retrieval import Answer, AskResult, EmbedReport, FragmentHit
+from beliefdb.models.retrieval import Answer, AskResult, EmbedReport, FragmentHit, Replaced
 from beliefdb.models.traces import (
     PlanItem,
     Refusal,
@@ -129,6 +129,7 @@ __all__ = [
     "Rejected",
     "RepairPlan",
     "RepairResult",
+    "Replaced",
     "ReplayResult",
     "Restored",
     "ReviewItem",

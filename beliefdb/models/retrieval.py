@@ -11,6 +11,20 @@ from beliefdb.models.beliefs import Belief, Evidence
 
 
 @dataclass(frozen=True)
+class Replaced:
+    """History, never current: a belief that the answer it is shown under replaced, directly or
+    through the values between them (``steps`` back), with its own evidence, and what replaced it and
+    when (the valid time of the belief that replaced it: a turn's date)."""
+
+    belief: Belief
+    evidence: list[Evidence]
+    replaced_by: UUID
+    replaced_by_value: str
+    replaced_on: datetime
+    steps: int
+
+
+@dataclass(frozen=True)
 class Answer:
     """A belief returned by ask, with what a caller needs to trust it or not."""
 
@@ -24,6 +38,8 @@ class Answer:
     score: float
     similarity: float | None
     matched_by: list[str]
+    #: the values it replaced, the latest first, each a context item of its own right after it
+    history: list[Replaced] = field(default_factory=list)
 
 
 @dataclass(frozen=True)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from beliefdb.models import Answer, AskResult, FragmentHit
+from beliefdb.models import Answer, AskResult, FragmentHit, Replaced
 from beliefdb.render import evidence_json, jsonable, short, valid_time
 
 
@@ -19,7 +19,18 @@ def _belief(a: Answer) -> dict[str, Any]:
         "warnings": a.warnings, "conflicts": jsonable(a.conflicts), "replaced": jsonable(a.replaced),
         "matched_by": a.matched_by, "score": round(a.score, 6),
         "similarity": round(a.similarity, 4) if a.similarity is not None else None,
+        "history": [_replaced(h) for h in a.history],
     }
+
+
+def _replaced(h: Replaced) -> dict[str, Any]:
+    """A value the belief replaced: history, never current (its status says superseded)."""
+    b = h.belief
+    return {"id": str(b.id), "statement": b.statement, "subject": b.subject, "attribute": b.attribute,
+            "value": b.value, "status": b.status, "valid_time": jsonable(b.valid_time),
+            "replaced_by": str(h.replaced_by), "replaced_by_value": h.replaced_by_value,
+            "replaced_on": jsonable(h.replaced_on), "steps": h.steps,
+            "evidence": [evidence_json(e) for e in h.evidence]}
 
 
 def _fragment(f: FragmentHit) -> dict[str, Any]:
@@ -55,6 +66,17 @@ def _fragments_text(r: AskResult, n: int = 0) -> list[str]:
     return lines
 
 
+def _history_text(n: int, current: int, h: Replaced) -> list[str]:
+    b = h.belief
+    lines = [f"{n}. (history, not current: {current}. holds now) {b.statement}   [{short(b.id)}]",
+             f"   {b.subject}.{b.attribute} = {b.value}   until {h.replaced_on.isoformat()[:10]}, replaced by "
+             f"{h.replaced_by_value!r} [{short(h.replaced_by)}]" + (" (itself replaced since)" if h.steps > 1 else "")]
+    for e in h.evidence[:1]:
+        label = f" ({e.version_label})" if e.version_label else ""
+        lines.append(f"   \"{e.quote}\" — {e.source} v{e.version}{label}, chars {e.start_offset}-{e.end_offset}")
+    return lines
+
+
 def ask_text(r: AskResult) -> str:
     if r.status == "memory_unavailable":
         return f"memory unavailable: {r.reason} (this is not 'no history': memory could not be asked)"
@@ -82,4 +104,8 @@ def ask_text(r: AskResult) -> str:
         if b.scope:
             lines.append("   applies when: " + ", ".join(f"{k}={v}" for k, v in sorted(b.scope.items())))
         lines += [f"   ⚠ {w}" for w in a.warnings]
+        current = n
+        for h in a.history:
+            n += 1
+            lines += _history_text(n, current, h)
     return "\n".join(lines + (_fragments_text(r, n) if r.fragments_after >= len(r.beliefs) else []))

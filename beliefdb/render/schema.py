@@ -93,7 +93,13 @@ ASK: Schema = _object({
         "evidence": {"type": "array", "items": EVIDENCE},
         "warnings": {"type": "array", "items": _STRING}, "conflicts": {"type": "array"},
         "replaced": {"type": "array"}, "matched_by": {"type": "array", "items": _STRING}, "score": _NUMBER,
-        "similarity": {"anyOf": [_NUMBER, {"type": "null"}]}})},
+        "similarity": {"anyOf": [_NUMBER, {"type": "null"}]},
+        "history": {"type": "array", "items": _object({
+            "id": {"type": "string", "format": "uuid"}, "statement": _STRING, "subject": _STRING,
+            "attribute": _STRING, "value": _STRING, "status": _STRING, "valid_time": schema_of(Range[datetime]),
+            "replaced_by": {"type": "string", "format": "uuid"}, "replaced_by_value": _STRING,
+            "replaced_on": {"type": "string", "format": "date-time"}, "steps": {"type": "integer"},
+            "evidence": {"type": "array", "items": EVIDENCE}})}})},
     "context": _STRING,
     "fragments": {"type": "array", "items": _object({
         "kind": {"type": "string", "enum": ["fragment"]}, "fragment_id": {"type": "string", "format": "uuid"},

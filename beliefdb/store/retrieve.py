@@ -11,7 +11,7 @@ answer comes from text search and says so in ``degraded``.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 from uuid import UUID
@@ -25,7 +25,7 @@ from beliefdb.db.queries import Q
 from beliefdb.embedders import Embedder, get_embedder
 from beliefdb.errors import EmbedderUnavailable, ModelMismatch
 from beliefdb.inputs import check_moment
-from beliefdb.models import Answer, AskResult, Belief, Evidence, FragmentHit
+from beliefdb.models import Answer, AskResult, Belief, Evidence, FragmentHit, Replaced
 from beliefdb.store.beliefs import get_beliefs, list_beliefs
 from beliefdb.store.vectors import workspace_model
 
@@ -53,6 +53,8 @@ def _matched_by(r: Recalled) -> list[str]:
 MAX_WARNINGS = 3
 #: a rival's statement or an old value is cut to this many characters in a warning
 CLIP = 80
+#: at most this many replaced values shown as history under a belief (its predecessors, the latest first)
+MAX_HISTORY = 3
 
 
 def _clip(text: str, n: int = CLIP) -> str:
@@ -101,14 +103,35 @@ def _fragment_line(n: int, f: FragmentHit) -> list[str]:
             f"   {said}{when}; source {f.source} v{f.version}{label}, chars {f.start_offset}-{f.end_offset}"]
 
 
+def _where(evidence: Sequence[Evidence]) -> str:
+    src = evidence[0] if evidence else None
+    return (f"source {src.source} v{src.version}" + (f" ({src.version_label})" if src.version_label else "")
+            + f", chars {src.start_offset}-{src.end_offset}, {src.authority}") if src else "no quoted source"
+
+
+def _history_lines(n: int, current: int, h: Replaced) -> list[str]:
+    """A value the belief numbered ``current`` replaced: an item of its own, labelled as history and
+    saying what replaced it and when (never a claim that it holds now)."""
+    b = h.belief
+    since = b.valid_time.lower
+    lines = [f"{n}. history, not current (item {current} holds now): {b.statement} "
+             f"[{b.subject}.{b.attribute} = {b.value}]",
+             "   " + (f"valid from {_day(since)} " if since else "") + f"until {_day(h.replaced_on)}, replaced "
+             f"by {_clip(h.replaced_by_value, 40)!r}" + (" (itself replaced since)" if h.steps > 1 else "")
+             + f"; {_where(h.evidence)}"]
+    if h.evidence:
+        lines.append(f"   quote: \"{h.evidence[0].quote}\"")
+    return lines
+
+
 def _context(question: str, as_of: datetime | None, answers: list[Answer], degraded: str | None,
              fragments: Sequence[FragmentHit] = (), fragments_after: int = 0) -> str:
     """The prompt-ready context: one numbering across the beliefs the question's words match, then
     the unextracted text that matches, then the beliefs found by vector only (issue 20: a vector
     neighbour is no better evidence than text that shares the question's words)."""
     when = f"as of {as_of.isoformat()}" if as_of else "now"
-    lines = [f"Memory (beliefdb) for {question!r}, {when}. Only beliefs current {when} are listed; "
-             "superseded and retracted ones never are."]
+    lines = [f"Memory (beliefdb) for {question!r}, {when}. Only beliefs current {when} are listed as current; "
+             "a value one replaced is shown under it as history, never as current; retracted ones never are."]
     if degraded:
         lines.append(f"(weaker search: {degraded}; text search only)")
     if not answers:
@@ -120,15 +143,16 @@ def _context(question: str, as_of: datetime | None, answers: list[Answer], degra
         n += 1
         b = a.belief
         lines.append(f"{n}. {b.statement} [{b.subject}.{b.attribute} = {b.value}]")
-        src = a.evidence[0] if a.evidence else None
-        where = (f"source {src.source} v{src.version}" + (f" ({src.version_label})" if src.version_label else "")
-                 + f", chars {src.start_offset}-{src.end_offset}, {src.authority}") if src else "no quoted source"
-        lines.append(f"   {_valid(b)}; confidence {b.confidence:.2f} ({b.confidence_kind}); {where}")
-        if src:
-            lines.append(f"   quote: \"{src.quote}\"")
+        lines.append(f"   {_valid(b)}; confidence {b.confidence:.2f} ({b.confidence_kind}); {_where(a.evidence)}")
+        if a.evidence:
+            lines.append(f"   quote: \"{a.evidence[0].quote}\"")
         if b.scope:
             lines.append("   applies when: " + ", ".join(f"{k}={v}" for k, v in sorted(b.scope.items())))
         lines += [f"   warning: {w}" for w in a.warnings]
+        current = n
+        for h in a.history:
+            n += 1
+            lines += _history_lines(n, current, h)
     if fragments_after >= len(answers):
         _fragment_lines(lines, n, fragments)
     return "\n".join(lines)
@@ -186,6 +210,9 @@ def ask(db: Database, question: str, *, k: int = 5, as_of: datetime | None = Non
             ids = [r.belief_id for r in rows]
             worded = {UUID(str(w[0])) for w in c.execute(Q.word_matches, {"q": question, "ids": ids})}
             matched = len(worded)
+            # what a belief the question's words match replaced is shown under it, as history (a
+            # vector neighbour's old values would only push the matches down)
+            answers = _with_history(db, answers, worded, as_of, c)
             fragments = db.fetch_all(FragmentHit, Q.recall_fragments,
                                      {"q": question, "k": k - matched, "as_of": as_of,
                                       "fixtures": include_fixtures}, c) if matched < k else []
@@ -199,6 +226,31 @@ def ask(db: Database, question: str, *, k: int = 5, as_of: datetime | None = Non
     context = _context(question, as_of, answers, degraded, fragments, after) if answers or fragments else ""
     return AskResult(status=status, question=question, as_of=as_of, beliefs=answers, context=context,
                      degraded=degraded, fragments=fragments, fragments_after=after)
+
+
+def _with_history(db: Database, answers: list[Answer], of: set[UUID], as_of: datetime | None,
+                  conn: psycopg.Connection[Any]) -> list[Answer]:
+    """The answers, those in ``of`` with the values they replaced as history items (issue 20: "where
+    did she live before Ghent?" is answered by the old value's own turn, which a current-only context
+    never shows)."""
+    ids = [a.belief.id for a in answers if a.belief.id in of]
+    rows = conn.execute(Q.recall_history, {"ids": ids, "as_of": as_of, "depth": MAX_HISTORY}).fetchall() if ids else []
+    if not rows:
+        return answers
+    rows.sort(key=lambda r: (r[5], -r[4].timestamp()))  # fewest steps back, then the latest replaced first
+    under: dict[UUID, list[tuple[Any, ...]]] = {}
+    for r in rows:
+        if len(under.setdefault(r[0], [])) < MAX_HISTORY:
+            under[r[0]].append(r)
+    ids = list(dict.fromkeys(r[1] for kept in under.values() for r in kept))
+    found = {b.id: b for b in get_beliefs(db, ids, None, conn)}
+    evidence: dict[UUID, list[Evidence]] = {}
+    for e in db.fetch_all(Evidence, Q.supporting_evidence, {"ids": ids, "as_of": as_of}, conn):
+        evidence.setdefault(e.belief_id, []).append(e)
+    return [replace(a, history=[Replaced(belief=found[r[1]], evidence=evidence.get(r[1], []), replaced_by=r[2],
+                                         replaced_by_value=r[3], replaced_on=r[4], steps=r[5])
+                                for r in under.get(a.belief.id, []) if r[1] in found])
+            for a in answers]
 
 
 def answers(db: Database, *, subject: str | None = None, attribute: str | None = None,

@@ -37,8 +37,17 @@ from typing import Final
 
 from beliefdb.text.extractor import Candidate, Extractor, normalise_name, on_turn
 from beliefdb.text.fragments import Fragment, is_key_value, iter_fragments
+from beliefdb.text.kin import family, kin_label
 from beliefdb.text.numbers import NUMBER_WORD
-from beliefdb.text.self_statements import first_person, named_age, plain_value, relations, replacement, self_statement
+from beliefdb.text.self_statements import (
+    bare_switch,
+    first_person,
+    named_age,
+    plain_value,
+    relations,
+    replacement,
+    self_statement,
+)
 from beliefdb.text.turns import TurnSpan
 
 __all__ = ["POLICY_TERMS", "QUALIFIERS", "RuleExtractor", "speaker_subject"]
@@ -302,7 +311,10 @@ class RuleExtractor(Extractor):
         turn's claims on one subject and attribute the last is kept; each quotes the whole turn."""
         out: list[Candidate] = []
         said: dict[tuple[str, str], str] = {}  # (subject, value) -> the attribute an earlier turn gave it
-        kin: dict[str, tuple[str, str]] = {}  # a name -> (subject, relation): "my daughter Mila" said before
+        favorites: dict[str, str] = {}  # subject -> the favourite it named last ("my go-to drink is ...")
+        # a name -> (subject, relation): "my daughter Mila", said anywhere in the conversation
+        kin = family((speaker_subject(t.speaker), text[t.start:t.end][f.start:f.end])
+                     for t in turns for f in iter_fragments(text[t.start:t.end]))
         unnamed = _source_subject(source_name)
         for turn in turns:
             body = text[turn.start:turn.end]
@@ -316,6 +328,11 @@ class RuleExtractor(Extractor):
                 if swap is not None and (subject, swap[0].casefold()) in said:
                     # Y in place of X: the attribute X had, so the change supersedes
                     found = said[(subject, swap[0].casefold())], swap[1]
+                habit = found is not None and (found[0] == "favorite" or (found[0] == "uses" and bare_switch(sentence)))
+                if found is not None and habit and subject in favorites:
+                    found = favorites[subject], found[1]  # "these days my go-to is X": the favourite named before
+                if found is not None and found[0].startswith("favorite"):
+                    favorites[subject] = found[0]
                 aged = named_age(sentence) if short and found is None else None
                 if aged is not None and aged[0] in kin:  # "Theo is 7" of "my daughter Theo": her age
                     subject, relation = kin[aged[0]]
@@ -323,8 +340,10 @@ class RuleExtractor(Extractor):
                 for name, relation in relations(sentence):
                     kin.setdefault(name, (subject, relation))
                 if found is not None:
-                    c: Candidate | None = Candidate(statement=f"{turn.speaker}: {sentence}", subject=subject,
-                                                    attribute=found[0], value=found[1], quote=sentence)
+                    about = kin_label(kin, subject, found[0], sentence)  # "my daughter is 7": which one
+                    c: Candidate | None = Candidate(
+                        statement=f"{turn.speaker}" + (f", of {about}" if about else "") + f": {sentence}",
+                        subject=subject, attribute=found[0], value=found[1], quote=sentence)
                 elif f.kind == "key_value" or first_person(sentence):
                     continue
                 elif aged is not None:

@@ -49,7 +49,8 @@ from typing import Final
 
 from beliefdb.text.extractor import normalise_name
 
-__all__ = ["FIRST_PERSON_RE", "first_person", "named_age", "plain_value", "relations", "replacement", "self_statement"]
+__all__ = ["FIRST_PERSON_RE", "bare_switch", "first_person", "named_age", "plain_value", "relations", "replacement",
+           "self_statement"]
 
 _APOS: Final = r"['’]"
 _I_AM: Final = rf"(?:i{_APOS}m|i am)"
@@ -206,6 +207,11 @@ _RULES: Final[tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], Found | Non
         # a trip: where one plans to go, where the flights are booked to
         (rf"(?:we{_APOS}re|we\s+are|{_I_AM})\s+{_ADVERB}(?:planning|going|hoping)\s+to\s+(?:go|travel|fly)\s+to\s+"
          rf"(?P<x>[A-Z].+)", lambda m: _named("trip", _thing(m.group("x")))),
+        # "(change of plans:) we're going to Mexico instead", "(booked nothing yet but) it'll be Japan this summer"
+        (rf"(?:we{_APOS}re|we\s+are|{_I_AM})\s+{_ADVERB}going\s+to\s+(?P<x>(?-i:[A-Z])[\w-]*(?:\s+(?-i:[A-Z])[\w-]*)*)"
+         r"(?:\s+(?:instead|this|next|in|for|on|again)\b.*|\s*[,;].*)?$", lambda m: _named("trip", m.group("x"))),
+        (rf"(?:.+?\s)?it(?:{_APOS}ll|\s+will)\s+be\s+(?P<x>(?-i:[A-Z])[\w ]*?)\s+(?:this|next)\s+"
+         r"(?:summer|winter|spring|autumn|fall|year)\b", lambda m: _named("trip", _name(m.group("x")))),
         (rf"(?:{_WE}\s+\w+\s+[A-Z]\w*\s*,\s*)?(?:the\s+)?flights\s+to\s+(?P<x>[A-Z][\w ]*?)\s+(?:are|were)\s+booked",
          lambda m: _named("trip", _thing(m.group("x")))),
         (rf"i\s+{_ADVERB}play\s+(?P<x>[a-z]+(?:\s+[a-z]+)?)\s+(?:every|on|twice|once|with|at|\w+\s+times)\b",
@@ -252,6 +258,13 @@ _RULES: Final[tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], Found | Non
         (rf"(?:i|we)\s+{_ADVERB}(?:have|own|got)\s+{_NUMBER}\s+(?P<x>[a-z]+)\b",
          lambda m: _named(f"{normalise_name(m.group('x'))}_count", m.group("n"))
          if m.group("x").lower() not in _FUNCTION_WORDS else None),
+        # a favourite without its noun ("these days my go-to is X", "nothing beats a X before work", "I'm a X
+        # person"): ``favorite``, which the turn extractor names after the speaker's earlier favourite
+        (r"(?:(?:these\s+days|nowadays|now)\s*,?\s+)?(?:my|our)\s+(?:favou?rite|go-to)\s+(?:is|are)\s+(?P<v>.+)",
+         lambda m: _named("favorite", _thing(m.group("v")))),
+        (r"nothing\s+beats\s+(?P<v>(?:a|an|the|my)\s+[\w -]+?)(?:\s+(?:before|in|after|on|at|first)\b.*)?$",
+         lambda m: _named("favorite", _thing(m.group("v")))),
+        (rf"{_I_AM}\s+(?:a|an)\s+(?P<v>[a-z][\w -]*?)\s+person\b", lambda m: _named("favorite", _thing(m.group("v")))),
         (r"(?:my|our)\s+(?P<x>(?:favou?rite|go-to)\s+\w+(?:\s+\w+)?)\s+(?:is|are)\s+(?P<v>.+)",
          lambda m: _named(normalise_name(re.sub(r"favourite|go-to", "favorite", m.group("x").lower())),
                           _thing(m.group("v")))),
@@ -285,8 +298,17 @@ def first_person(sentence: str) -> bool:
     return FIRST_PERSON_RE.match(_without_fillers(sentence)) is not None
 
 
+# a label that names a trip ("Summer plan: two weeks in Iceland", "Holiday: ten days to Peru"): where to
+_TRIP_LABEL_RE: Final = re.compile(
+    r"(?i:(?:\w+\s+)?(?:trip|holiday|vacation|travel|summer\s+plans?)(?:\s+plans?)?)\s*:\s+"
+    r"(?i:[^.!?]*?\b(?:in|to)\s+)(?P<x>[A-Z][\w-]*(?:\s+[A-Z][\w-]*)*)\W*$")
+
+
 def self_statement(sentence: str) -> Found | None:
     """``(attribute, value)`` the speaker says of themselves in ``sentence``, or None."""
+    trip = _TRIP_LABEL_RE.match(sentence.strip())
+    if trip is not None:
+        return "trip", trip.group("x")
     body = _without_fillers(sentence).rstrip(".!").strip()
     if not body or body.endswith("?"):
         return None
@@ -344,6 +366,18 @@ def replacement(sentence: str) -> tuple[str, str] | None:
             old, new = _thing(m.group("old")), _thing(m.group("new"))
             return (old, new) if old and new else None
     return None
+
+
+_BARE_SWITCH_RE: Final = re.compile(
+    rf"{_WE}\s+{_ADVERB}(?:switched|moved|changed|went\s+over)\s+to\s+(?P<x>[a-z][a-z -]*)", re.IGNORECASE)
+
+
+def bare_switch(sentence: str) -> bool:
+    """Whether ``sentence`` is a switch to a thing it does not name the kind of ("I switched to rooibos",
+    lower-case, no article): the turn extractor gives it the speaker's favourite, the habit it changes."""
+    m = _BARE_SWITCH_RE.match(_without_fillers(sentence))
+    return m is not None and m.group("x")[:1].islower() and _LEAD_DET_RE.match(m.group("x")) is None \
+        and not re.match(r"(?:my|our|your|their|his|her)\b", m.group("x"))
 
 
 def relations(sentence: str) -> list[tuple[str, str]]:

@@ -123,16 +123,20 @@ ITEM = re.compile(r"^(\d+)\. ", re.M)
 def beliefdb_items(result: Any, turns: Turns) -> list[Item]:
     """The context's items in the order shown: each numbered block of ``result.context`` (its first
     line and the indented lines under it), the beliefs the question's words match with their evidence
-    turns, the unextracted fragments ``ask`` falls back to (where it does) with their own turn, then
-    the beliefs found by vector only. Warning lines are
-    not part of an item's claim."""
+    turns, each followed by the values it replaced (history items, with their own evidence turns), the
+    unextracted fragments ``ask`` falls back to (where it does) with their own turn, then the beliefs
+    found by vector only. Warning lines are not part of an item's claim."""
     blocks = [m.start() for m in ITEM.finditer(result.context)]
     texts = [result.context[s:e] for s, e in zip(blocks, [*blocks[1:], len(result.context)], strict=False)]
     answers = list(result.beliefs)
     fragments = list(getattr(result, "fragments", []))
     # the fragments are shown after this many beliefs (ask puts them before vector-only neighbours)
     after = getattr(result, "fragments_after", len(answers))
-    shown: list[Any] = [*answers[:after], *fragments, *answers[after:]]
+    # each belief is followed by the values it replaced (history items, where ask shows them)
+    def own(beliefs: list[Any]) -> list[Any]:
+        return [x for a in beliefs for x in (a, *getattr(a, "history", []))]
+
+    shown: list[Any] = [*own(answers[:after]), *fragments, *own(answers[after:])]
     items = []
     for n, block in enumerate(texts):
         lines = block.splitlines()
