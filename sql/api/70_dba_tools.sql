@@ -293,11 +293,8 @@ begin
         return true;
     end if;
     v_lists := least(v_rows / 100, 2000)::integer;
-    select o.option_value::integer into v_have
-      from pg_catalog.pg_class c
-     cross join lateral pg_catalog.pg_options_to_table(c.reloptions) o
-     where c.oid = to_regclass(pg_catalog.format('beliefdb.belief_embedding_ivf_%s', p_dim))
-       and o.option_name = 'lists';
+    -- null too for an IVFFlat index over full vectors (before halfvec): rebuilt
+    v_have := beliefdb._halfvec_lists(p_dim);
     if v_have is not null and v_have * 4 > v_lists then
         return false;
     end if;
