@@ -635,6 +635,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--base", type=int, default=1000, help="filler sentences embedded with the real model")
     parser.add_argument("--sigma", type=float, default=0.012, help="per-dimension noise added to filler vectors")
     parser.add_argument("--questions", type=int, help="use a spread subset of the 100 questions")
+    parser.add_argument("--filler-queries", type=int, default=50,
+                        help="filler-sentence queries for recall@10 (each one exact search: 6 s at 1M)")
     parser.add_argument("--budget", type=float, default=300,
                         help="seconds for the ask pass; questions left are measured by baseline and recall@10 only")
     parser.add_argument("--full-json", action="store_true", help="with --json: also misses and details")
@@ -649,6 +651,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     with database(args.db) as url:
         report = run_benchmark(url, beliefs=args.beliefs, seed=args.seed, runs=args.runs, n_base=args.base,
                                sigma=args.sigma, questions=args.questions, budget=args.budget, reuse=args.reuse,
+                               filler_queries=args.filler_queries,
                                index=args.index)
     if args.json:
         print_json(report if args.full_json else {k: report[k] for k in JSON_KEYS})
