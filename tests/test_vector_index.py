@@ -24,16 +24,22 @@ INDEXES = """
      where i.indrelid = 'beliefdb.belief_embedding'::regclass and am.amname in ('hnsw', 'ivfflat')
      order by 1"""
 
-# recall's vector query (sql/api/68_retrieval.sql) with its settings, for EXPLAIN
+# recall's vector query over an IVFFlat index on halfvec (beliefdb._vector_candidates, its inner
+# search before the exact re-rank) with its settings, for EXPLAIN
 VECTOR_QUERY = """
     explain (format json)
-    select e.belief_id
+    select e.belief_id, e.embedding::beliefdb_ext.vector(384) operator(beliefdb_ext.<=>) %(q)s::beliefdb_ext.vector(384)
       from beliefdb.belief_embedding e
       join beliefdb.belief b on b.workspace_id = e.workspace_id and b.id = e.belief_id
      where e.workspace_id = %(ws)s and e.model = %(model)s and beliefdb_ext.vector_dims(e.embedding) = 384
        and b.confidence >= 0 and beliefdb.recallable(b, null, '{}', false)
-     order by e.embedding::beliefdb_ext.vector(384) operator(beliefdb_ext.<=>) %(q)s::beliefdb_ext.vector(384)
-     limit 40"""
+     order by e.embedding::beliefdb_ext.halfvec(384) operator(beliefdb_ext.<=>) %(q)s::beliefdb_ext.halfvec(384)
+     limit 160"""
+
+# what an IVFFlat index is built over: its operator class
+OPCLASS = """
+    select oc.opcname from pg_catalog.pg_index i join pg_catalog.pg_opclass oc on oc.oid = i.indclass[0]
+     where i.indexrelid = 'beliefdb.belief_embedding_ivf_384'::regclass"""
 
 IDX_SCANS = "select idx_scan from pg_catalog.pg_stat_user_indexes where indexrelname = 'belief_embedding_ivf_384'"
 
@@ -63,6 +69,7 @@ def test_recall_orders_by_the_ivfflat_index_and_keeps_the_truth_filter(
     postgresql.execute("select beliefdb._build_vector_index(384, 2)")
     postgresql.commit()
     assert vector_indexes(postgresql) == [("belief_embedding_ivf_384", "ivfflat", ["lists=2"])]
+    assert postgresql.execute(OPCLASS).fetchone() == ("halfvec_cosine_ops",)
     model = get_embedder().model
     question = embeddings.literal(get_embedder().query("Returns are accepted within 7 days of delivery."))
     with bdb.database.transaction() as c:
@@ -76,6 +83,14 @@ def test_recall_orders_by_the_ivfflat_index_and_keeps_the_truth_filter(
         rows = c.execute("select b.value, r.vector_rank from beliefdb.recall(%s, %s::beliefdb_ext.vector, %s, 10) r "
                          "join beliefdb.belief b on b.id = r.belief_id",
                          ("Returns are accepted within 7 days of delivery.", question, model)).fetchall()
+        # the halfvec order re-ranked by the full-precision distance: similarities are exact
+        sims = c.execute("""
+            select r.similarity, 1 - (e.embedding operator(beliefdb_ext.<=>) %s::beliefdb_ext.vector)
+              from beliefdb.recall(%s, %s::beliefdb_ext.vector, %s, 10) r
+              join beliefdb.belief_embedding e on e.belief_id = r.belief_id
+             where r.vector_rank is not null
+             order by r.vector_rank""",
+                         (question, "Returns are accepted within 7 days of delivery.", question, model)).fetchall()
         c.execute("select pg_catalog.pg_stat_force_next_flush()")
         # 80 lists, and when the truth filter rejects what they hold at most 320: a filter nothing
         # passes does not read the whole store
@@ -83,6 +98,8 @@ def test_recall_orders_by_the_ivfflat_index_and_keeps_the_truth_filter(
                            "current_setting('ivfflat.iterative_scan')").fetchone()
     assert probes == ("80", "320", "relaxed_order")
     assert ("15 days", 1) in rows and all(value != "7 days" for value, _ in rows)
+    assert sims and all(got == exact for got, exact in sims)
+    assert [got for got, _ in sims] == sorted((got for got, _ in sims), reverse=True)
     # and recall's own vector search went through the IVFFlat index (statistics flushed when its
     # session went idle)
     for _ in range(50):
@@ -112,6 +129,34 @@ def test_ensure_vector_index_switches_to_ivfflat_from_20000_vectors(postgresql: 
     postgresql.execute("set session_replication_role = origin")
     assert postgresql.execute("select beliefdb.ensure_vector_index(384)").fetchone() == (True,)
     assert vector_indexes(postgresql) == [("belief_embedding_ivf_384", "ivfflat", ["lists=200"])]
+    assert postgresql.execute(OPCLASS).fetchone() == ("halfvec_cosine_ops",)
     # made for this size: kept until the store has grown 4 times
     assert postgresql.execute("select beliefdb.ensure_vector_index(384)").fetchone() == (False,)
     assert vector_indexes(postgresql) == [("belief_embedding_ivf_384", "ivfflat", ["lists=200"])]
+    # an IVFFlat index over full vectors (as ensure_vector_index built them before halfvec) is
+    # rebuilt over halfvec, whatever its lists
+    postgresql.execute("drop index beliefdb.belief_embedding_ivf_384")
+    postgresql.execute("""
+        create index belief_embedding_ivf_384 on beliefdb.belief_embedding
+         using ivfflat ((embedding::beliefdb_ext.vector(384)) beliefdb_ext.vector_cosine_ops) with (lists = 200)
+         where beliefdb_ext.vector_dims(embedding) = 384""")
+    assert postgresql.execute("select beliefdb._halfvec_lists(384)").fetchone() == (None,)
+    assert postgresql.execute("select beliefdb.ensure_vector_index(384)").fetchone() == (True,)
+    assert postgresql.execute(OPCLASS).fetchone() == ("halfvec_cosine_ops",)
+    assert postgresql.execute("select beliefdb._halfvec_lists(384)").fetchone() == (200,)
+
+
+def test_ivfflat_searches_read_8_percent_of_the_lists_and_at_least_2_per_candidate(
+        postgresql: psycopg.Connection[Any]) -> None:
+    rows = postgresql.execute("""
+        select l, beliefdb._ivfflat_probes(l, 40) from unnest('{2,200,1000,2000,4000}'::integer[]) l""").fetchall()
+    assert rows == [(2, 80), (200, 80), (1000, 80), (2000, 160), (4000, 320)]
+
+
+def test_an_ivfflat_index_over_a_dimension_too_large_for_halfvec_is_refused(
+        postgresql: psycopg.Connection[Any]) -> None:
+    with pytest.raises(psycopg.Error, match="invalid embedding dimension 4001") as raised:
+        postgresql.execute("select beliefdb._build_vector_index(4001, 10)")
+    assert raised.value.sqlstate == "BD005"
+    postgresql.rollback()
+    assert vector_indexes(postgresql) == [("belief_embedding_hnsw_384", "hnsw", None)]

@@ -36,6 +36,9 @@ UNFILTERED = """
     select e.belief_id from beliefdb.belief_embedding e
      where e.workspace_id = %(ws)s and e.model = %(model)s and vector_dims(e.embedding) = 384
      order by e.embedding::vector(384) <=> %(q)s::vector(384) limit 10"""
+# the same over an IVFFlat index on halfvec (the cast is the index's)
+UNFILTERED_HALFVEC = UNFILTERED.replace("::vector(384) <=> %(q)s::vector(384)",
+                                        "::halfvec(384) <=> %(q)s::halfvec(384)")
 
 RECALLABLE = """
     select b.id from beliefdb.belief b
@@ -51,6 +54,7 @@ def diagnose(url: str, efs: list[int]) -> dict[str, Any]:
     ws = conn.execute("select workspace_id from beliefdb.belief group by 1 order by count(*) desc limit 1").fetchone()
     assert ws is not None, "no beliefs: load the database with run.py --db URL first"
     corpus_ids = {r[0] for r in conn.execute("select distinct belief_id from beliefdb.evidence")}
+    halfvec = conn.execute("select beliefdb._halfvec_lists(384) is not null").fetchone() == (True,)
     rows = conn.execute("select belief_id, embedding::text from beliefdb.belief_embedding "
                         "where workspace_id = %s and model = %s", (ws[0], model)).fetchall()
     ids = [r[0] for r in rows]
@@ -79,15 +83,15 @@ def diagnose(url: str, efs: list[int]) -> dict[str, Any]:
         for ef in efs:
             with conn.transaction():
                 conn.execute(EXTENSION_PATH)
-                conn.execute("select set_config('hnsw.ef_search', %s, true), set_config('enable_sort', 'off', true),"
-                             " set_config('hnsw.iterative_scan', 'relaxed_order', true),"
-                             " set_config('ivfflat.probes', %s, true),"
-                             " set_config('ivfflat.iterative_scan', 'relaxed_order', true)", (str(ef), str(ef // 5)))
-                got = [r[0] for r in conn.execute(VECTOR_QUERY, p)]
+                got = [r[0] for r in conn.execute(VECTOR_QUERY, {**p, "ef_search": ef, "probes": ef // 5})]
                 res.setdefault(f"f{ef}", []).append(len(set(got) & exact_f) / 10)
                 conn.execute("select set_config('hnsw.iterative_scan', 'off', true), "
-                             "set_config('ivfflat.iterative_scan', 'off', true)")
-                res.setdefault(f"u{ef}", []).append(len({r[0] for r in conn.execute(UNFILTERED, p)} & exact_u) / 10)
+                             "set_config('ivfflat.iterative_scan', 'off', true), "
+                             "set_config('enable_sort', 'off', true), "
+                             "set_config('hnsw.ef_search', %s, true), set_config('ivfflat.probes', %s, true)",
+                             (str(ef), str(ef // 5)))
+                unfiltered = UNFILTERED_HALFVEC if halfvec else UNFILTERED
+                res.setdefault(f"u{ef}", []).append(len({r[0] for r in conn.execute(unfiltered, p)} & exact_u) / 10)
             if ef == efs[-1]:
                 for eps in (0.001, 0.01):
                     within = sum(d[position[g]] <= d[fo[9]] + eps for g in got)

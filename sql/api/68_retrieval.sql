@@ -49,7 +49,7 @@ comment on function beliefdb.recallable(beliefdb.belief, timestamptz, jsonb, boo
 
 -- Candidates from vector search, full-text search and subject names, fused by reciprocal rank
 -- (k = 60), truth-filtered inside each search so a selective filter cannot starve the result
--- (HNSW iterative scan). p_embedding null = text only. Ranked: not low confidence first, then
+-- (the vector index's iterative scan: _vector_candidates). p_embedding null = text only. Ranked: not low confidence first, then
 -- fused score. Vector hits count only above p_min_similarity (thresholds are per model).
 create or replace function beliefdb.recall(
     p_question text,
@@ -79,7 +79,6 @@ set plan_cache_mode = force_generic_plan
 as $$
 declare
     v_ws uuid := beliefdb.current_workspace_id();
-    v_dim integer := vector_dims(p_embedding);
     v_vector_ids uuid[] := '{}';
     v_vector_sims double precision[] := '{}';
     v_lexemes text[] := beliefdb._question_lexemes(p_question);
@@ -89,7 +88,6 @@ declare
     v_common text[] := beliefdb._common_lexemes(v_ws, v_lexemes, 1000);
     v_nominate tsquery := beliefdb._nominating_query(v_lexemes, v_common);
     v_words text[];
-    v_sort text;
     v_low real := coalesce(p_low_confidence,
                            (select p.weight from beliefdb.confidence_policy p
                              where p.factor = 'retrieval' and p.key = 'low_confidence'), 0.3);
@@ -101,40 +99,11 @@ begin
         raise exception 'k must be at least 1' using errcode = 'BD005';
     end if;
     if p_embedding is not null then
-        perform set_config('hnsw.iterative_scan', 'relaxed_order', true);
-        -- a wide candidate list: the questions' true neighbours are a few beliefs apart from the
-        -- mass of a store, and a narrow greedy search misses them (bench/retrieval at 100k:
-        -- recall@10 0.42 with 160, 0.54 with 400, for 2 ms more)
-        perform set_config('hnsw.ef_search', greatest(10 * p_candidates, 100)::text, true);
-        -- a store of 20,000 vectors or more has an IVFFlat index instead (ensure_vector_index):
-        -- 2 lists per candidate wanted, 80 of 1,000 lists at 100k (recall@10 0.97 against exact
-        -- search; docs/benchmarks.md), and more lists when the truth filter rejects what they hold,
-        -- up to 4 times as many (as HNSW stops at hnsw.max_scan_tuples: a filter nothing passes
-        -- must not read the whole store)
-        perform set_config('ivfflat.iterative_scan', 'relaxed_order', true);
-        perform set_config('ivfflat.probes', greatest(2 * p_candidates, 10)::text, true);
-        perform set_config('ivfflat.max_probes', greatest(8 * p_candidates, 40)::text, true);
-        -- the order must come from the HNSW index: a sort would read every vector of the
-        -- workspace (the planner cannot tell how many that is)
-        v_sort := current_setting('enable_sort');
-        perform set_config('enable_sort', 'off', true);
-        -- the cast to the model's dimension matches the partial vector index of that dimension
-        execute pg_catalog.format($q$
-            select coalesce(array_agg(x.belief_id order by x.distance), '{}'),
-                   coalesce(array_agg(1 - x.distance order by x.distance), '{}')
-              from (select e.belief_id,
-                           e.embedding::vector(%1$s) <=> $1::vector(%1$s) as distance
-                      from beliefdb.belief_embedding e
-                      join beliefdb.belief b on b.workspace_id = e.workspace_id and b.id = e.belief_id
-                     where e.workspace_id = $2 and e.model = $3 and vector_dims(e.embedding) = %1$s
-                       and b.confidence >= $4 and beliefdb.recallable(b, $5, $6, $7)
-                     order by e.embedding::vector(%1$s) <=> $1::vector(%1$s)
-                     limit $8) x
-             where 1 - x.distance >= $9$q$, v_dim)
+        select coalesce(array_agg(c.belief_id order by c.rank), '{}'),
+               coalesce(array_agg(c.similarity order by c.rank), '{}')
           into v_vector_ids, v_vector_sims
-          using p_embedding, v_ws, p_model, p_min_confidence, p_as_of, p_scope, p_include_fixtures, p_candidates,
-                p_min_similarity;
-        perform set_config('enable_sort', v_sort, true);
+          from beliefdb._vector_candidates(p_embedding, v_ws, p_model, p_min_confidence, p_as_of, p_scope,
+                                           p_include_fixtures, p_candidates, p_min_similarity) c;
     end if;
 
     -- words that may name a subject: not a stop word, and not common in the workspace (a common

@@ -260,9 +260,10 @@ $$;
 comment on function beliefdb.refresh_decision_reasons(uuid, uuid[]) is 'Recompute decision.reasons of these decisions from their justifications';
 
 -- Make sure a dimension has the vector index its size calls for. Under 20,000 vectors: HNSW (built
--- empty, kept up by every insert). From 20,000 on: IVFFlat with one list per 100 vectors (at most
--- 2,000), trained on the vectors stored; rebuilt when the store has grown 4 times past what its
--- lists were made for (vectors added later go to the nearest existing list, which then grows). An
+-- empty, kept up by every insert). From 20,000 on: IVFFlat over halfvec with one list per 100
+-- vectors (at most 2,000), trained on the vectors stored; rebuilt when the store has grown 4 times
+-- past what its lists were made for (vectors added later go to the nearest existing list, which
+-- then grows), or when the index is over full vectors (built before halfvec). An
 -- HNSW graph over many near-duplicates misses what exact search finds (recall@10 0.57 at 100k with
 -- ef_search 400; IVFFlat 0.97, in less time). True when it created or rebuilt an index.
 create or replace function beliefdb.ensure_vector_index(p_dim integer) returns boolean
@@ -293,11 +294,8 @@ begin
         return true;
     end if;
     v_lists := least(v_rows / 100, 2000)::integer;
-    select o.option_value::integer into v_have
-      from pg_catalog.pg_class c
-     cross join lateral pg_catalog.pg_options_to_table(c.reloptions) o
-     where c.oid = to_regclass(pg_catalog.format('beliefdb.belief_embedding_ivf_%s', p_dim))
-       and o.option_name = 'lists';
+    -- null too for an IVFFlat index over full vectors (before halfvec): rebuilt
+    v_have := beliefdb._halfvec_lists(p_dim);
     if v_have is not null and v_have * 4 > v_lists then
         return false;
     end if;
@@ -305,4 +303,4 @@ begin
     return true;
 end
 $$;
-comment on function beliefdb.ensure_vector_index(integer) is 'Create or rebuild the vector index a dimension''s size calls for: HNSW under 20,000 vectors, IVFFlat from then on (owner rights)';
+comment on function beliefdb.ensure_vector_index(integer) is 'Create or rebuild the vector index a dimension''s size calls for: HNSW under 20,000 vectors, IVFFlat over halfvec from then on (owner rights)';

@@ -1,27 +1,135 @@
 -- beliefdb: the internals of the vector index (issue 21). ensure_vector_index (api/70_dba_tools.sql)
--- decides which index a dimension needs; this builds the IVFFlat one.
+-- decides which index a dimension needs; this builds the IVFFlat one, and tells recall what it has.
 
--- (Re)build a dimension's vector index as IVFFlat with p_lists lists, trained on the vectors stored
--- now, and drop its HNSW index: writes keep one vector index, and recall orders by the one left.
--- Why IVFFlat from a store's size on: docs/benchmarks.md, "Recall of the vector path (issue 21)".
+-- (Re)build a dimension's vector index as IVFFlat with p_lists lists over the vectors cast to
+-- halfvec, trained on the vectors stored now, and drop its HNSW index: writes keep one vector index,
+-- and recall orders by the one left. halfvec halves what a search reads (768 bytes a vector at 384
+-- dimensions instead of 1,536) for the same recall: recall re-ranks what the index returns by the
+-- full-precision distance. Why IVFFlat from a store's size on, and why halfvec: docs/benchmarks.md,
+-- "Recall of the vector path (issue 21)".
 create or replace function beliefdb._build_vector_index(p_dim integer, p_lists integer) returns void
 language plpgsql security definer
--- pgvector's type, operator class and vector_dims wherever the extension is installed
+-- pgvector's types, operator class and vector_dims wherever the extension is installed
 set search_path from current
 as $$
 begin
-    if p_dim is null or p_dim < 1 or p_dim > 16000 then
-        raise exception 'invalid embedding dimension %', p_dim using errcode = 'BD005';
+    -- pgvector indexes halfvec up to 4,000 dimensions
+    if p_dim is null or p_dim < 1 or p_dim > 4000 then
+        raise exception 'invalid embedding dimension % for an IVFFlat index (1 to 4,000)', p_dim using errcode = 'BD005';
     end if;
     if p_lists is null or p_lists < 1 or p_lists > 32768 then
         raise exception 'invalid number of lists %', p_lists using errcode = 'BD005';
     end if;
     execute pg_catalog.format('drop index if exists beliefdb.%I', 'belief_embedding_ivf_' || p_dim);
     execute pg_catalog.format(
-        'create index %I on beliefdb.belief_embedding using ivfflat ((embedding::vector(%s)) '
-        'vector_cosine_ops) with (lists = %s) where vector_dims(embedding) = %s',
+        'create index %I on beliefdb.belief_embedding using ivfflat ((embedding::halfvec(%s)) '
+        'halfvec_cosine_ops) with (lists = %s) where vector_dims(embedding) = %s',
         'belief_embedding_ivf_' || p_dim, p_dim, p_lists, p_dim);
     execute pg_catalog.format('drop index if exists beliefdb.%I', 'belief_embedding_hnsw_' || p_dim);
 end
 $$;
-comment on function beliefdb._build_vector_index(integer, integer) is 'Rebuild a dimension''s vector index as IVFFlat with this many lists (drops its HNSW index)';
+comment on function beliefdb._build_vector_index(integer, integer) is 'Rebuild a dimension''s vector index as IVFFlat over halfvec with this many lists (drops its HNSW index)';
+
+-- How many lists the IVFFlat index over halfvec of a dimension has; null when the dimension has no
+-- such index (HNSW, no index, or an IVFFlat index over full vectors that ensure_vector_index has not
+-- rebuilt yet): recall then orders by the full vectors.
+create or replace function beliefdb._halfvec_lists(p_dim integer) returns integer
+language sql stable
+set search_path = pg_catalog, pg_temp
+as $$
+    select o.option_value::integer
+      from pg_catalog.pg_index i
+      join pg_catalog.pg_class c on c.oid = i.indexrelid
+      join pg_catalog.pg_opclass oc on oc.oid = i.indclass[0]
+     cross join lateral pg_catalog.pg_options_to_table(c.reloptions) o
+     where i.indexrelid = pg_catalog.to_regclass(pg_catalog.format('beliefdb.belief_embedding_ivf_%s', p_dim))
+       and oc.opcname = 'halfvec_cosine_ops' and o.option_name = 'lists'
+$$;
+comment on function beliefdb._halfvec_lists(integer) is 'Lists of a dimension''s IVFFlat index over halfvec (null when it has none)';
+
+-- How many IVFFlat lists a search reads: 8 % of the lists, and at least 2 per candidate wanted.
+-- Measured (docs/benchmarks.md, "Recall of the vector path"): recall@10 against exact search with
+-- the truth filter 0.965 at 100k vectors (1,000 lists, 80 read) and 0.975 at 1M (2,000 lists, 160
+-- read); a fixed 80 gave 0.94 at 1M. A search's cost follows the vectors it reads: 8 % of the store.
+create or replace function beliefdb._ivfflat_probes(p_lists integer, p_candidates integer) returns integer
+language sql immutable
+set search_path = pg_catalog, pg_temp
+as $$
+    select greatest(2 * p_candidates, 10, (p_lists * 8 + 99) / 100)
+$$;
+comment on function beliefdb._ivfflat_probes(integer, integer) is 'How many IVFFlat lists a vector search reads: 8 % of the lists, at least 2 per candidate';
+
+-- recall's vector search (api/68_retrieval.sql): the p_candidates beliefs nearest to p_embedding
+-- among those that pass the truth filter (recallable, inside the index scan: an iterative scan
+-- goes on while the filter rejects what it reads, so a selective filter cannot starve the result),
+-- nearest first, with their similarity, only those of similarity p_min_similarity or more.
+-- The order comes from the dimension's vector index, never from a sort (a sort would read every
+-- vector of the workspace). Over an IVFFlat index on halfvec, the index returns 4 candidates per
+-- one kept and they are re-ranked by the full-precision distance (half precision moves a distance
+-- by ~1e-4; neighbours can be closer than that). p_ef_search and p_probes override the search
+-- width (hnsw.ef_search, ivfflat.probes) for the benchmark; null = recall's own.
+create or replace function beliefdb._vector_candidates(
+    p_embedding vector, p_workspace_id uuid, p_model text, p_min_confidence real, p_as_of timestamptz,
+    p_scope jsonb, p_include_fixtures boolean, p_candidates integer, p_min_similarity double precision,
+    p_ef_search integer default null, p_probes integer default null)
+returns table (belief_id uuid, similarity double precision, rank integer)
+language plpgsql security definer
+-- pgvector's types, operators and vector_dims wherever the extension is installed
+set search_path from current
+as $$
+declare
+    v_dim integer := vector_dims(p_embedding);
+    v_lists integer := beliefdb._halfvec_lists(v_dim);
+    v_probes integer := coalesce(p_probes, beliefdb._ivfflat_probes(coalesce(v_lists, 0), p_candidates));
+    v_sort text := current_setting('enable_sort');
+    v_work_mem text := current_setting('work_mem');
+    v_ids uuid[];
+    v_sims double precision[];
+begin
+    perform set_config('hnsw.iterative_scan', 'relaxed_order', true);
+    -- a wide candidate list: the questions' true neighbours are a few beliefs apart from the mass
+    -- of a store, and a narrow greedy search misses them (bench/retrieval at 100k: recall@10 0.42
+    -- with 160, 0.54 with 400, for 2 ms more)
+    perform set_config('hnsw.ef_search', coalesce(p_ef_search, greatest(10 * p_candidates, 100))::text, true);
+    -- more lists when the truth filter rejects what they hold, up to 4 times as many (as HNSW stops
+    -- at hnsw.max_scan_tuples: a filter nothing passes must not read the whole store)
+    perform set_config('ivfflat.iterative_scan', 'relaxed_order', true);
+    perform set_config('ivfflat.probes', v_probes::text, true);
+    perform set_config('ivfflat.max_probes', (4 * v_probes)::text, true);
+    -- the index scan sorts every vector of the lists it reads: in memory (at 1M vectors 160 lists
+    -- hold ~80,000; with the default 4 MB the sort spilled to disk)
+    perform set_config('work_mem', '64MB', true);
+    perform set_config('enable_sort', 'off', true);
+    -- the cast to the model's dimension matches the partial vector index of that dimension
+    execute pg_catalog.format(case when v_lists is null then $q$
+        select coalesce(array_agg(x.belief_id order by x.distance), '{}'),
+               coalesce(array_agg(1 - x.distance order by x.distance), '{}')
+          from (select e.belief_id,
+                       e.embedding::vector(%1$s) <=> $1::vector(%1$s) as distance
+                  from beliefdb.belief_embedding e
+                  join beliefdb.belief b on b.workspace_id = e.workspace_id and b.id = e.belief_id
+                 where e.workspace_id = $2 and e.model = $3 and vector_dims(e.embedding) = %1$s
+                   and b.confidence >= $4 and beliefdb.recallable(b, $5, $6, $7)
+                 order by e.embedding::vector(%1$s) <=> $1::vector(%1$s)
+                 limit $8) x
+         where 1 - x.distance >= $9$q$ else $q$
+        select coalesce((array_agg(x.belief_id order by x.distance, x.belief_id))[1:$8], '{}'),
+               coalesce((array_agg(1 - x.distance order by x.distance, x.belief_id))[1:$8], '{}')
+          from (select e.belief_id,
+                       e.embedding::vector(%1$s) <=> $1::vector(%1$s) as distance
+                  from beliefdb.belief_embedding e
+                  join beliefdb.belief b on b.workspace_id = e.workspace_id and b.id = e.belief_id
+                 where e.workspace_id = $2 and e.model = $3 and vector_dims(e.embedding) = %1$s
+                   and b.confidence >= $4 and beliefdb.recallable(b, $5, $6, $7)
+                 order by e.embedding::halfvec(%1$s) <=> $1::halfvec(%1$s)
+                 limit 4 * $8) x
+         where 1 - x.distance >= $9$q$ end, v_dim)
+      into v_ids, v_sims
+      using p_embedding, p_workspace_id, p_model, p_min_confidence, p_as_of, p_scope, p_include_fixtures,
+            p_candidates, p_min_similarity;
+    perform set_config('enable_sort', v_sort, true);
+    perform set_config('work_mem', v_work_mem, true);
+    return query select u.id, u.sim, u.n::integer from unnest(v_ids, v_sims) with ordinality u (id, sim, n);
+end
+$$;
+comment on function beliefdb._vector_candidates(vector, uuid, text, real, timestamptz, jsonb, boolean, integer, double precision, integer, integer) is 'recall''s vector search: the nearest truth-filtered candidates by the dimension''s vector index (halfvec re-ranked exactly)';
