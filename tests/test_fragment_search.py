@@ -9,10 +9,11 @@ import json
 from typing import Any
 
 import psycopg
+import pytest
 
 import beliefdb
 
-NOTES = "".join(f"Note {i}: the office coffee machine on floor {i} broke again!\n" for i in range(200)) + \
+NOTES = "".join(f"Note {i}: the office coffee machine on floor {i} broke again!\n" for i in range(40)) + \
     "Can we bring dogs to the office on Fridays?\n"
 
 
@@ -35,6 +36,7 @@ def fragment_rows(db_url: str, workspace_id: str, question: str, plans: list[dic
         return [text for (text,) in rows]
 
 
+@pytest.mark.slow
 def test_the_fallback_reads_the_stored_words_through_their_index(db_url: str, bdb: beliefdb.BeliefDB,
                                                                  postgresql: psycopg.Connection[Any]) -> None:
     bdb.ingest_text(NOTES, source="team-notes.md")
@@ -49,6 +51,7 @@ def test_the_fallback_reads_the_stored_words_through_their_index(db_url: str, bd
     assert "to_tsvector" not in search
 
 
+@pytest.mark.slow
 def test_the_stored_words_are_those_of_the_text_also_after_a_redaction(bdb: beliefdb.BeliefDB,
                                                                        postgresql: psycopg.Connection[Any]) -> None:
     bdb.ingest_text("Dana Whitfield's badge code is 4471.\nThe office opens at 8am.\n", source="badge.md")

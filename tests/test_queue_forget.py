@@ -21,6 +21,7 @@ def payloads(conn: psycopg.Connection[Any]) -> list[tuple[str, dict[str, Any], s
         "select status, payload, last_error from beliefdb.job order by id").fetchall()]
 
 
+@pytest.mark.slow
 def test_a_done_job_keeps_no_text_and_its_version_has_it(bdb: beliefdb.BeliefDB,
                                                         postgresql: psycopg.Connection[Any]) -> None:
     (job,) = bdb.submit(text=POLICY, source="returns.md", version_label="v1")
