@@ -14,7 +14,7 @@ README = Path(__file__).resolve().parent.parent / "README.md"
 PRINTS = {
     "Library": ["7 days", "needs_review"],
     "Async client": ["7 days ['7 days']"],
-    "Conversations": ["2 [('maya', 'lives_in', 'Porto')] 1", "Porto current 2024-06-18",
+    "Conversations": ["1 [('maya', 'lives_in', 'Porto')] 1", "Porto current 2024-06-18",
                       "Lisbon superseded 2024-03-04"],
     "Bulk ingest": ["3 1 3", "0 0"],
     "LangGraph store": ["window now I want a window seat chat-1042/2 0.65", "replaced 'aisle'", "['window']"],

@@ -32,9 +32,9 @@ class Conversations:
 
     def remember_turn(self, conversation: str, speaker: str, text: str, *, time: datetime | None = None,
                       extractor: str = "rules", embed: bool = True) -> IngestReport:
-        """Append one turn to ``conversation`` (a new version of that source: its earlier turns and this
-        one; the source is created by its first turn) and extract from this turn only. ``time``: when it
-        was said (default: now, by beliefdb's clock)."""
+        """Append one turn to ``conversation`` (its version in force grows by this turn, in place: only the
+        turn's fragment and claims are stored; the source is created by its first turn) and extract from
+        this turn only. ``time``: when it was said (default: now, by beliefdb's clock)."""
         return conversations.remember_turn(self.database, conversation, Turn(speaker, text, time),
                                            extractor=extractor, embed=embed)
 

@@ -65,6 +65,7 @@ SQL_FILES = (
     "api/56_beliefs.sql",
     "api/57_bulk.sql",
     "api/58_jobs.sql",
+    "api/59_turns.sql",
     "api/60_decisions.sql",
     "api/62_agent_access.sql",
     "api/64_lifecycle.sql",

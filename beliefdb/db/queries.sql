@@ -332,6 +332,10 @@ select beliefdb.ingest_preview(%s, %s, %s, %s, %s, %s, %s, %s, %s, %s);
 -- Ingest a version of a source with its fragments and claims
 select beliefdb.ingest_version(%s, %s, %s, %s, %s, %s, %s, %s, %s, %s);
 
+-- append_turn --
+-- Append a turn to a conversation in place (its version in force grows), else as ingest_version
+select beliefdb.append_turn(%s, %s, %s, %s, %s);
+
 -- source_in_force --
 -- The content and number of a source's latest version, unless it is retracted
 select v.content, v.version

@@ -2,9 +2,11 @@
 extractor, so a belief's evidence is the exact turn and its valid time starts at the turn's time.
 
 A conversation is a source; its text is the turns laid out one a line (:mod:`beliefdb.text.turns`).
-Appending a turn (:func:`remember_turn`) stores a new version of that source: the earlier text plus
-one line, so every earlier quote is repeated where it was and its beliefs carry forward (rule 18 of
-docs/rules.md), and only the new turn is read by the extractor.
+Appending a turn (:func:`remember_turn`) grows the version in force of that source by one line, in
+place (``beliefdb.append_turn``): every earlier offset, fragment and quote stays where it was, only
+the new turn's fragment and claims are written, and only the new turn is read by the extractor. The
+text is the same as a whole ingest of the conversation, so that is a no-op after (rule 18 of
+docs/rules.md).
 """
 
 from __future__ import annotations
@@ -69,7 +71,8 @@ def remember_turn(db: Database, conversation: str, turn: Turn, *, extractor: str
             turn = replace(turn, time=now[0])
         text, span = append_turn(text, turn)
         report = ingest_text(db, text, SourceOptions(name=conversation, origin="conversation" if row is None else None),
-                             extractor=extractor, embed=embed, conn=c, turns=[*spans, span], read=[span])
+                             extractor=extractor, embed=embed, conn=c, turns=[*spans, span], read=[span],
+                             append=row is not None)
     return report
 
 

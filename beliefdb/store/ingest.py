@@ -193,13 +193,16 @@ def prepare(text: str, name: str, candidates: Iterable[Candidate] = (), extracto
 def ingest_text(db: Database, text: str, options: SourceOptions, *, candidates: Iterable[Candidate] = (),
                 extractor: str = "rules", path: str | None = None, embed: bool = True, preview: bool = False,
                 conn: psycopg.Connection[Any] | None = None, max_bytes: int | None = None,
-                turns: Sequence[TurnSpan] | None = None, read: Sequence[TurnSpan] | None = None) -> IngestReport:
+                turns: Sequence[TurnSpan] | None = None, read: Sequence[TurnSpan] | None = None,
+                append: bool = False) -> IngestReport:
     """Store ``text`` as the next version of a source (a no-op if unchanged), in one transaction.
     With ``preview``, exactly what that would change, and nothing written. A text over ``max_bytes``
     (default ``BELIEFDB_INGEST_MAX_BYTES``) is refused with InvalidInput before anything is done.
     ``turns``: ``text`` is a conversation; its fragments are exactly these turns (with speaker and
     time) and the extractor reads them turn by turn (:meth:`Extractor.extract_turns`): those of ``read``
-    only when given (an appended turn), which are also the ones the report lists when skipped."""
+    only when given (an appended turn), which are also the ones the report lists when skipped.
+    ``append``: ``text`` extends the conversation's text in force by ``read``, stored in place
+    (``beliefdb.append_turn``: only the new turn's fragment is written)."""
     if not options.name:
         raise errors.InvalidInput("a source name is required")
     check_size(options.name, text, max_bytes)
@@ -214,7 +217,12 @@ def ingest_text(db: Database, text: str, options: SourceOptions, *, candidates: 
             row = c.execute(Q.ingest_preview, args).fetchone()
             assert row is not None
             return ready.told(ingest_report(row[0], path))
-        row = c.execute(Q.ingest_version, args).fetchone()
+        if append:
+            new = [f for f in ready.fragments if read is not None and any(f["start"] >= r.start for r in read)]
+            row = c.execute(Q.append_turn, (options.name, text, Jsonb(new), Jsonb(ready.claims),
+                                            Jsonb(ready.rejected))).fetchone()
+        else:
+            row = c.execute(Q.ingest_version, args).fetchone()
         assert row is not None
         report = ready.told(ingest_report(row[0], path))
         # (a caller's transaction holds the lock until it commits: embedding in it costs no more)

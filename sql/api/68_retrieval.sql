@@ -285,13 +285,11 @@ begin
     select m.id, m.r::double precision,
            (row_number() over (order by m.r desc, f.spoken_at desc nulls last, m.id))::integer
       from (select c.id, ts_rank_cd(c.words, v_query) as r
-              -- the expression of the fragment_search index (schema/10_tables.sql)
-              from (select f0.id, to_tsvector('pg_catalog.english'::regconfig, f0.text)
-                                  || to_tsvector('pg_catalog.simple'::regconfig, f0.text) as words
+              -- the stored words, which the fragment_search index covers (schema/10_tables.sql)
+              from (select f0.id, f0.search as words
                       from beliefdb.fragment f0
                      where v_nominate is not null
-                       and (to_tsvector('pg_catalog.english'::regconfig, f0.text)
-                            || to_tsvector('pg_catalog.simple'::regconfig, f0.text)) @@ v_nominate
+                       and f0.search @@ v_nominate
                        and f0.workspace_id is not distinct from v_ws
                      limit 1000) c
              order by r desc, c.id

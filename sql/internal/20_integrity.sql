@@ -56,14 +56,24 @@ comment on function beliefdb.source_version_hash() is 'Trigger: compute the sha2
 create or replace trigger source_version_hash before insert on beliefdb.source_version
     for each row execute function beliefdb.source_version_hash();
 
--- Source versions are immutable text, whoever tries to change them. The one change allowed is
+-- Source versions are immutable text, whoever tries to change them. The changes allowed are
 -- a redaction (forgetting a subject): the spans beliefdb.redaction records for the version, masked
--- with as many U+2588 (its sha256 stays that of the text as ingested).
+-- with as many U+2588 (its sha256 stays that of the text as ingested); and a turn appended to a
+-- conversation (beliefdb.append_turn): its text grows at its end only, every earlier offset stays
+-- valid, and its sha256 is that of the grown text.
 create or replace function beliefdb.source_version_immutable() returns trigger
 language plpgsql
 set search_path = pg_catalog, pg_temp
 as $$
 begin
+    if (new.source_id, new.version) = (old.source_id, old.version)
+       and length(new.content) > length(old.content) and left(new.content, length(old.content)) = old.content
+       and new.sha256 = sha256(convert_to(new.content, 'UTF8'))
+       and exists (select from beliefdb.source s
+                    where s.workspace_id = new.workspace_id and s.id = new.source_id
+                      and s.origin_type = 'conversation') then
+        return new;
+    end if;
     if (new.source_id, new.version, new.sha256) is distinct from (old.source_id, old.version, old.sha256)
        or (new.content is distinct from old.content
            and new.content is distinct from beliefdb._masked(old.content, array(

@@ -152,6 +152,7 @@ begin
     if p_target = 'source' then
         delete from beliefdb.source s where s.workspace_id = v_ws and s.id = p_id;
         perform beliefdb._audit_redact_source(v_name);
+        perform beliefdb._forget_jobs(v_ws, v_name);
     end if;
     if cardinality(v_quotes) > 0 then
         v_redacted := beliefdb._redact_quotes(v_ws, v_sources, v_quotes,
@@ -180,6 +181,41 @@ begin
 end
 $$;
 comment on function beliefdb._forget_core(uuid, text, uuid, text) is 'The change of forget: deletions, redactions, propagation and audit (forget checks and previews)';
+
+-- Forgetting a source takes its text out of the queue too (rule 14 of docs/rules.md): every job of
+-- it keeps no payload but the mark that it was forgotten (no text, name, path or options), a
+-- done job's result no longer names it, and an error recorded for it (which may quote the text)
+-- is replaced. A queued job of it will not run (it would bring the source back): it is failed. A
+-- job a worker holds at this moment is skipped (waiting for it could deadlock with the worker,
+-- which waits for the workspace lock forget holds): it ingests once forget commits, as a job
+-- submitted after it would. How many jobs were cleared.
+create or replace function beliefdb._forget_jobs(p_workspace_id uuid, p_name text) returns integer
+language plpgsql
+set search_path = pg_catalog, pg_temp
+as $$
+declare
+    v_cleared integer;
+begin
+    with mine as (
+        select j.id
+          from beliefdb.job j
+         where j.workspace_id = p_workspace_id and j.payload ->> 'source' = p_name and j.status <> 'running'
+           for no key update skip locked
+    )
+    update beliefdb.job j
+       set payload = '{"forgotten": true}',
+           result = j.result - 'source' - 'note',
+           status = case when j.status = 'queued' then 'failed' else j.status end,
+           finished_at = case when j.status = 'queued' then pg_catalog.clock_timestamp() else j.finished_at end,
+           last_error = case when j.status = 'queued' or j.last_error is not null
+                             then 'its source was forgotten: its text and name were cleared' end
+      from mine
+     where j.workspace_id = p_workspace_id and j.id = mine.id;
+    get diagnostics v_cleared = row_count;
+    return v_cleared;
+end
+$$;
+comment on function beliefdb._forget_jobs(uuid, text) is 'Clear the queue of a forgotten source: payloads, results naming it, errors; its queued jobs failed (rule 14)';
 
 -- A text with the given character spans ([start, end), 0-based) replaced by as many U+2588 as
 -- they are long: the text of a redacted source version, whose other offsets stay valid.

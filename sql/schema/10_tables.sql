@@ -213,6 +213,11 @@ create table beliefdb.fragment (
     text text not null,
     speaker text check (speaker <> ''),
     spoken_at timestamptz,
+    -- words for full-text search (ask's fallback to unextracted text): English stems, and every
+    -- word as written, as belief.search has them; stored, so ranking does not parse the text again
+    search tsvector generated always as (
+        pg_catalog.to_tsvector('pg_catalog.english'::regconfig, text)
+        || pg_catalog.to_tsvector('pg_catalog.simple'::regconfig, text)) stored,
     primary key (workspace_id, id),
     unique (workspace_id, source_version_id, start_offset, end_offset),
     check (end_offset > start_offset),
@@ -222,6 +227,7 @@ create table beliefdb.fragment (
 comment on table beliefdb.fragment is 'An exact character span of a source version; its text equals the version text at its offsets';
 comment on column beliefdb.fragment.speaker is 'Who said this fragment, when it is a turn of a conversation (null for a document)';
 comment on column beliefdb.fragment.spoken_at is 'When this turn of a conversation was said (null when unknown, or for a document)';
+comment on column beliefdb.fragment.search is 'Words of the fragment text for full-text search: English stems and every word as written';
 
 -- A statement the memory holds, with subject / attribute / value.
 create table beliefdb.belief (
@@ -772,8 +778,6 @@ comment on table beliefdb.lexeme_frequency is 'Derived: how many beliefs of the 
 
 alter table beliefdb.lexeme_frequency alter column workspace_id set statistics 0;
 
--- The words of fragment text, for ask's fallback to text no belief was extracted from: English
--- stems and every word as written, as belief.search has them (revision 0021).
-create index fragment_search on beliefdb.fragment using gin (
-    (pg_catalog.to_tsvector('pg_catalog.english'::regconfig, text)
-     || pg_catalog.to_tsvector('pg_catalog.simple'::regconfig, text)));
+-- The words of fragment text, for ask's fallback to text no belief was extracted from (revision
+-- 0021; over the stored column since revision 0024).
+create index fragment_search on beliefdb.fragment using gin (search);

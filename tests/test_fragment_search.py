@@ -1,0 +1,68 @@
+"""Ask's fallback to unextracted text (``beliefdb.recall_fragments``) reads each fragment's stored
+words (``fragment.search``, revision 0024) through the GIN index ``fragment_search``, instead of
+parsing every matching fragment's text at query time; the stored words follow the text, also when
+forgetting masks a quote in it (rule 14 of docs/rules.md)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import psycopg
+import pytest
+
+import beliefdb
+
+NOTES = "".join(f"Note {i}: the office coffee machine on floor {i} broke again!\n" for i in range(40)) + \
+    "Can we bring dogs to the office on Fridays?\n"
+
+
+def fragment_rows(db_url: str, workspace_id: str, question: str, plans: list[dict[str, Any]]) -> list[str]:
+    """recall_fragments as the application role; the plans of its statements appended to ``plans``."""
+    with psycopg.connect(db_url, autocommit=True) as conn:
+        conn.execute("load 'auto_explain'")
+        for setting, value in (("log_min_duration", "0"), ("log_nested_statements", "on"),
+                               ("log_level", "notice"), ("log_format", "json")):
+            conn.execute(f"set auto_explain.{setting} = {value}")
+        conn.add_notice_handler(
+            lambda n: plans.append(json.loads((n.message_primary or "").split("plan:", 1)[1])))
+        # the index a large workspace takes (at a few hundred fragments a scan is as cheap)
+        conn.execute("set enable_seqscan = off")
+        conn.execute("select set_config('beliefdb.workspace_id', %s, false)", (workspace_id,))
+        conn.execute("set role beliefdb_app")
+        rows = conn.execute("select f.text from beliefdb.recall_fragments(%s, 3) r "
+                            "join beliefdb.fragment f on f.id = r.fragment_id order by r.text_rank",
+                            (question,)).fetchall()
+        return [text for (text,) in rows]
+
+
+@pytest.mark.slow
+def test_the_fallback_reads_the_stored_words_through_their_index(db_url: str, bdb: beliefdb.BeliefDB,
+                                                                 postgresql: psycopg.Connection[Any]) -> None:
+    bdb.ingest_text(NOTES, source="team-notes.md")
+    postgresql.execute("analyze beliefdb.fragment")
+    plans: list[dict[str, Any]] = []
+    texts = fragment_rows(db_url, bdb.database.workspace_id, "Are dogs allowed in the office?", plans)
+    assert texts == ["Can we bring dogs to the office on Fridays?"]
+    [search] = [json.dumps(p["Plan"]) for p in plans if "recall_fragments" not in p["Query Text"]
+                and "f0.search @@" in p["Query Text"]]
+    assert "fragment_search" in search
+    # no fragment's words are computed at query time: the stored column is read
+    assert "to_tsvector" not in search
+
+
+@pytest.mark.slow
+def test_the_stored_words_are_those_of_the_text_also_after_a_redaction(bdb: beliefdb.BeliefDB,
+                                                                       postgresql: psycopg.Connection[Any]) -> None:
+    bdb.ingest_text("Dana Whitfield's badge code is 4471.\nThe office opens at 8am.\n", source="badge.md")
+    bdb.remember("Dana Whitfield's badge code is 4471.", "dana_whitfield", "badge_code", "4471",
+                 "Dana Whitfield's badge code is 4471.", source="badge.md")
+    bdb.forget(subject="dana_whitfield")
+    stale = postgresql.execute("""
+        select f.text from beliefdb.fragment f
+         where f.search is distinct from pg_catalog.to_tsvector('pg_catalog.english'::regconfig, f.text)
+                                         || pg_catalog.to_tsvector('pg_catalog.simple'::regconfig, f.text)
+            or f.search @@ 'whitfield'::tsquery""").fetchall()
+    assert stale == []
+    masked = postgresql.execute("select count(*) from beliefdb.fragment where text like '%█%'").fetchone()
+    assert masked is not None and masked[0] > 0

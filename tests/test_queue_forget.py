@@ -1,0 +1,69 @@
+"""Job payloads and forgetting (rule 14 of docs/rules.md): a done job's document text is cleared in
+the transaction that completes it (it lives on as the source version, where forget finds it), and
+forgetting a source clears the queue of it: payloads, results naming it, errors that may quote it;
+a queued job of it is failed instead of bringing the source back."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import psycopg
+import pytest
+
+import beliefdb
+
+POLICY = "# Returns\nReturns are accepted within 30 days.\nThe restocking fee is 10%.\n"
+SECRET = "# Badge\nDana's badge code is 4471.\n"
+
+
+def payloads(conn: psycopg.Connection[Any]) -> list[tuple[str, dict[str, Any], str | None]]:
+    return [(status, payload, error) for status, payload, error in conn.execute(
+        "select status, payload, last_error from beliefdb.job order by id").fetchall()]
+
+
+@pytest.mark.slow
+def test_a_done_job_keeps_no_text_and_its_version_has_it(bdb: beliefdb.BeliefDB,
+                                                        postgresql: psycopg.Connection[Any]) -> None:
+    (job,) = bdb.submit(text=POLICY, source="returns.md", version_label="v1")
+    assert payloads(postgresql)[0][1]["text"] == POLICY  # queued: the worker needs it
+    assert bdb.work(stop_when_empty=True, embed=False).done == 1
+    [(status, payload, error)] = payloads(postgresql)
+    assert (status, error) == ("done", None)
+    assert "text" not in payload and payload["source"] == "returns.md" and payload["version_label"] == "v1"
+    assert postgresql.execute("select content from beliefdb.source_version").fetchone() == (POLICY,)
+    (shown,) = bdb.jobs()
+    assert (shown.id, shown.source, shown.status) == (job, "returns.md", "done")
+
+
+@pytest.mark.slow
+def test_forgetting_a_source_clears_its_jobs_and_fails_the_queued_one(bdb: beliefdb.BeliefDB,
+                                                                       monkeypatch: pytest.MonkeyPatch,
+                                                                       postgresql: psycopg.Connection[Any]) -> None:
+    bdb.submit(text=SECRET, source="badge.md")
+    bdb.submit(text=POLICY, source="returns.md")
+    assert bdb.work(stop_when_empty=True, embed=False).done == 2
+    # a later text of badge.md fails for good, its error quoting the document; another waits
+    bdb.submit(text=SECRET.replace("4471", "4472"), source="badge.md", max_attempts=1)
+    monkeypatch.setattr("beliefdb.store.jobs._message", lambda exc: "could not parse: Dana's badge code is 4472.")
+    monkeypatch.setenv("BELIEFDB_INGEST_MAX_BYTES", "10")  # (the worker's limit is lower than the submitter's)
+    assert bdb.work(once=True, embed=False).failed == 1
+    monkeypatch.undo()
+    bdb.submit(text=SECRET.replace("4471", "4473"), source="badge.md")
+    before = payloads(postgresql)
+    assert [s for s, _, _ in before] == ["done", "done", "failed", "queued"]
+    preview = bdb.forget(source="badge.md", preview=True)
+    assert payloads(postgresql) == before  # a preview changes nothing
+    bdb.forget(source="badge.md")
+    after = payloads(postgresql)
+    assert [s for s, _, _ in after] == ["done", "done", "failed", "failed"]
+    assert after[1] == before[1]  # returns.md's job is untouched
+    for i in (0, 2, 3):
+        assert after[i][1] == {"forgotten": True}
+    assert after[0][2] is None
+    assert after[2][2] == after[3][2] == "its source was forgotten: its text and name were cleared"
+    dump = str(postgresql.execute("select array_agg(j::text) from beliefdb.job j").fetchone())
+    assert "badge" not in dump and "4471" not in dump and "4472" not in dump and "4473" not in dump
+    # the failed queued job does not bring the source back
+    assert bdb.work(stop_when_empty=True, embed=False).outcomes == []
+    assert postgresql.execute("select count(*) from beliefdb.source where name = 'badge.md'").fetchone() == (0,)
+    assert preview.versions == 1
