@@ -63,71 +63,6 @@ as $$
 $$;
 comment on function beliefdb._rivals(uuid, uuid) is 'Current beliefs of the same world that contradict a belief: same subject, attribute, scope; other value; overlapping valid time, not ended';
 
--- A supersession by a belief that no longer holds settles nothing (rule 3 of docs/rules.md): what it
--- superseded is current again unless something else supersedes it. Such an edge may still lie on
--- a way from a loser back to its new winner (a source back at an earlier text: its second text's
--- belief superseded the first's, a rival superseded the second's, and the first's now beats the
--- rival), where supersession_is_acyclic would read it as a cycle. Those edges, and only those, are
--- dropped before the new supersession; a cycle through beliefs that hold is still refused. The
--- belief that made the edge meets its rivals again if it ever holds again.
-create or replace function beliefdb._drop_inert_supersessions(p_workspace_id uuid, p_winner uuid, p_loser uuid)
-returns integer
-language plpgsql
-set search_path = pg_catalog, pg_temp
-as $$
-declare
-    v_dropped integer;
-    v_ahead uuid[];
-begin
-    -- what the loser influences, as supersession_is_acyclic walks it
-    with recursive influenced (node) as (
-        select p_loser
-        union
-        select next.node
-          from influenced i
-          cross join lateral (
-                select j.consequent as node
-                  from beliefdb.justification_antecedent a
-                  join beliefdb.justification j on j.workspace_id = a.workspace_id and j.id = a.justification_id
-                 where a.workspace_id = p_workspace_id and a.antecedent = i.node
-                union all
-                select r.to_belief
-                  from beliefdb.relation r
-                 where r.workspace_id = p_workspace_id and r.from_belief = i.node and r.kind = 'supersedes'
-          ) next
-    )
-    select array_agg(node) into v_ahead from influenced;
-    if not p_winner = any(v_ahead) then
-        return 0;
-    end if;
-    -- the edges of those ways that leave a belief that does not hold, and reach the winner
-    with recursive influences (node) as (
-        select p_winner
-        union
-        select prev.node
-          from influences i
-          cross join lateral (
-                select a.antecedent as node
-                  from beliefdb.justification j
-                  join beliefdb.justification_antecedent a on a.workspace_id = j.workspace_id and a.justification_id = j.id
-                 where j.workspace_id = p_workspace_id and j.consequent = i.node
-                union all
-                select r.from_belief
-                  from beliefdb.relation r
-                 where r.workspace_id = p_workspace_id and r.to_belief = i.node and r.kind = 'supersedes'
-          ) prev
-    )
-    delete from beliefdb.relation r
-     using beliefdb.node n
-     where r.workspace_id = p_workspace_id and r.kind = 'supersedes'
-       and r.from_belief = any(v_ahead) and r.to_belief in (select node from influences)
-       and n.workspace_id = r.workspace_id and n.id = r.from_belief and not n.holds;
-    get diagnostics v_dropped = row_count;
-    return v_dropped;
-end
-$$;
-comment on function beliefdb._drop_inert_supersessions(uuid, uuid, uuid) is 'Drop the supersessions by beliefs that no longer hold on the way from a loser back to its new winner (rule 3)';
-
 -- Settle a new belief against its rivals by rule 8. Returns {"superseded": [{old,new}], "conflicts": [{a,b,reason}]}.
 -- The loser is superseded only when the acting principal owns it; a rival owned by someone
 -- else is not overruled but put in conflict, for its owner to settle from the review queue.
@@ -157,8 +92,6 @@ begin
         v_loser := case when v_cmp > 0 then v_rival when v_cmp < 0 then p_belief_id end;
         select b.owner into v_owner from beliefdb.belief b where b.workspace_id = p_workspace_id and b.id = v_loser;
         if v_loser is not null and v_owner = beliefdb.current_principal() then
-            perform beliefdb._drop_inert_supersessions(p_workspace_id,
-                case when v_cmp > 0 then p_belief_id else v_rival end, v_loser);
             insert into beliefdb.relation (workspace_id, from_belief, to_belief, kind, reason)
             values (p_workspace_id, case when v_cmp > 0 then p_belief_id else v_rival end, v_loser, 'supersedes',
                     case when v_cmp > 0 then 'rule 8: stronger or more recent'
