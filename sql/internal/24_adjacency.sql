@@ -138,6 +138,23 @@ begin
         if v_nodes is not null then
             perform beliefdb._refresh_leaf_standing(v_workspace_ids, v_nodes);
         end if;
+        -- the supports that went and came (node.support): the out rows of their antecedents say so
+        update beliefdb.adjacency x
+           set support = s.support
+          from (select w.workspace_id, w.id, null::boolean as support
+                  from (select o.workspace_id, o.support from old_rows o where o.support is not null
+                        except
+                        select n.workspace_id, n.support from new_rows n where n.support is not null)
+                       as w (workspace_id, id)
+                union all
+                select c.workspace_id, c.id, true
+                  from (select n.workspace_id, n.support from new_rows n where n.support is not null
+                        except
+                        select o.workspace_id, o.support from old_rows o where o.support is not null)
+                       as c (workspace_id, id)) s
+          join beliefdb.justification_antecedent a on a.workspace_id = s.workspace_id and a.justification_id = s.id
+         where x.workspace_id = a.workspace_id and x.node = a.antecedent and x.entry = 'out'
+           and x.justification = a.justification_id and x.support is distinct from s.support;
     end if;
     return null;
 end
@@ -195,6 +212,22 @@ end
 $$;
 comment on function beliefdb.adjacency_of_justifications() is 'Trigger: keep the in rows of beliefdb.adjacency equal to the justifications';
 
+-- Whether a justification is its consequent's support (node.support): true, or null (the value
+-- adjacency.support has on an out row that carries none).
+create or replace function beliefdb._is_support(p_workspace_id uuid, p_justification uuid, p_consequent uuid)
+returns boolean
+language plpgsql stable
+set search_path = pg_catalog, pg_temp
+as $$
+begin
+    -- plpgsql, not sql: planned once per session, not once per calling query
+    return case when exists (select from beliefdb.node n
+                              where n.workspace_id = p_workspace_id and n.id = p_consequent
+                                and n.support = p_justification) then true end;
+end
+$$;
+comment on function beliefdb._is_support(uuid, uuid, uuid) is 'True when a justification is its consequent''s support (node.support), else null';
+
 create or replace function beliefdb.adjacency_of_edges() returns trigger
 language plpgsql
 set search_path = pg_catalog, pg_temp
@@ -207,8 +240,10 @@ begin
     -- consequent no leaf, and a new out row into a leaf carries the leaf: the antecedents and
     -- consequents of what came, went or changed have their leaf columns set again
     if TG_OP = 'INSERT' then
-        insert into beliefdb.adjacency (workspace_id, node, entry, justification, consequent)
-        select n.workspace_id, n.antecedent, 'out'::beliefdb.adjacency_entry, n.justification_id, n.consequent
+        -- (an edge of a justification that is already its consequent's support carries it)
+        insert into beliefdb.adjacency (workspace_id, node, entry, justification, consequent, support)
+        select n.workspace_id, n.antecedent, 'out'::beliefdb.adjacency_entry, n.justification_id, n.consequent,
+               beliefdb._is_support(n.workspace_id, n.justification_id, n.consequent)
           from new_rows n;
         select array_agg(c.workspace_id), array_agg(c.node)
           into v_workspace_ids, v_nodes
@@ -232,12 +267,15 @@ begin
                 select n.workspace_id, n.antecedent, n.justification_id, n.consequent from new_rows n) as went
          where x.workspace_id = went.workspace_id and x.node = went.antecedent and x.entry = 'out'
            and x.justification = went.justification_id;
-        insert into beliefdb.adjacency (workspace_id, node, entry, justification, consequent)
-        select n.workspace_id, n.antecedent, 'out'::beliefdb.adjacency_entry, n.justification_id, n.consequent
-          from new_rows n
-        except
-        select o.workspace_id, o.antecedent, 'out'::beliefdb.adjacency_entry, o.justification_id, o.consequent
-          from old_rows o;
+        insert into beliefdb.adjacency (workspace_id, node, entry, justification, consequent, support)
+        select c.*, beliefdb._is_support(c.workspace_id, c.justification_id, c.consequent)
+          from (select n.workspace_id, n.antecedent, 'out'::beliefdb.adjacency_entry, n.justification_id,
+                       n.consequent
+                  from new_rows n
+                except
+                select o.workspace_id, o.antecedent, 'out'::beliefdb.adjacency_entry, o.justification_id,
+                       o.consequent
+                  from old_rows o) as c (workspace_id, antecedent, entry, justification_id, consequent);
         select array_agg(c.workspace_id), array_agg(c.node)
           into v_workspace_ids, v_nodes
           from (select n.workspace_id, n.antecedent as node from new_rows n

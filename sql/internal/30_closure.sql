@@ -47,7 +47,7 @@ language plpgsql
 set search_path = pg_catalog, pg_temp
 as $$
 begin
-    if not beliefdb._empty_working_table('beliefdb_evaluation', 'expired') then
+    if not beliefdb._empty_working_table('beliefdb_evaluation', 'depth') then
         create temporary table beliefdb_evaluation (
             id uuid primary key,
             kind beliefdb.node_kind,
@@ -57,7 +57,9 @@ begin
             blocked boolean not null default false, -- retracted, or assumed not to hold
             holds boolean not null default false,
             superseded boolean not null default false,
-            expired boolean not null default false  -- a belief whose valid time has ended
+            expired boolean not null default false, -- a belief whose valid time has ended
+            support uuid,                 -- the justification it holds by afterwards (null: premise or not holding)
+            depth integer                 -- its depth in the fixpoint (0: premise; null: not holding)
         );
     end if;
 end
@@ -83,3 +85,45 @@ begin
 end
 $$;
 comment on function beliefdb._in_open_conflict(uuid, uuid) is 'Whether a belief is tied with a rival that is still current (uses the evaluation working set)';
+
+-- The closure nodes of the evaluation in the working set whose stored support must be written
+-- (docs/rules.md, rule 2): its support changed, it was never ranked, or it rests by an unchanged
+-- support on one of those (whose rank grows, so its own must too). Ranks are written as
+-- beliefdb._support_rank says; every other node keeps its support and rank, which stay
+-- well-founded: nothing they rest on moved.
+create or replace function beliefdb._supports_to_store(p_workspace_id uuid) returns uuid[]
+language plpgsql
+set search_path = pg_catalog, pg_temp
+as $$
+begin
+    -- plpgsql, not sql: the working set is a temporary table that exists only at run time
+    return array(
+        with recursive dirty (id) as (
+            select e.id
+              from pg_temp.beliefdb_evaluation e
+              join beliefdb.node n on n.workspace_id = p_workspace_id and n.id = e.id
+             where (n.support, n.support_rank is null)
+                   is distinct from (e.support, not e.holds)
+            union
+            select e.id
+              from dirty d
+              join beliefdb.justification_antecedent a on a.workspace_id = p_workspace_id and a.antecedent = d.id
+              join pg_temp.beliefdb_evaluation e on e.id = a.consequent and e.support = a.justification_id
+        )
+        select d.id from dirty d);
+end
+$$;
+comment on function beliefdb._supports_to_store(uuid) is 'Closure nodes of the working set whose support or rank must be written (uses the evaluation working set)';
+
+-- The rank stored with a support written by a change: above p_base, the highest rank of what the
+-- change's moved supports rest on that keeps its rank, by the node's depth in the change's
+-- fixpoint (more than the depth of each antecedent whose rank moves too). Premises rank 0; nodes
+-- that do not hold have none.
+create or replace function beliefdb._support_rank(p_base bigint, p_holds boolean, p_support uuid, p_depth integer)
+returns bigint
+language sql immutable
+set search_path = pg_catalog, pg_temp
+as $$
+    select case when not p_holds then null when p_support is null then 0 else p_base + p_depth end
+$$;
+comment on function beliefdb._support_rank(bigint, boolean, uuid, integer) is 'The rank stored with a support: 0 for a premise, base + depth for a derived node, null when it does not hold';
