@@ -46,7 +46,6 @@ declare
     v_moved uuid[];
     v_dirty uuid[];
     v_base bigint;
-    v_status_moved uuid[];
 begin
     -- one propagation per workspace at a time: two concurrent changes that each leave a node
     -- one of two supports must not both conclude it still holds (READ COMMITTED gives every
@@ -97,15 +96,11 @@ begin
           join beliefdb.node n on n.workspace_id = p_workspace_id and n.id = e.id
          where e.kind = 'belief'
     )
-    , moved as (
-        update beliefdb.belief b
-           set status = next.status, revision = b.revision + 1
-          from next
-         where b.workspace_id = p_workspace_id and b.id = next.id
-           and b.status <> next.status and b.status <> 'quarantined'
-        returning b.id
-    )
-    select coalesce(array_agg(m.id), '{}') into v_status_moved from moved m;
+    update beliefdb.belief b
+       set status = next.status, revision = b.revision + 1
+      from next
+     where b.workspace_id = p_workspace_id and b.id = next.id
+       and b.status <> next.status and b.status <> 'quarantined';
 
     -- rule 4: a decision is flagged only when it no longer holds, not when a support changed
     with flagged as (
@@ -159,26 +154,10 @@ begin
       from unnest(v_held) h (id)
     on conflict do nothing;
 
-    -- support changed, so confidence may have: the same factors why() shows. The first round
-    -- computes the beliefs the change moved: its seeds, those whose standing or status moved, and
-    -- those resting on a node whose standing moved (a source's fragment no longer in force, say);
-    -- a derived belief reads what it is derived from as stored, so the beliefs derived from those
-    -- whose confidence moved are computed again, until nothing moves (depth-bounded); the others
-    -- would come out the same (a hub's closure is thousands of beliefs, of which a change moves
-    -- few). What time alone moves (recency) is decay's to store (rule 9).
-    v_confidence := array(
-        select e.id
-          from pg_temp.beliefdb_evaluation e
-         where e.kind = 'belief'
-           and ((e.held, e.was_current) is distinct from (e.holds, e.holds and not e.superseded and not e.expired)
-                or e.id in (select unnest(p_seeds))
-                or e.id in (select unnest(v_status_moved))
-                or e.id in (select a.consequent
-                              from pg_temp.beliefdb_evaluation m
-                              join beliefdb.justification_antecedent a
-                                on a.workspace_id = p_workspace_id and a.antecedent = m.id
-                             where (m.held, m.was_current)
-                                   is distinct from (m.holds, m.holds and not m.superseded and not m.expired))));
+    -- support changed, so confidence may have: the same factors why() shows. A derived belief
+    -- reads what it is derived from as stored, so the beliefs derived from those that moved are
+    -- computed again, until nothing moves (depth-bounded); the others would come out the same.
+    v_confidence := array(select e.id from pg_temp.beliefdb_evaluation e where e.kind = 'belief');
     for v_round in 1..20 loop
         v_moved := beliefdb._refresh_confidence(p_workspace_id, v_confidence);
         exit when cardinality(v_moved) = 0;
