@@ -658,9 +658,8 @@ def test_retracting_one_side_of_a_tie_leaves_the_other_current(bdb: beliefdb.Bel
 
 
 def test_a_belief_never_supersedes_what_it_rests_on_nor_itself(bdb: beliefdb.BeliefDB, su: Su) -> None:
-    """The acyclicity check walks back from the new winner (what it rests on, and what supersedes
-    that): a belief derived from a, two levels up, may not supersede a, nor a itself; a belief that
-    does not rest on a may."""
+    """Supersession stays acyclic (beliefdb.supersession_is_acyclic): a belief derived from a, two
+    levels up, may not supersede a, nor a itself; a belief that does not rest on a may."""
     a, b = fact(bdb, "p1"), fact(bdb, "p2")
     x = bdb.derive("x", "s2", "attr", "2", [a]).id
     y = bdb.derive("y", "s3", "attr", "3", [x, b]).id
