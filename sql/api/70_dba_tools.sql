@@ -44,8 +44,6 @@ declare
     v_more uuid[] := '{}';
     v_confidence uuid[];
     v_moved uuid[];
-    v_dirty uuid[];
-    v_base bigint;
 begin
     -- one propagation per workspace at a time: two concurrent changes that each leave a node
     -- one of two supports must not both conclude it still holds (READ COMMITTED gives every
@@ -60,28 +58,17 @@ begin
         select e.id from pg_temp.beliefdb_evaluation e
          where (e.held, e.was_current) is distinct from (e.holds, e.holds and not e.superseded and not e.expired)));
 
-    -- with the standing, what each node holds by (rule 2): the supports that moved, ranked above
-    -- what they rest on: above every antecedent whose rank stays (v_base), by their depth in the
-    -- fixpoint above those whose rank moves with them
-    v_dirty := beliefdb._supports_to_store(p_workspace_id);
-    v_base := coalesce((select max(m.support_rank)
-                          from pg_temp.beliefdb_evaluation e
-                          join unnest(v_dirty) as d (id) on d.id = e.id
-                          join beliefdb.justification_antecedent a
-                            on a.workspace_id = p_workspace_id and a.justification_id = e.support
-                          join beliefdb.node m on m.workspace_id = p_workspace_id and m.id = a.antecedent
-                         where a.antecedent not in (select unnest(v_dirty))), 0);
+    -- with the standing, what each node holds by (rule 2) and its rank: only the rows where one
+    -- of them changes are written (beliefdb._rank_supports ranks again only what must be)
+    perform beliefdb._rank_supports(p_workspace_id);
     update beliefdb.node n
        set holds = e.holds, current = e.holds and not e.superseded and not e.expired,
-           support = case when e.dirty then e.support else n.support end,
-           support_rank = case when e.dirty then beliefdb._support_rank(v_base, e.holds, e.support, e.depth)
-                               else n.support_rank end
-      from (select e.*, d.id is not null as dirty
-              from pg_temp.beliefdb_evaluation e
-              left join unnest(v_dirty) as d (id) on d.id = e.id) e
+           support = e.support, support_rank = case when e.holds then coalesce(e.rank, n.support_rank) end
+      from pg_temp.beliefdb_evaluation e
      where n.workspace_id = p_workspace_id and n.id = e.id
-       and ((n.holds, n.current) is distinct from (e.holds, e.holds and not e.superseded and not e.expired)
-            or e.dirty);
+       and (n.holds, n.current, n.support, n.support_rank)
+           is distinct from (e.holds, e.holds and not e.superseded and not e.expired, e.support,
+                             case when e.holds then coalesce(e.rank, n.support_rank) end);
 
     with next as (
         select e.id,

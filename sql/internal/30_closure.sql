@@ -47,7 +47,7 @@ language plpgsql
 set search_path = pg_catalog, pg_temp
 as $$
 begin
-    if not beliefdb._empty_working_table('beliefdb_evaluation', 'depth') then
+    if not beliefdb._empty_working_table('beliefdb_evaluation', 'rank') then
         create temporary table beliefdb_evaluation (
             id uuid primary key,
             kind beliefdb.node_kind,
@@ -59,7 +59,8 @@ begin
             superseded boolean not null default false,
             expired boolean not null default false, -- a belief whose valid time has ended
             support uuid,                 -- the justification it holds by afterwards (null: premise or not holding)
-            depth integer                 -- its depth in the fixpoint (0: premise; null: not holding)
+            depth integer,                -- its depth in the fixpoint (0: premise; null: not holding)
+            rank bigint                   -- the support rank propagate writes (null: the stored one stays)
         );
     end if;
 end
@@ -86,44 +87,73 @@ end
 $$;
 comment on function beliefdb._in_open_conflict(uuid, uuid) is 'Whether a belief is tied with a rival that is still current (uses the evaluation working set)';
 
--- The closure nodes of the evaluation in the working set whose stored support must be written
--- (docs/rules.md, rule 2): its support changed, it was never ranked, or it rests by an unchanged
--- support on one of those (whose rank grows, so its own must too). Ranks are written as
--- beliefdb._support_rank says; every other node keeps its support and rank, which stay
--- well-founded: nothing they rest on moved.
-create or replace function beliefdb._supports_to_store(p_workspace_id uuid) returns uuid[]
+-- The support ranks a change must write (docs/rules.md, rule 2), into the working set's rank
+-- column: ranks need only fall strictly along supports (node.support_rank), not be minimal, so a
+-- node is ranked again only when its support changed, it had no rank, or its support rests on a node
+-- whose new rank is not below its own; it keeps its rank when that is still above its support's
+-- antecedents, else takes one more than the highest. Premises rank 0. In increasing depth of the
+-- change's fixpoint (a node's support rests only on shallower nodes of the closure), so each node is
+-- ranked after what it rests on; at a hub this writes what moved, not all that rests on it.
+create or replace function beliefdb._rank_supports(p_workspace_id uuid) returns void
 language plpgsql
 set search_path = pg_catalog, pg_temp
 as $$
+declare
+    v_pending uuid[];
+    v_now uuid[];
+    v_depth integer;
 begin
     -- plpgsql, not sql: the working set is a temporary table that exists only at run time
-    return array(
-        with recursive dirty (id) as (
-            select e.id
+    v_pending := array(
+        select e.id
+          from pg_temp.beliefdb_evaluation e
+          join beliefdb.node n on n.workspace_id = p_workspace_id and n.id = e.id
+         where e.holds and (n.support is distinct from e.support or n.support_rank is null));
+    loop
+        select min(e.depth) into v_depth
+          from pg_temp.beliefdb_evaluation e
+          join unnest(v_pending) as p (id) on p.id = e.id;
+        exit when v_depth is null;
+        v_now := array(select e.id
+                         from pg_temp.beliefdb_evaluation e
+                         join unnest(v_pending) as p (id) on p.id = e.id
+                        where e.depth = v_depth);
+        with ranked as (
+            select e.id, n.support_rank as old,
+                   case when e.support is null then 0
+                        else greatest(n.support_rank,
+                                      (select max(coalesce(r.rank, m.support_rank)) + 1
+                                         from beliefdb.justification_antecedent a
+                                         join beliefdb.node m on m.workspace_id = p_workspace_id and m.id = a.antecedent
+                                         left join pg_temp.beliefdb_evaluation r on r.id = a.antecedent
+                                        where a.workspace_id = p_workspace_id and a.justification_id = e.support))
+                   end as rank
               from pg_temp.beliefdb_evaluation e
+              join unnest(v_now) as p (id) on p.id = e.id
               join beliefdb.node n on n.workspace_id = p_workspace_id and n.id = e.id
-             where (n.support, n.support_rank is null)
-                   is distinct from (e.support, not e.holds)
-            union
-            select e.id
-              from dirty d
-              join beliefdb.justification_antecedent a on a.workspace_id = p_workspace_id and a.antecedent = d.id
-              join pg_temp.beliefdb_evaluation e on e.id = a.consequent and e.support = a.justification_id
+        ), stored as (
+            update pg_temp.beliefdb_evaluation e
+               set rank = r.rank
+              from ranked r
+             where e.id = r.id
+            returning e.id, r.rank, r.old
         )
-        select d.id from dirty d);
+        -- what rests by its support on a node whose rank rose to or past its own
+        select array(select p.id from unnest(v_pending) as p (id) where p.id <> all (v_now)
+                     union
+                     select c.id
+                       from stored s
+                       join beliefdb.justification_antecedent a
+                         on a.workspace_id = p_workspace_id and a.antecedent = s.id
+                       join pg_temp.beliefdb_evaluation c
+                         on c.id = a.consequent and c.support = a.justification_id and c.holds
+                       join beliefdb.node k on k.workspace_id = p_workspace_id and k.id = c.id
+                      where s.rank is distinct from s.old and (k.support_rank is null or k.support_rank <= s.rank))
+          into v_pending;
+    end loop;
 end
 $$;
-comment on function beliefdb._supports_to_store(uuid) is 'Closure nodes of the working set whose support or rank must be written (uses the evaluation working set)';
+comment on function beliefdb._rank_supports(uuid) is 'Write into the evaluation working set the support ranks a change must store (uses the evaluation working set)';
 
--- The rank stored with a support written by a change: above p_base, the highest rank of what the
--- change's moved supports rest on that keeps its rank, by the node's depth in the change's
--- fixpoint (more than the depth of each antecedent whose rank moves too). Premises rank 0; nodes
--- that do not hold have none.
-create or replace function beliefdb._support_rank(p_base bigint, p_holds boolean, p_support uuid, p_depth integer)
-returns bigint
-language sql immutable
-set search_path = pg_catalog, pg_temp
-as $$
-    select case when not p_holds then null when p_support is null then 0 else p_base + p_depth end
-$$;
-comment on function beliefdb._support_rank(bigint, boolean, uuid, integer) is 'The rank stored with a support: 0 for a premise, base + depth for a derived node, null when it does not hold';
+drop function if exists beliefdb._supports_to_store(uuid);
+drop function if exists beliefdb._support_rank(bigint, boolean, uuid, integer);
