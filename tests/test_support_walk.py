@@ -153,3 +153,46 @@ def test_the_walk_takes_the_edges_that_carry_a_support_by_their_index(db_url: st
     scans = json.dumps(level)
     assert '"Index Name": "adjacency_support"' in scans, scans
     assert '"Index Name": "adjacency_pkey"' not in scans, scans
+
+
+# a (2) rests on the fragment q (0) or on the fragment x (1) alone; 150 beliefs rest on a alone
+SWITCH = Graph(premises=2, beliefs=3 + FAN,
+               justifications=((2, (0,)), (2, (1,)), *((n, (2,)) for n in range(3, 3 + FAN))))
+
+
+def test_a_change_writes_the_supports_it_moves_not_what_rests_on_them(postgresql: psycopg.Connection[Any],
+                                                                       db_url: str) -> None:
+    """Retracting the premise a hub holds by, then restoring it: the hub changes support each time,
+    with a rank still above the other premise's, so the propagation writes the hub's node row (and
+    the premise's) and not one of the 150 that rest on the hub, whose ranks stay above it; the
+    supports stay well-founded."""
+    stored = store(postgresql, db_url, SWITCH)
+    stored.propagate(stored.ids)
+    conn, ids = stored.conn, stored.ids
+
+    def versions() -> dict[Any, str]:
+        rows = conn.execute("select id, xmin::text from beliefdb.node where workspace_id = %s", (stored.ws,))
+        got = dict(rows.fetchall())
+        conn.commit()
+        return got
+
+    def ranks() -> list[Any]:
+        rows = conn.execute("select support_rank from beliefdb.node where id = any(%s) order by id",
+                            (ids[3:],)).fetchall()
+        conn.commit()
+        return rows
+
+    [p] = supports(stored)[2]
+    fan = ranks()
+    for retracted in (True, False):
+        stored.set_retracted(p, retracted)
+        before = versions()
+        stored.propagate([ids[p]])
+        after = versions()
+        written = {n for n, i in enumerate(ids) if before[i] != after[i]}
+        if retracted:
+            assert supports(stored)[2] == [1 - p], "a holds by the other premise"
+            assert written == {p, 2}, sorted(written)
+        assert written <= {p, 2}, sorted(written)
+        assert ranks() == fan
+        assert support_drift(conn, stored.ws) == []
