@@ -59,15 +59,18 @@ begin
          where (e.held, e.was_current) is distinct from (e.holds, e.holds and not e.superseded and not e.expired)));
 
     -- with the standing, what each node holds by (rule 2) and its rank: only the rows where one
-    -- of them changes are written (beliefdb._rank_supports ranks again only what must be)
-    perform beliefdb._rank_supports(p_workspace_id);
+    -- of them changes are written; a node the change did not move keeps its support and rank
+    -- (beliefdb._rank_supports)
+    perform beliefdb._rank_supports(p_workspace_id, p_seeds);
     update beliefdb.node n
        set holds = e.holds, current = e.holds and not e.superseded and not e.expired,
-           support = e.support, support_rank = case when e.holds then coalesce(e.rank, n.support_rank) end
+           support = case when e.holds then case when e.rank is null then n.support else e.support end end,
+           support_rank = case when e.holds then coalesce(e.rank, n.support_rank) end
       from pg_temp.beliefdb_evaluation e
      where n.workspace_id = p_workspace_id and n.id = e.id
        and (n.holds, n.current, n.support, n.support_rank)
-           is distinct from (e.holds, e.holds and not e.superseded and not e.expired, e.support,
+           is distinct from (e.holds, e.holds and not e.superseded and not e.expired,
+                             case when e.holds then case when e.rank is null then n.support else e.support end end,
                              case when e.holds then coalesce(e.rank, n.support_rank) end);
 
     with next as (

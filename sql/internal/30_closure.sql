@@ -87,73 +87,80 @@ end
 $$;
 comment on function beliefdb._in_open_conflict(uuid, uuid) is 'Whether a belief is tied with a rival that is still current (uses the evaluation working set)';
 
--- The support ranks a change must write (docs/rules.md, rule 2), into the working set's rank
--- column: ranks need only fall strictly along supports (node.support_rank), not be minimal, so a
--- node is ranked again only when its support changed, it had no rank, or its support rests on a node
--- whose new rank is not below its own; it keeps its rank when that is still above its support's
--- antecedents, else takes one more than the highest. Premises rank 0. In increasing depth of the
--- change's fixpoint (a node's support rests only on shallower nodes of the closure), so each node is
--- ranked after what it rests on; at a hub this writes what moved, not all that rests on it.
-create or replace function beliefdb._rank_supports(p_workspace_id uuid) returns void
+-- The supports and ranks a change must write (docs/rules.md, rule 2), into the working set. A node
+-- keeps its stored support (and rank) unless the change moved it: it holds and had no rank, became
+-- or stopped being a premise, is a seed whose support is gone or rests on a node that is not
+-- current, or rests by its stored support on a node that is not current or that moved (what rests
+-- on a kept support is kept, so kept supports stay ranked as before). A moved node that holds takes
+-- the support of the change's fixpoint, which rests only on shallower nodes of the closure, and is
+-- ranked in increasing depth: its old rank if that is still above its support's antecedents, else
+-- one more than the highest (ranks need only fall strictly along supports, not be minimal).
+-- The rank column says which: null for a node that keeps what is stored.
+create or replace function beliefdb._rank_supports(p_workspace_id uuid, p_seeds uuid[]) returns void
 language plpgsql
 set search_path = pg_catalog, pg_temp
 as $$
 declare
-    v_pending uuid[];
-    v_now uuid[];
+    v_moved uuid[];
     v_depth integer;
 begin
     -- plpgsql, not sql: the working set is a temporary table that exists only at run time
-    v_pending := array(
-        select e.id
-          from pg_temp.beliefdb_evaluation e
-          join beliefdb.node n on n.workspace_id = p_workspace_id and n.id = e.id
-         where e.holds and (n.support is distinct from e.support or n.support_rank is null));
-    loop
-        select min(e.depth) into v_depth
-          from pg_temp.beliefdb_evaluation e
-          join unnest(v_pending) as p (id) on p.id = e.id;
-        exit when v_depth is null;
-        v_now := array(select e.id
-                         from pg_temp.beliefdb_evaluation e
-                         join unnest(v_pending) as p (id) on p.id = e.id
-                        where e.depth = v_depth);
-        with ranked as (
-            select e.id, n.support_rank as old,
-                   case when e.support is null then 0
-                        else greatest(n.support_rank,
-                                      (select max(coalesce(r.rank, m.support_rank)) + 1
-                                         from beliefdb.justification_antecedent a
-                                         join beliefdb.node m on m.workspace_id = p_workspace_id and m.id = a.antecedent
-                                         left join pg_temp.beliefdb_evaluation r on r.id = a.antecedent
-                                        where a.workspace_id = p_workspace_id and a.justification_id = e.support))
-                   end as rank
+    v_moved := array(
+        with recursive moved (id) as (
+            select e.id
               from pg_temp.beliefdb_evaluation e
-              join unnest(v_now) as p (id) on p.id = e.id
               join beliefdb.node n on n.workspace_id = p_workspace_id and n.id = e.id
-        ), stored as (
-            update pg_temp.beliefdb_evaluation e
-               set rank = r.rank
-              from ranked r
-             where e.id = r.id
-            returning e.id, r.rank, r.old
+             where e.holds and (n.support_rank is null or (n.support is null) <> (e.support is null))
+            union
+            select e.id
+              from pg_temp.beliefdb_evaluation e
+              join unnest(p_seeds) as s (id) on s.id = e.id
+              join beliefdb.node n on n.workspace_id = p_workspace_id and n.id = e.id
+             where e.holds and n.support is not null
+               and (not exists (select from beliefdb.justification j
+                                 where j.workspace_id = p_workspace_id and j.id = n.support and j.consequent = n.id)
+                    or exists (select from beliefdb.justification_antecedent a
+                                 join beliefdb.node m on m.workspace_id = p_workspace_id and m.id = a.antecedent
+                                 left join pg_temp.beliefdb_evaluation r on r.id = a.antecedent
+                                where a.workspace_id = p_workspace_id and a.justification_id = n.support
+                                  and not coalesce(r.holds and not r.superseded and not r.expired, m.current)))
+            union
+            select a.consequent
+              from pg_temp.beliefdb_evaluation e
+              join beliefdb.justification_antecedent a on a.workspace_id = p_workspace_id and a.antecedent = e.id
+              join beliefdb.node c on c.workspace_id = p_workspace_id and c.id = a.consequent
+                                  and c.support = a.justification_id
+             where not (e.holds and not e.superseded and not e.expired)
+            union
+            select a.consequent
+              from moved d
+              join beliefdb.justification_antecedent a on a.workspace_id = p_workspace_id and a.antecedent = d.id
+              join beliefdb.node c on c.workspace_id = p_workspace_id and c.id = a.consequent
+                                  and c.support = a.justification_id
         )
-        -- what rests by its support on a node whose rank rose to or past its own
-        select array(select p.id from unnest(v_pending) as p (id) where p.id <> all (v_now)
-                     union
-                     select c.id
-                       from stored s
-                       join beliefdb.justification_antecedent a
-                         on a.workspace_id = p_workspace_id and a.antecedent = s.id
-                       join pg_temp.beliefdb_evaluation c
-                         on c.id = a.consequent and c.support = a.justification_id and c.holds
-                       join beliefdb.node k on k.workspace_id = p_workspace_id and k.id = c.id
-                      where s.rank is distinct from s.old and (k.support_rank is null or k.support_rank <= s.rank))
-          into v_pending;
+        select d.id from moved d);
+    for v_depth in select distinct e.depth
+                     from pg_temp.beliefdb_evaluation e
+                     join unnest(v_moved) as p (id) on p.id = e.id
+                    where e.holds
+                    order by 1 loop
+        update pg_temp.beliefdb_evaluation e
+           set rank = case when e.support is null then 0
+                           else greatest(n.support_rank,
+                                         (select max(coalesce(r.rank, m.support_rank)) + 1
+                                            from beliefdb.justification_antecedent a
+                                            join beliefdb.node m on m.workspace_id = p_workspace_id and m.id = a.antecedent
+                                            left join pg_temp.beliefdb_evaluation r on r.id = a.antecedent
+                                           where a.workspace_id = p_workspace_id and a.justification_id = e.support))
+                      end
+          from unnest(v_moved) as p (id)
+          join beliefdb.node n on n.workspace_id = p_workspace_id and n.id = p.id
+         where e.id = p.id and e.holds and e.depth = v_depth;
     end loop;
 end
 $$;
-comment on function beliefdb._rank_supports(uuid) is 'Write into the evaluation working set the support ranks a change must store (uses the evaluation working set)';
+comment on function beliefdb._rank_supports(uuid, uuid[]) is 'Write into the evaluation working set the supports and ranks a change must store (uses the evaluation working set)';
 
+drop function if exists beliefdb._rank_supports(uuid);
 drop function if exists beliefdb._supports_to_store(uuid);
 drop function if exists beliefdb._support_rank(bigint, boolean, uuid, integer);
