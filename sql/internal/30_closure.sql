@@ -125,18 +125,26 @@ begin
                                 where a.workspace_id = p_workspace_id and a.justification_id = n.support
                                   and not coalesce(r.holds and not r.superseded and not r.expired, m.current)))
             union
+            -- (lateral, offset 0: the edges out of each node by the index, not all the workspace's
+            -- edges merged with the few nodes, the plan a generic estimate of the workspace picks)
             select a.consequent
               from pg_temp.beliefdb_evaluation e
-              join beliefdb.justification_antecedent a on a.workspace_id = p_workspace_id and a.antecedent = e.id
-              join beliefdb.node c on c.workspace_id = p_workspace_id and c.id = a.consequent
-                                  and c.support = a.justification_id
+             cross join lateral (select a.consequent
+                                   from beliefdb.justification_antecedent a
+                                   join beliefdb.node c on c.workspace_id = p_workspace_id and c.id = a.consequent
+                                                       and c.support = a.justification_id
+                                  where a.workspace_id = p_workspace_id and a.antecedent = e.id
+                                 offset 0) as a
              where not (e.holds and not e.superseded and not e.expired)
             union
             select a.consequent
               from moved d
-              join beliefdb.justification_antecedent a on a.workspace_id = p_workspace_id and a.antecedent = d.id
-              join beliefdb.node c on c.workspace_id = p_workspace_id and c.id = a.consequent
-                                  and c.support = a.justification_id
+             cross join lateral (select a.consequent
+                                   from beliefdb.justification_antecedent a
+                                   join beliefdb.node c on c.workspace_id = p_workspace_id and c.id = a.consequent
+                                                       and c.support = a.justification_id
+                                  where a.workspace_id = p_workspace_id and a.antecedent = d.id
+                                 offset 0) as a
         )
         select d.id from moved d);
     for v_depth in select distinct e.depth
