@@ -107,10 +107,16 @@ begin
     -- plpgsql, not sql: the working set is a temporary table that exists only at run time
     v_moved := array(
         with recursive moved (id) as (
+            -- (a node that held has a rank: only what did not hold, a premise and a seed are looked
+            -- up, each by its key, not the workspace's nodes hashed for a closure of a few dozen)
             select e.id
               from pg_temp.beliefdb_evaluation e
-              join beliefdb.node n on n.workspace_id = p_workspace_id and n.id = e.id
-             where e.holds and (n.support_rank is null or (n.support is null) <> (e.support is null))
+             cross join lateral (select n.support, n.support_rank
+                                   from beliefdb.node n
+                                  where n.workspace_id = p_workspace_id and n.id = e.id
+                                 offset 0) as n
+             where e.holds and (e.held is not true or e.support is null or e.id = any(p_seeds))
+               and (n.support_rank is null or (n.support is null) <> (e.support is null))
             union
             select e.id
               from pg_temp.beliefdb_evaluation e
