@@ -295,18 +295,18 @@ def test_the_revisions_fill_the_adjacency_of_existing_nodes(bdb: beliefdb.Belief
            "(workspace_id, node, entry, justification) include (consequent, unmet, kind, holds, current, retracted)")
 
     su.all((REVISIONS / "0009_related_beliefs.sql").read_text(encoding="utf-8"))
-    # and 0023's supports, of nodes that had none: the nodes' from the holding, level by level,
+    # and 0022's supports, of nodes that had none: the nodes' from the holding, level by level,
     # then the out rows that carry them
     su.all("set session_replication_role = replica")
     su.all("update beliefdb.node set support = null, support_rank = null")
     su.all("set session_replication_role = origin")
-    supports = (REVISIONS / "0023_supports.sql").read_text(encoding="utf-8")
+    supports = (REVISIONS / "0022_supports.sql").read_text(encoding="utf-8")
     su.all(supports[supports.index("do $$"):supports.index("$$;", supports.index("do $$") + 5) + 3])
     assert su.one("select count(*) filter (where support is not null)"
                   " = count(*) filter (where holds and kind in ('belief', 'decision', 'action'))"
                   " and count(*) filter (where support is not null) > 3"
                   " from beliefdb.node where workspace_id = %s", (su.ws,))
-    su.all(revision_statement("update beliefdb.adjacency x", "0023_supports.sql"))
+    su.all(revision_statement("update beliefdb.adjacency x", "0022_supports.sql"))
     assert support_drift(su.conn, su.ws) == []
     assert adjacency_drift(su.conn, su.ws) == set()
     assert {r[0] for r in su.all("select node from beliefdb.adjacency where workspace_id = %s and related",

@@ -244,7 +244,7 @@ comment on function beliefdb.rebuild_adjacency(uuid) is 'Rewrite a workspace''s 
 -- justifications whose antecedents are all current and ranked at an earlier level, with a rank
 -- above theirs (rule 2 of docs/rules.md: the holding is the least fixpoint, so every node that
 -- holds gets one); then the out rows of beliefdb.adjacency that carry a support say so. The same
--- rule as revision 0023's backfill. Returns how many levels it took.
+-- rule as revision 0022's backfill. Returns how many levels it took.
 create or replace function beliefdb.rebuild_supports(p_workspace_id uuid) returns integer
 language plpgsql
 set search_path = pg_catalog, pg_temp

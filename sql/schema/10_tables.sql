@@ -162,7 +162,7 @@ create table beliefdb.node (
     created_at timestamptz not null default beliefdb.clock(),
     -- the justification it holds by now (null: a premise, or it does not hold) and its rank, which
     -- exceeds the rank of every antecedent of that justification: supports are well-founded
-    -- (rule 2 of docs/rules.md), 0 for a premise, null when it does not hold (revision 0023)
+    -- (rule 2 of docs/rules.md), 0 for a premise, null when it does not hold (revision 0022)
     support uuid,
     support_rank bigint,
     primary key (workspace_id, id),
@@ -347,7 +347,7 @@ create table beliefdb.adjacency (
 );
 comment on table beliefdb.adjacency is 'Derived: each node''s standing, edges out and justifications in one index, for the closure walk';
 
--- The edges that carry a support (revision 0023): what a retraction takes down is reached from it
+-- The edges that carry a support (revision 0022): what a retraction takes down is reached from it
 -- by these alone, whatever else rests on it.
 create index adjacency_support on beliefdb.adjacency (workspace_id, node) include (justification, consequent)
     where entry = 'out' and support;

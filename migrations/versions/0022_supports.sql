@@ -1,4 +1,4 @@
--- Frozen at revision 0023: stored supports (issue 21). Never edit: change tables through a new
+-- Frozen at revision 0022: stored supports (issue 21). Never edit: change tables through a new
 -- revision, and sql/schema/10_tables.sql with it.
 -- Each node stores the justification it holds by now and a rank above the rank of every antecedent
 -- of that justification (0: a premise; null: it does not hold), so supports are well-founded; the

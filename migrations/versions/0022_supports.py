@@ -4,8 +4,8 @@ that carry a support say so (adjacency.support, with the partial index adjacency
 workspaces get their supports from the stored holding, level by level. beliefdb.evaluate_closure
 returns the supports too (a new result type: dropped here, re-created by the re-applied SQL).
 
-Revision ID: 0023
-Revises: 0017
+Revision ID: 0022
+Revises: 0021
 """
 
 from __future__ import annotations
@@ -14,14 +14,14 @@ from pathlib import Path
 
 from beliefdb.db.migrate import run_sql
 
-revision = "0023"
-down_revision = "0017"
+revision = "0022"
+down_revision = "0021"
 branch_labels = None
 depends_on = None
 
 
 def upgrade() -> None:
-    run_sql((Path(__file__).parent / "0023_supports.sql").read_text(encoding="utf-8"))
+    run_sql((Path(__file__).parent / "0022_supports.sql").read_text(encoding="utf-8"))
 
 
 def downgrade() -> None:
