@@ -196,3 +196,61 @@ def test_a_change_writes_the_supports_it_moves_not_what_rests_on_them(postgresql
         assert written == ({p, 2} if retracted else {p}), sorted(written)
         assert ranks() == fan
         assert support_drift(conn, stored.ws) == []
+
+
+# a (3) rests on the fragment q (0) or on the fragment x (1); 150 beliefs rest on a, or on e (5),
+# which rests on w (4), which rests on the fragment y (2): the fixpoint meets them by a first
+DEEP = Graph(premises=3, beliefs=6 + FAN,
+             justifications=((3, (0,)), (3, (1,)), (4, (2,)), (5, (4,)),
+                             *((n, (3,)) for n in range(6, 6 + FAN)), *((n, (5,)) for n in range(6, 6 + FAN))))
+
+
+def test_what_rests_on_a_moved_support_keeps_its_own(postgresql: psycopg.Connection[Any], db_url: str) -> None:
+    """Retracting the premise a hub holds by: the hub moves to the other premise, and the 150
+    beliefs that rest on the hub keep it as their support (still current, its rank unchanged),
+    though the change's fixpoint meets them by e, outside it, first: only the premise's and the
+    hub's node rows are written, and the supports stay well-founded."""
+    stored = store(postgresql, db_url, DEEP)
+    stored.propagate(stored.ids)
+    conn, ids = stored.conn, stored.ids
+    fan = range(6, 6 + FAN)
+    assert all(supports(stored)[n] == [3] for n in fan)
+
+    def versions() -> dict[Any, str]:
+        rows = conn.execute("select id, xmin::text, support_rank from beliefdb.node where workspace_id = %s",
+                            (stored.ws,))
+        got = {i: (v, r) for i, v, r in rows.fetchall()}
+        conn.commit()
+        return got
+
+    [p] = supports(stored)[3]
+    before = versions()
+    stored.set_retracted(p, True)
+    stored.propagate([ids[p]])
+    after = versions()
+    written = {n for n, i in enumerate(ids) if before[i][0] != after[i][0]}
+    got = supports(stored)
+    assert got[3] == [1 - p] and all(got[n] == [3] for n in fan)
+    assert written == {p, 3}, sorted(written)
+    assert all(after[ids[n]][1] == before[ids[n]][1] for n in fan)
+    assert support_drift(conn, stored.ws) == []
+
+
+# x (2) rests on the fragment q (0) or on y (3); y rests on x, or on t (5), which rests on s (4),
+# which rests on the fragment r (1): y holds by x (met a level before t)
+LOOP = Graph(premises=2, beliefs=4,
+             justifications=((2, (0,)), (2, (3,)), (3, (2,)), (3, (5,)), (5, (4,)), (4, (1,))))
+
+
+def test_a_kept_support_gives_way_where_it_would_close_a_cycle(postgresql: psycopg.Connection[Any],
+                                                                db_url: str) -> None:
+    """Retracting q: x holds by y now, and y's stored support (x) is still current, but keeping it
+    would make x and y rest on each other: y takes t, and the supports stay well-founded."""
+    stored = store(postgresql, db_url, LOOP)
+    stored.propagate(stored.ids)
+    assert supports(stored)[2] == [0] and supports(stored)[3] == [2]
+    stored.set_retracted(0, True)
+    stored.propagate([stored.ids[0]])
+    got = supports(stored)
+    assert got[2] == [3] and got[3] == [5], got
+    assert support_drift(stored.conn, stored.ws) == []
