@@ -106,11 +106,12 @@ as $$
 declare
     v_moved uuid[];
     v_more uuid[];
-    -- what may have moved and holds, in increasing depth: id, depth, the fixpoint's support, the
-    -- stored one (then the chosen one), the stored rank (then the new one), and whether the stored
-    -- support is still one
+    -- what may have moved and holds, in increasing depth: id, whether a premise, the fixpoint's
+    -- support, the stored one, the stored rank (-1: none) and whether the stored support is still
+    -- one. (No nulls in what the loops below read by position: an element of an array with nulls
+    -- is found by counting from the start.)
     v_id uuid[];
-    v_depths integer[];
+    v_premise boolean[];
     v_fix uuid[];
     v_kept uuid[];
     v_rank bigint[];
@@ -118,7 +119,7 @@ declare
     v_kept_ok boolean[];
     v_n integer;
     -- the antecedents of both supports, in node order: the node's position, of which support, the
-    -- antecedent's position if it may have moved, whether it is current now, its stored rank
+    -- antecedent's position if it may have moved (else 0), whether it is current now, its stored rank
     v_edge_node integer[];
     v_edge_fix boolean[];
     v_edge_kept boolean[];
@@ -192,12 +193,12 @@ begin
         -- antecedents of both, each with its standing now, its stored rank and, if it may have moved
         -- too, its position here (one pass in memory, not a statement per depth)
         select coalesce(array_agg(e.id order by e.depth, e.id), '{}'),
-               coalesce(array_agg(e.depth order by e.depth, e.id), '{}'),
+               coalesce(array_agg(e.support is null order by e.depth, e.id), '{}'),
                coalesce(array_agg(e.support order by e.depth, e.id), '{}'),
                coalesce(array_agg(n.support order by e.depth, e.id), '{}'),
-               coalesce(array_agg(n.support_rank order by e.depth, e.id), '{}'),
+               coalesce(array_agg(coalesce(n.support_rank, -1) order by e.depth, e.id), '{}'),
                coalesce(array_agg(j.id is not null order by e.depth, e.id), '{}')
-          into v_id, v_depths, v_fix, v_kept, v_rank, v_kept_ok
+          into v_id, v_premise, v_fix, v_kept, v_rank, v_kept_ok
           from unnest(v_moved) as p (id)
           join pg_temp.beliefdb_evaluation e on e.id = p.id
           -- (lateral, offset 0: each row by its key, as above)
@@ -215,12 +216,14 @@ begin
             return;
         end if;
         select coalesce(array_agg(m.pos::integer order by m.pos, a.justification_id, a.antecedent), '{}'),
-               coalesce(array_agg(a.justification_id = m.fix order by m.pos, a.justification_id, a.antecedent), '{}'),
-               coalesce(array_agg(a.justification_id = m.kept order by m.pos, a.justification_id, a.antecedent), '{}'),
-               coalesce(array_agg(q.pos::integer order by m.pos, a.justification_id, a.antecedent), '{}'),
-               coalesce(array_agg(coalesce(r.holds and not r.superseded and not r.expired, c.current)
+               coalesce(array_agg(coalesce(a.justification_id = m.fix, false)
                                   order by m.pos, a.justification_id, a.antecedent), '{}'),
-               coalesce(array_agg(c.support_rank order by m.pos, a.justification_id, a.antecedent), '{}')
+               coalesce(array_agg(coalesce(a.justification_id = m.kept, false)
+                                  order by m.pos, a.justification_id, a.antecedent), '{}'),
+               coalesce(array_agg(coalesce(q.pos::integer, 0) order by m.pos, a.justification_id, a.antecedent), '{}'),
+               coalesce(array_agg(coalesce(r.holds and not r.superseded and not r.expired, c.current, false)
+                                  order by m.pos, a.justification_id, a.antecedent), '{}'),
+               coalesce(array_agg(coalesce(c.support_rank, -1) order by m.pos, a.justification_id, a.antecedent), '{}')
           into v_edge_node, v_edge_fix, v_edge_kept, v_edge_moved, v_edge_current, v_edge_rank
           from unnest(v_id, v_fix, v_kept) with ordinality as m (id, fix, kept, pos)
           cross join lateral (select a.justification_id, a.antecedent
@@ -251,13 +254,13 @@ begin
         v_use_kept := array_fill(false, array[v_n]);
         v_wait := array_fill(0, array[v_n]);
         v_done := array_fill(false, array[v_n]);
-        v_new := array_fill(null::bigint, array[v_n]);
+        v_new := array_fill(-1::bigint, array[v_n]);
         v_queue := array_fill(0, array[v_n]);
         v_tail := 0;
         for v_p in 1 .. v_n loop
-            v_use_kept[v_p] := v_fix[v_p] is not null and v_kept_ok[v_p];
+            v_use_kept[v_p] := not v_premise[v_p] and v_kept_ok[v_p];
             for v_k in v_first[v_p] .. v_last[v_p] loop
-                if v_edge_moved[v_k] is not null
+                if v_edge_moved[v_k] > 0
                    and (case when v_use_kept[v_p] then v_edge_kept[v_k] else v_edge_fix[v_k] end) then
                     v_wait[v_p] := v_wait[v_p] + 1;
                 end if;
@@ -268,7 +271,7 @@ begin
             end if;
         end loop;
         v_rev := array(select e.k from unnest(v_edge_moved) with ordinality as e (q, k)
-                        where e.q is not null order by e.q, e.k);
+                        where e.q > 0 order by e.q, e.k);
         v_rfirst := array_fill(1, array[v_n]);
         v_rlast := array_fill(0, array[v_n]);
         for v_r in 1 .. cardinality(v_rev) loop
@@ -286,14 +289,15 @@ begin
                 v_p := v_queue[v_head];
                 v_head := v_head + 1;
                 -- its rank: its old one while that is still above what its support rests on
-                if v_fix[v_p] is null then
+                if v_premise[v_p] then
                     v_new[v_p] := 0;
                 else
                     v_new[v_p] := v_rank[v_p];
                     for v_k in v_first[v_p] .. v_last[v_p] loop
                         if (case when v_use_kept[v_p] then v_edge_kept[v_k] else v_edge_fix[v_k] end) then
-                            v_c := coalesce(v_new[v_edge_moved[v_k]], v_edge_rank[v_k]) + 1;
-                            if v_new[v_p] is null or v_c > v_new[v_p] then
+                            v_c := case when v_edge_moved[v_k] > 0 then v_new[v_edge_moved[v_k]]
+                                        else v_edge_rank[v_k] end + 1;
+                            if v_c > v_new[v_p] then
                                 v_new[v_p] := v_c;
                             end if;
                         end if;
@@ -328,7 +332,7 @@ begin
             v_use_kept[v_min] := false;
             v_wait[v_min] := 0;
             for v_k in v_first[v_min] .. v_last[v_min] loop
-                if v_edge_fix[v_k] and v_edge_moved[v_k] is not null and not v_done[v_edge_moved[v_k]] then
+                if v_edge_fix[v_k] and v_edge_moved[v_k] > 0 and not v_done[v_edge_moved[v_k]] then
                     v_wait[v_min] := v_wait[v_min] + 1;
                 end if;
             end loop;
@@ -345,14 +349,14 @@ begin
                                               where x.workspace_id = p_workspace_id and x.node = m.id
                                                 and x.entry = 'out' and x.support
                                              offset 0) as x
-                         where m.new > m.old
+                         where m.old >= 0 and m.new > m.old
                         except
                         select unnest(v_moved));
         exit when cardinality(v_more) = 0;
         v_moved := v_moved || v_more;
     end loop;
     update pg_temp.beliefdb_evaluation e
-       set support = case when m.kept then m.kept_support else m.fix end, rank = m.rank
+       set support = case when m.kept then m.kept_support else m.fix end, rank = greatest(m.rank, 0)
       from unnest(v_id, v_use_kept, v_kept, v_fix, v_new) as m (id, kept, kept_support, fix, rank)
      where e.id = m.id;
 end
