@@ -237,9 +237,15 @@ def load(conn: psycopg.Connection[Any], ws: uuid.UUID, g: Graph) -> None:
     conn.execute("set maintenance_work_mem = '256MB'")
     kind_name = [KIND_NAME[k] for k in range(5)]
     kinds = g.kind.tolist()
-    copy_rows(conn, "node", ("workspace_id", "id", "kind", "holds", "current"),
-              ("uuid", "uuid", "text", "bool", "bool"),
-              ((ws, ids[i], kind_name[kinds[i]], True, True) for i in by_id(ids, range(g.nodes))), g.nodes)
+    # each node's stored support (rule 2): its first justification, all of whose antecedents come
+    # earlier, so the node's index is a rank above theirs (fragments are premises, rank 0)
+    first = np.full(g.nodes, -1, dtype=np.int64)
+    first[g.cons[::-1]] = np.arange(len(g.cons) - 1, -1, -1)
+    support = first.tolist()
+    copy_rows(conn, "node", ("workspace_id", "id", "kind", "holds", "current", "support", "support_rank"),
+              ("uuid", "uuid", "text", "bool", "bool", "uuid", "int8"),
+              ((ws, ids[i], kind_name[kinds[i]], True, True, jids[support[i]] if support[i] >= 0 else None,
+                i if support[i] >= 0 else 0) for i in by_id(ids, range(g.nodes))), g.nodes)
 
     source_ids = [uuid.uuid4() for _ in range(g.sources)]
     version_ids = [uuid.uuid4() for _ in range(g.sources)]
@@ -601,15 +607,17 @@ def explain(url: str, ws: uuid.UUID, g: Graph, seeds: dict[int, list[int]], path
             plans[str(target)] = list(notices)
     summary: dict[str, Any] = {}
     for t, texts in plans.items():
-        # the closure is walked a level at a time; each level is one statement reading everything
-        # about its nodes (standing, edges out, justifications) with one index-only scan of the
-        # adjacency over the level's ids
+        # what rests on the seed by its stored support is walked a level at a time, each level one
+        # index-only scan of the adjacency's support edges (adjacency_support) over the level's ids
+        # (a whole closure's walk, evaluate_closure, reads the primary key's rows of each level)
         levels = [p for p in texts if "any(v_front)" in p]
         decisions = next((p for p in texts if "d.id = any(e.kept)" in p), "")
         summary[t] = {
             "closure_levels": len(levels),
             "closure_reads_adjacency_index_only": bool(levels) and all(
-                "Index Only Scan using adjacency_pkey" in p for p in levels),
+                "Index Only Scan using adjacency_" in p for p in levels),
+            "walk_reads_support_edges_only": bool(levels) and all(
+                "using adjacency_support" in p and "using adjacency_pkey" not in p for p in levels),
             # a surviving decision's live reasons come with its row (decision.reasons), not from the edges
             "decisions_by_index": "using decision_pkey" in decisions,
             "reads_edges_by_justification": any("justification_antecedent_pkey" in p for p in texts),

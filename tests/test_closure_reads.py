@@ -154,18 +154,22 @@ def adjacency_drift(conn: psycopg.Connection[Any], workspace_id: Any) -> set[tup
     with conn.transaction():
         adjacency = set(conn.execute("""
             select node, entry::text, justification, consequent, unmet, kind::text, holds, current, retracted,
-                   related
+                   related, support
               from beliefdb.adjacency where workspace_id = %(ws)s""", {"ws": workspace_id}).fetchall())
         tables = set(conn.execute("""
             select id, 'self', id, null::uuid, null::integer, kind::text, holds, current, retracted_at is not null,
                    -- a supersession or a tie involves the node
                    exists (select from beliefdb.relation r
                             where r.workspace_id = n.workspace_id and n.id in (r.from_belief, r.to_belief)
-                              and r.kind::text in ('supersedes', 'conflicts_with'))
+                              and r.kind::text in ('supersedes', 'conflicts_with')),
+                   null::boolean
               from beliefdb.node n where workspace_id = %(ws)s
             union all
             select a.antecedent, 'out', a.justification_id, a.consequent, null, leaf.kind::text, leaf.holds,
-                   leaf.current, leaf.retracted, null
+                   leaf.current, leaf.retracted, null,
+                   -- the edge carries its consequent's support
+                   (select true from beliefdb.node c
+                     where c.workspace_id = a.workspace_id and c.id = a.consequent and c.support = a.justification_id)
               from beliefdb.justification_antecedent a
               -- an edge into a leaf (not a belief, one justification of one antecedent, no edge out)
               -- carries the leaf
@@ -181,9 +185,43 @@ def adjacency_drift(conn: psycopg.Connection[Any], workspace_id: Any) -> set[tup
                              where e.workspace_id = n.workspace_id and e.antecedent = n.id) = 0) leaf on true
              where a.workspace_id = %(ws)s
             union all
-            select consequent, 'in', id, null, unmet, null, null, null, null, null
+            select consequent, 'in', id, null, unmet, null, null, null, null, null, null
               from beliefdb.justification where workspace_id = %(ws)s""", {"ws": workspace_id}).fetchall())
     return adjacency ^ tables
+
+
+def support_drift(conn: psycopg.Connection[Any], workspace_id: Any) -> list[tuple[Any, ...]]:
+    """The nodes of a workspace whose stored support (node.support, node.support_rank) is not a
+    well-founded support of what the node table says holds: empty when every node that holds is a
+    premise of rank 0 or rests on a justification of its own whose antecedents are all current and
+    rank strictly below it, and every node that does not hold has neither."""
+    with conn.transaction():
+        return conn.execute("""
+            select n.id, n.kind::text, n.holds, n.support, n.support_rank
+              from beliefdb.node n
+             where n.workspace_id = %(ws)s
+               and case
+                   when not n.holds then n.support is not null or n.support_rank is not null
+                   -- a premise: a fragment (of a version in force), a correction, a user input or a
+                   -- step nothing was recorded as feeding
+                   when n.support is null then
+                        n.support_rank is distinct from 0
+                        or not (n.kind in ('fragment', 'correction')
+                                or n.kind = 'step'
+                                   and (exists (select from beliefdb.step s where s.workspace_id = n.workspace_id
+                                                   and s.id = n.id and s.kind = 'user_input')
+                                        or not exists (select from beliefdb.justification j
+                                                        where j.workspace_id = n.workspace_id
+                                                          and j.consequent = n.id)))
+                   else n.support_rank is null
+                        or not exists (select from beliefdb.justification j
+                                        where j.workspace_id = n.workspace_id and j.id = n.support
+                                          and j.consequent = n.id)
+                        or exists (select from beliefdb.justification_antecedent a
+                                     join beliefdb.node m on m.workspace_id = a.workspace_id and m.id = a.antecedent
+                                    where a.workspace_id = n.workspace_id and a.justification_id = n.support
+                                      and not (m.current and m.support_rank < n.support_rank))
+                   end""", {"ws": workspace_id}).fetchall()
 
 
 @pytest.mark.slow
@@ -257,6 +295,19 @@ def test_the_revisions_fill_the_adjacency_of_existing_nodes(bdb: beliefdb.Belief
            "(workspace_id, node, entry, justification) include (consequent, unmet, kind, holds, current, retracted)")
 
     su.all((REVISIONS / "0009_related_beliefs.sql").read_text(encoding="utf-8"))
+    # and 0022's supports, of nodes that had none: the nodes' from the holding, level by level,
+    # then the out rows that carry them
+    su.all("set session_replication_role = replica")
+    su.all("update beliefdb.node set support = null, support_rank = null")
+    su.all("set session_replication_role = origin")
+    supports = (REVISIONS / "0022_supports.sql").read_text(encoding="utf-8")
+    su.all(supports[supports.index("do $$"):supports.index("$$;", supports.index("do $$") + 5) + 3])
+    assert su.one("select count(*) filter (where support is not null)"
+                  " = count(*) filter (where holds and kind in ('belief', 'decision', 'action'))"
+                  " and count(*) filter (where support is not null) > 3"
+                  " from beliefdb.node where workspace_id = %s", (su.ws,))
+    su.all(revision_statement("update beliefdb.adjacency x", "0022_supports.sql"))
+    assert support_drift(su.conn, su.ws) == []
     assert adjacency_drift(su.conn, su.ws) == set()
     assert {r[0] for r in su.all("select node from beliefdb.adjacency where workspace_id = %s and related",
                                  (su.ws,))} == {b, replacement}

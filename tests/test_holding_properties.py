@@ -32,7 +32,7 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 
 from beliefdb.store.workspaces import create_workspace
-from tests.test_closure_reads import adjacency_drift
+from tests.test_closure_reads import adjacency_drift, support_drift
 
 # ---------------------------------------------------------------------------------------------
 # the graph and the reference
@@ -271,6 +271,9 @@ def check(stored: Stored, expected: Answer, g: Graph) -> None:
     # and what the closure walk reads, each node's standing, edges out and justifications, is
     # exactly what the three tables say
     assert adjacency_drift(stored.conn, stored.ws) == set(), g
+    # what a retraction's walk reads: each node's stored support is well-founded (ranks strictly
+    # decrease along supports) and agrees with the holding just compared with the reference
+    assert support_drift(stored.conn, stored.ws) == [], g
 
 
 # ---------------------------------------------------------------------------------------------

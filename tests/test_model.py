@@ -82,6 +82,7 @@ from beliefdb.store import ingest, lifecycle
 from beliefdb.store.workspaces import create_workspace
 from beliefdb.text.extractor import Candidate
 from beliefdb.text.registry import get_extractor
+from tests.test_closure_reads import support_drift
 
 PRINCIPALS = ("alice", "bob")
 ACTORS, PICK = st.sampled_from(PRINCIPALS), st.integers(0, 255)
@@ -256,6 +257,10 @@ class Machine(RuleBasedStateMachine):
                 first = first or why
         self.check(survivors, first or "")
         self.states = list(survivors.values())[:16]
+        # what a retraction's walk reads (rule 2 of docs/rules.md): every node's stored support is
+        # well-founded, ranks strictly decreasing along it, and agrees with the stored holding
+        drift = support_drift(self.su, self.ws)
+        self.check(drift == [], f"{what}: stored supports are not well-founded", drift)
 
     # --- operations ------------------------------------------------------------------------------
 

@@ -699,7 +699,8 @@ def test_every_function_the_package_calls_is_on_the_allow_list(postgresql: psyco
 
 
 # Not granted and not internal: what a DBA (the schema owner) runs by hand (docs/dba.md)
-DBA_TOOLS = {"ensure_vector_index", "evaluate", "propagate", "rebuild_adjacency", "refresh_decision_reasons"}
+DBA_TOOLS = {"ensure_vector_index", "evaluate", "propagate", "rebuild_adjacency", "rebuild_supports",
+             "refresh_decision_reasons"}
 
 
 def test_internals_are_marked_and_not_granted(postgresql: psycopg.Connection[Any]) -> None:

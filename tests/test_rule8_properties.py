@@ -21,12 +21,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import hypothesis.strategies as st
+import psycopg
 import pytest
 from hypothesis import HealthCheck, given, settings
 
 import beliefdb
 from beliefdb.models import IngestReport
 from beliefdb.store.workspaces import create_workspace
+from tests.test_closure_reads import support_drift
 
 TIERS = ("unverified", "agent", "user", "internal", "official")  # weakest first
 VALUES = ("3 days", "7 days", "15 days")
@@ -119,10 +121,10 @@ claims_strategy = st.lists(
 def run(db_url: str, claims: list[Claim]) -> None:
     """Ingest ``claims`` one source each into a fresh workspace and compare with the reference."""
     name = "rule8-" + uuid.uuid4().hex[:12]
-    create_workspace(db_url, name)
+    ws = create_workspace(db_url, name).id
     reference = Reference()
     ids: dict[int, uuid.UUID] = {}  # reference index -> belief id
-    with beliefdb.connect(db_url, workspace=name) as db:
+    with beliefdb.connect(db_url, workspace=name) as db, psycopg.connect(db_url, autocommit=True) as su:
         for step, c in enumerate(claims):
             quote = f"the return window is {c.value}."
             report = db.remember(f"The return window is {c.value}.", "return_policy", "window", c.value, quote,
@@ -138,6 +140,8 @@ def run(db_url: str, claims: list[Claim]) -> None:
                 assert report.accepted == [] and [k.id for k in report.corroborated] == [ids[index]], (step, report)
             assert [(s.old, s.new) for s in report.superseded] == [(ids[o], ids[n]) for o, n in superseded], step
             assert [(k.a, k.b) for k in report.conflicts] == [(ids[a], ids[b]) for a, b in conflicts], step
+            # stored supports stay well-founded and agree with the holding (rule 2)
+            assert support_drift(su, ws) == [], step
 
         stored = {b.id: b for b in db.beliefs(subject="return_policy", attribute="window", include_all=True)}
         expected = {ids[b.index]: (b.value, b.status, len(b.authorities)) for b in reference.beliefs}

@@ -655,3 +655,24 @@ def test_retracting_one_side_of_a_tie_leaves_the_other_current(bdb: beliefdb.Bel
     bdb.retract(belief=x, reason="", undo=True)
     assert belief_status(bdb) == {x: "conflicting", y: "conflicting"}
     assert bdb.audit_verify().ok
+
+
+def test_a_belief_never_supersedes_what_it_rests_on_nor_itself(bdb: beliefdb.BeliefDB, su: Su) -> None:
+    """Supersession stays acyclic (beliefdb.supersession_is_acyclic): a belief derived from a, two
+    levels up, may not supersede a, nor a itself; a belief that does not rest on a may."""
+    a, b = fact(bdb, "p1"), fact(bdb, "p2")
+    x = bdb.derive("x", "s2", "attr", "2", [a]).id
+    y = bdb.derive("y", "s3", "attr", "3", [x, b]).id
+    insert = ("insert into beliefdb.relation (workspace_id, from_belief, to_belief, kind)"
+              " values (%s, %s, %s, 'supersedes')")
+    for winner, loser in ((y, a), (x, a), (a, a)):
+        with pytest.raises(psycopg.Error) as refused:
+            try:
+                su.all(insert, (su.ws, winner, loser))
+            finally:
+                su.conn.rollback()
+        assert refused.value.sqlstate == "BD002", (winner, loser, refused.value)
+    su.all(insert, (su.ws, b, a))
+    su.conn.commit()
+    assert su.one("select count(*) from beliefdb.relation where workspace_id = %s and kind = 'supersedes'",
+                  (su.ws,)) == 1

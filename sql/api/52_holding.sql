@@ -31,6 +31,9 @@ comment on function beliefdb.in_force(uuid, uuid) is 'Whether a source version i
 -- and the number of supersession rounds. A node is current afterwards when it holds, is not
 -- superseded and is not expired (o_expired: a belief whose valid time ended by beliefdb.clock(),
 -- rule 16; it still holds, and still supersedes what it superseded).
+-- o_support is the justification each node holds by afterwards (null: a premise, or it does not
+-- hold), the one that made it hold in the fixpoint, and o_depth its depth there (0: a premise; more
+-- than the depth of each antecedent in the closure): what beliefdb.propagate stores as node.support.
 -- p_assume_off are nodes assumed to stop holding (impact previews); they are seeds too. Nodes
 -- outside the closure keep their stored node.current. Writes nothing.
 --
@@ -48,7 +51,8 @@ create or replace function beliefdb.evaluate_closure(
     p_workspace_id uuid, p_seeds uuid[], p_assume_off uuid[],
     out o_ids uuid[], out o_kind beliefdb.node_kind[], out o_held boolean[], out o_was_current boolean[],
     out o_premise boolean[], out o_blocked boolean[], out o_holds boolean[], out o_superseded boolean[],
-    out o_expired boolean[], out o_live uuid[], out o_live_decision uuid[], out o_rounds integer)
+    out o_expired boolean[], out o_live uuid[], out o_live_decision uuid[], out o_rounds integer,
+    out o_support uuid[], out o_depth integer[])
 language plpgsql
 -- reads only: every statement sees the snapshot of the calling one (one consistent graph, and
 -- no new snapshot per level)
@@ -133,6 +137,8 @@ declare
     v_k integer;
     v_changed boolean;
     v_sup boolean;
+    v_by integer[];               -- the justification (position) each node holds by, in the last round
+    v_jdepth integer[];           -- a justification's deepest antecedent in the closure so far
 begin
     o_rounds := 0;
     o_live := '{}';
@@ -367,10 +373,14 @@ begin
         v_missing := v_need;
         o_holds := array_fill(false, array[v_n]);
         v_queue := array_fill(0, array[v_n]);
+        v_by := array_fill(0, array[v_n]);
+        o_depth := array_fill(null::integer, array[v_n]);
+        v_jdepth := array_fill(0, array[greatest(cardinality(v_cons), 1)]);
         v_tail := 0;
         for v_p in 1 .. v_n loop
             if o_premise[v_p] and not o_blocked[v_p] then
                 o_holds[v_p] := true;
+                o_depth[v_p] := 0;
                 if not o_superseded[v_p] and not o_expired[v_p] then
                     v_tail := v_tail + 1;
                     v_queue[v_tail] := v_p;
@@ -382,6 +392,8 @@ begin
                 v_c := v_cons[v_j];
                 if not o_holds[v_c] and not o_blocked[v_c] then
                     o_holds[v_c] := true;
+                    v_by[v_c] := v_j;
+                    o_depth[v_c] := 1;
                     if not o_superseded[v_c] and not o_expired[v_c] then
                         v_tail := v_tail + 1;
                         v_queue[v_tail] := v_c;
@@ -396,10 +408,15 @@ begin
             for v_k in v_first[v_p] .. v_last[v_p] loop
                 v_j := v_edge_just[v_k];
                 v_missing[v_j] := v_missing[v_j] - 1;
+                if o_depth[v_p] > v_jdepth[v_j] then
+                    v_jdepth[v_j] := o_depth[v_p];
+                end if;
                 if v_missing[v_j] = 0 then
                     v_c := v_cons[v_j];
                     if not o_holds[v_c] and not o_blocked[v_c] then
                         o_holds[v_c] := true;
+                        v_by[v_c] := v_j;
+                        o_depth[v_c] := v_jdepth[v_j] + 1;
                         if not o_superseded[v_c] and not o_expired[v_c] then
                             v_tail := v_tail + 1;
                             v_queue[v_tail] := v_c;
@@ -429,6 +446,10 @@ begin
         end loop;
         exit when not v_changed;
     end loop;
+
+    -- what each node holds by: the justification that made it hold in the last round
+    o_support := array(select case when u.j > 0 then v_just[u.j] end from unnest(v_by) with ordinality as u (j, n)
+                        order by u.n);
 
     -- decisions that lost a reason (a justification with every antecedent current before, now
     -- missing one) and still hold: their justifications that miss nothing
@@ -511,6 +532,230 @@ end
 $$;
 comment on function beliefdb.resolve_target(text) is 'Resolve a source name (or id), a source version id, or a node id or unique id prefix in the bound workspace';
 
+-- What assuming p_off stops holding takes down (rules 2 and 4), walked as a JTMS walks it. Every
+-- node that holds stores the justification it holds by, ranked above what that rests on
+-- (node.support, node.support_rank: well-founded), and the out rows that carry a support say so
+-- (adjacency.support). Only the nodes whose support rests on p_off can stop holding: they are
+-- walked from p_off by those rows alone, and each looks for another support among its
+-- justifications, the least fixpoint over the walked nodes with everything else as it stands.
+-- Returns, per walked node (o_ids ...), its kind, whether it was current and whether it holds
+-- afterwards; for each decision that loses a reason and still holds, its live justifications
+-- (o_live, o_live_decision), as beliefdb.evaluate_closure does. o_settled is false when the walk
+-- cannot answer alone: a belief that stops holding is in a supersession or a tie, so what it
+-- superseded may be current again (the caller evaluates the whole closure then). Reads only.
+create or replace function beliefdb.support_walk(
+    p_workspace_id uuid, p_off uuid[],
+    out o_ids uuid[], out o_kind beliefdb.node_kind[], out o_was_current boolean[], out o_holds boolean[],
+    out o_live uuid[], out o_live_decision uuid[], out o_settled boolean)
+language plpgsql
+stable
+set search_path = pg_catalog, pg_temp
+-- a handful of nodes next to the graph: index scans over arrays of ids, and arrays joined to
+-- rows in memory by hashing (a generic plan takes an array for a few rows, and a nested loop over
+-- two of them is quadratic: seconds for a walk of 8,000 nodes); the plans do not depend on the
+-- arguments
+set enable_seqscan = off
+set enable_mergejoin = off
+set enable_nestloop = off
+set plan_cache_mode = force_generic_plan
+as $$
+declare
+    v_off uuid[] := array(select distinct x.id from unnest(p_off) as x (id) where x.id is not null);
+    v_walked uuid[];
+    v_front uuid[];
+    v_next uuid[];
+    v_n integer;
+    v_held boolean[];
+    v_related boolean[];
+    v_blocked boolean[];
+    -- the walked nodes' justifications, by position: id, consequent position, unmet before
+    v_just uuid[];
+    v_cons integer[];
+    v_unmet integer[];
+    v_missing integer[];
+    -- edges from walked nodes that were current into those justifications, grouped by antecedent
+    v_edge_ant integer[];
+    v_edge_just integer[];
+    v_first integer[];
+    v_last integer[];
+    -- what the nodes that stop holding were reasons of outside the walk: the justifications,
+    -- and of the decisions among their consequents, every justification with what it missed
+    v_lost_just uuid[];
+    v_dec uuid[];
+    v_dec_just uuid[];
+    v_dec_unmet integer[];
+    v_queue integer[];
+    v_head integer;
+    v_tail integer;
+    v_p integer;
+    v_j integer;
+    v_k integer;
+    v_c integer;
+    v_lost boolean[];
+begin
+    o_settled := true;
+    o_live := '{}';
+    o_live_decision := '{}';
+    o_ids := '{}';
+    o_kind := '{}';
+    o_was_current := '{}';
+    o_holds := '{}';
+    -- 1. what rests on p_off by its support, level by level, by the out rows that carry a support
+    --    (the partial index adjacency_support), whatever else rests on it
+    v_walked := v_off;
+    v_front := v_off;
+    loop
+        select array_agg(x.consequent)
+          into v_next
+          from beliefdb.adjacency x
+         where x.workspace_id = p_workspace_id and x.node = any(v_front) and x.entry = 'out' and x.support;
+        exit when v_next is null;
+        v_front := array(select unnest(v_next) except select unnest(v_walked));
+        exit when cardinality(v_front) = 0;
+        v_walked := v_walked || v_front;
+    end loop;
+
+    -- 2. their standing (ids that are no node drop out) and their justifications, with the
+    --    antecedents of those that are walked nodes that were current
+    select coalesce(array_agg(x.node), '{}'), coalesce(array_agg(x.kind), '{}'),
+           coalesce(array_agg(x.current), '{}'), coalesce(array_agg(x.holds), '{}'),
+           coalesce(array_agg(x.related), '{}'), coalesce(array_agg(x.retracted or o.id is not null), '{}')
+      into o_ids, o_kind, o_was_current, v_held, v_related, v_blocked
+      from beliefdb.adjacency x
+      left join unnest(v_off) as o (id) on o.id = x.node
+     where x.workspace_id = p_workspace_id and x.node = any(v_walked) and x.entry = 'self';
+    v_n := cardinality(o_ids);
+    if v_n = 0 then
+        return;
+    end if;
+    select coalesce(array_agg(x.justification order by x.justification), '{}'),
+           coalesce(array_agg(p.pos order by x.justification), '{}'),
+           coalesce(array_agg(x.unmet order by x.justification), '{}')
+      into v_just, v_cons, v_unmet
+      from beliefdb.adjacency x
+      join unnest(o_ids, v_blocked) with ordinality as p (id, blocked, pos) on p.id = x.node
+     where x.workspace_id = p_workspace_id and x.node = any(v_walked) and x.entry = 'in' and not p.blocked;
+    select coalesce(array_agg(p.pos order by p.pos, j.pos), '{}'), coalesce(array_agg(j.pos order by p.pos, j.pos), '{}')
+      into v_edge_ant, v_edge_just
+      from beliefdb.justification_antecedent a
+      join unnest(v_just) with ordinality as j (id, pos) on j.id = a.justification_id
+      join unnest(o_ids, o_was_current) with ordinality as p (id, was_current, pos) on p.id = a.antecedent
+     where a.workspace_id = p_workspace_id and a.justification_id = any(v_just) and p.was_current;
+
+    -- 3. the least fixpoint over the walked nodes by counting, as evaluate_closure's: a
+    --    justification misses what it missed before (unmet) and its walked antecedents; nothing
+    --    walked holds until one of its justifications misses nothing. A walked node that holds
+    --    again is current again if it was (nothing is superseded anew: the walk only takes away)
+    v_first := array_fill(1, array[v_n]);
+    v_last := array_fill(0, array[v_n]);
+    v_missing := v_unmet;
+    for v_k in 1 .. cardinality(v_edge_ant) loop
+        v_p := v_edge_ant[v_k];
+        v_missing[v_edge_just[v_k]] := v_missing[v_edge_just[v_k]] + 1;
+        if v_last[v_p] = 0 then
+            v_first[v_p] := v_k;
+        end if;
+        v_last[v_p] := v_k;
+    end loop;
+    o_holds := array_fill(false, array[v_n]);
+    v_queue := array_fill(0, array[v_n]);
+    v_tail := 0;
+    for v_j in 1 .. cardinality(v_just) loop
+        v_c := v_cons[v_j];
+        if v_missing[v_j] = 0 and not o_holds[v_c] then
+            o_holds[v_c] := true;
+            if o_was_current[v_c] then
+                v_tail := v_tail + 1;
+                v_queue[v_tail] := v_c;
+            end if;
+        end if;
+    end loop;
+    v_head := 1;
+    while v_head <= v_tail loop
+        v_p := v_queue[v_head];
+        v_head := v_head + 1;
+        for v_k in v_first[v_p] .. v_last[v_p] loop
+            v_j := v_edge_just[v_k];
+            v_missing[v_j] := v_missing[v_j] - 1;
+            v_c := v_cons[v_j];
+            if v_missing[v_j] = 0 and not o_holds[v_c] then
+                o_holds[v_c] := true;
+                if o_was_current[v_c] then
+                    v_tail := v_tail + 1;
+                    v_queue[v_tail] := v_c;
+                end if;
+            end if;
+        end loop;
+    end loop;
+
+    -- a belief that stops holding in a supersession or a tie: what it superseded may be current
+    -- again, and meet its rivals; the walk does not answer that
+    for v_p in 1 .. v_n loop
+        if v_held[v_p] and not o_holds[v_p] and v_related[v_p] then
+            o_settled := false;
+            return;
+        end if;
+    end loop;
+
+    -- 4. decisions that lose a reason (a justification whose antecedents were all current, now
+    --    missing one) and still hold, with their justifications that miss nothing. Walked ones:
+    --    as counted above.
+    v_lost := array_fill(false, array[v_n]);
+    for v_j in 1 .. cardinality(v_just) loop
+        v_c := v_cons[v_j];
+        if v_missing[v_j] > 0 and v_unmet[v_j] = 0 and o_holds[v_c] and o_kind[v_c] = 'decision' then
+            v_lost[v_c] := true;
+        end if;
+    end loop;
+    v_k := 0;
+    for v_j in 1 .. cardinality(v_just) loop
+        if v_missing[v_j] = 0 and v_lost[v_cons[v_j]] then
+            v_k := v_k + 1;
+            o_live[v_k] := v_just[v_j];
+            o_live_decision[v_k] := o_ids[v_cons[v_j]];
+        end if;
+    end loop;
+    -- outside the walk: nodes that rest on what stops holding by another justification than their
+    -- support, and so still hold; the decisions among them lose that justification's reason if it
+    -- missed nothing before
+    select array_agg(distinct x.justification), array_agg(distinct x.consequent)
+      into v_lost_just, v_next
+      from beliefdb.adjacency x
+      join unnest(o_ids, o_was_current, o_holds) as p (id, was_current, holds) on p.id = x.node
+     where x.workspace_id = p_workspace_id and x.node = any(v_walked) and x.entry = 'out'
+       and p.was_current and not p.holds
+       and not x.consequent = any(v_walked);
+    if v_lost_just is null then
+        return;
+    end if;
+    v_dec := array(select s.node
+                     from beliefdb.adjacency s
+                    where s.workspace_id = p_workspace_id and s.node = any(v_next) and s.entry = 'self'
+                      and s.kind = 'decision' and s.holds);
+    if cardinality(v_dec) = 0 then
+        return;
+    end if;
+    select array_agg(y.node), array_agg(y.justification), array_agg(y.unmet)
+      into v_dec, v_dec_just, v_dec_unmet
+      from beliefdb.adjacency y
+     where y.workspace_id = p_workspace_id and y.node = any(v_dec) and y.entry = 'in';
+    if v_dec is null then
+        return;
+    end if;
+    -- (a decision whose lost justifications all missed something before lost no reason)
+    select o_live || coalesce(array_agg(d.justification), '{}'), o_live_decision || coalesce(array_agg(d.node), '{}')
+      into o_live, o_live_decision
+      from unnest(v_dec, v_dec_just, v_dec_unmet) as d (node, justification, unmet)
+      left join unnest(v_lost_just) as l (id) on l.id = d.justification
+     where d.unmet = 0 and l.id is null
+       and d.node in (select e.node
+                        from unnest(v_dec, v_dec_just, v_dec_unmet) as e (node, justification, unmet)
+                        join unnest(v_lost_just) as m (id) on m.id = e.justification
+                       where e.unmet = 0);
+end
+$$;
+comment on function beliefdb.support_walk(uuid, uuid[]) is 'What assuming nodes stop holding takes down, walked by stored supports only (reads only)';
+
 -- Dry run (rules 4, 5): what retracting these nodes, sources or source versions would change, the
 -- same report retract's apply gives: what stops being current, what becomes current again (a
 -- belief whose winner stops holding, and what that settles under rule 8), which decisions would
@@ -518,8 +763,10 @@ comment on function beliefdb.resolve_target(text) is 'Resolve a source name (or 
 -- a reason, a justification whose antecedents were all current, and still hold by another). A
 -- decision whose reasons all stay live is not listed, even when it is in the closure.
 --
--- Most changes only take support away: then the closure walk (evaluate_closure, reads only) is the
--- answer. When one brings something back (a belief current again meets its rivals under rule 8, a
+-- Most changes only take support away: then the walk of what rests on the targets by its stored
+-- support (support_walk, reads only: the nodes whose support the change touches, and their other
+-- justifications) is the answer; when a belief it takes down is in a supersession or a tie, the
+-- walk of the whole forward closure (evaluate_closure, reads only). When one brings something back (a belief current again meets its rivals under rule 8, a
 -- retracted version puts an older one back in force) or expiries are due, the retraction itself
 -- runs in a subtransaction that is rolled back (simulate_retraction), so the preview is exactly
 -- what the apply does. Each reference: what beliefdb.resolve_target accepts.
@@ -540,21 +787,55 @@ declare
                            order by r.n);
     v_targets uuid[] := beliefdb.expand_targets(v_ws, v_ids);
     v_e record;
+    v_w record;
     v_report beliefdb.changes;
     v_flag_id uuid[];
     v_flag_title text[];
     v_keep_id uuid[];
     v_keep_title text[];
     v_keep_reasons jsonb[];
+    -- what the walk says, per node it reached: kind, whether current before and after
+    v_node uuid[];
+    v_kind beliefdb.node_kind[];
+    v_was_current boolean[];
+    v_current boolean[];
+    v_holds boolean[];
+    v_live uuid[];
+    v_live_decision uuid[];
+    v_back boolean := false;
 begin
     if cardinality(v_targets) = 0 then
         raise exception 'nothing to assess: no belief, fragment, decision or source has these ids' using errcode = 'BD004';
     end if;
     -- the arrays as they come: a preview writes nothing, not even the working set
-    select * into v_e from beliefdb.evaluate_closure(v_ws, v_targets, v_targets);
-    if exists (select from unnest(v_e.o_kind, v_e.o_was_current, v_e.o_holds, v_e.o_superseded, v_e.o_expired)
-                            as e (kind, was_current, holds, superseded, expired)
-                where e.kind = 'belief' and not e.was_current and e.holds and not e.superseded and not e.expired)
+    select * into v_w from beliefdb.support_walk(v_ws, v_targets);
+    if v_w.o_settled then
+        v_node := v_w.o_ids;
+        v_kind := v_w.o_kind;
+        v_was_current := v_w.o_was_current;
+        v_holds := v_w.o_holds;
+        -- (nothing is superseded anew, and what holds again is as current as it was)
+        v_current := array(select h.holds and h.was_current
+                             from unnest(v_w.o_holds, v_w.o_was_current) with ordinality as h (holds, was_current, n)
+                            order by h.n);
+        v_live := v_w.o_live;
+        v_live_decision := v_w.o_live_decision;
+    else
+        select * into v_e from beliefdb.evaluate_closure(v_ws, v_targets, v_targets);
+        v_node := v_e.o_ids;
+        v_kind := v_e.o_kind;
+        v_was_current := v_e.o_was_current;
+        v_holds := v_e.o_holds;
+        v_current := array(select e.holds and not e.superseded and not e.expired
+                             from unnest(v_e.o_holds, v_e.o_superseded, v_e.o_expired) with ordinality
+                                  as e (holds, superseded, expired, n)
+                            order by e.n);
+        v_back := exists (select from unnest(v_kind, v_was_current, v_current) as e (kind, was_current, current)
+                           where e.kind = 'belief' and not e.was_current and e.current);
+        v_live := v_e.o_live;
+        v_live_decision := v_e.o_live_decision;
+    end if;
+    if v_back
        or exists (select from beliefdb.source_version v where v.workspace_id = v_ws and v.id = any(v_ids))
        or cardinality(beliefdb.due_to_expire(v_ws)) > 0 then
         v_report := beliefdb.simulate_retraction(v_ids::text[]);
@@ -591,8 +872,8 @@ begin
     select f.*, k.*
       into v_flag_id, v_flag_title, v_keep_id, v_keep_title, v_keep_reasons
       from (select coalesce(array_agg(e.id) filter (where not e.holds), '{}') as lost,
-                   array(select distinct l.id from unnest(v_e.o_live_decision) as l (id)) as kept
-              from (select unnest(v_e.o_ids) as id, unnest(v_e.o_kind) as kind, unnest(v_e.o_holds) as holds) e
+                   array(select distinct l.id from unnest(v_live_decision) as l (id)) as kept
+              from (select unnest(v_node) as id, unnest(v_kind) as kind, unnest(v_holds) as holds) e
              where e.kind = 'decision') e
       cross join lateral (
             select coalesce(array_agg(d.id), '{}'), coalesce(array_agg(d.title), '{}')
@@ -605,10 +886,9 @@ begin
              where d.workspace_id = v_ws and d.id = any(e.kept) and d.status in ('active', 'approved')) k;
     return query
     select e.id, e.kind::text, 'stops_holding', '{}'::jsonb
-      from (select unnest(v_e.o_ids) as id, unnest(v_e.o_kind) as kind, unnest(v_e.o_was_current) as was_current,
-                   unnest(v_e.o_holds) as holds, unnest(v_e.o_superseded) as superseded,
-                   unnest(v_e.o_expired) as expired) e
-     where e.was_current and not (e.holds and not e.superseded and not e.expired)
+      from (select unnest(v_node) as id, unnest(v_kind) as kind, unnest(v_was_current) as was_current,
+                   unnest(v_current) as current) e
+     where e.was_current and not e.current
     union all
     select f.id, 'decision', 'flag', jsonb_build_object('title', f.title)
       from unnest(v_flag_id, v_flag_title) as f (id, title)
@@ -623,7 +903,7 @@ begin
       -- would otherwise carry the decision's whole reasons object in every row)
       left join (select l.decision, jsonb_agg(l.antecedents order by l.antecedents::text) as by
                    from (select l.decision, l.id, r.reasons -> l.id::text as antecedents
-                           from unnest(v_e.o_live, v_e.o_live_decision) as l (id, decision)
+                           from unnest(v_live, v_live_decision) as l (id, decision)
                            join unnest(v_keep_id, v_keep_reasons) as r (id, reasons) on r.id = l.decision
                           offset 0) l
                   where l.antecedents is not null

@@ -18,9 +18,9 @@ begin
     perform beliefdb._prepare_evaluation();
     select * into v_e from beliefdb.evaluate_closure(p_workspace_id, p_seeds, p_assume_off);
     insert into pg_temp.beliefdb_evaluation (id, kind, held, was_current, premise, blocked, holds, superseded,
-                                             expired)
+                                             expired, support, depth)
     select * from unnest(v_e.o_ids, v_e.o_kind, v_e.o_held, v_e.o_was_current, v_e.o_premise, v_e.o_blocked,
-                         v_e.o_holds, v_e.o_superseded, v_e.o_expired);
+                         v_e.o_holds, v_e.o_superseded, v_e.o_expired, v_e.o_support, v_e.o_depth);
     return v_e.o_rounds;
 end
 $$;
@@ -58,11 +58,20 @@ begin
         select e.id from pg_temp.beliefdb_evaluation e
          where (e.held, e.was_current) is distinct from (e.holds, e.holds and not e.superseded and not e.expired)));
 
+    -- with the standing, what each node holds by (rule 2) and its rank: only the rows where one
+    -- of them changes are written; a node the change did not move keeps its support and rank
+    -- (beliefdb._rank_supports)
+    perform beliefdb._rank_supports(p_workspace_id, p_seeds);
     update beliefdb.node n
-       set holds = e.holds, current = e.holds and not e.superseded and not e.expired
+       set holds = e.holds, current = e.holds and not e.superseded and not e.expired,
+           support = case when e.holds then case when e.rank is null then n.support else e.support end end,
+           support_rank = case when e.holds then coalesce(e.rank, n.support_rank) end
       from pg_temp.beliefdb_evaluation e
      where n.workspace_id = p_workspace_id and n.id = e.id
-       and (n.holds, n.current) is distinct from (e.holds, e.holds and not e.superseded and not e.expired);
+       and (n.holds, n.current, n.support, n.support_rank)
+           is distinct from (e.holds, e.holds and not e.superseded and not e.expired,
+                             case when e.holds then case when e.rank is null then n.support else e.support end end,
+                             case when e.holds then coalesce(e.rank, n.support_rank) end);
 
     with next as (
         select e.id,
@@ -187,9 +196,9 @@ declare
 begin
     delete from beliefdb.adjacency x where x.workspace_id = p_workspace_id;
     insert into beliefdb.adjacency (workspace_id, node, entry, justification, consequent, unmet, kind, holds, current,
-                                    retracted, related)
+                                    retracted, related, support)
     select n.workspace_id, n.id, 'self'::beliefdb.adjacency_entry, n.id, null::uuid, null::integer, n.kind, n.holds,
-           n.current, n.retracted_at is not null, r.id is not null
+           n.current, n.retracted_at is not null, r.id is not null, null::boolean
       from beliefdb.node n
       -- the beliefs a supersession or a tie involves (see is_related)
       left join (select distinct e.id
@@ -200,8 +209,10 @@ begin
      where n.workspace_id = p_workspace_id
     union all
     select a.workspace_id, a.antecedent, 'out', a.justification_id, a.consequent, null, l.kind, l.holds, l.current,
-           l.retracted, null
+           l.retracted, null, case when c.support = a.justification_id then true end
       from beliefdb.justification_antecedent a
+      -- whether the edge carries its consequent's support
+      join beliefdb.node c on c.workspace_id = a.workspace_id and c.id = a.consequent
       -- the leaf columns (see refresh_leaf_entries)
       left join (select j.id, n.kind, n.holds, n.current, n.retracted_at is not null as retracted
                    from beliefdb.justification j
@@ -217,7 +228,7 @@ begin
         on l.id = a.justification_id
      where a.workspace_id = p_workspace_id
     union all
-    select j.workspace_id, j.consequent, 'in', j.id, null, j.unmet, null, null, null, null, null
+    select j.workspace_id, j.consequent, 'in', j.id, null, j.unmet, null, null, null, null, null, null
       from beliefdb.justification j
      where j.workspace_id = p_workspace_id
     -- in index order: the index fills its pages as a fresh build would
@@ -227,6 +238,63 @@ begin
 end
 $$;
 comment on function beliefdb.rebuild_adjacency(uuid) is 'Rewrite a workspace''s beliefdb.adjacency from the tables it repeats';
+
+-- Rewrite a workspace's stored supports from its stored holding (after a bulk load, or to repair
+-- them): level by level from the premises, a node that holds takes the first (by id) of its
+-- justifications whose antecedents are all current and ranked at an earlier level, with a rank
+-- above theirs (rule 2 of docs/rules.md: the holding is the least fixpoint, so every node that
+-- holds gets one); then the out rows of beliefdb.adjacency that carry a support say so. The same
+-- rule as revision 0022's backfill. Returns how many levels it took.
+create or replace function beliefdb.rebuild_supports(p_workspace_id uuid) returns integer
+language plpgsql
+set search_path = pg_catalog, pg_temp
+as $$
+declare
+    v_level integer := 0;
+    v_rows bigint;
+begin
+    update beliefdb.node n
+       set support = null,
+           support_rank = case
+               when n.holds and (n.kind in ('fragment', 'correction')
+                                 or (n.kind = 'step'
+                                     and (exists (select from beliefdb.step s
+                                                   where s.workspace_id = n.workspace_id and s.id = n.id
+                                                     and s.kind = 'user_input')
+                                          or not exists (select from beliefdb.justification j
+                                                          where j.workspace_id = n.workspace_id
+                                                            and j.consequent = n.id)))) then 0 end
+     where n.workspace_id = p_workspace_id;
+    loop
+        v_level := v_level + 1;
+        update beliefdb.node n
+           set support = c.id, support_rank = v_level
+          from (select distinct on (j.consequent) j.consequent, j.id
+                  from beliefdb.justification j
+                  join beliefdb.node t on t.workspace_id = j.workspace_id and t.id = j.consequent
+                 where j.workspace_id = p_workspace_id and t.holds and t.support_rank is null
+                   and not exists (select from beliefdb.justification_antecedent a
+                                     join beliefdb.node m on m.workspace_id = a.workspace_id and m.id = a.antecedent
+                                    where a.workspace_id = j.workspace_id and a.justification_id = j.id
+                                      and not (m.current and m.support_rank is not null and m.support_rank < v_level))
+                 order by j.consequent, j.id) c
+         where n.workspace_id = p_workspace_id and n.id = c.consequent;
+        get diagnostics v_rows = row_count;
+        exit when v_rows = 0;
+    end loop;
+    update beliefdb.adjacency x
+       set support = s.support
+      from (select a.workspace_id, a.antecedent, a.justification_id,
+                   case when c.support = a.justification_id then true end as support
+              from beliefdb.justification_antecedent a
+              join beliefdb.node c on c.workspace_id = a.workspace_id and c.id = a.consequent
+             where a.workspace_id = p_workspace_id) s
+     where x.workspace_id = s.workspace_id and x.node = s.antecedent and x.entry = 'out'
+       and x.justification = s.justification_id and x.support is distinct from s.support;
+    return v_level - 1;
+end
+$$;
+comment on function beliefdb.rebuild_supports(uuid) is 'Rewrite a workspace''s stored supports (node.support, support_rank, adjacency.support) from its stored holding';
 
 -- decision.reasons lists each justification of a decision with its antecedents. Recomputed for
 -- the given decisions of a workspace from the edges (ids that are not decisions are skipped);

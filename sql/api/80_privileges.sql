@@ -8,12 +8,12 @@ grant usage on schema beliefdb to beliefdb_app;
 -- derived-index upkeep, closure and propagation, rule 8, confidence, claims, ownership checks,
 -- audit internals) runs inside these functions with their owner's rights, or in triggers, is
 -- named with a leading underscore, and is not the application's to call. Not granted either, and
--- not internal: the DBA's tools ensure_vector_index, evaluate, propagate, rebuild_adjacency and
+-- not internal: the DBA's tools ensure_vector_index, evaluate, propagate, rebuild_adjacency, rebuild_supports and
 -- refresh_decision_reasons (api/70_dba_tools.sql, docs/dba.md). Nothing granted lets the
 -- application forge what beliefdb records: the audit chain takes events only from beliefdb's own
 -- changes (beliefdb._audit, not granted). What is granted and looks internal reads only or hashes
 -- (audit_payload_hash, audit_link_hash and audit_genesis for audit_verify; evaluate_closure,
--- expand_targets and due_to_expire for impact; floored_product for confidence_factors; in_force for
+-- support_walk, expand_targets and due_to_expire for impact; floored_product for confidence_factors; in_force for
 -- the views), or takes a lock any writer takes first anyway (lock_workspace).
 revoke execute on all functions in schema beliefdb from public, beliefdb_app;
 -- The extensions' functions (vector, pg_trgm) are not in this schema (schema/02_extensions.sql) and
@@ -45,6 +45,7 @@ grant execute on function beliefdb.belief_provenance(uuid,uuid) to beliefdb_app;
 grant execute on function beliefdb.beliefs_as_of(timestamp with time zone) to beliefdb_app;
 grant execute on function beliefdb.believed_at(beliefdb.belief,timestamp with time zone) to beliefdb_app;
 grant execute on function beliefdb.status_at(beliefdb.belief,timestamp with time zone) to beliefdb_app;
+grant execute on function beliefdb.support_walk(uuid,uuid[]) to beliefdb_app;
 grant execute on function beliefdb.clock() to beliefdb_app;
 grant execute on function beliefdb.confidence_factors(uuid,uuid) to beliefdb_app;
 grant execute on function beliefdb.correction_preview(text,text,text) to beliefdb_app;

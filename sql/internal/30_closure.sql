@@ -47,7 +47,7 @@ language plpgsql
 set search_path = pg_catalog, pg_temp
 as $$
 begin
-    if not beliefdb._empty_working_table('beliefdb_evaluation', 'expired') then
+    if not beliefdb._empty_working_table('beliefdb_evaluation', 'rank') then
         create temporary table beliefdb_evaluation (
             id uuid primary key,
             kind beliefdb.node_kind,
@@ -57,7 +57,10 @@ begin
             blocked boolean not null default false, -- retracted, or assumed not to hold
             holds boolean not null default false,
             superseded boolean not null default false,
-            expired boolean not null default false  -- a belief whose valid time has ended
+            expired boolean not null default false, -- a belief whose valid time has ended
+            support uuid,                 -- the justification it holds by afterwards (null: premise or not holding)
+            depth integer,                -- its depth in the fixpoint (0: premise; null: not holding)
+            rank bigint                   -- the support rank propagate writes (null: the stored one stays)
         );
     end if;
 end
@@ -83,3 +86,283 @@ begin
 end
 $$;
 comment on function beliefdb._in_open_conflict(uuid, uuid) is 'Whether a belief is tied with a rival that is still current (uses the evaluation working set)';
+
+-- The supports and ranks a change must write (docs/rules.md, rule 2), into the working set. A node
+-- keeps its stored support and rank unless the change may have moved it: it holds and had no rank,
+-- became or stopped being a premise, is a seed whose support is gone or rests on a node that is not
+-- current, rests by its stored support on a node that is not current, or on one whose rank rose.
+-- Such a node still keeps its stored support while that is still one (its justification, every
+-- antecedent current), and else takes the fixpoint's, which rests only on shallower nodes of the
+-- closure. The nodes are ranked once what their support rests on is (by counting, in memory, not
+-- a statement per depth); when kept supports are left waiting on each other in a cycle (a node took
+-- a fixpoint support resting on what rests on it), the shallowest takes the fixpoint's. A node
+-- keeps its rank while that is still above its support's antecedents', else takes one more than the
+-- highest (ranks need only fall strictly along supports, not be minimal); what rests on a node whose
+-- rank stays is not looked at. The rank column says which: null for a node not looked at.
+create or replace function beliefdb._rank_supports(p_workspace_id uuid, p_seeds uuid[]) returns void
+language plpgsql
+set search_path = pg_catalog, pg_temp
+as $$
+declare
+    v_moved uuid[];
+    v_more uuid[];
+    -- what may have moved and holds, in increasing depth: id, whether a premise, the fixpoint's
+    -- support, the stored one, the stored rank (-1: none) and whether the stored support is still
+    -- one. (No nulls in what the loops below read by position: an element of an array with nulls
+    -- is found by counting from the start.)
+    v_id uuid[];
+    v_premise boolean[];
+    v_fix uuid[];
+    v_kept uuid[];
+    v_rank bigint[];
+    v_new bigint[];
+    v_kept_ok boolean[];
+    v_n integer;
+    -- the antecedents of both supports, in node order: the node's position, of which support, the
+    -- antecedent's position if it may have moved (else 0), whether it is current now, its stored rank
+    v_edge_node integer[];
+    v_edge_fix boolean[];
+    v_edge_kept boolean[];
+    v_edge_moved integer[];
+    v_edge_current boolean[];
+    v_edge_rank bigint[];
+    v_first integer[];
+    v_last integer[];
+    -- ranking by counting: whether a node keeps its stored support, how many of the nodes its
+    -- support rests on that may have moved are not ranked yet, whether it is ranked, the queue of
+    -- those ready, and the edges by the node they rest on
+    v_use_kept boolean[];
+    v_wait integer[];
+    v_done boolean[];
+    v_queue integer[];
+    v_head integer;
+    v_tail integer;
+    v_min integer;
+    v_count integer;
+    v_rev integer[];
+    v_rfirst integer[];
+    v_rlast integer[];
+    v_k integer;
+    v_p integer;
+    v_r integer;
+    v_c bigint;
+    v_d integer;
+begin
+    -- plpgsql, not sql: the working set is a temporary table that exists only at run time
+    v_moved := array(
+        -- (a node that held has a rank: only what did not hold, a premise and a seed are looked
+        -- up, each by its key, not the workspace's nodes hashed for a closure of a few dozen)
+        select e.id
+          from pg_temp.beliefdb_evaluation e
+         cross join lateral (select n.support, n.support_rank
+                               from beliefdb.node n
+                              where n.workspace_id = p_workspace_id and n.id = e.id
+                             offset 0) as n
+         where e.holds and (e.held is not true or e.support is null or e.id = any(p_seeds))
+           and (n.support_rank is null or (n.support is null) <> (e.support is null))
+        union
+        select e.id
+          from pg_temp.beliefdb_evaluation e
+          join unnest(p_seeds) as s (id) on s.id = e.id
+          join beliefdb.node n on n.workspace_id = p_workspace_id and n.id = e.id
+         where e.holds and n.support is not null
+           and (not exists (select from beliefdb.justification j
+                             where j.workspace_id = p_workspace_id and j.id = n.support and j.consequent = n.id)
+                or exists (select from beliefdb.justification_antecedent a
+                             join beliefdb.node m on m.workspace_id = p_workspace_id and m.id = a.antecedent
+                             left join pg_temp.beliefdb_evaluation r on r.id = a.antecedent
+                            where a.workspace_id = p_workspace_id and a.justification_id = n.support
+                              and not coalesce(r.holds and not r.superseded and not r.expired, m.current)))
+        union
+        -- what rests by its stored support on a node that is not current: the out rows that carry
+        -- a support, by their partial index (lateral, offset 0: by the index for each node, not the
+        -- plan a generic estimate of the workspace picks)
+        select x.consequent
+          from pg_temp.beliefdb_evaluation e
+         cross join lateral (select x.consequent
+                               from beliefdb.adjacency x
+                              where x.workspace_id = p_workspace_id and x.node = e.id and x.entry = 'out'
+                                and x.support
+                             offset 0) as x
+         where not (e.holds and not e.superseded and not e.expired));
+    -- what rests by its stored support on a node whose rank rose may have to move too: it is
+    -- added, and all of it ranked again, until no rank rises under a stored support (a node whose
+    -- rank stays keeps what rests on it as it is: most changes take one round)
+    loop
+        -- what may have moved and holds, by depth, with its stored and fixpoint supports; then the
+        -- antecedents of both, each with its standing now, its stored rank and, if it may have moved
+        -- too, its position here (one pass in memory, not a statement per depth)
+        select coalesce(array_agg(e.id order by e.depth, e.id), '{}'),
+               coalesce(array_agg(e.support is null order by e.depth, e.id), '{}'),
+               coalesce(array_agg(e.support order by e.depth, e.id), '{}'),
+               coalesce(array_agg(n.support order by e.depth, e.id), '{}'),
+               coalesce(array_agg(coalesce(n.support_rank, -1) order by e.depth, e.id), '{}'),
+               coalesce(array_agg(j.id is not null order by e.depth, e.id), '{}')
+          into v_id, v_premise, v_fix, v_kept, v_rank, v_kept_ok
+          from unnest(v_moved) as p (id)
+          join pg_temp.beliefdb_evaluation e on e.id = p.id
+          -- (lateral, offset 0: each row by its key, as above)
+          cross join lateral (select n.support, n.support_rank
+                                from beliefdb.node n
+                               where n.workspace_id = p_workspace_id and n.id = p.id
+                              offset 0) as n
+          left join lateral (select j.id
+                               from beliefdb.justification j
+                              where j.workspace_id = p_workspace_id and j.id = n.support and j.consequent = p.id
+                             offset 0) as j on true
+         where e.holds;
+        v_n := cardinality(v_id);
+        if v_n = 0 then
+            return;
+        end if;
+        select coalesce(array_agg(m.pos::integer order by m.pos, a.justification_id, a.antecedent), '{}'),
+               coalesce(array_agg(coalesce(a.justification_id = m.fix, false)
+                                  order by m.pos, a.justification_id, a.antecedent), '{}'),
+               coalesce(array_agg(coalesce(a.justification_id = m.kept, false)
+                                  order by m.pos, a.justification_id, a.antecedent), '{}'),
+               coalesce(array_agg(coalesce(q.pos::integer, 0) order by m.pos, a.justification_id, a.antecedent), '{}'),
+               coalesce(array_agg(coalesce(r.holds and not r.superseded and not r.expired, c.current, false)
+                                  order by m.pos, a.justification_id, a.antecedent), '{}'),
+               coalesce(array_agg(coalesce(c.support_rank, -1) order by m.pos, a.justification_id, a.antecedent), '{}')
+          into v_edge_node, v_edge_fix, v_edge_kept, v_edge_moved, v_edge_current, v_edge_rank
+          from unnest(v_id, v_fix, v_kept) with ordinality as m (id, fix, kept, pos)
+          cross join lateral (select a.justification_id, a.antecedent
+                                from beliefdb.justification_antecedent a
+                               where a.workspace_id = p_workspace_id and a.justification_id in (m.fix, m.kept)
+                              offset 0) as a
+          cross join lateral (select c.current, c.support_rank
+                                from beliefdb.node c
+                               where c.workspace_id = p_workspace_id and c.id = a.antecedent
+                              offset 0) as c
+          left join pg_temp.beliefdb_evaluation r on r.id = a.antecedent
+          left join unnest(v_id) with ordinality as q (id, pos) on q.id = a.antecedent;
+        -- each node's edges, and whether its stored support is still one (its antecedents current)
+        v_first := array_fill(1, array[v_n]);
+        v_last := array_fill(0, array[v_n]);
+        for v_k in 1 .. cardinality(v_edge_node) loop
+            v_p := v_edge_node[v_k];
+            if v_last[v_p] = 0 then
+                v_first[v_p] := v_k;
+            end if;
+            v_last[v_p] := v_k;
+            if v_edge_kept[v_k] and not v_edge_current[v_k] then
+                v_kept_ok[v_p] := false;
+            end if;
+        end loop;
+        -- a node keeps its stored support when that is still one, and is ranked once what its support
+        -- rests on that may have moved is (by counting); the edges grouped by what they rest on
+        v_use_kept := array_fill(false, array[v_n]);
+        v_wait := array_fill(0, array[v_n]);
+        v_done := array_fill(false, array[v_n]);
+        v_new := array_fill(-1::bigint, array[v_n]);
+        v_queue := array_fill(0, array[v_n]);
+        v_tail := 0;
+        for v_p in 1 .. v_n loop
+            v_use_kept[v_p] := not v_premise[v_p] and v_kept_ok[v_p];
+            for v_k in v_first[v_p] .. v_last[v_p] loop
+                if v_edge_moved[v_k] > 0
+                   and (case when v_use_kept[v_p] then v_edge_kept[v_k] else v_edge_fix[v_k] end) then
+                    v_wait[v_p] := v_wait[v_p] + 1;
+                end if;
+            end loop;
+            if v_wait[v_p] = 0 then
+                v_tail := v_tail + 1;
+                v_queue[v_tail] := v_p;
+            end if;
+        end loop;
+        v_rev := array(select e.k from unnest(v_edge_moved) with ordinality as e (q, k)
+                        where e.q > 0 order by e.q, e.k);
+        v_rfirst := array_fill(1, array[v_n]);
+        v_rlast := array_fill(0, array[v_n]);
+        for v_r in 1 .. cardinality(v_rev) loop
+            v_p := v_edge_moved[v_rev[v_r]];
+            if v_rlast[v_p] = 0 then
+                v_rfirst[v_p] := v_r;
+            end if;
+            v_rlast[v_p] := v_r;
+        end loop;
+        v_head := 1;
+        v_min := 1;
+        v_count := 0;
+        loop
+            while v_head <= v_tail loop
+                v_p := v_queue[v_head];
+                v_head := v_head + 1;
+                -- its rank: its old one while that is still above what its support rests on
+                if v_premise[v_p] then
+                    v_new[v_p] := 0;
+                else
+                    v_new[v_p] := v_rank[v_p];
+                    for v_k in v_first[v_p] .. v_last[v_p] loop
+                        if (case when v_use_kept[v_p] then v_edge_kept[v_k] else v_edge_fix[v_k] end) then
+                            v_c := case when v_edge_moved[v_k] > 0 then v_new[v_edge_moved[v_k]]
+                                        else v_edge_rank[v_k] end + 1;
+                            if v_c > v_new[v_p] then
+                                v_new[v_p] := v_c;
+                            end if;
+                        end if;
+                    end loop;
+                end if;
+                v_done[v_p] := true;
+                v_count := v_count + 1;
+                for v_r in v_rfirst[v_p] .. v_rlast[v_p] loop
+                    v_k := v_rev[v_r];
+                    v_d := v_edge_node[v_k];
+                    if not v_done[v_d]
+                       and (case when v_use_kept[v_d] then v_edge_kept[v_k] else v_edge_fix[v_k] end) then
+                        v_wait[v_d] := v_wait[v_d] - 1;
+                        if v_wait[v_d] = 0 then
+                            v_tail := v_tail + 1;
+                            v_queue[v_tail] := v_d;
+                        end if;
+                    end if;
+                end loop;
+            end loop;
+            exit when v_count = v_n;
+            -- the stored supports left wait on each other in a cycle (one took a support, from the
+            -- fixpoint, that rests on what rests on it): the shallowest node not ranked waits on its
+            -- stored support (the fixpoint's rests on shallower nodes, all ranked), and takes the
+            -- fixpoint's
+            while v_done[v_min] loop
+                v_min := v_min + 1;
+            end loop;
+            if not v_use_kept[v_min] then
+                raise exception 'beliefdb._rank_supports: the supports of % do not rank', v_id[v_min];
+            end if;
+            v_use_kept[v_min] := false;
+            v_wait[v_min] := 0;
+            for v_k in v_first[v_min] .. v_last[v_min] loop
+                if v_edge_fix[v_k] and v_edge_moved[v_k] > 0 and not v_done[v_edge_moved[v_k]] then
+                    v_wait[v_min] := v_wait[v_min] + 1;
+                end if;
+            end loop;
+            if v_wait[v_min] > 0 then
+                raise exception 'beliefdb._rank_supports: the supports of % do not rank', v_id[v_min];
+            end if;
+            v_tail := v_tail + 1;
+            v_queue[v_tail] := v_min;
+        end loop;
+        v_more := array(select distinct x.consequent
+                          from unnest(v_id, v_rank, v_new) as m (id, old, new)
+                         cross join lateral (select x.consequent
+                                               from beliefdb.adjacency x
+                                              where x.workspace_id = p_workspace_id and x.node = m.id
+                                                and x.entry = 'out' and x.support
+                                             offset 0) as x
+                         where m.old >= 0 and m.new > m.old
+                        except
+                        select unnest(v_moved));
+        exit when cardinality(v_more) = 0;
+        v_moved := v_moved || v_more;
+    end loop;
+    update pg_temp.beliefdb_evaluation e
+       set support = case when m.kept then m.kept_support else m.fix end, rank = greatest(m.rank, 0)
+      from unnest(v_id, v_use_kept, v_kept, v_fix, v_new) as m (id, kept, kept_support, fix, rank)
+     where e.id = m.id;
+end
+$$;
+comment on function beliefdb._rank_supports(uuid, uuid[]) is 'Write into the evaluation working set the supports and ranks a change must store (uses the evaluation working set)';
+
+drop function if exists beliefdb._rank_supports(uuid);
+drop function if exists beliefdb._supports_to_store(uuid);
+drop function if exists beliefdb._support_rank(bigint, boolean, uuid, integer);

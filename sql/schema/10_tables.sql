@@ -160,6 +160,11 @@ create table beliefdb.node (
     retracted_at timestamptz,
     retraction_reason text,
     created_at timestamptz not null default beliefdb.clock(),
+    -- the justification it holds by now (null: a premise, or it does not hold) and its rank, which
+    -- exceeds the rank of every antecedent of that justification: supports are well-founded
+    -- (rule 2 of docs/rules.md), 0 for a premise, null when it does not hold (revision 0022)
+    support uuid,
+    support_rank bigint,
     primary key (workspace_id, id),
     unique (workspace_id, id, kind)
 );
@@ -334,6 +339,7 @@ create table beliefdb.adjacency (
     current boolean,
     retracted boolean,
     related boolean,              -- self: whether a supersession or a tie involves the node
+    support boolean,              -- out: the justification is its consequent's support (node.support)
     constraint adjacency_pkey primary key (workspace_id, node, entry, justification)
         include (consequent, unmet, kind, holds, current, retracted, related),
     constraint adjacency_check check (case entry
@@ -346,6 +352,11 @@ create table beliefdb.adjacency (
            end)
 );
 comment on table beliefdb.adjacency is 'Derived: each node''s standing, edges out and justifications in one index, for the closure walk';
+
+-- The edges that carry a support (revision 0022): what a retraction takes down is reached from it
+-- by these alone, whatever else rests on it.
+create index adjacency_support on beliefdb.adjacency (workspace_id, node) include (justification, consequent)
+    where entry = 'out' and support;
 
 -- A belief supported by a fragment, with the exact quote.
 create table beliefdb.evidence (
