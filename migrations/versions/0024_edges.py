@@ -14,7 +14,7 @@ from pathlib import Path
 from beliefdb.db.migrate import run_sql
 
 revision = "0024"
-down_revision = "0021"
+down_revision = "0022"
 branch_labels = None
 depends_on = None
 
