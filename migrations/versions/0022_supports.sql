@@ -5,9 +5,9 @@
 -- out rows of beliefdb.adjacency that carry a support say so. beliefdb.evaluate_closure returns the
 -- supports too: its result type changes, so it is dropped here and re-created by the re-applied
 -- SQL (its callers name it as text).
-alter table beliefdb.node add column support uuid, add column support_rank bigint;
-alter table beliefdb.adjacency add column support boolean;
-create index adjacency_support on beliefdb.adjacency (workspace_id, node) include (justification, consequent)
+alter table beliefdb.node add column if not exists support uuid, add column if not exists support_rank bigint;
+alter table beliefdb.adjacency add column if not exists support boolean;
+create index if not exists adjacency_support on beliefdb.adjacency (workspace_id, node) include (justification, consequent)
     where entry = 'out' and support;
 drop function if exists beliefdb.evaluate_closure(uuid, uuid[], uuid[]);
 
