@@ -92,12 +92,17 @@ def percentile(values: Sequence[float], q: float, *, nearest: bool = False) -> f
     return ordered[below] + (ordered[above] - ordered[below]) * (position - below)
 
 
-def random_uuids(rng: np.random.Generator, n: int) -> list[uuid.UUID]:
-    """Version-4 UUIDs from ``rng`` (reproducible with --seed)."""
+def random_uuid_bytes(rng: np.random.Generator, n: int) -> np.ndarray:
+    """Version-4 UUIDs from ``rng`` (reproducible with --seed) as an ``(n, 16)`` uint8 array."""
     raw = rng.integers(0, 256, size=(n, 16), dtype="uint8")
     raw[:, 6] = (raw[:, 6] & 0x0F) | 0x40
     raw[:, 8] = (raw[:, 8] & 0x3F) | 0x80
-    data = raw.tobytes()
+    return raw
+
+
+def random_uuids(rng: np.random.Generator, n: int) -> list[uuid.UUID]:
+    """Version-4 UUIDs from ``rng`` (reproducible with --seed)."""
+    data = random_uuid_bytes(rng, n).tobytes()
     return [uuid.UUID(bytes=data[i * 16:(i + 1) * 16]) for i in range(n)]
 
 
@@ -139,3 +144,78 @@ def machine() -> dict[str, Any]:
                 break
     return {"nproc": os.cpu_count(), "memory_gb": round(mem_kb / 1024 / 1024, 1), "cpu": cpu,
             "python": platform.python_version()}
+
+
+# ---------------------------------------------------------------------------------------------
+# binary COPY built in numpy: a column is either a fixed-width numpy array (``uuid_bytes`` for
+# uuids, ``>i4``/``>f4``/``?`` for the rest, already big-endian) or a list of ``str`` (text, enum
+# labels: an enum's binary form is its label); no per-row Python work but the texts' encoding
+
+COPY_HEADER = b"PGCOPY\n\xff\r\n\x00" + b"\x00" * 8
+COPY_TRAILER = b"\xff\xff"
+Column = Any  # np.ndarray (fixed width, one row per element or per first-axis row) | list[str]
+
+
+def uuid_bytes(raw: np.ndarray) -> np.ndarray:
+    """An ``(n, 16)`` uint8 array of uuids as one 16-byte field per row."""
+    return raw.reshape(len(raw), 16)
+
+
+def _field(column: Column) -> tuple[np.ndarray, np.ndarray]:
+    """A column as its bytes, one after the other, and each row's length."""
+    import numpy as np
+
+    if isinstance(column, list):
+        data = "".join(column).encode()
+        lengths = np.fromiter(map(len, column), dtype=np.int64, count=len(column))
+        if len(data) != int(lengths.sum()):
+            raise ValueError("text columns must be ASCII (lengths are taken in characters)")
+        return np.frombuffer(data, dtype=np.uint8), lengths
+    flat = np.ascontiguousarray(column)
+    width = flat.itemsize * (flat.shape[1] if flat.ndim == 2 else 1)
+    return flat.view(np.uint8).reshape(-1), np.full(len(flat), width, dtype=np.int64)
+
+
+def copy_tuples(columns: Sequence[Column]) -> bytes:
+    """The binary COPY tuples of these columns (no header): per row a field count, then per field
+    its length and bytes, laid out with numpy scatters rather than row by row."""
+    import numpy as np
+
+    fields = [_field(c) for c in columns]
+    n = len(fields[0][1])
+    row_len = 2 + sum(4 + lengths for _, lengths in fields)
+    row_start = np.zeros(n, dtype=np.int64)
+    np.cumsum(row_len[:-1], out=row_start[1:])
+    out = np.empty(int(row_len.sum()), dtype=np.uint8)
+    count = np.frombuffer(np.array(len(fields), dtype=">i2").tobytes(), dtype=np.uint8)
+    out[row_start] = count[0]
+    out[row_start + 1] = count[1]
+    at = row_start + 2
+    four = np.arange(4)
+    for data, lengths in fields:
+        out[(at[:, None] + four).reshape(-1)] = lengths.astype(">i4").view(np.uint8)
+        at = at + 4
+        data_start = np.zeros(n, dtype=np.int64)
+        np.cumsum(lengths[:-1], out=data_start[1:])
+        dest = np.repeat(at - data_start, lengths) + np.arange(len(data))
+        out[dest] = data
+        at = at + lengths
+    return out.tobytes()
+
+
+def copy_binary(conn: psycopg.Connection[Any], table: str, columns: Sequence[str],
+                chunks: Iterable[Sequence[Column]], schema: str = "beliefdb") -> tuple[int, float]:
+    """Binary ``COPY`` into ``<schema>.<table>`` of ``chunks`` (each a list of columns, see
+    ``copy_tuples``); returns (rows, seconds) and logs them."""
+    t0 = time.perf_counter()
+    rows = 0
+    with conn.cursor() as cur, cur.copy(
+            f"copy {schema}.{table} ({', '.join(columns)}) from stdin (format binary)") as copy:
+        copy.write(COPY_HEADER)
+        for chunk in chunks:
+            rows += len(chunk[0])
+            copy.write(copy_tuples(chunk))
+        copy.write(COPY_TRAILER)
+    seconds = time.perf_counter() - t0
+    log(f"  {table}: {rows:,} rows in {seconds:.1f} s ({rows / max(seconds, 1e-9):,.0f} rows/s)")
+    return rows, seconds
