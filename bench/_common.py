@@ -147,60 +147,58 @@ def machine() -> dict[str, Any]:
 
 
 # ---------------------------------------------------------------------------------------------
-# binary COPY built in numpy: a column is either a fixed-width numpy array (``uuid_bytes`` for
-# uuids, ``>i4``/``>f4``/``?`` for the rest, already big-endian) or a list of ``str`` (text, enum
-# labels: an enum's binary form is its label); no per-row Python work but the texts' encoding
+# binary COPY built in numpy: a column is either a fixed-width numpy array (``(n, 16)`` uint8 for
+# uuids, ``>i4``/``>f4``/``?`` for the rest, already big-endian), a list of ``str`` or a numpy
+# ``bytes_`` array (text, enum labels: an enum's binary form is its label); no per-row Python work
+# but the texts' encoding
 
 COPY_HEADER = b"PGCOPY\n\xff\r\n\x00" + b"\x00" * 8
 COPY_TRAILER = b"\xff\xff"
 Column = Any  # np.ndarray (fixed width, one row per element or per first-axis row) | list[str]
 
 
-def uuid_bytes(raw: np.ndarray) -> np.ndarray:
-    """An ``(n, 16)`` uint8 array of uuids as one 16-byte field per row."""
-    return raw.reshape(len(raw), 16)
-
-
-def _field(column: Column) -> tuple[np.ndarray, np.ndarray]:
-    """A column as its bytes, one after the other, and each row's length."""
+def _field(column: Column) -> tuple[np.ndarray, np.ndarray | None]:
+    """A column as an ``(n, width)`` byte matrix and, for text, each row's length (the rest of its
+    row in the matrix is padding)."""
     import numpy as np
 
     if isinstance(column, list):
-        data = "".join(column).encode()
+        padded = np.array(column, dtype=np.bytes_)  # NUL-padded to the longest; texts have no NULs
         lengths = np.fromiter(map(len, column), dtype=np.int64, count=len(column))
-        if len(data) != int(lengths.sum()):
+        if padded.itemsize < int(lengths.max(initial=0)):
             raise ValueError("text columns must be ASCII (lengths are taken in characters)")
-        return np.frombuffer(data, dtype=np.uint8), lengths
+        return padded.view(np.uint8).reshape(len(column), padded.itemsize), lengths
+    if column.dtype.kind == "S":  # labels already as bytes (e.g. an enum's labels taken by code)
+        return column.view(np.uint8).reshape(len(column), column.itemsize), np.char.str_len(column).astype(np.int64)
     flat = np.ascontiguousarray(column)
-    width = flat.itemsize * (flat.shape[1] if flat.ndim == 2 else 1)
-    return flat.view(np.uint8).reshape(-1), np.full(len(flat), width, dtype=np.int64)
+    return flat.view(np.uint8).reshape(len(flat), -1), None
 
 
 def copy_tuples(columns: Sequence[Column]) -> bytes:
     """The binary COPY tuples of these columns (no header): per row a field count, then per field
-    its length and bytes, laid out with numpy scatters rather than row by row."""
+    its length and bytes. Every row is laid out in a fixed-width matrix (texts padded to the
+    longest), then the padding is dropped with one boolean mask: column copies, not per-byte
+    scatters (~10x faster at 10M nodes)."""
     import numpy as np
 
     fields = [_field(c) for c in columns]
-    n = len(fields[0][1])
-    row_len = 2 + sum(4 + lengths for _, lengths in fields)
-    row_start = np.zeros(n, dtype=np.int64)
-    np.cumsum(row_len[:-1], out=row_start[1:])
-    out = np.empty(int(row_len.sum()), dtype=np.uint8)
-    count = np.frombuffer(np.array(len(fields), dtype=">i2").tobytes(), dtype=np.uint8)
-    out[row_start] = count[0]
-    out[row_start + 1] = count[1]
-    at = row_start + 2
-    four = np.arange(4)
-    for data, lengths in fields:
-        out[(at[:, None] + four).reshape(-1)] = lengths.astype(">i4").view(np.uint8)
-        at = at + 4
-        data_start = np.zeros(n, dtype=np.int64)
-        np.cumsum(lengths[:-1], out=data_start[1:])
-        dest = np.repeat(at - data_start, lengths) + np.arange(len(data))
-        out[dest] = data
-        at = at + lengths
-    return out.tobytes()
+    n = len(fields[0][0])
+    width = 2 + sum(4 + m.shape[1] for m, _ in fields)
+    rows = np.empty((n, width), dtype=np.uint8)
+    rows[:, 0:2] = np.frombuffer(np.array(len(fields), dtype=">i2").tobytes(), dtype=np.uint8)
+    keep: np.ndarray | None = None
+    at = 2
+    for matrix, lengths in fields:
+        w = matrix.shape[1]
+        size = np.full(n, w, dtype=np.int64) if lengths is None else lengths
+        rows[:, at:at + 4] = size.astype(">i4").view(np.uint8).reshape(n, 4)
+        rows[:, at + 4:at + 4 + w] = matrix
+        if lengths is not None:
+            if keep is None:
+                keep = np.ones((n, width), dtype=bool)
+            keep[:, at + 4:at + 4 + w] = np.arange(w) < lengths[:, None]
+        at += 4 + w
+    return (rows.reshape(-1) if keep is None else rows[keep]).tobytes()
 
 
 def copy_binary(conn: psycopg.Connection[Any], table: str, columns: Sequence[str],

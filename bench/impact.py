@@ -305,9 +305,9 @@ def load(conn: psycopg.Connection[Any], ws: uuid.UUID, g: Graph, report: LoadRep
         report.add(f"copy {table}", seconds, rows)
 
     node_order = id_order(ids)
-    kind_label = np.array([KIND_NAME[k] for k in range(5)], dtype=object)
+    kind_label = np.array([KIND_NAME[k] for k in range(5)], dtype=np.bytes_)
     copy("node", ("workspace_id", "id", "kind", "holds", "current"), chunked(node_order, lambda r: [
-        wsc(len(r)), ids[r], kind_label[g.kind[r]].tolist(), np.ones(len(r), dtype="?"), np.ones(len(r), dtype="?")]))
+        wsc(len(r)), ids[r], kind_label[g.kind[r]], np.ones(len(r), dtype="?"), np.ones(len(r), dtype="?")]))
 
     t0 = time.perf_counter()
     source_ids = [uuid.uuid4() for _ in range(g.sources)]
@@ -371,7 +371,7 @@ def load(conn: psycopg.Connection[Any], ws: uuid.UUID, g: Graph, report: LoadRep
     cons = g.cons
     copy("justification", ("workspace_id", "id", "consequent"), chunked(id_order(jids), lambda r: [
         wsc(len(r)), jids[r], ids[cons[r]]]))
-    edge_label = np.array(["", "evidence", "derives", "cites", "carries_out"], dtype=object)
+    edge_label = np.array(["", "evidence", "derives", "cites", "carries_out"], dtype=np.bytes_)
     just_edge = g.kind[cons]  # the edge kind of a justification: its consequent's kind (FRAGMENT never is one)
     # antecedent rows in primary-key order: by justification id, then antecedent id
     t0 = time.perf_counter()
@@ -386,7 +386,7 @@ def load(conn: psycopg.Connection[Any], ws: uuid.UUID, g: Graph, report: LoadRep
     # justification.unmet (antecedents not current) keeps its default 0: every node is current
     copy("justification_antecedent", ("workspace_id", "justification_id", "antecedent", "edge_kind", "consequent"),
          chunked(edge_order, lambda e: [wsc(len(e)), jids[owner[e]], ids[ant[e]],
-                                        edge_label[just_edge[owner[e]]].tolist(), ids[cons[owner[e]]]]))
+                                        edge_label[just_edge[owner[e]]], ids[cons[owner[e]]]]))
 
     evidence_j = np.flatnonzero(just_edge == BELIEF)  # one antecedent each: the fragment quoted
     frag = ant[g.ptr[evidence_j]]

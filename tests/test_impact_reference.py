@@ -53,7 +53,7 @@ def test_copy_tuples_round_trip(db_url: str) -> None:
         rows, _ = _common.copy_binary(conn, "t", ("id", "label", "n", "x", "ok", "k"), [[
             ids, ["a", "", "longer text"], np.array([1, -2, 2**31 - 1], dtype=">i4"),
             np.array([0.5, 1e-9, -3.25], dtype=">f4"), np.array([True, False, True], dtype="?"),
-            ["fragment", "belief", "action"]]], schema="pg_temp")
+            np.array(["fragment", "belief", "action"], dtype=np.bytes_)]], schema="pg_temp")
         got = conn.execute("select id, label, n, x, ok, k::text from t order by n").fetchall()
     assert rows == 3
     assert got == [(uuid.UUID(int=2), "", -2, pytest.approx(1e-9), False, "belief"),
