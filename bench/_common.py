@@ -92,12 +92,17 @@ def percentile(values: Sequence[float], q: float, *, nearest: bool = False) -> f
     return ordered[below] + (ordered[above] - ordered[below]) * (position - below)
 
 
-def random_uuids(rng: np.random.Generator, n: int) -> list[uuid.UUID]:
-    """Version-4 UUIDs from ``rng`` (reproducible with --seed)."""
+def random_uuid_bytes(rng: np.random.Generator, n: int) -> np.ndarray:
+    """Version-4 UUIDs from ``rng`` (reproducible with --seed) as an ``(n, 16)`` uint8 array."""
     raw = rng.integers(0, 256, size=(n, 16), dtype="uint8")
     raw[:, 6] = (raw[:, 6] & 0x0F) | 0x40
     raw[:, 8] = (raw[:, 8] & 0x3F) | 0x80
-    data = raw.tobytes()
+    return raw
+
+
+def random_uuids(rng: np.random.Generator, n: int) -> list[uuid.UUID]:
+    """Version-4 UUIDs from ``rng`` (reproducible with --seed)."""
+    data = random_uuid_bytes(rng, n).tobytes()
     return [uuid.UUID(bytes=data[i * 16:(i + 1) * 16]) for i in range(n)]
 
 
@@ -139,3 +144,76 @@ def machine() -> dict[str, Any]:
                 break
     return {"nproc": os.cpu_count(), "memory_gb": round(mem_kb / 1024 / 1024, 1), "cpu": cpu,
             "python": platform.python_version()}
+
+
+# ---------------------------------------------------------------------------------------------
+# binary COPY built in numpy: a column is either a fixed-width numpy array (``(n, 16)`` uint8 for
+# uuids, ``>i4``/``>f4``/``?`` for the rest, already big-endian), a list of ``str`` or a numpy
+# ``bytes_`` array (text, enum labels: an enum's binary form is its label); no per-row Python work
+# but the texts' encoding
+
+COPY_HEADER = b"PGCOPY\n\xff\r\n\x00" + b"\x00" * 8
+COPY_TRAILER = b"\xff\xff"
+Column = Any  # np.ndarray (fixed width, one row per element or per first-axis row) | list[str]
+
+
+def _field(column: Column) -> tuple[np.ndarray, np.ndarray | None]:
+    """A column as an ``(n, width)`` byte matrix and, for text, each row's length (the rest of its
+    row in the matrix is padding)."""
+    import numpy as np
+
+    if isinstance(column, list):
+        padded = np.array(column, dtype=np.bytes_)  # NUL-padded to the longest; texts have no NULs
+        lengths = np.fromiter(map(len, column), dtype=np.int64, count=len(column))
+        if padded.itemsize < int(lengths.max(initial=0)):
+            raise ValueError("text columns must be ASCII (lengths are taken in characters)")
+        return padded.view(np.uint8).reshape(len(column), padded.itemsize), lengths
+    if column.dtype.kind == "S":  # labels already as bytes (e.g. an enum's labels taken by code)
+        return column.view(np.uint8).reshape(len(column), column.itemsize), np.char.str_len(column).astype(np.int64)
+    flat = np.ascontiguousarray(column)
+    return flat.view(np.uint8).reshape(len(flat), -1), None
+
+
+def copy_tuples(columns: Sequence[Column]) -> bytes:
+    """The binary COPY tuples of these columns (no header): per row a field count, then per field
+    its length and bytes. Every row is laid out in a fixed-width matrix (texts padded to the
+    longest), then the padding is dropped with one boolean mask: column copies, not per-byte
+    scatters (~10x faster at 10M nodes)."""
+    import numpy as np
+
+    fields = [_field(c) for c in columns]
+    n = len(fields[0][0])
+    width = 2 + sum(4 + m.shape[1] for m, _ in fields)
+    rows = np.empty((n, width), dtype=np.uint8)
+    rows[:, 0:2] = np.frombuffer(np.array(len(fields), dtype=">i2").tobytes(), dtype=np.uint8)
+    keep: np.ndarray | None = None
+    at = 2
+    for matrix, lengths in fields:
+        w = matrix.shape[1]
+        size = np.full(n, w, dtype=np.int64) if lengths is None else lengths
+        rows[:, at:at + 4] = size.astype(">i4").view(np.uint8).reshape(n, 4)
+        rows[:, at + 4:at + 4 + w] = matrix
+        if lengths is not None:
+            if keep is None:
+                keep = np.ones((n, width), dtype=bool)
+            keep[:, at + 4:at + 4 + w] = np.arange(w) < lengths[:, None]
+        at += 4 + w
+    return (rows.reshape(-1) if keep is None else rows[keep]).tobytes()
+
+
+def copy_binary(conn: psycopg.Connection[Any], table: str, columns: Sequence[str],
+                chunks: Iterable[Sequence[Column]], schema: str = "beliefdb") -> tuple[int, float]:
+    """Binary ``COPY`` into ``<schema>.<table>`` of ``chunks`` (each a list of columns, see
+    ``copy_tuples``); returns (rows, seconds) and logs them."""
+    t0 = time.perf_counter()
+    rows = 0
+    with conn.cursor() as cur, cur.copy(
+            f"copy {schema}.{table} ({', '.join(columns)}) from stdin (format binary)") as copy:
+        copy.write(COPY_HEADER)
+        for chunk in chunks:
+            rows += len(chunk[0])
+            copy.write(copy_tuples(chunk))
+        copy.write(COPY_TRAILER)
+    seconds = time.perf_counter() - t0
+    log(f"  {table}: {rows:,} rows in {seconds:.1f} s ({rows / max(seconds, 1e-9):,.0f} rows/s)")
+    return rows, seconds

@@ -35,7 +35,7 @@ import statistics
 import sys
 import time
 import uuid
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -44,6 +44,7 @@ import numpy as np
 import psycopg
 from _common import (
     arguments,
+    copy_binary,
     copy_rows,
     database,
     log,
@@ -51,17 +52,15 @@ from _common import (
     ms_since,
     percentile,
     print_json,
-    random_uuids,
+    random_uuid_bytes,
     server_settings,
     timed,
 )
+from impact_reference import ACTION, BELIEF, DECISION, DERIVED, FRAGMENT, Memory, NetworkxMemory, distinct
+from psycopg import sql
 
-try:
-    import networkx as nx
-except ImportError:  # pragma: no cover - a benchmark dependency, not a runtime one
-    sys.exit("bench/impact.py needs networkx: pip install networkx")
-
-FRAGMENT, BELIEF, DERIVED, DECISION, ACTION = range(5)
+Reference = Memory | NetworkxMemory
+CHUNK_ROWS = 500_000  # rows per binary COPY chunk built in numpy
 PRINCIPAL = "bench"  # who loads the graph, owns its beliefs and measures
 KIND_NAME = {FRAGMENT: "fragment", BELIEF: "belief", DERIVED: "belief", DECISION: "decision", ACTION: "action"}
 # share of each kind among the nodes
@@ -78,6 +77,20 @@ TABLES_BY_DEPENDENCY = ("evidence", "justification_antecedent", "justification",
 # the synthetic graph
 
 
+class Ids:
+    """The uuids of an ``(n, 16)`` byte array, made one at a time when asked for (29M uuid objects
+    would take ~3.5 GB at 10M nodes)."""
+
+    def __init__(self, raw: np.ndarray) -> None:
+        self.raw = raw
+
+    def __len__(self) -> int:
+        return len(self.raw)
+
+    def __getitem__(self, i: int) -> uuid.UUID:
+        return uuid.UUID(bytes=self.raw[i].tobytes())
+
+
 @dataclass
 class Graph:
     """Nodes 0..n-1 in layers (kind[i]); justification j: consequent cons[j], antecedents
@@ -91,8 +104,16 @@ class Graph:
     action_decision: np.ndarray  # per action (in layer order): its decision's node index
     fragment_source: np.ndarray  # per fragment (in layer order): its source number
     sources: int
-    node_ids: list[uuid.UUID] = field(default_factory=list)
-    justification_ids: list[uuid.UUID] = field(default_factory=list)
+    node_raw: np.ndarray = field(default_factory=lambda: np.zeros((0, 16), dtype=np.uint8))
+    justification_raw: np.ndarray = field(default_factory=lambda: np.zeros((0, 16), dtype=np.uint8))
+
+    @property
+    def node_ids(self) -> Ids:
+        return Ids(self.node_raw)
+
+    @property
+    def justification_ids(self) -> Ids:
+        return Ids(self.justification_raw)
 
     @property
     def nodes(self) -> int:
@@ -111,6 +132,13 @@ def skewed(rng: np.random.Generator, pool: np.ndarray | int, size: int) -> np.nd
     pools = np.asarray(pool, dtype=np.int64)
     picked: np.ndarray = np.minimum((pools * rng.random(size) ** SKEW).astype(np.int64), np.maximum(pools - 1, 0))
     return picked
+
+
+def distinct_pairs(first: np.ndarray, second: np.ndarray, bound: int) -> np.ndarray:
+    """The distinct rows of ``stack([first, second], axis=1)`` in lexicographic order, as
+    ``np.unique(..., axis=0)`` returns them (``second`` < ``bound``), by sorting one int64 key."""
+    keys = distinct(first.astype(np.int64) * bound + second)
+    return np.stack([keys // bound, keys % bound], axis=1)
 
 
 def generate(n: int, rng: np.random.Generator) -> Graph:
@@ -132,7 +160,7 @@ def generate(n: int, rng: np.random.Generator) -> Graph:
     def add(cons: np.ndarray, size: np.ndarray, ant: np.ndarray) -> None:
         # drop repeated antecedents within a justification (the primary key forbids them)
         just = np.repeat(np.arange(len(cons)), size)
-        pairs = np.unique(np.stack([just, ant], axis=1), axis=0)
+        pairs = distinct_pairs(just, ant, n)
         parts_cons.append(cons)
         parts_size.append(np.bincount(pairs[:, 0], minlength=len(cons)))
         parts_ant.append(pairs[:, 1])
@@ -141,7 +169,7 @@ def generate(n: int, rng: np.random.Generator) -> Graph:
     per = np.minimum(rng.geometric(1 / 4, counts[BELIEF]), 20)
     cons = np.repeat(np.arange(start[BELIEF], start[DERIVED]), per)
     frag = perm[FRAGMENT][skewed(rng, counts[FRAGMENT], len(cons))]
-    pairs = np.unique(np.stack([cons, frag], axis=1), axis=0)
+    pairs = distinct_pairs(cons, frag, n)
     add(pairs[:, 0], np.ones(len(pairs), dtype=np.int64), pairs[:, 1])
 
     # derived beliefs: 1-3 alternative justifications of 2-10 antecedents each; an antecedent is an
@@ -175,19 +203,13 @@ def generate(n: int, rng: np.random.Generator) -> Graph:
     sources = max(1, -(-counts[FRAGMENT] // FRAGMENTS_PER_SOURCE))
     graph = Graph(kind=kind, cons=cons_all, ptr=ptr, ant=np.concatenate(parts_ant), action_decision=action_decision,
                   fragment_source=np.arange(counts[FRAGMENT]) // FRAGMENTS_PER_SOURCE, sources=sources)
-    graph.node_ids = random_uuids(rng, n)
-    graph.justification_ids = random_uuids(rng, len(cons_all))
+    graph.node_raw = random_uuid_bytes(rng, n)
+    graph.justification_raw = random_uuid_bytes(rng, len(cons_all))
     return graph
 
 
 # ---------------------------------------------------------------------------------------------
 # loading with binary COPY
-
-
-def by_id(ids: list[uuid.UUID], indices: Sequence[int] | range) -> list[int]:
-    """``indices`` ordered by their UUID: rows arrive in primary-key order, so the btrees fill
-    left to right instead of splitting pages at random (a load optimisation; ids stay random)."""
-    return sorted(indices, key=ids.__getitem__)
 
 
 def stored_confidence(g: Graph, authority_weight: float) -> list[float]:
@@ -223,9 +245,43 @@ def stored_confidence(g: Graph, authority_weight: float) -> list[float]:
     return out
 
 
-def load(conn: psycopg.Connection[Any], ws: uuid.UUID, g: Graph) -> None:
-    ids = g.node_ids
-    jids = g.justification_ids
+def id_order(raw: np.ndarray) -> np.ndarray:
+    """Positions of ``raw``'s uuids in uuid order (PostgreSQL compares uuids bytewise): rows arrive in
+    primary-key order, so the btrees fill left to right instead of splitting pages at random."""
+    words = raw.view(">u8").reshape(len(raw), 2)
+    order: np.ndarray = np.lexsort((words[:, 1], words[:, 0]))
+    return order
+
+
+def chunked(order: np.ndarray, make: Callable[[np.ndarray], list[Any]],
+            size: int = CHUNK_ROWS) -> Iterator[list[Any]]:
+    """``make(rows)`` for ``order`` a chunk at a time (the copy's memory stays bounded at 10M)."""
+    for at in range(0, len(order), size):
+        yield make(order[at:at + size])
+
+
+@dataclass
+class LoadReport:
+    """What each phase of the load took: seconds, rows, and (after the load) bytes on disk."""
+    phases: dict[str, dict[str, float]] = field(default_factory=dict)
+
+    def add(self, name: str, seconds: float, rows: int | None = None) -> None:
+        self.phases[name] = {"s": round(seconds, 1), **({"rows": rows} if rows is not None else {})}
+
+
+SECONDARY_INDEXES = """
+    select i.indexrelid::regclass::text, pg_catalog.pg_get_indexdef(i.indexrelid)
+      from pg_catalog.pg_index i
+      join pg_catalog.pg_class t on t.oid = i.indrelid
+      join pg_catalog.pg_namespace ns on ns.oid = t.relnamespace
+     where ns.nspname = 'beliefdb' and t.relname = any(%s)
+       and not exists (select from pg_catalog.pg_constraint c where c.conindid = i.indexrelid)
+     order by 1"""
+
+
+def load(conn: psycopg.Connection[Any], ws: uuid.UUID, g: Graph, report: LoadReport | None = None) -> None:
+    report = report if report is not None else LoadReport()
+    ids, jids = g.node_raw, g.justification_raw
     f0, b0, d0, c0, a0 = (g.first(k) for k in (FRAGMENT, BELIEF, DERIVED, DECISION, ACTION))
     # This is a bulk load of a synthetic graph, not a sequence of user changes: the per-row
     # triggers (node creation, fragment/evidence text checks, row audit, foreign keys) are
@@ -234,19 +290,48 @@ def load(conn: psycopg.Connection[Any], ws: uuid.UUID, g: Graph) -> None:
     # synthetic rows, which would make the load dominated by hashing and is not what is measured.
     conn.execute("set session_replication_role = replica")
     conn.execute("set synchronous_commit = off")
-    conn.execute("set maintenance_work_mem = '256MB'")
-    kind_name = [KIND_NAME[k] for k in range(5)]
-    kinds = g.kind.tolist()
+    conn.execute("set maintenance_work_mem = '1GB'")
+    # rebuild_adjacency joins and sorts every edge by hashing: at 10M nodes that is ~70M rows
+    conn.execute("set work_mem = '256MB'")
+    # The secondary indexes (GIN full-text and trigram on beliefs and fragments, the reverse-edge
+    # btrees) are dropped and built once after the COPY, in this transaction: maintaining them row
+    # by row in random key order is what made a 10M-node load take hours. Primary keys and unique
+    # constraints stay; their rows arrive sorted.
+    tables = ["node", "source", "source_version", "fragment", "belief", "decision", "action", "justification",
+              "justification_antecedent", "evidence"]
+    indexes = conn.execute(SECONDARY_INDEXES, (tables,)).fetchall()
+    for name, _ in indexes:
+        conn.execute(sql.SQL("drop index {}").format(sql.Identifier(*name.split("."))))
+    wsb = np.frombuffer(ws.bytes, dtype=np.uint8)
+
+    def wsc(m: int) -> np.ndarray:
+        return np.broadcast_to(wsb, (m, 16))
+
+    def copy(table: str, columns: tuple[str, ...], chunks: Iterable[list[Any]]) -> None:
+        rows, seconds = copy_binary(conn, table, columns, chunks)
+        report.add(f"copy {table}", seconds, rows)
+
+    node_order = id_order(ids)
+    kind_label = np.array([KIND_NAME[k] for k in range(5)], dtype=np.bytes_)
     # each node's stored support (rule 2): its first justification, all of whose antecedents come
-    # earlier, so the node's index is a rank above theirs (fragments are premises, rank 0)
+    # earlier, so the node's index is a rank above theirs; a premise (a fragment) has none and rank 0.
+    # Two COPYs, premises and the rest, as the numpy COPY writes no nulls.
     first = np.full(g.nodes, -1, dtype=np.int64)
     first[g.cons[::-1]] = np.arange(len(g.cons) - 1, -1, -1)
-    support = first.tolist()
-    copy_rows(conn, "node", ("workspace_id", "id", "kind", "holds", "current", "support", "support_rank"),
-              ("uuid", "uuid", "text", "bool", "bool", "uuid", "int8"),
-              ((ws, ids[i], kind_name[kinds[i]], True, True, jids[support[i]] if support[i] >= 0 else None,
-                i if support[i] >= 0 else 0) for i in by_id(ids, range(g.nodes))), g.nodes)
+    premise = first[node_order] < 0
+    copy("node", ("workspace_id", "id", "kind", "holds", "current", "support_rank"),
+         chunked(node_order[premise], lambda r: [
+             wsc(len(r)), ids[r], kind_label[g.kind[r]], np.ones(len(r), dtype="?"), np.ones(len(r), dtype="?"),
+             np.zeros(len(r), dtype=">i8")]))
+    rows = report.phases.pop("copy node")
+    copy("node", ("workspace_id", "id", "kind", "holds", "current", "support", "support_rank"),
+         chunked(node_order[~premise], lambda r: [
+             wsc(len(r)), ids[r], kind_label[g.kind[r]], np.ones(len(r), dtype="?"), np.ones(len(r), dtype="?"),
+             jids[first[r]], r.astype(">i8")]))
+    report.phases["copy node"]["s"] += rows["s"]
+    report.phases["copy node"]["rows"] += rows["rows"]
 
+    t0 = time.perf_counter()
     source_ids = [uuid.uuid4() for _ in range(g.sources)]
     version_ids = [uuid.uuid4() for _ in range(g.sources)]
     copy_rows(conn, "source", ("workspace_id", "id", "name"), ("uuid", "uuid", "text"),
@@ -265,68 +350,89 @@ def load(conn: psycopg.Connection[Any], ws: uuid.UUID, g: Graph) -> None:
         content = "\n".join(contents[s])
         versions.append((ws, version_ids[s], source_ids[s], 1, content,
                          hashlib.sha256(content.encode()).digest(), "synthetic"))
+    del contents
     copy_rows(conn, "source_version", ("workspace_id", "id", "source_id", "version", "content", "sha256", "label"),
               ("uuid", "uuid", "uuid", "int4", "text", "bytea", "text"), versions, g.sources)
-    source_of = g.fragment_source.tolist()
-    copy_rows(conn, "fragment", ("workspace_id", "id", "source_version_id", "start_offset", "end_offset", "text"),
-              ("uuid", "uuid", "uuid", "int4", "int4", "text"),
-              ((ws, ids[f0 + i], version_ids[source_of[i]], offsets[i][0], offsets[i][1], texts[i])
-               for i in by_id(ids, range(f0, b0)) for i in (i - f0,)), b0 - f0)
+    del versions
+    report.add("copy source, source_version", time.perf_counter() - t0, 2 * g.sources)
+    source_of = g.fragment_source
+    version_raw = np.frombuffer(b"".join(v.bytes for v in version_ids), dtype=np.uint8).reshape(-1, 16)
+    start = np.array([o[0] for o in offsets], dtype=">i4")
+    end = np.array([o[1] for o in offsets], dtype=">i4")
+    del offsets
+    copy("fragment", ("workspace_id", "id", "source_version_id", "start_offset", "end_offset", "text"),
+         chunked(f0 + id_order(ids[f0:b0]), lambda r: [
+             wsc(len(r)), ids[r], version_raw[source_of[r - f0]], start[r - f0], end[r - f0],
+             [texts[i] for i in (r - f0).tolist()]]))
 
+    t0 = time.perf_counter()
     row = conn.execute("select weight from beliefdb.confidence_policy where factor = 'authority' "
                        "and key = 'unverified'").fetchone()  # the sources' authority: the column default
-    confidence = stored_confidence(g, float(row[0]) if row else 0.3)
+    confidence = np.array(stored_confidence(g, float(row[0]) if row else 0.3), dtype=">f4")
+    report.add("confidence (python)", time.perf_counter() - t0, c0 - b0)
+    log(f"  confidence of {c0 - b0:,} beliefs computed in {time.perf_counter() - t0:.1f} s")
 
-    def beliefs() -> Iterator[tuple[Any, ...]]:
-        for i in by_id(ids, range(b0, c0)):
-            derived = i >= d0
-            yield (ws, ids[i], f"Synthetic {'derived ' if derived else ''}belief {i}.", f"subject_{i % 9973}",
-                   f"attribute_{i}", f"value {i}", confidence[i - b0], "derived" if derived else "extracted",
-                   PRINCIPAL)
+    def beliefs(r: np.ndarray) -> list[Any]:
+        m = len(r)
+        numbers = r.tolist()
+        return [wsc(m), ids[r],
+                [f"Synthetic {'derived ' if i >= d0 else ''}belief {i}." for i in numbers],
+                [f"subject_{i % 9973}" for i in numbers], [f"attribute_{i}" for i in numbers],
+                [f"value {i}" for i in numbers], confidence[r - b0],
+                ["derived" if i >= d0 else "extracted" for i in numbers], [PRINCIPAL] * m]
     # owned by the principal the measurements act as, so its corrections apply (another
     # principal's would only be proposed to the owner)
-    copy_rows(conn, "belief", ("workspace_id", "id", "statement", "subject", "attribute", "value", "confidence",
-                               "confidence_kind", "owner"),
-              ("uuid", "uuid", "text", "text", "text", "text", "float4", "text", "text"), beliefs(), c0 - b0)
-    copy_rows(conn, "decision", ("workspace_id", "id", "title"), ("uuid", "uuid", "text"),
-              ((ws, ids[i], f"Synthetic decision {i}") for i in by_id(ids, range(c0, a0))), a0 - c0)
-    act_dec = g.action_decision.tolist()
-    copy_rows(conn, "action", ("workspace_id", "id", "decision_id", "description"), ("uuid", "uuid", "uuid", "text"),
-              ((ws, ids[i], ids[act_dec[i - a0]], f"Synthetic action {i}") for i in by_id(ids, range(a0, g.nodes))),
-              g.nodes - a0)
+    copy("belief", ("workspace_id", "id", "statement", "subject", "attribute", "value", "confidence",
+                    "confidence_kind", "owner"), chunked(b0 + id_order(ids[b0:c0]), beliefs))
+    copy("decision", ("workspace_id", "id", "title"), chunked(c0 + id_order(ids[c0:a0]), lambda r: [
+        wsc(len(r)), ids[r], [f"Synthetic decision {i}" for i in r.tolist()]]))
+    act_dec = g.action_decision
+    copy("action", ("workspace_id", "id", "decision_id", "description"),
+         chunked(a0 + id_order(ids[a0:g.nodes]), lambda r: [
+             wsc(len(r)), ids[r], ids[act_dec[r - a0]], [f"Synthetic action {i}" for i in r.tolist()]]))
 
-    cons = g.cons.tolist()
-    ptr = g.ptr.tolist()
-    ant = g.ant.tolist()
-    order = by_id(jids, range(len(cons)))
-    copy_rows(conn, "justification", ("workspace_id", "id", "consequent"), ("uuid", "uuid", "uuid"),
-              ((ws, jids[j], ids[cons[j]]) for j in order), len(cons))
-    edge = {BELIEF: "evidence", DERIVED: "derives", DECISION: "cites", ACTION: "carries_out"}
-    edge_of = [edge[k] for k in g.kind[g.cons].tolist()]
-
-    def antecedents() -> Iterator[tuple[Any, ...]]:
-        for j in order:
-            for a in sorted(ant[ptr[j]:ptr[j + 1]], key=ids.__getitem__):
-                yield (ws, jids[j], ids[a], edge_of[j], ids[cons[j]])
+    cons = g.cons
+    copy("justification", ("workspace_id", "id", "consequent"), chunked(id_order(jids), lambda r: [
+        wsc(len(r)), jids[r], ids[cons[r]]]))
+    edge_label = np.array(["", "evidence", "derives", "cites", "carries_out"], dtype=np.bytes_)
+    just_edge = g.kind[cons]  # the edge kind of a justification: its consequent's kind (FRAGMENT never is one)
+    # antecedent rows in primary-key order: by justification id, then antecedent id
+    t0 = time.perf_counter()
+    owner = np.repeat(np.arange(len(cons)), np.diff(g.ptr))
+    node_rank = np.empty(g.nodes, dtype=np.int64)
+    node_rank[node_order] = np.arange(g.nodes)
+    just_rank = np.empty(len(cons), dtype=np.int64)
+    just_rank[id_order(jids)] = np.arange(len(cons))
+    edge_order = np.lexsort((node_rank[g.ant], just_rank[owner]))
+    report.add("sort antecedents", time.perf_counter() - t0, len(edge_order))
+    log(f"  {len(edge_order):,} antecedent rows sorted in {time.perf_counter() - t0:.1f} s")
+    ant = g.ant
     # justification.unmet (antecedents not current) keeps its default 0: every node is current
-    copy_rows(conn, "justification_antecedent",
-              ("workspace_id", "justification_id", "antecedent", "edge_kind", "consequent"),
-              ("uuid", "uuid", "uuid", "text", "uuid"), antecedents(), g.edges)
+    copy("justification_antecedent", ("workspace_id", "justification_id", "antecedent", "edge_kind", "consequent"),
+         chunked(edge_order, lambda e: [wsc(len(e)), jids[owner[e]], ids[ant[e]],
+                                        edge_label[just_edge[owner[e]]], ids[cons[owner[e]]]]))
 
-    def evidence() -> Iterator[tuple[Any, ...]]:
-        rows = [(cons[j], ant[ptr[j]], j) for j in range(len(cons)) if edge_of[j] == "evidence"]
-        rows.sort(key=lambda r: (ids[r[0]], ids[r[1]]))
-        for belief, fragment, j in rows:
-            yield (ws, ids[belief], ids[fragment], texts[fragment - f0], jids[j])
-    copy_rows(conn, "evidence", ("workspace_id", "belief_id", "fragment_id", "quote", "justification_id"),
-              ("uuid", "uuid", "uuid", "text", "uuid"), evidence(), sum(1 for e in edge_of if e == "evidence"))
+    evidence_j = np.flatnonzero(just_edge == BELIEF)  # one antecedent each: the fragment quoted
+    frag = ant[g.ptr[evidence_j]]
+    evidence_order = evidence_j[np.lexsort((node_rank[frag], node_rank[cons[evidence_j]]))]
+    copy("evidence", ("workspace_id", "belief_id", "fragment_id", "quote", "justification_id"),
+         chunked(evidence_order, lambda j: [wsc(len(j)), ids[cons[j]], ids[ant[g.ptr[j]]],
+                                            [texts[i] for i in (ant[g.ptr[j]] - f0).tolist()], jids[j]]))
+    del node_rank, just_rank, evidence_order
+    for name, definition in indexes:
+        t0 = time.perf_counter()
+        conn.execute(definition)  # type: ignore[arg-type]  # from pg_get_indexdef, not user input
+        report.add(f"index {name.split('.')[-1]}", time.perf_counter() - t0)
+        log(f"  index {name}: built in {time.perf_counter() - t0:.1f} s")
     # what the switched-off triggers would have written: the decisions' reasons, the adjacency rows
     t0 = time.perf_counter()
     conn.execute("select beliefdb.refresh_decision_reasons(%s, array(select d.id from beliefdb.decision d"
                  " where d.workspace_id = %s))", (ws, ws))
+    report.add("decision.reasons", time.perf_counter() - t0, a0 - c0)
     log(f"  decision.reasons: {a0 - c0:,} decisions in {time.perf_counter() - t0:.1f} s")
     t0 = time.perf_counter()
     row = conn.execute("select beliefdb.rebuild_adjacency(%s)", (ws,)).fetchone()
+    report.add("adjacency", time.perf_counter() - t0, int(row[0]) if row else 0)
     log(f"  adjacency: {row[0] if row else 0:,} rows in {time.perf_counter() - t0:.1f} s")
     # the stored confidences are the rules' (stored_confidence): a sample, checked by the rules
     row = conn.execute("""
@@ -338,107 +444,22 @@ def load(conn: psycopg.Connection[Any], ws: uuid.UUID, g: Graph) -> None:
     log(f"  confidence: {row[0] if row else '?'} of {row[1] if row else '?'} sampled beliefs differ from "
         f"confidence_factors")
     conn.execute("set session_replication_role = origin")
+    t0 = time.perf_counter()
     conn.commit()
+    report.add("commit", time.perf_counter() - t0)
 
 
 # ---------------------------------------------------------------------------------------------
-# the in-memory reference: networkx closure + dict-based least fixpoint inside it
+# seeds
 
 
-class Memory:
-    def __init__(self, g: Graph) -> None:
-        t0 = time.perf_counter()
-        cons = g.cons.tolist()
-        ptr = g.ptr.tolist()
-        ant = g.ant.tolist()
-        self.kind = g.kind.tolist()
-        self.cons = cons
-        self.ants: dict[int, tuple[int, ...]] = {j: tuple(ant[ptr[j]:ptr[j + 1]]) for j in range(len(cons))}
-        self.justs: dict[int, list[int]] = {}
-        self.uses: dict[int, list[int]] = {}
-        for j, c in enumerate(cons):
-            self.justs.setdefault(c, []).append(j)
-            for a in self.ants[j]:
-                self.uses.setdefault(a, []).append(j)
-        self.actions: dict[int, list[int]] = {}
-        a0 = g.first(ACTION)
-        for i, d in enumerate(g.action_decision.tolist()):
-            self.actions.setdefault(d, []).append(a0 + i)
-        self.graph = nx.DiGraph()
-        self.graph.add_nodes_from(range(g.nodes))
-        self.graph.add_edges_from((a, c) for j, c in enumerate(cons) for a in self.ants[j])
-        log(f"in-memory graph: {self.graph.number_of_nodes():,} nodes, {self.graph.number_of_edges():,} "
-            f"node-to-node edges in {time.perf_counter() - t0:.1f} s")
-
-    def impact(self, seed: int) -> dict[str, Any]:
-        """What stops holding if ``seed`` does, which decisions are flagged, which actions held,
-        and which decisions lose a reason but survive, and by which justifications."""
-        closure = nx.descendants(self.graph, seed)
-        closure.add(seed)
-        missing: dict[int, int] = {}
-        holding: set[int] = set()
-        queue: list[int] = []
-        for n in closure:
-            if n == seed:
-                continue
-            if self.kind[n] == FRAGMENT:  # a premise (its source is in force)
-                holding.add(n)
-                queue.append(n)
-                continue
-            for j in self.justs.get(n, ()):
-                left = sum(1 for a in self.ants[j] if a in closure)
-                missing[j] = left
-                if left == 0 and n not in holding:
-                    holding.add(n)
-                    queue.append(n)
-        while queue:  # least fixpoint: a justification holds once no antecedent is missing
-            x = queue.pop()
-            for j in self.uses.get(x, ()):
-                left = missing[j] - 1
-                missing[j] = left
-                if left == 0:
-                    n = self.cons[j]
-                    if n not in holding and n != seed:
-                        holding.add(n)
-                        queue.append(n)
-        decisions = [n for n in closure if self.kind[n] == DECISION]
-        flagged = [d for d in decisions if d not in holding]
-
-        def live(j: int) -> bool:
-            return all(a not in closure or a in holding for a in self.ants[j])
-
-        # every node is current before the change: a decision that holds survives on other
-        # support when one of its justifications stops being live
-        survives = {d: [self.ants[j] for j in self.justs[d] if live(j)]
-                    for d in decisions if d in holding and not all(live(j) for j in self.justs[d])}
-        return {"closure": len(closure), "stopped": closure - holding, "flagged": flagged,
-                "held": [a for d in flagged for a in self.actions.get(d, ())], "survives": survives}
-
-    def closure_size(self, seed: int, cap: int) -> int:
-        """Size of the forward closure of ``seed``, or cap + 1 once it passes ``cap``."""
-        seen = {seed}
-        frontier = [seed]
-        succ = self.graph.succ
-        while frontier:
-            nxt = []
-            for x in frontier:
-                for y in succ[x]:
-                    if y not in seen:
-                        seen.add(y)
-                        nxt.append(y)
-            if len(seen) > cap:
-                return cap + 1
-            frontier = nxt
-        return len(seen)
-
-
-def pick_seeds(g: Graph, mem: Memory, runs: int, rng: np.random.Generator) -> dict[int, list[int]]:
+def pick_seeds(g: Graph, mem: Reference, runs: int, rng: np.random.Generator) -> dict[int, list[int]]:
     """For each target size, ``runs`` distinct fragments or beliefs whose closure is within ~25% of it."""
     t0 = time.perf_counter()
     pool = np.arange(g.first(FRAGMENT), g.first(DECISION))
     out_degree = np.bincount(g.ant, minlength=g.nodes)[pool]
     hubs = pool[np.argsort(-out_degree)[: 40 * runs]]
-    candidates = np.unique(np.concatenate([rng.choice(pool, size=min(len(pool), 100 * runs), replace=False), hubs]))
+    candidates = distinct(np.concatenate([rng.choice(pool, size=min(len(pool), 100 * runs), replace=False), hubs]))
     rng.shuffle(candidates)
     cap = int(TARGETS[-1] * 1.25)
     chosen: dict[int, list[int]] = {t: [] for t in TARGETS}
@@ -505,7 +526,7 @@ def check_same(g: Graph, seed: int, rows: list[tuple[Any, ...]], expected: dict[
                          f"from the in-memory answer")
 
 
-def measure_impact(url: str, ws: uuid.UUID, g: Graph, mem: Memory, seeds: dict[int, list[int]],
+def measure_impact(url: str, ws: uuid.UUID, g: Graph, mem: Reference, seeds: dict[int, list[int]],
                    budget_s: float) -> dict[str, Any]:
     result: dict[str, Any] = {}
     with app_session(url, ws) as conn:
@@ -525,7 +546,7 @@ def measure_impact(url: str, ws: uuid.UUID, g: Graph, mem: Memory, seeds: dict[i
                     break
                 ms, rows = sql_impact(conn, g.node_ids[s])
                 with timed(desc_ms):
-                    nx.descendants(mem.graph, s)
+                    mem.descendants(s)
                 with timed(py_ms):
                     expected = mem.impact(s)
                 check_same(g, s, rows, expected)
@@ -546,7 +567,7 @@ def measure_impact(url: str, ws: uuid.UUID, g: Graph, mem: Memory, seeds: dict[i
     return result
 
 
-def measure_corrections(url: str, ws: uuid.UUID, g: Graph, mem: Memory, runs: int,
+def measure_corrections(url: str, ws: uuid.UUID, g: Graph, mem: Reference, runs: int,
                         rng: np.random.Generator, budget_s: float) -> dict[str, Any]:
     beliefs = rng.choice(np.arange(g.first(BELIEF), g.first(DERIVED)), size=runs + 2, replace=False).tolist()
     times: list[float] = []
@@ -670,6 +691,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="skip correction apply (it changes the graph: use it to keep a --workspace reusable)")
     parser.add_argument("--budget", type=float, default=120,
                         help="seconds per figure after which fewer runs are taken (at least 5)")
+    parser.add_argument("--reference", choices=("csr", "networkx"), default="csr",
+                        help="storage of the in-memory reference: CSR arrays (default; ~1.1 GB at 10M nodes) "
+                             "or a networkx DiGraph as before issue 21 (~1.75 kB per node)")
     args = parser.parse_args(argv)
     if args.workspace is not None and args.db is None:
         parser.error("--workspace needs --db")
@@ -680,8 +704,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     g = generate(args.nodes, rng)
     log(f"generated {g.nodes:,} nodes, {len(g.cons):,} justifications, {g.edges:,} antecedent edges "
         f"({g.edges / g.nodes:.2f} per node), {g.sources:,} sources in {time.perf_counter() - t0:.1f} s")
-    mem = Memory(g)
+    t0 = time.perf_counter()
+    mem: Reference = Memory(g) if args.reference == "csr" else NetworkxMemory(g)
+    reference_s = time.perf_counter() - t0
     seeds = pick_seeds(g, mem, args.runs, rng)
+    loaded = LoadReport()
 
     with database(args.db) as url:
         ws = args.workspace or create_workspace(url)
@@ -690,18 +717,19 @@ def main(argv: Sequence[str] | None = None) -> int:
             if args.workspace is None:
                 log(f"loading into workspace {ws} with binary COPY")
                 with psycopg.connect(url) as conn:
-                    load(conn, ws, g)
+                    load(conn, ws, g, loaded)
             else:
                 log(f"measuring workspace {ws} as loaded by an earlier run")
             with psycopg.connect(url, autocommit=True) as conn:
                 if args.workspace is None:
-                    for table in ("node", "fragment", "belief", "decision", "action", "justification",
-                                  "justification_antecedent", "evidence", "source", "source_version", "adjacency"):
-                        conn.execute(f"vacuum (analyze) beliefdb.{table}")
+                    t1 = time.perf_counter()
+                    conn.execute("vacuum (analyze) " + ", ".join(f"beliefdb.{t}" for t in LOADED_TABLES))
+                    loaded.add("vacuum (analyze)", time.perf_counter() - t1)
                 server = server_settings(conn, ("server_version", "shared_buffers", "work_mem", "jit"))
-                size = conn.execute("select pg_size_pretty(pg_database_size(current_database()))").fetchone()
+                disk = disk_use(conn)
             load_s = time.perf_counter() - t0
-            log(f"loaded and analyzed in {load_s:.1f} s; database size {size[0] if size else '?'}")
+            log(f"loaded and analyzed in {load_s:.1f} s; database size {disk['database'] / 2**30:.2f} GiB; "
+                f"phases {json.dumps(loaded.phases)}; bytes by table {json.dumps(disk)}")
             sanity(url, ws, g, seeds[TARGETS[0]], rng)
             impact = measure_impact(url, ws, g, mem, seeds, args.budget)
             plans = explain(url, ws, g, seeds, args.explain)
@@ -718,13 +746,26 @@ def main(argv: Sequence[str] | None = None) -> int:
         "python_ratio": {t: round(impact[t]["ratio"], 3) for t in impact},
         "correction_apply_p50_ms": round(corrections["p50_ms"], 3) if corrections else None,
         "correction_apply_p95_ms": round(corrections["p95_ms"], 3) if corrections else None,
+        "python_p50_ms": {t: round(impact[t]["python_p50_ms"], 3) for t in impact},
+        "closure_median": {t: impact[t]["closure_median"] for t in impact},
+        "flagged_median": {t: impact[t]["flagged_median"] for t in impact},
+        "runs": {t: impact[t]["runs"] for t in impact},
+        "correction_runs": corrections["runs"] if corrections else None,
+        "reference": args.reference,
+        "reference_build_s": round(reference_s, 1),
+        "load_s": round(load_s, 1),
+        "load_phases": loaded.phases,
+        "disk_bytes": disk,
+        "total_s": round(time.perf_counter() - began, 1),
+        "loadavg": loadavg(),
     }
     if args.json:
         print_json(report)
     else:
         print(f"beliefdb impact benchmark: {g.nodes:,} nodes, {g.edges:,} edges ({g.edges / g.nodes:.2f} per node), "
               f"{len(g.cons):,} justifications; load {load_s:.0f} s; total {time.perf_counter() - began:.0f} s")
-        print(f"machine: {json.dumps({**machine(), 'networkx': nx.__version__})}; server: {json.dumps(server)}")
+        print(f"machine: {json.dumps(machine())}; reference: {args.reference}; server: {json.dumps(server)}")
+        print(f"load phases: {json.dumps(loaded.phases)}; bytes: {json.dumps(disk)}; load average {loadavg()}")
         print(f"{'closure':>8} {'range':>13} {'runs':>4} {'p50 ms':>9} {'p95 ms':>9} {'py p50':>8} {'py p95':>8} "
               f"{'nx desc':>8} {'ratio':>7}")
         for t, r in impact.items():
@@ -738,6 +779,26 @@ def main(argv: Sequence[str] | None = None) -> int:
                   f"{corrections['closure_range'][0]}-{corrections['closure_range'][1]})")
         print(f"index use in impact's plans: {json.dumps(plans)}")
     return 0
+
+
+LOADED_TABLES = ("node", "fragment", "belief", "decision", "action", "justification", "justification_antecedent",
+                 "evidence", "source", "source_version", "adjacency")
+
+
+def disk_use(conn: psycopg.Connection[Any]) -> dict[str, int]:
+    """Bytes on disk of each loaded table with its indexes and TOAST, and of the whole database."""
+    out = {}
+    for table in LOADED_TABLES:
+        row = conn.execute("select pg_catalog.pg_total_relation_size(%s::regclass)", (f"beliefdb.{table}",)).fetchone()
+        out[table] = int(row[0]) if row else 0
+    row = conn.execute("select pg_catalog.pg_database_size(current_database())").fetchone()
+    out["database"] = int(row[0]) if row else 0
+    return out
+
+
+def loadavg() -> list[float]:
+    with open("/proc/loadavg") as f:
+        return [float(x) for x in f.read().split()[:3]]
 
 
 def sanity(url: str, ws: uuid.UUID, g: Graph, seeds: list[int], rng: np.random.Generator) -> None:
