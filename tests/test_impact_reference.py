@@ -68,3 +68,19 @@ def test_uuid_order_is_the_servers(db_url: str) -> None:
         ordered = conn.execute("select u from unnest(%s::uuid[]) u order by u",
                                ([ids[i] for i in range(len(ids))],)).fetchall()
     assert [ids[i] for i in bench_impact.id_order(raw).tolist()] == [u for (u,) in ordered]
+
+
+@pytest.mark.slow
+def test_the_load_stores_well_founded_supports_and_the_adjacency_the_tables_say(db_url: str) -> None:
+    from tests.test_closure_reads import adjacency_drift, support_drift
+
+    g = bench_impact.generate(3000, np.random.default_rng(3))
+    ws = bench_impact.create_workspace(db_url)
+    with psycopg.connect(db_url) as conn:
+        bench_impact.load(conn, ws, g)
+    with psycopg.connect(db_url, autocommit=True) as conn:
+        supported = conn.execute("select count(*) filter (where support is not null), count(*) from beliefdb.node"
+                                 " where workspace_id = %s", (ws,)).fetchone()
+        assert supported is not None and 0 < supported[0] < supported[1] == g.nodes
+        assert support_drift(conn, ws) == []
+        assert adjacency_drift(conn, ws) == set()
