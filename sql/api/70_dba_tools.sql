@@ -44,6 +44,7 @@ declare
     v_more uuid[] := '{}';
     v_confidence uuid[];
     v_moved uuid[];
+    v_conflict_moved uuid[];
 begin
     -- one propagation per workspace at a time: two concurrent changes that each leave a node
     -- one of two supports must not both conclude it still holds (READ COMMITTED gives every
@@ -64,8 +65,9 @@ begin
      where n.workspace_id = p_workspace_id and n.id = e.id
        and (n.holds, n.current) is distinct from (e.holds, e.holds and not e.superseded and not e.expired);
 
+    -- the beliefs that enter or leave an open conflict, whose confidence that moves (rule 9)
     with next as (
-        select e.id,
+        select e.id, was.status as was,
                case when n.retracted_at is not null then 'retracted'
                     when e.superseded then 'superseded'
                     when not e.holds then 'unsupported'
@@ -75,13 +77,20 @@ begin
                end::beliefdb.belief_status as status
           from pg_temp.beliefdb_evaluation e
           join beliefdb.node n on n.workspace_id = p_workspace_id and n.id = e.id
+          join beliefdb.belief was on was.workspace_id = p_workspace_id and was.id = e.id
          where e.kind = 'belief'
+    ),
+    moved as (
+        update beliefdb.belief b
+           set status = next.status, revision = b.revision + 1
+          from next
+         where b.workspace_id = p_workspace_id and b.id = next.id
+           and b.status <> next.status and b.status <> 'quarantined'
+        returning b.id, next.was, next.status
     )
-    update beliefdb.belief b
-       set status = next.status, revision = b.revision + 1
-      from next
-     where b.workspace_id = p_workspace_id and b.id = next.id
-       and b.status <> next.status and b.status <> 'quarantined';
+    select coalesce(array_agg(m.id), '{}') into v_conflict_moved
+      from moved m
+     where 'conflicting' in (m.was, m.status);
 
     -- rule 4: a decision is flagged only when it no longer holds, not when a support changed
     with flagged as (
@@ -135,10 +144,25 @@ begin
       from unnest(v_held) h (id)
     on conflict do nothing;
 
-    -- support changed, so confidence may have: the same factors why() shows. A derived belief
-    -- reads what it is derived from as stored, so the beliefs derived from those that moved are
-    -- computed again, until nothing moves (depth-bounded); the others would come out the same.
-    v_confidence := array(select e.id from pg_temp.beliefdb_evaluation e where e.kind = 'belief');
+    -- support changed, so confidence may have: the same factors why() shows (rule 9 of
+    -- docs/rules.md). Standing is not one of them, so the first round computes only the beliefs
+    -- whose factors the change can have moved: the seeds (a new belief, new evidence, a
+    -- correction's replacement), the beliefs a seed fragment is evidence for (their source
+    -- retracted or restored) and those that entered or left an open conflict. The rest of the
+    -- closure would come out as stored: a hub's closure is thousands of beliefs that stop or start
+    -- holding, none of whose factors moved. What time alone moves (recency) is decay's to store.
+    -- A derived belief reads what it is derived from as stored, so the beliefs derived from those
+    -- whose confidence moved are computed again, until nothing moves (depth-bounded).
+    v_confidence := array(
+        select e.id
+          from pg_temp.beliefdb_evaluation e
+         where e.kind = 'belief' and e.id = any(p_seeds || v_conflict_moved)
+        union
+        select a.consequent
+          from unnest(p_seeds) s (id)
+          join beliefdb.justification_antecedent a
+            on a.workspace_id = p_workspace_id and a.antecedent = s.id and a.edge_kind = 'evidence'
+          join pg_temp.beliefdb_evaluation e on e.id = a.consequent and e.kind = 'belief');
     for v_round in 1..20 loop
         v_moved := beliefdb._refresh_confidence(p_workspace_id, v_confidence);
         exit when cardinality(v_moved) = 0;
