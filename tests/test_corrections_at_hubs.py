@@ -140,6 +140,12 @@ HUB_TIED_THEN_CORRECTED = Scenario(("user", "official"), ((0,), (0,), (2,), (0, 
 HUB_TIE_ENDS_WITH_THE_RIVALS_SOURCE = Scenario(("user", "official"), ((0,), (0,), (2,), (0, 1)),
                                                (Step("rival", 0, "user"), Step("retract", 2, "user")))
 
+# an official rival supersedes the hub; a second rival, at the hub's authority, loses to it; the
+# official rival's source retracted: the hub and the second rival are current again and tie (rule 8
+# settles the revived beliefs inside propagate), both now in an open conflict
+REVIVED_INTO_A_TIE = Scenario(("user", "internal"), ((0,), (0,), (2,)),
+                              (Step("rival", 0, "official"), Step("rival", 0, "user"), Step("retract", 2, "user")))
+
 
 @pytest.mark.slow
 @settings(max_examples=8, deadline=None, database=None,
@@ -149,6 +155,7 @@ HUB_TIE_ENDS_WITH_THE_RIVALS_SOURCE = Scenario(("user", "official"), ((0,), (0,)
 @example(s=HUB_SOURCE_RETRACTED_AND_RESTORED)
 @example(s=HUB_TIED_THEN_CORRECTED)
 @example(s=HUB_TIE_ENDS_WITH_THE_RIVALS_SOURCE)
+@example(s=REVIVED_INTO_A_TIE)
 def test_stored_confidence_equals_the_full_recompute_after_every_change(
         postgresql: psycopg.Connection[Any], db_url: str, s: Scenario) -> None:
     play(db_url, postgresql, s)

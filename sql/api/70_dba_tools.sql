@@ -65,7 +65,7 @@ begin
      where n.workspace_id = p_workspace_id and n.id = e.id
        and (n.holds, n.current) is distinct from (e.holds, e.holds and not e.superseded and not e.expired);
 
-    -- the beliefs that enter or leave an open conflict, whose confidence that moves (rule 9)
+    -- the beliefs whose status moved into or out of an open conflict: that moves their confidence
     with next as (
         select e.id, was.status as was,
                case when n.retracted_at is not null then 'retracted'
@@ -191,7 +191,10 @@ begin
         v_more := v_more
             || array(select (x ->> 'old')::uuid from jsonb_array_elements(v_settled -> 'superseded') x)
             || array(select (x ->> 'new')::uuid from jsonb_array_elements(v_settled -> 'superseded') x)
-            || array(select (x ->> 'b')::uuid from jsonb_array_elements(v_settled -> 'conflicts') x);
+            || array(select (x ->> 'b')::uuid from jsonb_array_elements(v_settled -> 'conflicts') x)
+            -- the revived belief too when it opened a conflict: rule 8 marked it conflicting
+            -- before the nested propagation, so only as a seed is its confidence computed again
+            || array(select (x ->> 'a')::uuid from jsonb_array_elements(v_settled -> 'conflicts') x);
     end loop;
     if cardinality(v_more) > 0 then
         perform beliefdb.propagate(p_workspace_id, v_more);
