@@ -66,8 +66,11 @@ begin
        and (n.holds, n.current) is distinct from (e.holds, e.holds and not e.superseded and not e.expired);
 
     -- the beliefs whose status moved into or out of an open conflict: that moves their confidence
+    -- (the status before: a subquery of the update reads the rows as they were when it began).
+    -- The beliefs are named by id (= any): a join alone let a generic plan, guessing the workspace
+    -- small, read all of its beliefs into a hash (issue 21: 55,001 rows for a closure of 8,830)
     with next as (
-        select e.id, was.status as was,
+        select e.id,
                case when n.retracted_at is not null then 'retracted'
                     when e.superseded then 'superseded'
                     when not e.holds then 'unsupported'
@@ -77,7 +80,6 @@ begin
                end::beliefdb.belief_status as status
           from pg_temp.beliefdb_evaluation e
           join beliefdb.node n on n.workspace_id = p_workspace_id and n.id = e.id
-          join beliefdb.belief was on was.workspace_id = p_workspace_id and was.id = e.id
          where e.kind = 'belief'
     ),
     moved as (
@@ -85,8 +87,11 @@ begin
            set status = next.status, revision = b.revision + 1
           from next
          where b.workspace_id = p_workspace_id and b.id = next.id
+           and b.id = any(array(select e.id from pg_temp.beliefdb_evaluation e where e.kind = 'belief'))
            and b.status <> next.status and b.status <> 'quarantined'
-        returning b.id, next.was, next.status
+        returning b.id, next.status,
+                  (select was.status from beliefdb.belief was
+                    where was.workspace_id = b.workspace_id and was.id = b.id) as was
     )
     select coalesce(array_agg(m.id), '{}') into v_conflict_moved
       from moved m
