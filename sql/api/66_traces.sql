@@ -400,9 +400,11 @@ begin
      where i ->> 'action' = 'preserve' and i ->> 'reason' like 'restored:%'
        and n.workspace_id = v_ws and n.id = (i ->> 'node')::uuid;
 
+    -- the quarantined are seeds too: their status was written here, and a conflicting belief
+    -- quarantined loses the conflict's factor of its confidence (propagate recomputes the seeds')
     v_changes := beliefdb.propagate(v_ws, v_faulty || array(
         select (i ->> 'node')::uuid from jsonb_array_elements(v_plan) i
-         where i ->> 'action' = 'preserve' and i ->> 'reason' like 'restored:%'));
+         where (i ->> 'action' = 'preserve' and i ->> 'reason' like 'restored:%') or i ->> 'action' = 'quarantine'));
     perform beliefdb._audit('repair.apply', jsonb_build_object(
         'repair', v_id, 'faulty', v_faulty, 'independent_evidence', p_independent_evidence,
         'counts', (select jsonb_object_agg(x.action, x.n)

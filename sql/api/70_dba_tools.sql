@@ -44,6 +44,7 @@ declare
     v_more uuid[] := '{}';
     v_confidence uuid[];
     v_moved uuid[];
+    v_conflict_moved uuid[];
 begin
     -- one propagation per workspace at a time: two concurrent changes that each leave a node
     -- one of two supports must not both conclude it still holds (READ COMMITTED gives every
@@ -73,6 +74,10 @@ begin
                              case when e.holds then case when e.rank is null then n.support else e.support end end,
                              case when e.holds then coalesce(e.rank, n.support_rank) end);
 
+    -- the beliefs whose status moved into or out of an open conflict: that moves their confidence
+    -- (the status before: a subquery of the update reads the rows as they were when it began).
+    -- The beliefs are named by id (= any): a join alone let a generic plan, guessing the workspace
+    -- small, read all of its beliefs into a hash (issue 21: 55,001 rows for a closure of 8,830)
     with next as (
         select e.id,
                case when n.retracted_at is not null then 'retracted'
@@ -85,12 +90,21 @@ begin
           from pg_temp.beliefdb_evaluation e
           join beliefdb.node n on n.workspace_id = p_workspace_id and n.id = e.id
          where e.kind = 'belief'
+    ),
+    moved as (
+        update beliefdb.belief b
+           set status = next.status, revision = b.revision + 1
+          from next
+         where b.workspace_id = p_workspace_id and b.id = next.id
+           and b.id = any(array(select e.id from pg_temp.beliefdb_evaluation e where e.kind = 'belief'))
+           and b.status <> next.status and b.status <> 'quarantined'
+        returning b.id, next.status,
+                  (select was.status from beliefdb.belief was
+                    where was.workspace_id = b.workspace_id and was.id = b.id) as was
     )
-    update beliefdb.belief b
-       set status = next.status, revision = b.revision + 1
-      from next
-     where b.workspace_id = p_workspace_id and b.id = next.id
-       and b.status <> next.status and b.status <> 'quarantined';
+    select coalesce(array_agg(m.id), '{}') into v_conflict_moved
+      from moved m
+     where 'conflicting' in (m.was, m.status);
 
     -- rule 4: a decision is flagged only when it no longer holds, not when a support changed
     with flagged as (
@@ -144,10 +158,29 @@ begin
       from unnest(v_held) h (id)
     on conflict do nothing;
 
-    -- support changed, so confidence may have: the same factors why() shows. A derived belief
-    -- reads what it is derived from as stored, so the beliefs derived from those that moved are
-    -- computed again, until nothing moves (depth-bounded); the others would come out the same.
-    v_confidence := array(select e.id from pg_temp.beliefdb_evaluation e where e.kind = 'belief');
+    -- support changed, so confidence may have: the same factors why() shows (rule 9 of
+    -- docs/rules.md). Standing is not one of them, so the first round computes only the beliefs
+    -- whose factors the change can have moved: the seeds (a new belief, new evidence, a
+    -- correction's replacement), the beliefs a seed fragment is evidence for (their source
+    -- retracted or restored) and those that entered or left an open conflict. The rest of the
+    -- closure would come out as stored: a hub's closure is thousands of beliefs that stop or start
+    -- holding, none of whose factors moved. What time alone moves (recency) is decay's to store.
+    -- A derived belief reads what it is derived from as stored, so the beliefs derived from those
+    -- whose confidence moved are computed again, until nothing moves (depth-bounded).
+    v_confidence := array(
+        select e.id
+          from pg_temp.beliefdb_evaluation e
+         where e.kind = 'belief' and e.id = any(p_seeds || v_conflict_moved)
+        union
+        -- one index scan for the seed fragments (= any; a seed belief may be a hub, whose edges out
+        -- are not evidence): a join to them could, in a generic plan that guesses a workspace
+        -- small, hash the whole workspace's edges (issue 21: 300 ms at 100k nodes)
+        select a.consequent
+          from beliefdb.justification_antecedent a
+          join pg_temp.beliefdb_evaluation e on e.id = a.consequent and e.kind = 'belief'
+         where a.workspace_id = p_workspace_id and a.edge_kind = 'evidence'
+           and a.antecedent = any(array(select f.id from pg_temp.beliefdb_evaluation f
+                                         where f.id = any(p_seeds) and f.kind = 'fragment')));
     for v_round in 1..20 loop
         v_moved := beliefdb._refresh_confidence(p_workspace_id, v_confidence);
         exit when cardinality(v_moved) = 0;
@@ -172,7 +205,10 @@ begin
         v_more := v_more
             || array(select (x ->> 'old')::uuid from jsonb_array_elements(v_settled -> 'superseded') x)
             || array(select (x ->> 'new')::uuid from jsonb_array_elements(v_settled -> 'superseded') x)
-            || array(select (x ->> 'b')::uuid from jsonb_array_elements(v_settled -> 'conflicts') x);
+            || array(select (x ->> 'b')::uuid from jsonb_array_elements(v_settled -> 'conflicts') x)
+            -- the revived belief too when it opened a conflict: rule 8 marked it conflicting
+            -- before the nested propagation, so only as a seed is its confidence computed again
+            || array(select (x ->> 'a')::uuid from jsonb_array_elements(v_settled -> 'conflicts') x);
     end loop;
     if cardinality(v_more) > 0 then
         perform beliefdb.propagate(p_workspace_id, v_more);

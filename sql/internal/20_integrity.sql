@@ -240,7 +240,11 @@ create or replace trigger evidence_matches_fragment before insert or update on b
 -- Supersession keeps holding stratified (rules 2 and 3 have one answer): a new "from supersedes
 -- to" is refused when to already influences from, through reasons (antecedent to consequent)
 -- or earlier supersessions (winner to loser). That covers a supersession cycle and a belief
--- superseding anything it (transitively) rests on.
+-- superseding anything it (transitively) rests on. The walk goes back from the new winner (what
+-- it rests on, and what supersedes those) looking for the loser, not forward from the loser: a
+-- correction's replacement or a belief just ingested rests on a fragment or two, where the loser
+-- may be a hub that thousands of nodes rest on (each step: justification_consequent, then the
+-- antecedents by justification_antecedent's key; relation_to_belief).
 create or replace function beliefdb.supersession_is_acyclic() returns trigger
 language plpgsql
 set search_path = pg_catalog, pg_temp
@@ -250,23 +254,24 @@ begin
         return new;
     end if;
     if exists (
-        with recursive influenced (node) as (
-            select new.to_belief
+        with recursive influencing (node) as (
+            select new.from_belief
             union
-            select next.node
-              from influenced i
+            select back.node
+              from influencing i
               cross join lateral (
-                    select j.consequent as node
-                      from beliefdb.justification_antecedent a
-                      join beliefdb.justification j on j.workspace_id = a.workspace_id and j.id = a.justification_id
-                     where a.workspace_id = new.workspace_id and a.antecedent = i.node
+                    select a.antecedent as node
+                      from beliefdb.justification j
+                      join beliefdb.justification_antecedent a
+                        on a.workspace_id = j.workspace_id and a.justification_id = j.id
+                     where j.workspace_id = new.workspace_id and j.consequent = i.node
                     union all
-                    select r.to_belief
+                    select r.from_belief
                       from beliefdb.relation r
-                     where r.workspace_id = new.workspace_id and r.from_belief = i.node and r.kind = 'supersedes'
-              ) next
+                     where r.workspace_id = new.workspace_id and r.to_belief = i.node and r.kind = 'supersedes'
+              ) back
         )
-        select from influenced where node = new.from_belief
+        select from influencing where node = new.to_belief
     ) then
         raise exception 'belief % cannot supersede %: it rests on it, or is already superseded through it',
             new.from_belief, new.to_belief using errcode = 'BD002';
