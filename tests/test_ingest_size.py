@@ -168,8 +168,10 @@ def test_work_per_fragment_does_not_grow_with_the_document(db_url: str,
     big_calls, big_planned = _ingest_counted(db_url, "big", 300)
     # the text of every fragment is read and checked once per statement, whatever the number of
     # fragments (one substr per fragment counted characters from the start: quadratic)
+    # (_carry_forward: not called for a first version, which has nothing earlier to repeat)
     for once in ("fragment_matches_text", "_slices", "_carry_forward", "_add_claims"):
-        assert small_calls[once] == big_calls[once] <= 3, once
+        assert small_calls.get(once, 0) == big_calls.get(once, 0) <= 3, once
+    assert small_calls["fragment_matches_text"] >= 1 and small_calls["_add_claims"] >= 1
     # per fragment and belief, a constant number of calls
     for each in ("create_node", "_add_evidence", "_audit_append", "antecedent_consequent", "_settle"):
         # (a function the set-based statements no longer call is counted 0 times)

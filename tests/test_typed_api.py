@@ -29,6 +29,7 @@ JSONB_RESULTS = {
     "ingest_preview": "the ingest report",
     "ingest_version": "the ingest report",
     "bulk_ingest_batch": "the ingest report of each document of a batch",
+    "append_turn": "the ingest report of the appended turn",
     # two lists of different records (conflicts, replacements) and a provenance label
     "recall_warnings": "two lists of different records",
     # the document beliefdb.repair keeps; the typed plan is repair_plan (repair_apply: plan_item[])
