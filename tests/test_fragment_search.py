@@ -10,6 +10,7 @@ from typing import Any
 
 import psycopg
 import pytest
+from plans import capture_plans
 
 import beliefdb
 
@@ -20,14 +21,7 @@ NOTES = "".join(f"Note {i}: the office coffee machine on floor {i} broke again!\
 def fragment_rows(db_url: str, workspace_id: str, question: str, plans: list[dict[str, Any]]) -> list[str]:
     """recall_fragments as the application role; the plans of its statements appended to ``plans``."""
     with psycopg.connect(db_url, autocommit=True) as conn:
-        conn.execute("load 'auto_explain'")
-        for setting, value in (("log_min_duration", "0"), ("log_nested_statements", "on"),
-                               ("log_level", "notice"), ("log_format", "json")):
-            conn.execute(f"set auto_explain.{setting} = {value}")
-        conn.add_notice_handler(
-            lambda n: plans.append(json.loads((n.message_primary or "").split("plan:", 1)[1])))
-        # the index a large workspace takes (at a few hundred fragments a scan is as cheap)
-        conn.execute("set enable_seqscan = off")
+        capture_plans(conn, plans)
         conn.execute("select set_config('beliefdb.workspace_id', %s, false)", (workspace_id,))
         conn.execute("set role beliefdb_app")
         rows = conn.execute("select f.text from beliefdb.recall_fragments(%s, 3) r "

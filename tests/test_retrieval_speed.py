@@ -10,6 +10,7 @@ from typing import Any
 
 import psycopg
 import pytest
+from plans import capture_plans
 
 import beliefdb
 
@@ -61,14 +62,7 @@ def recall_rows(db_url: str, workspace_id: str, question: str, k: int = 50,
     {"Query Text": ..., "Plan": ...}."""
     with psycopg.connect(db_url, autocommit=True) as conn:
         if plans is not None:
-            conn.execute("load 'auto_explain'")
-            for setting, value in (("log_min_duration", "0"), ("log_nested_statements", "on"),
-                                   ("log_level", "notice"), ("log_format", "json")):
-                conn.execute(f"set auto_explain.{setting} = {value}")
-            conn.add_notice_handler(
-                lambda n: plans.append(json.loads((n.message_primary or "").split("plan:", 1)[1])))
-            # which index each search takes, as at 100k beliefs (at 3,000 a scan of the table is as cheap)
-            conn.execute("set enable_seqscan = off")
+            capture_plans(conn, plans)
         conn.execute("select set_config('beliefdb.workspace_id', %s, false)", (workspace_id,))
         conn.execute("set role beliefdb_app")
         cur = conn.execute("select r.*, b.subject, b.value from beliefdb.recall(%s, null, null, %s) r "

@@ -1,0 +1,20 @@
+"""Capture the plans of the statements a connection runs (auto_explain, nested statements too), as
+{"Query Text": ..., "Plan": ...} dicts, for the tests that check which index a search takes."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import psycopg
+
+
+def capture_plans(conn: psycopg.Connection[Any], plans: list[dict[str, Any]]) -> None:
+    """Append the plan of every statement ``conn`` runs from now on to ``plans``, with sequential scans
+    off (at a test's few thousand rows a scan is as cheap as the index a large workspace takes)."""
+    conn.execute("load 'auto_explain'")
+    for setting, value in (("log_min_duration", "0"), ("log_nested_statements", "on"),
+                           ("log_level", "notice"), ("log_format", "json")):
+        conn.execute(f"set auto_explain.{setting} = {value}")
+    conn.add_notice_handler(lambda n: plans.append(json.loads((n.message_primary or "").split("plan:", 1)[1])))
+    conn.execute("set enable_seqscan = off")
