@@ -9,11 +9,14 @@ from __future__ import annotations
 
 import json
 from typing import Any
+from uuid import UUID, uuid4
 
 import psycopg
+import pytest
 
+import beliefdb
 from tests.test_closure_reads import support_drift
-from tests.test_holding_properties import Graph, Stored, store
+from tests.test_holding_properties import Graph, Stored, current, reference, store
 
 # q (0) and x (1) are fragments. a (2) rests on q, or on x and e (3) jointly, where e rests on q:
 # the fixpoint meets a by q before e holds, so a holds by q. 150 beliefs (4 .. 153) rest on a
@@ -148,7 +151,7 @@ def test_the_walk_takes_the_edges_that_carry_a_support_by_their_index(db_url: st
         conn.execute("select set_config('beliefdb.workspace_id', %s, false)", (str(stored.ws),))
         conn.execute("set role beliefdb_app")
         conn.execute("select * from beliefdb.impact(%s::uuid[]::text[])", ([stored.ids[1]],))
-    level = [p for p in plans if "x.support" in p["Query Text"] and "array_agg(x.consequent)" in p["Query Text"]]
+    level = [p for p in plans if "x.support" in p["Query Text"] and "any(v_front)" in p["Query Text"]]
     assert level, [p["Query Text"] for p in plans]
     scans = json.dumps(level)
     assert '"Index Name": "adjacency_support"' in scans, scans
@@ -254,3 +257,127 @@ def test_a_kept_support_gives_way_where_it_would_close_a_cycle(postgresql: psyco
     got = supports(stored)
     assert got[2] == [3] and got[3] == [5], got
     assert support_drift(stored.conn, stored.ws) == []
+
+
+def test_the_walk_reads_each_walked_node_once(db_url: str, postgresql: psycopg.Connection[Any]) -> None:
+    """After the levels, beliefdb.support_walk reads the walked nodes' standing, justifications and
+    edges out with one index-only scan of the adjacency's primary key (a node's rows are side by
+    side there), and never the justification_antecedent table; what rests outside the walk on what
+    stops holding is read by its standing and justifications only, not by its edges out (c keeps
+    a, with its 150 edges out, outside the walk of x, and the hub must not be read whole)."""
+    stored = built(postgresql, db_url)
+    plans: list[dict[str, Any]] = []
+    with psycopg.connect(db_url, autocommit=True) as conn:
+        # (the planner's statistics, as a workspace in use has them)
+        conn.execute("vacuum (analyze) beliefdb.adjacency")
+        conn.execute("load 'auto_explain'")
+        for setting, value in (("log_min_duration", "0"), ("log_nested_statements", "on"),
+                               ("log_analyze", "on"), ("log_timing", "off"),
+                               ("log_level", "notice"), ("log_format", "json")):
+            conn.execute(f"set auto_explain.{setting} = {value}")
+        conn.add_notice_handler(
+            lambda n: plans.append(json.loads((n.message_primary or "").split("plan:", 1)[1]))
+            if "plan:" in (n.message_primary or "") else None)
+        conn.execute("select set_config('beliefdb.workspace_id', %s, false)", (str(stored.ws),))
+        conn.execute("set role beliefdb_app")
+        rows = conn.execute("select node, effect from beliefdb.impact(%s::uuid[]::text[])",
+                            ([stored.ids[1]],)).fetchall()
+    assert rows == [(stored.ids[1], "stops_holding")]
+    texts = [p["Query Text"] for p in plans]
+    walked = [p for p in plans if "any(v_walked)" in p["Query Text"] and "beliefdb.adjacency" in p["Query Text"]]
+    assert len(walked) == 1, texts
+    (scan,) = scans_of(walked[0]["Plan"])
+    assert (scan["Node Type"], scan["Index Name"]) == ("Index Only Scan", "adjacency_pkey"), scan
+    inner = [p for p in plans if "beliefdb.impact(" not in p["Query Text"]
+             and "beliefdb.support_walk(" not in p["Query Text"]]
+    assert "justification_antecedent" not in json.dumps(inner), texts
+    outside = [p for p in plans if "any(v_next)" in p["Query Text"]]
+    assert len(outside) == 1, texts
+    # a's standing, by the index (a is no decision: its justifications are not read)
+    scans = scans_of(outside[0]["Plan"])
+    assert [s["Index Name"] for s in scans] == ["adjacency_pkey"] * 2, scans
+    standing, justifications = scans
+    assert standing["Actual Rows"] == 0 and standing["Rows Removed by Filter"] > 0, standing
+    assert justifications["Actual Rows"] == justifications.get("Rows Removed by Filter", 0) == 0, justifications
+
+
+def scans_of(plan: dict[str, Any]) -> list[dict[str, Any]]:
+    """The scans of a table in a plan tree (auto_explain's JSON)."""
+    own = [plan] if "Relation Name" in plan else []
+    return own + [s for child in plan.get("Plans", []) for s in scans_of(child)]
+
+
+# 3 (w) rests on q (0) and supersedes 4 (l), which rests on x (1); 5 rests on l; the decision 6
+# rests on w, the decision 7 on y (2) or on w
+SUPERSEDED = Graph(premises=3, beliefs=5,
+                   justifications=((3, (0,)), (4, (1,)), (5, (4,)), (6, (3,)), (7, (2,)), (7, (3,))),
+                   supersedes=((3, 4),), decisions=frozenset({6, 7}))
+
+
+def expected_impact(g: Graph, n: int) -> dict[str, set[int]]:
+    """impact of node n by the reference: what stops and starts being current, the decisions that
+    stop holding, and those that hold but lose a reason whose antecedents were all current."""
+    before, after = reference(g), reference(g, g.retracted | {n})
+    return {
+        "stops_holding": {m for m in range(g.size) if current(before, m) and not current(after, m)},
+        "becomes_current": {m for m in range(g.size) if g.is_belief(m) and not current(before, m)
+                            and current(after, m)},
+        "flag": {m for m in g.decisions if before.holds[m] and not after.holds[m]},
+        "survives": {m for m in g.decisions
+                     if after.holds[m] and any(c == m and all(current(before, a) for a in ants)
+                                               and not all(current(after, a) for a in ants)
+                                               for c, ants in g.justifications)}}
+
+
+def test_impact_falls_back_where_the_walk_cannot_answer(postgresql: psycopg.Connection[Any], db_url: str) -> None:
+    """A belief that stops holding in a supersession: the walk says it cannot answer alone. Taking
+    the loser l down (x) brings nothing back: the closure's evaluation answers; taking the winner w
+    down (q) brings l back, current again, and with it 5, which rests on l (a justification needs
+    its antecedents current): the retraction's dry run answers. Each as the reference says, and as
+    the walk says wherever it does settle (y: the decision 7 survives on w)."""
+    stored = store(postgresql, db_url, SUPERSEDED)
+    stored.propagate(stored.ids)
+    ids, index = stored.ids, {i: n for n, i in enumerate(stored.ids)}
+    for n, settled in ((1, False), (0, False), (2, True), (4, False), (6, True)):
+        row = postgresql.execute("select o_settled from beliefdb.support_walk(%s, %s::uuid[])",
+                                 (stored.ws, [ids[n]])).fetchone()
+        assert row == (settled,), n
+        rows = postgresql.execute("select node, effect from beliefdb.impact(%s::uuid[]::text[])",
+                                  ([ids[n]],)).fetchall()
+        postgresql.commit()
+        got = {effect: {index[node] for node, e in rows if e == effect}
+               for effect in ("stops_holding", "becomes_current", "flag", "survives")}
+        assert got == expected_impact(SUPERSEDED, n), n
+    assert expected_impact(SUPERSEDED, 0)["becomes_current"] == {4, 5}
+    assert expected_impact(SUPERSEDED, 1) == {"stops_holding": {1}, "becomes_current": set(), "flag": set(),
+                                              "survives": set()}
+    assert expected_impact(SUPERSEDED, 2)["survives"] == {7}
+
+
+def test_impact_takes_a_whole_id_of_each_kind(bdb: beliefdb.BeliefDB, postgresql: psycopg.Connection[Any]) -> None:
+    """A whole id names a source, a source version or a node, in that order after a source's name
+    (one statement); a source may be named like another's id, and its name comes first; a whole id
+    that names nothing is refused with the message a name gets."""
+    ws = bdb.database.workspace_id
+    quote = "Returns are accepted within 7 days."
+    seven = bdb.remember(quote, "returns", "window", "7 days", quote, source="policy.md",
+                         text=quote).accepted[0].id
+    fee = bdb.remember("The fee is 10%.", "returns", "fee", "10%", "The fee is 10%.", source=str(seven),
+                       text="The fee is 10%.").accepted[0].id
+    source, version, fragment = postgresql.execute("""
+        select s.id, v.id, f.id
+          from beliefdb.source s
+          join beliefdb.source_version v on v.workspace_id = s.workspace_id and v.source_id = s.id
+          join beliefdb.fragment f on f.workspace_id = v.workspace_id and f.source_version_id = v.id
+         where s.workspace_id = %s and s.name = 'policy.md'""", (ws,)).fetchone()  # type: ignore[misc]
+    postgresql.commit()
+
+    def stopped(ref: str) -> set[UUID]:
+        return {row.node for row in bdb.impact(ref) if row.effect == "stops_holding"}
+
+    assert stopped("policy.md") == stopped(str(source)) == stopped(str(source).upper()) == {fragment, seven}
+    assert stopped(str(version)) == {fragment, seven}
+    assert stopped(str(fragment)) == stopped(str(fragment).replace("-", "")) == {fragment, seven}
+    assert fee in stopped(str(seven)) and seven not in stopped(str(seven))  # the source named so
+    with pytest.raises(beliefdb.BeliefDBError, match="no node, source or source version is named"):
+        bdb.impact(str(uuid4()))

@@ -488,20 +488,25 @@ as $$
 $$;
 comment on function beliefdb.due_to_expire(uuid) is 'Current beliefs whose valid time has ended and that are not yet marked expired';
 
--- Sources expand to their fragments; everything else is a node id.
+-- Sources expand to their fragments; everything else is a node id. (plpgsql, not sql: the
+-- statement is planned once per session, not at every call)
 create or replace function beliefdb.expand_targets(p_workspace_id uuid, p_ids uuid[]) returns uuid[]
-language sql stable
+language plpgsql stable
 set search_path = pg_catalog, pg_temp
+set plan_cache_mode = force_generic_plan
 as $$
-    select coalesce(array_agg(distinct x.id), '{}')
-      from (
-        select n.id from beliefdb.node n where n.workspace_id = p_workspace_id and n.id = any(p_ids)
-        union all
-        select f.id
-          from beliefdb.source_version v
-          join beliefdb.fragment f on f.workspace_id = v.workspace_id and f.source_version_id = v.id
-         where v.workspace_id = p_workspace_id and (v.source_id = any(p_ids) or v.id = any(p_ids))
-      ) x
+begin
+    return (
+        select coalesce(array_agg(distinct x.id), '{}')
+          from (
+            select n.id from beliefdb.node n where n.workspace_id = p_workspace_id and n.id = any(p_ids)
+            union all
+            select f.id
+              from beliefdb.source_version v
+              join beliefdb.fragment f on f.workspace_id = v.workspace_id and f.source_version_id = v.id
+             where v.workspace_id = p_workspace_id and (v.source_id = any(p_ids) or v.id = any(p_ids))
+          ) x);
+end
 $$;
 comment on function beliefdb.expand_targets(uuid, uuid[]) is 'Node ids for a list of node, source and source-version ids';
 
@@ -516,18 +521,25 @@ declare
     v_ref text := lower(trim(coalesce(p_ref, '')));
     v_id uuid;
 begin
-    select s.id into v_id from beliefdb.source s where s.workspace_id = v_ws and s.name = p_ref;
-    if v_id is null and v_ref ~ '^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$' then
-        select coalesce((select s.id from beliefdb.source s where s.workspace_id = v_ws and s.id = v_ref::uuid),
-                        (select v.id from beliefdb.source_version v where v.workspace_id = v_ws and v.id = v_ref::uuid))
+    if v_ref ~ '^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$' then
+        -- a whole id, the usual reference: one statement, in the same order as below
+        select coalesce((select s.id from beliefdb.source s where s.workspace_id = v_ws and s.name = p_ref),
+                        (select s.id from beliefdb.source s where s.workspace_id = v_ws and s.id = v_ref::uuid),
+                        (select v.id from beliefdb.source_version v where v.workspace_id = v_ws and v.id = v_ref::uuid),
+                        (select n.id from beliefdb.node n where n.workspace_id = v_ws and n.id = v_ref::uuid))
           into v_id;
+    else
+        select s.id into v_id from beliefdb.source s where s.workspace_id = v_ws and s.name = p_ref;
     end if;
     if v_id is not null then
         return v_id;
     end if;
-    return beliefdb.resolve_node(p_ref);
-exception when sqlstate 'BD004' then
-    raise exception 'no node, source or source version is named %', p_ref using errcode = 'BD004';
+    -- (the subtransaction of an exception block, only when the quick answers found nothing)
+    begin
+        return beliefdb.resolve_node(p_ref);
+    exception when sqlstate 'BD004' then
+        raise exception 'no node, source or source version is named %', p_ref using errcode = 'BD004';
+    end;
 end
 $$;
 comment on function beliefdb.resolve_target(text) is 'Resolve a source name (or id), a source version id, or a node id or unique id prefix in the bound workspace';
@@ -542,7 +554,11 @@ comment on function beliefdb.resolve_target(text) is 'Resolve a source name (or 
 -- afterwards; for each decision that loses a reason and still holds, its live justifications
 -- (o_live, o_live_decision), as beliefdb.evaluate_closure does. o_settled is false when the walk
 -- cannot answer alone: a belief that stops holding is in a supersession or a tie, so what it
--- superseded may be current again (the caller evaluates the whole closure then). Reads only.
+-- superseded may be current again (the caller evaluates the whole closure then). Reads only, and
+-- only what the walk reaches: one statement per level (the partial index adjacency_support), then
+-- every row of the walked nodes in one scan of the adjacency's primary key (their standing, their
+-- justifications and the edges out of them, side by side there), and of what rests outside the
+-- walk on what stops holding, the standing, and the justifications of the decisions among it.
 create or replace function beliefdb.support_walk(
     p_workspace_id uuid, p_off uuid[],
     out o_ids uuid[], out o_kind beliefdb.node_kind[], out o_was_current boolean[], out o_holds boolean[],
@@ -563,11 +579,18 @@ declare
     v_off uuid[] := array(select distinct x.id from unnest(p_off) as x (id) where x.id is not null);
     v_walked uuid[];
     v_front uuid[];
-    v_next uuid[];
     v_n integer;
     v_held boolean[];
     v_related boolean[];
     v_blocked boolean[];
+    -- the walked nodes' rows of beliefdb.adjacency, as read: their justifications (in) and the
+    -- edges out of them (out)
+    v_in_node uuid[];
+    v_in_just uuid[];
+    v_in_unmet integer[];
+    v_out_node uuid[];
+    v_out_just uuid[];
+    v_out_cons uuid[];
     -- the walked nodes' justifications, by position: id, consequent position, unmet before
     v_just uuid[];
     v_cons integer[];
@@ -579,8 +602,9 @@ declare
     v_first integer[];
     v_last integer[];
     -- what the nodes that stop holding were reasons of outside the walk: the justifications,
-    -- and of the decisions among their consequents, every justification with what it missed
+    -- their consequents, and of the decisions among those, every justification with what it missed
     v_lost_just uuid[];
+    v_next uuid[];
     v_dec uuid[];
     v_dec_just uuid[];
     v_dec_unmet integer[];
@@ -601,46 +625,63 @@ begin
     o_was_current := '{}';
     o_holds := '{}';
     -- 1. what rests on p_off by its support, level by level, by the out rows that carry a support
-    --    (the partial index adjacency_support), whatever else rests on it
+    --    (the partial index adjacency_support), whatever else rests on it: one statement a level
     v_walked := v_off;
     v_front := v_off;
     loop
-        select array_agg(x.consequent)
-          into v_next
-          from beliefdb.adjacency x
-         where x.workspace_id = p_workspace_id and x.node = any(v_front) and x.entry = 'out' and x.support;
-        exit when v_next is null;
-        v_front := array(select unnest(v_next) except select unnest(v_walked));
+        v_front := array(select x.consequent
+                           from beliefdb.adjacency x
+                          where x.workspace_id = p_workspace_id and x.node = any(v_front) and x.entry = 'out'
+                            and x.support
+                         except
+                         select unnest(v_walked));
         exit when cardinality(v_front) = 0;
         v_walked := v_walked || v_front;
     end loop;
 
-    -- 2. their standing (ids that are no node drop out) and their justifications, with the
-    --    antecedents of those that are walked nodes that were current
-    select coalesce(array_agg(x.node), '{}'), coalesce(array_agg(x.kind), '{}'),
-           coalesce(array_agg(x.current), '{}'), coalesce(array_agg(x.holds), '{}'),
-           coalesce(array_agg(x.related), '{}'), coalesce(array_agg(x.retracted or o.id is not null), '{}')
-      into o_ids, o_kind, o_was_current, v_held, v_related, v_blocked
-      from beliefdb.adjacency x
-      left join unnest(v_off) as o (id) on o.id = x.node
-     where x.workspace_id = p_workspace_id and x.node = any(v_walked) and x.entry = 'self';
+    -- 2. every row of the walked nodes (ids that are no node have none), in one index-only scan
+    --    of the primary key: a node's standing, its justifications and the edges out of it are
+    --    side by side there. Each row's entry is compared once, in the subquery (offset 0 keeps it
+    --    from being merged into the filters).
+    select coalesce(array_agg(x.node) filter (where x.is_self), '{}'), coalesce(array_agg(x.kind) filter (where x.is_self), '{}'),
+           coalesce(array_agg(x.current) filter (where x.is_self), '{}'), coalesce(array_agg(x.holds) filter (where x.is_self), '{}'),
+           coalesce(array_agg(x.related) filter (where x.is_self), '{}'),
+           coalesce(array_agg(x.retracted) filter (where x.is_self), '{}'),
+           array_agg(x.node) filter (where x.is_in), array_agg(x.justification) filter (where x.is_in),
+           array_agg(x.unmet) filter (where x.is_in),
+           array_agg(x.node) filter (where x.is_out), array_agg(x.justification) filter (where x.is_out),
+           array_agg(x.consequent) filter (where x.is_out)
+      into o_ids, o_kind, o_was_current, v_held, v_related, v_blocked,
+           v_in_node, v_in_just, v_in_unmet, v_out_node, v_out_just, v_out_cons
+      from (select x.node, x.justification, x.consequent, x.unmet, x.kind, x.current, x.holds, x.related, x.retracted,
+                   x.entry = 'self' as is_self, x.entry = 'in' as is_in, x.entry = 'out' as is_out
+              from beliefdb.adjacency x
+             where x.workspace_id = p_workspace_id and x.node = any(v_walked)
+            offset 0) x;
     v_n := cardinality(o_ids);
     if v_n = 0 then
         return;
     end if;
-    select coalesce(array_agg(x.justification order by x.justification), '{}'),
-           coalesce(array_agg(p.pos order by x.justification), '{}'),
-           coalesce(array_agg(x.unmet order by x.justification), '{}')
+    -- assumed off: blocked like what is retracted
+    v_blocked := array(select s.retracted or s.id = any(v_off)
+                         from unnest(o_ids, v_blocked) with ordinality as s (id, retracted, n)
+                        order by s.n);
+    -- the justifications of walked nodes that are not blocked, by position (their order: by id),
+    -- and the edges into them from walked nodes that were current, grouped by antecedent (hash
+    -- joins of the arrays, in memory)
+    select coalesce(array_agg(j.id order by j.id), '{}'), coalesce(array_agg(j.cons order by j.id), '{}'),
+           coalesce(array_agg(j.unmet order by j.id), '{}')
       into v_just, v_cons, v_unmet
-      from beliefdb.adjacency x
-      join unnest(o_ids, v_blocked) with ordinality as p (id, blocked, pos) on p.id = x.node
-     where x.workspace_id = p_workspace_id and x.node = any(v_walked) and x.entry = 'in' and not p.blocked;
-    select coalesce(array_agg(p.pos order by p.pos, j.pos), '{}'), coalesce(array_agg(j.pos order by p.pos, j.pos), '{}')
+      from (select i.just as id, s.pos as cons, i.unmet
+              from unnest(v_in_node, v_in_just, v_in_unmet) as i (node, just, unmet)
+              join unnest(o_ids, v_blocked) with ordinality as s (id, blocked, pos) on s.id = i.node
+             where not s.blocked) j;
+    select coalesce(array_agg(s.pos order by s.pos, j.pos), '{}'), coalesce(array_agg(j.pos order by s.pos, j.pos), '{}')
       into v_edge_ant, v_edge_just
-      from beliefdb.justification_antecedent a
-      join unnest(v_just) with ordinality as j (id, pos) on j.id = a.justification_id
-      join unnest(o_ids, o_was_current) with ordinality as p (id, was_current, pos) on p.id = a.antecedent
-     where a.workspace_id = p_workspace_id and a.justification_id = any(v_just) and p.was_current;
+      from unnest(v_out_node, v_out_just) as o (node, just)
+      join unnest(v_just) with ordinality as j (id, pos) on j.id = o.just
+      join unnest(o_ids, o_was_current) with ordinality as s (id, was_current, pos) on s.id = o.node
+     where s.was_current;
 
     -- 3. the least fixpoint over the walked nodes by counting, as evaluate_closure's: a
     --    justification misses what it missed before (unmet) and its walked antecedents; nothing
@@ -716,29 +757,31 @@ begin
         end if;
     end loop;
     -- outside the walk: nodes that rest on what stops holding by another justification than their
-    -- support, and so still hold; the decisions among them lose that justification's reason if it
-    -- missed nothing before
-    select array_agg(distinct x.justification), array_agg(distinct x.consequent)
+    -- support, and so still hold (the edges out of it, read above); the decisions among them lose
+    -- that justification's reason if it missed nothing before
+    if not (true = any(o_was_current) and false = any(o_holds)) then
+        return;
+    end if;
+    select array_agg(distinct o.just), array_agg(distinct o.cons)
       into v_lost_just, v_next
-      from beliefdb.adjacency x
-      join unnest(o_ids, o_was_current, o_holds) as p (id, was_current, holds) on p.id = x.node
-     where x.workspace_id = p_workspace_id and x.node = any(v_walked) and x.entry = 'out'
-       and p.was_current and not p.holds
-       and not x.consequent = any(v_walked);
+      from unnest(v_out_node, v_out_just, v_out_cons) as o (node, just, cons)
+      join unnest(o_ids, o_was_current, o_holds) as p (id, was_current, holds) on p.id = o.node
+      left join unnest(v_walked) as w (id) on w.id = o.cons
+     where p.was_current and not p.holds and w.id is null;
     if v_lost_just is null then
         return;
     end if;
-    v_dec := array(select s.node
-                     from beliefdb.adjacency s
-                    where s.workspace_id = p_workspace_id and s.node = any(v_next) and s.entry = 'self'
-                      and s.kind = 'decision' and s.holds);
-    if cardinality(v_dec) = 0 then
-        return;
-    end if;
+    -- the justifications of those that are decisions and hold: one statement, two scans of the
+    -- primary key, each by node and entry (past the edges out of them, which a belief may have
+    -- thousands of)
     select array_agg(y.node), array_agg(y.justification), array_agg(y.unmet)
       into v_dec, v_dec_just, v_dec_unmet
       from beliefdb.adjacency y
-     where y.workspace_id = p_workspace_id and y.node = any(v_dec) and y.entry = 'in';
+     where y.workspace_id = p_workspace_id and y.entry = 'in'
+       and y.node = any(array(select s.node
+                                from beliefdb.adjacency s
+                               where s.workspace_id = p_workspace_id and s.node = any(v_next) and s.entry = 'self'
+                                 and s.kind = 'decision' and s.holds));
     if v_dec is null then
         return;
     end if;
@@ -766,10 +809,12 @@ comment on function beliefdb.support_walk(uuid, uuid[]) is 'What assuming nodes 
 -- Most changes only take support away: then the walk of what rests on the targets by its stored
 -- support (support_walk, reads only: the nodes whose support the change touches, and their other
 -- justifications) is the answer; when a belief it takes down is in a supersession or a tie, the
--- walk of the whole forward closure (evaluate_closure, reads only). When one brings something back (a belief current again meets its rivals under rule 8, a
--- retracted version puts an older one back in force) or expiries are due, the retraction itself
--- runs in a subtransaction that is rolled back (simulate_retraction), so the preview is exactly
--- what the apply does. Each reference: what beliefdb.resolve_target accepts.
+-- walk of the whole forward closure (evaluate_closure, reads only). When one brings something
+-- back (a belief current again meets its rivals under rule 8, a retracted version puts an older
+-- one back in force) or expiries are due, the retraction itself runs in a subtransaction that is
+-- rolled back (simulate_retraction), so the preview is exactly what the apply does; a version
+-- named or an expiry due goes there before any walk. Each reference: what
+-- beliefdb.resolve_target accepts.
 create or replace function beliefdb.impact(p_refs text[])
 returns table (node uuid, kind text, effect text, detail jsonb)
 language plpgsql
@@ -789,11 +834,6 @@ declare
     v_e record;
     v_w record;
     v_report beliefdb.changes;
-    v_flag_id uuid[];
-    v_flag_title text[];
-    v_keep_id uuid[];
-    v_keep_title text[];
-    v_keep_reasons jsonb[];
     -- what the walk says, per node it reached: kind, whether current before and after
     v_node uuid[];
     v_kind beliefdb.node_kind[];
@@ -802,42 +842,50 @@ declare
     v_holds boolean[];
     v_live uuid[];
     v_live_decision uuid[];
-    v_back boolean := false;
+    v_simulate boolean;
+    v_flag_id uuid[];
+    v_flag_title text[];
+    v_keep_id uuid[];
+    v_keep_title text[];
+    v_keep_reasons jsonb[];
 begin
     if cardinality(v_targets) = 0 then
         raise exception 'nothing to assess: no belief, fragment, decision or source has these ids' using errcode = 'BD004';
     end if;
-    -- the arrays as they come: a preview writes nothing, not even the working set
-    select * into v_w from beliefdb.support_walk(v_ws, v_targets);
-    if v_w.o_settled then
-        v_node := v_w.o_ids;
-        v_kind := v_w.o_kind;
-        v_was_current := v_w.o_was_current;
-        v_holds := v_w.o_holds;
-        -- (nothing is superseded anew, and what holds again is as current as it was)
-        v_current := array(select h.holds and h.was_current
-                             from unnest(v_w.o_holds, v_w.o_was_current) with ordinality as h (holds, was_current, n)
-                            order by h.n);
-        v_live := v_w.o_live;
-        v_live_decision := v_w.o_live_decision;
-    else
-        select * into v_e from beliefdb.evaluate_closure(v_ws, v_targets, v_targets);
-        v_node := v_e.o_ids;
-        v_kind := v_e.o_kind;
-        v_was_current := v_e.o_was_current;
-        v_holds := v_e.o_holds;
-        v_current := array(select e.holds and not e.superseded and not e.expired
-                             from unnest(v_e.o_holds, v_e.o_superseded, v_e.o_expired) with ordinality
-                                  as e (holds, superseded, expired, n)
-                            order by e.n);
-        v_back := exists (select from unnest(v_kind, v_was_current, v_current) as e (kind, was_current, current)
-                           where e.kind = 'belief' and not e.was_current and e.current);
-        v_live := v_e.o_live;
-        v_live_decision := v_e.o_live_decision;
+    -- a retracted version may put an older one back in force, and due expiries change what is current
+    v_simulate := exists (select from beliefdb.source_version v where v.workspace_id = v_ws and v.id = any(v_ids))
+                  or cardinality(beliefdb.due_to_expire(v_ws)) > 0;
+    if not v_simulate then
+        -- the arrays as they come: a preview writes nothing, not even the working set
+        select * into v_w from beliefdb.support_walk(v_ws, v_targets);
+        if v_w.o_settled then
+            v_node := v_w.o_ids;
+            v_kind := v_w.o_kind;
+            v_was_current := v_w.o_was_current;
+            -- (nothing is superseded anew, and what holds again is as current as it was: what
+            -- was current stops being current exactly when it stops holding)
+            v_current := v_w.o_holds;
+            v_holds := v_w.o_holds;
+            v_live := v_w.o_live;
+            v_live_decision := v_w.o_live_decision;
+        else
+            select * into v_e from beliefdb.evaluate_closure(v_ws, v_targets, v_targets);
+            v_node := v_e.o_ids;
+            v_kind := v_e.o_kind;
+            v_was_current := v_e.o_was_current;
+            v_holds := v_e.o_holds;
+            v_current := array(select e.holds and not e.superseded and not e.expired
+                                 from unnest(v_e.o_holds, v_e.o_superseded, v_e.o_expired) with ordinality
+                                      as e (holds, superseded, expired, n)
+                                order by e.n);
+            -- a belief current again meets its rivals under rule 8: the walk does not answer that
+            v_simulate := exists (select from unnest(v_kind, v_was_current, v_current) as e (kind, was_current, current)
+                                   where e.kind = 'belief' and not e.was_current and e.current);
+            v_live := v_e.o_live;
+            v_live_decision := v_e.o_live_decision;
+        end if;
     end if;
-    if v_back
-       or exists (select from beliefdb.source_version v where v.workspace_id = v_ws and v.id = any(v_ids))
-       or cardinality(beliefdb.due_to_expire(v_ws)) > 0 then
+    if v_simulate then
         v_report := beliefdb.simulate_retraction(v_ids::text[]);
         return query
         select x.id, n.kind::text, 'stops_holding', '{}'::jsonb
