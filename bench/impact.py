@@ -628,10 +628,12 @@ def explain(url: str, ws: uuid.UUID, g: Graph, seeds: dict[int, list[int]], path
             plans[str(target)] = list(notices)
     summary: dict[str, Any] = {}
     for t, texts in plans.items():
-        # what rests on the seed by its stored support is walked a level at a time, each level one
-        # index-only scan of the adjacency's support edges (adjacency_support) over the level's ids
-        # (a whole closure's walk, evaluate_closure, reads the primary key's rows of each level)
-        levels = [p for p in texts if "any(v_front)" in p]
+        # what rests on the seed by its stored support is walked by one recursive statement, one
+        # index-only probe of the adjacency's support edges (adjacency_support) per node reached (a
+        # whole closure's walk, evaluate_closure, reads the primary key's rows a level at a time);
+        # then every row of the walked nodes in one scan of the primary key
+        levels = [p for p in texts if "any(v_front)" in p or "with recursive w" in p]
+        walked = [p for p in texts if "any(v_walked)" in p and "beliefdb.adjacency" in p]
         decisions = next((p for p in texts if "d.id = any(e.kept)" in p), "")
         summary[t] = {
             "closure_levels": len(levels),
@@ -641,6 +643,8 @@ def explain(url: str, ws: uuid.UUID, g: Graph, seeds: dict[int, list[int]], path
                 "using adjacency_support" in p and "using adjacency_pkey" not in p for p in levels),
             # a surviving decision's live reasons come with its row (decision.reasons), not from the edges
             "decisions_by_index": "using decision_pkey" in decisions,
+            "walked_nodes_read_once": len(walked) == 1 and "Index Only Scan using adjacency_pkey" in walked[0],
+            # (the walk reads the edges between walked nodes from the adjacency: false since issue 21)
             "reads_edges_by_justification": any("justification_antecedent_pkey" in p for p in texts),
             "graph_seq_scans": sum(p.count("Seq Scan on justification") + p.count("Seq Scan on node")
                                    + p.count("Seq Scan on adjacency")

@@ -555,7 +555,7 @@ comment on function beliefdb.resolve_target(text) is 'Resolve a source name (or 
 -- (o_live, o_live_decision), as beliefdb.evaluate_closure does. o_settled is false when the walk
 -- cannot answer alone: a belief that stops holding is in a supersession or a tie, so what it
 -- superseded may be current again (the caller evaluates the whole closure then). Reads only, and
--- only what the walk reaches: one statement per level (the partial index adjacency_support), then
+-- only what the walk reaches: one recursive statement (the partial index adjacency_support), then
 -- every row of the walked nodes in one scan of the adjacency's primary key (their standing, their
 -- justifications and the edges out of them, side by side there), and of what rests outside the
 -- walk on what stops holding, the standing, and the justifications of the decisions among it.
@@ -578,7 +578,6 @@ as $$
 declare
     v_off uuid[] := array(select distinct x.id from unnest(p_off) as x (id) where x.id is not null);
     v_walked uuid[];
-    v_front uuid[];
     v_n integer;
     v_held boolean[];
     v_related boolean[];
@@ -624,20 +623,22 @@ begin
     o_kind := '{}';
     o_was_current := '{}';
     o_holds := '{}';
-    -- 1. what rests on p_off by its support, level by level, by the out rows that carry a support
-    --    (the partial index adjacency_support), whatever else rests on it: one statement a level
-    v_walked := v_off;
-    v_front := v_off;
-    loop
-        v_front := array(select x.consequent
-                           from beliefdb.adjacency x
-                          where x.workspace_id = p_workspace_id and x.node = any(v_front) and x.entry = 'out'
-                            and x.support
-                         except
-                         select unnest(v_walked));
-        exit when cardinality(v_front) = 0;
-        v_walked := v_walked || v_front;
-    end loop;
+    -- 1. what rests on p_off by its support, by the out rows that carry a support (the partial
+    --    index adjacency_support), whatever else rests on it: one statement, one index probe per
+    --    node reached (the lateral subquery, kept apart by offset 0, can only be a nested loop over
+    --    the nodes found so far: joined by hashing, it would read the workspace's every support)
+    v_walked := array(
+        with recursive w (id) as (
+            select unnest(v_off)
+            union
+            select x.consequent
+              from w
+             cross join lateral (select x.consequent
+                                   from beliefdb.adjacency x
+                                  where x.workspace_id = p_workspace_id and x.node = w.id and x.entry = 'out'
+                                    and x.support
+                                 offset 0) x)
+        select w.id from w);
 
     -- 2. every row of the walked nodes (ids that are no node have none), in one index-only scan
     --    of the primary key: a node's standing, its justifications and the edges out of it are
