@@ -349,6 +349,14 @@ def test_impact_falls_back_where_the_walk_cannot_answer(postgresql: psycopg.Conn
         got = {effect: {index[node] for node, e in rows if e == effect}
                for effect in ("stops_holding", "becomes_current", "flag", "survives")}
         assert got == expected_impact(SUPERSEDED, n), n
+    # ids that are no node, and nulls, drop out of the walk: it walks what the nodes among them carry
+    row = postgresql.execute("select o_ids, o_settled from beliefdb.support_walk(%s, %s::uuid[])",
+                             (stored.ws, [uuid4(), None, ids[2], ids[2]])).fetchone()
+    postgresql.commit()
+    assert row is not None and sorted(row[0]) == sorted([ids[2], ids[7]]) and row[1], row
+    assert postgresql.execute("select o_ids from beliefdb.support_walk(%s, %s::uuid[])",
+                              (stored.ws, [uuid4()])).fetchone() == ([],)
+    postgresql.commit()
     assert expected_impact(SUPERSEDED, 0)["becomes_current"] == {4, 5}
     assert expected_impact(SUPERSEDED, 1) == {"stops_holding": {1}, "becomes_current": set(), "flag": set(),
                                               "survives": set()}

@@ -581,7 +581,7 @@ declare
     v_n integer;
     v_held boolean[];
     v_related boolean[];
-    v_blocked boolean[];
+    v_retracted boolean[];
     -- the walked nodes' rows of beliefdb.adjacency, as read: their justifications (in) and the
     -- edges out of them (out)
     v_in_node uuid[];
@@ -652,7 +652,7 @@ begin
            array_agg(x.unmet) filter (where x.is_in),
            array_agg(x.node) filter (where x.is_out), array_agg(x.justification) filter (where x.is_out),
            array_agg(x.consequent) filter (where x.is_out)
-      into o_ids, o_kind, o_was_current, v_held, v_related, v_blocked,
+      into o_ids, o_kind, o_was_current, v_held, v_related, v_retracted,
            v_in_node, v_in_just, v_in_unmet, v_out_node, v_out_just, v_out_cons
       from (select x.node, x.justification, x.consequent, x.unmet, x.kind, x.current, x.holds, x.related, x.retracted,
                    x.entry = 'self' as is_self, x.entry = 'in' as is_in, x.entry = 'out' as is_out
@@ -663,20 +663,17 @@ begin
     if v_n = 0 then
         return;
     end if;
-    -- assumed off: blocked like what is retracted
-    v_blocked := array(select s.retracted or s.id = any(v_off)
-                         from unnest(o_ids, v_blocked) with ordinality as s (id, retracted, n)
-                        order by s.n);
-    -- the justifications of walked nodes that are not blocked, by position (their order: by id),
-    -- and the edges into them from walked nodes that were current, grouped by antecedent (hash
-    -- joins of the arrays, in memory)
+    -- the justifications of walked nodes that are neither retracted nor assumed off, by position
+    -- (their order: by id), and the edges into them from walked nodes that were current, grouped
+    -- by antecedent (hash joins of the arrays, in memory)
     select coalesce(array_agg(j.id order by j.id), '{}'), coalesce(array_agg(j.cons order by j.id), '{}'),
            coalesce(array_agg(j.unmet order by j.id), '{}')
       into v_just, v_cons, v_unmet
       from (select i.just as id, s.pos as cons, i.unmet
               from unnest(v_in_node, v_in_just, v_in_unmet) as i (node, just, unmet)
-              join unnest(o_ids, v_blocked) with ordinality as s (id, blocked, pos) on s.id = i.node
-             where not s.blocked) j;
+              join unnest(o_ids, v_retracted) with ordinality as s (id, retracted, pos) on s.id = i.node
+              left join unnest(v_off) as o (id) on o.id = i.node
+             where not s.retracted and o.id is null) j;
     select coalesce(array_agg(s.pos order by s.pos, j.pos), '{}'), coalesce(array_agg(j.pos order by s.pos, j.pos), '{}')
       into v_edge_ant, v_edge_just
       from unnest(v_out_node, v_out_just) as o (node, just)
