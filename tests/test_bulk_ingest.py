@@ -307,7 +307,7 @@ def test_evidence_inserted_many_at_once_is_still_checked(bdb: beliefdb.BeliefDB,
           join beliefdb.source_version v on v.workspace_id = f.workspace_id and v.id = f.source_version_id
           join beliefdb.source s on s.workspace_id = v.workspace_id and s.id = v.source_id
          order by s.provenance, f.text""").fetchall()
-    (prod_a, prod_b), (fix_a, fix_b) = rows[:2], rows[2:]
+    (prod_a, prod_b), fix_a = rows[:2], rows[2]
     assert prod_a[3] == "production" and fix_a[3] == "fixture"
     (count,) = postgresql.execute("select count(*) from beliefdb.evidence").fetchone() or (0,)
 
