@@ -52,8 +52,10 @@ begin
     insert into pg_temp.beliefdb_bulk_first (n, at, source_id, version_id)
     select u.n, v_base + make_interval(secs => u.k / 1e6), gen_random_uuid(), gen_random_uuid()
       from unnest(p_ns) with ordinality as u (n, k);
-    analyze pg_temp.beliefdb_bulk_first, pg_temp.beliefdb_bulk_document, pg_temp.beliefdb_bulk_fragment,
-            pg_temp.beliefdb_bulk_claim;
+    -- (the planner gets the sizes, and statistics of the columns joined on only: of the texts and
+    -- claims themselves they cost more than the joins they plan)
+    analyze pg_temp.beliefdb_bulk_first, pg_temp.beliefdb_bulk_document (n), pg_temp.beliefdb_bulk_fragment (n),
+            pg_temp.beliefdb_bulk_claim (n, ord);
     if exists (select from pg_temp.beliefdb_bulk_document d join pg_temp.beliefdb_bulk_first f on f.n = d.n
                 where d.content = '') then
         raise exception 'source % has empty text',
@@ -102,7 +104,7 @@ begin
       from pg_temp.beliefdb_bulk_claim c
       join pg_temp.beliefdb_bulk_first f on f.n = c.n
       join pg_temp.beliefdb_bulk_document d on d.n = c.n;
-    analyze pg_temp.beliefdb_bulk_first_claim;
+    analyze pg_temp.beliefdb_bulk_first_claim (n, ord, s, e);
     update pg_temp.beliefdb_bulk_first_claim c set actual = x.actual
       from (select g.n, u.ord, u.actual
               from (select c.n, array_agg(c.ord order by c.ord) as ords, array_agg(c.s order by c.ord) as starts,
@@ -118,7 +120,7 @@ begin
      where c.s is not null and c.actual = c.claim ->> 'quote'
        and not exists (select from pg_temp.beliefdb_bulk_first_fragment x where x.n = c.n and x.s = c.s and x.e = c.e)
      order by c.n, c.s, c.e;
-    analyze pg_temp.beliefdb_bulk_first_fragment;
+    analyze pg_temp.beliefdb_bulk_first_fragment (n, s, e);
     -- (a fragment of a first version in force holds and is current: stored so, the propagation
     -- below finds nothing to change in it, and no justification waits for it)
     insert into beliefdb.node (workspace_id, id, kind, holds, current, created_at)
@@ -136,7 +138,7 @@ begin
        set valid = tstzrange((c.claim ->> 'valid_from')::timestamptz, (c.claim ->> 'valid_to')::timestamptz, '[)')
      where c.s is not null and c.actual = c.claim ->> 'quote';
     -- (the planner gets the sizes: hash joins, not a nested loop per claim)
-    analyze pg_temp.beliefdb_bulk_first_claim;
+    analyze pg_temp.beliefdb_bulk_first_claim (n, ord, s, e, subject, attribute, valid);
     update pg_temp.beliefdb_bulk_first_claim c set fragment_id = x.id
       from pg_temp.beliefdb_bulk_first_fragment x
      where x.n = c.n and x.s = c.s and x.e = c.e and c.actual = c.claim ->> 'quote';
@@ -153,7 +155,7 @@ begin
                           and b.subject = c.subject and b.attribute = c.attribute
                           and b.value = c.claim ->> 'value' and b.scope = c.claim -> 'scope'
                           and b.valid_time = c.valid and b.provenance = v_world);
-    analyze pg_temp.beliefdb_bulk_first_claim;
+    analyze pg_temp.beliefdb_bulk_first_claim (n, ord, subject, attribute, eligible, belief_id, fragment_id);
     -- (a new belief on such a fragment holds; current unless rule 8 or its valid time says
     -- otherwise, which the propagation below corrects. Stored so, it is current before the
     -- propagation as one by one, which settles it again only if it was not: a settled new belief,
