@@ -213,34 +213,39 @@ declare
     v_world beliefdb.provenance;
     v_belief_world beliefdb.provenance;
     v_bad record;
+    v_ws uuid;
 begin
     if tg_level = 'STATEMENT' then
         -- (each row's fragment, source and belief looked up by key: the planner cannot know how
-        -- many rows a transition table holds, and a join planned for a few read whole tables)
-        select x.quote, x.text, x.world, x.belief_world into v_bad
-          from (select n.quote,
-                       (select f.text from beliefdb.fragment f
-                         where f.workspace_id = n.workspace_id and f.id = n.fragment_id) as text,
-                       (select s.provenance
-                          from beliefdb.fragment f
-                          join beliefdb.source_version v on v.workspace_id = f.workspace_id and v.id = f.source_version_id
-                          join beliefdb.source s on s.workspace_id = v.workspace_id and s.id = v.source_id
-                         where f.workspace_id = n.workspace_id and f.id = n.fragment_id) as world,
-                       (select b.provenance from beliefdb.belief b
-                         where b.workspace_id = n.workspace_id and b.id = n.belief_id) as belief_world
-                  from new_evidence n
-                offset 0) x
-         where x.text is distinct from x.quote or x.world is distinct from x.belief_world
-         order by x.text is distinct from x.quote desc
-         limit 1;
-        if found and v_bad.text is distinct from v_bad.quote then
-            raise exception 'evidence quote is not the text of its fragment'
-                using errcode = 'BD001',
-                      detail = pg_catalog.format('fragment text %L, quote %L', v_bad.text, v_bad.quote);
-        elsif found then
-            raise exception 'evidence from a % source cannot support a % belief: labels are separate worlds',
-                v_bad.world, v_bad.belief_world using errcode = 'BD002';
-        end if;
+        -- many rows a transition table holds, and a join planned for a few read whole tables; one
+        -- workspace at a time, each lookup pinned to it, as a table distributed by workspace needs)
+        for v_ws in select distinct n.workspace_id from new_evidence n loop
+            select x.quote, x.text, x.world, x.belief_world into v_bad
+              from (select n.quote,
+                           (select f.text from beliefdb.fragment f
+                             where f.workspace_id = v_ws and f.id = n.fragment_id) as text,
+                           (select s.provenance
+                              from beliefdb.fragment f
+                              join beliefdb.source_version v on v.workspace_id = v_ws and v.id = f.source_version_id
+                              join beliefdb.source s on s.workspace_id = v_ws and s.id = v.source_id
+                             where f.workspace_id = v_ws and f.id = n.fragment_id) as world,
+                           (select b.provenance from beliefdb.belief b
+                             where b.workspace_id = v_ws and b.id = n.belief_id) as belief_world
+                      from new_evidence n
+                     where n.workspace_id = v_ws
+                    offset 0) x
+             where x.text is distinct from x.quote or x.world is distinct from x.belief_world
+             order by x.text is distinct from x.quote desc
+             limit 1;
+            if found and v_bad.text is distinct from v_bad.quote then
+                raise exception 'evidence quote is not the text of its fragment'
+                    using errcode = 'BD001',
+                          detail = pg_catalog.format('fragment text %L, quote %L', v_bad.text, v_bad.quote);
+            elsif found then
+                raise exception 'evidence from a % source cannot support a % belief: labels are separate worlds',
+                    v_bad.world, v_bad.belief_world using errcode = 'BD002';
+            end if;
+        end loop;
         return null;
     end if;
     select f.text, s.provenance into v_text, v_world
