@@ -2,6 +2,7 @@
 binary COPY of the same rows and against the embedder's own throughput, in the same run.
 
     python bench/ingest.py [--beliefs N] [--measure M] [--batch B] [--embed-beliefs E] [--json] [--db URL]
+                           [--keep] [--workspace NAME]
 
 A new workspace gets a base store of N beliefs (default 1,000,000), each quoted by one fragment of
 a synthetic source, loaded with binary COPY as bench/impact.py loads (triggers off, rows consistent
@@ -14,6 +15,9 @@ by construction, adjacency rebuilt, then analyzed). On top of it, measured:
   SQL, the statistics at the end;
 * ``copy_rows_per_s``: a plain binary COPY of the same claims (statement, subject, attribute, value,
   quote, offsets) into a plain table, same run; ``copy_ratio`` = copy_rows_per_s / beliefs_per_s;
+* ``indexed_copy_beliefs_per_s``: the base store's own binary COPY into beliefdb's tables (their
+  indexes kept up, no trigger, no truth rule, no audit): beliefs per second, each with its two node
+  rows, fragment, justification, antecedent and evidence; what storing the rows alone costs here;
 * ``embed_ratio``: bulk ingest with the default embedder of documents holding E new beliefs
   (default 1,000), beliefs per second until every one has its vector, over the embedder's own
   throughput on the same statements (``passages`` in batches of 64), same run.
@@ -22,7 +26,9 @@ by construction, adjacency rebuilt, then analyzed). On top of it, measured:
 1,000) through 2 worker processes SIGKILLed mid-job, ``{"documents", "kills", "lost", "duplicated"}``
 (``--queue-documents 0``: null, not run).
 Without ``--db`` it starts a throw-away embedded server; with ``--db`` (a superuser's URL of a
-migrated database) it loads into a new workspace, deleted at the end unless ``--keep``.
+migrated database) it loads into a new workspace, deleted at the end unless ``--keep``; with
+``--workspace NAME`` it measures again on a workspace a ``--keep`` run loaded (new sources, the base
+not loaded again: ``indexed_copy_beliefs_per_s`` is null), e.g. main and a branch back to back.
 """
 
 from __future__ import annotations
@@ -51,12 +57,14 @@ TABLES_BY_DEPENDENCY = ("belief_embedding", "evidence", "justification_anteceden
                         "embedding_model", "audit_event", "audit_head")
 
 
-def load_base(conn: psycopg.Connection[Any], ws: uuid.UUID, n: int) -> None:
+def load_base(conn: psycopg.Connection[Any], ws: uuid.UUID, n: int) -> float:
     """``n`` beliefs, each with one fragment of a synthetic source as its evidence (binary COPY; the
-    per-row triggers are off for this session and the rows consistent by construction)."""
+    per-row triggers are off for this session and the rows consistent by construction). Returns the
+    seconds the COPYs into the tables took (their indexes kept up, no trigger, no adjacency)."""
     conn.execute("set session_replication_role = replica")
     conn.execute("set synchronous_commit = off")
     sources = max(1, -(-n // BASE_PER_SOURCE))
+    started = time.perf_counter()
     source_ids = [uuid.uuid4() for _ in range(sources)]
     version_ids = [uuid.uuid4() for _ in range(sources)]
     fragment_ids = sorted(uuid.uuid4() for _ in range(n))
@@ -101,10 +109,12 @@ def load_base(conn: psycopg.Connection[Any], ws: uuid.UUID, n: int) -> None:
               ("uuid", "uuid", "uuid", "text", "uuid"),
               sorted(((ws, belief_ids[i], fragment_ids[i], texts[i], justification_ids[i]) for i in range(n)),
                      key=lambda r: (r[1], r[2])), n)
+    copied = time.perf_counter() - started
     t0 = time.perf_counter()
     row = conn.execute("select beliefdb.rebuild_adjacency(%s)", (ws,)).fetchone()
     log(f"  adjacency: {row[0] if row else 0:,} rows in {time.perf_counter() - t0:.1f} s")
     conn.commit()
+    return copied
 
 
 def documents(prefix: str, beliefs: int) -> list[tuple[str, str]]:
@@ -162,6 +172,14 @@ def create_workspace(url: str) -> tuple[uuid.UUID, str]:
     return uuid.UUID(str(row[0])), name
 
 
+def workspace_id(url: str, name: str) -> uuid.UUID:
+    with psycopg.connect(url) as conn:
+        row = conn.execute("select id from beliefdb.workspace where name = %s", (name,)).fetchone()
+    if row is None:
+        raise SystemExit(f"no workspace {name}")
+    return uuid.UUID(str(row[0]))
+
+
 def drop_workspace(url: str, ws: uuid.UUID) -> None:
     with psycopg.connect(url) as conn:
         conn.execute("set session_replication_role = replica")  # no per-row audit of the clean-up
@@ -177,23 +195,32 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--batch", type=int, default=200, help="documents per transaction")
     parser.add_argument("--embed-beliefs", type=int, default=1_000, help="new beliefs for the embedding figure")
     parser.add_argument("--keep", action="store_true", help="with --db: keep the benchmark workspace")
+    parser.add_argument("--workspace", help="with --db: measure on this workspace a run with --keep loaded (its"
+                                            " base is not loaded again; the measured documents are new sources)")
     parser.add_argument("--queue-documents", type=int, default=1000,
                         help="documents through the queue with SIGKILLed workers (bench/queue_kill.py; 0: skip)")
     args = parser.parse_args(argv)
-    docs = documents("measured", args.measure)
-    embed_docs = documents("embedded", args.embed_beliefs)
+    if args.workspace is not None and args.db is None:
+        parser.error("--workspace needs --db")
+    # (a workspace measured again gets documents of new sources, named apart from the runs before)
+    tag = "" if args.workspace is None else uuid.uuid4().hex[:6]
+    docs = documents(f"measured{tag}", args.measure)
+    embed_docs = documents(f"embedded{tag}", args.embed_beliefs)
+    indexed_copy_s: float | None = None
     with database(args.db) as url:
-        ws, name = create_workspace(url)
+        ws, name = create_workspace(url) if args.workspace is None else (workspace_id(url, args.workspace),
+                                                                         args.workspace)
         try:
-            t0 = time.perf_counter()
-            log(f"loading {args.beliefs:,} base beliefs into workspace {name} with binary COPY")
-            with psycopg.connect(url) as conn:
-                load_base(conn, ws, args.beliefs)
-            with psycopg.connect(url, autocommit=True) as conn:
-                for table in ("node", "fragment", "belief", "justification", "justification_antecedent", "evidence",
-                              "source", "source_version", "adjacency"):
-                    conn.execute(f"vacuum (analyze) beliefdb.{table}")  # type: ignore[arg-type]
-            log(f"loaded and analyzed in {time.perf_counter() - t0:.1f} s")
+            if args.workspace is None:
+                t0 = time.perf_counter()
+                log(f"loading {args.beliefs:,} base beliefs into workspace {name} with binary COPY")
+                with psycopg.connect(url) as conn:
+                    indexed_copy_s = load_base(conn, ws, args.beliefs)
+                with psycopg.connect(url, autocommit=True) as conn:
+                    for table in ("node", "fragment", "belief", "justification", "justification_antecedent",
+                                  "evidence", "source", "source_version", "adjacency"):
+                        conn.execute(f"vacuum (analyze) beliefdb.{table}")  # type: ignore[arg-type]
+                log(f"loaded and analyzed in {time.perf_counter() - t0:.1f} s")
             with beliefdb.connect(url, workspace=name, principal=PRINCIPAL) as db:
                 log(f"bulk ingest of {len(docs):,} documents (no embedding)")
                 bulk = db.bulk_ingest(*docs, batch=args.batch, embed=False)
@@ -207,7 +234,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                     + (f" (deferred: {embedded.embedding_deferred})" if embedded.embedding_deferred else ""))
                 assert db.audit_verify().ok, "the audit chain does not verify after the bulk ingest"
         finally:
-            if args.db is not None and not args.keep:
+            if args.db is not None and not args.keep and args.workspace is None:
                 drop_workspace(args.db, ws)
         queue = None
         if args.queue_documents > 0:
@@ -223,6 +250,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         "copy_rows_per_s": round(copy_rows_per_s, 1),
         "copy_ratio": round(copy_rows_per_s / beliefs_per_s, 2),
         "embed_ratio": round((embedded.accepted / embedded.seconds) / embedder_per_s, 3),
+        # the base store's binary COPY into beliefdb's tables (their indexes, no trigger, no rule): beliefs
+        # per second, each with its node rows, fragment, justification, antecedent and evidence; null
+        # with --workspace (not loaded in this run)
+        "indexed_copy_beliefs_per_s": (None if indexed_copy_s is None
+                                       else round(args.beliefs / indexed_copy_s, 1)),
         # bench/queue_kill.py's figures: {"documents", "kills", "lost", "duplicated"}
         "queue": queue,
     }
@@ -234,6 +266,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"machine: {machine()}; load average: {os.getloadavg()}")
         print(f"bulk ingest: {beliefs_per_s:,.0f} beliefs/s; plain binary COPY of the same rows: "
               f"{copy_rows_per_s:,.0f} rows/s (ratio {report['copy_ratio']})")
+        if indexed_copy_s is not None:
+            print(f"the base store's binary COPY into beliefdb's tables (indexes, no triggers): "
+                  f"{report['indexed_copy_beliefs_per_s']:,.0f} beliefs/s")
         print(f"with the default embedder: {embedded.accepted / embedded.seconds:,.1f} beliefs/s; the embedder alone: "
               f"{embedder_per_s:,.1f} texts/s (ratio {report['embed_ratio']})")
         if queue is not None:

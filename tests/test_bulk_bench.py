@@ -36,7 +36,9 @@ def test_bulk_ingest_benchmark_runs_small(db_url: str) -> None:
                                 "--db", db_url, "--json", "--queue-documents", "0"])
     assert code == 0
     report = json.loads(out.getvalue().strip().splitlines()[-1])
-    assert set(report) == {"beliefs", "beliefs_per_s", "copy_rows_per_s", "copy_ratio", "embed_ratio", "queue"}
+    assert set(report) == {"beliefs", "beliefs_per_s", "copy_rows_per_s", "copy_ratio", "embed_ratio", "queue",
+                           "indexed_copy_beliefs_per_s"}
+    assert report["indexed_copy_beliefs_per_s"] > 0
     assert report["beliefs"] == 101  # two documents of 50, and the second's one claim with another value
     assert report["beliefs_per_s"] > 0 and report["copy_rows_per_s"] > 0 and report["embed_ratio"] > 0
     assert report["copy_ratio"] == pytest.approx(report["copy_rows_per_s"] / report["beliefs_per_s"], rel=0.02)

@@ -22,7 +22,7 @@ from uuid import UUID
 import psycopg
 from psycopg.types.json import Jsonb
 
-from beliefdb import errors
+from beliefdb import errors, settings
 from beliefdb.db.connector import Database
 from beliefdb.db.queries import Q
 from beliefdb.db.reports import ingest_report
@@ -77,7 +77,7 @@ def expand(items: Sequence[Item]) -> list[tuple[str, Path | str]]:
     return out
 
 
-def _read(name: str, what: Path | str, limit: int, extractor: str) -> _Document:
+def _read(name: str, what: Path | str, limit: int, extractor: str, llm_configured: bool) -> _Document:
     if isinstance(what, Path):
         check_file_size(what, limit)
         text = read_document(what)
@@ -87,11 +87,14 @@ def _read(name: str, what: Path | str, limit: int, extractor: str) -> _Document:
         if not text.strip():
             raise errors.InvalidInput(f"{name}: empty text")
     check_size(path or name, text, limit)
-    return _Document(name=name, path=path, text=text, ready=prepare(text, name, (), extractor))
+    return _Document(name=name, path=path, text=text, ready=prepare(text, name, (), extractor,
+                                                                     llm_configured=llm_configured))
 
 
 def _read_all(chunk: list[tuple[str, Path | str]], limit: int, extractor: str) -> list[_Document]:
-    return [_read(name, what, limit, extractor) for name, what in chunk]
+    # (the settings once a batch: reading them took longer than extracting a document)
+    llm_configured = settings.load().llm_url is not None
+    return [_read(name, what, limit, extractor, llm_configured) for name, what in chunk]
 
 
 def _stage(conn: psycopg.Connection[Any], docs: list[_Document], label: str | None) -> None:

@@ -164,9 +164,13 @@ class Prepared:
 
 
 def prepare(text: str, name: str, candidates: Iterable[Candidate] = (), extractor: str = "rules", *,
-            turns: Sequence[TurnSpan] | None = None, read: Sequence[TurnSpan] | None = None) -> Prepared:
+            turns: Sequence[TurnSpan] | None = None, read: Sequence[TurnSpan] | None = None,
+            llm_configured: bool | None = None) -> Prepared:
     """Split ``text`` into fragments, extract candidates and gate them: what ingest and bulk ingest send.
-    ``turns``/``read``: as :func:`ingest_text`."""
+    ``turns``/``read``: as :func:`ingest_text`. ``llm_configured``: whether an LLM endpoint is set, for
+    the hint (None: read from the settings; a bulk ingest reads them once, not per document)."""
+    if llm_configured is None:
+        llm_configured = settings.load().llm_url is not None
     chosen = get_extractor(extractor)
     read = turns if read is None else read
     speakers = transcript_speakers(text) if read is None else frozenset()
@@ -177,9 +181,9 @@ def prepare(text: str, name: str, candidates: Iterable[Candidate] = (), extracto
     located, rejected = gate(text, proposed)
     skipped, warnings = extraction_report(
         text, located, rejected, None if read is None else [Fragment(t.start, t.end, "sentence") for t in read])
-    told = hint(skipped, extractor=extractor, llm_configured=settings.load().llm_url is not None)
+    told = hint(skipped, extractor=extractor, llm_configured=llm_configured)
     if read is not None and told is not None:
-        told = turns_hint(extractor=extractor, llm_configured=settings.load().llm_url is not None)
+        told = turns_hint(extractor=extractor, llm_configured=llm_configured)
     if speakers:
         told = TRANSCRIPT_HINT if told is None else f"{TRANSCRIPT_HINT}; or {told}"
     fragments: list[dict[str, Any]] = (

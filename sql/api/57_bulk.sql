@@ -4,7 +4,8 @@
 -- ingest_version does: a run of documents that each start a new source set-based
 -- (internal/37_bulk.sql, _bulk_first_versions), any other document through the same body as
 -- ingest_version (internal/36_claims.sql, _ingest_text); then one summary event for the batch in
--- the audit chain, with the hash of the staged rows.
+-- the audit chain, with the hash of the staged rows and how many rows of each table the batch
+-- inserted, updated and deleted (the statements' own events are counted into it: _audit_batch).
 
 -- This transaction's staging tables, empty (dropped at commit or rollback): the batch's documents
 -- (n: order in the batch), their fragments' offsets and their gated claims. The application role
@@ -41,9 +42,11 @@ comment on function beliefdb.bulk_stage() is 'Create this transaction''s empty s
 -- ingest_version would one by one (owners, proposals, idempotency by content, corroboration,
 -- rule-8 settling, supersession, conflicts, what stops holding), in this one transaction: a
 -- failure leaves nothing of the batch. Returns one ingest report per document, in order. The audit
--- chain gets one summary event for the batch (bulk_ingest: counts, and the SHA-256 of the staged
--- rows), besides the row events of every statement (rule 12); it names no source, so forgetting
--- one leaves nothing of it in the chain's payloads.
+-- chain gets one event for the batch (rule 12; bulk_ingest: counts of documents and claims, the
+-- SHA-256 of the staged rows, and under "rows" how many rows of each table every statement of the
+-- batch inserted, updated or deleted, e.g. {"belief.insert": 50}), in place of one event per
+-- statement; a proposal to another source's owner is its own event, as one by one. It names no
+-- source, so forgetting one leaves nothing of it in the chain's payloads.
 create or replace function beliefdb.bulk_ingest_batch(
     p_origin beliefdb.origin_type default null, p_authority beliefdb.authority default null,
     p_provenance beliefdb.provenance default null
@@ -60,11 +63,16 @@ declare
     v_run_names text[] := '{}';
     v_hash bytea;
     v_counts integer[];
+    v_rows jsonb;
 begin
     perform beliefdb.lock_workspace();
     if to_regclass('pg_temp.beliefdb_bulk_document') is null then
         raise exception 'nothing staged: call beliefdb.bulk_stage() and COPY the batch first' using errcode = 'BD005';
     end if;
+    -- the batch's statements count their rows here for its one event (_audit_batch), not an event each
+    drop table if exists pg_temp.beliefdb_audit_batch;
+    create temporary table beliefdb_audit_batch (action text not null, n bigint not null) on commit drop;
+    perform pg_catalog.set_config('beliefdb.audit_batch', v_ws::text, true);
     select sha256(convert_to(coalesce(string_agg(x.r, E'\n' order by x.t, x.r), ''), 'UTF8')) into v_hash
       from (select 1 as t, to_jsonb(d)::text as r from pg_temp.beliefdb_bulk_document d
             union all select 2, to_jsonb(f)::text from pg_temp.beliefdb_bulk_fragment f
@@ -111,10 +119,15 @@ begin
       into v_counts
       from unnest(v_reports) as r;
     perform pg_catalog.set_config('beliefdb.batch_clock', '', true);
-    if v_counts[2] + v_counts[3] + v_counts[4] > 0 then
+    perform pg_catalog.set_config('beliefdb.audit_batch', '', true);
+    select jsonb_object_agg(a.action, a.n order by a.action) into v_rows
+      from (select b.action, sum(b.n) as n from pg_temp.beliefdb_audit_batch b group by b.action) a;
+    drop table pg_temp.beliefdb_audit_batch;
+    if v_counts[2] + v_counts[3] + v_counts[4] > 0 or v_rows is not null then
         perform beliefdb._audit('bulk_ingest', jsonb_build_object(
             'documents', v_counts[1], 'new_versions', v_counts[2], 'accepted', v_counts[3],
-            'corroborated', v_counts[4], 'rejected', v_counts[5], 'rows_sha256', encode(v_hash, 'hex')));
+            'corroborated', v_counts[4], 'rejected', v_counts[5], 'rows_sha256', encode(v_hash, 'hex'),
+            'rows', coalesce(v_rows, '{}')));
     end if;
     drop table pg_temp.beliefdb_bulk_document, pg_temp.beliefdb_bulk_fragment, pg_temp.beliefdb_bulk_claim;
     return query select unnest(v_reports);
@@ -124,17 +137,35 @@ comment on function beliefdb.bulk_ingest_batch(beliefdb.origin_type, beliefdb.au
     is 'Store the staged batch of documents as ingest_version would, one transaction and one summary audit event; jsonb: one ingest report per document';
 
 -- Planner statistics of the tables an ingest grows, gathered again after a bulk ingest (the plans
--- of what follows were made for the tables before it).
+-- of what follows were made for the tables before it) for each table that grew by a tenth or more
+-- since its statistics were gathered (its pages now against those its statistics counted), or that
+-- has none: as autovacuum's analyze threshold would, but at once. A table that grew less keeps
+-- statistics that still describe it (the planner scales their row counts by its pages now), and
+-- autovacuum gathers them again in its time; analyzing a million-row table after every few thousand
+-- rows cost as much as storing them.
 create or replace function beliefdb.bulk_analyze() returns void
 language plpgsql
 security definer
 set search_path = pg_catalog, pg_temp
 as $$
+declare
+    v_table regclass;
 begin
-    analyze beliefdb.node, beliefdb.source, beliefdb.source_version, beliefdb.fragment, beliefdb.belief,
-            beliefdb.evidence, beliefdb.justification, beliefdb.justification_antecedent, beliefdb.relation,
-            beliefdb.adjacency;
+    for v_table in
+        select c.oid::regclass
+          from pg_catalog.pg_class c
+         where c.oid in ('beliefdb.node'::regclass, 'beliefdb.source'::regclass, 'beliefdb.source_version'::regclass,
+                         'beliefdb.fragment'::regclass, 'beliefdb.belief'::regclass, 'beliefdb.evidence'::regclass,
+                         'beliefdb.justification'::regclass, 'beliefdb.justification_antecedent'::regclass,
+                         'beliefdb.relation'::regclass, 'beliefdb.adjacency'::regclass)
+           and (c.reltuples < 0
+                or pg_catalog.pg_relation_size(c.oid) / pg_catalog.current_setting('block_size')::bigint
+                   >= 1.1 * c.relpages + 1)
+         order by c.relname
+    loop
+        execute pg_catalog.format('analyze %s', v_table);
+    end loop;
     -- RANKING-STATISTICS (issue 20, ask): the per-workspace ranking statistics are refreshed here
 end
 $$;
-comment on function beliefdb.bulk_analyze() is 'Gather planner statistics of the tables a bulk ingest grew';
+comment on function beliefdb.bulk_analyze() is 'Gather planner statistics of the tables a bulk ingest grew by a tenth or more';

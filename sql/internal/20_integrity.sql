@@ -200,7 +200,10 @@ create or replace trigger fragment_matches_text_update after update on beliefdb.
     for each statement execute function beliefdb.fragment_matches_text();
 
 -- Evidence must quote its fragment byte for byte, and come from the world of the belief it
--- supports (rule 15: a fixture never supports, corroborates or raises production history).
+-- supports (rule 15: a fixture never supports, corroborates or raises production history). An
+-- insert is checked once per statement, over all the rows it inserted (a bulk ingest inserts
+-- thousands: one query, not a trigger call and a query per row); an update, row by row (the world
+-- only when the row moves to another belief or fragment).
 create or replace function beliefdb.evidence_matches_fragment() returns trigger
 language plpgsql
 set search_path = pg_catalog, pg_temp
@@ -209,7 +212,42 @@ declare
     v_text text;
     v_world beliefdb.provenance;
     v_belief_world beliefdb.provenance;
+    v_bad record;
+    v_ws uuid;
 begin
+    if tg_level = 'STATEMENT' then
+        -- (each row's fragment, source and belief looked up by key: the planner cannot know how
+        -- many rows a transition table holds, and a join planned for a few read whole tables; one
+        -- workspace at a time, each lookup pinned to it, as a table distributed by workspace needs)
+        for v_ws in select distinct n.workspace_id from new_evidence n loop
+            select x.quote, x.text, x.world, x.belief_world into v_bad
+              from (select n.quote,
+                           (select f.text from beliefdb.fragment f
+                             where f.workspace_id = v_ws and f.id = n.fragment_id) as text,
+                           (select s.provenance
+                              from beliefdb.fragment f
+                              join beliefdb.source_version v on v.workspace_id = v_ws and v.id = f.source_version_id
+                              join beliefdb.source s on s.workspace_id = v_ws and s.id = v.source_id
+                             where f.workspace_id = v_ws and f.id = n.fragment_id) as world,
+                           (select b.provenance from beliefdb.belief b
+                             where b.workspace_id = v_ws and b.id = n.belief_id) as belief_world
+                      from new_evidence n
+                     where n.workspace_id = v_ws
+                    offset 0) x
+             where x.text is distinct from x.quote or x.world is distinct from x.belief_world
+             order by x.text is distinct from x.quote desc
+             limit 1;
+            if found and v_bad.text is distinct from v_bad.quote then
+                raise exception 'evidence quote is not the text of its fragment'
+                    using errcode = 'BD001',
+                          detail = pg_catalog.format('fragment text %L, quote %L', v_bad.text, v_bad.quote);
+            elsif found then
+                raise exception 'evidence from a % source cannot support a % belief: labels are separate worlds',
+                    v_bad.world, v_bad.belief_world using errcode = 'BD002';
+            end if;
+        end loop;
+        return null;
+    end if;
     select f.text, s.provenance into v_text, v_world
       from beliefdb.fragment f
       join beliefdb.source_version v on v.workspace_id = f.workspace_id and v.id = f.source_version_id
@@ -220,7 +258,7 @@ begin
             using errcode = 'BD001',
                   detail = pg_catalog.format('fragment text %L, quote %L', v_text, new.quote);
     end if;
-    if tg_op = 'INSERT' or new.belief_id <> old.belief_id or new.fragment_id <> old.fragment_id then
+    if new.belief_id <> old.belief_id or new.fragment_id <> old.fragment_id then
         select b.provenance into v_belief_world
           from beliefdb.belief b
          where b.workspace_id = new.workspace_id and b.id = new.belief_id;
@@ -232,9 +270,15 @@ begin
     return new;
 end
 $$;
-comment on function beliefdb.evidence_matches_fragment() is 'Trigger: refuse evidence whose quote differs from its fragment text, or from another world than its belief';
+comment on function beliefdb.evidence_matches_fragment() is 'Trigger: refuse evidence whose quote differs from its fragment text, or from another world than its belief (an insert: once per statement)';
 
-create or replace trigger evidence_matches_fragment before insert or update on beliefdb.evidence
+-- (the row trigger for inserts and updates became one per statement for inserts and one per row
+-- for updates)
+drop trigger if exists evidence_matches_fragment on beliefdb.evidence;
+create or replace trigger evidence_matches_fragment_insert after insert on beliefdb.evidence
+    referencing new table as new_evidence
+    for each statement execute function beliefdb.evidence_matches_fragment();
+create or replace trigger evidence_matches_fragment_update before update on beliefdb.evidence
     for each row execute function beliefdb.evidence_matches_fragment();
 
 -- Supersession keeps holding stratified (rules 2 and 3 have one answer): a new "from supersedes

@@ -143,25 +143,60 @@ comment on function beliefdb.audit_workspace_created() is 'Trigger: start a new 
 create or replace trigger workspace_audit after insert on beliefdb.workspace
     for each row execute function beliefdb.audit_workspace_created();
 
+-- The workspace whose bulk ingest batch is running in this transaction (beliefdb.bulk_ingest_batch),
+-- or null. Its statements' rows are counted into the batch's one summary event instead of an event
+-- each (rule 12: the batch event says how many rows of each table it inserted, updated and deleted,
+-- with the hash of the rows it was made from). Only beliefdb's owner can open a batch: the setting
+-- counts only while this session's temporary table beliefdb_audit_batch exists and belongs to the
+-- owner (the role these security definer functions run as), which the batch creates for its own
+-- transaction and drops before it returns; a rolled-back batch takes both back with it.
+create or replace function beliefdb._audit_batch() returns uuid
+language sql stable
+set search_path = pg_catalog, pg_temp
+as $$
+    select s.ws::uuid
+      from (select pg_catalog.current_setting('beliefdb.audit_batch', true) as ws) s
+     where s.ws ~ '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$'
+       and exists (select from pg_catalog.pg_class c
+                    where c.oid = pg_catalog.to_regclass('pg_temp.beliefdb_audit_batch')
+                      and c.relpersistence = 't'
+                      and c.relowner = (select r.oid from pg_catalog.pg_roles r where r.rolname = current_user))
+$$;
+comment on function beliefdb._audit_batch() is 'The workspace whose bulk ingest batch counts this transaction''s row changes into its one audit event, or null';
+
 -- Trigger: one event per statement and workspace, naming the changed rows by key and
--- hashing their contents (the chain keeps hashes, not text). Arguments: key columns.
+-- hashing their contents (the chain keeps hashes, not text). Arguments: key columns. Rows of the
+-- workspace of a bulk ingest batch running in this transaction (_audit_batch) are counted for the
+-- batch's event instead.
 create or replace function beliefdb.audit_rows() returns trigger
 language plpgsql security definer
 set search_path = pg_catalog, pg_temp
 as $$
 declare
     v_keys text[] := TG_ARGV;
+    v_batch uuid := beliefdb._audit_batch();
     v_group record;
 begin
+    if v_batch is not null then
+        insert into pg_temp.beliefdb_audit_batch (action, n)
+        select TG_TABLE_NAME || '.' || lower(TG_OP), count(*)
+          from changed_rows c
+         where c.workspace_id = v_batch
+        having count(*) > 0;
+    end if;
     for v_group in
         select r.workspace_id,
                count(*) as n,
                jsonb_agg(r.key order by r.key) as keys,
                sha256(convert_to(string_agg(r.row_text, E'\n' order by r.row_text), 'UTF8')) as rows_hash
-          from (select (to_jsonb(c) ->> 'workspace_id')::uuid as workspace_id,
-                       array_to_string(array(select to_jsonb(c) ->> k from unnest(v_keys) as k), '/') as key,
-                       to_jsonb(c)::text as row_text
-                  from changed_rows c) r
+          from (select (x.j ->> 'workspace_id')::uuid as workspace_id,
+                       -- (each row's jsonb made once; up to three key columns without a subquery per row)
+                       case when cardinality(v_keys) <= 3
+                            then concat_ws('/', x.j ->> v_keys[1], x.j ->> v_keys[2], x.j ->> v_keys[3])
+                            else array_to_string(array(select x.j ->> k from unnest(v_keys) as k), '/') end as key,
+                       x.j::text as row_text
+                  from (select to_jsonb(c) as j from changed_rows c
+                         where v_batch is null or c.workspace_id is distinct from v_batch) x) r
          group by r.workspace_id
     loop
         perform beliefdb._audit_append(
@@ -173,7 +208,7 @@ begin
     return null;
 end
 $$;
-comment on function beliefdb.audit_rows() is 'Trigger: append one audit event per changed statement and workspace';
+comment on function beliefdb.audit_rows() is 'Trigger: append one audit event per changed statement and workspace (a bulk ingest batch''s rows: counted for its one event)';
 
 -- Attach the row audit to every table that holds workspace data.
 do $$
