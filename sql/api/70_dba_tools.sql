@@ -45,8 +45,6 @@ declare
     v_confidence uuid[];
     v_moved uuid[];
     v_conflict_moved uuid[];
-    v_size bigint;
-    v_analyzed real;
     v_tied uuid[];
 begin
     -- one propagation per workspace at a time: two concurrent changes that each leave a node
@@ -54,16 +52,8 @@ begin
     -- statement after the lock a snapshot that includes the other's commit)
     perform pg_advisory_xact_lock(hashtextextended('beliefdb.propagate:' || p_workspace_id::text, 0));
     perform beliefdb.evaluate(p_workspace_id, p_seeds || beliefdb.due_to_expire(p_workspace_id));
-    -- the planner gets the working set's size: index walks for small closures, not scans. Only
-    -- when the size moved by more than half since the last analyze: an analyze invalidates the
-    -- plan of every statement that reads the working set, which are then planned again (a
-    -- correction's dozen statements, each time)
-    select count(*) into v_size from pg_temp.beliefdb_evaluation;
-    select c.reltuples into v_analyzed from pg_catalog.pg_class c
-     where c.oid = pg_catalog.to_regclass('pg_temp.beliefdb_evaluation');
-    if v_analyzed is null or v_analyzed < 0 or v_size > 2 * v_analyzed + 8 or 2 * v_size + 8 < v_analyzed then
-        analyze pg_temp.beliefdb_evaluation;
-    end if;
+    -- the planner gets the working set's size: index walks for small closures, not scans
+    analyze pg_temp.beliefdb_evaluation;
 
     -- what is about to change, as it was before the operation changed it
     perform beliefdb._note_changes(p_workspace_id, array(
