@@ -69,3 +69,78 @@ def test_an_agents_memory_has_an_explained_confidence(bdb: beliefdb.BeliefDB) ->
     assert factors["confidence"][0] == pytest.approx(0.5)
     answer = bdb.ask("what is the home airport of user 42?", min_confidence=0.1)
     assert [a.belief.id for a in answer.beliefs] == [memory]
+
+
+def per_belief_and_set_based(conn: object, ws: object, moment: str) -> list[tuple[object, float, float]]:
+    """Every belief of the workspace: confidence_factors' result, one call per belief, and
+    _confidences' for the whole workspace in one statement."""
+    import psycopg
+
+    assert isinstance(conn, psycopg.Connection)
+    conn.execute("select set_config('beliefdb.now', %s, false)", (moment,))
+    rows = conn.execute("""
+        select b.id, f.weight, c.confidence
+          from beliefdb.belief b
+          cross join lateral (select cf.weight from beliefdb.confidence_factors(b.workspace_id, b.id) cf
+                               where cf.factor = 'confidence') f
+          left join beliefdb._confidences(%(ws)s, array(select x.id from beliefdb.belief x
+                                                         where x.workspace_id = %(ws)s)) c on c.belief_id = b.id
+         where b.workspace_id = %(ws)s""", {"ws": ws}).fetchall()
+    conn.commit()
+    return rows
+
+
+def test_the_set_based_confidence_is_confidence_factors_result_for_every_kind(
+        db_url: str, postgresql: object) -> None:
+    """beliefdb._confidences computes a set of beliefs at once (what propagate stores); for each it
+    gives exactly (not approximately) the last row of confidence_factors: one source, three
+    corroborating sources of different authority, a retracted one, a correction, derived levels,
+    an open conflict, an agent's memory, and recency a year on."""
+    import psycopg
+
+    assert isinstance(postgresql, psycopg.Connection)
+    moment = "2026-01-01T00:00:00Z"
+    with beliefdb.connect(url_at(db_url, moment)) as db:
+        fee = "The restocking fee is 10%.\n"
+        (base,) = db.ingest_text(fee, source="fees.md", authority="official").accepted
+        db.ingest_text(fee, source="fees-copy.md", authority="user")
+        db.ingest_text(fee, source="fees-wiki.md", authority="unverified")
+        (lone,) = db.ingest_text("The shipping fee is 5%.\n", source="ship.md", authority="internal").accepted
+        (gone,) = db.ingest_text("The handling fee is 2%.\n", source="handling.md", authority="user").accepted
+        db.retract(source="handling.md", reason="test")
+        one = db.derive("Late returns cost 10%", "late_return", "fee", "10%", [base.id, lone.id])
+        db.derive("Late holiday returns cost 10%", "late_holiday_return", "fee", "10%", [one.id])
+        # a tie: same authority, no valid time, the same subject and attribute (an open conflict)
+        (tied,) = db.remember("colour is red", "widget", "colour", "red", "colour is red", source="a.md",
+                              text="Note. colour is red", authority="user").accepted
+        db.remember("colour is blue", "widget", "colour", "blue", "colour is blue", source="b.md",
+                    text="Note. colour is blue", authority="user")
+        revision = next(b.revision for b in db.beliefs(include_all=True) if b.id == lone.id)
+        db.apply_correction(lone.id, "The shipping fee is 6%.", reviewer="reviewer", expect_revision=revision,
+                            value="6%")
+        with db.record_run(task="remember the traveller", agent="travel") as run:
+            said = run.step("user_input", {"text": "I fly from SFO"})
+            wrote = run.step("memory_write", {"key": "home_airport"}, inputs=[("initiates", said)])
+            run.memory(wrote, "user:42", "home_airport", "SFO", kind="preference")
+        statuses = {b.status for b in db.beliefs(include_all=True)}
+        assert statuses == {"current", "conflicting", "superseded", "unsupported"}, statuses
+        assert gone.id and tied.id
+    row = postgresql.execute("select workspace_id from beliefdb.belief where id = %s", (base.id,)).fetchone()
+    assert row is not None
+    ws = row[0]
+    kinds = {r[0] for r in postgresql.execute(
+        "select confidence_kind from beliefdb.belief where workspace_id = %s", (ws,)).fetchall()}
+    assert kinds == {"extracted", "derived", "human_correction", "agent_asserted"}
+    sources = postgresql.execute("select count(*) from beliefdb.evidence where workspace_id = %s and belief_id = %s",
+                                 (ws, base.id)).fetchone()
+    assert sources == (3,)
+    postgresql.commit()
+    for moment_then in (moment, "2027-01-01T00:00:00Z"):
+        rows = per_belief_and_set_based(postgresql, ws, moment_then)
+        assert len(rows) >= 9
+        assert [r for r in rows if r[1] != r[2]] == [], moment_then
+    # a belief that does not exist has no row; an empty set, none
+    none = postgresql.execute("select count(*) from beliefdb._confidences(%s, array[gen_random_uuid()])",
+                              (ws,)).fetchone()
+    empty = postgresql.execute("select count(*) from beliefdb._confidences(%s, '{}')", (ws,)).fetchone()
+    assert none == (0,) and empty == (0,)

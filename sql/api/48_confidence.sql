@@ -16,7 +16,9 @@ comment on function beliefdb.floored_product(double precision) is 'exp of a sum 
 -- Confidence of a belief, factor by factor (truth rule 9, first part). Extracted beliefs:
 -- each independent source contributes its authority weight (noisy-or). A reviewer's
 -- correction: the correction policy's weight. A derived belief: the product of what it was
--- derived from. An open conflict multiplies. The last row is the result.
+-- derived from. An open conflict multiplies. The last row is the result. (The sources' terms are
+-- summed in the order of their ids, as beliefdb._confidences sums them for a set of beliefs: a sum
+-- of floats depends on its order.)
 create or replace function beliefdb.confidence_factors(p_workspace_id uuid, p_belief_id uuid)
 returns table (factor text, detail text, weight real)
 language sql stable
@@ -70,11 +72,11 @@ as $$
                    -- an agent's memory with no quoted evidence (written by a step of a run)
                    when 'agent_asserted' then
                        case when exists (select from sources)
-                            then (select 1 - beliefdb.floored_product(sum(ln(greatest(1 - s.weight, 1e-9))))
+                            then (select 1 - beliefdb.floored_product(sum(ln(greatest(1 - s.weight, 1e-9)) order by s.id))
                                     from sources s)
                             else (select p.weight from beliefdb.confidence_policy p
                                    where p.factor = 'trace' and p.key = 'memory') end
-                   else (select 1 - coalesce(beliefdb.floored_product(sum(ln(greatest(1 - s.weight, 1e-9)))), 1)
+                   else (select 1 - coalesce(beliefdb.floored_product(sum(ln(greatest(1 - s.weight, 1e-9)) order by s.id)), 1)
                            from sources s)
                end::real as weight,
                b.confidence_kind

@@ -45,6 +45,7 @@ declare
     v_confidence uuid[];
     v_moved uuid[];
     v_conflict_moved uuid[];
+    v_tied uuid[];
 begin
     -- one propagation per workspace at a time: two concurrent changes that each leave a node
     -- one of two supports must not both conclude it still holds (READ COMMITTED gives every
@@ -69,6 +70,9 @@ begin
            support_rank = case when e.holds then coalesce(e.rank, n.support_rank) end
       from pg_temp.beliefdb_evaluation e
      where n.workspace_id = p_workspace_id and n.id = e.id
+       -- named by id (= any): a join alone let the plan hash every node of the workspace at a hub
+       -- (issue 21: 100,003 rows at 100k for a closure of 22,027; a million at 1M)
+       and n.id = any(array(select x.id from pg_temp.beliefdb_evaluation x))
        and (n.holds, n.current, n.support, n.support_rank)
            is distinct from (e.holds, e.holds and not e.superseded and not e.expired,
                              case when e.holds then case when e.rank is null then n.support else e.support end end,
@@ -78,13 +82,25 @@ begin
     -- (the status before: a subquery of the update reads the rows as they were when it began).
     -- The beliefs are named by id (= any): a join alone let a generic plan, guessing the workspace
     -- small, read all of its beliefs into a hash (issue 21: 55,001 rows for a closure of 8,830)
+    -- (only a belief with a tie can be in an open one: those are found by two index scans, and
+    -- _in_open_conflict asked of them alone, not of every belief of a hub's closure)
+    v_tied := array(
+        select r.from_belief
+          from beliefdb.relation r
+         where r.workspace_id = p_workspace_id and r.kind = 'conflicts_with'
+           and r.from_belief = any(array(select e.id from pg_temp.beliefdb_evaluation e where e.kind = 'belief'))
+        union
+        select r.to_belief
+          from beliefdb.relation r
+         where r.workspace_id = p_workspace_id and r.kind = 'conflicts_with'
+           and r.to_belief = any(array(select e.id from pg_temp.beliefdb_evaluation e where e.kind = 'belief')));
     with next as (
         select e.id,
                case when n.retracted_at is not null then 'retracted'
                     when e.superseded then 'superseded'
                     when not e.holds then 'unsupported'
                     when e.expired then 'expired'
-                    when beliefdb._in_open_conflict(p_workspace_id, e.id) then 'conflicting'
+                    when e.id = any(v_tied) and beliefdb._in_open_conflict(p_workspace_id, e.id) then 'conflicting'
                     else 'current'
                end::beliefdb.belief_status as status
           from pg_temp.beliefdb_evaluation e
@@ -106,7 +122,11 @@ begin
       from moved m
      where 'conflicting' in (m.was, m.status);
 
-    -- rule 4: a decision is flagged only when it no longer holds, not when a support changed
+    -- rule 4: a decision is flagged only when it no longer holds, not when a support changed.
+    -- A write that changes nothing still costs its statement triggers (audit, adjacency: about a
+    -- millisecond each): the writes below run only when there is something to write.
+    v_flagged := '{}';
+    if exists (select from pg_temp.beliefdb_evaluation e where e.kind = 'decision' and not e.holds) then
     with flagged as (
         update beliefdb.decision d
            set status = 'needs_review', revision = d.revision + 1
@@ -116,23 +136,27 @@ begin
         returning d.id
     )
     select coalesce(array_agg(id), '{}') into v_flagged from flagged;
-    -- a flagged decision was active (its standing, unless noted above, did not change)
-    insert into pg_temp.beliefdb_changes (id, kind, held, was_current, status)
-    select n.id, n.kind, n.holds, n.current, 'active'
-      from beliefdb.node n
-     where n.workspace_id = p_workspace_id and n.id = any(v_flagged)
-    on conflict (id) do nothing;
-    insert into beliefdb.review_item (workspace_id, kind, node, reason)
-    select p_workspace_id, 'decision_flagged', f.id, 'the decision lost its last remaining support'
-      from unnest(v_flagged) f (id)
-    on conflict do nothing;
+    end if;
+    if cardinality(v_flagged) > 0 then
+        -- a flagged decision was active (its standing, unless noted above, did not change)
+        insert into pg_temp.beliefdb_changes (id, kind, held, was_current, status)
+        select n.id, n.kind, n.holds, n.current, 'active'
+          from beliefdb.node n
+         where n.workspace_id = p_workspace_id and n.id = any(v_flagged)
+        on conflict (id) do nothing;
+        insert into beliefdb.review_item (workspace_id, kind, node, reason)
+        select p_workspace_id, 'decision_flagged', f.id, 'the decision lost its last remaining support'
+          from unnest(v_flagged) f (id)
+        on conflict do nothing;
+    end if;
 
-    -- actions of the decisions in the closure (and actions in it) whose decision needs review
-    with held as (
-        update beliefdb.action a
-           set status = 'held'
-          from beliefdb.decision d
-         where a.workspace_id = p_workspace_id and d.workspace_id = a.workspace_id and d.id = a.decision_id
+    -- actions of the decisions in the closure (and actions in it) whose decision needs review: found
+    -- first (a read), written only when there are any
+    v_held := array(
+        select a.id
+          from beliefdb.action a
+          join beliefdb.decision d on d.workspace_id = a.workspace_id and d.id = a.decision_id
+         where a.workspace_id = p_workspace_id
            and d.status = 'needs_review' and a.status = 'scheduled'
            and a.id in (select e.id from pg_temp.beliefdb_evaluation e where e.kind = 'action'
                         union all
@@ -143,20 +167,26 @@ begin
            -- a person who released this action has decided; only a new flag may hold it again
            and not exists (select from beliefdb.review_item r
                             where r.workspace_id = a.workspace_id and r.kind = 'action_held' and r.node = a.id
-                              and r.status = 'approved')
-        returning a.id
-    )
-    select coalesce(array_agg(id), '{}') into v_held from held;
-    -- a held action was scheduled (its standing, unless noted above, did not change)
-    insert into pg_temp.beliefdb_changes (id, kind, held, was_current, status)
-    select n.id, n.kind, n.holds, n.current, 'scheduled'
-      from beliefdb.node n
-     where n.workspace_id = p_workspace_id and n.id = any(v_held)
-    on conflict (id) do nothing;
-    insert into beliefdb.review_item (workspace_id, kind, node, reason)
-    select p_workspace_id, 'action_held', h.id, 'its decision needs review'
-      from unnest(v_held) h (id)
-    on conflict do nothing;
+                              and r.status = 'approved'));
+    if cardinality(v_held) > 0 then
+        with held as (
+            update beliefdb.action a
+               set status = 'held'
+             where a.workspace_id = p_workspace_id and a.id = any(v_held) and a.status = 'scheduled'
+            returning a.id
+        )
+        select coalesce(array_agg(id), '{}') into v_held from held;
+        -- a held action was scheduled (its standing, unless noted above, did not change)
+        insert into pg_temp.beliefdb_changes (id, kind, held, was_current, status)
+        select n.id, n.kind, n.holds, n.current, 'scheduled'
+          from beliefdb.node n
+         where n.workspace_id = p_workspace_id and n.id = any(v_held)
+        on conflict (id) do nothing;
+        insert into beliefdb.review_item (workspace_id, kind, node, reason)
+        select p_workspace_id, 'action_held', h.id, 'its decision needs review'
+          from unnest(v_held) h (id)
+        on conflict do nothing;
+    end if;
 
     -- support changed, so confidence may have: the same factors why() shows (rule 9 of
     -- docs/rules.md). Standing is not one of them, so the first round computes only the beliefs
@@ -191,8 +221,14 @@ begin
                                  and a.edge_kind = 'derives');
     end loop;
 
-    -- the review items about what this evaluation reached (before a nested one replaces it)
-    perform beliefdb._settle_review_items(p_workspace_id);
+    -- the review items about what this evaluation reached (before a nested one replaces it), when
+    -- an open one is about a belief of it
+    if exists (select from beliefdb.review_item r
+                where r.workspace_id = p_workspace_id and r.status = 'open'
+                  and r.kind in ('conflict', 'correction_proposed')
+                  and r.node = any(array(select e.id from pg_temp.beliefdb_evaluation e where e.kind = 'belief'))) then
+        perform beliefdb._settle_review_items(p_workspace_id);
+    end if;
 
     -- a belief that is current again (what superseded it stopped holding) meets its rivals under
     -- rule 8 like a new one; what that settles is propagated in turn (supersession only grows,
@@ -341,11 +377,15 @@ language plpgsql
 set search_path = pg_catalog, pg_temp
 as $$
 declare
-    v_changed integer;
+    v_ids uuid[];
+    v_reasons jsonb[];
 begin
-    update beliefdb.decision d
-       set reasons = r.reasons
-      from (select d2.id,
+    -- what changes is found first (a read) and written only when there is any: the trigger on
+    -- justification_antecedent calls this for every new edge, most of them into beliefs, and an
+    -- update that changes nothing still costs decision's statement triggers
+    select array_agg(r.id), array_agg(r.reasons)
+      into v_ids, v_reasons
+      from (select d2.id, d2.reasons as was,
                    coalesce(jsonb_object_agg(j.id, a.antecedents) filter (where a.antecedents is not null), '{}')
                        as reasons
               from beliefdb.decision d2
@@ -355,10 +395,16 @@ begin
                       from beliefdb.justification_antecedent x
                      where x.workspace_id = j.workspace_id and x.justification_id = j.id) a on true
              where d2.workspace_id = p_workspace_id and d2.id = any(p_decisions)
-             group by d2.id) r
-     where d.workspace_id = p_workspace_id and d.id = r.id and d.reasons is distinct from r.reasons;
-    get diagnostics v_changed = row_count;
-    return v_changed;
+             group by d2.id, d2.reasons) r
+     where r.was is distinct from r.reasons;
+    if v_ids is null then
+        return 0;
+    end if;
+    update beliefdb.decision d
+       set reasons = u.reasons
+      from unnest(v_ids, v_reasons) as u (id, reasons)
+     where d.workspace_id = p_workspace_id and d.id = u.id and d.id = any(v_ids);
+    return cardinality(v_ids);
 end
 $$;
 comment on function beliefdb.refresh_decision_reasons(uuid, uuid[]) is 'Recompute decision.reasons of these decisions from their justifications';

@@ -134,12 +134,6 @@ begin
     returning id into v_version;
     v_fragment := beliefdb._fragment_at(p_workspace_id, v_version, 0, length(p_statement));
 
-    insert into beliefdb.correction (workspace_id, belief_id, belief_revision, reviewer, new_statement, new_value,
-                                     reason, idempotency_key, fragment_id)
-    values (p_workspace_id, p_belief, v_old.revision, p_reviewer, p_statement, p_value, p_reason,
-            p_idempotency_key, v_fragment)
-    returning id into v_correction;
-
     insert into beliefdb.belief (workspace_id, statement, subject, attribute, value, kind, scope, valid_time,
                                  confidence, confidence_kind, status, provenance)
     values (p_workspace_id, p_statement, v_old.subject, v_old.attribute, coalesce(p_value, v_old.value), v_old.kind,
@@ -149,8 +143,13 @@ begin
             'human_correction', 'current', v_old.provenance)
     returning id into v_replacement;
     perform beliefdb._add_evidence(p_workspace_id, v_replacement, v_fragment);
-    update beliefdb.correction set replacement_belief_id = v_replacement
-     where workspace_id = p_workspace_id and id = v_correction;
+    -- the correction after its replacement, so it is written once, replacement and all (an update
+    -- afterwards cost a statement and its triggers)
+    insert into beliefdb.correction (workspace_id, belief_id, belief_revision, reviewer, new_statement, new_value,
+                                     reason, idempotency_key, fragment_id, replacement_belief_id)
+    values (p_workspace_id, p_belief, v_old.revision, p_reviewer, p_statement, p_value, p_reason,
+            p_idempotency_key, v_fragment, v_replacement)
+    returning id into v_correction;
     insert into beliefdb.relation (workspace_id, from_belief, to_belief, kind, reason)
     values (p_workspace_id, v_replacement, p_belief, 'supersedes', 'correction by ' || p_reviewer);
     update beliefdb.belief set revision = revision + 1 where workspace_id = p_workspace_id and id = p_belief;

@@ -1,0 +1,110 @@
+"""Correction apply on a kept benchmark workspace, each correction rolled back: main's and a
+branch's SQL can be compared on one loaded database (issue 21).
+
+    python bench/corrections_ab.py --db URL --workspace ID [--nodes N] [--runs 20] [--passes 5]
+                                   [--functions] [--json]
+
+The workspace is one ``bench/impact.py --db URL --keep`` loaded (same ``--nodes`` and ``--seed``);
+the corrected beliefs are the ones that benchmark corrects (the same random draws). Each
+``beliefdb.apply_correction`` runs as the application role and is rolled back, so the workspace
+does not change and the same corrections can be timed again after ``beliefdb migrate`` has
+re-applied another version of the SQL. Per belief the minimum over ``--passes`` passes is kept (what
+the machine's load adds least), and the p50 / p95 over the measured beliefs (the first two warm
+the session) are reported. ``--functions`` adds the per-function profile (``track_functions``) of
+all the passes. The call is timed, not a commit.
+"""
+
+from __future__ import annotations
+
+import statistics
+import sys
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import psycopg
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import impact as bench
+from _common import arguments, log, percentile, print_json
+
+
+def beliefs_corrected(nodes: int, runs: int, seed: int) -> tuple[bench.Graph, list[int], dict[int, int]]:
+    """The beliefs bench/impact.py corrects, with their closure sizes: its random draws, in order."""
+    rng = np.random.default_rng(seed)
+    g = bench.generate(nodes, rng)
+    mem = bench.Memory(g)
+    bench.pick_seeds(g, mem, runs, rng)
+    late = np.arange(g.first(bench.DECISION), g.nodes)
+    rng.choice(late, size=min(len(late), 200), replace=False)  # what sanity() draws
+    beliefs = rng.choice(np.arange(g.first(bench.BELIEF), g.first(bench.DERIVED)), size=runs + 2,
+                         replace=False).tolist()
+    return g, beliefs, {b: mem.closure_size(b, 10**7) for b in beliefs}
+
+
+def main() -> int:
+    parser = arguments(__doc__)
+    parser.add_argument("--workspace", type=uuid.UUID, required=True)
+    parser.add_argument("--nodes", type=int, default=1_000_000)
+    parser.add_argument("--runs", type=int, default=20)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--passes", type=int, default=5)
+    parser.add_argument("--functions", action="store_true", help="per-function profile (track_functions)")
+    args = parser.parse_args()
+    if args.db is None:
+        parser.error("--db is needed: a database a bench/impact.py --keep run loaded")
+    g, beliefs, closures = beliefs_corrected(args.nodes, args.runs, args.seed)
+    conn = psycopg.connect(args.db, autocommit=True)
+    if args.functions:
+        conn.execute("set track_functions = 'all'")
+        conn.execute("select pg_stat_reset()")
+    conn.execute("select set_config('beliefdb.workspace_id', %s, false)", (str(args.workspace),))
+    conn.execute("select set_config('beliefdb.principal', %s, false)", (bench.PRINCIPAL,))
+    conn.execute("set role beliefdb_app")
+    conn.autocommit = False
+    best: dict[int, float] = {}
+    for p in range(args.passes):
+        for i, b in enumerate(beliefs):
+            bid = g.node_ids[b]
+            row = conn.execute("select revision from beliefdb.belief where id = %s", (bid,)).fetchone()
+            conn.rollback()
+            assert row is not None
+            t0 = time.perf_counter()
+            applied = conn.execute("select proposed from beliefdb.apply_correction(%s::text, %s, null, 'bench', "
+                                   "'benchmark', %s, null)",
+                                   (bid, f"Corrected synthetic belief {b}.", row[0])).fetchone()
+            ms = (time.perf_counter() - t0) * 1000
+            conn.rollback()
+            assert applied == (False,), "the correction was only proposed"
+            if i >= 2:
+                best[b] = min(best.get(b, float("inf")), ms)
+        log(f"pass {p + 1}: {len(best)} corrections")
+    report: dict[str, Any] = {
+        "correction_apply_min_p50_ms": round(statistics.median(best.values()), 2),
+        "correction_apply_min_p95_ms": round(percentile(list(best.values()), 95), 2),
+        "by_closure": sorted((closures[b], round(ms, 1)) for b, ms in best.items()),
+        "passes": args.passes,
+    }
+    if args.functions:
+        conn.rollback()
+        conn.autocommit = True
+        conn.execute("reset role")
+        conn.execute("select pg_stat_force_next_flush()")
+        time.sleep(1.5)  # the session's counters reach the view when it is idle
+        conn.execute("select 1")
+        time.sleep(1.5)
+        calls = args.passes * len(beliefs)
+        report["functions_ms_per_correction"] = {
+            name: round(total / calls, 2)
+            for name, total in conn.execute(
+                "select funcname, total_time from pg_stat_user_functions order by total_time desc limit 30")}
+    conn.close()
+    print_json(report)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
