@@ -274,27 +274,33 @@ def uuid_text(raw: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(out).view("S36").reshape(-1)
 
 
+def ranges(lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+    """The concatenation of ``arange(lo[i], hi[i])`` for every i, without a Python loop."""
+    counts = hi - lo
+    starts = np.repeat(lo - (np.cumsum(counts) - counts), counts)
+    out: np.ndarray = np.arange(int(counts.sum()), dtype=np.int64) + starts
+    return out
+
+
 def decision_reasons(g: Graph, decisions: np.ndarray, node_rank: np.ndarray) -> list[str]:
     """``decision.reasons`` of these decisions as ``refresh_decision_reasons`` computes it, each as
     the jsonb binary form (version 1, then the text): {justification id: [antecedent ids in uuid
     order]}, ``{}`` for a decision without justifications. The rows of one decision's justifications
-    are adjacent in ``g.cons`` (the generator adds them decision by decision)."""
-    first = np.searchsorted(g.cons, decisions, side="left")
-    last = np.searchsorted(g.cons, decisions, side="right")
-    out = []
-    ptr, ant = g.ptr, g.ant
-    for lo, hi in zip(first.tolist(), last.tolist(), strict=True):
-        if lo == hi:
-            out.append("\x01{}")
-            continue
-        justs = uuid_text(g.justification_raw[lo:hi]).tolist()
-        parts = []
-        for k, j in enumerate(range(lo, hi)):
-            a = ant[ptr[j]:ptr[j + 1]]
-            texts = uuid_text(g.node_raw[a[np.argsort(node_rank[a])]]).tolist()
-            parts.append('"' + justs[k].decode() + '": ["' + '", "'.join(t.decode() for t in texts) + '"]')
-        out.append("\x01{" + ", ".join(parts) + "}")
-    return out
+    are adjacent in ``g.cons`` (the generator adds them decision by decision). The uuids' texts are
+    made in numpy for the whole chunk; only the joins are Python."""
+    lo = np.searchsorted(g.cons, decisions, side="left")
+    hi = np.searchsorted(g.cons, decisions, side="right")
+    justs = ranges(lo, hi)
+    edges = ranges(g.ptr[justs], g.ptr[justs + 1])
+    owner = np.repeat(np.arange(len(justs)), g.ptr[justs + 1] - g.ptr[justs])
+    edges = edges[np.lexsort((node_rank[g.ant[edges]], owner))]
+    just_text = uuid_text(g.justification_raw[justs]).astype("U36").tolist()
+    ant_text = uuid_text(g.node_raw[g.ant[edges]]).astype("U36").tolist()
+    edge_at = np.concatenate([[0], np.cumsum(g.ptr[justs + 1] - g.ptr[justs])]).tolist()
+    reasons = ['"' + just_text[k] + '": ["' + '", "'.join(ant_text[edge_at[k]:edge_at[k + 1]]) + '"]'
+               for k in range(len(justs))]
+    just_at = np.concatenate([[0], np.cumsum(hi - lo)]).tolist()
+    return ["\x01{" + ", ".join(reasons[just_at[i]:just_at[i + 1]]) + "}" for i in range(len(decisions))]
 
 
 def copy_adjacency(conn: psycopg.Connection[Any], ws: uuid.UUID, g: Graph, node_order: np.ndarray,
