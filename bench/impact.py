@@ -430,7 +430,7 @@ def load(conn: psycopg.Connection[Any], ws: uuid.UUID, g: Graph, report: LoadRep
          chunked(node_order[~premise], lambda r: [
              wsc(len(r)), ids[r], kind_label[g.kind[r]], np.ones(len(r), dtype="?"), np.ones(len(r), dtype="?"),
              jids[first[r]], r.astype(">i8")]))
-    report.phases["copy node"]["s"] += rows["s"]
+    report.phases["copy node"]["s"] = round(report.phases["copy node"]["s"] + rows["s"], 1)
     report.phases["copy node"]["rows"] += rows["rows"]
 
     t0 = time.perf_counter()
