@@ -43,6 +43,7 @@ from typing import Any
 import numpy as np
 import psycopg
 from _common import (
+    Nullable,
     arguments,
     copy_binary,
     copy_rows,
@@ -260,6 +261,109 @@ def chunked(order: np.ndarray, make: Callable[[np.ndarray], list[Any]],
         yield make(order[at:at + size])
 
 
+def uuid_text(raw: np.ndarray) -> np.ndarray:
+    """The canonical text of each uuid of an ``(n, 16)`` byte array, as ``S36`` bytes (built in numpy:
+    millions of ``str(uuid.UUID)`` calls would be client time at 10M nodes)."""
+    digits = np.frombuffer(b"0123456789abcdef", dtype=np.uint8)
+    nibbles = np.empty((len(raw), 32), dtype=np.uint8)
+    nibbles[:, 0::2] = digits[raw >> 4]
+    nibbles[:, 1::2] = digits[raw & 15]
+    out = np.full((len(raw), 36), ord("-"), dtype=np.uint8)
+    for a, b, at in ((0, 8, 0), (8, 12, 9), (12, 16, 14), (16, 20, 19), (20, 32, 24)):
+        out[:, at:at + b - a] = nibbles[:, a:b]
+    return np.ascontiguousarray(out).view("S36").reshape(-1)
+
+
+def ranges(lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+    """The concatenation of ``arange(lo[i], hi[i])`` for every i, without a Python loop."""
+    counts = hi - lo
+    starts = np.repeat(lo - (np.cumsum(counts) - counts), counts)
+    out: np.ndarray = np.arange(int(counts.sum()), dtype=np.int64) + starts
+    return out
+
+
+def decision_reasons(g: Graph, decisions: np.ndarray, node_rank: np.ndarray) -> list[str]:
+    """``decision.reasons`` of these decisions as ``refresh_decision_reasons`` computes it, each as
+    the jsonb binary form (version 1, then the text): {justification id: [antecedent ids in uuid
+    order]}, ``{}`` for a decision without justifications. The rows of one decision's justifications
+    are adjacent in ``g.cons`` (the generator adds them decision by decision). The uuids' texts are
+    made in numpy for the whole chunk; only the joins are Python."""
+    lo = np.searchsorted(g.cons, decisions, side="left")
+    hi = np.searchsorted(g.cons, decisions, side="right")
+    justs = ranges(lo, hi)
+    edges = ranges(g.ptr[justs], g.ptr[justs + 1])
+    owner = np.repeat(np.arange(len(justs)), g.ptr[justs + 1] - g.ptr[justs])
+    edges = edges[np.lexsort((node_rank[g.ant[edges]], owner))]
+    just_text = uuid_text(g.justification_raw[justs]).astype("U36").tolist()
+    ant_text = uuid_text(g.node_raw[g.ant[edges]]).astype("U36").tolist()
+    edge_at = np.concatenate([[0], np.cumsum(g.ptr[justs + 1] - g.ptr[justs])]).tolist()
+    reasons = ['"' + just_text[k] + '": ["' + '", "'.join(ant_text[edge_at[k]:edge_at[k + 1]]) + '"]'
+               for k in range(len(justs))]
+    just_at = np.concatenate([[0], np.cumsum(hi - lo)]).tolist()
+    return ["\x01{" + ", ".join(reasons[just_at[i]:just_at[i + 1]]) + "}" for i in range(len(decisions))]
+
+
+def copy_adjacency(conn: psycopg.Connection[Any], ws: uuid.UUID, g: Graph, node_order: np.ndarray,
+                   node_rank: np.ndarray, just_rank: np.ndarray, first: np.ndarray) -> tuple[int, float]:
+    """The workspace's ``beliefdb.adjacency`` rows as ``rebuild_adjacency`` writes them, computed from
+    the graph and written with binary COPY in primary-key order (node, then self < out < in, then
+    justification), instead of derived by the server from the loaded tables (36 min at 10M nodes).
+    Every node holds and is current, none is retracted, and no relation is loaded (related false)."""
+    n, jn = g.nodes, len(g.cons)
+    owner = np.repeat(np.arange(jn), np.diff(g.ptr))
+    cons, ant = g.cons, g.ant
+    # an out row into a leaf carries the leaf: not a belief, one justification of one antecedent,
+    # no edge out of it (see _refresh_leaf_entries)
+    one_justification = np.bincount(cons, minlength=n) == 1
+    no_edge_out = np.bincount(ant, minlength=n) == 0
+    leaf_kind = (g.kind == DECISION) | (g.kind == ACTION)
+    leaf_just = (np.diff(g.ptr) == 1) & (one_justification & no_edge_out & leaf_kind)[cons]
+    # out rows by (antecedent's uuid, justification's uuid); in rows by (consequent's, justification's)
+    out_rank = node_rank[ant]
+    out_order = np.argsort(out_rank * jn + just_rank[owner], kind="stable")
+    out_rank = out_rank[out_order]
+    in_rank = node_rank[cons]
+    in_order = np.argsort(in_rank * jn + just_rank, kind="stable")
+    in_rank = in_rank[in_order]
+    kind_label = np.array([KIND_NAME[k] for k in range(5)], dtype=np.bytes_)
+    wsb = np.frombuffer(ws.bytes, dtype=np.uint8)
+    ids, jids = g.node_raw, g.justification_raw
+    step = max(1, CHUNK_ROWS * n // max(n + len(ant) + jn, 1))  # nodes per chunk of ~CHUNK_ROWS rows
+
+    def chunks() -> Iterator[list[Any]]:
+        for r0 in range(0, n, step):
+            r1 = min(n, r0 + step)
+            self_nodes = node_order[r0:r1]
+            o0, o1 = np.searchsorted(out_rank, [r0, r1])
+            i0, i1 = np.searchsorted(in_rank, [r0, r1])
+            edges, justs = out_order[o0:o1], in_order[i0:i1]
+            a, b, c = len(self_nodes), len(edges), len(justs)
+            # a stable sort by node rank keeps self, out, in and each group's justification order
+            order = np.argsort(np.concatenate([np.arange(r0, r1), out_rank[o0:o1], in_rank[i0:i1]]), kind="stable")
+            m = a + b + c
+            is_self = np.concatenate([np.ones(a, dtype=bool), np.zeros(b + c, dtype=bool)])[order]
+            is_out = np.concatenate([np.zeros(a, dtype=bool), np.ones(b, dtype=bool), np.zeros(c, dtype=bool)])[order]
+            j_out = owner[edges]
+            leaf = np.concatenate([np.zeros(a, dtype=bool), leaf_just[j_out], np.zeros(c, dtype=bool)])[order]
+            standing = is_self | leaf  # rows with kind, holds, current, retracted
+            node = np.concatenate([self_nodes, ant[edges], cons[justs]])[order]
+            justification = np.concatenate([ids[self_nodes], jids[j_out], jids[justs]])[order]
+            # self: the node; out: the consequent (the leaf whose standing the row carries); in: null
+            target = np.concatenate([self_nodes, cons[j_out], cons[justs]])[order]
+            consequent, kinds = ids[target], kind_label[g.kind[target]]
+            support = np.concatenate([np.zeros(a, dtype=bool), first[cons[j_out]] == j_out,
+                                      np.zeros(c, dtype=bool)])[order]
+            yield [np.broadcast_to(wsb, (m, 16)), ids[node],
+                   np.array([b"self", b"out", b"in"], dtype=np.bytes_)[np.where(is_self, 0, np.where(is_out, 1, 2))],
+                   justification, Nullable(consequent, ~is_out), Nullable(np.zeros(m, dtype=">i4"), is_self | is_out),
+                   Nullable(kinds, ~standing), Nullable(np.ones(m, dtype="?"), ~standing),
+                   Nullable(np.ones(m, dtype="?"), ~standing), Nullable(np.zeros(m, dtype="?"), ~standing),
+                   Nullable(np.zeros(m, dtype="?"), ~is_self), Nullable(np.ones(m, dtype="?"), ~support)]
+
+    return copy_binary(conn, "adjacency", ("workspace_id", "node", "entry", "justification", "consequent", "unmet",
+                                           "kind", "holds", "current", "retracted", "related", "support"), chunks())
+
+
 @dataclass
 class LoadReport:
     """What each phase of the load took: seconds, rows, and (after the load) bytes on disk."""
@@ -291,14 +395,12 @@ def load(conn: psycopg.Connection[Any], ws: uuid.UUID, g: Graph, report: LoadRep
     conn.execute("set session_replication_role = replica")
     conn.execute("set synchronous_commit = off")
     conn.execute("set maintenance_work_mem = '1GB'")
-    # rebuild_adjacency joins and sorts every edge by hashing: at 10M nodes that is ~70M rows
-    conn.execute("set work_mem = '256MB'")
     # The secondary indexes (GIN full-text and trigram on beliefs and fragments, the reverse-edge
     # btrees) are dropped and built once after the COPY, in this transaction: maintaining them row
     # by row in random key order is what made a 10M-node load take hours. Primary keys and unique
     # constraints stay; their rows arrive sorted.
     tables = ["node", "source", "source_version", "fragment", "belief", "decision", "action", "justification",
-              "justification_antecedent", "evidence"]
+              "justification_antecedent", "evidence", "adjacency"]
     indexes = conn.execute(SECONDARY_INDEXES, (tables,)).fetchall()
     for name, _ in indexes:
         conn.execute(sql.SQL("drop index {}").format(sql.Identifier(*name.split("."))))
@@ -328,7 +430,7 @@ def load(conn: psycopg.Connection[Any], ws: uuid.UUID, g: Graph, report: LoadRep
          chunked(node_order[~premise], lambda r: [
              wsc(len(r)), ids[r], kind_label[g.kind[r]], np.ones(len(r), dtype="?"), np.ones(len(r), dtype="?"),
              jids[first[r]], r.astype(">i8")]))
-    report.phases["copy node"]["s"] += rows["s"]
+    report.phases["copy node"]["s"] = round(report.phases["copy node"]["s"] + rows["s"], 1)
     report.phases["copy node"]["rows"] += rows["rows"]
 
     t0 = time.perf_counter()
@@ -384,8 +486,11 @@ def load(conn: psycopg.Connection[Any], ws: uuid.UUID, g: Graph, report: LoadRep
     # principal's would only be proposed to the owner)
     copy("belief", ("workspace_id", "id", "statement", "subject", "attribute", "value", "confidence",
                     "confidence_kind", "owner"), chunked(b0 + id_order(ids[b0:c0]), beliefs))
-    copy("decision", ("workspace_id", "id", "title"), chunked(c0 + id_order(ids[c0:a0]), lambda r: [
-        wsc(len(r)), ids[r], [f"Synthetic decision {i}" for i in r.tolist()]]))
+    node_rank = np.empty(g.nodes, dtype=np.int64)
+    node_rank[node_order] = np.arange(g.nodes)
+    # with their reasons, which the switched-off trigger would have written (refresh_decision_reasons)
+    copy("decision", ("workspace_id", "id", "title", "reasons"), chunked(c0 + id_order(ids[c0:a0]), lambda r: [
+        wsc(len(r)), ids[r], [f"Synthetic decision {i}" for i in r.tolist()], decision_reasons(g, r, node_rank)]))
     act_dec = g.action_decision
     copy("action", ("workspace_id", "id", "decision_id", "description"),
          chunked(a0 + id_order(ids[a0:g.nodes]), lambda r: [
@@ -399,8 +504,6 @@ def load(conn: psycopg.Connection[Any], ws: uuid.UUID, g: Graph, report: LoadRep
     # antecedent rows in primary-key order: by justification id, then antecedent id
     t0 = time.perf_counter()
     owner = np.repeat(np.arange(len(cons)), np.diff(g.ptr))
-    node_rank = np.empty(g.nodes, dtype=np.int64)
-    node_rank[node_order] = np.arange(g.nodes)
     just_rank = np.empty(len(cons), dtype=np.int64)
     just_rank[id_order(jids)] = np.arange(len(cons))
     edge_order = np.lexsort((node_rank[g.ant], just_rank[owner]))
@@ -418,35 +521,53 @@ def load(conn: psycopg.Connection[Any], ws: uuid.UUID, g: Graph, report: LoadRep
     copy("evidence", ("workspace_id", "belief_id", "fragment_id", "quote", "justification_id"),
          chunked(evidence_order, lambda j: [wsc(len(j)), ids[cons[j]], ids[ant[g.ptr[j]]],
                                             [texts[i] for i in (ant[g.ptr[j]] - f0).tolist()], jids[j]]))
-    del node_rank, just_rank, evidence_order
+    del evidence_order
+    # what the switched-off triggers would have written to the adjacency, from the graph (the server's
+    # rebuild_adjacency took 36 min at 10M nodes); the decisions' reasons came with their rows
+    adjacency_rows, seconds = copy_adjacency(conn, ws, g, node_order, node_rank, just_rank, first)
+    report.add("copy adjacency", seconds, adjacency_rows)
+    del just_rank
     for name, definition in indexes:
         t0 = time.perf_counter()
         conn.execute(definition)  # type: ignore[arg-type]  # from pg_get_indexdef, not user input
         report.add(f"index {name.split('.')[-1]}", time.perf_counter() - t0)
         log(f"  index {name}: built in {time.perf_counter() - t0:.1f} s")
-    # what the switched-off triggers would have written: the decisions' reasons, the adjacency rows
-    t0 = time.perf_counter()
-    conn.execute("select beliefdb.refresh_decision_reasons(%s, array(select d.id from beliefdb.decision d"
-                 " where d.workspace_id = %s))", (ws, ws))
-    report.add("decision.reasons", time.perf_counter() - t0, a0 - c0)
-    log(f"  decision.reasons: {a0 - c0:,} decisions in {time.perf_counter() - t0:.1f} s")
-    t0 = time.perf_counter()
-    row = conn.execute("select beliefdb.rebuild_adjacency(%s)", (ws,)).fetchone()
-    report.add("adjacency", time.perf_counter() - t0, int(row[0]) if row else 0)
-    log(f"  adjacency: {row[0] if row else 0:,} rows in {time.perf_counter() - t0:.1f} s")
-    # the stored confidences are the rules' (stored_confidence): a sample, checked by the rules
-    row = conn.execute("""
-        select count(*) filter (where b.confidence is distinct from least(1, greatest(0, f.weight))), count(*)
-          from (select b.id, b.confidence from beliefdb.belief b where b.workspace_id = %(ws)s
-                 order by b.id limit 500) b
-         cross join lateral (select cf.weight from beliefdb.confidence_factors(%(ws)s, b.id) cf
-                              where cf.factor = 'confidence') f""", {"ws": ws}).fetchone()
-    log(f"  confidence: {row[0] if row else '?'} of {row[1] if row else '?'} sampled beliefs differ from "
-        f"confidence_factors")
     conn.execute("set session_replication_role = origin")
     t0 = time.perf_counter()
     conn.commit()
     report.add("commit", time.perf_counter() - t0)
+
+
+DERIVED_DRIFT = """
+    select (select count(*) from (select * from pg_temp.loaded except all
+                                  select * from beliefdb.{table} where workspace_id = %(ws)s) x),
+           (select count(*) from (select * from beliefdb.{table} where workspace_id = %(ws)s except all
+                                  select * from pg_temp.loaded) x),
+           (select count(*) from pg_temp.loaded)"""
+
+
+def derived_drift(conn: psycopg.Connection[Any], ws: uuid.UUID) -> dict[str, list[int]]:
+    """What the loader wrote of the rows the server derives, against what the server derives:
+    the workspace's adjacency rows against ``rebuild_adjacency``'s and its decisions (with their
+    reasons) against ``refresh_decision_reasons``'s, each compared with ``except all`` both ways;
+    per table [loaded rows the server's lack, server rows the loaded lack, loaded rows]. Rolled back."""
+    out: dict[str, list[int]] = {}
+    with conn.transaction(force_rollback=True):
+        conn.execute("set local session_replication_role = replica")  # no audit or trigger of the rewrite
+        conn.execute("set local work_mem = '256MB'")
+        for table, derive in (
+                ("adjacency", "select beliefdb.rebuild_adjacency(%(ws)s)"),
+                ("decision", "select beliefdb.refresh_decision_reasons(%(ws)s, array(select d.id from "
+                             "beliefdb.decision d where d.workspace_id = %(ws)s))")):
+            conn.execute(sql.SQL("create temporary table loaded on commit drop as "
+                                 "select * from beliefdb.{} where workspace_id = %(ws)s").format(sql.Identifier(table)),
+                         {"ws": ws})
+            conn.execute(derive, {"ws": ws})
+            row = conn.execute(sql.SQL(DERIVED_DRIFT).format(table=sql.Identifier(table)), {"ws": ws}).fetchone()
+            assert row is not None
+            out[table] = [int(v) for v in row]
+            conn.execute("drop table pg_temp.loaded")
+    return out
 
 
 # ---------------------------------------------------------------------------------------------
@@ -693,6 +814,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                              "--nodes and --seed, instead of loading a new one (implies --keep)")
     parser.add_argument("--no-corrections", action="store_true",
                         help="skip correction apply (it changes the graph: use it to keep a --workspace reusable)")
+    parser.add_argument("--check-derived", action="store_true",
+                        help="after the load, compare the adjacency and decision reasons it wrote with what "
+                             "rebuild_adjacency and refresh_decision_reasons derive (rolled back) and stop")
     parser.add_argument("--budget", type=float, default=120,
                         help="seconds per figure after which fewer runs are taken (at least 5)")
     parser.add_argument("--reference", choices=("csr", "networkx"), default="csr",
@@ -724,6 +848,15 @@ def main(argv: Sequence[str] | None = None) -> int:
                     load(conn, ws, g, loaded)
             else:
                 log(f"measuring workspace {ws} as loaded by an earlier run")
+            if args.check_derived:
+                with psycopg.connect(url) as conn:
+                    t1 = time.perf_counter()
+                    drift = derived_drift(conn, ws)
+                log(f"derived rows, [loaded except all derived, derived except all loaded, loaded]: "
+                    f"{json.dumps(drift)} in {time.perf_counter() - t1:.1f} s")
+                if args.json:
+                    print_json({"nodes": g.nodes, "derived_drift": drift, "load_phases": loaded.phases})
+                return 0 if all(v[0] == v[1] == 0 for v in drift.values()) else 1
             with psycopg.connect(url, autocommit=True) as conn:
                 if args.workspace is None:
                     t1 = time.perf_counter()
@@ -734,6 +867,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             load_s = time.perf_counter() - t0
             log(f"loaded and analyzed in {load_s:.1f} s; database size {disk['database'] / 2**30:.2f} GiB; "
                 f"phases {json.dumps(loaded.phases)}; bytes by table {json.dumps(disk)}")
+            if args.workspace is None:
+                check_confidence(url, ws)
             sanity(url, ws, g, seeds[TARGETS[0]], rng)
             impact = measure_impact(url, ws, g, mem, seeds, args.budget)
             plans = explain(url, ws, g, seeds, args.explain)
@@ -803,6 +938,23 @@ def disk_use(conn: psycopg.Connection[Any]) -> dict[str, int]:
 def loadavg() -> list[float]:
     with open("/proc/loadavg") as f:
         return [float(x) for x in f.read().split()[:3]]
+
+
+def check_confidence(url: str, ws: uuid.UUID) -> None:
+    """The stored confidences are the rules' (stored_confidence): a sample of 500, checked by
+    confidence_factors. After the load's commit and analyze: in the load's transaction the tables
+    have no statistics, and at 10M nodes each call scanned the whole of justification_antecedent_pkey
+    (the first 10M load stopped after 8 min here)."""
+    with psycopg.connect(url) as conn:
+        t0 = time.perf_counter()
+        row = conn.execute("""
+            select count(*) filter (where b.confidence is distinct from least(1, greatest(0, f.weight))), count(*)
+              from (select b.id, b.confidence from beliefdb.belief b where b.workspace_id = %(ws)s
+                     order by b.id limit 500) b
+             cross join lateral (select cf.weight from beliefdb.confidence_factors(%(ws)s, b.id) cf
+                                  where cf.factor = 'confidence') f""", {"ws": ws}).fetchone()
+    log(f"confidence: {row[0] if row else '?'} of {row[1] if row else '?'} sampled beliefs differ from "
+        f"confidence_factors ({time.perf_counter() - t0:.1f} s)")
 
 
 def sanity(url: str, ws: uuid.UUID, g: Graph, seeds: list[int], rng: np.random.Generator) -> None:

@@ -10,6 +10,8 @@ import json
 import sys
 from pathlib import Path
 
+import numpy as np
+import psycopg
 import pytest
 
 BENCH = Path(__file__).resolve().parent.parent / "bench"
@@ -29,3 +31,39 @@ def test_impact_benchmark_runs_small(db_url: str) -> None:
     assert result["impact_p50_ms"] and all(v > 0 for v in result["impact_p50_ms"].values())
     assert result["correction_apply_p50_ms"] > 0
     assert result["correction_apply_p95_ms"] >= result["correction_apply_p50_ms"]
+
+
+@pytest.mark.slow
+def test_the_loader_writes_the_adjacency_and_reasons_the_server_derives(db_url: str) -> None:
+    """The loader computes the adjacency rows and the decisions' reasons from its graph instead of
+    asking the server (rebuild_adjacency took 36 min at 10M nodes): row for row what
+    rebuild_adjacency and refresh_decision_reasons write, compared with except all both ways."""
+    g = bench_impact.generate(3000, np.random.default_rng(5))
+    ws = bench_impact.create_workspace(db_url)
+    with psycopg.connect(db_url) as conn:
+        bench_impact.load(conn, ws, g)
+    decisions = g.first(bench_impact.ACTION) - g.first(bench_impact.DECISION)
+    with psycopg.connect(db_url) as conn:
+        # the rows cover every kind of entry the server derives: leaves carried on out rows,
+        # supports and edges that carry none, decisions with reasons (every generated decision has one)
+        row = conn.execute("""
+            select count(*) filter (where entry = 'out' and kind is not null),
+                   count(*) filter (where entry = 'out' and support),
+                   count(*) filter (where entry = 'out' and support is null),
+                   (select count(*) from beliefdb.decision d where d.workspace_id = %(ws)s and d.reasons <> '{}')
+              from beliefdb.adjacency where workspace_id = %(ws)s""", {"ws": ws}).fetchone()
+        assert row is not None and all(v > 0 for v in row), row
+        drift = bench_impact.derived_drift(conn, ws)
+        assert drift == {"adjacency": [0, 0, g.nodes + g.edges + len(g.cons)], "decision": [0, 0, decisions]}
+        # the comparison sees one changed row of each
+        conn.execute("set session_replication_role = replica")
+        conn.execute("""update beliefdb.adjacency set support = null
+                         where ctid = (select ctid from beliefdb.adjacency
+                                        where workspace_id = %(ws)s and entry = 'out' and support limit 1)""",
+                     {"ws": ws})
+        conn.execute("""update beliefdb.decision set reasons = '{}'
+                         where ctid = (select ctid from beliefdb.decision
+                                        where workspace_id = %(ws)s and reasons <> '{}' limit 1)""", {"ws": ws})
+        conn.commit()
+        drift = bench_impact.derived_drift(conn, ws)
+        assert drift == {"adjacency": [1, 1, g.nodes + g.edges + len(g.cons)], "decision": [1, 1, decisions]}
