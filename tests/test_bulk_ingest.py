@@ -12,7 +12,7 @@ from typing import Any
 import psycopg
 import pytest
 from conftest import Cli
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 import beliefdb
@@ -20,8 +20,9 @@ from beliefdb import errors
 
 # What a workspace believes, read from the database with every id replaced by what it names: the
 # beliefs (status, confidence, valid time, world), their evidence (source, version, offsets, quote),
-# the relations between beliefs (supersedes, conflicts_with), the source versions and whether each
-# node holds.
+# the relations between beliefs (supersedes; conflicts_with as an unordered pair: which side a conflict
+# is recorded from follows the order the two were settled in, and means nothing), the source versions
+# and whether each node holds.
 SNAPSHOT = """
 with ws as (select id from beliefdb.workspace where name = %(ws)s),
 b as (select b.*, concat_ws('|', b.statement, b.subject, b.attribute, b.value, b.scope::text, b.valid_time::text,
@@ -39,7 +40,8 @@ select 'evidence', concat_ws('|', b.k, s.name, v.version::text, f.start_offset::
   join beliefdb.source_version v on v.workspace_id = f.workspace_id and v.id = f.source_version_id
   join beliefdb.source s on s.workspace_id = v.workspace_id and s.id = v.source_id
 union all
-select 'relation', concat_ws('|', r.kind::text, x.k, y.k)
+select 'relation', case when r.kind = 'conflicts_with' and y.k < x.k then concat_ws('|', r.kind::text, y.k, x.k)
+                        else concat_ws('|', r.kind::text, x.k, y.k) end
   from beliefdb.relation r join b x on x.id = r.from_belief join b y on y.id = r.to_belief
  where r.workspace_id = (select id from ws)
 union all
@@ -87,6 +89,10 @@ def write_all(root: Path, docs: list[tuple[str, list[str]]]) -> list[Path]:
 
 @pytest.mark.slow
 @settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+# found by a run of the suite: the one conflict of the last version recorded from the other side
+@example(docs=[("b.md", ["The warranty period is 12 months."]), ("b.md", ["The warranty period is 24 months."]),
+               ("a.md", ["The warranty period is 12 months."]),
+               ("b.md", ["The warranty period is 12 months.", "The warranty period is 5%."])], batch=1)
 @given(docs=DOCUMENTS, batch=st.integers(min_value=1, max_value=3))
 def test_bulk_ingest_equals_ingest_one_by_one(db_url: str, postgresql: psycopg.Connection[Any], tmp_path: Path,
                                              docs: list[tuple[str, list[str]]], batch: int) -> None:

@@ -173,7 +173,8 @@ language plpgsql security definer
 set search_path = pg_catalog, pg_temp
 as $$
 declare
-    v_keys text[] := TG_ARGV;
+    -- (TG_ARGV counts from 0; a copy through unnest counts from 1, as the key expression below does)
+    v_keys text[] := array(select pg_catalog.unnest(TG_ARGV));
     v_batch uuid := beliefdb._audit_batch();
     v_group record;
 begin
