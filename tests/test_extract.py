@@ -281,6 +281,7 @@ def test_fragments_are_ordered_trimmed_disjoint_and_cover_the_text(text: str) ->
 @example("Key: 1. ...", "return-policy.md")  # found by hypothesis: the value was "1."
 @example("Owner: AliceReturns are accepted within 7 days of delivery. ...", "return-policy.md")
 @example("- The sky is x. . .", "notes.txt")
+@example("¹退货期限是七天。", "return-policy.md")  # found by hypothesis: "¹" was kept in the attribute
 def test_every_candidate_quotes_its_fragment_exactly(text: str, source_name: str) -> None:
     found = RuleExtractor().extract(text, source_name=source_name)
     spans = set(split_fragments(text))

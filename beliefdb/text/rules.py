@@ -233,7 +233,10 @@ def _is_cjk(ch: str) -> bool:
 
 
 def _cjk_name(phrase: str) -> str:
-    return "".join(ch for ch in phrase if ch.isalnum()).lower()
+    # NFKC first, so that "¹" or a full-width "Ａ" is the digit or letter it stands for; any other
+    # letter or digit that is neither CJK nor ASCII would make a name that fits no name's pattern
+    folded = unicodedata.normalize("NFKC", phrase).lower()
+    return "".join(ch for ch in folded if _is_cjk(ch) or ("a" <= ch <= "z") or ("0" <= ch <= "9"))
 
 
 def _cjk_names(phrase: str, source_name: str) -> tuple[str, str, str] | None:
