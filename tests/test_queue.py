@@ -225,7 +225,9 @@ def test_a_document_whose_worker_dies_at_every_attempt_is_failed_with_the_reason
         # the start, recorded on a connection of its own as run_one does, outlives the worker
         assert bdb.database.scalar("select beliefdb.job_started(%s, 'dying')", (job,)) == attempt
         with psycopg.connect(db_url, autocommit=True) as admin:
-            admin.execute("select pg_terminate_backend(%s)", (dying.info.backend_pid,))
+            # (with a timeout it waits until the backend is gone and its transaction rolled back: without one it
+            # only signals, and the job could still be seen running)
+            admin.execute("select pg_terminate_backend(%s, 10000)", (dying.info.backend_pid,))
         dying.close()
         (seen,) = bdb.jobs()
         assert (seen.status, seen.attempts) == ("queued", attempt)  # (rolled back, but its start counts)
