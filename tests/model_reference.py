@@ -147,7 +147,8 @@ class Model:
         self.clock = clock
         self.sources: dict[str, Source] = {}
         self.beliefs: dict[UUID, Belief] = {}
-        self.supersedes: set[tuple[UUID, UUID]] = set()    # (winner, loser)
+        self.supersedes: set[tuple[UUID, UUID]] = set()    # (winner, loser), in effect
+        self.ended: list[tuple[UUID, UUID]] = []            # supersessions that ended (history)
         self.ties: set[frozenset[UUID]] = set()
         self.decisions: dict[UUID, Decision] = {}
         self.actions: dict[UUID, Action] = {}
@@ -206,7 +207,7 @@ class Model:
             c = self.compare(b, r)
             winner, loser = (b, r) if c > 0 else (r, b)
             if c != 0 and self.loser_is_superseded(winner, loser):
-                self.supersedes.add((winner.id, loser.id))
+                self.supersede(winner.id, loser.id)
                 loser.status = "superseded"
                 touched += [loser.id, winner.id]
                 if c < 0:
@@ -220,6 +221,19 @@ class Model:
             if not any(i.kind == "conflict" and {i.node, i.other} == pair for i in self.items):
                 self.items.append(Item("conflict", x, r.id))
         return touched
+
+    def supersede(self, winner: UUID, loser: UUID) -> None:
+        """Rule 3: supersession in effect stays acyclic. A supersession into the winner whose superseder no
+        longer holds, and that the loser leads to, would close a cycle with this one: it ends first (kept
+        as history); any other cycle is refused."""
+        reach = {loser} | self.beneath(loser)
+        stale = sorted((w, lo) for w, lo in self.supersedes
+                       if lo == winner and w in reach and not self.beliefs[w].holds)
+        self.supersedes -= set(stale)
+        self.ended += stale
+        if winner in {loser} | self.beneath(loser):
+            raise Refused("IntegrityViolation")
+        self.supersedes.add((winner, loser))
 
     def closure(self, seeds: Iterable[UUID]) -> set[UUID]:
         """Beliefs whose standing may follow from these: what they supersede and what they are tied with."""
@@ -454,6 +468,7 @@ class Model:
                       for i in self.items]
         del self.beliefs[belief]
         self.supersedes = {(w, lo) for w, lo in self.supersedes if belief not in (w, lo)}
+        self.ended = [(w, lo) for w, lo in self.ended if belief not in (w, lo)]
         self.ties = {p for p in self.ties if belief not in p}
         self.items = [i for i in self.items if belief not in (i.node, i.other)]
         for d in self.decisions.values():
@@ -503,8 +518,6 @@ class Model:
             raise Refused("NotOwner")
         if item.kind == "correction_proposed" and approved and stale:
             raise Refused("StaleCorrectionPreview")
-        if item.kind == "conflict" and approved and winner in self.beneath(loser):  # type: ignore[arg-type]
-            raise Refused("IntegrityViolation")  # rule 3: supersession is acyclic
         self.items.remove(item)
         report = Report()
         if item.kind == "decision_flagged":
@@ -529,7 +542,7 @@ class Model:
             self.settle_proposals(item.source)  # type: ignore[arg-type]
             self.everything()
         elif item.kind == "conflict":
-            self.supersedes.add((winner, loser))  # type: ignore[arg-type]
+            self.supersede(winner, loser)  # type: ignore[arg-type]
             self.everything()
         self.review()
         return report
@@ -558,7 +571,7 @@ class Model:
 
     def fingerprint(self) -> str:
         """The whole state, hidden parts included (to tell apart states the choices led to)."""
-        return repr((self.observe(), sorted(self.supersedes), sorted(sorted(p) for p in self.ties),
+        return repr((self.observe(), sorted(self.supersedes), sorted(self.ended), sorted(sorted(p) for p in self.ties),
                      sorted((i, sorted(b.evidence), b.recorded) for i, b in self.beliefs.items()),
                      sorted(repr(i) for i in self.items),
                      sorted((n, s.retracted, [(v.text, sorted(v.masked)) for v in s.versions])

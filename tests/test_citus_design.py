@@ -267,7 +267,7 @@ def test_every_recursive_query_stays_in_one_workspace(postgresql: psycopg.Connec
         "select viewname, definition from pg_views where schemaname = 'beliefdb'")]
     terms = [(where, name, term) for where, text in texts for name, term in _recursive_terms(text)]
     assert {(where, name) for where, name, _ in terms} >= {
-        ("function repair_plan", "reach"), ("function supersession_is_acyclic", "influencing")}
+        ("function repair_plan", "reach"), ("function _influenced_by", "influencing")}
     for where, name, term in terms:
         if not re.search(r"\bbeliefdb\.", term):
             continue  # a walk over PostgreSQL's catalog (role membership: _is_eraser), not workspace rows

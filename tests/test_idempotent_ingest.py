@@ -4,6 +4,7 @@ earlier text ends with one current belief per claim."""
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
 import psycopg
@@ -128,3 +129,42 @@ def test_a_belief_back_in_force_meets_only_what_the_new_version_leaves_current(d
         assert report.superseded == []
         statuses = {b.value: b.status for b in may.beliefs(include_all=True, include_fixtures=True)}
     assert statuses == {"15 days": "unsupported", "30 days": "current", "7 days": "unsupported"}
+
+
+def test_a_source_back_at_a_value_another_source_took_over_from_wins_again(db_url: str) -> None:
+    """policy.md says 30, 60, 30, 60 days; other.md then says 90 (90 supersedes 60); policy.md goes back
+    to 30. Rule 8 makes 30 (the latest recorded version) supersede 90, but 60 -> 30 from before would
+    close a cycle 30 -> 90 -> 60 -> 30, and 60 no longer holds: that supersession ends (kept as history,
+    with the moment it ended) instead of refusing the source's new text. As of a moment before it
+    ended, 30 days was superseded; after, it is what was believed."""
+    from conftest import url_at
+
+    def moment(day: int) -> str:
+        return f"2026-03-{day:02d}T00:00:00Z"
+
+    for day, value in enumerate((30, 60, 30, 60), start=1):
+        with beliefdb.connect(url_at(db_url, moment(day))) as db:
+            db.ingest_text(f"Refund window: {value} days\n", source="policy.md")
+    with beliefdb.connect(url_at(db_url, moment(5))) as db:
+        other = db.ingest_text("Refund window: 90 days\n", source="other.md")
+        (ninety,) = other.accepted
+        (sixty,) = [s.old for s in other.superseded]
+    with beliefdb.connect(url_at(db_url, moment(6))) as db:
+        back = db.ingest_text("Refund window: 30 days\n", source="policy.md")
+        assert back.new_version and back.accepted == []
+        statuses = {b.value: b.status for b in db.beliefs(subject="refund_policy", include_all=True)}
+        assert statuses == {"30 days": "current", "60 days": "superseded", "90 days": "superseded"}
+        (thirty,) = [b.id for b in db.beliefs(subject="refund_policy")]
+    with psycopg.connect(db_url) as conn:
+        edges = conn.execute(
+            "select from_belief, to_belief, ended_at is not null from beliefdb.relation"
+            " where kind = 'supersedes' order by created_at").fetchall()
+        assert edges == [(sixty, thirty, True), (ninety.id, sixty, False), (thirty, ninety.id, False)]
+        ended = conn.execute("select ended from beliefdb.belief_history where old_belief = %s",
+                             (thirty,)).fetchone()
+        assert ended is not None and ended[0].isoformat().startswith("2026-03-06")
+    with beliefdb.connect(url_at(db_url, moment(7))) as db:
+        before = {b.value for b in db.beliefs(subject="refund_policy", as_of=datetime.fromisoformat(moment(5)))}
+        after = {b.value for b in db.beliefs(subject="refund_policy", as_of=datetime.fromisoformat(moment(6)))}
+        # on the 5th 90 had just superseded 60 (which had superseded 30); on the 6th 30 is back
+        assert before == {"90 days"} and after == {"30 days"}

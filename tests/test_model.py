@@ -481,6 +481,30 @@ def test_the_database_follows_the_model(db_url: str, request: pytest.FixtureRequ
     run_state_machine_as_test(lambda: Machine(db_url), settings=model_settings(profile))
 
 
+def test_a_source_back_at_a_value_another_source_took_over_from(db_url: str) -> None:
+    """A sequence the state machine can draw, run step by step: a.md says 30, 7, 30, 7 days; c.md (same
+    authority) later says 15, which supersedes the 7; a.md goes back to 30, which now outranks the 15.
+    The 7 -> 30 supersession from before would close a cycle, and the 7 no longer holds: it ends, and
+    the database and the model agree (before, the database refused a.md's new text)."""
+    machine = Machine(db_url)
+    try:
+        machine.ingest_text("alice", "a.md", ["P30"], False)
+        machine.advance_clock()
+        for keys in (["P7"], ["P30"], ["P7"]):
+            machine.ingest_text("alice", "a.md", keys, False)
+        machine.advance_clock()
+        machine.ingest_text("alice", "c.md", ["P15"], False)
+        machine.advance_clock()
+        machine.ingest_text("alice", "a.md", ["P30"], False)
+        model = machine.model
+        status = {b.claim.value: b.status for b in model.beliefs.values()}
+        assert status == {"30 days": "current", "7 days": "superseded", "15 days": "superseded"}
+        by_value = {b.claim.value: i for i, b in model.beliefs.items()}
+        assert model.ended == [(by_value["7 days"], by_value["30 days"])]
+    finally:
+        machine.teardown()
+
+
 def test_the_sentences_say_what_the_model_reads() -> None:
     """The rule extractor reads the plain sentences as the model does, and nothing from the others."""
     extractor = get_extractor("rules")

@@ -475,12 +475,14 @@ with recursive back (shown, successor, predecessor, steps) as (
       from beliefdb.relation r
      where r.workspace_id = beliefdb.current_workspace_id() and r.kind = 'supersedes'
        and r.from_belief = any(%(ids)s) and r.created_at <= coalesce(%(as_of)s::timestamptz, beliefdb.clock())
+       and (r.ended_at is null or r.ended_at > coalesce(%(as_of)s::timestamptz, beliefdb.clock()))
     union all
     select b.shown, r.from_belief, r.to_belief, b.steps + 1
       from back b
       join beliefdb.relation r
         on r.workspace_id = beliefdb.current_workspace_id() and r.kind = 'supersedes' and r.from_belief = b.predecessor
      where b.steps < %(depth)s and r.created_at <= coalesce(%(as_of)s::timestamptz, beliefdb.clock())
+       and (r.ended_at is null or r.ended_at > coalesce(%(as_of)s::timestamptz, beliefdb.clock()))
 )
 select distinct on (b.shown, b.predecessor) b.shown, b.predecessor, b.successor, s.value as successor_value,
        coalesce(pg_catalog.lower(s.valid_time), r.created_at) as replaced_on, b.steps
@@ -490,6 +492,7 @@ select distinct on (b.shown, b.predecessor) b.shown, b.predecessor, b.successor,
   join beliefdb.relation r
     on r.workspace_id = beliefdb.current_workspace_id() and r.kind = 'supersedes'
    and r.from_belief = b.successor and r.to_belief = b.predecessor
+   and (r.ended_at is null or r.ended_at > coalesce(%(as_of)s::timestamptz, beliefdb.clock()))
  where o.status = 'superseded' and o.id <> b.shown
  order by b.shown, b.predecessor, b.steps;
 

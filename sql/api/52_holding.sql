@@ -208,13 +208,13 @@ begin
               from (select array_agg(r.to_belief)
                       from beliefdb.relation r
                      where r.workspace_id = p_workspace_id and r.from_belief = any(v_level_related)
-                       and r.kind in ('supersedes', 'conflicts_with')) f,
+                       and r.kind in ('supersedes', 'conflicts_with') and r.ended_at is null) f,
                    (select array_agg(r.to_belief) filter (where r.kind = 'supersedes'),
                            array_agg(r.from_belief) filter (where r.kind = 'supersedes'),
                            array_agg(r.from_belief) filter (where r.kind = 'conflicts_with')
                       from beliefdb.relation r
                      where r.workspace_id = p_workspace_id and r.to_belief = any(v_level_related)
-                       and r.kind in ('supersedes', 'conflicts_with')) t;
+                       and r.kind in ('supersedes', 'conflicts_with') and r.ended_at is null) t;
             v_sup_of := v_sup_of || v_loser_ids;
             v_sup_by := v_sup_by || v_winner_ids;
         end if;

@@ -116,7 +116,7 @@ as $$
        and not exists (
             select from beliefdb.relation r
              where r.workspace_id = p_belief.workspace_id and r.to_belief = p_belief.id and r.kind = 'supersedes'
-               and r.created_at <= p_at)
+               and r.created_at <= p_at and (r.ended_at is null or r.ended_at > p_at))
        and exists (
             select from beliefdb.evidence e
               join beliefdb.fragment f on f.workspace_id = e.workspace_id and f.id = e.fragment_id

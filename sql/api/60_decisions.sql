@@ -400,8 +400,7 @@ begin
         end if;
         -- only the loser's owner may (relation_supersession_by_owner refuses anyone else)
         v_loser := case when v_winner = v_item.node then v_item.other_node else v_item.node end;
-        insert into beliefdb.relation (workspace_id, from_belief, to_belief, kind, reason)
-        values (v_ws, v_winner, v_loser, 'supersedes', 'conflict resolved by ' || beliefdb.current_principal());
+        perform beliefdb._supersede(v_ws, v_winner, v_loser, 'conflict resolved by ' || beliefdb.current_principal());
         perform beliefdb.propagate(v_ws, array[v_winner, v_loser]);
     end if;
 

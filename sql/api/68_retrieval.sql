@@ -216,7 +216,9 @@ as $$
               from beliefdb.relation r
               join beliefdb.belief o on o.workspace_id = r.workspace_id and o.id = r.to_belief
              where r.workspace_id = beliefdb.current_workspace_id() and r.kind = 'supersedes'
-               and r.from_belief = p_belief and (p_as_of is null or r.created_at <= p_as_of)),
+               and r.from_belief = p_belief
+               and (p_as_of is null and r.ended_at is null
+                    or r.created_at <= p_as_of and (r.ended_at is null or r.ended_at > p_as_of))),
             '[]'),
         'provenance', beliefdb.belief_provenance(beliefdb.current_workspace_id(), p_belief))
 $$;

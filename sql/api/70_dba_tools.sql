@@ -276,7 +276,8 @@ begin
       left join (select distinct e.id
                    from beliefdb.relation r
                   cross join lateral (values (r.from_belief), (r.to_belief)) as e (id)
-                  where r.workspace_id = p_workspace_id and r.kind in ('supersedes', 'conflicts_with')) r
+                  where r.workspace_id = p_workspace_id and r.kind in ('supersedes', 'conflicts_with')
+                    and r.ended_at is null) r
         on r.id = n.id
      where n.workspace_id = p_workspace_id
     union all

@@ -66,7 +66,7 @@ select b.workspace_id,
    and beliefdb.workspace_bound();
 comment on view beliefdb.current_beliefs is 'Beliefs that hold now and are not superseded, within their valid time, in every world (filter provenance = ''production'' for real history)';
 
--- Supersession history: which belief replaced which, when and why.
+-- Supersession history: which belief replaced which, when and why, and until when.
 create or replace view beliefdb.belief_history with (security_invoker = true) as
 select r.workspace_id,
        r.from_belief as new_belief,
@@ -80,7 +80,10 @@ select r.workspace_id,
        r.kind,
        r.reason,
        r.created_at as at,
-       w.name as workspace
+       w.name as workspace,
+       -- a supersession that no longer applies (its superseder stopped holding and rule 8 settled
+       -- the pair again) stays here with the moment it ended
+       r.ended_at as ended
   from beliefdb.relation r
   join beliefdb.workspace w on w.id = r.workspace_id
   join beliefdb.belief n on n.workspace_id = r.workspace_id and n.id = r.from_belief

@@ -281,25 +281,21 @@ create or replace trigger evidence_matches_fragment_insert after insert on belie
 create or replace trigger evidence_matches_fragment_update before update on beliefdb.evidence
     for each row execute function beliefdb.evidence_matches_fragment();
 
--- Supersession keeps holding stratified (rules 2 and 3 have one answer): a new "from supersedes
--- to" is refused when to already influences from, through reasons (antecedent to consequent)
--- or earlier supersessions (winner to loser). That covers a supersession cycle and a belief
--- superseding anything it (transitively) rests on. The walk goes back from the new winner (what
--- it rests on, and what supersedes those) looking for the loser, not forward from the loser: a
--- correction's replacement or a belief just ingested rests on a fragment or two, where the loser
--- may be a hub that thousands of nodes rest on (each step: justification_consequent, then the
--- antecedents by justification_antecedent's key; relation_to_belief).
-create or replace function beliefdb.supersession_is_acyclic() returns trigger
-language plpgsql
+-- Whether a node influences another: walking back from p_node through its reasons (consequent to
+-- antecedent) and the supersessions in effect (loser to winner) reaches p_by (p_node itself
+-- counts). The walk goes back, not forward: a correction's replacement or a belief just ingested
+-- rests on a fragment or two, where p_by may be a hub that thousands of nodes rest on (each step:
+-- justification_consequent, then the antecedents by justification_antecedent's key;
+-- relation_to_belief).
+create or replace function beliefdb._influenced_by(p_workspace_id uuid, p_node uuid, p_by uuid) returns boolean
+language plpgsql stable
 set search_path = pg_catalog, pg_temp
 as $$
 begin
-    if new.kind <> 'supersedes' then
-        return new;
-    end if;
-    if exists (
+    -- plpgsql, not sql: planned once per session, not once per call
+    return exists (
         with recursive influencing (node) as (
-            select new.from_belief
+            select p_node
             union
             select back.node
               from influencing i
@@ -308,22 +304,40 @@ begin
                       from beliefdb.justification j
                       join beliefdb.justification_antecedent a
                         on a.workspace_id = j.workspace_id and a.justification_id = j.id
-                     where j.workspace_id = new.workspace_id and j.consequent = i.node
+                     where j.workspace_id = p_workspace_id and j.consequent = i.node
                     union all
                     select r.from_belief
                       from beliefdb.relation r
-                     where r.workspace_id = new.workspace_id and r.to_belief = i.node and r.kind = 'supersedes'
+                     where r.workspace_id = p_workspace_id and r.to_belief = i.node and r.kind = 'supersedes'
+                       and r.ended_at is null
               ) back
         )
-        select from influencing where node = new.to_belief
-    ) then
+        select from influencing where node = p_by);
+end
+$$;
+comment on function beliefdb._influenced_by(uuid, uuid, uuid) is 'Whether a node rests on, or is superseded through, another (reasons and supersessions in effect)';
+
+-- Supersession keeps holding stratified (rules 2 and 3 have one answer): a new "from supersedes
+-- to" is refused when to already influences from, through reasons (antecedent to consequent)
+-- or supersessions in effect (winner to loser). That covers a supersession cycle and a belief
+-- superseding anything it (transitively) rests on. An ended supersession is history and counts for
+-- nothing (beliefdb._supersede ends the ones that no longer hold before rule 8 reverses a pair).
+create or replace function beliefdb.supersession_is_acyclic() returns trigger
+language plpgsql
+set search_path = pg_catalog, pg_temp
+as $$
+begin
+    if new.kind <> 'supersedes' or new.ended_at is not null then
+        return new;
+    end if;
+    if beliefdb._influenced_by(new.workspace_id, new.from_belief, new.to_belief) then
         raise exception 'belief % cannot supersede %: it rests on it, or is already superseded through it',
             new.from_belief, new.to_belief using errcode = 'BD002';
     end if;
     return new;
 end
 $$;
-comment on function beliefdb.supersession_is_acyclic() is 'Trigger: refuse a supersedes edge that would make holding ambiguous (a cycle through reasons or supersession)';
+comment on function beliefdb.supersession_is_acyclic() is 'Trigger: refuse a supersedes edge that would make holding ambiguous (a cycle through reasons or supersession in effect)';
 
 create or replace trigger relation_supersession_acyclic before insert or update on beliefdb.relation
     for each row execute function beliefdb.supersession_is_acyclic();

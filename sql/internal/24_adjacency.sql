@@ -323,7 +323,7 @@ end
 $$;
 comment on function beliefdb.adjacency_of_edges() is 'Trigger: keep the out rows of beliefdb.adjacency equal to the antecedent edges';
 
--- A belief's self row says whether a supersession or a tie involves it (adjacency.related), so the
+-- A belief's self row says whether a supersession in effect or a tie involves it (adjacency.related), so the
 -- closure walk looks up the relations of those beliefs alone.
 create or replace function beliefdb._is_related(p_workspace_id uuid, p_belief uuid) returns boolean
 language plpgsql stable
@@ -334,10 +334,10 @@ begin
     -- set-based, is in rebuild_adjacency (and frozen in revision 0009's backfill).
     return exists (select from beliefdb.relation r
                     where r.workspace_id = p_workspace_id and r.from_belief = p_belief
-                      and r.kind in ('supersedes', 'conflicts_with'))
+                      and r.kind in ('supersedes', 'conflicts_with') and r.ended_at is null)
         or exists (select from beliefdb.relation r
                     where r.workspace_id = p_workspace_id and r.to_belief = p_belief
-                      and r.kind in ('supersedes', 'conflicts_with'));
+                      and r.kind in ('supersedes', 'conflicts_with') and r.ended_at is null);
 end
 $$;
 comment on function beliefdb._is_related(uuid, uuid) is 'Whether a belief supersedes, is superseded by or is tied with another';

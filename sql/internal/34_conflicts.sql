@@ -63,6 +63,31 @@ as $$
 $$;
 comment on function beliefdb._rivals(uuid, uuid) is 'Current beliefs of the same world that contradict a belief: same subject, attribute, scope; other value; overlapping valid time, not ended';
 
+-- Record that a winner supersedes a loser (rule 8, or a person settling a tie). A supersession into
+-- the winner whose superseder no longer holds decides nothing now (rule 3); when the loser
+-- influences that superseder, keeping it would close a cycle with the new one (a source gone back to
+-- a value after another source took over: 30 -> 60, then 90 elsewhere, then 30 again), so it ends
+-- first and stays as history. Anything else that closes a cycle is refused as before
+-- (beliefdb.supersession_is_acyclic).
+create or replace function beliefdb._supersede(p_workspace_id uuid, p_winner uuid, p_loser uuid, p_reason text)
+returns void
+language plpgsql
+set search_path = pg_catalog, pg_temp
+as $$
+begin
+    update beliefdb.relation r
+       set ended_at = beliefdb.clock()
+     where r.workspace_id = p_workspace_id and r.to_belief = p_winner and r.kind = 'supersedes'
+       and r.ended_at is null
+       and not exists (select from beliefdb.node n
+                        where n.workspace_id = r.workspace_id and n.id = r.from_belief and n.holds)
+       and beliefdb._influenced_by(p_workspace_id, r.from_belief, p_loser);
+    insert into beliefdb.relation (workspace_id, from_belief, to_belief, kind, reason)
+    values (p_workspace_id, p_winner, p_loser, 'supersedes', p_reason);
+end
+$$;
+comment on function beliefdb._supersede(uuid, uuid, uuid, text) is 'Record a supersession, first ending the ones into the winner that no longer hold and would close a cycle with it';
+
 -- Settle a new belief against its rivals by rule 8. Returns {"superseded": [{old,new}], "conflicts": [{a,b,reason}]}.
 -- The loser is superseded only when the acting principal owns it; a rival owned by someone
 -- else is not overruled but put in conflict, for its owner to settle from the review queue.
@@ -92,8 +117,7 @@ begin
         v_loser := case when v_cmp > 0 then v_rival when v_cmp < 0 then p_belief_id end;
         select b.owner into v_owner from beliefdb.belief b where b.workspace_id = p_workspace_id and b.id = v_loser;
         if v_loser is not null and v_owner = beliefdb.current_principal() then
-            insert into beliefdb.relation (workspace_id, from_belief, to_belief, kind, reason)
-            values (p_workspace_id, case when v_cmp > 0 then p_belief_id else v_rival end, v_loser, 'supersedes',
+            perform beliefdb._supersede(p_workspace_id, case when v_cmp > 0 then p_belief_id else v_rival end, v_loser,
                     case when v_cmp > 0 then 'rule 8: stronger or more recent'
                          else 'rule 8: rival is stronger or more recent' end);
             update beliefdb.belief set status = 'superseded', revision = revision + 1

@@ -386,14 +386,21 @@ create table beliefdb.relation (
     kind beliefdb.relation_kind not null,
     reason text not null default '',
     created_at timestamptz not null default beliefdb.clock(),
+    -- a supersession whose superseder no longer held when rule 8 settled the pair the other way
+    -- ends (revision 0029): history, no longer in effect
+    ended_at timestamptz,
     primary key (workspace_id, id),
-    unique (workspace_id, from_belief, to_belief, kind),
     check (from_belief <> to_belief),
+    constraint relation_only_supersession_ends check (ended_at is null or kind = 'supersedes'),
     foreign key (workspace_id, from_belief) references beliefdb.belief (workspace_id, id) on delete cascade,
     foreign key (workspace_id, to_belief) references beliefdb.belief (workspace_id, id) on delete cascade
 );
 comment on table beliefdb.relation is 'A typed edge between two beliefs that is not a reason: supersedes, conflicts_with, clarifies';
+comment on column beliefdb.relation.ended_at is 'When a supersession stopped applying (its superseder no longer held and rule 8 settled the pair again); null while in effect';
 
+-- one relation in effect per pair of beliefs and kind; ended ones are history beside it
+create unique index relation_in_effect on beliefdb.relation (workspace_id, from_belief, to_belief, kind)
+    where ended_at is null;
 create index relation_to_belief on beliefdb.relation (workspace_id, to_belief, kind);
 
 -- What an agent decided, citing beliefs.
