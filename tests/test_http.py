@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+import psycopg
 import pytest
 from conftest import Cli
 from fastapi.testclient import TestClient
@@ -250,3 +251,33 @@ def test_the_openapi_document(client: TestClient) -> None:
             assert {"200", "400", "401", "403", "404", "409", "503"} <= set(operation["responses"]), (method, path)
     why = doc["paths"]["/beliefs/{belief}"]["get"]["responses"]["200"]["content"]["application/json"]["schema"]
     assert why["title"] == "Why" and "evidence" in why["required"]
+
+
+def test_the_memories_of_many_principals_keep_few_connections_open(db_url: str) -> None:
+    """A server for many principals keeps at most max_open pools (each holds a connection): the least
+    recently used is closed once idle, and opens again on its principal's next call."""
+    from beliefdb.interfaces.access import Memories
+
+    def connections() -> int:
+        with psycopg.connect(db_url, autocommit=True) as conn:
+            row = conn.execute("select count(*) from pg_stat_activity where datname = current_database()"
+                               " and pid <> pg_backend_pid()").fetchone()
+            assert row is not None
+            return int(row[0])
+
+    tokens = [api.create_token("default", f"agent-{i}", url=db_url).token for i in range(6)]
+    memories = Memories(db_url, max_open=2, grace_s=0)
+    try:
+        memories.identify(tokens[0])  # the token gate's own connection
+        baseline = connections()
+        for i, token in enumerate(tokens):
+            db = memories.memory(memories.identify(token))
+            db.ingest_text(f"Agent {i} drink: tea\n", source=f"chat-{i}.md")
+        assert memories.open_count == 2
+        assert connections() == baseline + 2
+        first = memories.memory(memories.identify(tokens[0]))
+        assert [b.value for b in first.beliefs()] == ["tea"] * 6  # opened again, and reads the workspace
+        assert memories.open_count == 2 and connections() == baseline + 2
+    finally:
+        memories.close()
+    assert connections() < baseline

@@ -32,15 +32,18 @@ def require_serve() -> None:
 
 
 def serve(host: str = DEFAULT_HOST, port: int = DEFAULT_PORT, *, url: str | None = None,
-          home: str | Path | None = None, log_level: str = "info") -> None:
+          home: str | Path | None = None, log_level: str = "info", max_memories: int | None = None) -> None:
     """Serve the HTTP API (and MCP over HTTP at /mcp) until interrupted. Every call needs a bearer token
-    (``beliefdb token create``); listen beyond loopback only behind a TLS-terminating proxy."""
+    (``beliefdb token create``); listen beyond loopback only behind a TLS-terminating proxy. The memories
+    of at most ``max_memories`` principals stay open at once (each keeps a connection; default 32)."""
     require_serve()
     import uvicorn
 
+    from beliefdb.interfaces.access import MAX_OPEN
     from beliefdb.interfaces.http import create_app
 
-    app = create_app(resolve_url(url, home=Path(home) if home is not None else None))
+    app = create_app(resolve_url(url, home=Path(home) if home is not None else None),
+                     max_open=MAX_OPEN if max_memories is None else max_memories)
     uvicorn.run(app, host=host, port=port, log_level=log_level)
 
 

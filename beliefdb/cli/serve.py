@@ -17,6 +17,10 @@ def serve(
     port: Annotated[int, typer.Option(help="Port to listen on.")] = servers.DEFAULT_PORT,
     log_level: Annotated[str, typer.Option(help="uvicorn's log level: critical, error, warning, info, debug.")]
         = "info",
+    max_memories: Annotated[int, typer.Option(
+        min=1, envvar="BELIEFDB_SERVE_MAX_MEMORIES", show_envvar=True,
+        help="How many principals' memories stay open at once (each keeps a database connection); past it"
+             " the least recently used is closed once idle, and opened again on its next call.")] = 32,
     db: DbUrl = None, home: Home = None,
 ) -> None:
     """Serve the HTTP API (OpenAPI at /openapi.json) and MCP over streamable HTTP at /mcp.
@@ -25,7 +29,7 @@ def serve(
     the token's workspace, never those a request names. A read-only token may read and preview only.
     """
     with errors(False):
-        servers.serve(host, port, url=db, home=home, log_level=log_level)
+        servers.serve(host, port, url=db, home=home, log_level=log_level, max_memories=max_memories)
 
 
 @with_memory()

@@ -224,6 +224,12 @@ class Database:
         """The most connections the pool opens: as many calls as run at once."""
         return self._pool.max_size
 
+    @property
+    def in_use(self) -> int:
+        """How many of the pool's connections a call holds now (or is still opening)."""
+        stats = self._pool.get_stats()
+        return stats.get("pool_size", 0) - stats.get("pool_available", 0)
+
     def _configure(self, conn: psycopg.Connection[Any]) -> None:
         _apply(conn, self._session)
         _bind(conn, self.workspace_id, self.principal)

@@ -27,7 +27,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from beliefdb import api, errors
 from beliefdb.interfaces import web
-from beliefdb.interfaces.access import Memories, bearer, status_of
+from beliefdb.interfaces.access import MAX_OPEN, Memories, bearer, status_of
 from beliefdb.interfaces.http_conversations import router as conversations_router
 from beliefdb.interfaces.http_jobs import router as jobs_router
 from beliefdb.interfaces.http_routes import router
@@ -137,10 +137,10 @@ def _openapi(app: FastAPI) -> Callable[[], dict[str, Any]]:
     return build
 
 
-def create_app(url: str, *, mcp: bool = True) -> FastAPI:
+def create_app(url: str, *, mcp: bool = True, max_open: int = MAX_OPEN) -> FastAPI:
     """The HTTP API over the beliefdb database of ``url``, with MCP over streamable HTTP at /mcp unless
-    not ``mcp``."""
-    memories = Memories(url)
+    not ``mcp``; the memories of at most ``max_open`` principals are kept open at once."""
+    memories = Memories(url, max_open=max_open)
     running: list[Callable[[], AbstractAsyncContextManager[None]]] = []
 
     @asynccontextmanager
