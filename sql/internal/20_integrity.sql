@@ -5,6 +5,9 @@
 
 -- Per-kind rows (fragment, belief, ...) get their node row first, under the same key. An
 -- operation recording its changes (beliefdb._begin_changes) notes the node as one it created.
+-- A statement whose node rows were inserted and noted before it (a bulk ingest's, set-based) says
+-- so for its transaction in beliefdb.nodes_noted, and the trigger's WHEN skips its rows: their
+-- foreign key to node still refuses a row without its node.
 create or replace function beliefdb.create_node() returns trigger
 language plpgsql
 set search_path = pg_catalog, pg_temp
@@ -29,9 +32,11 @@ $$;
 comment on function beliefdb.create_node() is 'Trigger: insert the node row that a per-kind row shares its key with (and note it as created)';
 
 create or replace trigger fragment_node before insert on beliefdb.fragment
-    for each row execute function beliefdb.create_node();
+    for each row when (pg_catalog.current_setting('beliefdb.nodes_noted', true) is distinct from pg_catalog.now()::text)
+    execute function beliefdb.create_node();
 create or replace trigger belief_node before insert on beliefdb.belief
-    for each row execute function beliefdb.create_node();
+    for each row when (pg_catalog.current_setting('beliefdb.nodes_noted', true) is distinct from pg_catalog.now()::text)
+    execute function beliefdb.create_node();
 create or replace trigger decision_node before insert on beliefdb.decision
     for each row execute function beliefdb.create_node();
 create or replace trigger action_node before insert on beliefdb.action
