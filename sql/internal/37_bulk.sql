@@ -23,6 +23,8 @@ set search_path = pg_catalog, pg_temp
 as $$
 declare
     v_world beliefdb.provenance := coalesce(p_provenance, 'production');
+    -- (the owner once for the run, not the column's default once a row: stamp_owner says the same)
+    v_owner text := beliefdb.current_principal();
     -- (each document stamped as one by one would: later than the one before, never equal, so that
     -- rule 8 ranks the later version as the later one)
     v_base timestamptz := pg_catalog.clock_timestamp() - make_interval(secs => cardinality(p_ns) / 1e6);
@@ -54,7 +56,7 @@ begin
         n integer not null, ord integer not null, s integer, e integer, actual text, claim jsonb not null,
         subject text not null, attribute text not null, valid tstzrange, eligible boolean not null default false,
         belief_id uuid, fragment_id uuid, justification_id uuid, round integer, outcome text,
-        primary key (n, ord)) on commit drop;
+        rival boolean not null default false, primary key (n, ord)) on commit drop;
     truncate pg_temp.beliefdb_bulk_first, pg_temp.beliefdb_bulk_first_fragment, pg_temp.beliefdb_bulk_first_claim;
 
     insert into pg_temp.beliefdb_bulk_first (n, at, source_id, version_id)
@@ -160,37 +162,47 @@ begin
     update pg_temp.beliefdb_bulk_first_claim c set fragment_id = x.id
       from pg_temp.beliefdb_bulk_first_fragment x
      where x.n = c.n and x.s = c.s and x.e = c.e and c.actual = c.claim ->> 'quote';
+    -- (one probe of the subject and attribute index per claim says both whether the claim is a
+    -- belief already and whether any belief has its subject and attribute, a rival under rule 8)
     update pg_temp.beliefdb_bulk_first_claim c
        set eligible = true, belief_id = encode(overlay(uuid_send(gen_random_uuid()) placing v_prefix from 1 for 7), 'hex')::uuid,
-           justification_id = encode(overlay(uuid_send(gen_random_uuid()) placing v_prefix from 1 for 7), 'hex')::uuid
-      from (select t.n, t.ord, count(*) over (partition by t.subject, t.attribute) as same
-              from pg_temp.beliefdb_bulk_first_claim t) once
-     where once.n = c.n and once.ord = c.ord and once.same = 1
+           justification_id = encode(overlay(uuid_send(gen_random_uuid()) placing v_prefix from 1 for 7), 'hex')::uuid,
+           rival = once.rival
+      from (select o.n, o.ord, p.recorded, p.rival
+              from (select t.n, t.ord, t.subject, t.attribute, t.claim, t.valid,
+                           count(*) over (partition by t.subject, t.attribute) as same
+                      from pg_temp.beliefdb_bulk_first_claim t) o
+             cross join lateral (select coalesce(bool_or(b.value = o.claim ->> 'value' and b.scope = o.claim -> 'scope'
+                                                         and b.valid_time = o.valid and b.provenance = v_world),
+                                                 false) as recorded,
+                                        count(*) > 0 as rival
+                                   from beliefdb.belief b
+                                  where b.workspace_id = p_workspace_id
+                                    and b.subject = o.subject and b.attribute = o.attribute
+                                 offset 0) as p
+             where o.same = 1) once
+     where once.n = c.n and once.ord = c.ord and not once.recorded
        and c.valid is not null
        and (lower_inf(c.valid) or lower(c.valid) between '0001-01-02 00:00+00' and '9999-12-30 00:00+00')
-       and (upper_inf(c.valid) or upper(c.valid) between '0001-01-02 00:00+00' and '9999-12-30 00:00+00')
-       and not exists (select from beliefdb.belief b
-                        where b.workspace_id = p_workspace_id
-                          and b.subject = c.subject and b.attribute = c.attribute
-                          and b.value = c.claim ->> 'value' and b.scope = c.claim -> 'scope'
-                          and b.valid_time = c.valid and b.provenance = v_world
-                       offset 0);
+       and (upper_inf(c.valid) or upper(c.valid) between '0001-01-02 00:00+00' and '9999-12-30 00:00+00');
     analyze pg_temp.beliefdb_bulk_first_claim (n, ord, subject, attribute, eligible, belief_id, fragment_id);
     -- (a new belief on such a fragment holds; current unless rule 8 or its valid time says
     -- otherwise, which the propagation below corrects. Stored so, it is current before the
     -- propagation as one by one, which settles it again only if it was not: a settled new belief,
-    -- settled again, changes nothing)
-    insert into beliefdb.node (workspace_id, id, kind, holds, current, created_at)
-    select p_workspace_id, c.belief_id, 'belief', true, true, f.at
+    -- settled again, changes nothing. It holds by its one justification, one rank above its new
+    -- fragment, which has none (-1): stored so too, the propagation finds nothing to write in it,
+    -- where updating every new node row again took a second of a batch at a million)
+    insert into beliefdb.node (workspace_id, id, kind, holds, current, created_at, support, support_rank)
+    select p_workspace_id, c.belief_id, 'belief', true, true, f.at, c.justification_id, 0
       from pg_temp.beliefdb_bulk_first_claim c join pg_temp.beliefdb_bulk_first f on f.n = c.n where c.eligible;
     insert into pg_temp.beliefdb_changes (id, kind, held, was_current, created)
     select c.belief_id, 'belief', false, false, true from pg_temp.beliefdb_bulk_first_claim c where c.eligible
     on conflict (id) do nothing;
     perform pg_catalog.set_config('beliefdb.nodes_noted', pg_catalog.now()::text, true);
     insert into beliefdb.belief (workspace_id, id, statement, subject, attribute, value, kind, scope,
-                                 valid_time, recorded_at, provenance, confidence_kind)
+                                 valid_time, recorded_at, provenance, confidence_kind, owner)
     select p_workspace_id, c.belief_id, c.claim ->> 'statement', c.subject, c.attribute, c.claim ->> 'value',
-           c.claim ->> 'kind', c.claim -> 'scope', c.valid, f.at, v_world, 'extracted'
+           c.claim ->> 'kind', c.claim -> 'scope', c.valid, f.at, v_world, 'extracted', v_owner
       from pg_temp.beliefdb_bulk_first_claim c join pg_temp.beliefdb_bulk_first f on f.n = c.n
      where c.eligible
      order by c.n, c.ord;
@@ -215,13 +227,7 @@ begin
     for v_row in
         select c.n, c.belief_id, f.at from pg_temp.beliefdb_bulk_first_claim c
           join pg_temp.beliefdb_bulk_first f on f.n = c.n
-         where c.eligible
-           -- (a probe of the subject and attribute index per claim: offset 0 keeps the planner from
-           -- making it a join, which read every belief of the workspace into a hash, 1.8 s at a million)
-           and exists (select from beliefdb.belief b
-                        where b.workspace_id = p_workspace_id and b.subject = c.subject
-                          and b.attribute = c.attribute and b.id <> c.belief_id
-                       offset 0)
+         where c.eligible and c.rival
          order by c.n, c.ord
     loop
         perform pg_catalog.set_config('beliefdb.batch_clock', v_row.at::text, true);
@@ -288,8 +294,9 @@ begin
                   from pg_temp.beliefdb_bulk_first_claim t
                  where t.round = v_round and t.outcome is null) m
          where m.n = c.n and m.ord = c.ord;
-        insert into beliefdb.node (workspace_id, id, kind, holds, current, created_at)
-        select p_workspace_id, c.belief_id, 'belief', true, true, f.at
+        -- (held by its justification, as above)
+        insert into beliefdb.node (workspace_id, id, kind, holds, current, created_at, support, support_rank)
+        select p_workspace_id, c.belief_id, 'belief', true, true, f.at, c.justification_id, 0
           from pg_temp.beliefdb_bulk_first_claim c join pg_temp.beliefdb_bulk_first f on f.n = c.n
          where c.round = v_round and c.outcome = 'new';
         insert into pg_temp.beliefdb_changes (id, kind, held, was_current, created)
@@ -298,9 +305,9 @@ begin
         on conflict (id) do nothing;
         perform pg_catalog.set_config('beliefdb.nodes_noted', pg_catalog.now()::text, true);
         insert into beliefdb.belief (workspace_id, id, statement, subject, attribute, value, kind, scope,
-                                     valid_time, recorded_at, provenance, confidence_kind)
+                                     valid_time, recorded_at, provenance, confidence_kind, owner)
         select p_workspace_id, c.belief_id, c.claim ->> 'statement', c.subject, c.attribute, c.claim ->> 'value',
-               c.claim ->> 'kind', c.claim -> 'scope', c.valid, f.at, v_world, 'extracted'
+               c.claim ->> 'kind', c.claim -> 'scope', c.valid, f.at, v_world, 'extracted', v_owner
           from pg_temp.beliefdb_bulk_first_claim c join pg_temp.beliefdb_bulk_first f on f.n = c.n
          where c.round = v_round and c.outcome = 'new'
          order by c.n, c.ord;
