@@ -54,9 +54,6 @@ create or replace function beliefdb.bulk_ingest_batch(
 language plpgsql
 security definer
 set search_path = pg_catalog, pg_temp
--- (a batch sorts and hashes thousands of rows at a time, the hash of its staged rows among them:
--- with the default 4 MB that one sort went to disk)
-set work_mem = '64MB'
 as $$
 declare
     v_ws uuid := beliefdb.current_workspace_id();
