@@ -125,16 +125,16 @@ def server_cpu_seconds(url: str) -> float | None:
     """CPU seconds the database server's processes have used so far (the postmaster's reaped children
     and the live ones), when the server runs on this machine and /proc can be read; else None. On a
     shared machine this says what a run cost the database, whatever the load made its wall time."""
+    def stat(pid: int) -> list[str]:
+        with open(f"/proc/{pid}/stat", encoding="latin-1") as f:
+            return f.read().rsplit(")", 1)[1].split()
+
     try:
+        # (the backend's parent read while it lives: it is gone soon after its connection closes)
         with psycopg.connect(url) as conn:
             row = conn.execute("select pg_backend_pid()").fetchone()
-        assert row is not None
-
-        def stat(pid: int) -> list[str]:
-            with open(f"/proc/{pid}/stat", encoding="ascii") as f:
-                return f.read().rsplit(")", 1)[1].split()
-
-        postmaster = int(stat(int(row[0]))[1])
+            assert row is not None
+            postmaster = int(stat(int(row[0]))[1])
         fields = stat(postmaster)
         ticks = sum(int(x) for x in fields[11:15])  # its own time and its reaped children's
         for entry in os.listdir("/proc"):
