@@ -25,6 +25,12 @@ declare
     v_world beliefdb.provenance := coalesce(p_provenance, 'production');
     -- (the owner once for the run, not the column's default once a row: stamp_owner says the same)
     v_owner text := beliefdb.current_principal();
+    -- The confidence a new belief quoted by one new source of the run's authority comes out with
+    -- (rule 9: that authority alone, noisy-or of one, fresh, no open conflict), as
+    -- beliefdb._confidences computes it, stored at insert: the refresh after the propagation
+    -- computes every new belief again and writes only those that came out otherwise (a tie, a fixed
+    -- clock), where it rewrote every new row (an update that is not HOT: every index of belief again)
+    v_confidence real;
     -- (each document stamped as one by one would: later than the one before, never equal, so that
     -- rule 8 ranks the later version as the later one)
     v_base timestamptz := pg_catalog.clock_timestamp() - make_interval(secs => cardinality(p_ns) / 1e6);
@@ -45,6 +51,10 @@ declare
                                 from 3 for 6) || '\x70'::bytea;
 begin
     perform beliefdb._begin_changes();
+    select (1 - beliefdb.floored_product(ln(greatest(1 - p.weight, 1e-9))))::real into v_confidence
+      from beliefdb.confidence_policy p
+     where p.factor = 'authority' and p.key = coalesce(p_authority, 'internal')::text;
+    v_confidence := least(1, greatest(0, coalesce(v_confidence, 0)));
     create temporary table if not exists beliefdb_bulk_first (
         n integer primary key, at timestamptz not null, source_id uuid not null, version_id uuid not null,
         fragments integer not null default 0, superseded jsonb not null default '[]',
@@ -200,9 +210,9 @@ begin
     on conflict (id) do nothing;
     perform pg_catalog.set_config('beliefdb.nodes_noted', pg_catalog.now()::text, true);
     insert into beliefdb.belief (workspace_id, id, statement, subject, attribute, value, kind, scope,
-                                 valid_time, recorded_at, provenance, confidence_kind, owner)
+                                 valid_time, recorded_at, provenance, confidence_kind, owner, confidence)
     select p_workspace_id, c.belief_id, c.claim ->> 'statement', c.subject, c.attribute, c.claim ->> 'value',
-           c.claim ->> 'kind', c.claim -> 'scope', c.valid, f.at, v_world, 'extracted', v_owner
+           c.claim ->> 'kind', c.claim -> 'scope', c.valid, f.at, v_world, 'extracted', v_owner, v_confidence
       from pg_temp.beliefdb_bulk_first_claim c join pg_temp.beliefdb_bulk_first f on f.n = c.n
      where c.eligible
      order by c.n, c.ord;
@@ -305,9 +315,9 @@ begin
         on conflict (id) do nothing;
         perform pg_catalog.set_config('beliefdb.nodes_noted', pg_catalog.now()::text, true);
         insert into beliefdb.belief (workspace_id, id, statement, subject, attribute, value, kind, scope,
-                                     valid_time, recorded_at, provenance, confidence_kind, owner)
+                                     valid_time, recorded_at, provenance, confidence_kind, owner, confidence)
         select p_workspace_id, c.belief_id, c.claim ->> 'statement', c.subject, c.attribute, c.claim ->> 'value',
-               c.claim ->> 'kind', c.claim -> 'scope', c.valid, f.at, v_world, 'extracted', v_owner
+               c.claim ->> 'kind', c.claim -> 'scope', c.valid, f.at, v_world, 'extracted', v_owner, v_confidence
           from pg_temp.beliefdb_bulk_first_claim c join pg_temp.beliefdb_bulk_first f on f.n = c.n
          where c.round = v_round and c.outcome = 'new'
          order by c.n, c.ord;
