@@ -22,6 +22,10 @@ by construction, adjacency rebuilt, then analyzed). On top of it, measured:
   (default 1,000), beliefs per second until every one has its vector, over the embedder's own
   throughput on the same statements (``passages`` in batches of 64), same run.
 
+``server_cpu_s`` and ``client_cpu_s``: the CPU seconds the database server's processes (when it runs on
+this machine) and this client process spent in the bulk ingest, and ``load`` the 1-minute load average
+before and after it: on a shared machine the wall time says more of the load than of the code.
+
 ``"queue"``: bench/queue_kill.py's run in the same database: ``--queue-documents`` documents (default
 1,000) through 2 worker processes SIGKILLed mid-job, ``{"documents", "kills", "lost", "duplicated"}``
 (``--queue-documents 0``: null, not run).
@@ -115,6 +119,35 @@ def load_base(conn: psycopg.Connection[Any], ws: uuid.UUID, n: int) -> float:
     log(f"  adjacency: {row[0] if row else 0:,} rows in {time.perf_counter() - t0:.1f} s")
     conn.commit()
     return copied
+
+
+def server_cpu_seconds(url: str) -> float | None:
+    """CPU seconds the database server's processes have used so far (the postmaster's reaped children
+    and the live ones), when the server runs on this machine and /proc can be read; else None. On a
+    shared machine this says what a run cost the database, whatever the load made its wall time."""
+    def stat(pid: int) -> list[str]:
+        with open(f"/proc/{pid}/stat", encoding="latin-1") as f:
+            return f.read().rsplit(")", 1)[1].split()
+
+    try:
+        # (the backend's parent read while it lives: it is gone soon after its connection closes)
+        with psycopg.connect(url) as conn:
+            row = conn.execute("select pg_backend_pid()").fetchone()
+            assert row is not None
+            postmaster = int(stat(int(row[0]))[1])
+        fields = stat(postmaster)
+        ticks = sum(int(x) for x in fields[11:15])  # its own time and its reaped children's
+        for entry in os.listdir("/proc"):
+            if entry.isdigit():
+                try:
+                    child = stat(int(entry))
+                except OSError:
+                    continue
+                if int(child[1]) == postmaster:
+                    ticks += int(child[11]) + int(child[12])
+        return ticks / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, psycopg.Error):
+        return None
 
 
 def documents(prefix: str, beliefs: int) -> list[tuple[str, str]]:
@@ -223,8 +256,18 @@ def main(argv: Sequence[str] | None = None) -> int:
                 log(f"loaded and analyzed in {time.perf_counter() - t0:.1f} s")
             with beliefdb.connect(url, workspace=name, principal=PRINCIPAL) as db:
                 log(f"bulk ingest of {len(docs):,} documents (no embedding)")
+                load_before = os.getloadavg()[0]
+                server_before = server_cpu_seconds(url)
+                client_before = time.process_time()
                 bulk = db.bulk_ingest(*docs, batch=args.batch, embed=False)
-                log(f"  {bulk.accepted:,} new beliefs, {bulk.corroborated:,} corroborated in {bulk.seconds:.1f} s")
+                client_cpu_s = time.process_time() - client_before
+                server_after = server_cpu_seconds(url)
+                server_cpu_s = (None if server_before is None or server_after is None
+                                else server_after - server_before)
+                load_after = os.getloadavg()[0]
+                log(f"  {bulk.accepted:,} new beliefs, {bulk.corroborated:,} corroborated in {bulk.seconds:.1f} s"
+                    f" (database CPU {server_cpu_s if server_cpu_s is None else round(server_cpu_s, 2)} s,"
+                    f" client CPU {client_cpu_s:.2f} s, load {load_before:.1f} -> {load_after:.1f})")
                 copied, copy_s = measure_copy(url, docs)
                 log(f"  plain binary COPY: {copied:,} rows in {copy_s:.2f} s")
                 texts, embedder_s = measure_embedder(embed_docs)
@@ -257,6 +300,12 @@ def main(argv: Sequence[str] | None = None) -> int:
                                        else round(args.beliefs / indexed_copy_s, 1)),
         # bench/queue_kill.py's figures: {"documents", "kills", "lost", "duplicated"}
         "queue": queue,
+        # what the bulk ingest cost, whatever the machine's load did to its wall time: CPU seconds of
+        # the database server's processes (null when it is not local) and of this client process,
+        # and the 1-minute load average before and after it
+        "server_cpu_s": None if server_cpu_s is None else round(server_cpu_s, 2),
+        "client_cpu_s": round(client_cpu_s, 2),
+        "load": [round(load_before, 2), round(load_after, 2)],
     }
     if args.json:
         print_json(report)

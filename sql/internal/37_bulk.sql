@@ -23,6 +23,14 @@ set search_path = pg_catalog, pg_temp
 as $$
 declare
     v_world beliefdb.provenance := coalesce(p_provenance, 'production');
+    -- (the owner once for the run, not the column's default once a row: stamp_owner says the same)
+    v_owner text := beliefdb.current_principal();
+    -- The confidence a new belief quoted by one new source of the run's authority comes out with
+    -- (rule 9: that authority alone, noisy-or of one, fresh, no open conflict), as
+    -- beliefdb._confidences computes it, stored at insert: the refresh after the propagation
+    -- computes every new belief again and writes only those that came out otherwise (a tie, a fixed
+    -- clock), where it rewrote every new row (an update that is not HOT: every index of belief again)
+    v_confidence real;
     -- (each document stamped as one by one would: later than the one before, never equal, so that
     -- rule 8 ranks the later version as the later one)
     v_base timestamptz := pg_catalog.clock_timestamp() - make_interval(secs => cardinality(p_ns) / 1e6);
@@ -43,6 +51,10 @@ declare
                                 from 3 for 6) || '\x70'::bytea;
 begin
     perform beliefdb._begin_changes();
+    select (1 - beliefdb.floored_product(ln(greatest(1 - p.weight, 1e-9))))::real into v_confidence
+      from beliefdb.confidence_policy p
+     where p.factor = 'authority' and p.key = coalesce(p_authority, 'internal')::text;
+    v_confidence := least(1, greatest(0, coalesce(v_confidence, 0)));
     create temporary table if not exists beliefdb_bulk_first (
         n integer primary key, at timestamptz not null, source_id uuid not null, version_id uuid not null,
         fragments integer not null default 0, superseded jsonb not null default '[]',
@@ -54,7 +66,7 @@ begin
         n integer not null, ord integer not null, s integer, e integer, actual text, claim jsonb not null,
         subject text not null, attribute text not null, valid tstzrange, eligible boolean not null default false,
         belief_id uuid, fragment_id uuid, justification_id uuid, round integer, outcome text,
-        primary key (n, ord)) on commit drop;
+        rival boolean not null default false, primary key (n, ord)) on commit drop;
     truncate pg_temp.beliefdb_bulk_first, pg_temp.beliefdb_bulk_first_fragment, pg_temp.beliefdb_bulk_first_claim;
 
     insert into pg_temp.beliefdb_bulk_first (n, at, source_id, version_id)
@@ -137,10 +149,17 @@ begin
     insert into beliefdb.node (workspace_id, id, kind, holds, current, created_at)
     select p_workspace_id, x.id, 'fragment', true, true, f.at
       from pg_temp.beliefdb_bulk_first_fragment x join pg_temp.beliefdb_bulk_first f on f.n = x.n;
+    -- (noted as created here, in one statement: create_node is told so and skips them, where it
+    -- took 30 us a row to find each node row and note it; the foreign key to node still checks it)
+    insert into pg_temp.beliefdb_changes (id, kind, held, was_current, created)
+    select x.id, 'fragment', false, false, true from pg_temp.beliefdb_bulk_first_fragment x
+    on conflict (id) do nothing;
+    perform pg_catalog.set_config('beliefdb.nodes_noted', pg_catalog.now()::text, true);
     insert into beliefdb.fragment (workspace_id, id, source_version_id, start_offset, end_offset, text)
     select p_workspace_id, x.id, f.version_id, x.s, x.e, x.text
       from pg_temp.beliefdb_bulk_first_fragment x join pg_temp.beliefdb_bulk_first f on f.n = x.n
      order by x.n, x.s, x.e;
+    perform pg_catalog.set_config('beliefdb.nodes_noted', '', true);
 
     -- the claims that can only be new beliefs with no rival in the run: through the gate, a valid
     -- time in range, the only claim of the run on their subject and attribute, and a claim no
@@ -153,37 +172,52 @@ begin
     update pg_temp.beliefdb_bulk_first_claim c set fragment_id = x.id
       from pg_temp.beliefdb_bulk_first_fragment x
      where x.n = c.n and x.s = c.s and x.e = c.e and c.actual = c.claim ->> 'quote';
+    -- (one probe of the subject and attribute index per claim says both whether the claim is a
+    -- belief already and whether any belief has its subject and attribute, a rival under rule 8)
     update pg_temp.beliefdb_bulk_first_claim c
        set eligible = true, belief_id = encode(overlay(uuid_send(gen_random_uuid()) placing v_prefix from 1 for 7), 'hex')::uuid,
-           justification_id = encode(overlay(uuid_send(gen_random_uuid()) placing v_prefix from 1 for 7), 'hex')::uuid
-      from (select t.n, t.ord, count(*) over (partition by t.subject, t.attribute) as same
-              from pg_temp.beliefdb_bulk_first_claim t) once
-     where once.n = c.n and once.ord = c.ord and once.same = 1
+           justification_id = encode(overlay(uuid_send(gen_random_uuid()) placing v_prefix from 1 for 7), 'hex')::uuid,
+           rival = once.rival
+      from (select o.n, o.ord, p.recorded, p.rival
+              from (select t.n, t.ord, t.subject, t.attribute, t.claim, t.valid,
+                           count(*) over (partition by t.subject, t.attribute) as same
+                      from pg_temp.beliefdb_bulk_first_claim t) o
+             cross join lateral (select coalesce(bool_or(b.value = o.claim ->> 'value' and b.scope = o.claim -> 'scope'
+                                                         and b.valid_time = o.valid and b.provenance = v_world),
+                                                 false) as recorded,
+                                        count(*) > 0 as rival
+                                   from beliefdb.belief b
+                                  where b.workspace_id = p_workspace_id
+                                    and b.subject = o.subject and b.attribute = o.attribute
+                                 offset 0) as p
+             where o.same = 1) once
+     where once.n = c.n and once.ord = c.ord and not once.recorded
        and c.valid is not null
        and (lower_inf(c.valid) or lower(c.valid) between '0001-01-02 00:00+00' and '9999-12-30 00:00+00')
-       and (upper_inf(c.valid) or upper(c.valid) between '0001-01-02 00:00+00' and '9999-12-30 00:00+00')
-       and not exists (select from beliefdb.belief b
-                        where b.workspace_id = p_workspace_id
-                          and b.subject = c.subject and b.attribute = c.attribute
-                          and b.value = c.claim ->> 'value' and b.scope = c.claim -> 'scope'
-                          and b.valid_time = c.valid and b.provenance = v_world
-                       offset 0);
+       and (upper_inf(c.valid) or upper(c.valid) between '0001-01-02 00:00+00' and '9999-12-30 00:00+00');
     analyze pg_temp.beliefdb_bulk_first_claim (n, ord, subject, attribute, eligible, belief_id, fragment_id);
     -- (a new belief on such a fragment holds; current unless rule 8 or its valid time says
     -- otherwise, which the propagation below corrects. Stored so, it is current before the
     -- propagation as one by one, which settles it again only if it was not: a settled new belief,
-    -- settled again, changes nothing)
-    insert into beliefdb.node (workspace_id, id, kind, holds, current, created_at)
-    select p_workspace_id, c.belief_id, 'belief', true, true, f.at
+    -- settled again, changes nothing. It holds by its one justification, one rank above its new
+    -- fragment, which has none (-1): stored so too, the propagation finds nothing to write in it,
+    -- where updating every new node row again took a second of a batch at a million)
+    insert into beliefdb.node (workspace_id, id, kind, holds, current, created_at, support, support_rank)
+    select p_workspace_id, c.belief_id, 'belief', true, true, f.at, c.justification_id, 0
       from pg_temp.beliefdb_bulk_first_claim c join pg_temp.beliefdb_bulk_first f on f.n = c.n where c.eligible;
+    insert into pg_temp.beliefdb_changes (id, kind, held, was_current, created)
+    select c.belief_id, 'belief', false, false, true from pg_temp.beliefdb_bulk_first_claim c where c.eligible
+    on conflict (id) do nothing;
+    perform pg_catalog.set_config('beliefdb.nodes_noted', pg_catalog.now()::text, true);
     insert into beliefdb.belief (workspace_id, id, statement, subject, attribute, value, kind, scope,
-                                 valid_time, recorded_at, provenance, confidence_kind)
+                                 valid_time, recorded_at, provenance, confidence_kind, owner, confidence)
     select p_workspace_id, c.belief_id, c.claim ->> 'statement', c.subject, c.attribute, c.claim ->> 'value',
-           c.claim ->> 'kind', c.claim -> 'scope', c.valid, f.at, v_world, 'extracted'
+           c.claim ->> 'kind', c.claim -> 'scope', c.valid, f.at, v_world, 'extracted', v_owner, v_confidence
       from pg_temp.beliefdb_bulk_first_claim c join pg_temp.beliefdb_bulk_first f on f.n = c.n
      where c.eligible
      order by c.n, c.ord;
     get diagnostics v_count = row_count;
+    perform pg_catalog.set_config('beliefdb.nodes_noted', '', true);
     -- one justification each, its antecedent the claim's fragment, and the evidence (as _add_evidence)
     insert into beliefdb.justification (workspace_id, id, consequent, created_at)
     select p_workspace_id, c.justification_id, c.belief_id, f.at
@@ -203,13 +237,7 @@ begin
     for v_row in
         select c.n, c.belief_id, f.at from pg_temp.beliefdb_bulk_first_claim c
           join pg_temp.beliefdb_bulk_first f on f.n = c.n
-         where c.eligible
-           -- (a probe of the subject and attribute index per claim: offset 0 keeps the planner from
-           -- making it a join, which read every belief of the workspace into a hash, 1.8 s at a million)
-           and exists (select from beliefdb.belief b
-                        where b.workspace_id = p_workspace_id and b.subject = c.subject
-                          and b.attribute = c.attribute and b.id <> c.belief_id
-                       offset 0)
+         where c.eligible and c.rival
          order by c.n, c.ord
     loop
         perform pg_catalog.set_config('beliefdb.batch_clock', v_row.at::text, true);
@@ -276,17 +304,24 @@ begin
                   from pg_temp.beliefdb_bulk_first_claim t
                  where t.round = v_round and t.outcome is null) m
          where m.n = c.n and m.ord = c.ord;
-        insert into beliefdb.node (workspace_id, id, kind, holds, current, created_at)
-        select p_workspace_id, c.belief_id, 'belief', true, true, f.at
+        -- (held by its justification, as above)
+        insert into beliefdb.node (workspace_id, id, kind, holds, current, created_at, support, support_rank)
+        select p_workspace_id, c.belief_id, 'belief', true, true, f.at, c.justification_id, 0
           from pg_temp.beliefdb_bulk_first_claim c join pg_temp.beliefdb_bulk_first f on f.n = c.n
          where c.round = v_round and c.outcome = 'new';
+        insert into pg_temp.beliefdb_changes (id, kind, held, was_current, created)
+        select c.belief_id, 'belief', false, false, true from pg_temp.beliefdb_bulk_first_claim c
+         where c.round = v_round and c.outcome = 'new'
+        on conflict (id) do nothing;
+        perform pg_catalog.set_config('beliefdb.nodes_noted', pg_catalog.now()::text, true);
         insert into beliefdb.belief (workspace_id, id, statement, subject, attribute, value, kind, scope,
-                                     valid_time, recorded_at, provenance, confidence_kind)
+                                     valid_time, recorded_at, provenance, confidence_kind, owner, confidence)
         select p_workspace_id, c.belief_id, c.claim ->> 'statement', c.subject, c.attribute, c.claim ->> 'value',
-               c.claim ->> 'kind', c.claim -> 'scope', c.valid, f.at, v_world, 'extracted'
+               c.claim ->> 'kind', c.claim -> 'scope', c.valid, f.at, v_world, 'extracted', v_owner, v_confidence
           from pg_temp.beliefdb_bulk_first_claim c join pg_temp.beliefdb_bulk_first f on f.n = c.n
          where c.round = v_round and c.outcome = 'new'
          order by c.n, c.ord;
+        perform pg_catalog.set_config('beliefdb.nodes_noted', '', true);
         insert into beliefdb.justification (workspace_id, id, consequent, created_at)
         select p_workspace_id, c.justification_id, c.belief_id, f.at
           from pg_temp.beliefdb_bulk_first_claim c join pg_temp.beliefdb_bulk_first f on f.n = c.n
