@@ -10,6 +10,7 @@ answer comes from text search and says so in ``degraded``.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
@@ -55,7 +56,8 @@ def _reads(conn: psycopg.Connection[Any], *reads: Read) -> list[list[Any]]:
     each, ~20 round trips) was 16-32 ms, as much as the statements themselves (docs/benchmarks.md,
     "Recall of the vector path")."""
     cursors = []
-    with conn.pipeline():
+    # a libpq older than 14 (psycopg built against the system's) has no pipeline mode: one by one
+    with conn.pipeline() if psycopg.Pipeline.is_supported() else contextlib.nullcontext():
         for cls, query, params in reads:
             cur = conn.cursor(row_factory=kwargs_row(cls)) if cls is not None else conn.cursor()
             cur.execute(query, params)
