@@ -146,11 +146,11 @@ def test_ensure_vector_index_switches_to_ivfflat_from_20000_vectors(postgresql: 
     assert postgresql.execute("select beliefdb._halfvec_lists(384)").fetchone() == (200,)
 
 
-def test_ivfflat_searches_read_8_percent_of_the_lists_and_at_least_2_per_candidate(
+def test_ivfflat_searches_read_12_percent_of_the_lists_and_at_least_2_per_candidate(
         postgresql: psycopg.Connection[Any]) -> None:
     rows = postgresql.execute("""
         select l, beliefdb._ivfflat_probes(l, 40) from unnest('{2,200,1000,2000,4000}'::integer[]) l""").fetchall()
-    assert rows == [(2, 80), (200, 80), (1000, 80), (2000, 160), (4000, 320)]
+    assert rows == [(2, 80), (200, 80), (1000, 120), (2000, 240), (4000, 480)]
 
 
 def test_an_ivfflat_index_over_a_dimension_too_large_for_halfvec_is_refused(

@@ -10,14 +10,16 @@ answer comes from text search and says so in ``degraded``.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import contextlib
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
-from typing import Any
+from typing import Any, LiteralString
 from uuid import UUID
 
 import psycopg
 from pgvector import Vector
+from psycopg.rows import kwargs_row
 
 from beliefdb import errors
 from beliefdb.db.connector import Database
@@ -26,8 +28,8 @@ from beliefdb.embedders import Embedder, get_embedder
 from beliefdb.errors import EmbedderUnavailable, ModelMismatch
 from beliefdb.inputs import check_moment
 from beliefdb.models import Answer, AskResult, Belief, Evidence, FragmentHit, Replaced
-from beliefdb.store.beliefs import get_beliefs, list_beliefs
-from beliefdb.store.vectors import workspace_model
+from beliefdb.store.beliefs import list_beliefs
+from beliefdb.store.vectors import WorkspaceModel
 
 
 @dataclass(frozen=True)
@@ -41,6 +43,36 @@ class Recalled:
     text_rank: int | None
     name_rank: int | None
     low_confidence: bool
+
+
+#: one read of :func:`_reads`: the row class (None: plain tuples), the statement, its parameters
+Read = tuple[Callable[..., Any] | None, LiteralString, Any]
+
+
+def _reads(conn: psycopg.Connection[Any], *reads: Read) -> list[list[Any]]:
+    """The rows of several reads in one round trip (psycopg's pipeline mode), inside ask's one
+    transaction and without a savepoint each: these are reads, and any error ends the transaction
+    anyway. At 1M beliefs at load 15, ask's time outside its statements (a savepoint and a round trip
+    each, ~20 round trips) was 16-32 ms, as much as the statements themselves (docs/benchmarks.md,
+    "Recall of the vector path")."""
+    cursors = []
+    # a libpq older than 14 (psycopg built against the system's) has no pipeline mode: one by one
+    with conn.pipeline() if psycopg.Pipeline.is_supported() else contextlib.nullcontext():
+        for cls, query, params in reads:
+            cur = conn.cursor(row_factory=kwargs_row(cls)) if cls is not None else conn.cursor()
+            cur.execute(query, params)
+            cursors.append(cur)
+    out = [cur.fetchall() for cur in cursors]
+    for cur in cursors:
+        cur.close()
+    return out
+
+
+def _beliefs_read(ids: list[UUID], as_of: datetime | None) -> Read:
+    """The read of these beliefs as they are now, or as believed at ``as_of`` (store.beliefs.get_beliefs's)."""
+    if as_of is not None:
+        check_moment(as_of, "as_of")
+    return (Belief, Q.beliefs_by_ids if as_of is None else Q.beliefs_by_ids_as_of, {"ids": ids, "as_of": as_of})
 
 
 def _matched_by(r: Recalled) -> list[str]:
@@ -172,7 +204,8 @@ def _fragment_lines(lines: list[str], n: int, fragments: Sequence[FragmentHit]) 
 def _embed_question(db: Database, question: str, embedder: Embedder | str | None,
                     conn: psycopg.Connection[Any]) -> tuple[list[float] | None, str | None, str | None, float]:
     """(vector, model, degraded reason, min similarity) for the question."""
-    recorded = workspace_model(db, conn)
+    found = _reads(conn, (WorkspaceModel, Q.workspace_model, None))[0]
+    recorded = found[0] if found else None
     if recorded is None:
         return None, None, None, 0.0  # nothing embedded yet: text search is the whole search
     try:
@@ -199,23 +232,30 @@ def ask(db: Database, question: str, *, k: int = 5, as_of: datetime | None = Non
     try:
         with db.transaction() as c:
             vector, model, degraded, min_similarity = _embed_question(db, question, embedder, c)
-            rows: list[Recalled] = db.fetch_all(Recalled, Q.recall,
+            rows: list[Recalled] = _reads(c, (Recalled, Q.recall,
                 {"q": question, "v": Vector(vector) if vector is not None else None, "model": model, "k": k,
                  "as_of": as_of, "scope": psycopg.types.json.Jsonb(dict(scope or {})), "min_conf": min_confidence,
-                 "fixtures": include_fixtures, "min_sim": min_similarity}, c)
-            answers = _answers(db, rows, as_of, c)
+                 "fixtures": include_fixtures, "min_sim": min_similarity}))[0]
             # too few beliefs the question's words match (a vector neighbour, or the subject's name
             # alone, is no match): the text no belief was extracted from fills the places left,
             # labelled as such, before the beliefs that do not share the question's words
             ids = [r.belief_id for r in rows]
-            worded = {UUID(str(w[0])) for w in c.execute(Q.word_matches, {"q": question, "ids": ids})}
+            answers, (worded_rows,) = _answers(db, rows, as_of, c, (None, Q.word_matches, {"q": question, "ids": ids}))
+            worded = {UUID(str(w[0])) for w in worded_rows}
             matched = len(worded)
             # what a belief the question's words match replaced is shown under it, as history (a
-            # vector neighbour's old values would only push the matches down)
-            answers = _with_history(db, answers, worded, as_of, c)
-            fragments = db.fetch_all(FragmentHit, Q.recall_fragments,
-                                     {"q": question, "k": k - matched, "as_of": as_of,
-                                      "fixtures": include_fixtures}, c) if matched < k else []
+            # vector neighbour's old values would only push the matches down); read in the same
+            # round trip as the fragments
+            shown = [a.belief.id for a in answers if a.belief.id in worded]
+            reads: dict[str, Read] = {}
+            if shown:
+                reads["history"] = (None, Q.recall_history, {"ids": shown, "as_of": as_of, "depth": MAX_HISTORY})
+            if matched < k:
+                reads["fragments"] = (FragmentHit, Q.recall_fragments,
+                                      {"q": question, "k": k - matched, "as_of": as_of, "fixtures": include_fixtures})
+            got = dict(zip(reads, _reads(c, *reads.values()), strict=True)) if reads else {}
+            fragments = got.get("fragments", [])
+            answers = _with_history(answers, got.get("history", []), as_of, c)
     except errors.DatabaseUnavailable as exc:
         return AskResult(status="memory_unavailable", question=question, as_of=as_of, reason=exc.message)
     status = "ok" if answers else "no_match"
@@ -228,13 +268,11 @@ def ask(db: Database, question: str, *, k: int = 5, as_of: datetime | None = Non
                      degraded=degraded, fragments=fragments, fragments_after=after)
 
 
-def _with_history(db: Database, answers: list[Answer], of: set[UUID], as_of: datetime | None,
+def _with_history(answers: list[Answer], rows: list[tuple[Any, ...]], as_of: datetime | None,
                   conn: psycopg.Connection[Any]) -> list[Answer]:
-    """The answers, those in ``of`` with the values they replaced as history items (issue 20: "where
-    did she live before Ghent?" is answered by the old value's own turn, which a current-only context
-    never shows)."""
-    ids = [a.belief.id for a in answers if a.belief.id in of]
-    rows = conn.execute(Q.recall_history, {"ids": ids, "as_of": as_of, "depth": MAX_HISTORY}).fetchall() if ids else []
+    """The answers with the values they replaced (``rows`` of recall_history) as history items
+    (issue 20: "where did she live before Ghent?" is answered by the old value's own turn, which a
+    current-only context never shows)."""
     if not rows:
         return answers
     rows.sort(key=lambda r: (r[5], -r[4].timestamp()))  # fewest steps back, then the latest replaced first
@@ -243,9 +281,11 @@ def _with_history(db: Database, answers: list[Answer], of: set[UUID], as_of: dat
         if len(under.setdefault(r[0], [])) < MAX_HISTORY:
             under[r[0]].append(r)
     ids = list(dict.fromkeys(r[1] for kept in under.values() for r in kept))
-    found = {b.id: b for b in get_beliefs(db, ids, None, conn)}
+    beliefs, evidence_rows = _reads(conn, _beliefs_read(ids, None),
+                                    (Evidence, Q.supporting_evidence, {"ids": ids, "as_of": as_of}))
+    found = {b.id: b for b in beliefs}
     evidence: dict[UUID, list[Evidence]] = {}
-    for e in db.fetch_all(Evidence, Q.supporting_evidence, {"ids": ids, "as_of": as_of}, conn):
+    for e in evidence_rows:
         evidence.setdefault(e.belief_id, []).append(e)
     return [replace(a, history=[Replaced(belief=found[r[1]], evidence=evidence.get(r[1], []), replaced_by=r[2],
                                          replaced_by_value=r[3], replaced_on=r[4], steps=r[5])
@@ -265,24 +305,27 @@ def answers(db: Database, *, subject: str | None = None, attribute: str | None =
         low = float(db.scalar(Q.low_confidence_threshold, None, c))
         rows = [Recalled(belief_id=b.id, score=1.0, similarity=None, vector_rank=None, text_rank=None,
                          name_rank=None, low_confidence=b.confidence < low) for b in found]
-        return _answers(db, rows, as_of, c)
+        return _answers(db, rows, as_of, c)[0]
 
 
 def _answers(db: Database, rows: list[Recalled], as_of: datetime | None,
-             conn: psycopg.Connection[Any]) -> list[Answer]:
-    """The recalled beliefs with their evidence and warnings: three queries, whatever k is."""
-    if not rows:
-        return []
+             conn: psycopg.Connection[Any], *more: Read) -> tuple[list[Answer], list[list[Any]]]:
+    """The recalled beliefs with their evidence and warnings, and the rows of the ``more`` reads:
+    all of them in one round trip, whatever k is."""
     ids = [r.belief_id for r in rows]
-    found = {b.id: b for b in get_beliefs(db, ids, as_of, conn)}
+    if not rows:
+        return [], _reads(conn, *more) if more else []
+    beliefs, evidence_rows, warning_rows, *rest = _reads(
+        conn, _beliefs_read(ids, as_of), (Evidence, Q.supporting_evidence, {"ids": ids, "as_of": as_of}),
+        (None, Q.recall_warnings, (as_of, ids)), *more)
+    found = {b.id: b for b in beliefs}
     missing = [i for i in ids if i not in found]
     if missing:  # believed then, and since changed: shown as they are now
-        found.update({b.id: b for b in get_beliefs(db, missing, None, conn)})
+        found.update({b.id: b for b in _reads(conn, _beliefs_read(missing, None))[0]})
     evidence: dict[UUID, list[Evidence]] = {}
-    for e in db.fetch_all(Evidence, Q.supporting_evidence, {"ids": ids, "as_of": as_of}, conn):
+    for e in evidence_rows:
         evidence.setdefault(e.belief_id, []).append(e)
-    warnings = {UUID(str(r[0])): r[1] for r in conn.execute(
-        Q.recall_warnings, (as_of, ids))}
+    warnings = {UUID(str(r[0])): r[1] for r in warning_rows}
     out = []
     for r in rows:
         belief, raw = found[r.belief_id], warnings[r.belief_id]
@@ -290,4 +333,4 @@ def _answers(db: Database, rows: list[Recalled], as_of: datetime | None,
                           warnings=_warnings(belief, raw, r.low_confidence), conflicts=raw["conflicts"],
                           replaced=raw["replaced"], provenance=raw["provenance"], low_confidence=r.low_confidence,
                           score=r.score, similarity=r.similarity, matched_by=_matched_by(r)))
-    return out
+    return out, rest
