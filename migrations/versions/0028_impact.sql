@@ -6,7 +6,10 @@
 -- needs of it (its standing, its justifications, the edges out of it and which carry a support),
 -- where the partial index adjacency_support of revision 0022 took a second descent per node. The
 -- key is rebuilt in one statement (a table rewrite of the index: minutes at 68M rows, under an
--- exclusive lock of the adjacency), and the partial index, read by nothing else, goes.
+-- exclusive lock of the adjacency), and the partial index, read by nothing else, goes. (The sort of
+-- the index build in memory a gigabyte at a time, for this transaction only: the default 64 MB
+-- makes a large workspace's build merge many more runs from disk.)
+set local maintenance_work_mem = '1GB';
 alter table beliefdb.adjacency
     drop constraint adjacency_pkey,
     add constraint adjacency_pkey primary key (workspace_id, node, entry, justification)
