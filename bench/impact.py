@@ -749,19 +749,21 @@ def explain(url: str, ws: uuid.UUID, g: Graph, seeds: dict[int, list[int]], path
             plans[str(target)] = list(notices)
     summary: dict[str, Any] = {}
     for t, texts in plans.items():
-        # what rests on the seed by its stored support is walked by one recursive statement, one
-        # index-only probe of the adjacency's support edges (adjacency_support) per node reached (a
-        # whole closure's walk, evaluate_closure, reads the primary key's rows a level at a time);
-        # then every row of the walked nodes in one scan of the primary key
+        # what rests on the seed by its stored support is walked by one recursive statement that
+        # reads every row of each node it reaches with one index-only probe of the adjacency's
+        # primary key (which carries adjacency.support, revision 0028), following the out rows that
+        # carry a support (a whole closure's walk, evaluate_closure, reads the primary key's rows a
+        # level at a time); nothing reads the walked nodes' rows a second time
         levels = [p for p in texts if "any(v_front)" in p or "with recursive w" in p]
-        walked = [p for p in texts if "any(v_walked)" in p and "beliefdb.adjacency" in p]
+        walked = [p for p in texts if ("any(v_walked)" in p or "with recursive w" in p) and "beliefdb.adjacency" in p]
         decisions = next((p for p in texts if "d.id = any(e.kept)" in p), "")
         summary[t] = {
             "closure_levels": len(levels),
             "closure_reads_adjacency_index_only": bool(levels) and all(
                 "Index Only Scan using adjacency_" in p for p in levels),
             "walk_reads_support_edges_only": bool(levels) and all(
-                "using adjacency_support" in p and "using adjacency_pkey" not in p for p in levels),
+                "w.support" in p and "Index Only Scan using adjacency_pkey" in p
+                and "Seq Scan" not in p and "Hash Join" not in p for p in levels),
             # a surviving decision's live reasons come with its row (decision.reasons), not from the edges
             "decisions_by_index": "using decision_pkey" in decisions,
             "walked_nodes_read_once": len(walked) == 1 and "Index Only Scan using adjacency_pkey" in walked[0],

@@ -8,6 +8,7 @@ plan of its level statement."""
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 from uuid import UUID, uuid4
 
@@ -133,11 +134,13 @@ def test_impact_reads_what_rests_on_the_change_by_its_support(postgresql: psycop
     assert {n for n, effect in rows if effect == "stops_holding"} == {ids[n] for n in range(0, 4 + FAN) if n != 1}
 
 
-def test_the_walk_takes_the_edges_that_carry_a_support_by_their_index(db_url: str,
-                                                                      postgresql: psycopg.Connection[Any]) -> None:
-    """The walk of beliefdb.support_walk, one recursive statement, reads the partial index
-    adjacency_support (the out rows that carry a support), not the primary key's rows of every edge
-    out, as the application role with the plan its session caches."""
+def test_the_walk_reads_each_node_it_reaches_with_one_probe_of_the_primary_key(
+        db_url: str, postgresql: psycopg.Connection[Any]) -> None:
+    """The walk of beliefdb.support_walk, one recursive statement, reads every row of each node it
+    reaches with one index-only probe of the adjacency's primary key, which carries adjacency.support
+    (revision 0028): the seeds by their ids, then each consequent an out row that carries a support
+    names, by its id; nothing else reads the walked nodes' rows again, as the application role with
+    the plan its session caches."""
     stored = built(postgresql, db_url)
     plans: list[dict[str, Any]] = []
     with psycopg.connect(db_url, autocommit=True) as conn:
@@ -151,12 +154,17 @@ def test_the_walk_takes_the_edges_that_carry_a_support_by_their_index(db_url: st
         conn.execute("select set_config('beliefdb.workspace_id', %s, false)", (str(stored.ws),))
         conn.execute("set role beliefdb_app")
         conn.execute("select * from beliefdb.impact(%s::uuid[]::text[])", ([stored.ids[1]],))
-    level = [p for p in plans if "x.support" in p["Query Text"] and "with recursive" in p["Query Text"]]
+    level = [p for p in plans if "w.support" in p["Query Text"] and "with recursive" in p["Query Text"]]
     assert len(level) == 1, [p["Query Text"] for p in plans]
-    # one probe per node reached, by its id (a hash join would read every support of the workspace)
+    # the seeds by their ids, then one probe per node reached, by its id (a hash join would read
+    # every row of the workspace)
     scans = scans_of(level[0]["Plan"])
-    assert [s["Index Name"] for s in scans] == ["adjacency_support"], scans
-    assert "(node = w.id)" in scans[0]["Index Cond"], scans
+    assert [(s["Node Type"], s["Index Name"]) for s in scans] == [("Index Only Scan", "adjacency_pkey")] * 2, scans
+    assert "(node = ANY (" in scans[0]["Index Cond"], scans
+    assert re.search(r"\(node = w(_\d+)?\.consequent\)", scans[1]["Index Cond"]), scans
+    # (no second read of the walked nodes, and the partial index of revision 0022 is gone)
+    assert not [p for p in plans if "any(v_walked)" in p["Query Text"]], [p["Query Text"] for p in plans]
+    assert "adjacency_support" not in json.dumps(plans)
 
 
 # a (2) rests on the fragment q (0) or on the fragment x (1) alone; 150 beliefs rest on a alone
@@ -285,10 +293,10 @@ def test_the_walk_reads_each_walked_node_once(db_url: str, postgresql: psycopg.C
                             ([stored.ids[1]],)).fetchall()
     assert rows == [(stored.ids[1], "stops_holding")]
     texts = [p["Query Text"] for p in plans]
-    walked = [p for p in plans if "any(v_walked)" in p["Query Text"] and "beliefdb.adjacency" in p["Query Text"]]
+    walked = [p for p in plans if "with recursive" in p["Query Text"] and "beliefdb.adjacency" in p["Query Text"]]
     assert len(walked) == 1, texts
-    (scan,) = scans_of(walked[0]["Plan"])
-    assert (scan["Node Type"], scan["Index Name"]) == ("Index Only Scan", "adjacency_pkey"), scan
+    scans = scans_of(walked[0]["Plan"])
+    assert [(s["Node Type"], s["Index Name"]) for s in scans] == [("Index Only Scan", "adjacency_pkey")] * 2, scans
     inner = [p for p in plans if "beliefdb.impact(" not in p["Query Text"]
              and "beliefdb.support_walk(" not in p["Query Text"]]
     assert "justification_antecedent" not in json.dumps(inner), texts

@@ -489,7 +489,9 @@ $$;
 comment on function beliefdb.due_to_expire(uuid) is 'Current beliefs whose valid time has ended and that are not yet marked expired';
 
 -- Sources expand to their fragments; everything else is a node id. (plpgsql, not sql: the
--- statement is planned once per session, not at every call)
+-- statement is planned once per session, not at every call.) The versions named and those of the
+-- sources named are looked up apart, each by its index: one condition "source or id" on
+-- source_version can use neither, and read every version of the workspace (150,000 at 10M nodes).
 create or replace function beliefdb.expand_targets(p_workspace_id uuid, p_ids uuid[]) returns uuid[]
 language plpgsql stable
 set search_path = pg_catalog, pg_temp
@@ -502,9 +504,14 @@ begin
             select n.id from beliefdb.node n where n.workspace_id = p_workspace_id and n.id = any(p_ids)
             union all
             select f.id
-              from beliefdb.source_version v
-              join beliefdb.fragment f on f.workspace_id = v.workspace_id and f.source_version_id = v.id
-             where v.workspace_id = p_workspace_id and (v.source_id = any(p_ids) or v.id = any(p_ids))
+              from (select v.id
+                      from beliefdb.source_version v
+                     where v.workspace_id = p_workspace_id and v.source_id = any(p_ids)
+                    union
+                    select v.id
+                      from beliefdb.source_version v
+                     where v.workspace_id = p_workspace_id and v.id = any(p_ids)) v
+              join beliefdb.fragment f on f.workspace_id = p_workspace_id and f.source_version_id = v.id
           ) x);
 end
 $$;
@@ -555,10 +562,10 @@ comment on function beliefdb.resolve_target(text) is 'Resolve a source name (or 
 -- (o_live, o_live_decision), as beliefdb.evaluate_closure does. o_settled is false when the walk
 -- cannot answer alone: a belief that stops holding is in a supersession or a tie, so what it
 -- superseded may be current again (the caller evaluates the whole closure then). Reads only, and
--- only what the walk reaches: one recursive statement (the partial index adjacency_support), then
--- every row of the walked nodes in one scan of the adjacency's primary key (their standing, their
--- justifications and the edges out of them, side by side there), and of what rests outside the
--- walk on what stops holding, the standing, and the justifications of the decisions among it.
+-- only what the walk reaches: one recursive statement that reads every row of each node it reaches
+-- with one probe of the adjacency's primary key (their standing, their justifications, the edges
+-- out of them and which of those carry a support, side by side there), and of what rests outside
+-- the walk on what stops holding, the standing and justifications of the decisions among it.
 create or replace function beliefdb.support_walk(
     p_workspace_id uuid, p_off uuid[],
     out o_ids uuid[], out o_kind beliefdb.node_kind[], out o_was_current boolean[], out o_holds boolean[],
@@ -623,27 +630,16 @@ begin
     o_kind := '{}';
     o_was_current := '{}';
     o_holds := '{}';
-    -- 1. what rests on p_off by its support, by the out rows that carry a support (the partial
-    --    index adjacency_support), whatever else rests on it: one statement, one index probe per
-    --    node reached (the lateral subquery, kept apart by offset 0, can only be a nested loop over
-    --    the nodes found so far: joined by hashing, it would read the workspace's every support)
-    v_walked := array(
-        with recursive w (id) as (
-            select unnest(v_off)
-            union
-            select x.consequent
-              from w
-             cross join lateral (select x.consequent
-                                   from beliefdb.adjacency x
-                                  where x.workspace_id = p_workspace_id and x.node = w.id and x.entry = 'out'
-                                    and x.support
-                                 offset 0) x)
-        select w.id from w);
-
-    -- 2. every row of the walked nodes (ids that are no node have none), in one index-only scan
-    --    of the primary key: a node's standing, its justifications and the edges out of it are
-    --    side by side there. Each row's entry is compared once, in the subquery (offset 0 keeps it
-    --    from being merged into the filters).
+    -- 1. what rests on p_off by its support, and every row of it, in one recursive statement over
+    --    the adjacency's primary key (which carries adjacency.support): a node's standing, its
+    --    justifications and the edges out of it are side by side there, so one index probe per node
+    --    reached reads all the walk needs of it, and its out rows that carry a support name the next
+    --    nodes, whatever else rests on it (ids that are no node have no rows). The lateral
+    --    subquery, kept apart by offset 0, can only be a nested loop over the rows found so far:
+    --    joined by hashing, it would read the workspace's every row. (union, not union all: a node
+    --    whose support rests on two walked nodes is reached twice, and its rows kept once.) Each
+    --    row's entry is compared once, in the outer subquery (offset 0 keeps it from being merged
+    --    into the filters).
     select coalesce(array_agg(x.node) filter (where x.is_self), '{}'), coalesce(array_agg(x.kind) filter (where x.is_self), '{}'),
            coalesce(array_agg(x.current) filter (where x.is_self), '{}'), coalesce(array_agg(x.holds) filter (where x.is_self), '{}'),
            coalesce(array_agg(x.related) filter (where x.is_self), '{}'),
@@ -651,13 +647,29 @@ begin
            array_agg(x.node) filter (where x.is_in), array_agg(x.justification) filter (where x.is_in),
            array_agg(x.unmet) filter (where x.is_in),
            array_agg(x.node) filter (where x.is_out), array_agg(x.justification) filter (where x.is_out),
-           array_agg(x.consequent) filter (where x.is_out)
+           array_agg(x.consequent) filter (where x.is_out),
+           v_off || coalesce(array_agg(x.consequent) filter (where x.is_out and x.support), '{}')
       into o_ids, o_kind, o_was_current, v_held, v_related, v_retracted,
-           v_in_node, v_in_just, v_in_unmet, v_out_node, v_out_just, v_out_cons
-      from (select x.node, x.justification, x.consequent, x.unmet, x.kind, x.current, x.holds, x.related, x.retracted,
-                   x.entry = 'self' as is_self, x.entry = 'in' as is_in, x.entry = 'out' as is_out
-              from beliefdb.adjacency x
-             where x.workspace_id = p_workspace_id and x.node = any(v_walked)
+           v_in_node, v_in_just, v_in_unmet, v_out_node, v_out_just, v_out_cons, v_walked
+      from (with recursive w (node, entry, justification, consequent, unmet, kind, current, holds, related, retracted,
+                              support) as (
+                select x.node, x.entry, x.justification, x.consequent, x.unmet, x.kind, x.current, x.holds, x.related,
+                       x.retracted, x.support
+                  from beliefdb.adjacency x
+                 where x.workspace_id = p_workspace_id and x.node = any(v_off)
+                union
+                select y.node, y.entry, y.justification, y.consequent, y.unmet, y.kind, y.current, y.holds, y.related,
+                       y.retracted, y.support
+                  from w
+                 cross join lateral (select y.node, y.entry, y.justification, y.consequent, y.unmet, y.kind, y.current,
+                                            y.holds, y.related, y.retracted, y.support
+                                       from beliefdb.adjacency y
+                                      where y.workspace_id = p_workspace_id and y.node = w.consequent
+                                     offset 0) y
+                 where w.entry = 'out' and w.support)
+            select w.node, w.justification, w.consequent, w.unmet, w.kind, w.current, w.holds, w.related, w.retracted,
+                   w.support, w.entry = 'self' as is_self, w.entry = 'in' as is_in, w.entry = 'out' as is_out
+              from w
             offset 0) x;
     v_n := cardinality(o_ids);
     if v_n = 0 then

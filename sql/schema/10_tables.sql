@@ -322,7 +322,9 @@ create index justification_antecedent_antecedent on beliefdb.justification_antec
 -- a leaf (not a belief, one justification of one antecedent, no edge out: an action, for one) also
 -- carries the leaf's standing, so the walk never reads the leaf itself (revision 0008). A belief's
 -- self row says whether it supersedes, is superseded by or is tied with another belief (related),
--- so the walk looks up the relations of those alone (revision 0009).
+-- so the walk looks up the relations of those alone (revision 0009). An out row that carries its
+-- consequent's support says so (support), in the same index, so that what a retraction takes down
+-- is walked from it by those rows with one descent per node reached (revision 0028).
 -- Derived rows: triggers (internal/24_adjacency.sql) keep them equal to node, justification,
 -- justification_antecedent and relation, and beliefdb.rebuild_adjacency rewrites a workspace's
 -- from them.
@@ -341,7 +343,7 @@ create table beliefdb.adjacency (
     related boolean,              -- self: whether a supersession or a tie involves the node
     support boolean,              -- out: the justification is its consequent's support (node.support)
     constraint adjacency_pkey primary key (workspace_id, node, entry, justification)
-        include (consequent, unmet, kind, holds, current, retracted, related),
+        include (consequent, unmet, kind, holds, current, retracted, related, support),
     constraint adjacency_check check (case entry
                when 'self' then justification = node and kind is not null and holds is not null
                                 and current is not null and retracted is not null and related is not null
@@ -352,11 +354,6 @@ create table beliefdb.adjacency (
            end)
 );
 comment on table beliefdb.adjacency is 'Derived: each node''s standing, edges out and justifications in one index, for the closure walk';
-
--- The edges that carry a support (revision 0022): what a retraction takes down is reached from it
--- by these alone, whatever else rests on it.
-create index adjacency_support on beliefdb.adjacency (workspace_id, node) include (justification, consequent)
-    where entry = 'out' and support;
 
 -- A belief supported by a fragment, with the exact quote.
 create table beliefdb.evidence (
