@@ -2,7 +2,7 @@
 other way while the old superseder no longer holds; uniqueness only among relations in effect.
 
 Revision ID: 0029
-Revises: 0024
+Revises: 0028
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from pathlib import Path
 from beliefdb.db.migrate import run_sql
 
 revision = "0029"
-down_revision = "0024"
+down_revision = "0028"
 branch_labels = None
 depends_on = None
 
