@@ -120,6 +120,7 @@ declare
     v_fragment uuid := pg_catalog.gen_random_uuid();
     v_correction uuid := pg_catalog.gen_random_uuid();
     v_replacement uuid := pg_catalog.gen_random_uuid();
+    v_justification uuid := pg_catalog.gen_random_uuid();
     v_changes jsonb;
     v_settled jsonb;
 begin
@@ -148,7 +149,13 @@ begin
             coalesce((select p.weight from beliefdb.confidence_policy p
                        where p.factor = 'correction' and p.key = 'human_correction'), 0.95),
             'human_correction', 'current', v_old.provenance);
-    perform beliefdb._add_evidence(p_workspace_id, v_replacement, v_fragment);
+    -- its one piece of evidence, as _add_evidence records it (both are new: nothing to look up first)
+    insert into beliefdb.justification (workspace_id, id, consequent)
+    values (p_workspace_id, v_justification, v_replacement);
+    insert into beliefdb.justification_antecedent (workspace_id, justification_id, antecedent, edge_kind)
+    values (p_workspace_id, v_justification, v_fragment, 'evidence');
+    insert into beliefdb.evidence (workspace_id, belief_id, fragment_id, quote, role, justification_id)
+    values (p_workspace_id, v_replacement, v_fragment, p_statement, 'supports', v_justification);
     -- the correction after its replacement, so it is written once, replacement and all (an update
     -- afterwards cost a statement and its triggers)
     insert into beliefdb.correction (workspace_id, id, belief_id, belief_revision, reviewer, new_statement, new_value,
