@@ -204,7 +204,7 @@ def test_a_correction_is_one_event_holding_its_statements_rows(busy: tuple[str, 
     """A correction's apply appends one event, correction.apply, not one per statement (issue 21):
     its statements' entries (table, op, count, keys, rows_sha256: what each event carried) are its
     rows, in statement order; the chain verifies, and a tampered entry is its first broken link."""
-    url, ws, n = busy
+    url, ws, _ = busy
     x = bdb.remember("returns within 9 days", "restock", "window", "9 days", "Restocking takes 9 days.",
                      source="desk", text="Desk. Restocking takes 9 days.").accepted[0].id
     decision = bdb.decide("Promise a restock", because=[x]).id
@@ -260,9 +260,8 @@ def test_only_a_correction_counts_its_statements_into_one_event(db_url: str) -> 
     opening one is not granted."""
     ws = workspace_id(db_url, "default")
     before = len(chain(db_url, ws))
-    with app_session(db_url, ws) as conn:
-        with pytest.raises(psycopg.errors.InsufficientPrivilege):
-            conn.execute("select beliefdb._audit_open(%s)", (ws,))
+    with app_session(db_url, ws) as conn, pytest.raises(psycopg.errors.InsufficientPrivilege):
+        conn.execute("select beliefdb._audit_open(%s)", (ws,))
     with psycopg.connect(db_url) as conn:
         conn.execute("select set_config('beliefdb.workspace_id', %s, false)", (ws,))
         conn.execute("set role beliefdb_app")
