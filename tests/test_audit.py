@@ -199,6 +199,84 @@ def test_app_cannot_append_events_of_its_own_making(db_url: str) -> None:
     assert verify_sql(db_url, ws) == (True, 1, None)
 
 
+def test_a_correction_is_one_event_holding_its_statements_rows(busy: tuple[str, str, int],
+                                                               bdb: beliefdb.BeliefDB) -> None:
+    """A correction's apply appends one event, correction.apply, not one per statement (issue 21):
+    its statements' entries (table, op, count, keys, rows_sha256: what each event carried) are its
+    rows, in statement order; the chain verifies, and a tampered entry is its first broken link."""
+    url, ws, _ = busy
+    x = bdb.remember("returns within 9 days", "restock", "window", "9 days", "Restocking takes 9 days.",
+                     source="desk", text="Desk. Restocking takes 9 days.").accepted[0].id
+    decision = bdb.decide("Promise a restock", because=[x]).id
+    before = len(chain(url, ws))
+    seen = bdb.why(x).belief.revision
+    result = bdb.apply_correction(x, "Restocking takes 12 days.", reviewer="rita", expect_revision=seen)
+    events = chain(url, ws)[before:]
+    # (then only the replacement's embedding, which the library writes after the apply)
+    assert (events[0][0], events[0][1]) == (before + 1, "correction.apply")
+    assert {e[1] for e in events[1:]} <= {"belief_embedding.insert"}
+    after = len(chain(url, ws))
+    payload = events[0][3]
+    assert payload["correction"] == str(result.correction) and payload["belief"] == str(x)
+    assert payload["replacement"] == str(result.replacement) and payload["flagged"] == [str(decision)]
+    rows = payload["rows"]
+    ops = [f"{r['table']}.{r['op']}" for r in rows]
+    assert {"node.insert", "source.insert", "source_version.insert", "fragment.insert", "belief.insert",
+            "justification.insert", "justification_antecedent.insert", "evidence.insert", "correction.insert",
+            "relation.insert", "belief.update", "node.update", "decision.update", "review_item.insert"} <= set(ops)
+    # statement order: what is made comes before the propagation that follows it
+    assert ops.index("correction.insert") < ops.index("relation.insert") < ops.index("decision.update")
+    assert all(r["count"] == len(r["keys"]) and len(r["rows_sha256"]) == 64 for r in rows)
+    # its rows counted: the three nodes it made, the replacement, the correction, the flagged decision
+    made = next(r for r in rows if r["table"] == "node" and r["op"] == "insert")
+    assert made["count"] == 3 and str(result.replacement) in made["keys"] and str(result.correction) in made["keys"]
+    assert next(r for r in rows if r["table"] == "belief" and r["op"] == "insert")["keys"] == [str(result.replacement)]
+    assert next(r for r in rows if r["table"] == "decision")["keys"] == [str(decision)]
+    # a row's hash can be recomputed from the row (the correction row does not change afterwards)
+    with superuser(url) as conn:
+        row = conn.execute("select to_jsonb(c)::text from beliefdb.correction c where c.id = %s",
+                           (result.correction,)).fetchone()
+    assert row is not None
+    assert next(r for r in rows if r["table"] == "correction")["rows_sha256"] == \
+        hashlib.sha256(row[0].encode()).hexdigest()
+    # the chain keeps hashes and keys, not the reviewer's text
+    assert "Restocking takes 12 days" not in json.dumps(payload)
+    assert verify_sql(url, ws) == (True, after, None)
+    # a tampered entry (one row fewer counted) is the first broken link
+    with psycopg.connect(url) as conn, conn.transaction(force_rollback=True):
+        conn.execute("update beliefdb.audit_event set payload = jsonb_set(payload, '{rows,0,count}', '2') "
+                     "where workspace_id = %s and seq = %s", (ws, before + 1))
+        assert conn.execute("select ok, first_broken from beliefdb.audit_verify(%s)",
+                            (ws,)).fetchone() == (False, before + 1)
+    assert verify_sql(url, ws) == (True, after, None)
+    # the same correction again changes nothing and appends nothing
+    again = bdb.apply_correction(x, "Restocking takes 12 days.", reviewer="rita", expect_revision=seen)
+    assert again.already_applied and len(chain(url, ws)) == after
+
+
+def test_only_a_correction_counts_its_statements_into_one_event(db_url: str) -> None:
+    """The application role cannot make its writes skip their events by pretending to run an
+    operation: the setting is only a hint, what counts is the schema owner's temporary table, and
+    opening one is not granted."""
+    ws = workspace_id(db_url, "default")
+    before = len(chain(db_url, ws))
+    with app_session(db_url, ws) as conn, pytest.raises(psycopg.errors.InsufficientPrivilege):
+        conn.execute("select beliefdb._audit_open(%s)", (ws,))
+    with psycopg.connect(db_url) as conn:
+        conn.execute("select set_config('beliefdb.workspace_id', %s, false)", (ws,))
+        conn.execute("set role beliefdb_app")
+        conn.execute("create temporary table beliefdb_audit_operation (xact xid8 not null, workspace_id uuid not null, "
+                     "ord integer not null, entry jsonb)")
+        conn.execute("insert into pg_temp.beliefdb_audit_operation values (pg_current_xact_id(), %s, 0, null)", (ws,))
+        conn.execute("select set_config('beliefdb.audit_operation', %s, true)", (ws,))
+        conn.execute("insert into beliefdb.embedding_model (model, dim) values ('m', 3)")
+        assert conn.execute("select count(*) from pg_temp.beliefdb_audit_operation").fetchone() == (1,)
+        conn.commit()
+    events = chain(db_url, ws)[before:]
+    assert [(e[1], e[3]["count"]) for e in events] == [("embedding_model.insert", 1)]
+    assert verify_sql(db_url, ws) == (True, before + 1, None)
+
+
 # ---------------------------------------------------------------------------------------------
 # verifying
 # ---------------------------------------------------------------------------------------------

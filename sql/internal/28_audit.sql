@@ -164,10 +164,89 @@ as $$
 $$;
 comment on function beliefdb._audit_batch() is 'The workspace whose bulk ingest batch counts this transaction''s row changes into its one audit event, or null';
 
+-- The workspace of the operation whose rows this transaction's statements count into its one audit
+-- event (beliefdb._audit_open), or null. A correction's apply writes ~25 statements to audited
+-- tables; an event each cost as much as the rest of the statement's triggers (issue 21), so its
+-- statements' events (table, op, count, keys, rows_sha256: what each would have carried) become the
+-- entries of its one summary event, in statement order. Only beliefdb's owner can open one: the
+-- open operation is a row of this transaction in the session's temporary table
+-- beliefdb_audit_operation owned by the owner (the role these security definer functions run as),
+-- which the application role can neither write nor read; a rolled-back operation takes its row back.
+create or replace function beliefdb._audit_operation() returns uuid
+language plpgsql stable
+set search_path = pg_catalog, pg_temp
+as $$
+declare
+    v_table regclass := pg_catalog.to_regclass('pg_temp.beliefdb_audit_operation');
+begin
+    if v_table is null
+       or not exists (select from pg_catalog.pg_class c
+                       where c.oid = v_table and c.relpersistence = 't'
+                         and c.relowner = (select r.oid from pg_catalog.pg_roles r where r.rolname = current_user)) then
+        return null;
+    end if;
+    return (select o.workspace_id from pg_temp.beliefdb_audit_operation o
+             where o.ord = 0 and o.xact = pg_catalog.pg_current_xact_id_if_assigned());
+end
+$$;
+comment on function beliefdb._audit_operation() is 'The workspace of the operation whose statements count their rows into its one audit event in this transaction, or null';
+
+-- Open an operation of the workspace (see _audit_operation): until _audit_close, the statements'
+-- events of its rows are kept as entries of the operation's one event. False when one is open
+-- already in this transaction (its event takes the rows; the caller appends its summary itself).
+create or replace function beliefdb._audit_open(p_workspace_id uuid) returns boolean
+language plpgsql
+set search_path = pg_catalog, pg_temp
+as $$
+begin
+    if beliefdb._audit_operation() is not null then
+        return false;
+    end if;
+    -- a session working table, kept across transactions (made once per session, not per operation)
+    if not beliefdb._empty_working_table('beliefdb_audit_operation', 'entry') then
+        create temporary table beliefdb_audit_operation (
+            xact xid8 not null,          -- the transaction of the operation
+            workspace_id uuid not null,
+            ord integer not null,        -- 0: the operation; then its statements' entries in order
+            entry jsonb                  -- table, op, count, keys, rows_sha256 of one statement
+        );
+    end if;
+    insert into pg_temp.beliefdb_audit_operation (xact, workspace_id, ord)
+    values (pg_catalog.pg_current_xact_id(), p_workspace_id, 0);
+    -- a hint that audit_rows looks at first; the row above is what counts
+    perform pg_catalog.set_config('beliefdb.audit_operation', p_workspace_id::text, true);
+    return true;
+end
+$$;
+comment on function beliefdb._audit_open(uuid) is 'Open an operation whose statements count their rows into its one audit event (false: one is open already)';
+
+-- Close the open operation: append its one event, the summary with its statements' entries under
+-- "rows" (in statement order), and forget them. Returns the event's seq.
+create or replace function beliefdb._audit_close(p_action text, p_payload jsonb) returns bigint
+language plpgsql
+set search_path = pg_catalog, pg_temp
+as $$
+declare
+    v_ws uuid := beliefdb._audit_operation();
+    v_rows jsonb;
+begin
+    if v_ws is null then
+        raise exception 'no audit operation is open in this transaction' using errcode = 'BD005';
+    end if;
+    select coalesce(jsonb_agg(o.entry order by o.ord) filter (where o.ord > 0), '[]') into v_rows
+      from pg_temp.beliefdb_audit_operation o;
+    delete from pg_temp.beliefdb_audit_operation;
+    perform pg_catalog.set_config('beliefdb.audit_operation', '', true);
+    return beliefdb._audit_append(v_ws, p_action, p_payload || jsonb_build_object('rows', v_rows));
+end
+$$;
+comment on function beliefdb._audit_close(text, jsonb) is 'Append the open operation''s one audit event (its summary and its statements'' entries under rows)';
+
 -- Trigger: one event per statement and workspace, naming the changed rows by key and
 -- hashing their contents (the chain keeps hashes, not text). Arguments: key columns. Rows of the
 -- workspace of a bulk ingest batch running in this transaction (_audit_batch) are counted for the
--- batch's event instead.
+-- batch's event instead; those of an operation open in this transaction (_audit_operation) become an
+-- entry of its one event.
 create or replace function beliefdb.audit_rows() returns trigger
 language plpgsql security definer
 set search_path = pg_catalog, pg_temp
@@ -175,8 +254,14 @@ as $$
 declare
     -- (TG_ARGV counts from 0; a copy through unnest counts from 1, as the key expression below does)
     v_keys text[] := array(select pg_catalog.unnest(TG_ARGV));
-    v_batch uuid := beliefdb._audit_batch();
+    -- (each looked for only when its transaction-local setting says one may be open: most
+    -- statements have neither, and the look is a catalog read per statement)
+    v_batch uuid := case when pg_catalog.current_setting('beliefdb.audit_batch', true) <> ''
+                         then beliefdb._audit_batch() end;
+    v_operation uuid := case when pg_catalog.current_setting('beliefdb.audit_operation', true) <> ''
+                             then beliefdb._audit_operation() end;
     v_group record;
+    v_entry jsonb;
 begin
     if v_batch is not null then
         insert into pg_temp.beliefdb_audit_batch (action, n)
@@ -200,16 +285,21 @@ begin
                          where v_batch is null or c.workspace_id is distinct from v_batch) x) r
          group by r.workspace_id
     loop
-        perform beliefdb._audit_append(
-            v_group.workspace_id,
-            TG_TABLE_NAME || '.' || lower(TG_OP),
-            jsonb_build_object('table', TG_TABLE_NAME, 'op', lower(TG_OP), 'count', v_group.n,
-                               'keys', v_group.keys, 'rows_sha256', encode(v_group.rows_hash, 'hex')));
+        v_entry := jsonb_build_object('table', TG_TABLE_NAME, 'op', lower(TG_OP), 'count', v_group.n,
+                                      'keys', v_group.keys, 'rows_sha256', encode(v_group.rows_hash, 'hex'));
+        if v_group.workspace_id = v_operation then
+            -- an entry of the open operation's one event (_audit_close), in statement order
+            insert into pg_temp.beliefdb_audit_operation (xact, workspace_id, ord, entry)
+            select pg_catalog.pg_current_xact_id(), v_operation, count(*), v_entry
+              from pg_temp.beliefdb_audit_operation;
+        else
+            perform beliefdb._audit_append(v_group.workspace_id, TG_TABLE_NAME || '.' || lower(TG_OP), v_entry);
+        end if;
     end loop;
     return null;
 end
 $$;
-comment on function beliefdb.audit_rows() is 'Trigger: append one audit event per changed statement and workspace (a bulk ingest batch''s rows: counted for its one event)';
+comment on function beliefdb.audit_rows() is 'Trigger: append one audit event per changed statement and workspace (a bulk ingest batch''s rows: counted for its one event; an open operation''s: an entry of its one event)';
 
 -- Attach the row audit to every table that holds workspace data.
 do $$

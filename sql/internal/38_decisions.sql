@@ -117,13 +117,19 @@ declare
     v_old beliefdb.belief;
     v_source uuid;
     v_version uuid;
-    v_fragment uuid;
-    v_correction uuid;
-    v_replacement uuid;
+    v_fragment uuid := pg_catalog.gen_random_uuid();
+    v_correction uuid := pg_catalog.gen_random_uuid();
+    v_replacement uuid := pg_catalog.gen_random_uuid();
+    v_justification uuid := pg_catalog.gen_random_uuid();
     v_changes jsonb;
     v_settled jsonb;
 begin
     select * into v_old from beliefdb.belief b where b.workspace_id = p_workspace_id and b.id = p_belief;
+    -- the three nodes it makes, in one statement: each statement costs its triggers (audit,
+    -- adjacency), and create_node finds them made
+    insert into beliefdb.node (workspace_id, id, kind)
+    values (p_workspace_id, v_fragment, 'fragment'), (p_workspace_id, v_replacement, 'belief'),
+           (p_workspace_id, v_correction, 'correction');
     -- the reviewer's text is a source of its own, so the correction is evidence, not an edit
     insert into beliefdb.source (workspace_id, name, origin_type, authority, provenance)
     values (p_workspace_id, 'correction:' || pg_catalog.gen_random_uuid(), 'human_reviewer', 'official',
@@ -132,24 +138,30 @@ begin
     insert into beliefdb.source_version (workspace_id, source_id, version, content, sha256, label)
     values (p_workspace_id, v_source, 1, p_statement, ''::bytea, 'reviewer ' || p_reviewer)
     returning id into v_version;
-    v_fragment := beliefdb._fragment_at(p_workspace_id, v_version, 0, length(p_statement));
+    -- the whole of the reviewer's text (the version is new: no fragment of it exists yet)
+    insert into beliefdb.fragment (workspace_id, id, source_version_id, start_offset, end_offset, text)
+    values (p_workspace_id, v_fragment, v_version, 0, length(p_statement), p_statement);
 
-    insert into beliefdb.belief (workspace_id, statement, subject, attribute, value, kind, scope, valid_time,
+    insert into beliefdb.belief (workspace_id, id, statement, subject, attribute, value, kind, scope, valid_time,
                                  confidence, confidence_kind, status, provenance)
-    values (p_workspace_id, p_statement, v_old.subject, v_old.attribute, coalesce(p_value, v_old.value), v_old.kind,
-            v_old.scope, v_old.valid_time,
+    values (p_workspace_id, v_replacement, p_statement, v_old.subject, v_old.attribute, coalesce(p_value, v_old.value),
+            v_old.kind, v_old.scope, v_old.valid_time,
             coalesce((select p.weight from beliefdb.confidence_policy p
                        where p.factor = 'correction' and p.key = 'human_correction'), 0.95),
-            'human_correction', 'current', v_old.provenance)
-    returning id into v_replacement;
-    perform beliefdb._add_evidence(p_workspace_id, v_replacement, v_fragment);
+            'human_correction', 'current', v_old.provenance);
+    -- its one piece of evidence, as _add_evidence records it (both are new: nothing to look up first)
+    insert into beliefdb.justification (workspace_id, id, consequent)
+    values (p_workspace_id, v_justification, v_replacement);
+    insert into beliefdb.justification_antecedent (workspace_id, justification_id, antecedent, edge_kind)
+    values (p_workspace_id, v_justification, v_fragment, 'evidence');
+    insert into beliefdb.evidence (workspace_id, belief_id, fragment_id, quote, role, justification_id)
+    values (p_workspace_id, v_replacement, v_fragment, p_statement, 'supports', v_justification);
     -- the correction after its replacement, so it is written once, replacement and all (an update
     -- afterwards cost a statement and its triggers)
-    insert into beliefdb.correction (workspace_id, belief_id, belief_revision, reviewer, new_statement, new_value,
+    insert into beliefdb.correction (workspace_id, id, belief_id, belief_revision, reviewer, new_statement, new_value,
                                      reason, idempotency_key, fragment_id, replacement_belief_id)
-    values (p_workspace_id, p_belief, v_old.revision, p_reviewer, p_statement, p_value, p_reason,
-            p_idempotency_key, v_fragment, v_replacement)
-    returning id into v_correction;
+    values (p_workspace_id, v_correction, p_belief, v_old.revision, p_reviewer, p_statement, p_value, p_reason,
+            p_idempotency_key, v_fragment, v_replacement);
     insert into beliefdb.relation (workspace_id, from_belief, to_belief, kind, reason)
     values (p_workspace_id, v_replacement, p_belief, 'supersedes', 'correction by ' || p_reviewer);
     update beliefdb.belief set revision = revision + 1 where workspace_id = p_workspace_id and id = p_belief;
@@ -219,7 +231,8 @@ comment on function beliefdb._require_same_request(uuid, text, uuid, text, text,
 -- it when an owner approves a proposed correction): the belief locked, a key used for another
 -- request refused (BD009), a repeat found (the same correction, or its idempotency key), the
 -- revision checked (BD007), another principal's belief proposed to its owner, else the change made
--- (beliefdb._apply_correction_core) and audited.
+-- (beliefdb._apply_correction_core) and audited as one event (correction.apply, its statements'
+-- rows as its entries: beliefdb._audit_open).
 create or replace function beliefdb._apply_correction(
     p_belief uuid, p_statement text, p_value text, p_reviewer text, p_reason text,
     p_expected_revision integer, p_idempotency_key text default null
@@ -233,6 +246,8 @@ declare
     v_existing beliefdb.correction;
     v_changes jsonb;
     v_result jsonb;
+    v_opened boolean;
+    v_summary jsonb;
 begin
     perform beliefdb.lock_workspace();
     perform beliefdb._begin_changes();
@@ -269,11 +284,18 @@ begin
                                            p_idempotency_key);
     end if;
 
+    -- one audit event for the whole apply: its statements' events become entries of it (rows)
+    v_opened := beliefdb._audit_open(v_ws);
     v_result := beliefdb._apply_correction_core(v_ws, p_belief, p_statement, p_value, p_reviewer, p_reason,
                                                p_idempotency_key);
-    perform beliefdb._audit('correction.apply', jsonb_build_object(
+    v_summary := jsonb_build_object(
         'correction', v_result -> 'correction', 'belief', p_belief, 'replacement', v_result -> 'replacement',
-        'reviewer', p_reviewer, 'flagged', v_result -> 'flagged', 'held', v_result -> 'held'));
+        'reviewer', p_reviewer, 'flagged', v_result -> 'flagged', 'held', v_result -> 'held');
+    if v_opened then
+        perform beliefdb._audit_close('correction.apply', v_summary);
+    else
+        perform beliefdb._audit('correction.apply', v_summary);
+    end if;
     return v_result;
 end
 $$;
