@@ -76,6 +76,9 @@ class Settings(BaseSettings):
         description="first wait between llm retries in seconds, doubled each time (or the server's Retry-After)")
     llm_chunk_chars: int = Field(
         default=6000, description="largest piece of a document sent to the llm in one request")
+    serve_max_memories: int = Field(
+        default=32, ge=1,
+        description="principals whose memory beliefdb serve keeps open at once (each keeps a connection)")
     ingest_max_bytes: int = Field(
         default=32 * 1024 * 1024, gt=0,
         description="largest text one ingest accepts, in bytes of UTF-8 (ingest --max-bytes); a larger one is"

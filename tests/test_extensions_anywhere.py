@@ -217,7 +217,8 @@ def test_a_fresh_database_gets_the_extensions_in_their_own_schema(new_db: Callab
 # later revisions whose tables the head's functions and views name, and how to take them away again
 # (not the columns of 0020, 0022 and 0024, which add them only if they are not there: a column dropped and
 # added again would not be where a fresh database has it)
-STAND_INS = ("0016_agent_logins", "0018_jobs", "0020_turns", "0021_ranking_stats", "0022_supports", "0024_edges")
+STAND_INS = ("0016_agent_logins", "0018_jobs", "0020_turns", "0021_ranking_stats", "0022_supports", "0024_edges",
+             "0029_relation_end")
 UNDO_STAND_INS = """
     drop table beliefdb.agent_login;
     drop table beliefdb.job_start cascade;
@@ -277,7 +278,7 @@ def test_an_upgrade_from_0014_moves_beliefdbs_extensions_out_of_its_schema(new_d
         bdb.ingest_text(V32, source="return-policy.md", authority="official")
     versions = [(name, version) for name, _, version, *_ in extensions_state(url)]
     with psycopg.connect(url, autocommit=True) as conn:
-        conn.execute(UNDO_STAND_INS)  # revisions 0016 to 0021 make them
+        conn.execute(UNDO_STAND_INS)  # revisions 0016 to 0029 make them
 
     Cli({"BELIEFDB_URL": url})("migrate")
 

@@ -39,11 +39,11 @@ def serve(host: str = DEFAULT_HOST, port: int = DEFAULT_PORT, *, url: str | None
     require_serve()
     import uvicorn
 
-    from beliefdb.interfaces.access import MAX_OPEN
+    from beliefdb import settings
     from beliefdb.interfaces.http import create_app
 
     app = create_app(resolve_url(url, home=Path(home) if home is not None else None),
-                     max_open=MAX_OPEN if max_memories is None else max_memories)
+                     max_open=settings.load().serve_max_memories if max_memories is None else max_memories)
     uvicorn.run(app, host=host, port=port, log_level=log_level)
 
 

@@ -80,10 +80,10 @@ select r.workspace_id,
        r.kind,
        r.reason,
        r.created_at as at,
-       w.name as workspace,
        -- a supersession that no longer applies (its superseder stopped holding and rule 8 settled
        -- the pair again) stays here with the moment it ended
-       r.ended_at as ended
+       r.ended_at as ended,
+       w.name as workspace
   from beliefdb.relation r
   join beliefdb.workspace w on w.id = r.workspace_id
   join beliefdb.belief n on n.workspace_id = r.workspace_id and n.id = r.from_belief
