@@ -139,15 +139,8 @@ begin
     end if;
     if cardinality(v_flagged) > 0 then
         -- a flagged decision was active (its standing, unless noted above, did not change)
-        insert into pg_temp.beliefdb_changes (id, kind, held, was_current, status)
-        select n.id, n.kind, n.holds, n.current, 'active'
-          from beliefdb.node n
-         where n.workspace_id = p_workspace_id and n.id = any(v_flagged)
-        on conflict (id) do nothing;
-        insert into beliefdb.review_item (workspace_id, kind, node, reason)
-        select p_workspace_id, 'decision_flagged', f.id, 'the decision lost its last remaining support'
-          from unnest(v_flagged) f (id)
-        on conflict do nothing;
+        perform beliefdb._note_review(p_workspace_id, v_flagged, 'active', 'decision_flagged',
+                                      'the decision lost its last remaining support');
     end if;
 
     -- actions of the decisions in the closure (and actions in it) whose decision needs review: found
@@ -177,15 +170,7 @@ begin
         )
         select coalesce(array_agg(id), '{}') into v_held from held;
         -- a held action was scheduled (its standing, unless noted above, did not change)
-        insert into pg_temp.beliefdb_changes (id, kind, held, was_current, status)
-        select n.id, n.kind, n.holds, n.current, 'scheduled'
-          from beliefdb.node n
-         where n.workspace_id = p_workspace_id and n.id = any(v_held)
-        on conflict (id) do nothing;
-        insert into beliefdb.review_item (workspace_id, kind, node, reason)
-        select p_workspace_id, 'action_held', h.id, 'its decision needs review'
-          from unnest(v_held) h (id)
-        on conflict do nothing;
+        perform beliefdb._note_review(p_workspace_id, v_held, 'scheduled', 'action_held', 'its decision needs review');
     end if;
 
     -- support changed, so confidence may have: the same factors why() shows (rule 9 of

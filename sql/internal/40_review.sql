@@ -75,3 +75,24 @@ begin
 end
 $$;
 comment on function beliefdb._settle_source_items(uuid, uuid[]) is 'Close the open proposals about sources whose question settled by itself';
+
+-- Decisions just flagged or actions just held (rule 4): note the status they had before the operation
+-- (their standing, unless noted before, did not change) and open the review item a person resolves.
+create or replace function beliefdb._note_review(p_workspace_id uuid, p_ids uuid[], p_status_before text,
+    p_kind text, p_reason text) returns void
+language plpgsql
+set search_path = pg_catalog, pg_temp
+as $$
+begin
+    insert into pg_temp.beliefdb_changes (id, kind, held, was_current, status)
+    select n.id, n.kind, n.holds, n.current, p_status_before
+      from beliefdb.node n
+     where n.workspace_id = p_workspace_id and n.id = any(p_ids)
+    on conflict (id) do nothing;
+    insert into beliefdb.review_item (workspace_id, kind, node, reason)
+    select p_workspace_id, p_kind, x.id, p_reason
+      from unnest(p_ids) x (id)
+    on conflict do nothing;
+end
+$$;
+comment on function beliefdb._note_review(uuid, uuid[], text, text, text) is 'Note the status flagged decisions or held actions had before the operation, and open their review items';
