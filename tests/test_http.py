@@ -4,6 +4,7 @@ request, and each error status (400, 401, 403, 404, 409, 503) in the ``{"error",
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -258,27 +259,37 @@ def test_the_memories_of_many_principals_keep_few_connections_open(db_url: str) 
     recently used is closed once idle, and opens again on its principal's next call."""
     from beliefdb.interfaces.access import Memories
 
-    def connections() -> int:
+    def backends() -> set[int]:
         with psycopg.connect(db_url, autocommit=True) as conn:
             # client backends only: an autovacuum worker of the database is no pool's
-            row = conn.execute("select count(*) from pg_stat_activity where datname = current_database()"
-                               " and backend_type = 'client backend' and pid <> pg_backend_pid()").fetchone()
-            assert row is not None
-            return int(row[0])
+            rows = conn.execute("select pid from pg_stat_activity where datname = current_database()"
+                                " and backend_type = 'client backend' and pid <> pg_backend_pid()").fetchall()
+            return {int(pid) for (pid,) in rows}
+
+    def opened_when(expected: int) -> int:
+        """How many backends the server opened, once that is `expected` (a closed connection's backend
+        leaves pg_stat_activity a moment after the client hung up), or after 10 s whatever it is."""
+        deadline = time.monotonic() + 10
+        while True:
+            opened = len(backends() - before)
+            if opened == expected or time.monotonic() > deadline:
+                return opened
+            time.sleep(0.02)
 
     tokens = [api.create_token("default", f"agent-{i}", url=db_url).token for i in range(6)]
+    before = backends()  # the test's own, and any still leaving
     memories = Memories(db_url, max_open=2, grace_s=0)
     try:
-        memories.identify(tokens[0])  # the token gate's own connection
-        baseline = connections()
+        memories.identify(tokens[0])
+        assert opened_when(1) == 1  # the token gate's own connection
         for i, token in enumerate(tokens):
             db = memories.memory(memories.identify(token))
             db.ingest_text(f"Agent {i} drink: tea\n", source=f"chat-{i}.md")
         assert memories.open_count == 2
-        assert connections() == baseline + 2
+        assert opened_when(3) == 3
         first = memories.memory(memories.identify(tokens[0]))
         assert [b.value for b in first.beliefs()] == ["tea"] * 6  # opened again, and reads the workspace
-        assert memories.open_count == 2 and connections() == baseline + 2
+        assert memories.open_count == 2 and opened_when(3) == 3
     finally:
         memories.close()
-    assert connections() < baseline
+    assert opened_when(0) == 0
