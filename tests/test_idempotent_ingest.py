@@ -155,6 +155,9 @@ def test_a_source_back_at_a_value_another_source_took_over_from_wins_again(db_ur
         statuses = {b.value: b.status for b in db.beliefs(subject="refund_policy", include_all=True)}
         assert statuses == {"30 days": "current", "60 days": "superseded", "90 days": "superseded"}
         (thirty,) = [b.id for b in db.beliefs(subject="refund_policy")]
+        # the report names the supersession the revived 30 made, not only that it was re-verified
+        assert [(s.old, s.new) for s in back.superseded] == [(ninety.id, thirty)]
+        assert back.reverified == [thirty]
     with psycopg.connect(db_url) as conn:
         edges = conn.execute(
             "select from_belief, to_belief, ended_at is not null from beliefdb.relation"

@@ -465,6 +465,17 @@ language sql stable
 set search_path = pg_catalog, pg_temp
 as $$
     select (p_outcome - 'changes' - 'touched') || jsonb_build_object(
+        -- the claims' own rule-8 results, then what the operation settled besides (a belief current
+        -- again meets its rivals, and may supersede one): every belief that stopped being current
+        -- because a supersession in effect now points at it
+        'superseded', coalesce(p_outcome -> 'superseded', '[]') || coalesce((
+            select jsonb_agg(jsonb_build_object('old', r.to_belief, 'new', r.from_belief)
+                             order by r.to_belief, r.from_belief)
+              from jsonb_array_elements_text(p_changes -> 'stopped_current') x
+              join beliefdb.relation r on r.workspace_id = p_workspace_id and r.to_belief = x::uuid
+                                      and r.kind = 'supersedes' and r.ended_at is null
+             where not coalesce(p_outcome -> 'superseded', '[]')
+                       @> jsonb_build_array(jsonb_build_object('old', r.to_belief, 'new', r.from_belief))), '[]'),
         'unsupported', coalesce((
             select jsonb_agg(b.id)
               from jsonb_array_elements_text(p_changes -> 'stopped_holding') x
@@ -474,7 +485,7 @@ as $$
         'held', coalesce(p_changes -> 'held', '[]'),
         'changes', coalesce(p_changes, beliefdb._empty_changes()))
 $$;
-comment on function beliefdb._ingest_report(uuid, jsonb, jsonb) is 'Shape an ingest report: outcome of claims, beliefs left unsupported, decisions flagged, actions held';
+comment on function beliefdb._ingest_report(uuid, jsonb, jsonb) is 'Shape an ingest report: outcome of claims, every supersession it made, beliefs left unsupported, decisions flagged, actions held';
 
 -- Store a text (p_text: content, origin, authority, provenance, label, path, fragments, claims,
 -- rejected; see ingest_version) as a version of a source the acting principal may change, and
