@@ -171,3 +171,21 @@ def test_a_source_back_at_a_value_another_source_took_over_from_wins_again(db_ur
         after = {b.value for b in db.beliefs(subject="refund_policy", as_of=datetime.fromisoformat(moment(6)))}
         # on the 5th 90 had just superseded 60 (which had superseded 30); on the 6th 30 is back
         assert before == {"90 days"} and after == {"30 days"}
+
+
+def test_a_source_that_repeats_a_superseded_value_does_not_reopen_the_pair(db_url: str) -> None:
+    """policy.md says 30 days; other.md, later, 90 (90 supersedes 30 by recency); policy.md is edited
+    elsewhere and still says 30. The repeat re-verifies 30 from a newer version, but a settled
+    supersession stands while its winner holds: 90 stays current, and the report says re-verified only."""
+    from conftest import url_at
+
+    with beliefdb.connect(url_at(db_url, "2026-03-01T00:00:00Z")) as db:
+        db.ingest_text("Refund window: 30 days\n", source="policy.md")
+    with beliefdb.connect(url_at(db_url, "2026-03-02T00:00:00Z")) as db:
+        other = db.ingest_text("Refund window: 90 days\n", source="other.md")
+        assert [s.new for s in other.superseded] == [a.id for a in other.accepted]
+    with beliefdb.connect(url_at(db_url, "2026-03-03T00:00:00Z")) as db:
+        edit = db.ingest_text("Refund window: 30 days\nSupport hours: 9 to 17\n", source="policy.md")
+        statuses = {b.value: b.status for b in db.beliefs(subject="refund_policy", include_all=True)}
+    assert statuses == {"30 days": "superseded", "90 days": "current"}
+    assert len(edit.reverified) == 1 and edit.superseded == []
