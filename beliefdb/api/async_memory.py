@@ -16,9 +16,8 @@ What follows from it:
   would be) and its result is dropped;
 * callbacks (``ingest``'s and ``embed``'s ``progress``, ``repair_replay``'s executor) run on the worker
   thread, with the caller's context variables;
-* ``record_run`` returns the same buffered ``RunRecorder``: its ``flush`` (also on leaving ``with``)
-  writes synchronously, so in a coroutine flush it with ``await db.call(run.flush)`` (or use
-  ``record_step``);
+* ``record_run`` returns the same buffered ``RunRecorder``: its ``flush`` (also on leaving ``with``) writes
+  synchronously, so in a coroutine flush it with ``await db.call(run.flush)`` (or use ``record_step``);
 * :meth:`AsyncBeliefDB.call` runs any function on those threads, e.g. several BeliefDB calls in one hop
   (the framework adapters of :mod:`beliefdb.adapters` do).
 
@@ -180,9 +179,10 @@ class AsyncBeliefDB:
                                authority=authority, origin=origin)
 
     async def beliefs(self, *, subject: str | None = None, attribute: str | None = None, include_all: bool = False,
-                      as_of: datetime | None = None, include_fixtures: bool = False) -> list[Belief]:
+                      as_of: datetime | None = None, include_fixtures: bool = False, limit: int | None = None,
+                      after: str | UUID | None = None) -> list[Belief]:
         return await self.call(self.sync.beliefs, subject=subject, attribute=attribute, include_all=include_all,
-                               as_of=as_of, include_fixtures=include_fixtures)
+                               as_of=as_of, include_fixtures=include_fixtures, limit=limit, after=after)
 
     async def why(self, belief: str | UUID, *, as_of: datetime | None = None, include_fixtures: bool = False,
                   run: str | UUID | None = None) -> Why:

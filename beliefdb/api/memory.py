@@ -1,5 +1,4 @@
-"""The BeliefDB object an agent (and the CLI, and the servers) uses, bound to one workspace, and
-``connect()`` that opens it.
+"""The BeliefDB object an agent (and the CLI, and the servers) uses, bound to one workspace; ``connect()`` opens it.
 
 Rules cited as "rule N" are those of docs/rules.md.
 """
@@ -140,11 +139,12 @@ class BeliefDB(bulk.Bulk, pictures.Pictures, texts.Texts, jobs.Jobs, conversatio
         return ingest.remember_in_source(self.database, source, candidate)
 
     def beliefs(self, *, subject: str | None = None, attribute: str | None = None, include_all: bool = False,
-                as_of: datetime | None = None, include_fixtures: bool = False) -> list[Belief]:
-        """Current beliefs (or all with their status, or those believed at ``as_of``); production history
-        only unless ``include_fixtures``."""
-        return beliefs.list_beliefs(self.database, subject=subject, attribute=attribute,
-                                    include_all=include_all, as_of=as_of, include_fixtures=include_fixtures)
+                as_of: datetime | None = None, include_fixtures: bool = False, limit: int | None = None,
+                after: str | UUID | None = None) -> list[Belief]:
+        """Current beliefs (or all with their status, or those believed at ``as_of``), production only unless
+        ``include_fixtures``; by subject, attribute and recording, ``limit`` of them after the belief ``after``."""
+        return beliefs.list_beliefs(self.database, subject=subject, attribute=attribute, include_all=include_all,
+                                    as_of=as_of, include_fixtures=include_fixtures, limit=limit, after=after)
 
     def why(self, belief: str | UUID, *, as_of: datetime | None = None, include_fixtures: bool = False,
             run: str | UUID | None = None) -> Why:

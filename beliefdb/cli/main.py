@@ -239,15 +239,21 @@ def beliefs(
     as_of: Annotated[str | None, typer.Option(help="What was believed at this ISO 8601 moment.")] = None,
     include_fixtures: Annotated[bool, typer.Option(
         "--include-fixtures", help="Also fixture and synthetic beliefs (separate worlds), labelled.")] = False,
+    limit: Annotated[int | None, typer.Option(
+        min=1, help="At most this many (a page of up to 100,000; default: all of them).")] = None,
+    after: Annotated[str | None, typer.Option(
+        help="Only those after this belief in the listing's order (the last id of the page before).",
+        metavar="ID")] = None,
     *, memory: Memory,
     as_json: Json = False,
 ) -> None:
     """List current beliefs (or all with their status, or as of a moment): production history only,
-    unless --include-fixtures."""
+    unless --include-fixtures. Ordered by subject, attribute and recording; page through a large store
+    with --limit N and --after LAST_ID."""
     moment = parse_time(as_of, as_json)
     with errors(as_json), memory.open() as bdb:
         rows = bdb.beliefs(subject=subject, attribute=attribute, include_all=include_all, as_of=moment,
-                           include_fixtures=include_fixtures)
+                           include_fixtures=include_fixtures, limit=limit, after=after)
     typer.echo(render.to_json(rows) if as_json else render.beliefs_table(rows, with_status=include_all))
 
 

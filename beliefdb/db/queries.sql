@@ -14,7 +14,8 @@
 select ok, events, first_broken from beliefdb.audit_verify();
 
 -- beliefs_current --
--- Current beliefs (of subject, attribute, among ids when given; production only unless fixtures; evidence by as_of)
+-- Current beliefs (of subject, attribute, among ids when given; production only unless fixtures; evidence by as_of),
+-- in (subject, attribute, recorded_at, id) order: at most limit of them (all when null), after the belief after
 select b.id, b.statement, b.subject, b.attribute, b.value, b.kind, b.scope, b.valid_time, b.confidence,
        b.confidence_kind::text as confidence_kind, b.status::text as status, b.revision, b.owner, b.recorded_at,
        (select count(*) from beliefdb.evidence e
@@ -27,7 +28,11 @@ select b.id, b.statement, b.subject, b.attribute, b.value, b.kind, b.scope, b.va
    and (%(attribute)s::text is null or b.attribute = %(attribute)s)
    and (%(fixtures)s or b.provenance = 'production')
    and (%(ids)s::uuid[] is null or b.id = any(%(ids)s::uuid[]))
- order by b.subject, b.attribute, b.recorded_at;
+   and (%(after)s::uuid is null
+        or (b.subject, b.attribute, b.recorded_at, b.id)
+           > (select a.subject, a.attribute, a.recorded_at, a.id from beliefdb.belief a where a.id = %(after)s::uuid))
+ order by b.subject, b.attribute, b.recorded_at, b.id
+ limit %(limit)s;
 
 -- beliefs_all --
 -- Every belief with its status, filtered like beliefs_current (evidence counted by as_of, now when null)
@@ -43,7 +48,11 @@ select b.id, b.statement, b.subject, b.attribute, b.value, b.kind, b.scope, b.va
    and (%(attribute)s::text is null or b.attribute = %(attribute)s)
    and (%(fixtures)s or b.provenance = 'production')
    and (%(ids)s::uuid[] is null or b.id = any(%(ids)s::uuid[]))
- order by b.subject, b.attribute, b.recorded_at;
+   and (%(after)s::uuid is null
+        or (b.subject, b.attribute, b.recorded_at, b.id)
+           > (select a.subject, a.attribute, a.recorded_at, a.id from beliefdb.belief a where a.id = %(after)s::uuid))
+ order by b.subject, b.attribute, b.recorded_at, b.id
+ limit %(limit)s;
 
 -- beliefs_as_of --
 -- The beliefs believed at as_of, filtered like beliefs_current (evidence counted by as_of, now when null)
@@ -59,7 +68,11 @@ select b.id, b.statement, b.subject, b.attribute, b.value, b.kind, b.scope, b.va
    and (%(attribute)s::text is null or b.attribute = %(attribute)s)
    and (%(fixtures)s or b.provenance = 'production')
    and (%(ids)s::uuid[] is null or b.id = any(%(ids)s::uuid[]))
- order by b.subject, b.attribute, b.recorded_at;
+   and (%(after)s::uuid is null
+        or (b.subject, b.attribute, b.recorded_at, b.id)
+           > (select a.subject, a.attribute, a.recorded_at, a.id from beliefdb.belief a where a.id = %(after)s::uuid))
+ order by b.subject, b.attribute, b.recorded_at, b.id
+ limit %(limit)s;
 
 -- beliefs_by_ids --
 -- These beliefs as they are now (evidence counted by as_of, now when null)

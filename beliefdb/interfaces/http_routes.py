@@ -226,6 +226,9 @@ def ok(value: Any) -> JSONResponse:
 
 router = APIRouter()
 
+#: the largest page of GET /beliefs (a client that wants every belief follows the Link header)
+MAX_HTTP_PAGE = 10_000
+
 
 @router.get("/whoami", responses=doc(Identity), summary="Who the token speaks for")
 def whoami(c: Reader) -> JSONResponse:
@@ -254,12 +257,24 @@ def remember(body: Remember, c: Writer) -> JSONResponse:
                             valid_to=body.valid_to.isoformat() if body.valid_to else None, authority=body.authority))
 
 
-@router.get("/beliefs", responses=doc(list[Belief]), summary="Current beliefs (or all, or as of a moment)")
-def beliefs(c: Reader, subject: str | None = None, attribute: str | None = None,
+@router.get("/beliefs", responses=doc(list[Belief]),
+            summary="Current beliefs (or all, or as of a moment), a page at a time",
+            description="Ordered by subject, attribute and recording. At most `limit` (default 1,000); when more"
+                        " follow, the `Link` header names the next page (`rel=\"next\"`: the same query with"
+                        " `after` = the last id of this one).")
+def beliefs(c: Reader, request: Request, subject: str | None = None, attribute: str | None = None,
             include_all: Annotated[bool, Query(alias="all")] = False, as_of: Moment | None = None,
-            include_fixtures: bool = False) -> JSONResponse:
-    return ok(c.db.beliefs(subject=subject, attribute=attribute, include_all=include_all, as_of=as_of,
-                           include_fixtures=include_fixtures))
+            include_fixtures: bool = False,
+            limit: Annotated[int, Query(ge=1, le=MAX_HTTP_PAGE, description="At most this many.")] = 1000,
+            after: Annotated[str | None, Query(description="Only those after this belief (the last id of the"
+                                                           " page before).")] = None) -> JSONResponse:
+    rows = c.db.beliefs(subject=subject, attribute=attribute, include_all=include_all, as_of=as_of,
+                        include_fixtures=include_fixtures, limit=limit + 1, after=after)
+    page = ok(rows[:limit])
+    if len(rows) > limit:
+        following = request.url.include_query_params(after=str(rows[limit - 1].id), limit=limit)
+        page.headers["Link"] = f'<{following}>; rel="next"'
+    return page
 
 
 @router.get("/beliefs/{belief}", responses=doc(WHY), summary="Why a belief is held")

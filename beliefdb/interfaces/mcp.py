@@ -39,6 +39,7 @@ log = logging.getLogger("beliefdb.mcp")
 
 # the bounds the HTTP API puts on the same numbers, so no tool sends the database what it cannot hold
 K = Annotated[int, Field(ge=1, le=50)]
+Page = Annotated[int, Field(ge=1, le=10_000)]
 Revision = Annotated[int, Field(ge=0, le=2**31 - 1)]
 Version = Annotated[int, Field(ge=1, le=2**31 - 1)]
 
@@ -149,12 +150,14 @@ def build(*, local: BeliefDB | None = None, memories: Memories | None = None) ->
                       render.why_json)
 
     @tool("List beliefs: the current ones (optionally of one subject or attribute), every one with its status"
-          " (`include_all`), or those believed at `as_of` (ISO 8601). Use it to browse; to answer a question use"
-          " `ask`.")
+          " (`include_all`), or those believed at `as_of` (ISO 8601), ordered by subject, attribute and recording:"
+          " at most `limit` (default 100), after the belief `after` (the last id of the page before). Use it to"
+          " browse; to answer a question use `ask`.")
     def beliefs(ctx: Context, subject: str | None = None, attribute: str | None = None, include_all: bool = False,
-                as_of: str | None = None) -> Result:
+                as_of: str | None = None, limit: Page = 100,
+                after: str | None = None) -> Result:
         return answer(ctx, False, lambda db: db.beliefs(subject=subject, attribute=attribute, include_all=include_all,
-                                                        as_of=_moment(as_of)))
+                                                        as_of=_moment(as_of), limit=limit, after=after))
 
     @tool("Record a decision and the beliefs it rests on: each id in `because` alone justifies it; each group in"
           " `all_of` justifies it jointly. Do it whenever you decide something from memory: if those beliefs"

@@ -27,17 +27,25 @@ from beliefdb.models import (
     Why,
 )
 
+#: the most beliefs one page may ask for (a caller that wants every belief pages with ``after``)
+MAX_PAGE = 100_000
+
 
 def list_beliefs(db: Database, *, subject: str | None = None, attribute: str | None = None,
                  include_all: bool = False, as_of: datetime | None = None, include_fixtures: bool = False,
-                 ids: Sequence[UUID] | None = None, conn: psycopg.Connection[Any] | None = None) -> list[Belief]:
+                 ids: Sequence[UUID] | None = None, limit: int | None = None, after: str | UUID | None = None,
+                 conn: psycopg.Connection[Any] | None = None) -> list[Belief]:
     """Current beliefs; with ``include_all`` every belief with its status; with ``as_of`` those believed then.
     Production history only, unless ``include_fixtures`` (fixture and synthetic worlds too, labelled);
-    only those among ``ids`` when given."""
+    only those among ``ids`` when given. In subject, attribute, recorded order: at most ``limit`` (all when
+    None), those after the belief ``after`` (the last one of the page before; a full id or unique prefix)."""
     if as_of is not None:
         check_moment(as_of, "as_of")
+    if limit is not None and not 1 <= limit <= MAX_PAGE:
+        raise errors.InvalidInput(f"limit must be between 1 and {MAX_PAGE:,}")
     filters = {"subject": subject, "attribute": attribute, "as_of": as_of, "fixtures": include_fixtures,
-               "ids": list(ids) if ids is not None else None}
+               "ids": list(ids) if ids is not None else None, "limit": limit,
+               "after": resolve(db, after, conn) if after is not None else None}
     if as_of is not None:
         return db.fetch_all(Belief, Q.beliefs_as_of, filters, conn)
     if include_all:

@@ -1,0 +1,87 @@
+"""Listing beliefs a page at a time: the library's ``limit``/``after``, the CLI's ``--limit``/``--after``
+and GET /beliefs with its ``Link`` header cover every belief once, in the order of the whole listing."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from conftest import Cli
+from fastapi.testclient import TestClient
+
+import beliefdb
+from beliefdb import api
+from beliefdb.interfaces.http import create_app
+
+TEXT = "".join(f"Product {p} colour: {c}\n" for p in ("alpha", "beta", "gamma", "delta") for c in ("red",))
+TEXT += "Product alpha weight: 3 kg\nProduct beta weight: 4 kg\nProduct gamma weight: 5 kg\n"
+
+
+def _ids(rows: list[Any]) -> list[str]:
+    return [str(r.id) if hasattr(r, "id") else str(r["id"]) for r in rows]
+
+
+def test_pages_cover_the_listing_once_in_its_order(bdb: beliefdb.BeliefDB) -> None:
+    bdb.ingest_text(TEXT, source="catalogue.md")
+    bdb.ingest_text("Product alpha colour: blue\n", source="update.md")  # supersedes red: listed with --all
+    for include_all in (False, True):
+        whole = bdb.beliefs(include_all=include_all)
+        assert len(whole) == (8 if include_all else 7)
+        keys = [(b.subject, b.attribute, b.recorded_at, str(b.id)) for b in whole]
+        assert keys == sorted(keys)
+        pages: list[list[beliefdb.Belief]] = []
+        after = None
+        while True:
+            page = bdb.beliefs(include_all=include_all, limit=3, after=after)
+            if not page:
+                break
+            pages.append(page)
+            after = page[-1].id
+        assert [len(p) for p in pages] == ([3, 3, 2] if include_all else [3, 3, 1])
+        assert _ids([b for p in pages for b in p]) == _ids(whole)
+    # a prefix of the last id works as the cursor, as it does everywhere an id is taken
+    first = bdb.beliefs(limit=2)
+    assert bdb.beliefs(limit=2, after=str(first[-1].id)[:12]) == bdb.beliefs()[2:4]
+
+
+def test_bad_pages_are_refused(bdb: beliefdb.BeliefDB) -> None:
+    bdb.ingest_text(TEXT, source="catalogue.md")
+    with pytest.raises(beliefdb.errors.InvalidInput, match="limit must be between 1 and 100,000"):
+        bdb.beliefs(limit=0)
+    with pytest.raises(beliefdb.errors.UnknownBelief):
+        bdb.beliefs(after="00000000-0000-0000-0000-000000000000")
+
+
+def test_the_cli_pages(bdb: beliefdb.BeliefDB, cli: Cli) -> None:
+    bdb.ingest_text(TEXT, source="catalogue.md")
+    whole = cli.json("beliefs")
+    first = cli.json("beliefs", "--limit", "1")
+    assert _ids(first) == _ids(whole)[:1]
+    rest = cli.json("beliefs", "--after", first[0]["id"])
+    assert _ids(first + rest) == _ids(whole)
+    assert "--limit" in cli("beliefs", "--help").output
+    failed = cli.error("beliefs", "--after", "ffffffff")
+    assert "ffffffff" in failed["message"]
+
+
+def test_get_beliefs_names_the_next_page(db_url: str) -> None:
+    with beliefdb.connect(db_url) as db:
+        db.ingest_text(TEXT, source="catalogue.md")
+        whole = _ids(db.beliefs())
+    token = api.create_token("default", "alice", url=db_url).token
+    headers = {"Authorization": f"Bearer {token}"}
+    with TestClient(create_app(db_url)) as client:
+        seen: list[str] = []
+        response = client.get("/beliefs", params={"limit": 4}, headers=headers)
+        while True:
+            assert response.status_code == 200, response.text
+            seen += _ids(response.json())
+            if "link" not in response.headers:
+                break
+            assert response.headers["link"].endswith('>; rel="next"')
+            response = client.get(response.headers["link"][1:-len('>; rel="next"')], headers=headers)
+        assert seen == whole and len(whole) == 7
+        everything = client.get("/beliefs", headers=headers)
+        assert _ids(everything.json()) == whole and "link" not in everything.headers
+        refused = client.get("/beliefs", params={"limit": 0}, headers=headers)
+        assert refused.status_code == 400, refused.text
