@@ -20,7 +20,7 @@ select b.id, b.statement, b.subject, b.attribute, b.value, b.kind, b.scope, b.va
        b.confidence_kind::text as confidence_kind, b.status::text as status, b.revision, b.owner, b.recorded_at,
        (select count(*) from beliefdb.evidence e
          where e.workspace_id = b.workspace_id and e.belief_id = b.id and e.role = 'supports'
-           and e.created_at <= coalesce(%(as_of)s::timestamptz, beliefdb.clock()))::integer
+           and e.created_at <= coalesce(%(as_of)s::timestamptz, (select beliefdb.clock())))::integer
          as evidence_count,
        b.provenance::text as provenance
   from beliefdb.current_beliefs b
@@ -30,7 +30,10 @@ select b.id, b.statement, b.subject, b.attribute, b.value, b.kind, b.scope, b.va
    and (%(ids)s::uuid[] is null or b.id = any(%(ids)s::uuid[]))
    and (%(after)s::uuid is null
         or (b.subject, b.attribute, b.recorded_at, b.id)
-           > (select a.subject, a.attribute, a.recorded_at, a.id from beliefdb.belief a where a.id = %(after)s::uuid))
+           > (select a.subject, a.attribute, a.recorded_at, a.id from beliefdb.belief a where a.id = %(after)s::uuid)
+           -- the same bound on the index's columns alone, so a later page starts where the last ended
+           and (b.subject, b.attribute)
+               >= (select a.subject, a.attribute from beliefdb.belief a where a.id = %(after)s::uuid))
  order by b.subject, b.attribute, b.recorded_at, b.id
  limit %(limit)s;
 
@@ -40,7 +43,7 @@ select b.id, b.statement, b.subject, b.attribute, b.value, b.kind, b.scope, b.va
        b.confidence_kind::text as confidence_kind, b.status::text as status, b.revision, b.owner, b.recorded_at,
        (select count(*) from beliefdb.evidence e
          where e.workspace_id = b.workspace_id and e.belief_id = b.id and e.role = 'supports'
-           and e.created_at <= coalesce(%(as_of)s::timestamptz, beliefdb.clock()))::integer
+           and e.created_at <= coalesce(%(as_of)s::timestamptz, (select beliefdb.clock())))::integer
          as evidence_count,
        b.provenance::text as provenance
   from beliefdb.belief b
@@ -50,7 +53,10 @@ select b.id, b.statement, b.subject, b.attribute, b.value, b.kind, b.scope, b.va
    and (%(ids)s::uuid[] is null or b.id = any(%(ids)s::uuid[]))
    and (%(after)s::uuid is null
         or (b.subject, b.attribute, b.recorded_at, b.id)
-           > (select a.subject, a.attribute, a.recorded_at, a.id from beliefdb.belief a where a.id = %(after)s::uuid))
+           > (select a.subject, a.attribute, a.recorded_at, a.id from beliefdb.belief a where a.id = %(after)s::uuid)
+           -- the same bound on the index's columns alone, so a later page starts where the last ended
+           and (b.subject, b.attribute)
+               >= (select a.subject, a.attribute from beliefdb.belief a where a.id = %(after)s::uuid))
  order by b.subject, b.attribute, b.recorded_at, b.id
  limit %(limit)s;
 
@@ -60,7 +66,7 @@ select b.id, b.statement, b.subject, b.attribute, b.value, b.kind, b.scope, b.va
        b.confidence_kind::text as confidence_kind, b.status::text as status, b.revision, b.owner, b.recorded_at,
        (select count(*) from beliefdb.evidence e
          where e.workspace_id = b.workspace_id and e.belief_id = b.id and e.role = 'supports'
-           and e.created_at <= coalesce(%(as_of)s::timestamptz, beliefdb.clock()))::integer
+           and e.created_at <= coalesce(%(as_of)s::timestamptz, (select beliefdb.clock())))::integer
          as evidence_count,
        b.provenance::text as provenance
   from beliefdb.beliefs_as_of(%(as_of)s) b
@@ -70,7 +76,10 @@ select b.id, b.statement, b.subject, b.attribute, b.value, b.kind, b.scope, b.va
    and (%(ids)s::uuid[] is null or b.id = any(%(ids)s::uuid[]))
    and (%(after)s::uuid is null
         or (b.subject, b.attribute, b.recorded_at, b.id)
-           > (select a.subject, a.attribute, a.recorded_at, a.id from beliefdb.belief a where a.id = %(after)s::uuid))
+           > (select a.subject, a.attribute, a.recorded_at, a.id from beliefdb.belief a where a.id = %(after)s::uuid)
+           -- the same bound on the index's columns alone, so a later page starts where the last ended
+           and (b.subject, b.attribute)
+               >= (select a.subject, a.attribute from beliefdb.belief a where a.id = %(after)s::uuid))
  order by b.subject, b.attribute, b.recorded_at, b.id
  limit %(limit)s;
 
@@ -80,7 +89,7 @@ select b.id, b.statement, b.subject, b.attribute, b.value, b.kind, b.scope, b.va
        b.confidence_kind::text as confidence_kind, b.status::text as status, b.revision, b.owner, b.recorded_at,
        (select count(*) from beliefdb.evidence e
          where e.workspace_id = b.workspace_id and e.belief_id = b.id and e.role = 'supports'
-           and e.created_at <= coalesce(%(as_of)s::timestamptz, beliefdb.clock()))::integer
+           and e.created_at <= coalesce(%(as_of)s::timestamptz, (select beliefdb.clock())))::integer
          as evidence_count,
        b.provenance::text as provenance
   from beliefdb.belief b where b.id = any(%(ids)s);
@@ -91,7 +100,7 @@ select b.id, b.statement, b.subject, b.attribute, b.value, b.kind, b.scope, b.va
        b.confidence_kind::text as confidence_kind, b.status::text as status, b.revision, b.owner, b.recorded_at,
        (select count(*) from beliefdb.evidence e
          where e.workspace_id = b.workspace_id and e.belief_id = b.id and e.role = 'supports'
-           and e.created_at <= coalesce(%(as_of)s::timestamptz, beliefdb.clock()))::integer
+           and e.created_at <= coalesce(%(as_of)s::timestamptz, (select beliefdb.clock())))::integer
          as evidence_count,
        b.provenance::text as provenance
   from beliefdb.beliefs_as_of(%(as_of)s) b
@@ -103,7 +112,7 @@ select b.id, b.statement, b.subject, b.attribute, b.value, b.kind, b.scope, b.va
        b.confidence_kind::text as confidence_kind, b.status::text as status, b.revision, b.owner, b.recorded_at,
        (select count(*) from beliefdb.evidence e
          where e.workspace_id = b.workspace_id and e.belief_id = b.id and e.role = 'supports'
-           and e.created_at <= coalesce(%(as_of)s::timestamptz, beliefdb.clock()))::integer
+           and e.created_at <= coalesce(%(as_of)s::timestamptz, (select beliefdb.clock())))::integer
          as evidence_count,
        b.provenance::text as provenance
   from beliefdb.belief b where b.id = %(id)s;
