@@ -1,14 +1,16 @@
 """Every ``BELIEFDB_*`` environment variable, once: its name, type, default and meaning.
 
-:func:`load` reads them (``pydantic-settings``) each time it is called, so a changed environment is
-seen by the next operation; modules read their settings from it, never from ``os.environ``. A value
-that does not parse is :class:`beliefdb.errors.InvalidInput` naming the variable. The CLI's options
-(``--db``, ``--home``, ``--workspace``, ``--as``, ``--reviewer``, ``--embedder``) read the same
-variables; ``beliefdb config`` shows the effective values and where each came from.
+:func:`load` reads them (``pydantic-settings``) each time the ``BELIEFDB_*`` variables differ from
+those it last parsed, so a changed environment is seen by the next operation; modules read their
+settings from it, never from ``os.environ``. A value that does not parse is
+:class:`beliefdb.errors.InvalidInput` naming the variable. The CLI's options (``--db``, ``--home``,
+``--workspace``, ``--as``, ``--reviewer``, ``--embedder``) read the same variables; ``beliefdb
+config`` shows the effective values and where each came from.
 """
 
 from __future__ import annotations
 
+import os
 import types
 import typing
 import urllib.parse
@@ -119,12 +121,25 @@ def _message(error: Any) -> str:
     return f"{name} {what}, not {raw!r}"
 
 
+#: settings already parsed, by the ``BELIEFDB_*`` variables they were parsed from: parsing costs ~1 ms
+#: (pydantic-settings walks every field and source), and one operation asks several times
+_PARSED: dict[tuple[tuple[str, str], ...], Settings] = {}
+
+
 def load() -> Settings:
     """The settings as the environment gives them now; InvalidInput names a variable that does not parse."""
-    try:
-        return Settings()
-    except ValidationError as exc:
-        raise errors.InvalidInput(_message(exc.errors()[0])) from None
+    # variable names match without regard to case, as pydantic-settings matches them
+    key = tuple(sorted((k, v) for k, v in os.environ.items() if k.upper().startswith(PREFIX)))
+    parsed = _PARSED.get(key)
+    if parsed is None:
+        try:
+            parsed = Settings()
+        except ValidationError as exc:
+            raise errors.InvalidInput(_message(exc.errors()[0])) from None
+        if len(_PARSED) >= 32:
+            _PARSED.clear()
+        _PARSED[key] = parsed
+    return parsed
 
 
 def _type(annotation: Any) -> str:
