@@ -20,28 +20,37 @@ set search_path = pg_catalog, pg_temp
 as $$
 declare
     v_ws uuid := beliefdb.current_workspace_id();
+    v_opened boolean;
     v_outcome jsonb;
 begin
     perform beliefdb.lock_workspace();
     if v_ws is null then
         raise exception 'no workspace is bound to this session' using errcode = 'BD003';
     end if;
+    -- one audit event for the whole ingest: its statements' events become entries of it (rows)
+    v_opened := beliefdb._audit_open(v_ws);
     v_outcome := beliefdb._ingest_text(v_ws, p_source, jsonb_build_object(
         'content', p_content, 'origin', p_origin, 'authority', p_authority, 'provenance', p_provenance,
         'label', p_label, 'path', p_path, 'fragments', coalesce(p_fragments, '[]'), 'claims', coalesce(p_claims, '[]'),
         'rejected', coalesce(p_rejected, '[]')));
     if (v_outcome ->> 'new_version')::boolean then
-        perform beliefdb._audit('ingest', jsonb_build_object(
+        perform beliefdb._audit_finish(v_opened, 'ingest', jsonb_build_object(
             'source', v_outcome ->> 'source', 'version', v_outcome -> 'version',
             'sha256', encode(sha256(convert_to(p_content, 'UTF8')), 'hex'),
             'accepted', jsonb_array_length(v_outcome -> 'accepted'),
             'rejected', jsonb_array_length(v_outcome -> 'rejected'),
             'superseded', v_outcome -> 'superseded', 'conflicts', v_outcome -> 'conflicts'));
     elsif jsonb_array_length(v_outcome -> 'accepted') + jsonb_array_length(v_outcome -> 'corroborated') > 0 then
-        perform beliefdb._audit('claims', jsonb_build_object(
+        perform beliefdb._audit_finish(v_opened, 'claims', jsonb_build_object(
             'source', v_outcome ->> 'source', 'version', v_outcome -> 'version',
             'accepted', jsonb_array_length(v_outcome -> 'accepted'),
             'corroborated', jsonb_array_length(v_outcome -> 'corroborated')));
+    else
+        -- no new text and no claim: an event only if it still changed rows (a proposal for the
+        -- source's owner, the rule-8 outcome of claims already recorded)
+        perform beliefdb._audit_finish(v_opened, 'ingest.unchanged', jsonb_build_object(
+            'source', v_outcome ->> 'source', 'version', v_outcome -> 'version',
+            'proposed', coalesce((v_outcome ->> 'proposed')::boolean, false)), true);
     end if;
     return v_outcome;
 end
@@ -81,6 +90,7 @@ as $$
 declare
     v_ws uuid := beliefdb.current_workspace_id();
     v_version_id uuid;
+    v_opened boolean;
     v_outcome jsonb;
 begin
     perform beliefdb.lock_workspace();
@@ -94,8 +104,9 @@ begin
     if v_version_id is null then
         raise exception 'unknown source %', p_source using errcode = 'BD004';
     end if;
+    v_opened := beliefdb._audit_open(v_ws);
     v_outcome := beliefdb._add_claims(v_ws, v_version_id, p_claims, p_rejected);
-    perform beliefdb._audit('remember', jsonb_build_object(
+    perform beliefdb._audit_finish(v_opened, 'remember', jsonb_build_object(
         'source', p_source, 'accepted', jsonb_array_length(v_outcome -> 'accepted'),
         'rejected', jsonb_array_length(v_outcome -> 'rejected')));
     return beliefdb._ingest_report(v_ws, v_outcome, v_outcome -> 'changes');

@@ -24,6 +24,7 @@ declare
     v_version beliefdb.source_version;
     v_length integer;
     v_fragments integer;
+    v_opened boolean;
     v_outcome jsonb;
 begin
     perform beliefdb.lock_workspace();
@@ -50,6 +51,8 @@ begin
                                        p_fragments, p_claims, p_rejected);
     end if;
     perform beliefdb._begin_changes();
+    -- one audit event for the turn: its statements' events become entries of it (rows)
+    v_opened := beliefdb._audit_open(v_ws);
     update beliefdb.source_version v
        set content = p_content, sha256 = sha256(convert_to(p_content, 'UTF8'))
      where v.workspace_id = v_ws and v.id = v_version.id;
@@ -67,7 +70,7 @@ begin
         'version_id', v_version.id, 'new_version', false, 'appended', true, 'fragments', v_fragments,
         'reverified', '[]'::jsonb, 'proposed', false,
         'note', 'appended: one turn added to the text in force');
-    perform beliefdb._audit('ingest', jsonb_build_object(
+    perform beliefdb._audit_finish(v_opened, 'ingest', jsonb_build_object(
         'source', v_source.name, 'version', v_version.version, 'appended', true,
         'sha256', encode(sha256(convert_to(p_content, 'UTF8')), 'hex'),
         'accepted', jsonb_array_length(v_outcome -> 'accepted'),

@@ -242,6 +242,31 @@ end
 $$;
 comment on function beliefdb._audit_close(text, jsonb) is 'Append the open operation''s one audit event (its summary and its statements'' entries under rows)';
 
+-- Finish what an operation records: with an operation this caller opened (p_opened: what
+-- _audit_open returned), its one event (p_action, p_payload, its statements' entries under rows) —
+-- unless p_only_with_rows and no statement changed a row (an ingest that changed nothing appends
+-- nothing); without one, the summary alone, as an event of its own, when p_action is given and not
+-- only_with_rows (the rows' events went to the operation a caller opened, or each its own way).
+create or replace function beliefdb._audit_finish(p_opened boolean, p_action text, p_payload jsonb,
+                                                  p_only_with_rows boolean default false) returns void
+language plpgsql
+set search_path = pg_catalog, pg_temp
+as $$
+begin
+    if p_opened then
+        if p_only_with_rows and not exists (select from pg_temp.beliefdb_audit_operation o where o.ord > 0) then
+            delete from pg_temp.beliefdb_audit_operation;
+            perform pg_catalog.set_config('beliefdb.audit_operation', '', true);
+        else
+            perform beliefdb._audit_close(p_action, p_payload);
+        end if;
+    elsif not p_only_with_rows then
+        perform beliefdb._audit(p_action, p_payload);
+    end if;
+end
+$$;
+comment on function beliefdb._audit_finish(boolean, text, jsonb, boolean) is 'Append an operation''s one event (or its summary alone when another operation is open); nothing for an operation that changed no row when asked';
+
 -- Trigger: one event per statement and workspace, naming the changed rows by key and
 -- hashing their contents (the chain keeps hashes, not text). Arguments: key columns. Rows of the
 -- workspace of a bulk ingest batch running in this transaction (_audit_batch) are counted for the
