@@ -624,6 +624,7 @@ declare
     v_j integer;
     v_k integer;
     v_c integer;
+    v_lost boolean[];
 begin
     o_settled := true;
     o_live := '{}';
@@ -699,74 +700,76 @@ begin
     -- 3. the least fixpoint over the walked nodes by counting, as evaluate_closure's: a
     --    justification misses what it missed before (unmet) and its walked antecedents; nothing
     --    walked holds until one of its justifications misses nothing. A walked node that holds
-    --    again is current again if it was (nothing is superseded anew: the walk only takes away).
-    --    What is counted once per justification or edge is counted in SQL (a plpgsql loop costs
-    --    about a microsecond a turn: a millisecond at a walk of 200 nodes); only what holds again
-    --    is followed, one edge at a time.
-    select coalesce(array_agg(u.unmet + coalesce(e.n, 0) order by u.pos), '{}')
-      into v_missing
-      from unnest(v_unmet) with ordinality as u (unmet, pos)
-      left join (select e.just, count(*)::integer as n from unnest(v_edge_just) as e (just) group by e.just) e
-        on e.just = u.pos;
-    v_queue := array(select distinct j.pos from unnest(v_missing, v_cons) as j (missing, pos) where j.missing = 0);
+    --    again is current again if it was (nothing is superseded anew: the walk only takes away)
+    v_first := array_fill(1, array[v_n]);
+    v_last := array_fill(0, array[v_n]);
+    v_missing := v_unmet;
+    for v_k in 1 .. cardinality(v_edge_ant) loop
+        v_p := v_edge_ant[v_k];
+        v_missing[v_edge_just[v_k]] := v_missing[v_edge_just[v_k]] + 1;
+        if v_last[v_p] = 0 then
+            v_first[v_p] := v_k;
+        end if;
+        v_last[v_p] := v_k;
+    end loop;
     o_holds := array_fill(false, array[v_n]);
+    v_queue := array_fill(0, array[v_n]);
     v_tail := 0;
-    if cardinality(v_queue) > 0 then
-        -- what holds by a justification that misses nothing, and is followed if it was current
-        foreach v_c in array v_queue loop
+    for v_j in 1 .. cardinality(v_just) loop
+        v_c := v_cons[v_j];
+        if v_missing[v_j] = 0 and not o_holds[v_c] then
             o_holds[v_c] := true;
-        end loop;
-        v_queue := array(select q.pos from unnest(v_queue) as q (pos) where o_was_current[q.pos]);
-        v_tail := cardinality(v_queue);
-    end if;
-    if v_tail > 0 then
-        -- each walked node's edges: the range of v_edge_ant (grouped by antecedent) that is its own
-        select array_agg(coalesce(f.first, 1) order by p.pos), array_agg(coalesce(f.last, 0) order by p.pos)
-          into v_first, v_last
-          from generate_series(1, v_n) as p (pos)
-          left join (select e.ant, min(e.k)::integer as first, max(e.k)::integer as last
-                       from unnest(v_edge_ant) with ordinality as e (ant, k)
-                      group by e.ant) f on f.ant = p.pos;
-        v_head := 1;
-        while v_head <= v_tail loop
-            v_p := v_queue[v_head];
-            v_head := v_head + 1;
-            for v_k in v_first[v_p] .. v_last[v_p] loop
-                v_j := v_edge_just[v_k];
-                v_missing[v_j] := v_missing[v_j] - 1;
-                v_c := v_cons[v_j];
-                if v_missing[v_j] = 0 and not o_holds[v_c] then
-                    o_holds[v_c] := true;
-                    if o_was_current[v_c] then
-                        v_tail := v_tail + 1;
-                        v_queue[v_tail] := v_c;
-                    end if;
+            if o_was_current[v_c] then
+                v_tail := v_tail + 1;
+                v_queue[v_tail] := v_c;
+            end if;
+        end if;
+    end loop;
+    v_head := 1;
+    while v_head <= v_tail loop
+        v_p := v_queue[v_head];
+        v_head := v_head + 1;
+        for v_k in v_first[v_p] .. v_last[v_p] loop
+            v_j := v_edge_just[v_k];
+            v_missing[v_j] := v_missing[v_j] - 1;
+            v_c := v_cons[v_j];
+            if v_missing[v_j] = 0 and not o_holds[v_c] then
+                o_holds[v_c] := true;
+                if o_was_current[v_c] then
+                    v_tail := v_tail + 1;
+                    v_queue[v_tail] := v_c;
                 end if;
-            end loop;
+            end if;
         end loop;
-    end if;
+    end loop;
 
     -- a belief that stops holding in a supersession or a tie: what it superseded may be current
     -- again, and meet its rivals; the walk does not answer that
-    if true = any(v_related)
-       and exists (select from unnest(v_held, o_holds, v_related) as x (held, holds, related)
-                    where x.held and not x.holds and x.related) then
-        o_settled := false;
-        return;
-    end if;
+    for v_p in 1 .. v_n loop
+        if v_held[v_p] and not o_holds[v_p] and v_related[v_p] then
+            o_settled := false;
+            return;
+        end if;
+    end loop;
 
     -- 4. decisions that lose a reason (a justification whose antecedents were all current, now
-    --    missing one) and still hold, with their justifications that miss nothing (in the order
-    --    of v_just). Walked ones: as counted above.
-    if 'decision' = any(o_kind) then
-        select coalesce(array_agg(j.id order by j.n), '{}'), coalesce(array_agg(o_ids[j.cons] order by j.n), '{}')
-          into o_live, o_live_decision
-          from unnest(v_just, v_cons, v_missing) with ordinality as j (id, cons, missing, n)
-         where j.missing = 0
-           and j.cons in (select l.cons
-                            from unnest(v_cons, v_missing, v_unmet) as l (cons, missing, unmet)
-                           where l.missing > 0 and l.unmet = 0 and o_holds[l.cons] and o_kind[l.cons] = 'decision');
-    end if;
+    --    missing one) and still hold, with their justifications that miss nothing. Walked ones:
+    --    as counted above.
+    v_lost := array_fill(false, array[v_n]);
+    for v_j in 1 .. cardinality(v_just) loop
+        v_c := v_cons[v_j];
+        if v_missing[v_j] > 0 and v_unmet[v_j] = 0 and o_holds[v_c] and o_kind[v_c] = 'decision' then
+            v_lost[v_c] := true;
+        end if;
+    end loop;
+    v_k := 0;
+    for v_j in 1 .. cardinality(v_just) loop
+        if v_missing[v_j] = 0 and v_lost[v_cons[v_j]] then
+            v_k := v_k + 1;
+            o_live[v_k] := v_just[v_j];
+            o_live_decision[v_k] := o_ids[v_cons[v_j]];
+        end if;
+    end loop;
     -- outside the walk: nodes that rest on what stops holding by another justification than their
     -- support, and so still hold (the edges out of it, read above); the decisions among them lose
     -- that justification's reason if it missed nothing before
