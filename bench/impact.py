@@ -358,10 +358,13 @@ def copy_adjacency(conn: psycopg.Connection[Any], ws: uuid.UUID, g: Graph, node_
                    justification, Nullable(consequent, ~is_out), Nullable(np.zeros(m, dtype=">i4"), is_self | is_out),
                    Nullable(kinds, ~standing), Nullable(np.ones(m, dtype="?"), ~standing),
                    Nullable(np.ones(m, dtype="?"), ~standing), Nullable(np.zeros(m, dtype="?"), ~standing),
-                   Nullable(np.zeros(m, dtype="?"), ~is_self), Nullable(np.ones(m, dtype="?"), ~support)]
+                   Nullable(np.zeros(m, dtype="?"), ~is_self), Nullable(np.ones(m, dtype="?"), ~support),
+                   # out: whether the consequent is a decision (revision 0030)
+                   Nullable(g.kind[target] == DECISION, ~is_out)]
 
     return copy_binary(conn, "adjacency", ("workspace_id", "node", "entry", "justification", "consequent", "unmet",
-                                           "kind", "holds", "current", "retracted", "related", "support"), chunks())
+                                           "kind", "holds", "current", "retracted", "related", "support",
+                                           "into_decision"), chunks())
 
 
 @dataclass

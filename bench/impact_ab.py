@@ -13,8 +13,9 @@ older than revision 0028). Per round and variant: a fresh session as the applica
 up, then every seed ``--reps`` times, the p50 of the calls beside the p50 of the in-memory reference
 timed in the same loop (each answer checked equal to the reference's once), and, with ``--buffers``,
 the shared buffers one call of each seed touches (``explain (analyze, buffers)`` of the call:
-what the machine's load does not change). Rounds alternate the variants, so a slow stretch of a
-shared machine falls on both.
+what the machine's load does not change), and the p50 of the backend's CPU time per call
+(``/proc/PID/schedstat``: the server on this machine; time waiting for a CPU is not in it). Rounds
+alternate the variants, so a slow stretch of a shared machine falls on both.
 """
 
 from __future__ import annotations
@@ -71,14 +72,19 @@ def main() -> int:
             subprocess.run(["psql", args.db, "-q", "-v", "ON_ERROR_STOP=1", "-f", path], check=True,
                            capture_output=True)
             with bench.app_session(args.db, args.workspace) as conn:
+                (pid,) = conn.execute("select pg_backend_pid()").fetchone()
+                schedstat = Path(f"/proc/{pid}/schedstat")  # the backend's time on a CPU, in ns
                 for s in seeds[10][:8]:  # plpgsql switches to generic plans after 5 executions
                     bench.sql_impact(conn, g.node_ids[s])
                 for t in targets:
                     sql_ms: list[float] = []
                     py_ms: list[float] = []
+                    cpu_ms: list[float] = []
                     for rep in range(args.reps):
                         for s in seeds[t]:
+                            cpu0 = int(schedstat.read_text().split()[0])
                             ms, rows = bench.sql_impact(conn, g.node_ids[s])
+                            cpu_ms.append((int(schedstat.read_text().split()[0]) - cpu0) / 1e6)
                             t0 = time.perf_counter()
                             expected = mem.impact(s)
                             py_ms.append((time.perf_counter() - t0) * 1000)
@@ -89,12 +95,13 @@ def main() -> int:
                         "round": r, "variant": name, "target": t, "p50_ms": statistics.median(sql_ms),
                         "python_p50_ms": statistics.median(py_ms),
                         "ratio": statistics.median(sql_ms) / statistics.median(py_ms),
-                        "loadavg": os.getloadavg()[0]}
+                        "cpu_p50_ms": statistics.median(cpu_ms), "loadavg": os.getloadavg()[0]}
                     if args.buffers and r == 0:
                         row["buffers_p50"] = statistics.median(buffers(conn, g.node_ids[s]) for s in seeds[t])
                     result["rounds"].append(row)
                     log(f"round {r} {name} ~{t}: p50 {row['p50_ms']:.2f} ms, reference {row['python_p50_ms']:.2f} ms, "
-                        f"ratio {row['ratio']:.2f}" + (f", buffers p50 {row['buffers_p50']:.0f}" if "buffers_p50" in row
+                        f"ratio {row['ratio']:.2f}, backend CPU p50 {row['cpu_p50_ms']:.2f} ms"
+                        + (f", buffers p50 {row['buffers_p50']:.0f}" if "buffers_p50" in row
                                                        else "") + f" (load {row['loadavg']:.2f})")
     summary: dict[str, Any] = {}
     for name, _ in variants:
@@ -104,6 +111,7 @@ def main() -> int:
                 "p50_ms_by_round": [round(x["p50_ms"], 2) for x in rows],
                 "ratio_by_round": [round(x["ratio"], 2) for x in rows],
                 "ratio_median": round(statistics.median(x["ratio"] for x in rows), 2),
+                "cpu_p50_ms_by_round": [round(x["cpu_p50_ms"], 2) for x in rows],
                 "buffers_p50": next((x["buffers_p50"] for x in rows if "buffers_p50" in x), None)}
             log(f"{name} ~{t}: ratio median {summary[f'{name} ~{t}']['ratio_median']:.2f} over {len(rows)} rounds")
     result["summary"] = summary

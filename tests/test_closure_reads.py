@@ -271,6 +271,50 @@ def test_rebuild_rewrites_a_workspace_written_with_triggers_off(bdb: beliefdb.Be
     assert adjacency_drift(su.conn, su.ws) == set()
 
 
+def decision_edge_drift(conn: psycopg.Connection[Any], workspace_id: Any) -> list[tuple[Any, ...]]:
+    """The adjacency rows of a workspace whose into_decision is not what the node table says (out
+    rows: whether the consequent is a decision; other rows: null): empty when they agree."""
+    with conn.transaction():
+        return conn.execute("""
+            select x.node, x.entry::text, x.justification, x.into_decision
+              from beliefdb.adjacency x
+              left join beliefdb.node c on c.workspace_id = x.workspace_id and c.id = x.consequent
+             where x.workspace_id = %(ws)s
+               and x.into_decision is distinct from case when x.entry = 'out' then c.kind = 'decision' end""",
+                            {"ws": workspace_id}).fetchall()
+
+
+def test_out_rows_say_whether_their_consequent_is_a_decision(bdb: beliefdb.BeliefDB, su: Su) -> None:
+    """adjacency.into_decision (revision 0030), through the changes of the graph's edges, a rebuild
+    and the revision's own backfill."""
+    a, b = fact(bdb, "a"), fact(bdb, "b")
+    derived = bdb.derive("derived", "d", "v", "1", [a, b]).id
+    decision = bdb.decide("on derived or b", because=[derived, b]).id
+    bdb.act(decision, "go")
+    bdb.decide("on a and b", all_of=[[a, b]])
+    assert su.one("select count(*) from beliefdb.adjacency where workspace_id = %s and entry = 'out' "
+                  "and into_decision", (su.ws,)) == 4
+    assert decision_edge_drift(su.conn, su.ws) == []
+    revision = next(x.revision for x in bdb.beliefs(include_all=True) if x.id == b)
+    bdb.apply_correction(b, "b value is maybe.", reviewer="rita", expect_revision=revision)
+    bdb.retract(source="a", reason="withdrawn")
+    bdb.retract(source="a", reason="", undo=True)
+    lifecycle.forget(bdb.database, belief=derived)
+    assert decision_edge_drift(su.conn, su.ws) == []
+    story = record_story(bdb)
+    bdb.repair_apply([story.m_bad])
+    assert decision_edge_drift(su.conn, su.ws) == []
+
+    rows = su.one("select count(*) from beliefdb.adjacency where workspace_id = %s", (su.ws,))
+    assert su.one("select beliefdb.rebuild_adjacency(%s)", (su.ws,)) == rows
+    assert decision_edge_drift(su.conn, su.ws) == []
+    # the revision's backfill, of rows that carry none (its constraints taken away first, as it does)
+    su.all("alter table beliefdb.adjacency drop constraint adjacency_check")
+    su.all("update beliefdb.adjacency set into_decision = null")
+    su.all(revision_statement("update beliefdb.adjacency x", "0030_decision_edges.sql"))
+    assert decision_edge_drift(su.conn, su.ws) == []
+
+
 def test_the_revisions_fill_the_adjacency_of_existing_nodes(bdb: beliefdb.BeliefDB, su: Su) -> None:
     """The frozen backfills of revisions 0007 (the rows), 0008 (the leaf columns of the out rows)
     and 0009 (which beliefs a supersession or a tie involves) write what the triggers would have,

@@ -215,10 +215,10 @@ def test_a_fresh_database_gets_the_extensions_in_their_own_schema(new_db: Callab
 
 
 # later revisions whose tables the head's functions and views name, and how to take them away again
-# (not the columns of 0020, 0022 and 0024, which add them only if they are not there: a column dropped and
+# (not the columns of 0020, 0022, 0024 and 0030, which add them only if they are not there: a column dropped and
 # added again would not be where a fresh database has it)
 STAND_INS = ("0016_agent_logins", "0018_jobs", "0020_turns", "0021_ranking_stats", "0022_supports", "0024_edges",
-             "0029_relation_end")
+             "0029_relation_end", "0030_decision_edges")
 UNDO_STAND_INS = """
     drop table beliefdb.agent_login;
     drop table beliefdb.job_start cascade;

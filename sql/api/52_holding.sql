@@ -565,7 +565,8 @@ comment on function beliefdb.resolve_target(text) is 'Resolve a source name (or 
 -- only what the walk reaches: one recursive statement that reads every row of each node it reaches
 -- with one probe of the adjacency's primary key (their standing, their justifications, the edges
 -- out of them and which of those carry a support, side by side there), and of what rests outside
--- the walk on what stops holding, the standing and justifications of the decisions among it.
+-- the walk on what stops holding, the standing and justifications of the decisions among it (the
+-- out rows say which consequents are decisions: one probe per such decision, none for the rest).
 create or replace function beliefdb.support_walk(
     p_workspace_id uuid, p_off uuid[],
     out o_ids uuid[], out o_kind beliefdb.node_kind[], out o_was_current boolean[], out o_holds boolean[],
@@ -597,6 +598,7 @@ declare
     v_out_node uuid[];
     v_out_just uuid[];
     v_out_cons uuid[];
+    v_out_decision boolean[];
     -- the walked nodes' justifications, by position: id, consequent position, unmet before
     v_just uuid[];
     v_cons integer[];
@@ -614,6 +616,7 @@ declare
     v_dec uuid[];
     v_dec_just uuid[];
     v_dec_unmet integer[];
+    v_dec_holding uuid[];
     v_queue integer[];
     v_head integer;
     v_tail integer;
@@ -647,28 +650,29 @@ begin
            array_agg(x.node) filter (where x.is_in), array_agg(x.justification) filter (where x.is_in),
            array_agg(x.unmet) filter (where x.is_in),
            array_agg(x.node) filter (where x.is_out), array_agg(x.justification) filter (where x.is_out),
-           array_agg(x.consequent) filter (where x.is_out),
+           array_agg(x.consequent) filter (where x.is_out), array_agg(x.into_decision) filter (where x.is_out),
            v_off || coalesce(array_agg(x.consequent) filter (where x.is_out and x.support), '{}')
       into o_ids, o_kind, o_was_current, v_held, v_related, v_retracted,
-           v_in_node, v_in_just, v_in_unmet, v_out_node, v_out_just, v_out_cons, v_walked
+           v_in_node, v_in_just, v_in_unmet, v_out_node, v_out_just, v_out_cons, v_out_decision, v_walked
       from (with recursive w (node, entry, justification, consequent, unmet, kind, current, holds, related, retracted,
-                              support) as (
+                              support, into_decision) as (
                 select x.node, x.entry, x.justification, x.consequent, x.unmet, x.kind, x.current, x.holds, x.related,
-                       x.retracted, x.support
+                       x.retracted, x.support, x.into_decision
                   from beliefdb.adjacency x
                  where x.workspace_id = p_workspace_id and x.node = any(v_off)
                 union
                 select y.node, y.entry, y.justification, y.consequent, y.unmet, y.kind, y.current, y.holds, y.related,
-                       y.retracted, y.support
+                       y.retracted, y.support, y.into_decision
                   from w
                  cross join lateral (select y.node, y.entry, y.justification, y.consequent, y.unmet, y.kind, y.current,
-                                            y.holds, y.related, y.retracted, y.support
+                                            y.holds, y.related, y.retracted, y.support, y.into_decision
                                        from beliefdb.adjacency y
                                       where y.workspace_id = p_workspace_id and y.node = w.consequent
                                      offset 0) y
                  where w.entry = 'out' and w.support)
             select w.node, w.justification, w.consequent, w.unmet, w.kind, w.current, w.holds, w.related, w.retracted,
-                   w.support, w.entry = 'self' as is_self, w.entry = 'in' as is_in, w.entry = 'out' as is_out
+                   w.support, w.into_decision, w.entry = 'self' as is_self, w.entry = 'in' as is_in,
+                   w.entry = 'out' as is_out
               from w
             offset 0) x;
     v_n := cardinality(o_ids);
@@ -772,33 +776,33 @@ begin
     if not (true = any(o_was_current) and false = any(o_holds)) then
         return;
     end if;
+    -- (only decisions can lose a reason: the out rows say which consequents are)
     select array_agg(distinct o.just), array_agg(distinct o.cons)
       into v_lost_just, v_next
-      from unnest(v_out_node, v_out_just, v_out_cons) as o (node, just, cons)
+      from unnest(v_out_node, v_out_just, v_out_cons, v_out_decision) as o (node, just, cons, decision)
       join unnest(o_ids, o_was_current, o_holds) as p (id, was_current, holds) on p.id = o.node
       left join unnest(v_walked) as w (id) on w.id = o.cons
-     where p.was_current and not p.holds and w.id is null;
+     where o.decision and p.was_current and not p.holds and w.id is null;
     if v_lost_just is null then
         return;
     end if;
-    -- the justifications of those that are decisions and hold: one statement, two scans of the
-    -- primary key, each by node and entry (past the edges out of them, which a belief may have
-    -- thousands of)
-    select array_agg(y.node), array_agg(y.justification), array_agg(y.unmet)
-      into v_dec, v_dec_just, v_dec_unmet
+    -- those decisions' standing and justifications: one scan of the primary key by node and entry,
+    -- which reads a decision's self and in rows from the leaf page one descent reaches (past the
+    -- few edges out of it, into its actions)
+    select array_agg(y.node) filter (where y.entry = 'in'), array_agg(y.justification) filter (where y.entry = 'in'),
+           array_agg(y.unmet) filter (where y.entry = 'in'), array_agg(y.node) filter (where y.entry = 'self' and y.holds)
+      into v_dec, v_dec_just, v_dec_unmet, v_dec_holding
       from beliefdb.adjacency y
-     where y.workspace_id = p_workspace_id and y.entry = 'in'
-       and y.node = any(array(select s.node
-                                from beliefdb.adjacency s
-                               where s.workspace_id = p_workspace_id and s.node = any(v_next) and s.entry = 'self'
-                                 and s.kind = 'decision' and s.holds));
-    if v_dec is null then
+     where y.workspace_id = p_workspace_id and y.node = any(v_next)
+       and y.entry = any('{self,in}'::beliefdb.adjacency_entry[]);
+    if v_dec_holding is null then
         return;
     end if;
     -- (a decision whose lost justifications all missed something before lost no reason)
     select o_live || coalesce(array_agg(d.justification), '{}'), o_live_decision || coalesce(array_agg(d.node), '{}')
       into o_live, o_live_decision
       from unnest(v_dec, v_dec_just, v_dec_unmet) as d (node, justification, unmet)
+      join unnest(v_dec_holding) as h (node) on h.node = d.node
       left join unnest(v_lost_just) as l (id) on l.id = d.justification
      where d.unmet = 0 and l.id is null
        and d.node in (select e.node

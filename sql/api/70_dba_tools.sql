@@ -253,9 +253,9 @@ declare
 begin
     delete from beliefdb.adjacency x where x.workspace_id = p_workspace_id;
     insert into beliefdb.adjacency (workspace_id, node, entry, justification, consequent, unmet, kind, holds, current,
-                                    retracted, related, support)
+                                    retracted, related, support, into_decision)
     select n.workspace_id, n.id, 'self'::beliefdb.adjacency_entry, n.id, null::uuid, null::integer, n.kind, n.holds,
-           n.current, n.retracted_at is not null, r.id is not null, null::boolean
+           n.current, n.retracted_at is not null, r.id is not null, null::boolean, null::boolean
       from beliefdb.node n
       -- the beliefs a supersession or a tie involves (see is_related)
       left join (select distinct e.id
@@ -267,9 +267,9 @@ begin
      where n.workspace_id = p_workspace_id
     union all
     select a.workspace_id, a.antecedent, 'out', a.justification_id, a.consequent, null, l.kind, l.holds, l.current,
-           l.retracted, null, case when c.support = a.justification_id then true end
+           l.retracted, null, case when c.support = a.justification_id then true end, c.kind = 'decision'
       from beliefdb.justification_antecedent a
-      -- whether the edge carries its consequent's support
+      -- whether the edge carries its consequent's support, and whether that is a decision
       join beliefdb.node c on c.workspace_id = a.workspace_id and c.id = a.consequent
       -- the leaf columns (see refresh_leaf_entries)
       left join (select j.id, n.kind, n.holds, n.current, n.retracted_at is not null as retracted
@@ -286,7 +286,7 @@ begin
         on l.id = a.justification_id
      where a.workspace_id = p_workspace_id
     union all
-    select j.workspace_id, j.consequent, 'in', j.id, null, j.unmet, null, null, null, null, null, null
+    select j.workspace_id, j.consequent, 'in', j.id, null, j.unmet, null, null, null, null, null, null, null
       from beliefdb.justification j
      where j.workspace_id = p_workspace_id
     -- in index order: the index fills its pages as a fresh build would

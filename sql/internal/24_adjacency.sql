@@ -241,21 +241,25 @@ end
 $$;
 comment on function beliefdb.adjacency_of_justifications() is 'Trigger: keep the in rows of beliefdb.adjacency equal to the justifications';
 
--- Whether a justification is its consequent's support (node.support): true, or null (the value
--- adjacency.support has on an out row that carries none).
-create or replace function beliefdb._is_support(p_workspace_id uuid, p_justification uuid, p_consequent uuid)
-returns boolean
+-- What a new out row says of its consequent, from one probe of the consequent's node row: whether
+-- the justification is its support (node.support: true, or null, the value adjacency.support has
+-- on an out row that carries none), and whether it is a decision (adjacency.into_decision: a node's
+-- kind never changes, so what the row says when it is made stays true).
+create or replace function beliefdb._edge_facts(p_workspace_id uuid, p_justification uuid, p_consequent uuid,
+                                                out o_support boolean, out o_decision boolean)
 language plpgsql stable
 set search_path = pg_catalog, pg_temp
 as $$
 begin
     -- plpgsql, not sql: planned once per session, not once per calling query
-    return case when exists (select from beliefdb.node n
-                              where n.workspace_id = p_workspace_id and n.id = p_consequent
-                                and n.support = p_justification) then true end;
+    select case when n.support = p_justification then true end, n.kind = 'decision'
+      into o_support, o_decision
+      from beliefdb.node n
+     where n.workspace_id = p_workspace_id and n.id = p_consequent;
+    o_decision := coalesce(o_decision, false);
 end
 $$;
-comment on function beliefdb._is_support(uuid, uuid, uuid) is 'True when a justification is its consequent''s support (node.support), else null';
+comment on function beliefdb._edge_facts(uuid, uuid, uuid) is 'Whether a justification is its consequent''s support (true, else null) and whether the consequent is a decision';
 
 create or replace function beliefdb.adjacency_of_edges() returns trigger
 language plpgsql
@@ -270,10 +274,14 @@ begin
     -- consequents of what came, went or changed have their leaf columns set again
     if TG_OP = 'INSERT' then
         -- (an edge of a justification that is already its consequent's support carries it)
-        insert into beliefdb.adjacency (workspace_id, node, entry, justification, consequent, support)
+        -- (offset 0: one call per edge)
+        insert into beliefdb.adjacency (workspace_id, node, entry, justification, consequent, support, into_decision)
         select n.workspace_id, n.antecedent, 'out'::beliefdb.adjacency_entry, n.justification_id, n.consequent,
-               beliefdb._is_support(n.workspace_id, n.justification_id, n.consequent)
-          from new_rows n;
+               (n.f).o_support, (n.f).o_decision
+          from (select n.workspace_id, n.antecedent, n.justification_id, n.consequent,
+                       beliefdb._edge_facts(n.workspace_id, n.justification_id, n.consequent) as f
+                  from new_rows n
+                offset 0) n;
         select array_agg(c.workspace_id), array_agg(c.node)
           into v_workspace_ids, v_nodes
           from (select n.workspace_id, n.antecedent as node from new_rows n
@@ -296,15 +304,18 @@ begin
                 select n.workspace_id, n.antecedent, n.justification_id, n.consequent from new_rows n) as went
          where x.workspace_id = went.workspace_id and x.node = went.antecedent and x.entry = 'out'
            and x.justification = went.justification_id;
-        insert into beliefdb.adjacency (workspace_id, node, entry, justification, consequent, support)
-        select c.*, beliefdb._is_support(c.workspace_id, c.justification_id, c.consequent)
-          from (select n.workspace_id, n.antecedent, 'out'::beliefdb.adjacency_entry, n.justification_id,
-                       n.consequent
-                  from new_rows n
-                except
-                select o.workspace_id, o.antecedent, 'out'::beliefdb.adjacency_entry, o.justification_id,
-                       o.consequent
-                  from old_rows o) as c (workspace_id, antecedent, entry, justification_id, consequent);
+        insert into beliefdb.adjacency (workspace_id, node, entry, justification, consequent, support, into_decision)
+        select c.workspace_id, c.antecedent, c.entry, c.justification_id, c.consequent, (c.f).o_support,
+               (c.f).o_decision
+          from (select c.*, beliefdb._edge_facts(c.workspace_id, c.justification_id, c.consequent) as f
+                  from (select n.workspace_id, n.antecedent, 'out'::beliefdb.adjacency_entry, n.justification_id,
+                               n.consequent
+                          from new_rows n
+                        except
+                        select o.workspace_id, o.antecedent, 'out'::beliefdb.adjacency_entry, o.justification_id,
+                               o.consequent
+                          from old_rows o) as c (workspace_id, antecedent, entry, justification_id, consequent)
+                offset 0) c;
         select array_agg(c.workspace_id), array_agg(c.node)
           into v_workspace_ids, v_nodes
           from (select n.workspace_id, n.antecedent as node from new_rows n

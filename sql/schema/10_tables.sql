@@ -324,7 +324,10 @@ create index justification_antecedent_antecedent on beliefdb.justification_antec
 -- self row says whether it supersedes, is superseded by or is tied with another belief (related),
 -- so the walk looks up the relations of those alone (revision 0009). An out row that carries its
 -- consequent's support says so (support), in the same index, so that what a retraction takes down
--- is walked from it by those rows with one descent per node reached (revision 0028).
+-- is walked from it by those rows with one descent per node reached (revision 0028). An out row
+-- says whether its consequent is a decision (into_decision; a node's kind never changes), so that
+-- of what rests on a node that stops holding outside that walk, the decisions alone are read, the
+-- ones that may lose a reason (revision 0030).
 -- Derived rows: triggers (internal/24_adjacency.sql) keep them equal to node, justification,
 -- justification_antecedent and relation, and beliefdb.rebuild_adjacency rewrites a workspace's
 -- from them.
@@ -342,15 +345,17 @@ create table beliefdb.adjacency (
     retracted boolean,
     related boolean,              -- self: whether a supersession or a tie involves the node
     support boolean,              -- out: the justification is its consequent's support (node.support)
+    into_decision boolean,        -- out: the consequent is a decision
     constraint adjacency_pkey primary key (workspace_id, node, entry, justification)
-        include (consequent, unmet, kind, holds, current, retracted, related, support),
+        include (consequent, unmet, kind, holds, current, retracted, related, support, into_decision),
     constraint adjacency_check check (case entry
                when 'self' then justification = node and kind is not null and holds is not null
                                 and current is not null and retracted is not null and related is not null
+                                and into_decision is null
                when 'out' then consequent is not null and unmet is null and related is null
                                and (kind is null) = (holds is null) and (kind is null) = (current is null)
-                               and (kind is null) = (retracted is null)
-               else unmet is not null and related is null
+                               and (kind is null) = (retracted is null) and into_decision is not null
+               else unmet is not null and related is null and into_decision is null
            end)
 );
 comment on table beliefdb.adjacency is 'Derived: each node''s standing, edges out and justifications in one index, for the closure walk';
