@@ -55,6 +55,11 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--passes", type=int, default=5)
     parser.add_argument("--functions", action="store_true", help="per-function profile (track_functions)")
+    parser.add_argument("--checkpoint", action="store_true",
+                        help="a checkpoint before the first pass: its corrections write full pages to the WAL, as the "
+                             "first after a load do")
+    parser.add_argument("--statements", action="store_true",
+                        help="per-statement profile (pg_stat_statements, when the server preloads it)")
     args = parser.parse_args()
     if args.db is None:
         parser.error("--db is needed: a database a bench/impact.py --keep run loaded")
@@ -63,6 +68,10 @@ def main() -> int:
     if args.functions:
         conn.execute("set track_functions = 'all'")
         conn.execute("select pg_stat_reset()")
+    if args.statements:
+        conn.execute("create extension if not exists pg_stat_statements")
+        conn.execute("set pg_stat_statements.track = 'all'")
+        conn.execute("select pg_stat_statements_reset()")
     conn.execute("select set_config('beliefdb.workspace_id', %s, false)", (str(args.workspace),))
     conn.execute("select set_config('beliefdb.principal', %s, false)", (bench.PRINCIPAL,))
     # the session's working tables, made once as a session keeps them between its operations: in a
@@ -78,9 +87,17 @@ def main() -> int:
     schedstat = Path(f"/proc/{pid[0]}/schedstat")  # the backend's time on a CPU, in ns (same machine)
     conn.execute("set role beliefdb_app")
     conn.autocommit = False
+    # the WAL each pass writes (rolled back, it is written all the same), read by a second session
+    admin = psycopg.connect(args.db, autocommit=True)
+    if args.checkpoint:
+        admin.execute("checkpoint")
+    wal_kib: list[float] = []
     best: dict[int, float] = {}
     best_cpu: dict[int, float] = {}
+    by_pass: list[list[float]] = []
     for p in range(args.passes):
+        by_pass.append([])
+        lsn0 = admin.execute("select pg_current_wal_insert_lsn()").fetchone()
         for i, b in enumerate(beliefs):
             bid = g.node_ids[b]
             row = conn.execute("select revision from beliefdb.belief where id = %s", (bid,)).fetchone()
@@ -96,9 +113,14 @@ def main() -> int:
             conn.rollback()
             assert applied == (False,), "the correction was only proposed"
             if i >= 2:
+                by_pass[-1].append(ms)
                 best[b] = min(best.get(b, float("inf")), ms)
                 best_cpu[b] = min(best_cpu.get(b, float("inf")), cpu_ms)
-        log(f"pass {p + 1}: {len(best)} corrections")
+        wal = admin.execute("select pg_wal_lsn_diff(pg_current_wal_insert_lsn(), %s)",
+                            (lsn0[0] if lsn0 else None,)).fetchone()
+        wal_kib.append(round(float(wal[0]) / 1024 / len(beliefs), 1) if wal else 0.0)
+        log(f"pass {p + 1}: {len(best)} corrections, p50 {statistics.median(by_pass[-1]):.2f} ms, "
+            f"p95 {percentile(by_pass[-1], 95):.2f} ms, WAL {wal_kib[-1]} KiB per correction")
     report: dict[str, Any] = {
         "correction_apply_min_p50_ms": round(statistics.median(best.values()), 2),
         "correction_apply_min_p95_ms": round(percentile(list(best.values()), 95), 2),
@@ -107,7 +129,11 @@ def main() -> int:
         "correction_apply_cpu_min_p95_ms": round(percentile(list(best_cpu.values()), 95), 2),
         "by_closure": sorted((closures[b], round(ms, 1)) for b, ms in best.items()),
         "passes": args.passes,
+        # each pass's own p50 / p95 (the first pass after a load or a restart reads cold pages)
+        "pass_p50_p95_ms": [[round(statistics.median(t), 2), round(percentile(t, 95), 2)] for t in by_pass],
+        "pass_wal_kib_per_correction": wal_kib,
     }
+    admin.close()
     if args.functions:
         conn.rollback()
         conn.autocommit = True
@@ -121,8 +147,20 @@ def main() -> int:
             name: round(total / calls, 2)
             for name, total in conn.execute(
                 "select funcname, total_time from pg_stat_user_functions order by total_time desc limit 30")}
+    if args.statements:
+        conn.rollback()
+        conn.autocommit = True
+        conn.execute("reset role")
+        calls = args.passes * len(beliefs)
+        # inclusive of what each statement fires (nested statements are counted on their own too)
+        report["statements_ms_per_correction"] = [
+            [round(exec_ms / calls, 3), round(plan_ms / calls, 3), round(n / calls, 2), " ".join(query.split())[:160]]
+            for exec_ms, plan_ms, n, query in conn.execute(
+                "select total_exec_time, total_plan_time, calls, query from pg_stat_statements "
+                "where dbid = (select oid from pg_database where datname = current_database()) "
+                "order by total_exec_time + total_plan_time desc limit 60")]
     conn.close()
-    print_json(report)
+    print_json(report, indent=1 if args.statements else None)
     return 0
 
 
