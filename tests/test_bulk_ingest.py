@@ -337,3 +337,47 @@ def test_evidence_inserted_many_at_once_is_still_checked(bdb: beliefdb.BeliefDB,
     insert([good])
     assert postgresql.execute("select count(*) from beliefdb.evidence").fetchone() == (count + 1,)
     postgresql.rollback()
+
+
+def test_the_row_triggers_a_bulk_statement_skips_still_run_for_other_rows(bdb: beliefdb.BeliefDB,
+                                                                        postgresql: psycopg.Connection[Any]) -> None:
+    """A bulk insert writes the owner of its beliefs and the consequent of its edges itself and says so
+    for its transaction (beliefdb.owner_stamped, beliefdb.edges_noted): the triggers skip only rows
+    that carry exactly those values; any other row is stamped and looked up as before, and the
+    application role may not insert into the tables at all."""
+    bdb.ingest_text("The warranty period is 12 months.\n", source="policy.md")
+    ws, fragment = postgresql.execute(
+        "select f.workspace_id, f.id from beliefdb.fragment f order by f.text limit 1").fetchone() or (None, None)
+    postgresql.execute("select set_config('beliefdb.principal', 'bob', true)")
+    postgresql.execute("select set_config('beliefdb.owner_stamped', now()::text || ' alice', true)")
+    postgresql.execute("select set_config('beliefdb.edges_noted', now()::text, true)")
+    owners = postgresql.execute(
+        "insert into beliefdb.belief (workspace_id, statement, subject, attribute, value, owner)"
+        " values (%s, 's1', 'x', 'a', '1', 'mallory'), (%s, 's2', 'x', 'b', '2', 'alice') returning owner",
+        (ws, ws)).fetchall()
+    # (the row that names the noted owner is the bulk statement's own case; any other is stamped)
+    assert owners == [("bob",), ("alice",)]
+    belief, other = (r[0] for r in postgresql.execute(
+        "select id from beliefdb.belief where subject = 'x' order by attribute").fetchall())
+    justification = postgresql.execute(
+        "insert into beliefdb.justification (workspace_id, consequent) values (%s, %s) returning id",
+        (ws, belief)).fetchone()
+    assert justification is not None
+    # an edge without its consequent is looked up even under the setting
+    consequent = postgresql.execute(
+        "insert into beliefdb.justification_antecedent (workspace_id, justification_id, antecedent, edge_kind)"
+        " values (%s, %s, %s, 'evidence') returning consequent", (ws, justification[0], fragment)).fetchone()
+    assert consequent == (belief,)
+    postgresql.execute("select set_config('beliefdb.edges_noted', '', true)")
+    # without the setting, a consequent the row names is replaced by its justification's
+    postgresql.execute("delete from beliefdb.justification_antecedent where justification_id = %s",
+                       (justification[0],))
+    consequent = postgresql.execute(
+        "insert into beliefdb.justification_antecedent (workspace_id, justification_id, antecedent, edge_kind,"
+        " consequent) values (%s, %s, %s, 'evidence', %s) returning consequent",
+        (ws, justification[0], fragment, other)).fetchone()
+    assert consequent == (belief,)
+    postgresql.rollback()
+    for table in ("belief", "justification_antecedent"):
+        assert postgresql.execute("select has_table_privilege('beliefdb_app', %s, 'insert')",
+                                  (f"beliefdb.{table}",)).fetchone() == (False,)

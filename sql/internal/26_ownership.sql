@@ -17,8 +17,14 @@ end
 $$;
 comment on function beliefdb.stamp_owner() is 'Trigger: a new belief, decision or action is owned by the acting principal';
 
+-- A set-based insert that wrote the owner itself (a bulk ingest's beliefs: current_principal once
+-- for the run, where the trigger called it once a row, 20 us each) says so for its transaction in
+-- beliefdb.owner_stamped (its time and that owner): the WHEN skips a row that carries that owner;
+-- a row with any other owner, or a statement of another transaction, is stamped as before.
 create or replace trigger belief_owner before insert on beliefdb.belief
-    for each row execute function beliefdb.stamp_owner();
+    for each row when (pg_catalog.current_setting('beliefdb.owner_stamped', true)
+                       is distinct from pg_catalog.now()::text || ' ' || new.owner)
+    execute function beliefdb.stamp_owner();
 create or replace trigger decision_owner before insert on beliefdb.decision
     for each row execute function beliefdb.stamp_owner();
 create or replace trigger action_owner before insert on beliefdb.action

@@ -12,6 +12,110 @@
 -- belief, settled at its document's time). One propagation for the whole run. Each row still
 -- gets its statement's audit event (rule 12), one per statement and table for the run.
 
+-- Rule 8 for the claims of a bulk run in pg_temp.beliefdb_bulk_due (its new or corroborated belief),
+-- as beliefdb._settle would settle each in claim order, and return the seeds each adds to the
+-- propagation (p_winners: the winners of its supersessions too, as the rounds add them). The claims
+-- of one call are on distinct subjects and attributes (the first claims of the run on each, or one
+-- round), so the rivals of one are no other's and what settling one changes no other reads: a new
+-- belief that beats every rival it has (beliefdb._compare_beliefs) when the acting principal owns
+-- them all supersedes each, as _settle would one call each (199 calls, 0.6 s of a batch at a
+-- million), here in one statement per table, at its document's time; any other (a tie, a loss, a
+-- rival of another owner, a corroborated belief, which may have supersessions into it to end) is
+-- settled by beliefdb._settle, in order. Each claim keeps what it settled, and each document gets
+-- its claims' in claim order, after what it had.
+create or replace function beliefdb._bulk_settle(p_workspace_id uuid, p_owner text, p_winners boolean)
+returns uuid[]
+language plpgsql
+set search_path = pg_catalog, pg_temp
+as $$
+declare
+    v_now timestamptz := nullif(pg_catalog.current_setting('beliefdb.now', true), '')::timestamptz;
+    v_row record;
+    v_settled jsonb;
+begin
+    analyze pg_temp.beliefdb_bulk_due;
+    truncate pg_temp.beliefdb_bulk_rival;
+    insert into pg_temp.beliefdb_bulk_rival (n, ord, belief_id, at, k, rival_id, cmp, owner)
+    select d.n, d.ord, d.belief_id, w.at,
+           row_number() over (partition by d.n, d.ord order by r.recorded_at, r.id), r.id,
+           beliefdb._compare_beliefs(p_workspace_id, d.belief_id, r.id), r.owner
+      from pg_temp.beliefdb_bulk_due d
+      join pg_temp.beliefdb_bulk_first f on f.n = d.n
+     -- (beliefdb.clock() as _settle reads it, with the document's batch_clock)
+     cross join lateral (select coalesce(v_now, case when f.at between pg_catalog.now() and pg_catalog.clock_timestamp()
+                                                    then f.at end, pg_catalog.now()) as at) w
+     cross join lateral (select b.subject, b.attribute, b.scope, b.value, b.valid_time, b.provenance
+                           from beliefdb.belief b
+                          where b.workspace_id = p_workspace_id and b.id = d.belief_id
+                            and b.status in ('current', 'conflicting')
+                            and (upper_inf(b.valid_time) or upper(b.valid_time) > w.at)
+                         offset 0) b
+     cross join lateral (select r.id, r.recorded_at, r.owner
+                           from beliefdb.belief r
+                          where r.workspace_id = p_workspace_id and r.subject = b.subject
+                            and r.attribute = b.attribute and r.scope = b.scope and r.value <> b.value
+                            and r.valid_time && b.valid_time and r.provenance = b.provenance
+                            and r.status in ('current', 'conflicting') and r.id <> d.belief_id
+                            and (upper_inf(r.valid_time) or upper(r.valid_time) > w.at)
+                         offset 0) r
+     where d.outcome is distinct from 'corroborated';
+    update pg_temp.beliefdb_bulk_due d set settled = 'slow'
+     where d.outcome = 'corroborated'
+        or exists (select from pg_temp.beliefdb_bulk_rival x
+                    where x.n = d.n and x.ord = d.ord and not coalesce(x.cmp > 0 and x.owner = p_owner, false));
+    insert into beliefdb.relation (workspace_id, from_belief, to_belief, kind, reason, created_at)
+    select p_workspace_id, x.belief_id, x.rival_id, 'supersedes', 'rule 8: stronger or more recent', x.at
+      from pg_temp.beliefdb_bulk_rival x
+      join pg_temp.beliefdb_bulk_due d on d.n = x.n and d.ord = x.ord
+     where d.settled is null
+     order by x.n, x.ord, x.k;
+    update beliefdb.belief b set status = 'superseded', revision = b.revision + 1
+     where b.workspace_id = p_workspace_id
+       and b.id = any(array(select x.rival_id from pg_temp.beliefdb_bulk_rival x
+                              join pg_temp.beliefdb_bulk_due d on d.n = x.n and d.ord = x.ord
+                             where d.settled is null));
+    update pg_temp.beliefdb_bulk_due d set superseded = x.superseded
+      from (select x.n, x.ord, jsonb_agg(jsonb_build_object('old', x.rival_id, 'new', x.belief_id) order by x.k)
+                   as superseded
+              from pg_temp.beliefdb_bulk_rival x group by x.n, x.ord) x
+     where x.n = d.n and x.ord = d.ord and d.settled is null;
+    for v_row in
+        select d.n, d.ord, d.belief_id, f.at from pg_temp.beliefdb_bulk_due d
+          join pg_temp.beliefdb_bulk_first f on f.n = d.n
+         where d.settled = 'slow'
+         order by d.n, d.ord
+    loop
+        perform pg_catalog.set_config('beliefdb.batch_clock', v_row.at::text, true);
+        v_settled := beliefdb._settle(p_workspace_id, v_row.belief_id);
+        update pg_temp.beliefdb_bulk_due d
+           set superseded = v_settled -> 'superseded', conflicts = v_settled -> 'conflicts'
+         where d.n = v_row.n and d.ord = v_row.ord;
+    end loop;
+    update pg_temp.beliefdb_bulk_first f
+       set superseded = f.superseded || coalesce(x.superseded, '[]'), conflicts = f.conflicts || coalesce(x.conflicts, '[]')
+      from (select d.n, jsonb_agg(s.e order by d.ord, s.k) filter (where s.what = 's') as superseded,
+                   jsonb_agg(s.e order by d.ord, s.k) filter (where s.what = 'c') as conflicts
+              from pg_temp.beliefdb_bulk_due d
+             cross join lateral (select 's' as what, x.e, x.k from jsonb_array_elements(d.superseded) with ordinality as x (e, k)
+                                 union all
+                                 select 'c', x.e, x.k from jsonb_array_elements(d.conflicts) with ordinality as x (e, k)) s
+             group by d.n) x
+     where x.n = f.n;
+    -- (the seeds: the rivals each conflicts with and those it superseded, with the winners if asked)
+    return array(select (x.v ->> 'b')::uuid
+                   from pg_temp.beliefdb_bulk_due d cross join lateral jsonb_array_elements(d.conflicts) as x (v)
+                 union all
+                 select (x.v ->> 'old')::uuid
+                   from pg_temp.beliefdb_bulk_due d cross join lateral jsonb_array_elements(d.superseded) as x (v)
+                 union all
+                 select (x.v ->> 'new')::uuid
+                   from pg_temp.beliefdb_bulk_due d cross join lateral jsonb_array_elements(d.superseded) as x (v)
+                  where p_winners);
+end
+$$;
+comment on function beliefdb._bulk_settle(uuid, text, boolean)
+    is 'Rule 8 for the claims of a bulk run in beliefdb_bulk_due, set-based where the new belief beats every rival it owns, else by _settle; uuid[]: the seeds they add';
+
 -- Store the staged documents p_ns (a run as above, in order) and return one ingest report each,
 -- in order; the last carries the run's propagation (what stopped holding, flagged, held).
 create or replace function beliefdb._bulk_first_versions(
@@ -40,6 +144,7 @@ declare
     v_valid tstzrange;
     v_changes jsonb;
     v_seeds uuid[] := '{}';
+    v_fresh boolean;
     v_reports jsonb[] := '{}';
     -- The ids of the run's rows (sources, versions, fragments, beliefs, justifications) begin with
     -- the run's time in milliseconds, as a version-7 UUID does (48 bits, then the version), the
@@ -67,7 +172,16 @@ begin
         subject text not null, attribute text not null, valid tstzrange, eligible boolean not null default false,
         belief_id uuid, fragment_id uuid, justification_id uuid, round integer, outcome text,
         rival boolean not null default false, primary key (n, ord)) on commit drop;
-    truncate pg_temp.beliefdb_bulk_first, pg_temp.beliefdb_bulk_first_fragment, pg_temp.beliefdb_bulk_first_claim;
+    -- (the claims one _bulk_settle call settles, and what each settled; their rivals)
+    create temporary table if not exists beliefdb_bulk_due (
+        n integer not null, ord integer not null, belief_id uuid not null, outcome text, settled text,
+        superseded jsonb not null default '[]', conflicts jsonb not null default '[]', primary key (n, ord))
+        on commit drop;
+    create temporary table if not exists beliefdb_bulk_rival (
+        n integer not null, ord integer not null, belief_id uuid not null, at timestamptz not null,
+        k integer not null, rival_id uuid not null, cmp integer, owner text) on commit drop;
+    truncate pg_temp.beliefdb_bulk_first, pg_temp.beliefdb_bulk_first_fragment, pg_temp.beliefdb_bulk_first_claim,
+             pg_temp.beliefdb_bulk_due, pg_temp.beliefdb_bulk_rival;
 
     insert into pg_temp.beliefdb_bulk_first (n, at, source_id, version_id)
     select u.n, v_base + make_interval(secs => u.k / 1e6),
@@ -164,14 +278,14 @@ begin
     -- the claims that can only be new beliefs with no rival in the run: through the gate, a valid
     -- time in range, the only claim of the run on their subject and attribute, and a claim no
     -- belief of the workspace has ever been (as _add_claims decides for one document)
+    -- (each claim through the gate has its fragment: one update of the claims for both)
     update pg_temp.beliefdb_bulk_first_claim c
-       set valid = tstzrange((c.claim ->> 'valid_from')::timestamptz, (c.claim ->> 'valid_to')::timestamptz, '[)')
-     where c.s is not null and c.actual = c.claim ->> 'quote';
-    -- (the planner gets the sizes: hash joins, not a nested loop per claim)
-    analyze pg_temp.beliefdb_bulk_first_claim (n, ord, s, e, subject, attribute, valid);
-    update pg_temp.beliefdb_bulk_first_claim c set fragment_id = x.id
+       set valid = tstzrange((c.claim ->> 'valid_from')::timestamptz, (c.claim ->> 'valid_to')::timestamptz, '[)'),
+           fragment_id = x.id
       from pg_temp.beliefdb_bulk_first_fragment x
      where x.n = c.n and x.s = c.s and x.e = c.e and c.actual = c.claim ->> 'quote';
+    -- (the planner gets the sizes: hash joins, not a nested loop per claim)
+    analyze pg_temp.beliefdb_bulk_first_claim (n, ord, s, e, subject, attribute, valid);
     -- (one probe of the subject and attribute index per claim says both whether the claim is a
     -- belief already and whether any belief has its subject and attribute, a rival under rule 8)
     update pg_temp.beliefdb_bulk_first_claim c
@@ -209,6 +323,7 @@ begin
     select c.belief_id, 'belief', false, false, true from pg_temp.beliefdb_bulk_first_claim c where c.eligible
     on conflict (id) do nothing;
     perform pg_catalog.set_config('beliefdb.nodes_noted', pg_catalog.now()::text, true);
+    perform pg_catalog.set_config('beliefdb.owner_stamped', pg_catalog.now()::text || ' ' || v_owner, true);
     insert into beliefdb.belief (workspace_id, id, statement, subject, attribute, value, kind, scope,
                                  valid_time, recorded_at, provenance, confidence_kind, owner, confidence)
     select p_workspace_id, c.belief_id, c.claim ->> 'statement', c.subject, c.attribute, c.claim ->> 'value',
@@ -218,13 +333,19 @@ begin
      order by c.n, c.ord;
     get diagnostics v_count = row_count;
     perform pg_catalog.set_config('beliefdb.nodes_noted', '', true);
+    perform pg_catalog.set_config('beliefdb.owner_stamped', '', true);
     -- one justification each, its antecedent the claim's fragment, and the evidence (as _add_evidence)
     insert into beliefdb.justification (workspace_id, id, consequent, created_at)
     select p_workspace_id, c.justification_id, c.belief_id, f.at
       from pg_temp.beliefdb_bulk_first_claim c join pg_temp.beliefdb_bulk_first f on f.n = c.n where c.eligible;
-    insert into beliefdb.justification_antecedent (workspace_id, justification_id, antecedent, edge_kind)
-    select p_workspace_id, c.justification_id, c.fragment_id, 'evidence'
+    -- (each edge with its consequent, the belief its justification was just inserted for, and
+    -- every antecedent a fragment stored current: beliefdb.edges_noted tells the triggers that
+    -- would look the consequent up again and recount unmet, 0 as inserted, to skip the statement)
+    perform pg_catalog.set_config('beliefdb.edges_noted', pg_catalog.now()::text, true);
+    insert into beliefdb.justification_antecedent (workspace_id, justification_id, antecedent, edge_kind, consequent)
+    select p_workspace_id, c.justification_id, c.fragment_id, 'evidence', c.belief_id
       from pg_temp.beliefdb_bulk_first_claim c where c.eligible;
+    perform pg_catalog.set_config('beliefdb.edges_noted', '', true);
     insert into beliefdb.evidence (workspace_id, belief_id, fragment_id, quote, role, justification_id, created_at)
     select p_workspace_id, c.belief_id, c.fragment_id, c.actual, 'supports', c.justification_id, f.at
       from pg_temp.beliefdb_bulk_first_claim c join pg_temp.beliefdb_bulk_first f on f.n = c.n where c.eligible;
@@ -232,23 +353,11 @@ begin
         perform beliefdb._restat_ingest_tables(v_count);
     end if;
 
-    -- rule 8 for those of them some other belief has the subject and attribute of, in order (the
-    -- others have no rival)
-    for v_row in
-        select c.n, c.belief_id, f.at from pg_temp.beliefdb_bulk_first_claim c
-          join pg_temp.beliefdb_bulk_first f on f.n = c.n
-         where c.eligible and c.rival
-         order by c.n, c.ord
-    loop
-        perform pg_catalog.set_config('beliefdb.batch_clock', v_row.at::text, true);
-        v_settled := beliefdb._settle(p_workspace_id, v_row.belief_id);
-        update pg_temp.beliefdb_bulk_first f
-           set superseded = f.superseded || (v_settled -> 'superseded'), conflicts = f.conflicts || (v_settled -> 'conflicts')
-         where f.n = v_row.n;
-        v_seeds := v_seeds || array(select (c ->> 'b')::uuid from jsonb_array_elements(v_settled -> 'conflicts') c
-                                    union all
-                                    select (c ->> 'old')::uuid from jsonb_array_elements(v_settled -> 'superseded') c);
-    end loop;
+    -- rule 8 for those of them some other belief has the subject and attribute of (the others have
+    -- no rival), in order (_bulk_settle)
+    insert into pg_temp.beliefdb_bulk_due (n, ord, belief_id)
+    select c.n, c.ord, c.belief_id from pg_temp.beliefdb_bulk_first_claim c where c.eligible and c.rival;
+    v_seeds := v_seeds || beliefdb._bulk_settle(p_workspace_id, v_owner, false);
 
     -- Every other claim (its subject and attribute has another claim in the run) as _add_claims
     -- decides it one by one, in rounds: round r holds the r-th claim of the run (in document and
@@ -314,6 +423,7 @@ begin
          where c.round = v_round and c.outcome = 'new'
         on conflict (id) do nothing;
         perform pg_catalog.set_config('beliefdb.nodes_noted', pg_catalog.now()::text, true);
+        perform pg_catalog.set_config('beliefdb.owner_stamped', pg_catalog.now()::text || ' ' || v_owner, true);
         insert into beliefdb.belief (workspace_id, id, statement, subject, attribute, value, kind, scope,
                                      valid_time, recorded_at, provenance, confidence_kind, owner, confidence)
         select p_workspace_id, c.belief_id, c.claim ->> 'statement', c.subject, c.attribute, c.claim ->> 'value',
@@ -322,47 +432,47 @@ begin
          where c.round = v_round and c.outcome = 'new'
          order by c.n, c.ord;
         perform pg_catalog.set_config('beliefdb.nodes_noted', '', true);
+        perform pg_catalog.set_config('beliefdb.owner_stamped', '', true);
         insert into beliefdb.justification (workspace_id, id, consequent, created_at)
         select p_workspace_id, c.justification_id, c.belief_id, f.at
           from pg_temp.beliefdb_bulk_first_claim c join pg_temp.beliefdb_bulk_first f on f.n = c.n
          where c.round = v_round and c.outcome in ('new', 'corroborated');
-        insert into beliefdb.justification_antecedent (workspace_id, justification_id, antecedent, edge_kind)
-        select p_workspace_id, c.justification_id, c.fragment_id, 'evidence'
+        perform pg_catalog.set_config('beliefdb.edges_noted', pg_catalog.now()::text, true);
+        insert into beliefdb.justification_antecedent (workspace_id, justification_id, antecedent, edge_kind, consequent)
+        select p_workspace_id, c.justification_id, c.fragment_id, 'evidence', c.belief_id
           from pg_temp.beliefdb_bulk_first_claim c where c.round = v_round and c.outcome in ('new', 'corroborated');
+        perform pg_catalog.set_config('beliefdb.edges_noted', '', true);
         insert into beliefdb.evidence (workspace_id, belief_id, fragment_id, quote, role, justification_id, created_at)
         select p_workspace_id, c.belief_id, c.fragment_id, c.actual, 'supports', c.justification_id, f.at
           from pg_temp.beliefdb_bulk_first_claim c join pg_temp.beliefdb_bulk_first f on f.n = c.n
          where c.round = v_round and c.outcome in ('new', 'corroborated');
-        -- rule 8 for the new beliefs and the corroborated ones (new support can change the rank)
-        for v_row in
-            select c.n, c.belief_id, f.at from pg_temp.beliefdb_bulk_first_claim c
-              join pg_temp.beliefdb_bulk_first f on f.n = c.n
-             where c.round = v_round and c.outcome in ('new', 'corroborated')
-               and exists (select from beliefdb.belief b
-                            where b.workspace_id = p_workspace_id and b.subject = c.subject
-                              and b.attribute = c.attribute and b.id <> c.belief_id
-                           offset 0)
-             order by c.n, c.ord
-        loop
-            perform pg_catalog.set_config('beliefdb.batch_clock', v_row.at::text, true);
-            v_settled := beliefdb._settle(p_workspace_id, v_row.belief_id);
-            update pg_temp.beliefdb_bulk_first f
-               set superseded = f.superseded || (v_settled -> 'superseded'),
-                   conflicts = f.conflicts || (v_settled -> 'conflicts')
-             where f.n = v_row.n;
-            v_seeds := v_seeds || array(select (c ->> 'b')::uuid from jsonb_array_elements(v_settled -> 'conflicts') c
-                                        union all
-                                        select (c ->> 'old')::uuid from jsonb_array_elements(v_settled -> 'superseded') c
-                                        union all
-                                        select (c ->> 'new')::uuid from jsonb_array_elements(v_settled -> 'superseded') c);
-        end loop;
+        -- rule 8 for the new beliefs and the corroborated ones (new support can change the rank), in
+        -- order (_bulk_settle)
+        truncate pg_temp.beliefdb_bulk_due;
+        insert into pg_temp.beliefdb_bulk_due (n, ord, belief_id, outcome)
+        select c.n, c.ord, c.belief_id, c.outcome from pg_temp.beliefdb_bulk_first_claim c
+         where c.round = v_round and c.outcome in ('new', 'corroborated')
+           and exists (select from beliefdb.belief b
+                        where b.workspace_id = p_workspace_id and b.subject = c.subject
+                          and b.attribute = c.attribute and b.id <> c.belief_id
+                       offset 0);
+        v_seeds := v_seeds || beliefdb._bulk_settle(p_workspace_id, v_owner, true);
     end loop;
     perform pg_catalog.set_config('beliefdb.batch_clock', '', true);
+    v_fresh := beliefdb.clock() < v_base + interval '1 day';
 
     -- one propagation: the beliefs the claims made, corroborated or repeated, and what they
     -- settled (the new fragments hold and are current as stored: premises of versions in force,
-    -- with nothing before them to walk from)
-    v_seeds := v_seeds || array(select c.belief_id from pg_temp.beliefdb_bulk_first_claim c where c.belief_id is not null);
+    -- with nothing before them to walk from). A new belief with no rival (the only claim of the
+    -- run on its subject and attribute, which no other belief has) is stored as the propagation
+    -- would leave it: it holds by its justification at rank 0, current, nothing rests on it, no
+    -- rule 8 question, and its confidence is the one stored, while the clock is within a day of
+    -- the run (recency 1): it is no seed then, where evaluating, ranking and computing the
+    -- confidence of every new belief again took a second of a batch at a million. One whose valid
+    -- time has ended is a seed all the same (propagate adds beliefdb.due_to_expire).
+    v_seeds := v_seeds || array(select c.belief_id from pg_temp.beliefdb_bulk_first_claim c
+                                 where c.belief_id is not null
+                                   and not (c.eligible and not c.rival and v_fresh));
     v_changes := beliefdb.propagate(p_workspace_id, v_seeds);
 
     -- the reports, in order, each as _ingest_version_core's; the last with the run's changes
