@@ -381,3 +381,21 @@ def test_the_row_triggers_a_bulk_statement_skips_still_run_for_other_rows(bdb: b
     for table in ("belief", "justification_antecedent"):
         assert postgresql.execute("select has_table_privilege('beliefdb_app', %s, 'insert')",
                                   (f"beliefdb.{table}",)).fetchone() == (False,)
+
+
+def test_a_session_that_sets_the_bulk_hint_still_has_its_reasons_counted(bdb: beliefdb.BeliefDB,
+                                                                        postgresql: psycopg.Connection[Any]) -> None:
+    """beliefdb.edges_noted is a setting any session may set; the unmet recount of new edges is skipped
+    only for a bulk batch really running (one only the owner's batch opens). An agent that sets it
+    and decides on a retracted belief gets its reason counted as missing: the decision needs review."""
+    report = bdb.ingest_text("The warranty period is 12 months.\n", source="policy.md")
+    (belief,) = [a.id for a in report.accepted]
+    bdb.retract(belief=belief, reason="wrong")
+    with bdb.database.transaction() as conn:
+        conn.execute("select set_config('beliefdb.edges_noted', now()::text, true)")
+        decided = conn.execute("select (beliefdb.decide('Promise a year', %s::jsonb)).*",
+                               (f'[["{belief}"]]',)).fetchone()
+    assert decided is not None and decided[1] == "needs_review"
+    unmet = postgresql.execute("select j.unmet from beliefdb.justification j where j.consequent = %s",
+                               (decided[0],)).fetchall()
+    assert unmet == [(1,)]

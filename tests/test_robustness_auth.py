@@ -100,7 +100,7 @@ def test_an_agent_logs_in_with_its_password_and_writes_as_itself(
     assert len(report.accepted) == 1
     assert owners == {"7 days": "postgres", "9 am": name}
     stamped = su(db_url, "select distinct principal from beliefdb.audit_event where workspace_id = %s"
-                         " and action = 'belief.insert' and principal <> 'postgres'", (two_workspaces["A"],))
+                         " and action = 'ingest' and principal <> 'postgres'", (two_workspaces["A"],))
     assert stamped == [(name,)]
 
 

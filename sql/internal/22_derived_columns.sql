@@ -36,8 +36,9 @@ comment on function beliefdb.antecedent_consequent() is 'Trigger: copy the justi
 -- A set-based insert that wrote each edge's consequent itself, from the justifications it inserted
 -- just before (a bulk ingest's), says so for its transaction in beliefdb.edges_noted: the WHEN
 -- skips its rows that carry one, where the trigger took 25 us a row to look it up again. A row
--- without one, or any other statement, is looked up as before; the foreign key to justification
--- still refuses an edge without its justification.
+-- without one, or any other statement, is looked up as before (only the bulk path writes the
+-- column, so a session that sets the hint itself skips nothing of anyone else's); the foreign key
+-- to justification still refuses an edge without its justification.
 create or replace trigger justification_antecedent_consequent before insert or update on beliefdb.justification_antecedent
     for each row when (new.consequent is null
                        or pg_catalog.current_setting('beliefdb.edges_noted', true)
@@ -112,13 +113,28 @@ end
 $$;
 comment on function beliefdb.recount_unmet() is 'Trigger: recount justification.unmet of the justifications whose antecedent edges changed';
 
--- (an insert noted in beliefdb.edges_noted, a bulk ingest's, gives new justifications, inserted
--- with unmet 0, antecedents that are all current, fragments it stored so: no count moves, and the
--- recount read each justification and its edges again for nothing, 0.2 s a batch)
+-- Whether this statement's edges are a bulk ingest batch's own (beliefdb.edges_noted, and the batch
+-- really running: beliefdb._audit_batch, which only the owner's batch can open). Such an insert gives
+-- new justifications, inserted with unmet 0, antecedents that are all current, fragments it stored
+-- so: no count moves, and the recount read each justification and its edges again for nothing (0.2 s
+-- a batch). The setting alone is not enough: any session may set it, and a decision whose edges
+-- were not counted would hold on a reason that does not.
+create or replace function beliefdb._edges_noted() returns boolean
+language plpgsql stable
+set search_path = pg_catalog, pg_temp
+as $$
+begin
+    -- (_audit_batch is made after this file: plpgsql finds it when called)
+    return current_setting('beliefdb.edges_noted', true) is not distinct from now()::text
+           and beliefdb._audit_batch() is not null;
+end
+$$;
+comment on function beliefdb._edges_noted() is 'Whether this transaction''s edge insert is a running bulk ingest batch''s own, whose unmet counts need no recount';
+
 create or replace trigger justification_antecedent_unmet_insert after insert on beliefdb.justification_antecedent
     referencing new table as changed_rows
     for each statement
-    when (pg_catalog.current_setting('beliefdb.edges_noted', true) is distinct from pg_catalog.now()::text)
+    when (not beliefdb._edges_noted())
     execute function beliefdb.recount_unmet();
 create or replace trigger justification_antecedent_unmet_delete after delete on beliefdb.justification_antecedent
     referencing old table as changed_rows
