@@ -291,11 +291,7 @@ begin
     v_summary := jsonb_build_object(
         'correction', v_result -> 'correction', 'belief', p_belief, 'replacement', v_result -> 'replacement',
         'reviewer', p_reviewer, 'flagged', v_result -> 'flagged', 'held', v_result -> 'held');
-    if v_opened then
-        perform beliefdb._audit_close('correction.apply', v_summary);
-    else
-        perform beliefdb._audit('correction.apply', v_summary);
-    end if;
+    perform beliefdb._audit_finish(v_opened, 'correction.apply', v_summary);
     return v_result;
 end
 $$;
