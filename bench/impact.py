@@ -13,7 +13,9 @@ much of the graph rests on. The graph is loaded with binary COPY, then measured:
 * the same question answered in memory by Python on the same graph, in the same run: networkx
   ``descendants`` for the closure, then a dict-based least fixpoint of holding inside the closure
   (a justification holds when each antecedent is outside the closure or holds again), the flags,
-  held actions and surviving decisions with their live support; ratio = beliefdb / Python;
+  held actions and surviving decisions with their live support; ratio = beliefdb / Python, over
+  all the seeds and (``handful_ratio``) over those whose retraction stops at most ``HANDFUL``
+  nodes holding, the issue's case;
 * ``beliefdb.apply_correction`` on ``--runs`` different beliefs, each its own committed
   transaction (the call and the commit are timed).
 
@@ -69,6 +71,8 @@ MIX = {FRAGMENT: 0.15, BELIEF: 0.25, DERIVED: 0.30, DECISION: 0.15, ACTION: 0.15
 FRAGMENTS_PER_SOURCE = 10
 SKEW = 2.5  # parent = floor(pool * u**SKEW): density ~ x**(1/SKEW - 1), a power law; hubs get ~1% of all picks
 TARGETS = (10, 1000, 10000)
+# "a handful of nodes stop holding" (issue 21): seeds whose answer stops at most this many, the seed included
+HANDFUL = 10
 TABLES_BY_DEPENDENCY = ("evidence", "justification_antecedent", "justification", "relation", "review_item",
                         "correction", "action", "decision", "belief", "fragment", "source_version", "source",
                         "node", "adjacency", "audit_event", "audit_head")
@@ -663,6 +667,7 @@ def measure_impact(url: str, ws: uuid.UUID, g: Graph, mem: Reference, seeds: dic
             desc_ms: list[float] = []
             closures: list[int] = []
             flagged: list[int] = []
+            stopped: list[int] = []
             began = time.perf_counter()
             for s in seeds[t]:
                 if len(sql_ms) >= 5 and time.perf_counter() - began > budget_s:
@@ -677,17 +682,25 @@ def measure_impact(url: str, ws: uuid.UUID, g: Graph, mem: Reference, seeds: dic
                 sql_ms.append(ms)
                 closures.append(expected["closure"])
                 flagged.append(len(expected["flagged"]))
+                stopped.append(len(expected["stopped"]))
+            # the issue's case: a closure where only a handful of nodes stop holding (the seed included)
+            few = [i for i, n in enumerate(stopped) if n <= HANDFUL]
             result[str(t)] = {
                 "p50_ms": statistics.median(sql_ms), "p95_ms": percentile(sql_ms, 95),
                 "python_p50_ms": statistics.median(py_ms), "python_p95_ms": percentile(py_ms, 95),
                 "descendants_p50_ms": statistics.median(desc_ms),
                 "ratio": statistics.median(sql_ms) / statistics.median(py_ms),
                 "closure_median": statistics.median(closures), "closure_range": [min(closures), max(closures)],
-                "flagged_median": statistics.median(flagged), "runs": len(sql_ms)}
+                "flagged_median": statistics.median(flagged), "runs": len(sql_ms),
+                "stopped_median": statistics.median(stopped), "handful_runs": len(few),
+                "handful_ratio": (statistics.median(sql_ms[i] for i in few) / statistics.median(py_ms[i] for i in few)
+                                  if few else None)}
             r = result[str(t)]
             log(f"impact ~{t:>5} nodes (closure {r['closure_range'][0]}-{r['closure_range'][1]}): "
                 f"beliefdb p50 {r['p50_ms']:.2f} ms p95 {r['p95_ms']:.2f} ms | python p50 {r['python_p50_ms']:.2f} ms "
-                f"(descendants alone {r['descendants_p50_ms']:.2f} ms) | ratio {r['ratio']:.2f}")
+                f"(descendants alone {r['descendants_p50_ms']:.2f} ms) | ratio {r['ratio']:.2f} | stopping: median "
+                f"{r['stopped_median']:g}, {len(few)} seeds with <= {HANDFUL}, their ratio "
+                f"{'-' if r['handful_ratio'] is None else format(r['handful_ratio'], '.2f')}")
     return result
 
 
@@ -904,6 +917,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         "impact_p50_ms": {t: round(impact[t]["p50_ms"], 3) for t in impact},
         "impact_p95_ms": {t: round(impact[t]["p95_ms"], 3) for t in impact},
         "python_ratio": {t: round(impact[t]["ratio"], 3) for t in impact},
+        # the same over the seeds whose retraction stops at most HANDFUL nodes holding
+        "handful_ratio": {t: None if impact[t]["handful_ratio"] is None else round(impact[t]["handful_ratio"], 3)
+                          for t in impact},
+        "handful_runs": {t: impact[t]["handful_runs"] for t in impact},
+        "stopped_median": {t: impact[t]["stopped_median"] for t in impact},
         "correction_apply_p50_ms": round(corrections["p50_ms"], 3) if corrections else None,
         "correction_apply_p95_ms": round(corrections["p95_ms"], 3) if corrections else None,
         "python_p50_ms": {t: round(impact[t]["python_p50_ms"], 3) for t in impact},

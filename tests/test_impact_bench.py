@@ -29,6 +29,11 @@ def test_impact_benchmark_runs_small(db_url: str) -> None:
     result = json.loads(out.getvalue().strip().splitlines()[-1])
     assert result["nodes"] == 3000
     assert result["impact_p50_ms"] and all(v > 0 for v in result["impact_p50_ms"].values())
+    # the case is reported apart: seeds whose retraction stops at most HANDFUL nodes holding
+    for t, runs in result["runs"].items():
+        assert 0 <= result["handful_runs"][t] <= runs
+        assert result["stopped_median"][t] >= 1  # the seed itself stops holding
+        assert (result["handful_ratio"][t] is None) == (result["handful_runs"][t] == 0)
     assert result["correction_apply_p50_ms"] > 0
     assert result["correction_apply_p95_ms"] >= result["correction_apply_p50_ms"]
 
