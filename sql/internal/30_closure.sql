@@ -30,6 +30,14 @@ begin
     end if;
     if pg_catalog.pg_relation_size(v_table) > 8388608 then
         execute pg_catalog.format('truncate pg_temp.%I', p_table);
+    -- the three working tables by name, statements the session plans once (an execute was parsed
+    -- and planned at each of the three a correction empties)
+    elsif p_table = 'beliefdb_evaluation' then
+        delete from pg_temp.beliefdb_evaluation;
+    elsif p_table = 'beliefdb_changes' then
+        delete from pg_temp.beliefdb_changes;
+    elsif p_table = 'beliefdb_audit_operation' then
+        delete from pg_temp.beliefdb_audit_operation;
     else
         execute pg_catalog.format('delete from pg_temp.%I', p_table);
     end if;
