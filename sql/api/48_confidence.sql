@@ -23,6 +23,8 @@ create or replace function beliefdb.confidence_factors(p_workspace_id uuid, p_be
 returns table (factor text, detail text, weight real)
 language sql stable
 set search_path = pg_catalog, pg_temp
+-- one belief by its key: planned once per session, not at every call (twice in each correction)
+set plan_cache_mode = force_generic_plan
 as $$
     with belief as (
         select b.confidence_kind, b.status, b.kind, b.recorded_at

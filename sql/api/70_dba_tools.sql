@@ -374,6 +374,10 @@ comment on function beliefdb.rebuild_supports(uuid) is 'Rewrite a workspace''s s
 create or replace function beliefdb.refresh_decision_reasons(p_workspace_id uuid, p_decisions uuid[]) returns integer
 language plpgsql
 set search_path = pg_catalog, pg_temp
+-- the read goes from each decision by its key, whatever the array holds: planned once per session,
+-- not for every new edge (0.8 ms of each correction's apply, whose edge is into a belief). The
+-- write is planned for its arrays (execute): a generic plan rescanned the unnest for every decision
+set plan_cache_mode = force_generic_plan
 as $$
 declare
     v_ids uuid[];
@@ -399,10 +403,11 @@ begin
     if v_ids is null then
         return 0;
     end if;
-    update beliefdb.decision d
-       set reasons = u.reasons
-      from unnest(v_ids, v_reasons) as u (id, reasons)
-     where d.workspace_id = p_workspace_id and d.id = u.id and d.id = any(v_ids);
+    execute 'update beliefdb.decision d
+                set reasons = u.reasons
+               from unnest($2, $3) as u (id, reasons)
+              where d.workspace_id = $1 and d.id = u.id and d.id = any($2)'
+      using p_workspace_id, v_ids, v_reasons;
     return cardinality(v_ids);
 end
 $$;

@@ -71,6 +71,10 @@ create or replace trigger justification_moved after update of consequent on beli
 create or replace function beliefdb.recount_unmet() returns trigger
 language plpgsql
 set search_path = pg_catalog, pg_temp
+-- the recount reads each justification by its key whatever the arrays hold: planned once per
+-- session, not at every statement (0.7 ms of each correction's apply). The write is planned for
+-- its arrays (execute): a generic plan rescanned the unnest for every justification it found
+set plan_cache_mode = force_generic_plan
 as $$
 declare
     v_workspaces uuid[];
@@ -102,11 +106,12 @@ begin
          where c.unmet <> c.was
          group by c.workspace_id
     loop
-        update beliefdb.justification j
-           set unmet = u.unmet
-          from unnest(v_group.ids, v_group.unmet) as u (id, unmet)
-         where j.workspace_id = v_group.workspace_id and j.id = u.id
-           and j.id = any(v_group.ids) and j.unmet <> u.unmet;
+        execute 'update beliefdb.justification j
+                    set unmet = u.unmet
+                   from unnest($2, $3) as u (id, unmet)
+                  where j.workspace_id = $1 and j.id = u.id
+                    and j.id = any($2) and j.unmet <> u.unmet'
+          using v_group.workspace_id, v_group.ids, v_group.unmet;
     end loop;
     return null;
 end

@@ -356,6 +356,9 @@ comment on function beliefdb._is_related(uuid, uuid) is 'Whether a belief supers
 create or replace function beliefdb.adjacency_of_relations() returns trigger
 language plpgsql
 set search_path = pg_catalog, pg_temp
+-- each belief's self row by its key, whatever the arrays hold: planned once per session, not at
+-- every relation written (0.5 ms of a correction's apply)
+set plan_cache_mode = force_generic_plan
 as $$
 declare
     v_workspace_ids uuid[];

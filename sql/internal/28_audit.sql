@@ -277,8 +277,6 @@ language plpgsql security definer
 set search_path = pg_catalog, pg_temp
 as $$
 declare
-    -- (TG_ARGV counts from 0; a copy through unnest counts from 1, as the key expression below does)
-    v_keys text[] := array(select pg_catalog.unnest(TG_ARGV));
     -- (each looked for only when its transaction-local setting says one may be open: most
     -- statements have neither, and the look is a catalog read per statement)
     v_batch uuid := case when pg_catalog.current_setting('beliefdb.audit_batch', true) <> ''
@@ -301,10 +299,11 @@ begin
                jsonb_agg(r.key order by r.key) as keys,
                sha256(convert_to(string_agg(r.row_text, E'\n' order by r.row_text), 'UTF8')) as rows_hash
           from (select (x.j ->> 'workspace_id')::uuid as workspace_id,
-                       -- (each row's jsonb made once; up to three key columns without a subquery per row)
-                       case when cardinality(v_keys) <= 3
-                            then concat_ws('/', x.j ->> v_keys[1], x.j ->> v_keys[2], x.j ->> v_keys[3])
-                            else array_to_string(array(select x.j ->> k from unnest(v_keys) as k), '/') end as key,
+                       -- (each row's jsonb made once; up to three key columns without a subquery per row;
+                       -- TG_ARGV counts from 0, and is read as it is: a copy was a statement per call)
+                       case when TG_NARGS <= 3
+                            then concat_ws('/', x.j ->> TG_ARGV[0], x.j ->> TG_ARGV[1], x.j ->> TG_ARGV[2])
+                            else array_to_string(array(select x.j ->> k from unnest(TG_ARGV) as k), '/') end as key,
                        x.j::text as row_text
                   from (select to_jsonb(c) as j from changed_rows c
                          where v_batch is null or c.workspace_id is distinct from v_batch) x) r

@@ -35,6 +35,9 @@ comment on function beliefdb._begin_changes() is 'Start recording what one opera
 create or replace function beliefdb._note_changes(p_workspace_id uuid, p_ids uuid[]) returns void
 language plpgsql
 set search_path = pg_catalog, pg_temp
+-- the nodes by their keys (= any), then each one's decision or action row by its key, whatever the
+-- array holds: planned once per session, not at every propagation (0.6 ms of a correction's apply)
+set plan_cache_mode = force_generic_plan
 as $$
 begin
     if to_regclass('pg_temp.beliefdb_changes') is null

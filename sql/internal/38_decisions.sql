@@ -126,10 +126,19 @@ declare
 begin
     select * into v_old from beliefdb.belief b where b.workspace_id = p_workspace_id and b.id = p_belief;
     -- the three nodes it makes, in one statement: each statement costs its triggers (audit,
-    -- adjacency), and create_node finds them made
-    insert into beliefdb.node (workspace_id, id, kind)
-    values (p_workspace_id, v_fragment, 'fragment'), (p_workspace_id, v_replacement, 'belief'),
-           (p_workspace_id, v_correction, 'correction');
+    -- adjacency), and create_node finds them made. Each is stored as the propagation below finds it
+    -- (as a bulk ingest stores its first fragments): the fragment of a new version of a new source
+    -- and the correction are premises that hold (rank 0), the replacement holds by its one
+    -- justification on that fragment (rank 1) and is current unless its valid time has ended. So
+    -- the edge's unmet recount finds nothing to write, the propagation does not write them again
+    -- (nor move unmet back), and the replacement is not "current again" there: it meets its rivals
+    -- once, below. (Were one of them stored wrong, the propagation would write it as for any node.)
+    insert into beliefdb.node (workspace_id, id, kind, holds, current, support, support_rank)
+    values (p_workspace_id, v_fragment, 'fragment', true, true, null, 0),
+           (p_workspace_id, v_replacement, 'belief', true,
+            not coalesce(not upper_inf(v_old.valid_time) and upper(v_old.valid_time) <= beliefdb.clock(), false),
+            v_justification, 1),
+           (p_workspace_id, v_correction, 'correction', true, true, null, 0);
     -- the reviewer's text is a source of its own, so the correction is evidence, not an edit
     insert into beliefdb.source (workspace_id, name, origin_type, authority, provenance)
     values (p_workspace_id, 'correction:' || pg_catalog.gen_random_uuid(), 'human_reviewer', 'official',
