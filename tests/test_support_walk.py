@@ -395,3 +395,68 @@ def test_impact_takes_a_whole_id_of_each_kind(bdb: beliefdb.BeliefDB, postgresql
     assert fee in stopped(str(seven)) and seven not in stopped(str(seven))  # the source named so
     with pytest.raises(beliefdb.BeliefDBError, match="no node, source or source version is named"):
         bdb.impact(str(uuid4()))
+
+
+def working_set(stored: Stored) -> set[int]:
+    """The nodes the session's last propagation evaluated (pg_temp.beliefdb_evaluation), by index."""
+    index = {i: n for n, i in enumerate(stored.ids)}
+    rows = stored.conn.execute("select id from pg_temp.beliefdb_evaluation").fetchall()
+    stored.conn.commit()
+    return {index[i] for (i,) in rows}
+
+
+def test_a_propagation_evaluates_what_rests_on_the_change_by_its_support(postgresql: psycopg.Connection[Any],
+                                                                         db_url: str) -> None:
+    """Retracting x: the propagation evaluates x, what x's own edges reach (a and c) and what rests
+    on those by its stored support (d), not the 150 beliefs that rest on a, which holds by q: x's
+    forward closure has 154 nodes. Restoring x gives back: the whole forward closure is evaluated.
+    Both as the reference says, the supports well-founded."""
+    stored = built(postgresql, db_url)
+    assert len(working_set(stored)) == GRAPH.size
+    for retracted in (True, False):
+        stored.set_retracted(1, retracted)
+        stored.propagate([stored.ids[1]])
+        walked = working_set(stored)
+        if retracted:
+            assert walked == {1, 2, C, D}, sorted(walked)
+        else:
+            assert walked == {1, 2, *range(4, 4 + FAN), C, D}, sorted(walked)
+        want = reference(GRAPH, frozenset({1}) if retracted else frozenset())
+        rows = postgresql.execute("select id, holds from beliefdb.node where workspace_id = %s",
+                                  (stored.ws,)).fetchall()
+        postgresql.commit()
+        index = {i: n for n, i in enumerate(stored.ids)}
+        assert {index[i]: holds for i, holds in rows} == want.holds
+        assert support_drift(postgresql, stored.ws) == []
+
+
+def test_a_propagation_that_brings_a_belief_back_evaluates_the_whole_closure(
+        postgresql: psycopg.Connection[Any], db_url: str) -> None:
+    """Retracting q takes w down, which superseded l: l is current again, and 5, which rests on l,
+    holds again though nothing rests on l by a support to walk: the walk finds l current again and
+    the whole closure is evaluated (5 among it). Retracting x then takes l down with 5 by the walk.
+    Each step as the reference says."""
+    stored = store(postgresql, db_url, SUPERSEDED)
+    stored.propagate(stored.ids)
+    index = {i: n for n, i in enumerate(stored.ids)}
+
+    def standing() -> dict[int, tuple[bool, bool]]:
+        rows = postgresql.execute("select id, holds, current from beliefdb.node where workspace_id = %s",
+                                  (stored.ws,)).fetchall()
+        postgresql.commit()
+        return {index[i]: (holds, cur) for i, holds, cur in rows}
+
+    assert standing()[5] == (False, False)
+    stored.set_retracted(0, True)
+    stored.propagate([stored.ids[0]])
+    assert 5 in working_set(stored)
+    want = reference(SUPERSEDED, frozenset({0}))
+    assert {n: s for n, (s, _) in standing().items()} == want.holds
+    assert standing()[4] == (True, True) and standing()[5] == (True, True)
+
+    stored.set_retracted(1, True)
+    stored.propagate([stored.ids[1]])
+    assert working_set(stored) == {1, 4, 5}
+    want = reference(SUPERSEDED, frozenset({0, 1}))
+    assert {n: s for n, (s, _) in standing().items()} == want.holds
+    assert support_drift(postgresql, stored.ws) == []

@@ -37,6 +37,14 @@ comment on function beliefdb.in_force(uuid, uuid) is 'Whether a source version i
 -- p_assume_off are nodes assumed to stop holding (impact previews); they are seeds too. Nodes
 -- outside the closure keep their stored node.current. Writes nothing.
 --
+-- p_walk (what beliefdb.propagate asks): past the seeds' own edges out, only what rests on the
+-- closure by its stored support (adjacency.support) joins it, as beliefdb.support_walk walks. That
+-- is the answer while the change only takes away: what rests on a closure node by another
+-- justification than its support holds by a support that rests on nothing in the closure, so it
+-- keeps its standing. When a seed is not current, or something in the walked closure would start
+-- to hold or be current again (a belief whose winner stops holding, say), the forward closure is
+-- evaluated whole instead.
+--
 -- The closure is walked breadth first, one level at a time: one statement per level reads its
 -- nodes, the edges out of them and their justifications with what they miss outside the closure
 -- (justification.unmet), all from beliefdb.adjacency with one index scan over the level's array
@@ -48,7 +56,7 @@ comment on function beliefdb.in_force(uuid, uuid) is 'Whether a source version i
 -- not in from, where they are first copied into a tuplestore (7% of the time). (o_: out
 -- parameters, named apart from the columns.)
 create or replace function beliefdb.evaluate_closure(
-    p_workspace_id uuid, p_seeds uuid[], p_assume_off uuid[],
+    p_workspace_id uuid, p_seeds uuid[], p_assume_off uuid[], p_walk boolean default false,
     out o_ids uuid[], out o_kind beliefdb.node_kind[], out o_held boolean[], out o_was_current boolean[],
     out o_premise boolean[], out o_blocked boolean[], out o_holds boolean[], out o_superseded boolean[],
     out o_expired boolean[], out o_live uuid[], out o_live_decision uuid[], out o_rounds integer,
@@ -139,6 +147,14 @@ declare
     v_sup boolean;
     v_by integer[];               -- the justification (position) each node holds by, in the last round
     v_jdepth integer[];           -- a justification's deepest antecedent in the closure so far
+    -- walking by stored supports (p_walk): from the seeds and from what is reached so, only the
+    -- edges out that carry a support are followed (v_all: every edge out, when not walking); what
+    -- the seeds' other edges reach (v_terminal) is read last, and not followed (v_stop)
+    v_walk boolean := coalesce(p_walk, false);
+    v_all boolean := true;
+    v_stop boolean := false;
+    v_to_support uuid[];
+    v_terminal uuid[];
 begin
     o_rounds := 0;
     o_live := '{}';
@@ -163,21 +179,39 @@ begin
                array_agg(x.retracted) filter (where x.is_self),
                array_agg(x.node) filter (where x.is_self and x.related),
                array_agg(x.node) filter (where x.is_out), array_agg(x.justification) filter (where x.is_out),
-               array_agg(x.consequent) filter (where x.is_out and not x.is_leaf),
+               array_agg(x.consequent) filter (where x.follow and x.kind is null),
+               array_agg(x.consequent) filter (where x.follow and x.kind is null and x.support),
                array_agg(x.node) filter (where x.is_in), array_agg(x.justification) filter (where x.is_in),
                array_agg(x.unmet) filter (where x.is_in),
                array_agg(x.consequent) filter (where x.is_leaf), array_agg(x.kind) filter (where x.is_leaf),
                array_agg(x.holds) filter (where x.is_leaf), array_agg(x.current) filter (where x.is_leaf),
                array_agg(x.retracted) filter (where x.is_leaf), array_agg(x.justification) filter (where x.is_leaf)
           into v_level_ids, v_kind, v_held, v_current, v_retr, v_level_related,
-               v_from, v_via, v_to, v_of, v_jid, v_unmet,
+               v_from, v_via, v_to, v_to_support, v_of, v_jid, v_unmet,
                v_l, v_l_kind, v_l_held, v_l_current, v_l_retracted, v_l_just
           from (select x.*, x.entry = 'self' as is_self, x.entry = 'out' as is_out, x.entry = 'in' as is_in,
-                       x.entry = 'out' and x.kind is not null as is_leaf
+                       x.entry = 'out' and not v_stop as follow,
+                       x.entry = 'out' and not v_stop and x.kind is not null as is_leaf
                   from beliefdb.adjacency x
                  where x.workspace_id = p_workspace_id and x.node = any(v_front)
                 offset 0) x;
         exit when v_level_ids is null;
+        if v_walk then
+            if v_all then
+                -- the seeds: one that is not current may start to hold or be current again, and
+                -- what rests on it has no support to walk: the whole closure then. Else what their
+                -- other edges reach is read last (it may start to hold by a new justification).
+                if false = any(v_current) then
+                    v_walk := false;
+                else
+                    v_terminal := v_to;
+                    v_all := false;
+                end if;
+            end if;
+            if not v_all then
+                v_to := v_to_support;
+            end if;
+        end if;
         o_ids := o_ids || v_level_ids;
         o_kind := o_kind || v_kind;
         o_held := o_held || v_held;
@@ -202,7 +236,7 @@ begin
         -- depends on them); what supersedes them and what they are tied with
         v_rel := null;
         v_tied := null;
-        if v_level_related is not null then
+        if v_level_related is not null and not v_stop then
             select f.*, t.*
               into v_rel, v_loser_ids, v_winner_ids, v_tied
               from (select array_agg(r.to_belief)
@@ -227,6 +261,11 @@ begin
                          select unnest(v_tied)
                          except
                          select unnest(o_ids));
+        if cardinality(v_front) = 0 and v_terminal is not null then
+            v_front := array(select unnest(v_terminal) except select unnest(o_ids));
+            v_terminal := null;
+            v_stop := true;
+        end if;
         exit when cardinality(v_front) = 0;
     end loop;
     -- the leaves join the closure with their justification, numbered after every justification
@@ -447,6 +486,22 @@ begin
         exit when not v_changed;
     end loop;
 
+    -- walking by stored supports, the nodes outside the walk kept their standing: sound while the
+    -- change only takes away (what is outside holds by a support that rests on nothing walked).
+    -- Should anything walked start to hold, or be current again, what rests on it is not walked:
+    -- the whole closure then.
+    if v_walk then
+        for v_p in 1 .. v_n loop
+            if o_holds[v_p] and (not o_held[v_p]
+                                 or (not o_was_current[v_p] and not o_superseded[v_p] and not o_expired[v_p])) then
+                select * into o_ids, o_kind, o_held, o_was_current, o_premise, o_blocked, o_holds, o_superseded,
+                              o_expired, o_live, o_live_decision, o_rounds, o_support, o_depth
+                  from beliefdb.evaluate_closure(p_workspace_id, p_seeds, p_assume_off, false);
+                return;
+            end if;
+        end loop;
+    end if;
+
     -- what each node holds by: the justification that made it hold in the last round
     o_support := array(select case when u.j > 0 then v_just[u.j] end from unnest(v_by) with ordinality as u (j, n)
                         order by u.n);
@@ -474,7 +529,7 @@ begin
     end if;
 end
 $$;
-comment on function beliefdb.evaluate_closure(uuid, uuid[], uuid[]) is 'Holding and supersession of the forward closure of a change, as arrays (reads only)';
+comment on function beliefdb.evaluate_closure(uuid, uuid[], uuid[], boolean) is 'Holding and supersession of the forward closure of a change, or of what rests on it by stored supports, as arrays (reads only)';
 
 -- Beliefs of a workspace whose valid time has ended while they were still current (rule 16).
 create or replace function beliefdb.due_to_expire(p_workspace_id uuid) returns uuid[]

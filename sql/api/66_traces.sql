@@ -401,10 +401,14 @@ begin
        and n.workspace_id = v_ws and n.id = (i ->> 'node')::uuid;
 
     -- the quarantined are seeds too: their status was written here, and a conflicting belief
-    -- quarantined loses the conflict's factor of its confidence (propagate recomputes the seeds')
+    -- quarantined loses the conflict's factor of its confidence (propagate recomputes the seeds').
+    -- So is every node retracted or restored here: the propagation walks what rests on its seeds by
+    -- stored supports, and a step invalidated that held by another support is reached no other way.
     v_changes := beliefdb.propagate(v_ws, v_faulty || array(
         select (i ->> 'node')::uuid from jsonb_array_elements(v_plan) i
-         where (i ->> 'action' = 'preserve' and i ->> 'reason' like 'restored:%') or i ->> 'action' = 'quarantine'));
+         where (i ->> 'action' = 'preserve' and i ->> 'reason' like 'restored:%')
+            or i ->> 'action' in ('delete', 'quarantine')
+            or (i ->> 'action' in ('invalidate', 'replay') and i ->> 'node_kind' = 'step')));
     perform beliefdb._audit('repair.apply', jsonb_build_object(
         'repair', v_id, 'faulty', v_faulty, 'independent_evidence', p_independent_evidence,
         'counts', (select jsonb_object_agg(x.action, x.n)

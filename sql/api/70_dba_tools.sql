@@ -6,8 +6,10 @@
 -- vector index of an embedding dimension.
 
 -- Evaluate the forward closure of a change into pg_temp.beliefdb_evaluation (see
--- evaluate_closure) and return the number of supersession rounds it took.
-create or replace function beliefdb.evaluate(p_workspace_id uuid, p_seeds uuid[], p_assume_off uuid[] default '{}')
+-- evaluate_closure; p_walk: only what rests on it by stored supports, when that is the answer) and
+-- return the number of supersession rounds it took.
+create or replace function beliefdb.evaluate(p_workspace_id uuid, p_seeds uuid[], p_assume_off uuid[] default '{}',
+                                             p_walk boolean default false)
 returns integer
 language plpgsql
 set search_path = pg_catalog, pg_temp
@@ -16,7 +18,7 @@ declare
     v_e record;
 begin
     perform beliefdb._prepare_evaluation();
-    select * into v_e from beliefdb.evaluate_closure(p_workspace_id, p_seeds, p_assume_off);
+    select * into v_e from beliefdb.evaluate_closure(p_workspace_id, p_seeds, p_assume_off, p_walk);
     insert into pg_temp.beliefdb_evaluation (id, kind, held, was_current, premise, blocked, holds, superseded,
                                              expired, support, depth)
     select * from unnest(v_e.o_ids, v_e.o_kind, v_e.o_held, v_e.o_was_current, v_e.o_premise, v_e.o_blocked,
@@ -24,7 +26,7 @@ begin
     return v_e.o_rounds;
 end
 $$;
-comment on function beliefdb.evaluate(uuid, uuid[], uuid[]) is 'Compute holding and supersession for the forward closure of a change (no writes outside the working set)';
+comment on function beliefdb.evaluate(uuid, uuid[], uuid[], boolean) is 'Compute holding and supersession for the forward closure of a change, or what rests on it by stored supports (no writes outside the working set)';
 
 -- Evaluate the closure of a change and store the result: holding, belief status, flags on
 -- decisions that lost their last support (rule 4) and holds on their actions. Beliefs whose valid
@@ -51,7 +53,9 @@ begin
     -- one of two supports must not both conclude it still holds (READ COMMITTED gives every
     -- statement after the lock a snapshot that includes the other's commit)
     perform pg_advisory_xact_lock(hashtextextended('beliefdb.propagate:' || p_workspace_id::text, 0));
-    perform beliefdb.evaluate(p_workspace_id, p_seeds || beliefdb.due_to_expire(p_workspace_id));
+    -- (walking stored supports: what rests on the change by another justification keeps its
+    -- standing, and is neither read nor written; the whole closure when the change gives back)
+    perform beliefdb.evaluate(p_workspace_id, p_seeds || beliefdb.due_to_expire(p_workspace_id), '{}', true);
     -- the planner gets the working set's size when it is large, or when the statistics say large
     -- and it is small again: index walks for small closures, not scans. Not at every propagation:
     -- an analyze changes the catalog, and every cached plan that reads the working set (three
@@ -207,7 +211,9 @@ begin
         v_moved := beliefdb._refresh_confidence(p_workspace_id, v_confidence);
         exit when cardinality(v_moved) = 0;
         -- one probe of (workspace_id, antecedent) per moved belief: over "= any(v_moved)" the custom
-        -- plan of the first calls took a skip scan of the whole key (377 ms a bulk batch, 0.7 ms so)
+        -- plan of the first calls took a skip scan of the whole key (377 ms a bulk batch, 0.7 ms so).
+        -- (What derives from a belief is a belief, and it need not be in the working set: the
+        -- walk of stored supports leaves out what rests on the belief by another justification.)
         v_confidence := array(select distinct a.consequent
                                 from unnest(v_moved) as m (id)
                                 cross join lateral (
@@ -215,8 +221,7 @@ begin
                                       from beliefdb.justification_antecedent x
                                      where x.workspace_id = p_workspace_id and x.antecedent = m.id
                                        and x.edge_kind = 'derives'
-                                    offset 0) a
-                                join pg_temp.beliefdb_evaluation e on e.id = a.consequent and e.kind = 'belief');
+                                    offset 0) a);
     end loop;
 
     -- the review items about what this evaluation reached (before a nested one replaces it), when
@@ -250,7 +255,7 @@ begin
     return beliefdb._changes(p_workspace_id);
 end
 $$;
-comment on function beliefdb.propagate(uuid, uuid[]) is 'Recompute and store holding for the forward closure of a change; flag decisions that lost their last support and hold their actions; returns the operation''s changes (jsonb: the report the internals build on; the API returns beliefdb.changes)';
+comment on function beliefdb.propagate(uuid, uuid[]) is 'Recompute and store holding for what a change moves (what rests on it by stored supports, or its whole forward closure); flag decisions that lost their last support and hold their actions; returns the operation''s changes (jsonb: the report the internals build on; the API returns beliefdb.changes)';
 
 -- Rewrite a workspace's adjacency rows from node, justification, justification_antecedent and
 -- relation (after a bulk load with triggers off); returns how many rows it wrote.

@@ -56,7 +56,7 @@ grant execute on function beliefdb.decide(text,jsonb) to beliefdb_app;
 grant execute on function beliefdb.decide_in_run(uuid,text,jsonb) to beliefdb_app;
 grant execute on function beliefdb.derive(text,text,text,text,text[],text) to beliefdb_app;
 grant execute on function beliefdb.due_to_expire(uuid) to beliefdb_app;
-grant execute on function beliefdb.evaluate_closure(uuid,uuid[],uuid[]) to beliefdb_app;
+grant execute on function beliefdb.evaluate_closure(uuid,uuid[],uuid[],boolean) to beliefdb_app;
 grant execute on function beliefdb.expand_targets(uuid,uuid[]) to beliefdb_app;
 grant execute on function beliefdb.expire() to beliefdb_app;
 grant execute on function beliefdb.floored_product(double precision) to beliefdb_app;
