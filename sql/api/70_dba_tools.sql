@@ -30,7 +30,10 @@ comment on function beliefdb.evaluate(uuid, uuid[], uuid[], boolean) is 'Compute
 
 -- Evaluate the closure of a change and store the result: holding, belief status, flags on
 -- decisions that lost their last support (rule 4) and holds on their actions. Beliefs whose valid
--- time ended since the last change are seeds too (rule 16). Returns the operation's changes so
+-- time ended since the last change are seeds too (rule 16). The closure is what rests on the seeds
+-- by stored supports while the change only takes away, else the whole forward closure
+-- (evaluate_closure, p_walk): a caller passes as seeds every node whose own standing it changed
+-- (retracted, restored, new, given or losing a justification). Returns the operation's changes so
 -- far (beliefdb._changes).
 create or replace function beliefdb.propagate(p_workspace_id uuid, p_seeds uuid[]) returns jsonb
 language plpgsql
