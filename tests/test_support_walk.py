@@ -17,7 +17,7 @@ import pytest
 
 import beliefdb
 from tests.test_closure_reads import support_drift
-from tests.test_holding_properties import Graph, Stored, current, reference, store
+from tests.test_holding_properties import Graph, Stored, check, current, reference, store
 
 # q (0) and x (1) are fragments. a (2) rests on q, or on x and e (3) jointly, where e rests on q:
 # the fixpoint meets a by q before e holds, so a holds by q. 150 beliefs (4 .. 153) rest on a
@@ -460,3 +460,22 @@ def test_a_propagation_that_brings_a_belief_back_evaluates_the_whole_closure(
     want = reference(SUPERSEDED, frozenset({0, 1}))
     assert {n: s for n, (s, _) in standing().items()} == want.holds
     assert support_drift(postgresql, stored.ws) == []
+
+
+# w (2) rests on q (0) and supersedes t (3), which rests on x (1) and u (4) jointly; nothing holds u:
+# t does not hold, and is superseded
+LOSER_BESIDE = Graph(premises=2, beliefs=3, justifications=((2, (0,)), (3, (1, 4))), supersedes=((2, 3),))
+
+
+def test_what_the_seeds_reach_beside_their_supports_keeps_its_supersession(
+        postgresql: psycopg.Connection[Any], db_url: str) -> None:
+    """Retracting x: t is reached by x's edge, which is no support (t does not hold), read last and
+    not followed, and stays superseded by w: its status is written from what supersedes it, read
+    with it, not as unsupported."""
+    stored = store(postgresql, db_url, LOSER_BESIDE)
+    stored.propagate(stored.ids)
+    check(stored, reference(LOSER_BESIDE), LOSER_BESIDE)
+    stored.set_retracted(1, True)
+    stored.propagate([stored.ids[1]])
+    assert working_set(stored) == {1, 3}
+    check(stored, reference(LOSER_BESIDE, frozenset({1})), LOSER_BESIDE)

@@ -37,13 +37,14 @@ comment on function beliefdb.in_force(uuid, uuid) is 'Whether a source version i
 -- p_assume_off are nodes assumed to stop holding (impact previews); they are seeds too. Nodes
 -- outside the closure keep their stored node.current. Writes nothing.
 --
--- p_walk (what beliefdb.propagate asks): past the seeds' own edges out, only what rests on the
--- closure by its stored support (adjacency.support) joins it, as beliefdb.support_walk walks. That
--- is the answer while the change only takes away: what rests on a closure node by another
--- justification than its support holds by a support that rests on nothing in the closure, so it
--- keeps its standing. When a seed is not current, or something in the walked closure would start
--- to hold or be current again (a belief whose winner stops holding, say), the forward closure is
--- evaluated whole instead.
+-- p_walk (what beliefdb.propagate asks): only what rests on the seeds by its stored support
+-- (adjacency.support), level by level as beliefdb.support_walk walks, joins the closure, with the
+-- supersessions and ties of what it reaches and, read last and not followed, what the seeds' other
+-- edges reach (one may start to hold by a new justification). That is the answer while the change
+-- only takes away: what rests on a closure node by another justification than its support holds by
+-- a support that rests on nothing walked, so it keeps its standing. When a seed is not current, or
+-- something in the closure would start to hold or be current again (a belief whose winner stops
+-- holding, say), the forward closure is evaluated whole instead.
 --
 -- The closure is walked breadth first, one level at a time: one statement per level reads its
 -- nodes, the edges out of them and their justifications with what they miss outside the closure
@@ -236,7 +237,7 @@ begin
         -- depends on them); what supersedes them and what they are tied with
         v_rel := null;
         v_tied := null;
-        if v_level_related is not null and not v_stop then
+        if v_level_related is not null then
             select f.*, t.*
               into v_rel, v_loser_ids, v_winner_ids, v_tied
               from (select array_agg(r.to_belief)
@@ -254,13 +255,15 @@ begin
         end if;
 
         -- the next level: what these reach that was not seen yet
-        v_front := array(select unnest(v_to)
-                         union all
-                         select unnest(v_rel)
-                         union all
-                         select unnest(v_tied)
-                         except
-                         select unnest(o_ids));
+        -- (what was read last is not followed: its standing does not change, nor what depends on
+        -- it; what supersedes it was read above, for its own standing)
+        v_front := case when v_stop then '{}' else array(select unnest(v_to)
+                                                         union all
+                                                         select unnest(v_rel)
+                                                         union all
+                                                         select unnest(v_tied)
+                                                         except
+                                                         select unnest(o_ids)) end;
         if cardinality(v_front) = 0 and v_terminal is not null then
             v_front := array(select unnest(v_terminal) except select unnest(o_ids));
             v_terminal := null;
