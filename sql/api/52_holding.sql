@@ -180,8 +180,8 @@ begin
                array_agg(x.retracted) filter (where x.is_self),
                array_agg(x.node) filter (where x.is_self and x.related),
                array_agg(x.node) filter (where x.is_out), array_agg(x.justification) filter (where x.is_out),
-               array_agg(x.consequent) filter (where x.follow and x.kind is null),
-               array_agg(x.consequent) filter (where x.follow and x.kind is null and x.support),
+               array_agg(x.consequent) filter (where x.is_out and not x.is_leaf),
+               array_agg(x.consequent) filter (where x.is_out and not x.is_leaf and x.support),
                array_agg(x.node) filter (where x.is_in), array_agg(x.justification) filter (where x.is_in),
                array_agg(x.unmet) filter (where x.is_in),
                array_agg(x.consequent) filter (where x.is_leaf), array_agg(x.kind) filter (where x.is_leaf),
@@ -191,8 +191,7 @@ begin
                v_from, v_via, v_to, v_to_support, v_of, v_jid, v_unmet,
                v_l, v_l_kind, v_l_held, v_l_current, v_l_retracted, v_l_just
           from (select x.*, x.entry = 'self' as is_self, x.entry = 'out' as is_out, x.entry = 'in' as is_in,
-                       x.entry = 'out' and not v_stop as follow,
-                       x.entry = 'out' and not v_stop and x.kind is not null as is_leaf
+                       x.entry = 'out' and x.kind is not null and not v_stop as is_leaf
                   from beliefdb.adjacency x
                  where x.workspace_id = p_workspace_id and x.node = any(v_front)
                 offset 0) x;
