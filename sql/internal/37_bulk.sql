@@ -146,14 +146,13 @@ declare
     v_seeds uuid[] := '{}';
     v_fresh boolean;
     v_reports jsonb[] := '{}';
-    -- The ids of the run's rows (sources, versions, fragments, beliefs, justifications) begin with
-    -- the run's time in milliseconds, as a version-7 UUID does (48 bits, then the version), the
-    -- other 70 bits random: every index leading with one of them takes the run's keys in one place
-    -- at its end, not one random leaf page each, which at a million rows in the store are rarely in
-    -- memory (the node and justification inserts took 2.5 times as long). PostgreSQL 18's uuidv7()
-    -- would do; this works from 15 on.
-    v_prefix bytea := substring(int8send((extract(epoch from pg_catalog.clock_timestamp()) * 1000)::bigint)
-                                from 3 for 6) || '\x70'::bytea;
+    -- The ids of the run's rows (sources, versions, fragments, beliefs, justifications) share their
+    -- first byte, drawn once for the run, the rest random as in any version-4 UUID: every index leading
+    -- with one of them takes the run's keys in a 256th of its leaf pages, not one random leaf page each,
+    -- which at a million rows in the store are rarely in memory (the node and justification inserts
+    -- took 2.5 times as long). Not a time prefix, as a version-7 UUID has: the eight characters every
+    -- listing shows, and a person types back as a prefix, would then be the same for a whole run.
+    v_prefix bytea := substring(uuid_send(pg_catalog.gen_random_uuid()) from 1 for 1);
 begin
     perform beliefdb._begin_changes();
     select (1 - beliefdb.floored_product(ln(greatest(1 - p.weight, 1e-9))))::real into v_confidence
@@ -185,8 +184,8 @@ begin
 
     insert into pg_temp.beliefdb_bulk_first (n, at, source_id, version_id)
     select u.n, v_base + make_interval(secs => u.k / 1e6),
-           encode(overlay(uuid_send(gen_random_uuid()) placing v_prefix from 1 for 7), 'hex')::uuid,
-           encode(overlay(uuid_send(gen_random_uuid()) placing v_prefix from 1 for 7), 'hex')::uuid
+           encode(overlay(uuid_send(gen_random_uuid()) placing v_prefix from 1 for 1), 'hex')::uuid,
+           encode(overlay(uuid_send(gen_random_uuid()) placing v_prefix from 1 for 1), 'hex')::uuid
       from unnest(p_ns) with ordinality as u (n, k);
     -- (the planner gets the sizes, and statistics of the columns joined on only: of the texts and
     -- claims themselves they cost more than the joins they plan)
@@ -212,7 +211,7 @@ begin
     -- the fragments the documents were split into (the same span twice is one), each text read in
     -- one pass of its document
     insert into pg_temp.beliefdb_bulk_first_fragment (n, id, s, e, text)
-    select x.n, encode(overlay(uuid_send(gen_random_uuid()) placing v_prefix from 1 for 7), 'hex')::uuid, x.s, x.e, x.text
+    select x.n, encode(overlay(uuid_send(gen_random_uuid()) placing v_prefix from 1 for 1), 'hex')::uuid, x.s, x.e, x.text
       from (select distinct on (g.n, u.s, u.e) g.n, u.s, u.e, u.text
               from (select fr.n, array_agg(fr.start_offset order by fr.start_offset, fr.end_offset) as starts,
                            array_agg(fr.end_offset order by fr.start_offset, fr.end_offset) as ends
@@ -252,7 +251,7 @@ begin
     -- the fragments of the claims the gate lets through (as _add_claims: those not split already)
     insert into pg_temp.beliefdb_bulk_first_fragment (n, id, s, e, text)
     select distinct on (c.n, c.s, c.e)
-           c.n, encode(overlay(uuid_send(gen_random_uuid()) placing v_prefix from 1 for 7), 'hex')::uuid, c.s, c.e, c.actual
+           c.n, encode(overlay(uuid_send(gen_random_uuid()) placing v_prefix from 1 for 1), 'hex')::uuid, c.s, c.e, c.actual
       from pg_temp.beliefdb_bulk_first_claim c
      where c.s is not null and c.actual = c.claim ->> 'quote'
        and not exists (select from pg_temp.beliefdb_bulk_first_fragment x where x.n = c.n and x.s = c.s and x.e = c.e)
@@ -289,8 +288,8 @@ begin
     -- (one probe of the subject and attribute index per claim says both whether the claim is a
     -- belief already and whether any belief has its subject and attribute, a rival under rule 8)
     update pg_temp.beliefdb_bulk_first_claim c
-       set eligible = true, belief_id = encode(overlay(uuid_send(gen_random_uuid()) placing v_prefix from 1 for 7), 'hex')::uuid,
-           justification_id = encode(overlay(uuid_send(gen_random_uuid()) placing v_prefix from 1 for 7), 'hex')::uuid,
+       set eligible = true, belief_id = encode(overlay(uuid_send(gen_random_uuid()) placing v_prefix from 1 for 1), 'hex')::uuid,
+           justification_id = encode(overlay(uuid_send(gen_random_uuid()) placing v_prefix from 1 for 1), 'hex')::uuid,
            rival = once.rival
       from (select o.n, o.ord, p.recorded, p.rival
               from (select t.n, t.ord, t.subject, t.attribute, t.claim, t.valid,
@@ -390,8 +389,8 @@ begin
                                               and e.fragment_id = c.fragment_id) then 'unchanged'
                               else 'corroborated' end,
                belief_id = coalesce(m.recorded, m.same,
-                                    encode(overlay(uuid_send(gen_random_uuid()) placing v_prefix from 1 for 7), 'hex')::uuid),
-               justification_id = encode(overlay(uuid_send(gen_random_uuid()) placing v_prefix from 1 for 7), 'hex')::uuid
+                                    encode(overlay(uuid_send(gen_random_uuid()) placing v_prefix from 1 for 1), 'hex')::uuid),
+               justification_id = encode(overlay(uuid_send(gen_random_uuid()) placing v_prefix from 1 for 1), 'hex')::uuid
           from (select t.n, t.ord,
                        (select b.id
                           from beliefdb.evidence e
