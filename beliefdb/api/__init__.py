@@ -40,6 +40,7 @@ from beliefdb.db.connector import DEFAULT_WORKSPACE
 from beliefdb.inputs import MOMENT_RANGE, check_moment, parse_moment, shown, unstorable, unstorable_in
 from beliefdb.models import Answer, AskResult, Calibration, EmbedReport, ServerStatus
 from beliefdb.store.calibrate import DEFAULT_BINS
+from beliefdb.store.ingest import documents
 
 __all__ = [
     "DEFAULT_BINS",
@@ -65,6 +66,7 @@ __all__ = [
     "create_workspace",
     "delete_workspace",
     "demo",
+    "documents",
     "drop_agent",
     "dump_database",
     "effective_settings",

@@ -26,7 +26,8 @@ class Jobs:
                extractor: str = "rules", max_attempts: int = queue.MAX_ATTEMPTS,
                max_bytes: int | None = None) -> list[int]:
         """Queue documents for a worker (:meth:`work`, ``beliefdb worker``) and return their job ids at once:
-        the files (their text is read now), or ``text`` as the next version of ``source``. All or none:
+        the files or directories' files (their text is read now), or ``text`` as the next version of
+        ``source``. All or none:
         a bad file is an error and nothing is queued. A job is tried up to ``max_attempts`` times."""
         options = SourceOptions(name=source, authority=authority, provenance=label, version_label=version_label)
         if text is not None:

@@ -99,7 +99,8 @@ class BeliefDB(bulk.Bulk, pictures.Pictures, texts.Texts, jobs.Jobs, conversatio
                extractor: str = "rules", embed: bool = True, preview: bool = False,
                progress: Callable[[Path], None] | None = None, max_bytes: int | None = None
                ) -> list[IngestReport | IngestFailure]:
-        """Ingest .txt/.md files; each file is one transaction and a bad file does not stop the others.
+        """Ingest .txt/.md files, or directories of them (each file's source named by its path below the
+        directory); each file is one transaction and a bad file does not stop the others.
         ``embed=False`` leaves the new beliefs for :meth:`embed`; ``preview``: what each file would change,
         nothing written; ``progress`` gets each file's path once done; a file over ``max_bytes`` is refused."""
         options = ingest.SourceOptions(name=source, authority=authority, provenance=label,

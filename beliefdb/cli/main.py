@@ -125,8 +125,8 @@ def _chat_format(text_format: TextFormat, paths: list[Path]) -> bool:
 @with_memory()
 def ingest(
     paths: Annotated[list[Path], typer.Argument(
-        help="UTF-8 .txt, .md or .markdown files (with --format chat also .jsonl; with --bulk, directories too:"
-             " their files, each source named by its path below the directory).", show_default=False,
+        help="UTF-8 .txt, .md or .markdown files, or directories of them (their files, recursively, each source"
+             " named by its path below the directory); with --format chat, .jsonl files too.", show_default=False,
         metavar="PATH...")],
     source: Annotated[str | None, typer.Option(help="Source name (default: the file name). One file only.")] = None,
     authority: Annotated[Authority | None, typer.Option(
@@ -208,8 +208,9 @@ def ingest(
                               extractor=extractor.value, embed=embed, preview=preview, progress=progress,
                               max_bytes=max_bytes)
 
-        if len(paths) > 3 and not as_json:
-            with typer.progressbar(length=len(paths), label="ingesting", file=sys.stderr) as bar:
+        count = len(paths) if chat else len(api.documents(paths))
+        if count > 3 and not as_json:
+            with typer.progressbar(length=count, label="ingesting", file=sys.stderr) as bar:
                 results = run(lambda _p: bar.update(1))
         else:
             results = run()

@@ -27,7 +27,7 @@ def submit(memory: Memory, paths: list[Path], *, source: str | None, authority: 
     if as_json:
         typer.echo(render.to_json({"jobs": ids}))
         return
-    for job, path in zip(ids, paths, strict=True):
+    for job, (_name, path) in zip(ids, api.documents(paths), strict=True):
         typer.echo(f"queued job {job}: {api.shown(path)}")
     typer.echo(f"{len(ids)} job(s) queued: run them with 'beliefdb worker', follow them with 'beliefdb jobs'")
 

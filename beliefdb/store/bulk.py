@@ -29,14 +29,15 @@ from beliefdb.db.reports import ingest_report
 from beliefdb.inputs import shown
 from beliefdb.models import BulkReport, IngestReport
 from beliefdb.store.ingest import (
-    SUPPORTED_SUFFIXES,
     Prepared,
     SourceOptions,
     check_choices,
     check_file_size,
     check_size,
+    documents,
     embed_ids,
     max_ingest_bytes,
+    no_documents,
     prepare,
     read_document,
 )
@@ -63,17 +64,11 @@ def expand(items: Sequence[Item]) -> list[tuple[str, Path | str]]:
     out: list[tuple[str, Path | str]] = []
     for item in items:
         if isinstance(item, tuple):
-            name, text = item
-            out.append((name, text))
-            continue
-        path = Path(item)
-        if path.is_dir():
-            found = sorted(p for p in path.rglob("*") if p.suffix.lower() in SUPPORTED_SUFFIXES and p.is_file())
-            out.extend((shown(p.relative_to(path).as_posix()), p) for p in found)
+            out.append(item)
         else:
-            out.append((shown(path.name), path))
+            out.extend(documents([Path(item)]))
     if not out:
-        raise errors.InvalidInput("no documents to ingest (a directory's .txt, .md and .markdown files count)")
+        raise no_documents("ingest")
     return out
 
 

@@ -58,6 +58,23 @@ class SourceOptions:
     version_label: str | None = None
 
 
+def documents(paths: Sequence[Path]) -> list[tuple[str, Path]]:
+    """(source name, file) of each document ``paths`` name: a file by its name; a directory's .txt, .md
+    and .markdown files (recursively, in name order), each named by its path below the directory."""
+    out: list[tuple[str, Path]] = []
+    for path in paths:
+        if path.is_dir():
+            found = sorted(p for p in path.rglob("*") if p.suffix.lower() in SUPPORTED_SUFFIXES and p.is_file())
+            out.extend((shown(p.relative_to(path).as_posix()), p) for p in found)
+        else:
+            out.append((shown(path.name), path))
+    return out
+
+
+def no_documents(what: str) -> errors.InvalidInput:
+    return errors.InvalidInput(f"no documents to {what} (a directory's .txt, .md and .markdown files count)")
+
+
 def read_document(path: Path) -> str:
     """The UTF-8 text of a regular .txt or .md file, or InvalidInput/NotFound saying what is wrong."""
     name = shown(path)
@@ -312,15 +329,19 @@ def ingest_paths(db: Database, paths: list[Path], options: SourceOptions, *, cla
                  extractor: str = "rules", embed: bool = True, preview: bool = False,
                  progress: Callable[[Path], None] | None = None,
                  max_bytes: int | None = None) -> list[IngestReport | IngestFailure]:
-    """Ingest files one transaction each; a bad file is reported and does not stop the others.
+    """Ingest files (a directory: its documents, see :func:`documents`) one transaction each; a bad file
+    is reported and does not stop the others.
     With ``preview``, what each would change, nothing written. A file over ``max_bytes`` (default
     ``BELIEFDB_INGEST_MAX_BYTES``) is refused without being read."""
-    if not paths:
-        raise errors.InvalidInput("no files to ingest")
+    named: dict[Path, str] = {}  # (a file named twice, as itself and in its directory: once, by the first)
+    for name, path in documents(paths):
+        named.setdefault(path, name)
+    if not named:
+        raise no_documents("ingest")
     limit = max_ingest_bytes(max_bytes)
-    if options.name and len(paths) > 1:
+    if options.name and len(named) > 1:
         raise errors.InvalidInput("--source names one source: give it one file at a time")
-    if claims is not None and len(paths) > 1:
+    if claims is not None and len(named) > 1:
         raise errors.InvalidInput("--claims belongs to one document: give it one file at a time")
     get_extractor(extractor)  # an unknown extractor or option is an error before anything is read
     check_choices(options)
@@ -330,15 +351,17 @@ def ingest_paths(db: Database, paths: list[Path], options: SourceOptions, *, cla
         check_file_size(path, limit)
         text = read_document(path)
         check_size(shown(path), text, limit)
-        return ingest_text(db, text, file_source(options, path), candidates=candidates, extractor=extractor,
-                           path=shown(path), embed=embed, preview=preview, max_bytes=limit)
+        return ingest_text(db, text, file_source(options, path, name=named[path]), candidates=candidates,
+                           extractor=extractor, path=shown(path), embed=embed, preview=preview, max_bytes=limit)
 
-    return each_file(paths, one, progress)
+    return each_file(list(named), one, progress)
 
 
-def file_source(options: SourceOptions, path: Path, origin: str | None = None) -> SourceOptions:
-    """``options`` for one file: its source named by the file unless a name is given."""
-    return SourceOptions(name=options.name or shown(path.name), authority=options.authority,
+def file_source(options: SourceOptions, path: Path, origin: str | None = None, *,
+                name: str | None = None) -> SourceOptions:
+    """``options`` for one file: its source named by the file (or ``name``: its path below the directory
+    given) unless the options name one."""
+    return SourceOptions(name=options.name or name or shown(path.name), authority=options.authority,
                          provenance=options.provenance, origin=options.origin or origin,
                          version_label=options.version_label)
 

@@ -97,20 +97,22 @@ def submit_texts(db: Database, texts: Sequence[tuple[str, ingest.SourceOptions]]
 
 def submit_paths(db: Database, paths: Sequence[Path], options: ingest.SourceOptions, *, extractor: str = "rules",
                  max_attempts: int = MAX_ATTEMPTS, max_bytes: int | None = None) -> list[int]:
-    """Read and queue documents (their text is queued, so a worker need not see the files); a bad
-    file is an error naming it, and then nothing is queued."""
-    if not paths:
-        raise errors.InvalidInput("no files to submit")
-    if options.name and len(paths) > 1:
+    """Read and queue documents (a directory: its documents, see :func:`ingest.documents`; their text is
+    queued, so a worker need not see the files); a bad file is an error naming it, and then nothing is
+    queued."""
+    named = ingest.documents(paths)
+    if not named:
+        raise ingest.no_documents("submit")
+    if options.name and len(named) > 1:
         raise errors.InvalidInput("--source names one source: give it one file at a time")
     _check_options(options, extractor, max_attempts)
     limit = ingest.max_ingest_bytes(max_bytes)
     payloads = []
-    for path in paths:
+    for name, path in named:
         ingest.check_file_size(path, limit)  # (a file too large is refused without being read)
         text = ingest.read_document(path)
         ingest.check_size(shown(path), text, limit)
-        payloads.append(_payload(text, ingest.file_source(options, path), extractor, shown(path)))
+        payloads.append(_payload(text, ingest.file_source(options, path, name=name), extractor, shown(path)))
     return submit(db, payloads, max_attempts)
 
 

@@ -1,0 +1,78 @@
+"""A directory given to ingest (plain, queued or bulk) is its .txt, .md and .markdown files, each
+source named by its path below the directory; and the ids a bulk run makes can be named by the short
+prefix every listing shows."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from conftest import Cli
+
+import beliefdb
+from beliefdb import errors
+from beliefdb.models import IngestReport
+
+
+def handbook(root: Path) -> Path:
+    docs = root / "handbook"
+    (docs / "hr").mkdir(parents=True)
+    (docs / "hr" / "leave.md").write_text("# Leave\nParental leave: 12 weeks.\n", encoding="utf-8")
+    (docs / "returns.txt").write_text("Refund window: 30 days.\n", encoding="utf-8")
+    (docs / "notes.csv").write_text("not a document", encoding="utf-8")
+    return docs
+
+
+def test_ingest_takes_a_directory_and_names_each_source_by_its_path_in_it(cli: Cli, tmp_path: Path) -> None:
+    docs = handbook(tmp_path)
+    reports = cli.json("ingest", docs, "--no-embed")
+    assert sorted((r["source"], len(r["accepted"])) for r in reports) == [("hr/leave.md", 1), ("returns.txt", 1)]
+    again = cli("ingest", docs, "--no-embed").stdout
+    assert again.count("unchanged: the same text as version 1") == 2  # the same sources, not new ones
+    beliefs = cli.json("beliefs")
+    assert sorted(b["value"] for b in beliefs) == ["12 weeks", "30 days"]
+
+
+def test_a_directory_without_documents_or_with_one_source_name_is_refused(cli: Cli, tmp_path: Path) -> None:
+    (tmp_path / "empty").mkdir()
+    assert "no documents to ingest" in cli.one_line_error("ingest", tmp_path / "empty")
+    assert "no documents to submit" in cli.error("ingest", tmp_path / "empty", "--queue")["message"]
+    docs = handbook(tmp_path)
+    assert "--source names one source" in cli.error("ingest", docs, "--source", "x")["message"]
+    assert cli.json("beliefs") == [] and cli.json("jobs") == []
+
+
+def test_a_directory_is_queued_document_by_document(cli: Cli, tmp_path: Path) -> None:
+    docs = handbook(tmp_path)
+    text = cli("ingest", docs, "--queue").stdout
+    assert "queued job" in text and "hr/leave.md" in text and "returns.txt" in text and "notes.csv" not in text
+    assert sorted(j["source"] for j in cli.json("jobs")) == ["hr/leave.md", "returns.txt"]
+    assert cli.json("worker", "--until-empty", "--no-embed")["done"] == 2
+    assert len(cli.json("beliefs")) == 2
+
+
+def test_the_library_ingests_and_submits_a_directory(bdb: beliefdb.BeliefDB, tmp_path: Path) -> None:
+    docs = handbook(tmp_path)
+    reports = bdb.ingest(docs, embed=False)
+    assert sorted(r.source for r in reports if isinstance(r, IngestReport)) == ["hr/leave.md", "returns.txt"]
+    assert len(bdb.submit(docs)) == 2
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(errors.InvalidInput, match="no documents to ingest"):
+        bdb.ingest(tmp_path / "empty")
+    with pytest.raises(errors.NotFound):
+        bdb.submit(tmp_path / "missing")
+
+
+def test_a_bulk_runs_beliefs_are_named_by_the_prefixes_listings_show(cli: Cli, tmp_path: Path) -> None:
+    """A bulk run makes its ids close together (its index inserts land in one part of each index), but
+    not so close that the eight characters every listing shows are the same for all of them."""
+    docs = tmp_path / "many"
+    docs.mkdir()
+    for i in range(12):
+        (docs / f"item-{i}.md").write_text(f"Warranty of item {i}: {i + 1} months.\n", encoding="utf-8")
+    assert cli.json("ingest", docs, "--bulk", "--no-embed")["accepted"] == 12
+    listed = cli("beliefs").stdout.splitlines()
+    prefixes = [line.split()[0] for line in listed if line and not line.startswith(" ")]
+    assert len(prefixes) == 12 and len(set(prefixes)) == 12
+    for prefix in prefixes[:3]:
+        assert cli.json("why", prefix)["belief"]["id"].startswith(prefix)
