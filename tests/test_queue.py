@@ -4,6 +4,7 @@ by a worker is running to everyone else, and queued again as it was when that wo
 
 from __future__ import annotations
 
+import threading
 import time
 import uuid
 from typing import Any
@@ -15,6 +16,7 @@ from psycopg import sql
 
 import beliefdb
 from beliefdb import errors
+from beliefdb.models import WorkReport
 
 POLICY = "# Returns\nReturns are accepted within 30 days.\nThe restocking fee is 10%.\n"
 
@@ -256,3 +258,27 @@ def test_an_agents_login_takes_only_its_own_jobs(cli: Cli, db_url: str, bdb: bel
             for name in names:
                 su.execute(sql.SQL("drop owned by {} cascade").format(sql.Identifier(name)))
                 su.execute(sql.SQL("drop role if exists {}").format(sql.Identifier(name)))
+
+
+def test_a_worker_whose_workspace_is_deleted_stops_and_says_so(bdb: beliefdb.BeliefDB, db_url: str) -> None:
+    bdb.create_workspace("ephemeral")
+    with beliefdb.connect(db_url, "ephemeral") as there:
+        there.submit(text=POLICY, source="returns.md")
+        outcome: list[BaseException | WorkReport] = []
+
+        def run() -> None:
+            try:
+                outcome.append(there.work(embed=False))
+            except BaseException as exc:  # (what the worker raised, for the assertion below)
+                outcome.append(exc)
+
+        worker = threading.Thread(target=run, daemon=True)
+        worker.start()
+        deadline = time.monotonic() + 20
+        while [j.status for j in there.jobs()] != ["done"] and time.monotonic() < deadline:
+            time.sleep(0.05)
+        bdb.delete_workspace("ephemeral", force=True)
+        worker.join(20)
+    assert not worker.is_alive(), "the worker went on polling a deleted workspace"
+    (raised,) = outcome
+    assert isinstance(raised, errors.UnknownWorkspace) and "'ephemeral' was deleted" in raised.message

@@ -899,9 +899,12 @@ select beliefdb.job_fail(%s, %s, %s);
 select * from beliefdb.jobs(%s, %s);
 
 -- jobs_next_ready --
--- When the earliest queued job this session may take is ready (null: none is queued); as job_take, an
--- agent's login takes only its own jobs
-select min(j.run_after) from beliefdb.job j
+-- When the earliest queued job this session may take is ready (at: null when none is queued; as
+-- job_take, an agent's login takes only its own jobs), and whether the bound workspace still exists
+-- (a worker's workspace deleted under it has nothing more to do)
+select min(j.run_after) as at,
+       exists (select from beliefdb.workspace w where w.id = beliefdb.current_workspace_id()) as workspace_exists
+  from beliefdb.job j
  where j.status = 'queued'
    and (j.submitted_by = beliefdb.current_principal()
         or pg_catalog.pg_has_role(session_user, (select n.nspowner from pg_catalog.pg_namespace n

@@ -193,12 +193,19 @@ def _seconds_until(moment: datetime | None) -> float | None:
     return None if moment is None else (moment - datetime.now(UTC)).total_seconds()
 
 
+@dataclass(frozen=True)
+class _NextReady:
+    at: datetime | None
+    workspace_exists: bool
+
+
 def work(db: Database, *, worker: str | None = None, concurrency: int = 1, stop_when_empty: bool = False,
          once: bool = False, embed: bool = True, backoff: float = BACKOFF_SECONDS, poll: float = POLL_SECONDS,
          stop: threading.Event | None = None, on_outcome: Callable[[JobOutcome], None] | None = None) -> WorkReport:
     """Run jobs with ``concurrency`` threads until ``stop`` is set (a job under way is finished first),
     or the queue holds no job (``stop_when_empty``: jobs waiting for a backoff are waited for), or
-    after one job (``once``: the oldest ready one, if any)."""
+    after one job (``once``: the oldest ready one, if any). A workspace deleted under it stops it with
+    UnknownWorkspace when it finds no job ready (a job under way finishes or fails first)."""
     if concurrency < 1:
         raise errors.InvalidInput(f"concurrency must be at least 1, not {concurrency}")
     if backoff < 0 or poll <= 0:
@@ -233,7 +240,10 @@ def work(db: Database, *, worker: str | None = None, concurrency: int = 1, stop_
             if embed and not idle_healed:
                 tally.add(embedded=heal_embeddings(db))
                 idle_healed = True
-            wait = _seconds_until(db.scalar(Q.jobs_next_ready))
+            ready = db.fetch_one(_NextReady, Q.jobs_next_ready)
+            if not ready.workspace_exists:
+                raise errors.UnknownWorkspace(f"workspace '{db.workspace_name}' was deleted: the worker stops")
+            wait = _seconds_until(ready.at)
             if wait is None and stop_when_empty:
                 return
             stop.wait(poll if wait is None else min(max(wait, 0.05), poll))
