@@ -76,3 +76,19 @@ def test_a_bulk_runs_beliefs_are_named_by_the_prefixes_listings_show(cli: Cli, t
     assert len(prefixes) == 12 and len(set(prefixes)) == 12
     for prefix in prefixes[:3]:
         assert cli.json("why", prefix)["belief"]["id"].startswith(prefix)
+
+
+def test_a_directory_of_conversations_is_read_as_chat(cli: Cli, tmp_path: Path) -> None:
+    chats = tmp_path / "chats"
+    (chats / "2024").mkdir(parents=True)
+    (chats / "2024" / "anna.jsonl").write_text(
+        '{"speaker": "Anna", "time": "2024-03-01T10:00:00Z", "text": "I moved to Berlin."}\n', encoding="utf-8")
+    (chats / "ben.jsonl").write_text(
+        '{"speaker": "Ben", "time": "2024-03-02T10:00:00Z", "text": "My daughter is 5."}\n', encoding="utf-8")
+    reports = cli.json("ingest", chats, "--no-embed")  # (auto: every file of it is .jsonl)
+    assert sorted(r["source"] for r in reports) == ["2024/anna.jsonl", "ben.jsonl"]
+    assert all(r["accepted"] for r in reports)
+    only_text = tmp_path / "only-jsonl-as-text"
+    only_text.mkdir()
+    (only_text / "c.jsonl").write_text((chats / "ben.jsonl").read_text(encoding="utf-8"), encoding="utf-8")
+    assert "--format chat" in cli.error("ingest", only_text, "--format", "text")["message"]

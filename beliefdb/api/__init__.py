@@ -40,13 +40,16 @@ from beliefdb.db.connector import DEFAULT_WORKSPACE
 from beliefdb.inputs import MOMENT_RANGE, check_moment, parse_moment, shown, unstorable, unstorable_in
 from beliefdb.models import Answer, AskResult, Calibration, EmbedReport, ServerStatus
 from beliefdb.store.calibrate import DEFAULT_BINS
-from beliefdb.store.ingest import documents
+from beliefdb.store.conversations import CHAT_SUFFIXES
+from beliefdb.store.ingest import SUPPORTED_SUFFIXES, documents
 
 __all__ = [
+    "CHAT_SUFFIXES",
     "DEFAULT_BINS",
     "DEFAULT_WORKSPACE",
     "MOMENT_RANGE",
     "SOURCE_VERSION",
+    "SUPPORTED_SUFFIXES",
     "Answer",
     "AskResult",
     "AsyncBeliefDB",

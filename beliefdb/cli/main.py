@@ -112,10 +112,11 @@ def main(
 
 
 def _chat_format(text_format: TextFormat, paths: list[Path]) -> bool:
-    """Whether ``--format`` (auto: by the files' suffixes) reads the files as conversations."""
+    """Whether ``--format`` (auto: by the suffixes of the files, a directory's included) reads the files as
+    conversations."""
     if text_format is not TextFormat.auto:
         return text_format is TextFormat.chat
-    jsonl = [p.suffix.lower() == ".jsonl" for p in paths]
+    jsonl = [p.suffix.lower() == ".jsonl" for _name, p in api.documents(paths, api.CHAT_SUFFIXES)]
     if any(jsonl) and not all(jsonl):
         raise InvalidInput("a mix of .jsonl conversations and documents: give --format chat or --format text")
     return bool(jsonl) and all(jsonl)
@@ -156,7 +157,7 @@ def ingest(
         "--format", envvar="BELIEFDB_INGEST_FORMAT", show_envvar=False,  # (too long for help's column)
         help="chat: each file is a conversation (.jsonl of {speaker, time, text}, or 'Speaker: text',"
              " '**Speaker:** text', '[time] Speaker: text' lines), each turn a fragment with its speaker and"
-             " time; text: a document; auto: chat for .jsonl files, text otherwise (or"
+             " time; text: a document; auto: chat when every file, a directory's too, is .jsonl, text otherwise (or"
              " BELIEFDB_INGEST_FORMAT).")] = TextFormat.auto,
     bulk: Annotated[bool, typer.Option("--bulk", help="Many documents set-based: each file still its own source"
                                        " version with its exact fragments and evidence, every truth rule kept, one"
@@ -208,7 +209,7 @@ def ingest(
                               extractor=extractor.value, embed=embed, preview=preview, progress=progress,
                               max_bytes=max_bytes)
 
-        count = len(paths) if chat else len(api.documents(paths))
+        count = len(api.documents(paths, api.CHAT_SUFFIXES if chat else api.SUPPORTED_SUFFIXES))
         if count > 3 and not as_json:
             with typer.progressbar(length=count, label="ingesting", file=sys.stderr) as bar:
                 results = run(lambda _p: bar.update(1))

@@ -22,7 +22,15 @@ from beliefdb.db.queries import Q
 from beliefdb.inputs import shown
 from beliefdb.models import IngestFailure, IngestReport, Turn
 from beliefdb.store import files
-from beliefdb.store.ingest import SourceOptions, each_file, file_source, ingest_text, max_ingest_bytes, too_big
+from beliefdb.store.ingest import (
+    SourceOptions,
+    each_file,
+    file_source,
+    ingest_text,
+    max_ingest_bytes,
+    named_documents,
+    too_big,
+)
 from beliefdb.text.registry import get_extractor
 from beliefdb.text.transcripts import parse_chat_file
 from beliefdb.text.turns import TurnSpan, append_turn, check_turn, lay_out
@@ -79,11 +87,11 @@ def remember_turn(db: Database, conversation: str, turn: Turn, *, extractor: str
 def ingest_transcripts(db: Database, paths: list[Path], options: SourceOptions, *, extractor: str = "rules",
                        embed: bool = True, preview: bool = False, progress: Callable[[Path], None] | None = None,
                        max_bytes: int | None = None) -> list[IngestReport | IngestFailure]:
-    """Ingest chat files (JSONL of turns, or transcripts), one conversation and one transaction each; a bad
-    file is reported (its line named) and does not stop the others."""
-    if not paths:
-        raise errors.InvalidInput("no files to ingest")
-    if options.name and len(paths) > 1:
+    """Ingest chat files (JSONL of turns, or transcripts; a directory: its chat files, each named by its
+    path below it), one conversation and one transaction each; a bad file is reported (its line named)
+    and does not stop the others."""
+    named = named_documents(paths, "ingest", CHAT_SUFFIXES)
+    if options.name and len(named) > 1:
         raise errors.InvalidInput("--source names one source: give it one file at a time")
     limit = max_ingest_bytes(max_bytes)
     get_extractor(extractor)
@@ -98,7 +106,8 @@ def ingest_transcripts(db: Database, paths: list[Path], options: SourceOptions, 
             raise too_big(shown(path), len(data), limit)
         turns = parse_chat_file(files.decode_utf8(data, shown(path)), shown(path),
                                 jsonl=path.suffix.lower() == ".jsonl")
-        return ingest_conversation(db, turns, file_source(options, path, "conversation"), extractor=extractor,
-                                   embed=embed, preview=preview, path=shown(path), max_bytes=limit)
+        return ingest_conversation(db, turns, file_source(options, path, "conversation", name=named[path]),
+                                   extractor=extractor, embed=embed, preview=preview, path=shown(path),
+                                   max_bytes=limit)
 
-    return each_file(paths, one, progress)
+    return each_file(list(named), one, progress)

@@ -58,21 +58,35 @@ class SourceOptions:
     version_label: str | None = None
 
 
-def documents(paths: Sequence[Path]) -> list[tuple[str, Path]]:
-    """(source name, file) of each document ``paths`` name: a file by its name; a directory's .txt, .md
-    and .markdown files (recursively, in name order), each named by its path below the directory."""
-    out: list[tuple[str, Path]] = []
+def documents(paths: Sequence[Path], suffixes: Sequence[str] = SUPPORTED_SUFFIXES) -> list[tuple[str, Path]]:
+    """(source name, file) of each document ``paths`` name: a file by its name; a directory's files with
+    one of ``suffixes`` (.txt, .md and .markdown; a conversation's also .jsonl), recursively and in name
+    order, each named by its path below the directory. A file named twice (as itself and in its
+    directory, say) is one document, named the first way."""
+    named: dict[Path, str] = {}
     for path in paths:
         if path.is_dir():
-            found = sorted(p for p in path.rglob("*") if p.suffix.lower() in SUPPORTED_SUFFIXES and p.is_file())
-            out.extend((shown(p.relative_to(path).as_posix()), p) for p in found)
+            found = sorted(p for p in path.rglob("*") if p.suffix.lower() in suffixes and p.is_file())
+            for p in found:
+                named.setdefault(p, shown(p.relative_to(path).as_posix()))
         else:
-            out.append((shown(path.name), path))
-    return out
+            named.setdefault(path, shown(path.name))
+    return [(name, path) for path, name in named.items()]
 
 
-def no_documents(what: str) -> errors.InvalidInput:
-    return errors.InvalidInput(f"no documents to {what} (a directory's .txt, .md and .markdown files count)")
+def no_documents(what: str, suffixes: Sequence[str] = SUPPORTED_SUFFIXES) -> errors.InvalidInput:
+    hint = "" if ".jsonl" in suffixes else "; .jsonl conversations with --format chat"
+    return errors.InvalidInput(f"no documents to {what} (a directory's {', '.join(suffixes)} files count{hint})")
+
+
+def named_documents(paths: Sequence[Path], what: str, suffixes: Sequence[str] = SUPPORTED_SUFFIXES
+                    ) -> dict[Path, str]:
+    """Each file of :func:`documents` with its source name; none is an error saying what could not be
+    done (``what``)."""
+    named = {path: name for name, path in documents(paths, suffixes)}
+    if not named:
+        raise no_documents(what, suffixes)
+    return named
 
 
 def read_document(path: Path) -> str:
@@ -333,11 +347,7 @@ def ingest_paths(db: Database, paths: list[Path], options: SourceOptions, *, cla
     is reported and does not stop the others.
     With ``preview``, what each would change, nothing written. A file over ``max_bytes`` (default
     ``BELIEFDB_INGEST_MAX_BYTES``) is refused without being read."""
-    named: dict[Path, str] = {}  # (a file named twice, as itself and in its directory: once, by the first)
-    for name, path in documents(paths):
-        named.setdefault(path, name)
-    if not named:
-        raise no_documents("ingest")
+    named = named_documents(paths, "ingest")
     limit = max_ingest_bytes(max_bytes)
     if options.name and len(named) > 1:
         raise errors.InvalidInput("--source names one source: give it one file at a time")

@@ -100,15 +100,13 @@ def submit_paths(db: Database, paths: Sequence[Path], options: ingest.SourceOpti
     """Read and queue documents (a directory: its documents, see :func:`ingest.documents`; their text is
     queued, so a worker need not see the files); a bad file is an error naming it, and then nothing is
     queued."""
-    named = ingest.documents(paths)
-    if not named:
-        raise ingest.no_documents("submit")
+    named = ingest.named_documents(paths, "submit")
     if options.name and len(named) > 1:
         raise errors.InvalidInput("--source names one source: give it one file at a time")
     _check_options(options, extractor, max_attempts)
     limit = ingest.max_ingest_bytes(max_bytes)
     payloads = []
-    for name, path in named:
+    for path, name in named.items():
         ingest.check_file_size(path, limit)  # (a file too large is refused without being read)
         text = ingest.read_document(path)
         ingest.check_size(shown(path), text, limit)
