@@ -440,8 +440,8 @@ def test_bad_files_of_every_kind_are_reported(bdb: beliefdb.BeliefDB, write_doc:
     latin1 = tmp_path / "latin1.txt"
     latin1.write_bytes("café".encode("latin-1"))
     pdf = write_doc("policy.pdf", "not really a pdf")
-    results = bdb.ingest(empty, binary, good, latin1, pdf, tmp_path)
+    results = bdb.ingest(empty, binary, good, latin1, pdf)  # (a directory is its documents: test_ingest_directories)
     assert [type(r).__name__ for r in results] == [
-        "IngestFailure", "IngestFailure", "IngestReport", "IngestFailure", "IngestFailure", "IngestFailure"]
+        "IngestFailure", "IngestFailure", "IngestReport", "IngestFailure", "IngestFailure"]
     assert {r.error for r in results if isinstance(r, IngestFailure)} == {"invalid_input"}
     assert scalar(postgresql, "select array_agg(name) from beliefdb.source") == ["returns.md"]
