@@ -123,6 +123,9 @@ def test_any_turns_lay_out_at_their_offsets(turns: list[Turn]) -> None:
 @pytest.mark.parametrize(("sentence", "found"), [
     ("I moved to Berlin last month.", ("lives_in", "Berlin")),
     ("Oh, I live in Paris.", ("lives_in", "Paris")),
+    ("Big news, I moved to Berlin last week.", ("lives_in", "Berlin")),  # (news announced first)
+    ("Big news - we switched to the annual plan.", ("plan", "annual plan")),
+    ("Quick update: my daughter is 6 now.", ("daughter_age", "6")),
     ("my daughter is 5", ("daughter_age", "5")),
     ("we switched to the annual plan", ("plan", "annual plan")),
     ("I work at Acme Corp.", ("works_at", "Acme Corp")),

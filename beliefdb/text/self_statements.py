@@ -58,7 +58,8 @@ _WE: Final = r"(?:i|we)"
 _ADVERB: Final = r"(?:(?:just|recently|finally|now|actually|already|also|even|officially|currently)\s+)*"
 _FILLER_RE: Final = re.compile(
     r"(?:(?:oh|well|so|yeah|yes|yep|no|nope|actually|btw|by the way|also|and|but|anyway|guess what|fun fact|"
-    r"hey|hi|hello|ok|okay|um|uh|haha|lol|honestly|basically|update|news)\b[,!:.\-—]*\s+)+",
+    r"hey|hi|hello|ok|okay|um|uh|haha|lol|honestly|basically|"
+    r"(?:(?:big|great|good|bad|sad|exciting|some|quick|small|little)\s+)?(?:update|news))\b\s*[,!:.\-—]*\s+)+",
     re.IGNORECASE)
 FIRST_PERSON_RE: Final = re.compile(rf"(?:i|i{_APOS}(?:m|ve|d|ll)|me|my|we|we{_APOS}(?:re|ve|d|ll)|our|us)\b",
                                     re.IGNORECASE)
