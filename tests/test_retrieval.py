@@ -387,3 +387,24 @@ def test_answers_read_by_key_as_ask_presents_them(bdb: beliefdb.BeliefDB,
     bdb.ingest_text("The gift wrap fee is 3 euros.\n", source="test-fixture.md", label="fixture")
     assert [a.belief.value for a in bdb.answers(include_fixtures=True) if a.provenance == "fixture"] == ["3 euros"]
     assert all(a.provenance == "production" for a in bdb.answers())
+
+
+def test_equal_text_and_name_matches_are_ordered_by_closeness_to_the_question(bdb: beliefdb.BeliefDB) -> None:
+    """Every belief about Maya matches "Maya" alike; which comes first is the one nearest the question's
+    vector, even when no vector passes the vector search's threshold, not the order of random ids."""
+    turns = [beliefdb.models.Turn(speaker="Maya", text=t) for t in (
+        "I play squash every Tuesday.", "We cancelled Vietnam, flights to Norway are booked.",
+        "I work at Bluefin Labs.", "My favourite drink is rooibos.")]
+    bdb.ingest_conversation(turns, source="chat")
+    model = get_embedder().model
+    with bdb.database.transaction() as c:
+        vectors = dict(c.execute("select b.value, e.embedding::text from beliefdb.belief b join beliefdb.belief_embedding e"
+                                 " on e.workspace_id = b.workspace_id and e.belief_id = b.id").fetchall())
+        assert len(vectors) == 4
+        for value, vector in vectors.items():
+            # (a threshold no similarity reaches: only the text and name searches nominate)
+            rows = c.execute("select b.value, r.vector_rank from beliefdb.recall('What about Maya?', %s::text::"
+                             "beliefdb_ext.vector, %s, 4, p_min_similarity => 2) r join beliefdb.belief b"
+                             " on b.id = r.belief_id", (vector, model)).fetchall()
+            assert [r[1] for r in rows] == [None] * 4
+            assert rows[0][0] == value

@@ -80,6 +80,8 @@ def test_recall_orders_by_the_ivfflat_index_and_keeps_the_truth_filter(
     before = postgresql.execute(IDX_SCANS).fetchone()
     # the stale belief is the nearest vector to this question, and never comes back
     with bdb.database.transaction() as c:
+        # (a workspace this small is searched exactly unless the setting says otherwise)
+        c.execute("select set_config('beliefdb.exact_vector_search_max', '0', true)")
         rows = c.execute("select b.value, r.vector_rank from beliefdb.recall(%s, %s::beliefdb_ext.vector, %s, 10) r "
                          "join beliefdb.belief b on b.id = r.belief_id",
                          ("Returns are accepted within 7 days of delivery.", question, model)).fetchall()
@@ -111,6 +113,30 @@ def test_recall_orders_by_the_ivfflat_index_and_keeps_the_truth_filter(
     assert before is not None and after is not None and after[0] > before[0]
     answer = bdb.ask(Q)
     assert answer.beliefs[0].belief.value == "15 days" and "vector" in answer.beliefs[0].matched_by
+
+
+def test_a_small_workspace_is_searched_exactly_in_a_shared_index(
+        db_url: str, bdb: beliefdb.BeliefDB, postgresql: psycopg.Connection[Any]) -> None:
+    policy_story(db_url)
+    postgresql.execute("select beliefdb._build_vector_index(384, 2)")
+    postgresql.commit()
+    model = get_embedder().model
+    question = embeddings.literal(get_embedder().query("Returns are accepted within 7 days of delivery."))
+    query = ("select array_agg(c.belief_id order by c.rank), array_agg(c.similarity order by c.rank)"
+             " from beliefdb._vector_candidates(%s::beliefdb_ext.vector, %s, %s, 0, null, '{}', false, 10, 0) c")
+    exact = postgresql.execute(
+        "select array_agg(e.belief_id order by e.embedding operator(beliefdb_ext.<=>) %s::beliefdb_ext.vector),"
+        " array_agg(1 - (e.embedding operator(beliefdb_ext.<=>) %s::beliefdb_ext.vector)"
+        "           order by e.embedding operator(beliefdb_ext.<=>) %s::beliefdb_ext.vector)"
+        " from beliefdb.belief_embedding e join beliefdb.belief b on b.id = e.belief_id"
+        " where b.status = 'current'", (question, question, question)).fetchone()
+    before = postgresql.execute(IDX_SCANS).fetchone()
+    got = postgresql.execute(query, (question, bdb.database.workspace_id, model)).fetchone()
+    assert got == exact  # every current belief, nearest first, with its exact similarity
+    postgresql.execute("select pg_catalog.pg_stat_force_next_flush()")
+    postgresql.commit()
+    postgresql.execute("select pg_catalog.pg_stat_clear_snapshot()")
+    assert postgresql.execute(IDX_SCANS).fetchone() == before  # (the index was not read)
 
 
 @pytest.mark.slow

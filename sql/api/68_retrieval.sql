@@ -124,9 +124,16 @@ begin
     -- not-null column, but not an index condition. workspace_id has no statistics (10_tables), so
     -- with `=` the planner ANDs a bitmap of the whole workspace from belief_subject_attribute to the
     -- GIN bitmap: at 100k beliefs that alone took 6 ms per text search and 4 ms per name word.
+    -- Equal text ranks or name similarities (every belief that names "Maya" matches her name alike)
+    -- are ordered by how close each belief is to the question's vector, when there is one, even below
+    -- the vector search's own threshold; by id last. Ordered by id alone, the order of such ties (and
+    -- so which of them made the first k) changed with the random ids of every new load.
     by_text as (
-        select t.id, (row_number() over (order by t.r desc, t.id))::integer as rank
-          from (select m.id, m.r
+        select t.id, (row_number() over (order by t.r desc, t.closeness desc nulls last, t.id))::integer as rank,
+               t.closeness
+          from (select m.id, m.r, (select 1 - (e.embedding <=> p_embedding) from beliefdb.belief_embedding e
+                          where p_embedding is not null and e.workspace_id = v_ws and e.belief_id = m.id
+                            and e.model = p_model) as closeness
                   from (select b.id, ts_rank_cd(b.search, v_query) as r
                           from (select b0.id, b0.search from beliefdb.belief b0
                                  where v_nominate is not null and b0.search @@ v_nominate
@@ -142,8 +149,11 @@ begin
                  limit p_candidates) t
     ),
     by_name as (
-        select n.id, (row_number() over (order by n.s desc, n.id))::integer as rank
-          from (select m.id, m.s
+        select n.id, (row_number() over (order by n.s desc, n.closeness desc nulls last, n.id))::integer as rank,
+               n.closeness
+          from (select m.id, m.s, (select 1 - (e.embedding <=> p_embedding) from beliefdb.belief_embedding e
+                          where p_embedding is not null and e.workspace_id = v_ws and e.belief_id = m.id
+                            and e.model = p_model) as closeness
                   from (select b.id, max(word_similarity(w.w, b.subject)) as s
                           from unnest(v_words) w (w)
                           -- a word common to many names (customer_1, customer_2, ...) names none
@@ -171,21 +181,24 @@ begin
         select c.id,
                sum(1.0 / (60 + c.rank)) as score,
                max(c.similarity) as similarity,
+               max(c.closeness) as closeness,
                min(c.rank) filter (where c.source = 'vector') as vector_rank,
                min(c.rank) filter (where c.source = 'text') as text_rank,
                min(c.rank) filter (where c.source = 'name') as name_rank
-          from (select v.id, v.rank, v.similarity, 'vector' as source from by_vector v
+          from (select v.id, v.rank, v.similarity, v.similarity as closeness, 'vector' as source from by_vector v
                 union all
-                select t.id, t.rank, null::double precision, 'text' from by_text t
+                select t.id, t.rank, null::double precision, t.closeness, 'text' from by_text t
                 union all
-                select n.id, n.rank, null::double precision, 'name' from by_name n) c
+                select n.id, n.rank, null::double precision, n.closeness, 'name' from by_name n) c
          group by c.id
     )
-    select f.id, f.score::double precision, f.similarity, f.vector_rank, f.text_rank, f.name_rank,
-           b.confidence < v_low
-      from fused f
-      join beliefdb.belief b on b.workspace_id = v_ws and b.id = f.id
-     order by b.confidence < v_low, f.score desc, f.id
+    -- (each candidate's confidence by its key: a join here was planned as a hash of the whole
+    -- workspace's beliefs once the closeness subqueries made the candidates look costly)
+    select f.id, f.score::double precision, f.similarity, f.vector_rank, f.text_rank, f.name_rank, f.low
+      from (select f.*, (select b.confidence from beliefdb.belief b
+                          where b.workspace_id = v_ws and b.id = f.id) < v_low as low
+              from fused f) f
+     order by f.low, f.score desc, f.closeness desc nulls last, f.id
      limit p_k;
 end
 $$;

@@ -86,7 +86,32 @@ declare
     v_work_mem text := current_setting('work_mem');
     v_ids uuid[];
     v_sims double precision[];
+    v_exact_max integer := case when current_setting('beliefdb.exact_vector_search_max', true) ~ '^[0-9]{1,9}$'
+                                then current_setting('beliefdb.exact_vector_search_max', true)::integer
+                                else 2000 end;
 begin
+    -- A workspace of at most 2,000 vectors of the model (the setting beliefdb.exact_vector_search_max,
+    -- when it is a number) is searched exactly: a few milliseconds at most, and what exact search
+    -- finds. The shared index, built with random levels (HNSW) and searched with the workspace as a
+    -- filter among every other workspace's vectors, found a different part of a small workspace's
+    -- neighbours from one build to the next.
+    if (select count(*) from (select from beliefdb.belief_embedding e
+                               where e.workspace_id = p_workspace_id and e.model = p_model
+                               limit v_exact_max + 1) e) <= v_exact_max then
+        return query
+        select x.belief_id, 1 - x.distance, (row_number() over (order by x.distance, x.belief_id))::integer
+          from (select e.belief_id, e.embedding <=> p_embedding as distance
+                  from beliefdb.belief_embedding e
+                  join beliefdb.belief b on b.workspace_id = e.workspace_id and b.id = e.belief_id
+                 where e.workspace_id = p_workspace_id and e.model = p_model and vector_dims(e.embedding) = v_dim
+                   and b.confidence >= p_min_confidence
+                   and beliefdb.recallable(b, p_as_of, p_scope, p_include_fixtures)
+                 order by 2, 1
+                 limit p_candidates) x
+         where 1 - x.distance >= p_min_similarity
+         order by x.distance, x.belief_id;
+        return;
+    end if;
     perform set_config('hnsw.iterative_scan', 'relaxed_order', true);
     -- a wide candidate list: the questions' true neighbours are a few beliefs apart from the mass
     -- of a store, and a narrow greedy search misses them (bench/retrieval at 100k: recall@10 0.42
@@ -133,4 +158,4 @@ begin
     return query select u.id, u.sim, u.n::integer from unnest(v_ids, v_sims) with ordinality u (id, sim, n);
 end
 $$;
-comment on function beliefdb._vector_candidates(vector, uuid, text, real, timestamptz, jsonb, boolean, integer, double precision, integer, integer) is 'recall''s vector search: the nearest truth-filtered candidates by the dimension''s vector index (halfvec re-ranked exactly)';
+comment on function beliefdb._vector_candidates(vector, uuid, text, real, timestamptz, jsonb, boolean, integer, double precision, integer, integer) is 'recall''s vector search: the nearest truth-filtered candidates, exact in a workspace of at most 2,000 vectors, else by the dimension''s vector index (halfvec re-ranked exactly)';
