@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 import beliefdb
 from beliefdb.errors import InvalidInput
 from beliefdb.models import Turn
-from beliefdb.text.self_statements import self_statement
+from beliefdb.text.self_statements import also_said, self_statement
 from beliefdb.text.transcripts import parse_chat_jsonl, parse_transcript
 from beliefdb.text.turns import lay_out
 
@@ -185,6 +185,27 @@ def test_any_turns_lay_out_at_their_offsets(turns: list[Turn]) -> None:
 ])
 def test_self_statements(sentence: str, found: tuple[str, str] | None) -> None:
     assert self_statement(sentence) == found
+
+
+@pytest.mark.parametrize(("sentence", "first", "second"), [
+    ("Hi! I live in Munich and work as a nurse.", ("lives_in", "Munich"), ("job", "nurse")),
+    ("My daughter is 5 and my son is 7.", ("daughter_age", "5"), ("son_age", "7")),
+    ("I live in Paris and I work at Acme.", ("lives_in", "Paris"), ("works_at", "Acme")),
+    ("I moved to Berlin and love it.", ("lives_in", "Berlin"), None),
+    ("I work at Acme and my wife works at Globex.", ("works_at", "Acme"), None),  # (the wife's, not mine)
+    ("Tom and I live in Rome.", None, None),
+    ("Where do you live and work?", None, None),
+])
+def test_a_second_clause_is_read_as_a_sentence_of_its_own(sentence: str, first: tuple[str, str] | None,
+                                                          second: tuple[str, str] | None) -> None:
+    assert (self_statement(sentence), also_said(sentence)) == (first, second)
+
+
+def test_a_turn_with_two_clauses_gives_both_claims_quoting_the_sentence(bdb: beliefdb.BeliefDB) -> None:
+    report = bdb.ingest_conversation([Turn(speaker="Anna", text="I live in Munich and work as a nurse.")],
+                                     source="chat", embed=False)
+    assert sorted((b.attribute, b.value) for b in report.accepted) == [("job", "nurse"), ("lives_in", "Munich")]
+    assert {b.quote for b in report.accepted} == {"I live in Munich and work as a nurse."}
 
 
 @given(st.sampled_from(["a", "an", "the"]), st.from_regex(r"[A-Z][a-z]{0,5}(a|an|the)", fullmatch=True),

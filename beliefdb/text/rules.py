@@ -40,6 +40,7 @@ from beliefdb.text.fragments import Fragment, is_key_value, iter_fragments
 from beliefdb.text.kin import family, kin_label
 from beliefdb.text.numbers import NUMBER_WORD
 from beliefdb.text.self_statements import (
+    also_said,
     bare_switch,
     first_person,
     named_age,
@@ -309,9 +310,10 @@ class RuleExtractor(Extractor):
 
     def extract_turns(self, text: str, turns: Sequence[TurnSpan], *, source_name: str) -> list[Candidate]:
         """Per sentence of each turn: what the speaker says of themselves (:mod:`beliefdb.text.self_statements`,
-        the speaker the subject), else the sentence rules above for a sentence not in the first person. A
-        ``Key: value`` line inside a turn gives nothing (a misread speaker line is not a fact). Of one
-        turn's claims on one subject and attribute the last is kept; each quotes the whole turn."""
+        the speaker the subject; a second clause after "and" too), else the sentence rules above for a
+        sentence not in the first person. A ``Key: value`` line inside a turn gives nothing (a misread
+        speaker line is not a fact). Of one turn's claims on one subject and attribute the last is kept;
+        each quotes the whole turn."""
         out: list[Candidate] = []
         said: dict[tuple[str, str], str] = {}  # (subject, value) -> the attribute an earlier turn gave it
         favorites: dict[str, str] = {}  # subject -> the favourite it named last ("my go-to drink is ...")
@@ -342,6 +344,12 @@ class RuleExtractor(Extractor):
                     found = f"{relation}_age", aged[1]
                 for name, relation in relations(sentence):
                     kin.setdefault(name, (subject, relation))
+                # a second clause ("I live in Munich and work as a nurse"): the speaker's too
+                more = also_said(sentence) if short else None
+                if more is not None and (found is None or more[0] != found[0]):
+                    self._keep(kept, said, text, turn, Candidate(
+                        statement=f"{turn.speaker}: {sentence}", subject=speaker_subject(turn.speaker),
+                        attribute=more[0], value=more[1], quote=sentence))
                 if found is not None:
                     about = kin_label(kin, subject, found[0], sentence)  # "my daughter is 7": which one
                     c: Candidate | None = Candidate(
@@ -358,11 +366,18 @@ class RuleExtractor(Extractor):
                     if c is not None and (c.subject == unnamed or not plain_value(c.value)):
                         c = None
                 if c is not None:
-                    kept.pop((c.subject, c.attribute), None)
-                    kept[(c.subject, c.attribute)] = on_turn(c, text, turn)
-                    said[(c.subject, c.value.casefold())] = c.attribute
+                    self._keep(kept, said, text, turn, c)
             out.extend(kept.values())
         return out
+
+    @staticmethod
+    def _keep(kept: dict[tuple[str, str], Candidate], said: dict[tuple[str, str], str], text: str, turn: TurnSpan,
+              c: Candidate) -> None:
+        """Keep ``c`` as the turn's last claim on its subject and attribute, and remember the attribute its
+        value was given (a later "switched from X to Y" gives Y that attribute)."""
+        kept.pop((c.subject, c.attribute), None)
+        kept[(c.subject, c.attribute)] = on_turn(c, text, turn)
+        said[(c.subject, c.value.casefold())] = c.attribute
 
     @staticmethod
     def _candidate(text: str, fragment: Fragment, source_name: str) -> Candidate | None:
