@@ -75,7 +75,7 @@ def documents(paths: Sequence[Path], suffixes: Sequence[str] = SUPPORTED_SUFFIXE
 
 
 def no_documents(what: str, suffixes: Sequence[str] = SUPPORTED_SUFFIXES) -> errors.InvalidInput:
-    hint = "" if ".jsonl" in suffixes else "; .jsonl conversations with --format chat"
+    hint = "; .jsonl conversations with --format chat" if what == "ingest" and ".jsonl" not in suffixes else ""
     return errors.InvalidInput(f"no documents to {what} (a directory's {', '.join(suffixes)} files count{hint})")
 
 
