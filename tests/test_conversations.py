@@ -19,7 +19,8 @@ from hypothesis import strategies as st
 import beliefdb
 from beliefdb.errors import InvalidInput
 from beliefdb.models import Turn
-from beliefdb.text.self_statements import also_said, self_statement
+from beliefdb.text.clauses import also_said
+from beliefdb.text.self_statements import self_statement
 from beliefdb.text.transcripts import parse_chat_jsonl, parse_transcript
 from beliefdb.text.turns import lay_out
 

@@ -398,7 +398,8 @@ def test_equal_text_and_name_matches_are_ordered_by_closeness_to_the_question(bd
     bdb.ingest_conversation(turns, source="chat")
     model = get_embedder().model
     with bdb.database.transaction() as c:
-        vectors = dict(c.execute("select b.value, e.embedding::text from beliefdb.belief b join beliefdb.belief_embedding e"
+        vectors = dict(c.execute("select b.value, e.embedding::text from beliefdb.belief b"
+                                 " join beliefdb.belief_embedding e"
                                  " on e.workspace_id = b.workspace_id and e.belief_id = b.id").fetchall())
         assert len(vectors) == 4
         for value, vector in vectors.items():

@@ -41,7 +41,7 @@ from beliefdb.inputs import MOMENT_RANGE, check_moment, parse_moment, shown, uns
 from beliefdb.models import Answer, AskResult, Calibration, EmbedReport, ServerStatus
 from beliefdb.store.calibrate import DEFAULT_BINS
 from beliefdb.store.conversations import CHAT_SUFFIXES
-from beliefdb.store.ingest import SUPPORTED_SUFFIXES, documents
+from beliefdb.store.documents import SUPPORTED_SUFFIXES, documents
 
 __all__ = [
     "CHAT_SUFFIXES",

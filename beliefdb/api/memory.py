@@ -99,10 +99,9 @@ class BeliefDB(bulk.Bulk, pictures.Pictures, texts.Texts, jobs.Jobs, conversatio
                extractor: str = "rules", embed: bool = True, preview: bool = False,
                progress: Callable[[Path], None] | None = None, max_bytes: int | None = None
                ) -> list[IngestReport | IngestFailure]:
-        """Ingest .txt/.md files, or directories of them (each file's source named by its path below the
-        directory); each file is one transaction and a bad file does not stop the others.
-        ``embed=False`` leaves the new beliefs for :meth:`embed`; ``preview``: what each file would change,
-        nothing written; ``progress`` gets each file's path once done; a file over ``max_bytes`` is refused."""
+        """Ingest .txt/.md files or directories of them (a source per file, named by its path below the directory),
+        one transaction each, a bad file not stopping the others; ``embed=False``: for :meth:`embed`; ``preview``:
+        what each would change, nothing written; ``progress``: each path once done; over ``max_bytes``: refused."""
         options = ingest.SourceOptions(name=source, authority=authority, provenance=label,
                                        version_label=version_label)
         return ingest.ingest_paths(self.database, [Path(p) for p in paths], options,

@@ -28,16 +28,15 @@ from beliefdb.db.queries import Q
 from beliefdb.db.reports import ingest_report
 from beliefdb.inputs import shown
 from beliefdb.models import BulkReport, IngestReport
+from beliefdb.store.documents import documents, no_documents
 from beliefdb.store.ingest import (
     Prepared,
     SourceOptions,
     check_choices,
     check_file_size,
     check_size,
-    documents,
     embed_ids,
     max_ingest_bytes,
-    no_documents,
     prepare,
     read_document,
 )
@@ -68,7 +67,8 @@ def expand(items: Sequence[Item]) -> list[tuple[str, Path | str]]:
         else:
             out.extend(documents([Path(item)]))
     if not out:
-        raise no_documents("ingest")
+        given = [Path(i) for i in items if not isinstance(i, tuple)]
+        raise no_documents("ingest", directories=[p for p in given if p.is_dir()])
     return out
 
 

@@ -22,13 +22,13 @@ from beliefdb.db.queries import Q
 from beliefdb.inputs import shown
 from beliefdb.models import IngestFailure, IngestReport, Turn
 from beliefdb.store import files
+from beliefdb.store.documents import named_documents
 from beliefdb.store.ingest import (
     SourceOptions,
     each_file,
     file_source,
     ingest_text,
     max_ingest_bytes,
-    named_documents,
     too_big,
 )
 from beliefdb.text.registry import get_extractor

@@ -32,6 +32,7 @@ from beliefdb.models import (
     Skipped,
 )
 from beliefdb.store import files
+from beliefdb.store.documents import SUPPORTED_SUFFIXES, named_documents
 from beliefdb.store.vectors import embed_new
 from beliefdb.text.extractor import Candidate
 from beliefdb.text.fragments import Fragment, split_fragments
@@ -42,7 +43,6 @@ from beliefdb.text.transcripts import TRANSCRIPT_HINT, spoken_by, transcript_spe
 from beliefdb.text.turns import TurnSpan
 from beliefdb.vocabulary import AUTHORITIES, BELIEF_KINDS, LABELS, ORIGINS
 
-SUPPORTED_SUFFIXES = (".txt", ".md", ".markdown")
 #: new beliefs embedded per transaction after an ingest (as ``beliefdb embed`` does)
 EMBED_BATCH = 64
 
@@ -56,37 +56,6 @@ class SourceOptions:
     provenance: str | None = None
     origin: str | None = None
     version_label: str | None = None
-
-
-def documents(paths: Sequence[Path], suffixes: Sequence[str] = SUPPORTED_SUFFIXES) -> list[tuple[str, Path]]:
-    """(source name, file) of each document ``paths`` name: a file by its name; a directory's files with
-    one of ``suffixes`` (.txt, .md and .markdown; a conversation's also .jsonl), recursively and in name
-    order, each named by its path below the directory. A file named twice (as itself and in its
-    directory, say) is one document, named the first way."""
-    named: dict[Path, str] = {}
-    for path in paths:
-        if path.is_dir():
-            found = sorted(p for p in path.rglob("*") if p.suffix.lower() in suffixes and p.is_file())
-            for p in found:
-                named.setdefault(p, shown(p.relative_to(path).as_posix()))
-        else:
-            named.setdefault(path, shown(path.name))
-    return [(name, path) for path, name in named.items()]
-
-
-def no_documents(what: str, suffixes: Sequence[str] = SUPPORTED_SUFFIXES) -> errors.InvalidInput:
-    hint = "; .jsonl conversations with --format chat" if what == "ingest" and ".jsonl" not in suffixes else ""
-    return errors.InvalidInput(f"no documents to {what} (a directory's {', '.join(suffixes)} files count{hint})")
-
-
-def named_documents(paths: Sequence[Path], what: str, suffixes: Sequence[str] = SUPPORTED_SUFFIXES
-                    ) -> dict[Path, str]:
-    """Each file of :func:`documents` with its source name; none is an error saying what could not be
-    done (``what``)."""
-    named = {path: name for name, path in documents(paths, suffixes)}
-    if not named:
-        raise no_documents(what, suffixes)
-    return named
 
 
 def read_document(path: Path) -> str:
@@ -343,7 +312,8 @@ def ingest_paths(db: Database, paths: list[Path], options: SourceOptions, *, cla
                  extractor: str = "rules", embed: bool = True, preview: bool = False,
                  progress: Callable[[Path], None] | None = None,
                  max_bytes: int | None = None) -> list[IngestReport | IngestFailure]:
-    """Ingest files (a directory: its documents, see :func:`documents`) one transaction each; a bad file
+    """Ingest files (a directory: its documents, see :func:`beliefdb.store.documents.documents`) one
+    transaction each; a bad file
     is reported and does not stop the others.
     With ``preview``, what each would change, nothing written. A file over ``max_bytes`` (default
     ``BELIEFDB_INGEST_MAX_BYTES``) is refused without being read."""

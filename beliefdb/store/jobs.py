@@ -37,6 +37,7 @@ from beliefdb.inputs import shown
 from beliefdb.models import IngestReport, Job, JobOutcome, WorkReport
 from beliefdb.store import ingest
 from beliefdb.store import vectors as embeddings
+from beliefdb.store.documents import named_documents
 from beliefdb.text.registry import EXTRACTORS
 from beliefdb.vocabulary import AUTHORITIES, LABELS, ORIGINS
 
@@ -97,10 +98,10 @@ def submit_texts(db: Database, texts: Sequence[tuple[str, ingest.SourceOptions]]
 
 def submit_paths(db: Database, paths: Sequence[Path], options: ingest.SourceOptions, *, extractor: str = "rules",
                  max_attempts: int = MAX_ATTEMPTS, max_bytes: int | None = None) -> list[int]:
-    """Read and queue documents (a directory: its documents, see :func:`ingest.documents`; their text is
-    queued, so a worker need not see the files); a bad file is an error naming it, and then nothing is
-    queued."""
-    named = ingest.named_documents(paths, "submit")
+    """Read and queue documents (a directory: its documents, :func:`beliefdb.store.documents.documents`;
+    their text is queued, so a worker need not see the files); a bad file is an error naming it, and then
+    nothing is queued."""
+    named = named_documents(paths, "submit")
     if options.name and len(named) > 1:
         raise errors.InvalidInput("--source names one source: give it one file at a time")
     _check_options(options, extractor, max_attempts)

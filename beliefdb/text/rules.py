@@ -35,12 +35,12 @@ from collections.abc import Sequence
 from pathlib import PurePosixPath
 from typing import Final
 
+from beliefdb.text.clauses import also_said
 from beliefdb.text.extractor import Candidate, Extractor, normalise_name, on_turn
 from beliefdb.text.fragments import Fragment, is_key_value, iter_fragments
 from beliefdb.text.kin import family, kin_label
 from beliefdb.text.numbers import NUMBER_WORD
 from beliefdb.text.self_statements import (
-    also_said,
     bare_switch,
     first_person,
     named_age,

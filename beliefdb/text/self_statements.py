@@ -35,9 +35,6 @@ match wins; questions give nothing):
 - a family member's attribute is named by the relation, with or without the name: ``my daughter
   Finn is 6`` and ``my daughter is 7`` are both ``daughter_age``
 
-A second clause after "and" is read as a sentence of its own, the speaker its subject when it names
-no one: "I live in Munich and work as a nurse" says ``lives_in`` and ``job``.
-
 A value ends at a clause (", ", " and ", " because ", ...) and loses trailing time phrases ("last
 month", "a couple of weeks ago", "these days", "every Tuesday"), a leading article only at its
 start (never letters inside a name), and is no value when it points elsewhere ("their fries"), so
@@ -52,8 +49,8 @@ from typing import Final
 
 from beliefdb.text.extractor import normalise_name
 
-__all__ = ["FIRST_PERSON_RE", "also_said", "bare_switch", "first_person", "named_age", "plain_value", "relations",
-           "replacement", "self_statement"]
+__all__ = ["FIRST_PERSON_RE", "bare_switch", "first_person", "named_age", "plain_value", "relations", "replacement",
+           "self_statement"]
 
 _APOS: Final = r"['’]"
 _I_AM: Final = rf"(?:i{_APOS}m|i am)"
@@ -295,23 +292,6 @@ def _without_fillers(sentence: str) -> str:
         body = body[label.end():]
     m = _FILLER_RE.match(body)
     return body[m.end():] if m is not None else body
-
-
-_AND_RE: Final = re.compile(r"\s*,?\s+and\s+", re.IGNORECASE)
-
-
-def also_said(sentence: str) -> Found | None:
-    """What the speaker says of themselves in a second clause after "and" ("I live in Munich and work as a
-    nurse": ``job`` = nurse; "my daughter is 5 and my son is 7": ``son_age`` = 7), the clause read as a
-    sentence of its own, with "I" when it names no one; None unless ``sentence`` is in the first person."""
-    body = _without_fillers(sentence).rstrip(".!").strip()
-    if FIRST_PERSON_RE.match(body) is None or body.endswith("?"):
-        return None
-    joint = _AND_RE.search(body)
-    if joint is None:
-        return None
-    rest = body[joint.end():]
-    return self_statement(rest if FIRST_PERSON_RE.match(rest) else f"I {rest}")
 
 
 def first_person(sentence: str) -> bool:

@@ -1,0 +1,50 @@
+"""The documents paths name: a file by itself, a directory by its files of the kinds ingest reads, each
+source named by the file's path below the directory (``beliefdb ingest DIR``, ``--queue``, ``--bulk``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from beliefdb import errors
+from beliefdb.inputs import shown
+
+__all__ = ["SUPPORTED_SUFFIXES", "documents", "named_documents", "no_documents"]
+
+SUPPORTED_SUFFIXES = (".txt", ".md", ".markdown")
+
+
+def documents(paths: Sequence[Path], suffixes: Sequence[str] = SUPPORTED_SUFFIXES) -> list[tuple[str, Path]]:
+    """(source name, file) of each document ``paths`` name: a file by its name; a directory's files with
+    one of ``suffixes`` (.txt, .md and .markdown; a conversation's also .jsonl), recursively and in name
+    order, each named by its path below the directory. A file named twice (as itself and in its
+    directory, say) is one document, named the first way."""
+    named: dict[Path, str] = {}
+    for path in paths:
+        if path.is_dir():
+            found = sorted(p for p in path.rglob("*") if p.suffix.lower() in suffixes and p.is_file())
+            for p in found:
+                named.setdefault(p, shown(p.relative_to(path).as_posix()))
+        else:
+            named.setdefault(path, shown(path.name))
+    return [(name, path) for path, name in named.items()]
+
+
+def no_documents(what: str, suffixes: Sequence[str] = SUPPORTED_SUFFIXES,
+                 directories: Sequence[Path] = ()) -> errors.InvalidInput:
+    """The error for paths that name no document (``directories``: the ones given, named in it)."""
+    hint = "; .jsonl conversations with --format chat" if what == "ingest" and ".jsonl" not in suffixes else ""
+    where = f"{', '.join(shown(d) for d in directories)}: " if directories else ""
+    return errors.InvalidInput(f"{where}no documents to {what} (a directory's {', '.join(suffixes)} files"
+                               f" count{hint})")
+
+
+def named_documents(paths: Sequence[Path], what: str, suffixes: Sequence[str] = SUPPORTED_SUFFIXES
+                    ) -> dict[Path, str]:
+    """Each file of :func:`documents` with its source name; none is an error saying what could not be
+    done (``what``) and naming the directories given."""
+    named = {path: name for name, path in documents(paths, suffixes)}
+    if not named:
+        raise no_documents(what, suffixes, [p for p in paths if p.is_dir()])
+    return named
