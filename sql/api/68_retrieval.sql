@@ -120,76 +120,82 @@ begin
     ),
     -- full text: the matches are ranked on a bounded set (a common word can match most of a
     -- workspace), and the truth filter runs on the best of them only.
-    -- Here and in by_name the workspace test is `is not distinct from`, not `=`: the same test on a
+    -- Here and in name_found the workspace test is `is not distinct from`, not `=`: the same test on a
     -- not-null column, but not an index condition. workspace_id has no statistics (10_tables), so
     -- with `=` the planner ANDs a bitmap of the whole workspace from belief_subject_attribute to the
     -- GIN bitmap: at 100k beliefs that alone took 6 ms per text search and 4 ms per name word.
-    -- Equal text ranks or name similarities (every belief that names "Maya" matches her name alike)
-    -- are ordered by how close each belief is to the question's vector, when there is one, even below
-    -- the vector search's own threshold; by id last. Ordered by id alone, the order of such ties (and
-    -- so which of them made the first k) changed with the random ids of every new load.
+    text_found as (
+        select m.id, m.r
+          from (select b.id, ts_rank_cd(b.search, v_query) as r
+                  from (select b0.id, b0.search from beliefdb.belief b0
+                         where v_nominate is not null and b0.search @@ v_nominate
+                           and b0.workspace_id is not distinct from v_ws
+                           and b0.confidence >= p_min_confidence
+                           and (p_as_of is not null or b0.status in ('current', 'conflicting'))
+                         limit 1000) b
+                 order by r desc, b.id
+                 limit p_candidates * 4) m
+          join beliefdb.belief b on b.workspace_id = v_ws and b.id = m.id
+         where beliefdb.recallable(b, p_as_of, p_scope, p_include_fixtures)
+         order by m.r desc, m.id
+         limit p_candidates
+    ),
+    name_found as (
+        select m.id, m.s
+          from (select b.id, max(word_similarity(w.w, b.subject)) as s
+                  from unnest(v_words) w (w)
+                  -- a word common to many names (customer_1, customer_2, ...) names none
+                  -- of them in particular: a bounded number of subjects per word
+                  cross join lateral (
+                        select b.id, b.subject
+                          from beliefdb.belief b
+                         where w.w <% b.subject
+                           -- and its first five letters as written: the trigram index then
+                           -- needs all of their trigrams, so a similar common name
+                           -- (contact / contract_...) is not rechecked thousands of times
+                           and b.subject ilike '%' || left(w.w, 5) || '%'
+                           and b.workspace_id is not distinct from v_ws and b.confidence >= p_min_confidence
+                           and (p_as_of is not null or b.status in ('current', 'conflicting'))
+                         limit 50) b
+                 group by b.id
+                 order by s desc, b.id
+                 limit p_candidates * 4) m
+          join beliefdb.belief b on b.workspace_id = v_ws and b.id = m.id
+         where beliefdb.recallable(b, p_as_of, p_scope, p_include_fixtures)
+         order by m.s desc, m.id
+         limit p_candidates
+    ),
+    -- Equal text ranks or name similarities (every belief that names "Maya" matches her name alike),
+    -- and equal fused scores, are ordered by how close each belief is to the question's vector, when
+    -- there is one, even below the vector search's own threshold; by id last. Ordered by id alone, the
+    -- order of such ties (and so which of them made the first k) changed with the random ids of every
+    -- new load. (Each candidate's vector by its key: a join was planned as a hash of the workspace's.)
+    closeness as (
+        select c.id, (select 1 - (e.embedding <=> p_embedding) from beliefdb.belief_embedding e
+                       where e.workspace_id = v_ws and e.belief_id = c.id and e.model = p_model) as closeness
+          from (select t.id from text_found t union select n.id from name_found n) c
+         where p_embedding is not null
+    ),
     by_text as (
-        select t.id, (row_number() over (order by t.r desc, t.closeness desc nulls last, t.id))::integer as rank,
-               t.closeness
-          from (select m.id, m.r, (select 1 - (e.embedding <=> p_embedding) from beliefdb.belief_embedding e
-                          where p_embedding is not null and e.workspace_id = v_ws and e.belief_id = m.id
-                            and e.model = p_model) as closeness
-                  from (select b.id, ts_rank_cd(b.search, v_query) as r
-                          from (select b0.id, b0.search from beliefdb.belief b0
-                                 where v_nominate is not null and b0.search @@ v_nominate
-                                   and b0.workspace_id is not distinct from v_ws
-                                   and b0.confidence >= p_min_confidence
-                                   and (p_as_of is not null or b0.status in ('current', 'conflicting'))
-                                 limit 1000) b
-                         order by r desc, b.id
-                         limit p_candidates * 4) m
-                  join beliefdb.belief b on b.workspace_id = v_ws and b.id = m.id
-                 where beliefdb.recallable(b, p_as_of, p_scope, p_include_fixtures)
-                 order by m.r desc, m.id
-                 limit p_candidates) t
+        select t.id, (row_number() over (order by t.r desc, c.closeness desc nulls last, t.id))::integer as rank
+          from text_found t left join closeness c on c.id = t.id
     ),
     by_name as (
-        select n.id, (row_number() over (order by n.s desc, n.closeness desc nulls last, n.id))::integer as rank,
-               n.closeness
-          from (select m.id, m.s, (select 1 - (e.embedding <=> p_embedding) from beliefdb.belief_embedding e
-                          where p_embedding is not null and e.workspace_id = v_ws and e.belief_id = m.id
-                            and e.model = p_model) as closeness
-                  from (select b.id, max(word_similarity(w.w, b.subject)) as s
-                          from unnest(v_words) w (w)
-                          -- a word common to many names (customer_1, customer_2, ...) names none
-                          -- of them in particular: a bounded number of subjects per word
-                          cross join lateral (
-                                select b.id, b.subject
-                                  from beliefdb.belief b
-                                 where w.w <% b.subject
-                                   -- and its first five letters as written: the trigram index then
-                                   -- needs all of their trigrams, so a similar common name
-                                   -- (contact / contract_...) is not rechecked thousands of times
-                                   and b.subject ilike '%' || left(w.w, 5) || '%'
-                                   and b.workspace_id is not distinct from v_ws and b.confidence >= p_min_confidence
-                                   and (p_as_of is not null or b.status in ('current', 'conflicting'))
-                                 limit 50) b
-                         group by b.id
-                         order by s desc, b.id
-                         limit p_candidates * 4) m
-                  join beliefdb.belief b on b.workspace_id = v_ws and b.id = m.id
-                 where beliefdb.recallable(b, p_as_of, p_scope, p_include_fixtures)
-                 order by m.s desc, m.id
-                 limit p_candidates) n
+        select n.id, (row_number() over (order by n.s desc, c.closeness desc nulls last, n.id))::integer as rank
+          from name_found n left join closeness c on c.id = n.id
     ),
     fused as (
         select c.id,
                sum(1.0 / (60 + c.rank)) as score,
                max(c.similarity) as similarity,
-               max(c.closeness) as closeness,
                min(c.rank) filter (where c.source = 'vector') as vector_rank,
                min(c.rank) filter (where c.source = 'text') as text_rank,
                min(c.rank) filter (where c.source = 'name') as name_rank
-          from (select v.id, v.rank, v.similarity, v.similarity as closeness, 'vector' as source from by_vector v
+          from (select v.id, v.rank, v.similarity, 'vector' as source from by_vector v
                 union all
-                select t.id, t.rank, null::double precision, t.closeness, 'text' from by_text t
+                select t.id, t.rank, null::double precision, 'text' from by_text t
                 union all
-                select n.id, n.rank, null::double precision, n.closeness, 'name' from by_name n) c
+                select n.id, n.rank, null::double precision, 'name' from by_name n) c
          group by c.id
     )
     -- (each candidate's confidence by its key: a join here was planned as a hash of the whole
@@ -198,7 +204,8 @@ begin
       from (select f.*, (select b.confidence from beliefdb.belief b
                           where b.workspace_id = v_ws and b.id = f.id) < v_low as low
               from fused f) f
-     order by f.low, f.score desc, f.closeness desc nulls last, f.id
+      left join closeness c on c.id = f.id
+     order by f.low, f.score desc, coalesce(c.closeness, f.similarity) desc nulls last, f.id
      limit p_k;
 end
 $$;

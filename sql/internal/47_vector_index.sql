@@ -89,29 +89,16 @@ declare
     v_exact_max integer := case when current_setting('beliefdb.exact_vector_search_max', true) ~ '^[0-9]{1,9}$'
                                 then current_setting('beliefdb.exact_vector_search_max', true)::integer
                                 else 2000 end;
+    v_exact boolean;
 begin
     -- A workspace of at most 2,000 vectors of the model (the setting beliefdb.exact_vector_search_max,
     -- when it is a number) is searched exactly: a few milliseconds at most, and what exact search
     -- finds. The shared index, built with random levels (HNSW) and searched with the workspace as a
     -- filter among every other workspace's vectors, found a different part of a small workspace's
     -- neighbours from one build to the next.
-    if (select count(*) from (select from beliefdb.belief_embedding e
-                               where e.workspace_id = p_workspace_id and e.model = p_model
-                               limit v_exact_max + 1) e) <= v_exact_max then
-        return query
-        select x.belief_id, 1 - x.distance, (row_number() over (order by x.distance, x.belief_id))::integer
-          from (select e.belief_id, e.embedding <=> p_embedding as distance
-                  from beliefdb.belief_embedding e
-                  join beliefdb.belief b on b.workspace_id = e.workspace_id and b.id = e.belief_id
-                 where e.workspace_id = p_workspace_id and e.model = p_model and vector_dims(e.embedding) = v_dim
-                   and b.confidence >= p_min_confidence
-                   and beliefdb.recallable(b, p_as_of, p_scope, p_include_fixtures)
-                 order by 2, 1
-                 limit p_candidates) x
-         where 1 - x.distance >= p_min_similarity
-         order by x.distance, x.belief_id;
-        return;
-    end if;
+    v_exact := (select count(*) from (select from beliefdb.belief_embedding e
+                                       where e.workspace_id = p_workspace_id and e.model = p_model
+                                       limit v_exact_max + 1) e) <= v_exact_max;
     perform set_config('hnsw.iterative_scan', 'relaxed_order', true);
     -- a wide candidate list: the questions' true neighbours are a few beliefs apart from the mass
     -- of a store, and a narrow greedy search misses them (bench/retrieval at 100k: recall@10 0.42
@@ -123,22 +110,14 @@ begin
     perform set_config('ivfflat.probes', v_probes::text, true);
     perform set_config('ivfflat.max_probes', (4 * v_probes)::text, true);
     -- the index scan sorts every vector of the lists it reads: in memory (at 1M vectors 160 lists
-    -- hold ~80,000; with the default 4 MB the sort spilled to disk)
+    -- hold ~80,000; with the default 4 MB the sort spilled to disk); an exact search sorts what it
+    -- compares itself
     perform set_config('work_mem', '64MB', true);
-    perform set_config('enable_sort', 'off', true);
-    -- the cast to the model's dimension matches the partial vector index of that dimension
-    execute pg_catalog.format(case when v_lists is null then $q$
-        select coalesce(array_agg(x.belief_id order by x.distance), '{}'),
-               coalesce(array_agg(1 - x.distance order by x.distance), '{}')
-          from (select e.belief_id,
-                       e.embedding::vector(%1$s) <=> $1::vector(%1$s) as distance
-                  from beliefdb.belief_embedding e
-                  join beliefdb.belief b on b.workspace_id = e.workspace_id and b.id = e.belief_id
-                 where e.workspace_id = $2 and e.model = $3 and vector_dims(e.embedding) = %1$s
-                   and b.confidence >= $4 and beliefdb.recallable(b, $5, $6, $7)
-                 order by e.embedding::vector(%1$s) <=> $1::vector(%1$s)
-                 limit $8) x
-         where 1 - x.distance >= $9$q$ else $q$
+    perform set_config('enable_sort', case when v_exact then v_sort else 'off' end, true);
+    -- The order names the index: the cast to the model's dimension matches the partial HNSW index of
+    -- that dimension; IVFFlat orders by halfvec, taking 4 candidates per one wanted to re-rank them by
+    -- the full vectors; the distance without a cast matches no index, so the search is exact.
+    execute pg_catalog.format($q$
         select coalesce((array_agg(x.belief_id order by x.distance, x.belief_id))[1:$8], '{}'),
                coalesce((array_agg(1 - x.distance order by x.distance, x.belief_id))[1:$8], '{}')
           from (select e.belief_id,
@@ -147,9 +126,14 @@ begin
                   join beliefdb.belief b on b.workspace_id = e.workspace_id and b.id = e.belief_id
                  where e.workspace_id = $2 and e.model = $3 and vector_dims(e.embedding) = %1$s
                    and b.confidence >= $4 and beliefdb.recallable(b, $5, $6, $7)
-                 order by e.embedding::halfvec(%1$s) <=> $1::halfvec(%1$s)
-                 limit 4 * $8) x
-         where 1 - x.distance >= $9$q$ end, v_dim)
+                 order by %2$s
+                 limit %3$s * $8) x
+         where 1 - x.distance >= $9$q$,
+        v_dim,
+        case when v_exact then '(e.embedding <=> $1)'
+             when v_lists is null then pg_catalog.format('e.embedding::vector(%1$s) <=> $1::vector(%1$s)', v_dim)
+             else pg_catalog.format('e.embedding::halfvec(%1$s) <=> $1::halfvec(%1$s)', v_dim) end,
+        case when v_exact or v_lists is null then 1 else 4 end)
       into v_ids, v_sims
       using p_embedding, p_workspace_id, p_model, p_min_confidence, p_as_of, p_scope, p_include_fixtures,
             p_candidates, p_min_similarity;
