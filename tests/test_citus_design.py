@@ -279,7 +279,7 @@ def test_every_recursive_query_stays_in_one_workspace(postgresql: psycopg.Connec
 # transition table (new_rows, old_rows, changed_rows) or to unnest() of arrays by workspace_id instead of
 # pinning it to one workspace value. Citus prunes shards only by constants and parameters, so such a
 # statement goes to every shard, and a trigger on a shard may not run remote tasks: before beliefdb runs
-# on Citus each needs a loop per workspace, as audit_rows and decision_reasons_changed have (docs/scale-
+# on Citus each needs a loop per workspace, as the row audit and decision_reasons_changed have (docs/scale-
 # out.md, "What does not work unchanged"). The list only shrinks: a function fixed must leave it.
 NOT_PINNED_YET = {"adjacency_of_edges", "adjacency_of_justifications", "adjacency_of_nodes", "adjacency_of_relations",
                   "node_current_unmet", "recount_unmet", "_refresh_leaf_entries", "_refresh_leaf_standing",
@@ -303,7 +303,7 @@ def test_every_trigger_stays_in_one_workspace_but_the_known_ones(prepared: str) 
             if called in bodies and called not in reached:
                 reached.add(called)
                 todo.append(called)
-    assert {"audit_rows", "_audit_append", "create_node", "correction_workspace_id_fragment_id_fkey"} <= reached
+    assert {"_audit_rows_node", "_audit_append", "create_node", "correction_workspace_id_fragment_id_fkey"} <= reached
     found = {name for name in reached for statement in _plain(bodies[name]).split(";")
              if unpinned(statement, distributed)}
     assert found == NOT_PINNED_YET

@@ -216,7 +216,7 @@ begin
     end if;
     insert into pg_temp.beliefdb_audit_operation (xact, workspace_id, step)
     values (pg_catalog.pg_current_xact_id(), p_workspace_id, 0);
-    -- a hint that audit_rows looks at first; the row above is what counts
+    -- a hint that the row audit's triggers look at first; the row above is what counts
     perform pg_catalog.set_config('beliefdb.audit_operation', p_workspace_id::text, true);
     return true;
 end
@@ -270,15 +270,22 @@ end
 $$;
 comment on function beliefdb._audit_finish(boolean, text, jsonb, boolean) is 'Append an operation''s one event (or its summary alone when another operation is open); nothing for an operation that changed no row when asked';
 
--- Trigger: one event per statement and workspace, naming the changed rows by key and
--- hashing their contents (the chain keeps hashes, not text). Arguments: key columns. Rows of the
--- workspace of a bulk ingest batch running in this transaction (_audit_batch) are counted for the
--- batch's event instead; those of an operation open in this transaction (_audit_operation) become an
--- entry of its one event.
-create or replace function beliefdb.audit_rows() returns trigger
+-- The row audit of every table that holds workspace data: one trigger function per table, made from
+-- the one template below, with the table's key columns written into its query. Each appends one
+-- event per statement and workspace, naming the changed rows by key (key columns joined by '/') and
+-- hashing their contents: sha256 of the rows' text (row::text), sorted and joined by newlines (the
+-- chain keeps hashes, not text). Rows of the workspace of a bulk ingest batch running in this
+-- transaction (_audit_batch) are counted for the batch's event instead; those of an operation open in
+-- this transaction (_audit_operation) become an entry of its one event. (One function a table, not
+-- one for all taking the key columns as arguments: a generic one can only reach a column by name
+-- through to_jsonb of each row, which was a third of what the audit cost a correction.)
+do $do$
+declare
+    v_template constant text := $template$
+create or replace function beliefdb.%1$I() returns trigger
 language plpgsql security definer
 set search_path = pg_catalog, pg_temp
-as $$
+as $fn$
 declare
     -- (each looked for only when its transaction-local setting says one may be open: most
     -- statements have neither, and the look is a catalog read per statement)
@@ -297,19 +304,11 @@ begin
         having count(*) > 0;
     end if;
     for v_group in
-        select r.workspace_id,
-               count(*) as n,
-               jsonb_agg(r.key order by r.key) as keys,
+        select r.workspace_id, count(*) as n, jsonb_agg(r.key order by r.key) as keys,
                sha256(convert_to(string_agg(r.row_text, E'\n' order by r.row_text), 'UTF8')) as rows_hash
-          from (select (x.j ->> 'workspace_id')::uuid as workspace_id,
-                       -- (each row's jsonb made once; up to three key columns without a subquery per row;
-                       -- TG_ARGV counts from 0, and is read as it is: a copy was a statement per call)
-                       case when TG_NARGS <= 3
-                            then concat_ws('/', x.j ->> TG_ARGV[0], x.j ->> TG_ARGV[1], x.j ->> TG_ARGV[2])
-                            else array_to_string(array(select x.j ->> k from unnest(TG_ARGV) as k), '/') end as key,
-                       x.j::text as row_text
-                  from (select to_jsonb(c) as j from changed_rows c
-                         where v_batch is null or c.workspace_id is distinct from v_batch) x) r
+          from (select c.workspace_id, concat_ws('/', %2$s) as key, c::text as row_text
+                  from changed_rows c
+                 where v_batch is null or c.workspace_id is distinct from v_batch) r
          group by r.workspace_id
     loop
         v_entry := jsonb_build_object('table', TG_TABLE_NAME, 'op', lower(TG_OP), 'count', v_group.n,
@@ -324,43 +323,40 @@ begin
     end loop;
     return null;
 end
-$$;
-comment on function beliefdb.audit_rows() is 'Trigger: append one audit event per changed statement and workspace (a bulk ingest batch''s rows: counted for its one event; an open operation''s: an entry of its one event)';
-
--- Attach the row audit to every table that holds workspace data.
-do $$
-declare
+$fn$;
+$template$;
     v_table record;
 begin
     for v_table in
-        select * from (values
-            ('node', 'id'), ('source', 'id'), ('source_version', 'id'), ('fragment', 'id'), ('belief', 'id'),
-            ('evidence', 'belief_id,fragment_id'), ('relation', 'id'), ('justification', 'id'),
-            ('justification_antecedent', 'justification_id,antecedent'), ('decision', 'id'),
-            ('action', 'id'), ('correction', 'id'), ('run', 'id'), ('step', 'id'), ('review_item', 'id'),
-            ('trace_edge', 'from_node,to_node,kind'), ('repair', 'id'),
-            ('embedding_model', 'workspace_id'), ('belief_embedding', 'belief_id,model'), ('outcome', 'id'),
-            ('redaction', 'id'), ('api_token', 'id')
-        ) as t (name, keys)
+        select t.name, '_audit_rows_' || t.name as function,
+               (select string_agg(pg_catalog.format('c.%I', k), ', ') from unnest(t.keys) as k) as keys
+          from (values
+            ('node', '{id}'::text[]), ('source', '{id}'), ('source_version', '{id}'), ('fragment', '{id}'),
+            ('belief', '{id}'), ('evidence', '{belief_id,fragment_id}'), ('relation', '{id}'),
+            ('justification', '{id}'), ('justification_antecedent', '{justification_id,antecedent}'),
+            ('decision', '{id}'), ('action', '{id}'), ('correction', '{id}'), ('run', '{id}'), ('step', '{id}'),
+            ('review_item', '{id}'), ('trace_edge', '{from_node,to_node,kind}'), ('repair', '{id}'),
+            ('embedding_model', '{workspace_id}'), ('belief_embedding', '{belief_id,model}'), ('outcome', '{id}'),
+            ('redaction', '{id}'), ('api_token', '{id}')
+          ) as t (name, keys)
     loop
+        execute pg_catalog.format(v_template, v_table.function, v_table.keys);
+        execute pg_catalog.format(
+            'comment on function beliefdb.%I() is %L', v_table.function,
+            'Trigger: append one audit event per changed statement and workspace of beliefdb.' || v_table.name
+            || ' (a bulk ingest batch''s rows: counted for its one event; an open operation''s: an entry of its one event)');
         execute pg_catalog.format(
             'create or replace trigger %I after insert on beliefdb.%I referencing new table as changed_rows '
-            'for each statement execute function beliefdb.audit_rows(%s)',
-            v_table.name || '_audit_insert', v_table.name,
-            (select string_agg(pg_catalog.quote_literal(k), ', ') from unnest(string_to_array(v_table.keys, ',')) k));
+            'for each statement execute function beliefdb.%I()', v_table.name || '_audit_insert', v_table.name, v_table.function);
         execute pg_catalog.format(
             'create or replace trigger %I after update on beliefdb.%I referencing new table as changed_rows '
-            'for each statement execute function beliefdb.audit_rows(%s)',
-            v_table.name || '_audit_update', v_table.name,
-            (select string_agg(pg_catalog.quote_literal(k), ', ') from unnest(string_to_array(v_table.keys, ',')) k));
+            'for each statement execute function beliefdb.%I()', v_table.name || '_audit_update', v_table.name, v_table.function);
         execute pg_catalog.format(
             'create or replace trigger %I after delete on beliefdb.%I referencing old table as changed_rows '
-            'for each statement execute function beliefdb.audit_rows(%s)',
-            v_table.name || '_audit_delete', v_table.name,
-            (select string_agg(pg_catalog.quote_literal(k), ', ') from unnest(string_to_array(v_table.keys, ',')) k));
+            'for each statement execute function beliefdb.%I()', v_table.name || '_audit_delete', v_table.name, v_table.function);
     end loop;
 end
-$$;
+$do$;
 
 -- Redact the payloads of the bound workspace's audit events that name a forgotten source (only
 -- once the source is gone): the payload hash stays in the chain, so it still verifies.
