@@ -781,26 +781,30 @@ def explain(url: str, ws: uuid.UUID, g: Graph, seeds: dict[int, list[int]], path
             plans[str(target)] = list(notices)
     summary: dict[str, Any] = {}
     for t, texts in plans.items():
-        # what rests on the seed by its stored support is walked by one recursive statement that
-        # reads every row of each node it reaches with one index-only probe of the adjacency's
-        # primary key (which carries adjacency.support, revision 0028), following the out rows that
-        # carry a support (a whole closure's walk, evaluate_closure, reads the primary key's rows a
-        # level at a time); nothing reads the walked nodes' rows a second time
-        levels = [p for p in texts if "any(v_front)" in p or "with recursive w" in p]
-        walked = [p for p in texts if ("any(v_walked)" in p or "with recursive w" in p) and "beliefdb.adjacency" in p]
+        # what rests on the seed by its stored support is read by one recursive statement when it is
+        # small, else a level at a time: each reads every row of the nodes it reaches with one
+        # index-only probe of the adjacency's primary key (which carries adjacency.support, revision
+        # 0028), following the out rows that carry a support, and a level's nodes that another
+        # justification keeps are found by probing justification_antecedent by its key (a whole
+        # closure's walk, evaluate_closure, reads the primary key's rows a level at a time too);
+        # nothing reads the walked nodes' rows a second time
+        walk = [p for p in texts if ("any(v_frontier)" in p or "with recursive w" in p) and "beliefdb.adjacency" in p]
+        levels = walk + [p for p in texts if "any(v_front)" in p]
+        again = [p for p in texts if "beliefdb.adjacency" in p and p not in levels and "any(v_next)" not in p]
+        keeping = [p for p in texts if "justification_antecedent a" in p and "v_other_node" in p]
         decisions = next((p for p in texts if "d.id = any(e.kept)" in p), "")
         summary[t] = {
             "closure_levels": len(levels),
             "closure_reads_adjacency_index_only": bool(levels) and all(
                 "Index Only Scan using adjacency_" in p for p in levels),
-            "walk_reads_support_edges_only": bool(levels) and all(
-                "w.support" in p and "Index Only Scan using adjacency_pkey" in p
-                and "Seq Scan" not in p and "Hash Join" not in p for p in levels),
+            "walk_reads_support_edges_only": bool(walk) and all(
+                "Index Only Scan using adjacency_pkey" in p and "Seq Scan" not in p for p in walk),
             # a surviving decision's live reasons come with its row (decision.reasons), not from the edges
             "decisions_by_index": "using decision_pkey" in decisions,
-            "walked_nodes_read_once": len(walked) == 1 and "Index Only Scan using adjacency_pkey" in walked[0],
-            # (the walk reads the edges between walked nodes from the adjacency: false since issue 21)
-            "reads_edges_by_justification": any("justification_antecedent_pkey" in p for p in texts),
+            "walked_nodes_read_once": bool(walk) and not again,
+            # the other justifications of a level's nodes, by the key of justification_antecedent
+            "keeps_by_justification_key": all("Index Only Scan using justification_antecedent_pkey" in p
+                                              for p in keeping),
             "graph_seq_scans": sum(p.count("Seq Scan on justification") + p.count("Seq Scan on node")
                                    + p.count("Seq Scan on adjacency")
                                    for p in texts),

@@ -21,13 +21,13 @@ from tests.test_holding_properties import Graph, Stored, check, current, referen
 
 # q (0) and x (1) are fragments. a (2) rests on q, or on x and e (3) jointly, where e rests on q:
 # the fixpoint meets a by q before e holds, so a holds by q. 150 beliefs (4 .. 153) rest on a
-# alone: x's forward closure has 152 nodes, none of which holds by x. c rests on x, or on q and a
-# jointly, and holds by x (a holds only after q and x are both met); d rests on c.
+# alone: x's forward closure has 155 nodes, few of which hold by x. c rests on x, or on q and a
+# jointly, and holds by x (a holds only after q and x are both met); d and f rest on c.
 FAN = 150
-C, D = 4 + FAN, 5 + FAN
-GRAPH = Graph(premises=2, beliefs=4 + FAN,
+C, D, F = 4 + FAN, 5 + FAN, 6 + FAN
+GRAPH = Graph(premises=2, beliefs=5 + FAN,
               justifications=((2, (0,)), (2, (1, 3)), (3, (0,)), *((n, (2,)) for n in range(4, 4 + FAN)),
-                              (C, (1,)), (C, (0, 2)), (D, (C,))))
+                              (C, (1,)), (C, (0, 2)), (D, (C,)), (F, (C,))))
 
 
 def built(conn: psycopg.Connection[Any], db_url: str) -> Stored:
@@ -109,7 +109,7 @@ def test_the_check_finds_a_support_that_is_not_well_founded(postgresql: psycopg.
 
 def test_impact_reads_what_rests_on_the_change_by_its_support(postgresql: psycopg.Connection[Any],
                                                                db_url: str) -> None:
-    """Retracting x: of its 154-node forward closure only c and d rest on x by their support; the
+    """Retracting x: of its 155-node forward closure only c, d and f rest on x by their support; the
     walk reads those (c finds its other support) and x's edges out, a few dozen adjacency entries,
     where the walk of the whole closure reads every node of it."""
     stored = built(postgresql, db_url)
@@ -136,35 +136,122 @@ def test_impact_reads_what_rests_on_the_change_by_its_support(postgresql: psycop
 
 def test_the_walk_reads_each_node_it_reaches_with_one_probe_of_the_primary_key(
         db_url: str, postgresql: psycopg.Connection[Any]) -> None:
-    """The walk of beliefdb.support_walk, one recursive statement, reads every row of each node it
-    reaches with one index-only probe of the adjacency's primary key, which carries adjacency.support
-    (revision 0028): the seeds by their ids, then each consequent an out row that carries a support
-    names, by its id; nothing else reads the walked nodes' rows again, as the application role with
-    the plan its session caches."""
+    """The walk of beliefdb.support_walk reads a level at a time, every row of each node it reaches
+    with one index-only probe of the adjacency's primary key, which carries adjacency.support
+    (revision 0028): the seeds by their ids, then the consequents of the out rows that carry a
+    support, by their ids. Retracting x: x, then c, which its other justification keeps: two levels,
+    and d and f, which rest on c, are not read. Nothing else reads the walked nodes' rows again, as the
+    application role with the plans its session caches."""
     stored = built(postgresql, db_url)
+    plans = impact_plans(db_url, stored, stored.ids[1])
+    level = [p for p in plans if "any(v_frontier)" in p["Query Text"] and "beliefdb.adjacency" in p["Query Text"]]
+    assert len(level) == 2, [p["Query Text"] for p in plans]
+    for p in level:
+        # one probe per node, by its id (a hash join would read every row of the workspace)
+        scans = [s for s in scans_of(p["Plan"]) if s["Relation Name"] == "adjacency"]
+        assert [(s["Node Type"], s["Index Name"]) for s in scans] == [("Index Only Scan", "adjacency_pkey")], scans
+        assert "(node = ANY (" in scans[0]["Index Cond"], scans
+    # (no second read of the walked nodes, no recursive walk of them, and the partial index of
+    # revision 0022 is gone)
+    assert not [p for p in plans if "beliefdb.adjacency" in p["Query Text"] and p not in level
+                and "beliefdb.support_walk(" not in p["Query Text"] and "beliefdb.impact(" not in p["Query Text"]], \
+        [p["Query Text"] for p in plans]
+    assert "adjacency_support" not in json.dumps(plans)
+
+
+def impact_plans(db_url: str, stored: Stored, target: UUID, rows: int = 0) -> list[dict[str, Any]]:
+    """The plans (auto_explain, JSON, with row counts) of every statement beliefdb.impact runs for
+    ``target``, as the application role; by default with the walk a level at a time (a small walk
+    is read by one statement first: beliefdb.support_walk_rows)."""
     plans: list[dict[str, Any]] = []
     with psycopg.connect(db_url, autocommit=True) as conn:
+        # (the planner's statistics, as a workspace in use has them)
+        conn.execute("vacuum (analyze) beliefdb.adjacency")
         conn.execute("load 'auto_explain'")
         for setting, value in (("log_min_duration", "0"), ("log_nested_statements", "on"),
+                               ("log_analyze", "on"), ("log_timing", "off"),
                                ("log_level", "notice"), ("log_format", "json")):
             conn.execute(f"set auto_explain.{setting} = {value}")
         conn.add_notice_handler(
             lambda n: plans.append(json.loads((n.message_primary or "").split("plan:", 1)[1]))
             if "plan:" in (n.message_primary or "") else None)
         conn.execute("select set_config('beliefdb.workspace_id', %s, false)", (str(stored.ws),))
+        conn.execute("select set_config('beliefdb.support_walk_rows', %s, false)", (str(rows),))
         conn.execute("set role beliefdb_app")
-        conn.execute("select * from beliefdb.impact(%s::uuid[]::text[])", ([stored.ids[1]],))
-    level = [p for p in plans if "w.support" in p["Query Text"] and "with recursive" in p["Query Text"]]
-    assert len(level) == 1, [p["Query Text"] for p in plans]
-    # the seeds by their ids, then one probe per node reached, by its id (a hash join would read
-    # every row of the workspace)
-    scans = scans_of(level[0]["Plan"])
+        conn.execute("select * from beliefdb.impact(%s::uuid[]::text[])", ([target],))
+    return plans
+
+
+def walked(stored: Stored, *targets: int, rows: int = 0) -> set[int]:
+    """The nodes beliefdb.support_walk reads assuming ``targets`` stop holding, as indexes; by
+    default a level at a time."""
+    index = {i: n for n, i in enumerate(stored.ids)}
+    stored.conn.execute("select set_config('beliefdb.support_walk_rows', %s, true)", (str(rows),))
+    row = stored.conn.execute("select o_ids from beliefdb.support_walk(%s, %s::uuid[])",
+                              (stored.ws, [stored.ids[t] for t in targets])).fetchone()
+    stored.conn.commit()
+    assert row is not None
+    return {index[i] for i in row[0]}
+
+
+def test_the_walk_stops_where_another_justification_keeps_a_node(postgresql: psycopg.Connection[Any],
+                                                                  db_url: str) -> None:
+    """Retracting x: c rests on x by its support, and on q and a jointly, neither of which the walk
+    reaches and neither ranked above c: c keeps holding whatever else the walk finds, so d and f,
+    which rest on c, are not walked. Retracting q: a rests on q by its support, and on x and e jointly,
+    where e rests on q by its support too, so the walk reaches e with a, and a is not kept:
+    everything on a is walked (c is not: it rests on x by its support). The answers are the
+    reference's either way."""
+    stored = built(postgresql, db_url)
+    assert walked(stored, 1) == {1, C}
+    assert walked(stored, 0) == set(range(0, 4 + FAN)) - {1}
+    for n in (0, 1):
+        rows = stored.conn.execute("select node, effect from beliefdb.impact(%s::uuid[]::text[])",
+                                   ([stored.ids[n]],)).fetchall()
+        stored.conn.commit()
+        index = {i: m for m, i in enumerate(stored.ids)}
+        got = {effect: {index[node] for node, e in rows if e == effect}
+               for effect in ("stops_holding", "becomes_current", "flag", "survives")}
+        assert got == expected_impact(GRAPH, n), n
+
+    # RING, retracting q: x's other justification rests on y, which ranks above x and rests on x by
+    # its support, so it cannot keep x (they would rest on each other): y and z are walked, and x
+    # holds again by y, which holds by t
+    ring = store(postgresql, db_url, RING)
+    ring.propagate(ring.ids)
+    assert walked(ring, 0) == {0, 2, 3, 6}
+    rows = ring.conn.execute("select node, effect from beliefdb.impact(%s::uuid[]::text[])",
+                             ([ring.ids[0]],)).fetchall()
+    ring.conn.commit()
+    assert rows == [(ring.ids[0], "stops_holding")]
+    assert expected_impact(RING, 0)["stops_holding"] == {0}
+
+
+def test_a_small_walk_is_one_statement(db_url: str, postgresql: psycopg.Connection[Any]) -> None:
+    """A walk of fewer adjacency rows than beliefdb.support_walk_rows (150 by default) is read by
+    one recursive statement, each node with one index-only probe of the adjacency's primary key,
+    and keeps nothing: retracting x, it reads c and what rests on c (d and f) too, and the answer is
+    the same. Beyond the setting the walk goes a level at a time."""
+    stored = built(postgresql, db_url)
+    assert walked(stored, 1, rows=150) == {1, C, D, F}
+    assert walked(stored, 1, rows=10) == walked(stored, 1) == {1, C}
+    plans = impact_plans(db_url, stored, stored.ids[1], rows=150)
+    reading = [p for p in plans if "beliefdb.adjacency" in p["Query Text"]
+               and "beliefdb.impact(" not in p["Query Text"] and "beliefdb.support_walk(" not in p["Query Text"]]
+    assert len(reading) == 1 and "with recursive" in reading[0]["Query Text"], [p["Query Text"] for p in reading]
+    scans = scans_of(reading[0]["Plan"])
     assert [(s["Node Type"], s["Index Name"]) for s in scans] == [("Index Only Scan", "adjacency_pkey")] * 2, scans
-    assert "(node = ANY (" in scans[0]["Index Cond"], scans
     assert re.search(r"\(node = w(_\d+)?\.consequent\)", scans[1]["Index Cond"]), scans
-    # (no second read of the walked nodes, and the partial index of revision 0022 is gone)
-    assert not [p for p in plans if "any(v_walked)" in p["Query Text"]], [p["Query Text"] for p in plans]
-    assert "adjacency_support" not in json.dumps(plans)
+    rows = stored.conn.execute("select node, effect from beliefdb.impact(%s::uuid[]::text[])",
+                               ([stored.ids[1]],)).fetchall()
+    stored.conn.commit()
+    assert rows == [(stored.ids[1], "stops_holding")]
+
+
+# x (2) rests on the fragment q (0) or on y (3); y rests on x, or on t (5), which rests on s (4),
+# which rests on the fragment r (1); z (6) rests on x: x holds by q, y and z by x
+RING = Graph(premises=2, beliefs=5,
+             justifications=((2, (0,)), (2, (3,)), (3, (2,)), (3, (5,)), (5, (4,)), (4, (1,)), (6, (2,))))
 
 
 # a (2) rests on the fragment q (0) or on the fragment x (1) alone; 150 beliefs rest on a alone
@@ -269,38 +356,28 @@ def test_a_kept_support_gives_way_where_it_would_close_a_cycle(postgresql: psyco
 
 
 def test_the_walk_reads_each_walked_node_once(db_url: str, postgresql: psycopg.Connection[Any]) -> None:
-    """After the levels, beliefdb.support_walk reads the walked nodes' standing, justifications and
-    edges out with one index-only scan of the adjacency's primary key (a node's rows are side by
-    side there), and never the justification_antecedent table; what rests outside the walk on what
-    stops holding is read only where it is a decision, by its standing and justifications, not by
-    its edges out (c keeps a, with its 150 edges out, outside the walk of x, and the hub must not be
-    read whole: a is no decision, and is not read at all)."""
+    """beliefdb.support_walk reads the walked nodes' standing, justifications and edges out with one
+    index-only probe of the adjacency's primary key each (a node's rows are side by side there);
+    justification_antecedent only for the other justifications of the nodes a level may keep (c's
+    on q and a), by its primary key; what rests outside the walk on what stops holding is read only
+    where it is a decision, by its standing and justifications, not by its edges out (c keeps a,
+    with its 150 edges out, outside the walk of x, and the hub must not be read whole: a is no
+    decision, and is not read at all)."""
     stored = built(postgresql, db_url)
-    plans: list[dict[str, Any]] = []
-    with psycopg.connect(db_url, autocommit=True) as conn:
-        # (the planner's statistics, as a workspace in use has them)
-        conn.execute("vacuum (analyze) beliefdb.adjacency")
-        conn.execute("load 'auto_explain'")
-        for setting, value in (("log_min_duration", "0"), ("log_nested_statements", "on"),
-                               ("log_analyze", "on"), ("log_timing", "off"),
-                               ("log_level", "notice"), ("log_format", "json")):
-            conn.execute(f"set auto_explain.{setting} = {value}")
-        conn.add_notice_handler(
-            lambda n: plans.append(json.loads((n.message_primary or "").split("plan:", 1)[1]))
-            if "plan:" in (n.message_primary or "") else None)
-        conn.execute("select set_config('beliefdb.workspace_id', %s, false)", (str(stored.ws),))
-        conn.execute("set role beliefdb_app")
-        rows = conn.execute("select node, effect from beliefdb.impact(%s::uuid[]::text[])",
-                            ([stored.ids[1]],)).fetchall()
-    assert rows == [(stored.ids[1], "stops_holding")]
+    plans = impact_plans(db_url, stored, stored.ids[1])
     texts = [p["Query Text"] for p in plans]
-    walked = [p for p in plans if "with recursive" in p["Query Text"] and "beliefdb.adjacency" in p["Query Text"]]
-    assert len(walked) == 1, texts
-    scans = scans_of(walked[0]["Plan"])
-    assert [(s["Node Type"], s["Index Name"]) for s in scans] == [("Index Only Scan", "adjacency_pkey")] * 2, scans
     inner = [p for p in plans if "beliefdb.impact(" not in p["Query Text"]
              and "beliefdb.support_walk(" not in p["Query Text"]]
-    assert "justification_antecedent" not in json.dumps(inner), texts
+    reading = [p for p in inner if "beliefdb.adjacency" in p["Query Text"]]
+    assert reading and all("any(v_frontier)" in p["Query Text"] for p in reading), texts
+    assert len(reading) == 2, texts
+    # (x's level, where nothing can be kept, runs none; c's runs one)
+    keeping = [p for p in inner if "justification_antecedent" in json.dumps(p["Plan"])]
+    assert len(keeping) == 1 and keeping[0] not in reading, texts
+    scans = [s for s in scans_of(keeping[0]["Plan"]) if s["Relation Name"] == "justification_antecedent"]
+    assert [(s["Node Type"], s["Index Name"], s["Actual Loops"]) for s in scans] == [
+        ("Index Only Scan", "justification_antecedent_pkey", 1)], scans
+    assert "(justification_id = " in scans[0]["Index Cond"], scans
     # a is no decision, and the out row into it says so (adjacency.into_decision, revision 0030):
     # nothing reads a's rows (before 0030, a's standing was read to find that out)
     outside = [p for p in plans if "any(v_next)" in p["Query Text"]]
@@ -408,8 +485,8 @@ def working_set(stored: Stored) -> set[int]:
 def test_a_propagation_evaluates_what_rests_on_the_change_by_its_support(postgresql: psycopg.Connection[Any],
                                                                          db_url: str) -> None:
     """Retracting x: the propagation evaluates x, what x's own edges reach (a and c) and what rests
-    on those by its stored support (d), not the 150 beliefs that rest on a, which holds by q: x's
-    forward closure has 154 nodes. Restoring x gives back: the whole forward closure is evaluated.
+    on those by its stored support (d and f), not the 150 beliefs that rest on a, which holds by q: x's
+    forward closure has 155 nodes. Restoring x gives back: the whole forward closure is evaluated.
     Both as the reference says, the supports well-founded."""
     stored = built(postgresql, db_url)
     assert len(working_set(stored)) == GRAPH.size
@@ -418,9 +495,9 @@ def test_a_propagation_evaluates_what_rests_on_the_change_by_its_support(postgre
         stored.propagate([stored.ids[1]])
         walked = working_set(stored)
         if retracted:
-            assert walked == {1, 2, C, D}, sorted(walked)
+            assert walked == {1, 2, C, D, F}, sorted(walked)
         else:
-            assert walked == {1, 2, *range(4, 4 + FAN), C, D}, sorted(walked)
+            assert walked == {1, 2, *range(4, 4 + FAN), C, D, F}, sorted(walked)
         want = reference(GRAPH, frozenset({1}) if retracted else frozenset())
         rows = postgresql.execute("select id, holds from beliefdb.node where workspace_id = %s",
                                   (stored.ws,)).fetchall()

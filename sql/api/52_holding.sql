@@ -612,18 +612,19 @@ comment on function beliefdb.resolve_target(text) is 'Resolve a source name (or 
 -- node that holds stores the justification it holds by, ranked above what that rests on
 -- (node.support, node.support_rank: well-founded), and the out rows that carry a support say so
 -- (adjacency.support). Only the nodes whose support rests on p_off can stop holding: they are
--- walked from p_off by those rows alone, and each looks for another support among its
--- justifications, the least fixpoint over the walked nodes with everything else as it stands.
+-- walked from p_off by those rows alone, and the walk stops at a node that another of its
+-- justifications keeps holding for certain (what rests on it keeps holding too); then the least
+-- fixpoint over the walked nodes, with everything else as it stands.
 -- Returns, per walked node (o_ids ...), its kind, whether it was current and whether it holds
 -- afterwards; for each decision that loses a reason and still holds, its live justifications
 -- (o_live, o_live_decision), as beliefdb.evaluate_closure does. o_settled is false when the walk
 -- cannot answer alone: a belief that stops holding is in a supersession or a tie, so what it
 -- superseded may be current again (the caller evaluates the whole closure then). Reads only, and
--- only what the walk reaches: one recursive statement that reads every row of each node it reaches
--- with one probe of the adjacency's primary key (their standing, their justifications, the edges
--- out of them and which of those carry a support, side by side there), and of what rests outside
--- the walk on what stops holding, the standing and justifications of the decisions among it (the
--- out rows say which consequents are decisions: one probe per such decision, none for the rest).
+-- only what the walk reaches: a statement a level (every row of each node it reaches with one
+-- probe of the adjacency's primary key, and the other justifications' antecedents and ranks of
+-- the nodes that may be kept), and of what rests outside the walk on what stops holding, the
+-- standing and justifications of the decisions among it (the out rows say which consequents are
+-- decisions: one probe per such decision, none for the rest).
 create or replace function beliefdb.support_walk(
     p_workspace_id uuid, p_off uuid[],
     out o_ids uuid[], out o_kind beliefdb.node_kind[], out o_was_current boolean[], out o_holds boolean[],
@@ -642,7 +643,6 @@ set plan_cache_mode = force_generic_plan
 as $$
 declare
     v_off uuid[] := array(select distinct x.id from unnest(p_off) as x (id) where x.id is not null);
-    v_walked uuid[];
     v_n integer;
     v_held boolean[];
     v_related boolean[];
@@ -656,6 +656,23 @@ declare
     v_out_just uuid[];
     v_out_cons uuid[];
     v_out_decision boolean[];
+    -- the walk's levels: the nodes to read next, every node reached, those another justification
+    -- keeps, and the support that reached each node of the next level (consequent, justification)
+    v_frontier uuid[];
+    v_reached uuid[];
+    v_kept uuid[];
+    v_sup_cons uuid[];
+    v_sup_just uuid[];
+    -- of a level: the nodes on which anything rests by its support, the live other justifications
+    -- of those that may be kept, and the node each support of the next level rests on
+    v_bearing uuid[];
+    v_other_node uuid[];
+    v_other_just uuid[];
+    v_sup_from uuid[];
+    v_small_rows integer := case when current_setting('beliefdb.support_walk_rows', true) ~ '^[0-9]{1,9}$'
+                                 then current_setting('beliefdb.support_walk_rows', true)::integer
+                                 else 150 end;
+    v_small boolean;
     -- the walked nodes' justifications, by position: id, consequent position, unmet before
     v_just uuid[];
     v_cons integer[];
@@ -690,48 +707,190 @@ begin
     o_kind := '{}';
     o_was_current := '{}';
     o_holds := '{}';
-    -- 1. what rests on p_off by its support, and every row of it, in one recursive statement over
-    --    the adjacency's primary key (which carries adjacency.support): a node's standing, its
-    --    justifications and the edges out of it are side by side there, so one index probe per node
-    --    reached reads all the walk needs of it, and its out rows that carry a support name the next
-    --    nodes, whatever else rests on it (ids that are no node have no rows). The lateral
-    --    subquery, kept apart by offset 0, can only be a nested loop over the rows found so far:
-    --    joined by hashing, it would read the workspace's every row. (union, not union all: a node
-    --    whose support rests on two walked nodes is reached twice, and its rows kept once.) Each
-    --    row's entry is compared once, in the outer subquery (offset 0 keeps it from being merged
-    --    into the filters).
-    select coalesce(array_agg(x.node) filter (where x.is_self), '{}'), coalesce(array_agg(x.kind) filter (where x.is_self), '{}'),
-           coalesce(array_agg(x.current) filter (where x.is_self), '{}'), coalesce(array_agg(x.holds) filter (where x.is_self), '{}'),
-           coalesce(array_agg(x.related) filter (where x.is_self), '{}'),
-           coalesce(array_agg(x.retracted) filter (where x.is_self), '{}'),
-           array_agg(x.node) filter (where x.is_in), array_agg(x.justification) filter (where x.is_in),
-           array_agg(x.unmet) filter (where x.is_in),
-           array_agg(x.node) filter (where x.is_out), array_agg(x.justification) filter (where x.is_out),
-           array_agg(x.consequent) filter (where x.is_out), array_agg(x.into_decision) filter (where x.is_out),
-           v_off || coalesce(array_agg(x.consequent) filter (where x.is_out and x.support), '{}')
-      into o_ids, o_kind, o_was_current, v_held, v_related, v_retracted,
-           v_in_node, v_in_just, v_in_unmet, v_out_node, v_out_just, v_out_cons, v_out_decision, v_walked
-      from (with recursive w (node, entry, justification, consequent, unmet, kind, current, holds, related, retracted,
-                              support, into_decision) as (
-                select x.node, x.entry, x.justification, x.consequent, x.unmet, x.kind, x.current, x.holds, x.related,
-                       x.retracted, x.support, x.into_decision
-                  from beliefdb.adjacency x
-                 where x.workspace_id = p_workspace_id and x.node = any(v_off)
-                union
-                select y.node, y.entry, y.justification, y.consequent, y.unmet, y.kind, y.current, y.holds, y.related,
-                       y.retracted, y.support, y.into_decision
-                  from w
-                 cross join lateral (select y.node, y.entry, y.justification, y.consequent, y.unmet, y.kind, y.current,
-                                            y.holds, y.related, y.retracted, y.support, y.into_decision
-                                       from beliefdb.adjacency y
-                                      where y.workspace_id = p_workspace_id and y.node = w.consequent
-                                     offset 0) y
-                 where w.entry = 'out' and w.support)
-            select w.node, w.justification, w.consequent, w.unmet, w.kind, w.current, w.holds, w.related, w.retracted,
-                   w.support, w.into_decision, w.entry = 'self' as is_self, w.entry = 'in' as is_in,
-                   w.entry = 'out' as is_out
-              from w
-            offset 0) x;
+    -- 1. what rests on p_off by its support, level by level, in support-rank order where it
+    --    matters, as a JTMS walks it: a node reached (its support rests on one that may stop
+    --    holding) on which two or more others rest by their support, and that has another
+    --    justification which missed nothing (unmet 0) and whose every antecedent is certain to keep
+    --    holding, keeps holding by it, and what rests on it is not walked; the others may stop
+    --    holding, and what rests on them by its support is the next level. An antecedent is certain
+    --    to keep holding when a level before kept it so, or when the walk has not reached it and its
+    --    rank is not above the least rank of the level's nodes on which anything rests by its
+    --    support: whatever the walk reaches later rests by its support on one of those, or on what
+    --    rests on them, so it ranks above that, and the antecedent's support, ranked below it, rests
+    --    on nothing the walk can reach. (That least rank grows from one level to the next, so what a
+    --    level keeps holds by supports that are well-founded.) A level is one statement, every row
+    --    of its nodes by one probe of the adjacency's primary key each (their standing, their
+    --    justifications and the edges out of them, side by side there, with which edges carry a
+    --    support) and the next level; and a second only where a node may be kept, which of them
+    --    another justification keeps (those justifications' antecedents, and the ranks of the
+    --    level's nodes and of the antecedents not yet decided, by key) and the next level without
+    --    what rests on those. (A walk's cost is its statements' start-up as much as its reads.) The
+    --    fixpoint below then runs over every node reached, kept or not.
+    --    Most walks are small: the whole of what rests on p_off by its support is read first by one
+    --    recursive statement, which stops after 150 rows (a score of nodes; the setting
+    --    beliefdb.support_walk_rows, when it is a number); one that stops short is the walk,
+    --    without keeping anything (the fixpoint finds the same). The level statements pay for
+    --    their start-up only on larger walks. (union, not union all: a node whose support rests on
+    --    two walked nodes is reached twice, and its rows kept once.)
+    v_small := false;
+    if v_small_rows > 0 then
+        select coalesce(array_agg(x.node) filter (where x.entry = 'self'), '{}'),
+               coalesce(array_agg(x.kind) filter (where x.entry = 'self'), '{}'),
+               coalesce(array_agg(x.current) filter (where x.entry = 'self'), '{}'),
+               coalesce(array_agg(x.holds) filter (where x.entry = 'self'), '{}'),
+               coalesce(array_agg(x.related) filter (where x.entry = 'self'), '{}'),
+               coalesce(array_agg(x.retracted) filter (where x.entry = 'self'), '{}'),
+               coalesce(array_agg(x.node) filter (where x.entry = 'in'), '{}'),
+               coalesce(array_agg(x.justification) filter (where x.entry = 'in'), '{}'),
+               coalesce(array_agg(x.unmet) filter (where x.entry = 'in'), '{}'),
+               coalesce(array_agg(x.node) filter (where x.entry = 'out'), '{}'),
+               coalesce(array_agg(x.justification) filter (where x.entry = 'out'), '{}'),
+               coalesce(array_agg(x.consequent) filter (where x.entry = 'out'), '{}'),
+               coalesce(array_agg(x.into_decision) filter (where x.entry = 'out'), '{}'),
+               v_off || coalesce(array_agg(x.consequent) filter (where x.entry = 'out' and x.support), '{}'),
+               count(*) < v_small_rows
+          into o_ids, o_kind, o_was_current, v_held, v_related, v_retracted, v_in_node, v_in_just, v_in_unmet,
+               v_out_node, v_out_just, v_out_cons, v_out_decision, v_reached, v_small
+          from (with recursive w (node, entry, justification, consequent, unmet, kind, current, holds, related, retracted,
+                                  support, into_decision) as (
+                    select x.node, x.entry, x.justification, x.consequent, x.unmet, x.kind, x.current, x.holds, x.related,
+                           x.retracted, x.support, x.into_decision
+                      from beliefdb.adjacency x
+                     where x.workspace_id = p_workspace_id and x.node = any(v_off)
+                    union
+                    -- (the lateral subquery, kept apart by offset 0, can only be a nested loop over the
+                    -- rows found so far: joined by hashing, it would read the workspace's every row)
+                    select y.node, y.entry, y.justification, y.consequent, y.unmet, y.kind, y.current, y.holds, y.related,
+                           y.retracted, y.support, y.into_decision
+                      from w
+                     cross join lateral (select y.node, y.entry, y.justification, y.consequent, y.unmet, y.kind, y.current,
+                                                y.holds, y.related, y.retracted, y.support, y.into_decision
+                                           from beliefdb.adjacency y
+                                          where y.workspace_id = p_workspace_id and y.node = w.consequent
+                                         offset 0) y
+                     where w.entry = 'out' and w.support)
+                select * from w limit v_small_rows) x;
+    end if;
+    v_frontier := case when v_small then '{}' else v_off end;
+    if not v_small then
+        v_reached := v_off;
+        o_ids := '{}'; o_kind := '{}'; o_was_current := '{}'; v_held := '{}'; v_related := '{}'; v_retracted := '{}';
+        v_in_node := '{}'; v_in_just := '{}'; v_in_unmet := '{}';
+        v_out_node := '{}'; v_out_just := '{}'; v_out_cons := '{}'; v_out_decision := '{}';
+    end if;
+    v_kept := '{}';
+    v_sup_cons := '{}';
+    v_sup_just := '{}';
+    while cardinality(v_frontier) > 0 loop
+        with y as materialized (
+            -- every row of the level's nodes
+            select y.node, y.entry, y.justification, y.consequent, y.unmet, y.kind, y.current, y.holds, y.related,
+                   y.retracted, y.support, y.into_decision
+              from beliefdb.adjacency y
+             where y.workspace_id = p_workspace_id and y.node = any(v_frontier)
+        ), parent as (
+            -- the level's nodes on which two or more others rest by their support (none among
+            -- p_off): keeping one spares the walk of those (for fewer, looking at its other
+            -- justifications reads about as much as it spares)
+            select y.node
+              from y
+             where y.entry = 'out' and y.support and cardinality(v_sup_cons) > 0
+             group by y.node
+            having count(*) >= 2
+        ), other as (
+            -- their live justifications other than the support that reached them
+            select i.node, i.justification
+              from y i
+              join parent on parent.node = i.node
+              join y n on n.node = i.node and n.entry = 'self' and not n.retracted
+              left join unnest(v_sup_cons, v_sup_just) as p (cons, just)
+                on p.cons = i.node and p.just = i.justification
+             where i.entry = 'in' and i.unmet = 0 and p.cons is null
+        ), next as (
+            -- what rests by its support on the level's nodes and is not reached yet (the next
+            -- level, but for what rests on a node the level keeps)
+            select o.node, o.consequent, o.justification
+              from y o
+              left join unnest(v_reached) as w (id) on w.id = o.consequent
+             where o.entry = 'out' and o.support and w.id is null
+        )
+        -- (what the level adds is appended here, not by an assignment each in plpgsql)
+        select o_ids || coalesce(array_agg(y.node) filter (where y.entry = 'self'), '{}'),
+               o_kind || coalesce(array_agg(y.kind) filter (where y.entry = 'self'), '{}'),
+               o_was_current || coalesce(array_agg(y.current) filter (where y.entry = 'self'), '{}'),
+               v_held || coalesce(array_agg(y.holds) filter (where y.entry = 'self'), '{}'),
+               v_related || coalesce(array_agg(y.related) filter (where y.entry = 'self'), '{}'),
+               v_retracted || coalesce(array_agg(y.retracted) filter (where y.entry = 'self'), '{}'),
+               v_in_node || coalesce(array_agg(y.node) filter (where y.entry = 'in'), '{}'),
+               v_in_just || coalesce(array_agg(y.justification) filter (where y.entry = 'in'), '{}'),
+               v_in_unmet || coalesce(array_agg(y.unmet) filter (where y.entry = 'in'), '{}'),
+               v_out_node || coalesce(array_agg(y.node) filter (where y.entry = 'out'), '{}'),
+               v_out_just || coalesce(array_agg(y.justification) filter (where y.entry = 'out'), '{}'),
+               v_out_cons || coalesce(array_agg(y.consequent) filter (where y.entry = 'out'), '{}'),
+               v_out_decision || coalesce(array_agg(y.into_decision) filter (where y.entry = 'out'), '{}'),
+               coalesce(array_agg(distinct y.node) filter (where y.entry = 'out' and y.support), '{}'),
+               (select coalesce(array_agg(o.node), '{}') from other o),
+               (select coalesce(array_agg(o.justification), '{}') from other o),
+               (select coalesce(array_agg(n.node), '{}') from next n),
+               (select coalesce(array_agg(n.consequent), '{}') from next n),
+               (select coalesce(array_agg(n.justification), '{}') from next n),
+               (select coalesce(array_agg(distinct n.consequent), '{}') from next n)
+          into o_ids, o_kind, o_was_current, v_held, v_related, v_retracted, v_in_node, v_in_just, v_in_unmet,
+               v_out_node, v_out_just, v_out_cons, v_out_decision, v_bearing, v_other_node, v_other_just,
+               v_sup_from, v_sup_cons, v_sup_just, v_frontier
+          from y;
+        if cardinality(v_other_node) > 0 then
+            -- which nodes of the level their other justifications keep, and the next level without
+            -- what rests on those
+            with antecedent as (
+                select o.node, o.just, a.antecedent, h.id is not null as kept, w.id is not null as reached
+                  from unnest(v_other_node, v_other_just) as o (node, just)
+                 cross join lateral (select a.antecedent from beliefdb.justification_antecedent a
+                                      where a.workspace_id = p_workspace_id and a.justification_id = o.just
+                                     offset 0) a
+                  left join unnest(v_kept) as h (id) on h.id = a.antecedent
+                  left join unnest(v_reached) as w (id) on w.id = a.antecedent
+            ), candidate as (
+                -- (a justification with an antecedent the walk reached and did not keep cannot keep its
+                -- node: only the others' antecedents are ranked)
+                select x.node, x.just from antecedent x group by x.node, x.just having bool_and(x.kept or not x.reached)
+            ), ranked as (
+                -- (each antecedent looked up once)
+                select d.antecedent, r.support_rank
+                  from (select distinct x.antecedent
+                          from antecedent x
+                          join candidate c on c.node = x.node and c.just = x.just
+                         where not x.kept) d
+                 cross join lateral (select r.support_rank from beliefdb.node r
+                                      where r.workspace_id = p_workspace_id and r.id = d.antecedent offset 0) r
+            ), floor as (
+                -- the least rank of the level's nodes on which anything rests by its support: what the
+                -- walk reaches later rests on one of them
+                select min(r.support_rank) as rank
+                  from unnest(v_bearing) as f (node)
+                 cross join lateral (select r.support_rank from beliefdb.node r
+                                      where r.workspace_id = p_workspace_id and r.id = f.node offset 0) r
+            ), kept as (
+                select distinct x.node
+                  from antecedent x
+                  join candidate c on c.node = x.node and c.just = x.just
+                  left join ranked r on r.antecedent = x.antecedent
+                 group by x.node, x.just
+                having bool_and(x.kept or r.support_rank <= (select f.rank from floor f))
+            ), next as (
+                select n.consequent, n.justification
+                  from unnest(v_sup_from, v_sup_cons, v_sup_just) as n (node, consequent, justification)
+                  left join kept k on k.node = n.node
+                 where k.node is null
+            )
+            select v_kept || (select coalesce(array_agg(k.node), '{}') from kept k),
+                   (select coalesce(array_agg(n.consequent), '{}') from next n),
+                   (select coalesce(array_agg(n.justification), '{}') from next n),
+                   (select coalesce(array_agg(distinct n.consequent), '{}') from next n)
+              into v_kept, v_sup_cons, v_sup_just, v_frontier;
+        end if;
+        v_reached := v_reached || v_frontier;
+    end loop;
     v_n := cardinality(o_ids);
     if v_n = 0 then
         return;
@@ -838,7 +997,7 @@ begin
       into v_lost_just, v_next
       from unnest(v_out_node, v_out_just, v_out_cons, v_out_decision) as o (node, just, cons, decision)
       join unnest(o_ids, o_was_current, o_holds) as p (id, was_current, holds) on p.id = o.node
-      left join unnest(v_walked) as w (id) on w.id = o.cons
+      left join unnest(v_reached) as w (id) on w.id = o.cons
      where o.decision and p.was_current and not p.holds and w.id is null;
     if v_lost_just is null then
         return;
