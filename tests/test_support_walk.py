@@ -228,14 +228,14 @@ def test_the_walk_stops_where_another_justification_keeps_a_node(postgresql: psy
 
 
 def test_a_small_walk_is_one_statement(db_url: str, postgresql: psycopg.Connection[Any]) -> None:
-    """A walk of fewer adjacency rows than beliefdb.support_walk_rows (150 by default) is read by
+    """A walk of fewer adjacency rows than beliefdb.support_walk_rows (60 by default) is read by
     one recursive statement, each node with one index-only probe of the adjacency's primary key,
     and keeps nothing: retracting x, it reads c and what rests on c (d and f) too, and the answer is
     the same. Beyond the setting the walk goes a level at a time."""
     stored = built(postgresql, db_url)
-    assert walked(stored, 1, rows=150) == {1, C, D, F}
+    assert walked(stored, 1, rows=60) == {1, C, D, F}
     assert walked(stored, 1, rows=10) == walked(stored, 1) == {1, C}
-    plans = impact_plans(db_url, stored, stored.ids[1], rows=150)
+    plans = impact_plans(db_url, stored, stored.ids[1], rows=60)
     reading = [p for p in plans if "beliefdb.adjacency" in p["Query Text"]
                and "beliefdb.impact(" not in p["Query Text"] and "beliefdb.support_walk(" not in p["Query Text"]]
     assert len(reading) == 1 and "with recursive" in reading[0]["Query Text"], [p["Query Text"] for p in reading]

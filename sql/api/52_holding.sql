@@ -671,7 +671,7 @@ declare
     v_sup_from uuid[];
     v_small_rows integer := case when current_setting('beliefdb.support_walk_rows', true) ~ '^[0-9]{1,9}$'
                                  then current_setting('beliefdb.support_walk_rows', true)::integer
-                                 else 150 end;
+                                 else 60 end;
     v_small boolean;
     -- the walked nodes' justifications, by position: id, consequent position, unmet before
     v_just uuid[];
@@ -727,7 +727,7 @@ begin
     --    what rests on those. (A walk's cost is its statements' start-up as much as its reads.) The
     --    fixpoint below then runs over every node reached, kept or not.
     --    Most walks are small: the whole of what rests on p_off by its support is read first by one
-    --    recursive statement, which stops after 150 rows (a score of nodes; the setting
+    --    recursive statement, which stops after 60 rows (about ten nodes; the setting
     --    beliefdb.support_walk_rows, when it is a number); one that stops short is the walk,
     --    without keeping anything (the fixpoint finds the same). The level statements pay for
     --    their start-up only on larger walks. (union, not union all: a node whose support rests on

@@ -119,15 +119,15 @@ begin
     -- a decision that holds and had a reason whose antecedents were all current, one of which is
     -- not any more: it survives by its reasons that are live now
     with lost_reason as (
+        -- (the out rows of the adjacency name each justification a node is an antecedent of, its
+        -- consequent and whether that is a decision: one index-only scan a node, and only the
+        -- decisions looked at)
         select distinct j.consequent as decision
           from unnest(v_stopped) x(id)
-          cross join lateral (select a.justification_id
-                                from beliefdb.justification_antecedent a
-                               where a.workspace_id = p_workspace_id and a.antecedent = x.id
-                              offset 0) a
-          cross join lateral (select j.consequent
-                                from beliefdb.justification j
-                               where j.workspace_id = p_workspace_id and j.id = a.justification_id
+          cross join lateral (select y.justification as justification_id, y.consequent
+                                from beliefdb.adjacency y
+                               where y.workspace_id = p_workspace_id and y.node = x.id and y.entry = 'out'
+                                 and y.into_decision
                               offset 0) j
          where coalesce((select true
                            from beliefdb.node d
@@ -137,7 +137,7 @@ begin
            -- every antecedent of that reason was current before the operation
            and not coalesce((select true
                                from beliefdb.justification_antecedent o
-                              where o.workspace_id = p_workspace_id and o.justification_id = a.justification_id
+                              where o.workspace_id = p_workspace_id and o.justification_id = j.justification_id
                                 and not coalesce((select c.was_current from pg_temp.beliefdb_changes c
                                                    where c.id = o.antecedent and not c.created),
                                                  (select n.current from beliefdb.node n
