@@ -620,11 +620,11 @@ comment on function beliefdb.resolve_target(text) is 'Resolve a source name (or 
 -- (o_live, o_live_decision), as beliefdb.evaluate_closure does. o_settled is false when the walk
 -- cannot answer alone: a belief that stops holding is in a supersession or a tie, so what it
 -- superseded may be current again (the caller evaluates the whole closure then). Reads only, and
--- only what the walk reaches: a statement a level (every row of each node it reaches with one
--- probe of the adjacency's primary key, and the other justifications' antecedents and ranks of
--- the nodes that may be kept), and of what rests outside the walk on what stops holding, the
--- standing and justifications of the decisions among it (the out rows say which consequents are
--- decisions: one probe per such decision, none for the rest).
+-- only what the walk reaches: one recursive statement for a small walk, else a statement a level
+-- (every row of each node it reaches with one probe of the adjacency's primary key) and, where a
+-- node may be kept, the other justifications' antecedents and ranks; and of what rests outside
+-- the walk on what stops holding, the standing and justifications of the decisions among it (the
+-- out rows say which consequents are decisions: one probe per such decision, none for the rest).
 create or replace function beliefdb.support_walk(
     p_workspace_id uuid, p_off uuid[],
     out o_ids uuid[], out o_kind beliefdb.node_kind[], out o_was_current boolean[], out o_holds boolean[],
