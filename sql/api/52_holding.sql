@@ -855,28 +855,26 @@ begin
                 -- node: only the others' antecedents are ranked)
                 select x.node, x.just from antecedent x group by x.node, x.just having bool_and(x.kept or not x.reached)
             ), ranked as (
-                -- (each antecedent looked up once)
-                select d.antecedent, r.support_rank
-                  from (select distinct x.antecedent
+                -- the ranks looked up, each node once: those antecedents, and the level's nodes on
+                -- which anything rests by its support (bearing; what the walk reaches later rests on
+                -- one of them, so ranks above the least of theirs). The two never meet: an antecedent
+                -- looked up is not reached.
+                select d.id, d.bearing, r.support_rank
+                  from (select distinct x.antecedent as id, false as bearing
                           from antecedent x
                           join candidate c on c.node = x.node and c.just = x.just
-                         where not x.kept) d
+                         where not x.kept
+                        union all
+                        select b.id, true from unnest(v_bearing) as b (id)) d
                  cross join lateral (select r.support_rank from beliefdb.node r
-                                      where r.workspace_id = p_workspace_id and r.id = d.antecedent offset 0) r
-            ), floor as (
-                -- the least rank of the level's nodes on which anything rests by its support: what the
-                -- walk reaches later rests on one of them
-                select min(r.support_rank) as rank
-                  from unnest(v_bearing) as f (node)
-                 cross join lateral (select r.support_rank from beliefdb.node r
-                                      where r.workspace_id = p_workspace_id and r.id = f.node offset 0) r
+                                      where r.workspace_id = p_workspace_id and r.id = d.id offset 0) r
             ), kept as (
                 select distinct x.node
                   from antecedent x
                   join candidate c on c.node = x.node and c.just = x.just
-                  left join ranked r on r.antecedent = x.antecedent
+                  left join ranked r on r.id = x.antecedent and not r.bearing
                  group by x.node, x.just
-                having bool_and(x.kept or r.support_rank <= (select f.rank from floor f))
+                having bool_and(x.kept or r.support_rank <= (select min(f.support_rank) from ranked f where f.bearing))
             ), next as (
                 select n.consequent, n.justification
                   from unnest(v_sup_from, v_sup_cons, v_sup_just) as n (node, consequent, justification)
