@@ -33,9 +33,12 @@ comment on function beliefdb.evaluate(uuid, uuid[], uuid[], boolean) is 'Compute
 -- time ended since the last change are seeds too (rule 16). The closure is what rests on the seeds
 -- by stored supports while the change only takes away, else the whole forward closure
 -- (evaluate_closure, p_walk): a caller passes as seeds every node whose own standing it changed
--- (retracted, restored, new, given or losing a justification). Returns the operation's changes so
--- far (beliefdb._changes).
-create or replace function beliefdb.propagate(p_workspace_id uuid, p_seeds uuid[]) returns jsonb
+-- (retracted, restored, new, given or losing a justification). p_factors_moved: the seeds whose
+-- confidence factors the change may have moved (null: every seed); a seed whose standing alone
+-- changed (a corrected belief, now superseded) need not be computed again. Returns the operation's
+-- changes so far (beliefdb._changes).
+create or replace function beliefdb.propagate(p_workspace_id uuid, p_seeds uuid[],
+                                              p_factors_moved uuid[] default null) returns jsonb
 language plpgsql
 set search_path = pg_catalog, pg_temp
 as $$
@@ -189,9 +192,9 @@ begin
 
     -- support changed, so confidence may have: the same factors why() shows (rule 9 of
     -- docs/rules.md). Standing is not one of them, so the first round computes only the beliefs
-    -- whose factors the change can have moved: the seeds (a new belief, new evidence, a
-    -- correction's replacement), the beliefs a seed fragment is evidence for (their source
-    -- retracted or restored) and those that entered or left an open conflict. The rest of the
+    -- whose factors the change can have moved: the seeds (a new belief, new evidence), unless the
+    -- caller names fewer, the beliefs such a seed fragment is evidence for (their source retracted
+    -- or restored) and those that entered or left an open conflict. The rest of the
     -- closure would come out as stored: a hub's closure is thousands of beliefs that stop or start
     -- holding, none of whose factors moved. What time alone moves (recency) is decay's to store.
     -- A derived belief reads what it is derived from as stored, so the beliefs derived from those
@@ -199,7 +202,7 @@ begin
     v_confidence := array(
         select e.id
           from pg_temp.beliefdb_evaluation e
-         where e.kind = 'belief' and e.id = any(p_seeds || v_conflict_moved)
+         where e.kind = 'belief' and e.id = any(coalesce(p_factors_moved, p_seeds) || v_conflict_moved)
         union
         -- one index scan for the seed fragments (= any; a seed belief may be a hub, whose edges out
         -- are not evidence): a join to them could, in a generic plan that guesses a workspace
@@ -209,7 +212,8 @@ begin
           join pg_temp.beliefdb_evaluation e on e.id = a.consequent and e.kind = 'belief'
          where a.workspace_id = p_workspace_id and a.edge_kind = 'evidence'
            and a.antecedent = any(array(select f.id from pg_temp.beliefdb_evaluation f
-                                         where f.id = any(p_seeds) and f.kind = 'fragment')));
+                                         where f.id = any(coalesce(p_factors_moved, p_seeds))
+                                           and f.kind = 'fragment')));
     for v_round in 1..20 loop
         v_moved := beliefdb._refresh_confidence(p_workspace_id, v_confidence);
         exit when cardinality(v_moved) = 0;
@@ -258,7 +262,7 @@ begin
     return beliefdb._changes(p_workspace_id);
 end
 $$;
-comment on function beliefdb.propagate(uuid, uuid[]) is 'Recompute and store holding for what a change moves (what rests on it by stored supports, or its whole forward closure); flag decisions that lost their last support and hold their actions; returns the operation''s changes (jsonb: the report the internals build on; the API returns beliefdb.changes)';
+comment on function beliefdb.propagate(uuid, uuid[], uuid[]) is 'Recompute and store holding for what a change moves (what rests on it by stored supports, or its whole forward closure); flag decisions that lost their last support and hold their actions; returns the operation''s changes (jsonb: the report the internals build on; the API returns beliefdb.changes)';
 
 -- Rewrite a workspace's adjacency rows from node, justification, justification_antecedent and
 -- relation (after a bulk load with triggers off); returns how many rows it wrote.

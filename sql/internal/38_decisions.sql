@@ -155,8 +155,10 @@ begin
                                  confidence, confidence_kind, status, provenance)
     values (p_workspace_id, v_replacement, p_statement, v_old.subject, v_old.attribute, coalesce(p_value, v_old.value),
             v_old.kind, v_old.scope, v_old.valid_time,
+            -- what confidence_factors computes for it now: the policy's weight (no other factor
+            -- yet: it is verified now, and an open conflict comes only with _settle below)
             coalesce((select p.weight from beliefdb.confidence_policy p
-                       where p.factor = 'correction' and p.key = 'human_correction'), 0.95),
+                       where p.factor = 'correction' and p.key = 'human_correction'), 0),
             'human_correction', 'current', v_old.provenance);
     -- its one piece of evidence, as _add_evidence records it (both are new: nothing to look up first)
     insert into beliefdb.justification (workspace_id, id, consequent)
@@ -175,7 +177,10 @@ begin
     values (p_workspace_id, v_replacement, p_belief, 'supersedes', 'correction by ' || p_reviewer);
     update beliefdb.belief set revision = revision + 1 where workspace_id = p_workspace_id and id = p_belief;
 
-    v_changes := beliefdb.propagate(p_workspace_id, array[p_belief, v_replacement, v_fragment, v_correction]);
+    -- no seed's confidence factors moved: the replacement is stored with its confidence, the fragment
+    -- and the correction are not beliefs, and the old belief's factors are its own (superseded is
+    -- not one of them; leaving an open conflict, which is, the propagation finds itself)
+    v_changes := beliefdb.propagate(p_workspace_id, array[p_belief, v_replacement, v_fragment, v_correction], '{}');
     -- the replacement meets the old belief's rivals under rule 8 like any new belief
     v_settled := beliefdb._settle(p_workspace_id, v_replacement);
     if jsonb_array_length(v_settled -> 'superseded') + jsonb_array_length(v_settled -> 'conflicts') > 0 then
