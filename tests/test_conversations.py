@@ -193,6 +193,10 @@ def test_self_statements(sentence: str, found: tuple[str, str] | None) -> None:
     ("My daughter is 5 and my son is 7.", ("daughter_age", "5"), ("son_age", "7")),
     ("I live in Paris and I work at Acme.", ("lives_in", "Paris"), ("works_at", "Acme")),
     ("I moved to Berlin and love it.", ("lives_in", "Berlin"), None),
+    ("I am 34 and live in Oslo.", ("age", "34"), ("lives_in", "Oslo")),
+    ("I'm 34, and I work at Acme.", ("age", "34"), ("works_at", "Acme")),
+    ("I am 5 minutes late and live in Oslo.", None, ("lives_in", "Oslo")),
+    ("I turned 40 last week and moved to Rome.", ("age", "40"), ("lives_in", "Rome")),
     ("I work at Acme and my wife works at Globex.", ("works_at", "Acme"), None),  # (the wife's, not mine)
     ("Tom and I live in Rome.", None, None),
     ("Where do you live and work?", None, None),

@@ -248,7 +248,9 @@ _RULES: Final[tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], Found | Non
              normalise_name(_thing(m.group("x")) or ""))),
         (rf"{_I_AM}\s+(?:originally\s+)?from\s+(?P<x>.+)", lambda m: _named("from", _thing(m.group("x")))),
         (r"i\s+was\s+born\s+in\s+(?P<x>[A-Z].+)", lambda m: _named("birthplace", _thing(m.group("x")))),
-        (rf"(?:{_I_AM}\s+{_ADVERB}|i\s+{_ADVERB}turned\s+){_NUMBER}(?:\s+(?:years?|yrs?)(?:\s+old)?)?(?:\s+now)?\s*$",
+        # (the age ends the sentence or its clause: "I'm 34 and live in Oslo" says both)
+        (rf"(?:{_I_AM}\s+{_ADVERB}|i\s+{_ADVERB}turned\s+){_NUMBER}(?:\s+(?:years?|yrs?)(?:\s+old)?)?"
+         r"(?:\s+(?:now|(?:last|this)\s+(?:week|weekend|month|year)))?\s*(?:$|[,;]\s.*|\s+(?:and|but|so)\s.*)",
          lambda m: _named("age", m.group("n"))),
         (rf"{_I_AM}\s+{_ADVERB}(?:a\s+|an\s+)?(?P<x>{'|'.join(sorted(_DIETS))})\b",
          lambda m: _named("diet", m.group("x").lower())),
