@@ -90,9 +90,7 @@ def ingest_transcripts(db: Database, paths: list[Path], options: SourceOptions, 
     """Ingest chat files (JSONL of turns, or transcripts; a directory: its chat files, each named by its
     path below it), one conversation and one transaction each; a bad file is reported (its line named)
     and does not stop the others."""
-    named = named_documents(paths, "ingest", CHAT_SUFFIXES)
-    if options.name and len(named) > 1:
-        raise errors.InvalidInput("--source names one source: give it one file at a time")
+    named = named_documents(paths, "ingest", CHAT_SUFFIXES, source=options.name)
     limit = max_ingest_bytes(max_bytes)
     get_extractor(extractor)
 

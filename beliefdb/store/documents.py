@@ -40,11 +40,14 @@ def no_documents(what: str, suffixes: Sequence[str] = SUPPORTED_SUFFIXES,
                                f" count{hint})")
 
 
-def named_documents(paths: Sequence[Path], what: str, suffixes: Sequence[str] = SUPPORTED_SUFFIXES
-                    ) -> dict[Path, str]:
+def named_documents(paths: Sequence[Path], what: str, suffixes: Sequence[str] = SUPPORTED_SUFFIXES, *,
+                    source: str | None = None) -> dict[Path, str]:
     """Each file of :func:`documents` with its source name; none is an error saying what could not be
-    done (``what``) and naming the directories given."""
+    done (``what``) and naming the directories given, and so are several when the caller names the
+    one source they are (``source``, what ``--source`` gives)."""
     named = {path: name for name, path in documents(paths, suffixes)}
     if not named:
         raise no_documents(what, suffixes, [p for p in paths if p.is_dir()])
+    if source and len(named) > 1:
+        raise errors.InvalidInput("--source names one source: give it one file at a time")
     return named

@@ -317,10 +317,8 @@ def ingest_paths(db: Database, paths: list[Path], options: SourceOptions, *, cla
     is reported and does not stop the others.
     With ``preview``, what each would change, nothing written. A file over ``max_bytes`` (default
     ``BELIEFDB_INGEST_MAX_BYTES``) is refused without being read."""
-    named = named_documents(paths, "ingest")
+    named = named_documents(paths, "ingest", source=options.name)
     limit = max_ingest_bytes(max_bytes)
-    if options.name and len(named) > 1:
-        raise errors.InvalidInput("--source names one source: give it one file at a time")
     if claims is not None and len(named) > 1:
         raise errors.InvalidInput("--claims belongs to one document: give it one file at a time")
     get_extractor(extractor)  # an unknown extractor or option is an error before anything is read

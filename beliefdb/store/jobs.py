@@ -101,9 +101,7 @@ def submit_paths(db: Database, paths: Sequence[Path], options: ingest.SourceOpti
     """Read and queue documents (a directory: its documents, :func:`beliefdb.store.documents.documents`;
     their text is queued, so a worker need not see the files); a bad file is an error naming it, and then
     nothing is queued."""
-    named = named_documents(paths, "submit")
-    if options.name and len(named) > 1:
-        raise errors.InvalidInput("--source names one source: give it one file at a time")
+    named = named_documents(paths, "submit", source=options.name)
     _check_options(options, extractor, max_attempts)
     limit = ingest.max_ingest_bytes(max_bytes)
     payloads = []
