@@ -33,6 +33,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import re
 import statistics
 import sys
 import time
@@ -782,19 +783,20 @@ def explain(url: str, ws: uuid.UUID, g: Graph, seeds: dict[int, list[int]], path
     summary: dict[str, Any] = {}
     for t, texts in plans.items():
         # what rests on the seed by its stored support is read by one recursive statement when it is
-        # small, else a level at a time: each reads every row of the nodes it reaches with one
-        # index-only probe of the adjacency's primary key (which carries adjacency.support, revision
-        # 0028), following the out rows that carry a support, and a level's nodes that another
-        # justification keeps are found by probing justification_antecedent by its key (a whole
-        # closure's walk, evaluate_closure, reads the primary key's rows a level at a time too);
-        # nothing reads the walked nodes' rows a second time
-        walk = [p for p in texts if ("any(v_frontier)" in p or "with recursive w" in p) and "beliefdb.adjacency" in p]
+        # small, else a level at a time by one recursive statement (a row a level): each reads every
+        # row of the nodes it reaches with one index-only probe of the adjacency's primary key (which
+        # carries adjacency.support, revision 0028), following the out rows that carry a support, and
+        # a level's nodes that another justification keeps are found by probing
+        # justification_antecedent by its key (a whole closure's walk, evaluate_closure, reads the
+        # primary key's rows a statement a level); nothing reads the walked nodes' rows a second time
+        walk = [p for p in texts if ("any(lv.frontier)" in p or "with recursive w" in p) and "beliefdb.adjacency" in p]
         levels = walk + [p for p in texts if "any(v_front)" in p]
         again = [p for p in texts if "beliefdb.adjacency" in p and p not in levels and "any(v_next)" not in p]
-        keeping = [p for p in texts if "justification_antecedent a" in p and "v_other_node" in p]
+        keeping = [p for p in texts if "justification_antecedent a" in p and "lv.kept" in p]
         decisions = next((p for p in texts if "d.id = any(e.kept)" in p), "")
         summary[t] = {
-            "closure_levels": len(levels),
+            # (the level walk's statement reads its levels as loops of its probe)
+            "closure_levels": sum(level_loops(p) if "any(lv.frontier)" in p else 1 for p in levels),
             "closure_reads_adjacency_index_only": bool(levels) and all(
                 "Index Only Scan using adjacency_" in p for p in levels),
             "walk_reads_support_edges_only": bool(walk) and all(
@@ -818,6 +820,12 @@ def explain(url: str, ws: uuid.UUID, g: Graph, seeds: dict[int, list[int]], path
         log(f"plans written to {path}")
     log(f"index use: {json.dumps(summary)}")
     return summary
+
+
+def level_loops(plan: str) -> int:
+    """How many levels the level walk's statement read: the loops of its probe of the adjacency."""
+    m = re.search(r"Index Only Scan using adjacency_pkey on adjacency y .*?loops=(\d+)", plan)
+    return int(m.group(1)) if m else 1
 
 
 # ---------------------------------------------------------------------------------------------

@@ -136,21 +136,22 @@ def test_impact_reads_what_rests_on_the_change_by_its_support(postgresql: psycop
 
 def test_the_walk_reads_each_node_it_reaches_with_one_probe_of_the_primary_key(
         db_url: str, postgresql: psycopg.Connection[Any]) -> None:
-    """The walk of beliefdb.support_walk reads a level at a time, every row of each node it reaches
-    with one index-only probe of the adjacency's primary key, which carries adjacency.support
-    (revision 0028): the seeds by their ids, then the consequents of the out rows that carry a
-    support, by their ids. Retracting x: x, then c, which its other justification keeps: two levels,
-    and d and f, which rest on c, are not read. Nothing else reads the walked nodes' rows again, as the
-    application role with the plans its session caches."""
+    """The walk of beliefdb.support_walk reads a level at a time, in one statement (a row a level),
+    every row of each node it reaches with one index-only probe of the adjacency's primary key, which
+    carries adjacency.support (revision 0028): the seeds by their ids, then the consequents of the out
+    rows that carry a support, by their ids. Retracting x: x, then c, which its other justification
+    keeps: two levels, and d and f, which rest on c, are not read. Nothing else reads the walked nodes'
+    rows again, as the application role with the plans its session caches."""
     stored = built(postgresql, db_url)
     plans = impact_plans(db_url, stored, stored.ids[1])
-    level = [p for p in plans if "any(v_frontier)" in p["Query Text"] and "beliefdb.adjacency" in p["Query Text"]]
-    assert len(level) == 2, [p["Query Text"] for p in plans]
-    for p in level:
-        # one probe per node, by its id (a hash join would read every row of the workspace)
-        scans = [s for s in scans_of(p["Plan"]) if s["Relation Name"] == "adjacency"]
-        assert [(s["Node Type"], s["Index Name"]) for s in scans] == [("Index Only Scan", "adjacency_pkey")], scans
-        assert "(node = ANY (" in scans[0]["Index Cond"], scans
+    level = [p for p in plans if "any(lv.frontier)" in p["Query Text"] and "beliefdb.adjacency" in p["Query Text"]]
+    assert len(level) == 1, [p["Query Text"] for p in plans]
+    # one probe per node of a level, by its id (a hash join would read every row of the workspace),
+    # once a level
+    scans = [s for s in scans_of(level[0]["Plan"]) if s["Relation Name"] == "adjacency"]
+    assert [(s["Node Type"], s["Index Name"], s["Actual Loops"]) for s in scans] == [
+        ("Index Only Scan", "adjacency_pkey", 2)], scans
+    assert "(node = ANY (" in scans[0]["Index Cond"], scans
     # (no second read of the walked nodes, no recursive walk of them, and the partial index of
     # revision 0022 is gone)
     assert not [p for p in plans if "beliefdb.adjacency" in p["Query Text"] and p not in level
@@ -369,11 +370,10 @@ def test_the_walk_reads_each_walked_node_once(db_url: str, postgresql: psycopg.C
     inner = [p for p in plans if "beliefdb.impact(" not in p["Query Text"]
              and "beliefdb.support_walk(" not in p["Query Text"]]
     reading = [p for p in inner if "beliefdb.adjacency" in p["Query Text"]]
-    assert reading and all("any(v_frontier)" in p["Query Text"] for p in reading), texts
-    assert len(reading) == 2, texts
-    # (x's level, where nothing can be kept, runs none; c's runs one)
+    assert len(reading) == 1 and "any(lv.frontier)" in reading[0]["Query Text"], texts
+    # (x's level, where nothing can be kept, probes none; c's one: c's other justification)
     keeping = [p for p in inner if "justification_antecedent" in json.dumps(p["Plan"])]
-    assert len(keeping) == 1 and keeping[0] not in reading, texts
+    assert keeping == reading, texts
     scans = [s for s in scans_of(keeping[0]["Plan"]) if s["Relation Name"] == "justification_antecedent"]
     assert [(s["Node Type"], s["Index Name"], s["Actual Loops"]) for s in scans] == [
         ("Index Only Scan", "justification_antecedent_pkey", 1)], scans

@@ -620,9 +620,9 @@ comment on function beliefdb.resolve_target(text) is 'Resolve a source name (or 
 -- (o_live, o_live_decision), as beliefdb.evaluate_closure does. o_settled is false when the walk
 -- cannot answer alone: a belief that stops holding is in a supersession or a tie, so what it
 -- superseded may be current again (the caller evaluates the whole closure then). Reads only, and
--- only what the walk reaches: one recursive statement for a small walk, else a statement a level
--- (every row of each node it reaches with one probe of the adjacency's primary key) and, where a
--- node may be kept, the other justifications' antecedents and ranks; and of what rests outside
+-- only what the walk reaches: one recursive statement for a small walk, else one that goes a level
+-- a row (every row of each node it reaches with one probe of the adjacency's primary key and, where
+-- a node may be kept, the other justifications' antecedents and ranks); and of what rests outside
 -- the walk on what stops holding, the standing and justifications of the decisions among it (the
 -- out rows say which consequents are decisions: one probe per such decision, none for the rest).
 create or replace function beliefdb.support_walk(
@@ -656,19 +656,9 @@ declare
     v_out_just uuid[];
     v_out_cons uuid[];
     v_out_decision boolean[];
-    -- the walk's levels: the nodes to read next, every node reached, those another justification
-    -- keeps, and the support that reached each node of the next level (consequent, justification)
+    -- the level walk's first level (none after a small walk) and every node reached
     v_frontier uuid[];
     v_reached uuid[];
-    v_kept uuid[];
-    v_sup_cons uuid[];
-    v_sup_just uuid[];
-    -- of a level: the nodes on which anything rests by its support, the live other justifications
-    -- of those that may be kept, and the node each support of the next level rests on
-    v_bearing uuid[];
-    v_other_node uuid[];
-    v_other_just uuid[];
-    v_sup_from uuid[];
     v_small_rows integer := case when current_setting('beliefdb.support_walk_rows', true) ~ '^[0-9]{1,9}$'
                                  then current_setting('beliefdb.support_walk_rows', true)::integer
                                  else 60 end;
@@ -718,19 +708,19 @@ begin
     --    support: whatever the walk reaches later rests by its support on one of those, or on what
     --    rests on them, so it ranks above that, and the antecedent's support, ranked below it, rests
     --    on nothing the walk can reach. (That least rank grows from one level to the next, so what a
-    --    level keeps holds by supports that are well-founded.) A level is one statement, every row
-    --    of its nodes by one probe of the adjacency's primary key each (their standing, their
-    --    justifications and the edges out of them, side by side there, with which edges carry a
-    --    support) and the next level; and a second only where a node may be kept, which of them
-    --    another justification keeps (those justifications' antecedents, and the ranks of the
-    --    level's nodes and of the antecedents not yet decided, by key) and the next level without
-    --    what rests on those. (A walk's cost is its statements' start-up as much as its reads.) The
-    --    fixpoint below then runs over every node reached, kept or not.
+    --    level keeps holds by supports that are well-founded.) A level reads every row of its nodes
+    --    by one probe of the adjacency's primary key each (their standing, their justifications and
+    --    the edges out of them, side by side there, with which edges carry a support) and, only
+    --    where a node may be kept, which of them another justification keeps (those
+    --    justifications' antecedents, and the ranks of the level's nodes and of the antecedents not
+    --    yet decided, by key); the next level is what rests on the others. The levels are one
+    --    statement (a walk's cost is its statements' start-up as much as its reads). The fixpoint
+    --    below then runs over every node reached, kept or not.
     --    Most walks are small: the whole of what rests on p_off by its support is read first by one
     --    recursive statement, which stops after 60 rows (about ten nodes; the setting
     --    beliefdb.support_walk_rows, when it is a number); one that stops short is the walk,
-    --    without keeping anything (the fixpoint finds the same). The level statements pay for
-    --    their start-up only on larger walks. (union, not union all: a node whose support rests on
+    --    without keeping anything (the fixpoint finds the same). The level walk's statement pays
+    --    for its start-up only on larger walks. (union, not union all: a node whose support rests on
     --    two walked nodes is reached twice, and its rows kept once.)
     v_small := false;
     if v_small_rows > 0 then
@@ -778,117 +768,129 @@ begin
         v_in_node := '{}'; v_in_just := '{}'; v_in_unmet := '{}';
         v_out_node := '{}'; v_out_just := '{}'; v_out_cons := '{}'; v_out_decision := '{}';
     end if;
-    v_kept := '{}';
-    v_sup_cons := '{}';
-    v_sup_just := '{}';
-    while cardinality(v_frontier) > 0 loop
-        with y as materialized (
-            -- every row of the level's nodes
-            select y.node, y.entry, y.justification, y.consequent, y.unmet, y.kind, y.current, y.holds, y.related,
-                   y.retracted, y.support, y.into_decision
-              from beliefdb.adjacency y
-             where y.workspace_id = p_workspace_id and y.node = any(v_frontier)
-        ), parent as (
-            -- the level's nodes on which two or more others rest by their support (none among
-            -- p_off): keeping one spares the walk of those (for fewer, looking at its other
-            -- justifications reads about as much as it spares)
-            select y.node
-              from y
-             where y.entry = 'out' and y.support and cardinality(v_sup_cons) > 0
-             group by y.node
-            having count(*) >= 2
-        ), other as (
-            -- their live justifications other than the support that reached them
-            select i.node, i.justification
-              from y i
-              join parent on parent.node = i.node
-              join y n on n.node = i.node and n.entry = 'self' and not n.retracted
-              left join unnest(v_sup_cons, v_sup_just) as p (cons, just)
-                on p.cons = i.node and p.just = i.justification
-             where i.entry = 'in' and i.unmet = 0 and p.cons is null
-        ), next as (
-            -- what rests by its support on the level's nodes and is not reached yet (the next
-            -- level, but for what rests on a node the level keeps)
-            select o.node, o.consequent, o.justification
-              from y o
-              left join unnest(v_reached) as w (id) on w.id = o.consequent
-             where o.entry = 'out' and o.support and w.id is null
+    -- the level walk as one recursive statement, a row a level: what the levels read so far, every
+    -- node reached, those kept, and the supports that reached the next level's nodes (consequent,
+    -- justification). A statement's start-up is paid once, not once or twice a level (the level's
+    -- aggregates run over the row's own arrays, which a recursive term may do)
+    if cardinality(v_frontier) > 0 then
+        with recursive lv (depth, frontier, reached, kept, sup_cons, sup_just, ids, kind, was_current, held, related,
+                           retracted, in_node, in_just, in_unmet, out_node, out_just, out_cons, out_decision) as (
+            select 0, v_frontier, v_reached, '{}'::uuid[], '{}'::uuid[], '{}'::uuid[], '{}'::uuid[],
+                   '{}'::beliefdb.node_kind[], '{}'::boolean[], '{}'::boolean[], '{}'::boolean[], '{}'::boolean[],
+                   '{}'::uuid[], '{}'::uuid[], '{}'::integer[], '{}'::uuid[], '{}'::uuid[], '{}'::uuid[], '{}'::boolean[]
+            union all
+            select lv.depth + 1, s.frontier, lv.reached || s.frontier, lv.kept || s.kept, s.sup_cons, s.sup_just,
+                   lv.ids || s.ids, lv.kind || s.kind, lv.was_current || s.was_current, lv.held || s.held,
+                   lv.related || s.related, lv.retracted || s.retracted, lv.in_node || s.in_node,
+                   lv.in_just || s.in_just, lv.in_unmet || s.in_unmet, lv.out_node || s.out_node,
+                   lv.out_just || s.out_just, lv.out_cons || s.out_cons, lv.out_decision || s.out_decision
+              from lv
+             cross join lateral (
+                with y as materialized (
+                    -- every row of the level's nodes
+                    select y.node, y.entry, y.justification, y.consequent, y.unmet, y.kind, y.current, y.holds,
+                           y.related, y.retracted, y.support, y.into_decision
+                      from beliefdb.adjacency y
+                     where y.workspace_id = p_workspace_id and y.node = any(lv.frontier)
+                ), parent as (
+                    -- the level's nodes on which two or more others rest by their support (none among
+                    -- p_off): keeping one spares the walk of those (for fewer, looking at its other
+                    -- justifications reads about as much as it spares)
+                    select y.node
+                      from y
+                     where y.entry = 'out' and y.support and cardinality(lv.sup_cons) > 0
+                     group by y.node
+                    having count(*) >= 2
+                ), other as (
+                    -- their live justifications other than the support that reached them
+                    select i.node, i.justification as just
+                      from y i
+                      join parent on parent.node = i.node
+                      join y n on n.node = i.node and n.entry = 'self' and not n.retracted
+                      left join unnest(lv.sup_cons, lv.sup_just) as p (cons, just)
+                        on p.cons = i.node and p.just = i.justification
+                     where i.entry = 'in' and i.unmet = 0 and p.cons is null
+                ), next as (
+                    -- what rests by its support on the level's nodes and is not reached yet (the next
+                    -- level, but for what rests on a node the level keeps)
+                    select o.node, o.consequent, o.justification
+                      from y o
+                      left join unnest(lv.reached) as w (id) on w.id = o.consequent
+                     where o.entry = 'out' and o.support and w.id is null
+                ), antecedent as (
+                    -- the other justifications' antecedents: which the levels before kept, which the
+                    -- walk reached
+                    select o.node, o.just, a.antecedent, h.id is not null as kept, w.id is not null as reached
+                      from other o
+                     cross join lateral (select a.antecedent from beliefdb.justification_antecedent a
+                                          where a.workspace_id = p_workspace_id and a.justification_id = o.just
+                                         offset 0) a
+                      left join unnest(lv.kept) as h (id) on h.id = a.antecedent
+                      left join unnest(lv.reached) as w (id) on w.id = a.antecedent
+                ), candidate as (
+                    -- (a justification with an antecedent the walk reached and did not keep cannot keep
+                    -- its node: only the others' antecedents are ranked)
+                    select x.node, x.just from antecedent x group by x.node, x.just
+                    having bool_and(x.kept or not x.reached)
+                ), ranked as (
+                    -- the ranks looked up, each node once: those antecedents, and the level's nodes on
+                    -- which anything rests by its support (bearing; what the walk reaches later rests on
+                    -- one of them, so ranks above the least of theirs). The two never meet: an
+                    -- antecedent looked up is not reached. Only where a node may be kept.
+                    select d.id, d.bearing, r.support_rank
+                      from (select distinct x.antecedent as id, false as bearing
+                              from antecedent x
+                              join candidate c on c.node = x.node and c.just = x.just
+                             where not x.kept
+                            union all
+                            select distinct b.node, true
+                              from y b
+                             where b.entry = 'out' and b.support and exists (select from candidate)) d
+                     cross join lateral (select r.support_rank from beliefdb.node r
+                                          where r.workspace_id = p_workspace_id and r.id = d.id offset 0) r
+                ), kept as (
+                    select distinct x.node
+                      from antecedent x
+                      join candidate c on c.node = x.node and c.just = x.just
+                      left join ranked r on r.id = x.antecedent and not r.bearing
+                     group by x.node, x.just
+                    having bool_and(x.kept or r.support_rank <= (select min(f.support_rank) from ranked f
+                                                                  where f.bearing))
+                ), walked as (
+                    select n.consequent, n.justification
+                      from next n
+                      left join kept k on k.node = n.node
+                     where k.node is null
+                )
+                select coalesce(array_agg(y.node) filter (where y.entry = 'self'), '{}') as ids,
+                       coalesce(array_agg(y.kind) filter (where y.entry = 'self'), '{}') as kind,
+                       coalesce(array_agg(y.current) filter (where y.entry = 'self'), '{}') as was_current,
+                       coalesce(array_agg(y.holds) filter (where y.entry = 'self'), '{}') as held,
+                       coalesce(array_agg(y.related) filter (where y.entry = 'self'), '{}') as related,
+                       coalesce(array_agg(y.retracted) filter (where y.entry = 'self'), '{}') as retracted,
+                       coalesce(array_agg(y.node) filter (where y.entry = 'in'), '{}') as in_node,
+                       coalesce(array_agg(y.justification) filter (where y.entry = 'in'), '{}') as in_just,
+                       coalesce(array_agg(y.unmet) filter (where y.entry = 'in'), '{}') as in_unmet,
+                       coalesce(array_agg(y.node) filter (where y.entry = 'out'), '{}') as out_node,
+                       coalesce(array_agg(y.justification) filter (where y.entry = 'out'), '{}') as out_just,
+                       coalesce(array_agg(y.consequent) filter (where y.entry = 'out'), '{}') as out_cons,
+                       coalesce(array_agg(y.into_decision) filter (where y.entry = 'out'), '{}') as out_decision,
+                       (select coalesce(array_agg(k.node), '{}') from kept k) as kept,
+                       (select coalesce(array_agg(w.consequent), '{}') from walked w) as sup_cons,
+                       (select coalesce(array_agg(w.justification), '{}') from walked w) as sup_just,
+                       (select coalesce(array_agg(distinct w.consequent), '{}') from walked w) as frontier
+                  from y
+             ) s
+             where cardinality(lv.frontier) > 0
         )
-        -- (what the level adds is appended here, not by an assignment each in plpgsql)
-        select o_ids || coalesce(array_agg(y.node) filter (where y.entry = 'self'), '{}'),
-               o_kind || coalesce(array_agg(y.kind) filter (where y.entry = 'self'), '{}'),
-               o_was_current || coalesce(array_agg(y.current) filter (where y.entry = 'self'), '{}'),
-               v_held || coalesce(array_agg(y.holds) filter (where y.entry = 'self'), '{}'),
-               v_related || coalesce(array_agg(y.related) filter (where y.entry = 'self'), '{}'),
-               v_retracted || coalesce(array_agg(y.retracted) filter (where y.entry = 'self'), '{}'),
-               v_in_node || coalesce(array_agg(y.node) filter (where y.entry = 'in'), '{}'),
-               v_in_just || coalesce(array_agg(y.justification) filter (where y.entry = 'in'), '{}'),
-               v_in_unmet || coalesce(array_agg(y.unmet) filter (where y.entry = 'in'), '{}'),
-               v_out_node || coalesce(array_agg(y.node) filter (where y.entry = 'out'), '{}'),
-               v_out_just || coalesce(array_agg(y.justification) filter (where y.entry = 'out'), '{}'),
-               v_out_cons || coalesce(array_agg(y.consequent) filter (where y.entry = 'out'), '{}'),
-               v_out_decision || coalesce(array_agg(y.into_decision) filter (where y.entry = 'out'), '{}'),
-               coalesce(array_agg(distinct y.node) filter (where y.entry = 'out' and y.support), '{}'),
-               (select coalesce(array_agg(o.node), '{}') from other o),
-               (select coalesce(array_agg(o.justification), '{}') from other o),
-               (select coalesce(array_agg(n.node), '{}') from next n),
-               (select coalesce(array_agg(n.consequent), '{}') from next n),
-               (select coalesce(array_agg(n.justification), '{}') from next n),
-               (select coalesce(array_agg(distinct n.consequent), '{}') from next n)
+        select lv.ids, lv.kind, lv.was_current, lv.held, lv.related, lv.retracted, lv.in_node, lv.in_just,
+               lv.in_unmet, lv.out_node, lv.out_just, lv.out_cons, lv.out_decision, lv.reached
           into o_ids, o_kind, o_was_current, v_held, v_related, v_retracted, v_in_node, v_in_just, v_in_unmet,
-               v_out_node, v_out_just, v_out_cons, v_out_decision, v_bearing, v_other_node, v_other_just,
-               v_sup_from, v_sup_cons, v_sup_just, v_frontier
-          from y;
-        if cardinality(v_other_node) > 0 then
-            -- which nodes of the level their other justifications keep, and the next level without
-            -- what rests on those
-            with antecedent as (
-                select o.node, o.just, a.antecedent, h.id is not null as kept, w.id is not null as reached
-                  from unnest(v_other_node, v_other_just) as o (node, just)
-                 cross join lateral (select a.antecedent from beliefdb.justification_antecedent a
-                                      where a.workspace_id = p_workspace_id and a.justification_id = o.just
-                                     offset 0) a
-                  left join unnest(v_kept) as h (id) on h.id = a.antecedent
-                  left join unnest(v_reached) as w (id) on w.id = a.antecedent
-            ), candidate as (
-                -- (a justification with an antecedent the walk reached and did not keep cannot keep its
-                -- node: only the others' antecedents are ranked)
-                select x.node, x.just from antecedent x group by x.node, x.just having bool_and(x.kept or not x.reached)
-            ), ranked as (
-                -- the ranks looked up, each node once: those antecedents, and the level's nodes on
-                -- which anything rests by its support (bearing; what the walk reaches later rests on
-                -- one of them, so ranks above the least of theirs). The two never meet: an antecedent
-                -- looked up is not reached.
-                select d.id, d.bearing, r.support_rank
-                  from (select distinct x.antecedent as id, false as bearing
-                          from antecedent x
-                          join candidate c on c.node = x.node and c.just = x.just
-                         where not x.kept
-                        union all
-                        select b.id, true from unnest(v_bearing) as b (id)) d
-                 cross join lateral (select r.support_rank from beliefdb.node r
-                                      where r.workspace_id = p_workspace_id and r.id = d.id offset 0) r
-            ), kept as (
-                select distinct x.node
-                  from antecedent x
-                  join candidate c on c.node = x.node and c.just = x.just
-                  left join ranked r on r.id = x.antecedent and not r.bearing
-                 group by x.node, x.just
-                having bool_and(x.kept or r.support_rank <= (select min(f.support_rank) from ranked f where f.bearing))
-            ), next as (
-                select n.consequent, n.justification
-                  from unnest(v_sup_from, v_sup_cons, v_sup_just) as n (node, consequent, justification)
-                  left join kept k on k.node = n.node
-                 where k.node is null
-            )
-            select v_kept || (select coalesce(array_agg(k.node), '{}') from kept k),
-                   (select coalesce(array_agg(n.consequent), '{}') from next n),
-                   (select coalesce(array_agg(n.justification), '{}') from next n),
-                   (select coalesce(array_agg(distinct n.consequent), '{}') from next n)
-              into v_kept, v_sup_cons, v_sup_just, v_frontier;
-        end if;
-        v_reached := v_reached || v_frontier;
-    end loop;
+               v_out_node, v_out_just, v_out_cons, v_out_decision, v_reached
+          from lv
+         order by lv.depth desc
+         limit 1;
+    end if;
     v_n := cardinality(o_ids);
     if v_n = 0 then
         return;
