@@ -909,9 +909,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                     conn.execute("vacuum (analyze) " + ", ".join(f"beliefdb.{t}" for t in LOADED_TABLES))
                     loaded.add("vacuum (analyze)", time.perf_counter() - t1)
                     # what the load left dirty in the shared buffers is written now, not by the first
-                    # corrections as they evict it, nor by a checkpoint running beside them (the
-                    # corrections after a load varied 10-20 ms p50 with that; each still writes the full
-                    # image of each page it first changes, as the first change after any checkpoint does)
+                    # corrections as they evict it, nor by a checkpoint running beside them (each still
+                    # writes the full image of each page it first changes, as the first change after any
+                    # checkpoint does; the spread between fresh loads stayed: docs/benchmarks.md)
                     t1 = time.perf_counter()
                     conn.execute("checkpoint")
                     loaded.add("checkpoint", time.perf_counter() - t1)

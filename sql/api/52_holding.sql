@@ -656,8 +656,7 @@ declare
     v_out_just uuid[];
     v_out_cons uuid[];
     v_out_decision boolean[];
-    -- the level walk's first level (none after a small walk) and every node reached
-    v_frontier uuid[];
+    -- every node the walk reached
     v_reached uuid[];
     v_small_rows integer := case when current_setting('beliefdb.support_walk_rows', true) ~ '^[0-9]{1,9}$'
                                  then current_setting('beliefdb.support_walk_rows', true)::integer
@@ -761,21 +760,15 @@ begin
                      where w.entry = 'out' and w.support)
                 select * from w limit v_small_rows) x;
     end if;
-    v_frontier := case when v_small then '{}' else v_off end;
+    -- the level walk as one recursive statement, a row a level, from p_off: what the levels read so
+    -- far, every node reached, those kept, and the supports that reached the next level's nodes
+    -- (consequent, justification). A statement's start-up is paid once, not once or twice a level
+    -- (the level's aggregates run over the row's own arrays, which a recursive term may do). It
+    -- replaces whatever the small walk read.
     if not v_small then
-        v_reached := v_off;
-        o_ids := '{}'; o_kind := '{}'; o_was_current := '{}'; v_held := '{}'; v_related := '{}'; v_retracted := '{}';
-        v_in_node := '{}'; v_in_just := '{}'; v_in_unmet := '{}';
-        v_out_node := '{}'; v_out_just := '{}'; v_out_cons := '{}'; v_out_decision := '{}';
-    end if;
-    -- the level walk as one recursive statement, a row a level: what the levels read so far, every
-    -- node reached, those kept, and the supports that reached the next level's nodes (consequent,
-    -- justification). A statement's start-up is paid once, not once or twice a level (the level's
-    -- aggregates run over the row's own arrays, which a recursive term may do)
-    if cardinality(v_frontier) > 0 then
         with recursive lv (depth, frontier, reached, kept, sup_cons, sup_just, ids, kind, was_current, held, related,
                            retracted, in_node, in_just, in_unmet, out_node, out_just, out_cons, out_decision) as (
-            select 0, v_frontier, v_reached, '{}'::uuid[], '{}'::uuid[], '{}'::uuid[], '{}'::uuid[],
+            select 0, v_off, v_off, '{}'::uuid[], '{}'::uuid[], '{}'::uuid[], '{}'::uuid[],
                    '{}'::beliefdb.node_kind[], '{}'::boolean[], '{}'::boolean[], '{}'::boolean[], '{}'::boolean[],
                    '{}'::uuid[], '{}'::uuid[], '{}'::integer[], '{}'::uuid[], '{}'::uuid[], '{}'::uuid[], '{}'::boolean[]
             union all
