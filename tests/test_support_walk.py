@@ -463,13 +463,17 @@ def test_impact_takes_a_whole_id_of_each_kind(bdb: beliefdb.BeliefDB, postgresql
          where s.workspace_id = %s and s.name = 'policy.md'""", (ws,)).fetchone()  # type: ignore[misc]
     postgresql.commit()
 
-    def stopped(ref: str) -> set[UUID]:
-        return {row.node for row in bdb.impact(ref) if row.effect == "stops_holding"}
+    def stopped(*refs: str) -> set[UUID]:
+        return {row.node for row in bdb.impact(*refs) if row.effect == "stops_holding"}
 
     assert stopped("policy.md") == stopped(str(source)) == stopped(str(source).upper()) == {fragment, seven}
     assert stopped(str(version)) == {fragment, seven}
     assert stopped(str(fragment)) == stopped(str(fragment).replace("-", "")) == {fragment, seven}
     assert fee in stopped(str(seven)) and seven not in stopped(str(seven))  # the source named so
+    # several references: node ids only (each once however often named), or mixed with a name
+    assert stopped(str(fragment), f" {str(fragment).upper()} ") == {fragment, seven}
+    assert stopped(str(fee), "policy.md") == {fee, fragment, seven}
+    assert fee in stopped(str(fragment), str(seven)) and seven in stopped(str(fragment), str(seven))
     with pytest.raises(beliefdb.BeliefDBError, match="no node, source or source version is named"):
         bdb.impact(str(uuid4()))
 
