@@ -182,7 +182,7 @@ begin
     if v_table is null
        or not exists (select from pg_catalog.pg_class c
                        where c.oid = v_table and c.relpersistence = 't'
-                         and c.relowner = (select r.oid from pg_catalog.pg_roles r where r.rolname = current_user)) then
+                         and pg_catalog.pg_get_userbyid(c.relowner) = current_user) then
         return null;
     end if;
     return (select o.workspace_id from pg_temp.beliefdb_audit_operation o
