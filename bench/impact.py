@@ -802,7 +802,8 @@ def explain(url: str, ws: uuid.UUID, g: Graph, seeds: dict[int, list[int]], path
             "walk_reads_support_edges_only": bool(walk) and all(
                 "Index Only Scan using adjacency_pkey" in p and "Seq Scan" not in p for p in walk),
             # a surviving decision's live reasons come with its row (decision.reasons), not from the edges
-            "decisions_by_index": "using decision_pkey" in decisions,
+            # (None: the walk reached no decision, and impact read none)
+            "decisions_by_index": ("using decision_pkey" in decisions) if decisions else None,
             "walked_nodes_read_once": bool(walk) and not again,
             # the other justifications of a level's nodes, by the key of justification_antecedent
             "keeps_by_justification_key": all("Index Only Scan using justification_antecedent_pkey" in p
