@@ -586,7 +586,9 @@ declare
     v_id uuid;
 begin
     if v_ref ~ '^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$' then
-        -- a whole id, the usual reference: one statement, in the same order as below
+        -- a whole id, the usual reference: one statement, in the same order as below (beliefdb.impact
+        -- looks whole node ids up in this order too, in one statement for all its references: keep
+        -- the two in step)
         select coalesce((select s.id from beliefdb.source s where s.workspace_id = v_ws and s.name = p_ref),
                         (select s.id from beliefdb.source s where s.workspace_id = v_ws and s.id = v_ref::uuid),
                         (select v.id from beliefdb.source_version v where v.workspace_id = v_ws and v.id = v_ref::uuid),
