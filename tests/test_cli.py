@@ -3,6 +3,7 @@ workspaces, migrate, demo and --help, in text and --json modes."""
 
 from __future__ import annotations
 
+import inspect
 import json
 import shutil
 import subprocess
@@ -476,3 +477,15 @@ def test_no_arguments_shows_help(cli_without_db: Cli) -> None:
     assert "Usage:" in result.output
     assert "ingest" in result.output
 
+
+
+def test_command_listings_show_each_description_as_one_paragraph(cli_without_db: Cli) -> None:
+    # a docstring's first paragraph is written over several lines; a group's listing joins them, as
+    # a command's own --help does (typer kept the breaks: ragged at any width)
+    for path, command in ALL_COMMANDS:
+        if not getattr(command, "commands", None):
+            continue
+        listing = cli_without_db(*path, "--help", env={"COLUMNS": "2000"}).stdout
+        for name, sub in command.commands.items():
+            first = " ".join(inspect.cleandoc(sub.help or "").split("\n\n")[0].split())
+            assert first and first in listing, (path, name)

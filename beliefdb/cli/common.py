@@ -205,3 +205,17 @@ def parse_time(value: str | None, as_json: bool, option: str = "--as-of") -> dat
         return api.parse_moment(value, option)
     except BeliefDBError as exc:
         fail(exc.code, exc.message, as_json, 2)
+
+
+def one_line_listings(app: typer.Typer) -> None:
+    """Give every command of ``app`` and its groups, once registered, a short help: its docstring's
+    first paragraph on one line. typer's listing of a group's commands (``beliefdb --help``) keeps
+    that paragraph's line breaks in rich mode, so a paragraph written over several lines showed
+    ragged at any terminal width; a command's own ``--help`` already joins them."""
+    for info in app.registered_commands:
+        doc = inspect.cleandoc(info.help) if info.help else inspect.getdoc(info.callback)
+        if info.short_help is None and doc:
+            info.short_help = " ".join(doc.split("\n\n")[0].split())
+    for group in app.registered_groups:
+        if group.typer_instance is not None:
+            one_line_listings(group.typer_instance)

@@ -55,6 +55,7 @@ from beliefdb.cli.common import (
     TextFormat,
     errors,
     fail,
+    one_line_listings,
     parse_time,
     picture_format,
     with_memory,
@@ -318,3 +319,5 @@ cli_queue.register(app)
 cli_agents.register(app)
 cli_serve.register(app)
 cli_scale.register(app)
+# (last: every command registered)
+one_line_listings(app)
