@@ -599,8 +599,12 @@ def test_correct_mode_errors_exit_2(cli: Cli, three: dict[str, str], postgresql:
 @pytest.mark.slow
 def test_correct_needs_a_reviewer_and_a_known_belief(cli: Cli, three: dict[str, str],
                                                      postgresql: psycopg.Connection[Any]) -> None:
-    no_reviewer = cli("correct", three["refund"], FIX, "--preview", expect=2)
-    assert "--reviewer" in no_reviewer.output
+    # a preview writes nothing and needs no reviewer; the apply does
+    assert cli.json("correct", three["refund"], FIX, "--preview")["belief"] == three["refund"]
+    no_reviewer = cli.one_line_error("correct", three["refund"], FIX, "--apply", "--expect-revision", "1")
+    assert "--reviewer" in no_reviewer
+    assert cli.error("correct", three["refund"], FIX, "--apply", "--expect-revision", "1", expect=2)["error"] \
+        == "invalid_input"
     cli.error("correct", NOBODY, FIX, "--reviewer", "rita", "--preview", code="unknown_belief")
     cli.error("correct", NOBODY, FIX, "--reviewer", "rita", "--apply", "--expect-revision", "1",
               code="unknown_belief")

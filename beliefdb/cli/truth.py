@@ -130,7 +130,8 @@ def impact(
 def correct(
     belief: Annotated[str, typer.Argument(help="The belief to correct (id or unique prefix).")],
     statement: Annotated[str, typer.Argument(help="The reviewer's corrected statement.")],
-    reviewer: Annotated[str, typer.Option(help="Who corrects it.", envvar="BELIEFDB_REVIEWER")],
+    reviewer: Annotated[str | None, typer.Option(
+        help="Who corrects it (needed by --apply; a preview writes nothing).", envvar="BELIEFDB_REVIEWER")] = None,
     value: Annotated[str | None, typer.Option(help="The corrected value (default: the old one).")] = None,
     reason: Annotated[str | None, typer.Option(help="Why.")] = None,
     preview: Annotated[bool, typer.Option("--preview", help="Show what would change; write nothing.")] = False,
@@ -151,12 +152,14 @@ def correct(
         fail("invalid_input", "choose one of --preview or --apply", as_json, 2)
     if apply and expect_revision is None:
         fail("invalid_input", "--apply needs --expect-revision (run --preview first)", as_json, 2)
+    if apply and reviewer is None:
+        fail("invalid_input", "--apply needs --reviewer NAME (or BELIEFDB_REVIEWER): who corrects it", as_json, 2)
     with errors(as_json), memory.open() as bdb:
         if preview:
             seen = bdb.preview_correction(belief, statement, value)
             typer.echo(render.to_json(seen) if as_json else render.correction_preview(seen))
             return
-        assert expect_revision is not None
+        assert expect_revision is not None and reviewer is not None
         result = bdb.apply_correction(belief, statement, reviewer=reviewer, expect_revision=expect_revision,
                                       value=value, reason=reason, idempotency_key=idempotency_key)
     typer.echo(render.to_json(result) if as_json else render.correction_result(result))
