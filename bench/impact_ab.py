@@ -7,7 +7,8 @@ shared buffers each call touches: main's and a branch's SQL compared on one load
 
 The workspace is one ``bench/impact.py --db URL --keep`` loaded (same ``--nodes`` and ``--seed``);
 the seeds are the ones that benchmark picks (the same random draws). Each variant is a SQL file of
-``create or replace`` functions (e.g. ``git show main:sql/api/52_holding.sql``), applied with psql
+``create or replace`` functions (e.g. ``git show main:sql/api/54_support_walk.sql
+main:sql/api/55_impact.sql``, where ``support_walk`` and ``impact`` are), applied with psql
 before its turn; both need the indexes they read to exist (keep ``adjacency_support`` for a SQL
 older than revision 0028). Per round and variant: a fresh session as the application role, warmed
 up, then every seed ``--reps`` times, the p50 of the calls beside the p50 of the in-memory reference
