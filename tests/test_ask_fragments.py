@@ -15,6 +15,7 @@ from conftest import Cli
 
 import beliefdb
 from beliefdb import api
+from beliefdb.models import Turn
 from beliefdb.render.ask import ask_json, ask_text
 from beliefdb.store.retrieve import MAX_WARNINGS
 
@@ -203,3 +204,28 @@ def test_a_belief_matched_by_its_subject_name_alone_does_not_hold_back_the_text(
     assert len(result.beliefs) == 3 and all("name" in a.matched_by or "text" in a.matched_by for a in result.beliefs)
     assert texts(result) == ["Did the puppy get a name yet?"] and result.fragments_after == 0
     assert result.context.split("\n1. ")[1].startswith('"Did the puppy get a name yet?"')
+
+
+@pytest.mark.slow
+def test_a_turn_that_shares_only_a_name_with_the_question_is_no_match(bdb: beliefdb.BeliefDB) -> None:
+    day = datetime(2023, 4, 30, 9, 0, tzinfo=UTC)
+    bdb.ingest_conversation([
+        Turn("Maya", "How is work treating you?", day),
+        Turn("Remy", "Fine! I work on cabinets all week, my hands are sore.", day),
+        Turn("Maya", "Sure, as long as there's nothing with shellfish, I'm allergic.", day),
+        Turn("Maya", "My sister Lena is visiting next week.", day),
+        Turn("Remy", "Hi Maya! Good to hear from you.", day),  # the latest turn: first of equal matches
+    ], source="chat-1", extractor="none", embed=False)
+    # the greeting shares only Maya's name with the question: as a belief matched by its subject's
+    # name alone, it answers nothing, and the turn that says it does comes first
+    assert texts(bdb.ask("What is Maya allergic to?")) == [
+        "Sure, as long as there's nothing with shellfish, I'm allergic."]
+    # a turn said by the person the question names comes before one of the other speaker's that
+    # shares the same words with it
+    assert texts(bdb.ask("What does Remy do for work?")) == [
+        "Fine! I work on cabinets all week, my hands are sore.", "How is work treating you?"]
+    # a name that is no speaker of the conversation is a word like any other
+    assert texts(bdb.ask("Who is Lena?")) == ["My sister Lena is visiting next week."]
+    # a document has no speakers: its line that shares only a name with the question matches
+    bdb.ingest_text("Maya signed the lease.\n", source="notes.md", extractor="none")
+    assert "Maya signed the lease." in texts(bdb.ask("What did Maya do?"))

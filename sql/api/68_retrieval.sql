@@ -276,8 +276,12 @@ comment on function beliefdb.refresh_ranking_stats(boolean) is 'Count the worksp
 -- retracted themselves, of production sources unless fixtures are asked for, and recorded by
 -- p_as_of when given; a fragment any belief quotes is left out (its belief, current or not,
 -- speaks for it: an old value never comes back as text). Full text only: fragments have no
--- embeddings. Ranked by ts_rank_cd over the question's words; of turns that match equally the later
--- one first (a conversation's newer value before the one it replaced, issue 20).
+-- embeddings. A turn of a conversation must share a word with the question besides the names of
+-- the people in that conversation (its speakers): "Hi Maya!" answers nothing about Maya, as a
+-- belief matched by its subject's name alone is no word match for ask. Ranked by ts_rank_cd over
+-- the question's words, a turn's speaker's name among its words (as a belief's subject is among
+-- its); of turns that match equally the later one first (a conversation's newer value before the
+-- one it replaced, issue 20).
 create or replace function beliefdb.recall_fragments(
     p_question text,
     p_k integer default 5,
@@ -304,16 +308,38 @@ begin
         raise exception 'k must be at least 1' using errcode = 'BD005';
     end if;
     return query
+    with c as materialized (
+        -- the stored words, which the fragment_search index covers (schema/10_tables.sql)
+        select f0.id, f0.search as words, f0.source_version_id, f0.speaker
+          from beliefdb.fragment f0
+         where v_nominate is not null
+           and f0.search @@ v_nominate
+           and f0.workspace_id is not distinct from v_ws
+         limit 1000
+    ), named as (
+        -- per conversation among the candidates, the question's words that name a person in it (a
+        -- speaker of its version, read by the unique index's version prefix)
+        select p.source_version_id, array_agg(distinct l.lexeme) as lexemes
+          from (select distinct f.source_version_id, f.speaker
+                  from (select distinct c.source_version_id from c where c.speaker is not null) v
+                  join beliefdb.fragment f on f.workspace_id = v_ws and f.source_version_id = v.source_version_id
+                 where f.speaker is not null) p
+         cross join lateral unnest(beliefdb._speaker_words(p.speaker)) l (lexeme)
+         where l.lexeme = any(v_lexemes)
+         group by p.source_version_id
+    )
     select m.id, m.r::double precision,
            (row_number() over (order by m.r desc, f.spoken_at desc nulls last, m.id))::integer
-      from (select c.id, ts_rank_cd(c.words, v_query) as r
-              -- the stored words, which the fragment_search index covers (schema/10_tables.sql)
-              from (select f0.id, f0.search as words
-                      from beliefdb.fragment f0
-                     where v_nominate is not null
-                       and f0.search @@ v_nominate
-                       and f0.workspace_id is not distinct from v_ws
-                     limit 1000) c
+      from (select c.id,
+                   -- (a turn's words and its speaker's name, as a belief's words hold its subject)
+                   ts_rank_cd(case when c.speaker is null then c.words
+                                   else c.words || to_tsvector('pg_catalog.english', c.speaker)
+                                        || to_tsvector('pg_catalog.simple', c.speaker) end, v_query) as r
+              from c
+              left join named on named.source_version_id = c.source_version_id
+             where named.lexemes is null
+                or exists (select from unnest(tsvector_to_array(c.words)) w (lexeme)
+                            where w.lexeme = any(v_lexemes) and not w.lexeme = any(named.lexemes))
              order by r desc, c.id
              limit p_candidates * 4) m
       join beliefdb.fragment f on f.workspace_id = v_ws and f.id = m.id

@@ -16,6 +16,17 @@ as $$
 $$;
 comment on function beliefdb._question_lexemes(text) is 'Full-text lexemes of a question: English stems and non-ASCII words as written';
 
+-- The words of a speaker's name, as a question's words are compared with them: English stems and
+-- the words as written ('{}' for no speaker).
+create or replace function beliefdb._speaker_words(p_speaker text) returns text[]
+language sql immutable
+set search_path = pg_catalog, pg_temp
+as $$
+    select array(select t.lexeme from unnest(to_tsvector('pg_catalog.english', coalesce(p_speaker, ''))
+                                             || to_tsvector('pg_catalog.simple', coalesce(p_speaker, ''))) t)
+$$;
+comment on function beliefdb._speaker_words(text) is 'Full-text lexemes of a speaker''s name: English stems and words as written';
+
 -- An OR query of the question's words: English stems, plus words in other scripts as written.
 create or replace function beliefdb._question_query(p_question text) returns tsquery
 language sql immutable
