@@ -229,3 +229,22 @@ def test_a_turn_that_shares_only_a_name_with_the_question_is_no_match(bdb: belie
     # a document has no speakers: its line that shares only a name with the question matches
     bdb.ingest_text("Maya signed the lease.\n", source="notes.md", extractor="none")
     assert "Maya signed the lease." in texts(bdb.ask("What did Maya do?"))
+
+
+@pytest.mark.slow
+def test_beliefs_the_question_words_match_come_before_those_found_by_vector_or_name_alone(
+        bdb: beliefdb.BeliefDB) -> None:
+    day = datetime(2024, 1, 5, 10, 0, tzinfo=UTC)
+    bdb.ingest_conversation([
+        Turn("Ana", "Hi Bo! I just moved to Lisbon.", day),
+        Turn("Ana", "I work as a data engineer now. My daughter is 5.", day),
+        Turn("Ana", "Big news: I moved to Porto last week.", datetime(2024, 6, 1, 9, 0, tzinfo=UTC)),
+    ], source="chat-ana")
+    # the job's statement is the closest to the question's vector, and every belief names Ana; only
+    # where she lives shares a word with the question ("live", its attribute lives_in), so it comes
+    # first although no unextracted text is shown between them
+    result = bdb.ask("Where does Ana live?")
+    assert result.fragments == []
+    assert [a.belief.attribute for a in result.beliefs][:1] == ["lives_in"]
+    assert {a.belief.attribute for a in result.beliefs} >= {"lives_in", "job"}
+    assert result.beliefs[0].belief.value == "Porto"

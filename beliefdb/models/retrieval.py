@@ -74,8 +74,9 @@ class AskResult:
     reason: str | None = None
     #: ask's fallback when fewer than k beliefs match the question's words: unextracted text
     fragments: list[FragmentHit] = field(default_factory=list)
-    #: where the fragments are shown: after this many of ``beliefs`` (those the question's words or
-    #: subject name match), before the rest (vector neighbours only); one numbering runs across both
+    #: where the fragments are shown: after this many of ``beliefs`` (those that share a word with the
+    #: question besides their subject's name, listed first), before the rest (found by vector or name
+    #: alone); one numbering runs across both
     fragments_after: int = 0
 
 

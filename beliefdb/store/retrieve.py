@@ -259,10 +259,10 @@ def ask(db: Database, question: str, *, k: int = 5, as_of: datetime | None = Non
     except errors.DatabaseUnavailable as exc:
         return AskResult(status="memory_unavailable", question=question, as_of=as_of, reason=exc.message)
     status = "ok" if answers else "no_match"
-    after = len(answers)
-    if fragments:  # text the question's words match before beliefs that do not share them
-        answers = ([a for a in answers if a.belief.id in worded] + [a for a in answers if a.belief.id not in worded])
-        after = len(worded)
+    # the beliefs the question's words match before those found by vector or by name alone, and
+    # text the words match between the two
+    answers = [a for a in answers if a.belief.id in worded] + [a for a in answers if a.belief.id not in worded]
+    after = len(worded) if fragments else len(answers)
     context = _context(question, as_of, answers, degraded, fragments, after) if answers or fragments else ""
     return AskResult(status=status, question=question, as_of=as_of, beliefs=answers, context=context,
                      degraded=degraded, fragments=fragments, fragments_after=after)
