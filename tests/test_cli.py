@@ -478,14 +478,14 @@ def test_no_arguments_shows_help(cli_without_db: Cli) -> None:
     assert "ingest" in result.output
 
 
-
-def test_command_listings_show_each_description_as_one_paragraph(cli_without_db: Cli) -> None:
-    # a docstring's first paragraph is written over several lines; a group's listing joins them, as
-    # a command's own --help does (typer kept the breaks: ragged at any width)
+def test_help_shows_each_paragraph_of_a_description_unbroken(cli_without_db: Cli) -> None:
+    # a docstring's paragraphs are written over several lines; a group's listing of its commands and
+    # a command's own help show each on one line for the terminal to wrap (typer kept the breaks:
+    # ragged at any width)
     for path, command in ALL_COMMANDS:
-        if not getattr(command, "commands", None):
-            continue
-        listing = cli_without_db(*path, "--help", env={"COLUMNS": "2000"}).stdout
-        for name, sub in command.commands.items():
+        paragraphs = [" ".join(p.split()) for p in inspect.cleandoc(command.help or "").split("\n\n") if p.strip()]
+        own = cli_without_db(*path, "--help", env={"COLUMNS": "2000"}).stdout
+        assert all(p in own for p in paragraphs), (path, [p for p in paragraphs if p not in own])
+        for name, sub in getattr(command, "commands", {}).items():
             first = " ".join(inspect.cleandoc(sub.help or "").split("\n\n")[0].split())
-            assert first and first in listing, (path, name)
+            assert first and first in own, (path, name)

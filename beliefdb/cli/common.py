@@ -207,15 +207,15 @@ def parse_time(value: str | None, as_json: bool, option: str = "--as-of") -> dat
         fail(exc.code, exc.message, as_json, 2)
 
 
-def one_line_listings(app: typer.Typer) -> None:
-    """Give every command of ``app`` and its groups, once registered, a short help: its docstring's
-    first paragraph on one line. typer's listing of a group's commands (``beliefdb --help``) keeps
-    that paragraph's line breaks in rich mode, so a paragraph written over several lines showed
-    ragged at any terminal width; a command's own ``--help`` already joins them."""
+def unwrap_help(app: typer.Typer) -> None:
+    """Give every command of ``app`` and its groups, once registered, its docstring as help with each
+    paragraph on one line, for the terminal to wrap. typer's rich help keeps a paragraph's line breaks
+    (in a group's listing of its commands, and in a command's own help past its first paragraph), so
+    a paragraph written over several lines showed ragged at any width."""
     for info in app.registered_commands:
         doc = inspect.cleandoc(info.help) if info.help else inspect.getdoc(info.callback)
-        if info.short_help is None and doc:
-            info.short_help = " ".join(doc.split("\n\n")[0].split())
+        if doc:
+            info.help = "\n\n".join(" ".join(paragraph.split()) for paragraph in doc.split("\n\n"))
     for group in app.registered_groups:
         if group.typer_instance is not None:
-            one_line_listings(group.typer_instance)
+            unwrap_help(group.typer_instance)

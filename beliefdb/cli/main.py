@@ -55,9 +55,9 @@ from beliefdb.cli.common import (
     TextFormat,
     errors,
     fail,
-    one_line_listings,
     parse_time,
     picture_format,
+    unwrap_help,
     with_memory,
 )
 from beliefdb.errors import InvalidInput
@@ -320,4 +320,4 @@ cli_agents.register(app)
 cli_serve.register(app)
 cli_scale.register(app)
 # (last: every command registered)
-one_line_listings(app)
+unwrap_help(app)
