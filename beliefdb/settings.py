@@ -81,6 +81,9 @@ class Settings(BaseSettings):
     serve_max_memories: int = Field(
         default=32, ge=1,
         description="principals whose memory beliefdb serve keeps open at once (each keeps a connection)")
+    index_memory: str = Field(
+        default="1GB", description="memory a vector index build may use (db vector-index --memory,"
+                                   " maintenance_work_mem; an IVFFlat build of 1M vectors needs ~0.9 GB)")
     ingest_max_bytes: int = Field(
         default=32 * 1024 * 1024, gt=0,
         description="largest text one ingest accepts, in bytes of UTF-8 (ingest --max-bytes); a larger one is"

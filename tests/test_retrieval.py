@@ -297,6 +297,7 @@ def test_reembed_switches_models_without_mixing(bdb: beliefdb.BeliefDB, fake_emb
     report = embeddings.reembed(bdb.database, fake, batch=2)
     assert report.switched and report.embedded >= 2
     assert report.index is not None and "ensure_vector_index(16)" in report.index
+    assert "beliefdb db vector-index --dim 16" in report.index
     after = embeddings.workspace_model(bdb.database)
     assert after is not None and (after.model, after.dim, after.target_model) == ("openai/tiny-16", 16, None)
     models = postgresql.execute("select distinct model from beliefdb.belief_embedding").fetchall()

@@ -5,11 +5,15 @@ filter exact over either. Why IVFFlat: docs/benchmarks.md, "Recall of the vector
 from __future__ import annotations
 
 import json
+import secrets
 import time
 from typing import Any
 
 import psycopg
 import pytest
+from conftest import Cli
+from psycopg import sql
+from psycopg.conninfo import make_conninfo
 from test_retrieval import V33, Q, policy_story
 
 import beliefdb
@@ -42,6 +46,19 @@ OPCLASS = """
      where i.indexrelid = 'beliefdb.belief_embedding_ivf_384'::regclass"""
 
 IDX_SCANS = "select idx_scan from pg_catalog.pg_stat_user_indexes where indexrelname = 'belief_embedding_ivf_384'"
+
+
+class _AnySeconds:
+    """Equal to any duration in seconds (a float at least 0): what a report's ``seconds`` may be."""
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, float | int) and other >= 0
+
+    def __hash__(self) -> int:
+        return 0
+
+
+ANY_SECONDS = _AnySeconds()
 
 
 def vector_indexes(conn: psycopg.Connection[Any]) -> list[tuple[Any, ...]]:
@@ -186,3 +203,43 @@ def test_an_ivfflat_index_over_a_dimension_too_large_for_halfvec_is_refused(
     assert raised.value.sqlstate == "BD005"
     postgresql.rollback()
     assert vector_indexes(postgresql) == [("belief_embedding_hnsw_384", "hnsw", None)]
+
+
+@pytest.mark.slow
+def test_the_command_line_gives_each_dimension_its_index_as_the_schema_owner(
+        cli: Cli, bdb: beliefdb.BeliefDB, db_url: str, postgresql: psycopg.Connection[Any]) -> None:
+    bdb.ingest_text(V33, source="return-policy.md", authority="official")
+    # the index fits the store: nothing done
+    assert cli.json("db", "vector-index") == [
+        {"dim": 384, "index": "hnsw", "lists": None, "built": False, "seconds": ANY_SECONDS}]
+    # gone (a DBA dropped it): made again
+    postgresql.execute("drop index beliefdb.belief_embedding_hnsw_384")
+    postgresql.commit()
+    assert vector_indexes(postgresql) == []
+    text = cli("db", "vector-index").output
+    assert "dimension 384: hnsw (built in" in text
+    assert vector_indexes(postgresql) == [("belief_embedding_hnsw_384", "hnsw", None)]
+    # an IVFFlat index and its lists (a store this small keeps what it has)
+    postgresql.execute("select beliefdb._build_vector_index(384, 2)")
+    postgresql.commit()
+    assert cli.json("db", "vector-index", "--dim", "384")[0] | {"seconds": 0} == {
+        "dim": 384, "index": "ivfflat", "lists": 2, "built": False, "seconds": 0}
+    # bad input: one line, nothing changed
+    assert "maintenance_work_mem" in cli.one_line_error("db", "vector-index", "--memory", "lots")
+    cli("db", "vector-index", "--dim", "0", expect=2)
+    assert vector_indexes(postgresql) == [("belief_embedding_ivf_384", "ivfflat", ["lists=2"])]
+
+
+@pytest.mark.slow
+def test_the_command_line_refuses_a_user_that_does_not_own_the_schema(cli: Cli, db_url: str) -> None:
+    name, password = f"agent_{secrets.token_hex(4)}", secrets.token_hex(12)
+    with psycopg.connect(db_url, autocommit=True) as su:
+        su.execute(sql.SQL("create role {} login password {} in role beliefdb_app").format(
+            sql.Identifier(name), sql.Literal(password)))
+    try:
+        err = cli.error("db", "vector-index", "--db", make_conninfo(db_url, user=name, password=password),
+                        code="permission_denied")
+        assert "schema owner" in err["message"]
+    finally:
+        with psycopg.connect(db_url, autocommit=True) as su:
+            su.execute(sql.SQL("drop role {}").format(sql.Identifier(name)))

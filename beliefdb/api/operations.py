@@ -27,15 +27,17 @@ from beliefdb.models import (
     Setting,
     Token,
     TokenCreated,
+    VectorIndex,
     Workspace,
     WorkspaceDeleted,
 )
-from beliefdb.store import agents, tokens, workspaces
+from beliefdb.store import agents, tokens, vector_index, workspaces
 from beliefdb.store.tokens import Authenticator
 
 __all__ = [
     "SOURCE_VERSION", "Authenticator", "authenticator", "create_agent", "create_roles", "create_token",
     "create_workspace", "delete_workspace", "demo", "drop_agent", "dump_database", "effective_settings",
+    "ensure_vector_indexes",
     "list_agents", "list_tokens", "list_workspaces", "migrate", "migration_sql", "migration_status",
     "name_sessions", "restore_database", "revoke_token", "rules", "server_status", "start_server",
     "stop_server", "version",
@@ -127,6 +129,18 @@ def restore_database(file: str | Path, *, url: str | None = None, home: str | Pa
     resolved = resolve_url(url, home=_home(home), migrate=False)
     probe(resolved)
     return backup.restore(resolved, Path(file), clean=clean)
+
+
+def ensure_vector_indexes(*, dim: int | None = None, memory: str = "1GB", url: str | None = None,
+                          home: str | Path | None = None,
+                          starting: Callable[[int], None] | None = None) -> list[VectorIndex]:
+    """Give each embedding dimension (or ``dim``) the vector index its size calls for: HNSW under 20,000
+    vectors, IVFFlat over halfvec from then on, rebuilt once the store has grown 4 times past its lists
+    (``beliefdb.ensure_vector_index``, the DBA's tool). Needs the schema owner's database user; a
+    build may use ``memory`` (``maintenance_work_mem``, ~0.9 GB for 1M vectors) and blocks writes
+    to the embeddings while it runs. ``starting(dim)`` before each dimension."""
+    return vector_index.ensure_vector_indexes(resolve_url(url, home=_home(home)), dim=dim, memory=memory,
+                                              starting=starting)
 
 
 def server_status(home: str | Path | None = None) -> ServerStatus:

@@ -224,6 +224,42 @@ def db_restore(
         raise typer.Exit(1)
 
 
+@db_app.command("vector-index")
+@text_arguments
+def db_vector_index(
+    dim: Annotated[int | None, typer.Option(
+        min=1, max=16000, help="Only this embedding dimension (default: every dimension a workspace's model uses).",
+        show_default=False)] = None,
+    memory: Annotated[str, typer.Option(
+        help="The memory a build may use (maintenance_work_mem): an IVFFlat build of 1M vectors needs ~0.9 GB.",
+        envvar="BELIEFDB_INDEX_MEMORY")] = "1GB",
+    db: DbUrl = None, home: Home = None, as_json: Json = False,
+) -> None:
+    """Give each embedding dimension the vector index its size calls for; run it after a bulk load.
+
+    HNSW under 20,000 vectors; from then on IVFFlat over halfvec, trained on the vectors stored, and
+    rebuilt once the store has grown 4 times past what its lists were made for (docs/dba.md,
+    "Retrieval"). Nothing to do is a quick no-op. A build takes minutes at 1M vectors and blocks writes
+    to the embeddings while it runs. Needs the schema owner's database user (who runs 'beliefdb
+    migrate'); the embedded server's is."""
+
+    def starting(d: int) -> None:
+        if not as_json:
+            typer.echo(f"dimension {d}: checking (a build blocks writes to the embeddings until it ends)", err=True)
+
+    with errors(as_json):
+        done = api.ensure_vector_indexes(dim=dim, memory=memory, url=db, home=home, starting=starting)
+    if as_json:
+        typer.echo(render.to_json(done))
+        return
+    if not done:
+        typer.echo("no embeddings yet: nothing to index")
+    for v in done:
+        kind = f"IVFFlat, {v.lists:,} lists" if v.index == "ivfflat" and v.lists else (v.index or "no index")
+        what = f"built in {v.seconds:.1f} s" if v.built else "already fits the store, nothing done"
+        typer.echo(f"dimension {v.dim}: {kind} ({what})")
+
+
 @db_app.command("roles")
 @text_arguments
 def db_roles(db: DbUrl = None, home: Home = None, as_json: Json = False) -> None:

@@ -317,6 +317,37 @@ update beliefdb.embedding_model
 -- Drop the vectors of every other model
 delete from beliefdb.belief_embedding where model <> %s;
 
+-- vector_dimensions --
+-- The embedding dimensions of every workspace's model, and of a reembed's target
+select distinct d.dim
+  from beliefdb.embedding_model m
+ cross join lateral (values (m.dim), (m.target_dim)) d (dim)
+ where d.dim is not null
+ order by d.dim;
+
+-- owns_embeddings --
+-- Whether the session's user owns the embeddings table (or is a member of its owner), so it may index it
+select pg_catalog.pg_has_role(current_user, c.relowner, 'MEMBER'), current_user::text
+  from pg_catalog.pg_class c
+ where c.oid = 'beliefdb.belief_embedding'::regclass;
+
+-- index_build_memory --
+-- The memory an index build of this transaction may take (an IVFFlat build of 1M vectors needs ~0.9 GB)
+select set_config('maintenance_work_mem', %s, true);
+
+-- ensure_vector_index --
+-- Create or rebuild the vector index a dimension's size calls for (the DBA's tool, run as the schema owner)
+select beliefdb.ensure_vector_index(%s);
+
+-- vector_index --
+-- The vector index a dimension has (hnsw, ivfflat or none) and an IVFFlat index's lists
+select case when i.ivf is not null then 'ivfflat' when i.hnsw is not null then 'hnsw' end as index,
+       (select substring(o from '^lists=([0-9]+)$')::integer
+          from pg_catalog.pg_class c, unnest(c.reloptions) o
+         where c.oid = i.ivf and o like 'lists=%%') as lists
+  from (select to_regclass(format('beliefdb.belief_embedding_ivf_%%s', %(dim)s::integer)) as ivf,
+               to_regclass(format('beliefdb.belief_embedding_hnsw_%%s', %(dim)s::integer)) as hnsw) i;
+
 -- relation_exists --
 -- Whether a relation (here a vector index) exists
 select to_regclass(%s) is not null;

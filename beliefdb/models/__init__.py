@@ -62,6 +62,7 @@ from beliefdb.models.operations import (
     Setting,
     Token,
     TokenCreated,
+    VectorIndex,
     WorkspaceDeleted,
 )
 from beliefdb.models.retrieval import Answer, AskResult, EmbedReport, FragmentHit, Replaced
@@ -151,6 +152,7 @@ __all__ = [
     "TraceStep",
     "Turn",
     "Unchanged",
+    "VectorIndex",
     "Why",
     "WorkReport",
     "Workspace",

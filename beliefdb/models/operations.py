@@ -84,6 +84,19 @@ class Migration:
 
 
 @dataclass(frozen=True)
+class VectorIndex:
+    """The vector index of one embedding dimension after ``beliefdb db vector-index``: ``hnsw`` (under
+    20,000 vectors) or ``ivfflat`` (over halfvec, ``lists`` k-means lists), whether this run built it
+    (``built``: created or rebuilt; false when it already fitted the store) and how long the call took."""
+
+    dim: int
+    index: str | None
+    lists: int | None
+    built: bool
+    seconds: float
+
+
+@dataclass(frozen=True)
 class MigrationStatus:
     """Whether a database holds this package's schema (``migrate --check``). ``current`` is the
     revision it is at (None: beliefdb was never migrated there), ``behind`` how many revisions an

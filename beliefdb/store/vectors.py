@@ -152,6 +152,7 @@ def reembed(db: Database, embedder: Embedder, *, batch: int = 64,
         has_index = any(c.execute(Q.relation_exists, (f"beliefdb.belief_embedding_{kind}_{embedder.dim}",)).fetchone()
                         == (True,) for kind in ("hnsw", "ivf"))
     index = None if has_index else (
-        f"no vector index for dimension {embedder.dim} yet (exact search until then): a DBA can create it with "
-        f"select beliefdb.ensure_vector_index({embedder.dim})")
+        f"no vector index for dimension {embedder.dim} yet (exact search until then): the schema owner creates"
+        f" it with 'beliefdb db vector-index --dim {embedder.dim}'"
+        f" (or select beliefdb.ensure_vector_index({embedder.dim}))")
     return EmbedReport(model=embedder.model, embedded=done, missing=0, switched=True, index=index)
