@@ -207,11 +207,12 @@ def test_an_ivfflat_index_over_a_dimension_too_large_for_halfvec_is_refused(
 
 @pytest.mark.slow
 def test_the_command_line_gives_each_dimension_its_index_as_the_schema_owner(
-        cli: Cli, bdb: beliefdb.BeliefDB, db_url: str, postgresql: psycopg.Connection[Any]) -> None:
+        cli: Cli, bdb: beliefdb.BeliefDB, db_url: str, postgresql: psycopg.Connection[Any],
+        monkeypatch: pytest.MonkeyPatch) -> None:
     bdb.ingest_text(V33, source="return-policy.md", authority="official")
     # the index fits the store: nothing done
     assert cli.json("db", "vector-index") == [
-        {"dim": 384, "index": "hnsw", "lists": None, "built": False, "seconds": ANY_SECONDS}]
+        {"dim": 384, "index": "hnsw", "lists": None, "built": False, "seconds": ANY_SECONDS, "error": None}]
     # gone (a DBA dropped it): made again
     postgresql.execute("drop index beliefdb.belief_embedding_hnsw_384")
     postgresql.commit()
@@ -223,11 +224,43 @@ def test_the_command_line_gives_each_dimension_its_index_as_the_schema_owner(
     postgresql.execute("select beliefdb._build_vector_index(384, 2)")
     postgresql.commit()
     assert cli.json("db", "vector-index", "--dim", "384")[0] | {"seconds": 0} == {
-        "dim": 384, "index": "ivfflat", "lists": 2, "built": False, "seconds": 0}
-    # bad input: one line, nothing changed
+        "dim": 384, "index": "ivfflat", "lists": 2, "built": False, "seconds": 0, "error": None}
+    # bad input: one line, nothing changed; the memory comes from BELIEFDB_INDEX_MEMORY too, for the
+    # command line and the library alike
     assert "maintenance_work_mem" in cli.one_line_error("db", "vector-index", "--memory", "lots")
+    assert "maintenance_work_mem" in cli.one_line_error("db", "vector-index", env={"BELIEFDB_INDEX_MEMORY": "lots"})
+    monkeypatch.setenv("BELIEFDB_INDEX_MEMORY", "lots")
+    with pytest.raises(beliefdb.errors.InvalidInput, match="maintenance_work_mem"):
+        beliefdb.api.ensure_vector_indexes(url=db_url)
+    monkeypatch.delenv("BELIEFDB_INDEX_MEMORY")
     cli("db", "vector-index", "--dim", "0", expect=2)
     assert vector_indexes(postgresql) == [("belief_embedding_ivf_384", "ivfflat", ["lists=2"])]
+
+
+@pytest.mark.slow
+def test_a_dimension_that_fails_is_reported_and_the_others_are_done(
+        cli: Cli, bdb: beliefdb.BeliefDB, db_url: str, postgresql: psycopg.Connection[Any]) -> None:
+    bdb.ingest_text(V33, source="return-policy.md", authority="official")
+    cli("workspace", "create", "wide")
+    # a workspace whose model has 3,000 dimensions (pgvector's HNSW takes at most 2,000) and one with
+    # more than any index takes
+    postgresql.execute("""
+        insert into beliefdb.embedding_model (workspace_id, model, dim)
+        select id, 'wide-model', 3000 from beliefdb.workspace where name = 'wide'""")
+    postgresql.execute("update beliefdb.embedding_model set target_model = 'huge', target_dim = 16001"
+                       " where model = 'wide-model'")
+    postgresql.commit()
+    postgresql.execute("drop index beliefdb.belief_embedding_hnsw_384")
+    postgresql.commit()
+    result = cli("db", "vector-index", expect=1)
+    assert "dimension 384: hnsw (built in" in result.stdout
+    assert "dimension 3000: no index, exact search" in result.stdout
+    assert result.stderr.strip().startswith("error: dimension 16001: invalid embedding dimension 16001")
+    assert len(result.stderr.strip().splitlines()) == 1
+    assert vector_indexes(postgresql) == [("belief_embedding_hnsw_384", "hnsw", None)]
+    by_dim = {v["dim"]: v for v in cli.json("db", "vector-index", expect=1)}
+    assert by_dim[384]["error"] is None and by_dim[3000]["index"] is None and by_dim[3000]["error"] is None
+    assert "invalid embedding dimension" in by_dim[16001]["error"]
 
 
 @pytest.mark.slow

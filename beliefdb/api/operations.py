@@ -131,14 +131,15 @@ def restore_database(file: str | Path, *, url: str | None = None, home: str | Pa
     return backup.restore(resolved, Path(file), clean=clean)
 
 
-def ensure_vector_indexes(*, dim: int | None = None, memory: str = "1GB", url: str | None = None,
+def ensure_vector_indexes(*, dim: int | None = None, memory: str | None = None, url: str | None = None,
                           home: str | Path | None = None,
                           starting: Callable[[int], None] | None = None) -> list[VectorIndex]:
     """Give each embedding dimension (or ``dim``) the vector index its size calls for: HNSW under 20,000
     vectors, IVFFlat over halfvec from then on, rebuilt once the store has grown 4 times past its lists
     (``beliefdb.ensure_vector_index``, the DBA's tool). Needs the schema owner's database user; a
-    build may use ``memory`` (``maintenance_work_mem``, ~0.9 GB for 1M vectors) and blocks writes
-    to the embeddings while it runs. ``starting(dim)`` before each dimension."""
+    build may use ``memory`` (``maintenance_work_mem``, ~0.9 GB for 1M vectors; default
+    ``BELIEFDB_INDEX_MEMORY``) and blocks writes to the embeddings while it runs. A dimension that
+    fails carries its ``error``. ``starting(dim)`` before each dimension."""
     return vector_index.ensure_vector_indexes(resolve_url(url, home=_home(home)), dim=dim, memory=memory,
                                               starting=starting)
 

@@ -4,6 +4,7 @@ and roles (db), the workspace directory (workspace), the servers' bearer tokens 
 
 from __future__ import annotations
 
+import sys
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
@@ -21,7 +22,8 @@ class DemoStory(StrEnum):
 
 
 db_app = typer.Typer(help="Manage the embedded PostgreSQL server (used when no --db / BELIEFDB_URL is given), back up"
-                          " and restore a database, create beliefdb's roles.", no_args_is_help=True)
+                          " and restore a database, create beliefdb's roles, keep the vector index.",
+                     no_args_is_help=True)
 workspace_app = typer.Typer(help="Create, list and delete workspaces (the tenant boundary).", no_args_is_help=True)
 token_app = typer.Typer(help="Bearer tokens of 'beliefdb serve' and MCP over HTTP: each speaks for one principal in one"
                              " workspace. Managed by the schema owner's database user.", no_args_is_help=True)
@@ -230,34 +232,44 @@ def db_vector_index(
     dim: Annotated[int | None, typer.Option(
         min=1, max=16000, help="Only this embedding dimension (default: every dimension a workspace's model uses).",
         show_default=False)] = None,
-    memory: Annotated[str, typer.Option(
-        help="The memory a build may use (maintenance_work_mem): an IVFFlat build of 1M vectors needs ~0.9 GB.",
-        envvar="BELIEFDB_INDEX_MEMORY")] = "1GB",
+    memory: Annotated[str | None, typer.Option(
+        help="The memory a build may use (maintenance_work_mem): an IVFFlat build of 1M vectors needs ~0.9 GB."
+             " Default: 1GB.", envvar="BELIEFDB_INDEX_MEMORY", show_default=False)] = None,
     db: DbUrl = None, home: Home = None, as_json: Json = False,
 ) -> None:
     """Give each embedding dimension the vector index its size calls for; run it after a bulk load.
 
     HNSW under 20,000 vectors; from then on IVFFlat over halfvec, trained on the vectors stored, and
     rebuilt once the store has grown 4 times past what its lists were made for (docs/dba.md,
-    "Retrieval"). Nothing to do is a quick no-op. A build takes minutes at 1M vectors and blocks writes
-    to the embeddings while it runs. Needs the schema owner's database user (who runs 'beliefdb
-    migrate'); the embedded server's is."""
+    "Retrieval"); over 2,000 dimensions no HNSW is possible and the search is exact until then. Nothing
+    to do is a quick no-op. A build takes minutes at 1M vectors and blocks writes to the embeddings
+    while it runs. Needs the schema owner's database user (who runs 'beliefdb migrate'); the embedded
+    server's is. Exit 1 when a dimension failed (the others are done all the same)."""
 
     def starting(d: int) -> None:
-        if not as_json:
+        if not as_json and sys.stderr.isatty():  # (a person waiting, not a script reading stderr)
             typer.echo(f"dimension {d}: checking (a build blocks writes to the embeddings until it ends)", err=True)
 
     with errors(as_json):
         done = api.ensure_vector_indexes(dim=dim, memory=memory, url=db, home=home, starting=starting)
+    failed = [v for v in done if v.error]
     if as_json:
         typer.echo(render.to_json(done))
-        return
-    if not done:
+    elif not done:
         typer.echo("no embeddings yet: nothing to index")
-    for v in done:
-        kind = f"IVFFlat, {v.lists:,} lists" if v.index == "ivfflat" and v.lists else (v.index or "no index")
+    for v in [] if as_json else done:
+        if v.error:
+            typer.echo(f"error: dimension {v.dim}: {v.error} (nothing of it changed)", err=True)
+            continue
+        if v.index is None:
+            typer.echo(f"dimension {v.dim}: no index, exact search (HNSW takes at most 2,000 dimensions; IVFFlat"
+                       " over halfvec at most 4,000, from 20,000 vectors)")
+            continue
+        kind = f"IVFFlat, {v.lists:,} lists" if v.index == "ivfflat" and v.lists else v.index
         what = f"built in {v.seconds:.1f} s" if v.built else "already fits the store, nothing done"
         typer.echo(f"dimension {v.dim}: {kind} ({what})")
+    if failed:
+        raise typer.Exit(1)
 
 
 @db_app.command("roles")

@@ -325,15 +325,14 @@ select distinct d.dim
  where d.dim is not null
  order by d.dim;
 
--- owns_embeddings --
--- Whether the session's user owns the embeddings table (or is a member of its owner), so it may index it
-select pg_catalog.pg_has_role(current_user, c.relowner, 'MEMBER'), current_user::text
-  from pg_catalog.pg_class c
- where c.oid = 'beliefdb.belief_embedding'::regclass;
+-- may_build_vector_index --
+-- Whether the session's user may run the DBA's vector index tool (the schema owner, or a user granted it)
+select pg_catalog.has_function_privilege('beliefdb.ensure_vector_index(integer)', 'execute'), current_user::text;
 
--- index_build_memory --
--- The memory an index build of this transaction may take (an IVFFlat build of 1M vectors needs ~0.9 GB)
-select set_config('maintenance_work_mem', %s, true);
+-- index_build_settings --
+-- What an index build of this transaction may take: memory (an IVFFlat build of 1M vectors needs ~0.9 GB),
+-- and as long as it takes (a statement timeout of the role or database would cancel it)
+select set_config('maintenance_work_mem', %s, true), set_config('statement_timeout', '0', true);
 
 -- ensure_vector_index --
 -- Create or rebuild the vector index a dimension's size calls for (the DBA's tool, run as the schema owner)

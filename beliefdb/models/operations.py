@@ -86,14 +86,17 @@ class Migration:
 @dataclass(frozen=True)
 class VectorIndex:
     """The vector index of one embedding dimension after ``beliefdb db vector-index``: ``hnsw`` (under
-    20,000 vectors) or ``ivfflat`` (over halfvec, ``lists`` k-means lists), whether this run built it
-    (``built``: created or rebuilt; false when it already fitted the store) and how long the call took."""
+    20,000 vectors), ``ivfflat`` (over halfvec, ``lists`` k-means lists) or None (exact search: over
+    2,000 dimensions HNSW is not possible), whether this run built it (``built``: created or rebuilt;
+    false when it already fitted the store), how long the call took, and why it failed (``error``:
+    nothing of that dimension changed)."""
 
     dim: int
     index: str | None
     lists: int | None
     built: bool
     seconds: float
+    error: str | None = None
 
 
 @dataclass(frozen=True)

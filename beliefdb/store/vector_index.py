@@ -7,46 +7,54 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
-from beliefdb import errors
+from beliefdb import errors, settings
 from beliefdb.db.connector import connect, probe, translated_errors
 from beliefdb.db.queries import Q
 from beliefdb.models import VectorIndex
 
 
-def ensure_vector_indexes(url: str, *, dim: int | None = None, memory: str = "1GB",
+def ensure_vector_indexes(url: str, *, dim: int | None = None, memory: str | None = None,
                           starting: Callable[[int], None] | None = None) -> list[VectorIndex]:
     """Make sure ``dim`` (default: every dimension a workspace's model or reembed uses) has the index
     its size calls for, each in its own transaction, as the database user of ``url`` (the schema
-    owner: the tool is not granted to the application role). A build may use ``memory``
-    (``maintenance_work_mem``) and blocks writes to ``belief_embedding`` while it runs; it takes as
-    long as it takes (no statement timeout). ``starting(dim)`` before each dimension."""
+    owner, or a user a DBA granted the tool: it is not the application role's). A build may use
+    ``memory`` (``maintenance_work_mem``; default ``BELIEFDB_INDEX_MEMORY``), runs without a statement
+    timeout and blocks writes to ``belief_embedding`` while it runs. A dimension that fails is
+    reported with its error (nothing of it changed) and the others are done all the same.
+    ``starting(dim)`` before each dimension."""
     if dim is not None and not 1 <= dim <= 16000:
         raise errors.InvalidInput(f"--dim must be between 1 and 16000, not {dim}")
+    memory = memory if memory is not None else settings.load().index_memory
     probe(url)
     done: list[VectorIndex] = []
-    try:
-        with translated_errors(), connect(url, migration=True) as conn:
-            installed = conn.execute(Q.beliefdb_installed).fetchone()
-            if installed is None or installed[0] is None:
-                raise errors.DatabaseUnavailable("beliefdb is not installed in this database: run 'beliefdb migrate'")
-            owner = conn.execute(Q.owns_embeddings).fetchone()
-            if owner is None or not owner[0]:
-                raise errors.PermissionDenied(f"{owner[1] if owner else 'this user'} does not own beliefdb's tables")
-            conn.execute(Q.index_build_memory, (memory,))  # (a value PostgreSQL refuses: before any build)
-            dims = [dim] if dim is not None else [int(r[0]) for r in conn.execute(Q.vector_dimensions).fetchall()]
-            conn.commit()
-            for d in dims:
-                if starting is not None:
-                    starting(d)
-                started = time.perf_counter()
-                with conn.transaction():
-                    conn.execute(Q.index_build_memory, (memory,))
+    with translated_errors(), connect(url, migration=True) as conn:
+        installed = conn.execute(Q.beliefdb_installed).fetchone()
+        if installed is None or installed[0] is None:
+            raise errors.DatabaseUnavailable("beliefdb is not installed in this database: run 'beliefdb migrate'")
+        allowed = conn.execute(Q.may_build_vector_index).fetchone()
+        if allowed is None or not allowed[0]:
+            raise errors.PermissionDenied(
+                f"a vector index is built by the schema owner (who runs 'beliefdb migrate'), and"
+                f" {allowed[1] if allowed else 'this user'} may not run beliefdb.ensure_vector_index")
+        conn.execute(Q.index_build_settings, (memory,))  # (a value PostgreSQL refuses: before any build)
+        dims = [dim] if dim is not None else [int(r[0]) for r in conn.execute(Q.vector_dimensions).fetchall()]
+        conn.commit()
+        for d in dims:
+            if starting is not None:
+                starting(d)
+            started = time.perf_counter()
+            try:
+                with translated_errors(), conn.transaction():
+                    conn.execute(Q.index_build_settings, (memory,))
                     built = conn.execute(Q.ensure_vector_index, (d,)).fetchone()
                     state = conn.execute(Q.vector_index, {"dim": d}).fetchone()
-                assert built is not None and state is not None
-                done.append(VectorIndex(dim=d, index=state[0], lists=state[1], built=bool(built[0]),
-                                        seconds=round(time.perf_counter() - started, 3)))
-    except errors.PermissionDenied as exc:
-        raise errors.PermissionDenied(
-            f"a vector index is built by the schema owner (who runs 'beliefdb migrate'): {exc.message}") from exc
+            except errors.BeliefDBError as exc:
+                if isinstance(exc, errors.DatabaseUnavailable):
+                    raise
+                done.append(VectorIndex(dim=d, index=None, lists=None, built=False,
+                                        seconds=round(time.perf_counter() - started, 3), error=exc.message))
+                continue
+            assert built is not None and state is not None
+            done.append(VectorIndex(dim=d, index=state[0], lists=state[1], built=bool(built[0]),
+                                    seconds=round(time.perf_counter() - started, 3)))
     return done

@@ -431,7 +431,10 @@ comment on function beliefdb.refresh_decision_reasons(uuid, uuid[]) is 'Recomput
 -- past what its lists were made for (vectors added later go to the nearest existing list, which
 -- then grows), or when the index is over full vectors (built before halfvec). An
 -- HNSW graph over many near-duplicates misses what exact search finds (recall@10 0.57 at 100k with
--- ef_search 400; IVFFlat 0.97, in less time). True when it created or rebuilt an index.
+-- ef_search 400; IVFFlat 0.97, in less time). pgvector's HNSW takes vectors of at most 2,000
+-- dimensions: a larger dimension has no index (exact search) until IVFFlat over halfvec (at most
+-- 4,000). One call a dimension at a time (a transaction-level advisory lock): two at once would
+-- build twice. True when it created or rebuilt an index.
 create or replace function beliefdb.ensure_vector_index(p_dim integer) returns boolean
 language plpgsql security definer
 -- pg_catalog, pgvector's schema, pg_temp (schema/02_extensions.sql): the index names its type,
@@ -446,11 +449,13 @@ begin
     if p_dim is null or p_dim < 1 or p_dim > 16000 then
         raise exception 'invalid embedding dimension %', p_dim using errcode = 'BD005';
     end if;
+    perform pg_catalog.pg_advisory_xact_lock(pg_catalog.hashtextextended('beliefdb.ensure_vector_index', p_dim));
     execute 'select count(*) from beliefdb.belief_embedding where vector_dims(embedding) = $1'
        into v_rows using p_dim;
     if v_rows < 20000 then
         if to_regclass(pg_catalog.format('beliefdb.belief_embedding_hnsw_%s', p_dim)) is not null
-           or to_regclass(pg_catalog.format('beliefdb.belief_embedding_ivf_%s', p_dim)) is not null then
+           or to_regclass(pg_catalog.format('beliefdb.belief_embedding_ivf_%s', p_dim)) is not null
+           or p_dim > 2000 then
             return false;
         end if;
         execute pg_catalog.format(
