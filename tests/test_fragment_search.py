@@ -14,15 +14,20 @@ import pytest
 from plans import capture_plans
 
 import beliefdb
+from beliefdb.models import Turn
 
 NOTES = "".join(f"Note {i}: the office coffee machine on floor {i} broke again!\n" for i in range(40)) + \
     "Can we bring dogs to the office on Fridays?\n"
 
 
-def fragment_rows(db_url: str, workspace_id: str, question: str, plans: list[dict[str, Any]]) -> list[str]:
-    """recall_fragments as the application role; the plans of its statements appended to ``plans``."""
+def fragment_rows(db_url: str, workspace_id: str, question: str, plans: list[dict[str, Any]],
+                  analyze: bool = False) -> list[str]:
+    """recall_fragments as the application role; the plans of its statements appended to ``plans``
+    (with the rows each node read, when ``analyze``)."""
     with psycopg.connect(db_url, autocommit=True) as conn:
         capture_plans(conn, plans)
+        if analyze:
+            conn.execute("set auto_explain.log_analyze = on")
         conn.execute("select set_config('beliefdb.workspace_id', %s, false)", (workspace_id,))
         conn.execute("set role beliefdb_app")
         rows = conn.execute("select f.text from beliefdb.recall_fragments(%s, 3) r "
@@ -45,7 +50,30 @@ def test_the_fallback_reads_the_stored_words_through_their_index(db_url: str, bd
     # no fragment's words are computed at query time: the stored column is read (a turn's speaker's
     # name, a word or two, is the only text made into words there)
     made = re.findall(r"to_tsvector\([^()]*\)", search)
-    assert all(m.endswith(".speaker)") for m in made), made
+    assert search.count("to_tsvector(") == len(made) and all(m.endswith(".speaker)") for m in made), made
+
+
+@pytest.mark.slow
+def test_the_names_of_a_conversation_are_read_a_speaker_at_a_time(db_url: str, bdb: beliefdb.BeliefDB) -> None:
+    # a long conversation between two people: its speakers are found by the index on them, a probe a
+    # speaker, not by reading each of its turns
+    turns = [Turn("Maya" if i % 2 else "Remy", f"Turn {i}: the weather on the coast was fine.") for i in range(400)]
+    turns.append(Turn("Remy", "Hi Maya! Good to hear from you."))
+    turns.append(Turn("Maya", "Sure, nothing with shellfish, I'm allergic."))
+    bdb.ingest_conversation(turns, source="chat-long", extractor="none", embed=False)
+    plans: list[dict[str, Any]] = []
+    texts = fragment_rows(db_url, bdb.database.workspace_id, "What is Maya allergic to?", plans, analyze=True)
+    assert texts == ["Sure, nothing with shellfish, I'm allergic."]
+    [search] = [json.dumps(p["Plan"]) for p in plans if "recall_fragments" not in p["Query Text"]
+                and "f0.search @@" in p["Query Text"]]
+    assert "fragment_speaker" in search
+    # the turns read for the names: a few rows, not the conversation's 402
+    speaker_rows = [n for n in _nodes(json.loads(search)) if n.get("Index Name") == "fragment_speaker"]
+    assert speaker_rows and sum(n["Actual Rows"] * n["Actual Loops"] for n in speaker_rows) <= 10
+
+
+def _nodes(plan: dict[str, Any]) -> list[dict[str, Any]]:
+    return [plan, *(n for child in plan.get("Plans", []) for n in _nodes(child))]
 
 
 @pytest.mark.slow

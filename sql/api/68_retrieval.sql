@@ -278,7 +278,8 @@ comment on function beliefdb.refresh_ranking_stats(boolean) is 'Count the worksp
 -- speaks for it: an old value never comes back as text). Full text only: fragments have no
 -- embeddings. A turn of a conversation must share a word with the question besides the names of
 -- the people in that conversation (its speakers): "Hi Maya!" answers nothing about Maya, as a
--- belief matched by its subject's name alone is no word match for ask. Ranked by ts_rank_cd over
+-- belief matched by its subject's name alone is no word match for ask (a speaker named like a word,
+-- "Bill" or "user", makes that word a name in that conversation). Ranked by ts_rank_cd over
 -- the question's words, a turn's speaker's name among its words (as a belief's subject is among
 -- its); of turns that match equally the later one first (a conversation's newer value before the
 -- one it replaced, issue 20).
@@ -317,16 +318,29 @@ begin
            and f0.workspace_id is not distinct from v_ws
          limit 1000
     ), named as (
-        -- per conversation among the candidates, the question's words that name a person in it (a
-        -- speaker of its version, read by the unique index's version prefix)
-        select p.source_version_id, array_agg(distinct l.lexeme) as lexemes
-          from (select distinct f.source_version_id, f.speaker
-                  from (select distinct c.source_version_id from c where c.speaker is not null) v
-                  join beliefdb.fragment f on f.workspace_id = v_ws and f.source_version_id = v.source_version_id
-                 where f.speaker is not null) p
+        -- per conversation among the candidates, the question's words that name a person in it: its
+        -- speakers, read one after the other by the index fragment_speaker (a probe a speaker, not a
+        -- read of every turn)
+        select v.source_version_id, array_agg(distinct l.lexeme) as lexemes
+          from (select distinct c.source_version_id from c where c.speaker is not null) v
+         cross join lateral (
+                with recursive p (speaker) as (
+                    (select f.speaker from beliefdb.fragment f
+                      where f.workspace_id = v_ws and f.source_version_id = v.source_version_id
+                        and f.speaker is not null
+                      order by f.speaker limit 1)
+                    union all
+                    select (select f.speaker from beliefdb.fragment f
+                             where f.workspace_id = v_ws and f.source_version_id = v.source_version_id
+                               and f.speaker > p.speaker
+                             order by f.speaker limit 1)
+                      from p
+                     where p.speaker is not null
+                )
+                select p.speaker from p where p.speaker is not null) p
          cross join lateral unnest(beliefdb._speaker_words(p.speaker)) l (lexeme)
          where l.lexeme = any(v_lexemes)
-         group by p.source_version_id
+         group by v.source_version_id
     )
     select m.id, m.r::double precision,
            (row_number() over (order by m.r desc, f.spoken_at desc nulls last, m.id))::integer

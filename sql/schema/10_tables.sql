@@ -801,3 +801,7 @@ alter table beliefdb.lexeme_frequency alter column workspace_id set statistics 0
 -- The words of fragment text, for ask's fallback to text no belief was extracted from (revision
 -- 0021; over the stored column since revision 0024).
 create index fragment_search on beliefdb.fragment using gin (search);
+-- The speakers of a conversation's turns by their version, which ask's fallback reads a name at a
+-- time (revision 0034): a long conversation's every turn is not read to find its two people.
+create index fragment_speaker on beliefdb.fragment (workspace_id, source_version_id, speaker)
+    where speaker is not null;
