@@ -15,9 +15,11 @@ from conftest import Cli
 
 import beliefdb
 from beliefdb import api
+from beliefdb.embedders import get_embedder
 from beliefdb.models import Turn
 from beliefdb.render.ask import ask_json, ask_text
 from beliefdb.store.retrieve import MAX_WARNINGS
+from beliefdb.store.vectors import literal
 
 NOTES = ("Can we bring dogs to the office on Fridays?\n"
          "Ugh, the office coffee machine broke again!\n"
@@ -214,7 +216,7 @@ def test_a_turn_that_shares_only_a_name_with_the_question_is_no_match(bdb: belie
         Turn("Remy", "Fine! I work on cabinets all week, my hands are sore.", day),
         Turn("Maya", "Sure, as long as there's nothing with shellfish, I'm allergic.", day),
         Turn("Maya", "My sister Lena is visiting next week.", day),
-        Turn("Remy", "Hi Maya! Good to hear from you.", day),  # the latest turn: first of equal matches
+        Turn("Remy", "Hi Maya! Good to hear from you.", day),
     ], source="chat-1", extractor="none", embed=False)
     # the greeting shares only Maya's name with the question: as a belief matched by its subject's
     # name alone, it answers nothing, and the turn that says it does comes first
@@ -243,7 +245,16 @@ def test_beliefs_the_question_words_match_come_before_those_found_by_vector_or_n
     # the job's statement is the closest to the question's vector, and every belief names Ana; only
     # where she lives shares a word with the question ("live", its attribute lives_in), so it comes
     # first although no unextracted text is shown between them
-    result = bdb.ask("Where does Ana live?")
+    # (the premise: recall alone, by vector and names, ranks another belief first)
+    question = "Where does Ana live?"
+    embedder = get_embedder()
+    with bdb.database.transaction() as c:
+        # (in recall's own order: each row's attribute by a subquery, no join to reorder them)
+        recalled = c.execute("select (select b.attribute from beliefdb.belief b where b.id = r.belief_id)"
+                             " from beliefdb.recall(%s, %s::beliefdb_ext.vector, %s, 5) r",
+                             (question, literal(embedder.query(question)), embedder.model)).fetchall()
+    assert recalled[0] != ("lives_in",) and ("lives_in",) in recalled
+    result = bdb.ask(question)
     assert result.fragments == []
     assert [a.belief.attribute for a in result.beliefs][:1] == ["lives_in"]
     assert {a.belief.attribute for a in result.beliefs} >= {"lives_in", "job"}

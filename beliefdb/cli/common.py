@@ -215,7 +215,10 @@ def unwrap_help(app: typer.Typer) -> None:
     for info in app.registered_commands:
         doc = inspect.cleandoc(info.help) if info.help else inspect.getdoc(info.callback)
         if doc:
-            info.help = "\n\n".join(" ".join(paragraph.split()) for paragraph in doc.split("\n\n"))
+            # (click's conventions kept: what follows \f is not shown, a \b paragraph keeps its lines)
+            shown, cut, hidden = doc.partition("\f")
+            info.help = "\n\n".join(p if p.startswith("\b") else " ".join(p.split())
+                                     for p in shown.rstrip().split("\n\n")) + cut + hidden
     for group in app.registered_groups:
         if group.typer_instance is not None:
             unwrap_help(group.typer_instance)

@@ -159,8 +159,8 @@ def _history_lines(n: int, current: int, h: Replaced) -> list[str]:
 def _context(question: str, as_of: datetime | None, answers: list[Answer], degraded: str | None,
              fragments: Sequence[FragmentHit] = (), fragments_after: int = 0) -> str:
     """The prompt-ready context: one numbering across the beliefs the question's words match, then
-    the unextracted text that matches, then the beliefs found by vector only (issue 20: a vector
-    neighbour is no better evidence than text that shares the question's words)."""
+    the unextracted text that matches, then the beliefs found by vector or by name alone (issue 20: a
+    vector neighbour is no better evidence than text that shares the question's words)."""
     when = f"as of {as_of.isoformat()}" if as_of else "now"
     lines = [f"Memory (beliefdb) for {question!r}, {when}. Only beliefs current {when} are listed as current; "
              "a value one replaced is shown under it as history, never as current; retracted ones never are."]
