@@ -234,6 +234,9 @@ def test_the_command_line_gives_each_dimension_its_index_as_the_schema_owner(
         beliefdb.api.ensure_vector_indexes(url=db_url)
     monkeypatch.delenv("BELIEFDB_INDEX_MEMORY")
     cli("db", "vector-index", "--dim", "0", expect=2)
+    # a dimension no model uses: refused, no empty index made for it
+    assert cli.one_line_error("db", "vector-index", "--dim", "385") == (
+        "error: no workspace's embedding model has 385 dimensions, so an index for it would stay empty; in use: 384")
     assert vector_indexes(postgresql) == [("belief_embedding_ivf_384", "ivfflat", ["lists=2"])]
 
 

@@ -230,7 +230,7 @@ def db_restore(
 @text_arguments
 def db_vector_index(
     dim: Annotated[int | None, typer.Option(
-        min=1, max=16000, help="Only this embedding dimension (default: every dimension a workspace's model uses).",
+        min=1, max=16000, help="Only this dimension, one a workspace's model uses (default: every such dimension).",
         show_default=False)] = None,
     memory: Annotated[str | None, typer.Option(
         help="The memory a build may use (maintenance_work_mem): an IVFFlat build of 1M vectors needs ~0.9 GB."

@@ -37,8 +37,13 @@ def ensure_vector_indexes(url: str, *, dim: int | None = None, memory: str | Non
                 f"a vector index is built by the schema owner (who runs 'beliefdb migrate'), and"
                 f" {allowed[1] if allowed else 'this user'} may not run beliefdb.ensure_vector_index")
         conn.execute(Q.index_build_settings, (memory,))  # (a value PostgreSQL refuses: before any build)
-        dims = [dim] if dim is not None else [int(r[0]) for r in conn.execute(Q.vector_dimensions).fetchall()]
+        used = [int(r[0]) for r in conn.execute(Q.vector_dimensions).fetchall()]
         conn.commit()
+        if dim is not None and dim not in used:
+            # (a typo would otherwise build an index nothing ever reads)
+            raise errors.InvalidInput(f"no workspace's embedding model has {dim} dimensions, so an index for it would"
+                                      f" stay empty; in use: {', '.join(map(str, used)) or 'none'}")
+        dims = [dim] if dim is not None else used
         for d in dims:
             if starting is not None:
                 starting(d)
