@@ -91,3 +91,15 @@ def test_the_stored_words_are_those_of_the_text_also_after_a_redaction(bdb: beli
     assert stale == []
     masked = postgresql.execute("select count(*) from beliefdb.fragment where text like '%█%'").fetchone()
     assert masked is not None and masked[0] > 0
+
+
+@pytest.mark.slow
+def test_fragments_beliefs_quote_do_not_crowd_out_one_no_belief_quotes(db_url: str, bdb: beliefdb.BeliefDB) -> None:
+    # 250 extracted lines that match the question better than the one line nothing was extracted from:
+    # the fallback ranks only fragments it may return (it ranked all, kept the best 160, then dropped
+    # the quoted ones, and so returned nothing here)
+    bdb.ingest_text("".join(f"Trip {i}: Rome on day {i}\n" for i in range(250)), source="trips.md")
+    bdb.ingest_text("honestly the trip was long and nobody slept", source="chat.md")
+    assert len(bdb.beliefs(limit=1000)) == 250
+    assert fragment_rows(db_url, bdb.database.workspace_id, "how was the trip to Rome", []) == [
+        "honestly the trip was long and nobody slept"]

@@ -310,12 +310,15 @@ begin
     end if;
     return query
     with c as materialized (
-        -- the stored words, which the fragment_search index covers (schema/10_tables.sql)
+        -- the stored words, which the fragment_search index covers (schema/10_tables.sql), of
+        -- fragments no belief quotes: before any limit, so that quoted ones, which cannot come back,
+        -- never fill the candidates
         select f0.id, f0.search as words, f0.source_version_id, f0.speaker
           from beliefdb.fragment f0
          where v_nominate is not null
            and f0.search @@ v_nominate
            and f0.workspace_id is not distinct from v_ws
+           and not exists (select from beliefdb.evidence e where e.workspace_id = v_ws and e.fragment_id = f0.id)
          limit 1000
     ), named as (
         -- per conversation among the candidates, the question's words that name a person in it: its
@@ -364,7 +367,6 @@ begin
        and beliefdb.in_force(v_ws, f.source_version_id)
        and (p_include_fixtures or s.provenance = 'production')
        and (p_as_of is null or v.recorded_at <= p_as_of)
-       and not exists (select from beliefdb.evidence e where e.workspace_id = v_ws and e.fragment_id = f.id)
      order by m.r desc, f.spoken_at desc nulls last, m.id
      limit p_k;
 end
