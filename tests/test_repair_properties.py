@@ -449,6 +449,16 @@ TWO_FAULTS = Trace((
     Step(2, 0, "memory_read", (("reads", 10),)), Step(2, 1, "answer", (("cites", 13),)),
 ), frozenset({2, 3}))
 
+# a read that held by a memory that turns out faulty, beside an alternative that never held (it read
+# a superseded memory): its new version must not rest on that alternative alone
+NEVER_HELD = Trace((
+    Step(0, 0, "user_input"), Step(0, 1, "memory_write", (("cites", 0),)), Memory(1), Memory(1, supersedes=2),
+    Step(0, 2, "memory_write", (("cites", 0),)), Memory(4),                                     # 5 bad
+    Step(0, 3, "memory_read", (("reads", 2),)),                                                 # 6 never holds
+    Step(0, 4, "memory_read", (("reads", 5),), (6,)),
+    Step(0, 5, "answer", (("cites", 7),)),
+), frozenset({5}))
+
 
 def test_the_reference_itself() -> None:
     """The reference on the hand-checked story of tests/test_repair.py (its exact expected plan)."""
@@ -462,6 +472,8 @@ def test_the_reference_itself() -> None:
         8, 10, 13, 14, 15, 16, 21]
     assert reference_plan(REVIVED, True) == {5: "delete", 8: "quarantine", 6: "replay", 7: "replay", 9: "replay",
                                              2: "preserve", 10: "preserve", 11: "preserve"}
+    assert reference_plan(NEVER_HELD, True) == {5: "delete", 7: "replay", 8: "replay", 0: "preserve", 1: "preserve",
+                                                4: "preserve", 6: "preserve"}
     two = reference_plan(TWO_FAULTS, True)
     assert (two[4], two[5], two[8], two[9], two[10]) == ("invalidate", "invalidate", "replay", "replay", "quarantine")
     assert two[11] == "preserve" and two[13] == "replay" and two[14] == "replay"
@@ -481,6 +493,7 @@ def test_the_reference_itself() -> None:
 @example(t=STORY)
 @example(t=REVIVED)
 @example(t=TWO_FAULTS)
+@example(t=NEVER_HELD)
 def test_plan_equals_the_reference(postgresql: psycopg.Connection[Any], db_url: str, t: Trace) -> None:
     with recorded(db_url, t) as r:
         check_stored(postgresql, r, holding(t, frozenset()), t)
@@ -505,6 +518,8 @@ def test_plan_equals_the_reference(postgresql: psycopg.Connection[Any], db_url: 
 @example(t=STORY, independent_evidence=True)
 @example(t=REVIVED, independent_evidence=True)
 @example(t=TWO_FAULTS, independent_evidence=False)
+@example(t=NEVER_HELD, independent_evidence=True)
+@example(t=NEVER_HELD, independent_evidence=False)
 def test_apply_and_replay(postgresql: psycopg.Connection[Any], db_url: str, t: Trace,
                           independent_evidence: bool) -> None:
     with recorded(db_url, t) as r:

@@ -200,12 +200,18 @@ class _Replay:
         self.calls += 1
         if not isinstance(output, StepOutput):
             raise errors.InvalidInput(f"the executor for {step.kind} must return a StepOutput")
-        # the new step's inputs: the old ones as they are now, memory reads as the executor says
+        # the new step's inputs: the old ones as they are now, memory reads as the executor says. An
+        # input not in force now is left out: a memory no longer current, a step that does not hold
+        # (one that never held, beside the memory the old version held by: kept, it alone would
+        # decide that the new version, and the new answer resting on it, does not hold)
+        holding = self._holding([v.node for v in views if v.node_kind == "step"])
         joint: list[tuple[str, UUID]] = []
         supports: list[UUID] = []
         for view in views:
             if view.node_kind == "belief" and (output.reads or view.payload["status"] not in ("current",
                                                                                               "conflicting")):
+                continue
+            if view.node_kind == "step" and not holding.get(view.node, False):
                 continue
             if view.alternative:
                 supports.append(view.node)
@@ -230,6 +236,10 @@ class _Replay:
         self.result.replayed.append((step.id, new_step))
         if step.kind == "answer":
             self.result.answers[step.run_id] = output.payload
+
+    def _holding(self, steps: list[UUID]) -> dict[UUID, bool]:
+        """Whether each of these steps holds now."""
+        return {s.id: s.holds for s in trace.steps(self.db, ids=steps)} if steps else {}
 
     def _written_by(self, step: UUID) -> list[tuple[UUID, str, str]]:
         with self.db.transaction() as c:
