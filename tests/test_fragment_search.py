@@ -103,3 +103,26 @@ def test_fragments_beliefs_quote_do_not_crowd_out_one_no_belief_quotes(db_url: s
     assert len(bdb.beliefs(limit=1000)) == 250
     assert fragment_rows(db_url, bdb.database.workspace_id, "how was the trip to Rome", []) == [
         "honestly the trip was long and nobody slept"]
+
+
+def _rows_read(plan: dict[str, Any], relation: str) -> int:
+    """The rows the scans of ``relation`` in this plan returned, over all their loops."""
+    here = plan.get("Actual Rows", 0) * plan.get("Actual Loops", 1) if plan.get("Relation Name") == relation else 0
+    return round(here) + sum(_rows_read(p, relation) for p in plan.get("Plans", []))
+
+
+@pytest.mark.slow
+def test_the_fallback_looks_up_only_its_candidates_sources(db_url: str, bdb: beliefdb.BeliefDB,
+                                                           postgresql: psycopg.Connection[Any]) -> None:
+    # 150 documents: the ranked candidates drive the checks of their sources (in force, production),
+    # each looked up by its key, not every version of the workspace read and joined to them (the
+    # planner, which cannot see a workspace's size inside the function, did that: 14 s at 15,000)
+    for i in range(150):
+        bdb.ingest_text(f"Rule {i}: keep form {i}\nWho archived the corpus of form {i}?", source=f"doc{i}.md")
+    postgresql.execute("analyze")
+    postgresql.commit()
+    plans: list[dict[str, Any]] = []
+    texts = fragment_rows(db_url, bdb.database.workspace_id, "where is the corpus archived", plans, analyze=True)
+    assert len(texts) == 3 and all("corpus" in t for t in texts)
+    [final] = [p["Plan"] for p in plans if "p_candidates * 4" in p["Query Text"]]
+    assert 0 < _rows_read(final, "source_version") <= 160 and _rows_read(final, "fragment") <= 160 + 1000
