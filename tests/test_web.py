@@ -9,6 +9,7 @@ conflict (409) and a fresh preview; a run's trace and the repair plan of a memor
 from __future__ import annotations
 
 import re
+import uuid
 from collections.abc import Iterator
 
 import pytest
@@ -195,3 +196,32 @@ def test_a_run_page_shows_the_trace_and_the_repair_plan_of_a_faulty_memory(clien
         assert shown is not None, action
         assert shown.group(1).count("<li>") == max(len(plan.of(action)), 1), action
     assert 'role="img"' in planned and "Gold" in planned
+
+
+def test_a_change_page_names_what_it_touched_by_looking_up_those_nodes_only(
+        client: TestClient, db_url: str, story: Story, monkeypatch: pytest.MonkeyPatch) -> None:
+    sign_in(client, api.create_token("default", "alice", url=db_url).token)
+    token = form_token(client.get(f"/beliefs/{story.seven}", headers=HTML).text)
+
+    # (listing a workspace's decisions, actions or beliefs is what a page of a large one must not do:
+    # 25 s for 150,000 decisions)
+    def listing(*_: object, **__: object) -> None:
+        raise AssertionError("the page listed the workspace")
+    for name in ("decisions", "actions", "beliefs"):
+        monkeypatch.setattr(beliefdb.BeliefDB, name, listing)
+    preview = client.post(f"/beliefs/{story.seven}/correction/preview", headers=HTML,
+                          data={"statement": "Returns are accepted within 30 days.", "value": "30 days",
+                                "form_token": token})
+    assert preview.status_code == 200, preview.text
+    assert "Refuse the return of order 1042 (day 10)" in preview.text and "Email the customer a refusal" in preview.text
+
+
+def test_labels_names_the_beliefs_decisions_and_actions_asked_for_and_nothing_else(db_url: str, story: Story) -> None:
+    with beliefdb.connect(db_url) as db:
+        unknown = uuid.uuid4()
+        got = {(n.id, n.kind, n.label) for n in db.labels([story.seven, story.refuse, story.email, unknown,
+                                                            story.refuse])}
+        assert got == {(story.seven, "belief", db.why(story.seven).belief.statement),
+                       (story.refuse, "decision", "Refuse the return of order 1042 (day 10)"),
+                       (story.email, "action", "Email the customer a refusal")}
+        assert db.labels([]) == []

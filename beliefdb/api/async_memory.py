@@ -1,13 +1,13 @@
 """The async client: ``await beliefdb.aconnect()`` gives an :class:`AsyncBeliefDB`, every method of
 :class:`~beliefdb.api.memory.BeliefDB` as a coroutine with the same parameters and the same result.
 
-One door. Each method runs the very ``BeliefDB`` method on one of the client's worker threads, over
-BeliefDB's connection pool sized for as many calls as the client runs at once (``max_size``), and not
-over psycopg's ``AsyncConnectionPool``: an async pool would need an async twin of every operation of
-``beliefdb.store``, a second implementation of each rule's Python side that would drift from the first,
-while a thread per call costs little because psycopg releases the GIL while it waits on the server, so
-concurrent awaits really do overlap in PostgreSQL (``tests/test_async.py`` holds N calls waiting in the
-server at once, each on its own backend). ``beliefdb serve`` runs BeliefDB from threads the same way.
+One door. Each method runs the very ``BeliefDB`` method on one of the client's worker threads, over BeliefDB's
+connection pool sized for as many calls as the client runs at once (``max_size``), and not over psycopg's
+``AsyncConnectionPool``: an async pool would need an async twin of every operation of ``beliefdb.store``, a second
+implementation of each rule's Python side that would drift from the first, while a thread per call costs little
+because psycopg releases the GIL while it waits on the server, so concurrent awaits really do overlap in PostgreSQL
+(``tests/test_async.py`` holds N calls waiting in the server at once, each on its own backend). ``beliefdb serve``
+runs BeliefDB from threads the same way.
 
 What follows from it:
 
@@ -39,6 +39,7 @@ from typing import Any, ParamSpec, TypeVar
 from uuid import UUID
 
 from beliefdb import errors
+from beliefdb.api.async_pictures import AsyncPictures
 from beliefdb.api.memory import BeliefDB, Progress, connect
 from beliefdb.db.connector import DEFAULT_WORKSPACE
 from beliefdb.models import (
@@ -57,7 +58,6 @@ from beliefdb.models import (
     EmbedReport,
     Expired,
     Forgotten,
-    Graph,
     ImpactRow,
     IngestFailure,
     IngestReport,
@@ -96,7 +96,7 @@ P = ParamSpec("P")
 T = TypeVar("T")
 
 
-class AsyncBeliefDB:
+class AsyncBeliefDB(AsyncPictures):
     """Memory bound to one workspace, for asyncio: each method is :class:`BeliefDB`'s of the same name
     (parameters, result, docstring), awaited while it runs on a worker thread.
 
@@ -293,21 +293,6 @@ class AsyncBeliefDB:
         return await self.call(self.sync.record_step, kind, payload, run=run, task=task, inputs=inputs,
                                supports=supports, memory=memory)
 
-    async def why_graph(self, ref: str | UUID, *, as_of: datetime | None = None) -> Graph:
-        return await self.call(self.sync.why_graph, ref, as_of=as_of)
-
-    async def impact_graph(self, *refs: str | UUID) -> Graph:
-        return await self.call(self.sync.impact_graph, *refs)
-
-    async def run_graph(self, ref: str | UUID) -> Graph:
-        return await self.call(self.sync.run_graph, ref)
-
-    async def workspace_graph(self, *, subject: str | None = None, status: str | None = None,
-                              since: datetime | None = None, until: datetime | None = None,
-                              as_of: datetime | None = None, limit: int = 200) -> Graph:
-        return await self.call(self.sync.workspace_graph, subject=subject, status=status, since=since, until=until,
-                               as_of=as_of, limit=limit)
-
     async def source_excerpts(self, fragments: Sequence[UUID], *, context: int = 1000) -> list[SourceExcerpt]:
         return await self.call(self.sync.source_excerpts, fragments, context=context)
 
@@ -384,7 +369,7 @@ class AsyncBeliefDB:
 
 
 # one description of each operation: the BeliefDB method's
-for _name, _method in vars(AsyncBeliefDB).items():
+for _name, _method in {**vars(AsyncPictures), **vars(AsyncBeliefDB)}.items():
     if inspect.iscoroutinefunction(_method) and _method.__doc__ is None and hasattr(BeliefDB, _name):
         _method.__doc__ = getattr(BeliefDB, _name).__doc__
 

@@ -5,12 +5,14 @@ workspace, each as a :class:`~beliefdb.models.graph.Graph` that ``beliefdb.graph
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
 from uuid import UUID
 
 from beliefdb import graph
 from beliefdb.db.connector import Database
-from beliefdb.models import Graph
+from beliefdb.graph import read
+from beliefdb.models import Graph, NodeLabel
 
 
 class Pictures:
@@ -45,3 +47,9 @@ class Pictures:
         beliefs passed the filters."""
         return graph.workspace_graph(self.database, subject=subject, status=status, since=since, until=until,
                                      as_of=as_of, limit=limit)
+
+    def labels(self, ids: Sequence[UUID]) -> list[NodeLabel]:
+        """What names each of these beliefs, decisions and actions to a person (its statement, title or
+        description), as a page names what a change touched: these ids only, in one read; any other id
+        (a fragment, a correction, an unknown one) is left out."""
+        return read.labels(self.database, ids)

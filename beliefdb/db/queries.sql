@@ -779,6 +779,20 @@ select s.id, 'step', s.seq || '. ' || s.kind::text, s.status, n.holds, pg_catalo
  where s.id = any(%(ids)s::uuid[])
  order by at, seq, id;
 
+-- node_labels --
+-- What names these beliefs, decisions and actions to a person: statement, title, description (any other id left out)
+select b.id, 'belief' as kind, b.statement as label
+  from beliefdb.belief b
+ where b.workspace_id = beliefdb.current_workspace_id() and b.id = any(%(ids)s::uuid[])
+union all
+select d.id, 'decision', d.title
+  from beliefdb.decision d
+ where d.workspace_id = beliefdb.current_workspace_id() and d.id = any(%(ids)s::uuid[])
+union all
+select a.id, 'action', a.description
+  from beliefdb.action a
+ where a.workspace_id = beliefdb.current_workspace_id() and a.id = any(%(ids)s::uuid[]);
+
 -- graph_sources --
 -- These sources as a picture draws them: name, origin, authority, whether retracted, its latest version and label
 select s.id, s.name, s.origin_type::text as origin_type, s.authority::text as authority,

@@ -13,6 +13,7 @@ import psycopg
 from beliefdb.db.connector import Database
 from beliefdb.db.queries import Q
 from beliefdb.graph.canvas import Canvas
+from beliefdb.models import NodeLabel
 
 Conn = psycopg.Connection[Any]
 Row = dict[str, Any]
@@ -33,6 +34,11 @@ def resolve(db: Database, refs: Sequence[str], kinds: Sequence[str] | None, conn
 def nodes(db: Database, ids: Iterable[UUID], conn: Conn) -> list[Row]:
     rows: list[Row] = db.fetch_all(dict, Q.graph_nodes, {"ids": _ids(ids)}, conn)
     return rows
+
+
+def labels(db: Database, ids: Iterable[UUID], conn: Conn | None = None) -> list[NodeLabel]:
+    """What names each of these beliefs, decisions and actions (other ids are left out)."""
+    return db.fetch_all(NodeLabel, Q.node_labels, {"ids": _ids(ids)}, conn)
 
 
 def sources(db: Database, ids: Iterable[UUID], conn: Conn) -> list[Row]:

@@ -30,7 +30,7 @@ from beliefdb.models.changes import (
     StillSupported,
 )
 from beliefdb.models.conversations import Turn
-from beliefdb.models.graph import Graph, GraphEdge, GraphNode
+from beliefdb.models.graph import Graph, GraphEdge, GraphNode, NodeLabel
 from beliefdb.models.ingest import (
     Accepted,
     Conflict,
@@ -123,6 +123,7 @@ __all__ = [
     "KindSummary",
     "Migration",
     "MigrationStatus",
+    "NodeLabel",
     "OutcomeRecorded",
     "PlanItem",
     "Recorded",

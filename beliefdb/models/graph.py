@@ -27,6 +27,15 @@ IMPACT_MARKS = ("stops_holding", "would_flag", "would_hold", "survives", "become
 
 
 @dataclass(frozen=True)
+class NodeLabel:
+    """What names a belief, decision or action to a person: its statement, title or description."""
+
+    id: UUID
+    kind: str
+    label: str
+
+
+@dataclass(frozen=True)
 class GraphNode:
     """One thing in the picture: a source, belief, decision, action, correction, run or step."""
 

@@ -90,7 +90,7 @@ def retract_apply(request: Request, v: Writer, source: Text = "", reason: Text =
 @router.get("/review")
 def review(request: Request, v: Reader) -> Response:
     items = v.db.review_items()
-    names = describe.Names(v.db) if items else None
+    names = describe.Names(v.db, [n for i in items for n in (i.node, i.other_node) if n]) if items else None
     labels = {i.id: (names.label(i.node) if names and i.node else "") for i in items}
     others = {i.id: (names.label(i.other_node) if names and i.other_node else "") for i in items}
     return view.page(request, "review.html", {"viewer": v, "title": "Review queue", "nav": "review",
@@ -104,7 +104,7 @@ def resolve(request: Request, item: str, v: Writer, verdict: Text = "", note: Te
         raise errors.InvalidInput("verdict: approved or rejected")
     done = v.db.resolve_review(item, verdict, note=_or_none(note), winner=_or_none(winner))
     items = v.db.review_items()
-    names = describe.Names(v.db) if items else None
+    names = describe.Names(v.db, [n for i in items for n in (i.node, i.other_node) if n]) if items else None
     labels = {i.id: (names.label(i.node) if names and i.node else "") for i in items}
     others = {i.id: (names.label(i.other_node) if names and i.other_node else "") for i in items}
     said = f"Review item {str(done.item)[:8]} ({done.kind.replace('_', ' ')}) {done.status}."

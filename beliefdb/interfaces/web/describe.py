@@ -31,16 +31,25 @@ class Group:
 
 
 class Names:
-    """The statement, title or description of each belief, decision and action of the workspace (read
-    once, when a page names what a change touched)."""
+    """The statement, title or description of the beliefs, decisions and actions a page names: those of
+    ``ids`` read at once, any other when first asked for (never the whole workspace: a page of a large
+    one took as long as listing every node)."""
 
-    def __init__(self, db: BeliefDB) -> None:
+    def __init__(self, db: BeliefDB, ids: Iterable[UUID] = ()) -> None:
+        self.db = db
         self.known: dict[UUID, tuple[str, str]] = {}
-        self.known.update((d.id, ("decision", d.title)) for d in db.decisions())
-        self.known.update((a.id, ("action", a.description)) for a in db.actions())
-        self.known.update((b.id, ("belief", b.statement)) for b in db.beliefs(include_all=True))
+        self.asked: set[UUID] = set()
+        self.read(ids)
+
+    def read(self, ids: Iterable[UUID]) -> None:
+        wanted = [i for i in dict.fromkeys(ids) if i not in self.asked]
+        if wanted:
+            self.asked.update(wanted)
+            self.known.update((n.id, (n.kind, n.label)) for n in self.db.labels(wanted))
 
     def items(self, ids: Iterable[UUID]) -> tuple[list[Item], int]:
+        ids = list(ids)
+        self.read(ids)
         named, unnamed = [], 0
         for i in ids:
             if i in self.known:
@@ -51,9 +60,12 @@ class Names:
         return named, unnamed
 
     def label(self, node: UUID) -> str:
+        self.read([node])
         return self.known.get(node, ("", str(node)[:8]))[1]
 
     def surviving(self, rows: Iterable[StillSupported]) -> list[Item]:
+        rows = list(rows)
+        self.read([i for r in rows for i in (r.decision, *(b for group in r.by for b in group))])
         return [Item(r.decision, "decision", self.label(r.decision),
                      "still supported by " + "; or ".join(" and ".join(f"“{self.label(b)}”" for b in group)
                                                           for group in r.by))

@@ -1,0 +1,44 @@
+"""The picture methods of :class:`~beliefdb.api.async_memory.AsyncBeliefDB` (it inherits them), each
+:class:`~beliefdb.api.pictures.Pictures`' method of the same name awaited on a worker thread."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from datetime import datetime
+from typing import TYPE_CHECKING, ParamSpec, TypeVar
+from uuid import UUID
+
+from beliefdb.models import Graph, NodeLabel
+
+if TYPE_CHECKING:
+    from beliefdb.api.memory import BeliefDB
+
+P = ParamSpec("P")
+T = TypeVar("T")
+
+
+class AsyncPictures:
+    """Why a node is held, what a change would do, a run and the workspace as pictures, and what names a node."""
+
+    sync: BeliefDB
+
+    if TYPE_CHECKING:
+        async def call(self, fn: Callable[P, T], /, *args: P.args, **kwargs: P.kwargs) -> T: ...
+
+    async def why_graph(self, ref: str | UUID, *, as_of: datetime | None = None) -> Graph:
+        return await self.call(self.sync.why_graph, ref, as_of=as_of)
+
+    async def impact_graph(self, *refs: str | UUID) -> Graph:
+        return await self.call(self.sync.impact_graph, *refs)
+
+    async def run_graph(self, ref: str | UUID) -> Graph:
+        return await self.call(self.sync.run_graph, ref)
+
+    async def workspace_graph(self, *, subject: str | None = None, status: str | None = None,
+                              since: datetime | None = None, until: datetime | None = None,
+                              as_of: datetime | None = None, limit: int = 200) -> Graph:
+        return await self.call(self.sync.workspace_graph, subject=subject, status=status, since=since, until=until,
+                               as_of=as_of, limit=limit)
+
+    async def labels(self, ids: Sequence[UUID]) -> list[NodeLabel]:
+        return await self.call(self.sync.labels, ids)
