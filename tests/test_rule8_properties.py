@@ -10,7 +10,8 @@ The reference follows the rule text (docs/rules.md, rule 8) and the order ``beli
   first: higher authority (the strongest source of the belief) wins; at equal authority the later
   valid-time start wins when both have one; otherwise the later recorded source version wins; equal
   on all counts is a tie. A beaten rival is superseded; a tie opens a conflict (reported once, when
-  it opens); the first rival that beats the belief supersedes it and ends the comparison;
+  it opens); the first rival that beats the belief supersedes it, and after that the belief settles
+  nothing more but is superseded by every other rival that beats it too;
 * a live belief is conflicting while one of its open ties is with a live rival, else current.
 """
 
@@ -99,13 +100,15 @@ class Reference:
         conflicts: list[tuple[int, int]] = []
         for rival in rivals:
             outcome = compare(x, rival)
-            if outcome > 0:
+            if x.status == "superseded":
+                if outcome < 0:
+                    superseded.append((x.index, rival.index))
+            elif outcome > 0:
                 rival.status = "superseded"
                 superseded.append((rival.index, x.index))
             elif outcome < 0:
                 x.status = "superseded"
                 superseded.append((x.index, rival.index))
-                break
             elif frozenset((x.index, rival.index)) not in self.ties:
                 self.ties.add(frozenset((x.index, rival.index)))
                 x.status = rival.status = "conflicting"
@@ -196,3 +199,28 @@ def test_stronger_corroboration_resettles_an_open_tie(db_url: str) -> None:
                     text="Official: within 7 days", authority="official", valid_from=DATES[1])
         status: dict[Any, str] = {b.id: b.status for b in db.beliefs(include_all=True)}
         assert status == {seven: "current", three: "superseded"}, status
+
+
+def test_a_belief_back_in_force_is_superseded_by_each_value_of_a_version_that_beats_it(
+        db_url: str, postgresql: psycopg.Connection[Any]) -> None:
+    """10% is superseded by 24 months (a later source), which a new version of its source replaces by two
+    values at once (12 months and 5%, a tie): 10% is current again and meets both, and both beat it. It is
+    superseded by each, whatever the order of their random ids (it was by the first of them alone)."""
+    for _ in range(6):   # (a fresh pair of ids each time)
+        name = "rule8-" + uuid.uuid4().hex[:12]
+        ws = create_workspace(db_url, name).id
+        with beliefdb.connect(db_url, workspace=name) as db:
+            ten = db.ingest_text("The shipping fee is 10%.", source="x.md").accepted[0].id
+            db.ingest_text("The shipping fee is 24 months.", source="y.md")
+            new = db.ingest_text("The shipping fee is 12 months.\nThe shipping fee is 5%.", source="y.md").accepted
+            assert sorted(b.value for b in new) == ["12 months", "5%"]
+            winners = postgresql.execute(
+                "select r.from_belief from beliefdb.relation r"
+                "  join beliefdb.node n on n.workspace_id = r.workspace_id and n.id = r.from_belief"
+                " where r.workspace_id = %s and r.to_belief = %s and r.kind = 'supersedes' and n.holds",
+                (ws, ten)).fetchall()
+            postgresql.commit()
+            assert sorted(w for (w,) in winners) == sorted(b.id for b in new)
+            status = {b.value: b.status for b in db.beliefs(include_all=True)}
+            assert status == {"10%": "superseded", "24 months": status["24 months"], "12 months": "conflicting",
+                              "5%": "conflicting"}, status

@@ -88,9 +88,13 @@ end
 $$;
 comment on function beliefdb._supersede(uuid, uuid, uuid, text) is 'Record a supersession, first ending the ones into the winner that no longer hold and would close a cycle with it';
 
--- Settle a new belief against its rivals by rule 8. Returns {"superseded": [{old,new}], "conflicts": [{a,b,reason}]}.
--- The loser is superseded only when the acting principal owns it; a rival owned by someone
--- else is not overruled but put in conflict, for its owner to settle from the review queue.
+-- Settle a new belief against its rivals by rule 8, oldest first. Returns {"superseded": [{old,new}],
+-- "conflicts": [{a,b,reason}]}. The loser is superseded only when the acting principal owns it; a
+-- rival owned by someone else is not overruled but put in conflict, for its owner to settle from
+-- the review queue. Once the belief has lost, it settles nothing more, and every other rival that
+-- beats it supersedes it too: which winners a loser has never depends on the order of rivals
+-- recorded together (two values of one new version that both beat a belief back in force: ordered
+-- by their random ids, either alone superseded it).
 create or replace function beliefdb._settle(p_workspace_id uuid, p_belief_id uuid) returns jsonb
 language plpgsql
 set search_path = pg_catalog, pg_temp
@@ -101,6 +105,7 @@ declare
     v_loser uuid;
     v_owner text;
     v_reason text;
+    v_lost boolean := false;
     v_superseded jsonb := '[]';
     v_conflicts jsonb := '[]';
 begin
@@ -116,15 +121,18 @@ begin
         v_cmp := beliefdb._compare_beliefs(p_workspace_id, p_belief_id, v_rival);
         v_loser := case when v_cmp > 0 then v_rival when v_cmp < 0 then p_belief_id end;
         select b.owner into v_owner from beliefdb.belief b where b.workspace_id = p_workspace_id and b.id = v_loser;
+        if v_lost and not (v_cmp < 0 and v_owner = beliefdb.current_principal()) then
+            continue;
+        end if;
         if v_loser is not null and v_owner = beliefdb.current_principal() then
             perform beliefdb._supersede(p_workspace_id, case when v_cmp > 0 then p_belief_id else v_rival end, v_loser,
                     case when v_cmp > 0 then 'rule 8: stronger or more recent'
                          else 'rule 8: rival is stronger or more recent' end);
             update beliefdb.belief set status = 'superseded', revision = revision + 1
-             where workspace_id = p_workspace_id and id = v_loser;
+             where workspace_id = p_workspace_id and id = v_loser and status <> 'superseded';
             v_superseded := v_superseded || jsonb_build_object(
                 'old', v_loser, 'new', case when v_cmp > 0 then p_belief_id else v_rival end);
-            exit when v_cmp < 0;
+            v_lost := v_cmp < 0;
         else
             v_reason := case when v_loser is null then 'equal authority and recency: a person must choose (rule 8)'
                              else pg_catalog.format('rule 8 prefers %s, but %s belongs to %s, who must choose',
