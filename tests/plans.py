@@ -18,3 +18,10 @@ def capture_plans(conn: psycopg.Connection[Any], plans: list[dict[str, Any]]) ->
         conn.execute(f"set auto_explain.{setting} = {value}")
     conn.add_notice_handler(lambda n: plans.append(json.loads((n.message_primary or "").split("plan:", 1)[1])))
     conn.execute("set enable_seqscan = off")
+
+
+def rows_read(plan: dict[str, Any], relation: str) -> int:
+    """The rows the scans of ``relation`` in this plan (captured with ``log_analyze``) returned, over all
+    their loops."""
+    here = plan.get("Actual Rows", 0) * plan.get("Actual Loops", 1) if plan.get("Relation Name") == relation else 0
+    return round(here) + sum(rows_read(p, relation) for p in plan.get("Plans", []))

@@ -5,13 +5,16 @@ from __future__ import annotations
 
 from typing import Any
 
+import psycopg
 import pytest
 from conftest import Cli
 from fastapi.testclient import TestClient
+from plans import capture_plans, rows_read
 
 import beliefdb
 from beliefdb import api
 from beliefdb.interfaces.http import create_app
+from beliefdb.store.beliefs import list_beliefs
 
 TEXT = "".join(f"Product {p} colour: {c}\n" for p in ("alpha", "beta", "gamma", "delta") for c in ("red",))
 TEXT += "Product alpha weight: 3 kg\nProduct beta weight: 4 kg\nProduct gamma weight: 5 kg\n"
@@ -85,3 +88,22 @@ def test_get_beliefs_names_the_next_page(db_url: str) -> None:
         assert _ids(everything.json()) == whole and "link" not in everything.headers
         refused = client.get("/beliefs", params={"limit": 0}, headers=headers)
         assert refused.status_code == 400, refused.text
+
+
+@pytest.mark.slow
+def test_a_page_reads_the_listing_index_in_order_not_the_whole_workspace(db_url: str, bdb: beliefdb.BeliefDB) -> None:
+    # with no statistics on workspace_id the planner takes a workspace for a few rows: a page read all of
+    # its beliefs to sort them (1.3 s for 20 of 550,000), where the index (subject, attribute) is in order
+    bdb.ingest_text("".join(f"Product p{i:03} colour: red\n" for i in range(300)), source="big.md")
+    plans: list[dict[str, Any]] = []
+    with psycopg.connect(db_url, autocommit=True) as conn:
+        conn.execute("analyze beliefdb.belief")
+        capture_plans(conn, plans)
+        conn.execute("set auto_explain.log_analyze = on")
+        conn.execute("select set_config('beliefdb.workspace_id', %s, false)", (str(bdb.database.workspace_id),))
+        conn.execute("set role beliefdb_app")
+        page = list_beliefs(bdb.database, limit=3, conn=conn)
+        assert conn.execute("show enable_bitmapscan").fetchone() == ("on",)   # (as it was, after the page)
+    assert [b.subject for b in page] == ["product_p000", "product_p001", "product_p002"]
+    [plan] = [p["Plan"] for p in plans if "beliefdb.current_beliefs" in p["Query Text"]]
+    assert rows_read(plan, "belief") <= 10

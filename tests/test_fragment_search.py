@@ -11,7 +11,7 @@ from typing import Any
 
 import psycopg
 import pytest
-from plans import capture_plans
+from plans import capture_plans, rows_read
 
 import beliefdb
 from beliefdb.models import Turn
@@ -105,12 +105,6 @@ def test_fragments_beliefs_quote_do_not_crowd_out_one_no_belief_quotes(db_url: s
         "honestly the trip was long and nobody slept"]
 
 
-def _rows_read(plan: dict[str, Any], relation: str) -> int:
-    """The rows the scans of ``relation`` in this plan returned, over all their loops."""
-    here = plan.get("Actual Rows", 0) * plan.get("Actual Loops", 1) if plan.get("Relation Name") == relation else 0
-    return round(here) + sum(_rows_read(p, relation) for p in plan.get("Plans", []))
-
-
 @pytest.mark.slow
 def test_the_fallback_looks_up_only_its_candidates_sources(db_url: str, bdb: beliefdb.BeliefDB,
                                                            postgresql: psycopg.Connection[Any]) -> None:
@@ -125,4 +119,4 @@ def test_the_fallback_looks_up_only_its_candidates_sources(db_url: str, bdb: bel
     texts = fragment_rows(db_url, bdb.database.workspace_id, "where is the corpus archived", plans, analyze=True)
     assert len(texts) == 3 and all("corpus" in t for t in texts)
     [final] = [p["Plan"] for p in plans if "p_candidates * 4" in p["Query Text"]]
-    assert 0 < _rows_read(final, "source_version") <= 160 and _rows_read(final, "fragment") <= 160 + 1000
+    assert 0 < rows_read(final, "source_version") <= 160 and rows_read(final, "fragment") <= 160 + 1000

@@ -46,11 +46,16 @@ def list_beliefs(db: Database, *, subject: str | None = None, attribute: str | N
     filters = {"subject": subject, "attribute": attribute, "as_of": as_of, "fixtures": include_fixtures,
                "ids": list(ids) if ids is not None else None, "limit": limit,
                "after": resolve(db, after, conn) if after is not None else None}
-    if as_of is not None:
-        return db.fetch_all(Belief, Q.beliefs_as_of, filters, conn)
-    if include_all:
-        return db.fetch_all(Belief, Q.beliefs_all, filters, conn)
-    return db.fetch_all(Belief, Q.beliefs_current, filters, conn)
+    query = Q.beliefs_as_of if as_of is not None else Q.beliefs_all if include_all else Q.beliefs_current
+    if limit is None:
+        return db.fetch_all(Belief, query, filters, conn)
+    with db.transaction(conn) as c:
+        row = c.execute(Q.page_walks_the_index).fetchone()
+        assert row is not None
+        try:
+            return db.fetch_all(Belief, query, filters, c)
+        finally:
+            c.execute(Q.page_done, (row[0],))
 
 
 def resolve(db: Database, ref: str | UUID, conn: psycopg.Connection[Any] | None = None) -> UUID:
