@@ -70,16 +70,18 @@ select b.id, b.statement, b.subject, b.attribute, b.value, b.kind, b.scope, b.va
  limit %(limit)s;
 
 -- beliefs_as_of --
--- The beliefs believed at as_of, filtered like beliefs_current (evidence counted by as_of, now when null)
+-- The beliefs believed at as_of, filtered like beliefs_current (evidence counted by as_of, now when null): beliefdb.beliefs_as_of's rows, each tested as it is read (beliefdb.believed_at, the status it had then: beliefdb.status_at), so that a page or a subject reads only its own rows, not every belief of the workspace
 select b.id, b.statement, b.subject, b.attribute, b.value, b.kind, b.scope, b.valid_time, b.confidence,
-       b.confidence_kind::text as confidence_kind, b.status::text as status, b.revision, b.owner, b.recorded_at,
+       b.confidence_kind::text as confidence_kind, beliefdb.status_at(b, %(as_of)s)::text as status, b.revision,
+       b.owner, b.recorded_at,
        (select count(*) from beliefdb.evidence e
          where e.workspace_id = b.workspace_id and e.belief_id = b.id and e.role = 'supports'
            and e.created_at <= coalesce(%(as_of)s::timestamptz, (select beliefdb.clock())))::integer
          as evidence_count,
        b.provenance::text as provenance
-  from beliefdb.beliefs_as_of(%(as_of)s) b
- where (%(subject)s::text is null or b.subject = %(subject)s)
+  from beliefdb.belief b
+ where b.workspace_id = beliefdb.current_workspace_id()
+   and (%(subject)s::text is null or b.subject = %(subject)s)
    and (%(attribute)s::text is null or b.attribute = %(attribute)s)
    and (%(fixtures)s or b.provenance = 'production')
    and (%(ids)s::uuid[] is null or b.id = any(%(ids)s::uuid[]))
@@ -89,6 +91,7 @@ select b.id, b.statement, b.subject, b.attribute, b.value, b.kind, b.scope, b.va
            -- the same bound on the index's columns alone, so a later page starts where the last ended
            and (b.subject, b.attribute)
                >= (select a.subject, a.attribute from beliefdb.belief a where a.id = %(after)s::uuid))
+   and beliefdb.believed_at(b, %(as_of)s)
  order by b.subject, b.attribute, b.recorded_at, b.id
  limit %(limit)s;
 
@@ -104,16 +107,18 @@ select b.id, b.statement, b.subject, b.attribute, b.value, b.kind, b.scope, b.va
   from beliefdb.belief b where b.id = any(%(ids)s);
 
 -- beliefs_by_ids_as_of --
--- These beliefs as they were believed at as_of (evidence counted by as_of, now when null)
+-- These beliefs as they were believed at as_of (evidence counted by as_of, now when null): those of beliefdb.beliefs_as_of, each tested by its key (the function tests every belief of the workspace)
 select b.id, b.statement, b.subject, b.attribute, b.value, b.kind, b.scope, b.valid_time, b.confidence,
-       b.confidence_kind::text as confidence_kind, b.status::text as status, b.revision, b.owner, b.recorded_at,
+       b.confidence_kind::text as confidence_kind, beliefdb.status_at(b, %(as_of)s)::text as status, b.revision,
+       b.owner, b.recorded_at,
        (select count(*) from beliefdb.evidence e
          where e.workspace_id = b.workspace_id and e.belief_id = b.id and e.role = 'supports'
            and e.created_at <= coalesce(%(as_of)s::timestamptz, (select beliefdb.clock())))::integer
          as evidence_count,
        b.provenance::text as provenance
-  from beliefdb.beliefs_as_of(%(as_of)s) b
- where b.id = any(%(ids)s);
+  from beliefdb.belief b
+ where b.workspace_id = beliefdb.current_workspace_id() and b.id = any(%(ids)s)
+   and beliefdb.believed_at(b, %(as_of)s);
 
 -- belief_by_id --
 -- One belief as it is now (evidence counted by as_of, now when null)
