@@ -72,3 +72,21 @@ def test_the_loader_writes_the_adjacency_and_reasons_the_server_derives(db_url: 
         conn.commit()
         drift = bench_impact.derived_drift(conn, ws)
         assert drift == {"adjacency": [1, 1, g.nodes + g.edges + len(g.cons)], "decision": [1, 1, decisions]}
+
+
+@pytest.mark.slow
+def test_the_reads_benchmark_runs_on_a_workspace_impact_loaded(db_url: str) -> None:
+    import reads as bench_reads
+
+    g = bench_impact.generate(3000, np.random.default_rng(7))
+    ws = bench_impact.create_workspace(db_url)
+    with psycopg.connect(db_url) as conn:
+        bench_impact.load(conn, ws, g)
+        name = conn.execute("select name from beliefdb.workspace where id = %s", (ws,)).fetchone()
+    assert name is not None
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
+        code = bench_reads.main(["--db", db_url, "--workspace", name[0], "--runs", "1", "--json"])
+    assert code == 0
+    result = json.loads(out.getvalue().strip().splitlines()[-1])
+    assert len(result) == 10 and all(ms > 0 for ms in result.values()), result

@@ -1,0 +1,85 @@
+"""The everyday reads of a large workspace, each timed through the library: a page of beliefs (now and as
+of a moment), a subject's beliefs, why and its picture, the product view's picture, the fallback to
+unextracted text, impact and a correction preview.
+
+    python bench/reads.py --db URL --workspace NAME [--runs 5] [--json]
+
+On a workspace ``bench/impact.py --keep`` loaded (1M nodes: 550,000 beliefs, 150,000 fragments, 15,000
+sources, 150,000 decisions), as the principal that loaded it. Each read runs ``--runs`` times after one
+untimed call; the report is each read's median in ms. Reads here run on one workspace with no statistics
+on ``workspace_id`` (the schema's choice): what this guards is that none of them reads the whole
+workspace to answer for a few rows (docs/benchmarks.md, "Reads of a large workspace").
+"""
+
+from __future__ import annotations
+
+import statistics
+import sys
+import time
+from collections.abc import Callable, Sequence
+from datetime import UTC, datetime
+from typing import Any
+
+import psycopg
+from _common import arguments, log, print_json
+
+import beliefdb
+
+
+def _pick(url: str, workspace: str) -> dict[str, Any]:
+    """A belief, its subject and a decision of the workspace, read once."""
+    with psycopg.connect(url) as conn:
+        row = conn.execute(
+            "select b.id, b.subject, (select d.id from beliefdb.decision d where d.workspace_id = w.id limit 1)"
+            "  from beliefdb.workspace w join beliefdb.belief b on b.workspace_id = w.id"
+            " where w.name = %s and b.status = 'current' limit 1", (workspace,)).fetchone()
+        if row is None:
+            raise SystemExit(f"no current belief in workspace {workspace}")
+        return {"belief": row[0], "subject": row[1], "decision": row[2]}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = arguments(__doc__)
+    parser.add_argument("--workspace", required=True, help="a workspace bench/impact.py --keep loaded")
+    parser.add_argument("--principal", default="bench", help="the principal that owns its beliefs")
+    parser.add_argument("--runs", type=int, default=5, help="timed calls of each read")
+    args = parser.parse_args(argv)
+    if args.db is None:
+        parser.error("--db is required (a kept workspace)")
+    got = _pick(args.db, args.workspace)
+    belief, subject = got["belief"], got["subject"]
+    now = datetime.now(UTC)
+    with beliefdb.connect(args.db, workspace=args.workspace, principal=args.principal) as db:
+        reads: list[tuple[str, Callable[[], object]]] = [
+            ("beliefs page of 20", lambda: db.beliefs(limit=20)),
+            ("beliefs page of 1,000", lambda: db.beliefs(limit=1000)),
+            ("beliefs as of now, page of 20", lambda: db.beliefs(as_of=now, limit=20)),
+            ("beliefs of a subject", lambda: db.beliefs(subject=subject)),
+            ("why", lambda: db.why(belief)),
+            ("why_graph", lambda: db.why_graph(belief)),
+            ("workspace_graph", lambda: db.workspace_graph()),
+            ("impact", lambda: db.impact(belief)),
+            ("preview_correction", lambda: db.preview_correction(belief, "A corrected statement.")),
+            ("unextracted text (recall_fragments)", lambda: db.database.fetch_all(
+                dict, "select * from beliefdb.recall_fragments('what does the synthetic corpus say', 5)")),
+        ]
+        report: dict[str, float] = {}
+        for name, read in reads:
+            read()
+            times = []
+            for _ in range(args.runs):
+                t0 = time.perf_counter()
+                read()
+                times.append((time.perf_counter() - t0) * 1000)
+            report[name] = round(statistics.median(times), 2)
+            log(f"{name}: {report[name]} ms")
+    if args.json:
+        print_json(report)
+    else:
+        for name, ms in report.items():
+            print(f"{name:<40} {ms:>9.2f} ms")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
