@@ -203,6 +203,14 @@ class Model:
                          if r.id != x and r.world == b.world and r.claim.value != b.claim.value
                          and r.claim.overlaps(b.claim) and r.status in LIVE), key=lambda r: (r.recorded, r.id))
         touched: list[UUID] = []
+        winners = [r for r in rivals if self.compare(b, r) < 0]
+        if winners and self.loser_is_superseded(winners[0], b):
+            # a belief that loses loses to every rival that beats it, and beats or ties none
+            for r in winners:
+                self.supersede(r.id, b.id)
+                touched += [b.id, r.id]
+            b.status = "superseded"
+            return touched
         for r in rivals:
             c = self.compare(b, r)
             winner, loser = (b, r) if c > 0 else (r, b)
@@ -210,8 +218,6 @@ class Model:
                 self.supersede(winner.id, loser.id)
                 loser.status = "superseded"
                 touched += [loser.id, winner.id]
-                if c < 0:
-                    break
                 continue
             pair = frozenset((x, r.id))
             self.ties.add(pair)

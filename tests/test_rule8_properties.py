@@ -98,17 +98,16 @@ class Reference:
         rivals = [b for b in self.beliefs if b.value != x.value and b.status in LIVE]  # oldest first
         superseded: list[tuple[int, int]] = []
         conflicts: list[tuple[int, int]] = []
+        winners = [r for r in rivals if compare(x, r) < 0]
+        if winners:
+            # a belief that loses loses to every rival that beats it, and beats or ties none
+            x.status = "superseded"
+            return [(x.index, r.index) for r in winners], []
         for rival in rivals:
             outcome = compare(x, rival)
-            if x.status == "superseded":
-                if outcome < 0:
-                    superseded.append((x.index, rival.index))
-            elif outcome > 0:
+            if outcome > 0:
                 rival.status = "superseded"
                 superseded.append((rival.index, x.index))
-            elif outcome < 0:
-                x.status = "superseded"
-                superseded.append((x.index, rival.index))
             elif frozenset((x.index, rival.index)) not in self.ties:
                 self.ties.add(frozenset((x.index, rival.index)))
                 x.status = rival.status = "conflicting"
@@ -224,3 +223,29 @@ def test_a_belief_back_in_force_is_superseded_by_each_value_of_a_version_that_be
             status = {b.value: b.status for b in db.beliefs(include_all=True)}
             assert status == {"10%": "superseded", "24 months": status["24 months"], "12 months": "conflicting",
                               "5%": "conflicting"}, status
+
+
+def test_a_belief_that_loses_settles_nothing_else(
+        db_url: str, alice: beliefdb.BeliefDB, bob: beliefdb.BeliefDB, postgresql: psycopg.Connection[Any]) -> None:
+    """Bob's 3 days (user) and alice's 15 days (official) are both current: 15 days beats 3 days, but 3 days
+    is bob's, so they are in conflict for bob to settle. Alice then states 7 days as a user, valid from the
+    same day as 3 days: 15 days beats it, and it would tie 3 days. It is superseded by 15 days and opens no
+    tie with 3 days (it did when it met 3 days first; met in the other order, it did not)."""
+    three = bob.remember("3 days", "return_policy", "window", "3 days", "3 days", source="b", text="within 3 days",
+                         authority="user", valid_from=DATES[1]).accepted[0].id
+    fifteen = alice.remember("15 days", "return_policy", "window", "15 days", "15 days", source="c",
+                             text="Official: within 15 days", authority="official").accepted[0].id
+    report = alice.remember("7 days", "return_policy", "window", "7 days", "7 days", source="a",
+                            text="within 7 days", authority="user", valid_from=DATES[1])
+    seven = report.accepted[0].id
+    assert [(s.old, s.new) for s in report.superseded] == [(seven, fifteen)] and report.conflicts == [], report
+    ties = postgresql.execute(
+        "select count(*) from beliefdb.relation where kind = 'conflicts_with' and %s in (from_belief, to_belief)",
+        (seven,)).fetchone()
+    items = postgresql.execute(
+        "select count(*) from beliefdb.review_item where kind = 'conflict' and %s in (node, other_node)",
+        (seven,)).fetchone()
+    postgresql.commit()
+    assert ties == (0,) and items == (0,)
+    status = {b.id: b.status for b in alice.beliefs(include_all=True)}
+    assert status == {three: "conflicting", fifteen: "conflicting", seven: "superseded"}, status

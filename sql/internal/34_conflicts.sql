@@ -91,21 +91,25 @@ comment on function beliefdb._supersede(uuid, uuid, uuid, text) is 'Record a sup
 -- Settle a new belief against its rivals by rule 8, oldest first. Returns {"superseded": [{old,new}],
 -- "conflicts": [{a,b,reason}]}. The loser is superseded only when the acting principal owns it; a
 -- rival owned by someone else is not overruled but put in conflict, for its owner to settle from
--- the review queue. Once the belief has lost, it settles nothing more, and every other rival that
--- beats it supersedes it too: which winners a loser has never depends on the order of rivals
--- recorded together (two values of one new version that both beat a belief back in force: ordered
--- by their random ids, either alone superseded it).
+-- the review queue. A belief of the acting principal that any rival beats is superseded by each
+-- rival that beats it and settles nothing else: what it loses to, beats or ties never depends on
+-- the order of rivals recorded together (two values of one new version that both beat a belief back
+-- in force are ordered by their random ids; a weaker rival met before the loss would be superseded
+-- by a belief that is about to lose).
 create or replace function beliefdb._settle(p_workspace_id uuid, p_belief_id uuid) returns jsonb
 language plpgsql
 set search_path = pg_catalog, pg_temp
 as $$
 declare
+    v_rivals uuid[];
+    v_cmps integer[];
     v_rival uuid;
     v_cmp integer;
     v_loser uuid;
     v_owner text;
     v_reason text;
-    v_lost boolean := false;
+    v_lost boolean;
+    v_i integer;
     v_superseded jsonb := '[]';
     v_conflicts jsonb := '[]';
 begin
@@ -117,13 +121,21 @@ begin
                       and (upper_inf(b.valid_time) or upper(b.valid_time) > beliefdb.clock())) then
         return jsonb_build_object('superseded', v_superseded, 'conflicts', v_conflicts);
     end if;
-    for v_rival in select beliefdb._rivals(p_workspace_id, p_belief_id) loop
-        v_cmp := beliefdb._compare_beliefs(p_workspace_id, p_belief_id, v_rival);
+    select coalesce(array_agg(r.rival order by r.n), '{}'),
+           coalesce(array_agg(beliefdb._compare_beliefs(p_workspace_id, p_belief_id, r.rival) order by r.n), '{}')
+      into v_rivals, v_cmps
+      from beliefdb._rivals(p_workspace_id, p_belief_id) with ordinality r(rival, n);
+    -- a belief its principal owns that any rival beats loses to each of them and settles nothing
+    -- else: which rivals it beat or tied must not depend on the order they are met in
+    v_lost := -1 = any(v_cmps)
+              and (select b.owner from beliefdb.belief b
+                    where b.workspace_id = p_workspace_id and b.id = p_belief_id) = beliefdb.current_principal();
+    for v_i in 1 .. coalesce(array_length(v_rivals, 1), 0) loop
+        v_rival := v_rivals[v_i];
+        v_cmp := v_cmps[v_i];
+        continue when v_lost and v_cmp >= 0;
         v_loser := case when v_cmp > 0 then v_rival when v_cmp < 0 then p_belief_id end;
         select b.owner into v_owner from beliefdb.belief b where b.workspace_id = p_workspace_id and b.id = v_loser;
-        if v_lost and not (v_cmp < 0 and v_owner = beliefdb.current_principal()) then
-            continue;
-        end if;
         if v_loser is not null and v_owner = beliefdb.current_principal() then
             perform beliefdb._supersede(p_workspace_id, case when v_cmp > 0 then p_belief_id else v_rival end, v_loser,
                     case when v_cmp > 0 then 'rule 8: stronger or more recent'
@@ -132,7 +144,6 @@ begin
              where workspace_id = p_workspace_id and id = v_loser and status <> 'superseded';
             v_superseded := v_superseded || jsonb_build_object(
                 'old', v_loser, 'new', case when v_cmp > 0 then p_belief_id else v_rival end);
-            v_lost := v_cmp < 0;
         else
             v_reason := case when v_loser is null then 'equal authority and recency: a person must choose (rule 8)'
                              else pg_catalog.format('rule 8 prefers %s, but %s belongs to %s, who must choose',
