@@ -45,6 +45,7 @@ import pytest
 from hypothesis import HealthCheck, event, example, given, settings
 
 import beliefdb
+from beliefdb.store import trace
 from beliefdb.store.repair import ReplayStep, StepOutput
 from beliefdb.store.workspaces import create_workspace
 
@@ -459,6 +460,16 @@ NEVER_HELD = Trace((
     Step(0, 5, "answer", (("cites", 7),)),
 ), frozenset({5}))
 
+# a read whose one reason needs a step that never held, beside the memory it held by that turns out
+# faulty: the new version is computed without that step, and says so
+JOINT_NEVER_HELD = Trace((
+    Step(0, 0, "user_input"), Step(0, 1, "memory_write", (("cites", 0),)), Memory(1), Memory(1, supersedes=2),
+    Step(0, 2, "memory_write", (("cites", 0),)), Memory(4),                                     # 5 bad
+    Step(0, 3, "memory_read", (("reads", 2),)),                                                 # 6 never holds
+    Step(0, 4, "memory_read", (("cites", 0), ("cites", 6)), (5,)),
+    Step(0, 5, "answer", (("cites", 7),)),
+), frozenset({5}))
+
 
 def test_the_reference_itself() -> None:
     """The reference on the hand-checked story of tests/test_repair.py (its exact expected plan)."""
@@ -520,6 +531,7 @@ def test_plan_equals_the_reference(postgresql: psycopg.Connection[Any], db_url: 
 @example(t=TWO_FAULTS, independent_evidence=False)
 @example(t=NEVER_HELD, independent_evidence=True)
 @example(t=NEVER_HELD, independent_evidence=False)
+@example(t=JOINT_NEVER_HELD, independent_evidence=True)
 def test_apply_and_replay(postgresql: psycopg.Connection[Any], db_url: str, t: Trace,
                           independent_evidence: bool) -> None:
     with recorded(db_url, t) as r:
@@ -551,3 +563,26 @@ def test_apply_and_replay(postgresql: psycopg.Connection[Any], db_url: str, t: T
         assert all(s.holds for s in new.values()), t
         assert sorted(index[s.replay_of] for s in new.values() if s.replay_of) == sorted(
             n for n, a in planned.items() if a == "replay")
+
+
+def test_a_replayed_step_rests_on_the_steps_it_was_computed_from(db_url: str) -> None:
+    """The executor is given the step inputs that hold now, and the new version records exactly those
+    (with the memory it reads): a step that never held is neither given nor recorded, so the new version
+    never holds or fails to hold by an input it did not use."""
+    t = JOINT_NEVER_HELD
+    seen: dict[UUID, list[UUID]] = {}
+
+    def remembering(step: ReplayStep) -> StepOutput:
+        seen[step.step.id] = sorted(i.node for i in step.inputs if i.node_kind == "step")
+        return trivial(step)
+
+    with recorded(db_url, t) as r:
+        applied = r.db.repair_apply(r.faulty(t), independent_evidence=True)
+        result = r.db.repair_replay(applied.repair_id, dict.fromkeys(STEP_KINDS, remembering))
+        index = r.index
+        assert sorted(index[old] for old, _ in result.replayed) == [7, 8]
+        assert seen[r.ids[7]] == [r.ids[0]], "the step that never held was given to the executor"
+        new = dict(result.replayed)
+        recorded_steps = {i.node for i in trace.inputs(r.db.database, [new[r.ids[7]]]) if i.node_kind == "step"}
+        assert recorded_steps == {r.ids[0]}
+        assert all(s.holds for run in set(result.run_ids.values()) for s in r.db.steps(run))

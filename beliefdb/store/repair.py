@@ -51,8 +51,9 @@ class StepOutput:
 
 @dataclass(frozen=True)
 class ReplayInput:
-    """One input of a step being replayed. For a step, the payload of its replayed version when it
-    was replayed, else the original; for a memory, its subject, attribute, value, statement, status."""
+    """One input of a step being replayed. For a step (only those that hold now), the payload of its
+    replayed version when it was replayed, else the original; for a memory, its subject, attribute,
+    value, statement, status."""
 
     edge: str
     node: UUID
@@ -195,23 +196,24 @@ class _Replay:
     def run_step(self, step: TraceStep) -> None:
         recorded = trace.inputs(self.db, [step.id])
         views = [self._input_view(i.edge, i.node, i.node_kind, i.alternative) for i in recorded]
+        # a step input that does not hold now is neither given to the executor nor recorded: what the
+        # new version rests on is what it was computed from (a step that never held, beside the memory
+        # the old version held by, would alone decide that the new version does not hold; left out of
+        # the record only, a shorter joint reason would hold though the executor used the step)
+        holding = self._holding([v.node for v in views if v.node_kind == "step"])
+        views = [v for v in views if v.node_kind != "step" or holding.get(v.node, False)]
         output = self.executor[step.kind](ReplayStep(step=step, inputs=views, memory=self.memory,
                                                      repair_id=self.repaired.repair_id))
         self.calls += 1
         if not isinstance(output, StepOutput):
             raise errors.InvalidInput(f"the executor for {step.kind} must return a StepOutput")
-        # the new step's inputs: the old ones as they are now, memory reads as the executor says. An
-        # input not in force now is left out: a memory no longer current, a step that does not hold
-        # (one that never held, beside the memory the old version held by: kept, it alone would
-        # decide that the new version, and the new answer resting on it, does not hold)
-        holding = self._holding([v.node for v in views if v.node_kind == "step"])
+        # the new step's inputs: the old ones as they are now, memory reads as the executor says (a
+        # memory no longer current is left out)
         joint: list[tuple[str, UUID]] = []
         supports: list[UUID] = []
         for view in views:
             if view.node_kind == "belief" and (output.reads or view.payload["status"] not in ("current",
                                                                                               "conflicting")):
-                continue
-            if view.node_kind == "step" and not holding.get(view.node, False):
                 continue
             if view.alternative:
                 supports.append(view.node)
