@@ -103,8 +103,9 @@ def test_a_page_reads_the_listing_index_in_order_not_the_whole_workspace(db_url:
         conn.execute("set auto_explain.log_analyze = on")
         conn.execute("select set_config('beliefdb.workspace_id', %s, false)", (str(bdb.database.workspace_id),))
         conn.execute("set role beliefdb_app")
-        page = list_beliefs(bdb.database, limit=3, conn=conn)
-        assert conn.execute("show enable_bitmapscan").fetchone() == ("on",)   # (as it was, after the page)
+        with conn.transaction():   # (a caller's transaction: the page's setting would outlive it)
+            page = list_beliefs(bdb.database, limit=3, conn=conn)
+            assert conn.execute("show enable_bitmapscan").fetchone() == ("on",)   # (as it was, after the page)
     assert [b.subject for b in page] == ["product_p000", "product_p001", "product_p002"]
     [plan] = [p["Plan"] for p in plans if "beliefdb.current_beliefs" in p["Query Text"]]
     assert rows_read(plan, "belief") <= 10
