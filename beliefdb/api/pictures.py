@@ -51,5 +51,6 @@ class Pictures:
     def labels(self, ids: Sequence[UUID]) -> list[NodeLabel]:
         """What names each of these beliefs, decisions and actions to a person (its statement, title or
         description), as a page names what a change touched: these ids only, in one read; any other id
-        (a fragment, a correction, an unknown one) is left out."""
+        (a fragment, a correction, an unknown one) is left out. A fixture belief is named like any other:
+        the page that asks decided to show it."""
         return read.labels(self.database, ids)
