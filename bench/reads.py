@@ -1,6 +1,6 @@
 """The everyday reads of a large workspace, each timed through the library: a page of beliefs (now and as
 of a moment), a subject's beliefs, why and its picture, the product view's picture, the fallback to
-unextracted text, impact and a correction preview.
+unextracted text, impact, a correction preview, and a page of decisions and of actions.
 
     python bench/reads.py --db URL --workspace NAME [--runs 5] [--json]
 
@@ -60,6 +60,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             ("workspace_graph", lambda: db.workspace_graph()),
             ("impact", lambda: db.impact(belief)),
             ("preview_correction", lambda: db.preview_correction(belief, "A corrected statement.")),
+            ("decisions page of 50", lambda: db.decisions(limit=50)),
+            ("actions page of 50", lambda: db.actions(limit=50)),
             ("unextracted text (recall_fragments)", lambda: db.database.fetch_all(
                 dict, "select * from beliefdb.recall_fragments('what does the synthetic corpus say', 5)")),
         ]

@@ -265,11 +265,13 @@ class AsyncBeliefDB(AsyncPictures):
                      kind: str = "fact") -> Recorded:
         return await self.call(self.sync.derive, statement, subject, attribute, value, sources, kind=kind)
 
-    async def decisions(self, status: str | None = None, of: str | UUID | None = None) -> list[Decision]:
-        return await self.call(self.sync.decisions, status, of)
+    async def decisions(self, status: str | None = None, of: str | UUID | None = None, *, limit: int | None = None,
+                        after: str | UUID | None = None) -> list[Decision]:
+        return await self.call(self.sync.decisions, status, of, limit=limit, after=after)
 
-    async def actions(self, status: str | None = None) -> list[Action]:
-        return await self.call(self.sync.actions, status)
+    async def actions(self, status: str | None = None, *, limit: int | None = None,
+                      after: str | UUID | None = None) -> list[Action]:
+        return await self.call(self.sync.actions, status, limit=limit, after=after)
 
     async def record_outcome(self, node: str | UUID, outcome: str, *, note: str | None = None) -> OutcomeRecorded:
         return await self.call(self.sync.record_outcome, node, outcome, note=note)

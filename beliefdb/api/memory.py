@@ -272,13 +272,17 @@ class BeliefDB(bulk.Bulk, pictures.Pictures, texts.Texts, jobs.Jobs, conversatio
         """Record a belief derived from others (it holds while all of them are current)."""
         return decisions.derive(self.database, statement, subject, attribute, value, sources, kind=kind)
 
-    def decisions(self, status: str | None = None, of: str | UUID | None = None) -> list[Decision]:
-        """Decisions (of this status; the one a decision or action id ``of`` names), oldest first, with reasons."""
-        return decisions.list_decisions(self.database, status, of)
+    def decisions(self, status: str | None = None, of: str | UUID | None = None, *, limit: int | None = None,
+                  after: str | UUID | None = None) -> list[Decision]:
+        """Decisions (of this status; the one a decision or action id ``of`` names), oldest first, with reasons:
+        at most ``limit`` (all when None), those after the decision ``after`` (the last one of the page before)."""
+        return decisions.list_decisions(self.database, status, of, limit=limit, after=after)
 
-    def actions(self, status: str | None = None) -> list[Action]:
-        """Actions (with this status), oldest first."""
-        return decisions.list_actions(self.database, status)
+    def actions(self, status: str | None = None, *, limit: int | None = None,
+                after: str | UUID | None = None) -> list[Action]:
+        """Actions (with this status), oldest first: at most ``limit`` (all when None), those after the action
+        ``after`` (the last one of the page before)."""
+        return decisions.list_actions(self.database, status, limit=limit, after=after)
 
     def record_outcome(self, node: str | UUID, outcome: str, *, note: str | None = None) -> OutcomeRecorded:
         """Record what actually happened after a decision or action (succeeded, failed, rolled_back or

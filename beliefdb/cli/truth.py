@@ -85,23 +85,33 @@ def list_decisions(
     ref: Annotated[str | None, typer.Argument(
         help="Only this decision, or the decision of this action (id or unique prefix).", metavar="[ID]")] = None,
     status: Annotated[str | None, typer.Option(help="active, needs_review, approved or rejected.")] = None,
+    limit: Annotated[int | None, typer.Option(
+        min=1, help="At most this many (a page of up to 100,000; default: all of them).")] = None,
+    after: Annotated[str | None, typer.Option(
+        help="Only those after this decision, oldest first (the last id of the page before).", metavar="ID")] = None,
     *, memory: Memory, as_json: Json = False,
 ) -> None:
-    """List decisions with their status, whether they still hold, and their reasons: the beliefs each
-    reason needs, and whether it is lost (a belief no longer current)."""
+    """List decisions, oldest first, with their status, whether they still hold, and their reasons: the
+    beliefs each reason needs, and whether it is lost (a belief no longer current). Page through many
+    with --limit N and --after LAST_ID."""
     with errors(as_json), memory.open() as bdb:
-        rows = bdb.decisions(status, of=ref)
+        rows = bdb.decisions(status, of=ref, limit=limit, after=after)
     typer.echo(render.to_json(rows) if as_json else render.decisions(rows))
 
 
 @with_memory(principal=False)
 def list_actions(
-    status: Annotated[str | None, typer.Option(help="scheduled, held, done or cancelled.")] = None,
+    status: Annotated[str | None, typer.Option(
+        help="scheduled, held, done, failed, rolled_back or cancelled.")] = None,
+    limit: Annotated[int | None, typer.Option(
+        min=1, help="At most this many (a page of up to 100,000; default: all of them).")] = None,
+    after: Annotated[str | None, typer.Option(
+        help="Only those after this action, oldest first (the last id of the page before).", metavar="ID")] = None,
     *, memory: Memory, as_json: Json = False,
 ) -> None:
-    """List actions with their status."""
+    """List actions, oldest first, with their status. Page through many with --limit N and --after LAST_ID."""
     with errors(as_json), memory.open() as bdb:
-        rows = bdb.actions(status)
+        rows = bdb.actions(status, limit=limit, after=after)
     typer.echo(render.to_json(rows) if as_json else render.actions(rows))
 
 

@@ -135,6 +135,10 @@ select b.id, b.statement, b.subject, b.attribute, b.value, b.kind, b.scope, b.va
 -- A belief id from a full id or a unique prefix
 select beliefdb.resolve_belief(%s);
 
+-- resolve_node_of_kind --
+-- A node id of one kind (decision, action...) from a full id or a unique prefix
+select beliefdb.resolve_node(%s, array[%s]::beliefdb.node_kind[]);
+
 -- belief_evidence --
 -- The evidence of one belief, recorded by as_of (all of it when null)
 select belief_id, role, quote, fragment_id, start_offset, end_offset, source,
@@ -260,7 +264,7 @@ select * from beliefdb.act(%s, %s);
 select * from beliefdb.derive(%s, %s, %s, %s, %s, %s);
 
 -- list_decisions --
--- Decisions, with whether each holds and its reasons (live or lost), optionally of one status, or the one a decision or action id names
+-- Decisions, with whether each holds and its reasons (live or lost), optionally of one status, or the one a decision or action id names; oldest first, at most limit (all when null) after the decision after
 select d.id, d.title, d.status, d.revision, d.owner, d.created_at, n.holds,
        coalesce((select jsonb_agg(jsonb_build_object(
                             'justification', s.justification, 'live', s.live,
@@ -272,19 +276,29 @@ select d.id, d.title, d.status, d.revision, d.owner, d.created_at, n.holds,
                    from beliefdb.decision_support s where s.decision = d.id), '[]') as reasons
   from beliefdb.decision d
   join beliefdb.node n on n.workspace_id = d.workspace_id and n.id = d.id
- where (%(status)s::text is null or d.status = %(status)s)
+ where d.workspace_id = beliefdb.current_workspace_id()
+   and (%(status)s::text is null or d.status = %(status)s)
    and (%(of)s::text is null
         or d.id = (select coalesce(a.decision_id, r.id)
                      from (select beliefdb.resolve_node(%(of)s, '{decision,action}') as id) r
                      left join beliefdb.action a on a.id = r.id))
- order by d.created_at;
+   and (%(after)s::uuid is null
+        or (d.created_at, d.id) > (select p.created_at, p.id from beliefdb.decision p
+                                    where p.workspace_id = beliefdb.current_workspace_id() and p.id = %(after)s))
+ order by d.created_at, d.id
+ limit %(limit)s;
 
 -- list_actions --
--- Actions, optionally of one status
-select id, decision_id, description, status, owner, created_at
-  from beliefdb.action
- where %(status)s::text is null or status = %(status)s
- order by created_at;
+-- Actions, optionally of one status; oldest first, at most limit (all when null) after the action after
+select a.id, a.decision_id, a.description, a.status, a.owner, a.created_at
+  from beliefdb.action a
+ where a.workspace_id = beliefdb.current_workspace_id()
+   and (%(status)s::text is null or a.status = %(status)s)
+   and (%(after)s::uuid is null
+        or (a.created_at, a.id) > (select p.created_at, p.id from beliefdb.action p
+                                    where p.workspace_id = beliefdb.current_workspace_id() and p.id = %(after)s))
+ order by a.created_at, a.id
+ limit %(limit)s;
 
 -- workspace_model --
 -- The embedding model of the bound workspace (and the one it is moving to)

@@ -4,6 +4,7 @@ as the caller's token says, and answers with what the CLI prints with ``--json``
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Annotated, Any, Literal
@@ -257,6 +258,15 @@ def remember(body: Remember, c: Writer) -> JSONResponse:
                             valid_to=body.valid_to.isoformat() if body.valid_to else None, authority=body.authority))
 
 
+def _paged(request: Request, rows: Sequence[Belief | Decision | Action], limit: int) -> JSONResponse:
+    """The first ``limit`` of ``rows`` (asked for one more), with a ``Link`` to the next page when more follow."""
+    page = ok(list(rows[:limit]))
+    if len(rows) > limit:
+        following = request.url.include_query_params(after=str(rows[limit - 1].id), limit=limit)
+        page.headers["Link"] = f'<{following}>; rel="next"'
+    return page
+
+
 @router.get("/beliefs", responses=doc(list[Belief]),
             summary="Current beliefs (or all, or as of a moment), a page at a time",
             description="Ordered by subject, attribute and recording. At most `limit` (default 1,000); when more"
@@ -270,11 +280,7 @@ def beliefs(c: Reader, request: Request, subject: str | None = None, attribute: 
                                                            " page before).")] = None) -> JSONResponse:
     rows = c.db.beliefs(subject=subject, attribute=attribute, include_all=include_all, as_of=as_of,
                         include_fixtures=include_fixtures, limit=limit + 1, after=after)
-    page = ok(rows[:limit])
-    if len(rows) > limit:
-        following = request.url.include_query_params(after=str(rows[limit - 1].id), limit=limit)
-        page.headers["Link"] = f'<{following}>; rel="next"'
-    return page
+    return _paged(request, rows, limit)
 
 
 @router.get("/beliefs/{belief}", responses=doc(WHY), summary="Why a belief is held")
@@ -293,10 +299,15 @@ def decide(body: Decide, c: Writer) -> JSONResponse:
     return ok(c.db.decide(body.title, because=body.because, all_of=body.all_of))
 
 
-@router.get("/decisions", responses=doc(list[Decision]), summary="Decisions, with whether each still holds")
-def decisions(c: Reader, status: Literal["active", "needs_review", "approved", "rejected"] | None = None
-              ) -> JSONResponse:
-    return ok(c.db.decisions(status))
+@router.get("/decisions", responses=doc(list[Decision]), summary="Decisions, with whether each still holds",
+            description="Oldest first. At most `limit` (default 1,000); when more follow, the `Link` header names"
+                        " the next page (`rel=\"next\"`: the same query with `after` = the last id of this one).")
+def decisions(c: Reader, request: Request,
+              status: Literal["active", "needs_review", "approved", "rejected"] | None = None,
+              limit: Annotated[int, Query(ge=1, le=MAX_HTTP_PAGE, description="At most this many.")] = 1000,
+              after: Annotated[str | None, Query(description="Only those after this decision (the last id of the"
+                                                             " page before).")] = None) -> JSONResponse:
+    return _paged(request, c.db.decisions(status, limit=limit + 1, after=after), limit)
 
 
 @router.post("/actions", responses=doc(Recorded), summary="Record an action carrying out a decision")
@@ -304,10 +315,15 @@ def act(body: Act, c: Writer) -> JSONResponse:
     return ok(c.db.act(body.decision, body.description))
 
 
-@router.get("/actions", responses=doc(list[Action]), summary="Actions, with their status")
-def actions(c: Reader, status: Literal["scheduled", "held", "done", "failed", "rolled_back", "cancelled"] | None = None
-            ) -> JSONResponse:
-    return ok(c.db.actions(status))
+@router.get("/actions", responses=doc(list[Action]), summary="Actions, with their status",
+            description="Oldest first. At most `limit` (default 1,000); when more follow, the `Link` header names"
+                        " the next page (`rel=\"next\"`: the same query with `after` = the last id of this one).")
+def actions(c: Reader, request: Request,
+            status: Literal["scheduled", "held", "done", "failed", "rolled_back", "cancelled"] | None = None,
+            limit: Annotated[int, Query(ge=1, le=MAX_HTTP_PAGE, description="At most this many.")] = 1000,
+            after: Annotated[str | None, Query(description="Only those after this action (the last id of the"
+                                                           " page before).")] = None) -> JSONResponse:
+    return _paged(request, c.db.actions(status, limit=limit + 1, after=after), limit)
 
 
 @router.post("/corrections/preview", responses=doc(CorrectionPreview),

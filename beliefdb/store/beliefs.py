@@ -5,7 +5,8 @@ Rules cited as "rule N" are those of docs/rules.md.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from datetime import datetime
 from typing import Any
 from uuid import UUID
@@ -49,11 +50,19 @@ def list_beliefs(db: Database, *, subject: str | None = None, attribute: str | N
     query = Q.beliefs_as_of if as_of is not None else Q.beliefs_all if include_all else Q.beliefs_current
     if limit is None:
         return db.fetch_all(Belief, query, filters, conn)
+    with a_page(db, conn) as c:
+        return db.fetch_all(Belief, query, filters, c)
+
+
+@contextmanager
+def a_page(db: Database, conn: psycopg.Connection[Any] | None = None) -> Iterator[psycopg.Connection[Any]]:
+    """A transaction whose reads take a page of a listing from the listing's index, in order
+    (``page_walks_the_index``), the planner's setting put back after them."""
     with db.transaction(conn) as c:
         row = c.execute(Q.page_walks_the_index).fetchone()
         assert row is not None
         try:
-            return db.fetch_all(Belief, query, filters, c)
+            yield c
         finally:
             c.execute(Q.page_done, (row[0],))
 

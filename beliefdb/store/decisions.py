@@ -17,6 +17,7 @@ from beliefdb import errors
 from beliefdb.db.connector import Database
 from beliefdb.db.queries import Q
 from beliefdb.models import Action, Decision, Recorded
+from beliefdb.store.beliefs import MAX_PAGE, a_page
 from beliefdb.vocabulary import ACTION_STATUSES, DECISION_STATUSES
 
 
@@ -54,21 +55,35 @@ def derive(db: Database, statement: str, subject: str, attribute: str, value: st
     return recorded
 
 
-def list_decisions(db: Database, status: str | None = None, of: str | UUID | None = None,
+def _page(db: Database, kind: str, limit: int | None, after: str | UUID | None,
+          conn: psycopg.Connection[Any] | None) -> dict[str, Any]:
+    """A listing's page: at most ``limit``, after the node of ``kind`` that ``after`` names (its id or a
+    unique prefix: the last one of the page before)."""
+    if limit is not None and not 1 <= limit <= MAX_PAGE:
+        raise errors.InvalidInput(f"limit must be between 1 and {MAX_PAGE:,}")
+    return {"limit": limit,
+            "after": db.scalar(Q.resolve_node_of_kind, (str(after), kind), conn) if after is not None else None}
+
+
+def list_decisions(db: Database, status: str | None = None, of: str | UUID | None = None, *,
+                   limit: int | None = None, after: str | UUID | None = None,
                    conn: psycopg.Connection[Any] | None = None) -> list[Decision]:
-    """Decisions with their reasons (of ``status``; only the decision ``of`` names, a decision's or an
-    action's id or unique prefix, when given)."""
+    """Decisions with their reasons, oldest first (of ``status``; only the decision ``of`` names, a
+    decision's or an action's id or unique prefix, when given): at most ``limit`` (all when None),
+    those after the decision ``after``."""
     if status is not None and status not in DECISION_STATUSES:
         raise errors.InvalidInput(f"invalid status '{status}' (choose from: {', '.join(DECISION_STATUSES)})")
-    return db.fetch_all(
-        Decision,
-        Q.list_decisions, {"status": status, "of": str(of) if of is not None else None}, conn)
+    with a_page(db, conn) if limit is not None else db.transaction(conn) as c:
+        params = {"status": status, "of": str(of) if of is not None else None,
+                  **_page(db, "decision", limit, after, c)}
+        return db.fetch_all(Decision, Q.list_decisions, params, c)
 
 
-def list_actions(db: Database, status: str | None = None,
-                 conn: psycopg.Connection[Any] | None = None) -> list[Action]:
+def list_actions(db: Database, status: str | None = None, *, limit: int | None = None,
+                 after: str | UUID | None = None, conn: psycopg.Connection[Any] | None = None) -> list[Action]:
+    """Actions, oldest first (of ``status``): at most ``limit`` (all when None), those after the action
+    ``after``."""
     if status is not None and status not in ACTION_STATUSES:
         raise errors.InvalidInput(f"invalid status '{status}' (choose from: {', '.join(ACTION_STATUSES)})")
-    return db.fetch_all(
-        Action,
-        Q.list_actions, {"status": status}, conn)
+    with a_page(db, conn) if limit is not None else db.transaction(conn) as c:
+        return db.fetch_all(Action, Q.list_actions, {"status": status, **_page(db, "action", limit, after, c)}, c)

@@ -424,6 +424,8 @@ create table beliefdb.decision (
     foreign key (workspace_id, id, node_kind) references beliefdb.node (workspace_id, id, kind) on delete cascade
 );
 comment on table beliefdb.decision is 'A decision built on beliefs; flagged needs_review when it loses its last support';
+-- A page of the decisions listing, in its order (revision 0035).
+create index decision_listing on beliefdb.decision (workspace_id, created_at, id);
 
 -- What carries out a decision.
 create table beliefdb.action (
@@ -443,6 +445,8 @@ create table beliefdb.action (
 comment on table beliefdb.action is 'An action carrying out a decision; held while its decision needs review';
 
 create index action_decision on beliefdb.action (workspace_id, decision_id);
+-- A page of the actions listing, in its order (revision 0035).
+create index action_listing on beliefdb.action (workspace_id, created_at, id);
 
 -- A reviewer's change to a belief; a premise in its own right.
 create table beliefdb.correction (
