@@ -1,6 +1,7 @@
 """The everyday reads of a large workspace, each timed through the library: a page of beliefs (now and as
 of a moment), a subject's beliefs, why and its picture, the product view's picture, the fallback to
-unextracted text, impact, a correction preview, and a page of decisions and of actions.
+unextracted text, impact, a correction preview, a source's retraction preview, and a page of decisions
+and of actions.
 
     python bench/reads.py --db URL --workspace NAME [--runs 5] [--json]
 
@@ -27,15 +28,16 @@ import beliefdb
 
 
 def _pick(url: str, workspace: str) -> dict[str, Any]:
-    """A belief, its subject and a decision of the workspace, read once."""
+    """A belief, its subject, a decision and a source of the workspace, read once."""
     with psycopg.connect(url) as conn:
         row = conn.execute(
-            "select b.id, b.subject, (select d.id from beliefdb.decision d where d.workspace_id = w.id limit 1)"
+            "select b.id, b.subject, (select d.id from beliefdb.decision d where d.workspace_id = w.id limit 1),"
+            "       (select s.name from beliefdb.source s where s.workspace_id = w.id order by s.name limit 1)"
             "  from beliefdb.workspace w join beliefdb.belief b on b.workspace_id = w.id"
             " where w.name = %s and b.status = 'current' limit 1", (workspace,)).fetchone()
         if row is None:
             raise SystemExit(f"no current belief in workspace {workspace}")
-        return {"belief": row[0], "subject": row[1], "decision": row[2]}
+        return {"belief": row[0], "subject": row[1], "decision": row[2], "source": row[3]}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -47,7 +49,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.db is None:
         parser.error("--db is required (a kept workspace)")
     got = _pick(args.db, args.workspace)
-    belief, subject = got["belief"], got["subject"]
+    belief, subject, source = got["belief"], got["subject"], got["source"]
     now = datetime.now(UTC)
     with beliefdb.connect(args.db, workspace=args.workspace, principal=args.principal) as db:
         reads: list[tuple[str, Callable[[], object]]] = [
@@ -60,6 +62,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             ("workspace_graph", lambda: db.workspace_graph()),
             ("impact", lambda: db.impact(belief)),
             ("preview_correction", lambda: db.preview_correction(belief, "A corrected statement.")),
+            ("preview_retract of a source", lambda: db.preview_retract(source=source)),
             ("decisions page of 50", lambda: db.decisions(limit=50)),
             ("actions page of 50", lambda: db.actions(limit=50)),
             ("unextracted text (recall_fragments)", lambda: db.database.fetch_all(
