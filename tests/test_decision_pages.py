@@ -8,7 +8,7 @@ from typing import Any
 
 import psycopg
 import pytest
-from conftest import Cli
+from conftest import Cli, url_at
 from fastapi.testclient import TestClient
 from plans import capture_plans, rows_read
 
@@ -56,6 +56,18 @@ def test_pages_cover_the_listing_once_in_its_order(bdb: beliefdb.BeliefDB) -> No
     assert bdb.decisions("active", limit=2, after=recorded[1][:13]) == whole[2:4]
     assert bdb.decisions("rejected", limit=2) == []
     assert bdb.actions("scheduled", limit=3, after=str(actions[0].id)[:10]) == actions[1:4]
+
+
+def test_decisions_recorded_at_one_moment_page_by_id(db_url: str) -> None:
+    # a frozen clock gives every decision the same created_at: the id orders them, and no page repeats or
+    # skips one
+    with beliefdb.connect(url_at(db_url, "2026-01-01 00:00:00+00")) as db:
+        _record(db, 6)
+        whole = db.decisions()
+        assert len({d.created_at for d in whole}) == 1
+        assert [str(d.id) for d in whole] == sorted(str(d.id) for d in whole)
+        assert [d for p in _pages(db.decisions, 4) for d in p] == whole
+        assert [a for p in _pages(db.actions, 4) for a in p] == db.actions()
 
 
 def test_bad_pages_are_refused(bdb: beliefdb.BeliefDB) -> None:
@@ -121,10 +133,31 @@ def test_a_page_reads_the_listing_index_in_order_not_the_whole_workspace(db_url:
         conn.execute("set auto_explain.log_analyze = on")
         conn.execute("select set_config('beliefdb.workspace_id', %s, false)", (str(bdb.database.workspace_id),))
         conn.execute("set role beliefdb_app")
+        # (a plan made for any cursor, as a long-lived connection's prepared statement may get)
+        conn.prepare_threshold = 0
+        conn.execute("set plan_cache_mode = force_generic_plan")
         decisions = list_decisions(bdb.database, limit=3, conn=conn)
         actions = list_actions(bdb.database, limit=3, conn=conn)
+        # a page deep in the listing, once psycopg prepares the statement and the server may plan it for
+        # any cursor: the plan starts the index at the cursor
+        deep = [list_decisions(bdb.database, limit=3, after=decisions[-1].id, conn=conn) for _ in range(8)][-1]
+        later = [list_actions(bdb.database, limit=3, after=actions[-1].id, conn=conn) for _ in range(8)][-1]
+        far = list_decisions(bdb.database, limit=3, after=_ids(list_decisions(bdb.database, conn=conn))[250],
+                             conn=conn)
+        farther = list_actions(bdb.database, limit=3, after=_ids(list_actions(bdb.database, conn=conn))[250],
+                               conn=conn)
     assert [d.title for d in decisions] == ["decision 0", "decision 1", "decision 2"]
     assert [a.description for a in actions] == ["action 0", "action 1", "action 2"]
-    for table, marker in (("decision", "s.decision = d.id"), ("action", "a.description, a.status")):
-        [plan] = [p["Plan"] for p in plans if marker in p["Query Text"]]
+    assert [d.title for d in deep] == ["decision 3", "decision 4", "decision 5"]
+    assert [a.description for a in later] == ["action 3", "action 4", "action 5"]
+    assert [d.title for d in far] == ["decision 251", "decision 252", "decision 253"]
+    assert [a.description for a in farther] == ["action 251", "action 252", "action 253"]
+    pages = [("decision", p["Plan"]) for p in plans if "s.decision = d.id" in p["Query Text"]]
+    assert len(pages) == 11   # the first page, eight deep ones, the whole listing, the far page
+    del pages[9]
+    actions_read = [("action", p["Plan"]) for p in plans if "a.description, a.status" in p["Query Text"]]
+    assert len(actions_read) == 11   # the first page, eight later ones, the whole listing, the far page
+    del actions_read[9]
+    pages += actions_read
+    for table, plan in pages:
         assert rows_read(plan, table) <= 10, (table, plan)

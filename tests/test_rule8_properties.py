@@ -9,9 +9,9 @@ The reference follows the rule text (docs/rules.md, rule 8) and the order ``beli
 * otherwise a new belief is compared with each current or conflicting rival of another value, oldest
   first: higher authority (the strongest source of the belief) wins; at equal authority the later
   valid-time start wins when both have one; otherwise the later recorded source version wins; equal
-  on all counts is a tie. A beaten rival is superseded; a tie opens a conflict (reported once, when
-  it opens); the first rival that beats the belief supersedes it, and after that the belief settles
-  nothing more but is superseded by every other rival that beats it too;
+  on all counts is a tie. When any rival beats the belief, each rival that beats it supersedes it and
+  it neither beats nor ties any rival; otherwise a beaten rival is superseded and a tie opens a
+  conflict (reported once, when it opens);
 * a live belief is conflicting while one of its open ties is with a live rival, else current.
 """
 

@@ -271,9 +271,11 @@ select d.id, d.title, d.status, d.revision, d.owner, d.created_at, n.holds,
                             'beliefs', (select coalesce(jsonb_agg(jsonb_build_object('id', b.id, 'statement', b.statement,
                                                                                      'status', b.status)
                                                                   order by b.recorded_at, b.id), '[]')
-                                          from beliefdb.belief b where b.id = any(s.antecedents)))
+                                          from beliefdb.belief b
+                                         where b.workspace_id = d.workspace_id and b.id = any(s.antecedents)))
                           order by s.live desc, s.justification)
-                   from beliefdb.decision_support s where s.decision = d.id), '[]') as reasons
+                   from beliefdb.decision_support s
+                  where s.workspace_id = d.workspace_id and s.decision = d.id), '[]') as reasons
   from beliefdb.decision d
   join beliefdb.node n on n.workspace_id = d.workspace_id and n.id = d.id
  where d.workspace_id = beliefdb.current_workspace_id()
@@ -281,10 +283,16 @@ select d.id, d.title, d.status, d.revision, d.owner, d.created_at, n.holds,
    and (%(of)s::text is null
         or d.id = (select coalesce(a.decision_id, r.id)
                      from (select beliefdb.resolve_node(%(of)s, '{decision,action}') as id) r
-                     left join beliefdb.action a on a.id = r.id))
-   and (%(after)s::uuid is null
-        or (d.created_at, d.id) > (select p.created_at, p.id from beliefdb.decision p
-                                    where p.workspace_id = beliefdb.current_workspace_id() and p.id = %(after)s))
+                     left join beliefdb.action a
+                       on a.workspace_id = beliefdb.current_workspace_id() and a.id = r.id))
+   -- (no "after is null or ...": a plan made for any cursor could then not start the index at it)
+   and (d.created_at, d.id) > (select c.created_at, c.id
+                                    from (select p.created_at, p.id, 0 as k from beliefdb.decision p
+                                           where p.workspace_id = beliefdb.current_workspace_id()
+                                             and p.id = %(after)s::uuid
+                                          union all
+                                          select '-infinity', '00000000-0000-0000-0000-000000000000', 1) c
+                                   order by c.k limit 1)
  order by d.created_at, d.id
  limit %(limit)s;
 
@@ -294,9 +302,14 @@ select a.id, a.decision_id, a.description, a.status, a.owner, a.created_at
   from beliefdb.action a
  where a.workspace_id = beliefdb.current_workspace_id()
    and (%(status)s::text is null or a.status = %(status)s)
-   and (%(after)s::uuid is null
-        or (a.created_at, a.id) > (select p.created_at, p.id from beliefdb.action p
-                                    where p.workspace_id = beliefdb.current_workspace_id() and p.id = %(after)s))
+   -- (no "after is null or ...": a plan made for any cursor could then not start the index at it)
+   and (a.created_at, a.id) > (select c.created_at, c.id
+                                    from (select p.created_at, p.id, 0 as k from beliefdb.action p
+                                           where p.workspace_id = beliefdb.current_workspace_id()
+                                             and p.id = %(after)s::uuid
+                                          union all
+                                          select '-infinity', '00000000-0000-0000-0000-000000000000', 1) c
+                                   order by c.k limit 1)
  order by a.created_at, a.id
  limit %(limit)s;
 

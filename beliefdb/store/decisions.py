@@ -55,12 +55,15 @@ def derive(db: Database, statement: str, subject: str, attribute: str, value: st
     return recorded
 
 
+def _check_limit(limit: int | None) -> None:
+    if limit is not None and not 1 <= limit <= MAX_PAGE:
+        raise errors.InvalidInput(f"limit must be between 1 and {MAX_PAGE:,}")
+
+
 def _page(db: Database, kind: str, limit: int | None, after: str | UUID | None,
           conn: psycopg.Connection[Any] | None) -> dict[str, Any]:
     """A listing's page: at most ``limit``, after the node of ``kind`` that ``after`` names (its id or a
     unique prefix: the last one of the page before)."""
-    if limit is not None and not 1 <= limit <= MAX_PAGE:
-        raise errors.InvalidInput(f"limit must be between 1 and {MAX_PAGE:,}")
     return {"limit": limit,
             "after": db.scalar(Q.resolve_node_of_kind, (str(after), kind), conn) if after is not None else None}
 
@@ -73,6 +76,7 @@ def list_decisions(db: Database, status: str | None = None, of: str | UUID | Non
     those after the decision ``after``."""
     if status is not None and status not in DECISION_STATUSES:
         raise errors.InvalidInput(f"invalid status '{status}' (choose from: {', '.join(DECISION_STATUSES)})")
+    _check_limit(limit)
     with a_page(db, conn) if limit is not None else db.transaction(conn) as c:
         params = {"status": status, "of": str(of) if of is not None else None,
                   **_page(db, "decision", limit, after, c)}
@@ -85,5 +89,6 @@ def list_actions(db: Database, status: str | None = None, *, limit: int | None =
     ``after``."""
     if status is not None and status not in ACTION_STATUSES:
         raise errors.InvalidInput(f"invalid status '{status}' (choose from: {', '.join(ACTION_STATUSES)})")
+    _check_limit(limit)
     with a_page(db, conn) if limit is not None else db.transaction(conn) as c:
         return db.fetch_all(Action, Q.list_actions, {"status": status, **_page(db, "action", limit, after, c)}, c)

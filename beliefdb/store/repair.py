@@ -79,6 +79,10 @@ class MemoryView:
 
 @dataclass(frozen=True)
 class ReplayStep:
+    """A step to re-run: the old step, its inputs as they are now (a step input that does not hold now is
+    left out, so there may be fewer than the old step had: find them by edge or kind, not position), the
+    repaired memory, and the repair."""
+
     step: TraceStep
     inputs: list[ReplayInput]
     memory: MemoryView
