@@ -68,6 +68,19 @@ def test_the_cli_pages(bdb: beliefdb.BeliefDB, cli: Cli) -> None:
     assert "ffffffff" in failed["message"]
 
 
+def follow_links(client: TestClient, path: str, limit: int, headers: dict[str, str]) -> list[str]:
+    """The ids of every page of GET ``path``, from the first (``limit`` a page) along the ``Link`` headers."""
+    seen: list[str] = []
+    response = client.get(path, params={"limit": limit}, headers=headers)
+    while True:
+        assert response.status_code == 200, response.text
+        seen += _ids(response.json())
+        if "link" not in response.headers:
+            return seen
+        assert response.headers["link"].endswith('>; rel="next"')
+        response = client.get(response.headers["link"][1:-len('>; rel="next"')], headers=headers)
+
+
 def test_get_beliefs_names_the_next_page(db_url: str) -> None:
     with beliefdb.connect(db_url) as db:
         db.ingest_text(TEXT, source="catalogue.md")
@@ -75,15 +88,7 @@ def test_get_beliefs_names_the_next_page(db_url: str) -> None:
     token = api.create_token("default", "alice", url=db_url).token
     headers = {"Authorization": f"Bearer {token}"}
     with TestClient(create_app(db_url)) as client:
-        seen: list[str] = []
-        response = client.get("/beliefs", params={"limit": 4}, headers=headers)
-        while True:
-            assert response.status_code == 200, response.text
-            seen += _ids(response.json())
-            if "link" not in response.headers:
-                break
-            assert response.headers["link"].endswith('>; rel="next"')
-            response = client.get(response.headers["link"][1:-len('>; rel="next"')], headers=headers)
+        seen = follow_links(client, "/beliefs", 4, headers)
         assert seen == whole and len(whole) == 7
         everything = client.get("/beliefs", headers=headers)
         assert _ids(everything.json()) == whole and "link" not in everything.headers

@@ -11,15 +11,12 @@ import pytest
 from conftest import Cli, url_at
 from fastapi.testclient import TestClient
 from plans import capture_plans, rows_read
+from test_belief_pages import _ids, follow_links
 
 import beliefdb
 from beliefdb import api
 from beliefdb.interfaces.http import create_app
 from beliefdb.store.decisions import list_actions, list_decisions
-
-
-def _ids(rows: list[Any]) -> list[str]:
-    return [str(r.id) if hasattr(r, "id") else str(r["id"]) for r in rows]
 
 
 def _record(db: beliefdb.BeliefDB, n: int) -> list[str]:
@@ -105,16 +102,7 @@ def test_get_decisions_and_actions_name_the_next_page(db_url: str) -> None:
     headers = {"Authorization": f"Bearer {token}"}
     with TestClient(create_app(db_url)) as client:
         for path, whole in (("/decisions", recorded), ("/actions", actions)):
-            seen: list[str] = []
-            response = client.get(path, params={"limit": 2}, headers=headers)
-            while True:
-                assert response.status_code == 200, response.text
-                seen += _ids(response.json())
-                if "link" not in response.headers:
-                    break
-                assert response.headers["link"].endswith('>; rel="next"')
-                response = client.get(response.headers["link"][1:-len('>; rel="next"')], headers=headers)
-            assert seen == whole
+            assert follow_links(client, path, 2, headers) == whole
             everything = client.get(path, headers=headers)
             assert _ids(everything.json()) == whole and "link" not in everything.headers
             assert client.get(path, params={"limit": 0}, headers=headers).status_code == 400
