@@ -135,9 +135,12 @@ select b.id, b.statement, b.subject, b.attribute, b.value, b.kind, b.scope, b.va
 -- A belief id from a full id or a unique prefix
 select beliefdb.resolve_belief(%s);
 
--- resolve_node_of_kind --
--- A node id of one kind (decision, action...) from a full id or a unique prefix
-select beliefdb.resolve_node(%s, array[%s]::beliefdb.node_kind[]);
+-- listing_cursor --
+-- Where a page of decisions or actions goes on: the creation time and id of the decision or action (of this kind) a full id or unique prefix names
+select coalesce(d.created_at, a.created_at) as created_at, r.id
+  from (select beliefdb.resolve_node(%s, array[%s]::beliefdb.node_kind[]) as id) r
+  left join beliefdb.decision d on d.workspace_id = beliefdb.current_workspace_id() and d.id = r.id
+  left join beliefdb.action a on a.workspace_id = beliefdb.current_workspace_id() and a.id = r.id;
 
 -- belief_evidence --
 -- The evidence of one belief, recorded by as_of (all of it when null)
@@ -264,7 +267,7 @@ select * from beliefdb.act(%s, %s);
 select * from beliefdb.derive(%s, %s, %s, %s, %s, %s);
 
 -- list_decisions --
--- Decisions, with whether each holds and its reasons (live or lost), optionally of one status, or the one a decision or action id names; oldest first, at most limit (all when null) after the decision after
+-- Decisions, with whether each holds and its reasons (live or lost), optionally of one status, or the one a decision or action id names; oldest first, at most limit (all when null) after the cursor (after_at, after)
 select d.id, d.title, d.status, d.revision, d.owner, d.created_at, n.holds,
        coalesce((select jsonb_agg(jsonb_build_object(
                             'justification', s.justification, 'live', s.live,
@@ -285,31 +288,23 @@ select d.id, d.title, d.status, d.revision, d.owner, d.created_at, n.holds,
                      from (select beliefdb.resolve_node(%(of)s, '{decision,action}') as id) r
                      left join beliefdb.action a
                        on a.workspace_id = beliefdb.current_workspace_id() and a.id = r.id))
-   -- (no "after is null or ...": a plan made for any cursor could then not start the index at it)
-   and (d.created_at, d.id) > (select c.created_at, c.id
-                                    from (select p.created_at, p.id, 0 as k from beliefdb.decision p
-                                           where p.workspace_id = beliefdb.current_workspace_id()
-                                             and p.id = %(after)s::uuid
-                                          union all
-                                          select '-infinity', '00000000-0000-0000-0000-000000000000', 1) c
-                                   order by c.k limit 1)
+   -- (one row comparison with a subquery's row, no "after is null or ...": a plan made for any cursor
+   -- starts the index at it; with the row's values written out it does not)
+   and (d.created_at, d.id) > (select coalesce(%(after_at)s::timestamptz, '-infinity'),
+                                      coalesce(%(after)s::uuid, '00000000-0000-0000-0000-000000000000'))
  order by d.created_at, d.id
  limit %(limit)s;
 
 -- list_actions --
--- Actions, optionally of one status; oldest first, at most limit (all when null) after the action after
+-- Actions, optionally of one status; oldest first, at most limit (all when null) after the cursor (after_at, after)
 select a.id, a.decision_id, a.description, a.status, a.owner, a.created_at
   from beliefdb.action a
  where a.workspace_id = beliefdb.current_workspace_id()
    and (%(status)s::text is null or a.status = %(status)s)
-   -- (no "after is null or ...": a plan made for any cursor could then not start the index at it)
-   and (a.created_at, a.id) > (select c.created_at, c.id
-                                    from (select p.created_at, p.id, 0 as k from beliefdb.action p
-                                           where p.workspace_id = beliefdb.current_workspace_id()
-                                             and p.id = %(after)s::uuid
-                                          union all
-                                          select '-infinity', '00000000-0000-0000-0000-000000000000', 1) c
-                                   order by c.k limit 1)
+   -- (one row comparison with a subquery's row, no "after is null or ...": a plan made for any cursor
+   -- starts the index at it; with the row's values written out it does not)
+   and (a.created_at, a.id) > (select coalesce(%(after_at)s::timestamptz, '-infinity'),
+                                      coalesce(%(after)s::uuid, '00000000-0000-0000-0000-000000000000'))
  order by a.created_at, a.id
  limit %(limit)s;
 

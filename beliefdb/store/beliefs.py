@@ -42,8 +42,7 @@ def list_beliefs(db: Database, *, subject: str | None = None, attribute: str | N
     None), those after the belief ``after`` (the last one of the page before; a full id or unique prefix)."""
     if as_of is not None:
         check_moment(as_of, "as_of")
-    if limit is not None and not 1 <= limit <= MAX_PAGE:
-        raise errors.InvalidInput(f"limit must be between 1 and {MAX_PAGE:,}")
+    check_page_limit(limit)
     filters = {"subject": subject, "attribute": attribute, "as_of": as_of, "fixtures": include_fixtures,
                "ids": list(ids) if ids is not None else None, "limit": limit,
                "after": resolve(db, after, conn) if after is not None else None}
@@ -52,6 +51,12 @@ def list_beliefs(db: Database, *, subject: str | None = None, attribute: str | N
         return db.fetch_all(Belief, query, filters, conn)
     with a_page(db, conn) as c:
         return db.fetch_all(Belief, query, filters, c)
+
+
+def check_page_limit(limit: int | None) -> None:
+    """A listing's page size: None (all) or 1 to MAX_PAGE, checked before anything runs."""
+    if limit is not None and not 1 <= limit <= MAX_PAGE:
+        raise errors.InvalidInput(f"limit must be between 1 and {MAX_PAGE:,}")
 
 
 @contextmanager

@@ -7,6 +7,8 @@ citing a belief that is no longer current is flagged at once.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 from uuid import UUID
 
@@ -17,7 +19,7 @@ from beliefdb import errors
 from beliefdb.db.connector import Database
 from beliefdb.db.queries import Q
 from beliefdb.models import Action, Decision, Recorded
-from beliefdb.store.beliefs import MAX_PAGE, a_page
+from beliefdb.store.beliefs import a_page, check_page_limit
 from beliefdb.vocabulary import ACTION_STATUSES, DECISION_STATUSES
 
 
@@ -55,17 +57,21 @@ def derive(db: Database, statement: str, subject: str, attribute: str, value: st
     return recorded
 
 
-def _check_limit(limit: int | None) -> None:
-    if limit is not None and not 1 <= limit <= MAX_PAGE:
-        raise errors.InvalidInput(f"limit must be between 1 and {MAX_PAGE:,}")
+@dataclass(frozen=True)
+class _Cursor:
+    """Where a page goes on: the listing's order of the last decision or action of the page before."""
+
+    created_at: datetime
+    id: UUID
 
 
 def _page(db: Database, kind: str, limit: int | None, after: str | UUID | None,
           conn: psycopg.Connection[Any] | None) -> dict[str, Any]:
     """A listing's page: at most ``limit``, after the node of ``kind`` that ``after`` names (its id or a
     unique prefix: the last one of the page before)."""
-    return {"limit": limit,
-            "after": db.scalar(Q.resolve_node_of_kind, (str(after), kind), conn) if after is not None else None}
+    cursor: _Cursor | None = (db.fetch_one(_Cursor, Q.listing_cursor, (str(after), kind), conn)
+                              if after is not None else None)
+    return {"limit": limit, "after_at": cursor.created_at if cursor else None, "after": cursor.id if cursor else None}
 
 
 def list_decisions(db: Database, status: str | None = None, of: str | UUID | None = None, *,
@@ -76,7 +82,7 @@ def list_decisions(db: Database, status: str | None = None, of: str | UUID | Non
     those after the decision ``after``."""
     if status is not None and status not in DECISION_STATUSES:
         raise errors.InvalidInput(f"invalid status '{status}' (choose from: {', '.join(DECISION_STATUSES)})")
-    _check_limit(limit)
+    check_page_limit(limit)
     with a_page(db, conn) if limit is not None else db.transaction(conn) as c:
         params = {"status": status, "of": str(of) if of is not None else None,
                   **_page(db, "decision", limit, after, c)}
@@ -89,6 +95,6 @@ def list_actions(db: Database, status: str | None = None, *, limit: int | None =
     ``after``."""
     if status is not None and status not in ACTION_STATUSES:
         raise errors.InvalidInput(f"invalid status '{status}' (choose from: {', '.join(ACTION_STATUSES)})")
-    _check_limit(limit)
+    check_page_limit(limit)
     with a_page(db, conn) if limit is not None else db.transaction(conn) as c:
         return db.fetch_all(Action, Q.list_actions, {"status": status, **_page(db, "action", limit, after, c)}, c)
