@@ -138,7 +138,7 @@ select beliefdb.resolve_belief(%s);
 -- listing_cursor --
 -- Where a page of decisions or actions goes on: the creation time and id of the decision or action (of this kind) a full id or unique prefix names
 select coalesce(d.created_at, a.created_at) as created_at, r.id
-  from (select beliefdb.resolve_node(%s, array[%s]::beliefdb.node_kind[]) as id) r
+  from (select beliefdb.resolve_node(%s, array[%s]::beliefdb.node_kind[]) as id offset 0) r   -- (resolved once, not by the planner)
   left join beliefdb.decision d on d.workspace_id = beliefdb.current_workspace_id() and d.id = r.id
   left join beliefdb.action a on a.workspace_id = beliefdb.current_workspace_id() and a.id = r.id;
 
