@@ -106,6 +106,11 @@ def test_get_decisions_and_actions_name_the_next_page(db_url: str) -> None:
             everything = client.get(path, headers=headers)
             assert _ids(everything.json()) == whole and "link" not in everything.headers
             assert client.get(path, params={"limit": 0}, headers=headers).status_code == 400
+        # ``of`` names one decision, by its own id or by one of its actions' (as the CLI's argument does)
+        assert _ids(client.get("/decisions", params={"of": recorded[3]}, headers=headers).json()) == [recorded[3]]
+        assert _ids(client.get("/decisions", params={"of": actions[1]}, headers=headers).json()) == [recorded[1]]
+        unknown = client.get("/decisions", params={"of": "ffffffff"}, headers=headers)
+        assert unknown.status_code == 404, unknown.text
 
 
 @pytest.mark.slow

@@ -304,10 +304,12 @@ def decide(body: Decide, c: Writer) -> JSONResponse:
                         " the next page (`rel=\"next\"`: the same query with `after` = the last id of this one).")
 def decisions(c: Reader, request: Request,
               status: Literal["active", "needs_review", "approved", "rejected"] | None = None,
+              of: Annotated[str | None, Query(description="Only this decision, or the decision of this action"
+                                                          " (id or unique prefix).")] = None,
               limit: Annotated[int, Query(ge=1, le=MAX_HTTP_PAGE, description="At most this many.")] = 1000,
               after: Annotated[str | None, Query(description="Only those after this decision (the last id of the"
                                                              " page before).")] = None) -> JSONResponse:
-    return _paged(request, c.db.decisions(status, limit=limit + 1, after=after), limit)
+    return _paged(request, c.db.decisions(status, of, limit=limit + 1, after=after), limit)
 
 
 @router.post("/actions", responses=doc(Recorded), summary="Record an action carrying out a decision")

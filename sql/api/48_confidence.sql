@@ -70,7 +70,7 @@ as $$
                        (select p.weight from beliefdb.confidence_policy p
                          where p.factor = 'correction' and p.key = 'human_correction')
                    when 'derived' then
-                       (select beliefdb.floored_product(sum(ln(greatest(a.confidence, 1e-9)))) from antecedents a)
+                       (select beliefdb.floored_product(sum(ln(greatest(a.confidence, 1e-9)) order by a.antecedent)) from antecedents a)
                    -- an agent's memory with no quoted evidence (written by a step of a run)
                    when 'agent_asserted' then
                        case when exists (select from sources)

@@ -84,13 +84,13 @@ as $$
           -- (a grouping joined to the beliefs was read again for each of them when few were expected:
           -- 238 beliefs 150 ms in a retraction's preview on a 1M workspace)
           left join lateral (
-                select beliefdb.floored_product(sum(ln(greatest(a.confidence, 1e-9)))) as product
+                select beliefdb.floored_product(sum(ln(greatest(a.confidence, 1e-9)) order by a.antecedent)) as product
                   from (select j.id
                           from beliefdb.justification j
                          where j.workspace_id = p_workspace_id and j.consequent = b.id
                            and b.confidence_kind = 'derived'
                         offset 0) as j
-                 cross join lateral (select ab.confidence
+                 cross join lateral (select a.antecedent, ab.confidence
                                        from beliefdb.justification_antecedent a
                                        join beliefdb.belief ab on ab.workspace_id = a.workspace_id and ab.id = a.antecedent
                                       where a.workspace_id = p_workspace_id and a.justification_id = j.id
