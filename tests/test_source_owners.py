@@ -59,6 +59,9 @@ def test_another_principals_new_version_is_a_proposal(alice: beliefdb.BeliefDB, 
     owners = {b.value: b.owner for b in alice.beliefs(subject="refund", include_all=True)}
     assert owners["5000 euros"] == "alice"  # applied as the owner's own change
     assert {d.id: d.status for d in alice.decisions()} == {decision.id: "needs_review"}
+    # the approval says what it applied
+    assert ("version 2 of 'finance.md' applied: 1 accepted, 1 superseded, 0 lost their support, flagged 1"
+            " decision(s), held 0 action(s)") in render.review_resolution(result)
 
 
 def test_a_rejected_proposal_changes_nothing(alice: beliefdb.BeliefDB, bob: beliefdb.BeliefDB) -> None:
@@ -89,8 +92,11 @@ def test_another_principals_retraction_is_a_proposal(alice: beliefdb.BeliefDB, b
     assert threshold(alice) == [("500 euros", "current")]
     (item,) = [i for i in alice.review_items() if i.kind == "retraction_proposed"]
     assert item.node is None and item.source_id is not None and item.proposed_by == "bob"
-    alice.resolve_review(item.id, "approved")
+    approved = alice.resolve_review(item.id, "approved")
     assert threshold(alice) == [("500 euros", "unsupported")]
+    assert approved.applied is not None and len(approved.applied["stopped_current"]) == 2
+    assert ("retraction applied: 2 stopped being current, 0 current again, flagged 0 decision(s), held 0"
+            " action(s)") in render.review_resolution(approved)
     # retracting what is retracted already: the owner's own retraction settles the other proposal
     again = bob.retract(source="finance.md", reason="still outdated", undo=True)
     assert again.proposed

@@ -345,6 +345,16 @@ def review_resolution(result: ReviewResolution) -> str:
     if applied:
         line += (f"\n  correction {applied['correction']} applied: replacement {applied['replacement']},"
                  f" flagged {len(applied['flagged'])} decision(s), held {len(applied['held'])} action(s)")
+    done = result.applied
+    if done and result.kind == "version_proposed":  # an ingest report
+        line += (f"\n  version {done.get('version')} of '{done.get('source')}' applied:"
+                 f" {len(done.get('accepted') or [])} accepted, {len(done.get('superseded') or [])} superseded,"
+                 f" {len(done.get('unsupported') or [])} lost their support, flagged {len(done.get('flagged') or [])}"
+                 f" decision(s), held {len(done.get('held') or [])} action(s)")
+    elif done:  # a retraction's change report
+        line += (f"\n  retraction applied: {len(done.get('stopped_current') or [])} stopped being current,"
+                 f" {len(done.get('became_current') or [])} current again, flagged {len(done.get('flagged') or [])}"
+                 f" decision(s), held {len(done.get('held') or [])} action(s)")
     return line
 
 
