@@ -41,6 +41,10 @@ def triples(text: str, source_name: str = "hr-policy.md") -> list[tuple[str, str
     ("Remote work is allowed 2 days per week.", ("hr_policy", "remote_work", "2 days per week")),
     ("Max payload: 20 kg", ("hr_policy", "max_payload", "20 kg")),
     ("Robot max payload: 20 kg", ("robot", "max_payload", "20 kg")),
+    # a rate, or a fixed phrase with "per", is one attribute
+    ("Per diem: 60 EUR", ("hr_policy", "per_diem", "60 EUR")),
+    ("Hotel cost per night: 150 EUR", ("hotel", "cost_per_night", "150 EUR")),
+    ("Max cost per night: 150 EUR", ("hr_policy", "max_cost_per_night", "150 EUR")),
 ])
 def test_issue_examples_become_beliefs(sentence: str, expected: tuple[str, str, str]) -> None:
     (c,) = RuleExtractor().extract(sentence, source_name="hr-policy.md")

@@ -21,7 +21,7 @@ i. ``X is <number ...>.`` (no ``the``)                -> like e for X
 j. CJK ``X是Y`` / ``X为Y``                              -> attribute X (``A的B``: subject A, attribute B)
 
 A noun phrase's attribute is its last word with the qualifiers before it (``max payload`` ->
-``max_payload``); CJK names are the phrase itself, its punctuation and spaces dropped.
+``max_payload``), and a rate with the word before ``per`` (``cost per night``, ``per diem``); CJK names are the phrase itself, its punctuation and spaces dropped.
 
 so "Returns are accepted within 7 days of delivery." and "The return window is 7 days." both say
 ``return_policy`` / ``window`` = ``7 days``.
@@ -173,6 +173,11 @@ def _names(phrase: str, source_name: str, *, strict: bool = True) -> tuple[str, 
     split = len(words) - 1  # the attribute: the last word with the qualifiers before it ("max payload")
     while split > 0 and words[split - 1].lower() in QUALIFIERS:
         split -= 1
+    if split > 0 and words[split - 1].lower() == "per":
+        # a rate or a fixed phrase is one attribute: "cost per night", "per diem"
+        split = max(split - 2, 0)
+        while split > 0 and words[split - 1].lower() in QUALIFIERS:
+            split -= 1
     attribute = normalise_name(" ".join(words[split:]))
     if not attribute:
         return None
