@@ -21,7 +21,8 @@ i. ``X is <number ...>.`` (no ``the``)                -> like e for X
 j. CJK ``X是Y`` / ``X为Y``                              -> attribute X (``A的B``: subject A, attribute B)
 
 A noun phrase's attribute is its last word with the qualifiers before it (``max payload`` ->
-``max_payload``), and a rate with the word before ``per`` (``cost per night``, ``per diem``); CJK names are the phrase itself, its punctuation and spaces dropped.
+``max_payload``), and a rate with the word before ``per`` (``cost per night``, ``per diem``); CJK
+names are the phrase itself, its punctuation and spaces dropped.
 
 so "Returns are accepted within 7 days of delivery." and "The return window is 7 days." both say
 ``return_policy`` / ``window`` = ``7 days``.
