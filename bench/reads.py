@@ -56,6 +56,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             ("beliefs page of 20", lambda: db.beliefs(limit=20)),
             ("beliefs page of 1,000", lambda: db.beliefs(limit=1000)),
             ("beliefs as of now, page of 20", lambda: db.beliefs(as_of=now, limit=20)),
+            ("beliefs as of now, page of 1,000", lambda: db.beliefs(as_of=now, limit=1000)),
             ("beliefs of a subject", lambda: db.beliefs(subject=subject)),
             ("why", lambda: db.why(belief)),
             ("why_graph", lambda: db.why_graph(belief)),

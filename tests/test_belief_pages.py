@@ -137,6 +137,6 @@ def test_a_listing_as_of_a_moment_is_what_beliefs_as_of_returns(bdb: beliefdb.Be
         assert bdb.beliefs(as_of=at, subject="product_alpha") == [
             b for b in bdb.beliefs(as_of=at) if b.subject == "product_alpha"]
     postgresql.commit()
-    # (what was believed then: red, then blue; a retraction is not taken into account, docs/dba.md)
+    # (what was believed then: red, then blue, then red again once blue's source was retracted)
     assert [[b.value for b in bdb.beliefs(as_of=at, subject="product_alpha", attribute="colour")]
-            for at in moments] == [["red"], ["blue"], ["blue"]]
+            for at in moments] == [["red"], ["blue"], ["red"]]

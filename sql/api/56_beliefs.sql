@@ -114,20 +114,22 @@ end
 $$;
 comment on function beliefdb.add_claims_to_source(text, jsonb, jsonb) is 'Accept gated claims against the version of a source in force; jsonb: the ingest report holds six lists of different records';
 
--- Whether a belief was believed at a moment, on valid and recorded time together: recorded by
--- then, valid then, not retracted, not yet superseded then, and quoted then from a source
--- version that was the latest one recorded by then.
-create or replace function beliefdb.believed_at(p_belief beliefdb.belief, p_at timestamptz) returns boolean
+-- Whether a belief held at a moment, as recorded then (rule 2, read back in time): recorded by
+-- then, not retracted then, and quoted by then by a fragment not retracted then, of a source
+-- version in force then (recorded by then, neither it nor its source retracted then, and no later
+-- version of the source recorded by then and not retracted then). What was retracted then comes
+-- from beliefdb.retraction_period: a belief or a source retracted later still held before, and
+-- one restored holds again from then. A belief no fragment quotes (derived, an agent's memory)
+-- never held by this reading.
+create or replace function beliefdb.held_at(p_belief beliefdb.belief, p_at timestamptz) returns boolean
 language sql stable
 set search_path = pg_catalog, pg_temp
 as $$
     select p_belief.recorded_at <= p_at
-       and p_belief.valid_time @> p_at
-       and p_belief.status <> 'retracted'
        and not exists (
-            select from beliefdb.relation r
-             where r.workspace_id = p_belief.workspace_id and r.to_belief = p_belief.id and r.kind = 'supersedes'
-               and r.created_at <= p_at and (r.ended_at is null or r.ended_at > p_at))
+            select from beliefdb.retraction_period r
+             where r.workspace_id = p_belief.workspace_id and r.node_id = p_belief.id
+               and r.retracted_at <= p_at and (r.restored_at is null or r.restored_at > p_at))
        and exists (
             select from beliefdb.evidence e
               join beliefdb.fragment f on f.workspace_id = e.workspace_id and f.id = e.fragment_id
@@ -135,11 +137,42 @@ as $$
              where e.workspace_id = p_belief.workspace_id and e.belief_id = p_belief.id and e.role = 'supports'
                and e.created_at <= p_at and v.recorded_at <= p_at
                and not exists (
+                    select from beliefdb.retraction_period r
+                     where r.workspace_id = v.workspace_id
+                       and (r.node_id = f.id or r.source_version_id = v.id or r.source_id = v.source_id)
+                       and r.retracted_at <= p_at and (r.restored_at is null or r.restored_at > p_at))
+               and not exists (
                     select from beliefdb.source_version later
                      where later.workspace_id = v.workspace_id and later.source_id = v.source_id
-                       and later.version > v.version and later.recorded_at <= p_at))
+                       and later.version > v.version and later.recorded_at <= p_at
+                       and not exists (
+                            select from beliefdb.retraction_period r
+                             where r.workspace_id = later.workspace_id and r.source_version_id = later.id
+                               and r.retracted_at <= p_at and (r.restored_at is null or r.restored_at > p_at))))
 $$;
-comment on function beliefdb.believed_at(beliefdb.belief, timestamptz) is 'Whether a belief was believed at a moment (valid time and recorded time together)';
+comment on function beliefdb.held_at(beliefdb.belief, timestamptz) is 'Whether a belief held at a moment: recorded, not retracted, and quoted from a version in force, all as of then';
+
+-- Whether a belief was believed at a moment, on valid and recorded time together: it held then
+-- (held_at), was valid then, and no supersession of it in effect then was by a belief that held
+-- then. (A superseding belief no fragment quotes counts as it is recorded: held_at does not read
+-- its support.)
+create or replace function beliefdb.believed_at(p_belief beliefdb.belief, p_at timestamptz) returns boolean
+language sql stable
+set search_path = pg_catalog, pg_temp
+as $$
+    select p_belief.valid_time @> p_at
+       and beliefdb.held_at(p_belief, p_at)
+       and not exists (
+            select from beliefdb.relation r
+              join beliefdb.belief w on w.workspace_id = r.workspace_id and w.id = r.from_belief
+             where r.workspace_id = p_belief.workspace_id and r.to_belief = p_belief.id and r.kind = 'supersedes'
+               and r.created_at <= p_at and (r.ended_at is null or r.ended_at > p_at)
+               and (beliefdb.held_at(w, p_at)
+                    or not exists (select from beliefdb.evidence e
+                                    where e.workspace_id = w.workspace_id and e.belief_id = w.id
+                                      and e.role = 'supports')))
+$$;
+comment on function beliefdb.believed_at(beliefdb.belief, timestamptz) is 'Whether a belief was believed at a moment: held then (held_at), valid then, and not superseded then by a belief that held then';
 
 -- The status a belief believed at a moment (believed_at) had then: conflicting if a tie with it
 -- was already open, else current.

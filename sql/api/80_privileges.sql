@@ -44,6 +44,7 @@ grant execute on function beliefdb.authenticate(bytea) to beliefdb_app;
 grant execute on function beliefdb.belief_provenance(uuid,uuid) to beliefdb_app;
 grant execute on function beliefdb.beliefs_as_of(timestamp with time zone) to beliefdb_app;
 grant execute on function beliefdb.believed_at(beliefdb.belief,timestamp with time zone) to beliefdb_app;
+grant execute on function beliefdb.held_at(beliefdb.belief,timestamp with time zone) to beliefdb_app;
 grant execute on function beliefdb.status_at(beliefdb.belief,timestamp with time zone) to beliefdb_app;
 grant execute on function beliefdb.support_walk(uuid,uuid[]) to beliefdb_app;
 grant execute on function beliefdb.clock() to beliefdb_app;
@@ -121,6 +122,9 @@ grant select on
 -- written only by triggers).
 grant select on beliefdb.adjacency to beliefdb_app;
 
+-- When things were retracted and restored, which as-of questions read (written only by triggers).
+grant select on beliefdb.retraction_period to beliefdb_app;
+
 -- Embeddings only nominate candidates for retrieval (truth decides what is returned), so the
 -- application writes them itself.
 grant select, insert, update, delete on beliefdb.embedding_model, beliefdb.belief_embedding to beliefdb_app;
@@ -146,7 +150,8 @@ begin
         'node', 'source', 'source_version', 'fragment', 'belief', 'justification',
         'justification_antecedent', 'evidence', 'relation', 'decision', 'action', 'correction',
         'run', 'step', 'review_item', 'trace_edge', 'repair', 'embedding_model', 'belief_embedding', 'outcome',
-        'audit_event', 'audit_head', 'adjacency', 'redaction', 'api_token', 'lexeme_frequency']
+        'audit_event', 'audit_head', 'adjacency', 'redaction', 'api_token', 'lexeme_frequency',
+        'retraction_period']
     loop
         execute pg_catalog.format('alter table beliefdb.%I enable row level security', v_table);
         execute pg_catalog.format('drop policy if exists workspace_isolation on beliefdb.%I', v_table);

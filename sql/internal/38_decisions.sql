@@ -406,3 +406,52 @@ begin
 end
 $$;
 comment on function beliefdb._retract_ids(uuid, uuid[], text, boolean) is 'Retract or restore nodes, sources and versions by id and propagate (no owner check, no audit)';
+
+-- Trigger: the history of retracted_at (beliefdb.retraction_period), whoever writes it (a retraction,
+-- its undo, a repair deleting a faulty memory). Setting it opens a period; clearing it, or setting it
+-- to another moment, closes the open one at the clock. Row by row: the triggers fire only for
+-- statements that set retracted_at, and a retraction sets it on a handful of rows (propagation's
+-- updates of node, which never set it, do not fire them).
+create or replace function beliefdb.retraction_history() returns trigger
+language plpgsql
+set search_path = pg_catalog, pg_temp
+as $$
+begin
+    if tg_op = 'UPDATE' and old.retracted_at is not null then
+        if tg_table_name = 'node' then
+            update beliefdb.retraction_period p set restored_at = beliefdb.clock()
+             where p.workspace_id = new.workspace_id and p.node_id = new.id and p.restored_at is null;
+        elsif tg_table_name = 'source' then
+            update beliefdb.retraction_period p set restored_at = beliefdb.clock()
+             where p.workspace_id = new.workspace_id and p.source_id = new.id and p.restored_at is null;
+        else
+            update beliefdb.retraction_period p set restored_at = beliefdb.clock()
+             where p.workspace_id = new.workspace_id and p.source_version_id = new.id and p.restored_at is null;
+        end if;
+    end if;
+    if new.retracted_at is not null then
+        insert into beliefdb.retraction_period (workspace_id, node_id, source_id, source_version_id, retracted_at)
+        values (new.workspace_id, case when tg_table_name = 'node' then new.id end,
+                case when tg_table_name = 'source' then new.id end,
+                case when tg_table_name = 'source_version' then new.id end, new.retracted_at);
+    end if;
+    return null;
+end
+$$;
+comment on function beliefdb.retraction_history() is 'Trigger: open a retraction period when retracted_at is set, close it when it is cleared (what as-of questions read)';
+
+create or replace trigger node_retraction_history after update of retracted_at on beliefdb.node
+    for each row when (old.retracted_at is distinct from new.retracted_at)
+    execute function beliefdb.retraction_history();
+create or replace trigger node_retraction_history_insert after insert on beliefdb.node
+    for each row when (new.retracted_at is not null) execute function beliefdb.retraction_history();
+create or replace trigger source_retraction_history after update of retracted_at on beliefdb.source
+    for each row when (old.retracted_at is distinct from new.retracted_at)
+    execute function beliefdb.retraction_history();
+create or replace trigger source_retraction_history_insert after insert on beliefdb.source
+    for each row when (new.retracted_at is not null) execute function beliefdb.retraction_history();
+create or replace trigger source_version_retraction_history after update of retracted_at on beliefdb.source_version
+    for each row when (old.retracted_at is distinct from new.retracted_at)
+    execute function beliefdb.retraction_history();
+create or replace trigger source_version_retraction_history_insert after insert on beliefdb.source_version
+    for each row when (new.retracted_at is not null) execute function beliefdb.retraction_history();

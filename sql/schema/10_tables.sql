@@ -619,6 +619,34 @@ create table beliefdb.redaction (
 );
 comment on table beliefdb.redaction is 'A span of a source version masked when a subject was forgotten: offsets and reason, never the text';
 
+-- When each node, source and source version was retracted, and when it was restored: retracted_at
+-- says only what is retracted now, and as-of questions ask what was retracted then (rule 16).
+-- Derived: a trigger (internal/38_decisions.sql) opens a period when retracted_at is set and closes
+-- it when it is cleared (revision 0036; retractions undone before it left no period).
+create table beliefdb.retraction_period (
+    workspace_id uuid not null,
+    id bigint generated always as identity,
+    node_id uuid,
+    source_id uuid,
+    source_version_id uuid,
+    retracted_at timestamptz not null,
+    restored_at timestamptz,
+    primary key (workspace_id, id),
+    check (num_nonnulls(node_id, source_id, source_version_id) = 1),
+    foreign key (workspace_id, node_id) references beliefdb.node (workspace_id, id) on delete cascade,
+    foreign key (workspace_id, source_id) references beliefdb.source (workspace_id, id) on delete cascade,
+    foreign key (workspace_id, source_version_id) references beliefdb.source_version (workspace_id, id)
+        on delete cascade
+);
+comment on table beliefdb.retraction_period is 'Derived: when a node, source or source version was retracted and restored (what as-of questions read)';
+comment on sequence beliefdb.retraction_period_id_seq is 'Retraction period ids, in the order periods were opened';
+create index retraction_period_node on beliefdb.retraction_period (workspace_id, node_id, retracted_at)
+    where node_id is not null;
+create index retraction_period_source on beliefdb.retraction_period (workspace_id, source_id, retracted_at)
+    where source_id is not null;
+create index retraction_period_version on beliefdb.retraction_period (workspace_id, source_version_id, retracted_at)
+    where source_version_id is not null;
+
 -- Head of each workspace's audit chain: one row, locked by every append.
 create table beliefdb.audit_head (
     workspace_id uuid primary key references beliefdb.workspace (id) on delete cascade,
