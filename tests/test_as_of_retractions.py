@@ -1,7 +1,8 @@
 """As-of questions read retractions as they were at their moment (rule 16): a source, version or belief
-retracted later was still believed before; while retracted it was not; restored, it is again. And as a
-property: after random ingests, retractions and restorations, each at its own moment, what was believed
-as of each moment is exactly what was current then, however much changed after it."""
+retracted later was still believed before; while retracted it was not; restored, it is again. A tie is
+conflicting as of a moment only while its rival was believed then. And as a property: after random
+ingests, ties, retractions and restorations, each at its own moment, what was believed as of each moment,
+with the status it had, is exactly what was current then, however much changed after it."""
 
 from __future__ import annotations
 
@@ -32,8 +33,13 @@ def at(db_url: str, day: int, workspace: str = "default") -> beliefdb.BeliefDB:
 
 def colours(db: beliefdb.BeliefDB, day: int | None = None) -> list[str]:
     """The colours believed as of ``day`` (now when None)."""
+    return sorted(value for value, _ in standing(db, day))
+
+
+def standing(db: beliefdb.BeliefDB, day: int | None = None) -> list[tuple[str, str]]:
+    """The colours believed as of ``day`` (now when None), with their status then."""
     rows = db.beliefs(subject="product_alpha", as_of=moment(day) if day is not None else None)
-    return sorted(b.value for b in rows)
+    return sorted((b.value, b.status) for b in rows)
 
 
 def test_a_retracted_source_is_not_believed_while_it_is_retracted(db_url: str) -> None:
@@ -78,6 +84,19 @@ def test_a_retracted_version_puts_the_one_before_back_in_force_from_then(db_url:
         assert colours(db, 25) == colours(db) == ["red"]
 
 
+def test_a_tie_is_conflicting_only_while_its_rival_is_believed(db_url: str) -> None:
+    # two users' claims valid from one moment tie (rule 8); the rival's source is retracted later
+    for day, source, colour in ((0, "x.md", "red"), (10, "y.md", "blue")):
+        with at(db_url, day) as db:
+            say(db, source, colour)
+    with at(db_url, 20) as db:
+        db.retract(source="y.md", reason="wrong")
+    with at(db_url, 30) as db:
+        assert standing(db, 15) == [("blue", "conflicting"), ("red", "conflicting")]
+        # the code before: still conflicting, with no rival believed
+        assert standing(db, 25) == standing(db) == [("red", "current")]
+
+
 def test_every_retraction_and_its_undo_leave_one_period(db_url: str, postgresql: psycopg.Connection[object]) -> None:
     with at(db_url, 0) as db:
         db.ingest_text(TEXT.format("red"), source="catalogue.md")
@@ -94,11 +113,19 @@ def test_every_retraction_and_its_undo_leave_one_period(db_url: str, postgresql:
 # --- the property ---------------------------------------------------------------------------------
 
 SOURCES = {"a.md": "official", "b.md": "internal", "c.md": "internal"}
+SPEAKERS = ("x.md", "y.md")
 COLOURS = ("red", "blue", "green")
+
+
+def say(db: beliefdb.BeliefDB, source: str, colour: str) -> None:
+    """A user's claim valid from one fixed moment: two of them with different values tie (rule 8)."""
+    db.remember(TEXT.format(colour).strip(), "product_alpha", "colour", colour, f"colour: {colour}",
+                source=source, text=TEXT.format(colour), valid_from="2025-06-01T00:00:00+00:00")
 
 steps = st.lists(st.one_of(
     st.tuples(st.just("ingest"), st.sampled_from(sorted(SOURCES)), st.sampled_from(COLOURS)),
-    st.tuples(st.just("retract_source"), st.sampled_from(sorted(SOURCES)), st.booleans()),
+    st.tuples(st.just("say"), st.sampled_from(SPEAKERS), st.sampled_from(COLOURS)),
+    st.tuples(st.just("retract_source"), st.sampled_from(sorted(SOURCES) + list(SPEAKERS)), st.booleans()),
     st.tuples(st.just("retract_version"), st.sampled_from(sorted(SOURCES)), st.integers(1, 3)),
     st.tuples(st.just("retract_belief"), st.integers(0, 5), st.booleans()),
 ), min_size=1, max_size=9)
@@ -112,6 +139,9 @@ def apply(db: beliefdb.BeliefDB, step: tuple[object, ...], believed: list[uuid.U
             _, source, colour = step
             report = db.ingest_text(TEXT.format(colour), source=str(source), authority=SOURCES[str(source)])
             believed.extend(a.id for a in report.accepted)
+        elif kind == "say":
+            _, source, colour = step
+            say(db, str(source), str(colour))
         elif kind == "retract_source":
             _, source, undo = step
             db.retract(source=str(source), undo=bool(undo), reason="step")
@@ -132,15 +162,15 @@ def apply(db: beliefdb.BeliefDB, step: tuple[object, ...], believed: list[uuid.U
 def test_as_of_each_moment_is_what_was_current_then(db_url: str, plan: list[tuple[object, ...]]) -> None:
     name = f"asof-{uuid.uuid4().hex[:12]}"
     create_workspace(db_url, name)
-    current: list[list[str]] = []
+    current: list[list[tuple[str, str]]] = []
     believed: list[uuid.UUID] = []
     for day, step in enumerate(plan, start=1):
         with at(db_url, day, name) as db:
             apply(db, step, believed)
-            current.append(colours(db))
+            current.append(standing(db))
     with at(db_url, len(plan) + 1, name) as db:
         for day, was in enumerate(current, start=1):
-            assert colours(db, day) == was, (day, plan)
+            assert standing(db, day) == was, (day, plan)
 
 
 @pytest.mark.parametrize("plan", [
@@ -153,6 +183,9 @@ def test_as_of_each_moment_is_what_was_current_then(db_url: str, plan: list[tupl
     # a belief retracted while it superseded another, then restored
     [("ingest", "b.md", "red"), ("ingest", "c.md", "blue"), ("retract_belief", 1, False),
      ("retract_belief", 1, True)],
+    # a tie, its rival retracted, then restored
+    [("say", "x.md", "red"), ("say", "y.md", "blue"), ("retract_source", "y.md", False),
+     ("retract_source", "y.md", True)],
 ])
 def test_as_of_examples(db_url: str, plan: list[tuple[object, ...]]) -> None:
     """Hand-picked plans the property must cover, whatever hypothesis draws."""

@@ -174,19 +174,24 @@ as $$
 $$;
 comment on function beliefdb.believed_at(beliefdb.belief, timestamptz) is 'Whether a belief was believed at a moment: held then (held_at), valid then, and not superseded then by a belief that held then';
 
--- The status a belief believed at a moment (believed_at) had then: conflicting if a tie with it
--- was already open, else current.
+-- The status a belief believed at a moment (believed_at) had then: conflicting if a tie with it was
+-- open then with a rival believed then (rule 8: a live belief is conflicting while one of its open
+-- ties is with a live rival), else current.
 create or replace function beliefdb.status_at(p_belief beliefdb.belief, p_at timestamptz)
 returns beliefdb.belief_status
 language sql stable
 set search_path = pg_catalog, pg_temp
 as $$
     select case when exists (select from beliefdb.relation c
+                               join beliefdb.belief r
+                                 on r.workspace_id = c.workspace_id
+                                and r.id = case when c.from_belief = p_belief.id then c.to_belief else c.from_belief end
                               where c.workspace_id = p_belief.workspace_id and c.kind = 'conflicts_with'
-                                and p_belief.id in (c.from_belief, c.to_belief) and c.created_at <= p_at)
+                                and p_belief.id in (c.from_belief, c.to_belief) and c.created_at <= p_at
+                                and beliefdb.believed_at(r, p_at))
                 then 'conflicting' else 'current' end::beliefdb.belief_status
 $$;
-comment on function beliefdb.status_at(beliefdb.belief, timestamptz) is 'The status a belief believed at a moment had then: conflicting or current';
+comment on function beliefdb.status_at(beliefdb.belief, timestamptz) is 'The status a belief believed at a moment had then: conflicting while a tie with a rival believed then was open, else current';
 
 -- What the bound workspace believed at a moment, with the status it had then.
 create or replace function beliefdb.beliefs_as_of(p_at timestamptz) returns setof beliefdb.belief
