@@ -146,9 +146,10 @@ def test_every_workspace_table_is_audited(postgresql: psycopg.Connection[Any]) -
     are audited), written by their triggers; not agent_login, which only the schema owner's beliefdb
     agent create|drop write, each appending its own event (agent.create, agent.drop), and which keeps a
     binding after its workspace (and chain) is deleted; not lexeme_frequency, derived from belief by its
-    triggers as adjacency is; not job and job_start, the queue's bookkeeping: what a job changes is
-    audited by the ingest it runs (in the job's own transaction), and a queued document's text is not
-    a change of memory until then."""
+    triggers as adjacency is; not retraction_period, derived from the retracted_at of node, source and
+    source_version (whose changes are audited) by their triggers; not job and job_start, the queue's
+    bookkeeping: what a job changes is audited by the ingest it runs (in the job's own transaction), and
+    a queued document's text is not a change of memory until then."""
     missing = postgresql.execute("""
         select c.relname, op
           from pg_catalog.pg_class c,
@@ -158,7 +159,7 @@ def test_every_workspace_table_is_audited(postgresql: psycopg.Connection[Any]) -
                 or (exists (select from pg_catalog.pg_attribute a
                              where a.attrelid = c.oid and a.attname = 'workspace_id' and not a.attisdropped)
                     and c.relname not in ('audit_event', 'audit_head', 'adjacency', 'agent_login',
-                                          'lexeme_frequency', 'job', 'job_start')))
+                                          'lexeme_frequency', 'retraction_period', 'job', 'job_start')))
            and not exists (
                 select from pg_catalog.pg_trigger t
                  where t.tgrelid = c.oid and not t.tgisinternal

@@ -218,7 +218,7 @@ def test_a_fresh_database_gets_the_extensions_in_their_own_schema(new_db: Callab
 # (not the columns of 0020, 0022, 0024 and 0030, which add them only if they are not there: a column dropped and
 # added again would not be where a fresh database has it)
 STAND_INS = ("0016_agent_logins", "0018_jobs", "0020_turns", "0021_ranking_stats", "0022_supports", "0024_edges",
-             "0029_relation_end", "0030_decision_edges")
+             "0029_relation_end", "0030_decision_edges", "0036_retraction_periods")
 UNDO_STAND_INS = """
     drop table beliefdb.agent_login;
     drop table beliefdb.job_start cascade;
@@ -226,6 +226,7 @@ UNDO_STAND_INS = """
     drop view beliefdb.belief_evidence;
     drop index beliefdb.fragment_search;
     drop table beliefdb.lexeme_frequency;
+    drop table beliefdb.retraction_period;
 """
 
 

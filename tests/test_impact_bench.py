@@ -89,5 +89,5 @@ def test_the_reads_benchmark_runs_on_a_workspace_impact_loaded(db_url: str) -> N
         code = bench_reads.main(["--db", db_url, "--workspace", name[0], "--runs", "1", "--json"])
     assert code == 0
     result = json.loads(out.getvalue().strip().splitlines()[-1])
-    assert len(result) == 13 and all(ms > 0 for ms in result.values()), result
+    assert len(result) == 14 and all(ms > 0 for ms in result.values()), result
     assert {"decisions page of 50", "actions page of 50"} <= set(result)

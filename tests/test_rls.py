@@ -29,7 +29,7 @@ WORKSPACE_TABLES = (
     "node", "source", "source_version", "fragment", "belief", "evidence", "relation", "justification",
     "justification_antecedent", "decision", "action", "correction", "run", "step", "review_item", "trace_edge",
     "repair", "embedding_model", "belief_embedding", "outcome", "audit_event",
-    "audit_head", "adjacency", "redaction", "job", "job_start",
+    "audit_head", "adjacency", "redaction", "job", "job_start", "retraction_period",
 )
 AUDIT_TABLES = ("audit_event", "audit_head")
 # workspace tables the application role may not read at all (the servers' bearer tokens, test_tokens.py;
@@ -119,6 +119,9 @@ def _populate(url: str, name: str, value: str) -> Tenant:
                      "values (%s, 'ingest', '{\"source\": \"s\", \"text\": \"t\"}', 'test')", (ws,))
         conn.execute("insert into beliefdb.job_start (workspace_id, job_id, worker) "
                      "select workspace_id, id, 'test' from beliefdb.job where workspace_id = %s", (ws,))
+        # a retraction and its undo, as a trigger records them
+        conn.execute("insert into beliefdb.retraction_period (workspace_id, node_id, retracted_at, restored_at) "
+                     "values (%s, %s, now(), now())", (ws, decision[0]))
     return Tenant(ws=ws, source=source, version=version, fragment=fragment, old_belief=str(old.accepted[0].id),
                   new_belief=str(new.accepted[0].id), decision=decision[0], run=run[0])
 
@@ -373,6 +376,8 @@ INSERTS = [
                   "values (%(ws)s, %(version)s, 0, 1, 'hacked')"),
     ("job", "insert into beliefdb.job (workspace_id, kind, payload) values (%(ws)s, 'ingest', '{}')"),
     ("job_start", "insert into beliefdb.job_start (workspace_id, job_id) values (%(ws)s, 1)"),
+    ("retraction_period", "insert into beliefdb.retraction_period (workspace_id, node_id, retracted_at) "
+                          "values (%(ws)s, %(decision)s, now())"),
 ]
 
 

@@ -229,6 +229,8 @@ router = APIRouter()
 
 #: the largest page of GET /beliefs (a client that wants every belief follows the Link header)
 MAX_HTTP_PAGE = 10_000
+#: a page after the one that ended with this id
+After = Annotated[str | None, Query(description="Only those after this id (the last id of the page before).")]
 
 
 @router.get("/whoami", responses=doc(Identity), summary="Who the token speaks for")
@@ -276,8 +278,7 @@ def beliefs(c: Reader, request: Request, subject: str | None = None, attribute: 
             include_all: Annotated[bool, Query(alias="all")] = False, as_of: Moment | None = None,
             include_fixtures: bool = False,
             limit: Annotated[int, Query(ge=1, le=MAX_HTTP_PAGE, description="At most this many.")] = 1000,
-            after: Annotated[str | None, Query(description="Only those after this belief (the last id of the"
-                                                           " page before).")] = None) -> JSONResponse:
+            after: After = None) -> JSONResponse:
     rows = c.db.beliefs(subject=subject, attribute=attribute, include_all=include_all, as_of=as_of,
                         include_fixtures=include_fixtures, limit=limit + 1, after=after)
     return _paged(request, rows, limit)
@@ -304,11 +305,9 @@ def decide(body: Decide, c: Writer) -> JSONResponse:
                         " the next page (`rel=\"next\"`: the same query with `after` = the last id of this one).")
 def decisions(c: Reader, request: Request,
               status: Literal["active", "needs_review", "approved", "rejected"] | None = None,
-              of: Annotated[str | None, Query(description="Only this decision, or the decision of this action"
-                                                          " (id or unique prefix).")] = None,
+              of: Annotated[str | None, Query(description="This decision, or this action's (id or prefix).")] = None,
               limit: Annotated[int, Query(ge=1, le=MAX_HTTP_PAGE, description="At most this many.")] = 1000,
-              after: Annotated[str | None, Query(description="Only those after this decision (the last id of the"
-                                                             " page before).")] = None) -> JSONResponse:
+              after: After = None) -> JSONResponse:
     return _paged(request, c.db.decisions(status, of, limit=limit + 1, after=after), limit)
 
 
@@ -323,8 +322,7 @@ def act(body: Act, c: Writer) -> JSONResponse:
 def actions(c: Reader, request: Request,
             status: Literal["scheduled", "held", "done", "failed", "rolled_back", "cancelled"] | None = None,
             limit: Annotated[int, Query(ge=1, le=MAX_HTTP_PAGE, description="At most this many.")] = 1000,
-            after: Annotated[str | None, Query(description="Only those after this action (the last id of the"
-                                                           " page before).")] = None) -> JSONResponse:
+            after: After = None) -> JSONResponse:
     return _paged(request, c.db.actions(status, limit=limit + 1, after=after), limit)
 
 

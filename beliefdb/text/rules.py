@@ -171,14 +171,11 @@ def _names(phrase: str, source_name: str, *, strict: bool = True) -> tuple[str, 
         return None
     if any(_is_cjk(ch) for w in words for ch in w):
         return _cjk_names("".join(words), source_name)
-    split = len(words) - 1  # the attribute: the last word with the qualifiers before it ("max payload")
-    while split > 0 and words[split - 1].lower() in QUALIFIERS:
-        split -= 1
-    if split > 0 and words[split - 1].lower() == "per":
-        # a rate or a fixed phrase is one attribute: "cost per night", "per diem"
-        split = max(split - 2, 0)
-        while split > 0 and words[split - 1].lower() in QUALIFIERS:
-            split -= 1
+    # the attribute: the last word with the qualifiers before it ("max payload"), and a rate or a fixed
+    # phrase with "per" ("cost per night", "per diem")
+    split = len(words) - 1
+    while split > 0 and (words[split - 1].lower() in QUALIFIERS or words[split - 1].lower() == "per"):
+        split = max(split - (2 if words[split - 1].lower() == "per" else 1), 0)
     attribute = normalise_name(" ".join(words[split:]))
     if not attribute:
         return None

@@ -625,7 +625,7 @@ comment on table beliefdb.redaction is 'A span of a source version masked when a
 -- it when it is cleared (revision 0036; retractions undone before it left no period).
 create table beliefdb.retraction_period (
     workspace_id uuid not null,
-    id bigint generated always as identity,
+    id uuid not null default pg_catalog.gen_random_uuid(),
     node_id uuid,
     source_id uuid,
     source_version_id uuid,
@@ -639,7 +639,6 @@ create table beliefdb.retraction_period (
         on delete cascade
 );
 comment on table beliefdb.retraction_period is 'Derived: when a node, source or source version was retracted and restored (what as-of questions read)';
-comment on sequence beliefdb.retraction_period_id_seq is 'Retraction period ids, in the order periods were opened';
 create index retraction_period_node on beliefdb.retraction_period (workspace_id, node_id, retracted_at)
     where node_id is not null;
 create index retraction_period_source on beliefdb.retraction_period (workspace_id, source_id, retracted_at)
