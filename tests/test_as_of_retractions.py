@@ -102,12 +102,12 @@ def test_every_retraction_and_its_undo_leave_one_period(db_url: str, postgresql:
         db.ingest_text(TEXT.format("red"), source="catalogue.md")
     for day, undo in ((10, False), (20, True), (30, False)):
         with at(db_url, day) as db:
-            db.retract(source="catalogue.md", undo=undo, reason="checking")
+            db.retract(source="catalogue.md", undo=undo, reason=f"checking on day {day}")
     rows = postgresql.execute(
-        "select p.retracted_at, p.restored_at from beliefdb.retraction_period p"
+        "select p.retracted_at, p.reason, p.restored_at from beliefdb.retraction_period p"
         " join beliefdb.source s on s.workspace_id = p.workspace_id and s.id = p.source_id"
         " where s.name = 'catalogue.md' order by p.retracted_at").fetchall()
-    assert rows == [(moment(10), moment(20)), (moment(30), None)]
+    assert rows == [(moment(10), "checking on day 10", moment(20)), (moment(30), "checking on day 30", None)]
 
 
 # --- the property ---------------------------------------------------------------------------------

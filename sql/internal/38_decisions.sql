@@ -430,10 +430,11 @@ begin
         end if;
     end if;
     if new.retracted_at is not null then
-        insert into beliefdb.retraction_period (workspace_id, node_id, source_id, source_version_id, retracted_at)
+        insert into beliefdb.retraction_period (workspace_id, node_id, source_id, source_version_id, retracted_at,
+                                                reason)
         values (new.workspace_id, case when tg_table_name = 'node' then new.id end,
                 case when tg_table_name = 'source' then new.id end,
-                case when tg_table_name = 'source_version' then new.id end, new.retracted_at);
+                case when tg_table_name = 'source_version' then new.id end, new.retracted_at, new.retraction_reason);
     end if;
     return null;
 end

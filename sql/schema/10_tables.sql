@@ -630,6 +630,7 @@ create table beliefdb.retraction_period (
     source_id uuid,
     source_version_id uuid,
     retracted_at timestamptz not null,
+    reason text,
     restored_at timestamptz,
     primary key (workspace_id, id),
     check (num_nonnulls(node_id, source_id, source_version_id) = 1),
@@ -638,7 +639,7 @@ create table beliefdb.retraction_period (
     foreign key (workspace_id, source_version_id) references beliefdb.source_version (workspace_id, id)
         on delete cascade
 );
-comment on table beliefdb.retraction_period is 'Derived: when a node, source or source version was retracted and restored (what as-of questions read)';
+comment on table beliefdb.retraction_period is 'Derived: when a node, source or source version was retracted (and why) and restored (what as-of questions read)';
 create index retraction_period_node on beliefdb.retraction_period (workspace_id, node_id, retracted_at)
     where node_id is not null;
 create index retraction_period_source on beliefdb.retraction_period (workspace_id, source_id, retracted_at)
