@@ -16,6 +16,7 @@ from conftest import url_at
 from hypothesis import HealthCheck, given, settings
 
 import beliefdb
+from beliefdb import render
 from beliefdb.store.workspaces import create_workspace
 
 START = datetime(2026, 1, 1, tzinfo=UTC)
@@ -82,6 +83,30 @@ def test_a_retracted_version_puts_the_one_before_back_in_force_from_then(db_url:
         # version 2 retracted: version 1 is in force again, and blue, which superseded red, no longer holds
         # (the code before: blue, and red hidden by that supersession)
         assert colours(db, 25) == colours(db) == ["red"]
+
+
+def test_why_lists_the_retractions_of_a_belief_and_of_where_its_evidence_comes_from(db_url: str) -> None:
+    with at(db_url, 0) as db:
+        red = db.ingest_text(TEXT.format("red"), source="catalogue.md").accepted[0].id
+    with at(db_url, 10) as db:
+        db.retract(source="catalogue.md", reason="poisoned")
+    with at(db_url, 20) as db:
+        db.retract(source="catalogue.md", undo=True)
+    with at(db_url, 30) as db:
+        db.retract(belief=red, reason="wrong after all")
+    with at(db_url, 40) as db:
+        db.retract(belief=red, undo=True)
+        now = db.why(red)
+        assert [(r.what, r.name, r.retracted_at, r.reason, r.restored_at) for r in now.retractions] == [
+            ("source", "catalogue.md", moment(10), "poisoned", moment(20)),
+            ("belief", TEXT.format("red").strip(), moment(30), "wrong after all", moment(40))]
+        assert "source catalogue.md retracted at 2026-01-11T00:00:00+00:00 — poisoned; restored at" in render.why(now)
+        # as of a moment, what had happened by then: a restoration after it is not shown
+        assert db.why(red, as_of=moment(5)).retractions == []
+        assert [(r.what, r.restored_at) for r in db.why(red, as_of=moment(25)).retractions] == [
+            ("source", moment(20))]
+        with pytest.raises(beliefdb.errors.NotFound):
+            db.why(red, as_of=moment(15))  # not believed while its source was retracted
 
 
 def test_a_tie_is_conflicting_only_while_its_rival_is_believed(db_url: str) -> None:

@@ -164,6 +164,28 @@ select new_belief, new_statement, new_value, old_belief, old_statement, old_valu
    and (%(as_of)s::timestamptz is null or at <= %(as_of)s)
  order by at;
 
+-- belief_retractions --
+-- The retractions of a belief and of the fragments, versions and sources its evidence comes from (beliefdb.retraction_period), by as_of (all when null: a restoration after as_of is not shown), oldest first
+select x.what, x.name, x.version, p.retracted_at, p.reason,
+       case when %(as_of)s::timestamptz is null or p.restored_at <= %(as_of)s then p.restored_at end as restored_at
+  from (select 'belief' as what, b.statement as name, null::integer as version, b.id as node, null::uuid as source,
+               null::uuid as source_version
+          from beliefdb.belief b where b.id = %(id)s
+        union
+        select w.what, s.name, case when w.what <> 'source' then v.version end,
+               case w.what when 'fragment' then f.id end, case w.what when 'source' then s.id end,
+               case w.what when 'version' then v.id end
+          from beliefdb.evidence e
+          join beliefdb.fragment f on f.workspace_id = e.workspace_id and f.id = e.fragment_id
+          join beliefdb.source_version v on v.workspace_id = f.workspace_id and v.id = f.source_version_id
+          join beliefdb.source s on s.workspace_id = v.workspace_id and s.id = v.source_id
+         cross join (values ('fragment'), ('version'), ('source')) as w (what)
+         where e.belief_id = %(id)s and e.role = 'supports') x
+  join beliefdb.retraction_period p
+    on p.node_id = x.node or p.source_id = x.source or p.source_version_id = x.source_version
+ where %(as_of)s::timestamptz is null or p.retracted_at <= %(as_of)s
+ order by p.retracted_at, x.what, x.name;
+
 -- built_on_belief --
 -- The decisions (and their actions) that cite a belief
 select d.id as decision_id, d.title, d.status as decision_status,

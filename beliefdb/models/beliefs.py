@@ -107,6 +107,19 @@ class HistoryEntry:
 
 
 @dataclass(frozen=True)
+class Retraction:
+    """A retraction of the belief, or of a fragment, version or source its evidence comes from: when
+    (and why), and when it was restored (None: still retracted, or not by the moment asked about)."""
+
+    what: str  # belief, fragment, version or source
+    name: str  # the source's name (the belief's statement for the belief itself)
+    version: int | None
+    retracted_at: datetime
+    reason: str | None
+    restored_at: datetime | None
+
+
+@dataclass(frozen=True)
 class BuiltOn:
     """A decision citing a belief, with its status and the actions carrying it out."""
 
@@ -144,6 +157,8 @@ class Why:
     built_on: list[BuiltOn] = field(default_factory=list)
     #: the beliefs derived from it (also built on it)
     derived: list[Derived] = field(default_factory=list)
+    #: the retractions of it and of where its evidence comes from, oldest first
+    retractions: list[Retraction] = field(default_factory=list)
 
 
 

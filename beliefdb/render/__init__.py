@@ -189,8 +189,13 @@ def why(w: Why) -> str:
     for f in w.confidence:
         lines.append(f"  {f.factor:<20} {f.weight:.2f}  {f.detail}")
     lines.append("history:")
-    if not (w.replaced or w.replaced_by or w.conflicts):
+    if not (w.replaced or w.replaced_by or w.conflicts or w.retractions):
         lines.append("  (none)")
+    for r in w.retractions:
+        what = "this belief" if r.what == "belief" else (
+            f"source {r.name}" if r.what == "source" else f"{r.what} of {r.name} v{r.version}")
+        lines.append(f"  {what} retracted at {r.retracted_at.isoformat()}" + (f" — {r.reason}" if r.reason else "")
+                     + (f"; restored at {r.restored_at.isoformat()}" if r.restored_at else ""))
     for h in w.replaced:
         lines.append(f"  replaced {short(h.old_belief)} \"{h.old_statement}\" ({h.old_value}) at {h.at.isoformat()}"
                      f" — {h.reason}")

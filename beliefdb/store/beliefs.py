@@ -24,6 +24,7 @@ from beliefdb.models import (
     Derived,
     Evidence,
     HistoryEntry,
+    Retraction,
     SourceExcerpt,
     Why,
 )
@@ -126,12 +127,13 @@ def why(db: Database, ref: str | UUID, conn: psycopg.Connection[Any] | None = No
         built_on = db.fetch_all(
             BuiltOn, Q.built_on_belief, moment, c)
         derived = db.fetch_all(Derived, Q.derived_from_belief, moment, c)
+        retractions = db.fetch_all(Retraction, Q.belief_retractions, moment, c)
     return Why(
         belief=belief, evidence=evidence, confidence=factors,
         replaced=[h for h in history if h.kind == "supersedes" and h.new_belief == belief_id],
         replaced_by=[h for h in history if h.kind == "supersedes" and h.old_belief == belief_id],
         conflicts=[h for h in history if h.kind == "conflicts_with"],
-        built_on=built_on, derived=derived,
+        built_on=built_on, derived=derived, retractions=retractions,
     )
 
 
