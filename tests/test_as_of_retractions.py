@@ -122,6 +122,63 @@ def test_a_tie_is_conflicting_only_while_its_rival_is_believed(db_url: str) -> N
         assert standing(db, 25) == standing(db) == [("red", "current")]
 
 
+def test_a_belief_that_also_holds_by_a_derivation_is_taken_as_recorded(db_url: str) -> None:
+    # blue is derived, then quoted by an official source, and supersedes red; the quote's source is
+    # retracted, and blue still holds by its derivation (whether that held then is not kept: as recorded)
+    with at(db_url, 0) as db:
+        weight = db.ingest_text("Widget weight: 5 kg\n", source="w.md").accepted[0].id
+        db.derive("Product alpha colour: blue", "product_alpha", "colour", "blue", [weight])
+    with at(db_url, 1) as db:
+        db.ingest_text(TEXT.format("blue"), source="c.md", authority="official")
+    with at(db_url, 2) as db:
+        db.ingest_text(TEXT.format("red"), source="b.md", authority="internal")
+    with at(db_url, 3) as db:
+        db.retract(source="c.md", reason="wrong")
+    with at(db_url, 4) as db:
+        # (the first version of this reading dropped blue once its quote was retracted, and showed red)
+        assert standing(db) == standing(db, 4) == standing(db, 2) == [("blue", "current")]
+
+
+def test_a_tie_with_a_rival_not_yet_valid_is_conflicting_as_of_then(db_url: str) -> None:
+    # rule 8 counts a rival whose valid time has not started: red (no valid time) and blue (valid from
+    # June), recorded at one moment, tie; as of then red is in conflict, as it is now
+    with at(db_url, 0) as db:
+        for colour, valid_from in (("red", None), ("blue", "2026-06-01T00:00:00+00:00")):
+            db.remember(TEXT.format(colour).strip(), "product_alpha", "colour", colour, f"colour: {colour}",
+                        source=f"{colour}.md", text=TEXT.format(colour), valid_from=valid_from)
+    with at(db_url, 1) as db:
+        assert standing(db) == [("red", "conflicting")]
+        # (the first version of this reading counted only a rival valid then: current)
+        assert standing(db, 1) == [("red", "conflicting")]
+
+
+def test_a_memory_that_superseded_a_belief_counts_only_until_it_is_deleted(db_url: str) -> None:
+    with at(db_url, 0) as db:
+        red = db.ingest_text(TEXT.format("red"), source="catalogue.md").accepted[0].id
+    with at(db_url, 10) as db, db.record_run(task="remember the new colour") as run:
+        blue = run.memory(run.step("plan", {"colour": "blue"}), "product_alpha", "colour", "blue", supersedes=red)
+    with at(db_url, 20) as db, db.record_run(task="forget it again") as run:
+        run.delete_memory(run.step("plan", {"colour": None}), blue)
+    with at(db_url, 30) as db:
+        assert colours(db, 5) == ["red"]
+        assert colours(db, 15) == []  # superseded by a memory (no quote: not an as-of answer itself)
+        # deleted (retracted) at day 20: red is current again, as of then too
+        assert colours(db) == colours(db, 25) == ["red"]
+
+
+def test_unextracted_text_as_of_a_moment_reads_retractions_as_they_stood(db_url: str) -> None:
+    question = "what does the loading dock say about pallets?"
+    with at(db_url, 0) as db:
+        db.ingest_text("The loading dock stacks pallets three high on Mondays.\n", source="dock.md")
+    with at(db_url, 10) as db:
+        db.retract(source="dock.md", reason="outdated")
+    with at(db_url, 20) as db:
+        def texts(day: int) -> list[str]:
+            return [f.text for f in db.ask(question, as_of=moment(day)).fragments]
+        assert texts(5) == ["The loading dock stacks pallets three high on Mondays."]
+        assert texts(15) == []  # retracted then (the code before read only what is retracted now)
+
+
 def test_every_retraction_and_its_undo_leave_one_period(db_url: str, postgresql: psycopg.Connection[object]) -> None:
     with at(db_url, 0) as db:
         db.ingest_text(TEXT.format("red"), source="catalogue.md")

@@ -114,13 +114,40 @@ end
 $$;
 comment on function beliefdb.add_claims_to_source(text, jsonb, jsonb) is 'Accept gated claims against the version of a source in force; jsonb: the ingest report holds six lists of different records';
 
+-- Whether a source version was in force at a moment (rule 2, read back in time): recorded by then,
+-- neither it nor its source retracted then, and no later version of the source recorded by then and
+-- not retracted then. What was retracted then comes from beliefdb.retraction_period.
+create or replace function beliefdb.in_force_at(p_workspace_id uuid, p_source_version_id uuid, p_at timestamptz)
+returns boolean
+language sql stable
+set search_path = pg_catalog, pg_temp
+as $$
+    select v.recorded_at <= p_at
+           and not exists (
+                select from beliefdb.retraction_period r
+                 where r.workspace_id = v.workspace_id and (r.source_version_id = v.id or r.source_id = v.source_id)
+                   and r.retracted_at <= p_at and (r.restored_at is null or r.restored_at > p_at))
+           and not exists (
+                select from beliefdb.source_version later
+                 where later.workspace_id = v.workspace_id and later.source_id = v.source_id
+                   and later.version > v.version and later.recorded_at <= p_at
+                   and not exists (
+                        select from beliefdb.retraction_period r
+                         where r.workspace_id = later.workspace_id and r.source_version_id = later.id
+                           and r.retracted_at <= p_at and (r.restored_at is null or r.restored_at > p_at)))
+      from beliefdb.source_version v
+     where v.workspace_id = p_workspace_id and v.id = p_source_version_id
+$$;
+comment on function beliefdb.in_force_at(uuid, uuid, timestamptz) is 'Whether a source version was in force at a moment: recorded, neither it nor its source retracted, and the latest such, all as of then';
+
 -- Whether a belief held at a moment, as recorded then (rule 2, read back in time): recorded by
--- then, not retracted then, and quoted by then by a fragment not retracted then, of a source
--- version in force then (recorded by then, neither it nor its source retracted then, and no later
--- version of the source recorded by then and not retracted then). What was retracted then comes
--- from beliefdb.retraction_period: a belief or a source retracted later still held before, and
--- one restored holds again from then. A belief no fragment quotes (derived, an agent's memory)
--- never held by this reading.
+-- then, not retracted then, and quoted by then by a fragment not retracted then of a source version
+-- in force then (in_force_at). What was retracted then comes from beliefdb.retraction_period: a
+-- belief or a source retracted later still held before, and one restored holds again from then.
+-- Only quotes are read back in time: a belief that also holds by a reason without a quote (derived,
+-- written by an agent's step) is taken as recorded, held while it is not retracted and quoted by
+-- then (whether that reason held then is not kept); a belief no fragment quotes never held by this
+-- reading.
 create or replace function beliefdb.held_at(p_belief beliefdb.belief, p_at timestamptz) returns boolean
 language sql stable
 set search_path = pg_catalog, pg_temp
@@ -133,34 +160,32 @@ as $$
        and exists (
             select from beliefdb.evidence e
               join beliefdb.fragment f on f.workspace_id = e.workspace_id and f.id = e.fragment_id
-              join beliefdb.source_version v on v.workspace_id = f.workspace_id and v.id = f.source_version_id
              where e.workspace_id = p_belief.workspace_id and e.belief_id = p_belief.id and e.role = 'supports'
-               and e.created_at <= p_at and v.recorded_at <= p_at
-               and not exists (
-                    select from beliefdb.retraction_period r
-                     where r.workspace_id = v.workspace_id
-                       and (r.node_id = f.id or r.source_version_id = v.id or r.source_id = v.source_id)
-                       and r.retracted_at <= p_at and (r.restored_at is null or r.restored_at > p_at))
-               and not exists (
-                    select from beliefdb.source_version later
-                     where later.workspace_id = v.workspace_id and later.source_id = v.source_id
-                       and later.version > v.version and later.recorded_at <= p_at
-                       and not exists (
+               and e.created_at <= p_at
+               and (o.unquoted
+                    or not exists (
                             select from beliefdb.retraction_period r
-                             where r.workspace_id = later.workspace_id and r.source_version_id = later.id
-                               and r.retracted_at <= p_at and (r.restored_at is null or r.restored_at > p_at))))
+                             where r.workspace_id = f.workspace_id and r.node_id = f.id
+                               and r.retracted_at <= p_at and (r.restored_at is null or r.restored_at > p_at))
+                       and beliefdb.in_force_at(f.workspace_id, f.source_version_id, p_at)))
+      from (select exists (
+                    select from beliefdb.justification j
+                     where j.workspace_id = p_belief.workspace_id and j.consequent = p_belief.id
+                       and not exists (select from beliefdb.evidence x
+                                        where x.workspace_id = j.workspace_id and x.belief_id = p_belief.id
+                                          and x.justification_id = j.id)) as unquoted) o
 $$;
 comment on function beliefdb.held_at(beliefdb.belief, timestamptz) is 'Whether a belief held at a moment: recorded, not retracted, and quoted from a version in force, all as of then';
 
--- Whether a belief was believed at a moment, on valid and recorded time together: it held then
--- (held_at), was valid then, and no supersession of it in effect then was by a belief that held
--- then. (A superseding belief no fragment quotes counts as it is recorded: held_at does not read
--- its support.)
-create or replace function beliefdb.believed_at(p_belief beliefdb.belief, p_at timestamptz) returns boolean
+-- Whether a belief was live at a moment (rule 3, read back in time, as rule 8 counts a rival): it
+-- held then (held_at), its valid time had not ended by then, and no supersession of it in effect then
+-- was by a belief that held then. A superseding belief no fragment quotes counts as recorded: while
+-- it is not retracted.
+create or replace function beliefdb.live_at(p_belief beliefdb.belief, p_at timestamptz) returns boolean
 language sql stable
 set search_path = pg_catalog, pg_temp
 as $$
-    select p_belief.valid_time @> p_at
+    select (upper_inf(p_belief.valid_time) or upper(p_belief.valid_time) > p_at)
        and beliefdb.held_at(p_belief, p_at)
        and not exists (
             select from beliefdb.relation r
@@ -170,13 +195,28 @@ as $$
                and (beliefdb.held_at(w, p_at)
                     or not exists (select from beliefdb.evidence e
                                     where e.workspace_id = w.workspace_id and e.belief_id = w.id
-                                      and e.role = 'supports')))
+                                      and e.role = 'supports')
+                       and not exists (
+                            select from beliefdb.retraction_period x
+                             where x.workspace_id = w.workspace_id and x.node_id = w.id
+                               and x.retracted_at <= p_at and (x.restored_at is null or x.restored_at > p_at))))
 $$;
-comment on function beliefdb.believed_at(beliefdb.belief, timestamptz) is 'Whether a belief was believed at a moment: held then (held_at), valid then, and not superseded then by a belief that held then';
+comment on function beliefdb.live_at(beliefdb.belief, timestamptz) is 'Whether a belief was live at a moment: held then, not expired by then, and not superseded then by a belief that held then';
+
+-- Whether a belief was believed at a moment, on valid and recorded time together: live then
+-- (live_at) and valid then (a belief whose valid time had not started is current, but not believed
+-- at that moment).
+create or replace function beliefdb.believed_at(p_belief beliefdb.belief, p_at timestamptz) returns boolean
+language sql stable
+set search_path = pg_catalog, pg_temp
+as $$
+    select p_belief.valid_time @> p_at and beliefdb.live_at(p_belief, p_at)
+$$;
+comment on function beliefdb.believed_at(beliefdb.belief, timestamptz) is 'Whether a belief was believed at a moment: live then (live_at) and valid then';
 
 -- The status a belief believed at a moment (believed_at) had then: conflicting if a tie with it was
--- open then with a rival believed then (rule 8: a live belief is conflicting while one of its open
--- ties is with a live rival), else current.
+-- open then with a rival live then (rule 8: a live belief is conflicting while one of its open ties
+-- is with a live rival), else current.
 create or replace function beliefdb.status_at(p_belief beliefdb.belief, p_at timestamptz)
 returns beliefdb.belief_status
 language sql stable
@@ -188,10 +228,10 @@ as $$
                                 and r.id = case when c.from_belief = p_belief.id then c.to_belief else c.from_belief end
                               where c.workspace_id = p_belief.workspace_id and c.kind = 'conflicts_with'
                                 and p_belief.id in (c.from_belief, c.to_belief) and c.created_at <= p_at
-                                and beliefdb.believed_at(r, p_at))
+                                and beliefdb.live_at(r, p_at))
                 then 'conflicting' else 'current' end::beliefdb.belief_status
 $$;
-comment on function beliefdb.status_at(beliefdb.belief, timestamptz) is 'The status a belief believed at a moment had then: conflicting while a tie with a rival believed then was open, else current';
+comment on function beliefdb.status_at(beliefdb.belief, timestamptz) is 'The status a belief believed at a moment had then: conflicting while a tie with a rival live then was open, else current';
 
 -- What the bound workspace believed at a moment, with the status it had then.
 create or replace function beliefdb.beliefs_as_of(p_at timestamptz) returns setof beliefdb.belief

@@ -273,8 +273,8 @@ comment on function beliefdb.refresh_ranking_stats(boolean) is 'Count the worksp
 -- Text that matches a question and from which no belief was extracted: ask's fallback when too few
 -- beliefs answer (rule 11 of docs/rules.md still holds: these are not beliefs, ask labels them as
 -- unextracted text). Only fragments of a version in force of a source that is not retracted, not
--- retracted themselves, of production sources unless fixtures are asked for, and recorded by
--- p_as_of when given; a fragment any belief quotes is left out (its belief, current or not,
+-- retracted themselves, of production sources unless fixtures are asked for; with p_as_of, all of
+-- that as it stood then (in_force_at, beliefdb.retraction_period); a fragment any belief quotes is left out (its belief, current or not,
 -- speaks for it: an old value never comes back as text). Full text only: fragments have no
 -- embeddings. A turn of a conversation must share a word with the question besides the names of
 -- the people in that conversation (its speakers): "Hi Maya!" answers nothing about Maya, as a
@@ -373,13 +373,18 @@ begin
             select f.spoken_at
               from beliefdb.fragment f
              where f.workspace_id = v_ws and f.id = m.id
-               and (select n.retracted_at is null from beliefdb.node n where n.workspace_id = v_ws and n.id = f.id)
                and (select (p_include_fixtures or s.provenance = 'production')
-                           and (p_as_of is null or v.recorded_at <= p_as_of)
                       from beliefdb.source_version v
                       join beliefdb.source s on s.workspace_id = v.workspace_id and s.id = v.source_id
                      where v.workspace_id = v_ws and v.id = f.source_version_id)
-               and beliefdb.in_force(v_ws, f.source_version_id)
+               -- not retracted, of a version in force: now, or then (retractions as they stood then)
+               and case when p_as_of is null
+                        then (select n.retracted_at is null from beliefdb.node n where n.workspace_id = v_ws and n.id = f.id)
+                             and beliefdb.in_force(v_ws, f.source_version_id)
+                        else not exists (select from beliefdb.retraction_period r
+                                          where r.workspace_id = v_ws and r.node_id = f.id and r.retracted_at <= p_as_of
+                                            and (r.restored_at is null or r.restored_at > p_as_of))
+                             and beliefdb.in_force_at(v_ws, f.source_version_id, p_as_of) end
             offset 0) x
      order by m.r desc, x.spoken_at desc nulls last, m.id
      limit p_k;

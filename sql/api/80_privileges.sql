@@ -45,6 +45,8 @@ grant execute on function beliefdb.belief_provenance(uuid,uuid) to beliefdb_app;
 grant execute on function beliefdb.beliefs_as_of(timestamp with time zone) to beliefdb_app;
 grant execute on function beliefdb.believed_at(beliefdb.belief,timestamp with time zone) to beliefdb_app;
 grant execute on function beliefdb.held_at(beliefdb.belief,timestamp with time zone) to beliefdb_app;
+grant execute on function beliefdb.live_at(beliefdb.belief,timestamp with time zone) to beliefdb_app;
+grant execute on function beliefdb.in_force_at(uuid,uuid,timestamp with time zone) to beliefdb_app;
 grant execute on function beliefdb.status_at(beliefdb.belief,timestamp with time zone) to beliefdb_app;
 grant execute on function beliefdb.support_walk(uuid,uuid[]) to beliefdb_app;
 grant execute on function beliefdb.clock() to beliefdb_app;
