@@ -4,9 +4,13 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
+from uuid import UUID
 
 import psycopg
+from psycopg import sql
 
 
 def capture_plans(conn: psycopg.Connection[Any], plans: list[dict[str, Any]]) -> None:
@@ -25,3 +29,18 @@ def rows_read(plan: dict[str, Any], relation: str) -> int:
     their loops."""
     here = plan.get("Actual Rows", 0) * plan.get("Actual Loops", 1) if plan.get("Relation Name") == relation else 0
     return round(here) + sum(rows_read(p, relation) for p in plan.get("Plans", []))
+
+
+@contextmanager
+def app_session_with_plans(url: str, workspace_id: UUID, tables: list[str],
+                           plans: list[dict[str, Any]]) -> Iterator[psycopg.Connection[Any]]:
+    """A connection as the application role bound to ``workspace_id``, ``tables`` analyzed first, whose
+    statements' plans, with the rows each read (``log_analyze``), are appended to ``plans``."""
+    with psycopg.connect(url, autocommit=True) as conn:
+        for table in tables:
+            conn.execute(sql.SQL("analyze beliefdb.{}").format(sql.Identifier(table)))
+        capture_plans(conn, plans)
+        conn.execute("set auto_explain.log_analyze = on")
+        conn.execute("select set_config('beliefdb.workspace_id', %s, false)", (str(workspace_id),))
+        conn.execute("set role beliefdb_app")
+        yield conn

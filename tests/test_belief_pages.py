@@ -10,7 +10,7 @@ import psycopg
 import pytest
 from conftest import Cli
 from fastapi.testclient import TestClient
-from plans import capture_plans, rows_read
+from plans import app_session_with_plans, rows_read
 
 import beliefdb
 from beliefdb import api
@@ -102,15 +102,10 @@ def test_a_page_reads_the_listing_index_in_order_not_the_whole_workspace(db_url:
     # its beliefs to sort them (1.3 s for 20 of 550,000), where the index (subject, attribute) is in order
     bdb.ingest_text("".join(f"Product p{i:03} colour: red\n" for i in range(300)), source="big.md")
     plans: list[dict[str, Any]] = []
-    with psycopg.connect(db_url, autocommit=True) as conn:
-        conn.execute("analyze beliefdb.belief")
-        capture_plans(conn, plans)
-        conn.execute("set auto_explain.log_analyze = on")
-        conn.execute("select set_config('beliefdb.workspace_id', %s, false)", (str(bdb.database.workspace_id),))
-        conn.execute("set role beliefdb_app")
-        with conn.transaction():   # (a caller's transaction: the page's setting would outlive it)
-            page = list_beliefs(bdb.database, limit=3, conn=conn)
-            assert conn.execute("show enable_bitmapscan").fetchone() == ("on",)   # (as it was, after the page)
+    # (in a caller's transaction: the page's setting would outlive it)
+    with app_session_with_plans(db_url, bdb.database.workspace_id, ["belief"], plans) as conn, conn.transaction():
+        page = list_beliefs(bdb.database, limit=3, conn=conn)
+        assert conn.execute("show enable_bitmapscan").fetchone() == ("on",)   # (as it was, after the page)
     assert [b.subject for b in page] == ["product_p000", "product_p001", "product_p002"]
     [plan] = [p["Plan"] for p in plans if "beliefdb.current_beliefs" in p["Query Text"]]
     assert rows_read(plan, "belief") <= 10

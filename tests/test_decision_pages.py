@@ -6,11 +6,10 @@ from __future__ import annotations
 
 from typing import Any
 
-import psycopg
 import pytest
 from conftest import Cli, url_at
 from fastapi.testclient import TestClient
-from plans import capture_plans, rows_read
+from plans import app_session_with_plans, rows_read
 from test_belief_pages import _ids, follow_links
 
 import beliefdb
@@ -120,12 +119,7 @@ def test_a_page_reads_the_listing_index_in_order_not_the_whole_workspace(db_url:
     # the listing's order
     _record(bdb, 300)
     plans: list[dict[str, Any]] = []
-    with psycopg.connect(db_url, autocommit=True) as conn:
-        conn.execute("analyze beliefdb.decision; analyze beliefdb.action")
-        capture_plans(conn, plans)
-        conn.execute("set auto_explain.log_analyze = on")
-        conn.execute("select set_config('beliefdb.workspace_id', %s, false)", (str(bdb.database.workspace_id),))
-        conn.execute("set role beliefdb_app")
+    with app_session_with_plans(db_url, bdb.database.workspace_id, ["decision", "action"], plans) as conn:
         # (a plan made for any cursor, as a long-lived connection's prepared statement may get)
         conn.prepare_threshold = 0
         conn.execute("set plan_cache_mode = force_generic_plan")
