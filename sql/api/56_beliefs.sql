@@ -144,10 +144,9 @@ comment on function beliefdb.in_force_at(uuid, uuid, timestamptz) is 'Whether a 
 -- then, not retracted then, and quoted by then by a fragment not retracted then of a source version
 -- in force then (in_force_at). What was retracted then comes from beliefdb.retraction_period: a
 -- belief or a source retracted later still held before, and one restored holds again from then.
--- Only quotes are read back in time: a belief that also holds by a reason without a quote (derived,
--- written by an agent's step) is taken as recorded, held while it is not retracted and quoted by
--- then (whether that reason held then is not kept); a belief no fragment quotes never held by this
--- reading.
+-- Only quotes are read back in time: a belief with a reason without a quote (derived, written by an
+-- agent's step) is taken as recorded, held while it is not retracted (whether that reason held then
+-- is not kept).
 create or replace function beliefdb.held_at(p_belief beliefdb.belief, p_at timestamptz) returns boolean
 language sql stable
 set search_path = pg_catalog, pg_temp
@@ -157,30 +156,28 @@ as $$
             select from beliefdb.retraction_period r
              where r.workspace_id = p_belief.workspace_id and r.node_id = p_belief.id
                and r.retracted_at <= p_at and (r.restored_at is null or r.restored_at > p_at))
-       and exists (
-            select from beliefdb.evidence e
-              join beliefdb.fragment f on f.workspace_id = e.workspace_id and f.id = e.fragment_id
-             where e.workspace_id = p_belief.workspace_id and e.belief_id = p_belief.id and e.role = 'supports'
-               and e.created_at <= p_at
-               and (o.unquoted
-                    or not exists (
-                            select from beliefdb.retraction_period r
-                             where r.workspace_id = f.workspace_id and r.node_id = f.id
-                               and r.retracted_at <= p_at and (r.restored_at is null or r.restored_at > p_at))
-                       and beliefdb.in_force_at(f.workspace_id, f.source_version_id, p_at)))
-      from (select exists (
-                    select from beliefdb.justification j
-                     where j.workspace_id = p_belief.workspace_id and j.consequent = p_belief.id
-                       and not exists (select from beliefdb.evidence x
-                                        where x.workspace_id = j.workspace_id and x.belief_id = p_belief.id
-                                          and x.justification_id = j.id)) as unquoted) o
+       and (exists (
+                select from beliefdb.justification j
+                 where j.workspace_id = p_belief.workspace_id and j.consequent = p_belief.id
+                   and not exists (select from beliefdb.evidence x
+                                    where x.workspace_id = j.workspace_id and x.belief_id = p_belief.id
+                                      and x.justification_id = j.id))
+            or exists (
+                select from beliefdb.evidence e
+                  join beliefdb.fragment f on f.workspace_id = e.workspace_id and f.id = e.fragment_id
+                 where e.workspace_id = p_belief.workspace_id and e.belief_id = p_belief.id
+                   and e.role = 'supports' and e.created_at <= p_at
+                   and not exists (
+                        select from beliefdb.retraction_period r
+                         where r.workspace_id = f.workspace_id and r.node_id = f.id
+                           and r.retracted_at <= p_at and (r.restored_at is null or r.restored_at > p_at))
+                   and beliefdb.in_force_at(f.workspace_id, f.source_version_id, p_at)))
 $$;
-comment on function beliefdb.held_at(beliefdb.belief, timestamptz) is 'Whether a belief held at a moment: recorded, not retracted, and quoted from a version in force, all as of then';
+comment on function beliefdb.held_at(beliefdb.belief, timestamptz) is 'Whether a belief held at a moment: recorded, not retracted, and quoted from a version in force (or held by a reason without a quote, as recorded), all as of then';
 
 -- Whether a belief was live at a moment (rule 3, read back in time, as rule 8 counts a rival): it
 -- held then (held_at), its valid time had not ended by then, and no supersession of it in effect then
--- was by a belief that held then. A superseding belief no fragment quotes counts as recorded: while
--- it is not retracted.
+-- was by a belief that held then.
 create or replace function beliefdb.live_at(p_belief beliefdb.belief, p_at timestamptz) returns boolean
 language sql stable
 set search_path = pg_catalog, pg_temp
@@ -192,27 +189,24 @@ as $$
               join beliefdb.belief w on w.workspace_id = r.workspace_id and w.id = r.from_belief
              where r.workspace_id = p_belief.workspace_id and r.to_belief = p_belief.id and r.kind = 'supersedes'
                and r.created_at <= p_at and (r.ended_at is null or r.ended_at > p_at)
-               and (beliefdb.held_at(w, p_at)
-                    or not exists (select from beliefdb.evidence e
-                                    where e.workspace_id = w.workspace_id and e.belief_id = w.id
-                                      and e.role = 'supports')
-                       and not exists (
-                            select from beliefdb.retraction_period x
-                             where x.workspace_id = w.workspace_id and x.node_id = w.id
-                               and x.retracted_at <= p_at and (x.restored_at is null or x.restored_at > p_at))))
+               and beliefdb.held_at(w, p_at))
 $$;
 comment on function beliefdb.live_at(beliefdb.belief, timestamptz) is 'Whether a belief was live at a moment: held then, not expired by then, and not superseded then by a belief that held then';
 
 -- Whether a belief was believed at a moment, on valid and recorded time together: live then
--- (live_at) and valid then (a belief whose valid time had not started is current, but not believed
--- at that moment).
+-- (live_at), valid then (a belief whose valid time had not started is current, but not believed at
+-- that moment), and quoted (as-of answers are what sources said: a belief no fragment quotes, whose
+-- holding then is not kept, is not one).
 create or replace function beliefdb.believed_at(p_belief beliefdb.belief, p_at timestamptz) returns boolean
 language sql stable
 set search_path = pg_catalog, pg_temp
 as $$
-    select p_belief.valid_time @> p_at and beliefdb.live_at(p_belief, p_at)
+    select p_belief.valid_time @> p_at
+       and exists (select from beliefdb.evidence e
+                    where e.workspace_id = p_belief.workspace_id and e.belief_id = p_belief.id and e.role = 'supports')
+       and beliefdb.live_at(p_belief, p_at)
 $$;
-comment on function beliefdb.believed_at(beliefdb.belief, timestamptz) is 'Whether a belief was believed at a moment: live then (live_at) and valid then';
+comment on function beliefdb.believed_at(beliefdb.belief, timestamptz) is 'Whether a belief was believed at a moment: quoted, live then (live_at) and valid then';
 
 -- The status a belief believed at a moment (believed_at) had then: conflicting if a tie with it was
 -- open then with a rival live then (rule 8: a live belief is conflicting while one of its open ties
