@@ -507,6 +507,22 @@ def test_correction_replacement_is_backed_only_by_the_reviewers_text(cli: Cli, t
     assert "already applied" in text.stdout and done["replacement"] in text.stdout
 
 
+def test_the_reviewer_defaults_to_who_is_acting(cli: Cli, three: dict[str, str]) -> None:
+    seen = cli.json("correct", three["refund"], FIX, "--preview")
+    argv = ("correct", three["refund"], FIX, "--apply", "--expect-revision", str(seen["revision"]))
+    refused = cli.json(*argv, expect=2)
+    assert "--reviewer" in refused["message"] and "--as" in refused["message"], refused
+    proposed = cli.json(*argv, "--as", "rita")  # rita does not own the belief: a proposal to its owner
+    assert proposed["proposed"] is True
+    [item] = [i for i in cli.json("review", "list") if i["id"] == proposed["review_item"]]
+    assert (item["proposed_by"], item["proposal"]["reviewer"]) == ("rita", "rita")
+    other = cli.json("correct", three["pref"], "Customers prefer email.", "--preview")
+    again = cli.json("correct", three["pref"], "Customers prefer email.", "--apply", "--expect-revision",
+                     str(other["revision"]), "--as", "rita", "--reviewer", "rosa")
+    [item] = [i for i in cli.json("review", "list") if i["id"] == again["review_item"]]
+    assert (item["proposed_by"], item["proposal"]["reviewer"]) == ("rita", "rosa")
+
+
 def test_correction_without_value_keeps_the_old_value(cli: Cli, three: dict[str, str]) -> None:
     seen = cli.json("correct", three["refund"], "Refunds are store credit, per the FAQ.", "--reviewer", "rita",
                     "--preview")

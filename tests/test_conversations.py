@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 import beliefdb
 from beliefdb.errors import InvalidInput
 from beliefdb.models import Turn
+from beliefdb.render import ask as render_ask
 from beliefdb.text.clauses import also_said
 from beliefdb.text.self_statements import self_statement
 from beliefdb.text.transcripts import parse_chat_jsonl, parse_transcript
@@ -273,6 +274,25 @@ def test_a_knowledge_update_across_turns_replaces_the_old_value(bdb: beliefdb.Be
     history = {b.value: b.valid_time.lower for b in bdb.beliefs(subject="alice", attribute="lives_in",
                                                                    include_all=True)}
     assert history == {"Paris": day(0), "Berlin": day(40)}
+
+
+@pytest.mark.slow
+def test_asked_as_of_a_moment_before_anything_was_recorded_ask_says_so(bdb: beliefdb.BeliefDB) -> None:
+    """--as-of reads what was recorded by then: a conversation of 2023 imported today has no answer as
+    of 2023, and the answer says why instead of a bare no_match."""
+    empty = bdb.ask("where does Alice live?", as_of=day(1))
+    assert (empty.status, empty.hint) == ("no_match", "nothing has been recorded in this workspace yet")
+    bdb.ingest_conversation([Turn("Alice", "I live in Paris.", day(0))], source="chat-3", embed=False)
+    recorded = bdb.beliefs(subject="alice")[0].recorded_at
+    before = bdb.ask("where does Alice live?", as_of=day(1))
+    assert before.status == "no_match" and before.hint is not None
+    assert f"recorded its first source on {recorded.isoformat()}" in before.hint
+    assert "hint" in render_ask.ask_json(before) and before.hint in render_ask.ask_text(before)
+    since = bdb.ask("where does Alice live?", as_of=recorded)
+    assert since.status == "ok" and since.hint is None and since.beliefs[0].belief.value == "Paris"
+    # asked about a later moment that merely matches nothing, no hint: memory was asked and had no answer
+    other = bdb.ask("what is the capital of Peru?", as_of=recorded + timedelta(seconds=1))
+    assert other.status == "no_match" and other.hint is None
 
 
 @pytest.mark.slow

@@ -45,6 +45,16 @@ def test_text_mode_prints_only_the_token_on_stdout(cli: Cli) -> None:
     assert "read-only" in result.stderr and "shown once" in result.stderr and token not in result.stderr
 
 
+def test_the_workspace_defaults_as_every_command_s_does(cli: Cli) -> None:
+    """Like every command acting in a workspace: BELIEFDB_WORKSPACE, else the default one."""
+    cli("workspace", "create", "support")
+    assert cli.json("token", "create", "--principal", "alice")["workspace"] == "default"
+    made = cli.json("token", "create", "--principal", "bob", env={"BELIEFDB_WORKSPACE": "support"})
+    assert made["workspace"] == "support"
+    assert cli.json("token", "create", "--principal", "carol", "-w", "default",
+                    env={"BELIEFDB_WORKSPACE": "support"})["workspace"] == "default"
+
+
 def test_list_shows_no_secret_and_revoke_stops_the_token(cli: Cli, db_url: str) -> None:
     first = cli.json("token", "create", "--principal", "alice", "--workspace", "default")
     cli("workspace", "create", "other")

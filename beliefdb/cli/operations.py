@@ -331,7 +331,8 @@ def workspace_delete(
 @text_arguments
 def token_create(
     principal: Annotated[str, typer.Option(help="Who the token speaks for (stamped on every write it makes).")],
-    workspace: Annotated[str, typer.Option("--workspace", "-w", help="The one workspace the token may use.")],
+    workspace: Annotated[str, typer.Option("--workspace", "-w", envvar="BELIEFDB_WORKSPACE", show_envvar=True,
+                                           help="The one workspace the token may use.")] = api.DEFAULT_WORKSPACE,
     read_only: Annotated[bool, typer.Option("--read-only", help="It may read and preview, never change.")] = False,
     db: DbUrl = None, home: Home = None, as_json: Json = False,
 ) -> None:

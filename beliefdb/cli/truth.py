@@ -141,7 +141,8 @@ def correct(
     belief: Annotated[str, typer.Argument(help="The belief to correct (id or unique prefix).")],
     statement: Annotated[str, typer.Argument(help="The reviewer's corrected statement.")],
     reviewer: Annotated[str | None, typer.Option(
-        help="Who corrects it (needed by --apply; a preview writes nothing).", envvar="BELIEFDB_REVIEWER")] = None,
+        help="Who corrects it (needed by --apply; default: who is acting, --as; a preview writes nothing).",
+        envvar="BELIEFDB_REVIEWER")] = None,
     value: Annotated[str | None, typer.Option(help="The corrected value (default: the old one).")] = None,
     reason: Annotated[str | None, typer.Option(help="Why.")] = None,
     preview: Annotated[bool, typer.Option("--preview", help="Show what would change; write nothing.")] = False,
@@ -162,8 +163,10 @@ def correct(
         fail("invalid_input", "choose one of --preview or --apply", as_json, 2)
     if apply and expect_revision is None:
         fail("invalid_input", "--apply needs --expect-revision (run --preview first)", as_json, 2)
+    reviewer = reviewer or memory.principal
     if apply and reviewer is None:
-        fail("invalid_input", "--apply needs --reviewer NAME (or BELIEFDB_REVIEWER): who corrects it", as_json, 2)
+        fail("invalid_input", "--apply needs --reviewer NAME (or BELIEFDB_REVIEWER, or --as): who corrects it",
+             as_json, 2)
     with errors(as_json), memory.open() as bdb:
         if preview:
             seen = bdb.preview_correction(belief, statement, value)

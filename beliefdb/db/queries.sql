@@ -330,6 +330,10 @@ select a.id, a.decision_id, a.description, a.status, a.owner, a.created_at
  order by a.created_at, a.id
  limit %(limit)s;
 
+-- first_recorded --
+-- When the bound workspace recorded its first source version: every belief an as-of answer may give rests on a quote of one (rule 1)
+select min(recorded_at) from beliefdb.source_version;
+
 -- workspace_model --
 -- The embedding model of the bound workspace (and the one it is moving to)
 select model, dim, target_model, target_dim from beliefdb.embedding_model;

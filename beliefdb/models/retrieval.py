@@ -78,6 +78,8 @@ class AskResult:
     #: question besides their subject's name, listed first), before the rest (found by vector or name
     #: alone); one numbering runs across both
     fragments_after: int = 0
+    #: why nothing matched, when memory can say: an as-of moment before the workspace recorded anything
+    hint: str | None = None
 
 
 @dataclass(frozen=True)

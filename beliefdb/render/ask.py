@@ -49,6 +49,8 @@ def ask_json(r: AskResult) -> dict[str, Any]:
         out["degraded"] = r.degraded
     if r.reason:
         out["reason"] = r.reason
+    if r.hint:
+        out["hint"] = r.hint
     return out
 
 
@@ -83,6 +85,7 @@ def ask_text(r: AskResult) -> str:
     if r.status == "no_match":
         when = f" as of {r.as_of.isoformat()}" if r.as_of else ""
         return "\n".join([f"no match: no current belief{when} answers {r.question!r}"]
+                         + ([f"({r.hint})"] if r.hint else [])
                          + ([f"(weaker search: {r.degraded})"] if r.degraded else []) + _fragments_text(r))
     lines = []
     if r.degraded:

@@ -111,6 +111,7 @@ ASK: Schema = _object({
     "fragments_after": {"type": "integer"},
     "degraded": _STRING,
     "reason": _STRING,
+    "hint": _STRING,
 }, required=["status", "question", "as_of", "beliefs", "context", "fragments"])
 
 #: what :func:`beliefdb.render.impact_json` makes of a dry run

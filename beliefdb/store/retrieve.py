@@ -256,6 +256,7 @@ def ask(db: Database, question: str, *, k: int = 5, as_of: datetime | None = Non
             got = dict(zip(reads, _reads(c, *reads.values()), strict=True)) if reads else {}
             fragments = got.get("fragments", [])
             answers = _with_history(answers, got.get("history", []), as_of, c)
+            hint = _before_recording(c, as_of) if as_of is not None and not answers else None
     except errors.DatabaseUnavailable as exc:
         return AskResult(status="memory_unavailable", question=question, as_of=as_of, reason=exc.message)
     status = "ok" if answers else "no_match"
@@ -265,7 +266,21 @@ def ask(db: Database, question: str, *, k: int = 5, as_of: datetime | None = Non
     after = len(worded) if fragments else len(answers)
     context = _context(question, as_of, answers, degraded, fragments, after) if answers or fragments else ""
     return AskResult(status=status, question=question, as_of=as_of, beliefs=answers, context=context,
-                     degraded=degraded, fragments=fragments, fragments_after=after)
+                     degraded=degraded, fragments=fragments, fragments_after=after, hint=hint)
+
+
+def _before_recording(conn: psycopg.Connection[Any], as_of: datetime) -> str | None:
+    """Why an as-of question found nothing, when it asked about a moment before the workspace recorded
+    anything: --as-of reads what was recorded by then, so a conversation imported today says nothing as
+    of last year, even about last year."""
+    first = _reads(conn, (None, Q.first_recorded, None))[0][0][0]
+    if first is None:
+        return "nothing has been recorded in this workspace yet"
+    if as_of >= first:
+        return None
+    return (f"nothing had been recorded by then: this workspace recorded its first source on {first.isoformat()}."
+            " --as-of answers with what was recorded by that moment; asked without it, each answer says since"
+            " when it is valid and which values it replaced")
 
 
 def _with_history(answers: list[Answer], rows: list[tuple[Any, ...]], as_of: datetime | None,
