@@ -659,7 +659,7 @@ def test_security_definer_functions_the_app_may_call(postgresql: psycopg.Connect
         "beliefdb.decide_in_run(uuid,text,jsonb)",
         "beliefdb.derive(text,text,text,text,text[],text)",
         "beliefdb.expire()",
-        "beliefdb.forget(text,text,boolean)",
+        "beliefdb.forget(text,text,boolean,text[])",
         "beliefdb.ingest_preview(text,text,beliefdb.origin_type,beliefdb.authority,beliefdb.provenance,text,text,"
         "jsonb,jsonb,jsonb)",
         "beliefdb.ingest_version(text,text,beliefdb.origin_type,beliefdb.authority,beliefdb.provenance,text,text,"

@@ -182,8 +182,9 @@ class BeliefDB(bulk.Bulk, Decisions, pictures.Pictures, texts.Texts, jobs.Jobs, 
 
     def forget(self, *, source: str | None = None, subject: str | None = None, belief: str | UUID | None = None,
                preview: bool = False) -> Forgotten:
-        """Forget one source, a subject's beliefs or one belief completely (rule 14), and every belief
-        left without support; ``preview``: exactly what that would take away, nothing written."""
+        """Forget one source, a subject's beliefs and the conversation turns it said (a speaker whose name
+        is the subject: "Maya López" for ``maya_lopez``), or one belief completely (rule 14), and every
+        belief left without support; ``preview``: exactly what that would take away, nothing written."""
         return lifecycle.forget(self.database, source=source, subject=subject, belief=belief, preview=preview)
 
     # --- truth ----------------------------------------------------------------------------------

@@ -475,8 +475,12 @@ select * from beliefdb.decay(null, 'recompute', %s);
 select * from beliefdb.record_outcome(%s, %s, %s);
 
 -- forget --
--- Forget a source, a subject's beliefs or one belief
-select * from beliefdb.forget(%s, %s, %s);
+-- Forget a source, a subject's beliefs and the turns of its speakers, or one belief
+select * from beliefdb.forget(%s, %s, %s, %s);
+
+-- speakers --
+-- Every speaker of a turn in the bound workspace (forget finds those whose name is a subject)
+select distinct f.speaker from beliefdb.fragment f where f.speaker is not null;
 
 -- repair_plan --
 -- The repair plan for faulty memories, in the order of the actions

@@ -19,6 +19,7 @@ from beliefdb.db.connector import Database
 from beliefdb.db.queries import Q
 from beliefdb.inputs import check_moment
 from beliefdb.models import ConfidenceReport, Expired, Forgotten, OutcomeRecorded
+from beliefdb.text.rules import speaker_subject
 from beliefdb.vocabulary import OUTCOMES
 
 
@@ -57,15 +58,21 @@ def record_outcome(db: Database, ref: str | UUID, outcome: str, note: str | None
 
 def forget(db: Database, *, source: str | None = None, subject: str | None = None, belief: str | UUID | None = None,
            preview: bool = False, conn: psycopg.Connection[Any] | None = None) -> Forgotten:
-    """Forget a source, a subject's beliefs, or one belief, and every belief left without support;
+    """Forget a source, a subject's beliefs and what it said (the turns of the speakers whose name is
+    the subject: "Maya" for ``maya``), or one belief, and every belief left without support;
     decisions that lose their last support are flagged. ``preview``: counts only."""
     if len([x for x in (source, subject, belief) if x is not None]) != 1:
         raise errors.InvalidInput("forget exactly one of --source, --subject or --belief")
-    if source is not None:
-        args = ("source", source)
-    elif subject is not None:
-        args = ("subject", subject)
-    else:
-        args = ("belief", str(belief))
-    forgotten: Forgotten = db.fetch_one(Forgotten, Q.forget, (*args, preview), conn)
+    speakers: list[str] = []
+    with db.transaction(conn) as c:
+        if source is not None:
+            args = ("source", source)
+        elif subject is not None:
+            args = ("subject", subject)
+            # the subject a speaker's words about themselves are about is the extractors' rule
+            speakers = [r["speaker"] for r in db.fetch_all(dict, Q.speakers, None, c)
+                        if speaker_subject(r["speaker"]) == subject]
+        else:
+            args = ("belief", str(belief))
+        forgotten: Forgotten = db.fetch_one(Forgotten, Q.forget, (*args, preview, speakers), c)
     return forgotten

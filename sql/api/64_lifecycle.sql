@@ -202,8 +202,13 @@ comment on function beliefdb.latest_outcome(uuid, uuid) is 'The latest recorded 
 -- forgetting would delete, is refused (not_owner, naming the owner), unless the session's login was
 -- granted beliefdb_eraser (beliefdb._forget_core). p_preview: the same report, exactly, and the same
 -- refusals (the forget runs in a subtransaction that is rolled back). p_ref names what p_target is:
--- a source by its name, a subject, or a belief by its id or a unique prefix.
-create or replace function beliefdb.forget(p_target text, p_ref text, p_preview boolean default false)
+-- a source by its name, a subject, or a belief by its id or a unique prefix. Forgetting a subject
+-- forgets what it said too: p_speakers names the speakers whose turns are the subject's own words
+-- (the library passes those whose name is the subject: "Maya" for maya). Their turns go as fragments
+-- do (so does every belief left without support), and are masked in the conversation texts with
+-- the speaker's name in the line that labels each.
+create or replace function beliefdb.forget(p_target text, p_ref text, p_preview boolean default false,
+                                           p_speakers text[] default '{}')
 returns beliefdb.forget_result
 language plpgsql
 security definer
@@ -217,8 +222,10 @@ declare
 begin
     if p_preview then
         return jsonb_populate_record(null::beliefdb.forget_result, beliefdb._dry_run(
-            'select to_jsonb(r) from beliefdb.forget($1 ->> ''target'', $1 ->> ''ref'') r',
-            jsonb_build_object('target', p_target, 'ref', p_ref)) || jsonb_build_object('preview', true));
+            'select to_jsonb(r) from beliefdb.forget($1 ->> ''target'', $1 ->> ''ref'', false,
+                                                      array(select jsonb_array_elements_text($1 -> ''speakers''))) r',
+            jsonb_build_object('target', p_target, 'ref', p_ref, 'speakers', to_jsonb(coalesce(p_speakers, '{}'))))
+            || jsonb_build_object('preview', true));
     end if;
     perform beliefdb.lock_workspace();
     perform beliefdb._begin_changes();
@@ -230,7 +237,8 @@ begin
     elsif p_target = 'belief' then
         v_id := beliefdb.resolve_belief(p_ref);
     end if;
-    v_report := beliefdb._forget_core(v_ws, p_target, v_id, case when p_target = 'subject' then p_ref end);
+    v_report := beliefdb._forget_core(v_ws, p_target, v_id, case when p_target = 'subject' then p_ref end,
+                                      case when p_target = 'subject' then coalesce(p_speakers, '{}') else '{}' end);
     perform beliefdb._analyze_text_tables();
     v_result := jsonb_populate_record(null::beliefdb.forget_result,
                                       v_report - 'changes' || jsonb_build_object('preview', false));
@@ -238,4 +246,4 @@ begin
     return v_result;
 end
 $$;
-comment on function beliefdb.forget(text, text, boolean) is 'Forget a source, a subject''s beliefs or a belief, every belief left without support, and their quotes in source texts; audit keeps hashes only';
+comment on function beliefdb.forget(text, text, boolean, text[]) is 'Forget a source, a subject''s beliefs and turns or a belief, every belief left without support, and their quotes in source texts; audit keeps hashes only';

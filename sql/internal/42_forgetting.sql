@@ -27,8 +27,10 @@ comment on function beliefdb._is_eraser() is 'Whether the session''s login was g
 -- owns, and any belief of another's that forgetting would delete (its own target, or one it would
 -- leave without support), is refused (not_owner, naming the owner), unless the session's login is
 -- an eraser (beliefdb._is_eraser): then it goes whoever owns it, and the audit event names the
--- eraser and the owners.
-create or replace function beliefdb._forget_core(p_workspace_id uuid, p_target text, p_id uuid, p_subject text)
+-- eraser and the owners. A subject's turns (those of p_speakers) go as fragments, from sources the
+-- acting principal owns (an eraser's: any), and are masked with their speaker labels.
+create or replace function beliefdb._forget_core(p_workspace_id uuid, p_target text, p_id uuid, p_subject text,
+                                                 p_speakers text[] default '{}')
 returns jsonb
 language plpgsql
 set search_path = pg_catalog, pg_temp
@@ -50,6 +52,14 @@ declare
     v_eraser boolean := beliefdb._is_eraser();
     v_owners text[];
     v_other record;
+    -- a forgotten subject's turns: the fragments, and each span to mask (the turn, and its speaker's
+    -- name in the line that labels it) by source version
+    v_turns uuid[] := '{}';
+    v_turn_version uuid[] := '{}';
+    v_turn_span int4range[] := '{}';
+    v_turn_text text[] := '{}';
+    v_turn_sources uuid[] := '{}';
+    v_version record;
 begin
     if p_target = 'source' then
         select s.name into v_name from beliefdb.source s where s.workspace_id = v_ws and s.id = p_id;
@@ -60,6 +70,38 @@ begin
         select count(*) into v_versions from beliefdb.source_version v where v.workspace_id = v_ws and v.source_id = p_id;
     elsif p_target = 'subject' then
         v_seeds := array(select b.id from beliefdb.belief b where b.workspace_id = v_ws and b.subject = p_subject);
+        -- what the subject said: every turn of its speakers, in every version of every conversation
+        select coalesce(array_agg(t.id), '{}'), coalesce(array_agg(distinct t.source_id), '{}'),
+               -- (in a proposed version, a turn is found as it is laid out: a line's "Speaker: text")
+               coalesce(array_agg(distinct t.speaker || ': ' || t.text), '{}')
+          into v_turns, v_turn_sources, v_turn_text
+          from (select f.id, f.text, f.speaker, v.source_id
+                  from beliefdb.fragment f
+                  join beliefdb.source_version v on v.workspace_id = f.workspace_id and v.id = f.source_version_id
+                 where f.workspace_id = v_ws and f.speaker = any(coalesce(p_speakers, '{}'))) t;
+        select coalesce(array_agg(x.version), '{}'), coalesce(array_agg(x.span), '{}')
+          into v_turn_version, v_turn_span
+          from beliefdb.fragment f
+          join beliefdb.source_version v on v.workspace_id = f.workspace_id and v.id = f.source_version_id
+         cross join lateral (
+                -- the line before the turn's text, up to the turn ("[time] Speaker: ", "**Speaker:** "
+                -- ...: a speaker's name is at most 200 characters)
+                select greatest(f.start_offset - 260, 0) as at,
+                       substr(v.content, greatest(f.start_offset - 260, 0) + 1,
+                              f.start_offset - greatest(f.start_offset - 260, 0)) as head) w
+         cross join lateral (
+                select greatest(w.at, w.at + length(w.head) - pg_catalog.strpos(reverse(w.head), E'\n') + 1) as at
+                 where pg_catalog.strpos(w.head, E'\n') > 0
+                union all
+                select w.at where pg_catalog.strpos(w.head, E'\n') = 0) l
+         cross join lateral (
+                select v.id as version, int4range(f.start_offset, f.end_offset) as span
+                union all
+                select v.id, int4range(l.at + lower(o), l.at + upper(o))
+                  from unnest(beliefdb._occurrences(substr(v.content, l.at + 1, f.start_offset - l.at),
+                                                    array[f.speaker])) o) x
+         where f.workspace_id = v_ws and f.id = any(v_turns);
+        v_seeds := v_seeds || v_turns;
         if cardinality(v_seeds) = 0 then
             raise exception 'no belief has subject %', p_subject using errcode = 'BD004';
         end if;
@@ -78,6 +120,10 @@ begin
            from unnest(v_seeds) x (id);
     elsif not v_eraser and p_target = 'source' then
         perform beliefdb._require_source_owner(v_ws, p_id, 'forget it (or a login granted beliefdb_eraser)');
+    end if;
+    if not v_eraser then
+        perform beliefdb._require_source_owner(v_ws, x.id, 'forget the turns of it (or a login granted beliefdb_eraser)')
+           from unnest(v_turn_sources) x (id);
     end if;
 
     -- what is left without support once the targets are gone
@@ -154,8 +200,20 @@ begin
         perform beliefdb._audit_redact_source(v_name);
         perform beliefdb._forget_jobs(v_ws, v_name);
     end if;
+    -- the turns first (a quote of the subject's in them is masked with them)
+    for v_version in
+        select t.version, array_agg(t.span) as spans
+          from unnest(v_turn_version, v_turn_span) t (version, span)
+         group by t.version
+    loop
+        v_redacted := v_redacted + beliefdb._redact_spans(v_ws, v_version.version, v_version.spans,
+                                                          'forgotten subject');
+    end loop;
+    if cardinality(v_turn_text) > 0 then
+        perform beliefdb._redact_proposals(v_ws, v_turn_sources, v_turn_text);
+    end if;
     if cardinality(v_quotes) > 0 then
-        v_redacted := beliefdb._redact_quotes(v_ws, v_sources, v_quotes,
+        v_redacted := v_redacted + beliefdb._redact_quotes(v_ws, v_sources, v_quotes,
                                              case p_target when 'subject' then 'forgotten subject'
                                                            else 'forgotten belief' end);
     end if;
@@ -180,7 +238,7 @@ begin
     return v_result;
 end
 $$;
-comment on function beliefdb._forget_core(uuid, text, uuid, text) is 'The change of forget: deletions, redactions, propagation and audit (forget checks and previews)';
+comment on function beliefdb._forget_core(uuid, text, uuid, text, text[]) is 'The change of forget: deletions, redactions, propagation and audit (forget checks and previews)';
 
 -- Forgetting a source takes its text out of the queue too (rule 14 of docs/rules.md): every job of
 -- it keeps no payload but the mark that it was forgotten (no text, name, path or options), a
@@ -236,53 +294,6 @@ end
 $$;
 comment on function beliefdb._masked(text, int4range[]) is 'A text with character spans replaced by as many U+2588 (same length: other offsets stay valid)';
 
--- Mask every occurrence of some quotes in every version of some sources (and in the texts
--- proposed for them): the source text, the fragments over it and their evidence all change
--- together, each span recorded in beliefdb.redaction. Returns how many spans were masked.
-create or replace function beliefdb._redact_quotes(p_workspace_id uuid, p_sources uuid[], p_quotes text[],
-                                                  p_reason text) returns integer
-language plpgsql
-set search_path = pg_catalog, pg_temp
-as $$
-declare
-    v_version record;
-    v_spans int4range[];
-    v_count integer := 0;
-begin
-    for v_version in
-        select v.id, v.content from beliefdb.source_version v
-         where v.workspace_id = p_workspace_id and v.source_id = any(p_sources)
-    loop
-        v_spans := beliefdb._occurrences(v_version.content, p_quotes);
-        continue when cardinality(v_spans) = 0;
-        insert into beliefdb.redaction (workspace_id, source_version_id, start_offset, end_offset, reason)
-        select p_workspace_id, v_version.id, lower(x), upper(x), p_reason from unnest(v_spans) x;
-        v_count := v_count + cardinality(v_spans);
-        update beliefdb.source_version v set content = beliefdb._masked(v.content, v_spans)
-         where v.workspace_id = p_workspace_id and v.id = v_version.id;
-        -- every fragment over a masked span, then the evidence quoting it
-        update beliefdb.fragment f
-           set text = substr(v.content, f.start_offset + 1, f.end_offset - f.start_offset)
-          from beliefdb.source_version v
-         where f.workspace_id = p_workspace_id and f.source_version_id = v_version.id
-           and v.workspace_id = f.workspace_id and v.id = f.source_version_id
-           and int4range(f.start_offset, f.end_offset) && any(v_spans);
-        update beliefdb.evidence e
-           set quote = f.text
-          from beliefdb.fragment f
-         where e.workspace_id = p_workspace_id and f.workspace_id = e.workspace_id and f.id = e.fragment_id
-           and f.source_version_id = v_version.id and e.quote <> f.text;
-    end loop;
-    update beliefdb.review_item r
-       set proposal = jsonb_set(r.proposal, '{content}', to_jsonb(beliefdb._masked(
-               r.proposal ->> 'content', beliefdb._occurrences(r.proposal ->> 'content', p_quotes))))
-     where r.workspace_id = p_workspace_id and r.kind = 'version_proposed' and r.source_id = any(p_sources)
-       and cardinality(beliefdb._occurrences(r.proposal ->> 'content', p_quotes)) > 0;
-    return v_count;
-end
-$$;
-comment on function beliefdb._redact_quotes(uuid, uuid[], text[], text) is 'Mask every occurrence of quotes in the versions of sources, their fragments and evidence; record the spans';
-
 -- Every span of a text where one of the quotes occurs (overlapping occurrences included).
 create or replace function beliefdb._occurrences(p_text text, p_quotes text[]) returns int4range[]
 language plpgsql immutable
@@ -308,6 +319,78 @@ begin
 end
 $$;
 comment on function beliefdb._occurrences(text, text[]) is 'Every character span [start, end) of a text where one of some quotes occurs';
+
+-- Mask some character spans of one source version: its text, the fragments over them and their
+-- evidence all change together, each span recorded in beliefdb.redaction. Returns how many spans
+-- were masked.
+create or replace function beliefdb._redact_spans(p_workspace_id uuid, p_version uuid, p_spans int4range[],
+                                                 p_reason text) returns integer
+language plpgsql
+set search_path = pg_catalog, pg_temp
+as $$
+begin
+    if cardinality(p_spans) = 0 then
+        return 0;
+    end if;
+    insert into beliefdb.redaction (workspace_id, source_version_id, start_offset, end_offset, reason)
+    select p_workspace_id, p_version, lower(x), upper(x), p_reason from unnest(p_spans) x;
+    update beliefdb.source_version v set content = beliefdb._masked(v.content, p_spans)
+     where v.workspace_id = p_workspace_id and v.id = p_version;
+    -- every fragment over a masked span, then the evidence quoting it
+    update beliefdb.fragment f
+       set text = substr(v.content, f.start_offset + 1, f.end_offset - f.start_offset)
+      from beliefdb.source_version v
+     where f.workspace_id = p_workspace_id and f.source_version_id = p_version
+       and v.workspace_id = f.workspace_id and v.id = f.source_version_id
+       and int4range(f.start_offset, f.end_offset) && any(p_spans);
+    update beliefdb.evidence e
+       set quote = f.text
+      from beliefdb.fragment f
+     where e.workspace_id = p_workspace_id and f.workspace_id = e.workspace_id and f.id = e.fragment_id
+       and f.source_version_id = p_version and e.quote <> f.text;
+    return cardinality(p_spans);
+end
+$$;
+comment on function beliefdb._redact_spans(uuid, uuid, int4range[], text) is 'Mask character spans of a source version, its fragments and evidence; record the spans';
+
+-- Mask every occurrence of some texts in the versions proposed for some sources (review items
+-- waiting for their owner).
+create or replace function beliefdb._redact_proposals(p_workspace_id uuid, p_sources uuid[], p_texts text[])
+returns void
+language sql
+set search_path = pg_catalog, pg_temp
+as $$
+    update beliefdb.review_item r
+       set proposal = jsonb_set(r.proposal, '{content}', to_jsonb(beliefdb._masked(
+               r.proposal ->> 'content', beliefdb._occurrences(r.proposal ->> 'content', p_texts))))
+     where r.workspace_id = p_workspace_id and r.kind = 'version_proposed' and r.source_id = any(p_sources)
+       and cardinality(beliefdb._occurrences(r.proposal ->> 'content', p_texts)) > 0
+$$;
+comment on function beliefdb._redact_proposals(uuid, uuid[], text[]) is 'Mask every occurrence of some texts in the versions proposed for sources';
+
+-- Mask every occurrence of some quotes in every version of some sources (and in the texts
+-- proposed for them), by beliefdb._redact_spans. Returns how many spans were masked.
+create or replace function beliefdb._redact_quotes(p_workspace_id uuid, p_sources uuid[], p_quotes text[],
+                                                  p_reason text) returns integer
+language plpgsql
+set search_path = pg_catalog, pg_temp
+as $$
+declare
+    v_version record;
+    v_count integer := 0;
+begin
+    for v_version in
+        select v.id, v.content from beliefdb.source_version v
+         where v.workspace_id = p_workspace_id and v.source_id = any(p_sources)
+    loop
+        v_count := v_count + beliefdb._redact_spans(p_workspace_id, v_version.id,
+                                                    beliefdb._occurrences(v_version.content, p_quotes), p_reason);
+    end loop;
+    perform beliefdb._redact_proposals(p_workspace_id, p_sources, p_quotes);
+    return v_count;
+end
+$$;
+comment on function beliefdb._redact_quotes(uuid, uuid[], text[], text) is 'Mask every occurrence of quotes in the versions of sources, their fragments and evidence; record the spans';
 
 -- Gather planner statistics again for the columns that hold text: what was forgotten must not
 -- stay in pg_statistic's sampled values (rows this transaction deleted or masked are not sampled).

@@ -1,0 +1,137 @@
+"""Forgetting a subject forgets what the subject said (rule 14): the turns of the speakers whose name
+is the subject go as fragments go, with every belief left without support, and are masked in every
+version of the conversation text, with the speaker's name in the line that labels each; what others
+said stays, at its offsets."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import psycopg
+import pytest
+from test_forget_redaction import holding
+
+import beliefdb
+from beliefdb import errors
+from beliefdb.models import Turn
+from beliefdb.store import lifecycle
+
+HEALTH = "Honestly my back has been hurting since the accident."
+MASK = "\u2588"
+
+
+def at(minute: int) -> datetime:
+    return datetime(2025, 3, 1, 10, 0, tzinfo=UTC) + timedelta(minutes=minute)
+
+
+TURNS = [
+    Turn("Maya López", "I live in Lisbon.", at(0)),
+    Turn("Bob", "Nice to meet you. I live in Porto.", at(1)),
+    Turn("Maya López", HEALTH, at(2)),
+    Turn("Bob", "ok", at(3)),
+    Turn("Maya López", "What do you recommend?", at(4)),
+]
+
+
+def contents(conn: psycopg.Connection[Any], source: str) -> list[str]:
+    return [r[0] for r in conn.execute(
+        "select v.content from beliefdb.source_version v join beliefdb.source s on s.id = v.source_id"
+        " where s.name = %s order by v.version", (source,)).fetchall()]
+
+
+def turns(conn: psycopg.Connection[Any]) -> list[tuple[str, str]]:
+    return [(r[0], r[1]) for r in conn.execute(
+        "select speaker, text from beliefdb.fragment where speaker is not null order by start_offset, speaker")]
+
+
+@pytest.mark.slow
+def test_forgetting_a_subject_forgets_the_turns_it_said(bdb: beliefdb.BeliefDB,
+                                                        postgresql: psycopg.Connection[Any]) -> None:
+    bdb.ingest_conversation(TURNS, source="chat-1", embed=False)
+    # a belief about someone else that rests on her words alone goes with them (rule 2)
+    (hers,) = bdb.remember("The accident hurt Maya's back.", "accident", "injury", "back", HEALTH,
+                           source="chat-1").accepted
+    before = contents(postgresql, "chat-1")
+    postgresql.commit()
+    assert {b.subject for b in bdb.beliefs()} == {"maya_lopez", "bob", "accident"}
+
+    preview = bdb.forget(subject="maya_lopez", preview=True)
+    assert contents(postgresql, "chat-1") == before  # a preview writes nothing
+    postgresql.commit()
+    done = bdb.forget(subject="maya_lopez")
+    assert (preview.fragments, preview.beliefs, preview.redacted) == (done.fragments, done.beliefs, done.redacted)
+    assert (done.fragments, done.beliefs) == (3, 2) and done.redacted == 6  # three turns, three labels
+
+    (text,) = contents(postgresql, "chat-1")
+    assert len(text) == len(before[0])  # masked in place: every other offset stays valid
+    lines = text.splitlines()
+    assert lines[0] == f"[{at(0).isoformat()}] {MASK * len('Maya López')}: {MASK * len('I live in Lisbon.')}"
+    assert lines[1] == f"[{at(1).isoformat()}] Bob: Nice to meet you. I live in Porto."
+    assert lines[2].endswith(f"{MASK * len('Maya López')}: {MASK * len(HEALTH)}")
+    assert lines[3] == f"[{at(3).isoformat()}] Bob: ok"
+    assert "López" not in text and "Maya" not in text
+    assert turns(postgresql) == [("Bob", "Nice to meet you. I live in Porto."), ("Bob", "ok")]
+    assert holding(postgresql, "back has been hurting") == []
+    postgresql.commit()
+    assert {b.subject for b in bdb.beliefs()} == {"bob"}
+    assert hers.id not in {b.id for b in bdb.beliefs(include_all=True)}
+    answer = bdb.ask("back hurting since the accident")
+    assert answer.status == "no_match" and not answer.fragments  # nor as unextracted text
+    assert bdb.audit_verify().ok
+
+
+@pytest.mark.slow
+def test_every_version_and_a_subject_with_turns_alone(bdb: beliefdb.BeliefDB,
+                                                      postgresql: psycopg.Connection[Any]) -> None:
+    """remember_turn makes each turn part of the version in force: the subject's words are masked in
+    each version; a speaker whose words gave no belief is a subject to forget all the same."""
+    bdb.remember_turn("support", "Quinn", "Hello there, I need some help.", time=at(0), embed=False)
+    bdb.remember_turn("support", "Bob", "Sure, what is it?", time=at(1), embed=False)
+    bdb.remember_turn("support", "Quinn", HEALTH, time=at(2), embed=False)
+    assert "quinn" not in {b.subject for b in bdb.beliefs()}
+    with pytest.raises(errors.NotFound, match="no belief has subject nobody"):
+        bdb.forget(subject="nobody")
+    done = bdb.forget(subject="quinn")
+    assert done.beliefs == 0 and done.fragments >= 2
+    for text in contents(postgresql, "support"):
+        assert "Quinn" not in text and "help" not in text and "hurting" not in text
+        assert "Bob: Sure, what is it?" in text
+    assert turns(postgresql) and {s for s, _ in turns(postgresql)} == {"Bob"}
+
+
+@pytest.mark.slow
+def test_another_principals_conversation_needs_its_owner_or_an_eraser(alice: beliefdb.BeliefDB,
+                                                                      bob: beliefdb.BeliefDB,
+                                                                      postgresql: psycopg.Connection[Any]) -> None:
+    """Her beliefs are alice's (the belief's owner check); so are the turns, in alice's source, even
+    when no belief was made of them."""
+    alice.ingest_conversation([*TURNS, Turn("Quinn", HEALTH, at(5))], source="chat-1", embed=False)
+    before = contents(postgresql, "chat-1")
+    postgresql.commit()
+    with pytest.raises(errors.NotOwner, match="is owned by alice"):
+        lifecycle.forget(bob.database, subject="maya_lopez")
+    with pytest.raises(errors.NotOwner, match="source chat-1 is owned by alice: only its owner can forget the turns"):
+        lifecycle.forget(bob.database, subject="quinn")
+    assert contents(postgresql, "chat-1") == before
+    postgresql.commit()
+    assert alice.forget(subject="quinn").fragments == 1
+    assert alice.forget(subject="maya_lopez").fragments == 3
+
+
+@pytest.mark.slow
+def test_from_sql_the_speakers_are_named(bdb: beliefdb.BeliefDB, postgresql: psycopg.Connection[Any]) -> None:
+    """A DBA names the speakers whose turns are the subject's words; without them, only the subject's
+    beliefs and quotes go (as before)."""
+    bdb.ingest_conversation(TURNS, source="chat-1", embed=False)
+    postgresql.execute("select pg_catalog.set_config('beliefdb.workspace_id', %s, false)",
+                       (str(bdb.database.workspace_id),))
+    quotes_only = postgresql.execute(
+        "select fragments, beliefs from beliefdb.forget('subject', 'maya_lopez', true)").fetchone()
+    assert quotes_only == (0, 1)
+    named = postgresql.execute(
+        "select fragments, beliefs from beliefdb.forget('subject', 'maya_lopez', false, array['Maya López'])"
+    ).fetchone()
+    assert named == (3, 1)
+    postgresql.commit()
+    assert "López" not in contents(postgresql, "chat-1")[0]
