@@ -127,6 +127,20 @@ def test_rule_e_the_noun_phrase_is() -> None:
     assert triples("The sky is blue.", "docs/Weather Notes.txt") == [("weather_note", "sky", "blue")]
 
 
+def test_a_possessive_names_the_subject_and_what_follows_the_attribute() -> None:
+    assert triples("Dana's badge code is 4471.") == [("dana", "badge_code", "4471")]
+    assert triples("The customer's delivery address is Hauptstrasse 5.") == [
+        ("customer", "delivery_address", "Hauptstrasse 5")]
+    assert triples("The main office's phone number is 555 0101.") == [("main_office", "phone_number", "555 0101")]
+    period = only("Employees' notice period is 30 days.")
+    assert (period.subject, period.attribute, period.value, period.kind) == ("employee", "notice_period", "30 days",
+                                                                             "policy")
+    # as before when the possessive is the phrase's only other word
+    assert triples("Maya's daughter is 5.") == [("maya", "daughter", "5")]
+    # "of" names them first
+    assert triples("The color of Dana's car is red.") == [("dana_car", "color", "red")]
+
+
 def test_rule_f_key_value_lines() -> None:
     assert triples("Owner: Alice", "team.md") == [("team", "owner", "Alice")]
     assert triples("Support email: a@b.org\n", "team.md") == [("support", "email", "a@b.org")]

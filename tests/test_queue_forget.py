@@ -5,12 +5,14 @@ a queued job of it is failed instead of bringing the source back."""
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Any
 
 import psycopg
 import pytest
 
 import beliefdb
+from beliefdb.models import Turn
 
 POLICY = "# Returns\nReturns are accepted within 30 days.\nThe restocking fee is 10%.\n"
 SECRET = "# Badge\nDana's badge code is 4471.\n"
@@ -67,3 +69,25 @@ def test_forgetting_a_source_clears_its_jobs_and_fails_the_queued_one(bdb: belie
     assert bdb.work(stop_when_empty=True, embed=False).outcomes == []
     assert postgresql.execute("select count(*) from beliefdb.source where name = 'badge.md'").fetchone() == (0,)
     assert preview.versions == 1
+
+
+@pytest.mark.slow
+def test_forgetting_a_subject_masks_its_quotes_and_turns_in_queued_documents(
+        bdb: beliefdb.BeliefDB, postgresql: psycopg.Connection[Any]) -> None:
+    """A queued document that repeats what was forgotten would bring it back when a worker ingests it:
+    its text is masked as the stored versions are (a done job keeps no text)."""
+    bdb.ingest_text(SECRET, source="badge.md")
+    bdb.ingest_conversation([Turn("Dana", "My badge code is 4471, by the way.", datetime(2025, 3, 1, tzinfo=UTC))],
+                            source="chat-dana", embed=False)
+    assert "dana" in {b.subject for b in bdb.beliefs()}
+    bdb.submit(text=SECRET + "Dana: My badge code is 4471, by the way.\n", source="badge-copy.md")
+    bdb.submit(text=POLICY, source="returns.md")
+    postgresql.commit()
+    done = bdb.forget(subject="dana")
+    assert done.fragments == 1 and done.beliefs >= 1
+    [(_, waiting, _), (_, other, _)] = payloads(postgresql)
+    assert "4471" not in waiting["text"] and "Dana's badge code" not in waiting["text"]
+    assert waiting["text"].startswith("# Badge\n") and len(waiting["text"]) == len(SECRET) + 41
+    assert other["text"] == POLICY  # nothing of hers in it: untouched
+    assert bdb.work(stop_when_empty=True, embed=False).done == 2
+    assert "dana" not in {b.subject for b in bdb.beliefs()}

@@ -19,7 +19,7 @@ from beliefdb.db.connector import Database
 from beliefdb.db.queries import Q
 from beliefdb.inputs import check_moment
 from beliefdb.models import ConfidenceReport, Expired, Forgotten, OutcomeRecorded
-from beliefdb.text.rules import speaker_subject
+from beliefdb.text.naming import speaker_subject
 from beliefdb.vocabulary import OUTCOMES
 
 

@@ -21,7 +21,8 @@ i. ``X is <number ...>.`` (no ``the``)                -> like e for X
 j. CJK ``X是Y`` / ``X为Y``                              -> attribute X (``A的B``: subject A, attribute B)
 
 A noun phrase's attribute is its last word with the qualifiers before it (``max payload`` ->
-``max_payload``), and a rate with the word before ``per`` (``cost per night``, ``per diem``); CJK
+``max_payload``), and a rate with the word before ``per`` (``cost per night``, ``per diem``); after a
+possessive, the words that follow it (``Dana's badge code`` -> ``dana`` / ``badge_code``); CJK
 names are the phrase itself, its punctuation and spaces dropped.
 
 so "Returns are accepted within 7 days of delivery." and "The return window is 7 days." both say
@@ -31,15 +32,27 @@ so "Returns are accepted within 7 days of delivery." and "The return window is 7
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Sequence
-from pathlib import PurePosixPath
 from typing import Final
 
 from beliefdb.text.clauses import also_said
 from beliefdb.text.extractor import Candidate, Extractor, normalise_name, on_turn
 from beliefdb.text.fragments import Fragment, is_key_value, iter_fragments
 from beliefdb.text.kin import family, kin_label
+from beliefdb.text.naming import (
+    DETERMINERS,
+    POLICY_TERMS,
+    QUALIFIERS,
+    QUANTIFIERS,
+    cjk_names,
+    is_cjk,
+    names,
+    noun_words,
+    of_names,
+    source_subject,
+    speaker_subject,
+    with_policy,
+)
 from beliefdb.text.numbers import NUMBER_WORD
 from beliefdb.text.self_statements import (
     bare_switch,
@@ -54,50 +67,8 @@ from beliefdb.text.turns import TurnSpan
 
 __all__ = ["POLICY_TERMS", "QUALIFIERS", "RuleExtractor", "speaker_subject"]
 
-POLICY_TERMS: Final = frozenset({
-    "window", "period", "deadline", "limit", "fee", "rate", "threshold", "policy", "price", "cost",
-})
-
-
-# Words that qualify the attribute rather than name the subject: "Max payload" is the attribute
-# max_payload (of the document's subject), not the attribute payload of a subject "max".
-QUALIFIERS: Final = frozenset({
-    "max", "maximum", "min", "minimum", "total", "average", "avg", "default", "standard", "base", "annual",
-    "monthly", "weekly", "daily", "yearly", "hourly", "initial", "final", "net", "gross", "peak", "typical",
-    "nominal", "rated", "parental", "maternity", "paternity", "paid", "unpaid", "sick", "remote", "minimal",
-    "maximal",
-})
-
-
-def speaker_subject(speaker: str) -> str:
-    """The subject a speaker's statements about themselves are about: their name in lowercase snake_case,
-    accents folded, no word made singular ("James Doe" -> ``james_doe``); the name lowercased when it
-    has no ASCII letters or digits."""
-    folded = unicodedata.normalize("NFKD", speaker).encode("ascii", "ignore").decode("ascii").lower()
-    return "_".join(re.findall(r"[a-z0-9]+", folded)) or "_".join(speaker.lower().split())
-
-
-def _source_subject(source_name: str) -> str:
-    stem = PurePosixPath(source_name.replace("\\", "/")).stem
-    return normalise_name(stem) or "document"
-
-
 # --- the rule extractor ------------------------------------------------------------------------------
 
-_DETERMINERS: Final = frozenset({"the", "a", "an", "our", "your", "their", "its", "my", "his", "her",
-                                 "this", "that", "these", "those"})
-_QUANTIFIERS: Final = frozenset({"all", "any", "every", "each"})
-# Words that show a phrase is a clause, not a noun phrase; such sentences give nothing.
-_NOT_IN_NOUN_PHRASE: Final = frozenset({
-    "and", "or", "but", "if", "when", "while", "because", "so", "that", "which", "who", "whom", "whose",
-    "what", "where", "why", "how", "it", "they", "we", "you", "he", "she", "i", "me", "us", "them",
-    "is", "are", "was", "were", "be", "been", "being", "am", "has", "have", "had", "do", "does", "did",
-    "will", "would", "should", "can", "could", "may", "might", "must", "shall", "not", "no", "never",
-    "for", "in", "on", "at", "with", "from", "by", "to", "into", "onto", "under", "over", "after", "before",
-    "during", "since", "until", "about", "as", "than", "then", "there", "here", "now", "also", "changed",
-    "accepted",
-})
-_MAX_NOUN_PHRASE_WORDS: Final = 6
 _MAX_RULE_CHARS: Final = 1000  # longer fragments are not single statements; skipping keeps rules linear
 
 _WORD: Final = r"[\w'’*`-]+"  # "*" and "`": markdown emphasis and code around words
@@ -120,71 +91,7 @@ _QUESTION_END: Final = re.compile(r"[?？][\"'”’)\]」』）】》]*$")
 _TERMINAL: Final = ".!。！"
 _INNER_SENTENCE_END: Final = re.compile(r"[.!?][\"'”’)\]]*\s|[。！？]")
 _NEGATION: Final = re.compile(r"(?:not|no longer|never)\b", _FLAGS)
-_POSSESSIVE: Final = re.compile(r"['’]s?$")
 
-
-def _noun_words(phrase: str, *, strict: bool = True, drop: frozenset[str] = _DETERMINERS) -> list[str] | None:
-    """The words of a noun phrase without leading determiners and possessive endings, or None."""
-    words = phrase.split()
-    while words and words[0].lower() in drop:
-        words = words[1:]
-    words = [_POSSESSIVE.sub("", w) for w in words]
-    if not words or len(words) > _MAX_NOUN_PHRASE_WORDS or not all(words):
-        return None
-    if strict and any(w.lower() in _NOT_IN_NOUN_PHRASE for w in words):
-        return None
-    return words
-
-
-def _with_policy(subject: str, attribute: str) -> str:
-    if attribute in POLICY_TERMS and subject != "policy" and not subject.endswith("_policy"):
-        return f"{subject}_policy"
-    return subject
-
-
-def _kind(attribute: str) -> str:
-    return "policy" if attribute in POLICY_TERMS else "fact"
-
-
-def _of_names(attribute_phrase: str, subject_phrase: str, *, strict: bool) -> tuple[str, str, str] | None:
-    """``The A of B``: subject B, attribute A."""
-    a = _noun_words(attribute_phrase, strict=strict)
-    b = _noun_words(subject_phrase, strict=strict)
-    if a is None or b is None:
-        return None
-    subject, attribute = normalise_name(" ".join(b)), normalise_name(" ".join(a))
-    if not subject or not attribute:
-        return None
-    return subject, attribute, _kind(attribute)
-
-
-def _names(phrase: str, source_name: str, *, strict: bool = True) -> tuple[str, str, str] | None:
-    """(subject, attribute, kind) for a noun phrase, or None when it is not one."""
-    words = _noun_words(phrase, strict=False)
-    if words is None:
-        return None
-    lowered = [w.lower() for w in words]
-    if "of" in lowered:
-        i = lowered.index("of")
-        return _of_names(" ".join(words[:i]), " ".join(words[i + 1:]), strict=strict)
-    if strict and _noun_words(phrase, strict=True) is None:
-        return None
-    if any(_is_cjk(ch) for w in words for ch in w):
-        return _cjk_names("".join(words), source_name)
-    # the attribute: the last word with the qualifiers before it ("max payload"), and a rate or a fixed
-    # phrase with "per" ("cost per night", "per diem")
-    split = len(words) - 1
-    while split > 0 and (words[split - 1].lower() in QUALIFIERS or words[split - 1].lower() == "per"):
-        split = max(split - (2 if words[split - 1].lower() == "per" else 1), 0)
-    attribute = normalise_name(" ".join(words[split:]))
-    if not attribute:
-        return None
-    if split == 0:
-        return _source_subject(source_name), attribute, _kind(attribute)
-    subject = normalise_name(" ".join(words[:split]))
-    if not subject:
-        return None
-    return _with_policy(subject, attribute), attribute, _kind(attribute)
 
 
 def _clean_value(raw: str, *, sentence: bool) -> str | None:
@@ -206,17 +113,17 @@ def _clean_value(raw: str, *, sentence: bool) -> str | None:
 
 
 def _rule_x(m: re.Match[str], source_name: str) -> tuple[str, str, str] | None:
-    return _names(m["x"], source_name)
+    return names(m["x"], source_name)
 
 
 def _rule_accepted(m: re.Match[str], source_name: str) -> tuple[str, str, str] | None:
-    things = _noun_words(m["x"], drop=_DETERMINERS | _QUANTIFIERS)
+    things = noun_words(m["x"], drop=DETERMINERS | QUANTIFIERS)
     subject = normalise_name(" ".join(things)) if things is not None else ""
-    return (_with_policy(subject, "policy"), "window", "policy") if subject else None
+    return (with_policy(subject, "policy"), "window", "policy") if subject else None
 
 
 def _rule_of(m: re.Match[str], source_name: str) -> tuple[str, str, str] | None:
-    return _of_names(m["attribute"], m["subject"], strict=True)
+    return of_names(m["attribute"], m["subject"], strict=True)
 
 
 _NUMBER: Final = rf"(?:\d[\d.,]*|{NUMBER_WORD})"
@@ -232,28 +139,8 @@ _RULE_QUANTITY: Final = re.compile(rf"(?P<x>{_NP}){_IS}(?P<value>{_NUMBER}\b.*)"
 _RULE_CJK_IS: Final = re.compile(r"(?P<x>[^\W_]{1,16}?)(?<![不非认因作成以称])(?:是|为)(?P<value>\S.*)")
 
 
-def _is_cjk(ch: str) -> bool:
-    return "\u2e80" <= ch <= "\u9fff" or "\uac00" <= ch <= "\ud7af" or "\uf900" <= ch <= "\ufaff"
-
-
-def _cjk_name(phrase: str) -> str:
-    # NFKC first, so that "¹" or a full-width "Ａ" is the digit or letter it stands for; any other
-    # letter or digit that is neither CJK nor ASCII would make a name that fits no name's pattern
-    folded = unicodedata.normalize("NFKC", phrase).lower()
-    return "".join(ch for ch in folded if _is_cjk(ch) or ("a" <= ch <= "z") or ("0" <= ch <= "9"))
-
-
-def _cjk_names(phrase: str, source_name: str) -> tuple[str, str, str] | None:
-    """CJK words are not spaced and not transliterated: the phrase itself names the attribute."""
-    subject_part, _, attribute_part = phrase.rpartition("的")
-    attribute, subject = _cjk_name(attribute_part), _cjk_name(subject_part)
-    if not attribute:
-        return None
-    return subject or _source_subject(source_name), attribute, "fact"
-
-
 def _rule_entitled(m: re.Match[str], source_name: str) -> tuple[str, str, str] | None:
-    who, what = _noun_words(m["x"], drop=_DETERMINERS | _QUANTIFIERS), _noun_words(m["what"])
+    who, what = noun_words(m["x"], drop=DETERMINERS | QUANTIFIERS), noun_words(m["what"])
     if who is None or what is None:
         return None
     subject, attribute = normalise_name(" ".join(who)), normalise_name(" ".join(what))
@@ -261,7 +148,7 @@ def _rule_entitled(m: re.Match[str], source_name: str) -> tuple[str, str, str] |
 
 
 def _rule_cjk(m: re.Match[str], source_name: str) -> tuple[str, str, str] | None:
-    return _cjk_names(m["x"], source_name) if any(_is_cjk(ch) for ch in m["x"]) else None
+    return cjk_names(m["x"], source_name) if any(is_cjk(ch) for ch in m["x"]) else None
 
 
 # Rules a-e, then g (entitled to), h (allowed), i (X is <number>), j (CJK X是Y), in order; each gives
@@ -297,10 +184,10 @@ def _key_value_rule(quote: str, source_name: str) -> tuple[str, str, str, str] |
     m = is_key_value(quote)
     if m is None:
         return None
-    names, value = _names(m["key"], source_name, strict=False), _clean_value(m["value"], sentence=False)
-    if names is None or value is None:
+    named, value = names(m["key"], source_name, strict=False), _clean_value(m["value"], sentence=False)
+    if named is None or value is None:
         return None
-    return names[0], names[1], value, names[2]
+    return named[0], named[1], value, named[2]
 
 
 class RuleExtractor(Extractor):
@@ -323,7 +210,7 @@ class RuleExtractor(Extractor):
         # a name -> (subject, relation): "my daughter Mila", said anywhere in the conversation
         kin = family((speaker_subject(t.speaker), text[t.start:t.end][f.start:f.end])
                      for t in turns for f in iter_fragments(text[t.start:t.end]))
-        unnamed = _source_subject(source_name)
+        unnamed = source_subject(source_name)
         for turn in turns:
             body = text[turn.start:turn.end]
             kept: dict[tuple[str, str], Candidate] = {}

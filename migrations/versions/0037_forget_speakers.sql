@@ -7,3 +7,5 @@
 -- the speakers as a last argument (its default keeps three-argument calls working).
 drop function if exists beliefdb.forget(text, text, boolean);
 drop function if exists beliefdb._forget_core(uuid, text, uuid, text);
+-- (a helper of forget made by this revision while it was unreleased, renamed since: _redact_pending)
+drop function if exists beliefdb._redact_proposals(uuid, uuid[], text[]);

@@ -210,7 +210,7 @@ begin
                                                           'forgotten subject');
     end loop;
     if cardinality(v_turn_text) > 0 then
-        perform beliefdb._redact_proposals(v_ws, v_turn_sources, v_turn_text);
+        perform beliefdb._redact_pending(v_ws, v_turn_sources, v_turn_text);
     end if;
     if cardinality(v_quotes) > 0 then
         v_redacted := v_redacted + beliefdb._redact_quotes(v_ws, v_sources, v_quotes,
@@ -353,9 +353,11 @@ end
 $$;
 comment on function beliefdb._redact_spans(uuid, uuid, int4range[], text) is 'Mask character spans of a source version, its fragments and evidence; record the spans';
 
--- Mask every occurrence of some texts in the versions proposed for some sources (review items
--- waiting for their owner).
-create or replace function beliefdb._redact_proposals(p_workspace_id uuid, p_sources uuid[], p_texts text[])
+-- Mask every occurrence of some texts where they wait to be stored: the versions proposed for some
+-- sources (review items waiting for their owner), and the documents of the workspace's jobs (a queued
+-- document that repeats a forgotten quote would bring it back when a worker ingests it; a done job
+-- keeps no text). A job a worker holds is skipped, as beliefdb._forget_jobs skips it.
+create or replace function beliefdb._redact_pending(p_workspace_id uuid, p_sources uuid[], p_texts text[])
 returns void
 language sql
 set search_path = pg_catalog, pg_temp
@@ -364,12 +366,23 @@ as $$
        set proposal = jsonb_set(r.proposal, '{content}', to_jsonb(beliefdb._masked(
                r.proposal ->> 'content', beliefdb._occurrences(r.proposal ->> 'content', p_texts))))
      where r.workspace_id = p_workspace_id and r.kind = 'version_proposed' and r.source_id = any(p_sources)
-       and cardinality(beliefdb._occurrences(r.proposal ->> 'content', p_texts)) > 0
+       and cardinality(beliefdb._occurrences(r.proposal ->> 'content', p_texts)) > 0;
+    with waiting as (
+        select j.id, beliefdb._occurrences(j.payload ->> 'text', p_texts) as spans
+          from beliefdb.job j
+         where j.workspace_id = p_workspace_id and j.payload ? 'text' and j.status <> 'running'
+           for no key update skip locked
+    )
+    update beliefdb.job j
+       set payload = jsonb_set(j.payload, '{text}', to_jsonb(beliefdb._masked(j.payload ->> 'text', w.spans)))
+      from waiting w
+     where j.workspace_id = p_workspace_id and j.id = w.id and cardinality(w.spans) > 0;
 $$;
-comment on function beliefdb._redact_proposals(uuid, uuid[], text[]) is 'Mask every occurrence of some texts in the versions proposed for sources';
+comment on function beliefdb._redact_pending(uuid, uuid[], text[]) is 'Mask every occurrence of some texts in the versions proposed for sources and in the documents of jobs not yet done';
 
 -- Mask every occurrence of some quotes in every version of some sources (and in the texts
--- proposed for them), by beliefdb._redact_spans. Returns how many spans were masked.
+-- proposed for them and the documents queued: beliefdb._redact_pending), by beliefdb._redact_spans.
+-- Returns how many spans were masked.
 create or replace function beliefdb._redact_quotes(p_workspace_id uuid, p_sources uuid[], p_quotes text[],
                                                   p_reason text) returns integer
 language plpgsql
@@ -386,7 +399,7 @@ begin
         v_count := v_count + beliefdb._redact_spans(p_workspace_id, v_version.id,
                                                     beliefdb._occurrences(v_version.content, p_quotes), p_reason);
     end loop;
-    perform beliefdb._redact_proposals(p_workspace_id, p_sources, p_quotes);
+    perform beliefdb._redact_pending(p_workspace_id, p_sources, p_quotes);
     return v_count;
 end
 $$;

@@ -1,0 +1,159 @@
+"""How the rule extractor names what a sentence is about: a noun phrase's subject and attribute
+(``The max payload`` -> the document's subject / ``max_payload``; ``Dana's badge code`` -> ``dana`` /
+``badge_code``; ``the price of the premium plan`` -> ``premium_plan`` / ``price``), a CJK phrase's
+(not transliterated), and a speaker's own subject (:func:`speaker_subject`)."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from pathlib import PurePosixPath
+from typing import Final
+
+from beliefdb.text.extractor import normalise_name
+
+__all__ = ["DETERMINERS", "POLICY_TERMS", "QUALIFIERS", "QUANTIFIERS", "cjk_names", "is_cjk", "kind_of", "names",
+           "noun_words", "of_names", "source_subject", "speaker_subject", "with_policy"]
+
+POLICY_TERMS: Final = frozenset({
+    "window", "period", "deadline", "limit", "fee", "rate", "threshold", "policy", "price", "cost",
+})
+
+
+# Words that qualify the attribute rather than name the subject: "Max payload" is the attribute
+# max_payload (of the document's subject), not the attribute payload of a subject "max".
+QUALIFIERS: Final = frozenset({
+    "max", "maximum", "min", "minimum", "total", "average", "avg", "default", "standard", "base", "annual",
+    "monthly", "weekly", "daily", "yearly", "hourly", "initial", "final", "net", "gross", "peak", "typical",
+    "nominal", "rated", "parental", "maternity", "paternity", "paid", "unpaid", "sick", "remote", "minimal",
+    "maximal",
+})
+
+
+def speaker_subject(speaker: str) -> str:
+    """The subject a speaker's statements about themselves are about: their name in lowercase snake_case,
+    accents folded, no word made singular ("James Doe" -> ``james_doe``); the name lowercased when it
+    has no ASCII letters or digits."""
+    folded = unicodedata.normalize("NFKD", speaker).encode("ascii", "ignore").decode("ascii").lower()
+    return "_".join(re.findall(r"[a-z0-9]+", folded)) or "_".join(speaker.lower().split())
+
+
+def source_subject(source_name: str) -> str:
+    stem = PurePosixPath(source_name.replace("\\", "/")).stem
+    return normalise_name(stem) or "document"
+
+DETERMINERS: Final = frozenset({"the", "a", "an", "our", "your", "their", "its", "my", "his", "her",
+                                 "this", "that", "these", "those"})
+QUANTIFIERS: Final = frozenset({"all", "any", "every", "each"})
+# Words that show a phrase is a clause, not a noun phrase; such sentences give nothing.
+NOT_IN_NOUN_PHRASE: Final = frozenset({
+    "and", "or", "but", "if", "when", "while", "because", "so", "that", "which", "who", "whom", "whose",
+    "what", "where", "why", "how", "it", "they", "we", "you", "he", "she", "i", "me", "us", "them",
+    "is", "are", "was", "were", "be", "been", "being", "am", "has", "have", "had", "do", "does", "did",
+    "will", "would", "should", "can", "could", "may", "might", "must", "shall", "not", "no", "never",
+    "for", "in", "on", "at", "with", "from", "by", "to", "into", "onto", "under", "over", "after", "before",
+    "during", "since", "until", "about", "as", "than", "then", "there", "here", "now", "also", "changed",
+    "accepted",
+})
+MAX_NOUN_PHRASE_WORDS: Final = 6
+
+POSSESSIVE: Final = re.compile(r"['’]s?$")
+
+def noun_words(phrase: str, *, strict: bool = True, drop: frozenset[str] = DETERMINERS) -> list[str] | None:
+    """The words of a noun phrase without leading determiners and possessive endings, or None."""
+    words = phrase.split()
+    while words and words[0].lower() in drop:
+        words = words[1:]
+    words = [POSSESSIVE.sub("", w) for w in words]
+    if not words or len(words) > MAX_NOUN_PHRASE_WORDS or not all(words):
+        return None
+    if strict and any(w.lower() in NOT_IN_NOUN_PHRASE for w in words):
+        return None
+    return words
+
+
+def possessor(phrase: str) -> int | None:
+    """Where the possessor of a noun phrase ends, counted in ``noun_words``' words: the last word before
+    the final one with a possessive ending (``Dana's badge code``: 0), or None."""
+    words = phrase.split()
+    while words and words[0].lower() in DETERMINERS:
+        words = words[1:]
+    marked = [i for i, w in enumerate(words[:-1]) if POSSESSIVE.search(w) and len(w) > 2]
+    return marked[-1] if marked else None
+
+
+def with_policy(subject: str, attribute: str) -> str:
+    if attribute in POLICY_TERMS and subject != "policy" and not subject.endswith("_policy"):
+        return f"{subject}_policy"
+    return subject
+
+
+def kind_of(attribute: str) -> str:
+    return "policy" if attribute in POLICY_TERMS else "fact"
+
+
+def of_names(attribute_phrase: str, subject_phrase: str, *, strict: bool) -> tuple[str, str, str] | None:
+    """``The A of B``: subject B, attribute A."""
+    a = noun_words(attribute_phrase, strict=strict)
+    b = noun_words(subject_phrase, strict=strict)
+    if a is None or b is None:
+        return None
+    subject, attribute = normalise_name(" ".join(b)), normalise_name(" ".join(a))
+    if not subject or not attribute:
+        return None
+    return subject, attribute, kind_of(attribute)
+
+
+def names(phrase: str, source_name: str, *, strict: bool = True) -> tuple[str, str, str] | None:
+    """(subject, attribute, kind) for a noun phrase, or None when it is not one."""
+    words = noun_words(phrase, strict=False)
+    if words is None:
+        return None
+    lowered = [w.lower() for w in words]
+    if "of" in lowered:
+        i = lowered.index("of")
+        return of_names(" ".join(words[:i]), " ".join(words[i + 1:]), strict=strict)
+    if strict and noun_words(phrase, strict=True) is None:
+        return None
+    if any(is_cjk(ch) for w in words for ch in w):
+        return cjk_names("".join(words), source_name)
+    # a possessive names the subject ("Dana's badge code": dana / badge_code), what follows it the attribute,
+    # a policy by its last word ("Employees' notice period")
+    owner = possessor(phrase)
+    if owner is not None:
+        subject, attribute = normalise_name(" ".join(words[:owner + 1])), normalise_name(" ".join(words[owner + 1:]))
+        if subject and attribute:
+            return subject, attribute, kind_of(attribute.rpartition("_")[2])
+    # the attribute: the last word with the qualifiers before it ("max payload"), and a rate or a fixed
+    # phrase with "per" ("cost per night", "per diem")
+    split = len(words) - 1
+    while split > 0 and (words[split - 1].lower() in QUALIFIERS or words[split - 1].lower() == "per"):
+        split = max(split - (2 if words[split - 1].lower() == "per" else 1), 0)
+    attribute = normalise_name(" ".join(words[split:]))
+    if not attribute:
+        return None
+    if split == 0:
+        return source_subject(source_name), attribute, kind_of(attribute)
+    subject = normalise_name(" ".join(words[:split]))
+    if not subject:
+        return None
+    return with_policy(subject, attribute), attribute, kind_of(attribute)
+
+def is_cjk(ch: str) -> bool:
+    return "\u2e80" <= ch <= "\u9fff" or "\uac00" <= ch <= "\ud7af" or "\uf900" <= ch <= "\ufaff"
+
+
+def cjk_name(phrase: str) -> str:
+    # NFKC first, so that "¹" or a full-width "Ａ" is the digit or letter it stands for; any other
+    # letter or digit that is neither CJK nor ASCII would make a name that fits no name's pattern
+    folded = unicodedata.normalize("NFKC", phrase).lower()
+    return "".join(ch for ch in folded if is_cjk(ch) or ("a" <= ch <= "z") or ("0" <= ch <= "9"))
+
+
+def cjk_names(phrase: str, source_name: str) -> tuple[str, str, str] | None:
+    """CJK words are not spaced and not transliterated: the phrase itself names the attribute."""
+    subject_part, _, attribute_part = phrase.rpartition("的")
+    attribute, subject = cjk_name(attribute_part), cjk_name(subject_part)
+    if not attribute:
+        return None
+    return subject or source_subject(source_name), attribute, "fact"
