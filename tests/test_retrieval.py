@@ -410,3 +410,17 @@ def test_equal_text_and_name_matches_are_ordered_by_closeness_to_the_question(bd
                              " on b.id = r.belief_id", (vector, model)).fetchall()
             assert [r[1] for r in rows] == [None] * 4
             assert rows[0][0] == value
+
+
+@pytest.mark.parametrize("embed", [True, False])
+def test_claims_of_one_statement_come_in_the_order_the_question_names_them(bdb: beliefdb.BeliefDB,
+                                                                          embed: bool) -> None:
+    """One turn, two claims: one statement, one vector and one name to every search. The question that
+    names an attribute gets that claim first, whichever of the two random ids sorts first."""
+    bdb.ingest_conversation([beliefdb.models.Turn(speaker="Maya", text="I live in Lisbon and I work as a nurse.")],
+                            source="chat", embed=embed)
+    assert {b.attribute for b in bdb.beliefs()} == {"lives_in", "job"}
+    for question, first in (("Where does Maya live?", "lives_in"), ("What is Maya's job?", "job"),
+                            ("Who lives in Lisbon?", "lives_in")):
+        answer = bdb.ask(question, k=2)
+        assert len(answer.beliefs) == 2 and answer.beliefs[0].belief.attribute == first, question

@@ -114,8 +114,8 @@ begin
     perform set_config('pg_trgm.word_similarity_threshold', '0.6', true);
 
     return query
-    with by_vector as (
-        select v.id, v.rank::integer as rank, v_vector_sims[v.rank] as similarity
+    with vector_found as (
+        select v.id, v.rank, v_vector_sims[v.rank] as similarity
           from unnest(v_vector_ids) with ordinality as v (id, rank)
     ),
     -- full text: the matches are ranked on a bounded set (a common word can match most of a
@@ -176,13 +176,31 @@ begin
           from (select t.id from text_found t union select n.id from name_found n) c
          where p_embedding is not null
     ),
+    -- Before closeness: whether the question names a candidate's attribute (its English stems). One
+    -- statement quoted for two claims ("I live in Lisbon and I work as a nurse": lives_in and job) is
+    -- one text, one vector and one name to the searches; "where does Maya live?" names lives_in.
+    named as (
+        select c.id, coalesce((select exists (select from unnest(tsvector_to_array(to_tsvector(
+                                                  'pg_catalog.english', replace(b.attribute, '_', ' ')))) a (l)
+                                               where a.l = any(v_lexemes))
+                                 from beliefdb.belief b where b.workspace_id = v_ws and b.id = c.id), false) as named
+          from (select v.id from vector_found v union select t.id from text_found t
+                union select n.id from name_found n) c
+    ),
+    by_vector as (
+        select v.id, (row_number() over (order by v.similarity desc, a.named desc, v.rank))::integer as rank,
+               v.similarity
+          from vector_found v join named a on a.id = v.id
+    ),
     by_text as (
-        select t.id, (row_number() over (order by t.r desc, c.closeness desc nulls last, t.id))::integer as rank
-          from text_found t left join closeness c on c.id = t.id
+        select t.id, (row_number() over (order by t.r desc, a.named desc, c.closeness desc nulls last, t.id))::integer
+               as rank
+          from text_found t join named a on a.id = t.id left join closeness c on c.id = t.id
     ),
     by_name as (
-        select n.id, (row_number() over (order by n.s desc, c.closeness desc nulls last, n.id))::integer as rank
-          from name_found n left join closeness c on c.id = n.id
+        select n.id, (row_number() over (order by n.s desc, a.named desc, c.closeness desc nulls last, n.id))::integer
+               as rank
+          from name_found n join named a on a.id = n.id left join closeness c on c.id = n.id
     ),
     fused as (
         select c.id,
@@ -204,8 +222,9 @@ begin
       from (select f.*, (select b.confidence from beliefdb.belief b
                           where b.workspace_id = v_ws and b.id = f.id) < v_low as low
               from fused f) f
+      join named a on a.id = f.id
       left join closeness c on c.id = f.id
-     order by f.low, f.score desc, coalesce(c.closeness, f.similarity) desc nulls last, f.id
+     order by f.low, f.score desc, a.named desc, coalesce(c.closeness, f.similarity) desc nulls last, f.id
      limit p_k;
 end
 $$;
