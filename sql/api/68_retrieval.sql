@@ -179,13 +179,19 @@ begin
     -- Before closeness: whether the question names a candidate's attribute (its English stems). One
     -- statement quoted for two claims ("I live in Lisbon and I work as a nurse": lives_in and job) is
     -- one text, one vector and one name to the searches; "where does Maya live?" names lives_in.
-    named as (
-        select c.id, coalesce((select exists (select from unnest(tsvector_to_array(to_tsvector(
-                                                  'pg_catalog.english', replace(b.attribute, '_', ' ')))) a (l)
-                                               where a.l = any(v_lexemes))
-                                 from beliefdb.belief b where b.workspace_id = v_ws and b.id = c.id), false) as named
+    candidate as (
+        select c.id, (select b.attribute from beliefdb.belief b where b.workspace_id = v_ws and b.id = c.id) as attribute
           from (select v.id from vector_found v union select t.id from text_found t
                 union select n.id from name_found n) c
+    ),
+    named as (
+        -- (each attribute's stems once: many candidates share one)
+        select c.id, coalesce(a.named, false) as named
+          from candidate c
+          left join (select a.attribute,
+                            tsvector_to_array(to_tsvector('pg_catalog.english', replace(a.attribute, '_', ' ')))
+                            && v_lexemes as named
+                       from (select distinct c.attribute from candidate c) a) a on a.attribute = c.attribute
     ),
     by_vector as (
         select v.id, (row_number() over (order by v.similarity desc, a.named desc, v.rank))::integer as rank,
