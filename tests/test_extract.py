@@ -135,6 +135,10 @@ def test_a_possessive_names_the_subject_and_what_follows_the_attribute() -> None
     period = only("Employees' notice period is 30 days.")
     assert (period.subject, period.attribute, period.value, period.kind) == ("employee", "notice_period", "30 days",
                                                                              "policy")
+    # a name is not made singular ("James's": james, as speaker_subject names him); a plural's possessor is
+    assert triples("James's badge code is 5582.") == [("james", "badge_code", "5582")]
+    assert triples("The customers' delivery address is Hauptstrasse 5.") == [
+        ("customer", "delivery_address", "Hauptstrasse 5")]
     # as before when the possessive is the phrase's only other word
     assert triples("Maya's daughter is 5.") == [("maya", "daughter", "5")]
     # "of" names them first

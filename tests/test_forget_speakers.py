@@ -10,6 +10,8 @@ from typing import Any
 
 import psycopg
 import pytest
+from psycopg import sql
+from psycopg.conninfo import make_conninfo
 from test_forget_redaction import holding
 
 import beliefdb
@@ -135,3 +137,48 @@ def test_from_sql_the_speakers_are_named(bdb: beliefdb.BeliefDB, postgresql: psy
     assert named == (3, 1)
     postgresql.commit()
     assert "López" not in contents(postgresql, "chat-1")[0]
+
+
+@pytest.mark.slow
+def test_a_quote_within_a_turn_goes_with_it_and_the_conversation_goes_on(bdb: beliefdb.BeliefDB,
+                                                                       postgresql: psycopg.Connection[Any]) -> None:
+    """A fragment quoting part of her turn is her words too: it goes, and so does what rests on it
+    alone, not left standing on a quote of masked text. A conversation whose every turn went can be
+    appended to; a speaker named like a part of the time label has only the label masked."""
+    bdb.remember_turn("journal", "Maya", "Hi. My daughter Mila is 5. I live in Lisbon.", time=at(0), embed=False)
+    (mila,) = bdb.remember("Mila is 5.", "mila", "age", "5", "My daughter Mila is 5.", source="journal").accepted
+    done = bdb.forget(subject="maya")
+    assert done.fragments == 2
+    assert mila.id not in {b.id for b in bdb.beliefs(include_all=True)}
+    assert postgresql.execute("select count(*) from beliefdb.evidence where quote like %s",
+                              (f"%{MASK}%",)).fetchone() == (0,)
+    postgresql.commit()
+    bdb.remember_turn("journal", "Bob", "I live in Porto.", time=at(1), embed=False)
+    assert {b.subject for b in bdb.beliefs()} == {"bob"}
+    bdb.remember_turn("clock", "10", "I live in Faro.", time=at(10), embed=False)
+    bdb.forget(subject="10")
+    (text,) = contents(postgresql, "clock")
+    assert text == f"[{at(10).isoformat()}] {MASK * 2}: {MASK * len('I live in Faro.')}"
+
+
+@pytest.mark.slow
+def test_an_eraser_forgetting_anothers_turns_is_named_with_their_owner(
+        alice: beliefdb.BeliefDB, db_url: str, postgresql: psycopg.Connection[Any]) -> None:
+    alice.ingest_conversation([Turn("Quinn", HEALTH, at(0)), Turn("Bob", "ok", at(1))], source="chat-a", embed=False)
+    name, password = "dpo_turns", "a-password-of-its-own"
+    postgresql.execute(sql.SQL("create role {} login password {}").format(sql.Identifier(name), sql.Literal(password)))
+    postgresql.execute(sql.SQL("grant beliefdb_app, beliefdb_eraser to {}").format(sql.Identifier(name)))
+    postgresql.commit()
+    try:
+        with psycopg.connect(make_conninfo(db_url, user=name, password=password), autocommit=True) as conn:
+            conn.execute("select set_config('beliefdb.workspace_id', %s, false)", (str(alice.database.workspace_id),))
+            conn.execute("set role beliefdb_app")
+            assert conn.execute("select fragments from beliefdb.forget('subject', 'quinn', false, array['Quinn'])"
+                                ).fetchone() == (1,)
+        payload = postgresql.execute("select payload from beliefdb.audit_event where action = 'forget'"
+                                     " order by seq desc limit 1").fetchone()
+        assert payload is not None and (payload[0]["eraser"], payload[0]["owners"]) == (name, ["alice"])
+    finally:
+        postgresql.rollback()
+        postgresql.execute(sql.SQL("drop role {}").format(sql.Identifier(name)))
+        postgresql.commit()

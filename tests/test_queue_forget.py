@@ -74,20 +74,25 @@ def test_forgetting_a_source_clears_its_jobs_and_fails_the_queued_one(bdb: belie
 @pytest.mark.slow
 def test_forgetting_a_subject_masks_its_quotes_and_turns_in_queued_documents(
         bdb: beliefdb.BeliefDB, postgresql: psycopg.Connection[Any]) -> None:
-    """A queued document that repeats what was forgotten would bring it back when a worker ingests it:
-    its text is masked as the stored versions are (a done job keeps no text)."""
+    """A queued version that repeats what was forgotten would bring it back when a worker ingests it:
+    its text is masked as the stored versions are (a done job keeps no text). Only the queued versions
+    of the sources it was forgotten from: another source's document is not read for it."""
     bdb.ingest_text(SECRET, source="badge.md")
     bdb.ingest_conversation([Turn("Dana", "My badge code is 4471, by the way.", datetime(2025, 3, 1, tzinfo=UTC))],
                             source="chat-dana", embed=False)
     assert "dana" in {b.subject for b in bdb.beliefs()}
-    bdb.submit(text=SECRET + "Dana: My badge code is 4471, by the way.\n", source="badge-copy.md")
+    bdb.submit(text=SECRET + "The badge office is on floor 2.\n", source="badge.md")
+    queued = "Dana: My badge code is 4471, by the way.\n**Dana:** My badge code is 4471, by the way.\nBob: ok\n"
+    bdb.submit(text=queued, source="chat-dana")
     bdb.submit(text=POLICY, source="returns.md")
     postgresql.commit()
     done = bdb.forget(subject="dana")
-    assert done.fragments == 1 and done.beliefs >= 1
-    [(_, waiting, _), (_, other, _)] = payloads(postgresql)
-    assert "4471" not in waiting["text"] and "Dana's badge code" not in waiting["text"]
-    assert waiting["text"].startswith("# Badge\n") and len(waiting["text"]) == len(SECRET) + 41
-    assert other["text"] == POLICY  # nothing of hers in it: untouched
-    assert bdb.work(stop_when_empty=True, embed=False).done == 2
+    assert done.fragments == 1 and done.beliefs == 2
+    [(_, badge, _), (_, chat, _), (_, other, _)] = payloads(postgresql)
+    masked = "\u2588" * len("Dana's badge code is 4471.")
+    assert badge["text"] == f"# Badge\n{masked}\nThe badge office is on floor 2.\n"
+    assert "4471" not in chat["text"] and chat["text"].endswith("\nBob: ok\n")
+    assert len(chat["text"]) == len(queued)  # masked in place
+    assert other["text"] == POLICY
+    assert bdb.work(stop_when_empty=True, embed=False).done == 3
     assert "dana" not in {b.subject for b in bdb.beliefs()}

@@ -331,8 +331,8 @@ select a.id, a.decision_id, a.description, a.status, a.owner, a.created_at
  limit %(limit)s;
 
 -- first_recorded --
--- When the bound workspace recorded its first source version: every belief an as-of answer may give rests on a quote of one (rule 1)
-select min(recorded_at) from beliefdb.source_version;
+-- When the bound workspace recorded its first source version (every belief an as-of answer may give rests on a quote of one, rule 1), and whether a moment comes before it (compared as ask compares it: a moment without a time zone is the session's)
+select min(recorded_at), %s::timestamptz < min(recorded_at) from beliefdb.source_version;
 
 -- workspace_model --
 -- The embedding model of the bound workspace (and the one it is moving to)
@@ -1042,15 +1042,16 @@ select beliefdb.lock_workspace();
 select beliefdb.clock();
 
 -- conversation_in_force --
--- The text, version and turns (fragments with a speaker, in text order) of a source's version in force (latest not retracted)
+-- The text, version and turns (fragments with a speaker, in text order) of a source's version in force (latest not retracted), and whether the source is a conversation (one whose every turn was forgotten has none left)
 select v.content, v.version,
        coalesce(jsonb_agg(jsonb_build_object('start', f.start_offset, 'end', f.end_offset, 'speaker', f.speaker,
                                              'time', f.spoken_at) order by f.start_offset)
-                filter (where f.speaker is not null), '[]')
+                filter (where f.speaker is not null), '[]'),
+       s.origin_type = 'conversation'
   from beliefdb.source s
   join beliefdb.source_version v on v.workspace_id = s.workspace_id and v.source_id = s.id
   left join beliefdb.fragment f on f.workspace_id = v.workspace_id and f.source_version_id = v.id
  where s.name = %s and s.retracted_at is null
    and v.version = (select max(w.version) from beliefdb.source_version w
                      where w.workspace_id = s.workspace_id and w.source_id = s.id and w.retracted_at is null)
- group by v.content, v.version;
+ group by v.content, v.version, s.origin_type;

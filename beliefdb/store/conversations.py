@@ -66,8 +66,8 @@ def remember_turn(db: Database, conversation: str, turn: Turn, *, extractor: str
         row = c.execute(Q.conversation_in_force, (conversation,)).fetchone()
         text, spans = "", []
         if row is not None:
-            text, _version, stored = row
-            if not stored:
+            text, _version, stored, is_conversation = row
+            if not stored and not is_conversation:
                 raise errors.InvalidInput(
                     f"{conversation} is a document, not a conversation: its text has no turns (append turns to a"
                     " source made by ingest_conversation, remember_turn or 'ingest --format chat')")

@@ -273,10 +273,10 @@ def _before_recording(conn: psycopg.Connection[Any], as_of: datetime) -> str | N
     """Why an as-of question found nothing, when it asked about a moment before the workspace recorded
     anything: --as-of reads what was recorded by then, so a conversation imported today says nothing as
     of last year, even about last year."""
-    first = _reads(conn, (None, Q.first_recorded, None))[0][0][0]
+    first, before = _reads(conn, (None, Q.first_recorded, (as_of,)))[0][0]
     if first is None:
         return "nothing has been recorded in this workspace yet"
-    if as_of >= first:
+    if not before:
         return None
     return (f"nothing had been recorded by then: this workspace recorded its first source on {first.isoformat()}."
             " --as-of answers with what was recorded by that moment; asked without it, each answer says since"

@@ -126,8 +126,9 @@ def _singular(word: str) -> str:
     return word[:-1]
 
 
-def normalise_name(words: str) -> str:
-    """A lowercase snake_case identifier (``[a-z0-9_]``) for ``words``, its last word made singular.
+def normalise_name(words: str, *, singular: bool = True) -> str:
+    """A lowercase snake_case identifier (``[a-z0-9_]``) for ``words``, its last word made singular
+    (unless ``singular`` is false: a name, "James").
 
     Accents are folded (``café`` -> ``cafe``); other non-ASCII letters are dropped like punctuation, so
     the result may be empty. ``"Returns"`` -> ``return``, ``"policies"`` -> ``policy``; ``status``,
@@ -135,6 +136,6 @@ def normalise_name(words: str) -> str:
     """
     folded = unicodedata.normalize("NFKD", words).encode("ascii", "ignore").decode("ascii").lower()
     parts = re.findall(r"[a-z0-9]+", folded)
-    if parts:
+    if parts and singular:
         parts[-1] = _singular(parts[-1])
     return "_".join(parts)

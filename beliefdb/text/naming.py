@@ -118,10 +118,13 @@ def names(phrase: str, source_name: str, *, strict: bool = True) -> tuple[str, s
     if any(is_cjk(ch) for w in words for ch in w):
         return cjk_names("".join(words), source_name)
     # a possessive names the subject ("Dana's badge code": dana / badge_code), what follows it the attribute,
-    # a policy by its last word ("Employees' notice period")
+    # a policy by its last word ("Employees' notice period"); a possessor is made singular when it is
+    # a plural's ("employees'"), not a name's ("James's": james, as speaker_subject names him)
     owner = possessor(phrase)
     if owner is not None:
-        subject, attribute = normalise_name(" ".join(words[:owner + 1])), normalise_name(" ".join(words[owner + 1:]))
+        marked = phrase.split()[len(phrase.split()) - len(words) + owner]
+        subject = normalise_name(" ".join(words[:owner + 1]), singular=marked.endswith(("s'", "s’")))
+        attribute = normalise_name(" ".join(words[owner + 1:]))
         if subject and attribute:
             return subject, attribute, kind_of(attribute.rpartition("_")[2])
     # the attribute: the last word with the qualifiers before it ("max payload"), and a rate or a fixed

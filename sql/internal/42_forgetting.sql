@@ -70,10 +70,14 @@ begin
         select count(*) into v_versions from beliefdb.source_version v where v.workspace_id = v_ws and v.source_id = p_id;
     elsif p_target = 'subject' then
         v_seeds := array(select b.id from beliefdb.belief b where b.workspace_id = v_ws and b.subject = p_subject);
-        -- what the subject said: every turn of its speakers, in every version of every conversation
+        -- what the subject said: every turn of its speakers, in every version of every conversation,
+        -- and each span to mask: the turn and its speaker's name in the line that labels it
+        -- (beliefdb._turn_spans); with them every fragment within such a turn (a quote of part of it)
         select coalesce(array_agg(t.id), '{}'), coalesce(array_agg(distinct t.source_id), '{}'),
-               -- (in a proposed version, a turn is found as it is laid out: a line's "Speaker: text")
-               coalesce(array_agg(distinct t.speaker || ': ' || t.text), '{}')
+               -- (in a text waiting to be stored, a turn is found as a line lays it out: "Speaker: text"
+               -- or "**Speaker:** text")
+               coalesce(array_agg(distinct t.speaker || ': ' || t.text) || array_agg(distinct '**' || t.speaker || ':** ' || t.text),
+                        '{}')
           into v_turns, v_turn_sources, v_turn_text
           from (select f.id, f.text, f.speaker, v.source_id
                   from beliefdb.fragment f
@@ -81,26 +85,14 @@ begin
                  where f.workspace_id = v_ws and f.speaker = any(coalesce(p_speakers, '{}'))) t;
         select coalesce(array_agg(x.version), '{}'), coalesce(array_agg(x.span), '{}')
           into v_turn_version, v_turn_span
-          from beliefdb.fragment f
-          join beliefdb.source_version v on v.workspace_id = f.workspace_id and v.id = f.source_version_id
-         cross join lateral (
-                -- the line before the turn's text, up to the turn ("[time] Speaker: ", "**Speaker:** "
-                -- ...: a speaker's name is at most 200 characters)
-                select greatest(f.start_offset - 260, 0) as at,
-                       substr(v.content, greatest(f.start_offset - 260, 0) + 1,
-                              f.start_offset - greatest(f.start_offset - 260, 0)) as head) w
-         cross join lateral (
-                select greatest(w.at, w.at + length(w.head) - pg_catalog.strpos(reverse(w.head), E'\n') + 1) as at
-                 where pg_catalog.strpos(w.head, E'\n') > 0
-                union all
-                select w.at where pg_catalog.strpos(w.head, E'\n') = 0) l
-         cross join lateral (
-                select v.id as version, int4range(f.start_offset, f.end_offset) as span
-                union all
-                select v.id, int4range(l.at + lower(o), l.at + upper(o))
-                  from unnest(beliefdb._occurrences(substr(v.content, l.at + 1, f.start_offset - l.at),
-                                                    array[f.speaker])) o) x
-         where f.workspace_id = v_ws and f.id = any(v_turns);
+          from beliefdb._turn_spans(v_ws, v_turns) x;
+        v_turns := v_turns || array(
+            select f.id
+              from (select x.version, range_agg(x.span) as spans
+                      from unnest(v_turn_version, v_turn_span) x (version, span)
+                     group by x.version) t
+              join beliefdb.fragment f on f.workspace_id = v_ws and f.source_version_id = t.version
+             where int4range(f.start_offset, f.end_offset) <@ t.spans and not (f.id = any(v_turns)));
         v_seeds := v_seeds || v_turns;
         if cardinality(v_seeds) = 0 then
             raise exception 'no belief has subject %', p_subject using errcode = 'BD004';
@@ -156,7 +148,8 @@ begin
                         from (select b.owner from beliefdb.belief b where b.workspace_id = v_ws and b.id = any(v_gone)
                               union all
                               select s.owner from beliefdb.source s
-                               where s.workspace_id = v_ws and s.id = p_id and p_target = 'source') o
+                               where s.workspace_id = v_ws and (s.id = p_id and p_target = 'source'
+                                                                or s.id = any(v_turn_sources))) o
                        where o.owner is distinct from v_principal
                        order by o.owner);
     -- a forgotten subject's or belief's quotes, and the sources they are in (their text is masked)
@@ -276,23 +269,86 @@ $$;
 comment on function beliefdb._forget_jobs(uuid, text) is 'Clear the queue of a forgotten source: payloads, results naming it, errors; its queued jobs failed (rule 14)';
 
 -- A text with the given character spans ([start, end), 0-based) replaced by as many U+2588 as
--- they are long: the text of a redacted source version, whose other offsets stay valid.
+-- they are long: the text of a redacted source version, whose other offsets stay valid. (The text
+-- as an array of characters, each span written into it: thousands of spans over a long conversation
+-- cost one pass, where overlaying each span in turn rewrote the whole text each time.)
 create or replace function beliefdb._masked(p_text text, p_spans int4range[]) returns text
 language plpgsql immutable
 set search_path = pg_catalog, pg_temp
 as $$
 declare
+    v_chars text[];
     v_span int4range;
-    v_text text := p_text;
+    v_i integer;
 begin
-    foreach v_span in array coalesce(p_spans, '{}') loop
-        v_text := overlay(v_text placing repeat(U&'\2588', upper(v_span) - lower(v_span))
-                          from lower(v_span) + 1 for upper(v_span) - lower(v_span));
+    if p_text is null or coalesce(cardinality(p_spans), 0) = 0 then
+        return p_text;
+    end if;
+    v_chars := string_to_array(p_text, null);
+    foreach v_span in array p_spans loop
+        for v_i in greatest(lower(v_span), 0) + 1 .. least(upper(v_span), cardinality(v_chars)) loop
+            v_chars[v_i] := U&'\2588';
+        end loop;
     end loop;
-    return v_text;
+    return array_to_string(v_chars, '');
 end
 $$;
 comment on function beliefdb._masked(text, int4range[]) is 'A text with character spans replaced by as many U+2588 (same length: other offsets stay valid)';
+
+-- The spans a forgotten speaker's turns take in their source versions: each turn's text, and its
+-- speaker's name in the line that labels it ("[time] Maya: ", "**Maya:** ": the last occurrence
+-- of the name before the turn, within the 260 characters a label may take; a name that is also in
+-- the time is not masked there). Each version's text is read once, as an array of characters.
+create or replace function beliefdb._turn_spans(p_workspace_id uuid, p_turns uuid[])
+returns table (version uuid, span int4range)
+language plpgsql stable
+set search_path = pg_catalog, pg_temp
+as $$
+declare
+    v_version record;
+    v_turn record;
+    v_chars text[];
+    v_at integer;
+    v_head text;
+    v_i integer;
+    v_label int4range;
+begin
+    for v_version in
+        select v.id, v.content from beliefdb.source_version v
+         where v.workspace_id = p_workspace_id
+           and v.id in (select f.source_version_id from beliefdb.fragment f
+                         where f.workspace_id = p_workspace_id and f.id = any(p_turns))
+    loop
+        v_chars := string_to_array(v_version.content, null);
+        for v_turn in
+            select f.start_offset, f.end_offset, f.speaker from beliefdb.fragment f
+             where f.workspace_id = p_workspace_id and f.source_version_id = v_version.id and f.id = any(p_turns)
+        loop
+            version := v_version.id;
+            span := int4range(v_turn.start_offset, v_turn.end_offset);
+            return next;
+            -- back from the turn to the start of its line
+            v_at := v_turn.start_offset;
+            while v_at > 0 and v_at > v_turn.start_offset - 260 and v_chars[v_at] <> E'\n' loop
+                v_at := v_at - 1;
+            end loop;
+            v_head := '';
+            for v_i in v_at + 1 .. v_turn.start_offset loop
+                v_head := v_head || v_chars[v_i];
+            end loop;
+            select o into v_label
+              from unnest(beliefdb._occurrences(v_head, array[v_turn.speaker])) o
+             order by lower(o) desc
+             limit 1;
+            if v_label is not null then
+                span := int4range(v_at + lower(v_label), v_at + upper(v_label));
+                return next;
+            end if;
+        end loop;
+    end loop;
+end
+$$;
+comment on function beliefdb._turn_spans(uuid, uuid[]) is 'The spans of some turns in their source versions: each turn''s text and its speaker''s name in the line that labels it';
 
 -- Every span of a text where one of the quotes occurs (overlapping occurrences included).
 create or replace function beliefdb._occurrences(p_text text, p_quotes text[]) returns int4range[]
@@ -353,10 +409,10 @@ end
 $$;
 comment on function beliefdb._redact_spans(uuid, uuid, int4range[], text) is 'Mask character spans of a source version, its fragments and evidence; record the spans';
 
--- Mask every occurrence of some texts where they wait to be stored: the versions proposed for some
--- sources (review items waiting for their owner), and the documents of the workspace's jobs (a queued
--- document that repeats a forgotten quote would bring it back when a worker ingests it; a done job
--- keeps no text). A job a worker holds is skipped, as beliefdb._forget_jobs skips it.
+-- Mask every occurrence of some texts where they wait to be stored as new versions of some sources:
+-- the versions proposed for them (review items waiting for their owner), and their documents in the
+-- queue (a queued version that repeats a forgotten quote would bring it back when a worker ingests
+-- it; a done job keeps no text). A job a worker holds is skipped, as beliefdb._forget_jobs skips it.
 create or replace function beliefdb._redact_pending(p_workspace_id uuid, p_sources uuid[], p_texts text[])
 returns void
 language sql
@@ -371,6 +427,8 @@ as $$
         select j.id, beliefdb._occurrences(j.payload ->> 'text', p_texts) as spans
           from beliefdb.job j
          where j.workspace_id = p_workspace_id and j.payload ? 'text' and j.status <> 'running'
+           and j.payload ->> 'source' in (select s.name from beliefdb.source s
+                                            where s.workspace_id = p_workspace_id and s.id = any(p_sources))
            for no key update skip locked
     )
     update beliefdb.job j
@@ -378,7 +436,7 @@ as $$
       from waiting w
      where j.workspace_id = p_workspace_id and j.id = w.id and cardinality(w.spans) > 0;
 $$;
-comment on function beliefdb._redact_pending(uuid, uuid[], text[]) is 'Mask every occurrence of some texts in the versions proposed for sources and in the documents of jobs not yet done';
+comment on function beliefdb._redact_pending(uuid, uuid[], text[]) is 'Mask every occurrence of some texts in the versions proposed for sources and in their queued documents';
 
 -- Mask every occurrence of some quotes in every version of some sources (and in the texts
 -- proposed for them and the documents queued: beliefdb._redact_pending), by beliefdb._redact_spans.
