@@ -165,6 +165,9 @@ def test_the_command_line_queues_lists_and_works(cli: Cli, write_doc: Any) -> No
 def test_the_command_line_refuses_what_the_queue_cannot_do(cli: Cli, write_doc: Any, tmp_path: Any) -> None:
     doc = write_doc("returns.md", POLICY)
     assert "--queue" in cli.one_line_error("ingest", doc, "--queue", "--preview")
+    chat = write_doc("chat.jsonl", '{"speaker": "Ana", "text": "I live in Porto."}\n')
+    for argv in ((chat, "--queue"), (doc, "--queue", "--format", "chat")):
+        assert "a conversation (--format chat, .jsonl) is ingested directly" in cli.one_line_error("ingest", *argv)
     assert "--once or --until-empty" in cli.one_line_error("worker", "--once", "--until-empty")
     cli.error("ingest", doc, tmp_path / "missing.md", "--queue", code="not_found")
     assert cli.json("jobs") == []

@@ -183,6 +183,11 @@ def ingest(
         if claims is not None or preview or not embed:
             fail("invalid_input", "--queue takes no --claims, --preview or --no-embed (the worker embeds:"
                                   " beliefdb worker --no-embed)", as_json, 2)
+        with errors(as_json):
+            chat = _chat_format(text_format, paths)
+        if chat:
+            fail("invalid_input", "--queue takes documents: a conversation (--format chat, .jsonl) is ingested"
+                                  " directly, one transaction each (beliefdb ingest FILE --format chat)", as_json, 2)
         cli_queue.submit(memory, paths, source=source, authority=authority.value if authority else None,
                          label=label.value if label else None, version_label=version_label,
                          extractor=extractor.value, max_bytes=max_bytes, as_json=as_json)
