@@ -182,3 +182,24 @@ def test_an_eraser_forgetting_anothers_turns_is_named_with_their_owner(
         postgresql.rollback()
         postgresql.execute(sql.SQL("drop role {}").format(sql.Identifier(name)))
         postgresql.commit()
+
+
+@pytest.mark.slow
+def test_the_same_words_said_by_another_stay_theirs(bdb: beliefdb.BeliefDB,
+                                                    postgresql: psycopg.Connection[Any]) -> None:
+    """Tom said what Maya said: his turn is his words, not a quote of hers, and his belief keeps a quote
+    anyone can read. A turn of his that a belief about her quotes is hers to forget."""
+    bdb.ingest_conversation([Turn("Maya", "I work at Siemens.", at(0)), Turn("Tom", "I work at Siemens.", at(1)),
+                             Turn("Tom", "Maya lives in Lisbon, by the way.", at(2))], source="chat-s", embed=False)
+    bdb.remember("Maya lives in Lisbon.", "maya", "lives_in", "Lisbon", "Maya lives in Lisbon, by the way.",
+                 source="chat-s")
+    done = bdb.forget(subject="maya")
+    assert done.beliefs == 2
+    (text,) = contents(postgresql, "chat-s")
+    lines = text.splitlines()
+    assert lines[0].endswith(f"{MASK * 4}: {MASK * len('I work at Siemens.')}")
+    assert lines[1] == f"[{at(1).isoformat()}] Tom: I work at Siemens."
+    assert lines[2].endswith(f"Tom: {MASK * len('Maya lives in Lisbon, by the way.')}")
+    postgresql.commit()
+    (tom,) = bdb.answers(subject="tom")
+    assert tom.belief.value == "Siemens" and [e.quote for e in tom.evidence] == ["I work at Siemens."]

@@ -9,3 +9,5 @@ drop function if exists beliefdb.forget(text, text, boolean);
 drop function if exists beliefdb._forget_core(uuid, text, uuid, text);
 -- (a helper of forget made by this revision while it was unreleased, renamed since: _redact_pending)
 drop function if exists beliefdb._redact_proposals(uuid, uuid[], text[]);
+-- (and _redact_quotes takes the spans it keeps: another speaker's words)
+drop function if exists beliefdb._redact_quotes(uuid, uuid[], text[], text);

@@ -42,6 +42,9 @@ declare
     v_beliefs uuid[];
     v_gone uuid[];
     v_quotes text[] := '{}';
+    -- other speakers' turns in those sources, that no forgotten belief quotes: their words, not masked
+    v_keep_version uuid[] := '{}';
+    v_keep_span int4range[] := '{}';
     v_sources uuid[] := '{}';
     v_consequents uuid[];
     v_versions integer := 0;
@@ -160,6 +163,14 @@ begin
           join beliefdb.fragment f on f.workspace_id = e.workspace_id and f.id = e.fragment_id
           join beliefdb.source_version v on v.workspace_id = f.workspace_id and v.id = f.source_version_id
          where e.workspace_id = v_ws and e.belief_id = any(v_seeds);
+        select coalesce(array_agg(f.source_version_id), '{}'), coalesce(array_agg(int4range(f.start_offset, f.end_offset)), '{}')
+          into v_keep_version, v_keep_span
+          from beliefdb.fragment f
+          join beliefdb.source_version v on v.workspace_id = f.workspace_id and v.id = f.source_version_id
+         where f.workspace_id = v_ws and v.source_id = any(v_sources) and f.speaker is not null
+           and not (f.speaker = any(coalesce(p_speakers, '{}')))
+           and not exists (select from beliefdb.evidence e
+                            where e.workspace_id = f.workspace_id and e.fragment_id = f.id and e.belief_id = any(v_seeds));
     end if;
     v_result := jsonb_build_object(
         'target', p_target, 'versions', v_versions,
@@ -208,7 +219,7 @@ begin
     if cardinality(v_quotes) > 0 then
         v_redacted := v_redacted + beliefdb._redact_quotes(v_ws, v_sources, v_quotes,
                                              case p_target when 'subject' then 'forgotten subject'
-                                                           else 'forgotten belief' end);
+                                                           else 'forgotten belief' end, v_keep_version, v_keep_span);
     end if;
     if cardinality(v_consequents) > 0 then
         v_changes := beliefdb.propagate(v_ws, v_consequents);
@@ -439,10 +450,12 @@ $$;
 comment on function beliefdb._redact_pending(uuid, uuid[], text[]) is 'Mask every occurrence of some texts in the versions proposed for sources and in their queued documents';
 
 -- Mask every occurrence of some quotes in every version of some sources (and in the texts
--- proposed for them and the documents queued: beliefdb._redact_pending), by beliefdb._redact_spans.
--- Returns how many spans were masked.
+-- proposed for them and the documents queued: beliefdb._redact_pending), by beliefdb._redact_spans,
+-- but within the spans kept (p_keep_version, p_keep_span: another speaker who said the same words
+-- said their own). Returns how many spans were masked.
 create or replace function beliefdb._redact_quotes(p_workspace_id uuid, p_sources uuid[], p_quotes text[],
-                                                  p_reason text) returns integer
+                                                  p_reason text, p_keep_version uuid[] default '{}',
+                                                  p_keep_span int4range[] default '{}') returns integer
 language plpgsql
 set search_path = pg_catalog, pg_temp
 as $$
@@ -454,14 +467,16 @@ begin
         select v.id, v.content from beliefdb.source_version v
          where v.workspace_id = p_workspace_id and v.source_id = any(p_sources)
     loop
-        v_count := v_count + beliefdb._redact_spans(p_workspace_id, v_version.id,
-                                                    beliefdb._occurrences(v_version.content, p_quotes), p_reason);
+        v_count := v_count + beliefdb._redact_spans(p_workspace_id, v_version.id, array(
+                       select o from unnest(beliefdb._occurrences(v_version.content, p_quotes)) o
+                        where not exists (select from unnest(p_keep_version, p_keep_span) k (version, span)
+                                           where k.version = v_version.id and k.span @> o)), p_reason);
     end loop;
     perform beliefdb._redact_pending(p_workspace_id, p_sources, p_quotes);
     return v_count;
 end
 $$;
-comment on function beliefdb._redact_quotes(uuid, uuid[], text[], text) is 'Mask every occurrence of quotes in the versions of sources, their fragments and evidence; record the spans';
+comment on function beliefdb._redact_quotes(uuid, uuid[], text[], text, uuid[], int4range[]) is 'Mask every occurrence of quotes in the versions of sources, their fragments and evidence, but within spans kept; record the spans';
 
 -- Gather planner statistics again for the columns that hold text: what was forgotten must not
 -- stay in pg_statistic's sampled values (rows this transaction deleted or masked are not sampled).
