@@ -72,14 +72,15 @@ def noun_words(phrase: str, *, strict: bool = True, drop: frozenset[str] = DETER
     return words
 
 
-def possessor(phrase: str) -> int | None:
-    """Where the possessor of a noun phrase ends, counted in ``noun_words``' words: the last word before
-    the final one with a possessive ending (``Dana's badge code``: 0), or None."""
+def possessor(phrase: str) -> tuple[int, bool] | None:
+    """Where the possessor of a noun phrase ends, counted in ``noun_words``' words (the last word before
+    the final one with a possessive ending: ``Dana's badge code``, 0), and whether it is a plural's
+    (``employees'``; a name's ``James's`` is not), or None."""
     words = phrase.split()
     while words and words[0].lower() in DETERMINERS:
         words = words[1:]
     marked = [i for i, w in enumerate(words[:-1]) if POSSESSIVE.search(w) and len(w) > 2]
-    return marked[-1] if marked else None
+    return (marked[-1], words[marked[-1]].endswith(("s'", "s’"))) if marked else None
 
 
 def with_policy(subject: str, attribute: str) -> str:
@@ -120,10 +121,10 @@ def names(phrase: str, source_name: str, *, strict: bool = True) -> tuple[str, s
     # a possessive names the subject ("Dana's badge code": dana / badge_code), what follows it the attribute,
     # a policy by its last word ("Employees' notice period"); a possessor is made singular when it is
     # a plural's ("employees'"), not a name's ("James's": james, as speaker_subject names him)
-    owner = possessor(phrase)
-    if owner is not None:
-        marked = phrase.split()[len(phrase.split()) - len(words) + owner]
-        subject = normalise_name(" ".join(words[:owner + 1]), singular=marked.endswith(("s'", "s’")))
+    found = possessor(phrase)
+    if found is not None:
+        owner, plural = found
+        subject = normalise_name(" ".join(words[:owner + 1]), singular=plural)
         attribute = normalise_name(" ".join(words[owner + 1:]))
         if subject and attribute:
             return subject, attribute, kind_of(attribute.rpartition("_")[2])
