@@ -376,8 +376,8 @@ def test_remember_accepts_a_quote_of_the_version_in_force(bdb: beliefdb.BeliefDB
     assert [(e.version, e.in_force) for e in bdb.why(accepted.id).evidence] == [(2, True)]
 
 
-def test_remember_with_text_stores_a_conversation_version(bdb: beliefdb.BeliefDB,
-                                                          postgresql: psycopg.Connection[Any]) -> None:
+def test_remember_with_text_grows_a_conversation_in_place(bdb: beliefdb.BeliefDB,
+                                                         postgresql: psycopg.Connection[Any]) -> None:
     turn1 = "user: I prefer email over phone calls."
     first = bdb.remember("The customer prefers email.", "customer_1042", "contact_channel", "email",
                          "I prefer email over phone calls.", source="chat-1042", text=turn1)
@@ -385,13 +385,15 @@ def test_remember_with_text_stores_a_conversation_version(bdb: beliefdb.BeliefDB
     (email,) = first.accepted
     assert turn1[email.start:email.end] == "I prefer email over phone calls."
 
+    # the conversation grown by a line is the same version, grown at its end (rule 18)
     turn2 = turn1 + "\nuser: Please write in French."
     second = bdb.remember("The customer writes French.", "customer_1042", "language", "French",
                           "Please write in French.", source="chat-1042", text=turn2)
-    assert second.new_version and second.version == 2
+    assert not second.new_version and second.version == 1
+    assert second.note == "appended: one turn added to the text in force"
     (french,) = second.accepted
     assert turn2[french.start:french.end] == "Please write in French."
-    assert second.reverified == [email.id]
+    assert second.reverified == []
 
     rejected = bdb.remember("The customer writes German.", "customer_1042", "language", "German",
                             "Please write in German.", source="chat-1042", text=turn2 + "\nuser: thanks")
@@ -401,11 +403,11 @@ def test_remember_with_text_stores_a_conversation_version(bdb: beliefdb.BeliefDB
         "select s.origin_type::text, v.version, v.content from beliefdb.source s"
         " join beliefdb.source_version v on v.workspace_id = s.workspace_id and v.source_id = s.id"
         " where s.name = 'chat-1042' order by v.version").fetchall()
-    assert [(o, n) for o, n, _ in rows] == [("conversation", 1), ("conversation", 2), ("conversation", 3)]
-    assert rows[1][2] == turn2
+    assert rows == [("conversation", 1, turn2 + "\nuser: thanks")]
     assert {b.value for b in bdb.beliefs(subject="customer_1042")} == {"email", "French"}
     assert [(e.origin_type, e.version, e.in_force) for e in bdb.why(french.id).evidence] == [
-        ("conversation", 3, True), ("conversation", 2, False)]
+        ("conversation", 1, True)]
+    assert [(e.version, e.start_offset) for e in bdb.why(email.id).evidence] == [(1, email.start)]
 
 
 # --- one bad file among several ----------------------------------------------------------------------

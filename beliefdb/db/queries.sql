@@ -587,7 +587,7 @@ select belief_id, role, quote, fragment_id, start_offset, end_offset, source,
 -- What these beliefs replaced, and what that replaced, up to depth steps back, by supersession
 -- recorded by as_of (now when null); only values that stay superseded (a retracted one was never
 -- true). Each with the belief it is shown under, the belief that replaced it, that one's value and
--- the moment it did (its valid time: a turn's date; else when the supersession was recorded)
+-- the moment it did (beliefdb.replaced_on: its valid time, a turn's date; else when it was recorded)
 with recursive back (shown, successor, predecessor, steps) as (
     select r.from_belief, r.from_belief, r.to_belief, 1
       from beliefdb.relation r
@@ -603,7 +603,7 @@ with recursive back (shown, successor, predecessor, steps) as (
        and (r.ended_at is null or r.ended_at > coalesce(%(as_of)s::timestamptz, beliefdb.clock()))
 )
 select distinct on (b.shown, b.predecessor) b.shown, b.predecessor, b.successor, s.value as successor_value,
-       coalesce(pg_catalog.lower(s.valid_time), r.created_at) as replaced_on, b.steps
+       beliefdb.replaced_on(s.valid_time, o.valid_time, r.created_at) as replaced_on, b.steps
   from back b
   join beliefdb.belief s on s.workspace_id = beliefdb.current_workspace_id() and s.id = b.successor
   join beliefdb.belief o on o.workspace_id = beliefdb.current_workspace_id() and o.id = b.predecessor

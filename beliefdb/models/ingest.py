@@ -45,7 +45,7 @@ class Corroborated:
 
 @dataclass(frozen=True)
 class Unchanged:
-    """A candidate the memory already held with this very evidence."""
+    """A candidate already recorded from this very evidence (whatever became of its belief since)."""
 
     id: UUID
     statement: str

@@ -14,7 +14,8 @@ from beliefdb.models.beliefs import Belief, Evidence
 class Replaced:
     """History, never current: a belief that the answer it is shown under replaced, directly or
     through the values between them (``steps`` back), with its own evidence, and what replaced it and
-    when (the valid time of the belief that replaced it: a turn's date)."""
+    when (``beliefdb.replaced_on``: when the belief that replaced it became valid, a turn's date, if
+    that is after this one became valid; else when the replacement was recorded)."""
 
     belief: Belief
     evidence: list[Evidence]

@@ -106,7 +106,7 @@ def ingest_report(result: IngestReport | IngestFailure) -> str:
         lines.append(f"  ≡ {short(c.id)} corroborated by [{c.start}, {c.end}): \"{c.quote}\"")
     for same in result.unchanged:
         if same.id not in result.reverified:  # re-verified ones are listed below
-            lines.append(f"  = {short(same.id)} already held with this evidence")
+            lines.append(f"  = {short(same.id)} already recorded from this evidence (whatever became of it since)")
     for b in result.reverified:
         lines.append(f"  ↻ {short(b)} re-verified: the new version repeats its quote")
     for s in result.superseded:

@@ -105,11 +105,9 @@ def _warnings(belief: Belief, raw: Mapping[str, Any], low: bool) -> list[str]:
         out.append(f"open conflict with [{str(c['belief'])[:8]}] \"{_clip(c['statement'])}\"")
     if len(conflicts) > MAX_WARNINGS:
         out.append(f"and {len(conflicts) - MAX_WARNINGS} more open conflicts (see `beliefdb why {str(belief.id)[:8]}`)")
-    # the replacement took effect when this belief became valid (a turn's time), not when it was recorded
-    when = belief.valid_time.lower
     replaced = raw["replaced"][::-1]  # the latest first
-    for r in replaced[:MAX_WARNINGS]:
-        out.append(f"replaced {_clip(r['value'], 40)!r} ({str(r['belief'])[:8]}) on {_day(when or r['at'])}")
+    for r in replaced[:MAX_WARNINGS]:  # (on: as beliefdb.replaced_on dates it)
+        out.append(f"replaced {_clip(r['value'], 40)!r} ({str(r['belief'])[:8]}) on {_day(r['on'])}")
     if len(replaced) > MAX_WARNINGS:
         out.append(f"and {len(replaced) - MAX_WARNINGS} earlier values replaced")
     if low:

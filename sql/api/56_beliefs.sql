@@ -33,13 +33,15 @@ begin
         'content', p_content, 'origin', p_origin, 'authority', p_authority, 'provenance', p_provenance,
         'label', p_label, 'path', p_path, 'fragments', coalesce(p_fragments, '[]'), 'claims', coalesce(p_claims, '[]'),
         'rejected', coalesce(p_rejected, '[]')));
-    if (v_outcome ->> 'new_version')::boolean then
+    if (v_outcome ->> 'new_version')::boolean or coalesce((v_outcome ->> 'appended')::boolean, false) then
         perform beliefdb._audit_finish(v_opened, 'ingest', jsonb_build_object(
             'source', v_outcome ->> 'source', 'version', v_outcome -> 'version',
             'sha256', encode(sha256(convert_to(p_content, 'UTF8')), 'hex'),
             'accepted', jsonb_array_length(v_outcome -> 'accepted'),
             'rejected', jsonb_array_length(v_outcome -> 'rejected'),
-            'superseded', v_outcome -> 'superseded', 'conflicts', v_outcome -> 'conflicts'));
+            'superseded', v_outcome -> 'superseded', 'conflicts', v_outcome -> 'conflicts')
+            -- (a conversation grown in place by turns: its version grew, as append_turn's do)
+            || case when (v_outcome ->> 'appended')::boolean then '{"appended": true}'::jsonb else '{}' end);
     elsif jsonb_array_length(v_outcome -> 'accepted') + jsonb_array_length(v_outcome -> 'corroborated') > 0 then
         perform beliefdb._audit_finish(v_opened, 'claims', jsonb_build_object(
             'source', v_outcome ->> 'source', 'version', v_outcome -> 'version',

@@ -23,7 +23,6 @@ declare
     v_source beliefdb.source;
     v_version beliefdb.source_version;
     v_length integer;
-    v_fragments integer;
     v_opened boolean;
     v_outcome jsonb;
 begin
@@ -53,23 +52,7 @@ begin
     perform beliefdb._begin_changes();
     -- one audit event for the turn: its statements' events become entries of it (rows)
     v_opened := beliefdb._audit_open(v_ws);
-    update beliefdb.source_version v
-       set content = p_content, sha256 = sha256(convert_to(p_content, 'UTF8'))
-     where v.workspace_id = v_ws and v.id = v_version.id;
-    insert into beliefdb.fragment (workspace_id, source_version_id, start_offset, end_offset, text, speaker, spoken_at)
-    select distinct on ((f ->> 'start')::integer, (f ->> 'end')::integer)
-           v_ws, v_version.id, (f ->> 'start')::integer, (f ->> 'end')::integer,
-           substr(p_content, (f ->> 'start')::integer + 1, (f ->> 'end')::integer - (f ->> 'start')::integer),
-           nullif(f ->> 'speaker', ''), (f ->> 'time')::timestamptz
-      from jsonb_array_elements(coalesce(p_fragments, '[]')) f
-     order by (f ->> 'start')::integer, (f ->> 'end')::integer;
-    get diagnostics v_fragments = row_count;
-    v_outcome := beliefdb._add_claims(v_ws, v_version.id, coalesce(p_claims, '[]'), coalesce(p_rejected, '[]'));
-    v_outcome := beliefdb._ingest_report(v_ws, v_outcome, v_outcome -> 'changes') || jsonb_build_object(
-        'source', v_source.name, 'source_id', v_source.id, 'version', v_version.version,
-        'version_id', v_version.id, 'new_version', false, 'appended', true, 'fragments', v_fragments,
-        'reverified', '[]'::jsonb, 'proposed', false,
-        'note', 'appended: one turn added to the text in force');
+    v_outcome := beliefdb._grow_conversation(v_ws, v_version.id, p_content, p_fragments, p_claims, p_rejected);
     perform beliefdb._audit_finish(v_opened, 'ingest', jsonb_build_object(
         'source', v_source.name, 'version', v_version.version, 'appended', true,
         'sha256', encode(sha256(convert_to(p_content, 'UTF8')), 'hex'),

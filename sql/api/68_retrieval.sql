@@ -236,6 +236,20 @@ end
 $$;
 comment on function beliefdb.recall(text, vector, text, integer, timestamptz, jsonb, real, boolean, double precision, real, integer) is 'Hybrid recall (vector, full text, subject names; reciprocal rank fusion) with the truth filter applied inside every search';
 
+-- When a value was replaced, as a reader dates it: when its replacement became valid (a turn's date),
+-- if that is after the replaced value became valid; else (no valid time, or a stronger source that
+-- says an earlier start: a correction of January's value that beat a statement of May, rule 8) when
+-- the replacement was recorded. Never before the replaced value was valid.
+create or replace function beliefdb.replaced_on(p_new tstzrange, p_old tstzrange, p_recorded timestamptz)
+returns timestamptz
+language sql immutable
+set search_path = pg_catalog, pg_temp
+as $$
+    select case when pg_catalog.lower(p_new) > coalesce(pg_catalog.lower(p_old), '-infinity'::timestamptz)
+                then pg_catalog.lower(p_new) else p_recorded end
+$$;
+comment on function beliefdb.replaced_on(tstzrange, tstzrange, timestamptz) is 'When a value was replaced, as shown: its replacement''s valid start if after its own, else when the replacement was recorded';
+
 -- What a caller should know about a recalled belief: open conflicts (with the other values),
 -- what it replaced and when, and its provenance label.
 create or replace function beliefdb.recall_warnings(p_belief uuid, p_as_of timestamptz default null) returns jsonb
@@ -257,9 +271,12 @@ as $$
             '[]'),
         'replaced', coalesce((
             select jsonb_agg(jsonb_build_object('belief', o.id, 'value', o.value, 'statement', o.statement,
-                                                'at', r.created_at, 'reason', r.reason) order by r.created_at)
+                                                'at', r.created_at, 'reason', r.reason,
+                                                'on', beliefdb.replaced_on(n.valid_time, o.valid_time, r.created_at))
+                             order by r.created_at)
               from beliefdb.relation r
               join beliefdb.belief o on o.workspace_id = r.workspace_id and o.id = r.to_belief
+              join beliefdb.belief n on n.workspace_id = r.workspace_id and n.id = r.from_belief
              where r.workspace_id = beliefdb.current_workspace_id() and r.kind = 'supersedes'
                and r.from_belief = p_belief
                and (p_as_of is null and r.ended_at is null

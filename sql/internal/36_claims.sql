@@ -391,53 +391,112 @@ end
 $$;
 comment on function beliefdb._add_claims(uuid, uuid, jsonb, jsonb, boolean) is 'Accept gated claims from one source version and propagate (p_rejected: what the caller''s gate already rejected, reported with the rest; p_propagate false: the caller propagates what it touched)';
 
+-- The quotes of the beliefs that earlier versions of a source version's source support, each where
+-- the latest of those versions that has it has it (its first place there).
+create or replace function beliefdb._earlier_quotes(p_workspace_id uuid, p_source_version_id uuid)
+returns table (belief_id uuid, quote text, version uuid, start_offset integer)
+language sql stable
+set search_path = pg_catalog, pg_temp
+as $$
+    select distinct on (e.belief_id, e.quote) e.belief_id, e.quote, f.source_version_id, f.start_offset
+      from beliefdb.source_version nv
+      join beliefdb.source_version ov
+        on ov.workspace_id = nv.workspace_id and ov.source_id = nv.source_id and ov.version < nv.version
+      join beliefdb.fragment f on f.workspace_id = ov.workspace_id and f.source_version_id = ov.id
+      join beliefdb.evidence e
+        on e.workspace_id = f.workspace_id and e.fragment_id = f.id and e.role = 'supports'
+     where nv.workspace_id = p_workspace_id and nv.id = p_source_version_id
+     order by e.belief_id, e.quote, ov.version desc, f.start_offset
+$$;
+comment on function beliefdb._earlier_quotes(uuid, uuid) is 'Quotes of beliefs supported by earlier versions of a source version''s source, each where its latest such version has it';
+
 -- When a new version of a source comes into force, beliefs whose quote it repeats keep their
 -- support through a fragment of the new version (rule 2): the first of its fragments whose text
--- is the quote, else the quote's first occurrence in its text. Returns the re-verified beliefs.
--- (A search of the whole text for every quote took time quadratic in a long text: a quote the
--- new version repeats as one of its fragments, the usual case, is found by a join instead.)
+-- is the quote, else the quote's first occurrence in its text. In a conversation, a quote that lies
+-- in a turn is repeated only by the same turn (the same speaker, time and words, the n-th of those
+-- alike), at the same place in it: another speaker who says the same words says them of
+-- themselves. Returns the re-verified beliefs. (A search of the whole text for every quote took
+-- time quadratic in a long text: a quote the new version repeats as one of its fragments, the usual
+-- case, is found by a join instead.)
 create or replace function beliefdb._carry_forward(p_workspace_id uuid, p_source_version_id uuid) returns uuid[]
 language plpgsql
 set search_path = pg_catalog, pg_temp
 as $$
 declare
     v_content text;
+    v_conversation boolean;
     v_beliefs uuid[];
     v_quotes text[];
     v_starts integer[];
-    v_carried uuid[] := '{}';
 begin
-    select v.content into v_content
-      from beliefdb.source_version v where v.workspace_id = p_workspace_id and v.id = p_source_version_id;
-    with quoted as (
-        select distinct e.belief_id, e.quote
-          from beliefdb.source_version nv
-          join beliefdb.source_version ov
-            on ov.workspace_id = nv.workspace_id and ov.source_id = nv.source_id and ov.version < nv.version
-          join beliefdb.fragment f on f.workspace_id = ov.workspace_id and f.source_version_id = ov.id
-          join beliefdb.evidence e
-            on e.workspace_id = f.workspace_id and e.fragment_id = f.id and e.role = 'supports'
-          join beliefdb.belief b
-            on b.workspace_id = e.workspace_id and b.id = e.belief_id
-           and b.status <> 'retracted'
-         where nv.workspace_id = p_workspace_id and nv.id = p_source_version_id
-    ), aligned as (
-        select distinct on (f.text) f.text, f.start_offset
-          from beliefdb.fragment f
-         where f.workspace_id = p_workspace_id and f.source_version_id = p_source_version_id
-           and f.text in (select q.quote from quoted q)
-         order by f.text, f.start_offset
-    ), found as (
-        select q.belief_id, q.quote, coalesce(a.start_offset, strpos(v_content, q.quote) - 1) as start_offset
-          from quoted q
-          left join aligned a on a.text = q.quote
-    )
-    select coalesce(array_agg(x.belief_id order by x.belief_id, x.quote), '{}'),
-           coalesce(array_agg(x.quote order by x.belief_id, x.quote), '{}'),
-           coalesce(array_agg(x.start_offset order by x.belief_id, x.quote), '{}')
-      into v_beliefs, v_quotes, v_starts
-      from found x
-     where x.start_offset >= 0;
+    select v.content, s.origin_type = 'conversation' into v_content, v_conversation
+      from beliefdb.source_version v
+      join beliefdb.source s on s.workspace_id = v.workspace_id and s.id = v.source_id
+     where v.workspace_id = p_workspace_id and v.id = p_source_version_id;
+    if v_conversation then
+        with quoted as (
+            select * from beliefdb._earlier_quotes(p_workspace_id, p_source_version_id)
+        ), turned as (
+            -- and the turn it lies in, if any
+            select q.belief_id, q.quote, q.version, q.start_offset, t.start_offset as turn_start
+              from quoted q
+              left join lateral (
+                  select t.start_offset, t.end_offset
+                    from beliefdb.fragment t
+                   where t.workspace_id = p_workspace_id and t.source_version_id = q.version
+                     and t.speaker is not null and t.start_offset <= q.start_offset
+                   order by t.start_offset desc
+                   limit 1) t on t.end_offset >= q.start_offset + length(q.quote)
+        ), old_turns as (
+            select t.source_version_id as version, t.start_offset, t.speaker, t.spoken_at, t.text,
+                   row_number() over (partition by t.source_version_id, t.speaker, t.spoken_at, t.text
+                                      order by t.start_offset) as n
+              from beliefdb.fragment t
+             where t.workspace_id = p_workspace_id and t.speaker is not null
+               and t.source_version_id in (select distinct q.version from quoted q)
+        ), new_turns as (
+            select t.start_offset, t.speaker, t.spoken_at, t.text,
+                   row_number() over (partition by t.speaker, t.spoken_at, t.text order by t.start_offset) as n
+              from beliefdb.fragment t
+             where t.workspace_id = p_workspace_id and t.source_version_id = p_source_version_id
+               and t.speaker is not null
+        ), found as (
+            select x.belief_id, x.quote,
+                   case when x.turn_start is null then strpos(v_content, x.quote) - 1
+                        else nt.start_offset + (x.start_offset - x.turn_start) end as start_offset
+              from turned x
+              left join old_turns ot on ot.version = x.version and ot.start_offset = x.turn_start
+              left join new_turns nt
+                on nt.speaker = ot.speaker and nt.spoken_at is not distinct from ot.spoken_at
+               and nt.text = ot.text and nt.n = ot.n
+        )
+        select coalesce(array_agg(x.belief_id order by x.belief_id, x.quote), '{}'),
+               coalesce(array_agg(x.quote order by x.belief_id, x.quote), '{}'),
+               coalesce(array_agg(x.start_offset order by x.belief_id, x.quote), '{}')
+          into v_beliefs, v_quotes, v_starts
+          from found x
+         where x.start_offset >= 0;
+    else
+        with quoted as (
+            select q.belief_id, q.quote from beliefdb._earlier_quotes(p_workspace_id, p_source_version_id) q
+        ), aligned as (
+            select distinct on (f.text) f.text, f.start_offset
+              from beliefdb.fragment f
+             where f.workspace_id = p_workspace_id and f.source_version_id = p_source_version_id
+               and f.text in (select q.quote from quoted q)
+             order by f.text, f.start_offset
+        ), found as (
+            select q.belief_id, q.quote, coalesce(a.start_offset, strpos(v_content, q.quote) - 1) as start_offset
+              from quoted q
+              left join aligned a on a.text = q.quote
+        )
+        select coalesce(array_agg(x.belief_id order by x.belief_id, x.quote), '{}'),
+               coalesce(array_agg(x.quote order by x.belief_id, x.quote), '{}'),
+               coalesce(array_agg(x.start_offset order by x.belief_id, x.quote), '{}')
+          into v_beliefs, v_quotes, v_starts
+          from found x
+         where x.start_offset >= 0;
+    end if;
     -- the fragments not cut already, in one statement
     insert into beliefdb.fragment (workspace_id, source_version_id, start_offset, end_offset, text)
     select distinct on (x.s, x.e) p_workspace_id, p_source_version_id, x.s, x.e, x.quote
@@ -451,9 +510,14 @@ begin
             p_workspace_id, v_beliefs[v_i],
             beliefdb._fragment_at(p_workspace_id, p_source_version_id, v_starts[v_i],
                                  v_starts[v_i] + length(v_quotes[v_i])));
-        v_carried := array_append(v_carried, v_beliefs[v_i]);
     end loop;
-    return v_carried;
+    -- (a retracted belief's quote goes forward too, so the claim it makes again finds it recorded
+    -- from that fragment and stays retracted, rule 18; it is not re-verified)
+    return array(select u.id
+                   from unnest(v_beliefs) with ordinality as u (id, n)
+                   join beliefdb.belief b on b.workspace_id = p_workspace_id and b.id = u.id
+                  where b.status <> 'retracted'
+                  order by u.n);
 end
 $$;
 comment on function beliefdb._carry_forward(uuid, uuid) is 'Re-verify beliefs whose quote a new source version repeats, through a fragment of that version';
@@ -487,6 +551,63 @@ as $$
 $$;
 comment on function beliefdb._ingest_report(uuid, jsonb, jsonb) is 'Shape an ingest report: outcome of claims, every supersession it made, beliefs left unsupported, decisions flagged, actions held';
 
+-- Grow a conversation's version in place by the turns p_content has after the version's text
+-- (rule 18): the version's text is kept as stored (what was forgotten stays masked, rule 14) and
+-- only what follows it is added, so every earlier offset, fragment and quote stays as it was, with
+-- whatever became of its beliefs (corrected, retracted). Only the new turns' fragments are stored
+-- (p_fragments: the turns, with speaker and time; those before the version's end are there
+-- already); p_claims are settled against the version, less those over a forgotten span. The report
+-- of an ingest. Not audited, no lock or owner check (the callers do that).
+create or replace function beliefdb._grow_conversation(p_workspace_id uuid, p_version_id uuid, p_content text,
+                                                       p_fragments jsonb, p_claims jsonb, p_rejected jsonb)
+returns jsonb
+language plpgsql
+set search_path = pg_catalog, pg_temp
+as $$
+declare
+    v_version beliefdb.source_version;
+    v_source beliefdb.source;
+    v_length integer;
+    v_content text;
+    v_fragments integer;
+    v_claims jsonb;
+    v_rejected jsonb;
+    v_outcome jsonb;
+begin
+    select * into v_version
+      from beliefdb.source_version v where v.workspace_id = p_workspace_id and v.id = p_version_id;
+    select * into v_source
+      from beliefdb.source s where s.workspace_id = p_workspace_id and s.id = v_version.source_id;
+    v_length := length(v_version.content);
+    v_content := v_version.content || substr(p_content, v_length + 1);
+    -- (its sha256: of the text as ingested, as forget keeps it)
+    update beliefdb.source_version v
+       set content = v_content, sha256 = sha256(convert_to(p_content, 'UTF8'))
+     where v.workspace_id = p_workspace_id and v.id = p_version_id;
+    insert into beliefdb.fragment (workspace_id, source_version_id, start_offset, end_offset, text, speaker, spoken_at)
+    select distinct on ((f ->> 'start')::integer, (f ->> 'end')::integer)
+           p_workspace_id, p_version_id, (f ->> 'start')::integer, (f ->> 'end')::integer,
+           substr(v_content, (f ->> 'start')::integer + 1, (f ->> 'end')::integer - (f ->> 'start')::integer),
+           nullif(f ->> 'speaker', ''), (f ->> 'time')::timestamptz
+      from jsonb_array_elements(coalesce(p_fragments, '[]')) f
+     where (f ->> 'start')::integer >= v_length
+     order by (f ->> 'start')::integer, (f ->> 'end')::integer;
+    get diagnostics v_fragments = row_count;
+    -- (a proposal of this text is settled by it)
+    perform beliefdb._settle_source_items(p_workspace_id, array[v_source.id]);
+    select u.claims, u.rejected into v_claims, v_rejected
+      from beliefdb._unforgotten(p_workspace_id, p_version_id, p_claims, p_rejected) u;
+    v_outcome := beliefdb._add_claims(p_workspace_id, p_version_id, v_claims, v_rejected);
+    return beliefdb._ingest_report(p_workspace_id, v_outcome, v_outcome -> 'changes') || jsonb_build_object(
+        'source', v_source.name, 'source_id', v_source.id, 'version', v_version.version,
+        'version_id', v_version.id, 'new_version', false, 'appended', true, 'fragments', v_fragments,
+        'reverified', '[]'::jsonb, 'proposed', false,
+        'note', case when v_fragments = 1 then 'appended: one turn added to the text in force'
+                     else pg_catalog.format('appended: %s turns added to the text in force', v_fragments) end);
+end
+$$;
+comment on function beliefdb._grow_conversation(uuid, uuid, text, jsonb, jsonb, jsonb) is 'Grow a conversation''s version in place by the turns after its text, and settle their claims (no lock, owner check or audit)';
+
 -- Store a text (p_text: content, origin, authority, provenance, label, path, fragments, claims,
 -- rejected; see ingest_version) as a version of a source the acting principal may change, and
 -- settle what it changes. Idempotent by content (rule 18): the text of the version in force again
@@ -515,6 +636,9 @@ declare
     v_carried uuid[];
     v_changes jsonb;
     v_outcome jsonb;
+    v_claims jsonb;
+    v_rejected jsonb;
+    v_masks int4range[];
     v_note text;
 begin
     select * into v_source from beliefdb.source s where s.workspace_id = p_workspace_id and s.id = p_source_id;
@@ -555,14 +679,36 @@ begin
      where v.workspace_id = p_workspace_id and v.source_id = p_source_id and v.sha256 = v_sha
      order by v.version desc
      limit 1;
+    -- the text in force but for what was forgotten (masked there: rule 14), or a conversation's text
+    -- in force grown by turns at its end (the same chat file, longer): that version, not a new one
+    if v_in_force.id is not null and v_same.id is distinct from v_in_force.id
+       and v_source.origin_type = 'conversation'
+       and beliefdb._extends_version(p_workspace_id, v_in_force.id, v_content)
+       -- (its last turn unchanged: none of the turns given runs past the end of the text in force)
+       and not exists (select from jsonb_array_elements(coalesce(p_text -> 'fragments', '[]')) f
+                        where (f ->> 'start')::integer < length(v_in_force.content)
+                          and (f ->> 'end')::integer > length(v_in_force.content)) then
+        if length(v_content) = length(v_in_force.content) then
+            v_same := v_in_force;
+        elsif not exists (select from beliefdb.source_version v
+                           where v.workspace_id = p_workspace_id and v.source_id = p_source_id
+                             and v.version > v_in_force.version) then
+            return beliefdb._grow_conversation(p_workspace_id, v_in_force.id, v_content, p_text -> 'fragments',
+                                               p_text -> 'claims', p_text -> 'rejected');
+        end if;
+    end if;
     if v_same.id is not null and v_same.id is not distinct from v_in_force.id then
         -- the text in force again: claims not recorded before are still settled against it
-        v_outcome := beliefdb._add_claims(p_workspace_id, v_same.id, p_text -> 'claims', p_text -> 'rejected');
+        select u.claims, u.rejected into v_claims, v_rejected
+          from beliefdb._unforgotten(p_workspace_id, v_same.id, p_text -> 'claims', p_text -> 'rejected') u;
+        v_outcome := beliefdb._add_claims(p_workspace_id, v_same.id, v_claims, v_rejected);
         return beliefdb._ingest_report(p_workspace_id, v_outcome, v_outcome -> 'changes') || jsonb_build_object(
             'source', v_source.name, 'source_id', v_source.id, 'version', v_same.version,
             'version_id', v_same.id, 'new_version', false, 'fragments', 0, 'reverified', '[]'::jsonb,
             'proposed', false,
-            'note', pg_catalog.format('unchanged: the same text as version %s, in force', v_same.version));
+            'note', pg_catalog.format('unchanged: the same text as version %s, in force', v_same.version)
+                    || case when cardinality(beliefdb._forgotten_spans(p_workspace_id, v_same.id)) > 0
+                            then ' (what was forgotten in it stays forgotten)' else '' end);
     elsif v_same.id is not null and (v_source.retracted_at is not null or v_same.retracted_at is not null) then
         v_note := case when v_source.retracted_at is not null
                        then pg_catalog.format('unchanged: the same text as version %s of %s, which is retracted (restore it with retract --undo)',
@@ -578,6 +724,12 @@ begin
             'note', v_note);
     end if;
 
+    -- what was forgotten in the same text, or in the text in force where this one agrees with it, is
+    -- masked in the new version too (rule 14: the file it came from does not bring it back)
+    v_masks := coalesce(case when v_same.id is not null then beliefdb._forgotten_in(p_workspace_id, v_same.id, v_content) end,
+                        case when v_in_force.id is not null
+                             then beliefdb._forgotten_in(p_workspace_id, v_in_force.id, v_content) end,
+                        '{}');
     select coalesce(max(v.version), 0) + 1 into v_version
       from beliefdb.source_version v where v.workspace_id = p_workspace_id and v.source_id = p_source_id;
     insert into beliefdb.source_version (workspace_id, source_id, version, content, sha256, label, path)
@@ -602,6 +754,9 @@ begin
       from (select distinct on (f.s, f.e) f.s, f.e, f.text, f.speaker, f.spoken_at
               from unnest(v_starts, v_ends, beliefdb._slices(v_content, v_starts, v_ends), v_speakers, v_times)
                    as f (s, e, text, speaker, spoken_at)
+             -- (a forgotten speaker's turn is not a turn again)
+             where not case when f.speaker is not null and f.s < f.e then int4range(f.s, f.e) <@ any (v_masks)
+                            else false end
              order by f.s, f.e) x;
     insert into beliefdb.node (workspace_id, id, kind)
     select p_workspace_id, f.id, 'fragment' from pg_temp.beliefdb_new_fragment f;
@@ -610,11 +765,20 @@ begin
       from pg_temp.beliefdb_new_fragment f
      order by f.s, f.e;
     get diagnostics v_fragments = row_count;
+    v_claims := p_text -> 'claims';
+    v_rejected := p_text -> 'rejected';
+    if cardinality(v_masks) > 0 then
+        perform beliefdb._redact_spans(p_workspace_id, v_version_id, v_masks,
+                                       pg_catalog.format('forgotten in version %s of this source: the same text ingested again',
+                                                         coalesce(v_same.version, v_in_force.version)));
+        select u.claims, u.rejected into v_claims, v_rejected
+          from beliefdb._unforgotten(p_workspace_id, v_version_id, v_claims, v_rejected) u;
+    end if;
 
     -- (a first version has no earlier one whose quotes it could repeat)
     v_carried := case when v_version > 1 then beliefdb._carry_forward(p_workspace_id, v_version_id) else '{}' end;
     perform beliefdb._settle_source_items(p_workspace_id, array[p_source_id]);
-    v_outcome := beliefdb._add_claims(p_workspace_id, v_version_id, p_text -> 'claims', p_text -> 'rejected', false);
+    v_outcome := beliefdb._add_claims(p_workspace_id, v_version_id, v_claims, v_rejected, false);
     -- one propagation for all of it: the claims, and which version is in force (what moved out of
     -- force is the version in force before this one, its fragments; the new one's came in), so
     -- that what the new version brings back meets its rivals as the new version leaves them
@@ -631,6 +795,11 @@ begin
         'new_version', true, 'fragments', v_fragments, 'reverified', to_jsonb(v_carried), 'proposed', false,
         'note', case when v_same.id is not null
                      then pg_catalog.format('the same text as version %s: its beliefs are in force again', v_same.version)
+                          || case when cardinality(v_masks) > 0 then ' (what was forgotten in it stays forgotten)'
+                                  else '' end
+                     when cardinality(v_masks) > 0
+                     then pg_catalog.format('what was forgotten in version %s stays forgotten where this text repeats it',
+                                            v_in_force.version)
                 end);
 end
 $$;

@@ -306,6 +306,83 @@ end
 $$;
 comment on function beliefdb._masked(text, int4range[]) is 'A text with character spans replaced by as many U+2588 (same length: other offsets stay valid)';
 
+-- The spans of a source version masked when something in it was forgotten, in text order.
+create or replace function beliefdb._forgotten_spans(p_workspace_id uuid, p_version uuid) returns int4range[]
+language sql stable
+set search_path = pg_catalog, pg_temp
+as $$
+    select coalesce(array_agg(int4range(r.start_offset, r.end_offset) order by r.start_offset, r.end_offset), '{}')
+      from beliefdb.redaction r
+     where r.workspace_id = p_workspace_id and r.source_version_id = p_version
+$$;
+comment on function beliefdb._forgotten_spans(uuid, uuid) is 'The spans of a source version masked by forget, in text order';
+
+-- Whether p_text begins with the text of version p_version (as stored, masked where something was
+-- forgotten) but for its masked spans, which are never compared: the same text ingested again after
+-- a forget, or grown at its end, is that version's text and not a new one (rules 14 and 18). A
+-- longer p_text must go on with a new line (a conversation grows by lines: its last turn unchanged).
+create or replace function beliefdb._extends_version(p_workspace_id uuid, p_version uuid, p_text text)
+returns boolean
+language sql stable
+set search_path = pg_catalog, pg_temp
+as $$
+    select length(p_text) >= length(v.content)
+       and (length(p_text) = length(v.content) or substr(p_text, length(v.content) + 1, 1) = E'\n')
+       and (left(p_text, length(v.content)) = v.content
+            or beliefdb._masked(left(p_text, length(v.content)),
+                                beliefdb._forgotten_spans(p_workspace_id, p_version)) = v.content)
+      from beliefdb.source_version v
+     where v.workspace_id = p_workspace_id and v.id = p_version
+$$;
+comment on function beliefdb._extends_version(uuid, uuid, text) is 'Whether a text is a version''s text (but for its forgotten spans), or that text grown by lines at its end';
+
+-- The spans forgotten in version p_version that p_text, ingested as a new version of its source,
+-- would bring back: those within p_text, when p_text agrees with the version's text outside them
+-- over the length of the shorter of the two (the same text again, or an earlier or later export of
+-- the same conversation or document); null when it does not agree, or nothing was forgotten there.
+create or replace function beliefdb._forgotten_in(p_workspace_id uuid, p_version uuid, p_text text)
+returns int4range[]
+language sql stable
+set search_path = pg_catalog, pg_temp
+as $$
+    select array(select s * int4range(0, length(p_text)) from unnest(x.spans) s
+                  where s && int4range(0, length(p_text)) order by lower(s))
+      from (select v.content, beliefdb._forgotten_spans(p_workspace_id, p_version) as spans,
+                   least(length(p_text), length(v.content)) as n
+              from beliefdb.source_version v
+             where v.workspace_id = p_workspace_id and v.id = p_version) x
+     where cardinality(x.spans) > 0
+       and beliefdb._masked(left(p_text, x.n), x.spans) = left(x.content, x.n)
+$$;
+comment on function beliefdb._forgotten_in(uuid, uuid, text) is 'The forgotten spans of a version that a text agreeing with it elsewhere would bring back (null: it does not agree)';
+
+-- p_claims less those whose quote lies over a span of version p_version that was forgotten, and
+-- p_rejected with those added, saying why: a text ingested again after a forget brings none of the
+-- forgotten text back as a belief (rule 14).
+create or replace function beliefdb._unforgotten(p_workspace_id uuid, p_version uuid, p_claims jsonb,
+                                                 p_rejected jsonb, out claims jsonb, out rejected jsonb)
+language sql stable
+set search_path = pg_catalog, pg_temp
+as $$
+    with s as (
+        select beliefdb._forgotten_spans(p_workspace_id, p_version) as spans
+    ), c as (
+        select x.claim, x.n,
+               -- (a claim without sound offsets is the gate's to reject, with its own reason)
+               case when (x.claim ->> 'start')::integer < (x.claim ->> 'end')::integer
+                    then int4range((x.claim ->> 'start')::integer, (x.claim ->> 'end')::integer) && any (s.spans)
+                    else false end as forgotten
+          from s, jsonb_array_elements(coalesce(p_claims, '[]')) with ordinality as x (claim, n)
+    )
+    select coalesce(jsonb_agg(c.claim order by c.n) filter (where not c.forgotten), '[]'),
+           coalesce(p_rejected, '[]') || coalesce(jsonb_agg(jsonb_build_object(
+               'statement', c.claim ->> 'statement', 'quote', c.claim ->> 'quote',
+               'reason', 'forgotten: this text of the source was forgotten (beliefdb forget), and is not stored again')
+               order by c.n) filter (where c.forgotten), '[]')
+      from c
+$$;
+comment on function beliefdb._unforgotten(uuid, uuid, jsonb, jsonb) is 'Claims less those over a forgotten span of a version, and those as rejections saying so';
+
 -- The spans a forgotten speaker's turns take in their source versions: each turn's text, and its
 -- speaker's name in the line that labels it ("[time] Maya: ", "**Maya:** ": the last occurrence
 -- of the name before the turn, within the 260 characters a label may take; a name that is also in

@@ -1,0 +1,270 @@
+"""A conversation ingested again (rule 18 of docs/rules.md): the same chat file grown by turns grows its
+version in place, so every earlier turn keeps its fragment and whatever became of its beliefs
+(retracted, corrected); a conversation edited before its end is a new version whose quotes are
+re-verified by the same turn only (another speaker who says the same words says them of themselves);
+what was forgotten (rule 14) is not brought back by the file it came from; and a document's new
+version that repeats a retracted belief's quote leaves it retracted."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import psycopg
+import pytest
+
+import beliefdb
+from beliefdb.models import Turn
+
+
+def T(speaker: str, text: str, month: int, day: int = 1) -> Turn:
+    return Turn(speaker, text, datetime(2026, month, day, 9, tzinfo=UTC))
+
+
+def current(bdb: beliefdb.BeliefDB, subject: str) -> set[tuple[str, str]]:
+    return {(b.attribute, b.value) for b in bdb.beliefs(subject=subject)}
+
+
+def quoted_turns(bdb: beliefdb.BeliefDB, subject: str) -> dict[str, list[tuple[str | None, datetime | None, int]]]:
+    """Each current belief of ``subject`` (by value): the speaker, time and version of the turns it quotes."""
+    return {b.value: [(e.speaker, e.spoken_at, e.version) for e in bdb.why(b.id).evidence]
+            for b in bdb.beliefs(subject=subject)}
+
+
+def texts(conn: psycopg.Connection[Any]) -> str:
+    """Every text the database keeps of sources: versions, fragments, evidence."""
+    rows = conn.execute(
+        "select coalesce(string_agg(v.content, ' '), '') from beliefdb.source_version v"
+        " union all select coalesce(string_agg(f.text, ' '), '') from beliefdb.fragment f"
+        " union all select coalesce(string_agg(e.quote, ' '), '') from beliefdb.evidence e").fetchall()
+    return " ".join(r[0] for r in rows)
+
+
+CHAT = [T("Maya", "I live in Berlin.", 1, 5), T("Tom", "I live in Paris.", 1, 6),
+        T("Maya", "My favorite food is sushi.", 1, 7), T("Tom", "My favorite food is sushi.", 1, 8)]
+
+
+def test_a_grown_chat_file_grows_its_version_and_a_retracted_belief_stays_retracted(
+        bdb: beliefdb.BeliefDB, postgresql: psycopg.Connection[Any]) -> None:
+    bdb.ingest_conversation(CHAT, source="chat")
+    berlin = next(b for b in bdb.beliefs(subject="maya") if b.value == "Berlin")
+    bdb.retract(belief=berlin.id, reason="she moved before this chat")
+    paris = next(b for b in bdb.beliefs(subject="tom") if b.value == "Paris")
+    (paris_turn,) = bdb.why(paris.id).evidence
+    bdb.retract(fragment=str(paris_turn.fragment_id), reason="Tom was joking")
+    assert current(bdb, "tom") == {("favorite_food", "sushi")}
+
+    grown = bdb.ingest_conversation([*CHAT, T("Tom", "I work as a nurse.", 2)], source="chat")
+    assert (grown.new_version, grown.version, grown.note) == (False, 1, "appended: one turn added to the text in force")
+    assert [(a.subject, a.value) for a in grown.accepted] == [("tom", "nurse")]
+    assert grown.reverified == []
+    # neither retraction is undone by the same words read again
+    assert current(bdb, "maya") == {("favorite_food", "sushi")}
+    assert current(bdb, "tom") == {("favorite_food", "sushi"), ("job", "nurse")}
+    assert [b.status for b in bdb.beliefs(subject="maya", include_all=True) if b.value == "Berlin"] == ["retracted"]
+    # one version, grown: the earlier turns kept their fragments (and the retraction of one)
+    assert postgresql.execute("select count(*), max(version) from beliefdb.source_version").fetchone() == (1, 1)
+    assert [e.fragment_id for e in bdb.why(paris.id).evidence] == [paris_turn.fragment_id]
+    # audited as an ingest that grew the version, and the chain verifies
+    (payload,) = postgresql.execute(
+        "select e.payload from beliefdb.audit_event e where e.action = 'ingest' and e.payload ? 'appended'").fetchone()
+    assert payload["appended"] is True and payload["version"] == 1 and payload["accepted"] == 1
+    assert bdb.audit_verify().ok
+    # and the same grown file again is the text in force: a no-op
+    again = bdb.ingest_conversation([*CHAT, T("Tom", "I work as a nurse.", 2)], source="chat")
+    assert not again.new_version and again.note == "unchanged: the same text as version 1, in force"
+    assert again.accepted == [] and again.corroborated == []
+
+
+def test_the_same_words_of_two_speakers_stay_each_ones_own(bdb: beliefdb.BeliefDB) -> None:
+    bdb.ingest_conversation(CHAT, source="chat")
+    expected_maya = [("Maya", datetime(2026, 1, 7, 9, tzinfo=UTC))]
+    expected_tom = [("Tom", datetime(2026, 1, 8, 9, tzinfo=UTC))]
+    # grown at its end: the same version, the same fragments
+    bdb.ingest_conversation([*CHAT, T("Ann", "Hello.", 2)], source="chat")
+    assert [(s, t) for s, t, _ in quoted_turns(bdb, "maya")["sushi"]] == expected_maya
+    assert [(s, t) for s, t, _ in quoted_turns(bdb, "tom")["sushi"]] == expected_tom
+    # edited before its end (a turn put first): a new version, and each quote goes to its own turn
+    edited = bdb.ingest_conversation([T("Ann", "Hi all.", 1, 1), *CHAT, T("Ann", "Hello.", 2)], source="chat")
+    assert edited.new_version and edited.version == 2 and len(edited.reverified) == 4
+    assert quoted_turns(bdb, "maya")["sushi"] == [(s, t, v) for v in (2, 1) for s, t in expected_maya]
+    assert quoted_turns(bdb, "tom")["sushi"] == [(s, t, v) for v in (2, 1) for s, t in expected_tom]
+
+
+def test_one_speaker_saying_a_value_again_keeps_each_statement_at_its_own_time(bdb: beliefdb.BeliefDB) -> None:
+    said = [T("Maya", "I live in Berlin.", 1), T("Maya", "I live in Munich.", 3), T("Maya", "I live in Berlin.", 6)]
+    bdb.ingest_conversation(said, source="chat")
+    assert current(bdb, "maya") == {("lives_in", "Berlin")}
+    june = datetime(2026, 6, 1, 9, tzinfo=UTC)
+    assert [(s, t) for s, t, _ in quoted_turns(bdb, "maya")["Berlin"]] == [("Maya", june)]
+    # a new version (a turn put first) re-verifies June's belief by June's turn, not January's
+    bdb.ingest_conversation([T("Tom", "Hi.", 1, 1), *said], source="chat")
+    assert current(bdb, "maya") == {("lives_in", "Berlin")}
+    assert [(s, t) for s, t, _ in quoted_turns(bdb, "maya")["Berlin"]] == [("Maya", june), ("Maya", june)]
+
+
+def test_a_turn_the_new_version_drops_no_longer_supports_its_belief(bdb: beliefdb.BeliefDB) -> None:
+    bdb.ingest_conversation(CHAT, source="chat")
+    # Tom's sushi turn goes; Maya says the same words, but they are hers
+    edited = bdb.ingest_conversation([T("Ann", "Hi all.", 1, 1), *CHAT[:3]], source="chat")
+    assert edited.new_version
+    assert current(bdb, "tom") == {("lives_in", "Paris")}
+    assert current(bdb, "maya") == {("lives_in", "Berlin"), ("favorite_food", "sushi")}
+    assert [b.status for b in bdb.beliefs(subject="tom", include_all=True) if b.value == "sushi"] == ["unsupported"]
+
+
+def test_what_was_forgotten_is_not_brought_back_by_its_chat_file(bdb: beliefdb.BeliefDB,
+                                                                  postgresql: psycopg.Connection[Any]) -> None:
+    chat = [T("Maya", "I live in Berlin.", 1, 5), T("Tom", "I live in Paris.", 1, 6),
+            T("Maya", "My back hurts since the accident.", 1, 7)]
+    bdb.ingest_conversation(chat, source="chat")
+    bdb.forget(subject="maya")
+    assert "Berlin" not in texts(postgresql) and "accident" not in texts(postgresql)
+
+    same = bdb.ingest_conversation(chat, source="chat")
+    assert not same.new_version and same.accepted == []
+    assert same.note == "unchanged: the same text as version 1, in force (what was forgotten in it stays forgotten)"
+    assert [(r.quote, r.reason.split(":")[0]) for r in same.rejected] == [("I live in Berlin.", "forgotten")]
+
+    longer = [*chat, T("Tom", "I work as a nurse.", 2)]
+    preview = bdb.ingest_conversation(longer, source="chat", preview=True)
+    grown = bdb.ingest_conversation(longer, source="chat")
+    assert (preview.note, [a.value for a in preview.accepted]) == (grown.note, [a.value for a in grown.accepted])
+    assert (grown.new_version, grown.note) == (False, "appended: one turn added to the text in force")
+    assert [(a.subject, a.value) for a in grown.accepted] == [("tom", "nurse")]
+    assert [r.reason.split(":")[0] for r in grown.rejected] == ["forgotten"]
+    kept = texts(postgresql)
+    assert "Berlin" not in kept and "accident" not in kept and "Maya" not in kept
+    assert "I work as a nurse." in kept
+    assert current(bdb, "maya") == set()
+    assert current(bdb, "tom") == {("lives_in", "Paris"), ("job", "nurse")}
+    assert bdb.audit_verify().ok
+
+
+def test_a_document_version_that_repeats_a_retracted_beliefs_quote_leaves_it_retracted(
+        bdb: beliefdb.BeliefDB) -> None:
+    first = "The refund window is 30 days.\nShipping is free."
+    bdb.ingest_text(first, source="policy.md")
+    (window,) = bdb.beliefs(subject="refund_policy")
+    bdb.retract(belief=window.id, reason="an extraction mistake")
+    second = bdb.ingest_text(first + "\nReturns need a receipt.", source="policy.md")
+    assert second.new_version and second.version == 2
+    assert second.accepted == [] and second.reverified == []
+    assert [u.id for u in second.unchanged] == [window.id]
+    assert bdb.beliefs(subject="refund_policy") == []
+    # restored, it holds on the version in force
+    bdb.retract(belief=window.id, undo=True)
+    (restored,) = bdb.beliefs(subject="refund_policy")
+    assert restored.id == window.id
+    assert [(e.version, e.in_force) for e in bdb.why(window.id).evidence] == [(2, True), (1, False)]
+
+
+def test_cli_ingesting_a_grown_chat_file_says_it_was_appended(cli: Any, tmp_path: Path) -> None:
+    path = tmp_path / "chat.jsonl"
+    lines = ['{"speaker": "Maya", "time": "2026-01-05T09:00:00+00:00", "text": "I live in Berlin."}',
+             '{"speaker": "Tom", "time": "2026-01-06T09:00:00+00:00", "text": "I live in Paris."}']
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    result = cli("ingest", str(path), "--source", "chat")
+    assert result.exit_code == 0, result.output
+    path.write_text("\n".join([*lines, '{"speaker": "Tom", "time": "2026-02-01T09:00:00+00:00",'
+                                       ' "text": "I work as a nurse."}']) + "\n", encoding="utf-8")
+    result = cli("ingest", str(path), "--source", "chat", "--json")
+    assert result.exit_code == 0, result.output
+    assert '"appended: one turn added to the text in force"' in result.output
+    assert '"new_version": false' in result.output
+
+
+@pytest.mark.parametrize(("new", "old", "expected"), [
+    ("[2026-05-03,)", "[2026-01-10,)", "2026-05-03"),  # the later statement: when it became valid
+    ("[2026-01-10,)", "[2026-05-03,)", "2026-12-01"),  # a stronger, earlier one: when it was recorded
+    ("[2026-01-10,)", None, "2026-01-10"),
+    ("[2026-01-10,)", "[2026-01-10,)", "2026-12-01"),
+    ("(,)", "[2026-01-10,)", "2026-12-01"),
+    ("[2026-01-10,)", "(,)", "2026-01-10"),
+])
+def test_replaced_on_is_never_before_the_replaced_value_was_valid(postgresql: psycopg.Connection[Any], new: str,
+                                                                  old: str | None, expected: str) -> None:
+    row = postgresql.execute("select beliefdb.replaced_on(%s::tstzrange, %s::tstzrange, '2026-12-01 12:00+00')::date"
+                             "::text", (new, old)).fetchone()
+    assert row == (expected,)
+
+
+def test_a_correction_of_januarys_value_is_not_dated_before_what_it_beat(bdb: beliefdb.BeliefDB) -> None:
+    bdb.ingest_conversation([T("Maya", "I live in Berlin.", 1, 10)], source="chat")
+    (berlin,) = bdb.beliefs(subject="maya")
+    preview = bdb.preview_correction(berlin.id, "Maya lives in Hamburg.", "Hamburg")
+    bdb.apply_correction(berlin.id, "Maya lives in Hamburg.", reviewer="hr", expect_revision=preview.revision,
+                         value="Hamburg")
+    bdb.ingest_conversation([T("Maya", "I live in Berlin.", 1, 10), T("Maya", "I live in Munich.", 5, 3)],
+                            source="chat")
+    answer = bdb.ask("Where does Maya live?")
+    top = answer.beliefs[0]
+    assert top.belief.value == "Hamburg"  # rule 8: the correction's authority wins
+    munich = next(h for h in top.history if h.belief.value == "Munich")
+    assert munich.replaced_on >= datetime(2026, 5, 3, tzinfo=UTC)
+    assert not any("on 2026-01-10" in w and "Munich" in w for w in top.warnings)
+
+
+def test_a_last_turn_that_goes_on_over_a_line_is_a_new_version(bdb: beliefdb.BeliefDB, tmp_path: Path) -> None:
+    path = tmp_path / "chat.md"
+    path.write_text("**Maya:** I live in Berlin.\n\n**Tom:** I live in Paris.\n", encoding="utf-8")
+    bdb.ingest_transcripts(path, source="chat", embed=False)
+    path.write_text("**Maya:** I live in Berlin.\n\n**Tom:** I live in Paris.\nI work as a nurse.\n", encoding="utf-8")
+    (report,) = bdb.ingest_transcripts(path, source="chat", embed=False)
+    assert isinstance(report, beliefdb.models.IngestReport)
+    assert report.new_version and report.version == 2
+    (nurse,) = [b for b in bdb.beliefs(subject="tom") if b.value == "nurse"]
+    assert [(e.speaker, e.version) for e in bdb.why(nurse.id).evidence] == [("Tom", 2)]
+
+
+def test_no_earlier_later_or_same_export_brings_back_what_was_forgotten(
+        db_url: str, postgresql: psycopg.Connection[Any]) -> None:
+    chat = [T("Maya", "I live in Berlin.", 1, 5), T("Tom", "I live in Paris.", 1, 6)]
+    longer = [*chat, T("Tom", "I work as a nurse.", 2)]
+    with beliefdb.connect(db_url, principal="alice") as alice, beliefdb.connect(db_url, principal="bob") as bob:
+        alice.ingest_conversation(chat, source="chat")
+        alice.forget(subject="maya")
+        alice.ingest_conversation(longer, source="chat")
+        # the grown file again, by someone else: the text in force (no proposal holding the text)
+        again = bob.ingest_conversation(longer, source="chat")
+        assert not again.proposed and not again.new_version
+        assert postgresql.execute("select count(*) from beliefdb.review_item").fetchone() == (0,)
+        # the earlier export: a new version (the nurse turn is gone), Maya's turn masked in it
+        earlier = alice.ingest_conversation(chat, source="chat")
+        assert earlier.new_version and earlier.version == 2
+        assert earlier.note == "what was forgotten in version 1 stays forgotten where this text repeats it"
+        assert [r.reason.split(":")[0] for r in earlier.rejected] == ["forgotten"]
+        assert "Berlin" not in texts(postgresql) and "Maya" not in texts(postgresql)
+        assert postgresql.execute("select count(*) from beliefdb.fragment where speaker = 'Maya'").fetchone() == (0,)
+        assert current(alice, "maya") == set()
+        assert current(alice, "tom") == {("lives_in", "Paris")}
+        assert alice.audit_verify().ok
+
+
+def test_a_document_back_at_a_text_something_was_forgotten_in_stays_masked(
+        bdb: beliefdb.BeliefDB, postgresql: psycopg.Connection[Any]) -> None:
+    first = "Dana's badge code is 4471.\nThe refund window is 30 days."
+    bdb.ingest_text(first, source="policy.md")
+    (badge,) = bdb.beliefs(subject="dana")
+    bdb.forget(belief=badge.id)
+    bdb.ingest_text("The refund window is 30 days.", source="policy.md")
+    back = bdb.ingest_text(first, source="policy.md")
+    assert back.new_version and back.version == 3
+    assert back.note == ("the same text as version 1: its beliefs are in force again"
+                         " (what was forgotten in it stays forgotten)")
+    assert back.accepted == [] and [r.reason.split(":")[0] for r in back.rejected] == ["forgotten"]
+    assert "4471" not in texts(postgresql)
+    assert bdb.beliefs(subject="dana") == []
+    assert {b.value for b in bdb.beliefs(subject="refund_policy")} == {"30 days"}
+
+
+def test_a_proposal_of_the_grown_conversation_is_settled_when_its_owner_grows_it(
+        db_url: str, postgresql: psycopg.Connection[Any]) -> None:
+    longer = [*CHAT, T("Tom", "I work as a nurse.", 2)]
+    with beliefdb.connect(db_url, principal="alice") as alice, beliefdb.connect(db_url, principal="bob") as bob:
+        alice.ingest_conversation(CHAT, source="chat")
+        assert bob.ingest_conversation(longer, source="chat").proposed
+        grown = alice.ingest_conversation(longer, source="chat")
+        assert grown.note == "appended: one turn added to the text in force"
+        assert postgresql.execute("select status::text from beliefdb.review_item").fetchall() != [("open",)]
