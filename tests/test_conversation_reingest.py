@@ -55,8 +55,10 @@ def test_a_grown_chat_file_grows_its_version_and_a_retracted_belief_stays_retrac
     bdb.retract(fragment=str(paris_turn.fragment_id), reason="Tom was joking")
     assert current(bdb, "tom") == {("favorite_food", "sushi")}
 
-    grown = bdb.ingest_conversation([*CHAT, T("Tom", "I work as a nurse.", 2)], source="chat")
+    grown = bdb.ingest_conversation([*CHAT, T("Tom", "I work as a nurse.", 2)], source="chat",
+                                    version_label="February export")
     assert (grown.new_version, grown.version, grown.note) == (False, 1, "appended: one turn added to the text in force")
+    assert [e.version_label for e in bdb.why(grown.accepted[0].id).evidence] == ["February export"]
     assert [(a.subject, a.value) for a in grown.accepted] == [("tom", "nurse")]
     assert grown.reverified == []
     # neither retraction is undone by the same words read again

@@ -98,3 +98,42 @@ def test_forgetting_a_subject_masks_its_quotes_and_turns_in_queued_documents(
     assert other["text"] == POLICY
     assert bdb.work(stop_when_empty=True, embed=False).done == 3
     assert "dana" not in {b.subject for b in bdb.beliefs()}
+
+
+def test_a_proposal_keeps_no_claim_of_what_was_forgotten(db_url: str, postgresql: psycopg.Connection[Any]) -> None:
+    """A version proposed to a source's owner carries its claims (quotes, values) as well as its text:
+    forgetting masks the text and takes out every claim over what it masked."""
+    with beliefdb.connect(db_url, principal="alice") as alice, beliefdb.connect(db_url, principal="bob") as bob:
+        alice.ingest_text(SECRET, source="badge.md")
+        assert bob.ingest_text(SECRET + "The badge office is on floor 2.\n", source="badge.md").proposed
+        alice.forget(subject="dana")
+        (proposal,) = [r[0] for r in postgresql.execute("select proposal from beliefdb.review_item")]
+        assert "4471" not in str(proposal) and "Dana" not in str(proposal)
+        assert proposal["content"].endswith("The badge office is on floor 2.\n")
+        (item,) = alice.review_items()
+        alice.resolve_review(item.id, "approved")
+        assert "dana" not in {b.subject for b in alice.beliefs()}
+        versions = postgresql.execute("select array_agg(content) from beliefdb.source_version").fetchone()
+        assert "4471" not in str(versions)
+
+
+def test_a_proposed_conversation_approved_after_a_forget_grows_the_version(
+        db_url: str, postgresql: psycopg.Connection[Any]) -> None:
+    """The turns of a proposed conversation are masked as its version masks them (the name and the words,
+    not the marks between), so the owner's approval grows the version in place (rule 18)."""
+    chat = [Turn("Maya", "I live in Berlin.", datetime(2026, 1, 5, tzinfo=UTC)),
+            Turn("Tom", "I live in Paris.", datetime(2026, 1, 6, tzinfo=UTC))]
+    with beliefdb.connect(db_url, principal="alice") as alice, beliefdb.connect(db_url, principal="bob") as bob:
+        alice.ingest_conversation(chat, source="chat", embed=False)
+        grown = [*chat, Turn("Tom", "I work as a nurse.", datetime(2026, 2, 1, tzinfo=UTC))]
+        assert bob.ingest_conversation(grown, source="chat", embed=False).proposed
+        alice.forget(subject="maya")
+        (proposal,) = [r[0] for r in postgresql.execute("select proposal from beliefdb.review_item")]
+        assert "Berlin" not in str(proposal) and "Maya" not in str(proposal)
+        (version,) = [r[0] for r in postgresql.execute("select content from beliefdb.source_version")]
+        assert proposal["content"].startswith(version + "\n")
+        (item,) = alice.review_items()
+        alice.resolve_review(item.id, "approved")
+        rows = postgresql.execute("select version, content from beliefdb.source_version").fetchall()
+        assert len(rows) == 1 and rows[0][1].endswith("Tom: I work as a nurse.")
+        assert {b.value for b in alice.beliefs()} == {"Paris", "nurse"}

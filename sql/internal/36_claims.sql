@@ -559,7 +559,8 @@ comment on function beliefdb._ingest_report(uuid, jsonb, jsonb) is 'Shape an ing
 -- already); p_claims are settled against the version, less those over a forgotten span. The report
 -- of an ingest. Not audited, no lock or owner check (the callers do that).
 create or replace function beliefdb._grow_conversation(p_workspace_id uuid, p_version_id uuid, p_content text,
-                                                       p_fragments jsonb, p_claims jsonb, p_rejected jsonb)
+                                                       p_fragments jsonb, p_claims jsonb, p_rejected jsonb,
+                                                       p_label text default null, p_path text default null)
 returns jsonb
 language plpgsql
 set search_path = pg_catalog, pg_temp
@@ -580,9 +581,10 @@ begin
       from beliefdb.source s where s.workspace_id = p_workspace_id and s.id = v_version.source_id;
     v_length := length(v_version.content);
     v_content := v_version.content || substr(p_content, v_length + 1);
-    -- (its sha256: of the text as ingested, as forget keeps it)
+    -- (its sha256: of the text as ingested, as forget keeps it; its label and path: the latest given)
     update beliefdb.source_version v
-       set content = v_content, sha256 = sha256(convert_to(p_content, 'UTF8'))
+       set content = v_content, sha256 = sha256(convert_to(p_content, 'UTF8')),
+           label = coalesce(p_label, v.label), path = coalesce(p_path, v.path)
      where v.workspace_id = p_workspace_id and v.id = p_version_id;
     insert into beliefdb.fragment (workspace_id, source_version_id, start_offset, end_offset, text, speaker, spoken_at)
     select distinct on ((f ->> 'start')::integer, (f ->> 'end')::integer)
@@ -606,7 +608,7 @@ begin
                      else pg_catalog.format('appended: %s turns added to the text in force', v_fragments) end);
 end
 $$;
-comment on function beliefdb._grow_conversation(uuid, uuid, text, jsonb, jsonb, jsonb) is 'Grow a conversation''s version in place by the turns after its text, and settle their claims (no lock, owner check or audit)';
+comment on function beliefdb._grow_conversation(uuid, uuid, text, jsonb, jsonb, jsonb, text, text) is 'Grow a conversation''s version in place by the turns after its text, and settle their claims (no lock, owner check or audit)';
 
 -- Store a text (p_text: content, origin, authority, provenance, label, path, fragments, claims,
 -- rejected; see ingest_version) as a version of a source the acting principal may change, and
@@ -694,7 +696,8 @@ begin
                            where v.workspace_id = p_workspace_id and v.source_id = p_source_id
                              and v.version > v_in_force.version) then
             return beliefdb._grow_conversation(p_workspace_id, v_in_force.id, v_content, p_text -> 'fragments',
-                                               p_text -> 'claims', p_text -> 'rejected');
+                                               p_text -> 'claims', p_text -> 'rejected', p_text ->> 'label',
+                                               p_text ->> 'path');
         end if;
     end if;
     if v_same.id is not null and v_same.id is not distinct from v_in_force.id then

@@ -214,7 +214,7 @@ begin
                                                           'forgotten subject');
     end loop;
     if cardinality(v_turn_text) > 0 then
-        perform beliefdb._redact_pending(v_ws, v_turn_sources, v_turn_text);
+        perform beliefdb._redact_pending(v_ws, v_turn_sources, v_turn_text, true);
     end if;
     if cardinality(v_quotes) > 0 then
         v_redacted := v_redacted + beliefdb._redact_quotes(v_ws, v_sources, v_quotes,
@@ -497,20 +497,72 @@ end
 $$;
 comment on function beliefdb._redact_spans(uuid, uuid, int4range[], text) is 'Mask character spans of a source version, its fragments and evidence; record the spans';
 
+-- The spans to mask of some turn lines found in a text ("Speaker: text", "**Speaker:** text"): the
+-- speaker's name and the turn's words, not the marks between them, as a conversation's version masks
+-- them (beliefdb._turn_spans), so a text masked here agrees with the version it would grow.
+create or replace function beliefdb._line_masks(p_text text, p_lines int4range[]) returns int4range[]
+language sql immutable
+set search_path = pg_catalog, pg_temp
+as $$
+    select coalesce(array_agg(m order by lower(m)), '{}')
+      from (select l.span, l.line, case when left(l.line, 2) = '**' then 2 else 0 end as head,
+                   strpos(l.line, ':') - 1 as colon
+              from unnest(p_lines, beliefdb._slices(p_text, array(select lower(x) from unnest(p_lines) x),
+                                                    array(select upper(x) from unnest(p_lines) x))) as l (span, line)) x
+      cross join lateral unnest(array[
+          int4range(lower(x.span) + x.head, lower(x.span) + greatest(x.colon, x.head)),
+          int4range(least(lower(x.span) + x.colon + case when x.head = 2 then 4 else 2 end, upper(x.span)),
+                    upper(x.span))]) m
+     where x.colon > 0 and not isempty(m)
+$$;
+comment on function beliefdb._line_masks(text, int4range[]) is 'Of turn lines found in a text: the spans of their speaker''s name and words, not the marks between';
+
 -- Mask every occurrence of some texts where they wait to be stored as new versions of some sources:
 -- the versions proposed for them (review items waiting for their owner), and their documents in the
 -- queue (a queued version that repeats a forgotten quote would bring it back when a worker ingests
 -- it; a done job keeps no text). A job a worker holds is skipped, as beliefdb._forget_jobs skips it.
-create or replace function beliefdb._redact_pending(p_workspace_id uuid, p_sources uuid[], p_texts text[])
+-- p_turns: the texts are turn lines (beliefdb._line_masks). A proposal keeps no claim over a masked
+-- span, no turn within one (its speaker), and no rejected claim that quotes or is quoted by a text.
+create or replace function beliefdb._redact_pending(p_workspace_id uuid, p_sources uuid[], p_texts text[],
+                                                    p_turns boolean)
 returns void
 language sql
 set search_path = pg_catalog, pg_temp
 as $$
+    with found as (
+        select r.id, beliefdb._occurrences(r.proposal ->> 'content', p_texts) as spans
+          from beliefdb.review_item r
+         where r.workspace_id = p_workspace_id and r.kind = 'version_proposed' and r.source_id = any(p_sources)
+    ), items as (
+        select f.id, f.spans,
+               case when p_turns then beliefdb._line_masks(r.proposal ->> 'content', f.spans) else f.spans end as masks
+          from found f
+          join beliefdb.review_item r on r.workspace_id = p_workspace_id and r.id = f.id
+         where cardinality(f.spans) > 0
+    )
     update beliefdb.review_item r
-       set proposal = jsonb_set(r.proposal, '{content}', to_jsonb(beliefdb._masked(
-               r.proposal ->> 'content', beliefdb._occurrences(r.proposal ->> 'content', p_texts))))
-     where r.workspace_id = p_workspace_id and r.kind = 'version_proposed' and r.source_id = any(p_sources)
-       and cardinality(beliefdb._occurrences(r.proposal ->> 'content', p_texts)) > 0;
+       set proposal = r.proposal || jsonb_build_object(
+               'content', beliefdb._masked(r.proposal ->> 'content', i.masks),
+               'claims', (select coalesce(jsonb_agg(c.x order by c.n), '[]')
+                            from jsonb_array_elements(coalesce(r.proposal -> 'claims', '[]')) with ordinality c (x, n)
+                           where not case when (c.x ->> 'start')::integer < (c.x ->> 'end')::integer
+                                          then int4range((c.x ->> 'start')::integer, (c.x ->> 'end')::integer) && any (i.spans)
+                                          else false end),
+               'fragments', (select coalesce(jsonb_agg(f.x order by f.n), '[]')
+                               from jsonb_array_elements(coalesce(r.proposal -> 'fragments', '[]')) with ordinality f (x, n)
+                              where not case when f.x ->> 'speaker' is not null
+                                                  and (f.x ->> 'start')::integer < (f.x ->> 'end')::integer
+                                             then int4range((f.x ->> 'start')::integer, (f.x ->> 'end')::integer) && any (i.spans)
+                                             else false end),
+               'rejected', (select coalesce(jsonb_agg(j.x order by j.n), '[]')
+                              from jsonb_array_elements(coalesce(r.proposal -> 'rejected', '[]')) with ordinality j (x, n)
+                             where not exists (select from unnest(p_texts) t
+                                                where strpos(coalesce(j.x ->> 'quote', ''), t) > 0
+                                                   or strpos(coalesce(j.x ->> 'statement', ''), t) > 0
+                                                   or (coalesce(j.x ->> 'quote', '') <> ''
+                                                       and strpos(t, j.x ->> 'quote') > 0))))
+      from items i
+     where r.workspace_id = p_workspace_id and r.id = i.id;
     with waiting as (
         select j.id, beliefdb._occurrences(j.payload ->> 'text', p_texts) as spans
           from beliefdb.job j
@@ -520,11 +572,13 @@ as $$
            for no key update skip locked
     )
     update beliefdb.job j
-       set payload = jsonb_set(j.payload, '{text}', to_jsonb(beliefdb._masked(j.payload ->> 'text', w.spans)))
+       set payload = jsonb_set(j.payload, '{text}', to_jsonb(beliefdb._masked(
+               j.payload ->> 'text',
+               case when p_turns then beliefdb._line_masks(j.payload ->> 'text', w.spans) else w.spans end)))
       from waiting w
      where j.workspace_id = p_workspace_id and j.id = w.id and cardinality(w.spans) > 0;
 $$;
-comment on function beliefdb._redact_pending(uuid, uuid[], text[]) is 'Mask every occurrence of some texts in the versions proposed for sources and in their queued documents';
+comment on function beliefdb._redact_pending(uuid, uuid[], text[], boolean) is 'Mask every occurrence of some texts (quotes, or turn lines) in the versions proposed for sources, with their claims, and in their queued documents';
 
 -- Mask every occurrence of some quotes in every version of some sources (and in the texts
 -- proposed for them and the documents queued: beliefdb._redact_pending), by beliefdb._redact_spans,
@@ -549,7 +603,7 @@ begin
                         where not exists (select from unnest(p_keep_version, p_keep_span) k (version, span)
                                            where k.version = v_version.id and k.span @> o)), p_reason);
     end loop;
-    perform beliefdb._redact_pending(p_workspace_id, p_sources, p_quotes);
+    perform beliefdb._redact_pending(p_workspace_id, p_sources, p_quotes, false);
     return v_count;
 end
 $$;
