@@ -283,10 +283,11 @@ begin
                 using errcode = 'BD005';
         end if;
         v_fragment := beliefdb._fragment_at(p_workspace_id, p_source_version_id, v_start, v_end);
-        v_fragments := array_append(v_fragments, v_fragment);
 
-        -- recorded from this very fragment before (an unchanged text again, or a version that
-        -- repeats an earlier one): nothing new, whatever became of the belief since (rule 18)
+        -- recorded from this very fragment before (an unchanged text again, a conversation grown, or
+        -- a version that repeats an earlier one): nothing new, whatever became of the belief since
+        -- (rule 18), and nothing to evaluate again (neither it nor its fragment changed here: a
+        -- conversation of 2,000 turns ingested again evaluated every belief it had, 2 s)
         select b.id into v_belief
           from beliefdb.evidence e
           join beliefdb.belief b on b.workspace_id = e.workspace_id and b.id = e.belief_id
@@ -298,9 +299,9 @@ begin
         if v_belief is not null then
             v_unchanged := array_append(v_unchanged,
                                         jsonb_build_object('id', v_belief, 'statement', v_claim ->> 'statement'));
-            v_touched := array_append(v_touched, v_belief);
             continue;
         end if;
+        v_fragments := array_append(v_fragments, v_fragment);
 
         -- the same claim, believed now (or expired: it was true for exactly that time)
         select b.id into v_belief
