@@ -306,3 +306,24 @@ def test_as_of_each_moment_is_what_was_current_then(db_url: str, plan: list[tupl
 def test_as_of_examples(db_url: str, plan: list[tuple[object, ...]]) -> None:
     """Hand-picked plans the property must cover, whatever hypothesis draws; every step of each does something."""
     assert run(db_url, plan) == [True] * len(plan)
+
+
+def test_a_writer_that_waited_for_the_lock_is_dated_after_the_one_it_waited_for(db_url: str) -> None:
+    """A write is dated when it takes its workspace's write lock, not when its transaction began: a
+    writer that began first but waited was dated before the one it waited for, and as of a moment
+    between the two the later text read as in force before the earlier one (found over HTTP)."""
+    with beliefdb.connect(db_url) as db:
+        db.ingest_text("The fee is 1 EUR.", source="fee.md", extractor="none")
+        workspace = str(db.database.workspace_id)
+        with psycopg.connect(db_url) as waiting:
+            waiting.execute("select set_config('beliefdb.workspace_id', %s, false)", (workspace,))
+            began = waiting.execute("select now()").fetchone()  # its transaction has begun
+            db.ingest_text("The fee is 2 EUR.", source="fee.md", extractor="none")  # commits meanwhile
+            waiting.execute("select beliefdb.ingest_version('fee.md', 'The fee is 3 EUR.')")
+            waiting.commit()
+        with psycopg.connect(db_url) as conn:
+            rows = conn.execute("select v.version, v.recorded_at from beliefdb.source_version v"
+                                " order by v.version").fetchall()
+    assert began is not None and [n for n, _ in rows] == [1, 2, 3]
+    assert rows[0][1] < rows[1][1] < rows[2][1]
+    assert rows[2][1] > began[0]

@@ -270,3 +270,24 @@ def test_a_proposal_of_the_grown_conversation_is_settled_when_its_owner_grows_it
         grown = alice.ingest_conversation(longer, source="chat")
         assert grown.note == "appended: one turn added to the text in force"
         assert postgresql.execute("select status::text from beliefdb.review_item").fetchall() != [("open",)]
+
+
+def test_approving_a_turn_proposed_before_the_conversation_grew_keeps_the_turns_added_since(
+        db_url: str, postgresql: psycopg.Connection[Any]) -> None:
+    """A turn another principal appends is proposed to the owner as the conversation with that turn;
+    approved after the owner appended more, it follows them (it used to replace the text, dropping them)."""
+    with beliefdb.connect(db_url, principal="alice") as alice, beliefdb.connect(db_url, principal="dave") as dave:
+        alice.remember_turn("chat-1", "Zoe", "I live in Paris.", time=datetime(2026, 1, 1, 9, tzinfo=UTC))
+        proposed = dave.remember_turn("chat-1", "Dave", "I work as a nurse.", time=datetime(2026, 1, 2, 9, tzinfo=UTC))
+        assert proposed.proposed
+        alice.remember_turn("chat-1", "Zoe", "I work at Acme.", time=datetime(2026, 1, 3, 9, tzinfo=UTC))
+        (item,) = alice.review_items()
+        alice.resolve_review(item.id, "approved")
+        (content,) = [r[0] for r in postgresql.execute("select content from beliefdb.source_version")]
+        assert [line.split("] ")[1] for line in content.split("\n")] == [
+            "Zoe: I live in Paris.", "Zoe: I work at Acme.", "Dave: I work as a nurse."]
+        assert current(alice, "zoe") == {("lives_in", "Paris"), ("works_at", "Acme")}
+        assert current(alice, "dave") == {("job", "nurse")}
+        (nurse,) = alice.beliefs(subject="dave")
+        assert [(e.speaker, e.version) for e in alice.why(nurse.id).evidence] == [("Dave", 1)]
+        assert alice.audit_verify().ok

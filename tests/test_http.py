@@ -14,7 +14,7 @@ from conftest import Cli
 from fastapi.testclient import TestClient
 from httpx import Response
 
-from beliefdb import api
+from beliefdb import api, errors
 from beliefdb.interfaces.http import create_app
 
 POLICY = "# Return policy\n\nReturns are accepted within 7 days of delivery.\nThe restocking fee is 10%.\n"
@@ -293,3 +293,22 @@ def test_the_memories_of_many_principals_keep_few_connections_open(db_url: str) 
     finally:
         memories.close()
     assert opened_when(0) == 0
+
+
+def test_memories_set_aside_are_closed_by_the_next_call_whatever_it_does(db_url: str) -> None:
+    """Every call asks who its token speaks for first: that closes the memories set aside and idle, so a
+    run of failing calls (a server refusing connections) does not keep them open."""
+    from beliefdb.interfaces.access import Memories
+
+    tokens = [api.create_token("default", f"agent-{i}", url=db_url).token for i in range(3)]
+    memories = Memories(db_url, max_open=1, grace_s=0.2)
+    try:
+        for token in tokens:
+            memories.memory(memories.identify(token))
+        assert memories.open_count == 3  # two set aside, within their grace
+        time.sleep(0.3)
+        with pytest.raises(errors.Unauthenticated):
+            memories.identify("not-a-token")
+        assert memories.open_count == 1
+    finally:
+        memories.close()

@@ -395,15 +395,17 @@ def test_remember_with_text_grows_a_conversation_in_place(bdb: beliefdb.BeliefDB
     assert turn2[french.start:french.end] == "Please write in French."
     assert second.reverified == []
 
+    # a quote not in the text: nothing is stored, not even the text
     rejected = bdb.remember("The customer writes German.", "customer_1042", "language", "German",
                             "Please write in German.", source="chat-1042", text=turn2 + "\nuser: thanks")
     assert rejected.accepted == [] and [r.reason for r in rejected.rejected] == ["quote is not in the source text"]
+    assert rejected.version is None and not rejected.new_version and rejected.note is not None
 
     rows = postgresql.execute(
         "select s.origin_type::text, v.version, v.content from beliefdb.source s"
         " join beliefdb.source_version v on v.workspace_id = s.workspace_id and v.source_id = s.id"
         " where s.name = 'chat-1042' order by v.version").fetchall()
-    assert rows == [("conversation", 1, turn2 + "\nuser: thanks")]
+    assert rows == [("conversation", 1, turn2)]
     assert {b.value for b in bdb.beliefs(subject="customer_1042")} == {"email", "French"}
     assert [(e.origin_type, e.version, e.in_force) for e in bdb.why(french.id).evidence] == [
         ("conversation", 1, True)]
@@ -447,3 +449,31 @@ def test_bad_files_of_every_kind_are_reported(bdb: beliefdb.BeliefDB, write_doc:
         "IngestFailure", "IngestFailure", "IngestReport", "IngestFailure", "IngestFailure"]
     assert {r.error for r in results if isinstance(r, IngestFailure)} == {"invalid_input"}
     assert scalar(postgresql, "select array_agg(name) from beliefdb.source") == ["returns.md"]
+
+
+def test_remember_with_a_text_whose_quote_is_rejected_stores_nothing(bdb: beliefdb.BeliefDB) -> None:
+    """The text is remembered for the belief it supports: stored alone as the source's next version, it
+    would take the support of every belief the version in force held (found over HTTP)."""
+    policy = "Returns are accepted within 7 days of delivery.\nThe restocking fee is 10%.\n"
+    bdb.ingest_text(policy, source="policy.md")
+    before = {(b.id, b.status) for b in bdb.beliefs(include_all=True)}
+    assert len(before) == 2
+    decision = bdb.decide("Charge the restocking fee", because=[b for b, _ in before])
+    report = bdb.remember("The fee is 5%.", "restocking_policy", "fee", "5%", "fee is five percent",
+                          source="policy.md", text="Note: fee is 5%.")
+    assert report.accepted == [] and report.version is None and not report.new_version
+    assert [r.quote for r in report.rejected] == ["fee is five percent"]
+    assert {(b.id, b.status) for b in bdb.beliefs(include_all=True)} == before
+    assert [e.version for b, _ in before for e in bdb.why(b).evidence] == [1, 1]
+    assert [(d.status, d.holds) for d in bdb.decisions(of=decision.id)] == [(decision.status, True)]
+
+
+
+def test_a_valid_time_of_no_length_is_refused(bdb: beliefdb.BeliefDB) -> None:
+    """valid_from = valid_to is a range PostgreSQL keeps as 'empty', which reads back without bounds: as if
+    valid always (found over HTTP: such a belief and a later rival were both current)."""
+    bdb.ingest_text("The return window is 14 days.", source="policy.md", extractor="none")
+    with pytest.raises(beliefdb.errors.InvalidInput, match="valid time is empty"):
+        bdb.remember("7 days", "return_policy", "window", "7 days", "14 days", source="policy.md",
+                     valid_from="2025-01-01T00:00:00Z", valid_to="2025-01-01T00:00:00Z")
+    assert bdb.beliefs(include_all=True) == []

@@ -259,6 +259,8 @@ for _name, _args, _code, _words in [
 ]:
     case(f"ambiguous-prefix-{_name}", _args, _code, _words)
 case("unknown-belief", ["why", "0000ffff"], "unknown_belief", ["0000ffff"])
+# the whole question is embedded: a question of megabytes held a server thread for many minutes
+case("ask-question-too-long", ["ask", "how many days " * 200], "invalid_input", ["2,800 characters", "at most 2,000"])
 case("unknown-decision", ["act", "0000ffff", "Refund"], "not_found", ["0000ffff"])
 for _name, _args, _code, _words in [
     ("why", ["why", INJECTION], "unknown_belief", [INJECTION]),

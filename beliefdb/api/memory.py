@@ -54,6 +54,7 @@ from beliefdb.store import (
     corrections,
     ingest,
     lifecycle,
+    remember,
     repair,
     retraction,
     retrieve,
@@ -121,7 +122,8 @@ class BeliefDB(bulk.Bulk, Decisions, pictures.Pictures, texts.Texts, jobs.Jobs, 
         With ``text``, the text becomes the next version of ``source`` (a conversation, by default with
         ``user`` authority) and the quote must be in it; without, the quote must be in the version of
         ``source`` in force. A new version replaces the old one in force: give each conversation turn
-        its own source (e.g. ``chat-1042/3``) unless ``text`` holds the whole conversation so far.
+        its own source (e.g. ``chat-1042/3``) unless ``text`` holds the whole conversation so far. A quote
+        the gate rejects stores nothing, not even ``text`` (the report's ``rejected`` says why).
         """
         candidate = Candidate(statement=statement, subject=subject, attribute=attribute, value=value,
                               quote=quote, kind=kind, scope=dict(scope or {}), valid_from=valid_from,
@@ -130,8 +132,8 @@ class BeliefDB(bulk.Bulk, Decisions, pictures.Pictures, texts.Texts, jobs.Jobs, 
             # what someone said in a conversation is a user's word unless the caller says otherwise
             options = ingest.SourceOptions(name=source, authority=authority or "user",
                                            origin=origin or "conversation")
-            return ingest.ingest_text(self.database, text, options, candidates=[candidate], extractor="none")
-        return ingest.remember_in_source(self.database, source, candidate)
+            return remember.remember_with_text(self.database, text, options, candidate)
+        return remember.remember_in_source(self.database, source, candidate)
 
     def beliefs(self, *, subject: str | None = None, attribute: str | None = None, include_all: bool = False,
                 as_of: datetime | None = None, include_fixtures: bool = False, limit: int | None = None,
@@ -155,7 +157,8 @@ class BeliefDB(bulk.Bulk, Decisions, pictures.Pictures, texts.Texts, jobs.Jobs, 
             embedder: str | None = None, run: str | UUID | None = None) -> AskResult:
         """Answer from memory: current beliefs only, each with quote, source, confidence and warnings.
         ``status`` is ok, no_match or memory_unavailable (never an empty list that looks like no history);
-        ``run``: record which beliefs this run was shown (see :meth:`decide_in_run`)."""
+        ``run``: record which beliefs this run was shown (see :meth:`decide_in_run`). A question is at most
+        2,000 characters (``retrieve.MAX_QUESTION``: it is embedded whole)."""
         answer = retrieve.ask(self.database, question, k=k, as_of=as_of, scope=scope, min_confidence=min_confidence,
                               include_fixtures=include_fixtures, embedder=embedder)
         if run is not None and answer.status != "memory_unavailable":

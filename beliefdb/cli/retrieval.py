@@ -43,7 +43,7 @@ def _scope(pairs: list[str] | None, as_json: bool) -> dict[str, str]:
 
 @with_memory()
 def ask(
-    question: Annotated[str, typer.Argument(help="The question, in any language.")],
+    question: Annotated[str, typer.Argument(help="The question, in any language (at most 2,000 characters).")],
     k: Annotated[int, typer.Option("--k", help="How many beliefs at most.")] = 5,
     as_of: Annotated[str | None, typer.Option(
         help="Answer as of this ISO 8601 moment (valid and recorded time together).")] = None,

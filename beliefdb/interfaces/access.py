@@ -44,8 +44,12 @@ def bearer(header: str | None) -> str | None:
 #: how many principals' memories the servers keep open at once (each a pool that keeps a connection
 #: open): past it, the one used least recently is closed once no call is using it
 MAX_OPEN = 32
-#: how long a memory set aside stays open at least, for a call that was handed it just before
-GRACE_S = 10.0
+#: connections one principal's memory opens at most (its calls at once; more wait for one)
+PER_MEMORY = 2
+#: how long a memory set aside stays open at least, for a call that was handed it just before (and
+#: has not yet taken a connection of it). Every one set aside stays open that long: at 10 s, 20
+#: threads calling for 45 principals at random kept 90 connections open, past the server's limit
+GRACE_S = 1.0
 
 
 class Memories:
@@ -74,6 +78,9 @@ class Memories:
 
     def identify(self, token: str | None) -> Identity:
         with self._lock:
+            # (every call comes here first: the memories set aside are closed even when the calls that
+            # would have closed them fail, e.g. while the server refuses new connections)
+            self._close_idle()
             if self._gate is None:
                 self._gate = api.authenticator(self.url)
             gate = self._gate
@@ -82,9 +89,11 @@ class Memories:
     def memory(self, who: Identity) -> BeliefDB:
         key = (who.workspace_id, who.principal)
         with self._lock:
+            self._close_idle()
             found = self._open.get(key)
             if found is None:
-                found = self._open[key] = api.connect(self.url, who.workspace, principal=who.principal)
+                found = self._open[key] = api.connect(self.url, who.workspace, principal=who.principal,
+                                                      max_size=PER_MEMORY)
             self._open.move_to_end(key)
             self._handed[id(found)] = time.monotonic()
             while len(self._open) > self.max_open:

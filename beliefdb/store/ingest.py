@@ -134,7 +134,7 @@ def parse_claims(data: bytes, name: str) -> list[Candidate]:
     return claims
 
 
-def _claim_json(candidate: Candidate, start: int, end: int) -> dict[str, Any]:
+def claim_json(candidate: Candidate, start: int, end: int) -> dict[str, Any]:
     return {
         "statement": candidate.statement, "subject": candidate.subject, "attribute": candidate.attribute,
         "value": candidate.value, "quote": candidate.quote, "start": start, "end": end,
@@ -143,7 +143,7 @@ def _claim_json(candidate: Candidate, start: int, end: int) -> dict[str, Any]:
     }
 
 
-def _rejected_json(rejected: list[tuple[Candidate, str]]) -> list[dict[str, str]]:
+def rejected_json(rejected: list[tuple[Candidate, str]]) -> list[dict[str, str]]:
     return [{"statement": c.statement, "quote": c.quote, "reason": reason} for c, reason in rejected]
 
 
@@ -190,8 +190,8 @@ def prepare(text: str, name: str, candidates: Iterable[Candidate] = (), extracto
         [{"start": s, "end": e} for s, e in split_fragments(text)] if turns is None else
         [{"start": t.start, "end": t.end, "speaker": t.speaker, "time": t.time.isoformat() if t.time else None}
          for t in turns])
-    return Prepared(fragments=fragments, claims=[_claim_json(loc.candidate, loc.start, loc.end) for loc in located],
-                    rejected=_rejected_json(rejected), skipped=skipped, warnings=warnings, hint=told)
+    return Prepared(fragments=fragments, claims=[claim_json(loc.candidate, loc.start, loc.end) for loc in located],
+                    rejected=rejected_json(rejected), skipped=skipped, warnings=warnings, hint=told)
 
 
 def ingest_text(db: Database, text: str, options: SourceOptions, *, candidates: Iterable[Candidate] = (),
@@ -230,18 +230,18 @@ def ingest_text(db: Database, text: str, options: SourceOptions, *, candidates: 
         assert row is not None
         report = ready.told(ingest_report(row[0], path))
         # (a caller's transaction holds the lock until it commits: embedding in it costs no more)
-        deferred = _embed(db, report, embed, c) if conn is not None else None
+        deferred = embed_in(db, report, embed, c) if conn is not None else None
     if conn is None:
-        deferred = _embed_after(db, report, embed)
+        deferred = embed_after(db, report, embed)
     return replace(report, embedding_deferred=deferred) if deferred else report
 
 
-def _embed(db: Database, report: IngestReport, embed: bool, conn: psycopg.Connection[Any]) -> str | None:
+def embed_in(db: Database, report: IngestReport, embed: bool, conn: psycopg.Connection[Any]) -> str | None:
     """Embed the beliefs this ingest accepted, in ``conn``'s transaction; a failure only defers them."""
     return embed_new(db, [a.id for a in report.accepted], conn) if embed else None
 
 
-def _embed_after(db: Database, report: IngestReport, embed: bool) -> str | None:
+def embed_after(db: Database, report: IngestReport, embed: bool) -> str | None:
     """Embed the beliefs an ingest accepted once it has committed, ``EMBED_BATCH`` a transaction.
 
     A model takes far longer than the writes: inside the ingest's transaction, every other writer
@@ -368,25 +368,3 @@ def check_file_size(path: Path, limit: int) -> None:
         size = path.stat().st_size
         if size > limit + len(codecs.BOM_UTF8):
             raise too_big(shown(path), size, limit)
-
-
-def remember_in_source(db: Database, source: str, candidate: Candidate, *, embed: bool = True,
-                       conn: psycopg.Connection[Any] | None = None) -> IngestReport:
-    """Add one candidate against the version of ``source`` in force, through the same gate."""
-    with db.transaction(conn) as c:
-        row = c.execute(
-            Q.source_in_force, (source,)).fetchone()
-        if row is None:
-            raise errors.NotFound(f"unknown source '{source}' (ingest it first, or pass text=)")
-        text, version = row
-        located, rejected = gate(text, [candidate])
-        claims = [_claim_json(loc.candidate, loc.start, loc.end) for loc in located]
-        out = c.execute(Q.add_claims_to_source, (source, Jsonb(claims), Jsonb(_rejected_json(rejected)))).fetchone()
-        assert out is not None
-        raw = {**out[0], "source": source, "version": version, "new_version": False, "fragments": 0,
-               "reverified": []}
-        report = ingest_report(raw, None)
-        deferred = _embed(db, report, embed, c) if conn is not None else None
-    if conn is None:
-        deferred = _embed_after(db, report, embed)
-    return replace(report, embedding_deferred=deferred) if deferred else report

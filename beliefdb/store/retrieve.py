@@ -80,6 +80,10 @@ def _matched_by(r: Recalled) -> list[str]:
             if rank is not None]
 
 
+#: the longest question ask takes, in characters: the whole question is embedded, which takes time
+#: linear in its length (about a second a thousand characters on a busy 2-core machine)
+MAX_QUESTION = 2000
+
 #: at most this many conflict warnings (and replaced ones) per belief, then "and M more": a belief
 #: many turns disagree with would otherwise bury the answer (issue 20: ~38 warning lines in a top 5)
 MAX_WARNINGS = 3
@@ -221,6 +225,9 @@ def ask(db: Database, question: str, *, k: int = 5, as_of: datetime | None = Non
     """Answer from memory: the current beliefs that match, with evidence and warnings."""
     if not question.strip():
         raise errors.InvalidInput("ask needs a question")
+    if len(question) > MAX_QUESTION:
+        raise errors.InvalidInput(f"the question is {len(question):,} characters long; ask takes at most"
+                                  f" {MAX_QUESTION:,} (ask about one thing at a time)")
     if k < 1:
         raise errors.InvalidInput("--k must be at least 1")
     if not 0 <= min_confidence <= 1:

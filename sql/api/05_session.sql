@@ -9,7 +9,11 @@
 -- A bulk ingest (api/57_bulk.sql) records each document of its transaction at the moment it came
 -- to it (beliefdb.batch_clock), as it would have been one by one, so that rule 8 orders them the same
 -- way; a value outside this transaction's own span (from its start to the real time now) is not used,
--- so setting it dates nothing earlier or later than the transaction could have been anyway.
+-- so setting it dates nothing earlier or later than the transaction could have been anyway. A
+-- writer is dated when it took its workspace's write lock (beliefdb.lock_workspace sets
+-- beliefdb.locked_at): dated from the start of its transaction, a writer that waited for the lock
+-- recorded its rows before those of the writer it waited for, and an as-of question between the two
+-- saw the later text as in force before the earlier one.
 -- plpgsql, not SQL: a SQL function with a sub-select and its own search_path is never inlined and
 -- runs through the SQL-function executor at every call (~10 µs), and every column default of every
 -- row written calls it; this body costs a fourth of that and gives the same moment.
@@ -27,10 +31,14 @@ begin
     if v_at between now() and clock_timestamp() then
         return v_at;
     end if;
+    v_at := nullif(current_setting('beliefdb.locked_at', true), '')::timestamptz;
+    if v_at between now() and clock_timestamp() then
+        return v_at;
+    end if;
     return now();
 end
 $$;
-comment on function beliefdb.clock() is 'Current time (a bulk ingest''s: when it came to the document), or the beliefdb.now setting when a test or tool fixed it (writing with it fixed needs beliefdb_clock)';
+comment on function beliefdb.clock() is 'Current time (a writer''s: when it took the workspace lock; a bulk ingest''s: when it came to the document), or the beliefdb.now setting when a test or tool fixed it (writing with it fixed needs beliefdb_clock)';
 
 -- The workspace this session is bound to (row-level security reads it). A login made by beliefdb
 -- agent create is bound to one workspace (beliefdb.agent_login): its sessions get that workspace,

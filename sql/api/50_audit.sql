@@ -51,9 +51,14 @@ begin
         raise exception 'no workspace bound (set beliefdb.workspace_id), or the workspace has no audit chain'
             using errcode = 'BD003';
     end if;
+    -- what this transaction writes is dated from now, when no other writer of the workspace runs
+    -- (beliefdb.clock): in the order the writers commit
+    if coalesce(current_setting('beliefdb.locked_at', true), '') = '' then
+        perform pg_catalog.set_config('beliefdb.locked_at', pg_catalog.clock_timestamp()::text, true);
+    end if;
 end
 $$;
-comment on function beliefdb.lock_workspace() is 'Take the bound workspace''s write lock first (one lock order for every writer); BD003 when none is bound';
+comment on function beliefdb.lock_workspace() is 'Take the bound workspace''s write lock first (one lock order for every writer), and date what the transaction writes from then; BD003 when none is bound';
 
 -- Verify a workspace's chain; first_broken is the first event whose link does not hold.
 create or replace function beliefdb.audit_verify(p_workspace_id uuid default beliefdb.current_workspace_id())

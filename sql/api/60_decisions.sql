@@ -383,7 +383,8 @@ begin
     elsif v_item.kind in ('version_proposed', 'retraction_proposed') then
         perform beliefdb._require_source_owner(v_ws, v_item.source_id, 'approve or reject a change to it');
         if p_verdict = 'approved' and v_item.kind = 'version_proposed' then
-            v_result := beliefdb._ingest_version_core(v_ws, v_item.source_id, v_item.proposal);
+            v_result := beliefdb._ingest_version_core(v_ws, v_item.source_id,
+                                                      beliefdb._rebased_turns(v_ws, v_item.source_id, v_item.proposal));
         elsif p_verdict = 'approved' then
             v_result := beliefdb._retract_ids(v_ws, beliefdb._retraction_targets(
                             v_ws, v_item.proposal ->> 'target', v_item.source_id, (v_item.proposal ->> 'version')::integer),

@@ -175,7 +175,7 @@ begin
     select coalesce(array_agg(c.n order by c.n), '{}'), coalesce(array_agg(gen_random_uuid() order by c.n), '{}')
       into v_set_n, v_set_ids
       from c
-     where c.same_topic = 1
+     where c.same_topic = 1 and not isempty(c.valid)
        and v_starts[c.n] is not null and v_actual[c.n] = c.claim ->> 'quote'
        and (lower_inf(c.valid) or lower(c.valid) between '0001-01-02 00:00+00' and '9999-12-30 00:00+00')
        and (upper_inf(c.valid) or upper(c.valid) between '0001-01-02 00:00+00' and '9999-12-30 00:00+00')
@@ -280,6 +280,12 @@ begin
            or (not upper_inf(v_valid) and not (upper(v_valid) between '0001-01-02 00:00+00' and '9999-12-30 00:00+00'))
         then
             raise exception 'valid time out of range: % (from 0001-01-02 to 9999-12-30, not infinity)', v_valid
+                using errcode = 'BD005';
+        end if;
+        -- (valid_from = valid_to is a range of no time, which PostgreSQL keeps as 'empty': read back, it
+        -- has no bounds, as if valid always)
+        if isempty(v_valid) then
+            raise exception 'valid time is empty: valid_to (%) must be after valid_from', v_claim ->> 'valid_to'
                 using errcode = 'BD005';
         end if;
         v_fragment := beliefdb._fragment_at(p_workspace_id, p_source_version_id, v_start, v_end);
@@ -808,6 +814,69 @@ begin
 end
 $$;
 comment on function beliefdb._ingest_version_core(uuid, uuid, jsonb) is 'Store a text as a version of a source (idempotent by content) and settle what it changes (no owner check, no audit)';
+
+-- A text proposed for a conversation (p_text as for _ingest_version_core), as its owner's approval
+-- stores it: a proposal adds turns, so when the conversation grew since (its owner appended turns
+-- after the proposal was made) the proposal's new lines, those after the lines it shares with the
+-- text in force, follow the text in force, their fragments and claims moved with them. Stored as
+-- proposed, it would drop the turns added since. Any other text is returned as it is (a document's
+-- text is a whole text; a proposal that shares no line with the conversation is a new version).
+create or replace function beliefdb._rebased_turns(p_workspace_id uuid, p_source_id uuid, p_text jsonb)
+returns jsonb
+language plpgsql stable
+set search_path = pg_catalog, pg_temp
+as $$
+declare
+    v_content text;
+    v_version uuid;
+    v_proposed text := p_text ->> 'content';
+    v_lines integer;
+    v_shared integer;
+    v_length integer;
+    v_delta integer;
+begin
+    select v.content, v.id into v_content, v_version
+      from beliefdb.source s
+      join beliefdb.source_version v on v.workspace_id = s.workspace_id and v.source_id = s.id
+     where s.workspace_id = p_workspace_id and s.id = p_source_id and s.origin_type = 'conversation'
+       and s.retracted_at is null and v.retracted_at is null
+     order by v.version desc
+     limit 1;
+    if v_version is null or v_proposed is null
+       or beliefdb._extends_version(p_workspace_id, v_version, v_proposed) then
+        return p_text;
+    end if;
+    -- (the lines both have first, and how long they are in the proposed text)
+    with a as (select t.l, t.n from regexp_split_to_table(v_content, E'\n') with ordinality as t (l, n)),
+         b as (select t.l, t.n from regexp_split_to_table(v_proposed, E'\n') with ordinality as t (l, n))
+    select count(*), coalesce(min(b.n) filter (where a.l is distinct from b.l), count(*) + 1) - 1
+      into v_lines, v_shared
+      from b left join a on a.n = b.n;
+    select coalesce(sum(length(t.l) + 1), 0) - 1 into v_length
+      from regexp_split_to_table(v_proposed, E'\n') with ordinality as t (l, n)
+     where t.n <= v_shared;
+    if v_shared = 0 then
+        return p_text;
+    elsif v_shared >= v_lines then
+        -- every turn it proposes is in the text in force already
+        return p_text || jsonb_build_object('content', v_content, 'fragments', '[]'::jsonb, 'claims', '[]'::jsonb);
+    end if;
+    v_delta := length(v_content) - v_length;
+    return p_text || jsonb_build_object(
+        'content', v_content || substr(v_proposed, v_length + 1),
+        'fragments', (select coalesce(jsonb_agg(f.x || jsonb_build_object('start', (f.x ->> 'start')::integer + v_delta,
+                                                                          'end', (f.x ->> 'end')::integer + v_delta)
+                                                order by f.n), '[]')
+                        from jsonb_array_elements(coalesce(p_text -> 'fragments', '[]')) with ordinality f (x, n)
+                       where (f.x ->> 'start')::integer > v_length),
+        'claims', (select coalesce(jsonb_agg(c.x || jsonb_build_object('start', (c.x ->> 'start')::integer + v_delta,
+                                                                       'end', (c.x ->> 'end')::integer + v_delta)
+                                             order by c.n), '[]')
+                     from jsonb_array_elements(coalesce(p_text -> 'claims', '[]')) with ordinality c (x, n)
+                    where (c.x ->> 'start')::integer > v_length));
+end
+$$;
+comment on function beliefdb._rebased_turns(uuid, uuid, jsonb) is 'A text proposed for a conversation, its new turns after the text in force (turns appended since it was proposed are kept)';
 
 -- Store a text (p_text as for _ingest_version_core) as the next version of the named source, for
 -- the acting principal: a new source is theirs; another principal's source gets a proposal to its

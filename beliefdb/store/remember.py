@@ -1,0 +1,60 @@
+"""Remember one belief through the evidence gate: against the version of its source in force, or with
+a text that becomes the source's next version (stored only with the belief it supports)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+import psycopg
+from psycopg.types.json import Jsonb
+
+from beliefdb import errors
+from beliefdb.db.connector import Database
+from beliefdb.db.queries import Q
+from beliefdb.db.reports import ingest_report
+from beliefdb.models import IngestReport, Rejected
+from beliefdb.store.ingest import SourceOptions, claim_json, embed_after, embed_in, ingest_text, rejected_json
+from beliefdb.text.extractor import Candidate
+from beliefdb.text.gate import gate
+
+__all__ = ["remember_in_source", "remember_with_text"]
+
+
+def remember_with_text(db: Database, text: str, options: SourceOptions, candidate: Candidate) -> IngestReport:
+    """Store ``text`` as the next version of ``options.name`` with the belief ``candidate`` quotes in it,
+    in one transaction; a quote the gate rejects writes nothing (the text is remembered for the belief
+    it supports: stored alone, as a new version in force, it would take the support of every belief
+    the version before held), and the report says why."""
+    if not options.name:
+        raise errors.InvalidInput("a source name is required")
+    _, rejected = gate(text, [candidate]) if text.strip() else ([], [])
+    if rejected:
+        return IngestReport(source=options.name, version=None, new_version=False, fragments=0,
+                            rejected=[Rejected(statement=c.statement, quote=c.quote, reason=reason)
+                                      for c, reason in rejected],
+                            note="nothing stored: the text is stored with the belief it supports, and the quote"
+                                 " is not in it")
+    return ingest_text(db, text, options, candidates=[candidate], extractor="none")
+
+
+def remember_in_source(db: Database, source: str, candidate: Candidate, *, embed: bool = True,
+                       conn: psycopg.Connection[Any] | None = None) -> IngestReport:
+    """Add one candidate against the version of ``source`` in force, through the same gate."""
+    with db.transaction(conn) as c:
+        row = c.execute(
+            Q.source_in_force, (source,)).fetchone()
+        if row is None:
+            raise errors.NotFound(f"unknown source '{source}' (ingest it first, or pass text=)")
+        text, version = row
+        located, rejected = gate(text, [candidate])
+        claims = [claim_json(loc.candidate, loc.start, loc.end) for loc in located]
+        out = c.execute(Q.add_claims_to_source, (source, Jsonb(claims), Jsonb(rejected_json(rejected)))).fetchone()
+        assert out is not None
+        raw = {**out[0], "source": source, "version": version, "new_version": False, "fragments": 0,
+               "reverified": []}
+        report = ingest_report(raw, None)
+        deferred = embed_in(db, report, embed, c) if conn is not None else None
+    if conn is None:
+        deferred = embed_after(db, report, embed)
+    return replace(report, embedding_deferred=deferred) if deferred else report
