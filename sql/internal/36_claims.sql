@@ -440,70 +440,59 @@ begin
       from beliefdb.source_version v
       join beliefdb.source s on s.workspace_id = v.workspace_id and s.id = v.source_id
      where v.workspace_id = p_workspace_id and v.id = p_source_version_id;
-    if v_conversation then
-        with quoted as (
-            select * from beliefdb._earlier_quotes(p_workspace_id, p_source_version_id)
-        ), turned as (
-            -- and the turn it lies in, if any
-            select q.belief_id, q.quote, q.version, q.start_offset, t.start_offset as turn_start
-              from quoted q
-              left join lateral (
-                  select t.start_offset, t.end_offset
-                    from beliefdb.fragment t
-                   where t.workspace_id = p_workspace_id and t.source_version_id = q.version
-                     and t.speaker is not null and t.start_offset <= q.start_offset
-                   order by t.start_offset desc
-                   limit 1) t on t.end_offset >= q.start_offset + length(q.quote)
-        ), old_turns as (
-            select t.source_version_id as version, t.start_offset, t.speaker, t.spoken_at, t.text,
-                   row_number() over (partition by t.source_version_id, t.speaker, t.spoken_at, t.text
-                                      order by t.start_offset) as n
-              from beliefdb.fragment t
-             where t.workspace_id = p_workspace_id and t.speaker is not null
-               and t.source_version_id in (select distinct q.version from quoted q)
-        ), new_turns as (
-            select t.start_offset, t.speaker, t.spoken_at, t.text,
-                   row_number() over (partition by t.speaker, t.spoken_at, t.text order by t.start_offset) as n
-              from beliefdb.fragment t
-             where t.workspace_id = p_workspace_id and t.source_version_id = p_source_version_id
-               and t.speaker is not null
-        ), found as (
-            select x.belief_id, x.quote,
-                   case when x.turn_start is null then strpos(v_content, x.quote) - 1
-                        else nt.start_offset + (x.start_offset - x.turn_start) end as start_offset
-              from turned x
-              left join old_turns ot on ot.version = x.version and ot.start_offset = x.turn_start
-              left join new_turns nt
-                on nt.speaker = ot.speaker and nt.spoken_at is not distinct from ot.spoken_at
-               and nt.text = ot.text and nt.n = ot.n
-        )
-        select coalesce(array_agg(x.belief_id order by x.belief_id, x.quote), '{}'),
-               coalesce(array_agg(x.quote order by x.belief_id, x.quote), '{}'),
-               coalesce(array_agg(x.start_offset order by x.belief_id, x.quote), '{}')
-          into v_beliefs, v_quotes, v_starts
-          from found x
-         where x.start_offset >= 0;
-    else
-        with quoted as (
-            select q.belief_id, q.quote from beliefdb._earlier_quotes(p_workspace_id, p_source_version_id) q
-        ), aligned as (
-            select distinct on (f.text) f.text, f.start_offset
-              from beliefdb.fragment f
-             where f.workspace_id = p_workspace_id and f.source_version_id = p_source_version_id
-               and f.text in (select q.quote from quoted q)
-             order by f.text, f.start_offset
-        ), found as (
-            select q.belief_id, q.quote, coalesce(a.start_offset, strpos(v_content, q.quote) - 1) as start_offset
-              from quoted q
-              left join aligned a on a.text = q.quote
-        )
-        select coalesce(array_agg(x.belief_id order by x.belief_id, x.quote), '{}'),
-               coalesce(array_agg(x.quote order by x.belief_id, x.quote), '{}'),
-               coalesce(array_agg(x.start_offset order by x.belief_id, x.quote), '{}')
-          into v_beliefs, v_quotes, v_starts
-          from found x
-         where x.start_offset >= 0;
-    end if;
+    -- (what applies only to a conversation, or only to a document, is gated by v_conversation: a
+    -- condition on it alone is checked once, not for every row)
+    with quoted as (
+        select * from beliefdb._earlier_quotes(p_workspace_id, p_source_version_id)
+    ), turned as (
+        -- in a conversation, the turn each quote lies in, if any
+        select q.belief_id, q.quote, q.version, q.start_offset, t.start_offset as turn_start
+          from quoted q
+          left join lateral (
+              select t.start_offset, t.end_offset
+                from beliefdb.fragment t
+               where v_conversation and t.workspace_id = p_workspace_id and t.source_version_id = q.version
+                 and t.speaker is not null and t.start_offset <= q.start_offset
+               order by t.start_offset desc
+               limit 1) t on t.end_offset >= q.start_offset + length(q.quote)
+    ), old_turns as (
+        select t.source_version_id as version, t.start_offset, t.speaker, t.spoken_at, t.text,
+               row_number() over (partition by t.source_version_id, t.speaker, t.spoken_at, t.text
+                                  order by t.start_offset) as n
+          from beliefdb.fragment t
+         where v_conversation and t.workspace_id = p_workspace_id and t.speaker is not null
+           and t.source_version_id in (select distinct q.version from quoted q)
+    ), new_turns as (
+        select t.start_offset, t.speaker, t.spoken_at, t.text,
+               row_number() over (partition by t.speaker, t.spoken_at, t.text order by t.start_offset) as n
+          from beliefdb.fragment t
+         where v_conversation and t.workspace_id = p_workspace_id and t.source_version_id = p_source_version_id
+           and t.speaker is not null
+    ), aligned as (
+        -- elsewhere, the first fragment of the new version whose text is the quote
+        select distinct on (f.text) f.text, f.start_offset
+          from beliefdb.fragment f
+         where not v_conversation and f.workspace_id = p_workspace_id and f.source_version_id = p_source_version_id
+           and f.text in (select q.quote from quoted q)
+         order by f.text, f.start_offset
+    ), found as (
+        -- (a quote in a turn the new version does not have has no place in it: null)
+        select x.belief_id, x.quote,
+               case when x.turn_start is not null then nt.start_offset + (x.start_offset - x.turn_start)
+                    else coalesce(a.start_offset, strpos(v_content, x.quote) - 1) end as start_offset
+          from turned x
+          left join old_turns ot on ot.version = x.version and ot.start_offset = x.turn_start
+          left join new_turns nt
+            on nt.speaker = ot.speaker and nt.spoken_at is not distinct from ot.spoken_at
+           and nt.text = ot.text and nt.n = ot.n
+          left join aligned a on a.text = x.quote
+    )
+    select coalesce(array_agg(x.belief_id order by x.belief_id, x.quote), '{}'),
+           coalesce(array_agg(x.quote order by x.belief_id, x.quote), '{}'),
+           coalesce(array_agg(x.start_offset order by x.belief_id, x.quote), '{}')
+      into v_beliefs, v_quotes, v_starts
+      from found x
+     where x.start_offset >= 0;
     -- the fragments not cut already, in one statement
     insert into beliefdb.fragment (workspace_id, source_version_id, start_offset, end_offset, text)
     select distinct on (x.s, x.e) p_workspace_id, p_source_version_id, x.s, x.e, x.quote
