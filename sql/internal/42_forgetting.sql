@@ -317,25 +317,6 @@ as $$
 $$;
 comment on function beliefdb._forgotten_spans(uuid, uuid) is 'The spans of a source version masked by forget, in text order';
 
--- Whether p_text begins with the text of version p_version (as stored, masked where something was
--- forgotten) but for its masked spans, which are never compared: the same text ingested again after
--- a forget, or grown at its end, is that version's text and not a new one (rules 14 and 18). A
--- longer p_text must go on with a new line (a conversation grows by lines: its last turn unchanged).
-create or replace function beliefdb._extends_version(p_workspace_id uuid, p_version uuid, p_text text)
-returns boolean
-language sql stable
-set search_path = pg_catalog, pg_temp
-as $$
-    select length(p_text) >= length(v.content)
-       and (length(p_text) = length(v.content) or substr(p_text, length(v.content) + 1, 1) = E'\n')
-       and (left(p_text, length(v.content)) = v.content
-            or beliefdb._masked(left(p_text, length(v.content)),
-                                beliefdb._forgotten_spans(p_workspace_id, p_version)) = v.content)
-      from beliefdb.source_version v
-     where v.workspace_id = p_workspace_id and v.id = p_version
-$$;
-comment on function beliefdb._extends_version(uuid, uuid, text) is 'Whether a text is a version''s text (but for its forgotten spans), or that text grown by lines at its end';
-
 -- The spans forgotten in version p_version that p_text, ingested as a new version of its source,
 -- would bring back: those within p_text, when p_text agrees with the version's text outside them
 -- over the length of the shorter of the two (the same text again, or an earlier or later export of
@@ -356,6 +337,36 @@ as $$
 $$;
 comment on function beliefdb._forgotten_in(uuid, uuid, text) is 'The forgotten spans of a version that a text agreeing with it elsewhere would bring back (null: it does not agree)';
 
+-- Whether p_text begins with the text of version p_version (as stored, masked where something was
+-- forgotten) but for its masked spans, which are never compared: the same text ingested again after
+-- a forget, or grown at its end, is that version's text and not a new one (rules 14 and 18). A
+-- longer p_text must go on with a new line (a conversation grows by lines: its last turn unchanged).
+create or replace function beliefdb._extends_version(p_workspace_id uuid, p_version uuid, p_text text)
+returns boolean
+language sql stable
+set search_path = pg_catalog, pg_temp
+as $$
+    select length(p_text) >= length(v.content)
+       and (length(p_text) = length(v.content) or substr(p_text, length(v.content) + 1, 1) = E'\n')
+       and (left(p_text, length(v.content)) = v.content
+            or beliefdb._forgotten_in(p_workspace_id, p_version, p_text) is not null)
+      from beliefdb.source_version v
+     where v.workspace_id = p_workspace_id and v.id = p_version
+$$;
+comment on function beliefdb._extends_version(uuid, uuid, text) is 'Whether a text is a version''s text (but for its forgotten spans), or that text grown by lines at its end';
+
+-- Whether a claim or fragment (jsonb with start and end offsets) lies over any of some spans; one
+-- without sound offsets does not (the gate rejects it with its own reason).
+create or replace function beliefdb._over_spans(p_item jsonb, p_spans int4range[]) returns boolean
+language sql immutable
+set search_path = pg_catalog, pg_temp
+as $$
+    select case when (p_item ->> 'start')::integer < (p_item ->> 'end')::integer
+                then int4range((p_item ->> 'start')::integer, (p_item ->> 'end')::integer) && any (p_spans)
+                else false end
+$$;
+comment on function beliefdb._over_spans(jsonb, int4range[]) is 'Whether a claim or fragment (start, end) lies over any of some spans';
+
 -- p_claims less those whose quote lies over a span of version p_version that was forgotten, and
 -- p_rejected with those added, saying why: a text ingested again after a forget brings none of the
 -- forgotten text back as a belief (rule 14).
@@ -367,11 +378,7 @@ as $$
     with s as (
         select beliefdb._forgotten_spans(p_workspace_id, p_version) as spans
     ), c as (
-        select x.claim, x.n,
-               -- (a claim without sound offsets is the gate's to reject, with its own reason)
-               case when (x.claim ->> 'start')::integer < (x.claim ->> 'end')::integer
-                    then int4range((x.claim ->> 'start')::integer, (x.claim ->> 'end')::integer) && any (s.spans)
-                    else false end as forgotten
+        select x.claim, x.n, beliefdb._over_spans(x.claim, s.spans) as forgotten
           from s, jsonb_array_elements(coalesce(p_claims, '[]')) with ordinality as x (claim, n)
     )
     select coalesce(jsonb_agg(c.claim order by c.n) filter (where not c.forgotten), '[]'),
@@ -545,15 +552,10 @@ as $$
                'content', beliefdb._masked(r.proposal ->> 'content', i.masks),
                'claims', (select coalesce(jsonb_agg(c.x order by c.n), '[]')
                             from jsonb_array_elements(coalesce(r.proposal -> 'claims', '[]')) with ordinality c (x, n)
-                           where not case when (c.x ->> 'start')::integer < (c.x ->> 'end')::integer
-                                          then int4range((c.x ->> 'start')::integer, (c.x ->> 'end')::integer) && any (i.spans)
-                                          else false end),
+                           where not beliefdb._over_spans(c.x, i.spans)),
                'fragments', (select coalesce(jsonb_agg(f.x order by f.n), '[]')
                                from jsonb_array_elements(coalesce(r.proposal -> 'fragments', '[]')) with ordinality f (x, n)
-                              where not case when f.x ->> 'speaker' is not null
-                                                  and (f.x ->> 'start')::integer < (f.x ->> 'end')::integer
-                                             then int4range((f.x ->> 'start')::integer, (f.x ->> 'end')::integer) && any (i.spans)
-                                             else false end),
+                              where not (f.x ->> 'speaker' is not null and beliefdb._over_spans(f.x, i.spans))),
                'rejected', (select coalesce(jsonb_agg(j.x order by j.n), '[]')
                               from jsonb_array_elements(coalesce(r.proposal -> 'rejected', '[]')) with ordinality j (x, n)
                              where not exists (select from unnest(p_texts) t
