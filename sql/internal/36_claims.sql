@@ -636,7 +636,6 @@ declare
     v_outcome jsonb;
     v_claims jsonb;
     v_rejected jsonb;
-    v_masks int4range[];
     v_length integer;
     v_note text;
 begin
@@ -726,12 +725,6 @@ begin
             'note', v_note);
     end if;
 
-    -- what was forgotten in the same text, or in the text in force where this one agrees with it, is
-    -- masked in the new version too (rule 14: the file it came from does not bring it back)
-    v_masks := coalesce(case when v_same.id is not null then beliefdb._forgotten_in(p_workspace_id, v_same.id, v_content) end,
-                        case when v_in_force.id is not null
-                             then beliefdb._forgotten_in(p_workspace_id, v_in_force.id, v_content) end,
-                        '{}');
     select coalesce(max(v.version), 0) + 1 into v_version
       from beliefdb.source_version v where v.workspace_id = p_workspace_id and v.source_id = p_source_id;
     insert into beliefdb.source_version (workspace_id, source_id, version, content, sha256, label, path)
@@ -756,9 +749,6 @@ begin
       from (select distinct on (f.s, f.e) f.s, f.e, f.text, f.speaker, f.spoken_at
               from unnest(v_starts, v_ends, beliefdb._slices(v_content, v_starts, v_ends), v_speakers, v_times)
                    as f (s, e, text, speaker, spoken_at)
-             -- (a forgotten speaker's turn is not a turn again)
-             where not case when f.speaker is not null and f.s < f.e then int4range(f.s, f.e) <@ any (v_masks)
-                            else false end
              order by f.s, f.e) x;
     insert into beliefdb.node (workspace_id, id, kind)
     select p_workspace_id, f.id, 'fragment' from pg_temp.beliefdb_new_fragment f;
@@ -767,20 +757,11 @@ begin
       from pg_temp.beliefdb_new_fragment f
      order by f.s, f.e;
     get diagnostics v_fragments = row_count;
-    v_claims := p_text -> 'claims';
-    v_rejected := p_text -> 'rejected';
-    if cardinality(v_masks) > 0 then
-        perform beliefdb._redact_spans(p_workspace_id, v_version_id, v_masks,
-                                       pg_catalog.format('forgotten in version %s of this source: the same text ingested again',
-                                                         coalesce(v_same.version, v_in_force.version)));
-        select u.claims, u.rejected into v_claims, v_rejected
-          from beliefdb._unforgotten(p_workspace_id, v_version_id, v_claims, v_rejected) u;
-    end if;
 
     -- (a first version has no earlier one whose quotes it could repeat)
     v_carried := case when v_version > 1 then beliefdb._carry_forward(p_workspace_id, v_version_id) else '{}' end;
     perform beliefdb._settle_source_items(p_workspace_id, array[p_source_id]);
-    v_outcome := beliefdb._add_claims(p_workspace_id, v_version_id, v_claims, v_rejected, false);
+    v_outcome := beliefdb._add_claims(p_workspace_id, v_version_id, p_text -> 'claims', p_text -> 'rejected', false);
     -- one propagation for all of it: the claims, and which version is in force (what moved out of
     -- force is the version in force before this one, its fragments; the new one's came in), so
     -- that what the new version brings back meets its rivals as the new version leaves them
@@ -797,11 +778,6 @@ begin
         'new_version', true, 'fragments', v_fragments, 'reverified', to_jsonb(v_carried), 'proposed', false,
         'note', case when v_same.id is not null
                      then pg_catalog.format('the same text as version %s: its beliefs are in force again', v_same.version)
-                          || case when cardinality(v_masks) > 0 then ' (what was forgotten in it stays forgotten)'
-                                  else '' end
-                     when cardinality(v_masks) > 0
-                     then pg_catalog.format('what was forgotten in version %s stays forgotten where this text repeats it',
-                                            v_in_force.version)
                 end);
 end
 $$;
