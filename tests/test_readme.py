@@ -17,7 +17,8 @@ PRINTS = {
     "Conversations": ["1 [('maya', 'lives_in', 'Porto')] 1", "Porto current 2024-06-18",
                       "Lisbon superseded 2024-03-04"],
     "Bulk ingest": ["3 1 3", "0 0"],
-    "LangGraph store": ["window now I want a window seat chat-1042/2 0.65", "replaced 'aisle'", "['window']"],
+    "LangGraph store": ["window now I want a window seat chat-1042/2 0.65", "replaced 'aisle'", "['window']",
+                        "[('bags', 2)]"],
     "LangChain retriever": ["Returns are accepted within 7 days of delivery. return-policy.md 1 0 47 0.9 []"],
 }
 

@@ -2,7 +2,8 @@
 (:class:`beliefdb.BeliefDB` or :class:`beliefdb.AsyncBeliefDB`, never the store or the database):
 
 * :mod:`beliefdb.adapters.langgraph`, extra ``langgraph``: ``BeliefStore``, a LangGraph ``BaseStore``
-  whose reads go through the truth filter;
+  whose reads go through the truth filter (its search filters: :mod:`beliefdb.adapters.filters`, which
+  imports no framework);
 * :mod:`beliefdb.adapters.langchain`, extra ``langchain``: ``BeliefRetriever``, a LangChain retriever
   whose documents carry quote, source, confidence and warnings.
 

@@ -12,11 +12,14 @@ The mapping:
   ``source``, with ``user`` authority unless ``authority`` says otherwise) or, without ``text``, in the
   version of ``source`` in force; else nothing is stored and it raises ``EvidenceMismatch``. Optional:
   ``statement`` (default "<key> of <subject>: <value>"), ``kind``, ``scope``, ``valid_from``,
-  ``valid_to``, ``authority``, ``origin``; any other field is refused. A new text of a source replaces
-  the old one in force, so give each conversation turn its own source (``chat-1042/3``). A later value
-  of the key supersedes the earlier one (rule 8) unless their owners differ or they tie: then both are
-  current, in conflict, until a person chooses. A source another principal owns is only proposed to
-  its owner (rule 17): nothing is current until they approve;
+  ``valid_to``, ``authority``, ``origin``; any other field is refused. ``value`` is a string or a
+  finite number: a belief's value is text, and an item gives a number back as the number it was (so
+  does any belief whose value is a number as Python writes it: ``"7"`` reads 7, ``"07"`` stays a
+  string). A new text of a source replaces the old one in force, so give each conversation turn its
+  own source (``chat-1042/3``). A later value of the key supersedes the earlier one (rule 8) unless
+  their owners differ or they tie: then both are current, in conflict, until a person chooses. A
+  source another principal owns is only proposed to its owner (rule 17): nothing is current until
+  they approve;
 * ``get`` and ``search`` return **current beliefs only** (:meth:`~beliefdb.BeliefDB.answers` and
   :meth:`~beliefdb.BeliefDB.ask`): superseded, retracted, unsupported, expired and fixture beliefs
   never come back. Each item's value is the belief with its evidence: ``statement``, ``value``,
@@ -26,7 +29,12 @@ The mapping:
   current when they differ in scope or are in conflict: the warnings say so; ``search`` lists each);
 * ``search(prefix, query=...)`` asks memory (``ask``: ranked, ``score`` set) and keeps the answers under
   the prefix; without a query it lists the current beliefs under the prefix, newest first. ``filter``
-  matches the item values (``$eq``, ``$ne``, ``$gt``, ``$gte``, ``$lt``, ``$lte``);
+  matches the item values as LangGraph's stores do, comparing typed values
+  (:mod:`beliefdb.adapters.filters`): a plain value is equality (``{"value": 5}``; an object matches
+  the keys it names), and ``$eq``, ``$ne``, ``$gt``, ``$gte``, ``$lt``, ``$lte`` compare numbers with
+  numbers and strings with strings (a missing field or another type is no match; ``True`` is not 1).
+  Any other operator (``$in``, ``$nin``, ``$and``...: LangGraph's stores have none of them) raises
+  ``InvalidInput``;
 * ``delete`` **retracts** every belief of the key (current and superseded alike, so an older value
   does not come back; reason "deleted through the LangGraph store"): audited, undoable with
   ``db.retract(belief=..., undo=True)``, and the decisions built on it are flagged as by any
@@ -42,11 +50,13 @@ a worker thread (the :class:`~beliefdb.AsyncBeliefDB`'s when the store was given
 from __future__ import annotations
 
 import asyncio
-import operator
-from collections.abc import Callable, Iterable, Mapping
+import math
+import re
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from beliefdb import errors
+from beliefdb.adapters import filters
 from beliefdb.adapters.fields import answer_fields
 from beliefdb.api import Answer, AsyncBeliefDB, BeliefDB
 
@@ -67,7 +77,7 @@ try:
 except ImportError as exc:  # pragma: no cover - the extra is installed wherever the suite runs
     raise ImportError("beliefdb's LangGraph store needs langgraph: pip install 'beliefdb[langgraph]'") from exc
 
-__all__ = ["DELETE_REASON", "BeliefStore", "namespace_of", "subject_of"]
+__all__ = ["DELETE_REASON", "BeliefStore", "namespace_of", "subject_of", "typed_value"]
 
 DELETE_REASON = "deleted through the LangGraph store"
 #: what a put's value may hold; value, quote and source are required
@@ -76,10 +86,8 @@ WRITABLE = ("value", "quote", "source", "text", "statement", "kind", "scope", "v
 #: the most answers a search with a query asks memory for while it looks for enough under its prefix
 MAX_ASK = 200
 
-_OPERATORS: dict[str, Callable[[Any, Any], bool]] = {
-    "$eq": operator.eq, "$ne": operator.ne, "$gt": operator.gt, "$gte": operator.ge, "$lt": operator.lt,
-    "$lte": operator.le,
-}
+#: a number as Python writes it (``str``) and JSON reads it: what a put of a number stores as the value
+_NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
 
 
 def subject_of(namespace: tuple[str, ...]) -> str:
@@ -101,34 +109,33 @@ def _under(namespace: tuple[str, ...], prefix: tuple[str, ...]) -> bool:
     return namespace[:len(prefix)] == prefix
 
 
-def _matches(value: Mapping[str, Any], wanted: Mapping[str, Any] | None) -> bool:
-    """Whether an item's value passes a search filter: equality, or ``{"$op": x}`` comparisons."""
-    for key, expected in (wanted or {}).items():
-        got = value.get(key)
-        if isinstance(expected, Mapping) and expected and all(str(k).startswith("$") for k in expected):
-            for name, operand in expected.items():
-                if name not in _OPERATORS:
-                    raise errors.InvalidInput(f"unknown filter operator {name!r} (choose from: "
-                                              f"{', '.join(_OPERATORS)})")
-                try:
-                    if not _OPERATORS[name](got, operand):
-                        return False
-                except TypeError:  # None against a number, say: no match
-                    return False
-        elif got != expected:
-            return False
-    return True
+def typed_value(text: str) -> str | int | float:
+    """A belief's value (text) as an item's value: the number a put of a number stored (``"5"`` is 5,
+    ``"2.5"`` is 2.5: what ``str`` of that number writes, so it reads back as put), else the text."""
+    if not _NUMBER.fullmatch(text):
+        return text
+    try:
+        number: int | float = float(text) if any(c in text for c in ".eE") else int(text)
+    except ValueError:  # an integer of more digits than Python converts
+        return text
+    return number if str(number) == text else text
+
+
+def _fields(answer: Answer) -> dict[str, Any]:
+    fields = answer_fields(answer)
+    fields["value"] = typed_value(fields["value"])
+    return fields
 
 
 def _item(answer: Answer) -> Item:
     belief = answer.belief
-    return Item(value=answer_fields(answer), key=belief.attribute, namespace=namespace_of(belief.subject),
+    return Item(value=_fields(answer), key=belief.attribute, namespace=namespace_of(belief.subject),
                 created_at=belief.recorded_at, updated_at=belief.recorded_at)
 
 
 def _search_item(answer: Answer, score: float | None) -> SearchItem:
     belief = answer.belief
-    return SearchItem(namespace=namespace_of(belief.subject), key=belief.attribute, value=answer_fields(answer),
+    return SearchItem(namespace=namespace_of(belief.subject), key=belief.attribute, value=_fields(answer),
                       created_at=belief.recorded_at, updated_at=belief.recorded_at, score=score)
 
 
@@ -196,6 +203,7 @@ class BeliefStore(BaseStore):
         prefix = tuple(op.namespace_prefix)
         if prefix:
             subject_of(prefix)  # the same labels a namespace may have
+        filters.check(op.filter)  # an unknown operator is refused even where nothing would reach it
         wanted = op.offset + op.limit
         if op.query:
             hits = self._ask(op.query, prefix, op.filter, wanted)
@@ -203,7 +211,7 @@ class BeliefStore(BaseStore):
         beliefs = sorted((b for b in self.db.beliefs() if _under(namespace_of(b.subject), prefix)),
                          key=lambda b: b.recorded_at, reverse=True)
         if op.filter:  # the filter may name evidence or warnings: every candidate's answer first
-            answers = [a for a in self._answers([b.id for b in beliefs]) if _matches(answer_fields(a), op.filter)]
+            answers = [a for a in self._answers([b.id for b in beliefs]) if filters.matches(_fields(a), op.filter)]
             return [_search_item(a, None) for a in answers[op.offset:wanted]]
         return [_search_item(a, None) for a in self._answers([b.id for b in beliefs[op.offset:wanted]])]
 
@@ -223,7 +231,7 @@ class BeliefStore(BaseStore):
             if result.status == "memory_unavailable":  # never an empty list that looks like no match (rule 11)
                 raise errors.DatabaseUnavailable(result.reason or "memory unavailable")
             hits = [a for a in result.beliefs
-                    if _under(namespace_of(a.belief.subject), prefix) and _matches(answer_fields(a), wanted_filter)]
+                    if _under(namespace_of(a.belief.subject), prefix) and filters.matches(_fields(a), wanted_filter)]
             if len(hits) >= wanted or len(result.beliefs) < k or k >= MAX_ASK:
                 return hits
             k = min(k * 4, MAX_ASK)
@@ -253,12 +261,14 @@ class BeliefStore(BaseStore):
         unknown = sorted(set(fields) - set(WRITABLE))
         if unknown:
             raise errors.InvalidInput(f"a BeliefStore value takes {', '.join(WRITABLE)}; not {', '.join(unknown)}")
-        missing = [name for name in ("value", "quote", "source") if not fields.get(name)]
+        missing = [name for name in ("value", "quote", "source") if fields.get(name) in (None, "")]
         if missing:
             raise errors.InvalidInput(f"a belief needs its evidence (rule 1): {', '.join(missing)} missing")
         raw = fields["value"]
-        if isinstance(raw, bool) or not isinstance(raw, str | int | float):
-            raise errors.InvalidInput(f"a belief's value is a string or a number, not {type(raw).__name__}")
+        if isinstance(raw, bool) or not isinstance(raw, str | int | float) or (
+                isinstance(raw, float) and not math.isfinite(raw)):
+            kind = raw if isinstance(raw, float) else type(raw).__name__
+            raise errors.InvalidInput(f"a belief's value is a string or a finite number, not {kind}")
         value = str(raw)
         statement = fields.get("statement") or f"{attribute.replace('_', ' ')} of {subject}: {value}"
         report = self.db.remember(statement, subject, attribute, value, fields["quote"], source=fields["source"],
