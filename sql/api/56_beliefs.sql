@@ -246,7 +246,9 @@ comment on function beliefdb.beliefs_as_of(timestamptz) is 'What the bound works
 
 -- A node id from a full uuid or a unique prefix of at least 4 hex digits (dashes as in the id),
 -- among the nodes of the given kinds (all kinds when null). A prefix is a range of ids: the
--- primary key is read between its lowest and highest completion.
+-- primary key is read between its lowest and highest completion. A prefix of 1 to 3 hex digits is
+-- too short to name a node; when it begins some, the error says so (ambiguous when several do)
+-- and asks for at least 4, instead of calling what it begins unknown.
 create or replace function beliefdb.resolve_node(p_ref text, p_kinds beliefdb.node_kind[] default null) returns uuid
 language plpgsql stable
 set search_path = pg_catalog, pg_temp
@@ -257,12 +259,14 @@ declare
     v_hex text := replace(lower(trim(coalesce(p_ref, ''))), '-', '');
     v_ids uuid[];
     v_what text := coalesce((select string_agg(k::text, ' or ') from unnest(p_kinds) k), 'node');
+    v_matches text;
 begin
     if v_ref ~ '^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$' then
         select array_agg(n.id) into v_ids from beliefdb.node n
          where n.workspace_id = v_ws and n.id = v_hex::uuid and (p_kinds is null or n.kind = any(p_kinds));
-    elsif v_ref ~ '^[0-9a-f-]{4,36}$' and length(v_hex) >= 4
-          and v_ref = left(rpad(v_hex, 32, '0')::uuid::text, length(v_ref)) then
+    elsif v_ref ~ '^[0-9a-f]{1,3}$'
+          or (v_ref ~ '^[0-9a-f-]{4,36}$' and length(v_hex) >= 4
+              and v_ref = left(rpad(v_hex, 32, '0')::uuid::text, length(v_ref))) then
         select array_agg(n.id) into v_ids
           from (select n.id from beliefdb.node n
                  where n.workspace_id = v_ws
@@ -270,16 +274,24 @@ begin
                    and (p_kinds is null or n.kind = any(p_kinds))
                  limit 21) n;
     end if;
+    v_matches := least(cardinality(v_ids), 20)::text || ' matches'
+                 || case when cardinality(v_ids) > 20 then ' or more' else '' end;
     if coalesce(cardinality(v_ids), 0) = 0 then
         raise exception 'unknown % %', v_what, p_ref using errcode = 'BD004';
+    elsif length(v_hex) < 4 and cardinality(v_ids) > 1 then
+        raise exception '% id prefix % is ambiguous (%): give at least 4 characters of the id', v_what, p_ref,
+            v_matches using errcode = 'BD006';
+    elsif length(v_hex) < 4 then
+        raise exception '% id prefix % is too short: give at least 4 characters of the id', v_what, p_ref
+            using errcode = 'BD005';
     elsif cardinality(v_ids) > 1 then
-        raise exception '% id prefix % is ambiguous (% matches%)', v_what, p_ref, least(cardinality(v_ids), 20),
-            case when cardinality(v_ids) > 20 then ' or more' else '' end using errcode = 'BD006';
+        raise exception '% id prefix % is ambiguous (%): give more characters of the id', v_what, p_ref,
+            v_matches using errcode = 'BD006';
     end if;
     return v_ids[1];
 end
 $$;
-comment on function beliefdb.resolve_node(text, beliefdb.node_kind[]) is 'Resolve a node id or unique id prefix (among some kinds) in the bound workspace';
+comment on function beliefdb.resolve_node(text, beliefdb.node_kind[]) is 'Resolve a node id or unique id prefix of at least 4 hex digits (among some kinds) in the bound workspace; a shorter prefix that begins some ids is refused as too short (ambiguous when it begins several)';
 
 -- A belief id from a full uuid or a unique prefix of at least 4 hex digits.
 create or replace function beliefdb.resolve_belief(p_ref text) returns uuid

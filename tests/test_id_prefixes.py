@@ -1,0 +1,78 @@
+"""An id prefix too short to name one node (``beliefdb.resolve_node``, which every id a command takes goes
+through): it was "unknown" even when it began several ids; it is ambiguous when it begins several, too
+short when it begins one (both ask for at least 4 characters), unknown only when it begins none."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import psycopg
+import pytest
+from fastapi.testclient import TestClient
+
+import beliefdb
+from beliefdb import api, errors
+
+
+def bearer(db_url: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {api.create_token('default', 'alice', url=db_url).token}"}
+
+
+def refused(response: Any, status: int, code: str) -> str:
+    assert response.status_code == status, (response.status_code, response.text)
+    body = response.json()
+    assert set(body) == {"error", "message"} and body["error"] == code, body
+    return str(body["message"])
+
+
+IDS = ["a1000000-0000-4000-8000-000000000001", "a2000000-0000-4000-8000-000000000002",
+       "b3000000-0000-4000-8000-000000000003"]
+
+
+@pytest.fixture
+def three_beliefs(postgresql: psycopg.Connection[Any]) -> list[str]:
+    """Beliefs whose ids begin a1, a2 and b3 (inserted as the superuser, ids chosen)."""
+    for i, belief_id in enumerate(IDS):
+        postgresql.execute(
+            """insert into beliefdb.belief (workspace_id, id, statement, subject, attribute, value)
+               select w.id, %s, %s, 'plan', 'fee', %s from beliefdb.workspace w where w.name = 'default'""",
+            (belief_id, f"The fee of plan {i} is {i}%.", f"{i}%"))
+    postgresql.commit()
+    return IDS
+
+
+def test_a_short_prefix_that_begins_several_ids_is_ambiguous(bdb: beliefdb.BeliefDB, three_beliefs: list[str],
+                                                             http_client: TestClient, db_url: str) -> None:
+    """A prefix of 1 to 3 characters was "unknown" even when it began several ids; it is ambiguous (and
+    asks for 4 characters), too short when it begins one, unknown only when it begins none."""
+    for ref in ("a", "A"):
+        with pytest.raises(errors.AmbiguousId, match=rf"^belief id prefix {ref} is ambiguous \(2 matches\): give at"
+                                                     r" least 4 characters of the id$"):
+            bdb.why(ref)
+    for ref in ("b", "b3", "a1"):
+        with pytest.raises(errors.InvalidInput, match=rf"^belief id prefix {ref} is too short: give at least 4"):
+            bdb.why(ref)
+    with pytest.raises(errors.UnknownBelief, match=r"^unknown belief c$"):
+        bdb.why("c")
+    assert bdb.why("a100").belief.id == bdb.why(IDS[0]).belief.id and str(bdb.why("b300").belief.id) == IDS[2]
+    with pytest.raises(errors.AmbiguousId, match=r"is ambiguous \(2 matches\): give at least 4 characters"):
+        bdb.retract(belief="a", reason="x")  # (every command that takes an id resolves it the same way)
+
+    alice = bearer(db_url)
+    assert "is ambiguous (2 matches)" in refused(http_client.get("/beliefs/a", headers=alice), 400, "ambiguous_id")
+    assert "too short" in refused(http_client.get("/beliefs/b", headers=alice), 400, "invalid_input")
+    assert refused(http_client.get("/beliefs/c", headers=alice), 404, "unknown_belief") == "unknown belief c"
+
+
+def test_a_longer_ambiguous_prefix_asks_for_more_characters(bdb: beliefdb.BeliefDB, postgresql: psycopg.Connection[Any]
+                                                            ) -> None:
+    ids = ["abcd0000-0000-4000-8000-000000000001", "abcd0000-0000-4000-8000-000000000002"]
+    for belief_id in ids:
+        postgresql.execute(
+            """insert into beliefdb.belief (workspace_id, id, statement, subject, attribute, value)
+               select w.id, %s, 'The fee is 1%%.', 'plan', 'fee', '1%%' from beliefdb.workspace w
+                where w.name = 'default'""", (belief_id,))
+    postgresql.commit()
+    with pytest.raises(errors.AmbiguousId, match=r"^belief id prefix abcd0000 is ambiguous \(2 matches\): give more"
+                                                 r" characters of the id$"):
+        bdb.why("abcd0000")
