@@ -162,18 +162,21 @@ def test_mcp_over_http_takes_principal_and_workspace_from_the_token(db_url: str)
 
 def test_tool_numbers_have_the_http_apis_bounds(bdb: beliefdb.BeliefDB) -> None:
     """k, expected_revision and version are refused out of range by the tool's own schema, before any
-    call reaches the database (the SDK answers them as tool errors)."""
+    call reaches the database: invalid_input, naming the argument and its bound."""
     from beliefdb.interfaces.mcp import build
 
     async def session() -> None:
         async with Client(build(local=bdb)) as client:
-            for tool, arguments in [("ask", {"question": "how many days?", "k": 0}),
-                                    ("ask", {"question": "how many days?", "k": 10**12}),
-                                    ("correct", {"belief": "3f2a", "statement": "x", "expected_revision": 2**40}),
-                                    ("retract", {"source": "a.md", "version": 0, "preview": True})]:
-                result = await client.call_tool(tool, arguments)
-                text = result.content[0].text
-                assert result.is_error and "validation error" in text and "Input should be" in text, (tool, text)
+            fails = caller(client, errors=True)
+            for tool, arguments, said in [
+                    ("ask", {"question": "how many days?", "k": 0}, "k: Input should be greater than or equal to 1"),
+                    ("ask", {"question": "how many days?", "k": 10**12}, "k: Input should be less than or equal to 50"),
+                    ("correct", {"belief": "3f2a", "statement": "x", "expected_revision": 2**40},
+                     "expected_revision: Input should be less than or equal to 2147483647"),
+                    ("retract", {"source": "a.md", "version": 0, "preview": True},
+                     "version: Input should be greater than or equal to 1")]:
+                refused = await fails(tool, arguments)
+                assert refused == {"error": "invalid_input", "message": said}, (tool, refused)
             fine = await client.call_tool("ask", {"question": "how many days?", "k": 50})
             assert not fine.is_error and json.loads(fine.content[0].text)["status"] == "no_match"
 

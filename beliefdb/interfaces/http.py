@@ -26,7 +26,7 @@ from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from beliefdb import api, errors
-from beliefdb.interfaces import web
+from beliefdb.interfaces import problems, web
 from beliefdb.interfaces.access import MAX_OPEN, Memories, bearer, status_of
 from beliefdb.interfaces.http_conversations import router as conversations_router
 from beliefdb.interfaces.http_jobs import router as jobs_router
@@ -49,12 +49,17 @@ async def _beliefdb_error(_request: Request, exc: Exception) -> Response:
 
 
 async def _invalid(_request: Request, exc: Exception) -> Response:
+    """Bad input, in one line: a body that is not JSON says where it stops being JSON; otherwise each
+    field or parameter and what was wrong with it."""
     assert isinstance(exc, RequestValidationError)
-    said = []
-    for e in exc.errors()[:3]:
-        where = ".".join(str(x) for x in e.get("loc", ()) if x != "body")
-        said.append(f"{where}: {e.get('msg', 'invalid')}" if where else str(e.get("msg", "invalid")))
-    return error(400, errors.InvalidInput.code, "; ".join(said) or "invalid request")
+    found = list(exc.errors())
+    broken = next((e for e in found if e.get("type") == "json_invalid"), None)
+    if broken is not None:
+        loc = broken.get("loc", ())
+        position = loc[-1] if loc and isinstance(loc[-1], int) else 0
+        why = str((broken.get("ctx") or {}).get("error", "invalid JSON"))
+        return error(400, errors.InvalidInput.code, problems.not_json(exc.body, position, why))
+    return error(400, errors.InvalidInput.code, problems.one_line(found))
 
 
 async def _not_text(_request: Request, exc: Exception) -> Response:

@@ -56,7 +56,9 @@ def ingest_conversation(body: Conversation, c: Reader) -> JSONResponse:
                                        preview=body.preview))
 
 
-@router.post("/conversations/{conversation}/turns", responses=doc(IngestReport),
-             summary="Append one turn to a conversation (created by its first turn)")
+@router.post("/conversations/{conversation:path}/turns", responses=doc(IngestReport),
+             summary="Append one turn to a conversation (created by its first turn)",
+             description="The conversation's name is the rest of the path up to `/turns`: a name holding `/`"
+                         " is written as is or with `%2F` (`/conversations/team%2Fchat-1/turns`).")
 def remember_turn(conversation: str, body: Said, c: Writer) -> JSONResponse:
     return ok(c.db.remember_turn(conversation, body.speaker, body.text, time=body.time, extractor=body.extractor))

@@ -16,13 +16,16 @@ from datetime import datetime
 from typing import Annotated, Any, Literal
 
 from mcp.server.mcpserver import Context, MCPServer
-from mcp.types import CallToolResult, TextContent
-from pydantic import Field
+from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
+from mcp.types import CallToolResult, InputRequiredResult, TextContent
+from pydantic import Field, ValidationError
 
 from beliefdb import api, errors, render
 from beliefdb.api import BeliefDB
+from beliefdb.interfaces import problems
 from beliefdb.interfaces.access import Memories, bearer
 from beliefdb.render import ask as render_ask
+from beliefdb.vocabulary import Authority, BeliefKind, Label, StepKind
 
 INSTRUCTIONS = """beliefdb is memory that knows why it believes something. Every belief carries the exact quote
 that supports it; decisions and actions record the beliefs they rest on; when a belief turns out wrong,
@@ -63,10 +66,28 @@ def _unstorable(arguments: dict[str, Any]) -> CallToolResult | None:
     return None
 
 
+class Server(MCPServer[Any]):
+    """The SDK's server, answering arguments that do not fit a tool's parameters as beliefdb's other
+    errors: ``invalid_input`` with one line naming each argument and what was wrong (the SDK's own
+    answer is pydantic's report, several lines with a link)."""
+
+    async def call_tool(self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
+                        ) -> CallToolResult | InputRequiredResult:
+        try:
+            return await super().call_tool(name, arguments, context)
+        except ToolError as exc:
+            if isinstance(exc, UnexpectedToolError) or not isinstance(exc.__cause__, ValidationError):
+                raise
+            found = exc.__cause__.errors()
+            # the names only, as the SDK logs them: the values are the caller's data
+            log.info("tool %r: arguments refused: %r", name, sorted({".".join(map(str, e["loc"])) for e in found}))
+            return _failed(errors.InvalidInput(problems.one_line(found, whole="the arguments")))
+
+
 def build(*, local: BeliefDB | None = None, memories: Memories | None = None) -> MCPServer:
     """The MCP server: over ``local`` (stdio: one principal and workspace), or over ``memories`` (HTTP:
     the principal and workspace of each request's bearer token)."""
-    server: MCPServer = MCPServer("beliefdb", instructions=INSTRUCTIONS, version=api.version(), log_level="WARNING")
+    server: MCPServer = Server("beliefdb", instructions=INSTRUCTIONS, version=api.version(), log_level="WARNING")
 
     def memory(ctx: Context, *, write: bool) -> BeliefDB:
         request = ctx.request_context.request
@@ -105,7 +126,8 @@ def build(*, local: BeliefDB | None = None, memories: Memories | None = None) ->
           " the quote must be in it character for character, or it is rejected and nothing is"
           " stored. Answers the ingest report: accepted, rejected (with the reason), superseded, flagged.")
     def remember(ctx: Context, statement: str, subject: str, attribute: str, value: str, quote: str, source: str,
-                 text: str | None = None, kind: str = "fact", scope: dict[str, str] | None = None) -> Result:
+                 text: str | None = None, kind: BeliefKind = BeliefKind.fact, scope: dict[str, str] | None = None
+                 ) -> Result:
         return answer(ctx, True, lambda db: db.remember(statement, subject, attribute, value, quote, source=source,
                                                         text=text, kind=kind, scope=scope))
 
@@ -113,8 +135,8 @@ def build(*, local: BeliefDB | None = None, memories: Memories | None = None) ->
           " beliefs it states. Use it for text you want memory to keep up to date: a changed text supersedes"
           " what the old version said, and flags the decisions that rested only on that. `preview`: only what it"
           " would change.")
-    def ingest_text(ctx: Context, source: str, text: str, authority: str | None = None, label: str | None = None,
-                    version_label: str | None = None, preview: bool = False) -> Result:
+    def ingest_text(ctx: Context, source: str, text: str, authority: Authority | None = None,
+                    label: Label | None = None, version_label: str | None = None, preview: bool = False) -> Result:
         return answer(ctx, not preview, lambda db: db.ingest_text(text, source=source, authority=authority,
                                                                   label=label, version_label=version_label,
                                                                   preview=preview))
@@ -228,7 +250,7 @@ def build(*, local: BeliefDB | None = None, memories: Memories | None = None) ->
           " initiates, ...), `supports` independent reasons, `memory` {subject, attribute, value} a belief the"
           " step writes. Without `run` it starts a new run for `task`; pass the answer's run to append. A faulty"
           " memory can later be repaired without replaying everything.")
-    def record_step(ctx: Context, kind: str, payload: dict[str, Any] | None = None, run: str | None = None,
+    def record_step(ctx: Context, kind: StepKind, payload: dict[str, Any] | None = None, run: str | None = None,
                     task: str = "", inputs: list[dict[str, str]] | None = None, supports: list[str] | None = None,
                     memory: dict[str, str] | None = None) -> Result:
         pairs = [(i.get("edge", ""), i.get("node", "")) for i in inputs or []]

@@ -298,12 +298,13 @@ def check_size(name: str, text: str, max_bytes: int | None = None) -> None:
 
 def check_choices(options: SourceOptions) -> None:
     """InvalidInput for an authority, label or origin that is none of the vocabulary's."""
-    _check_choice("authority", options.authority, AUTHORITIES)
-    _check_choice("label", options.provenance, LABELS)
-    _check_choice("origin", options.origin, ORIGINS)
+    check_choice("authority", options.authority, AUTHORITIES)
+    check_choice("label", options.provenance, LABELS)
+    check_choice("origin", options.origin, ORIGINS)
 
 
-def _check_choice(name: str, value: str | None, choices: tuple[str, ...]) -> None:
+def check_choice(name: str, value: str | None, choices: tuple[str, ...]) -> None:
+    """InvalidInput naming the value and the choices when ``value`` (None: not given) is none of them."""
     if value is not None and value not in choices:
         raise errors.InvalidInput(f"invalid {name} '{value}' (choose from: {', '.join(choices)})")
 

@@ -14,9 +14,18 @@ from beliefdb.db.connector import Database
 from beliefdb.db.queries import Q
 from beliefdb.db.reports import ingest_report
 from beliefdb.models import IngestReport, Rejected
-from beliefdb.store.ingest import SourceOptions, claim_json, embed_after, embed_in, ingest_text, rejected_json
+from beliefdb.store.ingest import (
+    SourceOptions,
+    check_choice,
+    claim_json,
+    embed_after,
+    embed_in,
+    ingest_text,
+    rejected_json,
+)
 from beliefdb.text.extractor import Candidate
 from beliefdb.text.gate import gate
+from beliefdb.vocabulary import BELIEF_KINDS
 
 __all__ = ["remember_in_source", "remember_with_text"]
 
@@ -26,6 +35,7 @@ def remember_with_text(db: Database, text: str, options: SourceOptions, candidat
     in one transaction; a quote the gate rejects writes nothing (the text is remembered for the belief
     it supports: stored alone, as a new version in force, it would take the support of every belief
     the version before held), and the report says why."""
+    check_choice("kind", candidate.kind, BELIEF_KINDS)
     if not options.name:
         raise errors.InvalidInput("a source name is required")
     _, rejected = gate(text, [candidate]) if text.strip() else ([], [])
@@ -41,6 +51,7 @@ def remember_with_text(db: Database, text: str, options: SourceOptions, candidat
 def remember_in_source(db: Database, source: str, candidate: Candidate, *, embed: bool = True,
                        conn: psycopg.Connection[Any] | None = None) -> IngestReport:
     """Add one candidate against the version of ``source`` in force, through the same gate."""
+    check_choice("kind", candidate.kind, BELIEF_KINDS)
     with db.transaction(conn) as c:
         row = c.execute(
             Q.source_in_force, (source,)).fetchone()

@@ -21,6 +21,7 @@ from starlette.routing import Match
 from starlette.types import Scope
 
 from beliefdb import api, errors
+from beliefdb.interfaces import problems
 from beliefdb.interfaces.access import status_of
 from beliefdb.interfaces.web.session import COOKIE, forget
 from beliefdb.interfaces.web.svg import MARK_WORDS
@@ -122,9 +123,7 @@ class PageRoute(APIRoute):
             except errors.BeliefDBError as exc:
                 response = failure(request, exc)
             except RequestValidationError as exc:
-                said = "; ".join(f"{'.'.join(str(x) for x in e.get('loc', ())[1:])}: {e.get('msg', 'invalid')}"
-                                 for e in exc.errors()[:3])
-                response = error_page(request, 400, TITLES[400], said or "invalid request")
+                response = error_page(request, 400, TITLES[400], problems.one_line(exc.errors(), whole="the form"))
             except UnicodeError as exc:
                 response = error_page(request, 400, TITLES[400], f"text that cannot be stored: {exc}")
             response.headers.update(SECURITY_HEADERS)

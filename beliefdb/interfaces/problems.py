@@ -1,0 +1,65 @@
+"""What was wrong with a request, in one line: the HTTP API's bodies and parameters and the MCP tools'
+arguments are checked by pydantic, whose own report spans lines (a title, the input, a link); the
+servers answer it as beliefdb's other errors are, ``{"error": "invalid_input", "message": ...}``
+with a message that names each argument and what was wrong with it."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+#: how many of a request's problems one message names (the rest are counted)
+SHOWN = 3
+
+#: where FastAPI says a value came from: not part of its name
+_PLACES = frozenset({"body", "query", "path", "header", "cookie"})
+
+#: pydantic's words for some problems, and beliefdb's: of one value, and of the whole input
+_SAID = {
+    "missing": "missing (it is required)",
+    "extra_forbidden": "not one of the fields this request takes",
+    "unexpected_keyword_argument": "not one of this tool's arguments",
+}
+_WHOLE = {
+    "missing": "is missing (send a JSON object)",
+    "model_attributes_type": "must be a JSON object",
+    "dict_type": "must be a JSON object",
+}
+
+
+def _name(loc: Sequence[Any]) -> str:
+    parts = [str(part) for part in loc if part not in _PLACES]
+    return ".".join(parts)
+
+
+def _what(problem: Mapping[str, Any]) -> str:
+    kind = str(problem.get("type", ""))
+    if kind in _SAID:
+        return _SAID[kind]
+    message = " ".join(str(problem.get("msg") or "invalid").split())  # (one line, whatever it held)
+    return message.removeprefix("Value error, ").removeprefix("Assertion failed, ")
+
+
+def one_line(problems: Iterable[Mapping[str, Any]], *, whole: str = "the request body") -> str:
+    """pydantic's problems (``ValidationError.errors()``) as one line: ``name: what was wrong`` for the
+    first few, ``; `` between them; a problem with the whole input is said of ``whole``."""
+    listed = list(problems)
+    said = []
+    for problem in listed[:SHOWN]:
+        name, kind = _name(problem.get("loc", ())), str(problem.get("type", ""))
+        if name:
+            said.append(f"{name}: {_what(problem)}")
+        else:
+            said.append(f"{whole} {_WHOLE[kind]}" if kind in _WHOLE else f"{whole}: {_what(problem)}")
+    if len(listed) > SHOWN:
+        said.append(f"and {len(listed) - SHOWN} more")
+    return "; ".join(said) or "invalid request"
+
+
+def not_json(document: str | bytes | None, position: int, why: str) -> str:
+    """The message for a body that is not JSON: what the parser said, and where (line and column, as
+    :class:`json.JSONDecodeError` counts them)."""
+    text = document.decode("utf-8", "replace") if isinstance(document, bytes) else document or ""
+    where = json.JSONDecodeError(why, text, min(max(position, 0), len(text)))
+    return f"the request body is not valid JSON: {why} at line {where.lineno} column {where.colno}"
