@@ -278,37 +278,47 @@ def test_the_memories_of_many_principals_keep_few_connections_open(db_url: str) 
 
     tokens = [api.create_token("default", f"agent-{i}", url=db_url).token for i in range(6)]
     before = backends()  # the test's own, and any still leaving
-    memories = Memories(db_url, max_open=2, grace_s=0)
+    memories = Memories(db_url, max_open=2)
     try:
         memories.identify(tokens[0])
         assert opened_when(1) == 1  # the token gate's own connection
         for i, token in enumerate(tokens):
-            db = memories.memory(memories.identify(token))
-            db.ingest_text(f"Agent {i} drink: tea\n", source=f"chat-{i}.md")
+            with memories.lease(memories.identify(token)) as db:
+                db.ingest_text(f"Agent {i} drink: tea\n", source=f"chat-{i}.md")
         assert memories.open_count == 2
         assert opened_when(3) == 3
-        first = memories.memory(memories.identify(tokens[0]))
-        assert [b.value for b in first.beliefs()] == ["tea"] * 6  # opened again, and reads the workspace
+        with memories.lease(memories.identify(tokens[0])) as first:
+            assert [b.value for b in first.beliefs()] == ["tea"] * 6  # opened again, and reads the workspace
         assert memories.open_count == 2 and opened_when(3) == 3
     finally:
         memories.close()
     assert opened_when(0) == 0
 
 
-def test_memories_set_aside_are_closed_by_the_next_call_whatever_it_does(db_url: str) -> None:
-    """Every call asks who its token speaks for first: that closes the memories set aside and idle, so a
-    run of failing calls (a server refusing connections) does not keep them open."""
+def test_a_memory_set_aside_stays_open_until_its_last_call_ends(db_url: str) -> None:
+    """With room for one memory, another principal's call sets aside the memory of a call still running:
+    it is closed when that call ends, not under it between two of its transactions (it was, once a
+    second had passed since it was handed out: the call's next transaction failed, "the pool is
+    already closed")."""
     from beliefdb.interfaces.access import Memories
 
-    tokens = [api.create_token("default", f"agent-{i}", url=db_url).token for i in range(3)]
-    memories = Memories(db_url, max_open=1, grace_s=0.2)
+    alice, bob, carol = (api.create_token("default", who, url=db_url).token for who in ("alice", "bob", "carol"))
+    memories = Memories(db_url, max_open=1)
     try:
-        for token in tokens:
-            memories.memory(memories.identify(token))
-        assert memories.open_count == 3  # two set aside, within their grace
-        time.sleep(0.3)
-        with pytest.raises(errors.Unauthenticated):
-            memories.identify("not-a-token")
-        assert memories.open_count == 1
+        with memories.lease(memories.identify(alice)) as mine:
+            mine.ingest_text("The restocking fee is 10%.\n", source="policy.md")  # one transaction ...
+            with memories.lease(memories.identify(bob)) as theirs:  # ... alice's is set aside, in use
+                assert theirs.beliefs()[0].value == "10%"
+            time.sleep(1.2)  # (what the old rule waited before closing a memory no transaction held)
+            with memories.lease(memories.identify(carol)) as third:
+                assert third.beliefs()[0].value == "10%"
+            assert memories.open_count == 2  # carol's, and alice's: set aside, still in use
+            assert [b.value for b in mine.beliefs()] == ["10%"]  # ... and the call's next one works
+            with memories.lease(memories.identify(alice)) as again:  # alice's next call: a memory of its own
+                assert again is not mine and again.beliefs()[0].value == "10%"
+            assert memories.open_count == 2
+        assert memories.open_count == 1  # closed as its last call ended
+        with pytest.raises(errors.DatabaseUnavailable, match="closed"):
+            mine.beliefs()
     finally:
         memories.close()

@@ -4,8 +4,9 @@
 from __future__ import annotations
 
 import threading
-import time
 from collections import OrderedDict
+from collections.abc import Iterator
+from contextlib import contextmanager
 from uuid import UUID
 
 from beliefdb import api, errors
@@ -46,28 +47,26 @@ def bearer(header: str | None) -> str | None:
 MAX_OPEN = 32
 #: connections one principal's memory opens at most (its calls at once; more wait for one)
 PER_MEMORY = 2
-#: how long a memory set aside stays open at least, for a call that was handed it just before (and
-#: has not yet taken a connection of it). Every one set aside stays open that long: at 10 s, 20
-#: threads calling for 45 principals at random kept 90 connections open, past the server's limit
-GRACE_S = 1.0
 
 
 class Memories:
     """The memory each bearer token speaks for: one :class:`BeliefDB` per principal and workspace,
     opened on first use and kept open (each its own small pool), at most ``max_open`` of them: the
-    least recently used is set aside and closed once no call holds one of its connections (so a
-    server for thousands of principals keeps tens of connections, not thousands). Every request asks
-    the database who its token speaks for, so a revoked token stops working at once."""
+    least recently used is set aside, and closed when the last call using it ends (so a server for
+    thousands of principals keeps tens of connections, not thousands). A call holds its memory from
+    :meth:`lease` to its end, between its transactions too: a memory set aside is never closed under
+    a call still using it. Every request asks the database who its token speaks for, so a revoked
+    token stops working at once."""
 
-    def __init__(self, url: str, *, max_open: int = MAX_OPEN, grace_s: float = GRACE_S) -> None:
+    def __init__(self, url: str, *, max_open: int = MAX_OPEN) -> None:
         if max_open < 1:
             raise errors.InvalidInput(f"max_open must be at least 1, not {max_open}")
         self.url = url
-        self.max_open, self.grace_s = max_open, grace_s
+        self.max_open = max_open
         self._gate: api.Authenticator | None = None  # opened on first use
         self._open: OrderedDict[tuple[UUID, str], BeliefDB] = OrderedDict()
-        self._handed: dict[int, float] = {}  # id(memory) -> when it was last handed to a call
-        self._retired: list[BeliefDB] = []
+        self._leases: dict[int, int] = {}  # id(memory) -> how many calls hold it now
+        self._retired: dict[int, BeliefDB] = {}  # set aside, closed when its last lease ends
         self._lock = threading.Lock()
 
     @property
@@ -78,51 +77,66 @@ class Memories:
 
     def identify(self, token: str | None) -> Identity:
         with self._lock:
-            # (every call comes here first: the memories set aside are closed even when the calls that
-            # would have closed them fail, e.g. while the server refuses new connections)
-            self._close_idle()
             if self._gate is None:
                 self._gate = api.authenticator(self.url)
             gate = self._gate
         return gate.identify(token)
 
-    def memory(self, who: Identity) -> BeliefDB:
+    @contextmanager
+    def lease(self, who: Identity) -> Iterator[BeliefDB]:
+        """The memory of ``who``'s principal in its workspace, held for the ``with`` block: the call's
+        whole length, whatever it does between its transactions."""
         key = (who.workspace_id, who.principal)
+        retire: list[BeliefDB] = []
         with self._lock:
-            self._close_idle()
             found = self._open.get(key)
             if found is None:
                 found = self._open[key] = api.connect(self.url, who.workspace, principal=who.principal,
                                                       max_size=PER_MEMORY)
             self._open.move_to_end(key)
-            self._handed[id(found)] = time.monotonic()
+            self._leases[id(found)] = self._leases.get(id(found), 0) + 1
             while len(self._open) > self.max_open:
-                self._retired.append(self._open.popitem(last=False)[1])
-            self._close_idle()
-            return found
+                retire.append(self._open.popitem(last=False)[1])
+            idle = self._set_aside(retire)
+        self._close(idle)
+        try:
+            yield found
+        finally:
+            with self._lock:
+                left = self._leases.pop(id(found), 1) - 1  # (none left after close(): the server stopped)
+                if left:
+                    self._leases[id(found)] = left
+                idle = [self._retired.pop(id(found))] if not left and id(found) in self._retired else []
+            self._close(idle)
 
-    def _close_idle(self) -> None:
-        """Close the memories set aside that no call holds (and none was handed just now); under the lock."""
-        now, keep = time.monotonic(), []
-        for db in self._retired:
-            if db.database.in_use == 0 and now - self._handed.get(id(db), 0.0) >= self.grace_s:
-                self._handed.pop(id(db), None)
-                db.close()
+    def _set_aside(self, memories: list[BeliefDB]) -> list[BeliefDB]:
+        """Set these memories aside (under the lock): those no call holds, to close now."""
+        idle = []
+        for db in memories:
+            if id(db) in self._leases:
+                self._retired[id(db)] = db
             else:
-                keep.append(db)
-        self._retired = keep
+                idle.append(db)
+        return idle
 
-    def require_writer(self, who: Identity) -> None:
+    @staticmethod
+    def _close(memories: list[BeliefDB]) -> None:
+        """Close these memories (outside the lock: closing a pool waits for its workers)."""
+        for db in memories:
+            db.close()
+
+    @staticmethod
+    def require_writer(who: Identity) -> None:
         if who.read_only:
             raise errors.ReadOnlyToken("this token is read-only: it may read and preview, not change anything")
 
     def close(self) -> None:
         with self._lock:
-            for db in [*self._open.values(), *self._retired]:
-                db.close()
+            memories = [*self._open.values(), *self._retired.values()]
             self._open.clear()
             self._retired.clear()
-            self._handed.clear()
-            if self._gate is not None:
-                self._gate.close()
-                self._gate = None
+            self._leases.clear()
+            gate, self._gate = self._gate, None
+        self._close(memories)
+        if gate is not None:
+            gate.close()

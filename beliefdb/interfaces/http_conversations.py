@@ -11,7 +11,8 @@ from fastapi import APIRouter
 from fastapi.responses import JSONResponse
 from pydantic import Field
 
-from beliefdb.interfaces.http_routes import Body, Moment, Reader, Writer, doc, ok, writer
+from beliefdb.interfaces.http_callers import Reader, Writer, writer
+from beliefdb.interfaces.http_routes import Body, Moment, doc, ok
 from beliefdb.models import IngestReport, Turn
 from beliefdb.vocabulary import Authority, Label
 

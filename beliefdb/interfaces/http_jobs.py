@@ -10,7 +10,8 @@ from fastapi import APIRouter, Query
 from fastapi.responses import JSONResponse
 from pydantic import Field
 
-from beliefdb.interfaces.http_routes import INT4, Body, Reader, Writer, doc, ok
+from beliefdb.interfaces.http_callers import Reader, Writer
+from beliefdb.interfaces.http_routes import INT4, Body, doc, ok
 from beliefdb.models import Job
 from beliefdb.render.schema import Schema
 from beliefdb.vocabulary import Authority, Label

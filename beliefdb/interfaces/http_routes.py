@@ -5,18 +5,15 @@ as the caller's token says, and answers with what the CLI prints with ``--json``
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Depends, Query, Request
+from fastapi import APIRouter, Query, Request
 from fastapi.responses import JSONResponse
-from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from pydantic import AfterValidator, AwareDatetime, BaseModel, ConfigDict, Field, model_validator
 
 from beliefdb import api, errors, render
-from beliefdb.api import BeliefDB
-from beliefdb.interfaces.access import Memories
+from beliefdb.interfaces.http_callers import Reader, Writer, writer
 from beliefdb.models import (
     Action,
     AuditResult,
@@ -40,33 +37,7 @@ from beliefdb.render import ask as render_ask
 from beliefdb.render.schema import ASK, ERROR, IMPACT, WHY, Schema, schema_of
 from beliefdb.vocabulary import Authority, BeliefKind, Label, Origin, StepKind
 
-BEARER = HTTPBearer(auto_error=False, description="A token of 'beliefdb token create': it names the principal and"
-                                                  " the workspace of every call.")
 INT4 = 2**31 - 1
-
-
-@dataclass(frozen=True)
-class Caller:
-    who: Identity
-    db: BeliefDB
-
-
-def caller(request: Request, credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(BEARER)]) -> Caller:
-    """The caller's principal and workspace, from its bearer token (401 without a valid one)."""
-    memories: Memories = request.app.state.memories
-    who = memories.identify(credentials.credentials if credentials else None)
-    return Caller(who, memories.memory(who))
-
-
-def writer(c: Annotated[Caller, Depends(caller)]) -> Caller:
-    """A caller that may change memory (403 for a read-only token)."""
-    if c.who.read_only:
-        raise errors.ReadOnlyToken("this token is read-only: it may read and preview, not change anything")
-    return c
-
-
-Reader = Annotated[Caller, Depends(caller)]
-Writer = Annotated[Caller, Depends(writer)]
 
 
 def _clean(value: Any) -> None:

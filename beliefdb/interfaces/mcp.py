@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import functools
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
@@ -89,21 +90,26 @@ def build(*, local: BeliefDB | None = None, memories: Memories | None = None) ->
     the principal and workspace of each request's bearer token)."""
     server: MCPServer = Server("beliefdb", instructions=INSTRUCTIONS, version=api.version(), log_level="WARNING")
 
-    def memory(ctx: Context, *, write: bool) -> BeliefDB:
+    @contextmanager
+    def memory(ctx: Context, *, write: bool) -> Iterator[BeliefDB]:
+        """The memory the call acts on, held to the call's end."""
         request = ctx.request_context.request
         if memories is None or request is None:
             if local is None:
                 raise errors.Unauthenticated("no memory is configured for this transport")
-            return local
+            yield local
+            return
         who = memories.identify(bearer(request.headers.get("authorization")))
         if write:
             memories.require_writer(who)
-        return memories.memory(who)
+        with memories.lease(who) as db:
+            yield db
 
     def answer(ctx: Context, write: bool, call: Callable[[BeliefDB], Any], shape: Callable[[Any], Any] = render.jsonable
                ) -> Result:
         try:
-            return render.to_json(shape(call(memory(ctx, write=write))))
+            with memory(ctx, write=write) as db:
+                return render.to_json(shape(call(db)))
         except errors.BeliefDBError as exc:
             return _failed(exc)
         except Exception:  # a bug: logged here, answered in the same JSON shape without its details

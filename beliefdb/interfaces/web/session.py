@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Annotated
 from urllib.parse import urlsplit
@@ -50,14 +51,16 @@ def memories(request: Request) -> Memories:
     return found
 
 
-def viewer(request: Request) -> Viewer:
-    """The signed-in viewer (Unauthenticated without a cookie, or with a token that is unknown or revoked)."""
+def viewer(request: Request) -> Iterator[Viewer]:
+    """The signed-in viewer (Unauthenticated without a cookie, or with a token that is unknown or revoked),
+    its memory held until the page is answered."""
     token = request.cookies.get(COOKIE)
     if not token:
         raise errors.Unauthenticated("sign in with a token to see this workspace")
     mem = memories(request)
     who = mem.identify(token)
-    return Viewer(who, mem.memory(who), form_token(token))
+    with mem.lease(who) as db:
+        yield Viewer(who, db, form_token(token))
 
 
 def same_site(request: Request) -> None:
