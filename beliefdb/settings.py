@@ -81,6 +81,10 @@ class Settings(BaseSettings):
     serve_max_memories: int = Field(
         default=32, ge=1,
         description="principals whose memory beliefdb serve keeps open at once (each keeps a connection)")
+    serve_stop_timeout: int = Field(
+        default=5, ge=0,
+        description="seconds beliefdb serve waits on SIGTERM for the requests it is answering before it cancels them"
+                    " (it exits at most 5 s later)")
     index_memory: str = Field(
         default="1GB", description="memory a vector index build may use (db vector-index --memory,"
                                    " maintenance_work_mem; an IVFFlat build of 1M vectors needs ~0.9 GB)")

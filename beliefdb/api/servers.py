@@ -32,19 +32,29 @@ def require_serve() -> None:
 
 
 def serve(host: str = DEFAULT_HOST, port: int = DEFAULT_PORT, *, url: str | None = None,
-          home: str | Path | None = None, log_level: str = "info", max_memories: int | None = None) -> None:
-    """Serve the HTTP API (and MCP over HTTP at /mcp) until interrupted. Every call needs a bearer token
-    (``beliefdb token create``); listen beyond loopback only behind a TLS-terminating proxy. The memories
-    of at most ``max_memories`` principals stay open at once (each keeps a connection; default 32)."""
+          home: str | Path | None = None, log_level: str = "info", max_memories: int | None = None,
+          stop_timeout: int | None = None) -> None:
+    """Serve the HTTP API (and MCP over HTTP at /mcp) until SIGTERM or Ctrl-C. Every call needs a bearer
+    token (``beliefdb token create``); listen beyond loopback only behind a TLS-terminating proxy. The
+    memories of at most ``max_memories`` principals stay open at once (each keeps a connection; default
+    32). On the signal it waits at most ``stop_timeout`` seconds (default 5) for the requests it is
+    answering, cancels the rest, and exits at most 5 s later whatever still runs."""
     require_serve()
     import uvicorn
 
     from beliefdb import settings
     from beliefdb.interfaces.http import create_app
+    from beliefdb.interfaces.stopping import Server
 
+    configured = settings.load()
     app = create_app(resolve_url(url, home=Path(home) if home is not None else None),
-                     max_open=settings.load().serve_max_memories if max_memories is None else max_memories)
-    uvicorn.run(app, host=host, port=port, log_level=log_level)
+                     max_open=configured.serve_max_memories if max_memories is None else max_memories)
+    server = Server(uvicorn.Config(app, host=host, port=port, log_level=log_level),
+                    grace=configured.serve_stop_timeout if stop_timeout is None else stop_timeout)
+    with contextlib.suppress(KeyboardInterrupt):
+        server.run()
+    if not server.started:
+        raise SystemExit(3)  # as uvicorn.run: the server did not start, and its log said why
 
 
 @contextlib.contextmanager

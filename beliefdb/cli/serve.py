@@ -21,6 +21,10 @@ def serve(
         min=1, envvar="BELIEFDB_SERVE_MAX_MEMORIES", show_envvar=True,
         help="How many principals' memories stay open at once (each keeps a database connection); past it"
              " the least recently used is closed once idle, and opened again on its next call.")] = 32,
+    stop_timeout: Annotated[int, typer.Option(
+        min=0, envvar="BELIEFDB_SERVE_STOP_TIMEOUT", show_envvar=True,
+        help="On SIGTERM or Ctrl-C, seconds to wait for the requests being answered before cancelling them; the"
+             " server exits at most 5 s later whatever still runs.")] = 5,
     db: DbUrl = None, home: Home = None,
 ) -> None:
     """Serve the HTTP API (OpenAPI at /openapi.json) and MCP over streamable HTTP at /mcp.
@@ -29,7 +33,8 @@ def serve(
     the token's workspace, never those a request names. A read-only token may read and preview only.
     """
     with errors(False):
-        servers.serve(host, port, url=db, home=home, log_level=log_level, max_memories=max_memories)
+        servers.serve(host, port, url=db, home=home, log_level=log_level, max_memories=max_memories,
+                      stop_timeout=stop_timeout)
 
 
 @with_memory()
