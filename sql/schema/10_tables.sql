@@ -618,6 +618,9 @@ create table beliefdb.redaction (
     foreign key (workspace_id, source_version_id) references beliefdb.source_version (workspace_id, id) on delete cascade
 );
 comment on table beliefdb.redaction is 'A span of a source version masked when a subject was forgotten: offsets and reason, never the text';
+-- a version's masked spans, by version: every ingest of a source asks what of its text in force is
+-- forgotten, and a version's deletion cascades here
+create index redaction_version on beliefdb.redaction (workspace_id, source_version_id, start_offset);
 
 -- When each node, source and source version was retracted, and when it was restored: retracted_at
 -- says only what is retracted now, and as-of questions ask what was retracted then (rule 16).
