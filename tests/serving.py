@@ -1,13 +1,18 @@
-"""Test helpers for the servers: the HTTP app run by uvicorn on a free loopback port in a thread, and
-the MCP server run as ``python -m beliefdb mcp`` (the SDK's stdio client starts it)."""
+"""Test helpers for the servers: the HTTP app run by uvicorn on a free loopback port in a thread or as a
+``python -m beliefdb serve`` process, and the MCP server run as ``python -m beliefdb mcp`` (the SDK's
+stdio client starts it)."""
 
 from __future__ import annotations
 
 import os
+import socket
+import subprocess
 import sys
-from collections.abc import Iterator
+import time
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 
+import httpx
 from mcp.client.stdio import StdioServerParameters
 
 from beliefdb.api.servers import serving
@@ -18,6 +23,46 @@ def running_server(url: str) -> Iterator[str]:
     """``beliefdb serve`` over the database of ``url`` on 127.0.0.1 and a free port; yields its base URL."""
     with serving(url) as base:
         yield base
+
+
+def free_port() -> int:
+    """A loopback port free now."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@contextmanager
+def serve_process(url: str, *, log_level: str = "warning",
+                  env: Mapping[str, str] | None = None) -> Iterator[tuple[subprocess.Popen[str], str]]:
+    """``python -m beliefdb serve`` over the database of ``url`` as a process on a free loopback port (its
+    environment: this one and ``env``), once it answers ``/health``; yields it and its base URL. Stopped
+    at the end if the test left it running (SIGTERM, then SIGKILL), its output read."""
+    port = free_port()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "beliefdb", "serve", "--port", str(port), "--db", url, "--log-level", log_level],
+        env={**os.environ, **(env or {})}, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            assert process.poll() is None, process.communicate()[0]
+            try:
+                if httpx.get(f"{base}/health", timeout=1).status_code == 200:
+                    break
+            except httpx.TransportError:
+                pass
+            assert time.monotonic() < deadline, "beliefdb serve did not answer"
+            time.sleep(0.1)
+        yield process, base
+    finally:
+        if process.poll() is None:
+            process.terminate()
+            try:
+                process.wait(20)
+            except subprocess.TimeoutExpired:
+                process.kill()
+        process.communicate(timeout=30)
 
 
 def stdio_server(url: str, *args: str) -> StdioServerParameters:

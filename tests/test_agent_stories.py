@@ -11,9 +11,6 @@ answers 15 days with the note that it replaced 7, and 7 as of before v3.3."""
 from __future__ import annotations
 
 import json
-import socket
-import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from datetime import UTC, datetime
@@ -25,7 +22,7 @@ import pytest
 from conftest import Cli
 from mcp.client import Client
 from product_story import FORUM, V32, V33
-from serving import stdio_server
+from serving import serve_process, stdio_server
 
 
 class Agent(Protocol):
@@ -160,40 +157,11 @@ class McpAgent:
         return await self._call(op, args, True)
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 @pytest.fixture
 def served(db_url: str) -> Iterator[str]:
     """``beliefdb serve`` as a process on a free loopback port, over this test's database."""
-    port = _free_port()
-    process = subprocess.Popen([sys.executable, "-m", "beliefdb", "serve", "--port", str(port), "--db", db_url,
-                                "--log-level", "warning"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            assert process.poll() is None, process.communicate()[0]
-            try:
-                if httpx.get(f"{base}/health", timeout=1).status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            assert time.monotonic() < deadline, "beliefdb serve did not answer"
-            time.sleep(0.1)
+    with serve_process(db_url) as (_, base):
         yield base
-    finally:
-        process.terminate()
-        try:
-            process.wait(20)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(10)
-        if process.stdout is not None:
-            process.stdout.close()
 
 
 @pytest.mark.slow

@@ -4,11 +4,9 @@ in the database, kept it running (as a real process, signalled as a service mana
 
 from __future__ import annotations
 
-import os
 import signal
 import socket
 import subprocess
-import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -18,6 +16,7 @@ from typing import Any, LiteralString
 import httpx
 import psycopg
 import pytest
+from serving import serve_process
 
 from beliefdb import api
 from beliefdb.interfaces.stopping import MARGIN_S
@@ -25,38 +24,11 @@ from beliefdb.interfaces.stopping import MARGIN_S
 GRACE = 1  # the stop timeout of the servers below (BELIEFDB_SERVE_STOP_TIMEOUT)
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 @contextmanager
 def served(db_url: str, **env: str) -> Iterator[tuple[subprocess.Popen[str], str]]:
-    """``beliefdb serve`` with a stop timeout of 1 s as a process on a free loopback port; killed if a
-    test left it running."""
-    port = _free_port()
-    process = subprocess.Popen(
-        [sys.executable, "-m", "beliefdb", "serve", "--port", str(port), "--db", db_url, "--log-level", "info"],
-        env={**os.environ, "BELIEFDB_SERVE_STOP_TIMEOUT": str(GRACE), **env}, stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT, text=True)
-    base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            assert process.poll() is None, process.communicate()[0]
-            try:
-                if httpx.get(f"{base}/health", timeout=1).status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            assert time.monotonic() < deadline, "beliefdb serve did not answer"
-            time.sleep(0.1)
-        yield process, base
-    finally:
-        if process.poll() is None:
-            process.kill()
-        process.communicate(timeout=30)
+    """``beliefdb serve`` with a stop timeout of 1 s as a process on a free loopback port."""
+    with serve_process(db_url, log_level="info", env={"BELIEFDB_SERVE_STOP_TIMEOUT": str(GRACE), **env}) as served:
+        yield served
 
 
 def stopped(process: subprocess.Popen[str], within: float) -> tuple[float, int, str]:
