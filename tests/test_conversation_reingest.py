@@ -2,8 +2,8 @@
 version in place, so every earlier turn keeps its fragment and whatever became of its beliefs
 (retracted, corrected); a conversation edited before its end is a new version whose quotes are
 re-verified by the same turn only (another speaker who says the same words says them of themselves);
-what was forgotten (rule 14) is not brought back by the file it came from; and a document's new
-version that repeats a retracted belief's quote leaves it retracted."""
+what was forgotten (rule 14) is not brought back by the file it came from; and a new version that
+repeats a retracted belief's quote, or a retracted fragment's, leaves it retracted."""
 
 from __future__ import annotations
 
@@ -160,6 +160,50 @@ def test_a_document_version_that_repeats_a_retracted_beliefs_quote_leaves_it_ret
     (restored,) = bdb.beliefs(subject="refund_policy")
     assert restored.id == window.id
     assert [(e.version, e.in_force) for e in bdb.why(window.id).evidence] == [(2, True), (1, False)]
+
+
+def test_a_retracted_turn_stays_retracted_in_a_conversation_edited_before_its_end(
+        bdb: beliefdb.BeliefDB, postgresql: psycopg.Connection[Any]) -> None:
+    bdb.ingest_conversation(CHAT, source="chat")
+    paris = next(b for b in bdb.beliefs(subject="tom") if b.value == "Paris")
+    (turn,) = bdb.why(paris.id).evidence
+    bdb.retract(fragment=str(turn.fragment_id), reason="Tom was joking")
+    assert current(bdb, "tom") == {("favorite_food", "sushi")}
+    edited = bdb.ingest_conversation([T("Ann", "Hi all.", 1, 1), *CHAT], source="chat")
+    assert edited.new_version and edited.version == 2
+    # Tom's Paris is not re-verified by the same turn of the new version: that turn is retracted too
+    assert paris.id not in edited.reverified and len(edited.reverified) == 3
+    assert current(bdb, "tom") == {("favorite_food", "sushi")}
+    assert [u.id for u in edited.unchanged if u.id == paris.id] == [paris.id] and edited.accepted == []
+    carried = [e for e in bdb.why(paris.id).evidence if e.version == 2]
+    assert len(carried) == 1 and carried[0].fragment_id != turn.fragment_id
+    row = postgresql.execute("select retracted_at is not null, retraction_reason from beliefdb.node where id = %s",
+                             (carried[0].fragment_id,)).fetchone()
+    assert row == (True, "Tom was joking")
+    # restoring the new version's turn is what brings Paris back
+    bdb.retract(fragment=str(carried[0].fragment_id), undo=True)
+    assert current(bdb, "tom") == {("favorite_food", "sushi"), ("lives_in", "Paris")}
+
+
+def test_a_document_version_that_repeats_a_retracted_fragment_keeps_it_retracted(bdb: beliefdb.BeliefDB) -> None:
+    first = "The refund window is 30 days.\nShipping is free."
+    bdb.ingest_text(first, source="policy.md")
+    (window,) = bdb.beliefs(subject="refund_policy")
+    (quoted,) = bdb.why(window.id).evidence
+    bdb.retract(fragment=str(quoted.fragment_id), reason="a draft sentence")
+    assert bdb.beliefs(subject="refund_policy") == []
+    second = bdb.ingest_text("# Policy\n" + first, source="policy.md")
+    assert second.new_version and second.reverified == [] and second.accepted == []
+    assert bdb.beliefs(subject="refund_policy") == []
+    # a version that drops the sentence, then one that says it again: the same words, still retracted
+    bdb.ingest_text("Shipping is free.", source="policy.md")
+    fourth = bdb.ingest_text("Shipping is free.\nThe refund window is 30 days.", source="policy.md")
+    assert fourth.accepted == [] and fourth.reverified == [] and [u.id for u in fourth.unchanged] == [window.id]
+    assert bdb.beliefs(subject="refund_policy") == []
+    # restored where the source says it now, it holds again
+    (now,) = [e for e in bdb.why(window.id).evidence if e.version == 4]
+    bdb.retract(fragment=str(now.fragment_id), undo=True)
+    assert {b.value for b in bdb.beliefs(subject="refund_policy")} == {"30 days"}
 
 
 def test_cli_ingesting_a_grown_chat_file_says_it_was_appended(cli: Any, tmp_path: Path) -> None:

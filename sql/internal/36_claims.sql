@@ -493,6 +493,8 @@ declare
     v_beliefs uuid[];
     v_quotes text[];
     v_starts integer[];
+    v_old_versions uuid[];
+    v_old_starts integer[];
 begin
     select v.content, s.origin_type = 'conversation' into v_content, v_conversation
       from beliefdb.source_version v
@@ -535,7 +537,7 @@ begin
          order by f.text, f.start_offset
     ), found as (
         -- (a quote in a turn the new version does not have has no place in it: null)
-        select x.belief_id, x.quote,
+        select x.belief_id, x.quote, x.version as old_version, x.start_offset as old_start,
                case when x.turn_start is not null then nt.start_offset + (x.start_offset - x.turn_start)
                     else coalesce(a.start_offset, strpos(v_content, x.quote) - 1) end as start_offset
           from turned x
@@ -547,8 +549,10 @@ begin
     )
     select coalesce(array_agg(x.belief_id order by x.belief_id, x.quote), '{}'),
            coalesce(array_agg(x.quote order by x.belief_id, x.quote), '{}'),
-           coalesce(array_agg(x.start_offset order by x.belief_id, x.quote), '{}')
-      into v_beliefs, v_quotes, v_starts
+           coalesce(array_agg(x.start_offset order by x.belief_id, x.quote), '{}'),
+           coalesce(array_agg(x.old_version order by x.belief_id, x.quote), '{}'),
+           coalesce(array_agg(x.old_start order by x.belief_id, x.quote), '{}')
+      into v_beliefs, v_quotes, v_starts, v_old_versions, v_old_starts
       from found x
      where x.start_offset >= 0;
     -- the fragments not cut already, in one statement
@@ -565,13 +569,34 @@ begin
           join beliefdb.fragment f on f.workspace_id = p_workspace_id and f.source_version_id = p_source_version_id
                                   and f.start_offset = u.s and f.end_offset = u.s + length(u.quote)
          order by u.i));
+    -- a quote whose fragment was retracted goes forward retracted, for the reason given: the same
+    -- words of the same text (in a conversation, of the same turn) are the same evidence, declared
+    -- untrustworthy, and an edit elsewhere does not restore them (rule 18; `retract --undo` of the
+    -- new fragment does)
+    update beliefdb.node n
+       set retracted_at = beliefdb.clock(), retraction_reason = r.reason
+      from (select distinct on (f.id) f.id, o.retraction_reason as reason
+              from unnest(v_starts, v_quotes, v_old_versions, v_old_starts) as u (s, quote, old_version, old_start)
+              join beliefdb.fragment f on f.workspace_id = p_workspace_id and f.source_version_id = p_source_version_id
+                                      and f.start_offset = u.s and f.end_offset = u.s + length(u.quote)
+              join beliefdb.fragment w on w.workspace_id = p_workspace_id and w.source_version_id = u.old_version
+                                      and w.start_offset = u.old_start and w.end_offset = u.old_start + length(u.quote)
+              join beliefdb.node o on o.workspace_id = p_workspace_id and o.id = w.id
+             where o.retracted_at is not null
+             order by f.id, o.retracted_at desc) r
+     where n.workspace_id = p_workspace_id and n.id = r.id and n.retracted_at is null;
     -- (a retracted belief's quote goes forward too, so the claim it makes again finds it recorded
-    -- from that fragment and stays retracted, rule 18; it is not re-verified)
+    -- from that fragment and stays retracted, rule 18; neither it nor a belief whose quotes all went
+    -- to retracted fragments is re-verified)
     return array(select u.id
-                   from unnest(v_beliefs) with ordinality as u (id, n)
+                   from unnest(v_beliefs, v_starts, v_quotes) with ordinality as u (id, s, quote, n)
                    join beliefdb.belief b on b.workspace_id = p_workspace_id and b.id = u.id
-                  where b.status <> 'retracted'
-                  order by u.n);
+                   join beliefdb.fragment f on f.workspace_id = p_workspace_id and f.source_version_id = p_source_version_id
+                                           and f.start_offset = u.s and f.end_offset = u.s + length(u.quote)
+                   join beliefdb.node fn on fn.workspace_id = p_workspace_id and fn.id = f.id
+                  where b.status <> 'retracted' and fn.retracted_at is null
+                  group by u.id
+                  order by min(u.n));
 end
 $$;
 comment on function beliefdb._carry_forward(uuid, uuid) is 'Re-verify beliefs whose quote a new source version repeats, through a fragment of that version';
