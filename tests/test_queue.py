@@ -166,8 +166,8 @@ def test_the_command_line_refuses_what_the_queue_cannot_do(cli: Cli, write_doc: 
     doc = write_doc("returns.md", POLICY)
     assert "--queue" in cli.one_line_error("ingest", doc, "--queue", "--preview")
     chat = write_doc("chat.jsonl", '{"speaker": "Ana", "text": "I live in Porto."}\n')
-    for argv in ((chat, "--queue"), (doc, "--queue", "--format", "chat")):
-        assert "a conversation (--format chat, .jsonl) is ingested directly" in cli.one_line_error("ingest", *argv)
+    bad = write_doc("bad.jsonl", '{"speaker": "Ana", "text": "I live in Porto."}\n{"speaker": "Ana"}\n')
+    assert "bad.jsonl" in cli.one_line_error("ingest", chat, bad, "--queue")  # all or none: nothing queued
     assert "--once or --until-empty" in cli.one_line_error("worker", "--once", "--until-empty")
     cli.error("ingest", doc, tmp_path / "missing.md", "--queue", code="not_found")
     assert cli.json("jobs") == []

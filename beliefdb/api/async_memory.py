@@ -298,11 +298,19 @@ class AsyncBeliefDB(AsyncPictures):
     async def source_excerpts(self, fragments: Sequence[UUID], *, context: int = 1000) -> list[SourceExcerpt]:
         return await self.call(self.sync.source_excerpts, fragments, context=context)
 
-    async def submit(self, *paths: str | Path, text: str | None = None, source: str | None = None,
-                     authority: str | None = None, label: str | None = None, version_label: str | None = None,
-                     extractor: str = "rules", max_attempts: int = queue.MAX_ATTEMPTS,
-                     max_bytes: int | None = None) -> list[int]:
-        return await self.call(self.sync.submit, *paths, text=text, source=source, authority=authority, label=label,
+    async def submit(self, *paths: str | Path, text: str | None = None, turns: Sequence[Turn] | None = None,
+                     source: str | None = None, authority: str | None = None, label: str | None = None,
+                     version_label: str | None = None, extractor: str = "rules",
+                     max_attempts: int = queue.MAX_ATTEMPTS, max_bytes: int | None = None) -> list[int]:
+        return await self.call(self.sync.submit, *paths, text=text, turns=turns, source=source, authority=authority,
+                               label=label, version_label=version_label, extractor=extractor,
+                               max_attempts=max_attempts, max_bytes=max_bytes)
+
+    async def submit_transcripts(self, *paths: str | Path, source: str | None = None, authority: str | None = None,
+                                 label: str | None = None, version_label: str | None = None,
+                                 extractor: str = "rules", max_attempts: int = queue.MAX_ATTEMPTS,
+                                 max_bytes: int | None = None) -> list[int]:
+        return await self.call(self.sync.submit_transcripts, *paths, source=source, authority=authority, label=label,
                                version_label=version_label, extractor=extractor, max_attempts=max_attempts,
                                max_bytes=max_bytes)
 

@@ -6,12 +6,12 @@ point loses nothing and ingests nothing twice (:mod:`beliefdb.store.jobs`)."""
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from beliefdb import errors
 from beliefdb.db.connector import Database
-from beliefdb.models import Job, JobOutcome, WorkReport
+from beliefdb.models import Job, JobOutcome, Turn, WorkReport
 from beliefdb.store import jobs as queue
 from beliefdb.store.ingest import SourceOptions
 
@@ -21,22 +21,36 @@ class Jobs:
 
     database: Database
 
-    def submit(self, *paths: str | Path, text: str | None = None, source: str | None = None,
-               authority: str | None = None, label: str | None = None, version_label: str | None = None,
-               extractor: str = "rules", max_attempts: int = queue.MAX_ATTEMPTS,
+    def submit(self, *paths: str | Path, text: str | None = None, turns: Sequence[Turn] | None = None,
+               source: str | None = None, authority: str | None = None, label: str | None = None,
+               version_label: str | None = None, extractor: str = "rules", max_attempts: int = queue.MAX_ATTEMPTS,
                max_bytes: int | None = None) -> list[int]:
         """Queue documents for a worker (:meth:`work`, ``beliefdb worker``) and return their job ids at once:
         the files or directories' files (their text is read now), or ``text`` as the next version of
-        ``source``. All or none:
+        ``source``, or ``turns`` as the next version of the conversation ``source`` (as
+        :meth:`ingest_conversation` stores them). All or none:
         a bad file is an error and nothing is queued. A job is tried up to ``max_attempts`` times."""
         options = SourceOptions(name=source, authority=authority, provenance=label, version_label=version_label)
+        if (text is not None) + (turns is not None) + bool(paths) > 1:
+            raise errors.InvalidInput("give files, text= or turns=: one of them")
         if text is not None:
-            if paths:
-                raise errors.InvalidInput("give files or text=, not both")
             return queue.submit_texts(self.database, [(text, options)], extractor=extractor,
                                      max_attempts=max_attempts, max_bytes=max_bytes)
+        if turns is not None:
+            return queue.submit_conversations(self.database, [(turns, options, None)], extractor=extractor,
+                                             max_attempts=max_attempts, max_bytes=max_bytes)
         return queue.submit_paths(self.database, [Path(p) for p in paths], options, extractor=extractor,
                                  max_attempts=max_attempts, max_bytes=max_bytes)
+
+    def submit_transcripts(self, *paths: str | Path, source: str | None = None, authority: str | None = None,
+                           label: str | None = None, version_label: str | None = None, extractor: str = "rules",
+                           max_attempts: int = queue.MAX_ATTEMPTS, max_bytes: int | None = None) -> list[int]:
+        """Queue chat files (JSONL of ``{speaker, time, text}``, or transcripts; a directory: its chat
+        files) as :meth:`ingest_transcripts` reads them, one conversation a job, and return the job ids at
+        once. All or none: a bad file is an error naming it (and its line), and nothing is queued."""
+        options = SourceOptions(name=source, authority=authority, provenance=label, version_label=version_label)
+        return queue.submit_transcripts(self.database, [Path(p) for p in paths], options, extractor=extractor,
+                                       max_attempts=max_attempts, max_bytes=max_bytes)
 
     def jobs(self, *, status: str | None = None, limit: int = 100) -> list[Job]:
         """The workspace's jobs, newest first: queued, running (a live worker holds it), done (with a

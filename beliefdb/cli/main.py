@@ -152,8 +152,9 @@ def ingest(
         "--max-bytes", envvar="BELIEFDB_INGEST_MAX_BYTES", show_envvar=False,  # (too long for help's column)
         help="Refuse a file larger than this many bytes, before anything is written (default 32 MiB,"
              " or BELIEFDB_INGEST_MAX_BYTES).")] = None,
-    queue: Annotated[bool, typer.Option("--queue", help="Queue the files for 'beliefdb worker' and print their job"
-                                        " ids at once (follow them with 'beliefdb jobs').")] = False,
+    queue: Annotated[bool, typer.Option("--queue", help="Queue the files (documents, or conversations with"
+                                        " --format chat) for 'beliefdb worker' and print their job ids at once"
+                                        " (follow them with 'beliefdb jobs').")] = False,
     text_format: Annotated[TextFormat, typer.Option(
         "--format", envvar="BELIEFDB_INGEST_FORMAT", show_envvar=False,  # (too long for help's column)
         help="chat: each file is a conversation (.jsonl of {speaker, time, text}, or 'Speaker: text',"
@@ -185,12 +186,9 @@ def ingest(
                                   " beliefdb worker --no-embed)", as_json, 2)
         with errors(as_json):
             chat = _chat_format(text_format, paths)
-        if chat:
-            fail("invalid_input", "--queue takes documents: a conversation (--format chat, .jsonl) is ingested"
-                                  " directly, one transaction each (beliefdb ingest FILE --format chat)", as_json, 2)
         cli_queue.submit(memory, paths, source=source, authority=authority.value if authority else None,
                          label=label.value if label else None, version_label=version_label,
-                         extractor=extractor.value, max_bytes=max_bytes, as_json=as_json)
+                         extractor=extractor.value, max_bytes=max_bytes, chat=chat, as_json=as_json)
         return
     if bulk:
         with errors(as_json), memory.open() as bdb:

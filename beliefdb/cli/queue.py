@@ -19,15 +19,17 @@ from beliefdb.vocabulary import JobStatus
 
 
 def submit(memory: Memory, paths: list[Path], *, source: str | None, authority: str | None, label: str | None,
-           version_label: str | None, extractor: str, max_bytes: int | None, as_json: bool) -> None:
-    """``beliefdb ingest ... --queue``: queue the files and print their job ids."""
+           version_label: str | None, extractor: str, max_bytes: int | None, chat: bool, as_json: bool) -> None:
+    """``beliefdb ingest ... --queue``: queue the files (``chat``: as conversations) and print their job ids."""
     with errors(as_json), memory.open() as bdb:
-        ids = bdb.submit(*paths, source=source, authority=authority, label=label, version_label=version_label,
-                         extractor=extractor, max_bytes=max_bytes)
+        queue = bdb.submit_transcripts if chat else bdb.submit
+        ids = queue(*paths, source=source, authority=authority, label=label, version_label=version_label,
+                    extractor=extractor, max_bytes=max_bytes)
     if as_json:
         typer.echo(render.to_json({"jobs": ids}))
         return
-    for job, (_name, path) in zip(ids, api.documents(paths), strict=True):
+    listed = api.documents(paths, api.CHAT_SUFFIXES) if chat else api.documents(paths)
+    for job, (_name, path) in zip(ids, listed, strict=True):
         typer.echo(f"queued job {job}: {api.shown(path)}")
     typer.echo(f"{len(ids)} job(s) queued: run them with 'beliefdb worker', follow them with 'beliefdb jobs'")
 

@@ -35,7 +35,7 @@ from beliefdb.text.registry import get_extractor
 from beliefdb.text.transcripts import parse_chat_file
 from beliefdb.text.turns import TurnSpan, append_turn, check_turn, lay_out
 
-__all__ = ["CHAT_SUFFIXES", "ingest_conversation", "ingest_transcripts", "remember_turn"]
+__all__ = ["CHAT_SUFFIXES", "ingest_conversation", "ingest_transcripts", "read_chat_file", "remember_turn"]
 
 CHAT_SUFFIXES = (".jsonl", ".txt", ".md", ".markdown")
 
@@ -84,6 +84,19 @@ def remember_turn(db: Database, conversation: str, turn: Turn, *, extractor: str
     return report
 
 
+def read_chat_file(path: Path, limit: int) -> list[Turn]:
+    """The turns of a chat file (JSONL of turns, or a transcript), at most ``limit`` bytes; a bad file is
+    InvalidInput naming it (and its line)."""
+    if path.suffix.lower() not in CHAT_SUFFIXES:
+        raise errors.InvalidInput(
+            f"{shown(path)}: unsupported file type for --format chat '{shown(path.suffix) or '(none)'}'"
+            f" (supported: {', '.join(CHAT_SUFFIXES)})")
+    data = files.read_regular(path)
+    if len(data) > limit:
+        raise too_big(shown(path), len(data), limit)
+    return parse_chat_file(files.decode_utf8(data, shown(path)), shown(path), jsonl=path.suffix.lower() == ".jsonl")
+
+
 def ingest_transcripts(db: Database, paths: list[Path], options: SourceOptions, *, extractor: str = "rules",
                        embed: bool = True, preview: bool = False, progress: Callable[[Path], None] | None = None,
                        max_bytes: int | None = None) -> list[IngestReport | IngestFailure]:
@@ -95,15 +108,7 @@ def ingest_transcripts(db: Database, paths: list[Path], options: SourceOptions, 
     get_extractor(extractor)
 
     def one(path: Path) -> IngestReport:
-        if path.suffix.lower() not in CHAT_SUFFIXES:
-            raise errors.InvalidInput(
-                f"{shown(path)}: unsupported file type for --format chat '{shown(path.suffix) or '(none)'}'"
-                f" (supported: {', '.join(CHAT_SUFFIXES)})")
-        data = files.read_regular(path)
-        if len(data) > limit:
-            raise too_big(shown(path), len(data), limit)
-        turns = parse_chat_file(files.decode_utf8(data, shown(path)), shown(path),
-                                jsonl=path.suffix.lower() == ".jsonl")
+        turns = read_chat_file(path, limit)
         return ingest_conversation(db, turns, file_source(options, path, "conversation", name=named[path]),
                                    extractor=extractor, embed=embed, preview=preview, path=shown(path),
                                    max_bytes=limit)

@@ -22,7 +22,7 @@ import os
 import socket
 import threading
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -34,11 +34,13 @@ from beliefdb.db.connector import Database
 from beliefdb.db.queries import Q
 from beliefdb.embedders import get_embedder
 from beliefdb.inputs import shown
-from beliefdb.models import IngestReport, Job, JobOutcome, WorkReport
+from beliefdb.models import IngestReport, Job, JobOutcome, Turn, WorkReport
 from beliefdb.store import ingest
 from beliefdb.store import vectors as embeddings
+from beliefdb.store.conversations import CHAT_SUFFIXES, read_chat_file
 from beliefdb.store.documents import named_documents
 from beliefdb.text.registry import EXTRACTORS
+from beliefdb.text.turns import TurnSpan, lay_out
 from beliefdb.vocabulary import AUTHORITIES, LABELS, ORIGINS
 
 #: how often an idle worker looks for work, in seconds (at most: it wakes when a backoff ends)
@@ -53,10 +55,23 @@ def default_worker_name() -> str:
     return f"{socket.gethostname()}:{os.getpid()}"
 
 
-def _payload(text: str, options: ingest.SourceOptions, extractor: str, path: str | None) -> dict[str, Any]:
-    return {"source": options.name, "text": text, "path": path, "authority": options.authority,
-            "label": options.provenance, "origin": options.origin, "version_label": options.version_label,
-            "extractor": extractor}
+def _payload(text: str, options: ingest.SourceOptions, extractor: str, path: str | None,
+             turns: Sequence[TurnSpan] | None = None) -> dict[str, Any]:
+    payload: dict[str, Any] = {"source": options.name, "text": text, "path": path, "authority": options.authority,
+                               "label": options.provenance, "origin": options.origin,
+                               "version_label": options.version_label, "extractor": extractor}
+    if turns is not None:  # a conversation: where each turn lies in the text, who said it, when
+        payload["turns"] = [{"start": t.start, "end": t.end, "speaker": t.speaker,
+                             "time": t.time.isoformat() if t.time is not None else None} for t in turns]
+    return payload
+
+
+def _turns(payload: dict[str, Any]) -> list[TurnSpan] | None:
+    """A conversation job's turns (None: a document)."""
+    if payload.get("turns") is None:
+        return None
+    return [TurnSpan(t["start"], t["end"], t["speaker"],
+                     datetime.fromisoformat(t["time"]) if t["time"] is not None else None) for t in payload["turns"]]
 
 
 def _check_options(options: ingest.SourceOptions, extractor: str, max_attempts: int) -> None:
@@ -113,6 +128,38 @@ def submit_paths(db: Database, paths: Sequence[Path], options: ingest.SourceOpti
     return submit(db, payloads, max_attempts)
 
 
+def submit_conversations(db: Database, conversations: Sequence[tuple[Sequence[Turn], ingest.SourceOptions, str | None]],
+                         *, extractor: str = "rules", max_attempts: int = MAX_ATTEMPTS,
+                         max_bytes: int | None = None) -> list[int]:
+    """Queue conversations (turns, source options, the file they came from): each laid out and checked as
+    ``ingest_conversation`` does first, ingested by a worker as one."""
+    if not conversations:
+        raise errors.InvalidInput("nothing to submit")
+    payloads = []
+    for turns, options, path in conversations:
+        _check_options(options, extractor, max_attempts)
+        if not options.name:
+            raise errors.InvalidInput("a conversation name is required")
+        text, spans = lay_out(turns)
+        ingest.check_size(options.name, text, max_bytes)
+        payloads.append(_payload(text, replace(options, origin=options.origin or "conversation"), extractor,
+                                 path, spans))
+    return submit(db, payloads, max_attempts)
+
+
+def submit_transcripts(db: Database, paths: Sequence[Path], options: ingest.SourceOptions, *,
+                       extractor: str = "rules", max_attempts: int = MAX_ATTEMPTS,
+                       max_bytes: int | None = None) -> list[int]:
+    """Read and queue chat files (JSONL of turns, or transcripts; a directory: its chat files, each named by
+    its path below it), one conversation each; a bad file is an error naming it (and its line), and then
+    nothing is queued."""
+    named = named_documents(paths, "submit", CHAT_SUFFIXES, source=options.name)
+    limit = ingest.max_ingest_bytes(max_bytes)
+    return submit_conversations(
+        db, [(read_chat_file(path, limit), ingest.file_source(options, path, "conversation", name=name), shown(path))
+             for path, name in named.items()], extractor=extractor, max_attempts=max_attempts, max_bytes=limit)
+
+
 def list_jobs(db: Database, status: str | None = None, limit: int = 100) -> list[Job]:
     """The workspace's jobs, newest first (of ``status`` only, when given)."""
     rows: list[Job] = db.fetch_all(Job, Q.jobs_list, (status, limit))
@@ -149,7 +196,7 @@ def run_one(db: Database, worker: str, *, embed: bool = True, backoff: float = B
                                        version_label=payload.get("version_label"))
         try:
             report = ingest.ingest_text(db, payload["text"], options, extractor=payload.get("extractor") or "rules",
-                                        path=payload.get("path"), embed=False, conn=c)
+                                        path=payload.get("path"), embed=False, conn=c, turns=_turns(payload))
         except Exception as exc:  # the document's failure is the job's, recorded; the worker goes on
             failed = c.execute(Q.job_fail, (job_id, _message(exc), backoff)).fetchone()
             assert failed is not None
