@@ -206,6 +206,24 @@ def test_a_document_version_that_repeats_a_retracted_fragment_keeps_it_retracted
     assert {b.value for b in bdb.beliefs(subject="refund_policy")} == {"30 days"}
 
 
+def test_a_retracted_occurrence_does_not_take_the_support_the_same_words_give_elsewhere(
+        bdb: beliefdb.BeliefDB, postgresql: psycopg.Connection[Any]) -> None:
+    said = "The refund window is 30 days."
+    bdb.ingest_text(f"{said}\nShipping is free.\n{said}", source="policy.md")
+    (window,) = bdb.beliefs(subject="refund_policy")
+    first, _ = sorted(bdb.why(window.id).evidence, key=lambda e: e.start_offset)
+    bdb.retract(fragment=str(first.fragment_id), reason="the draft's copy")
+    assert [b.id for b in bdb.beliefs(subject="refund_policy")] == [window.id]  # it holds by the second
+    new = bdb.ingest_text(f"# Policy\n{said}\nShipping is free.\n{said}", source="policy.md")
+    assert new.new_version and window.id in new.reverified
+    assert [b.id for b in bdb.beliefs(subject="refund_policy")] == [window.id]
+    retracted = postgresql.execute(
+        "select count(*) from beliefdb.fragment f join beliefdb.node n on n.id = f.id"
+        " where f.source_version_id = (select id from beliefdb.source_version where version = 2)"
+        " and n.retracted_at is not null").fetchone()
+    assert retracted == (0,)
+
+
 def test_cli_ingesting_a_grown_chat_file_says_it_was_appended(cli: Any, tmp_path: Path) -> None:
     path = tmp_path / "chat.jsonl"
     lines = ['{"speaker": "Maya", "time": "2026-01-05T09:00:00+00:00", "text": "I live in Berlin."}',

@@ -59,7 +59,7 @@ def test_turns_queued_by_the_library_grow_the_conversation_as_ingest_would(bdb: 
 def test_bad_conversations_queue_nothing(bdb: beliefdb.BeliefDB, write_doc: Any) -> None:
     good = write_doc("good.jsonl", jsonl(CHAT))
     bad = write_doc("bad.jsonl", jsonl(CHAT) + '{"speaker": "Tom"}\n')
-    with pytest.raises(errors.InvalidInput, match="bad.jsonl"):
+    with pytest.raises(errors.InvalidInput, match=r"bad\.jsonl"):
         bdb.submit_transcripts(good, bad)
     with pytest.raises(errors.InvalidInput, match="one of them"):
         bdb.submit(good, turns=[Turn("Ana", "Hi.")], source="chat")

@@ -62,9 +62,8 @@ comment on function beliefdb._add_evidence(uuid, uuid, uuid, text) is 'Record th
 -- each: one justification per piece of evidence, a pair recorded already (or twice here) once. One
 -- statement a table, so their statement triggers run once, not once a belief (a new version of a
 -- document of 2,000 sentences re-verified its quotes one call each: 4 s, and more each version).
--- Returns the fragments of the evidence recorded.
 create or replace function beliefdb._add_evidence_all(p_workspace_id uuid, p_beliefs uuid[], p_fragments uuid[])
-returns uuid[]
+returns void
 language plpgsql
 set search_path = pg_catalog, pg_temp
 as $$
@@ -92,7 +91,6 @@ begin
       from unnest(v_justifications, v_beliefs, v_fragments) with ordinality as u (id, belief_id, fragment_id, n)
       join beliefdb.fragment f on f.workspace_id = p_workspace_id and f.id = u.fragment_id
      order by u.n;
-    return v_fragments;
 end
 $$;
 comment on function beliefdb._add_evidence_all(uuid, uuid[], uuid[]) is 'Record that fragments support beliefs, pair by pair, in one statement a table (as _add_evidence each)';
@@ -164,7 +162,8 @@ declare
     v_in_force boolean := beliefdb.in_force(p_workspace_id, p_source_version_id);
     -- (when to look at the planner's statistics again: 64, 256, 1024, ... claims)
     v_restat bigint := 64;
-    -- the claims stored set-based (claim number, new belief's id), and each accepted claim's number
+    -- the claims stored set-based (claim number, the belief it makes or corroborates, whether new, its
+    -- fragment), and the claim number of each accepted and each corroborating claim
     v_set_n bigint[];
     v_set_ids uuid[];
     v_set_new boolean[];
@@ -265,13 +264,13 @@ begin
           join jsonb_array_elements(coalesce(p_claims, '[]')) with ordinality as c (claim, n) on c.n = u.n
          where u.new
          order by u.n;
-        -- one justification each, its antecedent the claim's fragment, and the evidence
+        -- their evidence, as the loop records it (one justification each)
         perform beliefdb._add_evidence_all(p_workspace_id, v_set_ids, v_set_fragments);
         v_fragments := v_fragments || v_set_fragments;
         -- (statistics that count the rows just stored, for the settling below: ANALYZE sees this
         -- transaction's rows)
-        if cardinality(v_set_n) >= v_restat then
-            perform beliefdb._restat_ingest_tables(cardinality(v_set_n));
+        if cardinality(array_positions(v_set_new, true)) >= v_restat then
+            perform beliefdb._restat_ingest_tables(cardinality(array_positions(v_set_new, true)));
         end if;
         for v_i in 1 .. cardinality(v_set_n) loop
             v_claim := p_claims -> (v_set_n[v_i]::integer - 1);
@@ -495,6 +494,7 @@ declare
     v_starts integer[];
     v_old_versions uuid[];
     v_old_starts integer[];
+    v_in_turn boolean[];
 begin
     select v.content, s.origin_type = 'conversation' into v_content, v_conversation
       from beliefdb.source_version v
@@ -538,6 +538,7 @@ begin
     ), found as (
         -- (a quote in a turn the new version does not have has no place in it: null)
         select x.belief_id, x.quote, x.version as old_version, x.start_offset as old_start,
+               x.turn_start is not null as in_turn,
                case when x.turn_start is not null then nt.start_offset + (x.start_offset - x.turn_start)
                     else coalesce(a.start_offset, strpos(v_content, x.quote) - 1) end as start_offset
           from turned x
@@ -551,8 +552,9 @@ begin
            coalesce(array_agg(x.quote order by x.belief_id, x.quote), '{}'),
            coalesce(array_agg(x.start_offset order by x.belief_id, x.quote), '{}'),
            coalesce(array_agg(x.old_version order by x.belief_id, x.quote), '{}'),
-           coalesce(array_agg(x.old_start order by x.belief_id, x.quote), '{}')
-      into v_beliefs, v_quotes, v_starts, v_old_versions, v_old_starts
+           coalesce(array_agg(x.old_start order by x.belief_id, x.quote), '{}'),
+           coalesce(array_agg(x.in_turn order by x.belief_id, x.quote), '{}')
+      into v_beliefs, v_quotes, v_starts, v_old_versions, v_old_starts, v_in_turn
       from found x
      where x.start_offset >= 0;
     -- the fragments not cut already, in one statement
@@ -572,18 +574,26 @@ begin
     -- a quote whose fragment was retracted goes forward retracted, for the reason given: the same
     -- words of the same text (in a conversation, of the same turn) are the same evidence, declared
     -- untrustworthy, and an edit elsewhere does not restore them (rule 18; `retract --undo` of the
-    -- new fragment does)
+    -- new fragment does). A new span stands for the old fragment its quote came from, in a turn; in a
+    -- document (aligned by its words) for every fragment of that version whose words supported the
+    -- belief; and for what every quote carried to it stands for: it is retracted only when all of
+    -- those were (a belief that also held by the same words elsewhere, or another belief that
+    -- trusted them, keeps it)
     update beliefdb.node n
        set retracted_at = beliefdb.clock(), retraction_reason = r.reason
-      from (select distinct on (f.id) f.id, o.retraction_reason as reason
-              from unnest(v_starts, v_quotes, v_old_versions, v_old_starts) as u (s, quote, old_version, old_start)
+      from (select f.id, (array_agg(o.retraction_reason order by o.retracted_at desc))[1] as reason
+              from unnest(v_beliefs, v_starts, v_quotes, v_old_versions, v_old_starts, v_in_turn)
+                   as u (belief_id, s, quote, old_version, old_start, in_turn)
               join beliefdb.fragment f on f.workspace_id = p_workspace_id and f.source_version_id = p_source_version_id
                                       and f.start_offset = u.s and f.end_offset = u.s + length(u.quote)
-              join beliefdb.fragment w on w.workspace_id = p_workspace_id and w.source_version_id = u.old_version
-                                      and w.start_offset = u.old_start and w.end_offset = u.old_start + length(u.quote)
+              join beliefdb.evidence e on e.workspace_id = p_workspace_id and e.belief_id = u.belief_id
+                                      and e.role = 'supports' and e.quote = u.quote
+              join beliefdb.fragment w on w.workspace_id = p_workspace_id and w.id = e.fragment_id
+                                      and w.source_version_id = u.old_version
+                                      and (not u.in_turn or w.start_offset = u.old_start)
               join beliefdb.node o on o.workspace_id = p_workspace_id and o.id = w.id
-             where o.retracted_at is not null
-             order by f.id, o.retracted_at desc) r
+             group by f.id
+            having bool_and(o.retracted_at is not null)) r
      where n.workspace_id = p_workspace_id and n.id = r.id and n.retracted_at is null;
     -- (a retracted belief's quote goes forward too, so the claim it makes again finds it recorded
     -- from that fragment and stays retracted, rule 18; neither it nor a belief whose quotes all went
@@ -599,7 +609,7 @@ begin
                   order by min(u.n));
 end
 $$;
-comment on function beliefdb._carry_forward(uuid, uuid) is 'Re-verify beliefs whose quote a new source version repeats, through a fragment of that version';
+comment on function beliefdb._carry_forward(uuid, uuid) is 'Re-verify beliefs whose quote a new source version repeats, through a fragment of that version (retracted where the quote''s fragment was)';
 
 -- The report of an ingest: the claims' outcome, what stopped holding as a result (beliefs now
 -- unsupported), and the decisions flagged and actions held.

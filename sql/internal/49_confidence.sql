@@ -38,6 +38,8 @@ as $$
             -- sources), and when it was last verified
             select x.id, x.confidence_kind, x.status, x.kind, x.recorded_at, max(x.at) as at,
                    count(x.source) as sources,
+                   -- (the filter is needed: greatest ignores a null, so evidence of no source that
+                   -- counts, a retracted one's, would count as a source of weight 1)
                    beliefdb.floored_product(sum(ln(greatest(1 - x.weight, 1e-9)) order by x.source)
                                                 filter (where x.source is not null)) as product
               from (select b.id, b.confidence_kind, b.status, b.kind, b.recorded_at, w.id as source, w.weight,
