@@ -13,7 +13,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import replace
-from datetime import datetime
 from pathlib import Path
 
 from beliefdb import errors
@@ -71,8 +70,7 @@ def remember_turn(db: Database, conversation: str, turn: Turn, *, extractor: str
                 raise errors.InvalidInput(
                     f"{conversation} is a document, not a conversation: its text has no turns (append turns to a"
                     " source made by ingest_conversation, remember_turn or 'ingest --format chat')")
-            spans = [TurnSpan(t["start"], t["end"], t["speaker"],
-                              datetime.fromisoformat(t["time"]) if t["time"] is not None else None) for t in stored]
+            spans = [TurnSpan.from_json(t) for t in stored]
         if turn.time is None:  # a turn remembered as it happens was said now
             now = c.execute(Q.clock_now).fetchone()
             assert now is not None

@@ -188,8 +188,7 @@ def prepare(text: str, name: str, candidates: Iterable[Candidate] = (), extracto
         told = TRANSCRIPT_HINT if told is None else f"{TRANSCRIPT_HINT}; or {told}"
     fragments: list[dict[str, Any]] = (
         [{"start": s, "end": e} for s, e in split_fragments(text)] if turns is None else
-        [{"start": t.start, "end": t.end, "speaker": t.speaker, "time": t.time.isoformat() if t.time else None}
-         for t in turns])
+        [t.to_json() for t in turns])
     return Prepared(fragments=fragments, claims=[claim_json(loc.candidate, loc.start, loc.end) for loc in located],
                     rejected=rejected_json(rejected), skipped=skipped, warnings=warnings, hint=told)
 

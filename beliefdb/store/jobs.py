@@ -61,8 +61,7 @@ def _payload(text: str, options: ingest.SourceOptions, extractor: str, path: str
                                "label": options.provenance, "origin": options.origin,
                                "version_label": options.version_label, "extractor": extractor}
     if turns is not None:  # a conversation: where each turn lies in the text, who said it, when
-        payload["turns"] = [{"start": t.start, "end": t.end, "speaker": t.speaker,
-                             "time": t.time.isoformat() if t.time is not None else None} for t in turns]
+        payload["turns"] = [t.to_json() for t in turns]
     return payload
 
 
@@ -70,8 +69,7 @@ def _turns(payload: dict[str, Any]) -> list[TurnSpan] | None:
     """A conversation job's turns (None: a document)."""
     if payload.get("turns") is None:
         return None
-    return [TurnSpan(t["start"], t["end"], t["speaker"],
-                     datetime.fromisoformat(t["time"]) if t["time"] is not None else None) for t in payload["turns"]]
+    return [TurnSpan.from_json(t) for t in payload["turns"]]
 
 
 def _check_options(options: ingest.SourceOptions, extractor: str, max_attempts: int) -> None:

@@ -9,9 +9,9 @@ docs/rules.md).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime
-from typing import Final, NamedTuple
+from typing import Any, Final, NamedTuple
 
 from beliefdb import errors
 from beliefdb.inputs import check_moment, check_text, shown
@@ -29,6 +29,17 @@ class TurnSpan(NamedTuple):
     end: int
     speaker: str
     time: datetime | None
+
+    def to_json(self) -> dict[str, Any]:
+        """As the database and a queued job keep it: the time in ISO 8601, or null."""
+        return {"start": self.start, "end": self.end, "speaker": self.speaker,
+                "time": self.time.isoformat() if self.time is not None else None}
+
+    @classmethod
+    def from_json(cls, value: Mapping[str, Any]) -> TurnSpan:
+        """The span :meth:`to_json` wrote (or the database returned)."""
+        return cls(value["start"], value["end"], value["speaker"],
+                   datetime.fromisoformat(value["time"]) if value["time"] is not None else None)
 
 
 def check_turn(turn: Turn, where: str) -> Turn:
