@@ -145,10 +145,9 @@ declare
     v_actual text[];
     v_fragment uuid;
     v_belief uuid;
-    v_id uuid;
-    v_item jsonb;
     v_valid tstzrange;
-    v_settled jsonb;
+    -- each settling's result (_settle), in the order settled
+    v_settles jsonb[] := '{}';
     -- lists grow one element at a time (in place); jsonb || jsonb copied the whole list each time
     v_accepted jsonb[] := '{}';
     v_rejected jsonb[] := '{}';
@@ -289,21 +288,8 @@ begin
             end if;
             v_touched := array_append(v_touched, v_belief);
             if v_in_force then
-                v_settled := beliefdb._settle(p_workspace_id, v_belief);
-                for v_item in select x from jsonb_array_elements(v_settled -> 'superseded') x loop
-                    v_superseded := array_append(v_superseded, v_item);
-                end loop;
-                for v_item in select x from jsonb_array_elements(v_settled -> 'conflicts') x loop
-                    v_conflicts := array_append(v_conflicts, v_item);
-                end loop;
-                for v_id in select (c ->> 'b')::uuid from jsonb_array_elements(v_settled -> 'conflicts') c
-                            union all
-                            select (c ->> 'old')::uuid from jsonb_array_elements(v_settled -> 'superseded') c
-                            union all
-                            select (c ->> 'new')::uuid from jsonb_array_elements(v_settled -> 'superseded') c
-                             where not v_set_new[v_i] loop
-                    v_touched := array_append(v_touched, v_id);
-                end loop;
+                v_settles := array_append(v_settles, beliefdb._settle(p_workspace_id, v_belief)
+                                                     || jsonb_build_object('corroborating', not v_set_new[v_i]));
             end if;
         end loop;
         v_restat := greatest(v_restat, cardinality(v_set_n) * 4);
@@ -383,21 +369,10 @@ begin
                     'start', v_start, 'end', v_end));
                 v_corroborated_n := array_append(v_corroborated_n, v_row.n);
                 -- new support can change the rank: settle again (evidence not in force changes nothing)
-                v_settled := case when v_in_force then beliefdb._settle(p_workspace_id, v_belief)
-                                  else '{"superseded": [], "conflicts": []}' end;
-                for v_item in select x from jsonb_array_elements(v_settled -> 'superseded') x loop
-                    v_superseded := array_append(v_superseded, v_item);
-                end loop;
-                for v_item in select x from jsonb_array_elements(v_settled -> 'conflicts') x loop
-                    v_conflicts := array_append(v_conflicts, v_item);
-                end loop;
-                for v_id in select (c ->> 'b')::uuid from jsonb_array_elements(v_settled -> 'conflicts') c
-                            union all
-                            select (c ->> 'old')::uuid from jsonb_array_elements(v_settled -> 'superseded') c
-                            union all
-                            select (c ->> 'new')::uuid from jsonb_array_elements(v_settled -> 'superseded') c loop
-                    v_touched := array_append(v_touched, v_id);
-                end loop;
+                if v_in_force then
+                    v_settles := array_append(v_settles, beliefdb._settle(p_workspace_id, v_belief)
+                                                         || '{"corroborating": true}');
+                end if;
             else
                 v_unchanged := array_append(v_unchanged,
                                             jsonb_build_object('id', v_belief, 'statement', v_claim ->> 'statement'));
@@ -424,23 +399,33 @@ begin
         v_accepted_n := array_append(v_accepted_n, v_row.n);
         -- a claim of a version that is not in force (a retracted source's new text) is history: it
         -- never held, so it meets no rival
-        v_settled := case when v_in_force then beliefdb._settle(p_workspace_id, v_belief)
-                          else '{"superseded": [], "conflicts": []}' end;
-        for v_item in select x from jsonb_array_elements(v_settled -> 'superseded') x loop
-            v_superseded := array_append(v_superseded, v_item);
-        end loop;
-        for v_item in select x from jsonb_array_elements(v_settled -> 'conflicts') x loop
-            v_conflicts := array_append(v_conflicts, v_item);
-        end loop;
+        if v_in_force then
+            v_settles := array_append(v_settles, beliefdb._settle(p_workspace_id, v_belief));
+        end if;
         v_touched := array_append(v_touched, v_belief);
-        for v_id in select (c ->> 'b')::uuid from jsonb_array_elements(v_settled -> 'conflicts') c
-                    union all
-                    select (c ->> 'old')::uuid from jsonb_array_elements(v_settled -> 'superseded') c loop
-            v_touched := array_append(v_touched, v_id);
-        end loop;
     end loop;
 
-    v_touched := v_touched || v_fragments;
+    -- what the settling did, in the order it was done: the supersessions and conflicts it recorded,
+    -- and what they touched (a corroborated belief's winner too: it may be the belief's rival, whose
+    -- rank the new evidence moved; a new belief that lost touched nothing of the winner)
+    v_superseded := array(select x.item
+                            from unnest(v_settles) with ordinality as s (settled, n)
+                           cross join lateral jsonb_array_elements(s.settled -> 'superseded') with ordinality as x (item, m)
+                           order by s.n, x.m);
+    v_conflicts := array(select x.item
+                           from unnest(v_settles) with ordinality as s (settled, n)
+                          cross join lateral jsonb_array_elements(s.settled -> 'conflicts') with ordinality as x (item, m)
+                          order by s.n, x.m);
+    v_touched := v_touched || v_fragments || array(
+        select (c ->> 'b')::uuid from unnest(v_settles) as s (settled)
+         cross join lateral jsonb_array_elements(s.settled -> 'conflicts') as c
+        union all
+        select (c ->> 'old')::uuid from unnest(v_settles) as s (settled)
+         cross join lateral jsonb_array_elements(s.settled -> 'superseded') as c
+        union all
+        select (c ->> 'new')::uuid from unnest(v_settles) as s (settled)
+         cross join lateral jsonb_array_elements(s.settled -> 'superseded') as c
+         where (s.settled ->> 'corroborating')::boolean);
     -- (accepted and corroborated in claim order, whichever way each was stored)
     v_accepted := array(select a.item from unnest(v_accepted, v_accepted_n) as a (item, n) order by a.n);
     v_corroborated := array(select a.item from unnest(v_corroborated, v_corroborated_n) as a (item, n) order by a.n);
