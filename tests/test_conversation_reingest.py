@@ -15,6 +15,7 @@ import psycopg
 import pytest
 
 import beliefdb
+from beliefdb.errors import InvalidInput
 from beliefdb.models import Turn
 
 
@@ -332,3 +333,65 @@ def test_approving_a_turn_proposed_before_the_conversation_grew_keeps_the_turns_
         (nurse,) = alice.beliefs(subject="dave")
         assert [(e.speaker, e.version) for e in alice.why(nurse.id).evidence] == [("Dave", 1)]
         assert alice.audit_verify().ok
+
+
+def test_turns_are_not_stored_in_a_document(bdb: beliefdb.BeliefDB, postgresql: psycopg.Connection[Any]) -> None:
+    text = "The return window is 30 days."
+    bdb.ingest_text(text, source="policy.md")
+    # the document's text and a turn after it: neither a new version nor the document grown in place
+    turns = [T("Maya", text, 1, 5), T("Maya", "I live in Berlin.", 1, 6)]
+    for preview in (True, False):
+        with pytest.raises(InvalidInput, match=r"policy\.md is a document, not a conversation"):
+            bdb.ingest_conversation(turns, source="policy.md", preview=preview)
+    assert postgresql.execute(
+        "select s.origin_type::text, v.version, v.content from beliefdb.source s"
+        " join beliefdb.source_version v on v.source_id = s.id").fetchall() == [("document", 1, text)]
+    assert bdb.beliefs(subject="maya") == []
+    # a conversation given as plain text is a conversation: its turns are stored
+    bdb.ingest_text("Maya: hello", source="chat", origin="conversation")
+    grown = bdb.remember_turn("chat", "Maya", "I live in Berlin.", time=datetime(2026, 1, 6, tzinfo=UTC))
+    assert grown.version == 1 and {b.value for b in bdb.beliefs(subject="maya")} == {"Berlin"}
+
+
+def retracted_fragments(conn: psycopg.Connection[Any], version: int) -> list[tuple[str, str | None, str | None]]:
+    return [tuple(r) for r in conn.execute(
+        "select f.text, f.speaker, n.retraction_reason from beliefdb.fragment f"
+        " join beliefdb.node n on n.id = f.id join beliefdb.source_version v on v.id = f.source_version_id"
+        " where v.version = %s and n.retracted_at is not null order by f.start_offset", (version,))]
+
+
+def test_a_retracted_turn_nothing_was_extracted_from_stays_retracted_in_a_new_version(
+        bdb: beliefdb.BeliefDB, postgresql: psycopg.Connection[Any]) -> None:
+    question = "Is the office dog friendly?"
+    chat = [*CHAT, T("Tom", question, 1, 9), T("Maya", question, 1, 10)]
+    bdb.ingest_conversation(chat, source="chat", embed=False)
+    toms = [f for f in bdb.ask("office dog friendly").fragments if f.speaker == "Tom"]
+    assert [f.text for f in toms] == [question]
+    bdb.retract(fragment=str(toms[0].fragment_id), reason="off topic")
+    assert [f.speaker for f in bdb.ask("office dog friendly").fragments] == ["Maya"]
+    edited = bdb.ingest_conversation([T("Ann", "Hi all.", 1, 1), *chat], source="chat", embed=False)
+    assert edited.new_version and edited.version == 2
+    # Tom's question is the same turn of the new version, retracted for the same reason; Maya's the same
+    # words are hers, not retracted
+    assert retracted_fragments(postgresql, 2) == [(question, "Tom", "off topic")]
+    assert [f.speaker for f in bdb.ask("office dog friendly").fragments] == ["Maya"]
+    # restoring the new version's turn brings it back
+    (carried,) = postgresql.execute(
+        "select f.id from beliefdb.fragment f join beliefdb.source_version v on v.id = f.source_version_id"
+        " where v.version = 2 and f.speaker = 'Tom' and f.text = %s", (question,)).fetchall()
+    bdb.retract(fragment=str(carried[0]), undo=True)
+    assert sorted(f.speaker or "" for f in bdb.ask("office dog friendly").fragments) == ["Maya", "Tom"]
+
+
+def test_a_retracted_sentence_nothing_was_extracted_from_stays_retracted_in_a_new_version(
+        bdb: beliefdb.BeliefDB, postgresql: psycopg.Connection[Any]) -> None:
+    draft, kept = "Ugh, the office coffee machine broke again!", "Can we bring dogs to the office?"
+    bdb.ingest_text(f"{draft}\n{kept}\n{kept}", source="notes.md")
+    hits = {f.text: f for f in bdb.ask("office coffee machine broke").fragments}
+    bdb.retract(fragment=str(hits[draft].fragment_id), reason="a rant")
+    first_dogs = min((f for f in bdb.ask("bring dogs office").fragments), key=lambda f: f.start_offset)
+    bdb.retract(fragment=str(first_dogs.fragment_id), reason="asked twice")
+    bdb.ingest_text(f"# Notes\n{draft}\n{kept}\n{kept}", source="notes.md")
+    # the rant is retracted again; the question is not, since the version before still had it once
+    assert retracted_fragments(postgresql, 2) == [(draft, None, "a rant")]
+    assert draft not in [f.text for f in bdb.ask("office coffee machine broke").fragments]

@@ -8,6 +8,7 @@ import json
 from datetime import UTC, datetime
 from typing import Any
 
+import psycopg
 import pytest
 from conftest import Cli
 
@@ -61,6 +62,8 @@ def test_bad_conversations_queue_nothing(bdb: beliefdb.BeliefDB, write_doc: Any)
     bad = write_doc("bad.jsonl", jsonl(CHAT) + '{"speaker": "Tom"}\n')
     with pytest.raises(errors.InvalidInput, match=r"bad\.jsonl"):
         bdb.submit_transcripts(good, bad)
+    with pytest.raises(errors.InvalidInput, match="unknown extractor 'nope'"):  # checked before a file is read
+        bdb.submit_transcripts(bad, extractor="nope")
     with pytest.raises(errors.InvalidInput, match="one of them"):
         bdb.submit(good, turns=[Turn("Ana", "Hi.")], source="chat")
     with pytest.raises(errors.InvalidInput, match="at least one turn"):
@@ -80,3 +83,34 @@ def test_the_command_line_queues_chat_files(cli: Cli, write_doc: Any) -> None:
     assert (report["done"], report["failed"]) == (2, 0)
     shown = cli.json("beliefs", "--subject", "maya")
     assert [b["value"] for b in shown] == ["Munich"]
+
+
+def test_a_queued_conversation_does_not_turn_a_document_into_one(bdb: beliefdb.BeliefDB,
+                                                                 postgresql: psycopg.Connection[Any]) -> None:
+    bdb.ingest_text("The return window is 30 days.", source="policy.md")
+    turns = [Turn("Maya", "The return window is 30 days.", datetime(2026, 1, 5, tzinfo=UTC)),
+             Turn("Maya", "I live in Berlin.", datetime(2026, 1, 6, tzinfo=UTC))]
+    bdb.submit(turns=turns, source="policy.md", max_attempts=1)
+    report = bdb.work(stop_when_empty=True, embed=False)
+    assert (report.done, report.failed) == (0, 1)
+    (job,) = bdb.jobs()
+    assert job.status == "failed" and "policy.md is a document, not a conversation" in (job.last_error or "")
+    # the document is as it was: not relabelled, not grown, no turn stored
+    assert postgresql.execute(
+        "select s.origin_type::text, count(v.*), max(length(v.content)), count(f.speaker)"
+        " from beliefdb.source s join beliefdb.source_version v on v.source_id = s.id"
+        " left join beliefdb.fragment f on f.source_version_id = v.id group by s.origin_type").fetchall() == [
+        ("document", 1, len("The return window is 30 days."), 0)]
+    assert bdb.beliefs(subject="maya") == []
+
+
+def test_a_queued_turns_time_without_a_zone_is_fixed_when_it_is_submitted(
+        bdb: beliefdb.BeliefDB, postgresql: psycopg.Connection[Any]) -> None:
+    said = datetime(2026, 1, 5, 9)  # local time, as a chat file's '2026-01-05T09:00' is
+    bdb.submit(turns=[Turn("Maya", "I live in Berlin.", said)], source="chat-1")
+    (payload,) = postgresql.execute("select payload -> 'turns' -> 0 ->> 'time' from beliefdb.job").fetchone() or ()
+    # the job carries the moment with its offset: a worker's session in another time zone reads the same
+    assert datetime.fromisoformat(payload) == said.astimezone() and datetime.fromisoformat(payload).tzinfo is not None
+    assert bdb.work(stop_when_empty=True, embed=False).done == 1
+    (berlin,) = bdb.beliefs(subject="maya")
+    assert bdb.why(berlin.id).evidence[0].spoken_at == said.astimezone()

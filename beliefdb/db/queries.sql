@@ -1042,16 +1042,15 @@ select beliefdb.lock_workspace();
 select beliefdb.clock();
 
 -- conversation_in_force --
--- The text, version and turns (fragments with a speaker, in text order) of a source's version in force (latest not retracted), and whether the source is a conversation (one whose every turn was forgotten has none left)
+-- The text, version and turns (fragments with a speaker, in text order) of a source's version in force (latest not retracted)
 select v.content, v.version,
        coalesce(jsonb_agg(jsonb_build_object('start', f.start_offset, 'end', f.end_offset, 'speaker', f.speaker,
                                              'time', f.spoken_at) order by f.start_offset)
-                filter (where f.speaker is not null), '[]'),
-       s.origin_type = 'conversation'
+                filter (where f.speaker is not null), '[]')
   from beliefdb.source s
   join beliefdb.source_version v on v.workspace_id = s.workspace_id and v.source_id = s.id
   left join beliefdb.fragment f on f.workspace_id = v.workspace_id and f.source_version_id = v.id
  where s.name = %s and s.retracted_at is null
    and v.version = (select max(w.version) from beliefdb.source_version w
                      where w.workspace_id = s.workspace_id and w.source_id = s.id and w.retracted_at is null)
- group by v.content, v.version, s.origin_type;
+ group by v.content, v.version;

@@ -65,11 +65,7 @@ def remember_turn(db: Database, conversation: str, turn: Turn, *, extractor: str
         row = c.execute(Q.conversation_in_force, (conversation,)).fetchone()
         text, spans = "", []
         if row is not None:
-            text, _version, stored, is_conversation = row
-            if not stored and not is_conversation:
-                raise errors.InvalidInput(
-                    f"{conversation} is a document, not a conversation: its text has no turns (append turns to a"
-                    " source made by ingest_conversation, remember_turn or 'ingest --format chat')")
+            text, _version, stored = row  # (a document's text takes no turns: ingest_version refuses them)
             spans = [TurnSpan.from_json(t) for t in stored]
         if turn.time is None:  # a turn remembered as it happens was said now
             now = c.execute(Q.clock_now).fetchone()

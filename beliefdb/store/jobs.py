@@ -152,6 +152,7 @@ def submit_transcripts(db: Database, paths: Sequence[Path], options: ingest.Sour
     its path below it), one conversation each; a bad file is an error naming it (and its line), and then
     nothing is queued."""
     named = named_documents(paths, "submit", CHAT_SUFFIXES, source=options.name)
+    _check_options(options, extractor, max_attempts)  # (before any file is read, as submit_paths does)
     limit = ingest.max_ingest_bytes(max_bytes)
     return submit_conversations(
         db, [(read_chat_file(path, limit), ingest.file_source(options, path, "conversation", name=name), shown(path))

@@ -57,11 +57,15 @@ def check_turn(turn: Turn, where: str) -> Turn:
         raise errors.InvalidInput(f"{where}: the speaker '{shown(speaker)}' holds ':', '[' or ']'")
     check_text(speaker, f"{where}: the speaker")
     check_text(turn.text, f"{where}: the text")
-    if turn.time is not None:
-        if not isinstance(turn.time, datetime):
+    time = turn.time
+    if time is not None:
+        if not isinstance(time, datetime):
             raise errors.InvalidInput(f"{where}: the time must be a datetime")
-        check_moment(turn.time, f"{where}: the time")
-    return Turn(speaker=speaker, text=turn.text.strip(), time=turn.time)
+        check_moment(time, f"{where}: the time")
+        # a time without a zone is local time, fixed here as a chat file's is (parse_moment): read later
+        # by a worker, or by a session in another zone, it is still the same moment
+        time = time if time.tzinfo is not None else time.astimezone()
+    return Turn(speaker=speaker, text=turn.text.strip(), time=time)
 
 
 def _line_prefix(turn: Turn) -> str:

@@ -480,10 +480,17 @@ declare
     v_old_versions uuid[];
     v_old_starts integer[];
     v_in_turn boolean[];
+    v_before uuid;
 begin
-    select v.content, s.origin_type = 'conversation' into v_content, v_conversation
+    select v.content, s.origin_type = 'conversation', b.id into v_content, v_conversation, v_before
       from beliefdb.source_version v
       join beliefdb.source s on s.workspace_id = v.workspace_id and s.id = v.source_id
+      left join lateral (select w.id
+                           from beliefdb.source_version w
+                          where w.workspace_id = v.workspace_id and w.source_id = v.source_id
+                            and w.version < v.version and w.retracted_at is null
+                          order by w.version desc
+                          limit 1) b on true
      where v.workspace_id = p_workspace_id and v.id = p_source_version_id;
     -- (what applies only to a conversation, or only to a document, is gated by v_conversation: a
     -- condition on it alone is checked once, not for every row)
@@ -589,6 +596,45 @@ begin
              group by f.id
             having bool_and(o.retracted_at is not null)) r
      where n.workspace_id = p_workspace_id and n.id = r.id and n.retracted_at is null;
+    -- and so does a retracted fragment no quote carried (a turn nothing was extracted from, a
+    -- sentence): the new version's fragment of the same words (in a conversation, the same turn: the
+    -- same speaker, time and words, the n-th of those alike) is retracted when every fragment of the
+    -- version it replaces that had them was, else those words come back as text no one retracted
+    -- (recall_fragments). Read from the retracted fragments of that version, usually none.
+    update beliefdb.node n
+       set retracted_at = beliefdb.clock(), retraction_reason = r.reason
+      from (select f.id, (array_agg(o.retraction_reason order by o.retracted_at desc))[1] as reason
+              from (select w.id, w.text, w.speaker, w.spoken_at, w.start_offset,
+                           row_number() over (partition by w.speaker, w.spoken_at, w.text order by w.start_offset) as k
+                      from beliefdb.fragment w
+                     where w.workspace_id = p_workspace_id and w.source_version_id = v_before
+                       and (w.speaker is not null or not v_conversation)) w
+              -- (each node by its key: a plan made while the tables were small joined all of them)
+              cross join lateral (select o.retracted_at, o.retraction_reason
+                                    from beliefdb.node o
+                                   where o.workspace_id = p_workspace_id and o.id = w.id and o.retracted_at is not null
+                                  offset 0) o
+              cross join lateral (select t.id
+                                    from (select t.id, t.start_offset, row_number() over (order by t.start_offset) as k
+                                            from beliefdb.fragment t
+                                           where v_conversation and t.workspace_id = p_workspace_id
+                                             and t.source_version_id = p_source_version_id
+                                             and t.speaker = w.speaker and t.spoken_at is not distinct from w.spoken_at
+                                             and t.text = w.text) t
+                                   where t.k = w.k
+                                  union all
+                                  select t.id
+                                    from beliefdb.fragment t
+                                   where not v_conversation and t.workspace_id = p_workspace_id
+                                     and t.source_version_id = p_source_version_id and t.text = w.text
+                                     and not exists (select from beliefdb.fragment u
+                                                       join beliefdb.node un on un.workspace_id = u.workspace_id
+                                                                            and un.id = u.id
+                                                      where u.workspace_id = p_workspace_id
+                                                        and u.source_version_id = v_before and u.text = w.text
+                                                        and un.retracted_at is null)) f
+             group by f.id) r
+     where v_before is not null and n.workspace_id = p_workspace_id and n.id = r.id and n.retracted_at is null;
     -- (a retracted belief's quote goes forward too, so the claim it makes again finds it recorded
     -- from that fragment and stays retracted, rule 18; neither it nor a belief whose quotes all went
     -- to retracted fragments is re-verified)
@@ -603,7 +649,7 @@ begin
                   order by min(u.n));
 end
 $$;
-comment on function beliefdb._carry_forward(uuid, uuid) is 'Re-verify beliefs whose quote a new source version repeats, through a fragment of that version (retracted where the quote''s fragment was)';
+comment on function beliefdb._carry_forward(uuid, uuid) is 'Re-verify beliefs whose quote a new source version repeats, through a fragment of that version (retracted where the quote''s fragment was), and retract its fragments whose words were retracted in the version it replaces';
 
 -- The report of an ingest: the claims' outcome, what stopped holding as a result (beliefs now
 -- unsupported), and the decisions flagged and actions held.
@@ -727,6 +773,23 @@ declare
     v_note text;
 begin
     select * into v_source from beliefdb.source s where s.workspace_id = p_workspace_id and s.id = p_source_id;
+    -- turns go only to a conversation: a document's text in force is not relabelled, replaced or grown
+    -- by them (rule 18; every way turns arrive comes here: a turn appended, a conversation, a job)
+    if v_source.origin_type <> 'conversation'
+       and exists (select from jsonb_array_elements(coalesce(p_text -> 'fragments', '[]')) f
+                    where f ->> 'speaker' is not null)
+       and exists (select from beliefdb.source_version v
+                    where v.workspace_id = p_workspace_id and v.source_id = p_source_id and v.retracted_at is null
+                      and v_source.retracted_at is null
+                      and v.version = (select max(w.version) from beliefdb.source_version w
+                                        where w.workspace_id = p_workspace_id and w.source_id = p_source_id
+                                          and w.retracted_at is null)
+                      and not exists (select from beliefdb.fragment f
+                                       where f.workspace_id = v.workspace_id and f.source_version_id = v.id
+                                         and f.speaker is not null)) then
+        raise exception '% is a document, not a conversation: its text has no turns, so turns are not stored in it (give the conversation another source name)',
+            v_source.name using errcode = 'BD005';
+    end if;
     if (p_text ->> 'origin' is not null and p_text ->> 'origin' <> v_source.origin_type::text)
        or (p_text ->> 'authority' is not null and p_text ->> 'authority' <> v_source.authority::text)
        or (p_text ->> 'provenance' is not null and p_text ->> 'provenance' <> v_source.provenance::text) then
