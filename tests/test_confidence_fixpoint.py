@@ -144,3 +144,38 @@ def test_the_set_based_confidence_is_confidence_factors_result_for_every_kind(
                               (ws,)).fetchone()
     empty = postgresql.execute("select count(*) from beliefdb._confidences(%s, '{}')", (ws,)).fetchone()
     assert none == (0,) and empty == (0,)
+
+
+def test_a_sources_new_authority_moves_the_confidence_of_what_rests_on_it(bdb: beliefdb.BeliefDB) -> None:
+    text = "The restocking fee is 10%.\n"
+    (base,) = bdb.ingest_text(text, source="fees.md", authority="official").accepted
+    one = bdb.derive("Late returns cost 10%", "late_return", "fee", "10%", [base.id])
+    before = stored(bdb)
+    # the same text, the source now a user's word: its belief and what is derived from it follow at once
+    bdb.ingest_text(text, source="fees.md", authority="user")
+    after = stored(bdb)
+    factors = {f.factor: f.weight for f in bdb.why(base.id).confidence}
+    assert after[base.id] == pytest.approx(factors["confidence"]) and after[base.id] < before[base.id]
+    assert after[one.id] == pytest.approx(after[base.id])
+
+
+def test_remembering_with_text_keeps_an_existing_sources_authority_and_origin(bdb: beliefdb.BeliefDB,
+                                                                             postgresql: object) -> None:
+    import psycopg
+
+    assert isinstance(postgresql, psycopg.Connection)
+    text = "The refund window is 30 days."
+    (window,) = bdb.ingest_text(text, source="policy.md", authority="official").accepted
+    before = stored(bdb)[window.id]
+    report = bdb.remember("Shipping is free.", "shipping", "cost", "free", "Shipping is free.", source="policy.md",
+                          text=f"{text}\nShipping is free.")
+    assert len(report.accepted) == 1 and report.new_version
+    # the defaults (a user's conversation) are a new source's: an official document stays one
+    assert postgresql.execute("select origin_type::text, authority::text from beliefdb.source").fetchall() == [
+        ("document", "official")]
+    assert stored(bdb)[window.id] == before
+    # a new source gets them
+    bdb.remember("Maya lives in Berlin.", "maya", "lives_in", "Berlin", "I live in Berlin", source="chat-9",
+                 text="Maya: I live in Berlin")
+    assert postgresql.execute("select origin_type::text, authority::text from beliefdb.source where name = 'chat-9'"
+                              ).fetchall() == [("conversation", "user")]

@@ -119,20 +119,22 @@ class BeliefDB(bulk.Bulk, Decisions, pictures.Pictures, texts.Texts, jobs.Jobs, 
                  origin: str | None = None) -> IngestReport:
         """Remember one belief, through the same evidence gate as ingest.
 
-        With ``text``, the text becomes the next version of ``source`` (a conversation, by default with
-        ``user`` authority) and the quote must be in it; without, the quote must be in the version of
-        ``source`` in force. A new version replaces the old one in force: give each conversation turn
-        its own source (e.g. ``chat-1042/3``) unless ``text`` holds the whole conversation so far. A quote
-        the gate rejects stores nothing, not even ``text`` (the report's ``rejected`` says why).
+        With ``text``, the text becomes the next version of ``source`` (a new source: a conversation with
+        ``user`` authority unless given; an existing one keeps its own) and the quote must be in it;
+        without, the quote must be in the version of ``source`` in force. A new version replaces the old
+        one in force: give each conversation turn its own source (e.g. ``chat-1042/3``) unless ``text``
+        holds the whole conversation so far (or append turns: :meth:`remember_turn`). A quote the gate
+        rejects stores nothing, not even ``text`` (the report's ``rejected`` says why).
         """
         candidate = Candidate(statement=statement, subject=subject, attribute=attribute, value=value,
                               quote=quote, kind=kind, scope=dict(scope or {}), valid_from=valid_from,
                               valid_to=valid_to)
         if text is not None:
-            # what someone said in a conversation is a user's word unless the caller says otherwise
-            options = ingest.SourceOptions(name=source, authority=authority or "user",
-                                           origin=origin or "conversation")
-            return remember.remember_with_text(self.database, text, options, candidate)
+            # what someone said in a conversation is a user's word unless the caller says otherwise (a new
+            # source's: an existing one keeps its own)
+            options = ingest.SourceOptions(name=source, authority=authority, origin=origin)
+            return remember.remember_with_text(self.database, text, options, candidate, new_source=ingest.SourceOptions(
+                authority="user", origin="conversation"))
         return remember.remember_in_source(self.database, source, candidate)
 
     def beliefs(self, *, subject: str | None = None, attribute: str | None = None, include_all: bool = False,

@@ -458,6 +458,10 @@ select v.content, v.version
  where s.name = %s and s.retracted_at is null
  order by v.version desc limit 1;
 
+-- source_exists --
+-- Whether the bound workspace has a source of this name (retracted or not)
+select exists (select from beliefdb.source s where s.name = %s);
+
 -- add_claims_to_source --
 -- Add claims against the version of a source in force
 select beliefdb.add_claims_to_source(%s, %s, %s);

@@ -30,11 +30,14 @@ from beliefdb.vocabulary import BELIEF_KINDS
 __all__ = ["remember_in_source", "remember_with_text"]
 
 
-def remember_with_text(db: Database, text: str, options: SourceOptions, candidate: Candidate) -> IngestReport:
+def remember_with_text(db: Database, text: str, options: SourceOptions, candidate: Candidate, *,
+                       new_source: SourceOptions | None = None) -> IngestReport:
     """Store ``text`` as the next version of ``options.name`` with the belief ``candidate`` quotes in it,
     in one transaction; a quote the gate rejects writes nothing (the text is remembered for the belief
     it supports: stored alone, as a new version in force, it would take the support of every belief
-    the version before held), and the report says why."""
+    the version before held), and the report says why. ``new_source``: the authority and origin a
+    source of that name gets when it does not exist yet, where ``options`` gives none (defaults do not
+    change an existing source: an authority or origin given does, as for any ingest)."""
     check_choice("kind", candidate.kind, BELIEF_KINDS)
     if not options.name:
         raise errors.InvalidInput("a source name is required")
@@ -45,7 +48,13 @@ def remember_with_text(db: Database, text: str, options: SourceOptions, candidat
                                       for c, reason in rejected],
                             note="nothing stored: the text is stored with the belief it supports, and the quote"
                                  " is not in it")
-    return ingest_text(db, text, options, candidates=[candidate], extractor="none")
+    with db.transaction() as c:
+        c.execute(Q.lock_workspace)
+        row = c.execute(Q.source_exists, (options.name,)).fetchone()
+        if new_source is not None and row is not None and not row[0]:
+            options = replace(options, authority=options.authority or new_source.authority,
+                              origin=options.origin or new_source.origin)
+        return ingest_text(db, text, options, candidates=[candidate], extractor="none", conn=c)
 
 
 def remember_in_source(db: Database, source: str, candidate: Candidate, *, embed: bool = True,

@@ -771,6 +771,7 @@ declare
     v_rejected jsonb;
     v_length integer;
     v_note text;
+    v_reweighed boolean;
 begin
     select * into v_source from beliefdb.source s where s.workspace_id = p_workspace_id and s.id = p_source_id;
     -- turns go only to a conversation: a document's text in force is not relabelled, replaced or grown
@@ -808,12 +809,23 @@ begin
             raise exception 'source % is labelled %: beliefs rest on it in that world, so its label cannot change (ingest the text under another source name)',
                 v_source.name, v_source.provenance using errcode = 'BD005';
         end if;
+        v_reweighed := p_text ->> 'authority' is not null and p_text ->> 'authority' <> v_source.authority::text;
         update beliefdb.source s
            set origin_type = coalesce((p_text ->> 'origin')::beliefdb.origin_type, s.origin_type),
                authority = coalesce((p_text ->> 'authority')::beliefdb.authority, s.authority),
                provenance = coalesce((p_text ->> 'provenance')::beliefdb.provenance, s.provenance)
          where s.workspace_id = p_workspace_id and s.id = p_source_id
         returning * into v_source;
+        -- a new authority is a confidence factor of every belief it supports (rule 9): computed again
+        -- now, and what rests on them after, as any change of factors is
+        if v_reweighed then
+            perform beliefdb.propagate(p_workspace_id, array(
+                select distinct e.belief_id
+                  from beliefdb.source_version v
+                  join beliefdb.fragment f on f.workspace_id = v.workspace_id and f.source_version_id = v.id
+                  join beliefdb.evidence e on e.workspace_id = f.workspace_id and e.fragment_id = f.id
+                 where v.workspace_id = p_workspace_id and v.source_id = p_source_id));
+        end if;
     end if;
 
     select * into v_in_force
