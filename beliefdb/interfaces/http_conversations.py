@@ -25,6 +25,10 @@ class TurnBody(Body):
     text: str = Field(min_length=1)
     time: Moment | None = Field(None, description="When it was said (ISO 8601 with a zone); unknown when absent.")
 
+    def turn(self) -> Turn:
+        """The library's turn."""
+        return Turn(self.speaker, self.text, self.time)
+
 
 class Conversation(Body):
     source: str = Field(min_length=1, description="The conversation's source name; a changed one is its next version.")
@@ -51,9 +55,8 @@ router = APIRouter()
 def ingest_conversation(body: Conversation, c: Reader) -> JSONResponse:
     if not body.preview or body.extractor == "llm":  # an llm preview spends the endpoint's budget
         writer(c)
-    turns = [Turn(t.speaker, t.text, t.time) for t in body.turns]
-    return ok(c.db.ingest_conversation(turns, source=body.source, authority=body.authority, label=body.label,
-                                       version_label=body.version_label, extractor=body.extractor,
+    return ok(c.db.ingest_conversation([t.turn() for t in body.turns], source=body.source, authority=body.authority,
+                                       label=body.label, version_label=body.version_label, extractor=body.extractor,
                                        preview=body.preview))
 
 

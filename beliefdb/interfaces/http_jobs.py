@@ -1,6 +1,8 @@
-"""The queue's resources of the HTTP API: ``POST /jobs`` queues a text for ``beliefdb worker`` and answers
-with its job id at once, ``GET /jobs`` lists the token's workspace's jobs (as ``beliefdb jobs --json``).
-Only text: a path would name a file of the server's machine."""
+"""The queue's resources of the HTTP API: ``POST /jobs`` queues a text, or a conversation's turns (each
+a fragment with its speaker and time once ingested, as ``POST /conversations`` stores them), for
+``beliefdb worker`` and answers with its job id at once; ``GET /jobs`` lists the token's workspace's
+jobs (as ``beliefdb jobs --json``). Only text and turns: a path would name a file of the server's
+machine."""
 
 from __future__ import annotations
 
@@ -8,9 +10,10 @@ from typing import Literal
 
 from fastapi import APIRouter, Query
 from fastapi.responses import JSONResponse
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from beliefdb.interfaces.http_callers import Reader, Writer
+from beliefdb.interfaces.http_conversations import MAX_TURNS, TurnBody
 from beliefdb.interfaces.http_routes import INT4, Body, doc, ok
 from beliefdb.models import Job
 from beliefdb.render.schema import Schema
@@ -21,22 +24,34 @@ JOB_IDS: Schema = {"title": "Queued", "type": "object", "required": ["jobs"],
 
 
 class Submit(Body):
-    source: str = Field(min_length=1, description="The source's name; the text is its next version once ingested.")
-    text: str = Field(min_length=1)
+    source: str = Field(min_length=1, description="The source's name; the text (or conversation) is its next version"
+                                                  " once ingested.")
+    text: str | None = Field(None, min_length=1, description="A document's text (or give turns).")
+    turns: list[TurnBody] | None = Field(None, min_length=1, max_length=MAX_TURNS,
+                                         description="A conversation's turns (or give text).")
     authority: Authority | None = None
     label: Label | None = None
     version_label: str | None = None
     extractor: Literal["rules", "none", "llm"] = "rules"
     max_attempts: int = Field(5, ge=1, le=100, description="Tries before the job is failed for good.")
 
+    @model_validator(mode="after")
+    def _text_or_turns(self) -> Submit:
+        if self.text is not None and self.turns is not None:
+            raise ValueError("give text or turns, not both")
+        if self.text is None and self.turns is None:
+            raise ValueError("text or turns is required (one of them)")
+        return self
+
 
 router = APIRouter()
 
 
-@router.post("/jobs", responses=doc(JOB_IDS), summary="Queue a text for a worker; its job id at once")
+@router.post("/jobs", responses=doc(JOB_IDS), summary="Queue a text or a conversation for a worker; its job id at once")
 def submit(body: Submit, c: Writer) -> JSONResponse:
-    return ok({"jobs": c.db.submit(text=body.text, source=body.source, authority=body.authority, label=body.label,
-                                   version_label=body.version_label, extractor=body.extractor,
+    turns = [t.turn() for t in body.turns] if body.turns is not None else None
+    return ok({"jobs": c.db.submit(text=body.text, turns=turns, source=body.source, authority=body.authority,
+                                   label=body.label, version_label=body.version_label, extractor=body.extractor,
                                    max_attempts=body.max_attempts)})
 
 

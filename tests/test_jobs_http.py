@@ -1,0 +1,112 @@
+"""A conversation through the queue over HTTP: ``POST /jobs`` takes a text or a conversation's turns (as
+``POST /conversations`` takes them), answers its job id at once, and a worker ingests the turns as
+``BeliefDB.submit(turns=...)`` queues them: each turn a fragment with its speaker and time, a belief's
+evidence its turn, the later value replacing the earlier; ``GET /jobs`` shows the job."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+import pytest
+from conftest import Cli
+from fastapi.testclient import TestClient
+from test_conversations import turns_of
+
+import beliefdb
+from beliefdb import api
+from beliefdb.interfaces.http_conversations import MAX_TURNS
+
+MAYA = [{"speaker": "Maya", "time": "2023-05-01T09:00:00+00:00", "text": "I live in Lisbon."},
+        {"speaker": "Ben", "time": "2023-05-01T09:01:00+00:00", "text": "Nice! Is it sunny there?"},
+        {"speaker": "Maya", "time": "2023-09-01T09:00:00+00:00", "text": "I moved to Porto last week."}]
+
+
+def bearer(db_url: str, who: str = "alice", *, read_only: bool = False) -> dict[str, str]:
+    return {"Authorization": f"Bearer {api.create_token('default', who, read_only=read_only, url=db_url).token}"}
+
+
+def one_line_error(response: Any, status: int, code: str) -> str:
+    assert response.status_code == status, (response.status_code, response.text)
+    body = response.json()
+    assert set(body) == {"error", "message"} and body["error"] == code, body
+    assert "\n" not in body["message"], body
+    return str(body["message"])
+
+
+@pytest.mark.slow
+def test_a_conversation_queued_over_http_is_ingested_by_a_worker_as_its_turns(
+        http_client: TestClient, db_url: str, bdb: beliefdb.BeliefDB) -> None:
+    alice = bearer(db_url)
+    queued = http_client.post("/jobs", json={"source": "maya-chat", "turns": MAYA}, headers=alice)
+    assert queued.status_code == 200, queued.text
+    (job,) = queued.json()["jobs"]
+    (listed,) = http_client.get("/jobs", headers=alice).json()
+    assert (listed["id"], listed["status"], listed["source"], listed["path"], listed["submitted_by"]) == (
+        job, "queued", "maya-chat", None, "alice")
+    assert bdb.beliefs(include_all=True) == [] and turns_of(db_url, "maya-chat") == []  # nothing ingested yet
+
+    report = bdb.work(stop_when_empty=True, embed=False)
+    assert (report.done, report.failed) == (1, 0)
+    assert sorted((b.value, b.status) for b in bdb.beliefs(subject="maya", include_all=True)) == [
+        ("Lisbon", "superseded"), ("Porto", "current")]
+    # each turn is a fragment with its speaker and time, the version's text at its offsets
+    assert [(text, speaker, spoken_at) for text, speaker, spoken_at, _ in turns_of(db_url, "maya-chat")] == [
+        (t["text"], t["speaker"], datetime.fromisoformat(t["time"])) for t in MAYA]
+    assert all(at_offsets for *_, at_offsets in turns_of(db_url, "maya-chat"))
+    (porto,) = bdb.beliefs(subject="maya")
+    (turn,) = bdb.why(porto.id).evidence
+    assert (turn.speaker, turn.spoken_at, turn.source) == ("Maya", datetime(2023, 9, 1, 9, tzinfo=UTC), "maya-chat")
+    assert turn.quote in MAYA[2]["text"] and turn.origin_type == "conversation"
+    assert porto.owner == "alice"  # the worker ran the job as its submitter
+
+    (done,) = http_client.get("/jobs", params={"status": "done"}, headers=alice).json()
+    assert (done["id"], done["attempts"], done["last_error"]) == (job, 1, None)
+    assert {k: done["result"][k] for k in ("source", "version", "new_version", "accepted")} == {
+        "source": "maya-chat", "version": 1, "new_version": True, "accepted": 2}
+
+
+def test_a_text_is_still_queued_as_a_document(http_client: TestClient, db_url: str, bdb: beliefdb.BeliefDB) -> None:
+    queued = http_client.post("/jobs", json={"source": "policy.md", "text": "The return window is 7 days.\n"},
+                              headers=bearer(db_url))
+    assert queued.status_code == 200, queued.text
+    assert bdb.work(stop_when_empty=True, embed=False).done == 1
+    assert [b.value for b in bdb.beliefs()] == ["7 days"]
+    assert turns_of(db_url, "policy.md") == []  # a document: no turns
+
+
+@pytest.mark.parametrize(("body", "said"), [
+    ({"source": "maya-chat", "text": "I live in Lisbon.", "turns": MAYA},
+     "the request body: give text or turns, not both"),
+    ({"source": "maya-chat"}, "the request body: text or turns is required (one of them)"),
+    ({"source": "maya-chat", "text": None, "turns": None}, "the request body: text or turns is required (one of them)"),
+    ({"source": "maya-chat", "turns": []}, "turns: List should have at least 1 item after validation, not 0"),
+    ({"source": "maya-chat", "turns": [{**MAYA[0], "time": "2023-05-01T09:00:00"}]},
+     "turns.0.time: Input should have timezone info"),
+    ({"source": "maya-chat", "turns": [{**MAYA[0], "mood": "ok"}]},
+     "turns.0.mood: not one of the fields this request takes"),
+])
+def test_text_and_turns_both_or_neither_or_bad_turns_are_one_line_and_queue_nothing(
+        http_client: TestClient, db_url: str, cli: Cli, body: dict[str, Any], said: str) -> None:
+    assert one_line_error(http_client.post("/jobs", json=body, headers=bearer(db_url)), 400, "invalid_input") == said
+    assert cli.json("jobs") == []
+
+
+def test_the_turns_are_bounded_as_a_conversation_posted_whole(http_client: TestClient, db_url: str, cli: Cli) -> None:
+    too_many = [{"speaker": "Maya", "text": "hi"}] * (MAX_TURNS + 1)
+    said = one_line_error(http_client.post("/jobs", json={"source": "c", "turns": too_many}, headers=bearer(db_url)),
+                          400, "invalid_input")
+    assert said.startswith("turns: List should have at most 100000 items"), said
+    assert cli.json("jobs") == []
+
+
+def test_a_read_only_token_queues_no_conversation(http_client: TestClient, db_url: str, cli: Cli) -> None:
+    refused = http_client.post("/jobs", json={"source": "maya-chat", "turns": MAYA},
+                               headers=bearer(db_url, "rita", read_only=True))
+    assert one_line_error(refused, 403, "read_only_token")
+    assert cli.json("jobs") == []
+
+
+def test_the_openapi_document_takes_text_or_turns(http_client: TestClient) -> None:
+    submit = http_client.get("/openapi.json").json()["components"]["schemas"]["Submit"]
+    assert {"text", "turns"} <= set(submit["properties"]) and submit["required"] == ["source"]
