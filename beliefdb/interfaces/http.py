@@ -29,6 +29,7 @@ from beliefdb import api, errors
 from beliefdb.interfaces import problems, web
 from beliefdb.interfaces.access import MAX_OPEN, Memories, bearer, status_of
 from beliefdb.interfaces.http_conversations import router as conversations_router
+from beliefdb.interfaces.http_forget import router as forget_router
 from beliefdb.interfaces.http_jobs import router as jobs_router
 from beliefdb.interfaces.http_routes import router
 from beliefdb.interfaces.web import view
@@ -173,6 +174,7 @@ def create_app(url: str, *, mcp: bool = True, max_open: int = MAX_OPEN) -> FastA
     app.include_router(router)
     app.include_router(jobs_router)
     app.include_router(conversations_router)
+    app.include_router(forget_router)
     if mcp:
         running.append(_mount_mcp(app, memories))
     app.openapi = _openapi(app)  # type: ignore[method-assign]

@@ -1,0 +1,147 @@
+"""Forgetting over the network (rule 14): ``POST /forget`` of the HTTP API answers what
+``BeliefDB.forget`` does — a preview writes nothing, then the source, or the subject's
+beliefs and the turns it said, are gone, the decisions resting on them flagged — with the API's token
+rules (a read-only token may only preview) and one-line errors."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import psycopg
+import pytest
+from conftest import Cli
+from fastapi.testclient import TestClient
+from test_conversations import turns_of
+from test_forget_redaction import holding
+
+from beliefdb import api
+
+POLICY = "# Return policy\n\nReturns are accepted within 7 days of delivery.\nThe restocking fee is 10%.\n"
+MAYA = [{"speaker": "Maya", "time": "2023-05-01T09:00:00+00:00", "text": "I live in Lisbon."},
+        {"speaker": "Ben", "time": "2023-05-01T09:01:00+00:00", "text": "Nice! Is it sunny there?"},
+        {"speaker": "Maya", "time": "2023-09-01T09:00:00+00:00", "text": "I moved to Porto last week."}]
+COUNTS = ("versions", "fragments", "beliefs", "evidence", "redacted")
+
+
+def bearer(db_url: str, who: str = "alice", *, read_only: bool = False) -> dict[str, str]:
+    return {"Authorization": f"Bearer {api.create_token('default', who, read_only=read_only, url=db_url).token}"}
+
+
+def answered(response: Any) -> Any:
+    assert response.status_code == 200, (response.status_code, response.text)
+    return response.json()
+
+
+def refused(response: Any, status: int, code: str) -> str:
+    """The one-line message of an error answer with this status and code."""
+    assert response.status_code == status, (response.status_code, response.text)
+    body = response.json()
+    assert set(body) == {"error", "message"} and body["error"] == code, body
+    assert body["message"] and "\n" not in body["message"], body
+    return str(body["message"])
+
+
+def stored(client: TestClient, headers: dict[str, str]) -> tuple[str, str]:
+    """The policy and Maya's conversation, stored by ``headers``' principal, and a decision on the policy's
+    window: (the window's belief, the decision)."""
+    report = answered(client.post("/sources", json={"source": "return-policy.md", "text": POLICY}, headers=headers))
+    window = next(a["id"] for a in report["accepted"] if a["attribute"] == "window")
+    answered(client.post("/conversations", json={"source": "maya-chat", "turns": MAYA}, headers=headers))
+    decision = answered(client.post("/decisions", json={"title": "Refuse the return of 1042", "because": [window]},
+                                    headers=headers))["id"]
+    return window, decision
+
+
+@pytest.mark.slow
+def test_forgetting_a_source_over_http_previews_then_forgets(http_client: TestClient, db_url: str, cli: Cli,
+                                                              postgresql: psycopg.Connection[Any]) -> None:
+    alice = bearer(db_url)
+    window, decision = stored(http_client, alice)
+    everything = cli.json("beliefs", "--all")
+
+    preview = answered(http_client.post("/forget", json={"source": "return-policy.md", "preview": True},
+                                        headers=alice))
+    assert preview["preview"] is True and preview["target"] == "source"
+    assert (preview["versions"], preview["beliefs"], preview["would_flag"]) == (1, 2, [decision])
+    assert cli.json("beliefs", "--all") == everything  # the preview wrote nothing
+    assert cli.json("decisions")[0]["status"] == "active"
+    postgresql.commit()
+    assert "source_version.content" in holding(postgresql, "restocking fee")
+    postgresql.commit()
+
+    done = answered(http_client.post("/forget", json={"source": "return-policy.md"}, headers=alice))
+    assert done["preview"] is False and done["flagged"] == [decision]
+    assert {k: done[k] for k in COUNTS} == {k: preview[k] for k in COUNTS}  # the preview was exact
+    assert {b["subject"] for b in cli.json("beliefs", "--all")} == {"maya"}  # the conversation's stay
+    assert cli.json("decisions")[0]["status"] == "needs_review"
+    assert refused(http_client.get(f"/beliefs/{window}", headers=alice), 404, "unknown_belief")
+    assert holding(postgresql, "restocking fee") == []  # no trace of its text anywhere
+    # forgotten: a second time there is nothing of that name
+    assert refused(http_client.post("/forget", json={"source": "return-policy.md"}, headers=alice), 404,
+                   "not_found") == "unknown source return-policy.md"
+
+
+@pytest.mark.slow
+def test_forgetting_a_subject_over_http_forgets_its_beliefs_and_the_turns_it_said(
+        http_client: TestClient, db_url: str, cli: Cli) -> None:
+    alice = bearer(db_url)
+    stored(http_client, alice)
+    policy = sorted(b["id"] for b in cli.json("beliefs", "--all") if b["subject"] != "maya")
+    said = [(text, speaker) for text, speaker, *_ in turns_of(db_url, "maya-chat")]
+    assert said == [(t["text"], t["speaker"]) for t in MAYA]
+
+    preview = answered(http_client.post("/forget", json={"subject": "maya", "preview": True}, headers=alice))
+    assert (preview["preview"], preview["target"], preview["beliefs"], preview["fragments"]) == (True, "subject", 2, 2)
+    assert len(cli.json("beliefs", "--all", "--subject", "maya")) == 2  # the preview wrote nothing
+    assert [(text, speaker) for text, speaker, *_ in turns_of(db_url, "maya-chat")] == said
+
+    done = answered(http_client.post("/forget", json={"subject": "maya"}, headers=alice))
+    assert {k: done[k] for k in COUNTS} == {k: preview[k] for k in COUNTS}
+    assert cli.json("beliefs", "--all", "--subject", "maya") == []
+    assert sorted(b["id"] for b in cli.json("beliefs", "--all")) == policy  # the policy's beliefs stay
+    assert [(text, speaker) for text, speaker, *_ in turns_of(db_url, "maya-chat")] == [(MAYA[1]["text"], "Ben")]
+
+
+@pytest.mark.slow
+def test_a_read_only_token_may_only_preview_a_forget(http_client: TestClient, db_url: str, cli: Cli) -> None:
+    stored(http_client, bearer(db_url))
+    before = cli.json("beliefs", "--all")
+    hers = bearer(db_url, "alice", read_only=True)  # the owner's own read-only token
+    assert answered(http_client.post("/forget", json={"source": "return-policy.md", "preview": True},
+                                     headers=hers))["beliefs"] == 2
+    for body in ({"source": "return-policy.md"}, {"subject": "maya"}, {"source": "return-policy.md", "preview": False}):
+        assert refused(http_client.post("/forget", json=body, headers=hers), 403, "read_only_token")
+    # a preview is exact: another principal's source is theirs to forget, so its preview is refused as the forget
+    rita = bearer(db_url, "rita", read_only=True)
+    assert "alice" in refused(http_client.post("/forget", json={"source": "return-policy.md", "preview": True},
+                                               headers=rita), 403, "not_owner")
+    assert cli.json("beliefs", "--all") == before
+
+
+@pytest.mark.parametrize(("body", "status", "code", "said"), [
+    ({}, 400, "invalid_input", "the request body: forget exactly one of source, subject or belief"),
+    ({"preview": True}, 400, "invalid_input", "the request body: forget exactly one of source, subject or belief"),
+    ({"source": "return-policy.md", "subject": "maya"}, 400, "invalid_input",
+     "the request body: forget exactly one of source, subject or belief"),
+    ({"source": ""}, 400, "invalid_input", "source: String should have at least 1 character"),
+    ({"source": "return-policy.md", "everything": True}, 400, "invalid_input",
+     "everything: not one of the fields this request takes"),
+    ({"source": "nowhere.md"}, 404, "not_found", "unknown source nowhere.md"),
+    ({"subject": "nobody", "preview": True}, 404, "not_found", "no belief has subject nobody"),
+])
+def test_bad_forgets_over_http_are_one_line_and_forget_nothing(http_client: TestClient, db_url: str, cli: Cli,
+                                                               body: dict[str, Any], status: int, code: str,
+                                                               said: str) -> None:
+    alice = bearer(db_url)
+    answered(http_client.post("/sources", json={"source": "return-policy.md", "text": POLICY}, headers=alice))
+    before = cli.json("beliefs", "--all")
+    assert refused(http_client.post("/forget", json=body, headers=alice), status, code) == said
+    assert cli.json("beliefs", "--all") == before
+
+
+def test_the_openapi_document_names_forget(http_client: TestClient) -> None:
+    doc = http_client.get("/openapi.json").json()
+    responses = doc["paths"]["/forget"]["post"]["responses"]
+    assert {"200", "400", "401", "403", "404", "409", "503"} <= set(responses)
+    assert responses["200"]["content"]["application/json"]["schema"]["title"] == "Forgotten"
+
