@@ -1,19 +1,23 @@
-"""Forgetting over the network (rule 14): ``POST /forget`` of the HTTP API answers what
-``BeliefDB.forget`` does — a preview writes nothing, then the source, or the subject's
+"""Forgetting over the network (rule 14): ``POST /forget`` of the HTTP API and the MCP tool ``forget``
+answer what ``BeliefDB.forget`` does — a preview writes nothing, then the source, or the subject's
 beliefs and the turns it said, are gone, the decisions resting on them flagged — with the API's token
 rules (a read-only token may only preview) and one-line errors."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
+import anyio
 import psycopg
 import pytest
 from conftest import Cli
 from fastapi.testclient import TestClient
+from mcp.client import Client
 from test_conversations import turns_of
 from test_forget_redaction import holding
 
+import beliefdb
 from beliefdb import api
 
 POLICY = "# Return policy\n\nReturns are accepted within 7 days of delivery.\nThe restocking fee is 10%.\n"
@@ -145,3 +149,59 @@ def test_the_openapi_document_names_forget(http_client: TestClient) -> None:
     assert {"200", "400", "401", "403", "404", "409", "503"} <= set(responses)
     assert responses["200"]["content"]["application/json"]["schema"]["title"] == "Forgotten"
 
+
+# --- MCP ------------------------------------------------------------------------------------------
+
+def _text(result: Any) -> Any:
+    assert len(result.content) == 1 and result.content[0].type == "text", result
+    return json.loads(result.content[0].text)
+
+
+def test_the_mcp_forget_tool_previews_then_forgets(bdb: beliefdb.BeliefDB, cli: Cli) -> None:
+    from beliefdb.interfaces.mcp import build
+
+    report = bdb.ingest_text(POLICY, source="return-policy.md")
+    decision = bdb.decide("Refuse the return of 1042", because=[report.accepted[0].id])
+    before = cli.json("beliefs", "--all")
+
+    async def session() -> None:
+        async with Client(build(local=bdb)) as client:
+            assert "forget" in {t.name for t in (await client.list_tools()).tools}
+            would = await client.call_tool("forget", {"source": "return-policy.md", "preview": True})
+            preview = _text(would)
+            assert not would.is_error and preview["preview"] is True and preview["would_flag"] == [str(decision.id)]
+            assert cli.json("beliefs", "--all") == before  # nothing written
+            done = await client.call_tool("forget", {"source": "return-policy.md"})
+            forgot = _text(done)
+            assert not done.is_error and forgot["flagged"] == [str(decision.id)]
+            assert {k: forgot[k] for k in COUNTS} == {k: preview[k] for k in COUNTS}
+
+    anyio.run(session)
+    assert cli.json("beliefs", "--all") == []
+    assert [d.status for d in bdb.decisions()] == ["needs_review"]
+
+
+@pytest.mark.parametrize(("arguments", "said"), [
+    ({}, {"error": "invalid_input", "message": "forget exactly one of source, subject or belief"}),
+    ({"source": "return-policy.md", "belief": "3f2a9c1e"},
+     {"error": "invalid_input", "message": "forget exactly one of source, subject or belief"}),
+    ({"source": 7}, {"error": "invalid_input", "message": "source: Input should be a valid string"}),
+    ({"subject": "maya", "preview": "perhaps"},
+     {"error": "invalid_input", "message": "preview: Input should be a valid boolean, unable to interpret input"}),
+    ({"source": "nowhere.md"}, {"error": "not_found", "message": "unknown source nowhere.md"}),
+    ({"belief": "0123abcd", "preview": True}, {"error": "unknown_belief", "message": "unknown belief 0123abcd"}),
+])
+def test_the_mcp_forget_tools_bad_arguments_are_one_line(bdb: beliefdb.BeliefDB, cli: Cli, arguments: dict[str, Any],
+                                                         said: dict[str, str]) -> None:
+    from beliefdb.interfaces.mcp import build
+
+    bdb.ingest_text(POLICY, source="return-policy.md")
+    before = cli.json("beliefs", "--all")
+
+    async def call() -> None:
+        async with Client(build(local=bdb)) as client:
+            result = await client.call_tool("forget", arguments)
+            assert result.is_error and _text(result) == said, result
+
+    anyio.run(call)
+    assert cli.json("beliefs", "--all") == before

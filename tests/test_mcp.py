@@ -25,7 +25,7 @@ from beliefdb import api
 V32 = ("# Return policy\nOwner: Operations\n\nReturns are accepted within 7 days of delivery.\n"
        "The restocking fee is 10%.\n")
 TOOLS = {"remember", "remember_turn", "ingest_text", "ask", "why", "beliefs", "decide", "act", "impact", "correct",
-         "retract", "review_list", "review_resolve", "record_step"}
+         "retract", "forget", "review_list", "review_resolve", "record_step"}
 
 Call = Callable[[str, dict[str, Any]], Awaitable[Any]]
 
@@ -148,6 +148,9 @@ def test_mcp_over_http_takes_principal_and_workspace_from_the_token(db_url: str)
             assert (await call("correct", {"belief": window}))["revision"] == 1  # a preview reads
             refused = await fails("decide", {"title": "Refuse", "because": [window]})
             assert refused["error"] == "read_only_token"
+            # forgetting is a change, its preview a read (refused here as the forget would be: alice's source)
+            assert (await fails("forget", {"source": "return-policy.md"}))["error"] == "read_only_token"
+            assert (await fails("forget", {"source": "return-policy.md", "preview": True}))["error"] == "not_owner"
         async with http_client(base, bob) as client:
             assert (await caller(client, errors=True)("why", {"belief": window}))["error"] == "unknown_belief"
             assert await caller(client)("beliefs", {}) == []

@@ -35,7 +35,8 @@ quotes and warnings). Store what you learn with `remember` (one fact and its quo
 conversation's turn as it is said) or `ingest_text` (a whole document). Record what you decide with
 `decide` (citing the beliefs) and what you do with `act`.
 Before correcting or retracting, look at `impact`; `correct` takes a preview first, then the apply with
-the revision the preview showed. Answers are JSON."""
+the revision the preview showed. To erase data completely (a user asks to be forgotten), `forget` it.
+Answers are JSON."""
 
 Result = str | CallToolResult
 log = logging.getLogger("beliefdb.mcp")
@@ -239,6 +240,19 @@ def build(*, local: BeliefDB | None = None, memories: Memories | None = None) ->
         return answer(ctx, True, lambda db: db.retract(belief=belief, fragment=fragment, source=source,
                                                        version=version, reason=reason, undo=undo))
 
+    @tool("Forget completely (rule 14), unlike `retract`, which keeps history: one `source` (its text, versions"
+          " and fragments), a `subject` (every belief about it, and every conversation turn said by a speaker of"
+          " that name: Maya López for maya_lopez), or one `belief`: give exactly one. Every belief left without"
+          " support goes too, their quotes are masked in the stored texts, and decisions that lose their last"
+          " support are flagged. Use it when a user asks to be forgotten or data must be erased, after a"
+          " `preview` (exactly what would go; nothing written).")
+    def forget(ctx: Context, source: str | None = None, subject: str | None = None, belief: str | None = None,
+               preview: bool = False) -> Result:
+        if [source, subject, belief].count(None) != 2:
+            return _failed(errors.InvalidInput("forget exactly one of source, subject or belief"))
+        return answer(ctx, not preview, lambda db: db.forget(source=source, subject=subject, belief=belief,
+                                                             preview=preview))
+
     @tool("The open review items: decisions flagged because they lost their last support, held actions, ties"
           " between beliefs, and corrections, versions or retractions proposed to an owner. Check it before you"
           " carry out actions.")
@@ -263,6 +277,6 @@ def build(*, local: BeliefDB | None = None, memories: Memories | None = None) ->
         return answer(ctx, True, lambda db: db.record_step(kind, payload, run=run, task=task, inputs=pairs,
                                                            supports=supports or [], memory=memory))
 
-    del remember, remember_turn, ingest_text, ask, why, beliefs, decide, act, impact, correct, retract, review_list
-    del review_resolve, record_step
+    del remember, remember_turn, ingest_text, ask, why, beliefs, decide, act, impact, correct, retract, forget
+    del review_list, review_resolve, record_step
     return server
