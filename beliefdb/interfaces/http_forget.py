@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 from fastapi.responses import JSONResponse
-from pydantic import Field, model_validator
+from pydantic import Field
 
 from beliefdb.interfaces.http_callers import Reader, writer
 from beliefdb.interfaces.http_routes import Body, doc, ok
@@ -20,12 +20,6 @@ class Forget(Body):
                                 " conversation turn said by a speaker of that name (Maya López for maya_lopez).")
     belief: str | None = Field(None, min_length=1, description="Forget this belief (id or unique prefix).")
     preview: bool = Field(False, description="Exactly what would be forgotten; nothing written.")
-
-    @model_validator(mode="after")
-    def _exactly_one(self) -> Forget:
-        if [self.source, self.subject, self.belief].count(None) != 2:
-            raise ValueError("forget exactly one of source, subject or belief")
-        return self
 
 
 router = APIRouter()

@@ -248,8 +248,6 @@ def build(*, local: BeliefDB | None = None, memories: Memories | None = None) ->
           " `preview` (exactly what would go; nothing written).")
     def forget(ctx: Context, source: str | None = None, subject: str | None = None, belief: str | None = None,
                preview: bool = False) -> Result:
-        if [source, subject, belief].count(None) != 2:
-            return _failed(errors.InvalidInput("forget exactly one of source, subject or belief"))
         return answer(ctx, not preview, lambda db: db.forget(source=source, subject=subject, belief=belief,
                                                              preview=preview))
 

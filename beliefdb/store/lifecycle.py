@@ -62,7 +62,7 @@ def forget(db: Database, *, source: str | None = None, subject: str | None = Non
     the subject: "Maya" for ``maya``), or one belief, and every belief left without support;
     decisions that lose their last support are flagged. ``preview``: counts only."""
     if len([x for x in (source, subject, belief) if x is not None]) != 1:
-        raise errors.InvalidInput("forget exactly one of --source, --subject or --belief")
+        raise errors.InvalidInput("forget exactly one of source, subject or belief")
     speakers: list[str] = []
     with db.transaction(conn) as c:
         if source is not None:

@@ -28,7 +28,7 @@ def _target(belief: str | UUID | None, fragment: str | UUID | None, source: str 
     (``--fragment`` takes a node's id or prefix, a source's name or a source version's id), a
     source, or one version of it (by the source's name)."""
     if len([x for x in (belief, fragment, source) if x is not None]) != 1:
-        raise errors.InvalidInput("retract exactly one of --belief, --fragment or --source")
+        raise errors.InvalidInput("retract exactly one of belief, fragment or source")
     if version is not None and source is None:
         raise errors.InvalidInput("--version goes with --source")
     if source is not None:
