@@ -261,3 +261,62 @@ def test_beliefs_the_question_words_match_come_before_those_found_by_vector_or_n
     assert [a.belief.attribute for a in result.beliefs][:1] == ["lives_in"]
     assert {a.belief.attribute for a in result.beliefs} >= {"lives_in", "job"}
     assert result.beliefs[0].belief.value == "Porto"
+
+
+def ivo(bdb: beliefdb.BeliefDB) -> dict[str, Any]:
+    bdb.ingest_conversation([Turn("Ivo", "I live in Lisbon.", datetime(2024, 1, 1, tzinfo=UTC)),
+                             Turn("Ivo", "I moved to Porto.", datetime(2024, 2, 1, tzinfo=UTC)),
+                             Turn("Ivo", "I moved to Faro.", datetime(2024, 3, 1, tzinfo=UTC))], source="ivo-chat")
+    return {b.value: b for b in bdb.beliefs(subject="ivo", include_all=True)}
+
+
+def replaced(result: beliefdb.models.AskResult) -> tuple[list[str], list[str], str]:
+    """The values the answer shows as replaced: its history, its warnings, and the context."""
+    (answer,) = result.beliefs
+    return ([h.belief.value for h in answer.history], [w for w in answer.warnings if w.startswith("replaced")],
+            result.context)
+
+
+@pytest.mark.parametrize("retract", ["belief", "turn"])
+def test_a_value_whose_belief_or_turn_was_retracted_is_not_shown_as_replaced(bdb: beliefdb.BeliefDB,
+                                                                           retract: str) -> None:
+    values = ivo(bdb)
+    history, warnings, _ = replaced(bdb.ask("Where does Ivo live?"))
+    assert history == ["Porto", "Lisbon"] and len(warnings) == 1 and "'Porto'" in warnings[0]
+    if retract == "belief":
+        bdb.retract(belief=values["Porto"].id, reason="never said")
+    else:
+        (turn,) = bdb.why(values["Porto"].id).evidence
+        bdb.retract(fragment=str(turn.fragment_id), reason="never said")
+    result = bdb.ask("Where does Ivo live?")
+    history, warnings, context = replaced(result)
+    assert [a.belief.value for a in result.beliefs] == ["Faro"]
+    # a value that was never true (retracted, or resting on retracted words) is no history of Faro's
+    assert "Porto" not in history and not any("Porto" in w for w in warnings) and "Porto" not in context
+    # what was true before it still is
+    assert "Lisbon" in history
+
+
+def test_a_value_from_a_retracted_source_is_not_shown_as_replaced(bdb: beliefdb.BeliefDB) -> None:
+    bdb.ingest_text("The refund window is 7 days.", source="s1.md")
+    bdb.ingest_text("The refund window is 15 days.", source="s2.md")
+    history, warnings, _ = replaced(bdb.ask("What is the refund window?"))
+    assert history == ["7 days"] and len(warnings) == 1
+    before = datetime.now(UTC)
+    bdb.retract(source="s1.md", reason="forged")
+    history, warnings, context = replaced(bdb.ask("What is the refund window?"))
+    assert history == [] and warnings == [] and "7 days" not in context
+    # as of a moment before the retraction, it was history of the answer then
+    history, warnings, _ = replaced(bdb.ask("What is the refund window?", as_of=before))
+    assert history == ["7 days"] and len(warnings) == 1
+
+
+def test_a_value_a_documents_new_version_replaced_stays_history_as_of_any_later_moment(
+        bdb: beliefdb.BeliefDB) -> None:
+    bdb.ingest_text("The refund window is 7 days.", source="policy.md")
+    bdb.ingest_text("The refund window is 15 days.", source="policy.md")
+    later = datetime.now(UTC)
+    # its version is not in force since, but it was true until then: history now and as of then
+    for as_of in (None, later):
+        history, warnings, _ = replaced(bdb.ask("What is the refund window?", as_of=as_of))
+        assert history == ["7 days"] and len(warnings) == 1 and "'7 days'" in warnings[0]

@@ -589,8 +589,7 @@ select belief_id, role, quote, fragment_id, start_offset, end_offset, source,
 
 -- recall_history --
 -- What these beliefs replaced, and what that replaced, up to depth steps back, by supersession
--- recorded by as_of (now when null); only values that stay superseded (a retracted one was never
--- true). Each with the belief it is shown under, the belief that replaced it, that one's value and
+-- recorded by as_of (now when null); only values that were true once (beliefdb.shown_as_replaced). Each with the belief it is shown under, the belief that replaced it, that one's value and
 -- the moment it did (beliefdb.replaced_on: its valid time, a turn's date; else when it was recorded)
 with recursive back (shown, successor, predecessor, steps) as (
     select r.from_belief, r.from_belief, r.to_belief, 1
@@ -615,7 +614,7 @@ select distinct on (b.shown, b.predecessor) b.shown, b.predecessor, b.successor,
     on r.workspace_id = beliefdb.current_workspace_id() and r.kind = 'supersedes'
    and r.from_belief = b.successor and r.to_belief = b.predecessor
    and (r.ended_at is null or r.ended_at > coalesce(%(as_of)s::timestamptz, beliefdb.clock()))
- where o.status = 'superseded' and o.id <> b.shown
+ where o.id <> b.shown and beliefdb.shown_as_replaced(o, %(as_of)s::timestamptz)
  order by b.shown, b.predecessor, b.steps;
 
 -- low_confidence_threshold --

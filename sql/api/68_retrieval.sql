@@ -250,6 +250,47 @@ as $$
 $$;
 comment on function beliefdb.replaced_on(tstzrange, tstzrange, timestamptz) is 'When a value was replaced, as shown: its replacement''s valid start if after its own, else when the replacement was recorded';
 
+-- Whether a value a belief replaced is shown as its history (ask's warnings and history items): a
+-- value that was true once. Not one retracted, nor one whose every quote was retracted (its fragment,
+-- version or source): that was never true. A quote of a version replaced since still counts (a
+-- document's new version replaced the value; it was true until then), as does holding by reasons.
+-- As of a moment: what was retracted by then, as beliefdb.held_at reads it.
+create or replace function beliefdb.shown_as_replaced(p_old beliefdb.belief, p_as_of timestamptz) returns boolean
+language sql stable
+set search_path = pg_catalog, pg_temp
+as $$
+    select case
+        when p_as_of is null then
+            p_old.status = 'superseded'
+            and (exists (select from beliefdb.node n
+                          where n.workspace_id = p_old.workspace_id and n.id = p_old.id and n.holds)
+                 or exists (select from beliefdb.evidence e
+                              join beliefdb.node fn on fn.workspace_id = e.workspace_id and fn.id = e.fragment_id
+                              join beliefdb.fragment f on f.workspace_id = e.workspace_id and f.id = e.fragment_id
+                              join beliefdb.source_version v on v.workspace_id = f.workspace_id and v.id = f.source_version_id
+                              join beliefdb.source s on s.workspace_id = v.workspace_id and s.id = v.source_id
+                             where e.workspace_id = p_old.workspace_id and e.belief_id = p_old.id and e.role = 'supports'
+                               and fn.retracted_at is null and v.retracted_at is null and s.retracted_at is null))
+        else
+            beliefdb.held_at(p_old, p_as_of)
+            or (not exists (select from beliefdb.retraction_period r
+                             where r.workspace_id = p_old.workspace_id and r.node_id = p_old.id
+                               and r.retracted_at <= p_as_of and (r.restored_at is null or r.restored_at > p_as_of))
+                and exists (select from beliefdb.evidence e
+                              join beliefdb.fragment f on f.workspace_id = e.workspace_id and f.id = e.fragment_id
+                              join beliefdb.source_version v on v.workspace_id = f.workspace_id and v.id = f.source_version_id
+                             where e.workspace_id = p_old.workspace_id and e.belief_id = p_old.id and e.role = 'supports'
+                               and e.created_at <= p_as_of
+                               and not exists (select from beliefdb.retraction_period r
+                                                where r.workspace_id = f.workspace_id
+                                                  and (r.node_id = f.id or r.source_version_id = v.id
+                                                       or r.source_id = v.source_id)
+                                                  and r.retracted_at <= p_as_of
+                                                  and (r.restored_at is null or r.restored_at > p_as_of))))
+        end
+$$;
+comment on function beliefdb.shown_as_replaced(beliefdb.belief, timestamptz) is 'Whether a replaced value is shown as history: true once, not retracted and not resting only on retracted quotes (as of a moment: as then)';
+
 -- What a caller should know about a recalled belief: open conflicts (with the other values),
 -- what it replaced and when, and its provenance label.
 create or replace function beliefdb.recall_warnings(p_belief uuid, p_as_of timestamptz default null) returns jsonb
@@ -280,7 +321,8 @@ as $$
              where r.workspace_id = beliefdb.current_workspace_id() and r.kind = 'supersedes'
                and r.from_belief = p_belief
                and (p_as_of is null and r.ended_at is null
-                    or r.created_at <= p_as_of and (r.ended_at is null or r.ended_at > p_as_of))),
+                    or r.created_at <= p_as_of and (r.ended_at is null or r.ended_at > p_as_of))
+               and beliefdb.shown_as_replaced(o, p_as_of)),
             '[]'),
         'provenance', beliefdb.belief_provenance(beliefdb.current_workspace_id(), p_belief))
 $$;

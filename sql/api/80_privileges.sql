@@ -81,6 +81,7 @@ grant execute on function beliefdb.recall(text,vector,text,integer,timestamp wit
 grant execute on function beliefdb.recall_warnings(uuid,timestamp with time zone) to beliefdb_app;
 grant execute on function beliefdb.refresh_ranking_stats(boolean) to beliefdb_app;
 grant execute on function beliefdb.replaced_on(tstzrange,tstzrange,timestamp with time zone) to beliefdb_app;
+grant execute on function beliefdb.shown_as_replaced(beliefdb.belief,timestamp with time zone) to beliefdb_app;
 grant execute on function beliefdb.recall_fragments(text,integer,timestamp with time zone,boolean,integer) to beliefdb_app;
 grant execute on function beliefdb.recallable(beliefdb.belief,timestamp with time zone,jsonb,boolean) to beliefdb_app;
 grant execute on function beliefdb.record_outcome(text,text,text) to beliefdb_app;
