@@ -395,3 +395,23 @@ def test_a_retracted_sentence_nothing_was_extracted_from_stays_retracted_in_a_ne
     # the rant is retracted again; the question is not, since the version before still had it once
     assert retracted_fragments(postgresql, 2) == [(draft, None, "a rant")]
     assert draft not in [f.text for f in bdb.ask("office coffee machine broke").fragments]
+
+
+def test_a_conversations_turns_are_not_replaced_by_a_document(bdb: beliefdb.BeliefDB,
+                                                              postgresql: psycopg.Connection[Any]) -> None:
+    bdb.ingest_conversation(CHAT[:1], source="chat")
+    for attempt in (lambda: bdb.ingest_text("The return window is 7 days.", source="chat"),
+                    lambda: bdb.remember("The return window is 7 days.", "return_policy", "window", "7 days",
+                                         "7 days", source="chat", text="The return window is 7 days.")):
+        with pytest.raises(InvalidInput, match="chat is a conversation: its text is given as turns"):
+            attempt()
+    bdb.submit(text="The return window is 7 days.", source="chat", max_attempts=1)
+    assert bdb.work(stop_when_empty=True, embed=False).failed == 1
+    assert "chat is a conversation" in (bdb.jobs()[0].last_error or "")
+    assert current(bdb, "maya") == {("lives_in", "Berlin")}
+    assert postgresql.execute("select count(*) from beliefdb.source_version").fetchone() == (1,)
+    # its text in force again, as a plain text, changes nothing; turns appended still grow it
+    (content,) = postgresql.execute("select content from beliefdb.source_version").fetchone() or ("",)
+    assert not bdb.ingest_text(content, source="chat").new_version
+    bdb.remember_turn("chat", "Maya", "I moved to Munich.", time=datetime(2026, 3, 1, tzinfo=UTC))
+    assert current(bdb, "maya") == {("lives_in", "Munich")}

@@ -772,23 +772,31 @@ declare
     v_length integer;
     v_note text;
     v_reweighed boolean;
+    v_had_turns boolean;
+    v_has_turns boolean;
+    v_same_text boolean;
 begin
     select * into v_source from beliefdb.source s where s.workspace_id = p_workspace_id and s.id = p_source_id;
-    -- turns go only to a conversation: a document's text in force is not relabelled, replaced or grown
-    -- by them (rule 18; every way turns arrive comes here: a turn appended, a conversation, a job)
-    if v_source.origin_type <> 'conversation'
-       and exists (select from jsonb_array_elements(coalesce(p_text -> 'fragments', '[]')) f
-                    where f ->> 'speaker' is not null)
-       and exists (select from beliefdb.source_version v
-                    where v.workspace_id = p_workspace_id and v.source_id = p_source_id and v.retracted_at is null
-                      and v_source.retracted_at is null
-                      and v.version = (select max(w.version) from beliefdb.source_version w
-                                        where w.workspace_id = p_workspace_id and w.source_id = p_source_id
-                                          and w.retracted_at is null)
-                      and not exists (select from beliefdb.fragment f
-                                       where f.workspace_id = v.workspace_id and f.source_version_id = v.id
-                                         and f.speaker is not null)) then
+    -- turns go only to a conversation, and a conversation's text comes as turns (rule 18; every way
+    -- a text arrives comes here: a turn appended, a conversation, a document, a job, a proposal): a
+    -- document's text in force is not relabelled, replaced or grown by turns, nor a conversation's
+    -- turns replaced by a text without any (its beliefs would lose every turn they quote)
+    select exists (select from beliefdb.fragment f
+                    where f.workspace_id = v.workspace_id and f.source_version_id = v.id and f.speaker is not null),
+           v.sha256 = v_sha
+      into v_had_turns, v_same_text
+      from beliefdb.source_version v
+     where v.workspace_id = p_workspace_id and v.source_id = p_source_id and v.retracted_at is null
+       and v_source.retracted_at is null
+     order by v.version desc
+     limit 1;
+    v_has_turns := exists (select from jsonb_array_elements(coalesce(p_text -> 'fragments', '[]')) f
+                            where f ->> 'speaker' is not null);
+    if v_has_turns and not v_had_turns and v_source.origin_type <> 'conversation' then
         raise exception '% is a document, not a conversation: its text has no turns, so turns are not stored in it (give the conversation another source name)',
+            v_source.name using errcode = 'BD005';
+    elsif v_had_turns and not v_has_turns and not v_same_text then
+        raise exception '% is a conversation: its text is given as turns (ingest --format chat, ingest_conversation, remember_turn), not as a document (give the document another source name)',
             v_source.name using errcode = 'BD005';
     end if;
     if (p_text ->> 'origin' is not null and p_text ->> 'origin' <> v_source.origin_type::text)
