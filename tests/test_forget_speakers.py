@@ -203,3 +203,17 @@ def test_the_same_words_said_by_another_stay_theirs(bdb: beliefdb.BeliefDB,
     postgresql.commit()
     (tom,) = bdb.answers(subject="tom")
     assert tom.belief.value == "Siemens" and [e.quote for e in tom.evidence] == ["I work at Siemens."]
+
+
+def test_words_about_the_subject_quoted_within_another_speakers_turn_are_masked(
+        bdb: beliefdb.BeliefDB, postgresql: psycopg.Connection[Any]) -> None:
+    """A forgotten belief that quotes part of another speaker's turn: those words are its evidence, masked
+    in that turn too (the rest of the turn is the other speaker's and stays)."""
+    bdb.ingest_conversation([Turn("Bob", "Maya lives in Lisbon, I think.", at(0)),
+                             Turn("Bob", "I live in Porto.", at(1))], source="chat", embed=False)
+    bdb.remember("Maya lives in Lisbon.", "maya", "lives_in", "Lisbon", "Maya lives in Lisbon", source="chat")
+    bdb.forget(subject="maya")
+    assert holding(postgresql, "Lisbon") == []
+    (content,) = postgresql.execute("select content from beliefdb.source_version").fetchone() or ("",)
+    assert f"Bob: {MASK * len('Maya lives in Lisbon')}, I think." in content and "Bob: I live in Porto." in content
+    assert {(b.subject, b.value) for b in bdb.beliefs()} == {("bob", "Porto")}

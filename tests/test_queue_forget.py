@@ -137,3 +137,45 @@ def test_a_proposed_conversation_approved_after_a_forget_grows_the_version(
         rows = postgresql.execute("select version, content from beliefdb.source_version").fetchall()
         assert len(rows) == 1 and rows[0][1].endswith("Tom: I work as a nurse.")
         assert {b.value for b in alice.beliefs()} == {"Paris", "nurse"}
+
+
+SAME = [Turn("Maya", "I live in Lisbon.", datetime(2024, 3, 4, 9, 15, tzinfo=UTC)),
+        Turn("Bob", "I live in Lisbon.", datetime(2024, 3, 4, 9, 16, tzinfo=UTC))]
+GROWN = [*SAME, Turn("Bob", "I work at Acme.", datetime(2024, 3, 5, 9, 15, tzinfo=UTC))]
+
+
+def lives_in(bdb: beliefdb.BeliefDB) -> dict[str, str]:
+    return {b.subject: b.status for b in bdb.beliefs(include_all=True) if b.attribute == "lives_in"}
+
+
+def test_a_queued_conversation_keeps_another_speakers_same_words_when_a_subject_is_forgotten(
+        bdb: beliefdb.BeliefDB, postgresql: psycopg.Connection[Any]) -> None:
+    """Another speaker who said the same words said their own (rule 14): masked in the stored version,
+    they are not masked in the queued one either, so the job grows the version by its new turn."""
+    bdb.ingest_conversation(SAME, source="qc", embed=False)
+    bdb.submit(turns=GROWN, source="qc")
+    postgresql.commit()
+    bdb.forget(subject="maya")
+    [(_, queued, _)] = payloads(postgresql)
+    assert queued["text"].count("I live in Lisbon.") == 1 and "Maya" not in queued["text"]
+    assert bdb.work(stop_when_empty=True, embed=False).done == 1
+    assert lives_in(bdb) == {"bob": "current"}
+    rows = postgresql.execute("select content from beliefdb.source_version").fetchall()
+    assert len(rows) == 1 and rows[0][0].endswith("Bob: I live in Lisbon.\n[2024-03-05T09:15:00+00:00] Bob: I work at Acme.")
+
+
+def test_a_proposed_conversation_keeps_another_speakers_same_words_when_a_subject_is_forgotten(
+        db_url: str, postgresql: psycopg.Connection[Any]) -> None:
+    with beliefdb.connect(db_url, principal="alice") as alice, beliefdb.connect(db_url, principal="carol") as carol:
+        alice.ingest_conversation(SAME, source="qc", embed=False)
+        assert carol.ingest_conversation(GROWN, source="qc", embed=False).proposed
+        alice.forget(subject="maya")
+        (item,) = alice.review_items()
+        alice.resolve_review(item.id, "approved")
+        (version,) = [r[0] for r in postgresql.execute("select content from beliefdb.source_version")]
+        assert version.count("Bob: ") == 2 and version.endswith("Bob: I work at Acme.") and "Maya" not in version
+        assert lives_in(alice) == {"bob": "current"}
+        # the grown conversation ingested again by its owner: what was forgotten stays forgotten
+        again = alice.ingest_conversation(GROWN, source="qc", embed=False)
+        assert not again.new_version and again.accepted == []
+        assert lives_in(alice) == {"bob": "current"}

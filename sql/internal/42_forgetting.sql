@@ -45,6 +45,7 @@ declare
     -- other speakers' turns in those sources, that no forgotten belief quotes: their words, not masked
     v_keep_version uuid[] := '{}';
     v_keep_span int4range[] := '{}';
+    v_quoted_turns jsonb := '[]';
     v_sources uuid[] := '{}';
     v_consequents uuid[];
     v_versions integer := 0;
@@ -163,14 +164,24 @@ begin
           join beliefdb.fragment f on f.workspace_id = e.workspace_id and f.id = e.fragment_id
           join beliefdb.source_version v on v.workspace_id = f.workspace_id and v.id = f.source_version_id
          where e.workspace_id = v_ws and e.belief_id = any(v_seeds);
-        select coalesce(array_agg(f.source_version_id), '{}'), coalesce(array_agg(int4range(f.start_offset, f.end_offset)), '{}')
-          into v_keep_version, v_keep_span
-          from beliefdb.fragment f
-          join beliefdb.source_version v on v.workspace_id = f.workspace_id and v.id = f.source_version_id
-         where f.workspace_id = v_ws and v.source_id = any(v_sources) and f.speaker is not null
-           and not (f.speaker = any(coalesce(p_speakers, '{}')))
-           and not exists (select from beliefdb.evidence e
-                            where e.workspace_id = f.workspace_id and e.fragment_id = f.id and e.belief_id = any(v_seeds));
+        -- another speaker's turn is kept unless a forgotten belief quotes it or words within it; the
+        -- turns it quotes, by speaker, time and words, are found again in texts waiting to be stored
+        select coalesce(array_agg(t.source_version_id) filter (where not t.quoted and not t.forgotten), '{}'),
+               coalesce(array_agg(int4range(t.start_offset, t.end_offset)) filter (where not t.quoted and not t.forgotten),
+                        '{}'),
+               coalesce(jsonb_agg(jsonb_build_object('speaker', t.speaker, 'time', t.spoken_at, 'text', t.text))
+                            filter (where t.quoted), '[]')
+          into v_keep_version, v_keep_span, v_quoted_turns
+          from (select f.source_version_id, f.start_offset, f.end_offset, f.speaker, f.spoken_at, f.text,
+                       f.speaker = any(coalesce(p_speakers, '{}')) as forgotten,
+                       exists (select from beliefdb.evidence e
+                                 join beliefdb.fragment q on q.workspace_id = e.workspace_id and q.id = e.fragment_id
+                                where e.workspace_id = f.workspace_id and e.belief_id = any(v_seeds)
+                                  and q.source_version_id = f.source_version_id
+                                  and q.start_offset >= f.start_offset and q.end_offset <= f.end_offset) as quoted
+                  from beliefdb.fragment f
+                  join beliefdb.source_version v on v.workspace_id = f.workspace_id and v.id = f.source_version_id
+                 where f.workspace_id = v_ws and v.source_id = any(v_sources) and f.speaker is not null) t;
     end if;
     v_result := jsonb_build_object(
         'target', p_target, 'versions', v_versions,
@@ -219,7 +230,8 @@ begin
     if cardinality(v_quotes) > 0 then
         v_redacted := v_redacted + beliefdb._redact_quotes(v_ws, v_sources, v_quotes,
                                              case p_target when 'subject' then 'forgotten subject'
-                                                           else 'forgotten belief' end, v_keep_version, v_keep_span);
+                                                           else 'forgotten belief' end, v_keep_version, v_keep_span,
+                                             coalesce(p_speakers, '{}'), v_quoted_turns);
     end if;
     if cardinality(v_consequents) > 0 then
         v_changes := beliefdb.propagate(v_ws, v_consequents);
@@ -524,6 +536,36 @@ as $$
 $$;
 comment on function beliefdb._line_masks(text, int4range[]) is 'Of turn lines found in a text: the spans of their speaker''s name and words, not the marks between';
 
+-- Of the spans where forgotten words occur in a text waiting to be stored (a proposal, a queued
+-- job), those to mask: all, unless p_speakers is given; then not those within a turn of the text
+-- (p_turns: {start, end, speaker, time}) of a speaker not in p_speakers, unless that turn, by
+-- speaker, time and words, is one a forgotten belief quotes (p_quoted_turns: {speaker, time, text}).
+-- Another speaker who said the same words said their own, as in the stored versions (rule 14).
+create or replace function beliefdb._unkept(p_text text, p_turns jsonb, p_spans int4range[], p_speakers text[],
+                                            p_quoted_turns jsonb) returns int4range[]
+language sql stable
+set search_path = pg_catalog, pg_temp
+as $$
+    select coalesce(array_agg(o order by lower(o), upper(o)), '{}')
+      from unnest(p_spans) o
+     where p_speakers is null
+        or not exists (
+            select from jsonb_array_elements(case when jsonb_typeof(p_turns) = 'array' then p_turns else '[]' end) t
+             where t ->> 'speaker' is not null and not (t ->> 'speaker' = any(p_speakers))
+               and int4range((t ->> 'start')::integer, (t ->> 'end')::integer) @> o
+               and not exists (
+                    select from jsonb_array_elements(coalesce(p_quoted_turns, '[]')) q
+                     where q ->> 'speaker' = t ->> 'speaker'
+                       and (q ->> 'time')::timestamptz is not distinct from (t ->> 'time')::timestamptz
+                       and q ->> 'text' = substr(p_text, (t ->> 'start')::integer + 1,
+                                                 (t ->> 'end')::integer - (t ->> 'start')::integer)))
+$$;
+comment on function beliefdb._unkept(text, jsonb, int4range[], text[], jsonb) is 'Of the spans of forgotten words in a waiting text, those to mask: not within another speaker''s turn no forgotten belief quotes';
+
+-- (the signatures before another speaker's same words were kept in waiting texts)
+drop function if exists beliefdb._redact_quotes(uuid, uuid[], text[], text, uuid[], int4range[]);
+drop function if exists beliefdb._redact_pending(uuid, uuid[], text[], boolean);
+
 -- Mask every occurrence of some texts where they wait to be stored as new versions of some sources:
 -- the versions proposed for them (review items waiting for their owner), and their documents in the
 -- queue (a queued version that repeats a forgotten quote would bring it back when a worker ingests
@@ -531,13 +573,16 @@ comment on function beliefdb._line_masks(text, int4range[]) is 'Of turn lines fo
 -- p_turns: the texts are turn lines (beliefdb._line_masks). A proposal keeps no claim over a masked
 -- span, no turn within one (its speaker), and no rejected claim that quotes or is quoted by a text.
 create or replace function beliefdb._redact_pending(p_workspace_id uuid, p_sources uuid[], p_texts text[],
-                                                    p_turns boolean)
+                                                    p_turns boolean, p_speakers text[] default null,
+                                                    p_quoted_turns jsonb default '[]')
 returns void
 language sql
 set search_path = pg_catalog, pg_temp
 as $$
     with found as (
-        select r.id, beliefdb._occurrences(r.proposal ->> 'content', p_texts) as spans
+        select r.id, beliefdb._unkept(r.proposal ->> 'content', r.proposal -> 'fragments',
+                                      beliefdb._occurrences(r.proposal ->> 'content', p_texts), p_speakers,
+                                      p_quoted_turns) as spans
           from beliefdb.review_item r
          where r.workspace_id = p_workspace_id and r.kind = 'version_proposed' and r.source_id = any(p_sources)
     ), items as (
@@ -566,7 +611,9 @@ as $$
       from items i
      where r.workspace_id = p_workspace_id and r.id = i.id;
     with waiting as (
-        select j.id, beliefdb._occurrences(j.payload ->> 'text', p_texts) as spans
+        select j.id, beliefdb._unkept(j.payload ->> 'text', j.payload -> 'turns',
+                                      beliefdb._occurrences(j.payload ->> 'text', p_texts), p_speakers,
+                                      p_quoted_turns) as spans
           from beliefdb.job j
          where j.workspace_id = p_workspace_id and j.payload ? 'text' and j.status <> 'running'
            and j.payload ->> 'source' in (select s.name from beliefdb.source s
@@ -580,15 +627,18 @@ as $$
       from waiting w
      where j.workspace_id = p_workspace_id and j.id = w.id and cardinality(w.spans) > 0;
 $$;
-comment on function beliefdb._redact_pending(uuid, uuid[], text[], boolean) is 'Mask every occurrence of some texts (quotes, or turn lines) in the versions proposed for sources, with their claims, and in their queued documents';
+comment on function beliefdb._redact_pending(uuid, uuid[], text[], boolean, text[], jsonb) is 'Mask every occurrence of some texts (quotes, or turn lines) in the versions proposed for sources, with their claims, and in their queued documents';
 
 -- Mask every occurrence of some quotes in every version of some sources (and in the texts
 -- proposed for them and the documents queued: beliefdb._redact_pending), by beliefdb._redact_spans,
 -- but within the spans kept (p_keep_version, p_keep_span: another speaker who said the same words
--- said their own). Returns how many spans were masked.
+-- said their own; in a waiting text, a turn of a speaker not in p_speakers that is not one of
+-- p_quoted_turns). Returns how many spans were masked.
 create or replace function beliefdb._redact_quotes(p_workspace_id uuid, p_sources uuid[], p_quotes text[],
                                                   p_reason text, p_keep_version uuid[] default '{}',
-                                                  p_keep_span int4range[] default '{}') returns integer
+                                                  p_keep_span int4range[] default '{}',
+                                                  p_speakers text[] default null, p_quoted_turns jsonb default '[]')
+returns integer
 language plpgsql
 set search_path = pg_catalog, pg_temp
 as $$
@@ -605,11 +655,11 @@ begin
                         where not exists (select from unnest(p_keep_version, p_keep_span) k (version, span)
                                            where k.version = v_version.id and k.span @> o)), p_reason);
     end loop;
-    perform beliefdb._redact_pending(p_workspace_id, p_sources, p_quotes, false);
+    perform beliefdb._redact_pending(p_workspace_id, p_sources, p_quotes, false, p_speakers, p_quoted_turns);
     return v_count;
 end
 $$;
-comment on function beliefdb._redact_quotes(uuid, uuid[], text[], text, uuid[], int4range[]) is 'Mask every occurrence of quotes in the versions of sources, their fragments and evidence, but within spans kept; record the spans';
+comment on function beliefdb._redact_quotes(uuid, uuid[], text[], text, uuid[], int4range[], text[], jsonb) is 'Mask every occurrence of quotes in the versions of sources, their fragments and evidence, but within spans kept; record the spans';
 
 -- Gather planner statistics again for the columns that hold text: what was forgotten must not
 -- stay in pg_statistic's sampled values (rows this transaction deleted or masked are not sampled).
