@@ -240,7 +240,7 @@ def build(*, local: BeliefDB | None = None, memories: Memories | None = None) ->
         return answer(ctx, True, lambda db: db.retract(belief=belief, fragment=fragment, source=source,
                                                        version=version, reason=reason, undo=undo))
 
-    @tool("Forget completely (rule 14), unlike `retract`, which keeps history: one `source` (its text, versions"
+    @tool("Forget completely, unlike `retract`, which keeps history: one `source` (its text, versions"
           " and fragments), a `subject` (every belief about it, and every conversation turn said by a speaker of"
           " that name: Maya López for maya_lopez), or one `belief`: give exactly one. Every belief left without"
           " support goes too, their quotes are masked in the stored texts, and decisions that lose their last"
