@@ -18,6 +18,7 @@ from conftest import Cli
 from mcp.client import Client
 from mcp.client.streamable_http import streamable_http_client
 from serving import running_server, stdio_server
+from test_robustness_input import row_counts
 
 import beliefdb
 from beliefdb import api
@@ -184,3 +185,37 @@ def test_tool_numbers_have_the_http_apis_bounds(bdb: beliefdb.BeliefDB) -> None:
             assert not fine.is_error and json.loads(fine.content[0].text)["status"] == "no_match"
 
     anyio.run(session)
+
+
+def test_every_tool_refuses_an_argument_it_does_not_take(bdb: beliefdb.BeliefDB, db_url: str) -> None:
+    """An argument a tool does not take is refused, as the HTTP API refuses a field: invalid_input,
+    one line naming it and the arguments the tool takes (and a required one missing beside it), and
+    nothing written; the SDK would drop it and the call would do something else (a turn dated now)."""
+    from beliefdb.interfaces.mcp import build
+
+    async def session() -> None:
+        async with Client(build(local=bdb)) as client:
+            fails = caller(client, errors=True)
+            said = "not one of the arguments this tool takes"
+            for tool, arguments, message in [
+                    ("remember_turn", {"conversation": "c", "speaker": "Lea", "text": "I live in Bern.",
+                                       "when": "2020-01-01T00:00:00Z"},
+                     f"when: {said} (conversation, speaker, text, time)"),
+                    ("ask", {"question": "where does Lea live?", "asof": "2020-01-01T00:00:00Z"},
+                     f"asof: {said} (question, k, as_of, scope, min_confidence, include_fixtures, run)"),
+                    ("remember_turn", {"conversation": "c", "speaker": "Lea", "message": "I live in Bern."},
+                     f"message: {said} (conversation, speaker, text, time); text: missing (it is required)"),
+                    ("decide", {"name": "Ship it", "why": ["3f2a"]},
+                     f"name, why: {said} (title, because, all_of, run); title: missing (it is required)"),
+                    ("review_list", {"all": True}, f"all: {said} (none)")]:
+                assert await fails(tool, arguments) == {"error": "invalid_input", "message": message}, tool
+            for listed in (await client.list_tools()).tools:  # every tool, naming what its schema lists
+                takes = ", ".join(listed.input_schema["properties"]) or "none"
+                refused = await fails(listed.name, {"colour": "red"})
+                assert refused["error"] == "invalid_input", refused
+                assert refused["message"].startswith(f"colour: {said} ({takes})"), refused
+                assert "\n" not in refused["message"], refused
+
+    before = row_counts(db_url)
+    anyio.run(session)
+    assert row_counts(db_url) == before

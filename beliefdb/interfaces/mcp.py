@@ -10,6 +10,7 @@ HTTP as those of the request's bearer token, never what a call names.
 from __future__ import annotations
 
 import functools
+import inspect
 import logging
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -71,10 +72,35 @@ def _unstorable(arguments: dict[str, Any]) -> CallToolResult | None:
 class Server(MCPServer[Any]):
     """The SDK's server, answering arguments that do not fit a tool's parameters as beliefdb's other
     errors: ``invalid_input`` with one line naming each argument and what was wrong (the SDK's own
-    answer is pydantic's report, several lines with a link)."""
+    answer is pydantic's report, several lines with a link). An argument a tool does not take is
+    refused too, as the HTTP API refuses a field it does not take (the SDK would drop it, and the
+    call would do something else than asked: a turn dated now instead of ``when``)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        #: each tool's arguments, in order, each with whether it is required
+        self.takes: dict[str, dict[str, bool]] = {}
+
+    def _strangers(self, name: str, arguments: dict[str, Any]) -> CallToolResult | None:
+        """The tool error for arguments the tool ``name`` does not take (with the required ones that
+        are missing, named in the same line), or None."""
+        takes = self.takes.get(name)
+        unknown = sorted(set(arguments) - set(takes)) if takes is not None else []
+        if takes is None or not unknown:
+            return None
+        found: list[dict[str, Any]] = [{
+            "loc": (", ".join(unknown),), "type": "unknown_argument",
+            "msg": f"not one of the arguments this tool takes ({', '.join(takes) or 'none'})"}]
+        found += [{"loc": (argument,), "type": "missing"}
+                  for argument, required in takes.items() if required and argument not in arguments]
+        log.info("tool %r: arguments refused: %r", name, unknown)
+        return _failed(errors.InvalidInput(problems.one_line(found, whole="the arguments")))
 
     async def call_tool(self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
                         ) -> CallToolResult | InputRequiredResult:
+        refused = self._strangers(name, arguments)
+        if refused is not None:
+            return refused
         try:
             return await super().call_tool(name, arguments, context)
         except ToolError as exc:
@@ -89,7 +115,7 @@ class Server(MCPServer[Any]):
 def build(*, local: BeliefDB | None = None, memories: Memories | None = None) -> MCPServer:
     """The MCP server: over ``local`` (stdio: one principal and workspace), or over ``memories`` (HTTP:
     the principal and workspace of each request's bearer token)."""
-    server: MCPServer = Server("beliefdb", instructions=INSTRUCTIONS, version=api.version(), log_level="WARNING")
+    server = Server("beliefdb", instructions=INSTRUCTIONS, version=api.version(), log_level="WARNING")
 
     @contextmanager
     def memory(ctx: Context, *, write: bool) -> Iterator[BeliefDB]:
@@ -123,6 +149,9 @@ def build(*, local: BeliefDB | None = None, memories: Memories | None = None) ->
             def checked(ctx: Context, **arguments: Any) -> Result:
                 return _unstorable(arguments) or fn(ctx, **arguments)
 
+            server.takes[fn.__name__] = {parameter.name: parameter.default is inspect.Parameter.empty
+                                         for parameter in inspect.signature(fn).parameters.values()
+                                         if parameter.name != "ctx"}
             return server.tool(description=description, structured_output=False)(checked)
 
         return register
