@@ -189,3 +189,45 @@ def test_a_source_that_repeats_a_superseded_value_does_not_reopen_the_pair(db_ur
         statuses = {b.value: b.status for b in db.beliefs(subject="refund_policy", include_all=True)}
     assert statuses == {"30 days": "superseded", "90 days": "current"}
     assert len(edit.reverified) == 1 and edit.superseded == []
+
+
+def test_the_report_says_why_each_thing_is_current_again(db_url: str) -> None:
+    """A text back in force (A, B, A) makes a decision and its action hold again, flagged and held by B:
+    the report says they hold again and still need review, not that something superseding them stopped
+    holding; a belief that held all along and is current again because what superseded it (another
+    source's) stopped holding is the one said so."""
+    from conftest import url_at
+
+    from beliefdb import render
+    from beliefdb.render import short
+
+    a, b = POLICY, POLICY_B
+    with beliefdb.connect(url_at(db_url, "2026-03-01T00:00:00Z")) as db:
+        (twelve,) = [x.id for x in db.ingest_text(a, source="warranty.md").accepted if x.value == "12 months"]
+        decision = db.decide("Refuse the claim from month 13", because=[twelve])
+        action = db.act(decision.id, "Email the refusal")
+        flagged = db.ingest_text(b, source="warranty.md")
+        assert flagged.flagged == [decision.id] and flagged.held == [action.id]
+        back = db.ingest_text(a, source="warranty.md")
+        assert [(c.id, c.kind, c.status, c.started_holding) for c in back.current_again] == sorted(
+            [(twelve, "belief", "current", True), (decision.id, "decision", "needs_review", True),
+             (action.id, "action", "held", True)])
+        said = render.ingest_report(back)
+        assert said.splitlines()[-2:] == [
+            f"  ↺ decision {short(decision.id)} holds again: what it rests on is current again"
+            " (still needs review: beliefdb review list)",
+            f"  ↺ action {short(action.id)} holds again: its decision holds again"
+            " (still held: its decision needs review)"]
+        assert "superseded it" not in said and f"↻ {short(twelve)} re-verified" in said  # (listed once, as that)
+        assert [(d.status, x.status) for d in db.decisions() for x in db.actions()] == [("needs_review", "held")]
+
+    with beliefdb.connect(url_at(db_url, "2026-03-02T00:00:00Z")) as db:
+        (thirty,) = db.ingest_text("Refund window: 30 days\n", source="policy.md").accepted
+    with beliefdb.connect(url_at(db_url, "2026-03-03T00:00:00Z")) as db:
+        (ninety,) = db.ingest_text("Refund window: 90 days\n", source="other.md").accepted
+    with beliefdb.connect(url_at(db_url, "2026-03-04T00:00:00Z")) as db:
+        dropped = db.ingest_text("Support hours: 9 to 17\n", source="other.md")
+        assert dropped.unsupported == [ninety.id]
+        assert [(c.id, c.kind, c.started_holding) for c in dropped.current_again] == [(thirty.id, "belief", False)]
+        assert f"  ↺ {short(thirty.id)} current again: what superseded it stopped holding" in \
+            render.ingest_report(dropped).splitlines()

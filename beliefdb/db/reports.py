@@ -13,6 +13,7 @@ from beliefdb.models import (
     Changes,
     Conflict,
     Corroborated,
+    CurrentAgain,
     IngestReport,
     PlanItem,
     Rejected,
@@ -55,6 +56,9 @@ def ingest_report(raw: dict[str, Any], path: str | None) -> IngestReport:
         unsupported=[UUID(x) for x in raw["unsupported"]],
         flagged=[UUID(x) for x in raw["flagged"]],
         held=[UUID(x) for x in raw["held"]],
+        current_again=[CurrentAgain(id=UUID(c["id"]), kind=c["kind"], status=c.get("status"),
+                                    started_holding=bool(c["started_holding"]))
+                       for c in raw.get("current_again") or []],
         changes=changes(raw["changes"]) if raw.get("changes") else None,
         proposed=bool(raw.get("proposed")),
         review_item=UUID(raw["review_item"]) if raw.get("review_item") else None,

@@ -44,6 +44,20 @@ class Corroborated:
 
 
 @dataclass(frozen=True)
+class CurrentAgain:
+    """A node current again after an ingest (``changes.became_current``), with its kind and status
+    now: a belief that held all along (not ``started_holding``) is current again because what
+    superseded it stopped holding; a decision or action because it holds again, its status
+    (needs_review, held) unchanged until it is reviewed."""
+
+    id: UUID
+    kind: str
+    status: str | None
+    started_holding: bool
+
+
+
+@dataclass(frozen=True)
 class Unchanged:
     """A candidate already recorded from this very evidence (whatever became of its belief since)."""
 
@@ -122,6 +136,8 @@ class IngestReport:
     unsupported: list[UUID] = field(default_factory=list)
     flagged: list[UUID] = field(default_factory=list)
     held: list[UUID] = field(default_factory=list)
+    #: what is current again (each id of ``changes.became_current``, with its kind and status)
+    current_again: list[CurrentAgain] = field(default_factory=list)
     #: why the new beliefs were stored without embeddings (``beliefdb embed`` backfills), if they were
     embedding_deferred: str | None = None
     #: the net change report (what stopped being or became current, flags, holds)

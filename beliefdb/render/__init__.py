@@ -19,6 +19,7 @@ from beliefdb.models import (
     Changes,
     CorrectionPreview,
     CorrectionResult,
+    CurrentAgain,
     Decision,
     Evidence,
     ImpactRow,
@@ -119,16 +120,35 @@ def ingest_report(result: IngestReport | IngestFailure) -> str:
         lines.append(f"  ! decision {short(d)} lost its last support: needs review")
     for held in result.held:
         lines.append(f"  ‖ action {short(held)} held: its decision needs review")
-    if result.changes is not None:
-        lines += [f"  ↺ {short(x)} current again: what superseded it stopped holding"
-                  for x in result.changes.became_current
-                  if x not in {a.id for a in result.accepted} and x not in result.reverified]
+    new = {a.id for a in result.accepted} | set(result.reverified)
+    lines += [_current_again(c) for c in sorted(result.current_again, key=lambda c: _KINDS.get(c.kind, len(_KINDS)))
+              if c.id not in new]
     for r in result.rejected:
         lines.append(f"  ✗ rejected \"{r.quote}\": {r.reason}")
     lines += _skipped_lines(result)
     if result.embedding_deferred:
         lines.append(f"  (not embedded yet: {result.embedding_deferred}; beliefdb embed does it later)")
     return "\n".join(lines)
+
+
+#: the order the report lists what is current again in: beliefs, then what rests on them
+_KINDS = {"belief": 0, "decision": 1, "action": 2}
+
+
+def _current_again(c: CurrentAgain) -> str:
+    """The line for what an ingest made current again, saying why for its kind: a belief that held
+    all along, because what superseded it stopped holding; a decision or action, because it holds
+    again (its status, needs_review or held, stays until it is reviewed)."""
+    if c.kind == "belief":
+        why = "what it rests on holds again" if c.started_holding else "what superseded it stopped holding"
+        return f"  ↺ {short(c.id)} current again: {why}"
+    if c.kind == "decision":
+        still = " (still needs review: beliefdb review list)" if c.status == "needs_review" else ""
+        return f"  ↺ decision {short(c.id)} holds again: what it rests on is current again{still}"
+    if c.kind == "action":
+        still = " (still held: its decision needs review)" if c.status == "held" else ""
+        return f"  ↺ action {short(c.id)} holds again: its decision holds again{still}"
+    return f"  ↺ {c.kind} {short(c.id)} holds again"
 
 
 #: skipped sentences the text output shows (``--json`` lists them all)

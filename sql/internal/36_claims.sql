@@ -676,9 +676,23 @@ as $$
                                     and b.status = 'unsupported'), '[]'),
         'flagged', coalesce(p_changes -> 'flagged', '[]'),
         'held', coalesce(p_changes -> 'held', '[]'),
+        -- what became current again, each with its kind and status now, and whether it started
+        -- holding (a belief that held all along is current again because what superseded it stopped
+        -- holding; a decision or an action is current again because it holds again, its status,
+        -- needs_review or held, unchanged until it is reviewed)
+        'current_again', coalesce((
+            select jsonb_agg(jsonb_build_object(
+                       'id', n.id, 'kind', n.kind, 'status', coalesce(b.status::text, d.status, a.status),
+                       'started_holding', coalesce(p_changes -> 'started_holding', '[]') ? x.id) order by x.id)
+              from jsonb_array_elements_text(p_changes -> 'became_current') x (id)
+              join beliefdb.node n on n.workspace_id = p_workspace_id and n.id = x.id::uuid
+              left join beliefdb.belief b on n.kind = 'belief' and b.workspace_id = n.workspace_id and b.id = n.id
+              left join beliefdb.decision d on n.kind = 'decision' and d.workspace_id = n.workspace_id and d.id = n.id
+              left join beliefdb.action a on n.kind = 'action' and a.workspace_id = n.workspace_id and a.id = n.id),
+            '[]'),
         'changes', coalesce(p_changes, beliefdb._empty_changes()))
 $$;
-comment on function beliefdb._ingest_report(uuid, jsonb, jsonb) is 'Shape an ingest report: outcome of claims, every supersession it made, beliefs left unsupported, decisions flagged, actions held';
+comment on function beliefdb._ingest_report(uuid, jsonb, jsonb) is 'Shape an ingest report: outcome of claims, every supersession it made, beliefs left unsupported, decisions flagged, actions held, what is current again';
 
 -- Grow a conversation's version in place by the turns p_content has after the version's text
 -- (rule 18): the version's text is kept as stored (what was forgotten stays masked, rule 14) and
