@@ -66,8 +66,12 @@ def test_ask_memory_unavailable_is_not_no_match(cli: Cli) -> None:
 
 
 def test_ask_bad_input(cli: Cli) -> None:
-    assert cli.json("ask", "q", "--scope", "region", expect=1)["error"] == "invalid_input"
-    assert "at least 1" in cli.json("ask", "q", "--k", "0", expect=1)["message"]
+    assert cli.error("ask", "q", "--scope", "region", code="invalid_input", expect=2)["message"] == \
+        "--scope takes key=value, not 'region'"
+    assert cli.error("ask", "q", "--k", "0", code="invalid_input", expect=2)["message"] == \
+        "--k: Input should be greater than or equal to 1"
+    assert cli.error("ask", "q", "--min-confidence", "1.5", code="invalid_input", expect=2)["message"] == \
+        "--min-confidence: Input should be less than or equal to 1"
 
 
 @pytest.mark.slow

@@ -425,6 +425,40 @@ def test_ingest_without_files_is_a_usage_error(cli: Cli, snapshot: Any) -> None:
     assert snapshot() == before
 
 
+#: a command line with a usage error, the message it gets, and the command whose help it points at
+USAGE_ERRORS = {
+    "choice": (["jobs", "--status", "bogus"], "--status: 'bogus' is not one of 'queued', 'running', 'done', 'failed'.",
+               "beliefdb jobs"),
+    "bound": (["beliefs", "--limit", "0"], "--limit: Input should be greater than or equal to 1", "beliefdb beliefs"),
+    "ask-bound": (["ask", "hello", "--k", "0"], "--k: Input should be greater than or equal to 1", "beliefdb ask"),
+    "not-a-number": (["beliefs", "--limit", "x"],
+                     "--limit: Input should be a valid integer, unable to parse string as an integer",
+                     "beliefdb beliefs"),
+    "missing-argument": (["decide"], "Missing argument 'title'.", "beliefdb decide"),
+    "unknown-option": (["beliefs", "--colour"], "No such option: --colour", "beliefdb beliefs"),
+    "in-a-group": (["db", "vector-index", "--dim", "0"], "--dim: Input should be greater than or equal to 1",
+                   "beliefdb db vector-index"),
+    "unknown-command": (["belief"], "No such command 'belief'. Did you mean 'beliefs'?", "beliefdb"),
+}
+
+
+@pytest.mark.parametrize("name", list(USAGE_ERRORS))
+def test_a_usage_error_is_one_line_and_json_with_json(name: str, cli_without_db: Cli) -> None:
+    """A usage error of any command is one line as beliefdb's other errors are, not typer's panel:
+    ``{"error": "invalid_input", "message"}`` on stdout with --json, else ``error: ...`` on stderr
+    pointing at the command's help; exit 2 (click's usage error) both ways."""
+    argv, message, command = USAGE_ERRORS[name]
+    assert cli_without_db.error(*argv, code="invalid_input", expect=2)["message"] == message
+    text = cli_without_db(*argv, expect=2)
+    assert text.stdout == ""
+    assert text.stderr.splitlines() == [f"error: {message} (see {command} --help)"]
+
+
+def test_a_group_without_its_command_still_shows_its_help(cli_without_db: Cli) -> None:
+    result = cli_without_db("db", expect=None)
+    assert "Usage:" in result.output and "vector-index" in result.output
+
+
 # --- one bad file among many --------------------------------------------------------------------
 
 

@@ -4,10 +4,11 @@ acts through."""
 from __future__ import annotations
 
 import functools
+import importlib
 import inspect
 import os
 import typing
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
@@ -76,6 +77,35 @@ def fail(code: str, message: str, as_json: bool, exit_code: int = 1) -> NoReturn
     else:
         typer.echo(f"error: {message}", err=True)
     raise typer.Exit(exit_code)
+
+
+#: click's exceptions, wherever this typer takes click from (recent releases vendor it as typer._click)
+_CLICK = importlib.import_module(typer.BadParameter.__module__)
+
+
+def asks_json(args: Sequence[str]) -> bool:
+    """Whether a command line asks for JSON: ``--json`` among its options (not after ``--``)."""
+    args = list(args)
+    return "--json" in args[:args.index("--")] if "--" in args else "--json" in args
+
+
+def usage_error(exc: Exception, as_json: bool) -> NoReturn:
+    """A usage error (a missing argument, an unknown option, a value its option refuses) as beliefdb's
+    other errors: one line (``{"error": "invalid_input", "message": ...}`` with ``as_json``) instead of
+    typer's panel, with click's exit code (2 for usage errors). Help shown for a command given without
+    arguments is raised again, for typer to print."""
+    if not isinstance(exc, _CLICK.ClickException) or isinstance(exc, getattr(_CLICK, "NoArgsIsHelpError", ())):
+        raise exc
+    ctx, param = getattr(exc, "ctx", None), getattr(exc, "param", None)
+    if isinstance(exc, _CLICK.BadParameter) and not isinstance(exc, _CLICK.MissingParameter) and param is not None:
+        said = str(exc.message).removeprefix("Value error, ").removeprefix("Assertion failed, ")
+        message = f"{_named(ctx, param) if ctx is not None else param.name}: {said}"
+    else:
+        message = exc.format_message()
+    message = " ".join(message.split())
+    if not as_json and ctx is not None:
+        message += f" (see {ctx.command_path} --help)"
+    fail("invalid_input", message, as_json, exc.exit_code)
 
 
 def _named(ctx: typer.Context, param: Any) -> str:

@@ -53,11 +53,13 @@ from beliefdb.cli.common import (
     Memory,
     PictureFormat,
     TextFormat,
+    asks_json,
     errors,
     fail,
     parse_time,
     picture_format,
     unwrap_help,
+    usage_error,
     with_memory,
 )
 from beliefdb.errors import InvalidInput
@@ -70,7 +72,23 @@ HELP = "Agent memory that knows why it believes something, and what must change 
 
 class _Root(TyperGroup):
     """The root command: it names the database sessions after the command being run (e.g.
-    ``beliefdb db dump``), so ``pg_stat_activity`` tells them apart."""
+    ``beliefdb db dump``), so ``pg_stat_activity`` tells them apart, and prints every usage error of
+    any command as one line, JSON when the command line has ``--json`` (:func:`usage_error`)."""
+
+    def make_context(self, info_name: Any, args: Any, parent: Any = None, **extra: Any) -> Any:
+        as_json = asks_json(args)
+        try:
+            ctx = super().make_context(info_name, args, parent, **extra)
+        except Exception as exc:  # (click's, vendored or not: usage_error raises anything else again)
+            usage_error(exc, as_json)
+        ctx.meta["beliefdb.json"] = as_json
+        return ctx
+
+    def invoke(self, ctx: Any) -> Any:
+        try:
+            return super().invoke(ctx)
+        except Exception as exc:
+            usage_error(exc, bool(ctx.meta.get("beliefdb.json")))
 
     # (click's types, which typer vendors in recent releases: Any keeps this valid with either)
     def resolve_command(self, ctx: Any, args: list[str]) -> Any:

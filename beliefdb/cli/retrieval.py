@@ -36,7 +36,7 @@ def _scope(pairs: list[str] | None, as_json: bool) -> dict[str, str]:
     for pair in pairs or []:
         key, sep, value = pair.partition("=")
         if not sep or not key.strip():
-            fail("invalid_input", f"--scope takes key=value, not '{pair}'", as_json)
+            fail("invalid_input", f"--scope takes key=value, not '{pair}'", as_json, 2)
         scope[key.strip()] = value.strip()
     return scope
 
@@ -44,13 +44,14 @@ def _scope(pairs: list[str] | None, as_json: bool) -> dict[str, str]:
 @with_memory()
 def ask(
     question: Annotated[str, typer.Argument(help="The question, in any language (at most 2,000 characters).")],
-    k: Annotated[int, typer.Option("--k", help="How many beliefs at most.")] = 5,
+    k: Annotated[int, typer.Option("--k", min=1, help="How many beliefs at most.")] = 5,
     as_of: Annotated[str | None, typer.Option(
         help="Answer as of this ISO 8601 moment (valid and recorded time together).")] = None,
     scope: Annotated[list[str] | None, typer.Option(
         help="The situation asked about, key=value (repeatable): beliefs whose conditions disagree are left out.")]
         = None,
-    min_confidence: Annotated[float, typer.Option(help="Leave out beliefs under this confidence.")] = 0.0,
+    min_confidence: Annotated[float, typer.Option(
+        min=0.0, max=1.0, help="Leave out beliefs under this confidence (0 to 1).")] = 0.0,
     include_fixtures: Annotated[bool, typer.Option(
         "--include-fixtures", help="Also return beliefs from fixture or synthetic sources (labelled).")] = False,
     embedder: EmbedderOpt = None,
