@@ -778,12 +778,20 @@ def test_retract_preview_of_an_unknown_source_says_unknown_source(cli: Cli, thre
     assert "source" in err["message"] and "no-such.md" in err["message"]
 
 
-def test_retract_of_an_unknown_version_is_an_error(cli: Cli, three: dict[str, str],
+def test_retract_of_an_unknown_version_is_an_error(cli: Cli, three: dict[str, str], bdb: beliefdb.BeliefDB,
                                                    postgresql: psycopg.Connection[Any]) -> None:
+    """The error names the source by its name, and the versions it has (not its id)."""
     before = snapshot(postgresql)
-    cli.error("retract", "--source", "faq.md", "--version", "9", "--reason", "r", "--preview", code="not_found")
-    cli.error("retract", "--source", "faq.md", "--version", "9", "--reason", "r", code="not_found")
+    said = "unknown version 9 of source 'faq.md': it has version 1 only"
+    assert cli.error("retract", "--source", "faq.md", "--version", "9", "--reason", "r", "--preview",
+                     code="not_found")["message"] == said
+    assert cli.error("retract", "--source", "faq.md", "--version", "9", "--reason", "r",
+                     code="not_found")["message"] == said
+    assert cli.one_line_error("retract", "--source", "faq.md", "--version", "9", "--reason", "r") == f"error: {said}"
     assert snapshot(postgresql) == before
+    assert bdb.ingest_text(f"FAQ, edited.\n{QREFUND}\n", source="faq.md").version == 2
+    assert cli.error("retract", "--source", "faq.md", "--version", "5", "--reason", "r",
+                     code="not_found")["message"] == "unknown version 5 of source 'faq.md': it has versions 1 to 2"
 
 
 @pytest.mark.slow

@@ -335,8 +335,8 @@ $$;
 comment on function beliefdb._retraction_target(uuid, text, text) is 'The id a retraction''s reference names: a belief, a node (or source, or version), or a source by its name';
 
 -- The ids a retraction target names: a node (and, for a correction, its fragment), a source, or
--- one version of a source (by number). BD004 when there is no such version; BD005 for an unknown
--- kind of target.
+-- one version of a source (by number). BD004 when there is no such version (naming the source and
+-- the versions it has); BD005 for an unknown kind of target.
 create or replace function beliefdb._retraction_targets(p_workspace_id uuid, p_target text, p_id uuid,
                                                        p_version integer) returns uuid[]
 language plpgsql stable
@@ -344,6 +344,9 @@ set search_path = pg_catalog, pg_temp
 as $$
 declare
     v_ids uuid[];
+    v_name text;
+    v_first integer;
+    v_last integer;
 begin
     if p_target = 'source' then
         return array[p_id];
@@ -351,7 +354,17 @@ begin
         v_ids := array(select v.id from beliefdb.source_version v
                         where v.workspace_id = p_workspace_id and v.source_id = p_id and v.version = p_version);
         if cardinality(v_ids) = 0 then
-            raise exception 'unknown version % of source %', p_version, p_id using errcode = 'BD004';
+            select s.name, min(v.version), max(v.version) into v_name, v_first, v_last
+              from beliefdb.source s
+              left join beliefdb.source_version v on v.workspace_id = s.workspace_id and v.source_id = s.id
+             where s.workspace_id = p_workspace_id and s.id = p_id
+             group by s.name;
+            raise exception 'unknown version % of source ''%'': %', p_version, coalesce(v_name, p_id::text),
+                case when v_first is null then 'it has no versions'
+                     when v_first = v_last then format('it has version %s only', v_first)
+                     else format('it has versions %s to %s', v_first, v_last)
+                end
+                using errcode = 'BD004';
         end if;
         return v_ids;
     elsif p_target = 'node' then
