@@ -229,7 +229,7 @@ def ask(db: Database, question: str, *, k: int = 5, as_of: datetime | None = Non
         raise errors.InvalidInput(f"the question is {len(question):,} characters long; ask takes at most"
                                   f" {MAX_QUESTION:,} (ask about one thing at a time)")
     if k < 1:
-        raise errors.InvalidInput("--k must be at least 1")
+        raise errors.InvalidInput("k must be at least 1")
     if not 0 <= min_confidence <= 1:
         raise errors.InvalidInput("--min-confidence must be between 0 and 1")
     if as_of is not None:
