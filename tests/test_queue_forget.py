@@ -11,6 +11,7 @@ from typing import Any
 
 import psycopg
 import pytest
+from test_forget_redaction import holding
 
 import beliefdb
 from beliefdb.models import Turn
@@ -161,7 +162,8 @@ def test_a_queued_conversation_keeps_another_speakers_same_words_when_a_subject_
     assert bdb.work(stop_when_empty=True, embed=False).done == 1
     assert lives_in(bdb) == {"bob": "current"}
     rows = postgresql.execute("select content from beliefdb.source_version").fetchall()
-    assert len(rows) == 1 and rows[0][0].endswith("Bob: I live in Lisbon.\n[2024-03-05T09:15:00+00:00] Bob: I work at Acme.")
+    assert len(rows) == 1
+    assert rows[0][0].endswith("Bob: I live in Lisbon.\n[2024-03-05T09:15:00+00:00] Bob: I work at Acme.")
 
 
 def test_a_proposed_conversation_keeps_another_speakers_same_words_when_a_subject_is_forgotten(
@@ -179,3 +181,23 @@ def test_a_proposed_conversation_keeps_another_speakers_same_words_when_a_subjec
         again = alice.ingest_conversation(GROWN, source="qc", embed=False)
         assert not again.new_version and again.accepted == []
         assert lives_in(alice) == {"bob": "current"}
+
+
+def test_forgetting_a_subject_forgets_its_turns_in_every_conversation_waiting_to_be_stored(
+        bdb: beliefdb.BeliefDB, postgresql: psycopg.Connection[Any]) -> None:
+    """Its new turns in a conversation queued before the forget, and its turns in a conversation not
+    stored yet: masked, and gone as turns, so the worker stores them as the forget left the rest."""
+    bdb.ingest_conversation(SAME, source="qc", embed=False)
+    phone = Turn("Maya", "My phone number is 555-1234.", datetime(2024, 3, 6, tzinfo=UTC))
+    bdb.submit(turns=[*GROWN, phone], source="qc")
+    bdb.submit(turns=[Turn("Maya", "I have a cat named Tom.", datetime(2024, 4, 1, tzinfo=UTC)),
+                      Turn("Bob", "Nice, I have a dog.", datetime(2024, 4, 1, 0, 1, tzinfo=UTC))], source="other-chat")
+    postgresql.commit()
+    bdb.forget(subject="maya")
+    waiting = str(payloads(postgresql))
+    assert "555-1234" not in waiting and "cat named" not in waiting and "Maya" not in waiting
+    assert "I work at Acme." in waiting and "Nice, I have a dog." in waiting
+    assert bdb.work(stop_when_empty=True, embed=False).done == 2
+    for said in ("555-1234", "cat named", "Maya"):
+        assert holding(postgresql, said) == [], said
+    assert {b.subject for b in bdb.beliefs()} == {"bob"}

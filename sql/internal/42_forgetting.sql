@@ -227,6 +227,9 @@ begin
     if cardinality(v_turn_text) > 0 then
         perform beliefdb._redact_pending(v_ws, v_turn_sources, v_turn_text, true);
     end if;
+    if p_target = 'subject' and cardinality(p_speakers) > 0 then
+        perform beliefdb._redact_pending_speakers(v_ws, p_speakers);
+    end if;
     if cardinality(v_quotes) > 0 then
         v_redacted := v_redacted + beliefdb._redact_quotes(v_ws, v_sources, v_quotes,
                                              case p_target when 'subject' then 'forgotten subject'
@@ -628,6 +631,69 @@ as $$
      where j.workspace_id = p_workspace_id and j.id = w.id and cardinality(w.spans) > 0;
 $$;
 comment on function beliefdb._redact_pending(uuid, uuid[], text[], boolean, text[], jsonb) is 'Mask every occurrence of some texts (quotes, or turn lines) in the versions proposed for sources, with their claims, and in their queued documents';
+
+-- The lines of a waiting text's turns (p_turns: {start, end, speaker, time}, as a conversation is
+-- laid out, "Speaker: text") said by some speakers: each from its speaker's name to the turn's end.
+create or replace function beliefdb._speaker_lines(p_text text, p_turns jsonb, p_speakers text[])
+returns int4range[]
+language sql immutable
+set search_path = pg_catalog, pg_temp
+as $$
+    select coalesce(array_agg(int4range(x.label, x.e) order by x.label), '{}')
+      from (select (t ->> 'start')::integer - length(t ->> 'speaker') - 2 as label, (t ->> 'end')::integer as e,
+                   t ->> 'speaker' as speaker
+              from jsonb_array_elements(case when jsonb_typeof(p_turns) = 'array' then p_turns else '[]' end) t
+             where t ->> 'speaker' = any(p_speakers)) x
+     where x.label >= 0 and substr(p_text, x.label + 1, length(x.speaker) + 2) = x.speaker || ': '
+$$;
+comment on function beliefdb._speaker_lines(text, jsonb, text[]) is 'The lines of some speakers'' turns in a laid-out conversation text waiting to be stored';
+
+-- Forgetting a subject forgets every turn its speakers said in the texts waiting to be stored too,
+-- whatever their source (a conversation queued before the forget, or proposed, may be one not stored
+-- yet, or grow one by new turns of theirs): each such line's name and words are masked, and the turn
+-- goes (the job's turn, the proposal's fragment and its claims), so that it is stored as masked text,
+-- as a forgotten turn stays in its version. A job a worker holds is skipped, as elsewhere.
+create or replace function beliefdb._redact_pending_speakers(p_workspace_id uuid, p_speakers text[]) returns void
+language sql
+set search_path = pg_catalog, pg_temp
+as $$
+    with found as (
+        select r.id, beliefdb._speaker_lines(r.proposal ->> 'content', r.proposal -> 'fragments', p_speakers) as lines
+          from beliefdb.review_item r
+         where r.workspace_id = p_workspace_id and r.kind = 'version_proposed' and r.status = 'open'
+           and jsonb_typeof(r.proposal -> 'fragments') = 'array'
+           and exists (select from jsonb_array_elements(r.proposal -> 'fragments') f
+                        where f ->> 'speaker' = any(p_speakers))
+    )
+    update beliefdb.review_item r
+       set proposal = r.proposal || jsonb_build_object(
+               'content', beliefdb._masked(r.proposal ->> 'content', beliefdb._line_masks(r.proposal ->> 'content', f.lines)),
+               'claims', (select coalesce(jsonb_agg(c.x order by c.n), '[]')
+                            from jsonb_array_elements(coalesce(r.proposal -> 'claims', '[]')) with ordinality c (x, n)
+                           where not beliefdb._over_spans(c.x, f.lines)),
+               'fragments', (select coalesce(jsonb_agg(g.x order by g.n), '[]')
+                               from jsonb_array_elements(r.proposal -> 'fragments') with ordinality g (x, n)
+                              where not beliefdb._over_spans(g.x, f.lines)))
+      from found f
+     where r.workspace_id = p_workspace_id and r.id = f.id and cardinality(f.lines) > 0;
+    with waiting as (
+        select j.id, beliefdb._speaker_lines(j.payload ->> 'text', j.payload -> 'turns', p_speakers) as lines
+          from beliefdb.job j
+         where j.workspace_id = p_workspace_id and j.status <> 'running' and j.payload ? 'text'
+           and jsonb_typeof(j.payload -> 'turns') = 'array'
+           and exists (select from jsonb_array_elements(j.payload -> 'turns') t where t ->> 'speaker' = any(p_speakers))
+           for no key update skip locked
+    )
+    update beliefdb.job j
+       set payload = j.payload || jsonb_build_object(
+               'text', beliefdb._masked(j.payload ->> 'text', beliefdb._line_masks(j.payload ->> 'text', w.lines)),
+               'turns', (select coalesce(jsonb_agg(t.x order by t.n), '[]')
+                           from jsonb_array_elements(j.payload -> 'turns') with ordinality t (x, n)
+                          where not (t.x ->> 'speaker' = any(p_speakers))))
+      from waiting w
+     where j.workspace_id = p_workspace_id and j.id = w.id and cardinality(w.lines) > 0;
+$$;
+comment on function beliefdb._redact_pending_speakers(uuid, text[]) is 'Mask some speakers'' turns in every conversation waiting to be stored (queued or proposed), and drop those turns';
 
 -- Mask every occurrence of some quotes in every version of some sources (and in the texts
 -- proposed for them and the documents queued: beliefdb._redact_pending), by beliefdb._redact_spans,
