@@ -231,3 +231,14 @@ def test_the_report_says_why_each_thing_is_current_again(db_url: str) -> None:
         assert [(c.id, c.kind, c.started_holding) for c in dropped.current_again] == [(thirty.id, "belief", False)]
         assert f"  ↺ {short(thirty.id)} current again: what superseded it stopped holding" in \
             render.ingest_report(dropped).splitlines()
+
+
+def test_a_report_names_no_supersession_by_a_belief_that_stopped_holding(bdb: beliefdb.BeliefDB) -> None:
+    seven, fifteen = "The refund window is 7 days.\n", "The refund window is 15 days.\n"
+    for text in (seven, fifteen, seven):  # A, B, A: 7 days current again, 15 days unsupported
+        bdb.ingest_text(text, source="policy.md")
+    gone = bdb.ingest_text("Shipping is free.\n", source="policy.md")
+    (old,) = [b for b in bdb.beliefs(subject="refund_policy", include_all=True) if b.value == "7 days"]
+    assert old.id in gone.unsupported
+    # 15 days holds no more: it superseded nothing in this change
+    assert gone.superseded == []

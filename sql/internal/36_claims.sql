@@ -667,6 +667,8 @@ as $$
               from jsonb_array_elements_text(p_changes -> 'stopped_current') x
               join beliefdb.relation r on r.workspace_id = p_workspace_id and r.to_belief = x::uuid
                                       and r.kind = 'supersedes' and r.ended_at is null
+              -- (by a belief that holds: one that stopped holding supersedes nothing now)
+              join beliefdb.node n on n.workspace_id = p_workspace_id and n.id = r.from_belief and n.holds
              where not coalesce(p_outcome -> 'superseded', '[]')
                        @> jsonb_build_array(jsonb_build_object('old', r.to_belief, 'new', r.from_belief))), '[]'),
         'unsupported', coalesce((
