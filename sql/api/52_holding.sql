@@ -137,6 +137,8 @@ declare
     v_sup_loser integer[];
     v_sup_winner integer[];
     v_sup_holds boolean[];
+    v_sup_first integer[];        -- a loser's supersessions in v_sup_loser: v_sup_first .. v_sup_last
+    v_sup_last integer[];
     v_queue integer[];
     v_head integer;
     v_tail integer;
@@ -385,19 +387,32 @@ begin
         v_last[v_p] := v_k;
     end loop;
 
-    -- supersession as it stands: a belief is superseded while a winner over it holds
+    -- supersession as it stands: a belief is superseded while a winner over it holds. The
+    -- supersessions by loser position (each loser's in v_sup_first .. v_sup_last), joined to the
+    -- positions as the edges above are: `unnest ... with ordinality` of an array parameter is planned
+    -- for the 10 rows the planner guesses, and the two were joined by nested loops that read o_ids
+    -- again for every supersession (a source of 2,000 winning beliefs retracted: 4,000 supersessions
+    -- in a closure of 10,000, 40 million comparisons, 6 s)
     o_superseded := array_fill(false, array[v_n]);
+    v_sup_first := array_fill(1, array[v_n]);
+    v_sup_last := array_fill(0, array[v_n]);
     if cardinality(v_sup_of) > 0 then
-        select array_agg(l.pos), array_agg(coalesce(w.pos, 0)), array_agg(n.holds)
+        select array_agg(l.pos order by l.pos, s.k), array_agg(coalesce(w.pos, 0) order by l.pos, s.k),
+               array_agg(n.holds order by l.pos, s.k)
           into v_sup_loser, v_sup_winner, v_sup_holds
-          from unnest(v_sup_of, v_sup_by) as s (loser, winner)
-          join unnest(o_ids) with ordinality as l (id, pos) on l.id = s.loser
-          left join unnest(o_ids) with ordinality as w (id, pos) on w.id = s.winner
+          from (select unnest(v_sup_of) as loser, unnest(v_sup_by) as winner,
+                       generate_series(1, cardinality(v_sup_of)) as k) s
+          join (select unnest(o_ids) as id, generate_series(1, v_n) as pos) l on l.id = s.loser
+          left join (select unnest(o_ids) as id, generate_series(1, v_n) as pos) w on w.id = s.winner
           join beliefdb.node n on n.workspace_id = p_workspace_id and n.id = s.winner;
-        for v_k in 1 .. cardinality(v_sup_loser) loop
+        for v_k in 1 .. coalesce(cardinality(v_sup_loser), 0) loop
             if v_sup_holds[v_k] then
                 o_superseded[v_sup_loser[v_k]] := true;
             end if;
+            if v_sup_last[v_sup_loser[v_k]] = 0 then
+                v_sup_first[v_sup_loser[v_k]] := v_k;
+            end if;
+            v_sup_last[v_sup_loser[v_k]] := v_k;
         end loop;
     end if;
 
@@ -474,11 +489,11 @@ begin
         for v_p in 1 .. v_n loop
             if v_loser[v_p] then
                 v_sup := false;
-                for v_k in 1 .. cardinality(v_sup_loser) loop
-                    if v_sup_loser[v_k] = v_p then
-                        v_c := v_sup_winner[v_k];
-                        v_sup := v_sup or (case when v_c > 0 then o_holds[v_c] else v_sup_holds[v_k] end);
-                    end if;
+                -- (its own supersessions only: every supersession for every loser was quadratic, 16
+                -- million steps a round for 4,000)
+                for v_k in v_sup_first[v_p] .. v_sup_last[v_p] loop
+                    v_c := v_sup_winner[v_k];
+                    v_sup := v_sup or (case when v_c > 0 then o_holds[v_c] else v_sup_holds[v_k] end);
                 end loop;
                 if v_sup <> o_superseded[v_p] then
                     o_superseded[v_p] := v_sup;
