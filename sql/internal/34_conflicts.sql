@@ -73,15 +73,31 @@ create or replace function beliefdb._supersede(p_workspace_id uuid, p_winner uui
 returns void
 language plpgsql
 set search_path = pg_catalog, pg_temp
+-- (planned once per session, often while relation is empty: the supersessions into the winner were
+-- read by relation_in_effect, whose key has to_belief second, every relation in effect of the
+-- workspace for each supersession recorded, 0.7 ms each at 4,000. They are found by
+-- relation_to_belief, ended_at is null tested outside offset 0 so that the partial
+-- relation_in_effect is no candidate, and ended by their primary key)
+set enable_seqscan = off
 as $$
+declare
+    v_ended uuid[];
 begin
-    update beliefdb.relation r
-       set ended_at = beliefdb.clock()
-     where r.workspace_id = p_workspace_id and r.to_belief = p_winner and r.kind = 'supersedes'
-       and r.ended_at is null
-       and not exists (select from beliefdb.node n
-                        where n.workspace_id = r.workspace_id and n.id = r.from_belief and n.holds)
-       and beliefdb._influenced_by(p_workspace_id, r.from_belief, p_loser);
+    v_ended := array(select r.id
+                       from (select r.id, r.from_belief, r.ended_at
+                               from beliefdb.relation r
+                              where r.workspace_id = p_workspace_id and r.to_belief = p_winner
+                                and r.kind = 'supersedes'
+                             offset 0) r
+                      where r.ended_at is null
+                        and not exists (select from beliefdb.node n
+                                         where n.workspace_id = p_workspace_id and n.id = r.from_belief and n.holds)
+                        and beliefdb._influenced_by(p_workspace_id, r.from_belief, p_loser));
+    if cardinality(v_ended) > 0 then
+        update beliefdb.relation r
+           set ended_at = beliefdb.clock()
+         where r.workspace_id = p_workspace_id and r.id = any(v_ended);
+    end if;
     insert into beliefdb.relation (workspace_id, from_belief, to_belief, kind, reason)
     values (p_workspace_id, p_winner, p_loser, 'supersedes', p_reason);
 end
