@@ -378,6 +378,9 @@ create table beliefdb.evidence (
 comment on table beliefdb.evidence is 'A belief supported by a fragment; the quote equals the fragment text byte for byte';
 
 create index evidence_fragment on beliefdb.evidence (workspace_id, fragment_id);
+-- a justification's evidence, by justification: its deletion (forget) cascades here, and without
+-- the index each lookup read every evidence row of the workspace
+create index evidence_justification on beliefdb.evidence (workspace_id, justification_id);
 
 -- Typed edges between beliefs that are not reasons (supersedes, conflicts_with, ...).
 create table beliefdb.relation (
