@@ -388,10 +388,10 @@ as $$
 $$;
 comment on function beliefdb._over_spans(jsonb, int4range[]) is 'Whether a claim or fragment (start, end) lies over any of some spans';
 
--- The same over the spans' union, a multirange made once for many items: `&& any` of the spans
+-- beliefdb._over_spans over the spans' union, a multirange made once for many items: `&& any`
 -- reads every span for each item (8,000 claims of a conversation 4,000 of whose turns were
 -- forgotten: 64 million comparisons), a multirange is searched.
-create or replace function beliefdb._over_spans(p_item jsonb, p_spans int4multirange) returns boolean
+create or replace function beliefdb._over_span_union(p_item jsonb, p_spans int4multirange) returns boolean
 language sql immutable
 set search_path = pg_catalog, pg_temp
 as $$
@@ -399,7 +399,7 @@ as $$
                 then int4range((p_item ->> 'start')::integer, (p_item ->> 'end')::integer) && p_spans
                 else false end
 $$;
-comment on function beliefdb._over_spans(jsonb, int4multirange) is 'Whether a claim or fragment (start, end) lies over a union of spans';
+comment on function beliefdb._over_span_union(jsonb, int4multirange) is 'Whether a claim or fragment (start, end) lies over a union of spans';
 
 -- p_claims less those whose quote lies over a span of version p_version that was forgotten, and
 -- p_rejected with those added, saying why: a text ingested again after a forget brings none of the
@@ -410,11 +410,11 @@ language sql stable
 set search_path = pg_catalog, pg_temp
 as $$
     with s as (
-        -- (their union, made once: beliefdb._over_spans)
+        -- (their union, made once: beliefdb._over_span_union)
         select coalesce(range_agg(x.span), '{}'::int4multirange) as spans
           from unnest(beliefdb._forgotten_spans(p_workspace_id, p_version)) as x (span)
     ), c as (
-        select x.claim, x.n, beliefdb._over_spans(x.claim, s.spans) as forgotten
+        select x.claim, x.n, beliefdb._over_span_union(x.claim, s.spans) as forgotten
           from s, jsonb_array_elements(coalesce(p_claims, '[]')) with ordinality as x (claim, n)
     )
     select coalesce(jsonb_agg(c.claim order by c.n) filter (where not c.forgotten), '[]'),
