@@ -228,8 +228,14 @@ begin
                  order by b.status::text not in ('current', 'conflicting', 'expired'), b.recorded_at, b.id
                  limit 1) as existing
           from c
-          join beliefdb.fragment f on f.workspace_id = p_workspace_id and f.source_version_id = p_source_version_id
-                                  and f.start_offset = v_starts[c.n] and f.end_offset = v_ends[c.n]
+          -- (each claim's fragment by its whole key, lateral behind offset 0: joined, the plan made
+          -- while the tables were small read the version's every fragment for each claim, its
+          -- offsets a filter, 32 million rows for a first document of 8,000 claims, 4.4 s)
+         cross join lateral (select f.id
+                               from beliefdb.fragment f
+                              where f.workspace_id = p_workspace_id and f.source_version_id = p_source_version_id
+                                and f.start_offset = v_starts[c.n] and f.end_offset = v_ends[c.n]
+                             offset 0) f
          where c.same_topic = 1 and not isempty(c.valid)
            and v_starts[c.n] is not null and v_actual[c.n] = c.claim ->> 'quote'
            and (lower_inf(c.valid) or lower(c.valid) between '0001-01-02 00:00+00' and '9999-12-30 00:00+00')
