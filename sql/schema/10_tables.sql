@@ -407,6 +407,9 @@ comment on column beliefdb.relation.ended_at is 'When a supersession stopped app
 create unique index relation_in_effect on beliefdb.relation (workspace_id, from_belief, to_belief, kind)
     where ended_at is null;
 create index relation_to_belief on beliefdb.relation (workspace_id, to_belief, kind);
+-- a belief's relations from it, every one (relation_in_effect has those in effect only): a deleted
+-- belief's cascade reads them, and without the index each read every relation of the workspace
+create index relation_from_belief on beliefdb.relation (workspace_id, from_belief);
 
 -- What an agent decided, citing beliefs.
 create table beliefdb.decision (

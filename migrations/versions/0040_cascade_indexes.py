@@ -1,5 +1,5 @@
-"""A justification's evidence is found by justification: an index on beliefdb.evidence
-(workspace_id, justification_id), which the foreign key's cascade reads when a justification is deleted.
+"""The cascades of deletions read by index: beliefdb.evidence by (workspace_id, justification_id) when
+a justification is deleted, beliefdb.relation by (workspace_id, from_belief) when a belief is.
 
 Revision ID: 0040
 Revises: 0039
@@ -18,7 +18,7 @@ depends_on = None
 
 
 def upgrade() -> None:
-    run_sql((Path(__file__).parent / "0040_evidence_justification_index.sql").read_text(encoding="utf-8"))
+    run_sql((Path(__file__).parent / "0040_cascade_indexes.sql").read_text(encoding="utf-8"))
 
 
 def downgrade() -> None:
