@@ -1,5 +1,5 @@
-"""The cascades of deletions read by index: beliefdb.evidence by (workspace_id, justification_id) when
-a justification is deleted, beliefdb.relation by (workspace_id, from_belief) when a belief is.
+"""The cascades of deletions read by index: beliefdb.evidence by justification_id when a justification
+is deleted, beliefdb.relation by from_belief when a belief is.
 
 Revision ID: 0040
 Revises: 0039

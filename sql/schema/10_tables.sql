@@ -379,8 +379,10 @@ comment on table beliefdb.evidence is 'A belief supported by a fragment; the quo
 
 create index evidence_fragment on beliefdb.evidence (workspace_id, fragment_id);
 -- a justification's evidence, by justification: its deletion (forget) cascades here, and without
--- the index each lookup read every evidence row of the workspace
-create index evidence_justification on beliefdb.evidence (workspace_id, justification_id);
+-- the index each lookup read every evidence row of the workspace. By the id alone, not led by
+-- workspace_id, so that it is no candidate for a probe of the workspace by another key (a plan made
+-- while the table looked empty took such an index, and read the workspace's every row for each)
+create index evidence_justification on beliefdb.evidence (justification_id);
 
 -- Typed edges between beliefs that are not reasons (supersedes, conflicts_with, ...).
 create table beliefdb.relation (
@@ -408,8 +410,9 @@ create unique index relation_in_effect on beliefdb.relation (workspace_id, from_
     where ended_at is null;
 create index relation_to_belief on beliefdb.relation (workspace_id, to_belief, kind);
 -- a belief's relations from it, every one (relation_in_effect has those in effect only): a deleted
--- belief's cascade reads them, and without the index each read every relation of the workspace
-create index relation_from_belief on beliefdb.relation (workspace_id, from_belief);
+-- belief's cascade reads them, and without the index each read every relation of the workspace. By
+-- the id alone, as evidence_justification (led by workspace_id, it was taken for probes by to_belief)
+create index relation_from_belief on beliefdb.relation (from_belief);
 
 -- What an agent decided, citing beliefs.
 create table beliefdb.decision (
