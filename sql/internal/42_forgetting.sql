@@ -376,22 +376,14 @@ as $$
 $$;
 comment on function beliefdb._extends_version(uuid, uuid, text) is 'Whether a text is a version''s text (but for its forgotten spans), or that text grown by lines at its end';
 
--- Whether a claim or fragment (jsonb with start and end offsets) lies over any of some spans; one
--- without sound offsets does not (the gate rejects it with its own reason).
-create or replace function beliefdb._over_spans(p_item jsonb, p_spans int4range[]) returns boolean
-language sql immutable
-set search_path = pg_catalog, pg_temp
-as $$
-    select case when (p_item ->> 'start')::integer < (p_item ->> 'end')::integer
-                then int4range((p_item ->> 'start')::integer, (p_item ->> 'end')::integer) && any (p_spans)
-                else false end
-$$;
-comment on function beliefdb._over_spans(jsonb, int4range[]) is 'Whether a claim or fragment (start, end) lies over any of some spans';
-
--- beliefdb._over_spans over the spans' union, a multirange made once for many items: `&& any`
--- reads every span for each item (8,000 claims of a conversation 4,000 of whose turns were
--- forgotten: 64 million comparisons), a multirange is searched.
-create or replace function beliefdb._over_span_union(p_item jsonb, p_spans int4multirange) returns boolean
+-- Whether a claim or fragment (jsonb with start and end offsets) lies over some spans, given as
+-- their union (a multirange, made once for many items: `&& any` over an array read every span for
+-- each item, 8,000 claims of a conversation 4,000 of whose turns were forgotten, 64 million
+-- comparisons); one without sound offsets does not (the gate rejects it with its own reason).
+-- (the signatures before: the spans as an array, and the union under another name)
+drop function if exists beliefdb._over_spans(jsonb, int4range[]);
+drop function if exists beliefdb._over_span_union(jsonb, int4multirange);
+create or replace function beliefdb._over_spans(p_item jsonb, p_spans int4multirange) returns boolean
 language sql immutable
 set search_path = pg_catalog, pg_temp
 as $$
@@ -399,7 +391,7 @@ as $$
                 then int4range((p_item ->> 'start')::integer, (p_item ->> 'end')::integer) && p_spans
                 else false end
 $$;
-comment on function beliefdb._over_span_union(jsonb, int4multirange) is 'Whether a claim or fragment (start, end) lies over a union of spans';
+comment on function beliefdb._over_spans(jsonb, int4multirange) is 'Whether a claim or fragment (start, end) lies over a union of spans';
 
 -- p_claims less those whose quote lies over a span of version p_version that was forgotten, and
 -- p_rejected with those added, saying why: a text ingested again after a forget brings none of the
@@ -410,11 +402,11 @@ language sql stable
 set search_path = pg_catalog, pg_temp
 as $$
     with s as (
-        -- (their union, made once: beliefdb._over_span_union)
+        -- (their union, made once: beliefdb._over_spans)
         select coalesce(range_agg(x.span), '{}'::int4multirange) as spans
           from unnest(beliefdb._forgotten_spans(p_workspace_id, p_version)) as x (span)
     ), c as (
-        select x.claim, x.n, beliefdb._over_span_union(x.claim, s.spans) as forgotten
+        select x.claim, x.n, beliefdb._over_spans(x.claim, s.spans) as forgotten
           from s, jsonb_array_elements(coalesce(p_claims, '[]')) with ordinality as x (claim, n)
     )
     select coalesce(jsonb_agg(c.claim order by c.n) filter (where not c.forgotten), '[]'),
@@ -612,7 +604,7 @@ as $$
           from beliefdb.review_item r
          where r.workspace_id = p_workspace_id and r.kind = 'version_proposed' and r.source_id = any(p_sources)
     ), items as (
-        select f.id, f.spans,
+        select f.id, f.spans, (select range_agg(x.span) from unnest(f.spans) as x (span)) as span_union,
                case when p_turns then beliefdb._line_masks(r.proposal ->> 'content', f.spans) else f.spans end as masks
           from found f
           join beliefdb.review_item r on r.workspace_id = p_workspace_id and r.id = f.id
@@ -623,10 +615,10 @@ as $$
                'content', beliefdb._masked(r.proposal ->> 'content', i.masks),
                'claims', (select coalesce(jsonb_agg(c.x order by c.n), '[]')
                             from jsonb_array_elements(coalesce(r.proposal -> 'claims', '[]')) with ordinality c (x, n)
-                           where not beliefdb._over_spans(c.x, i.spans)),
+                           where not beliefdb._over_spans(c.x, i.span_union)),
                'fragments', (select coalesce(jsonb_agg(f.x order by f.n), '[]')
                                from jsonb_array_elements(coalesce(r.proposal -> 'fragments', '[]')) with ordinality f (x, n)
-                              where not (f.x ->> 'speaker' is not null and beliefdb._over_spans(f.x, i.spans))),
+                              where not (f.x ->> 'speaker' is not null and beliefdb._over_spans(f.x, i.span_union))),
                'rejected', (select coalesce(jsonb_agg(j.x order by j.n), '[]')
                               from jsonb_array_elements(coalesce(r.proposal -> 'rejected', '[]')) with ordinality j (x, n)
                              where not exists (select from unnest(p_texts) t
@@ -681,8 +673,10 @@ language sql
 set search_path = pg_catalog, pg_temp
 as $$
     with found as (
-        select r.id, beliefdb._speaker_lines(r.proposal ->> 'content', r.proposal -> 'fragments', p_speakers) as lines
+        select r.id, l.lines, (select range_agg(x.span) from unnest(l.lines) as x (span)) as line_union
           from beliefdb.review_item r
+         cross join lateral (select beliefdb._speaker_lines(r.proposal ->> 'content', r.proposal -> 'fragments',
+                                                            p_speakers) as lines) l
          where r.workspace_id = p_workspace_id and r.kind = 'version_proposed' and r.status = 'open'
            and jsonb_typeof(r.proposal -> 'fragments') = 'array'
            and exists (select from jsonb_array_elements(r.proposal -> 'fragments') f
@@ -693,10 +687,10 @@ as $$
                'content', beliefdb._masked(r.proposal ->> 'content', beliefdb._line_masks(r.proposal ->> 'content', f.lines)),
                'claims', (select coalesce(jsonb_agg(c.x order by c.n), '[]')
                             from jsonb_array_elements(coalesce(r.proposal -> 'claims', '[]')) with ordinality c (x, n)
-                           where not beliefdb._over_spans(c.x, f.lines)),
+                           where not beliefdb._over_spans(c.x, f.line_union)),
                'fragments', (select coalesce(jsonb_agg(g.x order by g.n), '[]')
                                from jsonb_array_elements(r.proposal -> 'fragments') with ordinality g (x, n)
-                              where not beliefdb._over_spans(g.x, f.lines)))
+                              where not beliefdb._over_spans(g.x, f.line_union)))
       from found f
      where r.workspace_id = p_workspace_id and r.id = f.id and cardinality(f.lines) > 0;
     with waiting as (
