@@ -415,3 +415,21 @@ def test_a_conversations_turns_are_not_replaced_by_a_document(bdb: beliefdb.Beli
     assert not bdb.ingest_text(content, source="chat").new_version
     bdb.remember_turn("chat", "Maya", "I moved to Munich.", time=datetime(2026, 3, 1, tzinfo=UTC))
     assert current(bdb, "maya") == {("lives_in", "Munich")}
+
+
+@pytest.mark.slow
+def test_a_new_source_whose_text_comes_as_turns_is_a_conversation(bdb: beliefdb.BeliefDB, tmp_path: Path,
+                                                                    postgresql: psycopg.Connection[Any]) -> None:
+    """The default is decided once, by the database, from the text having turns: every way turns arrive
+    makes a conversation, and a text without turns a document."""
+    chat = tmp_path / "support.jsonl"
+    chat.write_text('{"speaker": "Tom", "text": "I live in Paris."}\n', encoding="utf-8")
+    bdb.ingest_conversation(CHAT[:1], source="by-call", embed=False)
+    bdb.remember_turn("by-turn", "Maya", "I live in Berlin.", embed=False)
+    bdb.ingest_transcripts(chat, embed=False)
+    bdb.ingest_text("The return window is 30 days.", source="policy.md")
+    bdb.submit(turns=CHAT[1:2], source="queued")
+    assert bdb.work(stop_when_empty=True, embed=False).done == 1
+    assert dict(postgresql.execute("select name, origin_type::text from beliefdb.source").fetchall()) == {
+        "by-call": "conversation", "by-turn": "conversation", "support.jsonl": "conversation",
+        "policy.md": "document", "queued": "conversation"}

@@ -25,7 +25,7 @@ class Conversations:
         """Store a conversation as the next version of the source ``source``: each turn a fragment with its
         speaker and time, so a belief's evidence is the exact turn and its valid time starts at the turn's
         time. The extractor reads turn by turn, the speaker the subject of what they say of themselves."""
-        options = SourceOptions(name=source, authority=authority, provenance=label, origin="conversation",
+        options = SourceOptions(name=source, authority=authority, provenance=label,
                                 version_label=version_label)
         return conversations.ingest_conversation(self.database, turns, options, extractor=extractor, embed=embed,
                                                  preview=preview)

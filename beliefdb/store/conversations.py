@@ -72,7 +72,7 @@ def remember_turn(db: Database, conversation: str, turn: Turn, *, extractor: str
             assert now is not None
             turn = replace(turn, time=now[0])
         text, span = append_turn(text, turn)
-        report = ingest_text(db, text, SourceOptions(name=conversation, origin="conversation" if row is None else None),
+        report = ingest_text(db, text, SourceOptions(name=conversation),
                              extractor=extractor, embed=embed, conn=c, turns=[*spans, span], read=[span],
                              append=row is not None)
     return report
@@ -103,7 +103,7 @@ def ingest_transcripts(db: Database, paths: list[Path], options: SourceOptions, 
 
     def one(path: Path) -> IngestReport:
         turns = read_chat_file(path, limit)
-        return ingest_conversation(db, turns, file_source(options, path, "conversation", name=named[path]),
+        return ingest_conversation(db, turns, file_source(options, path, name=named[path]),
                                    extractor=extractor, embed=embed, preview=preview, path=shown(path),
                                    max_bytes=limit)
 

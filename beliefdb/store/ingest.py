@@ -335,12 +335,11 @@ def ingest_paths(db: Database, paths: list[Path], options: SourceOptions, *, cla
     return each_file(list(named), one, progress)
 
 
-def file_source(options: SourceOptions, path: Path, origin: str | None = None, *,
-                name: str | None = None) -> SourceOptions:
+def file_source(options: SourceOptions, path: Path, *, name: str | None = None) -> SourceOptions:
     """``options`` for one file: its source named by the file (or ``name``: its path below the directory
     given) unless the options name one."""
     return SourceOptions(name=options.name or name or shown(path.name), authority=options.authority,
-                         provenance=options.provenance, origin=options.origin or origin,
+                         provenance=options.provenance, origin=options.origin,
                          version_label=options.version_label)
 
 

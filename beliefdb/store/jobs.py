@@ -22,7 +22,7 @@ import os
 import socket
 import threading
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -140,8 +140,7 @@ def submit_conversations(db: Database, conversations: Sequence[tuple[Sequence[Tu
             raise errors.InvalidInput("a conversation name is required")
         text, spans = lay_out(turns)
         ingest.check_size(options.name, text, max_bytes)
-        payloads.append(_payload(text, replace(options, origin=options.origin or "conversation"), extractor,
-                                 path, spans))
+        payloads.append(_payload(text, options, extractor, path, spans))
     return submit(db, payloads, max_attempts)
 
 
@@ -155,7 +154,7 @@ def submit_transcripts(db: Database, paths: Sequence[Path], options: ingest.Sour
     _check_options(options, extractor, max_attempts)  # (before any file is read, as submit_paths does)
     limit = ingest.max_ingest_bytes(max_bytes)
     return submit_conversations(
-        db, [(read_chat_file(path, limit), ingest.file_source(options, path, "conversation", name=name), shown(path))
+        db, [(read_chat_file(path, limit), ingest.file_source(options, path, name=name), shown(path))
              for path, name in named.items()], extractor=extractor, max_attempts=max_attempts, max_bytes=limit)
 
 

@@ -1086,9 +1086,13 @@ begin
     end if;
     select * into v_source from beliefdb.source s where s.workspace_id = p_workspace_id and s.name = p_source;
     if not found then
+        -- a new source's text given as turns is a conversation unless the caller says otherwise
         insert into beliefdb.source (workspace_id, name, origin_type, authority, provenance)
-        values (p_workspace_id, p_source, coalesce(v_origin, 'document'), coalesce(v_authority, 'internal'),
-                coalesce(v_provenance, 'production'))
+        values (p_workspace_id, p_source,
+                coalesce(v_origin, case when exists (select from jsonb_array_elements(coalesce(p_text -> 'fragments', '[]')) f
+                                                      where f ->> 'speaker' is not null)
+                                        then 'conversation' else 'document' end::beliefdb.origin_type),
+                coalesce(v_authority, 'internal'), coalesce(v_provenance, 'production'))
         returning * into v_source;
     elsif v_source.owner is distinct from beliefdb.current_principal()
           -- (the text in force again, or a retracted text, changes no version: claims may be added)
