@@ -497,6 +497,49 @@ def test_key_check_notices_a_key_without_workspace_id(postgresql: psycopg.Connec
     assert [w[:2] for w in wrong] == [("note", "note_pkey")]
 
 
+def foreign_keys_without_index(conn: psycopg.Connection[Any]) -> list[tuple[str, str]]:
+    """(table, constraint) of each foreign key of the schema that no index of its table reads by: a
+    delete of a referenced row (a cascade, a set null, or the check that nothing refers to it) then
+    reads every row of the workspace for it. An index reads by the key when its leading columns are
+    key columns and one of them is more than workspace_id (the key is workspace_id alone: it leads);
+    an index led by another column, such as kind, is read by the key only by a skip scan, which
+    PostgreSQL 15-17 lack."""
+    keys = conn.execute("""
+        select c.conrelid::regclass::text, c.conname, c.conrelid,
+               array(select a.attname from pg_catalog.pg_attribute a
+                      where a.attrelid = c.conrelid and a.attnum = any (c.conkey))
+          from pg_catalog.pg_constraint c
+         where c.contype = 'f' and c.connamespace = 'beliefdb'::regnamespace order by 1, 2""").fetchall()
+    indexes: dict[int, list[list[str]]] = {}
+    for rel, cols in conn.execute("""
+            select i.indrelid::int, array(select a.attname from unnest(i.indkey::int2[]) with ordinality k(n, o)
+                                            join pg_catalog.pg_attribute a on a.attrelid = i.indrelid and a.attnum = k.n
+                                           order by k.o)
+              from pg_catalog.pg_index i join pg_catalog.pg_class c on c.oid = i.indrelid
+             where c.relnamespace = 'beliefdb'::regnamespace""").fetchall():
+        indexes.setdefault(rel, []).append(list(cols))
+
+    def reads_by(index: list[str], key: list[str]) -> bool:
+        lead: list[str] = []
+        for col in index:
+            if col not in key:
+                break
+            lead.append(col)
+        return any(c != "workspace_id" for c in lead) or (key == ["workspace_id"] and lead == key)
+
+    return [(table, name) for table, name, rel, key in keys
+            if not any(reads_by(index, list(key)) for index in indexes.get(int(rel), []))]
+
+
+def test_every_foreign_key_is_read_by_an_index(postgresql: psycopg.Connection[Any]) -> None:
+    assert foreign_keys_without_index(postgresql) == []
+
+
+def test_index_check_notices_a_foreign_key_without_one(postgresql: psycopg.Connection[Any]) -> None:
+    postgresql.execute("drop index beliefdb.review_item_other_node")
+    assert foreign_keys_without_index(postgresql) == [("beliefdb.review_item", "review_item_workspace_id_other_node_fkey")]
+
+
 def test_every_unique_constraint_includes_workspace_id(postgresql: psycopg.Connection[Any]) -> None:
     """Citus can only enforce a unique key that contains the distribution column."""
     rows = postgresql.execute(KEYS_QUERY).fetchall()

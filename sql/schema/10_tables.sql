@@ -480,6 +480,12 @@ create table beliefdb.correction (
     foreign key (workspace_id, replacement_belief_id) references beliefdb.belief (workspace_id, id) on delete set null (replacement_belief_id)
 );
 comment on table beliefdb.correction is 'A reviewer''s correction of a belief; its text is a human-correction fragment';
+-- the cascades from a deleted belief or fragment find its corrections (revision 0041: keyed by the id
+-- alone, as evidence_justification; partial where the column may be null)
+create index correction_belief on beliefdb.correction (belief_id);
+create index correction_fragment on beliefdb.correction (fragment_id) where fragment_id is not null;
+create index correction_replacement on beliefdb.correction (replacement_belief_id)
+    where replacement_belief_id is not null;
 
 -- An agent's recorded trace.
 create table beliefdb.run (
@@ -494,6 +500,8 @@ create table beliefdb.run (
     foreign key (workspace_id, parent_run_id) references beliefdb.run (workspace_id, id) on delete cascade
 );
 comment on table beliefdb.run is 'An agent''s recorded trace; a replay is a new run whose parent is the old one';
+-- a deleted run's replays, by its id (revision 0041)
+create index run_parent on beliefdb.run (parent_run_id) where parent_run_id is not null;
 
 -- One step of a run; time order is seq, which never propagates.
 create table beliefdb.step (
@@ -515,6 +523,8 @@ create table beliefdb.step (
     foreign key (workspace_id, replay_of) references beliefdb.step (workspace_id, id) on delete set null (replay_of)
 );
 comment on table beliefdb.step is 'One step of an agent run: user input, memory read, claim, plan, tool call, observation, answer, memory write; status says what a repair made of it';
+-- a deleted step's replays, by its id (revision 0041)
+create index step_replay_of on beliefdb.step (replay_of) where replay_of is not null;
 
 -- Trace edges that are not reasons: pure time order, and a step deleting a memory.
 create table beliefdb.trace_edge (
@@ -611,6 +621,11 @@ comment on table beliefdb.review_item is 'A durable item for a person to approve
 create unique index review_item_open on beliefdb.review_item (workspace_id, kind, node, other_node) nulls not distinct
     where status = 'open' and kind in ('decision_flagged', 'action_held', 'conflict');
 create index review_item_node on beliefdb.review_item (workspace_id, kind, node);
+-- the cascades from a deleted node or source find its review items by the id alone (revision 0041:
+-- review_item_node leads with kind, which only PostgreSQL 18's skip scan reads past)
+create index review_item_by_node on beliefdb.review_item (node) where node is not null;
+create index review_item_other_node on beliefdb.review_item (other_node) where other_node is not null;
+create index review_item_source on beliefdb.review_item (source_id) where source_id is not null;
 
 -- Spans of source text masked when a subject was forgotten (the text itself is gone).
 create table beliefdb.redaction (
