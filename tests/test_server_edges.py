@@ -62,7 +62,7 @@ def test_a_turn_without_a_conversation_name_is_bad_input(http_client: TestClient
     assert "conversation name is required" in said
 
 
-# --- 2. MCP arguments a tool does not take ---------------------------------------------------------
+# --- 2. MCP arguments of the wrong type or missing ------------------------------------------------
 
 @pytest.mark.parametrize(("tool", "arguments", "said"), [
     ("why", {}, "belief: missing (it is required)"),

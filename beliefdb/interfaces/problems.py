@@ -19,7 +19,6 @@ _PLACES = frozenset({"body", "query", "path", "header", "cookie"})
 _SAID = {
     "missing": "missing (it is required)",
     "extra_forbidden": "not one of the fields this request takes",
-    "unexpected_keyword_argument": "not one of this tool's arguments",
 }
 _WHOLE = {
     "missing": "is missing (send a JSON object)",
