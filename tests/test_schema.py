@@ -537,7 +537,8 @@ def test_every_foreign_key_is_read_by_an_index(postgresql: psycopg.Connection[An
 
 def test_index_check_notices_a_foreign_key_without_one(postgresql: psycopg.Connection[Any]) -> None:
     postgresql.execute("drop index beliefdb.review_item_other_node")
-    assert foreign_keys_without_index(postgresql) == [("beliefdb.review_item", "review_item_workspace_id_other_node_fkey")]
+    assert foreign_keys_without_index(postgresql) == [
+        ("beliefdb.review_item", "review_item_workspace_id_other_node_fkey")]
 
 
 def test_every_unique_constraint_includes_workspace_id(postgresql: psycopg.Connection[Any]) -> None:
