@@ -76,6 +76,19 @@ def check_moment(value: datetime, where: str) -> datetime:
     return value
 
 
+def moment_text(value: Any, where: str) -> str | None:
+    """A moment given as a ``datetime`` or an ISO 8601 string (without a time zone: local time) as the
+    ISO 8601 text a claim carries, checked as :func:`parse_moment` checks it; None stays None."""
+    if value is None:
+        return None
+    if isinstance(value, datetime):
+        return check_moment(value if value.tzinfo is not None else value.astimezone(), where).isoformat()
+    if not isinstance(value, str):
+        raise InvalidInput(f"{where}: must be a datetime or an ISO 8601 timestamp string")
+    parse_moment(value, where)
+    return value
+
+
 def parse_moment(text: str, where: str) -> datetime:
     """An ISO 8601 moment (without a time zone: local time) in the accepted range, or InvalidInput
     naming ``where`` and what is accepted."""

@@ -63,6 +63,27 @@ def test_a_library_moment_out_of_range_is_invalid_input_naming_it(moment: str, b
     assert [b.id for b in bdb.beliefs(as_of=edge)] == [b.id for b in bdb.beliefs()]
 
 
+def test_remember_takes_its_valid_time_as_a_datetime_or_text_and_names_a_bad_one(bdb: beliefdb.BeliefDB,
+                                                                                  db_url: str) -> None:
+    """A datetime (the type every other moment of the library takes) crashed deep in psycopg's JSON dump
+    with a TypeError, and bad text went to PostgreSQL's cast."""
+    text = "The promo code SPRING gives 20% off until March."
+    until = datetime(2026, 3, 1, tzinfo=UTC)
+    report = bdb.remember("SPRING gives 20% off.", "promo_spring", "discount", "20%", "20% off", source="promo.md",
+                          text=text, valid_from=datetime(2026, 1, 1), valid_to=until)  # (naive: local time)
+    (belief,) = bdb.beliefs(include_all=True)
+    assert belief.id == report.accepted[0].id and belief.valid_time.upper == until
+    assert belief.valid_time.lower == datetime(2026, 1, 1).astimezone()
+    before = row_counts(db_url)
+    for bad, said in [("next week", r"^valid_to: not an ISO 8601 timestamp: 'next week'$"),
+                      (20260301, r"^valid_to: must be a datetime or an ISO 8601 timestamp string$"),
+                      (datetime.max, r"^valid_to: .* is out of range")]:
+        with pytest.raises(errors.InvalidInput, match=said):
+            bdb.remember("SPRING gives 20% off.", "promo_spring", "discount", "20%", "20% off", source="promo.md",
+                         valid_to=bad)  # type: ignore[arg-type]
+    assert row_counts(db_url) == before
+
+
 # --- HTTP: a 400 naming what is wrong ------------------------------------------------------------
 
 

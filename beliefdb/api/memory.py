@@ -17,6 +17,7 @@ from beliefdb.db.bootstrap import resolve_url
 from beliefdb.db.connector import DEFAULT_WORKSPACE, Database
 from beliefdb.embedders import get_embedder
 from beliefdb.errors import InvalidInput
+from beliefdb.inputs import moment_text
 from beliefdb.models import (
     Answer,
     AskResult,
@@ -115,8 +116,8 @@ class BeliefDB(bulk.Bulk, Decisions, pictures.Pictures, texts.Texts, jobs.Jobs, 
 
     def remember(self, statement: str, subject: str, attribute: str, value: str, quote: str, *, source: str,
                  text: str | None = None, kind: str = "fact", scope: Mapping[str, str] | None = None,
-                 valid_from: str | None = None, valid_to: str | None = None, authority: str | None = None,
-                 origin: str | None = None) -> IngestReport:
+                 valid_from: datetime | str | None = None, valid_to: datetime | str | None = None,
+                 authority: str | None = None, origin: str | None = None) -> IngestReport:
         """Remember one belief, through the same evidence gate as ingest.
 
         With ``text``, the text becomes the next version of ``source`` (a new source: a conversation with
@@ -124,11 +125,14 @@ class BeliefDB(bulk.Bulk, Decisions, pictures.Pictures, texts.Texts, jobs.Jobs, 
         without, the quote must be in the version of ``source`` in force. A new version replaces the old
         one in force: give each conversation turn its own source (e.g. ``chat-1042/3``) unless ``text``
         holds the whole conversation so far (or append turns: :meth:`remember_turn`). A quote the gate
-        rejects stores nothing, not even ``text`` (the report's ``rejected`` says why).
+        rejects stores nothing, not even ``text`` (the report's ``rejected`` says why). ``valid_from`` /
+        ``valid_to``: when what it says starts and stops being true (a ``datetime``, or ISO 8601 text;
+        without a time zone, local time).
         """
         candidate = Candidate(statement=statement, subject=subject, attribute=attribute, value=value,
-                              quote=quote, kind=kind, scope=dict(scope or {}), valid_from=valid_from,
-                              valid_to=valid_to)
+                              quote=quote, kind=kind, scope=dict(scope or {}),
+                              valid_from=moment_text(valid_from, "valid_from"),
+                              valid_to=moment_text(valid_to, "valid_to"))
         if text is not None:
             # what someone said in a conversation is a user's word unless the caller says otherwise (a new
             # source's: an existing one keeps its own)

@@ -24,7 +24,7 @@ from beliefdb import errors, settings
 from beliefdb.db.connector import Database
 from beliefdb.db.queries import Q
 from beliefdb.db.reports import ingest_report
-from beliefdb.inputs import check_text, parse_moment, shown
+from beliefdb.inputs import check_text, moment_text, shown
 from beliefdb.models import (
     ExtractionWarning,
     IngestFailure,
@@ -72,12 +72,9 @@ def read_document(path: Path) -> str:
 
 
 def _iso(value: Any, where: str) -> str | None:
-    if value is None:
-        return None
-    if not isinstance(value, str):
+    if value is not None and not isinstance(value, str):  # (a JSON claim's moment is text)
         raise errors.InvalidInput(f"{where}: must be an ISO 8601 timestamp string")
-    parse_moment(value, where)
-    return value
+    return moment_text(value, where)
 
 
 def parse_claim(obj: Any, where: str) -> Candidate:
