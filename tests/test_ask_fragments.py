@@ -320,3 +320,23 @@ def test_a_value_a_documents_new_version_replaced_stays_history_as_of_any_later_
     for as_of in (None, later):
         history, warnings, _ = replaced(bdb.ask("What is the refund window?", as_of=as_of))
         assert history == ["7 days"] and len(warnings) == 1 and "'7 days'" in warnings[0]
+
+
+@pytest.mark.slow
+def test_text_a_belief_quotes_in_part_never_comes_back_as_unextracted_text(bdb: beliefdb.BeliefDB) -> None:
+    """A quote cut inside a sentence (remember, a claims file, the LLM extractor) or across two is its
+    belief's evidence: the sentences it lies in are not unextracted text, while the belief is current
+    (the same words twice, once as "no belief was extracted from it") nor after it stopped being (its
+    old value back as text): rule 11 of docs/rules.md."""
+    text = ("Returns are accepted within 30 days of delivery.\nShipping to Norway takes 5\n"
+            "business days. Gift cards never expire.\n")
+    first = bdb.remember("Returns are accepted within 30 days.", "return_policy", "window", "30 days", "30 days",
+                         source="policy.md", text=text)
+    bdb.remember("Shipping to Norway takes 5 business days.", "shipping_norway", "duration", "5 business days",
+                 "5\nbusiness days", source="policy.md")
+    for question in ("how many days are returns accepted?", "how many business days does shipping to Norway take?"):
+        assert texts(bdb.ask(question)) == []
+    assert texts(bdb.ask("do gift cards expire?")) == ["Gift cards never expire."]
+    bdb.retract(belief=first.accepted[0].id, reason="wrong window")
+    result = bdb.ask("how many days are returns accepted?")
+    assert texts(result) == [] and "30 days" not in result.context

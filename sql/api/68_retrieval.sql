@@ -358,8 +358,9 @@ comment on function beliefdb.refresh_ranking_stats(boolean) is 'Count the worksp
 -- beliefs answer (rule 11 of docs/rules.md still holds: these are not beliefs, ask labels them as
 -- unextracted text). Only fragments of a version in force of a source that is not retracted, not
 -- retracted themselves, of production sources unless fixtures are asked for; with p_as_of, all of
--- that as it stood then (in_force_at, beliefdb.retraction_period); a fragment any belief quotes is left out (its belief, current or not,
--- speaks for it: an old value never comes back as text). Full text only: fragments have no
+-- that as it stood then (in_force_at, beliefdb.retraction_period); a fragment any belief quotes, in
+-- whole or in part, is left out (its belief, current or not, speaks for it: an old value never
+-- comes back as text). Full text only: fragments have no
 -- embeddings. A turn of a conversation must share a word with the question besides the names of
 -- the people in that conversation (its speakers): "Hi Maya!" answers nothing about Maya, as a
 -- belief matched by its subject's name alone is no word match for ask (a speaker named like a word,
@@ -401,7 +402,7 @@ begin
         -- ~15 ms). A probe of evidence_fragment per fragment as they come, which stops with the
         -- limit: as an anti join, the planner may hash all of the workspace's evidence.
         select f0.id, f0.words, f0.source_version_id, f0.speaker
-          from (select f0.id, f0.search as words, f0.source_version_id, f0.speaker
+          from (select f0.id, f0.search as words, f0.source_version_id, f0.speaker, f0.start_offset, f0.end_offset
                   from beliefdb.fragment f0
                  where v_nominate is not null
                    and f0.search @@ v_nominate
@@ -409,6 +410,17 @@ begin
                  limit 10000) f0
          where (select e.fragment_id from beliefdb.evidence e
                  where e.workspace_id = v_ws and e.fragment_id = f0.id limit 1) is null
+           -- nor a fragment a quote lies in, in part or across it (a quote cut inside a sentence, or
+           -- over two): its belief speaks for those words too. The fragments of its version that
+           -- start before it ends, read in the version's key index (a partition's fragments end
+           -- before it starts, and are passed over in the index), the evidence probed only for those
+           -- that overlap it
+           and not exists (select from beliefdb.fragment q
+                            where q.workspace_id = v_ws and q.source_version_id = f0.source_version_id
+                              and q.start_offset < f0.end_offset and q.end_offset > f0.start_offset
+                              and q.id <> f0.id
+                              and exists (select from beliefdb.evidence e
+                                           where e.workspace_id = v_ws and e.fragment_id = q.id))
          limit 1000
     ), named as (
         -- per conversation among the candidates, the question's words that name a person in it: its
