@@ -46,7 +46,7 @@ class Answer:
 @dataclass(frozen=True)
 class FragmentHit:
     """Unextracted text: a fragment of a source in force that matches the question and that no belief
-    quotes. Not a belief: nothing checked it against the truth rules, and nothing may cite it."""
+    quotes, in whole or in part. Not a belief: nothing checked it against the truth rules, and nothing may cite it."""
 
     fragment_id: UUID
     text: str
