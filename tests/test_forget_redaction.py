@@ -116,3 +116,35 @@ def test_forgetting_takes_only_what_it_leaves_without_support(bdb: beliefdb.Beli
     done = lifecycle.forget(bdb.database, belief=fifteen.id)
     assert done.beliefs == 1
     assert [(b.id, b.status) for b in bdb.beliefs(include_all=True)] == [(seven.id, "unsupported")]
+
+
+POLICY = "# Returns\nReturns are accepted within 7 days.\nRefunds take 7 days.\nExchanges: 7 days.\n"
+
+
+def test_a_quote_over_a_forgotten_quote_goes_with_it_and_the_same_words_quoted_elsewhere_stay(
+        bdb: beliefdb.BeliefDB, postgresql: psycopg.Connection[Any]) -> None:
+    """Forgetting a belief whose quote ("7 days") lies inside another belief's quote masked it there
+    too, and that belief stayed current on a quote that no longer says what it states. Its fragment
+    goes now, as a forgotten turn does, with the belief it leaves without support (the preview says
+    so); the same words quoted elsewhere are that belief's own and stay; elsewhere they are masked."""
+    report = bdb.ingest_text(POLICY, source="policy.md", authority="official")
+    within, exchanges = (b.id for b in report.accepted)
+    assert [b.quote for b in report.accepted] == ["Returns are accepted within 7 days.", "Exchanges: 7 days."]
+    (short,) = bdb.remember("The return window is 7 days.", "return_window", "days", "7 days", "7 days",
+                            source="policy.md").accepted
+    assert short.start == POLICY.index("7 days")
+    bdb.submit(text=POLICY + "Store credit never expires.\n", source="policy.md")
+    preview = bdb.forget(belief=short.id, preview=True)
+    assert (preview.beliefs, preview.fragments) == (2, 1) and within in preview.changes.stopped_holding
+    assert postgresql.execute("select content from beliefdb.source_version").fetchone() == (POLICY,)
+    bdb.forget(belief=short.id)
+    (content,) = postgresql.execute("select content from beliefdb.source_version").fetchone() or ("",)
+    assert content == POLICY.replace("7 days", "\u2588" * len("7 days"), 2)
+    assert [(b.id, b.status) for b in bdb.beliefs(include_all=True)] == [(exchanges, "current")]
+    assert [e.quote for e in bdb.why(exchanges).evidence] == ["Exchanges: 7 days."]
+    # the version waiting in the queue is masked as the stored one is, and keeps the quote that stays
+    assert bdb.work(stop_when_empty=True, embed=False).done == 1
+    assert postgresql.execute("select content from beliefdb.source_version where version = 2").fetchone() == (
+        content + "Store credit never expires.\n",)
+    assert [e.quote for e in bdb.why(exchanges).evidence][-1:] == ["Exchanges: 7 days."]
+    assert {b.id for b in bdb.beliefs()} >= {exchanges}

@@ -63,6 +63,12 @@ declare
     v_turn_span int4range[] := '{}';
     v_turn_text text[] := '{}';
     v_turn_sources uuid[] := '{}';
+    -- where the forgotten quotes occur in those sources' versions (but for the spans kept): each span
+    -- to mask, by source version
+    v_mask_version uuid[] := '{}';
+    v_mask_span int4range[] := '{}';
+    -- the words of those other beliefs' quotes, kept where they occur in texts waiting to be stored
+    v_kept_quotes text[] := '{}';
     v_version record;
 begin
     if p_target = 'source' then
@@ -128,6 +134,78 @@ begin
            from unnest(v_turn_sources) x (id);
     end if;
 
+    -- a forgotten subject's or belief's quotes, and the sources they are in (their text is masked)
+    if p_target in ('subject', 'belief') then
+        select coalesce(array_agg(distinct e.quote), '{}'), coalesce(array_agg(distinct v.source_id), '{}')
+          into v_quotes, v_sources
+          from beliefdb.evidence e
+          join beliefdb.fragment f on f.workspace_id = e.workspace_id and f.id = e.fragment_id
+          join beliefdb.source_version v on v.workspace_id = f.workspace_id and v.id = f.source_version_id
+         where e.workspace_id = v_ws and e.belief_id = any(v_seeds);
+        -- another speaker's turn is kept unless a forgotten belief quotes it or words within it; the
+        -- turns it quotes, by speaker, time and words, are found again in texts waiting to be stored
+        select coalesce(array_agg(t.source_version_id) filter (where not t.quoted and not t.forgotten), '{}'),
+               coalesce(array_agg(int4range(t.start_offset, t.end_offset)) filter (where not t.quoted and not t.forgotten),
+                        '{}'),
+               coalesce(jsonb_agg(jsonb_build_object('speaker', t.speaker, 'time', t.spoken_at, 'text', t.text))
+                            filter (where t.quoted), '[]')
+          into v_keep_version, v_keep_span, v_quoted_turns
+          from (select f.source_version_id, f.start_offset, f.end_offset, f.speaker, f.spoken_at, f.text,
+                       f.speaker = any(coalesce(p_speakers, '{}')) as forgotten,
+                       exists (select from beliefdb.evidence e
+                                 join beliefdb.fragment q on q.workspace_id = e.workspace_id and q.id = e.fragment_id
+                                where e.workspace_id = f.workspace_id and e.belief_id = any(v_seeds)
+                                  and q.source_version_id = f.source_version_id
+                                  and q.start_offset >= f.start_offset and q.end_offset <= f.end_offset) as quoted
+                  from beliefdb.fragment f
+                  join beliefdb.source_version v on v.workspace_id = f.workspace_id and v.id = f.source_version_id
+                 where f.workspace_id = v_ws and v.source_id = any(v_sources) and f.speaker is not null) t;
+        -- another belief's quote is kept too, unless it overlaps a forgotten belief's quote: the same
+        -- words quoted elsewhere are that belief's own, as another speaker's are theirs
+        with own as (
+            select q.source_version_id as version, range_agg(int4range(q.start_offset, q.end_offset)) as spans
+              from beliefdb.evidence e
+              join beliefdb.fragment q on q.workspace_id = e.workspace_id and q.id = e.fragment_id
+             where e.workspace_id = v_ws and e.belief_id = any(v_seeds)
+             group by q.source_version_id
+        ), other as (
+            select f.source_version_id as version, int4range(f.start_offset, f.end_offset) as span, f.text
+              from beliefdb.source_version v
+              join beliefdb.fragment f on f.workspace_id = v.workspace_id and f.source_version_id = v.id
+              left join own on own.version = v.id
+             where v.workspace_id = v_ws and v.source_id = any(v_sources)
+               and not coalesce(int4range(f.start_offset, f.end_offset) && own.spans, false)
+               and exists (select from beliefdb.evidence e
+                            where e.workspace_id = v_ws and e.fragment_id = f.id and not (e.belief_id = any(v_seeds)))
+        )
+        select v_keep_version || coalesce(array_agg(o.version), '{}'), v_keep_span || coalesce(array_agg(o.span), '{}'),
+               coalesce(array_agg(distinct o.text), '{}')
+          into v_keep_version, v_keep_span, v_kept_quotes
+          from other o;
+        -- where they occur, but in the spans kept and in the forgotten turns (masked whole, below)
+        select coalesce(array_agg(m.version), '{}'), coalesce(array_agg(m.span), '{}')
+          into v_mask_version, v_mask_span
+          from beliefdb._quote_masks(v_ws, v_sources, v_quotes, v_keep_version || v_turn_version,
+                                     v_keep_span || v_turn_span) m;
+        -- another belief's quote over a masked span (a forgotten belief's own quote lies in it) loses
+        -- those words: its fragment goes, as a forgotten turn does, and with it the belief it leaves
+        -- without support (its words would stay in its statement, its evidence masked); the preview
+        -- names it. Each masked version's
+        -- fragments read by the version's key (lateral behind offset 0, as for the turns above)
+        v_seeds := v_seeds || array(
+            select f.id
+              from (select m.version, range_agg(m.span) as spans
+                      from unnest(v_mask_version, v_mask_span) m (version, span)
+                     group by m.version) t
+             cross join lateral (select f.id, f.start_offset, f.end_offset
+                                   from beliefdb.fragment f
+                                  where f.workspace_id = v_ws and f.source_version_id = t.version
+                                 offset 0) f
+             where int4range(f.start_offset, f.end_offset) && t.spans and not (f.id = any(v_seeds))
+               and exists (select from beliefdb.evidence e
+                            where e.workspace_id = v_ws and e.fragment_id = f.id and not (e.belief_id = any(v_seeds))));
+    end if;
+
     -- what is left without support once the targets are gone
     if cardinality(v_seeds) > 0 then
         perform beliefdb.evaluate(v_ws, v_seeds, v_seeds);
@@ -162,33 +240,6 @@ begin
                                                                 or s.id = any(v_turn_sources))) o
                        where o.owner is distinct from v_principal
                        order by o.owner);
-    -- a forgotten subject's or belief's quotes, and the sources they are in (their text is masked)
-    if p_target in ('subject', 'belief') then
-        select coalesce(array_agg(distinct e.quote), '{}'), coalesce(array_agg(distinct v.source_id), '{}')
-          into v_quotes, v_sources
-          from beliefdb.evidence e
-          join beliefdb.fragment f on f.workspace_id = e.workspace_id and f.id = e.fragment_id
-          join beliefdb.source_version v on v.workspace_id = f.workspace_id and v.id = f.source_version_id
-         where e.workspace_id = v_ws and e.belief_id = any(v_seeds);
-        -- another speaker's turn is kept unless a forgotten belief quotes it or words within it; the
-        -- turns it quotes, by speaker, time and words, are found again in texts waiting to be stored
-        select coalesce(array_agg(t.source_version_id) filter (where not t.quoted and not t.forgotten), '{}'),
-               coalesce(array_agg(int4range(t.start_offset, t.end_offset)) filter (where not t.quoted and not t.forgotten),
-                        '{}'),
-               coalesce(jsonb_agg(jsonb_build_object('speaker', t.speaker, 'time', t.spoken_at, 'text', t.text))
-                            filter (where t.quoted), '[]')
-          into v_keep_version, v_keep_span, v_quoted_turns
-          from (select f.source_version_id, f.start_offset, f.end_offset, f.speaker, f.spoken_at, f.text,
-                       f.speaker = any(coalesce(p_speakers, '{}')) as forgotten,
-                       exists (select from beliefdb.evidence e
-                                 join beliefdb.fragment q on q.workspace_id = e.workspace_id and q.id = e.fragment_id
-                                where e.workspace_id = f.workspace_id and e.belief_id = any(v_seeds)
-                                  and q.source_version_id = f.source_version_id
-                                  and q.start_offset >= f.start_offset and q.end_offset <= f.end_offset) as quoted
-                  from beliefdb.fragment f
-                  join beliefdb.source_version v on v.workspace_id = f.workspace_id and v.id = f.source_version_id
-                 where f.workspace_id = v_ws and v.source_id = any(v_sources) and f.speaker is not null) t;
-    end if;
     v_result := jsonb_build_object(
         'target', p_target, 'versions', v_versions,
         'fragments', (select count(*) from beliefdb.fragment f where f.workspace_id = v_ws and f.id = any(v_gone)),
@@ -236,11 +287,18 @@ begin
     if p_target = 'subject' and cardinality(p_speakers) > 0 then
         perform beliefdb._redact_pending_speakers(v_ws, p_speakers);
     end if;
+    for v_version in
+        select m.version, array_agg(m.span) as spans
+          from unnest(v_mask_version, v_mask_span) m (version, span)
+         group by m.version
+    loop
+        v_redacted := v_redacted + beliefdb._redact_spans(v_ws, v_version.version, v_version.spans,
+                                                          case p_target when 'subject' then 'forgotten subject'
+                                                                        else 'forgotten belief' end);
+    end loop;
     if cardinality(v_quotes) > 0 then
-        v_redacted := v_redacted + beliefdb._redact_quotes(v_ws, v_sources, v_quotes,
-                                             case p_target when 'subject' then 'forgotten subject'
-                                                           else 'forgotten belief' end, v_keep_version, v_keep_span,
-                                             coalesce(p_speakers, '{}'), v_quoted_turns);
+        perform beliefdb._redact_pending(v_ws, v_sources, v_quotes, false, coalesce(p_speakers, '{}'), v_quoted_turns,
+                                         v_kept_quotes);
     end if;
     if cardinality(v_consequents) > 0 then
         v_changes := beliefdb.propagate(v_ws, v_consequents);
@@ -555,18 +613,20 @@ $$;
 comment on function beliefdb._line_masks(text, int4range[]) is 'Of turn lines found in a text: the spans of their speaker''s name and words, not the marks between';
 
 -- Of the spans where forgotten words occur in a text waiting to be stored (a proposal, a queued
--- job), those to mask: all, unless p_speakers is given; then not those within a turn of the text
--- (p_turns: {start, end, speaker, time}) of a speaker not in p_speakers, unless that turn, by
--- speaker, time and words, is one a forgotten belief quotes (p_quoted_turns: {speaker, time, text}).
--- Another speaker who said the same words said their own, as in the stored versions (rule 14).
+-- job), those to mask: not those within an occurrence of another belief's quote that stays (p_kept);
+-- and, when p_speakers is given, not those within a turn of the text (p_turns: {start, end,
+-- speaker, time}) of a speaker not in p_speakers, unless that turn, by speaker, time and words, is
+-- one a forgotten belief quotes (p_quoted_turns: {speaker, time, text}). Another speaker who said
+-- the same words said their own, and another belief quotes its own, as in the stored versions (rule 14).
 create or replace function beliefdb._unkept(p_text text, p_turns jsonb, p_spans int4range[], p_speakers text[],
-                                            p_quoted_turns jsonb) returns int4range[]
+                                            p_quoted_turns jsonb, p_kept text[] default '{}') returns int4range[]
 language sql stable
 set search_path = pg_catalog, pg_temp
 as $$
     select coalesce(array_agg(o order by lower(o), upper(o)), '{}')
       from unnest(p_spans) o
-     where p_speakers is null
+     where not exists (select from unnest(beliefdb._occurrences(p_text, p_kept)) k where k @> o)
+       and (p_speakers is null
         or not exists (
             select from jsonb_array_elements(case when jsonb_typeof(p_turns) = 'array' then p_turns else '[]' end) t
              where t ->> 'speaker' is not null and not (t ->> 'speaker' = any(p_speakers))
@@ -576,12 +636,16 @@ as $$
                      where q ->> 'speaker' = t ->> 'speaker'
                        and (q ->> 'time')::timestamptz is not distinct from (t ->> 'time')::timestamptz
                        and q ->> 'text' = substr(p_text, (t ->> 'start')::integer + 1,
-                                                 (t ->> 'end')::integer - (t ->> 'start')::integer)))
+                                                 (t ->> 'end')::integer - (t ->> 'start')::integer))))
 $$;
-comment on function beliefdb._unkept(text, jsonb, int4range[], text[], jsonb) is 'Of the spans of forgotten words in a waiting text, those to mask: not within another speaker''s turn no forgotten belief quotes';
+comment on function beliefdb._unkept(text, jsonb, int4range[], text[], jsonb, text[]) is 'Of the spans of forgotten words in a waiting text, those to mask: not within another speaker''s turn no forgotten belief quotes, nor within another belief''s quote that stays';
 
 -- (the signatures before another speaker's same words were kept in waiting texts)
 drop function if exists beliefdb._redact_quotes(uuid, uuid[], text[], text, uuid[], int4range[]);
+-- (the masks were made and applied in one function before another belief's quote over them went)
+drop function if exists beliefdb._redact_quotes(uuid, uuid[], text[], text, uuid[], int4range[], text[], jsonb);
+drop function if exists beliefdb._unkept(text, jsonb, int4range[], text[], jsonb);
+drop function if exists beliefdb._redact_pending(uuid, uuid[], text[], boolean, text[], jsonb);
 drop function if exists beliefdb._redact_pending(uuid, uuid[], text[], boolean);
 
 -- Mask every occurrence of some texts where they wait to be stored as new versions of some sources:
@@ -592,7 +656,7 @@ drop function if exists beliefdb._redact_pending(uuid, uuid[], text[], boolean);
 -- span, no turn within one (its speaker), and no rejected claim that quotes or is quoted by a text.
 create or replace function beliefdb._redact_pending(p_workspace_id uuid, p_sources uuid[], p_texts text[],
                                                     p_turns boolean, p_speakers text[] default null,
-                                                    p_quoted_turns jsonb default '[]')
+                                                    p_quoted_turns jsonb default '[]', p_kept text[] default '{}')
 returns void
 language sql
 set search_path = pg_catalog, pg_temp
@@ -600,7 +664,7 @@ as $$
     with found as (
         select r.id, beliefdb._unkept(r.proposal ->> 'content', r.proposal -> 'fragments',
                                       beliefdb._occurrences(r.proposal ->> 'content', p_texts), p_speakers,
-                                      p_quoted_turns) as spans
+                                      p_quoted_turns, p_kept) as spans
           from beliefdb.review_item r
          where r.workspace_id = p_workspace_id and r.kind = 'version_proposed' and r.source_id = any(p_sources)
     ), items as (
@@ -631,7 +695,7 @@ as $$
     with waiting as (
         select j.id, beliefdb._unkept(j.payload ->> 'text', j.payload -> 'turns',
                                       beliefdb._occurrences(j.payload ->> 'text', p_texts), p_speakers,
-                                      p_quoted_turns) as spans
+                                      p_quoted_turns, p_kept) as spans
           from beliefdb.job j
          where j.workspace_id = p_workspace_id and j.payload ? 'text' and j.status <> 'running'
            and j.payload ->> 'source' in (select s.name from beliefdb.source s
@@ -645,7 +709,7 @@ as $$
       from waiting w
      where j.workspace_id = p_workspace_id and j.id = w.id and cardinality(w.spans) > 0;
 $$;
-comment on function beliefdb._redact_pending(uuid, uuid[], text[], boolean, text[], jsonb) is 'Mask every occurrence of some texts (quotes, or turn lines) in the versions proposed for sources, with their claims, and in their queued documents';
+comment on function beliefdb._redact_pending(uuid, uuid[], text[], boolean, text[], jsonb, text[]) is 'Mask every occurrence of some texts (quotes, or turn lines) in the versions proposed for sources, with their claims, and in their queued documents, but within other beliefs'' quotes kept';
 
 -- The lines of a waiting text's turns (p_turns: {start, end, speaker, time}, as a conversation is
 -- laid out, "Speaker: text") said by some speakers: each from its speaker's name to the turn's end.
@@ -712,37 +776,23 @@ as $$
 $$;
 comment on function beliefdb._redact_pending_speakers(uuid, text[]) is 'Mask some speakers'' turns in every conversation waiting to be stored (queued or proposed), and drop those turns';
 
--- Mask every occurrence of some quotes in every version of some sources (and in the texts
--- proposed for them and the documents queued: beliefdb._redact_pending), by beliefdb._redact_spans,
--- but within the spans kept (p_keep_version, p_keep_span: another speaker who said the same words
--- said their own; in a waiting text, a turn of a speaker not in p_speakers that is not one of
--- p_quoted_turns). Returns how many spans were masked.
-create or replace function beliefdb._redact_quotes(p_workspace_id uuid, p_sources uuid[], p_quotes text[],
-                                                  p_reason text, p_keep_version uuid[] default '{}',
-                                                  p_keep_span int4range[] default '{}',
-                                                  p_speakers text[] default null, p_quoted_turns jsonb default '[]')
-returns integer
-language plpgsql
+-- Where some quotes occur in the versions of some sources: every occurrence, a span of a version,
+-- but within the spans given (p_keep_version, p_keep_span: another speaker who said the same words
+-- said their own; a forgotten turn is masked whole). Each version's text is read once.
+create or replace function beliefdb._quote_masks(p_workspace_id uuid, p_sources uuid[], p_quotes text[],
+                                                 p_keep_version uuid[] default '{}', p_keep_span int4range[] default '{}')
+returns table (version uuid, span int4range)
+language sql stable
 set search_path = pg_catalog, pg_temp
 as $$
-declare
-    v_version record;
-    v_count integer := 0;
-begin
-    for v_version in
-        select v.id, v.content from beliefdb.source_version v
-         where v.workspace_id = p_workspace_id and v.source_id = any(p_sources)
-    loop
-        v_count := v_count + beliefdb._redact_spans(p_workspace_id, v_version.id, array(
-                       select o from unnest(beliefdb._occurrences(v_version.content, p_quotes)) o
-                        where not exists (select from unnest(p_keep_version, p_keep_span) k (version, span)
-                                           where k.version = v_version.id and k.span @> o)), p_reason);
-    end loop;
-    perform beliefdb._redact_pending(p_workspace_id, p_sources, p_quotes, false, p_speakers, p_quoted_turns);
-    return v_count;
-end
+    select v.id, o
+      from beliefdb.source_version v
+     cross join lateral unnest(beliefdb._occurrences(v.content, p_quotes)) o
+     where v.workspace_id = p_workspace_id and v.source_id = any(p_sources)
+       and not exists (select from unnest(p_keep_version, p_keep_span) k (version, span)
+                        where k.version = v.id and k.span @> o)
 $$;
-comment on function beliefdb._redact_quotes(uuid, uuid[], text[], text, uuid[], int4range[], text[], jsonb) is 'Mask every occurrence of quotes in the versions of sources, their fragments and evidence, but within spans kept; record the spans';
+comment on function beliefdb._quote_masks(uuid, uuid[], text[], uuid[], int4range[]) is 'Every span of the versions of some sources where some quotes occur, but within spans kept';
 
 -- Gather planner statistics again for the columns that hold text: what was forgotten must not
 -- stay in pg_statistic's sampled values (rows this transaction deleted or masked are not sampled).
