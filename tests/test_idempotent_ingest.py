@@ -242,3 +242,31 @@ def test_a_report_names_no_supersession_by_a_belief_that_stopped_holding(bdb: be
     assert old.id in gone.unsupported
     # 15 days holds no more: it superseded nothing in this change
     assert gone.superseded == []
+
+
+def test_a_new_claim_over_retracted_text_is_rejected_saying_so(bdb: beliefdb.BeliefDB, write_doc: Any,
+                                                               tmp_path: Any) -> None:
+    """A fragment retracted is text declared untrustworthy: a new claim quoting it, or part of it, was
+    accepted on a new fragment of the same words and was current (the retracted words back as a belief),
+    and in a new version that carried the fragment retracted it was accepted and then superseded by the
+    rival it never beat. It is rejected now, with the retraction's reason; the claim recorded from that
+    fragment before is unchanged, and restoring the fragment lets the new claim in."""
+    first = bdb.ingest_text(POLICY, source="warranty.md")
+    (twelve,) = [a for a in first.accepted if a.value == "12 months"]
+    fragment = bdb.why(twelve.id).evidence[0].fragment_id
+    bdb.retract(fragment=fragment, reason="a typo")
+    claims = tmp_path / "claims.jsonl"
+    claims.write_text('{"statement": "The warranty lasts 12 months.", "subject": "warranty", "attribute": "months",'
+                      ' "value": "12 months", "quote": "12 months"}\n', encoding="utf-8")
+    remembered = bdb.remember("The warranty lasts 12 months.", "warranty", "months", "12 months", "12 months",
+                              source="warranty.md")
+    (grown,) = bdb.ingest(write_doc("warranty.md", POLICY + "Returns are free.\n"), claims=claims, embed=False)
+    for report in (remembered, grown):
+        assert isinstance(report, beliefdb.models.IngestReport)
+        assert report.accepted == [] and [(r.quote, r.reason.split(":")[0]) for r in report.rejected] == [
+            ("12 months", "retracted")], report
+        assert "(a typo)" in report.rejected[0].reason
+    assert bdb.beliefs(subject="warranty", include_all=True) == []
+    # the claim recorded from the fragment before is unchanged, and stays as the retraction left it
+    again = bdb.ingest_text(POLICY + "Returns are free.\n", source="warranty.md")
+    assert again.accepted == [] and again.rejected == [] and warranty(bdb) == [("12 months", "unsupported")]

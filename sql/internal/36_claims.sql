@@ -121,6 +121,54 @@ end
 $$;
 comment on function beliefdb._restat_ingest_tables(bigint) is 'Gather planner statistics of the tables an ingest grows, when it added more beliefs than the planner knows of (plans for a few rows read every row)';
 
+-- p_claims less those that quote text retracted in version p_version (a fragment of it retracted,
+-- in whole or in part, now), and p_rejected with those added, saying why: those words were declared
+-- untrustworthy (rule 18), and a new quote of them, or of part of them, is no new evidence. A claim
+-- recorded from that very fragment before is kept (the same text again: unchanged). The version's
+-- retracted fragments are read from the workspace's open retraction periods (usually none).
+create or replace function beliefdb._unretracted(p_workspace_id uuid, p_version uuid, p_claims jsonb,
+                                                 p_rejected jsonb, out claims jsonb, out rejected jsonb)
+language sql stable
+set search_path = pg_catalog, pg_temp
+as $$
+    with r as (
+        select f.id, int4range(f.start_offset, f.end_offset) as span, p.reason
+          from beliefdb.retraction_period p
+          join beliefdb.fragment f on f.workspace_id = p.workspace_id and f.id = p.node_id
+         where p.workspace_id = p_workspace_id and p.node_id is not null and p.restored_at is null
+           and f.source_version_id = p_version
+    ), c as (
+        select x.claim, x.n,
+               (select r.reason
+                  from r
+                 where x.claim ->> 'start' is not null and x.claim ->> 'end' is not null
+                   and r.span && int4range((x.claim ->> 'start')::integer, greatest((x.claim ->> 'end')::integer,
+                                                                                   (x.claim ->> 'start')::integer))
+                   and not exists (
+                        select from beliefdb.fragment q
+                          join beliefdb.evidence e on e.workspace_id = q.workspace_id and e.fragment_id = q.id
+                          join beliefdb.belief b on b.workspace_id = e.workspace_id and b.id = e.belief_id
+                         where q.workspace_id = p_workspace_id and q.source_version_id = p_version
+                           and q.start_offset = (x.claim ->> 'start')::integer
+                           and q.end_offset = (x.claim ->> 'end')::integer
+                           and b.subject = x.claim ->> 'subject' and b.attribute = x.claim ->> 'attribute'
+                           and b.value = x.claim ->> 'value')
+                 limit 1) as retracted
+          from jsonb_array_elements(coalesce(p_claims, '[]')) with ordinality as x (claim, n)
+         where exists (select from r)
+    )
+    select case when exists (select from r)
+                then coalesce((select jsonb_agg(c.claim order by c.n) from c where c.retracted is null), '[]')
+                else coalesce(p_claims, '[]') end,
+           coalesce(p_rejected, '[]') || coalesce((select jsonb_agg(jsonb_build_object(
+               'statement', c.claim ->> 'statement', 'quote', c.claim ->> 'quote',
+               'reason', 'retracted: this text of the source was retracted'
+                         || coalesce(' (' || nullif(c.retracted, '') || ')', '')
+                         || ', so it supports nothing (restore it with retract --undo --fragment)') order by c.n)
+                from c where c.retracted is not null), '[]')
+$$;
+comment on function beliefdb._unretracted(uuid, uuid, jsonb, jsonb) is 'Claims less those quoting text retracted in a version (but for a claim recorded from that fragment before), and those as rejections saying so';
+
 -- Accept gated claims against one source version. Each claim is a JSON object with
 -- statement, subject, attribute, value, quote, start, end and optional kind, scope,
 -- valid_from, valid_to. Returns the outcome of each claim. A claim is one belief of the source's
@@ -180,6 +228,8 @@ begin
     if v_content is null then
         raise exception 'unknown source version %', p_source_version_id using errcode = 'BD004';
     end if;
+    select u.claims, u.rejected into p_claims, p_rejected
+      from beliefdb._unretracted(p_workspace_id, p_source_version_id, p_claims, p_rejected) u;
     v_length := length(v_content);
 
     -- the text at every claim's offsets, read in one pass (a span that cannot be in the text: null)
