@@ -35,9 +35,15 @@ $$;
 
 -- The migrating user may switch to the application role (set role beliefdb_app), and fix the
 -- clock as the test suite and docs/examples do (it owns the schema: it could write any date anyway).
+-- From PostgreSQL 16 on, a role made by a non-superuser with createrole (the first migration's, above)
+-- is granted to its maker with the admin option alone: a membership without set, so the grant is
+-- still made.
 do $$
+declare
+    v_switch text := case when pg_catalog.current_setting('server_version_num')::integer >= 160000
+                          then 'set' else 'member' end;
 begin
-    if not pg_catalog.pg_has_role(current_user, 'beliefdb_app', 'member') then
+    if not pg_catalog.pg_has_role(current_user, 'beliefdb_app', v_switch) then
         execute pg_catalog.format('grant beliefdb_app to %I', current_user);
     end if;
     if not pg_catalog.pg_has_role(current_user, 'beliefdb_clock', 'member') then

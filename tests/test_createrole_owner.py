@@ -1,0 +1,66 @@
+"""A team's own PostgreSQL (16 or later), migrated by a login that is not a superuser but has
+``createrole``, as docs/dba.md allows: the first migration creates beliefdb's roles, and PostgreSQL
+grants each role so made to its maker with the admin option alone (``inherit false, set false``,
+unless ``createrole_self_grant`` says otherwise). That membership must neither stop the owner from
+acting as ``beliefdb_app`` nor make it a ``beliefdb_eraser``.
+
+The session's server already has the roles (its template was migrated by the superuser), so the
+fixture gives the login exactly the memberships PostgreSQL gives the maker of a role."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import psycopg
+import pytest
+from conftest import Cli
+from psycopg import sql
+from psycopg.conninfo import make_conninfo
+
+from beliefdb.db.server import EmbeddedServer
+
+pytestmark = [pytest.mark.robustness]
+
+PASSWORD = "team-owner-password"
+ROLES = ("beliefdb_app", "beliefdb_clock", "beliefdb_eraser")
+
+
+@pytest.fixture
+def createrole_owner(embedded_server: EmbeddedServer, postgresql_proc: Any) -> Iterator[str]:
+    """A database owned by a createrole login (not a superuser) holding beliefdb's roles as the maker of
+    a role holds it on PostgreSQL 16+, with pgvector made by a superuser: its URL as that login.
+    (``postgresql_proc``: the session's template is migrated, so the roles exist.)"""
+    admin = embedded_server.status().url
+    assert admin is not None
+    role = f"team_owner_{uuid.uuid4().hex[:8]}"
+    database = f"team_{uuid.uuid4().hex[:12]}"
+    with psycopg.connect(admin, autocommit=True) as conn:
+        conn.execute(sql.SQL("create role {} login createrole password {}").format(
+            sql.Identifier(role), sql.Literal(PASSWORD)))
+        for granted in ROLES:
+            conn.execute(sql.SQL("grant {} to {} with admin true, inherit false, set false").format(
+                sql.Identifier(granted), sql.Identifier(role)))
+        conn.execute(sql.SQL("create database {} owner {}").format(sql.Identifier(database), sql.Identifier(role)))
+    with psycopg.connect(make_conninfo(admin, dbname=database), autocommit=True) as conn:
+        conn.execute("create extension vector")
+    try:
+        yield make_conninfo(admin, dbname=database, user=role, password=PASSWORD)
+    finally:
+        with psycopg.connect(admin, autocommit=True) as conn:
+            conn.execute(sql.SQL("drop database if exists {} with (force)").format(sql.Identifier(database)))
+            conn.execute(sql.SQL("drop role if exists {}").format(sql.Identifier(role)))
+
+
+def test_a_createrole_owner_acts_as_the_application_role(createrole_owner: str, write_doc: Any) -> None:
+    """docs/dba.md: the user who migrates is granted beliefdb_app. An admin-only membership is no grant:
+    every command failed with 'this database user cannot act as beliefdb_app'."""
+    cli = Cli({"BELIEFDB_URL": createrole_owner})
+    cli("migrate")
+    doc: Path = write_doc("policy.md", "Returns are accepted within 7 days of delivery.\n")
+    cli("ingest", doc, "--no-embed")
+    assert "7 days" in cli("beliefs").stdout
+    with psycopg.connect(createrole_owner, autocommit=True) as conn:
+        conn.execute("set role beliefdb_app")
