@@ -64,3 +64,22 @@ def test_a_createrole_owner_acts_as_the_application_role(createrole_owner: str, 
     assert "7 days" in cli("beliefs").stdout
     with psycopg.connect(createrole_owner, autocommit=True) as conn:
         conn.execute("set role beliefdb_app")
+
+
+def test_a_createrole_owner_is_no_eraser(createrole_owner: str, write_doc: Any) -> None:
+    """Only a login granted beliefdb_eraser forgets what another principal owns (docs/dba.md). The CLI logs
+    in as the schema's owner for every principal: while its admin-only membership counted as a grant,
+    anyone acting through it forgot anyone's source."""
+    cli = Cli({"BELIEFDB_URL": createrole_owner})
+    cli("migrate")
+    cli("ingest", write_doc("policy.md", "Returns are accepted within 7 days of delivery.\n"), "--no-embed",
+        "--as", "alice")
+    for preview in (["--preview"], []):
+        refused = cli.error("forget", "--source", "policy.md", *preview, "--as", "mallory", code="not_owner")
+        assert refused["message"].startswith("source policy.md is owned by alice"), refused
+    assert "7 days" in cli("beliefs").stdout
+    with psycopg.connect(createrole_owner, autocommit=True) as conn:
+        assert conn.execute("select beliefdb._is_eraser()").fetchone() == (False,)
+        # a grant that confers the role still counts
+        conn.execute(sql.SQL("grant beliefdb_eraser to {}").format(sql.Identifier(str(conn.info.user))))
+        assert conn.execute("select beliefdb._is_eraser()").fetchone() == (True,)

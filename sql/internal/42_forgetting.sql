@@ -5,17 +5,24 @@
 -- Whether the session's login was granted beliefdb_eraser (schema/00_schema.sql), directly or
 -- through roles it is a member of: the right to forget anything of its workspace, whoever owns it.
 -- Only a grant counts (pg_has_role would count any superuser, and the library's sessions log in as
--- the schema's owner whichever principal they act for).
+-- the schema's owner whichever principal they act for), and only a membership that confers the role:
+-- from PostgreSQL 16 on, the maker of a role (the first migration's createrole login) holds it with the
+-- admin option alone, neither inherit nor set, which grants nothing (read through to_jsonb: 15 has
+-- neither column, and every membership there confers).
 create or replace function beliefdb._is_eraser() returns boolean
 language sql stable
 set search_path = pg_catalog, pg_temp
 as $$
-    with recursive member_of (role) as (
-        select m.roleid from pg_catalog.pg_auth_members m
+    with recursive membership (roleid, member) as (
+        select m.roleid, m.member from pg_catalog.pg_auth_members m
+         where coalesce((pg_catalog.to_jsonb(m) ->> 'inherit_option')::boolean, true)
+            or coalesce((pg_catalog.to_jsonb(m) ->> 'set_option')::boolean, true)
+    ), member_of (role) as (
+        select m.roleid from membership m
           join pg_catalog.pg_roles r on r.oid = m.member
          where r.rolname = session_user
         union
-        select m.roleid from pg_catalog.pg_auth_members m join member_of o on m.member = o.role
+        select m.roleid from membership m join member_of o on m.member = o.role
     )
     select exists (select from member_of o join pg_catalog.pg_roles r on r.oid = o.role
                     where r.rolname = 'beliefdb_eraser')
