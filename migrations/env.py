@@ -16,6 +16,7 @@ from sqlalchemy import text
 from beliefdb.db.migrate import (
     EXTENSIONS_FILE,
     REAPPLIED_FILES,
+    ROLES_FILE,
     engine_for,
     fingerprint_statement,
     offline_preamble,
@@ -63,7 +64,9 @@ def run_offline() -> None:
                       transactional_ddl=True)
     with context.begin_transaction():
         run_sql(offline_preamble(context.get_starting_revision_argument(), _target()[0]))
-        run_sql("create schema if not exists beliefdb;\n")
+        # beliefdb's roles first, as an online upgrade makes them (migrate.create_roles): a user who may
+        # not make or be granted them is told what a superuser runs, before any revision names them
+        run_sql((sql_dir() / ROLES_FILE).read_text(encoding="utf-8"))
         _extensions()
         context.run_migrations()
         _reapply()

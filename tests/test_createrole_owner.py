@@ -83,3 +83,49 @@ def test_a_createrole_owner_is_no_eraser(createrole_owner: str, write_doc: Any) 
         # a grant that confers the role still counts
         conn.execute(sql.SQL("grant beliefdb_eraser to {}").format(sql.Identifier(str(conn.info.user))))
         assert conn.execute("select beliefdb._is_eraser()").fetchone() == (True,)
+
+
+@pytest.fixture
+def plain_owner(embedded_server: EmbeddedServer, postgresql_proc: Any) -> Iterator[str]:
+    """A database owned by a login with neither createrole nor beliefdb's roles, pgvector made by a
+    superuser: its URL as that login."""
+    admin = embedded_server.status().url
+    assert admin is not None
+    role = f"team_owner_{uuid.uuid4().hex[:8]}"
+    database = f"team_{uuid.uuid4().hex[:12]}"
+    with psycopg.connect(admin, autocommit=True) as conn:
+        conn.execute(sql.SQL("create role {} login password {}").format(sql.Identifier(role), sql.Literal(PASSWORD)))
+        conn.execute(sql.SQL("create database {} owner {}").format(sql.Identifier(database), sql.Identifier(role)))
+    with psycopg.connect(make_conninfo(admin, dbname=database), autocommit=True) as conn:
+        conn.execute("create extension vector")
+    try:
+        yield make_conninfo(admin, dbname=database, user=role, password=PASSWORD)
+    finally:
+        with psycopg.connect(admin, autocommit=True) as conn:
+            conn.execute(sql.SQL("drop database if exists {} with (force)").format(sql.Identifier(database)))
+            conn.execute(sql.SQL("drop role if exists {}").format(sql.Identifier(role)))
+
+
+def test_migrate_says_what_a_superuser_must_grant(plain_owner: str) -> None:
+    """The roles exist (another database of the cluster has beliefdb) and the migrating user is no member:
+    the refusal says what a superuser runs, instead of PostgreSQL's bare 'permission denied to grant role'."""
+    role = str(psycopg.conninfo.conninfo_to_dict(plain_owner)["user"])
+    cli = Cli({"BELIEFDB_URL": plain_owner})
+    refused = cli.error("migrate", code="permission_denied")
+    assert refused["message"] == (
+        f"the user who migrates is a member of beliefdb_app and beliefdb_clock, and {role} is not and may not grant "
+        f"them (hint: a superuser runs \"grant beliefdb_app, beliefdb_clock to {role}\" once, then beliefdb migrate "
+        "again)")
+    with psycopg.connect(plain_owner, autocommit=True) as conn:
+        assert conn.execute("select to_regnamespace('beliefdb')").fetchone() == (None,)
+
+
+def test_the_upgrade_script_says_it_too(plain_owner: str) -> None:
+    """``migrate --sql`` run with psql by that user stops on the same refusal, before any revision."""
+    script = Cli({})("migrate", "--sql").stdout
+    with (psycopg.connect(plain_owner, autocommit=True) as conn,
+          pytest.raises(psycopg.errors.InsufficientPrivilege) as refused):
+        conn.execute(script)
+    role = str(psycopg.conninfo.conninfo_to_dict(plain_owner)["user"])
+    assert refused.value.diag.message_hint == (
+        f"a superuser runs \"grant beliefdb_app, beliefdb_clock to {role}\" once, then beliefdb migrate again")

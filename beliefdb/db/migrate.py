@@ -195,7 +195,7 @@ def current_revision(url: str) -> str | None:
 
 def role_names() -> list[str]:
     """The roles ``ROLES_FILE`` creates, in its order."""
-    return re.findall(r"\bcreate role (\w+)", (sql_dir() / ROLES_FILE).read_text(encoding="utf-8"))
+    return re.findall(r"^\s*create role (\w+)", (sql_dir() / ROLES_FILE).read_text(encoding="utf-8"), re.MULTILINE)
 
 
 def create_roles(url: str) -> None:

@@ -6,11 +6,18 @@ create schema if not exists beliefdb;
 comment on schema beliefdb is 'beliefdb: beliefs, their exact evidence, and what was built on them';
 
 -- The role the CLI and the library act as. It owns nothing and is subject to row-level security.
+-- A login without createrole gets what a superuser must run first (docs/dba.md, Migrations).
 do $$
 begin
     if not exists (select from pg_catalog.pg_roles where rolname = 'beliefdb_app') then
         create role beliefdb_app nologin;
     end if;
+exception when insufficient_privilege then
+    raise exception 'beliefdb needs the roles beliefdb_app, beliefdb_clock and beliefdb_eraser, and % may not create them', current_user
+        using errcode = 'insufficient_privilege',
+              hint = pg_catalog.format('a superuser runs "create role beliefdb_app nologin; create role beliefdb_clock nologin; '
+                                       'create role beliefdb_eraser nologin; grant beliefdb_app, beliefdb_clock to %I" once, '
+                                       'then beliefdb migrate again', current_user);
 end
 $$;
 
@@ -30,6 +37,11 @@ begin
     if not exists (select from pg_catalog.pg_roles where rolname = 'beliefdb_eraser') then
         create role beliefdb_eraser nologin;
     end if;
+exception when insufficient_privilege then
+    raise exception 'beliefdb needs the roles beliefdb_clock and beliefdb_eraser, and % may not create them', current_user
+        using errcode = 'insufficient_privilege',
+              hint = pg_catalog.format('a superuser runs "create role beliefdb_clock nologin; create role beliefdb_eraser '
+                                       'nologin; grant beliefdb_clock to %I" once, then beliefdb migrate again', current_user);
 end
 $$;
 
@@ -49,5 +61,10 @@ begin
     if not pg_catalog.pg_has_role(current_user, 'beliefdb_clock', 'member') then
         execute pg_catalog.format('grant beliefdb_clock to %I', current_user);
     end if;
+exception when insufficient_privilege then
+    raise exception 'the user who migrates is a member of beliefdb_app and beliefdb_clock, and % is not and may not grant them', current_user
+        using errcode = 'insufficient_privilege',
+              hint = pg_catalog.format('a superuser runs "grant beliefdb_app, beliefdb_clock to %I" once, then beliefdb '
+                                       'migrate again', current_user);
 end
 $$;
