@@ -777,6 +777,10 @@ select token_id, workspace_id, workspace, principal, read_only from beliefdb.aut
 -- The oid of the database role of this name, if one exists (roles belong to the cluster, not to one database)
 select oid from pg_catalog.pg_roles where rolname = %s;
 
+-- owns_schema --
+-- Whether the session's user is the owner of schema beliefdb (or a member of its owner)
+select pg_catalog.pg_has_role(n.nspowner, 'member') from pg_catalog.pg_namespace n where n.nspname = 'beliefdb';
+
 -- agent_login_insert --
 -- Bind a new agent's login role to its workspace (as the schema owner)
 insert into beliefdb.agent_login (workspace_id, role_name) values (%(workspace_id)s, %(name)s)

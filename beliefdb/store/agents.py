@@ -77,6 +77,7 @@ def create_agent(url: str, name: str, workspace: str, password: str | None = Non
     _check_name(name)
     chosen = password if password is not None else secrets.token_urlsafe(24)
     _check_password(chosen)
+    owner: str | None = None  # the schema's owner, while it makes the role: what it may not do is a role's right
     try:
         with _owner_connection(url) as conn, translated_errors(), conn.transaction():
             found = conn.execute(Q.workspace_by_name, (workspace,)).fetchone()
@@ -85,13 +86,22 @@ def create_agent(url: str, name: str, workspace: str, password: str | None = Non
             if conn.execute(Q.role_oid, (name,)).fetchone() is not None:
                 raise errors.IntegrityViolation(f"a database role named '{name}' already exists")
             verifier = conn.pgconn.encrypt_password(chosen.encode(), name.encode(), b"scram-sha-256").decode()
+            owns = conn.execute(Q.owns_schema).fetchone()
+            owner = conn.info.user if owns is not None and owns[0] else None
             conn.execute(sql.SQL("create role {} login password {} in role {}").format(
                 sql.Identifier(name), sql.Literal(verifier), sql.Identifier(APP_ROLE)))
+            owner = None
             conn.execute(sql.SQL("comment on role {} is {}").format(
                 sql.Identifier(name), sql.Literal(f"{MARKER} (database {conn.info.dbname})")))
             row = conn.execute(Q.agent_login_insert, {"workspace_id": found[0], "name": name}).fetchone()
             _audit(conn, found[0], "agent.create", name)
     except errors.PermissionDenied as exc:
+        if owner is not None:
+            # the schema's owner, without createrole (or, from PostgreSQL 16, the admin option on beliefdb_app)
+            raise errors.PermissionDenied(
+                f"creating an agent's login makes a login role in {APP_ROLE}, and {owner} may not: {exc.message}"
+                f" (hint: a superuser runs \"alter role {owner} createrole\" and \"grant {APP_ROLE} to {owner}"
+                " with admin option\" once)") from exc
         raise _as_owner("creating an agent's login", exc) from exc
     assert row is not None
     return AgentCreated(name=name, workspace=workspace, workspace_id=found[0], created_at=row[0], password=chosen,

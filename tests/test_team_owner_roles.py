@@ -1,8 +1,10 @@
-"""A team's own PostgreSQL (16 or later), migrated by a login that is not a superuser but has
-``createrole``, as docs/dba.md allows: the first migration creates beliefdb's roles, and PostgreSQL
+"""A team's own PostgreSQL, migrated by a login that is not a superuser, as docs/dba.md allows.
+
+With ``createrole`` (PostgreSQL 16 or later): the first migration creates beliefdb's roles, and PostgreSQL
 grants each role so made to its maker with the admin option alone (``inherit false, set false``,
 unless ``createrole_self_grant`` says otherwise). That membership must neither stop the owner from
-acting as ``beliefdb_app`` nor make it a ``beliefdb_eraser``.
+acting as ``beliefdb_app`` nor make it a ``beliefdb_eraser``. Without it, what the user may not do is
+said with what a superuser runs.
 
 The session's server already has the roles (its template was migrated by the superuser), so the
 fixture gives the login exactly the memberships PostgreSQL gives the maker of a role."""
@@ -129,3 +131,38 @@ def test_the_upgrade_script_says_it_too(plain_owner: str) -> None:
     role = str(psycopg.conninfo.conninfo_to_dict(plain_owner)["user"])
     assert refused.value.diag.message_hint == (
         f"a superuser runs \"grant beliefdb_app, beliefdb_clock to {role}\" once, then beliefdb migrate again")
+
+
+@pytest.fixture
+def granted_owner(plain_owner: str, embedded_server: EmbeddedServer) -> Iterator[str]:
+    """``plain_owner`` granted beliefdb's roles by a superuser, as docs/dba.md says, and migrated."""
+    admin = embedded_server.status().url
+    assert admin is not None
+    role = str(psycopg.conninfo.conninfo_to_dict(plain_owner)["user"])
+    with psycopg.connect(admin, autocommit=True) as conn:
+        conn.execute(sql.SQL("grant beliefdb_app, beliefdb_clock to {}").format(sql.Identifier(role)))
+    Cli({"BELIEFDB_URL": plain_owner})("migrate")
+    yield plain_owner
+    with psycopg.connect(admin, autocommit=True) as conn:
+        conn.execute("drop role if exists agent_of_a_team")
+
+
+def test_agent_create_says_which_right_the_owner_lacks(granted_owner: str, embedded_server: EmbeddedServer) -> None:
+    """The schema's owner without createrole: 'agent create takes the schema owner' said it was not the
+    owner, which it is."""
+    role = str(psycopg.conninfo.conninfo_to_dict(granted_owner)["user"])
+    cli = Cli({"BELIEFDB_URL": granted_owner})
+    refused = cli.error("agent", "create", "agent_of_a_team", "-w", "default", code="permission_denied")
+    hint = (f"(hint: a superuser runs \"alter role {role} createrole\" and \"grant beliefdb_app to {role} with admin"
+            " option\" once)")
+    assert refused["message"] == (f"creating an agent's login makes a login role in beliefdb_app, and {role} may not: "
+                                  f"permission denied to create role {hint}")
+    assert cli.json("agent", "list") == []
+    admin = embedded_server.status().url
+    assert admin is not None
+    with psycopg.connect(admin, autocommit=True) as conn:  # what the hint says
+        conn.execute(sql.SQL("alter role {} createrole").format(sql.Identifier(role)))
+        conn.execute(sql.SQL("grant beliefdb_app to {} with admin option").format(sql.Identifier(role)))
+    created = cli.json("agent", "create", "agent_of_a_team", "-w", "default")
+    assert created["workspace"] == "default"
+    cli("agent", "drop", "agent_of_a_team")
