@@ -12,6 +12,7 @@ from psycopg import sql
 from psycopg.conninfo import make_conninfo
 
 import beliefdb
+from beliefdb.store.agents import create_agent, drop_agent
 from beliefdb.store.workspaces import create_workspace
 
 VIEWS = ("current_beliefs", "belief_evidence", "belief_history", "holding", "decision_support", "review_queue")
@@ -75,14 +76,42 @@ def test_use_workspace_refuses_an_unknown_name(two_workspaces: str) -> None:
 
 
 def test_an_agent_login_cannot_choose_its_workspace(two_workspaces: str) -> None:
-    # every login but the owner's needs its password (the embedded server's pg_hba.conf)
-    _rows(two_workspaces, "select 1", "create role agent_views login password 'agent-views-password'",
-          "grant beliefdb_app to agent_views")
-    agent = make_conninfo(two_workspaces, user="agent_views", password="agent-views-password")
-    with psycopg.connect(agent, autocommit=True) as conn, pytest.raises(psycopg.Error) as refused:
-        conn.execute("select beliefdb.use_workspace('shop-eu')")
+    made = create_agent(two_workspaces, "agent_views", "shop-us", "agent-views-password")
+    try:
+        with psycopg.connect(made.url, autocommit=True) as conn, pytest.raises(psycopg.Error) as refused:
+            conn.execute("select beliefdb.use_workspace('shop-eu')")
+    finally:
+        drop_agent(two_workspaces, "agent_views")
     assert refused.value.sqlstate == "BD005"
-    assert "bound by its login" in (refused.value.diag.message_primary or "")
+    assert refused.value.diag.message_primary == (
+        "only a session of the schema's owner may choose its workspace; agent_views is bound by its login")
+
+
+def test_a_login_made_by_hand_is_told_how_it_binds(two_workspaces: str) -> None:
+    """docs/dba.md: a login made by hand binds by the setting. The views told it to run use_workspace,
+    which refused it as 'bound by its login', which it is not."""
+    # every login but the owner's needs its password (the embedded server's pg_hba.conf)
+    _rows(two_workspaces, "select 1", "create role hand_made login password 'hand-made-password'",
+          "grant beliefdb_app to hand_made")
+    login = make_conninfo(two_workspaces, user="hand_made", password="hand-made-password")
+    try:
+        with psycopg.connect(login, autocommit=True) as conn:
+            with pytest.raises(psycopg.Error) as unbound:
+                conn.execute("select count(*) from beliefdb.current_beliefs")
+            assert unbound.value.sqlstate == "BD003"
+            hint = unbound.value.diag.message_hint or ""
+            assert hint.startswith("select set_config('beliefdb.workspace_id', (select id::text"), hint
+            with pytest.raises(psycopg.Error) as refused:
+                conn.execute("select beliefdb.use_workspace('shop-eu')")
+            assert refused.value.sqlstate == "BD005"
+            assert refused.value.diag.message_primary == (
+                "only a session of the schema's owner may choose its workspace by name; hand_made binds by the setting"
+                " beliefdb.workspace_id")
+            conn.execute(refused.value.diag.message_hint or "")  # what the hint says binds it
+            bound = conn.execute("select workspace, value from beliefdb.current_beliefs").fetchall()
+        assert bound == [("shop-eu", "14 days")]
+    finally:
+        _rows(two_workspaces, "select 1", "drop role hand_made")
 
 
 def test_the_bound_check_runs_once_per_query_not_per_row(two_workspaces: str) -> None:

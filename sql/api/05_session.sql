@@ -105,7 +105,8 @@ comment on function beliefdb.current_principal() is 'Principal acting in this se
 
 -- Bind this session to a workspace by name, as the CLI and the library do: for a DBA in psql
 -- (then `set role beliefdb_app` to see what the application sees). Only a session logged in as
--- the schema's owner (or a member of it) may choose; any other login is bound by what it is.
+-- the schema's owner (or a member of it) may choose; an agent's login (beliefdb agent create, its
+-- role commented so) is bound by what it is, and a login made by hand binds by the setting itself.
 create or replace function beliefdb.use_workspace(p_name text) returns uuid
 language plpgsql volatile
 set search_path = pg_catalog, pg_temp
@@ -115,8 +116,14 @@ declare
 begin
     if not exists (select from pg_catalog.pg_namespace n
                     where n.nspname = 'beliefdb' and pg_catalog.pg_has_role(session_user, n.nspowner, 'member')) then
-        raise exception 'only a session of the schema''s owner may choose its workspace; % is bound by its login', session_user
-            using errcode = 'BD005';
+        if pg_catalog.shobj_description(session_user::text::regrole, 'pg_authid') like 'beliefdb agent login%' then
+            raise exception 'only a session of the schema''s owner may choose its workspace; % is bound by its login', session_user
+                using errcode = 'BD005';
+        end if;
+        raise exception 'only a session of the schema''s owner may choose its workspace by name; % binds by the setting beliefdb.workspace_id', session_user
+            using errcode = 'BD005',
+                  hint = pg_catalog.format('select set_config(''beliefdb.workspace_id'', (select id::text from beliefdb.workspace '
+                                           'where name = %L), false)', p_name);
     end if;
     select w.id into v_id from beliefdb.workspace w where w.name = p_name;
     if v_id is null then
@@ -145,8 +152,15 @@ begin
                    where c.oid = 'beliefdb.belief'::regclass and pg_catalog.pg_has_role(current_user, c.relowner, 'usage')) then
         return true;
     end if;
+    -- what binds one: use_workspace in a session of the schema's owner, the setting in any other login's
     raise exception 'no workspace is bound to this session'
-        using errcode = 'BD003', hint = 'select beliefdb.use_workspace(''name'') first (the CLI and the library bind one for you)';
+        using errcode = 'BD003',
+              hint = case when exists (select from pg_catalog.pg_namespace n
+                                        where n.nspname = 'beliefdb'
+                                          and pg_catalog.pg_has_role(session_user, n.nspowner, 'member'))
+                          then 'select beliefdb.use_workspace(''name'') first (the CLI and the library bind one for you)'
+                          else 'select set_config(''beliefdb.workspace_id'', (select id::text from beliefdb.workspace '
+                               'where name = ''name''), false) first (the CLI and the library bind one for you)' end;
 end
 $$;
 comment on function beliefdb.workspace_bound() is 'True when a workspace is bound or the reader sees every workspace; otherwise raises unknown_workspace';
