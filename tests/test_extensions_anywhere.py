@@ -373,3 +373,27 @@ def test_a_failed_migration_has_its_own_code(new_db: Callable[..., str]) -> None
     # nothing of the migration stayed behind
     assert rows(url, "select count(*) from pg_catalog.pg_class where relnamespace = 'beliefdb'::regnamespace") == [(1,)]
     assert rows(url, "select extname from pg_catalog.pg_extension where extname in ('vector', 'pg_trgm')") == []
+
+
+def test_migrate_says_which_extension_schema_it_may_not_use(postgresql_proc: Any, login_role: str,
+                                                            new_db: Callable[..., str]) -> None:
+    """A team's pgvector in a schema of its own that the migrating user was never given usage on: the
+    migration named the type through a path that skips that schema and stopped with 'type "vector" does
+    not exist' (or pg_trgm's 'operator class "gin_trgm_ops" does not exist'), saying nothing of why.
+    (``postgresql_proc``: beliefdb's roles exist before ``login_role`` is granted them.)"""
+    url = new_db(owner=login_role)  # the superuser's URL of it
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute("create schema vec")  # a superuser's: nobody else may use it
+        conn.execute("create extension vector with schema vec")
+    owner = make_conninfo(url, user=login_role, password=PASSWORD)
+    cli = Cli({"BELIEFDB_URL": owner})
+    refused = cli.error("migrate", code="extension_conflict")
+    assert refused["message"] == (
+        f"beliefdb uses the extension vector where it is, in schema vec, and {login_role} may not use that schema "
+        f"(hint: the schema's owner runs \"grant usage on schema vec to {login_role}\", then beliefdb migrate again)")
+    assert rows(owner, "select to_regnamespace('beliefdb')") == [(None,)]
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute(sql.SQL("grant usage on schema vec to {}").format(sql.Identifier(login_role)))
+    cli("migrate")
+    assert rows(owner, "select extnamespace::regnamespace::text from pg_catalog.pg_extension "
+                       "where extname = 'vector'") == [("vec",)]

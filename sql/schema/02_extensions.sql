@@ -43,6 +43,19 @@ begin
                   hint = 'its owner updates it (alter extension vector update, with pgvector 0.8.0 or later on the server); '
                          'beliefdb never updates an extension it did not create';
     end if;
+
+    -- the migration names their types, operators and operator classes through its search path, which
+    -- passes over a schema the migrating user may not use: say so, not "type vector does not exist"
+    for v_name, v_schema in
+        select e.extname, e.extnamespace::regnamespace::text from pg_catalog.pg_extension e
+         where e.extname in ('vector', 'pg_trgm') and not pg_catalog.has_schema_privilege(e.extnamespace, 'usage')
+         order by e.extname desc
+    loop
+        raise exception 'beliefdb uses the extension % where it is, in schema %, and % may not use that schema', v_name, v_schema, current_user
+            using errcode = 'object_not_in_prerequisite_state',
+                  hint = pg_catalog.format('the schema''s owner runs "grant usage on schema %s to %I", then beliefdb migrate again',
+                                           v_schema, current_user);
+    end loop;
 end
 $$;
 
