@@ -166,3 +166,25 @@ def test_agent_create_says_which_right_the_owner_lacks(granted_owner: str, embed
     created = cli.json("agent", "create", "agent_of_a_team", "-w", "default")
     assert created["workspace"] == "default"
     cli("agent", "drop", "agent_of_a_team")
+
+
+@pytest.fixture
+def app_login(db_url: str) -> Iterator[str]:
+    """The application's own login, as docs/dba.md advises (a member of beliefdb_app and nothing else)."""
+    role = f"app_login_{uuid.uuid4().hex[:8]}"
+    with psycopg.connect(db_url, autocommit=True) as conn:
+        conn.execute(sql.SQL("create role {} login password {} in role beliefdb_app").format(
+            sql.Identifier(role), sql.Literal(PASSWORD)))
+    yield make_conninfo(db_url, user=role, password=PASSWORD)
+    with psycopg.connect(db_url, autocommit=True) as conn:
+        conn.execute(sql.SQL("drop role if exists {}").format(sql.Identifier(role)))
+
+
+@pytest.mark.parametrize("check", [[], ["--check"]])
+def test_migrate_by_another_user_says_who_migrates(app_login: str, check: list[str]) -> None:
+    """migrate run with the application's URL: it was 'database_unavailable', 'cannot read the schema version:
+    (psycopg.errors.InsufficientPrivilege) permission denied for table alembic_version'."""
+    refused = Cli({"BELIEFDB_URL": app_login}).error("migrate", *check, code="permission_denied")
+    assert refused["message"] == (
+        "cannot read the schema version: permission denied for table alembic_version (hint: migrate, or check, as "
+        "the schema's owner: the user that ran the first beliefdb migrate)")

@@ -17,7 +17,14 @@ import psycopg
 from psycopg import sql
 
 from beliefdb.db.connector import connect, translate
-from beliefdb.errors import BeliefDBError, DatabaseUnavailable, ExtensionConflict, InvalidInput, MigrationFailed
+from beliefdb.errors import (
+    BeliefDBError,
+    DatabaseUnavailable,
+    ExtensionConflict,
+    InvalidInput,
+    MigrationFailed,
+    PermissionDenied,
+)
 from beliefdb.models import MigrationStatus
 
 if TYPE_CHECKING:  # alembic and SQLAlchemy load only when a migration runs: CLI start-up stays quick
@@ -188,9 +195,21 @@ def current_revision(url: str) -> str | None:
             ctx = MigrationContext.configure(connection, opts={"version_table_schema": "beliefdb"})
             return ctx.get_current_revision()
     except Exception as exc:  # sqlalchemy wraps driver errors in its own types
+        cause = getattr(exc, "orig", None)
+        if isinstance(cause, psycopg.Error) and cause.sqlstate == "42501":
+            raise _not_the_owner(cause) from exc
         raise DatabaseUnavailable(f"cannot read the schema version: {exc}".splitlines()[0]) from exc
     finally:
         engine.dispose()
+
+
+def _not_the_owner(exc: psycopg.Error) -> BeliefDBError:
+    """What a user who may not read beliefdb's version table (any user but the schema's owner) is told."""
+    error = translate(exc)
+    if not isinstance(error, PermissionDenied):
+        return error
+    return PermissionDenied(f"cannot read the schema version: {error.message} (hint: migrate, or check, as the"
+                            " schema's owner: the user that ran the first beliefdb migrate)")
 
 
 def role_names() -> list[str]:
@@ -327,7 +346,7 @@ def status(url: str) -> MigrationStatus:
             row = conn.execute("select max(version_num) from beliefdb.alembic_version").fetchone() \
                 if installed else None
     except psycopg.Error as exc:
-        raise translate(exc) from exc
+        raise _not_the_owner(exc) from exc
     current = row[0] if row is not None else None
     known = revisions()
     head = known[-1]
