@@ -188,3 +188,33 @@ def test_migrate_by_another_user_says_who_migrates(app_login: str, check: list[s
     assert refused["message"] == (
         "cannot read the schema version: permission denied for table alembic_version (hint: migrate, or check, as "
         "the schema's owner: the user that ran the first beliefdb migrate)")
+
+
+def test_migrate_says_who_grants_create_on_the_database(embedded_server: EmbeddedServer, postgresql_proc: Any) -> None:
+    """The team's database is owned by another role: the migrating user got 'permission denied for database X'."""
+    admin = embedded_server.status().url
+    assert admin is not None
+    role = f"team_owner_{uuid.uuid4().hex[:8]}"
+    database = f"team_{uuid.uuid4().hex[:12]}"
+    with psycopg.connect(admin, autocommit=True) as conn:
+        conn.execute(sql.SQL("create role {} login password {} in role beliefdb_app, beliefdb_clock").format(
+            sql.Identifier(role), sql.Literal(PASSWORD)))
+        conn.execute(sql.SQL("create database {}").format(sql.Identifier(database)))
+    url = make_conninfo(admin, dbname=database)
+    try:
+        with psycopg.connect(url, autocommit=True) as conn:
+            conn.execute("create extension vector")
+        cli = Cli({"BELIEFDB_URL": make_conninfo(url, user=role, password=PASSWORD)})
+        refused = cli.error("migrate", code="permission_denied")
+        assert refused["message"] == (
+            f"beliefdb creates its schema beliefdb, and {role} may not create a schema in database {database} "
+            f"(hint: the database's owner runs \"grant create on database {database} to {role}\", then beliefdb "
+            "migrate again)")
+        with psycopg.connect(url, autocommit=True) as conn:
+            conn.execute(sql.SQL("grant create on database {} to {}").format(sql.Identifier(database),
+                                                                            sql.Identifier(role)))
+        cli("migrate")
+    finally:
+        with psycopg.connect(admin, autocommit=True) as conn:
+            conn.execute(sql.SQL("drop database if exists {} with (force)").format(sql.Identifier(database)))
+            conn.execute(sql.SQL("drop role if exists {}").format(sql.Identifier(role)))

@@ -1,7 +1,17 @@
 -- beliefdb: schema and the application role.
 -- Everything beliefdb creates lives in schema beliefdb; nothing goes to public.
 
-create schema if not exists beliefdb;
+-- A user who may not create schemas in this database is told who grants it (the database's owner).
+do $$
+begin
+    create schema if not exists beliefdb;
+exception when insufficient_privilege then
+    raise exception 'beliefdb creates its schema beliefdb, and % may not create a schema in database %', current_user, pg_catalog.current_database()
+        using errcode = 'insufficient_privilege',
+              hint = pg_catalog.format('the database''s owner runs "grant create on database %I to %I", then beliefdb migrate again',
+                                       pg_catalog.current_database(), current_user);
+end
+$$;
 
 comment on schema beliefdb is 'beliefdb: beliefs, their exact evidence, and what was built on them';
 
