@@ -218,3 +218,24 @@ def test_migrate_says_who_grants_create_on_the_database(embedded_server: Embedde
         with psycopg.connect(admin, autocommit=True) as conn:
             conn.execute(sql.SQL("drop database if exists {} with (force)").format(sql.Identifier(database)))
             conn.execute(sql.SQL("drop role if exists {}").format(sql.Identifier(role)))
+
+
+def test_agent_drop_by_a_createrole_owner_ends_the_agents_sessions(createrole_owner: str) -> None:
+    """docs/dba.md: agent drop ends the sessions the agent still has open. The owner holds the agent's role
+    it made with the admin option alone, which may not signal its backends: they stayed open."""
+    cli = Cli({"BELIEFDB_URL": createrole_owner})
+    cli("migrate")
+    name = f"agent_{uuid.uuid4().hex[:8]}"
+    made = cli.json("agent", "create", name, "-w", "default")
+    session = psycopg.connect(made["url"], autocommit=True)
+    try:
+        assert session.execute("select beliefdb.current_principal()").fetchone() == (name,)
+        cli("agent", "drop", name)
+        with pytest.raises(psycopg.OperationalError):
+            session.execute("select 1")
+    finally:
+        session.close()
+    with psycopg.connect(createrole_owner, autocommit=True) as conn:
+        assert conn.execute("select count(*) from pg_catalog.pg_roles where rolname = %s", (name,)).fetchone() == (0,)
+        assert conn.execute("select action from beliefdb.audit_event where action like 'agent.%' order by seq"
+                            ).fetchall() == [("agent.create",), ("agent.drop",)]

@@ -801,6 +801,10 @@ select a.role_name as name, w.name as workspace, a.workspace_id, a.created_at,
 -- Forget an agent's binding (its role is dropped in the same transaction)
 delete from beliefdb.agent_login where role_name = %s;
 
+-- may_signal_role --
+-- Whether this session has the privileges of the role of this oid (it may then end that role's sessions)
+select pg_catalog.pg_has_role(%s::oid, 'usage');
+
 -- end_role_sessions --
 -- End the open sessions of a login role (by oid: it may be dropped already) that this session may signal; how many
 select count(*) filter (where pg_catalog.pg_terminate_backend(a.pid))::int

@@ -125,32 +125,51 @@ def list_agents(url: str, workspace: str | None = None) -> list[AgentLogin]:
 
 
 def drop_agent(url: str, name: str) -> AgentLogin:
-    """Drop an agent's login role and its binding in one transaction, with an ``agent.drop`` event in
-    its workspace's audit chain (unless the workspace was deleted), then end the sessions it still has
-    open (a session of a dropped role can no longer use beliefdb's schema either). Only a role made by
-    :func:`create_agent` may be dropped so."""
+    """Drop an agent's login role and its binding, with an ``agent.drop`` event in its workspace's audit
+    chain (unless the workspace was deleted), and end the sessions it still has open (a session of a
+    dropped role can no longer use beliefdb's schema either). Only a role made by :func:`create_agent`
+    may be dropped so.
+
+    First the role stops logging in (``nologin``, committed: none of its sessions can come back), then
+    its sessions are ended, then the role and its binding go in one transaction. Ending another role's
+    sessions takes its privileges: from PostgreSQL 16 a ``createrole`` owner holds the roles it made
+    with the admin option alone, so it grants itself the agent's role for that moment (it goes with
+    the role)."""
     _check_name(name)
     try:
         with _owner_connection(url) as conn, translated_errors():
             with conn.transaction():
-                with conn.cursor(row_factory=class_row(AgentLogin)) as cur:
-                    cur.execute(Q.agent_login_list, {"workspace": None, "name": name})
-                    found = cur.fetchall()
-                if not found:
-                    raise errors.NotFound(f"unknown agent '{name}' (beliefdb agent list shows them)")
-                conn.execute(Q.agent_login_delete, (name,))
+                found = _agent_logins(conn, name)
                 role = conn.execute(Q.role_oid, (name,)).fetchone()
                 if role is not None:
+                    conn.execute(sql.SQL("alter role {} nologin").format(sql.Identifier(name)))
+                    usage = conn.execute(Q.may_signal_role, (role[0],)).fetchone()
+                    if usage is None or not usage[0]:
+                        conn.execute(sql.SQL("grant {} to {}").format(sql.Identifier(name),
+                                                                      sql.Identifier(str(conn.info.user))))
+            if role is not None:
+                conn.execute(Q.end_role_sessions, (role[0],))
+                conn.commit()
+            with conn.transaction():
+                found = _agent_logins(conn, name)
+                conn.execute(Q.agent_login_delete, (name,))
+                if conn.execute(Q.role_oid, (name,)).fetchone() is not None:
                     conn.execute(sql.SQL("drop role {}").format(sql.Identifier(name)))
                 for login in found:
                     if login.workspace is not None:
                         _audit(conn, login.workspace_id, "agent.drop", name)
-            conn.commit()  # the role is gone for good before its sessions are ended: none can come back
-            if role is not None:
-                conn.execute(Q.end_role_sessions, (role[0],))
     except errors.PermissionDenied as exc:
         raise _as_owner("dropping an agent's login", exc) from exc
     return found[0]
+
+
+def _agent_logins(conn: psycopg.Connection[Any], name: str) -> list[AgentLogin]:
+    with conn.cursor(row_factory=class_row(AgentLogin)) as cur:
+        cur.execute(Q.agent_login_list, {"workspace": None, "name": name})
+        found = cur.fetchall()
+    if not found:
+        raise errors.NotFound(f"unknown agent '{name}' (beliefdb agent list shows them)")
+    return found
 
 
 __all__ = ["MARKER", "MIN_PASSWORD", "create_agent", "drop_agent", "list_agents", "login_url"]
