@@ -76,3 +76,16 @@ def test_a_longer_ambiguous_prefix_asks_for_more_characters(bdb: beliefdb.Belief
     with pytest.raises(errors.AmbiguousId, match=r"^belief id prefix abcd0000 is ambiguous \(2 matches\): give more"
                                                  r" characters of the id$"):
         bdb.why("abcd0000")
+
+
+@pytest.mark.parametrize("ref", ["", "   "])
+def test_an_empty_id_says_none_was_given(cli: Any, three_beliefs: list[str], ref: str) -> None:
+    """An empty reference (a shell variable that was not set) was 'unknown belief or decision or action '
+    with nothing after it."""
+    refused = cli.error("why", ref, code="invalid_input")
+    assert refused["message"] == "no belief or decision or action id given: give an id or at least 4 characters of one"
+    with psycopg.connect(cli.env["BELIEFDB_URL"], autocommit=True) as conn, pytest.raises(psycopg.Error) as raised:
+        conn.execute("select beliefdb.use_workspace('default')")
+        conn.execute("select beliefdb.resolve_belief(%s)", (ref,))
+    assert (raised.value.sqlstate, raised.value.diag.message_primary) == (
+        "BD005", "no belief id given: give an id or at least 4 characters of one")

@@ -261,6 +261,10 @@ declare
     v_what text := coalesce((select string_agg(k::text, ' or ') from unnest(p_kinds) k), 'node');
     v_matches text;
 begin
+    -- an empty reference names nothing: say so, not "unknown belief " with nothing after it
+    if v_ref = '' then
+        raise exception 'no % id given: give an id or at least 4 characters of one', v_what using errcode = 'BD005';
+    end if;
     if v_ref ~ '^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$' then
         select array_agg(n.id) into v_ids from beliefdb.node n
          where n.workspace_id = v_ws and n.id = v_hex::uuid and (p_kinds is null or n.kind = any(p_kinds));
