@@ -197,8 +197,8 @@ begin
         -- another belief's quote over a masked span (a forgotten belief's own quote lies in it) loses
         -- those words: its fragment goes, as a forgotten turn does, and with it the belief it leaves
         -- without support (its words would stay in its statement, its evidence masked); the preview
-        -- names it. Each masked version's
-        -- fragments read by the version's key (lateral behind offset 0, as for the turns above)
+        -- names it. Each masked version's fragments read by the version's key (lateral behind offset
+        -- 0, as for the turns above)
         v_seeds := v_seeds || array(
             select f.id
               from (select m.version, range_agg(m.span) as spans
