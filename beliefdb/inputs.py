@@ -89,13 +89,16 @@ def moment_text(value: Any, where: str) -> str | None:
     return value
 
 
-def parse_moment(text: str, where: str) -> datetime:
+def parse_moment(text: str, where: str, *, zoned: bool = False) -> datetime:
     """An ISO 8601 moment (without a time zone: local time) in the accepted range, or InvalidInput
-    naming ``where`` and what is accepted."""
+    naming ``where`` and what is accepted. ``zoned``: a moment without a time zone is refused, as the
+    servers refuse it (their local time is not their caller's)."""
     try:
         parsed = datetime.fromisoformat(text)
     except ValueError:
         raise InvalidInput(f"{where}: not an ISO 8601 timestamp: '{shown(text)}'") from None
+    if parsed.tzinfo is None and zoned:
+        raise InvalidInput(f"{where}: Input should have timezone info (Z or an offset such as +02:00): '{shown(text)}'")
     if parsed.tzinfo is None:
         # a local time: within the range (as UTC) it has one in every time zone, so the check below can convert it
         if not EARLIEST.replace(tzinfo=None) <= parsed <= LATEST.replace(tzinfo=None):

@@ -150,7 +150,7 @@ MCP_BAD: dict[str, tuple[str, dict[str, Any], list[str]]] = {
     "ingest-text-lone-surrogate": ("ingest_text", {"source": "a.md", "text": "The fee is \udcff."}, ["text"]),
     "record-step-payload-lone-surrogate": ("record_step", {"kind": "plan", "payload": {"k": ["\ud800"]}},
                                            ["payload"]),
-    "ask-as-of-year-1": ("ask", {"question": "days?", "as_of": "0001-01-01"}, ["as_of", "0001-01-02"]),
+    "ask-as-of-year-1": ("ask", {"question": "days?", "as_of": "0001-01-01T00:00:00Z"}, ["as_of", "0001-01-02"]),
     "why-as-of-bc-in-utc": ("why", {"belief": "{belief}", "as_of": "0001-01-01T12:00:00+14:00"}, ["as_of"]),
     "beliefs-as-of-year-10000": ("beliefs", {"as_of": "9999-12-31T23:00:00-14:00"}, ["as_of", "9999-12-30"]),
     "beliefs-as-of-not-iso": ("beliefs", {"as_of": "last tuesday"}, ["as_of", "last tuesday"]),

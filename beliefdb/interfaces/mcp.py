@@ -55,8 +55,10 @@ def _failed(exc: errors.BeliefDBError) -> CallToolResult:
     return CallToolResult(content=[TextContent(type="text", text=text)], is_error=True)
 
 
-def _moment(value: str | None) -> datetime | None:
-    return api.parse_moment(value, "as_of") if value is not None else None
+def _moment(value: str | None, where: str = "as_of") -> datetime | None:
+    """A tool's moment: ISO 8601 with a time zone, as the HTTP API takes it (the server's local time is
+    not its caller's)."""
+    return api.parse_moment(value, where, zoned=True) if value is not None else None
 
 
 def _unstorable(arguments: dict[str, Any]) -> CallToolResult | None:
@@ -177,22 +179,22 @@ def build(*, local: BeliefDB | None = None, memories: Memories | None = None) ->
                                                                   label=label, version_label=version_label,
                                                                   preview=preview))
 
-    @tool("Remember one turn of a conversation as it is said: `text` by `speaker` (at `time`, ISO 8601; default"
-          " now), appended to the conversation named `conversation` (created by its first turn). The turn is kept"
-          " as said (a question or a greeting too) and the beliefs it states about its speaker or the world are"
-          " extracted, each citing this exact turn; a later turn that changes a value replaces the earlier one."
-          " Use it for every user message worth remembering; answers the ingest report.")
+    @tool("Remember one turn of a conversation as it is said: `text` by `speaker` (at `time`, ISO 8601 with a zone;"
+          " default now), appended to the conversation named `conversation` (created by its first turn). The turn is"
+          " kept as said (a question or a greeting too) and the beliefs it states about its speaker or the world are"
+          " extracted, each citing this exact turn; a later turn that changes a value replaces the earlier one. Use"
+          " it for every user message worth remembering; answers the ingest report.")
     def remember_turn(ctx: Context, conversation: str, speaker: str, text: str, time: str | None = None) -> Result:
         return answer(ctx, True, lambda db: db.remember_turn(
-            conversation, speaker, text, time=api.parse_moment(time, "time") if time is not None else None))
+            conversation, speaker, text, time=_moment(time, "time")))
 
-    @tool("Answer a question from memory before you rely on what you remember: only beliefs that are true now"
-          " (or as of `as_of`, ISO 8601), each with its quote, source, confidence and warnings (replaced, in"
-          " conflict, low confidence). status is ok, no_match (memory has nothing) or memory_unavailable (it"
-          " could not be asked: not the same as no history). `context` is a prompt-ready summary. When too few"
-          " beliefs match, `fragments` holds matching text no belief was extracted from (kind `fragment`:"
-          " unextracted text, not beliefs, not citable). With `run`"
-          " (from record_step) the beliefs shown are recorded as read by that run, so it may cite them.")
+    @tool("Answer a question from memory before you rely on what you remember: only beliefs that are true now (or as"
+          " of `as_of`, ISO 8601 with a zone: 2026-03-01T09:00:00Z), each with its quote, source, confidence and"
+          " warnings (replaced, in conflict, low confidence). status is ok, no_match (memory has nothing) or"
+          " memory_unavailable (it could not be asked: not the same as no history). `context` is a prompt-ready"
+          " summary. When too few beliefs match, `fragments` holds matching text no belief was extracted from (kind"
+          " `fragment`: unextracted text, not beliefs, not citable). With `run` (from record_step) the beliefs shown"
+          " are recorded as read by that run, so it may cite them.")
     def ask(ctx: Context, question: str, k: K = 5, as_of: str | None = None, scope: dict[str, str] | None = None,
             min_confidence: float = 0.0, include_fixtures: bool = False, run: str | None = None) -> Result:
         return answer(ctx, run is not None, lambda db: db.ask(question, k=k, as_of=_moment(as_of), scope=scope,
@@ -208,9 +210,9 @@ def build(*, local: BeliefDB | None = None, memories: Memories | None = None) ->
                       render.why_json)
 
     @tool("List beliefs: the current ones (optionally of one subject or attribute), every one with its status"
-          " (`include_all`), or those believed at `as_of` (ISO 8601), ordered by subject, attribute and recording:"
-          " at most `limit` (default 100), after the belief `after` (the last id of the page before). Use it to"
-          " browse; to answer a question use `ask`.")
+          " (`include_all`), or those believed at `as_of` (ISO 8601 with a zone), ordered by subject, attribute and"
+          " recording: at most `limit` (default 100), after the belief `after` (the last id of the page before). Use"
+          " it to browse; to answer a question use `ask`.")
     def beliefs(ctx: Context, subject: str | None = None, attribute: str | None = None, include_all: bool = False,
                 as_of: str | None = None, limit: Page = 100,
                 after: str | None = None) -> Result:
