@@ -200,11 +200,11 @@ def test_every_tool_refuses_an_argument_it_does_not_take(bdb: beliefdb.BeliefDB,
             for tool, arguments, message in [
                     ("remember_turn", {"conversation": "c", "speaker": "Lea", "text": "I live in Bern.",
                                        "when": "2020-01-01T00:00:00Z"},
-                     f"when: {said} (conversation, speaker, text, time)"),
+                     f"when: {said} (conversation, speaker, text, time, extractor)"),
                     ("ask", {"question": "where does Lea live?", "asof": "2020-01-01T00:00:00Z"},
                      f"asof: {said} (question, k, as_of, scope, min_confidence, include_fixtures, run)"),
                     ("remember_turn", {"conversation": "c", "speaker": "Lea", "message": "I live in Bern."},
-                     f"message: {said} (conversation, speaker, text, time); text: missing (it is required)"),
+                     f"message: {said} (conversation, speaker, text, time, extractor); text: missing (it is required)"),
                     ("decide", {"name": "Ship it", "why": ["3f2a"]},
                      f"name, why: {said} (title, because, all_of, run); title: missing (it is required)"),
                     ("review_list", {"all": True}, f"all: {said} (none)")]:

@@ -8,6 +8,7 @@ import json
 from typing import Any
 
 import anyio
+import psycopg
 from conftest import Cli
 from fastapi.testclient import TestClient
 from mcp.client import Client
@@ -80,3 +81,48 @@ def test_a_moment_without_a_zone_is_refused_by_the_tools_as_by_the_http_api(bdb:
     assert answers[4][0] is False and answers[4][1]["status"] == "ok"
     assert answers[5][0] is False and answers[5][1]["accepted"][0]["subject"] == "maya"
     assert len(cli.json("beliefs", "--all")) == len(before) + 1  # the zoned turn alone was stored
+
+
+# --- 2. the arguments the library and the HTTP API take ---------------------------------------------
+
+def test_the_tools_take_what_the_library_and_the_http_api_take(bdb: beliefdb.BeliefDB, http_client: TestClient,
+                                                                db_url: str, cli: Cli) -> None:
+    """An MCP agent could not say when a fact holds (remember had no valid_from/valid_to, nor authority or
+    origin), ingest_text took no origin or extractor, remember_turn no extractor, and beliefs/why could not
+    show fixture material: each refused as "not one of the arguments this tool takes". The HTTP API's
+    POST /beliefs took no origin. Each now takes them, and stores what the library stores."""
+    remembered = {"statement": "Dana's discount is 20% until March.", "subject": "dana", "attribute": "discount",
+                  "value": "20%", "quote": "20% until March", "authority": "official", "origin": "api_feed",
+                  "valid_from": "2026-01-01T00:00:00+00:00", "valid_to": "2026-03-31T00:00:00+00:00"}
+    fixture = "The restocking fee is 10%.\n"
+    answers = tools(bdb, [
+        ("remember", {**remembered, "source": "crm-mcp", "text": "Dana gets 20% until March."}),
+        ("ingest_text", {"source": "seed.md", "text": fixture, "label": "fixture", "origin": "agent",
+                         "extractor": "rules"}),
+        ("remember_turn", {"conversation": "chat-1", "speaker": "Maya", "text": "I live in Lisbon.",
+                           "time": "2023-05-01T09:00:00Z", "extractor": "none"}),
+        ("beliefs", {"include_fixtures": True, "include_all": True}),
+    ])
+    assert [failed for failed, _ in answers] == [False] * 4, answers
+    assert answers[1][1]["accepted"] and answers[2][1]["accepted"] == []  # the extractor "none" extracts nothing
+    over_http = http_client.post("/beliefs", json={**remembered, "source": "crm-http",
+                                                   "text": "Dana gets 20% until March."}, headers=bearer(db_url))
+    assert over_http.status_code == 200, over_http.text
+    listed = {b["statement"] + "@" + b["id"]: b for b in answers[3][1]}
+    fixtures = [b for b in listed.values() if b["provenance"] == "fixture"]
+    assert [b["subject"] for b in fixtures] == ["restocking_policy"]
+    assert cli.json("beliefs", "--all") == [b for b in cli.json("beliefs", "--all") if b["provenance"] != "fixture"]
+    bdb.remember(remembered["statement"], "dana", "discount", "20%", "20% until March", source="crm-lib",
+                 text="Dana gets 20% until March.", authority="official", origin="api_feed",
+                 valid_from=remembered["valid_from"], valid_to=remembered["valid_to"])
+    # one claim for one valid time (rule 16): the three doors corroborate one belief
+    dana = [b for b in cli.json("beliefs", "--all") if b["subject"] == "dana"]
+    assert [(b["evidence_count"], b["valid_time"]) for b in dana] == [
+        (3, {"from": "2026-01-01T00:00:00+00:00", "to": "2026-03-31T00:00:00+00:00"})], dana
+    with psycopg.connect(db_url) as conn:
+        sources = conn.execute("select name, authority::text, origin_type::text from beliefdb.source"
+                               " where name like 'crm-%' order by name").fetchall()
+    assert sources == [(n, "official", "api_feed") for n in ("crm-http", "crm-lib", "crm-mcp")], sources
+    why = tools(bdb, [("why", {"belief": fixtures[0]["id"]}),
+                      ("why", {"belief": fixtures[0]["id"], "include_fixtures": True})])
+    assert why[0][0] is True and why[1][0] is False, why

@@ -94,6 +94,7 @@ class Remember(Body):
     valid_from: Moment | None = None
     valid_to: Moment | None = None
     authority: Authority | None = None
+    origin: Origin | None = None
 
 
 class Decide(Body):
@@ -228,7 +229,8 @@ def remember(body: Remember, c: Writer) -> JSONResponse:
     return ok(c.db.remember(body.statement, body.subject, body.attribute, body.value, body.quote, source=body.source,
                             text=body.text, kind=body.kind, scope=body.scope,
                             valid_from=body.valid_from.isoformat() if body.valid_from else None,
-                            valid_to=body.valid_to.isoformat() if body.valid_to else None, authority=body.authority))
+                            valid_to=body.valid_to.isoformat() if body.valid_to else None, authority=body.authority,
+                            origin=body.origin))
 
 
 def _paged(request: Request, rows: Sequence[Belief | Decision | Action], limit: int) -> JSONResponse:

@@ -27,7 +27,7 @@ from beliefdb.api import BeliefDB
 from beliefdb.interfaces import problems
 from beliefdb.interfaces.access import Memories, bearer
 from beliefdb.render import ask as render_ask
-from beliefdb.vocabulary import Authority, BeliefKind, Label, StepKind
+from beliefdb.vocabulary import Authority, BeliefKind, Label, Origin, StepKind
 
 INSTRUCTIONS = """beliefdb is memory that knows why it believes something. Every belief carries the exact quote
 that supports it; decisions and actions record the beliefs they rest on; when a belief turns out wrong,
@@ -48,6 +48,7 @@ K = Annotated[int, Field(ge=1, le=50)]
 Page = Annotated[int, Field(ge=1, le=10_000)]
 Revision = Annotated[int, Field(ge=0, le=2**31 - 1)]
 Version = Annotated[int, Field(ge=1, le=2**31 - 1)]
+Extractor = Literal["rules", "none", "llm"]
 
 
 def _failed(exc: errors.BeliefDBError) -> CallToolResult:
@@ -162,31 +163,41 @@ def build(*, local: BeliefDB | None = None, memories: Memories | None = None) ->
           " something worth keeping (a preference, an order number, a policy). `text` is the message or page it"
           " came from (it becomes the next version of `source`; for a conversation's turns use `remember_turn`);"
           " the quote must be in it character for character, or it is rejected and nothing is"
-          " stored. Answers the ingest report: accepted, rejected (with the reason), superseded, flagged.")
+          " stored. `valid_from`/`valid_to` (ISO 8601 with a zone): when the fact holds in the world (it expires"
+          " at `valid_to`). Answers the ingest report: accepted, rejected (with the reason), superseded, flagged.")
     def remember(ctx: Context, statement: str, subject: str, attribute: str, value: str, quote: str, source: str,
-                 text: str | None = None, kind: BeliefKind = BeliefKind.fact, scope: dict[str, str] | None = None
-                 ) -> Result:
-        return answer(ctx, True, lambda db: db.remember(statement, subject, attribute, value, quote, source=source,
-                                                        text=text, kind=kind, scope=scope))
+                 text: str | None = None, kind: BeliefKind = BeliefKind.fact, scope: dict[str, str] | None = None,
+                 valid_from: str | None = None, valid_to: str | None = None, authority: Authority | None = None,
+                 origin: Origin | None = None) -> Result:
+        def call(db: BeliefDB) -> Any:
+            since, until = _moment(valid_from, "valid_from"), _moment(valid_to, "valid_to")
+            return db.remember(statement, subject, attribute, value, quote, source=source, text=text, kind=kind,
+                               scope=scope, valid_from=since.isoformat() if since else None,
+                               valid_to=until.isoformat() if until else None, authority=authority, origin=origin)
+
+        return answer(ctx, True, call)
 
     @tool("Store a whole document (policy, page, transcript) as the next version of `source` and extract the"
           " beliefs it states. Use it for text you want memory to keep up to date: a changed text supersedes"
           " what the old version said, and flags the decisions that rested only on that. `preview`: only what it"
           " would change.")
     def ingest_text(ctx: Context, source: str, text: str, authority: Authority | None = None,
-                    label: Label | None = None, version_label: str | None = None, preview: bool = False) -> Result:
-        return answer(ctx, not preview, lambda db: db.ingest_text(text, source=source, authority=authority,
-                                                                  label=label, version_label=version_label,
-                                                                  preview=preview))
+                    label: Label | None = None, version_label: str | None = None, preview: bool = False,
+                    origin: Origin | None = None, extractor: Extractor = "rules") -> Result:
+        # an llm preview spends the endpoint's budget: a change for a read-only token, as over HTTP
+        return answer(ctx, not preview or extractor == "llm", lambda db: db.ingest_text(
+            text, source=source, authority=authority, label=label, origin=origin, version_label=version_label,
+            extractor=extractor, preview=preview))
 
     @tool("Remember one turn of a conversation as it is said: `text` by `speaker` (at `time`, ISO 8601 with a zone;"
           " default now), appended to the conversation named `conversation` (created by its first turn). The turn is"
           " kept as said (a question or a greeting too) and the beliefs it states about its speaker or the world are"
           " extracted, each citing this exact turn; a later turn that changes a value replaces the earlier one. Use"
           " it for every user message worth remembering; answers the ingest report.")
-    def remember_turn(ctx: Context, conversation: str, speaker: str, text: str, time: str | None = None) -> Result:
+    def remember_turn(ctx: Context, conversation: str, speaker: str, text: str, time: str | None = None,
+                      extractor: Extractor = "rules") -> Result:
         return answer(ctx, True, lambda db: db.remember_turn(
-            conversation, speaker, text, time=_moment(time, "time")))
+            conversation, speaker, text, time=_moment(time, "time"), extractor=extractor))
 
     @tool("Answer a question from memory before you rely on what you remember: only beliefs that are true now (or as"
           " of `as_of`, ISO 8601 with a zone: 2026-03-01T09:00:00Z), each with its quote, source, confidence and"
@@ -205,9 +216,10 @@ def build(*, local: BeliefDB | None = None, memories: Memories | None = None) ->
     @tool("Why a belief is held: its evidence (quotes with source, version and offsets), confidence factors,"
           " what it replaced or was replaced by, and the decisions and actions built on it. Use it before you"
           " act on a belief you doubt, or to cite it (with `run`: recorded as read by that run).")
-    def why(ctx: Context, belief: str, as_of: str | None = None, run: str | None = None) -> Result:
-        return answer(ctx, run is not None, lambda db: db.why(belief, as_of=_moment(as_of), run=run),
-                      render.why_json)
+    def why(ctx: Context, belief: str, as_of: str | None = None, run: str | None = None,
+            include_fixtures: bool = False) -> Result:
+        return answer(ctx, run is not None, lambda db: db.why(belief, as_of=_moment(as_of), run=run,
+                                                              include_fixtures=include_fixtures), render.why_json)
 
     @tool("List beliefs: the current ones (optionally of one subject or attribute), every one with its status"
           " (`include_all`), or those believed at `as_of` (ISO 8601 with a zone), ordered by subject, attribute and"
@@ -215,9 +227,10 @@ def build(*, local: BeliefDB | None = None, memories: Memories | None = None) ->
           " it to browse; to answer a question use `ask`.")
     def beliefs(ctx: Context, subject: str | None = None, attribute: str | None = None, include_all: bool = False,
                 as_of: str | None = None, limit: Page = 100,
-                after: str | None = None) -> Result:
+                after: str | None = None, include_fixtures: bool = False) -> Result:
         return answer(ctx, False, lambda db: db.beliefs(subject=subject, attribute=attribute, include_all=include_all,
-                                                        as_of=_moment(as_of), limit=limit, after=after))
+                                                        as_of=_moment(as_of), include_fixtures=include_fixtures,
+                                                        limit=limit, after=after))
 
     @tool("Record a decision and the beliefs it rests on: each id in `because` alone justifies it; each group in"
           " `all_of` justifies it jointly. Do it whenever you decide something from memory: if those beliefs"
