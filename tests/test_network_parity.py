@@ -126,3 +126,28 @@ def test_the_tools_take_what_the_library_and_the_http_api_take(bdb: beliefdb.Bel
     why = tools(bdb, [("why", {"belief": fixtures[0]["id"]}),
                       ("why", {"belief": fixtures[0]["id"], "include_fixtures": True})])
     assert why[0][0] is True and why[1][0] is False, why
+
+
+# --- 3. asking as of a moment, over a value that changed many times ------------------------------------
+
+def test_reading_a_belief_back_in_time_reads_its_own_quotes_only(bdb: beliefdb.BeliefDB, db_url: str) -> None:
+    """A feed told memory where Dana lives 24 times (each from its own source, each replacing the last), in
+    a workspace that also holds a handbook of 300 lines. Asked now, ask took 0.1 s; asked as of a moment
+    (POST /ask with as_of, the MCP tool ask), it ran into the statement timeout and HTTP answered 503
+    memory_unavailable: beliefdb.held_at, which an as-of question calls for every candidate, rival and
+    superseder, ran in_force_at on every fragment of the workspace (a condition on the fragment alone,
+    pushed down to a scan of all of them) instead of on the belief's own quotes. It now runs it once per
+    quote of the belief."""
+    handbook = "".join(f"Rule {i}: the desk {i} opens at {i % 12 + 1} o'clock.\n" for i in range(300))
+    bdb.ingest_text(handbook, source="handbook.md")
+    for i in range(24):
+        bdb.remember(f"Dana lives in Town{i}.", "dana", "city", f"Town{i}", f"Town{i}", source=f"crm-{i}",
+                     text=f"Dana lives in Town{i}.")
+    with psycopg.connect(db_url) as conn:
+        conn.execute("analyze")  # as autovacuum would have by now: the plans of a store in use
+        conn.execute("set local track_functions = 'all'")
+        held = conn.execute("select beliefdb.held_at(b, pg_catalog.now()) from beliefdb.belief b"
+                            " where b.subject = 'dana' and b.value = 'Town3'").fetchone()
+        calls = conn.execute("select pg_catalog.pg_stat_get_xact_function_calls("
+                             "'beliefdb.in_force_at(uuid, uuid, timestamptz)'::pg_catalog.regprocedure)").fetchone()
+    assert held == (True,) and calls == (1,), (held, calls)

@@ -164,16 +164,21 @@ as $$
                    and not exists (select from beliefdb.evidence x
                                     where x.workspace_id = j.workspace_id and x.belief_id = p_belief.id
                                       and x.justification_id = j.id))
+            -- each of this belief's quotes, its fragment read by key: a scalar subquery, not a join. As a
+            -- join, in_force_at (a condition on the fragment alone) was pushed down to a scan of every
+            -- fragment of the workspace, so each call read them all, and an as-of ask over a value
+            -- changed 30 times ran past the statement timeout (read back for every rival and superseder)
             or exists (
                 select from beliefdb.evidence e
-                  join beliefdb.fragment f on f.workspace_id = e.workspace_id and f.id = e.fragment_id
                  where e.workspace_id = p_belief.workspace_id and e.belief_id = p_belief.id
                    and e.role = 'supports' and e.created_at <= p_at
-                   and not exists (
-                        select from beliefdb.retraction_period r
-                         where r.workspace_id = f.workspace_id and r.node_id = f.id
-                           and r.retracted_at <= p_at and (r.restored_at is null or r.restored_at > p_at))
-                   and beliefdb.in_force_at(f.workspace_id, f.source_version_id, p_at)))
+                   and (select not exists (
+                                   select from beliefdb.retraction_period r
+                                    where r.workspace_id = f.workspace_id and r.node_id = f.id
+                                      and r.retracted_at <= p_at and (r.restored_at is null or r.restored_at > p_at))
+                               and beliefdb.in_force_at(f.workspace_id, f.source_version_id, p_at)
+                          from beliefdb.fragment f
+                         where f.workspace_id = e.workspace_id and f.id = e.fragment_id)))
 $$;
 comment on function beliefdb.held_at(beliefdb.belief, timestamptz) is 'Whether a belief held at a moment: recorded, not retracted, and quoted from a version in force (or held by a reason without a quote, as recorded), all as of then';
 
