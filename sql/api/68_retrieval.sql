@@ -135,8 +135,12 @@ begin
                          limit 1000) b
                  order by r desc, b.id
                  limit p_candidates * 4) m
-          join beliefdb.belief b on b.workspace_id = v_ws and b.id = m.id
-         where beliefdb.recallable(b, p_as_of, p_scope, p_include_fixtures)
+          -- each candidate's belief by its key, then the truth filter on it: as a join, the filter (on the
+          -- belief alone) could be pushed down to a scan of the workspace's beliefs repeated for every
+          -- candidate, and as of a moment each call reads history (believed_at): 40 s for 24 beliefs
+          cross join lateral (select b from beliefdb.belief b where b.workspace_id = v_ws and b.id = m.id
+                               offset 0) k
+         where beliefdb.recallable(k.b, p_as_of, p_scope, p_include_fixtures)
          order by m.r desc, m.id
          limit p_candidates
     ),
@@ -160,8 +164,10 @@ begin
                  group by b.id
                  order by s desc, b.id
                  limit p_candidates * 4) m
-          join beliefdb.belief b on b.workspace_id = v_ws and b.id = m.id
-         where beliefdb.recallable(b, p_as_of, p_scope, p_include_fixtures)
+          -- (by its key, then filtered: as text_found)
+          cross join lateral (select b from beliefdb.belief b where b.workspace_id = v_ws and b.id = m.id
+                               offset 0) k
+         where beliefdb.recallable(k.b, p_as_of, p_scope, p_include_fixtures)
          order by m.s desc, m.id
          limit p_candidates
     ),

@@ -123,9 +123,12 @@ begin
           from (select e.belief_id,
                        e.embedding::vector(%1$s) <=> $1::vector(%1$s) as distance
                   from beliefdb.belief_embedding e
-                  join beliefdb.belief b on b.workspace_id = e.workspace_id and b.id = e.belief_id
+                  -- each vector's belief by its key, then the truth filter on it: as a join, the filter
+                  -- could be pushed down to a scan of the workspace's beliefs repeated for every vector
+                  cross join lateral (select b from beliefdb.belief b
+                                       where b.workspace_id = e.workspace_id and b.id = e.belief_id offset 0) k
                  where e.workspace_id = $2 and e.model = $3 and vector_dims(e.embedding) = %1$s
-                   and b.confidence >= $4 and beliefdb.recallable(b, $5, $6, $7)
+                   and (k.b).confidence >= $4 and beliefdb.recallable(k.b, $5, $6, $7)
                  order by %2$s
                  limit %3$s * $8) x
          where 1 - x.distance >= $9$q$,
