@@ -177,3 +177,30 @@ def test_asking_as_of_a_moment_over_a_value_changed_many_times_answers(db_url: s
         answer = client.post("/ask", headers=headers, json={"question": "Where does Dana live?", "as_of": moment})
         assert answer.status_code == 200, answer.text
         assert [b["value"] for b in answer.json()["beliefs"]][:1] == ["Town23"], answer.json()
+
+
+# --- 4. an action's status ----------------------------------------------------------------------------
+
+def test_an_mcp_agent_can_check_its_decisions_and_actions_as_http_lists_them(bdb: beliefdb.BeliefDB,
+                                                                              http_client: TestClient,
+                                                                              db_url: str) -> None:
+    """The act tool says to check an action's status before carrying it out, and no tool could: GET
+    /decisions and GET /actions had no MCP counterpart, so an agent over MCP could not see that a
+    correction had flagged its decision and held its action. The decisions and actions tools answer what
+    the HTTP API lists (the same JSON), with the same filters and pages."""
+    report = bdb.ingest_text(TEXT, source="policy.md")
+    window = str(report.accepted[0].id)
+    answers = tools(bdb, [("decide", {"title": "Refund order 1042", "because": [window]})])
+    decision = answers[0][1]["id"]
+    action = tools(bdb, [("act", {"decision": decision, "description": "Refund 1042"})])[0][1]["id"]
+    revision = bdb.preview_correction(window).revision
+    bdb.apply_correction(window, "The return window is 14 days.", reviewer="default", expect_revision=revision,
+                         value="14 days")
+    listed = tools(bdb, [("decisions", {}), ("actions", {}), ("actions", {"status": "held"}),
+                         ("decisions", {"of": action}), ("actions", {"status": "later"})])
+    headers = bearer(db_url)
+    assert listed[0] == (False, http_client.get("/decisions", headers=headers).json())
+    assert listed[1] == (False, http_client.get("/actions", headers=headers).json())
+    assert [(a["id"], a["status"]) for a in listed[2][1]] == [(action, "held")]
+    assert [(d["id"], d["status"]) for d in listed[3][1]] == [(decision, "needs_review")]
+    assert listed[4][0] and listed[4][1]["error"] == "invalid_input" and "'held'" in listed[4][1]["message"]

@@ -245,9 +245,24 @@ def build(*, local: BeliefDB | None = None, memories: Memories | None = None) ->
         return answer(ctx, True, lambda db: db.decide(title, because=because or [], all_of=all_of or []))
 
     @tool("Record an action that carries out a decision (by id or prefix). It is scheduled, or held while the"
-          " decision needs review; check its status before you carry it out.")
+          " decision needs review; check its status (`actions`) before you carry it out.")
     def act(ctx: Context, decision: str, description: str) -> Result:
         return answer(ctx, True, lambda db: db.act(decision, description))
+
+    @tool("Decisions, oldest first, each with its status (active, needs_review, approved, rejected), whether it"
+          " still holds and the beliefs of each reason: `of` one decision (or an action's), at most `limit`"
+          " after the decision `after` (the last id of the page before). Use it to see whether what you decided"
+          " still stands.")
+    def decisions(ctx: Context, status: Literal["active", "needs_review", "approved", "rejected"] | None = None,
+                  of: str | None = None, limit: Page = 100, after: str | None = None) -> Result:
+        return answer(ctx, False, lambda db: db.decisions(status, of, limit=limit, after=after))
+
+    @tool("Actions, oldest first, each with its decision and status (scheduled, held, done, failed, rolled_back,"
+          " cancelled): at most `limit` after the action `after`. Check that an action is still scheduled, not"
+          " held, before you carry it out.")
+    def actions(ctx: Context, status: Literal["scheduled", "held", "done", "failed", "rolled_back", "cancelled"]
+                | None = None, limit: Page = 100, after: str | None = None) -> Result:
+        return answer(ctx, False, lambda db: db.actions(status, limit=limit, after=after))
 
     @tool("Dry run before you correct or retract: if these beliefs, fragments, decisions or sources stopped"
           " holding, what would stop holding, be current again, which decisions would be flagged, which actions"
@@ -319,6 +334,7 @@ def build(*, local: BeliefDB | None = None, memories: Memories | None = None) ->
         return answer(ctx, True, lambda db: db.record_step(kind, payload, run=run, task=task, inputs=pairs,
                                                            supports=supports or [], memory=memory))
 
-    del remember, remember_turn, ingest_text, ask, why, beliefs, decide, act, impact, correct, retract, forget
+    del remember, remember_turn, ingest_text, ask, why, beliefs, decide, act, decisions, actions, impact, correct
+    del retract, forget
     del review_list, review_resolve, record_step
     return server
