@@ -322,7 +322,7 @@ def test_the_cli_prints_the_hint_of_a_refusal(cli: Cli, db_url: str, write_doc: 
     belief = report["accepted"][0]["id"]
     line = cli.one_line_error("retract", "--belief", belief, "--reason", "wrong", "--as", "bob")
     assert "only its owner can" in line
-    assert line.endswith("(hint: propose a correction (beliefdb correct) or raise a conflict instead)"), line
+    assert line.endswith("(hint: propose a correction instead (its owner reviews it), or raise a conflict)"), line
     refused = cli.error("retract", "--belief", belief, "--reason", "wrong", "--as", "bob", code="not_owner")
     assert refused["message"] == line.removeprefix("error: ")
 

@@ -204,3 +204,20 @@ def test_an_mcp_agent_can_check_its_decisions_and_actions_as_http_lists_them(bdb
     assert [(a["id"], a["status"]) for a in listed[2][1]] == [(action, "held")]
     assert [(d["id"], d["status"]) for d in listed[3][1]] == [(decision, "needs_review")]
     assert listed[4][0] and listed[4][1]["error"] == "invalid_input" and "'held'" in listed[4][1]["message"]
+
+
+# --- 5. what an error or a hint tells a network agent ------------------------------------------------
+
+def test_refusals_and_hints_over_http_name_no_cli_command(http_client: TestClient, db_url: str) -> None:
+    """Over HTTP and MCP a refusal of another's belief ended "(hint: propose a correction (beliefdb correct)
+    ...)", and an as-of question before the first source said "--as-of answers with ...": a command and a
+    flag the agent has no use for. They now say what to do in words every door shares."""
+    alice, bob = bearer(db_url, "alice"), bearer(db_url, "bob")
+    early = "2001-01-01T00:00:00Z"
+    report = http_client.post("/sources", headers=alice, json={"source": "policy.md", "text": TEXT}).json()
+    belief = report["accepted"][0]["id"]
+    said = refused(http_client.post("/retractions", headers=bob, json={"belief": belief, "reason": "wrong"}),
+                   403, "not_owner")
+    assert said.endswith("(hint: propose a correction instead (its owner reviews it), or raise a conflict)"), said
+    hint = http_client.post("/ask", headers=alice, json={"question": "return window", "as_of": early}).json()["hint"]
+    assert "--" not in hint and "beliefdb " not in said and "as of a moment" in hint, hint

@@ -284,8 +284,8 @@ def _before_recording(conn: psycopg.Connection[Any], as_of: datetime) -> str | N
     if not before:
         return None
     return (f"nothing had been recorded by then: this workspace recorded its first source on {first.isoformat()}."
-            " --as-of answers with what was recorded by that moment; asked without it, each answer says since"
-            " when it is valid and which values it replaced")
+            " A question as of a moment is answered with what was recorded by that moment; asked without one, each"
+            " answer says since when it is valid and which values it replaced")
 
 
 def _with_history(answers: list[Answer], rows: list[tuple[Any, ...]], as_of: datetime | None,

@@ -95,7 +95,7 @@ begin
             select 'action', a.owner from beliefdb.action a where a.workspace_id = p_workspace_id and a.id = p_node) o;
     if found and v_owner is distinct from beliefdb.current_principal() then
         raise exception '% % is owned by %: only its owner can %', v_kind, p_node, v_owner, p_doing
-            using errcode = 'BD008', hint = 'propose a correction (beliefdb correct) or raise a conflict instead';
+            using errcode = 'BD008', hint = 'propose a correction instead (its owner reviews it), or raise a conflict';
     end if;
 end
 $$;
