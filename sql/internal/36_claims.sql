@@ -121,54 +121,6 @@ end
 $$;
 comment on function beliefdb._restat_ingest_tables(bigint) is 'Gather planner statistics of the tables an ingest grows, when it added more beliefs than the planner knows of (plans for a few rows read every row)';
 
--- p_claims less those that quote text retracted in version p_version (a fragment of it retracted,
--- in whole or in part, now), and p_rejected with those added, saying why: those words were declared
--- untrustworthy (rule 18), and a new quote of them, or of part of them, is no new evidence. A claim
--- recorded from that very fragment before is kept (the same text again: unchanged). The version's
--- retracted fragments are read from the workspace's open retraction periods (usually none).
-create or replace function beliefdb._unretracted(p_workspace_id uuid, p_version uuid, p_claims jsonb,
-                                                 p_rejected jsonb, out claims jsonb, out rejected jsonb)
-language sql stable
-set search_path = pg_catalog, pg_temp
-as $$
-    with r as (
-        select f.id, int4range(f.start_offset, f.end_offset) as span, p.reason
-          from beliefdb.retraction_period p
-          join beliefdb.fragment f on f.workspace_id = p.workspace_id and f.id = p.node_id
-         where p.workspace_id = p_workspace_id and p.node_id is not null and p.restored_at is null
-           and f.source_version_id = p_version
-    ), c as (
-        select x.claim, x.n,
-               (select r.reason
-                  from r
-                 where x.claim ->> 'start' is not null and x.claim ->> 'end' is not null
-                   and r.span && int4range((x.claim ->> 'start')::integer, greatest((x.claim ->> 'end')::integer,
-                                                                                   (x.claim ->> 'start')::integer))
-                   and not exists (
-                        select from beliefdb.fragment q
-                          join beliefdb.evidence e on e.workspace_id = q.workspace_id and e.fragment_id = q.id
-                          join beliefdb.belief b on b.workspace_id = e.workspace_id and b.id = e.belief_id
-                         where q.workspace_id = p_workspace_id and q.source_version_id = p_version
-                           and q.start_offset = (x.claim ->> 'start')::integer
-                           and q.end_offset = (x.claim ->> 'end')::integer
-                           and b.subject = x.claim ->> 'subject' and b.attribute = x.claim ->> 'attribute'
-                           and b.value = x.claim ->> 'value')
-                 limit 1) as retracted
-          from jsonb_array_elements(coalesce(p_claims, '[]')) with ordinality as x (claim, n)
-         where exists (select from r)
-    )
-    select case when exists (select from r)
-                then coalesce((select jsonb_agg(c.claim order by c.n) from c where c.retracted is null), '[]')
-                else coalesce(p_claims, '[]') end,
-           coalesce(p_rejected, '[]') || coalesce((select jsonb_agg(jsonb_build_object(
-               'statement', c.claim ->> 'statement', 'quote', c.claim ->> 'quote',
-               'reason', 'retracted: this text of the source was retracted'
-                         || coalesce(' (' || nullif(c.retracted, '') || ')', '')
-                         || ', so it supports nothing (restore it with retract --undo --fragment)') order by c.n)
-                from c where c.retracted is not null), '[]')
-$$;
-comment on function beliefdb._unretracted(uuid, uuid, jsonb, jsonb) is 'Claims less those quoting text retracted in a version (but for a claim recorded from that fragment before), and those as rejections saying so';
-
 -- Accept gated claims against one source version. Each claim is a JSON object with
 -- statement, subject, attribute, value, quote, start, end and optional kind, scope,
 -- valid_from, valid_to. Returns the outcome of each claim. A claim is one belief of the source's
@@ -229,7 +181,7 @@ begin
         raise exception 'unknown source version %', p_source_version_id using errcode = 'BD004';
     end if;
     select u.claims, u.rejected into p_claims, p_rejected
-      from beliefdb._unretracted(p_workspace_id, p_source_version_id, p_claims, p_rejected) u;
+      from beliefdb._believable(p_workspace_id, p_source_version_id, p_claims, p_rejected) u;
     v_length := length(v_content);
 
     -- the text at every claim's offsets, read in one pass (a span that cannot be in the text: null)
@@ -796,8 +748,6 @@ declare
     v_length integer;
     v_content text;
     v_fragments integer;
-    v_claims jsonb;
-    v_rejected jsonb;
     v_outcome jsonb;
 begin
     select * into v_version
@@ -822,9 +772,7 @@ begin
     get diagnostics v_fragments = row_count;
     -- (a proposal of this text is settled by it)
     perform beliefdb._settle_source_items(p_workspace_id, array[v_source.id]);
-    select u.claims, u.rejected into v_claims, v_rejected
-      from beliefdb._unforgotten(p_workspace_id, p_version_id, p_claims, p_rejected) u;
-    v_outcome := beliefdb._add_claims(p_workspace_id, p_version_id, v_claims, v_rejected);
+    v_outcome := beliefdb._add_claims(p_workspace_id, p_version_id, p_claims, p_rejected);
     return beliefdb._ingest_report(p_workspace_id, v_outcome, v_outcome -> 'changes') || jsonb_build_object(
         'source', v_source.name, 'source_id', v_source.id, 'version', v_version.version,
         'version_id', v_version.id, 'new_version', false, 'appended', true, 'fragments', v_fragments,
@@ -863,8 +811,6 @@ declare
     v_carried uuid[];
     v_changes jsonb;
     v_outcome jsonb;
-    v_claims jsonb;
-    v_rejected jsonb;
     v_length integer;
     v_note text;
     v_reweighed boolean;
@@ -966,9 +912,7 @@ begin
     end if;
     if v_same.id is not null and v_same.id is not distinct from v_in_force.id then
         -- the text in force again: claims not recorded before are still settled against it
-        select u.claims, u.rejected into v_claims, v_rejected
-          from beliefdb._unforgotten(p_workspace_id, v_same.id, p_text -> 'claims', p_text -> 'rejected') u;
-        v_outcome := beliefdb._add_claims(p_workspace_id, v_same.id, v_claims, v_rejected);
+        v_outcome := beliefdb._add_claims(p_workspace_id, v_same.id, p_text -> 'claims', p_text -> 'rejected');
         return beliefdb._ingest_report(p_workspace_id, v_outcome, v_outcome -> 'changes') || jsonb_build_object(
             'source', v_source.name, 'source_id', v_source.id, 'version', v_same.version,
             'version_id', v_same.id, 'new_version', false, 'fragments', 0, 'reverified', '[]'::jsonb,

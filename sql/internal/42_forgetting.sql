@@ -458,11 +458,15 @@ as $$
 $$;
 comment on function beliefdb._over_spans(jsonb, int4multirange) is 'Whether a claim or fragment (start, end) lies over a union of spans';
 
--- p_claims less those whose quote lies over a span of version p_version that was forgotten, and
--- p_rejected with those added, saying why: a text ingested again after a forget brings none of the
--- forgotten text back as a belief (rule 14).
-create or replace function beliefdb._unforgotten(p_workspace_id uuid, p_version uuid, p_claims jsonb,
-                                                 p_rejected jsonb, out claims jsonb, out rejected jsonb)
+-- p_claims less those that quote text of version p_version that can support no new claim, and
+-- p_rejected with those added, saying why: text forgotten there (a masked span: a text ingested
+-- again after a forget brings none of it back as a belief, rule 14), and text retracted there (a
+-- retracted fragment, in whole or in part: those words were declared untrustworthy, and a new quote
+-- of them is no new evidence, rule 18) but for a claim recorded from that very fragment before (the
+-- same text again: unchanged). The version's retracted fragments are read from the workspace's open
+-- retraction periods (usually none).
+create or replace function beliefdb._believable(p_workspace_id uuid, p_version uuid, p_claims jsonb,
+                                                p_rejected jsonb, out claims jsonb, out rejected jsonb)
 language sql stable
 set search_path = pg_catalog, pg_temp
 as $$
@@ -470,18 +474,42 @@ as $$
         -- (their union, made once: beliefdb._over_spans)
         select coalesce(range_agg(x.span), '{}'::int4multirange) as spans
           from unnest(beliefdb._forgotten_spans(p_workspace_id, p_version)) as x (span)
+    ), r as (
+        select int4range(f.start_offset, f.end_offset) as span, p.reason
+          from beliefdb.retraction_period p
+          join beliefdb.fragment f on f.workspace_id = p.workspace_id and f.id = p.node_id
+         where p.workspace_id = p_workspace_id and p.node_id is not null and p.restored_at is null
+           and f.source_version_id = p_version
     ), c as (
-        select x.claim, x.n, beliefdb._over_spans(x.claim, s.spans) as forgotten
+        select x.claim, x.n,
+               case when beliefdb._over_spans(x.claim, s.spans)
+                    then 'forgotten: this text of the source was forgotten (beliefdb forget), and is not stored again'
+                    else (select 'retracted: this text of the source was retracted'
+                                 || coalesce(' (' || nullif(r.reason, '') || ')', '')
+                                 || ', so it supports nothing (restore it with retract --undo --fragment)'
+                            from r
+                           where beliefdb._over_spans(x.claim, r.span::int4multirange)
+                             and not exists (
+                                  select from beliefdb.fragment q
+                                    join beliefdb.evidence e on e.workspace_id = q.workspace_id and e.fragment_id = q.id
+                                    join beliefdb.belief b on b.workspace_id = e.workspace_id and b.id = e.belief_id
+                                   where q.workspace_id = p_workspace_id and q.source_version_id = p_version
+                                     and q.start_offset = (x.claim ->> 'start')::integer
+                                     and q.end_offset = (x.claim ->> 'end')::integer
+                                     and b.subject = x.claim ->> 'subject' and b.attribute = x.claim ->> 'attribute'
+                                     and b.value = x.claim ->> 'value')
+                           limit 1) end as why
           from s, jsonb_array_elements(coalesce(p_claims, '[]')) with ordinality as x (claim, n)
     )
-    select coalesce(jsonb_agg(c.claim order by c.n) filter (where not c.forgotten), '[]'),
+    select coalesce(jsonb_agg(c.claim order by c.n) filter (where c.why is null), '[]'),
            coalesce(p_rejected, '[]') || coalesce(jsonb_agg(jsonb_build_object(
-               'statement', c.claim ->> 'statement', 'quote', c.claim ->> 'quote',
-               'reason', 'forgotten: this text of the source was forgotten (beliefdb forget), and is not stored again')
-               order by c.n) filter (where c.forgotten), '[]')
+               'statement', c.claim ->> 'statement', 'quote', c.claim ->> 'quote', 'reason', c.why)
+               order by c.n) filter (where c.why is not null), '[]')
       from c
 $$;
-comment on function beliefdb._unforgotten(uuid, uuid, jsonb, jsonb) is 'Claims less those over a forgotten span of a version, and those as rejections saying so';
+comment on function beliefdb._believable(uuid, uuid, jsonb, jsonb) is 'Claims less those over text of a version forgotten or retracted (but for a claim recorded from that fragment before), and those as rejections saying why';
+-- (forgotten text alone, before retracted text was refused the same way)
+drop function if exists beliefdb._unforgotten(uuid, uuid, jsonb, jsonb);
 
 -- The spans a forgotten speaker's turns take in their source versions: each turn's text, and its
 -- speaker's name in the line that labels it ("[time] Maya: ", "**Maya:** ": the last occurrence
