@@ -19,16 +19,17 @@ PRINTS = {
     "Bulk ingest": ["3 1 3", "0 0"],
     "LangGraph store": ["window now I want a window seat chat-1042/2 0.65", "replaced 'aisle'", "['window']",
                         "[('bags', 2)]"],
+    "Agent traces and rollback repair": ["['memory_read', 'plan', 'answer']", "{'text': 'Booked economy.'}"],
     "LangChain retriever": ["Returns are accepted within 7 days of delivery. return-policy.md 1 0 47 0.9 []"],
 }
 
 
 def _examples() -> dict[str, str]:
-    """The ```python block of each ### section that has one."""
+    """The Python block (```python or ```py) of each ### section that has one."""
     parts = re.split(r"^### (.+)$", README.read_text(encoding="utf-8"), flags=re.M)
     found: dict[str, str] = {}
     for heading, body in zip(parts[1::2], parts[2::2], strict=True):
-        blocks = re.findall(r"```python\n(.*?)```", body, flags=re.S)
+        blocks = re.findall(r"```py(?:thon)?\n(.*?)```", body, flags=re.S)
         assert len(blocks) <= 1, f"one example per section: {heading}"
         if blocks:
             found[heading.strip()] = blocks[0]
