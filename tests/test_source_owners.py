@@ -176,3 +176,18 @@ def test_an_unrelated_new_version_does_not_close_a_proposal(alice: beliefdb.Beli
     assert ingest(bob, FINANCE, "500 euros").proposed  # back to the first text: alice's call
     ingest(alice, "Refunds above 900 euros need a manager's approval.\n", "900 euros")
     assert [i.kind for i in alice.review_items()] == ["version_proposed"]
+
+
+def test_a_proposal_says_so_inside_its_change_report_too(alice: beliefdb.BeliefDB, bob: beliefdb.BeliefDB) -> None:
+    """The change report nested in a proposed ingest or correction preview agrees with the report around it
+    (it said proposed: false, owner: null under proposed: true, as --json and the HTTP API print it)."""
+    ingest(alice, FINANCE, "500 euros")
+    proposal = ingest(bob, FINANCE2, "5000 euros")
+    assert proposal.proposed and proposal.changes is not None
+    nested = render.jsonable(proposal)["changes"]
+    assert (nested["proposed"], nested["review_item"], nested["owner"]) == (True, str(proposal.review_item), "alice")
+    assert nested["stopped_holding"] == nested["flagged"] == []
+    preview = bob.preview_correction(alice.beliefs(subject="refund")[0].id, "Refunds need approval.", "any")
+    assert preview.proposed and preview.changes is not None
+    assert (preview.changes.proposed, preview.changes.owner) == (True, "alice")
+    assert preview.changes.stopped_holding == [] and preview.changes.flagged == []

@@ -34,7 +34,9 @@ def changes(raw: dict[str, Any]) -> Changes:
         became_current=[UUID(x) for x in raw.get("became_current") or []],
         flagged=[UUID(x) for x in raw.get("flagged") or []], held=[UUID(x) for x in raw.get("held") or []],
         survives=[StillSupported(decision=UUID(s["decision"]), by=[[UUID(x) for x in group] for group in s["by"]])
-                  for s in raw.get("survives") or []])
+                  for s in raw.get("survives") or []],
+        proposed=bool(raw.get("proposed")), review_item=UUID(raw["review_item"]) if raw.get("review_item") else None,
+        owner=raw.get("owner"))
 
 
 def ingest_report(raw: dict[str, Any], path: str | None) -> IngestReport:

@@ -142,7 +142,8 @@ begin
     end if;
     if beliefdb._correction_is_proposal(v_old) then
         return row(v_old.id, v_old.revision, '{}', '{}', '{}', v_old.owner, true,
-                   beliefdb._as_changes(beliefdb._empty_changes()),
+                   beliefdb._as_changes(beliefdb._empty_changes()
+                                        || jsonb_build_object('proposed', true, 'owner', v_old.owner)),
                    array(select row(i.node, i.kind, i.effect, i.detail)::beliefdb.impact_row
                            from beliefdb.impact(array[v_old.id::text]) i
                           order by i.effect, i.node))::beliefdb.correction_preview;

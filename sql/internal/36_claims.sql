@@ -1118,7 +1118,10 @@ begin
             'new_version', false, 'fragments', 0, 'reverified', '[]'::jsonb, 'accepted', '[]'::jsonb,
             'rejected', coalesce(p_text -> 'rejected', '[]'), 'corroborated', '[]'::jsonb, 'unchanged', '[]'::jsonb,
             'superseded', '[]'::jsonb, 'conflicts', '[]'::jsonb, 'unsupported', '[]'::jsonb,
-            'flagged', '[]'::jsonb, 'held', '[]'::jsonb, 'changes', beliefdb._empty_changes(),
+            'flagged', '[]'::jsonb, 'held', '[]'::jsonb,
+            -- (nothing changed: the change report says it was proposed, as the report around it)
+            'changes', beliefdb._empty_changes()
+                       || jsonb_build_object('proposed', true, 'review_item', v_item, 'owner', v_source.owner),
             'proposed', true, 'review_item', v_item, 'owner', v_source.owner,
             'note', pg_catalog.format('%s belongs to %s: proposed to its owner (review item %s)',
                                       v_source.name, v_source.owner, v_item));
