@@ -5,8 +5,10 @@ filter exact over either. Why IVFFlat: docs/benchmarks.md, "Recall of the vector
 from __future__ import annotations
 
 import json
+import re
 import secrets
 import time
+from pathlib import Path
 from typing import Any
 
 import psycopg
@@ -279,3 +281,13 @@ def test_the_command_line_refuses_a_user_that_does_not_own_the_schema(cli: Cli, 
     finally:
         with psycopg.connect(db_url, autocommit=True) as su:
             su.execute(sql.SQL("drop role {}").format(sql.Identifier(name)))
+
+
+def test_a_dimension_no_model_uses_exits_as_operations_md_says(cli: Cli) -> None:
+    """docs/operations.md names the exit status of ``db vector-index --dim N`` for a dimension no model
+    uses; the command exits with it (the page said 2, a usage error's, where the command exits 1)."""
+    page = (Path(__file__).resolve().parent.parent / "docs" / "operations.md").read_text(encoding="utf-8")
+    said = re.search(r"refused\s+with the dimensions in use \(exit (\d)\)", page)
+    assert said is not None
+    result = cli("db", "vector-index", "--dim", "385", expect=int(said.group(1)))
+    assert "no workspace's embedding model has 385 dimensions" in result.output
