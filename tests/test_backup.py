@@ -192,3 +192,15 @@ def test_dump_never_overwrites_or_half_writes(cli: Cli, tmp_path: Path) -> None:
     unreachable = cli.error("db", "dump", tmp_path / "x.dump", "--db", "postgresql://nobody@127.0.0.1:1/none")
     assert unreachable["error"] == "database_unavailable"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["beliefdb.dump"]
+
+
+def test_operations_md_names_the_schema_the_extensions_live_in(postgresql: psycopg.Connection[Any]) -> None:
+    """Why a dump of schema beliefdb alone is not enough: docs/operations.md names where pgvector and
+    pg_trgm are (it said schema beliefdb, where releases up to revision 0014 put them)."""
+    page = (Path(__file__).resolve().parent.parent / "docs" / "operations.md").read_text(encoding="utf-8")
+    bullet = page.split("- **Dump the whole database**", 1)[1].split("\n\n", 1)[0]
+    where = postgresql.execute("select distinct n.nspname from pg_catalog.pg_extension e"
+                               " join pg_catalog.pg_namespace n on n.oid = e.extnamespace"
+                               " where e.extname in ('vector', 'pg_trgm')").fetchall()
+    assert [f"`{n}`" in bullet for (n,) in where] == [True] * len(where)
+    assert "live in\n  schema `beliefdb`," not in bullet
