@@ -162,6 +162,23 @@ def test_the_command_line_queues_lists_and_works(cli: Cli, write_doc: Any) -> No
     assert "0 done" in cli("worker", "--once", "--no-embed").stdout
 
 
+
+def test_the_jobs_list_says_what_an_ingest_that_stored_nothing_did(cli: Cli, write_doc: Any) -> None:
+    """A done job whose ingest stored no version says why, as ingest does (it said "0 accepted, version 1"
+    for the same text again and "0 accepted, version None" for a proposal to the source's owner)."""
+    doc = write_doc("returns.md", POLICY)
+    cli("ingest", doc, "--queue")
+    cli("ingest", doc, "--queue")
+    cli("worker", "--until-empty", "--no-embed")
+    cli("ingest", write_doc("returns.md", POLICY.replace("30 days", "60 days")), "--queue", "--as", "bob")
+    cli("worker", "--until-empty", "--no-embed")
+    proposed, again, first = cli("jobs").stdout.splitlines()[1:]
+    assert first.endswith("returns.md — 2 accepted, version 1")
+    assert again.endswith("returns.md — unchanged: the same text as version 1, in force")
+    assert "returns.md — returns.md belongs to " in proposed and "proposed to its owner" in proposed
+    assert "None" not in proposed
+
+
 def test_the_command_line_refuses_what_the_queue_cannot_do(cli: Cli, write_doc: Any, tmp_path: Any) -> None:
     doc = write_doc("returns.md", POLICY)
     assert "--queue" in cli.one_line_error("ingest", doc, "--queue", "--preview")

@@ -108,7 +108,9 @@ def _jobs_table(rows: list[Job]) -> str:
     lines = [f"{'id':>6}  {'status':<8} {'tries':>5}  source / what happened"]
     for j in rows:
         if j.status == "done" and j.result is not None:
-            said = f"{j.result.get('accepted', 0)} accepted, version {j.result.get('version')}"
+            # an ingest that stored no version (the same text again, a proposal to the owner) says why
+            said = (j.result.get("note") if j.result.get("version") is None or not j.result.get("new_version")
+                    else None) or f"{j.result.get('accepted', 0)} accepted, version {j.result.get('version')}"
         else:
             said = j.last_error or ""
         lines.append(f"{j.id:>6}  {j.status:<8} {j.attempts:>2}/{j.max_attempts:<2}  {api.shown(j.source or '')}"
