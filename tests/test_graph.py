@@ -181,6 +181,22 @@ def test_why_graph_of_a_belief_draws_sources_history_and_what_is_built_on_it(
     assert not edge(later, source_id(after, "return-policy.md"), story.after["seven"]).live
 
 
+def test_why_as_text_says_once_what_replaced_or_corrected_a_belief(
+        after: beliefdb.BeliefDB, story: Story) -> None:  # noqa: F811
+    """The text picture names a replaced or corrected belief's successor once, under its heading, and
+    each node's status once (it printed "[superseded] — superseded" and "[held] — held", then
+    "replaced by: S" and a section "replaced by:" naming S again)."""
+    def heads(text: str) -> dict[str, str]:  # each node's first line, by its short id
+        return {m.group(1): line for line in text.splitlines() if (m := re.match(r"  \w+ \[(\w{8})\]", line))}
+
+    text = to_text(after.why_graph(story.after["seven"]))
+    assert heads(text)[str(story.after["seven"])[:8]].endswith("[superseded]")
+    assert heads(text)[str(story.after["email"])[:8]].endswith("[held]")
+    assert text.count("replaced by") == 1
+    text = to_text(after.why_graph(story.after["replacement"]))
+    assert "corrected" in heads(text)[str(story.after["refund"])[:8]]
+    assert text.count("corrected by") == 1
+
 def test_why_graph_of_a_corrected_belief_draws_the_correction(after: beliefdb.BeliefDB, story: Story) -> None:  # noqa: F811
     ids = story.after
     graph = after.why_graph(ids["replacement"])

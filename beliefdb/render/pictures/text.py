@@ -23,7 +23,7 @@ def _name(node: GraphNode) -> str:
 
 
 def _line(node: GraphNode) -> str:
-    marks = [MARK_WORDS.get(m, m) for m in node.marks if m != "focus"]
+    marks = [MARK_WORDS.get(m, m) for m in node.marks if m not in ("focus", node.status)]  # (as caption says)
     state = f"[{node.status}]" + (f" — {', '.join(dict.fromkeys(marks))}" if marks else "")
     return f"{_name(node)}  {state}"
 
@@ -43,7 +43,9 @@ def _section(head: str, items: Iterable[str], *, keep_order: bool = False) -> li
 
 def _node(node: GraphNode, nodes: dict[UUID, GraphNode], into: list[GraphEdge], out: list[GraphEdge]) -> list[str]:
     lines = [_line(node)]
-    lines += [f"    {line}" for x in (node.detail, node.note) if (line := shorten(x, 160))]
+    # (a note that says what replaced or corrected the node, when a section below names it, is left out)
+    said_below = any(_OUT.get(e.relation) in ("replaced by", "corrected by") for e in out)
+    lines += [f"    {line}" for x in (node.detail, "" if said_below else node.note) if (line := shorten(x, 160))]
     if node.kind == "decision":
         # each reason once: the beliefs needed together on one line, lost ones said to be lost
         groups: dict[object, list[GraphEdge]] = {}
