@@ -425,6 +425,22 @@ def test_every_command_has_help_mentioning_its_options(cli_without_db: Cli, path
         assert name in text, (path, name)
 
 
+#: what the README says takes no --json: the story and the two servers
+NO_JSON = {("demo",), ("serve",), ("mcp",)}
+
+
+def test_every_command_but_the_story_and_the_servers_takes_json() -> None:
+    """README: "Every command but ... takes --json"; 'db url' took none, where 'db start', 'db stop' and
+    'db status' do (what it prints: tests/test_embedded.py)."""
+    leaves = {tuple(p) for p, c in ALL_COMMANDS if not getattr(c, "commands", None)}
+    lacking = {tuple(p) for p, c in ALL_COMMANDS
+               if tuple(p) in leaves and not any("--json" in o.opts for o in c.params)}
+    assert lacking == NO_JSON
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    assert all(f"`{p[0]}`" in readme.split("Every command but ", 1)[1].split(" takes `--json`", 1)[0]
+               for p in NO_JSON)
+
+
 EXPECTED_HELP = {
     (): ["ingest", "beliefs", "why", "migrate", "demo", "db", "workspace", "audit"],
     ("ingest",): ["--claims", "--authority", "--source", "--label", "--version-label", "--extractor", "--db",
@@ -437,7 +453,7 @@ EXPECTED_HELP = {
     ("db", "status"): ["--home", "BELIEFDB_HOME", "--json"],
     ("db", "start"): ["--home", "--json"],
     ("db", "stop"): ["--home", "--json"],
-    ("db", "url"): ["--home"],
+    ("db", "url"): ["--home", "--json"],
     ("workspace",): ["create", "list"],
     ("workspace", "create"): ["--db", "--json"],
     ("workspace", "list"): ["--db", "--json"],

@@ -116,6 +116,7 @@ def test_start_stop_restart_keeps_the_data(homes: Callable[[str], Path], tmp_pat
     # db url: a URL psycopg connects to, migrated to head
     url = sh(home, "db", "url").stdout.strip()
     assert url == running["url"]
+    assert json.loads(sh(home, "db", "url", "--json").stdout) == {"url": url}
     with psycopg.connect(url) as conn:
         row = conn.execute("select version_num from beliefdb.alembic_version").fetchone()
     assert row == (migrate_mod.head_revision(),)

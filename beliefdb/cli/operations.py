@@ -172,11 +172,11 @@ def db_stop(home: Home = None, as_json: Json = False) -> None:
 
 @db_app.command("url")
 @text_arguments
-def db_url(home: Home = None) -> None:
+def db_url(home: Home = None, as_json: Json = False) -> None:
     """Print the embedded server's URL (starting it if needed), e.g. for psql."""
-    with errors(False):
+    with errors(as_json):
         url = api.start_server(home)
-    typer.echo(url)
+    typer.echo(render.to_json({"url": url}) if as_json else url)
 
 
 @db_app.command("dump")
