@@ -670,6 +670,9 @@ def test_retract_text_output(cli: Cli, story: dict[str, str]) -> None:
     result = cli("retract", "--source", "faq.md", "--reason", "poisoned")
     assert "stopped holding: 6" in result.stdout
     assert "decisions flagged: 2" in result.stdout and "actions held: 1" in result.stdout
+    # a count of nothing ends the line (it ended in two spaces); a count of something lists the ids
+    assert "current again: 0\n" in result.stdout
+    assert [line for line in result.stdout.splitlines() if line != line.rstrip()] == []
 
 
 @pytest.mark.slow

@@ -348,7 +348,7 @@ def changes(c: Changes, *, preview: bool = False) -> str:
     lines = [head] if head else []
 
     def line(did: str, would: str, ids: list[UUID]) -> str:
-        return f"{would if preview else did}: {len(ids)}  " + ", ".join(short(x) for x in ids)
+        return f"{would if preview else did}: {len(ids)}" + ("  " + ", ".join(short(x) for x in ids) if ids else "")
 
     lines += [
         line("stopped being current", "would stop being current", c.stopped_current),
