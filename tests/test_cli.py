@@ -441,6 +441,18 @@ def test_every_command_but_the_story_and_the_servers_takes_json() -> None:
                for p in NO_JSON)
 
 
+
+def test_every_options_help_is_shown_as_written(cli_without_db: Cli) -> None:
+    """--help shows each option's text whole: rich takes '[word]' for a style tag and drops it, so the
+    ingest --format help showed "' Speaker: text' lines" for '[time] Speaker: text' (written '\\[' it
+    shows as '[')."""
+    for path, command in ALL_COMMANDS:
+        shown = _flat(cli_without_db(*path, "--help", env={"COLUMNS": "2000"}).stdout)
+        for param in command.params:
+            written = " ".join((getattr(param, "help", None) or "").replace("\\[", "[").split())
+            assert written in shown, (path, param.opts, written)
+
+
 EXPECTED_HELP = {
     (): ["ingest", "beliefs", "why", "migrate", "demo", "db", "workspace", "audit"],
     ("ingest",): ["--claims", "--authority", "--source", "--label", "--version-label", "--extractor", "--db",

@@ -176,7 +176,7 @@ def ingest(
     text_format: Annotated[TextFormat, typer.Option(
         "--format", envvar="BELIEFDB_INGEST_FORMAT", show_envvar=False,  # (too long for help's column)
         help="chat: each file is a conversation (.jsonl of {speaker, time, text}, or 'Speaker: text',"
-             " '**Speaker:** text', '[time] Speaker: text' lines), each turn a fragment with its speaker and"
+             " '**Speaker:** text', '\\[time] Speaker: text' lines), each turn a fragment with its speaker and"
              " time; text: a document; auto: chat when every file, a directory's too, is .jsonl, text otherwise (or"
              " BELIEFDB_INGEST_FORMAT).")] = TextFormat.auto,
     bulk: Annotated[bool, typer.Option("--bulk", help="Many documents set-based: each file still its own source"
