@@ -7,6 +7,7 @@ import re
 from pathlib import Path
 
 import pytest
+from conftest import Cli
 
 README = Path(__file__).resolve().parent.parent / "README.md"
 
@@ -50,3 +51,24 @@ def test_readme_example_runs(section: str, db_url: str, tmp_path: Path, monkeypa
     printed = capsys.readouterr().out
     for expected in PRINTS[section]:
         assert expected in printed, printed
+
+
+def test_the_unextracted_text_example_prints_what_the_readme_shows(cli: Cli, tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """README, "Unextracted text": the commands of its sh block, then its text block is what ask printed
+    (but the date); it showed the matching text unnumbered, where ask numbers it with the beliefs."""
+    text = README.read_text(encoding="utf-8")
+    part = text[text.index("**Unextracted text.**"):]
+    commands = re.search(r"```sh\n(.*?)```", part, flags=re.S)
+    shown = re.search(r"```text\n(.*?)```", part, flags=re.S)
+    assert commands is not None and shown is not None
+    monkeypatch.chdir(tmp_path)
+    printf, ingest, ask = commands.group(1).strip().splitlines()
+    assert printf == "printf 'Can we bring dogs to the office on Fridays?\\n' > team-notes.md"
+    (tmp_path / "team-notes.md").write_text("Can we bring dogs to the office on Fridays?\n", encoding="utf-8")
+    assert ingest == "beliefdb ingest team-notes.md"
+    cli("ingest", "team-notes.md")
+    assert ask == 'beliefdb ask "are dogs allowed in the office?"'
+    printed = cli("ask", "are dogs allowed in the office?").stdout
+    undated = re.sub(r"recorded \d{4}-\d\d-\d\d", "recorded DATE", printed)
+    assert undated == re.sub(r"recorded \d{4}-\d\d-\d\d", "recorded DATE", shown.group(1))
