@@ -72,3 +72,29 @@ def test_the_unextracted_text_example_prints_what_the_readme_shows(cli: Cli, tmp
     printed = cli("ask", "are dogs allowed in the office?").stdout
     undated = re.sub(r"recorded \d{4}-\d\d-\d\d", "recorded DATE", printed)
     assert undated == re.sub(r"recorded \d{4}-\d\d-\d\d", "recorded DATE", shown.group(1))
+
+
+def test_the_ask_example_prints_what_the_readme_shows(cli: Cli, tmp_path: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """README, "Asking memory": after the demo's v3.2 and v3.3 of return-policy.md, ask prints the text
+    block's lines first (but ids and dates); the block left out the replaced value's history item."""
+    from beliefdb.demo.story import V32, V33
+
+    text = README.read_text(encoding="utf-8")
+    shown = re.search(r"```text\n(.*?)```", text[text.index("### Asking memory"):], flags=re.S)
+    assert shown is not None
+    monkeypatch.chdir(tmp_path)
+    policy = tmp_path / "return-policy.md"
+    policy.write_text(V32, encoding="utf-8")
+    cli("ingest", "return-policy.md", "--authority", "official", "--version-label", "v3.2")
+    policy.write_text(V33, encoding="utf-8")
+    cli("ingest", "return-policy.md", "--version-label", "v3.3")
+
+    def plain(lines: str) -> list[str]:
+        return re.sub(r"\d{4}-\d\d-\d\d", "DATE", re.sub(r"\b[0-9a-f]{8}\b", "ID", lines)).splitlines()
+
+    expected = plain(shown.group(1))
+    printed = plain(cli("ask", "how many days for returns?").stdout)
+    assert printed[:len(expected)] == expected
+    # the block ends with a whole answer: nothing ask printed of the first one (its history) is cut off
+    assert "(history, not current: 1. holds now)" not in " ".join(printed[len(expected):])
