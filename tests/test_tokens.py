@@ -76,6 +76,17 @@ def test_list_shows_no_secret_and_revoke_stops_the_token(cli: Cli, db_url: str) 
     assert "revoked" in cli("token", "list").stdout
 
 
+
+def test_listing_the_tokens_or_agents_of_an_unknown_workspace_is_an_error(cli: Cli) -> None:
+    """An unknown workspace is a one-line error, as for every other command (they listed nothing, exit 0,
+    so a misspelt name looked like a workspace without tokens)."""
+    for what in ("token", "agent"):
+        error = cli.error(what, "list", "--workspace", "nope", code="unknown_workspace")
+        assert error["message"] == "unknown workspace 'nope'"
+        assert cli.one_line_error(what, "list", "--workspace", "nope") == "error: unknown workspace 'nope'"
+    assert cli.json("token", "list", "--workspace", "default") == cli.json("agent", "list", "-w", "default") == []
+
+
 def test_authenticate_names_the_principal_and_workspace(db_url: str) -> None:
     made = api.create_token("default", "agent:42", read_only=True, url=db_url)
     with api.authenticator(db_url) as gate:

@@ -118,6 +118,8 @@ def list_agents(url: str, workspace: str | None = None) -> list[AgentLogin]:
     try:
         with _owner_connection(url) as conn, translated_errors(), conn.cursor(
                 row_factory=class_row(AgentLogin)) as cur:
+            if workspace is not None and conn.execute(Q.workspace_by_name, (workspace,)).fetchone() is None:
+                raise errors.UnknownWorkspace(f"unknown workspace '{workspace}'")
             cur.execute(Q.agent_login_list, {"workspace": workspace, "name": None})
             return cur.fetchall()
     except errors.PermissionDenied as exc:

@@ -72,6 +72,8 @@ def list_tokens(url: str, workspace: str | None = None) -> list[Token]:
     """The tokens (of ``workspace``, or of all), oldest first: ids, principals, never secrets."""
     try:
         with _owner_connection(url) as conn, translated_errors(), conn.cursor(row_factory=class_row(Token)) as cur:
+            if workspace is not None and conn.execute(Q.workspace_by_name, (workspace,)).fetchone() is None:
+                raise errors.UnknownWorkspace(f"unknown workspace '{workspace}'")
             cur.execute(Q.token_list, {"workspace": workspace})
             return cur.fetchall()
     except errors.PermissionDenied as exc:
