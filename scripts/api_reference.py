@@ -27,9 +27,14 @@ DEFAULT_OUTPUT = ROOT / "docs" / "api-reference.md"
 
 
 def _summary(obj: Any) -> str:
-    """The docstring's first paragraph on one line."""
+    """The docstring's first paragraph on one line (up to a doctest: its lines are code, not prose)."""
     doc = inspect.getdoc(obj) or ""
-    return " ".join(doc.split("\n\n")[0].split())
+    prose = []
+    for line in doc.split("\n\n")[0].splitlines():
+        if line.lstrip().startswith(">>>"):
+            break
+        prose.append(line)
+    return " ".join(" ".join(prose).split())
 
 
 def _signature(name: str, fn: Callable[..., Any]) -> str:

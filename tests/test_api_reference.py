@@ -43,3 +43,11 @@ def test_every_export_is_in_the_reference_and_documented() -> None:
     for value in vars(errors).values():
         if isinstance(value, type) and issubclass(value, errors.BeliefDBError):
             assert f"- `{value.__name__}(" in text and f"code `{value.code}`" in text, value.__name__
+
+
+def test_a_summary_stops_where_the_doctest_starts() -> None:
+    """A docstring's doctest lines are code, not prose: BeliefDB's summary ran them into its sentence
+    (">>> db = connect(...) # doctest: +SKIP >>> db.ingest(...)")."""
+    text = _generator().render()
+    assert ">>>" not in text and "doctest" not in text
+    assert "the source texts (``source_excerpts``) from :class:`~beliefdb.api.texts.Texts`.\n" in text
