@@ -579,7 +579,12 @@ def test_stale_correction_preview_is_exit_1_and_writes_nothing(cli: Cli, story: 
     assert err["error"] == "stale_correction_preview"
     line = cli.one_line_error("correct", g["refund"], FIX, "--reviewer", "rita", "--apply", "--expect-revision",
                               str(seen["revision"]))
-    assert "stale_correction_preview" in line
+    # the message says what happened and what to do, once (it began with its own code,
+    # "stale_correction_preview: belief ...", which --json then said twice)
+    assert line == (f"error: belief {err['message'].split()[1]} changed since the preview: it is at revision"
+                    f" {seen['revision'] + 2}, the preview saw {seen['revision']}; nothing was changed: preview the"
+                    " correction again")
+    assert not err["message"].startswith("stale_correction_preview")
     assert snapshot(postgresql) == before
 
     # preview again, then it applies

@@ -289,7 +289,7 @@ begin
     end if;
 
     if v_old.revision <> p_expected_revision then
-        raise exception 'stale_correction_preview: belief % is at revision %, the preview saw %',
+        raise exception 'belief % changed since the preview: it is at revision %, the preview saw %; nothing was changed: preview the correction again',
             p_belief, v_old.revision, p_expected_revision using errcode = 'BD007';
     end if;
     -- someone else's belief: the correction waits in the review queue for its owner
