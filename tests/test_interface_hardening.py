@@ -10,6 +10,7 @@ from typing import Any
 import psycopg
 import pytest
 from fastapi.testclient import TestClient
+from psycopg.types.json import Jsonb
 
 import beliefdb
 from beliefdb import api, errors
@@ -30,7 +31,9 @@ def _beliefs(postgresql: psycopg.Connection[Any]) -> int:
 def test_a_valid_time_no_client_could_read_back_is_refused(bdb: beliefdb.BeliefDB, postgresql: psycopg.Connection[Any],
                                                            valid_from: str | None, valid_to: str | None) -> None:
     before = _beliefs(postgresql)
-    with pytest.raises(errors.InvalidInput, match="valid time out of range"):
+    # (refused as the library's every moment is, before the database's own check)
+    with pytest.raises(errors.InvalidInput,
+                       match=r"^valid_(from|to): (not an ISO 8601 timestamp: '-?infinity'|.* is out of range)"):
         bdb.remember("The return window is 7 days.", "return_policy", "window", "7 days",
                      "The return window is 7 days.", source="policy.md", text=TEXT,
                      valid_from=valid_from, valid_to=valid_to)
@@ -56,3 +59,17 @@ def test_a_read_only_token_may_not_spend_the_llm_budget(http_client: TestClient,
     llm = http_client.post("/sources", json={"source": "p.md", "text": TEXT, "preview": True, "extractor": "llm"},
                       headers=reader)
     assert llm.status_code == 403 and llm.json()["error"] == "read_only_token", llm.text
+
+
+@pytest.mark.parametrize("valid_to", ["infinity", "9999-12-31T23:59:59-14:00"])
+def test_the_database_refuses_a_valid_time_no_client_could_read_back(postgresql: psycopg.Connection[Any],
+                                                                     bdb: beliefdb.BeliefDB, valid_to: str) -> None:
+    """The library checks a moment first; a DBA's claim from psql meets the database's own check."""
+    (workspace,) = postgresql.execute("select id from beliefdb.workspace where name = 'default'").fetchone() or (None,)
+    postgresql.execute("select set_config('beliefdb.workspace_id', %s, false)", (str(workspace),))
+    claim = {"statement": "The return window is 7 days.", "subject": "return_policy", "attribute": "window",
+             "value": "7 days", "quote": "7 days", "start": TEXT.index("7 days"), "end": TEXT.index("7 days") + 6,
+             "valid_to": valid_to}
+    with pytest.raises(psycopg.DatabaseError, match="valid time out of range") as refused:
+        postgresql.execute("select beliefdb.ingest_version('policy.md', %s, p_claims => %s)", (TEXT, Jsonb([claim])))
+    assert refused.value.sqlstate == "BD005"

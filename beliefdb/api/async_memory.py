@@ -172,8 +172,8 @@ class AsyncBeliefDB(AsyncPictures):
 
     async def remember(self, statement: str, subject: str, attribute: str, value: str, quote: str, *, source: str,
                        text: str | None = None, kind: str = "fact", scope: Mapping[str, str] | None = None,
-                       valid_from: str | None = None, valid_to: str | None = None, authority: str | None = None,
-                       origin: str | None = None) -> IngestReport:
+                       valid_from: datetime | str | None = None, valid_to: datetime | str | None = None,
+                       authority: str | None = None, origin: str | None = None) -> IngestReport:
         return await self.call(self.sync.remember, statement, subject, attribute, value, quote, source=source,
                                text=text, kind=kind, scope=scope, valid_from=valid_from, valid_to=valid_to,
                                authority=authority, origin=origin)
