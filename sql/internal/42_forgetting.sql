@@ -664,9 +664,13 @@ create or replace function beliefdb._unkept(p_text text, p_turns jsonb, p_spans 
 language sql stable
 set search_path = pg_catalog, pg_temp
 as $$
+    -- (the kept quotes' occurrences found once, not for each span)
+    with kept as materialized (
+        select k from unnest(beliefdb._occurrences(p_text, p_kept)) k
+    )
     select coalesce(array_agg(o order by lower(o), upper(o)), '{}')
       from unnest(p_spans) o
-     where not exists (select from unnest(beliefdb._occurrences(p_text, p_kept)) k where k @> o)
+     where not exists (select from kept where kept.k @> o)
        and (p_speakers is null
         or not exists (
             select from jsonb_array_elements(case when jsonb_typeof(p_turns) = 'array' then p_turns else '[]' end) t
