@@ -7,6 +7,7 @@ or one superseded since it was read is refused and named; with nothing left the 
 from __future__ import annotations
 
 import uuid
+from typing import Any
 
 import psycopg
 import pytest
@@ -156,3 +157,25 @@ def test_a_read_nobody_was_shown_cannot_be_recorded(http_client: TestClient, db_
     assert fixed["already_applied"] is False
     with psycopg.connect(db_url) as conn:
         assert conn.execute("select reviewer from beliefdb.correction").fetchall() == [("agent",)]
+
+
+def test_a_run_is_its_owners(alice: beliefdb.BeliefDB, bob: beliefdb.BeliefDB,
+                             postgresql: psycopg.Connection[Any]) -> None:
+    """Another principal of the workspace appended steps to a run that was not theirs, and decided in it
+    citing what it had been shown: a run is its recorder's (rule 17), and only it records in it."""
+    _ingest(alice)
+    run = _run(alice)
+    window = _seen(alice, run)
+    steps = postgresql.execute("select count(*) from beliefdb.step").fetchone()
+    for attempt in (lambda: bob.record_step("plan", {"text": "refuse"}, run=run),
+                    lambda: bob.ask(QUESTION, k=1, run=run),
+                    lambda: bob.decide_in_run(run, "Refuse the return of 1042", because=[window])):
+        with pytest.raises(errors.NotOwner, match=f"run {run} is owned by alice: only its owner can"):
+            attempt()
+    assert postgresql.execute("select count(*) from beliefdb.step").fetchone() == steps
+    assert bob.decisions() == []
+    made = alice.decide_in_run(run, "Refuse the return of 1042", because=[window])
+    assert (made.status, made.refused) == ("active", [])
+    # bob's own run is his
+    own = _run(bob)
+    assert bob.decide_in_run(own, "Ask for a photo").status == "needs_review"

@@ -101,6 +101,24 @@ end
 $$;
 comment on function beliefdb._require_owner(uuid, uuid, text) is 'Refuse (not_owner) unless the acting principal owns the belief, decision or action';
 
+-- A run is its owner's: the principal that recorded it (rule 17), the only one that adds steps to it
+-- or decides in it (rule 19: a decision of the run cites what the run was shown).
+create or replace function beliefdb._require_run_owner(p_workspace_id uuid, p_run uuid, p_doing text) returns void
+language plpgsql stable
+set search_path = pg_catalog, pg_temp
+as $$
+declare
+    v_owner text;
+begin
+    select r.owner into v_owner from beliefdb.run r where r.workspace_id = p_workspace_id and r.id = p_run;
+    if found and v_owner is distinct from beliefdb.current_principal() then
+        raise exception 'run % is owned by %: only its owner can %', p_run, v_owner, p_doing
+            using errcode = 'BD008', hint = 'record a run of your own';
+    end if;
+end
+$$;
+comment on function beliefdb._require_run_owner(uuid, uuid, text) is 'Refuse (not_owner) unless the acting principal recorded the run';
+
 -- A reviewer's correction lives in a source of its own: retracting or replacing that source
 -- undoes the correction, which only the corrected belief's owner may.
 create or replace function beliefdb._require_correction_owner(p_workspace_id uuid, p_source uuid, p_doing text)

@@ -495,6 +495,8 @@ create table beliefdb.run (
     task text not null default '',
     parent_run_id uuid,
     created_at timestamptz not null default beliefdb.clock(),
+    -- the principal that recorded it: only it records steps and decisions in it (revision 0042)
+    owner text not null default beliefdb.current_principal(),
     primary key (workspace_id, id),
     foreign key (workspace_id) references beliefdb.workspace (id) on delete cascade,
     foreign key (workspace_id, parent_run_id) references beliefdb.run (workspace_id, id) on delete cascade
