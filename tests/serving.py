@@ -11,10 +11,12 @@ import sys
 import time
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
+from typing import Any
 
 import httpx
 from mcp.client.stdio import StdioServerParameters
 
+from beliefdb import api
 from beliefdb.api.servers import serving
 
 
@@ -71,3 +73,18 @@ def stdio_server(url: str, *args: str) -> StdioServerParameters:
     if os.environ.get("PYTHONPATH"):
         env["PYTHONPATH"] = os.environ["PYTHONPATH"]
     return StdioServerParameters(command=sys.executable, args=["-m", "beliefdb", "mcp", *args], env=env)
+
+
+def bearer(db_url: str, who: str = "alice", *, read_only: bool = False) -> dict[str, str]:
+    """The Authorization header of a new token of ``who`` in the default workspace."""
+    return {"Authorization": f"Bearer {api.create_token('default', who, read_only=read_only, url=db_url).token}"}
+
+
+def refused(response: Any, status: int, code: str) -> str:
+    """The one-line message of an error answer with this status and code."""
+    assert response.status_code == status, (response.status_code, response.text)
+    body = response.json()
+    assert set(body) == {"error", "message"} and body["error"] == code, body
+    message: str = body["message"]
+    assert message and "\n" not in message and "pydantic" not in message, message
+    return message

@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 from conftest import Cli
 from fastapi.testclient import TestClient
+from serving import bearer
 
-from beliefdb import api
 from beliefdb.interfaces.http import create_app
 
 MAYA = [{"speaker": "Maya", "time": "2023-05-01T09:00:00+00:00", "text": "I live in Lisbon."},
@@ -24,9 +24,6 @@ def client(db_url: str) -> Iterator[TestClient]:
     with TestClient(create_app(db_url)) as c:
         yield c
 
-
-def bearer(db_url: str, who: str, *, read_only: bool = False) -> dict[str, str]:
-    return {"Authorization": f"Bearer {api.create_token('default', who, read_only=read_only, url=db_url).token}"}
 
 
 def lives_in(cli: Cli) -> list[tuple[str, str]]:

@@ -14,11 +14,11 @@ import pytest
 from conftest import Cli
 from fastapi.testclient import TestClient
 from mcp.client import Client
+from serving import bearer, refused
 from test_conversations import turns_of
 from test_forget_redaction import holding
 
 import beliefdb
-from beliefdb import api
 
 POLICY = "# Return policy\n\nReturns are accepted within 7 days of delivery.\nThe restocking fee is 10%.\n"
 MAYA = [{"speaker": "Maya", "time": "2023-05-01T09:00:00+00:00", "text": "I live in Lisbon."},
@@ -27,22 +27,11 @@ MAYA = [{"speaker": "Maya", "time": "2023-05-01T09:00:00+00:00", "text": "I live
 COUNTS = ("versions", "fragments", "beliefs", "evidence", "redacted")
 
 
-def bearer(db_url: str, who: str = "alice", *, read_only: bool = False) -> dict[str, str]:
-    return {"Authorization": f"Bearer {api.create_token('default', who, read_only=read_only, url=db_url).token}"}
-
 
 def answered(response: Any) -> Any:
     assert response.status_code == 200, (response.status_code, response.text)
     return response.json()
 
-
-def refused(response: Any, status: int, code: str) -> str:
-    """The one-line message of an error answer with this status and code."""
-    assert response.status_code == status, (response.status_code, response.text)
-    body = response.json()
-    assert set(body) == {"error", "message"} and body["error"] == code, body
-    assert body["message"] and "\n" not in body["message"], body
-    return str(body["message"])
 
 
 def stored(client: TestClient, headers: dict[str, str]) -> tuple[str, str]:

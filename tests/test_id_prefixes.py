@@ -9,21 +9,10 @@ from typing import Any
 import psycopg
 import pytest
 from fastapi.testclient import TestClient
+from serving import bearer, refused
 
 import beliefdb
-from beliefdb import api, errors
-
-
-def bearer(db_url: str) -> dict[str, str]:
-    return {"Authorization": f"Bearer {api.create_token('default', 'alice', url=db_url).token}"}
-
-
-def refused(response: Any, status: int, code: str) -> str:
-    assert response.status_code == status, (response.status_code, response.text)
-    body = response.json()
-    assert set(body) == {"error", "message"} and body["error"] == code, body
-    return str(body["message"])
-
+from beliefdb import errors
 
 IDS = ["a1000000-0000-4000-8000-000000000001", "a2000000-0000-4000-8000-000000000002",
        "b3000000-0000-4000-8000-000000000003"]

@@ -11,27 +11,15 @@ from typing import Any
 import pytest
 from conftest import Cli
 from fastapi.testclient import TestClient
+from serving import bearer, refused
 from test_conversations import turns_of
 
 import beliefdb
-from beliefdb import api
 from beliefdb.interfaces.http_conversations import MAX_TURNS
 
 MAYA = [{"speaker": "Maya", "time": "2023-05-01T09:00:00+00:00", "text": "I live in Lisbon."},
         {"speaker": "Ben", "time": "2023-05-01T09:01:00+00:00", "text": "Nice! Is it sunny there?"},
         {"speaker": "Maya", "time": "2023-09-01T09:00:00+00:00", "text": "I moved to Porto last week."}]
-
-
-def bearer(db_url: str, who: str = "alice", *, read_only: bool = False) -> dict[str, str]:
-    return {"Authorization": f"Bearer {api.create_token('default', who, read_only=read_only, url=db_url).token}"}
-
-
-def one_line_error(response: Any, status: int, code: str) -> str:
-    assert response.status_code == status, (response.status_code, response.text)
-    body = response.json()
-    assert set(body) == {"error", "message"} and body["error"] == code, body
-    assert "\n" not in body["message"], body
-    return str(body["message"])
 
 
 @pytest.mark.slow
@@ -88,22 +76,22 @@ def test_a_text_is_still_queued_as_a_document(http_client: TestClient, db_url: s
 ])
 def test_text_and_turns_both_or_neither_or_bad_turns_are_one_line_and_queue_nothing(
         http_client: TestClient, db_url: str, cli: Cli, body: dict[str, Any], said: str) -> None:
-    assert one_line_error(http_client.post("/jobs", json=body, headers=bearer(db_url)), 400, "invalid_input") == said
+    assert refused(http_client.post("/jobs", json=body, headers=bearer(db_url)), 400, "invalid_input") == said
     assert cli.json("jobs") == []
 
 
 def test_the_turns_are_bounded_as_a_conversation_posted_whole(http_client: TestClient, db_url: str, cli: Cli) -> None:
     too_many = [{"speaker": "Maya", "text": "hi"}] * (MAX_TURNS + 1)
-    said = one_line_error(http_client.post("/jobs", json={"source": "c", "turns": too_many}, headers=bearer(db_url)),
+    said = refused(http_client.post("/jobs", json={"source": "c", "turns": too_many}, headers=bearer(db_url)),
                           400, "invalid_input")
     assert said.startswith("turns: List should have at most 100000 items"), said
     assert cli.json("jobs") == []
 
 
 def test_a_read_only_token_queues_no_conversation(http_client: TestClient, db_url: str, cli: Cli) -> None:
-    refused = http_client.post("/jobs", json={"source": "maya-chat", "turns": MAYA},
-                               headers=bearer(db_url, "rita", read_only=True))
-    assert one_line_error(refused, 403, "read_only_token")
+    answer = http_client.post("/jobs", json={"source": "maya-chat", "turns": MAYA},
+                              headers=bearer(db_url, "rita", read_only=True))
+    assert refused(answer, 403, "read_only_token")
     assert cli.json("jobs") == []
 
 

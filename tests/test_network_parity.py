@@ -13,25 +13,13 @@ from conftest import Cli
 from fastapi.testclient import TestClient
 from mcp.client import Client
 from psycopg.conninfo import make_conninfo
+from serving import bearer, refused
 
 import beliefdb
-from beliefdb import api
 
 TEXT = "The return window is 7 days.\n"
 
 
-def bearer(db_url: str, who: str = "alice") -> dict[str, str]:
-    return {"Authorization": f"Bearer {api.create_token('default', who, url=db_url).token}"}
-
-
-def refused(response: Any, status: int, code: str) -> str:
-    """The one-line message of an error answer with this status and code."""
-    assert response.status_code == status, (response.status_code, response.text)
-    body = response.json()
-    assert set(body) == {"error", "message"} and body["error"] == code, body
-    message: str = body["message"]
-    assert message and "\n" not in message, message
-    return message
 
 
 def tools(bdb: beliefdb.BeliefDB, calls: list[tuple[str, dict[str, Any]]]) -> list[tuple[bool, Any]]:

@@ -13,9 +13,10 @@ import pytest
 from conftest import Cli
 from fastapi.testclient import TestClient
 from mcp.client import Client
+from serving import bearer, refused
 
 import beliefdb
-from beliefdb import api, errors
+from beliefdb import errors
 from beliefdb.vocabulary import AUTHORITIES, BELIEF_KINDS, LABELS, ORIGINS, STEP_KINDS
 
 TEXT = "The return window is 7 days.\n"
@@ -23,18 +24,6 @@ LISBON = {"speaker": "Maya", "text": "I live in Lisbon.", "time": "2023-05-01T09
 PORTO = {"speaker": "Maya", "text": "I moved to Porto last week.", "time": "2023-09-01T09:00:00+00:00"}
 
 
-def bearer(db_url: str, who: str = "alice") -> dict[str, str]:
-    return {"Authorization": f"Bearer {api.create_token('default', who, url=db_url).token}"}
-
-
-def refused(response: Any, status: int, code: str) -> str:
-    """The one-line message of an error answer with this status and code."""
-    assert response.status_code == status, (response.status_code, response.text)
-    body = response.json()
-    assert set(body) == {"error", "message"} and body["error"] == code, body
-    message: str = body["message"]
-    assert message and "\n" not in message and "pydantic" not in message, message
-    return message
 
 
 # --- 1. a conversation whose name holds "/" ------------------------------------------------------
