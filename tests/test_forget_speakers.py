@@ -217,3 +217,20 @@ def test_words_about_the_subject_quoted_within_another_speakers_turn_are_masked(
     (content,) = postgresql.execute("select content from beliefdb.source_version").fetchone() or ("",)
     assert f"Bob: {MASK * len('Maya lives in Lisbon')}, I think." in content and "Bob: I live in Porto." in content
     assert {(b.subject, b.value) for b in bdb.beliefs()} == {("bob", "Porto")}
+
+
+def test_a_person_is_forgotten_by_their_name_too(bdb: beliefdb.BeliefDB, postgresql: psycopg.Connection[Any]) -> None:
+    """forget --subject "Maya López" was not_found ("no belief has subject Maya López"), only maya_lopez
+    worked, though her turns are said by "Maya López": the name names her subject when no belief has the
+    name itself as its subject; one that does is that subject."""
+    bdb.ingest_conversation(TURNS, source="chat-1", embed=False)
+    preview = bdb.forget(subject="Maya López", preview=True)
+    assert (preview.beliefs, preview.fragments) == (1, 3)
+    bdb.forget(subject="Maya López")
+    assert {b.subject for b in bdb.beliefs()} == {"bob"} and [s for s, _ in turns(postgresql)] == ["Bob", "Bob"]
+    # a subject named as written is that subject
+    bdb.remember("Bob Smith is a customer.", "Bob Smith", "role", "customer", "ok", source="chat-1")
+    assert bdb.forget(subject="Bob Smith").beliefs == 1
+    assert {b.subject for b in bdb.beliefs()} == {"bob"}
+    with pytest.raises(errors.NotFound, match="no belief has subject nobody_here"):
+        bdb.forget(subject="Nobody Here")

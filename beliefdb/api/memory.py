@@ -193,7 +193,9 @@ class BeliefDB(bulk.Bulk, Decisions, pictures.Pictures, texts.Texts, jobs.Jobs, 
                preview: bool = False) -> Forgotten:
         """Forget one source, a subject's beliefs and the conversation turns it said (a speaker whose name
         is the subject: "Maya López" for ``maya_lopez``), or one belief completely (rule 14), and every
-        belief left without support; ``preview``: exactly what that would take away, nothing written."""
+        belief left without support; ``preview``: exactly what that would take away, nothing written.
+        ``subject`` may be a person's name ("Maya López") when no belief has the name itself as its
+        subject: it names their subject (``maya_lopez``)."""
         return lifecycle.forget(self.database, source=source, subject=subject, belief=belief, preview=preview)
 
     # --- truth ----------------------------------------------------------------------------------

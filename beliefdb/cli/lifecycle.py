@@ -97,7 +97,8 @@ def forget(
     source: Annotated[str | None, typer.Option(help="Forget this source: its text, versions, fragments.")] = None,
     subject: Annotated[str | None, typer.Option(
         help="Forget every belief about this subject, and every conversation turn said by a speaker of that name"
-             " (Maya López for maya_lopez).")] = None,
+             " (Maya López for maya_lopez); a person's name is taken for their subject (Maya López: maya_lopez)"
+             " when no belief has the name itself as its subject.")] = None,
     belief: Annotated[str | None, typer.Option(help="Forget this belief (id or unique prefix).")] = None,
     preview: Annotated[bool, typer.Option("--preview", help="Say exactly what would be forgotten; write nothing.")]
         = False,

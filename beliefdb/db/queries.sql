@@ -482,6 +482,10 @@ select * from beliefdb.record_outcome(%s, %s, %s);
 -- Forget a source, a subject's beliefs and the turns of its speakers, or one belief
 select * from beliefdb.forget(%s, %s, %s, %s);
 
+-- subject_exists --
+-- Whether a belief of the bound workspace has this subject
+select exists (select from beliefdb.belief b where b.subject = %s);
+
 -- speakers --
 -- Every speaker of a turn in the bound workspace, stored or waiting to be (queued, proposed): forget
 -- finds those whose name is a subject

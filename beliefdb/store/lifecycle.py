@@ -68,8 +68,13 @@ def forget(db: Database, *, source: str | None = None, subject: str | None = Non
         if source is not None:
             args = ("source", source)
         elif subject is not None:
+            # the subject a speaker's words about themselves are about is the extractors' rule, and a
+            # person is forgotten by their name too ("Maya López" for maya_lopez) when no belief has
+            # the name itself as its subject
+            named = c.execute(Q.subject_exists, (subject,)).fetchone()
+            if named is not None and not named[0]:
+                subject = speaker_subject(subject)
             args = ("subject", subject)
-            # the subject a speaker's words about themselves are about is the extractors' rule
             speakers = [r["speaker"] for r in db.fetch_all(dict, Q.speakers, None, c)
                         if speaker_subject(r["speaker"]) == subject]
         else:
