@@ -178,7 +178,8 @@ def test_apply_then_replay(bdb: beliefdb.BeliefDB) -> None:
     assert result.answers == {s.run2: {"booked": "SFO-JFK 300"}}
     assert set(result.run_ids) == {s.run2}
     branch = result.run_ids[s.run2]
-    assert next(r for r in bdb.runs() if r.id == branch).parent_run_id == s.run2
+    replayed = next(r for r in bdb.runs() if r.id == branch)
+    assert (replayed.parent_run_id, replayed.agent) == (s.run2, "travel")  # the same agent's run again
     new_steps = bdb.steps(branch)
     assert [st.kind for st in new_steps] == ["memory_read", "claim", "plan", "tool_call", "observation", "answer"]
     assert all(st.holds for st in new_steps)

@@ -529,8 +529,8 @@ select s.replay_of, s.id, s.run_id, s.payload, r.parent_run_id
 select coalesce(max(seq) + 1, 0) from beliefdb.step where run_id = %s;
 
 -- run_task --
--- The task of a run
-select task from beliefdb.run where id = %s;
+-- The task and the agent of a run
+select task, agent from beliefdb.run where id = %s;
 
 -- beliefs_produced_by_step --
 -- The beliefs a step produced

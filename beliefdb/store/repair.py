@@ -28,6 +28,12 @@ from beliefdb.vocabulary import REPAIR_ACTIONS, StepStatus
 
 
 @dataclass(frozen=True)
+class _RunNames:
+    task: str
+    agent: str
+
+
+@dataclass(frozen=True)
 class MemoryWrite:
     """A memory a replayed step writes."""
 
@@ -176,9 +182,10 @@ class _Replay:
             first = 0
             if branch is not None:
                 first = int(self.db.scalar(Q.next_step_seq, (branch,)))
-            task = self.db.scalar(Q.run_task, (old_run,)) or ""
-            self.recorders[old_run] = trace.RunRecorder(self.db, task=str(task), parent=old_run, run_id=branch,
-                                                        first_seq=first)
+            # (a replay is the same agent's run again: its task and agent, recorded by whoever replays it)
+            names: _RunNames = self.db.fetch_one(_RunNames, Q.run_task, (old_run,))
+            self.recorders[old_run] = trace.RunRecorder(self.db, task=names.task, agent=names.agent, parent=old_run,
+                                                        run_id=branch, first_seq=first)
             self.result.run_ids[old_run] = self.recorders[old_run].id
         return self.recorders[old_run]
 
