@@ -209,3 +209,8 @@ def test_refusals_and_hints_over_http_name_no_cli_command(http_client: TestClien
     assert said.endswith("(hint: propose a correction instead (its owner reviews it), or raise a conflict)"), said
     hint = http_client.post("/ask", headers=alice, json={"question": "return window", "as_of": early}).json()["hint"]
     assert "--" not in hint and "beliefdb " not in said and "as of a moment" in hint, hint
+    # a belief remembered in a source nobody ingested: no Python keyword argument in the answer
+    said = refused(http_client.post("/beliefs", headers=alice, json={
+        "statement": "The return window is 7 days.", "subject": "return_policy", "attribute": "window",
+        "value": "7 days", "quote": "7 days", "source": "nowhere.md"}), 404, "not_found")
+    assert said == "unknown source 'nowhere.md' (ingest it first, or give its text with the belief)", said

@@ -65,7 +65,7 @@ def remember_in_source(db: Database, source: str, candidate: Candidate, *, embed
         row = c.execute(
             Q.source_in_force, (source,)).fetchone()
         if row is None:
-            raise errors.NotFound(f"unknown source '{source}' (ingest it first, or pass text=)")
+            raise errors.NotFound(f"unknown source '{source}' (ingest it first, or give its text with the belief)")
         text, version = row
         located, rejected = gate(text, [candidate])
         claims = [claim_json(loc.candidate, loc.start, loc.end) for loc in located]
