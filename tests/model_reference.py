@@ -60,10 +60,15 @@ def extracted(text: str) -> list[str]:
     return [KEY_OF[line] for line in text.splitlines() if KEY_OF.get(line) in PLAIN]
 
 
-def masked(text: str, quotes: Iterable[str]) -> str:
+def masked(text: str, quotes: Iterable[str], kept: Iterable[str] = ()) -> str:
+    """``text`` with every occurrence of the quotes masked, but those within an occurrence of a kept text."""
+    spans = [(i, i + len(k)) for k in kept for i in range(len(text)) if text.startswith(k, i)]
+    out = list(text)
     for q in quotes:
-        text = text.replace(q, "\u2588" * len(q))
-    return text
+        for i in (i for i in range(len(text)) if text.startswith(q, i)):
+            if not any(a <= i and i + len(q) <= b for a, b in spans):
+                out[i:i + len(q)] = "\u2588" * len(q)
+    return "".join(out)
 
 
 class Refused(Exception):
@@ -465,12 +470,25 @@ class Model:
         if b.owner != actor:
             raise Refused("NotOwner")
         quotes, sources = {q for _, _, q in b.evidence}, {s for s, _, _ in b.evidence}
-        for v in (v for s in sources for v in self.sources[s].versions):
-            v.masked |= {q for q in quotes if q in v.text}
+        # another belief's quote of the same words, elsewhere than a forgotten quote, is its own: kept
+        kept = {(s, n, q) for o in self.beliefs.values() if o.id != belief for s, n, q in o.evidence
+                if s in sources} - b.evidence
+        for s in sources:
+            for n, v in enumerate(self.sources[s].versions, start=1):
+                v.masked |= {q for q in quotes if q in v.text and (s, n, q) not in kept}
+        words = {q for _, _, q in kept}
+
+        def unmasked(keys: tuple[str, ...], text: str) -> tuple[str, ...]:
+            # (a proposal keeps no claim over a masked span: its quote is no longer in the text)
+            return tuple(k for k in keys if SENTENCES[k][0] in text)
+
         self.items = [i if not (i.kind == "version_proposed" and i.source in sources
                                 and any(q in (i.extra or "") for q in quotes))
-                      else Item(i.kind, source=i.source, proposer=i.proposer, extra=masked(i.extra or "", quotes),
-                                payload=(masked(str(i.payload[0]), quotes), *i.payload[1:]))
+                      else Item(i.kind, source=i.source, proposer=i.proposer,
+                                extra=masked(i.extra or "", quotes, words),
+                                payload=(masked(str(i.payload[0]), quotes, words),
+                                         unmasked(i.payload[1], masked(str(i.payload[0]), quotes, words)),
+                                         *i.payload[2:]))
                       for i in self.items]
         del self.beliefs[belief]
         self.supersedes = {(w, lo) for w, lo in self.supersedes if belief not in (w, lo)}

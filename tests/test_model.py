@@ -505,6 +505,33 @@ def test_a_source_back_at_a_value_another_source_took_over_from(db_url: str) -> 
         machine.teardown()
 
 
+def test_a_proposal_loses_its_claim_over_a_forgotten_quote(db_url: str) -> None:
+    """A sequence the state machine drew (2026-12-05): bob proposes a text of alice's b.md with a claim whose
+    quote alice's belief also has; alice forgets that belief; the proposal's text is masked there and it
+    loses that claim (rule 14), which the model did not do, so approving it disagreed."""
+    state = Machine(db_url)
+    try:
+        state.remember(actor="alice", filler=False, name="c.md", other="P15", quote="SALE30")
+        state.remember(actor="alice", filler=True, name="a.md", other="P15", quote="JAN7")
+        state.act(actor="bob", pick=39)
+        state.resolve(actor="bob", first=False, pick=58, verdict="rejected")
+        state.remember(actor="alice", filler=False, name="b.md", other="JUNE15", quote="P15")
+        state.advance_clock()
+        state.remember(actor="alice", filler=False, name="b.md", other="JUNE15", quote="W15")
+        state.retract(actor="alice", pick=135)
+        state.act(actor="alice", pick=236)
+        state.decide(actor="bob", picks=[23, 20])
+        state.remember(actor="alice", filler=True, name="a.md", other="P30", quote="JAN7")
+        state.remember(actor="bob", filler=True, name="b.md", other="OLD7", quote="W15")
+        state.forget(actor="alice", pick=236)
+        state.ingest_a_known_text(actor="bob", pick=100, version=119)
+        state.advance_clock()
+        state.act(actor="bob", pick=217)
+        state.resolve(actor="bob", first=True, pick=100, verdict="approved")
+    finally:
+        state.teardown()
+
+
 def test_the_sentences_say_what_the_model_reads() -> None:
     """The rule extractor reads the plain sentences as the model does, and nothing from the others."""
     extractor = get_extractor("rules")
