@@ -52,7 +52,7 @@ begin
     if not exists (select from beliefdb.run r where r.workspace_id = v_ws and r.id = p_run) then
         raise exception 'unknown run %', p_run using errcode = 'BD004';
     end if;
-    perform beliefdb._require_run_owner(v_ws, p_run, 'decide in it');
+    perform beliefdb._require_owner(v_ws, p_run, 'decide in it');
     if p_justifications is not null and jsonb_typeof(p_justifications) <> 'array' then
         raise exception 'a decision''s reasons are an array of arrays of belief ids' using errcode = 'BD005';
     end if;

@@ -37,7 +37,7 @@ begin
     values (v_ws, v_run, coalesce(p_run ->> 'agent', beliefdb.current_principal()), coalesce(p_run ->> 'task', ''),
             (p_run ->> 'parent')::uuid)
     on conflict (workspace_id, id) do nothing;
-    perform beliefdb._require_run_owner(v_ws, v_run, 'record in it');
+    perform beliefdb._require_owner(v_ws, v_run, 'record in it');
 
     insert into beliefdb.step (workspace_id, id, run_id, seq, kind, payload, replay_of)
     select v_ws, s.id, v_run, s.seq, s.kind, coalesce(s.payload, '{}'), s.replay_of

@@ -77,8 +77,9 @@ comment on function beliefdb.supersession_by_owner() is 'Trigger: a supersedes r
 create or replace trigger relation_supersession_by_owner before insert or update of kind, to_belief on beliefdb.relation
     for each row execute function beliefdb.supersession_by_owner();
 
--- Raise not_owner (BD008) unless the acting principal owns the belief, decision or action
--- (other nodes have no owner).
+-- Raise not_owner (BD008) unless the acting principal owns the belief, decision or action, or the
+-- agent run: the principal that recorded it, the only one that adds steps to it or decides in it
+-- (rule 19: a decision of the run cites what the run was shown). Other nodes have no owner.
 create or replace function beliefdb._require_owner(p_workspace_id uuid, p_node uuid, p_doing text) returns void
 language plpgsql stable
 set search_path = pg_catalog, pg_temp
@@ -92,32 +93,18 @@ begin
             union all
             select 'decision', d.owner from beliefdb.decision d where d.workspace_id = p_workspace_id and d.id = p_node
             union all
-            select 'action', a.owner from beliefdb.action a where a.workspace_id = p_workspace_id and a.id = p_node) o;
+            select 'action', a.owner from beliefdb.action a where a.workspace_id = p_workspace_id and a.id = p_node
+            union all
+            select 'run', r.owner from beliefdb.run r where r.workspace_id = p_workspace_id and r.id = p_node) o;
     if found and v_owner is distinct from beliefdb.current_principal() then
         raise exception '% % is owned by %: only its owner can %', v_kind, p_node, v_owner, p_doing
-            using errcode = 'BD008', hint = 'propose a correction instead (its owner reviews it), or raise a conflict';
+            using errcode = 'BD008',
+                  hint = case when v_kind = 'run' then 'record a run of your own'
+                              else 'propose a correction instead (its owner reviews it), or raise a conflict' end;
     end if;
 end
 $$;
-comment on function beliefdb._require_owner(uuid, uuid, text) is 'Refuse (not_owner) unless the acting principal owns the belief, decision or action';
-
--- A run is its owner's: the principal that recorded it (rule 17), the only one that adds steps to it
--- or decides in it (rule 19: a decision of the run cites what the run was shown).
-create or replace function beliefdb._require_run_owner(p_workspace_id uuid, p_run uuid, p_doing text) returns void
-language plpgsql stable
-set search_path = pg_catalog, pg_temp
-as $$
-declare
-    v_owner text;
-begin
-    select r.owner into v_owner from beliefdb.run r where r.workspace_id = p_workspace_id and r.id = p_run;
-    if found and v_owner is distinct from beliefdb.current_principal() then
-        raise exception 'run % is owned by %: only its owner can %', p_run, v_owner, p_doing
-            using errcode = 'BD008', hint = 'record a run of your own';
-    end if;
-end
-$$;
-comment on function beliefdb._require_run_owner(uuid, uuid, text) is 'Refuse (not_owner) unless the acting principal recorded the run';
+comment on function beliefdb._require_owner(uuid, uuid, text) is 'Refuse (not_owner) unless the acting principal owns the belief, decision, action or run';
 
 -- A reviewer's correction lives in a source of its own: retracting or replacing that source
 -- undoes the correction, which only the corrected belief's owner may.
