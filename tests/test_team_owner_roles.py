@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -30,19 +31,17 @@ PASSWORD = "team-owner-password"
 ROLES = ("beliefdb_app", "beliefdb_clock", "beliefdb_eraser")
 
 
-@pytest.fixture
-def createrole_owner(embedded_server: EmbeddedServer, postgresql_proc: Any) -> Iterator[str]:
-    """A database owned by a createrole login (not a superuser) holding beliefdb's roles as the maker of
-    a role holds it on PostgreSQL 16+, with pgvector made by a superuser: its URL as that login.
-    (``postgresql_proc``: the session's template is migrated, so the roles exist.)"""
-    admin = embedded_server.status().url
-    assert admin is not None
+@contextmanager
+def team_database(admin: str, createrole: bool) -> Iterator[str]:
+    """A database owned by a new login (not a superuser), pgvector made by a superuser: its URL as that
+    login. ``createrole``: the login has createrole and holds beliefdb's roles as the maker of a role
+    holds it on PostgreSQL 16+ (admin option alone); else it has neither."""
     role = f"team_owner_{uuid.uuid4().hex[:8]}"
     database = f"team_{uuid.uuid4().hex[:12]}"
     with psycopg.connect(admin, autocommit=True) as conn:
-        conn.execute(sql.SQL("create role {} login createrole password {}").format(
-            sql.Identifier(role), sql.Literal(PASSWORD)))
-        for granted in ROLES:
+        conn.execute(sql.SQL("create role {} login {} password {}").format(
+            sql.Identifier(role), sql.SQL("createrole" if createrole else ""), sql.Literal(PASSWORD)))
+        for granted in ROLES if createrole else ():
             conn.execute(sql.SQL("grant {} to {} with admin true, inherit false, set false").format(
                 sql.Identifier(granted), sql.Identifier(role)))
         conn.execute(sql.SQL("create database {} owner {}").format(sql.Identifier(database), sql.Identifier(role)))
@@ -54,6 +53,17 @@ def createrole_owner(embedded_server: EmbeddedServer, postgresql_proc: Any) -> I
         with psycopg.connect(admin, autocommit=True) as conn:
             conn.execute(sql.SQL("drop database if exists {} with (force)").format(sql.Identifier(database)))
             conn.execute(sql.SQL("drop role if exists {}").format(sql.Identifier(role)))
+
+
+@pytest.fixture
+def createrole_owner(embedded_server: EmbeddedServer, postgresql_proc: Any) -> Iterator[str]:
+    """A database owned by a createrole login holding beliefdb's roles as the maker of a role holds it on
+    PostgreSQL 16+: its URL as that login. (``postgresql_proc``: the session's template is migrated, so
+    the roles exist.)"""
+    admin = embedded_server.status().url
+    assert admin is not None
+    with team_database(admin, createrole=True) as url:
+        yield url
 
 
 def test_a_createrole_owner_acts_as_the_application_role(createrole_owner: str, write_doc: Any) -> None:
@@ -89,23 +99,11 @@ def test_a_createrole_owner_is_no_eraser(createrole_owner: str, write_doc: Any) 
 
 @pytest.fixture
 def plain_owner(embedded_server: EmbeddedServer, postgresql_proc: Any) -> Iterator[str]:
-    """A database owned by a login with neither createrole nor beliefdb's roles, pgvector made by a
-    superuser: its URL as that login."""
+    """A database owned by a login with neither createrole nor beliefdb's roles: its URL as that login."""
     admin = embedded_server.status().url
     assert admin is not None
-    role = f"team_owner_{uuid.uuid4().hex[:8]}"
-    database = f"team_{uuid.uuid4().hex[:12]}"
-    with psycopg.connect(admin, autocommit=True) as conn:
-        conn.execute(sql.SQL("create role {} login password {}").format(sql.Identifier(role), sql.Literal(PASSWORD)))
-        conn.execute(sql.SQL("create database {} owner {}").format(sql.Identifier(database), sql.Identifier(role)))
-    with psycopg.connect(make_conninfo(admin, dbname=database), autocommit=True) as conn:
-        conn.execute("create extension vector")
-    try:
-        yield make_conninfo(admin, dbname=database, user=role, password=PASSWORD)
-    finally:
-        with psycopg.connect(admin, autocommit=True) as conn:
-            conn.execute(sql.SQL("drop database if exists {} with (force)").format(sql.Identifier(database)))
-            conn.execute(sql.SQL("drop role if exists {}").format(sql.Identifier(role)))
+    with team_database(admin, createrole=False) as url:
+        yield url
 
 
 def test_migrate_says_what_a_superuser_must_grant(plain_owner: str) -> None:
