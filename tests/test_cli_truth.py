@@ -945,11 +945,18 @@ def test_approving_a_conflict_needs_a_winner(cli: Cli, conflict: dict[str, str],
 def test_approving_a_conflict_with_a_winner_supersedes_the_loser(cli: Cli, conflict: dict[str, str]) -> None:
     result = cli.json("review", "approve", conflict["item"][:8], "--winner", conflict["b"][:8])
     assert (result["kind"], result["status"]) == ("conflict", "approved")
+    assert result["applied"] == {"winner": conflict["b"], "loser": conflict["a"]}
     assert belief_status(cli, conflict["b"]) == "current"
     assert belief_status(cli, conflict["a"]) == "superseded"
     assert cli.json("review", "list") == []
     why = cli.json("why", conflict["b"])
     assert [h["old_belief"] for h in why["replaced"]] == [conflict["a"]]
+
+
+def test_approving_a_conflict_says_who_won(cli: Cli, conflict: dict[str, str]) -> None:
+    text = cli("review", "approve", conflict["item"], "--winner", conflict["a"]).stdout
+    assert f"{conflict['a']} won: it supersedes {conflict['b']}" in text
+    assert belief_status(cli, conflict["b"]) == "superseded"
 
 
 def test_a_winner_outside_the_conflict_is_an_error(cli: Cli, bdb: beliefdb.BeliefDB,

@@ -142,7 +142,8 @@ class ReviewItem:
 class ReviewResolution:
     """A review item approved or rejected. ``correction``: the report of an approved proposed
     correction (as ``beliefdb.apply_correction`` gives it); ``applied``: that of an approved proposed
-    version (an ingest report) or retraction (a change report)."""
+    version (an ingest report) or retraction (a change report), or an approved conflict's
+    ``{"winner", "loser"}``."""
 
     item: UUID
     kind: str

@@ -376,6 +376,8 @@ def review_resolution(result: ReviewResolution) -> str:
                  f" {len(done.get('accepted') or [])} accepted, {len(done.get('superseded') or [])} superseded,"
                  f" {len(done.get('unsupported') or [])} lost their support, flagged {len(done.get('flagged') or [])}"
                  f" decision(s), held {len(done.get('held') or [])} action(s)")
+    elif done and result.kind == "conflict":
+        line += f"\n  {done['winner']} won: it supersedes {done['loser']}"
     elif done:  # a retraction's change report
         line += (f"\n  retraction applied: {len(done.get('stopped_current') or [])} stopped being current,"
                  f" {len(done.get('became_current') or [])} current again, flagged {len(done.get('flagged') or [])}"

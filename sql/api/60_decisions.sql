@@ -404,16 +404,17 @@ begin
         v_loser := case when v_winner = v_item.node then v_item.other_node else v_item.node end;
         perform beliefdb._supersede(v_ws, v_winner, v_loser, 'conflict resolved by ' || beliefdb.current_principal());
         perform beliefdb.propagate(v_ws, array[v_winner, v_loser]);
+        v_result := jsonb_build_object('winner', v_winner, 'loser', v_loser);
     end if;
 
     update beliefdb.review_item
        set status = p_verdict, resolved_at = beliefdb.clock(), resolved_by = beliefdb.current_principal(), note = p_note
      where workspace_id = v_ws and id = v_item.id;
     -- (an approved proposal's report keeps the shape of its own change: a correction, an ingest or a
-    -- retraction, as jsonb)
+    -- retraction, as jsonb; an approved conflict's names its winner and loser)
     return row(v_item.id, v_item.kind, v_item.node, v_item.source_id, p_verdict,
                case when v_item.kind = 'correction_proposed' then v_result end,
-               case when v_item.kind in ('version_proposed', 'retraction_proposed') then v_result end
+               case when v_item.kind in ('version_proposed', 'retraction_proposed', 'conflict') then v_result end
               )::beliefdb.review_resolution;
 end
 $$;
