@@ -267,6 +267,28 @@ def test_a_multi_level_chain_stops_holding_from_its_root(bdb: beliefdb.BeliefDB,
     assert bdb.audit_verify().ok
 
 
+def test_the_same_derivation_again_is_the_belief_it_made(bdb: beliefdb.BeliefDB, bob: beliefdb.BeliefDB,
+                                                         su: Su) -> None:
+    a, b = fact(bdb, "first"), fact(bdb, "second")
+    made = bdb.derive("both hold", "pair", "both", "yes", [a, b])
+    events = su.all("select count(*) from beliefdb.audit_event")
+    again = bdb.derive("both hold", "pair", "both", "yes", [b, a, str(a)[:8]])
+    assert again == made
+    assert su.all("select count(*) from beliefdb.audit_event") == events  # nothing written
+    assert [x.id for x in bdb.beliefs(subject="pair")] == [made.id]
+    # another derivation of the same statement is another belief, from other beliefs
+    other = bdb.derive("both hold", "pair", "both", "yes", [a])
+    assert other.id != made.id
+    # once the first stopped being current by a retraction, deriving it again from the same beliefs
+    # is still that belief (unsupported), not a new current one resting on nothing current
+    bdb.retract(belief=b, reason="wrong")
+    again = bdb.derive("both hold", "pair", "both", "yes", [a, b])
+    assert (again.id, again.status) == (made.id, "unsupported")
+    # another principal's derivation of it is theirs
+    assert bob.derive("both hold", "pair", "both", "yes", [a]).id not in {made.id, other.id}
+    assert bdb.audit_verify().ok
+
+
 def test_circular_support_dies_with_its_only_real_support(bdb: beliefdb.BeliefDB, su: Su) -> None:
     real = fact(bdb, "real")
     x = bdb.derive("x", "loop", "x", "1", [real]).id

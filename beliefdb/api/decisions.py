@@ -34,7 +34,8 @@ class Decisions:
 
     def derive(self, statement: str, subject: str, attribute: str, value: str, sources: Sequence[str | UUID],
                *, kind: str = "fact") -> Recorded:
-        """Record a belief derived from others (it holds while all of them are current)."""
+        """Record a belief derived from others (it holds while all of them are current). The same
+        derivation again (this principal's, from the same beliefs) returns the belief it made."""
         return decisions.derive(self.database, statement, subject, attribute, value, sources, kind=kind)
 
     def decisions(self, status: str | None = None, of: str | UUID | None = None, *, limit: int | None = None,

@@ -96,16 +96,37 @@ declare
     v_id uuid;
     v_status text;
     v_from uuid[];
+    v_provenance beliefdb.provenance;
 begin
     perform beliefdb.lock_workspace();
     perform beliefdb._begin_changes();
     v_from := array(select beliefdb.resolve_belief(f.ref) from unnest(p_from) with ordinality f (ref, n) order by f.n);
     -- derived from anything that is not production history, it belongs to that world (rule 15)
+    v_provenance := coalesce((select max(b.provenance) from beliefdb.belief b
+                               where b.workspace_id = v_ws and b.id = any(v_from)), 'production');
+    -- the same derivation again (the acting principal's, the same belief from the same beliefs, not
+    -- superseded or retracted since) is the belief it made: an agent that repeats a step does not
+    -- make the belief twice
+    select b.id, b.status::text into v_id, v_status
+      from beliefdb.belief b
+     where b.workspace_id = v_ws and b.subject = p_subject and b.attribute = p_attribute
+       and b.value = p_value and b.statement = p_statement and b.kind = p_kind
+       and b.confidence_kind = 'derived' and b.provenance = v_provenance
+       and b.owner = beliefdb.current_principal() and b.status not in ('superseded', 'retracted')
+       and exists (select from beliefdb.justification j
+                    where j.workspace_id = v_ws and j.consequent = b.id
+                      and array(select distinct a.antecedent from beliefdb.justification_antecedent a
+                                 where a.workspace_id = v_ws and a.justification_id = j.id
+                                   and a.edge_kind = 'derives' order by 1)
+                          = array(select distinct x from unnest(v_from) x order by 1))
+     order by b.recorded_at, b.id
+     limit 1;
+    if v_id is not null then
+        return row(v_id, v_status)::beliefdb.recorded;
+    end if;
     insert into beliefdb.belief (workspace_id, statement, subject, attribute, value, kind, confidence_kind, status,
                                  provenance)
-    values (v_ws, p_statement, p_subject, p_attribute, p_value, p_kind, 'derived', 'unsupported',
-            coalesce((select max(b.provenance) from beliefdb.belief b where b.workspace_id = v_ws and b.id = any(v_from)),
-                     'production'))
+    values (v_ws, p_statement, p_subject, p_attribute, p_value, p_kind, 'derived', 'unsupported', v_provenance)
     returning id into v_id;
     perform beliefdb._add_justification(v_ws, v_id, v_from, 'derives');
     perform beliefdb.propagate(v_ws, array[v_id]);
