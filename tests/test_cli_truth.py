@@ -673,7 +673,11 @@ def test_retract_source_preview_then_retract_then_undo(cli: Cli, bdb: beliefdb.B
 @pytest.mark.slow
 def test_retract_text_output(cli: Cli, story: dict[str, str]) -> None:
     result = cli("retract", "--source", "faq.md", "--reason", "poisoned")
-    assert "stopped holding: 6" in result.stdout
+    # each count of nodes says what it counts: faq.md's quote, the refund and the belief derived from
+    # it, the two decisions on them and the action of one
+    assert "stopped holding: 6 (2 beliefs, 2 decisions, 1 action, 1 quote)  " in result.stdout
+    assert "stopped being current: 6 (2 beliefs, 2 decisions, 1 action, 1 quote)  " in result.stdout
+    assert "actions held: 1  " in result.stdout
     assert "decisions flagged: 2" in result.stdout and "actions held: 1" in result.stdout
     # a count of nothing ends the line (it ended in two spaces); a count of something lists the ids
     assert "current again: 0\n" in result.stdout

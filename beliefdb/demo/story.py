@@ -14,7 +14,8 @@ from uuid import UUID
 from beliefdb import errors, render
 from beliefdb.db.connector import Database
 from beliefdb.demo.repair import run_repair_demo
-from beliefdb.models import IngestFailure, IngestReport
+from beliefdb.graph import read
+from beliefdb.models import Changes, IngestFailure, IngestReport
 from beliefdb.render import ask as render_ask
 from beliefdb.store import audit, beliefs, corrections, decisions, ingest, retraction, retrieve, workspaces
 
@@ -44,6 +45,11 @@ def _report(result: IngestReport | IngestFailure) -> IngestReport:
     if isinstance(result, IngestFailure):
         raise RuntimeError(f"demo ingest failed: {result.message}")
     return result
+
+
+def _kinds(db: Database, c: Changes) -> dict[UUID, str]:
+    ids = [*c.stopped_current, *c.became_current, *c.stopped_holding, *c.started_holding]
+    return {n.id: n.kind for n in read.labels(db, ids)}
 
 
 def _one(db: Database, subject: str, attribute: str) -> UUID:
@@ -154,10 +160,11 @@ def run_demo(url: str, name: str, say: Callable[[str], None]) -> None:
         waive = decisions.decide(db, "Waive return shipping for order 1044",
                                  because=[_one(db, "return", "shipping")])
         say(_indent("beliefdb retract --source forum-post.txt --preview:"))
-        say(_indent(render.changes(retraction.preview(db, source="forum-post.txt"), preview=True)))
+        would = retraction.preview(db, source="forum-post.txt")
+        say(_indent(render.changes(would, preview=True, kinds=_kinds(db, would))))
         say(_indent("beliefdb retract --source forum-post.txt --reason 'poisoned forum post':"))
         changes = retraction.retract(db, source="forum-post.txt", reason="poisoned forum post")
-        say(_indent(render.changes(changes)))
+        say(_indent(render.changes(changes, kinds=_kinds(db, changes))))
         fee = beliefs.list_beliefs(db, subject="restocking_policy", attribute="fee")
         say(_indent(f"decision {render.short(waive.id)} is flagged; the restocking fee is still believed "
                     f"({', '.join(b.value for b in fee)}): the official policy supports it independently."))

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from collections.abc import Iterable
+from collections import Counter
+from collections.abc import Iterable, Mapping
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -335,8 +336,17 @@ def correction_result(r: CorrectionResult) -> str:
     ])
 
 
-def changes(c: Changes, *, preview: bool = False) -> str:
-    """A change report; ``preview``: the same report, said of what would happen."""
+def _by_kind(ids: list[UUID], kinds: Mapping[UUID, str]) -> str:
+    """How many of each kind: ``kinds`` names beliefs, decisions and actions; any other node is a quote."""
+    counts = Counter(kinds.get(i, "quote") for i in ids)
+    return ", ".join(f"{counts[k]} {k}{'s' if counts[k] != 1 else ''}"
+                     for k in ("belief", "decision", "action", "quote") if counts[k])
+
+
+def changes(c: Changes, *, preview: bool = False, kinds: Mapping[UUID, str] | None = None) -> str:
+    """A change report; ``preview``: the same report, said of what would happen. With ``kinds`` (the
+    beliefs, decisions and actions among its nodes, as ``BeliefDB.labels`` names them) each count says
+    how many of each kind it is, the other nodes being quotes."""
     if c.proposed:
         head = (f"the source belongs to {c.owner}: "
                 + ("this would be proposed to them; if they approve it:" if preview else
@@ -347,16 +357,18 @@ def changes(c: Changes, *, preview: bool = False) -> str:
         head = "preview (nothing written):" if preview else ""
     lines = [head] if head else []
 
-    def line(did: str, would: str, ids: list[UUID]) -> str:
-        return f"{would if preview else did}: {len(ids)}" + ("  " + ", ".join(short(x) for x in ids) if ids else "")
+    def line(did: str, would: str, ids: list[UUID], *, mixed: bool = True) -> str:
+        return (f"{would if preview else did}: {len(ids)}"
+                + (f" ({_by_kind(ids, kinds)})" if mixed and kinds is not None and ids else "")
+                + ("  " + ", ".join(short(x) for x in ids) if ids else ""))
 
     lines += [
         line("stopped being current", "would stop being current", c.stopped_current),
         line("current again", "would be current again", c.became_current),
         line("stopped holding", "would stop holding", c.stopped_holding),
         line("holding again", "would hold again", c.started_holding),
-        line("decisions flagged", "decisions that would be flagged", c.flagged),
-        line("actions held", "actions that would be held", c.held),
+        line("decisions flagged", "decisions that would be flagged", c.flagged, mixed=False),
+        line("actions held", "actions that would be held", c.held, mixed=False),
     ]
     for s in c.survives:
         by = "; ".join(" + ".join(short(x) for x in group) for group in s.by)
