@@ -356,6 +356,15 @@ declare
 begin
     perform beliefdb.lock_workspace();
     perform beliefdb._begin_changes();
+    -- an empty or short reference would be a prefix of every item, or of many: it names none
+    if v_ref = '' then
+        raise exception 'no review item id given: give an id or at least 4 characters of one' using errcode = 'BD005';
+    elsif length(replace(v_ref, '-', '')) < 4 then
+        raise exception 'review item id prefix % is too short: give at least 4 characters', p_item using errcode = 'BD005';
+    end if;
+    if p_verdict is null or p_verdict not in ('approved', 'rejected') then
+        raise exception 'verdict must be approved or rejected' using errcode = 'BD005';
+    end if;
     v_items := array(select r.id from beliefdb.review_item r
                       where r.workspace_id = v_ws and r.status in ('open', 'closed')
                         and left(r.id::text, length(v_ref)) = v_ref
@@ -367,9 +376,6 @@ begin
     end if;
     if p_winner is not null then
         v_winner := beliefdb.resolve_belief(p_winner);
-    end if;
-    if p_verdict not in ('approved', 'rejected') then
-        raise exception 'verdict must be approved or rejected' using errcode = 'BD005';
     end if;
     select * into v_item from beliefdb.review_item r where r.workspace_id = v_ws and r.id = v_items[1] for update;
     if not found then

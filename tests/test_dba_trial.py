@@ -1,0 +1,57 @@
+"""What a DBA finds calling the API by hand in psql, on the story of docs/examples/01_story.sql:
+arguments a person types (an empty or short id, a null) are refused with beliefdb's own error
+code and a message naming the problem, never taken as a match of anything."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import psycopg
+import pytest
+
+from tests.test_regress_examples import EXAMPLES, run_script
+
+
+@pytest.fixture
+def story(db_url: str) -> str:
+    run_script(db_url, (EXAMPLES / "01_story.sql").read_text(encoding="utf-8"))
+    return db_url
+
+
+def _app(url: str) -> psycopg.Connection[Any]:
+    """An application session bound to the story's workspace, as alice."""
+    conn = psycopg.connect(url, autocommit=True)
+    conn.execute("select beliefdb.use_workspace('default')")
+    conn.execute("select set_config('beliefdb.principal', 'dba:alice', false)")
+    conn.execute("set role beliefdb_app")
+    return conn
+
+
+def _open_items(conn: psycopg.Connection[Any]) -> list[tuple[Any, ...]]:
+    return conn.execute("select id, status from beliefdb.review_item where status = 'open' order by id").fetchall()
+
+
+@pytest.mark.parametrize("ref", ["", "  ", None, "X"])
+def test_review_resolve_refuses_an_item_reference_that_names_no_item(story: str, ref: str | None) -> None:
+    with _app(story) as conn:
+        # resolve the held action: a reference that matched every item would now match the flagged decision's
+        assert len(_open_items(conn)) == 2
+        conn.execute("select beliefdb.review_resolve((select id::text from beliefdb.review_item "
+                     "where kind = 'action_held'), 'approved')")
+        (left,) = _open_items(conn)
+        ref = left[0].hex[:1] if ref == "X" else ref
+        with pytest.raises(psycopg.Error) as refused:
+            conn.execute("select beliefdb.review_resolve(%s, 'rejected')", (ref,))
+        assert refused.value.sqlstate == "BD005", refused.value.diag.message_primary
+        assert "review item" in (refused.value.diag.message_primary or "")
+        assert _open_items(conn) == [left]
+
+
+def test_review_resolve_refuses_a_null_verdict_with_its_own_code(story: str) -> None:
+    with _app(story) as conn:
+        item = conn.execute("select id::text from beliefdb.review_item where kind = 'action_held'").fetchone()
+        assert item is not None
+        with pytest.raises(psycopg.Error) as refused:
+            conn.execute("select beliefdb.review_resolve(%s, null)", (item[0],))
+        assert refused.value.sqlstate == "BD005"
+        assert refused.value.diag.message_primary == "verdict must be approved or rejected"
