@@ -55,3 +55,24 @@ def test_review_resolve_refuses_a_null_verdict_with_its_own_code(story: str) -> 
             conn.execute("select beliefdb.review_resolve(%s, null)", (item[0],))
         assert refused.value.sqlstate == "BD005"
         assert refused.value.diag.message_primary == "verdict must be approved or rejected"
+
+
+@pytest.mark.parametrize("as_app", [True, False])
+@pytest.mark.parametrize("query", [
+    "select count(*) from beliefdb.beliefs_as_of(now())",
+    "select beliefdb.resolve_belief((select id::text from beliefdb.belief limit 1))",
+    "select beliefdb.resolve_node('abcd', null)",
+    "select beliefdb.resolve_target('return-policy.md')",
+    "select * from beliefdb.impact(array[(select id::text from beliefdb.belief limit 1)])",
+])
+def test_a_function_of_the_bound_workspace_refuses_with_none_bound(story: str, query: str, as_app: bool) -> None:
+    """Not an empty answer (beliefs_as_of), nor "unknown belief" for an id the workspace has: the
+    psql session forgot to bind one (docs/dba.md: "Functions without a p_workspace_id argument act
+    on the bound workspace, even for a superuser")."""
+    with psycopg.connect(story, autocommit=True) as conn:
+        if as_app:
+            conn.execute("set role beliefdb_app")
+        with pytest.raises(psycopg.Error) as refused:
+            conn.execute(query)  # type: ignore[arg-type]
+        assert refused.value.sqlstate == "BD003"
+        assert refused.value.diag.message_primary == "no workspace is bound to this session"

@@ -43,6 +43,9 @@ declare
     v_ref text := lower(trim(coalesce(p_ref, '')));
     v_id uuid;
 begin
+    if v_ws is null then
+        raise exception 'no workspace is bound to this session' using errcode = 'BD003';
+    end if;
     if v_ref ~ '^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$' then
         -- a whole id, the usual reference: one statement, in the same order as below (beliefdb.impact
         -- looks whole node ids up in this order too, in one statement for all its references: keep

@@ -236,16 +236,25 @@ comment on function beliefdb.status_at(beliefdb.belief, timestamptz) is 'The sta
 
 -- What the bound workspace believed at a moment, with the status it had then.
 create or replace function beliefdb.beliefs_as_of(p_at timestamptz) returns setof beliefdb.belief
-language sql stable
+language plpgsql stable
 set search_path = pg_catalog, pg_temp
 as $$
-    select b.workspace_id, b.id, b.node_kind, b.statement, b.subject, b.attribute, b.value, b.kind, b.scope,
-           b.valid_time, b.recorded_at, b.confidence, b.confidence_kind,
-           beliefdb.status_at(b, p_at),
-           b.revision, b.owner, b.search, b.provenance
-      from beliefdb.belief b
-     where b.workspace_id = beliefdb.current_workspace_id()
-       and beliefdb.believed_at(b, p_at)
+declare
+    v_ws uuid := beliefdb.current_workspace_id();
+begin
+    -- with none bound the answer would be empty, as if nothing had been believed
+    if v_ws is null then
+        raise exception 'no workspace is bound to this session' using errcode = 'BD003';
+    end if;
+    return query
+        select b.workspace_id, b.id, b.node_kind, b.statement, b.subject, b.attribute, b.value, b.kind, b.scope,
+               b.valid_time, b.recorded_at, b.confidence, b.confidence_kind,
+               beliefdb.status_at(b, p_at),
+               b.revision, b.owner, b.search, b.provenance
+          from beliefdb.belief b
+         where b.workspace_id = v_ws
+           and beliefdb.believed_at(b, p_at);
+end
 $$;
 comment on function beliefdb.beliefs_as_of(timestamptz) is 'What the bound workspace believed at a moment (valid time and recorded time together)';
 
@@ -266,6 +275,10 @@ declare
     v_what text := coalesce((select string_agg(k::text, ' or ') from unnest(p_kinds) k), 'node');
     v_matches text;
 begin
+    -- no workspace bound: say so, not "unknown belief" for an id a workspace has
+    if v_ws is null then
+        raise exception 'no workspace is bound to this session' using errcode = 'BD003';
+    end if;
     -- an empty reference names nothing: say so, not "unknown belief " with nothing after it
     if v_ref = '' then
         raise exception 'no % id given: give an id or at least 4 characters of one', v_what using errcode = 'BD005';
