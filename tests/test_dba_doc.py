@@ -76,3 +76,18 @@ def test_the_product_states_its_rules_in_docs_rules_md() -> None:
     citing = [str(p.relative_to(root)) for p in [*files, root / "README.md"]
               if "DESIGN" + ".md" in p.read_text(encoding="utf-8", errors="replace")]
     assert citing == []
+
+
+# what dba.md writes as a call in `code` that is PostgreSQL's or pgvector's, or arithmetic of a formula
+_NOT_BELIEFDB = {"now", "set_config", "vector", "halfvec", "prod"}
+
+
+def test_every_function_dba_md_calls_exists() -> None:
+    """A DBA copies `name(...)` from dba.md into psql: each must be a function of schema beliefdb
+    (sql-reference.md lists the catalog's, tests/test_sql_reference.py keeps it so), by that name."""
+    text = (ROOT / "docs" / "dba.md").read_text(encoding="utf-8")
+    reference = (ROOT / "docs" / "sql-reference.md").read_text(encoding="utf-8")
+    functions = set(re.findall(r"`beliefdb\.(\w+)\(", reference))
+    called = {m.group(1) for span in re.findall(r"`([^`\n]+)`", text)
+              for m in re.finditer(r"(?<![\w.])(?:beliefdb\.)?([a-z_][a-z0-9_]*)\(", span)}
+    assert sorted(called - functions - _NOT_BELIEFDB) == []
