@@ -76,3 +76,18 @@ def test_a_function_of_the_bound_workspace_refuses_with_none_bound(story: str, q
             conn.execute(query)  # type: ignore[arg-type]
         assert refused.value.sqlstate == "BD003"
         assert refused.value.diag.message_primary == "no workspace is bound to this session"
+
+
+@pytest.mark.parametrize("action", ["forget", "retract", "correction.apply", "", None])
+@pytest.mark.parametrize("preview", [False, True])
+def test_decay_appends_no_audit_event_of_another_name(story: str, action: str | None, preview: bool) -> None:
+    """decay is open to every agent; its p_action names its audit event, and only 'decay' or
+    'recompute' may: any other would be an event of beliefdb's vocabulary that beliefdb did not make."""
+    with _app(story) as conn:
+        (before,) = conn.execute("select count(*) from beliefdb.audit_event").fetchone() or (0,)
+        with pytest.raises(psycopg.Error) as refused:
+            conn.execute("select * from beliefdb.decay(null, %s, %s)", (action, preview))
+        assert refused.value.sqlstate == "BD005"
+        assert refused.value.diag.message_primary == (
+            f"decay's action is decay or recompute, not {'<NULL>' if action is None else action}")
+        assert conn.execute("select count(*) from beliefdb.audit_event").fetchone() == (before,)

@@ -36,6 +36,11 @@ begin
     if v_ws is null then
         raise exception 'no workspace is bound' using errcode = 'BD003';
     end if;
+    -- the action names the audit event: any other name would be an event beliefdb did not make
+    if p_action is null or p_action not in ('decay', 'recompute') then
+        raise exception 'decay''s action is decay or recompute, not %', coalesce(p_action, '<NULL>')
+            using errcode = 'BD005';
+    end if;
     if p_preview then
         return jsonb_populate_record(null::beliefdb.confidence_report, beliefdb._dry_run(
             'select to_jsonb(r) from beliefdb.decay(($1 ->> ''now'')::timestamptz, $1 ->> ''action'') r',
