@@ -91,3 +91,18 @@ def test_every_function_dba_md_calls_exists() -> None:
     called = {m.group(1) for span in re.findall(r"`([^`\n]+)`", text)
               for m in re.finditer(r"(?<![\w.])(?:beliefdb\.)?([a-z_][a-z0-9_]*)\(", span)}
     assert sorted(called - functions - _NOT_BELIEFDB) == []
+
+
+def test_follow_along_runs_the_examples_at_the_suites_clock() -> None:
+    """The examples move beliefdb.now forward from the suite's clock themselves ("a day later":
+    2026-12-01); replayed at today's time, v3.3 is written before v3.2 and the story ends otherwise
+    (the 7-day belief unsupported, not superseded). The psql line a DBA copies fixes that clock."""
+    from tests.test_regress_examples import CLOCK
+
+    text = (ROOT / "docs" / "dba.md").read_text(encoding="utf-8")
+    section = text.split("## Follow along", 1)[1].split("\n## ", 1)[0]
+    runs = [line for block in re.findall(r"```bash\n(.*?)```", section, flags=re.DOTALL)
+            for line in block.splitlines() if line.lstrip().split(" ")[:1] != [""] and " psql " in f" {line} "]
+    assert runs
+    for line in runs:
+        assert f"PGOPTIONS='-c beliefdb.now={CLOCK}'" in line, line
