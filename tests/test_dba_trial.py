@@ -91,3 +91,26 @@ def test_decay_appends_no_audit_event_of_another_name(story: str, action: str | 
         assert refused.value.diag.message_primary == (
             f"decay's action is decay or recompute, not {'<NULL>' if action is None else action}")
         assert conn.execute("select count(*) from beliefdb.audit_event").fetchone() == (before,)
+
+
+def test_a_dba_deletes_a_workspace_with_one_statement(story: str) -> None:
+    """docs/dba.md: deleting a workspace "cascades to all its rows and its chain". The cascade
+    removed the chain's head first, and the audit triggers of the rows it then deleted refused:
+    "workspace ... has no audit chain"."""
+    with psycopg.connect(story, autocommit=True) as conn:
+        conn.execute("insert into beliefdb.workspace (name) values ('kept')")
+        conn.execute("select beliefdb.use_workspace('kept')")
+        conn.execute("select beliefdb.ingest_version('kept.md', 'Kept text.')")
+        conn.execute("reset beliefdb.workspace_id")
+        before = conn.execute("select count(*) from beliefdb.audit_event e join beliefdb.workspace w "
+                              "on w.id = e.workspace_id where w.name = 'kept'").fetchone()
+        conn.execute("delete from beliefdb.workspace where name = 'default'")
+        assert conn.execute("select name from beliefdb.workspace").fetchall() == [("kept",)]
+        for table in ("node", "source", "audit_event", "audit_head", "adjacency", "lexeme_frequency"):
+            assert conn.execute(f"select count(*) from beliefdb.{table} t "  # noqa: S608
+                                "where not exists (select from beliefdb.workspace w where w.id = t.workspace_id)"
+                                ).fetchone() == (0,), table
+        assert conn.execute("select count(*) from beliefdb.audit_event e join beliefdb.workspace w "
+                            "on w.id = e.workspace_id where w.name = 'kept'").fetchone() == before
+        assert conn.execute("select ok from beliefdb.audit_verify((select id from beliefdb.workspace "
+                            "where name = 'kept'))").fetchone() == (True,)

@@ -68,6 +68,12 @@ begin
            for update;
     end if;
     if v_head is null then
+        -- the workspace is being deleted (delete from beliefdb.workspace cascades, its chain's head
+        -- among the first): the rows the cascade then deletes have no chain left to append to, and
+        -- the chain goes with them
+        if not exists (select from beliefdb.workspace w where w.id = p_workspace_id) then
+            return null;
+        end if;
         raise exception 'workspace % has no audit chain', p_workspace_id using errcode = 'BD003';
     end if;
     v_count := v_count + 1;
