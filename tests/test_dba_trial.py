@@ -114,3 +114,18 @@ def test_a_dba_deletes_a_workspace_with_one_statement(story: str) -> None:
                             "on w.id = e.workspace_id where w.name = 'kept'").fetchone() == before
         assert conn.execute("select ok from beliefdb.audit_verify((select id from beliefdb.workspace "
                             "where name = 'kept'))").fetchone() == (True,)
+
+
+@pytest.mark.parametrize("refs", [None, []])
+def test_simulate_retraction_of_nothing_says_so(story: str, refs: list[str] | None) -> None:
+    """It said "cannot delete from scalar" (22023), which names nothing the caller did."""
+    with _app(story) as conn, pytest.raises(psycopg.Error) as refused:
+        conn.execute("select * from beliefdb.simulate_retraction(%s::text[])", (refs,))
+    assert refused.value.sqlstate == "BD005"
+    assert refused.value.diag.message_primary == "nothing to simulate: name a node, source or source version"
+
+
+def test_simulate_retraction_with_no_workspace_bound(story: str) -> None:
+    with psycopg.connect(story, autocommit=True) as conn, pytest.raises(psycopg.Error) as refused:
+        conn.execute("select * from beliefdb.simulate_retraction(array['return-policy.md'])")
+    assert refused.value.sqlstate == "BD003"

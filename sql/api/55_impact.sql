@@ -204,14 +204,25 @@ comment on function beliefdb.impact(text[]) is 'Dry run of a retraction: what st
 -- preview. Owner rights (the retraction writes, then is undone), confined to the bound workspace.
 -- Each reference: what beliefdb.resolve_target accepts.
 create or replace function beliefdb.simulate_retraction(p_refs text[]) returns beliefdb.changes
-language sql
+language plpgsql
 security definer
 set search_path = pg_catalog, pg_temp
 as $$
-    select beliefdb._as_changes(beliefdb._dry_run(
+declare
+    v_ws uuid := beliefdb.current_workspace_id();
+begin
+    if v_ws is null then
+        raise exception 'no workspace is bound to this session' using errcode = 'BD003';
+    end if;
+    -- nothing named: said so, not what the dry run of no ids fails on
+    if coalesce(cardinality(p_refs), 0) = 0 then
+        raise exception 'nothing to simulate: name a node, source or source version' using errcode = 'BD005';
+    end if;
+    return beliefdb._as_changes(beliefdb._dry_run(
         'select beliefdb._retract_ids(($1 ->> ''workspace'')::uuid, array(select jsonb_array_elements_text($1 -> ''ids''))::uuid[], ''dry run'', false)',
-        jsonb_build_object('workspace', beliefdb.current_workspace_id(),
+        jsonb_build_object('workspace', v_ws,
                            'ids', to_jsonb(array(select beliefdb.resolve_target(r.ref)
-                                                   from unnest(p_refs) with ordinality r (ref, n) order by r.n)))))
+                                                   from unnest(p_refs) with ordinality r (ref, n) order by r.n)))));
+end
 $$;
 comment on function beliefdb.simulate_retraction(text[]) is 'The change report of retracting nodes, sources or versions of the bound workspace, computed in a subtransaction that is rolled back';
