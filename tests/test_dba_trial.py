@@ -129,3 +129,26 @@ def test_simulate_retraction_with_no_workspace_bound(story: str) -> None:
     with psycopg.connect(story, autocommit=True) as conn, pytest.raises(psycopg.Error) as refused:
         conn.execute("select * from beliefdb.simulate_retraction(array['return-policy.md'])")
     assert refused.value.sqlstate == "BD003"
+
+
+@pytest.mark.parametrize("function", ["retract", "retract_preview"])
+def test_a_retraction_with_a_null_undo_is_refused_as_such(story: str, function: str) -> None:
+    """It said "nothing to retract: source return-policy.md is unknown or already retracted", which
+    it is not."""
+    args = "'source', 'return-policy.md', 'x', null, null" if function == "retract" else \
+        "'source', 'return-policy.md', null, null"
+    with _app(story) as conn, pytest.raises(psycopg.Error) as refused:
+        conn.execute(f"select * from beliefdb.{function}({args})")  # type: ignore[arg-type]
+    assert refused.value.sqlstate == "BD005"
+    assert refused.value.diag.message_primary == "undo is true (restore) or false (retract), not null"
+
+
+@pytest.mark.parametrize("function", ["retract", "retract_preview"])
+def test_retracting_a_version_without_its_number_asks_for_it(story: str, function: str) -> None:
+    """It said "unknown version <NULL> of source 'return-policy.md'" (BD004)."""
+    args = "'version', 'return-policy.md', 'x'" if function == "retract" else "'version', 'return-policy.md'"
+    with _app(story) as conn, pytest.raises(psycopg.Error) as refused:
+        conn.execute(f"select * from beliefdb.{function}({args})")  # type: ignore[arg-type]
+    assert refused.value.sqlstate == "BD005"
+    assert refused.value.diag.message_primary == (
+        "retracting a version needs its number (p_version): source 'return-policy.md' has versions 1 to 2")

@@ -234,6 +234,9 @@ declare
 begin
     perform beliefdb.lock_workspace();
     perform beliefdb._begin_changes();
+    if p_undo is null then
+        raise exception 'undo is true (restore) or false (retract), not null' using errcode = 'BD005';
+    end if;
     v_id := beliefdb._retraction_target(v_ws, p_target, p_ref);
     if v_id is null and v_target in ('source', 'version') then
         raise exception 'nothing to %: source % is unknown', case when p_undo then 'restore' else 'retract' end,
@@ -305,6 +308,9 @@ declare
 begin
     if v_ws is null then
         raise exception 'no workspace is bound to this session' using errcode = 'BD003';
+    end if;
+    if p_undo is null then
+        raise exception 'undo is true (restore) or false (retract), not null' using errcode = 'BD005';
     end if;
     v_id := beliefdb._retraction_target(v_ws, p_target, p_ref);
     if v_id is null and v_target in ('source', 'version') then

@@ -359,6 +359,16 @@ begin
               left join beliefdb.source_version v on v.workspace_id = s.workspace_id and v.source_id = s.id
              where s.workspace_id = p_workspace_id and s.id = p_id
              group by s.name;
+            -- no number given is a missing argument, not a version that does not exist
+            if p_version is null then
+                raise exception 'retracting a version needs its number (p_version): source ''%'' has %',
+                    coalesce(v_name, p_id::text),
+                    case when v_first is null then 'no versions'
+                         when v_first = v_last then format('version %s only', v_first)
+                         else format('versions %s to %s', v_first, v_last)
+                    end
+                    using errcode = 'BD005';
+            end if;
             raise exception 'unknown version % of source ''%'': %', p_version, coalesce(v_name, p_id::text),
                 case when v_first is null then 'it has no versions'
                      when v_first = v_last then format('it has version %s only', v_first)
