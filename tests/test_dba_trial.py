@@ -152,3 +152,39 @@ def test_retracting_a_version_without_its_number_asks_for_it(story: str, functio
     assert refused.value.sqlstate == "BD005"
     assert refused.value.diag.message_primary == (
         "retracting a version needs its number (p_version): source 'return-policy.md' has versions 1 to 2")
+
+
+def test_apply_correction_needs_the_revision_its_preview_showed(story: str) -> None:
+    """Rule 7: "A correction preview shows the revision it saw; the apply must bring it back." A
+    null revision skipped the check (null <> n is not true) and the correction was applied."""
+    with _app(story) as conn:
+        belief = conn.execute("select id::text from beliefdb.belief where value = '15 days'").fetchone()
+        assert belief is not None
+        with pytest.raises(psycopg.Error) as refused:
+            conn.execute("select * from beliefdb.apply_correction(%s, 'Returns within 30 days.', '30 days', "
+                         "'legal', 'typo', null)", (belief[0],))
+        assert refused.value.sqlstate == "BD005"
+        assert refused.value.diag.message_primary == (
+            "a correction needs the revision its preview showed (beliefdb.correction_preview)")
+        assert conn.execute("select count(*) from beliefdb.correction").fetchone() == (0,)
+        assert conn.execute("select status from beliefdb.belief where id = %s", (belief[0],)).fetchone() == ("current",)
+
+
+@pytest.mark.parametrize(("statement", "reviewer", "message"), [
+    (None, "legal", "a correction needs the new statement"),
+    ("  ", "legal", "a correction needs the new statement"),
+    ("Returns within 30 days.", None, "a correction needs a reviewer"),
+    ("Returns within 30 days.", "", "a correction needs a reviewer"),
+])
+def test_apply_correction_names_what_is_missing(story: str, statement: str | None, reviewer: str | None,
+                                                message: str) -> None:
+    """As the library says it (beliefdb/store/corrections.py), not a not-null or check violation of
+    source_version, fragment or correction."""
+    with _app(story) as conn:
+        belief = conn.execute("select id::text, revision from beliefdb.belief where value = '15 days'").fetchone()
+        assert belief is not None
+        with pytest.raises(psycopg.Error) as refused:
+            conn.execute("select * from beliefdb.apply_correction(%s, %s, '30 days', %s, 'typo', %s)",
+                         (belief[0], statement, reviewer, belief[1]))
+        assert refused.value.sqlstate == "BD005"
+        assert refused.value.diag.message_primary == message

@@ -198,6 +198,16 @@ declare
     v_result beliefdb.correction_result;
 begin
     perform beliefdb.lock_workspace();
+    -- what the library checks before it calls (beliefdb/store/corrections.py), and rule 7's revision:
+    -- a null one would skip the stale-preview check
+    if coalesce(btrim(p_statement), '') = '' then
+        raise exception 'a correction needs the new statement' using errcode = 'BD005';
+    elsif coalesce(btrim(p_reviewer), '') = '' then
+        raise exception 'a correction needs a reviewer' using errcode = 'BD005';
+    elsif p_expected_revision is null then
+        raise exception 'a correction needs the revision its preview showed (beliefdb.correction_preview)'
+            using errcode = 'BD005';
+    end if;
     v_report := beliefdb._apply_correction(beliefdb.resolve_belief(p_belief), p_statement, p_value, p_reviewer,
                                            p_reason, p_expected_revision, p_idempotency_key);
     v_result := jsonb_populate_record(null::beliefdb.correction_result, v_report - 'changes');
