@@ -188,3 +188,20 @@ def test_apply_correction_names_what_is_missing(story: str, statement: str | Non
                          (belief[0], statement, reviewer, belief[1]))
         assert refused.value.sqlstate == "BD005"
         assert refused.value.diag.message_primary == message
+
+
+@pytest.mark.parametrize("call", [
+    "select * from beliefdb.forget('subject', 'order_1042', null)",
+    "select * from beliefdb.decay(null, 'decay', null)",
+])
+def test_a_null_preview_is_not_taken_for_the_change(story: str, call: str) -> None:
+    """forget(..., p_preview => null) erased (if null then ... is false), decay's wrote: a change that
+    cannot be undone, from an argument that says nothing. Refused, and nothing written."""
+    with _app(story) as conn:
+        (before,) = conn.execute("select count(*) from beliefdb.audit_event").fetchone() or (0,)
+        with pytest.raises(psycopg.Error) as refused:
+            conn.execute(call)  # type: ignore[arg-type]
+        assert refused.value.sqlstate == "BD005"
+        assert refused.value.diag.message_primary == "preview is true or false, not null"
+        assert conn.execute("select count(*) from beliefdb.audit_event").fetchone() == (before,)
+        assert conn.execute("select count(*) from beliefdb.belief where subject = 'order_1042'").fetchone() == (2,)

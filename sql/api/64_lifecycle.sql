@@ -41,6 +41,9 @@ begin
         raise exception 'decay''s action is decay or recompute, not %', coalesce(p_action, '<NULL>')
             using errcode = 'BD005';
     end if;
+    if p_preview is null then
+        raise exception 'preview is true or false, not null' using errcode = 'BD005';
+    end if;
     if p_preview then
         return jsonb_populate_record(null::beliefdb.confidence_report, beliefdb._dry_run(
             'select to_jsonb(r) from beliefdb.decay(($1 ->> ''now'')::timestamptz, $1 ->> ''action'') r',
@@ -225,6 +228,10 @@ declare
     v_report jsonb;
     v_result beliefdb.forget_result;
 begin
+    -- (if null then: false, and the erasure would run)
+    if p_preview is null then
+        raise exception 'preview is true or false, not null' using errcode = 'BD005';
+    end if;
     if p_preview then
         return jsonb_populate_record(null::beliefdb.forget_result, beliefdb._dry_run(
             'select to_jsonb(r) from beliefdb.forget($1 ->> ''target'', $1 ->> ''ref'', false,
