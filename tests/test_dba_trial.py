@@ -4,12 +4,17 @@ code and a message naming the problem, never taken as a match of anything."""
 
 from __future__ import annotations
 
+import uuid
+from collections.abc import Iterator
 from typing import Any
 
 import psycopg
 import pytest
 
+from beliefdb.store.agents import create_agent, drop_agent
+from tests.conftest import Cli
 from tests.test_regress_examples import EXAMPLES, run_script
+from tests.test_team_owner_roles import team_database
 
 
 @pytest.fixture
@@ -107,7 +112,7 @@ def test_a_dba_deletes_a_workspace_with_one_statement(story: str) -> None:
         conn.execute("delete from beliefdb.workspace where name = 'default'")
         assert conn.execute("select name from beliefdb.workspace").fetchall() == [("kept",)]
         for table in ("node", "source", "audit_event", "audit_head", "adjacency", "lexeme_frequency"):
-            assert conn.execute(f"select count(*) from beliefdb.{table} t "  # noqa: S608
+            assert conn.execute(f"select count(*) from beliefdb.{table} t "
                                 "where not exists (select from beliefdb.workspace w where w.id = t.workspace_id)"
                                 ).fetchone() == (0,), table
         assert conn.execute("select count(*) from beliefdb.audit_event e join beliefdb.workspace w "
@@ -205,3 +210,33 @@ def test_a_null_preview_is_not_taken_for_the_change(story: str, call: str) -> No
         assert refused.value.diag.message_primary == "preview is true or false, not null"
         assert conn.execute("select count(*) from beliefdb.audit_event").fetchone() == (before,)
         assert conn.execute("select count(*) from beliefdb.belief where subject = 'order_1042'").fetchone() == (2,)
+
+
+@pytest.fixture
+def createrole_owner(embedded_server: Any, postgresql_proc: Any) -> Iterator[str]:
+    """A database whose owner is a createrole login, no superuser (tests/test_team_owner_roles.py)."""
+    with team_database(embedded_server.status().url, createrole=True) as url:
+        yield url
+
+
+def test_an_agent_is_told_its_own_temporary_table_is_in_the_way(createrole_owner: str) -> None:
+    """docs/dba.md (Limits): "One created beforehand by the session's own role is dropped and made
+    again". With an owner that is no superuser, an agent's login that made pg_temp.beliefdb_changes
+    or a bulk staging table got "must be owner of table ..." (42501) from every write."""
+    Cli({"BELIEFDB_URL": createrole_owner})("migrate")
+    made = create_agent(createrole_owner, f"agent_{uuid.uuid4().hex[:8]}", "default", "agent-temp-password")
+    try:
+        with psycopg.connect(made.url, autocommit=True) as conn:
+            for table, call in (("beliefdb_changes", "select beliefdb.ingest_version('notes.md', 'A note.')"),
+                                ("beliefdb_bulk_claim", "select beliefdb.bulk_stage()")):
+                conn.execute(f"create temporary table {table} (x integer)")  # type: ignore[arg-type]
+                with pytest.raises(psycopg.Error) as refused:
+                    conn.execute(call)  # type: ignore[arg-type]
+                assert refused.value.sqlstate == "BD005", refused.value
+                assert refused.value.diag.message_primary == (
+                    f"this session made a temporary table pg_temp.{table} of its own, and beliefdb's functions"
+                    " use that name for theirs")
+                conn.execute(refused.value.diag.message_hint or "")  # what the hint says
+                conn.execute(call)  # type: ignore[arg-type]
+    finally:
+        drop_agent(createrole_owner, made.name)

@@ -16,9 +16,17 @@ set search_path = pg_catalog, pg_temp
 as $$
 declare
     v_table regclass := pg_catalog.to_regclass('pg_temp.' || pg_catalog.quote_ident(p_table));
+    v_owner oid;
 begin
     if v_table is null then
         return false;
+    end if;
+    -- a table the session's own login made, which the acting role may not drop (an agent's login,
+    -- when the schema's owner is no superuser): say so, not "must be owner of table"
+    select c.relowner into v_owner from pg_catalog.pg_class c where c.oid = v_table;
+    if not pg_catalog.pg_has_role(current_user, v_owner, 'usage') then
+        raise exception 'this session made a temporary table pg_temp.% of its own, and beliefdb''s functions use that name for theirs', p_table
+            using errcode = 'BD005', hint = pg_catalog.format('drop table pg_temp.%I', p_table);
     end if;
     if exists (select from pg_catalog.pg_class c
                 where c.oid = v_table
