@@ -350,6 +350,19 @@ def test_migrate_sql_needs_no_database(cli_without_db: Cli, tmp_path: Path) -> N
     assert not home.exists()
 
 
+def test_a_database_whose_grants_are_missing_is_a_one_line_error_naming_migrate(cli: Cli, db_url: str) -> None:
+    """A database migrated only part of the way (``migrate --sql --to`` an older revision, or restored
+    without beliefdb's roles) has beliefdb's tables without their grants: every command says to run
+    ``beliefdb migrate``, in one line and with exit 1, never with psycopg's traceback."""
+    with psycopg.connect(db_url, autocommit=True) as admin:
+        admin.execute("revoke usage on schema beliefdb from beliefdb_app")
+    for command in (["ingest", "README.md"], ["beliefs"], ["workspace", "list"]):
+        line = cli.one_line_error(*command)
+        assert "beliefdb migrate" in line, line
+        err = cli.error(*command, code="database_unavailable")
+        assert "beliefdb migrate" in err["message"], err
+
+
 def test_beliefs_as_of_bad_timestamp_is_a_one_line_error(cli: Cli) -> None:
     result = cli.fail("beliefs", "--as-of", "last tuesday")
     lines = result.stderr.strip().splitlines()

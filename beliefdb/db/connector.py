@@ -120,6 +120,12 @@ def translate(exc: psycopg.Error) -> errors.BeliefDBError:
     if sqlstate.startswith("54"):
         # a program limit, e.g. a name longer than an index row may hold
         return errors.InvalidInput(f"too large: {message}")
+    if sqlstate == "42501" and message.startswith("permission denied for schema beliefdb"):
+        # beliefdb's tables without their grants: a migration that stopped before the head (migrate --sql
+        # --to), or a restore without beliefdb's roles; migrate re-applies every grant
+        return errors.DatabaseUnavailable(
+            f"{message}: beliefdb's schema here lacks its grants (a migration stopped before the head, or a"
+            " restore without beliefdb's roles): run 'beliefdb migrate' as the schema's owner")
     if sqlstate == "42501":
         return errors.PermissionDenied(message)
     if sqlstate.startswith("23"):
@@ -243,7 +249,7 @@ class Database:
     def _lookup_workspace(self, name: str) -> tuple[str, TypeInfo | None, composites.Composites]:
         """The workspace's id, pgvector's type wherever its extension lives, and the API's nested
         composite types (looked up once)."""
-        with connect(self.url, autocommit=True) as conn:
+        with translated_errors(), connect(self.url, autocommit=True) as conn:
             _bind(conn, None, self.principal)
             try:
                 row = conn.execute(Q.workspace_id_by_name, (name,)).fetchone()
