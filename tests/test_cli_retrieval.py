@@ -89,6 +89,16 @@ def test_no_embed_then_embed(cli: Cli, tmp_path: Path, bdb: beliefdb.BeliefDB) -
     assert again["switched"] is False and again["embedded"] == 0
 
 
+def test_embed_batch_under_one_is_an_error_not_a_silent_no_op(cli: Cli, tmp_path: Path) -> None:
+    """embed --batch 0 said "embedded 0 belief(s)" and exited 0 with every belief still without a vector."""
+    ingest_policy(cli, tmp_path, "--no-embed")
+    for command in ("embed", "reembed"):
+        assert "batch must be at least 1, not 0" in cli.one_line_error(command, "--batch", "0")
+        assert cli.error(command, "--batch", "-2", code="invalid_input")["message"] == \
+            "batch must be at least 1, not -2"
+    assert cli.json("embed")["embedded"] == len(cli.json("beliefs", "--all"))
+
+
 @pytest.mark.slow
 def test_why_as_of_and_what_was_built_on_it(cli: Cli, tmp_path: Path) -> None:
     between, seven = ingest_policy(cli, tmp_path)

