@@ -163,6 +163,29 @@ def test_the_command_line_queues_lists_and_works(cli: Cli, write_doc: Any) -> No
 
 
 
+def test_a_batch_worker_whose_jobs_failed_for_good_exits_1_and_says_so(cli: Cli, write_doc: Any) -> None:
+    """worker --until-empty (and --once) is how a script drains the queue: a job failed for good is a
+    failure of the run (exit 1, the reason on stderr), and the summary does not call the retries made
+    along the way jobs "to try again" when none is left queued. It used to exit 0 with "0 done, 4 to try
+    again, 1 failed"."""
+    cli("ingest", write_doc("returns.md", POLICY), "--queue")
+    small = {"BELIEFDB_INGEST_MAX_BYTES": "10"}  # (the worker's limit is lower than the submitter's)
+    result = cli("worker", "--until-empty", "--no-embed", "--backoff", "0", env=small, expect=1)
+    assert result.stdout.splitlines()[-1] == "0 done, 4 attempt(s) failed and queued again, 1 failed for good"
+    assert result.stderr.strip().splitlines() == [
+        "error: 1 job(s) failed for good: see beliefdb jobs --status failed"]
+    assert cli.json("jobs", "--status", "queued") == []
+    report = cli.json("worker", "--until-empty", "--no-embed", env=small)  # nothing left: a clean run
+    assert (report["done"], report["failed"]) == (0, 0)
+
+    cli("ingest", write_doc("other.md", POLICY.replace("30 days", "60 days")), "--queue")
+    for _attempt in range(4):
+        once = cli.json("worker", "--once", "--no-embed", "--backoff", "0", env=small)
+        assert (once["retried"], once["failed"]) == (1, 0)
+    once = cli.json("worker", "--once", "--no-embed", "--backoff", "0", env=small, expect=1)
+    assert (once["retried"], once["failed"]) == (0, 1)
+
+
 def test_the_jobs_list_says_what_an_ingest_that_stored_nothing_did(cli: Cli, write_doc: Any) -> None:
     """A done job whose ingest stored no version says why, as ingest does (it said "0 accepted, version 1"
     for the same text again and "0 accepted, version None" for a proposal to the source's owner)."""

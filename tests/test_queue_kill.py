@@ -78,7 +78,7 @@ def test_sigterm_finishes_the_job_under_way_and_stops(db_url: str, tmp_path: Pat
     assert 3 <= done < len(ids)  # stopped before the queue was empty
     assert statuses == {"done": done, "queued": len(ids) - done}  # the job under way was finished, not dropped
     assert untried == (len(ids) - done,)
-    assert out.strip().splitlines()[-1] == f"{done} done, 0 to try again, 0 failed"
+    assert out.strip().splitlines()[-1] == f"{done} done, 0 attempt(s) failed and queued again, 0 failed for good"
 
 
 def _doc(folder: Path, i: int) -> Path:

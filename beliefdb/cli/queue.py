@@ -44,7 +44,7 @@ def _outcome_line(o: JobOutcome) -> str:
 
 
 def _summary(r: WorkReport) -> str:
-    line = f"{r.done} done, {r.retried} to try again, {r.failed} failed"
+    line = f"{r.done} done, {r.retried} attempt(s) failed and queued again, {r.failed} failed for good"
     return line + (f"; {r.embedded} belief(s) left without vectors embedded" if r.embedded else "")
 
 
@@ -86,7 +86,8 @@ def worker(
     """Ingest queued documents (beliefdb ingest --queue), each in one transaction with its job's completion:
     a worker killed at any point loses no document and ingests none twice. Runs until SIGTERM or Ctrl-C (the
     job under way is finished first), --until-empty or --once. A failed document is tried again with an
-    exponential backoff, and failed for good after its last attempt, with the reason (beliefdb jobs)."""
+    exponential backoff, and failed for good after its last attempt, with the reason (beliefdb jobs); with
+    --until-empty or --once, a job failed for good makes the worker exit 1."""
     if once and until_empty:
         fail("invalid_input", "choose one of --once or --until-empty", as_json, 2)
 
@@ -100,6 +101,12 @@ def worker(
         report = bdb.work(concurrency=concurrency, stop_when_empty=until_empty, once=once, embed=embed,
                           backoff=backoff, worker=name, stop=stop, on_outcome=show)
     typer.echo(render.to_json(report) if as_json else _summary(report))
+    if report.failed and (until_empty or once):
+        # a run that drains the queue for a script fails when a document did (a service worker, stopped by
+        # a signal, exits 0: its failed jobs are in beliefdb jobs)
+        if not as_json:
+            typer.echo(f"error: {report.failed} job(s) failed for good: see beliefdb jobs --status failed", err=True)
+        raise typer.Exit(1)
 
 
 def _jobs_table(rows: list[Job]) -> str:
