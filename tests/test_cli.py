@@ -21,6 +21,7 @@ from conftest import Cli
 from psycopg import sql
 
 import beliefdb.cli
+import beliefdb.errors
 from beliefdb.db import migrate as migrate_mod
 
 V1 = "# Return policy\n\nReturns are accepted within 7 days of delivery.\n"
@@ -361,6 +362,19 @@ def test_a_database_whose_grants_are_missing_is_a_one_line_error_naming_migrate(
         assert "beliefdb migrate" in line, line
         err = cli.error(*command, code="database_unavailable")
         assert "beliefdb migrate" in err["message"], err
+
+
+def test_serve_refuses_a_bad_port_or_log_level_in_one_line(cli_without_db: Cli, tmp_path: Path) -> None:
+    """serve --port 99999 (or -5) and --log-level bogus crashed with uvicorn's traceback, after starting the
+    embedded server: refused first, in one line, starting nothing."""
+    for port in ("99999", "-5"):
+        assert cli_without_db.one_line_error("serve", "--port", port) == f"error: port must be 0 to 65535, not {port}"
+    line = cli_without_db.one_line_error("serve", "--log-level", "bogus")
+    assert line == "error: unknown log level 'bogus' (choose from: critical, error, warning, info, debug, trace)"
+    assert not (tmp_path / "beliefdb-home").exists()  # no embedded server was started
+    from beliefdb.api import servers
+    with pytest.raises(beliefdb.errors.InvalidInput, match="port must be 0 to 65535, not 70000"):
+        servers.serve(port=70000)
 
 
 def test_beliefs_as_of_bad_timestamp_is_a_one_line_error(cli: Cli) -> None:

@@ -14,11 +14,12 @@ from pathlib import Path
 from beliefdb.api.memory import connect
 from beliefdb.db.bootstrap import resolve_url
 from beliefdb.db.connector import DEFAULT_WORKSPACE
-from beliefdb.errors import ServeUnavailable
+from beliefdb.errors import InvalidInput, ServeUnavailable
 
 SERVE_HINT = "pip install 'beliefdb[serve]'"
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8765
+LOG_LEVELS = ("critical", "error", "warning", "info", "debug", "trace")  # uvicorn's
 
 
 
@@ -39,6 +40,11 @@ def serve(host: str = DEFAULT_HOST, port: int = DEFAULT_PORT, *, url: str | None
     memories of at most ``max_memories`` principals stay open at once (each keeps a connection; default
     32). On the signal it waits at most ``stop_timeout`` seconds (default 5) for the requests it is
     answering, cancels the rest, and exits at most 5 s later whatever still runs."""
+    # refused before anything starts (uvicorn would fail with a traceback once the database is up)
+    if not 0 <= port <= 65535:
+        raise InvalidInput(f"port must be 0 to 65535, not {port}")
+    if log_level.lower() not in LOG_LEVELS:
+        raise InvalidInput(f"unknown log level '{log_level}' (choose from: {', '.join(LOG_LEVELS)})")
     require_serve()
     import uvicorn
 

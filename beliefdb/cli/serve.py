@@ -14,8 +14,8 @@ from beliefdb.cli.common import OPERATIONS, DbUrl, Home, Memory, errors, text_ar
 def serve(
     host: Annotated[str, typer.Option(help="Address to listen on. Beyond loopback, put a TLS-terminating reverse"
                                            " proxy in front (see the README).")] = servers.DEFAULT_HOST,
-    port: Annotated[int, typer.Option(help="Port to listen on.")] = servers.DEFAULT_PORT,
-    log_level: Annotated[str, typer.Option(help="uvicorn's log level: critical, error, warning, info, debug.")]
+    port: Annotated[int, typer.Option(help="Port to listen on (0 to 65535).")] = servers.DEFAULT_PORT,
+    log_level: Annotated[str, typer.Option(help=f"uvicorn's log level: {', '.join(servers.LOG_LEVELS)}.")]
         = "info",
     max_memories: Annotated[int, typer.Option(
         min=1, envvar="BELIEFDB_SERVE_MAX_MEMORIES", show_envvar=True,
