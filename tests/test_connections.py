@@ -244,3 +244,22 @@ def test_a_killed_ingest_releases_the_workspace_lock_at_once(db_url: str, tmp_pa
     assert cli.json("audit", "verify")["ok"]
     # and the workspace takes the next writer at once
     assert cli.json("ingest", big_document(tmp_path / "next.md", 2), "--no-embed")["accepted"]
+
+
+def test_a_call_after_the_servers_connections_were_ended_gets_a_fresh_one(db_url: str) -> None:
+    """A long-lived memory (``beliefdb serve``'s, a worker's) whose pooled connections the server ended (the
+    database restarted, a DBA's pg_terminate_backend) answered its next calls with "terminating connection
+    due to administrator command" (HTTP 503) while the database was back: the pool checks a connection
+    before it hands it out, and the call gets a fresh one."""
+    with beliefdb.connect(db_url) as bdb, psycopg.connect(db_url, autocommit=True) as admin:
+        bdb.database._pool.resize(min_size=2, max_size=4)
+        bdb.database._pool.wait()
+        assert bdb.beliefs() == []
+        pids = [row[0] for row in admin.execute(
+            "select pid from pg_stat_activity where datname = current_database() and application_name = 'beliefdb'"
+            " and pid <> pg_backend_pid()").fetchall()]
+        assert len(pids) >= 2
+        for pid in pids:
+            admin.execute("select pg_terminate_backend(%s, 10000)", (pid,))
+        for _ in range(2):  # each of the pool's connections
+            assert bdb.beliefs() == []

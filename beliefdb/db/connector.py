@@ -196,6 +196,7 @@ def app_pool(url: str, *, max_size: int = 2) -> ConnectionPool:
         conn.commit()
 
     pool = ConnectionPool(url, min_size=1, max_size=max_size, configure=configure, open=False,
+                          check=ConnectionPool.check_connection,
                           kwargs={"fallback_application_name": _session_name}, name="beliefdb-unbound")
     try:
         pool.open(wait=True, timeout=10)
@@ -216,9 +217,11 @@ class Database:
         self.workspace_name = workspace
         self._session = session_settings()
         self.workspace_id, self._vector, self._composites = self._lookup_workspace(workspace)
+        # each connection is checked as it is handed out (one round trip): one the server ended since (a
+        # restart, pg_terminate_backend) is replaced, instead of failing the call that gets it
         self._pool = ConnectionPool(url, min_size=1, max_size=max_size, configure=self._configure,
-                                    open=False, kwargs={"fallback_application_name": _session_name},
-                                    name="beliefdb")
+                                    open=False, check=ConnectionPool.check_connection,
+                                    kwargs={"fallback_application_name": _session_name}, name="beliefdb")
         try:
             self._pool.open(wait=True, timeout=10)
         except Exception as exc:
