@@ -75,7 +75,9 @@ def belief(request: Request, belief: str, v: Reader, as_of: str = "") -> Respons
     premises = [nodes[e.source] for e in graph.edges
                 if e.target == found.belief.id and e.source in nodes and nodes[e.source].kind == "belief"
                 and e.relation == "is a premise of"]
-    sources = sorted({e.source for e in evidence})
+    # the sources it could still be retracted from (not those retracted and not restored)
+    retracted = {r.name for r in found.retractions if r.what == "source" and r.restored_at is None}
+    sources = sorted({e.source for e in evidence} - retracted)
     context = {"viewer": v, "title": found.belief.statement, "why": found, "excerpts": excerpts,
                "picture": picture(graph, "why"), "premises": premises, "as_of": moment,
                "now_url": f"/beliefs/{found.belief.id}", "sources": sources, "mark_words": MARK_WORDS,
