@@ -10,7 +10,7 @@ from collections.abc import Iterator
 import pytest
 from fastapi.testclient import TestClient
 from product_story import Story, before_v33, forum_post, publish_v33
-from test_web import HTML, sign_in
+from test_web import HTML, form_token, sign_in
 
 import beliefdb
 from beliefdb import api
@@ -50,3 +50,29 @@ def test_the_belief_page_says_when_and_why_its_evidence_was_retracted(client: Te
             " — poisoned forum post") in page
     # an already retracted source is not offered for retraction again
     assert "Retract forum-post.txt…" not in page
+
+
+def test_a_retraction_says_what_would_stop_being_current_as_the_cli_does(client: TestClient, db_url: str,
+                                                                        story: Story) -> None:
+    with beliefdb.connect(db_url, principal="alice") as db:
+        publish_v33(db)
+        # the refund method corrected: that belief is superseded, yet its quote still holds it up
+        fix = db.preview_correction(story.refund, "Refunds go to the card.", "card")
+        db.apply_correction(story.refund, "Refunds go to the card.", reviewer="alice", expect_revision=fix.revision,
+                            value="card")
+        seen = db.preview_retract(source="return-policy.md")
+        labels = {n.id: n.label for n in db.labels(seen.stopped_current)}
+    beliefs = [i for i in seen.stopped_current if i in labels]
+    quotes = len(seen.stopped_current) - len(beliefs)
+    assert beliefs and quotes and set(seen.stopped_current) != set(seen.stopped_holding)
+    sign_in(client, api.create_token("default", "alice", url=db_url).token)
+    preview = client.get("/sources/retract", params={"source": "return-policy.md"}, headers=HTML).text
+    shown = re.search(r'<ul class="change-stops_current">(.*?)</ul>', preview, re.S)
+    assert shown is not None and f"would stop being current</span> ({len(seen.stopped_current)})" in preview
+    assert sorted(re.findall(r'data-id="([0-9a-f-]+)"', shown.group(1))) == sorted(map(str, beliefs))
+    assert f"{quotes} quotes of the source" in shown.group(1)
+    done = client.post("/sources/retract", data={"source": "return-policy.md", "reason": "wrong file",
+                                                 "form_token": form_token(preview)}, headers=HTML).text
+    result = re.search(r'<ul class="change-stops_current">(.*?)</ul>', done, re.S)
+    assert result is not None and f"stopped being current</span> ({len(seen.stopped_current)})" in done
+    assert sorted(re.findall(r'data-id="([0-9a-f-]+)"', result.group(1))) == sorted(map(str, beliefs))

@@ -28,6 +28,8 @@ class Group:
     items: list[Item] = field(default_factory=list)
     #: nodes without a page of their own (quotes) counted, not listed
     unnamed: int = 0
+    #: what the page's list of this group is called (the mark when empty)
+    ident: str = ""
 
 
 class Names:
@@ -76,6 +78,7 @@ def changes(c: Changes, names: Names, *, preview: bool) -> list[Group]:
     """The groups of a change report (``preview``: in the conditional)."""
     groups = []
     for heading, mark, ids in (
+        ("would stop being current" if preview else "stopped being current", "stops_current", c.stopped_current),
         ("would stop holding" if preview else "stopped holding", "stops_holding", c.stopped_holding),
         ("decisions that would be flagged" if preview else "decisions flagged", "would_flag" if preview
          else "flagged", c.flagged),
@@ -85,7 +88,8 @@ def changes(c: Changes, names: Names, *, preview: bool) -> list[Group]:
     ):
         items, unnamed = names.items(ids)
         if items or unnamed:
-            groups.append(Group(heading, mark, items, unnamed))
+            shown = "stops_holding" if mark == "stops_current" else mark
+            groups.append(Group(heading, shown, items, unnamed, ident=mark))
     kept = names.surviving(c.survives)
     if kept:
         groups.append(Group("decisions that lose a reason but survive on other support", "survives", kept))
