@@ -76,3 +76,35 @@ def test_a_retraction_says_what_would_stop_being_current_as_the_cli_does(client:
     result = re.search(r'<ul class="change-stops_current">(.*?)</ul>', done, re.S)
     assert result is not None and f"stopped being current</span> ({len(seen.stopped_current)})" in done
     assert sorted(re.findall(r'data-id="([0-9a-f-]+)"', result.group(1))) == sorted(map(str, beliefs))
+
+
+def test_approving_a_review_item_says_what_the_approval_did(client: TestClient, db_url: str, story: Story) -> None:
+    with beliefdb.connect(db_url, principal="alice") as db:
+        publish_v33(db)
+        waive = forum_post(db)
+        since = "2025-03-01T00:00:00+00:00"
+        five, six = (db.remember(f"warehouse closes at {v}", "warehouse", "closing", v, q, source=s, text=q + "\n",
+                                 authority="user", valid_from=since).accepted[0].id
+                     for s, q, v in (("a.md", "It closes at 5pm.", "5pm"), ("b.md", "It closes at 6pm.", "6pm")))
+    with beliefdb.connect(db_url, principal="bob") as db:
+        proposal = db.retract(source="forum-post.txt", reason="a forum is no policy")
+    assert proposal.proposed and proposal.review_item is not None
+    sign_in(client, api.create_token("default", "alice", url=db_url).token)
+    page = client.get("/review", headers=HTML).text
+    approved = client.post(f"/review/{proposal.review_item}", data={"verdict": "approved",
+                                                                    "form_token": form_token(page)}, headers=HTML)
+    assert approved.status_code == 200, approved.text
+    # as 'review approve' says: the retraction applied, what stopped being current, the decision it flagged
+    flagged = re.search(r'<ul class="change-flagged">(.*?)</ul>', approved.text, re.S)
+    assert flagged is not None and f'data-id="{waive}"' in flagged.group(1)
+    assert "Waive return shipping for order 1044" in flagged.group(1)
+    assert "stopped being current" in approved.text
+    with beliefdb.connect(db_url) as db:
+        (item,) = [i for i in db.review_items() if i.kind == "conflict"]
+    won = client.post(f"/review/{item.id}", data={"verdict": "approved", "winner": str(six),
+                                                  "form_token": form_token(page)}, headers=HTML)
+    assert won.status_code == 200, won.text
+    assert "“warehouse closes at 6pm” won: it supersedes “warehouse closes at 5pm”" in text_of(won.text)
+    with beliefdb.connect(db_url) as db:
+        assert {b.id: b.status for b in db.beliefs(subject="warehouse", include_all=True)} == {
+            five: "superseded", six: "current"}

@@ -94,7 +94,7 @@ def review(request: Request, v: Reader) -> Response:
     labels = {i.id: (names.label(i.node) if names and i.node else "") for i in items}
     others = {i.id: (names.label(i.other_node) if names and i.other_node else "") for i in items}
     return view.page(request, "review.html", {"viewer": v, "title": "Review queue", "nav": "review",
-                                              "items": items, "labels": labels, "others": others})
+                                              "items": items, "labels": labels, "others": others, "groups": []})
 
 
 @router.post("/review/{item}")
@@ -107,6 +107,7 @@ def resolve(request: Request, item: str, v: Writer, verdict: Text = "", note: Te
     names = describe.Names(v.db, [n for i in items for n in (i.node, i.other_node) if n]) if items else None
     labels = {i.id: (names.label(i.node) if names and i.node else "") for i in items}
     others = {i.id: (names.label(i.other_node) if names and i.other_node else "") for i in items}
-    said = f"Review item {str(done.item)[:8]} ({done.kind.replace('_', ' ')}) {done.status}."
+    said, groups = describe.resolution(done, describe.Names(v.db))
     return view.page(request, "review.html", {"viewer": v, "title": "Review queue", "nav": "review",
-                                              "items": items, "labels": labels, "others": others, "message": said})
+                                              "items": items, "labels": labels, "others": others, "message": said,
+                                              "groups": groups, "mark_words": MARK_WORDS})

@@ -9,7 +9,8 @@ from dataclasses import dataclass, field
 from uuid import UUID
 
 from beliefdb.api import BeliefDB
-from beliefdb.models import Changes, CorrectionPreview, ImpactRow, StillSupported
+from beliefdb.db.reports import changes as change_report
+from beliefdb.models import Changes, CorrectionPreview, ImpactRow, ReviewResolution, StillSupported
 
 
 @dataclass(frozen=True)
@@ -126,3 +127,25 @@ def impact(rows: Iterable[ImpactRow], names: Names) -> list[Group]:
     groups.append(Group("decisions that lose a reason but survive on other support", "survives",
                         names.surviving(kept)))
     return groups
+
+
+def resolution(done: ReviewResolution, names: Names) -> tuple[str, list[Group]]:
+    """What approving or rejecting a review item did, as ``review approve`` says it: who won a conflict,
+    and what an approved correction, version or retraction changed (the database's change report)."""
+    said = f"Review item {str(done.item)[:8]} ({done.kind.replace('_', ' ')}) {done.status}."
+    report = None
+    if done.correction:  # an approved proposed correction
+        report = done.correction.get("changes")
+        replacement = done.correction.get("replacement")
+        if replacement:
+            said += f" The correction is applied: “{names.label(UUID(str(replacement)))}” replaces it."
+    elif done.applied and done.kind == "conflict":
+        winner, loser = (names.label(UUID(str(done.applied[k]))) for k in ("winner", "loser"))
+        said += f" “{winner}” won: it supersedes “{loser}”."
+    elif done.applied and done.kind == "version_proposed":  # an ingest report
+        report = done.applied.get("changes")
+        said += f" Version {done.applied.get('version')} of {done.applied.get('source')} is applied."
+    elif done.applied:  # a retraction's change report
+        report = done.applied
+        said += " The retraction is applied."
+    return said, changes(change_report(report), names, preview=False) if report else []
