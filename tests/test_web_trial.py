@@ -8,6 +8,7 @@ import re
 from collections.abc import Iterator
 
 import pytest
+from conftest import Cli
 from fastapi.testclient import TestClient
 from product_story import Story, before_v33, forum_post, publish_v33
 from test_web import HTML, form_token, sign_in
@@ -108,3 +109,11 @@ def test_approving_a_review_item_says_what_the_approval_did(client: TestClient, 
     with beliefdb.connect(db_url) as db:
         assert {b.id: b.status for b in db.beliefs(subject="warehouse", include_all=True)} == {
             five: "superseded", six: "current"}
+
+
+def test_the_sign_in_page_gives_a_token_command_that_works(client: TestClient, cli: Cli) -> None:
+    said = re.search(r"<code>(beliefdb token create [^<]*)</code>", client.get("/signin", headers=HTML).text)
+    assert said is not None
+    args = said.group(1).split()[1:]
+    made = cli(*[{"PRINCIPAL": "alice", "WORKSPACE": "default"}.get(a, a) for a in args])
+    assert made.stdout.startswith("bdb_")
