@@ -117,3 +117,23 @@ def test_the_sign_in_page_gives_a_token_command_that_works(client: TestClient, c
     args = said.group(1).split()[1:]
     made = cli(*[{"PRINCIPAL": "alice", "WORKSPACE": "default"}.get(a, a) for a in args])
     assert made.stdout.startswith("bdb_")
+
+
+def test_a_belief_as_of_before_a_change_shows_its_evidence_as_it_was_then(client: TestClient, db_url: str,
+                                                                           story: Story) -> None:
+    with beliefdb.connect(db_url, principal="alice") as db:
+        before = db.why(story.seven).belief.recorded_at
+        (quote,) = db.why(story.seven).evidence
+        then = max(before, quote.created_at)
+        publish_v33(db)
+        db.retract(source="return-policy.md", reason="checking")
+        # what we believed then: v3.2 was in force, nothing was retracted (the library, so the CLI and API)
+        (was,) = db.why(story.seven, as_of=then).evidence
+        (now,) = db.why(story.seven).evidence
+    assert was.in_force and not now.in_force
+    sign_in(client, api.create_token("default", "alice", url=db_url).token)
+    page = text_of(client.get(f"/beliefs/{story.seven}", params={"as_of": then.isoformat()}, headers=HTML).text)
+    assert "return-policy.md version 1 (v3.2) — supports, official" in page
+    assert "no longer in force" not in page and ", retracted" not in page
+    today = text_of(client.get(f"/beliefs/{story.seven}", headers=HTML).text)
+    assert "return-policy.md version 1 (v3.2) — supports, official, no longer in force, retracted" in today

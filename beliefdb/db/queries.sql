@@ -143,10 +143,13 @@ select coalesce(d.created_at, a.created_at) as created_at, r.id
   left join beliefdb.action a on a.workspace_id = beliefdb.current_workspace_id() and a.id = r.id;
 
 -- belief_evidence --
--- The evidence of one belief, recorded by as_of (all of it when null)
+-- The evidence of one belief, recorded by as_of (all of it when null); in_force: whether its version was in force then (beliefdb.in_force_at), now when as_of is null
 select belief_id, role, quote, fragment_id, start_offset, end_offset, source,
        origin_type::text as origin_type, authority::text as authority,
-       provenance::text as provenance, version, version_label, version_sha256, in_force, created_at, speaker, spoken_at
+       provenance::text as provenance, version, version_label, version_sha256,
+       case when %(as_of)s::timestamptz is null then in_force
+            else beliefdb.in_force_at(workspace_id, source_version_id, %(as_of)s) end as in_force,
+       created_at, speaker, spoken_at
   from beliefdb.belief_evidence
  where belief_id = %(id)s and (%(as_of)s::timestamptz is null or created_at <= %(as_of)s)
  order by in_force desc, version desc, start_offset;

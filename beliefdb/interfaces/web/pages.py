@@ -66,10 +66,14 @@ def belief(request: Request, belief: str, v: Reader, as_of: str = "") -> Respons
     found = v.db.why(belief, as_of=moment)
     evidence = found.evidence
     shown = v.db.source_excerpts([e.fragment_id for e in evidence])
+    # retracted then (as_of): by the retractions recorded and not restored by then
+    then = {(r.name, r.version if r.what != "source" else None) for r in found.retractions if r.restored_at is None}
     # each quote of the belief in that version is marked where the excerpt shows it
     excerpts = [(x, highlight(x, [(e.start_offset, e.end_offset) for e in evidence
                                   if (e.source, e.version) == (x.source, x.version)]),
-                 next(e for e in evidence if e.fragment_id == x.fragment_id)) for x in shown]
+                 next(e for e in evidence if e.fragment_id == x.fragment_id),
+                 x.retracted if moment is None else bool({(x.source, None), (x.source, x.version)} & then))
+                for x in shown]
     graph = v.db.why_graph(found.belief.id, as_of=moment)
     nodes = {n.id: n for n in graph.nodes}
     premises = [nodes[e.source] for e in graph.edges
