@@ -137,3 +137,27 @@ def test_a_belief_as_of_before_a_change_shows_its_evidence_as_it_was_then(client
     assert "no longer in force" not in page and ", retracted" not in page
     today = text_of(client.get(f"/beliefs/{story.seven}", headers=HTML).text)
     assert "return-policy.md version 1 (v3.2) — supports, official, no longer in force, retracted" in today
+
+
+def test_a_decision_as_of_before_v33_is_as_it_was_then(client: TestClient, db_url: str, story: Story) -> None:
+    with beliefdb.connect(db_url, principal="alice") as db:
+        (quote,) = db.why(story.seven).evidence
+        then = max(quote.created_at, *(d.created_at for d in db.decisions()), *(a.created_at for a in db.actions()))
+        publish_v33(db)  # the refusal is flagged, its email held: now, not then
+        statuses = {d.id: d.status for d in db.decisions()}
+    assert statuses[story.refuse] == "needs_review"
+    sign_in(client, api.create_token("default", "alice", url=db_url).token)
+    page = client.get(f"/decisions/{story.refuse}", params={"as_of": then.isoformat()}, headers=HTML).text
+    said = text_of(page)
+    assert "Status: active" in said and "flagged" not in said.split("The picture")[0]
+    counted = re.search(r"<h2>Reasons that count</h2>\s*<ul>(.*?)</ul>", page, re.S)
+    assert counted is not None and f'id="reason-{story.seven}"' in counted.group(1)
+    actions = re.search(r"<h2>Actions</h2>\s*<ul>(.*?)</ul>", page, re.S)
+    assert actions is not None and "[scheduled]" in actions.group(1) and "held" not in actions.group(1)
+    # the workspace as of then: neither flagged nor held
+    whole = client.get("/", params={"as_of": then.isoformat()}, headers=HTML).text
+    marks = dict(re.findall(r'data-id="([0-9a-f-]+)" data-marks="([^"]*)"', whole))
+    assert "flagged" not in marks[str(story.refuse)] and "held" not in marks[str(story.email)]
+    now = client.get("/", headers=HTML).text
+    marks = dict(re.findall(r'data-id="([0-9a-f-]+)" data-marks="([^"]*)"', now))
+    assert "flagged" in marks[str(story.refuse)] and "held" in marks[str(story.email)]

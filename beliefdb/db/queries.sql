@@ -908,8 +908,10 @@ select s.id, s.name, s.origin_type::text as origin_type, s.authority::text as au
  where s.id = any(%(ids)s::uuid[]);
 
 -- graph_evidence --
--- The supporting evidence of these beliefs recorded by as_of (all when null), by source: the quote, whether its fragment holds, the correction it is
-select e.belief_id, v.source_id, e.quote, n.holds as live, c.id as correction, e.fragment_id
+-- The supporting evidence of these beliefs recorded by as_of (all when null), by source: the quote, whether its fragment holds (as of a moment: whether its version was in force then, beliefdb.in_force_at), the correction it is
+select e.belief_id, v.source_id, e.quote,
+       case when %(as_of)s::timestamptz is null then n.holds
+            else beliefdb.in_force_at(v.workspace_id, v.id, %(as_of)s) end as live, c.id as correction, e.fragment_id
   from beliefdb.evidence e
   join beliefdb.fragment f on f.workspace_id = e.workspace_id and f.id = e.fragment_id
   join beliefdb.source_version v on v.workspace_id = f.workspace_id and v.id = f.source_version_id
@@ -917,7 +919,7 @@ select e.belief_id, v.source_id, e.quote, n.holds as live, c.id as correction, e
   left join beliefdb.correction c on c.workspace_id = e.workspace_id and c.fragment_id = e.fragment_id
  where e.belief_id = any(%(ids)s::uuid[]) and e.role = 'supports'
    and (%(as_of)s::timestamptz is null or e.created_at <= %(as_of)s)
- order by e.belief_id, n.holds desc, v.version desc, f.start_offset;
+ order by e.belief_id, live desc, v.version desc, f.start_offset;
 
 -- graph_fragment_sources --
 -- The source of each of these fragments
@@ -927,11 +929,21 @@ select f.id, v.source_id
  where f.id = any(%(ids)s::uuid[]);
 
 -- graph_out --
--- The reasons these nodes are part of (recorded by as_of, all when null): antecedent, consequent and its kind, edge kind, whether the reason is live (every antecedent current)
+-- The reasons these nodes are part of (recorded by as_of, all when null): antecedent, consequent and its kind, edge kind, whether the reason is live (every antecedent current; as of a moment: then)
 -- (each node's edges by the index on antecedents, one node after the other: as `antecedent = any(...)`
 -- the planner, which cannot see a workspace's size, scanned the primary key instead, 0.6-0.8 s at 1M nodes)
 select a.antecedent, a.consequent, n.kind::text as consequent_kind, a.edge_kind::text as edge_kind,
-       j.unmet = 0 as live, j.id as justification
+       case when %(as_of)s::timestamptz is null then j.unmet = 0
+            -- as of a moment: every belief it needs believed then, no decision it needs flagged then
+            else not exists (select from beliefdb.justification_antecedent y
+                               join beliefdb.belief b on b.workspace_id = y.workspace_id and b.id = y.antecedent
+                              where y.workspace_id = j.workspace_id and y.justification_id = j.id
+                                and not beliefdb.believed_at(b, %(as_of)s))
+                 and not exists (select from beliefdb.justification_antecedent y
+                                   join beliefdb.review_item r on r.workspace_id = y.workspace_id and r.node = y.antecedent
+                                  where y.workspace_id = j.workspace_id and y.justification_id = j.id
+                                    and r.kind = 'decision_flagged' and r.created_at <= %(as_of)s
+                                    and (r.resolved_at is null or r.resolved_at > %(as_of)s)) end as live, j.id as justification
   from unnest(%(ids)s::uuid[]) x (id)
  cross join lateral (select a.workspace_id, a.antecedent, a.consequent, a.edge_kind, a.justification_id
                        from beliefdb.justification_antecedent a
@@ -944,15 +956,25 @@ select a.antecedent, a.consequent, n.kind::text as consequent_kind, a.edge_kind:
  order by j.created_at, j.id, a.antecedent;
 
 -- graph_in --
--- The reasons of these nodes (recorded by as_of, all when null): antecedent and its kind, consequent, edge kind, whether the reason is live; live ones first
+-- The reasons of these nodes (recorded by as_of, all when null): antecedent and its kind, consequent, edge kind, whether the reason is live (as of a moment: then); live ones first
 select a.antecedent, n.kind::text as antecedent_kind, j.consequent, a.edge_kind::text as edge_kind,
-       j.unmet = 0 as live, j.id as justification
+       case when %(as_of)s::timestamptz is null then j.unmet = 0
+            -- as of a moment: every belief it needs believed then, no decision it needs flagged then
+            else not exists (select from beliefdb.justification_antecedent y
+                               join beliefdb.belief b on b.workspace_id = y.workspace_id and b.id = y.antecedent
+                              where y.workspace_id = j.workspace_id and y.justification_id = j.id
+                                and not beliefdb.believed_at(b, %(as_of)s))
+                 and not exists (select from beliefdb.justification_antecedent y
+                                   join beliefdb.review_item r on r.workspace_id = y.workspace_id and r.node = y.antecedent
+                                  where y.workspace_id = j.workspace_id and y.justification_id = j.id
+                                    and r.kind = 'decision_flagged' and r.created_at <= %(as_of)s
+                                    and (r.resolved_at is null or r.resolved_at > %(as_of)s)) end as live, j.id as justification
   from beliefdb.justification j
   join beliefdb.justification_antecedent a on a.workspace_id = j.workspace_id and a.justification_id = j.id
   join beliefdb.node n on n.workspace_id = a.workspace_id and n.id = a.antecedent
  where j.consequent = any(%(ids)s::uuid[]) and a.edge_kind <> 'evidence'
    and (%(as_of)s::timestamptz is null or j.created_at <= %(as_of)s)
- order by j.unmet = 0 desc, j.created_at, j.id, a.antecedent;
+ order by live desc, j.created_at, j.id, a.antecedent;
 
 -- graph_relations --
 -- Supersessions and conflicts involving these beliefs, recorded by as_of (all when null), with both statements
@@ -975,6 +997,34 @@ select c.id, c.belief_id, c.replacement_belief_id as replacement, c.reviewer, c.
 select b.id, beliefdb.status_at(b, %(as_of)s)::text as status
   from beliefdb.belief b
  where b.id = any(%(ids)s::uuid[]) and beliefdb.believed_at(b, %(as_of)s);
+
+-- graph_status_as_of --
+-- The status these decisions and actions had at as_of, from their review items: a decision flagged then (an item opened by then and not resolved by then) needs_review, else approved or rejected by the last verdict given by then, else active; an action held then held, cancelled by a rejection given by then, else its status now (scheduled if it is held or cancelled now)
+select d.id, case when o.id is not null then 'needs_review' when v.status in ('approved', 'rejected') then v.status
+                  else 'active' end as status
+  from beliefdb.decision d
+  left join lateral (select r.id from beliefdb.review_item r
+                      where r.workspace_id = d.workspace_id and r.node = d.id and r.kind = 'decision_flagged'
+                        and r.created_at <= %(as_of)s and (r.resolved_at is null or r.resolved_at > %(as_of)s)
+                      limit 1) o on true
+  left join lateral (select r.status from beliefdb.review_item r
+                      where r.workspace_id = d.workspace_id and r.node = d.id and r.kind = 'decision_flagged'
+                        and r.resolved_at <= %(as_of)s
+                      order by r.resolved_at desc limit 1) v on true
+ where d.id = any(%(ids)s::uuid[])
+union all
+select a.id, case when o.id is not null then 'held' when v.status = 'rejected' then 'cancelled'
+                  when a.status in ('held', 'cancelled') then 'scheduled' else a.status end
+  from beliefdb.action a
+  left join lateral (select r.id from beliefdb.review_item r
+                      where r.workspace_id = a.workspace_id and r.node = a.id and r.kind = 'action_held'
+                        and r.created_at <= %(as_of)s and (r.resolved_at is null or r.resolved_at > %(as_of)s)
+                      limit 1) o on true
+  left join lateral (select r.status from beliefdb.review_item r
+                      where r.workspace_id = a.workspace_id and r.node = a.id and r.kind = 'action_held'
+                        and r.resolved_at <= %(as_of)s
+                      order by r.resolved_at desc limit 1) v on true
+ where a.id = any(%(ids)s::uuid[]);
 
 -- graph_run --
 -- A run as a picture draws it: its task, agent, and the run it replays

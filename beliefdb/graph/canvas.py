@@ -92,6 +92,16 @@ class Canvas:
         if note and note not in node.notes:
             node.notes.append(note)
 
+    def restate(self, node_id: UUID, status: str) -> None:
+        """The node as it was at another moment: that status, and its state mark (none of today's)."""
+        node = self.nodes[node_id]
+        node.status = status
+        node.marks = [m for m in node.marks if m not in _STATE_MARKS.values()]
+        mark = _STATE_MARKS.get((node.kind, status))
+        if mark:
+            node.marks.append(mark)
+        node.notes = []
+
     def label(self, node_id: UUID) -> str:
         node = self.nodes.get(node_id)
         return node.label if node else str(node_id)[:8]

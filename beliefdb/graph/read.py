@@ -84,6 +84,12 @@ def believed_at(db: Database, beliefs: Iterable[UUID], as_of: datetime, conn: Co
     return {r["id"]: r["status"] for r in rows}
 
 
+def status_then(db: Database, ids: Iterable[UUID], as_of: datetime, conn: Conn) -> dict[UUID, str]:
+    """The status these decisions and actions had at ``as_of`` (flagged, held, approved or rejected then)."""
+    rows = db.fetch_all(dict, Q.graph_status_as_of, {"ids": _ids(ids), "as_of": as_of}, conn)
+    return {r["id"]: r["status"] for r in rows}
+
+
 def run(db: Database, run_id: UUID, conn: Conn) -> Row | None:
     row: Row | None = db.fetch_one(dict, Q.graph_run, {"id": run_id}, conn)
     return row

@@ -87,3 +87,7 @@ def _as_of(db: Database, canvas: Canvas, focus: UUID, as_of: datetime, c: read.C
         node.marks = [m for m in node.marks if m not in ("superseded", "retracted", "expired", "quarantined",
                                                           "corrected")]
         node.notes = []
+    # decisions and actions too: flagged, held, approved or rejected then, not now
+    acting = [n.id for n in canvas.nodes.values() if n.kind in ("decision", "action")]
+    for node_id, status in read.status_then(db, acting, as_of, c).items():
+        canvas.restate(node_id, status)

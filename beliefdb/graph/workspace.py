@@ -59,7 +59,12 @@ def workspace_graph(db: Database, *, subject: str | None = None, status: str | N
         # a correction's replacement outside the page stays out: at most limit beliefs
         canvas.wanted -= {r["replacement"] for r in corrections if r["replacement"] not in shown}
         read.fill(db, canvas, c)
+        # decisions and actions as they were then: flagged, held, approved or rejected then, not now
+        acting = [n.id for n in canvas.nodes.values() if n.kind in ("decision", "action")]
+        acted = read.status_then(db, acting, as_of, c) if as_of is not None else {}
     canvas.state_notes(history, corrections)
+    for node_id, status in acted.items():
+        canvas.restate(node_id, status)
     for belief, was in then.items():
         node = canvas.nodes[belief]
         node.status = was
