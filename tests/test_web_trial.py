@@ -161,3 +161,20 @@ def test_a_decision_as_of_before_v33_is_as_it_was_then(client: TestClient, db_ur
     now = client.get("/", headers=HTML).text
     marks = dict(re.findall(r'data-id="([0-9a-f-]+)" data-marks="([^"]*)"', now))
     assert "flagged" in marks[str(story.refuse)] and "held" in marks[str(story.email)]
+
+
+def test_a_belief_as_of_then_lists_what_was_built_on_it_as_it_was_then(client: TestClient, db_url: str,
+                                                                       story: Story) -> None:
+    with beliefdb.connect(db_url, principal="alice") as db:
+        (quote,) = db.why(story.seven).evidence
+        then = max(quote.created_at, *(d.created_at for d in db.decisions()), *(a.created_at for a in db.actions()))
+        publish_v33(db)
+    sign_in(client, api.create_token("default", "alice", url=db_url).token)
+    page = client.get(f"/beliefs/{story.seven}", params={"as_of": then.isoformat()}, headers=HTML).text
+    built = re.search(r"<h3>Decisions and their actions</h3>\s*<ul>(.*?)</ul>\s*<h3>", page, re.S)
+    assert built is not None
+    said = text_of(built.group(1))
+    assert "Refuse the return of order 1042 (day 10) [active]" in said
+    assert "action: Email the customer a refusal [scheduled]" in said
+    now = text_of(client.get(f"/beliefs/{story.seven}", headers=HTML).text)
+    assert "Refuse the return of order 1042 (day 10) [needs review]" in now

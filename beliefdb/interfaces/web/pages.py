@@ -84,6 +84,8 @@ def belief(request: Request, belief: str, v: Reader, as_of: str = "") -> Respons
     sources = sorted({e.source for e in evidence} - retracted)
     context = {"viewer": v, "title": found.belief.statement, "why": found, "excerpts": excerpts,
                "picture": picture(graph, "why"), "premises": premises, "as_of": moment,
+               # what is built on it, as it was then: the picture's statuses as of the moment
+               "then": {str(n.id): n.status for n in graph.nodes} if moment is not None else {},
                "now_url": f"/beliefs/{found.belief.id}", "sources": sources, "mark_words": MARK_WORDS,
                "writable": not v.read_only and moment is None and found.belief.status in ("current", "conflicting")}
     return view.page(request, "belief.html", context)
