@@ -178,3 +178,21 @@ def test_a_belief_as_of_then_lists_what_was_built_on_it_as_it_was_then(client: T
     assert "action: Email the customer a refusal [scheduled]" in said
     now = text_of(client.get(f"/beliefs/{story.seven}", headers=HTML).text)
     assert "Refuse the return of order 1042 (day 10) [needs review]" in now
+
+
+def test_a_proposal_in_the_review_queue_links_to_what_approving_it_would_change(client: TestClient, db_url: str,
+                                                                               story: Story) -> None:
+    with beliefdb.connect(db_url, principal="bob") as db:
+        fix = db.preview_correction(story.refund, "Refunds go to the card.", "card")
+        assert fix.proposed and fix.if_approved
+        db.apply_correction(story.refund, "Refunds go to the card.", reviewer="bob", expect_revision=fix.revision,
+                            value="card")
+        db.retract(source="return-policy.md", reason="outdated")
+    sign_in(client, api.create_token("default", "alice", url=db_url).token)
+    page = client.get("/review", headers=HTML).text
+    items = dict(re.findall(r'data-kind="(\w+)">(.*?)</li>', page, re.S))
+    assert f'href="/impact?ref={story.refund}">What approving would change' in items["correction_proposed"]
+    assert 'href="/impact?ref=return-policy.md">What approving would change' in items["retraction_proposed"]
+    # and that page names what the correction's preview says the owner's approval would change
+    impact = client.get(f"/impact?ref={story.refund}", headers=HTML).text
+    assert all(f'data-id="{row.node}"' in impact for row in fix.if_approved)
