@@ -196,3 +196,19 @@ def test_a_proposal_in_the_review_queue_links_to_what_approving_it_would_change(
     # and that page names what the correction's preview says the owner's approval would change
     impact = client.get(f"/impact?ref={story.refund}", headers=HTML).text
     assert all(f'data-id="{row.node}"' in impact for row in fix.if_approved)
+
+
+def test_the_workspace_as_of_then_shows_its_sources_as_they_were_then(client: TestClient, db_url: str,
+                                                                      story: Story) -> None:
+    with beliefdb.connect(db_url, principal="alice") as db:
+        (quote,) = db.why(story.seven).evidence
+        then = max(quote.created_at, *(d.created_at for d in db.decisions()), *(a.created_at for a in db.actions()))
+        publish_v33(db)
+        db.retract(source="return-policy.md", reason="checking")
+    sign_in(client, api.create_token("default", "alice", url=db_url).token)
+    whole = text_of(client.get("/", params={"as_of": then.isoformat()}, headers=HTML).text)
+    source = re.search(r"return-policy\.md \[([^]]+)\]( ✗ retracted)? official, document, (v\d+ v3\.\d)", whole)
+    assert source is not None, whole
+    assert source.groups() == ("in use", None, "v1 v3.2")  # not retracted yet, v3.3 not published yet
+    now = text_of(client.get("/", headers=HTML).text)
+    assert "return-policy.md [retracted] ✗ retracted official, document, v2 v3.3" in now

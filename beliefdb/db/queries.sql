@@ -898,12 +898,17 @@ select a.id, 'action', a.description
  where a.workspace_id = beliefdb.current_workspace_id() and a.id = any(%(ids)s::uuid[]);
 
 -- graph_sources --
--- These sources as a picture draws them: name, origin, authority, whether retracted, its latest version and label
+-- These sources as a picture draws them: name, origin, authority, whether retracted, its latest version and label (as of a moment: retracted then, the latest version recorded by then; now when as_of is null)
 select s.id, s.name, s.origin_type::text as origin_type, s.authority::text as authority,
-       s.retracted_at is not null as retracted, v.version, v.label
+       case when %(as_of)s::timestamptz is null then s.retracted_at is not null
+            else exists (select from beliefdb.retraction_period r
+                          where r.workspace_id = s.workspace_id and r.source_id = s.id and r.retracted_at <= %(as_of)s
+                            and (r.restored_at is null or r.restored_at > %(as_of)s)) end as retracted,
+       v.version, v.label
   from beliefdb.source s
   left join lateral (select v.version, v.label from beliefdb.source_version v
                       where v.workspace_id = s.workspace_id and v.source_id = s.id
+                        and (%(as_of)s::timestamptz is null or v.recorded_at <= %(as_of)s)
                       order by v.version desc limit 1) v on true
  where s.id = any(%(ids)s::uuid[]);
 

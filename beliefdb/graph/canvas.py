@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 from uuid import UUID
 
@@ -54,6 +55,8 @@ class Canvas:
         #: nodes to read (beliefs, decisions, actions, corrections, steps) and sources to read
         self.wanted: set[UUID] = set()
         self.sources: set[UUID] = set()
+        #: the moment the picture shows (None: now): its sources are read as they were then
+        self.as_of: datetime | None = None
 
     # --- nodes -----------------------------------------------------------------------------------
 

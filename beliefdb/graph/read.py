@@ -41,8 +41,9 @@ def labels(db: Database, ids: Iterable[UUID], conn: Conn | None = None) -> list[
     return db.fetch_all(NodeLabel, Q.node_labels, {"ids": _ids(ids)}, conn)
 
 
-def sources(db: Database, ids: Iterable[UUID], conn: Conn) -> list[Row]:
-    rows: list[Row] = db.fetch_all(dict, Q.graph_sources, {"ids": _ids(ids)}, conn)
+def sources(db: Database, ids: Iterable[UUID], conn: Conn, as_of: datetime | None = None) -> list[Row]:
+    """These sources as they are (``as_of``: as they were then: retracted then, their version then)."""
+    rows: list[Row] = db.fetch_all(dict, Q.graph_sources, {"ids": _ids(ids), "as_of": as_of}, conn)
     return rows
 
 
@@ -102,4 +103,4 @@ def fill(db: Database, canvas: Canvas, conn: Conn) -> None:
         canvas.add_rows(nodes(db, wanted, conn))
     missing = [i for i in canvas.sources if i not in canvas.nodes]
     if missing:
-        canvas.add_sources(sources(db, missing, conn))
+        canvas.add_sources(sources(db, missing, conn, canvas.as_of))

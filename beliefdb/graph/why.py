@@ -21,6 +21,7 @@ def why_graph(db: Database, ref: str | UUID, *, as_of: datetime | None = None) -
     if as_of is not None:
         check_moment(as_of, "as_of")
     canvas = Canvas()
+    canvas.as_of = as_of
     with db.transaction() as c:
         (target,) = read.resolve(db, [str(ref)], ["belief", "decision", "action"], c)
         node_id, kind = target["id"], target["kind"]

@@ -38,6 +38,7 @@ def workspace_graph(db: Database, *, subject: str | None = None, status: str | N
     filters = {"subject": subject, "status": status, "since": since, "until": until, "as_of": as_of,
                "limit": limit + 1}
     canvas = Canvas()
+    canvas.as_of = as_of
     with db.transaction() as c:
         query = Q.workspace_beliefs if as_of is None else Q.workspace_beliefs_as_of
         found = [r["id"] for r in db.fetch_all(dict, query, filters, c)]
