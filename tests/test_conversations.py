@@ -487,6 +487,21 @@ def test_a_replacement_takes_the_attribute_of_what_it_replaces(bdb: beliefdb.Bel
 
 
 @pytest.mark.slow
+def test_remember_turn_reads_a_turn_in_the_light_of_the_turns_before(bdb: beliefdb.BeliefDB) -> None:
+    # a turn remembered as it is said is read as the whole conversation reads it: "Mila" is the daughter
+    # named before, and coffee the favourite drink said before (not a new subject, nor nothing at all)
+    for speaker, text, when in [("Alice", "My daughter Mila is 5.", day(0)),
+                                ("Alice", "My favourite drink is coffee.", day(1)),
+                                ("Bob", "Nice!", day(2)),
+                                ("Alice", "Mila turned 6 last week.", day(365)),
+                                ("Alice", "I switched from coffee to tea.", day(366))]:
+        bdb.remember_turn("live-chat", speaker, text, time=when, embed=False)
+    assert beliefs_of(bdb) == {
+        ("alice", "daughter_age", "5"): "superseded", ("alice", "daughter_age", "6"): "current",
+        ("alice", "favorite_drink", "coffee"): "superseded", ("alice", "favorite_drink", "tea"): "current"}
+
+
+@pytest.mark.slow
 def test_one_child_one_age_and_a_favourite_without_its_noun(bdb: beliefdb.BeliefDB) -> None:
     bdb.ingest_conversation([
         Turn("Alice", "Noah is 4, so every question starts with why.", day(0)),

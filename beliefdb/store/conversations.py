@@ -4,9 +4,10 @@ extractor, so a belief's evidence is the exact turn and its valid time starts at
 A conversation is a source; its text is the turns laid out one a line (:mod:`beliefdb.text.turns`).
 Appending a turn (:func:`remember_turn`) grows the version in force of that source by one line, in
 place (``beliefdb.append_turn``): every earlier offset, fragment and quote stays where it was, only
-the new turn's fragment and claims are written, and only the new turn is read by the extractor. The
-text is the same as a whole ingest of the conversation, so that is a no-op after (rule 18 of
-docs/rules.md).
+the new turn's fragment and claims are written, and claims come from the new turn only (read in the
+light of the turns before it, as the whole conversation would read it: "Mila" the daughter named
+before). The text is the same as a whole ingest of the conversation, so that is a no-op after (rule
+18 of docs/rules.md).
 """
 
 from __future__ import annotations
@@ -50,7 +51,8 @@ def ingest_conversation(db: Database, turns: Sequence[Turn], options: SourceOpti
 
 def remember_turn(db: Database, conversation: str, turn: Turn, *, extractor: str = "rules",
                   embed: bool = True) -> IngestReport:
-    """Append ``turn`` to ``conversation`` (created by its first turn) and extract from that turn only.
+    """Append ``turn`` to ``conversation`` (created by its first turn) and extract from that turn only (read
+    after the turns before it, as an ingest of the whole conversation reads it).
     A turn without a time was said now (beliefdb's clock): its claims start their valid time then, so a
     change meets what the earlier turns said as the later claim (rule 8 of docs/rules.md).
 

@@ -172,7 +172,7 @@ def prepare(text: str, name: str, candidates: Iterable[Candidate] = (), extracto
     read = turns if read is None else read
     speakers = transcript_speakers(text) if read is None else frozenset()
     extracted = (chosen.extract(text, source_name=name) if read is None
-                 else chosen.extract_turns(text, read, source_name=name))
+                 else chosen.extract_turns(text, turns or read, source_name=name, read=read))
     # (a transcript read as a document: its "Name: text" lines are turns, never Key: value facts)
     proposed = list(candidates) + [c for c in extracted if not (speakers and spoken_by(c.quote, speakers))]
     located, rejected = gate(text, proposed)

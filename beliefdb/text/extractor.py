@@ -62,11 +62,14 @@ class Extractor(ABC):
     def extract(self, text: str, *, source_name: str) -> list[Candidate]:
         """Candidates for ``text``; ``source_name`` (e.g. ``return-policy.md``) may name the subject."""
 
-    def extract_turns(self, text: str, turns: Sequence[TurnSpan], *, source_name: str) -> list[Candidate]:
-        """Candidates for a conversation ``text`` whose turns lie at ``turns``: by default :meth:`extract` of
-        each turn's text alone (so a ``Speaker:`` prefix is never read as a ``Key: value`` line), each
-        candidate quoting its whole turn (:func:`on_turn`)."""
-        return [on_turn(c, text, turn) for turn in turns
+    def extract_turns(self, text: str, turns: Sequence[TurnSpan], *, source_name: str,
+                      read: Sequence[TurnSpan] | None = None) -> list[Candidate]:
+        """Candidates for a conversation ``text`` whose turns lie at ``turns``, from the turns of ``read``
+        only when given (a turn appended: the others are what was said before it, for an extractor that
+        reads a turn in their light): by default :meth:`extract` of each turn's text alone (so a
+        ``Speaker:`` prefix is never read as a ``Key: value`` line), each candidate quoting its whole turn
+        (:func:`on_turn`)."""
+        return [on_turn(c, text, turn) for turn in (turns if read is None else read)
                 for c in self.extract(text[turn.start:turn.end], source_name=source_name)]
 
 

@@ -213,11 +213,14 @@ class LLMExtractor(Extractor):
     def extract(self, text: str, *, source_name: str) -> list[Candidate]:
         return self._extract(text, source_name, conversation=False)
 
-    def extract_turns(self, text: str, turns: Sequence[TurnSpan], *, source_name: str) -> list[Candidate]:
-        """The lines of these turns sent like a document (in pieces of ``chunk_chars``, not one request a
-        turn), the prompt saying each line is ``[time] Speaker: text`` and that a first-person statement's
-        subject is its speaker; each candidate whose quote lies in a turn quotes that whole turn and starts
-        its valid time at the turn's time. Any other candidate goes to the gate as it is."""
+    def extract_turns(self, text: str, turns: Sequence[TurnSpan], *, source_name: str,
+                      read: Sequence[TurnSpan] | None = None) -> list[Candidate]:
+        """The lines of these turns (of ``read`` when given) sent like a document (in pieces of
+        ``chunk_chars``, not one request a turn), the prompt saying each line is ``[time] Speaker: text``
+        and that a first-person statement's subject is its speaker; each candidate whose quote lies in a
+        turn quotes that whole turn and starts its valid time at the turn's time. Any other candidate goes
+        to the gate as it is."""
+        turns = turns if read is None else read
         if not turns:
             return []
         piece = text[text.rfind("\n", 0, turns[0].start) + 1:turns[-1].end]

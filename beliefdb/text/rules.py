@@ -198,12 +198,16 @@ class RuleExtractor(Extractor):
     def extract(self, text: str, *, source_name: str) -> list[Candidate]:
         return [c for f in iter_fragments(text) if (c := self._candidate(text, f, source_name)) is not None]
 
-    def extract_turns(self, text: str, turns: Sequence[TurnSpan], *, source_name: str) -> list[Candidate]:
+    def extract_turns(self, text: str, turns: Sequence[TurnSpan], *, source_name: str,
+                      read: Sequence[TurnSpan] | None = None) -> list[Candidate]:
         """Per sentence of each turn: what the speaker says of themselves (:mod:`beliefdb.text.self_statements`,
         the speaker the subject; a second clause after "and" too), else the sentence rules above for a
         sentence not in the first person. A ``Key: value`` line inside a turn gives nothing (a misread
         speaker line is not a fact). Of one turn's claims on one subject and attribute the last is kept;
-        each quotes the whole turn."""
+        each quotes the whole turn. With ``read``, only those turns' claims: every turn is read all the
+        same, so an appended turn means what it means after the turns before it (the names of kin, the
+        attribute a replaced value had, the favourite named before)."""
+        wanted = None if read is None else {(t.start, t.end) for t in read}
         out: list[Candidate] = []
         said: dict[tuple[str, str], str] = {}  # (subject, value) -> the attribute an earlier turn gave it
         favorites: dict[str, str] = {}  # subject -> the favourite it named last ("my go-to drink is ...")
@@ -257,7 +261,8 @@ class RuleExtractor(Extractor):
                         c = None
                 if c is not None:
                     self._keep(kept, said, text, turn, c)
-            out.extend(kept.values())
+            if wanted is None or (turn.start, turn.end) in wanted:
+                out.extend(kept.values())
         return out
 
     @staticmethod
