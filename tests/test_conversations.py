@@ -82,6 +82,19 @@ def test_jsonl_turns_with_and_without_time() -> None:
         Turn("alice", "I moved to Berlin.", datetime(2023, 5, 1, 9, 30, tzinfo=UTC)), Turn("bob", "Cool?", None)]
 
 
+def test_jsonl_time_under_the_names_chat_exports_give_it_is_kept() -> None:
+    # {role, content, timestamp} (or created_at) lines: the time was dropped, so a move said weeks later
+    # met the old city untimed, as a conflict, instead of replacing it
+    text = "\n".join(json.dumps(o) for o in (
+        {"role": "user", "timestamp": "2023-05-01T09:30:00+00:00", "content": "I live in Berlin."},
+        {"role": "user", "created_at": "2023-06-01T10:00:00Z", "content": "I moved to Lisbon."},
+    ))
+    assert [t.time for t in parse_chat_jsonl(text, "c.jsonl")] == [
+        datetime(2023, 5, 1, 9, 30, tzinfo=UTC), datetime(2023, 6, 1, 10, 0, tzinfo=UTC)]
+    with pytest.raises(InvalidInput, match=r"c\.jsonl line 1: 'timestamp' must be an ISO 8601 timestamp string"):
+        parse_chat_jsonl('{"role": "user", "timestamp": 1685613600, "content": "hi"}', "c.jsonl")
+
+
 @pytest.mark.parametrize(("text", "message"), [
     ('{"speaker": "a", "text": "hi"}\n{"speaker": "b"}\n', "c.jsonl line 2: 'text' must be a non-empty string"),
     ('{"speaker": "a", "text": "hi", "time": "yesterday"}\n',

@@ -81,15 +81,21 @@ def parse_transcript(text: str, name: str) -> list[Turn]:
 
 
 def _field(obj: dict[str, Any], keys: tuple[str, ...]) -> Any:
-    for key in keys:
-        if key in obj:
-            return obj[key]
-    return None
+    return obj.get(_key(obj, keys))
+
+
+def _key(obj: dict[str, Any], keys: tuple[str, ...]) -> str:
+    """The first of ``keys`` the object has (the first of all when it has none: its value is None)."""
+    return next((key for key in keys if key in obj), keys[0])
+
+
+_TIME_KEYS: Final = ("time", "timestamp", "created_at")  # what chat exports call a turn's time
 
 
 def parse_chat_jsonl(text: str, name: str) -> list[Turn]:
     """Turns from JSON Lines, one ``{"speaker", "text", "time"}`` object a line (``role``/``content``
-    accepted for ``speaker``/``text``; ``time`` optional, ISO 8601); blank lines skipped."""
+    accepted for ``speaker``/``text``, ``timestamp``/``created_at`` for ``time``; the time optional, ISO
+    8601); blank lines skipped."""
     turns = []
     for number, line in enumerate(text.split("\n"), start=1):
         line = line.removesuffix("\r")
@@ -103,14 +109,16 @@ def parse_chat_jsonl(text: str, name: str) -> list[Turn]:
             raise errors.InvalidInput(f"{here}: invalid JSON ({detail})") from None
         if not isinstance(obj, dict):
             raise errors.InvalidInput(f"{here}: expected a JSON object with speaker and text")
-        speaker, body, moment = _field(obj, ("speaker", "role")), _field(obj, ("text", "content")), obj.get("time")
+        speaker, body = _field(obj, ("speaker", "role")), _field(obj, ("text", "content"))
+        when_key = _key(obj, _TIME_KEYS)
+        moment = obj.get(when_key)
         if not isinstance(speaker, str) or not speaker.strip():
             raise errors.InvalidInput(f"{here}: 'speaker' must be a non-empty string")
         if not isinstance(body, str) or not body.strip():
             raise errors.InvalidInput(f"{here}: 'text' must be a non-empty string")
         if moment is not None and not isinstance(moment, str):
-            raise errors.InvalidInput(f"{here}: 'time' must be an ISO 8601 timestamp string")
-        when = parse_moment(moment, f"{here}: 'time'") if moment is not None else None
+            raise errors.InvalidInput(f"{here}: '{when_key}' must be an ISO 8601 timestamp string")
+        when = parse_moment(moment, f"{here}: '{when_key}'") if moment is not None else None
         turns.append(check_turn(Turn(speaker, body, when), here))
     if not turns:
         raise errors.InvalidInput(f"{name}: no turns")
