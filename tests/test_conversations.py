@@ -197,6 +197,18 @@ def test_any_turns_lay_out_at_their_offsets(turns: list[Turn]) -> None:
     ("These days my go-to is green tea, believe it or not.", ("favorite", "green tea")),
     ("Nothing beats a flat white before work.", ("favorite", "flat white")),
     ("I'm a tea person, always have been.", ("favorite", "tea")),
+    # a change said in the perfect tense, or after a word of time, is the same change
+    ("I've moved to Lisbon.", ("lives_in", "Lisbon")),
+    ("We have just moved to Lisbon!", ("lives_in", "Lisbon")),
+    ("I've been living in Porto since May.", ("lives_in", "Porto")),
+    ("I've switched to the annual plan.", ("plan", "annual plan")),
+    ("I've started working at Google.", ("works_at", "Google")),
+    ("I've joined Google.", ("works_at", "Google")),
+    ("Now I live in Porto.", ("lives_in", "Porto")),
+    ("These days I work at Google.", ("works_at", "Google")),
+    ("Nowadays, I live in Porto.", ("lives_in", "Porto")),
+    ("I've been doing yoga twice a week.", ("plays", "yoga")),
+    ("Now that I think of it, no.", None),
 ])
 def test_self_statements(sentence: str, found: tuple[str, str] | None) -> None:
     assert self_statement(sentence) == found
@@ -497,6 +509,17 @@ def test_a_replacement_takes_the_attribute_of_what_it_replaces(bdb: beliefdb.Bel
         ("alice", "plays", "squash"): "superseded", ("alice", "plays", "padel"): "current",
         ("alice", "favorite_drink", "mint tea"): "superseded", ("alice", "favorite_drink", "rooibos"): "current",
         ("alice", "works_at", "Quill Press"): "superseded", ("alice", "works_at", "Umbra Systems"): "current"}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("before", "after", "old", "new"), [
+    ("I live in Berlin.", "I've moved to Lisbon.", ("lives_in", "Berlin"), ("lives_in", "Lisbon")),
+    ("I work at Siemens.", "These days I work at Google.", ("works_at", "Siemens"), ("works_at", "Google")),
+])
+def test_a_change_said_in_other_words_replaces_what_it_changes(bdb: beliefdb.BeliefDB, before: str, after: str,
+                                                               old: tuple[str, str], new: tuple[str, str]) -> None:
+    bdb.ingest_conversation([Turn("Maya", before, day(0)), Turn("Maya", after, day(30))], source="chat", embed=False)
+    assert beliefs_of(bdb) == {("maya", *old): "superseded", ("maya", *new): "current"}
 
 
 @pytest.mark.slow

@@ -1,7 +1,8 @@
 """What people say about themselves in a conversation, as (attribute, value) of the speaker.
 
-Rules, per sentence of a turn (leading fillers such as "oh," "actually," "so" skipped; the first
-match wins; questions give nothing):
+Rules, per sentence of a turn (leading fillers such as "oh," "actually," "so", "now", "these days"
+skipped; a change in the perfect tense read as said in the past, "I've moved to X" as "I moved to X",
+"I've been living in X" as "I'm living in X"; the first match wins; questions give nothing):
 
 - ``I moved to X`` / ``I live in X`` / ``I'm living in X`` / ``I'm based in X``   -> ``lives_in`` = X
 - ``I work at/for X`` / ``I started (working) at X`` / ``I joined X``              -> ``works_at`` = X
@@ -58,7 +59,7 @@ _WE: Final = r"(?:i|we)"
 _ADVERB: Final = r"(?:(?:just|recently|finally|now|actually|already|also|even|officially|currently)\s+)*"
 _FILLER_RE: Final = re.compile(
     r"(?:(?:oh|well|so|yeah|yes|yep|no|nope|actually|btw|by the way|also|and|but|anyway|guess what|fun fact|"
-    r"hey|hi|hello|ok|okay|um|uh|haha|lol|honestly|basically|"
+    r"hey|hi|hello|ok|okay|um|uh|haha|lol|honestly|basically|now|nowadays|these days|"
     r"(?:(?:big|great|good|bad|sad|exciting|some|quick|small|little)\s+)?(?:update|news))\b\s*[,!:.\-—]*\s+)+",
     re.IGNORECASE)
 FIRST_PERSON_RE: Final = re.compile(rf"(?:i|i{_APOS}(?:m|ve|d|ll)|me|my|we|we{_APOS}(?:re|ve|d|ll)|our|us)\b",
@@ -287,13 +288,27 @@ _RULES: Final[tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], Found | Non
 _LABEL_RE: Final = re.compile(r"[^\W\d_]+(?: [^\W\d_]+){0,2}\s*:\s+")  # "Quick update: ...", "PS: ..."
 
 
+# the perfect tense of a change says the change: "I've moved to X" as "I moved to X", "I've been living in
+# X" as "I'm living in X" ("I've gone off X, it's Y now" and "I've been doing X" have rules of their own)
+_PERFECT_RE: Final = re.compile(
+    rf"(?P<who>i|we)(?:{_APOS}ve|\s+have)\s+(?:(?P<been>been)\s+(?=(?:living|based|staying|working)\b)|"
+    rf"(?={_ADVERB}(?:moved|relocated|switched|changed|upgraded|downgraded|migrated|started|joined)\b))",
+    re.IGNORECASE)
+
+
 def _without_fillers(sentence: str) -> str:
     body = sentence.strip()
     label = _LABEL_RE.match(body)
     if label is not None:
         body = body[label.end():]
     m = _FILLER_RE.match(body)
-    return body[m.end():] if m is not None else body
+    body = body[m.end():] if m is not None else body
+    perfect = _PERFECT_RE.match(body)
+    if perfect is not None:
+        who = perfect.group("who")
+        now = (f"{who} am " if who.lower() == "i" else f"{who}'re ") if perfect.group("been") else f"{who} "
+        body = now + body[perfect.end():]
+    return body
 
 
 def first_person(sentence: str) -> bool:
