@@ -209,6 +209,9 @@ def test_any_turns_lay_out_at_their_offsets(turns: list[Turn]) -> None:
     ("Nowadays, I live in Porto.", ("lives_in", "Porto")),
     ("I've been doing yoga twice a week.", ("plays", "yoga")),
     ("Now that I think of it, no.", None),
+    # a diet given up is the diet's change, not an attribute of its own
+    ("I'm no longer vegetarian.", ("diet", "not vegetarian")),
+    ("I'm not a vegan anymore.", ("diet", "not vegan")),
 ])
 def test_self_statements(sentence: str, found: tuple[str, str] | None) -> None:
     assert self_statement(sentence) == found
@@ -515,6 +518,7 @@ def test_a_replacement_takes_the_attribute_of_what_it_replaces(bdb: beliefdb.Bel
 @pytest.mark.parametrize(("before", "after", "old", "new"), [
     ("I live in Berlin.", "I've moved to Lisbon.", ("lives_in", "Berlin"), ("lives_in", "Lisbon")),
     ("I work at Siemens.", "These days I work at Google.", ("works_at", "Siemens"), ("works_at", "Google")),
+    ("I'm vegetarian.", "I'm no longer vegetarian.", ("diet", "vegetarian"), ("diet", "not vegetarian")),
 ])
 def test_a_change_said_in_other_words_replaces_what_it_changes(bdb: beliefdb.BeliefDB, before: str, after: str,
                                                                old: tuple[str, str], new: tuple[str, str]) -> None:

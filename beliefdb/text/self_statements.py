@@ -20,7 +20,8 @@ skipped; a change in the perfect tense read as said in the past, "I've moved to 
 - ``I have N things`` / ``I weigh N kg`` / ``I earn N``                             -> ``thing_count``,
   ``weight``, ``income``
 - ``I'm (a) vegetarian/vegan/...``                                                  -> ``diet``
-- ``I no longer live in / work at / use X``                                         -> that attribute = ``not X``;
+- ``I no longer live in / work at / use X``, ``I'm no longer (a) vegetarian``       -> that attribute
+  (``diet``) = ``not X``;
   ``I no longer V`` otherwise                                                         -> ``v`` = ``no``
 
 - ``I play X every ...``                                                             -> ``plays`` = X
@@ -176,6 +177,9 @@ def _no_longer(m: re.Match[str]) -> Found | None:
         if hit is not None:
             value = _thing(hit.group(1))
             return _named(attribute, f"not {value}" if value else None)
+    diet = re.fullmatch(rf"(?:an?\s+)?({'|'.join(sorted(_DIETS))})", rest, re.IGNORECASE)
+    if diet is not None:  # "no longer vegetarian": the diet changed (what "I'm vegetarian" said)
+        return "diet", f"not {diet.group(1).lower()}"
     allergic = re.fullmatch(r"allergic\s+to\s+(.+)", rest, re.IGNORECASE)
     if allergic is not None:
         what = normalise_name(_thing(allergic.group(1)) or "")
