@@ -212,6 +212,13 @@ def test_any_turns_lay_out_at_their_offsets(turns: list[Turn]) -> None:
     # a diet given up is the diet's change, not an attribute of its own
     ("I'm no longer vegetarian.", ("diet", "not vegetarian")),
     ("I'm not a vegan anymore.", ("diet", "not vegan")),
+    # things one no longer has are none of them: the count "I have 3 cats" gave
+    ("I don't have cats anymore.", ("cat_count", "0")),
+    ("I no longer have any cats.", ("cat_count", "0")),
+    ("I have no cats anymore.", ("cat_count", "0")),
+    ("We have no kids.", ("kid_count", "0")),
+    ("I have no idea.", None),
+    ("I don't have time anymore.", ("have_time", "no")),
 ])
 def test_self_statements(sentence: str, found: tuple[str, str] | None) -> None:
     assert self_statement(sentence) == found
@@ -519,6 +526,7 @@ def test_a_replacement_takes_the_attribute_of_what_it_replaces(bdb: beliefdb.Bel
     ("I live in Berlin.", "I've moved to Lisbon.", ("lives_in", "Berlin"), ("lives_in", "Lisbon")),
     ("I work at Siemens.", "These days I work at Google.", ("works_at", "Siemens"), ("works_at", "Google")),
     ("I'm vegetarian.", "I'm no longer vegetarian.", ("diet", "vegetarian"), ("diet", "not vegetarian")),
+    ("I have 3 cats.", "I don't have cats anymore.", ("cat_count", "3"), ("cat_count", "0")),
 ])
 def test_a_change_said_in_other_words_replaces_what_it_changes(bdb: beliefdb.BeliefDB, before: str, after: str,
                                                                old: tuple[str, str], new: tuple[str, str]) -> None:

@@ -18,7 +18,7 @@ skipped; a change in the perfect tense read as said in the past, "I've moved to 
   last word of a ``the ...`` phrase names the attribute; otherwise ``uses``)
 - ``I/we (now) use X``                                                              -> ``uses`` = X
 - ``I have N things`` / ``I weigh N kg`` / ``I earn N``                             -> ``thing_count``,
-  ``weight``, ``income``
+  ``weight``, ``income``; ``I have no things (anymore)`` / ``I no longer have things`` -> ``thing_count`` = 0
 - ``I'm (a) vegetarian/vegan/...``                                                  -> ``diet``
 - ``I no longer live in / work at / use X``, ``I'm no longer (a) vegetarian``       -> that attribute
   (``diet``) = ``not X``;
@@ -169,6 +169,14 @@ def _my_thing(m: re.Match[str]) -> Found | None:
     return _named(attribute, _thing(raw))
 
 
+def _none_of(things: str) -> Found | None:
+    """``thing_count`` = 0 for a plural noun ("cats": what "I have 3 cats" counted), else None."""
+    one = normalise_name(things)
+    if not one or one == things.lower() or things.lower() in _FUNCTION_WORDS:
+        return None
+    return f"{one}_count", "0"
+
+
 def _no_longer(m: re.Match[str]) -> Found | None:
     rest = m.group("x").strip()
     for pattern, attribute in ((r"live\s+in\s+(.+)", "lives_in"), (r"work\s+(?:at|for)\s+(.+)", "works_at"),
@@ -177,6 +185,9 @@ def _no_longer(m: re.Match[str]) -> Found | None:
         if hit is not None:
             value = _thing(hit.group(1))
             return _named(attribute, f"not {value}" if value else None)
+    had = re.fullmatch(r"(?:have|own)\s+(?:any\s+)?(?P<x>[a-z]+)", rest, re.IGNORECASE)
+    if had is not None and (none := _none_of(had.group("x"))) is not None:
+        return none
     diet = re.fullmatch(rf"(?:an?\s+)?({'|'.join(sorted(_DIETS))})", rest, re.IGNORECASE)
     if diet is not None:  # "no longer vegetarian": the diet changed (what "I'm vegetarian" said)
         return "diet", f"not {diet.group(1).lower()}"
@@ -263,6 +274,8 @@ _RULES: Final[tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], Found | Non
          lambda m: _named("weight", m.group("x"))),
         (rf"i\s+{_ADVERB}(?:earn|make)\s+(?P<x>[$€£]?\d[\d,.]*\s*(?:k|[$€£]|dollars|euros|pounds)?"
          rf"(?:\s+(?:a|per)\s+(?:year|month|hour))?)", lambda m: _named("income", m.group("x").strip())),
+        (rf"{_WE}\s+{_ADVERB}(?:have|own)\s+no\s+(?P<x>[a-z]+)(?:\s+(?:any\s?more|left|now))?$",
+         lambda m: _none_of(m.group("x"))),
         (rf"(?:i|we)\s+{_ADVERB}(?:have|own|got)\s+{_NUMBER}\s+(?P<x>[a-z]+)\b",
          lambda m: _named(f"{normalise_name(m.group('x'))}_count", m.group("n"))
          if m.group("x").lower() not in _FUNCTION_WORDS else None),
