@@ -219,6 +219,13 @@ def test_any_turns_lay_out_at_their_offsets(turns: list[Turn]) -> None:
     ("We have no kids.", ("kid_count", "0")),
     ("I have no idea.", None),
     ("I don't have time anymore.", ("have_time", "no")),
+    # an age in words, or after "'s", is the age in digits ("my daughter is 6" replaces it)
+    ("My daughter is five.", ("daughter_age", "5")),
+    ("My son just turned twenty-one!", ("son_age", "21")),
+    ("My daughter Lea just started school, she's six.", ("daughter_age", "6")),
+    ("My daughter's 5.", ("daughter_age", "5")),
+    ("My dog's 12 years old now.", ("dog_age", "12")),
+    ("My daughter's name is Lea.", ("daughter_name", "Lea")),
 ])
 def test_self_statements(sentence: str, found: tuple[str, str] | None) -> None:
     assert self_statement(sentence) == found
@@ -527,6 +534,7 @@ def test_a_replacement_takes_the_attribute_of_what_it_replaces(bdb: beliefdb.Bel
     ("I work at Siemens.", "These days I work at Google.", ("works_at", "Siemens"), ("works_at", "Google")),
     ("I'm vegetarian.", "I'm no longer vegetarian.", ("diet", "vegetarian"), ("diet", "not vegetarian")),
     ("I have 3 cats.", "I don't have cats anymore.", ("cat_count", "3"), ("cat_count", "0")),
+    ("My daughter is five.", "My daughter is 6 now.", ("daughter_age", "5"), ("daughter_age", "6")),
 ])
 def test_a_change_said_in_other_words_replaces_what_it_changes(bdb: beliefdb.BeliefDB, before: str, after: str,
                                                                old: tuple[str, str], new: tuple[str, str]) -> None:

@@ -11,7 +11,8 @@ skipped; a change in the perfect tense read as said in the past, "I've moved to 
 - ``I'm N (years old)`` / ``I turned N``                                            -> ``age`` = N
 - ``my/our favo(u)rite X is Y``                                                    -> ``favorite_x`` = Y
 - ``my/our X's Y is V``                                                            -> ``x_y`` = V
-- ``my/our X is N (years old)`` / ``my X turned N`` (X a person or pet)           -> ``x_age`` = N
+- ``my/our X is N (years old)`` / ``my X's N`` / ``my X turned N`` (X a person or pet, N in
+  digits or words)                                                                  -> ``x_age`` = N
 - ``my/our X is V``                                                                 -> ``x`` = V
 - ``I'm (now/no longer) allergic to X``                                             -> ``allergic_to_x`` = yes / no
 - ``we/I switched/moved/changed/upgraded to the X plan``                            -> ``plan`` = X plan (the
@@ -50,6 +51,7 @@ from collections.abc import Callable
 from typing import Final
 
 from beliefdb.text.extractor import normalise_name
+from beliefdb.text.numbers import NUMBER_WORD, number_word_value
 
 __all__ = ["FIRST_PERSON_RE", "bare_switch", "first_person", "named_age", "plain_value", "relations", "replacement",
            "self_statement"]
@@ -82,6 +84,14 @@ _LEAD_DET_RE: Final = re.compile(r"^(?:the|a|an)\s+", re.IGNORECASE)  # anchored
 # a value that points at something said elsewhere ("we use their fries") names nothing
 _POINTER_RE: Final = re.compile(r"(?:their|his|her|its|this|that|these|those|them|it|theirs|one)\b", re.IGNORECASE)
 _NUMBER: Final = r"(?P<n>\d+(?:[.,]\d+)?)"
+_AGE: Final = rf"(?P<n>\d+|{NUMBER_WORD})"  # an age: "5", "five", "twenty-one"
+
+
+def _years(m: re.Match[str]) -> str:
+    """The age :data:`_AGE` matched, in digits."""
+    n = m.group("n")
+    return n if n.isdigit() else str(number_word_value(n))
+
 _PEOPLE_AND_PETS: Final = frozenset({
     "son", "daughter", "kid", "child", "baby", "boy", "girl", "brother", "sister", "mom", "mum", "mother", "dad",
     "father", "wife", "husband", "partner", "grandma", "grandmother", "grandpa", "grandfather", "dog", "cat",
@@ -161,11 +171,11 @@ def _my_thing(m: re.Match[str]) -> Found | None:
     raw = m.group("v")
     if _NOT_A_VALUE_RE.match(raw.strip()):
         return None
-    number = re.fullmatch(rf"{_NUMBER}(?:\s+(?:years?|yrs?)(?:\s+old)?)?(?:\s+now)?[.!]?",
+    number = re.fullmatch(rf"{_AGE}(?:\s+(?:years?|yrs?)(?:\s+old)?)?(?:\s+now)?[.!]?",
                           _CLAUSE_END_RE.sub("", raw.strip()), re.IGNORECASE)
     attribute = normalise_name(noun)
     if number is not None and normalise_name(words[-1]) in _PEOPLE_AND_PETS:
-        return _named(f"{attribute}_age", number.group("n"))
+        return _named(f"{attribute}_age", _years(number))
     return _named(attribute, _thing(raw))
 
 
@@ -289,13 +299,17 @@ _RULES: Final[tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], Found | Non
         (r"(?:my|our)\s+(?P<x>(?:favou?rite|go-to)\s+\w+(?:\s+\w+)?)\s+(?:is|are)\s+(?P<v>.+)",
          lambda m: _named(normalise_name(re.sub(r"favourite|go-to", "favorite", m.group("x").lower())),
                           _thing(m.group("v")))),
-        (rf"(?:my|our)\s+(?P<x>\w+)(?:\s+[A-Z]\w*)?\s+.+,\s+(?:she|he){_APOS}s\s+{_NUMBER}(?:\s+(?:years?\s+)?old)?$",
-         lambda m: _named(f"{normalise_name(m.group('x'))}_age", m.group("n"))
+        (rf"(?:my|our)\s+(?P<x>\w+)(?:\s+[A-Z]\w*)?\s+.+,\s+(?:she|he){_APOS}s\s+{_AGE}(?:\s+(?:years?\s+)?old)?$",
+         lambda m: _named(f"{normalise_name(m.group('x'))}_age", _years(m))
+         if normalise_name(m.group("x")) in _PEOPLE_AND_PETS else None),
+        # "my daughter's 5": her age ("my daughter's name is Lea" is the rule after)
+        (rf"(?:my|our)\s+(?P<x>\w+){_APOS}s\s+{_AGE}(?:\s+(?:years?|yrs?)(?:\s+old)?)?(?:\s+now)?$",
+         lambda m: _named(f"{normalise_name(m.group('x'))}_age", _years(m))
          if normalise_name(m.group("x")) in _PEOPLE_AND_PETS else None),
         (rf"(?:my|our)\s+(?P<x>\w+){_APOS}s\s+(?P<y>\w+(?:\s+\w+)?)\s+(?:is|are)\s+(?P<v>.+)",
          lambda m: _named(normalise_name(f"{m.group('x')} {m.group('y')}"), _value(m.group("v")))),
-        (rf"(?:my|our)\s+(?P<x>\w+)\s+(?:just\s+)?turned\s+{_NUMBER}\b",
-         lambda m: _named(f"{normalise_name(m.group('x'))}_age", m.group("n"))
+        (rf"(?:my|our)\s+(?P<x>\w+)\s+(?:just\s+)?turned\s+{_AGE}\b",
+         lambda m: _named(f"{normalise_name(m.group('x'))}_age", _years(m))
          if normalise_name(m.group("x")) in _PEOPLE_AND_PETS else None),
         (r"(?:my|our)\s+(?P<x>\w+(?:\s+\w+){0,2}?)\s+(?:is|are|was changed to|has changed to)\s+(?:now\s+)?(?P<v>.+)",
          _my_thing),
