@@ -144,7 +144,7 @@ def test_any_turns_lay_out_at_their_offsets(turns: list[Turn]) -> None:
     ("my daughter is 5", ("daughter_age", "5")),
     ("we switched to the annual plan", ("plan", "annual plan")),
     ("I work at Acme Corp.", ("works_at", "Acme Corp")),
-    ("My favourite colour is green.", ("favorite_colour", "green")),
+    ("My favourite colour is green.", ("favorite_color", "green")),  # one spelling: "favorite color" replaces it
     ("I'm allergic to peanuts.", ("allergic_to_peanut", "yes")),
     ("I'm no longer allergic to peanuts.", ("allergic_to_peanut", "no")),
     ("I no longer live in Paris.", ("lives_in", "not Paris")),
@@ -535,6 +535,10 @@ def test_a_replacement_takes_the_attribute_of_what_it_replaces(bdb: beliefdb.Bel
     ("I'm vegetarian.", "I'm no longer vegetarian.", ("diet", "vegetarian"), ("diet", "not vegetarian")),
     ("I have 3 cats.", "I don't have cats anymore.", ("cat_count", "3"), ("cat_count", "0")),
     ("My daughter is five.", "My daughter is 6 now.", ("daughter_age", "5"), ("daughter_age", "6")),
+    ("My favourite colour is blue.", "My favorite color is green.", ("favorite_color", "blue"),
+     ("favorite_color", "green")),
+    ("My favorite flavor is mint.", "My favourite flavour is lime.", ("favorite_flavor", "mint"),
+     ("favorite_flavor", "lime")),
 ])
 def test_a_change_said_in_other_words_replaces_what_it_changes(bdb: beliefdb.BeliefDB, before: str, after: str,
                                                                old: tuple[str, str], new: tuple[str, str]) -> None:

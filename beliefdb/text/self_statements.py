@@ -9,7 +9,8 @@ skipped; a change in the perfect tense read as said in the past, "I've moved to 
 - ``I work as a X`` / ``I'm working as a X``                                       -> ``job`` = X
 - ``I'm from X`` / ``I was born in X``                                             -> ``from`` / ``birthplace``
 - ``I'm N (years old)`` / ``I turned N``                                            -> ``age`` = N
-- ``my/our favo(u)rite X is Y``                                                    -> ``favorite_x`` = Y
+- ``my/our favo(u)rite X is Y``                                                    -> ``favorite_x`` = Y (one
+  spelling: ``favorite_color`` for "favourite colour" too)
 - ``my/our X's Y is V``                                                            -> ``x_y`` = V
 - ``my/our X is N (years old)`` / ``my X's N`` / ``my X turned N`` (X a person or pet, N in
   digits or words)                                                                  -> ``x_age`` = N
@@ -179,6 +180,12 @@ def _my_thing(m: re.Match[str]) -> Found | None:
     return _named(attribute, _thing(raw))
 
 
+def _one_spelling(words: str) -> str:
+    """``words`` (lowercase) spelt one way: "colour" as "color", "flavour" as "flavor", so "my favorite
+    color" replaces "my favourite colour"."""
+    return re.sub(r"\b(col|flav|hum|neighb)our(s?)\b", r"\1or\2", words)
+
+
 def _none_of(things: str) -> Found | None:
     """``thing_count`` = 0 for a plural noun ("cats": what "I have 3 cats" counted), else None."""
     one = normalise_name(things)
@@ -297,7 +304,7 @@ _RULES: Final[tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], Found | Non
          lambda m: _named("favorite", _thing(m.group("v")))),
         (rf"{_I_AM}\s+(?:a|an)\s+(?P<v>[a-z][\w -]*?)\s+person\b", lambda m: _named("favorite", _thing(m.group("v")))),
         (r"(?:my|our)\s+(?P<x>(?:favou?rite|go-to)\s+\w+(?:\s+\w+)?)\s+(?:is|are)\s+(?P<v>.+)",
-         lambda m: _named(normalise_name(re.sub(r"favourite|go-to", "favorite", m.group("x").lower())),
+         lambda m: _named(normalise_name(_one_spelling(re.sub(r"favourite|go-to", "favorite", m.group("x").lower()))),
                           _thing(m.group("v")))),
         (rf"(?:my|our)\s+(?P<x>\w+)(?:\s+[A-Z]\w*)?\s+.+,\s+(?:she|he){_APOS}s\s+{_AGE}(?:\s+(?:years?\s+)?old)?$",
          lambda m: _named(f"{normalise_name(m.group('x'))}_age", _years(m))
