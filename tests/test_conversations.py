@@ -547,6 +547,22 @@ def test_a_change_said_in_other_words_replaces_what_it_changes(bdb: beliefdb.Bel
 
 
 @pytest.mark.slow
+def test_she_is_the_one_relation_given_an_age_before(bdb: beliefdb.BeliefDB) -> None:
+    # "she's 6" a year after "my daughter is 5": her age, so the 5 is no longer current; a speaker who
+    # gave two women an age leaves "she" unread, and "he" is not the daughter
+    for speaker, text, when in [("Maya", "My daughter is 5.", day(0)),
+                                ("Tom", "My sister is 30 and my mom is 61.", day(1)),
+                                ("Maya", "She's 6 now.", day(365)),
+                                ("Tom", "She's 31.", day(366)),
+                                ("Maya", "He is 40.", day(367))]:
+        bdb.remember_turn("family", speaker, text, time=when, embed=False)
+    assert beliefs_of(bdb) == {
+        ("maya", "daughter_age", "5"): "superseded", ("maya", "daughter_age", "6"): "current",
+        ("tom", "sister_age", "30"): "current", ("tom", "mom_age", "61"): "current"}
+    assert [f.text for f in bdb.ask("She's 31").fragments] == ["She's 31."]  # kept as a turn, findable
+
+
+@pytest.mark.slow
 def test_remember_turn_reads_a_turn_in_the_light_of_the_turns_before(bdb: beliefdb.BeliefDB) -> None:
     # a turn remembered as it is said is read as the whole conversation reads it: "Mila" is the daughter
     # named before, and coffee the favourite drink said before (not a new subject, nor nothing at all)

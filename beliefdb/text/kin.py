@@ -9,10 +9,11 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 from collections.abc import Iterable
+from typing import Final
 
 from beliefdb.text.self_statements import named_age, relations, self_statement
 
-__all__ = ["family", "kin_label"]
+__all__ = ["family", "kin_label", "referent"]
 
 Kin = dict[str, tuple[str, str]]  # a name -> (the speaker's subject, the relation)
 
@@ -51,3 +52,18 @@ def kin_label(kin: Kin, subject: str, attribute: str, sentence: str) -> str | No
     if len(names) != 1 or re.search(rf"\b{re.escape(names[0])}\b", sentence, re.IGNORECASE):
         return None
     return f"{kin[names[0]][1]} {names[0].title()}"
+
+
+# whom "she" and "he" can be; a relation in neither set (kid, partner, dog, ...) can be either
+_SHE: Final = frozenset({"daughter", "girl", "sister", "mom", "mum", "mother", "wife", "grandma", "grandmother",
+                         "niece", "aunt", "girlfriend"})
+_HE: Final = frozenset({"son", "boy", "brother", "dad", "father", "husband", "grandpa", "grandfather", "nephew",
+                        "uncle", "boyfriend"})
+
+
+def referent(aged: Iterable[str], pronoun: str) -> str | None:
+    """The relation "she" or "he" (``pronoun``) is when it can be one only of the relations the speaker
+    gave an age before (``aged``), else None (nobody, or more than one)."""
+    other = _HE if pronoun == "she" else _SHE
+    can_be = {r for r in aged if r not in other}
+    return can_be.pop() if len(can_be) == 1 else None

@@ -32,13 +32,14 @@ so "Returns are accepted within 7 days of delivery." and "The return window is 7
 from __future__ import annotations
 
 import re
+from collections import defaultdict
 from collections.abc import Sequence
 from typing import Final
 
 from beliefdb.text.clauses import also_said
 from beliefdb.text.extractor import Candidate, Extractor, normalise_name, on_turn
 from beliefdb.text.fragments import Fragment, is_key_value, iter_fragments
-from beliefdb.text.kin import family, kin_label
+from beliefdb.text.kin import family, kin_label, referent
 from beliefdb.text.naming import (
     DETERMINERS,
     POLICY_TERMS,
@@ -59,6 +60,7 @@ from beliefdb.text.self_statements import (
     first_person,
     named_age,
     plain_value,
+    pronoun_age,
     relations,
     replacement,
     self_statement,
@@ -215,6 +217,7 @@ class RuleExtractor(Extractor):
         kin = family((speaker_subject(t.speaker), text[t.start:t.end][f.start:f.end])
                      for t in turns for f in iter_fragments(text[t.start:t.end]))
         unnamed = source_subject(source_name)
+        ages: dict[str, set[str]] = defaultdict(set)  # subject -> the relations given an age so far
         for turn in turns:
             body = text[turn.start:turn.end]
             kept: dict[tuple[str, str], Candidate] = {}
@@ -236,10 +239,15 @@ class RuleExtractor(Extractor):
                 if aged is not None and aged[0] in kin:  # "Theo is 7" of "my daughter Theo": her age
                     subject, relation = kin[aged[0]]
                     found = f"{relation}_age", aged[1]
+                whose = pronoun_age(sentence) if short and found is None else None
+                if whose is not None and (she := referent(ages[subject], whose[0])) is not None:
+                    found = f"{she}_age", whose[1]  # "she's 6" after "my daughter is 5": her age
                 for name, relation in relations(sentence):
                     kin.setdefault(name, (subject, relation))
                 # a second clause ("I live in Munich and work as a nurse"): the speaker's too
                 more = also_said(sentence) if short else None
+                ages[subject].update(f[0].removesuffix("_age") for f in (found, more)
+                                     if f is not None and f[0].endswith("_age") and f[0] != "age")
                 if more is not None and (found is None or more[0] != found[0]):
                     self._keep(kept, said, text, turn, Candidate(
                         statement=f"{turn.speaker}: {sentence}", subject=speaker_subject(turn.speaker),

@@ -37,7 +37,8 @@ skipped; a change in the perfect tense read as said in the past, "I've moved to 
 - ``(we) changed the N to the X plan`` / ``signed up for N on the X plan``          -> ``plan``
 - ``my go-to X is Y``                                                               -> ``favorite_x`` = Y
 - a family member's attribute is named by the relation, with or without the name: ``my daughter
-  Finn is 6`` and ``my daughter is 7`` are both ``daughter_age``
+  Finn is 6`` and ``my daughter is 7`` are both ``daughter_age``; ``she's 8`` (:func:`pronoun_age`) is
+  too when the speaker gave an age to one relation she can be before
 
 A value ends at a clause (", ", " and ", " because ", ...) and loses trailing time phrases ("last
 month", "a couple of weeks ago", "these days", "every Tuesday"), a leading article only at its
@@ -54,8 +55,8 @@ from typing import Final
 from beliefdb.text.extractor import normalise_name
 from beliefdb.text.numbers import NUMBER_WORD, number_word_value
 
-__all__ = ["FIRST_PERSON_RE", "bare_switch", "first_person", "named_age", "plain_value", "relations", "replacement",
-           "self_statement"]
+__all__ = ["FIRST_PERSON_RE", "bare_switch", "first_person", "named_age", "plain_value", "pronoun_age", "relations",
+           "replacement", "self_statement"]
 
 _APOS: Final = r"['’]"
 _I_AM: Final = rf"(?:i{_APOS}m|i am)"
@@ -397,6 +398,18 @@ _REPLACEMENT_RES: Final = tuple(re.compile(p, re.IGNORECASE) for p in (
 _RELATION_RE: Final = re.compile(  # case-sensitive: the name is capitalised
     rf"\b(?:[Mm]y|[Oo]ur)\s+(?P<r>{'|'.join(sorted(_PEOPLE_AND_PETS))})\s+(?P<name>[A-Z][a-z]+)\b")
 _NOT_PLAIN_RE: Final = re.compile(rf"(?:{_NOT_A_VALUE_RE.pattern}|\w+ed)\b", re.IGNORECASE)
+
+
+_PRONOUN_AGE_RE: Final = re.compile(
+    rf"(?P<who>she|he)(?:{_APOS}s|\s+is)\s+(?:now\s+|already\s+|just\s+)?{_AGE}(?:\s+(?:years?|yrs?)(?:\s+old)?)?"
+    r"(?:\s+(?:now|already|today))?", re.IGNORECASE)
+
+
+def pronoun_age(sentence: str) -> tuple[str, str] | None:
+    """``(pronoun, age)`` from a sentence that says only an age of "she" or "he" ("She's 6 now.", "he is
+    seven"): whose age it is, the turn extractor reads from the relations given an age before."""
+    m = _PRONOUN_AGE_RE.fullmatch(_without_fillers(sentence).rstrip(".!").strip())
+    return (m.group("who").lower(), _years(m)) if m is not None else None
 
 
 def named_age(sentence: str) -> Found | None:
