@@ -11,7 +11,8 @@ from collections import defaultdict
 from collections.abc import Iterable
 from typing import Final
 
-from beliefdb.text.self_statements import named_age, relations, self_statement
+from beliefdb.text.mentions import named_age, relations
+from beliefdb.text.self_statements import self_statement
 
 __all__ = ["family", "kin_label", "referent"]
 

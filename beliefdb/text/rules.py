@@ -40,6 +40,7 @@ from beliefdb.text.clauses import also_said
 from beliefdb.text.extractor import Candidate, Extractor, normalise_name, on_turn
 from beliefdb.text.fragments import Fragment, is_key_value, iter_fragments
 from beliefdb.text.kin import family, kin_label, referent
+from beliefdb.text.mentions import bare_switch, named_age, plain_value, pronoun_age, relations, replacement
 from beliefdb.text.naming import (
     DETERMINERS,
     POLICY_TERMS,
@@ -55,16 +56,7 @@ from beliefdb.text.naming import (
     with_policy,
 )
 from beliefdb.text.numbers import NUMBER_WORD
-from beliefdb.text.self_statements import (
-    bare_switch,
-    first_person,
-    named_age,
-    plain_value,
-    pronoun_age,
-    relations,
-    replacement,
-    self_statement,
-)
+from beliefdb.text.self_statements import first_person, self_statement
 from beliefdb.text.turns import TurnSpan
 
 __all__ = ["POLICY_TERMS", "QUALIFIERS", "RuleExtractor", "speaker_subject"]
