@@ -563,6 +563,24 @@ def test_she_is_the_one_relation_given_an_age_before(bdb: beliefdb.BeliefDB) -> 
 
 
 @pytest.mark.slow
+def test_a_long_turn_is_shown_by_the_sentence_a_belief_came_from(bdb: beliefdb.BeliefDB) -> None:
+    # a pasted page in one turn: each belief's quote is the whole turn (its exact evidence), but the
+    # context for a model and the text for people show the sentence it came from, not 20,000 characters
+    filler = " ".join(["This is filler text about nothing in particular."] * 400)
+    long = f"I live in Berlin. {filler} I work at Siemens. {filler}"
+    bdb.ingest_conversation([Turn("Ana", long, day(0))], source="paste", embed=False)
+    result = bdb.ask("where does Ana work?")
+    assert {a.belief.value for a in result.beliefs} == {"Siemens", "Berlin"}
+    assert all(a.evidence[0].quote == long for a in result.beliefs)  # the evidence is untouched
+    assert len(result.context) < 2_500, len(result.context)
+    assert "I work at Siemens." in result.context and "I live in Berlin." in result.context
+    assert "-character quote)" in result.context
+    shown = render_ask.ask_text(result)
+    assert len(shown) < 2_500 and "I work at Siemens." in shown
+    assert render_ask.ask_json(result)["beliefs"][0]["evidence"][0]["quote"] == long
+
+
+@pytest.mark.slow
 def test_remember_turn_reads_a_turn_in_the_light_of_the_turns_before(bdb: beliefdb.BeliefDB) -> None:
     # a turn remembered as it is said is read as the whole conversation reads it: "Mila" is the daughter
     # named before, and coffee the favourite drink said before (not a new subject, nor nothing at all)

@@ -6,6 +6,7 @@ from typing import Any
 
 from beliefdb.models import Answer, AskResult, FragmentHit, Replaced
 from beliefdb.render import evidence_json, jsonable, short, valid_time
+from beliefdb.text.excerpts import excerpt
 
 
 def _belief(a: Answer) -> dict[str, Any]:
@@ -75,7 +76,8 @@ def _history_text(n: int, current: int, h: Replaced) -> list[str]:
              f"{h.replaced_by_value!r} [{short(h.replaced_by)}]" + (" (itself replaced since)" if h.steps > 1 else "")]
     for e in h.evidence[:1]:
         label = f" ({e.version_label})" if e.version_label else ""
-        lines.append(f"   \"{e.quote}\" — {e.source} v{e.version}{label}, chars {e.start_offset}-{e.end_offset}")
+        lines.append(f"   \"{excerpt(e.quote, b.statement)}\" — {e.source} v{e.version}{label}, "
+                     f"chars {e.start_offset}-{e.end_offset}")
     return lines
 
 
@@ -103,7 +105,8 @@ def ask_text(r: AskResult) -> str:
                      + (f"   valid {valid_time(b.valid_time)}" if stated else ""))
         for e in a.evidence[:1]:
             label = f" ({e.version_label})" if e.version_label else ""
-            lines.append(f"   \"{e.quote}\" — {e.source} v{e.version}{label}, chars {e.start_offset}-{e.end_offset}")
+            lines.append(f"   \"{excerpt(e.quote, b.statement)}\" — {e.source} v{e.version}{label}, "
+                         f"chars {e.start_offset}-{e.end_offset}")
         if b.scope:
             lines.append("   applies when: " + ", ".join(f"{k}={v}" for k, v in sorted(b.scope.items())))
         lines += [f"   ⚠ {w}" for w in a.warnings]

@@ -30,6 +30,7 @@ from beliefdb.inputs import check_moment
 from beliefdb.models import Answer, AskResult, Belief, Evidence, FragmentHit, Replaced
 from beliefdb.store.beliefs import list_beliefs
 from beliefdb.store.vectors import WorkspaceModel
+from beliefdb.text.excerpts import excerpt
 
 
 @dataclass(frozen=True)
@@ -154,7 +155,7 @@ def _history_lines(n: int, current: int, h: Replaced) -> list[str]:
              f"by {_clip(h.replaced_by_value, 40)!r}" + (" (itself replaced since)" if h.steps > 1 else "")
              + f"; {_where(h.evidence)}"]
     if h.evidence:
-        lines.append(f"   quote: \"{h.evidence[0].quote}\"")
+        lines.append(f"   quote: \"{excerpt(h.evidence[0].quote, b.statement)}\"")
     return lines
 
 
@@ -179,7 +180,7 @@ def _context(question: str, as_of: datetime | None, answers: list[Answer], degra
         lines.append(f"{n}. {b.statement} [{b.subject}.{b.attribute} = {b.value}]")
         lines.append(f"   {_valid(b)}; confidence {b.confidence:.2f} ({b.confidence_kind}); {_where(a.evidence)}")
         if a.evidence:
-            lines.append(f"   quote: \"{a.evidence[0].quote}\"")
+            lines.append(f"   quote: \"{excerpt(a.evidence[0].quote, b.statement)}\"")
         if b.scope:
             lines.append("   applies when: " + ", ".join(f"{k}={v}" for k, v in sorted(b.scope.items())))
         lines += [f"   warning: {w}" for w in a.warnings]
