@@ -472,11 +472,21 @@ def test_turns_appended_at_once_all_land(db_url: str) -> None:
 
 
 @pytest.mark.slow
-def test_untimed_turns_of_one_ingest_conflict_and_live_turns_are_said_now(db_url: str) -> None:
+def test_untimed_turns_of_one_ingest_go_by_their_order_and_live_turns_are_said_now(db_url: str) -> None:
+    # rule 8: no start of valid time, the same version: the later turn of the conversation was said later
+    # (it was a conflict for a person to settle, though the transcript says which came first)
     with beliefdb.connect(db_url) as bdb:
-        report = bdb.ingest_conversation([Turn("Ann", "I live in Paris."), Turn("Ann", "I moved to Rome.")],
+        report = bdb.ingest_conversation([Turn("Ann", "I live in Paris."), Turn("Ann", "I moved to Rome."),
+                                          Turn("Cy", "I live in Oslo.", datetime(2030, 1, 1, tzinfo=UTC)),
+                                          Turn("Cy", "I moved to Bergen.")],  # a time on one turn only
                                          source="untimed", embed=False)
-    assert len(report.conflicts) == 1  # rule 8: no start of valid time, the same version: a person chooses
+        assert report.conflicts == []
+        assert {(b.subject, b.value): b.status for b in bdb.beliefs(include_all=True)} == {
+            ("ann", "Paris"): "superseded", ("ann", "Rome"): "current",
+            ("cy", "Oslo"): "superseded", ("cy", "Bergen"): "current"}
+        # the earlier turn said again in a later conversation: that version is the later one
+        bdb.ingest_conversation([Turn("Ann", "I live in Paris.")], source="untimed-2", embed=False)
+        assert {b.value for b in bdb.beliefs(subject="ann")} == {"Paris"}
     for moment, said in (("2030-03-01 12:00:00+00", "I live in Oslo."),
                          ("2030-04-01 12:00:00+00", "I moved to Bergen.")):
         with beliefdb.connect(url_at(db_url, moment)) as bdb:

@@ -1,17 +1,24 @@
 -- beliefdb: conflicts settled by rule (docs/rules.md, rule 8).
 -- Rivals (one world, the same subject, attribute and scope, another value, overlapping valid
 -- times) are ranked by authority, then by the later start of valid time or, when either has none,
--- the later recorded source version. The loser is superseded when the acting principal owns it;
+-- the later recorded source version (in one conversation version, the later turn). The loser is superseded when the acting principal owns it;
 -- otherwise, and on a tie, both are in conflict for a person to settle from the review queue.
 
 -- What rule 8 ranks a belief by: its strongest source, its valid-time start, its latest recorded
--- version; sources and versions that are retracted count for neither.
+-- version, and in a conversation its latest turn there (the version and the turn's offset);
+-- sources and versions that are retracted count for none.
+drop function if exists beliefdb._belief_rank(uuid, uuid);
 create or replace function beliefdb._belief_rank(p_workspace_id uuid, p_belief_id uuid,
-    out authority beliefdb.authority, out valid_from timestamptz, out recorded timestamptz)
+    out authority beliefdb.authority, out valid_from timestamptz, out recorded timestamptz,
+    out turn_version uuid, out turn_at integer)
 language sql stable
 set search_path = pg_catalog, pg_temp
 as $$
-    select max(s.authority), lower(b.valid_time), max(v.recorded_at) filter (where s.id is not null)
+    select max(s.authority), lower(b.valid_time), max(v.recorded_at) filter (where s.id is not null),
+           (array_agg(v.id order by v.recorded_at desc, f.start_offset desc)
+                filter (where s.id is not null and f.speaker is not null))[1],
+           (array_agg(f.start_offset order by v.recorded_at desc, f.start_offset desc)
+                filter (where s.id is not null and f.speaker is not null))[1]
       from beliefdb.belief b
       left join beliefdb.evidence e
         on e.workspace_id = b.workspace_id and e.belief_id = b.id and e.role = 'supports'
@@ -23,11 +30,12 @@ as $$
      where b.workspace_id = p_workspace_id and b.id = p_belief_id
      group by b.valid_time
 $$;
-comment on function beliefdb._belief_rank(uuid, uuid) is 'Rule 8 rank of a belief: authority, valid-time start, latest recorded source version';
+comment on function beliefdb._belief_rank(uuid, uuid) is 'Rule 8 rank of a belief: authority, valid-time start, latest recorded source version, latest turn there';
 
 -- Rule 8: 1 if belief a beats b, -1 if b beats a, 0 for a tie.
 -- Higher authority wins; then the later valid-time start; when either has none, the later
--- recorded source version. Equal on all counts is a tie, never a coin toss.
+-- recorded source version, and in the same conversation version the later turn (a transcript
+-- without times still says which was said first). Equal on all counts is a tie, never a coin toss.
 create or replace function beliefdb._compare_beliefs(p_workspace_id uuid, p_a uuid, p_b uuid) returns integer
 language sql stable
 set search_path = pg_catalog, pg_temp
@@ -38,6 +46,7 @@ as $$
         when a.valid_from is not null and b.valid_from is not null then sign(extract(epoch from a.valid_from - b.valid_from))::integer
         when a.recorded is distinct from b.recorded then
             case when coalesce(a.recorded > b.recorded, a.recorded is not null) then 1 else -1 end
+        when a.turn_version = b.turn_version and a.turn_at <> b.turn_at then sign(a.turn_at - b.turn_at)::integer
         else 0
     end
       from beliefdb._belief_rank(p_workspace_id, p_a) a, beliefdb._belief_rank(p_workspace_id, p_b) b
