@@ -276,3 +276,16 @@ def test_a_half_written_postmaster_pid_is_a_server_still_starting(homes: Callabl
                                                     encoding="utf-8")
     status = EmbeddedServer(home).status()
     assert (status.running, status.pid, status.url) == (False, None, None)
+
+
+def test_threads_starting_the_running_server_at_once(embedded_server: EmbeddedServer) -> None:
+    """Several threads of one process opening beliefdb at once (``beliefdb.connect()`` without a URL,
+    a web app's workers) each get the running server's URL: the wheel's start lock is a process lock,
+    which one thread's release would take from under another's."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    expected = EmbeddedServer(embedded_server.home).start()
+    with ThreadPoolExecutor(8) as pool:
+        starting = [pool.submit(EmbeddedServer(embedded_server.home).start) for _ in range(24)]
+        urls = [f.result() for f in starting]
+    assert urls == [expected] * 24

