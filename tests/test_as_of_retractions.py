@@ -327,3 +327,34 @@ def test_a_writer_that_waited_for_the_lock_is_dated_after_the_one_it_waited_for(
     assert began is not None and [n for n, _ in rows] == [1, 2, 3]
     assert rows[0][1] < rows[1][1] < rows[2][1]
     assert rows[2][1] > began[0]
+
+
+def test_evidence_as_of_a_moment_says_whether_its_version_was_in_force_then(db_url: str) -> None:
+    """``why`` and ``ask`` as of a moment show each quote's version as in force or history as it stood
+    then (``beliefdb.in_force_at``), not as it stands now: red's version 1 was in force on day 5, and
+    again from day 20 when version 2 was retracted, though blue's version 2 replaced it in between."""
+    with at(db_url, 0) as db:
+        red = db.ingest_text(TEXT.format("red"), source="catalogue.md").accepted[0].id
+    with at(db_url, 10) as db:
+        blue = db.ingest_text(TEXT.format("blue"), source="catalogue.md").accepted[0].id
+    with at(db_url, 20) as db:
+        db.retract(source="catalogue.md", version=2, reason="a mistake")
+    with at(db_url, 30) as db:
+        db.ingest_text(TEXT.format("green"), source="catalogue.md")
+    with at(db_url, 40) as db:
+        def in_force(belief: uuid.UUID, day: int) -> list[tuple[int, bool]]:
+            return [(e.version, e.in_force) for e in db.why(belief, as_of=moment(day)).evidence]
+
+        def asked(day: int) -> list[tuple[str, list[tuple[int, bool]]]]:
+            answer = db.ask("product alpha colour", as_of=moment(day))
+            return [(a.belief.value, [(e.version, e.in_force) for e in a.evidence]) for a in answer.beliefs]
+
+        assert in_force(red, 5) == [(1, True)]      # the code before: (1, False), version 3 is in force now
+        assert in_force(blue, 15) == [(2, True)]
+        assert in_force(red, 25) == [(1, True)]
+        assert [(e.version, e.in_force) for e in db.why(red).evidence] == [(1, False)]  # now: history
+        assert "(in force)" in render.why(db.why(red, as_of=moment(5)))
+        assert asked(5) == [("red", [(1, True)])]
+        assert asked(15) == [("blue", [(2, True)])]
+        assert [(a.belief.value, [(e.version, e.in_force) for e in a.evidence])
+                for a in db.answers(subject="product_alpha", as_of=moment(25))] == [("red", [(1, True)])]

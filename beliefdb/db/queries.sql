@@ -143,7 +143,8 @@ select coalesce(d.created_at, a.created_at) as created_at, r.id
   left join beliefdb.action a on a.workspace_id = beliefdb.current_workspace_id() and a.id = r.id;
 
 -- belief_evidence --
--- The evidence of one belief, recorded by as_of (all of it when null); in_force: whether its version was in force then (beliefdb.in_force_at), now when as_of is null
+-- The evidence of one belief, recorded by as_of (all of it when null), each version in force or not as
+-- it stood then (beliefdb.in_force_at; now when null)
 select belief_id, role, quote, fragment_id, start_offset, end_offset, source,
        origin_type::text as origin_type, authority::text as authority,
        provenance::text as provenance, version, version_label, version_sha256,
@@ -598,10 +599,14 @@ select f.id as fragment_id, f.text, s.name as source, v.version, v.label as vers
  order by r.text_rank;
 
 -- supporting_evidence --
--- The supporting evidence of these beliefs recorded by as_of (now when null)
+-- The supporting evidence of these beliefs recorded by as_of (now when null), each version in force or
+-- not as it stood then (beliefdb.in_force_at)
 select belief_id, role, quote, fragment_id, start_offset, end_offset, source,
        origin_type::text as origin_type, authority::text as authority, provenance::text as provenance,
-       version, version_label, version_sha256, in_force, created_at, speaker, spoken_at
+       version, version_label, version_sha256,
+       case when %(as_of)s::timestamptz is null then in_force
+            else beliefdb.in_force_at(workspace_id, source_version_id, %(as_of)s) end as in_force,
+       created_at, speaker, spoken_at
   from beliefdb.belief_evidence
  where belief_id = any(%(ids)s) and role = 'supports'
    and created_at <= coalesce(%(as_of)s, beliefdb.clock())
