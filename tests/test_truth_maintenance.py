@@ -166,9 +166,10 @@ def test_a_decision_on_an_unsupported_belief_is_flagged_at_once(bdb: beliefdb.Be
     bdb.retract(belief=a, reason="wrong")
     d = bdb.decide("built on sand", because=[a])
     assert d.status == "needs_review"
-    act = bdb.act(d.id, "never run this")
-    assert act.status == "held"
-    assert open_items(bdb) == {("decision_flagged", d.id), ("action_held", act.id)}
+    # rule 19: it cites no current belief, so it has no source-backed answer and nothing acts on it
+    with pytest.raises(beliefdb.errors.InvalidInput, match="no source-backed reason yet"):
+        bdb.act(d.id, "never run this")
+    assert open_items(bdb) == {("decision_flagged", d.id)}
     assert bdb.audit_verify().ok
 
 
