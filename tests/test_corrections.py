@@ -396,3 +396,19 @@ def test_retracting_the_correction_makes_the_old_belief_current_again(bdb: belie
     assert {d.id: d.holds for d in bdb.decisions()}[world.d1] is True
     assert statuses(bdb)[0][world.d1] == "needs_review"  # flags stay until a person clears them
     assert bdb.audit_verify().ok
+
+
+def test_a_retracted_belief_is_not_corrected_and_the_error_says_how_to_go_on(
+        bdb: beliefdb.BeliefDB, world: World, postgresql: psycopg.Connection[Any]) -> None:
+    """A superseded belief is corrected through the belief that replaced it; a retracted one has no
+    such belief (nothing replaced it): the error says to restore it first (the code before sent the
+    user to "the belief that replaced it"), and nothing is written."""
+    bdb.retract(belief=world.x, reason="wrong")
+    for attempt in (lambda: bdb.preview_correction(world.x, NEW_TEXT, value="14 days"),
+                    lambda: bdb.apply_correction(world.x, NEW_TEXT, value="14 days", reviewer="rita",
+                                                 expect_revision=2)):
+        with pytest.raises(errors.InvalidInput) as refused:
+            attempt()
+        assert "is retracted" in str(refused.value) and "replaced it" not in str(refused.value)
+        assert "restore it" in str(refused.value)
+    assert postgresql.execute("select count(*) from beliefdb.correction").fetchone() == (0,)

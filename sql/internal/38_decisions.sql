@@ -42,8 +42,12 @@ language plpgsql stable
 set search_path = pg_catalog, pg_temp
 as $$
 begin
-    if p_belief.status in ('superseded', 'retracted') then
-        raise exception 'belief % is %: correct the belief that replaced it instead', p_belief.id, p_belief.status
+    if p_belief.status = 'superseded' then
+        raise exception 'belief % is superseded: correct the belief that replaced it instead', p_belief.id
+            using errcode = 'BD005';
+    elsif p_belief.status = 'retracted' then
+        -- nothing replaced a retracted belief: there is no other belief to send the user to
+        raise exception 'belief % is retracted: restore it first (undo its retraction), then correct it', p_belief.id
             using errcode = 'BD005';
     end if;
     if p_belief.owner is not distinct from beliefdb.current_principal() then
