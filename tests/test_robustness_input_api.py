@@ -276,3 +276,21 @@ def test_a_lone_surrogate_in_a_library_argument_is_invalid_input(bdb: beliefdb.B
     # psycopg cannot encode it; the library says so in one line instead of raising UnicodeEncodeError
     with pytest.raises(errors.InvalidInput, match="not valid UTF-8"):
         bdb.decide("refund \udcff")
+
+
+@pytest.mark.parametrize(("field", "blank"), [("statement", ""), ("subject", ""), ("subject", "   "),
+                                              ("attribute", ""), ("attribute", "\t")])
+@pytest.mark.parametrize("with_text", [False, True])
+def test_remember_with_a_blank_statement_subject_or_attribute_is_invalid_input_naming_it(
+        field: str, blank: str, with_text: bool, bdb: beliefdb.BeliefDB, db_url: str, seeded: str) -> None:
+    """As a claims file's line is refused (``'subject' must be a non-empty string``), so is a blank
+    field given to remember: InvalidInput naming it, nothing written. The code before: the database's
+    check constraint as an integrity_violation ('violates check constraint "belief_subject_check"'),
+    and a subject or attribute of blanks only stored as a belief."""
+    quote = "Returns are accepted within 7 days of delivery."
+    fields = {"statement": "Returns within 7 days", "subject": "return_policy", "attribute": "window"} | {field: blank}
+    before = row_counts(db_url)
+    with pytest.raises(errors.InvalidInput, match=f"'{field}' must be a non-empty string"):
+        bdb.remember(fields["statement"], fields["subject"], fields["attribute"], "7 days", quote,
+                     source="notes.md" if with_text else "policy.md", text=quote if with_text else None)
+    assert row_counts(db_url) == before

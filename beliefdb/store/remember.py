@@ -30,6 +30,15 @@ from beliefdb.vocabulary import BELIEF_KINDS
 __all__ = ["remember_in_source", "remember_with_text"]
 
 
+def _check_candidate(candidate: Candidate) -> None:
+    """The candidate's kind, and its statement, subject and attribute not blank (its value may be empty),
+    as a claims file's line is checked (``ingest.parse_claim``): else InvalidInput naming the field."""
+    check_choice("kind", candidate.kind, BELIEF_KINDS)
+    for field in ("statement", "subject", "attribute"):
+        if not getattr(candidate, field).strip():
+            raise errors.InvalidInput(f"'{field}' must be a non-empty string")
+
+
 def remember_with_text(db: Database, text: str, options: SourceOptions, candidate: Candidate, *,
                        new_source: SourceOptions | None = None) -> IngestReport:
     """Store ``text`` as the next version of ``options.name`` with the belief ``candidate`` quotes in it,
@@ -38,7 +47,7 @@ def remember_with_text(db: Database, text: str, options: SourceOptions, candidat
     the version before held), and the report says why. ``new_source``: the authority and origin a
     source of that name gets when it does not exist yet, where ``options`` gives none (defaults do not
     change an existing source: an authority or origin given does, as for any ingest)."""
-    check_choice("kind", candidate.kind, BELIEF_KINDS)
+    _check_candidate(candidate)
     if not options.name:
         raise errors.InvalidInput("a source name is required")
     _, rejected = gate(text, [candidate]) if text.strip() else ([], [])
@@ -60,7 +69,7 @@ def remember_with_text(db: Database, text: str, options: SourceOptions, candidat
 def remember_in_source(db: Database, source: str, candidate: Candidate, *, embed: bool = True,
                        conn: psycopg.Connection[Any] | None = None) -> IngestReport:
     """Add one candidate against the version of ``source`` in force, through the same gate."""
-    check_choice("kind", candidate.kind, BELIEF_KINDS)
+    _check_candidate(candidate)
     with db.transaction(conn) as c:
         row = c.execute(
             Q.source_in_force, (source,)).fetchone()
