@@ -294,3 +294,17 @@ def test_remember_with_a_blank_statement_subject_or_attribute_is_invalid_input_n
         bdb.remember(fields["statement"], fields["subject"], fields["attribute"], "7 days", quote,
                      source="notes.md" if with_text else "policy.md", text=quote if with_text else None)
     assert row_counts(db_url) == before
+
+
+def test_a_nul_character_in_a_library_argument_is_invalid_input(bdb: beliefdb.BeliefDB, db_url: str,
+                                                               seeded: str) -> None:
+    """PostgreSQL text holds no NUL: psycopg refuses to send it, and nothing was sent. That is the
+    caller's input, invalid_input in one line, as a lone surrogate is (the code before: the base
+    BeliefDBError, code 'error', as if beliefdb had failed)."""
+    before = row_counts(db_url)
+    for call in (lambda: bdb.ingest_text("Returns within 7 days.\x00", source="nul.md"),
+                 lambda: bdb.decide("refund \x00", because=[seeded]),
+                 lambda: bdb.ask("returns\x00")):
+        with pytest.raises(errors.InvalidInput, match="NUL"):
+            call()
+    assert row_counts(db_url) == before

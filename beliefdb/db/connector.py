@@ -105,6 +105,9 @@ def translate(exc: psycopg.Error) -> errors.BeliefDBError:
         return own
     if isinstance(exc, psycopg.OperationalError) and not sqlstate:
         return errors.DatabaseUnavailable(message)
+    if isinstance(exc, psycopg.DataError) and not sqlstate:
+        # psycopg refused to send the caller's value (a NUL character in text): nothing was sent
+        return errors.InvalidInput(message)
     if sqlstate.startswith("08") or sqlstate.startswith("57P"):
         return errors.DatabaseUnavailable(message)
     if sqlstate == "55P03":
