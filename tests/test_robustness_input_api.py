@@ -308,3 +308,18 @@ def test_a_nul_character_in_a_library_argument_is_invalid_input(bdb: beliefdb.Be
         with pytest.raises(errors.InvalidInput, match="NUL"):
             call()
     assert row_counts(db_url) == before
+
+
+@pytest.mark.parametrize("name", ["", "   ", "\t\n"])
+def test_a_blank_source_name_is_invalid_input(name: str, bdb: beliefdb.BeliefDB, db_url: str) -> None:
+    """A source needs a name one can see and give again: blanks only are refused as an empty name is
+    (the code before stored a source named '   ' from ingest_text, remember and submit)."""
+    quote = "Returns are accepted within 7 days of delivery."
+    before = row_counts(db_url)
+    for call in (lambda: bdb.ingest_text(DOC, source=name),
+                 lambda: bdb.remember("Returns within 7 days", "return_policy", "window", "7 days", quote,
+                                      source=name, text=DOC),
+                 lambda: bdb.submit(text=DOC, source=name)):
+        with pytest.raises(errors.InvalidInput, match="a source name is required"):
+            call()
+    assert row_counts(db_url) == before

@@ -203,7 +203,7 @@ def ingest_text(db: Database, text: str, options: SourceOptions, *, candidates: 
     only when given (an appended turn), which are also the ones the report lists when skipped.
     ``append``: ``text`` extends the conversation's text in force by ``read``, stored in place
     (``beliefdb.append_turn``: only the new turn's fragment is written)."""
-    if not options.name:
+    if options.name is None or not options.name.strip():  # blanks only: no name to see or give again
         raise errors.InvalidInput("a source name is required")
     check_size(options.name, text, max_bytes)
     if not text.strip():

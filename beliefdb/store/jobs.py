@@ -100,7 +100,7 @@ def submit_texts(db: Database, texts: Sequence[tuple[str, ingest.SourceOptions]]
     payloads = []
     for text, options in texts:
         _check_options(options, extractor, max_attempts)
-        if not options.name:
+        if options.name is None or not options.name.strip():  # blanks only: no name to see or give again
             raise errors.InvalidInput("a source name is required")
         ingest.check_size(options.name, text, max_bytes)
         if not text.strip():
@@ -136,7 +136,7 @@ def submit_conversations(db: Database, conversations: Sequence[tuple[Sequence[Tu
     payloads = []
     for turns, options, path in conversations:
         _check_options(options, extractor, max_attempts)
-        if not options.name:
+        if options.name is None or not options.name.strip():  # blanks only: no name to see or give again
             raise errors.InvalidInput("a conversation name is required")
         text, spans = lay_out(turns)
         ingest.check_size(options.name, text, max_bytes)

@@ -48,7 +48,7 @@ def remember_with_text(db: Database, text: str, options: SourceOptions, candidat
     source of that name gets when it does not exist yet, where ``options`` gives none (defaults do not
     change an existing source: an authority or origin given does, as for any ingest)."""
     _check_candidate(candidate)
-    if not options.name:
+    if options.name is None or not options.name.strip():  # blanks only: no name to see or give again
         raise errors.InvalidInput("a source name is required")
     _, rejected = gate(text, [candidate]) if text.strip() else ([], [])
     if rejected:
