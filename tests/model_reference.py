@@ -109,7 +109,6 @@ class Decision:
     reasons: list[UUID]
     status: str = "active"
     holds: bool = False
-    unbacked: bool = False     # recorded citing no current belief: no source-backed answer (rule 19)
 
 
 @dataclass
@@ -510,7 +509,6 @@ class Model:
             d.status = "needs_review"
             self.items.append(Item("decision_flagged", i))
         self.review()
-        d.unbacked = bool(reasons) and not d.holds  # rule 19: none of its reasons is current
         return i
 
     def act(self, actor: str, decision: UUID) -> UUID:
@@ -519,7 +517,7 @@ class Model:
         an action on a flagged decision is held at once."""
         self.actor = actor
         d = self.decisions[decision]
-        if d.status == "rejected" or (d.status == "needs_review" and (not d.reasons or d.unbacked)):
+        if d.status == "rejected" or (d.status == "needs_review" and not d.reasons):
             raise Refused("InvalidInput")
         i = self.new_id()
         self.actions[i] = Action(decision)

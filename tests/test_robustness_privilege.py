@@ -286,7 +286,8 @@ def test_an_agent_cannot_write_with_a_fixed_clock(db_url: str, bdb: beliefdb.Bel
         assert conn.execute("select count(*) from beliefdb.beliefs_as_of(%s)", (YESTERDAY,)).fetchone() == (0,)
     assert counts(db_url) == before
     # every workspace's (beliefs_as_of is the bound workspace's, and refuses with none bound)
-    assert su_all(db_url, "select count(*) from beliefdb.belief b where beliefdb.believed_at(b, '2020-01-02')") == [(0,)]
+    believed = "select count(*) from beliefdb.belief b where beliefdb.believed_at(b, '2020-01-02')"
+    assert su_all(db_url, believed) == [(0,)]
     # with its clock not fixed, the same agent writes (at the real time)
     with agent_session(agent, ws) as conn:
         conn.execute("select beliefdb.ingest_version('backdated', 'Returns are accepted within 99 days.')")

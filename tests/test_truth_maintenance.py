@@ -166,10 +166,9 @@ def test_a_decision_on_an_unsupported_belief_is_flagged_at_once(bdb: beliefdb.Be
     bdb.retract(belief=a, reason="wrong")
     d = bdb.decide("built on sand", because=[a])
     assert d.status == "needs_review"
-    # rule 19: it cites no current belief, so it has no source-backed answer and nothing acts on it
-    with pytest.raises(beliefdb.errors.InvalidInput, match="no source-backed reason yet"):
-        bdb.act(d.id, "never run this")
-    assert open_items(bdb) == {("decision_flagged", d.id)}
+    act = bdb.act(d.id, "never run this")
+    assert act.status == "held"
+    assert open_items(bdb) == {("decision_flagged", d.id), ("action_held", act.id)}
     assert bdb.audit_verify().ok
 
 

@@ -7,8 +7,9 @@
 -- needed. With no reason at all the
 -- decision is still recorded (an agent wanted to act without evidence, and that is worth
 -- knowing), as needs_review with the review item "No source-backed answer yet": nothing may carry
--- it out until a person approves it. So is one none of whose reasons holds (it cites no current
--- belief, rule 19), its reasons kept.
+-- it out until a person approves it. One none of whose reasons holds (it cites no current belief,
+-- rule 19) is needs_review too, its reasons kept, and its review item says it has no source-backed
+-- answer (it never had support to lose); an action on it is held at once, as on any flagged one.
 create or replace function beliefdb.decide(p_title text, p_justifications jsonb) returns beliefdb.recorded
 language plpgsql
 security definer
@@ -44,9 +45,8 @@ begin
     select d.status into v_status from beliefdb.decision d where d.workspace_id = v_ws and d.id = v_id;
     if v_status = 'needs_review' then
         -- none of its reasons holds (each cites a belief that is not current: rule 19): it never had
-        -- support to lose. Its reasons are kept (the decision holds again if they come back), but like
-        -- a decision without reasons it has no source-backed answer, and nothing carries it out until a
-        -- person approves it (beliefdb.act)
+        -- support to lose, and its review item says so. Its reasons are kept (the decision holds again
+        -- if they come back)
         update beliefdb.review_item r
            set reason = 'No source-backed answer yet: none of its reasons is current'
          where r.workspace_id = v_ws and r.kind = 'decision_flagged' and r.node = v_id and r.status = 'open';
@@ -57,8 +57,8 @@ $$;
 comment on function beliefdb.decide(text, jsonb) is 'Record a decision and its reasons ([[belief id or prefix, ...], ...]: alternatives of joint supports); none: needs review';
 
 -- An action carrying out a decision (its id or a unique prefix); held at once if the decision needs
--- review. Nothing carries out a rejected decision, nor one recorded without reasons or citing no
--- current belief (rule 19) until a person approves it.
+-- review. Nothing carries out a rejected decision, nor one recorded without reasons until a person
+-- approves it.
 create or replace function beliefdb.act(p_decision text, p_description text) returns beliefdb.recorded
 language plpgsql
 security definer
@@ -79,12 +79,8 @@ begin
     elsif v_decision.status = 'rejected' then
         raise exception 'decision % was rejected: nothing may carry it out', v_decision.id using errcode = 'BD005';
     elsif v_decision.status = 'needs_review'
-          and (not exists (select from beliefdb.justification j
-                            where j.workspace_id = v_ws and j.consequent = v_decision.id)
-               -- recorded citing no current belief (beliefdb.decide): no source-backed answer either
-               or exists (select from beliefdb.review_item r
-                           where r.workspace_id = v_ws and r.kind = 'decision_flagged' and r.node = v_decision.id
-                             and r.status = 'open' and r.reason like 'No source-backed answer yet%')) then
+          and not exists (select from beliefdb.justification j
+                           where j.workspace_id = v_ws and j.consequent = v_decision.id) then
         raise exception 'decision % has no source-backed reason yet: a person must approve it before anything carries it out',
             v_decision.id using errcode = 'BD005';
     end if;
