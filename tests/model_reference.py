@@ -299,8 +299,13 @@ class Model:
     def review(self) -> None:
         """Decisions that no longer hold are flagged, their actions held; settled questions close."""
         for i, d in self.decisions.items():
-            d.holds = any(r in self.beliefs and self.beliefs[r].current for r in d.reasons)
-            if not d.holds and d.status == "active":
+            held, d.holds = d.holds, any(r in self.beliefs and self.beliefs[r].current for r in d.reasons)
+            # approved, it is flagged again when it loses its last support again (it held since)
+            if not d.holds and (d.status == "active" or (d.status == "approved" and held)):
+                if d.status == "approved":  # a new flag: what a person released may be held again
+                    for a in self.actions.values():
+                        if a.decision == i:
+                            a.released = False
                 d.status = "needs_review"
                 self.items.append(Item("decision_flagged", i))
         for i, a in self.actions.items():

@@ -181,3 +181,38 @@ def test_a_decision_citing_no_current_belief_has_no_source_backed_answer(bdb: be
     lost = "the decision lost its last remaining support"
     assert [i.reason for i in bdb.review_items() if i.node == other.id] == [lost]
     assert bdb.act(other.id, "Email the customer").status == "held"
+
+
+def test_an_approved_decision_that_loses_its_last_support_again_is_flagged_again(
+        bdb: beliefdb.BeliefDB, refusal: tuple[Any, Any]) -> None:
+    """Rule 4: a decision is flagged when it loses its last support. A person approved this one when it
+    had lost it; its support came back, and it lost it again: flagged again, its actions held again,
+    the preview and impact saying so (the code before: still approved, actions scheduled, nobody told)."""
+    seven, decision = refusal
+    email = bdb.act(decision.id, "Email the customer a refusal")
+    bdb.retract(belief=seven.id, reason="wrong")
+    (flag,) = [i for i in bdb.review_items() if i.kind == "decision_flagged"]
+    bdb.resolve_review(flag.id, "approved")
+    bdb.retract(belief=seven.id, undo=True)  # its support is back
+    (d,) = bdb.decisions()
+    assert (d.status, d.holds) == ("approved", True)
+    later = bdb.act(decision.id, "Call the customer")
+    assert {a.id: a.status for a in bdb.actions()} == {email.id: "scheduled", later.id: "scheduled"}
+
+    assert {(r.kind, r.effect, r.node) for r in bdb.impact(seven.id) if r.effect in ("flag", "hold")} == {
+        ("decision", "flag", decision.id), ("action", "hold", email.id), ("action", "hold", later.id)}
+    preview = bdb.preview_retract(belief=seven.id)
+    changes = bdb.retract(belief=seven.id, reason="wrong after all")
+    assert changes == preview
+    assert changes.flagged == [decision.id] and set(changes.held) == {email.id, later.id}
+    (d,) = bdb.decisions()
+    assert (d.status, d.holds) == ("needs_review", False)
+    assert {a.id: a.status for a in bdb.actions()} == {email.id: "held", later.id: "held"}
+    assert {(i.kind, i.node) for i in bdb.review_items()} == {
+        ("decision_flagged", decision.id), ("action_held", email.id), ("action_held", later.id)}
+    # an approved decision that never held again is not flagged again by what touches it
+    (again,) = [i for i in bdb.review_items() if i.kind == "decision_flagged"]
+    bdb.resolve_review(again.id, "approved")
+    bdb.retract(source="policy.md", reason="poisoned")
+    assert [d.status for d in bdb.decisions()] == ["approved"]
+    assert bdb.audit_verify().ok

@@ -52,7 +52,8 @@ class State:
             "started_holding": {i for i in kept if not old[i]["holds"] and new[i]["holds"]},
             "stopped_current": {i for i in kept if old[i]["current"] and not new[i]["current"]},
             "became_current": {i for i in kept if not old[i]["current"] and new[i]["current"]},
-            "flagged": {i for i in kept if old[i]["status"] == "active" and new[i]["status"] == "needs_review"},
+            "flagged": {i for i in kept
+                        if old[i]["status"] in ("active", "approved") and new[i]["status"] == "needs_review"},
             "held": {i for i in kept if old[i]["status"] == "scheduled" and new[i]["status"] == "held"},
         }
 

@@ -143,7 +143,7 @@ def difference(before: dict[str, Any], after: dict[str, Any]) -> dict[str, set[U
             if cond:
                 out[key].add(i)
     out["flagged"] = {i for i, s in before["decisions"].items()
-                      if s == "active" and after["decisions"].get(i) == "needs_review"}
+                      if s in ("active", "approved") and after["decisions"].get(i) == "needs_review"}
     out["held"] = {i for i, s in before["actions"].items() if s == "scheduled" and after["actions"].get(i) == "held"}
     return out
 

@@ -146,7 +146,7 @@ begin
     end if;
     -- Decisions are read into arrays, with one index scan over an array of ids each, and joined
     -- to the evaluation's arrays in memory by hashing. The decisions of the closure that stop
-    -- holding and are active are flagged; those that lost a reason, hold and are active or
+    -- holding and are active (or approved and holding now) are flagged; those that lost a reason, hold and are active or
     -- approved survive, by their live justifications, whose antecedents the decision row carries
     -- (decision.reasons). A walk that reached no decision reads none.
     v_flag_id := '{}';
@@ -164,7 +164,12 @@ begin
           cross join lateral (
                 select coalesce(array_agg(d.id), '{}'), coalesce(array_agg(d.title), '{}')
                   from beliefdb.decision d
-                 where d.workspace_id = v_ws and d.id = any(e.lost) and d.status = 'active') f
+                 where d.workspace_id = v_ws and d.id = any(e.lost)
+                   and (d.status = 'active'
+                        -- an approved decision that holds now: losing its last support again flags it again
+                        or (d.status = 'approved'
+                            and exists (select from beliefdb.node n
+                                         where n.workspace_id = v_ws and n.id = d.id and n.holds)))) f
           cross join lateral (
                 select coalesce(array_agg(d.id), '{}'), coalesce(array_agg(d.title), '{}'),
                        coalesce(array_agg(d.reasons), '{}')

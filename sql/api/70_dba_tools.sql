@@ -44,6 +44,7 @@ set search_path = pg_catalog, pg_temp
 as $$
 declare
     v_flagged uuid[];
+    v_reflagged uuid[];
     v_held uuid[];
     v_round integer;
     v_revived uuid[];
@@ -142,22 +143,32 @@ begin
     -- rule 4: a decision is flagged only when it no longer holds, not when a support changed.
     -- A write that changes nothing still costs its statement triggers (audit, adjacency: about a
     -- millisecond each): the writes below run only when there is something to write.
+    -- An approved decision is flagged again when it loses its last support again: a person approved it
+    -- once (unsupported then, or on its own), and it has held since (its support came back).
     v_flagged := '{}';
+    v_reflagged := '{}';
     if exists (select from pg_temp.beliefdb_evaluation e where e.kind = 'decision' and not e.holds) then
+    v_reflagged := array(
+        select d.id
+          from pg_temp.beliefdb_evaluation e
+          join beliefdb.decision d on d.workspace_id = p_workspace_id and d.id = e.id
+         where e.kind = 'decision' and not e.holds and e.held and d.status = 'approved');
     with flagged as (
         update beliefdb.decision d
            set status = 'needs_review', revision = d.revision + 1
           from pg_temp.beliefdb_evaluation e
          where e.kind = 'decision' and d.workspace_id = p_workspace_id and d.id = e.id and not e.holds
-           and d.status = 'active'
+           and (d.status = 'active' or d.id = any(v_reflagged))
         returning d.id
     )
     select coalesce(array_agg(id), '{}') into v_flagged from flagged;
     end if;
     if cardinality(v_flagged) > 0 then
-        -- a flagged decision was active (its standing, unless noted above, did not change)
-        perform beliefdb._note_review(p_workspace_id, v_flagged, 'active', 'decision_flagged',
-                                      'the decision lost its last remaining support');
+        -- a flagged decision was active, or approved (its standing, unless noted above, did not change)
+        perform beliefdb._note_review(p_workspace_id, array(select x from unnest(v_flagged) x where x <> all(v_reflagged)),
+                                      'active', 'decision_flagged', 'the decision lost its last remaining support');
+        perform beliefdb._note_review(p_workspace_id, v_reflagged, 'approved', 'decision_flagged',
+                                      'the decision lost its last remaining support again, after it was approved');
     end if;
 
     -- actions of the decisions in the closure (and actions in it) whose decision needs review: found
@@ -177,9 +188,10 @@ begin
                           from pg_temp.beliefdb_evaluation e
                          where e.kind = 'decision')
            -- a person who released this action has decided; only a new flag may hold it again
-           and not exists (select from beliefdb.review_item r
-                            where r.workspace_id = a.workspace_id and r.kind = 'action_held' and r.node = a.id
-                              and r.status = 'approved'));
+           and (a.decision_id = any(v_reflagged)
+                or not exists (select from beliefdb.review_item r
+                                where r.workspace_id = a.workspace_id and r.kind = 'action_held' and r.node = a.id
+                                  and r.status = 'approved')));
     if cardinality(v_held) > 0 then
         with held as (
             update beliefdb.action a

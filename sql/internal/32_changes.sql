@@ -107,7 +107,8 @@ begin
         'became_current', coalesce((select jsonb_agg(x.id order by x.id) from now x
                                      where not x.was_current and x.current), '[]'),
         'flagged', coalesce((select jsonb_agg(x.id order by x.id) from now x
-                              where x.kind = 'decision' and x.status = 'active' and x.now_status = 'needs_review'), '[]'),
+                              where x.kind = 'decision' and x.status in ('active', 'approved')
+                                and x.now_status = 'needs_review'), '[]'),
         'held', coalesce((select jsonb_agg(x.id order by x.id) from now x
                            where x.kind = 'action' and x.status = 'scheduled' and x.now_status = 'held'), '[]')),
         (select coalesce(array_agg(x.id), '{}') from now x where x.was_current and not x.current)
