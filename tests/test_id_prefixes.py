@@ -78,3 +78,22 @@ def test_an_empty_id_says_none_was_given(cli: Any, three_beliefs: list[str], ref
         conn.execute("select beliefdb.resolve_belief(%s)", (ref,))
     assert (raised.value.sqlstate, raised.value.diag.message_primary) == (
         "BD005", "no belief id given: give an id or at least 4 characters of one")
+
+
+def test_a_run_prefix_shorter_than_4_characters_is_refused_as_a_belief_one_is(
+        bdb: beliefdb.BeliefDB, postgresql: psycopg.Connection[Any]) -> None:
+    """A run is named by its id or a unique prefix of at least 4 characters, as every other id: a
+    1-character prefix wrote steps, reads and decisions into whichever run it began (the code before),
+    where a slip of the finger names another run once there are several."""
+    run = str(bdb.record_step("user_input", {"text": "refund order 1042"}, task="refund 1042").run)
+    count = "select count(*) from beliefdb.step"
+    before = postgresql.execute(count).fetchone()
+    for ref in (run[:1], run[:3]):
+        for call in (lambda r=ref: bdb.record_step("plan", {"refund": True}, run=r),
+                     lambda r=ref: bdb.ask("refund", run=r),
+                     lambda r=ref: bdb.decide_in_run(r, "Refund order 1042"),
+                     lambda r=ref: bdb.steps(r)):
+            with pytest.raises(errors.InvalidInput, match=rf"^run id prefix {ref} is too short: give at least 4"):
+                call()
+    assert postgresql.execute(count).fetchone() == before
+    assert len(bdb.steps(run[:4])) == 1 and bdb.record_step("plan", {}, run=run[:4]).seq == 1

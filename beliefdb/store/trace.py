@@ -149,8 +149,14 @@ def run_id(db: Database, ref: str | UUID, conn: psycopg.Connection[Any] | None =
         rows = c.execute(Q.run_by_prefix, (text,)).fetchall()
     if not rows:
         raise errors.NotFound(f"unknown run {ref}")
+    # at least 4 characters, as every other id a command takes (beliefdb.resolve_node): a shorter
+    # prefix names another run once there are several
+    short = len(text.replace("-", "")) < 4
     if len(rows) > 1:
-        raise errors.AmbiguousId(f"run id prefix {ref} matches more than one run")
+        more = "at least 4 characters" if short else "more characters"
+        raise errors.AmbiguousId(f"run id prefix {ref} matches more than one run: give {more} of the id")
+    if short:
+        raise errors.InvalidInput(f"run id prefix {ref} is too short: give at least 4 characters of the id")
     return UUID(str(rows[0][0]))
 
 
