@@ -240,3 +240,17 @@ def test_an_agent_is_told_its_own_temporary_table_is_in_the_way(createrole_owner
                 conn.execute(call)  # type: ignore[arg-type]
     finally:
         drop_agent(createrole_owner, made.name)
+
+
+def test_audit_verify_catches_events_cut_off_with_the_head_deleted(story: str) -> None:
+    """docs/dba.md: audit_verify "catches events cut off the end (the head no longer matches)". With
+    the head row deleted too, the shortened chain verified."""
+    with psycopg.connect(story, autocommit=True) as conn:
+        ws = conn.execute("select id from beliefdb.workspace where name = 'default'").fetchone()
+        assert ws is not None
+        (events,) = conn.execute("select count(*) from beliefdb.audit_event where workspace_id = %s", ws).fetchone() \
+            or (0,)
+        conn.execute("delete from beliefdb.audit_event where workspace_id = %s and seq > %s", (ws[0], events - 3))
+        conn.execute("delete from beliefdb.audit_head where workspace_id = %s", ws)
+        assert conn.execute("select ok, events, first_broken from beliefdb.audit_verify(%s)", ws).fetchone() == (
+            False, events - 3, events - 2)

@@ -91,6 +91,13 @@ as $$
         group by h.seq, h.hash
         having h.seq <> coalesce(max(e.seq), 0)
             or h.hash is distinct from (select e2.hash from e e2 order by e2.seq desc limit 1)
+        union all
+        -- events and no head: nothing says where the chain ended (the head goes only with its
+        -- workspace, and a reader that row-level security keeps from the head sees no events either)
+        select max(e.seq) + 1
+          from e
+        having count(*) > 0
+           and not exists (select from beliefdb.audit_head h where h.workspace_id = p_workspace_id)
     )
     select (select count(*) from broken) = 0,
            (select count(*) from e),
