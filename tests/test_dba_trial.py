@@ -254,3 +254,27 @@ def test_audit_verify_catches_events_cut_off_with_the_head_deleted(story: str) -
         conn.execute("delete from beliefdb.audit_head where workspace_id = %s", ws)
         assert conn.execute("select ok, events, first_broken from beliefdb.audit_verify(%s)", ws).fetchone() == (
             False, events - 3, events - 2)
+
+
+@pytest.mark.parametrize(("call", "message"), [
+    ("select * from beliefdb.decide(null, '[]')", "a decision needs a title"),
+    ("select * from beliefdb.decide(' ', '[]')", "a decision needs a title"),
+    ("select * from beliefdb.act((select id::text from beliefdb.decision limit 1), '')",
+     "an action needs a description"),
+    ("select * from beliefdb.act((select id::text from beliefdb.decision limit 1), null)",
+     "an action needs a description"),
+    ("select * from beliefdb.derive('', 's', 'a', 'v', array[(select id::text from beliefdb.belief limit 1)])",
+     "a derived belief needs a statement, a subject and an attribute"),
+    ("select * from beliefdb.derive('st', null, 'a', 'v', array[(select id::text from beliefdb.belief limit 1)])",
+     "a derived belief needs a statement, a subject and an attribute"),
+    ("select * from beliefdb.derive('st', 's', 'a', 'v', array[(select id::text from beliefdb.belief limit 1)], "
+     "'bogus')", "unknown belief kind bogus (choose from: fact, rule, policy, preference, procedure, event,"
+     " observation, other)"),
+])
+def test_recording_by_hand_names_what_is_missing(story: str, call: str, message: str) -> None:
+    """Not "new row for relation "decision" violates check constraint "decision_title_check"" or a
+    not-null violation (23514, 23502): beliefdb's invalid_input, naming the argument."""
+    with _app(story) as conn, pytest.raises(psycopg.Error) as refused:
+        conn.execute(call)  # type: ignore[arg-type]
+    assert refused.value.sqlstate == "BD005"
+    assert refused.value.diag.message_primary == message

@@ -23,6 +23,9 @@ declare
 begin
     perform beliefdb.lock_workspace();
     perform beliefdb._begin_changes();
+    if coalesce(btrim(p_title), '') = '' then
+        raise exception 'a decision needs a title' using errcode = 'BD005';
+    end if;
     if p_justifications is not null and jsonb_typeof(p_justifications) <> 'array' then
         raise exception 'a decision''s reasons are an array of arrays of beliefs' using errcode = 'BD005';
     end if;
@@ -72,6 +75,9 @@ declare
 begin
     perform beliefdb.lock_workspace();
     perform beliefdb._begin_changes();
+    if coalesce(btrim(p_description), '') = '' then
+        raise exception 'an action needs a description' using errcode = 'BD005';
+    end if;
     select * into v_decision from beliefdb.decision d
      where d.workspace_id = v_ws and d.id = (select beliefdb.resolve_node(p_decision, '{decision}'));
     if not found then
@@ -110,6 +116,14 @@ declare
 begin
     perform beliefdb.lock_workspace();
     perform beliefdb._begin_changes();
+    if coalesce(btrim(p_statement), '') = '' or coalesce(btrim(p_subject), '') = ''
+       or coalesce(btrim(p_attribute), '') = '' then
+        raise exception 'a derived belief needs a statement, a subject and an attribute' using errcode = 'BD005';
+    elsif p_kind is null or p_kind not in ('fact', 'rule', 'policy', 'preference', 'procedure', 'event',
+                                            'observation', 'other') then
+        raise exception 'unknown belief kind % (choose from: fact, rule, policy, preference, procedure, event, observation, other)',
+            coalesce(p_kind, '<NULL>') using errcode = 'BD005';
+    end if;
     v_from := array(select beliefdb.resolve_belief(f.ref) from unnest(p_from) with ordinality f (ref, n) order by f.n);
     -- derived from anything that is not production history, it belongs to that world (rule 15)
     v_provenance := coalesce((select max(b.provenance) from beliefdb.belief b
