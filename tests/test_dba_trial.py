@@ -278,3 +278,13 @@ def test_recording_by_hand_names_what_is_missing(story: str, call: str, message:
         conn.execute(call)  # type: ignore[arg-type]
     assert refused.value.sqlstate == "BD005"
     assert refused.value.diag.message_primary == message
+
+
+@pytest.mark.parametrize("source", ["", None])
+def test_ingesting_into_a_source_without_a_name_says_so(story: str, source: str | None) -> None:
+    """Not "source <NULL> has empty text" for a text that is not empty, nor "violates check
+    constraint source_name_check"."""
+    with _app(story) as conn, pytest.raises(psycopg.Error) as refused:
+        conn.execute("select beliefdb.ingest_version(%s, 'Returns within 30 days.')", (source,))
+    assert refused.value.sqlstate == "BD005"
+    assert refused.value.diag.message_primary == "a source needs a name"

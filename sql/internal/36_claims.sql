@@ -1075,6 +1075,9 @@ declare
     v_item uuid;
 begin
     perform beliefdb._begin_changes();
+    if coalesce(p_source, '') = '' then
+        raise exception 'a source needs a name' using errcode = 'BD005';
+    end if;
     if coalesce(p_text ->> 'content', '') = '' then
         raise exception 'source % has empty text', p_source using errcode = 'BD005';
     end if;
