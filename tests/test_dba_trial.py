@@ -288,3 +288,12 @@ def test_ingesting_into_a_source_without_a_name_says_so(story: str, source: str 
         conn.execute("select beliefdb.ingest_version(%s, 'Returns within 30 days.')", (source,))
     assert refused.value.sqlstate == "BD005"
     assert refused.value.diag.message_primary == "a source needs a name"
+
+
+def test_beliefs_as_of_no_moment_is_refused_not_empty(story: str) -> None:
+    """beliefs_as_of(null) answered no rows: as if nothing had ever been believed."""
+    with _app(story) as conn, pytest.raises(psycopg.Error) as refused:
+        conn.execute("select count(*) from beliefdb.beliefs_as_of(null)")
+    assert refused.value.sqlstate == "BD005"
+    assert refused.value.diag.message_primary == "beliefs as of when? give a moment (now() for now)"
+

@@ -246,6 +246,9 @@ begin
     if v_ws is null then
         raise exception 'no workspace is bound to this session' using errcode = 'BD003';
     end if;
+    if p_at is null then
+        raise exception 'beliefs as of when? give a moment (now() for now)' using errcode = 'BD005';
+    end if;
     return query
         select b.workspace_id, b.id, b.node_kind, b.statement, b.subject, b.attribute, b.value, b.kind, b.scope,
                b.valid_time, b.recorded_at, b.confidence, b.confidence_kind,
