@@ -297,3 +297,11 @@ def test_beliefs_as_of_no_moment_is_refused_not_empty(story: str) -> None:
     assert refused.value.sqlstate == "BD005"
     assert refused.value.diag.message_primary == "beliefs as of when? give a moment (now() for now)"
 
+
+@pytest.mark.parametrize("moment", ["infinity", "-infinity"])
+def test_decay_at_no_real_moment_is_refused(story: str, moment: str) -> None:
+    """It said "cannot convert infinity to integer" (22003)."""
+    with _app(story) as conn, pytest.raises(psycopg.Error) as refused:
+        conn.execute("select * from beliefdb.decay(%s::timestamptz, 'decay', true)", (moment,))
+    assert refused.value.sqlstate == "BD005"
+    assert refused.value.diag.message_primary == f"decay needs a moment in time, not {moment}"

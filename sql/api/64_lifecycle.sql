@@ -36,6 +36,9 @@ begin
     if v_ws is null then
         raise exception 'no workspace is bound' using errcode = 'BD003';
     end if;
+    if not pg_catalog.isfinite(p_now) then
+        raise exception 'decay needs a moment in time, not %', p_now using errcode = 'BD005';
+    end if;
     -- the action names the audit event: any other name would be an event beliefdb did not make
     if p_action is null or p_action not in ('decay', 'recompute') then
         raise exception 'decay''s action is decay or recompute, not %', coalesce(p_action, '<NULL>')
