@@ -212,3 +212,11 @@ def test_the_workspace_as_of_then_shows_its_sources_as_they_were_then(client: Te
     assert source.groups() == ("in use", None, "v1 v3.2")  # not retracted yet, v3.3 not published yet
     now = text_of(client.get("/", headers=HTML).text)
     assert "return-policy.md [retracted] ✗ retracted official, document, v2 v3.3" in now
+
+
+def test_a_decision_page_asked_for_a_belief_leads_to_the_belief(client: TestClient, db_url: str,
+                                                                story: Story) -> None:
+    sign_in(client, api.create_token("default", "alice", url=db_url).token)
+    went = client.get(f"/decisions/{str(story.seven)[:8]}", params={"as_of": "2099-01-01T00:00:00"}, headers=HTML)
+    assert went.status_code == 303, went.text  # it said: 'no decision found for action <the belief>'
+    assert went.headers["location"] == f"/beliefs/{story.seven}?as_of=2099-01-01T00%3A00%3A00"

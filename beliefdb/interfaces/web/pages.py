@@ -98,6 +98,8 @@ def decision(request: Request, decision: str, v: Reader, as_of: str = "") -> Res
     (focus_id,) = graph.focus
     nodes = {n.id: n for n in graph.nodes}
     focus = nodes[focus_id]
+    if focus.kind == "belief":
+        return RedirectResponse(_url(f"/beliefs/{focus_id}", as_of=as_of), status_code=303)
     if focus.kind != "decision":
         return RedirectResponse(_url(f"/decisions/{_decision_of(graph, focus_id)}", as_of=as_of), status_code=303)
     reasons = [(nodes[e.source], e) for e in graph.edges
