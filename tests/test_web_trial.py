@@ -220,3 +220,14 @@ def test_a_decision_page_asked_for_a_belief_leads_to_the_belief(client: TestClie
     went = client.get(f"/decisions/{str(story.seven)[:8]}", params={"as_of": "2099-01-01T00:00:00"}, headers=HTML)
     assert went.status_code == 303, went.text  # it said: 'no decision found for action <the belief>'
     assert went.headers["location"] == f"/beliefs/{story.seven}?as_of=2099-01-01T00%3A00%3A00"
+
+
+def test_a_decision_as_of_a_moment_speaks_of_then(client: TestClient, db_url: str, story: Story) -> None:
+    with beliefdb.connect(db_url, principal="alice") as db:
+        publish_v33(db)
+        flagged_at = max(i.created_at for i in db.review_items())
+    sign_in(client, api.create_token("default", "alice", url=db_url).token)
+    then = text_of(client.get(f"/decisions/{story.refuse}", params={"as_of": flagged_at.isoformat()},
+                              headers=HTML).text)
+    assert "None: no reason held then." in then and "holds now" not in then
+    assert "None: no reason holds now." in text_of(client.get(f"/decisions/{story.refuse}", headers=HTML).text)
