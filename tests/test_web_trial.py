@@ -231,3 +231,13 @@ def test_a_decision_as_of_a_moment_speaks_of_then(client: TestClient, db_url: st
                               headers=HTML).text)
     assert "None: no reason held then." in then and "holds now" not in then
     assert "None: no reason holds now." in text_of(client.get(f"/decisions/{story.refuse}", headers=HTML).text)
+
+
+@pytest.mark.slow
+def test_a_run_step_names_the_step_it_reads_once(client: TestClient, db_url: str) -> None:
+    workspace = api.demo("repair", say=lambda _: None, url=db_url, keep=True)
+    sign_in(client, api.create_token(workspace, "demo", url=db_url).token)
+    with beliefdb.connect(db_url, workspace) as db:
+        run = next(r for r in db.runs() if r.steps == max(x.steps for x in db.runs()))
+    page = text_of(client.get(f"/runs/{run.id}", headers=HTML).text)
+    assert "cites step 1. memory_read" in page and "step step" not in page
