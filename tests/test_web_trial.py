@@ -241,3 +241,12 @@ def test_a_run_step_names_the_step_it_reads_once(client: TestClient, db_url: str
         run = next(r for r in db.runs() if r.steps == max(x.steps for x in db.runs()))
     page = text_of(client.get(f"/runs/{run.id}", headers=HTML).text)
     assert "cites step 1. memory_read" in page and "step step" not in page
+
+
+def test_an_error_page_keeps_the_signed_in_navigation(client: TestClient, db_url: str, story: Story) -> None:
+    sign_in(client, api.create_token("default", "alice", url=db_url).token)
+    missing = client.get("/beliefs/ffffffff", headers=HTML)
+    assert missing.status_code == 404 and 'role="alert"' in missing.text
+    # the header a signed-in page has: who, the main navigation, and a way to sign out
+    assert '<nav aria-label="Main">' in missing.text and 'action="/signout"' in missing.text
+    assert "alice in <strong>default</strong>" in missing.text

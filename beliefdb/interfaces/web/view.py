@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Coroutine, Mapping
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import quote
@@ -25,6 +26,7 @@ from beliefdb.interfaces import problems
 from beliefdb.interfaces.access import status_of
 from beliefdb.interfaces.web.session import COOKIE, forget
 from beliefdb.interfaces.web.svg import MARK_WORDS
+from beliefdb.models import Identity
 
 #: what a page may load: its own stylesheet, nothing inline, nothing from elsewhere, never framed
 SECURITY_HEADERS = {
@@ -89,7 +91,8 @@ def page(request: Request, template: str, context: Mapping[str, Any], status: in
 
 
 def error_page(request: Request, status: int, title: str, message: str) -> HTMLResponse:
-    return page(request, "error.html", {"title": title, "error": message, "status": status}, status)
+    return page(request, "error.html", {"title": title, "error": message, "status": status,
+                                        "viewer": signed_in(request)}, status)
 
 
 TITLES = {400: "Not understood", 403: "Not allowed", 404: "Not found", 409: "Conflict",
@@ -108,6 +111,27 @@ def failure(request: Request, exc: errors.BeliefDBError) -> Response:
         return response
     status = status_of(exc)
     return error_page(request, status, TITLES.get(status, "Something went wrong"), exc.message)
+
+
+@dataclass(frozen=True)
+class Header:
+    """Who is signed in, for the header of a page that failed before it had its viewer."""
+
+    who: Identity
+
+    @property
+    def read_only(self) -> bool:
+        return self.who.read_only
+
+
+def signed_in(request: Request) -> Header | None:
+    """The signed-in principal of a failed page's request (None: nobody, or the memory cannot say)."""
+    token = request.cookies.get(COOKIE)
+    memories = getattr(request.app.state, "memories", None)
+    try:
+        return Header(memories.identify(token)) if token and memories is not None else None
+    except errors.BeliefDBError:
+        return None
 
 
 class PageRoute(APIRoute):
