@@ -72,8 +72,11 @@ def test_a_retraction_says_what_would_stop_being_current_as_the_cli_does(client:
     assert shown is not None and f"would stop being current</span> ({len(seen.stopped_current)})" in preview
     assert sorted(re.findall(r'data-id="([0-9a-f-]+)"', shown.group(1))) == sorted(map(str, beliefs))
     assert f"{quotes} quotes of the source" in shown.group(1)
+    expected = re.search(r'name="expected" value="([0-9a-f]+)"', preview)
+    assert expected is not None
     done = client.post("/sources/retract", data={"source": "return-policy.md", "reason": "wrong file",
-                                                 "form_token": form_token(preview)}, headers=HTML).text
+                                                 "form_token": form_token(preview), "expected": expected.group(1)},
+                       headers=HTML).text
     result = re.search(r'<ul class="change-stops_current">(.*?)</ul>', done, re.S)
     assert result is not None and f"stopped being current</span> ({len(seen.stopped_current)})" in done
     assert sorted(re.findall(r'data-id="([0-9a-f-]+)"', result.group(1))) == sorted(map(str, beliefs))
@@ -250,3 +253,23 @@ def test_an_error_page_keeps_the_signed_in_navigation(client: TestClient, db_url
     # the header a signed-in page has: who, the main navigation, and a way to sign out
     assert '<nav aria-label="Main">' in missing.text and 'action="/signout"' in missing.text
     assert "alice in <strong>default</strong>" in missing.text
+
+
+def test_a_retraction_applies_only_what_its_preview_showed(client: TestClient, db_url: str, story: Story) -> None:
+    sign_in(client, api.create_token("default", "alice", url=db_url).token)
+    preview = client.get("/sources/retract", params={"source": "return-policy.md"}, headers=HTML).text
+    expected = re.search(r'name="expected" value="([0-9a-f]+)"', preview)
+    assert expected is not None
+    form = {"source": "return-policy.md", "reason": "wrong file", "form_token": form_token(preview),
+            "expected": expected.group(1)}
+    with beliefdb.connect(db_url, principal="alice") as db:  # meanwhile v3.3 is published: more would fall
+        fifteen = publish_v33(db)
+    stale = client.post("/sources/retract", data=form, headers=HTML)
+    assert stale.status_code == 409 and 'id="conflict"' in stale.text and "Nothing was written" in stale.text
+    assert f'data-id="{fifteen}"' in stale.text  # the fresh preview names what would now fall
+    with beliefdb.connect(db_url) as db:
+        assert db.why(story.refund).belief.status == "current"  # nothing retracted
+    fresh = re.search(r'name="expected" value="([0-9a-f]+)"', stale.text)
+    assert fresh is not None and fresh.group(1) != expected.group(1)
+    done = client.post("/sources/retract", data={**form, "expected": fresh.group(1)}, headers=HTML)
+    assert done.status_code == 200 and "Retracted return-policy.md" in done.text
