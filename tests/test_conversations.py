@@ -591,6 +591,19 @@ def test_a_long_turn_is_shown_by_the_sentence_a_belief_came_from(bdb: beliefdb.B
 
 
 @pytest.mark.slow
+def test_a_speakers_beliefs_are_listed_by_their_name(bdb: beliefdb.BeliefDB) -> None:
+    # forget takes "Maya López" for maya_lopez; listing her beliefs by that name said "no beliefs"
+    bdb.ingest_conversation([Turn("Maya López", "I live in Berlin.", day(0)),
+                             Turn("Maya López", "I moved to Lisbon.", day(30))], source="chat", embed=False)
+    assert {(b.value, b.status) for b in bdb.beliefs(subject="Maya López", include_all=True)} == {
+        ("Berlin", "superseded"), ("Lisbon", "current")}
+    assert [a.belief.value for a in bdb.answers(subject="Maya López")] == ["Lisbon"]
+    bdb.remember("Maya López is a name.", subject="Maya López", attribute="kind", value="name", quote="a name",
+                 source="names", text="Maya López is a name.")
+    assert [b.value for b in bdb.beliefs(subject="Maya López")] == ["name"]  # a subject spelt so is itself
+
+
+@pytest.mark.slow
 def test_remember_turn_reads_a_turn_in_the_light_of_the_turns_before(bdb: beliefdb.BeliefDB) -> None:
     # a turn remembered as it is said is read as the whole conversation reads it: "Mila" is the daughter
     # named before, and coffee the favourite drink said before (not a new subject, nor nothing at all)

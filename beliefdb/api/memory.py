@@ -145,7 +145,8 @@ class BeliefDB(bulk.Bulk, Decisions, pictures.Pictures, texts.Texts, jobs.Jobs, 
                 as_of: datetime | None = None, include_fixtures: bool = False, limit: int | None = None,
                 after: str | UUID | None = None) -> list[Belief]:
         """Current beliefs (or all with their status, or those believed at ``as_of``), production only unless
-        ``include_fixtures``; by subject, attribute and recording, ``limit`` of them after the belief ``after``."""
+        ``include_fixtures``; by subject, attribute and recording, ``limit`` of them after the belief ``after``.
+        ``subject`` may be a person's name ("Maya López") when no belief has the name itself as its subject."""
         return beliefs.list_beliefs(self.database, subject=subject, attribute=attribute, include_all=include_all,
                                     as_of=as_of, include_fixtures=include_fixtures, limit=limit, after=after)
 

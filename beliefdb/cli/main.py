@@ -256,7 +256,9 @@ def ingest(
 @app.command(rich_help_panel=MEMORY)
 @with_memory()
 def beliefs(
-    subject: Annotated[str | None, typer.Option(help="Only this subject.")] = None,
+    subject: Annotated[str | None, typer.Option(
+        help="Only this subject (a person's name, Maya López, names maya_lopez when no belief has the name itself"
+             " as its subject).")] = None,
     attribute: Annotated[str | None, typer.Option(help="Only this attribute.")] = None,
     include_all: Annotated[bool, typer.Option("--all", help="Every belief with its status, not only current.")]
         = False,

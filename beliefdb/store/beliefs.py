@@ -28,6 +28,7 @@ from beliefdb.models import (
     SourceExcerpt,
     Why,
 )
+from beliefdb.text.naming import speaker_subject
 
 #: the most beliefs one page may ask for (a caller that wants every belief pages with ``after``)
 MAX_PAGE = 100_000
@@ -37,13 +38,16 @@ def list_beliefs(db: Database, *, subject: str | None = None, attribute: str | N
                  include_all: bool = False, as_of: datetime | None = None, include_fixtures: bool = False,
                  ids: Sequence[UUID] | None = None, limit: int | None = None, after: str | UUID | None = None,
                  conn: psycopg.Connection[Any] | None = None) -> list[Belief]:
-    """Current beliefs; with ``include_all`` every belief with its status; with ``as_of`` those believed then.
+    """Current beliefs; with ``include_all`` every belief with its status; with ``as_of`` those believed then;
+    of ``subject`` when given (a person's name names their subject: :func:`subject_named`).
     Production history only, unless ``include_fixtures`` (fixture and synthetic worlds too, labelled);
     only those among ``ids`` when given. In subject, attribute, recorded order: at most ``limit`` (all when
     None), those after the belief ``after`` (the last one of the page before; a full id or unique prefix)."""
     if as_of is not None:
         check_moment(as_of, "as_of")
     check_page_limit(limit)
+    if subject is not None:
+        subject = subject_named(db, subject, conn)
     filters = {"subject": subject, "attribute": attribute, "as_of": as_of, "fixtures": include_fixtures,
                "ids": list(ids) if ids is not None else None, "limit": limit,
                "after": resolve(db, after, conn) if after is not None else None}
@@ -52,6 +56,16 @@ def list_beliefs(db: Database, *, subject: str | None = None, attribute: str | N
         return db.fetch_all(Belief, query, filters, conn)
     with a_page(db, conn) as c:
         return db.fetch_all(Belief, query, filters, c)
+
+
+def subject_named(db: Database, subject: str, conn: psycopg.Connection[Any] | None = None) -> str:
+    """``subject``, or the subject a person's name names when no belief has the name itself as its
+    subject ("Maya López": ``maya_lopez``, as the extractors name a speaker's subject and as forget
+    reads it)."""
+    folded = speaker_subject(subject)
+    if not folded or folded == subject or db.scalar(Q.subject_exists, (subject,), conn):
+        return subject
+    return folded
 
 
 def check_page_limit(limit: int | None) -> None:
