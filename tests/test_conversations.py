@@ -604,6 +604,27 @@ def test_a_speakers_beliefs_are_listed_by_their_name(bdb: beliefdb.BeliefDB) -> 
 
 
 @pytest.mark.slow
+def test_a_role_for_a_speaker_is_someone_else_in_each_conversation(bdb: beliefdb.BeliefDB) -> None:
+    # chat logs of {role: user}: Bob's session said Alice's city was replaced by his; the user of one
+    # conversation is now held apart from the user of another, and within one a move still replaces
+    bdb.ingest_conversation([Turn("user", "I live in Berlin.", day(0)), Turn("assistant", "Noted!", day(0))],
+                            source="session-alice", embed=False)
+    report = bdb.ingest_conversation([Turn("user", "I live in Madrid.", day(1)), Turn("assistant", "Ok!", day(1))],
+                                     source="session-bob", embed=False)
+    assert report.superseded == [] and report.conflicts == []
+    bdb.remember_turn("session-alice", "user", "I moved to Lisbon.", time=day(40), embed=False)
+    assert {(b.value, b.status, tuple(b.scope.items())) for b in bdb.beliefs(subject="user", include_all=True)} == {
+        ("Berlin", "superseded", (("conversation", "session-alice"),)),
+        ("Lisbon", "current", (("conversation", "session-alice"),)),
+        ("Madrid", "current", (("conversation", "session-bob"),))}
+    # a person named as speaker is one person across conversations, as before
+    bdb.ingest_conversation([Turn("Cleo", "I live in Paris.", day(0))], source="c1", embed=False)
+    bdb.ingest_conversation([Turn("Cleo", "I moved to Rome.", day(9))], source="c2", embed=False)
+    assert {(b.value, b.status, len(b.scope)) for b in bdb.beliefs(subject="cleo", include_all=True)} == {
+        ("Paris", "superseded", 0), ("Rome", "current", 0)}
+
+
+@pytest.mark.slow
 def test_remember_turn_reads_a_turn_in_the_light_of_the_turns_before(bdb: beliefdb.BeliefDB) -> None:
     # a turn remembered as it is said is read as the whole conversation reads it: "Mila" is the daughter
     # named before, and coffee the favourite drink said before (not a new subject, nor nothing at all)

@@ -38,6 +38,17 @@ def speaker_subject(speaker: str) -> str:
     return "_".join(re.findall(r"[a-z0-9]+", folded)) or "_".join(speaker.lower().split())
 
 
+# A speaker named by a chat log's role ({"role": "user"}) is whoever that role was in that conversation
+ROLE_SPEAKERS: Final = frozenset({"user", "human", "assistant", "ai", "bot", "model", "system"})
+
+
+def speaker_scope(speaker: str, conversation: str) -> dict[str, str]:
+    """The scope of what a speaker says of themselves: ``{"conversation": ...}`` when the speaker is a role
+    ("user", "assistant": a different person in each conversation, so one user's city never replaces
+    another's), else none (a person named is the same person in every conversation)."""
+    return {"conversation": conversation} if speaker_subject(speaker) in ROLE_SPEAKERS else {}
+
+
 def source_subject(source_name: str) -> str:
     stem = PurePosixPath(source_name.replace("\\", "/")).stem
     return normalise_name(stem) or "document"

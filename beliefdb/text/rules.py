@@ -34,6 +34,7 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Final
 
 from beliefdb.text.clauses import also_said
@@ -52,6 +53,7 @@ from beliefdb.text.naming import (
     noun_words,
     of_names,
     source_subject,
+    speaker_scope,
     speaker_subject,
     with_policy,
 )
@@ -213,6 +215,7 @@ class RuleExtractor(Extractor):
         for turn in turns:
             body = text[turn.start:turn.end]
             kept: dict[tuple[str, str], Candidate] = {}
+            scope = speaker_scope(turn.speaker, source_name)  # a role ("user"): this conversation's
             for f in iter_fragments(body):
                 sentence = body[f.start:f.end]
                 short = len(sentence) <= _MAX_RULE_CHARS
@@ -261,6 +264,9 @@ class RuleExtractor(Extractor):
                         c = None
                 if c is not None:
                     self._keep(kept, said, text, turn, c)
+            if scope:
+                speaker = speaker_subject(turn.speaker)
+                kept = {k: replace(c, scope=scope) if c.subject == speaker else c for k, c in kept.items()}
             if wanted is None or (turn.start, turn.end) in wanted:
                 out.extend(kept.values())
         return out
