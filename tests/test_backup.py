@@ -180,6 +180,18 @@ def test_restore_refuses_what_is_not_a_beliefdb_dump(cli: Cli, db_url: str, tmp_
     assert cli.one_line_error("db", "restore", junk).startswith("error: ")
 
 
+def test_a_restore_refused_for_its_file_starts_no_server(cli_without_db: Cli, tmp_path: Path) -> None:
+    """db restore of a missing or a non-dump file into a new home created the home, initialised and started
+    an embedded server there (left running) before it looked at the file: the file is checked first."""
+    home = tmp_path / "beliefdb-home"
+    cli_without_db.error("db", "restore", tmp_path / "nothing.dump", code="not_found")
+    junk = tmp_path / "junk.dump"
+    junk.write_text("not a dump\n", encoding="utf-8")
+    err = cli_without_db.error("db", "restore", junk, code="invalid_input")
+    assert "is not a dump in pg_dump's custom format" in err["message"]
+    assert not home.exists()
+
+
 @pytest.mark.slow
 def test_dump_never_overwrites_or_half_writes(cli: Cli, tmp_path: Path) -> None:
     dump = tmp_path / "beliefdb.dump"

@@ -125,7 +125,9 @@ def restore_database(file: str | Path, *, url: str | None = None, home: str | Pa
                      clean: bool = False) -> Restored:
     """Restore a dump (:func:`dump_database`) into a database without beliefdb (``clean``: replace it),
     in one transaction: beliefdb's roles first, then the dump, then a migration to this package's schema
-    and every workspace's audit chain verified (``ok``)."""
+    and every workspace's audit chain verified (``ok``). A missing file, or one that is no beliefdb dump,
+    is refused before any server is started."""
+    backup.check_archive(Path(file).expanduser().absolute())
     resolved = resolve_url(url, home=_home(home), migrate=False)
     probe(resolved)
     return backup.restore(resolved, Path(file), clean=clean)

@@ -96,7 +96,8 @@ def dump(url: str, file: Path, *, overwrite: bool = False) -> Dumped:
     return Dumped(file=file, bytes=file.stat().st_size, pg_dump=_run("pg_dump", "--version").strip())
 
 
-def _check_archive(file: Path) -> None:
+def check_archive(file: Path) -> None:
+    """Refuse, before any database is touched, what is no file or no beliefdb dump."""
     if not file.is_file():
         raise errors.NotFound(f"no such file: {file}")
     try:
@@ -122,7 +123,7 @@ def restore(url: str, file: Path, *, clean: bool = False) -> Restored:
     database already holds beliefdb, unless ``clean``: then the restore replaces what the dump holds,
     in the same one transaction."""
     file = file.expanduser().absolute()
-    _check_archive(file)
+    check_archive(file)
     if _installed(url) and not clean:
         raise errors.DatabaseNotEmpty(
             "this database already holds beliefdb: restore into an empty database (e.g. a new --home), or add"
