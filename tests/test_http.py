@@ -322,3 +322,29 @@ def test_a_memory_set_aside_stays_open_until_its_last_call_ends(db_url: str) -> 
             mine.beliefs()
     finally:
         memories.close()
+
+
+def test_a_body_over_the_limit_is_refused_before_it_is_read_whole(db_url: str, monkeypatch: pytest.MonkeyPatch
+                                                                  ) -> None:
+    """A 300 MB body (with a token or none) was read whole and parsed before anything looked at it: the
+    server's memory grew by five times the body, and a caller without a token got "not valid JSON". A
+    body over 4 × BELIEFDB_INGEST_MAX_BYTES + 1 MiB (the largest JSON a text of the limit takes) is
+    refused with 413 as it arrives."""
+    monkeypatch.setenv("BELIEFDB_INGEST_MAX_BYTES", "1000")
+    limit = 4 * 1000 + 2 ** 20
+    token = api.create_token("default", "alice", url=db_url).token
+    with TestClient(create_app(db_url, mcp=False)) as client:
+        big = b'{"source": "big.md", "text": "' + b"a" * limit + b'"}'
+        for headers in ({}, {"Authorization": f"Bearer {token}"}):
+            for body in (big, iter([big[:1000], big[1000:]])):  # with a Content-Length, and chunked
+                response = client.post("/sources", content=body, headers={"Content-Type": "application/json",
+                                                                            **headers})
+                assert response.status_code == 413, response.text
+                said = response.json()
+                assert said["error"] == "invalid_input"
+                assert said["message"] == (f"the request body is over the limit of {limit:,} bytes (4 ×"
+                                           " BELIEFDB_INGEST_MAX_BYTES + 1 MiB)")
+        # under the limit: as before (the text itself is then over the ingest limit, a 400)
+        response = client.post("/sources", json={"source": "a.md", "text": "a" * 2000},
+                               headers={"Authorization": f"Bearer {token}"})
+        assert response.status_code == 400 and "over the ingest limit" in response.json()["message"]

@@ -5,7 +5,8 @@ Every route of the API but ``/health`` takes a bearer token (``beliefdb token cr
 principal in the workspace the token names: never one the request names. Answers are what the CLI
 prints with ``--json``; errors are ``{"error": code, "message": ...}`` with 400 (bad input), 401 (no
 valid token), 403 (read-only token, not the owner), 404 (unknown id), 409 (stale preview, an
-idempotency key reused for another request, conflict) or 503 (memory unavailable). The OpenAPI
+idempotency key reused for another request, conflict), 413 (a body over the limit, :class:`BodyLimit`) or
+503 (memory unavailable). The OpenAPI
 document is at ``/openapi.json``.
 """
 
@@ -23,9 +24,9 @@ from fastapi.responses import JSONResponse, Response
 from starlette.datastructures import Headers
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Route
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from beliefdb import api, errors
+from beliefdb import api, errors, settings
 from beliefdb.interfaces import problems, web
 from beliefdb.interfaces.access import MAX_OPEN, Memories, bearer, status_of
 from beliefdb.interfaces.http_conversations import router as conversations_router
@@ -89,6 +90,39 @@ class RefuseNul:
                 await error(400, errors.InvalidInput.code, "text may not contain NUL characters")(scope, receive, send)
                 return
         await self.app(scope, receive, send)
+
+
+class BodyLimit:
+    """A request body over ``limit`` bytes is refused (413) as it arrives, before it is read whole: by its
+    Content-Length, else (chunked) once that many bytes came. The limit is the largest JSON a text of
+    BELIEFDB_INGEST_MAX_BYTES takes (4 bytes of JSON for a byte of text: an escaped character, a
+    surrogate pair) and 1 MiB for the rest of the request."""
+
+    def __init__(self, app: ASGIApp, limit: int) -> None:
+        self.app, self.limit = app, limit
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        # (an HTTPException, which FastAPI's body reading lets through and _http answers in the error shape)
+        too_large = StarletteHTTPException(413, f"the request body is over the limit of {self.limit:,} bytes"
+                                                " (4 × BELIEFDB_INGEST_MAX_BYTES + 1 MiB)")
+        declared = Headers(scope=scope).get("content-length", "")
+        seen = 0
+
+        async def limited() -> Message:
+            nonlocal seen
+            if declared.isdigit() and int(declared) > self.limit:
+                raise too_large
+            message = await receive()
+            if message["type"] == "http.request":
+                seen += len(message.get("body", b""))
+                if seen > self.limit:
+                    raise too_large
+            return message
+
+        await self.app(scope, limited, send)
 
 
 class TokenRequired:
@@ -166,6 +200,7 @@ def create_app(url: str, *, mcp: bool = True, max_open: int = MAX_OPEN) -> FastA
     app.add_exception_handler(StarletteHTTPException, _http)
 
     app.add_middleware(RefuseNul)
+    app.add_middleware(BodyLimit, limit=4 * settings.load().ingest_max_bytes + 2 ** 20)
     @app.get("/health", include_in_schema=False)
     def health() -> dict[str, str]:
         return {"status": "ok"}
