@@ -348,3 +348,21 @@ def test_a_body_over_the_limit_is_refused_before_it_is_read_whole(db_url: str, m
         response = client.post("/sources", json={"source": "a.md", "text": "a" * 2000},
                                headers={"Authorization": f"Bearer {token}"})
         assert response.status_code == 400 and "over the ingest limit" in response.json()["message"]
+
+
+def test_a_bad_request_without_a_valid_token_is_401_not_a_parse_error(client: TestClient, alice: Api) -> None:
+    """A body (or query) that is not what the route takes was answered 400 "not valid JSON" / "text: missing"
+    to a caller with no valid token, before the token was looked at: 401, as any call without one."""
+    for headers in ({}, {"Authorization": "Bearer bdb_nope"}):
+        for response in (client.post("/sources", content=b"{bad json", headers={**headers,
+                                                                                "Content-Type": "application/json"}),
+                         client.post("/sources", json={"source": "x"}, headers=headers),
+                         client.get("/beliefs", params={"limit": "abc"}, headers=headers)):
+            assert response.status_code == 401, response.text
+            assert response.json()["error"] == "unauthenticated"
+    # with a valid token, the same requests are bad input, as before
+    said = _expect(client.post("/sources", content=b"{bad json", headers={**alice._headers(),
+                                                                           "Content-Type": "application/json"}), 400)
+    assert said["message"].startswith("the request body is not valid JSON")
+    assert _expect(client.get("/beliefs", params={"limit": "abc"}, headers=alice._headers()), 400)["message"] == \
+        "limit: Input should be a valid integer, unable to parse string as an integer"

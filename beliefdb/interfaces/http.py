@@ -50,10 +50,19 @@ async def _beliefdb_error(_request: Request, exc: Exception) -> Response:
     return error(status_of(exc), exc.code, exc.message)
 
 
-async def _invalid(_request: Request, exc: Exception) -> Response:
+async def _invalid(request: Request, exc: Exception) -> Response:
     """Bad input, in one line: a body that is not JSON says where it stops being JSON; otherwise each
-    field or parameter and what was wrong with it."""
+    field or parameter and what was wrong with it. FastAPI reads the request before the route's token:
+    a caller without a valid one is told that (401), not what was wrong with its request."""
     assert isinstance(exc, RequestValidationError)
+    if not view.browser(request.scope):
+        try:
+            await anyio.to_thread.run_sync(request.app.state.memories.identify,
+                                           bearer(request.headers.get("authorization")))
+        except errors.Unauthenticated as refused:
+            return error(401, refused.code, refused.message)
+        except errors.BeliefDBError:
+            pass  # (the token cannot be looked up now: the request's own problem is still the answer)
     found = list(exc.errors())
     broken = next((e for e in found if e.get("type") == "json_invalid"), None)
     if broken is not None:
