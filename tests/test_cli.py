@@ -325,7 +325,7 @@ def test_migrate_twice_says_already_current(cli: Cli, empty_db_url: str) -> None
     second = cli("migrate", "--db", empty_db_url)
     assert "already current" in second.stdout
 
-    assert cli.json("migrate", "--db", empty_db_url) == {"before": head, "after": head}
+    assert cli.json("migrate", "--db", empty_db_url) == {"before": head, "after": head, "refreshed": False}
     # the migrated database is usable at once
     assert cli.json("beliefs", "--db", empty_db_url) == []
 
@@ -333,6 +333,18 @@ def test_migrate_twice_says_already_current(cli: Cli, empty_db_url: str) -> None
 def test_migrate_on_the_test_database_is_already_current(cli: Cli) -> None:
     result = cli("migrate")
     assert "already current" in result.stdout
+
+
+def test_migrate_says_when_it_brought_the_functions_up_to_date_at_the_same_revision(cli: Cli, db_url: str) -> None:
+    """A database at the head revision whose functions, views or grants are another beliefdb's (migrate
+    --check: "not this beliefdb's: run beliefdb migrate") was migrated, and migrate said "already current"."""
+    with psycopg.connect(db_url, autocommit=True) as admin:
+        admin.execute("comment on table beliefdb.alembic_version is 'beliefdb schema an-older-package'")
+    head = migrate_mod.head_revision()
+    assert cli("migrate").stdout.strip() == \
+        f"schema at revision {head} (its functions, views and grants applied again: they were another beliefdb's)"
+    assert cli.json("migrate") == {"before": head, "after": head, "refreshed": False}
+    assert cli("migrate").stdout.strip() == f"schema at revision {head} (already current)"
 
 
 def test_migrate_sql_prints_the_schema(cli: Cli, empty_db_url: str) -> None:

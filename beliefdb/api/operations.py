@@ -79,8 +79,9 @@ def migrate(url: str | None = None, *, home: str | Path | None = None) -> Migrat
 
     resolved = resolve_url(url, home=_home(home), migrate=False)
     probe(resolved)
+    was_current = migrations.is_current(resolved)
     before, after = migrations.upgrade(resolved)
-    return Migration(before=before, after=after)
+    return Migration(before=before, after=after, refreshed=before == after and not was_current)
 
 
 def migration_sql(from_revision: str | None = None, to_revision: str | None = None) -> str:

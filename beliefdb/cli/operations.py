@@ -67,7 +67,9 @@ def migrate(
         typer.echo(render.to_json(done))
     else:
         was = " (installed)" if done.before is None else f" (was {done.before})"
-        typer.echo(f"schema at revision {done.after}" + (was if done.before != done.after else " (already current)"))
+        same = (" (its functions, views and grants applied again: they were another beliefdb's)" if done.refreshed
+                else " (already current)")
+        typer.echo(f"schema at revision {done.after}" + (was if done.before != done.after else same))
 
 
 def _report_check(status: MigrationStatus, as_json: bool) -> None:

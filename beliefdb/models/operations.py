@@ -77,10 +77,12 @@ class Forgotten:
 
 @dataclass(frozen=True)
 class Migration:
-    """The schema revision before and after a migration (equal: it was already current)."""
+    """The schema revision before and after a migration (equal: it was already current, or ``refreshed``:
+    at that revision, its functions, views and grants were another beliefdb's and were applied again)."""
 
     before: str | None
     after: str
+    refreshed: bool = False
 
 
 @dataclass(frozen=True)
