@@ -186,6 +186,16 @@ def test_a_batch_worker_whose_jobs_failed_for_good_exits_1_and_says_so(cli: Cli,
     assert (once["retried"], once["failed"]) == (0, 1)
 
 
+def test_a_jobs_limit_out_of_range_is_bad_input(cli: Cli, bdb: beliefdb.BeliefDB) -> None:
+    """jobs --limit 99999999999 failed with "function beliefdb.jobs(unknown, bigint) does not exist"
+    (error code "error"): a limit is between 1 and 100,000, as a page of beliefs or decisions."""
+    assert cli.error("jobs", "--limit", "99999999999", code="invalid_input")["message"] == \
+        "limit must be between 1 and 100,000"
+    with pytest.raises(beliefdb.errors.InvalidInput, match="limit must be between 1 and 100,000"):
+        bdb.jobs(limit=0)
+    assert bdb.jobs(limit=100_000) == []
+
+
 def test_the_jobs_list_says_what_an_ingest_that_stored_nothing_did(cli: Cli, write_doc: Any) -> None:
     """A done job whose ingest stored no version says why, as ingest does (it said "0 accepted, version 1"
     for the same text again and "0 accepted, version None" for a proposal to the source's owner)."""

@@ -128,7 +128,7 @@ def _jobs_table(rows: list[Job]) -> str:
 @with_memory(principal=False)
 def jobs(
     status: Annotated[JobStatus | None, typer.Option(help="Only jobs with this status.")] = None,
-    limit: Annotated[int, typer.Option(min=1, help="At most this many, newest first.")] = 100,
+    limit: Annotated[int, typer.Option(min=1, help="At most this many (up to 100,000), newest first.")] = 100,
     *, memory: Memory,
     as_json: Json = False,
 ) -> None:

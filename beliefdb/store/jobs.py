@@ -37,6 +37,7 @@ from beliefdb.inputs import shown
 from beliefdb.models import IngestReport, Job, JobOutcome, Turn, WorkReport
 from beliefdb.store import ingest
 from beliefdb.store import vectors as embeddings
+from beliefdb.store.beliefs import MAX_PAGE
 from beliefdb.store.conversations import CHAT_SUFFIXES, read_chat_file
 from beliefdb.store.documents import named_documents
 from beliefdb.text.registry import EXTRACTORS
@@ -159,7 +160,10 @@ def submit_transcripts(db: Database, paths: Sequence[Path], options: ingest.Sour
 
 
 def list_jobs(db: Database, status: str | None = None, limit: int = 100) -> list[Job]:
-    """The workspace's jobs, newest first (of ``status`` only, when given)."""
+    """The workspace's jobs, newest first (of ``status`` only, when given): at most ``limit``, a page of
+    up to 100,000 as for beliefs."""
+    if not 1 <= limit <= MAX_PAGE:
+        raise errors.InvalidInput(f"limit must be between 1 and {MAX_PAGE:,}")
     rows: list[Job] = db.fetch_all(Job, Q.jobs_list, (status, limit))
     return rows
 
