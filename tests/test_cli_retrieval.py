@@ -74,6 +74,14 @@ def test_ask_bad_input(cli: Cli) -> None:
         "--min-confidence: Input should be less than or equal to 1"
 
 
+def test_ask_k_beyond_any_page_is_bad_input(cli: Cli, bdb: beliefdb.BeliefDB) -> None:
+    """ask --k 99999999999 failed with "function beliefdb.recall(...) does not exist" (error code "error")."""
+    assert cli.error("ask", "q", "--k", "99999999999", code="invalid_input")["message"] == \
+        "k must be between 1 and 100,000"
+    with pytest.raises(beliefdb.errors.InvalidInput, match="k must be between 1 and 100,000"):
+        bdb.ask("q", k=100_001)
+
+
 @pytest.mark.slow
 def test_no_embed_then_embed(cli: Cli, tmp_path: Path, bdb: beliefdb.BeliefDB) -> None:
     ingest_policy(cli, tmp_path, "--no-embed")

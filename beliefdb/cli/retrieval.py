@@ -44,7 +44,7 @@ def _scope(pairs: list[str] | None, as_json: bool) -> dict[str, str]:
 @with_memory()
 def ask(
     question: Annotated[str, typer.Argument(help="The question, in any language (at most 2,000 characters).")],
-    k: Annotated[int, typer.Option("--k", min=1, help="How many beliefs at most.")] = 5,
+    k: Annotated[int, typer.Option("--k", min=1, help="How many beliefs at most (up to 100,000).")] = 5,
     as_of: Annotated[str | None, typer.Option(
         help="Answer as of this ISO 8601 moment (valid and recorded time together).")] = None,
     scope: Annotated[list[str] | None, typer.Option(

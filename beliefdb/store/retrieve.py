@@ -84,6 +84,8 @@ def _matched_by(r: Recalled) -> list[str]:
 #: the longest question ask takes, in characters: the whole question is embedded, which takes time
 #: linear in its length (about a second a thousand characters on a busy 2-core machine)
 MAX_QUESTION = 2000
+#: the most beliefs one answer may hold (the recall's limit: a page of beliefs at most)
+MAX_K = 100_000
 
 #: at most this many conflict warnings (and replaced ones) per belief, then "and M more": a belief
 #: many turns disagree with would otherwise bury the answer (issue 20: ~38 warning lines in a top 5)
@@ -229,8 +231,8 @@ def ask(db: Database, question: str, *, k: int = 5, as_of: datetime | None = Non
     if len(question) > MAX_QUESTION:
         raise errors.InvalidInput(f"the question is {len(question):,} characters long; ask takes at most"
                                   f" {MAX_QUESTION:,} (ask about one thing at a time)")
-    if k < 1:
-        raise errors.InvalidInput("k must be at least 1")
+    if not 1 <= k <= MAX_K:
+        raise errors.InvalidInput(f"k must be between 1 and {MAX_K:,}")
     if not 0 <= min_confidence <= 1:
         raise errors.InvalidInput("--min-confidence must be between 0 and 1")
     if as_of is not None:
