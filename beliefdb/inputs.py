@@ -105,3 +105,11 @@ def parse_moment(text: str, where: str, *, zoned: bool = False) -> datetime:
             raise InvalidInput(f"{where}: {parsed.isoformat()} is out of range (give a moment {MOMENT_RANGE})")
         parsed = parsed.astimezone()
     return check_moment(parsed, where)
+
+
+def check_integer(value: int, where: str) -> int:
+    """A whole number the database keeps as an integer (a version, a revision): one out of its range
+    could name nothing there, and is bad input rather than a call the database cannot match."""
+    if not -(2 ** 31) <= value < 2 ** 31:
+        raise InvalidInput(f"{where} {value} is out of range")
+    return value

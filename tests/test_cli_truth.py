@@ -1033,3 +1033,15 @@ def test_top_level_help_lists_the_new_commands(cli_without_db: Cli) -> None:
     text = _flat(result.stdout)
     for command in ("decide", "act", "derive", "decisions", "actions", "impact", "correct", "retract", "review"):
         assert command in text, command
+
+
+def test_a_version_or_revision_too_large_for_the_database_is_bad_input(cli: Cli, three: dict[str, str]) -> None:
+    """retract --version 99999999999 and correct --expect-revision 99999999999 failed with "function
+    beliefdb.retract(unknown, ..., bigint, boolean) does not exist" (error code "error")."""
+    huge = "99999999999"
+    err = cli.error("retract", "--source", "policy.md", "--version", huge, "--reason", "x", code="invalid_input")
+    assert err["message"] == f"--version {huge} is out of range"
+    err = cli.error("correct", three["seven"], "Returns are accepted within 9 days.", "--apply",
+                    "--expect-revision", huge, "--reviewer", "ops", code="invalid_input")
+    assert err["message"] == f"--expect-revision {huge} is out of range"
+    assert cli.json("beliefs", "--subject", "return_policy")[0]["value"] == "7 days"  # nothing changed

@@ -14,6 +14,7 @@ from beliefdb import errors
 from beliefdb.db import composites
 from beliefdb.db.connector import Database
 from beliefdb.db.queries import Q
+from beliefdb.inputs import check_integer
 from beliefdb.models import CorrectionPreview, CorrectionResult
 from beliefdb.store.vectors import embed_new
 
@@ -40,6 +41,7 @@ def apply(db: Database, belief: str | UUID, statement: str, *, reviewer: str, ex
         raise errors.InvalidInput("a correction needs the new statement")
     if not reviewer.strip():
         raise errors.InvalidInput("a correction needs --reviewer")
+    check_integer(expect_revision, "--expect-revision")
     with db.transaction(conn) as c:
         result: CorrectionResult = db.fetch_one(
             CorrectionResult, Q.apply_correction,

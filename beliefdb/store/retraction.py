@@ -19,6 +19,7 @@ from beliefdb import errors
 from beliefdb.db import composites
 from beliefdb.db.connector import Database
 from beliefdb.db.queries import Q
+from beliefdb.inputs import check_integer
 from beliefdb.models import Changes, ImpactRow
 
 
@@ -31,6 +32,8 @@ def _target(belief: str | UUID | None, fragment: str | UUID | None, source: str 
         raise errors.InvalidInput("retract exactly one of belief, fragment or source")
     if version is not None and source is None:
         raise errors.InvalidInput("--version goes with --source")
+    if version is not None:
+        check_integer(version, "--version")
     if source is not None:
         return ("version" if version is not None else "source"), source
     if belief is not None:
