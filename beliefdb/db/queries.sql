@@ -944,16 +944,7 @@ select f.id, v.source_id
 -- the planner, which cannot see a workspace's size, scanned the primary key instead, 0.6-0.8 s at 1M nodes)
 select a.antecedent, a.consequent, n.kind::text as consequent_kind, a.edge_kind::text as edge_kind,
        case when %(as_of)s::timestamptz is null then j.unmet = 0
-            -- as of a moment: every belief it needs believed then, no decision it needs flagged then
-            else not exists (select from beliefdb.justification_antecedent y
-                               join beliefdb.belief b on b.workspace_id = y.workspace_id and b.id = y.antecedent
-                              where y.workspace_id = j.workspace_id and y.justification_id = j.id
-                                and not beliefdb.believed_at(b, %(as_of)s))
-                 and not exists (select from beliefdb.justification_antecedent y
-                                   join beliefdb.review_item r on r.workspace_id = y.workspace_id and r.node = y.antecedent
-                                  where y.workspace_id = j.workspace_id and y.justification_id = j.id
-                                    and r.kind = 'decision_flagged' and r.created_at <= %(as_of)s
-                                    and (r.resolved_at is null or r.resolved_at > %(as_of)s)) end as live, j.id as justification
+            else beliefdb.reason_live_at(j.workspace_id, j.id, %(as_of)s) end as live, j.id as justification
   from unnest(%(ids)s::uuid[]) x (id)
  cross join lateral (select a.workspace_id, a.antecedent, a.consequent, a.edge_kind, a.justification_id
                        from beliefdb.justification_antecedent a
@@ -969,16 +960,7 @@ select a.antecedent, a.consequent, n.kind::text as consequent_kind, a.edge_kind:
 -- The reasons of these nodes (recorded by as_of, all when null): antecedent and its kind, consequent, edge kind, whether the reason is live (as of a moment: then); live ones first
 select a.antecedent, n.kind::text as antecedent_kind, j.consequent, a.edge_kind::text as edge_kind,
        case when %(as_of)s::timestamptz is null then j.unmet = 0
-            -- as of a moment: every belief it needs believed then, no decision it needs flagged then
-            else not exists (select from beliefdb.justification_antecedent y
-                               join beliefdb.belief b on b.workspace_id = y.workspace_id and b.id = y.antecedent
-                              where y.workspace_id = j.workspace_id and y.justification_id = j.id
-                                and not beliefdb.believed_at(b, %(as_of)s))
-                 and not exists (select from beliefdb.justification_antecedent y
-                                   join beliefdb.review_item r on r.workspace_id = y.workspace_id and r.node = y.antecedent
-                                  where y.workspace_id = j.workspace_id and y.justification_id = j.id
-                                    and r.kind = 'decision_flagged' and r.created_at <= %(as_of)s
-                                    and (r.resolved_at is null or r.resolved_at > %(as_of)s)) end as live, j.id as justification
+            else beliefdb.reason_live_at(j.workspace_id, j.id, %(as_of)s) end as live, j.id as justification
   from beliefdb.justification j
   join beliefdb.justification_antecedent a on a.workspace_id = j.workspace_id and a.justification_id = j.id
   join beliefdb.node n on n.workspace_id = a.workspace_id and n.id = a.antecedent
