@@ -15,22 +15,11 @@ language plpgsql
 security definer
 set search_path = pg_catalog, pg_temp
 as $$
-declare
-    v_foreign name;
 begin
     if beliefdb.current_workspace_id() is null then
         raise exception 'no workspace is bound to this session' using errcode = 'BD003';
     end if;
-    -- a table of one of these names that the session's own login made, which the acting role may
-    -- not drop: say so, not "must be owner of table"
-    select c.relname into v_foreign from pg_catalog.pg_class c
-     where c.relnamespace = pg_catalog.pg_my_temp_schema() and c.relname in ('beliefdb_bulk_document', 'beliefdb_bulk_fragment', 'beliefdb_bulk_claim')
-       and not pg_catalog.pg_has_role(current_user, c.relowner, 'usage')
-     limit 1;
-    if v_foreign is not null then
-        raise exception 'this session made a temporary table pg_temp.% of its own, and beliefdb''s functions use that name for theirs', v_foreign
-            using errcode = 'BD005', hint = pg_catalog.format('drop table pg_temp.%I', v_foreign);
-    end if;
+    perform beliefdb._refuse_foreign_temp_tables(array['beliefdb_bulk_document', 'beliefdb_bulk_fragment', 'beliefdb_bulk_claim']);
     drop table if exists pg_temp.beliefdb_bulk_document, pg_temp.beliefdb_bulk_fragment, pg_temp.beliefdb_bulk_claim;
     create temporary table beliefdb_bulk_document (
         n integer not null, source text not null, content text not null, label text, path text,
@@ -76,22 +65,12 @@ declare
     v_hash bytea;
     v_counts integer[];
     v_rows jsonb;
-    v_foreign name;
 begin
     perform beliefdb.lock_workspace();
     if to_regclass('pg_temp.beliefdb_bulk_document') is null then
         raise exception 'nothing staged: call beliefdb.bulk_stage() and COPY the batch first' using errcode = 'BD005';
     end if;
-    -- a table of one of these names that the session's own login made, which the acting role may
-    -- not drop: say so, not "must be owner of table"
-    select c.relname into v_foreign from pg_catalog.pg_class c
-     where c.relnamespace = pg_catalog.pg_my_temp_schema() and c.relname in ('beliefdb_audit_batch')
-       and not pg_catalog.pg_has_role(current_user, c.relowner, 'usage')
-     limit 1;
-    if v_foreign is not null then
-        raise exception 'this session made a temporary table pg_temp.% of its own, and beliefdb''s functions use that name for theirs', v_foreign
-            using errcode = 'BD005', hint = pg_catalog.format('drop table pg_temp.%I', v_foreign);
-    end if;
+    perform beliefdb._refuse_foreign_temp_tables(array['beliefdb_audit_batch']);
     -- the batch's statements count their rows here for its one event (_audit_batch), not an event each
     drop table if exists pg_temp.beliefdb_audit_batch;
     create temporary table beliefdb_audit_batch (action text not null, n bigint not null) on commit drop;

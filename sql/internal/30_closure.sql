@@ -4,6 +4,28 @@
 -- (api/70_dba_tools.sql). One guard empties the session's working tables, this one and the change
 -- record of internal/32_changes.sql.
 
+-- A table of one of these names in the session's temporary schema that its own login made, which the
+-- acting role may not drop (an agent's login, when the schema's owner is no superuser): beliefdb's
+-- functions use those names for their working tables, so say so, not "must be owner of table".
+create or replace function beliefdb._refuse_foreign_temp_tables(p_tables text[]) returns void
+language plpgsql stable
+set search_path = pg_catalog, pg_temp
+as $$
+declare
+    v_foreign name;
+begin
+    select c.relname into v_foreign from pg_catalog.pg_class c
+     where c.relnamespace = pg_catalog.pg_my_temp_schema() and c.relname = any(p_tables)
+       and not pg_catalog.pg_has_role(current_user, c.relowner, 'usage')
+     limit 1;
+    if v_foreign is not null then
+        raise exception 'this session made a temporary table pg_temp.% of its own, and beliefdb''s functions use that name for theirs', v_foreign
+            using errcode = 'BD005', hint = pg_catalog.format('drop table pg_temp.%I', v_foreign);
+    end if;
+end
+$$;
+comment on function beliefdb._refuse_foreign_temp_tables(text[]) is 'Refuse (BD005) when the session''s own login made a temporary table of one of these working-table names';
+
 -- Empty the session's working table p_table for a new operation, if it can be used: it must be the
 -- acting role's own (the functions that write it run with owner rights, and a table of this name
 -- made by the session's own role, with triggers of its choosing, must never be written by them) and
@@ -16,18 +38,11 @@ set search_path = pg_catalog, pg_temp
 as $$
 declare
     v_table regclass := pg_catalog.to_regclass('pg_temp.' || pg_catalog.quote_ident(p_table));
-    v_owner oid;
 begin
     if v_table is null then
         return false;
     end if;
-    -- a table the session's own login made, which the acting role may not drop (an agent's login,
-    -- when the schema's owner is no superuser): say so, not "must be owner of table"
-    select c.relowner into v_owner from pg_catalog.pg_class c where c.oid = v_table;
-    if not pg_catalog.pg_has_role(current_user, v_owner, 'usage') then
-        raise exception 'this session made a temporary table pg_temp.% of its own, and beliefdb''s functions use that name for theirs', p_table
-            using errcode = 'BD005', hint = pg_catalog.format('drop table pg_temp.%I', p_table);
-    end if;
+    perform beliefdb._refuse_foreign_temp_tables(array[p_table]);
     if exists (select from pg_catalog.pg_class c
                 where c.oid = v_table
                   and (c.relowner <> (select r.oid from pg_catalog.pg_roles r where r.rolname = current_user)
