@@ -223,6 +223,39 @@ def test_superseded_memory_comes_back_and_deleted_memory_is_restored(bdb: belief
     assert sorted(b.value for b in bdb.beliefs(subject="user:7")) == ["vegetarian", "window"]
 
 
+def test_memory_superseded_once_the_fault_is_off_still_holds_and_is_kept(bdb: beliefdb.BeliefDB) -> None:
+    """The faulty memory held a genuine one down; without it, a memory resting on the genuine one holds
+    and supersedes one that was current. That one still holds (rule 2): the plan keeps it, superseded,
+    not quarantined (rule 10), and only what read it is re-run."""
+    with bdb.record_run(task="preferences") as run:
+        u = run.step("user_input", {"text": "window seat"})
+        w = run.step("memory_write", {}, inputs=[("initiates", u)])
+        seat = run.memory(w, "user:7", "seat", "window")
+    with bdb.record_run(task="read a forum") as run2:
+        web = run2.step("observation", {"page": "forum"})
+        w2 = run2.step("memory_write", {}, inputs=[("cites", web)])
+        silver = run2.memory(w2, "user:7", "tier", "Silver")
+        w3 = run2.step("memory_write", {}, inputs=[("cites", web)])
+        bad = run2.memory(w3, "user:7", "tier", "Gold", supersedes=silver)
+    with bdb.record_run(task="tidy preferences") as run3:
+        r = run3.step("memory_read", {"key": "tier"}, inputs=[("reads", silver)])
+        w4 = run3.step("memory_write", {}, inputs=[("cites", r)])
+        aisle = run3.memory(w4, "user:7", "seat", "aisle", supersedes=seat)
+    with bdb.record_run(task="check in") as run4:
+        r2 = run4.step("memory_read", {"key": "seat"}, inputs=[("reads", seat)])
+        a = run4.step("answer", {"seat": "window"}, inputs=[("cites", r2)])
+    assert sorted(b.value for b in bdb.beliefs(subject="user:7")) == ["Gold", "window"]
+    plan = bdb.repair_plan([bad])
+    got = {i.node: (i.action, i.reason) for i in plan.items}
+    assert got[seat] == ("preserve", "still holds, superseded by a memory that holds without the faulty ones")
+    assert got[silver][0] == got[aisle][0] == "preserve"
+    assert [i.node for i in plan.replay] == [r2, a]
+    applied = bdb.repair_apply([bad])
+    assert actions(applied.plan) == actions(plan)
+    assert sorted(b.value for b in bdb.beliefs(subject="user:7")) == ["Silver", "aisle"]
+    assert {b.id: b.status for b in bdb.beliefs(subject="user:7", include_all=True)}[seat] == "superseded"
+
+
 def test_recording_errors_write_nothing(bdb: beliefdb.BeliefDB) -> None:
     with pytest.raises(errors.InvalidInput, match="unknown step kind 'think'"):
         bdb.record_run().step("think", {})

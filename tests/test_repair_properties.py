@@ -18,8 +18,10 @@ The reference follows the rule text (docs/rules.md, rules 2, 3 and 10, and sql/a
 * the candidates are the forward closure of the faulty memories over reasons (antecedent ->
   consequent) and supersession (winner -> loser), never over ``follows``;
 * a candidate is affected if it is faulty, or it was on before (a step held, a memory was
-  current) and, with the faulty memories off, it is not on any more (with independent evidence
-  off: whether or not it is still on);
+  current) and, with the faulty memories off, it does not hold any more (with independent
+  evidence off: whether or not it still holds). A memory that still holds but is superseded now,
+  by one the faulty memories held down, is kept: rule 10 keeps what still holds by rule 2 and
+  quarantines only what is left without support;
 * the final answer of a run is its answer step of largest seq; the steps to replay are the
   affected, non-faulty steps from which an affected final answer is reachable through affected
   nodes (a faulty memory on the way too: when what produced it is itself affected, the answer
@@ -150,7 +152,7 @@ def final_answers(t: Trace) -> set[int]:
 def reference_plan(t: Trace, independent_evidence: bool) -> dict[int, str]:
     faulty = t.faulty
     held, was_current = holding(t, frozenset())
-    _, current_after = holding(t, faulty)
+    held_after, current_after = holding(t, faulty)
     forward = consequents(t)
     for n, node in enumerate(t.nodes):
         if isinstance(node, Memory) and node.supersedes is not None:
@@ -174,7 +176,7 @@ def reference_plan(t: Trace, independent_evidence: bool) -> dict[int, str]:
                 reach.add(nxt)
                 todo.append(nxt)
     affected = {n for n in closure
-                if n in faulty or (was_on(n) and (not current_after[n] if independent_evidence else n in reach))}
+                if n in faulty or (was_on(n) and (not held_after[n] if independent_evidence else n in reach))}
     # replay: affected steps from which an affected final answer is reachable through affected nodes
     path = final_answers(t) & affected
     todo = list(path)
@@ -471,6 +473,18 @@ JOINT_NEVER_HELD = Trace((
 ), frozenset({5}))
 
 
+# a faulty memory superseded another, which a later memory rests on: with the faulty one off, that later
+# memory holds and supersedes a memory that was current. The superseded memory still holds (rule 2), so it
+# is kept, not quarantined (rule 10); what read it is undone
+SUPERSEDED_AGAIN = Trace((
+    Step(0, 0, "user_input"), Step(0, 1, "memory_write", (("initiates", 0),)), Memory(1),      # 2 old
+    Step(0, 2, "observation"), Step(0, 3, "memory_write", (("cites", 3),)), Memory(4),         # 5 held down
+    Step(0, 4, "memory_write", (("cites", 3),)), Memory(6, supersedes=5),                      # 7 bad
+    Step(0, 5, "memory_read", (("reads", 5),)), Step(0, 6, "memory_write", (("cites", 8),)),
+    Memory(9, supersedes=2),                                                                    # 10 new
+    Step(0, 7, "memory_read", (("reads", 2),)), Step(0, 8, "answer", (("cites", 11),)),
+), frozenset({7}))
+
 def test_the_reference_itself() -> None:
     """The reference on the hand-checked story of tests/test_repair.py (its exact expected plan)."""
     run1 = {6, 7, 9, 11, 12, 20}
@@ -488,6 +502,9 @@ def test_the_reference_itself() -> None:
     two = reference_plan(TWO_FAULTS, True)
     assert (two[4], two[5], two[8], two[9], two[10]) == ("invalidate", "invalidate", "replay", "replay", "quarantine")
     assert two[11] == "preserve" and two[13] == "replay" and two[14] == "replay"
+    # the memory superseded again still holds: kept, and only what read it is undone
+    assert reference_plan(SUPERSEDED_AGAIN, True) == {
+        7: "delete", 11: "replay", 12: "replay", **dict.fromkeys((0, 1, 2, 3, 4, 5, 6, 8, 9, 10), "preserve")}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -505,6 +522,7 @@ def test_the_reference_itself() -> None:
 @example(t=REVIVED)
 @example(t=TWO_FAULTS)
 @example(t=NEVER_HELD)
+@example(t=SUPERSEDED_AGAIN)
 def test_plan_equals_the_reference(postgresql: psycopg.Connection[Any], db_url: str, t: Trace) -> None:
     with recorded(db_url, t) as r:
         check_stored(postgresql, r, holding(t, frozenset()), t)
@@ -532,6 +550,7 @@ def test_plan_equals_the_reference(postgresql: psycopg.Connection[Any], db_url: 
 @example(t=NEVER_HELD, independent_evidence=True)
 @example(t=NEVER_HELD, independent_evidence=False)
 @example(t=JOINT_NEVER_HELD, independent_evidence=True)
+@example(t=SUPERSEDED_AGAIN, independent_evidence=True)
 def test_apply_and_replay(postgresql: psycopg.Connection[Any], db_url: str, t: Trace,
                           independent_evidence: bool) -> None:
     with recorded(db_url, t) as r:
@@ -549,7 +568,7 @@ def test_apply_and_replay(postgresql: psycopg.Connection[Any], db_url: str, t: T
         expected = holding(t, undone)
         if independent_evidence:
             # only what stopped holding was undone: the same as taking the faulty memories off
-            assert expected == holding(t, t.faulty)
+            assert expected == holding(t, t.faulty), (t, planned)
         check_stored(postgresql, r, expected, t)
         status = {st_.id: st_.status for run in r.runs for st_ in r.db.steps(run)}
         index = r.index

@@ -200,6 +200,7 @@ begin
                e.id = any(v_faulty) as faulty,
                coalesce(e.held, false) and (e.kind <> 'belief' or coalesce(e.was_current, false)) as was_on,
                e.holds and not e.superseded and not e.expired as now_on,
+               e.holds as still_holds, e.superseded,
                coalesce(e.was_current, false) as was_current
           from pg_temp.beliefdb_evaluation e
           -- every join below is driven from the candidate set (offset 0 keeps each lookup
@@ -222,9 +223,11 @@ begin
                 offset 0
           ) x
     ),
+    -- affected: what was on (a step held, a memory was current) and no longer holds by rule 2; a
+    -- memory that still holds but is superseded now (by one the faulty memories held down) is kept
     verdict as (
         select c.*,
-               c.faulty or (c.was_on and case when p_independent_evidence then not c.now_on
+               c.faulty or (c.was_on and case when p_independent_evidence then not c.still_holds
                                               else c.id in (select r.id from reach r) end) as affected
           from candidate c
     ),
@@ -262,7 +265,7 @@ begin
                     when v.kind = 'step' and v.id in (select p.id from answer_path p) then 'replay'
                     else 'invalidate'
                end as action,
-               v.affected, v.was_on, v.was_current, v.now_on
+               v.affected, v.was_on, v.was_current, v.now_on, v.superseded
           from verdict v
          where v.faulty or v.affected or v.was_on or v.now_on
     )
@@ -280,6 +283,8 @@ begin
                    end
                else case when not p.was_current and p.node_kind = 'belief'
                          then 'current again: what superseded it rested on the faulty memories'
+                         when p.node_kind = 'belief' and p.superseded and p_independent_evidence
+                         then 'still holds, superseded by a memory that holds without the faulty ones'
                          when not p_independent_evidence then 'reachable, but did not hold before'
                          else 'still holds through evidence outside the faulty part' end
            end,
