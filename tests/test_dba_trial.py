@@ -10,6 +10,7 @@ from typing import Any
 
 import psycopg
 import pytest
+from psycopg.types.json import Jsonb
 
 from beliefdb.store.agents import create_agent, drop_agent
 from tests.conftest import Cli
@@ -69,6 +70,7 @@ def test_review_resolve_refuses_a_null_verdict_with_its_own_code(story: str) -> 
     "select beliefdb.resolve_node('abcd', null)",
     "select beliefdb.resolve_target('return-policy.md')",
     "select * from beliefdb.impact(array[(select id::text from beliefdb.belief limit 1)])",
+    "select beliefdb.recall_warnings((select id from beliefdb.belief limit 1))",
 ])
 def test_a_function_of_the_bound_workspace_refuses_with_none_bound(story: str, query: str, as_app: bool) -> None:
     """Not an empty answer (beliefs_as_of), nor "unknown belief" for an id the workspace has: the
@@ -305,3 +307,26 @@ def test_decay_at_no_real_moment_is_refused(story: str, moment: str) -> None:
         conn.execute("select * from beliefdb.decay(%s::timestamptz, 'decay', true)", (moment,))
     assert refused.value.sqlstate == "BD005"
     assert refused.value.diag.message_primary == f"decay needs a moment in time, not {moment}"
+
+
+@pytest.mark.parametrize("belief", [str(uuid.UUID(int=1)), "another workspace's"])
+def test_recall_warnings_of_an_unknown_belief_is_not_found(story: str, belief: str) -> None:
+    """It answered no conflicts, nothing replaced and no provenance: the warnings of a belief that
+    has none, for an id that names no belief of the bound workspace."""
+    with psycopg.connect(story, autocommit=True) as owner:
+        owner.execute("insert into beliefdb.workspace (name) values ('other')")
+    if belief != str(uuid.UUID(int=1)):
+        with psycopg.connect(story, autocommit=True) as other:
+            other.execute("select beliefdb.use_workspace('other')")
+            claims = [{"statement": "returns within 30 days", "subject": "return_policy", "attribute": "window",
+                       "value": "30 days", "quote": "Returns within 30 days.", "start": 0, "end": 23}]
+            other.execute("select beliefdb.ingest_version('notes.md', 'Returns within 30 days.', p_claims => %s)",
+                          (Jsonb(claims),))
+            row = other.execute("select id::text from beliefdb.belief where workspace_id = "
+                                "beliefdb.current_workspace_id()").fetchone()
+            assert row is not None
+            belief = row[0]
+    with _app(story) as conn, pytest.raises(psycopg.Error) as refused:
+        conn.execute("select beliefdb.recall_warnings(%s)", (belief,))
+    assert refused.value.sqlstate == "BD004"
+    assert refused.value.diag.message_primary == f"unknown belief {belief}"

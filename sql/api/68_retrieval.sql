@@ -298,12 +298,22 @@ $$;
 comment on function beliefdb.shown_as_replaced(beliefdb.belief, timestamptz) is 'Whether a replaced value is shown as history: true once, not retracted and not resting only on retracted quotes (as of a moment: as then)';
 
 -- What a caller should know about a recalled belief: open conflicts (with the other values),
--- what it replaced and when, and its provenance label.
+-- what it replaced and when, and its provenance label. An id that names no belief of the bound
+-- workspace is not found (BD004), not a belief without warnings.
 create or replace function beliefdb.recall_warnings(p_belief uuid, p_as_of timestamptz default null) returns jsonb
-language sql stable
+language plpgsql stable
 set search_path = pg_catalog, pg_temp
 as $$
-    select jsonb_build_object(
+declare
+    v_ws uuid := beliefdb.current_workspace_id();
+begin
+    if v_ws is null then
+        raise exception 'no workspace is bound to this session' using errcode = 'BD003';
+    end if;
+    if not exists (select from beliefdb.belief b where b.workspace_id = v_ws and b.id = p_belief) then
+        raise exception 'unknown belief %', p_belief using errcode = 'BD004';
+    end if;
+    return jsonb_build_object(
         'conflicts', coalesce((
             select jsonb_agg(jsonb_build_object('belief', o.id, 'value', o.value, 'statement', o.statement)
                              order by o.id)
@@ -311,7 +321,7 @@ as $$
               join beliefdb.belief o
                 on o.workspace_id = r.workspace_id
                and o.id = case when r.from_belief = p_belief then r.to_belief else r.from_belief end
-             where r.workspace_id = beliefdb.current_workspace_id() and r.kind = 'conflicts_with'
+             where r.workspace_id = v_ws and r.kind = 'conflicts_with'
                and p_belief in (r.from_belief, r.to_belief)
                and (p_as_of is null and o.status in ('current', 'conflicting')
                     or p_as_of is not null and r.created_at <= p_as_of and beliefdb.believed_at(o, p_as_of))),
@@ -324,13 +334,14 @@ as $$
               from beliefdb.relation r
               join beliefdb.belief o on o.workspace_id = r.workspace_id and o.id = r.to_belief
               join beliefdb.belief n on n.workspace_id = r.workspace_id and n.id = r.from_belief
-             where r.workspace_id = beliefdb.current_workspace_id() and r.kind = 'supersedes'
+             where r.workspace_id = v_ws and r.kind = 'supersedes'
                and r.from_belief = p_belief
                and (p_as_of is null and r.ended_at is null
                     or r.created_at <= p_as_of and (r.ended_at is null or r.ended_at > p_as_of))
                and beliefdb.shown_as_replaced(o, p_as_of)),
             '[]'),
-        'provenance', beliefdb.belief_provenance(beliefdb.current_workspace_id(), p_belief))
+        'provenance', beliefdb.belief_provenance(v_ws, p_belief));
+end
 $$;
 comment on function beliefdb.recall_warnings(uuid, timestamptz) is 'Warnings for a recalled belief: open conflicts, what it replaced and when, provenance label; jsonb: two lists of different records and a label';
 
