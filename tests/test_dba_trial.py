@@ -330,3 +330,27 @@ def test_recall_warnings_of_an_unknown_belief_is_not_found(story: str, belief: s
         conn.execute("select beliefdb.recall_warnings(%s)", (belief,))
     assert refused.value.sqlstate == "BD004"
     assert refused.value.diag.message_primary == f"unknown belief {belief}"
+
+
+@pytest.mark.parametrize("workspace", ["other", "none", "nowhere"])
+def test_audit_verify_of_a_chain_the_session_cannot_see_is_refused(story: str, workspace: str) -> None:
+    """As the application role, another workspace's chain is hidden by row-level security: it
+    answered ok with 0 events, a clean bill for a chain it never read (with none bound too)."""
+    with psycopg.connect(story, autocommit=True) as owner:
+        (other,) = owner.execute("insert into beliefdb.workspace (name) values ('other') returning id").fetchone() \
+            or (None,)
+        # the schema's owner reads every chain: the other workspace's first event verifies
+        assert owner.execute("select ok, events, first_broken from beliefdb.audit_verify(%s)",
+                             (other,)).fetchone() == (True, 1, None)
+    with _app(story) as conn:
+        if workspace == "none":
+            conn.execute("reset beliefdb.workspace_id")
+            call, message = "select * from beliefdb.audit_verify()", "no workspace is bound to this session"
+        else:
+            ws = other if workspace == "other" else uuid.uuid4()
+            call, message = (f"select * from beliefdb.audit_verify('{ws}')",
+                             f"workspace {ws} has no audit chain this session can see")
+        with pytest.raises(psycopg.Error) as refused:
+            conn.execute(call)  # type: ignore[arg-type]
+        assert refused.value.sqlstate == "BD003"
+        assert refused.value.diag.message_primary == message

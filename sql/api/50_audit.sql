@@ -60,12 +60,26 @@ end
 $$;
 comment on function beliefdb.lock_workspace() is 'Take the bound workspace''s write lock first (one lock order for every writer), and date what the transaction writes from then; BD003 when none is bound';
 
--- Verify a workspace's chain; first_broken is the first event whose link does not hold.
+-- Verify a workspace's chain; first_broken is the first event whose link does not hold. It reads
+-- the chain as the caller: a chain the session cannot see (another workspace's, which row-level
+-- security hides from the application role, or one of no workspace) is refused, not verified as
+-- an empty one, and so is the bound workspace's when none is bound (BD003, as lock_workspace).
 create or replace function beliefdb.audit_verify(p_workspace_id uuid default beliefdb.current_workspace_id())
 returns table (ok boolean, events bigint, first_broken bigint)
-language sql stable
+language plpgsql stable
 set search_path = pg_catalog, pg_temp
 as $$
+begin
+    if p_workspace_id is null then
+        raise exception 'no workspace is bound to this session' using errcode = 'BD003';
+    end if;
+    if not exists (select from beliefdb.audit_head h where h.workspace_id = p_workspace_id)
+       and not exists (select from beliefdb.audit_event ev where ev.workspace_id = p_workspace_id) then
+        raise exception 'workspace % has no audit chain this session can see', p_workspace_id
+            using errcode = 'BD003',
+                  hint = 'the application role sees the bound workspace''s chain only: beliefdb.audit_verify()';
+    end if;
+    return query
     with e as (
         select ev.seq, ev.prev_hash, ev.hash, ev.payload, ev.payload_hash, ev.at, ev.principal, ev.action,
                lag(ev.seq) over w as prev_seq,
@@ -101,6 +115,7 @@ as $$
     )
     select (select count(*) from broken) = 0,
            (select count(*) from e),
-           (select min(seq) from broken)
+           (select min(b.seq) from broken b);
+end
 $$;
-comment on function beliefdb.audit_verify(uuid) is 'Check a workspace''s audit chain: ok, number of events, first broken link';
+comment on function beliefdb.audit_verify(uuid) is 'Check a workspace''s audit chain: ok, number of events, first broken link; BD003 for a chain the session cannot see (another workspace''s, or none bound)';
