@@ -354,3 +354,20 @@ def test_audit_verify_of_a_chain_the_session_cannot_see_is_refused(story: str, w
             conn.execute(call)  # type: ignore[arg-type]
         assert refused.value.sqlstate == "BD003"
         assert refused.value.diag.message_primary == message
+
+
+def test_a_bulk_batch_says_nothing_but_its_answer(story: str) -> None:
+    """bulk_stage printed three NOTICEs in psql (schema "pg_temp" does not exist, skipping; then, in
+    a later transaction, table "beliefdb_bulk_document" does not exist, skipping ...), and
+    bulk_ingest_batch one more (table "beliefdb_audit_batch" does not exist)."""
+    with _app(story) as conn:
+        notices: list[str] = []
+        conn.add_notice_handler(lambda d: notices.append(d.message_primary or ""))
+        for n in range(2):
+            with conn.transaction():
+                conn.execute("select beliefdb.bulk_stage()")
+                conn.execute("select beliefdb.bulk_stage()")  # again in the same transaction: empty again
+                conn.execute("insert into pg_temp.beliefdb_bulk_document (n, source, content) values (1, %s, %s)",
+                             (f"bulk-{n}.md", "Returns are accepted within 9 days."))
+                assert len(conn.execute("select * from beliefdb.bulk_ingest_batch()").fetchall()) == 1
+        assert notices == []

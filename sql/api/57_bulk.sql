@@ -15,12 +15,14 @@ language plpgsql
 security definer
 set search_path = pg_catalog, pg_temp
 as $$
+declare
+    v_tables constant text[] := array['beliefdb_bulk_document', 'beliefdb_bulk_fragment', 'beliefdb_bulk_claim'];
 begin
     if beliefdb.current_workspace_id() is null then
         raise exception 'no workspace is bound to this session' using errcode = 'BD003';
     end if;
-    perform beliefdb._refuse_foreign_temp_tables(array['beliefdb_bulk_document', 'beliefdb_bulk_fragment', 'beliefdb_bulk_claim']);
-    drop table if exists pg_temp.beliefdb_bulk_document, pg_temp.beliefdb_bulk_fragment, pg_temp.beliefdb_bulk_claim;
+    perform beliefdb._refuse_foreign_temp_tables(v_tables);
+    perform beliefdb._drop_temp_tables(v_tables);
     create temporary table beliefdb_bulk_document (
         n integer not null, source text not null, content text not null, label text, path text,
         rejected jsonb not null default '[]'
@@ -72,7 +74,7 @@ begin
     end if;
     perform beliefdb._refuse_foreign_temp_tables(array['beliefdb_audit_batch']);
     -- the batch's statements count their rows here for its one event (_audit_batch), not an event each
-    drop table if exists pg_temp.beliefdb_audit_batch;
+    perform beliefdb._drop_temp_tables(array['beliefdb_audit_batch']);
     create temporary table beliefdb_audit_batch (action text not null, n bigint not null) on commit drop;
     perform pg_catalog.set_config('beliefdb.audit_batch', v_ws::text, true);
     select sha256(convert_to(coalesce(string_agg(x.r, E'\n' order by x.t, x.r), ''), 'UTF8')) into v_hash

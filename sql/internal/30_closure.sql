@@ -26,6 +26,25 @@ end
 $$;
 comment on function beliefdb._refuse_foreign_temp_tables(text[]) is 'Refuse (BD005) when the session''s own login made a temporary table of one of these working-table names';
 
+-- Drop those of these working tables the session's temporary schema has, and say nothing of the
+-- others: drop table if exists told psql of each one missing (schema "pg_temp" does not exist,
+-- skipping; table ... does not exist, skipping), which is every time for tables dropped at commit.
+create or replace function beliefdb._drop_temp_tables(p_tables text[]) returns void
+language plpgsql
+set search_path = pg_catalog, pg_temp
+as $$
+declare
+    v_table name;
+begin
+    for v_table in select c.relname from pg_catalog.pg_class c
+                    where c.relnamespace = pg_catalog.pg_my_temp_schema() and c.relname = any(p_tables)
+    loop
+        execute pg_catalog.format('drop table pg_temp.%I', v_table);
+    end loop;
+end
+$$;
+comment on function beliefdb._drop_temp_tables(text[]) is 'Drop those of these tables the session''s temporary schema has (no notice for the others)';
+
 -- Empty the session's working table p_table for a new operation, if it can be used: it must be the
 -- acting role's own (the functions that write it run with owner rights, and a table of this name
 -- made by the session's own role, with triggers of its choosing, must never be written by them) and
