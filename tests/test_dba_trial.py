@@ -71,6 +71,17 @@ def test_review_resolve_refuses_a_null_verdict_with_its_own_code(story: str) -> 
     "select beliefdb.resolve_target('return-policy.md')",
     "select * from beliefdb.impact(array[(select id::text from beliefdb.belief limit 1)])",
     "select beliefdb.recall_warnings((select id from beliefdb.belief limit 1))",
+    "select * from beliefdb.decay(null, 'decay', true)",
+    "select * from beliefdb.expire()",
+    "select * from beliefdb.jobs()",
+    "select * from beliefdb.job_take('worker')",
+    "select * from beliefdb.job_submit('ingest', '[]')",
+    "select * from beliefdb.recall('returns')",
+    "select * from beliefdb.recall_fragments('returns')",
+    "select beliefdb.refresh_ranking_stats(false)",
+    "select beliefdb.bulk_stage()",
+    "select * from beliefdb.retract_preview('belief', 'abcd')",
+    "select * from beliefdb.decide_in_run(gen_random_uuid(), 'title', '[]')",
 ])
 def test_a_function_of_the_bound_workspace_refuses_with_none_bound(story: str, query: str, as_app: bool) -> None:
     """Not an empty answer (beliefs_as_of), nor "unknown belief" for an id the workspace has: the

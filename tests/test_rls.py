@@ -724,3 +724,19 @@ def test_internals_are_marked_and_not_granted(postgresql: psycopg.Connection[Any
     assert {name for name, granted, _ in rows if granted} & internals == set()
     unmarked = {name for name, granted, trigger in rows if not granted and not trigger and not name.startswith("_")}
     assert unmarked == DBA_TOOLS
+
+
+def test_the_bound_workspace_check_is_written_once(postgresql: psycopg.Connection[Any]) -> None:
+    """"No workspace is bound" is beliefdb._bound_workspace's to say, for every function that runs
+    with its owner's rights. Those that run as their caller say it themselves: the application role
+    may not call an internal (and workspace_bound's refusal has a hint of its own); decide_in_run
+    says it too of a workspace deleted since the session bound it."""
+    rows = postgresql.execute("""
+        select p.proname, p.prosecdef
+          from pg_catalog.pg_proc p
+         where p.pronamespace = 'beliefdb'::regnamespace and p.prosrc like '%no workspace is bound%'
+    """).fetchall()
+    assert [name for name, definer in rows if definer] == ["decide_in_run"]
+    assert {name for name, _ in rows} == {"_bound_workspace", "workspace_bound", "audit_verify", "beliefs_as_of",
+                                          "decide_in_run", "impact", "recall_warnings", "resolve_node",
+                                          "resolve_target"}

@@ -214,11 +214,8 @@ security definer
 set search_path = pg_catalog, pg_temp
 as $$
 declare
-    v_ws uuid := beliefdb.current_workspace_id();
+    v_ws uuid := beliefdb._bound_workspace();
 begin
-    if v_ws is null then
-        raise exception 'no workspace is bound to this session' using errcode = 'BD003';
-    end if;
     -- nothing named: said so, not what the dry run of no ids fails on
     if coalesce(cardinality(p_refs), 0) = 0 then
         raise exception 'nothing to simulate: name a node, source or source version' using errcode = 'BD005';

@@ -19,14 +19,12 @@ security definer
 set search_path = pg_catalog, pg_temp
 as $$
 declare
-    v_ws uuid := beliefdb.current_workspace_id();
+    v_ws uuid;
     v_opened boolean;
     v_outcome jsonb;
 begin
     perform beliefdb.lock_workspace();
-    if v_ws is null then
-        raise exception 'no workspace is bound to this session' using errcode = 'BD003';
-    end if;
+    v_ws := beliefdb._bound_workspace();
     -- one audit event for the whole ingest: its statements' events become entries of it (rows)
     v_opened := beliefdb._audit_open(v_ws);
     v_outcome := beliefdb._ingest_text(v_ws, p_source, jsonb_build_object(

@@ -18,9 +18,7 @@ as $$
 declare
     v_tables constant text[] := array['beliefdb_bulk_document', 'beliefdb_bulk_fragment', 'beliefdb_bulk_claim'];
 begin
-    if beliefdb.current_workspace_id() is null then
-        raise exception 'no workspace is bound to this session' using errcode = 'BD003';
-    end if;
+    perform beliefdb._bound_workspace();
     perform beliefdb._refuse_foreign_temp_tables(v_tables);
     perform beliefdb._drop_temp_tables(v_tables);
     create temporary table beliefdb_bulk_document (

@@ -16,11 +16,8 @@ security definer
 set search_path = pg_catalog, pg_temp
 as $$
 declare
-    v_ws uuid := beliefdb.current_workspace_id();
+    v_ws uuid := beliefdb._bound_workspace();
 begin
-    if v_ws is null then
-        raise exception 'no workspace is bound to this session' using errcode = 'BD003';
-    end if;
     if p_kind is distinct from 'ingest' then
         raise exception 'unknown job kind % (the one kind is ingest)', p_kind using errcode = 'BD005';
     end if;
@@ -59,14 +56,11 @@ security definer
 set search_path = pg_catalog, pg_temp
 as $$
 declare
-    v_ws uuid := beliefdb.current_workspace_id();
+    v_ws uuid := beliefdb._bound_workspace();
     v_owner_session boolean;
     v_job beliefdb.job;
     v_starts bigint;
 begin
-    if v_ws is null then
-        raise exception 'no workspace is bound to this session' using errcode = 'BD003';
-    end if;
     select pg_catalog.pg_has_role(session_user, n.nspowner, 'member') into v_owner_session
       from pg_catalog.pg_namespace n where n.nspname = 'beliefdb';
     loop
@@ -205,12 +199,9 @@ security definer
 set search_path = pg_catalog, pg_temp
 as $$
 declare
-    v_ws uuid := beliefdb.current_workspace_id();
+    v_ws uuid := beliefdb._bound_workspace();
     v_held bigint[];
 begin
-    if v_ws is null then
-        raise exception 'no workspace is bound to this session' using errcode = 'BD003';
-    end if;
     if p_status is not null and p_status not in ('queued', 'running', 'done', 'failed') then
         raise exception 'unknown job status % (choose from: queued, running, done, failed)', p_status
             using errcode = 'BD005';

@@ -333,16 +333,13 @@ security definer
 set search_path = pg_catalog, pg_temp
 as $$
 declare
-    v_ws uuid := beliefdb.current_workspace_id();
+    v_ws uuid := beliefdb._bound_workspace();
     v_target text := case when p_target = 'belief' then 'node' else p_target end;
     v_id uuid;
     v_ids uuid[];
     v_owner text;
     v_changes jsonb;
 begin
-    if v_ws is null then
-        raise exception 'no workspace is bound to this session' using errcode = 'BD003';
-    end if;
     if p_undo is null then
         raise exception 'undo is true (restore) or false (retract), not null' using errcode = 'BD005';
     end if;

@@ -33,7 +33,7 @@ security definer
 set search_path = pg_catalog, pg_temp
 as $$
 declare
-    v_ws uuid := beliefdb.current_workspace_id();
+    v_ws uuid := beliefdb._bound_workspace();
     v_reason jsonb;
     v_kept jsonb := '[]';
     v_group jsonb;
@@ -44,7 +44,8 @@ declare
     v_refused beliefdb.refusal[] := '{}';
     v_recorded beliefdb.recorded;
 begin
-    if v_ws is null or not exists (select from beliefdb.workspace w where w.id = v_ws) then
+    -- bound to a workspace deleted since: as if none were bound
+    if not exists (select from beliefdb.workspace w where w.id = v_ws) then
         raise exception 'no workspace is bound to this session' using errcode = 'BD003';
     end if;
     -- the workspace's writers wait from here, so what is checked current below is current at the decision

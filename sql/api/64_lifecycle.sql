@@ -19,7 +19,7 @@ security definer
 set search_path = pg_catalog, pg_temp
 as $$
 declare
-    v_ws uuid := beliefdb.current_workspace_id();
+    v_ws uuid := beliefdb._bound_workspace();
     v_clock text := coalesce(current_setting('beliefdb.now', true), '');
     v_at text;
     v_now timestamptz;
@@ -33,9 +33,6 @@ declare
     v_round integer;
     v_result jsonb;
 begin
-    if v_ws is null then
-        raise exception 'no workspace is bound' using errcode = 'BD003';
-    end if;
     if not pg_catalog.isfinite(p_now) then
         raise exception 'decay needs a moment in time, not %', p_now using errcode = 'BD005';
     end if;
@@ -119,13 +116,10 @@ security definer
 set search_path = pg_catalog, pg_temp
 as $$
 declare
-    v_ws uuid := beliefdb.current_workspace_id();
+    v_ws uuid := beliefdb._bound_workspace();
     v_due uuid[];
     v_changes jsonb;
 begin
-    if v_ws is null then
-        raise exception 'no workspace is bound to this session' using errcode = 'BD003';
-    end if;
     v_due := beliefdb.due_to_expire(v_ws);
     if cardinality(v_due) = 0 then
         return row(0, '{}', beliefdb.clock(), beliefdb._as_changes(beliefdb._empty_changes()))::beliefdb.expired;

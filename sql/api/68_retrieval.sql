@@ -78,7 +78,7 @@ set search_path from current
 set plan_cache_mode = force_generic_plan
 as $$
 declare
-    v_ws uuid := beliefdb.current_workspace_id();
+    v_ws uuid := beliefdb._bound_workspace();
     v_vector_ids uuid[] := '{}';
     v_vector_sims double precision[] := '{}';
     v_lexemes text[] := beliefdb._question_lexemes(p_question);
@@ -92,9 +92,6 @@ declare
                            (select p.weight from beliefdb.confidence_policy p
                              where p.factor = 'retrieval' and p.key = 'low_confidence'), 0.3);
 begin
-    if v_ws is null then
-        raise exception 'no workspace is bound to this session' using errcode = 'BD003';
-    end if;
     if p_k is null or p_k < 1 then
         raise exception 'k must be at least 1' using errcode = 'BD005';
     end if;
@@ -355,12 +352,9 @@ security definer
 set search_path = pg_catalog, pg_temp
 as $$
 declare
-    v_ws uuid := beliefdb.current_workspace_id();
+    v_ws uuid := beliefdb._bound_workspace();
     v_n bigint;
 begin
-    if v_ws is null then
-        raise exception 'no workspace is bound to this session' using errcode = 'BD003';
-    end if;
     v_n := beliefdb._refresh_ranking_stats(v_ws);
     if p_analyze then
         analyze beliefdb.belief, beliefdb.belief_embedding, beliefdb.fragment, beliefdb.evidence,
@@ -399,14 +393,11 @@ security definer
 set search_path = pg_catalog, pg_temp
 as $$
 declare
-    v_ws uuid := beliefdb.current_workspace_id();
+    v_ws uuid := beliefdb._bound_workspace();
     v_lexemes text[] := beliefdb._question_lexemes(p_question);
     v_query tsquery := beliefdb._question_query(p_question);
     v_nominate tsquery := beliefdb._nominating_query(v_lexemes, beliefdb._common_lexemes(v_ws, v_lexemes, 1000));
 begin
-    if v_ws is null then
-        raise exception 'no workspace is bound to this session' using errcode = 'BD003';
-    end if;
     if p_k is null or p_k < 1 then
         raise exception 'k must be at least 1' using errcode = 'BD005';
     end if;

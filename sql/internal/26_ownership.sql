@@ -5,6 +5,25 @@
 -- only through the functions that check this (api/80_privileges.sql). Trigger functions stamp
 -- and keep the owner; the API functions check it with beliefdb._require_owner and its kin.
 
+-- The workspace a function of the bound workspace acts in: the session's (beliefdb.current_workspace_id),
+-- refused (BD003) when none is bound rather than acting on no rows. For the functions that run with
+-- their owner's rights; one that runs as its caller says it itself, since the application role may
+-- not call an internal.
+create or replace function beliefdb._bound_workspace() returns uuid
+language plpgsql stable
+set search_path = pg_catalog, pg_temp
+as $$
+declare
+    v_ws uuid := beliefdb.current_workspace_id();
+begin
+    if v_ws is null then
+        raise exception 'no workspace is bound to this session' using errcode = 'BD003';
+    end if;
+    return v_ws;
+end
+$$;
+comment on function beliefdb._bound_workspace() is 'The session''s bound workspace; BD003 when none is bound';
+
 -- The owner is the acting principal, whatever the row said.
 create or replace function beliefdb.stamp_owner() returns trigger
 language plpgsql
