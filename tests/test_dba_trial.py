@@ -382,3 +382,22 @@ def test_a_bulk_batch_says_nothing_but_its_answer(story: str) -> None:
                              (f"bulk-{n}.md", "Returns are accepted within 9 days."))
                 assert len(conn.execute("select * from beliefdb.bulk_ingest_batch()").fetchall()) == 1
         assert notices == []
+
+
+
+def test_a_dba_reads_the_status_a_decision_and_its_action_had_at_a_moment(story: str) -> None:
+    """The as-of pictures' rule for decisions and actions (from their review items) is SQL a DBA
+    calls: the refusal was active and its email scheduled before v3.3 (2026-12-01 09:00), flagged
+    and held after; approved, and the email back to scheduled, once a person approved them."""
+    before, flagged, approved = "2026-11-30T12:00:00Z", "2026-12-02T12:00:00Z", "2026-12-04T12:00:00Z"
+    status = """select beliefdb.decision_status_at(d, %(at)s), beliefdb.action_status_at(a, %(at)s)
+                  from beliefdb.decision d join beliefdb.action a on a.decision_id = d.id
+                 where d.title = 'Refuse the return of order 1042'"""
+    with _app(story) as conn:
+        conn.execute("set beliefdb.now = '2026-12-03T09:00:00Z'")
+        for kind in ("action_held", "decision_flagged"):
+            conn.execute("select beliefdb.review_resolve((select id::text from beliefdb.review_item "
+                         "where kind = %s and status = 'open'), 'approved')", (kind,))
+        assert conn.execute(status, {"at": before}).fetchone() == ("active", "scheduled")
+        assert conn.execute(status, {"at": flagged}).fetchone() == ("needs_review", "held")
+        assert conn.execute(status, {"at": approved}).fetchone() == ("approved", "scheduled")

@@ -991,31 +991,13 @@ select b.id, beliefdb.status_at(b, %(as_of)s)::text as status
  where b.id = any(%(ids)s::uuid[]) and beliefdb.believed_at(b, %(as_of)s);
 
 -- graph_status_as_of --
--- The status these decisions and actions had at as_of, from their review items: a decision flagged then (an item opened by then and not resolved by then) needs_review, else approved or rejected by the last verdict given by then, else active; an action held then held, cancelled by a rejection given by then, else its status now (scheduled if it is held or cancelled now)
-select d.id, case when o.id is not null then 'needs_review' when v.status in ('approved', 'rejected') then v.status
-                  else 'active' end as status
+-- The status these decisions and actions had at as_of, from their review items (beliefdb.decision_status_at, beliefdb.action_status_at)
+select d.id, beliefdb.decision_status_at(d, %(as_of)s) as status
   from beliefdb.decision d
-  left join lateral (select r.id from beliefdb.review_item r
-                      where r.workspace_id = d.workspace_id and r.node = d.id and r.kind = 'decision_flagged'
-                        and r.created_at <= %(as_of)s and (r.resolved_at is null or r.resolved_at > %(as_of)s)
-                      limit 1) o on true
-  left join lateral (select r.status from beliefdb.review_item r
-                      where r.workspace_id = d.workspace_id and r.node = d.id and r.kind = 'decision_flagged'
-                        and r.resolved_at <= %(as_of)s
-                      order by r.resolved_at desc limit 1) v on true
  where d.id = any(%(ids)s::uuid[])
 union all
-select a.id, case when o.id is not null then 'held' when v.status = 'rejected' then 'cancelled'
-                  when a.status in ('held', 'cancelled') then 'scheduled' else a.status end
+select a.id, beliefdb.action_status_at(a, %(as_of)s)
   from beliefdb.action a
-  left join lateral (select r.id from beliefdb.review_item r
-                      where r.workspace_id = a.workspace_id and r.node = a.id and r.kind = 'action_held'
-                        and r.created_at <= %(as_of)s and (r.resolved_at is null or r.resolved_at > %(as_of)s)
-                      limit 1) o on true
-  left join lateral (select r.status from beliefdb.review_item r
-                      where r.workspace_id = a.workspace_id and r.node = a.id and r.kind = 'action_held'
-                        and r.resolved_at <= %(as_of)s
-                      order by r.resolved_at desc limit 1) v on true
  where a.id = any(%(ids)s::uuid[]);
 
 -- graph_run --

@@ -37,6 +37,11 @@ select kind, subject, reason from beliefdb.review_queue order by kind;
 
 -- what was believed just after v3.2 was recorded (the story moved the clock a day on for v3.3)
 select statement, status from beliefdb.beliefs_as_of('2026-11-30T12:00:00Z') order by statement;
+-- and the refusal with its email, before v3.3 and now (from their review items)
+select d.title, beliefdb.decision_status_at(d, '2026-11-30T12:00:00Z') as before_v33,
+       beliefdb.decision_status_at(d, beliefdb.clock()) as now,
+       beliefdb.action_status_at(a, '2026-11-30T12:00:00Z') as email_before, beliefdb.action_status_at(a, beliefdb.clock()) as email_now
+  from beliefdb.decision d join beliefdb.action a on a.decision_id = d.id;
 
 -- a belief by a unique prefix of its id (4 hex digits at least)
 select beliefdb.resolve_belief(left(:'b15', 8)) = :'b15'::uuid as resolved;

@@ -252,6 +252,51 @@ as $$
 $$;
 comment on function beliefdb.status_at(beliefdb.belief, timestamptz) is 'The status a belief believed at a moment had then: conflicting while a tie with a rival live then was open, else current';
 
+-- The status a decision had at a moment (rule 4, read back in time), from its review items:
+-- needs_review while it was flagged then (an item opened by then and not resolved by then), else
+-- approved or rejected by the last item resolved by then, if a person resolved it, else active.
+create or replace function beliefdb.decision_status_at(p_decision beliefdb.decision, p_at timestamptz)
+returns text
+language sql stable
+set search_path = pg_catalog, pg_temp
+as $$
+    select case when exists (select from beliefdb.review_item r
+                              where r.workspace_id = p_decision.workspace_id and r.node = p_decision.id
+                                and r.kind = 'decision_flagged'
+                                and r.created_at <= p_at and (r.resolved_at is null or r.resolved_at > p_at))
+                then 'needs_review'
+                -- the last item resolved by then: closed by beliefdb (its question settled), no verdict
+                else coalesce((select case when r.status in ('approved', 'rejected') then r.status end
+                                 from beliefdb.review_item r
+                                where r.workspace_id = p_decision.workspace_id and r.node = p_decision.id
+                                  and r.kind = 'decision_flagged' and r.resolved_at <= p_at
+                                order by r.resolved_at desc limit 1), 'active') end
+$$;
+comment on function beliefdb.decision_status_at(beliefdb.decision, timestamptz) is 'The status a decision had at a moment, from its review items: needs_review while flagged then, else the verdict on the last item resolved by then (approved, rejected), else active';
+
+-- The status an action had at a moment (rule 4, read back in time), from its review items: held
+-- while it was held then (an item opened by then and not resolved by then), cancelled when the last
+-- item resolved by then was rejected, else its status now (scheduled, if it is held or cancelled now).
+create or replace function beliefdb.action_status_at(p_action beliefdb.action, p_at timestamptz)
+returns text
+language sql stable
+set search_path = pg_catalog, pg_temp
+as $$
+    select case when exists (select from beliefdb.review_item r
+                              where r.workspace_id = p_action.workspace_id and r.node = p_action.id
+                                and r.kind = 'action_held'
+                                and r.created_at <= p_at and (r.resolved_at is null or r.resolved_at > p_at))
+                then 'held'
+                when (select r.status from beliefdb.review_item r
+                       where r.workspace_id = p_action.workspace_id and r.node = p_action.id
+                         and r.kind = 'action_held' and r.resolved_at <= p_at
+                       order by r.resolved_at desc limit 1) = 'rejected'
+                then 'cancelled'
+                when p_action.status in ('held', 'cancelled') then 'scheduled'
+                else p_action.status end
+$$;
+comment on function beliefdb.action_status_at(beliefdb.action, timestamptz) is 'The status an action had at a moment, from its review items: held while held then, cancelled when the last item resolved by then was rejected, else its status now (scheduled if held or cancelled now)';
+
 -- What the bound workspace believed at a moment, with the status it had then.
 create or replace function beliefdb.beliefs_as_of(p_at timestamptz) returns setof beliefdb.belief
 language plpgsql stable
