@@ -6,7 +6,9 @@ as the original did, its audit chains verify and continue; a DBA's own pg_restor
 
 from __future__ import annotations
 
+import os
 import subprocess
+import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -14,10 +16,12 @@ from typing import Any
 import psycopg
 import pytest
 from conftest import Cli
+from psycopg import sql
 from psycopg.conninfo import make_conninfo
 
 from beliefdb.db import migrate
 from beliefdb.db.server import EmbeddedServer, client_program
+from beliefdb.errors import BeliefDBError
 
 Q7 = "Returns are accepted within 7 days of delivery."
 Q15 = "Returns are accepted within 15 days of delivery."
@@ -216,3 +220,77 @@ def test_operations_md_names_the_schema_the_extensions_live_in(postgresql: psyco
                                " where e.extname in ('vector', 'pg_trgm')").fetchall()
     assert [f"`{n}`" in bullet for (n,) in where] == [True] * len(where)
     assert "live in\n  schema `beliefdb`," not in bullet
+
+
+DBA_MD = Path(__file__).resolve().parent.parent / "docs" / "dba.md"
+
+
+def _documented_block(bullet: str) -> str:
+    """The bash block under a bullet of docs/dba.md."""
+    text = DBA_MD.read_text(encoding="utf-8")
+    start = text.index("```bash", text.index(bullet)) + len("```bash")
+    return "\n".join(line.strip() for line in text[start:text.index("```", start)].splitlines() if line.strip())
+
+
+@pytest.fixture
+def owners_empty_database(embedded_server: EmbeddedServer, postgresql_proc: Any) -> Iterator[tuple[str, str, str]]:
+    """(role, its empty database as a superuser, the same as the role): a login that is no superuser
+    owns a new database without any extension."""
+    admin = embedded_server.status().url
+    assert admin is not None
+    role, database = f"restorer_{uuid.uuid4().hex[:8]}", f"restored_{uuid.uuid4().hex[:12]}"
+    with psycopg.connect(admin, autocommit=True) as conn:
+        conn.execute(sql.SQL("create role {} login password 'restorer-password'").format(sql.Identifier(role)))
+        conn.execute(sql.SQL("create database {} owner {}").format(sql.Identifier(database), sql.Identifier(role)))
+    try:
+        yield (role, make_conninfo(admin, dbname=database),
+               make_conninfo(admin, dbname=database, user=role, password="restorer-password"))
+    finally:
+        with psycopg.connect(admin, autocommit=True) as conn:
+            conn.execute(sql.SQL("drop database if exists {} with (force)").format(sql.Identifier(database)))
+            conn.execute(sql.SQL("drop role if exists {}").format(sql.Identifier(role)))
+
+
+def test_an_owner_that_is_no_superuser_restores_a_whole_dump_as_dba_md_says(
+        cli: Cli, db_url: str, owners_empty_database: tuple[str, str, str], tmp_path: Path) -> None:
+    """docs/dba.md: restoring a whole database as a user that is no superuser needs vector created
+    first by a superuser; its commands restore the dump, and the chains verify there."""
+    role, superuser_url, owner_url = owners_empty_database
+    doc = tmp_path / "policy.md"
+    doc.write_text(Q7 + "\n", encoding="utf-8")
+    cli("ingest", doc, "--no-embed")
+    cli("db", "dump", tmp_path / "beliefdb.dump")
+    restore = [str(client_program("pg_restore")), "--no-owner", "--single-transaction", "--exit-on-error",
+               "-d", owner_url, str(tmp_path / "beliefdb.dump")]
+    plain = subprocess.run(restore, capture_output=True, text=True)
+    assert plain.returncode != 0
+    assert 'permission denied to create extension "vector"' in plain.stderr
+    env = {**os.environ, "SUPERUSER_URL": superuser_url, "OWNER": role, "OWNER_URL": owner_url,
+           "PATH": f"{client_program('pg_restore').parent}{os.pathsep}{os.environ['PATH']}"}
+    subprocess.run(["bash", "-euo", "pipefail", "-c", _documented_block("- Restoring a whole database as that user")],
+                   cwd=tmp_path, env=env, check=True)
+    with psycopg.connect(owner_url) as conn:
+        assert conn.execute("select version_num from beliefdb.alembic_version").fetchall() == [
+            (migrate.head_revision(),)]
+        assert conn.execute("select v.ok, v.events > 1 from beliefdb.workspace w "
+                            "cross join lateral beliefdb.audit_verify(w.id) v").fetchall() == [(True, True)]
+
+
+def test_a_schema_only_dump_is_no_beliefdb_as_dba_md_says(db_url: str, owners_empty_database: tuple[str, str, str],
+                                                          tmp_path: Path) -> None:
+    """docs/dba.md: a schema-only dump has no alembic_version row (nor the seed rows), so migrate
+    stops at the first type it creates."""
+    text = DBA_MD.read_text(encoding="utf-8")
+    assert "A schema-only dump (`pg_dump --schema-only`) is no beliefdb to restore" in text
+    _, superuser_url, _ = owners_empty_database
+    dump = tmp_path / "schema.dump"
+    subprocess.run([str(client_program("pg_dump")), "-Fc", "--schema-only", "-f", str(dump), "-d", db_url], check=True)
+    subprocess.run([str(client_program("pg_restore")), "--no-owner", "--single-transaction", "--exit-on-error",
+                    "-d", superuser_url, str(dump)], check=True)
+    with psycopg.connect(superuser_url) as conn:
+        assert conn.execute("select (select count(*) from beliefdb.alembic_version), "
+                            "(select count(*) from beliefdb.error_code), "
+                            "(select count(*) from beliefdb.workspace)").fetchone() == (0, 0, 0)
+    assert '`type "node_kind" already exists`' in text
+    with pytest.raises(BeliefDBError, match='type "node_kind" already exists'):
+        migrate.upgrade(superuser_url)
