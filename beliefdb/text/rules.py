@@ -222,6 +222,9 @@ class RuleExtractor(Extractor):
                 subject = speaker_subject(turn.speaker)
                 swap = replacement(sentence) if short else None
                 found = self_statement(sentence) if short else None
+                # "I moved from X to Y" with X never given before: X was where the speaker lived until then
+                left = swap[0] if swap is not None and found is not None and found[0] == "lives_in" \
+                    and (subject, swap[0].casefold()) not in said and turn.time is not None else None
                 if swap is not None and (subject, swap[0].casefold()) in said:
                     # Y in place of X: the attribute X had, so the change supersedes
                     found = said[(subject, swap[0].casefold())], swap[1]
@@ -264,6 +267,10 @@ class RuleExtractor(Extractor):
                         c = None
                 if c is not None:
                     self._keep(kept, said, text, turn, c)
+                if left is not None and turn.time is not None:  # (valid until the turn: expired, never a rival)
+                    kept[(subject, "lives_in\0before")] = replace(on_turn(Candidate(
+                        statement=f"{turn.speaker}: {sentence}", subject=subject, attribute="lives_in", value=left,
+                        quote=sentence), text, turn), valid_from=None, valid_to=turn.time.isoformat())
             if scope:
                 speaker = speaker_subject(turn.speaker)
                 kept = {k: replace(c, scope=scope) if c.subject == speaker else c for k, c in kept.items()}

@@ -4,11 +4,12 @@ Rules, per sentence of a turn (leading fillers such as "oh," "actually," "so", "
 skipped; a change in the perfect tense read as said in the past, "I've moved to X" as "I moved to X",
 "I've been living in X" as "I'm living in X"; the first match wins; questions give nothing):
 
-- ``I moved to X`` / ``I live in X`` / ``I'm living in X`` / ``I'm based in X``   -> ``lives_in`` = X
-- ``I work at/for X`` / ``I started (working) at X`` / ``I joined X``              -> ``works_at`` = X
+- ``I moved (from W) to X`` / ``I live in X`` / ``I'm living in X`` / ``I'm based in X``   -> ``lives_in`` = X
+- ``I work at/for X`` / ``I started (working) at X`` / ``I joined X`` /
+  ``I got a (new) job at X``                                                        -> ``works_at`` = X
 - ``I work as a X`` / ``I'm working as a X``                                       -> ``job`` = X
 - ``I'm from X`` / ``I was born in X``                                             -> ``from`` / ``birthplace``
-- ``I'm N (years old)`` / ``I turned N``                                            -> ``age`` = N
+- ``I'm N (years old)`` / ``I turned N`` (N in digits or words)                     -> ``age`` = N
 - ``my/our favo(u)rite X is Y``                                                    -> ``favorite_x`` = Y (one
   spelling: ``favorite_color`` for "favourite colour" too)
 - ``my/our X's Y is V``                                                            -> ``x_y`` = V
@@ -93,6 +94,11 @@ def _years(m: re.Match[str]) -> str:
     """The age :data:`_AGE` matched, in digits."""
     n = m.group("n")
     return n if n.isdigit() else str(number_word_value(n))
+
+def _word_age(word: str) -> str | None:
+    """An age said in words ("thirty-five" -> "35"); "I'm one" or "zero" is no one's age in a chat."""
+    n = number_word_value(word)
+    return str(n) if n >= 2 else None
 
 _PEOPLE_AND_PETS: Final = frozenset({
     "son", "daughter", "kid", "child", "baby", "boy", "girl", "brother", "sister", "mom", "mum", "mother", "dad",
@@ -222,8 +228,8 @@ _RULES: Final[tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], Found | Non
     (re.compile(p, re.IGNORECASE), f) for p, f in (
         (rf"(?:{_WE}\s+|{_I_AM}\s+)no longer\s+(?P<x>.+)", _no_longer),
         (rf"(?:{_WE}\s+don{_APOS}t|{_I_AM}\s+not)\s+(?P<x>.+?)\s+any\s?more", _no_longer),
-        (rf"{_WE}\s+{_ADVERB}(?:moved|relocated)\s+(?:back\s+)?to\s+(?!the\s+\w+\s+plan)(?P<x>[A-Z].+)",
-         lambda m: _named("lives_in", _thing(m.group("x")))),
+        (rf"{_WE}\s+{_ADVERB}(?:moved|relocated)\s+(?:back\s+)?(?:from\s+[A-Z][^,]*?\s+)?to\s+(?!the\s+\w+\s+plan)"
+         r"(?P<x>[A-Z].+)", lambda m: _named("lives_in", _thing(m.group("x")))),
         (rf"(?:{_WE}\s+{_ADVERB}live|{_I_AM}\s+{_ADVERB}(?:living|based|staying)|we{_APOS}re\s+{_ADVERB}(?:living|based))"
          rf"\s+in\s+(?P<x>.+)", lambda m: _named("lives_in", _thing(m.group("x")))),
         (rf"{_WE}\s+{_ADVERB}(?:switched|moved|changed|upgraded|downgraded|migrated|went)\s+(?:over\s+|back\s+)?to\s+"
@@ -270,6 +276,8 @@ _RULES: Final[tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], Found | Non
         (rf"(?:i\s+{_ADVERB}work|{_I_AM}\s+{_ADVERB}working|i\s+{_ADVERB}started\s+(?:working\s+|a\s+(?:new\s+)?job\s+)?)"
          rf"\s*(?:at|for)\s+(?P<x>.+)", lambda m: _named("works_at", _thing(m.group("x")))),
         (rf"i\s+{_ADVERB}joined\s+(?P<x>[A-Z].+)", lambda m: _named("works_at", _thing(m.group("x")))),
+        (rf"i\s+{_ADVERB}(?:got|landed|took|accepted)\s+(?:a|an|the)\s+(?:new\s+)?(?:\w+\s+)?(?:job|position|role)\s+"
+         rf"(?:at|with)\s+(?P<x>[A-Z].+)", lambda m: _named("works_at", _thing(m.group("x")))),
         (rf"(?:{_I_AM}\s+|i{_APOS}ve\s+been\s+)?still\s+(?:at|with|working\s+(?:at|for))\s+(?P<x>[A-Z].+)",
          lambda m: _named("works_at", _thing(m.group("x")))),
         (rf"i\s+{_ADVERB}(?:switched|changed)\s+jobs?\s*[,;]?\s*(?:and\s+)?(?:{_I_AM}\s+(?:now\s+)?(?:at|with)|"
@@ -283,9 +291,9 @@ _RULES: Final[tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], Found | Non
         (rf"{_I_AM}\s+(?:originally\s+)?from\s+(?P<x>.+)", lambda m: _named("from", _thing(m.group("x")))),
         (r"i\s+was\s+born\s+in\s+(?P<x>[A-Z].+)", lambda m: _named("birthplace", _thing(m.group("x")))),
         # (the age ends the sentence or its clause: "I'm 34 and live in Oslo" says both)
-        (rf"(?:{_I_AM}\s+{_ADVERB}|i\s+{_ADVERB}turned\s+){_NUMBER}(?:\s+(?:years?|yrs?)(?:\s+old)?)?"
-         r"(?:\s+(?:now|(?:last|this)\s+(?:week|weekend|month|year)))?\s*(?:$|[,;]\s.*|\s+(?:and|but|so)\s.*)",
-         lambda m: _named("age", m.group("n"))),
+        (rf"(?:{_I_AM}\s+{_ADVERB}|i\s+{_ADVERB}turned\s+)(?:{_NUMBER}|(?P<w>{NUMBER_WORD}))(?:\s+(?:years?|yrs?)"
+         r"(?:\s+old)?)?(?:\s+(?:now|(?:last|this)\s+(?:week|weekend|month|year)))?\s*(?:$|[,;]\s.*|\s+(?:and|but|so)\s.*)",
+         lambda m: _named("age", m.group("n") or _word_age(m.group("w")))),
         (rf"{_I_AM}\s+{_ADVERB}(?:a\s+|an\s+)?(?P<x>{'|'.join(sorted(_DIETS))})\b",
          lambda m: _named("diet", m.group("x").lower())),
         (rf"i\s+{_ADVERB}weigh\s+(?P<x>\d+(?:[.,]\d+)?\s*(?:kg|kilos?|lbs?|pounds?))\b",

@@ -1,0 +1,52 @@
+"""A chat assistant's memory of its conversations: what a user says in everyday words is extracted
+("I moved from Berlin to Lisbon", "I'm thirty-five", "I got a job at Google")."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+import beliefdb
+from beliefdb.models import Turn
+from beliefdb.text.self_statements import self_statement
+
+
+def day(n: int) -> datetime:
+    return datetime(2024, 3, 4, 9, 0, tzinfo=UTC) + timedelta(days=n)
+
+
+def statuses(bdb: beliefdb.BeliefDB, subject: str) -> dict[tuple[str, str], str]:
+    return {(b.attribute, b.value): b.status for b in bdb.beliefs(subject=subject, include_all=True)}
+
+
+@pytest.mark.parametrize(("sentence", "found"), [
+    ("I moved from Berlin to Lisbon.", ("lives_in", "Lisbon")),
+    ("Oh, we relocated from New York to Lisbon last month.", ("lives_in", "Lisbon")),
+    ("I'm thirty-five.", ("age", "35")),
+    ("I'm thirty five years old, and counting.", ("age", "35")),
+    ("I'm one of them.", None),
+    ("I'm two minutes away.", None),
+    ("I got a job at Google.", ("works_at", "Google")),
+    ("I just got a new job at Google as an engineer!", ("works_at", "Google")),
+    ("I landed a position with Acme Corp.", ("works_at", "Acme Corp")),
+])
+def test_everyday_ways_of_saying_a_move_an_age_and_a_job(sentence: str, found: tuple[str, str] | None) -> None:
+    assert self_statement(sentence) == found
+
+
+def test_a_move_from_a_city_never_said_before_makes_it_the_past_value(bdb: beliefdb.BeliefDB) -> None:
+    bdb.ingest_conversation([Turn("maya", "I'm thirty-five.", day(0)), Turn("maya", "I got a job at Google.", day(1)),
+                             Turn("maya", "I moved from Berlin to Lisbon.", day(2))], source="chat", embed=False)
+    assert statuses(bdb, "maya") == {("age", "35"): "current", ("works_at", "Google"): "current",
+                                     ("lives_in", "Lisbon"): "current", ("lives_in", "Berlin"): "expired"}
+    berlin = next(b for b in bdb.beliefs(subject="maya", include_all=True) if b.value == "Berlin")
+    assert berlin.valid_time.upper == day(2) and berlin.valid_time.lower is None
+    assert [a.belief.value for a in bdb.ask("where does maya live?").beliefs if a.belief.attribute == "lives_in"] \
+        == ["Lisbon"]
+
+
+def test_a_move_from_the_city_said_before_replaces_it(bdb: beliefdb.BeliefDB) -> None:
+    bdb.ingest_conversation([Turn("maya", "I live in Berlin.", day(0)),
+                             Turn("maya", "I moved from Berlin to Lisbon.", day(30))], source="chat", embed=False)
+    assert statuses(bdb, "maya") == {("lives_in", "Berlin"): "superseded", ("lives_in", "Lisbon"): "current"}
