@@ -50,3 +50,20 @@ def test_a_move_from_the_city_said_before_replaces_it(bdb: beliefdb.BeliefDB) ->
     bdb.ingest_conversation([Turn("maya", "I live in Berlin.", day(0)),
                              Turn("maya", "I moved from Berlin to Lisbon.", day(30))], source="chat", embed=False)
     assert statuses(bdb, "maya") == {("lives_in", "Berlin"): "superseded", ("lives_in", "Lisbon"): "current"}
+
+
+def test_what_the_assistant_says_of_itself_is_text_not_a_fact(bdb: beliefdb.BeliefDB) -> None:
+    # "I am an AI assistant", "I work at OpenAI" said by the assistant were facts about the speaker
+    # "assistant" (works_at = OpenAI, name = Claude): now no claim, the turn stays text ask finds
+    bdb.ingest_conversation([
+        Turn("user", "I live in Lisbon.", day(0)),
+        Turn("assistant", "I am an AI assistant. My name is Claude and I work at OpenAI.", day(0)),
+        Turn("Assistant", "I can help with that.", day(0)),
+    ], source="session-1", embed=False)
+    report = bdb.remember_turn("session-1", "assistant", "I live in the cloud.", time=day(1), embed=False)
+    assert report.accepted == []
+    assert {(b.subject, b.attribute, b.value) for b in bdb.beliefs(include_all=True)} == {
+        ("user", "lives_in", "Lisbon")}
+    found = bdb.ask("OpenAI")
+    assert found.beliefs == [] and [f.speaker for f in found.fragments] == ["assistant"]
+    assert "I work at OpenAI" in found.fragments[0].text

@@ -7,13 +7,15 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Collection
+from dataclasses import replace
 from pathlib import PurePosixPath
 from typing import Final
 
-from beliefdb.text.extractor import normalise_name
+from beliefdb.text.extractor import Candidate, normalise_name
 
-__all__ = ["DETERMINERS", "POLICY_TERMS", "QUALIFIERS", "QUANTIFIERS", "cjk_names", "is_cjk", "kind_of", "names",
-           "noun_words", "of_names", "source_subject", "speaker_subject", "with_policy"]
+__all__ = ["DETERMINERS", "MACHINE_ROLES", "POLICY_TERMS", "QUALIFIERS", "QUANTIFIERS", "as_said", "cjk_names",
+           "is_cjk", "kind_of", "names", "noun_words", "of_names", "source_subject", "speaker_subject", "with_policy"]
 
 POLICY_TERMS: Final = frozenset({
     "window", "period", "deadline", "limit", "fee", "rate", "threshold", "policy", "price", "cost",
@@ -42,11 +44,28 @@ def speaker_subject(speaker: str) -> str:
 ROLE_SPEAKERS: Final = frozenset({"user", "human", "assistant", "ai", "bot", "model", "system"})
 
 
+# ... of which these are the machine's: what it says of itself ("I am an AI assistant", "I work at OpenAI")
+# is how it talks, not a fact to remember: no claim, its turn stays as text (a fragment ``ask`` finds)
+MACHINE_ROLES: Final = frozenset({"assistant", "ai", "bot", "model", "system"})
+
+
 def speaker_scope(speaker: str, conversation: str) -> dict[str, str]:
     """The scope of what a speaker says of themselves: ``{"conversation": ...}`` when the speaker is a role
     ("user", "assistant": a different person in each conversation, so one user's city never replaces
     another's), else none (a person named is the same person in every conversation)."""
     return {"conversation": conversation} if speaker_subject(speaker) in ROLE_SPEAKERS else {}
+
+
+def as_said(candidate: Candidate, roles: Collection[str], conversation: str) -> Candidate | None:
+    """``candidate`` of a conversation as memory keeps it, ``roles`` being the subjects of the role speakers
+    (:data:`ROLE_SPEAKERS`) it is about when it is about them: none about a machine role's own self
+    (:data:`MACHINE_ROLES`), and one about another role ("user") scoped to ``conversation``
+    (:func:`speaker_scope`). Every extractor of turns keeps claims so."""
+    if candidate.subject not in roles or candidate.subject not in ROLE_SPEAKERS:
+        return candidate
+    if candidate.subject in MACHINE_ROLES:
+        return None
+    return replace(candidate, scope={**candidate.scope, "conversation": conversation})
 
 
 def source_subject(source_name: str) -> str:

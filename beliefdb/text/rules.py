@@ -47,13 +47,13 @@ from beliefdb.text.naming import (
     POLICY_TERMS,
     QUALIFIERS,
     QUANTIFIERS,
+    as_said,
     cjk_names,
     is_cjk,
     names,
     noun_words,
     of_names,
     source_subject,
-    speaker_scope,
     speaker_subject,
     with_policy,
 )
@@ -215,7 +215,6 @@ class RuleExtractor(Extractor):
         for turn in turns:
             body = text[turn.start:turn.end]
             kept: dict[tuple[str, str], Candidate] = {}
-            scope = speaker_scope(turn.speaker, source_name)  # a role ("user"): this conversation's
             for f in iter_fragments(body):
                 sentence = body[f.start:f.end]
                 short = len(sentence) <= _MAX_RULE_CHARS
@@ -271,9 +270,9 @@ class RuleExtractor(Extractor):
                     kept[(subject, "lives_in\0before")] = replace(on_turn(Candidate(
                         statement=f"{turn.speaker}: {sentence}", subject=subject, attribute="lives_in", value=left,
                         quote=sentence), text, turn), valid_from=None, valid_to=turn.time.isoformat())
-            if scope:
-                speaker = speaker_subject(turn.speaker)
-                kept = {k: replace(c, scope=scope) if c.subject == speaker else c for k, c in kept.items()}
+            # a role's own claims: the user's scoped to this conversation, none of the assistant's of itself
+            roles = {speaker_subject(turn.speaker)}
+            kept = {k: said_so for k, c in kept.items() if (said_so := as_said(c, roles, source_name)) is not None}
             if wanted is None or (turn.start, turn.end) in wanted:
                 out.extend(kept.values())
         return out
