@@ -68,3 +68,32 @@ def test_remember_turn_with_llm_without_an_endpoint(bdb: beliefdb.BeliefDB, monk
     monkeypatch.delenv("BELIEFDB_LLM_URL", raising=False)
     with pytest.raises(InvalidInput, match="BELIEFDB_LLM_URL"):
         bdb.remember_turn("chat", "Maya", "I moved to Porto.", extractor="llm")
+
+
+def _said(subject: str, value: str, quote: str, attribute: str = "lives_in") -> dict[str, Any]:
+    return {"statement": f"{subject} {attribute} {value}.", "subject": subject, "attribute": attribute,
+            "value": value, "quote": quote, "kind": "fact", "scope": []}
+
+
+@pytest.mark.slow
+def test_llm_scopes_a_role_speaker_to_its_conversation_as_the_rules_do(bdb: beliefdb.BeliefDB,
+                                                                      chat_llm: ChatServer) -> None:
+    # the rule extractor holds one session's "user" apart from another's; the llm extractor's "user" was
+    # one person across sessions (Bob's city replaced Alice's), and the assistant's words of itself facts
+    chat_llm.answers(
+        answer(_said("user", "Berlin", "I live in Berlin."),
+               _said("assistant", "OpenAI", "I am an AI assistant and I work at OpenAI.", "works_at")),
+        answer(_said("User", "Madrid", "I live in Madrid.")),
+        answer(_said("user", "Lisbon", "I moved to Lisbon.")))
+    bdb.ingest_conversation([Turn("user", "I live in Berlin.", WHEN),
+                             Turn("assistant", "I am an AI assistant and I work at OpenAI.", WHEN)],
+                            source="session-alice", extractor="llm", embed=False)
+    report = bdb.ingest_conversation([Turn("User", "I live in Madrid.", WHEN)], source="session-bob",
+                                     extractor="llm", embed=False)
+    assert report.superseded == [] and report.conflicts == []
+    bdb.remember_turn("session-alice", "user", "I moved to Lisbon.", time=datetime(2024, 8, 1, tzinfo=UTC),
+                      extractor="llm", embed=False)
+    assert {(b.subject, b.value, b.status, tuple(b.scope.items())) for b in bdb.beliefs(include_all=True)} == {
+        ("user", "Berlin", "superseded", (("conversation", "session-alice"),)),
+        ("user", "Lisbon", "current", (("conversation", "session-alice"),)),
+        ("user", "Madrid", "current", (("conversation", "session-bob"),))}

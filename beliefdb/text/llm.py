@@ -69,6 +69,7 @@ from beliefdb.text.llm_schema import (
 )
 from beliefdb.text.llm_schema import MalformedAnswer as _Malformed
 from beliefdb.text.llm_schema import content as _content
+from beliefdb.text.naming import as_said, speaker_subject
 from beliefdb.text.turns import TurnSpan
 from beliefdb.vocabulary import BELIEF_KINDS
 
@@ -218,8 +219,11 @@ class LLMExtractor(Extractor):
         """The lines of these turns (of ``read`` when given) sent like a document (in pieces of
         ``chunk_chars``, not one request a turn), the prompt saying each line is ``[time] Speaker: text``
         and that a first-person statement's subject is its speaker; each candidate whose quote lies in a
-        turn quotes that whole turn and starts its valid time at the turn's time. Any other candidate goes
-        to the gate as it is."""
+        turn quotes that whole turn and starts its valid time at the turn's time. A role speaker's
+        subject is kept as the rule extractor keeps it (:func:`beliefdb.text.naming.as_said`): the user's
+        scoped to this conversation, nothing of the assistant's own self. Any other candidate goes to the
+        gate as it is."""
+        roles = {speaker_subject(t.speaker) for t in turns}  # (every turn's speaker, read or not)
         turns = turns if read is None else read
         if not turns:
             return []
@@ -227,7 +231,9 @@ class LLMExtractor(Extractor):
         out = []
         for candidate in self._extract(piece, source_name, conversation=True):
             turn = turn_of(candidate, text, turns)
-            out.append(candidate if turn is None else on_turn(candidate, text, turn))
+            said = as_said(candidate if turn is None else on_turn(candidate, text, turn), roles, source_name)
+            if said is not None:
+                out.append(said)
         return out
 
     def _extract(self, text: str, source_name: str, *, conversation: bool) -> list[Candidate]:
