@@ -81,8 +81,9 @@ declare
     v_ws uuid := beliefdb._bound_workspace();
     v_vector_ids uuid[] := '{}';
     v_vector_sims double precision[] := '{}';
-    v_lexemes text[] := beliefdb._question_lexemes(p_question);
-    v_query tsquery := beliefdb._question_query(p_question);
+    -- (and the workspace's belief words a CJK word of the question lies in: CJK is not spaced)
+    v_lexemes text[] := beliefdb._question_lexemes(p_question) || beliefdb._cjk_vocabulary(v_ws, p_question);
+    v_query tsquery := beliefdb._any_of(v_lexemes);
     -- words in more than 1,000 of the workspace's beliefs nominate nothing on their own (see
     -- _nominating_query); counted in this workspace only, so no other one changes the ranking
     v_common text[] := beliefdb._common_lexemes(v_ws, v_lexemes, 1000);
@@ -372,7 +373,7 @@ comment on function beliefdb.refresh_ranking_stats(boolean) is 'Count the worksp
 -- that as it stood then (in_force_at, beliefdb.retraction_period); a fragment any belief quotes, in
 -- whole or in part, is left out (its belief, current or not, speaks for it: an old value never
 -- comes back as text). Full text only: fragments have no
--- embeddings. A turn of a conversation must share a word with the question besides the names of
+-- embeddings; a CJK question's terms (pairs of characters, _cjk_terms) are found inside the text. A turn of a conversation must share a word with the question besides the names of
 -- the people in that conversation (its speakers): "Hi Maya!" answers nothing about Maya, as a
 -- belief matched by its subject's name alone is no word match for ask (a speaker named like a word,
 -- "Bill" or "user", makes that word a name in that conversation). Ranked by ts_rank_cd over
@@ -397,6 +398,9 @@ declare
     v_lexemes text[] := beliefdb._question_lexemes(p_question);
     v_query tsquery := beliefdb._question_query(p_question);
     v_nominate tsquery := beliefdb._nominating_query(v_lexemes, beliefdb._common_lexemes(v_ws, v_lexemes, 1000));
+    -- the question's CJK terms, as patterns a fragment's text is matched with (CJK is not spaced: a
+    -- fragment's stored words hold "我住在上海" whole, which "上海" is not)
+    v_cjk text[] := array(select '%' || t || '%' from unnest(beliefdb._cjk_terms(p_question)) t);
 begin
     if p_k is null or p_k < 1 then
         raise exception 'k must be at least 1' using errcode = 'BD005';
@@ -410,12 +414,25 @@ begin
         -- ~15 ms). A probe of evidence_fragment per fragment as they come, which stops with the
         -- limit: as an anti join, the planner may hash all of the workspace's evidence.
         select f0.id, f0.words, f0.source_version_id, f0.speaker
-          from (select f0.id, f0.search as words, f0.source_version_id, f0.speaker, f0.start_offset, f0.end_offset
-                  from beliefdb.fragment f0
-                 where v_nominate is not null
-                   and f0.search @@ v_nominate
-                   and f0.workspace_id is not distinct from v_ws
-                 limit 10000) f0
+          from ((select f0.id,
+                        case when cardinality(v_cjk) > 0 then f0.search || beliefdb._cjk_words(f0.text)
+                             else f0.search end as words, f0.source_version_id, f0.speaker, f0.start_offset, f0.end_offset
+                   from beliefdb.fragment f0
+                  where v_nominate is not null
+                    and f0.search @@ v_nominate
+                    and f0.workspace_id is not distinct from v_ws
+                  limit 10000)
+                union all
+                -- a CJK question's terms inside the text (no index has them: the workspace's fragments
+                -- are read, for a question with CJK only), their words with the text's CJK terms
+                (select f0.id, f0.search || beliefdb._cjk_words(f0.text), f0.source_version_id, f0.speaker,
+                        f0.start_offset, f0.end_offset
+                   from beliefdb.fragment f0
+                  where cardinality(v_cjk) > 0
+                    and f0.workspace_id = v_ws
+                    and f0.text like any (v_cjk)
+                    and not (v_nominate is not null and f0.search @@ v_nominate)
+                  limit 10000)) f0
          where (select e.fragment_id from beliefdb.evidence e
                  where e.workspace_id = v_ws and e.fragment_id = f0.id limit 1) is null
            -- nor a fragment a quote lies in, in part or across it (a quote cut inside a sentence, or

@@ -2,8 +2,33 @@
 -- Its words as lexemes, the query ranking uses, which words are too common to nominate candidates,
 -- and the query that nominates them.
 
+-- CJK text is not spaced: the parser takes "我住在上海" for one word, and a question's "上海" is not
+-- it. Its terms are the pairs of characters that follow one another in each run of CJK characters
+-- (a run of one, that character): "我住", "住在", "在上", "上海". Sorted and without repeats; '{}'
+-- for text without CJK (the characters beliefdb.text.naming.is_cjk reads as CJK).
+create or replace function beliefdb._cjk_terms(p_text text) returns text[]
+language sql immutable
+set search_path = pg_catalog, pg_temp
+as $$
+    select array(select distinct case when length(m.run[1]) = 1 then m.run[1] else substr(m.run[1], i, 2) end
+                   from regexp_matches(coalesce(p_text, ''), '[\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff]+', 'g') m (run)
+                  cross join generate_series(1, greatest(length(m.run[1]) - 1, 1)) i
+                  order by 1)
+$$;
+comment on function beliefdb._cjk_terms(text) is 'The CJK terms of a text: each pair of CJK characters that follow one another (a lone one, itself)';
+
+-- The CJK terms of a text as full-text words, for ranking it against a question's (''::tsvector for
+-- text without CJK).
+create or replace function beliefdb._cjk_words(p_text text) returns tsvector
+language sql immutable
+set search_path = pg_catalog, pg_temp
+as $$
+    select to_tsvector('pg_catalog.simple', array_to_string(beliefdb._cjk_terms(p_text), ' '))
+$$;
+comment on function beliefdb._cjk_words(text) is 'The CJK terms of a text as full-text words';
+
 -- The words of a question as full-text lexemes: English stems, plus words in other scripts as
--- written (the simple configuration), sorted and without repeats.
+-- written (the simple configuration) and its CJK terms (_cjk_terms), sorted and without repeats.
 create or replace function beliefdb._question_lexemes(p_question text) returns text[]
 language sql immutable
 set search_path = pg_catalog, pg_temp
@@ -12,9 +37,42 @@ as $$
                  union
                  select t.lexeme from unnest(to_tsvector('pg_catalog.simple', p_question)) t
                   where t.lexeme ~ '[^\x01-\x7f]'
+                 union
+                 select t from unnest(beliefdb._cjk_terms(p_question)) t
                  order by 1)
 $$;
-comment on function beliefdb._question_lexemes(text) is 'Full-text lexemes of a question: English stems and non-ASCII words as written';
+comment on function beliefdb._question_lexemes(text) is 'Full-text lexemes of a question: English stems, non-ASCII words as written and CJK terms';
+
+-- The workspace's own belief words (beliefdb.lexeme_frequency, its ranking statistics) that hold a
+-- CJK term of the question: "城市是上海浦东" for "浦东". Added to the question's words, they let the
+-- full-text index find a belief by a CJK word inside a longer one; at most 100, the most frequent
+-- first. Only this workspace's words are read, so no other one changes what is found here.
+create or replace function beliefdb._cjk_vocabulary(p_workspace_id uuid, p_question text) returns text[]
+language sql stable
+set search_path = pg_catalog, pg_temp
+as $$
+    -- (a question without CJK reads nothing)
+    select case when cardinality(q.terms) = 0 then '{}'::text[]
+                else (select coalesce(array_agg(v.lexeme order by v.lexeme), '{}')
+                        from (select f.lexeme
+                                from beliefdb.lexeme_frequency f
+                               where f.workspace_id = p_workspace_id
+                                 and f.lexeme like any (array(select '%' || t || '%' from unnest(q.terms) t))
+                               order by f.beliefs desc, f.lexeme
+                               limit 100) v) end
+      from (select beliefdb._cjk_terms(p_question) as terms) q
+$$;
+comment on function beliefdb._cjk_vocabulary(uuid, text) is 'The workspace''s belief words (its own ranking statistics) that hold a CJK term of the question';
+
+-- An OR query of lexemes (null for none).
+create or replace function beliefdb._any_of(p_lexemes text[]) returns tsquery
+language sql immutable
+set search_path = pg_catalog, pg_temp
+as $$
+    select nullif(array_to_string(array(select pg_catalog.quote_literal(l) from unnest(p_lexemes) l), ' | '),
+                  '')::tsquery
+$$;
+comment on function beliefdb._any_of(text[]) is 'Full-text OR query of some lexemes';
 
 -- The words of a speaker's name, as a question's words are compared with them: English stems and
 -- the words as written ('{}' for no speaker).
@@ -27,16 +85,15 @@ as $$
 $$;
 comment on function beliefdb._speaker_words(text) is 'Full-text lexemes of a speaker''s name: English stems and words as written';
 
--- An OR query of the question's words: English stems, plus words in other scripts as written.
+-- An OR query of the question's words: English stems, plus words in other scripts as written and
+-- CJK terms.
 create or replace function beliefdb._question_query(p_question text) returns tsquery
 language sql immutable
 set search_path = pg_catalog, pg_temp
 as $$
-    select nullif(array_to_string(array(select pg_catalog.quote_literal(l)
-                                          from unnest(beliefdb._question_lexemes(p_question)) l), ' | '),
-                  '')::tsquery
+    select beliefdb._any_of(beliefdb._question_lexemes(p_question))
 $$;
-comment on function beliefdb._question_query(text) is 'Full-text OR query of a question: English stems and non-ASCII words as written';
+comment on function beliefdb._question_query(text) is 'Full-text OR query of a question: English stems, non-ASCII words as written and CJK terms';
 
 -- Which of some lexemes are common in the workspace: in more than p_max_rows of its beliefs
 -- (beliefdb.lexeme_frequency, kept by the triggers below). Only the workspace's own beliefs count,
