@@ -50,6 +50,11 @@ def test_a_move_from_the_city_said_before_replaces_it(bdb: beliefdb.BeliefDB) ->
     bdb.ingest_conversation([Turn("maya", "I live in Berlin.", day(0)),
                              Turn("maya", "I moved from Berlin to Lisbon.", day(30))], source="chat", embed=False)
     assert statuses(bdb, "maya") == {("lives_in", "Berlin"): "superseded", ("lives_in", "Lisbon"): "current"}
+    # where one is from is not where one lives: a move from there is still a move
+    bdb.ingest_conversation([Turn("ana", "I'm from Berlin.", day(0)),
+                             Turn("ana", "I moved from Berlin to Lisbon.", day(30))], source="ana", embed=False)
+    assert statuses(bdb, "ana") == {("from", "Berlin"): "current", ("lives_in", "Lisbon"): "current",
+                                    ("lives_in", "Berlin"): "expired"}
 
 
 def test_what_the_assistant_says_of_itself_is_text_not_a_fact(bdb: beliefdb.BeliefDB) -> None:

@@ -221,10 +221,12 @@ class RuleExtractor(Extractor):
                 subject = speaker_subject(turn.speaker)
                 swap = replacement(sentence) if short else None
                 found = self_statement(sentence) if short else None
-                # "I moved from X to Y" with X never given before: X was where the speaker lived until then
-                left = swap[0] if swap is not None and found is not None and found[0] == "lives_in" \
-                    and (subject, swap[0].casefold()) not in said and turn.time is not None else None
-                if swap is not None and (subject, swap[0].casefold()) in said:
+                # "I moved from X to Y": where the speaker lives (whatever else X was: "I'm from X"), and X,
+                # never given as where the speaker lives, where the speaker lived until then
+                moved = swap is not None and found is not None and found[0] == "lives_in"
+                left = swap[0] if swap is not None and moved and turn.time is not None \
+                    and said.get((subject, swap[0].casefold())) != "lives_in" else None
+                if swap is not None and not moved and (subject, swap[0].casefold()) in said:
                     # Y in place of X: the attribute X had, so the change supersedes
                     found = said[(subject, swap[0].casefold())], swap[1]
                 habit = found is not None and (found[0] == "favorite" or (found[0] == "uses" and bare_switch(sentence)))
