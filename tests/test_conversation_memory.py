@@ -72,3 +72,15 @@ def test_what_the_assistant_says_of_itself_is_text_not_a_fact(bdb: beliefdb.Beli
     found = bdb.ask("OpenAI")
     assert found.beliefs == [] and [f.speaker for f in found.fragments] == ["assistant"]
     assert "I work at OpenAI" in found.fragments[0].text
+
+
+def test_the_same_statement_said_again_later_is_answered_once(bdb: beliefdb.BeliefDB) -> None:
+    # rule 16: "I live in Lisbon" in March and again in May are two current beliefs (corroboration merges
+    # only claims with the same valid time); an answer lists what they say once, not twice
+    bdb.remember_turn("chat", "maya", "I live in Lisbon.", time=day(0), embed=False)
+    bdb.remember_turn("chat", "maya", "I work as a nurse.", time=day(1), embed=False)
+    bdb.remember_turn("chat", "maya", "I live in Lisbon.", time=day(60), embed=False)
+    lisbon = [b for b in bdb.beliefs(subject="maya") if b.attribute == "lives_in"]
+    assert [(b.value, b.status) for b in lisbon] == [("Lisbon", "current")] * 2
+    answers = [(a.belief.attribute, a.belief.value) for a in bdb.ask("where does maya live?", k=5).beliefs]
+    assert answers.count(("lives_in", "Lisbon")) == 1 and ("job", "nurse") in answers

@@ -183,14 +183,20 @@ begin
     -- Before closeness: whether the question names a candidate's attribute (its English stems). One
     -- statement quoted for two claims ("I live in Lisbon and I work as a nurse": lives_in and job) is
     -- one text, one vector and one name to the searches; "where does Maya live?" names lives_in.
+    -- (and what each says: the same subject, attribute, value, scope and world said twice, "I live in
+    -- Lisbon" in March and again in May, is two current beliefs by rule 16; an answer lists it once)
     candidate as (
-        select c.id, (select b.attribute from beliefdb.belief b where b.workspace_id = v_ws and b.id = c.id) as attribute
+        select c.id, k.attribute, k.says
           from (select v.id from vector_found v union select t.id from text_found t
                 union select n.id from name_found n) c
+         cross join lateral (select b.attribute,
+                                    jsonb_build_array(b.subject, b.attribute, b.value, b.scope, b.provenance) as says
+                               from beliefdb.belief b where b.workspace_id = v_ws and b.id = c.id
+                             offset 0) k
     ),
     named as (
         -- (each attribute's stems once: many candidates share one)
-        select c.id, coalesce(a.named, false) as named
+        select c.id, c.says, coalesce(a.named, false) as named
           from candidate c
           left join (select a.attribute,
                             tsvector_to_array(to_tsvector('pg_catalog.english', replace(a.attribute, '_', ' ')))
@@ -228,13 +234,20 @@ begin
     )
     -- (each candidate's confidence by its key: a join here was planned as a hash of the whole
     -- workspace's beliefs once the closeness subqueries made the candidates look costly)
-    select f.id, f.score::double precision, f.similarity, f.vector_rank, f.text_rank, f.name_rank, f.low
-      from (select f.*, (select b.confidence from beliefdb.belief b
-                          where b.workspace_id = v_ws and b.id = f.id) < v_low as low
-              from fused f) f
-      join named a on a.id = f.id
-      left join closeness c on c.id = f.id
-     order by f.low, f.score desc, a.named desc, coalesce(c.closeness, f.similarity) desc nulls last, f.id
+    -- (of the beliefs that say the same, the first in this order)
+    select o.id, o.score, o.similarity, o.vector_rank, o.text_rank, o.name_rank, o.low
+      from (select f.id, f.score::double precision as score, f.similarity, f.vector_rank, f.text_rank, f.name_rank,
+                   f.low, a.named, coalesce(c.closeness, f.similarity) as near,
+                   row_number() over (partition by a.says
+                                      order by f.low, f.score desc, a.named desc,
+                                               coalesce(c.closeness, f.similarity) desc nulls last, f.id) as nth
+              from (select f.*, (select b.confidence from beliefdb.belief b
+                                  where b.workspace_id = v_ws and b.id = f.id) < v_low as low
+                      from fused f) f
+              join named a on a.id = f.id
+              left join closeness c on c.id = f.id) o
+     where o.nth = 1
+     order by o.low, o.score desc, o.named desc, o.near desc nulls last, o.id
      limit p_k;
 end
 $$;
