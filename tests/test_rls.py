@@ -666,6 +666,7 @@ def test_security_definer_functions_the_app_may_call(postgresql: psycopg.Connect
         "jsonb,jsonb,jsonb)",
         "beliefdb.job_fail(bigint,text,double precision)",
         "beliefdb.job_finish(bigint,jsonb)",
+        "beliefdb.job_retry(bigint[])",
         "beliefdb.job_started(bigint,text)",
         "beliefdb.job_submit(text,jsonb,integer)",
         "beliefdb.job_take(text)",

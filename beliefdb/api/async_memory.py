@@ -317,6 +317,9 @@ class AsyncBeliefDB(AsyncPictures):
     async def jobs(self, *, status: str | None = None, limit: int = 100) -> list[Job]:
         return await self.call(self.sync.jobs, status=status, limit=limit)
 
+    async def retry(self, *ids: int, all_failed: bool = False) -> list[int]:
+        return await self.call(self.sync.retry, *ids, all_failed=all_failed)
+
     async def work(self, *, concurrency: int = 1, stop_when_empty: bool = False, once: bool = False,
                    embed: bool = True, backoff: float = queue.BACKOFF_SECONDS, worker: str | None = None,
                    stop: threading.Event | None = None,

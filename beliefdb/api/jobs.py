@@ -57,6 +57,16 @@ class Jobs:
         summary of its ingest) or failed (with the reason); only ``status`` when given."""
         return queue.list_jobs(self.database, status, limit)
 
+    def retry(self, *ids: int, all_failed: bool = False) -> list[int]:
+        """Queue failed jobs again, each with its attempts afresh and ready at once (its last error kept until
+        it is tried): the ``ids`` given, or with ``all_failed`` every failed job this principal may retry (an
+        agent's login: its own). One transaction, all or none: an id that is not a failed job of this
+        workspace is an error and nothing is queued, as is a job whose source was forgotten. The ids queued
+        again, in order (none failed: an empty list)."""
+        if bool(ids) == all_failed:
+            raise errors.InvalidInput("give the ids of the failed jobs to retry, or all_failed=True: one of them")
+        return queue.retry_jobs(self.database, None if all_failed else list(ids))
+
     def work(self, *, concurrency: int = 1, stop_when_empty: bool = False, once: bool = False, embed: bool = True,
              backoff: float = queue.BACKOFF_SECONDS, worker: str | None = None, stop: threading.Event | None = None,
              on_outcome: Callable[[JobOutcome], None] | None = None) -> WorkReport:

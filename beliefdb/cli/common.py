@@ -181,11 +181,14 @@ def text_arguments(command: Command) -> Command:
     typer hands the wrapper its context as a hidden parameter. Every command is wrapped so."""
     hints = typing.get_type_hints(command, include_extras=True)
     own = [p.replace(annotation=hints[p.name]) for p in inspect.signature(command).parameters.values()]
-    parameters = [*own, inspect.Parameter("typer_context", _KW, annotation=typer.Context)]
+    # (typer gives its context to one parameter only: a command that takes it shares it)
+    taken = next((p.name for p in own if p.annotation is typer.Context), None)
+    parameters = own if taken else [*own, inspect.Parameter("typer_context", _KW, annotation=typer.Context)]
 
     @functools.wraps(command)
-    def wrapper(*args: Any, typer_context: typer.Context, **kwargs: Any) -> Any:
-        refuse_unreadable_arguments(typer_context, bool(kwargs.get("as_json", False)))
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        context = kwargs[taken] if taken else kwargs.pop("typer_context")
+        refuse_unreadable_arguments(context, bool(kwargs.get("as_json", False)))
         return command(*args, **kwargs)
 
     wrapper.__signature__ = inspect.Signature(parameters, return_annotation=None)  # type: ignore[attr-defined]

@@ -125,20 +125,59 @@ def _jobs_table(rows: list[Job]) -> str:
     return "\n".join(lines)
 
 
+jobs_app = typer.Typer(help="The workspace's queued documents (beliefdb ingest --queue): list them, retry the"
+                            " failed ones.")
+
+
+@jobs_app.callback(invoke_without_command=True)
 @with_memory(principal=False)
 def jobs(
+    ctx: typer.Context,
     status: Annotated[JobStatus | None, typer.Option(help="Only jobs with this status.")] = None,
     limit: Annotated[int, typer.Option(min=1, help="At most this many (up to 100,000), newest first.")] = 100,
     *, memory: Memory,
     as_json: Json = False,
 ) -> None:
     """The workspace's queued documents, newest first: queued, running (a live worker holds it), done (what
-    its ingest did) or failed (the reason of its last attempt)."""
+    its ingest did) or failed (the reason of its last attempt). 'beliefdb jobs retry' queues failed ones
+    again."""
+    if ctx.invoked_subcommand is not None:
+        return  # (beliefdb jobs retry ...: the subcommand acts)
     with errors(as_json), memory.open() as bdb:
         rows = bdb.jobs(status=status.value if status else None, limit=limit)
     typer.echo(render.to_json(rows) if as_json else _jobs_table(rows))
 
 
+@jobs_app.command("retry")
+@with_memory()
+def retry(
+    ids: Annotated[list[int] | None, typer.Argument(metavar="JOB_ID", show_default=False,
+                                                    help="The failed jobs to queue again (see beliefdb jobs"
+                                                         " --status failed).")] = None,
+    all_failed: Annotated[bool, typer.Option("--all-failed", help="Every failed job of the workspace (an"
+                                             " agent's login: its own).")] = False,
+    *, memory: Memory,
+    as_json: Json = False,
+) -> None:
+    """Queue failed jobs again (after fixing what made them fail: a worker's limit, the llm's endpoint),
+    each with its attempts afresh and ready at once, for 'beliefdb worker' to run. All or none, in one
+    transaction: an id that is not a failed job of the workspace is an error, and nothing is queued. A
+    job whose source was forgotten has no text left and cannot be retried."""
+    if bool(ids) == all_failed:
+        fail("invalid_input", "give the ids of the failed jobs to retry, or --all-failed: one of them", as_json, 2)
+    with errors(as_json), memory.open() as bdb:
+        queued = bdb.retry(all_failed=True) if all_failed else bdb.retry(*(ids or []))
+    if as_json:
+        typer.echo(render.to_json({"jobs": queued}))
+        return
+    if not queued:
+        typer.echo("no failed jobs to retry")
+        return
+    for job in queued:
+        typer.echo(f"job {job} queued again")
+    typer.echo(f"{len(queued)} job(s) queued again: run them with 'beliefdb worker', follow them with 'beliefdb jobs'")
+
+
 def register(app: typer.Typer) -> None:
     app.command("worker", rich_help_panel=MEMORY)(worker)
-    app.command("jobs", rich_help_panel=MEMORY)(jobs)
+    app.add_typer(jobs_app, name="jobs", rich_help_panel=MEMORY)

@@ -1072,6 +1072,10 @@ select beliefdb.job_finish(%s, %s);
 -- Record why the job this transaction took failed; its status after (queued again, or failed)
 select beliefdb.job_fail(%s, %s, %s);
 
+-- job_retry --
+-- Queue failed jobs again with their attempts afresh (null: every failed job this session may retry); the ids, in order
+select s.id from beliefdb.job_retry(%s) as s(id);
+
 -- jobs_list --
 -- The workspace's jobs, newest first, of one status when given
 select * from beliefdb.jobs(%s, %s);

@@ -168,6 +168,20 @@ def list_jobs(db: Database, status: str | None = None, limit: int = 100) -> list
     return rows
 
 
+def retry_jobs(db: Database, ids: Sequence[int] | None) -> list[int]:
+    """Queue failed jobs again with their attempts afresh (``None``: every failed job this session may
+    retry), in one transaction; the ids queued again, in order. An id that is not a failed job is
+    refused, and then nothing is queued."""
+    if ids is not None and not ids:
+        raise errors.InvalidInput("give the ids of the failed jobs to retry")
+    for i in ids or ():
+        if not 1 <= i < 2**63:  # (no job has it; the database's bigint could not even be asked)
+            raise errors.NotFound(f"unknown job {i}")
+    with db.transaction() as c:
+        rows = c.execute(Q.job_retry, (list(ids) if ids is not None else None,)).fetchall()
+    return [int(r[0]) for r in rows]
+
+
 def _summary(report: IngestReport) -> dict[str, Any]:
     return {"source": report.source, "version": report.version, "new_version": report.new_version,
             "accepted": len(report.accepted), "rejected": len(report.rejected),

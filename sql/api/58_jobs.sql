@@ -188,6 +188,69 @@ end
 $$;
 comment on function beliefdb.job_fail(bigint, text, double precision) is 'Record why the job this transaction took failed: queued again after a backoff, or failed after its last attempt';
 
+-- Queue failed jobs again (beliefdb jobs retry), in one statement: each with its attempts used up
+-- afresh (its starts are deleted, so job_take does not fail it again at once) and ready now; its
+-- last_error stays, the reason of its last failed attempt until it is tried. p_ids null: every
+-- failed job this session may retry. As job_take: a session of the schema's owner retries any job
+-- of the workspace, an agent's login only its own (another's is unknown to it). An id that is not a
+-- failed job is refused and nothing is queued; so is a job of a forgotten source (its text is gone,
+-- rule 14 of docs/rules.md). The ids queued again, in order.
+create or replace function beliefdb.job_retry(p_ids bigint[] default null)
+returns setof bigint
+language plpgsql
+security definer
+set search_path = pg_catalog, pg_temp
+as $$
+declare
+    v_ws uuid := beliefdb.current_workspace_id();
+    v_owner_session boolean;
+    v_ids bigint[];
+    v_job record;
+begin
+    if v_ws is null then
+        raise exception 'no workspace is bound to this session' using errcode = 'BD003';
+    end if;
+    if p_ids is not null and (pg_catalog.cardinality(p_ids) = 0 or pg_catalog.array_position(p_ids, null) is not null) then
+        raise exception 'give the ids of the failed jobs to retry' using errcode = 'BD005';
+    end if;
+    select pg_catalog.pg_has_role(session_user, n.nspowner, 'member') into v_owner_session
+      from pg_catalog.pg_namespace n where n.nspname = 'beliefdb';
+    if p_ids is not null then
+        for v_job in
+            select i.id, j.status, j.payload
+              from (select distinct u.id from pg_catalog.unnest(p_ids) u(id)) i
+              left join beliefdb.job j
+                on j.workspace_id = v_ws and j.id = i.id
+               and (v_owner_session or j.submitted_by = beliefdb.current_principal())
+             order by i.id
+        loop
+            if v_job.status is null then
+                raise exception 'unknown job %', v_job.id using errcode = 'BD004';
+            elsif v_job.status <> 'failed' then
+                raise exception 'job % is %, not failed: only a failed job is retried', v_job.id, v_job.status
+                    using errcode = 'BD005';
+            elsif v_job.payload ? 'forgotten' then
+                raise exception 'job % cannot be retried: its source was forgotten (its text is gone)', v_job.id
+                    using errcode = 'BD005';
+            end if;
+        end loop;
+    end if;
+    v_ids := array(select j.id from beliefdb.job j
+                    where j.workspace_id = v_ws and j.status = 'failed' and not j.payload ? 'forgotten'
+                      and (p_ids is null or j.id = any(p_ids))
+                      and (v_owner_session or j.submitted_by = beliefdb.current_principal())
+                    order by j.id
+                      for no key update);
+    delete from beliefdb.job_start s where s.workspace_id = v_ws and s.job_id = any(v_ids);
+    update beliefdb.job j
+       set status = 'queued', attempts = 0, run_after = pg_catalog.clock_timestamp(), worker = null,
+           started_at = null, finished_at = null
+     where j.workspace_id = v_ws and j.id = any(v_ids);
+    return query select u.id from pg_catalog.unnest(v_ids) u(id);
+end
+$$;
+comment on function beliefdb.job_retry(bigint[]) is 'Queue failed jobs again with their attempts afresh (null: every failed job this session may retry); the ids queued again';
+
 -- The workspace's jobs, newest first (of p_status only, when given): a queued job a live worker
 -- holds is shown running; attempts include those whose worker died.
 create or replace function beliefdb.jobs(p_status text default null, p_limit integer default 100)
