@@ -25,7 +25,7 @@ def handbook(root: Path) -> Path:
 
 def test_ingest_takes_a_directory_and_names_each_source_by_its_path_in_it(cli: Cli, tmp_path: Path) -> None:
     docs = handbook(tmp_path)
-    reports = cli.json("ingest", docs, "--no-embed")
+    reports = [r for r in cli.json("ingest", docs, "--no-embed") if "skipped_file" not in r]  # (notes.csv)
     assert sorted((r["source"], len(r["accepted"])) for r in reports) == [("hr/leave.md", 1), ("returns.txt", 1)]
     again = cli("ingest", docs, "--no-embed").stdout
     assert again.count("unchanged: the same text as version 1") == 2  # the same sources, not new ones
@@ -46,7 +46,9 @@ def test_a_directory_without_documents_or_with_one_source_name_is_refused(cli: C
 def test_a_directory_is_queued_document_by_document(cli: Cli, tmp_path: Path) -> None:
     docs = handbook(tmp_path)
     text = cli("ingest", docs, "--queue").stdout
-    assert "queued job" in text and "hr/leave.md" in text and "returns.txt" in text and "notes.csv" not in text
+    assert "queued job" in text and "hr/leave.md" in text and "returns.txt" in text
+    assert [line for line in text.splitlines() if "notes.csv" in line] == [  # (not queued: skipped, and said so)
+        f"  {docs / 'notes.csv'}: not a .txt, .md or .markdown file"]
     assert sorted(j["source"] for j in cli.json("jobs")) == ["hr/leave.md", "returns.txt"]
     assert cli.json("worker", "--until-empty", "--no-embed")["done"] == 2
     assert len(cli.json("beliefs")) == 2
@@ -94,3 +96,32 @@ def test_a_directory_of_conversations_is_read_as_chat(cli: Cli, tmp_path: Path) 
     only_text.mkdir()
     (only_text / "c.jsonl").write_text((chats / "ben.jsonl").read_text(encoding="utf-8"), encoding="utf-8")
     assert "--format chat" in cli.error("ingest", only_text, "--format", "text")["message"]
+
+
+def test_ingest_of_a_directory_says_which_files_it_skipped_and_why(cli: Cli, tmp_path: Path) -> None:
+    """A directory's files ingest does not read were skipped without a word: they are listed, each with
+    the reason (text and --json), and the run still exits 0 when something was ingested."""
+    docs = handbook(tmp_path)
+    (docs / "hr" / "logo.png").write_bytes(b"\x89PNG\x00")
+    (docs / "chat.jsonl").write_text('{"speaker": "Ana", "text": "I live in Porto."}\n', encoding="utf-8")
+    text = cli("ingest", docs, "--no-embed", "--format", "text").stdout.splitlines()
+    at = text.index("3 file(s) skipped (ingest reads .txt, .md and .markdown files):")
+    assert text[at + 1:] == [
+        f"  {docs / 'chat.jsonl'}: a conversation: ingest it with --format chat",
+        f"  {docs / 'hr' / 'logo.png'}: not a .txt, .md or .markdown file",
+        f"  {docs / 'notes.csv'}: not a .txt, .md or .markdown file"]
+    results = cli.json("ingest", docs, "--no-embed", "--format", "text")
+    assert sorted(r["source"] for r in results if "source" in r) == ["hr/leave.md", "returns.txt"]
+    assert [r for r in results if "source" not in r] == [
+        {"path": str(docs / "chat.jsonl"), "skipped_file": "a conversation: ingest it with --format chat"},
+        {"path": str(docs / "hr" / "logo.png"), "skipped_file": "not a .txt, .md or .markdown file"},
+        {"path": str(docs / "notes.csv"), "skipped_file": "not a .txt, .md or .markdown file"}]
+    queued = cli.json("ingest", docs, "--queue", "--format", "text")
+    assert len(queued["jobs"]) == 2 and [s["path"] for s in queued["skipped_files"]] == [
+        str(docs / "chat.jsonl"), str(docs / "hr" / "logo.png"), str(docs / "notes.csv")]
+    assert "3 file(s) skipped" in cli("ingest", docs, "--queue", "--format", "text").stdout
+    bulk = cli.json("ingest", docs, "--bulk", "--no-embed")
+    assert bulk["documents"] == 2 and len(bulk["skipped_files"]) == 3
+    assert "3 file(s) skipped" in cli("ingest", docs, "--bulk", "--no-embed").stdout
+    # a file named by itself is read whatever its name (as before): nothing is skipped
+    assert "skipped" not in cli("ingest", docs / "returns.txt", "--no-embed").stdout

@@ -42,7 +42,7 @@ from beliefdb.inputs import MOMENT_RANGE, check_moment, parse_moment, shown, uns
 from beliefdb.models import Answer, AskResult, Calibration, EmbedReport, ServerStatus
 from beliefdb.store.calibrate import DEFAULT_BINS
 from beliefdb.store.conversations import CHAT_SUFFIXES
-from beliefdb.store.documents import SUPPORTED_SUFFIXES, documents
+from beliefdb.store.documents import SUPPORTED_SUFFIXES, documents, skipped_files, suffix_list
 
 __all__ = [
     "CHAT_SUFFIXES",
@@ -88,8 +88,10 @@ __all__ = [
     "rules",
     "server_status",
     "shown",
+    "skipped_files",
     "start_server",
     "stop_server",
+    "suffix_list",
     "unstorable",
     "unstorable_in",
     "version",

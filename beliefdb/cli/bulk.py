@@ -13,6 +13,7 @@ import typer
 from beliefdb import render
 from beliefdb.api import BeliefDB
 from beliefdb.api.bulk import DEFAULT_BATCH as DEFAULT_BATCH
+from beliefdb.cli.common import print_skipped, skipped_files
 from beliefdb.errors import InvalidInput
 from beliefdb.models import BulkReport
 
@@ -33,7 +34,8 @@ def run(bdb: BeliefDB, paths: list[Path], *, authority: str | None, label: str |
     if as_json:
         report = bdb.bulk_ingest(*paths, authority=authority, label=label, version_label=version_label,
                                  extractor=extractor, batch=batch, embed=embed, max_bytes=max_bytes)
-        typer.echo(render.to_json(_json(report)))
+        left_out = [{"path": p, "skipped_file": why} for p, why in skipped_files(paths, False)]
+        typer.echo(render.to_json(_json(report) | ({"skipped_files": left_out} if left_out else {})))
         return
     with ExitStack() as stack:
         bar: Any = None
@@ -53,6 +55,7 @@ def run(bdb: BeliefDB, paths: list[Path], *, authority: str | None, label: str |
                                  extractor=extractor, batch=batch, embed=embed, max_bytes=max_bytes,
                                  progress=progress)
     typer.echo(summary(report))
+    print_skipped(skipped_files(paths, False), False)
 
 
 def summary(report: BulkReport) -> str:

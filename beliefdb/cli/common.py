@@ -255,3 +255,18 @@ def unwrap_help(app: typer.Typer) -> None:
     for group in app.registered_groups:
         if group.typer_instance is not None:
             unwrap_help(group.typer_instance)
+
+
+def skipped_files(paths: list[Path], chat: bool) -> list[tuple[str, str]]:
+    """The files of the directories given that ingest (``chat``: as conversations) does not read, with why."""
+    return [(api.shown(p), why) for p, why in api.skipped_files(paths, api.CHAT_SUFFIXES if chat else
+                                                                 api.SUPPORTED_SUFFIXES)]
+
+
+def print_skipped(files: list[tuple[str, str]], chat: bool) -> None:
+    """The files ingest skipped, one line each with why, under a line saying which files it reads."""
+    if files:
+        reads = api.suffix_list(api.CHAT_SUFFIXES if chat else api.SUPPORTED_SUFFIXES, "and")
+        typer.echo(f"{len(files)} file(s) skipped (ingest reads {reads} files):")
+        for path, why in files:
+            typer.echo(f"  {path}: {why}")

@@ -58,6 +58,8 @@ from beliefdb.cli.common import (
     fail,
     parse_time,
     picture_format,
+    print_skipped,
+    skipped_files,
     unwrap_help,
     usage_error,
     with_memory,
@@ -146,7 +148,8 @@ def _chat_format(text_format: TextFormat, paths: list[Path]) -> bool:
 def ingest(
     paths: Annotated[list[Path], typer.Argument(
         help="UTF-8 .txt, .md or .markdown files, or directories of them (their files, recursively, each source"
-             " named by its path below the directory); with --format chat, .jsonl files too.", show_default=False,
+             " named by its path below the directory; its other files are listed as skipped, with why); with"
+             " --format chat, .jsonl files too.", show_default=False,
         metavar="PATH...")],
     source: Annotated[str | None, typer.Option(help="Source name (default: the file name). One file only.")] = None,
     authority: Annotated[Authority | None, typer.Option(
@@ -238,17 +241,21 @@ def ingest(
         else:
             results = run()
     failed = [r for r in results if isinstance(r, IngestFailure)]
+    # (a directory's files ingest does not read, each with why: one result per file, a skipped one too)
+    skipped = skipped_files(paths, chat)
     if as_json:
-        if len(results) == 1 and failed:
+        if len(results) == 1 and failed and not skipped:
             typer.echo(render.to_json({"error": failed[0].error, "message": failed[0].message}))
         else:
-            typer.echo(render.to_json(results[0] if len(results) == 1 else results))
+            shown = [*results, *({"path": path, "skipped_file": why} for path, why in skipped)]
+            typer.echo(render.to_json(shown[0] if len(shown) == 1 else shown))
     else:
         for r in results:
             if isinstance(r, IngestFailure):
                 typer.echo(f"error: {r.message}", err=True)
             else:
                 typer.echo(render.ingest_report(r))
+        print_skipped(skipped, chat)
     if failed:
         raise typer.Exit(1)
 

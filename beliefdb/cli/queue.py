@@ -13,7 +13,7 @@ from typing import Annotated
 import typer
 
 from beliefdb import api, render
-from beliefdb.cli.common import MEMORY, Json, Memory, errors, fail, with_memory
+from beliefdb.cli.common import MEMORY, Json, Memory, errors, fail, print_skipped, skipped_files, with_memory
 from beliefdb.models import Job, JobOutcome, WorkReport
 from beliefdb.vocabulary import JobStatus
 
@@ -25,13 +25,16 @@ def submit(memory: Memory, paths: list[Path], *, source: str | None, authority: 
         queue = bdb.submit_transcripts if chat else bdb.submit
         ids = queue(*paths, source=source, authority=authority, label=label, version_label=version_label,
                     extractor=extractor, max_bytes=max_bytes)
+    left_out = skipped_files(paths, chat)
     if as_json:
-        typer.echo(render.to_json({"jobs": ids}))
+        typer.echo(render.to_json({"jobs": ids} | ({"skipped_files": [{"path": p, "skipped_file": why}
+                                                                      for p, why in left_out]} if left_out else {})))
         return
     listed = api.documents(paths, api.CHAT_SUFFIXES) if chat else api.documents(paths)
     for job, (_name, path) in zip(ids, listed, strict=True):
         typer.echo(f"queued job {job}: {api.shown(path)}")
     typer.echo(f"{len(ids)} job(s) queued: run them with 'beliefdb worker', follow them with 'beliefdb jobs'")
+    print_skipped(left_out, chat)
 
 
 def _outcome_line(o: JobOutcome) -> str:

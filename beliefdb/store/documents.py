@@ -10,7 +10,7 @@ from pathlib import Path
 from beliefdb import errors
 from beliefdb.inputs import shown
 
-__all__ = ["SUPPORTED_SUFFIXES", "documents", "named_documents", "no_documents"]
+__all__ = ["SUPPORTED_SUFFIXES", "documents", "named_documents", "no_documents", "skipped_files", "suffix_list"]
 
 SUPPORTED_SUFFIXES = (".txt", ".md", ".markdown")
 
@@ -29,6 +29,23 @@ def documents(paths: Sequence[Path], suffixes: Sequence[str] = SUPPORTED_SUFFIXE
         else:
             named.setdefault(path, shown(path.name))
     return [(name, path) for path, name in named.items()]
+
+
+def suffix_list(suffixes: Sequence[str], last: str = "or") -> str:
+    """``.txt, .md or .markdown``: the suffixes as a sentence says them."""
+    return ", ".join(suffixes[:-1]) + f" {last} {suffixes[-1]}" if len(suffixes) > 1 else "".join(suffixes)
+
+
+def skipped_files(paths: Sequence[Path], suffixes: Sequence[str] = SUPPORTED_SUFFIXES) -> list[tuple[Path, str]]:
+    """The files of the directories ``paths`` name that :func:`documents` leaves out (their suffix is not
+    one of ``suffixes``), in name order, each with the reason; a file named by itself is never skipped."""
+    skipped: dict[Path, str] = {}
+    for path in paths:
+        if path.is_dir():
+            for p in sorted(p for p in path.rglob("*") if p.suffix.lower() not in suffixes and p.is_file()):
+                skipped.setdefault(p, "a conversation: ingest it with --format chat" if p.suffix.lower() == ".jsonl"
+                                   else f"not a {suffix_list(suffixes)} file")
+    return list(skipped.items())
 
 
 def no_documents(what: str, suffixes: Sequence[str] = SUPPORTED_SUFFIXES,
