@@ -335,3 +335,22 @@ def test_a_worker_whose_workspace_is_deleted_stops_and_says_so(bdb: beliefdb.Bel
     assert not worker.is_alive(), "the worker went on polling a deleted workspace"
     (raised,) = outcome
     assert isinstance(raised, errors.UnknownWorkspace) and "'ephemeral' was deleted" in raised.message
+
+
+def test_queueing_for_the_llm_extractor_without_an_endpoint_is_refused_at_submit(
+        cli: Cli, bdb: beliefdb.BeliefDB, write_doc: Any) -> None:
+    """ingest --queue --extractor llm with no OpenAI-compatible endpoint configured queued jobs that each
+    failed 5 times later in the workers: it is refused now, on one line, and nothing is queued."""
+    doc = write_doc("returns.md", POLICY)
+    line = cli.one_line_error("ingest", doc, "--queue", "--extractor", "llm", env={"BELIEFDB_LLM_URL": None})
+    assert line == ("error: the llm extractor needs an OpenAI-compatible endpoint: set BELIEFDB_LLM_URL (e.g."
+                    " http://127.0.0.1:8080/v1; the rule extractor is the default) here and for the workers;"
+                    " nothing was queued")
+    assert cli.error("ingest", doc, "--queue", "--extractor", "llm", env={"BELIEFDB_LLM_URL": "ftp://x"},
+                     code="invalid_input")["message"].startswith("BELIEFDB_LLM_URL must be an http(s) URL")
+    with pytest.raises(errors.InvalidInput, match="needs an OpenAI-compatible endpoint"):
+        bdb.submit(text=POLICY, source="returns.md", extractor="llm")
+    assert bdb.jobs() == []
+    # configured, it is queued (the workers call the endpoint)
+    queued = cli.json("ingest", doc, "--queue", "--extractor", "llm", env={"BELIEFDB_LLM_URL": "http://127.0.0.1:9/v1"})
+    assert len(queued["jobs"]) == 1

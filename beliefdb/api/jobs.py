@@ -29,7 +29,8 @@ class Jobs:
         the files or directories' files (their text is read now), or ``text`` as the next version of
         ``source``, or ``turns`` as the next version of the conversation ``source`` (as
         :meth:`ingest_conversation` stores them). All or none:
-        a bad file is an error and nothing is queued. A job is tried up to ``max_attempts`` times."""
+        a bad file is an error and nothing is queued, as is ``extractor="llm"`` with no endpoint configured
+        (``BELIEFDB_LLM_URL``, which the workers need too). A job is tried up to ``max_attempts`` times."""
         options = SourceOptions(name=source, authority=authority, provenance=label, version_label=version_label)
         if (text is not None) + (turns is not None) + bool(paths) > 1:
             raise errors.InvalidInput("give files, text= or turns=: one of them")

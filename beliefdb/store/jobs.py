@@ -40,6 +40,7 @@ from beliefdb.store import vectors as embeddings
 from beliefdb.store.beliefs import MAX_PAGE
 from beliefdb.store.conversations import CHAT_SUFFIXES, read_chat_file
 from beliefdb.store.documents import named_documents
+from beliefdb.text.llm import NO_ENDPOINT, LLMConfig, LLMExtractor
 from beliefdb.text.registry import EXTRACTORS
 from beliefdb.text.turns import TurnSpan, lay_out
 from beliefdb.vocabulary import AUTHORITIES, LABELS, ORIGINS
@@ -78,10 +79,16 @@ def _check_options(options: ingest.SourceOptions, extractor: str, max_attempts: 
                                  ("label", options.provenance, LABELS), ("origin", options.origin, ORIGINS)):
         if value is not None and value not in choices:
             raise errors.InvalidInput(f"invalid {name} '{value}' (choose from: {', '.join(choices)})")
-    # an unknown extractor is refused now, not by every worker later; its configuration (the llm's
-    # endpoint) is the workers'
+    # an unknown extractor is refused now, not by every worker later; so is the llm without an endpoint
+    # configured here (the workers read their own: they need it too), which failed every attempt of every job
     if extractor not in EXTRACTORS:
         raise errors.InvalidInput(f"unknown extractor '{extractor}' (choose from: {', '.join(sorted(EXTRACTORS))})")
+    if extractor == LLMExtractor.name:
+        try:
+            LLMConfig.from_env()
+        except errors.InvalidInput as exc:
+            said = exc.message if exc.message != NO_ENDPOINT else f"{NO_ENDPOINT} here and for the workers"
+            raise errors.InvalidInput(f"{said}; nothing was queued") from None
     if not 1 <= max_attempts <= 100:
         raise errors.InvalidInput(f"max attempts must be between 1 and 100, not {max_attempts}")
 
