@@ -210,3 +210,20 @@ def test_the_openapi_schema_names_the_skip_reasons() -> None:
     assert schema_of(Skipped)["properties"]["reason"] == {"type": "string",
                                                           "enum": ["no_pattern", "gate", "duplicate"]}
     assert "skipped" in schema_of(IngestReport)["required"]
+
+
+def test_json_shortens_a_huge_skipped_sentence_and_says_how_long_it_was(cli: Any, tmp_path: Path) -> None:
+    """ingest --json quoted a skipped 3 MB line whole: a skipped sentence's quote is cut to 500 characters
+    in JSON (CLI, HTTP, MCP) with its full length; its start and end still name the whole span, and the
+    library's report keeps the quote whole (text[start:end] == quote)."""
+    huge = "word " * 600_000
+    doc = tmp_path / "big.md"
+    doc.write_text(f"# Big\nThe window is 30 days.\n{huge}\n", encoding="utf-8")
+    result = cli("ingest", doc, "--json", "--no-embed")
+    assert len(result.stdout) < 20_000
+    report = json.loads(result.stdout)
+    (big,) = [s for s in report["skipped"] if s["quote_length"] > 500]
+    assert big["truncated"] is True and big["quote_length"] == len(huge.strip())
+    assert big["quote"] == huge.strip()[:500] + "…" and big["end"] - big["start"] == big["quote_length"]
+    assert all(s["truncated"] is False and len(s["quote"]) == s["quote_length"]
+               for s in report["skipped"] if s is not big)

@@ -25,6 +25,7 @@ from beliefdb.models import (
     ImpactRow,
     ReviewItem,
     ReviewResolution,
+    Skipped,
     Why,
 )
 from beliefdb.render.ids import short
@@ -33,8 +34,19 @@ from beliefdb.render.ingest import ingest_report
 __all__ = ["ingest_report", "short"]  # (re-exported: render.short and render.ingest_report are the callers' names)
 
 
+#: a skipped sentence's quote in JSON is cut to this many characters (a 3 MB line was quoted whole)
+SKIPPED_QUOTE_CHARS = 500
+
+
 def jsonable(value: Any) -> Any:
-    """Plain JSON types for dataclasses, ids, timestamps and ranges."""
+    """Plain JSON types for dataclasses, ids, timestamps and ranges. A skipped sentence (``Skipped``) is
+    quoted up to :data:`SKIPPED_QUOTE_CHARS` characters, then "…", with its full ``quote_length`` and
+    whether it was ``truncated`` (its ``start`` and ``end`` name the whole span)."""
+    if isinstance(value, Skipped):
+        cut = len(value.quote) > SKIPPED_QUOTE_CHARS
+        return {"quote": value.quote[:SKIPPED_QUOTE_CHARS] + "…" if cut else value.quote, "start": value.start,
+                "end": value.end, "reason": jsonable(value.reason), "detail": value.detail,
+                "quote_length": len(value.quote), "truncated": cut}
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         return {f.name: jsonable(getattr(value, f.name)) for f in dataclasses.fields(value)}
     if isinstance(value, UUID | Path):

@@ -12,7 +12,7 @@ from uuid import UUID
 
 from psycopg.types.range import Range
 
-from beliefdb.models import Why
+from beliefdb.models import Skipped, Why
 
 Schema = dict[str, Any]
 
@@ -29,6 +29,11 @@ _SCALARS: dict[Any, Schema] = {
 }
 
 
+#: fields :func:`beliefdb.render.jsonable` adds to a dataclass: a skipped sentence's full length, and
+#: whether its quote was cut
+_JSON_ONLY: dict[type, Schema] = {Skipped: {"quote_length": {"type": "integer"}, "truncated": {"type": "boolean"}}}
+
+
 def schema_of(tp: Any) -> Schema:
     """The JSON Schema of ``jsonable(x)`` for any ``x`` of type ``tp`` (a result dataclass, a list of
     them, or the types their fields have)."""
@@ -43,8 +48,9 @@ def schema_of(tp: Any) -> Schema:
     if dataclasses.is_dataclass(tp) and isinstance(tp, type):
         hints = get_type_hints(tp)
         names = [f.name for f in dataclasses.fields(tp)]
-        return {"type": "object", "title": tp.__name__, "properties": {n: schema_of(hints[n]) for n in names},
-                "required": names}
+        extra = _JSON_ONLY.get(tp, {})  # (fields jsonable adds)
+        return {"type": "object", "title": tp.__name__,
+                "properties": {**{n: schema_of(hints[n]) for n in names}, **extra}, "required": [*names, *extra]}
     if tp is Range or origin is Range:
         bound = schema_of((args[0] if args else Any) | None)
         return {"type": "object", "properties": {"from": bound, "to": bound}, "required": ["from", "to"]}
