@@ -161,7 +161,8 @@ class ExtensionConflict(MigrationFailed):
 
 
 class ServeUnavailable(BeliefDBError):
-    """The servers' packages (FastAPI, uvicorn, the MCP SDK) are not installed."""
+    """The servers' packages (FastAPI, uvicorn, the MCP SDK) are not installed, or the server cannot listen
+    (its port in use, say)."""
 
     code = "serve_unavailable"
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import inspect
 import json
 import shutil
+import socket
 import subprocess
 import sys
 import time
@@ -387,6 +388,20 @@ def test_serve_refuses_a_bad_port_or_log_level_in_one_line(cli_without_db: Cli, 
     from beliefdb.api import servers
     with pytest.raises(beliefdb.errors.InvalidInput, match="port must be 0 to 65535, not 70000"):
         servers.serve(port=70000)
+
+
+def test_serve_on_a_port_in_use_says_so_in_one_line(cli: Cli, tmp_path: Path) -> None:
+    """serve on a busy port exited 3 with uvicorn's "[Errno 98] error while attempting to bind": one
+    beliefdb line names the port and how to choose another, before the database is opened."""
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        result = cli("serve", "--port", str(port), "--home", tmp_path / "home", expect=1, env={"BELIEFDB_URL": None})
+        assert result.stderr.strip().splitlines() == [
+            f"error: port {port} on 127.0.0.1 is already in use (another beliefdb serve, or another program):"
+            " choose another with --port, e.g. --port 0 for any free one"]
+    assert not (tmp_path / "home").exists()  # no embedded server was started
 
 
 def test_beliefs_as_of_bad_timestamp_is_a_one_line_error(cli: Cli) -> None:

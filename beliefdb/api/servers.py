@@ -5,7 +5,9 @@ over :class:`beliefdb.api.BeliefDB` (:mod:`beliefdb.interfaces`) and need the ``
 from __future__ import annotations
 
 import contextlib
+import errno
 import importlib
+import socket
 import threading
 import time
 from collections.abc import Iterator
@@ -53,6 +55,7 @@ def serve(host: str = DEFAULT_HOST, port: int = DEFAULT_PORT, *, url: str | None
     from beliefdb.interfaces.stopping import Server
 
     configured = settings.load()
+    check_port(host, port)  # (before the database: a busy port is one line, not uvicorn's log and exit 3)
     app = create_app(resolve_url(url, home=Path(home) if home is not None else None),
                      max_open=configured.serve_max_memories if max_memories is None else max_memories)
     server = Server(uvicorn.Config(app, host=host, port=port, log_level=log_level),
@@ -61,6 +64,35 @@ def serve(host: str = DEFAULT_HOST, port: int = DEFAULT_PORT, *, url: str | None
         server.run()
     if not server.started:
         raise SystemExit(3)  # as uvicorn.run: the server did not start, and its log said why
+
+
+def check_port(host: str, port: int) -> None:
+    """Refuse, in one line, a ``host``:``port`` the server could not listen on: each address of ``host`` is
+    bound for a moment as asyncio binds it for uvicorn (SO_REUSEADDR; IPv6 only on an IPv6 socket). A port
+    in use, a port this user may not open, an address this machine does not have: :class:`ServeUnavailable`
+    naming it and how to choose another. Port 0 (any free one) is not checked."""
+    if port == 0:
+        return
+    try:
+        addresses = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except socket.gaierror as exc:
+        raise ServeUnavailable(f"cannot listen on {host}: {exc.strerror or exc}") from None
+    for family, kind, proto, _name, address in addresses:
+        with socket.socket(family, kind, proto) as sock:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            if family == socket.AF_INET6:
+                sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
+            try:
+                sock.bind(address)
+            except OSError as exc:
+                if exc.errno == errno.EADDRINUSE:
+                    raise ServeUnavailable(
+                        f"port {port} on {host} is already in use (another beliefdb serve, or another program):"
+                        " choose another with --port, e.g. --port 0 for any free one") from None
+                if exc.errno == errno.EACCES:
+                    raise ServeUnavailable(f"port {port} on {host} is not allowed to this user (ports below 1024"
+                                           " need privileges): choose another with --port") from None
+                raise ServeUnavailable(f"cannot listen on {host} port {port}: {exc.strerror or exc}") from None
 
 
 @contextlib.contextmanager
