@@ -6,6 +6,9 @@ serve`` (behind the bearer tokens: 401 without one, the token's principal and wo
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from typing import Any
@@ -219,3 +222,21 @@ def test_every_tool_refuses_an_argument_it_does_not_take(bdb: beliefdb.BeliefDB,
     before = row_counts(db_url)
     anyio.run(session)
     assert row_counts(db_url) == before
+
+
+def test_stdio_reports_lines_that_are_not_mcp_messages_and_exits_1(db_url: str) -> None:
+    """beliefdb mcp fed garbage on stdin exited 0 without a word (the SDK debug-logs and drops such a line):
+    each bad line is answered with JSON-RPC's parse error and named on stderr, and the run exits 1 with
+    one beliefdb line when stdin ends. (A normal session is the other tests of this file.)"""
+    env = {**os.environ, "BELIEFDB_URL": db_url}
+    env.pop("BELIEFDB_HOME", None)
+    done = subprocess.run([sys.executable, "-m", "beliefdb", "mcp"], input="hello garbage\n{\"jsonrpc\": 1}\n",
+                          capture_output=True, text=True, env=env, timeout=120)
+    assert done.returncode == 1, done
+    said = done.stderr.strip().splitlines()
+    assert said[-1] == ("error: 2 line(s) of stdin were not MCP messages (JSON-RPC 2.0, one a line): 'beliefdb mcp'"
+                        " is started by an MCP client (Claude Desktop, Cursor, ...), not typed into")
+    assert [line.split(":")[0] for line in said[:-1]] == ["beliefdb mcp"] * 2
+    assert "line 1 of stdin is not an MCP message" in said[0] and "line 2 of stdin" in said[1]
+    replies = [json.loads(line) for line in done.stdout.splitlines()]
+    assert [(r["id"], r["error"]["code"]) for r in replies] == [(None, -32700), (None, -32700)]

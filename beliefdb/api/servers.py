@@ -126,7 +126,7 @@ def serve_mcp(*, workspace: str = DEFAULT_WORKSPACE, principal: str | None = Non
               home: str | Path | None = None) -> None:
     """Serve MCP on stdin/stdout as ``principal`` in ``workspace`` until the client closes it."""
     require_serve()
-    from beliefdb.interfaces import mcp
+    from beliefdb.interfaces import mcp, mcp_stdio
 
     with connect(url, workspace, principal=principal, home=home) as db:
-        mcp.build(local=db).run("stdio")
+        mcp_stdio.run_stdio(mcp.build(local=db))

@@ -338,3 +338,4 @@ def build(*, local: BeliefDB | None = None, memories: Memories | None = None) ->
     del retract, forget
     del review_list, review_resolve, record_step
     return server
+

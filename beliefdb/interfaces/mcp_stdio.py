@@ -1,0 +1,91 @@
+"""MCP on stdin/stdout (``beliefdb mcp``): the SDK's stdio transport, but for the lines of stdin that are
+not MCP messages. The SDK hands each over as an exception and drops it with a debug log, so a client (or a
+person) sending anything else got no answer and the server exited 0 at the end of stdin: each such line is
+named on stderr and answered with JSON-RPC's parse error, and the run ends with an error."""
+
+from __future__ import annotations
+
+import contextlib
+import sys
+from typing import Any, cast
+
+import anyio
+from mcp.server.mcpserver import MCPServer
+from mcp.server.stdio import stdio_server
+from mcp.shared.message import SessionMessage
+from mcp.types import PARSE_ERROR, ErrorData, JSONRPCError
+from pydantic import ValidationError
+
+from beliefdb import api, errors
+
+__all__ = ["run_stdio"]
+
+
+class _Watched:
+    """The stdio transport's read stream, but for the lines of stdin that are not MCP messages (which the SDK
+    hands over as exceptions, and drops with a debug log): each is named on stderr with its line number and
+    answered with JSON-RPC's parse error (id null), and counted in :attr:`bad`."""
+
+    def __init__(self, inner: Any, write: Any) -> None:
+        self.inner, self.write = inner, write
+        self.lines = self.bad = 0
+
+    @property
+    def last_context(self) -> Any:
+        return getattr(self.inner, "last_context", None)
+
+    async def _seen(self, item: Any) -> bool:
+        """Whether ``item`` is a message to pass on (a bad line is reported instead)."""
+        self.lines += 1
+        if not isinstance(item, Exception):
+            return True
+        self.bad += 1
+        why = item.errors()[0]["msg"] if isinstance(item, ValidationError) else str(item)
+        sys.stderr.write(f"beliefdb mcp: line {self.lines} of stdin is not an MCP message (JSON-RPC 2.0): "
+                         f"{api.shown(' '.join(why.split()))[:200]}\n")
+        sys.stderr.flush()
+        with contextlib.suppress(Exception):  # (the client may be gone: the line is reported all the same)
+            await self.write.send(SessionMessage(JSONRPCError(
+                jsonrpc="2.0", id=None, error=ErrorData(code=PARSE_ERROR, message=f"Parse error: {why}"))))
+        return False
+
+    async def receive(self) -> Any:
+        while not await self._seen(item := await self.inner.receive()):
+            pass
+        return item
+
+    def __aiter__(self) -> _Watched:
+        return self
+
+    async def __anext__(self) -> Any:
+        while not await self._seen(item := await self.inner.__anext__()):
+            pass
+        return item
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+    async def __aenter__(self) -> _Watched:
+        await self.inner.__aenter__()
+        return self
+
+    async def __aexit__(self, *exc: Any) -> bool | None:
+        return cast(bool | None, await self.inner.__aexit__(*exc))
+
+
+def run_stdio(server: MCPServer) -> None:
+    """Serve MCP on stdin/stdout until stdin ends, as ``server.run("stdio")``; lines of stdin that were not
+    MCP messages (each named on stderr as it came) are an error once it ends (:class:`errors.InvalidInput`)."""
+    watched: list[_Watched] = []
+
+    async def serve() -> None:
+        lowlevel = server._lowlevel_server
+        async with stdio_server() as (read, write):
+            watched.append(_Watched(read, write))
+            await lowlevel.run(watched[0], write, lowlevel.create_initialization_options())
+
+    anyio.run(serve)
+    if watched and watched[0].bad:
+        raise errors.InvalidInput(f"{watched[0].bad} line(s) of stdin were not MCP messages (JSON-RPC 2.0, one a"
+                                  " line): 'beliefdb mcp' is started by an MCP client (Claude Desktop, Cursor, ...),"
+                                  " not typed into")
