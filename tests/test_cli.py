@@ -571,3 +571,17 @@ def test_help_shows_each_paragraph_of_a_description_unbroken(cli_without_db: Cli
         for name, sub in getattr(command, "commands", {}).items():
             first = " ".join(inspect.cleandoc(sub.help or "").split("\n\n")[0].split())
             assert first and first in own, (path, name)
+
+
+def test_db_url_of_a_home_that_does_not_exist_says_so_and_creates_nothing(cli_without_db: Cli, tmp_path: Path) -> None:
+    """db url --home /nonexistent/x created the folders and a new embedded server there: it names the home
+    that does not exist (or holds no server yet) and how to make one, and creates nothing."""
+    missing = tmp_path / "nonexistent" / "x"
+    line = cli_without_db.one_line_error("db", "url", "--home", missing)
+    assert line == (f"error: the beliefdb home {missing} does not exist: nothing was created (make one with"
+                    f" 'beliefdb db start --home {missing}', or give the home you meant)")
+    assert cli_without_db.error("db", "url", "--home", missing, code="not_found")
+    assert not (tmp_path / "nonexistent").exists()
+    (tmp_path / "empty").mkdir()
+    assert "has no embedded server yet" in cli_without_db.one_line_error("db", "url", "--home", tmp_path / "empty")
+    assert list((tmp_path / "empty").iterdir()) == []

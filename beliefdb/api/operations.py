@@ -159,6 +159,18 @@ def start_server(home: str | Path | None = None) -> str:
     return url
 
 
+def server_url(home: str | Path | None = None) -> str:
+    """The URL of the embedded server of ``home`` (started and migrated if it is stopped), creating
+    nothing: a home that does not exist, or holds no server yet, is :class:`~beliefdb.errors.NotFound`
+    (:func:`start_server` makes one)."""
+    status = EmbeddedServer(_home(home)).status()
+    if not status.initialized:
+        why = "does not exist" if not status.home.exists() else "has no embedded server yet"
+        raise NotFound(f"the beliefdb home {status.home} {why}: nothing was created (make one with"
+                       f" 'beliefdb db start --home {status.home}', or give the home you meant)")
+    return start_server(home)
+
+
 def stop_server(home: str | Path | None = None) -> bool:
     """Stop the embedded server of ``home``; its data stays. Whether it was running."""
     return EmbeddedServer(_home(home)).stop()

@@ -175,9 +175,10 @@ def db_stop(home: Home = None, as_json: Json = False) -> None:
 @db_app.command("url")
 @text_arguments
 def db_url(home: Home = None, as_json: Json = False) -> None:
-    """Print the embedded server's URL (starting it if needed), e.g. for psql."""
+    """Print the embedded server's URL (starting it if it is stopped), e.g. for psql. A home that does not
+    exist, or holds no server yet, is an error: 'beliefdb db start' makes one."""
     with errors(as_json):
-        url = api.start_server(home)
+        url = api.server_url(home)
     typer.echo(render.to_json({"url": url}) if as_json else url)
 
 
