@@ -223,6 +223,25 @@ def test_an_agent_bound_to_a_cannot_read_or_write_b_by_setting_its_id(
         db.beliefs()
 
 
+def test_an_agents_login_lists_only_its_own_workspace(
+        cli: Cli, db_url: str, agents: Callable[[str], str], two_workspaces: dict[str, str]) -> None:
+    """workspace list as an agent's login printed every workspace's name and id, while all it may act in is
+    its own: the workspace directory is under row-level security (beliefdb.workspace_visible), so the
+    agent sees its workspace only, and the schema owner's sessions still see them all."""
+    made = cli.json("agent", "create", agents("lister"), "-w", "A")
+    listed = cli.json("workspace", "list", "--db", made["url"])
+    assert [(w["name"], w["id"]) for w in listed] == [("A", two_workspaces["A"])]
+    assert "B" not in cli("workspace", "list", "--db", made["url"]).stdout.split()
+    assert [w.name for w in api.list_workspaces(url=made["url"])] == ["A"]
+    with psycopg.connect(made["url"], autocommit=True) as conn:
+        assert conn.execute("select name from beliefdb.workspace order by name").fetchall() == [("A",)]
+        # (acting as the application role changes nothing: the login is still the agent's)
+        conn.execute("set role beliefdb_app")
+        assert conn.execute("select name from beliefdb.workspace where id = %s",
+                            (two_workspaces["B"],)).fetchall() == []
+    assert {"A", "B", "default"} <= {w["name"] for w in cli.json("workspace", "list")}
+
+
 @pytest.mark.slow
 def test_an_agent_of_a_works_normally_in_a(cli: Cli, db_url: str, agents: Callable[[str], str],
                                            two_workspaces: dict[str, str],

@@ -262,9 +262,14 @@ class Database:
             except pg_errors.UndefinedTable as exc:
                 raise errors.DatabaseUnavailable(
                     "beliefdb is not installed in this database: run 'beliefdb migrate'") from exc
+            # (an agent's login sees only its own workspace: another's name is not found, and said so)
+            bound = conn.execute(Q.bound_workspace_name).fetchone() if row is None else None
             vector = conn.execute(Q.vector_type).fetchone()
             info = TypeInfo.fetch(conn, vector[0]) if vector is not None else None
             nested = composites.fetch(conn)
+        if bound is not None:
+            raise errors.PermissionDenied(f"login {bound[1]} is bound to workspace '{bound[0]}': it cannot act in"
+                                          f" another ('{name}')")
         if row is None:
             raise errors.UnknownWorkspace(
                 f"unknown workspace '{name}' (create it with: beliefdb workspace create {name})")

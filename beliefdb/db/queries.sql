@@ -256,6 +256,10 @@ select to_regclass('beliefdb.workspace');
 -- The id (as text) of a workspace by its name
 select id::text from beliefdb.workspace where name = %s;
 
+-- bound_workspace_name --
+-- The workspace this session's login is bound to, by name, and the login (an agent's; no row for others)
+select w.name, session_user::text as login from beliefdb.workspace w where w.id = beliefdb.current_workspace_id();
+
 -- vector_type --
 -- pgvector's type, in whatever schema its extension was created, by its oid (as text: a type name
 -- that regtype reads without usage on that schema, which a team's may not give the application role)

@@ -82,6 +82,9 @@ def create_agent(url: str, name: str, workspace: str, password: str | None = Non
         with _owner_connection(url) as conn, translated_errors(), conn.transaction():
             found = conn.execute(Q.workspace_by_name, (workspace,)).fetchone()
             if found is None:
+                owns = conn.execute(Q.owns_schema).fetchone()
+                if owns is None or not owns[0]:  # (an agent's login sees its own workspace only: not found here)
+                    raise errors.PermissionDenied(f"{conn.info.user} does not own schema beliefdb")
                 raise errors.UnknownWorkspace(f"unknown workspace '{workspace}'")
             if conn.execute(Q.role_oid, (name,)).fetchone() is not None:
                 raise errors.IntegrityViolation(f"a database role named '{name}' already exists")

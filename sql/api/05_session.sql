@@ -136,6 +136,30 @@ end
 $$;
 comment on function beliefdb.use_workspace(text) is 'Bind this session to the named workspace (sessions of the schema''s owner); returns its id';
 
+-- Whether this session may see the workspace p_id in the directory (beliefdb.workspace, under
+-- row-level security, api/80_privileges.sql): an agent's login (beliefdb agent create) sees only the
+-- workspace it is bound to, the one it may act in, and one made in another database sees none here;
+-- every other session (the schema owner's, which chooses its workspace by name) sees every one.
+create or replace function beliefdb.workspace_visible(p_id uuid) returns boolean
+language plpgsql stable
+security definer
+set search_path = pg_catalog, pg_temp
+as $$
+begin
+    -- (plpgsql, as current_workspace_id: this file applies before the tables it reads are made)
+    if session_user = current_user then
+        return true;  -- the owner's session: no lookup
+    end if;
+    if exists (select from beliefdb.agent_login a where a.role_name = session_user::text) then
+        return exists (select from beliefdb.agent_login a where a.role_name = session_user::text and a.workspace_id = p_id);
+    end if;
+    -- an agent's login made in another database is bound to nothing here: it sees none
+    return coalesce(pg_catalog.shobj_description((select r.oid from pg_catalog.pg_roles r where r.rolname = session_user),
+                                                 'pg_authid'), '') not like 'beliefdb agent login%';
+end
+$$;
+comment on function beliefdb.workspace_visible(uuid) is 'Whether this session sees the workspace in the directory: an agent''s login only its own, other sessions every one';
+
 -- What the workspace views (api/75_views.sql) ask first: a session subject to row-level security
 -- with no workspace bound would see no rows and could not tell why, so it is told.
 create or replace function beliefdb.workspace_bound() returns boolean

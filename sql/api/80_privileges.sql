@@ -103,10 +103,20 @@ grant execute on function beliefdb.review_resolve(text,text,text,text) to belief
 grant execute on function beliefdb.simulate_retraction(text[]) to beliefdb_app;
 grant execute on function beliefdb.use_workspace(text) to beliefdb_app;
 grant execute on function beliefdb.workspace_bound() to beliefdb_app;
+grant execute on function beliefdb.workspace_visible(uuid) to beliefdb_app;
 
 -- The workspace directory: readable, and creatable by name only (ids come from the server).
 grant select on beliefdb.workspace to beliefdb_app;
 grant insert (name) on beliefdb.workspace to beliefdb_app;
+-- An agent's login reads only its own workspace in it (beliefdb.workspace_visible): it listed every
+-- workspace's name and id while it may act in one. Other sessions read every one, to choose by name.
+alter table beliefdb.workspace enable row level security;
+drop policy if exists directory on beliefdb.workspace;
+create policy directory on beliefdb.workspace for select to beliefdb_app
+    using (beliefdb.workspace_visible(id));
+drop policy if exists directory_create on beliefdb.workspace;
+create policy directory_create on beliefdb.workspace for insert to beliefdb_app
+    with check (true);
 
 -- Workspace data: readable, and written only through beliefdb's functions (security definer,
 -- confined to the bound workspace), which keep the truth rules and ownership: only a belief's
