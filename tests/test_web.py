@@ -10,41 +10,19 @@ from __future__ import annotations
 
 import re
 import uuid
-from collections.abc import Iterator
 
 import pytest
+import web_pages
 from fastapi.testclient import TestClient
-from product_story import Story, before_v33, publish_v33
+from product_story import Story, publish_v33
+from web_pages import HTML, form_token, sign_in
 
 import beliefdb
 from beliefdb import api
-from beliefdb.interfaces.http import create_app
 from beliefdb.interfaces.web.session import COOKIE
 
-HTML = {"Accept": "text/html,application/xhtml+xml"}
-
-
-@pytest.fixture
-def client(db_url: str) -> Iterator[TestClient]:
-    with TestClient(create_app(db_url, mcp=False), base_url="http://testserver", follow_redirects=False) as c:
-        yield c
-
-
-@pytest.fixture
-def story(db_url: str) -> Iterator[Story]:
-    with beliefdb.connect(db_url, principal="alice") as db:
-        yield before_v33(db)
-
-
-def sign_in(client: TestClient, token: str) -> None:
-    response = client.post("/signin", data={"token": token, "next": "/review"}, headers=HTML)
-    assert response.status_code == 303 and response.headers["location"] == "/review", response.text
-
-
-def form_token(html: str) -> str:
-    found = re.search(r'name="form_token" value="([0-9a-f]+)"', html)
-    assert found, "the page has no form"
-    return found.group(1)
+#: the app under a test client, and the story before v3.3 (shared with test_web_trial)
+client, story = web_pages.client, web_pages.story
 
 
 def test_signing_in_keeps_the_token_in_a_strict_http_only_cookie(client: TestClient, db_url: str) -> None:

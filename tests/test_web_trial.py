@@ -5,34 +5,20 @@ for the same thing: a belief's retractions, an approval's consequences, what wou
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 
 import pytest
+import web_pages
 from conftest import Cli
 from fastapi.testclient import TestClient
-from product_story import Story, before_v33, forum_post, publish_v33
-from test_web import HTML, form_token, sign_in
+from product_story import Story, forum_post, publish_v33
+from web_pages import HTML, form_token, sign_in, text_of
 
 import beliefdb
 from beliefdb import api
-from beliefdb.interfaces.http import create_app
 
+#: the app under a test client, and the story before v3.3 (shared with test_web)
+client, story = web_pages.client, web_pages.story
 
-@pytest.fixture
-def client(db_url: str) -> Iterator[TestClient]:
-    with TestClient(create_app(db_url, mcp=False), base_url="http://testserver", follow_redirects=False) as c:
-        yield c
-
-
-@pytest.fixture
-def story(db_url: str) -> Iterator[Story]:
-    with beliefdb.connect(db_url, principal="alice") as db:
-        yield before_v33(db)
-
-
-def text_of(html: str) -> str:
-    """The page's words: no tags, whitespace folded."""
-    return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", html)).replace("&#39;", "'").replace("&amp;", "&")
 
 
 def test_the_belief_page_says_when_and_why_its_evidence_was_retracted(client: TestClient, db_url: str,
