@@ -1045,3 +1045,29 @@ def test_a_version_or_revision_too_large_for_the_database_is_bad_input(cli: Cli,
                     "--expect-revision", huge, "--reviewer", "ops", code="invalid_input")
     assert err["message"] == f"--expect-revision {huge} is out of range"
     assert cli.json("beliefs", "--subject", "return_policy")[0]["value"] == "7 days"  # nothing changed
+
+
+def test_a_change_report_counts_its_nodes_by_kind_from_one_lookup(db_url: str) -> None:
+    """``render.change_kinds``: the one helper the CLI's ``retract`` and the demo count a report's
+    beliefs, decisions and actions with (its other nodes are quotes), asking only when it names any."""
+    from product_story import before_v33, forum_post, publish_v33
+
+    from beliefdb import render
+
+    with beliefdb.connect(db_url, principal="alice") as db:
+        before_v33(db)
+        publish_v33(db)
+        waive = forum_post(db)
+        would = db.preview_retract(source="forum-post.txt")
+        asked: list[list[Any]] = []
+
+        def labels(ids: Any) -> Any:
+            asked.append(list(ids))
+            return db.labels(ids)
+
+        kinds = render.change_kinds(would, labels)
+        (shipping,) = db.beliefs(subject="return", attribute="shipping")
+        assert kinds == {shipping.id: "belief", waive: "decision"} and len(asked) == 1
+        said = render.changes(would, preview=True, kinds=kinds)
+        assert f"would stop holding: {len(would.stopped_holding)} (1 belief, 1 decision, " in said
+        assert render.change_kinds(type(would)([], [], [], []), labels) == {} and len(asked) == 1

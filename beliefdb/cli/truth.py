@@ -4,12 +4,10 @@ review. They parse and print; the truth rules run in SQL."""
 from __future__ import annotations
 
 from typing import Annotated
-from uuid import UUID
 
 import typer
 
 from beliefdb import render
-from beliefdb.api import BeliefDB
 from beliefdb.cli.common import (
     DECISIONS,
     REVIEW,
@@ -22,7 +20,6 @@ from beliefdb.cli.common import (
     picture_format,
     with_memory,
 )
-from beliefdb.models import Changes
 from beliefdb.render import pictures
 
 review_app = typer.Typer(help="The review queue: flagged decisions, held actions, open conflicts.",
@@ -203,19 +200,12 @@ def retract(
     """
     with errors(as_json), memory.open() as bdb:
         if preview:
-            would = bdb.preview_retract(belief=belief, fragment=fragment, source=source, version=version, undo=undo)
-            typer.echo(render.to_json(would) if as_json else render.changes(would, preview=True,
-                                                                            kinds=_kinds(bdb, would)))
-            return
-        changes = bdb.retract(belief=belief, fragment=fragment, source=source, version=version, reason=reason,
-                              undo=undo)
-        typer.echo(render.to_json(changes) if as_json else render.changes(changes, kinds=_kinds(bdb, changes)))
-
-
-def _kinds(bdb: BeliefDB, c: Changes) -> dict[UUID, str]:
-    """The beliefs, decisions and actions a change report names, by kind (its other nodes are quotes)."""
-    ids = [*c.stopped_current, *c.became_current, *c.stopped_holding, *c.started_holding]
-    return {n.id: n.kind for n in bdb.labels(ids)} if ids else {}
+            report = bdb.preview_retract(belief=belief, fragment=fragment, source=source, version=version, undo=undo)
+        else:
+            report = bdb.retract(belief=belief, fragment=fragment, source=source, version=version, reason=reason,
+                                undo=undo)
+        typer.echo(render.to_json(report) if as_json
+                   else render.changes(report, preview=preview, kinds=render.change_kinds(report, bdb.labels)))
 
 
 @review_app.command("list")

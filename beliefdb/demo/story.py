@@ -8,6 +8,7 @@ import secrets
 import tempfile
 from collections.abc import Callable
 from datetime import UTC, datetime
+from functools import partial
 from pathlib import Path
 from uuid import UUID
 
@@ -15,7 +16,7 @@ from beliefdb import errors, render
 from beliefdb.db.connector import Database
 from beliefdb.demo.repair import run_repair_demo
 from beliefdb.graph import read
-from beliefdb.models import Changes, IngestFailure, IngestReport
+from beliefdb.models import IngestFailure, IngestReport
 from beliefdb.render import ask as render_ask
 from beliefdb.store import audit, beliefs, corrections, decisions, ingest, retraction, retrieve, workspaces
 
@@ -45,11 +46,6 @@ def _report(result: IngestReport | IngestFailure) -> IngestReport:
     if isinstance(result, IngestFailure):
         raise RuntimeError(f"demo ingest failed: {result.message}")
     return result
-
-
-def _kinds(db: Database, c: Changes) -> dict[UUID, str]:
-    ids = [*c.stopped_current, *c.became_current, *c.stopped_holding, *c.started_holding]
-    return {n.id: n.kind for n in read.labels(db, ids)}
 
 
 def _one(db: Database, subject: str, attribute: str) -> UUID:
@@ -161,10 +157,11 @@ def run_demo(url: str, name: str, say: Callable[[str], None]) -> None:
                                  because=[_one(db, "return", "shipping")])
         say(_indent("beliefdb retract --source forum-post.txt --preview:"))
         would = retraction.preview(db, source="forum-post.txt")
-        say(_indent(render.changes(would, preview=True, kinds=_kinds(db, would))))
+        named = partial(read.labels, db)
+        say(_indent(render.changes(would, preview=True, kinds=render.change_kinds(would, named))))
         say(_indent("beliefdb retract --source forum-post.txt --reason 'poisoned forum post':"))
         changes = retraction.retract(db, source="forum-post.txt", reason="poisoned forum post")
-        say(_indent(render.changes(changes, kinds=_kinds(db, changes))))
+        say(_indent(render.changes(changes, kinds=render.change_kinds(changes, named))))
         fee = beliefs.list_beliefs(db, subject="restocking_policy", attribute="fee")
         say(_indent(f"decision {render.short(waive.id)} is flagged; the restocking fee is still believed "
                     f"({', '.join(b.value for b in fee)}): the official policy supports it independently."))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 import json
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -23,6 +23,7 @@ from beliefdb.models import (
     Decision,
     Evidence,
     ImpactRow,
+    NodeLabel,
     ReviewItem,
     ReviewResolution,
     Skipped,
@@ -261,6 +262,13 @@ def _by_kind(ids: list[UUID], kinds: Mapping[UUID, str]) -> str:
     counts = Counter(kinds.get(i, "quote") for i in ids)
     return ", ".join(f"{counts[k]} {k}{'s' if counts[k] != 1 else ''}"
                      for k in ("belief", "decision", "action", "quote") if counts[k])
+
+
+def change_kinds(c: Changes, labels: Callable[[Sequence[UUID]], Iterable[NodeLabel]]) -> dict[UUID, str]:
+    """The beliefs, decisions and actions a change report names, by kind, as :func:`changes` counts them
+    (its other nodes are quotes): ``labels`` names them (``BeliefDB.labels``), asked only when it names any."""
+    ids = [*c.stopped_current, *c.became_current, *c.stopped_holding, *c.started_holding]
+    return {n.id: n.kind for n in labels(ids)} if ids else {}
 
 
 def changes(c: Changes, *, preview: bool = False, kinds: Mapping[UUID, str] | None = None) -> str:
