@@ -5,6 +5,8 @@ and a confirmation that applies only the change its preview showed."""
 
 from __future__ import annotations
 
+import re
+
 import web_pages
 from fastapi.testclient import TestClient
 from product_story import Story, forum_post, publish_v33
@@ -35,3 +37,23 @@ def test_previewing_the_retraction_of_anothers_source_says_it_waits_for_their_ap
     assert f'data-id="{waive}"' in page  # what their approval would flag
     assert "Propose the retraction to alice" in said
 
+
+def test_what_would_be_current_again_has_its_own_mark_not_survives(client: TestClient, db_url: str,
+                                                                    story: Story) -> None:
+    with beliefdb.connect(db_url, principal="alice") as db:
+        five, six = (db.remember(f"warehouse closes at {v}", "warehouse", "closing", v, q, source=s, text=q + "\n",
+                                 authority="official", valid_from=since).accepted[0].id
+                     for s, q, v, since in (("a.md", "It closes at 5pm.", "5pm", "2025-03-01T00:00:00+00:00"),
+                                            ("b.md", "It closes at 6pm.", "6pm", "2025-04-01T00:00:00+00:00")))
+        seen = db.preview_retract(source="b.md")
+    assert seen.became_current == [five] and six in seen.stopped_current
+    sign_in(client, api.create_token("default", "alice", url=db_url).token)
+    page = client.get("/sources/retract", params={"source": "b.md"}, headers=HTML).text
+    again = re.search(r'<h3><span class="mark mark-(\w+)">(.) would be current again</span> \(1\)</h3>\s*'
+                      r'<ul class="change-becomes_current">(.*?)</ul>', page, re.S)
+    assert again is not None, page
+    # the CLI's and the picture's ↺, never the ✓ of a decision that survives on other support
+    assert again.group(1, 2) == ("becomes_current", "↺") and f'data-id="{five}"' in again.group(3)
+    assert "✓ would be current again" not in page
+    marks = dict(re.findall(r'data-id="([0-9a-f-]+)" data-marks="([^"]*)"', page))
+    assert "becomes_current" in marks[str(five)].split() and "survives" not in marks[str(five)].split()

@@ -85,12 +85,13 @@ def changes(c: Changes, names: Names, *, preview: bool) -> list[Group]:
         ("decisions that would be flagged" if preview else "decisions flagged", "would_flag" if preview
          else "flagged", c.flagged),
         ("actions that would be held" if preview else "actions held", "would_hold" if preview else "held", c.held),
-        ("would be current again" if preview else "current again", "survives", c.became_current),
-        ("would start holding" if preview else "started holding", "survives", c.started_holding),
+        # what comes back: the ↺ of the CLI and of the pictures, never the ✓ of a decision that survives
+        ("would be current again" if preview else "current again", "becomes_current", c.became_current),
+        ("would hold again" if preview else "holding again", "holds_again", c.started_holding),
     ):
         items, unnamed = names.items(ids)
         if items or unnamed:
-            shown = "stops_holding" if mark == "stops_current" else mark
+            shown = {"stops_current": "stops_holding", "holds_again": "becomes_current"}.get(mark, mark)
             groups.append(Group(heading, shown, items, unnamed, ident=mark))
     kept = names.surviving(c.survives)
     if kept:
