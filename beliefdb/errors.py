@@ -86,6 +86,13 @@ class StaleCorrectionPreview(BeliefDBError):
     code = ErrorCode.stale_correction_preview.name
 
 
+class StalePreview(BeliefDBError):
+    """What the change would do is no longer what its preview showed (its fingerprint): nothing was
+    written; preview again (the servers answer 409)."""
+
+    code = "stale_preview"
+
+
 class IdempotencyKeyReused(BeliefDBError):
     """An idempotency key already named another request: nothing was written (the servers answer 409)."""
 

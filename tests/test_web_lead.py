@@ -6,6 +6,8 @@ and a confirmation that applies only the change its preview showed."""
 from __future__ import annotations
 
 import re
+import threading
+import time
 
 import web_pages
 from fastapi.testclient import TestClient
@@ -57,3 +59,44 @@ def test_what_would_be_current_again_has_its_own_mark_not_survives(client: TestC
     assert "✓ would be current again" not in page
     marks = dict(re.findall(r'data-id="([0-9a-f-]+)" data-marks="([^"]*)"', page))
     assert "becomes_current" in marks[str(five)].split() and "survives" not in marks[str(five)].split()
+
+
+def test_a_confirmed_retraction_applies_only_what_its_preview_showed_even_against_a_writer_meanwhile(
+        db_url: str) -> None:
+    """The confirm step (``retract(expect=fingerprint)``) takes the preview again and applies it in one
+    transaction holding the workspace's write lock: a writer that commits while it waits makes it
+    stale (nothing written), never applied on top of a change the preview did not show."""
+    from beliefdb.db.queries import Q
+    from beliefdb.store import retraction
+
+    with beliefdb.connect(db_url, principal="alice") as db, beliefdb.connect(db_url, principal="alice") as other:
+        five, six = (db.remember(f"warehouse closes at {v}", "warehouse", "closing", v, q, source=s, text=q + "\n",
+                                 authority="official", valid_from=since).accepted[0].id
+                     for s, q, v, since in (("a.md", "It closes at 5pm.", "5pm", "2025-03-01T00:00:00+00:00"),
+                                            ("b.md", "It closes at 6pm.", "6pm", "2025-04-01T00:00:00+00:00")))
+        shown = db.preview_retract(source="b.md")
+        assert shown.became_current == [five]  # what the reviewer saw: 5pm would be current again
+        outcome: list[object] = []
+
+        def confirm() -> None:
+            try:
+                outcome.append(db.retract(source="b.md", reason="wrong hours", expect=shown.fingerprint()))
+            except beliefdb.errors.BeliefDBError as exc:
+                outcome.append(exc)
+
+        with other.database.transaction() as c:  # another writer, holding the workspace meanwhile
+            c.execute(Q.lock_workspace)
+            retraction.retract(other.database, source="a.md", reason="also wrong", conn=c)
+            waiting = threading.Thread(target=confirm)
+            waiting.start()
+            time.sleep(1.5)
+            assert waiting.is_alive()  # the confirm waits for the writer, then judges what it committed
+        waiting.join(30)
+        (stale,) = outcome
+        assert isinstance(stale, beliefdb.errors.StalePreview), stale
+        assert stale.code == "stale_preview"
+        assert db.why(six).belief.status == "current"  # b.md not retracted: nothing written
+        fresh = db.preview_retract(source="b.md")
+        assert fresh.became_current == [] and fresh.fingerprint() != shown.fingerprint()
+        done = db.retract(source="b.md", reason="wrong hours", expect=fresh.fingerprint())
+        assert done.fingerprint() == fresh.fingerprint() and db.why(six).belief.status != "current"

@@ -228,9 +228,9 @@ class AsyncBeliefDB(AsyncPictures):
 
     async def retract(self, *, belief: str | UUID | None = None, fragment: str | UUID | None = None,
                       source: str | None = None, version: int | None = None, reason: str = "",
-                      undo: bool = False) -> Changes:
+                      undo: bool = False, expect: str | None = None) -> Changes:
         return await self.call(self.sync.retract, belief=belief, fragment=fragment, source=source, version=version,
-                               reason=reason, undo=undo)
+                               reason=reason, undo=undo, expect=expect)
 
     async def preview_retract(self, *, belief: str | UUID | None = None, fragment: str | UUID | None = None,
                               source: str | None = None, version: int | None = None, undo: bool = False) -> Changes:

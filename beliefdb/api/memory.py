@@ -220,10 +220,13 @@ class BeliefDB(bulk.Bulk, Decisions, pictures.Pictures, texts.Texts, jobs.Jobs, 
 
     def retract(self, *, belief: str | UUID | None = None, fragment: str | UUID | None = None,
                 source: str | None = None, version: int | None = None, reason: str = "",
-                undo: bool = False) -> Changes:
-        """Retract (or restore with ``undo``) a belief, fragment, source or source version."""
+                undo: bool = False, expect: str | None = None) -> Changes:
+        """Retract (or restore with ``undo``) a belief, fragment, source or source version; ``expect``:
+        only the change a preview showed (its :meth:`Changes.fingerprint`), checked and applied in one
+        transaction under the workspace's write lock, else :class:`~beliefdb.errors.StalePreview` and
+        nothing written."""
         return retraction.retract(self.database, belief=belief, fragment=fragment, source=source, version=version,
-                                  reason=reason, undo=undo)
+                                  reason=reason, undo=undo, expect=expect)
 
     def preview_retract(self, *, belief: str | UUID | None = None, fragment: str | UUID | None = None,
                         source: str | None = None, version: int | None = None, undo: bool = False) -> Changes:

@@ -3,6 +3,7 @@ Rules cited as "rule N" are those of docs/rules.md."""
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -82,6 +83,15 @@ class Changes:
     proposed: bool = False
     review_item: UUID | None = None
     owner: str | None = None
+
+    def fingerprint(self) -> str:
+        """What this report says, in a few characters a form carries back from a preview: the same
+        nodes in each group, whether it would only be proposed, and to whom (``retract(expect=...)``)."""
+        parts = [sorted(map(str, ids)) for ids in (self.stopped_holding, self.started_holding, self.flagged,
+                                                  self.held, self.stopped_current, self.became_current)]
+        parts.append(sorted(f"{s.decision}:{s.by}" for s in self.survives))
+        parts.append([str(self.proposed), str(self.owner)])
+        return hashlib.sha256(repr(parts).encode()).hexdigest()[:32]
 
 
 

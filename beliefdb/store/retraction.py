@@ -50,12 +50,23 @@ def impact(db: Database, refs: Sequence[str | UUID], conn: psycopg.Connection[An
 
 def retract(db: Database, *, belief: str | UUID | None = None, fragment: str | UUID | None = None,
             source: str | None = None, version: int | None = None, reason: str, undo: bool = False,
-            conn: psycopg.Connection[Any] | None = None) -> Changes:
-    """Retract (or, with ``undo``, restore) one belief, fragment, source or source version."""
+            expect: str | None = None, conn: psycopg.Connection[Any] | None = None) -> Changes:
+    """Retract (or, with ``undo``, restore) one belief, fragment, source or source version. With
+    ``expect`` (the :meth:`Changes.fingerprint` of a preview) only that change: in one transaction
+    holding the workspace's write lock, so no other writer changes it between the two, the preview is
+    taken again and the retraction applied only if it is the same; else :class:`errors.StalePreview`
+    and nothing is written."""
     target, ref = _target(belief, fragment, source, version)
     if not undo and not reason.strip():
         raise errors.InvalidInput("a retraction needs --reason")
-    changes: Changes = db.fetch_one(composites.changes, Q.retract, (target, ref, reason, version, undo), conn)
+    with db.transaction(conn) as c:
+        if expect is not None:
+            c.execute(Q.lock_workspace)
+            seen = preview(db, belief=belief, fragment=fragment, source=source, version=version, undo=undo, conn=c)
+            if seen.fingerprint() != expect:
+                raise errors.StalePreview("what retracting it would change is no longer what the preview showed:"
+                                          " nothing was written; preview again")
+        changes: Changes = db.fetch_one(composites.changes, Q.retract, (target, ref, reason, version, undo), c)
     return changes
 
 

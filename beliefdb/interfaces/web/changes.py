@@ -69,7 +69,7 @@ def _retract_page(request: Request, v: session.Viewer, source: str, *, conflict:
     shown = picture(v.db.impact_graph(source), "impact")
     context = {"viewer": v, "title": f"Retract {source}?", "source": source, "changes": seen, "picture": shown,
                "groups": describe.changes(seen, describe.Names(v.db), preview=True), "mark_words": MARK_WORDS,
-               "expected": describe.fingerprint(seen), "conflict": conflict}
+               "expected": seen.fingerprint(), "conflict": conflict}
     return view.page(request, "retract.html", context, 409 if conflict else 200)
 
 
@@ -84,11 +84,13 @@ def retract_preview(request: Request, v: Reader, source: str = "") -> Response:
 def retract_apply(request: Request, v: Writer, source: Text = "", reason: Text = "", expected: Text = "") -> Response:
     if not reason.strip():
         raise errors.InvalidInput("a retraction needs a reason")
-    # only what the preview showed: if it would now change something else, show that instead
-    if describe.fingerprint(v.db.preview_retract(source=source)) != expected:
+    # only what the preview showed (checked and applied in one transaction): if it would now change
+    # something else, show that instead
+    try:
+        done = v.db.retract(source=source, reason=reason.strip(), expect=expected)
+    except errors.StalePreview:
         return _retract_page(request, v, source, conflict="What retracting it would change is no longer what"
                                                           " your preview showed.")
-    done = v.db.retract(source=source, reason=reason.strip())
     context = {"viewer": v, "title": f"Retracted {source}", "source": source, "changes": done,
                "groups": describe.changes(done, describe.Names(v.db), preview=False), "mark_words": MARK_WORDS}
     return view.page(request, "retracted.html", context)

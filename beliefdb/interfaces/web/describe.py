@@ -4,7 +4,6 @@ the database's own answer (:class:`~beliefdb.models.Changes`, a correction previ
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from uuid import UUID
@@ -152,12 +151,3 @@ def resolution(done: ReviewResolution, names: Names) -> tuple[str, list[Group]]:
         said += " The retraction is applied."
     return said, changes(change_report(report), names, preview=False) if report else []
 
-
-def fingerprint(c: Changes) -> str:
-    """What a preview showed, in a few characters a form carries back: applying checks that the change
-    would still be this one (the same nodes in each group)."""
-    parts = [sorted(map(str, ids)) for ids in (c.stopped_holding, c.started_holding, c.flagged, c.held,
-                                              c.stopped_current, c.became_current)]
-    parts.append(sorted(f"{s.decision}:{s.by}" for s in c.survives))
-    parts.append([str(c.proposed), str(c.owner)])
-    return hashlib.sha256(repr(parts).encode()).hexdigest()[:32]
