@@ -9,6 +9,7 @@ import re
 import threading
 import time
 
+import pytest
 import web_pages
 from fastapi.testclient import TestClient
 from product_story import Story, forum_post, publish_v33
@@ -100,3 +101,42 @@ def test_a_confirmed_retraction_applies_only_what_its_preview_showed_even_agains
         assert fresh.became_current == [] and fresh.fingerprint() != shown.fingerprint()
         done = db.retract(source="b.md", reason="wrong hours", expect=fresh.fingerprint())
         assert done.fingerprint() == fresh.fingerprint() and db.why(six).belief.status != "current"
+
+
+def test_the_workspace_pages_its_beliefs_with_numbers_and_links(client: TestClient, db_url: str, story: Story,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    with beliefdb.connect(db_url, principal="alice") as db:
+        publish_v33(db)
+        every = [b.id for b in db.beliefs(include_all=True)]
+        current = len(db.beliefs())
+    n = len(every)
+    assert n >= 5
+    sign_in(client, api.create_token("default", "alice", url=db_url).token)
+    seen: list[str] = []
+    path: str | None = "/?limit=2"
+    for first in range(1, n + 1, 2):
+        said = (f"Showing beliefs {first}–{first + 1} of {n}, newest first." if first < n
+                else f"Showing belief {n} of {n}, newest first.")
+        assert path is not None
+        page = client.get(path, headers=HTML)
+        assert page.status_code == 200, page.text
+        assert said in text_of(page.text), text_of(page.text)
+        assert "only part of it is shown" not in page.text
+        seen += re.findall(r'<li class="node-item" data-id="([0-9a-f-]+)" data-marks="[^"]*">\s*<a href="/beliefs/',
+                           page.text)
+        newer = re.search(r'<a href="([^"]+)" rel="prev">← Newer beliefs</a>', page.text)
+        assert (newer is None) == (path == "/?limit=2")
+        older = re.search(r'<a href="([^"]+)" rel="next">Older beliefs →</a>', page.text)
+        path = older.group(1).replace("&amp;", "&") if older else None
+    assert path is None  # the last page links to no older one
+    assert sorted(seen) == sorted(map(str, every))  # each belief on one page, none twice
+    # the filters go along; a page past the end says so and leads back
+    filtered = client.get("/", params={"status": "current", "limit": 1}, headers=HTML).text
+    assert f"Showing belief 1 of {current}, newest first." in text_of(filtered)
+    assert 'href="/?status=current&amp;limit=1&amp;offset=1" rel="next"' in filtered
+    far = client.get("/", params={"offset": 50}, headers=HTML).text
+    assert f"No beliefs this far: {n} pass these filters." in text_of(far)
+    assert '<a href="/">Back to the newest</a>' in far
+    # past the count's bound: 'of more than ...'
+    monkeypatch.setattr("beliefdb.graph.workspace.COUNT_LIMIT", 3)
+    assert "Showing beliefs 1–2 of more than 3, newest first." in text_of(client.get("/?limit=2", headers=HTML).text)

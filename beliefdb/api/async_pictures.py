@@ -36,9 +36,9 @@ class AsyncPictures:
 
     async def workspace_graph(self, *, subject: str | None = None, status: str | None = None,
                               since: datetime | None = None, until: datetime | None = None,
-                              as_of: datetime | None = None, limit: int = 200) -> Graph:
+                              as_of: datetime | None = None, limit: int = 200, offset: int = 0) -> Graph:
         return await self.call(self.sync.workspace_graph, subject=subject, status=status, since=since, until=until,
-                               as_of=as_of, limit=limit)
+                               as_of=as_of, limit=limit, offset=offset)
 
     async def labels(self, ids: Sequence[UUID]) -> list[NodeLabel]:
         return await self.call(self.sync.labels, ids)

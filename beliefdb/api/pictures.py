@@ -40,13 +40,13 @@ class Pictures:
 
     def workspace_graph(self, *, subject: str | None = None, status: str | None = None,
                         since: datetime | None = None, until: datetime | None = None,
-                        as_of: datetime | None = None, limit: int = 200) -> Graph:
+                        as_of: datetime | None = None, limit: int = 200, offset: int = 0) -> Graph:
         """The product view: Sources → Beliefs → Decisions → Actions for the newest ``limit`` production
-        beliefs of ``subject`` with ``status`` recorded in [``since``, ``until``) (or as believed at
-        ``as_of``), corrections and supersessions on the beliefs they changed; ``truncated`` when more
-        beliefs passed the filters."""
+        beliefs from ``offset`` of ``subject`` with ``status`` recorded in [``since``, ``until``) (or as
+        believed at ``as_of``), corrections and supersessions on the beliefs they changed; ``truncated``
+        when more beliefs passed the filters, ``page`` which of how many they are."""
         return graph.workspace_graph(self.database, subject=subject, status=status, since=since, until=until,
-                                     as_of=as_of, limit=limit)
+                                     as_of=as_of, limit=limit, offset=offset)
 
     def labels(self, ids: Sequence[UUID]) -> list[NodeLabel]:
         """What names each of these beliefs, decisions and actions to a person (its statement, title or

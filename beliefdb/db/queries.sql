@@ -1009,31 +1009,50 @@ select a.id, beliefdb.action_status_at(a, %(as_of)s)
 select r.id, r.task, r.agent, r.parent_run_id from beliefdb.run r where r.id = %(id)s;
 
 -- workspace_beliefs --
--- The production beliefs of the product view, newest first (at most limit + 1: one more says it was cut): of subject, status, recorded between since and until
-select b.id
-  from beliefdb.belief b
- where b.provenance = 'production'
-   and (%(subject)s::text is null or b.subject = %(subject)s)
-   and (%(status)s::text is null or b.status = %(status)s::beliefdb.belief_status)
-   and (%(since)s::timestamptz is null or b.recorded_at >= %(since)s)
-   and (%(until)s::timestamptz is null or b.recorded_at < %(until)s)
- order by b.recorded_at desc, b.id
- limit %(limit)s;
+-- The production beliefs of the product view, newest first, from offset (at most limit + 1: one more says it was cut): of subject, status, recorded between since and until; each row with how many pass the filters (n, counted up to count_limit), one row with a null id when none is on the page
+-- (not materialized: the page reads the index in order until its limit, the count until its bound)
+with passing as not materialized (
+    select b.id, b.recorded_at
+      from beliefdb.belief b
+     where b.provenance = 'production'
+       and (%(subject)s::text is null or b.subject = %(subject)s)
+       and (%(status)s::text is null or b.status = %(status)s::beliefdb.belief_status)
+       and (%(since)s::timestamptz is null or b.recorded_at >= %(since)s)
+       and (%(until)s::timestamptz is null or b.recorded_at < %(until)s)
+), page as (
+    select p.id, p.recorded_at from passing p order by p.recorded_at desc, p.id offset %(offset)s limit %(limit)s
+), counted as (
+    select count(*) as n from (select from passing limit %(count_limit)s) x
+)
+select p.id, c.n
+  from counted c
+  left join page p on true
+ order by p.recorded_at desc, p.id;
 
 -- workspace_beliefs_as_of --
--- The product view's beliefs as believed at as_of (beliefdb.believed_at; status: the one they had then, beliefdb.status_at), filtered like workspace_beliefs, newest first, read until limit are found
-select x.id
-  from (select b.id, b as belief
-          from beliefdb.belief b
-         where b.provenance = 'production' and b.recorded_at <= %(as_of)s
-           and (%(subject)s::text is null or b.subject = %(subject)s)
-           and (%(since)s::timestamptz is null or b.recorded_at >= %(since)s)
-           and (%(until)s::timestamptz is null or b.recorded_at < %(until)s)
-         order by b.recorded_at desc, b.id
-        offset 0) x  -- (sorted first, so that believed_at runs only on the rows read until the limit)
- where beliefdb.believed_at(x.belief, %(as_of)s)
-   and (%(status)s::text is null or %(status)s = beliefdb.status_at(x.belief, %(as_of)s)::text)
- limit %(limit)s;
+-- The product view's beliefs as believed at as_of (beliefdb.believed_at; status: the one they had then, beliefdb.status_at), filtered like workspace_beliefs, newest first from offset, read until limit are found; each row with how many pass the filters (n, counted up to count_limit), one row with a null id when none is on the page
+-- (passing is read once, as far as the page or the count needs it: believed_at runs once per belief read)
+with passing as (
+    select x.id, x.recorded_at
+      from (select b.id, b.recorded_at, b as belief
+              from beliefdb.belief b
+             where b.provenance = 'production' and b.recorded_at <= %(as_of)s
+               and (%(subject)s::text is null or b.subject = %(subject)s)
+               and (%(since)s::timestamptz is null or b.recorded_at >= %(since)s)
+               and (%(until)s::timestamptz is null or b.recorded_at < %(until)s)
+             order by b.recorded_at desc, b.id
+            offset 0) x  -- (sorted first, so that believed_at runs only on the rows read until the limit)
+     where beliefdb.believed_at(x.belief, %(as_of)s)
+       and (%(status)s::text is null or %(status)s = beliefdb.status_at(x.belief, %(as_of)s)::text)
+), page as (
+    select p.id, p.recorded_at from passing p offset %(offset)s limit %(limit)s
+), counted as (
+    select count(*) as n from (select from passing limit %(count_limit)s) x
+)
+select p.id, c.n
+  from counted c
+  left join page p on true
+ order by p.recorded_at desc, p.id;
 
 -- source_excerpts --
 -- The text of each fragment's source version around it (context characters either side), where it starts, its length

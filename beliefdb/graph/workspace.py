@@ -15,33 +15,42 @@ from beliefdb.db.queries import Q
 from beliefdb.graph import read
 from beliefdb.graph.canvas import Canvas
 from beliefdb.inputs import check_moment
-from beliefdb.models.graph import Graph
+from beliefdb.models.graph import Graph, Page
 from beliefdb.vocabulary import BeliefStatus
 
 #: the most beliefs one picture shows (a page of the product view)
 MAX_LIMIT = 2000
+#: how far the beliefs that pass the filters are counted ("of more than 10,000" past it): the count of
+#: a page costs at most this many rows read, whatever the size of the workspace
+COUNT_LIMIT = 10_000
+#: the furthest a page starts (the database's integer range)
+MAX_OFFSET = 2**31 - 1
 
 
 def workspace_graph(db: Database, *, subject: str | None = None, status: str | None = None,
                     since: datetime | None = None, until: datetime | None = None, as_of: datetime | None = None,
-                    limit: int = 200) -> Graph:
-    """The workspace's newest ``limit`` production beliefs (of ``subject``, with ``status``, recorded
-    in [``since``, ``until``), or as believed at ``as_of``) with their sources, the decisions built on
-    them and those decisions' actions; ``truncated`` when more beliefs passed the filters."""
+                    limit: int = 200, offset: int = 0) -> Graph:
+    """The workspace's newest ``limit`` production beliefs from ``offset`` (of ``subject``, with
+    ``status``, recorded in [``since``, ``until``), or as believed at ``as_of``) with their sources,
+    the decisions built on them and those decisions' actions; ``truncated`` when more beliefs passed
+    the filters after them, ``page`` which of how many (counted up to :data:`COUNT_LIMIT`) they are."""
     if status is not None and status not in BeliefStatus.__members__:
         raise errors.InvalidInput(f"unknown belief status '{status}' (choose from: {', '.join(BeliefStatus)})")
     if not 1 <= limit <= MAX_LIMIT:
         raise errors.InvalidInput(f"limit must be between 1 and {MAX_LIMIT}")
+    if not 0 <= offset <= MAX_OFFSET:
+        raise errors.InvalidInput(f"offset must be between 0 and {MAX_OFFSET:,}")
     for moment, where in ((since, "since"), (until, "until"), (as_of, "as_of")):
         if moment is not None:
             check_moment(moment, where)
     filters = {"subject": subject, "status": status, "since": since, "until": until, "as_of": as_of,
-               "limit": limit + 1}
+               "limit": limit + 1, "offset": offset, "count_limit": COUNT_LIMIT + 1}
     canvas = Canvas()
     canvas.as_of = as_of
     with db.transaction() as c:
         query = Q.workspace_beliefs if as_of is None else Q.workspace_beliefs_as_of
-        found = [r["id"] for r in db.fetch_all(dict, query, filters, c)]
+        rows = db.fetch_all(dict, query, filters, c)
+        found, counted = [r["id"] for r in rows if r["id"] is not None], rows[0]["n"]
         beliefs = found[:limit]
         then = read.believed_at(db, beliefs, as_of, c) if as_of is not None else {}
         canvas.wanted.update(beliefs)
@@ -75,4 +84,5 @@ def workspace_graph(db: Database, *, subject: str | None = None, status: str | N
     title = "Workspace" + "".join(f", {k} {v}" for k, v in (("subject", subject), ("status", status)) if v)
     if as_of is not None:
         title += f", as believed at {as_of.isoformat()}"
-    return canvas.graph(title, [], truncated=len(found) > limit)
+    page = Page(offset, len(beliefs), min(counted, COUNT_LIMIT), more=counted > COUNT_LIMIT)
+    return canvas.graph(title, [], truncated=len(found) > limit, page=page)

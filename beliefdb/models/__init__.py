@@ -31,7 +31,7 @@ from beliefdb.models.changes import (
     StillSupported,
 )
 from beliefdb.models.conversations import Turn
-from beliefdb.models.graph import Graph, GraphEdge, GraphNode, NodeLabel
+from beliefdb.models.graph import Graph, GraphEdge, GraphNode, NodeLabel, Page
 from beliefdb.models.ingest import (
     Accepted,
     Conflict,
@@ -128,6 +128,7 @@ __all__ = [
     "MigrationStatus",
     "NodeLabel",
     "OutcomeRecorded",
+    "Page",
     "PlanItem",
     "Recorded",
     "Refusal",

@@ -72,6 +72,18 @@ class GraphEdge:
 
 
 @dataclass(frozen=True)
+class Page:
+    """Which of the beliefs that passed a workspace picture's filters it shows, newest first: ``shown``
+    of them from ``offset`` (0: the newest), of ``total`` counted up to a bound; ``more``: more than
+    ``total`` passed them (not counted further)."""
+
+    offset: int
+    shown: int
+    total: int
+    more: bool = False
+
+
+@dataclass(frozen=True)
 class Graph:
     """A neighbourhood of the store to draw: never the whole store."""
 
@@ -81,3 +93,5 @@ class Graph:
     edges: tuple[GraphEdge, ...]
     #: true when nodes were left out to keep the picture readable (the page says so)
     truncated: bool = False
+    #: a workspace picture's page of beliefs (None for any other picture)
+    page: Page | None = None

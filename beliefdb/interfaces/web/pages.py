@@ -13,12 +13,13 @@ from fastapi.responses import RedirectResponse, Response
 from markupsafe import Markup, escape
 
 from beliefdb import errors
+from beliefdb.graph.workspace import MAX_LIMIT, MAX_OFFSET
 from beliefdb.interfaces.web import view
 from beliefdb.interfaces.web.picture import picture
 from beliefdb.interfaces.web.session import Reader
 from beliefdb.interfaces.web.svg import MARK_WORDS
 from beliefdb.models import SourceExcerpt
-from beliefdb.models.graph import Graph
+from beliefdb.models.graph import Graph, Page
 
 router = APIRouter(route_class=view.PageRoute, include_in_schema=False)
 #: pages at paths the JSON API serves too: a browser gets the page (view.SharedPageRoute)
@@ -35,13 +36,42 @@ def _url(path: str, **params: str | None) -> str:
 
 @router.get("/")
 def workspace(request: Request, v: Reader, subject: str = "", status: str = "", since: str = "", until: str = "",
-              as_of: str = "", limit: Annotated[int, Query(ge=1, le=2000)] = DEFAULT_LIMIT) -> Response:
+              as_of: str = "", limit: Annotated[int, Query(ge=1, le=MAX_LIMIT)] = DEFAULT_LIMIT,
+              offset: Annotated[int, Query(ge=0, le=MAX_OFFSET)] = 0) -> Response:
     moments = {k: view.moment(text, k) for k, text in (("since", since), ("until", until), ("as_of", as_of))}
-    graph = v.db.workspace_graph(subject=subject.strip() or None, status=status or None, limit=limit, **moments)
+    graph = v.db.workspace_graph(subject=subject.strip() or None, status=status or None, limit=limit,
+                                 offset=offset, since=moments["since"], until=moments["until"],
+                                 as_of=moments["as_of"])
+    kept = {"subject": subject, "status": status, "since": since, "until": until, "as_of": as_of,
+            "limit": str(limit) if limit != DEFAULT_LIMIT else ""}
     context = {"viewer": v, "title": "Workspace", "nav": "workspace", "picture": picture(graph, "workspace"),
                "filters": {"subject": subject, "status": status, "limit": limit}, "moments": moments,
-               "statuses": STATUSES, "mark_words": MARK_WORDS}
+               "statuses": STATUSES, "mark_words": MARK_WORDS, "paging": paging(graph.page, limit, kept),
+               "max_limit": MAX_LIMIT}
     return view.page(request, "workspace.html", context)
+
+
+def paging(page: Page | None, limit: int, kept: dict[str, str]) -> dict[str, str]:
+    """What a workspace page says of its page of beliefs ("Showing beliefs 61–120 of 1,234, newest
+    first"), with the links to the newer and older pages (the same filters)."""
+    if page is None:
+        return {"said": "", "newer": "", "older": "", "first": ""}
+    total = f"more than {page.total:,}" if page.more else f"{page.total:,}"
+    first, last = page.offset + 1, page.offset + page.shown
+    if page.shown == 0 and page.total == 0:
+        said = "No belief passes these filters."
+    elif page.shown == 0:
+        said = f"No beliefs this far: {total} pass these filters."
+    elif page.shown == 1:
+        said = f"Showing belief {first:,} of {total}, newest first."
+    else:
+        said = f"Showing beliefs {first:,}–{last:,} of {total}, newest first."
+    older = page.offset + page.shown < page.total or page.more
+    return {"said": said,
+            "newer": _url("/", **kept, offset=str(max(page.offset - limit, 0)) if page.offset > limit else None)
+            if page.offset > 0 and page.shown > 0 else "",
+            "older": _url("/", **kept, offset=str(last)) if older and page.shown > 0 else "",
+            "first": _url("/", **kept) if page.shown == 0 and page.total > 0 else ""}
 
 
 def highlight(excerpt: SourceExcerpt, spans: list[tuple[int, int]]) -> Markup:
