@@ -140,3 +140,17 @@ def test_the_workspace_pages_its_beliefs_with_numbers_and_links(client: TestClie
     # past the count's bound: 'of more than ...'
     monkeypatch.setattr("beliefdb.graph.workspace.COUNT_LIMIT", 3)
     assert "Showing beliefs 1–2 of more than 3, newest first." in text_of(client.get("/?limit=2", headers=HTML).text)
+
+
+def test_the_impact_of_a_retracted_source_offers_no_retraction_that_would_fail(client: TestClient, db_url: str,
+                                                                               story: Story) -> None:
+    with beliefdb.connect(db_url, principal="alice") as db:
+        forum_post(db)
+        db.retract(source="forum-post.txt", reason="poisoned forum post")
+    sign_in(client, api.create_token("default", "alice", url=db_url).token)
+    page = client.get("/impact", params={"ref": "forum-post.txt"}, headers=HTML).text
+    # its link led to 'nothing to retract: source forum-post.txt is unknown or already retracted' (404)
+    assert "/sources/retract?source=forum-post.txt" not in page
+    assert "forum-post.txt is retracted already." in text_of(page)
+    live = client.get("/impact", params={"ref": "return-policy.md"}, headers=HTML).text
+    assert 'href="/sources/retract?source=return-policy.md">Retract return-policy.md… (preview first)' in live
