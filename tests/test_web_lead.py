@@ -154,3 +154,14 @@ def test_the_impact_of_a_retracted_source_offers_no_retraction_that_would_fail(c
     assert "forum-post.txt is retracted already." in text_of(page)
     live = client.get("/impact", params={"ref": "return-policy.md"}, headers=HTML).text
     assert 'href="/sources/retract?source=return-policy.md">Retract return-policy.md… (preview first)' in live
+
+
+def test_a_nul_in_an_address_is_a_page_saying_why_not_json(client: TestClient, db_url: str) -> None:
+    sign_in(client, api.create_token("default", "alice", url=db_url).token)
+    for path in ("/?subject=%00", "/beliefs/%00", "/impact?ref=a%00b", "/decisions/x?as_of=%00"):
+        page = client.get(path, headers=HTML)
+        assert page.status_code == 400 and page.headers["content-type"].startswith("text/html"), (path, page.text)
+        assert 'role="alert"' in page.text and "text may not contain NUL characters" in page.text
+        assert '<nav aria-label="Main">' in page.text  # still signed in
+        assert page.headers["content-security-policy"].startswith("default-src 'none'")
+    assert client.get("/beliefs/%00").json()["error"] == "invalid_input"  # a script's request: JSON, as before

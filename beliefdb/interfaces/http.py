@@ -87,7 +87,8 @@ async def _http(request: Request, exc: Exception) -> Response:
 
 
 class RefuseNul:
-    """PostgreSQL text holds no NUL: a path or query string with one is bad input (400), up front."""
+    """PostgreSQL text holds no NUL: a path or query string with one is bad input (400), up front (for a
+    browser, the page saying so)."""
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
@@ -96,7 +97,10 @@ class RefuseNul:
         if scope["type"] == "http":
             raw = scope.get("query_string", b"") + scope.get("raw_path", b"")
             if b"%00" in raw or b"\x00" in raw or "\x00" in scope.get("path", ""):
-                await error(400, errors.InvalidInput.code, "text may not contain NUL characters")(scope, receive, send)
+                said = "text may not contain NUL characters"
+                refused = (view.error_page(Request(scope), 400, view.TITLES[400], said) if view.browser(scope)
+                           else error(400, errors.InvalidInput.code, said))
+                await refused(scope, receive, send)
                 return
         await self.app(scope, receive, send)
 
