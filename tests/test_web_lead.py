@@ -165,3 +165,16 @@ def test_a_nul_in_an_address_is_a_page_saying_why_not_json(client: TestClient, d
         assert '<nav aria-label="Main">' in page.text  # still signed in
         assert page.headers["content-security-policy"].startswith("default-src 'none'")
     assert client.get("/beliefs/%00").json()["error"] == "invalid_input"  # a script's request: JSON, as before
+
+
+def test_an_address_that_is_no_page_says_so_in_words(client: TestClient, db_url: str, story: Story) -> None:
+    sign_in(client, api.create_token("default", "alice", url=db_url).token)
+    missing = client.get("/sources/retract/x", headers=HTML)
+    assert missing.status_code == 404 and "There is no page at /sources/retract/x." in text_of(missing.text)
+    # a form's address opened again (a bookmark, a tab restored): it said 'Not found' and 'Method Not Allowed'
+    for path in (f"/beliefs/{story.refund}/correction", "/review/abcd", "/signout"):
+        opened = client.get(path, headers=HTML)
+        said = text_of(opened.text)
+        assert opened.status_code == 405 and "<h1>Not a page</h1>" in opened.text, (path, said)
+        assert "This address is where a form is sent, not a page to open" in said and "Method Not Allowed" not in said
+    assert client.get("/review/abcd").json()["error"] == "method_not_allowed"  # a script's: as before

@@ -95,8 +95,8 @@ def error_page(request: Request, status: int, title: str, message: str) -> HTMLR
                                         "viewer": signed_in(request)}, status)
 
 
-TITLES = {400: "Not understood", 403: "Not allowed", 404: "Not found", 409: "Conflict",
-          503: "Memory unavailable"}
+TITLES = {400: "Not understood", 403: "Not allowed", 404: "Not found", 405: "Not a page", 409: "Conflict",
+          413: "Too large", 503: "Memory unavailable"}
 
 
 def failure(request: Request, exc: errors.BeliefDBError) -> Response:
