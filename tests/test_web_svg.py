@@ -89,3 +89,12 @@ def test_each_node_links_to_its_page() -> None:
     assert _node(root, 5).get("href") == f"/actions/{_id(5)}"
     assert _node(root, 1).get("href") == "/impact?ref=return-policy.md"
     assert _node(root, 6).tag == "{http://www.w3.org/2000/svg}g"  # a correction has no page of its own
+
+
+def test_the_description_counts_in_words_one_source_two_beliefs() -> None:
+    desc = _svg().findtext("svg:desc", "", NS)
+    assert desc.startswith("1 source, 1 correction, 2 beliefs, 1 decision, 1 action; 5 relations."), desc
+    one = to_svg(Graph("t", (), NODES[:1], ()))
+    assert "<desc id=\"graph-desc\">1 source; 0 relations." in one
+    two = to_svg(Graph("t", (), NODES[:2], EDGES[:1]))
+    assert "1 source, 1 belief; 1 relation." in two

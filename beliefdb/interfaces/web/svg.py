@@ -198,6 +198,11 @@ def short(value: UUID) -> str:
     return str(value)[:8]
 
 
+def _count(n: int, plural: str) -> str:
+    """``n`` things in words: 1 source, 2 sources (every kind's plural is its singular and an s)."""
+    return f"{n} {plural[:-1] if n == 1 else plural}"
+
+
 def to_svg(graph: Graph, *, ident: str = "graph") -> str:
     """The picture of ``graph`` as an inline SVG element (``ident`` names its title and description)."""
     boxes, width, height = layout(graph)
@@ -212,9 +217,9 @@ def to_svg(graph: Graph, *, ident: str = "graph") -> str:
     edges = [_edge(e, by_id, names) for e in sorted(graph.edges, key=lambda e: (str(e.source), str(e.target),
                                                                                  e.relation))
              if e.source in by_id and e.target in by_id]
-    counts = ", ".join(f"{sum(1 for n in graph.nodes if n.kind == k)} {KIND_WORDS[k].lower()}"
+    counts = ", ".join(_count(sum(1 for n in graph.nodes if n.kind == k), KIND_WORDS[k].lower())
                        for k in COLUMN if any(n.kind == k for n in graph.nodes))
-    desc = (f"{counts or 'nothing'}; {len(graph.edges)} relations."
+    desc = (f"{counts or 'nothing'}; {_count(len(graph.edges), 'relations')}."
             f"{' Only part of it is drawn.' if graph.truncated else ''} The same content follows as a list.")
     focus = set(graph.focus)
     return (f'<svg xmlns="http://www.w3.org/2000/svg" class="graph" role="img" width="{width}" height="{height}"'
