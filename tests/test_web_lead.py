@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 import threading
 import time
+from datetime import timedelta
 
 import pytest
 import web_pages
@@ -178,3 +179,16 @@ def test_an_address_that_is_no_page_says_so_in_words(client: TestClient, db_url:
         assert opened.status_code == 405 and "<h1>Not a page</h1>" in opened.text, (path, said)
         assert "This address is where a form is sent, not a page to open" in said and "Method Not Allowed" not in said
     assert client.get("/review/abcd").json()["error"] == "method_not_allowed"  # a script's: as before
+
+
+def test_a_decision_as_of_before_it_was_recorded_says_so(client: TestClient, db_url: str, story: Story) -> None:
+    with beliefdb.connect(db_url, principal="alice") as db:
+        (decision,) = [d for d in db.decisions() if d.id == story.refuse]
+        before = decision.created_at - timedelta(seconds=1)
+    sign_in(client, api.create_token("default", "alice", url=db_url).token)
+    # it said 'Status: active' and 'None: no reason held then' of a decision nobody had made yet
+    page = client.get(f"/decisions/{story.refuse}", params={"as_of": before.isoformat()}, headers=HTML)
+    assert page.status_code == 404, text_of(page.text)
+    assert f"decision {story.refuse} was not recorded yet at {before.isoformat()}" in text_of(page.text)
+    then = client.get(f"/decisions/{story.refuse}", params={"as_of": decision.created_at.isoformat()}, headers=HTML)
+    assert then.status_code == 200 and "Status: active" in text_of(then.text)

@@ -995,14 +995,14 @@ select b.id, beliefdb.status_at(b, %(as_of)s)::text as status
  where b.id = any(%(ids)s::uuid[]) and beliefdb.believed_at(b, %(as_of)s);
 
 -- graph_status_as_of --
--- The status these decisions and actions had at as_of, from their review items (beliefdb.decision_status_at, beliefdb.action_status_at)
+-- The status these decisions and actions had at as_of, of those recorded by then, from their review items (beliefdb.decision_status_at, beliefdb.action_status_at)
 select d.id, beliefdb.decision_status_at(d, %(as_of)s) as status
   from beliefdb.decision d
- where d.id = any(%(ids)s::uuid[])
+ where d.id = any(%(ids)s::uuid[]) and d.created_at <= %(as_of)s
 union all
 select a.id, beliefdb.action_status_at(a, %(as_of)s)
   from beliefdb.action a
- where a.id = any(%(ids)s::uuid[]);
+ where a.id = any(%(ids)s::uuid[]) and a.created_at <= %(as_of)s;
 
 -- graph_run --
 -- A run as a picture draws it: its task, agent, and the run it replays

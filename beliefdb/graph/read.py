@@ -86,7 +86,8 @@ def believed_at(db: Database, beliefs: Iterable[UUID], as_of: datetime, conn: Co
 
 
 def status_then(db: Database, ids: Iterable[UUID], as_of: datetime, conn: Conn) -> dict[UUID, str]:
-    """The status these decisions and actions had at ``as_of`` (flagged, held, approved or rejected then)."""
+    """The status these decisions and actions had at ``as_of`` (flagged, held, approved or rejected then); one
+    recorded later is left out."""
     rows = db.fetch_all(dict, Q.graph_status_as_of, {"ids": _ids(ids), "as_of": as_of}, conn)
     return {r["id"]: r["status"] for r in rows}
 

@@ -90,5 +90,8 @@ def _as_of(db: Database, canvas: Canvas, focus: UUID, as_of: datetime, c: read.C
         node.notes = []
     # decisions and actions too: flagged, held, approved or rejected then, not now
     acting = [n.id for n in canvas.nodes.values() if n.kind in ("decision", "action")]
-    for node_id, status in read.status_then(db, acting, as_of, c).items():
+    statuses = read.status_then(db, acting, as_of, c)
+    if canvas.nodes[focus].kind != "belief" and focus not in statuses:
+        raise errors.NotFound(f"{canvas.nodes[focus].kind} {focus} was not recorded yet at {as_of.isoformat()}")
+    for node_id, status in statuses.items():
         canvas.restate(node_id, status)
