@@ -192,3 +192,14 @@ def test_a_decision_as_of_before_it_was_recorded_says_so(client: TestClient, db_
     assert f"decision {story.refuse} was not recorded yet at {before.isoformat()}" in text_of(page.text)
     then = client.get(f"/decisions/{story.refuse}", params={"as_of": decision.created_at.isoformat()}, headers=HTML)
     assert then.status_code == 200 and "Status: active" in text_of(then.text)
+
+
+def test_an_action_as_of_a_moment_leads_to_its_decision_as_of_that_moment(client: TestClient, db_url: str,
+                                                                          story: Story) -> None:
+    sign_in(client, api.create_token("default", "alice", url=db_url).token)
+    went = client.get(f"/actions/{story.email}", params={"as_of": "2099-01-01T00:00:00"}, headers=HTML)
+    assert went.status_code == 303, went.text  # it dropped the moment: the decision as it is now
+    assert went.headers["location"] == (f"/decisions/{story.refuse}?as_of=2099-01-01T00%3A00%3A00"
+                                        f"#action-{story.email}")
+    now = client.get(f"/actions/{story.email}", headers=HTML)
+    assert now.headers["location"] == f"/decisions/{story.refuse}#action-{story.email}"

@@ -150,13 +150,15 @@ def _decision_of(graph: Graph, action: UUID) -> UUID:
 
 
 @router.get("/actions/{action}")
-def action(request: Request, action: str, v: Reader) -> Response:
-    graph = v.db.why_graph(action)
+def action(request: Request, action: str, v: Reader, as_of: str = "") -> Response:
+    graph = v.db.why_graph(action, as_of=view.moment(as_of, "as_of"))
     (focus_id,) = graph.focus
     kind = next(n.kind for n in graph.nodes if n.id == focus_id)
     if kind != "action":
         raise errors.NotFound(f"{action} is a {kind}, not an action")
-    return RedirectResponse(f"/decisions/{_decision_of(graph, focus_id)}#action-{focus_id}", status_code=303)
+    # its decision as of the same moment
+    return RedirectResponse(_url(f"/decisions/{_decision_of(graph, focus_id)}", as_of=as_of) + f"#action-{focus_id}",
+                            status_code=303)
 
 
 @router.get("/impact")
