@@ -9,6 +9,7 @@ import re
 import threading
 import time
 from datetime import timedelta
+from urllib.parse import quote as quote_url
 
 import pytest
 import web_pages
@@ -203,3 +204,23 @@ def test_an_action_as_of_a_moment_leads_to_its_decision_as_of_that_moment(client
                                         f"#action-{story.email}")
     now = client.get(f"/actions/{story.email}", headers=HTML)
     assert now.headers["location"] == f"/decisions/{story.refuse}#action-{story.email}"
+
+
+def test_the_links_of_a_page_as_of_a_moment_keep_the_moment(client: TestClient, db_url: str, story: Story) -> None:
+    with beliefdb.connect(db_url, principal="alice") as db:
+        (quote,) = db.why(story.seven).evidence
+        then = max(quote.created_at, *(d.created_at for d in db.decisions()), *(a.created_at for a in db.actions()))
+        publish_v33(db)
+    sign_in(client, api.create_token("default", "alice", url=db_url).token)
+    at = "?as_of=" + quote_url(then.isoformat(), safe="")
+    # each link led to the page as it is now: the refusal flagged, its email held, the 7 days superseded
+    decision = client.get(f"/decisions/{story.refuse}", params={"as_of": then.isoformat()}, headers=HTML).text
+    assert f'<li id="reason-{story.seven}"><a href="/beliefs/{story.seven}{at}">' in decision  # the list
+    assert f'href="/beliefs/{story.seven}{at}"' in decision.split("<svg")[1]  # the picture
+    assert f'href="/actions/{story.email}{at}"' in decision
+    belief = client.get(f"/beliefs/{story.seven}", params={"as_of": then.isoformat()}, headers=HTML).text
+    assert f'<a href="/decisions/{story.refuse}{at}">Refuse the return of order 1042 (day 10)</a> [active]' in belief
+    workspace = client.get("/", params={"as_of": then.isoformat()}, headers=HTML).text
+    assert f'href="/decisions/{story.refuse}{at}"' in workspace
+    now = client.get(f"/decisions/{story.refuse}", headers=HTML).text
+    assert f'href="/beliefs/{story.seven}"' in now and "as_of" not in now.split("</form>", 2)[-1]

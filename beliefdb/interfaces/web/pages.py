@@ -44,7 +44,8 @@ def workspace(request: Request, v: Reader, subject: str = "", status: str = "", 
                                  as_of=moments["as_of"])
     kept = {"subject": subject, "status": status, "since": since, "until": until, "as_of": as_of,
             "limit": str(limit) if limit != DEFAULT_LIMIT else ""}
-    context = {"viewer": v, "title": "Workspace", "nav": "workspace", "picture": picture(graph, "workspace"),
+    context = {"viewer": v, "title": "Workspace", "nav": "workspace",
+               "picture": picture(graph, "workspace", moments["as_of"]),
                "filters": {"subject": subject, "status": status, "limit": limit}, "moments": moments,
                "statuses": STATUSES, "mark_words": MARK_WORDS, "paging": paging(graph.page, limit, kept),
                "max_limit": MAX_LIMIT}
@@ -113,7 +114,7 @@ def belief(request: Request, belief: str, v: Reader, as_of: str = "") -> Respons
     retracted = {r.name for r in found.retractions if r.what == "source" and r.restored_at is None}
     sources = sorted({e.source for e in evidence} - retracted)
     context = {"viewer": v, "title": found.belief.statement, "why": found, "excerpts": excerpts,
-               "picture": picture(graph, "why"), "premises": premises, "as_of": moment,
+               "picture": picture(graph, "why", moment), "premises": premises, "as_of": moment,
                # what is built on it, as it was then: the picture's statuses as of the moment
                "then": {str(n.id): n.status for n in graph.nodes} if moment is not None else {},
                "now_url": f"/beliefs/{found.belief.id}", "sources": sources, "mark_words": MARK_WORDS,
@@ -136,7 +137,7 @@ def decision(request: Request, decision: str, v: Reader, as_of: str = "") -> Res
                if e.target == focus_id and e.source in nodes and e.relation == "is a reason for"]
     actions = [nodes[e.target] for e in graph.edges
                if e.source == focus_id and e.target in nodes and nodes[e.target].kind == "action"]
-    context = {"viewer": v, "title": focus.label, "decision": focus, "picture": picture(graph, "why"),
+    context = {"viewer": v, "title": focus.label, "decision": focus, "picture": picture(graph, "why", moment),
                "live": [r for r in reasons if r[1].live], "lost": [r for r in reasons if not r[1].live],
                "actions": actions, "as_of": moment, "now_url": f"/decisions/{focus_id}", "mark_words": MARK_WORDS}
     return view.page(request, "decision.html", context)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import textwrap
 from dataclasses import dataclass
+from datetime import datetime
 from uuid import UUID
 
 from markupsafe import Markup
@@ -22,6 +23,8 @@ class Picture:
     columns: list[tuple[str, list[GraphNode]]]
     #: each node's relations in words: (sentence, live)
     relations: dict[UUID, list[tuple[str, bool]]]
+    #: the moment it shows (ISO 8601), which its links keep; "" for now
+    as_of: str = ""
 
     def nodes(self, kind: str) -> list[GraphNode]:
         return [n for n in self.graph.nodes if n.kind == kind]
@@ -30,7 +33,7 @@ class Picture:
         return [n for n in self.graph.nodes if mark in n.marks]
 
 
-def picture(graph: Graph, ident: str = "graph") -> Picture:
+def picture(graph: Graph, ident: str = "graph", as_of: datetime | None = None) -> Picture:
     names = {n.id: f"{n.kind} “{textwrap.shorten(n.label, 80, placeholder='…')}”" for n in graph.nodes}
     relations: dict[UUID, list[tuple[str, bool]]] = {}
     for e in graph.edges:
@@ -47,4 +50,6 @@ def picture(graph: Graph, ident: str = "graph") -> Picture:
     others = [n for n in graph.nodes if n.kind not in svg.COLUMN]
     if others:
         columns.append(("Other", others))
-    return Picture(graph, Markup(svg.to_svg(graph, ident=ident)), svg.legend(graph), columns, relations)
+    moment = as_of.isoformat() if as_of is not None else ""
+    return Picture(graph, Markup(svg.to_svg(graph, ident=ident, as_of=moment)), svg.legend(graph), columns,
+                   relations, moment)

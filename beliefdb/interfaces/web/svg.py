@@ -69,11 +69,13 @@ class Box:
     lines: tuple[str, ...]
 
 
-def href(node: GraphNode) -> str | None:
-    """The page a node links to (None: it has none)."""
+def href(node: GraphNode, as_of: str = "") -> str | None:
+    """The page a node links to (None: it has none); ``as_of``: a moment, which the pages of beliefs,
+    decisions and actions are then shown as of."""
     pages = {"belief": "/beliefs/", "decision": "/decisions/", "action": "/actions/", "run": "/runs/"}
     if node.kind in pages:
-        return f"{pages[node.kind]}{node.id}"
+        moment = f"?as_of={quote(as_of)}" if as_of and node.kind != "run" else ""
+        return f"{pages[node.kind]}{node.id}{moment}"
     if node.kind == "source":
         return f"/impact?ref={quote(node.label)}"
     if node.kind == "step":
@@ -165,7 +167,7 @@ def _edge(edge: GraphEdge, boxes: dict[UUID, Box], names: dict[UUID, str]) -> st
             f"<title>{escape(said)}</title></path>")
 
 
-def _node(box: Box, focus: set[UUID]) -> str:
+def _node(box: Box, focus: set[UUID], as_of: str) -> str:
     node = box.node
     classes = ["node", f"kind-{node.kind}", f"status-{node.status}", *(f"mark-{m}" for m in node.marks)]
     if node.id in focus and "focus" not in node.marks:
@@ -183,7 +185,7 @@ def _node(box: Box, focus: set[UUID]) -> str:
         texts.append(f'<text class="{cls}" x="{box.x + 8}" y="{box.y + 18 + i * LINE}">{escape(line)}</text>')
     body = (f"<title>{escape(said)}</title>"
             f'<rect x="{box.x}" y="{box.y}" width="{WIDTH}" height="{box.height}" rx="6"/>' + "".join(texts))
-    link = href(node)
+    link = href(node, as_of)
     cls = " ".join(escape(c) for c in classes)
     if link is None:
         return f'<g class="{cls}" data-id="{node.id}">{body}</g>'
@@ -203,8 +205,9 @@ def _count(n: int, plural: str) -> str:
     return f"{n} {plural[:-1] if n == 1 else plural}"
 
 
-def to_svg(graph: Graph, *, ident: str = "graph") -> str:
-    """The picture of ``graph`` as an inline SVG element (``ident`` names its title and description)."""
+def to_svg(graph: Graph, *, ident: str = "graph", as_of: str = "") -> str:
+    """The picture of ``graph`` as an inline SVG element (``ident`` names its title and description);
+    ``as_of``: the moment it shows, which its nodes' links keep."""
     boxes, width, height = layout(graph)
     by_id = {b.node.id: b for b in boxes}
     names = {b.node.id: f"{b.node.kind} “{textwrap.shorten(b.node.label, 60, placeholder='…')}”" for b in boxes}
@@ -229,7 +232,7 @@ def to_svg(graph: Graph, *, ident: str = "graph") -> str:
             '<defs><marker id="arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7"'
             ' orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z"/></marker></defs>'
             + "".join(headings) + '<g class="edges">' + "".join(edges) + "</g>"
-            + '<g class="nodes">' + "".join(_node(b, focus) for b in boxes) + "</g></svg>")
+            + '<g class="nodes">' + "".join(_node(b, focus, as_of) for b in boxes) + "</g></svg>")
 
 
 def legend(graph: Graph) -> list[tuple[str, str, str, str]]:
