@@ -224,3 +224,16 @@ def test_the_links_of_a_page_as_of_a_moment_keep_the_moment(client: TestClient, 
     assert f'href="/decisions/{story.refuse}{at}"' in workspace
     now = client.get(f"/decisions/{story.refuse}", headers=HTML).text
     assert f'href="/beliefs/{story.seven}"' in now and "as_of" not in now.split("</form>", 2)[-1]
+
+
+def test_each_review_item_says_what_approving_and_rejecting_it_do(client: TestClient, db_url: str,
+                                                                  story: Story) -> None:
+    with beliefdb.connect(db_url, principal="alice") as db:
+        publish_v33(db)  # the refusal flagged, its email held
+    sign_in(client, api.create_token("default", "alice", url=db_url).token)
+    page = client.get("/review", headers=HTML).text
+    items = {kind: text_of(body) for kind, body in re.findall(r'data-kind="(\w+)">(.*?)</li>', page, re.S)}
+    # two buttons, 'Approve' and 'Reject', and nothing saying that rejecting a decision cancels its actions
+    assert ("Approve: keep the decision as it is and release its held actions. Reject: cancel its actions;"
+            " nothing may carry it out.") in items["decision_flagged"]
+    assert "Approve: release the action. Reject: cancel it." in items["action_held"]

@@ -98,6 +98,17 @@ def retract_apply(request: Request, v: Writer, source: Text = "", reason: Text =
 
 # --- the review queue ---------------------------------------------------------------------------
 
+#: what each verdict does, by the kind of item (rules 4, 8 and 17 of docs/rules.md)
+VERDICTS = {
+    "decision_flagged": "Approve: keep the decision as it is and release its held actions."
+                        " Reject: cancel its actions; nothing may carry it out.",
+    "action_held": "Approve: release the action. Reject: cancel it.",
+    "conflict": "Approve: the belief you keep supersedes the other. Reject: leave both conflicting.",
+    "correction_proposed": "Approve: the correction is applied as your own change. Reject: nothing changes.",
+    "version_proposed": "Approve: the new version is applied as your own change. Reject: nothing changes.",
+    "retraction_proposed": "Approve: the retraction is applied as your own change. Reject: nothing changes.",
+}
+
 @router.get("/review")
 def review(request: Request, v: Reader) -> Response:
     items = v.db.review_items()
@@ -105,7 +116,8 @@ def review(request: Request, v: Reader) -> Response:
     labels = {i.id: (names.label(i.node) if names and i.node else "") for i in items}
     others = {i.id: (names.label(i.other_node) if names and i.other_node else "") for i in items}
     return view.page(request, "review.html", {"viewer": v, "title": "Review queue", "nav": "review",
-                                              "items": items, "labels": labels, "others": others, "groups": []})
+                                              "items": items, "labels": labels, "others": others, "groups": [],
+                                              "verdicts": VERDICTS})
 
 
 @router.post("/review/{item}")
@@ -121,4 +133,4 @@ def resolve(request: Request, item: str, v: Writer, verdict: Text = "", note: Te
     said, groups = describe.resolution(done, describe.Names(v.db))
     return view.page(request, "review.html", {"viewer": v, "title": "Review queue", "nav": "review",
                                               "items": items, "labels": labels, "others": others, "message": said,
-                                              "groups": groups, "mark_words": MARK_WORDS})
+                                              "groups": groups, "mark_words": MARK_WORDS, "verdicts": VERDICTS})
