@@ -15,7 +15,7 @@ import pytest
 import web_pages
 from fastapi.testclient import TestClient
 from product_story import Story, forum_post, publish_v33
-from web_pages import HTML, sign_in, text_of
+from web_pages import HTML, form_token, sign_in, text_of
 
 import beliefdb
 from beliefdb import api
@@ -237,3 +237,19 @@ def test_each_review_item_says_what_approving_and_rejecting_it_do(client: TestCl
     assert ("Approve: keep the decision as it is and release its held actions. Reject: cancel its actions;"
             " nothing may carry it out.") in items["decision_flagged"]
     assert "Approve: release the action. Reject: cancel it." in items["action_held"]
+
+
+def test_previewing_a_correction_of_anothers_belief_says_it_waits_for_their_approval(
+        client: TestClient, db_url: str, story: Story) -> None:
+    with beliefdb.connect(db_url, principal="bob") as db:
+        seen = db.preview_correction(story.refund, "Refunds go to the card.", "card")
+    assert seen.proposed and seen.owner == "alice"
+    sign_in(client, api.create_token("default", "bob", url=db_url).token)
+    form = form_token(client.get(f"/beliefs/{story.refund}", headers=HTML).text)
+    page = client.post(f"/beliefs/{story.refund}/correction/preview", headers=HTML,
+                       data={"statement": "Refunds go to the card.", "value": "card", "form_token": form}).text
+    said = text_of(page)
+    # as the CLI says it: '... changes nothing until they approve it. If they do, taking the belief away would:'
+    assert ("alice owns this belief: applying proposes the correction to them, and nothing changes until they"
+            " approve it.") in said
+    assert "If alice approves it: what would change" in said and "Propose the correction to alice" in said
