@@ -253,3 +253,15 @@ def test_previewing_a_correction_of_anothers_belief_says_it_waits_for_their_appr
     assert ("alice owns this belief: applying proposes the correction to them, and nothing changes until they"
             " approve it.") in said
     assert "If alice approves it: what would change" in said and "Propose the correction to alice" in said
+
+
+def test_the_impact_page_says_what_a_decision_survives_on_as_the_cli_does(client: TestClient, db_url: str,
+                                                                          story: Story) -> None:
+    sign_in(client, api.create_token("default", "alice", url=db_url).token)
+    page = client.get("/impact", params={"ref": str(story.refund)}, headers=HTML).text
+    kept = re.search(r'<h3><span class="mark mark-survives">([^<]*)</span> \((\d+)\)</h3>\s*'
+                     r'<ul class="impact-survives">(.*?)</ul>', page, re.S)
+    assert kept is not None, page
+    # it said '✓ survives (1)'; the CLI's pictures say 'survives on other support'
+    assert kept.group(1, 2) == ("✓ survives on other support", "1")
+    assert f'data-id="{story.credit}"' in kept.group(3) and "survives on" in text_of(kept.group(3))

@@ -35,7 +35,7 @@ MARK_WORDS = {
     "stops_holding": ("✗", "would stop holding"),
     "would_flag": ("⚑", "would be flagged"),
     "would_hold": ("‖", "would be held"),
-    "survives": ("✓", "survives"),
+    "survives": ("✓", "survives on other support"),
     "becomes_current": ("↺", "would be current again"),
 }
 MARK_MEANING = {
