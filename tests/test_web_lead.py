@@ -265,3 +265,16 @@ def test_the_impact_page_says_what_a_decision_survives_on_as_the_cli_does(client
     # it said '✓ survives (1)'; the CLI's pictures say 'survives on other support'
     assert kept.group(1, 2) == ("✓ survives on other support", "1")
     assert f'data-id="{story.credit}"' in kept.group(3) and "survives on" in text_of(kept.group(3))
+
+
+def test_a_belief_as_of_before_a_decision_cited_it_lists_no_such_decision(client: TestClient, db_url: str,
+                                                                          story: Story) -> None:
+    with beliefdb.connect(db_url, principal="alice") as db:
+        (decision,) = [d for d in db.decisions() if d.id == story.refuse]
+        before = decision.created_at - timedelta(microseconds=1)
+        assert db.why(story.seven, as_of=before).built_on == []  # (it listed the refusal, recorded later)
+        assert [d.decision_id for d in db.why(story.seven, as_of=decision.created_at).built_on] == [story.refuse]
+    sign_in(client, api.create_token("default", "alice", url=db_url).token)
+    page = client.get(f"/beliefs/{story.seven}", params={"as_of": before.isoformat()}, headers=HTML).text
+    built = re.search(r"<h3>Decisions and their actions</h3>\s*<ul>(.*?)</ul>\s*<h3>", page, re.S)
+    assert built is not None and text_of(built.group(1)).strip() == "No decision cites it."

@@ -191,7 +191,7 @@ select x.what, x.name, x.version, p.retracted_at, p.reason,
  order by p.retracted_at, x.what, x.name;
 
 -- built_on_belief --
--- The decisions (and their actions) that cite a belief
+-- The decisions (and their actions) that cite a belief (those recorded by as_of, all when null)
 select d.id as decision_id, d.title, d.status as decision_status,
        to_jsonb(beliefdb.latest_outcome(d.workspace_id, d.id)) as outcome,
        coalesce(jsonb_agg(jsonb_build_object('id', a.id, 'description', a.description,
@@ -204,7 +204,9 @@ select d.id as decision_id, d.title, d.status as decision_status,
     on x.workspace_id = j.workspace_id and x.justification_id = j.id
   join beliefdb.decision d on d.workspace_id = j.workspace_id and d.id = j.consequent
   left join beliefdb.action a on a.workspace_id = d.workspace_id and a.decision_id = d.id
+                             and (%(as_of)s::timestamptz is null or a.created_at <= %(as_of)s)
  where x.antecedent = %(id)s
+   and (%(as_of)s::timestamptz is null or (j.created_at <= %(as_of)s and d.created_at <= %(as_of)s))
  group by d.workspace_id, d.id, d.title, d.status, d.created_at
  order by d.created_at;
 
