@@ -278,3 +278,18 @@ def test_a_belief_as_of_before_a_decision_cited_it_lists_no_such_decision(client
     page = client.get(f"/beliefs/{story.seven}", params={"as_of": before.isoformat()}, headers=HTML).text
     built = re.search(r"<h3>Decisions and their actions</h3>\s*<ul>(.*?)</ul>\s*<h3>", page, re.S)
     assert built is not None and text_of(built.group(1)).strip() == "No decision cites it."
+
+
+def test_a_page_as_of_a_moment_links_a_belief_not_believed_then_to_its_page_now(client: TestClient, db_url: str,
+                                                                                 story: Story) -> None:
+    with beliefdb.connect(db_url, principal="alice") as db:
+        fifteen = publish_v33(db)
+        then = db.why(fifteen).belief.recorded_at
+        assert db.why(story.seven).belief.status == "superseded"
+    sign_in(client, api.create_token("default", "alice", url=db_url).token)
+    page = client.get(f"/beliefs/{fifteen}", params={"as_of": then.isoformat()}, headers=HTML).text
+    # the 7 days, superseded by then, has no page as of then ('was not believed at', 404): its page now
+    assert f'href="/beliefs/{story.seven}?as_of=' not in page
+    assert f'href="/beliefs/{story.seven}"' in page
+    for link in set(re.findall(r'href="(/(?:beliefs|decisions|actions)/[^"]+)"', page)):
+        assert client.get(link.replace("&amp;", "&"), headers=HTML).status_code in (200, 303), link

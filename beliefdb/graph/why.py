@@ -76,6 +76,11 @@ def _decision(db: Database, canvas: Canvas, decision: UUID, as_of: datetime | No
         canvas.state_notes(history, corrections)
 
 
+#: the status, in a picture as of a moment, of a belief that was not believed then (superseded by then,
+#: or not recorded yet): it has no page as of that moment
+NOT_BELIEVED = "not believed then"
+
+
 def _as_of(db: Database, canvas: Canvas, focus: UUID, as_of: datetime, c: read.Conn) -> None:
     """Beliefs with the status they had at ``as_of`` (a state mark of today's status would mislead)."""
     beliefs = [n.id for n in canvas.nodes.values() if n.kind == "belief"]
@@ -84,7 +89,7 @@ def _as_of(db: Database, canvas: Canvas, focus: UUID, as_of: datetime, c: read.C
         raise errors.NotFound(f"belief {focus} was not believed at {as_of.isoformat()}")
     for belief in beliefs:
         node = canvas.nodes[belief]
-        node.status = then.get(belief, "not believed then")
+        node.status = then.get(belief, NOT_BELIEVED)
         node.marks = [m for m in node.marks if m not in ("superseded", "retracted", "expired", "quarantined",
                                                           "corrected")]
         node.notes = []

@@ -13,6 +13,7 @@ from html import escape
 from urllib.parse import quote
 from uuid import UUID
 
+from beliefdb.graph.why import NOT_BELIEVED
 from beliefdb.models.graph import Graph, GraphEdge, GraphNode
 
 #: the column of each kind of node, left to right
@@ -74,7 +75,8 @@ def href(node: GraphNode, as_of: str = "") -> str | None:
     decisions and actions are then shown as of."""
     pages = {"belief": "/beliefs/", "decision": "/decisions/", "action": "/actions/", "run": "/runs/"}
     if node.kind in pages:
-        moment = f"?as_of={quote(as_of)}" if as_of and node.kind != "run" else ""
+        # (a belief not believed then has no page as of then: its page as it is now)
+        moment = f"?as_of={quote(as_of)}" if as_of and node.kind != "run" and node.status != NOT_BELIEVED else ""
         return f"{pages[node.kind]}{node.id}{moment}"
     if node.kind == "source":
         return f"/impact?ref={quote(node.label)}"
