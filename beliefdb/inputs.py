@@ -47,14 +47,46 @@ def unstorable(text: str) -> str | None:
 
 def unstorable_in(value: Any) -> str | None:
     """Why a JSON-like value (strings, and lists and objects of them, keys included) cannot be stored,
-    or None."""
-    if isinstance(value, str):
-        return unstorable(value)
-    if isinstance(value, Mapping):
-        return next((why for k, v in value.items() for why in (unstorable_in(k), unstorable_in(v)) if why), None)
-    if isinstance(value, (list, tuple)):
-        return next((why for v in value if (why := unstorable_in(v))), None)
+    or None. Walked without recursion, so a value nested deeper than Python's recursion limit is
+    answered too (:func:`check_json` refuses it)."""
+    pending = [value]
+    while pending:
+        item = pending.pop()
+        if isinstance(item, str):
+            why = unstorable(item)
+            if why is not None:
+                return why
+        elif isinstance(item, Mapping):
+            pending.extend(reversed([part for pair in item.items() for part in pair]))
+        elif isinstance(item, (list, tuple)):
+            pending.extend(reversed(item))
     return None
+
+
+#: how many levels a JSON value a caller gives (an agent step's payload) may nest: deeper ones are
+#: refused, as Python reads and writes JSON recursively and could not give them back
+MAX_DEPTH = 100
+
+
+def depth_of(value: Any) -> int:
+    """How many levels of lists and objects ``value`` nests (a string or a number: 0), counted without
+    recursion and only up to one past :data:`MAX_DEPTH`."""
+    deepest, pending = 0, [(value, 1)]
+    while pending and deepest <= MAX_DEPTH:
+        item, level = pending.pop()
+        children = item.values() if isinstance(item, Mapping) else item if isinstance(item, (list, tuple)) else None
+        if children is not None:
+            deepest = max(deepest, level)
+            pending.extend((child, level + 1) for child in children)
+    return deepest
+
+
+def check_json(value: Any, where: str) -> None:
+    """InvalidInput naming ``where`` when the JSON-like ``value`` holds text PostgreSQL cannot store, or
+    nests deeper than :data:`MAX_DEPTH` levels."""
+    check_text(value, where)
+    if depth_of(value) > MAX_DEPTH:
+        raise InvalidInput(f"{where}: nested deeper than {MAX_DEPTH} levels")
 
 
 def check_text(value: Any, where: str) -> None:

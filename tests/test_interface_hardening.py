@@ -1,19 +1,24 @@
 """What a network client could do to the memory of others, closed: a valid time no client can read
-back, a name longer than an index row, an llm preview on a read-only token. Each is a clear 4xx, and
+back, a name longer than an index row, an llm preview on a read-only token, a step's payload nested too
+deep to read back. Each is a clear 4xx, and
 nothing is stored."""
 
 from __future__ import annotations
 
+import json
 import secrets
 from typing import Any
 
+import anyio
 import psycopg
 import pytest
 from fastapi.testclient import TestClient
+from mcp.client import Client
 from psycopg.types.json import Jsonb
 
 import beliefdb
 from beliefdb import api, errors
+from beliefdb.interfaces.mcp import build
 
 TEXT = "The return window is 7 days.\n"
 
@@ -73,3 +78,41 @@ def test_the_database_refuses_a_valid_time_no_client_could_read_back(postgresql:
     with pytest.raises(psycopg.DatabaseError, match="valid time out of range") as refused:
         postgresql.execute("select beliefdb.ingest_version('policy.md', %s, p_claims => %s)", (TEXT, Jsonb([claim])))
     assert refused.value.sqlstate == "BD005"
+
+
+def _nested(depth: int) -> dict[str, Any]:
+    """A JSON object ``depth`` levels deep: {"a": {"a": ... {}}}."""
+    value: dict[str, Any] = {}
+    for _ in range(depth - 1):
+        value = {"a": value}
+    return value
+
+
+def test_a_step_payload_nested_too_deep_is_bad_input_everywhere(bdb: beliefdb.BeliefDB, http_client: TestClient,
+                                                                db_url: str) -> None:
+    """POST /steps with a payload 500 levels deep answered 500 (the NUL check recursed past Python's limit),
+    and the library stored a payload 900 levels deep that then broke GET /runs/{id} (500) and `run --json`
+    for good. A payload nested over 100 levels is now bad input at every door, and nothing is stored."""
+    writer = {"Authorization": f"Bearer {api.create_token('default', 'ada', url=db_url).token}"}
+    for depth in (101, 500, 900):
+        said = http_client.post("/steps", headers=writer, json={"kind": "plan", "payload": _nested(depth)})
+        assert said.status_code == 400, (depth, said.status_code, said.text[:200])
+        assert said.json() == {"error": "invalid_input", "message": "payload: nested deeper than 100 levels"}
+    with pytest.raises(errors.InvalidInput, match=r"^payload: nested deeper than 100 levels$"):
+        bdb.record_step("plan", _nested(3000))
+
+    async def call() -> tuple[bool, str]:
+        async with Client(build(local=bdb)) as client:
+            result = await client.call_tool("record_step", {"kind": "plan", "payload": _nested(150)})
+            assert result.content[0].type == "text"
+            return bool(result.is_error), result.content[0].text
+
+    failed, text = anyio.run(call)
+    assert failed and json.loads(text) == {"error": "invalid_input",
+                                           "message": "payload: nested deeper than 100 levels"}, text
+    assert bdb.runs() == []
+    # as deep as allowed: stored, and read back over HTTP
+    step = http_client.post("/steps", headers=writer, json={"kind": "plan", "payload": _nested(100)})
+    assert step.status_code == 200, step.text
+    trace = http_client.get(f"/runs/{step.json()['run']}", headers=writer)
+    assert trace.status_code == 200, trace.text[:200]

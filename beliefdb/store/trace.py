@@ -23,6 +23,7 @@ from psycopg.types.json import Jsonb
 from beliefdb import errors
 from beliefdb.db.connector import Database
 from beliefdb.db.queries import Q
+from beliefdb.inputs import check_json
 from beliefdb.models import Run, TraceInput, TraceStep
 from beliefdb.vocabulary import BELIEF_KINDS, JOINT_EDGE_KINDS, STEP_KINDS
 
@@ -62,6 +63,7 @@ class RunRecorder:
         """Record one step (its seq is the order of calls); returns its id at once."""
         if kind not in STEP_KINDS:
             raise errors.InvalidInput(f"unknown step kind '{kind}' (choose from: {', '.join(STEP_KINDS)})")
+        check_json(dict(payload or {}), "payload")
         supports = list(supports)
         if supports and kind in ("tool_call", "observation"):
             raise errors.InvalidInput(f"a {kind} takes the verdict of its inputs: record them as inputs, not supports")
