@@ -168,8 +168,9 @@ def test_mcp_over_http_takes_principal_and_workspace_from_the_token(db_url: str)
 
 
 def test_tool_numbers_have_the_http_apis_bounds(bdb: beliefdb.BeliefDB) -> None:
-    """k, expected_revision and version are refused out of range by the tool's own schema, before any
-    call reaches the database: invalid_input, naming the argument and its bound."""
+    """k, min_confidence, expected_revision and version are refused out of range by the tool's own schema,
+    before any call reaches the database: invalid_input, naming the argument and its bound, in the words
+    the HTTP API uses for the same field."""
     from beliefdb.interfaces.mcp import build
 
     async def session() -> None:
@@ -181,7 +182,12 @@ def test_tool_numbers_have_the_http_apis_bounds(bdb: beliefdb.BeliefDB) -> None:
                     ("correct", {"belief": "3f2a", "statement": "x", "expected_revision": 2**40},
                      "expected_revision: Input should be less than or equal to 2147483647"),
                     ("retract", {"source": "a.md", "version": 0, "preview": True},
-                     "version: Input should be greater than or equal to 1")]:
+                     "version: Input should be greater than or equal to 1"),
+                    # (the library's own refusal named the CLI's flag: '--min-confidence must be ...')
+                    ("ask", {"question": "how many days?", "min_confidence": 5},
+                     "min_confidence: Input should be less than or equal to 1"),
+                    ("ask", {"question": "how many days?", "min_confidence": -0.5},
+                     "min_confidence: Input should be greater than or equal to 0")]:
                 refused = await fails(tool, arguments)
                 assert refused == {"error": "invalid_input", "message": said}, (tool, refused)
             fine = await client.call_tool("ask", {"question": "how many days?", "k": 50})

@@ -45,6 +45,7 @@ log = logging.getLogger("beliefdb.mcp")
 
 # the bounds the HTTP API puts on the same numbers, so no tool sends the database what it cannot hold
 K = Annotated[int, Field(ge=1, le=50)]
+Confidence = Annotated[float, Field(ge=0.0, le=1.0)]
 Page = Annotated[int, Field(ge=1, le=10_000)]
 Revision = Annotated[int, Field(ge=0, le=2**31 - 1)]
 Version = Annotated[int, Field(ge=1, le=2**31 - 1)]
@@ -207,7 +208,7 @@ def build(*, local: BeliefDB | None = None, memories: Memories | None = None) ->
           " `fragment`: unextracted text, not beliefs, not citable). With `run` (from record_step) the beliefs shown"
           " are recorded as read by that run, so it may cite them.")
     def ask(ctx: Context, question: str, k: K = 5, as_of: str | None = None, scope: dict[str, str] | None = None,
-            min_confidence: float = 0.0, include_fixtures: bool = False, run: str | None = None) -> Result:
+            min_confidence: Confidence = 0.0, include_fixtures: bool = False, run: str | None = None) -> Result:
         return answer(ctx, run is not None, lambda db: db.ask(question, k=k, as_of=_moment(as_of), scope=scope,
                                                               min_confidence=min_confidence,
                                                               include_fixtures=include_fixtures, run=run),
