@@ -64,7 +64,7 @@ def test_an_unchanged_file_of_a_retracted_source_is_a_no_op(bdb: beliefdb.Belief
     (again,) = bdb.ingest(path)
     assert not isinstance(again, beliefdb.models.IngestFailure)
     assert not again.new_version and again.accepted == []
-    assert again.note is not None and "which is retracted" in again.note and "retract --undo" in again.note
+    assert again.note is not None and "which is retracted (undo its retraction to restore it)" in again.note
     assert counts(postgresql) == before
     assert warranty(bdb) == [("12 months", "unsupported")]
 

@@ -214,3 +214,57 @@ def test_refusals_and_hints_over_http_name_no_cli_command(http_client: TestClien
         "statement": "The return window is 7 days.", "subject": "return_policy", "attribute": "window",
         "value": "7 days", "quote": "7 days", "source": "nowhere.md"}), 404, "not_found")
     assert said == "unknown source 'nowhere.md' (ingest it first, or give its text with the belief)", said
+
+
+def test_refusals_and_notes_a_network_agent_meets_name_no_cli_flag(http_client: TestClient, db_url: str) -> None:
+    """What an agent over HTTP or MCP was told named flags of the CLI it does not use: a retraction without
+    a reason 'needs --reason', a version without its source '--version goes with --source', a conflict
+    approved without a winner 'needs --winner', fixture material 'add --include-fixtures', a document sent
+    to a conversation's name '(ingest --format chat, ...)', and a text retracted before was to be restored
+    'with retract --undo (--version N, --fragment)'. Each now says it in words every door shares."""
+    alice = bearer(db_url, "alice")
+
+    def post(path: str, body: dict[str, Any], status: int = 200) -> Any:
+        answer = http_client.post(path, headers=alice, json=body)
+        assert answer.status_code == status, answer.text
+        return answer.json()
+
+    said: list[str] = []
+    belief = post("/sources", {"source": "policy.md", "text": TEXT})["accepted"][0]["id"]
+    said.append(post("/retractions", {"belief": belief}, 400)["message"])
+    assert said[-1] == "a retraction needs a reason", said
+    said.append(post("/retractions", {"belief": belief, "version": 1, "reason": "wrong"}, 400)["message"])
+    assert said[-1] == "a version goes with a source: name the source whose version to retract", said
+    # a tie (same authority, same valid-time start): approving it needs a winner
+    for source, value in (("a.md", "5"), ("b.md", "6")):
+        post("/beliefs", {"statement": f"Max payload is {value} kg.", "subject": "drone", "attribute": "max_payload",
+                          "value": f"{value} kg", "quote": f"Max payload is {value} kg.", "source": source,
+                          "text": f"Max payload is {value} kg.", "valid_from": "2026-01-01T00:00:00Z"})
+    items = http_client.get("/review-items", headers=alice).json()
+    conflict = next(i for i in items if i["kind"] == "conflict")
+    said.append(post(f"/review-items/{conflict['id']}", {"verdict": "approved"}, 400)["message"])
+    assert said[-1].startswith("approving a conflict needs a winner: "), said
+    # fixture material, read as production
+    fixture = post("/sources", {"source": "seed.md", "text": "The restocking fee is 10%.\n",
+                                "label": "fixture"})["accepted"][0]["id"]
+    said.append(http_client.get(f"/beliefs/{fixture}", headers=alice).json()["message"])
+    # a document sent under a conversation's name
+    post("/conversations/chat-1/turns", {"speaker": "maya", "text": "I moved to Porto last week."})
+    said.append(post("/sources", {"source": "chat-1", "text": "I moved to Porto last week.\n"}, 400)["message"])
+    # the same text as a retracted source, and as a retracted version
+    post("/sources", {"source": "old.md", "text": "The handling fee is 3 EUR.\n"})
+    post("/retractions", {"source": "old.md", "reason": "outdated"})
+    said.append(post("/sources", {"source": "old.md", "text": "The handling fee is 3 EUR.\n"})["note"])
+    post("/sources", {"source": "v.md", "text": "The shipping fee is 4 EUR.\n"})
+    post("/sources", {"source": "v.md", "text": "The shipping fee is 5 EUR.\n"})
+    post("/retractions", {"source": "v.md", "version": 1, "reason": "typo"})
+    said.append(post("/sources", {"source": "v.md", "text": "The shipping fee is 4 EUR.\n"})["note"])
+    # a quote of a retracted fragment, remembered again
+    fragment = http_client.get(f"/beliefs/{belief}", headers=alice).json()["evidence"][0]["fragment_id"]
+    post("/retractions", {"fragment": fragment, "reason": "misquoted"})
+    again = post("/beliefs", {"statement": "Returns take 7 days.", "subject": "returns", "attribute": "days",
+                              "value": "7", "quote": "7 days", "source": "policy.md"})
+    said.append(again["rejected"][0]["reason"])
+    assert len(said) == 8 and all(said), said
+    for message in said:
+        assert "--" not in message and "beliefdb " not in message, message

@@ -838,7 +838,7 @@ begin
         raise exception '% is a document, not a conversation: its text has no turns, so turns are not stored in it (give the conversation another source name)',
             v_source.name using errcode = 'BD005';
     elsif v_had_turns and not v_has_turns and not v_same_text then
-        raise exception '% is a conversation: its text is given as turns (ingest --format chat, ingest_conversation, remember_turn), not as a document (give the document another source name)',
+        raise exception '% is a conversation: its text is given as turns (as a conversation, or one turn at a time), not as a document (give the document another source name)',
             v_source.name using errcode = 'BD005';
     end if;
     if (p_text ->> 'origin' is not null and p_text ->> 'origin' <> v_source.origin_type::text)
@@ -922,9 +922,9 @@ begin
                             then ' (what was forgotten in it stays forgotten)' else '' end);
     elsif v_same.id is not null and (v_source.retracted_at is not null or v_same.retracted_at is not null) then
         v_note := case when v_source.retracted_at is not null
-                       then pg_catalog.format('unchanged: the same text as version %s of %s, which is retracted (restore it with retract --undo)',
+                       then pg_catalog.format('unchanged: the same text as version %s of %s, which is retracted (undo its retraction to restore it)',
                                               v_same.version, v_source.name)
-                       else pg_catalog.format('unchanged: the same text as version %s, which is retracted (restore it with retract --undo --version %s)',
+                       else pg_catalog.format('unchanged: the same text as version %s, which is retracted (undo the retraction of version %s to restore it)',
                                               v_same.version, v_same.version) end;
         return jsonb_build_object(
             'source', v_source.name, 'source_id', v_source.id, 'version', v_same.version, 'version_id', v_same.id,

@@ -488,10 +488,10 @@ as $$
     ), c as (
         select x.claim, x.n,
                case when beliefdb._over_spans(x.claim, s.spans)
-                    then 'forgotten: this text of the source was forgotten (beliefdb forget), and is not stored again'
+                    then 'forgotten: this text of the source was forgotten, and is not stored again'
                     else (select 'retracted: this text of the source was retracted'
                                  || coalesce(' (' || nullif(r.reason, '') || ')', '')
-                                 || ', so it supports nothing (restore it with retract --undo --fragment)'
+                                 || ', so it supports nothing (undo the fragment''s retraction to restore it)'
                             from r
                            where beliefdb._over_spans(x.claim, r.span::int4multirange)
                              and not exists (
