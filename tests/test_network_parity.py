@@ -268,3 +268,40 @@ def test_refusals_and_notes_a_network_agent_meets_name_no_cli_flag(http_client: 
     assert len(said) == 8 and all(said), said
     for message in said:
         assert "--" not in message and "beliefdb " not in message, message
+
+
+def test_a_steps_inputs_and_memory_are_checked_by_the_tool_as_by_the_http_api(bdb: beliefdb.BeliefDB,
+                                                                               http_client: TestClient,
+                                                                               db_url: str) -> None:
+    """The tool record_step took `inputs` as any objects of strings: its schema did not say an input is
+    {edge, node}, and an input without its edge answered "not a node id: '...' (a full id)" (the edge was
+    taken as empty and the node checked first), where POST /steps answers "inputs.0.edge: missing". The
+    tool's schema now names both, and both doors refuse the same input in the same words."""
+    from beliefdb.interfaces.mcp import build
+
+    node = str(bdb.record_step("user_input", {"text": "refund 1042"}, task="refund").step)
+    bad = [{"inputs": [{"node": node}]},
+           {"inputs": [{"edge": "reads", "node": node, "why": "x"}]},
+           {"memory": {"subject": "order_1042", "value": "refunded"}}]
+    over_http = [refused(http_client.post("/steps", headers=bearer(db_url), json={"kind": "plan", **body}),
+                         400, "invalid_input") for body in bad]
+    answers = tools(bdb, [("record_step", {"kind": "plan", **body}) for body in bad])
+    assert answers == [(True, {"error": "invalid_input", "message": said}) for said in over_http], answers
+    assert over_http[0] == "inputs.0.edge: missing (it is required)", over_http
+
+    async def schema() -> dict[str, Any]:
+        async with Client(build(local=bdb)) as client:
+            listed = await client.list_tools()
+            return next(t.input_schema for t in listed.tools if t.name == "record_step")
+
+    described = json.dumps(anyio.run(schema))
+    assert '"edge"' in described and '"node"' in described and '"subject"' in described, described
+    fine = tools(bdb, [("record_step", {"kind": "plan", "inputs": [{"edge": "reads", "node": node}],
+                                        "memory": {"subject": "order_1042", "attribute": "state",
+                                                   "value": "refund planned"}})])
+    assert fine[0][0] is False and fine[0][1]["memory"], fine
+    nul = tools(bdb, [("record_step", {"kind": "plan", "memory": {"subject": "order\x00", "attribute": "state",
+                                                                  "value": "x"}}),
+                      ("record_step", {"kind": "plan", "inputs": [{"edge": "reads", "node": "\x00"}]})])
+    assert nul == [(True, {"error": "invalid_input", "message": f"{name}: holds a NUL character"})
+                   for name in ("memory", "inputs")], nul

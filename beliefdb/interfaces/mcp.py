@@ -20,7 +20,7 @@ from typing import Annotated, Any, Literal
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
 from mcp.types import CallToolResult, InputRequiredResult, TextContent
-from pydantic import Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from beliefdb import api, errors, render
 from beliefdb.api import BeliefDB
@@ -52,6 +52,23 @@ Version = Annotated[int, Field(ge=1, le=2**31 - 1)]
 Extractor = Literal["rules", "none", "llm"]
 
 
+class StepInput(BaseModel):
+    """One input a step needs, as POST /steps takes it."""
+    model_config = ConfigDict(extra="forbid")
+    edge: str = Field(description="reads, cites, initiates, derives, produces, updates or consolidates")
+    node: str = Field(description="The id of what the step needs (a belief, a step, ...).")
+
+
+class StepMemory(BaseModel):
+    """A belief a step writes, as POST /steps takes it."""
+    model_config = ConfigDict(extra="forbid")
+    subject: str = Field(min_length=1)
+    attribute: str = Field(min_length=1)
+    value: str
+    statement: str | None = None
+    kind: BeliefKind = BeliefKind.fact
+
+
 def _failed(exc: errors.BeliefDBError) -> CallToolResult:
     text = render.to_json({"error": exc.code, "message": exc.message})
     return CallToolResult(content=[TextContent(type="text", text=text)], is_error=True)
@@ -67,7 +84,10 @@ def _unstorable(arguments: dict[str, Any]) -> CallToolResult | None:
     """The tool error for the first argument holding text PostgreSQL cannot store (a NUL, or a lone
     surrogate a JSON escape like "\\ud800" makes), or None."""
     for name, value in arguments.items():
-        why = api.unstorable_in(value)
+        # (a step's inputs and memory arrive as models: their text is checked as it was given)
+        plain = [v.model_dump() if isinstance(v, BaseModel) else v for v in value] if isinstance(value, list) else (
+            value.model_dump() if isinstance(value, BaseModel) else value)
+        why = api.unstorable_in(plain)
         if why is not None:
             return _failed(errors.InvalidInput(f"{name}: {why}"))
     return None
@@ -329,11 +349,12 @@ def build(*, local: BeliefDB | None = None, memories: Memories | None = None) ->
           " step writes. Without `run` it starts a new run for `task`; pass the answer's run to append. A faulty"
           " memory can later be repaired without replaying everything.")
     def record_step(ctx: Context, kind: StepKind, payload: dict[str, Any] | None = None, run: str | None = None,
-                    task: str = "", inputs: list[dict[str, str]] | None = None, supports: list[str] | None = None,
-                    memory: dict[str, str] | None = None) -> Result:
-        pairs = [(i.get("edge", ""), i.get("node", "")) for i in inputs or []]
+                    task: str = "", inputs: list[StepInput] | None = None, supports: list[str] | None = None,
+                    memory: StepMemory | None = None) -> Result:
+        pairs = [(i.edge, i.node) for i in inputs or []]
+        wrote = memory.model_dump(exclude_none=True) if memory else None
         return answer(ctx, True, lambda db: db.record_step(kind, payload, run=run, task=task, inputs=pairs,
-                                                           supports=supports or [], memory=memory))
+                                                           supports=supports or [], memory=wrote))
 
     del remember, remember_turn, ingest_text, ask, why, beliefs, decide, act, decisions, actions, impact, correct
     del retract, forget
