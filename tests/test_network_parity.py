@@ -305,3 +305,39 @@ def test_a_steps_inputs_and_memory_are_checked_by_the_tool_as_by_the_http_api(bd
                       ("record_step", {"kind": "plan", "inputs": [{"edge": "reads", "node": "\x00"}]})])
     assert nul == [(True, {"error": "invalid_input", "message": f"{name}: holds a NUL character"})
                    for name in ("memory", "inputs")], nul
+
+
+def test_an_empty_argument_is_refused_by_the_tool_as_by_the_http_api(bdb: beliefdb.BeliefDB,
+                                                                      http_client: TestClient, db_url: str) -> None:
+    """An empty source, text, statement, question, title, speaker or reference got one message from the
+    HTTP API ("source: String should have at least 1 character", by the field's schema) and another from
+    the tool ("a source name is required", "'statement' must be a non-empty string", "an action needs a
+    description", or for an empty quote no error at all: a report of its rejection). The tools' schemas now
+    carry the fields' bounds, so both doors refuse the same empty argument in the same words, and nothing
+    is written."""
+    remembered = {"statement": "The return window is 7 days.", "subject": "return_policy", "attribute": "window",
+                  "value": "7 days", "quote": "7 days", "source": "policy.md", "text": TEXT}
+    cases: list[tuple[str, dict[str, Any], str, dict[str, Any]]] = [
+        ("ingest_text", {"source": "", "text": TEXT}, "/sources", {"source": "", "text": TEXT}),
+        ("ingest_text", {"source": "p.md", "text": ""}, "/sources", {"source": "p.md", "text": ""}),
+        *[("remember", {**remembered, field: ""}, "/beliefs", {**remembered, field: ""})
+          for field in ("statement", "subject", "attribute", "quote", "source")],
+        ("remember_turn", {"conversation": "chat-1", "speaker": "", "text": "Hi."}, "/conversations/chat-1/turns",
+         {"speaker": "", "text": "Hi."}),
+        ("remember_turn", {"conversation": "chat-1", "speaker": "maya", "text": ""}, "/conversations/chat-1/turns",
+         {"speaker": "maya", "text": ""}),
+        ("ask", {"question": ""}, "/ask", {"question": ""}),
+        ("decide", {"title": ""}, "/decisions", {"title": ""}),
+        ("act", {"decision": "", "description": "email"}, "/actions", {"decision": "", "description": "email"}),
+        ("act", {"decision": "3f2a9c1e", "description": ""}, "/actions", {"decision": "3f2a9c1e", "description": ""}),
+        ("correct", {"belief": ""}, "/corrections/preview", {"belief": ""}),
+        ("forget", {"source": "", "preview": True}, "/forget", {"source": "", "preview": True}),
+        ("impact", {"refs": []}, "/impact", {"refs": []}),
+    ]
+    over_http = [refused(http_client.post(path, headers=bearer(db_url), json=body), 400, "invalid_input")
+                 for _, _, path, body in cases]
+    answers = tools(bdb, [(tool, arguments) for tool, arguments, _, _ in cases])
+    differ = [(tool, answer, said) for (tool, *_), answer, said in zip(cases, answers, over_http, strict=True)
+              if answer != (True, {"error": "invalid_input", "message": said})]
+    assert differ == [], differ
+    assert bdb.beliefs(include_all=True) == [] and bdb.decisions() == []

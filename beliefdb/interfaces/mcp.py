@@ -46,6 +46,8 @@ log = logging.getLogger("beliefdb.mcp")
 # the bounds the HTTP API puts on the same numbers, so no tool sends the database what it cannot hold
 K = Annotated[int, Field(ge=1, le=50)]
 Confidence = Annotated[float, Field(ge=0.0, le=1.0)]
+#: text the HTTP API's bodies require non-empty (the same field refused in the same words by both doors)
+Given = Annotated[str, Field(min_length=1)]
 Page = Annotated[int, Field(ge=1, le=10_000)]
 Revision = Annotated[int, Field(ge=0, le=2**31 - 1)]
 Version = Annotated[int, Field(ge=1, le=2**31 - 1)]
@@ -186,8 +188,9 @@ def build(*, local: BeliefDB | None = None, memories: Memories | None = None) ->
           " the quote must be in it character for character, or it is rejected and nothing is"
           " stored. `valid_from`/`valid_to` (ISO 8601 with a zone): when the fact holds in the world (it expires"
           " at `valid_to`). Answers the ingest report: accepted, rejected (with the reason), superseded, flagged.")
-    def remember(ctx: Context, statement: str, subject: str, attribute: str, value: str, quote: str, source: str,
-                 text: str | None = None, kind: BeliefKind = BeliefKind.fact, scope: dict[str, str] | None = None,
+    def remember(ctx: Context, statement: Given, subject: Given, attribute: Given, value: str, quote: Given,
+                 source: Given, text: str | None = None, kind: BeliefKind = BeliefKind.fact,
+                 scope: dict[str, str] | None = None,
                  valid_from: str | None = None, valid_to: str | None = None, authority: Authority | None = None,
                  origin: Origin | None = None) -> Result:
         def call(db: BeliefDB) -> Any:
@@ -202,7 +205,7 @@ def build(*, local: BeliefDB | None = None, memories: Memories | None = None) ->
           " beliefs it states. Use it for text you want memory to keep up to date: a changed text supersedes"
           " what the old version said, and flags the decisions that rested only on that. `preview`: only what it"
           " would change.")
-    def ingest_text(ctx: Context, source: str, text: str, authority: Authority | None = None,
+    def ingest_text(ctx: Context, source: Given, text: Given, authority: Authority | None = None,
                     label: Label | None = None, version_label: str | None = None, preview: bool = False,
                     origin: Origin | None = None, extractor: Extractor = "rules") -> Result:
         # an llm preview spends the endpoint's budget: a change for a read-only token, as over HTTP
@@ -215,7 +218,7 @@ def build(*, local: BeliefDB | None = None, memories: Memories | None = None) ->
           " kept as said (a question or a greeting too) and the beliefs it states about its speaker or the world are"
           " extracted, each citing this exact turn; a later turn that changes a value replaces the earlier one. Use"
           " it for every user message worth remembering; answers the ingest report.")
-    def remember_turn(ctx: Context, conversation: str, speaker: str, text: str, time: str | None = None,
+    def remember_turn(ctx: Context, conversation: str, speaker: Given, text: Given, time: str | None = None,
                       extractor: Extractor = "rules") -> Result:
         return answer(ctx, True, lambda db: db.remember_turn(
             conversation, speaker, text, time=_moment(time, "time"), extractor=extractor))
@@ -227,7 +230,7 @@ def build(*, local: BeliefDB | None = None, memories: Memories | None = None) ->
           " summary. When too few beliefs match, `fragments` holds matching text no belief was extracted from (kind"
           " `fragment`: unextracted text, not beliefs, not citable). With `run` (from record_step) the beliefs shown"
           " are recorded as read by that run, so it may cite them.")
-    def ask(ctx: Context, question: str, k: K = 5, as_of: str | None = None, scope: dict[str, str] | None = None,
+    def ask(ctx: Context, question: Given, k: K = 5, as_of: str | None = None, scope: dict[str, str] | None = None,
             min_confidence: Confidence = 0.0, include_fixtures: bool = False, run: str | None = None) -> Result:
         return answer(ctx, run is not None, lambda db: db.ask(question, k=k, as_of=_moment(as_of), scope=scope,
                                                               min_confidence=min_confidence,
@@ -258,7 +261,7 @@ def build(*, local: BeliefDB | None = None, memories: Memories | None = None) ->
           " turn out wrong, beliefdb flags the decision (needs_review) and holds its actions. With no reason at"
           " all it is recorded as needs_review and nothing may act on it. With `run`, it may cite only beliefs"
           " that run's ask/why returned and that are still current: anything else is refused (`refused`).")
-    def decide(ctx: Context, title: str, because: list[str] | None = None, all_of: list[list[str]] | None = None,
+    def decide(ctx: Context, title: Given, because: list[str] | None = None, all_of: list[list[str]] | None = None,
                run: str | None = None) -> Result:
         if run is not None:
             return answer(ctx, True, lambda db: db.decide_in_run(run, title, because=because or [],
@@ -267,7 +270,7 @@ def build(*, local: BeliefDB | None = None, memories: Memories | None = None) ->
 
     @tool("Record an action that carries out a decision (by id or prefix). It is scheduled, or held while the"
           " decision needs review; check its status (`actions`) before you carry it out.")
-    def act(ctx: Context, decision: str, description: str) -> Result:
+    def act(ctx: Context, decision: Given, description: Given) -> Result:
         return answer(ctx, True, lambda db: db.act(decision, description))
 
     @tool("Decisions, oldest first, each with its status (active, needs_review, approved, rejected), whether it"
@@ -288,7 +291,7 @@ def build(*, local: BeliefDB | None = None, memories: Memories | None = None) ->
     @tool("Dry run before you correct or retract: if these beliefs, fragments, decisions or sources stopped"
           " holding, what would stop holding, be current again, which decisions would be flagged, which actions"
           " held, and which decisions survive on other support. Changes nothing.")
-    def impact(ctx: Context, refs: list[str]) -> Result:
+    def impact(ctx: Context, refs: Annotated[list[str], Field(min_length=1)]) -> Result:
         return answer(ctx, False, lambda db: db.impact(*refs), lambda rows: render.jsonable(render.impact_json(rows)))
 
     @tool("Correct a wrong belief with what a reviewer says instead. First call it without `expected_revision`:"
@@ -298,7 +301,7 @@ def build(*, local: BeliefDB | None = None, memories: Memories | None = None) ->
           " already_applied; an `idempotency_key` names one correction (another with the same key answers"
           " idempotency_key_reused). The reviewer on record is who you act as. Another principal's belief: the"
           " correction is proposed to its owner.")
-    def correct(ctx: Context, belief: str, statement: str | None = None, value: str | None = None,
+    def correct(ctx: Context, belief: Given, statement: str | None = None, value: str | None = None,
                 expected_revision: Revision | None = None, reason: str | None = None,
                 idempotency_key: str | None = None) -> Result:
         if expected_revision is None:
@@ -326,7 +329,7 @@ def build(*, local: BeliefDB | None = None, memories: Memories | None = None) ->
           " support goes too, their quotes are masked in the stored texts, and decisions that lose their last"
           " support are flagged. Use it when a user asks to be forgotten or data must be erased, after a"
           " `preview` (exactly what would go; nothing written).")
-    def forget(ctx: Context, source: str | None = None, subject: str | None = None, belief: str | None = None,
+    def forget(ctx: Context, source: Given | None = None, subject: Given | None = None, belief: Given | None = None,
                preview: bool = False) -> Result:
         return answer(ctx, not preview, lambda db: db.forget(source=source, subject=subject, belief=belief,
                                                              preview=preview))
