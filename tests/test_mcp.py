@@ -246,3 +246,29 @@ def test_stdio_reports_lines_that_are_not_mcp_messages_and_exits_1(db_url: str) 
     assert "line 1 of stdin is not an MCP message" in said[0] and "line 2 of stdin" in said[1]
     replies = [json.loads(line) for line in done.stdout.splitlines()]
     assert [(r["id"], r["error"]["code"]) for r in replies] == [(None, -32700), (None, -32700)]
+
+
+def test_the_remember_tool_says_a_new_text_replaces_the_sources_text(bdb: beliefdb.BeliefDB) -> None:
+    """An agent that remembers two facts from two messages under one source name loses the first: the
+    second text is the source's next version, and a belief quoted only from the earlier text stops being
+    supported. The tool's description said only "it becomes the next version of `source`"; it now says
+    what that does, and how to keep both (a source per message, or remember_turn)."""
+    from beliefdb.interfaces.mcp import build
+
+    async def session() -> tuple[str, list[Any]]:
+        async with Client(build(local=bdb)) as client:
+            listed = await client.list_tools()
+            said = next(t.description or "" for t in listed.tools if t.name == "remember")
+            answers = []
+            for text, attribute, value in (("I like tea.", "drink", "tea"), ("I live in Oslo.", "city", "Oslo")):
+                result = await client.call_tool("remember", {
+                    "statement": f"Dana's {attribute} is {value}.", "subject": "dana", "attribute": attribute,
+                    "value": value, "quote": text, "source": "chat-with-dana", "text": text})
+                assert not result.is_error and result.content[0].type == "text"
+                answers.append(json.loads(result.content[0].text))
+            return said, answers
+
+    said, (first, second) = anyio.run(session)
+    assert second["unsupported"] == [first["accepted"][0]["id"]]
+    assert "replacing its earlier text" in said and "lose their support" in said, said
+    assert "a source of its own" in said and "remember_turn" in said, said

@@ -184,10 +184,13 @@ def build(*, local: BeliefDB | None = None, memories: Memories | None = None) ->
 
     @tool("Remember one fact you learned, with the exact quote that states it. Use it when a user or a tool says"
           " something worth keeping (a preference, an order number, a policy). `text` is the message or page it"
-          " came from (it becomes the next version of `source`; for a conversation's turns use `remember_turn`);"
-          " the quote must be in it character for character, or it is rejected and nothing is"
-          " stored. `valid_from`/`valid_to` (ISO 8601 with a zone): when the fact holds in the world (it expires"
-          " at `valid_to`). Answers the ingest report: accepted, rejected (with the reason), superseded, flagged.")
+          " came from: it becomes the next version of `source`, replacing its earlier text, and beliefs quoted"
+          " only from that earlier text lose their support (listed in `unsupported`). So give each message a"
+          " source of its own, or use `remember_turn` for a conversation's turns; without `text`, the quote is"
+          " looked up in the source's current text. The quote must be in it character for character, or it is"
+          " rejected and nothing is stored. `valid_from`/`valid_to` (ISO 8601 with a zone): when the fact holds"
+          " in the world (it expires at `valid_to`). Answers the ingest report: accepted, rejected (with the"
+          " reason), superseded, unsupported, flagged.")
     def remember(ctx: Context, statement: Given, subject: Given, attribute: Given, value: str, quote: Given,
                  source: Given, text: str | None = None, kind: BeliefKind = BeliefKind.fact,
                  scope: dict[str, str] | None = None,
