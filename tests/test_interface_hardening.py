@@ -116,3 +116,35 @@ def test_a_step_payload_nested_too_deep_is_bad_input_everywhere(bdb: beliefdb.Be
     assert step.status_code == 200, step.text
     trace = http_client.get(f"/runs/{step.json()['run']}", headers=writer)
     assert trace.status_code == 200, trace.text[:200]
+
+
+def test_a_valid_time_that_ends_before_it_starts_is_refused_in_words(bdb: beliefdb.BeliefDB, http_client: TestClient,
+                                                                     db_url: str,
+                                                                     postgresql: psycopg.Connection[Any]) -> None:
+    """A valid_to equal to valid_from was refused as 'valid time is empty: valid_to (...) must be after
+    valid_from', but one before it answered PostgreSQL's own 'range lower bound must be less than or
+    equal to range upper bound' (over HTTP, MCP and the library alike). Both are now the same refusal,
+    naming both moments as the database reads them, and nothing is stored."""
+    claim = {"statement": "The return window is 7 days.", "subject": "return_policy", "attribute": "window",
+             "value": "7 days", "quote": "The return window is 7 days.", "source": "policy.md", "text": TEXT,
+             "valid_from": "2026-03-01T00:00:00Z", "valid_to": "2026-01-01T00:00:00Z"}
+    said = ("valid time is empty: valid_to (2026-01-01 00:00:00+00) must be after valid_from"
+            " (2026-03-01 00:00:00+00)")
+    before = _beliefs(postgresql)
+    writer = {"Authorization": f"Bearer {api.create_token('default', 'ada', url=db_url).token}"}
+    answer = http_client.post("/beliefs", headers=writer, json=claim)
+    assert (answer.status_code, answer.json()) == (400, {"error": "invalid_input", "message": said}), answer.text
+    with pytest.raises(errors.InvalidInput) as refused:
+        bdb.remember(*(claim[k] for k in ("statement", "subject", "attribute", "value", "quote")),
+                     source="policy.md", text=TEXT, valid_from=claim["valid_from"], valid_to=claim["valid_to"])
+    assert refused.value.message == said
+
+    async def call() -> tuple[bool, str]:
+        async with Client(build(local=bdb)) as client:
+            result = await client.call_tool("remember", claim)
+            assert result.content[0].type == "text"
+            return bool(result.is_error), result.content[0].text
+
+    failed, text = anyio.run(call)
+    assert failed and json.loads(text) == {"error": "invalid_input", "message": said}, text
+    assert _beliefs(postgresql) == before

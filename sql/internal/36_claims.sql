@@ -215,7 +215,11 @@ begin
     -- through the loop, as before.
     with c as (
         select x.n, x.claim, (x.claim ->> 'start')::integer as s, (x.claim ->> 'end')::integer as e,
-               tstzrange((x.claim ->> 'valid_from')::timestamptz, (x.claim ->> 'valid_to')::timestamptz, '[)') as valid,
+               -- (one that ends before it starts is taken as empty here: the loop below refuses it in words)
+               case when (x.claim ->> 'valid_from')::timestamptz > (x.claim ->> 'valid_to')::timestamptz
+                    then 'empty'::tstzrange
+                    else tstzrange((x.claim ->> 'valid_from')::timestamptz, (x.claim ->> 'valid_to')::timestamptz, '[)')
+               end as valid,
                count(*) over (partition by x.claim ->> 'subject', x.claim ->> 'attribute') as same_topic
           from jsonb_array_elements(coalesce(p_claims, '[]')) with ordinality as x (claim, n)
     ), k as (
@@ -329,6 +333,12 @@ begin
                 'reason', 'quote is not the source text at the given offsets'));
             continue;
         end if;
+        -- (valid_from = valid_to is a range of no time, which PostgreSQL keeps as 'empty': read back, it
+        -- has no bounds, as if valid always; one that ends before it starts is no range at all)
+        if (v_claim ->> 'valid_from')::timestamptz >= (v_claim ->> 'valid_to')::timestamptz then
+            raise exception 'valid time is empty: valid_to (%) must be after valid_from (%)',
+                (v_claim ->> 'valid_to')::timestamptz, (v_claim ->> 'valid_from')::timestamptz using errcode = 'BD005';
+        end if;
         v_valid := tstzrange((v_claim ->> 'valid_from')::timestamptz, (v_claim ->> 'valid_to')::timestamptz, '[)');
         -- a bound beyond what every client can read back (years 1 to 9999 in any time zone, never
         -- infinity) would make this belief unreadable for everyone: refused as bad input
@@ -336,12 +346,6 @@ begin
            or (not upper_inf(v_valid) and not (upper(v_valid) between '0001-01-02 00:00+00' and '9999-12-30 00:00+00'))
         then
             raise exception 'valid time out of range: % (from 0001-01-02 to 9999-12-30, not infinity)', v_valid
-                using errcode = 'BD005';
-        end if;
-        -- (valid_from = valid_to is a range of no time, which PostgreSQL keeps as 'empty': read back, it
-        -- has no bounds, as if valid always)
-        if isempty(v_valid) then
-            raise exception 'valid time is empty: valid_to (%) must be after valid_from', v_claim ->> 'valid_to'
                 using errcode = 'BD005';
         end if;
         v_fragment := beliefdb._fragment_at(p_workspace_id, p_source_version_id, v_start, v_end);
