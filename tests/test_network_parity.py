@@ -341,3 +341,18 @@ def test_an_empty_argument_is_refused_by_the_tool_as_by_the_http_api(bdb: belief
               if answer != (True, {"error": "invalid_input", "message": said})]
     assert differ == [], differ
     assert bdb.beliefs(include_all=True) == [] and bdb.decisions() == []
+
+
+def test_a_steps_refusals_name_no_python_keyword(http_client: TestClient, db_url: str) -> None:
+    """POST /steps (and the tool record_step) refused a forged read saying it is recorded 'by ask and why
+    with run=...', and an input edge 'supports' with '(use supports=[...] for independent support)':
+    Python an agent over HTTP or MCP does not write. They now say it in words every door shares."""
+    alice = bearer(db_url, "alice")
+    node = http_client.post("/steps", headers=alice, json={"kind": "user_input", "task": "t"}).json()["step"]
+    forged = refused(http_client.post("/steps", headers=alice, json={
+        "kind": "memory_read", "inputs": [{"edge": "reads", "node": node}]}), 400, "invalid_input")
+    assert forged == ("a memory_read step's reads are recorded by ask and why given the run, not by record_step:"
+                      " a decision may cite only what the run was shown (rule 19)"), forged
+    edge = refused(http_client.post("/steps", headers=alice, json={
+        "kind": "plan", "inputs": [{"edge": "supports", "node": node}]}), 400, "invalid_input")
+    assert edge.endswith("(give it as one of the step's supports: an independent reason)"), edge

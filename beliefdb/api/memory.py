@@ -287,7 +287,7 @@ class BeliefDB(bulk.Bulk, Decisions, pictures.Pictures, texts.Texts, jobs.Jobs, 
         ``run`` (rule 19: a decision of the run may cite what it read, so a read nobody was shown
         cannot be written here)."""
         if kind == "memory_read" and any(edge == "reads" for edge, _ in inputs):
-            raise InvalidInput("a memory_read step's reads are recorded by ask and why with run=..., not by"
+            raise InvalidInput("a memory_read step's reads are recorded by ask and why given the run, not by"
                                       " record_step: a decision may cite only what the run was shown (rule 19)")
         recorder = trace.continue_run(self.database, run) if run is not None else trace.record_run(
             self.database, task=task)

@@ -36,7 +36,8 @@ def edge_kind(name: str) -> str:
     """The stored name of a joint input edge kind; one-line error for anything else."""
     kind = _ALIASES.get(name, name)
     if kind not in JOINT_EDGE_KINDS:
-        hint = " (use supports=[...] for independent support)" if name in ("supports", "support") else ""
+        hint = (" (give it as one of the step's supports: an independent reason)"
+                if name in ("supports", "support") else "")
         raise errors.InvalidInput(f"unknown input edge '{name}' (choose from: {', '.join(JOINT_EDGE_KINDS)}){hint}")
     return kind
 
