@@ -183,3 +183,26 @@ def test_a_body_that_is_not_the_object_asked_for_is_one_line(http_client: TestCl
     response = http_client.post("/sources", content=content,
                                 headers=bearer(db_url) | {"Content-Type": "application/json"})
     assert refused(response, 400, "invalid_input") == said
+
+
+def test_a_field_named_like_a_place_of_the_request_is_named(http_client: TestClient, db_url: str,
+                                                            bdb: beliefdb.BeliefDB) -> None:
+    """A field the body does not take was named in the refusal unless its name was 'path', 'query', 'body',
+    'header' or 'cookie': those were dropped as if they said where the value came from, so an agent that
+    sent POST /jobs a path (which the API never reads) was told 'the request body: not one of the fields
+    this request takes', naming nothing; the tools likewise for an argument named 'path'. Each is named."""
+    for field in ("path", "query", "body"):
+        said = refused(http_client.post("/jobs", headers=bearer(db_url),
+                                        json={"source": "notes.md", "text": TEXT, field: "/etc/passwd"}),
+                       400, "invalid_input")
+        assert said == f"{field}: not one of the fields this request takes", said
+    from beliefdb.interfaces.mcp import build
+
+    async def call() -> Any:
+        async with Client(build(local=bdb)) as client:
+            result = await client.call_tool("ingest_text", {"source": "notes.md", "text": TEXT, "path": "/etc"})
+            assert result.is_error and result.content[0].type == "text"
+            return json.loads(result.content[0].text)
+
+    answer = anyio.run(call)
+    assert answer["message"].startswith("path: not one of the arguments this tool takes ("), answer

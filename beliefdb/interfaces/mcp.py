@@ -120,7 +120,7 @@ class Server(MCPServer[Any]):
         found += [{"loc": (argument,), "type": "missing"}
                   for argument, required in takes.items() if required and argument not in arguments]
         log.info("tool %r: arguments refused: %r", name, unknown)
-        return _failed(errors.InvalidInput(problems.one_line(found, whole="the arguments")))
+        return _failed(errors.InvalidInput(problems.one_line(found, whole="the arguments", placed=False)))
 
     async def call_tool(self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
                         ) -> CallToolResult | InputRequiredResult:
@@ -135,7 +135,7 @@ class Server(MCPServer[Any]):
             found = exc.__cause__.errors()
             # the names only, as the SDK logs them: the values are the caller's data
             log.info("tool %r: arguments refused: %r", name, sorted({".".join(map(str, e["loc"])) for e in found}))
-            return _failed(errors.InvalidInput(problems.one_line(found, whole="the arguments")))
+            return _failed(errors.InvalidInput(problems.one_line(found, whole="the arguments", placed=False)))
 
 
 def build(*, local: BeliefDB | None = None, memories: Memories | None = None) -> MCPServer:

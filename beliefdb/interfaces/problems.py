@@ -12,7 +12,7 @@ from typing import Any
 #: how many of a request's problems one message names (the rest are counted)
 SHOWN = 3
 
-#: where FastAPI says a value came from: not part of its name
+#: where FastAPI says a value came from (the first part of its loc): not part of its name
 _PLACES = frozenset({"body", "query", "path", "header", "cookie"})
 
 #: pydantic's words for some problems, and beliefdb's: of one value, and of the whole input
@@ -27,9 +27,11 @@ _WHOLE = {
 }
 
 
-def _name(loc: Sequence[Any]) -> str:
-    parts = [str(part) for part in loc if part not in _PLACES]
-    return ".".join(parts)
+def _name(loc: Sequence[Any], placed: bool) -> str:
+    """The argument's name: when ``placed``, FastAPI's ``loc`` leads with where the value came from (a field
+    may itself be named ``path`` or ``query``: only the first part is a place)."""
+    parts = [str(part) for part in loc]
+    return ".".join(parts[1:] if placed and parts and parts[0] in _PLACES else parts)
 
 
 def _what(problem: Mapping[str, Any]) -> str:
@@ -40,13 +42,14 @@ def _what(problem: Mapping[str, Any]) -> str:
     return message.removeprefix("Value error, ").removeprefix("Assertion failed, ")
 
 
-def one_line(problems: Iterable[Mapping[str, Any]], *, whole: str = "the request body") -> str:
+def one_line(problems: Iterable[Mapping[str, Any]], *, whole: str = "the request body", placed: bool = True) -> str:
     """pydantic's problems (``ValidationError.errors()``) as one line: ``name: what was wrong`` for the
-    first few, ``; `` between them; a problem with the whole input is said of ``whole``."""
+    first few, ``; `` between them; a problem with the whole input is said of ``whole``. ``placed``: each
+    problem's location leads with where in the request it was (FastAPI's), not with its name (MCP's)."""
     listed = list(problems)
     said = []
     for problem in listed[:SHOWN]:
-        name, kind = _name(problem.get("loc", ())), str(problem.get("type", ""))
+        name, kind = _name(problem.get("loc", ()), placed), str(problem.get("type", ""))
         if name:
             said.append(f"{name}: {_what(problem)}")
         else:
