@@ -70,7 +70,7 @@ def test_a_text_is_still_queued_as_a_document(http_client: TestClient, db_url: s
     ({"source": "maya-chat", "text": None, "turns": None}, "the request body: text or turns is required (one of them)"),
     ({"source": "maya-chat", "turns": []}, "turns: List should have at least 1 item after validation, not 0"),
     ({"source": "maya-chat", "turns": [{**MAYA[0], "time": "2023-05-01T09:00:00"}]},
-     "turns.0.time: Input should have timezone info"),
+     "turns.0.time: Input should have timezone info (Z or an offset such as +02:00): '2023-05-01T09:00:00'"),
     ({"source": "maya-chat", "turns": [{**MAYA[0], "mood": "ok"}]},
      "turns.0.mood: not one of the fields this request takes"),
 ])

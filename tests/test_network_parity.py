@@ -356,3 +356,34 @@ def test_a_steps_refusals_name_no_python_keyword(http_client: TestClient, db_url
     edge = refused(http_client.post("/steps", headers=alice, json={
         "kind": "plan", "inputs": [{"edge": "supports", "node": node}]}), 400, "invalid_input")
     assert edge.endswith("(give it as one of the step's supports: an independent reason)"), edge
+
+
+def test_a_bad_moment_is_refused_in_the_same_words_by_both_doors(bdb: beliefdb.BeliefDB, http_client: TestClient,
+                                                                  db_url: str) -> None:
+    """The same bad moment got two messages: 'yesterday' was 'Input should be a valid datetime or date,
+    input is too short' over HTTP and "not an ISO 8601 timestamp: 'yesterday'" from the tools; year 1 was
+    'out of range (...)' and '0001-01-01T00:00:00+00:00 is out of range (...)'; a moment without a zone
+    'Input should have timezone info' and the same with the example and the input. HTTP now answers the
+    library's words, as the tools do."""
+    bad = ["yesterday", "0001-01-01T00:00:00Z", "2026-03-01T09:00:00", 1767225600]
+    remembered = {"statement": "The return window is 7 days.", "subject": "return_policy", "attribute": "window",
+                  "value": "7 days", "quote": "7 days", "source": "policy.md", "text": TEXT}
+    over_http, calls = [], []
+    for moment in bad:
+        over_http += [
+            refused(http_client.post("/ask", headers=bearer(db_url), json={"question": "window", "as_of": moment}),
+                    400, "invalid_input"),
+            refused(http_client.get("/beliefs", headers=bearer(db_url), params={"as_of": str(moment)}),
+                    400, "invalid_input"),
+            refused(http_client.post("/beliefs", headers=bearer(db_url), json={**remembered, "valid_to": moment}),
+                    400, "invalid_input"),
+            refused(http_client.post("/conversations/chat-1/turns", headers=bearer(db_url),
+                                     json={"speaker": "maya", "text": "Hi.", "time": moment}), 400, "invalid_input")]
+        calls += [("ask", {"question": "window", "as_of": moment}), ("beliefs", {"as_of": str(moment)}),
+                  ("remember", {**remembered, "valid_to": moment}),
+                  ("remember_turn", {"conversation": "chat-1", "speaker": "maya", "text": "Hi.", "time": moment})]
+    answers = tools(bdb, calls)
+    differ = [(call, answer, said) for call, answer, said in zip(calls, answers, over_http, strict=True)
+              if answer != (True, {"error": "invalid_input", "message": said})]
+    assert differ == [], differ
+    assert over_http[0] == "as_of: not an ISO 8601 timestamp: 'yesterday'", over_http

@@ -10,7 +10,7 @@ from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import JSONResponse
-from pydantic import AfterValidator, AwareDatetime, BaseModel, ConfigDict, Field, model_validator
+from pydantic import AwareDatetime, BaseModel, BeforeValidator, ConfigDict, Field, model_validator
 
 from beliefdb import api, errors, render
 from beliefdb.interfaces.http_callers import Reader, Writer, writer
@@ -49,15 +49,19 @@ def _clean(value: Any) -> None:
             raise ValueError(f"{api.shown(str(key))}: {why}")
 
 
-def _in_range(value: datetime) -> datetime:
+def _moment(value: Any) -> datetime:
+    """A moment as the library reads one (ISO 8601 with a zone, in range), refused in its words, the
+    MCP tools' too: the same bad moment is the same message at every door."""
+    if not isinstance(value, str):
+        raise ValueError("Input should be a valid string")
     try:
-        return api.check_moment(value, "moment")
-    except errors.InvalidInput:
-        raise ValueError(f"out of range (give a moment {api.MOMENT_RANGE})") from None
+        return api.parse_moment(value, "moment", zoned=True)
+    except errors.InvalidInput as exc:
+        raise ValueError(exc.message.removeprefix("moment: ")) from None
 
 
 #: a moment Python and psycopg read back in every time zone (beliefdb.inputs)
-Moment = Annotated[AwareDatetime, AfterValidator(_in_range)]
+Moment = Annotated[AwareDatetime, BeforeValidator(_moment)]
 
 
 class Body(BaseModel):
