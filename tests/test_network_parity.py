@@ -387,3 +387,25 @@ def test_a_bad_moment_is_refused_in_the_same_words_by_both_doors(bdb: beliefdb.B
               if answer != (True, {"error": "invalid_input", "message": said})]
     assert differ == [], differ
     assert over_http[0] == "as_of: not an ISO 8601 timestamp: 'yesterday'", over_http
+
+
+def test_text_that_cannot_be_stored_is_refused_in_the_same_words_by_both_doors(bdb: beliefdb.BeliefDB,
+                                                                               http_client: TestClient,
+                                                                               db_url: str) -> None:
+    """A NUL or a lone surrogate in a field was 'the request body: source: holds a NUL character' over
+    HTTP and 'source: holds a NUL character' from the tool: the HTTP API said it of the whole body, then
+    named the field. Both now name the field alone, the same words."""
+    cases = [("ingest_text", {"source": "s\x00", "text": TEXT}, "/sources"),
+             ("decide", {"title": "ok", "because": ["3f2a\x00"]}, "/decisions"),
+             ("ask", {"question": "window", "scope": {"re\x00gion": "EU"}}, "/ask")]
+    over_http = []
+    for _, arguments, path in cases:
+        over_http.append(refused(http_client.post(path, json=arguments, headers=bearer(db_url)), 400,
+                                 "invalid_input"))
+    answers = tools(bdb, [(tool, arguments) for tool, arguments, _ in cases])
+    assert answers == [(True, {"error": "invalid_input", "message": said}) for said in over_http], (answers, over_http)
+    assert over_http[0] == "source: holds a NUL character", over_http
+    # (the SDK's own client cannot send a lone surrogate: over HTTP, its JSON escape)
+    said = refused(http_client.post("/ask", content=b'{"question": "window \\ud800"}', headers={
+        **bearer(db_url), "Content-Type": "application/json"}), 400, "invalid_input")
+    assert said == "question: not valid UTF-8 (an undecodable byte or a lone surrogate at character 7)", said

@@ -10,7 +10,7 @@ from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import JSONResponse
-from pydantic import AwareDatetime, BaseModel, BeforeValidator, ConfigDict, Field, model_validator
+from pydantic import AwareDatetime, BaseModel, BeforeValidator, ConfigDict, Field, field_validator
 
 from beliefdb import api, errors, render
 from beliefdb.interfaces.http_callers import Reader, Writer, writer
@@ -40,13 +40,13 @@ from beliefdb.vocabulary import Authority, BeliefKind, Label, Origin, StepKind
 INT4 = 2**31 - 1
 
 
-def _clean(value: Any) -> None:
-    """PostgreSQL text holds neither NUL nor lone surrogates: refuse them as bad input, up front,
-    naming the field."""
-    for key, item in value.items() if isinstance(value, dict) else [("body", value)]:
-        why = api.unstorable_in(key) or api.unstorable_in(item)
-        if why is not None:
-            raise ValueError(f"{api.shown(str(key))}: {why}")
+def _storable(value: Any) -> Any:
+    """PostgreSQL text holds neither NUL nor lone surrogates: refuse them as bad input, up front, in the
+    field that holds them (named as the MCP tools name their arguments)."""
+    why = api.unstorable_in(value)
+    if why is not None:
+        raise ValueError(why)
+    return value
 
 
 def _moment(value: Any) -> datetime:
@@ -67,11 +67,10 @@ Moment = Annotated[AwareDatetime, BeforeValidator(_moment)]
 class Body(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    @model_validator(mode="before")
+    @field_validator("*", mode="before")
     @classmethod
-    def _text(cls, data: Any) -> Any:
-        _clean(data)
-        return data
+    def _text(cls, value: Any) -> Any:
+        return _storable(value)
 
 
 class IngestText(Body):
