@@ -20,7 +20,8 @@ from typing import Annotated, Any, Literal
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
 from mcp.types import CallToolResult, InputRequiredResult, TextContent
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, WithJsonSchema
+from pydantic_core import PydanticCustomError
 
 from beliefdb import api, errors, render
 from beliefdb.api import BeliefDB
@@ -46,8 +47,19 @@ log = logging.getLogger("beliefdb.mcp")
 # the bounds the HTTP API puts on the same numbers, so no tool sends the database what it cannot hold
 K = Annotated[int, Field(ge=1, le=50)]
 Confidence = Annotated[float, Field(ge=0.0, le=1.0)]
+
+
+def _given(value: str) -> str:
+    """Text the HTTP API's bodies require non-empty, refused in pydantic's words as they refuse it. (A
+    check in Python: pydantic's own min_length reads the text as UTF-8 first, and refused a lone surrogate
+    with 'unable to parse raw data' before beliefdb's check could say what was wrong with it.)"""
+    if not value:
+        raise PydanticCustomError("string_too_short", "String should have at least 1 character", {"min_length": 1})
+    return value
+
+
 #: text the HTTP API's bodies require non-empty (the same field refused in the same words by both doors)
-Given = Annotated[str, Field(min_length=1)]
+Given = Annotated[str, AfterValidator(_given), WithJsonSchema({"type": "string", "minLength": 1})]
 Page = Annotated[int, Field(ge=1, le=10_000)]
 Revision = Annotated[int, Field(ge=0, le=2**31 - 1)]
 Version = Annotated[int, Field(ge=1, le=2**31 - 1)]
