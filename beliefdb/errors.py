@@ -4,11 +4,47 @@ code is the error code's name."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
 from types import MappingProxyType
-from typing import Final
+from typing import Final, Literal
 
 from beliefdb.vocabulary import ErrorCode
+
+#: Who reads the messages raised here: a program calling the library (``reason=``), or a person at the
+#: command line (``--reason``). The CLI says so for the commands it runs (:func:`wording`); everyone
+#: else, the servers included, gets the library's words.
+Reader = Literal["library", "cli"]
+_READER: ContextVar[Reader] = ContextVar("beliefdb_reader", default="library")
+
+
+@contextmanager
+def wording(reader: Reader) -> Iterator[None]:
+    """Word the messages raised inside the block for ``reader`` (threads started inside get the
+    library's words unless they copy the context)."""
+    token = _READER.set(reader)
+    try:
+        yield
+    finally:
+        _READER.reset(token)
+
+
+def spelled(library: str, cli: str) -> str:
+    """One phrase of a message as its reader knows it: ``library`` for a program (a method, an
+    argument), ``cli`` at the command line (a command, an option). The message itself is written once."""
+    return cli if _READER.get() == "cli" else library
+
+
+def argument(name: str, value: object = None, *, option: str | None = None) -> str:
+    """An argument as a message names it: the library's keyword, ``reason=`` (with ``value``:
+    ``force=True``, ``extractor='llm'``), or, at the command line, its option, ``--reason``
+    (``--force``, ``--extractor llm``); ``option`` when the CLI spells it otherwise than ``name``
+    with dashes."""
+    flag = option or "--" + name.replace("_", "-")
+    if value is None:
+        return spelled(f"{name}=", flag)
+    return spelled(f"{name}={value!r}", flag if value is True else f"{flag} {value}")
 
 
 class BeliefDBError(Exception):

@@ -17,7 +17,7 @@ from datetime import UTC, datetime
 from os import PathLike, fspath
 from typing import Any
 
-from beliefdb.errors import InvalidInput
+from beliefdb.errors import InvalidInput, argument
 
 EARLIEST = datetime(1, 1, 2, tzinfo=UTC)
 LATEST = datetime(9999, 12, 30, 23, 59, 59, 999999, tzinfo=UTC)
@@ -139,9 +139,10 @@ def parse_moment(text: str, where: str, *, zoned: bool = False) -> datetime:
     return check_moment(parsed, where)
 
 
-def check_integer(value: int, where: str) -> int:
-    """A whole number the database keeps as an integer (a version, a revision): one out of its range
-    could name nothing there, and is bad input rather than a call the database cannot match."""
+def check_integer(value: int, name: str) -> int:
+    """A whole number the database keeps as an integer (a version, a revision), the argument ``name``:
+    one out of its range could name nothing there, and is bad input rather than a call the database
+    cannot match."""
     if not -(2 ** 31) <= value < 2 ** 31:
-        raise InvalidInput(f"{where} {value} is out of range")
+        raise InvalidInput(f"{argument(name, value)} is out of range")
     return value

@@ -935,12 +935,17 @@ def conflict(cli: Cli, bdb: beliefdb.BeliefDB) -> dict[str, str]:
     return {"a": a, "b": b, "item": item["id"]}
 
 
-def test_approving_a_conflict_needs_a_winner(cli: Cli, conflict: dict[str, str],
+def test_approving_a_conflict_needs_a_winner(cli: Cli, conflict: dict[str, str], bdb: beliefdb.BeliefDB,
                                              postgresql: psycopg.Connection[Any]) -> None:
     before = snapshot(postgresql)
     err = cli.error("review", "approve", conflict["item"], code="invalid_input")
-    assert "needs a winner: " in err["message"]  # (words every door shares: the CLI's --winner, HTTP's winner)
-    assert "needs a winner: " in cli.one_line_error("review", "approve", conflict["item"])
+    one, other = err["message"].removeprefix("approving a conflict needs --winner ").split(" or --winner ")
+    assert {one, other} == {conflict["a"], conflict["b"]}, err
+    assert "--winner" in cli.one_line_error("review", "approve", conflict["item"])
+    # the library names its argument (the SQL, for psql, says "needs its winner: A or B")
+    with pytest.raises(beliefdb.errors.InvalidInput) as refused:
+        bdb.resolve_review(conflict["item"], "approved")
+    assert refused.value.message == f"approving a conflict needs winner='{one}' or winner='{other}'"
     assert snapshot(postgresql) == before
     assert len(cli.json("review", "list")) == 1  # still open
 

@@ -117,7 +117,7 @@ def test_every_extra_is_documented_and_every_install_hint_names_one() -> None:
     table = dict(re.findall(r"^\| `([a-z-]+)`(?:, `([a-z-]+)`)? \|", installing, flags=re.M))
     documented = {e for pair in table.items() for e in pair if e}
     assert documented == set(EXTRAS), "README's table of extras lists each extra of pyproject.toml"
-    hints = [server.EMBEDDED_HINT, LOCAL_EMBEDDER_HINT, servers.SERVE_HINT, calibrate.PLOT_HINT]
+    hints = [server.embedded_hint(), LOCAL_EMBEDDER_HINT, servers.SERVE_HINT, calibrate.PLOT_HINT]
     named = {e for hint in hints for e in re.findall(r"beliefdb\[([a-z-]+)\]", hint)}
     assert named == {"embedded", "local-embedder", "serve", "plot"} and named <= set(EXTRAS)
     mentioned = set(re.findall(r"beliefdb\[([a-z-]+(?:,[a-z-]+)*)\]", README))

@@ -16,7 +16,7 @@ from pathlib import Path
 from beliefdb.api.memory import connect
 from beliefdb.db.bootstrap import resolve_url
 from beliefdb.db.connector import DEFAULT_WORKSPACE
-from beliefdb.errors import InvalidInput, ServeUnavailable
+from beliefdb.errors import InvalidInput, ServeUnavailable, wording
 
 SERVE_HINT = "pip install 'beliefdb[serve]'"
 DEFAULT_HOST = "127.0.0.1"
@@ -60,7 +60,8 @@ def serve(host: str = DEFAULT_HOST, port: int = DEFAULT_PORT, *, url: str | None
                      max_open=configured.serve_max_memories if max_memories is None else max_memories)
     server = Server(uvicorn.Config(app, host=host, port=port, log_level=log_level),
                     grace=configured.serve_stop_timeout if stop_timeout is None else stop_timeout)
-    with contextlib.suppress(KeyboardInterrupt):
+    # its callers read the library's words (reason=), even when the CLI started it
+    with contextlib.suppress(KeyboardInterrupt), wording("library"):
         server.run()
     if not server.started:
         raise SystemExit(3)  # as uvicorn.run: the server did not start, and its log said why
@@ -128,5 +129,5 @@ def serve_mcp(*, workspace: str = DEFAULT_WORKSPACE, principal: str | None = Non
     require_serve()
     from beliefdb.interfaces import mcp, mcp_stdio
 
-    with connect(url, workspace, principal=principal, home=home) as db:
+    with connect(url, workspace, principal=principal, home=home) as db, wording("library"):
         mcp_stdio.run_stdio(mcp.build(local=db))

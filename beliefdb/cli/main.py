@@ -64,7 +64,7 @@ from beliefdb.cli.common import (
     usage_error,
     with_memory,
 )
-from beliefdb.errors import InvalidInput
+from beliefdb.errors import InvalidInput, wording
 from beliefdb.models import IngestFailure, IngestReport
 from beliefdb.render import pictures
 
@@ -88,7 +88,8 @@ class _Root(TyperGroup):
 
     def invoke(self, ctx: Any) -> Any:
         try:
-            return super().invoke(ctx)
+            with wording("cli"):  # beliefdb's messages name options (--reason), not arguments (reason=)
+                return super().invoke(ctx)
         except Exception as exc:
             usage_error(exc, bool(ctx.meta.get("beliefdb.json")))
 

@@ -81,7 +81,8 @@ def dump(url: str, file: Path, *, overwrite: bool = False) -> Dumped:
     if file.is_dir():
         raise errors.InvalidInput(f"{file} is a folder: give the dump a file name")
     if file.exists() and not overwrite:
-        raise errors.InvalidInput(f"{file} already exists: choose another name, or add --force to replace it")
+        raise errors.InvalidInput(f"{file} already exists: choose another name, or add"
+                                  f" {errors.argument('overwrite', True, option='--force')} to replace it")
     if not file.parent.is_dir():
         raise errors.InvalidInput(f"no such folder: {file.parent}")
     if not _installed(url):
@@ -126,8 +127,9 @@ def restore(url: str, file: Path, *, clean: bool = False) -> Restored:
     check_archive(file)
     if _installed(url) and not clean:
         raise errors.DatabaseNotEmpty(
-            "this database already holds beliefdb: restore into an empty database (e.g. a new --home), or add"
-            " --clean to replace what it holds with the dump")
+            "this database already holds beliefdb: restore into an empty database (e.g. a new"
+            f" {errors.argument('home')}), or add {errors.argument('clean', True)} to replace what it holds with"
+            " the dump")
     create_roles(url)
     options = ["--clean", "--if-exists"] if clean else []
     with _client_conninfo(url) as conninfo:

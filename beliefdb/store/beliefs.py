@@ -130,7 +130,7 @@ def why(db: Database, ref: str | UUID, conn: psycopg.Connection[Any] | None = No
             belief = then[0]
         if belief.provenance != "production" and not include_fixtures:
             raise errors.InvalidInput(f"belief {ref} is {belief.provenance} material, not production history:"
-                                      " include fixtures (include_fixtures) to see it and its evidence")
+                                      f" add {errors.argument('include_fixtures', True)} to see it and its evidence")
         moment = {"id": belief_id, "as_of": as_of}
         evidence = db.fetch_all(
             Evidence, Q.belief_evidence, moment, c)

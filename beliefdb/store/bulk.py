@@ -135,9 +135,10 @@ def bulk_ingest(db: Database, items: Sequence[Item], options: SourceOptions, *, 
     naming it before its batch is written; the batches before it stay committed (run again: what is
     stored is a no-op). ``progress(done, total)`` after each batch."""
     if batch < 1:
-        raise errors.InvalidInput(f"--batch must be at least 1, not {batch}")
+        raise errors.InvalidInput(f"{errors.argument('batch')} must be at least 1, not {batch}")
     if options.name:
-        raise errors.InvalidInput("a bulk ingest names each source by its file: --source is for one document")
+        raise errors.InvalidInput("a bulk ingest names each source by its file:"
+                                  f" {errors.argument('source')} is for one document")
     get_extractor(extractor)
     check_choices(options)
     limit = max_ingest_bytes(max_bytes)

@@ -166,7 +166,7 @@ def _bin_of(confidence: Decimal, bins: int) -> int:
 def reliability(sample: Sequence[LabelledBelief], bins: int = DEFAULT_BINS) -> Calibration:
     """The reliability table of ``sample`` over ``bins`` equal-width confidence bins, and its ECE."""
     if not 1 <= bins <= MAX_BINS:
-        raise errors.InvalidInput(f"--bins must be between 1 and {MAX_BINS}, got {bins}")
+        raise errors.InvalidInput(f"{errors.argument('bins')} must be between 1 and {MAX_BINS}, got {bins}")
     if not sample:
         raise errors.InvalidInput("no labelled beliefs")
     total = len(sample)
@@ -205,7 +205,7 @@ def _summary(kind: str, group: list[LabelledBelief]) -> KindSummary:
 def calibrate(db: Database, labels: Path, bins: int = DEFAULT_BINS) -> Calibration:
     """Read a reviewer's ``belief_id,correct`` CSV and compute the reliability table of those beliefs."""
     if not 1 <= bins <= MAX_BINS:
-        raise errors.InvalidInput(f"--bins must be between 1 and {MAX_BINS}, got {bins}")
+        raise errors.InvalidInput(f"{errors.argument('bins')} must be between 1 and {MAX_BINS}, got {bins}")
     return reliability(fetch(db, read_labels(labels)), bins)
 
 

@@ -85,7 +85,8 @@ def read_chat_file(path: Path, limit: int) -> list[Turn]:
     InvalidInput naming it (and its line)."""
     if path.suffix.lower() not in CHAT_SUFFIXES:
         raise errors.InvalidInput(
-            f"{shown(path)}: unsupported file type for --format chat '{shown(path.suffix) or '(none)'}'"
+            f"{shown(path)}: unsupported file type for {errors.spelled('a chat file', '--format chat')}"
+            f" '{shown(path.suffix) or '(none)'}'"
             f" (supported: {', '.join(CHAT_SUFFIXES)})")
     data = files.read_regular(path)
     if len(data) > limit:

@@ -40,8 +40,8 @@ def apply(db: Database, belief: str | UUID, statement: str, *, reviewer: str, ex
     if not statement.strip():
         raise errors.InvalidInput("a correction needs the new statement")
     if not reviewer.strip():
-        raise errors.InvalidInput("a correction needs --reviewer")
-    check_integer(expect_revision, "--expect-revision")
+        raise errors.InvalidInput(f"a correction needs {errors.argument('reviewer')}")
+    check_integer(expect_revision, "expect_revision")
     with db.transaction(conn) as c:
         result: CorrectionResult = db.fetch_one(
             CorrectionResult, Q.apply_correction,

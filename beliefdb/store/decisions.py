@@ -51,7 +51,7 @@ def derive(db: Database, statement: str, subject: str, attribute: str, value: st
            *, kind: str = "fact", conn: psycopg.Connection[Any] | None = None) -> Recorded:
     """Record a belief derived from others: it holds while all of them are current."""
     if not sources:
-        raise errors.InvalidInput("a derived belief needs --from beliefs")
+        raise errors.InvalidInput(f"a derived belief needs {errors.argument('sources', option='--from')} beliefs")
     recorded: Recorded = db.fetch_one(Recorded, Q.derive,
                                       (statement, subject, attribute, value, [str(ref) for ref in sources], kind), conn)
     return recorded

@@ -66,5 +66,5 @@ def named_documents(paths: Sequence[Path], what: str, suffixes: Sequence[str] = 
     if not named:
         raise no_documents(what, suffixes, [p for p in paths if p.is_dir()])
     if source and len(named) > 1:
-        raise errors.InvalidInput("--source names one source: give it one file at a time")
+        raise errors.InvalidInput(f"{errors.argument('source')} names one source: give it one file at a time")
     return named

@@ -273,7 +273,7 @@ def max_ingest_bytes(max_bytes: int | None = None) -> int:
 def too_big(name: str, size: int, limit: int) -> errors.InvalidInput:
     return errors.InvalidInput(
         f"{name}: {_mib(size)} ({size:,} bytes) is over the ingest limit of {_mib(limit)} ({limit:,} bytes);"
-        " raise it with --max-bytes or BELIEFDB_INGEST_MAX_BYTES")
+        f" raise it with {errors.argument('max_bytes')} or BELIEFDB_INGEST_MAX_BYTES")
 
 
 def _mib(size: int) -> str:
@@ -317,7 +317,7 @@ def ingest_paths(db: Database, paths: list[Path], options: SourceOptions, *, cla
     named = named_documents(paths, "ingest", source=options.name)
     limit = max_ingest_bytes(max_bytes)
     if claims is not None and len(named) > 1:
-        raise errors.InvalidInput("--claims belongs to one document: give it one file at a time")
+        raise errors.InvalidInput(f"{errors.argument('claims')} belongs to one document: give it one file at a time")
     get_extractor(extractor)  # an unknown extractor or option is an error before anything is read
     check_choices(options)
     candidates = load_claims(claims) if claims is not None else []

@@ -100,7 +100,8 @@ Executor = Mapping[str, Callable[[ReplayStep], StepOutput]]
 
 def _check_faulty(refs: Sequence[str | UUID]) -> list[str]:
     if not refs:
-        raise errors.InvalidInput("name at least one faulty memory (--faulty ID)")
+        said = errors.spelled("faulty=[ID, ...]", "--faulty ID")
+        raise errors.InvalidInput(f"name at least one faulty memory ({said})")
     return [str(ref) for ref in refs]
 
 

@@ -31,9 +31,9 @@ def _target(belief: str | UUID | None, fragment: str | UUID | None, source: str 
     if len([x for x in (belief, fragment, source) if x is not None]) != 1:
         raise errors.InvalidInput("retract exactly one of belief, fragment or source")
     if version is not None and source is None:
-        raise errors.InvalidInput("a version goes with a source: name the source whose version to retract")
+        raise errors.InvalidInput(f"{errors.argument('version')} goes with {errors.argument('source')}")
     if version is not None:
-        check_integer(version, "--version")
+        check_integer(version, "version")
     if source is not None:
         return ("version" if version is not None else "source"), source
     if belief is not None:
@@ -58,7 +58,7 @@ def retract(db: Database, *, belief: str | UUID | None = None, fragment: str | U
     and nothing is written."""
     target, ref = _target(belief, fragment, source, version)
     if not undo and not reason.strip():
-        raise errors.InvalidInput("a retraction needs a reason")
+        raise errors.InvalidInput(f"a retraction needs {errors.argument('reason')}")
     with db.transaction(conn) as c:
         if expect is not None:
             c.execute(Q.lock_workspace)

@@ -234,7 +234,7 @@ def ask(db: Database, question: str, *, k: int = 5, as_of: datetime | None = Non
     if not 1 <= k <= MAX_K:
         raise errors.InvalidInput(f"k must be between 1 and {MAX_K:,}")
     if not 0 <= min_confidence <= 1:
-        raise errors.InvalidInput(f"min_confidence must be between 0 and 1, not {min_confidence}")
+        raise errors.InvalidInput(f"{errors.argument('min_confidence')} must be between 0 and 1, not {min_confidence}")
     if as_of is not None:
         check_moment(as_of, "as_of")
     try:

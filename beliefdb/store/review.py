@@ -5,11 +5,14 @@ or the supersession of it in a conflict."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 from uuid import UUID
 
 import psycopg
 
+from beliefdb import errors
 from beliefdb.db.connector import Database
 from beliefdb.db.queries import Q
 from beliefdb.models import ReviewItem, ReviewResolution
@@ -26,7 +29,7 @@ def resolve_item(db: Database, item: str | UUID, verdict: str, *, note: str | No
     """Approve or reject an open item (``verdict`` is approved or rejected): the item by its id or a
     prefix of it, the winner of a conflict by its id or a unique prefix (``beliefdb.review_resolve``
     resolves both)."""
-    with db.transaction(conn) as c:
+    with _naming_the_winner(), db.transaction(conn) as c:
         result: ReviewResolution = db.fetch_one(
             ReviewResolution, Q.review_resolve,
             (str(item), verdict, note, str(winner) if winner is not None else None), c)
@@ -40,3 +43,22 @@ def resolve_item(db: Database, item: str | UUID, verdict: str, *, note: str | No
             # an approved new version's beliefs are searchable like any ingested ones
             embed_new(db, [UUID(a["id"]) for a in version["accepted"]], c)
     return result
+
+
+#: how beliefdb.review_resolve refuses a conflict approved without one of its two beliefs as the winner
+_NEEDS_WINNER = "approving a conflict needs its winner: "
+
+
+@contextmanager
+def _naming_the_winner() -> Iterator[None]:
+    """The SQL's refusal of a conflict approved without its winner (": A or B", words for psql) as the
+    caller passes the winner: ``winner='A'`` or ``winner='B'`` from the library, ``--winner A`` at the
+    command line."""
+    try:
+        yield
+    except errors.InvalidInput as exc:
+        if not exc.message.startswith(_NEEDS_WINNER):
+            raise
+        one, _, other = exc.message.removeprefix(_NEEDS_WINNER).partition(" or ")
+        raise errors.InvalidInput(f"approving a conflict needs {errors.argument('winner', one)} or"
+                                  f" {errors.argument('winner', other)}") from exc

@@ -23,7 +23,7 @@ def ensure_vector_indexes(url: str, *, dim: int | None = None, memory: str | Non
     reported with its error (nothing of it changed) and the others are done all the same.
     ``starting(dim)`` before each dimension."""
     if dim is not None and not 1 <= dim <= 16000:
-        raise errors.InvalidInput(f"--dim must be between 1 and 16000, not {dim}")
+        raise errors.InvalidInput(f"{errors.argument('dim')} must be between 1 and 16000, not {dim}")
     memory = memory if memory is not None else settings.load().index_memory
     probe(url)
     done: list[VectorIndex] = []

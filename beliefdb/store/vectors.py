@@ -18,7 +18,7 @@ from pgvector import Vector
 from beliefdb.db.connector import Database
 from beliefdb.db.queries import Q
 from beliefdb.embedders import Embedder
-from beliefdb.errors import EmbedderUnavailable, InvalidInput, ModelMismatch
+from beliefdb.errors import EmbedderUnavailable, InvalidInput, ModelMismatch, spelled
 from beliefdb.models import EmbedReport
 
 
@@ -47,7 +47,8 @@ def check_model(db: Database, embedder: Embedder, conn: psycopg.Connection[Any] 
     recorded = workspace_model(db, conn)
     if recorded is not None and recorded.model != embedder.model:
         raise ModelMismatch(f"this workspace's embeddings are {recorded.model}, not {embedder.model}: "
-                            f"switch with 'beliefdb reembed --embedder {embedder.name}'")
+                            "switch with " + spelled(f"reembed(embedder={embedder.name!r})",
+                                                  f"'beliefdb reembed --embedder {embedder.name}'"))
 
 
 def _store(db: Database, conn: psycopg.Connection[Any], model: str, ids: Sequence[UUID],

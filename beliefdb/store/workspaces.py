@@ -81,8 +81,8 @@ def delete_workspace(url: str, name: str, *, force: bool = False) -> WorkspaceDe
             if (sources or runs or nodes) and not force:
                 raise WorkspaceNotEmpty(
                     f"workspace '{name}' is not empty ({_plural(sources, 'source')}, {_plural(beliefs, 'belief')},"
-                    f" {_plural(decisions, 'decision')}, {_plural(runs, 'run')}): add --force to delete it"
-                    " with everything in it")
+                    f" {_plural(decisions, 'decision')}, {_plural(runs, 'run')}):"
+                    f" add {errors.argument('force', True)} to delete it with everything in it")
             for statement in _DELETE:
                 conn.execute(statement, (ws,))
     except errors.PermissionDenied as exc:

@@ -461,7 +461,7 @@ begin
         end if;
     elsif v_item.kind = 'conflict' and p_verdict = 'approved' then
         if v_winner is null or v_winner not in (v_item.node, v_item.other_node) then
-            raise exception 'approving a conflict needs a winner: % or %', v_item.node, v_item.other_node
+            raise exception 'approving a conflict needs its winner: % or %', v_item.node, v_item.other_node
                 using errcode = 'BD005';
         end if;
         -- only the loser's owner may (relation_supersession_by_owner refuses anyone else)
