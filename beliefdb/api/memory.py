@@ -285,15 +285,19 @@ class BeliefDB(bulk.Bulk, Decisions, pictures.Pictures, texts.Texts, jobs.Jobs, 
         attribute, value, statement?, kind?}) is a belief the step writes, holding while the step does.
         A memory_read step that reads beliefs is recorded only by :meth:`ask` and :meth:`why` with
         ``run`` (rule 19: a decision of the run may cite what it read, so a read nobody was shown
-        cannot be written here)."""
+        cannot be written here). The arguments are checked before the run is looked up."""
         if kind == "memory_read" and any(edge == "reads" for edge, _ in inputs):
             raise InvalidInput("a memory_read step's reads are recorded by ask and why given the run, not by"
                                       " record_step: a decision may cite only what the run was shown (rule 19)")
+        joint = [(trace.edge_kind(edge), _uuid(node)) for edge, node in inputs]
+        independent = [_uuid(node) for node in supports]
+        trace.check_step(kind, independent)
+        if memory is not None:
+            trace.check_memory(memory.get("subject", ""), memory.get("attribute", ""), memory.get("kind") or "fact")
         recorder = trace.continue_run(self.database, run) if run is not None else trace.record_run(
             self.database, task=task)
         seq = recorder.next_seq
-        step = recorder.step(kind, payload, inputs=[(edge, _uuid(node)) for edge, node in inputs],
-                             supports=[_uuid(node) for node in supports])
+        step = recorder.step(kind, payload, inputs=joint, supports=independent)
         wrote = None
         if memory is not None:
             wrote = recorder.memory(step, memory.get("subject", ""), memory.get("attribute", ""),

@@ -118,7 +118,9 @@ def why(db: Database, ref: str | UUID, conn: psycopg.Connection[Any] | None = No
     """The belief, its evidence, the factors of its confidence, its supersession history and what was
     built on it; with ``as_of``, as it was believed then (evidence and history recorded by then).
     A fixture or synthetic belief is shown only with ``include_fixtures`` (its evidence is not
-    production history, rule 15)."""
+    production history, rule 15). The moment is checked before the belief is looked up."""
+    if as_of is not None:
+        check_moment(as_of, "as_of")
     with db.transaction(conn) as c:
         belief_id = resolve(db, ref, c)
         if as_of is None:

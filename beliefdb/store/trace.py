@@ -42,6 +42,22 @@ def edge_kind(name: str) -> str:
     return kind
 
 
+def check_step(kind: str, supports: Sequence[object]) -> None:
+    """Refuse a step kind that does not exist, or independent support of a step that takes its inputs'."""
+    if kind not in STEP_KINDS:
+        raise errors.InvalidInput(f"unknown step kind '{kind}' (choose from: {', '.join(STEP_KINDS)})")
+    if supports and kind in ("tool_call", "observation"):
+        raise errors.InvalidInput(f"a {kind} takes the verdict of its inputs: record them as inputs, not supports")
+
+
+def check_memory(subject: str, attribute: str, kind: str) -> None:
+    """Refuse a memory without a subject or an attribute, or of a kind beliefs do not have."""
+    if not subject.strip() or not attribute.strip():
+        raise errors.InvalidInput("a memory needs a subject and an attribute")
+    if kind not in BELIEF_KINDS:
+        raise errors.InvalidInput(f"unknown memory kind '{kind}' (choose from: {', '.join(BELIEF_KINDS)})")
+
+
 class RunRecorder:
     """Buffer a run's steps, memories and edges; write them in one round trip per flush."""
 
@@ -62,12 +78,9 @@ class RunRecorder:
              inputs: Iterable[tuple[str, UUID]] = (), supports: Iterable[UUID] = (),
              follows: Iterable[UUID] = (), replay_of: UUID | None = None) -> UUID:
         """Record one step (its seq is the order of calls); returns its id at once."""
-        if kind not in STEP_KINDS:
-            raise errors.InvalidInput(f"unknown step kind '{kind}' (choose from: {', '.join(STEP_KINDS)})")
-        check_json(dict(payload or {}), "payload")
         supports = list(supports)
-        if supports and kind in ("tool_call", "observation"):
-            raise errors.InvalidInput(f"a {kind} takes the verdict of its inputs: record them as inputs, not supports")
+        check_step(kind, supports)
+        check_json(dict(payload or {}), "payload")
         step_id = uuid.uuid4()
         self._steps.append({"id": str(step_id), "seq": self._seq, "kind": kind, "payload": dict(payload or {}),
                             "replay_of": str(replay_of) if replay_of else None})
@@ -84,10 +97,7 @@ class RunRecorder:
     def memory(self, step: UUID, subject: str, attribute: str, value: str, statement: str | None = None, *,
                kind: str = "fact", supersedes: UUID | None = None) -> UUID:
         """A memory (belief) written by ``step``: it holds while the step does."""
-        if not subject.strip() or not attribute.strip():
-            raise errors.InvalidInput("a memory needs a subject and an attribute")
-        if kind not in BELIEF_KINDS:
-            raise errors.InvalidInput(f"unknown memory kind '{kind}' (choose from: {', '.join(BELIEF_KINDS)})")
+        check_memory(subject, attribute, kind)
         memory_id = uuid.uuid4()
         self._memories.append({"id": str(memory_id), "step": str(step), "subject": subject, "attribute": attribute,
                                "value": value, "statement": statement, "kind": kind,
