@@ -71,7 +71,9 @@ class Changes:
     nodes that stopped or started holding, stopped being or became current (a superseded belief
     whose winner stopped holding is current again), decisions flagged, actions held, and the
     decisions that lost a reason but survive on other support. A retraction of another
-    principal's source only proposes it (``proposed``, ``review_item``, ``owner``): nothing changed."""
+    principal's source only proposes it (``proposed``, ``review_item``, ``owner``): nothing changed.
+    Every change report has this one shape, whatever produced it: ``review_item`` and ``owner`` are
+    set on a proposal only (the owner it waits for), None otherwise."""
 
     stopped_holding: list[UUID]
     started_holding: list[UUID]

@@ -317,7 +317,7 @@ begin
         'target', v_target, 'id', v_id, 'version', p_version, 'reason', case when p_undo then null else p_reason end,
         'stopped_holding', jsonb_array_length(v_changes -> 'stopped_holding'),
         'flagged', v_changes -> 'flagged'));
-    return beliefdb._as_changes(v_changes || jsonb_build_object('proposed', false, 'owner', v_owner));
+    return beliefdb._as_changes(v_changes || jsonb_build_object('proposed', false));
 end
 $$;
 comment on function beliefdb.retract(text, text, text, integer, boolean) is 'Retract or restore a node, source or source version, and propagate what that changes (another principal''s source: a proposal to its owner)';

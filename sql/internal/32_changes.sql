@@ -207,8 +207,10 @@ comment on function beliefdb._dry_run(text, jsonb) is 'Internal: run one of beli
 
 -- A change report (beliefdb._changes, with proposed, review_item and owner when a proposal) as the
 -- API returns it: beliefdb.changes, each surviving reason one beliefdb.still_supported (a decision
--- that survives on two reasons is two of them, in the order the report lists them). Null for
--- anything but a JSON object (a dry run that changed nothing reports null).
+-- that survives on two reasons is two of them, in the order the report lists them). Every report has
+-- the one shape: review_item and owner name the owner a proposal waits for, and are null on any
+-- other report (whoever produced it). Null for anything but a JSON object (a dry run that changed
+-- nothing reports null).
 create or replace function beliefdb._as_changes(p_report jsonb) returns beliefdb.changes
 language sql immutable
 set search_path = pg_catalog, pg_temp
@@ -222,7 +224,8 @@ as $$
                        from jsonb_array_elements(coalesce(p_report -> 'survives', '[]')) with ordinality s (survivor, i)
                       cross join jsonb_array_elements(s.survivor -> 'by') with ordinality g (reason, j)
                       order by s.i, g.j),
-               coalesce(c.proposed, false), c.review_item, c.owner)::beliefdb.changes
+               coalesce(c.proposed, false), case when c.proposed then c.review_item end,
+               case when c.proposed then c.owner end)::beliefdb.changes
       from (select p_report as report where jsonb_typeof(p_report) = 'object') r
      cross join lateral jsonb_populate_record(null::beliefdb.changes, r.report - 'survives') c
 $$;
