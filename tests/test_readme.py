@@ -53,6 +53,22 @@ def test_readme_example_runs(section: str, db_url: str, tmp_path: Path, monkeypa
         assert expected in printed, printed
 
 
+@pytest.mark.slow
+def test_every_example_type_checks_strictly(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A user's code is typed too: each example, copied into it, passes ``mypy --strict`` against the
+    package's own hints (``py.typed``). The library example used ``db.ingest(...)[0].accepted``, which
+    mypy refuses: ``ingest`` gives an ``IngestReport`` or, for a file it could not read, an
+    ``IngestFailure``."""
+    from mypy import api as mypy
+
+    monkeypatch.setenv("MYPYPATH", str(README.parent))  # this checkout's package, whatever is installed
+    for number, code in enumerate(_examples().values()):
+        (tmp_path / f"example_{number}.py").write_text(code, encoding="utf-8")
+    out, err, status = mypy.run(["--strict", "--no-incremental", "--python-version", "3.11",
+                                 "--cache-dir", str(tmp_path / ".mypy_cache"), str(tmp_path)])
+    assert status == 0, out + err
+
+
 def test_the_unextracted_text_example_prints_what_the_readme_shows(cli: Cli, tmp_path: Path,
                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     """README, "Unextracted text": the commands of its sh block, then its text block is what ask printed
