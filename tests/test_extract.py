@@ -10,6 +10,7 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
+from beliefdb import errors
 from beliefdb.text.extractor import Candidate, NoExtractor, normalise_name
 from beliefdb.text.fragments import iter_fragments, split_fragments
 from beliefdb.text.registry import EXTRACTORS, get_extractor
@@ -348,7 +349,7 @@ def test_registry() -> None:
 
 
 def test_unknown_extractor_names_the_choices() -> None:
-    with pytest.raises(ValueError, match=r"^unknown extractor 'gpt' \(choose from: llm, none, rules\)$"):
+    with pytest.raises(errors.InvalidInput, match=r"^unknown extractor 'gpt' \(choose from: llm, none, rules\)$"):
         get_extractor("gpt")
 
 

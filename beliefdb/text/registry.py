@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Final
 
+from beliefdb.errors import InvalidInput
 from beliefdb.text.extractor import Extractor, NoExtractor
 from beliefdb.text.llm import LLMExtractor
 from beliefdb.text.rules import RuleExtractor
@@ -16,12 +17,12 @@ EXTRACTORS: Final[dict[str, type[Extractor]]] = {
 
 
 def get_extractor(name: str) -> Extractor:
-    """A new extractor by its registered name; ValueError names the choices for an unknown one.
+    """A new extractor by its registered name; InvalidInput names the choices for an unknown one.
 
     An extractor reads its configuration when it is created (``llm`` refuses with InvalidInput when
     ``BELIEFDB_LLM_URL`` is not set), never when it is imported.
     """
     cls = EXTRACTORS.get(name)
     if cls is None:
-        raise ValueError(f"unknown extractor '{name}' (choose from: {', '.join(sorted(EXTRACTORS))})")
+        raise InvalidInput(f"unknown extractor '{name}' (choose from: {', '.join(sorted(EXTRACTORS))})")
     return cls()
