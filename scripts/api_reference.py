@@ -75,7 +75,9 @@ def render() -> str:
            "[sql-reference.md](sql-reference.md).", ""]
     out += ["## `beliefdb`", "", f"Exports: {', '.join(f'`{n}`' for n in sorted(beliefdb.__all__))}.", ""]
     out += [f"- `beliefdb.{_signature('connect', api.connect)}`", f"  {_summary(api.connect)}", ""]
-    out += ["## `BeliefDB`", "", _summary(api.BeliefDB), ""]
+    opening = _signature("BeliefDB", api.BeliefDB.__init__).replace("(self, ", "(").removesuffix(" -> None")
+    out += ["## `BeliefDB`", "", _summary(api.BeliefDB), "",
+            f"- `beliefdb.{opening}`", f"  {_summary(api.BeliefDB.__init__)}"]
     for name, member in _methods(api.BeliefDB):
         if isinstance(member, property):
             out += [f"- `{name}` (property)", f"  {_summary(member)}"]

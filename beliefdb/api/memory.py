@@ -77,12 +77,17 @@ class BeliefDB(bulk.Bulk, Decisions, pictures.Pictures, texts.Texts, jobs.Jobs, 
     """Memory bound to one workspace. Every method is one transaction (batch jobs: one per batch); the
     pictures (``why_graph``, ``impact_graph``, ...) come from :class:`~beliefdb.api.pictures.Pictures`, the
     source texts (``source_excerpts``) from :class:`~beliefdb.api.texts.Texts`.
-    >>> db = connect(workspace="default")          # doctest: +SKIP
-    >>> db.ingest("return-policy.md", authority="official")   # doctest: +SKIP
+    >>> with BeliefDB(workspace="default") as db:   # doctest: +SKIP  (or db = connect(...); db.close())
+    ...     db.ingest("return-policy.md", authority="official")
     """
 
-    def __init__(self, database: Database) -> None:
-        self.database = database
+    def __init__(self, url: str | Database | None = None, workspace: str = DEFAULT_WORKSPACE, *,
+                 principal: str | None = None, home: str | Path | None = None, max_size: int = 4) -> None:
+        """Open memory as :func:`connect` does (``url``, else ``BELIEFDB_URL``, else the embedded server
+        under ``home``); given a ``Database`` already open, wrap that one."""
+        self.database = url if isinstance(url, Database) else Database(
+            resolve_url(url, home=Path(home) if home is not None else None), workspace, principal=principal,
+            max_size=max_size)
 
     @property
     def workspace(self) -> str:
@@ -375,5 +380,4 @@ def connect(url: str | None = None, workspace: str = DEFAULT_WORKSPACE, *, princ
             home: str | Path | None = None, max_size: int = 4) -> BeliefDB:
     """Open beliefdb: ``url``, else ``BELIEFDB_URL``, else the embedded server under ``home``; threads
     sharing it run up to ``max_size`` calls at once (one pooled connection each)."""
-    resolved = resolve_url(url, home=Path(home) if home is not None else None)
-    return BeliefDB(Database(resolved, workspace, principal=principal, max_size=max_size))
+    return BeliefDB(url, workspace, principal=principal, home=home, max_size=max_size)

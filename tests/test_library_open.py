@@ -1,0 +1,29 @@
+"""``from beliefdb import BeliefDB`` opens memory as ``beliefdb.connect`` does: ``with BeliefDB(url) as db``
+(or ``BeliefDB()``: ``BELIEFDB_URL``, else the embedded server) works and leaving the block closes its
+pool. ``BeliefDB()`` was a TypeError (it wanted an internal ``Database``), and ``with BeliefDB(url)``
+failed with ``AttributeError: 'str' object has no attribute 'close'`` on leaving the block."""
+
+from __future__ import annotations
+
+import pytest
+
+import beliefdb
+from beliefdb import BeliefDB, errors
+
+POLICY = "# Returns\nReturns are accepted within 7 days of delivery.\n"
+
+
+def test_with_beliefdb_opens_and_closes(db_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    with BeliefDB(db_url) as db:
+        assert db.workspace == "default"
+        db.ingest_text(POLICY, source="policy.md", authority="official")
+        assert [b.value for b in db.beliefs()] == ["7 days"]
+    with pytest.raises(errors.DatabaseUnavailable):  # closed by the with block
+        db.beliefs()
+    beliefdb.api.create_workspace("team", url=db_url)
+    with BeliefDB(db_url, "team", principal="alice", max_size=2) as team:
+        assert team.workspace == "team" and team.beliefs() == []
+        assert team.database.principal == "alice"
+    monkeypatch.setenv("BELIEFDB_URL", db_url)
+    with BeliefDB() as default, beliefdb.connect() as connected:
+        assert [b.id for b in default.beliefs()] == [b.id for b in connected.beliefs()]
