@@ -9,6 +9,7 @@ import pytest
 
 import beliefdb
 from beliefdb import BeliefDB, errors
+from tests.conftest import Cli
 
 POLICY = "# Returns\nReturns are accepted within 7 days of delivery.\n"
 
@@ -27,3 +28,17 @@ def test_with_beliefdb_opens_and_closes(db_url: str, monkeypatch: pytest.MonkeyP
     monkeypatch.setenv("BELIEFDB_URL", db_url)
     with BeliefDB() as default, beliefdb.connect() as connected:
         assert [b.id for b in default.beliefs()] == [b.id for b in connected.beliefs()]
+
+
+def test_bad_opening_arguments_are_beliefdb_errors_in_the_library_s_words(db_url: str, cli: Cli) -> None:
+    """``BeliefDB(url, max_size=0)`` (and ``connect``) raised psycopg_pool's ValueError ("max_size must be
+    greater or equal than min_size"), where ``aconnect`` said InvalidInput; an unknown workspace told a
+    library user to run ``beliefdb workspace create``."""
+    for opening in (lambda: BeliefDB(db_url, max_size=0), lambda: beliefdb.connect(db_url, max_size=0)):
+        with pytest.raises(errors.InvalidInput, match=r"^max_size= must be at least 1, not 0$"):
+            opening()
+    with pytest.raises(errors.UnknownWorkspace) as unknown:
+        BeliefDB(db_url, "nope")
+    assert unknown.value.message == "unknown workspace 'nope' (create it with: beliefdb.api.create_workspace('nope'))"
+    assert cli.error("beliefs", "-w", "nope", code="unknown_workspace")["message"] == (
+        "unknown workspace 'nope' (create it with: beliefdb workspace create nope)")

@@ -392,7 +392,5 @@ async def aconnect(url: str | None = None, workspace: str = DEFAULT_WORKSPACE, *
     """Open beliefdb for asyncio as :func:`~beliefdb.api.memory.connect` does (``url``, else
     ``BELIEFDB_URL``, else the embedded server under ``home``), running up to ``max_size`` calls at once,
     each on its own pooled connection: ``async with await beliefdb.aconnect() as db: ...``."""
-    if max_size < 1:
-        raise errors.InvalidInput("max_size must be at least 1")
     db = await asyncio.to_thread(connect, url, workspace, principal=principal, home=home, max_size=max_size)
     return AsyncBeliefDB(db, max_workers=max_size)

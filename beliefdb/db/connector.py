@@ -214,6 +214,8 @@ class Database:
 
     def __init__(self, url: str, workspace: str = DEFAULT_WORKSPACE, *, principal: str | None = None,
                  max_size: int = 4) -> None:
+        if max_size < 1:
+            raise errors.InvalidInput(f"{errors.argument('max_size')} must be at least 1, not {max_size}")
         probe(url)
         self.url = url
         self.principal = principal
@@ -261,7 +263,8 @@ class Database:
                 row = conn.execute(Q.workspace_id_by_name, (name,)).fetchone()
             except pg_errors.UndefinedTable as exc:
                 raise errors.DatabaseUnavailable(
-                    "beliefdb is not installed in this database: run 'beliefdb migrate'") from exc
+                    "beliefdb is not installed in this database: run "
+                    + errors.spelled("beliefdb.api.migrate(url)", "'beliefdb migrate'")) from exc
             # (an agent's login sees only its own workspace: another's name is not found, and said so)
             bound = conn.execute(Q.bound_workspace_name).fetchone() if row is None else None
             vector = conn.execute(Q.vector_type).fetchone()
@@ -272,7 +275,8 @@ class Database:
                                           f" another ('{name}')")
         if row is None:
             raise errors.UnknownWorkspace(
-                f"unknown workspace '{name}' (create it with: beliefdb workspace create {name})")
+                f"unknown workspace '{name}' (create it with: "
+                + errors.spelled(f"beliefdb.api.create_workspace({name!r})", f"beliefdb workspace create {name}") + ")")
         return str(row[0]), info, nested
 
     @contextmanager
