@@ -146,9 +146,10 @@ class AsyncBeliefDB(AsyncPictures):
 
     async def ingest_text(self, text: str, *, source: str, authority: str | None = None, label: str | None = None,
                           origin: str | None = None, version_label: str | None = None, extractor: str = "rules",
-                          preview: bool = False) -> IngestReport:
+                          embed: bool = True, preview: bool = False) -> IngestReport:
         return await self.call(self.sync.ingest_text, text, source=source, authority=authority, label=label,
-                               origin=origin, version_label=version_label, extractor=extractor, preview=preview)
+                               origin=origin, version_label=version_label, extractor=extractor, embed=embed,
+                               preview=preview)
 
     async def ingest_conversation(self, turns: Sequence[Turn], *, source: str, authority: str | None = None,
                                   label: str | None = None, version_label: str | None = None,

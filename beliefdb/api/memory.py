@@ -112,12 +112,13 @@ class BeliefDB(bulk.Bulk, Decisions, pictures.Pictures, texts.Texts, jobs.Jobs, 
 
     def ingest_text(self, text: str, *, source: str, authority: str | None = None, label: str | None = None,
                     origin: str | None = None, version_label: str | None = None,
-                    extractor: str = "rules", preview: bool = False) -> IngestReport:
+                    extractor: str = "rules", embed: bool = True, preview: bool = False) -> IngestReport:
         """Store ``text`` as the next version of ``source`` and extract beliefs from it (``preview``: exactly
-        what that would change, nothing written). Another principal's source: proposed to its owner."""
+        what that would change, nothing written; ``embed=False``: for :meth:`embed`). Another principal's
+        source: proposed to its owner."""
         options = ingest.SourceOptions(name=source, authority=authority, provenance=label, origin=origin,
                                        version_label=version_label)
-        return ingest.ingest_text(self.database, text, options, extractor=extractor, preview=preview)
+        return ingest.ingest_text(self.database, text, options, extractor=extractor, embed=embed, preview=preview)
 
     def remember(self, statement: str, subject: str, attribute: str, value: str, quote: str, *, source: str,
                  text: str | None = None, kind: str = "fact", scope: Mapping[str, str] | None = None,
