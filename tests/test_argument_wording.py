@@ -73,3 +73,20 @@ def test_one_message_worded_for_each_reader() -> None:
         with errors.wording("library"):  # the servers, started by the command line
             assert errors.argument("version", 3) == "version=3"
     assert errors.spelled("a", "b") == "a"
+
+
+def test_an_ingest_report_s_hints_name_the_library_s_arguments(bdb: beliefdb.BeliefDB,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """What produced no belief came with "give their claims with --claims FILE" and "run --extractor llm"
+    to a library caller too; a transcript read as a document with "ingest it with --format chat"."""
+    text = "The return window is 7 days.\nParagraph one talks about nothing in particular.\n"
+    hint = bdb.ingest_text(text, source="notes.md", preview=True).hint
+    assert hint is not None and "claims=FILE" in hint and "--" not in hint, hint
+    monkeypatch.setenv("BELIEFDB_LLM_URL", "http://127.0.0.1:9/v1")
+    hint = bdb.ingest_text(text, source="notes.md", preview=True).hint
+    assert hint is not None and "or use extractor='llm' (an endpoint is configured)" in hint, hint
+    chat = ("**Alice:** I live in Paris and I love it here.\n**Bob:** That sounds great, tell me more about it.\n"
+            "**Alice:** My favourite food is croissants, of course.\n**Bob:** Do you work there too?\n"
+            "**Alice:** I work at Acme Corp now.\n")
+    hint = bdb.ingest_text(chat, source="chat.md", preview=True).hint
+    assert hint is not None and "ingest it with ingest_transcripts" in hint and "--" not in hint, hint

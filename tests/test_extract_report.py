@@ -176,7 +176,7 @@ def test_ingest_report_carries_skipped_and_warnings(bdb: beliefdb.BeliefDB) -> N
         ("Notice is required sixty (90) days ahead, in writing.", "no_pattern")]
     (w,) = report.warnings
     assert w.numbers == [60, 90]
-    assert report.hint is not None and "--claims" in report.hint
+    assert report.hint is not None and "claims=FILE" in report.hint
 
 
 @pytest.mark.slow

@@ -39,7 +39,7 @@ from beliefdb.text.fragments import Fragment, split_fragments
 from beliefdb.text.gate import gate
 from beliefdb.text.registry import get_extractor
 from beliefdb.text.skips import extraction_report, hint
-from beliefdb.text.transcripts import TRANSCRIPT_HINT, spoken_by, transcript_speakers, turns_hint
+from beliefdb.text.transcripts import spoken_by, transcript_hint, transcript_speakers, turns_hint
 from beliefdb.text.turns import TurnSpan
 from beliefdb.vocabulary import AUTHORITIES, BELIEF_KINDS, LABELS, ORIGINS
 
@@ -182,7 +182,7 @@ def prepare(text: str, name: str, candidates: Iterable[Candidate] = (), extracto
     if read is not None and told is not None:
         told = turns_hint(extractor=extractor, llm_configured=llm_configured)
     if speakers:
-        told = TRANSCRIPT_HINT if told is None else f"{TRANSCRIPT_HINT}; or {told}"
+        told = transcript_hint() if told is None else f"{transcript_hint()}; or {told}"
     fragments: list[dict[str, Any]] = (
         [{"start": s, "end": e} for s, e in split_fragments(text)] if turns is None else
         [t.to_json() for t in turns])

@@ -13,6 +13,7 @@ from bisect import bisect_left
 from collections.abc import Iterable, Sequence
 from typing import Final
 
+from beliefdb.errors import argument, spelled
 from beliefdb.models import ExtractionWarning, Skipped
 from beliefdb.text.extractor import Candidate
 from beliefdb.text.fragments import Fragment, iter_fragments
@@ -134,7 +135,8 @@ def hint(skipped: list[Skipped], *, extractor: str, llm_configured: bool) -> str
     """How to get beliefs out of the skipped sentences, or None when nothing was skipped."""
     if not skipped:
         return None
-    ways = ["give their claims with --claims FILE (JSONL: statement, subject, attribute, value, quote)"]
+    ways = [f"give their claims with {spelled('claims=FILE', '--claims FILE')} (JSONL: statement, subject,"
+            " attribute, value, quote)"]
     if llm_configured and extractor != "llm":
-        ways.append("or run --extractor llm (an endpoint is configured)")
+        ways.append(f"or use {argument('extractor', 'llm')} (an endpoint is configured)")
     return " ".join(ways)

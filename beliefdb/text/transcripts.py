@@ -17,8 +17,8 @@ from beliefdb.inputs import parse_moment
 from beliefdb.models.conversations import Turn
 from beliefdb.text.turns import check_turn
 
-__all__ = ["SPEAKER_LINE_RE", "TRANSCRIPT_HINT", "parse_chat_file", "parse_chat_jsonl", "parse_transcript", "spoken_by",
-           "transcript_speakers", "turns_hint"]
+__all__ = ["SPEAKER_LINE_RE", "parse_chat_file", "parse_chat_jsonl", "parse_transcript", "spoken_by",
+           "transcript_hint", "transcript_speakers", "turns_hint"]
 
 # A speaker: 1-4 words of letters, digits, dots, apostrophes, hyphens, underscores (no colon or bracket).
 _SPEAKER: Final = r"[^\W\d_][\w.'’-]*(?: [\w.'’-]+){0,3}"
@@ -155,15 +155,18 @@ def spoken_by(line: str, speakers: frozenset[str]) -> bool:
     return m is not None and (m.group("bold") or m.group("plain")).lower() in speakers
 
 
-TRANSCRIPT_HINT: Final = ("this looks like a conversation transcript ('Name: text' lines), whose turns are not"
-                          " 'Key: value' facts: ingest it with --format chat (each turn a fragment with its speaker"
-                          " and time, what speakers say of themselves extracted)")
+def transcript_hint() -> str:
+    """What to do with a document that is a conversation transcript."""
+    return ("this looks like a conversation transcript ('Name: text' lines), whose turns are not 'Key: value'"
+            f" facts: ingest it with {errors.spelled('ingest_transcripts', '--format chat')} (each turn a fragment"
+            " with its speaker and time, what speakers say of themselves extracted)")
 
 
 def turns_hint(*, extractor: str, llm_configured: bool) -> str:
     """What to do about turns that gave no belief (they are kept as fragments all the same)."""
     if extractor == "llm":
         return "the skipped turns are kept as fragments of the conversation (evidence without a belief)"
-    how = ("run --extractor llm (an endpoint is configured)" if llm_configured else
-           "run --extractor llm with an OpenAI-compatible endpoint (BELIEFDB_LLM_URL)")
+    llm = errors.argument("extractor", "llm")
+    how = (f"use {llm} (an endpoint is configured)" if llm_configured else
+           f"use {llm} with an OpenAI-compatible endpoint (BELIEFDB_LLM_URL)")
     return f"the skipped turns are kept as fragments of the conversation; for beliefs from them {how}"
