@@ -5,7 +5,12 @@ failed with ``AttributeError: 'str' object has no attribute 'close'`` on leaving
 
 from __future__ import annotations
 
+import uuid
+from collections.abc import Iterator
+
+import psycopg
 import pytest
+from psycopg import sql
 
 import beliefdb
 from beliefdb import BeliefDB, errors
@@ -42,3 +47,24 @@ def test_bad_opening_arguments_are_beliefdb_errors_in_the_library_s_words(db_url
     assert unknown.value.message == "unknown workspace 'nope' (create it with: beliefdb.api.create_workspace('nope'))"
     assert cli.error("beliefs", "-w", "nope", code="unknown_workspace")["message"] == (
         "unknown workspace 'nope' (create it with: beliefdb workspace create nope)")
+
+
+@pytest.fixture
+def empty_db_url(db_url: str) -> Iterator[str]:
+    """A never-migrated database on the same server (dropped afterwards)."""
+    name = f"bdb_lib_empty_{uuid.uuid4().hex[:12]}"
+    with psycopg.connect(db_url, autocommit=True) as admin:
+        admin.execute(sql.SQL("create database {}").format(sql.Identifier(name)))
+    yield psycopg.conninfo.make_conninfo(db_url, dbname=name)
+    with psycopg.connect(db_url, autocommit=True) as admin:
+        admin.execute(sql.SQL("drop database if exists {} with (force)").format(sql.Identifier(name)))
+
+
+def test_a_database_without_beliefdb_names_what_installs_it(empty_db_url: str, cli: Cli) -> None:
+    """The library was told to "run 'beliefdb migrate'" (the same message was written out four times)."""
+    for opening in (lambda: BeliefDB(empty_db_url), lambda: beliefdb.api.list_workspaces(url=empty_db_url)):
+        with pytest.raises(errors.DatabaseUnavailable) as refused:
+            opening()
+        assert refused.value.message == "beliefdb is not installed in this database: run beliefdb.api.migrate(url)"
+    assert cli.error("beliefs", "--db", empty_db_url)["message"] == (
+        "beliefdb is not installed in this database: run 'beliefdb migrate'")

@@ -168,7 +168,7 @@ def app_connection(url: str, workspace_id: str | None = None,
         _bind(conn, workspace_id, principal)
         row = conn.execute(Q.beliefdb_installed).fetchone()
         if row is None or row[0] is None:
-            raise errors.DatabaseUnavailable("beliefdb is not installed in this database: run 'beliefdb migrate'")
+            raise not_installed()
         yield conn
 
 
@@ -183,8 +183,7 @@ def _bind(conn: psycopg.Connection[Any], workspace_id: str | None, principal: st
                 f"this database user cannot act as {APP_ROLE}: run 'beliefdb migrate' as the schema owner "
                 f"and 'grant {APP_ROLE} to <user>'") from exc
         except pg_errors.InvalidParameterValue as exc:
-            raise errors.DatabaseUnavailable(
-                "beliefdb is not installed in this database: run 'beliefdb migrate'") from exc
+            raise not_installed() from exc
 
 
 def app_pool(url: str, *, max_size: int = 2) -> ConnectionPool:
@@ -208,6 +207,11 @@ def app_pool(url: str, *, max_size: int = 2) -> ConnectionPool:
         raise errors.DatabaseUnavailable(f"cannot open a connection pool: {exc}") from exc
     return pool
 
+
+def not_installed() -> errors.DatabaseUnavailable:
+    """The refusal of a database beliefdb was never migrated into, naming what installs it."""
+    return errors.DatabaseUnavailable("beliefdb is not installed in this database: run "
+                                      + errors.spelled("beliefdb.api.migrate(url)", "'beliefdb migrate'"))
 
 class Database:
     """A pool of connections acting as ``beliefdb_app``, bound to one workspace."""
@@ -262,9 +266,7 @@ class Database:
             try:
                 row = conn.execute(Q.workspace_id_by_name, (name,)).fetchone()
             except pg_errors.UndefinedTable as exc:
-                raise errors.DatabaseUnavailable(
-                    "beliefdb is not installed in this database: run "
-                    + errors.spelled("beliefdb.api.migrate(url)", "'beliefdb migrate'")) from exc
+                raise not_installed() from exc
             # (an agent's login sees only its own workspace: another's name is not found, and said so)
             bound = conn.execute(Q.bound_workspace_name).fetchone() if row is None else None
             vector = conn.execute(Q.vector_type).fetchone()

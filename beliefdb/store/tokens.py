@@ -18,7 +18,7 @@ import psycopg
 from psycopg.rows import class_row
 
 from beliefdb import errors
-from beliefdb.db.connector import app_pool, connect, probe, translated_errors
+from beliefdb.db.connector import app_pool, connect, not_installed, probe, translated_errors
 from beliefdb.db.queries import Q
 from beliefdb.models import Identity, Token, TokenCreated
 
@@ -38,7 +38,7 @@ def _owner_connection(url: str) -> psycopg.Connection[Any]:
         installed = conn.execute(Q.beliefdb_installed).fetchone()
     if installed is None or installed[0] is None:
         conn.close()
-        raise errors.DatabaseUnavailable("beliefdb is not installed in this database: run 'beliefdb migrate'")
+        raise not_installed()
     return conn
 
 

@@ -8,7 +8,7 @@ import time
 from collections.abc import Callable
 
 from beliefdb import errors, settings
-from beliefdb.db.connector import connect, probe, translated_errors
+from beliefdb.db.connector import connect, not_installed, probe, translated_errors
 from beliefdb.db.queries import Q
 from beliefdb.models import VectorIndex
 
@@ -30,7 +30,7 @@ def ensure_vector_indexes(url: str, *, dim: int | None = None, memory: str | Non
     with translated_errors(), connect(url, migration=True) as conn:
         installed = conn.execute(Q.beliefdb_installed).fetchone()
         if installed is None or installed[0] is None:
-            raise errors.DatabaseUnavailable("beliefdb is not installed in this database: run 'beliefdb migrate'")
+            raise not_installed()
         allowed = conn.execute(Q.may_build_vector_index).fetchone()
         if allowed is None or not allowed[0]:
             raise errors.PermissionDenied(

@@ -10,7 +10,7 @@ from uuid import UUID
 from psycopg.rows import class_row
 
 from beliefdb import errors
-from beliefdb.db.connector import app_connection, connect, probe, translated_errors
+from beliefdb.db.connector import app_connection, connect, not_installed, probe, translated_errors
 from beliefdb.db.queries import Q
 from beliefdb.errors import WorkspaceNotEmpty
 from beliefdb.models import Workspace, WorkspaceDeleted
@@ -67,7 +67,7 @@ def delete_workspace(url: str, name: str, *, force: bool = False) -> WorkspaceDe
         with translated_errors(), connect(url) as conn, conn.transaction():
             installed = conn.execute(Q.beliefdb_installed).fetchone()
             if installed is None or installed[0] is None:
-                raise errors.DatabaseUnavailable("beliefdb is not installed in this database: run 'beliefdb migrate'")
+                raise not_installed()
             found = conn.execute(Q.workspace_by_name, (name,)).fetchone()
             if found is None:
                 raise errors.UnknownWorkspace(f"unknown workspace '{name}'")
