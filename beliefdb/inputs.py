@@ -98,7 +98,11 @@ def check_text(value: Any, where: str) -> None:
 
 def check_moment(value: datetime, where: str) -> datetime:
     """``value`` unchanged when it lies in the accepted range (a naive one is taken as local time,
-    as PostgreSQL takes it in the session's time zone), else InvalidInput naming ``where``."""
+    as PostgreSQL takes it in the session's time zone), else InvalidInput naming ``where`` (as for
+    anything but a datetime: text is read by :func:`parse_moment`)."""
+    if not isinstance(value, datetime):
+        raise InvalidInput(f"{where}: must be a datetime, not {type(value).__name__}"
+                           " (ISO 8601 text: beliefdb.api.parse_moment(text, name) reads it)")
     try:
         utc = value.astimezone(UTC)
     except (OverflowError, ValueError):
