@@ -108,6 +108,9 @@ def translate(exc: psycopg.Error) -> errors.BeliefDBError:
     if isinstance(exc, psycopg.DataError) and not sqlstate:
         # psycopg refused to send the caller's value (a NUL character in text): nothing was sent
         return errors.InvalidInput(message)
+    if sqlstate == "22P05" and exc.diag and "\\u0000" in (exc.diag.message_detail or ""):
+        # the same NUL, sent inside JSON (a claim's fields): said as psycopg says it of plain text
+        return errors.InvalidInput("PostgreSQL text fields cannot contain NUL (0x00) bytes")
     if sqlstate.startswith("08") or sqlstate.startswith("57P"):
         return errors.DatabaseUnavailable(message)
     if sqlstate == "55P03":
