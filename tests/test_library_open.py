@@ -24,8 +24,8 @@ def test_with_beliefdb_opens_and_closes(db_url: str, monkeypatch: pytest.MonkeyP
         assert db.workspace == "default"
         db.ingest_text(POLICY, source="policy.md", authority="official")
         assert [b.value for b in db.beliefs()] == ["7 days"]
-    with pytest.raises(errors.DatabaseUnavailable):  # closed by the with block
-        db.beliefs()
+    with pytest.raises(errors.DatabaseUnavailable, match=r"^this BeliefDB is closed \(its with block ended"):
+        db.beliefs()  # closed by the with block
     beliefdb.api.create_workspace("team", url=db_url)
     with BeliefDB(db_url, "team", principal="alice", max_size=2) as team:
         assert team.workspace == "team" and team.beliefs() == []

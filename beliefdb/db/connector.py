@@ -295,6 +295,9 @@ class Database:
             with translated_errors(), conn.transaction():
                 yield conn
             return
+        if self._pool.closed:  # (psycopg_pool says "the pool 'beliefdb' is already closed")
+            raise errors.DatabaseUnavailable("this BeliefDB is closed (its with block ended, or close() was"
+                                             " called): open another")
         with translated_errors(), self._pool.connection() as pooled, pooled.transaction():
             pooled.execute(Q.expire)
             yield pooled
