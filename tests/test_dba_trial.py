@@ -384,6 +384,28 @@ def test_a_bulk_batch_says_nothing_but_its_answer(story: str) -> None:
         assert notices == []
 
 
+def test_a_bulk_claim_whose_valid_time_is_empty_is_refused(story: str) -> None:
+    """A claim staged for bulk_ingest_batch that ends when it starts is no valid time (PostgreSQL keeps
+    [t, t) as 'empty', read back as valid always): refused in the words the one-by-one path uses, and
+    nothing of the batch is stored."""
+    text = "Returns are accepted within 9 days."
+    with _app(story) as conn:
+        before = conn.execute("select count(*) from beliefdb.belief").fetchone()
+        with pytest.raises(psycopg.Error) as refused, conn.transaction():
+            conn.execute("select beliefdb.bulk_stage()")
+            conn.execute("insert into pg_temp.beliefdb_bulk_document (n, source, content) values (1, 'empty.md', %s)",
+                         (text,))
+            conn.execute("insert into pg_temp.beliefdb_bulk_fragment values (1, 0, %s)", (len(text),))
+            conn.execute("""insert into pg_temp.beliefdb_bulk_claim
+                            values (1, 0, %s, 'returns', 'window', '9 days', %s, 0, %s, 'fact', '{}',
+                                    '2026-03-01T00:00:00Z', '2026-03-01T00:00:00Z')""", (text, text, len(text)))
+            conn.execute("select * from beliefdb.bulk_ingest_batch()")
+        assert refused.value.sqlstate == "BD005"
+        assert (refused.value.diag.message_primary or "").startswith("valid time is empty: valid_to (")
+        assert conn.execute("select count(*) from beliefdb.belief").fetchone() == before
+        assert conn.execute("select count(*) from beliefdb.source where name = 'empty.md'").fetchone() == (0,)
+
+
 
 def test_a_dba_reads_the_status_a_decision_and_its_action_had_at_a_moment(story: str) -> None:
     """The as-of pictures' rule for decisions and actions (from their review items) is SQL a DBA

@@ -142,6 +142,8 @@ declare
     v_settled jsonb;
     v_row record;
     v_valid tstzrange;
+    v_from timestamptz;
+    v_to timestamptz;
     v_changes jsonb;
     v_seeds uuid[] := '{}';
     v_fresh boolean;
@@ -196,6 +198,16 @@ begin
         raise exception 'source % has empty text',
             (select d.source from pg_temp.beliefdb_bulk_document d join pg_temp.beliefdb_bulk_first f on f.n = d.n
               where d.content = '' order by d.n limit 1) using errcode = 'BD005';
+    end if;
+    -- (valid_from = valid_to is a range of no time, which PostgreSQL keeps as 'empty': read back, it
+    -- has no bounds, as if valid always; refused as the one-by-one path refuses it, _add_claims)
+    select c.valid_from::timestamptz, c.valid_to::timestamptz into v_from, v_to
+      from pg_temp.beliefdb_bulk_claim c join pg_temp.beliefdb_bulk_first f on f.n = c.n
+     where c.valid_from::timestamptz >= c.valid_to::timestamptz
+     order by c.n, c.ord limit 1;
+    if found then
+        raise exception 'valid time is empty: valid_to (%) must be after valid_from (%)', v_to, v_from
+            using errcode = 'BD005';
     end if;
 
     insert into beliefdb.source (workspace_id, id, name, origin_type, authority, provenance, created_at)
