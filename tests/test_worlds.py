@@ -80,7 +80,7 @@ def test_synthetic_is_a_world_of_its_own(bdb: beliefdb.BeliefDB) -> None:
 
 def test_why_does_not_quote_fixture_evidence_without_asking(bdb: beliefdb.BeliefDB) -> None:
     (seven,) = bdb.ingest_text(SEVEN, source="fixtures/a.md", label="fixture").accepted
-    with pytest.raises(errors.InvalidInput, match="--include-fixtures"):
+    with pytest.raises(errors.InvalidInput, match="include_fixtures=True"):
         bdb.why(seven.id)
     assert [e.source for e in bdb.why(seven.id, include_fixtures=True).evidence] == ["fixtures/a.md"]
 

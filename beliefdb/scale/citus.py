@@ -47,7 +47,9 @@ REPLACED_TRIGGERS = {("workspace", "workspace_audit"): f"{ROUTES}.create_workspa
 # workspace is known (current_workspace_id() looks up the agent's binding by role name), so they are
 # reference tables, one copy on every node, like the workspace directory itself
 DIRECTORIES = {"agent_login": "the agents' logins and the workspace each is bound to: read by role name before a "
-                              "workspace is known, one copy on every node"}
+                              "workspace is known, one copy on every node",
+               "workspace": "the workspaces' names and ids: read by name before a session is bound (an agent's "
+                            "login sees only its own), one copy on every node"}
 
 CATALOG = Queries(parse(resources.files("beliefdb.scale").joinpath("catalog.sql").read_text(encoding="utf-8"),
                   "beliefdb/scale/catalog.sql"))
