@@ -215,6 +215,8 @@ case("claims-fifo", [*DOC_CLAIMS, "{files}/pipe.jsonl"], "invalid_input", ["pipe
 case("claims-directory", [*DOC_CLAIMS, "{files}/folder.md"], "invalid_input", ["folder.md", "directory"])
 case("claims-utf16-with-bom", [*DOC_CLAIMS, "{files}/utf16.jsonl"], "invalid_input", ["UTF-16", "line 1"])
 case("claims-nul-byte", [*DOC_CLAIMS, "{files}/nul-byte.jsonl"], "invalid_input", ["binary", "line 3"])
+# an empty principal acted as the database's user, unnoticed (a token's principal may not be empty)
+case("as-empty", ["decide", "Refuse", "--as", " "], "invalid_input", ["--as", "is empty"])
 case("claims-not-utf8", [*DOC_CLAIMS, "{files}/latin1.jsonl"], "invalid_input", ["UTF-8", "line 3"])
 for _name, _words in [
     ("invalid-json", ["invalid JSON"]), ("not-an-object", ["object"]), ("missing-field", ["'attribute'"]),

@@ -223,6 +223,10 @@ class Database:
                  max_size: int = 4) -> None:
         if max_size < 1:
             raise errors.InvalidInput(f"{errors.argument('max_size')} must be at least 1, not {max_size}")
+        # (an empty name acted as the database's user, unnoticed: a token's principal may not be empty either)
+        if principal is not None and not principal.strip():
+            raise errors.InvalidInput(f"{errors.argument('principal', option='--as')} is empty: name who is acting,"
+                                      " or leave it out to act as the database's user")
         probe(url)
         self.url = url
         self.principal = principal
