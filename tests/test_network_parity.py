@@ -410,3 +410,21 @@ def test_text_that_cannot_be_stored_is_refused_in_the_same_words_by_both_doors(b
     said = refused(http_client.post("/ask", content=b'{"question": "window \\ud800"}', headers={
         **bearer(db_url), "Content-Type": "application/json"}), 400, "invalid_input")
     assert said == "question: not valid UTF-8 (an undecodable byte or a lone surrogate at character 7)", said
+
+
+def test_a_json_true_is_no_number_at_either_door(bdb: beliefdb.BeliefDB, http_client: TestClient,
+                                                 db_url: str) -> None:
+    """k = true was taken as k = 1 by the HTTP API and the tools alike (pydantic's lax mode reads a bool
+    as an int); so was a version or a revision of true. A number is asked for, and said so, the same
+    words at both doors."""
+    cases: list[tuple[str, dict[str, Any], str, dict[str, Any]]] = [
+        ("ask", {"question": "return window?", "k": True}, "/ask", {"question": "return window?", "k": True}),
+        ("retract", {"source": "policy.md", "version": True, "reason": "typo"}, "/retractions",
+         {"source": "policy.md", "version": True, "reason": "typo"}),
+    ]
+    over_http = [refused(http_client.post(path, headers=bearer(db_url), json=body), 400, "invalid_input")
+                 for _, _, path, body in cases]
+    assert all("valid integer" in said for said in over_http), over_http
+    answers = tools(bdb, [(tool, arguments) for tool, arguments, _, _ in cases])
+    assert [answer for answer in answers] == [(True, {"error": "invalid_input", "message": said})
+                                              for said in over_http], (answers, over_http)

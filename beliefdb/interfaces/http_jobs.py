@@ -33,7 +33,7 @@ class Submit(Body):
     label: Label | None = None
     version_label: str | None = None
     extractor: Literal["rules", "none", "llm"] = "rules"
-    max_attempts: int = Field(5, ge=1, le=100, description="Tries before the job is failed for good.")
+    max_attempts: int = Field(5, ge=1, le=100, strict=True, description="Tries before the job is failed for good.")
 
     @model_validator(mode="after")
     def _text_or_turns(self) -> Submit:

@@ -122,7 +122,7 @@ class PreviewCorrection(Body):
 class Correct(Body):
     belief: str = Field(min_length=1)
     statement: str = Field(min_length=1)
-    expected_revision: int = Field(ge=0, le=INT4, description="The revision the preview showed.")
+    expected_revision: int = Field(ge=0, le=INT4, strict=True, description="The revision the preview showed.")
     value: str | None = None
     reason: str | None = None
     idempotency_key: str | None = None
@@ -132,7 +132,7 @@ class Retract(Body):
     belief: str | None = None
     fragment: str | None = None
     source: str | None = None
-    version: int | None = Field(None, ge=1, le=INT4)
+    version: int | None = Field(None, ge=1, le=INT4, strict=True)
     reason: str = ""
     undo: bool = False
     preview: bool = False
@@ -169,7 +169,7 @@ class RecordStep(Body):
 
 class Ask(Body):
     question: str = Field(min_length=1)
-    k: int = Field(5, ge=1, le=50)
+    k: int = Field(5, ge=1, le=50, strict=True)  # (strict: a JSON true is no number)
     as_of: Moment | None = None
     scope: dict[str, str] = Field(default_factory=dict)
     min_confidence: float = Field(0.0, ge=0.0, le=1.0)

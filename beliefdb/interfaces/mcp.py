@@ -45,7 +45,8 @@ log = logging.getLogger("beliefdb.mcp")
 
 
 # the bounds the HTTP API puts on the same numbers, so no tool sends the database what it cannot hold
-K = Annotated[int, Field(ge=1, le=50)]
+# (strict: a JSON true is no number; lax, it was taken as 1)
+K = Annotated[int, Field(ge=1, le=50, strict=True)]
 Confidence = Annotated[float, Field(ge=0.0, le=1.0)]
 
 
@@ -60,9 +61,9 @@ def _given(value: str) -> str:
 
 #: text the HTTP API's bodies require non-empty (the same field refused in the same words by both doors)
 Given = Annotated[str, AfterValidator(_given), WithJsonSchema({"type": "string", "minLength": 1})]
-Page = Annotated[int, Field(ge=1, le=10_000)]
-Revision = Annotated[int, Field(ge=0, le=2**31 - 1)]
-Version = Annotated[int, Field(ge=1, le=2**31 - 1)]
+Page = Annotated[int, Field(ge=1, le=10_000, strict=True)]
+Revision = Annotated[int, Field(ge=0, le=2**31 - 1, strict=True)]
+Version = Annotated[int, Field(ge=1, le=2**31 - 1, strict=True)]
 Extractor = Literal["rules", "none", "llm"]
 
 
