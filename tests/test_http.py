@@ -350,6 +350,28 @@ def test_a_body_over_the_limit_is_refused_before_it_is_read_whole(db_url: str, m
         assert response.status_code == 400 and "over the ingest limit" in response.json()["message"]
 
 
+def test_a_request_that_takes_no_text_is_limited_to_a_mebibyte(db_url: str) -> None:
+    """/ask, /impact, /decisions ... take a question, references or a verdict, never a document's text, and
+    read a body of the text routes' limit (129 MB by default) before their own checks: over 1 MiB they
+    are refused with 413 as the body arrives; the text routes keep theirs."""
+    token = api.create_token("default", "alice", url=db_url).token
+    auth = {"Authorization": f"Bearer {token}", "Content-Type": "application/json"}
+    big = b'{"question": "' + b"a" * (2 ** 20) + b'"}'
+    with TestClient(create_app(db_url, mcp=False)) as client:
+        for path in ("/ask", "/impact", "/decisions", "/retractions"):
+            for body in (big, iter([big[:1000], big[1000:]])):
+                response = client.post(path, content=body, headers=auth)
+                assert response.status_code == 413, (path, response.text)
+                assert response.json()["message"] == (f"the request body is over the limit of {2 ** 20:,} bytes"
+                                                      f" of {path} (1 MiB: it takes no document's text)")
+        # a text route takes a body of that size, and answers for what it holds
+        text = "word " * 220_000  # (no sentence to extract: stored, not a minute of ingest)
+        response = client.post("/sources", json={"source": "big.md", "text": text}, headers=auth)
+        assert response.status_code == 200 and response.json()["accepted"] == [], response.text
+        # a question under the limit is answered as before
+        assert client.post("/ask", json={"question": "return window?"}, headers=auth).status_code == 200
+
+
 def test_a_bad_request_without_a_valid_token_is_401_not_a_parse_error(client: TestClient, alice: Api) -> None:
     """A body (or query) that is not what the route takes was answered 400 "not valid JSON" / "text: missing"
     to a caller with no valid token, before the token was looked at: 401, as any call without one."""

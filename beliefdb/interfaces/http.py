@@ -107,11 +107,19 @@ class RefuseNul:
         await self.app(scope, receive, send)
 
 
+#: The routes whose body may carry a document's text (and MCP, whose tools do); every other request
+#: is a question, a reference or a verdict, and 1 MiB is far more than any of them takes.
+TEXT_ROUTES = ("/sources", "/beliefs", "/conversations", "/jobs", "/steps", "/mcp")
+SMALL_BODY = 2 ** 20
+
+
 class BodyLimit:
-    """A request body over ``limit`` bytes is refused (413) as it arrives, before it is read whole: by its
-    Content-Length, else (chunked) once that many bytes came. The limit is the largest JSON a text of
-    BELIEFDB_INGEST_MAX_BYTES takes (4 bytes of JSON for a byte of text: an escaped character, a
-    surrogate pair) and 1 MiB for the rest of the request."""
+    """A request body over the limit is refused (413) as it arrives, before it is read whole: by its
+    Content-Length, else (chunked) once that many bytes came. For the routes that take a text
+    (:data:`TEXT_ROUTES`) the limit is the largest JSON a text of BELIEFDB_INGEST_MAX_BYTES takes (4
+    bytes of JSON for a byte of text: an escaped character, a surrogate pair) and 1 MiB for the rest of
+    the request; for the others 1 MiB (``/ask`` parsed a body of that size, 129 MB by default, before its
+    question's 2,000-character check)."""
 
     def __init__(self, app: ASGIApp, limit: int) -> None:
         self.app, self.limit = app, limit
@@ -120,20 +128,24 @@ class BodyLimit:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
+        path = scope.get("path", "")
+        if any(path == route or path.startswith(route + "/") for route in TEXT_ROUTES):
+            limit, why = self.limit, " (4 × BELIEFDB_INGEST_MAX_BYTES + 1 MiB)"
+        else:
+            limit, why = SMALL_BODY, f" of {path} (1 MiB: it takes no document's text)"
         # (an HTTPException, which FastAPI's body reading lets through and _http answers in the error shape)
-        too_large = StarletteHTTPException(413, f"the request body is over the limit of {self.limit:,} bytes"
-                                                " (4 × BELIEFDB_INGEST_MAX_BYTES + 1 MiB)")
+        too_large = StarletteHTTPException(413, f"the request body is over the limit of {limit:,} bytes{why}")
         declared = Headers(scope=scope).get("content-length", "")
         seen = 0
 
         async def limited() -> Message:
             nonlocal seen
-            if declared.isdigit() and int(declared) > self.limit:
+            if declared.isdigit() and int(declared) > limit:
                 raise too_large
             message = await receive()
             if message["type"] == "http.request":
                 seen += len(message.get("body", b""))
-                if seen > self.limit:
+                if seen > limit:
                     raise too_large
             return message
 
