@@ -57,17 +57,14 @@ set search_path = pg_catalog, pg_temp
 as $$
 declare
     v_ws uuid := beliefdb._bound_workspace();
-    v_owner_session boolean;
     v_job beliefdb.job;
     v_starts bigint;
 begin
-    select pg_catalog.pg_has_role(session_user, n.nspowner, 'member') into v_owner_session
-      from pg_catalog.pg_namespace n where n.nspname = 'beliefdb';
     loop
         select j.* into v_job
           from beliefdb.job j
          where j.workspace_id = v_ws and j.status = 'queued' and j.run_after <= pg_catalog.clock_timestamp()
-           and (v_owner_session or j.submitted_by = beliefdb.current_principal())
+           and beliefdb._job_visible(j.submitted_by)
            -- the versions of one source are ingested in the order submitted: not while an earlier job
            -- of the source is queued (held by a worker, or waiting for its backoff)
            and not exists (select from beliefdb.job e
@@ -99,7 +96,8 @@ begin
     -- (an advisory lock too, only for beliefdb.jobs to show the job running: row locks are not in
     -- pg_locks; it decides nothing. Its first key is 'job' in ASCII.)
     perform pg_catalog.pg_try_advisory_xact_lock(6975330, (v_job.id % 2147483648)::integer);
-    if v_owner_session then
+    -- (a job another submitted is taken by an owner's session only: it acts as its submitter)
+    if v_job.submitted_by is distinct from beliefdb.current_principal() then
         perform pg_catalog.set_config('beliefdb.principal', v_job.submitted_by, true);
     end if;
     return next v_job;
@@ -120,10 +118,8 @@ declare
     v_starts bigint;
 begin
     -- (only a session that may take the job records its starts: an agent's login, its own jobs)
-    if not exists (select from beliefdb.job j, pg_catalog.pg_namespace n
-                    where j.workspace_id = v_ws and j.id = p_id and n.nspname = 'beliefdb'
-                      and (pg_catalog.pg_has_role(session_user, n.nspowner, 'member')
-                           or j.submitted_by = beliefdb.current_principal())) then
+    if not exists (select from beliefdb.job j
+                    where j.workspace_id = v_ws and j.id = p_id and beliefdb._job_visible(j.submitted_by)) then
         raise exception 'unknown job %', p_id using errcode = 'BD004';
     end if;
     insert into beliefdb.job_start (workspace_id, job_id, worker) values (v_ws, p_id, p_worker);
@@ -203,22 +199,19 @@ set search_path = pg_catalog, pg_temp
 as $$
 declare
     v_ws uuid := beliefdb._bound_workspace();
-    v_owner_session boolean;
     v_ids bigint[];
     v_job record;
 begin
     if p_ids is not null and (pg_catalog.cardinality(p_ids) = 0 or pg_catalog.array_position(p_ids, null) is not null) then
         raise exception 'give the ids of the failed jobs to retry' using errcode = 'BD005';
     end if;
-    select pg_catalog.pg_has_role(session_user, n.nspowner, 'member') into v_owner_session
-      from pg_catalog.pg_namespace n where n.nspname = 'beliefdb';
     if p_ids is not null then
         for v_job in
             select i.id, j.status, j.payload
               from (select distinct u.id from pg_catalog.unnest(p_ids) u(id)) i
               left join beliefdb.job j
                 on j.workspace_id = v_ws and j.id = i.id
-               and (v_owner_session or j.submitted_by = beliefdb.current_principal())
+               and beliefdb._job_visible(j.submitted_by)
              order by i.id
         loop
             if v_job.status is null then
@@ -235,7 +228,7 @@ begin
     v_ids := array(select j.id from beliefdb.job j
                     where j.workspace_id = v_ws and j.status = 'failed' and not j.payload ? 'forgotten'
                       and (p_ids is null or j.id = any(p_ids))
-                      and (v_owner_session or j.submitted_by = beliefdb.current_principal())
+                      and beliefdb._job_visible(j.submitted_by)
                     order by j.id
                       for no key update);
     delete from beliefdb.job_start s where s.workspace_id = v_ws and s.job_id = any(v_ids);

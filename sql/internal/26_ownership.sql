@@ -24,6 +24,18 @@ end
 $$;
 comment on function beliefdb._bound_workspace() is 'The session''s bound workspace; BD003 when none is bound';
 
+-- Whether this session may take, start or retry a job of its workspace (api/58_jobs.sql): the schema
+-- owner's sessions (a team's workers) every job, an agent's login only those its principal submitted.
+create or replace function beliefdb._job_visible(p_submitted_by text) returns boolean
+language sql stable
+set search_path = pg_catalog, pg_temp
+as $$
+    select p_submitted_by = beliefdb.current_principal()
+           or pg_catalog.pg_has_role(session_user, (select n.nspowner from pg_catalog.pg_namespace n
+                                                     where n.nspname = 'beliefdb'), 'member')
+$$;
+comment on function beliefdb._job_visible(text) is 'Whether this session may take, start or retry a job submitted by this principal: the schema owner''s sessions any, an agent''s login its own';
+
 -- The owner is the acting principal, whatever the row said.
 create or replace function beliefdb.stamp_owner() returns trigger
 language plpgsql
