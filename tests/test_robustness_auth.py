@@ -242,6 +242,25 @@ def test_an_agents_login_lists_only_its_own_workspace(
     assert {"A", "B", "default"} <= {w["name"] for w in cli.json("workspace", "list")}
 
 
+def test_an_agents_login_cannot_create_a_workspace(
+        cli: Cli, db_url: str, agents: Callable[[str], str], two_workspaces: dict[str, str]) -> None:
+    """An agent's login acts in its own workspace only, yet a plain insert into the directory made a
+    workspace (with its audit chain) that the login then could not even see: a session may create only
+    a workspace it would see, so the login is refused in words and nothing is made."""
+    name = agents("creator")
+    made = cli.json("agent", "create", name, "-w", "A")
+    before = su(db_url, "select count(*) from beliefdb.workspace")
+    refused = f"login {name} acts in workspace 'A' only: it cannot create workspace 'C'"
+    with psycopg.connect(made["url"], autocommit=True) as conn, \
+            pytest.raises(psycopg.errors.InsufficientPrivilege, match=refused):
+        conn.execute("insert into beliefdb.workspace (name) values ('C')")
+    failed = cli.error("workspace", "create", "C", "--db", made["url"], code="permission_denied")
+    assert "cannot create workspace 'C'" in failed["message"]
+    assert su(db_url, "select count(*) from beliefdb.workspace") == before
+    # the schema owner's sessions still create workspaces
+    assert cli.json("workspace", "create", agents("made-by-owner"))["name"]
+
+
 @pytest.mark.slow
 def test_an_agent_of_a_works_normally_in_a(cli: Cli, db_url: str, agents: Callable[[str], str],
                                            two_workspaces: dict[str, str],
