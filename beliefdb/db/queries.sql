@@ -70,8 +70,9 @@ select b.id, b.statement, b.subject, b.attribute, b.value, b.kind, b.scope, b.va
  limit %(limit)s;
 
 -- beliefs_as_of --
--- The beliefs believed at as_of, filtered like beliefs_current (evidence counted by as_of, now when null): beliefdb.beliefs_as_of's rows, each tested as it is read (beliefdb.believed_at, the status it had then: beliefdb.status_at), so that a page or a subject reads only its own rows, not every belief of the workspace
-select b.id, b.statement, b.subject, b.attribute, b.value, b.kind, b.scope, b.valid_time, b.confidence,
+-- The beliefs believed at as_of, filtered like beliefs_current (evidence counted by as_of, now when null): beliefdb.beliefs_as_of's rows, each tested as it is read (beliefdb.believed_at, the status and confidence it had then: beliefdb.status_at, beliefdb.confidence_at), so that a page or a subject reads only its own rows, not every belief of the workspace
+select b.id, b.statement, b.subject, b.attribute, b.value, b.kind, b.scope, b.valid_time,
+       beliefdb.confidence_at(b, %(as_of)s) as confidence,
        b.confidence_kind::text as confidence_kind, beliefdb.status_at(b, %(as_of)s)::text as status, b.revision,
        b.owner, b.recorded_at,
        (select count(*) from beliefdb.evidence e
@@ -107,8 +108,9 @@ select b.id, b.statement, b.subject, b.attribute, b.value, b.kind, b.scope, b.va
   from beliefdb.belief b where b.id = any(%(ids)s);
 
 -- beliefs_by_ids_as_of --
--- These beliefs as they were believed at as_of (evidence counted by as_of, now when null): those of beliefdb.beliefs_as_of, each tested by its key (the function tests every belief of the workspace)
-select b.id, b.statement, b.subject, b.attribute, b.value, b.kind, b.scope, b.valid_time, b.confidence,
+-- These beliefs as they were believed at as_of, with the status and confidence they had then (evidence counted by as_of, now when null): those of beliefdb.beliefs_as_of, each tested by its key (the function tests every belief of the workspace)
+select b.id, b.statement, b.subject, b.attribute, b.value, b.kind, b.scope, b.valid_time,
+       beliefdb.confidence_at(b, %(as_of)s) as confidence,
        b.confidence_kind::text as confidence_kind, beliefdb.status_at(b, %(as_of)s)::text as status, b.revision,
        b.owner, b.recorded_at,
        (select count(*) from beliefdb.evidence e
@@ -158,6 +160,10 @@ select belief_id, role, quote, fragment_id, start_offset, end_offset, source,
 -- confidence_factors --
 -- The factors of one belief's confidence
 select factor, detail, weight from beliefdb.confidence_factors(%s, %s);
+
+-- confidence_factors_at --
+-- The factors of one belief's confidence as they stood at a moment
+select factor, detail, weight from beliefdb.confidence_factors_at(%s, %s, %s);
 
 -- belief_history --
 -- The supersessions and conflicts a belief took part in, by as_of (all when null)

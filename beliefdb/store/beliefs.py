@@ -136,8 +136,9 @@ def why(db: Database, ref: str | UUID, conn: psycopg.Connection[Any] | None = No
         moment = {"id": belief_id, "as_of": as_of}
         evidence = db.fetch_all(
             Evidence, Q.belief_evidence, moment, c)
-        factors = db.fetch_all(
-            ConfidenceFactor, Q.confidence_factors, (db.workspace_id, belief_id), c)
+        factors = (db.fetch_all(ConfidenceFactor, Q.confidence_factors, (db.workspace_id, belief_id), c)
+                   if as_of is None else
+                   db.fetch_all(ConfidenceFactor, Q.confidence_factors_at, (db.workspace_id, belief_id, as_of), c))
         history = db.fetch_all(
             HistoryEntry, Q.belief_history, moment, c)
         built_on = db.fetch_all(

@@ -252,6 +252,131 @@ as $$
 $$;
 comment on function beliefdb.status_at(beliefdb.belief, timestamptz) is 'The status a belief believed at a moment had then: conflicting while a tie with a rival live then was open, else current';
 
+-- The factors of a belief's confidence as they stood at a moment (rule 9, read back in time), the
+-- rows of beliefdb.confidence_factors: the sources of its evidence recorded by then and not retracted
+-- then (beliefdb.retraction_period), the conflict factor if it was conflicting then (status_at), its
+-- age at that moment, and for a derived belief the confidence its antecedents had then. The weights
+-- are today's policy (confidence_policy keeps no history). A separate function, not a moment added to
+-- confidence_factors: that one is on every correction's path, planned once, and reads no history.
+-- plpgsql: a derived belief's antecedents are read back by this function itself.
+create or replace function beliefdb.confidence_factors_at(p_workspace_id uuid, p_belief_id uuid, p_at timestamptz)
+returns table (factor text, detail text, weight real)
+language plpgsql stable
+set search_path = pg_catalog, pg_temp
+as $$
+declare
+    v_belief beliefdb.belief;
+begin
+    select * into v_belief from beliefdb.belief b where b.workspace_id = p_workspace_id and b.id = p_belief_id;
+    if not found or p_at is null then
+        return;
+    end if;
+    return query
+    with recency as (
+        select h.days as half_life, v.age_days, power(0.5, least(v.age_days / h.days, 30))::real as weight
+          from (select greatest(0, floor(extract(epoch from p_at - coalesce(
+                           (select max(e.created_at) from beliefdb.evidence e
+                             where e.workspace_id = p_workspace_id and e.belief_id = p_belief_id
+                               and e.role = 'supports' and e.created_at <= p_at),
+                           v_belief.recorded_at)) / 86400))::integer as age_days) v
+          join beliefdb.confidence_half_life h on h.kind = v_belief.kind
+         where v_belief.confidence_kind <> 'derived'
+    ),
+    sources as (
+        select distinct s.id, s.name, s.authority, p.weight
+          from beliefdb.evidence e
+          join beliefdb.fragment f on f.workspace_id = e.workspace_id and f.id = e.fragment_id
+          join beliefdb.source_version v on v.workspace_id = f.workspace_id and v.id = f.source_version_id
+          join beliefdb.source s on s.workspace_id = v.workspace_id and s.id = v.source_id
+          join beliefdb.confidence_policy p on p.factor = 'authority' and p.key = s.authority::text
+         where e.workspace_id = p_workspace_id and e.belief_id = p_belief_id and e.role = 'supports'
+           and e.created_at <= p_at
+           and not exists (select from beliefdb.retraction_period r
+                            where r.workspace_id = s.workspace_id and r.source_id = s.id
+                              and r.retracted_at <= p_at and (r.restored_at is null or r.restored_at > p_at))
+    ),
+    antecedents as (
+        select a.antecedent,
+               (select cf.weight from beliefdb.confidence_factors_at(p_workspace_id, a.antecedent, p_at) cf
+                 where cf.factor = 'confidence') as confidence
+          from beliefdb.justification j
+          join beliefdb.justification_antecedent a on a.workspace_id = j.workspace_id and a.justification_id = j.id
+         where j.workspace_id = p_workspace_id and j.consequent = p_belief_id and a.edge_kind = 'derives'
+           and j.created_at <= p_at
+    ),
+    base as (
+        select case v_belief.confidence_kind
+                   when 'human_correction' then
+                       (select p.weight from beliefdb.confidence_policy p
+                         where p.factor = 'correction' and p.key = 'human_correction')
+                   when 'derived' then
+                       (select beliefdb.floored_product(sum(ln(greatest(a.confidence, 1e-9)) order by a.antecedent))
+                          from antecedents a)
+                   when 'agent_asserted' then
+                       case when exists (select from sources)
+                            then (select 1 - beliefdb.floored_product(sum(ln(greatest(1 - s.weight, 1e-9)) order by s.id))
+                                    from sources s)
+                            else (select p.weight from beliefdb.confidence_policy p
+                                   where p.factor = 'trace' and p.key = 'memory') end
+                   else (select 1 - coalesce(beliefdb.floored_product(sum(ln(greatest(1 - s.weight, 1e-9)) order by s.id)), 1)
+                           from sources s)
+               end::real as weight
+    ),
+    conflict as (
+        select p.weight
+          from beliefdb.confidence_policy p
+         where p.factor = 'conflict' and p.key = 'open' and beliefdb.status_at(v_belief, p_at) = 'conflicting'
+    )
+    select 'authority', s.authority::text || ' source ' || s.name, s.weight::real
+      from sources s
+     where v_belief.confidence_kind in ('extracted', 'agent_asserted')
+    union all
+    select 'independent_sources',
+           (select count(*) from sources)::text || ' independent source(s), combined as 1 - prod(1 - w)', base.weight
+      from base
+     where v_belief.confidence_kind = 'extracted'
+        or (v_belief.confidence_kind = 'agent_asserted' and exists (select from sources))
+    union all
+    select 'agent_memory', 'written by an agent''s step, with no quoted evidence (confidence_policy trace/memory)',
+           base.weight
+      from base
+     where v_belief.confidence_kind = 'agent_asserted' and not exists (select from sources)
+    union all
+    select 'correction', 'a reviewer''s correction (confidence_policy correction/human_correction)', base.weight
+      from base
+     where v_belief.confidence_kind = 'human_correction'
+    union all
+    select 'derived_from', 'belief ' || a.antecedent::text, a.confidence::real
+      from antecedents a
+     where v_belief.confidence_kind = 'derived'
+    union all
+    select 'derived', 'product of what it was derived from', base.weight
+      from base
+     where v_belief.confidence_kind = 'derived'
+    union all
+    select 'conflict', 'open conflict with an equal rival (multiplier)', k.weight::real from conflict k
+    union all
+    select 'recency', r.age_days || ' day(s) since last verified, half-life ' || r.half_life || ' days (multiplier)',
+           r.weight
+      from recency r
+    union all
+    select 'confidence', 'result', (coalesce(base.weight, 0) * coalesce((select k.weight from conflict k), 1)
+                                    * coalesce((select r.weight from recency r), 1))::real
+      from base;
+end
+$$;
+comment on function beliefdb.confidence_factors_at(uuid, uuid, timestamptz) is 'The factors of a belief''s confidence as they stood at a moment (today''s weights) and the result (last row)';
+
+-- A belief's confidence at a moment: the result of confidence_factors_at.
+create or replace function beliefdb.confidence_at(p_belief beliefdb.belief, p_at timestamptz) returns real
+language sql stable
+set search_path = pg_catalog, pg_temp
+as $$
+    select cf.weight from beliefdb.confidence_factors_at(p_belief.workspace_id, p_belief.id, p_at) cf
+     where cf.factor = 'confidence'
+$$;
+comment on function beliefdb.confidence_at(beliefdb.belief, timestamptz) is 'A belief''s confidence at a moment, as its factors stood then (confidence_factors_at)';
+
 -- The status a decision had at a moment (rule 4, read back in time), from its review items:
 -- needs_review while it was flagged then (an item opened by then and not resolved by then), else
 -- approved or rejected by the last item resolved by then, if a person resolved it, else active.
