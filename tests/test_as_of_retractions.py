@@ -2,7 +2,7 @@
 retracted later was still believed before; while retracted it was not; restored, it is again. A tie is
 conflicting as of a moment only while its rival was believed then. And as a property: after random
 ingests, ties, retractions and restorations, each at its own moment, what was believed as of each moment,
-with the status it had, is exactly what was current then, however much changed after it."""
+with the status and the confidence it had, is exactly what was current then, however much changed after it."""
 
 from __future__ import annotations
 
@@ -266,6 +266,7 @@ def run(db_url: str, plan: list[tuple[object, ...]]) -> list[bool]:
     name = f"asof-{uuid.uuid4().hex[:12]}"
     create_workspace(db_url, name)
     current: list[list[tuple[str, str]]] = []
+    confident: list[list[tuple[str, float]]] = []
     believed: list[uuid.UUID] = []
     corrections: list[uuid.UUID] = []
     applied = []
@@ -273,10 +274,20 @@ def run(db_url: str, plan: list[tuple[object, ...]]) -> list[bool]:
         with at(db_url, day, name) as db:
             applied.append(apply(db, step, believed, corrections))
             current.append(standing(db))
+            # every stored confidence brought to this moment: what as-of confidence must give back later
+            db.decay()
+            confident.append(confidences(db))
     with at(db_url, len(plan) + 1, name) as db:
         for day, was in enumerate(current, start=1):
             assert standing(db, day) == was, (day, plan)
+            assert confidences(db, day) == confident[day - 1], (day, plan)
     return applied
+
+
+def confidences(db: beliefdb.BeliefDB, day: int | None = None) -> list[tuple[str, float]]:
+    """The colours believed as of ``day`` (now when None), with their confidence then."""
+    rows = db.beliefs(subject="product_alpha", as_of=moment(day) if day is not None else None)
+    return sorted((b.value, round(b.confidence, 5)) for b in rows)
 
 
 @settings(max_examples=25, deadline=None, database=None,
