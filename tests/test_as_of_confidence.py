@@ -111,3 +111,18 @@ def test_at_the_present_the_factors_read_back_agree_with_the_stored_confidence(d
     assert "conflicting" in {status for _, status, *_ in rows}, rows
     for kind, status, stored, then in rows:
         assert then == pytest.approx(stored, abs=1e-6), (kind, status, stored, then)
+
+
+def test_ask_as_of_a_moment_labels_low_confidence_by_the_confidence_of_then(db_url: str) -> None:
+    """Ask demotes and labels a belief under the low-confidence threshold (0.3); as of a moment it is the
+    confidence it had then that counts, as the one shown (the stored one, 0.9, labelled nothing)."""
+    with at(db_url, 0) as db:
+        hours = db.ingest_text(HOURS.format("9 am"), source="handbook.md", authority="official").accepted[0].id
+    with at(db_url, 365 * 3) as db:
+        def answer(day: int) -> tuple[float, bool]:
+            (found,) = [a for a in db.ask("support hours", as_of=moment(day)).beliefs if a.belief.id == hours]
+            return found.belief.confidence, found.low_confidence
+        then, low = answer(365 * 3)
+        assert then == pytest.approx(faded(0.9, 365 * 3), abs=0.001) and low       # three half-lives: 0.11
+        then, low = answer(1)
+        assert then == pytest.approx(faded(0.9, 1), abs=0.001) and not low

@@ -241,7 +241,10 @@ begin
                    row_number() over (partition by a.says
                                       order by f.low, f.score desc, a.named desc,
                                                coalesce(c.closeness, f.similarity) desc nulls last, f.id) as nth
-              from (select f.*, (select b.confidence from beliefdb.belief b
+              -- (as of a moment, the confidence it had then: beliefdb.confidence_at)
+              from (select f.*, (select case when p_as_of is null then b.confidence
+                                             else beliefdb.confidence_at(b, p_as_of) end
+                                   from beliefdb.belief b
                                   where b.workspace_id = v_ws and b.id = f.id) < v_low as low
                       from fused f) f
               join named a on a.id = f.id
