@@ -249,7 +249,14 @@ def test_memory_superseded_once_the_fault_is_off_still_holds_and_is_kept(bdb: be
     got = {i.node: (i.action, i.reason) for i in plan.items}
     assert got[seat] == ("preserve", "still holds, superseded by a memory that holds without the faulty ones")
     assert got[silver][0] == got[aisle][0] == "preserve"
+    # aisle was never superseded: it did not hold while what it read was held down
+    assert got[aisle][1] == "holds again: what it rests on was held down by the faulty memories"
     assert [i.node for i in plan.replay] == [r2, a]
+    # the same words when everything reachable from the faulty memories counts as affected: seat is not
+    # reachable from them (it was "reachable, but did not hold before"), nor is the silver memory
+    ablation = {i.node: (i.action, i.reason) for i in bdb.repair_plan([bad], independent_evidence=False).items}
+    assert ablation[seat] == got[seat] and ablation[aisle] == got[aisle]
+    assert got[silver] == ("preserve", "current again: what superseded it rested on the faulty memories")
     applied = bdb.repair_apply([bad])
     assert actions(applied.plan) == actions(plan)
     assert sorted(b.value for b in bdb.beliefs(subject="user:7")) == ["Silver", "aisle"]

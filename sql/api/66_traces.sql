@@ -199,6 +199,7 @@ begin
         select e.id, e.kind, s.kind as step_kind, s.run_id, s.seq,
                e.id = any(v_faulty) as faulty,
                coalesce(e.held, false) and (e.kind <> 'belief' or coalesce(e.was_current, false)) as was_on,
+               coalesce(e.held, false) as was_held,
                e.holds and not e.superseded and not e.expired as now_on,
                e.holds as still_holds, e.superseded,
                coalesce(e.was_current, false) as was_current
@@ -265,7 +266,7 @@ begin
                     when v.kind = 'step' and v.id in (select p.id from answer_path p) then 'replay'
                     else 'invalidate'
                end as action,
-               v.affected, v.was_on, v.was_current, v.now_on, v.superseded
+               v.affected, v.was_on, v.was_held, v.was_current, v.now_on, v.superseded
           from verdict v
          where v.faulty or v.affected or v.was_on or v.now_on
     )
@@ -281,11 +282,16 @@ begin
                        when 'action' then 'its decision lost its last support: held'
                        else 'lost its last support'
                    end
-               else case when not p.was_current and p.node_kind = 'belief'
+               -- (kept: without p_independent_evidence, what was on and is kept is what the faulty
+               -- memories do not reach)
+               else case when not p.was_current and p.node_kind = 'belief' and p.was_held
                          then 'current again: what superseded it rested on the faulty memories'
-                         when p.node_kind = 'belief' and p.superseded and p_independent_evidence
+                         -- (what is listed was on before or is on after: so this is on after)
+                         when not p.was_on
+                         then 'holds again: what it rests on was held down by the faulty memories'
+                         when p.node_kind = 'belief' and p.superseded
                          then 'still holds, superseded by a memory that holds without the faulty ones'
-                         when not p_independent_evidence then 'reachable, but did not hold before'
+                         when not p_independent_evidence then 'does not rest on the faulty memories'
                          else 'still holds through evidence outside the faulty part' end
            end,
            case when p.action = 'preserve' then coalesce(saved.by, '{}') else '{}' end
