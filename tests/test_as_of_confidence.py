@@ -126,3 +126,29 @@ def test_ask_as_of_a_moment_labels_low_confidence_by_the_confidence_of_then(db_u
         assert then == pytest.approx(faded(0.9, 365 * 3), abs=0.001) and low       # three half-lives: 0.11
         then, low = answer(1)
         assert then == pytest.approx(faded(0.9, 1), abs=0.001) and not low
+
+
+def test_why_as_of_a_moment_shows_what_was_built_on_the_belief_as_it_stood_then(db_url: str) -> None:
+    """why as of a moment listed the decisions, actions and derived beliefs recorded by then, but with
+    their standing of today: a decision flagged later read needs_review as of before, its action held,
+    an outcome recorded later was shown, and a derived belief read unsupported and not live."""
+    with at(db_url, 0) as db:
+        hours = db.ingest_text(HOURS.format("9 am"), source="handbook.md").accepted[0].id
+        decision = db.decide("Staff the desk at 9", because=[hours]).id
+        db.act(decision, "Roster the morning shift")
+        derived = db.derive("The desk opens in the morning", "desk", "opens", "morning", [hours]).id
+    with at(db_url, 10) as db:
+        db.retract(belief=hours, reason="wrong hours")
+    with at(db_url, 20) as db:
+        db.record_outcome(decision, "failed", note="nobody came")
+    with at(db_url, 30) as db:
+        now = db.why(hours)
+        (built,) = now.built_on
+        assert (built.decision_status, built.actions[0]["status"]) == ("needs_review", "held")
+        assert built.outcome is not None and built.outcome["outcome"] == "failed"
+        assert [(d.status, d.live) for d in now.derived] == [("unsupported", False)]
+        then = db.why(hours, as_of=moment(5))
+        (built,) = then.built_on
+        assert (built.decision_status, built.actions[0]["status"]) == ("active", "scheduled")
+        assert built.outcome is None
+        assert [(d.belief_id, d.status, d.live) for d in then.derived] == [(derived, "current", True)]

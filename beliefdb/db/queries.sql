@@ -197,12 +197,19 @@ select x.what, x.name, x.version, p.retracted_at, p.reason,
  order by p.retracted_at, x.what, x.name;
 
 -- built_on_belief --
--- The decisions (and their actions) that cite a belief (those recorded by as_of, all when null)
-select d.id as decision_id, d.title, d.status as decision_status,
-       to_jsonb(beliefdb.latest_outcome(d.workspace_id, d.id)) as outcome,
-       coalesce(jsonb_agg(jsonb_build_object('id', a.id, 'description', a.description,
-                                             'status', a.status,
-                                             'outcome', to_jsonb(beliefdb.latest_outcome(a.workspace_id, a.id)))
+-- The decisions (and their actions) that cite a belief (those recorded by as_of, all when null), with their status and latest outcome (as they stood at as_of)
+select d.id as decision_id, d.title,
+       case when %(as_of)s::timestamptz is null then d.status else beliefdb.decision_status_at(d, %(as_of)s) end
+           as decision_status,
+       to_jsonb(case when %(as_of)s::timestamptz is null then beliefdb.latest_outcome(d.workspace_id, d.id)
+                     else beliefdb.outcome_at(d.workspace_id, d.id, %(as_of)s) end) as outcome,
+       coalesce(jsonb_agg(jsonb_build_object(
+                    'id', a.id, 'description', a.description,
+                    'status', case when %(as_of)s::timestamptz is null then a.status
+                                   else beliefdb.action_status_at(a, %(as_of)s) end,
+                    'outcome', to_jsonb(case when %(as_of)s::timestamptz is null
+                                             then beliefdb.latest_outcome(a.workspace_id, a.id)
+                                             else beliefdb.outcome_at(a.workspace_id, a.id, %(as_of)s) end))
                           order by a.created_at)
                 filter (where a.id is not null), '[]') as actions
   from beliefdb.justification j
@@ -217,8 +224,12 @@ select d.id as decision_id, d.title, d.status as decision_status,
  order by d.created_at;
 
 -- derived_from_belief --
--- The beliefs derived from a belief (recorded by as_of, all when null), and whether each one's reason is live
-select b.id as belief_id, b.statement, b.status::text as status, j.unmet = 0 as live
+-- The beliefs derived from a belief (recorded by as_of, all when null), with the status each had and whether its reason was live (at as_of)
+select b.id as belief_id, b.statement,
+       case when %(as_of)s::timestamptz is null then b.status else beliefdb.belief_status_at(b, %(as_of)s) end::text
+           as status,
+       case when %(as_of)s::timestamptz is null then j.unmet = 0
+            else beliefdb.reason_live_at(j.workspace_id, j.id, %(as_of)s) end as live
   from beliefdb.justification_antecedent a
   join beliefdb.justification j on j.workspace_id = a.workspace_id and j.id = a.justification_id
   join beliefdb.belief b on b.workspace_id = a.workspace_id and b.id = a.consequent

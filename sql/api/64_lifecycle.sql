@@ -195,6 +195,20 @@ as $$
 $$;
 comment on function beliefdb.latest_outcome(uuid, uuid) is 'The latest recorded outcome of a decision or action (null when none)';
 
+-- The latest outcome of a decision or action recorded by a moment (what why shows as of then).
+create or replace function beliefdb.outcome_at(p_workspace_id uuid, p_node uuid, p_at timestamptz)
+returns beliefdb.last_outcome
+language sql stable
+set search_path = pg_catalog, pg_temp
+as $$
+    select o.outcome, o.note, o.recorded_at, o.recorded_by
+      from beliefdb.outcome o
+     where o.workspace_id = p_workspace_id and o.node = p_node and o.recorded_at <= p_at
+     order by o.recorded_at desc, o.id desc
+     limit 1
+$$;
+comment on function beliefdb.outcome_at(uuid, uuid, timestamptz) is 'The latest outcome of a decision or action recorded by a moment (null when none)';
+
 -- Forget (rule 14): a source (its text, versions, fragments), a subject's beliefs, or one
 -- belief; with them their evidence, embeddings, relations, and every belief left without
 -- support. Decisions that lose their last support are flagged (rule 4). Forgetting a subject or a

@@ -49,10 +49,12 @@ grant execute on function beliefdb.live_at(beliefdb.belief,timestamp with time z
 grant execute on function beliefdb.in_force_at(uuid,uuid,timestamp with time zone) to beliefdb_app;
 grant execute on function beliefdb.reason_live_at(uuid,uuid,timestamp with time zone) to beliefdb_app;
 grant execute on function beliefdb.status_at(beliefdb.belief,timestamp with time zone) to beliefdb_app;
+grant execute on function beliefdb.belief_status_at(beliefdb.belief,timestamp with time zone) to beliefdb_app;
 grant execute on function beliefdb.confidence_at(beliefdb.belief,timestamp with time zone) to beliefdb_app;
 grant execute on function beliefdb.confidence_factors_at(uuid,uuid,timestamp with time zone) to beliefdb_app;
 grant execute on function beliefdb.decision_status_at(beliefdb.decision,timestamp with time zone) to beliefdb_app;
 grant execute on function beliefdb.action_status_at(beliefdb.action,timestamp with time zone) to beliefdb_app;
+grant execute on function beliefdb.outcome_at(uuid,uuid,timestamp with time zone) to beliefdb_app;
 grant execute on function beliefdb.support_walk(uuid,uuid[]) to beliefdb_app;
 grant execute on function beliefdb.clock() to beliefdb_app;
 grant execute on function beliefdb.confidence_factors(uuid,uuid) to beliefdb_app;
