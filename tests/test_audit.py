@@ -368,6 +368,27 @@ TAMPERING: dict[str, tuple[str | list[str], Callable[[int, int], int]]] = {
 }
 
 
+# what audit_verify says is wrong at the first broken link (its problem), as a function of k and n
+PROBLEM: dict[str, Callable[[int, int], str]] = {
+    "payload edited": lambda k, n: f"event {k} (",
+    "payload hash edited": lambda k, n: "its payload or payload_hash was changed after it was recorded",
+    "action edited": lambda k, n: "its hash does not cover its seq, time, principal, action and payload",
+    "principal edited": lambda k, n: f"event {k} (",
+    "time edited": lambda k, n: "one of them was changed after it was recorded",
+    "middle event deleted": lambda k, n: f"event {k} is missing",
+    "first event deleted": lambda k, n: "event 1 is missing",
+    "last event deleted": lambda k, n: f"event {n} is missing",
+    "all events deleted": lambda k, n: f"events 1 to {n} are missing",
+    "hash edited": lambda k, n: f"event {k} (",
+    "prev hash edited": lambda k, n: f"its prev_hash is not the hash of event {k - 1}",
+    "last hash edited": lambda k, n: f"event {n} (",
+    "events swapped": lambda k, n: f"its prev_hash is not the hash of event {k - 1}",
+    "head moved on": lambda k, n: f"event {n + 1} is missing: the head (audit_head) says the chain ends at {n + 1}",
+    "event appended past the head": lambda k, n: f"event {n + 1} (forged) is past the head (audit_head), "
+                                                 f"which says the chain ends at {n}",
+}
+
+
 @pytest.fixture(scope="module")
 def shared_chain(embedded_server: EmbeddedServer) -> Iterator[tuple[str, str, int]]:
     """A database whose default workspace has a chain of some events, built once; tests tamper
@@ -393,6 +414,8 @@ def shared_chain(embedded_server: EmbeddedServer) -> Iterator[tuple[str, str, in
 
 @pytest.mark.parametrize("tampering", list(TAMPERING))
 def test_verify_finds_the_first_broken_link(shared_chain: tuple[str, str, int], tampering: str) -> None:
+    """The first link that does not hold, and what is wrong with it (an auditor reads which event,
+    and whether its payload, its link or the chain's end was touched)."""
     url, ws, n = shared_chain
     assert verify_sql(url, ws) == (True, n, None)
     statements, first_broken = TAMPERING[tampering]
@@ -407,10 +430,14 @@ def test_verify_finds_the_first_broken_link(shared_chain: tuple[str, str, int], 
         expected = (False, events[0], first_broken(k, n))
         assert conn.execute("select ok, events, first_broken from beliefdb.audit_verify(%s)",
                             (ws,)).fetchone() == expected
+        # and it says what is wrong there, in words
+        problem = conn.execute("select problem from beliefdb.audit_verify(%s)", (ws,)).fetchone()
+        assert problem is not None and PROBLEM[tampering](k, n) in problem[0], problem
         # the application role, bound to the workspace, reads the same verdict
         conn.execute("select set_config('beliefdb.workspace_id', %s, true)", (ws,))
         conn.execute("set local role beliefdb_app")
-        assert conn.execute("select ok, events, first_broken from beliefdb.audit_verify()").fetchone() == expected
+        assert conn.execute("select ok, events, first_broken, problem from beliefdb.audit_verify()"
+                            ).fetchone() == (*expected, problem[0])
     # rolled back: the shared chain is whole again
     assert verify_sql(url, ws) == (True, n, None)
 
@@ -446,7 +473,9 @@ def test_relinking_after_an_edit_is_caught_by_the_head(busy: tuple[str, str, int
                                   e.workspace_id, e.seq, e.at, e.principal, e.action, e.payload_hash)
                  where e.workspace_id = %s and e.seq = %s
             """, (ws, seq))
-    assert bdb.audit_verify() == AuditResult(ok=False, events=n, first_broken=n + 1)
+    result = bdb.audit_verify()
+    assert (result.ok, result.events, result.first_broken) == (False, n, n + 1)
+    assert result.problem is not None and f"ends at event {n} but its hash is not that event's" in result.problem
 
 
 def test_later_appends_do_not_heal_a_broken_chain(busy: tuple[str, str, int], bdb: beliefdb.BeliefDB) -> None:
@@ -551,7 +580,9 @@ def test_workspace_chains_are_independent(db_url: str) -> None:
             assert {w: bytes(h) for w, h in starts if w in (a_id, b_id)} == {a_id: GENESIS, b_id: GENESIS}
             conn.execute("update beliefdb.audit_event set payload = '{}' where workspace_id = %s and seq = 2",
                          (b_id,))
-        assert b.audit_verify() == AuditResult(ok=False, events=len(b_events), first_broken=2)
+        broken = b.audit_verify()
+        assert (broken.ok, broken.events, broken.first_broken) == (False, len(b_events), 2)
+        assert broken.problem is not None and broken.problem.startswith("event 2 (")
         assert a.audit_verify() == AuditResult(ok=True, events=len(a_events), first_broken=None)
         # A keeps appending on its own intact chain
         remember(a, 4, "20 days", source="mail")
@@ -567,7 +598,7 @@ def test_workspace_chains_are_independent(db_url: str) -> None:
 @pytest.mark.slow
 def test_cli_audit_verify_json(cli: Cli, busy: tuple[str, str, int]) -> None:
     url, ws, n = busy
-    assert cli.json("audit", "verify") == {"ok": True, "events": n, "first_broken": None}
+    assert cli.json("audit", "verify") == {"ok": True, "events": n, "first_broken": None, "problem": None}
 
     text = cli("audit", "verify")
     assert "ok" in text.stdout and str(n) in text.stdout
@@ -575,16 +606,21 @@ def test_cli_audit_verify_json(cli: Cli, busy: tuple[str, str, int]) -> None:
     k = _middle(n)
     with superuser(url) as conn:
         conn.execute("delete from beliefdb.audit_event where workspace_id = %s and seq = %s", (ws, k))
-    assert cli.json("audit", "verify", expect=1) == {"ok": False, "events": n - 1, "first_broken": k + 1}
+    missing = f"event {k} is missing"
+    broken = cli.json("audit", "verify", expect=1)
+    assert (broken["ok"], broken["events"], broken["first_broken"]) == (False, n - 1, k + 1)
+    assert missing in broken["problem"]
 
     broken_text = cli("audit", "verify", expect=1)
-    assert "BROKEN" in broken_text.stdout and str(k + 1) in broken_text.stdout
+    assert "BROKEN" in broken_text.stdout and str(k + 1) in broken_text.stdout and missing in broken_text.stdout
 
 
 def test_cli_audit_verify_names_the_workspace(cli: Cli, db_url: str) -> None:
     b_id = str(create_workspace(db_url, "B").id)
     with superuser(db_url) as conn:
         conn.execute("update beliefdb.audit_event set action = 'x' where workspace_id = %s and seq = 1", (b_id,))
-    assert cli.json("audit", "verify") == {"ok": True, "events": 1, "first_broken": None}
-    assert cli.json("audit", "verify", "--workspace", "B", expect=1) == {"ok": False, "events": 1, "first_broken": 1}
+    assert cli.json("audit", "verify") == {"ok": True, "events": 1, "first_broken": None, "problem": None}
+    broken = cli.json("audit", "verify", "--workspace", "B", expect=1)
+    assert (broken["ok"], broken["events"], broken["first_broken"]) == (False, 1, 1)
+    assert broken["problem"].startswith("event 1 (x): its hash does not cover")
     assert cli.json("audit", "verify", "--workspace", "nowhere", expect=1)["error"] == "unknown_workspace"

@@ -287,7 +287,7 @@ def test_workspace_option_and_env_select_the_workspace(cli: Cli, write_doc: Any)
 
     # audit chains are per workspace, and each verifies
     audit_a = cli.json("audit", "verify", env={"BELIEFDB_WORKSPACE": "ws-a"})
-    assert set(audit_a) == {"ok", "events", "first_broken"}
+    assert set(audit_a) == {"ok", "events", "first_broken", "problem"}
     assert audit_a["ok"] is True and audit_a["events"] >= 1 and audit_a["first_broken"] is None
 
 
@@ -296,7 +296,7 @@ def test_audit_verify_text_and_json(cli: Cli, write_doc: Any) -> None:
     text = cli("audit", "verify")
     assert "audit chain ok" in text.stdout
     verdict = cli.json("audit", "verify")
-    assert set(verdict) == {"ok", "events", "first_broken"}
+    assert set(verdict) == {"ok", "events", "first_broken", "problem"}
     assert verdict["ok"] is True and verdict["events"] >= 1 and verdict["first_broken"] is None
 
 

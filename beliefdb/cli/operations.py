@@ -223,7 +223,7 @@ def db_restore(
         moved = f", migrated from {done.revision_before}" if done.revision_before != done.revision_after else ""
         typer.echo(f"restored {done.file}: schema at revision {done.revision_after}{moved}")
         for c in done.chains:
-            state = "ok" if c.ok else f"BROKEN at event {c.first_broken}"
+            state = "ok" if c.ok else f"BROKEN at event {c.first_broken}: {c.problem}"
             typer.echo(f"  audit chain of {c.workspace}: {state} ({c.events} events)")
     if not done.ok:
         raise typer.Exit(1)

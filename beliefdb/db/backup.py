@@ -115,7 +115,8 @@ def verify_chains(url: str) -> list[ChainCheck]:
     """Every workspace's audit chain, verified as the schema owner."""
     with translated_errors(), connect(url, autocommit=True) as conn:
         rows = conn.execute(Q.audit_verify_every_workspace).fetchall()
-    return [ChainCheck(workspace=r[0], ok=bool(r[1]), events=int(r[2]), first_broken=r[3]) for r in rows]
+    return [ChainCheck(workspace=r[0], ok=bool(r[1]), events=int(r[2]), first_broken=r[3],
+                       problem=r[4]) for r in rows]
 
 
 def restore(url: str, file: Path, *, clean: bool = False) -> Restored:

@@ -11,7 +11,7 @@
 
 -- audit_verify --
 -- Verify the bound workspace's audit chain (rule 12)
-select ok, events, first_broken from beliefdb.audit_verify();
+select ok, events, first_broken, problem from beliefdb.audit_verify();
 
 -- page_walks_the_index --
 -- A page of a listing reads the listing's index in order, for the rest of this transaction: with no statistics on workspace_id the planner takes a workspace for a few rows, and read all of them to sort (1.3 s for 20 of 550,000 beliefs; 0.4 ms so). Returns the setting before.
@@ -262,7 +262,7 @@ select to_regnamespace('beliefdb') is not null;
 
 -- audit_verify_every_workspace --
 -- Every workspace's audit chain verified (rule 12), by name: as the schema owner, after a restore
-select w.name, v.ok, v.events, v.first_broken
+select w.name, v.ok, v.events, v.first_broken, v.problem
   from beliefdb.workspace w
  cross join lateral beliefdb.audit_verify(w.id) v
  order by w.name;

@@ -24,6 +24,8 @@ class ChainCheck:
     ok: bool
     events: int
     first_broken: int | None
+    #: what is wrong at the first broken link, in words
+    problem: str | None = None
 
 
 @dataclass(frozen=True)

@@ -167,3 +167,5 @@ class AuditResult:
     ok: bool
     events: int
     first_broken: int | None
+    #: what is wrong at the first broken link, in words (which event, and what was touched)
+    problem: str | None = None

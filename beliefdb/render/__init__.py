@@ -164,7 +164,8 @@ def why(w: Why) -> str:
 def audit(result: AuditResult) -> str:
     if result.ok:
         return f"audit chain ok: {result.events} events, every link verifies"
-    return f"audit chain BROKEN: first broken link at event {result.first_broken} (of {result.events})"
+    return (f"audit chain BROKEN: first broken link at event {result.first_broken} (of {result.events})"
+            + (f": {result.problem}" if result.problem else ""))
 
 
 def decisions(rows: Iterable[Decision]) -> str:

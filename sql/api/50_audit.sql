@@ -60,12 +60,26 @@ end
 $$;
 comment on function beliefdb.lock_workspace() is 'Take the bound workspace''s write lock first (one lock order for every writer), and date what the transaction writes from then; BD003 when none is bound';
 
--- Verify a workspace's chain; first_broken is the first event whose link does not hold. It reads
--- the chain as the caller: a chain the session cannot see (another workspace's, which row-level
--- security hides from the application role, or one of no workspace) is refused, not verified as
--- an empty one, and so is the bound workspace's when none is bound (BD003, as lock_workspace).
+-- Verify a workspace's chain; first_broken is the first event whose link does not hold, and problem
+-- says what is wrong there, in words (which event, and whether its payload, its link or the end of the
+-- chain was touched). It reads the chain as the caller: a chain the session cannot see (another
+-- workspace's, which row-level security hides from the application role, or one of no workspace) is
+-- refused, not verified as an empty one, and so is the bound workspace's when none is bound (BD003, as
+-- lock_workspace).
+-- (before problem, its result had three columns: a result of another type cannot be replaced in place)
+do $$
+begin
+    if pg_catalog.to_regprocedure('beliefdb.audit_verify(uuid)') is not null
+       and not exists (select from pg_catalog.pg_proc p
+                        where p.oid = pg_catalog.to_regprocedure('beliefdb.audit_verify(uuid)')
+                          and 'problem' = any(p.proargnames)) then
+        drop function beliefdb.audit_verify(uuid);
+    end if;
+end
+$$;
+
 create or replace function beliefdb.audit_verify(p_workspace_id uuid default beliefdb.current_workspace_id())
-returns table (ok boolean, events bigint, first_broken bigint)
+returns table (ok boolean, events bigint, first_broken bigint, problem text)
 language plpgsql stable
 set search_path = pg_catalog, pg_temp
 as $$
@@ -88,17 +102,51 @@ begin
          where ev.workspace_id = p_workspace_id
         window w as (order by ev.seq)
     ),
+    -- each broken link with what is wrong, the most telling first where one event has several
     broken as (
-        select e.seq
+        select x.seq, x.rank, x.problem
           from e
-         where e.seq <> coalesce(e.prev_seq, 0) + 1
-            or e.prev_hash <> coalesce(e.expected_prev, beliefdb.audit_genesis())
-            or (e.payload is not null and e.payload_hash <> beliefdb.audit_payload_hash(e.payload))
-            or e.hash <> beliefdb.audit_link_hash(e.prev_hash, p_workspace_id, e.seq, e.at, e.principal,
-                                                  e.action, e.payload_hash)
+         cross join lateral (
+            select e.seq, 1 as rank,
+                   case when e.seq = coalesce(e.prev_seq, 0) + 2 then format('event %s is missing', e.seq - 1)
+                        else format('events %s to %s are missing', coalesce(e.prev_seq, 0) + 1, e.seq - 1)
+                   end || format(': the chain goes from %s to event %s (%s); events were deleted or renumbered',
+                                 coalesce('event ' || e.prev_seq, 'its start'), e.seq, e.action) as problem
+             where e.seq > coalesce(e.prev_seq, 0) + 1
+            union all
+            select e.seq, 2, format('event %s (%s): its seq is not after event %s''s: events were renumbered',
+                                    e.seq, e.action, e.prev_seq)
+             where e.seq <= coalesce(e.prev_seq, 0)
+            union all
+            select e.seq, 3, format('event %s (%s): its payload or payload_hash was changed after it was recorded '
+                                    '(payload_hash is not the hash of its payload)', e.seq, e.action)
+             where e.payload is not null and e.payload_hash <> beliefdb.audit_payload_hash(e.payload)
+            union all
+            select e.seq, 4, format('event %s (%s): its prev_hash is not the hash of %s: an event before it, or its '
+                                    'place in the chain, was changed', e.seq, e.action,
+                                    coalesce('event ' || e.prev_seq, 'the chain''s start (audit_genesis())'))
+             where e.prev_hash <> coalesce(e.expected_prev, beliefdb.audit_genesis())
+            union all
+            select e.seq, 5, format('event %s (%s): its hash does not cover its seq, time, principal, action and '
+                                    'payload_hash: one of them was changed after it was recorded', e.seq, e.action)
+             where e.hash <> beliefdb.audit_link_hash(e.prev_hash, p_workspace_id, e.seq, e.at, e.principal,
+                                                      e.action, e.payload_hash)
+         ) x
         union all
         -- events cut off the end, or a head that no longer matches the last event
-        select least(h.seq, coalesce(max(e.seq), 0)) + 1
+        select least(h.seq, coalesce(max(e.seq), 0)) + 1, 6,
+               case when h.seq > coalesce(max(e.seq), 0) then
+                        case when h.seq = coalesce(max(e.seq), 0) + 1 then format('event %s is missing', h.seq)
+                             else format('events %s to %s are missing', coalesce(max(e.seq), 0) + 1, h.seq) end
+                        || format(': the head (audit_head) says the chain ends at %s, and %s; events were cut off '
+                                  'the end', h.seq, coalesce('the last event is ' || max(e.seq), 'there is none'))
+                    when h.seq < coalesce(max(e.seq), 0) then
+                        format('event %s (%s) is past the head (audit_head), which says the chain ends at %s: '
+                               'it was appended outside beliefdb', h.seq + 1,
+                               (select e2.action from e e2 where e2.seq = h.seq + 1), h.seq)
+                    else format('the head (audit_head) ends at event %s but its hash is not that event''s hash: '
+                                'events were changed and the links after them computed again, or the head was replaced', h.seq)
+               end
           from beliefdb.audit_head h
           left join e on true
          where h.workspace_id = p_workspace_id
@@ -108,14 +156,20 @@ begin
         union all
         -- events and no head: nothing says where the chain ended (the head goes only with its
         -- workspace, and a reader that row-level security keeps from the head sees no events either)
-        select max(e.seq) + 1
+        select max(e.seq) + 1, 7,
+               'the workspace has no head (audit_head): nothing says where its chain ends, so events cut off the '
+               'end would not show'
           from e
         having count(*) > 0
            and not exists (select from beliefdb.audit_head h where h.workspace_id = p_workspace_id)
+    ),
+    first as (
+        select b.seq, b.problem from broken b order by b.seq, b.rank limit 1
     )
     select (select count(*) from broken) = 0,
            (select count(*) from e),
-           (select min(b.seq) from broken b);
+           (select f.seq from first f),
+           (select f.problem from first f);
 end
 $$;
-comment on function beliefdb.audit_verify(uuid) is 'Check a workspace''s audit chain: ok, number of events, first broken link; BD003 for a chain the session cannot see (another workspace''s, or none bound)';
+comment on function beliefdb.audit_verify(uuid) is 'Check a workspace''s audit chain: ok, number of events, first broken link and what is wrong there (problem); BD003 for a chain the session cannot see (another workspace''s, or none bound)';
