@@ -114,3 +114,33 @@ def test_the_ask_example_prints_what_the_readme_shows(cli: Cli, tmp_path: Path,
     assert printed[:len(expected)] == expected
     # the block ends with a whole answer: nothing ask printed of the first one (its history) is cut off
     assert "(history, not current: 1. holds now)" not in " ".join(printed[len(expected):])
+
+
+def test_the_ownership_example_runs_as_written(cli: Cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """README, "Several agents, one memory": its sh block, each line as written but for the ids it
+    shows (the belief's and the review item's, as this run prints them). The block used to correct a
+    belief the reader had ingested as the login (postgres) and then approve as alice, which a reader
+    following it got refused: not_owner."""
+    import shlex
+
+    text = README.read_text(encoding="utf-8")
+    block = re.search(r"```sh\n(.*?)```", text[text.index("### Several agents, one memory"):], flags=re.S)
+    assert block is not None
+    lines = [shlex.split(line, comments=True) for line in block.group(1).replace("\\\n", " ").splitlines()]
+    monkeypatch.chdir(tmp_path)
+    printf, ingest, correct, listing, approve = lines
+    assert printf[0] == "printf" and printf[-2] == ">"
+    (tmp_path / printf[-1]).write_text(printf[1].replace("\\n", "\n"), encoding="utf-8")
+    assert cli(*ingest[1:]).stdout
+    (belief,) = cli.json("beliefs", "--subject", "delivery")
+    assert belief["owner"] == "alice"
+    proposed = cli(*[belief["id"][:8] if arg == correct[2] else arg for arg in correct[1:]]).stdout
+    assert "correction proposed" in proposed and "owned by alice" in proposed
+    (item,) = [i for i in cli.json("review", "list") if i["kind"] == "correction_proposed"]
+    assert "belief owned by alice" in cli(*listing[1:]).stdout
+    assert approve[3] == "77ad591d" and approve[-2:] == ["--as", "alice"]
+    refused = cli.json("review", "approve", item["id"][:8], "--as", "bob", expect=1)
+    assert refused["error"] == "not_owner"
+    assert "approved" in cli(*[item["id"][:8] if arg == approve[3] else arg for arg in approve[1:]]).stdout
+    (now,) = cli.json("beliefs", "--subject", "delivery")
+    assert (now["value"], now["owner"]) == ("5 days", "alice")
