@@ -442,6 +442,25 @@ def test_verify_finds_the_first_broken_link(shared_chain: tuple[str, str, int], 
     assert verify_sql(url, ws) == (True, n, None)
 
 
+@pytest.mark.parametrize("switch", ["disable trigger belief_audit_update", "disable trigger user",
+                                    "enable replica trigger belief_audit_update"])
+def test_an_audit_trigger_left_off_is_reported(shared_chain: tuple[str, str, int], switch: str) -> None:
+    """A DBA who turns a table's audit trigger off changes rows that no event records, and the links
+    all still hold: verify said ok. While it is off the chain records nothing of that table, so
+    verify says so, naming the trigger, with the next event as the first that may be missing."""
+    url, ws, n = shared_chain
+    with psycopg.connect(url) as conn, conn.transaction(force_rollback=True):
+        conn.execute(sql.SQL("alter table beliefdb.belief {}").format(sql.SQL(switch)))
+        conn.execute("update beliefdb.belief set value = 'forged' where workspace_id = %s", (ws,))
+        ok, events, first_broken, problem = conn.execute(
+            "select ok, events, first_broken, problem from beliefdb.audit_verify(%s)", (ws,)).fetchone() or ()
+        assert (ok, events, first_broken) == (False, n, n + 1)
+        assert "beliefdb.belief" in problem and "belief_audit_update" in problem and "off" in problem
+        conn.execute("alter table beliefdb.belief enable trigger all")
+        assert conn.execute("select ok, problem from beliefdb.audit_verify(%s)", (ws,)).fetchone() == (True, None)
+    assert verify_sql(url, ws) == (True, n, None)
+
+
 @pytest.mark.slow
 def test_redacted_payload_still_verifies(busy: tuple[str, str, int], bdb: beliefdb.BeliefDB) -> None:
     """Forgetting may drop a payload; the chain links payload hashes, so it still verifies."""

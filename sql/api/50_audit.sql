@@ -162,6 +162,19 @@ begin
           from e
         having count(*) > 0
            and not exists (select from beliefdb.audit_head h where h.workspace_id = p_workspace_id)
+        union all
+        -- an audit trigger left off (alter table ... disable trigger, or enabled for replicas only):
+        -- the links all hold, but what that table's statements change is recorded by no event
+        select (select coalesce(max(e.seq), 0) + 1 from e), 8,
+               format('audit triggers are off: %s; what those tables'' statements change is recorded in no '
+                      'event while they are, so events after %s may be missing (alter table ... enable trigger)',
+                      string_agg(format('%s on %s', t.tgname, t.tgrelid::regclass), ', '
+                                 order by t.tgrelid::regclass::text, t.tgname),
+                      (select coalesce(max(e.seq), 0) from e))
+          from pg_catalog.pg_trigger t
+         where t.tgfoid::regproc::text like 'beliefdb.\_audit\_rows\_%'
+           and t.tgenabled not in ('O', 'A')
+        having count(*) > 0
     ),
     first as (
         select b.seq, b.problem from broken b order by b.seq, b.rank limit 1
