@@ -17,6 +17,7 @@ import beliefdb
 from beliefdb import api
 from beliefdb.embedders import get_embedder
 from beliefdb.models import Turn
+from beliefdb.models.retrieval import BELIEFS_AFTER_TEXT
 from beliefdb.render.ask import ask_json, ask_text
 from beliefdb.store.retrieve import MAX_WARNINGS
 from beliefdb.store.vectors import literal
@@ -172,6 +173,12 @@ def test_one_numbering_and_text_matches_before_vector_only_beliefs(bdb: beliefdb
     assert "green tea left in the kitchen" in first and "rooibos" not in first
     assert second.startswith("Maya drinks rooibos")
     assert ask_json(result)["fragments_after"] == 0
+    # the belief after the unextracted text is not shown as part of it: a line says what it is, in the
+    # context and in the text output (which printed it under "unextracted text ... (not beliefs ...)")
+    assert first.rstrip().splitlines()[-1] == BELIEFS_AFTER_TEXT
+    printed = ask_text(result)
+    assert re.search(r"^1\. ~ .*\n" + re.escape(BELIEFS_AFTER_TEXT.lower()) + r"\n2\. Maya drinks rooibos", printed,
+                     flags=re.M), printed
 
 
 @pytest.mark.slow

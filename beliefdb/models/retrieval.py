@@ -64,6 +64,11 @@ class FragmentHit:
     kind: str = "fragment"
 
 
+#: the line between the unextracted text and the beliefs after it (``AskResult.fragments_after``:
+#: found by vector or by name alone), which would otherwise read as part of that text
+BELIEFS_AFTER_TEXT = "Beliefs that match by meaning or by a subject's name only, not by the question's words:"
+
+
 @dataclass(frozen=True)
 class AskResult:
     status: str  # ok | no_match | memory_unavailable: of beliefs; fragments are not beliefs

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from beliefdb.models import Answer, AskResult, FragmentHit, Replaced
+from beliefdb.models.retrieval import BELIEFS_AFTER_TEXT
 from beliefdb.render import evidence_json, jsonable, short, valid_time
 from beliefdb.text.excerpts import excerpt
 
@@ -97,6 +98,8 @@ def ask_text(r: AskResult) -> str:
         if i == r.fragments_after:
             lines += _fragments_text(r, n)
             n += len(r.fragments)
+            if r.fragments:
+                lines.append(BELIEFS_AFTER_TEXT.lower())
         n += 1
         b = a.belief
         lines.append(f"{n}. {b.statement}   [{short(b.id)}]")

@@ -28,6 +28,7 @@ from beliefdb.embedders import Embedder, get_embedder
 from beliefdb.errors import EmbedderUnavailable, ModelMismatch
 from beliefdb.inputs import check_moment
 from beliefdb.models import Answer, AskResult, Belief, Evidence, FragmentHit, Replaced
+from beliefdb.models.retrieval import BELIEFS_AFTER_TEXT
 from beliefdb.store.beliefs import list_beliefs
 from beliefdb.store.vectors import WorkspaceModel
 from beliefdb.text.excerpts import excerpt
@@ -177,6 +178,8 @@ def _context(question: str, as_of: datetime | None, answers: list[Answer], degra
     for i, a in enumerate(answers):
         if i == fragments_after:
             n = _fragment_lines(lines, n, fragments)
+            if fragments:
+                lines.append(BELIEFS_AFTER_TEXT)
         n += 1
         b = a.belief
         lines.append(f"{n}. {b.statement} [{b.subject}.{b.attribute} = {b.value}]")
