@@ -194,6 +194,20 @@ def test_approving_a_proposal_whose_belief_changed_revision_is_stale(db_url: str
     assert su_all(db_url, "select count(*) from beliefdb.correction")[0][0] == 0
 
 
+def test_a_proposer_approving_its_own_proposal_is_told_whose_it_is(db_url: str, alice: beliefdb.BeliefDB,
+                                                                    bob: beliefdb.BeliefDB, window: UUID) -> None:
+    """Bob approving the correction he proposed of alice's belief is refused; the hint told him to
+    'propose a correction instead', which he just did: it now says the item waits for its owner."""
+    proposal = bob.apply_correction(window, "Returns within 30 days.", value="30 days", reviewer="b",
+                                    expect_revision=1)
+    assert proposal.review_item is not None
+    with pytest.raises(errors.NotOwner) as refused:
+        bob.resolve_review(proposal.review_item, "approved")
+    assert "propose a correction" not in refused.value.message
+    assert "(hint: the review item waits for alice, the belief's owner" in refused.value.message
+    assert status_of(db_url, window) == ("current", "alice", 1)
+
+
 def test_an_owner_corrects_its_own_belief_at_once(db_url: str, alice: beliefdb.BeliefDB, window: UUID) -> None:
     result = alice.apply_correction(window, "Returns within 30 days.", value="30 days", reviewer="a",
                                     expect_revision=1)

@@ -156,6 +156,9 @@ begin
         raise exception '% % is owned by %: only its owner can %', v_kind, p_node, v_owner, p_doing
             using errcode = 'BD008',
                   hint = case when v_kind = 'run' then 'record a run of your own'
+                              when p_doing like 'approve or reject %' then
+                                  format('the review item waits for %s, the %s''s owner (beliefdb review list)',
+                                         v_owner, v_kind)
                               else 'propose a correction instead (its owner reviews it), or raise a conflict' end;
     end if;
 end
