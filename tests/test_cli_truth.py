@@ -1076,3 +1076,18 @@ def test_a_change_report_counts_its_nodes_by_kind_from_one_lookup(db_url: str) -
         said = render.changes(would, preview=True, kinds=kinds)
         assert f"would stop holding: {len(would.stopped_holding)} (1 belief, 1 decision, " in said
         assert render.change_kinds(type(would)([], [], [], []), labels) == {} and len(asked) == 1
+
+
+def test_a_correction_preview_lists_no_ids_where_there_are_none() -> None:
+    """'hold 0 action(s): ' ended on a colon and a space, with nothing after them."""
+    from uuid import uuid4
+
+    from beliefdb import render
+    from beliefdb.models.changes import CorrectionPreview
+
+    flagged = uuid4()
+    text = render.correction_preview(CorrectionPreview(belief=uuid4(), revision=1, would_flag=[flagged],
+                                                       would_hold=[], still_supported=[]))
+    assert f"  flag 1 decision(s): {str(flagged)[:8]}" in text.splitlines()
+    assert "  hold 0 action(s)" in text.splitlines()
+    assert all(not line.endswith((":", ": ")) or line.endswith("would:") for line in text.splitlines()), text

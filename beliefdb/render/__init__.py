@@ -225,15 +225,18 @@ def correction_preview(p: CorrectionPreview) -> str:
         lines += ["    " + line for line in impact(p.if_approved).splitlines()]
         lines.append(f"propose with: --apply --expect-revision {p.revision}")
         return "\n".join(lines)
+    def listed(ids: list[UUID]) -> str:
+        return (": " + ", ".join(short(x) for x in ids)) if ids else ""
+
     lines = [f"correcting belief {p.belief} at revision {p.revision} would:",
-             f"  flag {len(p.would_flag)} decision(s): " + ", ".join(short(x) for x in p.would_flag),
-             f"  hold {len(p.would_hold)} action(s): " + ", ".join(short(x) for x in p.would_hold)]
+             f"  flag {len(p.would_flag)} decision(s)" + listed(p.would_flag),
+             f"  hold {len(p.would_hold)} action(s)" + listed(p.would_hold)]
     for s in p.still_supported:
         by = "; ".join(" + ".join(short(x) for x in group) for group in s.by)
         lines.append(f"  leave decision {short(s.decision)} standing, supported by {by}")
     if p.changes is not None:
-        lines.append(f"  make {len(p.changes.stopped_current)} node(s) no longer current: "
-                     + ", ".join(short(x) for x in p.changes.stopped_current))
+        lines.append(f"  make {len(p.changes.stopped_current)} node(s) no longer current"
+                     + listed(p.changes.stopped_current))
         if p.changes.became_current:
             lines.append(f"  make {len(p.changes.became_current)} node(s) current again: "
                          + ", ".join(short(x) for x in p.changes.became_current))
