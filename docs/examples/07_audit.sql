@@ -23,7 +23,37 @@ update beliefdb.audit_event set payload = null
 select ok, first_broken from beliefdb.audit_verify();
 update beliefdb.audit_event set action = 'ingest (edited)'
  where workspace_id = beliefdb.current_workspace_id() and seq = 3;
-select ok, first_broken from beliefdb.audit_verify();
+select ok, first_broken, problem from beliefdb.audit_verify();
+rollback;
+
+-- a hand-written change is an event like any other, and the chain verifies; a belief left without the
+-- evidence row of a quote it rests on is found by comparing the two (rolled back)
+begin;
+delete from beliefdb.evidence
+ where workspace_id = beliefdb.current_workspace_id()
+   and belief_id = (select id from beliefdb.belief
+                     where workspace_id = beliefdb.current_workspace_id() and value = '7 days');
+select seq, action, principal from beliefdb.audit_event
+ where workspace_id = beliefdb.current_workspace_id() order by seq desc limit 1;
+select ok from beliefdb.audit_verify();
+select b.statement, b.status
+  from beliefdb.belief b
+  join beliefdb.justification j on j.workspace_id = b.workspace_id and j.consequent = b.id
+  join beliefdb.justification_antecedent a on a.workspace_id = j.workspace_id and a.justification_id = j.id
+  join beliefdb.fragment f on f.workspace_id = a.workspace_id and f.id = a.antecedent
+ where not exists (select from beliefdb.evidence e
+                    where e.workspace_id = j.workspace_id and e.justification_id = j.id);
+rollback;
+
+-- with an audit trigger off, a change leaves no event: verify says so while it is off (rolled back)
+begin;
+alter table beliefdb.belief disable trigger belief_audit_update;
+update beliefdb.belief set value = '30 days'
+ where workspace_id = beliefdb.current_workspace_id() and value = '7 days';
+select ok, first_broken, problem from beliefdb.audit_verify();
+select t.tgrelid::regclass as "table", t.tgname as "trigger", t.tgenabled
+  from pg_catalog.pg_trigger t
+ where t.tgfoid::regproc::text like 'beliefdb.\_audit\_rows\_%' and t.tgenabled <> 'O';
 rollback;
 
 -- beliefdb_app cannot touch the chain
