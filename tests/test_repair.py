@@ -125,6 +125,19 @@ def test_without_independent_evidence_everything_reachable_is_affected(bdb: beli
     assert len(plan.replay) == 7
 
 
+def test_a_memory_already_deleted_is_no_faulty_memory_to_repair(bdb: beliefdb.BeliefDB, postgresql: Any) -> None:
+    """repair apply run again on a memory a repair deleted recorded a second repair and reported "1 delete"
+    again (and plan said the same): a memory already retracted is refused, naming why it is, and nothing
+    is recorded."""
+    s = record_story(bdb)
+    first = bdb.repair_apply([s.m_bad])
+    for again in (lambda: bdb.repair_plan([s.m_bad]), lambda: bdb.repair_apply([s.m_bad])):
+        with pytest.raises(errors.InvalidInput, match=f"memory {s.m_bad} is retracted already"
+                                                      f" \\(deleted by repair {first.repair_id}\\)"):
+            again()
+    assert postgresql.execute("select count(*) from beliefdb.repair").fetchone() == (1,)
+
+
 def test_apply_then_replay(bdb: beliefdb.BeliefDB) -> None:
     s = record_story(bdb)
     applied = bdb.repair_apply([s.m_bad])

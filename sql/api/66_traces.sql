@@ -192,6 +192,7 @@ begin
     v_faulty := array(select r.id from unnest(p_faulty) with ordinality f (ref, n)
                           cross join lateral (select beliefdb.resolve_belief(f.ref) as id) r
                          group by r.id order by min(f.n));
+    perform beliefdb._require_unretracted(v_ws, v_faulty);
     perform beliefdb.evaluate(v_ws, v_faulty, v_faulty);
 
     return query

@@ -29,3 +29,28 @@ as $$
        and p_cited <> '' and pg_catalog.starts_with(a.antecedent::text, pg_catalog.lower(p_cited))
 $$;
 comment on function beliefdb._read_in_run(uuid, uuid, text) is 'The belief a memory_read step of a run read, by id or unique prefix (rule 19); null if none or several';
+
+-- A faulty memory already retracted (deleted by a repair, or retracted by hand) is refused by repair
+-- plans and repairs (rule 10): what rests on it stopped holding when it was retracted, so a repair of
+-- it would record a second repair that changes nothing and report its delete again.
+create or replace function beliefdb._require_unretracted(p_ws uuid, p_faulty uuid[]) returns void
+language plpgsql stable
+set search_path = pg_catalog, pg_temp
+as $$
+declare
+    v_node beliefdb.node;
+begin
+    select n.* into v_node
+      from unnest(p_faulty) with ordinality f (id, k)
+      join beliefdb.node n on n.workspace_id = p_ws and n.id = f.id
+     where n.retracted_at is not null
+     order by f.k
+     limit 1;
+    if found then
+        raise exception 'memory % is retracted already (%): there is nothing to repair', v_node.id,
+            coalesce(nullif(v_node.retraction_reason, ''), 'since ' || v_node.retracted_at)
+            using errcode = 'BD005';
+    end if;
+end
+$$;
+comment on function beliefdb._require_unretracted(uuid, uuid[]) is 'Refuse a repair of faulty memories any of which is retracted already (BD005, naming it and why)';
