@@ -653,8 +653,8 @@ def test_retract_source_preview_then_retract_then_undo(cli: Cli, bdb: beliefdb.B
 
     changes = cli.json("retract", "--source", "faq.md", "--reason", "poisoned")
     assert set(changes) == {"stopped_holding", "started_holding", "stopped_current", "became_current", "flagged",
-                            "held", "survives", "proposed", "review_item", "owner"}
-    assert changes == preview  # the preview is exactly what the apply did
+                            "held", "survives", "proposed", "review_item", "owner", "fingerprint"}
+    assert changes == preview  # the preview is exactly what the apply did (the same fingerprint too)
     assert set(changes["stopped_holding"]) == set(preview["stopped_current"])
     assert changes["started_holding"] == [] and changes["became_current"] == []
     assert g["refund"] not in current_ids(cli) and g["derived"] not in current_ids(cli)

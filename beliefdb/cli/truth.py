@@ -188,6 +188,8 @@ def retract(
     preview: Annotated[bool, typer.Option("--preview", help="Show exactly what would change; write nothing.")]
         = False,
     undo: Annotated[bool, typer.Option("--undo", help="Restore what was retracted.")] = False,
+    expect: Annotated[str | None, typer.Option(
+        help="The fingerprint a --preview showed: apply only that change (else nothing is written).")] = None,
     *, memory: Memory,
     as_json: Json = False,
 ) -> None:
@@ -198,14 +200,19 @@ def retract(
     source belongs to whoever first ingested it, and anyone else's retraction of it is proposed to
     them as a review item.
     """
+    if preview and expect is not None:
+        fail("invalid_input", "--expect goes with the apply, not with --preview (a preview changes nothing)",
+             as_json, 2)
     with errors(as_json), memory.open() as bdb:
         if preview:
             report = bdb.preview_retract(belief=belief, fragment=fragment, source=source, version=version, undo=undo)
         else:
             report = bdb.retract(belief=belief, fragment=fragment, source=source, version=version, reason=reason,
-                                undo=undo)
-        typer.echo(render.to_json(report) if as_json
-                   else render.changes(report, preview=preview, kinds=render.change_kinds(report, bdb.labels)))
+                                undo=undo, expect=expect)
+        said = render.changes(report, preview=preview, kinds=render.change_kinds(report, bdb.labels))
+        if preview:
+            said += f"\nfingerprint: {report.fingerprint()} (retract --expect with it applies only this change)"
+        typer.echo(render.to_json(render.retraction_json(report)) if as_json else said)
 
 
 @review_app.command("list")

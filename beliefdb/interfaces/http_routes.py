@@ -18,7 +18,6 @@ from beliefdb.models import (
     Action,
     AuditResult,
     Belief,
-    Changes,
     CorrectionPreview,
     CorrectionResult,
     Decision,
@@ -34,7 +33,7 @@ from beliefdb.models import (
     Workspace,
 )
 from beliefdb.render import ask as render_ask
-from beliefdb.render.schema import ASK, ERROR, IMPACT, WHY, Schema, schema_of
+from beliefdb.render.schema import ASK, ERROR, IMPACT, RETRACTION, WHY, Schema, schema_of
 from beliefdb.vocabulary import Authority, BeliefKind, Label, Origin, StepKind
 
 INT4 = 2**31 - 1
@@ -136,6 +135,8 @@ class Retract(Body):
     reason: str = ""
     undo: bool = False
     preview: bool = False
+    expect: str | None = Field(None, min_length=1, description="The `fingerprint` a preview answered: apply only"
+                               " the change it showed (else 409 stale_preview, and nothing is written).")
 
 
 class Resolve(Body):
@@ -317,14 +318,20 @@ def correct(body: Correct, c: Writer) -> JSONResponse:
                                     idempotency_key=body.idempotency_key))
 
 
-@router.post("/retractions", responses=doc(Changes), summary="Retract (or restore) a belief, fragment or source")
+@router.post("/retractions", responses=doc(RETRACTION), summary="Retract (or restore) a belief, fragment or source",
+             description="`preview` first: it answers what would change and its `fingerprint`; then the apply with"
+                         " `expect` set to that fingerprint changes only that (409 stale_preview when what it would"
+                         " change is no longer what the preview showed; nothing is written).")
 def retract(body: Retract, c: Reader) -> JSONResponse:
     if body.preview:
-        return ok(c.db.preview_retract(belief=body.belief, fragment=body.fragment, source=body.source,
-                                       version=body.version, undo=body.undo))
+        if body.expect is not None:
+            raise errors.InvalidInput("expect= goes with the apply, not with preview= (a preview changes nothing)")
+        return JSONResponse(render.retraction_json(c.db.preview_retract(
+            belief=body.belief, fragment=body.fragment, source=body.source, version=body.version, undo=body.undo)))
     writer(c)
-    return ok(c.db.retract(belief=body.belief, fragment=body.fragment, source=body.source, version=body.version,
-                           reason=body.reason, undo=body.undo))
+    return JSONResponse(render.retraction_json(c.db.retract(
+        belief=body.belief, fragment=body.fragment, source=body.source, version=body.version, reason=body.reason,
+        undo=body.undo, expect=body.expect)))
 
 
 @router.get("/review-items", responses=doc(list[ReviewItem]), summary="Open review items")

@@ -330,14 +330,22 @@ def build(*, local: BeliefDB | None = None, memories: Memories | None = None) ->
 
     @tool("Retract what turned out untrustworthy: a belief, a fragment, or a whole source (or one `version` of"
           " it), with the `reason`. What rested only on it stops holding, decisions lose their last support and"
-          " are flagged; what has independent support stays. `undo` restores; `preview`: only what it would do.")
+          " are flagged; what has independent support stays. `undo` restores. First `preview`: what it would do,"
+          " and its `fingerprint`; then apply with `expect` set to that fingerprint to change only that (what it"
+          " would change otherwise answers stale_preview, nothing written: preview again).")
     def retract(ctx: Context, belief: str | None = None, fragment: str | None = None, source: str | None = None,
-                version: Version | None = None, reason: str = "", undo: bool = False, preview: bool = False) -> Result:
+                version: Version | None = None, reason: str = "", undo: bool = False, preview: bool = False,
+                expect: str | None = None) -> Result:
         if preview:
+            if expect is not None:
+                return _failed(errors.InvalidInput("expect= goes with the apply, not with preview= (a preview"
+                                                   " changes nothing)"))
             return answer(ctx, False, lambda db: db.preview_retract(belief=belief, fragment=fragment, source=source,
-                                                                    version=version, undo=undo))
+                                                                    version=version, undo=undo),
+                          render.retraction_json)
         return answer(ctx, True, lambda db: db.retract(belief=belief, fragment=fragment, source=source,
-                                                       version=version, reason=reason, undo=undo))
+                                                       version=version, reason=reason, undo=undo, expect=expect),
+                      render.retraction_json)
 
     @tool("Forget completely, unlike `retract`, which keeps history: one `source` (its text, versions"
           " and fragments), a `subject` (every belief about it, and every conversation turn said by a speaker of"

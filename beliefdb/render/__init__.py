@@ -186,6 +186,12 @@ def actions(rows: Iterable[Action]) -> str:
     return "\n".join(lines) if lines else "(no actions)"
 
 
+def retraction_json(c: Changes) -> dict[str, Any]:
+    """A retraction's change report (or its preview's) as every door answers it: the report and its
+    ``fingerprint``, which an apply takes back (``expect``) to change only what the preview showed."""
+    return {**jsonable(c), "fingerprint": c.fingerprint()}
+
+
 def impact_json(rows: list[ImpactRow]) -> dict[str, Any]:
     """The dry run grouped by effect, as the CLI's --json prints it."""
     return {

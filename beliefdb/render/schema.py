@@ -12,7 +12,7 @@ from uuid import UUID
 
 from psycopg.types.range import Range
 
-from beliefdb.models import Skipped, Why
+from beliefdb.models import Changes, Skipped, Why
 
 Schema = dict[str, Any]
 
@@ -132,7 +132,13 @@ IMPACT: Schema = _object({
                                                            "by": {"type": "array"}})},
 })
 
+#: what :func:`beliefdb.render.retraction_json` makes of a retraction's change report
+RETRACTION: Schema = {**schema_of(Changes), "properties": {**schema_of(Changes)["properties"], "fingerprint": {
+    "type": "string", "description": "What the report says, in a few characters: give it back as `expect` to"
+                                     " apply only this change (else 409 stale_preview, nothing written)."}},
+                      "required": [*schema_of(Changes)["required"], "fingerprint"]}
+
 #: an error, as the CLI prints it with ``--json``
 ERROR: Schema = _object({"error": _STRING, "message": _STRING})
 
-__all__ = ["ASK", "ERROR", "EVIDENCE", "IMPACT", "WHY", "Schema", "schema_of"]
+__all__ = ["ASK", "ERROR", "EVIDENCE", "IMPACT", "RETRACTION", "WHY", "Schema", "schema_of"]
