@@ -1,12 +1,12 @@
 """The queue's resources of the HTTP API: ``POST /jobs`` queues a text, or a conversation's turns (each
 a fragment with its speaker and time once ingested, as ``POST /conversations`` stores them), for
 ``beliefdb worker`` and answers with its job id at once; ``GET /jobs`` lists the token's workspace's
-jobs (as ``beliefdb jobs --json``). Only text and turns: a path would name a file of the server's
-machine."""
+jobs (as ``beliefdb jobs --json``); ``POST /jobs/retry`` queues failed ones again (``beliefdb jobs
+retry``). Only text and turns: a path would name a file of the server's machine."""
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 from fastapi import APIRouter, Query
 from fastapi.responses import JSONResponse
@@ -19,6 +19,9 @@ from beliefdb.models import Job
 from beliefdb.render.schema import Schema
 from beliefdb.vocabulary import Authority, Label
 
+INT8 = 2**63 - 1
+#: the most job ids one retry names (all_failed takes every failed job)
+MAX_RETRY = 10_000
 JOB_IDS: Schema = {"title": "Queued", "type": "object", "required": ["jobs"],
                    "properties": {"jobs": {"type": "array", "items": {"type": "integer"}}}}
 
@@ -44,6 +47,12 @@ class Submit(Body):
         return self
 
 
+class Retry(Body):
+    ids: list[Annotated[int, Field(ge=1, le=INT8, strict=True)]] = Field(
+        default_factory=list, max_length=MAX_RETRY, description="The failed jobs to queue again (or all_failed).")
+    all_failed: bool = Field(False, description="Every failed job of the workspace (or give ids).")
+
+
 router = APIRouter()
 
 
@@ -59,3 +68,12 @@ def submit(body: Submit, c: Writer) -> JSONResponse:
 def jobs(c: Reader, status: Literal["queued", "running", "done", "failed"] | None = None,
          limit: int = Query(100, ge=1, le=INT4)) -> JSONResponse:
     return ok(c.db.jobs(status=status, limit=limit))
+
+
+@router.post("/jobs/retry", responses=doc(JOB_IDS),
+             summary="Queue failed jobs again, attempts afresh (as beliefdb jobs retry); the ids queued again",
+             description="The `ids` given, or every failed job (`all_failed`): all or none, in one transaction (an id"
+                         " that is not a failed job of the workspace is refused and nothing is queued). A job whose"
+                         " source was forgotten has no text left and is refused.")
+def retry(body: Retry, c: Writer) -> JSONResponse:
+    return ok({"jobs": c.db.retry(*body.ids, all_failed=body.all_failed)})
