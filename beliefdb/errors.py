@@ -12,10 +12,11 @@ from typing import Final, Literal
 
 from beliefdb.vocabulary import ErrorCode
 
-#: Who reads the messages raised here: a program calling the library (``reason=``), or a person at the
-#: command line (``--reason``). The CLI says so for the commands it runs (:func:`wording`); everyone
-#: else, the servers included, gets the library's words.
-Reader = Literal["library", "cli"]
+#: Who reads the messages raised here: a program calling the library (``reason=``), a person at the
+#: command line (``--reason``), or an agent over the HTTP API or the MCP tools (the library's words for
+#: an argument, but a hint names what that door offers: ``POST /beliefs``, the tool ``remember``). The
+#: CLI and the servers say so for what they run (:func:`wording`); anyone else gets the library's words.
+Reader = Literal["library", "cli", "http", "mcp"]
 _READER: ContextVar[Reader] = ContextVar("beliefdb_reader", default="library")
 
 
@@ -30,10 +31,16 @@ def wording(reader: Reader) -> Iterator[None]:
         _READER.reset(token)
 
 
-def spelled(library: str, cli: str) -> str:
+def spelled(library: str, cli: str, *, http: str | None = None, mcp: str | None = None) -> str:
     """One phrase of a message as its reader knows it: ``library`` for a program (a method, an
-    argument), ``cli`` at the command line (a command, an option). The message itself is written once."""
-    return cli if _READER.get() == "cli" else library
+    argument), ``cli`` at the command line (a command, an option), ``http`` and ``mcp`` for an agent
+    over those doors when what the library offers is not theirs (a file, a method): their resource or
+    tool (otherwise the library's). The message itself is written once."""
+    reader = _READER.get()
+    if reader == "cli":
+        return cli
+    said = {"http": http, "mcp": mcp}.get(reader)
+    return library if said is None else said
 
 
 def argument(name: str, value: object = None, *, option: str | None = None) -> str:

@@ -129,5 +129,5 @@ def serve_mcp(*, workspace: str = DEFAULT_WORKSPACE, principal: str | None = Non
     require_serve()
     from beliefdb.interfaces import mcp, mcp_stdio
 
-    with connect(url, workspace, principal=principal, home=home) as db, wording("library"):
+    with connect(url, workspace, principal=principal, home=home) as db, wording("mcp"):
         mcp_stdio.run_stdio(mcp.build(local=db))

@@ -113,6 +113,22 @@ TEXT_ROUTES = ("/sources", "/beliefs", "/conversations", "/jobs", "/steps", "/mc
 SMALL_BODY = 2 ** 20
 
 
+class Wording:
+    """The messages raised for a request are worded for its door (:func:`beliefdb.errors.wording`): a
+    hint names the HTTP API's resources (``POST /beliefs``), or the MCP tools at ``/mcp``; a person's
+    browser gets the library's words, as before."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or view.browser(scope):
+            await self.app(scope, receive, send)
+            return
+        with errors.wording("mcp" if scope.get("path") == "/mcp" else "http"):
+            await self.app(scope, receive, send)
+
+
 class BodyLimit:
     """A request body over the limit is refused (413) as it arrives, before it is read whole: by its
     Content-Length, else (chunked) once that many bytes came. For the routes that take a text
@@ -227,6 +243,7 @@ def create_app(url: str, *, mcp: bool = True, max_open: int = MAX_OPEN) -> FastA
     app.add_exception_handler(StarletteHTTPException, _http)
 
     app.add_middleware(RefuseNul)
+    app.add_middleware(Wording)
     app.add_middleware(BodyLimit, limit=4 * settings.load().ingest_max_bytes + 2 ** 20)
     @app.get("/health", include_in_schema=False)
     def health() -> dict[str, str]:

@@ -173,8 +173,8 @@ def build(*, local: BeliefDB | None = None, memories: Memories | None = None) ->
 
     def answer(ctx: Context, write: bool, call: Callable[[BeliefDB], Any], shape: Callable[[Any], Any] = render.jsonable
                ) -> Result:
-        try:
-            with memory(ctx, write=write) as db:
+        try:  # (in the tools' words: a hint names a tool, not a library method or a CLI flag)
+            with errors.wording("mcp"), memory(ctx, write=write) as db:
                 return render.to_json(shape(call(db)))
         except errors.BeliefDBError as exc:
             return _failed(exc)

@@ -258,7 +258,8 @@ def embed_ids(db: Database, ids: list[UUID]) -> str | None:
             if deferred:
                 return deferred
     except errors.BeliefDBError as exc:
-        later = errors.spelled("db.embed()", "'beliefdb embed'")
+        server = "'beliefdb embed' on the server"
+        later = errors.spelled("db.embed()", "'beliefdb embed'", http=server, mcp=server)
         return f"{exc.message} (the ingest is stored; embed the rest with {later})"
     return None
 

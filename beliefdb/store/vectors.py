@@ -48,7 +48,9 @@ def check_model(db: Database, embedder: Embedder, conn: psycopg.Connection[Any] 
     if recorded is not None and recorded.model != embedder.model:
         raise ModelMismatch(f"this workspace's embeddings are {recorded.model}, not {embedder.model}: "
                             "switch with " + spelled(f"reembed(embedder={embedder.name!r})",
-                                                  f"'beliefdb reembed --embedder {embedder.name}'"))
+                                                  f"'beliefdb reembed --embedder {embedder.name}'",
+                                                  http=f"'beliefdb reembed --embedder {embedder.name}' on the server",
+                                                  mcp=f"'beliefdb reembed --embedder {embedder.name}' on the server"))
 
 
 def _store(db: Database, conn: psycopg.Connection[Any], model: str, ids: Sequence[UUID],

@@ -135,8 +135,10 @@ def hint(skipped: list[Skipped], *, extractor: str, llm_configured: bool) -> str
     """How to get beliefs out of the skipped sentences, or None when nothing was skipped."""
     if not skipped:
         return None
-    ways = [f"give their claims with {spelled('claims=FILE', '--claims FILE')} (JSONL: statement, subject,"
-            " attribute, value, quote)"]
+    claims = " (JSONL: statement, subject, attribute, value, quote)"
+    one = "each with its statement, subject, attribute, value and exact quote"
+    ways = [spelled(f"give their claims with claims=FILE{claims}", f"give their claims with --claims FILE{claims}",
+                    http=f"remember them with POST /beliefs, {one}", mcp=f"remember them with `remember`, {one}")]
     if llm_configured and extractor != "llm":
         ways.append(f"or use {argument('extractor', 'llm')} (an endpoint is configured)")
     return " ".join(ways)

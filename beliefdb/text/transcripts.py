@@ -157,8 +157,10 @@ def spoken_by(line: str, speakers: frozenset[str]) -> bool:
 
 def transcript_hint() -> str:
     """What to do with a document that is a conversation transcript."""
+    how = errors.spelled("ingest_transcripts", "--format chat", http="POST /conversations (its turns)",
+                         mcp="`remember_turn`, a turn at a time")
     return ("this looks like a conversation transcript ('Name: text' lines), whose turns are not 'Key: value'"
-            f" facts: ingest it with {errors.spelled('ingest_transcripts', '--format chat')} (each turn a fragment"
+            f" facts: ingest it with {how} (each turn a fragment"
             " with its speaker and time, what speakers say of themselves extracted)")
 
 
