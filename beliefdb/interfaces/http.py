@@ -235,7 +235,7 @@ def create_app(url: str, *, mcp: bool = True, max_open: int = MAX_OPEN) -> FastA
             yield
 
     app = FastAPI(title=TITLE, version=api.version(), description=DESCRIPTION, lifespan=lifespan,
-                  docs_url="/docs", redoc_url=None)
+                  docs_url=None, redoc_url=None)  # (/docs: web.api_docs, offline)
     app.state.memories = memories
     app.add_exception_handler(errors.BeliefDBError, _beliefdb_error)
     app.add_exception_handler(RequestValidationError, _invalid)

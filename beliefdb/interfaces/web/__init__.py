@@ -10,7 +10,7 @@ from __future__ import annotations
 from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
 
-from beliefdb.interfaces.web import auth, changes, pages, runs
+from beliefdb.interfaces.web import api_docs, auth, changes, pages, runs
 
 
 def mount(app: FastAPI) -> None:
@@ -21,4 +21,5 @@ def mount(app: FastAPI) -> None:
     app.include_router(pages.router)
     app.include_router(runs.router)
     app.include_router(changes.router)
+    app.include_router(api_docs.router)
     app.mount("/static", StaticFiles(packages=[("beliefdb.interfaces.web", "static")]), name="static")
