@@ -99,3 +99,23 @@ def test_the_retract_tool_takes_the_previews_fingerprint_as_the_http_api_does(bd
     assert bdb.beliefs() != []
     done = cli.json("retract", "--source", "policy.md", "--reason", "poisoned", "--expect", shown["fingerprint"])
     assert done == shown and bdb.beliefs() == []
+
+
+def test_an_empty_expect_is_refused_by_both_doors_as_bad_input(bdb: beliefdb.BeliefDB, http_client: TestClient,
+                                                             db_url: str) -> None:
+    """An empty `expect` is no fingerprint: the HTTP API refused it (400), and the tool answered
+    stale_preview, as if something had changed. Both say it is bad input now, in the same words."""
+    from beliefdb.interfaces.mcp import build
+
+    bdb.ingest_text(TEXT, source="policy.md")
+    over_http = refused(http_client.post("/retractions", headers=bearer(db_url), json={
+        "source": "policy.md", "reason": "poisoned", "expect": ""}), 400, "invalid_input")
+
+    async def run() -> tuple[bool, Any]:
+        async with Client(build(local=bdb)) as client:
+            result = await client.call_tool("retract", {"source": "policy.md", "reason": "poisoned", "expect": ""})
+            assert result.content[0].type == "text"
+            return bool(result.is_error), json.loads(result.content[0].text)
+
+    assert anyio.run(run) == (True, {"error": "invalid_input", "message": over_http})
+    assert len(bdb.beliefs()) == 1

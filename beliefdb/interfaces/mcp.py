@@ -335,7 +335,7 @@ def build(*, local: BeliefDB | None = None, memories: Memories | None = None) ->
           " would change otherwise answers stale_preview, nothing written: preview again).")
     def retract(ctx: Context, belief: str | None = None, fragment: str | None = None, source: str | None = None,
                 version: Version | None = None, reason: str = "", undo: bool = False, preview: bool = False,
-                expect: str | None = None) -> Result:
+                expect: Given | None = None) -> Result:
         if preview:
             if expect is not None:
                 return _failed(errors.InvalidInput("expect= goes with the apply, not with preview= (a preview"
