@@ -37,8 +37,8 @@ def test_failed_jobs_are_queued_again_with_their_attempts_afresh_and_then_run(cl
     (queued,) = cli.json("jobs", "--status", "queued")
     assert (queued["id"], queued["attempts"], queued["max_attempts"]) == (ids[0], 0, 5)
     assert "over the ingest limit" in queued["last_error"]  # (the reason of its last attempt, until it is tried)
-    with psycopg.connect(db_url) as c:  # its starts are gone: job_take does not fail it again at once
-        assert c.execute("select count(*) from beliefdb.job_start where job_id = %s", (ids[0],)).fetchone() == (0,)
+    with psycopg.connect(db_url) as c:  # its earlier starts are kept (its history), and count no more
+        assert c.execute("select count(*) from beliefdb.job_start where job_id = %s", (ids[0],)).fetchone() == (5,)
 
     assert cli.json("jobs", "retry", "--all-failed") == {"jobs": ids[1:]}
     assert cli("jobs", "retry", "--all-failed").stdout.strip() == "no failed jobs to retry"
@@ -97,3 +97,23 @@ def test_an_agents_login_retries_only_its_own_jobs(cli: Cli, db_url: str, bdb: b
             for name in names:
                 su.execute(sql.SQL("drop owned by {} cascade").format(sql.Identifier(name)))
                 su.execute(sql.SQL("drop role if exists {}").format(sql.Identifier(name)))
+
+
+def test_a_retried_job_keeps_its_earlier_starts_and_has_its_attempts_afresh(cli: Cli, bdb: beliefdb.BeliefDB,
+                                                                          db_url: str) -> None:
+    """jobs retry deleted the retried jobs' starts: when and by which worker each earlier attempt ran was
+    gone. They are kept now, and only the starts since the retry count against max_attempts."""
+    (job,) = bdb.submit(text=POLICY, source="a.md", max_attempts=2)
+    fail_all(cli)
+    assert bdb.retry(job) == [job]
+    (listed,) = bdb.jobs()
+    assert (listed.status, listed.attempts) == ("queued", 0)
+    fail_all(cli)  # two more attempts, not none: the job is failed again after its max_attempts
+    (listed,) = bdb.jobs()
+    assert (listed.status, listed.attempts) == ("failed", 2)
+    with psycopg.connect(db_url) as c:
+        assert c.execute("select count(*) from beliefdb.job_start where job_id = %s", (job,)).fetchone() == (4,)
+    assert bdb.retry(job) == [job]
+    assert cli.json("worker", "--until-empty", "--no-embed")["done"] == 1
+    (listed,) = bdb.jobs()
+    assert (listed.status, listed.attempts) == ("done", 1)

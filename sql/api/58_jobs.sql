@@ -78,8 +78,7 @@ begin
         end if;
         -- (every attempt that failed is a start too: a queued job started max_attempts times used
         -- them up, the last ones in workers that died)
-        select pg_catalog.count(*) into v_starts
-          from beliefdb.job_start s where s.workspace_id = v_ws and s.job_id = v_job.id;
+        v_starts := beliefdb._job_starts(v_ws, v_job.id, v_job.payload);
         exit when v_starts < v_job.max_attempts;
         update beliefdb.job j
            set status = 'failed', attempts = v_starts, finished_at = pg_catalog.clock_timestamp(),
@@ -123,11 +122,12 @@ begin
         raise exception 'unknown job %', p_id using errcode = 'BD004';
     end if;
     insert into beliefdb.job_start (workspace_id, job_id, worker) values (v_ws, p_id, p_worker);
-    select pg_catalog.count(*) into v_starts from beliefdb.job_start s where s.workspace_id = v_ws and s.job_id = p_id;
+    select beliefdb._job_starts(v_ws, j.id, j.payload) into v_starts
+      from beliefdb.job j where j.workspace_id = v_ws and j.id = p_id;
     return v_starts;
 end
 $$;
-comment on function beliefdb.job_started(bigint, text) is 'Record (committed at once, on a connection of its own) that a worker started a job; how many times it was started';
+comment on function beliefdb.job_started(bigint, text) is 'Record (committed at once, on a connection of its own) that a worker started a job; how many times it was started (since it was last retried)';
 
 -- The job this transaction took is done: it commits with the ingest's writes. Its document's text
 -- is cleared from the payload in the same transaction: it lives on as the source version, where
@@ -185,7 +185,8 @@ $$;
 comment on function beliefdb.job_fail(bigint, text, double precision) is 'Record why the job this transaction took failed: queued again after a backoff, or failed after its last attempt';
 
 -- Queue failed jobs again (beliefdb jobs retry), in one statement: each with its attempts used up
--- afresh (its starts are deleted, so job_take does not fail it again at once) and ready now; its
+-- afresh (its starts are kept, its history, and those before the retry count no more: the payload's
+-- starts_before_retry, beliefdb._job_starts; job_take does not fail it again at once) and ready now; its
 -- last_error stays, the reason of its last failed attempt until it is tried. p_ids null: every
 -- failed job this session may retry. As job_take: a session of the schema's owner retries any job
 -- of the workspace, an agent's login only its own (another's is unknown to it). An id that is not a
@@ -231,10 +232,12 @@ begin
                       and beliefdb._job_visible(j.submitted_by)
                     order by j.id
                       for no key update);
-    delete from beliefdb.job_start s where s.workspace_id = v_ws and s.job_id = any(v_ids);
+    -- (its starts so far are kept, its history, and no longer count: beliefdb._job_starts)
     update beliefdb.job j
        set status = 'queued', attempts = 0, run_after = pg_catalog.clock_timestamp(), worker = null,
-           started_at = null, finished_at = null
+           started_at = null, finished_at = null,
+           payload = j.payload || pg_catalog.jsonb_build_object('starts_before_retry', (
+               select pg_catalog.count(*) from beliefdb.job_start s where s.workspace_id = v_ws and s.job_id = j.id))
      where j.workspace_id = v_ws and j.id = any(v_ids);
     return query select u.id from pg_catalog.unnest(v_ids) u(id);
 end
@@ -270,8 +273,7 @@ begin
                case when j.status = 'queued' and (j.id % 2147483648) = any(v_held) then 'running' else j.status end,
                j.payload ->> 'source', j.payload ->> 'path',
                -- (an attempt whose worker died was rolled back, its start was not)
-               greatest(j.attempts, (select pg_catalog.count(*) from beliefdb.job_start s
-                                      where s.workspace_id = v_ws and s.job_id = j.id))::integer,
+               greatest(j.attempts, beliefdb._job_starts(v_ws, j.id, j.payload))::integer,
                j.max_attempts, j.run_after, j.last_error,
                j.result, j.submitted_by, j.worker, j.created_at, j.started_at, j.finished_at
           from beliefdb.job j

@@ -61,6 +61,18 @@ as $$
 $$;
 comment on function beliefdb._job_visible(text) is 'Whether this session may take, start or retry a job submitted by this principal: the schema owner''s sessions any, an agent''s login its own';
 
+-- How many times a job was started since it was last retried (api/58_jobs.sql): its starts less those
+-- it had when retried (its payload's starts_before_retry; job_retry keeps the starts, its history).
+create or replace function beliefdb._job_starts(p_workspace_id uuid, p_job_id bigint, p_payload jsonb) returns bigint
+language sql stable
+set search_path = pg_catalog, pg_temp
+as $$
+    select pg_catalog.count(*) - coalesce((p_payload ->> 'starts_before_retry')::bigint, 0)
+      from beliefdb.job_start s
+     where s.workspace_id = p_workspace_id and s.job_id = p_job_id
+$$;
+comment on function beliefdb._job_starts(uuid, bigint, jsonb) is 'How many times a job was started since it was last retried (its starts less the payload''s starts_before_retry)';
+
 -- The owner is the acting principal, whatever the row said.
 create or replace function beliefdb.stamp_owner() returns trigger
 language plpgsql
