@@ -41,3 +41,14 @@ def test_failed_jobs_are_queued_again_over_http(http_client: TestClient, db_url:
     report = cli.json("worker", "--until-empty", "--no-embed")
     assert (report["done"], report["failed"]) == (3, 0)
     assert "/jobs/retry" in http_client.get("/openapi.json").json()["paths"]
+
+
+def test_a_retry_takes_no_text_and_is_limited_to_a_mebibyte(http_client: TestClient, db_url: str) -> None:
+    """POST /jobs/retry names job ids, never a document's text: it read a body of the text routes' limit
+    (under /jobs, as POST /jobs) before its own checks. Over 1 MiB it is refused with 413 as it arrives."""
+    big = b'{"ids": [' + b"1, " * (2 ** 19) + b'1]}'
+    answer = http_client.post("/jobs/retry", content=big, headers={**bearer(db_url),
+                                                                    "Content-Type": "application/json"})
+    assert answer.status_code == 413, answer.text
+    assert answer.json()["message"] == (f"the request body is over the limit of {2 ** 20:,} bytes of /jobs/retry"
+                                        " (1 MiB: it takes no document's text)")

@@ -110,6 +110,8 @@ class RefuseNul:
 #: The routes whose body may carry a document's text (and MCP, whose tools do); every other request
 #: is a question, a reference or a verdict, and 1 MiB is far more than any of them takes.
 TEXT_ROUTES = ("/sources", "/beliefs", "/conversations", "/jobs", "/steps", "/mcp")
+#: the routes under a text route that take none (job ids)
+NO_TEXT = ("/jobs/retry",)
 SMALL_BODY = 2 ** 20
 
 
@@ -145,7 +147,7 @@ class BodyLimit:
             await self.app(scope, receive, send)
             return
         path = scope.get("path", "")
-        if any(path == route or path.startswith(route + "/") for route in TEXT_ROUTES):
+        if path not in NO_TEXT and any(path == route or path.startswith(route + "/") for route in TEXT_ROUTES):
             limit, why = self.limit, " (4 × BELIEFDB_INGEST_MAX_BYTES + 1 MiB)"
         else:
             limit, why = SMALL_BODY, f" of {path} (1 MiB: it takes no document's text)"
