@@ -201,3 +201,30 @@ def test_forgetting_a_subject_forgets_its_turns_in_every_conversation_waiting_to
     for said in ("555-1234", "cat named", "Maya"):
         assert holding(postgresql, said) == [], said
     assert {b.subject for b in bdb.beliefs()} == {"bob"}
+
+
+@pytest.mark.slow
+def test_a_done_conversation_job_keeps_no_speaker_of_a_forgotten_subject(
+        bdb: beliefdb.BeliefDB, postgresql: psycopg.Connection[Any]) -> None:
+    """A done job keeps no text, and no turns either (their speakers and times are the text's): a
+    forgotten subject's name is not left in the queue. A job done before that change is cleared of
+    the subject's turns by the forget."""
+    bdb.submit(turns=[Turn("Maya Keller", "I have a cat named Tom.", datetime(2024, 4, 1, tzinfo=UTC)),
+                      Turn("Bob", "Nice, I have a dog.", datetime(2024, 4, 1, 0, 1, tzinfo=UTC))], source="chat-1")
+    bdb.submit(turns=[Turn("Maya Keller", "I live in Lisbon.", datetime(2024, 4, 2, tzinfo=UTC)),
+                      Turn("Bob", "I live in Porto.", datetime(2024, 4, 2, 0, 1, tzinfo=UTC))], source="chat-2")
+    assert bdb.work(stop_when_empty=True, embed=False).done == 2
+    done = payloads(postgresql)
+    assert [s for s, _, _ in done] == ["done", "done"]
+    assert all("text" not in p and "turns" not in p for _, p, _ in done), done
+    # (a job done before job_finish dropped the turns)
+    postgresql.execute(
+        """update beliefdb.job set payload = payload || jsonb_build_object('turns', jsonb_build_array(
+               jsonb_build_object('start', 0, 'end', 5, 'speaker', 'Maya Keller', 'time', '2024-04-02T00:00:00+00:00'),
+               jsonb_build_object('start', 6, 'end', 9, 'speaker', 'Bob', 'time', '2024-04-02T00:01:00+00:00')))
+            where payload ->> 'source' = 'chat-2'""")
+    postgresql.commit()
+    bdb.forget(subject="Maya Keller")
+    after = payloads(postgresql)
+    assert "Maya" not in str(after), after
+    assert [t["speaker"] for t in after[1][1]["turns"]] == ["Bob"]

@@ -130,8 +130,9 @@ $$;
 comment on function beliefdb.job_started(bigint, text) is 'Record (committed at once, on a connection of its own) that a worker started a job; how many times it was started (since it was last retried)';
 
 -- The job this transaction took is done: it commits with the ingest's writes. Its document's text
--- is cleared from the payload in the same transaction: it lives on as the source version, where
--- forget finds it (rule 14 of docs/rules.md); the source name and the options stay, for jobs to show.
+-- is cleared from the payload in the same transaction, with a conversation's turns (their speakers
+-- and times are the text's): it lives on as the source version, where forget finds it (rule 14 of
+-- docs/rules.md); the source name and the options stay, for jobs to show.
 create or replace function beliefdb.job_finish(p_id bigint, p_result jsonb)
 returns void
 language plpgsql
@@ -141,7 +142,7 @@ as $$
 begin
     update beliefdb.job j
        set status = 'done', result = p_result, last_error = null, finished_at = pg_catalog.clock_timestamp(),
-           payload = j.payload - 'text'
+           payload = j.payload - 'text' - 'turns'
      where j.workspace_id = beliefdb.current_workspace_id() and j.id = p_id and j.status = 'running';
     if not found then
         raise exception 'job % is not running in this transaction (take it with job_take first)', p_id
@@ -149,7 +150,7 @@ begin
     end if;
 end
 $$;
-comment on function beliefdb.job_finish(bigint, jsonb) is 'Mark the job this transaction took as done, with its result, and clear its document''s text from the payload';
+comment on function beliefdb.job_finish(bigint, jsonb) is 'Mark the job this transaction took as done, with its result, and clear its document''s text and turns from the payload';
 
 -- The job this transaction took failed (its ingest was rolled back to before it): queued again after
 -- a backoff of p_backoff seconds doubled for each attempt before (at most an hour), or failed for

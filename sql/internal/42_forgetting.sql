@@ -817,8 +817,24 @@ as $$
                           where not (t.x ->> 'speaker' = any(p_speakers))))
       from waiting w
      where j.workspace_id = p_workspace_id and j.id = w.id and cardinality(w.lines) > 0;
+    -- a job done before job_finish dropped its turns keeps no text, but their speakers: theirs go
+    with named as (
+        select j.id
+          from beliefdb.job j
+         where j.workspace_id = p_workspace_id and j.status <> 'running' and not (j.payload ? 'text')
+           and jsonb_typeof(j.payload -> 'turns') = 'array'
+           and exists (select from jsonb_array_elements(j.payload -> 'turns') t where t ->> 'speaker' = any(p_speakers))
+           for no key update skip locked
+    )
+    update beliefdb.job j
+       set payload = j.payload || jsonb_build_object(
+               'turns', (select coalesce(jsonb_agg(t.x order by t.n), '[]')
+                           from jsonb_array_elements(j.payload -> 'turns') with ordinality t (x, n)
+                          where not (t.x ->> 'speaker' = any(p_speakers))))
+      from named n
+     where j.workspace_id = p_workspace_id and j.id = n.id;
 $$;
-comment on function beliefdb._redact_pending_speakers(uuid, text[]) is 'Mask some speakers'' turns in every conversation waiting to be stored (queued or proposed), and drop those turns';
+comment on function beliefdb._redact_pending_speakers(uuid, text[]) is 'Mask some speakers'' turns in every conversation waiting to be stored (queued or proposed), and drop those turns (from done jobs too)';
 
 -- Where some quotes occur in the versions of some sources: every occurrence, a span of a version,
 -- but within the spans given (p_keep_version, p_keep_span: another speaker who said the same words
