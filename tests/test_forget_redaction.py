@@ -148,3 +148,29 @@ def test_a_quote_over_a_forgotten_quote_goes_with_it_and_the_same_words_quoted_e
         content + "Store credit never expires.\n",)
     assert [e.quote for e in bdb.why(exchanges).evidence][-1:] == ["Exchanges: 7 days."]
     assert {b.id for b in bdb.beliefs()} >= {exchanges}
+
+
+def test_a_retractions_reason_goes_from_the_audit_chain_with_what_it_retracted(
+        bdb: beliefdb.BeliefDB, postgresql: psycopg.Connection[Any]) -> None:
+    """A retraction's reason is the words of whoever retracted, kept with the node (gone with it) and
+    in the audit event's payload: the event of a forgotten belief, fragment or source keeps its hashes
+    only, as an event naming a forgotten source does; the chain still verifies."""
+    phone = bdb.remember(f"Dana's phone number is {PHONE}.", "customer_dana", "phone", PHONE, PHONE,
+                         source="chat-dana", text=CHAT)
+    (belief,) = phone.accepted
+    bdb.retract(belief=belief.id, reason="Dana Okafor called: her old number")
+    bdb.remember("Our depot is in Leipzig.", "depot", "city", "Leipzig", "Our depot is in Leipzig.",
+                 source="depot.md", text="Our depot is in Leipzig.\n")
+    bdb.retract(source="depot.md", reason="the depot memo Jon Fairweather wrote is outdated")
+    bdb.remember("Returns take 30 days.", "returns", "days", "30", "Returns take 30 days.",
+                 source="returns.md", text="Returns take 30 days.\n")
+    bdb.retract(source="returns.md", reason="kept: nobody forgets returns.md")
+    postgresql.commit()
+    assert "audit_event.payload" in holding(postgresql, "Dana Okafor")
+    bdb.forget(belief=belief.id)
+    bdb.forget(source="depot.md")
+    postgresql.commit()
+    assert holding(postgresql, "Dana Okafor") == []
+    assert holding(postgresql, "Jon Fairweather") == []
+    assert "audit_event.payload" in holding(postgresql, "nobody forgets")
+    assert bdb.audit_verify().ok

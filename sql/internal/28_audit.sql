@@ -391,3 +391,23 @@ begin
 end
 $$;
 comment on function beliefdb._audit_redact_source(text) is 'Redact audit payloads naming a forgotten source of the bound workspace (hashes stay)';
+
+-- A retraction's reason is the words of whoever retracted, about what it retracted: the retract and
+-- restore events of forgotten nodes or sources (p_ids: the ids their payloads name) keep their hashes
+-- only, as an event naming a forgotten source does (rule 14 of docs/rules.md). How many were redacted.
+create or replace function beliefdb._audit_redact_retractions(p_ids uuid[]) returns integer
+language plpgsql security definer
+set search_path = pg_catalog, pg_temp
+as $$
+declare
+    v_ws uuid := beliefdb.current_workspace_id();
+    v_count integer;
+begin
+    update beliefdb.audit_event e set payload = null
+     where e.workspace_id = v_ws and e.action in ('retract', 'unretract') and e.payload is not null
+       and e.payload ->> 'id' = any(p_ids::text[]);
+    get diagnostics v_count = row_count;
+    return v_count;
+end
+$$;
+comment on function beliefdb._audit_redact_retractions(uuid[]) is 'Redact the retract and restore events of forgotten nodes or sources of the bound workspace (hashes stay)';

@@ -278,6 +278,8 @@ begin
            and (r.from_belief = any(v_gone)) <> (r.to_belief = any(v_gone)));
     perform beliefdb._note_changes(v_ws, v_gone || v_consequents);
     delete from beliefdb.node n where n.workspace_id = v_ws and n.id = any(v_gone);
+    -- (the reasons their retractions gave go from the audit chain with them)
+    perform beliefdb._audit_redact_retractions(v_gone || case when p_target = 'source' then array[p_id] else '{}' end);
     if p_target = 'source' then
         delete from beliefdb.source s where s.workspace_id = v_ws and s.id = p_id;
         perform beliefdb._audit_redact_source(v_name);
