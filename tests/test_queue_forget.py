@@ -228,3 +228,33 @@ def test_a_done_conversation_job_keeps_no_speaker_of_a_forgotten_subject(
     after = payloads(postgresql)
     assert "Maya" not in str(after), after
     assert [t["speaker"] for t in after[1][1]["turns"]] == ["Bob"]
+
+
+def test_a_person_who_speaks_only_in_conversations_waiting_to_be_stored_is_forgotten(
+        alice: beliefdb.BeliefDB, bob: beliefdb.BeliefDB, postgresql: psycopg.Connection[Any]) -> None:
+    """Their turns in a queued conversation, an open proposal and a rejected one are masked and go as
+    turns, though nothing of theirs is stored yet (forget refused: 'no belief has subject hans_vogel',
+    and the worker then stored their words)."""
+    alice.submit(turns=[Turn("Hans Vogel", "My pin is VESUVIO-123.", datetime(2026, 11, 8, tzinfo=UTC)),
+                        Turn("Bob", "I live in Basel.", datetime(2026, 11, 8, 0, 1, tzinfo=UTC))], source="hans-chat")
+    said = Turn("Bob", "I work at Siemens.", datetime(2026, 11, 7, tzinfo=UTC))
+    alice.ingest_conversation([said], source="team-chat", embed=False)
+    rejected = bob.ingest_conversation(
+        [said, Turn("Hans Vogel", "My locker is ETNA-777.", datetime(2026, 11, 7, 0, 1, tzinfo=UTC))],
+        source="team-chat", embed=False)
+    alice.resolve_review(rejected.review_item, "rejected")
+    alice.ingest_conversation([Turn("Bob", "I work at Bosch.", datetime(2026, 11, 9, tzinfo=UTC))],
+                              source="bob-chat", embed=False)
+    assert bob.ingest_conversation(
+        [Turn("Bob", "I work at Bosch.", datetime(2026, 11, 9, tzinfo=UTC)),
+         Turn("Hans Vogel", "My car is STROMBOLI-5.", datetime(2026, 11, 9, 0, 1, tzinfo=UTC))],
+        source="bob-chat", embed=False).proposed
+    postgresql.commit()
+    alice.forget(subject="Hans Vogel")
+    postgresql.commit()
+    for secret in ("Hans", "VESUVIO", "ETNA", "STROMBOLI"):
+        assert holding(postgresql, secret) == [], secret
+    assert alice.work(stop_when_empty=True, embed=False).done == 1
+    postgresql.commit()
+    assert holding(postgresql, "VESUVIO") == [] and holding(postgresql, "Hans") == []
+    assert {b.value for b in alice.beliefs()} >= {"Basel"}

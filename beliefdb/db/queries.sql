@@ -514,21 +514,21 @@ select * from beliefdb.forget(%s, %s, %s, %s);
 select exists (select from beliefdb.belief b where b.subject = %s);
 
 -- speakers --
--- Every speaker of a turn in the bound workspace, stored or waiting to be (queued, proposed): forget
--- finds those whose name is a subject
+-- Every speaker of a turn in the bound workspace, stored, waiting to be (queued, proposed) or named by
+-- a job or a proposal since (done, resolved): forget finds those whose name is a subject
 select f.speaker from beliefdb.fragment f where f.speaker is not null
 union
 select t ->> 'speaker'
   from beliefdb.job j
  cross join lateral jsonb_array_elements(case when jsonb_typeof(j.payload -> 'turns') = 'array'
                                               then j.payload -> 'turns' else '[]' end) t
- where j.status <> 'done' and t ->> 'speaker' is not null
+ where t ->> 'speaker' is not null
 union
 select f ->> 'speaker'
   from beliefdb.review_item r
  cross join lateral jsonb_array_elements(case when jsonb_typeof(r.proposal -> 'fragments') = 'array'
                                               then r.proposal -> 'fragments' else '[]' end) f
- where r.kind = 'version_proposed' and r.status = 'open' and f ->> 'speaker' is not null;
+ where r.kind = 'version_proposed' and f ->> 'speaker' is not null;
 
 -- repair_plan --
 -- The repair plan for faulty memories, in the order of the actions

@@ -129,7 +129,20 @@ begin
             select f.id from beliefdb._fragments_by_spans(v_ws, v_turn_version, v_turn_span, true) f (id)
              where not (f.id = any(v_turns)));
         v_seeds := v_seeds || v_turns;
-        if cardinality(v_seeds) = 0 then
+        -- (a subject whose only words wait to be stored, in a queued or proposed conversation, is
+        -- forgotten there: beliefdb._redact_pending_speakers)
+        if cardinality(v_seeds) = 0
+           and not exists (select from beliefdb.job j
+                            cross join lateral jsonb_array_elements(
+                                case when jsonb_typeof(j.payload -> 'turns') = 'array' then j.payload -> 'turns'
+                                     else '[]' end) t
+                            where j.workspace_id = v_ws and t ->> 'speaker' = any(coalesce(p_speakers, '{}')))
+           and not exists (select from beliefdb.review_item r
+                            cross join lateral jsonb_array_elements(
+                                case when jsonb_typeof(r.proposal -> 'fragments') = 'array'
+                                     then r.proposal -> 'fragments' else '[]' end) f
+                            where r.workspace_id = v_ws and r.kind = 'version_proposed'
+                              and f ->> 'speaker' = any(coalesce(p_speakers, '{}'))) then
             raise exception 'no belief has subject %', p_subject using errcode = 'BD004';
         end if;
     elsif p_target = 'belief' then
@@ -777,7 +790,8 @@ comment on function beliefdb._speaker_lines(text, jsonb, text[]) is 'The lines o
 -- whatever their source (a conversation queued before the forget, or proposed, may be one not stored
 -- yet, or grow one by new turns of theirs): each such line's name and words are masked, and the turn
 -- goes (the job's turn, the proposal's fragment and its claims), so that it is stored as masked text,
--- as a forgotten turn stays in its version. A job a worker holds is skipped, as elsewhere.
+-- as a forgotten turn stays in its version. A proposal already resolved keeps its text in the review
+-- history: it is masked as well. A job a worker holds is skipped, as elsewhere.
 create or replace function beliefdb._redact_pending_speakers(p_workspace_id uuid, p_speakers text[]) returns void
 language sql
 set search_path = pg_catalog, pg_temp
@@ -787,7 +801,7 @@ as $$
           from beliefdb.review_item r
          cross join lateral (select beliefdb._speaker_lines(r.proposal ->> 'content', r.proposal -> 'fragments',
                                                             p_speakers) as lines) l
-         where r.workspace_id = p_workspace_id and r.kind = 'version_proposed' and r.status = 'open'
+         where r.workspace_id = p_workspace_id and r.kind = 'version_proposed'
            and jsonb_typeof(r.proposal -> 'fragments') = 'array'
            and exists (select from jsonb_array_elements(r.proposal -> 'fragments') f
                         where f ->> 'speaker' = any(p_speakers))
