@@ -174,3 +174,28 @@ def test_a_retractions_reason_goes_from_the_audit_chain_with_what_it_retracted(
     assert holding(postgresql, "Jon Fairweather") == []
     assert "audit_event.payload" in holding(postgresql, "nobody forgets")
     assert bdb.audit_verify().ok
+
+
+def test_no_planner_statistic_keeps_a_forgotten_jobs_text_or_retraction_reason(
+        bdb: beliefdb.BeliefDB, postgresql: psycopg.Connection[Any]) -> None:
+    """Forgetting clears job payloads and deletes retracted nodes with their reasons: the statistics
+    autovacuum's ANALYZE gathered on those columns are gathered again in the same transaction, as
+    for the other text columns (they kept the queued document and the reason)."""
+    (belief,) = bdb.remember(f"Dana's phone number is {PHONE}.", "customer_dana", "phone", PHONE, PHONE,
+                             source="chat-dana", text=CHAT).accepted
+    bdb.retract(belief=belief.id, reason="Dana Okafor called: her old number")
+    bdb.submit(text="Dana Okafor's badge code is QX-4471.\n", source="badge.md")
+    bdb.submit(text="Returns are accepted within 30 days.\n", source="returns.md")
+    assert bdb.work(stop_when_empty=True, embed=False).done == 2
+    bdb.submit(text="Dana Okafor's badge code is QX-4472.\n", source="badge.md")
+    bdb.submit(text="Returns are accepted within 14 days.\n", source="returns.md")
+    postgresql.commit()
+    postgresql.execute("analyze beliefdb.job, beliefdb.node, beliefdb.retraction_period")
+    postgresql.commit()
+    assert any(x.startswith("pg_statistic") for x in holding(postgresql, "Dana Okafor"))
+    bdb.forget(belief=belief.id)
+    bdb.forget(source="badge.md")
+    bdb.forget(source="chat-dana")
+    postgresql.commit()
+    assert holding(postgresql, "Dana Okafor") == []
+    assert holding(postgresql, "QX-4472") == []

@@ -880,7 +880,9 @@ begin
     analyze beliefdb.source (name), beliefdb.source_version (content, label, path), beliefdb.fragment (text),
             beliefdb.evidence (quote), beliefdb.belief (statement, subject, attribute, value, scope, search),
             beliefdb.correction (new_statement, new_value, reason), beliefdb.review_item (reason, proposal),
-            beliefdb.audit_event (payload), beliefdb.relation (reason), beliefdb.lexeme_frequency (lexeme);
+            beliefdb.audit_event (payload), beliefdb.relation (reason), beliefdb.lexeme_frequency (lexeme),
+            beliefdb.node (retraction_reason), beliefdb.retraction_period (reason),
+            beliefdb.job (payload, last_error, result);
 end
 $$;
 comment on function beliefdb._analyze_text_tables() is 'Gather statistics again on every text column, so pg_statistic keeps nothing forgotten';
