@@ -186,3 +186,17 @@ def test_provenance_labels_show_in_lists_and_why(cli: Cli, bdb: beliefdb.BeliefD
     assert "fixture material, not production history" in refused.stderr
     why = cli("why", str(b.id), "--include-fixtures")
     assert "provenance fixture  ⚠ not production history" in why.stdout
+
+
+def test_forget_says_which_actions_it_holds(cli: Cli, bdb: beliefdb.BeliefDB) -> None:
+    """A forget that flags a decision holds its scheduled actions: the text report says so, as the
+    JSON does (it named the flagged decisions only)."""
+    (belief,) = bdb.remember("Customer 42 prefers email.", "customer_42", "channel", "email", "please email me",
+                             source="chat-42", text="Hi, please email me.").accepted
+    decision = bdb.decide("Email customer 42 the offer", because=[belief.id])
+    action = bdb.act(decision.id, "Send the offer by email")
+    would = cli("forget", "--subject", "customer_42", "--preview").stdout
+    assert "1 decision(s) would be flagged, 1 action(s) would be held" in would, would
+    done = cli("forget", "--subject", "customer_42").stdout
+    assert "1 decision(s) flagged, 1 action(s) held" in done, done
+    assert [a.status for a in bdb.actions()] == ["held"] and bdb.actions()[0].id == action.id

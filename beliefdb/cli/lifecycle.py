@@ -116,10 +116,11 @@ def forget(
         return
     head = "would forget" if result.preview else "forgot"
     flagged = result.would_flag if result.preview else result.flagged
+    would = "would be " if result.preview else ""
     typer.echo(f"{head}: {result.versions} source version(s), {result.fragments} fragment(s),"
                f" {result.beliefs} belief(s), {result.evidence} evidence, {result.embeddings} embedding(s),"
                f" {result.redacted} quote(s) masked in source text;"
-               f" {len(flagged)} decision(s) {'would be ' if result.preview else ''}flagged")
+               f" {len(flagged)} decision(s) {would}flagged, {len(result.held)} action(s) {would}held")
 
 
 def register(app: typer.Typer) -> None:
