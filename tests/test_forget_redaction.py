@@ -199,3 +199,35 @@ def test_no_planner_statistic_keeps_a_forgotten_jobs_text_or_retraction_reason(
     postgresql.commit()
     assert holding(postgresql, "Dana Okafor") == []
     assert holding(postgresql, "QX-4472") == []
+
+
+def test_a_step_that_read_a_forgotten_belief_is_not_taken_as_given(bdb: beliefdb.BeliefDB) -> None:
+    """A step nothing was recorded as feeding is a premise (rule 2); one whose reads were forgotten was
+    fed: forgetting a retracted belief an agent's step read made the step a premise, and the memory
+    it wrote, unsupported since the retraction, current again (rule 14: a belief that did not hold
+    before stays as it was). The step no longer holds; the report says so, preview and apply alike."""
+    (read,) = bdb.remember("Uwe Falk's desk is 4B.", "uwe_falk", "desk", "4B", "Uwe Falk's desk is 4B.",
+                           source="desk.md", text="Uwe Falk's desk is 4B.\n").accepted
+    step = bdb.record_step("plan", {"text": "plan from the desk"}, task="desks", inputs=[("reads", read.id)],
+                           memory={"subject": "uwe_falk", "attribute": "floor", "value": "4"})
+    assert step.memory is not None
+
+    def status(belief: Any) -> str | None:
+        return {b.id: b.status for b in bdb.beliefs(include_all=True)}.get(belief)
+
+    bdb.retract(belief=read.id, reason="wrong note")
+    assert status(step.memory) == "unsupported"
+    preview = bdb.forget(belief=read.id, preview=True)
+    done = bdb.forget(belief=read.id)
+    assert status(step.memory) == "unsupported"
+    assert step.memory not in done.changes.became_current and step.step not in done.changes.started_holding
+    assert preview.changes.became_current == done.changes.became_current == []
+    # a step that held on what is forgotten stops holding with it, and its memory goes
+    (other,) = bdb.remember("Uwe Falk's phone is 555-0101.", "uwe_falk", "phone", "555-0101",
+                            "Uwe Falk's phone is 555-0101.", source="phone.md",
+                            text="Uwe Falk's phone is 555-0101.\n").accepted
+    used = bdb.record_step("plan", {"text": "call"}, task="calls", inputs=[("reads", other.id)],
+                           memory={"subject": "callers", "attribute": "next", "value": "Uwe"})
+    gone = bdb.forget(belief=other.id)
+    assert status(used.memory) is None and gone.beliefs == 2
+    assert used.step in gone.changes.stopped_holding

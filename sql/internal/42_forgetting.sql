@@ -290,6 +290,15 @@ begin
          where r.workspace_id = v_ws and r.kind in ('supersedes', 'conflicts_with')
            and (r.from_belief = any(v_gone)) <> (r.to_belief = any(v_gone)));
     perform beliefdb._note_changes(v_ws, v_gone || v_consequents);
+    -- a step whose every reason cited something forgotten was fed, not given: rule 2 takes as given
+    -- only a step nothing was recorded as feeding, so it does not become a premise (and bring back
+    -- what it wrote); it is retracted, with why
+    update beliefdb.node n
+       set retracted_at = beliefdb.clock(), retraction_reason = 'what it was recorded as using was forgotten'
+      from beliefdb.step s
+     where n.workspace_id = v_ws and n.id = any(v_consequents) and n.retracted_at is null
+       and s.workspace_id = n.workspace_id and s.id = n.id and s.kind <> 'user_input'
+       and not exists (select from beliefdb.justification j where j.workspace_id = v_ws and j.consequent = n.id);
     delete from beliefdb.node n where n.workspace_id = v_ws and n.id = any(v_gone);
     -- (the reasons their retractions gave go from the audit chain with them)
     perform beliefdb._audit_redact_retractions(v_gone || case when p_target = 'source' then array[p_id] else '{}' end);
