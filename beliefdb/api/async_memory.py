@@ -321,6 +321,9 @@ class AsyncBeliefDB(AsyncPictures):
     async def retry(self, *ids: int, all_failed: bool = False) -> list[int]:
         return await self.call(self.sync.retry, *ids, all_failed=all_failed)
 
+    async def cancel(self, *ids: int, source: str | None = None) -> list[int]:
+        return await self.call(self.sync.cancel, *ids, source=source)
+
     async def work(self, *, concurrency: int = 1, stop_when_empty: bool = False, once: bool = False,
                    embed: bool = True, backoff: float = queue.BACKOFF_SECONDS, worker: str | None = None,
                    stop: threading.Event | None = None,

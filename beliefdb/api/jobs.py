@@ -68,6 +68,16 @@ class Jobs:
             raise errors.InvalidInput("give the ids of the failed jobs to retry, or all_failed=True: one of them")
         return queue.retry_jobs(self.database, None if all_failed else list(ids))
 
+    def cancel(self, *ids: int, source: str | None = None) -> list[int]:
+        """Cancel queued or failed jobs: each is deleted with the text it carries (a document queued and
+        never stored is in no source, so ``forget`` cannot reach it). The ``ids`` given, or with ``source``
+        every queued or failed job of that source name this principal may take. One transaction, all or
+        none: a running, done or unknown job is an error and nothing is cancelled. The ids cancelled."""
+        if bool(ids) == (source is not None):
+            raise errors.InvalidInput(f"give the ids of the jobs to cancel, or {errors.argument('source')}:"
+                                      " one of them")
+        return queue.cancel_jobs(self.database, list(ids) if ids else None, source)
+
     def work(self, *, concurrency: int = 1, stop_when_empty: bool = False, once: bool = False, embed: bool = True,
              backoff: float = queue.BACKOFF_SECONDS, worker: str | None = None, stop: threading.Event | None = None,
              on_outcome: Callable[[JobOutcome], None] | None = None) -> WorkReport:

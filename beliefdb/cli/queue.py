@@ -129,7 +129,7 @@ def _jobs_table(rows: list[Job]) -> str:
 
 
 jobs_app = typer.Typer(help="The workspace's queued documents (beliefdb ingest --queue): list them, retry the"
-                            " failed ones.")
+                            " failed ones, cancel queued or failed ones.")
 
 
 @jobs_app.callback(invoke_without_command=True)
@@ -179,6 +179,33 @@ def retry(
     for job in queued:
         typer.echo(f"job {job} queued again")
     typer.echo(f"{len(queued)} job(s) queued again: run them with 'beliefdb worker', follow them with 'beliefdb jobs'")
+
+
+@jobs_app.command("cancel")
+@with_memory()
+def cancel(
+    ids: Annotated[list[int] | None, typer.Argument(metavar="JOB_ID", show_default=False,
+                                                    help="The queued or failed jobs to cancel (see beliefdb"
+                                                         " jobs).")] = None,
+    source: Annotated[str | None, typer.Option(help="Every queued or failed job of this source name (an"
+                                                    " agent's login: its own).")] = None,
+    *, memory: Memory,
+    as_json: Json = False,
+) -> None:
+    """Cancel queued or failed jobs: each is deleted with the text it carries. A document queued and never
+    stored is in no source, so 'beliefdb forget' cannot reach it: this is how its text goes (then vacuum
+    beliefdb.job, docs/dba.md). All or none, in one transaction: a running, done or unknown job is an error,
+    and nothing is cancelled."""
+    if bool(ids) == (source is not None):
+        fail("invalid_input", "give the ids of the jobs to cancel, or --source NAME: one of them", as_json, 2)
+    with errors(as_json), memory.open() as bdb:
+        cancelled = bdb.cancel(source=source) if source is not None else bdb.cancel(*(ids or []))
+    if as_json:
+        typer.echo(render.to_json({"jobs": cancelled}))
+        return
+    for job in cancelled:
+        typer.echo(f"job {job} cancelled")
+    typer.echo(f"{len(cancelled)} job(s) cancelled: their text is deleted")
 
 
 def register(app: typer.Typer) -> None:

@@ -1118,6 +1118,10 @@ select beliefdb.job_fail(%s, %s, %s);
 -- Queue failed jobs again with their attempts afresh (null: every failed job this session may retry); the ids, in order
 select s.id from beliefdb.job_retry(%s) as s(id);
 
+-- job_cancel --
+-- Delete queued or failed jobs (by id, or every one of a source name) with their starts and text; the ids, in order
+select s.id from beliefdb.job_cancel(%s, %s) as s(id);
+
 -- jobs_list --
 -- The workspace's jobs, newest first, of one status when given
 select * from beliefdb.jobs(%s, %s);

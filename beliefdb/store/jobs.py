@@ -189,6 +189,18 @@ def retry_jobs(db: Database, ids: Sequence[int] | None) -> list[int]:
     return [int(r[0]) for r in rows]
 
 
+def cancel_jobs(db: Database, ids: Sequence[int] | None, source: str | None) -> list[int]:
+    """Delete queued or failed jobs with their text (``ids``, or every such job of ``source``), in one
+    transaction; the ids cancelled, in order. A running, done or unknown job is refused, and then
+    nothing is cancelled (``beliefdb.job_cancel``)."""
+    for i in ids or ():
+        if not 1 <= i < 2**63:  # (no job has it; the database's bigint could not even be asked)
+            raise errors.NotFound(f"unknown job {i}")
+    with db.transaction() as c:
+        rows = c.execute(Q.job_cancel, (list(ids) if ids is not None else None, source)).fetchall()
+    return [int(r[0]) for r in rows]
+
+
 def _summary(report: IngestReport) -> dict[str, Any]:
     return {"source": report.source, "version": report.version, "new_version": report.new_version,
             "accepted": len(report.accepted), "rejected": len(report.rejected),

@@ -245,6 +245,70 @@ end
 $$;
 comment on function beliefdb.job_retry(bigint[]) is 'Queue failed jobs again with their attempts afresh (null: every failed job this session may retry); the ids queued again';
 
+-- Cancel queued or failed jobs (beliefdb jobs cancel): each is deleted with its starts, and the text
+-- it carries with it. A document queued and never stored is in no source, so forget cannot name it
+-- (rule 14 of docs/rules.md): this is how its text goes. p_ids, or p_source: every queued or failed
+-- job of that source name this session may take. A job a worker holds now (running), one done, or
+-- one this session may not take (as job_take: an agent's login only its own) is refused, and nothing
+-- is cancelled. The ids cancelled, in order.
+create or replace function beliefdb.job_cancel(p_ids bigint[] default null, p_source text default null)
+returns setof bigint
+language plpgsql
+security definer
+set search_path = pg_catalog, pg_temp
+as $$
+declare
+    v_ws uuid := beliefdb._bound_workspace();
+    v_ids bigint[];
+    v_free bigint[];
+    v_job record;
+begin
+    if (p_ids is null) = (p_source is null)
+       or pg_catalog.cardinality(p_ids) = 0 or pg_catalog.array_position(p_ids, null) is not null then
+        raise exception 'give the ids of the jobs to cancel, or a source name: one of them' using errcode = 'BD005';
+    end if;
+    if p_ids is not null then
+        for v_job in
+            select i.id, j.status
+              from (select distinct u.id from pg_catalog.unnest(p_ids) u(id)) i
+              left join beliefdb.job j
+                on j.workspace_id = v_ws and j.id = i.id and beliefdb._job_visible(j.submitted_by)
+             order by i.id
+        loop
+            if v_job.status is null then
+                raise exception 'unknown job %', v_job.id using errcode = 'BD004';
+            elsif v_job.status not in ('queued', 'failed') then
+                raise exception 'job % is %: only a queued or failed job is cancelled', v_job.id, v_job.status
+                    using errcode = 'BD005';
+            end if;
+        end loop;
+        v_ids := array(select distinct u.id from pg_catalog.unnest(p_ids) u(id) order by u.id);
+    else
+        v_ids := array(select j.id from beliefdb.job j
+                        where j.workspace_id = v_ws and j.status in ('queued', 'failed')
+                          and j.payload ->> 'source' = p_source and beliefdb._job_visible(j.submitted_by)
+                        order by j.id);
+        if pg_catalog.cardinality(v_ids) = 0 then
+            raise exception 'no queued or failed job of source %', p_source using errcode = 'BD004';
+        end if;
+    end if;
+    -- a worker holds the row of the job it runs (job_take): what this session cannot lock is running
+    v_free := array(select j.id from beliefdb.job j
+                     where j.workspace_id = v_ws and j.id = any(v_ids) and j.status in ('queued', 'failed')
+                     order by j.id
+                       for update skip locked);
+    if pg_catalog.cardinality(v_free) < pg_catalog.cardinality(v_ids) then
+        raise exception 'job % is running: cancel it once its worker is done with it (beliefdb jobs)',
+            (select u.id from pg_catalog.unnest(v_ids) u(id) where u.id <> all(v_free) order by u.id limit 1)
+            using errcode = 'BD005';
+    end if;
+    delete from beliefdb.job_start s where s.workspace_id = v_ws and s.job_id = any(v_ids);
+    delete from beliefdb.job j where j.workspace_id = v_ws and j.id = any(v_ids);
+    return query select u.id from pg_catalog.unnest(v_ids) u(id);
+end
+$$;
+comment on function beliefdb.job_cancel(bigint[], text) is 'Delete queued or failed jobs (by id, or every one of a source name) with their starts and text; the ids cancelled';
+
 -- The workspace's jobs, newest first (of p_status only, when given): a queued job a live worker
 -- holds is shown running; attempts include those whose worker died.
 create or replace function beliefdb.jobs(p_status text default null, p_limit integer default 100)

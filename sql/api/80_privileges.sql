@@ -80,6 +80,7 @@ grant execute on function beliefdb.job_fail(bigint,text,double precision) to bel
 grant execute on function beliefdb.job_finish(bigint,jsonb) to beliefdb_app;
 grant execute on function beliefdb.job_started(bigint,text) to beliefdb_app;
 grant execute on function beliefdb.job_retry(bigint[]) to beliefdb_app;
+grant execute on function beliefdb.job_cancel(bigint[],text) to beliefdb_app;
 grant execute on function beliefdb.job_submit(text,jsonb,integer) to beliefdb_app;
 grant execute on function beliefdb.job_take(text) to beliefdb_app;
 grant execute on function beliefdb.jobs(text,integer) to beliefdb_app;

@@ -1,0 +1,90 @@
+"""Cancelling queued or failed jobs (beliefdb jobs cancel): a document queued and never stored is in no
+source, so forget cannot name it ('unknown source') and its text stayed in the queue for good, a failed
+one too (a person's salary in a document that failed to ingest). Cancelling deletes the job with its
+starts and its text, all or none, through beliefdb.job_cancel; a job a worker holds is refused."""
+
+from __future__ import annotations
+
+import threading
+
+import psycopg
+import pytest
+from conftest import Cli
+
+import beliefdb
+from beliefdb import errors
+
+SALARY = "Maria Keller's salary is 98000 EUR.\n"
+SMALL = {"BELIEFDB_INGEST_MAX_BYTES": "10"}  # (the worker's limit is lower than the submitter's)
+
+
+def texts_left(db_url: str, word: str) -> int:
+    with psycopg.connect(db_url) as c:
+        row = c.execute("select count(*) from beliefdb.job where payload::text like %s", (f"%{word}%",)).fetchone()
+    assert row is not None
+    return int(row[0])
+
+
+def test_a_failed_and_a_queued_document_are_cancelled_with_their_text(cli: Cli, bdb: beliefdb.BeliefDB,
+                                                                      db_url: str) -> None:
+    (failed,) = bdb.submit(text=SALARY, source="salaries.txt")
+    cli("worker", "--until-empty", "--no-embed", "--backoff", "0", env=SMALL, expect=1)
+    (queued,) = bdb.submit(text=SALARY.replace("98000", "99000"), source="salaries.txt")
+    other = bdb.submit(text="Returns are accepted within 30 days.\n", source="returns.md")
+    assert [j.status for j in bdb.jobs()] == ["queued", "queued", "failed"]
+    # forget cannot reach them: the document was never stored
+    assert "unknown source" in cli.error("forget", "--source", "salaries.txt")["message"]
+    assert texts_left(db_url, "Maria Keller") == 2
+
+    result = cli("jobs", "cancel", "--source", "salaries.txt")
+    assert result.stdout.splitlines() == [f"job {failed} cancelled", f"job {queued} cancelled",
+                                          "2 job(s) cancelled: their text is deleted"]
+    assert texts_left(db_url, "Maria Keller") == 0
+    with psycopg.connect(db_url) as c:
+        assert c.execute("select count(*) from beliefdb.job_start where job_id = %s", (failed,)).fetchone() == (0,)
+    assert [j.id for j in bdb.jobs()] == other
+    assert bdb.cancel(*other) == other
+    assert bdb.jobs() == []
+
+
+def test_cancel_is_all_or_none_and_refuses_what_is_not_queued_or_failed(cli: Cli, bdb: beliefdb.BeliefDB) -> None:
+    (done,) = bdb.submit(text="Returns are accepted within 30 days.\n", source="returns.md")
+    cli("worker", "--until-empty", "--no-embed")
+    (queued,) = bdb.submit(text=SALARY, source="salaries.txt")
+    assert cli.error("jobs", "cancel", str(queued), str(done), code="invalid_input")["message"] == \
+        f"job {done} is done: only a queued or failed job is cancelled"
+    assert cli.error("jobs", "cancel", str(queued), "999999", code="not_found")["message"] == "unknown job 999999"
+    assert cli.error("jobs", "cancel", "--source", "nothing.md", code="not_found")["message"] == \
+        "no queued or failed job of source nothing.md"
+    assert [j.status for j in bdb.jobs()] == ["queued", "done"]  # nothing was cancelled
+    assert "--source" in cli.one_line_error("jobs", "cancel")
+    assert "--source" in cli.one_line_error("jobs", "cancel", str(queued), "--source", "salaries.txt")
+    with pytest.raises(errors.InvalidInput, match="source="):
+        bdb.cancel()
+
+
+def test_a_job_a_worker_holds_is_not_cancelled(bdb: beliefdb.BeliefDB, db_url: str) -> None:
+    (job,) = bdb.submit(text=SALARY, source="salaries.txt")
+    taken, release = threading.Event(), threading.Event()
+
+    def hold() -> None:  # a worker's transaction: the job taken and not yet finished
+        with psycopg.connect(db_url) as c:
+            c.execute("select set_config('beliefdb.workspace_id', id::text, false) from beliefdb.workspace"
+                      " where name = 'default'")
+            assert c.execute("select id from beliefdb.job_take('w1')").fetchone() == (job,)
+            taken.set()
+            release.wait(30)
+            c.rollback()
+
+    worker = threading.Thread(target=hold)
+    worker.start()
+    try:
+        assert taken.wait(30)
+        with pytest.raises(errors.InvalidInput, match=f"job {job} is running"):
+            bdb.cancel(job)
+        with pytest.raises(errors.InvalidInput, match=f"job {job} is running"):
+            bdb.cancel(source="salaries.txt")
+    finally:
+        release.set()
+        worker.join()
+    assert bdb.cancel(job) == [job]
