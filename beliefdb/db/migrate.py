@@ -235,16 +235,28 @@ def create_roles(url: str) -> None:
         raise translate(exc) from exc
 
 
+def newer_schema(current: str, head: str) -> str:
+    """What a schema at a revision this package does not know is told (a newer beliefdb migrated it)."""
+    return (f"the schema is at revision {current}, which this beliefdb (head {head}) does not know: a newer"
+            " beliefdb migrated it (hint: run that release or a later one; beliefdb does not downgrade)")
+
+
 def upgrade(url: str) -> tuple[str | None, str]:
     """Upgrade to head (idempotent; re-applies functions and views), beliefdb's roles first.
     Returns (before, after)."""
     from alembic import command
+    from alembic.util import CommandError
     from sqlalchemy.exc import DBAPIError, SQLAlchemyError
 
     before = current_revision(url)
+    known = revisions()
+    if before is not None and before not in known:
+        raise MigrationFailed(newer_schema(before, known[-1]))
     create_roles(url)
     try:
         command.upgrade(_config(url), "head")
+    except CommandError as exc:  # alembic's own refusals (a revision it cannot find): one line
+        raise MigrationFailed(f"migration failed: {str(exc).splitlines()[0]}") from exc
     except psycopg.Error as exc:
         raise _failed(exc) from exc
     except SQLAlchemyError as exc:
