@@ -48,3 +48,25 @@ def test_first_use_of_a_schema_from_a_newer_beliefdb_says_so(db_url: str,
     with pytest.raises(MigrationFailed, match="revision 9999, which this beliefdb"):
         ensure_migrated(db_url)
     assert recorded(postgresql) == ("9999", "beliefdb schema newer")
+
+
+def functions(conn: psycopg.Connection[Any]) -> dict[str, str]:
+    """Every function of schema beliefdb (its signature) with its result type."""
+    rows = conn.execute("select p.oid::regprocedure::text, pg_catalog.format_type(p.prorettype, null)"
+                        "  from pg_catalog.pg_proc p where p.pronamespace = 'beliefdb'::regnamespace").fetchall()
+    return dict(rows)
+
+
+def test_a_function_whose_result_changed_since_an_earlier_release_is_made_again(
+        db_url: str, postgresql: psycopg.Connection[Any]) -> None:
+    """_add_evidence_all returned uuid[] at revisions 0038 and 0039 (a741564 to b6b662d): create or
+    replace cannot change a result type, and every upgrade from there stopped ('cannot change return
+    type of existing function')."""
+    postgresql.execute("drop function beliefdb._add_evidence_all(uuid, uuid[], uuid[])")
+    postgresql.execute("create function beliefdb._add_evidence_all(p_workspace_id uuid, p_beliefs uuid[],"
+                       " p_fragments uuid[]) returns uuid[] language sql as 'select p_beliefs'")
+    postgresql.commit()
+
+    migrate.upgrade(db_url)
+
+    assert functions(postgresql)["beliefdb._add_evidence_all(uuid,uuid[],uuid[])"] == "void"

@@ -62,6 +62,8 @@ comment on function beliefdb._add_evidence(uuid, uuid, uuid, text) is 'Record th
 -- each: one justification per piece of evidence, a pair recorded already (or twice here) once. One
 -- statement a table, so their statement triggers run once, not once a belief (a new version of a
 -- document of 2,000 sentences re-verified its quotes one call each: 4 s, and more each version).
+-- (it returned uuid[] at revisions 0038 and 0039, and create or replace cannot change a result type)
+drop function if exists beliefdb._add_evidence_all(uuid, uuid[], uuid[]);
 create or replace function beliefdb._add_evidence_all(p_workspace_id uuid, p_beliefs uuid[], p_fragments uuid[])
 returns void
 language plpgsql
