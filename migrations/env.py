@@ -49,10 +49,49 @@ def _target() -> tuple[str, str]:
     return revision.revision, head
 
 
+# The functions of schema beliefdb are this release's sql/: one an earlier release made and this one
+# does not (a signature since changed, a function since removed) would stay, callable with its old
+# behaviour. Each create or replace writes its function's catalog row again, so a function whose row
+# is the one it had before the files ran was not made by them, and is dropped; one that objects of
+# the DBA's depend on is kept. The grants come after (a revoke writes every function's row again).
+STALE_BEFORE = """\
+create temp table beliefdb_functions_before on commit drop as
+select p.oid, p.xmin::text as version
+  from pg_catalog.pg_proc p
+ where p.pronamespace = 'beliefdb'::regnamespace
+   and not exists (select from pg_catalog.pg_depend d
+                    where d.classid = 'pg_catalog.pg_proc'::regclass and d.objid = p.oid and d.deptype = 'e');
+"""
+STALE_DROP = """\
+do $stale$
+declare
+    v_function regprocedure;
+begin
+    for v_function in
+        select p.oid::regprocedure
+          from pg_catalog.pg_proc p
+          join pg_temp.beliefdb_functions_before b on b.oid = p.oid and b.version = p.xmin::text
+    loop
+        begin
+            execute pg_catalog.format('drop routine %s', v_function);
+        exception when dependent_objects_still_exist or insufficient_privilege then
+            raise notice 'beliefdb keeps %, which this release does not make: %', v_function, sqlerrm;
+        end;
+    end loop;
+end
+$stale$;
+drop table pg_temp.beliefdb_functions_before;
+"""
+GRANTS_FILE = "api/80_privileges.sql"
+
+
 def _reapply() -> None:
     target, head = _target()
     if target == head:
+        run_sql(STALE_BEFORE)
         for name in REAPPLIED_FILES:
+            if name == GRANTS_FILE:
+                run_sql(STALE_DROP)
             run_sql((sql_dir() / name).read_text(encoding="utf-8"))
         run_sql(fingerprint_statement())
     elif context.is_offline_mode():

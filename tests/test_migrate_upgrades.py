@@ -57,6 +57,38 @@ def functions(conn: psycopg.Connection[Any]) -> dict[str, str]:
     return dict(rows)
 
 
+def test_functions_an_earlier_release_had_are_gone_after_migrate(db_url: str,
+                                                                 postgresql: psycopg.Connection[Any]) -> None:
+    """The functions of schema beliefdb are this release's sql/: one an earlier release made that this
+    one does not (a signature since changed, a function since removed) is dropped by the migration,
+    granted to the application role or not. A database migrated at 97d5931 kept two such after every
+    later upgrade."""
+    release = functions(postgresql)
+    postgresql.execute("create function beliefdb._redact_quotes(p_workspace_id uuid, p_sources uuid[],"
+                       " p_quotes text[], p_mask text) returns integer language sql as 'select 0'")
+    postgresql.execute("create function beliefdb.old_listing(p_limit integer) returns setof text"
+                       " language sql as 'select name from beliefdb.workspace limit p_limit'")
+    postgresql.execute("grant execute on function beliefdb.old_listing(integer) to beliefdb_app")
+    postgresql.commit()
+
+    migrate.upgrade(db_url)
+
+    assert functions(postgresql) == release
+
+
+def test_a_function_others_depend_on_is_kept(db_url: str, postgresql: psycopg.Connection[Any]) -> None:
+    """A function this release does not make, on which a DBA's object depends, stays: the migration
+    neither fails nor takes the DBA's object with it."""
+    postgresql.execute("create function beliefdb.mine() returns integer language sql immutable as 'select 1'")
+    postgresql.execute("create view public.uses_mine as select beliefdb.mine() as one")
+    postgresql.commit()
+
+    migrate.upgrade(db_url)
+
+    assert "beliefdb.mine()" in functions(postgresql)
+    assert postgresql.execute("select one from public.uses_mine").fetchone() == (1,)
+
+
 def test_a_function_whose_result_changed_since_an_earlier_release_is_made_again(
         db_url: str, postgresql: psycopg.Connection[Any]) -> None:
     """_add_evidence_all returned uuid[] at revisions 0038 and 0039 (a741564 to b6b662d): create or
