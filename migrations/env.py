@@ -18,6 +18,7 @@ from beliefdb.db.migrate import (
     REAPPLIED_FILES,
     ROLES_FILE,
     engine_for,
+    fingerprint_comment,
     fingerprint_statement,
     offline_preamble,
     partial_upgrade_note,
@@ -119,6 +120,11 @@ def run_online() -> None:
         connection.execute(text("create schema if not exists beliefdb"))
         context.configure(connection=connection, version_table_schema="beliefdb",
                           transaction_per_migration=False)
+        # what this migration found, under the lock (migrate.upgrade_found reports it)
+        recorded = connection.execute(text("select obj_description(to_regclass('beliefdb.alembic_version'),"
+                                           " 'pg_class')")).scalar()
+        config.attributes["found"] = (context.get_context().get_current_revision(),
+                                      recorded == fingerprint_comment())
         with context.begin_transaction():
             _extensions()
             context.run_migrations()

@@ -4,14 +4,24 @@ meets when it installs the next release."""
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Iterator
 from typing import Any
 
 import psycopg
 import pytest
+from alembic import command
+from psycopg import sql
+from psycopg.conninfo import make_conninfo
 
 from beliefdb.db import migrate
 from beliefdb.db.bootstrap import ensure_migrated
-from beliefdb.errors import MigrationFailed
+from beliefdb.db.server import EmbeddedServer
+from beliefdb.errors import BeliefDBError, MigrationFailed
 from tests.conftest import Cli
 
 HEAD = migrate.revisions()[-1]
@@ -102,3 +112,56 @@ def test_a_function_whose_result_changed_since_an_earlier_release_is_made_again(
     migrate.upgrade(db_url)
 
     assert functions(postgresql)["beliefdb._add_evidence_all(uuid,uuid[],uuid[])"] == "void"
+
+
+@pytest.fixture
+def at_0041(embedded_server: EmbeddedServer) -> Iterator[str]:
+    """A new database migrated to revision 0041 (the tables of the revisions up to it), with a run
+    recorded as that revision's tables allow; its URL. Dropped afterwards."""
+    admin = embedded_server.status().url
+    assert admin is not None
+    name = f"at_0041_{uuid.uuid4().hex[:12]}"
+    with psycopg.connect(admin, autocommit=True) as conn:
+        conn.execute(sql.SQL("create database {}").format(sql.Identifier(name)))
+    url = make_conninfo(admin, dbname=name)
+    try:
+        command.upgrade(migrate._config(url), "0041")
+        yield url
+    finally:
+        with psycopg.connect(admin, autocommit=True) as conn:
+            conn.execute(sql.SQL("drop database if exists {} with (force)").format(sql.Identifier(name)))
+
+
+def test_a_migration_that_stops_at_its_end_leaves_the_revision_it_found(at_0041: str) -> None:
+    """The revisions and the functions applied after them are one transaction: a migration that
+    fails on its last file leaves the database at the revision it was, its tables as they were."""
+    with psycopg.connect(at_0041, autocommit=True) as conn:
+        # what makes the seed (the last file) fail: a check its default workspace does not pass
+        conn.execute("alter table beliefdb.workspace add constraint no_default check (name <> 'default') not valid")
+    with pytest.raises(BeliefDBError, match="no_default"):
+        migrate.upgrade(at_0041)
+    with psycopg.connect(at_0041, autocommit=True) as conn:
+        assert recorded(conn)[0] == "0041"
+        assert conn.execute("select count(*) from pg_catalog.pg_attribute where attrelid = 'beliefdb.run'::regclass"
+                            " and attname = 'owner'").fetchone() == (0,), "revision 0042 rolled back"
+
+
+def test_two_migrations_at_once_take_turns_and_say_what_each_did(at_0041: str) -> None:
+    """Two deploys migrate at once: the second waits for the first, then finds the head; it says
+    so, and does not claim the upgrade from 0041 the first made."""
+    command_line = [sys.executable, "-m", "beliefdb", "migrate", "--json", "--db", at_0041]
+    with psycopg.connect(at_0041, autocommit=True) as holder:
+        holder.execute("select pg_advisory_lock(hashtext('beliefdb.migrate'))")
+        runs = [subprocess.Popen(command_line, stdout=subprocess.PIPE, text=True) for _ in range(2)]
+        for _ in range(1200):  # both wait for the lock, in the migration's transaction
+            waiting = holder.execute("select count(*) from pg_catalog.pg_locks where locktype = 'advisory'"
+                                     " and not granted and database = (select oid from pg_catalog.pg_database"
+                                     " where datname = current_database())").fetchone()
+            if waiting == (2,):
+                break
+            time.sleep(0.05)
+        holder.execute("select pg_advisory_unlock(hashtext('beliefdb.migrate'))")
+        said = [json.loads(run.communicate(timeout=120)[0]) for run in runs]
+    assert [run.returncode for run in runs] == [0, 0]
+    assert sorted((m["before"], m["after"], m["refreshed"]) for m in said) == [
+        ("0041", HEAD, False), (HEAD, HEAD, False)]

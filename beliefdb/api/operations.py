@@ -79,8 +79,7 @@ def migrate(url: str | None = None, *, home: str | Path | None = None) -> Migrat
 
     resolved = resolve_url(url, home=_home(home), migrate=False)
     probe(resolved)
-    was_current = migrations.is_current(resolved)
-    before, after = migrations.upgrade(resolved)
+    before, after, was_current = migrations.upgrade_found(resolved)
     return Migration(before=before, after=after, refreshed=before == after and not was_current)
 
 

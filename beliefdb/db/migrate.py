@@ -126,10 +126,15 @@ def fingerprint() -> str:
     return digest.hexdigest()
 
 
+def fingerprint_comment() -> str:
+    """The comment of the version table that says the schema is exactly this package's."""
+    return f"beliefdb schema {fingerprint()}"
+
+
 def fingerprint_statement() -> str:
     """The statement that records the fingerprint (the version table is alembic's, not the schema's)."""
     return sql.SQL("comment on table beliefdb.alembic_version is {};\n").format(
-        sql.Literal(f"beliefdb schema {fingerprint()}")).as_string(None)
+        sql.Literal(fingerprint_comment())).as_string(None)
 
 
 def is_current(url: str) -> bool:
@@ -140,7 +145,7 @@ def is_current(url: str) -> bool:
                                ).fetchone()
     except psycopg.Error as exc:
         raise translate(exc) from exc
-    return row is not None and row[0] == f"beliefdb schema {fingerprint()}"
+    return row is not None and row[0] == fingerprint_comment()
 
 
 def canonical_sql() -> str:
@@ -244,6 +249,14 @@ def newer_schema(current: str, head: str) -> str:
 def upgrade(url: str) -> tuple[str | None, str]:
     """Upgrade to head (idempotent; re-applies functions and views), beliefdb's roles first.
     Returns (before, after)."""
+    before, after, _ = upgrade_found(url)
+    return before, after
+
+
+def upgrade_found(url: str) -> tuple[str | None, str, bool]:
+    """``upgrade``, returning (the revision it found, the head, whether the schema it found was this
+    package's already), both read under the migration's lock: one that waited for another migration
+    finds that one's work done."""
     from alembic import command
     from alembic.util import CommandError
     from sqlalchemy.exc import DBAPIError, SQLAlchemyError
@@ -253,8 +266,9 @@ def upgrade(url: str) -> tuple[str | None, str]:
     if before is not None and before not in known:
         raise MigrationFailed(newer_schema(before, known[-1]))
     create_roles(url)
+    cfg = _config(url)
     try:
-        command.upgrade(_config(url), "head")
+        command.upgrade(cfg, "head")
     except CommandError as exc:  # alembic's own refusals (a revision it cannot find): one line
         raise MigrationFailed(f"migration failed: {str(exc).splitlines()[0]}") from exc
     except psycopg.Error as exc:
@@ -264,7 +278,8 @@ def upgrade(url: str) -> tuple[str | None, str]:
         if isinstance(cause, psycopg.Error):
             raise _failed(cause) from exc
         raise MigrationFailed(f"migration failed: {str(exc).splitlines()[0]}") from exc
-    return before, head_revision()
+    found, was_current = cfg.attributes.get("found", (before, False))
+    return found, head_revision(), was_current
 
 
 # What schema/02_extensions.sql raises when pgvector or pg_trgm cannot be used as the database has it
@@ -372,5 +387,5 @@ def status(url: str) -> MigrationStatus:
         behind = len(known) - 1 - known.index(current)
     else:
         behind = None
-    fresh = recorded == f"beliefdb schema {fingerprint()}"
+    fresh = recorded == fingerprint_comment()
     return MigrationStatus(current=current, head=head, behind=behind, up_to_date=current == head and fresh)
