@@ -165,3 +165,23 @@ def test_two_migrations_at_once_take_turns_and_say_what_each_did(at_0041: str) -
     assert [run.returncode for run in runs] == [0, 0]
     assert sorted((m["before"], m["after"], m["refreshed"]) for m in said) == [
         ("0041", HEAD, False), (HEAD, HEAD, False)]
+
+
+@pytest.mark.parametrize("check", [[], ["--check"]])
+def test_migrate_by_a_user_of_no_beliefdb_role_says_who_migrates(db_url: str, check: list[str]) -> None:
+    """A colleague's login (no member of beliefdb_app) ran migrate on an installed database: it was told
+    'beliefdb's schema here lacks its grants (a migration stopped before the head, or a restore without
+    beliefdb's roles)', database_unavailable, when the schema has every grant and the user is not its owner."""
+    role = f"colleague_{uuid.uuid4().hex[:8]}"
+    with psycopg.connect(db_url, autocommit=True) as conn:
+        conn.execute(sql.SQL("create role {} login password {}").format(
+            sql.Identifier(role), sql.Literal("a password of the colleague")))
+    try:
+        url = make_conninfo(db_url, user=role, password="a password of the colleague")
+        refused = Cli({"BELIEFDB_URL": url}).error("migrate", *check, code="permission_denied")
+        assert refused["message"] == (
+            "cannot read the schema version: permission denied for schema beliefdb (hint: migrate, or check, as"
+            " the schema's owner: the user that ran the first beliefdb migrate)")
+    finally:
+        with psycopg.connect(db_url, autocommit=True) as conn:
+            conn.execute(sql.SQL("drop role {}").format(sql.Identifier(role)))

@@ -212,11 +212,10 @@ def current_revision(url: str) -> str | None:
 
 def _not_the_owner(exc: psycopg.Error) -> BeliefDBError:
     """What a user who may not read beliefdb's version table (any user but the schema's owner) is told."""
-    error = translate(exc)
-    if not isinstance(error, PermissionDenied):
-        return error
-    return PermissionDenied(f"cannot read the schema version: {error.message} (hint: migrate, or check, as the"
-                            " schema's owner: the user that ran the first beliefdb migrate)")
+    if exc.sqlstate != "42501":  # insufficient_privilege: on the version table, or on the whole schema
+        return translate(exc)
+    return PermissionDenied(f"cannot read the schema version: {exc.diag.message_primary} (hint: migrate, or check,"
+                            " as the schema's owner: the user that ran the first beliefdb migrate)")
 
 
 def role_names() -> list[str]:
