@@ -83,6 +83,10 @@ def _embed_rows(db: Database, conn: psycopg.Connection[Any], embedder: Embedder,
     if not todo:
         return 0
     vectors = embedder.passages([text for _, text in todo])
+    # the workspace's write lock before the first row, as every writer takes it (the model is called
+    # before, outside it): each row stored appends to the audit chain, whose head another session
+    # storing a vector of the same belief would otherwise wait for while holding that row
+    conn.execute(Q.lock_workspace)
     _record_model(conn, embedder)
     return _store(db, conn, embedder.model, [i for i, _ in todo], vectors)
 
@@ -154,10 +158,12 @@ def reembed(db: Database, embedder: Embedder, *, batch: int = 64,
         recorded = workspace_model(db, c)
         if recorded is None or recorded.model == embedder.model:
             return backfill(db, embedder, batch=batch, progress=progress)
+        c.execute(Q.lock_workspace)
         c.execute(Q.set_target_model, (embedder.model, embedder.dim))
         total = count_missing(db, embedder.model, c)
     done = _embed_missing(db, embedder, batch, total, progress)
     with db.transaction() as c:
+        c.execute(Q.lock_workspace)
         c.execute(Q.switch_to_target_model, (embedder.model,))
         c.execute(Q.drop_other_embeddings, (embedder.model,))
         # HNSW, or IVFFlat once the store is large (ensure_vector_index)
