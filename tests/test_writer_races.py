@@ -16,6 +16,7 @@ import psycopg
 from psycopg.conninfo import make_conninfo
 
 import beliefdb
+import beliefdb.api
 from beliefdb.embedders import get_embedder
 from beliefdb.store import vectors
 
@@ -76,3 +77,55 @@ def test_two_sessions_embedding_the_same_beliefs_wait_for_each_other(db_url: str
                                        ([one, two],))
         assert stored == 2
         assert first.audit_verify().ok
+
+
+def test_a_forget_and_another_workspaces_statistics_refresh_wait_instead_of_deadlocking(db_url: str) -> None:
+    """Forgetting gathers the text tables' statistics again in its transaction (rule 14), and
+    refreshing the ranking statistics (or a bulk ingest's end) gathers those of the tables retrieval
+    reads: each ANALYZE keeps its table's lock until its transaction ends, whatever the workspace. The
+    two went through their tables in different orders (source ... belief against belief ... fragment),
+    so a forget in one workspace and a refresh in another deadlocked (40P01). They now take the tables
+    in one order (by name), and the later one waits for the earlier one."""
+    beliefdb.api.create_workspace("other", url=db_url)
+    with beliefdb.connect(db_url) as mine, beliefdb.connect(db_url, "other") as other:
+        mine.remember("The warehouse opens at 8.", "warehouse", "opens", "8", quote="opens at 8",
+                      source="hours", text="The warehouse opens at 8.")
+        other.remember("The shop opens at 9.", "shop", "opens", "9", quote="opens at 9",
+                       source="shop-hours", text="The shop opens at 9.")
+        outcome: dict[str, object] = {}
+
+        def run(name: str, call: Callable[[], object]) -> threading.Thread:
+            def target() -> None:
+                try:
+                    outcome[name] = call()
+                except Exception as exc:
+                    outcome[name] = exc
+            thread = threading.Thread(target=target)
+            thread.start()
+            return thread
+
+        refresh_url = make_conninfo(db_url, application_name="bdb-refresh")
+        forget_url = make_conninfo(db_url, application_name="bdb-forget")
+
+        def refresh() -> object:
+            with psycopg.connect(refresh_url) as conn:
+                conn.execute("select set_config('beliefdb.workspace_id', %s, false)", (other.database.workspace_id,))
+                conn.execute("set role beliefdb_app")
+                row = conn.execute("select beliefdb.refresh_ranking_stats()").fetchone()
+                return row[0] if row else None
+
+        with beliefdb.connect(forget_url) as forgetting, psycopg.connect(db_url) as holder:
+            # a third session holds one table both need, so that each has taken some tables before it
+            holder.execute("lock table beliefdb.fragment in share update exclusive mode")
+            forgets = run("forget", lambda: forgetting.forget(source="hours"))
+            _wait_until(lambda: _waiting_on_a_lock(db_url, "bdb-forget"), "the forget waits")
+            refreshes = run("refresh", refresh)
+            _wait_until(lambda: _waiting_on_a_lock(db_url, "bdb-refresh"), "the refresh waits")
+            holder.rollback()
+            forgets.join(timeout=60)
+            refreshes.join(timeout=60)
+        assert not forgets.is_alive() and not refreshes.is_alive()
+        assert not isinstance(outcome["forget"], Exception), outcome
+        assert not isinstance(outcome["refresh"], Exception), outcome
+        assert mine.beliefs(subject="warehouse") == []
+        assert [b.value for b in other.beliefs(subject="shop")] == ["9"]

@@ -374,7 +374,8 @@ declare
 begin
     v_n := beliefdb._refresh_ranking_stats(v_ws);
     if p_analyze then
-        analyze beliefdb.belief, beliefdb.belief_embedding, beliefdb.fragment, beliefdb.evidence,
+        -- (in order of their names, as every ANALYZE of beliefdb: beliefdb._analyze_text_tables)
+        analyze beliefdb.belief, beliefdb.belief_embedding, beliefdb.evidence, beliefdb.fragment,
                 beliefdb.lexeme_frequency;
     end if;
     return v_n;

@@ -114,8 +114,9 @@ begin
     if (select c.reltuples from pg_catalog.pg_class c where c.oid = 'beliefdb.belief'::regclass) >= p_added then
         return false;
     end if;
-    analyze beliefdb.node, beliefdb.fragment, beliefdb.belief, beliefdb.evidence, beliefdb.justification,
-            beliefdb.justification_antecedent, beliefdb.relation, beliefdb.adjacency;
+    -- (in order of their names, as every ANALYZE of beliefdb: beliefdb._analyze_text_tables)
+    analyze beliefdb.adjacency, beliefdb.belief, beliefdb.evidence, beliefdb.fragment, beliefdb.justification,
+            beliefdb.justification_antecedent, beliefdb.node, beliefdb.relation;
     return true;
 exception when lock_not_available then
     return false;

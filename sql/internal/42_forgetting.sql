@@ -881,17 +881,20 @@ comment on function beliefdb._quote_masks(uuid, uuid[], text[], uuid[], int4rang
 
 -- Gather planner statistics again for the columns that hold text: what was forgotten must not
 -- stay in pg_statistic's sampled values (rows this transaction deleted or masked are not sampled).
+-- Each table's lock stays taken until the transaction ends, and another workspace's session may be
+-- analysing some of them too (bulk_analyze, refresh_ranking_stats): every ANALYZE of beliefdb takes
+-- its tables in order of their names, so that one waits for the other instead of a deadlock.
 create or replace function beliefdb._analyze_text_tables() returns void
 language plpgsql
 set search_path = pg_catalog, pg_temp
 as $$
 begin
-    analyze beliefdb.source (name), beliefdb.source_version (content, label, path), beliefdb.fragment (text),
-            beliefdb.evidence (quote), beliefdb.belief (statement, subject, attribute, value, scope, search),
-            beliefdb.correction (new_statement, new_value, reason), beliefdb.review_item (reason, proposal),
-            beliefdb.audit_event (payload), beliefdb.relation (reason), beliefdb.lexeme_frequency (lexeme),
-            beliefdb.node (retraction_reason), beliefdb.retraction_period (reason),
-            beliefdb.job (payload, last_error, result);
+    analyze beliefdb.audit_event (payload), beliefdb.belief (statement, subject, attribute, value, scope, search),
+            beliefdb.correction (new_statement, new_value, reason), beliefdb.evidence (quote),
+            beliefdb.fragment (text), beliefdb.job (payload, last_error, result), beliefdb.lexeme_frequency (lexeme),
+            beliefdb.node (retraction_reason), beliefdb.relation (reason), beliefdb.retraction_period (reason),
+            beliefdb.review_item (reason, proposal), beliefdb.source (name),
+            beliefdb.source_version (content, label, path);
 end
 $$;
 comment on function beliefdb._analyze_text_tables() is 'Gather statistics again on every text column, so pg_statistic keeps nothing forgotten';
