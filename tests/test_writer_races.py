@@ -129,3 +129,39 @@ def test_a_forget_and_another_workspaces_statistics_refresh_wait_instead_of_dead
         assert not isinstance(outcome["refresh"], Exception), outcome
         assert mine.beliefs(subject="warehouse") == []
         assert [b.value for b in other.beliefs(subject="shop")] == ["9"]
+
+
+def test_a_retraction_preview_waits_for_a_forget_instead_of_deadlocking(db_url: str) -> None:
+    """A preview is the change, run in a subtransaction rolled back (rule 7). The preview of a
+    retraction (and impact's dry run) wrote its first rows (the retraction, which keys the belief's
+    node) before it waited for the workspace's write lock, which a forget of the belief's source held:
+    the forget then waited to delete that node, and one of them failed with 'deadlock detected'. A
+    dry run now takes the write lock first, as the change it previews does."""
+    previewer_url = make_conninfo(db_url, application_name="bdb-preview")
+    with beliefdb.connect(db_url) as mine, beliefdb.connect(previewer_url) as previewer:
+        (belief,) = [a.id for a in mine.remember("The warehouse opens at 8.", "warehouse", "opens", "8",
+                                                 quote="opens at 8", source="hours",
+                                                 text="The warehouse opens at 8.").accepted]
+        outcome: dict[str, object] = {}
+
+        def preview() -> None:
+            try:
+                outcome["preview"] = previewer.preview_retract(belief=belief)
+            except Exception as exc:
+                outcome["preview"] = exc
+
+        with psycopg.connect(db_url) as writer:
+            writer.execute("select set_config('beliefdb.workspace_id', %s, false)", (mine.database.workspace_id,))
+            writer.execute("set role beliefdb_app")
+            writer.execute("select beliefdb.lock_workspace()")  # a forget under way holds the workspace
+            racer = threading.Thread(target=preview)
+            racer.start()
+            _wait_until(lambda: _waiting_on_a_lock(db_url, "bdb-preview"), "the preview waits")
+            forgotten = writer.execute("select (beliefdb.forget('source', 'hours')).beliefs").fetchone()
+            writer.commit()
+            racer.join(timeout=60)
+        assert not racer.is_alive()
+        assert forgotten == (1,)
+        # the preview ran after the forget: the belief it names is gone, and it says so
+        assert isinstance(outcome["preview"], beliefdb.errors.NotFound), outcome
+        assert mine.audit_verify().ok

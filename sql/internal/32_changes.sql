@@ -183,7 +183,10 @@ comment on function beliefdb._empty_changes() is 'A change report with nothing i
 
 -- Run one statement of beliefdb's own, whose one column is a jsonb report, in a subtransaction that
 -- is then rolled back, and return the report: a preview that is exactly what the change does,
--- because it is the change. Nothing stays written, not even in the audit chain. Internal: the
+-- because it is the change. Nothing stays written, not even in the audit chain. Like the change, it
+-- takes the workspace's write lock before its first row (held until the rollback): a statement
+-- that writes rows before it appends to the audit chain (a retraction keys the nodes it retracts)
+-- would otherwise hold them while waiting for a writer that needs them, a deadlock. Internal: the
 -- statement is executed as given, so only beliefdb's functions call it (not granted).
 create or replace function beliefdb._dry_run(p_statement text, p_args jsonb) returns jsonb
 language plpgsql
@@ -194,6 +197,7 @@ declare
     v_text text;
 begin
     begin
+        perform beliefdb.lock_workspace();
         perform beliefdb._begin_changes();
         execute p_statement into v_report using p_args;
         raise exception 'rolled back' using errcode = 'BD900', detail = coalesce(v_report, 'null'::jsonb)::text;
