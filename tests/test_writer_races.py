@@ -10,6 +10,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import psycopg
@@ -165,3 +166,24 @@ def test_a_retraction_preview_waits_for_a_forget_instead_of_deadlocking(db_url: 
         # the preview ran after the forget: the belief it names is gone, and it says so
         assert isinstance(outcome["preview"], beliefdb.errors.NotFound), outcome
         assert mine.audit_verify().ok
+
+
+def test_a_read_that_processes_expiry_does_not_keep_writers_waiting(db_url: str) -> None:
+    """Every transaction first processes what expired (rule 16), which takes the workspace's write
+    lock when something did. A read (an ask embedding its question, a page) then kept that lock until
+    it ended, and every writer of the workspace waited for it. The expiry is now committed first, on
+    its own, and the read goes on without the lock."""
+    with beliefdb.connect(db_url) as bdb:
+        soon = datetime.now(UTC) + timedelta(seconds=1)
+        (promo,) = [a.id for a in bdb.remember("The promo price is 5.", "promo", "price", "5", quote="price is 5",
+                                               source="promo", text="The promo price is 5.", valid_to=soon).accepted]
+        _wait_until(lambda: datetime.now(UTC) > soon + timedelta(milliseconds=100), "the promo ends")
+        with bdb.database.transaction() as c:
+            # the read sees the expiry processed ...
+            row = c.execute("select status::text from beliefdb.belief where id = %s", (promo,)).fetchone()
+            assert row == ("expired",)
+            # ... and another writer is not kept waiting meanwhile
+            with psycopg.connect(db_url, options="-c lock_timeout=200ms") as writer:
+                writer.execute("select set_config('beliefdb.workspace_id', %s, false)", (bdb.database.workspace_id,))
+                writer.execute("select beliefdb.lock_workspace()")
+        assert bdb.audit_verify().ok

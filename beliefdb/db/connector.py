@@ -294,7 +294,9 @@ class Database:
 
         Each transaction first processes what expired since the last change (``beliefdb.expire``,
         rule 16: an index probe when nothing did), so no reader sees a belief current past its
-        valid time, or what rested on it still holding."""
+        valid time, or what rested on it still holding. When that took the workspace's write lock,
+        it is committed on its own first: a read (an ask embedding its question, a page) would
+        otherwise keep every writer of the workspace waiting until it ended."""
         if conn is not None:
             with translated_errors(), conn.transaction():
                 yield conn
@@ -302,9 +304,14 @@ class Database:
         if self._pool.closed:  # (psycopg_pool says "the pool 'beliefdb' is already closed")
             raise errors.DatabaseUnavailable("this BeliefDB is closed (its with block ended, or close() was"
                                              " called): open another")
-        with translated_errors(), self._pool.connection() as pooled, pooled.transaction():
-            pooled.execute(Q.expire)
-            yield pooled
+        with translated_errors(), self._pool.connection() as pooled:
+            with pooled.transaction():
+                locked = pooled.execute(Q.expire_first).fetchone()
+                if locked is None or not locked[0]:
+                    yield pooled
+                    return
+            with pooled.transaction():
+                yield pooled
 
     def fetch_all(self, cls: Callable[..., Any], query: LiteralString, params: Any = None,
                   conn: psycopg.Connection[Any] | None = None) -> list[Any]:

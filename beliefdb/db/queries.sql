@@ -291,6 +291,10 @@ select t.oid::text
 -- Process what expired since the last change (rule 16)
 select * from beliefdb.expire();
 
+-- expire_first --
+-- Process what expired since the last change (rule 16), before a transaction's own work: whether that took the workspace's write lock (it did when something had expired)
+select coalesce(pg_catalog.current_setting('beliefdb.locked_at', true), '') <> '' from beliefdb.expire();
+
 -- correction_preview --
 -- What correcting a belief would change, nothing written
 select * from beliefdb.correction_preview(%s, %s, %s);
