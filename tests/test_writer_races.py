@@ -14,6 +14,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import psycopg
+import pytest
 from psycopg.conninfo import make_conninfo
 
 import beliefdb
@@ -187,3 +188,29 @@ def test_a_read_that_processes_expiry_does_not_keep_writers_waiting(db_url: str)
                 writer.execute("select set_config('beliefdb.workspace_id', %s, false)", (bdb.database.workspace_id,))
                 writer.execute("select beliefdb.lock_workspace()")
         assert bdb.audit_verify().ok
+
+
+def test_a_read_that_waits_for_expiry_beyond_the_lock_timeout_says_why(db_url: str,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """A listing is no change, yet it waits for another writer when beliefs have expired since the
+    last change (rule 16: they stop being current before anything is read). Past
+    BELIEFDB_LOCK_TIMEOUT it said only that 'another writer holds this workspace': it now says what
+    the read waited for."""
+    monkeypatch.setenv("BELIEFDB_LOCK_TIMEOUT", "0.5")
+    with beliefdb.connect(db_url) as bdb:
+        soon = datetime.now(UTC) + timedelta(seconds=1)
+        bdb.remember("The promo price is 5.", "promo", "price", "5", quote="price is 5", source="promo",
+                     text="The promo price is 5.", valid_to=soon)
+        _wait_until(lambda: datetime.now(UTC) > soon + timedelta(milliseconds=100), "the promo ends")
+        with psycopg.connect(db_url) as writer:
+            writer.execute("select set_config('beliefdb.workspace_id', %s, false)", (bdb.database.workspace_id,))
+            writer.execute("select beliefdb.lock_workspace()")
+            with pytest.raises(beliefdb.errors.WorkspaceBusy) as busy:
+                bdb.beliefs()
+            answer = bdb.ask("promo price")
+        assert busy.value.message == (
+            "another writer holds this workspace, and beliefs whose valid time has ended must stop being current"
+            " before anything is read or written: gave up waiting after BELIEFDB_LOCK_TIMEOUT; nothing was"
+            " changed: try again")
+        assert answer.status == "memory_unavailable" and answer.reason == busy.value.message
+        assert [b.status for b in bdb.beliefs(include_all=True)] == ["expired"]

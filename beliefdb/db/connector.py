@@ -306,7 +306,14 @@ class Database:
                                              " called): open another")
         with translated_errors(), self._pool.connection() as pooled:
             with pooled.transaction():
-                locked = pooled.execute(Q.expire_first).fetchone()
+                try:
+                    locked = pooled.execute(Q.expire_first).fetchone()
+                except pg_errors.LockNotAvailable as exc:
+                    # (a read waits too: what expired stops being current before anything is read)
+                    raise errors.WorkspaceBusy(
+                        "another writer holds this workspace, and beliefs whose valid time has ended must stop"
+                        " being current before anything is read or written: gave up waiting after"
+                        " BELIEFDB_LOCK_TIMEOUT; nothing was changed: try again") from exc
                 if locked is None or not locked[0]:
                     yield pooled
                     return
