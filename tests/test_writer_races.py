@@ -214,3 +214,29 @@ def test_a_read_that_waits_for_expiry_beyond_the_lock_timeout_says_why(db_url: s
             " changed: try again")
         assert answer.status == "memory_unavailable" and answer.reason == busy.value.message
         assert [b.status for b in bdb.beliefs(include_all=True)] == ["expired"]
+
+
+def test_a_forget_that_waits_for_another_workspaces_statistics_says_so(db_url: str,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """A forget gathers the text tables' statistics in its transaction (rule 14), and one table's
+    statistics are gathered by one session at a time, whatever its workspace: a forget waits for
+    another workspace's. Past BELIEFDB_LOCK_TIMEOUT it said 'another writer holds this workspace', which
+    nobody did; it now says what it waited for."""
+    beliefdb.api.create_workspace("other", url=db_url)
+    monkeypatch.setenv("BELIEFDB_LOCK_TIMEOUT", "0.5")
+    with beliefdb.connect(db_url) as mine, beliefdb.connect(db_url, "other") as other:
+        for db, name in ((mine, "hours"), (other, "shop-hours")):
+            db.remember("The shop opens at 9.", "shop", "opens", "9", quote="opens at 9", source=name,
+                        text="The shop opens at 9.")
+        with psycopg.connect(db_url) as elsewhere:
+            elsewhere.execute("select set_config('beliefdb.workspace_id', %s, false)", (other.database.workspace_id,))
+            elsewhere.execute("set role beliefdb_app")
+            elsewhere.execute("select beliefdb.forget('source', 'shop-hours')")  # not committed yet
+            with pytest.raises(beliefdb.errors.WorkspaceBusy) as busy:
+                mine.forget(source="hours")
+        assert busy.value.message == (
+            "another session is gathering planner statistics of a table this change needs (a forget gathers"
+            " them before it commits, rule 14; a bulk ingest after it, in any workspace): gave up waiting after"
+            " BELIEFDB_LOCK_TIMEOUT; nothing was changed: try again")
+        assert [b.value for b in mine.beliefs(subject="shop")] == ["9"]
+        assert mine.forget(source="hours").beliefs == 1

@@ -113,6 +113,12 @@ def translate(exc: psycopg.Error) -> errors.BeliefDBError:
         return errors.InvalidInput("PostgreSQL text fields cannot contain NUL (0x00) bytes")
     if sqlstate.startswith("08") or sqlstate.startswith("57P"):
         return errors.DatabaseUnavailable(message)
+    if sqlstate == "55P03" and "analyze beliefdb." in ((exc.diag.context or "") if exc.diag else ""):
+        # one session at a time gathers a table's statistics, whatever its workspace
+        return errors.WorkspaceBusy(
+            "another session is gathering planner statistics of a table this change needs (a forget gathers"
+            " them before it commits, rule 14; a bulk ingest after it, in any workspace): gave up waiting after"
+            " BELIEFDB_LOCK_TIMEOUT; nothing was changed: try again")
     if sqlstate == "55P03":
         # lock_timeout: in practice the workspace's write lock, which every writer takes first
         return errors.WorkspaceBusy(
