@@ -388,3 +388,24 @@ def test_a_bad_request_without_a_valid_token_is_401_not_a_parse_error(client: Te
     assert said["message"].startswith("the request body is not valid JSON")
     assert _expect(client.get("/beliefs", params={"limit": "abc"}, headers=alice._headers()), 400)["message"] == \
         "limit: Input should be a valid integer, unable to parse string as an integer"
+
+
+def test_a_busy_workspace_is_503_with_retry_after(client: TestClient, alice: Api, db_url: str,
+                                                   postgresql: psycopg.Connection[Any],
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """Another writer holds the workspace past BELIEFDB_LOCK_TIMEOUT: the write is 503 workspace_busy,
+    with Retry-After, which an agent's HTTP client honours before it tries again (nothing was written)."""
+    monkeypatch.setenv("BELIEFDB_LOCK_TIMEOUT", "0.5")
+    busy_client = TestClient(create_app(db_url, mcp=False))
+    with busy_client:
+        postgresql.execute("select from beliefdb.audit_head h join beliefdb.workspace w on w.id = h.workspace_id"
+                           " where w.name = 'default' for update of h")
+        try:
+            answer = busy_client.post("/sources", json={"source": "p.md", "text": POLICY},
+                                      headers={"Authorization": f"Bearer {alice.token}"})
+        finally:
+            postgresql.rollback()
+        assert answer.status_code == 503 and answer.json()["error"] == "workspace_busy", answer.text
+        assert answer.headers["Retry-After"] == "1"
+        assert _expect(busy_client.post("/sources", json={"source": "p.md", "text": POLICY},
+                                        headers={"Authorization": f"Bearer {alice.token}"}), 200)["new_version"]

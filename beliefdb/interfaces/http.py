@@ -42,6 +42,9 @@ DESCRIPTION = ("Agent memory that knows why it believes something, and what must
 
 def error(status: int, code: str, message: str) -> JSONResponse:
     headers = {"WWW-Authenticate": "Bearer"} if status == 401 else None
+    if code == errors.WorkspaceBusy.code:
+        # another writer held the workspace for BELIEFDB_LOCK_TIMEOUT: nothing was written, try again soon
+        headers = {"Retry-After": "1"}
     return JSONResponse({"error": code, "message": message}, status_code=status, headers=headers)
 
 
