@@ -240,3 +240,40 @@ def test_a_forget_that_waits_for_another_workspaces_statistics_says_so(db_url: s
             " BELIEFDB_LOCK_TIMEOUT; nothing was changed: try again")
         assert [b.value for b in mine.beliefs(subject="shop")] == ["9"]
         assert mine.forget(source="hours").beliefs == 1
+
+
+def test_a_belief_forgotten_while_its_vector_was_computed_is_not_embedded(db_url: str) -> None:
+    """The worker embeds the beliefs still without a vector while a writer forgets one of them: the
+    vector came back from the model after the forget committed, and storing it failed ('violates foreign
+    key constraint'), with the worker's whole batch. What is gone by the time the vectors are stored is
+    left out."""
+    embedder_url = make_conninfo(db_url, application_name="bdb-embedder")
+    with beliefdb.connect(db_url) as mine, beliefdb.connect(embedder_url) as embedding:
+        mine.remember("The warehouse opens at 8.", "warehouse", "opens", "8", quote="opens at 8",
+                      source="hours", text="The warehouse opens at 8.")  # the workspace's model is recorded
+        kept, gone = _unembedded(mine, "a")[0], _unembedded(mine, "b")[0]
+        embedder = get_embedder()
+        outcome: dict[str, object] = {}
+
+        def embed() -> None:
+            try:
+                with embedding.database.transaction() as c:
+                    outcome["embedded"] = vectors.embed_beliefs(embedding.database, embedder, [kept, gone], c)
+            except Exception as exc:
+                outcome["embedded"] = exc
+
+        with psycopg.connect(db_url) as writer:
+            writer.execute("select set_config('beliefdb.workspace_id', %s, false)", (mine.database.workspace_id,))
+            writer.execute("set role beliefdb_app")
+            writer.execute("select beliefdb.lock_workspace()")  # the forget is under way
+            racer = threading.Thread(target=embed)
+            racer.start()
+            _wait_until(lambda: _waiting_on_a_lock(db_url, "bdb-embedder"), "the vectors wait to be stored")
+            writer.execute("select beliefdb.forget('source', 'policy-b')")
+            writer.commit()
+            racer.join(timeout=60)
+        assert not racer.is_alive()
+        assert outcome["embedded"] == 1, outcome
+        stored = mine.database.scalar("select array_agg(belief_id) from beliefdb.belief_embedding"
+                                      " where belief_id = any(%s)", ([kept, gone],))
+        assert stored == [kept]

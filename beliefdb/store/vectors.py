@@ -87,8 +87,13 @@ def _embed_rows(db: Database, conn: psycopg.Connection[Any], embedder: Embedder,
     # before, outside it): each row stored appends to the audit chain, whose head another session
     # storing a vector of the same belief would otherwise wait for while holding that row
     conn.execute(Q.lock_workspace)
+    # (read again under the lock: a belief forgotten while the model ran is not there to store)
+    still = {i for i, _ in _missing(conn, embedder.model, [i for i, _ in todo], len(todo))}
+    kept = [(i, v) for (i, _), v in zip(todo, vectors, strict=True) if i in still]
+    if not kept:
+        return 0
     _record_model(conn, embedder)
-    return _store(db, conn, embedder.model, [i for i, _ in todo], vectors)
+    return _store(db, conn, embedder.model, [i for i, _ in kept], [v for _, v in kept])
 
 
 def embed_beliefs(db: Database, embedder: Embedder, ids: Sequence[UUID], conn: psycopg.Connection[Any]) -> int:
