@@ -258,3 +258,20 @@ def test_a_person_who_speaks_only_in_conversations_waiting_to_be_stored_is_forgo
     postgresql.commit()
     assert holding(postgresql, "VESUVIO") == [] and holding(postgresql, "Hans") == []
     assert {b.value for b in alice.beliefs()} >= {"Basel"}
+
+
+def test_forgetting_a_source_only_queued_says_it_is_queued(bdb: beliefdb.BeliefDB) -> None:
+    """An agent forgets a document it submitted a moment ago, before a worker stored it: there is no
+    source yet to forget, and the job will store it. The refusal said only 'unknown source', as for a
+    name never seen; it now names the job, and says when the source can be forgotten."""
+    (job,) = bdb.submit(text=SECRET, source="badge.md")
+    with pytest.raises(beliefdb.errors.NotFound) as unknown:
+        bdb.forget(source="badge.md")
+    assert unknown.value.message == (
+        f"unknown source badge.md: it is only in the queue (job {job}), not stored: cancel its jobs with their text"
+        " (beliefdb jobs cancel --source badge.md), or forget it once a worker has stored it")
+    with pytest.raises(beliefdb.errors.NotFound) as never:
+        bdb.forget(source="nothing.md")
+    assert never.value.message == "unknown source nothing.md"
+    assert bdb.work(stop_when_empty=True, embed=False).done == 1
+    assert bdb.forget(source="badge.md").versions == 1

@@ -236,6 +236,7 @@ as $$
 declare
     v_ws uuid := beliefdb.current_workspace_id();
     v_id uuid;
+    v_job bigint;
     v_report jsonb;
     v_result beliefdb.forget_result;
 begin
@@ -255,6 +256,13 @@ begin
     if p_target = 'source' then
         select s.id into v_id from beliefdb.source s where s.workspace_id = v_ws and s.name = p_ref;
         if v_id is null then
+            -- (a document submitted and not stored yet: the job will store it)
+            select min(j.id) into v_job from beliefdb.job j
+             where j.workspace_id = v_ws and j.status in ('queued', 'running') and j.payload ->> 'source' = p_ref;
+            if v_job is not null then
+                raise exception 'unknown source %: it is queued for ingest (job %) and not stored yet: forget it once a worker has stored it',
+                    p_ref, v_job using errcode = 'BD004';
+            end if;
             raise exception 'unknown source %', p_ref using errcode = 'BD004';
         end if;
     elsif p_target = 'belief' then
