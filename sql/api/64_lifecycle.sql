@@ -256,12 +256,14 @@ begin
     if p_target = 'source' then
         select s.id into v_id from beliefdb.source s where s.workspace_id = v_ws and s.name = p_ref;
         if v_id is null then
-            -- (a document submitted and not stored yet: the job will store it)
+            -- (a document submitted and not stored yet: a queued job will store it, a failed one keeps
+            -- its text; either is cancelled with its text by job_cancel)
             select min(j.id) into v_job from beliefdb.job j
-             where j.workspace_id = v_ws and j.status in ('queued', 'running') and j.payload ->> 'source' = p_ref;
+             where j.workspace_id = v_ws and j.status in ('queued', 'running', 'failed')
+               and j.payload ->> 'source' = p_ref;
             if v_job is not null then
-                raise exception 'unknown source %: it is queued for ingest (job %) and not stored yet: forget it once a worker has stored it',
-                    p_ref, v_job using errcode = 'BD004';
+                raise exception 'unknown source %: it is only in the queue (job %), not stored: cancel its jobs with their text (beliefdb jobs cancel --source %), or forget it once a worker has stored it',
+                    p_ref, v_job, p_ref using errcode = 'BD004';
             end if;
             raise exception 'unknown source %', p_ref using errcode = 'BD004';
         end if;
