@@ -28,8 +28,8 @@ class AsyncPictures:
     async def why_graph(self, ref: str | UUID, *, as_of: datetime | None = None) -> Graph:
         return await self.call(self.sync.why_graph, ref, as_of=as_of)
 
-    async def impact_graph(self, *refs: str | UUID) -> Graph:
-        return await self.call(self.sync.impact_graph, *refs)
+    async def impact_graph(self, *refs: str | UUID, limit: int | None = None, offset: int = 0) -> Graph:
+        return await self.call(self.sync.impact_graph, *refs, limit=limit, offset=offset)
 
     async def run_graph(self, ref: str | UUID) -> Graph:
         return await self.call(self.sync.run_graph, ref)

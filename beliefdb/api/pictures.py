@@ -27,11 +27,13 @@ class Pictures:
         outcome; an action's decision and its reasons. ``as_of``: what was recorded by then."""
         return graph.why_graph(self.database, ref, as_of=as_of)
 
-    def impact_graph(self, *refs: str | UUID) -> Graph:
+    def impact_graph(self, *refs: str | UUID, limit: int | None = None, offset: int = 0) -> Graph:
         """:meth:`impact` as a picture: each node it names marked stops_holding, becomes_current, would_flag,
         would_hold or survives (with what it survives on), a fragment folded into its source, with the
-        nodes asked about and the edges between them."""
-        return graph.impact_graph(self.database, refs)
+        nodes asked about and the edges between them. With ``limit``, at most that many marked nodes from
+        ``offset`` (flagged decisions and held actions first): ``page`` says which of how many, ``totals``
+        how many nodes each mark names in the whole answer."""
+        return graph.impact_graph(self.database, refs, limit=limit, offset=offset)
 
     def run_graph(self, ref: str | UUID) -> Graph:
         """A run's trace (id or unique prefix) as a picture: the run, its steps, what each read or rested on

@@ -174,7 +174,8 @@ class Canvas:
 
     # --- the picture -----------------------------------------------------------------------------
 
-    def graph(self, title: str, focus: Iterable[UUID], *, truncated: bool = False, page: Page | None = None) -> Graph:
+    def graph(self, title: str, focus: Iterable[UUID], *, truncated: bool = False, page: Page | None = None,
+              totals: tuple[tuple[str, int], ...] = ()) -> Graph:
         focus = tuple(f for f in dict.fromkeys(focus) if f in self.nodes)
         for f in focus:
             self.mark(f, "focus")
@@ -182,6 +183,6 @@ class Canvas:
         nodes = sorted(self.nodes.values(), key=lambda n: order.get(n.kind, len(order)))
         edges = tuple(e for e in self.edges.values()
                       if e.source in self.nodes and e.target in self.nodes and e.source != e.target)
-        return Graph(title=title, focus=focus, truncated=truncated, page=page, edges=edges, nodes=tuple(
+        return Graph(title=title, focus=focus, truncated=truncated, page=page, totals=totals, edges=edges, nodes=tuple(
             GraphNode(n.id, n.kind, n.label, n.status, n.detail, tuple(n.marks), "; ".join(n.notes))
             for n in nodes))

@@ -1,38 +1,59 @@
 """``impact`` as a picture: "if this were wrong". Every mark is a row of ``beliefdb.impact`` (the
 same dry run ``impact --json`` prints): what would stop holding, be current again, be flagged, be
 held, and what survives on other support, with the nodes it survives on. A fragment that would stop
-counting is folded into its source, which carries the mark."""
+counting is folded into its source, which carries the mark.
+
+A large answer is drawn a page at a time (``limit`` marked nodes from ``offset``, in a fixed order:
+the sources asked about, then decisions flagged, actions held, what stops holding, what survives,
+what is current again), while ``totals`` and ``page.total`` count the whole answer."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from uuid import UUID
 
+from beliefdb import errors
 from beliefdb.db.connector import Database
 from beliefdb.graph import read
 from beliefdb.graph.canvas import Canvas
 from beliefdb.models import ImpactRow
-from beliefdb.models.graph import Graph
+from beliefdb.models.graph import Graph, Page
 from beliefdb.render.pictures.labels import IMPACT_TITLE
 from beliefdb.store import retraction
 
 #: the mark each effect of ``beliefdb.impact`` gives
 EFFECT_MARKS = {"stops_holding": "stops_holding", "becomes_current": "becomes_current", "flag": "would_flag",
                 "hold": "would_hold", "survives": "survives"}
+#: the order a page takes the marked nodes in: what a person must act on first
+_EFFECT_ORDER = {"flag": 1, "hold": 2, "stops_holding": 3, "survives": 4, "becomes_current": 5}
+_KIND_ORDER = {"decision": 0, "action": 1, "belief": 2}
+#: the most marked nodes one picture draws
+MAX_LIMIT = 2000
+#: the furthest a page starts (the database's integer range)
+MAX_OFFSET = 2**31 - 1
 
 
-def impact_graph(db: Database, refs: Sequence[str | UUID]) -> Graph:
+def impact_graph(db: Database, refs: Sequence[str | UUID], *, limit: int | None = None, offset: int = 0) -> Graph:
     """The picture of what retracting ``refs`` (beliefs, fragments, decisions, sources by name or id)
-    would do, from the rows of ``beliefdb.impact``."""
+    would do, from the rows of ``beliefdb.impact``: every marked node, or with ``limit`` at most that
+    many from ``offset`` (``page`` says which of how many, ``totals`` how many nodes each mark names)."""
+    if limit is not None and not 1 <= limit <= MAX_LIMIT:
+        raise errors.InvalidInput(f"limit must be between 1 and {MAX_LIMIT}")
+    if not 0 <= offset <= MAX_OFFSET:
+        raise errors.InvalidInput(f"offset must be between 0 and {MAX_OFFSET:,}")
     canvas = Canvas()
     with db.transaction() as c:
-        rows = retraction.impact(db, refs, c)
+        every = retraction.impact(db, refs, c)
         targets = read.resolve(db, [str(r) for r in refs], None, c)
-        fragments = read.fragment_sources(db, [r.node for r in rows if r.kind == "fragment"], c)
+        fragments = read.fragment_sources(db, [r.node for r in every if r.kind == "fragment"], c)
         focus = [t["source_id"] or t["id"] for t in targets]
+        marked = _in_order(every, fragments, focus)
+        drawn = marked if limit is None else marked[offset:offset + limit]
+        shown = set(drawn)
+        rows = [r for r in every if _marks(r, fragments) in shown]
         canvas.sources.update(t["source_id"] for t in targets if t["source_id"] is not None)
         canvas.wanted.update(t["id"] for t in targets if t["source_id"] is None)
-        canvas.sources.update(fragments.values())
+        canvas.sources.update(s for s in fragments.values() if s in shown)
         canvas.wanted.update(r.node for r in rows if r.kind != "fragment")
         canvas.wanted.update(_survives_on(rows))
         read.fill(db, canvas, c)
@@ -48,7 +69,33 @@ def impact_graph(db: Database, refs: Sequence[str | UUID]) -> Graph:
         canvas.sources.clear()
     _mark(canvas, rows, fragments)
     names = ", ".join(canvas.label(f) for f in dict.fromkeys(focus))
-    return canvas.graph(f"{IMPACT_TITLE}: {names}", focus)
+    page = Page(offset, len(drawn), len(marked)) if limit is not None else None
+    return canvas.graph(f"{IMPACT_TITLE}: {names}", focus, truncated=len(drawn) < len(marked), page=page,
+                        totals=_totals(every, fragments))
+
+
+def _marks(row: ImpactRow, fragments: dict[UUID, UUID]) -> UUID:
+    """The node that carries a row's mark: a fragment's source, any other node itself."""
+    return fragments[row.node] if row.kind == "fragment" else row.node
+
+
+def _in_order(rows: Sequence[ImpactRow], fragments: dict[UUID, UUID], focus: Sequence[UUID]) -> list[UUID]:
+    """Every node the rows mark, once, in the order pages take them: the sources asked about first."""
+    first: dict[UUID, tuple[int, int, str]] = {}
+    for r in rows:
+        node = _marks(r, fragments)
+        key = (0 if node in focus else _EFFECT_ORDER.get(r.effect, 9), _KIND_ORDER.get(r.kind, 3), str(node))
+        if node not in first or key < first[node]:
+            first[node] = key
+    return sorted(first, key=first.__getitem__)
+
+
+def _totals(rows: Sequence[ImpactRow], fragments: dict[UUID, UUID]) -> tuple[tuple[str, int], ...]:
+    """How many nodes each mark names in the whole answer (a source once for all its quotes)."""
+    named: dict[str, set[UUID]] = {}
+    for r in rows:
+        named.setdefault(EFFECT_MARKS.get(r.effect, r.effect), set()).add(_marks(r, fragments))
+    return tuple((mark, len(nodes)) for mark, nodes in named.items())
 
 
 def _survives_on(rows: Sequence[ImpactRow]) -> set[UUID]:

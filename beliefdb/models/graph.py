@@ -73,9 +73,10 @@ class GraphEdge:
 
 @dataclass(frozen=True)
 class Page:
-    """Which of the beliefs that passed a workspace picture's filters it shows, newest first: ``shown``
-    of them from ``offset`` (0: the newest), of ``total`` counted up to a bound; ``more``: more than
-    ``total`` passed them (not counted further)."""
+    """Which part of a long answer a picture shows: ``shown`` of its items from ``offset`` (0: the
+    first), of ``total``; ``more``: more than ``total`` (not counted further). A workspace picture's
+    items are the beliefs that passed its filters, newest first, counted up to a bound; an impact
+    picture's the nodes the change would mark, all counted."""
 
     offset: int
     shown: int
@@ -93,5 +94,7 @@ class Graph:
     edges: tuple[GraphEdge, ...]
     #: true when nodes were left out to keep the picture readable (the page says so)
     truncated: bool = False
-    #: a workspace picture's page of beliefs (None for any other picture)
+    #: a workspace picture's page of beliefs, an impact picture's page of marked nodes (else None)
     page: Page | None = None
+    #: an impact picture's (mark, how many nodes it names in the whole answer), drawn or not
+    totals: tuple[tuple[str, int], ...] = ()

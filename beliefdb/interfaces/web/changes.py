@@ -7,11 +7,12 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Form, Request
+from fastapi import APIRouter, Form, Query, Request
 from fastapi.responses import Response
 
 from beliefdb import errors
 from beliefdb.interfaces.web import describe, session, view
+from beliefdb.interfaces.web.paging import IMPACT_LIMIT, MAX_LIMIT, MAX_OFFSET, paging, url
 from beliefdb.interfaces.web.picture import picture
 from beliefdb.interfaces.web.session import Reader, Writer
 from beliefdb.interfaces.web.svg import MARK_WORDS
@@ -64,28 +65,40 @@ def correction_apply(request: Request, belief: str, v: Writer, statement: Text =
 
 # --- retracting a source ------------------------------------------------------------------------
 
-def _retract_page(request: Request, v: session.Viewer, source: str, *, conflict: str | None = None) -> Response:
+def _retract_page(request: Request, v: session.Viewer, source: str, *, conflict: str | None = None,
+                  offset: int = 0, limit: int = describe.LIST_LIMIT) -> Response:
     seen = v.db.preview_retract(source=source)
-    shown = picture(v.db.impact_graph(source), "impact")
-    context = {"viewer": v, "title": f"Retract {source}?", "source": source, "changes": seen, "picture": shown,
-               "groups": describe.changes(seen, describe.Names(v.db), preview=True), "mark_words": MARK_WORDS,
-               "expected": seen.fingerprint(), "conflict": conflict}
+    # a large source's retraction names thousands of nodes: the picture draws the first of them (the
+    # impact page has the rest) and each list a page; the form confirms the whole change (its fingerprint)
+    graph = v.db.impact_graph(source, limit=IMPACT_LIMIT)
+    groups = describe.changes(seen, describe.Names(v.db), preview=True, offset=offset, limit=limit)
+    longest = max((g.count for g in groups), default=0)
+    pages = paging("/sources/retract", [("source", source)], offset=offset, shown=max(min(longest - offset, limit), 0),
+                   total=longest, limit=limit, default_limit=describe.LIST_LIMIT, one="entry", many="entries",
+                   order="of each list")
+    more = url("/impact", [("ref", source), ("offset", str(graph.page.shown))]) \
+        if graph.page is not None and graph.truncated else ""
+    context = {"viewer": v, "title": f"Retract {source}?", "source": source, "changes": seen,
+               "picture": picture(graph, "impact"), "picture_more": more, "groups": groups, "pages": pages,
+               "mark_words": MARK_WORDS, "expected": seen.fingerprint(), "conflict": conflict}
     return view.page(request, "retract.html", context, 409 if conflict else 200)
 
 
 @router.get("/sources/retract")
-def retract_preview(request: Request, v: Reader, source: str = "") -> Response:
+def retract_preview(request: Request, v: Reader, source: str = "",
+                    limit: Annotated[int, Query(ge=1, le=MAX_LIMIT)] = describe.LIST_LIMIT,
+                    offset: Annotated[int, Query(ge=0, le=MAX_OFFSET)] = 0) -> Response:
     if not source.strip():
         raise errors.InvalidInput("name the source to retract")
-    return _retract_page(request, v, source)
+    return _retract_page(request, v, source, offset=offset, limit=limit)
 
 
 @router.post("/sources/retract")
 def retract_apply(request: Request, v: Writer, source: Text = "", reason: Text = "", expected: Text = "") -> Response:
     if not reason.strip():
         raise errors.InvalidInput("a retraction needs a reason")
-    # only what the preview showed (checked and applied in one transaction): if it would now change
-    # something else, show that instead
+    # only what the preview showed, all of it (checked and applied in one transaction): if it would now
+    # change something else, show that instead
     try:
         done = v.db.retract(source=source, reason=reason.strip(), expect=expected)
     except errors.StalePreview:

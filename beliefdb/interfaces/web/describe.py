@@ -31,6 +31,23 @@ class Group:
     unnamed: int = 0
     #: what the page's list of this group is called (the mark when empty)
     ident: str = ""
+    #: how many nodes the whole group names (a long group lists only a page of them), and where the
+    #: page starts in it; -1: as many as listed
+    total: int = -1
+    first: int = 0
+
+    @property
+    def count(self) -> int:
+        """How many nodes the group names, listed here or not."""
+        return self.total if self.total >= 0 else len(self.items) + self.unnamed
+
+    @property
+    def listed(self) -> int:
+        return len(self.items) + self.unnamed
+
+
+#: the most nodes a page lists of one group of a change (a retraction of a large source names thousands)
+LIST_LIMIT = 100
 
 
 class Names:
@@ -75,8 +92,9 @@ class Names:
                 for r in rows]
 
 
-def changes(c: Changes, names: Names, *, preview: bool) -> list[Group]:
-    """The groups of a change report (``preview``: in the conditional)."""
+def changes(c: Changes, names: Names, *, preview: bool, offset: int = 0, limit: int = LIST_LIMIT) -> list[Group]:
+    """The groups of a change report (``preview``: in the conditional), each listing at most ``limit`` of
+    its nodes from ``offset`` in it (only theirs are read) and counting them all."""
     groups = []
     for heading, mark, ids in (
         ("would stop being current" if preview else "stopped being current", "stops_current", c.stopped_current),
@@ -88,13 +106,14 @@ def changes(c: Changes, names: Names, *, preview: bool) -> list[Group]:
         ("would be current again" if preview else "current again", "becomes_current", c.became_current),
         ("would hold again" if preview else "holding again", "holds_again", c.started_holding),
     ):
-        items, unnamed = names.items(ids)
-        if items or unnamed:
+        if ids:
+            items, unnamed = names.items(ids[offset:offset + limit])
             shown = {"stops_current": "stops_holding", "holds_again": "becomes_current"}.get(mark, mark)
-            groups.append(Group(heading, shown, items, unnamed, ident=mark))
-    kept = names.surviving(c.survives)
-    if kept:
-        groups.append(Group("decisions that lose a reason but survive on other support", "survives", kept))
+            groups.append(Group(heading, shown, items, unnamed, ident=mark, total=len(ids), first=offset))
+    if c.survives:
+        kept = names.surviving(c.survives[offset:offset + limit])
+        groups.append(Group("decisions that lose a reason but survive on other support", "survives", kept,
+                            total=len(c.survives), first=offset))
     return groups
 
 

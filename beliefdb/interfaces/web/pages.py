@@ -14,6 +14,7 @@ from markupsafe import Markup, escape
 
 from beliefdb import errors
 from beliefdb.graph.workspace import MAX_LIMIT, MAX_OFFSET
+from beliefdb.interfaces.web import paging as pager
 from beliefdb.interfaces.web import view
 from beliefdb.interfaces.web.picture import picture
 from beliefdb.interfaces.web.session import Reader
@@ -162,17 +163,28 @@ def action(request: Request, action: str, v: Reader, as_of: str = "") -> Respons
                             status_code=303)
 
 
+#: the effects an impact page lists, in order
+IMPACT_GROUPS = ("stops_holding", "would_flag", "would_hold", "survives", "becomes_current")
+
+
 @router.get("/impact")
-def impact(request: Request, v: Reader, ref: Annotated[list[str] | None, Query()] = None) -> Response:
+def impact(request: Request, v: Reader, ref: Annotated[list[str] | None, Query()] = None,
+           limit: Annotated[int, Query(ge=1, le=pager.MAX_LIMIT)] = pager.IMPACT_LIMIT,
+           offset: Annotated[int, Query(ge=0, le=pager.MAX_OFFSET)] = 0) -> Response:
     refs = [r.strip() for r in ref or [] if r.strip()]
     context: dict[str, object] = {"viewer": v, "title": "Impact", "nav": "impact", "refs": refs, "picture": None,
-                                  "mark_words": MARK_WORDS, "groups": [], "sources": []}
+                                  "mark_words": MARK_WORDS, "groups": [], "sources": [], "pages": None}
     if refs:
-        graph = v.db.impact_graph(*refs)
+        graph = v.db.impact_graph(*refs, limit=limit, offset=offset)
         shown = picture(graph, "impact")
-        groups = [(mark, MARK_WORDS[mark][1], shown.marked(mark))
-                  for mark in ("stops_holding", "would_flag", "would_hold", "survives", "becomes_current")]
+        totals = dict(graph.totals)
+        groups = [(mark, MARK_WORDS[mark][1], shown.marked(mark), totals.get(mark, 0)) for mark in IMPACT_GROUPS]
         focus = set(graph.focus)
-        context.update(picture=shown, groups=groups, title=f"Impact: {graph.title}",
+        page = graph.page
+        assert page is not None
+        pages = pager.paging("/impact", [("ref", r) for r in refs], offset=page.offset, shown=page.shown,
+                              total=page.total, limit=limit, default_limit=pager.IMPACT_LIMIT, one="marked node",
+                              many="marked nodes", order="flagged decisions and held actions first")
+        context.update(picture=shown, groups=groups, title=f"Impact: {graph.title}", pages=pages,
                        sources=[n for n in graph.nodes if n.kind == "source" and n.id in focus])
     return view.page(request, "impact.html", context)
