@@ -137,3 +137,26 @@ def test_a_retraction_preview_is_stale_when_what_it_did_not_list_changed(client:
     assert f"actions that would be held ({N + 1})" in text_of(stale.text)
     with beliefdb.connect(db_url, principal="alice") as db:
         assert len(db.beliefs(subject="item 11")) == 1
+
+
+def test_the_runs_page_lists_a_page_of_runs_newest_first_with_links_to_the_others(client: TestClient,
+                                                                                 db_url: str) -> None:
+    with beliefdb.connect(db_url, principal="alice") as db:
+        for k in range(7):
+            with db.record_run(task=f"task {k}") as run:
+                run.step("plan", {"k": k})
+        newest = [r.id for r in reversed(db.runs())]
+    sign_in(client, api.create_token("default", "alice", url=db_url).token)
+    first = client.get("/runs", params={"limit": 3}, headers=HTML).text
+    listed = lambda html: re.findall(r'<a href="/runs/([0-9a-f-]+)"><code>', html)  # noqa: E731
+    assert listed(first) == [str(r) for r in newest[:3]]
+    assert "Showing runs 1–3 of 7, newest first." in text_of(first)
+    following = re.search(r'href="([^"]+)" rel="next"', first)
+    assert following is not None
+    second = client.get(following.group(1).replace("&amp;", "&"), headers=HTML).text
+    assert listed(second) == [str(r) for r in newest[3:6]] and "Showing runs 4–6 of 7" in text_of(second)
+    last = client.get("/runs", params={"limit": 3, "offset": 6}, headers=HTML).text
+    assert listed(last) == [str(newest[6])] and 'rel="next"' not in last and 'rel="prev"' in last
+    # a run's page reads its run, whichever page lists it
+    page = client.get(f"/runs/{str(newest[6])[:8]}", headers=HTML)
+    assert page.status_code == 200 and "<title>Run task 0" in page.text

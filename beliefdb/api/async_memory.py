@@ -331,8 +331,14 @@ class AsyncBeliefDB(AsyncPictures):
         return await self.call(self.sync.work, concurrency=concurrency, stop_when_empty=stop_when_empty, once=once,
                                embed=embed, backoff=backoff, worker=worker, stop=stop, on_outcome=on_outcome)
 
-    async def runs(self) -> list[Run]:
-        return await self.call(self.sync.runs)
+    async def runs(self, *, limit: int | None = None, offset: int = 0, newest_first: bool = False) -> list[Run]:
+        return await self.call(self.sync.runs, limit=limit, offset=offset, newest_first=newest_first)
+
+    async def run_count(self) -> int:
+        return await self.call(self.sync.run_count)
+
+    async def run(self, run: str | UUID) -> Run:
+        return await self.call(self.sync.run, run)
 
     async def steps(self, run: str | UUID) -> list[TraceStep]:
         return await self.call(self.sync.steps, run)

@@ -312,9 +312,18 @@ class BeliefDB(bulk.Bulk, Decisions, pictures.Pictures, texts.Texts, jobs.Jobs, 
         recorder.flush()
         return StepRecorded(run=recorder.id, step=step, seq=seq, memory=wrote)
 
-    def runs(self) -> list[Run]:
-        """Recorded agent runs, oldest first (a replay names the run it branches from)."""
-        return trace.list_runs(self.database)
+    def runs(self, *, limit: int | None = None, offset: int = 0, newest_first: bool = False) -> list[Run]:
+        """Recorded agent runs, oldest (or newest) first, ``limit`` of them (None: all) from ``offset`` (a
+        replay names the run it branches from); :meth:`run_count` says how many there are."""
+        return trace.list_runs(self.database, limit=limit, offset=offset, newest_first=newest_first)
+
+    def run_count(self) -> int:
+        """How many agent runs are recorded (what :meth:`runs` pages through)."""
+        return trace.count_runs(self.database)
+
+    def run(self, run: str | UUID) -> Run:
+        """One run (by id or unique prefix) with its number of steps."""
+        return trace.run_info(self.database, run)
 
     def steps(self, run: str | UUID) -> list[TraceStep]:
         """A run's steps (by id or unique prefix) in execution order."""

@@ -693,12 +693,34 @@ select * from beliefdb.review_resolve(%s, %s, %s, %s);
 select beliefdb.record_trace(%s, %s, %s, %s);
 
 -- list_runs --
--- Runs with their number of steps
+-- Runs with their number of steps, oldest first: limit (null: all) from offset
 select r.id, r.agent, r.task, r.parent_run_id, r.created_at,
        (select count(*) from beliefdb.step s where s.workspace_id = r.workspace_id and s.run_id = r.id)::int
            as steps
   from beliefdb.run r
- order by r.created_at, r.id;
+ order by r.created_at, r.id
+ limit %(limit)s offset %(offset)s;
+
+-- list_runs_newest --
+-- Runs with their number of steps, newest first: limit (null: all) from offset
+select r.id, r.agent, r.task, r.parent_run_id, r.created_at,
+       (select count(*) from beliefdb.step s where s.workspace_id = r.workspace_id and s.run_id = r.id)::int
+           as steps
+  from beliefdb.run r
+ order by r.created_at desc, r.id desc
+ limit %(limit)s offset %(offset)s;
+
+-- count_runs --
+-- How many runs there are
+select count(*) from beliefdb.run;
+
+-- run_info --
+-- One run with its number of steps
+select r.id, r.agent, r.task, r.parent_run_id, r.created_at,
+       (select count(*) from beliefdb.step s where s.workspace_id = r.workspace_id and s.run_id = r.id)::int
+           as steps
+  from beliefdb.run r
+ where r.id = %s;
 
 -- run_by_prefix --
 -- Runs whose id starts with a prefix (two at most)

@@ -149,8 +149,26 @@ def continue_run(db: Database, ref: str | UUID) -> RunRecorder:
     return RunRecorder(db, run_id=found, first_seq=int(row[0]) if row else 0)
 
 
-def list_runs(db: Database, conn: psycopg.Connection[Any] | None = None) -> list[Run]:
-    return db.fetch_all(Run, Q.list_runs, None, conn)
+def list_runs(db: Database, conn: psycopg.Connection[Any] | None = None, *, limit: int | None = None,
+              offset: int = 0, newest_first: bool = False) -> list[Run]:
+    """Runs oldest (or newest) first: ``limit`` of them (None: all) from ``offset``."""
+    if limit is not None and limit < 1:
+        raise errors.InvalidInput("limit must be at least 1")
+    if not 0 <= offset <= 2**31 - 1:
+        raise errors.InvalidInput("offset must be between 0 and 2,147,483,647")
+    query = Q.list_runs_newest if newest_first else Q.list_runs
+    return db.fetch_all(Run, query, {"limit": limit, "offset": offset}, conn)
+
+
+def count_runs(db: Database, conn: psycopg.Connection[Any] | None = None) -> int:
+    return int(db.scalar(Q.count_runs, None, conn))
+
+
+def run_info(db: Database, ref: str | UUID) -> Run:
+    """One run (by id or unique prefix) with its number of steps."""
+    with db.transaction() as c:
+        run: Run = db.fetch_one(Run, Q.run_info, (run_id(db, ref, c),), c)
+    return run
 
 
 def run_id(db: Database, ref: str | UUID, conn: psycopg.Connection[Any] | None = None) -> UUID:

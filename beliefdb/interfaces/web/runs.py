@@ -10,6 +10,7 @@ from fastapi import APIRouter, Query, Request
 from fastapi.responses import Response
 
 from beliefdb.interfaces.web import view
+from beliefdb.interfaces.web.paging import MAX_LIMIT, MAX_OFFSET, paging
 from beliefdb.interfaces.web.picture import picture
 from beliefdb.interfaces.web.session import Reader
 from beliefdb.interfaces.web.svg import MARK_WORDS
@@ -21,9 +22,18 @@ PLAN_ACTIONS = ("delete", "quarantine", "invalidate", "replay", "preserve")
 router = APIRouter(route_class=view.SharedPageRoute, include_in_schema=False)
 
 
+#: how many runs a page lists
+RUNS_LIMIT = 60
+
+
 @router.get("/runs")
-def runs(request: Request, v: Reader) -> Response:
-    return view.page(request, "runs.html", {"viewer": v, "title": "Runs", "nav": "runs", "runs": v.db.runs()})
+def runs(request: Request, v: Reader, limit: Annotated[int, Query(ge=1, le=MAX_LIMIT)] = RUNS_LIMIT,
+         offset: Annotated[int, Query(ge=0, le=MAX_OFFSET)] = 0) -> Response:
+    shown = v.db.runs(limit=limit, offset=offset, newest_first=True)
+    pages = paging("/runs", [], offset=offset, shown=len(shown), total=v.db.run_count(), limit=limit,
+                   default_limit=RUNS_LIMIT, one="run", many="runs", order="newest first")
+    return view.page(request, "runs.html", {"viewer": v, "title": "Runs", "nav": "runs", "runs": shown,
+                                            "pages": pages, "pages_label": "Pages of runs"})
 
 
 @router.get("/runs/{run}")
@@ -38,9 +48,8 @@ def run(request: Request, run: str, v: Reader, faulty: Annotated[list[str] | Non
     plan = v.db.repair_plan(named) if named else None
     by_action = [(a, plan.of(a)) for a in PLAN_ACTIONS] if plan else []
     labels = {n.id: n.label for n in graph.nodes}
-    run_id = trace.steps[0].run_id if trace.steps else None
-    info = next((r for r in v.db.runs() if r.id == run_id), None)
-    context = {"viewer": v, "title": f"Run {info.task if info and info.task else str(run_id or run)[:8]}",
+    info = v.db.run(run)  # this run only (every run was read to find it)
+    context = {"viewer": v, "title": f"Run {info.task or str(info.id)[:8]}",
                "nav": "runs", "run": info, "trace": trace, "inputs": inputs, "picture": picture(graph, "run"),
                "memories": memories, "faulty": named, "plan": plan, "by_action": by_action, "labels": labels,
                "mark_words": MARK_WORDS}
