@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
+from datetime import datetime
 from uuid import UUID
 
 import pytest
@@ -160,3 +161,22 @@ def test_the_runs_page_lists_a_page_of_runs_newest_first_with_links_to_the_other
     # a run's page reads its run, whichever page lists it
     page = client.get(f"/runs/{str(newest[6])[:8]}", headers=HTML)
     assert page.status_code == 200 and "<title>Run task 0" in page.text
+
+
+def test_the_workspace_as_of_a_moment_counts_only_a_little_past_its_page_and_says_so(
+        client: TestClient, db_url: str, large: Large, monkeypatch: pytest.MonkeyPatch) -> None:
+    from beliefdb.graph import workspace
+
+    monkeypatch.setattr(workspace, "AS_OF_COUNT_AHEAD", 2)
+    with beliefdb.connect(db_url, principal="alice") as db:
+        now = db.why(large.beliefs[-1]).belief.recorded_at.isoformat()
+        capped = db.workspace_graph(as_of=datetime.fromisoformat(now), limit=3)
+        whole = db.workspace_graph(limit=3)
+    # believed then is worked out belief by belief: counted to 3 + 2, and said to be more
+    assert capped.page is not None and (capped.page.total, capped.page.more) == (5, True)
+    assert whole.page is not None and (whole.page.total, whole.page.more) == (N, False)
+    sign_in(client, api.create_token("default", "alice", url=db_url).token)
+    page = text_of(client.get("/", params={"as_of": now, "limit": 3}, headers=HTML).text)
+    assert "Showing beliefs 1–3 of more than 5 (as of a moment, counted no further), newest first." in page
+    deeper = client.get("/", params={"as_of": now, "limit": 3, "offset": 9}, headers=HTML).text
+    assert f"Showing beliefs 10–{N} of {N}, newest first." in text_of(deeper)

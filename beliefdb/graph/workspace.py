@@ -23,6 +23,9 @@ MAX_LIMIT = 2000
 #: how far the beliefs that pass the filters are counted ("of more than 10,000" past it): the count of
 #: a page costs at most this many rows read, whatever the size of the workspace
 COUNT_LIMIT = 10_000
+#: as of a moment, a belief passes only if it was believed then (``beliefdb.believed_at``, a walk of its
+#: support each): the count goes only this far past the page ("of more than 1,060"), not to COUNT_LIMIT
+AS_OF_COUNT_AHEAD = 1_000
 #: the furthest a page starts (the database's integer range)
 MAX_OFFSET = 2**31 - 1
 
@@ -33,7 +36,8 @@ def workspace_graph(db: Database, *, subject: str | None = None, status: str | N
     """The workspace's newest ``limit`` production beliefs from ``offset`` (of ``subject``, with
     ``status``, recorded in [``since``, ``until``), or as believed at ``as_of``) with their sources,
     the decisions built on them and those decisions' actions; ``truncated`` when more beliefs passed
-    the filters after them, ``page`` which of how many (counted up to :data:`COUNT_LIMIT`) they are."""
+    the filters after them, ``page`` which of how many (counted up to :data:`COUNT_LIMIT`; as of a moment,
+    :data:`AS_OF_COUNT_AHEAD` past the page) they are."""
     if status is not None and status not in BeliefStatus.__members__:
         raise errors.InvalidInput(f"unknown belief status '{status}' (choose from: {', '.join(BeliefStatus)})")
     if not 1 <= limit <= MAX_LIMIT:
@@ -43,8 +47,9 @@ def workspace_graph(db: Database, *, subject: str | None = None, status: str | N
     for moment, where in ((since, "since"), (until, "until"), (as_of, "as_of")):
         if moment is not None:
             check_moment(moment, where)
+    bound = COUNT_LIMIT if as_of is None else offset + limit + AS_OF_COUNT_AHEAD
     filters = {"subject": subject, "status": status, "since": since, "until": until, "as_of": as_of,
-               "limit": limit + 1, "offset": offset, "count_limit": COUNT_LIMIT + 1}
+               "limit": limit + 1, "offset": offset, "count_limit": bound + 1}
     canvas = Canvas()
     canvas.as_of = as_of
     with db.transaction() as c:
@@ -84,5 +89,5 @@ def workspace_graph(db: Database, *, subject: str | None = None, status: str | N
     title = "Workspace" + "".join(f", {k} {v}" for k, v in (("subject", subject), ("status", status)) if v)
     if as_of is not None:
         title += f", as believed at {as_of.isoformat()}"
-    page = Page(offset, len(beliefs), min(counted, COUNT_LIMIT), more=counted > COUNT_LIMIT)
+    page = Page(offset, len(beliefs), min(counted, bound), more=counted > bound)
     return canvas.graph(title, [], truncated=len(found) > limit, page=page)

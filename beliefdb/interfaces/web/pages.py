@@ -59,6 +59,9 @@ def paging(page: Page | None, limit: int, kept: dict[str, str]) -> dict[str, str
     if page is None:
         return {"said": "", "newer": "", "older": "", "first": ""}
     total = f"more than {page.total:,}" if page.more else f"{page.total:,}"
+    if page.more and kept.get("as_of"):
+        # what was believed then is worked out belief by belief: counted only a little past the page
+        total += " (as of a moment, counted no further)"
     first, last = page.offset + 1, page.offset + page.shown
     if page.shown == 0 and page.total == 0:
         said = "No belief passes these filters."
