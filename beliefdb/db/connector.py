@@ -13,6 +13,7 @@ Rules cited as "rule N" are those of docs/rules.md.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, LiteralString
@@ -23,7 +24,7 @@ from psycopg import errors as pg_errors
 from psycopg import sql
 from psycopg.rows import kwargs_row
 from psycopg.types import TypeInfo
-from psycopg_pool import ConnectionPool
+from psycopg_pool import ConnectionPool, PoolTimeout
 
 from beliefdb import errors, settings
 from beliefdb.db import composites
@@ -34,6 +35,24 @@ DEFAULT_WORKSPACE = "default"
 
 # the application_name of this process's sessions (a URL's own application_name wins)
 _session_name = "beliefdb"
+
+#: how long a call waits for one of the pool's connections before it asks whether the server is there
+#: at all (a stopped server: said within seconds, not after the whole wait)
+PROBE_AFTER = 2.0
+#: how long a call waits in all for a connection while the server is up (every one busy with other calls)
+POOL_WAIT = 30.0
+
+
+class _QuietPool(logging.Filter):
+    """The pool's warning at each failed (re)connection attempt: the call that needed the connection
+    says why in one line (DatabaseUnavailable), so the attempts are not printed too, once a second."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        said = record.getMessage()
+        return not (record.levelno <= logging.WARNING and said.startswith("error connecting in 'beliefdb"))
+
+
+logging.getLogger("psycopg.pool").addFilter(_QuietPool())
 
 
 def name_sessions(name: str) -> None:
@@ -166,6 +185,23 @@ def probe(url: str, timeout: int = 5) -> None:
             pass
     except psycopg.Error as exc:
         raise errors.DatabaseUnavailable(f"cannot connect to the database: {str(exc).strip().splitlines()[0]}") from exc
+
+
+@contextmanager
+def pooled(pool: ConnectionPool, url: str) -> Iterator[psycopg.Connection[Any]]:
+    """One of ``pool``'s connections, as ``pool.connection()`` gives it; when none comes within
+    :data:`PROBE_AFTER` seconds, the server is asked directly and, if it cannot be reached,
+    :class:`~beliefdb.errors.DatabaseUnavailable` says so at once instead of after :data:`POOL_WAIT`."""
+    try:
+        conn = pool.getconn(timeout=PROBE_AFTER)
+    except PoolTimeout:
+        probe(url, timeout=2)
+        conn = pool.getconn(timeout=POOL_WAIT - PROBE_AFTER)
+    try:
+        with conn:
+            yield conn
+    finally:
+        pool.putconn(conn)
 
 
 @contextmanager
@@ -310,10 +346,10 @@ class Database:
         if self._pool.closed:  # (psycopg_pool says "the pool 'beliefdb' is already closed")
             raise errors.DatabaseUnavailable("this BeliefDB is closed (its with block ended, or close() was"
                                              " called): open another")
-        with translated_errors(), self._pool.connection() as pooled:
-            with pooled.transaction():
+        with translated_errors(), pooled(self._pool, self.url) as conn:
+            with conn.transaction():
                 try:
-                    locked = pooled.execute(Q.expire_first).fetchone()
+                    locked = conn.execute(Q.expire_first).fetchone()
                 except pg_errors.LockNotAvailable as exc:
                     # (a read waits too: what expired stops being current before anything is read)
                     raise errors.WorkspaceBusy(
@@ -321,10 +357,10 @@ class Database:
                         " being current before anything is read or written: gave up waiting after"
                         " BELIEFDB_LOCK_TIMEOUT; nothing was changed: try again") from exc
                 if locked is None or not locked[0]:
-                    yield pooled
+                    yield conn
                     return
-            with pooled.transaction():
-                yield pooled
+            with conn.transaction():
+                yield conn
 
     def fetch_all(self, cls: Callable[..., Any], query: LiteralString, params: Any = None,
                   conn: psycopg.Connection[Any] | None = None) -> list[Any]:

@@ -18,7 +18,7 @@ import psycopg
 from psycopg.rows import class_row
 
 from beliefdb import errors
-from beliefdb.db.connector import app_pool, connect, not_installed, probe, translated_errors
+from beliefdb.db.connector import app_pool, connect, not_installed, pooled, probe, translated_errors
 from beliefdb.db.queries import Q
 from beliefdb.models import Identity, Token, TokenCreated
 
@@ -107,13 +107,15 @@ class Authenticator:
 
     def __init__(self, url: str) -> None:
         self._pool = app_pool(url)
+        self._url = url
 
     def identify(self, token: str | None) -> Identity:
         """The principal and workspace of a valid token; :class:`~beliefdb.errors.Unauthenticated`
         for none, an unknown or a revoked one."""
         if not token or not token.startswith(PREFIX) or len(token) > 256:
             raise errors.Unauthenticated("a valid bearer token is required (beliefdb token create)")
-        with translated_errors(), self._pool.connection() as conn, conn.cursor(row_factory=class_row(Identity)) as cur:
+        with translated_errors(), pooled(self._pool, self._url) as conn, \
+                conn.cursor(row_factory=class_row(Identity)) as cur:
             cur.execute(Q.authenticate, (digest(token),))
             found = cur.fetchone()
         if found is None:

@@ -1,0 +1,70 @@
+"""The database server stopped under an open memory: every door says so in one line within seconds
+(the library a DatabaseUnavailable, the CLI an error line and a non-zero exit, the HTTP server a 503
+with the reason), instead of each call waiting the connection pool's 30 s while the pool prints a
+warning a second."""
+
+from __future__ import annotations
+
+import logging
+import shutil
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from conftest import Cli
+from fastapi.testclient import TestClient
+
+import beliefdb
+from beliefdb import api, errors
+from beliefdb.db import migrate
+from beliefdb.db.server import EmbeddedServer
+from beliefdb.interfaces.http import create_app
+
+#: "within seconds": well under the pool's 30 s
+QUICK = 10.0
+
+
+@pytest.fixture
+def server() -> Iterator[tuple[EmbeddedServer, str]]:
+    """A server of its own (the suite's is shared), migrated; stopped by the test."""
+    home = Path(tempfile.mkdtemp(prefix="beliefdb-down-"))
+    own = EmbeddedServer(home)
+    url = own.start()
+    try:
+        migrate.upgrade(url)
+        yield own, url
+    finally:
+        own.stop()
+        shutil.rmtree(home, ignore_errors=True)
+
+
+def test_a_stopped_database_is_said_in_one_line_within_seconds_at_every_door(
+        server: tuple[EmbeddedServer, str], cli_without_db: Cli, caplog: pytest.LogCaptureFixture) -> None:
+    own, url = server
+    token = api.create_token("default", "alice", url=url).token
+    with beliefdb.connect(url, principal="alice") as db, \
+            TestClient(create_app(url, mcp=False), raise_server_exceptions=False) as client:
+        headers = {"Authorization": f"Bearer {token}"}
+        assert db.beliefs() == [] and client.get("/beliefs", headers=headers).status_code == 200
+        own.stop()
+        caplog.clear()
+        with caplog.at_level(logging.WARNING):
+            for _ in range(2):
+                started = time.monotonic()
+                with pytest.raises(errors.DatabaseUnavailable) as said:
+                    db.beliefs()
+                assert time.monotonic() - started < QUICK
+                assert "cannot connect to the database" in str(said.value) and "\n" not in str(said.value)
+            started = time.monotonic()
+            answer = client.get("/beliefs", headers=headers)
+            assert time.monotonic() - started < QUICK
+            assert answer.status_code == 503, answer.text
+            assert answer.json()["error"] == "database_unavailable"
+            assert "cannot connect to the database" in answer.json()["message"]
+        # the pool's own warnings (one a reconnection attempt) are not the user's to read
+        assert [r.getMessage() for r in caplog.records if r.name.startswith("psycopg")] == []
+    started = time.monotonic()
+    said = cli_without_db.one_line_error("beliefs", "--db", url)
+    assert time.monotonic() - started < QUICK and "cannot connect to the database" in said
