@@ -4,6 +4,7 @@ code is the error code's name."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -70,10 +71,30 @@ class InvalidInput(BeliefDBError):
     code = ErrorCode.invalid_input.name
 
 
+#: the longest word (an id, a name without spaces) an error that echoes what it was given says whole
+LONGEST_WORD = 100
+#: and the longest such message (what was given may have spaces)
+LONGEST_MESSAGE = 1000
+
+
+def echoed(message: str) -> str:
+    """A message that names what the caller gave (an unknown id of 10 kB), bounded: a word longer than
+    :data:`LONGEST_WORD` keeps its start and says how long it was, and a message still longer than
+    :data:`LONGEST_MESSAGE` keeps its start and its end (the hint)."""
+    message = re.sub(rf"\S{{{LONGEST_WORD + 1},}}", lambda m: f"{m.group()[:48]}… ({len(m.group()):,} characters)",
+                     message)
+    if len(message) > LONGEST_MESSAGE:
+        message = f"{message[:600]} … ({len(message) - 800:,} characters left out) … {message[-200:]}"
+    return message
+
+
 class NotFound(BeliefDBError):
     """An id, name or file that does not exist."""
 
     code = ErrorCode.not_found.name
+
+    def __init__(self, message: str) -> None:
+        super().__init__(echoed(message))
 
 
 class UnknownWorkspace(NotFound):
@@ -86,6 +107,9 @@ class UnknownBelief(NotFound):
 
 class AmbiguousId(BeliefDBError):
     code = ErrorCode.ambiguous_id.name
+
+    def __init__(self, message: str) -> None:
+        super().__init__(echoed(message))
 
 
 class EvidenceMismatch(BeliefDBError):

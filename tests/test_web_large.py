@@ -180,3 +180,21 @@ def test_the_workspace_as_of_a_moment_counts_only_a_little_past_its_page_and_say
     assert "Showing beliefs 1–3 of more than 5 (as of a moment, counted no further), newest first." in page
     deeper = client.get("/", params={"as_of": now, "limit": 3, "offset": 9}, headers=HTML).text
     assert f"Showing beliefs 10–{N} of {N}, newest first." in text_of(deeper)
+
+
+@pytest.mark.parametrize("path", ["/beliefs/{x}", "/runs/{x}", "/decisions/{x}", "/actions/{x}", "/impact?ref={x}",
+                                  "/sources/retract?source={x}", "/nowhere/{x}"])
+def test_an_unknown_id_of_ten_kilobytes_is_not_echoed_whole(client: TestClient, db_url: str, path: str) -> None:
+    unknown = "ab" * 5000
+    token = api.create_token("default", "alice", url=db_url).token
+    said = [client.get(path.format(x=unknown), headers={"Authorization": f"Bearer {token}"})]
+    sign_in(client, token)
+    said.append(client.get(path.format(x=unknown), headers=HTML))
+    for answer in said:
+        if answer.status_code == 303:  # the JSON API does not serve this page: a browser is sent on
+            continue
+        assert answer.status_code == 404, answer.text[:300]
+        assert unknown not in answer.text and len(answer.text) < 6000
+        # which id: its start (the JSON API's unknown route names none)
+        assert unknown[:20] in answer.text or answer.json() == {"error": "not_found", "message": "Not Found"}
+    assert said[-1].status_code == 404

@@ -83,12 +83,12 @@ async def _not_text(_request: Request, exc: Exception) -> Response:
 async def _http(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, StarletteHTTPException)
     if view.browser(request.scope):  # a person's unknown page: a page saying so, in words
-        said = {404: f"There is no page at {request.url.path}.",
+        said = {404: errors.echoed(f"There is no page at {request.url.path}."),
                 405: "This address is where a form is sent, not a page to open: go back to the page the form"
                      " is on."}.get(exc.status_code, str(exc.detail))
         return view.error_page(request, exc.status_code, view.TITLES.get(exc.status_code, "Not found"), said)
     code = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "invalid_input")
-    return error(exc.status_code, code, str(exc.detail))
+    return error(exc.status_code, code, errors.echoed(str(exc.detail)))
 
 
 class RefuseNul:
