@@ -198,3 +198,33 @@ def test_an_unknown_id_of_ten_kilobytes_is_not_echoed_whole(client: TestClient, 
         # which id: its start (the JSON API's unknown route names none)
         assert unknown[:20] in answer.text or answer.json() == {"error": "not_found", "message": "Not Found"}
     assert said[-1].status_code == 404
+
+
+def test_a_belief_that_much_rests_on_draws_and_lists_a_page_of_it(client: TestClient, db_url: str) -> None:
+    with beliefdb.connect(db_url, principal="alice") as db:
+        hub = db.remember("Shipping is free.", "shipping", "price", "free", "Shipping is free.", source="terms.md",
+                          text="Shipping is free.\n").accepted[0].id
+        decisions = {str(db.decide(f"Promise free shipping in mail {k}", because=[hub]).id) for k in range(5)}
+        derived = {str(db.derive(f"Parcel {k} ships free.", f"parcel {k}", "shipping", "free", [hub]).id)
+                   for k in range(4)}
+    sign_in(client, api.create_token("default", "alice", url=db_url).token)
+    url, drawn, listed, first = f"/beliefs/{hub}?limit=2", set(), set(), 1
+    while url:
+        html = client.get(url, headers=HTML).text
+        words = text_of(html)
+        shown = f"entries {first}–{first + 1}" if first < 9 else "entry 9"
+        assert f"Showing {shown} of 9, of each list of what is built on it." in words
+        assert "Decisions and their actions (5)" in words and "Derived beliefs (4)" in words
+        on_page = set(re.findall(r'href="/(?:decisions|beliefs)/([0-9a-f-]+)"', html)) & (decisions | derived)
+        resting = {i for i in re.findall(r'class="node-item" data-id="([0-9a-f-]+)"', html)} & (decisions | derived)
+        assert 0 < len(resting) <= 2 and not resting & drawn
+        drawn |= resting
+        listed |= on_page
+        following = re.search(r'href="([^"]+)" rel="next"', html)
+        url = following.group(1).replace("&amp;", "&") if following else ""
+        first += 2
+    assert first == 11 and drawn == listed == decisions | derived
+    # decisions first
+    assert set(re.findall(r'class="node-item" data-id="([0-9a-f-]+)"',
+                          client.get(f"/beliefs/{hub}?limit=5", headers=HTML).text)) & derived == set()
+

@@ -276,7 +276,7 @@ def test_a_belief_as_of_before_a_decision_cited_it_lists_no_such_decision(client
         assert [d.decision_id for d in db.why(story.seven, as_of=decision.created_at).built_on] == [story.refuse]
     sign_in(client, api.create_token("default", "alice", url=db_url).token)
     page = client.get(f"/beliefs/{story.seven}", params={"as_of": before.isoformat()}, headers=HTML).text
-    built = re.search(r"<h3>Decisions and their actions</h3>\s*<ul>(.*?)</ul>\s*<h3>", page, re.S)
+    built = re.search(r"<h3>Decisions and their actions \(\d+\)</h3>\s*<ul>(.*?)</ul>\s*<h3>", page, re.S)
     assert built is not None and text_of(built.group(1)).strip() == "No decision cites it."
 
 

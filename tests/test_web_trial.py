@@ -160,7 +160,7 @@ def test_a_belief_as_of_then_lists_what_was_built_on_it_as_it_was_then(client: T
         publish_v33(db)
     sign_in(client, api.create_token("default", "alice", url=db_url).token)
     page = client.get(f"/beliefs/{story.seven}", params={"as_of": then.isoformat()}, headers=HTML).text
-    built = re.search(r"<h3>Decisions and their actions</h3>\s*<ul>(.*?)</ul>\s*<h3>", page, re.S)
+    built = re.search(r"<h3>Decisions and their actions \(\d+\)</h3>\s*<ul>(.*?)</ul>\s*<h3>", page, re.S)
     assert built is not None
     said = text_of(built.group(1))
     assert "Refuse the return of order 1042 (day 10) [active]" in said

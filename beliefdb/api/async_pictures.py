@@ -25,8 +25,9 @@ class AsyncPictures:
     if TYPE_CHECKING:
         async def call(self, fn: Callable[P, T], /, *args: P.args, **kwargs: P.kwargs) -> T: ...
 
-    async def why_graph(self, ref: str | UUID, *, as_of: datetime | None = None) -> Graph:
-        return await self.call(self.sync.why_graph, ref, as_of=as_of)
+    async def why_graph(self, ref: str | UUID, *, as_of: datetime | None = None, limit: int | None = None,
+                        offset: int = 0) -> Graph:
+        return await self.call(self.sync.why_graph, ref, as_of=as_of, limit=limit, offset=offset)
 
     async def impact_graph(self, *refs: str | UUID, limit: int | None = None, offset: int = 0) -> Graph:
         return await self.call(self.sync.impact_graph, *refs, limit=limit, offset=offset)

@@ -20,12 +20,15 @@ class Pictures:
 
     database: Database
 
-    def why_graph(self, ref: str | UUID, *, as_of: datetime | None = None) -> Graph:
+    def why_graph(self, ref: str | UUID, *, as_of: datetime | None = None, limit: int | None = None,
+                  offset: int = 0) -> Graph:
         """Why a belief, decision or action (id or unique prefix) is held, as a picture: a belief's sources
         (the quote on each edge), what it replaced, was replaced by or conflicts with, and what is built on
         it (decisions, their actions, derived beliefs); a decision's reasons, live and lost, its actions and
-        outcome; an action's decision and its reasons. ``as_of``: what was recorded by then."""
-        return graph.why_graph(self.database, ref, as_of=as_of)
+        outcome; an action's decision and its reasons. ``as_of``: what was recorded by then. ``limit``: a
+        belief's picture draws at most that many of what rests on it, from ``offset`` (decisions first);
+        ``page`` says which of how many."""
+        return graph.why_graph(self.database, ref, as_of=as_of, limit=limit, offset=offset)
 
     def impact_graph(self, *refs: str | UUID, limit: int | None = None, offset: int = 0) -> Graph:
         """:meth:`impact` as a picture: each node it names marked stops_holding, becomes_current, would_flag,

@@ -12,21 +12,38 @@ from beliefdb.db.connector import Database
 from beliefdb.graph import read
 from beliefdb.graph.canvas import Canvas
 from beliefdb.inputs import check_moment
-from beliefdb.models.graph import Graph
+from beliefdb.models.graph import Graph, Page
+
+#: the most nodes resting on a belief one picture draws
+MAX_LIMIT = 2000
+#: the furthest a page starts (the database's integer range)
+MAX_OFFSET = 2**31 - 1
 
 
-def why_graph(db: Database, ref: str | UUID, *, as_of: datetime | None = None) -> Graph:
+#: the order what rests on a belief is drawn in, a page at a time
+_BUILT_ORDER = {"decision": 0, "belief": 1}
+
+
+def why_graph(db: Database, ref: str | UUID, *, as_of: datetime | None = None, limit: int | None = None,
+              offset: int = 0) -> Graph:
     """The picture of why a belief, decision or action (id or unique prefix) is held; ``as_of``: what
-    had been recorded by then, beliefs with the status they had then."""
+    had been recorded by then, beliefs with the status they had then. With ``limit``, a belief's picture
+    draws at most that many of the nodes that rest on it from ``offset`` (decisions first): ``page``
+    says which of how many."""
     if as_of is not None:
         check_moment(as_of, "as_of")
+    if limit is not None and not 1 <= limit <= MAX_LIMIT:
+        raise errors.InvalidInput(f"limit must be between 1 and {MAX_LIMIT}")
+    if not 0 <= offset <= MAX_OFFSET:
+        raise errors.InvalidInput(f"offset must be between 0 and {MAX_OFFSET:,}")
+    page: Page | None = None
     canvas = Canvas()
     canvas.as_of = as_of
     with db.transaction() as c:
         (target,) = read.resolve(db, [str(ref)], ["belief", "decision", "action"], c)
         node_id, kind = target["id"], target["kind"]
         if kind == "belief":
-            _belief(db, canvas, node_id, as_of, c)
+            page = _belief(db, canvas, node_id, as_of, c, limit, offset)
         else:
             decision = node_id
             if kind == "action":
@@ -39,17 +56,24 @@ def why_graph(db: Database, ref: str | UUID, *, as_of: datetime | None = None) -
             _as_of(db, canvas, node_id, as_of, c)
     focus = canvas.nodes[node_id]
     what = {"belief": "Why we believe", "decision": "Why we decided", "action": "Why we act"}[kind]
-    return canvas.graph(f"{what}: {focus.label}", [node_id])
+    return canvas.graph(f"{what}: {focus.label}", [node_id], page=page,
+                        truncated=page is not None and page.offset + page.shown < page.total)
 
 
-def _belief(db: Database, canvas: Canvas, belief: UUID, as_of: datetime | None, c: read.Conn) -> None:
+def _belief(db: Database, canvas: Canvas, belief: UUID, as_of: datetime | None, c: read.Conn,
+            limit: int | None, offset: int) -> Page | None:
     canvas.wanted.add(belief)
     canvas.evidence(read.evidence(db, [belief], as_of, c))
     history = read.relations(db, [belief], as_of, c)
     corrections = read.corrections(db, [belief], as_of, c)
     canvas.relations(history, corrections)
     # what rests on it: decisions, derived beliefs, steps that read it, and the actions of its decisions
+    # (a hub that thousands rest on: a page of them)
     built = read.out_edges(db, [belief], as_of, c)
+    resting = sorted({r["consequent"]: _BUILT_ORDER.get(r["consequent_kind"], 2) for r in built}.items(),
+                     key=lambda x: (x[1], str(x[0])))
+    kept = {n for n, _ in (resting if limit is None else resting[offset:offset + limit])}
+    built = [r for r in built if r["consequent"] in kept]
     canvas.support(built)
     decisions = [r["consequent"] for r in built if r["consequent_kind"] == "decision"]
     if decisions:
@@ -58,6 +82,7 @@ def _belief(db: Database, canvas: Canvas, belief: UUID, as_of: datetime | None, 
     canvas.support(read.in_edges(db, [belief], as_of, c))
     read.fill(db, canvas, c)
     canvas.state_notes(history, corrections)
+    return Page(offset, len(kept), len(resting)) if limit is not None else None
 
 
 def _decision(db: Database, canvas: Canvas, decision: UUID, as_of: datetime | None, c: read.Conn) -> None:

@@ -95,8 +95,14 @@ def highlight(excerpt: SourceExcerpt, spans: list[tuple[int, int]]) -> Markup:
     return Markup(before + "".join(out) + after)
 
 
+#: how many of what rests on a belief its page draws and lists (a hub has thousands)
+BUILT_LIMIT = 100
+
+
 @shared.get("/beliefs/{belief}")
-def belief(request: Request, belief: str, v: Reader, as_of: str = "") -> Response:
+def belief(request: Request, belief: str, v: Reader, as_of: str = "",
+           limit: Annotated[int, Query(ge=1, le=pager.MAX_LIMIT)] = BUILT_LIMIT,
+           offset: Annotated[int, Query(ge=0, le=pager.MAX_OFFSET)] = 0) -> Response:
     moment = view.moment(as_of, "as_of")
     found = v.db.why(belief, as_of=moment)
     evidence = found.evidence
@@ -109,7 +115,13 @@ def belief(request: Request, belief: str, v: Reader, as_of: str = "") -> Respons
                  next(e for e in evidence if e.fragment_id == x.fragment_id),
                  x.retracted if moment is None else bool({(x.source, None), (x.source, x.version)} & then))
                 for x in shown]
-    graph = v.db.why_graph(found.belief.id, as_of=moment)
+    graph = v.db.why_graph(found.belief.id, as_of=moment, limit=limit, offset=offset)
+    # (the picture's page counts steps that read it too)
+    longest = max(len(found.built_on), len(found.derived), graph.page.total if graph.page else 0)
+    pages = pager.paging(f"/beliefs/{found.belief.id}", [("as_of", as_of)], offset=offset,
+                         shown=max(min(longest - offset, limit), 0), total=longest, limit=limit,
+                         default_limit=BUILT_LIMIT, one="entry", many="entries",
+                         order="of each list of what is built on it")
     nodes = {n.id: n for n in graph.nodes}
     premises = [nodes[e.source] for e in graph.edges
                 if e.target == found.belief.id and e.source in nodes and nodes[e.source].kind == "belief"
@@ -122,7 +134,9 @@ def belief(request: Request, belief: str, v: Reader, as_of: str = "") -> Respons
                # what is built on it, as it was then: the picture's statuses as of the moment
                "then": {str(n.id): n.status for n in graph.nodes} if moment is not None else {},
                "now_url": f"/beliefs/{found.belief.id}", "sources": sources, "mark_words": MARK_WORDS,
-               "writable": not v.read_only and moment is None and found.belief.status in ("current", "conflicting")}
+               "writable": not v.read_only and moment is None and found.belief.status in ("current", "conflicting"),
+               "built_on": found.built_on[offset:offset + limit], "derived": found.derived[offset:offset + limit],
+               "pages": pages, "pages_label": "Pages of what is built on it"}
     return view.page(request, "belief.html", context)
 
 
