@@ -228,3 +228,23 @@ def test_a_belief_that_much_rests_on_draws_and_lists_a_page_of_it(client: TestCl
     assert set(re.findall(r'class="node-item" data-id="([0-9a-f-]+)"',
                           client.get(f"/beliefs/{hub}?limit=5", headers=HTML).text)) & derived == set()
 
+
+
+def test_a_correction_preview_of_a_belief_much_rests_on_lists_a_few_and_counts_all(
+        client: TestClient, db_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    from beliefdb.interfaces.web import describe
+
+    monkeypatch.setattr(describe, "LIST_LIMIT", 2)
+    with beliefdb.connect(db_url, principal="alice") as db:
+        hub = db.remember("Shipping is free.", "shipping", "price", "free", "Shipping is free.", source="terms.md",
+                          text="Shipping is free.\n").accepted[0].id
+        for k in range(5):
+            db.act(db.decide(f"Promise free shipping in mail {k}", because=[hub]).id, f"Send mail {k}")
+    sign_in(client, api.create_token("default", "alice", url=db_url).token)
+    token = form_token(client.get(f"/beliefs/{hub}", headers=HTML).text)
+    page = client.post(f"/beliefs/{hub}/correction/preview", headers=HTML,
+                       data={"statement": "Shipping costs 5 euros.", "value": "5 euros", "form_token": token})
+    assert page.status_code == 200, page.text
+    words = text_of(page.text)
+    assert "decisions that would be flagged (5)" in words and "actions that would be held (5)" in words
+    assert len(_listed(page.text, "would_flag")) == 2 and "3 not listed here" in words

@@ -119,34 +119,34 @@ def changes(c: Changes, names: Names, *, preview: bool, offset: int = 0, limit: 
 
 def correction(p: CorrectionPreview, names: Names) -> list[Group]:
     """What a correction preview says applying it would change (for another principal's belief: what
-    the owner's approval of the proposal would change, ``if_approved``)."""
+    the owner's approval of the proposal would change, ``if_approved``), each group listing at most
+    :data:`LIST_LIMIT` of its nodes and counting them all."""
     if p.proposed:
         return impact(p.if_approved, names)
-    groups = []
-    for heading, mark, ids in (("decisions that would be flagged", "would_flag", p.would_flag),
-                               ("actions that would be held", "would_hold", p.would_hold)):
-        items, unnamed = names.items(ids)
-        groups.append(Group(heading, mark, items, unnamed))
-    groups.append(Group("decisions that lose a reason but survive on other support", "survives",
-                        names.surviving(p.still_supported)))
-    return groups
+    return _listed((("decisions that would be flagged", "would_flag", p.would_flag),
+                    ("actions that would be held", "would_hold", p.would_hold)), p.still_supported, names)
 
 
 def impact(rows: Iterable[ImpactRow], names: Names) -> list[Group]:
-    """The rows of an impact dry run, grouped as a preview's."""
+    """The rows of an impact dry run, grouped as a preview's (at most :data:`LIST_LIMIT` of each listed)."""
     rows = list(rows)
     by = {effect: [r.node for r in rows if r.effect == effect] for effect in ("stops_holding", "flag", "hold")}
-    groups = []
-    for heading, mark, ids in (("would stop holding", "stops_holding", by["stops_holding"]),
-                               ("decisions that would be flagged", "would_flag", by["flag"]),
-                               ("actions that would be held", "would_hold", by["hold"])):
-        items, unnamed = names.items(ids)
-        groups.append(Group(heading, mark, items, unnamed))
     kept = [StillSupported(r.node, [[UUID(str(x)) for x in g] for g in r.detail.get("by", [])])
             for r in rows if r.effect == "survives"]
-    groups.append(Group("decisions that lose a reason but survive on other support", "survives",
-                        names.surviving(kept)))
-    return groups
+    return _listed((("would stop holding", "stops_holding", by["stops_holding"]),
+                    ("decisions that would be flagged", "would_flag", by["flag"]),
+                    ("actions that would be held", "would_hold", by["hold"])), kept, names)
+
+
+def _listed(groups: Iterable[tuple[str, str, list[UUID]]], kept: list[StillSupported], names: Names) -> list[Group]:
+    limit = LIST_LIMIT
+    listed = []
+    for heading, mark, ids in groups:
+        items, unnamed = names.items(ids[:limit])
+        listed.append(Group(heading, mark, items, unnamed, total=len(ids)))
+    listed.append(Group("decisions that lose a reason but survive on other support", "survives",
+                        names.surviving(kept[:limit]), total=len(kept)))
+    return listed
 
 
 def resolution(done: ReviewResolution, names: Names) -> tuple[str, list[Group]]:
