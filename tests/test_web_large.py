@@ -248,3 +248,24 @@ def test_a_correction_preview_of_a_belief_much_rests_on_lists_a_few_and_counts_a
     words = text_of(page.text)
     assert "decisions that would be flagged (5)" in words and "actions that would be held (5)" in words
     assert len(_listed(page.text, "would_flag")) == 2 and "3 not listed here" in words
+
+
+def test_the_review_queue_shows_a_page_of_its_items_with_links_to_the_others(client: TestClient, db_url: str,
+                                                                           large: Large) -> None:
+    with beliefdb.connect(db_url, principal="alice") as db:
+        db.retract(source=SOURCE, reason="wrong prices")
+        queue = [str(i.id) for i in db.review_items()]
+    assert len(queue) >= 2 * N
+    sign_in(client, api.create_token("default", "alice", url=db_url).token)
+    shown: list[str] = []
+    url = "/review?limit=10"
+    while url:
+        html = client.get(url, headers=HTML).text
+        items = re.findall(r'class="card review-item" id="item-([0-9a-f-]+)"', html)
+        assert 0 < len(items) <= 10
+        first = len(shown) + 1
+        assert f"Showing review items {first}–{first + len(items) - 1} of {len(queue)}, oldest first." in text_of(html)
+        shown += items
+        following = re.search(r'href="([^"]+)" rel="next"', html)
+        url = following.group(1).replace("&amp;", "&") if following else ""
+    assert shown == queue

@@ -122,15 +122,29 @@ VERDICTS = {
     "retraction_proposed": "Approve: the retraction is applied as your own change. Reject: nothing changes.",
 }
 
-@router.get("/review")
-def review(request: Request, v: Reader) -> Response:
-    items = v.db.review_items()
+#: how many review items a page of the queue shows
+REVIEW_LIMIT = 50
+
+
+def _queue(v: session.Viewer, limit: int, offset: int) -> dict[str, object]:
+    """A page of the review queue, oldest first, its nodes named (only theirs are read)."""
+    everything = v.db.review_items()
+    items = everything[offset:offset + limit]
     names = describe.Names(v.db, [n for i in items for n in (i.node, i.other_node) if n]) if items else None
-    labels = {i.id: (names.label(i.node) if names and i.node else "") for i in items}
-    others = {i.id: (names.label(i.other_node) if names and i.other_node else "") for i in items}
-    return view.page(request, "review.html", {"viewer": v, "title": "Review queue", "nav": "review",
-                                              "items": items, "labels": labels, "others": others, "groups": [],
-                                              "verdicts": VERDICTS})
+    return {"items": items,
+            "labels": {i.id: (names.label(i.node) if names and i.node else "") for i in items},
+            "others": {i.id: (names.label(i.other_node) if names and i.other_node else "") for i in items},
+            "pages": paging("/review", [], offset=offset, shown=len(items), total=len(everything), limit=limit,
+                            default_limit=REVIEW_LIMIT, one="review item", many="review items",
+                            order="oldest first"),
+            "pages_label": "Pages of the review queue"}
+
+
+@router.get("/review")
+def review(request: Request, v: Reader, limit: Annotated[int, Query(ge=1, le=MAX_LIMIT)] = REVIEW_LIMIT,
+           offset: Annotated[int, Query(ge=0, le=MAX_OFFSET)] = 0) -> Response:
+    return view.page(request, "review.html", {"viewer": v, "title": "Review queue", "nav": "review", "groups": [],
+                                              "verdicts": VERDICTS, **_queue(v, limit, offset)})
 
 
 @router.post("/review/{item}")
@@ -139,11 +153,7 @@ def resolve(request: Request, item: str, v: Writer, verdict: Text = "", note: Te
     if verdict not in ("approved", "rejected"):
         raise errors.InvalidInput("verdict: approved or rejected")
     done = v.db.resolve_review(item, verdict, note=_or_none(note), winner=_or_none(winner))
-    items = v.db.review_items()
-    names = describe.Names(v.db, [n for i in items for n in (i.node, i.other_node) if n]) if items else None
-    labels = {i.id: (names.label(i.node) if names and i.node else "") for i in items}
-    others = {i.id: (names.label(i.other_node) if names and i.other_node else "") for i in items}
     said, groups = describe.resolution(done, describe.Names(v.db))
-    return view.page(request, "review.html", {"viewer": v, "title": "Review queue", "nav": "review",
-                                              "items": items, "labels": labels, "others": others, "message": said,
-                                              "groups": groups, "mark_words": MARK_WORDS, "verdicts": VERDICTS})
+    return view.page(request, "review.html", {"viewer": v, "title": "Review queue", "nav": "review", "message": said,
+                                              "groups": groups, "mark_words": MARK_WORDS, "verdicts": VERDICTS,
+                                              **_queue(v, REVIEW_LIMIT, 0)})
