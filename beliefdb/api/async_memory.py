@@ -30,7 +30,6 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import inspect
-import threading
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime
@@ -40,6 +39,7 @@ from uuid import UUID
 
 from beliefdb import errors
 from beliefdb.api.async_pictures import AsyncPictures
+from beliefdb.api.async_queue import AsyncQueue
 from beliefdb.api.memory import BeliefDB, Progress, connect
 from beliefdb.db.connector import DEFAULT_WORKSPACE
 from beliefdb.models import (
@@ -61,8 +61,6 @@ from beliefdb.models import (
     ImpactRow,
     IngestFailure,
     IngestReport,
-    Job,
-    JobOutcome,
     OutcomeRecorded,
     Recorded,
     RepairPlan,
@@ -78,11 +76,9 @@ from beliefdb.models import (
     TraceStep,
     Turn,
     Why,
-    WorkReport,
     Workspace,
     WorkspaceDeleted,
 )
-from beliefdb.store import jobs as queue
 from beliefdb.store import repair, trace
 from beliefdb.store.bulk import DEFAULT_BATCH
 from beliefdb.store.calibrate import DEFAULT_BINS
@@ -96,7 +92,7 @@ P = ParamSpec("P")
 T = TypeVar("T")
 
 
-class AsyncBeliefDB(AsyncPictures):
+class AsyncBeliefDB(AsyncPictures, AsyncQueue):
     """Memory bound to one workspace, for asyncio: each method is :class:`BeliefDB`'s of the same name
     (parameters, result, docstring), awaited while it runs on a worker thread.
 
@@ -299,38 +295,6 @@ class AsyncBeliefDB(AsyncPictures):
     async def source_excerpts(self, fragments: Sequence[UUID], *, context: int = 1000) -> list[SourceExcerpt]:
         return await self.call(self.sync.source_excerpts, fragments, context=context)
 
-    async def submit(self, *paths: str | Path, text: str | None = None, turns: Sequence[Turn] | None = None,
-                     source: str | None = None, authority: str | None = None, label: str | None = None,
-                     version_label: str | None = None, extractor: str = "rules",
-                     max_attempts: int = queue.MAX_ATTEMPTS, max_bytes: int | None = None) -> list[int]:
-        return await self.call(self.sync.submit, *paths, text=text, turns=turns, source=source, authority=authority,
-                               label=label, version_label=version_label, extractor=extractor,
-                               max_attempts=max_attempts, max_bytes=max_bytes)
-
-    async def submit_transcripts(self, *paths: str | Path, source: str | None = None, authority: str | None = None,
-                                 label: str | None = None, version_label: str | None = None,
-                                 extractor: str = "rules", max_attempts: int = queue.MAX_ATTEMPTS,
-                                 max_bytes: int | None = None) -> list[int]:
-        return await self.call(self.sync.submit_transcripts, *paths, source=source, authority=authority, label=label,
-                               version_label=version_label, extractor=extractor, max_attempts=max_attempts,
-                               max_bytes=max_bytes)
-
-    async def jobs(self, *, status: str | None = None, limit: int = 100) -> list[Job]:
-        return await self.call(self.sync.jobs, status=status, limit=limit)
-
-    async def retry(self, *ids: int, all_failed: bool = False) -> list[int]:
-        return await self.call(self.sync.retry, *ids, all_failed=all_failed)
-
-    async def cancel(self, *ids: int, source: str | None = None) -> list[int]:
-        return await self.call(self.sync.cancel, *ids, source=source)
-
-    async def work(self, *, concurrency: int = 1, stop_when_empty: bool = False, once: bool = False,
-                   embed: bool = True, backoff: float = queue.BACKOFF_SECONDS, worker: str | None = None,
-                   stop: threading.Event | None = None,
-                   on_outcome: Callable[[JobOutcome], None] | None = None) -> WorkReport:
-        return await self.call(self.sync.work, concurrency=concurrency, stop_when_empty=stop_when_empty, once=once,
-                               embed=embed, backoff=backoff, worker=worker, stop=stop, on_outcome=on_outcome)
-
     async def runs(self, *, limit: int | None = None, offset: int = 0, newest_first: bool = False) -> list[Run]:
         return await self.call(self.sync.runs, limit=limit, offset=offset, newest_first=newest_first)
 
@@ -392,7 +356,7 @@ class AsyncBeliefDB(AsyncPictures):
 
 
 # one description of each operation: the BeliefDB method's
-for _name, _method in {**vars(AsyncPictures), **vars(AsyncBeliefDB)}.items():
+for _name, _method in {**vars(AsyncPictures), **vars(AsyncQueue), **vars(AsyncBeliefDB)}.items():
     if inspect.iscoroutinefunction(_method) and _method.__doc__ is None and hasattr(BeliefDB, _name):
         _method.__doc__ = getattr(BeliefDB, _name).__doc__
 
