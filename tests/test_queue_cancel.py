@@ -52,7 +52,7 @@ def test_cancel_is_all_or_none_and_refuses_what_is_not_queued_or_failed(cli: Cli
     cli("worker", "--until-empty", "--no-embed")
     (queued,) = bdb.submit(text=SALARY, source="salaries.txt")
     assert cli.error("jobs", "cancel", str(queued), str(done), code="invalid_input")["message"] == \
-        f"job {done} is done: only a queued or failed job is cancelled"
+        f"job {done} is done, not queued or failed: only a queued or failed job is cancelled"
     assert cli.error("jobs", "cancel", str(queued), "999999", code="not_found")["message"] == "unknown job 999999"
     assert cli.error("jobs", "cancel", "--source", "nothing.md", code="not_found")["message"] == \
         "no queued or failed job of source nothing.md"

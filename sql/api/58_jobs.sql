@@ -202,30 +202,19 @@ as $$
 declare
     v_ws uuid := beliefdb._bound_workspace();
     v_ids bigint[];
-    v_job record;
+    v_forgotten bigint;
 begin
     if p_ids is not null and (pg_catalog.cardinality(p_ids) = 0 or pg_catalog.array_position(p_ids, null) is not null) then
         raise exception 'give the ids of the failed jobs to retry' using errcode = 'BD005';
     end if;
     if p_ids is not null then
-        for v_job in
-            select i.id, j.status, j.payload
-              from (select distinct u.id from pg_catalog.unnest(p_ids) u(id)) i
-              left join beliefdb.job j
-                on j.workspace_id = v_ws and j.id = i.id
-               and beliefdb._job_visible(j.submitted_by)
-             order by i.id
-        loop
-            if v_job.status is null then
-                raise exception 'unknown job %', v_job.id using errcode = 'BD004';
-            elsif v_job.status <> 'failed' then
-                raise exception 'job % is %, not failed: only a failed job is retried', v_job.id, v_job.status
-                    using errcode = 'BD005';
-            elsif v_job.payload ? 'forgotten' then
-                raise exception 'job % cannot be retried: its source was forgotten (its text is gone)', v_job.id
-                    using errcode = 'BD005';
-            end if;
-        end loop;
+        perform beliefdb._require_jobs(v_ws, p_ids, array['failed'], 'retried');
+        v_forgotten := (select pg_catalog.min(j.id) from beliefdb.job j
+                         where j.workspace_id = v_ws and j.id = any(p_ids) and j.payload ? 'forgotten');
+        if v_forgotten is not null then
+            raise exception 'job % cannot be retried: its source was forgotten (its text is gone)', v_forgotten
+                using errcode = 'BD005';
+        end if;
     end if;
     v_ids := array(select j.id from beliefdb.job j
                     where j.workspace_id = v_ws and j.status = 'failed' and not j.payload ? 'forgotten'
@@ -261,27 +250,13 @@ declare
     v_ws uuid := beliefdb._bound_workspace();
     v_ids bigint[];
     v_free bigint[];
-    v_job record;
 begin
     if (p_ids is null) = (p_source is null)
        or pg_catalog.cardinality(p_ids) = 0 or pg_catalog.array_position(p_ids, null) is not null then
         raise exception 'give the ids of the jobs to cancel, or a source name: one of them' using errcode = 'BD005';
     end if;
     if p_ids is not null then
-        for v_job in
-            select i.id, j.status
-              from (select distinct u.id from pg_catalog.unnest(p_ids) u(id)) i
-              left join beliefdb.job j
-                on j.workspace_id = v_ws and j.id = i.id and beliefdb._job_visible(j.submitted_by)
-             order by i.id
-        loop
-            if v_job.status is null then
-                raise exception 'unknown job %', v_job.id using errcode = 'BD004';
-            elsif v_job.status not in ('queued', 'failed') then
-                raise exception 'job % is %: only a queued or failed job is cancelled', v_job.id, v_job.status
-                    using errcode = 'BD005';
-            end if;
-        end loop;
+        perform beliefdb._require_jobs(v_ws, p_ids, array['queued', 'failed'], 'cancelled');
         v_ids := array(select distinct u.id from pg_catalog.unnest(p_ids) u(id) order by u.id);
     else
         v_ids := array(select j.id from beliefdb.job j

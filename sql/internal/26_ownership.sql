@@ -61,6 +61,35 @@ as $$
 $$;
 comment on function beliefdb._job_visible(text) is 'Whether this session may take, start or retry a job submitted by this principal: the schema owner''s sessions any, an agent''s login its own';
 
+-- Refuse job ids that name no job this session may take (as _job_visible; BD004), or one whose status
+-- is none of p_statuses (BD005, saying what is p_done to which), first in id order: job_retry and
+-- job_cancel check every id they are given before they change any.
+create or replace function beliefdb._require_jobs(p_ws uuid, p_ids bigint[], p_statuses text[], p_done text)
+returns void
+language plpgsql stable
+set search_path = pg_catalog, pg_temp
+as $$
+declare
+    v_job record;
+begin
+    for v_job in
+        select i.id, j.status
+          from (select distinct u.id from pg_catalog.unnest(p_ids) u(id)) i
+          left join beliefdb.job j on j.workspace_id = p_ws and j.id = i.id and beliefdb._job_visible(j.submitted_by)
+         order by i.id
+    loop
+        if v_job.status is null then
+            raise exception 'unknown job %', v_job.id using errcode = 'BD004';
+        elsif v_job.status <> all(p_statuses) then
+            raise exception 'job % is %, not %: only a % job is %', v_job.id, v_job.status,
+                pg_catalog.array_to_string(p_statuses, ' or '), pg_catalog.array_to_string(p_statuses, ' or '), p_done
+                using errcode = 'BD005';
+        end if;
+    end loop;
+end
+$$;
+comment on function beliefdb._require_jobs(uuid, bigint[], text[], text) is 'Refuse job ids of no job this session may take (BD004) or of a job in none of these statuses (BD005)';
+
 -- How many times a job was started since it was last retried (api/58_jobs.sql): its starts less those
 -- it had when retried (its payload's starts_before_retry; job_retry keeps the starts, its history).
 create or replace function beliefdb._job_starts(p_workspace_id uuid, p_job_id bigint, p_payload jsonb) returns bigint
