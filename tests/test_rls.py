@@ -632,8 +632,9 @@ def test_security_definer_functions_the_app_may_call(postgresql: psycopg.Connect
     to the bound workspace's jobs, api/58_jobs.sql), lock_workspace (a lock every writer takes first),
     recall and recall_fragments, refresh_ranking_stats, the bulk path's (its staging tables and
     batches, test_bulk_ingest.py) (the bound workspace's own statistics,
-    test_ranking_stats.py); current_workspace_id and workspace_visible, which read the binding of an
-    agent's login (beliefdb.agent_login) that the application role may not read. The audit internals (which
+    test_ranking_stats.py); current_workspace_id, workspace_visible and workspace_creatable, which read the
+    binding of an agent's login (beliefdb.agent_login) that the application role may not read. The audit
+    internals (which
     take any workspace id, redact payloads, or append a summary: beliefdb._audit) are not callable by
     the application role."""
     rows = postgresql.execute("""
@@ -664,6 +665,7 @@ def test_security_definer_functions_the_app_may_call(postgresql: psycopg.Connect
         "jsonb,jsonb,jsonb)",
         "beliefdb.ingest_version(text,text,beliefdb.origin_type,beliefdb.authority,beliefdb.provenance,text,text,"
         "jsonb,jsonb,jsonb)",
+        "beliefdb.job_cancel(bigint[],text)",
         "beliefdb.job_fail(bigint,text,double precision)",
         "beliefdb.job_finish(bigint,jsonb)",
         "beliefdb.job_retry(bigint[])",
@@ -686,6 +688,7 @@ def test_security_definer_functions_the_app_may_call(postgresql: psycopg.Connect
         "beliefdb.retract_preview(text,text,integer,boolean)",
         "beliefdb.review_resolve(text,text,text,text)",
         "beliefdb.simulate_retraction(text[])",
+        "beliefdb.workspace_creatable(uuid,text)",
         "beliefdb.workspace_visible(uuid)",
     ]
 

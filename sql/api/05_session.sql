@@ -160,6 +160,30 @@ end
 $$;
 comment on function beliefdb.workspace_visible(uuid) is 'Whether this session sees the workspace in the directory: an agent''s login only its own, other sessions every one';
 
+-- Whether this session may create the workspace p_id (the insert policy of the directory,
+-- api/80_privileges.sql): one it would see (workspace_visible). An agent's login acts in its own
+-- workspace only, and a plain insert made one (with its audit chain) it then could not see: it is
+-- refused in words, where the policy alone would say "new row violates row-level security policy".
+-- A policy, not a trigger: the directory is a reference table on Citus (docs/scale-out.md).
+create or replace function beliefdb.workspace_creatable(p_id uuid, p_name text) returns boolean
+language plpgsql stable
+security definer
+set search_path = pg_catalog, pg_temp
+as $$
+begin
+    if beliefdb.workspace_visible(p_id) then
+        return true;
+    end if;
+    raise exception 'login % acts in % only: it cannot create workspace %', session_user,
+        coalesce((select 'workspace ' || pg_catalog.string_agg(pg_catalog.quote_literal(w.name), ', ')
+                    from beliefdb.agent_login a join beliefdb.workspace w on w.id = a.workspace_id
+                   where a.role_name = session_user::text), 'another database'),
+        pg_catalog.quote_literal(p_name)
+        using errcode = '42501';
+end
+$$;
+comment on function beliefdb.workspace_creatable(uuid, text) is 'Whether this session may create this workspace: one it would see (an agent''s login: none), refused in words';
+
 -- What the workspace views (api/75_views.sql) ask first: a session subject to row-level security
 -- with no workspace bound would see no rows and could not tell why, so it is told.
 create or replace function beliefdb.workspace_bound() returns boolean

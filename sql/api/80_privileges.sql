@@ -109,6 +109,7 @@ grant execute on function beliefdb.simulate_retraction(text[]) to beliefdb_app;
 grant execute on function beliefdb.use_workspace(text) to beliefdb_app;
 grant execute on function beliefdb.workspace_bound() to beliefdb_app;
 grant execute on function beliefdb.workspace_visible(uuid) to beliefdb_app;
+grant execute on function beliefdb.workspace_creatable(uuid,text) to beliefdb_app;
 
 -- The workspace directory: readable, and creatable by name only (ids come from the server).
 grant select on beliefdb.workspace to beliefdb_app;
@@ -121,7 +122,7 @@ create policy directory on beliefdb.workspace for select to beliefdb_app
     using (beliefdb.workspace_visible(id));
 drop policy if exists directory_create on beliefdb.workspace;
 create policy directory_create on beliefdb.workspace for insert to beliefdb_app
-    with check (true);
+    with check (beliefdb.workspace_creatable(id, name));
 
 -- Workspace data: readable, and written only through beliefdb's functions (security definer,
 -- confined to the bound workspace), which keep the truth rules and ownership: only a belief's

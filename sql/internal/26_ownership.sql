@@ -24,31 +24,6 @@ end
 $$;
 comment on function beliefdb._bound_workspace() is 'The session''s bound workspace; BD003 when none is bound';
 
--- An agent's login acts in its own workspace only (beliefdb.agent_login): it may not make another,
--- which it could not even see (beliefdb.workspace_visible). A session may create only a workspace it
--- would see; the insert policy of the directory (api/80_privileges.sql) would refuse with no reason.
-create or replace function beliefdb.workspace_created_by_visible() returns trigger
-language plpgsql
-security definer
-set search_path = pg_catalog, pg_temp
-as $$
-begin
-    if not beliefdb.workspace_visible(new.id) then
-        raise exception 'login % acts in % only: it cannot create workspace %', session_user,
-            coalesce((select 'workspace ' || pg_catalog.string_agg(pg_catalog.quote_literal(w.name), ', ')
-                        from beliefdb.agent_login a join beliefdb.workspace w on w.id = a.workspace_id
-                       where a.role_name = session_user::text), 'another database'),
-            pg_catalog.quote_literal(new.name)
-            using errcode = '42501';
-    end if;
-    return new;
-end
-$$;
-comment on function beliefdb.workspace_created_by_visible() is 'Trigger: an agent''s login may not create a workspace';
-
-create or replace trigger workspace_created_by_visible before insert on beliefdb.workspace
-    for each row execute function beliefdb.workspace_created_by_visible();
-
 -- Whether this session may take, start or retry a job of its workspace (api/58_jobs.sql): the schema
 -- owner's sessions (a team's workers) every job, an agent's login only those its principal submitted.
 create or replace function beliefdb._job_visible(p_submitted_by text) returns boolean
