@@ -43,7 +43,8 @@ def run(request: Request, run: str, v: Reader, faulty: Annotated[list[str] | Non
     inputs: dict[object, list[object]] = {}
     for i in trace.inputs:
         inputs.setdefault(i.step_id, []).append(i)
-    memories = [n for n in graph.nodes if n.kind == "belief"]
+    # (a memory retracted already, by a repair or by hand, is no faulty memory to plan a repair of)
+    memories = [n for n in graph.nodes if n.kind == "belief" and n.status != "retracted"]
     named = [f.strip() for f in faulty or [] if f.strip()]
     plan = v.db.repair_plan(named) if named else None
     by_action = [(a, plan.of(a)) for a in PLAN_ACTIONS] if plan else []
