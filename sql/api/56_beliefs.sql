@@ -256,19 +256,23 @@ comment on function beliefdb.status_at(beliefdb.belief, timestamptz) is 'The sta
 -- while it was live then; else retracted (a retraction period open then), unsupported (not held then:
 -- no quote in force then), expired (its valid time ended by then) or superseded. For what was built
 -- on a belief (why as of a moment): a derived belief is held as recorded (held_at).
+-- (plpgsql: a language sql body is checked when it is made, and an upgrade script that adds the
+-- value 'expired' in its own transaction could not use it yet)
 create or replace function beliefdb.belief_status_at(p_belief beliefdb.belief, p_at timestamptz)
 returns beliefdb.belief_status
-language sql stable
+language plpgsql stable
 set search_path = pg_catalog, pg_temp
 as $$
-    select case when beliefdb.live_at(p_belief, p_at) then beliefdb.status_at(p_belief, p_at)
+begin
+    return case when beliefdb.live_at(p_belief, p_at) then beliefdb.status_at(p_belief, p_at)
                 when exists (select from beliefdb.retraction_period r
                               where r.workspace_id = p_belief.workspace_id and r.node_id = p_belief.id
                                 and r.retracted_at <= p_at and (r.restored_at is null or r.restored_at > p_at))
                 then 'retracted'
                 when not beliefdb.held_at(p_belief, p_at) then 'unsupported'
                 when not upper_inf(p_belief.valid_time) and upper(p_belief.valid_time) <= p_at then 'expired'
-                else 'superseded' end::beliefdb.belief_status
+                else 'superseded' end::beliefdb.belief_status;
+end
 $$;
 comment on function beliefdb.belief_status_at(beliefdb.belief, timestamptz) is 'The status any belief had at a moment: status_at while live then, else retracted, unsupported, expired or superseded then';
 
