@@ -212,6 +212,27 @@ def test_retraction_review_and_runs(alice: Api) -> None:
     assert alice.get("/runs")[0]["task"] == "book"
 
 
+def test_runs_are_listed_a_page_at_a_time(client: TestClient, alice: Api) -> None:
+    """GET /runs returned every run the workspace recorded, however many: it pages like GET /beliefs
+    (oldest first, at most limit, a Link header to the next page while more follow)."""
+    tasks = [f"task {i}" for i in range(5)]
+    for task in tasks:
+        alice.post("/steps", {"kind": "user_input", "task": task, "payload": {"text": task}})
+    first = client.get("/runs", params={"limit": 2}, headers=alice._headers())
+    assert first.status_code == 200, first.text
+    assert [r["task"] for r in first.json()] == tasks[:2]
+    seen = [r["task"] for r in first.json()]
+    link = first.headers["Link"]
+    while link:
+        url = link[link.index("<") + 1:link.index(">")]
+        page = client.get(url, headers=alice._headers())
+        seen += [r["task"] for r in page.json()]
+        link = page.headers.get("Link", "")
+    assert seen == tasks
+    assert "Link" not in client.get("/runs", headers=alice._headers()).headers
+    assert client.get("/runs", params={"limit": 0}, headers=alice._headers()).status_code == 400
+
+
 def test_each_error_status(client: TestClient, alice: Api, db_url: str) -> None:
     window = _window(_ingest(alice))
     # 400: a body that is not the resource's, an unknown field, NUL, a bad value

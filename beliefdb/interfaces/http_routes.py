@@ -344,9 +344,18 @@ def resolve(item: str, body: Resolve, c: Writer) -> JSONResponse:
     return ok(c.db.resolve_review(item, body.verdict, note=body.note, winner=body.winner))
 
 
-@router.get("/runs", responses=doc(list[Run]), summary="Recorded agent runs")
-def runs(c: Reader) -> JSONResponse:
-    return ok(c.db.runs())
+@router.get("/runs", responses=doc(list[Run]), summary="Recorded agent runs, a page at a time",
+            description="Oldest first. At most `limit` (default 1,000); when more follow, the `Link` header names"
+                        " the next page (`rel=\"next\"`: the same query with `offset` past this one).")
+def runs(c: Reader, request: Request,
+         limit: Annotated[int, Query(ge=1, le=MAX_HTTP_PAGE, description="At most this many.")] = 1000,
+         offset: Annotated[int, Query(ge=0, le=INT4, description="After this many runs.")] = 0) -> JSONResponse:
+    rows = c.db.runs(limit=limit + 1, offset=offset)
+    page = ok(rows[:limit])
+    if len(rows) > limit:
+        following = request.url.include_query_params(offset=offset + limit, limit=limit)
+        page.headers["Link"] = f'<{following}>; rel="next"'
+    return page
 
 
 @router.get("/runs/{run}", responses=doc(RunTrace), summary="A run's steps and their inputs")
