@@ -70,6 +70,9 @@ class InvalidInput(BeliefDBError):
 
     code = ErrorCode.invalid_input.name
 
+    def __init__(self, message: str) -> None:
+        super().__init__(bounded(message))
+
 
 #: the longest word (an id, a name without spaces) an error that echoes what it was given says whole
 LONGEST_WORD = 100
@@ -83,6 +86,12 @@ def echoed(message: str) -> str:
     :data:`LONGEST_MESSAGE` keeps its start and its end (the hint)."""
     message = re.sub(rf"\S{{{LONGEST_WORD + 1},}}", lambda m: f"{m.group()[:48]}… ({len(m.group()):,} characters)",
                      message)
+    return bounded(message)
+
+
+def bounded(message: str) -> str:
+    """A message longer than :data:`LONGEST_MESSAGE` keeps its start and its end (the hint): bad input of
+    10 kB (a moment, a name) is not echoed whole, while a long path or id in it is kept."""
     if len(message) > LONGEST_MESSAGE:
         message = f"{message[:600]} … ({len(message) - 800:,} characters left out) … {message[-200:]}"
     return message

@@ -518,3 +518,4 @@ def test_bad_files_among_many_with_progress_bar(cli: Cli, write_doc: Any, tmp_pa
         assert len(lines) == 1 and word in lines[0], result.stderr
         assert lines[0].startswith("error:"), lines[0]
     assert _sources(postgresql) == {f"good{i}.md": 1 for i in range(3)}
+

@@ -233,6 +233,17 @@ def test_runs_are_listed_a_page_at_a_time(client: TestClient, alice: Api) -> Non
     assert client.get("/runs", params={"limit": 0}, headers=alice._headers()).status_code == 400
 
 
+def test_bad_input_of_ten_kilobytes_is_not_echoed_whole(alice: Api) -> None:
+    """A moment or a name of 10 kB came back whole in the 400 (as an unknown id did in a 404): a message
+    over 1,000 characters keeps its start and its end and says how much it left out."""
+    for path, params in (("/beliefs", {"as_of": "2026-" + "9" * 10_000}),
+                         ("/beliefs", {"subject": "x " * 5_000, "limit": 0})):
+        said = alice.get(path, expect=400, **params)["message"]
+        assert len(said) < 1_100, (path, len(said), said[:200])
+    said = alice.post("/ask", {"question": "why " * 3_000}, expect=400)["message"]
+    assert len(said) < 1_100, (len(said), said[:200])
+
+
 def test_each_error_status(client: TestClient, alice: Api, db_url: str) -> None:
     window = _window(_ingest(alice))
     # 400: a body that is not the resource's, an unknown field, NUL, a bad value
