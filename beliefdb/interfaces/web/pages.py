@@ -5,7 +5,6 @@ what we believed then — and calls :class:`BeliefDB` as the signed-in principal
 from __future__ import annotations
 
 from typing import Annotated
-from urllib.parse import urlencode
 from uuid import UUID
 
 from fastapi import APIRouter, Query, Request
@@ -31,8 +30,7 @@ DEFAULT_LIMIT = 60
 
 
 def _url(path: str, **params: str | None) -> str:
-    kept = {k: v for k, v in params.items() if v}
-    return f"{path}?{urlencode(kept)}" if kept else path
+    return pager.url(path, list(params.items()))
 
 
 @router.get("/")
@@ -53,30 +51,17 @@ def workspace(request: Request, v: Reader, subject: str = "", status: str = "", 
     return view.page(request, "workspace.html", context)
 
 
-def paging(page: Page | None, limit: int, kept: dict[str, str]) -> dict[str, str]:
+def paging(page: Page | None, limit: int, kept: dict[str, str]) -> pager.Paging:
     """What a workspace page says of its page of beliefs ("Showing beliefs 61–120 of 1,234, newest
     first"), with the links to the newer and older pages (the same filters)."""
     if page is None:
-        return {"said": "", "newer": "", "older": "", "first": ""}
-    total = f"more than {page.total:,}" if page.more else f"{page.total:,}"
-    if page.more and kept.get("as_of"):
-        # what was believed then is worked out belief by belief: counted only a little past the page
-        total += " (as of a moment, counted no further)"
-    first, last = page.offset + 1, page.offset + page.shown
-    if page.shown == 0 and page.total == 0:
-        said = "No belief passes these filters."
-    elif page.shown == 0:
-        said = f"No beliefs this far: {total} pass these filters."
-    elif page.shown == 1:
-        said = f"Showing belief {first:,} of {total}, newest first."
-    else:
-        said = f"Showing beliefs {first:,}–{last:,} of {total}, newest first."
-    older = page.offset + page.shown < page.total or page.more
-    return {"said": said,
-            "newer": _url("/", **kept, offset=str(max(page.offset - limit, 0)) if page.offset > limit else None)
-            if page.offset > 0 and page.shown > 0 else "",
-            "older": _url("/", **kept, offset=str(last)) if older and page.shown > 0 else "",
-            "first": _url("/", **kept) if page.shown == 0 and page.total > 0 else ""}
+        return pager.Paging("")
+    return pager.paging("/", [(k, v) for k, v in kept.items() if k != "limit"], offset=page.offset, shown=page.shown,
+                        total=page.total, limit=limit, default_limit=DEFAULT_LIMIT, one="belief", many="beliefs",
+                        order="newest first", more=page.more, always=True,
+                        # what was believed then is worked out belief by belief: counted only a little past the page
+                        counted=" (as of a moment, counted no further)" if kept.get("as_of") else "",
+                        none="No belief passes these filters.", far="No beliefs this far: {total} pass these filters.")
 
 
 def highlight(excerpt: SourceExcerpt, spans: list[tuple[int, int]]) -> Markup:

@@ -3,6 +3,7 @@ links to the pages before and after it, with the same query. The totals are the 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from urllib.parse import urlencode
 
@@ -15,7 +16,7 @@ MAX_LIMIT = 2000
 MAX_OFFSET = 2**31 - 1
 
 
-def url(path: str, params: list[tuple[str, str]]) -> str:
+def url(path: str, params: Sequence[tuple[str, str | None]]) -> str:
     kept = [(k, v) for k, v in params if v]
     return f"{path}?{urlencode(kept)}" if kept else path
 
@@ -29,21 +30,27 @@ class Paging:
 
 
 def paging(path: str, params: list[tuple[str, str]], *, offset: int, shown: int, total: int, limit: int,
-           default_limit: int, one: str, many: str, order: str = "") -> Paging:
+           default_limit: int, one: str, many: str, order: str = "", more: bool = False, counted: str = "",
+           always: bool = False, none: str = "", far: str = "") -> Paging:
     """What the page of ``shown`` of ``total`` items from ``offset`` says (``one``/``many``: the item in
-    words; ``order``: how they are ordered, appended), and the links to the pages around it."""
+    words; ``order``: how they are ordered, appended), and the links to the pages around it. ``more``: the
+    count stopped at ``total`` (said "more than", with ``counted`` after it); ``always``: said even when the
+    page shows them all; ``none`` and ``far``: what a page with none says (``far`` with ``{total}``: none
+    this far, though some are)."""
     kept = [*params, ("limit", str(limit) if limit != default_limit else "")]
     tail = f", {order}." if order else "."
+    counted_total = f"more than {total:,}{counted}" if more else f"{total:,}"
     first, last = offset + 1, offset + shown
     if total == 0:
-        return Paging(f"No {many}.")
+        return Paging(none or f"No {many}.")
     if shown == 0:
-        return Paging(f"No {many} this far: there are {total:,}.", first=url(path, kept))
-    if total <= shown and offset == 0:
+        return Paging(far.format(total=counted_total) if far else f"No {many} this far: there are {counted_total}.",
+                      first=url(path, kept))
+    if total <= shown and offset == 0 and not more and not always:
         return Paging("")  # all of them: nothing to say
-    said = (f"Showing {one} {first:,} of {total:,}{tail}" if shown == 1
-            else f"Showing {many} {first:,}–{last:,} of {total:,}{tail}")
+    said = (f"Showing {one} {first:,} of {counted_total}{tail}" if shown == 1
+            else f"Showing {many} {first:,}–{last:,} of {counted_total}{tail}")
     previous = url(path, [*kept, ("offset", str(max(offset - limit, 0)) if offset > limit else "")]) \
         if offset > 0 else ""
-    following = url(path, [*kept, ("offset", str(last))]) if last < total else ""
+    following = url(path, [*kept, ("offset", str(last))]) if last < total or more else ""
     return Paging(said, previous, following)
