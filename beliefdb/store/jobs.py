@@ -175,15 +175,20 @@ def list_jobs(db: Database, status: str | None = None, limit: int = 100) -> list
     return rows
 
 
+def _known_ids(ids: Sequence[int] | None) -> None:
+    """Job ids outside the database's bigint name no job (the database could not even be asked)."""
+    for i in ids or ():
+        if not 1 <= i < 2**63:
+            raise errors.NotFound(f"unknown job {i}")
+
+
 def retry_jobs(db: Database, ids: Sequence[int] | None) -> list[int]:
     """Queue failed jobs again with their attempts afresh (``None``: every failed job this session may
     retry), in one transaction; the ids queued again, in order. An id that is not a failed job is
     refused, and then nothing is queued."""
     if ids is not None and not ids:
         raise errors.InvalidInput("give the ids of the failed jobs to retry")
-    for i in ids or ():
-        if not 1 <= i < 2**63:  # (no job has it; the database's bigint could not even be asked)
-            raise errors.NotFound(f"unknown job {i}")
+    _known_ids(ids)
     with db.transaction() as c:
         rows = c.execute(Q.job_retry, (list(ids) if ids is not None else None,)).fetchall()
     return [int(r[0]) for r in rows]
@@ -193,9 +198,7 @@ def cancel_jobs(db: Database, ids: Sequence[int] | None, source: str | None) -> 
     """Delete queued or failed jobs with their text (``ids``, or every such job of ``source``), in one
     transaction; the ids cancelled, in order. A running, done or unknown job is refused, and then
     nothing is cancelled (``beliefdb.job_cancel``)."""
-    for i in ids or ():
-        if not 1 <= i < 2**63:  # (no job has it; the database's bigint could not even be asked)
-            raise errors.NotFound(f"unknown job {i}")
+    _known_ids(ids)
     with db.transaction() as c:
         rows = c.execute(Q.job_cancel, (list(ids) if ids is not None else None, source)).fetchall()
     return [int(r[0]) for r in rows]
