@@ -220,7 +220,7 @@ begin
     if coalesce(cardinality(p_refs), 0) = 0 then
         raise exception 'nothing to simulate: name a node, source or source version' using errcode = 'BD005';
     end if;
-    return beliefdb._as_changes(beliefdb._dry_run(
+    return beliefdb._as_changes(beliefdb._standing_dry_run(
         'select beliefdb._retract_ids(($1 ->> ''workspace'')::uuid, array(select jsonb_array_elements_text($1 -> ''ids''))::uuid[], ''dry run'', false)',
         jsonb_build_object('workspace', v_ws,
                            'ids', to_jsonb(array(select beliefdb.resolve_target(r.ref)

@@ -357,7 +357,7 @@ begin
     if v_target not in ('source', 'version') or v_owner is not distinct from beliefdb.current_principal() then
         perform beliefdb._require_retraction_owner(v_ws, v_target, v_id);
     end if;
-    v_changes := beliefdb._dry_run(
+    v_changes := beliefdb._standing_dry_run(
         'select beliefdb._retract_ids(($1 ->> ''workspace'')::uuid, array(select jsonb_array_elements_text($1 -> ''ids''))::uuid[], ''preview'', ($1 ->> ''undo'')::boolean)',
         jsonb_build_object('workspace', v_ws, 'ids', to_jsonb(v_ids), 'undo', p_undo));
     if v_changes = 'null'::jsonb then

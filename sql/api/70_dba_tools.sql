@@ -212,8 +212,9 @@ begin
     -- closure would come out as stored: a hub's closure is thousands of beliefs that stop or start
     -- holding, none of whose factors moved. What time alone moves (recency) is decay's to store.
     -- A derived belief reads what it is derived from as stored, so the beliefs derived from those
-    -- whose confidence moved are computed again, until nothing moves (depth-bounded).
-    v_confidence := array(
+    -- whose confidence moved are computed again, until nothing moves (depth-bounded). A retraction's
+    -- preview reads none of it (beliefdb._standing_preview), and skips it.
+    v_confidence := case when beliefdb._standing_preview() then '{}' else array(
         select e.id
           from pg_temp.beliefdb_evaluation e
          where e.kind = 'belief' and e.id = any(coalesce(p_factors_moved, p_seeds) || v_conflict_moved)
@@ -227,8 +228,9 @@ begin
          where a.workspace_id = p_workspace_id and a.edge_kind = 'evidence'
            and a.antecedent = any(array(select f.id from pg_temp.beliefdb_evaluation f
                                          where f.id = any(coalesce(p_factors_moved, p_seeds))
-                                           and f.kind = 'fragment')));
+                                           and f.kind = 'fragment'))) end;
     for v_round in 1..20 loop
+        exit when cardinality(v_confidence) = 0;
         v_moved := beliefdb._refresh_confidence(p_workspace_id, v_confidence);
         exit when cardinality(v_moved) = 0;
         -- one probe of (workspace_id, antecedent) per moved belief: over "= any(v_moved)" the custom

@@ -49,6 +49,9 @@ as $$
                                            from beliefdb.evidence e
                                           where e.workspace_id = p_workspace_id and e.belief_id = b.id
                                             and e.role = 'supports'
+                                            -- (a derived belief's confidence reads neither its sources
+                                            -- nor when they last verified it: one probe less each)
+                                            and b.confidence_kind <> 'derived'
                                          offset 0) as e on true
                       left join lateral (select f.source_version_id
                                            from beliefdb.fragment f
