@@ -152,3 +152,25 @@ def test_why_as_of_a_moment_shows_what_was_built_on_the_belief_as_it_stood_then(
         assert (built.decision_status, built.actions[0]["status"]) == ("active", "scheduled")
         assert built.outcome is None
         assert [(d.belief_id, d.status, d.live) for d in then.derived] == [(derived, "current", True)]
+
+
+def test_ask_as_of_a_moment_keeps_what_was_confident_enough_then(db_url: str) -> None:
+    """``min_confidence`` as of a moment is asked of the confidence of then: a belief from one unverified
+    source, corroborated later by an official one, was below 0.5 then and above it now (it was kept as
+    of then by today's value), and a belief whose official source was retracted later was above it then
+    (it was left out by today's value)."""
+    with at(db_url, 0) as db:
+        hours = db.ingest_text(HOURS.format("9 am"), source="rumour.md", authority="unverified").accepted[0].id
+        desk = db.ingest_text("Help desk phone: 555-0100\n", source="desk.md", authority="official").accepted[0].id
+    with at(db_url, 10) as db:
+        db.ingest_text(HOURS.format("9 am"), source="handbook.md", authority="official")
+        db.retract(source="desk.md", reason="moved")
+    with at(db_url, 11) as db:
+        now = {a.belief.id for a in db.ask("support hours help desk phone", min_confidence=0.5).beliefs}
+        assert hours in now and desk not in now
+        then = {a.belief.id for a in db.ask("support hours help desk phone", as_of=moment(5),
+                                              min_confidence=0.5).beliefs}
+        assert hours not in then and desk in then
+        # the threshold does not hide what passes it then
+        assert {hours, desk} <= {a.belief.id for a in db.ask("support hours help desk phone",
+                                                             as_of=moment(5)).beliefs}

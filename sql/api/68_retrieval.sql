@@ -128,7 +128,8 @@ begin
                   from (select b0.id, b0.search from beliefdb.belief b0
                          where v_nominate is not null and b0.search @@ v_nominate
                            and b0.workspace_id is not distinct from v_ws
-                           and b0.confidence >= p_min_confidence
+                           -- (as of a moment, the confidence of then is asked below, of the candidates)
+                           and (p_as_of is not null or b0.confidence >= p_min_confidence)
                            and (p_as_of is not null or b0.status in ('current', 'conflicting'))
                          limit 1000) b
                  order by r desc, b.id
@@ -139,6 +140,7 @@ begin
           cross join lateral (select b from beliefdb.belief b where b.workspace_id = v_ws and b.id = m.id
                                offset 0) k
          where beliefdb.recallable(k.b, p_as_of, p_scope, p_include_fixtures)
+           and (p_as_of is null or p_min_confidence <= 0 or beliefdb.confidence_at(k.b, p_as_of) >= p_min_confidence)
          order by m.r desc, m.id
          limit p_candidates
     ),
@@ -156,7 +158,8 @@ begin
                            -- needs all of their trigrams, so a similar common name
                            -- (contact / contract_...) is not rechecked thousands of times
                            and b.subject ilike '%' || left(w.w, 5) || '%'
-                           and b.workspace_id is not distinct from v_ws and b.confidence >= p_min_confidence
+                           and b.workspace_id is not distinct from v_ws
+                           and (p_as_of is not null or b.confidence >= p_min_confidence)
                            and (p_as_of is not null or b.status in ('current', 'conflicting'))
                          limit 50) b
                  group by b.id
@@ -166,6 +169,7 @@ begin
           cross join lateral (select b from beliefdb.belief b where b.workspace_id = v_ws and b.id = m.id
                                offset 0) k
          where beliefdb.recallable(k.b, p_as_of, p_scope, p_include_fixtures)
+           and (p_as_of is null or p_min_confidence <= 0 or beliefdb.confidence_at(k.b, p_as_of) >= p_min_confidence)
          order by m.s desc, m.id
          limit p_candidates
     ),

@@ -128,7 +128,10 @@ begin
                   cross join lateral (select b from beliefdb.belief b
                                        where b.workspace_id = e.workspace_id and b.id = e.belief_id offset 0) k
                  where e.workspace_id = $2 and e.model = $3 and vector_dims(e.embedding) = %1$s
-                   and (k.b).confidence >= $4 and beliefdb.recallable(k.b, $5, $6, $7)
+                   and beliefdb.recallable(k.b, $5, $6, $7)
+                   -- (as of a moment, the confidence of then: stored confidence is today's)
+                   and case when $5 is null then (k.b).confidence >= $4
+                            else $4 <= 0 or beliefdb.confidence_at(k.b, $5) >= $4 end
                  order by %2$s
                  limit %3$s * $8) x
          where 1 - x.distance >= $9$q$,
