@@ -3,13 +3,14 @@ of a moment), a subject's beliefs, why and its picture, the product view's pictu
 unextracted text, impact, a correction preview, a source's retraction preview, and a page of decisions
 and of actions.
 
-    python bench/reads.py --db URL --workspace NAME [--runs 5] [--json]
+    python bench/reads.py --db URL --workspace NAME [--runs 5] [--json] [--large-source]
 
 On a workspace ``bench/impact.py --keep`` loaded (1M nodes: 550,000 beliefs, 150,000 fragments, 15,000
 sources, 150,000 decisions), as the principal that loaded it. Each read runs ``--runs`` times after one
 untimed call; the report is each read's median in ms. Reads here run on one workspace with no statistics
 on ``workspace_id`` (the schema's choice): what this guards is that none of them reads the whole
-workspace to answer for a few rows (docs/benchmarks.md, "Reads of a large workspace").
+workspace to answer for a few rows (docs/benchmarks.md, "Reads of a large workspace"). ``--large-source``
+adds the retraction preview of the source with the most beliefs (a hub of the graph).
 """
 
 from __future__ import annotations
@@ -40,11 +41,29 @@ def _pick(url: str, workspace: str) -> dict[str, Any]:
         return {"belief": row[0], "subject": row[1], "decision": row[2], "source": row[3]}
 
 
+def _largest_source(url: str, workspace: str) -> tuple[str, int]:
+    """The source of the workspace whose quotes support the most beliefs, and how many."""
+    with psycopg.connect(url) as conn:
+        row = conn.execute(
+            "select s.name, count(distinct e.belief_id)"
+            "  from beliefdb.workspace w"
+            "  join beliefdb.source s on s.workspace_id = w.id"
+            "  join beliefdb.source_version v on v.workspace_id = s.workspace_id and v.source_id = s.id"
+            "  join beliefdb.fragment f on f.workspace_id = v.workspace_id and f.source_version_id = v.id"
+            "  join beliefdb.evidence e on e.workspace_id = f.workspace_id and e.fragment_id = f.id"
+            " where w.name = %s group by s.name order by 2 desc, 1 limit 1", (workspace,)).fetchone()
+        if row is None:
+            raise SystemExit(f"no source with evidence in workspace {workspace}")
+        return str(row[0]), int(row[1])
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = arguments(__doc__)
     parser.add_argument("--workspace", required=True, help="a workspace bench/impact.py --keep loaded")
     parser.add_argument("--principal", default="bench", help="the principal that owns its beliefs")
     parser.add_argument("--runs", type=int, default=5, help="timed calls of each read")
+    parser.add_argument("--large-source", action="store_true",
+                        help="also preview retracting the source that supports the most beliefs")
     args = parser.parse_args(argv)
     if args.db is None:
         parser.error("--db is required (a kept workspace)")
@@ -69,6 +88,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             ("unextracted text (recall_fragments)", lambda: db.database.fetch_all(
                 dict, "select * from beliefdb.recall_fragments('what does the synthetic corpus say', 5)")),
         ]
+        if args.large_source:
+            large, supported = _largest_source(args.db, args.workspace)
+            log(f"the largest source: {large}, supporting {supported} beliefs")
+            reads.append((f"preview_retract of the largest source ({supported} beliefs)",
+                          lambda: db.preview_retract(source=large)))
         report: dict[str, float] = {}
         for name, read in reads:
             read()
