@@ -252,8 +252,8 @@ def test_a_call_after_the_servers_connections_were_ended_gets_a_fresh_one(db_url
     due to administrator command" (HTTP 503) while the database was back: the pool checks a connection
     before it hands it out, and the call gets a fresh one."""
     with beliefdb.connect(db_url) as bdb, psycopg.connect(db_url, autocommit=True) as admin:
-        bdb.database._pool.resize(min_size=2, max_size=4)
-        bdb.database._pool.wait()
+        bdb.database._pool.pool.resize(min_size=2, max_size=4)
+        bdb.database._pool.pool.wait()
         assert bdb.beliefs() == []
         pids = [row[0] for row in admin.execute(
             "select pid from pg_stat_activity where datname = current_database() and application_name = 'beliefdb'"

@@ -68,3 +68,26 @@ def test_a_stopped_database_is_said_in_one_line_within_seconds_at_every_door(
     started = time.monotonic()
     said = cli_without_db.one_line_error("beliefs", "--db", url)
     assert time.monotonic() - started < QUICK and "cannot connect to the database" in said
+
+
+def test_the_first_call_after_the_database_is_back_is_served_at_once(server: tuple[EmbeddedServer, str]) -> None:
+    """psycopg's pool retries its connection with a backoff that doubles without a ceiling: after 40 s
+    down, the first call once the server was back waited 26 s (after a few minutes down, calls failed
+    for minutes more). A call that finds the server up while the pool waits out its backoff gets a new
+    pool, and so do the calls after it."""
+    own, url = server
+    with beliefdb.connect(url) as db:
+        assert db.beliefs() == []
+        own.stop()
+        down = time.monotonic()
+        with pytest.raises(errors.DatabaseUnavailable):
+            db.beliefs()
+        # the pool's attempts: about 1, 3, 7 and 15 s after the outage began, the next about 31 s
+        time.sleep(max(0.0, 17.0 - (time.monotonic() - down)))
+        assert own.start() == url
+        started = time.monotonic()
+        assert db.beliefs() == []
+        assert time.monotonic() - started < 6.0
+        started = time.monotonic()
+        assert db.beliefs() == []
+        assert time.monotonic() - started < 1.0

@@ -24,10 +24,10 @@ from psycopg import errors as pg_errors
 from psycopg import sql
 from psycopg.rows import kwargs_row
 from psycopg.types import TypeInfo
-from psycopg_pool import ConnectionPool, PoolTimeout
 
 from beliefdb import errors, settings
 from beliefdb.db import composites
+from beliefdb.db.pooling import Pool
 from beliefdb.db.queries import Q
 
 APP_ROLE = "beliefdb_app"
@@ -35,13 +35,6 @@ DEFAULT_WORKSPACE = "default"
 
 # the application_name of this process's sessions (a URL's own application_name wins)
 _session_name = "beliefdb"
-
-#: how long a call waits for one of the pool's connections before it asks whether the server is there
-#: at all (a stopped server: said within seconds, not after the whole wait)
-PROBE_AFTER = 2.0
-#: how long a call waits in all for a connection while the server is up (every one busy with other calls)
-POOL_WAIT = 30.0
-
 
 class _QuietPool(logging.Filter):
     """The pool's warning at each failed (re)connection attempt: the call that needed the connection
@@ -188,23 +181,6 @@ def probe(url: str, timeout: int = 5) -> None:
 
 
 @contextmanager
-def pooled(pool: ConnectionPool, url: str) -> Iterator[psycopg.Connection[Any]]:
-    """One of ``pool``'s connections, as ``pool.connection()`` gives it; when none comes within
-    :data:`PROBE_AFTER` seconds, the server is asked directly and, if it cannot be reached,
-    :class:`~beliefdb.errors.DatabaseUnavailable` says so at once instead of after :data:`POOL_WAIT`."""
-    try:
-        conn = pool.getconn(timeout=PROBE_AFTER)
-    except PoolTimeout:
-        probe(url, timeout=2)
-        conn = pool.getconn(timeout=POOL_WAIT - PROBE_AFTER)
-    try:
-        with conn:
-            yield conn
-    finally:
-        pool.putconn(conn)
-
-
-@contextmanager
 def app_connection(url: str, workspace_id: str | None = None,
                    principal: str | None = None) -> Iterator[psycopg.Connection[Any]]:
     """One connection acting as the application role, outside any pool (for workspace admin)."""
@@ -231,7 +207,7 @@ def _bind(conn: psycopg.Connection[Any], workspace_id: str | None, principal: st
             raise not_installed() from exc
 
 
-def app_pool(url: str, *, max_size: int = 2) -> ConnectionPool:
+def app_pool(url: str, *, max_size: int = 2) -> Pool:
     """A pool of connections acting as the application role and bound to no workspace: for what
     comes before one is bound, such as asking who a bearer token speaks for."""
     probe(url)
@@ -242,15 +218,12 @@ def app_pool(url: str, *, max_size: int = 2) -> ConnectionPool:
         _bind(conn, None, None)
         conn.commit()
 
-    pool = ConnectionPool(url, min_size=1, max_size=max_size, configure=configure, open=False,
-                          check=ConnectionPool.check_connection,
-                          kwargs={"fallback_application_name": _session_name}, name="beliefdb-unbound")
-    try:
-        pool.open(wait=True, timeout=10)
-    except Exception as exc:
-        pool.close()
-        raise errors.DatabaseUnavailable(f"cannot open a connection pool: {exc}") from exc
-    return pool
+    return Pool(url, max_size=max_size, configure=configure, name="beliefdb-unbound",
+                kwargs={"fallback_application_name": _session_name}, probe=_probe_quickly)
+
+
+def _probe_quickly(url: str) -> None:
+    probe(url, timeout=2)
 
 
 def not_installed() -> errors.DatabaseUnavailable:
@@ -277,14 +250,8 @@ class Database:
         self.workspace_id, self._vector, self._composites = self._lookup_workspace(workspace)
         # each connection is checked as it is handed out (one round trip): one the server ended since (a
         # restart, pg_terminate_backend) is replaced, instead of failing the call that gets it
-        self._pool = ConnectionPool(url, min_size=1, max_size=max_size, configure=self._configure,
-                                    open=False, check=ConnectionPool.check_connection,
-                                    kwargs={"fallback_application_name": _session_name}, name="beliefdb")
-        try:
-            self._pool.open(wait=True, timeout=10)
-        except Exception as exc:
-            self._pool.close()
-            raise errors.DatabaseUnavailable(f"cannot open a connection pool: {exc}") from exc
+        self._pool = Pool(url, max_size=max_size, configure=self._configure, name="beliefdb",
+                          kwargs={"fallback_application_name": _session_name}, probe=_probe_quickly)
 
     @property
     def max_size(self) -> int:
@@ -346,7 +313,7 @@ class Database:
         if self._pool.closed:  # (psycopg_pool says "the pool 'beliefdb' is already closed")
             raise errors.DatabaseUnavailable("this BeliefDB is closed (its with block ended, or close() was"
                                              " called): open another")
-        with translated_errors(), pooled(self._pool, self.url) as conn:
+        with translated_errors(), self._pool.connection() as conn:
             with conn.transaction():
                 try:
                     locked = conn.execute(Q.expire_first).fetchone()

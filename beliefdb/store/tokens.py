@@ -18,7 +18,7 @@ import psycopg
 from psycopg.rows import class_row
 
 from beliefdb import errors
-from beliefdb.db.connector import app_pool, connect, not_installed, pooled, probe, translated_errors
+from beliefdb.db.connector import app_pool, connect, not_installed, probe, translated_errors
 from beliefdb.db.queries import Q
 from beliefdb.models import Identity, Token, TokenCreated
 
@@ -114,7 +114,7 @@ class Authenticator:
         for none, an unknown or a revoked one."""
         if not token or not token.startswith(PREFIX) or len(token) > 256:
             raise errors.Unauthenticated("a valid bearer token is required (beliefdb token create)")
-        with translated_errors(), pooled(self._pool, self._url) as conn, \
+        with translated_errors(), self._pool.connection() as conn, \
                 conn.cursor(row_factory=class_row(Identity)) as cur:
             cur.execute(Q.authenticate, (digest(token),))
             found = cur.fetchone()

@@ -1,0 +1,124 @@
+"""Connection pools that come back with the server.
+
+psycopg_pool replaces a connection the server ended, but after an outage it retries its connection
+with a backoff that doubles each time and has no ceiling (1, 2, 4, ... 128 s, until its
+``reconnect_timeout`` of 5 minutes): a memory whose database was down for 40 s waited 26 s for its
+first call after the server was back, and after a few minutes down its calls failed for minutes
+more. Here a call that gets no connection within :data:`PROBE_AFTER` asks the server directly: down,
+it says so at once (DatabaseUnavailable); up, while the pool failed to connect and is not busy
+with other calls, the pool is made anew, and the call and those after it are served at once.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import psycopg
+from psycopg_pool import ConnectionPool, PoolClosed, PoolTimeout
+
+from beliefdb import errors
+
+#: how long a call waits for one of the pool's connections before it asks whether the server is there
+#: at all (a stopped server: said within seconds, not after the whole wait)
+PROBE_AFTER = 2.0
+#: how long a call waits in all for a connection while the server is up (every one busy with other calls)
+POOL_WAIT = 30.0
+
+
+class Pool:
+    """A psycopg ``ConnectionPool`` (``min_size`` 1) that is made anew when it is waiting out its
+    reconnection backoff while the server answers. ``probe(url)`` asks the server; ``kwargs`` are the
+    connections' connection arguments."""
+
+    def __init__(self, url: str, *, max_size: int, configure: Callable[[psycopg.Connection[Any]], None],
+                 name: str, kwargs: dict[str, Any], probe: Callable[[str], None]) -> None:
+        self.url = url
+        self._options: dict[str, Any] = {"min_size": 1, "max_size": max_size, "configure": configure,
+                                         "open": False, "check": ConnectionPool.check_connection,
+                                         "kwargs": kwargs, "name": name}
+        self._probe = probe
+        self._lock = threading.Lock()
+        self._held = 0
+        self._closed = False
+        self._pool = self._opened()
+
+    def _opened(self) -> ConnectionPool:
+        pool: ConnectionPool = ConnectionPool(self.url, **self._options)
+        try:
+            pool.open(wait=True, timeout=10)
+        except Exception as exc:
+            pool.close()
+            raise errors.DatabaseUnavailable(f"cannot open a connection pool: {exc}") from exc
+        return pool
+
+    @property
+    def pool(self) -> ConnectionPool:
+        """The psycopg pool in use now."""
+        return self._pool
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
+    @property
+    def max_size(self) -> int:
+        return self._pool.max_size
+
+    def get_stats(self) -> dict[str, int]:
+        return self._pool.get_stats()
+
+    @contextmanager
+    def connection(self) -> Iterator[psycopg.Connection[Any]]:
+        """One of the pool's connections, as ``ConnectionPool.connection()`` gives it."""
+        pool, conn = self._get()
+        with self._lock:
+            self._held += 1
+        try:
+            with conn:
+                yield conn
+        finally:
+            with self._lock:
+                self._held -= 1
+            pool.putconn(conn)
+
+    def _get(self) -> tuple[ConnectionPool, psycopg.Connection[Any]]:
+        pool = self._pool
+        try:
+            return pool, pool.getconn(timeout=PROBE_AFTER)
+        except PoolTimeout:
+            self._probe(self.url)
+            pool = self._renewed(pool)
+        except PoolClosed:
+            if self._closed or self._pool is pool:
+                raise
+            pool = self._pool
+        try:
+            return pool, pool.getconn(timeout=POOL_WAIT - PROBE_AFTER)
+        except PoolClosed:
+            # (another call made the pool anew while this one waited on the one before)
+            if self._closed or self._pool is pool:
+                raise
+            return self._pool, self._pool.getconn(timeout=POOL_WAIT - PROBE_AFTER)
+
+    def _renewed(self, stale: ConnectionPool) -> ConnectionPool:
+        """The pool to wait on, once the server answered: a new one when ``stale`` failed to connect and
+        calls hold fewer of its connections than it may open (it is waiting out its backoff, not busy)."""
+        with self._lock:
+            if self._closed or self._pool is not stale:
+                return self._pool
+            if self._held >= stale.max_size or not stale.get_stats().get("connections_errors", 0):
+                return stale
+            fresh = self._opened()
+            self._pool = fresh
+        # (closing waits for the stale pool's threads, one of them asleep in its backoff: not this call)
+        threading.Thread(target=stale.close, kwargs={"timeout": 5.0}, name="beliefdb-pool-close",
+                         daemon=True).start()
+        return fresh
+
+    def close(self) -> None:
+        with self._lock:
+            self._closed = True
+        self._pool.close()
