@@ -58,8 +58,12 @@ declare
 begin
     -- one propagation per workspace at a time: two concurrent changes that each leave a node
     -- one of two supports must not both conclude it still holds (READ COMMITTED gives every
-    -- statement after the lock a snapshot that includes the other's commit)
-    perform pg_advisory_xact_lock(hashtextextended('beliefdb.propagate:' || p_workspace_id::text, 0));
+    -- statement after the lock a snapshot that includes the other's commit). The lock is the
+    -- workspace's write lock (its audit chain's head row, beliefdb.lock_workspace), which every
+    -- writer holds already, not an advisory lock: pg_locks shows an advisory lock's key to every
+    -- login, and any login may take one (pg_advisory_lock is PostgreSQL's, executable by all), so
+    -- another workspace's agent took this one's and every write here waited for it and failed
+    perform from beliefdb.audit_head h where h.workspace_id = p_workspace_id for update;
     -- (walking stored supports: what rests on the change by another justification keeps its
     -- standing, and is neither read nor written; the whole closure when the change gives back)
     perform beliefdb.evaluate(p_workspace_id, p_seeds || beliefdb.due_to_expire(p_workspace_id), '{}', true);

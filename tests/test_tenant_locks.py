@@ -1,0 +1,105 @@
+"""One workspace's agent cannot hold up or misreport another workspace's work through locks every
+login may take (rule 13 of docs/rules.md): ``pg_advisory_lock`` is PostgreSQL's, executable by
+everyone, and ``pg_locks`` shows every session's locks to everyone. So nothing another workspace's
+writers or workers do may rest on an advisory lock alone."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+from typing import Any
+
+import psycopg
+import pytest
+from psycopg import sql
+
+import beliefdb
+from beliefdb import api
+
+pytestmark = pytest.mark.robustness
+
+POLICY = "# Return policy\n\nReturns are accepted within 7 days of delivery.\n"
+SHIPPING = "# Shipping\n\nThe shipping time is 2 days.\n"
+
+
+def su(url: str, query: str, params: Any = None) -> list[tuple[Any, ...]]:
+    """Rows of a statement run as the database's superuser (the test's own URL), committed."""
+    with psycopg.connect(url, autocommit=True) as conn:
+        cur = conn.execute(query, params)
+        return cur.fetchall() if cur.description else []
+
+
+@pytest.fixture
+def agent_of_a(db_url: str) -> Iterator[str]:
+    """Workspaces A and B, each with a belief; the URL of an agent's login bound to A (a role of the
+    cluster's: dropped at the end)."""
+    for ws, text in (("A", POLICY), ("B", SHIPPING)):
+        api.create_workspace(ws, url=db_url)
+        with beliefdb.connect(db_url, ws) as db:
+            db.ingest_text(text, source=f"{ws}.md", authority="official")
+    name = f"mallory_{uuid.uuid4().hex[:8]}"
+    yield api.create_agent(name, "A", url=db_url).url
+    su(db_url, sql.SQL("drop role if exists {}").format(sql.Identifier(name)).as_string(None))
+
+
+def app_session(url: str, workspace: str) -> psycopg.Connection[Any]:
+    """A connection of the schema owner acting as the application role in a workspace (as the
+    library's and the servers' are), not in autocommit."""
+    conn = psycopg.connect(url)
+    conn.execute("select beliefdb.use_workspace(%s)", (workspace,))
+    conn.execute("set role beliefdb_app")
+    conn.commit()
+    return conn
+
+
+def held_by(conn: psycopg.Connection[Any], pid: int) -> list[tuple[int, int, int]]:
+    """The advisory locks session ``pid`` holds, as ``conn`` sees them in pg_locks: (classid, objid, objsubid)."""
+    rows = conn.execute("select classid::bigint, objid::bigint, objsubid::integer from pg_catalog.pg_locks"
+                        " where locktype = 'advisory' and granted and pid = %s", (pid,)).fetchall()
+    return [(int(a), int(b), int(c)) for a, b, c in rows]
+
+
+def take(conn: psycopg.Connection[Any], lock: tuple[int, int, int]) -> None:
+    """Take an advisory lock seen in pg_locks, at session level (held until ``conn`` closes)."""
+    high, low, subid = lock
+    if subid == 1:  # one bigint key: its high half is classid, its low half objid
+        key = (high << 32) | low
+        conn.execute("select pg_catalog.pg_advisory_lock(%s::bigint)", (key - (1 << 64) if key >= 1 << 63 else key,))
+    else:  # two integer keys
+        conn.execute("select pg_catalog.pg_advisory_lock(%s::integer, %s::integer)",
+                     tuple(k - (1 << 32) if k >= 1 << 31 else k for k in (high, low)))
+
+
+def decide(conn: psycopg.Connection[Any]) -> None:
+    """Record a decision citing the workspace's belief (a write: it takes the workspace's lock and
+    propagates what rests on its belief)."""
+    conn.execute("select beliefdb.decide('ship it', jsonb_build_array(jsonb_build_array("
+                 "(select b.id::text from beliefdb.belief b limit 1))))")
+
+
+def test_another_workspaces_agent_cannot_hold_up_its_writes(db_url: str, agent_of_a: str) -> None:
+    """A writer of B held an advisory lock on B's id (propagate's, one at a time per workspace), which
+    pg_locks shows to every login and any login may take: A's agent took it, and every write of B
+    waited for it and failed (workspace_busy). B's writers are serialised by B's own lock now (a row
+    lock on its audit chain's head, which the application role cannot take), and show nothing to take."""
+    b = app_session(db_url, "B")
+    with psycopg.connect(agent_of_a, autocommit=True) as mallory:
+        decide(b)  # (B's transaction, open: what its writer holds, as another login sees it)
+        seen = held_by(mallory, b.info.backend_pid)
+        b.commit()
+        for lock in seen:
+            take(mallory, lock)
+        b.execute("set lock_timeout = '2s'")
+        b.commit()
+        try:
+            decide(b)
+            b.commit()
+            blocked = None
+        except psycopg.errors.LockNotAvailable as exc:
+            b.rollback()
+            blocked = str(exc)
+    b.close()
+    assert blocked is None, f"A's agent held up B's write with the locks it saw: {blocked}"
+    assert seen == []
+    assert su(db_url, "select count(*) from beliefdb.decision d join beliefdb.workspace w on w.id = d.workspace_id"
+                      " where w.name = 'B'") == [(2,)]
