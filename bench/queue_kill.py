@@ -34,9 +34,6 @@ import _common
 
 import beliefdb
 
-#: job_take's advisory lock (api/58_jobs.sql): held while a worker runs a job
-JOB_LOCK_KEY = 6975330
-
 
 def document(i: int) -> str:
     return (f"# Queue document {i}\n"
@@ -73,9 +70,13 @@ def _done(conn: psycopg.Connection[Any], ws: str) -> int:
     return int(row[0]) if row else 0
 
 
-def _held(conn: psycopg.Connection[Any]) -> int:
-    row = conn.execute("select count(*) from pg_catalog.pg_locks where locktype = 'advisory' and granted"
-                       " and classid = %s::oid and objsubid = 2", (JOB_LOCK_KEY,)).fetchone()
+def _held(conn: psycopg.Connection[Any], ws: str) -> int:
+    """How many of the workspace's jobs a worker holds now (as beliefdb.jobs tells: the job's row is
+    locked by a transaction in progress)."""
+    row = conn.execute("select count(*) from beliefdb.job j where j.workspace_id = %s and j.status = 'queued'"
+                       " and j.xmax <> '0'::xid and j.xmax in (select t.transactionid from pg_catalog.pg_locks t"
+                       " where t.locktype = 'transactionid' and t.mode = 'ExclusiveLock' and t.granted)",
+                       (ws,)).fetchone()
     return int(row[0]) if row else 0
 
 
@@ -116,7 +117,7 @@ def _kill(watch: psycopg.Connection[Any], ws: str, procs: list[subprocess.Popen[
         if done >= documents or time.monotonic() >= deadline:
             break
         time.sleep(rng.uniform(0, 0.1))
-        in_flight += _held(watch) > 0
+        in_flight += _held(watch, ws) > 0
         procs[victim].send_signal(signal.SIGKILL)
         procs[victim].wait()
         done_kills += 1

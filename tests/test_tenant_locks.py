@@ -20,6 +20,8 @@ pytestmark = pytest.mark.robustness
 
 POLICY = "# Return policy\n\nReturns are accepted within 7 days of delivery.\n"
 SHIPPING = "# Shipping\n\nThe shipping time is 2 days.\n"
+#: the first key of the advisory lock job_take took on a job's id ('job' in ASCII), which beliefdb.jobs read
+JOB_KEY = 6975330
 
 
 def su(url: str, query: str, params: Any = None) -> list[tuple[Any, ...]]:
@@ -103,3 +105,39 @@ def test_another_workspaces_agent_cannot_hold_up_its_writes(db_url: str, agent_o
     assert seen == []
     assert su(db_url, "select count(*) from beliefdb.decision d join beliefdb.workspace w on w.id = d.workspace_id"
                       " where w.name = 'B'") == [(2,)]
+
+
+def test_another_workspaces_agent_cannot_show_its_queued_jobs_running(db_url: str, agent_of_a: str) -> None:
+    """beliefdb.jobs showed a queued job running when any session held the advisory lock on its id
+    (job_take took one): A's agent, guessing B's job ids from its own (they are one sequence), made
+    B's queued jobs look running and hid them from jobs --status queued, and, holding the key first,
+    made a job B's worker held look queued. Running now means a transaction in progress holds the
+    job's row (its xmax), which only B's own sessions can lock."""
+    with beliefdb.connect(db_url, "B") as db:
+        (job,) = db.submit(text=POLICY, source="returns.md")
+        with psycopg.connect(agent_of_a, autocommit=True) as mallory:
+            mallory.execute("select pg_catalog.pg_advisory_lock(%s::integer, %s::integer)", (JOB_KEY, job))
+            assert [(j.id, j.status) for j in db.jobs()] == [(job, "queued")]
+            assert [j.id for j in db.jobs(status="queued")] == [job]
+            assert db.jobs(status="running") == []
+            # a worker of B that takes it: running, whoever else holds a lock of that key
+            worker = app_session(db_url, "B")
+            taken = worker.execute("select j.id from beliefdb.job_take('w') j").fetchone()
+            assert taken == (job,)
+            assert [(j.id, j.status) for j in db.jobs()] == [(job, "running")]
+            worker.rollback()
+            worker.close()
+        assert [(j.id, j.status) for j in db.jobs()] == [(job, "queued")]
+
+
+def test_a_worker_shows_its_job_running_to_its_own_workspace_only(db_url: str, agent_of_a: str) -> None:
+    """The job a worker of B holds is running to B; to A (whose job ids are other numbers) nothing changes."""
+    with beliefdb.connect(db_url, "A") as a, beliefdb.connect(db_url, "B") as b:
+        (mine,) = a.submit(text=SHIPPING, source="shipping.md")
+        (theirs,) = b.submit(text=POLICY, source="returns.md")
+        worker = app_session(db_url, "B")
+        assert worker.execute("select j.id from beliefdb.job_take('w') j").fetchone() == (theirs,)
+        assert [(j.id, j.status) for j in b.jobs()] == [(theirs, "running")]
+        assert [(j.id, j.status) for j in a.jobs()] == [(mine, "queued")]
+        worker.rollback()
+        worker.close()

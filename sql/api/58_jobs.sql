@@ -92,9 +92,6 @@ begin
            started_at = pg_catalog.clock_timestamp()
      where j.workspace_id = v_ws and j.id = v_job.id
     returning j.* into v_job;
-    -- (an advisory lock too, only for beliefdb.jobs to show the job running: row locks are not in
-    -- pg_locks; it decides nothing. Its first key is 'job' in ASCII.)
-    perform pg_catalog.pg_try_advisory_xact_lock(6975330, (v_job.id % 2147483648)::integer);
     -- (a job another submitted is taken by an owner's session only: it acts as its submitter)
     if v_job.submitted_by is distinct from beliefdb.current_principal() then
         perform pg_catalog.set_config('beliefdb.principal', v_job.submitted_by, true);
@@ -305,12 +302,22 @@ begin
     if p_limit is null or p_limit < 1 then
         raise exception 'the limit must be at least 1, not %', p_limit using errcode = 'BD005';
     end if;
-    v_held := array(select l.objid::bigint from pg_catalog.pg_locks l
-                     where l.locktype = 'advisory' and l.granted and l.objsubid = 2
-                       and l.classid = 6975330::oid);  -- (job_take's)
+    -- The queued jobs a live worker holds: job_take locks the job's row in the transaction that runs
+    -- it, so the row's xmax is a transaction in progress (whose backend holds the lock on its own
+    -- transaction id), as it is while job_cancel takes the row; the row lock itself is not in
+    -- pg_locks. Not an advisory lock on the job's id, as before: any login may take one
+    -- (pg_advisory_lock is PostgreSQL's, executable by all), and another workspace's agent, guessing
+    -- this one's job ids from its own (one sequence), showed its queued jobs running, or, holding
+    -- the key first, a running one queued (so did a job of that id in another database).
+    v_held := array(
+        select j.id
+          from beliefdb.job j
+         where j.workspace_id = v_ws and j.status = 'queued' and j.xmax <> '0'::xid
+           and j.xmax in (select t.transactionid from pg_catalog.pg_locks t
+                           where t.locktype = 'transactionid' and t.mode = 'ExclusiveLock' and t.granted));
     return query
         select j.id, j.kind,
-               case when j.status = 'queued' and (j.id % 2147483648) = any(v_held) then 'running' else j.status end,
+               case when j.status = 'queued' and j.id = any(v_held) then 'running' else j.status end,
                j.payload ->> 'source', j.payload ->> 'path',
                -- (an attempt whose worker died was rolled back, its start was not)
                greatest(j.attempts, beliefdb._job_starts(v_ws, j.id, j.payload))::integer,
@@ -319,8 +326,8 @@ begin
           from beliefdb.job j
          where j.workspace_id = v_ws
            and (p_status is null
-                or (p_status = 'running' and j.status = 'queued' and (j.id % 2147483648) = any(v_held))
-                or (p_status = 'queued' and j.status = 'queued' and not (j.id % 2147483648) = any(v_held))
+                or (p_status = 'running' and j.status = 'queued' and j.id = any(v_held))
+                or (p_status = 'queued' and j.status = 'queued' and not j.id = any(v_held))
                 or (p_status in ('done', 'failed') and j.status = p_status))
          order by j.id desc
          limit p_limit;
