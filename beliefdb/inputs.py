@@ -96,50 +96,60 @@ def check_text(value: Any, where: str) -> None:
         raise InvalidInput(f"{where}: {why}")
 
 
+def local(value: datetime) -> datetime:
+    """A moment without a time zone as local time, with its offset (one with a zone: unchanged). A local
+    time that does not exist (the hour clocks skip going forward) is read with the offset before the
+    change (New York's 2024-03-10T02:30 is 03:30 EDT), one that occurs twice (the hour clocks repeat going
+    back) is the first: as PostgreSQL and ``zoneinfo`` read the first and PEP 495's ``fold=0`` says.
+    Not ``astimezone()``, which reads a skipped time an hour early (01:30 EST)."""
+    if value.tzinfo is not None:
+        return value
+    return datetime.fromtimestamp(value.timestamp(), UTC).astimezone()
+
+
 def check_moment(value: datetime, where: str) -> datetime:
-    """``value`` unchanged when it lies in the accepted range (a naive one is taken as local time,
-    as PostgreSQL takes it in the session's time zone), else InvalidInput naming ``where`` (as for
-    anything but a datetime: text is read by :func:`parse_moment`)."""
+    """``value`` when it lies in the accepted range, with its offset (one without a time zone is local
+    time, :func:`local`: never the database session's zone, which is the server's), else InvalidInput
+    naming ``where`` (as for anything but a datetime: text is read by :func:`parse_moment`)."""
     if not isinstance(value, datetime):
         raise InvalidInput(f"{where}: must be a datetime, not {type(value).__name__}"
                            " (ISO 8601 text: beliefdb.api.parse_moment(text, name) reads it)")
     try:
-        utc = value.astimezone(UTC)
-    except (OverflowError, ValueError):
+        zoned = local(value)
+        utc = zoned.astimezone(UTC)
+    except (OverflowError, ValueError, OSError):
         utc = None  # a naive moment at the edge of the calendar has no local time
     if utc is None or not EARLIEST <= utc <= LATEST:
         raise InvalidInput(f"{where}: {value.isoformat()} is out of range (give a moment {MOMENT_RANGE})")
-    return value
+    return zoned
 
 
 def moment_text(value: Any, where: str) -> str | None:
     """A moment given as a ``datetime`` or an ISO 8601 string (without a time zone: local time) as the
-    ISO 8601 text a claim carries, checked as :func:`parse_moment` checks it; None stays None."""
+    ISO 8601 text, with its offset, that a claim carries: the moment :func:`parse_moment` read, so that
+    the database neither reads it in its session's time zone nor reads it otherwise. None stays None."""
     if value is None:
         return None
     if isinstance(value, datetime):
-        return check_moment(value if value.tzinfo is not None else value.astimezone(), where).isoformat()
+        return check_moment(value, where).isoformat()
     if not isinstance(value, str):
         raise InvalidInput(f"{where}: must be a datetime or an ISO 8601 timestamp string")
-    parse_moment(value, where)
-    return value
+    return parse_moment(value, where).isoformat()
 
 
 def parse_moment(text: str, where: str, *, zoned: bool = False) -> datetime:
-    """An ISO 8601 moment (without a time zone: local time) in the accepted range, or InvalidInput
-    naming ``where`` and what is accepted. ``zoned``: a moment without a time zone is refused, as the
-    servers refuse it (their local time is not their caller's)."""
+    """An ISO 8601 moment (without a time zone: local time, :func:`local`) in the accepted range, with its
+    offset, or InvalidInput naming ``where`` and what is accepted. ``zoned``: a moment without a time zone
+    is refused, as the servers refuse it (their local time is not their caller's)."""
     try:
         parsed = datetime.fromisoformat(text)
     except ValueError:
         raise InvalidInput(f"{where}: not an ISO 8601 timestamp: '{shown(text)}'") from None
     if parsed.tzinfo is None and zoned:
         raise InvalidInput(f"{where}: Input should have timezone info (Z or an offset such as +02:00): '{shown(text)}'")
-    if parsed.tzinfo is None:
-        # a local time: within the range (as UTC) it has one in every time zone, so the check below can convert it
-        if not EARLIEST.replace(tzinfo=None) <= parsed <= LATEST.replace(tzinfo=None):
-            raise InvalidInput(f"{where}: {parsed.isoformat()} is out of range (give a moment {MOMENT_RANGE})")
-        parsed = parsed.astimezone()
+    # a local time: within the range (as UTC) it has one in every time zone, so the check below can convert it
+    if parsed.tzinfo is None and not EARLIEST.replace(tzinfo=None) <= parsed <= LATEST.replace(tzinfo=None):
+        raise InvalidInput(f"{where}: {parsed.isoformat()} is out of range (give a moment {MOMENT_RANGE})")
     return check_moment(parsed, where)
 
 

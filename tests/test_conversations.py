@@ -330,7 +330,7 @@ def test_asked_as_of_a_moment_before_anything_was_recorded_ask_says_so(bdb: beli
     assert before.status == "no_match" and before.hint is not None
     assert f"recorded its first source on {recorded.isoformat()}" in before.hint
     assert "hint" in render_ask.ask_json(before) and before.hint in render_ask.ask_text(before)
-    # a moment without a time zone is the session's (UTC here), as everywhere in ask
+    # a moment without a time zone is local time (UTC here), as at every door of the library
     naive = bdb.ask("where does Alice live?", as_of=day(1).replace(tzinfo=None))
     assert naive.status == "no_match" and naive.hint == before.hint
     since = bdb.ask("where does Alice live?", as_of=recorded)

@@ -362,7 +362,7 @@ select a.id, a.decision_id, a.description, a.status, a.owner, a.created_at
  limit %(limit)s;
 
 -- first_recorded --
--- When the bound workspace recorded its first source version (every belief an as-of answer may give rests on a quote of one, rule 1), and whether a moment comes before it (compared as ask compares it: a moment without a time zone is the session's)
+-- When the bound workspace recorded its first source version (every belief an as-of answer may give rests on a quote of one, rule 1), and whether a moment comes before it (the moment comes with its offset: one without a time zone is local time, beliefdb.inputs.check_moment)
 select min(recorded_at), %s::timestamptz < min(recorded_at) from beliefdb.source_version;
 
 -- workspace_model --

@@ -31,7 +31,7 @@ def why_graph(db: Database, ref: str | UUID, *, as_of: datetime | None = None, l
     draws at most that many of the nodes that rest on it from ``offset`` (decisions first): ``page``
     says which of how many."""
     if as_of is not None:
-        check_moment(as_of, "as_of")
+        as_of = check_moment(as_of, "as_of")
     if limit is not None and not 1 <= limit <= MAX_LIMIT:
         raise errors.InvalidInput(f"limit must be between 1 and {MAX_LIMIT}")
     if not 0 <= offset <= MAX_OFFSET:

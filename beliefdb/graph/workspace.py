@@ -44,9 +44,8 @@ def workspace_graph(db: Database, *, subject: str | None = None, status: str | N
         raise errors.InvalidInput(f"limit must be between 1 and {MAX_LIMIT}")
     if not 0 <= offset <= MAX_OFFSET:
         raise errors.InvalidInput(f"offset must be between 0 and {MAX_OFFSET:,}")
-    for moment, where in ((since, "since"), (until, "until"), (as_of, "as_of")):
-        if moment is not None:
-            check_moment(moment, where)
+    since, until, as_of = (check_moment(moment, where) if moment is not None else None
+                           for moment, where in ((since, "since"), (until, "until"), (as_of, "as_of")))
     bound = COUNT_LIMIT if as_of is None else offset + limit + AS_OF_COUNT_AHEAD
     filters = {"subject": subject, "status": status, "since": since, "until": until, "as_of": as_of,
                "limit": limit + 1, "offset": offset, "count_limit": bound + 1}

@@ -44,7 +44,7 @@ def list_beliefs(db: Database, *, subject: str | None = None, attribute: str | N
     only those among ``ids`` when given. In subject, attribute, recorded order: at most ``limit`` (all when
     None), those after the belief ``after`` (the last one of the page before; a full id or unique prefix)."""
     if as_of is not None:
-        check_moment(as_of, "as_of")
+        as_of = check_moment(as_of, "as_of")
     check_page_limit(limit)
     if subject is not None:
         subject = subject_named(db, subject, conn)
@@ -100,7 +100,7 @@ def get_beliefs(db: Database, ids: list[UUID], as_of: datetime | None = None,
     if as_of is None:
         rows = db.fetch_all(Belief, Q.beliefs_by_ids, {"ids": ids, "as_of": None}, conn)
     else:
-        check_moment(as_of, "as_of")
+        as_of = check_moment(as_of, "as_of")
         rows = db.fetch_all(Belief, Q.beliefs_by_ids_as_of, {"ids": ids, "as_of": as_of}, conn)
     by_id = {b.id: b for b in rows}
     return [by_id[i] for i in ids if i in by_id]
@@ -120,7 +120,7 @@ def why(db: Database, ref: str | UUID, conn: psycopg.Connection[Any] | None = No
     A fixture or synthetic belief is shown only with ``include_fixtures`` (its evidence is not
     production history, rule 15). The moment is checked before the belief is looked up."""
     if as_of is not None:
-        check_moment(as_of, "as_of")
+        as_of = check_moment(as_of, "as_of")
     with db.transaction(conn) as c:
         belief_id = resolve(db, ref, c)
         if as_of is None:

@@ -28,7 +28,7 @@ def decay(db: Database, now: datetime | None = None, *, preview: bool = False,
     """Recompute every confidence of the workspace as of ``now`` (half-lives, policy weights), to the
     fixpoint over derived beliefs. With ``preview``, the same counts and nothing written."""
     if now is not None:
-        check_moment(now, "now")
+        now = check_moment(now, "now")
     report: ConfidenceReport = db.fetch_one(ConfidenceReport, Q.decay, (now, preview), conn)
     return report
 

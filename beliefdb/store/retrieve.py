@@ -73,7 +73,7 @@ def _reads(conn: psycopg.Connection[Any], *reads: Read) -> list[list[Any]]:
 def _beliefs_read(ids: list[UUID], as_of: datetime | None) -> Read:
     """The read of these beliefs as they are now, or as believed at ``as_of`` (store.beliefs.get_beliefs's)."""
     if as_of is not None:
-        check_moment(as_of, "as_of")
+        as_of = check_moment(as_of, "as_of")
     return (Belief, Q.beliefs_by_ids if as_of is None else Q.beliefs_by_ids_as_of, {"ids": ids, "as_of": as_of})
 
 
@@ -239,7 +239,7 @@ def ask(db: Database, question: str, *, k: int = 5, as_of: datetime | None = Non
     if not 0 <= min_confidence <= 1:
         raise errors.InvalidInput(f"{errors.argument('min_confidence')} must be between 0 and 1, not {min_confidence}")
     if as_of is not None:
-        check_moment(as_of, "as_of")
+        as_of = check_moment(as_of, "as_of")
     try:
         with db.transaction() as c:
             vector, model, degraded, min_similarity = _embed_question(db, question, embedder, c)
@@ -325,6 +325,8 @@ def answers(db: Database, *, subject: str | None = None, attribute: str | None =
     """The beliefs ``list_beliefs`` gives for these arguments (the same truth filter), each as ask
     presents it: with its evidence and warnings, low confidence by the same policy. Nothing searched:
     score 1, no similarity, matched by nothing."""
+    if as_of is not None:
+        as_of = check_moment(as_of, "as_of")
     with db.transaction() as c:
         found = list_beliefs(db, subject=subject, attribute=attribute, ids=ids, as_of=as_of,
                              include_fixtures=include_fixtures, conn=c)

@@ -61,10 +61,9 @@ def check_turn(turn: Turn, where: str) -> Turn:
     if time is not None:
         if not isinstance(time, datetime):
             raise errors.InvalidInput(f"{where}: the time must be a datetime")
-        check_moment(time, f"{where}: the time")
         # a time without a zone is local time, fixed here as a chat file's is (parse_moment): read later
         # by a worker, or by a session in another zone, it is still the same moment
-        time = time if time.tzinfo is not None else time.astimezone()
+        time = check_moment(time, f"{where}: the time")
     return Turn(speaker=speaker, text=turn.text.strip(), time=time)
 
 

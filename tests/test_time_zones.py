@@ -1,0 +1,128 @@
+"""A moment without a time zone is local time, the documented reading of the library and the CLI
+(``beliefdb.api.parse_moment``): it was so only where Python read it. A claim's ``valid_from`` /
+``valid_to`` text went to PostgreSQL as written and was read in the database session's time zone (the
+server's, not the caller's), and a ``datetime`` without a zone given as ``as_of`` was sent as a
+``timestamp`` and read there too: the same "09:00" was two moments, depending on the door. And a
+time in the hour that clocks skip (``2024-03-10T02:30`` in New York) was read an hour early by
+Python's ``astimezone()``, where PostgreSQL and ``zoneinfo`` read it with the offset before the change.
+
+Here the process's local zone (New York) and the database session's (Tokyo) differ, as for a client and
+a server in two places."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import Cli
+from psycopg.conninfo import make_conninfo
+
+import beliefdb
+from beliefdb import api, errors
+
+TEXT = "The office is open until February.\n"
+QUOTE = "The office is open until February."
+
+
+@pytest.fixture
+def in_new_york(db_url: str) -> Iterator[None]:
+    """This process's local time is New York's (the database session's stays its own: the test server
+    is started before, by ``db_url``, so it does not take the zone from this process's environment)."""
+    before = os.environ.get("TZ")
+    os.environ["TZ"] = "America/New_York"
+    time.tzset()
+    try:
+        yield
+    finally:
+        if before is None:
+            del os.environ["TZ"]
+        else:
+            os.environ["TZ"] = before
+        time.tzset()
+
+
+def in_tokyo(url: str, moment: str | None = None) -> str:
+    """``url`` whose sessions' time zone is Tokyo's (and whose clock is fixed at ``moment``)."""
+    clock = f" -c beliefdb.now={moment}" if moment else ""
+    return make_conninfo(url, options=f"-c TimeZone=Asia/Tokyo{clock}")
+
+
+def utc(*args: int) -> datetime:
+    return datetime(*args, tzinfo=UTC)  # type: ignore[misc]
+
+
+def valid_time(db: beliefdb.BeliefDB) -> tuple[datetime | None, datetime | None]:
+    (b,) = db.beliefs(include_all=True)
+    return b.valid_time.lower, b.valid_time.upper
+
+
+def test_a_claims_time_without_a_zone_is_local_time(in_new_york: None, db_url: str) -> None:
+    with beliefdb.connect(in_tokyo(db_url)) as db:
+        db.remember(QUOTE, "office", "open", "yes", QUOTE, source="office.md", text=TEXT,
+                    valid_from="2026-01-05T09:00", valid_to="2026-02-01T09:00:00")
+        # nine o'clock in New York, not in Tokyo (the session's zone) nor UTC
+        assert valid_time(db) == (utc(2026, 1, 5, 14), utc(2026, 2, 1, 14))
+
+
+def test_a_claims_file_time_without_a_zone_is_local_time(in_new_york: None, db_url: str, tmp_path: Path) -> None:
+    (tmp_path / "office.md").write_text(TEXT)
+    claim = {"statement": QUOTE, "subject": "office", "attribute": "open", "value": "yes", "quote": QUOTE,
+             "valid_from": "2026-01-05", "valid_to": "2026-02-01T09:00"}
+    (tmp_path / "claims.jsonl").write_text(json.dumps(claim) + "\n")
+    Cli({"BELIEFDB_URL": in_tokyo(db_url)})("ingest", tmp_path / "office.md", "--claims", tmp_path / "claims.jsonl",
+                                            "--extractor", "none")
+    with beliefdb.connect(db_url) as db:
+        # a date alone is local midnight
+        assert valid_time(db) == (utc(2026, 1, 5, 5), utc(2026, 2, 1, 14))
+
+
+def test_a_moment_python_reads_is_the_moment_stored(in_new_york: None, bdb: beliefdb.BeliefDB) -> None:
+    """ISO 8601 that Python reads and PostgreSQL does not (a week date, a decimal comma) was checked, then
+    refused by the database with its own words, naming no field."""
+    bdb.remember(QUOTE, "office", "open", "yes", QUOTE, source="office.md", text=TEXT,
+                 valid_from="2026-W02-1T09:00Z", valid_to="2026-02-01T09:00:00,5Z")
+    assert valid_time(bdb) == (utc(2026, 1, 5, 9), datetime(2026, 2, 1, 9, 0, 0, 500000, tzinfo=UTC))
+
+
+def test_a_local_time_in_the_hour_clocks_skip_is_read_with_the_offset_before_the_change(in_new_york: None,
+                                                                                       db_url: str) -> None:
+    """2024-03-10T02:30 does not exist in New York (02:00 EST is 03:00 EDT): read with the offset before the
+    change (EST), it is 07:30 UTC, as PostgreSQL and zoneinfo read it; ``astimezone()`` said 06:30."""
+    assert api.parse_moment("2024-03-10T02:30", "--as-of") == utc(2024, 3, 10, 7, 30)
+    assert api.check_moment(datetime(2024, 3, 10, 2, 30), "as_of") == utc(2024, 3, 10, 7, 30)
+    with beliefdb.connect(in_tokyo(db_url)) as db:
+        db.remember(QUOTE, "office", "open", "yes", QUOTE, source="office.md", text=TEXT,
+                    valid_from="2024-03-10T02:30", valid_to=datetime(2024, 3, 10, 2, 45))
+        assert valid_time(db) == (utc(2024, 3, 10, 7, 30), utc(2024, 3, 10, 7, 45))
+    # a local time that occurs twice (clocks going back) is the first of the two (EDT)
+    assert api.parse_moment("2024-11-03T01:30", "--as-of") == utc(2024, 11, 3, 5, 30)
+
+
+def test_an_as_of_without_a_zone_is_local_time_at_every_door(in_new_york: None, db_url: str, cli: Cli) -> None:
+    """Valid until 09:00 New York time (14:00 UTC): as of 08:59 local it was believed, as of 09:00 local
+    no longer (valid time ends before its end, rule 16). In Tokyo's zone both are before 14:00 UTC."""
+    with beliefdb.connect(in_tokyo(db_url, "2026-01-10T00:00:00Z")) as january:
+        (office,) = january.remember(QUOTE, "office", "open", "yes", QUOTE, source="office.md", text=TEXT,
+                                     valid_to="2026-02-01T14:00:00Z").accepted
+    before, after = datetime(2026, 2, 1, 8, 59), datetime(2026, 2, 1, 9, 0)
+    with beliefdb.connect(in_tokyo(db_url)) as db:
+        seen: dict[str, list[Any]] = {
+            "beliefs": [[b.id for b in db.beliefs(as_of=m)] for m in (before, after)],
+            "answers": [[a.belief.id for a in db.answers(as_of=m)] for m in (before, after)],
+            "ask": [[a.belief.id for a in db.ask("is the office open?", as_of=m).beliefs] for m in (before, after)],
+            "why": [db.why(office.id, as_of=before).belief.status],
+            "graph": [[n.id for n in db.workspace_graph(as_of=m).nodes if n.kind == "belief"]
+                      for m in (before, after)],
+        }
+        assert seen == {"beliefs": [[office.id], []], "answers": [[office.id], []], "ask": [[office.id], []],
+                        "why": ["current"], "graph": [[office.id], []]}
+        with pytest.raises(errors.NotFound, match="was not believed at 2026-02-01T09:00:00-05:00"):
+            db.why(office.id, as_of=after)
+    on_tokyo = Cli({"BELIEFDB_URL": in_tokyo(db_url)})
+    assert [len(on_tokyo.json("beliefs", "--as-of", m.isoformat())) for m in (before, after)] == [1, 0]
