@@ -97,14 +97,16 @@ def check_text(value: Any, where: str) -> None:
 
 
 def local(value: datetime) -> datetime:
-    """A moment without a time zone as local time, with its offset (one with a zone: unchanged). A local
-    time that does not exist (the hour clocks skip going forward) is read with the offset before the
-    change (New York's 2024-03-10T02:30 is 03:30 EDT), one that occurs twice (the hour clocks repeat going
-    back) is the first: as PostgreSQL and ``zoneinfo`` read the first and PEP 495's ``fold=0`` says.
-    Not ``astimezone()``, which reads a skipped time an hour early (01:30 EST)."""
+    """A moment without a time zone as local time, with its offset (one with a zone: unchanged), read as
+    PostgreSQL reads it in a session of the same zone: a local time that does not exist (the hour clocks
+    skip going forward) with the offset before the change (New York's 2024-03-10T02:30 is 03:30 EDT), one
+    that occurs twice (the hour clocks repeat going back) with the offset after it (2024-11-03T01:30 is
+    01:30 EST): of the two moments either offset gives, the later. Not ``astimezone()``, which reads a
+    skipped time an hour early (01:30 EST)."""
     if value.tzinfo is not None:
         return value
-    return datetime.fromtimestamp(value.timestamp(), UTC).astimezone()
+    later = max(value.replace(fold=0).timestamp(), value.replace(fold=1).timestamp())
+    return datetime.fromtimestamp(later, UTC).astimezone()
 
 
 def check_moment(value: datetime, where: str) -> datetime:

@@ -15,16 +15,22 @@ import json
 import os
 import time
 from collections.abc import Iterator
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
+from zoneinfo import ZoneInfo
 
+import hypothesis.strategies as st
+import psycopg
 import pytest
 from conftest import Cli
+from hypothesis import HealthCheck, given, settings
+from psycopg import sql
 from psycopg.conninfo import make_conninfo
 
 import beliefdb
 from beliefdb import api, errors
+from beliefdb.inputs import moment_text
 
 TEXT = "The office is open until February.\n"
 QUOTE = "The office is open until February."
@@ -90,18 +96,18 @@ def test_a_moment_python_reads_is_the_moment_stored(in_new_york: None, bdb: beli
     assert valid_time(bdb) == (utc(2026, 1, 5, 9), datetime(2026, 2, 1, 9, 0, 0, 500000, tzinfo=UTC))
 
 
-def test_a_local_time_in_the_hour_clocks_skip_is_read_with_the_offset_before_the_change(in_new_york: None,
-                                                                                       db_url: str) -> None:
+def test_a_local_time_in_the_hour_clocks_skip_or_repeat_is_read_as_postgresql_reads_it(in_new_york: None,
+                                                                                      db_url: str) -> None:
     """2024-03-10T02:30 does not exist in New York (02:00 EST is 03:00 EDT): read with the offset before the
-    change (EST), it is 07:30 UTC, as PostgreSQL and zoneinfo read it; ``astimezone()`` said 06:30."""
+    change (EST), it is 07:30 UTC, as PostgreSQL reads it; ``astimezone()`` said 06:30."""
     assert api.parse_moment("2024-03-10T02:30", "--as-of") == utc(2024, 3, 10, 7, 30)
     assert api.check_moment(datetime(2024, 3, 10, 2, 30), "as_of") == utc(2024, 3, 10, 7, 30)
     with beliefdb.connect(in_tokyo(db_url)) as db:
         db.remember(QUOTE, "office", "open", "yes", QUOTE, source="office.md", text=TEXT,
                     valid_from="2024-03-10T02:30", valid_to=datetime(2024, 3, 10, 2, 45))
         assert valid_time(db) == (utc(2024, 3, 10, 7, 30), utc(2024, 3, 10, 7, 45))
-    # a local time that occurs twice (clocks going back) is the first of the two (EDT)
-    assert api.parse_moment("2024-11-03T01:30", "--as-of") == utc(2024, 11, 3, 5, 30)
+    # a local time that occurs twice (clocks going back) is read with the offset after the change (EST)
+    assert api.parse_moment("2024-11-03T01:30", "--as-of") == utc(2024, 11, 3, 6, 30)
 
 
 def test_an_as_of_without_a_zone_is_local_time_at_every_door(in_new_york: None, db_url: str, cli: Cli) -> None:
@@ -126,3 +132,56 @@ def test_an_as_of_without_a_zone_is_local_time_at_every_door(in_new_york: None, 
             db.why(office.id, as_of=after)
     on_tokyo = Cli({"BELIEFDB_URL": in_tokyo(db_url)})
     assert [len(on_tokyo.json("beliefs", "--as-of", m.isoformat())) for m in (before, after)] == [1, 0]
+
+
+# --- the property: a local time is read as PostgreSQL reads it in a session of the same zone -------
+
+ZONES = ("America/New_York", "Europe/Lisbon", "Europe/Dublin", "Australia/Lord_Howe", "America/St_Johns",
+         "Pacific/Chatham", "America/Santiago", "Asia/Kathmandu")
+
+
+def transitions(zone: str) -> list[datetime]:
+    """The local wall times (before each change, naive) at which ``zone`` changed its offset in 2023-2025
+    (a zone that kept its offset: midsummer)."""
+    tz = ZoneInfo(zone)
+    out, at = [], datetime(2023, 1, 1, tzinfo=UTC)
+    while at.year < 2026:
+        step = at + timedelta(minutes=30)
+        if at.astimezone(tz).utcoffset() != step.astimezone(tz).utcoffset():
+            out.append(step.astimezone(tz).replace(tzinfo=None) - (step.astimezone(tz).utcoffset() or timedelta())
+                       + (at.astimezone(tz).utcoffset() or timedelta()))
+        at = step
+    return out or [datetime(2024, 6, 21, 12)]
+
+
+CHANGES = {zone: transitions(zone) for zone in ZONES}
+
+
+@settings(max_examples=150, deadline=None, database=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(zone=st.sampled_from(ZONES), which=st.integers(0, 5), minutes=st.integers(-100, 100),
+       seconds=st.integers(0, 59))
+def test_every_local_time_is_read_as_postgresql_reads_it(postgresql: psycopg.Connection[Any], zone: str,
+                                                          which: int, minutes: int, seconds: int) -> None:
+    """Around each change of offset of zones that skip or repeat an hour, half an hour, or change at odd
+    offsets: a local time given to the library (a ``datetime``, ISO text, a claim's text) is the moment
+    PostgreSQL reads for the same text in a session of that zone."""
+    changes = CHANGES[zone]
+    wall = changes[which % len(changes)] + timedelta(minutes=minutes, seconds=seconds)
+    text = wall.isoformat()
+    postgresql.execute(sql.SQL("set timezone = {}").format(sql.Literal(zone)))
+    (database,) = postgresql.execute("select %s::text::timestamptz", (text,)).fetchone() or ()
+    before = os.environ.get("TZ")
+    os.environ["TZ"] = zone
+    time.tzset()
+    try:
+        read = {m.astimezone(UTC) for m in (api.check_moment(wall, "as_of"), api.parse_moment(text, "--as-of"),
+                                             datetime.fromisoformat(moment_text(text, "valid_from") or ""))}
+    finally:
+        if before is None:
+            del os.environ["TZ"]
+        else:
+            os.environ["TZ"] = before
+        time.tzset()
+    # (in UTC: a time in the repeated hour, with fold=1, never equals one of another zone, PEP 495)
+    assert read == {database.astimezone(UTC)}, (zone, text)
