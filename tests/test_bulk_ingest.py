@@ -6,12 +6,13 @@ verifies, idempotency by content, and a bad document that leaves nothing of its 
 from __future__ import annotations
 
 import itertools
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import psycopg
 import pytest
-from conftest import Cli
+from conftest import Cli, url_at
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
@@ -92,25 +93,28 @@ def write_all(root: Path, docs: list[tuple[str, list[str]]]) -> list[Path]:
 # found by a run of the suite: the one conflict of the last version recorded from the other side
 @example(docs=[("b.md", ["The warranty period is 12 months."]), ("b.md", ["The warranty period is 24 months."]),
                ("a.md", ["The warranty period is 12 months."]),
-               ("b.md", ["The warranty period is 12 months.", "The warranty period is 5%."])], batch=1)
+               ("b.md", ["The warranty period is 12 months.", "The warranty period is 5%."])], batch=1, clock=None)
 # found by a longer run: a belief back in force meets two values of one new version that both beat it
 # (superseded by whichever of them came first by its random id, a different one in each workspace)
 @example(docs=[("a.md", ["The shipping fee is 10%."]), ("c.md", ["The shipping fee is 24 months."]),
-               ("c.md", ["The shipping fee is 12 months.", "The shipping fee is 5%."])], batch=1)
-@given(docs=DOCUMENTS, batch=st.integers(min_value=1, max_value=3))
+               ("c.md", ["The shipping fee is 12 months.", "The shipping fee is 5%."])], batch=1, clock=None)
+# the clock fixed (beliefdb.now): every write of both at that one moment
+@given(docs=DOCUMENTS, batch=st.integers(min_value=1, max_value=3),
+       clock=st.sampled_from([None, "2026-01-10T00:00:00+00:00"]))
 def test_bulk_ingest_equals_ingest_one_by_one(db_url: str, postgresql: psycopg.Connection[Any], tmp_path: Path,
-                                             docs: list[tuple[str, list[str]]], batch: int) -> None:
+                                             docs: list[tuple[str, list[str]]], batch: int, clock: str | None) -> None:
+    writer = url_at(db_url, clock) if clock is not None else db_url
     n = next(_names)
     one, many = f"one{n}", f"many{n}"
     paths = write_all(tmp_path / f"docs{n}", docs)
     with beliefdb.connect(db_url) as admin:
         admin.create_workspace(one)
         admin.create_workspace(many)
-    with beliefdb.connect(db_url, workspace=one) as db:
+    with beliefdb.connect(writer, workspace=one) as db:
         for path in paths:
             (report,) = db.ingest(path, embed=False)
             assert not isinstance(report, beliefdb.models.IngestFailure), report
-    with beliefdb.connect(db_url, workspace=many) as db:
+    with beliefdb.connect(writer, workspace=many) as db:
         result = db.bulk_ingest(*paths, batch=batch, embed=False)
         assert result.documents == len(paths)
         assert db.audit_verify().ok
@@ -403,3 +407,18 @@ def test_a_session_that_sets_the_bulk_hint_still_has_its_reasons_counted(bdb: be
     unmet = postgresql.execute("select j.unmet from beliefdb.justification j where j.consequent = %s",
                                (decided[0],)).fetchall()
     assert unmet == [(1,)]
+
+
+def test_a_bulk_ingest_with_the_clock_fixed_records_at_that_clock_as_one_by_one(
+        db_url: str, postgresql: psycopg.Connection[Any], tmp_path: Path) -> None:
+    """A session that fixes the clock (tests, a DBA importing history with beliefdb_clock) records its
+    writes at that clock, a bulk ingest's as one by one. A bulk run of new sources dated its versions,
+    fragments, beliefs and evidence by the real time (``clock_timestamp()``), while its supersessions took
+    the fixed clock: as of the fixed moment nothing it wrote was believed, and rule 8 ranked its documents
+    by a recording time no other write of that session had."""
+    january = datetime(2026, 1, 10, tzinfo=UTC)
+    same_as_one_by_one(url_at(db_url, january.isoformat()), postgresql, tmp_path, RUN, 6)
+    recorded = postgresql.execute("select distinct v.recorded_at from beliefdb.source_version v"
+                                  " union select b.recorded_at from beliefdb.belief b"
+                                  " union select e.created_at from beliefdb.evidence e").fetchall()
+    assert recorded == [(january,)]

@@ -136,8 +136,11 @@ declare
     -- clock), where it rewrote every new row (an update that is not HOT: every index of belief again)
     v_confidence real;
     -- (each document stamped as one by one would: later than the one before, never equal, so that
-    -- rule 8 ranks the later version as the later one)
-    v_base timestamptz := pg_catalog.clock_timestamp() - make_interval(secs => cardinality(p_ns) / 1e6);
+    -- rule 8 ranks the later version as the later one; with the clock fixed (beliefdb.now), at that
+    -- clock, as every other write of the session and as _bulk_settle dates what it settles)
+    v_fixed timestamptz := nullif(pg_catalog.current_setting('beliefdb.now', true), '')::timestamptz;
+    v_base timestamptz := coalesce(v_fixed,
+                                   pg_catalog.clock_timestamp() - make_interval(secs => cardinality(p_ns) / 1e6));
     v_count integer;
     v_settled jsonb;
     v_row record;
@@ -185,7 +188,7 @@ begin
              pg_temp.beliefdb_bulk_due, pg_temp.beliefdb_bulk_rival;
 
     insert into pg_temp.beliefdb_bulk_first (n, at, source_id, version_id)
-    select u.n, v_base + make_interval(secs => u.k / 1e6),
+    select u.n, coalesce(v_fixed, v_base + make_interval(secs => u.k / 1e6)),
            encode(overlay(uuid_send(gen_random_uuid()) placing v_prefix from 1 for 1), 'hex')::uuid,
            encode(overlay(uuid_send(gen_random_uuid()) placing v_prefix from 1 for 1), 'hex')::uuid
       from unnest(p_ns) with ordinality as u (n, k);
