@@ -1,7 +1,8 @@
 """As-of questions read retractions as they were at their moment (rule 16): a source, version or belief
 retracted later was still believed before; while retracted it was not; restored, it is again. A tie is
 conflicting as of a moment only while its rival was believed then. And as a property: after random
-ingests, ties, retractions and restorations, each at its own moment, what was believed as of each moment,
+ingests, ties, claims whose valid time ends (when said, at a later step's moment, or after the last),
+retractions and restorations, each at its own moment, what was believed as of each moment,
 with the status and the confidence it had, is exactly what was current then, however much changed after it."""
 
 from __future__ import annotations
@@ -199,14 +200,17 @@ SPEAKERS = ("x.md", "y.md")
 COLOURS = ("red", "blue", "green")
 
 
-def say(db: beliefdb.BeliefDB, source: str, colour: str) -> None:
-    """A user's claim valid from one fixed moment: two of them with different values tie (rule 8)."""
+def say(db: beliefdb.BeliefDB, source: str, colour: str, until: datetime | None = None) -> None:
+    """A user's claim valid from one fixed moment: two of them with different values tie (rule 8); with
+    ``until``, valid until then (rule 16: expired from that moment, at once when it is the clock's)."""
     db.remember(TEXT.format(colour).strip(), "product_alpha", "colour", colour, f"colour: {colour}",
-                source=source, text=TEXT.format(colour), valid_from="2025-06-01T00:00:00+00:00")
+                source=source, text=TEXT.format(colour), valid_from="2025-06-01T00:00:00+00:00", valid_to=until)
 
 steps = st.lists(st.one_of(
     st.tuples(st.just("ingest"), st.sampled_from(sorted(SOURCES)), st.sampled_from(COLOURS)),
     st.tuples(st.just("say"), st.sampled_from(SPEAKERS), st.sampled_from(COLOURS)),
+    # valid until 0 to 2 days after it is said: expired when said, at the next step's moment, or after
+    st.tuples(st.just("say_until"), st.sampled_from(SPEAKERS), st.sampled_from(COLOURS), st.integers(0, 2)),
     st.tuples(st.just("retract_source"), st.sampled_from(sorted(SOURCES) + list(SPEAKERS)), st.booleans()),
     st.tuples(st.just("retract_version"), st.sampled_from(sorted(SOURCES)), st.integers(1, 3)),
     st.tuples(st.just("retract_belief"), st.integers(0, 5), st.booleans()),
@@ -216,9 +220,9 @@ steps = st.lists(st.one_of(
 
 
 def apply(db: beliefdb.BeliefDB, step: tuple[object, ...], believed: list[uuid.UUID],
-          corrections: list[uuid.UUID]) -> bool:
-    """One step; False when it names nothing there (an unknown version, no belief, a belief no longer
-    current to correct, nothing to retract or restore) and so changed nothing."""
+          corrections: list[uuid.UUID], day: int = 0) -> bool:
+    """One step at ``day``; False when it names nothing there (an unknown version, no belief, a belief no
+    longer current to correct, nothing to retract or restore) and so changed nothing."""
     kind = step[0]
     try:
         if kind == "ingest":
@@ -228,6 +232,9 @@ def apply(db: beliefdb.BeliefDB, step: tuple[object, ...], believed: list[uuid.U
         elif kind == "say":
             _, source, colour = step
             say(db, str(source), str(colour))
+        elif kind == "say_until":
+            _, source, colour, days = step
+            say(db, str(source), str(colour), moment(day + int(str(days))))
         elif kind == "retract_source":
             _, source, undo = step
             db.retract(source=str(source), undo=bool(undo), reason="step")
@@ -272,7 +279,7 @@ def run(db_url: str, plan: list[tuple[object, ...]]) -> list[bool]:
     applied = []
     for day, step in enumerate(plan, start=1):
         with at(db_url, day, name) as db:
-            applied.append(apply(db, step, believed, corrections))
+            applied.append(apply(db, step, believed, corrections, day))
             current.append(standing(db))
             # every stored confidence brought to this moment: what as-of confidence must give back later
             db.decay()
@@ -313,6 +320,10 @@ def test_as_of_each_moment_is_what_was_current_then(db_url: str, plan: list[tupl
     # a tie, its rival retracted, then restored
     [("say", "x.md", "red"), ("say", "y.md", "blue"), ("retract_source", "y.md", False),
      ("retract_source", "y.md", True)],
+    # a tie whose rival's valid time ends at the next step's moment, one that ends as it is said, and a
+    # value said again for a later time (rule 16: another claim) that ends exactly at a later step's moment
+    [("say", "x.md", "red"), ("say_until", "y.md", "blue", 1), ("say_until", "y.md", "green", 0),
+     ("say_until", "x.md", "red", 1), ("ingest", "b.md", "blue")],
 ])
 def test_as_of_examples(db_url: str, plan: list[tuple[object, ...]]) -> None:
     """Hand-picked plans the property must cover, whatever hypothesis draws; every step of each does something."""
