@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import hashlib
 import json
 import math
 import os
@@ -104,6 +105,14 @@ def random_uuids(rng: np.random.Generator, n: int) -> list[uuid.UUID]:
     """Version-4 UUIDs from ``rng`` (reproducible with --seed)."""
     data = random_uuid_bytes(rng, n).tobytes()
     return [uuid.UUID(bytes=data[i * 16:(i + 1) * 16]) for i in range(n)]
+
+
+def belief_sha256(statement: str, subject: str, attribute: str, value: str, kind: str = "fact") -> bytes:
+    """``beliefdb.belief_sha256`` of a belief with the other columns' defaults (scope ``{}``, valid time
+    ``(,)``, world ``production``): what the trigger stores in ``belief.sha256``, which a load with the
+    triggers off writes itself (``audit_verify`` compares it with what the belief says)."""
+    return hashlib.sha256("\x1f".join((statement, subject, attribute, value, kind, "{}", "(,)", "production"))
+                          .encode()).digest()
 
 
 def copy_rows(conn: psycopg.Connection[Any], table: str, columns: Sequence[str], types: Sequence[str],

@@ -48,6 +48,7 @@ import psycopg
 from _common import (
     Nullable,
     arguments,
+    belief_sha256,
     copy_binary,
     copy_rows,
     database,
@@ -485,15 +486,17 @@ def load(conn: psycopg.Connection[Any], ws: uuid.UUID, g: Graph, report: LoadRep
     def beliefs(r: np.ndarray) -> list[Any]:
         m = len(r)
         numbers = r.tolist()
-        return [wsc(m), ids[r],
-                [f"Synthetic {'derived ' if i >= d0 else ''}belief {i}." for i in numbers],
+        said = ([f"Synthetic {'derived ' if i >= d0 else ''}belief {i}." for i in numbers],
                 [f"subject_{i % 9973}" for i in numbers], [f"attribute_{i}" for i in numbers],
-                [f"value {i}" for i in numbers], confidence[r - b0],
-                ["derived" if i >= d0 else "extracted" for i in numbers], [PRINCIPAL] * m]
+                [f"value {i}" for i in numbers])
+        sha256 = np.frombuffer(b"".join(belief_sha256(*row) for row in zip(*said, strict=True)),
+                               dtype=np.uint8).reshape(m, 32)
+        return [wsc(m), ids[r], *said, confidence[r - b0],
+                ["derived" if i >= d0 else "extracted" for i in numbers], [PRINCIPAL] * m, sha256]
     # owned by the principal the measurements act as, so its corrections apply (another
     # principal's would only be proposed to the owner)
     copy("belief", ("workspace_id", "id", "statement", "subject", "attribute", "value", "confidence",
-                    "confidence_kind", "owner"), chunked(b0 + id_order(ids[b0:c0]), beliefs))
+                    "confidence_kind", "owner", "sha256"), chunked(b0 + id_order(ids[b0:c0]), beliefs))
     node_rank = np.empty(g.nodes, dtype=np.int64)
     node_rank[node_order] = np.arange(g.nodes)
     # with their reasons, which the switched-off trigger would have written (refresh_decision_reasons)

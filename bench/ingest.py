@@ -47,7 +47,7 @@ from typing import Any
 
 import psycopg
 import queue_kill
-from _common import arguments, copy_rows, database, log, machine, print_json
+from _common import arguments, belief_sha256, copy_rows, database, log, machine, print_json
 
 import beliefdb
 from beliefdb.embedders import get_embedder
@@ -100,9 +100,10 @@ def load_base(conn: psycopg.Connection[Any], ws: uuid.UUID, n: int) -> float:
               ((ws, fragment_ids[i], version_ids[i // BASE_PER_SOURCE], offsets[i][0], offsets[i][1], texts[i])
                for i in range(n)), n)
     copy_rows(conn, "belief", ("workspace_id", "id", "statement", "subject", "attribute", "value", "confidence",
-                               "confidence_kind", "owner"),
-              ("uuid", "uuid", "text", "text", "text", "text", "float4", "text", "text"),
-              ((ws, belief_ids[i], texts[i], f"base_{i % 9973}", f"fact_{i}", "holds", 0.5, "extracted", PRINCIPAL)
+                               "confidence_kind", "owner", "sha256"),
+              ("uuid", "uuid", "text", "text", "text", "text", "float4", "text", "text", "bytea"),
+              ((ws, belief_ids[i], texts[i], f"base_{i % 9973}", f"fact_{i}", "holds", 0.5, "extracted", PRINCIPAL,
+                belief_sha256(texts[i], f"base_{i % 9973}", f"fact_{i}", "holds"))
                for i in range(n)), n)
     copy_rows(conn, "justification", ("workspace_id", "id", "consequent"), ("uuid", "uuid", "uuid"),
               ((ws, justification_ids[i], belief_ids[i]) for i in range(n)), n)

@@ -457,7 +457,70 @@ def test_an_audit_trigger_left_off_is_reported(shared_chain: tuple[str, str, int
         assert (ok, events, first_broken) == (False, n, n + 1)
         assert "beliefdb.belief" in problem and "belief_audit_update" in problem and "off" in problem
         conn.execute("alter table beliefdb.belief enable trigger all")
-        assert conn.execute("select ok, problem from beliefdb.audit_verify(%s)", (ws,)).fetchone() == (True, None)
+        # on again, the chain's links all hold, but the beliefs do not say what they were stored saying
+        ok, first_broken, problem = conn.execute(
+            "select ok, first_broken, problem from beliefdb.audit_verify(%s)", (ws,)).fetchone() or ()
+        assert (ok, first_broken) == (False, n + 1), problem
+        assert "does not say what it said when it was stored" in problem and "no event records" in problem, problem
+    assert verify_sql(url, ws) == (True, n, None)
+
+
+# what a belief rests on, changed by hand: (statements, whether the audit triggers are on)
+RESTS_ON: dict[str, tuple[str, bool]] = {
+    "value updated": ("update beliefdb.belief set value = 'forged' "
+                      "where workspace_id = %(ws)s and id = %(belief)s", True),
+    "statement updated": ("update beliefdb.belief set statement = 'forged' "
+                          "where workspace_id = %(ws)s and id = %(belief)s", True),
+    "evidence deleted": ("delete from beliefdb.evidence where workspace_id = %(ws)s and belief_id = %(belief)s", True),
+    "value updated, triggers off": ("update beliefdb.belief set value = 'forged' "
+                                    "where workspace_id = %(ws)s and id = %(belief)s", False),
+    "evidence deleted, triggers off": ("delete from beliefdb.evidence "
+                                       "where workspace_id = %(ws)s and belief_id = %(belief)s", False),
+    "quote changed, triggers off": ("update beliefdb.evidence set quote = 'Returns are accepted within 30 days.' "
+                                    "where workspace_id = %(ws)s and belief_id = %(belief)s", False),
+    "evidence moved to another belief, triggers off": (
+        "update beliefdb.evidence set belief_id = (select b.id from beliefdb.belief b where b.workspace_id = %(ws)s "
+        "and b.id <> %(belief)s order by b.id limit 1) where workspace_id = %(ws)s and belief_id = %(belief)s", False),
+}
+
+
+@pytest.mark.parametrize("tampering", list(RESTS_ON))
+def test_verify_finds_what_a_belief_rests_on_changed_by_hand(shared_chain: tuple[str, str, int],
+                                                             tampering: str) -> None:
+    """A DBA's hand-written update of what a belief says, or delete of its evidence, appended an event
+    like beliefdb's own and verify said ok; with the triggers off, nothing at all. beliefdb never
+    changes what a belief says, and deletes evidence only with its belief, fragment or justification:
+    verify now names the belief, and the event that changed it (or that none records it)."""
+    url, ws, n = shared_chain
+    statement, triggers_on = RESTS_ON[tampering]
+    with psycopg.connect(url) as conn, conn.transaction(force_rollback=True):
+        row = conn.execute("select id from beliefdb.belief where workspace_id = %s and value = '7 days'",
+                           (ws,)).fetchone()
+        assert row is not None
+        belief = row[0]
+        if not triggers_on:
+            conn.execute("set local session_replication_role = replica")
+        assert conn.execute(statement, {"ws": ws, "belief": belief}).rowcount >= 1
+        conn.execute("set local session_replication_role = origin")
+        events = n + 1 if triggers_on else n
+        ok, counted, first_broken, problem = conn.execute(
+            "select ok, events, first_broken, problem from beliefdb.audit_verify(%s)", (ws,)).fetchone() or ()
+        assert (ok, counted, first_broken) == (False, events, n + 1), problem
+        assert str(belief) in problem, problem
+        if triggers_on:
+            action = conn.execute("select action || ' by ' || principal from beliefdb.audit_event "
+                                  "where workspace_id = %s and seq = %s", (ws, n + 1)).fetchone()
+            assert action is not None and f"event {n + 1} ({action[0]}" in problem, problem
+        else:
+            assert "no event records" in problem, problem
+        if tampering.startswith("evidence moved"):
+            # the row where it is now, and the reason it was one of, left without it
+            assert "(2 beliefs or evidence rows in all are not as beliefdb stored them)" in problem, problem
+        # the application role, bound to the workspace, reads the same verdict
+        conn.execute("select set_config('beliefdb.workspace_id', %s, true)", (ws,))
+        conn.execute("set local role beliefdb_app")
+        assert conn.execute("select ok, events, first_broken, problem from beliefdb.audit_verify()"
+                            ).fetchone() == (False, events, n + 1, problem)
     assert verify_sql(url, ws) == (True, n, None)
 
 

@@ -85,6 +85,8 @@ RELEASED = {
     "0040_cascade_indexes.sql": "c4743431f382bab707bda9173441a21ab396894dcde28902b75e8dbe6663254e",
     "0041_reference_indexes.py": "fa692bf46c2896c4daf343c488ffc85f8bb12c0db7ef03bc41a000d5ea83ad29",
     "0041_reference_indexes.sql": "464031d0f170d260f319f99cafc84a83c8f327475b9508f0f34c006c53f2c03d",
+    "0042_run_owner.py": "f70910c9363517861bbf865492a6d8ebdb692c5d51aa0080e6cf20d618bcfe10",
+    "0042_run_owner.sql": "7f825cc3b046f8e8f385323050f3f5c533626d1b8b4231f5692b46b0fe68389f",
 }
 
 

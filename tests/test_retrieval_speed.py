@@ -29,11 +29,15 @@ def add_filler(db_url: str, workspace_id: str, n: int = FILLER) -> None:
             insert into beliefdb.node (workspace_id, id, kind, holds, current)
             select %(ws)s, f.id, 'belief', true, true from filler f""", {"ws": workspace_id})
         conn.execute("""
-            insert into beliefdb.belief (workspace_id, id, statement, subject, attribute, value, confidence, status)
-            select %(ws)s, f.id, 'Contract ' || f.g || ' of this customer costs ' || f.g %% 900 || ' euros.',
-                   case when f.g %% 2 = 0 then 'contract_' else 'customer_' end || f.g, 'price',
-                   f.g %% 900 || ' euros', 0.8, 'current'
-              from filler f""", {"ws": workspace_id})
+            insert into beliefdb.belief (workspace_id, id, statement, subject, attribute, value, confidence, status,
+                                         sha256)
+            select %(ws)s, x.id, x.statement, x.subject, 'price', x.value, 0.8, 'current',
+                   beliefdb.belief_sha256(x.statement, x.subject, 'price', x.value, 'fact', '{}', '(,)', 'production')
+              from (select f.id,
+                           'Contract ' || f.g || ' of this customer costs ' || f.g %% 900 || ' euros.' as statement,
+                           case when f.g %% 2 = 0 then 'contract_' else 'customer_' end || f.g as subject,
+                           f.g %% 900 || ' euros' as value
+                      from filler f) x""", {"ws": workspace_id})
         conn.execute("set session_replication_role = origin")
         conn.commit()
     with psycopg.connect(db_url, autocommit=True) as conn:

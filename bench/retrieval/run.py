@@ -55,6 +55,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import corpus
 from _common import (
     arguments,
+    belief_sha256,
     copy_rows,
     database,
     log,
@@ -253,9 +254,10 @@ def load_filler(url: str, ws: uuid.UUID, n: int, n_base: int, sigma: float, seed
                   ("uuid", "uuid", "text", "bool", "bool"), ((ws, ids[i], "belief", True, True) for i in order))
         conf = rng.uniform(0.55, 0.95, n).astype(np.float32).tolist()
         copy_rows(conn, "belief", ("workspace_id", "id", "statement", "subject", "attribute", "value", "kind",
-                                   "confidence", "confidence_kind", "status"),
-                  ("uuid", "uuid", "text", "text", "text", "text", "text", "float4", "text", "text"),
-                  ((ws, ids[i], *rendered[i], kinds[i % len(kinds)], conf[i], "extracted", "current")
+                                   "confidence", "confidence_kind", "status", "sha256"),
+                  ("uuid", "uuid", "text", "text", "text", "text", "text", "float4", "text", "text", "bytea"),
+                  ((ws, ids[i], *rendered[i], kinds[i % len(kinds)], conf[i], "extracted", "current",
+                    belief_sha256(*rendered[i], kinds[i % len(kinds)]))
                    for i in order))
         copy_embeddings(conn, ws, [ids[i] for i in order], model, vectors[order])
         conn.execute("set session_replication_role = origin")

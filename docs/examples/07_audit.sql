@@ -26,8 +26,9 @@ update beliefdb.audit_event set action = 'ingest (edited)'
 select ok, first_broken, problem from beliefdb.audit_verify();
 rollback;
 
--- a hand-written change is an event like any other, and the chain verifies; a belief left without the
--- evidence row of a quote it rests on is found by comparing the two (rolled back)
+-- a hand-written change is an event like any other, and its links hold; but beliefdb deletes evidence
+-- only with its belief, fragment or justification, so verify finds the belief left resting on a quote
+-- with no evidence row, and names the event (rolled back)
 begin;
 delete from beliefdb.evidence
  where workspace_id = beliefdb.current_workspace_id()
@@ -35,7 +36,10 @@ delete from beliefdb.evidence
                      where workspace_id = beliefdb.current_workspace_id() and value = '7 days');
 select seq, action, principal from beliefdb.audit_event
  where workspace_id = beliefdb.current_workspace_id() order by seq desc limit 1;
-select ok from beliefdb.audit_verify();
+select ok, first_broken = (select max(seq) from beliefdb.audit_event
+                            where workspace_id = beliefdb.current_workspace_id()) as at_that_event,
+       problem like '%with no evidence row%' as no_evidence_row
+  from beliefdb.audit_verify();
 select b.statement, b.status
   from beliefdb.belief b
   join beliefdb.justification j on j.workspace_id = b.workspace_id and j.consequent = b.id
@@ -45,7 +49,8 @@ select b.statement, b.status
                     where e.workspace_id = j.workspace_id and e.justification_id = j.id);
 rollback;
 
--- with an audit trigger off, a change leaves no event: verify says so while it is off (rolled back)
+-- with an audit trigger off, a change leaves no event: verify says so while it is off, and once it is
+-- on again finds the belief that no longer says what it was stored saying (rolled back)
 begin;
 alter table beliefdb.belief disable trigger belief_audit_update;
 update beliefdb.belief set value = '30 days'
@@ -54,6 +59,9 @@ select ok, first_broken, problem from beliefdb.audit_verify();
 select t.tgrelid::regclass as "table", t.tgname as "trigger", t.tgenabled
   from pg_catalog.pg_trigger t
  where t.tgfoid::regproc::text like 'beliefdb.\_audit\_rows\_%' and t.tgenabled <> 'O';
+alter table beliefdb.belief enable trigger belief_audit_update;
+select ok, problem like '%does not say what it said when it was stored%no event records the change%' as found
+  from beliefdb.audit_verify();
 rollback;
 
 -- beliefdb_app cannot touch the chain

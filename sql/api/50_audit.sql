@@ -29,6 +29,32 @@ as $$
 $$;
 comment on function beliefdb.audit_link_hash(bytea, uuid, bigint, timestamptz, text, text, bytea) is 'SHA-256 of one audit link';
 
+-- What a belief says, hashed: its statement, subject, attribute, value, kind, scope, valid time (its
+-- bounds as epoch seconds, so the session's time zone does not matter) and world, joined by 0x1f.
+-- Stored in belief.sha256 when the belief is stored and never changed: beliefdb never changes what a
+-- belief says (a correction is a new belief), so audit_verify compares the two and finds a belief
+-- changed by hand, with the audit triggers on or off (the trigger: internal/20_integrity.sql). The
+-- revision that added belief.sha256 wrote it out to fill the beliefs stored before: changing it here
+-- would make every stored belief look changed.
+create or replace function beliefdb.belief_sha256(
+    p_statement text, p_subject text, p_attribute text, p_value text, p_kind text, p_scope jsonb,
+    p_valid_time tstzrange, p_provenance beliefdb.provenance
+) returns bytea
+language sql stable
+-- (no search_path of its own, every name qualified: a function that sets one is never inlined, and
+-- audit_verify, which hashes every belief, took three times as long calling it row by row)
+as $$
+    select pg_catalog.sha256(pg_catalog.convert_to(pg_catalog.concat_ws(E'\x1f',
+        p_statement, p_subject, p_attribute, p_value, p_kind, p_scope::text,
+        pg_catalog.concat(case when pg_catalog.isempty(p_valid_time) then 'empty' end,
+                          case when pg_catalog.lower_inc(p_valid_time) then '[' else '(' end,
+                          extract(epoch from pg_catalog.lower(p_valid_time)), ',',
+                          extract(epoch from pg_catalog.upper(p_valid_time)),
+                          case when pg_catalog.upper_inc(p_valid_time) then ']' else ')' end),
+        p_provenance::text), 'UTF8'))
+$$;
+comment on function beliefdb.belief_sha256(text, text, text, text, text, jsonb, tstzrange, beliefdb.provenance) is 'SHA-256 of what a belief says (statement, subject, attribute, value, kind, scope, valid time, world): belief.sha256, which audit_verify compares';
+
 -- The hash a chain starts from.
 create or replace function beliefdb.audit_genesis() returns bytea
 language sql immutable
@@ -62,7 +88,9 @@ comment on function beliefdb.lock_workspace() is 'Take the bound workspace''s wr
 
 -- Verify a workspace's chain; first_broken is the first event whose link does not hold, and problem
 -- says what is wrong there, in words (which event, and whether its payload, its link or the end of the
--- chain was touched). It reads the chain as the caller: a chain the session cannot see (another
+-- chain was touched). It also checks what the beliefs rest on against what beliefdb stored (a belief
+-- that no longer says what it said, evidence deleted or changed alone): a hand-written statement leaves
+-- those with links that all hold. It reads the chain as the caller: a chain the session cannot see (another
 -- workspace's, which row-level security hides from the application role, or one of no workspace) is
 -- refused, not verified as an empty one, and so is the bound workspace's when none is bound (BD003, as
 -- lock_workspace).
@@ -101,6 +129,62 @@ begin
           from beliefdb.audit_event ev
          where ev.workspace_id = p_workspace_id
         window w as (order by ev.seq)
+    ),
+    -- what the beliefs rest on, against what beliefdb stored: beliefdb never changes what a belief says
+    -- (belief.sha256 is its hash when it was stored), and its evidence (a quote of a fragment, one
+    -- justification of the belief with that fragment as antecedent) changes only with its belief, its
+    -- fragment or its justification. A hand-written update or delete appends an event like beliefdb's
+    -- own (the links all hold), or none with the audit triggers off: this finds what it left.
+    rests as (
+        select b.id::text as key,
+               format('belief %s does not say what it said when it was stored: its statement, subject, attribute, '
+                      'value, kind, scope, valid time or world is not what its sha256 recorded (beliefdb never '
+                      'changes them: a correction is a new belief)', b.id) as problem
+          from beliefdb.belief b
+         where b.workspace_id = p_workspace_id
+           and b.sha256 is distinct from beliefdb.belief_sha256(b.statement, b.subject, b.attribute, b.value, b.kind,
+                                                               b.scope, b.valid_time, b.provenance)
+        union all
+        select ev.belief_id || '/' || ev.fragment_id,
+               case when ev.quote is distinct from f.text then
+                        format('belief %s: its evidence from fragment %s quotes what the fragment does not say (the '
+                               'quote is not the fragment''s text)', ev.belief_id, ev.fragment_id)
+                    else format('belief %s: its evidence from fragment %s names justification %s, which is not a '
+                                'reason of this belief resting on that fragment (%s): the evidence row was inserted '
+                                'or changed outside beliefdb', ev.belief_id, ev.fragment_id, ev.justification_id,
+                                coalesce('a reason of belief ' || (select j.consequent from beliefdb.justification j
+                                                                    where j.workspace_id = ev.workspace_id
+                                                                      and j.id = ev.justification_id),
+                                         'no such justification'))
+               end
+          from beliefdb.evidence ev
+          join beliefdb.fragment f on f.workspace_id = ev.workspace_id and f.id = ev.fragment_id
+          left join beliefdb.justification_antecedent a
+            on a.workspace_id = ev.workspace_id and a.justification_id = ev.justification_id
+           and a.antecedent = ev.fragment_id and a.consequent = ev.belief_id and a.edge_kind = 'evidence'
+         where ev.workspace_id = p_workspace_id
+           and (ev.quote is distinct from f.text or (ev.role = 'supports' and a.justification_id is null))
+        union all
+        select a.consequent || '/' || a.antecedent,
+               format('belief %s rests on fragment %s (justification %s) with no evidence row: its evidence was '
+                      'deleted alone (beliefdb deletes evidence only with its belief, fragment or justification)',
+                      a.consequent, a.antecedent, a.justification_id)
+          from beliefdb.justification_antecedent a
+         where a.workspace_id = p_workspace_id and a.edge_kind = 'evidence'
+           and not exists (select from beliefdb.evidence ev
+                            where ev.workspace_id = a.workspace_id and ev.justification_id = a.justification_id
+                              and ev.fragment_id = a.antecedent and ev.belief_id = a.consequent)
+    ),
+    -- the last event that changed each of those rows (by its key), if any recorded it
+    touched as (
+        select k.key, max(ev.seq) as seq
+          from e ev
+         cross join lateral jsonb_array_elements_text(
+                case when jsonb_typeof(ev.payload -> 'keys') = 'array' then ev.payload -> 'keys' end) k (key)
+         where exists (select from rests)
+           and ev.action in ('belief.update', 'evidence.insert', 'evidence.update', 'evidence.delete')
+           and k.key in (select r.key from rests r)
+         group by k.key
     ),
     -- each broken link with what is wrong, the most telling first where one event has several
     broken as (
@@ -175,9 +259,23 @@ begin
          where t.tgfoid::regproc::text like 'beliefdb.\_audit\_rows\_%'
            and t.tgenabled not in ('O', 'A')
         having count(*) > 0
+        union all
+        -- a belief that does not say what it said, or evidence changed alone (rests, above): at the last
+        -- event that changed its row, or past the end when none records it
+        select coalesce(t.seq, (select coalesce(max(e.seq), 0) + 1 from e)), 9,
+               r.problem
+               || coalesce((select format('; the last event to change it is event %s (%s by %s, at %s)',
+                                          ev.seq, ev.action, ev.principal, ev.at)
+                              from e ev where ev.seq = t.seq),
+                           '; no event records the change: it was made with the audit triggers off')
+               || case when count(*) over () > 1
+                       then format(' (%s beliefs or evidence rows in all are not as beliefdb stored them)', count(*) over ())
+                       else '' end
+          from rests r
+          left join touched t on t.key = r.key
     ),
     first as (
-        select b.seq, b.problem from broken b order by b.seq, b.rank limit 1
+        select b.seq, b.problem from broken b order by b.seq, b.rank, b.problem limit 1
     )
     select (select count(*) from broken) = 0,
            (select count(*) from e),
@@ -185,4 +283,4 @@ begin
            (select f.problem from first f);
 end
 $$;
-comment on function beliefdb.audit_verify(uuid) is 'Check a workspace''s audit chain: ok, number of events, first broken link and what is wrong there (problem); BD003 for a chain the session cannot see (another workspace''s, or none bound)';
+comment on function beliefdb.audit_verify(uuid) is 'Check a workspace''s audit chain, and what its beliefs rest on against what beliefdb stored: ok, number of events, first broken link and what is wrong there (problem); BD003 for a chain the session cannot see (another workspace''s, or none bound)';

@@ -465,7 +465,7 @@ begin
         select b.workspace_id, b.id, b.node_kind, b.statement, b.subject, b.attribute, b.value, b.kind, b.scope,
                b.valid_time, b.recorded_at, b.confidence, b.confidence_kind,
                beliefdb.status_at(b, p_at),
-               b.revision, b.owner, b.search, b.provenance
+               b.revision, b.owner, b.search, b.provenance, b.sha256
           from beliefdb.belief b
          where b.workspace_id = v_ws
            and beliefdb.believed_at(b, p_at);

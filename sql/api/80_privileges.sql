@@ -12,7 +12,7 @@ grant usage on schema beliefdb to beliefdb_app;
 -- refresh_decision_reasons (api/70_dba_tools.sql, docs/dba.md). Nothing granted lets the
 -- application forge what beliefdb records: the audit chain takes events only from beliefdb's own
 -- changes (beliefdb._audit, not granted). What is granted and looks internal reads only or hashes
--- (audit_payload_hash, audit_link_hash and audit_genesis for audit_verify; evaluate_closure,
+-- (audit_payload_hash, audit_link_hash, audit_genesis and belief_sha256 for audit_verify; evaluate_closure,
 -- support_walk, expand_targets and due_to_expire for impact; floored_product for confidence_factors; in_force for
 -- the views), or takes a lock any writer takes first anyway (lock_workspace).
 revoke execute on all functions in schema beliefdb from public, beliefdb_app;
@@ -42,6 +42,7 @@ grant execute on function beliefdb.audit_payload_hash(jsonb) to beliefdb_app;
 grant execute on function beliefdb.audit_verify(uuid) to beliefdb_app;
 grant execute on function beliefdb.authenticate(bytea) to beliefdb_app;
 grant execute on function beliefdb.belief_provenance(uuid,uuid) to beliefdb_app;
+grant execute on function beliefdb.belief_sha256(text,text,text,text,text,jsonb,tstzrange,beliefdb.provenance) to beliefdb_app;
 grant execute on function beliefdb.beliefs_as_of(timestamp with time zone) to beliefdb_app;
 grant execute on function beliefdb.believed_at(beliefdb.belief,timestamp with time zone) to beliefdb_app;
 grant execute on function beliefdb.held_at(beliefdb.belief,timestamp with time zone) to beliefdb_app;

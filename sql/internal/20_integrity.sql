@@ -97,6 +97,29 @@ comment on function beliefdb.source_version_immutable() is 'Trigger: refuse chan
 create or replace trigger source_version_immutable before update on beliefdb.source_version
     for each row execute function beliefdb.source_version_immutable();
 
+-- A belief's sha256 (beliefdb.belief_sha256 of what it says, api/50_audit.sql) is computed here when
+-- it is stored, never trusted from the caller, and never changes after: audit_verify compares.
+create or replace function beliefdb.belief_sha256_stored() returns trigger
+language plpgsql
+set search_path = pg_catalog, pg_temp
+as $$
+begin
+    if tg_op = 'UPDATE' then
+        raise exception 'belief %: its sha256 is what it said when it was stored, and never changes', old.id
+            using errcode = 'BD002';
+    end if;
+    new.sha256 := beliefdb.belief_sha256(new.statement, new.subject, new.attribute, new.value, new.kind, new.scope,
+                                         new.valid_time, new.provenance);
+    return new;
+end
+$$;
+comment on function beliefdb.belief_sha256_stored() is 'Trigger: compute a belief''s sha256 when it is stored, and refuse to change it';
+
+create or replace trigger belief_sha256 before insert on beliefdb.belief
+    for each row execute function beliefdb.belief_sha256_stored();
+create or replace trigger belief_sha256_unchanged before update of sha256 on beliefdb.belief
+    for each row when (new.sha256 is distinct from old.sha256) execute function beliefdb.belief_sha256_stored();
+
 -- The text at each [start, end) character span of p_content (0-based, end exclusive): exactly
 -- what substr(p_content, start + 1, end - start) gives for each. substr counts characters from the
 -- start of the text at every call, so one call per fragment took time quadratic in the length of a

@@ -264,6 +264,10 @@ create table beliefdb.belief (
     -- the world it belongs to: the label of the source that first stated it; only evidence of
     -- that world supports it, and it meets only beliefs of that world under rule 8
     provenance beliefdb.provenance not null default 'production',
+    -- what it says when it is stored (beliefdb.belief_sha256 of its statement, subject, attribute,
+    -- value, kind, scope, valid time and world), computed by a trigger and never changed: beliefdb
+    -- never changes what a belief says, so audit_verify finds a belief whose words were changed by hand
+    sha256 bytea not null,
     primary key (workspace_id, id),
     foreign key (workspace_id, id, node_kind) references beliefdb.node (workspace_id, id, kind) on delete cascade
 );

@@ -1,0 +1,24 @@
+"""A belief's sha256: what it said when it was stored, so that audit_verify finds it changed by hand.
+
+Revision ID: 0043
+Revises: 0042
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from beliefdb.db.migrate import run_sql
+
+revision = "0043"
+down_revision = "0042"
+branch_labels = None
+depends_on = None
+
+
+def upgrade() -> None:
+    run_sql((Path(__file__).parent / "0043_belief_sha256.sql").read_text(encoding="utf-8"))
+
+
+def downgrade() -> None:
+    raise NotImplementedError("beliefdb does not downgrade; restore a backup instead")
