@@ -384,6 +384,9 @@ INSERTS = [
 # The tables the application role writes itself: embeddings only nominate retrieval candidates.
 # Everything else it changes through beliefdb's functions (ownership: test_ownership.py).
 APP_WRITABLE = ("embedding_model", "belief_embedding")
+# what it may do to each: the workspace's embedding model is recorded once and then moved to another
+# (beliefdb embed, reembed), never deleted (a workspace's goes with it, deleted by its owner)
+APP_WRITES = {"belief_embedding": ("DELETE", "INSERT", "UPDATE"), "embedding_model": ("INSERT", "UPDATE")}
 
 
 def test_inserts_cover_every_writable_table() -> None:
@@ -397,7 +400,7 @@ def test_app_writes_only_embeddings_directly(postgresql: psycopg.Connection[Any]
          where c.relnamespace = 'beliefdb'::regnamespace and c.relkind in ('r', 'p')
            and has_table_privilege('beliefdb_app', c.oid, op) and c.relname <> 'workspace'
          order by 1, 2""").fetchall()
-    assert rows == [(t, op) for t in sorted(APP_WRITABLE) for op in ("DELETE", "INSERT", "UPDATE")]
+    assert rows == [(t, op) for t in sorted(APP_WRITABLE) for op in APP_WRITES[t]]
     # nor any column of any other table (column grants survive a table-wide revoke)
     columns = postgresql.execute("""
         select distinct c.relname
@@ -460,13 +463,21 @@ def test_cannot_update_or_delete_another_workspaces_rows(tenants: Tenants, table
             # an unfiltered update reaches exactly the bound workspace's rows
             cur = conn.execute(sql.SQL("update beliefdb.{} set workspace_id = workspace_id").format(ident))
             assert cur.rowcount == own
-            cur = conn.execute(sql.SQL("delete from beliefdb.{} where workspace_id = %s").format(ident),
-                               (tenants.b.ws,))
-            assert cur.rowcount == 0
-            # an unfiltered delete removes exactly the bound workspace's rows
-            cur = conn.execute(sql.SQL("delete from beliefdb.{}").format(ident))
-            assert cur.rowcount == own
-            left = 0
+            if "DELETE" not in APP_WRITES[table]:
+                # the embedding model: not even its own workspace's (embedding and reembed only record
+                # and move it; a model deleted under the vectors left them of no recorded model)
+                with pytest.raises(pg_errors.InsufficientPrivilege, match="permission denied"), \
+                        conn.transaction(force_rollback=True):
+                    conn.execute(sql.SQL("delete from beliefdb.{}").format(ident))
+                left = own
+            else:
+                cur = conn.execute(sql.SQL("delete from beliefdb.{} where workspace_id = %s").format(ident),
+                                   (tenants.b.ws,))
+                assert cur.rowcount == 0
+                # an unfiltered delete removes exactly the bound workspace's rows
+                cur = conn.execute(sql.SQL("delete from beliefdb.{}").format(ident))
+                assert cur.rowcount == own
+                left = 0
     assert superuser_count(tenants.url, table, tenants.a.ws) == left
     assert fingerprint(tenants.url, tenants.b.ws) == before
 

@@ -151,8 +151,13 @@ grant select on beliefdb.adjacency to beliefdb_app;
 grant select on beliefdb.retraction_period to beliefdb_app;
 
 -- Embeddings only nominate candidates for retrieval (truth decides what is returned), so the
--- application writes them itself.
-grant select, insert, update, delete on beliefdb.embedding_model, beliefdb.belief_embedding to beliefdb_app;
+-- application writes them itself. The workspace's embedding model it records once (the first
+-- embedding) and then only moves to another (reembed: a target, then the switch), never deletes:
+-- the vectors would be left of no recorded model, and the next embedding would record whatever model
+-- it used as the workspace's. A workspace's model goes with the workspace, deleted by its owner.
+grant select, insert, update, delete on beliefdb.belief_embedding to beliefdb_app;
+grant select, insert, update on beliefdb.embedding_model to beliefdb_app;
+revoke delete on beliefdb.embedding_model from beliefdb_app;
 
 -- The audit chain: readable, appended only by beliefdb's own changes (their triggers and summaries).
 grant select on beliefdb.audit_event, beliefdb.audit_head to beliefdb_app;
