@@ -706,3 +706,17 @@ def test_cli_audit_verify_names_the_workspace(cli: Cli, db_url: str) -> None:
     assert (broken["ok"], broken["events"], broken["first_broken"]) == (False, 1, 1)
     assert broken["problem"].startswith("event 1 (x): its hash does not cover")
     assert cli.json("audit", "verify", "--workspace", "nowhere", expect=1)["error"] == "unknown_workspace"
+
+
+def test_cli_audit_verify_says_when_no_event_records_the_change(cli: Cli, busy: tuple[str, str, int]) -> None:
+    """A belief changed with the triggers off is found past the chain's last event: the CLI said
+    "first broken link at event n + 1 (of n)", an event that does not exist. It says what is wrong
+    after the last event."""
+    url, ws, n = busy
+    with superuser(url) as conn, conn.transaction():
+        conn.execute("set local session_replication_role = replica")
+        conn.execute("update beliefdb.belief set value = 'forged' where workspace_id = %s and value = '7 days'", (ws,))
+    text = cli("audit", "verify", expect=1).stdout
+    assert f"event {n + 1} (of {n})" not in text, text
+    assert text.startswith(f"audit chain BROKEN: after its last event (event {n}): belief "), text
+    assert "no event records the change" in text

@@ -164,8 +164,11 @@ def why(w: Why) -> str:
 def audit(result: AuditResult) -> str:
     if result.ok:
         return f"audit chain ok: {result.events} events, every link verifies"
-    return (f"audit chain BROKEN: first broken link at event {result.first_broken} (of {result.events})"
-            + (f": {result.problem}" if result.problem else ""))
+    # (past the last event: events cut off the end, an audit trigger off, a row no event records)
+    where = (f"first broken link at event {result.first_broken} (of {result.events})"
+             if result.first_broken is None or result.first_broken <= result.events
+             else f"after its last event (event {result.events})" if result.events else "it has no event")
+    return f"audit chain BROKEN: {where}" + (f": {result.problem}" if result.problem else "")
 
 
 def decisions(rows: Iterable[Decision]) -> str:
