@@ -88,3 +88,15 @@ reset role;
 select beliefdb.rebuild_adjacency(w.id) > 0 as adjacency_rewritten,
        beliefdb.refresh_decision_reasons(w.id, array(select d.id from beliefdb.decision d where d.workspace_id = w.id)) as reasons_changed
   from beliefdb.workspace w where w.name = 'default';
+
+-- a copy of the head kept outside the database (its seq and hash): later changes (and a migration
+-- after a restore) move the head on, so compare the event at the seq you kept, not the head
+select seq as kept_seq, encode(hash, 'hex') as kept_hash from beliefdb.audit_head
+ where workspace_id = beliefdb.current_workspace_id() \gset
+select status from beliefdb.decide('Review the refund forecast', '[]'::jsonb);
+select h.seq > :kept_seq as head_moved_on, encode(h.hash, 'hex') = :'kept_hash' as head_is_kept,
+       encode(e.hash, 'hex') = :'kept_hash' as kept_event_is_kept, v.ok
+  from beliefdb.audit_head h
+  join beliefdb.audit_event e on e.workspace_id = h.workspace_id and e.seq = :kept_seq
+ cross join beliefdb.audit_verify() v
+ where h.workspace_id = beliefdb.current_workspace_id();
