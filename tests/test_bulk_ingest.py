@@ -298,7 +298,7 @@ def test_only_a_bulk_batch_counts_its_rows_into_one_event(bdb: beliefdb.BeliefDB
         conn.execute("set role beliefdb_app")
         conn.execute("create temporary table beliefdb_audit_batch (action text not null, n bigint not null)")
         conn.execute("select set_config('beliefdb.audit_batch', %s, true)", (ws,))
-        conn.execute("insert into beliefdb.embedding_model (model, dim) values ('m', 3)")
+        conn.execute("select beliefdb.record_embedding_model('m', 3)")
         assert conn.execute("select count(*) from pg_temp.beliefdb_audit_batch").fetchone() == (0,)
         conn.commit()
     events = postgresql.execute("select action, payload ->> 'count' from beliefdb.audit_event order by seq").fetchall()

@@ -381,12 +381,12 @@ INSERTS = [
 ]
 
 
-# The tables the application role writes itself: embeddings only nominate retrieval candidates.
-# Everything else it changes through beliefdb's functions (ownership: test_ownership.py).
-APP_WRITABLE = ("embedding_model", "belief_embedding")
-# what it may do to each: the workspace's embedding model is recorded once and then moved to another
-# (beliefdb embed, reembed), never deleted (a workspace's goes with it, deleted by its owner)
-APP_WRITES = {"belief_embedding": ("DELETE", "INSERT", "UPDATE"), "embedding_model": ("INSERT", "UPDATE")}
+# The tables the application role writes itself: none. It changes everything through beliefdb's
+# functions (ownership: test_ownership.py), embeddings too (store_embedding, record_embedding_model,
+# embedding_target, embedding_switch): a role that may update or delete a table may lock it against
+# every workspace (test_tenant_locks.py).
+APP_WRITABLE: tuple[str, ...] = ()
+APP_WRITES: dict[str, tuple[str, ...]] = {}
 
 
 def test_inserts_cover_every_writable_table() -> None:
@@ -436,7 +436,7 @@ def test_cannot_insert_into_another_workspace(shared: Tenants, table: str, state
 
 def test_cannot_move_a_row_into_another_workspace(shared: Tenants) -> None:
     with app_session(shared.url, shared.a.ws) as conn, pytest.raises(
-            pg_errors.InsufficientPrivilege, match="new row violates row-level security policy"), \
+            pg_errors.InsufficientPrivilege, match="permission denied for table belief_embedding"), \
             conn.transaction(force_rollback=True):
         conn.execute("update beliefdb.belief_embedding set workspace_id = %s where belief_id = %s",
                      (shared.b.ws, shared.a.new_belief))
@@ -529,18 +529,11 @@ def test_unbound_session_is_told_no_workspace_is_bound(shared: Tenants, view: st
 def test_unbound_session_cannot_write(shared: Tenants) -> None:
     before = fingerprint(shared.url, shared.a.ws)
     with app_session(shared.url, None) as conn:
-        # a table it may write: no policy admits a row for a workspace it is not bound to
-        with pytest.raises(pg_errors.InsufficientPrivilege, match="row-level security"), \
-                conn.transaction(force_rollback=True):
-            conn.execute("insert into beliefdb.embedding_model (workspace_id, model, dim) values (%s, 'm', 3)",
-                         (shared.a.ws,))
-        with conn.transaction(force_rollback=True):
-            assert conn.execute("update beliefdb.embedding_model set dim = 3").rowcount == 0
-            assert conn.execute("delete from beliefdb.belief_embedding").rowcount == 0
-        # the functions that write the rest find no workspace
-        with pytest.raises(psycopg.Error) as refused, conn.transaction(force_rollback=True):
-            conn.execute("select beliefdb.decide('orphan', '[[]]')")
-        assert refused.value.sqlstate == "BD003", refused.value  # no workspace bound
+        # the functions that write find no workspace, the embeddings' too
+        for call in ("select beliefdb.decide('orphan', '[[]]')", "select beliefdb.record_embedding_model('m', 3)"):
+            with pytest.raises(psycopg.Error) as refused, conn.transaction(force_rollback=True):
+                conn.execute(call)
+            assert refused.value.sqlstate == "BD003", refused.value  # no workspace bound
     assert fingerprint(shared.url, shared.a.ws) == before
 
 
@@ -639,7 +632,7 @@ def test_unknown_workspace_is_refused(shared: Tenants) -> None:
 def test_security_definer_functions_the_app_may_call(postgresql: psycopg.Connection[Any]) -> None:
     """These run with the owner's rights on the app's behalf, each confined to the bound workspace
     (test_ownership.py calls them with another workspace's ids): the functions that make every
-    change (the application role writes no table but embeddings itself), the queue's (each confined
+    change (the application role writes no table itself, embeddings neither), the queue's (each confined
     to the bound workspace's jobs, api/58_jobs.sql), lock_workspace (a lock every writer takes first),
     recall and recall_fragments, refresh_ranking_stats, the bulk path's (its staging tables and
     batches, test_bulk_ingest.py) (the bound workspace's own statistics,
@@ -670,6 +663,8 @@ def test_security_definer_functions_the_app_may_call(postgresql: psycopg.Connect
         "beliefdb.decide(text,jsonb)",
         "beliefdb.decide_in_run(uuid,text,jsonb)",
         "beliefdb.derive(text,text,text,text,text[],text)",
+        "beliefdb.embedding_switch(text)",
+        "beliefdb.embedding_target(text,integer)",
         "beliefdb.expire()",
         "beliefdb.forget(text,text,boolean,text[])",
         "beliefdb.ingest_preview(text,text,beliefdb.origin_type,beliefdb.authority,beliefdb.provenance,text,text,"
@@ -688,6 +683,7 @@ def test_security_definer_functions_the_app_may_call(postgresql: psycopg.Connect
         "beliefdb.recall(text,beliefdb_ext.vector,text,integer,timestamp with time zone,jsonb,real,boolean,"
         "double precision,real,integer)",
         "beliefdb.recall_fragments(text,integer,timestamp with time zone,boolean,integer)",
+        "beliefdb.record_embedding_model(text,integer)",
         "beliefdb.record_outcome(text,text,text)",
         "beliefdb.record_trace(jsonb,jsonb,jsonb,jsonb)",
         "beliefdb.refresh_ranking_stats(boolean)",
@@ -699,6 +695,7 @@ def test_security_definer_functions_the_app_may_call(postgresql: psycopg.Connect
         "beliefdb.retract_preview(text,text,integer,boolean)",
         "beliefdb.review_resolve(text,text,text,text)",
         "beliefdb.simulate_retraction(text[])",
+        "beliefdb.store_embedding(uuid,text,beliefdb_ext.vector)",
         "beliefdb.workspace_creatable(uuid,text)",
         "beliefdb.workspace_visible(uuid)",
     ]

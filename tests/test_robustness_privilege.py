@@ -280,7 +280,7 @@ def test_an_agent_cannot_write_with_a_fixed_clock(db_url: str, bdb: beliefdb.Bel
         assert refused.value.sqlstate == "BD010", refused.value
         assert "beliefdb.now" in str(refused.value) and "beliefdb_clock" in str(refused.value)
         with pytest.raises(psycopg.Error) as also:
-            conn.execute("insert into beliefdb.embedding_model (model, dim) values ('m', 3)")
+            conn.execute("select beliefdb.record_embedding_model('m', 3)")
         assert also.value.sqlstate == "BD010"
         # reading the past stays open to it
         assert conn.execute("select count(*) from beliefdb.beliefs_as_of(%s)", (YESTERDAY,)).fetchone() == (0,)

@@ -141,3 +141,19 @@ def test_a_worker_shows_its_job_running_to_its_own_workspace_only(db_url: str, a
         assert [(j.id, j.status) for j in a.jobs()] == [(mine, "queued")]
         worker.rollback()
         worker.close()
+
+
+@pytest.mark.parametrize("table", ["belief_embedding", "embedding_model"])
+def test_another_workspaces_agent_cannot_lock_the_embedding_tables(agent_of_a: str, db_url: str, table: str) -> None:
+    """The application role could update and delete the embedding tables, and so lock them in access
+    exclusive mode: an agent's login of A held that lock and B's ask waited for it (12 s, until it let
+    go). It writes vectors through functions now, and may take no lock that stops another's search."""
+    with psycopg.connect(agent_of_a) as mallory:
+        for mode in ("access exclusive", "exclusive", "share row exclusive", "share", "row exclusive"):
+            with pytest.raises(psycopg.errors.InsufficientPrivilege), mallory.transaction():
+                mallory.execute(sql.SQL("lock table {} in {} mode").format(
+                    sql.Identifier("beliefdb", table), sql.SQL(mode)))
+    # B's memory still stores and searches vectors (through the functions)
+    with beliefdb.connect(db_url, "B") as db:
+        assert db.embed().missing == 0
+        assert db.ask("how long is shipping").beliefs

@@ -373,8 +373,7 @@ select model, dim, target_model, target_dim from beliefdb.embedding_model;
 -- Store a belief's embedding of one model, replacing any of the same model (run for many at once;
 -- the vector comes typed by the oid of pgvector's type, which is named nowhere: it lives wherever
 -- its extension was installed)
-insert into beliefdb.belief_embedding (belief_id, model, embedding) values (%s, %s, %s)
-on conflict (workspace_id, belief_id, model) do update set embedding = excluded.embedding;
+select beliefdb.store_embedding(%s, %s, %s);
 
 -- beliefs_missing_embedding --
 -- Beliefs (of ids, any when null) without a vector of the model, oldest first
@@ -393,22 +392,15 @@ select count(*) from beliefdb.belief b
 
 -- record_embedding_model --
 -- Record the workspace's embedding model unless one is recorded
-insert into beliefdb.embedding_model (model, dim) values (%s, %s) on conflict do nothing;
+select beliefdb.record_embedding_model(%s, %s);
 
 -- set_target_model --
 -- Start moving the workspace to another embedding model
-update beliefdb.embedding_model set target_model = %s, target_dim = %s;
+select beliefdb.embedding_target(%s, %s);
 
 -- switch_to_target_model --
--- Move the workspace to the model it was moving to
-update beliefdb.embedding_model
-   set model = target_model, dim = target_dim, target_model = null, target_dim = null,
-       updated_at = beliefdb.clock()
- where target_model = %s;
-
--- drop_other_embeddings --
--- Drop the vectors of every other model
-delete from beliefdb.belief_embedding where model <> %s;
+-- Move the workspace to the model it was moving to, and drop the vectors of every other model
+select beliefdb.embedding_switch(%s);
 
 -- vector_dimensions --
 -- The embedding dimensions of every workspace's model, and of a reembed's target

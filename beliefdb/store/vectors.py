@@ -170,7 +170,6 @@ def reembed(db: Database, embedder: Embedder, *, batch: int = 64,
     with db.transaction() as c:
         c.execute(Q.lock_workspace)
         c.execute(Q.switch_to_target_model, (embedder.model,))
-        c.execute(Q.drop_other_embeddings, (embedder.model,))
         # HNSW, or IVFFlat once the store is large (ensure_vector_index)
         has_index = any(c.execute(Q.relation_exists, (f"beliefdb.belief_embedding_{kind}_{embedder.dim}",)).fetchone()
                         == (True,) for kind in ("hnsw", "ivf"))

@@ -533,3 +533,62 @@ begin
 end
 $$;
 comment on function beliefdb.recall_fragments(text, integer, timestamptz, boolean, integer) is 'Unextracted text matching a question: fragments in force that no belief quotes, ranked by full text (ask''s fallback; not beliefs)';
+
+-- The application's writes of vectors, each confined to the bound workspace. It reads
+-- belief_embedding and embedding_model but writes neither itself: a login that may update or delete
+-- a table may also lock it (lock table ... in access exclusive mode), and an agent's login holding
+-- that lock kept every workspace's searches waiting.
+
+-- Store a belief's vector of a model, replacing any of the same model.
+create or replace function beliefdb.store_embedding(p_belief uuid, p_model text, p_embedding vector) returns void
+language sql
+security definer
+set search_path = pg_catalog, pg_temp
+as $$
+    insert into beliefdb.belief_embedding (workspace_id, belief_id, model, embedding)
+    values (beliefdb._bound_workspace(), p_belief, p_model, p_embedding)
+    on conflict (workspace_id, belief_id, model) do update set embedding = excluded.embedding
+$$;
+comment on function beliefdb.store_embedding(uuid, text, vector) is 'Store a belief''s vector of a model in the bound workspace, replacing any of the same model';
+
+-- Record the bound workspace's embedding model, unless one is recorded (its first embedding).
+create or replace function beliefdb.record_embedding_model(p_model text, p_dim integer) returns void
+language sql
+security definer
+set search_path = pg_catalog, pg_temp
+as $$
+    insert into beliefdb.embedding_model (workspace_id, model, dim)
+    values (beliefdb._bound_workspace(), p_model, p_dim)
+    on conflict do nothing
+$$;
+comment on function beliefdb.record_embedding_model(text, integer) is 'Record the bound workspace''s embedding model unless one is recorded';
+
+-- Start moving the bound workspace to another embedding model (reembed: its vectors are stored
+-- beside the old model's until the switch).
+create or replace function beliefdb.embedding_target(p_model text, p_dim integer) returns void
+language sql
+security definer
+set search_path = pg_catalog, pg_temp
+as $$
+    update beliefdb.embedding_model m set target_model = p_model, target_dim = p_dim
+     where m.workspace_id = beliefdb._bound_workspace()
+$$;
+comment on function beliefdb.embedding_target(text, integer) is 'Start moving the bound workspace to another embedding model';
+
+-- Move the bound workspace to the model it was moving to, and drop every other model's vectors.
+create or replace function beliefdb.embedding_switch(p_model text) returns void
+language plpgsql
+security definer
+set search_path = pg_catalog, pg_temp
+as $$
+declare
+    v_ws uuid := beliefdb._bound_workspace();
+begin
+    update beliefdb.embedding_model m
+       set model = m.target_model, dim = m.target_dim, target_model = null, target_dim = null,
+           updated_at = beliefdb.clock()
+     where m.workspace_id = v_ws and m.target_model = p_model;
+    delete from beliefdb.belief_embedding e where e.workspace_id = v_ws and e.model <> p_model;
+end
+$$;
+comment on function beliefdb.embedding_switch(text) is 'Move the bound workspace to the embedding model it was moving to and drop the other models'' vectors';

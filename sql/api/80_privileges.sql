@@ -17,9 +17,9 @@ grant usage on schema beliefdb to beliefdb_app;
 -- the views), or takes a lock any writer takes first anyway (lock_workspace).
 revoke execute on all functions in schema beliefdb from public, beliefdb_app;
 -- The extensions' functions (vector, pg_trgm) are not in this schema (schema/02_extensions.sql) and
--- keep what create extension gave them: executable by everyone. The application role runs some
--- itself: storing an embedding evaluates vector_dims and the cast to vector(n) of belief_embedding's
--- HNSW indexes as that role; recall runs the rest with its owner's rights. It finds pgvector's
+-- keep what create extension gave them: executable by everyone. beliefdb's functions run them with
+-- their owner's rights (storing an embedding, recall), and the application role reads vectors with
+-- them in SQL of its own (the distance of one it is shown). It finds pgvector's
 -- type by oid and sends vectors in binary, so it needs no usage on a team's extension schema; it
 -- gets usage on beliefdb's own, where it may name them in SQL of its own.
 do $$
@@ -93,6 +93,10 @@ grant execute on function beliefdb.refresh_ranking_stats(boolean) to beliefdb_ap
 grant execute on function beliefdb.replaced_on(tstzrange,tstzrange,timestamp with time zone) to beliefdb_app;
 grant execute on function beliefdb.shown_as_replaced(beliefdb.belief,timestamp with time zone) to beliefdb_app;
 grant execute on function beliefdb.recall_fragments(text,integer,timestamp with time zone,boolean,integer) to beliefdb_app;
+grant execute on function beliefdb.store_embedding(uuid,text,vector) to beliefdb_app;
+grant execute on function beliefdb.record_embedding_model(text,integer) to beliefdb_app;
+grant execute on function beliefdb.embedding_target(text,integer) to beliefdb_app;
+grant execute on function beliefdb.embedding_switch(text) to beliefdb_app;
 grant execute on function beliefdb.recallable(beliefdb.belief,timestamp with time zone,jsonb,boolean) to beliefdb_app;
 grant execute on function beliefdb.record_outcome(text,text,text) to beliefdb_app;
 grant execute on function beliefdb.record_trace(jsonb,jsonb,jsonb,jsonb) to beliefdb_app;
@@ -150,14 +154,16 @@ grant select on beliefdb.adjacency to beliefdb_app;
 -- When things were retracted and restored, which as-of questions read (written only by triggers).
 grant select on beliefdb.retraction_period to beliefdb_app;
 
--- Embeddings only nominate candidates for retrieval (truth decides what is returned), so the
--- application writes them itself. The workspace's embedding model it records once (the first
--- embedding) and then only moves to another (reembed: a target, then the switch), never deletes:
--- the vectors would be left of no recorded model, and the next embedding would record whatever model
--- it used as the workspace's. A workspace's model goes with the workspace, deleted by its owner.
-grant select, insert, update, delete on beliefdb.belief_embedding to beliefdb_app;
-grant select, insert, update on beliefdb.embedding_model to beliefdb_app;
-revoke delete on beliefdb.embedding_model from beliefdb_app;
+-- Vectors and the workspace's embedding model: readable, and written only through their functions
+-- (api/68_retrieval.sql: store_embedding, record_embedding_model, embedding_target, embedding_switch),
+-- each confined to the bound workspace. A role that may update or delete a table may lock it in
+-- access exclusive mode, and every workspace's searches read these two: an agent's login held that
+-- lock and another workspace's ask waited. The model is recorded once and then only moved to
+-- another, never deleted (the vectors would be left of no recorded model); a workspace's model goes
+-- with the workspace, deleted by its owner. Revoked first, so a database migrated from an earlier
+-- release loses the direct writes it had.
+revoke insert, update, delete on beliefdb.belief_embedding, beliefdb.embedding_model from beliefdb_app;
+grant select on beliefdb.belief_embedding, beliefdb.embedding_model to beliefdb_app;
 
 -- The audit chain: readable, appended only by beliefdb's own changes (their triggers and summaries).
 grant select on beliefdb.audit_event, beliefdb.audit_head to beliefdb_app;
