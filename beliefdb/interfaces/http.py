@@ -114,7 +114,7 @@ class RefuseNul:
 #: is a question, a reference or a verdict, and 1 MiB is far more than any of them takes.
 TEXT_ROUTES = ("/sources", "/beliefs", "/conversations", "/jobs", "/steps", "/mcp")
 #: the routes under a text route that take none (job ids)
-NO_TEXT = ("/jobs/retry",)
+NO_TEXT = ("/jobs/retry", "/jobs/cancel")
 SMALL_BODY = 2 ** 20
 
 

@@ -2,7 +2,8 @@
 a fragment with its speaker and time once ingested, as ``POST /conversations`` stores them), for
 ``beliefdb worker`` and answers with its job id at once; ``GET /jobs`` lists the token's workspace's
 jobs (as ``beliefdb jobs --json``); ``POST /jobs/retry`` queues failed ones again (``beliefdb jobs
-retry``). Only text and turns: a path would name a file of the server's machine."""
+retry``) and ``POST /jobs/cancel`` deletes queued or failed ones with their text (``beliefdb jobs
+cancel``). Only text and turns: a path would name a file of the server's machine."""
 
 from __future__ import annotations
 
@@ -20,7 +21,7 @@ from beliefdb.render.schema import Schema
 from beliefdb.vocabulary import Authority, Label
 
 INT8 = 2**63 - 1
-#: the most job ids one retry names (all_failed takes every failed job)
+#: the most job ids one retry or cancel names (all_failed, source: every such job)
 MAX_RETRY = 10_000
 JOB_IDS: Schema = {"title": "Queued", "type": "object", "required": ["jobs"],
                    "properties": {"jobs": {"type": "array", "items": {"type": "integer"}}}}
@@ -53,6 +54,13 @@ class Retry(Body):
     all_failed: bool = Field(False, description="Every failed job of the workspace (or give ids).")
 
 
+class Cancel(Body):
+    ids: list[Annotated[int, Field(ge=1, le=INT8, strict=True)]] = Field(
+        default_factory=list, max_length=MAX_RETRY, description="The queued or failed jobs to cancel (or source).")
+    source: str | None = Field(None, min_length=1, description="Every queued or failed job of this source name"
+                                                                " (or give ids).")
+
+
 router = APIRouter()
 
 
@@ -77,3 +85,13 @@ def jobs(c: Reader, status: Literal["queued", "running", "done", "failed"] | Non
                          " source was forgotten has no text left and is refused.")
 def retry(body: Retry, c: Writer) -> JSONResponse:
     return ok({"jobs": c.db.retry(*body.ids, all_failed=body.all_failed)})
+
+
+@router.post("/jobs/cancel", responses=doc(JOB_IDS),
+             summary="Cancel queued or failed jobs, deleting their text (as beliefdb jobs cancel); the ids cancelled",
+             description="The `ids` given, or every queued or failed job of a `source` name: all or none, in one"
+                         " transaction (an id that is not a queued or failed job of the workspace, or one a worker"
+                         " holds now, is refused and nothing is cancelled). A document queued and never stored is in"
+                         " no source, so `POST /forget` cannot reach it: this is how its text goes.")
+def cancel(body: Cancel, c: Writer) -> JSONResponse:
+    return ok({"jobs": c.db.cancel(*body.ids, source=body.source)})
