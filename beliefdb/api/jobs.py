@@ -60,8 +60,9 @@ class Jobs:
 
     def retry(self, *ids: int, all_failed: bool = False) -> list[int]:
         """Queue failed jobs again, each with its attempts afresh and ready at once (its last error kept until
-        it is tried): the ``ids`` given, or with ``all_failed`` every failed job this principal may retry (an
-        agent's login: its own). One transaction, all or none: an id that is not a failed job of this
+        it is tried): the ``ids`` given, or with ``all_failed`` every failed job this principal may retry
+        (acting as a named principal, or an agent's login: its own; the schema owner's session acting as no
+        principal: every one). One transaction, all or none: an id that is not a failed job of this
         workspace is an error and nothing is queued, as is a job whose source was forgotten. The ids queued
         again, in order (none failed: an empty list)."""
         if bool(ids) == all_failed:
@@ -71,7 +72,8 @@ class Jobs:
     def cancel(self, *ids: int, source: str | None = None) -> list[int]:
         """Cancel queued or failed jobs: each is deleted with the text it carries (a document queued and
         never stored is in no source, so ``forget`` cannot reach it). The ``ids`` given, or with ``source``
-        every queued or failed job of that source name this principal may take. One transaction, all or
+        every queued or failed job of that source name this principal may cancel (as :meth:`retry`: a
+        named principal's own). One transaction, all or
         none: a running, done or unknown job is an error and nothing is cancelled. The ids cancelled."""
         if bool(ids) == (source is not None):
             raise errors.InvalidInput(f"give the ids of the jobs to cancel, or {errors.argument('source')}:"

@@ -157,8 +157,8 @@ def retry(
     ids: Annotated[list[int] | None, typer.Argument(metavar="JOB_ID", show_default=False,
                                                     help="The failed jobs to queue again (see beliefdb jobs"
                                                          " --status failed).")] = None,
-    all_failed: Annotated[bool, typer.Option("--all-failed", help="Every failed job of the workspace (an"
-                                             " agent's login: its own).")] = False,
+    all_failed: Annotated[bool, typer.Option("--all-failed", help="Every failed job of the workspace (with"
+                                             " --as, or an agent's login: its own).")] = False,
     *, memory: Memory,
     as_json: Json = False,
 ) -> None:
@@ -187,8 +187,8 @@ def cancel(
     ids: Annotated[list[int] | None, typer.Argument(metavar="JOB_ID", show_default=False,
                                                     help="The queued or failed jobs to cancel (see beliefdb"
                                                          " jobs).")] = None,
-    source: Annotated[str | None, typer.Option(help="Every queued or failed job of this source name (an"
-                                                    " agent's login: its own).")] = None,
+    source: Annotated[str | None, typer.Option(help="Every queued or failed job of this source name"
+                                                    " (with --as, or an agent's login: its own).")] = None,
     *, memory: Memory,
     as_json: Json = False,
 ) -> None:

@@ -186,8 +186,9 @@ comment on function beliefdb.job_fail(bigint, text, double precision) is 'Record
 -- afresh (its starts are kept, its history, and those before the retry count no more: the payload's
 -- starts_before_retry, beliefdb._job_starts; job_take does not fail it again at once) and ready now; its
 -- last_error stays, the reason of its last failed attempt until it is tried. p_ids null: every
--- failed job this session may retry. As job_take: a session of the schema's owner retries any job
--- of the workspace, an agent's login only its own (another's is unknown to it). An id that is not a
+-- failed job this session may retry. As job_cancel (beliefdb._job_manageable): a session of the
+-- schema's owner acting as no principal by name retries any job of the workspace; an agent's login,
+-- or a session acting as a named principal (a bearer token's), only its own (another's is unknown to it). An id that is not a
 -- failed job is refused and nothing is queued; so is a job of a forgotten source (its text is gone,
 -- rule 14 of docs/rules.md). The ids queued again, in order.
 create or replace function beliefdb.job_retry(p_ids bigint[] default null)
@@ -216,7 +217,7 @@ begin
     v_ids := array(select j.id from beliefdb.job j
                     where j.workspace_id = v_ws and j.status = 'failed' and not j.payload ? 'forgotten'
                       and (p_ids is null or j.id = any(p_ids))
-                      and beliefdb._job_visible(j.submitted_by)
+                      and beliefdb._job_manageable(j.submitted_by)
                     order by j.id
                       for no key update);
     -- (its starts so far are kept, its history, and no longer count: beliefdb._job_starts)
@@ -234,9 +235,10 @@ comment on function beliefdb.job_retry(bigint[]) is 'Queue failed jobs again wit
 -- Cancel queued or failed jobs (beliefdb jobs cancel): each is deleted with its starts, and the text
 -- it carries with it. A document queued and never stored is in no source, so forget cannot name it
 -- (rule 14 of docs/rules.md): this is how its text goes. p_ids, or p_source: every queued or failed
--- job of that source name this session may take. A job a worker holds now (running), one done, or
--- one this session may not take (as job_take: an agent's login only its own) is refused, and nothing
--- is cancelled. The ids cancelled, in order.
+-- job of that source name this session may cancel. A job a worker holds now (running), one done, or
+-- one this session may not cancel (beliefdb._job_manageable: an agent's login, or a session acting as
+-- a named principal, only its own; the owner's session acting as no principal any) is refused, and
+-- nothing is cancelled. The ids cancelled, in order.
 create or replace function beliefdb.job_cancel(p_ids bigint[] default null, p_source text default null)
 returns setof bigint
 language plpgsql
@@ -258,7 +260,7 @@ begin
     else
         v_ids := array(select j.id from beliefdb.job j
                         where j.workspace_id = v_ws and j.status in ('queued', 'failed')
-                          and j.payload ->> 'source' = p_source and beliefdb._job_visible(j.submitted_by)
+                          and j.payload ->> 'source' = p_source and beliefdb._job_manageable(j.submitted_by)
                         order by j.id);
         if pg_catalog.cardinality(v_ids) = 0 then
             raise exception 'no queued or failed job of source %', p_source using errcode = 'BD004';

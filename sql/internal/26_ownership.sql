@@ -24,7 +24,7 @@ end
 $$;
 comment on function beliefdb._bound_workspace() is 'The session''s bound workspace; BD003 when none is bound';
 
--- Whether this session may take, start or retry a job of its workspace (api/58_jobs.sql): the schema
+-- Whether this session may take or start a job of its workspace (api/58_jobs.sql): the schema
 -- owner's sessions (a team's workers) every job, an agent's login only those its principal submitted.
 create or replace function beliefdb._job_visible(p_submitted_by text) returns boolean
 language sql stable
@@ -34,11 +34,27 @@ as $$
            or pg_catalog.pg_has_role(session_user, (select n.nspowner from pg_catalog.pg_namespace n
                                                      where n.nspname = 'beliefdb'), 'member')
 $$;
-comment on function beliefdb._job_visible(text) is 'Whether this session may take, start or retry a job submitted by this principal: the schema owner''s sessions any, an agent''s login its own';
+comment on function beliefdb._job_visible(text) is 'Whether this session may take or start a job submitted by this principal: the schema owner''s sessions any, an agent''s login its own';
 
--- Refuse job ids that name no job this session may take (as _job_visible; BD004), or one whose status
--- is none of p_statuses (BD005, saying what is p_done to which), first in id order: job_retry and
--- job_cancel check every id they are given before they change any.
+-- Whether this session may retry or cancel a job submitted by this principal (api/58_jobs.sql): its
+-- submitter's; and, as a worker takes any job, a session of the schema's owner that acts as no
+-- principal by name (the operator's own, beliefdb.principal unset). A session acting as a named
+-- principal (a bearer token's, --as NAME) retries and cancels only that principal's jobs, as an
+-- agent's login does: one principal does not queue again, or delete with its text, another's document.
+create or replace function beliefdb._job_manageable(p_submitted_by text) returns boolean
+language sql stable
+set search_path = pg_catalog, pg_temp
+as $$
+    select p_submitted_by = beliefdb.current_principal()
+           or (nullif(pg_catalog.current_setting('beliefdb.principal', true), '') is null
+               and pg_catalog.pg_has_role(session_user, (select n.nspowner from pg_catalog.pg_namespace n
+                                                          where n.nspname = 'beliefdb'), 'member'))
+$$;
+comment on function beliefdb._job_manageable(text) is 'Whether this session may retry or cancel a job submitted by this principal: its submitter, or the schema owner''s session acting as no named principal';
+
+-- Refuse job ids that name no job this session may retry or cancel (as _job_manageable; BD004), or one
+-- whose status is none of p_statuses (BD005, saying what is p_done to which), first in id order:
+-- job_retry and job_cancel check every id they are given before they change any.
 create or replace function beliefdb._require_jobs(p_ws uuid, p_ids bigint[], p_statuses text[], p_done text)
 returns void
 language plpgsql stable
@@ -50,7 +66,7 @@ begin
     for v_job in
         select i.id, j.status
           from (select distinct u.id from pg_catalog.unnest(p_ids) u(id)) i
-          left join beliefdb.job j on j.workspace_id = p_ws and j.id = i.id and beliefdb._job_visible(j.submitted_by)
+          left join beliefdb.job j on j.workspace_id = p_ws and j.id = i.id and beliefdb._job_manageable(j.submitted_by)
          order by i.id
     loop
         if v_job.status is null then
@@ -63,7 +79,7 @@ begin
     end loop;
 end
 $$;
-comment on function beliefdb._require_jobs(uuid, bigint[], text[], text) is 'Refuse job ids of no job this session may take (BD004) or of a job in none of these statuses (BD005)';
+comment on function beliefdb._require_jobs(uuid, bigint[], text[], text) is 'Refuse job ids of no job this session may retry or cancel (BD004) or of a job in none of these statuses (BD005)';
 
 -- How many times a job was started since it was last retried (api/58_jobs.sql): its starts less those
 -- it had when retried (its payload's starts_before_retry; job_retry keeps the starts, its history).

@@ -1,0 +1,67 @@
+"""Whose jobs a caller may retry or cancel. An agent's database login retried and cancelled only the jobs
+it submitted, but a bearer token (and ``--as NAME``) acts on a session of the schema's owner, which the
+queue let act on every job: any writer token could retry another principal's failed jobs over
+``POST /jobs/retry``, and cancel them (deleting their text) over ``POST /jobs/cancel``. The database
+decides it now (``beliefdb._job_manageable``): a session acting as a named principal retries and
+cancels only that principal's jobs, as an agent's login does; the owner's own session (no principal
+named: the operator) every job of the workspace, as before."""
+
+from __future__ import annotations
+
+from conftest import Cli
+from fastapi.testclient import TestClient
+from serving import bearer, refused
+
+import beliefdb
+
+POLICY = "# Returns\nReturns are accepted within 30 days.\n"
+SMALL = {"BELIEFDB_INGEST_MAX_BYTES": "10"}  # (the worker's limit is lower than the submitter's)
+
+
+def test_a_token_retries_and_cancels_only_its_principals_jobs(http_client: TestClient, db_url: str,
+                                                               cli: Cli) -> None:
+    alice, bob = bearer(db_url, "alice"), bearer(db_url, "bob")
+
+    def submit(headers: dict[str, str], source: str) -> int:
+        answer = http_client.post("/jobs", headers=headers, json={"source": source, "text": POLICY})
+        assert answer.status_code == 200, answer.text
+        job: int = answer.json()["jobs"][0]
+        return job
+
+    hers, his = submit(alice, "alice.md"), submit(bob, "bob.md")
+    cli("worker", "--until-empty", "--no-embed", "--backoff", "0", env=SMALL, expect=1)
+    assert {(j["id"], j["status"]) for j in http_client.get("/jobs", headers=alice).json()} == {
+        (hers, "failed"), (his, "failed")}
+
+    # alice names bob's job: it is not hers to retry or cancel, and nothing is changed
+    assert refused(http_client.post("/jobs/retry", headers=alice, json={"ids": [his]}), 404,
+                   "not_found") == f"unknown job {his}"
+    assert refused(http_client.post("/jobs/cancel", headers=alice, json={"ids": [his]}), 404,
+                   "not_found") == f"unknown job {his}"
+    assert refused(http_client.post("/jobs/cancel", headers=alice, json={"source": "bob.md"}), 404,
+                   "not_found") == "no queued or failed job of source bob.md"
+    # all_failed is every failed job of hers
+    assert http_client.post("/jobs/retry", headers=alice, json={"all_failed": True}).json() == {"jobs": [hers]}
+    assert {(j["id"], j["status"]) for j in http_client.get("/jobs", headers=bob).json()} == {
+        (hers, "queued"), (his, "failed")}
+    # bob may
+    assert http_client.post("/jobs/retry", headers=bob, json={"ids": [his]}).json() == {"jobs": [his]}
+    assert http_client.post("/jobs/cancel", headers=bob, json={"source": "bob.md"}).json() == {"jobs": [his]}
+    assert [j["id"] for j in http_client.get("/jobs", headers=alice).json()] == [hers]
+
+
+def test_acting_as_a_principal_retries_only_its_jobs_and_the_operator_every_one(cli: Cli, db_url: str) -> None:
+    with beliefdb.connect(db_url, principal="alice") as alice, beliefdb.connect(db_url, principal="bob") as bob:
+        (hers,) = alice.submit(text=POLICY, source="alice.md")
+        (his,) = bob.submit(text=POLICY, source="bob.md")
+        cli("worker", "--until-empty", "--no-embed", "--backoff", "0", env=SMALL, expect=1)
+        assert cli.error("jobs", "retry", str(his), "--as", "alice", code="not_found")["message"] == \
+            f"unknown job {his}"
+        assert cli.error("jobs", "cancel", str(his), "--as", "alice", code="not_found")["message"] == \
+            f"unknown job {his}"
+        assert cli.json("jobs", "retry", "--all-failed", "--as", "alice") == {"jobs": [hers]}
+        assert alice.cancel(source="alice.md") == [hers]
+        # the schema owner's own session, acting as no principal by name: the operator, every job
+        assert cli.json("jobs", "retry", "--all-failed") == {"jobs": [his]}
+        assert cli.json("jobs", "cancel", str(his)) == {"jobs": [his]}
+        assert bob.jobs() == []
