@@ -25,7 +25,7 @@ from pydantic_core import PydanticCustomError
 
 from beliefdb import api, errors, render
 from beliefdb.api import BeliefDB
-from beliefdb.interfaces import problems
+from beliefdb.interfaces import mcp_jobs, problems
 from beliefdb.interfaces.access import Memories, bearer
 from beliefdb.render import ask as render_ask
 from beliefdb.vocabulary import Authority, BeliefKind, Label, Origin, StepKind
@@ -34,7 +34,8 @@ INSTRUCTIONS = """beliefdb is memory that knows why it believes something. Every
 that supports it; decisions and actions record the beliefs they rest on; when a belief turns out wrong,
 beliefdb flags what rested on it. Before answering from memory, call `ask` (current beliefs only, with
 quotes and warnings). Store what you learn with `remember` (one fact and its quote), `remember_turn` (a
-conversation's turn as it is said) or `ingest_text` (a whole document). Record what you decide with
+conversation's turn as it is said) or `ingest_text` (a whole document; `submit_job` queues one for a worker,
+`jobs` follows it). Record what you decide with
 `decide` (citing the beliefs) and what you do with `act`.
 Before correcting or retracting, look at `impact`; `correct` takes a preview first, then the apply with
 the revision the preview showed. To erase data completely (a user asks to be forgotten), `forget` it.
@@ -386,5 +387,6 @@ def build(*, local: BeliefDB | None = None, memories: Memories | None = None) ->
     del remember, remember_turn, ingest_text, ask, why, beliefs, decide, act, decisions, actions, impact, correct
     del retract, forget
     del review_list, review_resolve, record_step
+    mcp_jobs.register(tool, answer)
     return server
 
