@@ -1,7 +1,8 @@
 """Forgetting over the network (rule 14): ``POST /forget`` of the HTTP API and the MCP tool ``forget``
 answer what ``BeliefDB.forget`` does — a preview writes nothing, then the source, or the subject's
-beliefs and the turns it said, are gone, the decisions resting on them flagged — with the API's token
-rules (a read-only token may only preview) and one-line errors."""
+beliefs and the turns it said, are gone (the apply sending the preview's fingerprint as ``expect``), the
+decisions resting on them flagged — with the API's token rules (a read-only token may only preview) and
+one-line errors."""
 
 from __future__ import annotations
 
@@ -19,12 +20,14 @@ from test_conversations import turns_of
 from test_forget_redaction import holding
 
 import beliefdb
+from beliefdb.interfaces.http_forget import NEEDS_EXPECT
 
 POLICY = "# Return policy\n\nReturns are accepted within 7 days of delivery.\nThe restocking fee is 10%.\n"
 MAYA = [{"speaker": "Maya", "time": "2023-05-01T09:00:00+00:00", "text": "I live in Lisbon."},
         {"speaker": "Ben", "time": "2023-05-01T09:01:00+00:00", "text": "Nice! Is it sunny there?"},
         {"speaker": "Maya", "time": "2023-09-01T09:00:00+00:00", "text": "I moved to Porto last week."}]
 COUNTS = ("versions", "fragments", "beliefs", "evidence", "redacted")
+FINGERPRINT = "0" * 32  # (no preview's)
 
 
 
@@ -62,7 +65,8 @@ def test_forgetting_a_source_over_http_previews_then_forgets(http_client: TestCl
     assert "source_version.content" in holding(postgresql, "restocking fee")
     postgresql.commit()
 
-    done = answered(http_client.post("/forget", json={"source": "return-policy.md"}, headers=alice))
+    done = answered(http_client.post("/forget", json={"source": "return-policy.md",
+                                                      "expect": preview["fingerprint"]}, headers=alice))
     assert done["preview"] is False and done["flagged"] == [decision]
     assert {k: done[k] for k in COUNTS} == {k: preview[k] for k in COUNTS}  # the preview was exact
     assert {b["subject"] for b in cli.json("beliefs", "--all")} == {"maya"}  # the conversation's stay
@@ -70,8 +74,8 @@ def test_forgetting_a_source_over_http_previews_then_forgets(http_client: TestCl
     assert refused(http_client.get(f"/beliefs/{window}", headers=alice), 404, "unknown_belief")
     assert holding(postgresql, "restocking fee") == []  # no trace of its text anywhere
     # forgotten: a second time there is nothing of that name
-    assert refused(http_client.post("/forget", json={"source": "return-policy.md"}, headers=alice), 404,
-                   "not_found") == "unknown source return-policy.md"
+    assert refused(http_client.post("/forget", json={"source": "return-policy.md", "expect": preview["fingerprint"]},
+                                    headers=alice), 404, "not_found") == "unknown source return-policy.md"
 
 
 @pytest.mark.slow
@@ -88,7 +92,8 @@ def test_forgetting_a_subject_over_http_forgets_its_beliefs_and_the_turns_it_sai
     assert len(cli.json("beliefs", "--all", "--subject", "maya")) == 2  # the preview wrote nothing
     assert [(text, speaker) for text, speaker, *_ in turns_of(db_url, "maya-chat")] == said
 
-    done = answered(http_client.post("/forget", json={"subject": "maya"}, headers=alice))
+    done = answered(http_client.post("/forget", json={"subject": "maya", "expect": preview["fingerprint"]},
+                                     headers=alice))
     assert {k: done[k] for k in COUNTS} == {k: preview[k] for k in COUNTS}
     assert cli.json("beliefs", "--all", "--subject", "maya") == []
     assert sorted(b["id"] for b in cli.json("beliefs", "--all")) == policy  # the policy's beliefs stay
@@ -112,14 +117,21 @@ def test_a_read_only_token_may_only_preview_a_forget(http_client: TestClient, db
 
 
 @pytest.mark.parametrize(("body", "status", "code", "said"), [
-    ({}, 400, "invalid_input", "forget exactly one of source, subject or belief"),
+    ({"expect": FINGERPRINT}, 400, "invalid_input", "forget exactly one of source, subject or belief"),
     ({"preview": True}, 400, "invalid_input", "forget exactly one of source, subject or belief"),
-    ({"source": "return-policy.md", "subject": "maya"}, 400, "invalid_input",
+    ({"source": "return-policy.md", "subject": "maya", "expect": FINGERPRINT}, 400, "invalid_input",
      "forget exactly one of source, subject or belief"),
+    ({"source": "return-policy.md"}, 400, "invalid_input", NEEDS_EXPECT),
+    ({}, 400, "invalid_input", NEEDS_EXPECT),
+    ({"source": "return-policy.md", "expect": ""}, 400, "invalid_input",
+     "expect: String should have at least 1 character"),
+    ({"source": "return-policy.md", "expect": FINGERPRINT}, 409, "stale_preview",
+     "what forgetting it would take away is no longer what the preview showed: nothing was forgotten;"
+     " preview again"),
     ({"source": ""}, 400, "invalid_input", "source: String should have at least 1 character"),
     ({"source": "return-policy.md", "everything": True}, 400, "invalid_input",
      "everything: not one of the fields this request takes"),
-    ({"source": "nowhere.md"}, 404, "not_found", "unknown source nowhere.md"),
+    ({"source": "nowhere.md", "expect": FINGERPRINT}, 404, "not_found", "unknown source nowhere.md"),
     ({"subject": "nobody", "preview": True}, 404, "not_found", "no belief has subject nobody"),
 ])
 def test_bad_forgets_over_http_are_one_line_and_forget_nothing(http_client: TestClient, db_url: str, cli: Cli,
@@ -160,7 +172,7 @@ def test_the_mcp_forget_tool_previews_then_forgets(bdb: beliefdb.BeliefDB, cli: 
             preview = _text(would)
             assert not would.is_error and preview["preview"] is True and preview["would_flag"] == [str(decision.id)]
             assert cli.json("beliefs", "--all") == before  # nothing written
-            done = await client.call_tool("forget", {"source": "return-policy.md"})
+            done = await client.call_tool("forget", {"source": "return-policy.md", "expect": preview["fingerprint"]})
             forgot = _text(done)
             assert not done.is_error and forgot["flagged"] == [str(decision.id)]
             assert {k: forgot[k] for k in COUNTS} == {k: preview[k] for k in COUNTS}
@@ -171,13 +183,14 @@ def test_the_mcp_forget_tool_previews_then_forgets(bdb: beliefdb.BeliefDB, cli: 
 
 
 @pytest.mark.parametrize(("arguments", "said"), [
-    ({}, {"error": "invalid_input", "message": "forget exactly one of source, subject or belief"}),
-    ({"source": "return-policy.md", "belief": "3f2a9c1e"},
+    ({"preview": True}, {"error": "invalid_input", "message": "forget exactly one of source, subject or belief"}),
+    ({"source": "return-policy.md"}, {"error": "invalid_input", "message": NEEDS_EXPECT}),
+    ({"source": "return-policy.md", "belief": "3f2a9c1e", "expect": FINGERPRINT},
      {"error": "invalid_input", "message": "forget exactly one of source, subject or belief"}),
     ({"source": 7}, {"error": "invalid_input", "message": "source: Input should be a valid string"}),
     ({"subject": "maya", "preview": "perhaps"},
      {"error": "invalid_input", "message": "preview: Input should be a valid boolean, unable to interpret input"}),
-    ({"source": "nowhere.md"}, {"error": "not_found", "message": "unknown source nowhere.md"}),
+    ({"source": "nowhere.md", "expect": FINGERPRINT}, {"error": "not_found", "message": "unknown source nowhere.md"}),
     ({"belief": "0123abcd", "preview": True}, {"error": "unknown_belief", "message": "unknown belief 0123abcd"}),
 ])
 def test_the_mcp_forget_tools_bad_arguments_are_one_line(bdb: beliefdb.BeliefDB, cli: Cli, arguments: dict[str, Any],

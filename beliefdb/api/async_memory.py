@@ -206,8 +206,9 @@ class AsyncBeliefDB(AsyncPictures, AsyncQueue):
         return await self.call(self.sync.reembed, embedder=embedder, batch=batch, progress=progress)
 
     async def forget(self, *, source: str | None = None, subject: str | None = None, belief: str | UUID | None = None,
-                     preview: bool = False) -> Forgotten:
-        return await self.call(self.sync.forget, source=source, subject=subject, belief=belief, preview=preview)
+                     preview: bool = False, expect: str | None = None) -> Forgotten:
+        return await self.call(self.sync.forget, source=source, subject=subject, belief=belief, preview=preview,
+                               expect=expect)
 
     async def impact(self, *refs: str | UUID) -> list[ImpactRow]:
         return await self.call(self.sync.impact, *refs)

@@ -197,13 +197,15 @@ class BeliefDB(bulk.Bulk, Decisions, pictures.Pictures, texts.Texts, jobs.Jobs, 
         return embeddings.reembed(self.database, get_embedder(embedder), batch=batch, progress=progress)
 
     def forget(self, *, source: str | None = None, subject: str | None = None, belief: str | UUID | None = None,
-               preview: bool = False) -> Forgotten:
+               preview: bool = False, expect: str | None = None) -> Forgotten:
         """Forget one source, a subject's beliefs and the conversation turns it said (a speaker whose name
         is the subject: "Maya López" for ``maya_lopez``), or one belief completely (rule 14), and every
         belief left without support; ``preview``: exactly what that would take away, nothing written.
         ``subject`` may be a person's name ("Maya López") when no belief has the name itself as its
-        subject: it names their subject (``maya_lopez``)."""
-        return lifecycle.forget(self.database, source=source, subject=subject, belief=belief, preview=preview)
+        subject: it names their subject (``maya_lopez``). ``expect``: only what a preview showed (its
+        :meth:`Forgotten.fingerprint`), else :class:`~beliefdb.errors.StalePreview` and nothing forgotten."""
+        return lifecycle.forget(self.database, source=source, subject=subject, belief=belief, preview=preview,
+                                expect=expect)
 
     # --- truth ----------------------------------------------------------------------------------
 

@@ -15,6 +15,7 @@ from beliefdb.cli.common import (
     Json,
     Memory,
     errors,
+    fail,
     parse_time,
     with_memory,
 )
@@ -102,6 +103,8 @@ def forget(
     belief: Annotated[str | None, typer.Option(help="Forget this belief (id or unique prefix).")] = None,
     preview: Annotated[bool, typer.Option("--preview", help="Say exactly what would be forgotten; write nothing.")]
         = False,
+    expect: Annotated[str | None, typer.Option(
+        help="The fingerprint a --preview showed: forget only that (else nothing is forgotten).")] = None,
     *, memory: Memory,
     as_json: Json = False,
 ) -> None:
@@ -109,10 +112,13 @@ def forget(
     Forgetting a subject or a belief also masks its quotes in the source texts (offsets of other
     evidence stay valid). Decisions that lose their last support are flagged; the audit chain keeps
     only hashes; planner statistics are gathered again."""
+    if preview and expect is not None:
+        fail("invalid_input", "--expect goes with the apply, not with --preview (a preview changes nothing)",
+             as_json, 2)
     with errors(as_json), memory.open() as bdb:
-        result = bdb.forget(source=source, subject=subject, belief=belief, preview=preview)
+        result = bdb.forget(source=source, subject=subject, belief=belief, preview=preview, expect=expect)
     if as_json:
-        typer.echo(render.to_json(result))
+        typer.echo(render.to_json(render.forgotten_json(result)))
         return
     head = "would forget" if result.preview else "forgot"
     flagged = result.would_flag if result.preview else result.flagged
@@ -120,7 +126,9 @@ def forget(
     typer.echo(f"{head}: {result.versions} source version(s), {result.fragments} fragment(s),"
                f" {result.beliefs} belief(s), {result.evidence} evidence, {result.embeddings} embedding(s),"
                f" {result.redacted} quote(s) masked in source text;"
-               f" {len(flagged)} decision(s) {would}flagged, {len(result.held)} action(s) {would}held")
+               f" {len(flagged)} decision(s) {would}flagged, {len(result.held)} action(s) {would}held"
+               + (f"\nfingerprint: {result.fingerprint()} (forget --expect with it forgets only this)"
+                  if result.preview else ""))
 
 
 def register(app: typer.Typer) -> None:

@@ -1,7 +1,10 @@
 """Forgetting over the HTTP API: ``POST /forget`` erases one source, a subject's beliefs and the
 conversation turns it said, or one belief, completely (rule 14 of docs/rules.md), and every belief left
 without support, as ``beliefdb forget --json`` prints it. Unlike ``POST /retractions`` it keeps no
-history. A ``preview`` says exactly what would go and writes nothing: a read-only token may ask it."""
+history, so it is confirmed as a retraction is, and more strictly: a ``preview`` says exactly what would
+go and its ``fingerprint`` (it writes nothing: a read-only token may ask it), and the apply must send
+that fingerprint back as ``expect``; what would go otherwise is refused (409 ``stale_preview``) and
+nothing is forgotten. The MCP tool ``forget`` takes it the same way."""
 
 from __future__ import annotations
 
@@ -9,9 +12,14 @@ from fastapi import APIRouter
 from fastapi.responses import JSONResponse
 from pydantic import Field
 
+from beliefdb import errors, render
 from beliefdb.interfaces.http_callers import Reader, writer
-from beliefdb.interfaces.http_routes import Body, doc, ok
-from beliefdb.models import Forgotten
+from beliefdb.interfaces.http_routes import Body, doc
+from beliefdb.render.schema import FORGOTTEN
+
+#: the refusal of a forget without the fingerprint of its preview (the HTTP API's and the MCP tool's)
+NEEDS_EXPECT = ("forgetting cannot be undone: preview it first (preview: true) and send its fingerprint as"
+                " expect, so that only what the preview showed is forgotten; nothing was forgotten")
 
 
 class Forget(Body):
@@ -19,15 +27,27 @@ class Forget(Body):
     subject: str | None = Field(None, min_length=1, description="Forget every belief about this subject, and every"
                                 " conversation turn said by a speaker of that name (Maya López for maya_lopez).")
     belief: str | None = Field(None, min_length=1, description="Forget this belief (id or unique prefix).")
-    preview: bool = Field(False, description="Exactly what would be forgotten; nothing written.")
+    preview: bool = Field(False, description="Exactly what would be forgotten, and its `fingerprint`; nothing written.")
+    expect: str | None = Field(None, min_length=1, description="Required unless `preview`: the `fingerprint` a preview"
+                               " answered. Only what it showed is forgotten (else 409 stale_preview, nothing"
+                               " forgotten).")
 
 
 router = APIRouter()
 
 
-@router.post("/forget", responses=doc(Forgotten),
-             summary="Forget a source, a subject or a belief completely, and what rested on it alone")
+@router.post("/forget", responses=doc(FORGOTTEN),
+             summary="Forget a source, a subject or a belief completely, and what rested on it alone",
+             description="`preview` first: it answers exactly what would be forgotten and its `fingerprint`; then"
+                         " the apply with `expect` set to that fingerprint forgets only that (400 without it; 409"
+                         " stale_preview when what would go is no longer what the preview showed: nothing is"
+                         " forgotten, preview again).")
 def forget(body: Forget, c: Reader) -> JSONResponse:
-    if not body.preview:
-        writer(c)
-    return ok(c.db.forget(source=body.source, subject=body.subject, belief=body.belief, preview=body.preview))
+    if body.preview:  # (an expect with it is refused: it would check nothing)
+        return JSONResponse(render.jsonable(render.forgotten_json(c.db.forget(
+            source=body.source, subject=body.subject, belief=body.belief, preview=True, expect=body.expect))))
+    writer(c)
+    if body.expect is None:
+        raise errors.InvalidInput(NEEDS_EXPECT)
+    return JSONResponse(render.jsonable(render.forgotten_json(c.db.forget(
+        source=body.source, subject=body.subject, belief=body.belief, expect=body.expect))))

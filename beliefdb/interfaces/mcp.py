@@ -20,13 +20,13 @@ from typing import Annotated, Any, Literal
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
 from mcp.types import CallToolResult, InputRequiredResult, TextContent
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, WithJsonSchema
-from pydantic_core import PydanticCustomError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from beliefdb import api, errors, render
 from beliefdb.api import BeliefDB
-from beliefdb.interfaces import mcp_jobs, problems
+from beliefdb.interfaces import mcp_forget, mcp_jobs, problems
 from beliefdb.interfaces.access import Memories, bearer
+from beliefdb.interfaces.mcp_types import Given
 from beliefdb.render import ask as render_ask
 from beliefdb.vocabulary import Authority, BeliefKind, Label, Origin, StepKind
 
@@ -51,17 +51,6 @@ K = Annotated[int, Field(ge=1, le=50, strict=True)]
 Confidence = Annotated[float, Field(ge=0.0, le=1.0)]
 
 
-def _given(value: str) -> str:
-    """Text the HTTP API's bodies require non-empty, refused in pydantic's words as they refuse it. (A
-    check in Python: pydantic's own min_length reads the text as UTF-8 first, and refused a lone surrogate
-    with 'unable to parse raw data' before beliefdb's check could say what was wrong with it.)"""
-    if not value:
-        raise PydanticCustomError("string_too_short", "String should have at least 1 character", {"min_length": 1})
-    return value
-
-
-#: text the HTTP API's bodies require non-empty (the same field refused in the same words by both doors)
-Given = Annotated[str, AfterValidator(_given), WithJsonSchema({"type": "string", "minLength": 1})]
 Page = Annotated[int, Field(ge=1, le=10_000, strict=True)]
 Revision = Annotated[int, Field(ge=0, le=2**31 - 1, strict=True)]
 Version = Annotated[int, Field(ge=1, le=2**31 - 1, strict=True)]
@@ -348,17 +337,6 @@ def build(*, local: BeliefDB | None = None, memories: Memories | None = None) ->
                                                        version=version, reason=reason, undo=undo, expect=expect),
                       render.retraction_json)
 
-    @tool("Forget completely, unlike `retract`, which keeps history: one `source` (its text, versions"
-          " and fragments), a `subject` (every belief about it, and every conversation turn said by a speaker of"
-          " that name: Maya López for maya_lopez), or one `belief`: give exactly one. Every belief left without"
-          " support goes too, their quotes are masked in the stored texts, and decisions that lose their last"
-          " support are flagged. Use it when a user asks to be forgotten or data must be erased, after a"
-          " `preview` (exactly what would go; nothing written).")
-    def forget(ctx: Context, source: Given | None = None, subject: Given | None = None, belief: Given | None = None,
-               preview: bool = False) -> Result:
-        return answer(ctx, not preview, lambda db: db.forget(source=source, subject=subject, belief=belief,
-                                                             preview=preview))
-
     @tool("The open review items: decisions flagged because they lost their last support, held actions, ties"
           " between beliefs, and corrections, versions or retractions proposed to an owner. Check it before you"
           " carry out actions.")
@@ -385,8 +363,9 @@ def build(*, local: BeliefDB | None = None, memories: Memories | None = None) ->
                                                            supports=supports or [], memory=wrote))
 
     del remember, remember_turn, ingest_text, ask, why, beliefs, decide, act, decisions, actions, impact, correct
-    del retract, forget
+    del retract
     del review_list, review_resolve, record_step
+    mcp_forget.register(tool, answer)
     mcp_jobs.register(tool, answer)
     return server
 

@@ -6,6 +6,7 @@ Rules cited as "rule N" are those of docs/rules.md.
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -72,6 +73,14 @@ class Forgotten:
     held: list[UUID]
     changes: Changes
     preview: bool = False
+
+    def fingerprint(self) -> str:
+        """What this report says would go (or went), in a few characters a client carries back from a
+        preview: what is forgotten, the counts, and the change to what rested on it, whose nodes name
+        each belief and fragment that goes (``forget(expect=...)``, as a retraction's)."""
+        parts = [self.target, self.versions, self.fragments, self.beliefs, self.evidence, self.embeddings,
+                 self.redacted, self.changes.fingerprint()]
+        return hashlib.sha256(repr(parts).encode()).hexdigest()[:32]
 
 
 

@@ -22,6 +22,7 @@ from beliefdb.models import (
     CorrectionResult,
     Decision,
     Evidence,
+    Forgotten,
     ImpactRow,
     NodeLabel,
     ReviewItem,
@@ -193,6 +194,12 @@ def retraction_json(c: Changes) -> dict[str, Any]:
     """A retraction's change report (or its preview's) as every door answers it: the report and its
     ``fingerprint``, which an apply takes back (``expect``) to change only what the preview showed."""
     return {**jsonable(c), "fingerprint": c.fingerprint()}
+
+
+def forgotten_json(f: Forgotten) -> dict[str, Any]:
+    """What forgetting took away (or its preview, would take away) as every door answers it: the report
+    and its ``fingerprint``, which an apply takes back (``expect``) to forget only what the preview showed."""
+    return {**jsonable(f), "fingerprint": f.fingerprint()}
 
 
 def impact_json(rows: list[ImpactRow]) -> dict[str, Any]:

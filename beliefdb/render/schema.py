@@ -12,7 +12,7 @@ from uuid import UUID
 
 from psycopg.types.range import Range
 
-from beliefdb.models import Changes, Skipped, Why
+from beliefdb.models import Changes, Forgotten, Skipped, Why
 
 Schema = dict[str, Any]
 
@@ -138,7 +138,13 @@ RETRACTION: Schema = {**schema_of(Changes), "properties": {**schema_of(Changes)[
                                      " apply only this change (else 409 stale_preview, nothing written)."}},
                       "required": [*schema_of(Changes)["required"], "fingerprint"]}
 
+#: what :func:`beliefdb.render.forgotten_json` makes of what forgetting took away (or would)
+FORGOTTEN: Schema = {**schema_of(Forgotten), "properties": {**schema_of(Forgotten)["properties"], "fingerprint": {
+    "type": "string", "description": "What the report says would go, in a few characters: give it back as `expect`"
+                                     " to forget only that (else 409 stale_preview, nothing forgotten)."}},
+                     "required": [*schema_of(Forgotten)["required"], "fingerprint"]}
+
 #: an error, as the CLI prints it with ``--json``
 ERROR: Schema = _object({"error": _STRING, "message": _STRING})
 
-__all__ = ["ASK", "ERROR", "EVIDENCE", "IMPACT", "RETRACTION", "WHY", "Schema", "schema_of"]
+__all__ = ["ASK", "ERROR", "EVIDENCE", "FORGOTTEN", "IMPACT", "RETRACTION", "WHY", "Schema", "schema_of"]

@@ -57,14 +57,26 @@ def record_outcome(db: Database, ref: str | UUID, outcome: str, note: str | None
 
 
 def forget(db: Database, *, source: str | None = None, subject: str | None = None, belief: str | UUID | None = None,
-           preview: bool = False, conn: psycopg.Connection[Any] | None = None) -> Forgotten:
+           preview: bool = False, expect: str | None = None, conn: psycopg.Connection[Any] | None = None) -> Forgotten:
     """Forget a source, a subject's beliefs and what it said (the turns of the speakers whose name is
     the subject: "Maya" for ``maya``), or one belief, and every belief left without support;
-    decisions that lose their last support are flagged. ``preview``: counts only."""
+    decisions that lose their last support are flagged. ``preview``: counts only. With ``expect``
+    (the :meth:`Forgotten.fingerprint` of a preview) only that: in one transaction holding the
+    workspace's write lock, the preview is taken again and the forget applied only if it is the same;
+    else :class:`errors.StalePreview` and nothing is forgotten (as ``retraction.retract``)."""
     if len([x for x in (source, subject, belief) if x is not None]) != 1:
         raise errors.InvalidInput("forget exactly one of source, subject or belief")
+    if preview and expect is not None:
+        raise errors.InvalidInput(f"{errors.argument('expect')} goes with the apply, not with"
+                                  f" {errors.argument('preview')} (a preview changes nothing)")
     speakers: list[str] = []
     with db.transaction(conn) as c:
+        if expect is not None:
+            c.execute(Q.lock_workspace)
+            seen = forget(db, source=source, subject=subject, belief=belief, preview=True, conn=c)
+            if seen.fingerprint() != expect:
+                raise errors.StalePreview("what forgetting it would take away is no longer what the preview showed:"
+                                          " nothing was forgotten; preview again")
         if source is not None:
             args = ("source", source)
         elif subject is not None:
