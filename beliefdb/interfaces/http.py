@@ -23,7 +23,7 @@ from fastapi.openapi.utils import get_openapi
 from fastapi.responses import JSONResponse, Response
 from starlette.datastructures import Headers
 from starlette.exceptions import HTTPException as StarletteHTTPException
-from starlette.routing import Route
+from starlette.routing import Match, Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from beliefdb import api, errors, settings
@@ -40,8 +40,9 @@ DESCRIPTION = ("Agent memory that knows why it believes something, and what must
                " call acts as the principal, in the workspace, of its bearer token.")
 
 
-def error(status: int, code: str, message: str) -> JSONResponse:
-    headers = {"WWW-Authenticate": "Bearer"} if status == 401 else None
+def error(status: int, code: str, message: str, headers: dict[str, str] | None = None) -> JSONResponse:
+    if status == 401:
+        headers = {"WWW-Authenticate": "Bearer"}
     if code == errors.WorkspaceBusy.code:
         # another writer held the workspace for BELIEFDB_LOCK_TIMEOUT: nothing was written, try again soon
         headers = {"Retry-After": "1"}
@@ -88,7 +89,21 @@ async def _http(request: Request, exc: Exception) -> Response:
                      " is on."}.get(exc.status_code, str(exc.detail))
         return view.error_page(request, exc.status_code, view.TITLES.get(exc.status_code, "Not found"), said)
     code = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "invalid_input")
-    return error(exc.status_code, code, errors.echoed(str(exc.detail)))
+    headers = dict(exc.headers or {})
+    if exc.status_code == 405:  # (Starlette's names the methods of the first route of the path only)
+        headers["Allow"] = ", ".join(_allowed(request))
+    return error(exc.status_code, code, errors.echoed(str(exc.detail)), headers)
+
+
+#: the methods a 405's Allow may name
+METHODS = ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE")
+
+
+def _allowed(request: Request) -> list[str]:
+    """The methods the request's path takes, of every route at that path (a 405's ``Allow``)."""
+    return [method for method in METHODS
+            if any(route.matches({**request.scope, "method": method})[0] is Match.FULL
+                   for route in request.app.router.routes)]
 
 
 class RefuseNul:
