@@ -17,3 +17,22 @@ def test_a_method_a_resource_does_not_take_says_which_it_takes(http_client: Test
     answer = http_client.get("/jobs/retry", headers=bearer(db_url))
     refused(answer, 405, "method_not_allowed")
     assert answer.headers["allow"] == "POST", answer.headers
+
+
+def test_the_openapi_document_names_every_status_a_route_answers(http_client: TestClient) -> None:
+    """A body over its limit is refused with 413 (README), and a busy workspace's 503 says when to try again
+    (Retry-After): the OpenAPI document named neither, so a generated client had no type for the one and
+    no word of the other."""
+    spec = http_client.get("/openapi.json").json()
+    for path, operations in spec["paths"].items():
+        for method, operation in operations.items():
+            responses = operation["responses"]
+            assert ("413" in responses) == ("requestBody" in operation), (method, path, sorted(responses))
+            if "413" in responses:
+                assert responses["413"]["content"]["application/json"]["schema"] == \
+                    responses["400"]["content"]["application/json"]["schema"], (method, path)
+            if "503" in responses:
+                assert "Retry-After" in responses["503"].get("headers", {}), (method, path)
+    limits = spec["paths"]["/ask"]["post"]["responses"]["413"]["description"]
+    assert "1 MiB" in limits, limits
+    assert "BELIEFDB_INGEST_MAX_BYTES" in spec["paths"]["/sources"]["post"]["responses"]["413"]["description"]

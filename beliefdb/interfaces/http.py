@@ -133,6 +133,14 @@ NO_TEXT = ("/jobs/retry", "/jobs/cancel")
 SMALL_BODY = 2 ** 20
 
 
+def body_limit(path: str, text_limit: int) -> tuple[int, str]:
+    """The most bytes a request body at ``path`` may hold, and why: ``text_limit`` at a route that takes a
+    document's text (:data:`TEXT_ROUTES`), else 1 MiB."""
+    if path not in NO_TEXT and any(path == route or path.startswith(route + "/") for route in TEXT_ROUTES):
+        return text_limit, " (4 × BELIEFDB_INGEST_MAX_BYTES + 1 MiB)"
+    return SMALL_BODY, f" of {path} (1 MiB: it takes no document's text)"
+
+
 class Wording:
     """The messages raised for a request are worded for its door (:func:`beliefdb.errors.wording`): a
     hint names the HTTP API's resources (``POST /beliefs``), or the MCP tools at ``/mcp``; a person's
@@ -164,11 +172,7 @@ class BodyLimit:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        path = scope.get("path", "")
-        if path not in NO_TEXT and any(path == route or path.startswith(route + "/") for route in TEXT_ROUTES):
-            limit, why = self.limit, " (4 × BELIEFDB_INGEST_MAX_BYTES + 1 MiB)"
-        else:
-            limit, why = SMALL_BODY, f" of {path} (1 MiB: it takes no document's text)"
+        limit, why = body_limit(scope.get("path", ""), self.limit)
         # (an HTTPException, which FastAPI's body reading lets through and _http answers in the error shape)
         too_large = StarletteHTTPException(413, f"the request body is over the limit of {limit:,} bytes{why}")
         declared = Headers(scope=scope).get("content-length", "")
@@ -222,16 +226,30 @@ def _mount_mcp(app: FastAPI, memories: Memories) -> Callable[[], AbstractAsyncCo
     return server.session_manager.run
 
 
-def _openapi(app: FastAPI) -> Callable[[], dict[str, Any]]:
-    """The OpenAPI document without FastAPI's 422 (a bad request is a 400 here, in the error shape)."""
+#: what a 503's Retry-After says, in the OpenAPI document
+RETRY_AFTER = {"Retry-After": {"description": "With workspace_busy (another writer held the workspace for"
+                                              " BELIEFDB_LOCK_TIMEOUT; nothing was written): the seconds to wait"
+                                              " before trying again.", "schema": {"type": "integer"}}}
+
+
+def _openapi(app: FastAPI, text_limit: int) -> Callable[[], dict[str, Any]]:
+    """The OpenAPI document without FastAPI's 422 (a bad request is a 400 here, in the error shape), with the
+    413 of each route that takes a body (:class:`BodyLimit`) and the Retry-After of a 503."""
 
     def build() -> dict[str, Any]:
         if app.openapi_schema is None:
             schema = get_openapi(title=app.title, version=app.version, description=app.description,
                                  routes=app.routes)
-            for path in schema.get("paths", {}).values():
+            for name, path in schema.get("paths", {}).items():
                 for operation in path.values():
-                    operation.get("responses", {}).pop("422", None)
+                    responses = operation.get("responses", {})
+                    responses.pop("422", None)
+                    if "503" in responses:
+                        responses["503"]["headers"] = RETRY_AFTER
+                    if "requestBody" in operation and "400" in responses:
+                        limit, why = body_limit(name, text_limit)
+                        responses["413"] = {**responses["400"], "description":
+                                            f"the request body is over the limit of {limit:,} bytes{why}"}
             for name in ("HTTPValidationError", "ValidationError"):
                 schema.get("components", {}).get("schemas", {}).pop(name, None)
             app.openapi_schema = schema
@@ -264,7 +282,8 @@ def create_app(url: str, *, mcp: bool = True, max_open: int = MAX_OPEN) -> FastA
 
     app.add_middleware(RefuseNul)
     app.add_middleware(Wording)
-    app.add_middleware(BodyLimit, limit=4 * settings.load().ingest_max_bytes + 2 ** 20)
+    text_limit = 4 * settings.load().ingest_max_bytes + 2 ** 20
+    app.add_middleware(BodyLimit, limit=text_limit)
     @app.get("/health", include_in_schema=False)
     def health() -> dict[str, str]:
         return {"status": "ok"}
@@ -276,5 +295,5 @@ def create_app(url: str, *, mcp: bool = True, max_open: int = MAX_OPEN) -> FastA
     app.include_router(forget_router)
     if mcp:
         running.append(_mount_mcp(app, memories))
-    app.openapi = _openapi(app)  # type: ignore[method-assign]
+    app.openapi = _openapi(app, text_limit)  # type: ignore[method-assign]
     return app
