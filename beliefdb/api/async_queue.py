@@ -42,8 +42,8 @@ class AsyncQueue:
                                version_label=version_label, extractor=extractor, max_attempts=max_attempts,
                                max_bytes=max_bytes)
 
-    async def jobs(self, *, status: str | None = None, limit: int = 100) -> list[Job]:
-        return await self.call(self.sync.jobs, status=status, limit=limit)
+    async def jobs(self, *, status: str | None = None, limit: int = 100, before: int | None = None) -> list[Job]:
+        return await self.call(self.sync.jobs, status=status, limit=limit, before=before)
 
     async def retry(self, *ids: int, all_failed: bool = False) -> list[int]:
         return await self.call(self.sync.retry, *ids, all_failed=all_failed)

@@ -53,10 +53,11 @@ class Jobs:
         return queue.submit_transcripts(self.database, [Path(p) for p in paths], options, extractor=extractor,
                                        max_attempts=max_attempts, max_bytes=max_bytes)
 
-    def jobs(self, *, status: str | None = None, limit: int = 100) -> list[Job]:
+    def jobs(self, *, status: str | None = None, limit: int = 100, before: int | None = None) -> list[Job]:
         """The workspace's jobs, newest first: queued, running (a live worker holds it), done (with a
-        summary of its ingest) or failed (with the reason); only ``status`` when given."""
-        return queue.list_jobs(self.database, status, limit)
+        summary of its ingest) or failed (with the reason); only ``status`` when given; at most ``limit``,
+        older than the job ``before`` (the last id of the page before) when given."""
+        return queue.list_jobs(self.database, status, limit, before)
 
     def retry(self, *ids: int, all_failed: bool = False) -> list[int]:
         """Queue failed jobs again, each with its attempts afresh and ready at once (its last error kept until

@@ -1141,8 +1141,8 @@ select s.id from beliefdb.job_retry(%s) as s(id);
 select s.id from beliefdb.job_cancel(%s, %s) as s(id);
 
 -- jobs_list --
--- The workspace's jobs, newest first, of one status when given
-select * from beliefdb.jobs(%s, %s);
+-- The workspace's jobs, newest first, of one status when given, before a job id when given
+select * from beliefdb.jobs(%s, %s, %s);
 
 -- jobs_next_ready --
 -- When the earliest queued job this session may take is ready (at: null when none is queued; as

@@ -9,13 +9,13 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter, Query, Request
 from fastapi.responses import JSONResponse
 from pydantic import Field, model_validator
 
 from beliefdb.interfaces.http_callers import Reader, Writer
 from beliefdb.interfaces.http_conversations import MAX_TURNS, TurnBody
-from beliefdb.interfaces.http_routes import INT4, Body, doc, ok
+from beliefdb.interfaces.http_routes import MAX_HTTP_PAGE, Body, doc, ok
 from beliefdb.models import Job
 from beliefdb.render.schema import Schema
 from beliefdb.vocabulary import Authority, Label
@@ -72,10 +72,19 @@ def submit(body: Submit, c: Writer) -> JSONResponse:
                                    max_attempts=body.max_attempts)})
 
 
-@router.get("/jobs", responses=doc(list[Job]), summary="The workspace's jobs, newest first")
-def jobs(c: Reader, status: Literal["queued", "running", "done", "failed"] | None = None,
-         limit: int = Query(100, ge=1, le=INT4)) -> JSONResponse:
-    return ok(c.db.jobs(status=status, limit=limit))
+@router.get("/jobs", responses=doc(list[Job]), summary="The workspace's jobs, newest first, a page at a time",
+            description="At most `limit` (default 100); when more follow, the `Link` header names the next page"
+                        " (`rel=\"next\"`: the same query with `before` = the last id of this one).")
+def jobs(c: Reader, request: Request, status: Literal["queued", "running", "done", "failed"] | None = None,
+         limit: int = Query(100, ge=1, le=MAX_HTTP_PAGE, description="At most this many."),
+         before: int | None = Query(None, ge=1, le=INT8, description="Only those older than this job (the last"
+                                                                       " id of the page before).")) -> JSONResponse:
+    rows = c.db.jobs(status=status, limit=limit + 1, before=before)
+    page = ok(rows[:limit])
+    if len(rows) > limit:
+        following = request.url.include_query_params(before=rows[limit - 1].id, limit=limit)
+        page.headers["Link"] = f'<{following}>; rel="next"'
+    return page
 
 
 @router.post("/jobs/retry", responses=doc(JOB_IDS),

@@ -23,7 +23,7 @@ JobId = Annotated[int, Field(ge=1, le=INT8, strict=True)]
 JobIds = Annotated[list[JobId], Field(max_length=MAX_RETRY)]
 Turns = Annotated[list[TurnBody], Field(min_length=1, max_length=MAX_TURNS)]
 Attempts = Annotated[int, Field(ge=1, le=100, strict=True)]
-Limit = Annotated[int, Field(ge=1, le=2**31 - 1, strict=True)]
+Limit = Annotated[int, Field(ge=1, le=10_000, strict=True)]
 Source = Annotated[str, Field(min_length=1)]
 
 Answer = Callable[..., Any]
@@ -55,11 +55,12 @@ def register(tool: Tool, answer: Answer) -> None:
 
     @tool("The workspace's queued jobs, newest first: each with its status (queued, running, done, failed),"
           " source, attempts, last error and, once done, a summary of its ingest; only `status` when given, at most"
-          " `limit` (default 100). Use it to follow what `submit_job` queued and to find failed jobs to"
+          " `limit` (default 100), older than the job `before` (the last id of the page before). Use it to follow"
+          " what `submit_job` queued and to find failed jobs to"
           " `retry_jobs` or `cancel_jobs`.")
     def jobs(ctx: Context, status: Literal["queued", "running", "done", "failed"] | None = None,
-             limit: Limit = 100) -> Any:
-        return answer(ctx, False, lambda db: db.jobs(status=status, limit=limit))
+             limit: Limit = 100, before: JobId | None = None) -> Any:
+        return answer(ctx, False, lambda db: db.jobs(status=status, limit=limit, before=before))
 
     @tool("Queue failed jobs again, each with its attempts afresh, once what made them fail is fixed: the `ids`"
           " given, or every failed job of yours (`all_failed`). All or none: an id that is not a failed job of"

@@ -166,12 +166,14 @@ def submit_transcripts(db: Database, paths: Sequence[Path], options: ingest.Sour
              for path, name in named.items()], extractor=extractor, max_attempts=max_attempts, max_bytes=limit)
 
 
-def list_jobs(db: Database, status: str | None = None, limit: int = 100) -> list[Job]:
-    """The workspace's jobs, newest first (of ``status`` only, when given): at most ``limit``, a page of
-    up to 100,000 as for beliefs."""
+def list_jobs(db: Database, status: str | None = None, limit: int = 100, before: int | None = None) -> list[Job]:
+    """The workspace's jobs, newest first (of ``status`` only, when given; older than the job ``before``,
+    the last of the page before, when given): at most ``limit``, a page of up to 100,000 as for beliefs."""
     if not 1 <= limit <= MAX_PAGE:
         raise errors.InvalidInput(f"limit must be between 1 and {MAX_PAGE:,}")
-    rows: list[Job] = db.fetch_all(Job, Q.jobs_list, (status, limit))
+    if before is not None and not 1 <= before < 2**63:
+        raise errors.InvalidInput(f"{errors.argument('before')} must be a job id (at least 1), not {before}")
+    rows: list[Job] = db.fetch_all(Job, Q.jobs_list, (status, limit, before))
     return rows
 
 

@@ -283,9 +283,12 @@ end
 $$;
 comment on function beliefdb.job_cancel(bigint[], text) is 'Delete queued or failed jobs (by id, or every one of a source name) with their starts and text; the ids cancelled';
 
--- The workspace's jobs, newest first (of p_status only, when given): a queued job a live worker
--- holds is shown running; attempts include those whose worker died.
-create or replace function beliefdb.jobs(p_status text default null, p_limit integer default 100)
+-- The workspace's jobs, newest first (of p_status only, when given; only those before the job p_before,
+-- the last of the page before, when given): a queued job a live worker holds is shown running; attempts
+-- include those whose worker died.
+drop function if exists beliefdb.jobs(text, integer);
+create or replace function beliefdb.jobs(p_status text default null, p_limit integer default 100,
+                                         p_before bigint default null)
 returns table (id bigint, kind text, status text, source text, path text, attempts integer, max_attempts integer,
                run_after timestamptz, last_error text, result jsonb, submitted_by text, worker text,
                created_at timestamptz, started_at timestamptz, finished_at timestamptz)
@@ -303,6 +306,9 @@ begin
     end if;
     if p_limit is null or p_limit < 1 then
         raise exception 'the limit must be at least 1, not %', p_limit using errcode = 'BD005';
+    end if;
+    if p_before < 1 then
+        raise exception 'before must be a job id (at least 1), not %', p_before using errcode = 'BD005';
     end if;
     -- The queued jobs a live worker holds: job_take locks the job's row in the transaction that runs
     -- it, so the row's xmax is a transaction in progress (whose backend holds the lock on its own
@@ -326,7 +332,7 @@ begin
                j.max_attempts, j.run_after, j.last_error,
                j.result, j.submitted_by, j.worker, j.created_at, j.started_at, j.finished_at
           from beliefdb.job j
-         where j.workspace_id = v_ws
+         where j.workspace_id = v_ws and (p_before is null or j.id < p_before)
            and (p_status is null
                 or (p_status = 'running' and j.status = 'queued' and j.id = any(v_held))
                 or (p_status = 'queued' and j.status = 'queued' and not j.id = any(v_held))
@@ -335,4 +341,4 @@ begin
          limit p_limit;
 end
 $$;
-comment on function beliefdb.jobs(text, integer) is 'The workspace''s jobs, newest first, optionally of one status; a queued job a live worker holds is shown running';
+comment on function beliefdb.jobs(text, integer, bigint) is 'The workspace''s jobs, newest first, optionally of one status and before a job id (a page); a queued job a live worker holds is shown running';
