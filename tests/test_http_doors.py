@@ -36,3 +36,19 @@ def test_the_openapi_document_names_every_status_a_route_answers(http_client: Te
     limits = spec["paths"]["/ask"]["post"]["responses"]["413"]["description"]
     assert "1 MiB" in limits, limits
     assert "BELIEFDB_INGEST_MAX_BYTES" in spec["paths"]["/sources"]["post"]["responses"]["413"]["description"]
+
+
+def test_a_json_body_sent_as_another_type_is_told_to_say_json(http_client: TestClient, db_url: str) -> None:
+    """curl -d sends a form's type: a JSON object sent so was answered "the request body must be a JSON
+    object", which it was; the answer names the Content-Type to send, and the one it came with."""
+    body = b'{"question": "how many days for returns?"}'
+    for sent, said in (({"Content-Type": "application/x-www-form-urlencoded"}, "application/x-www-form-urlencoded"),
+                       ({"Content-Type": "text/plain"}, "text/plain"), ({}, "none")):
+        message = refused(http_client.post("/ask", content=body, headers={**bearer(db_url), **sent}), 400,
+                          "invalid_input")
+        assert "Content-Type: application/json" in message and said in message, message
+    # a JSON type is JSON, and a body that is JSON but no object is still told so
+    assert http_client.post("/ask", content=body, headers={**bearer(db_url), "Content-Type":
+                                                           "application/json; charset=utf-8"}).status_code == 200
+    assert refused(http_client.post("/ask", json=[1], headers=bearer(db_url)), 400, "invalid_input") == \
+        "the request body must be a JSON object"

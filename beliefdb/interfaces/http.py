@@ -68,6 +68,11 @@ async def _invalid(request: Request, exc: Exception) -> Response:
         except errors.BeliefDBError:
             pass  # (the token cannot be looked up now: the request's own problem is still the answer)
     found = list(exc.errors())
+    sent = request.headers.get("content-type", "")
+    if _not_json_type(sent) and any(tuple(e.get("loc", ())) == ("body",) and e.get("type") in WHOLE for e in found):
+        # (FastAPI reads a body of another type as no JSON at all: say what to send, not that it was no object)
+        return error(400, errors.InvalidInput.code, "the request body must be JSON, sent with Content-Type:"
+                     f" application/json (it came with {errors.echoed(sent) if sent else 'none'})")
     broken = next((e for e in found if e.get("type") == "json_invalid"), None)
     if broken is not None:
         loc = broken.get("loc", ())
@@ -75,6 +80,16 @@ async def _invalid(request: Request, exc: Exception) -> Response:
         why = str((broken.get("ctx") or {}).get("error", "invalid JSON"))
         return error(400, errors.InvalidInput.code, problems.not_json(exc.body, position, why))
     return error(400, errors.InvalidInput.code, problems.one_line(found))
+
+
+#: pydantic's problems with a whole body that is no JSON object
+WHOLE = ("model_attributes_type", "dict_type")
+
+
+def _not_json_type(content_type: str) -> bool:
+    """Whether a request's Content-Type is not JSON's (``application/json``, or a ``+json`` type)."""
+    media = content_type.split(";")[0].strip().lower()
+    return not (media == "application/json" or (media.startswith("application/") and media.endswith("+json")))
 
 
 async def _not_text(_request: Request, exc: Exception) -> Response:
