@@ -52,3 +52,12 @@ def test_a_json_body_sent_as_another_type_is_told_to_say_json(http_client: TestC
                                                            "application/json; charset=utf-8"}).status_code == 200
     assert refused(http_client.post("/ask", json=[1], headers=bearer(db_url)), 400, "invalid_input") == \
         "the request body must be a JSON object"
+
+
+def test_an_unknown_resource_or_method_is_named_with_where_to_look(http_client: TestClient, db_url: str) -> None:
+    """An agent that guessed a path (GET /belief) or a method was told "Not Found" or "Method Not
+    Allowed", Starlette's words: now which request was wrong and where the resources are listed."""
+    said = refused(http_client.get("/belief", headers=bearer(db_url)), 404, "not_found")
+    assert said == "no resource at GET /belief: the HTTP API's resources are listed at /openapi.json", said
+    said = refused(http_client.delete("/beliefs", headers=bearer(db_url)), 405, "method_not_allowed")
+    assert said == "/beliefs does not take DELETE: it takes GET, POST", said

@@ -195,8 +195,8 @@ def test_an_unknown_id_of_ten_kilobytes_is_not_echoed_whole(client: TestClient, 
             continue
         assert answer.status_code == 404, answer.text[:300]
         assert unknown not in answer.text and len(answer.text) < 6000
-        # which id: its start (the JSON API's unknown route names none)
-        assert unknown[:20] in answer.text or answer.json() == {"error": "not_found", "message": "Not Found"}
+        # which id: its start (the JSON API's unknown route names its path)
+        assert unknown[:20] in answer.text
     assert said[-1].status_code == 404
 
 

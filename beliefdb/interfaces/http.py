@@ -105,9 +105,14 @@ async def _http(request: Request, exc: Exception) -> Response:
         return view.error_page(request, exc.status_code, view.TITLES.get(exc.status_code, "Not found"), said)
     code = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "invalid_input")
     headers = dict(exc.headers or {})
-    if exc.status_code == 405:  # (Starlette's names the methods of the first route of the path only)
+    said = str(exc.detail)
+    if exc.status_code == 404 and said == "Not Found":  # (the router's: no route at that path)
+        said = f"no resource at {request.method} {request.url.path}: the HTTP API's resources are listed at" \
+               " /openapi.json"
+    if exc.status_code == 405:  # (Starlette's Allow names the methods of the first route of the path only)
         headers["Allow"] = ", ".join(_allowed(request))
-    return error(exc.status_code, code, errors.echoed(str(exc.detail)), headers)
+        said = f"{request.url.path} does not take {request.method}: it takes {headers['Allow']}"
+    return error(exc.status_code, code, errors.echoed(said), headers)
 
 
 #: the methods a 405's Allow may name
