@@ -61,3 +61,22 @@ def test_an_unknown_resource_or_method_is_named_with_where_to_look(http_client: 
     assert said == "no resource at GET /belief: the HTTP API's resources are listed at /openapi.json", said
     said = refused(http_client.delete("/beliefs", headers=bearer(db_url)), 405, "method_not_allowed")
     assert said == "/beliefs does not take DELETE: it takes GET, POST", said
+
+
+def test_the_link_to_the_next_page_holds_behind_a_proxy(http_client: TestClient, db_url: str) -> None:
+    """The Link header named the next page by the address the server saw: behind the README's nginx
+    (proxy_pass http://127.0.0.1:8765, TLS ended there) that is http://127.0.0.1:8765/..., which the
+    agent outside cannot reach. It is a relative reference now (RFC 8288), resolved against the URL the
+    agent asked."""
+    alice = bearer(db_url)
+    policy = "# Return policy\n\nReturns are accepted within 7 days of delivery.\nThe restocking fee is 10%.\n"
+    http_client.post("/sources", headers=alice, json={"source": "p.md", "text": policy})
+    for i in range(2):
+        http_client.post("/steps", headers=alice, json={"kind": "user_input", "task": f"task {i}"})
+        http_client.post("/jobs", headers=alice, json={"source": f"doc-{i}.md", "text": "The fee is 10%.\n"})
+    proxied = {**alice, "Host": "127.0.0.1:8765"}  # (what nginx's proxy_pass sends by default)
+    for path in ("/beliefs?limit=1", "/runs?limit=1", "/jobs?limit=1"):
+        link = http_client.get(path, headers=proxied).headers["link"]
+        assert link.startswith("</") and link.endswith('>; rel="next"') and "127.0.0.1" not in link, (path, link)
+        following = http_client.get(link[1:link.index(">")], headers=alice)
+        assert following.status_code == 200 and len(following.json()) == 1, following.text

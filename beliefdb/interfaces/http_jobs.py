@@ -15,7 +15,7 @@ from pydantic import Field, model_validator
 
 from beliefdb.interfaces.http_callers import Reader, Writer
 from beliefdb.interfaces.http_conversations import MAX_TURNS, TurnBody
-from beliefdb.interfaces.http_routes import MAX_HTTP_PAGE, Body, doc, ok
+from beliefdb.interfaces.http_routes import MAX_HTTP_PAGE, Body, doc, link_next, ok
 from beliefdb.models import Job
 from beliefdb.render.schema import Schema
 from beliefdb.vocabulary import Authority, Label
@@ -82,8 +82,7 @@ def jobs(c: Reader, request: Request, status: Literal["queued", "running", "done
     rows = c.db.jobs(status=status, limit=limit + 1, before=before)
     page = ok(rows[:limit])
     if len(rows) > limit:
-        following = request.url.include_query_params(before=rows[limit - 1].id, limit=limit)
-        page.headers["Link"] = f'<{following}>; rel="next"'
+        link_next(page, request, before=rows[limit - 1].id, limit=limit)
     return page
 
 

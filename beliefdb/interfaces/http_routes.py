@@ -237,12 +237,18 @@ def remember(body: Remember, c: Writer) -> JSONResponse:
                             origin=body.origin))
 
 
+def link_next(page: JSONResponse, request: Request, **query: Any) -> None:
+    """Name the next page in ``page``'s ``Link`` header: this request with ``query``, as a reference relative to
+    its URL (RFC 8288): a proxy in front serves another scheme and host than the server sees."""
+    following = request.url.include_query_params(**query)
+    page.headers["Link"] = f'<{following.path}?{following.query}>; rel="next"'
+
+
 def _paged(request: Request, rows: Sequence[Belief | Decision | Action], limit: int) -> JSONResponse:
     """The first ``limit`` of ``rows`` (asked for one more), with a ``Link`` to the next page when more follow."""
     page = ok(list(rows[:limit]))
     if len(rows) > limit:
-        following = request.url.include_query_params(after=str(rows[limit - 1].id), limit=limit)
-        page.headers["Link"] = f'<{following}>; rel="next"'
+        link_next(page, request, after=str(rows[limit - 1].id), limit=limit)
     return page
 
 
@@ -353,8 +359,7 @@ def runs(c: Reader, request: Request,
     rows = c.db.runs(limit=limit + 1, offset=offset)
     page = ok(rows[:limit])
     if len(rows) > limit:
-        following = request.url.include_query_params(offset=offset + limit, limit=limit)
-        page.headers["Link"] = f'<{following}>; rel="next"'
+        link_next(page, request, offset=offset + limit, limit=limit)
     return page
 
 
