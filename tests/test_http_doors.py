@@ -13,7 +13,7 @@ def test_a_method_a_resource_does_not_take_says_which_it_takes(http_client: Test
     Starlette's own header named the methods of the path's first route only: POST, not GET)."""
     answer = http_client.delete("/beliefs", headers=bearer(db_url))
     refused(answer, 405, "method_not_allowed")
-    assert sorted(m.strip() for m in answer.headers["allow"].split(",")) == ["GET", "POST"], answer.headers
+    assert sorted(m.strip() for m in answer.headers["allow"].split(",")) == ["GET", "HEAD", "POST"], answer.headers
     answer = http_client.get("/jobs/retry", headers=bearer(db_url))
     refused(answer, 405, "method_not_allowed")
     assert answer.headers["allow"] == "POST", answer.headers
@@ -60,7 +60,7 @@ def test_an_unknown_resource_or_method_is_named_with_where_to_look(http_client: 
     said = refused(http_client.get("/belief", headers=bearer(db_url)), 404, "not_found")
     assert said == "no resource at GET /belief: the HTTP API's resources are listed at /openapi.json", said
     said = refused(http_client.delete("/beliefs", headers=bearer(db_url)), 405, "method_not_allowed")
-    assert said == "/beliefs does not take DELETE: it takes GET, POST", said
+    assert said == "/beliefs does not take DELETE: it takes GET, HEAD, POST", said
 
 
 def test_the_link_to_the_next_page_holds_behind_a_proxy(http_client: TestClient, db_url: str) -> None:
@@ -80,3 +80,19 @@ def test_the_link_to_the_next_page_holds_behind_a_proxy(http_client: TestClient,
         assert link.startswith("</") and link.endswith('>; rel="next"') and "127.0.0.1" not in link, (path, link)
         following = http_client.get(link[1:link.index(">")], headers=alice)
         assert following.status_code == 200 and len(following.json()) == 1, following.text
+
+
+def test_head_is_answered_wherever_get_is(http_client: TestClient, db_url: str) -> None:
+    """Every general-purpose server must take HEAD where it takes GET (RFC 9110, 9.1): HEAD /beliefs was
+    405, and its message said the resource takes GET. It answers GET's status and headers, no body."""
+    alice = bearer(db_url)
+    answer = http_client.head("/beliefs", headers=alice)
+    assert (answer.status_code, answer.content) == (200, b""), answer.text
+    assert answer.headers["content-type"] == "application/json"
+    assert int(answer.headers["content-length"]) == len(http_client.get("/beliefs", headers=alice).content)
+    unauthenticated = http_client.head("/whoami")
+    assert (unauthenticated.status_code, unauthenticated.content) == (401, b"")
+    assert unauthenticated.headers["www-authenticate"] == "Bearer"
+    refused_head = http_client.head("/jobs/retry", headers=alice)
+    assert (refused_head.status_code, refused_head.headers["allow"]) == (405, "POST")
+    assert http_client.delete("/beliefs", headers=alice).headers["allow"] == "GET, HEAD, POST"

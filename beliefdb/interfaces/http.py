@@ -120,10 +120,12 @@ METHODS = ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE")
 
 
 def _allowed(request: Request) -> list[str]:
-    """The methods the request's path takes, of every route at that path (a 405's ``Allow``)."""
-    return [method for method in METHODS
-            if any(route.matches({**request.scope, "method": method})[0] is Match.FULL
-                   for route in request.app.router.routes)]
+    """The methods the request's path takes, of every route at that path (a 405's ``Allow``; HEAD where GET
+    is, :class:`HeadAsGet`)."""
+    allowed = [method for method in METHODS
+               if any(route.matches({**request.scope, "method": method})[0] is Match.FULL
+                      for route in request.app.router.routes)]
+    return [m for m in METHODS if m in allowed or (m == "HEAD" and "GET" in allowed)]
 
 
 class RefuseNul:
@@ -159,6 +161,27 @@ def body_limit(path: str, text_limit: int) -> tuple[int, str]:
     if path not in NO_TEXT and any(path == route or path.startswith(route + "/") for route in TEXT_ROUTES):
         return text_limit, " (4 × BELIEFDB_INGEST_MAX_BYTES + 1 MiB)"
     return SMALL_BODY, f" of {path} (1 MiB: it takes no document's text)"
+
+
+class HeadAsGet:
+    """HEAD is answered wherever GET is (RFC 9110: every general-purpose server takes both): the request
+    runs as a GET, its status and headers are answered and its body left out. (FastAPI's routes take only
+    the methods they name.) MCP's endpoint is left to its transport."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope.get("method") != "HEAD" or scope.get("path") == "/mcp":
+            await self.app(scope, receive, send)
+            return
+
+        async def headers_only(message: Message) -> None:
+            if message["type"] == "http.response.body":
+                message = {**message, "body": b""}
+            await send(message)
+
+        await self.app({**scope, "method": "GET"}, receive, headers_only)
 
 
 class Wording:
@@ -300,6 +323,7 @@ def create_app(url: str, *, mcp: bool = True, max_open: int = MAX_OPEN) -> FastA
     app.add_exception_handler(UnicodeError, _not_text)
     app.add_exception_handler(StarletteHTTPException, _http)
 
+    app.add_middleware(HeadAsGet)
     app.add_middleware(RefuseNul)
     app.add_middleware(Wording)
     text_limit = 4 * settings.load().ingest_max_bytes + 2 ** 20
