@@ -105,3 +105,22 @@ def test_the_job_tools_refuse_as_the_http_api_does(bdb: beliefdb.BeliefDB, http_
         assert response.status_code >= 400 and said == over_http, (tool, arguments, said, over_http)
         assert refused(response, response.status_code, said["error"])
     assert [j.id for j in bdb.jobs()] == [queued]  # nothing was queued or cancelled
+
+
+def test_a_source_name_that_cannot_be_stored_is_refused_as_over_http(bdb: beliefdb.BeliefDB, http_client: TestClient,
+                                                                    db_url: str) -> None:
+    """A lone surrogate in a job tool's source was refused in pydantic's words ('unable to parse raw data')
+    before beliefdb's check could say what was wrong: the tools take it as the other tools' names do."""
+    from beliefdb.interfaces.mcp import build
+
+    bad = "salaries\ud800.txt"
+
+    async def run() -> tuple[bool, Any]:
+        async with Client(build(local=bdb)) as client:
+            return await _call(client, "cancel_jobs", {"source": bad})
+
+    failed, said = anyio.run(run)
+    assert failed and said["error"] == "invalid_input" and "parse" not in said["message"], said
+    over_http = http_client.post("/jobs/cancel", content=json.dumps({"source": bad}).encode(),
+                                 headers={**bearer(db_url, "postgres"), "Content-Type": "application/json"})
+    assert said == over_http.json(), (said, over_http.text)

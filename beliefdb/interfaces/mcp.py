@@ -38,7 +38,8 @@ conversation's turn as it is said) or `ingest_text` (a whole document; `submit_j
 `jobs` follows it). Record what you decide with
 `decide` (citing the beliefs) and what you do with `act`.
 Before correcting or retracting, look at `impact`; `correct` takes a preview first, then the apply with
-the revision the preview showed. To erase data completely (a user asks to be forgotten), `forget` it.
+the revision the preview showed. To erase data completely (a user asks to be forgotten), `forget` it: a
+`preview` first, then the apply with its `fingerprint` as `expect`.
 Answers are JSON."""
 
 Result = str | CallToolResult

@@ -16,6 +16,7 @@ from beliefdb import errors
 from beliefdb.api import BeliefDB
 from beliefdb.interfaces.http_conversations import MAX_TURNS, TurnBody
 from beliefdb.interfaces.http_jobs import INT8, MAX_RETRY
+from beliefdb.interfaces.mcp_types import Given
 from beliefdb.vocabulary import Authority, Label
 
 #: the bounds the HTTP API puts on the same numbers
@@ -24,7 +25,7 @@ JobIds = Annotated[list[JobId], Field(max_length=MAX_RETRY)]
 Turns = Annotated[list[TurnBody], Field(min_length=1, max_length=MAX_TURNS)]
 Attempts = Annotated[int, Field(ge=1, le=100, strict=True)]
 Limit = Annotated[int, Field(ge=1, le=10_000, strict=True)]
-Source = Annotated[str, Field(min_length=1)]
+Source = Given
 
 Answer = Callable[..., Any]
 Tool = Callable[[str], Callable[[Callable[..., Any]], Callable[..., Any]]]
