@@ -59,7 +59,9 @@ class OutcomeRecorded:
 @dataclass(frozen=True)
 class Forgotten:
     """What forgetting a source, a subject or a belief took away (``preview``: would take away).
-    ``would_flag`` is ``flagged`` under the name a preview gives it."""
+    ``would_flag`` is ``flagged`` under the name a preview gives it. ``jobs`` and ``proposals``: the jobs
+    (queued, failed or done) and the proposed versions whose text or turns it masked, or cleared (a
+    forgotten source's jobs)."""
 
     target: str
     versions: int
@@ -73,6 +75,8 @@ class Forgotten:
     held: list[UUID]
     changes: Changes
     preview: bool = False
+    jobs: int = 0
+    proposals: int = 0
 
     def fingerprint(self) -> str:
         """What this report says would go (or went), in a few characters a client carries back from a

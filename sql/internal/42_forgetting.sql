@@ -99,6 +99,10 @@ declare
     -- the words of those other beliefs' quotes, kept where they occur in texts waiting to be stored
     v_kept_quotes text[] := '{}';
     v_version record;
+    -- the ids of the jobs and proposals whose waiting text was masked (one array of each per call), and
+    -- how many jobs of a forgotten source were cleared
+    v_pending jsonb[] := '{}';
+    v_cleared integer := 0;
 begin
     if p_target = 'source' then
         select s.name into v_name from beliefdb.source s where s.workspace_id = v_ws and s.id = p_id;
@@ -305,7 +309,7 @@ begin
     if p_target = 'source' then
         delete from beliefdb.source s where s.workspace_id = v_ws and s.id = p_id;
         perform beliefdb._audit_redact_source(v_name);
-        perform beliefdb._forget_jobs(v_ws, v_name);
+        v_cleared := beliefdb._forget_jobs(v_ws, v_name);
     end if;
     -- the forgotten turns and quotes, masked in the stored versions (each span recorded with why)
     for v_version in
@@ -320,15 +324,16 @@ begin
     loop
         v_redacted := v_redacted + beliefdb._redact_spans(v_ws, v_version.version, v_version.spans, v_version.reason);
     end loop;
+    -- (each job and proposal masked, counted once in the report)
     if cardinality(v_turn_text) > 0 then
-        perform beliefdb._redact_pending(v_ws, v_turn_sources, v_turn_text, true);
+        v_pending := v_pending || beliefdb._redact_pending(v_ws, v_turn_sources, v_turn_text, true);
     end if;
     if p_target = 'subject' and cardinality(p_speakers) > 0 then
-        perform beliefdb._redact_pending_speakers(v_ws, p_speakers);
+        v_pending := v_pending || beliefdb._redact_pending_speakers(v_ws, p_speakers);
     end if;
     if cardinality(v_quotes) > 0 then
-        perform beliefdb._redact_pending(v_ws, v_sources, v_quotes, false, coalesce(p_speakers, '{}'), v_quoted_turns,
-                                         v_kept_quotes);
+        v_pending := v_pending || beliefdb._redact_pending(v_ws, v_sources, v_quotes, false, coalesce(p_speakers, '{}'),
+                                                           v_quoted_turns, v_kept_quotes);
     end if;
     if cardinality(v_consequents) > 0 then
         v_changes := beliefdb.propagate(v_ws, v_consequents);
@@ -337,6 +342,10 @@ begin
     end if;
     v_result := v_result || jsonb_build_object(
         'redacted', v_redacted,
+        'jobs', v_cleared + (select count(distinct x.id) from unnest(v_pending) p
+                              cross join lateral jsonb_array_elements_text(p -> 'jobs') x (id)),
+        'proposals', (select count(distinct x.id) from unnest(v_pending) p
+                       cross join lateral jsonb_array_elements_text(p -> 'proposals') x (id)),
         'would_flag', v_changes -> 'flagged',  -- (the preview's name for it)
         'flagged', v_changes -> 'flagged', 'held', v_changes -> 'held', 'changes', v_changes);
     -- (an eraser's forgetting of what others owned says so: who erased, whose it was)
@@ -722,13 +731,37 @@ drop function if exists beliefdb._redact_pending(uuid, uuid[], text[], boolean);
 -- it; a done job keeps no text). A job a worker holds is skipped, as beliefdb._forget_jobs skips it.
 -- p_turns: the texts are turn lines (beliefdb._line_masks). A proposal keeps no claim over a masked
 -- span, no turn within one (its speaker), and no rejected claim that quotes or is quoted by a text.
+-- (it returned nothing before the forget's report counted what it masked)
+do $$
+begin
+    if pg_catalog.to_regprocedure('beliefdb._redact_pending(uuid, uuid[], text[], boolean, text[], jsonb, text[])')
+           is not null
+       and (select p.prorettype from pg_catalog.pg_proc p
+             where p.oid = pg_catalog.to_regprocedure(
+                 'beliefdb._redact_pending(uuid, uuid[], text[], boolean, text[], jsonb, text[])'))
+           = 'void'::pg_catalog.regtype then
+        drop function beliefdb._redact_pending(uuid, uuid[], text[], boolean, text[], jsonb, text[]);
+    end if;
+    if pg_catalog.to_regprocedure('beliefdb._redact_pending_speakers(uuid, text[])') is not null
+       and (select p.prorettype from pg_catalog.pg_proc p
+             where p.oid = pg_catalog.to_regprocedure('beliefdb._redact_pending_speakers(uuid, text[])'))
+           = 'void'::pg_catalog.regtype then
+        drop function beliefdb._redact_pending_speakers(uuid, text[]);
+    end if;
+end
+$$;
+
 create or replace function beliefdb._redact_pending(p_workspace_id uuid, p_sources uuid[], p_texts text[],
                                                     p_turns boolean, p_speakers text[] default null,
                                                     p_quoted_turns jsonb default '[]', p_kept text[] default '{}')
-returns void
-language sql
+returns jsonb
+language plpgsql
 set search_path = pg_catalog, pg_temp
 as $$
+declare
+    v_proposals uuid[];
+    v_jobs bigint[];
+begin
     with found as (
         select r.id, beliefdb._unkept(r.proposal ->> 'content', r.proposal -> 'fragments',
                                       beliefdb._occurrences(r.proposal ->> 'content', p_texts), p_speakers,
@@ -741,7 +774,7 @@ as $$
           from found f
           join beliefdb.review_item r on r.workspace_id = p_workspace_id and r.id = f.id
          where cardinality(f.spans) > 0
-    )
+    ), masked as (
     update beliefdb.review_item r
        set proposal = r.proposal || jsonb_build_object(
                'content', beliefdb._masked(r.proposal ->> 'content', i.masks),
@@ -759,7 +792,10 @@ as $$
                                                    or (coalesce(j.x ->> 'quote', '') <> ''
                                                        and strpos(t, j.x ->> 'quote') > 0))))
       from items i
-     where r.workspace_id = p_workspace_id and r.id = i.id;
+     where r.workspace_id = p_workspace_id and r.id = i.id
+    returning r.id
+    )
+    select coalesce(array_agg(m.id), '{}') into v_proposals from masked m;
     with waiting as (
         select j.id, beliefdb._unkept(j.payload ->> 'text', j.payload -> 'turns',
                                       beliefdb._occurrences(j.payload ->> 'text', p_texts), p_speakers,
@@ -769,15 +805,20 @@ as $$
            and j.payload ->> 'source' in (select s.name from beliefdb.source s
                                             where s.workspace_id = p_workspace_id and s.id = any(p_sources))
            for no key update skip locked
-    )
+    ), masked as (
     update beliefdb.job j
        set payload = jsonb_set(j.payload, '{text}', to_jsonb(beliefdb._masked(
                j.payload ->> 'text',
                case when p_turns then beliefdb._line_masks(j.payload ->> 'text', w.spans) else w.spans end)))
       from waiting w
-     where j.workspace_id = p_workspace_id and j.id = w.id and cardinality(w.spans) > 0;
+     where j.workspace_id = p_workspace_id and j.id = w.id and cardinality(w.spans) > 0
+    returning j.id
+    )
+    select coalesce(array_agg(m.id), '{}') into v_jobs from masked m;
+    return jsonb_build_object('jobs', to_jsonb(v_jobs), 'proposals', to_jsonb(v_proposals));
+end
 $$;
-comment on function beliefdb._redact_pending(uuid, uuid[], text[], boolean, text[], jsonb, text[]) is 'Mask every occurrence of some texts (quotes, or turn lines) in the versions proposed for sources, with their claims, and in their queued documents, but within other beliefs'' quotes kept';
+comment on function beliefdb._redact_pending(uuid, uuid[], text[], boolean, text[], jsonb, text[]) is 'Mask every occurrence of some texts (quotes, or turn lines) in the versions proposed for sources, with their claims, and in their queued documents, but within other beliefs'' quotes kept; the ids of the jobs and proposals masked';
 
 -- The lines of a waiting text's turns (p_turns: {start, end, speaker, time}, as a conversation is
 -- laid out, "Speaker: text") said by some speakers: each from its speaker's name to the turn's end.
@@ -801,10 +842,15 @@ comment on function beliefdb._speaker_lines(text, jsonb, text[]) is 'The lines o
 -- goes (the job's turn, the proposal's fragment and its claims), so that it is stored as masked text,
 -- as a forgotten turn stays in its version. A proposal already resolved keeps its text in the review
 -- history: it is masked as well. A job a worker holds is skipped, as elsewhere.
-create or replace function beliefdb._redact_pending_speakers(p_workspace_id uuid, p_speakers text[]) returns void
-language sql
+create or replace function beliefdb._redact_pending_speakers(p_workspace_id uuid, p_speakers text[]) returns jsonb
+language plpgsql
 set search_path = pg_catalog, pg_temp
 as $$
+declare
+    v_proposals uuid[];
+    v_jobs bigint[];
+    v_done bigint[];
+begin
     with found as (
         select r.id, l.lines, (select range_agg(x.span) from unnest(l.lines) as x (span)) as line_union
           from beliefdb.review_item r
@@ -814,7 +860,7 @@ as $$
            and jsonb_typeof(r.proposal -> 'fragments') = 'array'
            and exists (select from jsonb_array_elements(r.proposal -> 'fragments') f
                         where f ->> 'speaker' = any(p_speakers))
-    )
+    ), masked as (
     update beliefdb.review_item r
        set proposal = r.proposal || jsonb_build_object(
                'content', beliefdb._masked(r.proposal ->> 'content', beliefdb._line_masks(r.proposal ->> 'content', f.lines)),
@@ -825,7 +871,10 @@ as $$
                                from jsonb_array_elements(r.proposal -> 'fragments') with ordinality g (x, n)
                               where not beliefdb._over_spans(g.x, f.line_union)))
       from found f
-     where r.workspace_id = p_workspace_id and r.id = f.id and cardinality(f.lines) > 0;
+     where r.workspace_id = p_workspace_id and r.id = f.id and cardinality(f.lines) > 0
+    returning r.id
+    )
+    select coalesce(array_agg(m.id), '{}') into v_proposals from masked m;
     with waiting as (
         select j.id, beliefdb._speaker_lines(j.payload ->> 'text', j.payload -> 'turns', p_speakers) as lines
           from beliefdb.job j
@@ -833,7 +882,7 @@ as $$
            and jsonb_typeof(j.payload -> 'turns') = 'array'
            and exists (select from jsonb_array_elements(j.payload -> 'turns') t where t ->> 'speaker' = any(p_speakers))
            for no key update skip locked
-    )
+    ), masked as (
     update beliefdb.job j
        set payload = j.payload || jsonb_build_object(
                'text', beliefdb._masked(j.payload ->> 'text', beliefdb._line_masks(j.payload ->> 'text', w.lines)),
@@ -841,7 +890,10 @@ as $$
                            from jsonb_array_elements(j.payload -> 'turns') with ordinality t (x, n)
                           where not (t.x ->> 'speaker' = any(p_speakers))))
       from waiting w
-     where j.workspace_id = p_workspace_id and j.id = w.id and cardinality(w.lines) > 0;
+     where j.workspace_id = p_workspace_id and j.id = w.id and cardinality(w.lines) > 0
+    returning j.id
+    )
+    select coalesce(array_agg(m.id), '{}') into v_jobs from masked m;
     -- a job done before job_finish dropped its turns keeps no text, but their speakers: theirs go
     with named as (
         select j.id
@@ -850,16 +902,21 @@ as $$
            and jsonb_typeof(j.payload -> 'turns') = 'array'
            and exists (select from jsonb_array_elements(j.payload -> 'turns') t where t ->> 'speaker' = any(p_speakers))
            for no key update skip locked
-    )
+    ), masked as (
     update beliefdb.job j
        set payload = j.payload || jsonb_build_object(
                'turns', (select coalesce(jsonb_agg(t.x order by t.n), '[]')
                            from jsonb_array_elements(j.payload -> 'turns') with ordinality t (x, n)
                           where not (t.x ->> 'speaker' = any(p_speakers))))
       from named n
-     where j.workspace_id = p_workspace_id and j.id = n.id;
+     where j.workspace_id = p_workspace_id and j.id = n.id
+    returning j.id
+    )
+    select coalesce(array_agg(m.id), '{}') into v_done from masked m;
+    return jsonb_build_object('jobs', to_jsonb(v_jobs || v_done), 'proposals', to_jsonb(v_proposals));
+end
 $$;
-comment on function beliefdb._redact_pending_speakers(uuid, text[]) is 'Mask some speakers'' turns in every conversation waiting to be stored (queued or proposed), and drop those turns (from done jobs too)';
+comment on function beliefdb._redact_pending_speakers(uuid, text[]) is 'Mask some speakers'' turns in every conversation waiting to be stored (queued or proposed), and drop those turns (from done jobs too); the ids of the jobs and proposals masked';
 
 -- Where some quotes occur in the versions of some sources: every occurrence, a span of a version,
 -- but within the spans given (p_keep_version, p_keep_span: another speaker who said the same words
