@@ -37,3 +37,40 @@ def test_the_report_counts_the_queued_jobs_and_proposals_it_masked(db_url: str, 
     assert "1 queued job(s)" in shown.output and "0 proposal(s)" in shown.output, shown.output
     report = cli.json("forget", "--subject", "erin", "--as", "alice")
     assert (report["jobs"], report["proposals"]) == (1, 0)
+
+
+def test_the_report_lists_where_people_typed_the_forgotten_name(db_url: str, cli: Any,
+                                                               postgresql: psycopg.Connection[Any]) -> None:
+    """A decision's title, an action's description, an outcome's note, a run's task and a step's payload
+    are what people typed, not text taken from what was forgotten: forget leaves them (another's words
+    about the person, as rule 14 leaves another speaker's), and its report says where the name still is,
+    with how to deal with it. A word that only contains the name is not it."""
+    with beliefdb.connect(db_url, principal="alice") as alice:
+        badge = alice.remember("Maya's badge code is 4471.", "maya_lopez", "badge_code", "4471", "badge code is 4471",
+                               source="chat-maya", text="Maya: my badge code is 4471\n").accepted[0].id
+        decision = alice.decide("Give maya lopez a new badge", because=[badge]).id
+        other = alice.decide("Order badges for team maya_lopezz").id  # not her name
+        action = alice.act(decision, "Print a badge for Maya_Lopez").id
+        outcome = alice.record_outcome(action, "disputed", note="MAYA LOPEZ said no").id
+        step = alice.record_step("tool_call", {"query": "badge of maya_lopez"}, task="Help maya lopez")
+        preview = alice.forget(subject="maya_lopez", preview=True)
+        done = alice.forget(subject="maya_lopez")
+    assert preview.mentions == done.mentions
+    found = {(m.kind, m.id, m.field) for m in done.mentions}
+    assert found == {("decision", decision, "title"), ("action", action, "description"),
+                     ("outcome", outcome, "note"), ("run", step.run, "task"), ("step", step.step, "payload")}
+    assert other not in {m.id for m in done.mentions}
+    assert all(m.owner == "alice" and "typed" in m.hint for m in done.mentions)
+    # left as typed: the report names them, it does not rewrite them
+    assert postgresql.execute("select title from beliefdb.decision where id = %s", (decision,)).fetchone() == (
+        "Give maya lopez a new badge",)
+    with beliefdb.connect(db_url, principal="alice") as alice:
+        alice.remember("Erin's badge code is 5512.", "erin", "badge_code", "5512", "badge code is 5512",
+                       source="erin.md", text="Erin's badge code is 5512.\n")
+        alice.decide("Call Erin about her badge")
+    shown = cli("forget", "--subject", "erin", "--preview", "--as", "alice")
+    assert "still named in text people typed" in shown.output and "decision " in shown.output, shown.output
+    report = cli.json("forget", "--subject", "erin", "--as", "alice")
+    [mention] = report["mentions"]
+    assert (mention["kind"], mention["field"], mention["owner"]) == ("decision", "title", "alice")
+    assert mention["hint"]

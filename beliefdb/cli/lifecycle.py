@@ -93,6 +93,10 @@ def outcome(
                     + (f" (action {recorded.status})" if recorded.status else ""))
 
 
+#: how many places a forget's text report lists where a forgotten name is still typed (--json: all)
+MENTIONS_SHOWN = 20
+
+
 @with_memory()
 def forget(
     source: Annotated[str | None, typer.Option(help="Forget this source: its text, versions, fragments.")] = None,
@@ -130,6 +134,12 @@ def forget(
                f" {len(flagged)} decision(s) {would}flagged, {len(result.held)} action(s) {would}held"
                + (f"\nfingerprint: {result.fingerprint()} (forget --expect with it forgets only this)"
                   if result.preview else ""))
+    if result.mentions:
+        shown = ", ".join(f"{m.kind} {m.id} ({m.field}, {m.owner})" for m in result.mentions[:MENTIONS_SHOWN])
+        more = len(result.mentions) - MENTIONS_SHOWN
+        typer.echo(f"still named in text people typed, left as typed ({len(result.mentions)}): {shown}"
+                   + (f", and {more} more (--json lists them all)" if more > 0 else ""))
+        typer.echo(f"hint: {result.mentions[0].hint}")
 
 
 def register(app: typer.Typer) -> None:

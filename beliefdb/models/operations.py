@@ -7,7 +7,7 @@ Rules cited as "rule N" are those of docs/rules.md.
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from uuid import UUID
@@ -57,11 +57,25 @@ class OutcomeRecorded:
 
 
 @dataclass(frozen=True)
+class Mention:
+    """Where people typed a forgotten subject's name (``kind`` decision, action, outcome, run, step, review
+    or correction; its ``id``, the ``field`` that names it and its ``owner``). Forget leaves it as typed:
+    it is someone's own words, not text taken from what was forgotten, and the name may be another's;
+    ``hint`` says how to deal with it."""
+
+    kind: str
+    id: UUID
+    field: str
+    owner: str | None
+    hint: str
+
+
+@dataclass(frozen=True)
 class Forgotten:
     """What forgetting a source, a subject or a belief took away (``preview``: would take away).
     ``would_flag`` is ``flagged`` under the name a preview gives it. ``jobs`` and ``proposals``: the jobs
     (queued, failed or done) and the proposed versions whose text or turns it masked, or cleared (a
-    forgotten source's jobs)."""
+    forgotten source's jobs). ``mentions``: where people typed a forgotten subject's name, left as typed."""
 
     target: str
     versions: int
@@ -77,6 +91,13 @@ class Forgotten:
     preview: bool = False
     jobs: int = 0
     proposals: int = 0
+    mentions: list[Mention] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        # (read from SQL as jsonb objects)
+        object.__setattr__(self, "mentions", [m if isinstance(m, Mention) else Mention(
+            kind=m["kind"], id=UUID(str(m["id"])), field=m["field"], owner=m.get("owner"), hint=m["hint"])
+            for m in self.mentions or []])
 
     def fingerprint(self) -> str:
         """What this report says would go (or went), in a few characters a client carries back from a

@@ -51,6 +51,57 @@ as $$
 $$;
 comment on function beliefdb._fragments_by_spans(uuid, uuid[], int4range[], boolean) is 'The fragments of some versions within, or over, some spans of them';
 
+-- Where people typed some names in the workspace (a forgotten subject's: its subject, the subject with
+-- spaces for underscores, its speakers' names), as a word of its own, whatever the letter case: a
+-- decision's title, an action's description, an outcome's note, a run's task, a step's payload, a
+-- review's note, a correction's reason. Forget leaves them as typed: they are a principal's own words
+-- about the person, not text taken from what was forgotten (as another speaker's words are theirs, rule
+-- 14), and a name found in free text may be another's. Each: kind, id, field, owner, and a hint.
+create or replace function beliefdb._forget_mentions(p_workspace_id uuid, p_names text[]) returns jsonb
+language sql stable
+set search_path = pg_catalog, pg_temp
+as $$
+    with pattern as (
+        select '(^|[^[:alnum:]_])(' || string_agg(regexp_replace(n, '([]^.$*+?(){}|\\[-])', '\\\1', 'g'), '|')
+               || ')($|[^[:alnum:]_])' as re
+          from unnest(p_names) n
+         where length(n) > 1
+        having count(*) > 0
+    ), found as (
+        select 'decision' as kind, d.id, 'title' as field, d.owner, d.created_at as at
+          from beliefdb.decision d, pattern p where d.workspace_id = p_workspace_id and d.title ~* p.re
+        union all
+        select 'action', a.id, 'description', a.owner, a.created_at
+          from beliefdb.action a, pattern p where a.workspace_id = p_workspace_id and a.description ~* p.re
+        union all
+        select 'outcome', o.id, 'note', o.recorded_by, o.recorded_at
+          from beliefdb.outcome o, pattern p where o.workspace_id = p_workspace_id and o.note ~* p.re
+        union all
+        select 'run', r.id, 'task', r.owner, r.created_at
+          from beliefdb.run r, pattern p where r.workspace_id = p_workspace_id and r.task ~* p.re
+        union all
+        select 'step', s.id, 'payload', r.owner, s.created_at
+          from beliefdb.step s
+          join beliefdb.run r on r.workspace_id = s.workspace_id and r.id = s.run_id, pattern p
+         where s.workspace_id = p_workspace_id and s.payload::text ~* p.re
+        union all
+        select 'review', i.id, 'note', i.resolved_by, i.created_at
+          from beliefdb.review_item i, pattern p where i.workspace_id = p_workspace_id and i.note ~* p.re
+        union all
+        select 'correction', c.id, 'reason', c.reviewer, c.created_at
+          from beliefdb.correction c, pattern p where c.workspace_id = p_workspace_id and c.reason ~* p.re
+    )
+    select coalesce(jsonb_agg(jsonb_build_object(
+               'kind', f.kind, 'id', f.id, 'field', f.field, 'owner', f.owner,
+               'hint', format('typed by %s, not taken from what was forgotten: forget leaves it as typed; if it '
+                              'names this person, %s or the schema''s owner rewrites %s''s %s '
+                              '(docs/dba.md, Forgetting: typed text)',
+                              coalesce(f.owner, 'a person'), coalesce(f.owner, 'whoever typed it'), f.kind, f.field))
+               order by f.at, f.kind, f.id), '[]')
+      from found f
+$$;
+comment on function beliefdb._forget_mentions(uuid, text[]) is 'Where people typed some names (decision titles, action descriptions, outcome and review notes, run tasks, step payloads, correction reasons): kind, id, field, owner, hint';
+
 -- The change forget makes (see forget): owner checks, deletions, redactions, propagation, audit.
 -- Forgetting deletes: only what the acting principal owns (rule 17). A source another principal
 -- owns, and any belief of another's that forgetting would delete (its own target, or one it would
@@ -342,6 +393,11 @@ begin
     end if;
     v_result := v_result || jsonb_build_object(
         'redacted', v_redacted,
+        -- (what people typed about a forgotten subject: named, not rewritten)
+        'mentions', case when p_target = 'subject'
+                         then beliefdb._forget_mentions(v_ws, array(select distinct n from unnest(
+                                  array[p_subject, replace(p_subject, '_', ' ')] || coalesce(p_speakers, '{}')) n))
+                         else '[]' end,
         'jobs', v_cleared + (select count(distinct x.id) from unnest(v_pending) p
                               cross join lateral jsonb_array_elements_text(p -> 'jobs') x (id)),
         'proposals', (select count(distinct x.id) from unnest(v_pending) p

@@ -89,8 +89,9 @@ comment on type beliefdb.expired is 'Beliefs whose valid time had ended, process
 create type beliefdb.forget_result as (
     target text, versions integer, fragments integer, beliefs integer, evidence integer, embeddings integer,
     redacted integer, flagged uuid[], would_flag uuid[], held uuid[], changes beliefdb.changes, preview boolean,
-    -- the queued jobs and the proposals whose text it masked or cleared (revision 0043)
-    jobs integer, proposals integer);
+    -- the queued jobs and the proposals whose text it masked or cleared, and where people typed a
+    -- forgotten subject's name, left as typed (revision 0043)
+    jobs integer, proposals integer, mentions jsonb);
 comment on type beliefdb.forget_result is 'What forgetting a source, a subject or a belief took away (preview: would take away)';
 
 -- An outcome just recorded.
