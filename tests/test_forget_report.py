@@ -4,11 +4,16 @@ written by people; the audit chain keeps no hash a list of names could reverse."
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 from typing import Any
 
 import psycopg
+import pytest
 
 import beliefdb
+from beliefdb import errors
+from beliefdb.db import migrate
 
 SECRET = "# Badge\nDana's badge code is 4471.\n"
 
@@ -74,3 +79,49 @@ def test_the_report_lists_where_people_typed_the_forgotten_name(db_url: str, cli
     [mention] = report["mentions"]
     assert (mention["kind"], mention["field"], mention["owner"]) == ("decision", "title", "alice")
     assert mention["hint"]
+
+
+def test_the_forget_event_keeps_no_digest_a_list_of_names_reverses(db_url: str, bdb: beliefdb.BeliefDB,
+                                                                   postgresql: psycopg.Connection[Any]) -> None:
+    """The audit event of a forget records a digest keyed by the workspace's own secret (HMAC-SHA-256),
+    not the plain SHA-256 of the name anyone could compute for every name on a list; the schema's owner
+    can still tell whether a name was forgotten (beliefdb._forget_digest). A chain from before keeps its
+    links: the events with a plain digest of a subject or a source lose their payload, and it verifies."""
+    bdb.remember("Dana's badge code is 4471.", "dana", "badge_code", "4471", "badge code is 4471",
+                 source="badge.md", text="Dana's badge code is 4471.\n")
+    # an event as a forget before revision 0043 recorded it, in the same chain
+    postgresql.execute("select set_config('beliefdb.workspace_id', (select id::text from beliefdb.workspace"
+                       " where name = 'default'), false)")
+    plain = hashlib.sha256(b"erin").hexdigest()
+    postgresql.execute("select beliefdb._audit_append((select id from beliefdb.workspace where name = 'default'),"
+                       " 'forget', jsonb_build_object('target', 'subject', 'sha256', %s::text, 'beliefs', 1))",
+                       (plain,))
+    postgresql.commit()
+    bdb.forget(subject="dana")
+    events = [r[0] for r in postgresql.execute(
+        "select payload from beliefdb.audit_event where action = 'forget' order by seq")]
+    assert events[0]["sha256"] == plain
+    digest = events[1]["hmac_sha256"]
+    assert "sha256" not in events[1] and hashlib.sha256(b"dana").hexdigest() not in str(events)
+    (key,) = postgresql.execute("select key from beliefdb.audit_key").fetchone() or (None,)
+    assert digest == hmac.new(bytes(key), b"dana", hashlib.sha256).hexdigest()
+    assert postgresql.execute("select beliefdb._forget_digest('dana')").fetchone() == (digest,)
+    postgresql.commit()
+    # the application role reads no key
+    with pytest.raises(errors.PermissionDenied, match="audit_key"), bdb.database.transaction() as c:
+        c.execute("select key from beliefdb.audit_key")
+    # an existing chain migrated: the plain digest goes, the chain still verifies (the schema as revision
+    # 0042 left it, but for the chain, then upgraded)
+    postgresql.execute("alter type beliefdb.forget_result drop attribute jobs, drop attribute proposals,"
+                       " drop attribute mentions")
+    postgresql.execute("drop table beliefdb.audit_key")
+    postgresql.execute("update beliefdb.alembic_version set version_num = '0042'")
+    postgresql.commit()
+    migrate.upgrade(db_url)
+    events = [r[0] for r in postgresql.execute(
+        "select payload from beliefdb.audit_event where action = 'forget' order by seq")]
+    assert events == [None, events[1]] and events[1]["hmac_sha256"] == digest
+    assert bdb.audit_verify().ok
+    assert bdb.forget(belief=bdb.remember("Erin's badge code is 5512.", "erin", "badge_code", "5512",
+                                          "badge code is 5512", source="erin.md",
+                                          text="Erin's badge code is 5512.\n").accepted[0].id).beliefs == 1

@@ -35,7 +35,7 @@ AUDIT_TABLES = ("audit_event", "audit_head")
 # workspace tables the application role may not read at all (the servers' bearer tokens, test_tokens.py;
 # the workspace each agent's login is bound to, test_robustness_auth.py; the ranking statistics
 # recall reads with its owner's rights, test_ranking_stats.py)
-UNGRANTED_TABLES = ("api_token", "agent_login", "lexeme_frequency")
+UNGRANTED_TABLES = ("api_token", "agent_login", "lexeme_frequency", "audit_key")
 VIEWS = ("current_beliefs", "belief_evidence", "belief_history", "holding", "decision_support", "review_queue")
 
 

@@ -187,7 +187,7 @@ begin
         'justification_antecedent', 'evidence', 'relation', 'decision', 'action', 'correction',
         'run', 'step', 'review_item', 'trace_edge', 'repair', 'embedding_model', 'belief_embedding', 'outcome',
         'audit_event', 'audit_head', 'adjacency', 'redaction', 'api_token', 'lexeme_frequency',
-        'retraction_period']
+        'retraction_period', 'audit_key']
     loop
         execute pg_catalog.format('alter table beliefdb.%I enable row level security', v_table);
         execute pg_catalog.format('drop policy if exists workspace_isolation on beliefdb.%I', v_table);

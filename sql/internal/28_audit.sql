@@ -411,3 +411,66 @@ begin
 end
 $$;
 comment on function beliefdb._audit_redact_retractions(uuid[]) is 'Redact the retract and restore events of forgotten nodes or sources of the bound workspace (hashes stay)';
+
+-- HMAC-SHA-256 (RFC 2104) of a message under a key: what a forget event records of the name it forgot,
+-- keyed by the workspace's secret (beliefdb.audit_key), so a list of names does not reverse it.
+create or replace function beliefdb._hmac_sha256(p_key bytea, p_message bytea) returns bytea
+language plpgsql immutable strict
+set search_path = pg_catalog, pg_temp
+as $$
+declare
+    v_key bytea := p_key;
+    v_inner bytea;
+    v_outer bytea;
+    v_i integer;
+begin
+    if length(v_key) > 64 then
+        v_key := sha256(v_key);
+    end if;
+    v_key := v_key || decode(repeat('00', 64 - length(v_key)), 'hex');
+    v_inner := v_key;
+    v_outer := v_key;
+    for v_i in 0 .. 63 loop
+        v_inner := set_byte(v_inner, v_i, get_byte(v_key, v_i) # 54);   -- 0x36
+        v_outer := set_byte(v_outer, v_i, get_byte(v_key, v_i) # 92);   -- 0x5c
+    end loop;
+    return sha256(v_outer || sha256(v_inner || p_message));
+end
+$$;
+comment on function beliefdb._hmac_sha256(bytea, bytea) is 'HMAC-SHA-256 of a message under a key (RFC 2104)';
+
+-- A workspace's secret key for its forget events' digests (beliefdb.audit_key), made the first time it
+-- is needed: 64 bytes from four random UUIDs (gen_random_uuid draws from the server's strong random
+-- source; 488 random bits). Not granted: only beliefdb's own functions read it.
+create or replace function beliefdb._audit_key(p_workspace_id uuid) returns bytea
+language plpgsql security definer
+set search_path = pg_catalog, pg_temp
+as $$
+declare
+    v_key bytea;
+begin
+    select k.key into v_key from beliefdb.audit_key k where k.workspace_id = p_workspace_id;
+    if v_key is null then
+        insert into beliefdb.audit_key (workspace_id, key)
+        values (p_workspace_id, decode(replace(gen_random_uuid()::text || gen_random_uuid()::text
+                                               || gen_random_uuid()::text || gen_random_uuid()::text, '-', ''), 'hex'))
+        on conflict (workspace_id) do nothing;
+        select k.key into v_key from beliefdb.audit_key k where k.workspace_id = p_workspace_id;
+    end if;
+    return v_key;
+end
+$$;
+comment on function beliefdb._audit_key(uuid) is 'A workspace''s secret key for the digests of its forget events (made on first use)';
+
+-- The digest a forget event of the bound workspace records of what it forgot (a subject, a source's
+-- name, a belief's id): hex HMAC-SHA-256 under the workspace's key. The schema's owner tells whether a
+-- name was forgotten: select seq from beliefdb.audit_event where payload ->> 'hmac_sha256' =
+-- beliefdb._forget_digest('maya_lopez'). Not granted.
+create or replace function beliefdb._forget_digest(p_ref text) returns text
+language sql
+set search_path = pg_catalog, pg_temp
+as $$
+    select encode(beliefdb._hmac_sha256(beliefdb._audit_key(beliefdb.current_workspace_id()),
+                                        convert_to(p_ref, 'UTF8')), 'hex')
+$$;
+comment on function beliefdb._forget_digest(text) is 'The keyed digest (hex HMAC-SHA-256) a forget event of the bound workspace records of a name';

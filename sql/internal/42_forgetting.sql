@@ -407,7 +407,8 @@ begin
     -- (an eraser's forgetting of what others owned says so: who erased, whose it was)
     perform beliefdb._audit('forget', jsonb_build_object(
         'target', p_target,
-        'sha256', encode(sha256(convert_to(coalesce(v_name, p_subject, p_id::text), 'UTF8')), 'hex'),
+        -- (keyed by the workspace's secret: a list of names does not reverse it)
+        'hmac_sha256', beliefdb._forget_digest(coalesce(v_name, p_subject, p_id::text)),
         'beliefs', cardinality(v_beliefs), 'fragments', v_result -> 'fragments', 'redacted', v_redacted,
         'flagged', v_changes -> 'flagged')
         || case when cardinality(v_owners) > 0

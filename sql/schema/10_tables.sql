@@ -706,6 +706,17 @@ create table beliefdb.audit_event (
 );
 comment on table beliefdb.audit_event is 'Append-only audit chain: hash = sha256(prev_hash || event fields || payload_hash); a payload may be redacted, its hash stays';
 
+-- Each workspace's secret key for the digests its audit chain records of what was forgotten (revision
+-- 0043): a forget event keeps the HMAC-SHA-256 of the name under this key, which a list of names does
+-- not reverse. Made on the workspace's first forget; read only by beliefdb's own functions (the
+-- application role has no privilege on it).
+create table beliefdb.audit_key (
+    workspace_id uuid primary key references beliefdb.workspace (id) on delete cascade,
+    key bytea not null check (pg_catalog.length(key) = 64),
+    created_at timestamptz not null default pg_catalog.now()
+);
+comment on table beliefdb.audit_key is 'Each workspace''s secret key for the keyed digests (HMAC-SHA-256) its forget events record';
+
 -- Weights of the confidence model; a DBA may change them.
 create table beliefdb.confidence_policy (
     factor text not null,
