@@ -115,6 +115,7 @@ def test_the_forget_event_keeps_no_digest_a_list_of_names_reverses(db_url: str, 
     postgresql.execute("alter type beliefdb.forget_result drop attribute jobs, drop attribute proposals,"
                        " drop attribute mentions")
     postgresql.execute("drop table beliefdb.audit_key")
+    postgresql.execute("alter table beliefdb.decision drop column forgotten_reasons")
     postgresql.execute("update beliefdb.alembic_version set version_num = '0042'")
     postgresql.commit()
     migrate.upgrade(db_url)
@@ -125,3 +126,31 @@ def test_the_forget_event_keeps_no_digest_a_list_of_names_reverses(db_url: str, 
     assert bdb.forget(belief=bdb.remember("Erin's badge code is 5512.", "erin", "badge_code", "5512",
                                           "badge code is 5512", source="erin.md",
                                           text="Erin's badge code is 5512.\n").accepted[0].id).beliefs == 1
+
+
+def test_the_decision_page_says_its_reasons_were_forgotten(db_url: str) -> None:
+    """A reason that cites something forgotten goes with it (rule 14): the decision page said "None lost."
+    under "Reasons lost", as if it never had one; it says how many were forgotten, now and as of before."""
+    import web_pages
+    from fastapi.testclient import TestClient
+
+    from beliefdb import api
+    from beliefdb.interfaces.http import create_app
+
+    with beliefdb.connect(db_url, principal="alice") as alice:
+        badge = alice.remember("Dana's badge code is 4471.", "dana", "badge_code", "4471", "badge code is 4471",
+                               source="badge.md", text="Dana's badge code is 4471.\n").accepted[0].id
+        kept = alice.decide("Keep the badge office open").id
+        decision = alice.decide("Print the new badge", because=[badge]).id
+        before = next(d.created_at for d in alice.decisions() if d.id == decision)
+        alice.forget(subject="dana")
+    with TestClient(create_app(db_url, mcp=False), base_url="http://testserver", follow_redirects=False) as client:
+        web_pages.sign_in(client, api.create_token("default", "alice", url=db_url).token)
+        page = client.get(f"/decisions/{decision}", headers=web_pages.HTML).text
+        lost = page.split("<h2>Reasons lost</h2>")[1].split("<h2>")[0]
+        assert "None lost." not in lost and "1 reason was forgotten" in lost, lost
+        then = client.get("/decisions/" + str(decision), params={"as_of": before.isoformat()},
+                          headers=web_pages.HTML).text
+        assert "1 reason was forgotten" in then.split("<h2>Reasons lost</h2>")[1].split("<h2>")[0]
+        other = client.get(f"/decisions/{kept}", headers=web_pages.HTML).text
+        assert "None lost." in other.split("<h2>Reasons lost</h2>")[1].split("<h2>")[0]

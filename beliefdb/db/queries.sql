@@ -894,36 +894,37 @@ select r.n, t.id,
  order by r.n;
 
 -- graph_nodes --
--- These nodes as a picture draws them, oldest first: kind, label (statement, title, description, reviewer and reason, step), stored status, whether it holds, detail, latest outcome
+-- These nodes as a picture draws them, oldest first: kind, label (statement, title, description, reviewer and reason, step), stored status, whether it holds, detail, latest outcome, a decision's reasons forgotten
 select b.id, 'belief' as kind, b.statement as label, b.status::text as status, n.holds,
        b.subject || ' / ' || b.attribute || ' = ' || b.value || ', confidence '
            || pg_catalog.to_char(b.confidence, 'FM0.00') as detail,
-       null::text as outcome, null::uuid as parent, b.recorded_at as at, null::integer as seq
+       null::text as outcome, null::uuid as parent, b.recorded_at as at, null::integer as seq,
+       0 as forgotten
   from beliefdb.belief b
   join beliefdb.node n on n.workspace_id = b.workspace_id and n.id = b.id
  where b.id = any(%(ids)s::uuid[])
 union all
 select d.id, 'decision', d.title, d.status, n.holds, '', (beliefdb.latest_outcome(d.workspace_id, d.id)).outcome,
-       null, d.created_at, null
+       null, d.created_at, null, d.forgotten_reasons
   from beliefdb.decision d
   join beliefdb.node n on n.workspace_id = d.workspace_id and n.id = d.id
  where d.id = any(%(ids)s::uuid[])
 union all
 select a.id, 'action', a.description, a.status, n.holds, '', (beliefdb.latest_outcome(a.workspace_id, a.id)).outcome,
-       a.decision_id, a.created_at, null
+       a.decision_id, a.created_at, null, 0
   from beliefdb.action a
   join beliefdb.node n on n.workspace_id = a.workspace_id and n.id = a.id
  where a.id = any(%(ids)s::uuid[])
 union all
 select c.id, 'correction', 'by ' || c.reviewer || coalesce(': ' || c.reason, ''),
        case when n.holds then 'applied' else 'retracted' end, n.holds, c.new_statement, null, c.belief_id, c.created_at,
-       null
+       null, 0
   from beliefdb.correction c
   join beliefdb.node n on n.workspace_id = c.workspace_id and n.id = c.id
  where c.id = any(%(ids)s::uuid[])
 union all
 select s.id, 'step', s.seq || '. ' || s.kind::text, s.status, n.holds, pg_catalog.left(s.payload::text, 200), null,
-       s.run_id, s.created_at, s.seq
+       s.run_id, s.created_at, s.seq, 0
   from beliefdb.step s
   join beliefdb.node n on n.workspace_id = s.workspace_id and n.id = s.id
  where s.id = any(%(ids)s::uuid[])

@@ -25,6 +25,8 @@ RELATIONS = ("is evidence for", *dict.fromkeys(EDGE_RELATIONS.values()), "was re
              "was corrected by", "ran")
 
 # a stored status that is also a mark: what the node's state is now
+#: how the note of a decision whose reasons were forgotten ends
+_FORGOTTEN = " what was erased, and nothing of it is shown, as of any moment"
 _STATE_MARKS = {
     ("belief", "superseded"): "superseded", ("belief", "retracted"): "retracted",
     ("belief", "expired"): "expired", ("belief", "quarantined"): "quarantined",
@@ -76,6 +78,10 @@ class Canvas:
             if r["outcome"]:
                 detail = f"outcome: {r['outcome']}" + (f"; {detail}" if detail else "")
             self.add(r["id"], r["kind"], r["label"], r["status"], detail)
+            if r.get("forgotten"):
+                n = r["forgotten"]
+                self.mark(r["id"], "forgotten", f"{n} reason{' was' if n == 1 else 's were'} forgotten (rule 14):"
+                                                f" {'it' if n == 1 else 'they'} cited{_FORGOTTEN}")
 
     def add_sources(self, rows: Iterable[Mapping[str, Any]]) -> None:
         """Rows of ``graph_sources``: a reviewer's correction source is drawn as its correction."""
@@ -103,7 +109,8 @@ class Canvas:
         mark = _STATE_MARKS.get((node.kind, status))
         if mark:
             node.marks.append(mark)
-        node.notes = []
+        # (reasons forgotten are gone at every moment: that note stays)
+        node.notes = [n for n in node.notes if n.endswith(_FORGOTTEN)]
 
     def label(self, node_id: UUID) -> str:
         node = self.nodes.get(node_id)

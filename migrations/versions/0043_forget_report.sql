@@ -3,7 +3,8 @@
 -- a forgotten subject's name (mentions: a decision's title, a run's task...), which it leaves as typed.
 -- Its audit event records a digest keyed by the workspace's secret (beliefdb.audit_key), not the plain
 -- SHA-256 of the name, which a list of names reversed; the plain digests recorded before lose their
--- event's payload (below).
+-- event's payload (below). A decision counts the reasons it had that were forgotten
+-- (decision.forgotten_reasons): they go with what they cited, and its page says so.
 -- Never edit: change functions in sql/ (re-applied after every upgrade).
 
 alter type beliefdb.forget_result add attribute jobs integer, add attribute proposals integer,
@@ -26,3 +27,7 @@ comment on table beliefdb.audit_key is 'Each workspace''s secret key for the key
 -- belief's digest was of its id, no name: those stay.)
 update beliefdb.audit_event set payload = null
  where action = 'forget' and payload ? 'sha256' and payload ->> 'target' in ('subject', 'source');
+
+-- How many reasons of a decision were forgotten: a reason that cites something forgotten goes with it,
+-- and nothing else would say the decision had it.
+alter table beliefdb.decision add column forgotten_reasons integer not null default 0 check (forgotten_reasons >= 0);

@@ -335,6 +335,11 @@ begin
            and exists (select from beliefdb.justification_antecedent a
                         where a.workspace_id = j.workspace_id and a.justification_id = j.id and a.antecedent = any(v_gone))
         returning j.consequent
+    ), counted as (
+        -- (a decision keeps the count of its reasons forgotten: nothing else would say it had them)
+        update beliefdb.decision d set forgotten_reasons = d.forgotten_reasons + g.n
+          from (select g.consequent, count(*) as n from gone_reason g group by g.consequent) g
+         where d.workspace_id = v_ws and d.id = g.consequent
     )
     select array(select distinct g.consequent from gone_reason g where not (g.consequent = any(v_gone)))
       into v_consequents;

@@ -437,7 +437,9 @@ create table beliefdb.decision (
     -- impact lists what a surviving decision still rests on from the row it reads anyway
     reasons jsonb not null default '{}',
     primary key (workspace_id, id),
-    foreign key (workspace_id, id, node_kind) references beliefdb.node (workspace_id, id, kind) on delete cascade
+    foreign key (workspace_id, id, node_kind) references beliefdb.node (workspace_id, id, kind) on delete cascade,
+    -- how many of its reasons were forgotten: they went with what they cited (rule 14; revision 0043)
+    forgotten_reasons integer not null default 0 check (forgotten_reasons >= 0)
 );
 comment on table beliefdb.decision is 'A decision built on beliefs; flagged needs_review when it loses its last support';
 -- A page of the decisions listing, in its order (revision 0035).

@@ -38,6 +38,7 @@ MARK_WORDS = {
     "would_hold": ("‖", "would be held"),
     "survives": ("✓", "survives on other support"),
     "becomes_current": ("↺", "would be current again"),
+    "forgotten": ("∅", "reasons forgotten"),
 }
 MARK_MEANING = {
     "focus": "what was asked about",
@@ -55,6 +56,7 @@ MARK_MEANING = {
     "would_hold": "an action that would be held",
     "survives": "loses a reason but holds on other support",
     "becomes_current": "superseded now, but current again once what replaced it stops holding",
+    "forgotten": "a decision whose reasons cited what was forgotten: they went with it",
 }
 
 WIDTH, GAP_X, GAP_Y, PAD, LINE, CHARS, MAX_LINES = 236, 84, 14, 16, 16, 31, 3

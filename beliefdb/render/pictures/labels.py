@@ -18,7 +18,7 @@ MARK_WORDS = {
     "retracted": "retracted", "corrected": "corrected", "expired": "expired", "quarantined": "quarantined",
     "invalidated": "invalidated by a repair", "replay": "to replay", "stops_holding": "would stop holding",
     "would_flag": "would be flagged", "would_hold": "would be held", "survives": "survives on other support",
-    "becomes_current": "would be current again",
+    "becomes_current": "would be current again", "forgotten": "reasons forgotten",
 }
 
 
