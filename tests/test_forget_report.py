@@ -154,3 +154,16 @@ def test_the_decision_page_says_its_reasons_were_forgotten(db_url: str) -> None:
         assert "1 reason was forgotten" in then.split("<h2>Reasons lost</h2>")[1].split("<h2>")[0]
         other = client.get(f"/decisions/{kept}", headers=web_pages.HTML).text
         assert "None lost." in other.split("<h2>Reasons lost</h2>")[1].split("<h2>")[0]
+
+
+def test_ask_offers_no_remains_of_forgotten_text_as_unextracted_text(bdb: beliefdb.BeliefDB) -> None:
+    """A sentence whose quote was forgotten was no unextracted text before (its belief quoted it); once the
+    quote is masked, what is left of it ("Maya's █████") named the person in ask's unextracted text. Text
+    with a forgotten span in it is not offered; the rest of the document still is."""
+    text = "Maya's phone is 555-0199.\nThe badge office opens at nine.\n"
+    bdb.remember("Maya's phone is 555-0199.", "maya_lopez", "phone", "555-0199", "phone is 555-0199",
+                 source="notes.md", text=text)
+    bdb.forget(subject="maya_lopez")
+    answer = bdb.ask("Maya phone")
+    assert "Maya's" not in answer.context and not answer.fragments, answer.context
+    assert [f.text for f in bdb.ask("badge office").fragments] == ["The badge office opens at nine."]

@@ -393,7 +393,7 @@ comment on function beliefdb.refresh_ranking_stats(boolean) is 'Count the worksp
 -- retracted themselves, of production sources unless fixtures are asked for; with p_as_of, all of
 -- that as it stood then (in_force_at, beliefdb.retraction_period); a fragment any belief quotes, in
 -- whole or in part, is left out (its belief, current or not, speaks for it: an old value never
--- comes back as text). Full text only: fragments have no
+-- comes back as text), and so is one with text forgotten in it (rule 14). Full text only: fragments have no
 -- embeddings; a CJK question's terms (pairs of characters, _cjk_terms) are found inside the text. A turn of a conversation must share a word with the question besides the names of
 -- the people in that conversation (its speakers): "Hi Maya!" answers nothing about Maya, as a
 -- belief matched by its subject's name alone is no word match for ask (a speaker named like a word,
@@ -467,6 +467,11 @@ begin
                               and q.id <> f0.id
                               and exists (select from beliefdb.evidence e
                                            where e.workspace_id = v_ws and e.fragment_id = q.id))
+           -- nor one with forgotten text in it (rule 14): what is left of a sentence whose quote was
+           -- masked ("Maya's █████") would name whom it was about (the version's redactions, by its key)
+           and not exists (select from beliefdb.redaction r
+                            where r.workspace_id = v_ws and r.source_version_id = f0.source_version_id
+                              and r.start_offset < f0.end_offset and r.end_offset > f0.start_offset)
          limit 1000
     ), named as (
         -- per conversation among the candidates, the question's words that name a person in it: its
