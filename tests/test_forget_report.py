@@ -71,7 +71,7 @@ def test_the_report_lists_where_people_typed_the_forgotten_name(db_url: str, cli
         "Give maya lopez a new badge",)
     with beliefdb.connect(db_url, principal="alice") as alice:
         alice.remember("Erin's badge code is 5512.", "erin", "badge_code", "5512", "badge code is 5512",
-                       source="erin.md", text="Erin's badge code is 5512.\n")
+                       source="badges.md", text="Erin's badge code is 5512.\n")
         alice.decide("Call Erin about her badge")
     shown = cli("forget", "--subject", "erin", "--preview", "--as", "alice")
     assert "still named in text people typed" in shown.output and "decision " in shown.output, shown.output
@@ -167,3 +167,17 @@ def test_ask_offers_no_remains_of_forgotten_text_as_unextracted_text(bdb: belief
     answer = bdb.ask("Maya phone")
     assert "Maya's" not in answer.context and not answer.fragments, answer.context
     assert [f.text for f in bdb.ask("badge office").fragments] == ["The badge office opens at nine."]
+
+
+def test_the_report_lists_sources_and_reasons_that_name_the_person(bdb: beliefdb.BeliefDB) -> None:
+    """A source's name, a version's label and path, a retraction's reason are typed too: a file called after
+    the person keeps its name when what it said of them is forgotten; the report says where, and how."""
+    bdb.remember("Maya's phone is 555-0199.", "maya_lopez", "phone", "555-0199", "phone is 555-0199",
+                 source="Maya López notes", text="Maya's phone is 555-0199.\nThe office opens at nine.\n")
+    office = bdb.ingest_text("Office opening time: ten\n", source="office.md", version_label="as maya_lopez said")
+    bdb.retract(belief=office.accepted[0].id, reason="maya lopez says it is wrong")
+    done = bdb.forget(subject="Maya López")
+    found = {(m.kind, m.field) for m in done.mentions}
+    assert found == {("source", "name"), ("version", "label"), ("retraction", "reason")}, done.mentions
+    named = next(m for m in done.mentions if m.kind == "source")
+    assert "forget --source" in named.hint

@@ -84,11 +84,16 @@ def forget(db: Database, *, source: str | None = None, subject: str | None = Non
             # person is forgotten by their name too ("Maya López" for maya_lopez) when no belief has
             # the name itself as its subject
             named = c.execute(Q.subject_exists, (subject,)).fetchone()
+            given = subject
             if named is not None and not named[0]:
                 subject = speaker_subject(subject)
             args = ("subject", subject)
             speakers = [r["speaker"] for r in db.fetch_all(dict, Q.speakers, None, c)
                         if speaker_subject(r["speaker"]) == subject]
+            # the name as given is a speaker's of that subject too (no turn of it yet, perhaps): where it
+            # is typed ("Maya López" in a title), the report finds it
+            if given != subject and given not in speakers:
+                speakers.append(given)
         else:
             args = ("belief", str(belief))
         forgotten: Forgotten = db.fetch_one(Forgotten, Q.forget, (*args, preview, speakers), c)

@@ -54,7 +54,7 @@ comment on function beliefdb._fragments_by_spans(uuid, uuid[], int4range[], bool
 -- Where people typed some names in the workspace (a forgotten subject's: its subject, the subject with
 -- spaces for underscores, its speakers' names), as a word of its own, whatever the letter case: a
 -- decision's title, an action's description, an outcome's note, a run's task, a step's payload, a
--- review's note, a correction's reason. Forget leaves them as typed: they are a principal's own words
+-- review's note, a correction's reason, a source's name, a version's label or path, a retraction's reason. Forget leaves them as typed: they are a principal's own words
 -- about the person, not text taken from what was forgotten (as another speaker's words are theirs, rule
 -- 14), and a name found in free text may be another's. Each: kind, id, field, owner, and a hint.
 create or replace function beliefdb._forget_mentions(p_workspace_id uuid, p_names text[]) returns jsonb
@@ -90,17 +90,41 @@ as $$
         union all
         select 'correction', c.id, 'reason', c.reviewer, c.created_at
           from beliefdb.correction c, pattern p where c.workspace_id = p_workspace_id and c.reason ~* p.re
+        union all
+        select 'source', s.id, x.field, s.owner, s.created_at
+          from beliefdb.source s, pattern p,
+               lateral (values ('name', s.name), ('retraction reason', s.retraction_reason)) x (field, typed)
+         where s.workspace_id = p_workspace_id and x.typed ~* p.re
+        union all
+        select 'version', v.id, x.field, s.owner, v.recorded_at
+          from beliefdb.source_version v
+          join beliefdb.source s on s.workspace_id = v.workspace_id and s.id = v.source_id, pattern p,
+               lateral (values ('label', v.label), ('path', v.path), ('retraction reason', v.retraction_reason))
+                   x (field, typed)
+         where v.workspace_id = p_workspace_id and x.typed ~* p.re
+        union all
+        -- (a belief's or a fragment's: their owners are the belief's or the source's)
+        select 'retraction', n.id, 'reason', coalesce(b.owner, s.owner), n.retracted_at
+          from beliefdb.node n
+          left join beliefdb.belief b on b.workspace_id = n.workspace_id and b.id = n.id
+          left join beliefdb.fragment f on f.workspace_id = n.workspace_id and f.id = n.id
+          left join beliefdb.source_version v on v.workspace_id = f.workspace_id and v.id = f.source_version_id
+          left join beliefdb.source s on s.workspace_id = v.workspace_id and s.id = v.source_id, pattern p
+         where n.workspace_id = p_workspace_id and n.retraction_reason ~* p.re
     )
     select coalesce(jsonb_agg(jsonb_build_object(
                'kind', f.kind, 'id', f.id, 'field', f.field, 'owner', f.owner,
                'hint', format('typed by %s, not taken from what was forgotten: forget leaves it as typed; if it '
-                              'names this person, %s or the schema''s owner rewrites %s''s %s '
+                              'names this person, %s or the schema''s owner rewrites %s''s %s%s '
                               '(docs/dba.md, Forgetting: typed text)',
-                              coalesce(f.owner, 'a person'), coalesce(f.owner, 'whoever typed it'), f.kind, f.field))
+                              coalesce(f.owner, 'a person'), coalesce(f.owner, 'whoever typed it'), f.kind, f.field,
+                              case when f.kind = 'source' and f.field = 'name'
+                                   then ', or forgets the whole source if it is about them (beliefdb forget --source)'
+                                   else '' end))
                order by f.at, f.kind, f.id), '[]')
       from found f
 $$;
-comment on function beliefdb._forget_mentions(uuid, text[]) is 'Where people typed some names (decision titles, action descriptions, outcome and review notes, run tasks, step payloads, correction reasons): kind, id, field, owner, hint';
+comment on function beliefdb._forget_mentions(uuid, text[]) is 'Where people typed some names (decision titles, action descriptions, outcome and review notes, run tasks, step payloads, correction and retraction reasons, source names, version labels and paths): kind, id, field, owner, hint';
 
 -- The change forget makes (see forget): owner checks, deletions, redactions, propagation, audit.
 -- Forgetting deletes: only what the acting principal owns (rule 17). A source another principal
