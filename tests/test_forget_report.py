@@ -74,7 +74,7 @@ def test_the_report_lists_where_people_typed_the_forgotten_name(db_url: str, cli
                        source="badges.md", text="Erin's badge code is 5512.\n")
         alice.decide("Call Erin about her badge")
     shown = cli("forget", "--subject", "erin", "--preview", "--as", "alice")
-    assert "still named in text people typed" in shown.output and "decision " in shown.output, shown.output
+    assert "still named where forget leaves it" in shown.output and "decision " in shown.output, shown.output
     report = cli.json("forget", "--subject", "erin", "--as", "alice")
     [mention] = report["mentions"]
     assert (mention["kind"], mention["field"], mention["owner"]) == ("decision", "title", "alice")
@@ -181,3 +181,16 @@ def test_the_report_lists_sources_and_reasons_that_name_the_person(bdb: beliefdb
     assert found == {("source", "name"), ("version", "label"), ("retraction", "reason")}, done.mentions
     named = next(m for m in done.mentions if m.kind == "source")
     assert "forget --source" in named.hint
+
+
+def test_the_report_lists_beliefs_about_others_that_name_the_person(bdb: beliefdb.BeliefDB) -> None:
+    """What others said of the person stays theirs (rule 14: the name where others said it is not
+    found), but the report names the beliefs that still say it, so the officer can forget them too."""
+    bdb.remember("Maya's phone is 555-0199.", "maya_lopez", "phone", "555-0199", "phone is 555-0199",
+                 source="notes.md", text="Maya's phone is 555-0199.\n")
+    sister = bdb.remember("Bob's sister is Maya Lopez.", "bob", "sister", "Maya Lopez", "Bob's sister is Maya Lopez",
+                          source="bob.md", text="Bob's sister is Maya Lopez.\n").accepted[0].id
+    done = bdb.forget(subject="maya_lopez")
+    assert [(m.kind, m.id, m.field) for m in done.mentions] == [("belief", sister, "statement")]
+    assert "forget --belief" in done.mentions[0].hint
+    assert bdb.why(sister).belief.value == "Maya Lopez"  # left as it was

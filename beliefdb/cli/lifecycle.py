@@ -137,7 +137,8 @@ def forget(
     if result.mentions:
         shown = ", ".join(f"{m.kind} {m.id} ({m.field}, {m.owner})" for m in result.mentions[:MENTIONS_SHOWN])
         more = len(result.mentions) - MENTIONS_SHOWN
-        typer.echo(f"still named in text people typed, left as typed ({len(result.mentions)}): {shown}"
+        typer.echo(f"still named where forget leaves it, typed by people or said of others ({len(result.mentions)}):"
+                   f" {shown}"
                    + (f", and {more} more (--json lists them all)" if more > 0 else ""))
         typer.echo(f"hint: {result.mentions[0].hint}")
 

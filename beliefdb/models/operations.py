@@ -58,10 +58,11 @@ class OutcomeRecorded:
 
 @dataclass(frozen=True)
 class Mention:
-    """Where people typed a forgotten subject's name (``kind`` decision, action, outcome, run, step, review
-    or correction; its ``id``, the ``field`` that names it and its ``owner``). Forget leaves it as typed:
-    it is someone's own words, not text taken from what was forgotten, and the name may be another's;
-    ``hint`` says how to deal with it."""
+    """Where a forgotten subject's name is still written (``kind`` decision, action, outcome, run, step,
+    review, correction, source, version or retraction: typed by people; belief: what a source said of
+    another subject; its ``id``, the ``field`` that names it and its ``owner``). Forget leaves it: it is
+    someone's own words, not text taken from what was forgotten, and the name may be another's; ``hint``
+    says how to deal with it."""
 
     kind: str
     id: UUID

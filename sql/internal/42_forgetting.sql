@@ -54,7 +54,8 @@ comment on function beliefdb._fragments_by_spans(uuid, uuid[], int4range[], bool
 -- Where people typed some names in the workspace (a forgotten subject's: its subject, the subject with
 -- spaces for underscores, its speakers' names), as a word of its own, whatever the letter case: a
 -- decision's title, an action's description, an outcome's note, a run's task, a step's payload, a
--- review's note, a correction's reason, a source's name, a version's label or path, a retraction's reason. Forget leaves them as typed: they are a principal's own words
+-- review's note, a correction's reason, a source's name, a version's label or path, a retraction's reason;
+-- and the beliefs that stay (what a source said of another subject) whose statement or value names it. Forget leaves them as typed: they are a principal's own words
 -- about the person, not text taken from what was forgotten (as another speaker's words are theirs, rule
 -- 14), and a name found in free text may be another's. Each: kind, id, field, owner, and a hint.
 create or replace function beliefdb._forget_mentions(p_workspace_id uuid, p_names text[]) returns jsonb
@@ -103,6 +104,12 @@ as $$
                    x (field, typed)
          where v.workspace_id = p_workspace_id and x.typed ~* p.re
         union all
+        -- what a source said of someone else that names the person: theirs, not forgotten with it
+        select 'belief', b.id, case when b.statement ~* p.re then 'statement' else 'value' end, b.owner,
+               b.recorded_at
+          from beliefdb.belief b, pattern p
+         where b.workspace_id = p_workspace_id and (b.statement ~* p.re or b.value ~* p.re)
+        union all
         -- (a belief's or a fragment's: their owners are the belief's or the source's)
         select 'retraction', n.id, 'reason', coalesce(b.owner, s.owner), n.retracted_at
           from beliefdb.node n
@@ -114,17 +121,20 @@ as $$
     )
     select coalesce(jsonb_agg(jsonb_build_object(
                'kind', f.kind, 'id', f.id, 'field', f.field, 'owner', f.owner,
-               'hint', format('typed by %s, not taken from what was forgotten: forget leaves it as typed; if it '
+               'hint', case when f.kind = 'belief'
+                            then 'what a source said of another subject: it stays theirs (rule 14); if it is about '
+                                 || 'this person, forget it too (beliefdb forget --belief ' || f.id || ')'
+                            else format('typed by %s, not taken from what was forgotten: forget leaves it as typed; if it '
                               'names this person, %s or the schema''s owner rewrites %s''s %s%s '
                               '(docs/dba.md, Forgetting: typed text)',
                               coalesce(f.owner, 'a person'), coalesce(f.owner, 'whoever typed it'), f.kind, f.field,
                               case when f.kind = 'source' and f.field = 'name'
                                    then ', or forgets the whole source if it is about them (beliefdb forget --source)'
-                                   else '' end))
+                                   else '' end) end)
                order by f.at, f.kind, f.id), '[]')
       from found f
 $$;
-comment on function beliefdb._forget_mentions(uuid, text[]) is 'Where people typed some names (decision titles, action descriptions, outcome and review notes, run tasks, step payloads, correction and retraction reasons, source names, version labels and paths): kind, id, field, owner, hint';
+comment on function beliefdb._forget_mentions(uuid, text[]) is 'Where people typed some names (decision titles, action descriptions, outcome and review notes, run tasks, step payloads, correction and retraction reasons, source names, version labels and paths; beliefs that stay): kind, id, field, owner, hint';
 
 -- The change forget makes (see forget): owner checks, deletions, redactions, propagation, audit.
 -- Forgetting deletes: only what the acting principal owns (rule 17). A source another principal
