@@ -75,6 +75,7 @@ def test_the_report_lists_where_people_typed_the_forgotten_name(db_url: str, cli
         alice.decide("Call Erin about her badge")
     shown = cli("forget", "--subject", "erin", "--preview", "--as", "alice")
     assert "still named where forget leaves it" in shown.output and "decision " in shown.output, shown.output
+    assert "hint (decision): typed by alice" in shown.output, shown.output
     report = cli.json("forget", "--subject", "erin", "--as", "alice")
     [mention] = report["mentions"]
     assert (mention["kind"], mention["field"], mention["owner"]) == ("decision", "title", "alice")

@@ -140,7 +140,12 @@ def forget(
         typer.echo(f"still named where forget leaves it, typed by people or said of others ({len(result.mentions)}):"
                    f" {shown}"
                    + (f", and {more} more (--json lists them all)" if more > 0 else ""))
-        typer.echo(f"hint: {result.mentions[0].hint}")
+        # (the first hint of each kind: what to do differs by kind)
+        hints: dict[str, str] = {}
+        for m in result.mentions:
+            hints.setdefault(m.kind, m.hint)
+        for kind, hint in hints.items():
+            typer.echo(f"hint ({kind}): {hint}")
 
 
 def register(app: typer.Typer) -> None:

@@ -123,7 +123,7 @@ as $$
                'kind', f.kind, 'id', f.id, 'field', f.field, 'owner', f.owner,
                'hint', case when f.kind = 'belief'
                             then 'what a source said of another subject: it stays theirs (rule 14); if it is about '
-                                 || 'this person, forget it too (beliefdb forget --belief ' || f.id || ')'
+                                 || 'this person, forget it too (beliefdb forget --belief with its id)'
                             else format('typed by %s, not taken from what was forgotten: forget leaves it as typed; if it '
                               'names this person, %s or the schema''s owner rewrites %s''s %s%s '
                               '(docs/dba.md, Forgetting: typed text)',
