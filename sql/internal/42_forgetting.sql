@@ -58,10 +58,14 @@ comment on function beliefdb._fragments_by_spans(uuid, uuid[], int4range[], bool
 -- and the beliefs that stay (what a source said of another subject) whose statement or value names it. Forget leaves them as typed: they are a principal's own words
 -- about the person, not text taken from what was forgotten (as another speaker's words are theirs, rule
 -- 14), and a name found in free text may be another's. Each: kind, id, field, owner, and a hint.
+-- (plpgsql: its body names columns of revision 0042 on, which a sql function's body is checked against
+-- when it is made)
 create or replace function beliefdb._forget_mentions(p_workspace_id uuid, p_names text[]) returns jsonb
-language sql stable
+language plpgsql stable
 set search_path = pg_catalog, pg_temp
 as $$
+begin
+    return (
     with pattern as (
         select '(^|[^[:alnum:]_])(' || string_agg(regexp_replace(n, '([]^.$*+?(){}|\\[-])', '\\\1', 'g'), '|')
                || ')($|[^[:alnum:]_])' as re
@@ -132,7 +136,8 @@ as $$
                                    then ', or forgets the whole source if it is about them (beliefdb forget --source)'
                                    else '' end) end)
                order by f.at, f.kind, f.id), '[]')
-      from found f
+      from found f);
+end
 $$;
 comment on function beliefdb._forget_mentions(uuid, text[]) is 'Where people typed some names (decision titles, action descriptions, outcome and review notes, run tasks, step payloads, correction and retraction reasons, source names, version labels and paths; beliefs that stay): kind, id, field, owner, hint';
 
