@@ -195,3 +195,18 @@ def test_the_report_lists_beliefs_about_others_that_name_the_person(bdb: beliefd
     assert [(m.kind, m.id, m.field) for m in done.mentions] == [("belief", sister, "statement")]
     assert "forget --belief" in done.mentions[0].hint
     assert bdb.why(sister).belief.value == "Maya Lopez"  # left as it was
+
+
+def test_decisions_say_how_many_reasons_were_forgotten(db_url: str, cli: Any) -> None:
+    """beliefdb decisions (and the library's, and GET /decisions) listed a decision whose reasons were
+    forgotten with none, as one recorded without any: it says how many were forgotten."""
+    with beliefdb.connect(db_url, principal="alice") as alice:
+        badge = alice.remember("Dana's badge code is 4471.", "dana", "badge_code", "4471", "badge code is 4471",
+                               source="badge.md", text="Dana's badge code is 4471.\n").accepted[0].id
+        decision = alice.decide("Print the new badge", because=[badge]).id
+        alice.forget(subject="dana")
+        (listed,) = alice.decisions(of=decision)
+        assert (listed.reasons, listed.forgotten_reasons) == ([], 1)
+    shown = cli("decisions", str(decision))
+    assert "1 reason forgotten" in shown.output, shown.output
+    assert cli.json("decisions", str(decision))[0]["forgotten_reasons"] == 1

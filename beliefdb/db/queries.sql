@@ -320,7 +320,7 @@ select * from beliefdb.act(%s, %s);
 select * from beliefdb.derive(%s, %s, %s, %s, %s, %s);
 
 -- list_decisions --
--- Decisions, with whether each holds and its reasons (live or lost), optionally of one status, or the one a decision or action id names; oldest first, at most limit (all when null) after the cursor (after_at, after)
+-- Decisions, with whether each holds and its reasons (live or lost, and how many forgotten), optionally of one status, or the one a decision or action id names; oldest first, at most limit (all when null) after the cursor (after_at, after)
 select d.id, d.title, d.status, d.revision, d.owner, d.created_at, n.holds,
        coalesce((select jsonb_agg(jsonb_build_object(
                             'justification', s.justification, 'live', s.live,
@@ -331,7 +331,8 @@ select d.id, d.title, d.status, d.revision, d.owner, d.created_at, n.holds,
                                          where b.workspace_id = d.workspace_id and b.id = any(s.antecedents)))
                           order by s.live desc, s.justification)
                    from beliefdb.decision_support s
-                  where s.workspace_id = d.workspace_id and s.decision = d.id), '[]') as reasons
+                  where s.workspace_id = d.workspace_id and s.decision = d.id), '[]') as reasons,
+       d.forgotten_reasons
   from beliefdb.decision d
   join beliefdb.node n on n.workspace_id = d.workspace_id and n.id = d.id
  where d.workspace_id = beliefdb.current_workspace_id()

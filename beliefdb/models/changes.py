@@ -22,6 +22,8 @@ class Decision:
     #: its reasons, each {"justification", "live", "beliefs": [{"id", "statement", "status"}]}: the
     #: beliefs one reason needs together, live while every one of them is current (rule 4)
     reasons: list[dict[str, Any]] = field(default_factory=list)
+    #: how many reasons it had were forgotten: they went with what they cited (rule 14)
+    forgotten_reasons: int = 0
 
 
 

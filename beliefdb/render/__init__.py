@@ -182,6 +182,9 @@ def decisions(rows: Iterable[Decision]) -> str:
                                    + ("" if b["status"] in ("current", "conflicting") else f" [{b['status']}]")
                                    for b in r["beliefs"])
             lines.append(f"          {'because' if r['live'] else 'lost reason'}: {beliefs}")
+        if d.forgotten_reasons:
+            lines.append(f"          {d.forgotten_reasons} reason{'' if d.forgotten_reasons == 1 else 's'} forgotten"
+                         " (what it cited was erased, rule 14)")
     return "\n".join(lines) if lines else "(no decisions)"
 
 
