@@ -90,7 +90,7 @@ def test_the_forget_event_keeps_no_digest_a_list_of_names_reverses(db_url: str, 
     links: the events with a plain digest of a subject or a source lose their payload, and it verifies."""
     bdb.remember("Dana's badge code is 4471.", "dana", "badge_code", "4471", "badge code is 4471",
                  source="badge.md", text="Dana's badge code is 4471.\n")
-    # an event as a forget before revision 0043 recorded it, in the same chain
+    # an event as a forget before revision 0044 recorded it, in the same chain
     postgresql.execute("select set_config('beliefdb.workspace_id', (select id::text from beliefdb.workspace"
                        " where name = 'default'), false)")
     plain = hashlib.sha256(b"erin").hexdigest()
@@ -112,12 +112,12 @@ def test_the_forget_event_keeps_no_digest_a_list_of_names_reverses(db_url: str, 
     with pytest.raises(errors.PermissionDenied, match="audit_key"), bdb.database.transaction() as c:
         c.execute("select key from beliefdb.audit_key")
     # an existing chain migrated: the plain digest goes, the chain still verifies (the schema as revision
-    # 0042 left it, but for the chain, then upgraded)
+    # 0043 left it, but for the chain, then upgraded)
     postgresql.execute("alter type beliefdb.forget_result drop attribute jobs, drop attribute proposals,"
                        " drop attribute mentions")
     postgresql.execute("drop table beliefdb.audit_key")
     postgresql.execute("alter table beliefdb.decision drop column forgotten_reasons")
-    postgresql.execute("update beliefdb.alembic_version set version_num = '0042'")
+    postgresql.execute("update beliefdb.alembic_version set version_num = '0043'")
     postgresql.commit()
     migrate.upgrade(db_url)
     events = [r[0] for r in postgresql.execute(

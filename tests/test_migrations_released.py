@@ -87,6 +87,8 @@ RELEASED = {
     "0041_reference_indexes.sql": "464031d0f170d260f319f99cafc84a83c8f327475b9508f0f34c006c53f2c03d",
     "0042_run_owner.py": "f70910c9363517861bbf865492a6d8ebdb692c5d51aa0080e6cf20d618bcfe10",
     "0042_run_owner.sql": "7f825cc3b046f8e8f385323050f3f5c533626d1b8b4231f5692b46b0fe68389f",
+    "0043_belief_sha256.py": "679f0782dc2c557d722cabc4ba535321aee4d8c853656011fc3a365a15cd6954",
+    "0043_belief_sha256.sql": "67bb17d9a891896b2ff8c86f91bd1ddf56957b5ad3ded4c6d7da6c6be9aacf3b",
 }
 
 

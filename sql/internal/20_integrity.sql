@@ -115,10 +115,19 @@ end
 $$;
 comment on function beliefdb.belief_sha256_stored() is 'Trigger: compute a belief''s sha256 when it is stored, and refuse to change it';
 
-create or replace trigger belief_sha256 before insert on beliefdb.belief
-    for each row execute function beliefdb.belief_sha256_stored();
-create or replace trigger belief_sha256_unchanged before update of sha256 on beliefdb.belief
-    for each row when (new.sha256 is distinct from old.sha256) execute function beliefdb.belief_sha256_stored();
+-- (made once the column is there: sql/ is applied over a schema of an earlier revision too, until
+-- the upgrade that adds it, 0043, has run and it is applied again)
+do $$
+begin
+    if exists (select from pg_catalog.pg_attribute a
+                where a.attrelid = 'beliefdb.belief'::regclass and a.attname = 'sha256' and not a.attisdropped) then
+        create or replace trigger belief_sha256 before insert on beliefdb.belief
+            for each row execute function beliefdb.belief_sha256_stored();
+        create or replace trigger belief_sha256_unchanged before update of sha256 on beliefdb.belief
+            for each row when (new.sha256 is distinct from old.sha256) execute function beliefdb.belief_sha256_stored();
+    end if;
+end
+$$;
 
 -- The text at each [start, end) character span of p_content (0-based, end exclusive): exactly
 -- what substr(p_content, start + 1, end - start) gives for each. substr counts characters from the

@@ -90,7 +90,7 @@ create type beliefdb.forget_result as (
     target text, versions integer, fragments integer, beliefs integer, evidence integer, embeddings integer,
     redacted integer, flagged uuid[], would_flag uuid[], held uuid[], changes beliefdb.changes, preview boolean,
     -- the queued jobs and the proposals whose text it masked or cleared, and where people typed a
-    -- forgotten subject's name, left as typed (revision 0043)
+    -- forgotten subject's name, left as typed (revision 0044)
     jobs integer, proposals integer, mentions jsonb);
 comment on type beliefdb.forget_result is 'What forgetting a source, a subject or a belief took away (preview: would take away)';
 
@@ -438,7 +438,7 @@ create table beliefdb.decision (
     reasons jsonb not null default '{}',
     primary key (workspace_id, id),
     foreign key (workspace_id, id, node_kind) references beliefdb.node (workspace_id, id, kind) on delete cascade,
-    -- how many of its reasons were forgotten: they went with what they cited (rule 14; revision 0043)
+    -- how many of its reasons were forgotten: they went with what they cited (rule 14; revision 0044)
     forgotten_reasons integer not null default 0 check (forgotten_reasons >= 0)
 );
 comment on table beliefdb.decision is 'A decision built on beliefs; flagged needs_review when it loses its last support';
@@ -709,7 +709,7 @@ create table beliefdb.audit_event (
 comment on table beliefdb.audit_event is 'Append-only audit chain: hash = sha256(prev_hash || event fields || payload_hash); a payload may be redacted, its hash stays';
 
 -- Each workspace's secret key for the digests its audit chain records of what was forgotten (revision
--- 0043): a forget event keeps the HMAC-SHA-256 of the name under this key, which a list of names does
+-- 0044): a forget event keeps the HMAC-SHA-256 of the name under this key, which a list of names does
 -- not reverse. Made on the workspace's first forget; read only by beliefdb's own functions (the
 -- application role has no privilege on it).
 create table beliefdb.audit_key (

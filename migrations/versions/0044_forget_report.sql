@@ -1,4 +1,4 @@
--- Frozen at revision 0043: what a forget reports (rule 14 of docs/rules.md). Its report counts the
+-- Frozen at revision 0044: what a forget reports (rule 14 of docs/rules.md). Its report counts the
 -- queued jobs and the proposals whose text it masked (jobs, proposals), and lists where people typed
 -- a forgotten subject's name (mentions: a decision's title, a run's task...), which it leaves as typed.
 -- Its audit event records a digest keyed by the workspace's secret (beliefdb.audit_key), not the plain
@@ -11,7 +11,7 @@ alter type beliefdb.forget_result add attribute jobs integer, add attribute prop
                                   add attribute mentions jsonb;
 
 -- Each workspace's secret key for the digests its audit chain records of what was forgotten (revision
--- 0043): a forget event keeps the HMAC-SHA-256 of the name under this key, which a list of names does
+-- 0044): a forget event keeps the HMAC-SHA-256 of the name under this key, which a list of names does
 -- not reverse. Made on the workspace's first forget; read only by beliefdb's own functions (the
 -- application role has no privilege on it).
 create table beliefdb.audit_key (
