@@ -301,7 +301,7 @@ def test_offline_upgrade_sql_builds_the_same_schema(scratch_db: Callable[[], str
         ("drop function beliefdb._rivals(uuid, uuid)", "functions", "rivals"),
         ("alter table beliefdb.source drop column retraction_reason", "columns", "retraction_reason"),
         ("comment on table beliefdb.relation is 'changed'", "comments", "changed"),
-        ("revoke delete on beliefdb.belief_embedding from beliefdb_app", "table_privileges", "DELETE"),
+        ("grant delete on beliefdb.belief_embedding to beliefdb_app", "table_privileges", "DELETE"),
         ("alter table beliefdb.run disable row level security", "relations", "run"),
         ("alter type beliefdb.relation_kind add value 'extra'", "types", "extra"),
         ("drop index beliefdb.justification_consequent", "indexes", "justification_consequent"),

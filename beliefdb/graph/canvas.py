@@ -1,7 +1,9 @@
 """A picture being put together: nodes and edges collected from what the database answered, then
 frozen into a :class:`~beliefdb.models.graph.Graph`. Nothing here decides what holds: a node's
 status and state marks are its stored status (``belief.status``, ``decision.status``, ...), and the
-liveness of an edge is the database's (``justification.unmet``, a fragment's ``node.holds``)."""
+liveness of an edge is the database's (``justification.unmet``, a fragment's ``node.holds``).
+
+Rules cited as "rule N" are those of docs/rules.md."""
 
 from __future__ import annotations
 

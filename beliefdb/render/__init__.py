@@ -1,4 +1,6 @@
-"""Turning results into text for people and JSON for scripts. No database access here."""
+"""Turning results into text for people and JSON for scripts. No database access here.
+
+Rules cited as "rule N" are those of docs/rules.md."""
 
 from __future__ import annotations
 
