@@ -20,7 +20,7 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, LiteralString
 
 import psycopg
 from _common import arguments, log, print_json
@@ -28,33 +28,36 @@ from _common import arguments, log, print_json
 import beliefdb
 
 
+def _row(url: str, query: LiteralString, workspace: str, missing: str) -> tuple[Any, ...]:
+    """The first row of ``query`` about the workspace named ``workspace``; exits saying ``missing`` if none."""
+    with psycopg.connect(url) as conn:
+        row = conn.execute(query, (workspace,)).fetchone()
+    if row is None:
+        raise SystemExit(f"{missing} in workspace {workspace}")
+    return row
+
+
 def _pick(url: str, workspace: str) -> dict[str, Any]:
     """A belief, its subject, a decision and a source of the workspace, read once."""
-    with psycopg.connect(url) as conn:
-        row = conn.execute(
-            "select b.id, b.subject, (select d.id from beliefdb.decision d where d.workspace_id = w.id limit 1),"
-            "       (select s.name from beliefdb.source s where s.workspace_id = w.id order by s.name limit 1)"
-            "  from beliefdb.workspace w join beliefdb.belief b on b.workspace_id = w.id"
-            " where w.name = %s and b.status = 'current' limit 1", (workspace,)).fetchone()
-        if row is None:
-            raise SystemExit(f"no current belief in workspace {workspace}")
-        return {"belief": row[0], "subject": row[1], "decision": row[2], "source": row[3]}
+    row = _row(url,
+               "select b.id, b.subject, (select d.id from beliefdb.decision d where d.workspace_id = w.id limit 1),"
+               "       (select s.name from beliefdb.source s where s.workspace_id = w.id order by s.name limit 1)"
+               "  from beliefdb.workspace w join beliefdb.belief b on b.workspace_id = w.id"
+               " where w.name = %s and b.status = 'current' limit 1", workspace, "no current belief")
+    return {"belief": row[0], "subject": row[1], "decision": row[2], "source": row[3]}
 
 
 def _largest_source(url: str, workspace: str) -> tuple[str, int]:
     """The source of the workspace whose quotes support the most beliefs, and how many."""
-    with psycopg.connect(url) as conn:
-        row = conn.execute(
-            "select s.name, count(distinct e.belief_id)"
-            "  from beliefdb.workspace w"
-            "  join beliefdb.source s on s.workspace_id = w.id"
-            "  join beliefdb.source_version v on v.workspace_id = s.workspace_id and v.source_id = s.id"
-            "  join beliefdb.fragment f on f.workspace_id = v.workspace_id and f.source_version_id = v.id"
-            "  join beliefdb.evidence e on e.workspace_id = f.workspace_id and e.fragment_id = f.id"
-            " where w.name = %s group by s.name order by 2 desc, 1 limit 1", (workspace,)).fetchone()
-        if row is None:
-            raise SystemExit(f"no source with evidence in workspace {workspace}")
-        return str(row[0]), int(row[1])
+    row = _row(url,
+               "select s.name, count(distinct e.belief_id)"
+               "  from beliefdb.workspace w"
+               "  join beliefdb.source s on s.workspace_id = w.id"
+               "  join beliefdb.source_version v on v.workspace_id = s.workspace_id and v.source_id = s.id"
+               "  join beliefdb.fragment f on f.workspace_id = v.workspace_id and f.source_version_id = v.id"
+               "  join beliefdb.evidence e on e.workspace_id = f.workspace_id and e.fragment_id = f.id"
+               " where w.name = %s group by s.name order by 2 desc, 1 limit 1", workspace, "no source with evidence")
+    return str(row[0]), int(row[1])
 
 
 def main(argv: Sequence[str] | None = None) -> int:

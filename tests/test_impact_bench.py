@@ -91,3 +91,10 @@ def test_the_reads_benchmark_runs_on_a_workspace_impact_loaded(db_url: str) -> N
     result = json.loads(out.getvalue().strip().splitlines()[-1])
     assert len(result) == 14 and all(ms > 0 for ms in result.values()), result
     assert {"decisions page of 50", "actions page of 50"} <= set(result)
+    # and the retraction preview of the source that supports the most beliefs
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
+        code = bench_reads.main(["--db", db_url, "--workspace", name[0], "--runs", "1", "--json", "--large-source"])
+    assert code == 0
+    large = json.loads(out.getvalue().strip().splitlines()[-1])
+    assert len(large) == 15 and any(k.startswith("preview_retract of the largest source (") for k in large), large

@@ -15,6 +15,7 @@ import json
 import os
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -36,12 +37,11 @@ TEXT = "The office is open until February.\n"
 QUOTE = "The office is open until February."
 
 
-@pytest.fixture
-def in_new_york(db_url: str) -> Iterator[None]:
-    """This process's local time is New York's (the database session's stays its own: the test server
-    is started before, by ``db_url``, so it does not take the zone from this process's environment)."""
+@contextmanager
+def local_zone(zone: str) -> Iterator[None]:
+    """This process's local time is ``zone``'s while the block runs (TZ, then as it was)."""
     before = os.environ.get("TZ")
-    os.environ["TZ"] = "America/New_York"
+    os.environ["TZ"] = zone
     time.tzset()
     try:
         yield
@@ -51,6 +51,14 @@ def in_new_york(db_url: str) -> Iterator[None]:
         else:
             os.environ["TZ"] = before
         time.tzset()
+
+
+@pytest.fixture
+def in_new_york(db_url: str) -> Iterator[None]:
+    """This process's local time is New York's (the database session's stays its own: the test server
+    is started before, by ``db_url``, so it does not take the zone from this process's environment)."""
+    with local_zone("America/New_York"):
+        yield
 
 
 def in_tokyo(url: str, moment: str | None = None) -> str:
@@ -171,17 +179,8 @@ def test_every_local_time_is_read_as_postgresql_reads_it(postgresql: psycopg.Con
     text = wall.isoformat()
     postgresql.execute(sql.SQL("set timezone = {}").format(sql.Literal(zone)))
     (database,) = postgresql.execute("select %s::text::timestamptz", (text,)).fetchone() or ()
-    before = os.environ.get("TZ")
-    os.environ["TZ"] = zone
-    time.tzset()
-    try:
+    with local_zone(zone):
         read = {m.astimezone(UTC) for m in (api.check_moment(wall, "as_of"), api.parse_moment(text, "--as-of"),
                                              datetime.fromisoformat(moment_text(text, "valid_from") or ""))}
-    finally:
-        if before is None:
-            del os.environ["TZ"]
-        else:
-            os.environ["TZ"] = before
-        time.tzset()
     # (in UTC: a time in the repeated hour, with fold=1, never equals one of another zone, PEP 495)
     assert read == {database.astimezone(UTC)}, (zone, text)
