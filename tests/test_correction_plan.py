@@ -1,0 +1,99 @@
+"""A correction reads what it changes, not the workspace around it.
+
+``workspace_id`` has no planner statistics (tenants must not shape each other's plans), so the planner
+guesses 0.5 % of a table for any workspace. Joined to an unnested array, that guess made a hash of the
+whole workspace look cheap: every correction whose closure held a supersession hashed all of the
+workspace's nodes, and every correction read all of its decisions to find the actions to hold (31 ms
+of backend CPU a correction in a 100,000-node workspace, 8 ms with the lookups by key). These tests
+run the statements with auto_explain and count the rows each scan returned.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import psycopg
+
+import beliefdb
+
+DOCUMENTS = 30
+LINES = 50  # 1,500 filler beliefs, ~3,000 nodes with their fragments
+# what one statement of a correction may read of a table: the closure here is a handful of nodes
+BUDGET = 300
+
+
+def filler(bdb: beliefdb.BeliefDB) -> None:
+    docs = [(f"catalogue-{d}.md", "".join(f"Item {d}-{i} price: {d * 100 + i} EUR.\n" for i in range(LINES)))
+            for d in range(DOCUMENTS)]
+    bdb.bulk_ingest(*docs, embed=False)
+
+
+def statement_plans(db_url: str, bdb: beliefdb.BeliefDB, query: str, params: tuple[Any, ...]) -> list[Any]:
+    """The plans, with the rows each node returned, of ``query`` and every statement nested in it, run
+    as the application role in one rolled-back transaction."""
+    plans: list[Any] = []
+    with psycopg.connect(db_url) as conn:
+        conn.execute("load 'auto_explain'")
+        for setting, value in (("log_min_duration", "0"), ("log_nested_statements", "on"), ("log_analyze", "on"),
+                               ("log_timing", "off"), ("log_level", "notice"), ("log_format", "json")):
+            conn.execute(f"set auto_explain.{setting} = {value}")
+        conn.add_notice_handler(
+            lambda n: plans.append(json.loads((n.message_primary or "").split("plan:", 1)[1]))
+            if "plan:" in (n.message_primary or "") else None)
+        conn.execute("select set_config('beliefdb.workspace_id', %s, false)", (bdb.database.workspace_id,))
+        conn.execute("select set_config('beliefdb.principal', %s, false)", (bdb.database.principal or "",))
+        conn.execute("set role beliefdb_app")
+        conn.execute(query, params)
+        conn.rollback()
+    return plans
+
+
+def rows_scanned(plan: dict[str, Any], table: str) -> int:
+    """The rows the scans of ``table`` in this plan returned or removed by a filter, over all loops."""
+    here = 0
+    if plan.get("Relation Name") == table:
+        here = round((plan.get("Actual Rows", 0) + plan.get("Rows Removed by Filter", 0)) * plan.get("Actual Loops", 1))
+    return here + sum(rows_scanned(p, table) for p in plan.get("Plans", []))
+
+
+def widest(plans: list[Any], table: str) -> tuple[int, str]:
+    """The most rows of ``table`` one statement scanned, and that statement."""
+    return max(((rows_scanned(p["Plan"], table), " ".join(p["Query Text"].split())[:120]) for p in plans),
+               default=(0, ""))
+
+
+def test_a_correction_next_to_a_supersession_reads_its_closure_only(bdb: beliefdb.BeliefDB, db_url: str,
+                                                                    postgresql: psycopg.Connection[Any]) -> None:
+    filler(bdb)
+    bdb.remember("The desk opens at 9.", "desk", "opens", "9", "The desk opens at 9.", source="old.md",
+                 text="The desk opens at 9.")
+    winner = bdb.remember("The desk opens at 10.", "desk", "opens", "10", "The desk opens at 10.",
+                          source="new.md", text="The desk opens at 10.").accepted[0].id
+    decision = bdb.decide("Staff the desk from 10", because=[winner]).id
+    other = bdb.remember("The lift is open.", "lift", "status", "open", "The lift is open.", source="lift.md",
+                         text="The lift is open.").accepted[0].id
+    for i in range(BUDGET + 20):  # decisions outside the closure: an active workspace has many
+        bdb.decide(f"Use the lift, shift {i}", because=[other])
+    bdb.act(decision, "Roster the 10 o'clock shift")
+    assert [b.value for b in bdb.beliefs(subject="desk")] == ["10"]  # the supersession is in effect
+    postgresql.execute("analyze")  # what autovacuum does to a workspace this size
+    postgresql.commit()
+    nodes = postgresql.execute("select count(*) from beliefdb.node").fetchone()
+    assert nodes is not None and nodes[0] > 3_000
+
+    revision = bdb.preview_correction(winner, "The desk opens at 11.", value="11").revision
+    plans = statement_plans(db_url, bdb, "select beliefdb.apply_correction(%s::text, %s, '11', 'reviewer', "
+                                         "'wrong hour', %s, null)", (winner, "The desk opens at 11.", revision))
+    assert any("v_sup_of" in p["Query Text"] for p in plans)  # the supersession was looked up
+    for table in ("node", "decision", "action", "belief", "justification"):
+        rows, query = widest(plans, table)
+        assert rows < BUDGET, (table, rows, query)
+
+    # and the correction itself, committed, did what it says
+    applied = bdb.apply_correction(winner, "The desk opens at 11.", value="11", reviewer="reviewer",
+                                   expect_revision=revision)
+    assert applied.replacement is not None and not applied.proposed, applied
+    assert applied.flagged == [decision], applied
+    assert [b.value for b in bdb.beliefs(subject="desk")] == ["11"]
+    assert [d.status for d in bdb.decisions() if d.id == decision] == ["needs_review"]
