@@ -60,14 +60,14 @@ begin
         if v_round = 0 then
             v_now := beliefdb.clock();
         end if;
-        select coalesce(array_agg(c.id), '{}'), coalesce(array_agg(c.new), '{}') into v_ids, v_new
-          from (select b.id, least(1, greatest(0, f.weight))::real as new
-                  from beliefdb.belief b
-                 cross join lateral (select cf.weight from beliefdb.confidence_factors(v_ws, b.id) cf
-                                      where cf.factor = 'confidence') f
-                 where b.workspace_id = v_ws and b.id = any(v_todo)) c
-          join beliefdb.belief b on b.workspace_id = v_ws and b.id = c.id
-         where b.confidence is distinct from c.new;
+        -- (one statement for the set, beliefdb._confidences: a call of confidence_factors per belief
+        -- took 40 s for the 55,000 beliefs of a 100,000-node workspace)
+        select coalesce(array_agg(c.belief_id), '{}'), coalesce(array_agg(least(1, greatest(0, c.confidence))), '{}')
+          into v_ids, v_new
+          from beliefdb._confidences(v_ws, v_todo) c
+          join beliefdb.belief b on b.workspace_id = v_ws and b.id = c.belief_id
+         where b.id = any(v_todo)
+           and b.confidence is distinct from least(1, greatest(0, c.confidence));
         perform set_config('beliefdb.now', v_clock, true);
         exit when cardinality(v_ids) = 0;
         update beliefdb.belief b
