@@ -1,4 +1,4 @@
-"""A correction reads what it changes, not the workspace around it.
+"""A correction, and ask's unextracted text, read what they touch, not the workspace around it.
 
 ``workspace_id`` has no planner statistics (tenants must not shape each other's plans), so the planner
 guesses 0.5 % of a table for any workspace. Joined to an unnested array, that guess made a hash of the
@@ -16,6 +16,7 @@ from typing import Any
 import psycopg
 
 import beliefdb
+from beliefdb.db.queries import Q
 
 DOCUMENTS = 30
 LINES = 50  # 1,500 filler beliefs, ~3,000 nodes with their fragments
@@ -29,7 +30,7 @@ def filler(bdb: beliefdb.BeliefDB) -> None:
     bdb.bulk_ingest(*docs, embed=False)
 
 
-def statement_plans(db_url: str, bdb: beliefdb.BeliefDB, query: str, params: tuple[Any, ...]) -> list[Any]:
+def statement_plans(db_url: str, bdb: beliefdb.BeliefDB, query: Any, params: Any) -> list[Any]:
     """The plans, with the rows each node returned, of ``query`` and every statement nested in it, run
     as the application role in one rolled-back transaction."""
     plans: list[Any] = []
@@ -97,3 +98,25 @@ def test_a_correction_next_to_a_supersession_reads_its_closure_only(bdb: beliefd
     assert applied.flagged == [decision], applied
     assert [b.value for b in bdb.beliefs(subject="desk")] == ["11"]
     assert [d.status for d in bdb.decisions() if d.id == decision] == ["needs_review"]
+
+
+def test_asks_unextracted_text_reads_the_fragments_it_returns(bdb: beliefdb.BeliefDB, db_url: str,
+                                                              postgresql: psycopg.Connection[Any]) -> None:
+    """The fragments recall_fragments finds are joined to their rows by key: joined by id alone (the
+    primary key begins with workspace_id), every fragment of the workspace was read at every ask
+    that fell back to text (15,050 at 100k nodes, 150,000 at 1M)."""
+    docs = [(f"diary-{d}.md", "".join(f"Remember to water plant number {d}-{i} on day {i}.\n" for i in range(LINES)))
+            for d in range(DOCUMENTS)]
+    bdb.bulk_ingest(*docs, embed=False)
+    postgresql.execute("analyze")
+    postgresql.commit()
+    fragments = postgresql.execute("select count(*) from beliefdb.fragment").fetchone()
+    assert fragments is not None and fragments[0] >= DOCUMENTS * LINES
+    answer = bdb.ask("when do I water plant number 7-3?")
+    assert any("plant number 7-3 " in f.text for f in answer.fragments), answer.fragments
+
+    plans = statement_plans(db_url, bdb, Q.recall_fragments, {"q": "when do I water plant number 7-3?", "k": 5,
+                                                              "as_of": None, "fixtures": False})
+    # the rows of what the function found (it reads the fragments the question's words match, by design)
+    (joined,) = [p for p in plans if p["Query Text"].lstrip().startswith("select f.id as fragment_id")]
+    assert rows_scanned(joined["Plan"], "fragment") <= 5, rows_scanned(joined["Plan"], "fragment")

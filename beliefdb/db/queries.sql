@@ -531,7 +531,7 @@ select f ->> 'speaker'
 -- The repair plan for faulty memories, in the order of the actions
 select p.node, p.node_kind, p.step_kind, p.run_id, p.seq, p.action, p.reason, p.saved_by
   from beliefdb.repair_plan(%s, %s, %s) p
-  left join beliefdb.run r on r.id = p.run_id
+  left join beliefdb.run r on r.workspace_id = beliefdb.current_workspace_id() and r.id = p.run_id
  order by array_position(%s::text[], p.action), r.created_at, r.id, p.seq, p.node;
 
 -- repair_apply --
@@ -608,14 +608,26 @@ select b.id
                    || pg_catalog.to_tsvector('pg_catalog.simple', pg_catalog.replace(b.subject, '_', ' ')))));
 
 -- recall_fragments --
--- Unextracted text matching a question (ask's fallback): each fragment with its source, version and turn
+-- Unextracted text matching a question (ask's fallback): each fragment with its source, version and turn.
+-- Each row is read by its key from the few the function returns (lateral, offset 0): joined, the planner
+-- took its guess of 1,000 rows and 0.5 % of the workspace and hashed every fragment, version and source
+-- of the workspace at every ask (15,053 fragments, 24 ms at 100,000 nodes)
 select f.id as fragment_id, f.text, s.name as source, v.version, v.label as version_label, f.start_offset,
        f.end_offset, v.recorded_at, f.speaker, f.spoken_at, s.authority::text as authority,
        s.provenance::text as provenance, r.score
   from beliefdb.recall_fragments(%(q)s, %(k)s, %(as_of)s, %(fixtures)s) r
-  join beliefdb.fragment f on f.id = r.fragment_id
-  join beliefdb.source_version v on v.workspace_id = f.workspace_id and v.id = f.source_version_id
-  join beliefdb.source s on s.workspace_id = v.workspace_id and s.id = v.source_id
+ cross join lateral (select f.id, f.text, f.start_offset, f.end_offset, f.speaker, f.spoken_at, f.source_version_id
+                       from beliefdb.fragment f
+                      where f.workspace_id = beliefdb.current_workspace_id() and f.id = r.fragment_id
+                     offset 0) f
+ cross join lateral (select v.version, v.label, v.recorded_at, v.source_id
+                       from beliefdb.source_version v
+                      where v.workspace_id = beliefdb.current_workspace_id() and v.id = f.source_version_id
+                     offset 0) v
+ cross join lateral (select s.name, s.authority, s.provenance
+                       from beliefdb.source s
+                      where s.workspace_id = beliefdb.current_workspace_id() and s.id = v.source_id
+                     offset 0) s
  order by r.text_rank;
 
 -- supporting_evidence --
