@@ -44,7 +44,15 @@ as $$
                                                 filter (where x.source is not null)) as product
               from (select b.id, b.confidence_kind, b.status, b.kind, b.recorded_at, w.id as source, w.weight,
                            max(e.created_at) as at
-                      from beliefdb.belief b
+                      -- (each belief by its key, from the distinct ids: as `= any` in the where clause,
+                      -- the plan took the workspace for 0.5 % of the table, having no statistics on
+                      -- workspace_id, and read all 55,100 beliefs of a 100,000-node workspace through
+                      -- another index to find the 250 of a source's retraction)
+                      from (select distinct x.id from unnest(p_beliefs) as x (id)) as u
+                     cross join lateral (select b.id, b.confidence_kind, b.status, b.kind, b.recorded_at
+                                           from beliefdb.belief b
+                                          where b.workspace_id = p_workspace_id and b.id = u.id
+                                         offset 0) as b
                       left join lateral (select e.fragment_id, e.created_at
                                            from beliefdb.evidence e
                                           where e.workspace_id = p_workspace_id and e.belief_id = b.id
@@ -66,7 +74,6 @@ as $$
                                           where v.workspace_id = p_workspace_id and v.id = f.source_version_id
                                             and src.retracted_at is null
                                          offset 0) as w on true
-                     where b.workspace_id = p_workspace_id and b.id = any(p_beliefs)
                      group by b.id, b.confidence_kind, b.status, b.kind, b.recorded_at, w.id, w.weight) as x
              group by x.id, x.confidence_kind, x.status, x.kind, x.recorded_at
       ) as g
