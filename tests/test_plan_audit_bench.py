@@ -1,0 +1,50 @@
+"""bench/plan_audit.py runs every operation it lists on a small benchmark workspace and reports the
+scans of store tables wider than its threshold, with the statement they are in."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+import psycopg
+import pytest
+
+BENCH = Path(__file__).resolve().parent.parent / "bench"
+sys.path.insert(0, str(BENCH))
+
+import impact as bench_impact  # noqa: E402
+import plan_audit  # noqa: E402
+
+
+def audit(db_url: str, name: str, threshold: int) -> dict[str, object]:
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
+        code = plan_audit.main(["--db", db_url, "--workspace", name, "--threshold", str(threshold), "--json"])
+    assert code == 0
+    result: dict[str, object] = json.loads(out.getvalue())
+    return result
+
+
+@pytest.mark.slow
+def test_the_plan_audit_runs_each_operation_and_names_wide_scans(db_url: str) -> None:
+    ws = bench_impact.create_workspace(db_url)
+    with psycopg.connect(db_url) as conn:
+        bench_impact.load(conn, ws, bench_impact.generate(3000, np.random.default_rng(3)))
+        row = conn.execute("select name from beliefdb.workspace where id = %s", (ws,)).fetchone()
+    assert row is not None
+
+    loose = audit(db_url, row[0], 1_000_000)
+    operations = loose["operations"]
+    assert isinstance(operations, list) and len(operations) == len({o["operation"] for o in operations}) > 20
+    assert all(o["outcome"] == "ok" for o in operations), [o for o in operations if o["outcome"] != "ok"]
+    assert not any(o["wide_scans"] for o in operations)
+
+    # a threshold of one row: every scan that read a row is named, with its table and statement
+    strict = audit(db_url, row[0], 1)
+    scans = [s for o in strict["operations"] for s in o["wide_scans"]]  # type: ignore[attr-defined]
+    assert {"node", "belief"} <= {s["table"] for s in scans}
+    assert all(s["rows"] + s["filtered"] >= 1 and s["statement"] for s in scans)
