@@ -24,6 +24,7 @@ import sys
 import time
 import uuid
 from collections.abc import Callable
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -103,6 +104,7 @@ def main(argv: list[str] | None = None) -> int:
         with each.database.transaction() as conn:
             conn.add_notice_handler(capture)
     tag = uuid.uuid4().hex[:8]
+    earlier = datetime.now(UTC)  # before the operations below, after what the workspace held
     doc = f"# Desk {tag}\nThe front desk opens at 8.\nRefund window: 30 days.\n"
     ops: list[tuple[str, Callable[[], object]]] = [
         ("remember", lambda: db.remember(f"The desk {tag} opens at 9.", f"desk_{tag}", "opens", "9",
@@ -132,6 +134,15 @@ def main(argv: list[str] | None = None) -> int:
         ("why graph", lambda: db.why_graph(beliefs[0])),
         ("impact graph", lambda: db.impact_graph(beliefs[1], limit=50)),
         ("decisions, a page", lambda: db.decisions(limit=50)),
+        ("beliefs, a page", lambda: db.beliefs(limit=50)),
+        ("beliefs, a page of all", lambda: db.beliefs(include_all=True, limit=50)),
+        ("beliefs as of before the operations", lambda: db.beliefs(subject=f"desk_{tag}", as_of=earlier)),
+        ("actions, a page", lambda: db.actions(limit=50)),
+        ("ask as of before the operations", lambda: db.ask(f"when does the desk {tag} open", as_of=earlier)),
+        ("why as of before the operations", lambda: db.why(beliefs[0], as_of=earlier)),
+        ("workspace picture", lambda: db.workspace_graph(limit=50)),
+        ("jobs", lambda: db.jobs()),
+        ("runs", lambda: db.runs(limit=50, newest_first=True)),
         ("review items", lambda: db.review_items()),
         ("repair plan", lambda: db.repair_plan([beliefs[1]])),
         ("expire", lambda: db.expire()),
