@@ -89,6 +89,8 @@ RELEASED = {
     "0042_run_owner.sql": "7f825cc3b046f8e8f385323050f3f5c533626d1b8b4231f5692b46b0fe68389f",
     "0043_belief_sha256.py": "679f0782dc2c557d722cabc4ba535321aee4d8c853656011fc3a365a15cd6954",
     "0043_belief_sha256.sql": "67bb17d9a891896b2ff8c86f91bd1ddf56957b5ad3ded4c6d7da6c6be9aacf3b",
+    "0044_forget_report.py": "ff5aa6796ad89bba4c1ea30596134ba5306168833e9b986e59d00cb28e29e723",
+    "0044_forget_report.sql": "2d20adfb418c66d082502993ea40b8612f27d35fb8512c1e2dc02d1b55bf525d",
 }
 
 

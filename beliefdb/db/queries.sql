@@ -1061,7 +1061,7 @@ select r.id, r.task, r.agent, r.parent_run_id from beliefdb.run r where r.id = %
 
 -- workspace_beliefs --
 -- The production beliefs of the product view, newest first, from offset (at most limit + 1: one more says it was cut): of subject, status, recorded between since and until; each row with how many pass the filters (n, counted up to count_limit), one row with a null id when none is on the page
--- (not materialized: the page reads the index in order until its limit, the count until its bound)
+-- (not materialized: the page reads belief_recent in order until its limit, the count until its bound)
 with passing as not materialized (
     select b.id, b.recorded_at
       from beliefdb.belief b

@@ -285,6 +285,8 @@ create index belief_expiry on beliefdb.belief (workspace_id, upper(valid_time))
 -- beliefs with an end to their valid time, by id: the closure walk asks which of its beliefs ended
 create index belief_ending on beliefdb.belief (workspace_id, id) include (valid_time)
     where not upper_inf(valid_time);
+-- production beliefs newest first: the product view's page reads its rows in this order (revision 0045)
+create index belief_recent on beliefdb.belief (workspace_id, recorded_at desc, id) where provenance = 'production';
 
 -- Why a node holds: one justification is one reason; all its antecedents must hold.
 create table beliefdb.justification (
