@@ -71,6 +71,27 @@ def snapshot(conn: psycopg.Connection[Any], workspace: str) -> list[tuple[str, s
     return [(kind, text) for kind, text in conn.execute(SNAPSHOT, {"ws": workspace}).fetchall()]
 
 
+ADJACENCY = """
+select a.node, a.entry::text, a.justification, a.consequent, a.unmet, a.kind::text, a.holds, a.current, a.retracted,
+       a.related, a.support, a.into_decision
+  from beliefdb.adjacency a join beliefdb.workspace w on w.id = a.workspace_id
+ where w.name = %(ws)s
+"""
+
+
+def adjacency_drift(conn: psycopg.Connection[Any], workspace: str) -> list[tuple[Any, ...]]:
+    """The adjacency rows of a workspace that beliefdb.rebuild_adjacency (which derives them from the
+    tables, set-based) would not write, and those it would write that are missing, tagged 'stored' and
+    'derived': empty when the triggers and the bulk statements kept it exact. (The rebuild is rolled back.)"""
+    stored = conn.execute(ADJACENCY, {"ws": workspace}).fetchall()
+    conn.execute("select beliefdb.rebuild_adjacency(w.id) from beliefdb.workspace w where w.name = %s", (workspace,))
+    derived = conn.execute(ADJACENCY, {"ws": workspace}).fetchall()
+    conn.rollback()
+    assert derived, "a workspace with nothing in it compares nothing"
+    drift = [("stored", *r) for r in set(stored) - set(derived)] + [("derived", *r) for r in set(derived) - set(stored)]
+    return sorted(drift, key=repr) + ([("count", len(stored), len(derived))] if len(stored) != len(derived) else [])
+
+
 def audit_actions(conn: psycopg.Connection[Any], workspace: str, action: str) -> list[dict[str, Any]]:
     rows = conn.execute("select e.payload from beliefdb.audit_event e"
                         " join beliefdb.workspace w on w.id = e.workspace_id"
@@ -121,6 +142,8 @@ def test_bulk_ingest_equals_ingest_one_by_one(db_url: str, postgresql: psycopg.C
     one_snap, many_snap = snapshot(postgresql, one), snapshot(postgresql, many)
     assert [x for x in many_snap if x not in one_snap] == [] and [x for x in one_snap if x not in many_snap] == []
     assert many_snap == one_snap
+    # the closure walk's index, which the bulk statements write themselves, is what the tables say
+    assert adjacency_drift(postgresql, many) == []
     batches = -(-len(paths) // batch)
     # one summary event per batch that stored something (a batch of texts in force already stores nothing)
     assert 1 <= len(audit_actions(postgresql, many, "bulk_ingest")) <= batches
@@ -170,6 +193,7 @@ def same_as_one_by_one(db_url: str, conn: psycopg.Connection[Any], root: Path, d
     one_snap, many_snap = snapshot(conn, one), snapshot(conn, many)
     assert [x for x in many_snap if x not in one_snap] == [] and [x for x in one_snap if x not in many_snap] == []
     assert many_snap == one_snap
+    assert adjacency_drift(conn, many) == []
 
 
 RUN = [("a.md", "The warranty period is 12 months.\nThe shipping fee is 5%.\nRefund window: 30 days.\n"),
@@ -407,6 +431,56 @@ def test_a_session_that_sets_the_bulk_hint_still_has_its_reasons_counted(bdb: be
     unmet = postgresql.execute("select j.unmet from beliefdb.justification j where j.consequent = %s",
                                (decided[0],)).fetchall()
     assert unmet == [(1,)]
+
+
+def test_a_bulk_batch_writes_the_adjacency_rows_the_triggers_would(bdb: beliefdb.BeliefDB,
+                                                                    postgresql: psycopg.Connection[Any],
+                                                                    tmp_path: Path) -> None:
+    """A run of new sources writes the adjacency rows of its nodes, justifications and edges itself
+    (the insert triggers skip those statements: beliefdb._adjacency_noted): new beliefs alone on their
+    subject, new beliefs that supersede or tie with one of before, a claim repeated across documents
+    (corroborated: its edge carries no support), a decision resting on a belief of before. Afterwards
+    the workspace's adjacency is row for row what beliefdb.rebuild_adjacency derives from the tables,
+    and a change of what the batch wrote (a retraction of a source, which moves holds, current and
+    supports) keeps it so."""
+    before = bdb.ingest_text("The warranty period is 6 months.\nThe shipping fee is 1%.\n", source="old.md")
+    bdb.decide("Promise half a year", because=[before.accepted[0].id])
+    paths = write_all(tmp_path, [("a.md", ["The warranty period is 12 months.", "Refund window: 30 days.",
+                                           "The restocking fee is 10%."]),
+                                 ("b.md", ["Refund window: 30 days.", "The shipping fee is 5%.",
+                                           "The restocking fee is 12%."]),
+                                 ("c.md", ["Refund window: 30 days.", "The color is blue."])])
+    result = bdb.bulk_ingest(*paths, batch=3, embed=False)
+    assert result.accepted >= 6 and result.corroborated >= 2
+    assert postgresql.execute("select count(*) from beliefdb.adjacency where entry = 'out' and support is null"
+                              " and consequent in (select belief_id from beliefdb.evidence"
+                              " group by belief_id having count(*) > 1)").fetchone() != (0,)
+    postgresql.rollback()
+    assert adjacency_drift(postgresql, "default") == []
+    bdb.retract(source="b.md", reason="withdrawn")
+    assert adjacency_drift(postgresql, "default") == []
+
+
+def test_a_session_that_sets_the_adjacency_hint_still_gets_its_adjacency_rows(
+        bdb: beliefdb.BeliefDB, postgresql: psycopg.Connection[Any]) -> None:
+    """beliefdb.adjacency_noted is a setting any session may set; the adjacency insert triggers skip a
+    statement only for a bulk batch really running (one only the owner's batch opens). An agent that sets
+    it for each table and decides and acts (a decision's node, justification and edges; an action, a
+    leaf whose edge carries its standing) still gets every adjacency row of what it wrote."""
+    report = bdb.ingest_text("The warranty period is 12 months.\n", source="policy.md")
+    belief = report.accepted[0].id
+    for table in ("node", "justification", "justification_antecedent"):
+        with bdb.database.transaction() as conn:
+            conn.execute("select set_config('beliefdb.adjacency_noted', now()::text || ' ' || %s, true)", (table,))
+            conn.execute("select set_config('beliefdb.edges_noted', now()::text, true)")
+            decided = conn.execute("select (beliefdb.decide(%s, %s::jsonb)).id",
+                                   (f"Promise a year ({table})", f'[["{belief}"]]')).fetchone()
+            assert decided is not None
+            conn.execute("select beliefdb.act(%s, 'tell customers')", (str(decided[0]),))
+    assert postgresql.execute("select count(*) from beliefdb.adjacency where entry = 'out' and kind = 'action'"
+                              ).fetchone() == (3,)
+    postgresql.rollback()
+    assert adjacency_drift(postgresql, "default") == []
 
 
 def test_a_bulk_ingest_with_the_clock_fixed_records_at_that_clock_as_one_by_one(

@@ -273,10 +273,19 @@ begin
      order by c.n, c.s, c.e;
     analyze pg_temp.beliefdb_bulk_first_fragment (n, s, e);
     -- (a fragment of a first version in force holds and is current: stored so, the propagation
-    -- below finds nothing to change in it, and no justification waits for it)
-    insert into beliefdb.node (workspace_id, id, kind, holds, current, created_at)
-    select p_workspace_id, x.id, 'fragment', true, true, f.at
-      from pg_temp.beliefdb_bulk_first_fragment x join pg_temp.beliefdb_bulk_first f on f.n = x.n;
+    -- below finds nothing to change in it, and no justification waits for it. Its adjacency self
+    -- row is written from the rows inserted, as the insert trigger would write it, which skips them:
+    -- beliefdb._adjacency_noted)
+    perform pg_catalog.set_config('beliefdb.adjacency_noted', pg_catalog.now()::text || ' node', true);
+    with came as (
+        insert into beliefdb.node (workspace_id, id, kind, holds, current, created_at)
+        select p_workspace_id, x.id, 'fragment', true, true, f.at
+          from pg_temp.beliefdb_bulk_first_fragment x join pg_temp.beliefdb_bulk_first f on f.n = x.n
+        returning workspace_id, id, kind, holds, current, retracted_at)
+    insert into beliefdb.adjacency (workspace_id, node, entry, justification, kind, holds, current, retracted, related)
+    select c.workspace_id, c.id, 'self', c.id, c.kind, c.holds, c.current, c.retracted_at is not null, false
+      from came c;
+    perform pg_catalog.set_config('beliefdb.adjacency_noted', '', true);
     -- (noted as created here, in one statement: create_node is told so and skips them, where it
     -- took 30 us a row to find each node row and note it; the foreign key to node still checks it)
     insert into pg_temp.beliefdb_changes (id, kind, held, was_current, created)
@@ -329,10 +338,18 @@ begin
     -- propagation as one by one, which settles it again only if it was not: a settled new belief,
     -- settled again, changes nothing. It holds by its one justification, one rank above its new
     -- fragment, which has none (-1): stored so too, the propagation finds nothing to write in it,
-    -- where updating every new node row again took a second of a batch at a million)
-    insert into beliefdb.node (workspace_id, id, kind, holds, current, created_at, support, support_rank)
-    select p_workspace_id, c.belief_id, 'belief', true, true, f.at, c.justification_id, 0
-      from pg_temp.beliefdb_bulk_first_claim c join pg_temp.beliefdb_bulk_first f on f.n = c.n where c.eligible;
+    -- where updating every new node row again took a second of a batch at a million. Its
+    -- adjacency self row as the fragments' above: a new node is in no relation yet)
+    perform pg_catalog.set_config('beliefdb.adjacency_noted', pg_catalog.now()::text || ' node', true);
+    with came as (
+        insert into beliefdb.node (workspace_id, id, kind, holds, current, created_at, support, support_rank)
+        select p_workspace_id, c.belief_id, 'belief', true, true, f.at, c.justification_id, 0
+          from pg_temp.beliefdb_bulk_first_claim c join pg_temp.beliefdb_bulk_first f on f.n = c.n where c.eligible
+        returning workspace_id, id, kind, holds, current, retracted_at)
+    insert into beliefdb.adjacency (workspace_id, node, entry, justification, kind, holds, current, retracted, related)
+    select c.workspace_id, c.id, 'self', c.id, c.kind, c.holds, c.current, c.retracted_at is not null, false
+      from came c;
+    perform pg_catalog.set_config('beliefdb.adjacency_noted', '', true);
     insert into pg_temp.beliefdb_changes (id, kind, held, was_current, created)
     select c.belief_id, 'belief', false, false, true from pg_temp.beliefdb_bulk_first_claim c where c.eligible
     on conflict (id) do nothing;
@@ -348,18 +365,34 @@ begin
     get diagnostics v_count = row_count;
     perform pg_catalog.set_config('beliefdb.nodes_noted', '', true);
     perform pg_catalog.set_config('beliefdb.owner_stamped', '', true);
-    -- one justification each, its antecedent the claim's fragment, and the evidence (as _add_evidence)
-    insert into beliefdb.justification (workspace_id, id, consequent, created_at)
-    select p_workspace_id, c.justification_id, c.belief_id, f.at
-      from pg_temp.beliefdb_bulk_first_claim c join pg_temp.beliefdb_bulk_first f on f.n = c.n where c.eligible;
+    -- one justification each, its antecedent the claim's fragment, and the evidence (as _add_evidence).
+    -- The adjacency rows of both are written here from the rows inserted (the insert triggers skip
+    -- them: beliefdb._adjacency_noted), as the triggers would write them: the in row of each
+    -- justification with its unmet; the out row of each edge, the support of its belief (stored so
+    -- above), into no decision, with no leaf columns: a consequent is a belief and an antecedent a
+    -- new fragment with no justification, never leaves, so no leaf column of any row changes
+    perform pg_catalog.set_config('beliefdb.adjacency_noted', pg_catalog.now()::text || ' justification', true);
+    with came as (
+        insert into beliefdb.justification (workspace_id, id, consequent, created_at)
+        select p_workspace_id, c.justification_id, c.belief_id, f.at
+          from pg_temp.beliefdb_bulk_first_claim c join pg_temp.beliefdb_bulk_first f on f.n = c.n where c.eligible
+        returning workspace_id, id, consequent, unmet)
+    insert into beliefdb.adjacency (workspace_id, node, entry, justification, unmet)
+    select c.workspace_id, c.consequent, 'in', c.id, c.unmet from came c;
     -- (each edge with its consequent, the belief its justification was just inserted for, and
     -- every antecedent a fragment stored current: beliefdb.edges_noted tells the triggers that
     -- would look the consequent up again and recount unmet, 0 as inserted, to skip the statement)
     perform pg_catalog.set_config('beliefdb.edges_noted', pg_catalog.now()::text, true);
-    insert into beliefdb.justification_antecedent (workspace_id, justification_id, antecedent, edge_kind, consequent)
-    select p_workspace_id, c.justification_id, c.fragment_id, 'evidence', c.belief_id
-      from pg_temp.beliefdb_bulk_first_claim c where c.eligible;
+    perform pg_catalog.set_config('beliefdb.adjacency_noted', pg_catalog.now()::text || ' justification_antecedent', true);
+    with came as (
+        insert into beliefdb.justification_antecedent (workspace_id, justification_id, antecedent, edge_kind, consequent)
+        select p_workspace_id, c.justification_id, c.fragment_id, 'evidence', c.belief_id
+          from pg_temp.beliefdb_bulk_first_claim c where c.eligible
+        returning workspace_id, antecedent, justification_id, consequent)
+    insert into beliefdb.adjacency (workspace_id, node, entry, justification, consequent, support, into_decision)
+    select c.workspace_id, c.antecedent, 'out', c.justification_id, c.consequent, true, false from came c;
     perform pg_catalog.set_config('beliefdb.edges_noted', '', true);
+    perform pg_catalog.set_config('beliefdb.adjacency_noted', '', true);
     insert into beliefdb.evidence (workspace_id, belief_id, fragment_id, quote, role, justification_id, created_at)
     select p_workspace_id, c.belief_id, c.fragment_id, c.actual, 'supports', c.justification_id, f.at
       from pg_temp.beliefdb_bulk_first_claim c join pg_temp.beliefdb_bulk_first f on f.n = c.n where c.eligible;
@@ -427,11 +460,19 @@ begin
                   from pg_temp.beliefdb_bulk_first_claim t
                  where t.round = v_round and t.outcome is null) m
          where m.n = c.n and m.ord = c.ord;
-        -- (held by its justification, as above)
-        insert into beliefdb.node (workspace_id, id, kind, holds, current, created_at, support, support_rank)
-        select p_workspace_id, c.belief_id, 'belief', true, true, f.at, c.justification_id, 0
-          from pg_temp.beliefdb_bulk_first_claim c join pg_temp.beliefdb_bulk_first f on f.n = c.n
-         where c.round = v_round and c.outcome = 'new';
+        -- (held by its justification, as above; its adjacency self row too)
+        perform pg_catalog.set_config('beliefdb.adjacency_noted', pg_catalog.now()::text || ' node', true);
+        with came as (
+            insert into beliefdb.node (workspace_id, id, kind, holds, current, created_at, support, support_rank)
+            select p_workspace_id, c.belief_id, 'belief', true, true, f.at, c.justification_id, 0
+              from pg_temp.beliefdb_bulk_first_claim c join pg_temp.beliefdb_bulk_first f on f.n = c.n
+             where c.round = v_round and c.outcome = 'new'
+            returning workspace_id, id, kind, holds, current, retracted_at)
+        insert into beliefdb.adjacency (workspace_id, node, entry, justification, kind, holds, current, retracted,
+                                        related)
+        select c.workspace_id, c.id, 'self', c.id, c.kind, c.holds, c.current, c.retracted_at is not null, false
+          from came c;
+        perform pg_catalog.set_config('beliefdb.adjacency_noted', '', true);
         insert into pg_temp.beliefdb_changes (id, kind, held, was_current, created)
         select c.belief_id, 'belief', false, false, true from pg_temp.beliefdb_bulk_first_claim c
          where c.round = v_round and c.outcome = 'new'
@@ -447,15 +488,29 @@ begin
          order by c.n, c.ord;
         perform pg_catalog.set_config('beliefdb.nodes_noted', '', true);
         perform pg_catalog.set_config('beliefdb.owner_stamped', '', true);
-        insert into beliefdb.justification (workspace_id, id, consequent, created_at)
-        select p_workspace_id, c.justification_id, c.belief_id, f.at
-          from pg_temp.beliefdb_bulk_first_claim c join pg_temp.beliefdb_bulk_first f on f.n = c.n
-         where c.round = v_round and c.outcome in ('new', 'corroborated');
+        -- (and the adjacency rows of the justifications and edges, as above: the out row of an edge
+        -- into a corroborated belief carries no support, which is an older justification of the belief)
+        perform pg_catalog.set_config('beliefdb.adjacency_noted', pg_catalog.now()::text || ' justification', true);
+        with came as (
+            insert into beliefdb.justification (workspace_id, id, consequent, created_at)
+            select p_workspace_id, c.justification_id, c.belief_id, f.at
+              from pg_temp.beliefdb_bulk_first_claim c join pg_temp.beliefdb_bulk_first f on f.n = c.n
+             where c.round = v_round and c.outcome in ('new', 'corroborated')
+            returning workspace_id, id, consequent, unmet)
+        insert into beliefdb.adjacency (workspace_id, node, entry, justification, unmet)
+        select c.workspace_id, c.consequent, 'in', c.id, c.unmet from came c;
         perform pg_catalog.set_config('beliefdb.edges_noted', pg_catalog.now()::text, true);
+        perform pg_catalog.set_config('beliefdb.adjacency_noted', pg_catalog.now()::text || ' justification_antecedent',
+                                      true);
         insert into beliefdb.justification_antecedent (workspace_id, justification_id, antecedent, edge_kind, consequent)
         select p_workspace_id, c.justification_id, c.fragment_id, 'evidence', c.belief_id
           from pg_temp.beliefdb_bulk_first_claim c where c.round = v_round and c.outcome in ('new', 'corroborated');
+        insert into beliefdb.adjacency (workspace_id, node, entry, justification, consequent, support, into_decision)
+        select p_workspace_id, c.fragment_id, 'out', c.justification_id, c.belief_id,
+               case when c.outcome = 'new' then true end, false
+          from pg_temp.beliefdb_bulk_first_claim c where c.round = v_round and c.outcome in ('new', 'corroborated');
         perform pg_catalog.set_config('beliefdb.edges_noted', '', true);
+        perform pg_catalog.set_config('beliefdb.adjacency_noted', '', true);
         insert into beliefdb.evidence (workspace_id, belief_id, fragment_id, quote, role, justification_id, created_at)
         select p_workspace_id, c.belief_id, c.fragment_id, c.actual, 'supports', c.justification_id, f.at
           from pg_temp.beliefdb_bulk_first_claim c join pg_temp.beliefdb_bulk_first f on f.n = c.n
