@@ -254,6 +254,41 @@ def test_one_audit_event_per_batch_with_the_hash_of_its_rows(bdb: beliefdb.Belie
                         "4 months": "superseded", "5 months": "current"}
 
 
+def test_the_hash_of_a_batch_is_of_its_rows_not_of_the_order_they_were_staged_in(
+        db_url: str, postgresql: psycopg.Connection[Any]) -> None:
+    """rows_sha256 of a bulk_ingest event hashes the staged rows in the order of their keys (documents by
+    n, fragments by n and offsets, claims by n and ord): the same batch staged in another order gets the
+    same hash, and a batch that differs in one staged value another."""
+    text = "# Policy\nThe warranty period is 12 months.\nRefund window: 30 days.\n"
+    claims = [(0, 0, "The warranty period is 12 months.", "warranty period", "period", "12 months",
+               "The warranty period is 12 months.", 9, 42),
+              (0, 1, "Refund window: 30 days.", "refund", "window", "30 days", "Refund window: 30 days.", 43, 66)]
+    fragments = [(0, 0, 8), (0, 9, 42), (0, 43, 66)]
+    hashes = []
+    for i, (frags, rows) in enumerate([(fragments, claims), (fragments[::-1], claims[::-1]),
+                                       (fragments, [claims[0], (*claims[1][:5], "31 days", *claims[1][6:])])]):
+        name = f"hash{next(_names)}-{i}"
+        with beliefdb.connect(db_url) as admin:
+            admin.create_workspace(name)
+        postgresql.execute("select set_config('beliefdb.workspace_id', w.id::text, true),"
+                           " set_config('beliefdb.principal', 'bench', true) from beliefdb.workspace w"
+                           " where w.name = %s", (name,))
+        postgresql.execute("select beliefdb.bulk_stage()")
+        postgresql.execute("insert into pg_temp.beliefdb_bulk_document (n, source, content) values (0, 'p.md', %s)",
+                           (text,))
+        for f in frags:
+            postgresql.execute("insert into pg_temp.beliefdb_bulk_fragment values (%s, %s, %s)", f)
+        for c in rows:
+            postgresql.execute("insert into pg_temp.beliefdb_bulk_claim (n, ord, statement, subject, attribute, value,"
+                               " quote, start_offset, end_offset) values (%s, %s, %s, %s, %s, %s, %s, %s, %s)", c)
+        reports = postgresql.execute("select beliefdb.bulk_ingest_batch()").fetchall()
+        assert len(reports[0][0]["accepted"]) == 2, reports
+        postgresql.commit()
+        (event,) = audit_actions(postgresql, name, "bulk_ingest")
+        hashes.append(event["rows_sha256"])
+    assert hashes[0] == hashes[1] != hashes[2]
+
+
 def test_a_bad_document_leaves_nothing_of_its_batch(bdb: beliefdb.BeliefDB, tmp_path: Path,
                                                     postgresql: psycopg.Connection[Any]) -> None:
     for i in range(5):

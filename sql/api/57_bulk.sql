@@ -44,10 +44,11 @@ comment on function beliefdb.bulk_stage() is 'Create this transaction''s empty s
 -- rule-8 settling, supersession, conflicts, what stops holding), in this one transaction: a
 -- failure leaves nothing of the batch. Returns one ingest report per document, in order. The audit
 -- chain gets one event for the batch (rule 12; bulk_ingest: counts of documents and claims, the
--- SHA-256 of the staged rows, and under "rows" how many rows of each table every statement of the
--- batch inserted, updated or deleted, e.g. {"belief.insert": 50}), in place of one event per
--- statement; a proposal to another source's owner is its own event, as one by one. It names no
--- source, so forgetting one leaves nothing of it in the chain's payloads.
+-- SHA-256 of the staged rows (each row's text as select t::text prints it, documents by n, fragments
+-- by n and offsets, claims by n and ord, joined by newlines), and under "rows" how many rows of each
+-- table every statement of the batch inserted, updated or deleted, e.g. {"belief.insert": 50}), in
+-- place of one event per statement; a proposal to another source's owner is its own event, as one
+-- by one. It names no source, so forgetting one leaves nothing of it in the chain's payloads.
 create or replace function beliefdb.bulk_ingest_batch(
     p_origin beliefdb.origin_type default null, p_authority beliefdb.authority default null,
     p_provenance beliefdb.provenance default null
@@ -75,10 +76,14 @@ begin
     perform beliefdb._drop_temp_tables(array['beliefdb_audit_batch']);
     create temporary table beliefdb_audit_batch (action text not null, n bigint not null) on commit drop;
     perform pg_catalog.set_config('beliefdb.audit_batch', v_ws::text, true);
-    select sha256(convert_to(coalesce(string_agg(x.r, E'\n' order by x.t, x.r), ''), 'UTF8')) into v_hash
-      from (select 1 as t, to_jsonb(d)::text as r from pg_temp.beliefdb_bulk_document d
-            union all select 2, to_jsonb(f)::text from pg_temp.beliefdb_bulk_fragment f
-            union all select 3, to_jsonb(c)::text from pg_temp.beliefdb_bulk_claim c) x;
+    -- (the staged rows as text, documents, fragments, then claims, each in the order of its key, the
+    -- text last for rows whose key repeats, joined by newlines: the rows' own text and their keys,
+    -- where each row made into JSON and all sorted by that text took 0.09 s of a batch of 10,000)
+    select sha256(convert_to(coalesce(string_agg(x.r, E'\n' order by x.t, x.n, x.a, x.b, x.r), ''), 'UTF8'))
+      into v_hash
+      from (select 1 as t, d.n, 0 as a, 0 as b, d::text as r from pg_temp.beliefdb_bulk_document d
+            union all select 2, f.n, f.start_offset, f.end_offset, f::text from pg_temp.beliefdb_bulk_fragment f
+            union all select 3, c.n, c.ord, 0, c::text from pg_temp.beliefdb_bulk_claim c) x;
     for v_doc in select d.n, d.source from pg_temp.beliefdb_bulk_document d order by d.n loop
         -- a run of documents that each start a new source is stored set-based (_bulk_first_versions)
         if not v_doc.source = any(v_run_names)
