@@ -6,6 +6,7 @@ verifies, idempotency by content, and a bad document that leaves nothing of its 
 from __future__ import annotations
 
 import itertools
+import uuid
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -531,3 +532,17 @@ def test_a_bulk_ingest_with_the_clock_fixed_records_at_that_clock_as_one_by_one(
                                   " union select b.recorded_at from beliefdb.belief b"
                                   " union select e.created_at from beliefdb.evidence e").fetchall()
     assert recorded == [(january,)]
+
+
+def test_a_bulk_runs_ids_are_version_4_uuids_distinct_from_each_other(bdb: beliefdb.BeliefDB,
+                                                                      postgresql: psycopg.Connection[Any]) -> None:
+    """A run's ids come from a hash of its seed and each row's key, with the version and variant of a
+    version-4 UUID, as random ids have: code that checks for one (a pydantic UUID4 field) takes them."""
+    bdb.bulk_ingest(*[(f"catalogue-{d}.md", "".join(f"Item {d}-{i} price: {i} EUR.\n" for i in range(20)))
+                      for d in range(3)], embed=False)
+    ids = [r[0] for r in postgresql.execute(
+        "select id from beliefdb.node union all select id from beliefdb.source "
+        "union all select id from beliefdb.source_version union all select id from beliefdb.justification").fetchall()]
+    assert len(ids) > 60 * 3  # 60 beliefs with their fragments and justifications, 3 sources
+    assert len(set(ids)) == len(ids)
+    assert {i.version for i in ids} == {4} and {i.variant for i in ids} == {uuid.RFC_4122}

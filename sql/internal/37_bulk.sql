@@ -162,7 +162,9 @@ declare
     -- (244 random bits), and the row's key in the run (a tag for the table, then its document and
     -- claim or offsets), so as unpredictable as the seed and distinct within the run. Not a
     -- gen_random_uuid() a row: where the server is built without OpenSSL (the embedded one), each
-    -- call opens and reads /dev/urandom, 8 us, 0.25 s of the ~31,000 ids of a batch of 10,000 claims
+    -- call opens and reads /dev/urandom, 8 us, 0.25 s of the ~31,000 ids of a batch of 10,000 claims.
+    -- Bytes 7 and 9 are set as a version-4 UUID has them (its version and variant, 112 bits of the hash
+    -- left), so that what checks for one (a pydantic UUID4 field) takes these ids as it took the random ones
     v_seed bytea := uuid_send(pg_catalog.gen_random_uuid()) || uuid_send(pg_catalog.gen_random_uuid());
 begin
     perform beliefdb._begin_changes();
@@ -195,10 +197,12 @@ begin
 
     insert into pg_temp.beliefdb_bulk_first (n, at, source_id, version_id)
     select u.n, coalesce(v_fixed, v_base + make_interval(secs => u.k / 1e6)),
-           encode(overlay(substring(sha256(v_seed || int4send(1) || int4send(u.n)) from 1 for 16)
-                          placing v_prefix from 1 for 1), 'hex')::uuid,
-           encode(overlay(substring(sha256(v_seed || int4send(2) || int4send(u.n)) from 1 for 16)
-                          placing v_prefix from 1 for 1), 'hex')::uuid
+           encode(overlay(overlay(overlay(substring(sha256(v_seed || int4send(1) || int4send(u.n)) from 1 for 16)
+                          placing v_prefix from 1 for 1)
+                          placing '\x40'::bytea from 7 for 1) placing '\x80'::bytea from 9 for 1), 'hex')::uuid,
+           encode(overlay(overlay(overlay(substring(sha256(v_seed || int4send(2) || int4send(u.n)) from 1 for 16)
+                          placing v_prefix from 1 for 1)
+                          placing '\x40'::bytea from 7 for 1) placing '\x80'::bytea from 9 for 1), 'hex')::uuid
       from unnest(p_ns) with ordinality as u (n, k);
     -- (the planner gets the sizes, and statistics of the columns joined on only: of the texts and
     -- claims themselves they cost more than the joins they plan)
@@ -234,8 +238,9 @@ begin
     -- the fragments the documents were split into (the same span twice is one), each text read in
     -- one pass of its document
     insert into pg_temp.beliefdb_bulk_first_fragment (n, id, s, e, text)
-    select x.n, encode(overlay(substring(sha256(v_seed || int4send(3) || int4send(x.n) || int4send(x.s) || int4send(x.e))
-                               from 1 for 16) placing v_prefix from 1 for 1), 'hex')::uuid,
+    select x.n, encode(overlay(overlay(overlay(substring(sha256(v_seed || int4send(3) || int4send(x.n) || int4send(x.s) || int4send(x.e))
+                               from 1 for 16) placing v_prefix from 1 for 1)
+                                              placing '\x40'::bytea from 7 for 1) placing '\x80'::bytea from 9 for 1), 'hex')::uuid,
            x.s, x.e, x.text
       from (select distinct on (g.n, u.s, u.e) g.n, u.s, u.e, u.text
               from (select fr.n, array_agg(fr.start_offset order by fr.start_offset, fr.end_offset) as starts,
@@ -279,8 +284,9 @@ begin
     -- the fragments of the claims the gate lets through (as _add_claims: those not split already)
     insert into pg_temp.beliefdb_bulk_first_fragment (n, id, s, e, text)
     select distinct on (c.n, c.s, c.e)
-           c.n, encode(overlay(substring(sha256(v_seed || int4send(3) || int4send(c.n) || int4send(c.s) || int4send(c.e))
-                               from 1 for 16) placing v_prefix from 1 for 1), 'hex')::uuid,
+           c.n, encode(overlay(overlay(overlay(substring(sha256(v_seed || int4send(3) || int4send(c.n) || int4send(c.s) || int4send(c.e))
+                               from 1 for 16) placing v_prefix from 1 for 1)
+                                              placing '\x40'::bytea from 7 for 1) placing '\x80'::bytea from 9 for 1), 'hex')::uuid,
            c.s, c.e, c.actual
       from pg_temp.beliefdb_bulk_first_claim c
      where c.s is not null and c.actual = c.claim ->> 'quote'
@@ -328,10 +334,12 @@ begin
     -- belief already and whether any belief has its subject and attribute, a rival under rule 8)
     update pg_temp.beliefdb_bulk_first_claim c
        set eligible = true,
-           belief_id = encode(overlay(substring(sha256(v_seed || int4send(4) || int4send(c.n) || int4send(c.ord))
-                                      from 1 for 16) placing v_prefix from 1 for 1), 'hex')::uuid,
-           justification_id = encode(overlay(substring(sha256(v_seed || int4send(5) || int4send(c.n) || int4send(c.ord))
-                                             from 1 for 16) placing v_prefix from 1 for 1), 'hex')::uuid,
+           belief_id = encode(overlay(overlay(overlay(substring(sha256(v_seed || int4send(4) || int4send(c.n) || int4send(c.ord))
+                                      from 1 for 16) placing v_prefix from 1 for 1)
+                                                     placing '\x40'::bytea from 7 for 1) placing '\x80'::bytea from 9 for 1), 'hex')::uuid,
+           justification_id = encode(overlay(overlay(overlay(substring(sha256(v_seed || int4send(5) || int4send(c.n) || int4send(c.ord))
+                                             from 1 for 16) placing v_prefix from 1 for 1)
+                                                            placing '\x40'::bytea from 7 for 1) placing '\x80'::bytea from 9 for 1), 'hex')::uuid,
            rival = once.rival
       from (select o.n, o.ord, p.recorded, p.rival
               from (select t.n, t.ord, t.subject, t.attribute, t.claim, t.valid,
@@ -455,10 +463,12 @@ begin
                                               and e.fragment_id = c.fragment_id) then 'unchanged'
                               else 'corroborated' end,
                belief_id = coalesce(m.recorded, m.same,
-                                    encode(overlay(substring(sha256(v_seed || int4send(4) || int4send(c.n) || int4send(c.ord))
-                                                   from 1 for 16) placing v_prefix from 1 for 1), 'hex')::uuid),
-               justification_id = encode(overlay(substring(sha256(v_seed || int4send(5) || int4send(c.n) || int4send(c.ord))
-                                                 from 1 for 16) placing v_prefix from 1 for 1), 'hex')::uuid
+                                    encode(overlay(overlay(overlay(substring(sha256(v_seed || int4send(4) || int4send(c.n) || int4send(c.ord))
+                                                   from 1 for 16) placing v_prefix from 1 for 1)
+                                                                  placing '\x40'::bytea from 7 for 1) placing '\x80'::bytea from 9 for 1), 'hex')::uuid),
+               justification_id = encode(overlay(overlay(overlay(substring(sha256(v_seed || int4send(5) || int4send(c.n) || int4send(c.ord))
+                                                 from 1 for 16) placing v_prefix from 1 for 1)
+                                                                placing '\x40'::bytea from 7 for 1) placing '\x80'::bytea from 9 for 1), 'hex')::uuid
           from (select t.n, t.ord,
                        (select b.id
                           from beliefdb.evidence e
