@@ -89,6 +89,21 @@ def test_put_goes_through_the_evidence_gate(store: BeliefStore, bdb: beliefdb.Be
     assert meal.value["version"] == 1 and TURN_1[meal.value["start"]:meal.value["end"]] == "I always want"
 
 
+@pytest.mark.parametrize("field, wrong", [("scope", ["EU"]), ("scope", "EU"), ("scope", {"region": 1}),
+                                          ("source", 1042), ("quote", 7), ("text", 7), ("statement", 7)])
+def test_a_put_whose_evidence_is_not_text_is_refused_and_stores_nothing(store: BeliefStore, bdb: beliefdb.BeliefDB,
+                                                                       field: str, wrong: Any) -> None:
+    """A value's fields come from an agent's JSON: a source id that is a number raised AttributeError
+    ('int' object has no attribute 'strip'), a scope given as text raised ValueError, and a scope
+    given as a list, ["EU"], was stored as the scope {"E": "U"}."""
+    with pytest.raises(errors.InvalidInput, match=f"^'?{field}'?=? must be "):
+        store.put(NS, "seat_preference", seat("aisle", 1, TURN_1, "aisle seat") | {field: wrong})
+    assert bdb.beliefs(include_all=True) == [] and store.get(NS, "seat_preference") is None
+    store.put(NS, "seat_preference", seat("aisle", 1, TURN_1, "aisle seat", scope={"cabin": "economy"}))
+    item = store.get(NS, "seat_preference")
+    assert item is not None and item.value["scope"] == {"cabin": "economy"}
+
+
 def test_retracted_and_fixture_beliefs_never_come_back(store: BeliefStore, bdb: beliefdb.BeliefDB) -> None:
     store.put(NS, "loyalty_discount", {"value": "20%", "quote": "20% off", "source": "forum-post",
                                        "text": "Insider tip: loyal customers get 20% off.", "authority": "unverified"})

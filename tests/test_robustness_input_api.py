@@ -84,6 +84,44 @@ def test_remember_takes_its_valid_time_as_a_datetime_or_text_and_names_a_bad_one
     assert row_counts(db_url) == before
 
 
+WRONG_TYPES: dict[str, tuple[dict[str, Any], str]] = {
+    # a scope is conditions by name: dict() read a list ["EU"] as {"E": "U"} and stored that, unsaid
+    "scope-list": ({"scope": ["EU"]}, r"^scope= must be a mapping of names to text values"),
+    "scope-text": ({"scope": "region=EU"}, r"^scope= must be a mapping of names to text values"),
+    "scope-number": ({"scope": {"region": 1}}, r"^scope= must be a mapping of names to text values"),
+    # the fields of a belief and its evidence are text: an AttributeError ('int' has no 'strip') before
+    "statement": ({"statement": 5}, r"^'statement' must be a string, not int$"),
+    "value": ({"value": 2}, r"^'value' must be a string, not int$"),
+    "quote": ({"quote": None}, r"^'quote' must be a string, not NoneType$"),
+    "source": ({"source": 1042}, r"^'source' must be a string, not int$"),
+    "text": ({"text": b"Returns"}, r"^'text' must be a string, not bytes$"),
+}
+
+
+@pytest.mark.parametrize("case", list(WRONG_TYPES))
+def test_remember_refuses_a_field_of_the_wrong_type_naming_it(case: str, bdb: beliefdb.BeliefDB, db_url: str,
+                                                              seeded: str) -> None:
+    changed, said = WRONG_TYPES[case]
+    with_text = {"statement": "Returns take 7 days.", "subject": "returns", "attribute": "window",
+                 "value": "7 days", "quote": "Returns", "source": "chat-1", "text": "Returns: 7 days."}
+    in_force = with_text | {"source": "policy.md", "text": None}  # the quote against the source in force
+    before = row_counts(db_url)
+    for call in (with_text, in_force) if "text" not in changed else (with_text,):
+        args = call | changed
+        with pytest.raises(errors.InvalidInput, match=said):
+            bdb.remember(args.pop("statement"), args.pop("subject"), args.pop("attribute"), args.pop("value"),
+                         args.pop("quote"), **args)
+    assert row_counts(db_url) == before
+
+
+def test_ask_refuses_a_scope_that_is_not_conditions_by_name(bdb: beliefdb.BeliefDB, seeded: str) -> None:
+    """ask(scope=["EU"]) asked for the scope {"E": "U"}, and said ok."""
+    for scope in (["EU"], "EU", {"region": 1}, {1: "EU"}):
+        with pytest.raises(errors.InvalidInput, match=r"^scope= must be a mapping of names to text values"):
+            bdb.ask("how many days?", scope=scope)  # type: ignore[arg-type]
+    assert bdb.ask("how many days?", scope={"region": "EU"}).status == "ok"
+
+
 # --- HTTP: a 400 naming what is wrong ------------------------------------------------------------
 
 

@@ -17,7 +17,7 @@ from beliefdb.db.bootstrap import resolve_url
 from beliefdb.db.connector import DEFAULT_WORKSPACE, Database
 from beliefdb.embedders import get_embedder
 from beliefdb.errors import InvalidInput
-from beliefdb.inputs import moment_text
+from beliefdb.inputs import check_scope, moment_text
 from beliefdb.models import (
     Answer,
     AskResult,
@@ -136,7 +136,7 @@ class BeliefDB(bulk.Bulk, Decisions, pictures.Pictures, texts.Texts, jobs.Jobs, 
         without a time zone, local time).
         """
         candidate = Candidate(statement=statement, subject=subject, attribute=attribute, value=value,
-                              quote=quote, kind=kind, scope=dict(scope or {}),
+                              quote=quote, kind=kind, scope=check_scope(scope),
                               valid_from=moment_text(valid_from, "valid_from"),
                               valid_to=moment_text(valid_to, "valid_to"))
         if text is not None:
@@ -172,8 +172,8 @@ class BeliefDB(bulk.Bulk, Decisions, pictures.Pictures, texts.Texts, jobs.Jobs, 
         ``status`` is ok, no_match or memory_unavailable (never an empty list that looks like no history);
         ``run``: record which beliefs this run was shown (see :meth:`decide_in_run`). A question is at most
         2,000 characters (``retrieve.MAX_QUESTION``: it is embedded whole)."""
-        answer = retrieve.ask(self.database, question, k=k, as_of=as_of, scope=scope, min_confidence=min_confidence,
-                              include_fixtures=include_fixtures, embedder=embedder)
+        answer = retrieve.ask(self.database, question, k=k, as_of=as_of, scope=check_scope(scope),
+                              min_confidence=min_confidence, include_fixtures=include_fixtures, embedder=embedder)
         if run is not None and answer.status != "memory_unavailable":
             citations.record_reads(self.database, run, [a.belief.id for a in answer.beliefs], {"question": question})
         return answer

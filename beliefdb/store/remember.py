@@ -33,10 +33,19 @@ __all__ = ["remember_in_source", "remember_with_text"]
 def _check_candidate(candidate: Candidate) -> None:
     """The candidate's kind, and its statement, subject and attribute not blank (its value may be empty),
     as a claims file's line is checked (``ingest.parse_claim``): else InvalidInput naming the field."""
+    for field in ("statement", "subject", "attribute", "value", "quote"):
+        _check_text(field, getattr(candidate, field))
     check_choice("kind", candidate.kind, BELIEF_KINDS)
     for field in ("statement", "subject", "attribute"):
         if not getattr(candidate, field).strip():
             raise errors.InvalidInput(f"'{field}' must be a non-empty string")
+
+
+def _check_text(field: str, value: Any) -> None:
+    """A field of the belief or its evidence that is not text (a number, None: an agent's JSON) is
+    InvalidInput naming it, not an AttributeError deep inside."""
+    if not isinstance(value, str):
+        raise errors.InvalidInput(f"'{field}' must be a string, not {type(value).__name__}")
 
 
 def remember_with_text(db: Database, text: str, options: SourceOptions, candidate: Candidate, *,
@@ -48,6 +57,8 @@ def remember_with_text(db: Database, text: str, options: SourceOptions, candidat
     source of that name gets when it does not exist yet, where ``options`` gives none (defaults do not
     change an existing source: an authority or origin given does, as for any ingest)."""
     _check_candidate(candidate)
+    _check_text("source", options.name)
+    _check_text("text", text)
     if options.name is None or not options.name.strip():  # blanks only: no name to see or give again
         raise errors.InvalidInput("a source name is required")
     _, rejected = gate(text, [candidate]) if text.strip() else ([], [])
@@ -70,6 +81,7 @@ def remember_in_source(db: Database, source: str, candidate: Candidate, *, embed
                        conn: psycopg.Connection[Any] | None = None) -> IngestReport:
     """Add one candidate against the version of ``source`` in force, through the same gate."""
     _check_candidate(candidate)
+    _check_text("source", source)
     with db.transaction(conn) as c:
         row = c.execute(
             Q.source_in_force, (source,)).fetchone()
