@@ -5,6 +5,7 @@ real database, and concurrent awaits really run at once in PostgreSQL, each on i
 from __future__ import annotations
 
 import asyncio
+import gc
 import inspect
 import time
 from collections.abc import Callable
@@ -202,3 +203,80 @@ def test_concurrent_awaits_run_at_once_each_on_its_own_connection(db_url: str,
             assert [a.belief.id for a in together[3].beliefs] == [a.belief.id for a in alone[3].beliefs]
 
     asyncio.run(race())
+
+
+# --- cancellation ---------------------------------------------------------------------------------
+
+
+def _sessions(watcher: psycopg.Connection[Any], name: str) -> int:
+    row = watcher.execute("select count(*) from pg_stat_activity where application_name = %s", (name,)).fetchone()
+    return int(row[0]) if row else 0
+
+
+def test_an_aconnect_given_up_on_closes_what_it_opened(db_url: str, postgresql: psycopg.Connection[Any]) -> None:
+    """aconnect opens its pool on a worker thread; a caller that stops waiting (a timeout, a cancelled
+    task) never got the client to close, and its pool stayed open, a session held in the server (and
+    the pool's threads running), until the garbage collector happened to find it. The test holds the
+    workspace table locked so that aconnect is still opening when it is cancelled."""
+    name = "beliefdb-aconnect-given-up"
+    url = make_conninfo(db_url, application_name=name, options="-c lock_timeout=120s")
+
+    async def give_up() -> None:
+        opening = asyncio.ensure_future(beliefdb.aconnect(url, max_size=2))
+        with psycopg.connect(db_url, autocommit=True) as watcher:
+            postgresql.execute("lock table beliefdb.workspace in access exclusive mode")
+            try:
+                deadline = time.monotonic() + 120
+                while not _waiting_on(watcher, postgresql.info.backend_pid) and time.monotonic() < deadline:
+                    assert not opening.done()
+                    await asyncio.sleep(0.05)
+                opening.cancel()
+                with pytest.raises(asyncio.CancelledError):
+                    await opening
+            finally:
+                postgresql.rollback()  # releases the lock: the opening goes on, on its thread
+            deadline = time.monotonic() + 60
+            while _sessions(watcher, name) and time.monotonic() < deadline:
+                await asyncio.sleep(0.1)
+            assert _sessions(watcher, name) == 0, "the cancelled aconnect left its pool open"
+
+    gc.disable()  # (what the collector might close is not what the test asks about)
+    try:
+        asyncio.run(give_up())
+    finally:
+        gc.enable()
+
+
+def test_a_cancelled_await_finishes_a_running_call_and_never_starts_a_waiting_one(
+        db_url: str, postgresql: psycopg.Connection[Any]) -> None:
+    """What the README says of a cancelled await (a timeout too): a call already running in the server
+    commits all the same; a call still waiting for a free worker is not run at all."""
+    url = make_conninfo(db_url, options="-c lock_timeout=120s")
+
+    async def cancel() -> None:
+        async with await beliefdb.aconnect(url, max_size=1) as db:
+            with psycopg.connect(db_url, autocommit=True) as watcher:
+                postgresql.execute("lock table beliefdb.belief in access exclusive mode")
+                try:
+                    running = asyncio.ensure_future(db.remember(
+                        "Maya prefers email.", "maya", "channel", "email", "email me", source="chat-1/1",
+                        text="Please email me."))
+                    deadline = time.monotonic() + 120
+                    while not _waiting_on(watcher, postgresql.info.backend_pid) and time.monotonic() < deadline:
+                        await asyncio.sleep(0.05)
+                    waiting = asyncio.ensure_future(db.remember(  # the one worker is busy: it waits
+                        "Maya lives in Porto.", "maya", "lives_in", "Porto", "Porto", source="chat-1/2",
+                        text="I live in Porto."))
+                    await asyncio.sleep(0.1)
+                    with pytest.raises(TimeoutError):
+                        await asyncio.wait_for(asyncio.gather(running, waiting), timeout=0.1)
+                    assert running.cancelled() and waiting.cancelled()
+                finally:
+                    postgresql.rollback()
+            deadline = time.monotonic() + 60
+            while not await db.beliefs(subject="maya") and time.monotonic() < deadline:
+                await asyncio.sleep(0.1)
+            # (one worker, first come first served: the waiting call, had it stayed queued, ran before this read)
+            assert [b.value for b in await db.beliefs(subject="maya")] == ["email"]
+
+    asyncio.run(cancel())

@@ -13,7 +13,7 @@ What follows from it:
 
 * at most ``max_size`` calls run at once; more wait for a worker, and the event loop never blocks;
 * cancelling an await does not stop the call in flight: it finishes (one transaction, committed as it
-  would be) and its result is dropped;
+  would be) and its result is dropped; a call still waiting for a worker is not run at all;
 * callbacks (``ingest``'s and ``embed``'s ``progress``, ``repair_replay``'s executor) run on the worker
   thread, with the caller's context variables;
 * ``record_run`` returns the same buffered ``RunRecorder``: its ``flush`` (also on leaving ``with``) writes
@@ -30,6 +30,7 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import inspect
+import threading
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime
@@ -366,6 +367,24 @@ async def aconnect(url: str | None = None, workspace: str = DEFAULT_WORKSPACE, *
                    home: str | Path | None = None, max_size: int = DEFAULT_MAX_SIZE) -> AsyncBeliefDB:
     """Open beliefdb for asyncio as :func:`~beliefdb.api.memory.connect` does (``url``, else
     ``BELIEFDB_URL``, else the embedded server under ``home``), running up to ``max_size`` calls at once,
-    each on its own pooled connection: ``async with await beliefdb.aconnect() as db: ...``."""
-    db = await asyncio.to_thread(connect, url, workspace, principal=principal, home=home, max_size=max_size)
-    return AsyncBeliefDB(db, max_workers=max_size)
+    each on its own pooled connection: ``async with await beliefdb.aconnect() as db: ...``. Cancelled while it
+    opens (a timeout), it closes what it opened."""
+    lock, opened, given_up = threading.Lock(), list[BeliefDB](), threading.Event()
+
+    def opening() -> BeliefDB:
+        db = connect(url, workspace, principal=principal, home=home, max_size=max_size)
+        with lock:
+            if not given_up.is_set():
+                opened.append(db)
+                return db
+        db.close()  # the caller stopped waiting while it opened: nobody else would close it
+        return db
+
+    try:
+        return AsyncBeliefDB(await asyncio.to_thread(opening), max_workers=max_size)
+    except asyncio.CancelledError:  # (a timeout too): what is open or still opening is closed, off the loop
+        with lock:
+            given_up.set()
+        for db in opened:
+            threading.Thread(target=db.close, name="beliefdb-close", daemon=True).start()
+        raise
