@@ -280,3 +280,44 @@ def test_a_cancelled_await_finishes_a_running_call_and_never_starts_a_waiting_on
             assert [b.value for b in await db.beliefs(subject="maya")] == ["email"]
 
     asyncio.run(cancel())
+
+
+@pytest.mark.parametrize("own_stop", [False, True])
+def test_a_cancelled_await_of_work_stops_the_worker(db_url: str, monkeypatch: pytest.MonkeyPatch,
+                                                    own_stop: bool) -> None:
+    """``await db.work()`` runs until its stop is set; cancelled, the worker went on on its thread for
+    good, unawaited: aclose waited for it forever, and so did the interpreter at exit. Cancelling it now
+    sets its stop (the caller's, when given): the job under way is finished and the worker returns."""
+    import threading
+
+    stops: list[threading.Event] = []
+
+    async def story() -> None:
+        db = await beliefdb.aconnect(db_url, max_size=3)
+        work = db.sync.work
+
+        def seen(**kwargs: Any) -> Any:  # the very BeliefDB.work, noting the stop it runs until (to clean up)
+            if kwargs["stop"] is None:  # (as it was: none at all; one the test can set)
+                kwargs["stop"] = threading.Event()
+            stops.append(kwargs["stop"])
+            return work(**kwargs)
+
+        monkeypatch.setattr(db.sync, "work", seen)
+        given = threading.Event() if own_stop else None
+        (job,) = await db.submit(text=POLICY, source="return-policy.md")
+        worker = asyncio.ensure_future(db.work(embed=False, stop=given))
+        deadline = time.monotonic() + 60
+        while (await db.jobs())[0].status != "done" and time.monotonic() < deadline:
+            await asyncio.sleep(0.05)
+        assert [(j.id, j.status) for j in await db.jobs()] == [(job, "done")]
+        worker.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await worker
+        try:
+            await asyncio.wait_for(db.aclose(), timeout=30)
+        finally:
+            for stop in stops:  # (a worker left running would hold the suite at exit)
+                stop.set()
+        assert given is None or given.is_set()
+
+    asyncio.run(story())

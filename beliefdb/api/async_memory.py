@@ -13,7 +13,8 @@ What follows from it:
 
 * at most ``max_size`` calls run at once; more wait for a worker, and the event loop never blocks;
 * cancelling an await does not stop the call in flight: it finishes (one transaction, committed as it
-  would be) and its result is dropped; a call still waiting for a worker is not run at all;
+  would be) and its result is dropped; a call still waiting for a worker is not run at all; ``work``
+  cancelled sets its ``stop`` (the job under way is finished, and the worker returns);
 * callbacks (``ingest``'s and ``embed``'s ``progress``, ``repair_replay``'s executor) run on the worker
   thread, with the caller's context variables;
 * ``record_run`` returns the same buffered ``RunRecorder``: its ``flush`` (also on leaving ``with``) writes

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -55,5 +56,13 @@ class AsyncQueue:
                    embed: bool = True, backoff: float = queue.BACKOFF_SECONDS, worker: str | None = None,
                    stop: threading.Event | None = None,
                    on_outcome: Callable[[JobOutcome], None] | None = None) -> WorkReport:
-        return await self.call(self.sync.work, concurrency=concurrency, stop_when_empty=stop_when_empty, once=once,
-                               embed=embed, backoff=backoff, worker=worker, stop=stop, on_outcome=on_outcome)
+        # cancelled (a task stopped, a timeout), the await sets the worker's stop: it finishes the job under
+        # way and returns, where it would otherwise run on, unawaited, and keep aclose (and exit) waiting
+        until = stop if stop is not None else threading.Event()
+        try:
+            return await self.call(self.sync.work, concurrency=concurrency, stop_when_empty=stop_when_empty,
+                                   once=once, embed=embed, backoff=backoff, worker=worker, stop=until,
+                                   on_outcome=on_outcome)
+        except asyncio.CancelledError:
+            until.set()
+            raise
