@@ -12,10 +12,11 @@ CLI, the servers, the claims reader and the library.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime
 from os import PathLike, fspath
 from typing import Any
+from uuid import UUID
 
 from beliefdb.errors import InvalidInput, argument
 
@@ -175,3 +176,27 @@ def check_scope(scope: Any) -> dict[str, str]:
         raise InvalidInput(f"{argument('scope')} must be a mapping of names to text values"
                            f" ({{'region': 'EU'}}), not {kind}")
     return dict(scope)
+
+
+def refs_of(refs: Any, name: str) -> list[str]:
+    """The ids (or unique prefixes) of a list the argument ``name`` takes, as text; one id alone (a text,
+    a UUID) is InvalidInput saying to give a list: a text is a sequence of its characters, each of which
+    would be taken for an id prefix ("belief id prefix 7 is too short")."""
+    if isinstance(refs, str | UUID) or not isinstance(refs, Iterable):
+        raise InvalidInput(f"{argument(name)} takes a list of ids (or unique prefixes), not one"
+                           f" {type(refs).__name__}: {name}=[{shown(str(refs))!r}]")
+    listed = list(refs)
+    wrong = next((ref for ref in listed if not isinstance(ref, str | UUID)), None)
+    if wrong is not None:
+        raise InvalidInput(f"{argument(name)} takes a list of ids (or unique prefixes), each a str or a UUID,"
+                           f" not {type(wrong).__name__}")
+    return [str(ref) for ref in listed]
+
+
+def refs_groups(groups: Any) -> list[Any]:
+    """The non-empty groups of ``all_of`` (each checked by :func:`refs_of`); a group that is one id alone is
+    refused there, as all_of itself given as one id is here."""
+    if isinstance(groups, str | UUID) or not isinstance(groups, Iterable):
+        raise InvalidInput(f"{argument('all_of')} takes a list of groups of ids, not one {type(groups).__name__}:"
+                           f" all_of=[[{shown(str(groups))!r}, ...]]")
+    return [group for group in groups if isinstance(group, str | UUID) or not isinstance(group, Iterable) or group]

@@ -122,6 +122,30 @@ def test_ask_refuses_a_scope_that_is_not_conditions_by_name(bdb: beliefdb.Belief
     assert bdb.ask("how many days?", scope={"region": "EU"}).status == "ok"
 
 
+def test_one_id_where_a_list_of_ids_is_taken_is_refused_naming_the_argument(bdb: beliefdb.BeliefDB, db_url: str,
+                                                                           seeded: str) -> None:
+    """An id handed alone where a list of them is taken (``because=item.value["belief_id"]``, the string an
+    adapter gives) was read as a list of its characters: "belief id prefix 7 is too short"; a UUID alone
+    raised TypeError ('UUID' object is not iterable)."""
+    from uuid import UUID
+
+    run = bdb.record_step("user_input", {"text": "refund?"}, task="refund").run
+    before = row_counts(db_url)
+    for name, call in [("because", lambda ref: bdb.decide("Refund", because=ref)),
+                       ("because", lambda ref: bdb.decide_in_run(run, "Refund", because=ref)),
+                       ("all_of", lambda ref: bdb.decide("Refund", all_of=[ref])),
+                       ("all_of", lambda ref: bdb.decide_in_run(run, "Refund", all_of=[ref])),
+                       ("sources", lambda ref: bdb.derive("Late fee 10%", "late", "fee", "10%", ref)),
+                       ("faulty", lambda ref: bdb.repair_plan(ref)), ("faulty", lambda ref: bdb.repair_apply(ref))]:
+        for ref in (seeded, UUID(seeded)):
+            with pytest.raises(errors.InvalidInput, match=rf"^{name}= takes a list of ids"):
+                call(ref)
+    with pytest.raises(errors.InvalidInput, match=r"^because= takes a list of ids .*not list"):
+        bdb.decide("Refund", because=[[seeded]])  # type: ignore[list-item]
+    assert row_counts(db_url) == before
+    assert bdb.decide("Refund", because=[seeded]).status == "active"
+
+
 # --- HTTP: a 400 naming what is wrong ------------------------------------------------------------
 
 

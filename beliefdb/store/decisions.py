@@ -18,6 +18,7 @@ from psycopg.types.json import Jsonb
 from beliefdb import errors
 from beliefdb.db.connector import Database
 from beliefdb.db.queries import Q
+from beliefdb.inputs import refs_groups, refs_of
 from beliefdb.models import Action, Decision, Recorded
 from beliefdb.store.beliefs import a_page, check_page_limit
 from beliefdb.vocabulary import ACTION_STATUSES, DECISION_STATUSES
@@ -32,7 +33,8 @@ def decide(db: Database, title: str, *, because: Sequence[str | UUID] = (),
     if not title.strip():
         raise errors.InvalidInput("a decision needs a title")
     # each belief by its id or a unique prefix, resolved by beliefdb.decide
-    reasons = [[str(ref)] for ref in because] + [[str(ref) for ref in group] for group in all_of if group]
+    reasons = [[ref] for ref in refs_of(because, "because")] + [
+        refs_of(group, "all_of") for group in refs_groups(all_of)]
     recorded: Recorded = db.fetch_one(Recorded, Q.decide, (title, Jsonb(reasons)), conn)
     return recorded
 
@@ -53,7 +55,7 @@ def derive(db: Database, statement: str, subject: str, attribute: str, value: st
     if not sources:
         raise errors.InvalidInput(f"a derived belief needs {errors.argument('sources', option='--from')} beliefs")
     recorded: Recorded = db.fetch_one(Recorded, Q.derive,
-                                      (statement, subject, attribute, value, [str(ref) for ref in sources], kind), conn)
+                                      (statement, subject, attribute, value, refs_of(sources, "sources"), kind), conn)
     return recorded
 
 

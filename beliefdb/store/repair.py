@@ -21,6 +21,7 @@ from beliefdb.db import composites
 from beliefdb.db.connector import Database
 from beliefdb.db.queries import Q
 from beliefdb.db.reports import plan_items
+from beliefdb.inputs import refs_of
 from beliefdb.models import Belief, Changes, PlanItem, RepairPlan, RepairResult, ReplayResult, TraceStep
 from beliefdb.store import trace
 from beliefdb.store.beliefs import get_belief, list_beliefs, resolve
@@ -102,7 +103,7 @@ def _check_faulty(refs: Sequence[str | UUID]) -> list[str]:
     if not refs:
         said = errors.spelled("faulty=[ID, ...]", "--faulty ID")
         raise errors.InvalidInput(f"name at least one faulty memory ({said})")
-    return [str(ref) for ref in refs]
+    return refs_of(refs, "faulty")
 
 
 def plan(db: Database, faulty: Sequence[str | UUID], *, independent_evidence: bool = True, untouched: bool = False,
