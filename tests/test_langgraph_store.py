@@ -156,6 +156,35 @@ def test_delete_retracts_every_value_of_the_key(store: BeliefStore, bdb: beliefd
     assert DELETE_REASON == "deleted through the LangGraph store" and bdb.audit_verify().ok
 
 
+def test_a_put_is_idempotent_by_content_and_a_text_replaces_its_source_in_force(store: BeliefStore,
+                                                                                bdb: beliefdb.BeliefDB) -> None:
+    """What the README says of puts (rule 18): the same quote of the same source text again stores
+    nothing, whatever became of its belief (a step run again neither duplicates a memory nor brings back
+    a value replaced or deleted since); a new text of a source replaces the one in force, so what only
+    the old text said stops holding."""
+    aisle = seat("aisle", 1, TURN_1, "I always want an aisle seat")
+    store.put(NS, "seat_preference", aisle)
+    store.put(NS, "seat_preference", aisle)  # run again
+    assert len(bdb.beliefs(subject="customer.c1042", include_all=True)) == 1
+    store.put(NS, "seat_preference", seat("window", 2, TURN_2, "from now on I want a window seat"))
+    store.put(NS, "seat_preference", aisle)  # an earlier step run again: the window stays
+    item = store.get(NS, "seat_preference")
+    assert item is not None and item.value["value"] == "window"
+    store.delete(NS, "seat_preference")
+    store.put(NS, "seat_preference", aisle)  # deleted stays deleted
+    assert store.get(NS, "seat_preference") is None
+    store.put(NS, "seat_preference", seat("aisle", 3, "Customer: Aisle again, please.", "Aisle again"))
+    item = store.get(NS, "seat_preference")  # said again, in a new source: current
+    assert item is not None and (item.value["value"], item.value["source"]) == ("aisle", "chat-1042/3")
+
+    store.put(NS, "meal", {"value": "vegan", "quote": "vegan meal", "source": "chat-1042/4",
+                           "text": "Customer: a vegan meal."})
+    store.put(NS, "bags", {"value": 2, "quote": "two bags", "source": "chat-1042/4",
+                           "text": "Customer: two bags."})  # the same source, another text
+    bags = store.get(NS, "bags")
+    assert store.get(NS, "meal") is None and bags is not None and bags.value["value"] == 2
+
+
 def test_delete_refuses_before_retracting_anything_when_a_value_is_not_the_callers(db_url: str) -> None:
     """A key holding another principal's belief too: delete refuses (not_owner) and retracts nothing,
     rather than stopping half-way through the key's values."""

@@ -15,8 +15,10 @@ The mapping:
   ``valid_to``, ``authority``, ``origin``; any other field is refused. ``value`` is a string or a
   finite number: a belief's value is text, and an item gives a number back as the number it was (so
   does any belief whose value is a number as Python writes it: ``"7"`` reads 7, ``"07"`` stays a
-  string). A new text of a source replaces the old one in force, so give each conversation turn its
-  own source (``chat-1042/3``). A later value of the key supersedes the earlier one (rule 8) unless
+  string). A new text of a source replaces the old one in force (what only the old text said stops
+  holding), so give each conversation turn its own source (``chat-1042/3``). The same quote of the same
+  source text put again stores nothing, whatever became of its belief (rule 18: a step run again does
+  not bring back a value replaced or deleted since). A later value of the key supersedes the earlier one (rule 8) unless
   their owners differ or they tie: then both are current, in conflict, until a person chooses. A
   source another principal owns is only proposed to its owner (rule 17): nothing is current until
   they approve;
