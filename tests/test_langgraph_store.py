@@ -122,6 +122,36 @@ def test_retracted_and_fixture_beliefs_never_come_back(store: BeliefStore, bdb: 
     assert all(i.namespace != ("customer", "c9") for i in store.search(()))
 
 
+def test_a_retracted_fragment_is_never_a_values_evidence(store: BeliefStore, bdb: beliefdb.BeliefDB) -> None:
+    """A belief quoted by two sources stays current when one quote's fragment is retracted ("that chat was
+    someone else"); its item still gave that retracted quote and source as its evidence (ask's first
+    evidence, what its context, the CLI and every adapter show), and dropped the quote it now rests on."""
+    from datetime import UTC, datetime
+
+    store.put(NS, "seat_preference", seat("aisle", 1, TURN_1, "aisle seat"))
+    store.put(NS, "seat_preference", seat("aisle", 2, "Customer: aisle seat, as always.", "aisle seat"))
+    item = store.get(NS, "seat_preference")
+    assert item is not None
+    shown = item.value["source"]
+    (fragment,) = [e.fragment_id for e in bdb.why(item.value["belief_id"]).evidence if e.source == shown]
+    before = datetime.now(UTC)
+    bdb.retract(fragment=fragment, reason="that chat was someone else")
+
+    item = store.get(NS, "seat_preference")
+    assert item is not None and item.value["value"] == "aisle"  # still current: the other quote holds it
+    other = "chat-1042/2" if shown == "chat-1042/1" else "chat-1042/1"
+    assert item.value["source"] == other
+    (answer,) = bdb.answers(subject="customer.c1042")
+    assert [e.source for e in answer.evidence] == [other]
+    asked = bdb.ask("which seat does the customer want?").beliefs
+    assert [e.source for e in asked[0].evidence] == [other]
+    then = bdb.ask("which seat does the customer want?", as_of=before).beliefs  # as it stood before: both
+    assert {e.source for e in then[0].evidence} == {shown, other}
+    bdb.retract(fragment=fragment, undo=True)
+    (answer,) = bdb.answers(subject="customer.c1042")
+    assert {e.source for e in answer.evidence} == {shown, other}
+
+
 def test_an_expired_belief_never_comes_back(db_url: str) -> None:
     with beliefdb.connect(url_at(db_url, "2026-01-10T00:00:00Z")) as january:
         store = BeliefStore(january)

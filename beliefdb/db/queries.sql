@@ -632,16 +632,21 @@ select f.id as fragment_id, f.text, s.name as source, v.version, v.label as vers
 
 -- supporting_evidence --
 -- The supporting evidence of these beliefs recorded by as_of (now when null), each version in force or
--- not as it stood then (beliefdb.in_force_at)
+-- not as it stood then (beliefdb.in_force_at); a quote whose fragment was retracted then supports nothing
+-- (rule 5 of docs/rules.md) and is left out: it is in why, with its retraction
 select belief_id, role, quote, fragment_id, start_offset, end_offset, source,
        origin_type::text as origin_type, authority::text as authority, provenance::text as provenance,
        version, version_label, version_sha256,
        case when %(as_of)s::timestamptz is null then in_force
             else beliefdb.in_force_at(workspace_id, source_version_id, %(as_of)s) end as in_force,
        created_at, speaker, spoken_at
-  from beliefdb.belief_evidence
+  from beliefdb.belief_evidence e
  where belief_id = any(%(ids)s) and role = 'supports'
    and created_at <= coalesce(%(as_of)s, beliefdb.clock())
+   and not exists (select from beliefdb.retraction_period r
+                    where r.workspace_id = e.workspace_id and r.node_id = e.fragment_id
+                      and r.retracted_at <= coalesce(%(as_of)s, beliefdb.clock())
+                      and (r.restored_at is null or r.restored_at > coalesce(%(as_of)s, beliefdb.clock())))
  order by in_force desc, version desc, start_offset;
 
 -- recall_history --
