@@ -314,6 +314,31 @@ def test_replay_needs_an_executor_for_every_kind(bdb: beliefdb.BeliefDB) -> None
     assert all(st.status != "replayed" for st in bdb.steps(s.run2))
 
 
+def test_replay_refuses_an_async_executor_before_running_anything(bdb: beliefdb.BeliefDB, db_url: str) -> None:
+    """Replay calls its executor on a thread (the async client's: a worker thread). An ``async def`` one,
+    natural beside ``await db.repair_replay(...)``, gave back a coroutine: its step failed with "must
+    return a StepOutput", the coroutine never awaited (a RuntimeWarning). Now it is refused before any
+    step is replayed."""
+    import asyncio
+
+    s = record_story(bdb)
+    applied = bdb.repair_apply([s.m_bad])
+    replay = {kind: (lambda st: StepOutput({})) for kind in ("memory_read", "claim", "plan", "tool_call",
+                                                             "observation", "memory_write", "answer")}
+
+    async def plan(step: Any) -> StepOutput:
+        return StepOutput({"cabin": "economy"})
+
+    async def story() -> None:
+        async with await beliefdb.aconnect(db_url, max_size=2) as db:
+            with pytest.raises(errors.InvalidInput, match=r"^the executor for plan is an async function"):
+                await db.repair_replay(applied.repair_id, {**replay, "plan": plan})
+
+    asyncio.run(story())
+    assert all(st.status != "replayed" for st in bdb.steps(s.run2))
+    assert bdb.repair_replay(applied.repair_id, replay).replayed
+
+
 def test_dba_can_call_the_plan_from_sql(bdb: beliefdb.BeliefDB, postgresql: psycopg.Connection[Any]) -> None:
     s = record_story(bdb)
     postgresql.execute("select set_config('beliefdb.workspace_id', %s, false)", (bdb.database.workspace_id,))

@@ -9,6 +9,7 @@ run, and the memories they write.
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -166,6 +167,11 @@ class _Replay:
         missing = {s.kind for s in todo} - set(self.executor)
         if missing:
             raise errors.InvalidInput(f"the executor has no callable for step kind(s): {', '.join(sorted(missing))}")
+        for kind in sorted({s.kind for s in todo}):
+            if inspect.iscoroutinefunction(self.executor[kind]):  # (its coroutine would never be awaited)
+                raise errors.InvalidInput(f"the executor for {kind} is an async function: replay calls each one on a"
+                                          " thread (the async client's too) and needs its StepOutput back; give a"
+                                          " plain function")
         self._resume(ids)
         return todo
 
