@@ -152,6 +152,27 @@ def test_a_retracted_fragment_is_never_a_values_evidence(store: BeliefStore, bdb
     assert {e.source for e in answer.evidence} == {shown, other}
 
 
+def test_get_says_when_the_key_has_other_current_values_in_other_scopes(store: BeliefStore,
+                                                                        bdb: beliefdb.BeliefDB) -> None:
+    """Values of one key in different scopes are all current; get gives one of them, and its warnings
+    (the module says) say so: they said nothing, so an agent reading "window" never learnt that for
+    short flights the customer wants the aisle."""
+    store.put(NS, "seat_preference", seat("aisle", 1, "Customer: aisle on short flights.", "aisle",
+                                          scope={"flight": "short"}))
+    store.put(NS, "seat_preference", seat("window", 2, "Customer: window on long flights.", "window",
+                                          scope={"flight": "long"}))
+    item = store.get(NS, "seat_preference")
+    assert item is not None and item.value["value"] == "window"
+    aisle = next(b for b in bdb.beliefs(subject="customer.c1042") if b.value == "aisle")
+    assert item.value["warnings"] == [f"also current for another scope: 'aisle' ({str(aisle.id)[:8]})"
+                                      " where flight=short: search lists each"]
+    assert sorted(i.value["value"] for i in store.search(NS)) == ["aisle", "window"]
+    store.delete(NS, "seat_preference")
+    store.put(NS, "seat_preference", seat("aisle", 3, TURN_1, "aisle seat"))  # one value: no such warning
+    item = store.get(NS, "seat_preference")
+    assert item is not None and item.value["warnings"] == []
+
+
 def test_an_expired_belief_never_comes_back(db_url: str) -> None:
     with beliefdb.connect(url_at(db_url, "2026-01-10T00:00:00Z")) as january:
         store = BeliefStore(january)

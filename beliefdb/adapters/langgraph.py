@@ -28,7 +28,8 @@ The mapping:
   ``quote``, ``source``, ``version``, ``start``, ``end``, ``confidence``, ``warnings``, ``belief_id`` and
   the rest of :func:`beliefdb.adapters.fields.answer_fields`; ``created_at`` and ``updated_at`` are when
   the belief was recorded. ``get`` gives the most confident current belief of the key (several are
-  current when they differ in scope or are in conflict: the warnings say so; ``search`` lists each);
+  current when they differ in scope or are in conflict: its warnings name the others, "also current
+  for another scope: ..." or "open conflict with ..."; ``search`` lists each);
 * ``search(prefix, query=...)`` asks memory (``ask``: ranked, ``score`` set) and keeps the answers under
   the prefix; without a query it lists the current beliefs under the prefix, newest first. ``filter``
   matches the item values as LangGraph's stores do, comparing typed values
@@ -199,7 +200,13 @@ class BeliefStore(BaseStore):
         found = self.db.answers(subject=subject_of(op.namespace), attribute=str(op.key))
         if not found:
             return None
-        return _item(max(found, key=lambda a: (a.belief.confidence, a.belief.recorded_at)))
+        best = max(found, key=lambda a: (a.belief.confidence, a.belief.recorded_at))
+        item = _item(best)
+        for other in (a.belief for a in found if a.belief.scope != best.belief.scope):  # (a conflict: ask says)
+            where = ", ".join(f"{k}={v}" for k, v in sorted(other.scope.items())) or "no scope"
+            item.value["warnings"].append(f"also current for another scope: {other.value!r} ({str(other.id)[:8]})"
+                                          f" where {where}: search lists each")
+        return item
 
     def _search(self, op: SearchOp) -> list[SearchItem]:
         prefix = tuple(op.namespace_prefix)
