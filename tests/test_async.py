@@ -321,3 +321,45 @@ def test_a_cancelled_await_of_work_stops_the_worker(db_url: str, monkeypatch: py
         assert given is None or given.is_set()
 
     asyncio.run(story())
+
+
+def test_leaving_the_async_with_block_stops_a_worker_still_running(db_url: str,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """A worker started as a task inside ``async with await aconnect() as db`` and still running when the
+    block ends: aclose waited for it, and it runs until its stop is set, so leaving the block hung for
+    good. aclose now asks each worker in flight to stop (its job under way is finished), then waits."""
+    import threading
+
+    stops: list[threading.Event] = []
+
+    async def story() -> None:
+        db = await beliefdb.aconnect(db_url, max_size=3)
+        work = db.sync.work
+
+        def seen(**kwargs: Any) -> Any:  # the very BeliefDB.work, noting its stop (to clean up)
+            stops.append(kwargs["stop"] if kwargs["stop"] is not None else threading.Event())
+            return work(**{**kwargs, "stop": stops[-1]})
+
+        monkeypatch.setattr(db.sync, "work", seen)
+        started: list[asyncio.Future[Any]] = []
+
+        async def block() -> None:
+            async with db:
+                await db.submit(text=POLICY, source="return-policy.md")
+                started.append(asyncio.ensure_future(db.work(embed=False)))
+                deadline = time.monotonic() + 60
+                while (await db.jobs())[0].status != "done" and time.monotonic() < deadline:
+                    await asyncio.sleep(0.05)
+            # the block is left with the worker still running
+
+        leaving = asyncio.ensure_future(block())
+        try:
+            await asyncio.wait_for(asyncio.shield(leaving), timeout=30)
+        finally:
+            for stop in stops:  # (a worker left running would hold the suite at exit)
+                stop.set()
+            await leaving
+        report = await started[0]
+        assert (report.done, report.failed) == (1, 0)
+
+    asyncio.run(story())

@@ -14,7 +14,8 @@ What follows from it:
 * at most ``max_size`` calls run at once; more wait for a worker, and the event loop never blocks;
 * cancelling an await does not stop the call in flight: it finishes (one transaction, committed as it
   would be) and its result is dropped; a call still waiting for a worker is not run at all; ``work``
-  cancelled sets its ``stop`` (the job under way is finished, and the worker returns);
+  cancelled, or the client closed under it, sets its ``stop`` (the job under way is finished, and the
+  worker returns);
 * callbacks (``ingest``'s and ``embed``'s ``progress``, ``repair_replay``'s executor) run on the worker
   thread, with the caller's context variables: plain functions (an ``async def`` executor is refused);
 * ``record_run`` returns the same buffered ``RunRecorder``: its ``flush`` (also on leaving ``with``) writes
@@ -110,6 +111,7 @@ class AsyncBeliefDB(AsyncPictures, AsyncQueue):
             raise errors.InvalidInput("max_workers must be at least 1")
         self._executor = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="beliefdb")
         self._closed = False
+        self._working = set()
 
     @property
     def workspace(self) -> str:
@@ -341,10 +343,13 @@ class AsyncBeliefDB(AsyncPictures, AsyncQueue):
         await self.aclose()
 
     async def aclose(self) -> None:
-        """Wait for the calls in flight, then close the pool (idempotent)."""
+        """Wait for the calls in flight, then close the pool (idempotent); a worker in flight (:meth:`work`)
+        is told to stop first: it finishes the job under way and returns."""
         if self._closed:
             return
         self._closed = True
+        for stop in list(self._working):
+            stop.set()
         await asyncio.to_thread(self._shutdown)
 
     def _shutdown(self) -> None:

@@ -23,6 +23,8 @@ class AsyncQueue:
     """Documents queued for workers: submit them, list, retry or cancel the jobs, and work them off."""
 
     sync: BeliefDB
+    #: the stops of the workers in flight, which aclose sets before it waits for them
+    _working: set[threading.Event]
 
     if TYPE_CHECKING:
         async def call(self, fn: Callable[P, T], /, *args: P.args, **kwargs: P.kwargs) -> T: ...
@@ -59,6 +61,7 @@ class AsyncQueue:
         # cancelled (a task stopped, a timeout), the await sets the worker's stop: it finishes the job under
         # way and returns, where it would otherwise run on, unawaited, and keep aclose (and exit) waiting
         until = stop if stop is not None else threading.Event()
+        self._working.add(until)
         try:
             return await self.call(self.sync.work, concurrency=concurrency, stop_when_empty=stop_when_empty,
                                    once=once, embed=embed, backoff=backoff, worker=worker, stop=until,
@@ -66,3 +69,5 @@ class AsyncQueue:
         except asyncio.CancelledError:
             until.set()
             raise
+        finally:
+            self._working.discard(until)
