@@ -11,8 +11,9 @@ from fastapi import APIRouter
 from fastapi.responses import JSONResponse
 from pydantic import Field
 
+from beliefdb.interfaces.http_bodies import Body, Moment
 from beliefdb.interfaces.http_callers import Reader, Writer, writer
-from beliefdb.interfaces.http_routes import Body, Moment, doc, ok
+from beliefdb.interfaces.http_routes import doc, ok
 from beliefdb.models import IngestReport, Turn
 from beliefdb.vocabulary import Authority, Label
 

@@ -13,8 +13,9 @@ from fastapi.responses import JSONResponse
 from pydantic import Field
 
 from beliefdb import errors, render
+from beliefdb.interfaces.http_bodies import Body
 from beliefdb.interfaces.http_callers import Reader, writer
-from beliefdb.interfaces.http_routes import Body, doc
+from beliefdb.interfaces.http_routes import doc
 from beliefdb.render.schema import FORGOTTEN
 
 #: the refusal of a forget without the fingerprint of its preview (the HTTP API's and the MCP tool's)

@@ -13,9 +13,10 @@ from fastapi import APIRouter, Query, Request
 from fastapi.responses import JSONResponse
 from pydantic import Field, model_validator
 
+from beliefdb.interfaces.http_bodies import Body
 from beliefdb.interfaces.http_callers import Reader, Writer
 from beliefdb.interfaces.http_conversations import MAX_TURNS, TurnBody
-from beliefdb.interfaces.http_routes import MAX_HTTP_PAGE, Body, doc, link_next, ok
+from beliefdb.interfaces.http_routes import MAX_HTTP_PAGE, doc, link_next, ok
 from beliefdb.models import Job
 from beliefdb.render.schema import Schema
 from beliefdb.vocabulary import Authority, Label
