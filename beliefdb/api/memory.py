@@ -8,15 +8,15 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import Any
 from uuid import UUID
 
 from beliefdb.api import bulk, conversations, jobs, pictures, texts
 from beliefdb.api.decisions import Decisions
+from beliefdb.api.review import Review
+from beliefdb.api.traces import Traces
 from beliefdb.db.bootstrap import resolve_url
 from beliefdb.db.connector import DEFAULT_WORKSPACE, Database
 from beliefdb.embedders import get_embedder
-from beliefdb.errors import InvalidInput
 from beliefdb.inputs import check_scope, moment_text
 from beliefdb.models import (
     Answer,
@@ -34,15 +34,6 @@ from beliefdb.models import (
     ImpactRow,
     IngestFailure,
     IngestReport,
-    RepairPlan,
-    RepairResult,
-    ReplayResult,
-    ReviewItem,
-    ReviewResolution,
-    Run,
-    RunTrace,
-    StepRecorded,
-    TraceStep,
     Why,
     Workspace,
     WorkspaceDeleted,
@@ -56,11 +47,8 @@ from beliefdb.store import (
     ingest,
     lifecycle,
     remember,
-    repair,
     retraction,
     retrieve,
-    review,
-    trace,
     workspaces,
 )
 from beliefdb.store import vectors as embeddings
@@ -73,7 +61,8 @@ __all__ = ["BeliefDB", "Progress", "connect"]
 Progress = Callable[[int, int], None]
 
 
-class BeliefDB(bulk.Bulk, Decisions, pictures.Pictures, texts.Texts, jobs.Jobs, conversations.Conversations):
+class BeliefDB(bulk.Bulk, Decisions, Review, Traces, pictures.Pictures, texts.Texts, jobs.Jobs,
+               conversations.Conversations):
     """Memory bound to one workspace. Every method is one transaction (batch jobs: one per batch); the
     pictures (``why_graph``, ``impact_graph``, ...) come from :class:`~beliefdb.api.pictures.Pictures`, the
     source texts (``source_excerpts``) from :class:`~beliefdb.api.texts.Texts`.
@@ -268,88 +257,7 @@ class BeliefDB(bulk.Bulk, Decisions, pictures.Pictures, texts.Texts, jobs.Jobs, 
             calibrate.plot(result, Path(plot))
         return result
 
-    # --- review, traces and repair --------------------------------------------------------------
-
-    def review_items(self) -> list[ReviewItem]:
-        """Open review items: flagged decisions, held actions, conflicts, proposals to an owner."""
-        return review.list_items(self.database)
-
-    def resolve_review(self, item: str | UUID, verdict: str, *, note: str | None = None,
-                       winner: str | UUID | None = None) -> ReviewResolution:
-        """Approve or reject (``verdict``: approved | rejected) an open review item."""
-        return review.resolve_item(self.database, item, verdict, note=note, winner=winner)
-
-    def record_run(self, *, task: str = "", agent: str | None = None,
-                   parent: UUID | None = None) -> trace.RunRecorder:
-        """Record an agent run: ``with db.record_run(task=...) as run: run.step(...)``; written on flush."""
-        return trace.record_run(self.database, task=task, agent=agent, parent=parent)
-
-    def record_step(self, kind: str, payload: Mapping[str, Any] | None = None, *, run: str | UUID | None = None,
-                    task: str = "", inputs: Sequence[tuple[str, str | UUID]] = (),
-                    supports: Sequence[str | UUID] = (), memory: Mapping[str, str] | None = None) -> StepRecorded:
-        """Record one step at once, for agents that reach memory a call at a time (the servers): appended
-        to ``run`` (id or unique prefix), else the first step of a new run for ``task``. ``inputs`` are
-        (edge, node) pairs needed jointly, ``supports`` independent reasons; ``memory`` ({subject,
-        attribute, value, statement?, kind?}) is a belief the step writes, holding while the step does.
-        A memory_read step that reads beliefs is recorded only by :meth:`ask` and :meth:`why` with
-        ``run`` (rule 19: a decision of the run may cite what it read, so a read nobody was shown
-        cannot be written here). The arguments are checked before the run is looked up."""
-        if kind == "memory_read" and any(edge == "reads" for edge, _ in inputs):
-            raise InvalidInput("a memory_read step's reads are recorded by ask and why given the run, not by"
-                                      " record_step: a decision may cite only what the run was shown (rule 19)")
-        joint = [(trace.edge_kind(edge), _uuid(node)) for edge, node in inputs]
-        independent = [_uuid(node) for node in supports]
-        trace.check_step(kind, independent)
-        if memory is not None:
-            trace.check_memory(memory.get("subject", ""), memory.get("attribute", ""), memory.get("kind") or "fact")
-        recorder = trace.continue_run(self.database, run) if run is not None else trace.record_run(
-            self.database, task=task)
-        seq = recorder.next_seq
-        step = recorder.step(kind, payload, inputs=joint, supports=independent)
-        wrote = None
-        if memory is not None:
-            wrote = recorder.memory(step, memory.get("subject", ""), memory.get("attribute", ""),
-                                    memory.get("value", ""), memory.get("statement"),
-                                    kind=memory.get("kind") or "fact")
-        recorder.flush()
-        return StepRecorded(run=recorder.id, step=step, seq=seq, memory=wrote)
-
-    def runs(self, *, limit: int | None = None, offset: int = 0, newest_first: bool = False) -> list[Run]:
-        """Recorded agent runs, oldest (or newest) first, ``limit`` of them (None: all) from ``offset`` (a
-        replay names the run it branches from); :meth:`run_count` says how many there are."""
-        return trace.list_runs(self.database, limit=limit, offset=offset, newest_first=newest_first)
-
-    def run_count(self) -> int:
-        """How many agent runs are recorded (what :meth:`runs` pages through)."""
-        return trace.count_runs(self.database)
-
-    def run(self, run: str | UUID) -> Run:
-        """One run (by id or unique prefix) with its number of steps."""
-        return trace.run_info(self.database, run)
-
-    def steps(self, run: str | UUID) -> list[TraceStep]:
-        """A run's steps (by id or unique prefix) in execution order."""
-        return trace.steps(self.database, trace.run_id(self.database, run))
-
-    def run_trace(self, run: str | UUID) -> RunTrace:
-        """A run (by id or unique prefix): its steps in order, and the recorded inputs of each."""
-        with self.database.transaction() as c:
-            steps = trace.steps(self.database, trace.run_id(self.database, run, c), conn=c)
-            return RunTrace(steps=steps, inputs=trace.inputs(self.database, [s.id for s in steps], c))
-
-    def repair_plan(self, faulty: Sequence[str | UUID], *, independent_evidence: bool = True,
-                    untouched: bool = False) -> RepairPlan:
-        """What repairing these faulty memories would delete, quarantine, invalidate, replay and preserve
-        (``untouched``: preserve also lists the affected runs' steps nothing faulty reaches)."""
-        return repair.plan(self.database, faulty, independent_evidence=independent_evidence, untouched=untouched)
-
-    def repair_apply(self, faulty: Sequence[str | UUID], *, independent_evidence: bool = True) -> RepairResult:
-        """Carry out the store side of the repair plan in one transaction; replay with repair_replay."""
-        return repair.apply(self.database, faulty, independent_evidence=independent_evidence)
-
-    def repair_replay(self, repair_id: str | UUID, executor: repair.Executor) -> ReplayResult:
-        """Re-run the plan's replay steps, in order, through ``executor`` (a callable per step kind)."""
-        return repair.replay(self.database, repair_id, executor)
+    # --- audit ---------------------------------------------------------------------------------
 
     def audit_verify(self) -> AuditResult:
         """Verify the workspace's SHA-256 audit chain; ``first_broken`` names the first bad link."""
@@ -379,13 +287,6 @@ class BeliefDB(bulk.Bulk, Decisions, pictures.Pictures, texts.Texts, jobs.Jobs, 
 
     def __exit__(self, *exc: object) -> None:
         self.close()
-
-
-def _uuid(node: str | UUID) -> UUID:
-    try:
-        return node if isinstance(node, UUID) else UUID(str(node))
-    except ValueError:
-        raise InvalidInput(f"not a node id: {node!r} (a full id)") from None
 
 
 def connect(url: str | None = None, workspace: str = DEFAULT_WORKSPACE, *, principal: str | None = None,

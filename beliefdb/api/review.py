@@ -1,0 +1,25 @@
+"""The review queue through :class:`~beliefdb.BeliefDB` (it inherits it from :class:`Review`): the items a
+person approves or rejects (flagged decisions, held actions, conflicts, proposals to an owner)."""
+
+from __future__ import annotations
+
+from uuid import UUID
+
+from beliefdb.db.connector import Database
+from beliefdb.models import ReviewItem, ReviewResolution
+from beliefdb.store import review
+
+
+class Review:
+    """The review methods of :class:`~beliefdb.BeliefDB` (one transaction each)."""
+
+    database: Database
+
+    def review_items(self) -> list[ReviewItem]:
+        """Open review items: flagged decisions, held actions, conflicts, proposals to an owner."""
+        return review.list_items(self.database)
+
+    def resolve_review(self, item: str | UUID, verdict: str, *, note: str | None = None,
+                       winner: str | UUID | None = None) -> ReviewResolution:
+        """Approve or reject (``verdict``: approved | rejected) an open review item."""
+        return review.resolve_item(self.database, item, verdict, note=note, winner=winner)
