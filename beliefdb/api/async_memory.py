@@ -278,8 +278,8 @@ class AsyncBeliefDB(AsyncPictures, AsyncQueue):
     async def record_outcome(self, node: str | UUID, outcome: str, *, note: str | None = None) -> OutcomeRecorded:
         return await self.call(self.sync.record_outcome, node, outcome, note=note)
 
-    async def review_items(self) -> list[ReviewItem]:
-        return await self.call(self.sync.review_items)
+    async def review_items(self, *, limit: int | None = None, after: str | UUID | None = None) -> list[ReviewItem]:
+        return await self.call(self.sync.review_items, limit=limit, after=after)
 
     async def resolve_review(self, item: str | UUID, verdict: str, *, note: str | None = None,
                              winner: str | UUID | None = None) -> ReviewResolution:

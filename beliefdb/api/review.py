@@ -15,9 +15,10 @@ class Review:
 
     database: Database
 
-    def review_items(self) -> list[ReviewItem]:
-        """Open review items: flagged decisions, held actions, conflicts, proposals to an owner."""
-        return review.list_items(self.database)
+    def review_items(self, *, limit: int | None = None, after: str | UUID | None = None) -> list[ReviewItem]:
+        """Open review items: flagged decisions, held actions, conflicts, proposals to an owner; oldest first,
+        at most ``limit`` (all when None), those after the item ``after`` (the last one of the page before)."""
+        return review.list_items(self.database, limit=limit, after=after)
 
     def resolve_review(self, item: str | UUID, verdict: str, *, note: str | None = None,
                        winner: str | UUID | None = None) -> ReviewResolution:

@@ -218,11 +218,15 @@ def retract(
 @review_app.command("list")
 @with_memory(principal=False)
 def review_list(
+    limit: Annotated[int | None, typer.Option(
+        min=1, help="At most this many (a page of up to 100,000; default: all of them).")] = None,
+    after: Annotated[str | None, typer.Option(
+        help="Only those after this item, oldest first (the last id of the page before).", metavar="ID")] = None,
     *, memory: Memory, as_json: Json = False,
 ) -> None:
-    """Open review items."""
+    """Open review items, oldest first. Page through many with --limit N and --after LAST_ID."""
     with errors(as_json), memory.open() as bdb:
-        rows = bdb.review_items()
+        rows = bdb.review_items(limit=limit, after=after)
     typer.echo(render.to_json(rows) if as_json else render.review_items(rows))
 
 

@@ -689,10 +689,8 @@ select coalesce((select p.weight from beliefdb.confidence_policy p
 select x.id, beliefdb.recall_warnings(x.id, %s) from unnest(%s::uuid[]) as x (id);
 
 -- list_review_items --
--- The review queue
-select id, kind, node, other_node, subject, reason, created_at,
-       proposed_by, proposal, source_id
-  from beliefdb.review_queue order by created_at, id;
+-- The review queue, oldest first: at most limit (all when null) after the item after (id or prefix)
+select * from beliefdb.review_items(%(limit)s, %(after)s);
 
 -- review_resolve --
 -- Resolve a review item

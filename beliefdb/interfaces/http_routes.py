@@ -110,7 +110,7 @@ def link_next(page: JSONResponse, request: Request, **query: Any) -> None:
     page.headers["Link"] = f'<{following.path}?{following.query}>; rel="next"'
 
 
-def _paged(request: Request, rows: Sequence[Belief | Decision | Action], limit: int) -> JSONResponse:
+def _paged(request: Request, rows: Sequence[Belief | Decision | Action | ReviewItem], limit: int) -> JSONResponse:
     """The first ``limit`` of ``rows`` (asked for one more), with a ``Link`` to the next page when more follow."""
     page = ok(list(rows[:limit]))
     if len(rows) > limit:
@@ -206,9 +206,13 @@ def retract(body: Retract, c: Reader) -> JSONResponse:
         undo=body.undo, expect=body.expect)))
 
 
-@router.get("/review-items", responses=doc(list[ReviewItem]), summary="Open review items")
-def review_items(c: Reader) -> JSONResponse:
-    return ok(c.db.review_items())
+@router.get("/review-items", responses=doc(list[ReviewItem]), summary="Open review items, a page at a time",
+            description="Oldest first. At most `limit` (default 1,000); when more follow, the `Link` header names"
+                        " the next page (`rel=\"next\"`: the same query with `after` = the last id of this one).")
+def review_items(c: Reader, request: Request,
+                 limit: Annotated[int, Query(ge=1, le=MAX_HTTP_PAGE, description="At most this many.")] = 1000,
+                 after: After = None) -> JSONResponse:
+    return _paged(request, c.db.review_items(limit=limit + 1, after=after), limit)
 
 
 @router.post("/review-items/{item}", responses=doc(ReviewResolution), summary="Approve or reject a review item")

@@ -339,10 +339,11 @@ def build(*, local: BeliefDB | None = None, memories: Memories | None = None) ->
                       render.retraction_json)
 
     @tool("The open review items: decisions flagged because they lost their last support, held actions, ties"
-          " between beliefs, and corrections, versions or retractions proposed to an owner. Check it before you"
+          " between beliefs, and corrections, versions or retractions proposed to an owner; oldest first, at most"
+          " `limit` (default 100) after the item `after` (the last id of the page before). Check it before you"
           " carry out actions.")
-    def review_list(ctx: Context) -> Result:
-        return answer(ctx, False, lambda db: db.review_items())
+    def review_list(ctx: Context, limit: Page = 100, after: str | None = None) -> Result:
+        return answer(ctx, False, lambda db: db.review_items(limit=limit, after=after))
 
     @tool("Approve or reject a review item (id or prefix): approving keeps a flagged decision and releases its"
           " actions (or settles a tie for `winner`, or applies a proposal); rejecting cancels them.")

@@ -16,11 +16,18 @@ from beliefdb import errors
 from beliefdb.db.connector import Database
 from beliefdb.db.queries import Q
 from beliefdb.models import ReviewItem, ReviewResolution
+from beliefdb.store.beliefs import check_page_limit
 from beliefdb.store.vectors import embed_new
 
 
-def list_items(db: Database, conn: psycopg.Connection[Any] | None = None) -> list[ReviewItem]:
-    return db.fetch_all(ReviewItem, Q.list_review_items, None, conn)
+def list_items(db: Database, *, limit: int | None = None, after: str | UUID | None = None,
+               conn: psycopg.Connection[Any] | None = None) -> list[ReviewItem]:
+    """The open review items, oldest first: at most ``limit`` (all when None), those after the item
+    ``after`` (the last one of the page before: its id or a prefix, as :func:`resolve_item` takes it; an item
+    resolved since still marks the place), read from that item on (``beliefdb.review_items``)."""
+    check_page_limit(limit)
+    return db.fetch_all(ReviewItem, Q.list_review_items,
+                        {"limit": limit, "after": str(after) if after is not None else None}, conn)
 
 
 def resolve_item(db: Database, item: str | UUID, verdict: str, *, note: str | None = None,

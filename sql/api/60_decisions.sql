@@ -483,3 +483,59 @@ begin
 end
 $$;
 comment on function beliefdb.review_resolve(text, text, text, text) is 'Approve or reject a review item (flagged decision, held action, conflict, proposed correction, version or retraction)';
+
+-- The open review items, oldest first (the review_queue view's rows, in created_at, id order), a
+-- page at a time: at most p_limit (all when null), those after the item p_after (the last of the
+-- page before: its id or a prefix of at least 4 characters naming one item, open or resolved since,
+-- as review_resolve takes it). The page starts at that item's (created_at, id), never by skipping
+-- the items before it. Runs as its caller: the view's row-level security keeps it in the bound
+-- workspace.
+create or replace function beliefdb.review_items(p_limit integer default null, p_after text default null)
+returns table (id uuid, kind text, node uuid, other_node uuid, subject text, reason text,
+               created_at timestamptz, proposed_by text, proposal jsonb, source_id uuid)
+language plpgsql stable
+set search_path = pg_catalog, pg_temp
+as $$
+declare
+    v_ws uuid := beliefdb.current_workspace_id();
+    v_ref text := lower(trim(p_after));
+    v_after uuid[];
+    v_at timestamptz := '-infinity';
+    v_id uuid := '00000000-0000-0000-0000-000000000000';
+begin
+    if p_limit < 1 then
+        raise exception 'the limit must be at least 1, not %', p_limit using errcode = 'BD005';
+    end if;
+    if v_ref = '' then
+        raise exception 'no review item id given: give an id or at least 4 characters of one' using errcode = 'BD005';
+    elsif v_ref is not null then
+        if length(replace(v_ref, '-', '')) < 4 then
+            raise exception 'review item id prefix % is too short: give at least 4 characters', p_after
+                using errcode = 'BD005';
+        end if;
+        -- (a whole id by the primary key; a prefix by the workspace's items)
+        v_after := array(select r.id from beliefdb.review_item r
+                          where r.workspace_id = v_ws
+                            and case when v_ref ~ '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$'
+                                     then r.id = v_ref::uuid
+                                     else left(r.id::text, length(v_ref)) = v_ref end
+                          limit 2);
+        if cardinality(v_after) = 0 then
+            raise exception 'unknown review item %', p_after using errcode = 'BD004';
+        elsif cardinality(v_after) > 1 then
+            raise exception 'review item prefix % is ambiguous', p_after using errcode = 'BD006';
+        end if;
+        select r.created_at, r.id into v_at, v_id
+          from beliefdb.review_item r where r.workspace_id = v_ws and r.id = v_after[1];
+    end if;
+    return query
+        select q.id, q.kind, q.node, q.other_node, q.subject, q.reason, q.created_at, q.proposed_by, q.proposal,
+               q.source_id
+          from beliefdb.review_queue q
+         where q.workspace_id = v_ws
+           and (q.created_at, q.id) > (v_at, v_id)
+         order by q.created_at, q.id
+         limit p_limit;
+end
+$$;
+comment on function beliefdb.review_items(integer, text) is 'The open review items, oldest first, a page at a time: at most p_limit after the item p_after (id or prefix), read from that item on';
