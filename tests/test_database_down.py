@@ -18,12 +18,14 @@ from fastapi.testclient import TestClient
 
 import beliefdb
 from beliefdb import api, errors
-from beliefdb.db import migrate
+from beliefdb.db import migrate, pooling
 from beliefdb.db.server import EmbeddedServer
 from beliefdb.interfaces.http import create_app
 
 #: "within seconds": well under the pool's 30 s
 QUICK = 10.0
+#: the seconds a 503 database_unavailable asks a client to wait (docs/operations.md)
+DOWN_RETRY_AFTER = 3
 
 
 @pytest.fixture
@@ -63,6 +65,9 @@ def test_a_stopped_database_is_said_in_one_line_within_seconds_at_every_door(
             assert answer.status_code == 503, answer.text
             assert answer.json()["error"] == "database_unavailable"
             assert "cannot connect to the database" in answer.json()["message"]
+            # when to try again: past the probe after which a call finds the server back (pooling.PROBE_AFTER)
+            assert answer.headers.get("retry-after") == str(DOWN_RETRY_AFTER), answer.headers
+            assert DOWN_RETRY_AFTER > pooling.PROBE_AFTER
         # the pool's own warnings (one a reconnection attempt) are not the user's to read
         assert [r.getMessage() for r in caplog.records if r.name.startswith("psycopg")] == []
     started = time.monotonic()

@@ -6,12 +6,13 @@ principal in the workspace the token names: never one the request names. Answers
 prints with ``--json``; errors are ``{"error": code, "message": ...}`` with 400 (bad input), 401 (no
 valid token), 403 (read-only token, not the owner), 404 (unknown id), 409 (stale preview, an
 idempotency key reused for another request, conflict), 413 (a body over the limit, :class:`BodyLimit`) or
-503 (memory unavailable). The OpenAPI
+503 (memory unavailable, with ``Retry-After``). The OpenAPI
 document is at ``/openapi.json``.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
 from typing import Any
@@ -27,6 +28,7 @@ from starlette.routing import Match, Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from beliefdb import api, errors, settings
+from beliefdb.db.pooling import PROBE_AFTER
 from beliefdb.interfaces import problems, web
 from beliefdb.interfaces.access import MAX_OPEN, Memories, bearer, status_of
 from beliefdb.interfaces.http_conversations import router as conversations_router
@@ -40,12 +42,20 @@ DESCRIPTION = ("Agent memory that knows why it believes something, and what must
                " call acts as the principal, in the workspace, of its bearer token.")
 
 
+#: the seconds a 503 database_unavailable asks a client to wait before trying again: once the database is
+#: back, a call is served after at most the pool's probe (it then renews its connections), so just past it
+DATABASE_RETRY_AFTER = math.ceil(PROBE_AFTER) + 1
+
+
 def error(status: int, code: str, message: str, headers: dict[str, str] | None = None) -> JSONResponse:
     if status == 401:
         headers = {"WWW-Authenticate": "Bearer"}
     if code == errors.WorkspaceBusy.code:
         # another writer held the workspace for BELIEFDB_LOCK_TIMEOUT: nothing was written, try again soon
         headers = {"Retry-After": "1"}
+    elif code == errors.DatabaseUnavailable.code:
+        # the database cannot be reached (stopped, restarting): try again once the pool can have renewed itself
+        headers = {"Retry-After": str(DATABASE_RETRY_AFTER)}
     return JSONResponse({"error": code, "message": message}, status_code=status, headers=headers)
 
 
@@ -270,9 +280,12 @@ def _mount_mcp(app: FastAPI, memories: Memories) -> Callable[[], AbstractAsyncCo
 
 
 #: what a 503's Retry-After says, in the OpenAPI document
-RETRY_AFTER = {"Retry-After": {"description": "With workspace_busy (another writer held the workspace for"
-                                              " BELIEFDB_LOCK_TIMEOUT; nothing was written): the seconds to wait"
-                                              " before trying again.", "schema": {"type": "integer"}}}
+RETRY_AFTER = {"Retry-After": {"description": "The seconds to wait before trying again: 1 with workspace_busy"
+                                              " (another writer held the workspace for BELIEFDB_LOCK_TIMEOUT;"
+                                              f" nothing was written), {DATABASE_RETRY_AFTER} with"
+                                              " database_unavailable (the database cannot be reached; once it is"
+                                              " back, calls are served within about 2 s).",
+                               "schema": {"type": "integer"}}}
 
 
 def _openapi(app: FastAPI, text_limit: int) -> Callable[[], dict[str, Any]]:
