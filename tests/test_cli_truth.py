@@ -909,8 +909,9 @@ def test_review_of_a_single_held_action(cli: Cli, flagged: dict[str, str]) -> No
 @pytest.mark.slow
 def test_resolving_twice_is_an_error(cli: Cli, flagged: dict[str, str]) -> None:
     cli.json("review", "approve", flagged["item"])
-    cli.error("review", "approve", flagged["item"], code="not_found")
-    cli.error("review", "reject", flagged["item"][:8], code="not_found")
+    said = cli.error("review", "approve", flagged["item"], code="invalid_input")["message"]
+    assert said.startswith(f"review item {flagged['item']} is already approved (by "), said
+    cli.error("review", "reject", flagged["item"][:8], code="invalid_input")
     assert "error:" in cli.one_line_error("review", "reject", flagged["item"])
     assert statuses(cli, "decisions") == {flagged["refuse"]: "approved"}  # the second verdict changed nothing
     assert set(statuses(cli, "actions").values()) == {"scheduled"}

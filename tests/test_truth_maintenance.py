@@ -578,7 +578,7 @@ def test_a_resolved_item_cannot_be_resolved_again(bdb: beliefdb.BeliefDB) -> Non
     d, _, _ = flagged_decision_with_actions(bdb)
     item = item_for(bdb, "decision_flagged", d)
     bdb.resolve_review(item, "approved")
-    with pytest.raises(errors.NotFound):
+    with pytest.raises(errors.InvalidInput, match="is already approved"):
         bdb.resolve_review(item, "rejected")
     assert decision_status(bdb)[d] == "approved"
     assert bdb.audit_verify().ok

@@ -62,7 +62,7 @@ select kind, status, resolved_by, note like 'resolved with decision %' as with_i
 select title, d.status, a.status as action_status
   from beliefdb.decision d left join beliefdb.action a on a.workspace_id = d.workspace_id and a.decision_id = d.id
  order by title;
--- resolving it again: it is no longer open (BD004)
+-- resolving it again: it is approved already (BD005)
 select beliefdb.review_resolve(:'item', 'approved');
 
 -- a tie under rule 8 (same authority, same time: two claims of one chat transcript) opens a

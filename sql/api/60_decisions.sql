@@ -375,7 +375,8 @@ comment on function beliefdb.retract_preview(text, text, integer, boolean) is 'E
 -- it, rejecting cancels it. Approving a conflict needs the winner, which supersedes the loser.
 -- A proposed correction, new version or retraction is its owner's to approve (which applies it
 -- as the owner's own change) or reject. The item: its id or a prefix of it naming one open (or
--- closed) item; the winner: a belief's id or a unique prefix.
+-- closed) item (one approved or rejected already is said to be); the winner: a belief's id or a
+-- unique prefix.
 create or replace function beliefdb.review_resolve(p_item text, p_verdict text, p_note text default null,
                                                    p_winner text default null) returns beliefdb.review_resolution
 language plpgsql
@@ -407,6 +408,17 @@ begin
                         and left(r.id::text, length(v_ref)) = v_ref
                       limit 2);
     if cardinality(v_items) = 0 then
+        -- an item approved or rejected already: said so (a resolve sent again is told what happened, not
+        -- that the id names nothing), when the reference names one such item
+        v_items := array(select r.id from beliefdb.review_item r
+                          where r.workspace_id = v_ws and r.status in ('approved', 'rejected')
+                            and left(r.id::text, length(v_ref)) = v_ref
+                          limit 2);
+        if cardinality(v_items) = 1 then
+            select * into v_item from beliefdb.review_item r where r.workspace_id = v_ws and r.id = v_items[1];
+            raise exception 'review item % is already % (by %)', v_item.id, v_item.status, v_item.resolved_by
+                using errcode = 'BD005';
+        end if;
         raise exception 'no open review item %', p_item using errcode = 'BD004';
     elsif cardinality(v_items) > 1 then
         raise exception 'review item prefix % is ambiguous', p_item using errcode = 'BD006';

@@ -1,0 +1,58 @@
+"""The review flow as an agent meets it at each door (HTTP, MCP, the command line): list, then approve or
+reject. The same call is told the same thing everywhere, and what it is told is what happened."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import anyio
+import pytest
+from conftest import Cli
+from fastapi.testclient import TestClient
+from mcp.client import Client
+from serving import bearer, refused
+
+import beliefdb
+from beliefdb import errors
+
+
+def _tool(bdb: beliefdb.BeliefDB, tool: str, arguments: dict[str, Any]) -> tuple[bool, Any]:
+    """A tool call's (is_error, parsed answer), over the MCP server of ``bdb``."""
+    from beliefdb.interfaces.mcp import build
+
+    async def run() -> tuple[bool, Any]:
+        async with Client(build(local=bdb)) as client:
+            result = await client.call_tool(tool, arguments)
+            assert len(result.content) == 1 and result.content[0].type == "text", result
+            return bool(result.is_error), json.loads(result.content[0].text)
+
+    return anyio.run(run)
+
+
+def test_an_item_resolved_already_is_said_so_at_every_door(http_client: TestClient, db_url: str, cli: Cli) -> None:
+    """A resolve sent again (a client retrying after a timeout, a second reviewer) was told 404 "no open
+    review item ID", as if the id were wrong, while an item that closed by itself was told it is
+    "already closed". Both now say what happened: "review item ID is already approved (by alice)"."""
+    with beliefdb.connect(db_url, principal="alice") as alice:
+        first = str(alice.decide("Refund order 1042").id)
+        second = str(alice.decide("Refund order 1043").id)
+        items = {str(i.node): str(i.id) for i in alice.review_items()}
+        one, other = items[first], items[second]
+        token = bearer(db_url, "alice")
+        answer = http_client.post(f"/review-items/{one}", headers=token, json={"verdict": "approved"})
+        assert answer.status_code == 200 and answer.json()["status"] == "approved", answer.text
+        said = f"review item {one} is already approved (by alice)"
+        again = http_client.post(f"/review-items/{one[:8]}", headers=token, json={"verdict": "rejected"})
+        assert refused(again, 400, "invalid_input") == said
+        assert _tool(alice, "review_resolve", {"item": one, "verdict": "approved"}) == (
+            True, {"error": "invalid_input", "message": said})
+        assert cli.error("review", "reject", one[:8], "--as", "alice", code="invalid_input")["message"] == said
+        with pytest.raises(errors.InvalidInput, match="already approved"):
+            alice.resolve_review(one, "approved")
+        alice.resolve_review(other, "rejected", note="no receipt")
+        assert refused(http_client.post(f"/review-items/{other}", headers=token, json={"verdict": "rejected"}),
+                       400, "invalid_input") == f"review item {other} is already rejected (by alice)"
+        # an id no item has is still unknown
+        assert refused(http_client.post("/review-items/ffffffff", headers=token, json={"verdict": "approved"}),
+                       404, "not_found") == "no open review item ffffffff"
