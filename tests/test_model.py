@@ -424,7 +424,9 @@ class Machine(RuleBasedStateMachine):
                      and (i.kind != "version_proposed" or claims_of(i) == mine.payload[1])), None)
         self.check(item is not None, f"no open review item {mine}")
         assert item is not None
-        winner = (item.node if first else item.other_node) if item.kind == "conflict" else None
+        # (only an approval takes a winner: beliefdb refuses one with anything else)
+        settles = item.kind == "conflict" and verdict == "approved"
+        winner = (item.node if first else item.other_node) if settles else None
         stale = False
         if item.kind == "correction_proposed":
             row = self.su.execute("select revision from beliefdb.belief where id = %s", (item.node,)).fetchone()

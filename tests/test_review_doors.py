@@ -56,3 +56,35 @@ def test_an_item_resolved_already_is_said_so_at_every_door(http_client: TestClie
         # an id no item has is still unknown
         assert refused(http_client.post("/review-items/ffffffff", headers=token, json={"verdict": "approved"}),
                        404, "not_found") == "no open review item ffffffff"
+
+
+def test_a_winner_for_anything_but_approving_a_conflict_is_refused(http_client: TestClient, db_url: str,
+                                                                  cli: Cli) -> None:
+    """``winner`` settles a conflict. Given with a flagged decision, or with the rejection of a conflict, it
+    was dropped without a word: the item was resolved and the caller believed it had picked a winner. It is
+    refused now, at every door in the same words, and nothing is resolved."""
+    token = bearer(db_url, "alice")
+    with beliefdb.connect(db_url, principal="alice") as alice:
+        for value in ("5", "6"):  # a tie: same authority, same valid-time start
+            alice.remember(f"Max payload is {value} kg.", "drone", "max_payload", f"{value} kg",
+                           f"Max payload is {value} kg.", source=f"d{value}.md", text=f"Max payload is {value} kg.",
+                           valid_from="2026-01-01T00:00:00Z")
+        decision = str(alice.decide("Ship by drone").id)
+        items = {i.kind: i for i in alice.review_items()}
+        conflict, flagged = items["conflict"], items["decision_flagged"]
+        assert str(flagged.node) == decision
+        winner = str(conflict.node)
+        said = f"review item {flagged.id} is a decision_flagged item: only approving a conflict takes a winner"
+        assert refused(http_client.post(f"/review-items/{flagged.id}", headers=token,
+                                        json={"verdict": "approved", "winner": winner}), 400, "invalid_input") == said
+        assert cli.error("review", "approve", str(flagged.id), "--winner", winner, "--as", "alice",
+                         code="invalid_input")["message"] == said
+        rejecting = "rejecting a conflict takes no winner: approve it with the winner"
+        assert _tool(alice, "review_resolve", {"item": str(conflict.id), "verdict": "rejected", "winner": winner}) == (
+            True, {"error": "invalid_input", "message": rejecting})
+        answer = http_client.post(f"/review-items/{conflict.id}", headers=token,
+                                  json={"verdict": "rejected", "winner": winner})
+        assert refused(answer, 400, "invalid_input") == rejecting
+        # nothing was resolved
+        assert {i.id for i in alice.review_items()} == {conflict.id, flagged.id}
+        assert alice.resolve_review(conflict.id, "approved", winner=winner).status == "approved"

@@ -100,6 +100,26 @@ def test_approving_a_review_item_says_what_the_approval_did(client: TestClient, 
             five: "superseded", six: "current"}
 
 
+def test_rejecting_a_conflict_in_the_browser_rejects_it(client: TestClient, db_url: str, story: Story) -> None:
+    """A conflict's form sends its "Keep" choice with either button; the library now refuses a winner with a
+    rejection (it was dropped), so the page passes it with an approval only."""
+    with beliefdb.connect(db_url, principal="alice") as db:
+        since = "2025-03-01T00:00:00+00:00"
+        five, six = (db.remember(f"warehouse closes at {v}", "warehouse", "closing", v, q, source=s, text=q + "\n",
+                                 authority="user", valid_from=since).accepted[0].id
+                     for s, q, v in (("a.md", "It closes at 5pm.", "5pm"), ("b.md", "It closes at 6pm.", "6pm")))
+        (item,) = [i for i in db.review_items() if i.kind == "conflict"]
+    sign_in(client, api.create_token("default", "alice", url=db_url).token)
+    page = client.get("/review", headers=HTML).text
+    rejected = client.post(f"/review/{item.id}", data={"verdict": "rejected", "winner": str(five),
+                                                       "form_token": form_token(page)}, headers=HTML)
+    assert rejected.status_code == 200, rejected.text
+    with beliefdb.connect(db_url) as db:
+        assert item.id not in {i.id for i in db.review_items()}
+        assert {b.id: b.status for b in db.beliefs(subject="warehouse", include_all=True)} == {
+            five: "conflicting", six: "conflicting"}
+
+
 def test_the_sign_in_page_gives_a_token_command_that_works(client: TestClient, cli: Cli) -> None:
     said = re.search(r"<code>(beliefdb token create [^<]*)</code>", client.get("/signin", headers=HTML).text)
     assert said is not None

@@ -118,7 +118,7 @@ class Retract(Body):
 class Resolve(Body):
     verdict: Literal["approved", "rejected"]
     note: str | None = None
-    winner: str | None = None
+    winner: str | None = Field(None, description="Approving a conflict only: the belief that wins (id or prefix).")
 
 
 class StepInput(Body):

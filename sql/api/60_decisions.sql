@@ -375,8 +375,8 @@ comment on function beliefdb.retract_preview(text, text, integer, boolean) is 'E
 -- it, rejecting cancels it. Approving a conflict needs the winner, which supersedes the loser.
 -- A proposed correction, new version or retraction is its owner's to approve (which applies it
 -- as the owner's own change) or reject. The item: its id or a prefix of it naming one open (or
--- closed) item (one approved or rejected already is said to be); the winner: a belief's id or a
--- unique prefix.
+-- closed) item (one approved or rejected already is said to be); the winner, only with approving a
+-- conflict: a belief's id or a unique prefix.
 create or replace function beliefdb.review_resolve(p_item text, p_verdict text, p_note text default null,
                                                    p_winner text default null) returns beliefdb.review_resolution
 language plpgsql
@@ -423,9 +423,6 @@ begin
     elsif cardinality(v_items) > 1 then
         raise exception 'review item prefix % is ambiguous', p_item using errcode = 'BD006';
     end if;
-    if p_winner is not null then
-        v_winner := beliefdb.resolve_belief(p_winner);
-    end if;
     select * into v_item from beliefdb.review_item r where r.workspace_id = v_ws and r.id = v_items[1] for update;
     if not found then
         raise exception 'unknown review item %', p_item using errcode = 'BD004';
@@ -433,6 +430,17 @@ begin
         raise exception 'review item % is already %', v_item.id,
             v_item.status || case when v_item.status = 'closed' then ' (' || v_item.note || ')' else '' end
             using errcode = 'BD005';
+    end if;
+    -- a winner settles a conflict: given with anything else it would be dropped, and the caller believe
+    -- it had picked one
+    if p_winner is not null then
+        if v_item.kind <> 'conflict' then
+            raise exception 'review item % is a % item: only approving a conflict takes a winner', v_item.id, v_item.kind
+                using errcode = 'BD005';
+        elsif p_verdict <> 'approved' then
+            raise exception 'rejecting a conflict takes no winner: approve it with the winner' using errcode = 'BD005';
+        end if;
+        v_winner := beliefdb.resolve_belief(p_winner);
     end if;
 
     if v_item.kind = 'decision_flagged' then

@@ -152,7 +152,9 @@ def resolve(request: Request, item: str, v: Writer, verdict: Text = "", note: Te
             winner: Text = "") -> Response:
     if verdict not in ("approved", "rejected"):
         raise errors.InvalidInput("verdict: approved or rejected")
-    done = v.db.resolve_review(item, verdict, note=_or_none(note), winner=_or_none(winner))
+    # (a conflict's form sends its "Keep" choice with either button: only an approval takes a winner)
+    done = v.db.resolve_review(item, verdict, note=_or_none(note),
+                               winner=_or_none(winner) if verdict == "approved" else None)
     said, groups = describe.resolution(done, describe.Names(v.db))
     return view.page(request, "review.html", {"viewer": v, "title": "Review queue", "nav": "review", "message": said,
                                               "groups": groups, "mark_words": MARK_WORDS, "verdicts": VERDICTS,
