@@ -88,3 +88,25 @@ def test_a_winner_for_anything_but_approving_a_conflict_is_refused(http_client: 
         # nothing was resolved
         assert {i.id for i in alice.review_items()} == {conflict.id, flagged.id}
         assert alice.resolve_review(conflict.id, "approved", winner=winner).status == "approved"
+
+
+def test_a_proposal_refused_to_another_than_its_owner_names_no_cli_command(http_client: TestClient, db_url: str,
+                                                                          cli: Cli) -> None:
+    """Bob approving the correction he proposed of alice's belief is refused (only its owner decides), and
+    the hint said where the item waits as a command line: "(beliefdb review list)", to an agent over HTTP
+    or MCP that has no such command. It now says it in words every door shares."""
+    with beliefdb.connect(db_url, principal="alice") as alice:
+        belief = alice.ingest_text("Returns are accepted within 7 days of delivery.\n", source="policy.md",
+                                   authority="official").accepted[0].id
+    with beliefdb.connect(db_url, principal="bob") as bob:
+        revision = bob.preview_correction(belief).revision
+        item = bob.apply_correction(belief, "Returns are accepted within 30 days.", reviewer="bob",
+                                    expect_revision=revision, value="30 days").review_item
+        assert item is not None
+        said = refused(http_client.post(f"/review-items/{item}", headers=bearer(db_url, "bob"),
+                                        json={"verdict": "approved"}), 403, "not_owner")
+        assert said.endswith("(hint: the review item waits for alice, the belief's owner, in the review queue)"), said
+        assert "beliefdb " not in said
+        assert _tool(bob, "review_resolve", {"item": str(item), "verdict": "approved"}) == (
+            True, {"error": "not_owner", "message": said})
+        assert cli.error("review", "approve", str(item), "--as", "bob", code="not_owner")["message"] == said

@@ -189,7 +189,7 @@ begin
             using errcode = 'BD008',
                   hint = case when v_kind = 'run' then 'record a run of your own'
                               when p_doing like 'approve or reject %' then
-                                  format('the review item waits for %s, the %s''s owner (beliefdb review list)',
+                                  format('the review item waits for %s, the %s''s owner, in the review queue',
                                          v_owner, v_kind)
                               else 'propose a correction instead (its owner reviews it), or raise a conflict' end;
     end if;
