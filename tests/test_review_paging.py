@@ -98,5 +98,8 @@ def test_review_list_pages_at_the_command_line(cli: Cli, bdb: beliefdb.BeliefDB)
     assert [r["id"] for r in cli.json("review", "list", "--limit", "2")] == items[:2]
     assert [r["id"] for r in cli.json("review", "list", "--limit", "2", "--after", items[1])] == items[2:4]
     assert [r["id"] for r in cli.json("review", "list")] == items
+    # past the last item: no more of them, not an empty queue
+    assert cli("review", "list", "--after", items[-1]).stdout.strip() == "(no more review items)"
+    assert len(cli("review", "list", "--after", items[-2]).stdout.strip().splitlines()) == 1
     assert cli.error("review", "list", "--after", "00000000-0000-0000-0000-000000000000",
                      code="not_found")["message"].startswith("unknown review item")

@@ -227,7 +227,7 @@ def review_list(
     """Open review items, oldest first. Page through many with --limit N and --after LAST_ID."""
     with errors(as_json), memory.open() as bdb:
         rows = bdb.review_items(limit=limit, after=after)
-    typer.echo(render.to_json(rows) if as_json else render.review_items(rows))
+    typer.echo(render.to_json(rows) if as_json else render.review_items(rows, paged=after is not None))
 
 
 def _resolve(item: str, verdict: str, note: str | None, winner: str | None, memory: Memory, as_json: bool) -> None:

@@ -350,7 +350,9 @@ def review_resolution(result: ReviewResolution) -> str:
     return line
 
 
-def review_items(rows: Iterable[ReviewItem]) -> str:
+def review_items(rows: Iterable[ReviewItem], *, paged: bool = False) -> str:
+    """The review queue, an item a line; ``paged``: a page after an item (none left: no more, not an empty
+    queue)."""
     lines = [f"{short(r.id)}  {r.kind:<19} {short(r.node or r.source_id or '')}  {r.subject or ''}  — {r.reason}"
              for r in rows]
-    return "\n".join(lines) if lines else "(review queue is empty)"
+    return "\n".join(lines) if lines else "(no more review items)" if paged else "(review queue is empty)"
