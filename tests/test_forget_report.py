@@ -117,7 +117,7 @@ def test_the_forget_event_keeps_no_digest_a_list_of_names_reverses(db_url: str, 
                        " drop attribute mentions")
     postgresql.execute("drop table beliefdb.audit_key")
     postgresql.execute("alter table beliefdb.decision drop column forgotten_reasons")
-    postgresql.execute("drop index beliefdb.belief_recent")  # revision 0045's
+    postgresql.execute("drop index beliefdb.belief_recent, beliefdb.review_item_queue")  # revision 0045's
     postgresql.execute("update beliefdb.alembic_version set version_num = '0043'")
     postgresql.commit()
     migrate.upgrade(db_url)

@@ -165,3 +165,24 @@ def test_the_product_views_page_reads_the_newest_beliefs_only(bdb: beliefdb.Beli
     assert result[0] is not None and result[0][1] == 100  # counted up to its bound
     (page,) = [p for p in plans if "with passing as not materialized" in p["Query Text"]]
     assert rows_scanned(page["Plan"], "belief") <= 11 + 100, rows_scanned(page["Plan"], "belief")
+
+
+def test_a_page_of_the_review_queue_reads_that_page(bdb: beliefdb.BeliefDB, db_url: str,
+                                                    postgresql: psycopg.Connection[Any]) -> None:
+    """beliefdb.review_items reads its page's items in order (review_item_queue, revision 0045) and what
+    each names by its key: through the review_queue view it joined every open item, decision, action
+    and source of the workspace first (15,000 open items: a page of 100 in 700-1,000 ms)."""
+    gone = bdb.remember("The lift is open.", "lift", "status", "open", "The lift is open.", source="lift.md",
+                        text="The lift is open.").accepted[0].id
+    for i in range(BUDGET + 20):
+        bdb.decide(f"Use the lift, shift {i}", because=[gone])
+    bdb.retract(belief=gone, reason="the lift is closed")  # every decision flagged: one open item each
+    postgresql.execute("analyze")
+    postgresql.commit()
+    result: list[Any] = []
+    plans = statement_plans(db_url, bdb, "select count(*) from beliefdb.review_items(10, null)", (), result=result)
+    assert result == [(10,)]
+    for table in ("review_item", "decision"):
+        rows, query = widest(plans, table)
+        assert rows <= 20, (table, rows, query)
+    assert [i.kind for i in bdb.review_items(limit=3)] == ["decision_flagged"] * 3

@@ -1,4 +1,5 @@
-"""The production beliefs of a workspace newest first, for the product view's page.
+"""The production beliefs of a workspace newest first, for the product view's page; the open review
+items oldest first, for the review queue's pages.
 
 Revision ID: 0045
 Revises: 0044

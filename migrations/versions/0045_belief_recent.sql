@@ -5,3 +5,7 @@
 -- Never edit: change functions in sql/ (re-applied after every upgrade).
 
 create index belief_recent on beliefdb.belief (workspace_id, recorded_at desc, id) where provenance = 'production';
+
+-- The open review items of a workspace oldest first, as beliefdb.review_items pages them: without it a
+-- page read every open item of the workspace and sorted them.
+create index review_item_queue on beliefdb.review_item (workspace_id, created_at, id) where status = 'open';

@@ -515,6 +515,9 @@ returns table (id uuid, kind text, node uuid, other_node uuid, subject text, rea
                created_at timestamptz, proposed_by text, proposal jsonb, source_id uuid)
 language plpgsql stable
 set search_path = pg_catalog, pg_temp
+-- (with no statistics on workspace_id the planner takes a workspace for a few rows, for which a
+-- bitmap of all its open items and a sort look cheaper than the index in order)
+set enable_bitmapscan = off
 as $$
 declare
     v_ws uuid := beliefdb.current_workspace_id();
@@ -548,14 +551,29 @@ begin
         select r.created_at, r.id into v_at, v_id
           from beliefdb.review_item r where r.workspace_id = v_ws and r.id = v_after[1];
     end if;
+    -- the page's items first, read in order from review_item_queue until the limit, then what each
+    -- names by its key (what review_queue shows as its subject): through the view, the plan joined
+    -- every open item, decision, action and source of the workspace before it sorted and cut
+    -- (15,000 open items: a page of 100 in 700-1,000 ms)
     return query
-        select q.id, q.kind, q.node, q.other_node, q.subject, q.reason, q.created_at, q.proposed_by, q.proposal,
-               q.source_id
-          from beliefdb.review_queue q
-         where q.workspace_id = v_ws
-           and (q.created_at, q.id) > (v_at, v_id)
-         order by q.created_at, q.id
-         limit p_limit;
+        select r.id, r.kind, r.node, r.other_node, coalesce(d.title, a.description, b.statement, s.name),
+               r.reason, r.created_at, r.proposed_by, r.proposal, r.source_id
+          from (select r.id, r.kind, r.node, r.other_node, r.reason, r.created_at, r.proposed_by, r.proposal,
+                       r.source_id
+                  from beliefdb.review_item r
+                 where r.workspace_id = v_ws and r.status = 'open' and beliefdb.workspace_bound()
+                   and (r.created_at, r.id) > (v_at, v_id)
+                 order by r.created_at, r.id
+                 limit p_limit) r
+          left join lateral (select d.title from beliefdb.decision d
+                              where d.workspace_id = v_ws and d.id = r.node offset 0) d on true
+          left join lateral (select a.description from beliefdb.action a
+                              where a.workspace_id = v_ws and a.id = r.node offset 0) a on true
+          left join lateral (select b.statement from beliefdb.belief b
+                              where b.workspace_id = v_ws and b.id = r.node offset 0) b on true
+          left join lateral (select s.name from beliefdb.source s
+                              where s.workspace_id = v_ws and s.id = r.source_id offset 0) s on true
+         order by r.created_at, r.id;
 end
 $$;
 comment on function beliefdb.review_items(integer, text) is 'The open review items, oldest first, a page at a time: at most p_limit after the item p_after (id or prefix), read from that item on';

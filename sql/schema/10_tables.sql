@@ -634,6 +634,8 @@ comment on table beliefdb.review_item is 'A durable item for a person to approve
 create unique index review_item_open on beliefdb.review_item (workspace_id, kind, node, other_node) nulls not distinct
     where status = 'open' and kind in ('decision_flagged', 'action_held', 'conflict');
 create index review_item_node on beliefdb.review_item (workspace_id, kind, node);
+-- the open items oldest first: the review queue's pages read them in this order (revision 0045)
+create index review_item_queue on beliefdb.review_item (workspace_id, created_at, id) where status = 'open';
 -- the cascades from a deleted node or source find its review items by the id alone (revision 0041:
 -- review_item_node leads with kind, which only PostgreSQL 18's skip scan reads past)
 create index review_item_by_node on beliefdb.review_item (node) where node is not null;
