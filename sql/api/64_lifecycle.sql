@@ -233,50 +233,21 @@ language plpgsql
 security definer
 set search_path = pg_catalog, pg_temp
 as $$
-declare
-    v_ws uuid := beliefdb.current_workspace_id();
-    v_id uuid;
-    v_job bigint;
-    v_report jsonb;
-    v_result beliefdb.forget_result;
 begin
     -- (if null then: false, and the erasure would run)
     if p_preview is null then
         raise exception 'preview is true or false, not null' using errcode = 'BD005';
     end if;
     if p_preview then
+        -- (the forget itself, but for the statistics it would gather: the rollback would discard them)
         return jsonb_populate_record(null::beliefdb.forget_result, beliefdb._dry_run(
-            'select to_jsonb(r) from beliefdb.forget($1 ->> ''target'', $1 ->> ''ref'', false,
-                                                      array(select jsonb_array_elements_text($1 -> ''speakers''))) r',
+            'select to_jsonb(r) from beliefdb._forget_apply($1 ->> ''target'', $1 ->> ''ref'',
+                                                            array(select jsonb_array_elements_text($1 -> ''speakers'')),
+                                                            false) r',
             jsonb_build_object('target', p_target, 'ref', p_ref, 'speakers', to_jsonb(coalesce(p_speakers, '{}'))))
             || jsonb_build_object('preview', true));
     end if;
-    perform beliefdb.lock_workspace();
-    perform beliefdb._begin_changes();
-    if p_target = 'source' then
-        select s.id into v_id from beliefdb.source s where s.workspace_id = v_ws and s.name = p_ref;
-        if v_id is null then
-            -- (a document submitted and not stored yet: a queued job will store it, a failed one keeps
-            -- its text; either is cancelled with its text by job_cancel)
-            select min(j.id) into v_job from beliefdb.job j
-             where j.workspace_id = v_ws and j.status in ('queued', 'running', 'failed')
-               and j.payload ->> 'source' = p_ref;
-            if v_job is not null then
-                raise exception 'unknown source %: it is only in the queue (job %), not stored: cancel its jobs with their text (beliefdb jobs cancel --source %), or forget it once a worker has stored it',
-                    p_ref, v_job, p_ref using errcode = 'BD004';
-            end if;
-            raise exception 'unknown source %', p_ref using errcode = 'BD004';
-        end if;
-    elsif p_target = 'belief' then
-        v_id := beliefdb.resolve_belief(p_ref);
-    end if;
-    v_report := beliefdb._forget_core(v_ws, p_target, v_id, case when p_target = 'subject' then p_ref end,
-                                      case when p_target = 'subject' then coalesce(p_speakers, '{}') else '{}' end);
-    perform beliefdb._analyze_text_tables();
-    v_result := jsonb_populate_record(null::beliefdb.forget_result,
-                                      v_report - 'changes' || jsonb_build_object('preview', false));
-    v_result.changes := beliefdb._as_changes(v_report -> 'changes');
-    return v_result;
+    return beliefdb._forget_apply(p_target, p_ref, p_speakers, true);
 end
 $$;
 comment on function beliefdb.forget(text, text, boolean, text[]) is 'Forget a source, a subject''s beliefs and turns or a belief, every belief left without support, and their quotes in source texts; audit keeps hashes only';
