@@ -506,6 +506,11 @@ select * from beliefdb.record_outcome(%s, %s, %s);
 -- Forget a source, a subject's beliefs and the turns of its speakers, or one belief
 select * from beliefdb.forget(%s, %s, %s, %s);
 
+-- forget_mentions --
+-- Whether forget looks for where people typed a forgotten subject's name (off: for the preview that
+-- forget(expect=...) compares by its fingerprint alone, which does not count them; until set again)
+select set_config('beliefdb.forget_mentions', %s, true);
+
 -- subject_exists --
 -- Whether a belief of the bound workspace has this subject
 select exists (select from beliefdb.belief b where b.subject = %s);

@@ -73,7 +73,11 @@ def forget(db: Database, *, source: str | None = None, subject: str | None = Non
     with db.transaction(conn) as c:
         if expect is not None:
             c.execute(Q.lock_workspace)
+            # (the fingerprint counts no mentions: they are looked for once, by the forget below, not
+            # twice with the lock held; a failure rolls the setting back with the transaction)
+            c.execute(Q.forget_mentions, ("off",))
             seen = forget(db, source=source, subject=subject, belief=belief, preview=True, conn=c)
+            c.execute(Q.forget_mentions, ("on",))
             if seen.fingerprint() != expect:
                 raise errors.StalePreview("what forgetting it would take away is no longer what the preview showed:"
                                           " nothing was forgotten; preview again")

@@ -437,8 +437,11 @@ begin
     end if;
     v_result := v_result || jsonb_build_object(
         'redacted', v_redacted,
-        -- (what people typed about a forgotten subject: named, not rewritten)
+        -- (what people typed about a forgotten subject: named, not rewritten; not looked for in the
+        -- preview that forget(expect=...) takes again under the lock only for its fingerprint, which
+        -- does not count them: beliefdb.forget_mentions set to off there, for that preview alone)
         'mentions', case when p_target = 'subject'
+                          and coalesce(current_setting('beliefdb.forget_mentions', true), '') <> 'off'
                          then beliefdb._forget_mentions(v_ws, array(select distinct n from unnest(
                                   array[p_subject, replace(p_subject, '_', ' ')] || coalesce(p_speakers, '{}')) n))
                          else '[]' end,
