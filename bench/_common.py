@@ -241,3 +241,48 @@ def copy_binary(conn: psycopg.Connection[Any], table: str, columns: Sequence[str
     seconds = time.perf_counter() - t0
     log(f"  {table}: {rows:,} rows in {seconds:.1f} s ({rows / max(seconds, 1e-9):,.0f} rows/s)")
     return rows, seconds
+
+
+def kept_workspace(parser: argparse.ArgumentParser, url: str | None, name: str) -> tuple[psycopg.Connection[Any], Any]:
+    """An autocommit superuser connection to ``url`` and the id of the workspace named ``name`` that a
+    ``bench/impact.py --db URL --keep`` run loaded; a usage error without either."""
+    if url is None:
+        parser.error("--db is needed: a database a bench/impact.py --keep run loaded")
+    admin = psycopg.connect(url, autocommit=True)
+    found = admin.execute("select id from beliefdb.workspace where name = %s", (name,)).fetchone()
+    if found is None:
+        parser.error(f"no workspace named {name!r} in that database")
+    return admin, found[0]
+
+
+# auto_explain in every session a connection opens: set at its start, as a superuser
+PLANS = ("-c session_preload_libraries=auto_explain -c auto_explain.log_min_duration=0 "
+         "-c auto_explain.log_analyze=on -c auto_explain.log_timing=off -c auto_explain.log_nested_statements=on "
+         "-c auto_explain.log_format=json -c auto_explain.log_level=notice")
+
+
+def traced_beliefdb(url: str, workspace: str, principal: str | None,
+                    plans: list[tuple[str, dict[str, Any]]], current: list[str]) -> Any:
+    """A ``BeliefDB`` of one connection whose every plan, nested statements included (``auto_explain``,
+    ``log_analyze``, no timing), is appended to ``plans`` as (``current[0]``, the JSON plan)."""
+    import beliefdb
+
+    previous = os.environ.get("PGOPTIONS")
+    os.environ["PGOPTIONS"] = f"{previous or ''} {PLANS}"
+    try:
+        db = beliefdb.BeliefDB(url, workspace, principal=principal, max_size=1)
+    finally:
+        if previous is None:
+            del os.environ["PGOPTIONS"]
+        else:
+            os.environ["PGOPTIONS"] = previous
+
+    def capture(notice: psycopg.errors.Diagnostic) -> None:
+        text = notice.message_primary or ""
+        if "plan:" in text:
+            plans.append((current[0], json.loads(text.split("plan:", 1)[1])))
+
+    with db.database.transaction() as conn:  # its one connection: the handler stays on it for every call
+        conn.add_notice_handler(capture)
+    return db
+

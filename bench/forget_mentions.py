@@ -11,8 +11,6 @@ by table (over its runs).
 
 from __future__ import annotations
 
-import json
-import os
 import statistics
 import sys
 import threading
@@ -23,8 +21,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import psycopg
-from _common import arguments, log, print_json
-from plan_audit import PLANS
+from _common import arguments, kept_workspace, log, print_json, traced_beliefdb
 
 import beliefdb
 from beliefdb.models import Forgotten, Turn
@@ -66,13 +63,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--workspace", required=True, help="name of a workspace bench/impact.py --keep loaded")
     parser.add_argument("--runs", type=int, default=3, help="people forgotten (and, in the plan pass, one more)")
     args = parser.parse_args(argv)
-    if args.db is None:
-        parser.error("--db is needed: a database a bench/impact.py --keep run loaded")
-    admin = psycopg.connect(args.db, autocommit=True)
-    found = admin.execute("select id from beliefdb.workspace where name = %s", (args.workspace,)).fetchone()
-    if found is None:
-        parser.error(f"no workspace named {args.workspace!r} in that database")
-    ws = found[0]
+    admin, ws = kept_workspace(parser, args.db, args.workspace)
     counted = admin.execute(
         "select (select count(*) from beliefdb.node where workspace_id = %(ws)s),"
         " (select count(*) from beliefdb.belief where workspace_id = %(ws)s),"
@@ -114,23 +105,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     # the plan pass: the mention statement's rows read, in a preview and a forget of one more person
     plans: list[tuple[str, dict[str, Any]]] = []
     current = ["setup"]
-    previous = os.environ.get("PGOPTIONS")
-    os.environ["PGOPTIONS"] = f"{previous or ''} {PLANS}"
-    try:
-        traced = beliefdb.BeliefDB(args.db, args.workspace, principal="bench", max_size=1)
-    finally:
-        if previous is None:
-            del os.environ["PGOPTIONS"]
-        else:
-            os.environ["PGOPTIONS"] = previous
-
-    def capture(notice: psycopg.errors.Diagnostic) -> None:
-        text = notice.message_primary or ""
-        if "plan:" in text:
-            plans.append((current[0], json.loads(text.split("plan:", 1)[1])))
-
-    with traced.database.transaction() as conn:
-        conn.add_notice_handler(capture)
+    traced = traced_beliefdb(args.db, args.workspace, "bench", plans, current)
     subject = person(traced, uuid.uuid4().hex[:6])
     reads: dict[str, dict[str, int]] = {}
     searches: dict[str, int] = {}

@@ -18,8 +18,6 @@ table for a workspace: at 100,000 nodes a hash of the whole workspace looks chea
 
 from __future__ import annotations
 
-import json
-import os
 import sys
 import time
 import uuid
@@ -28,21 +26,14 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-import psycopg
-
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _common import arguments, log, print_json
+from _common import arguments, kept_workspace, log, print_json, traced_beliefdb
 
 import beliefdb
 
 STORE = {"node", "adjacency", "justification", "justification_antecedent", "belief", "fragment", "evidence",
          "decision", "action", "relation", "source", "source_version", "review_item", "belief_embedding"}
-# auto_explain in every session the BeliefDB opens: set at the connection's start, as a superuser
-PLANS = ("-c session_preload_libraries=auto_explain -c auto_explain.log_min_duration=0 "
-         "-c auto_explain.log_analyze=on -c auto_explain.log_timing=off -c auto_explain.log_nested_statements=on "
-         "-c auto_explain.log_format=json -c auto_explain.log_level=notice")
-
 
 def wide_scans(plan: dict[str, Any], threshold: int, out: list[dict[str, Any]]) -> None:
     """The scans of store tables in ``plan`` that returned or filtered out ``threshold`` rows or more."""
@@ -61,13 +52,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--workspace", required=True, help="name of a workspace bench/impact.py --keep loaded")
     parser.add_argument("--threshold", type=int, default=5000, help="rows of one scan that count as wide")
     args = parser.parse_args(argv)
-    if args.db is None:
-        parser.error("--db is needed: a database a bench/impact.py --keep run loaded")
-    admin = psycopg.connect(args.db, autocommit=True)
-    found = admin.execute("select id from beliefdb.workspace where name = %s", (args.workspace,)).fetchone()
-    if found is None:
-        parser.error(f"no workspace named {args.workspace!r} in that database")
-    ws = found[0]
+    admin, ws = kept_workspace(parser, args.db, args.workspace)
 
     def ids(query: str, n: int) -> list[Any]:
         return [r[0] for r in admin.execute(query, {"ws": ws}).fetchall()][:n]
@@ -84,25 +69,8 @@ def main(argv: list[str] | None = None) -> int:
 
     plans: list[tuple[str, dict[str, Any]]] = []
     current = ["setup"]
-    previous = os.environ.get("PGOPTIONS")
-    os.environ["PGOPTIONS"] = f"{previous or ''} {PLANS}"
-    try:
-        db = beliefdb.BeliefDB(args.db, args.workspace, principal="bench", max_size=1)
-        by_owner = beliefdb.BeliefDB(args.db, args.workspace, principal=owner[0] if owner else None, max_size=1)
-    finally:
-        if previous is None:
-            del os.environ["PGOPTIONS"]
-        else:
-            os.environ["PGOPTIONS"] = previous
-
-    def capture(notice: psycopg.errors.Diagnostic) -> None:
-        text = notice.message_primary or ""
-        if "plan:" in text:
-            plans.append((current[0], json.loads(text.split("plan:", 1)[1])))
-
-    for each in (db, by_owner):  # one connection each: the handler stays on it for every call
-        with each.database.transaction() as conn:
-            conn.add_notice_handler(capture)
+    db = traced_beliefdb(args.db, args.workspace, "bench", plans, current)
+    by_owner = traced_beliefdb(args.db, args.workspace, owner[0] if owner else None, plans, current)
     tag = uuid.uuid4().hex[:8]
     earlier = datetime.now(UTC)  # before the operations below, after what the workspace held
     doc = f"# Desk {tag}\nThe front desk opens at 8.\nRefund window: 30 days.\n"

@@ -16,6 +16,7 @@ import pytest
 BENCH = Path(__file__).resolve().parent.parent / "bench"
 sys.path.insert(0, str(BENCH))
 
+import forget_mentions  # noqa: E402
 import impact as bench_impact  # noqa: E402
 import plan_audit  # noqa: E402
 
@@ -48,3 +49,25 @@ def test_the_plan_audit_runs_each_operation_and_names_wide_scans(db_url: str) ->
     scans = [s for o in strict["operations"] for s in o["wide_scans"]]  # type: ignore[attr-defined]
     assert {"node", "belief"} <= {s["table"] for s in scans}
     assert all(s["rows"] + s["filtered"] >= 1 and s["statement"] for s in scans)
+
+
+@pytest.mark.slow
+def test_the_forget_benchmark_forgets_each_person_and_counts_the_mention_search(db_url: str) -> None:
+    ws = bench_impact.create_workspace(db_url)
+    with psycopg.connect(db_url) as conn:
+        bench_impact.load(conn, ws, bench_impact.generate(3000, np.random.default_rng(4)))
+        row = conn.execute("select name from beliefdb.workspace where id = %s", (ws,)).fetchone()
+    assert row is not None
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
+        code = forget_mentions.main(["--db", db_url, "--workspace", row[0], "--runs", "1", "--json"])
+    assert code == 0
+    result = json.loads(out.getvalue())
+    assert result["runs"] == 1 and result["workspace"]["node"] >= 3000
+    assert result["forget_s"]["median"] > 0 and result["writer_waited_s"]["median"] >= 0
+    # the preview looks for the name once; the statement reads the workspace's decisions (no index has it)
+    assert result["mention_statements"]["preview"] == 1
+    assert result["mention_statement_rows_read"]["preview"]["decision"] >= result["workspace"]["decision"]
+    with psycopg.connect(db_url) as conn:  # everyone it made up was forgotten
+        left = conn.execute("select count(*) from beliefdb.belief where subject like 'maya%%'").fetchone()
+    assert left == (0,)
