@@ -21,6 +21,16 @@ import impact as bench_impact  # noqa: E402
 import plan_audit  # noqa: E402
 
 
+def small_workspace(db_url: str, seed: int) -> str:
+    """The name of a new workspace bench/impact.py's loader filled with a 3,000-node graph."""
+    ws = bench_impact.create_workspace(db_url)
+    with psycopg.connect(db_url) as conn:
+        bench_impact.load(conn, ws, bench_impact.generate(3000, np.random.default_rng(seed)))
+        row = conn.execute("select name from beliefdb.workspace where id = %s", (ws,)).fetchone()
+    assert row is not None
+    return str(row[0])
+
+
 def audit(db_url: str, name: str, threshold: int) -> dict[str, object]:
     out = io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
@@ -32,20 +42,15 @@ def audit(db_url: str, name: str, threshold: int) -> dict[str, object]:
 
 @pytest.mark.slow
 def test_the_plan_audit_runs_each_operation_and_names_wide_scans(db_url: str) -> None:
-    ws = bench_impact.create_workspace(db_url)
-    with psycopg.connect(db_url) as conn:
-        bench_impact.load(conn, ws, bench_impact.generate(3000, np.random.default_rng(3)))
-        row = conn.execute("select name from beliefdb.workspace where id = %s", (ws,)).fetchone()
-    assert row is not None
-
-    loose = audit(db_url, row[0], 1_000_000)
+    name = small_workspace(db_url, 3)
+    loose = audit(db_url, name, 1_000_000)
     operations = loose["operations"]
     assert isinstance(operations, list) and len(operations) == len({o["operation"] for o in operations}) > 20
     assert all(o["outcome"] == "ok" for o in operations), [o for o in operations if o["outcome"] != "ok"]
     assert not any(o["wide_scans"] for o in operations)
 
     # a threshold of one row: every scan that read a row is named, with its table and statement
-    strict = audit(db_url, row[0], 1)
+    strict = audit(db_url, name, 1)
     scans = [s for o in strict["operations"] for s in o["wide_scans"]]  # type: ignore[attr-defined]
     assert {"node", "belief"} <= {s["table"] for s in scans}
     assert all(s["rows"] + s["filtered"] >= 1 and s["statement"] for s in scans)
@@ -53,14 +58,10 @@ def test_the_plan_audit_runs_each_operation_and_names_wide_scans(db_url: str) ->
 
 @pytest.mark.slow
 def test_the_forget_benchmark_forgets_each_person_and_counts_the_mention_search(db_url: str) -> None:
-    ws = bench_impact.create_workspace(db_url)
-    with psycopg.connect(db_url) as conn:
-        bench_impact.load(conn, ws, bench_impact.generate(3000, np.random.default_rng(4)))
-        row = conn.execute("select name from beliefdb.workspace where id = %s", (ws,)).fetchone()
-    assert row is not None
+    name = small_workspace(db_url, 4)
     out = io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
-        code = forget_mentions.main(["--db", db_url, "--workspace", row[0], "--runs", "1", "--json"])
+        code = forget_mentions.main(["--db", db_url, "--workspace", name, "--runs", "1", "--json"])
     assert code == 0
     result = json.loads(out.getvalue())
     assert result["runs"] == 1 and result["workspace"]["node"] >= 3000
