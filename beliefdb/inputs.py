@@ -193,6 +193,22 @@ def refs_of(refs: Any, name: str) -> list[str]:
     return [str(ref) for ref in listed]
 
 
+def ids_of(ids: Any, name: str) -> list[UUID]:
+    """The whole ids of a list the argument ``name`` takes (UUIDs or their text); one id alone is
+    InvalidInput saying to give a list (a text is a sequence of its characters, each of which the
+    database would refuse as "invalid input syntax for type uuid"), as is an element that is no id."""
+    if isinstance(ids, str | UUID) or not isinstance(ids, Iterable):
+        raise InvalidInput(f"{argument(name)} takes a list of ids, not one {type(ids).__name__}:"
+                           f" {name}=[{shown(str(ids))!r}]")
+    listed: list[UUID] = []
+    for each in ids:
+        try:
+            listed.append(each if isinstance(each, UUID) else UUID(str(each)))
+        except ValueError:
+            raise InvalidInput(f"{argument(name)} takes whole ids: {shown(str(each))!r} is not one") from None
+    return listed
+
+
 def refs_groups(groups: Any) -> list[Any]:
     """The non-empty groups of ``all_of`` (each checked by :func:`refs_of`); a group that is one id alone is
     refused there, as all_of itself given as one id is here."""

@@ -146,6 +146,22 @@ def test_one_id_where_a_list_of_ids_is_taken_is_refused_naming_the_argument(bdb:
     assert bdb.decide("Refund", because=[seeded]).status == "active"
 
 
+def test_one_id_where_a_list_of_whole_ids_is_read_is_refused_naming_the_argument(bdb: beliefdb.BeliefDB,
+                                                                                  seeded: str) -> None:
+    """``answers(ids=...)`` and ``labels(...)`` given one id read it as a list of its characters and
+    failed in the database ("invalid input syntax for type uuid: "a""); an element that is no id too."""
+    from uuid import UUID
+
+    for call in (lambda ids: bdb.answers(ids=ids), lambda ids: bdb.labels(ids)):
+        for one in (seeded, UUID(seeded)):
+            with pytest.raises(errors.InvalidInput, match=r"^ids= takes a list of ids, not one"):
+                call(one)
+        with pytest.raises(errors.InvalidInput, match=r"^ids= takes whole ids: 'seven' is not one"):
+            call([seeded, "seven"])
+    assert [a.belief.id for a in bdb.answers(ids=[seeded])] == [UUID(seeded)]
+    assert [n.id for n in bdb.labels([UUID(seeded)])] == [UUID(seeded)]
+
+
 # --- HTTP: a 400 naming what is wrong ------------------------------------------------------------
 
 

@@ -17,7 +17,7 @@ from beliefdb.api.traces import Traces
 from beliefdb.db.bootstrap import resolve_url
 from beliefdb.db.connector import DEFAULT_WORKSPACE, Database
 from beliefdb.embedders import get_embedder
-from beliefdb.inputs import check_scope, moment_text
+from beliefdb.inputs import check_scope, ids_of, moment_text
 from beliefdb.models import (
     Answer,
     AskResult,
@@ -171,7 +171,8 @@ class BeliefDB(bulk.Bulk, Decisions, Review, Traces, pictures.Pictures, texts.Te
                 as_of: datetime | None = None, include_fixtures: bool = False) -> list[Answer]:
         """Current beliefs as :meth:`beliefs` lists them (of these ``ids`` only, when given), each as :meth:`ask`
         presents it: with its evidence and warnings. Reads by key, where ``ask`` searches (the adapters' get)."""
-        return retrieve.answers(self.database, subject=subject, attribute=attribute, ids=ids, as_of=as_of,
+        return retrieve.answers(self.database, subject=subject, attribute=attribute,
+                                ids=None if ids is None else ids_of(ids, "ids"), as_of=as_of,
                                 include_fixtures=include_fixtures)
 
     def embed(self, *, embedder: str | None = None, batch: int = 64, progress: Progress | None = None) -> EmbedReport:

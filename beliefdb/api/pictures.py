@@ -12,6 +12,7 @@ from uuid import UUID
 from beliefdb import graph
 from beliefdb.db.connector import Database
 from beliefdb.graph import read
+from beliefdb.inputs import ids_of
 from beliefdb.models import Graph, NodeLabel
 
 
@@ -58,4 +59,4 @@ class Pictures:
         description), as a page names what a change touched: these ids only, in one read; any other id
         (a fragment, a correction, an unknown one) is left out. A fixture belief is named like any other:
         the page that asks decided to show it."""
-        return read.labels(self.database, ids)
+        return read.labels(self.database, ids_of(ids, "ids"))
