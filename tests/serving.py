@@ -88,3 +88,19 @@ def refused(response: Any, status: int, code: str) -> str:
     message: str = body["message"]
     assert message and "\n" not in message and "pydantic" not in message, message
     return message
+
+
+def follow_pages(client: Any, url: str, headers: Mapping[str, str]) -> tuple[list[list[Any]], list[str]]:
+    """The ids of each page a list answers from ``url`` on, following each answer's ``Link`` to the
+    next page (each answer 200), and the links followed."""
+    pages: list[list[Any]] = []
+    links: list[str] = []
+    while url:
+        answer = client.get(url, headers=headers)
+        assert answer.status_code == 200, answer.text
+        pages.append([row["id"] for row in answer.json()])
+        link = answer.headers.get("link")
+        if link:
+            links.append(link)
+        url = link.split(";")[0].strip("<>") if link else ""
+    return pages, links

@@ -11,7 +11,7 @@ import json
 import anyio
 from fastapi.testclient import TestClient
 from mcp.client import Client
-from serving import bearer, refused
+from serving import bearer, follow_pages, refused
 
 import beliefdb
 
@@ -24,20 +24,10 @@ def test_get_jobs_pages_newest_first_with_a_link_to_the_next_page(http_client: T
     ids = [http_client.post("/jobs", headers=alice, json={"source": f"doc-{i}.md", "text": POLICY}).json()["jobs"][0]
            for i in range(5)]
     newest = list(reversed(ids))
-    seen: list[int] = []
-    url = "/jobs?limit=2"
-    pages = 0
-    while url:
-        answer = http_client.get(url, headers=alice)
-        assert answer.status_code == 200, answer.text
-        page = [j["id"] for j in answer.json()]
-        assert 1 <= len(page) <= 2
-        seen += page
-        pages += 1
-        link = answer.headers.get("link")
-        url = link.split(";")[0].strip("<>") if link else ""
-        assert not link or link.endswith('rel="next"'), link
-    assert (seen, pages) == (newest, 3)
+    pages, links = follow_pages(http_client, "/jobs?limit=2", alice)
+    assert all(1 <= len(page) <= 2 for page in pages)
+    assert all(link.endswith('rel="next"') for link in links), links
+    assert ([i for page in pages for i in page], len(pages)) == (newest, 3)
     # before: the jobs older than that one; the library and the tool take it too
     assert [j["id"] for j in http_client.get(f"/jobs?before={ids[2]}", headers=alice).json()] == ids[1::-1]
     assert [j.id for j in bdb.jobs(before=ids[2], limit=1)] == [ids[1]]

@@ -14,7 +14,7 @@ import pytest
 from conftest import Cli
 from fastapi.testclient import TestClient
 from mcp.client import Client
-from serving import bearer, refused
+from serving import bearer, follow_pages, refused
 
 import beliefdb
 from beliefdb import errors
@@ -53,20 +53,10 @@ def test_get_review_items_pages_with_a_link_to_the_next_page(http_client: TestCl
                                                             bdb: beliefdb.BeliefDB) -> None:
     items = _flag(bdb)
     alice = bearer(db_url)
-    seen: list[str] = []
-    url = "/review-items?limit=2"
-    pages = 0
-    while url:
-        answer = http_client.get(url, headers=alice)
-        assert answer.status_code == 200, answer.text
-        page = [r["id"] for r in answer.json()]
-        assert 1 <= len(page) <= 2
-        seen += page
-        pages += 1
-        link = answer.headers.get("link")
-        assert not link or (link.startswith("</review-items?") and link.endswith('rel="next"')), link
-        url = link.split(";")[0].strip("<>") if link else ""
-    assert (seen, pages) == (items, 3)
+    pages, links = follow_pages(http_client, "/review-items?limit=2", alice)
+    assert all(1 <= len(page) <= 2 for page in pages)
+    assert all(link.startswith("</review-items?") and link.endswith('rel="next"') for link in links), links
+    assert ([i for page in pages for i in page], len(pages)) == (items, 3)
     assert [r["id"] for r in http_client.get(f"/review-items?after={items[2]}", headers=alice).json()] == items[3:]
     assert "link" not in http_client.get("/review-items", headers=alice).headers  # (default: 1,000 a page)
     assert refused(http_client.get("/review-items?after=00000000-0000-0000-0000-000000000000", headers=alice),
