@@ -14,6 +14,7 @@ from typing import Any
 from uuid import UUID
 
 import psycopg
+from plans import capture_plans
 
 import beliefdb
 
@@ -31,13 +32,8 @@ def plans_of(db_url: str, workspace_id: str, principal: str | None, statements: 
     statement that computes the change report."""
     plans: list[dict[str, Any]] = []
     with psycopg.connect(db_url, autocommit=True) as conn:
-        conn.execute("load 'auto_explain'")
-        for setting, value in (("log_min_duration", "0"), ("log_nested_statements", "on"), ("log_analyze", "on"),
-                               ("log_buffers", "on"), ("log_level", "notice"), ("log_format", "json")):
-            conn.execute(f"set auto_explain.{setting} = {value}")
-        conn.add_notice_handler(
-            lambda n: plans.append(json.loads((n.message_primary or "").split("plan:", 1)[1]))
-            if "plan:" in (n.message_primary or "") else None)
+        capture_plans(conn, plans, seqscan=True, analyze=True)
+        conn.execute("set auto_explain.log_buffers = on")
         conn.execute("select set_config('beliefdb.workspace_id', %s, false)", (workspace_id,))
         conn.execute("select set_config('beliefdb.principal', %s, false)", (principal or "",))
         conn.execute("set role beliefdb_app")

@@ -10,10 +10,10 @@ run the statements with auto_explain and count the rows each scan returned.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import psycopg
+from plans import capture_plans, collect_plans, rows_read
 
 import beliefdb
 from beliefdb.db.queries import Q
@@ -37,13 +37,7 @@ def statement_plans(db_url: str, bdb: beliefdb.BeliefDB, query: Any, params: Any
     rolled-back transaction; the query's first row goes to ``result``."""
     plans: list[Any] = []
     with psycopg.connect(db_url) as conn:
-        conn.execute("load 'auto_explain'")
-        for setting, value in (("log_min_duration", "0"), ("log_nested_statements", "on"), ("log_analyze", "on"),
-                               ("log_timing", "off"), ("log_level", "notice"), ("log_format", "json")):
-            conn.execute(f"set auto_explain.{setting} = {value}")
-        conn.add_notice_handler(
-            lambda n: plans.append(json.loads((n.message_primary or "").split("plan:", 1)[1]))
-            if "plan:" in (n.message_primary or "") else None)
+        capture_plans(conn, plans, seqscan=True, analyze=True)
         for setting in settings:
             conn.execute(f"set {setting} = off")
         conn.execute("select set_config('beliefdb.workspace_id', %s, false)", (bdb.database.workspace_id,))
@@ -57,17 +51,9 @@ def statement_plans(db_url: str, bdb: beliefdb.BeliefDB, query: Any, params: Any
     return plans
 
 
-def rows_scanned(plan: dict[str, Any], table: str) -> int:
-    """The rows the scans of ``table`` in this plan returned or removed by a filter, over all loops."""
-    here = 0
-    if plan.get("Relation Name") == table:
-        here = round((plan.get("Actual Rows", 0) + plan.get("Rows Removed by Filter", 0)) * plan.get("Actual Loops", 1))
-    return here + sum(rows_scanned(p, table) for p in plan.get("Plans", []))
-
-
 def widest(plans: list[Any], table: str) -> tuple[int, str]:
     """The most rows of ``table`` one statement scanned, and that statement."""
-    return max(((rows_scanned(p["Plan"], table), " ".join(p["Query Text"].split())[:120]) for p in plans),
+    return max(((rows_read(p["Plan"], table, filtered=True), " ".join(p["Query Text"].split())[:120]) for p in plans),
                default=(0, ""))
 
 
@@ -126,7 +112,8 @@ def test_asks_unextracted_text_reads_the_fragments_it_returns(bdb: beliefdb.Beli
                                                               "as_of": None, "fixtures": False})
     # the rows of what the function found (it reads the fragments the question's words match, by design)
     (joined,) = [p for p in plans if p["Query Text"].lstrip().startswith("select f.id as fragment_id")]
-    assert rows_scanned(joined["Plan"], "fragment") <= 5, rows_scanned(joined["Plan"], "fragment")
+    read = rows_read(joined["Plan"], "fragment", filtered=True)
+    assert read <= 5, read
 
 
 def test_an_ingest_report_reads_what_became_current_by_key(bdb: beliefdb.BeliefDB, db_url: str,
@@ -164,7 +151,8 @@ def test_the_product_views_page_reads_the_newest_beliefs_only(bdb: beliefdb.Beli
                             settings=("enable_seqscan", "enable_bitmapscan"))
     assert result[0] is not None and result[0][1] == 100  # counted up to its bound
     (page,) = [p for p in plans if "with passing as not materialized" in p["Query Text"]]
-    assert rows_scanned(page["Plan"], "belief") <= 11 + 100, rows_scanned(page["Plan"], "belief")
+    read = rows_read(page["Plan"], "belief", filtered=True)
+    assert read <= 11 + 100, read
 
 
 def test_a_page_of_the_review_queue_reads_that_page(bdb: beliefdb.BeliefDB, db_url: str,
@@ -227,9 +215,7 @@ def test_a_forget_checked_against_its_preview_finds_the_mentions_once(db_url: st
     plans: list[Any] = []
     with beliefdb.BeliefDB(db_url, max_size=1) as db:
         with db.database.transaction() as conn:
-            conn.add_notice_handler(
-                lambda n: plans.append(json.loads((n.message_primary or "").split("plan:", 1)[1]))
-                if "plan:" in (n.message_primary or "") else None)
+            conn.add_notice_handler(collect_plans(plans))
         preview = db.forget(subject="maya", preview=True)
         plans.clear()
         done = db.forget(subject="maya", expect=preview.fingerprint())
