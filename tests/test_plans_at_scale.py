@@ -223,3 +223,28 @@ def test_a_forget_checked_against_its_preview_finds_the_mentions_once(db_url: st
     assert len(searches) == 1, [" ".join(p["Query Text"].split())[:80] for p in searches]
     assert [(m.kind, m.id) for m in done.mentions] == [(m.kind, m.id) for m in preview.mentions] == [
         ("decision", decision)]
+
+
+def test_the_review_queue_is_counted_in_its_index(bdb: beliefdb.BeliefDB, db_url: str,
+                                                  postgresql: psycopg.Connection[Any]) -> None:
+    """beliefdb.review_count counts the open items in review_item_queue; resolved ones are not counted."""
+    gone = bdb.remember("The lift is open.", "lift", "status", "open", "The lift is open.", source="lift.md",
+                        text="The lift is open.").accepted[0].id
+    for i in range(30):
+        bdb.decide(f"Use the lift, shift {i}", because=[gone])
+    bdb.retract(belief=gone, reason="the lift is closed")
+    bdb.resolve_review(bdb.review_items(limit=1)[0].id, "rejected")
+    postgresql.execute("analyze")
+    postgresql.commit()
+    assert bdb.review_count() == len(bdb.review_items()) == 29
+    result: list[Any] = []
+    plans = statement_plans(db_url, bdb, "select beliefdb.review_count()", (), result=result,
+                            settings=("enable_seqscan", "enable_bitmapscan"))
+    assert result == [(29,)]
+
+    def scans(plan: dict[str, Any]) -> list[tuple[str, str]]:
+        here = [(plan["Node Type"], plan.get("Index Name", ""))] if plan.get("Relation Name") == "review_item" else []
+        return here + [s for p in plan.get("Plans", []) for s in scans(p)]
+
+    found = [s for p in plans for s in scans(p["Plan"])]
+    assert found and all(index == "review_item_queue" for _, index in found), found

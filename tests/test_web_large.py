@@ -269,3 +269,26 @@ def test_the_review_queue_shows_a_page_of_its_items_with_links_to_the_others(cli
         following = re.search(r'href="([^"]+)" rel="next"', html)
         url = following.group(1).replace("&amp;", "&") if following else ""
     assert shown == queue
+
+
+def test_a_page_of_the_review_queue_reads_up_to_its_end_and_counts_the_rest(
+        client: TestClient, db_url: str, large: Large, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The queue page asks the library for the items up to its last one and for the queue's length
+    (beliefdb.review_count, its index alone), not for every item to count and cut them."""
+    with beliefdb.connect(db_url, principal="alice") as db:
+        db.retract(source=SOURCE, reason="wrong prices")
+        queue = [str(i.id) for i in db.review_items()]
+        assert db.review_count() == len(queue) >= 2 * N
+    asked: list[int | None] = []
+    listing = beliefdb.BeliefDB.review_items
+
+    def review_items(self: beliefdb.BeliefDB, *, limit: int | None = None, after: object = None) -> object:
+        asked.append(limit)
+        return listing(self, limit=limit, after=after)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(beliefdb.BeliefDB, "review_items", review_items)
+    sign_in(client, api.create_token("default", "alice", url=db_url).token)
+    html = client.get("/review?limit=5&offset=5", headers=HTML).text
+    assert re.findall(r'class="card review-item" id="item-([0-9a-f-]+)"', html) == queue[5:10]
+    assert f"Showing review items 6–10 of {len(queue)}, oldest first." in text_of(html)
+    assert asked == [10]

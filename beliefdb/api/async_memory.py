@@ -278,6 +278,9 @@ class AsyncBeliefDB(AsyncPictures, AsyncQueue):
     async def record_outcome(self, node: str | UUID, outcome: str, *, note: str | None = None) -> OutcomeRecorded:
         return await self.call(self.sync.record_outcome, node, outcome, note=note)
 
+    async def review_count(self) -> int:
+        return await self.call(self.sync.review_count)
+
     async def review_items(self, *, limit: int | None = None, after: str | UUID | None = None) -> list[ReviewItem]:
         return await self.call(self.sync.review_items, limit=limit, after=after)
 

@@ -20,6 +20,10 @@ class Review:
         at most ``limit`` (all when None), those after the item ``after`` (the last one of the page before)."""
         return review.list_items(self.database, limit=limit, after=after)
 
+    def review_count(self) -> int:
+        """How many review items are open (what :meth:`review_items` would list with no limit)."""
+        return review.count_items(self.database)
+
     def resolve_review(self, item: str | UUID, verdict: str, *, note: str | None = None,
                        winner: str | UUID | None = None) -> ReviewResolution:
         """Approve or reject (``verdict``: approved | rejected) an open review item."""

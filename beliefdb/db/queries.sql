@@ -697,6 +697,10 @@ select x.id, beliefdb.recall_warnings(x.id, %s) from unnest(%s::uuid[]) as x (id
 -- The review queue, oldest first: at most limit (all when null) after the item after (id or prefix)
 select * from beliefdb.review_items(%(limit)s, %(after)s);
 
+-- review_count --
+-- How many review items are open
+select beliefdb.review_count();
+
 -- review_resolve --
 -- Resolve a review item
 select * from beliefdb.review_resolve(%s, %s, %s, %s);

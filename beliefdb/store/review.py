@@ -30,6 +30,11 @@ def list_items(db: Database, *, limit: int | None = None, after: str | UUID | No
                         {"limit": limit, "after": str(after) if after is not None else None}, conn)
 
 
+def count_items(db: Database, conn: psycopg.Connection[Any] | None = None) -> int:
+    """How many review items are open (``beliefdb.review_count``: its index alone, not the items)."""
+    return int(db.scalar(Q.review_count, None, conn))
+
+
 def resolve_item(db: Database, item: str | UUID, verdict: str, *, note: str | None = None,
                  winner: str | UUID | None = None,
                  conn: psycopg.Connection[Any] | None = None) -> ReviewResolution:

@@ -577,3 +577,15 @@ begin
 end
 $$;
 comment on function beliefdb.review_items(integer, text) is 'The open review items, oldest first, a page at a time: at most p_limit after the item p_after (id or prefix), read from that item on';
+
+-- How many review items are open in the bound workspace: counted in review_item_queue alone (the
+-- browser's queue page shows the count beside a page; reading the items to count them read them all).
+create or replace function beliefdb.review_count() returns bigint
+language sql stable
+set search_path = pg_catalog, pg_temp
+as $$
+    select count(*)
+      from beliefdb.review_item r
+     where r.workspace_id = beliefdb.current_workspace_id() and r.status = 'open' and beliefdb.workspace_bound()
+$$;
+comment on function beliefdb.review_count() is 'How many review items are open in the bound workspace';

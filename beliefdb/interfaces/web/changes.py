@@ -16,6 +16,7 @@ from beliefdb.interfaces.web.paging import IMPACT_LIMIT, MAX_LIMIT, MAX_OFFSET, 
 from beliefdb.interfaces.web.picture import picture
 from beliefdb.interfaces.web.session import Reader, Writer
 from beliefdb.interfaces.web.svg import MARK_WORDS
+from beliefdb.store.beliefs import MAX_PAGE
 
 router = APIRouter(route_class=view.PageRoute, include_in_schema=False)
 
@@ -127,14 +128,16 @@ REVIEW_LIMIT = 50
 
 
 def _queue(v: session.Viewer, limit: int, offset: int) -> dict[str, object]:
-    """A page of the review queue, oldest first, its nodes named (only theirs are read)."""
-    everything = v.db.review_items()
-    items = everything[offset:offset + limit]
+    """A page of the review queue, oldest first, its nodes named (only theirs are read): the items up to
+    the page's end, and the queue's length counted in its index."""
+    end = offset + limit
+    items = v.db.review_items(limit=end if end <= MAX_PAGE else None)[offset:end]
+    total = v.db.review_count()
     names = describe.Names(v.db, [n for i in items for n in (i.node, i.other_node) if n]) if items else None
     return {"items": items,
             "labels": {i.id: (names.label(i.node) if names and i.node else "") for i in items},
             "others": {i.id: (names.label(i.other_node) if names and i.other_node else "") for i in items},
-            "pages": paging("/review", [], offset=offset, shown=len(items), total=len(everything), limit=limit,
+            "pages": paging("/review", [], offset=offset, shown=len(items), total=total, limit=limit,
                             default_limit=REVIEW_LIMIT, one="review item", many="review items",
                             order="oldest first"),
             "pages_label": "Pages of the review queue"}
