@@ -1,9 +1,10 @@
 """Where ``ask``'s time goes (issue 21), on a database the retrieval benchmark loaded (``run.py --db
 URL``): per question, with its precomputed vector, the median of ``--runs`` timed calls of
 
-* ``ask`` as a whole (``beliefdb.store.retrieve.ask``, k = 5, the question's scope) and each statement
-  it sends (recall, the answers' rows, evidence, warnings, word matches, history, the fragment
-  fallback), timed at the client around each ``execute``;
+* ``ask`` as a whole (``beliefdb.store.retrieve.ask``, k = 5, the question's scope) and what it sends,
+  timed at the client: each statement alone around its ``execute``, each round trip of pipelined
+  reads (recall; the answers' rows, evidence and warnings with the word matches; history and the
+  fragment fallback) as one, named by its statements;
 * inside ``beliefdb.recall``: recall as ask calls it, recall without a vector (its full-text and
   name searches, fusion and the answers' confidence: everything but the vector search), the
   vector search alone (``beliefdb._vector_candidates``), and ``--probes`` other widths of it;
@@ -53,7 +54,28 @@ _spent: dict[str, float] = defaultdict(float)
 _execute = psycopg.Cursor.execute
 
 
+_reading = False
+_reads = retrieve._reads
+
+
+def _timed_reads(conn: psycopg.Connection[Any], *reads: retrieve.Read) -> list[list[Any]]:
+    """ask's pipelined reads timed as one (their statements are sent together, and each ``execute``
+    inside the pipeline returns before the server has run it: timing those alone put the reads'
+    time in "python and round trips")."""
+    global _reading
+    t0 = time.perf_counter()
+    _reading = True
+    try:
+        return _reads(conn, *reads)
+    finally:
+        _reading = False
+        names = "+".join(_by_sql.get(query, query[:40]) for _, query, _ in reads)
+        _spent[f"reads {names}"] += (time.perf_counter() - t0) * 1000
+
+
 def _timed_execute(self: psycopg.Cursor[Any], query: Any, params: Any = None, **kw: Any) -> Any:
+    if _reading:
+        return _execute(self, query, params, **kw)
     t0 = time.perf_counter()
     try:
         return _execute(self, query, params, **kw)
@@ -89,6 +111,7 @@ def profile(url: str, n_questions: int | None, runs: int, vectors_file: str | No
     fixed = (TextOnly if no_vector else Precomputed)(model, vecs.shape[1], embedder.min_similarity)
     out: dict[str, list[float]] = defaultdict(list)
     psycopg.Cursor.execute = _timed_execute  # type: ignore[method-assign]
+    retrieve._reads = _timed_reads
     with beliefdb.connect(url) as api, psycopg.connect(url, autocommit=True) as owner:
         db = api.database
         halfvec = owner.execute("select beliefdb._halfvec_lists(384) is not null").fetchone() == (True,)
@@ -135,6 +158,7 @@ def profile(url: str, n_questions: int | None, runs: int, vectors_file: str | No
             for name, xs in per.items():
                 out[name].append(median_of(xs))
     psycopg.Cursor.execute = _execute  # type: ignore[method-assign]
+    retrieve._reads = _reads
     n = len(qs)
     # a statement ask sends only for some questions counts 0 for the others
     return {"questions": n, "runs": runs,
