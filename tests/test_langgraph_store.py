@@ -9,11 +9,14 @@ import asyncio
 from datetime import datetime
 from typing import Any, TypedDict
 
+import psycopg
 import pytest
 from conftest import url_at
 from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 from langgraph.store.base import GetOp, InvalidNamespaceError, Item, ListNamespacesOp, PutOp, SearchOp
+from psycopg import sql
+from psycopg.conninfo import make_conninfo
 
 import beliefdb
 from beliefdb import errors
@@ -247,6 +250,47 @@ def test_delete_refuses_before_retracting_anything_when_a_value_is_not_the_calle
             BeliefStore(alice).delete(NS, "seat_preference")
         after = {(b.value, b.status) for b in alice.beliefs(subject="customer.c1042", include_all=True)}
         assert after == before and "retracted" not in {status for _, status in after}
+
+
+def test_delete_retracts_all_of_a_key_or_nothing(store: BeliefStore, bdb: beliefdb.BeliefDB, db_url: str,
+                                                 postgresql: psycopg.Connection[Any]) -> None:
+    """A key's values are retracted in one transaction: when the database fails the second retraction
+    (here a statement timeout, as a slow server or a lock would), the first is rolled back with it and the
+    key holds every value it held, through the sync store and its async twin alike."""
+    store.put(NS, "seat_preference", seat("aisle", 1, TURN_1, "I always want an aisle seat"))
+    store.put(NS, "seat_preference", seat("window", 2, TURN_2, "from now on I want a window seat"))
+    ids = {b.value: b.id for b in bdb.beliefs(subject="customer.c1042", include_all=True)}
+    before = {(b.value, b.status) for b in bdb.beliefs(subject="customer.c1042", include_all=True)}
+    assert before == {("aisle", "superseded"), ("window", "current")}
+    # retracting the window once the aisle is retracted (history first: the second retraction) outlasts
+    # the statement timeout of the deleting sessions
+    postgresql.execute(sql.SQL("""create function public.slow_second() returns trigger language plpgsql as $$
+        begin
+            if exists (select from beliefdb.node n where n.id = {} and n.retracted_at is not null) then
+                perform pg_sleep(30);
+            end if;
+            return new;
+        end $$""").format(sql.Literal(ids["aisle"])))
+    postgresql.execute(sql.SQL("create trigger slow_second before update of retracted_at on beliefdb.node for each row"
+                               " when (new.id = {} and new.retracted_at is not null)"
+                               " execute function public.slow_second()").format(sql.Literal(ids["window"])))
+    postgresql.commit()
+    impatient = make_conninfo(db_url, options="-c statement_timeout=1000")
+
+    def unchanged() -> bool:
+        return {(b.value, b.status) for b in bdb.beliefs(subject="customer.c1042", include_all=True)} == before
+
+    with beliefdb.connect(impatient) as db, pytest.raises(errors.DatabaseUnavailable, match="statement timeout"):
+        BeliefStore(db).delete(NS, "seat_preference")
+    assert unchanged()
+
+    async def asynchronously() -> None:
+        async with await beliefdb.aconnect(impatient, max_size=2) as adb:
+            with pytest.raises(errors.DatabaseUnavailable, match="statement timeout"):
+                await BeliefStore(adb).adelete(NS, "seat_preference")
+
+    asyncio.run(asynchronously())
+    assert unchanged() and bdb.audit_verify().ok
 
 
 def test_list_namespaces_and_search_filters(store: BeliefStore, bdb: beliefdb.BeliefDB) -> None:

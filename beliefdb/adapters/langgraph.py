@@ -39,7 +39,8 @@ The mapping:
   Any other operator (``$in``, ``$nin``, ``$and``...: LangGraph's stores have none of them) raises
   ``InvalidInput``;
 * ``delete`` **retracts** every belief of the key (current and superseded alike, so an older value
-  does not come back; reason "deleted through the LangGraph store"): audited, undoable with
+  does not come back; reason "deleted through the LangGraph store"), in one transaction
+  (:meth:`~beliefdb.BeliefDB.retract_beliefs`: all of them or, on any refusal or failure, none): audited, undoable with
   ``db.retract(belief=..., undo=True)``, and the decisions built on it are flagged as by any
   retraction. Erasure is ``db.forget`` (rule 14), never a side effect of a store call;
 * ``list_namespaces`` lists the subjects of current beliefs as namespaces;
@@ -294,9 +295,7 @@ class BeliefStore(BaseStore):
                     if b.status != "retracted"]
         # history first, what is current last: no older value is current again in between
         standing.sort(key=lambda b: (b.status in ("current", "conflicting"), b.recorded_at))
-        # every retraction is tried as a preview first (rolled back), so one the caller may not make
-        # (another principal's belief: NotOwner) refuses the delete before anything is retracted
-        for belief in standing:
-            self.db.preview_retract(belief=belief.id)
-        for belief in standing:
-            self.db.retract(belief=belief.id, reason=DELETE_REASON)
+        # in one transaction: one the caller may not make (another principal's belief: NotOwner), or any
+        # failure on the way, leaves every value of the key as it was
+        if standing:
+            self.db.retract_beliefs([belief.id for belief in standing], reason=DELETE_REASON)

@@ -19,7 +19,7 @@ from beliefdb import errors
 from beliefdb.db import composites
 from beliefdb.db.connector import Database
 from beliefdb.db.queries import Q
-from beliefdb.inputs import check_integer
+from beliefdb.inputs import check_integer, refs_of
 from beliefdb.models import Changes, ImpactRow
 
 
@@ -68,6 +68,17 @@ def retract(db: Database, *, belief: str | UUID | None = None, fragment: str | U
                                           " nothing was written; preview again")
         changes: Changes = db.fetch_one(composites.changes, Q.retract, (target, ref, reason, version, undo), c)
     return changes
+
+
+def retract_beliefs(db: Database, beliefs: Sequence[str | UUID], *, reason: str) -> list[Changes]:
+    """Retract these beliefs (ids or unique prefixes) in this order, in one transaction: each of them, or
+    (one refused, or any failure on the way) none. Each is ``beliefdb.retract`` of one belief, as
+    :func:`retract` calls it; their change reports in the same order."""
+    refs = refs_of(beliefs, "beliefs")
+    if not reason.strip():
+        raise errors.InvalidInput(f"a retraction needs {errors.argument('reason')}")
+    with db.transaction() as c:
+        return [retract(db, belief=ref, reason=reason, conn=c) for ref in refs]
 
 
 def preview(db: Database, *, belief: str | UUID | None = None, fragment: str | UUID | None = None,
