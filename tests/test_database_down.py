@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 from conftest import Cli
 from fastapi.testclient import TestClient
+from web_pages import HTML
 
 import beliefdb
 from beliefdb import api, errors
@@ -50,6 +51,9 @@ def test_a_stopped_database_is_said_in_one_line_within_seconds_at_every_door(
             TestClient(create_app(url, mcp=False), raise_server_exceptions=False) as client:
         headers = {"Authorization": f"Bearer {token}"}
         assert db.beliefs() == [] and client.get("/beliefs", headers=headers).status_code == 200
+        signed_in = client.post("/signin", data={"token": token, "next": "/review"}, headers=HTML,
+                                follow_redirects=False)
+        assert signed_in.status_code == 303, signed_in.text
         own.stop()
         caplog.clear()
         with caplog.at_level(logging.WARNING):
@@ -68,6 +72,9 @@ def test_a_stopped_database_is_said_in_one_line_within_seconds_at_every_door(
             # when to try again: past the probe after which a call finds the server back (pooling.PROBE_AFTER)
             assert answer.headers.get("retry-after") == str(DOWN_RETRY_AFTER), answer.headers
             assert DOWN_RETRY_AFTER > pooling.PROBE_AFTER
+            page = client.get("/review", headers=HTML)  # a person's page says so too, and when to try again
+            assert page.status_code == 503 and "Memory unavailable" in page.text, page.text
+            assert page.headers.get("retry-after") == str(DOWN_RETRY_AFTER), page.headers
         # the pool's own warnings (one a reconnection attempt) are not the user's to read
         assert [r.getMessage() for r in caplog.records if r.name.startswith("psycopg")] == []
     started = time.monotonic()

@@ -441,3 +441,23 @@ def test_a_busy_workspace_is_503_with_retry_after(client: TestClient, alice: Api
         assert answer.headers["Retry-After"] == "1"
         assert _expect(busy_client.post("/sources", json={"source": "p.md", "text": POLICY},
                                         headers={"Authorization": f"Bearer {alice.token}"}), 200)["new_version"]
+
+
+def test_an_unavailable_extractor_is_503_with_retry_after(alice: Api, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The llm endpoint fails (here it refuses connections): 503 extractor_unavailable says when to try
+    again, as the other 503s do: the wait its llm client would have taken next (BELIEFDB_LLM_BACKOFF
+    doubled for each of its BELIEFDB_LLM_HTTP_RETRIES), in whole seconds; nothing was stored."""
+    monkeypatch.setenv("BELIEFDB_LLM_URL", "http://127.0.0.1:9/v1")  # (the discard port: nobody listens)
+    monkeypatch.setenv("BELIEFDB_LLM_HTTP_RETRIES", "0")
+    monkeypatch.setenv("BELIEFDB_LLM_BACKOFF", "2.5")
+    answer = alice.client.post("/sources", json={"source": "p.md", "text": POLICY, "extractor": "llm"},
+                               headers=alice._headers())
+    assert _expect(answer, 503)["error"] == "extractor_unavailable"
+    assert answer.headers.get("Retry-After") == "3", answer.headers
+    monkeypatch.setenv("BELIEFDB_LLM_HTTP_RETRIES", "1")
+    monkeypatch.setenv("BELIEFDB_LLM_BACKOFF", "0.1")
+    answer = alice.client.post("/sources", json={"source": "p.md", "text": POLICY, "extractor": "llm"},
+                               headers=alice._headers())
+    assert _expect(answer, 503)["error"] == "extractor_unavailable"
+    assert answer.headers.get("Retry-After") == "1", answer.headers  # (at least a second)
+    assert alice.get("/beliefs") == []

@@ -32,7 +32,9 @@ def test_the_openapi_document_names_every_status_a_route_answers(http_client: Te
                 assert responses["413"]["content"]["application/json"]["schema"] == \
                     responses["400"]["content"]["application/json"]["schema"], (method, path)
             if "503" in responses:
-                assert "Retry-After" in responses["503"].get("headers", {}), (method, path)
+                said = responses["503"].get("headers", {}).get("Retry-After", {}).get("description", "")
+                for code in ("workspace_busy", "database_unavailable", "extractor_unavailable"):
+                    assert code in said, (method, path, said)
     limits = spec["paths"]["/ask"]["post"]["responses"]["413"]["description"]
     assert "1 MiB" in limits, limits
     assert "BELIEFDB_INGEST_MAX_BYTES" in spec["paths"]["/sources"]["post"]["responses"]["413"]["description"]

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import re
 import uuid
+from typing import Any
 
+import psycopg
 import pytest
 import web_pages
 from fastapi.testclient import TestClient
@@ -19,6 +21,7 @@ from web_pages import HTML, form_token, sign_in
 
 import beliefdb
 from beliefdb import api
+from beliefdb.interfaces.http import create_app
 from beliefdb.interfaces.web.session import COOKIE
 
 #: the app under a test client, and the story before v3.3 (shared with test_web_trial)
@@ -211,3 +214,28 @@ def test_labels_names_the_beliefs_decisions_and_actions_asked_for_and_nothing_el
                        (story.refuse, "decision", "Refuse the return of order 1042 (day 10)"),
                        (story.email, "action", "Email the customer a refusal")}
         assert db.labels([]) == []
+
+
+def test_a_busy_workspace_is_a_503_page_with_retry_after(db_url: str, story: Story,
+                                                          postgresql: psycopg.Connection[Any],
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """Another writer holds the workspace past BELIEFDB_LOCK_TIMEOUT: a person's retraction is the page
+    saying so (503), with the Retry-After the JSON API's 503 workspace_busy carries; nothing was written."""
+    monkeypatch.setenv("BELIEFDB_LOCK_TIMEOUT", "0.5")
+    with TestClient(create_app(db_url, mcp=False), base_url="http://testserver", follow_redirects=False) as client:
+        sign_in(client, api.create_token("default", "alice", url=db_url).token)
+        page = client.get("/sources/retract?source=return-policy.md", headers=HTML)
+        expected = re.search(r'name="expected" value="([0-9a-f]+)"', page.text)
+        assert page.status_code == 200 and expected, page.text
+        form = {"source": "return-policy.md", "reason": "checking", "expected": expected.group(1),
+                "form_token": form_token(page.text)}
+        postgresql.execute("select from beliefdb.audit_head h join beliefdb.workspace w on w.id = h.workspace_id"
+                           " where w.name = 'default' for update of h")
+        try:
+            busy = client.post("/sources/retract", data=form, headers=HTML)
+        finally:
+            postgresql.rollback()
+        assert busy.status_code == 503 and "Memory unavailable" in busy.text, busy.text
+        assert busy.headers.get("Retry-After") == "1", busy.headers
+    with beliefdb.connect(db_url) as db:
+        assert [b.status for b in db.beliefs(include_all=True) if b.id == story.refund] == ["current"]

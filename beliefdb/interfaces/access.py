@@ -3,15 +3,18 @@
 
 from __future__ import annotations
 
+import math
 import threading
 from collections import OrderedDict
 from collections.abc import Iterator
 from contextlib import contextmanager
 from uuid import UUID
 
-from beliefdb import api, errors
+from beliefdb import api, errors, settings
 from beliefdb.api import BeliefDB
+from beliefdb.db.pooling import PROBE_AFTER
 from beliefdb.models import Identity
+from beliefdb.openai_client import MAX_RETRY_AFTER
 
 #: how the servers answer each kind of error (the body is always {"error": code, "message": ...})
 STATUS: tuple[tuple[type[errors.BeliefDBError], int], ...] = (
@@ -33,6 +36,32 @@ STATUS: tuple[tuple[type[errors.BeliefDBError], int], ...] = (
 def status_of(exc: errors.BeliefDBError) -> int:
     """The HTTP status of a beliefdb error (500 for one no rule names: a bug to fix)."""
     return next((status for kind, status in STATUS if isinstance(exc, kind)), 500)
+
+
+#: the seconds a 503 workspace_busy asks a client to wait: another writer held the workspace for
+#: BELIEFDB_LOCK_TIMEOUT, and nothing was written
+BUSY_RETRY_AFTER = 1
+#: the seconds a 503 database_unavailable asks a client to wait before trying again: once the database is
+#: back, a call is served after at most the pool's probe (it then renews its connections), so just past it
+DATABASE_RETRY_AFTER = math.ceil(PROBE_AFTER) + 1
+
+
+def extractor_retry_after() -> int:
+    """The seconds a 503 extractor_unavailable asks a client to wait: the wait the llm client would have
+    taken next (BELIEFDB_LLM_BACKOFF doubled for each of its BELIEFDB_LLM_HTTP_RETRIES, 4 by default) in
+    whole seconds, at least 1 and at most the 30 it waits itself for an endpoint's Retry-After."""
+    current = settings.load()
+    wait = current.llm_backoff * 2.0 ** min(current.llm_http_retries, 32)
+    return max(1, min(math.ceil(wait), math.ceil(MAX_RETRY_AFTER)))
+
+
+def retry_after(exc: errors.BeliefDBError | str) -> dict[str, str]:
+    """The ``Retry-After`` header of a 503 (an error, or its code), JSON or page alike; none for another."""
+    code = exc if isinstance(exc, str) else exc.code
+    seconds = {errors.WorkspaceBusy.code: lambda: BUSY_RETRY_AFTER,
+               errors.DatabaseUnavailable.code: lambda: DATABASE_RETRY_AFTER,
+               errors.ExtractorUnavailable.code: extractor_retry_after}.get(code)
+    return {"Retry-After": str(seconds())} if seconds is not None else {}
 
 
 def bearer(header: str | None) -> str | None:

@@ -6,13 +6,12 @@ principal in the workspace the token names: never one the request names. Answers
 prints with ``--json``; errors are ``{"error": code, "message": ...}`` with 400 (bad input), 401 (no
 valid token), 403 (read-only token, not the owner), 404 (unknown id), 409 (stale preview, an
 idempotency key reused for another request, conflict), 413 (a body over the limit, :class:`BodyLimit`) or
-503 (memory unavailable, with ``Retry-After``). The OpenAPI
+503 (memory or the llm extractor unavailable, with ``Retry-After``; a page too). The OpenAPI
 document is at ``/openapi.json``.
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
 from typing import Any
@@ -28,9 +27,16 @@ from starlette.routing import Match, Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from beliefdb import api, errors, settings
-from beliefdb.db.pooling import PROBE_AFTER
 from beliefdb.interfaces import problems, web
-from beliefdb.interfaces.access import MAX_OPEN, Memories, bearer, status_of
+from beliefdb.interfaces.access import (
+    BUSY_RETRY_AFTER,
+    DATABASE_RETRY_AFTER,
+    MAX_OPEN,
+    Memories,
+    bearer,
+    retry_after,
+    status_of,
+)
 from beliefdb.interfaces.http_conversations import router as conversations_router
 from beliefdb.interfaces.http_forget import router as forget_router
 from beliefdb.interfaces.http_jobs import router as jobs_router
@@ -42,20 +48,11 @@ DESCRIPTION = ("Agent memory that knows why it believes something, and what must
                " call acts as the principal, in the workspace, of its bearer token.")
 
 
-#: the seconds a 503 database_unavailable asks a client to wait before trying again: once the database is
-#: back, a call is served after at most the pool's probe (it then renews its connections), so just past it
-DATABASE_RETRY_AFTER = math.ceil(PROBE_AFTER) + 1
-
-
 def error(status: int, code: str, message: str, headers: dict[str, str] | None = None) -> JSONResponse:
     if status == 401:
         headers = {"WWW-Authenticate": "Bearer"}
-    if code == errors.WorkspaceBusy.code:
-        # another writer held the workspace for BELIEFDB_LOCK_TIMEOUT: nothing was written, try again soon
-        headers = {"Retry-After": "1"}
-    elif code == errors.DatabaseUnavailable.code:
-        # the database cannot be reached (stopped, restarting): try again once the pool can have renewed itself
-        headers = {"Retry-After": str(DATABASE_RETRY_AFTER)}
+    if status == 503:  # when to try again (workspace_busy, database_unavailable, extractor_unavailable)
+        headers = {**(headers or {}), **retry_after(code)}
     return JSONResponse({"error": code, "message": message}, status_code=status, headers=headers)
 
 
@@ -280,11 +277,16 @@ def _mount_mcp(app: FastAPI, memories: Memories) -> Callable[[], AbstractAsyncCo
 
 
 #: what a 503's Retry-After says, in the OpenAPI document
-RETRY_AFTER = {"Retry-After": {"description": "The seconds to wait before trying again: 1 with workspace_busy"
-                                              " (another writer held the workspace for BELIEFDB_LOCK_TIMEOUT;"
-                                              f" nothing was written), {DATABASE_RETRY_AFTER} with"
-                                              " database_unavailable (the database cannot be reached; once it is"
-                                              " back, calls are served within about 2 s).",
+RETRY_AFTER = {"Retry-After": {"description": f"The seconds to wait before trying again: {BUSY_RETRY_AFTER} with"
+                                              " workspace_busy (another writer held the workspace for"
+                                              " BELIEFDB_LOCK_TIMEOUT; nothing was written),"
+                                              f" {DATABASE_RETRY_AFTER} with database_unavailable (the database"
+                                              " cannot be reached; once it is back, calls are served within about"
+                                              " 2 s), and with extractor_unavailable (the llm endpoint failed;"
+                                              " nothing was stored) the wait the llm client would have taken"
+                                              " next: BELIEFDB_LLM_BACKOFF doubled for each of"
+                                              " BELIEFDB_LLM_HTTP_RETRIES, in whole seconds from 1 to 30 (4 by"
+                                              " default).",
                                "schema": {"type": "integer"}}}
 
 

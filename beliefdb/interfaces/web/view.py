@@ -23,7 +23,7 @@ from starlette.types import Scope
 
 from beliefdb import api, errors
 from beliefdb.interfaces import problems
-from beliefdb.interfaces.access import status_of
+from beliefdb.interfaces.access import retry_after, status_of
 from beliefdb.interfaces.web.session import COOKIE, forget
 from beliefdb.interfaces.web.svg import MARK_WORDS
 from beliefdb.models import Identity
@@ -110,7 +110,10 @@ def failure(request: Request, exc: errors.BeliefDBError) -> Response:
         forget(response)
         return response
     status = status_of(exc)
-    return error_page(request, status, TITLES.get(status, "Something went wrong"), exc.message)
+    response = error_page(request, status, TITLES.get(status, "Something went wrong"), exc.message)
+    if status == 503:  # when to try again, as the JSON API's 503 says it
+        response.headers.update(retry_after(exc))
+    return response
 
 
 @dataclass(frozen=True)
