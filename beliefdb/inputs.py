@@ -12,6 +12,7 @@ CLI, the servers, the claims reader and the library.
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime
 from os import PathLike, fspath
@@ -216,3 +217,18 @@ def refs_groups(groups: Any) -> list[Any]:
         raise InvalidInput(f"{argument('all_of')} takes a list of groups of ids, not one {type(groups).__name__}:"
                            f" all_of=[[{shown(str(groups))!r}, ...]]")
     return [group for group in groups if isinstance(group, str | UUID) or not isinstance(group, Iterable) or group]
+
+
+def check_callback(fn: Any, name: str) -> None:
+    """A callback the work calls as it goes (the argument ``name``: ``progress``, ``on_outcome``...), or None:
+    a plain function. beliefdb calls it on the thread doing the work (the async client's too), where an
+    ``async def`` one's coroutine would never be awaited: InvalidInput up front, before anything is
+    written, as the repair executor's are refused."""
+    if fn is None:
+        return
+    if not callable(fn):
+        raise InvalidInput(f"{argument(name)} takes a function, not {type(fn).__name__}")
+    if inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(type(fn).__call__):
+        raise InvalidInput(f"{argument(name)} is an async function: beliefdb calls it on the thread doing the work"
+                           " (the async client's too), where its coroutine would never be awaited; give a plain"
+                           " function")

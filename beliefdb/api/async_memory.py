@@ -16,8 +16,8 @@ What follows from it:
   would be) and its result is dropped; a call still waiting for a worker is not run at all; ``work``
   cancelled, or the client closed under it, sets its ``stop`` (the job under way is finished, and the
   worker returns);
-* callbacks (``ingest``'s and ``embed``'s ``progress``, ``repair_replay``'s executor) run on the worker
-  thread, with the caller's context variables: plain functions (an ``async def`` executor is refused);
+* callbacks (``ingest``'s and ``embed``'s ``progress``, ``work``'s ``on_outcome``, ``repair_replay``'s executor)
+  run on the worker thread, with the caller's context variables: plain functions (an ``async def`` one is refused);
 * ``record_run`` returns the same buffered ``RunRecorder``: its ``flush`` (also on leaving ``with``) writes
   synchronously, so in a coroutine flush it with ``await db.call(run.flush)`` (or use ``record_step``);
 * :meth:`AsyncBeliefDB.call` runs any function on those threads, e.g. several BeliefDB calls in one hop

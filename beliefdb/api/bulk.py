@@ -7,6 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from beliefdb.db.connector import Database
+from beliefdb.inputs import check_callback
 from beliefdb.models import BulkReport
 from beliefdb.store import bulk
 from beliefdb.store.ingest import SourceOptions
@@ -32,6 +33,7 @@ class Bulk:
         its batch is written; earlier batches stay, and running the same documents again resumes (what
         is stored is a no-op). ``progress(done, total)`` after each batch; ``embed=False`` leaves the
         new beliefs for :meth:`embed`."""
+        check_callback(progress, "progress")
         options = SourceOptions(authority=authority, provenance=label, origin=origin, version_label=version_label)
         return bulk.bulk_ingest(self.database, items, options, batch=batch, extractor=extractor, embed=embed,
                                 progress=progress, max_bytes=max_bytes)

@@ -9,6 +9,7 @@ from datetime import datetime
 from pathlib import Path
 
 from beliefdb.db.connector import Database
+from beliefdb.inputs import check_callback
 from beliefdb.models import IngestFailure, IngestReport, Turn
 from beliefdb.store import conversations
 from beliefdb.store.ingest import SourceOptions
@@ -44,6 +45,7 @@ class Conversations:
                            max_bytes: int | None = None) -> list[IngestReport | IngestFailure]:
         """Ingest chat files (``.jsonl`` of ``{"speaker", "time", "text"}``, or ``Speaker: text`` transcripts),
         one conversation each, like :meth:`ingest` (``beliefdb ingest --format chat``)."""
+        check_callback(progress, "progress")
         options = SourceOptions(name=source, authority=authority, provenance=label, version_label=version_label)
         return conversations.ingest_transcripts(self.database, [Path(p) for p in paths], options,
                                                 extractor=extractor, embed=embed, preview=preview, progress=progress,

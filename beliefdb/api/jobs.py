@@ -11,6 +11,7 @@ from pathlib import Path
 
 from beliefdb import errors
 from beliefdb.db.connector import Database
+from beliefdb.inputs import check_callback
 from beliefdb.models import Job, JobOutcome, Turn, WorkReport
 from beliefdb.store import jobs as queue
 from beliefdb.store.ingest import SourceOptions
@@ -90,6 +91,7 @@ class Jobs:
         job (``once``). A failed document is tried again after ``backoff`` seconds, doubled each attempt.
         With ``embed``, new beliefs are embedded after each job commits, and any belief left without a
         vector (a worker killed in between) when the worker starts or finds the queue empty."""
+        check_callback(on_outcome, "on_outcome")
         if concurrency >= self.database.max_size:
             # (each job holds a connection for its transaction, and records its start on another)
             raise errors.InvalidInput(f"concurrency {concurrency} needs {concurrency + 1} connections, and this"

@@ -17,7 +17,7 @@ from beliefdb.api.traces import Traces
 from beliefdb.db.bootstrap import resolve_url
 from beliefdb.db.connector import DEFAULT_WORKSPACE, Database
 from beliefdb.embedders import get_embedder
-from beliefdb.inputs import check_scope, ids_of, moment_text
+from beliefdb.inputs import check_callback, check_scope, ids_of, moment_text
 from beliefdb.models import (
     Answer,
     AskResult,
@@ -93,6 +93,7 @@ class BeliefDB(bulk.Bulk, Decisions, Review, Traces, pictures.Pictures, texts.Te
         """Ingest .txt/.md files or directories of them (a source per file, named by its path below the directory),
         one transaction each, a bad file not stopping the others; ``embed=False``: for :meth:`embed`; ``preview``:
         what each would change, nothing written; ``progress``: each path once done; over ``max_bytes``: refused."""
+        check_callback(progress, "progress")
         options = ingest.SourceOptions(name=source, authority=authority, provenance=label,
                                        version_label=version_label)
         return ingest.ingest_paths(self.database, [Path(p) for p in paths], options,
@@ -178,12 +179,14 @@ class BeliefDB(bulk.Bulk, Decisions, Review, Traces, pictures.Pictures, texts.Te
     def embed(self, *, embedder: str | None = None, batch: int = 64, progress: Progress | None = None) -> EmbedReport:
         """Embed beliefs that have no vector yet (after ingest with embed=False, or a failed embedder),
         ``batch`` beliefs per transaction, with ``embedder`` (default: the configured one)."""
+        check_callback(progress, "progress")
         return embeddings.backfill(self.database, get_embedder(embedder), batch=batch, progress=progress)
 
     def reembed(self, *, embedder: str | None = None, batch: int = 64,
                 progress: Progress | None = None) -> EmbedReport:
         """Switch the workspace to ``embedder``'s model: embed every belief with it, then switch at once
         (resumable; searches use the old model until the switch)."""
+        check_callback(progress, "progress")
         return embeddings.reembed(self.database, get_embedder(embedder), batch=batch, progress=progress)
 
     def forget(self, *, source: str | None = None, subject: str | None = None, belief: str | UUID | None = None,

@@ -15,6 +15,7 @@ from beliefdb.db.bootstrap import ensure_migrated, resolve_url
 from beliefdb.db.connector import probe
 from beliefdb.db.server import EmbeddedServer
 from beliefdb.errors import NotFound
+from beliefdb.inputs import check_callback
 from beliefdb.models import (
     AgentCreated,
     AgentLogin,
@@ -142,6 +143,7 @@ def ensure_vector_indexes(*, dim: int | None = None, memory: str | None = None, 
     build may use ``memory`` (``maintenance_work_mem``, ~0.9 GB for 1M vectors; default
     ``BELIEFDB_INDEX_MEMORY``) and blocks writes to the embeddings while it runs. A dimension that
     fails carries its ``error``. ``starting(dim)`` before each dimension."""
+    check_callback(starting, "starting")
     return vector_index.ensure_vector_indexes(resolve_url(url, home=_home(home)), dim=dim, memory=memory,
                                               starting=starting)
 
@@ -242,6 +244,7 @@ def demo(story: str = "returns", *, say: Callable[[str], None] = print, url: str
     unless ``keep``; returns the workspace's name."""
     from beliefdb.demo import story as demos
 
+    check_callback(say, "say")
     return demos.tell(story, resolve_url(url, home=_home(home)), say, keep=keep)
 
 
