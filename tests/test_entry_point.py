@@ -12,7 +12,7 @@ from datetime import UTC, datetime
 from importlib import metadata
 from pathlib import Path
 from typing import Any
-from uuid import UUID
+from uuid import UUID, uuid4
 
 import psycopg
 import pytest
@@ -194,6 +194,63 @@ def test_an_empty_workspace_is_deleted_without_force(cli: Cli, postgresql: psyco
     assert rows_of(postgresql, UUID(created["id"])) == 0
     missing = cli("workspace", "delete", "empty", "--json", expect=None)
     assert missing.exit_code == 1 and json.loads(missing.stdout)["error"] == "unknown_workspace"
+
+
+def test_deleting_a_workspace_names_the_agent_logins_left_bound_to_it(cli: Cli, db_url: str,
+                                                                      postgresql: psycopg.Connection[Any]) -> None:
+    """The logins 'beliefdb agent create' bound to a workspace outlive it on purpose (their binding stays,
+    so none can bind another workspace) and stay roles of the server: the deletion names each, with what
+    drops it, through the library and the CLI (text and --json); it drops none itself."""
+    stem = uuid4().hex[:8]
+    library, text, as_json = [f"a_{stem}", f"b_{stem}"], f"c_{stem}", f"d_{stem}"
+    everyone = [*library, text, as_json]
+
+    def roles() -> list[str]:
+        found = [r[0] for r in postgresql.execute("select rolname from pg_catalog.pg_roles where rolname = any(%s)"
+                                                  " order by rolname", (everyone,))]
+        postgresql.rollback()
+        return found
+
+    try:
+        api.create_workspace("bound", url=db_url)
+        for name in library:
+            api.create_agent(name, "bound", url=db_url)
+        gone = api.delete_workspace("bound", url=db_url)
+        assert gone.agent_logins == library
+        assert gone.hint is not None and "still bound to the deleted workspace 'bound'" in gone.hint
+        assert f"beliefdb.api.drop_agent({library[0]!r}), beliefdb.api.drop_agent({library[1]!r})" in gone.hint
+        assert roles() == library  # none dropped
+        assert [(a.name, a.workspace) for a in api.list_agents(url=db_url)] == [(n, None) for n in library]
+
+        for workspace, name in (("said", text), ("listed", as_json)):
+            made = cli("workspace", "create", workspace, expect=None)
+            assert made.exit_code == 0, made.output
+            made = cli("agent", "create", name, "-w", workspace, expect=None)
+            assert made.exit_code == 0, made.output
+        said = cli("workspace", "delete", "said", expect=None)
+        assert said.exit_code == 0, said.output
+        first, second = said.stdout.strip().splitlines()
+        assert first.startswith("deleted workspace said (")
+        assert second.startswith(f"1 agent login still bound to the deleted workspace 'said': {text}")
+        assert second.endswith(f"drop it with: beliefdb agent drop {text}")
+        listed = cli("workspace", "delete", "listed", "--json", expect=None)
+        assert listed.exit_code == 0, listed.output
+        reported = json.loads(listed.stdout)
+        assert reported["agent_logins"] == [as_json]
+        assert reported["hint"].endswith(f"drop it with: beliefdb agent drop {as_json}")
+        assert roles() == sorted(everyone)
+
+        dropped = cli("agent", "drop", text, expect=None)  # the command it names
+        assert dropped.exit_code == 0, dropped.output
+        assert roles() == sorted([*library, as_json])
+        empty = cli("workspace", "create", "empty", expect=None)
+        assert empty.exit_code == 0, empty.output
+        gone = api.delete_workspace("empty", url=db_url)  # no agent: nothing more said
+        assert gone.agent_logins == [] and gone.hint is None
+    finally:
+        for name in everyone:
+            postgresql.execute(sql.SQL("drop role if exists {}").format(sql.Identifier(name)))
+        postgresql.commit()
 
 
 # --- the demo cleans up after itself --------------------------------------------------------------

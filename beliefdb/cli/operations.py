@@ -327,7 +327,7 @@ def workspace_delete(
         gone = api.delete_workspace(name, url=db, home=home, force=force)
     typer.echo(render.to_json(gone) if as_json else
                f"deleted workspace {gone.name} ({gone.id}): {gone.sources} source(s), {gone.beliefs} belief(s),"
-               f" {gone.decisions} decision(s), {gone.runs} run(s)")
+               f" {gone.decisions} decision(s), {gone.runs} run(s)" + (f"\n{gone.hint}" if gone.hint else ""))
 
 
 @token_app.command("create")

@@ -814,6 +814,10 @@ select id from beliefdb.workspace where name = %s;
 -- Take the workspace's write lock (its audit head), as every writer does first
 select from beliefdb.audit_head where workspace_id = %s for update;
 
+-- workspace_agent_logins --
+-- The agents' logins bound to a workspace, by name (the binding outlives the workspace)
+select a.role_name from beliefdb.agent_login a where a.workspace_id = %s order by a.role_name;
+
 -- workspace_contents --
 -- How many sources, beliefs, decisions and runs a workspace holds, and whether it has nodes
 select (select count(*) from beliefdb.source where workspace_id = %(ws)s)::int,

@@ -153,7 +153,10 @@ class MigrationStatus:
 
 @dataclass(frozen=True)
 class WorkspaceDeleted:
-    """A deleted workspace and what it held; all of it, its audit chain too, went with it."""
+    """A deleted workspace and what it held; all of it, its audit chain too, went with it, but for the
+    agents' logins bound to it (``agent_logins``, ``beliefdb agent create``): their binding stays, so that
+    none can bind another workspace (each still logs in, and sees and writes nothing), and each role
+    stays on the server until dropped (``hint`` says how: ``beliefdb agent drop NAME``)."""
 
     id: UUID
     name: str
@@ -161,6 +164,10 @@ class WorkspaceDeleted:
     beliefs: int
     decisions: int
     runs: int
+    #: the agents' logins still bound to the deleted workspace, by name
+    agent_logins: list[str] = field(default_factory=list)
+    #: what drops them (None when there is none)
+    hint: str | None = None
 
 
 

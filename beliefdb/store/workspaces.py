@@ -56,12 +56,23 @@ def _plural(n: int, word: str) -> str:
     return f"{n} {word}{'' if n == 1 else 's'}"
 
 
+def _agents_hint(name: str, agents: list[str]) -> str | None:
+    """What to do about the agents' logins left bound to the deleted workspace ``name``: drop each."""
+    if not agents:
+        return None
+    drops = ", ".join(errors.spelled(f"beliefdb.api.drop_agent({a!r})", f"beliefdb agent drop {a}") for a in agents)
+    return (f"{_plural(len(agents), 'agent login')} still bound to the deleted workspace '{name}': {', '.join(agents)}"
+            " (kept so that none binds another workspace; each still logs in, and sees and writes nothing):"
+            f" drop {'it' if len(agents) == 1 else 'them'} with: {drops}")
+
+
 def delete_workspace(url: str, name: str, *, force: bool = False) -> WorkspaceDeleted:
     """Delete a workspace and, with ``force``, everything in it, in one transaction. Refused
     (WorkspaceNotEmpty) while it holds sources, nodes or runs and ``force`` is not given. Its audit
     chain goes with it: nothing is left to append the deletion to. Runs as the database user of
     ``url`` (the application role may not delete workspaces), serialised with writers by the
-    workspace's write lock."""
+    workspace's write lock. The agents' logins bound to it stay (so that none can bind another
+    workspace): the result names them, with what drops them."""
     probe(url)
     try:
         with translated_errors(), connect(url) as conn, conn.transaction():
@@ -83,9 +94,11 @@ def delete_workspace(url: str, name: str, *, force: bool = False) -> WorkspaceDe
                     f"workspace '{name}' is not empty ({_plural(sources, 'source')}, {_plural(beliefs, 'belief')},"
                     f" {_plural(decisions, 'decision')}, {_plural(runs, 'run')}):"
                     f" add {errors.argument('force', True)} to delete it with everything in it")
+            agents = [str(r[0]) for r in conn.execute(Q.workspace_agent_logins, (ws,)).fetchall()]
             for statement in _DELETE:
                 conn.execute(statement, (ws,))
     except errors.PermissionDenied as exc:
         raise errors.PermissionDenied(
             f"deleting a workspace takes the schema owner (who runs 'beliefdb migrate'): {exc.message}") from exc
-    return WorkspaceDeleted(id=ws, name=name, sources=sources, beliefs=beliefs, decisions=decisions, runs=runs)
+    return WorkspaceDeleted(id=ws, name=name, sources=sources, beliefs=beliefs, decisions=decisions, runs=runs,
+                            agent_logins=agents, hint=_agents_hint(name, agents))
