@@ -37,12 +37,13 @@ from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime
 from pathlib import Path
-from typing import Any, ParamSpec, TypeVar
+from typing import ParamSpec, TypeVar
 from uuid import UUID
 
 from beliefdb import errors
 from beliefdb.api.async_pictures import AsyncPictures
 from beliefdb.api.async_queue import AsyncQueue
+from beliefdb.api.async_traces import AsyncTraces
 from beliefdb.api.memory import BeliefDB, Progress, connect
 from beliefdb.db.connector import DEFAULT_WORKSPACE
 from beliefdb.models import (
@@ -66,23 +67,14 @@ from beliefdb.models import (
     IngestReport,
     OutcomeRecorded,
     Recorded,
-    RepairPlan,
-    RepairResult,
-    ReplayResult,
     ReviewItem,
     ReviewResolution,
-    Run,
     RunDecision,
-    RunTrace,
-    SourceExcerpt,
-    StepRecorded,
-    TraceStep,
     Turn,
     Why,
     Workspace,
     WorkspaceDeleted,
 )
-from beliefdb.store import repair, trace
 from beliefdb.store.bulk import DEFAULT_BATCH
 from beliefdb.store.calibrate import DEFAULT_BINS
 
@@ -95,7 +87,7 @@ P = ParamSpec("P")
 T = TypeVar("T")
 
 
-class AsyncBeliefDB(AsyncPictures, AsyncQueue):
+class AsyncBeliefDB(AsyncPictures, AsyncQueue, AsyncTraces):
     """Memory bound to one workspace, for asyncio: each method is :class:`BeliefDB`'s of the same name
     (parameters, result, docstring), awaited while it runs on a worker thread.
 
@@ -291,47 +283,6 @@ class AsyncBeliefDB(AsyncPictures, AsyncQueue):
                              winner: str | UUID | None = None) -> ReviewResolution:
         return await self.call(self.sync.resolve_review, item, verdict, note=note, winner=winner)
 
-    async def record_run(self, *, task: str = "", agent: str | None = None,
-                         parent: UUID | None = None) -> trace.RunRecorder:
-        """Record an agent run: ``run.step(...)`` buffers its steps (no I/O); ``await db.call(run.flush)``
-        writes them (leaving ``with run:`` flushes too, but synchronously)."""
-        return await self.call(self.sync.record_run, task=task, agent=agent, parent=parent)
-
-    async def record_step(self, kind: str, payload: Mapping[str, Any] | None = None, *, run: str | UUID | None = None,
-                          task: str = "", inputs: Sequence[tuple[str, str | UUID]] = (),
-                          supports: Sequence[str | UUID] = (), memory: Mapping[str, str] | None = None) -> StepRecorded:
-        return await self.call(self.sync.record_step, kind, payload, run=run, task=task, inputs=inputs,
-                               supports=supports, memory=memory)
-
-    async def source_excerpts(self, fragments: Sequence[UUID], *, context: int = 1000) -> list[SourceExcerpt]:
-        return await self.call(self.sync.source_excerpts, fragments, context=context)
-
-    async def runs(self, *, limit: int | None = None, offset: int = 0, newest_first: bool = False) -> list[Run]:
-        return await self.call(self.sync.runs, limit=limit, offset=offset, newest_first=newest_first)
-
-    async def run_count(self) -> int:
-        return await self.call(self.sync.run_count)
-
-    async def run(self, run: str | UUID) -> Run:
-        return await self.call(self.sync.run, run)
-
-    async def steps(self, run: str | UUID) -> list[TraceStep]:
-        return await self.call(self.sync.steps, run)
-
-    async def run_trace(self, run: str | UUID) -> RunTrace:
-        return await self.call(self.sync.run_trace, run)
-
-    async def repair_plan(self, faulty: Sequence[str | UUID], *, independent_evidence: bool = True,
-                          untouched: bool = False) -> RepairPlan:
-        return await self.call(self.sync.repair_plan, faulty, independent_evidence=independent_evidence,
-                               untouched=untouched)
-
-    async def repair_apply(self, faulty: Sequence[str | UUID], *, independent_evidence: bool = True) -> RepairResult:
-        return await self.call(self.sync.repair_apply, faulty, independent_evidence=independent_evidence)
-
-    async def repair_replay(self, repair_id: str | UUID, executor: repair.Executor) -> ReplayResult:
-        return await self.call(self.sync.repair_replay, repair_id, executor)
-
     async def audit_verify(self) -> AuditResult:
         return await self.call(self.sync.audit_verify)
 
@@ -370,7 +321,7 @@ class AsyncBeliefDB(AsyncPictures, AsyncQueue):
 
 
 # one description of each operation: the BeliefDB method's
-for _name, _method in {**vars(AsyncPictures), **vars(AsyncQueue), **vars(AsyncBeliefDB)}.items():
+for _name, _method in {**vars(AsyncPictures), **vars(AsyncQueue), **vars(AsyncTraces), **vars(AsyncBeliefDB)}.items():
     if inspect.iscoroutinefunction(_method) and _method.__doc__ is None and hasattr(BeliefDB, _name):
         _method.__doc__ = getattr(BeliefDB, _name).__doc__
 
