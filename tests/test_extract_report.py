@@ -161,6 +161,52 @@ def test_no_sentence_is_silently_dropped(text: str) -> None:
     assert all(text[s.start:s.end] == s.quote for s in skipped)
 
 
+# --- "Name: text" lines are someone speaking, not Key: value facts -----------------------------------
+
+SPOKEN_DETAIL = "a spoken turn ('Name: text'), not a 'Key: value' fact"
+
+
+@pytest.mark.parametrize("text", [
+    "Alice: hi",
+    "Alice: I moved to Berlin last year.",
+    "Alice: hi\nBob: hello Alice, how are you?",
+    "Bob: Thanks!",
+    "- Maya: we switched to the annual plan",
+    "Tom: Is the store open on Sunday?",
+    "Dana: my flight was late again",
+    "**Returns**\nReturns are accepted within 7 days.\nCustomer: Can I return opened items?\n"
+    "Agent: Yes, you can, within the same 7 days.\n",
+])
+def test_a_name_speaking_is_no_key_value_fact(text: str) -> None:
+    found = RuleExtractor().extract(text, source_name="notes.md")
+    assert [c.quote for c in found if ":" in c.quote] == []
+    located, rejected = gate(text, found)
+    skipped, _ = extraction_report(text, located, rejected)
+    turns = [f for f in iter_fragments(text) if f.kind == "key_value"]
+    assert [(s.start, s.end, s.reason, s.detail) for s in skipped if ":" in s.quote] == [
+        (f.start, f.end, "no_pattern", SPOKEN_DETAIL) for f in turns]
+
+
+@pytest.mark.parametrize(("line", "expected"), [
+    ("Price: 20 EUR", ("note", "price", "20 EUR")),
+    ("Owner: Alice", ("note", "owner", "Alice")),
+    ("Status: shipped", ("note", "status", "shipped")),
+    ("Max payload: 20 kg", ("note", "max_payload", "20 kg")),
+    ("Contact: Bob Smith", ("note", "contact", "Bob Smith")),
+    ("Note: the warehouse closes at 6", ("note", "note", "the warehouse closes at 6")),
+    ("Note: you must sign in first.", ("note", "note", "you must sign in first")),
+    ("Shipping: we ship within 2 days", ("note", "shipping", "we ship within 2 days")),
+    ("Assignee: my team", ("note", "assignee", "my team")),
+    ("Alice: Berlin", ("note", "alice", "Berlin")),
+    ("键: 值", ("note", "键", "值")),
+    ("键：值", ("note", "键", "值")),
+])
+def test_key_value_facts_are_still_facts(line: str, expected: tuple[str, str, str]) -> None:
+    assert triples(line, "notes.md") == [expected]
+    located, rejected = gate(line, RuleExtractor().extract(line, source_name="notes.md"))
+    assert extraction_report(line, located, rejected)[0] == []
+
+
 # --- ingest, the library and the command line (a real database) -------------------------------------
 
 @pytest.mark.slow
@@ -227,3 +273,30 @@ def test_json_shortens_a_huge_skipped_sentence_and_says_how_long_it_was(cli: Any
     assert big["quote"] == huge.strip()[:500] + "…" and big["end"] - big["start"] == big["quote_length"]
     assert all(s["truncated"] is False and len(s["quote"]) == s["quote_length"]
                for s in report["skipped"] if s is not big)
+
+
+@pytest.mark.slow
+def test_ingest_of_a_policy_with_a_pasted_exchange_keeps_its_turns_out_of_beliefs(bdb: beliefdb.BeliefDB) -> None:
+    text = ("# Returns\nReturns are accepted within 30 days of delivery.\nRestocking fee: 5 EUR\n"
+            "Alice: hi, can I return opened items?\nBob: Yes, you can return them within 30 days.\n")
+    report = bdb.ingest_text(text, source="returns.md")
+    assert {(a.subject, a.attribute, a.value) for a in report.accepted} == {
+        ("return_policy", "window", "30 days"), ("restocking_policy", "fee", "5 EUR")}
+    assert [(s.quote, s.reason, s.detail) for s in report.skipped] == [
+        ("Alice: hi, can I return opened items?", "no_pattern", SPOKEN_DETAIL),
+        ("Bob: Yes, you can return them within 30 days.", "no_pattern", SPOKEN_DETAIL)]
+    assert report.hint is not None and report.hint.startswith("its 'Name: text' lines are spoken turns")
+    assert "ingest_transcripts" in report.hint and "claims=FILE" in report.hint
+    assert not [b for b in bdb.beliefs(include_all=True) if b.attribute in {"alice", "bob"}]
+
+
+@pytest.mark.slow
+def test_cli_ingest_of_one_spoken_line_stores_no_belief(cli: Any, tmp_path: Path) -> None:
+    path = tmp_path / "note.md"
+    path.write_text("Alice: I moved to Berlin last year.\n", encoding="utf-8")
+    report = cli.json("ingest", path, "--no-embed")
+    assert report["accepted"] == []
+    assert [(s["quote"], s["detail"]) for s in report["skipped"]] == [
+        ("Alice: I moved to Berlin last year.", SPOKEN_DETAIL)]
+    assert "--format chat" in report["hint"]
+    assert cli.json("beliefs", "--all") == []

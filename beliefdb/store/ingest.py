@@ -39,7 +39,7 @@ from beliefdb.text.fragments import Fragment, split_fragments
 from beliefdb.text.gate import gate
 from beliefdb.text.registry import get_extractor
 from beliefdb.text.skips import extraction_report, hint
-from beliefdb.text.transcripts import spoken_by, transcript_hint, transcript_speakers, turns_hint
+from beliefdb.text.transcripts import SPOKEN, spoken_by, spoken_hint, transcript_hint, transcript_speakers, turns_hint
 from beliefdb.text.turns import TurnSpan
 from beliefdb.vocabulary import AUTHORITIES, BELIEF_KINDS, LABELS, ORIGINS
 
@@ -177,12 +177,15 @@ def prepare(text: str, name: str, candidates: Iterable[Candidate] = (), extracto
     proposed = list(candidates) + [c for c in extracted if not (speakers and spoken_by(c.quote, speakers))]
     located, rejected = gate(text, proposed)
     skipped, warnings = extraction_report(
-        text, located, rejected, None if read is None else [Fragment(t.start, t.end, "sentence") for t in read])
+        text, located, rejected, None if read is None else [Fragment(t.start, t.end, "sentence") for t in read],
+        speakers)
     told = hint(skipped, extractor=extractor, llm_configured=llm_configured)
     if read is not None and told is not None:
         told = turns_hint(extractor=extractor, llm_configured=llm_configured)
     if speakers:
         told = transcript_hint() if told is None else f"{transcript_hint()}; or {told}"
+    elif told is not None and read is None and any(s.detail == SPOKEN for s in skipped):
+        told = f"{spoken_hint()}; or {told}"
     fragments: list[dict[str, Any]] = (
         [{"start": s, "end": e} for s, e in split_fragments(text)] if turns is None else
         [t.to_json() for t in turns])

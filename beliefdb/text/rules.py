@@ -14,7 +14,8 @@ d. ``The A of B is V.``                               -> subject B, attribute A
 e. ``The <noun phrase> is V.``                        -> subject = all words but the last, attribute = the
    last word (``_policy`` appended to the subject when the attribute is a policy term); a one-word noun
    phrase takes its subject from the source name
-f. ``Key: value`` lines (also ``键：值``)             -> like e for the key
+f. ``Key: value`` lines (also ``键：值``)             -> like e for the key; not a spoken turn (a
+   name, then a greeting, a question or a first/second-person sentence: "Alice: I moved to Berlin.")
 g. ``X are entitled to <N unit> of <Y>( per <period>).`` -> subject X, attribute Y, value ``N unit per period``
 h. ``X is allowed <number ...>.``                     -> like e for X, value from the number on
 i. ``X is <number ...>.`` (no ``the``)                -> like e for X
@@ -59,6 +60,7 @@ from beliefdb.text.naming import (
 )
 from beliefdb.text.numbers import NUMBER_WORD
 from beliefdb.text.self_statements import first_person, self_statement
+from beliefdb.text.transcripts import spoken_turn
 from beliefdb.text.turns import TurnSpan
 
 __all__ = ["POLICY_TERMS", "QUALIFIERS", "RuleExtractor", "speaker_subject"]
@@ -176,9 +178,10 @@ def _sentence_rules(body: str, source_name: str) -> tuple[str, str, str, str] | 
 
 
 def _key_value_rule(quote: str, source_name: str) -> tuple[str, str, str, str] | None:
-    """(subject, attribute, value, kind) for a ``Key: value`` line (rule f), or None."""
+    """(subject, attribute, value, kind) for a ``Key: value`` line (rule f), or None; None for someone
+    speaking ("Alice: I moved to Berlin.", :func:`~beliefdb.text.transcripts.spoken_turn`)."""
     m = is_key_value(quote)
-    if m is None:
+    if m is None or spoken_turn(quote):
         return None
     named, value = names(m["key"], source_name, strict=False), _clean_value(m["value"], sentence=False)
     if named is None or value is None:

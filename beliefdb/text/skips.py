@@ -19,6 +19,7 @@ from beliefdb.text.extractor import Candidate
 from beliefdb.text.fragments import Fragment, iter_fragments
 from beliefdb.text.gate import Located
 from beliefdb.text.numbers import NUMBER_WORD, number_word_value
+from beliefdb.text.transcripts import SPOKEN, spoken_by, spoken_turn
 
 __all__ = ["extraction_report", "hint", "left_out"]
 
@@ -103,9 +104,12 @@ def _sources(fragments: list[Fragment], located: Iterable[Located]) -> list[bool
 
 
 def extraction_report(text: str, located: Iterable[Located], rejected: Iterable[tuple[Candidate, str]],
-                      fragments: Sequence[Fragment] | None = None) -> tuple[list[Skipped], list[ExtractionWarning]]:
+                      fragments: Sequence[Fragment] | None = None, speakers: frozenset[str] = frozenset(),
+                      ) -> tuple[list[Skipped], list[ExtractionWarning]]:
     """The sentences of ``text`` (or these ``fragments`` of it, in text order: a conversation's turns) that
-    are the source of no belief (reason and offsets), and warnings."""
+    are the source of no belief (reason and offsets), and warnings. A ``Name: text`` line that is someone
+    speaking (:func:`~beliefdb.text.transcripts.spoken_turn`, or a line of one of the ``speakers`` of a
+    transcript) is said to be one."""
     fragments = list(iter_fragments(text)) if fragments is None else list(fragments)
     is_source = _sources(fragments, located)
     aimed = _aimed_at(text, fragments, rejected)
@@ -124,6 +128,8 @@ def extraction_report(text: str, located: Iterable[Located], rejected: Iterable[
             what = "the evidence of a belief" if earlier[2] else "listed there"
             skipped.append(Skipped(quote, f.start, f.end, "duplicate",
                                    f"the same text as [{earlier[0]}, {earlier[1]}), {what}"))
+        elif f.kind == "key_value" and (spoken_turn(quote) or spoken_by(quote, speakers)):
+            skipped.append(Skipped(quote, f.start, f.end, "no_pattern", SPOKEN))
         elif quote.rstrip().endswith(("?", "？")):
             skipped.append(Skipped(quote, f.start, f.end, "no_pattern", "a question states no fact"))
         else:

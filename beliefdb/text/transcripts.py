@@ -15,10 +15,12 @@ from typing import Any, Final
 from beliefdb import errors
 from beliefdb.inputs import parse_moment
 from beliefdb.models.conversations import Turn
+from beliefdb.text.fragments import is_key_value
+from beliefdb.text.naming import DETERMINERS, NOT_IN_NOUN_PHRASE, POLICY_TERMS, QUALIFIERS, QUANTIFIERS
 from beliefdb.text.turns import check_turn
 
-__all__ = ["SPEAKER_LINE_RE", "parse_chat_file", "parse_chat_jsonl", "parse_transcript", "spoken_by",
-           "transcript_hint", "transcript_speakers", "turns_hint"]
+__all__ = ["SPEAKER_LINE_RE", "SPOKEN", "parse_chat_file", "parse_chat_jsonl", "parse_transcript", "spoken_by",
+           "spoken_hint", "spoken_turn", "transcript_hint", "transcript_speakers", "turns_hint"]
 
 # A speaker: 1-4 words of letters, digits, dots, apostrophes, hyphens, underscores (no colon or bracket).
 _SPEAKER: Final = r"[^\W\d_][\w.'’-]*(?: [\w.'’-]+){0,3}"
@@ -153,6 +155,68 @@ def spoken_by(line: str, speakers: frozenset[str]) -> bool:
     """Whether ``line`` is a turn of one of ``speakers`` (see :func:`transcript_speakers`)."""
     m = _speaker_line(line.strip())
     return m is not None and (m.group("bold") or m.group("plain")).lower() in speakers
+
+
+# The words a document labels a line with ("Note: you must sign in first", "Shipping: we ship in 2 days"):
+# a key that is one of them (or a word the extractor names attributes or phrases with) names no speaker.
+_LABELS: Final = frozenset({
+    "about", "access", "account", "action", "address", "advice", "agenda", "alert", "announcement", "answer",
+    "approver", "assignee", "attention", "audience", "author", "availability", "background", "benefit",
+    "billing", "bug", "cancellation", "category", "caution", "caveat", "cause", "change", "changelog", "claim",
+    "clarification", "comment", "con", "conclusion", "condition", "contact", "context", "correction", "credit",
+    "danger", "date", "decision", "definition", "delivery", "department", "description", "detail", "directions",
+    "disclaimer", "edit", "eligibility", "email", "example", "exception", "exchange", "fact", "faq", "feature",
+    "feedback", "fix", "fyi", "goal", "guarantee", "guidance", "highlight", "hint", "hours", "idea", "impact",
+    "important", "info", "information", "input", "instruction", "issue", "label", "language", "lesson",
+    "location", "meaning", "message", "method", "mission", "motto", "name", "nb", "news", "next", "note",
+    "notice", "objective", "observation", "outcome", "output", "overview", "owner", "payment", "phone", "pricing",
+    "priority", "privacy", "pro", "problem", "procedure", "process", "prompt", "promise", "ps", "purpose",
+    "question", "quote", "rationale", "reason", "recommendation", "reference", "refund", "reminder", "remark",
+    "reply", "request", "requirement", "resolution", "response", "result", "return", "review", "reviewer",
+    "risk", "role", "rule", "schedule", "scope", "security", "see", "severity", "shipping", "slogan", "solution",
+    "source", "status", "step", "subject", "summary", "symptom", "tagline", "takeaway", "task", "team", "terms",
+    "tip", "title", "tldr", "todo", "topic", "translation", "type", "update", "usage", "verdict", "version",
+    "vision", "warning", "warranty", "workaround",
+}) | POLICY_TERMS | QUALIFIERS | NOT_IN_NOUN_PHRASE | DETERMINERS | QUANTIFIERS
+_NAME_RE: Final = re.compile(r"[^\W\d_]+(?:['’-][^\W\d_]+)*")  # one word of letters: Ann, Jean-Luc, O'Neil
+_GREETING_RE: Final = re.compile(
+    r"(?:hi|hello|hey|hiya|howdy|good\s+(?:morning|afternoon|evening|night)|thanks|thank\s+you|thx|bye|goodbye)"
+    r"\b", re.IGNORECASE)
+_SPEAKING: Final = frozenset({"i", "we", "you"})  # the first or second person as a clause's subject
+_PERSONAL: Final = frozenset({"me", "my", "mine", "myself", "us", "our", "ours", "ourselves", "your", "yours",
+                              "yourself", "yourselves"})
+_VALUE_WORD_RE: Final = re.compile(r"[^\W\d_]+")
+
+SPOKEN: Final = "a spoken turn ('Name: text'), not a 'Key: value' fact"
+"""The detail of a skipped line that :func:`spoken_turn` (or a transcript's speakers) found spoken."""
+
+
+def spoken_turn(line: str) -> bool:
+    """Whether a ``Key: value`` line (stripped, list marker removed) is someone speaking, not a fact:
+    the key a person's name (one capitalised word that is no label or attribute word of a document:
+    not "Note", "Price", "Owner", "Status") and the value a greeting ("hi", "thanks"), a question, or
+    a sentence in the first or second person ("I moved to Berlin", "we close at 6", "see you there";
+    a possessive alone, "my team", only in a sentence of three words or more)."""
+    m = is_key_value(line)
+    if m is None or not _NAME_RE.fullmatch(key := m["key"]) or not key[0].isupper():
+        return False
+    folded = key.casefold().replace("’", "'")
+    if folded in _LABELS or folded.removesuffix("s") in _LABELS or folded.removesuffix("es") in _LABELS:
+        return False
+    value = m["value"].strip()
+    if _GREETING_RE.match(value) or value.rstrip("\"'”’)]").endswith(("?", "？")):
+        return True
+    words = _VALUE_WORD_RE.findall(value.casefold())
+    return (len(words) >= 2 and not _SPEAKING.isdisjoint(words)) or (
+        len(words) >= 3 and not _PERSONAL.isdisjoint(words))
+
+
+def spoken_hint() -> str:
+    """What to do with a document whose ``Name: text`` lines are someone speaking."""
+    how = errors.spelled("ingest_transcripts", "--format chat", http="POST /conversations (its turns)",
+                         mcp="`remember_turn`, a turn at a time")
+    return ("its 'Name: text' lines are spoken turns, not 'Key: value' facts: for what speakers say of themselves"
+            f" ingest the conversation with {how}")
 
 
 def transcript_hint() -> str:
