@@ -82,6 +82,48 @@ def test_the_report_lists_where_people_typed_the_forgotten_name(db_url: str, cli
     assert mention["hint"]
 
 
+def test_a_name_in_cjk_script_is_found_inside_unspaced_text(bdb: beliefdb.BeliefDB) -> None:
+    """Chinese, Japanese and Korean write no space around a name ("我昨天见了王小明，他说..."): a name in those
+    scripts is found wherever it is written, as a Latin name is found as a word of its own; the preview
+    and the forget report the same."""
+    text = "王小明的电话是555-0199。\n"
+    own = bdb.remember("王小明的电话是555-0199。", "王小明", "电话", "555-0199", "王小明的电话是555-0199",
+                       source="电话簿.md", text=text).accepted[0].id
+    diary = "我昨天见了王小明，他说李华的生日是五月三日。\n"
+    said = bdb.remember("我昨天见了王小明，他说李华的生日是五月三日。", "李华", "生日", "五月三日",
+                        "我昨天见了王小明，他说李华的生日是五月三日", source="日记.md", text=diary).accepted[0].id
+    decision = bdb.decide("给王小明换一张新工牌", because=[own]).id
+    step = bdb.record_step("tool_call", {"query": "查王小明的工牌"}, task="帮王小明补办工牌")
+    other = bdb.decide("给王小换一张新工牌").id  # another name: not his
+    preview = bdb.forget(subject="王小明", preview=True)
+    done = bdb.forget(subject="王小明")
+    assert preview.mentions == done.mentions
+    assert {(m.kind, m.id, m.field) for m in done.mentions} == {
+        ("belief", said, "statement"), ("decision", decision, "title"), ("run", step.run, "task"),
+        ("step", step.step, "payload")}
+    assert other not in {m.id for m in done.mentions}
+    # Japanese (kanji, kana) and Korean names, a particle or an honorific written onto them
+    for name, typed in (("田中", "昨日田中さんに会った"), ("マリア", "マリアさんの電話番号を聞く"),
+                        ("김민수", "어제 김민수를 만났다")):
+        bdb.remember(f"{name}: 1", name, "badge", "1", f"{name}: 1", source=f"badge-{len(typed)}.md",
+                     text=f"{name}: 1\n")
+        typed_id = bdb.decide(typed).id
+        assert [(m.kind, m.id) for m in bdb.forget(subject=name, preview=True).mentions] == [("decision", typed_id)]
+
+
+def test_a_latin_name_is_still_found_only_as_a_word_of_its_own(bdb: beliefdb.BeliefDB) -> None:
+    """"Ann" is not in "Annual" nor in "Anne": a name in Latin letters is a word of its own, in any letter
+    case, also beside CJK text, which has no spaces."""
+    bdb.remember("Ann's badge code is 4471.", "ann", "badge_code", "4471", "badge code is 4471",
+                 source="badges.md", text="Ann's badge code is 4471.\n")
+    named = {bdb.decide("Call ANN about her badge").id, bdb.decide("我和Ann去了公园").id}
+    for title in ("Annual badge review", "Anne's badge", "Joanna's badge", "ann_b's badge"):
+        bdb.decide(title)
+    preview = bdb.forget(subject="ann", preview=True)
+    assert {m.id for m in preview.mentions} == named
+    assert {m.id for m in bdb.forget(subject="ann").mentions} == named
+
+
 def test_the_forget_event_keeps_no_digest_a_list_of_names_reverses(db_url: str, bdb: beliefdb.BeliefDB,
                                                                    postgresql: psycopg.Connection[Any]) -> None:
     """The audit event of a forget records a digest keyed by the workspace's own secret (HMAC-SHA-256),

@@ -51,8 +51,34 @@ as $$
 $$;
 comment on function beliefdb._fragments_by_spans(uuid, uuid[], int4range[], boolean) is 'The fragments of some versions within, or over, some spans of them';
 
+-- The regular expression (for ~*, any letter case) that finds some names where people typed them: a name
+-- in a CJK script (Han, Hiragana, Katakana, Hangul), which is written without spaces ("我昨天见了王小明，
+-- 他说..." names 王小明; "김민수를" 김민수), wherever it is in the text; any other name as a word of its own,
+-- so "Ann" is not in "Annual" nor in "Anne" (a CJK letter beside it ends its word: "我和Ann去了"). Each edge
+-- of a name decides for itself (the edge of "Lisa李" in Latin letters is a word's). Names of one character
+-- are left out; null when no name is left. The one rule of beliefdb._forget_mentions, preview and forget.
+create or replace function beliefdb._mention_pattern(p_names text[]) returns text
+language sql immutable
+set search_path = pg_catalog, pg_temp
+as $$
+    select string_agg(
+               case when left(n, 1) ~ c.letter then '' else '(?:(?<![[:alnum:]_])|(?<=' || c.letter || '))' end
+               || regexp_replace(n, '([]^.$*+?(){}|\\[-])', '\\\1', 'g')
+               || case when right(n, 1) ~ c.letter then '' else '(?:(?![[:alnum:]_])|(?=' || c.letter || '))' end,
+               '|')
+      from unnest(p_names) n,
+           -- a letter of a CJK script: Hangul Jamo, CJK radicals, 々〆〇, Hiragana and Katakana, Hangul
+           -- compatibility Jamo, Katakana extensions, CJK ideographs (extension A, unified, compatibility,
+           -- extensions B on), Hangul syllables and extended Jamo, half-width Katakana and Hangul
+           (values ('[\u1100-\u11ff\u2e80-\u2fdf\u3005-\u3007\u3041-\u30ff\u3131-\u318e\u31f0-\u31ff\u3400-\u4dbf'
+                    '\u4e00-\u9fff\ua960-\ua97f\uac00-\ud7ff\uf900-\ufaff\uff66-\uffdc\U00020000-\U0003134f]')) c (letter)
+     where length(n) > 1
+$$;
+comment on function beliefdb._mention_pattern(text[]) is 'The regular expression finding some names where people typed them: a name in a CJK script anywhere (unspaced text), any other as a word of its own';
+
 -- Where people typed some names in the workspace (a forgotten subject's: its subject, the subject with
--- spaces for underscores, its speakers' names), as a word of its own, whatever the letter case: a
+-- spaces for underscores, its speakers' names), as a word of its own (a name in a CJK script: anywhere,
+-- beliefdb._mention_pattern), whatever the letter case: a
 -- decision's title, an action's description, an outcome's note, a run's task, a step's payload, a
 -- review's note, a correction's reason, a source's name, a version's label or path, a retraction's reason;
 -- and the beliefs that stay (what a source said of another subject) whose statement or value names it. Forget leaves them as typed: they are a principal's own words
@@ -67,11 +93,7 @@ as $$
 begin
     return (
     with pattern as (
-        select '(^|[^[:alnum:]_])(' || string_agg(regexp_replace(n, '([]^.$*+?(){}|\\[-])', '\\\1', 'g'), '|')
-               || ')($|[^[:alnum:]_])' as re
-          from unnest(p_names) n
-         where length(n) > 1
-        having count(*) > 0
+        select x.re from beliefdb._mention_pattern(p_names) x (re) where x.re is not null
     ), found as (
         select 'decision' as kind, d.id, 'title' as field, d.owner, d.created_at as at
           from beliefdb.decision d, pattern p where d.workspace_id = p_workspace_id and d.title ~* p.re
