@@ -4,10 +4,12 @@ merges only claims with the same valid time."""
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime
 from typing import Any
 
 import psycopg
+import pytest
 from conftest import Cli, url_at
 
 import beliefdb
@@ -125,3 +127,94 @@ def test_a_claim_that_has_already_ended_supersedes_nothing(bdb: beliefdb.BeliefD
                          authority="official", valid_to="2026-01-01T00:00:00Z")
     assert stale.superseded == [] and stale.conflicts == []
     assert status(bdb, fifteen.id) == "current" and status(bdb, stale.accepted[0].id) == "expired"
+
+
+def as_of(conn: psycopg.Connection[Any], belief: Any, decision: Any, action: Any, moment: str) -> tuple[str, ...]:
+    """The statuses a belief, a decision and an action had at ``moment``, as the as-of reads give them."""
+    row = conn.execute(
+        "select beliefdb.belief_status_at(b, %(at)s)::text, beliefdb.decision_status_at(d, %(at)s),"
+        "       beliefdb.action_status_at(a, %(at)s)"
+        "  from beliefdb.belief b, beliefdb.decision d, beliefdb.action a"
+        " where b.id = %(b)s and d.id = %(d)s and a.id = %(a)s",
+        {"at": datetime.fromisoformat(moment), "b": belief, "d": decision, "a": action}).fetchone()
+    assert row is not None
+    return tuple(row)
+
+@pytest.mark.parametrize("processed_by", ["a read", "a write in SQL"])
+def test_as_of_a_moment_after_an_expiry_its_effects_are_seen_before_anyone_processed_it(
+        db_url: str, postgresql: psycopg.Connection[Any], processed_by: str) -> None:
+    """The effects of an expiry are dated when the valid time ended, not when someone next wrote or read:
+    a reader at any moment after the end would have processed it first and seen the decision flagged.
+    Processed by the library's read (beliefdb.expire first), or by a writer calling SQL itself (its
+    change processes it first, beliefdb.propagate)."""
+    with beliefdb.connect(url_at(db_url, "2026-01-10T00:00:00Z"), principal="ops") as january:
+        (seven,) = remember(january, valid_to="2026-02-01T00:00:00Z").accepted
+        refuse = january.decide("Refuse the return of order 1042", because=[seven.id])
+        email = january.act(refuse.id, "Email the customer a refusal")
+    # nobody touches the workspace until the 10th
+    if processed_by == "a read":
+        with beliefdb.connect(url_at(db_url, "2026-02-10T00:00:00Z"), principal="ops") as february:
+            assert {d.id: d.status for d in february.decisions()} == {refuse.id: "needs_review"}
+    else:
+        with psycopg.connect(url_at(db_url, "2026-02-10T00:00:00Z"), autocommit=True) as conn:
+            conn.execute("select set_config('beliefdb.workspace_id', id::text, false) from beliefdb.workspace"
+                         " where name = 'default'")
+            conn.execute("select beliefdb.ingest_version('hours.md', 'Opening hours. Closed on Sundays.')")
+        assert postgresql.execute("select status from beliefdb.decision where id = %s", (refuse.id,)
+                                  ).fetchone() == ("needs_review",)
+    with beliefdb.connect(db_url) as now:
+        assert {a.id: a.status for a in now.actions()} == {email.id: "held"}
+        assert now.audit_verify().ok
+    then = [as_of(postgresql, seven.id, refuse.id, email.id, moment)
+            for moment in ("2026-01-20T00:00:00+00:00", "2026-01-31T23:59:59+00:00",  # before it ended
+                           "2026-02-01T00:00:00+00:00", "2026-02-05T00:00:00+00:00",  # before the write came
+                           "2026-02-10T00:00:00+00:00")]
+    assert then == [("current", "active", "scheduled")] * 2 + [("expired", "needs_review", "held")] * 3
+    items = postgresql.execute("select r.kind, r.created_at from beliefdb.review_item r"
+                               " where r.node in (%s, %s) order by r.kind", (refuse.id, email.id)).fetchall()
+    assert items == [("action_held", datetime(2026, 2, 1, tzinfo=UTC)),
+                     ("decision_flagged", datetime(2026, 2, 1, tzinfo=UTC))]
+
+
+def test_expiries_processed_together_take_effect_each_at_its_own_moment(
+        db_url: str, postgresql: psycopg.Connection[Any]) -> None:
+    """Two reasons ending at different moments, processed by one read long after: the decision loses its
+    last support when the later one ends, not when the first does, nor when the read came."""
+    fifteen = "Returns of order 1042 are refused."
+    with beliefdb.connect(url_at(db_url, "2026-01-10T00:00:00Z"), principal="ops") as january:
+        (seven,) = remember(january, valid_to="2026-02-01T00:00:00Z").accepted
+        (other,) = january.remember(fifteen, "order_1042", "return", "refused", fifteen, source="order.md",
+                                    text=f"Order 1042. {fifteen}\n", authority="internal",
+                                    valid_to="2026-02-05T00:00:00Z").accepted
+        refuse = january.decide("Refuse the return of order 1042", because=[seven.id, other.id])
+        email = january.act(refuse.id, "Email the customer a refusal")
+    with beliefdb.connect(url_at(db_url, "2026-02-10T00:00:00Z"), principal="ops") as february:
+        february.expire()  # (the library processes them before it does anything, this included)
+        assert status(february, seven.id) == status(february, other.id) == "expired"
+        assert {d.id: d.status for d in february.decisions()} == {refuse.id: "needs_review"}
+        assert february.audit_verify().ok
+    assert as_of(postgresql, seven.id, refuse.id, email.id, "2026-02-03T00:00:00+00:00") == (
+        "expired", "active", "scheduled")
+    assert as_of(postgresql, other.id, refuse.id, email.id, "2026-02-03T00:00:00+00:00") == (
+        "current", "active", "scheduled")
+    assert as_of(postgresql, other.id, refuse.id, email.id, "2026-02-07T00:00:00+00:00") == (
+        "expired", "needs_review", "held")
+
+
+def test_what_a_sql_caller_recorded_before_its_change_processed_an_expiry_is_not_dated_before_it(
+        db_url: str, postgresql: psycopg.Connection[Any]) -> None:
+    """A caller of the SQL functions (no beliefdb.expire first) records a decision on a belief whose
+    valid time ended a week before: its change processes the expiry as of that end, and the decision
+    recorded before that in the same transaction is flagged when it was recorded, not before."""
+    with beliefdb.connect(url_at(db_url, "2026-01-10T00:00:00Z"), principal="ops") as january:
+        (seven,) = remember(january, valid_to="2026-02-01T00:00:00Z").accepted
+        refuse = january.decide("Refuse the return of order 1042", because=[seven.id])
+    with psycopg.connect(url_at(db_url, "2026-02-08T00:00:00Z"), autocommit=True) as conn:
+        conn.execute("select set_config('beliefdb.workspace_id', id::text, false) from beliefdb.workspace"
+                     " where name = 'default'")
+        row = conn.execute("select id, status from beliefdb.decide('Refuse order 1043', %s)",
+                           (json.dumps([[str(seven.id)]]),)).fetchone()
+    assert row is not None and row[1] == "needs_review"
+    items = postgresql.execute("select r.node, r.created_at from beliefdb.review_item r"
+                               " where r.kind = 'decision_flagged' order by r.created_at").fetchall()
+    assert items == [(refuse.id, datetime(2026, 2, 1, tzinfo=UTC)), (row[0], datetime(2026, 2, 8, tzinfo=UTC))]

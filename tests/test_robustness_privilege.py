@@ -295,6 +295,21 @@ def test_an_agent_cannot_write_with_a_fixed_clock(db_url: str, bdb: beliefdb.Bel
                   ) == [(1,)]
 
 
+def test_an_agent_cannot_date_a_write_as_an_expiry(db_url: str, bdb: beliefdb.BeliefDB,
+                                                   login: Callable[..., str]) -> None:
+    """What an expiry changes is dated when the valid time ended (rule 16) through a setting and a
+    working table of beliefdb's own: an agent that sets the one and makes the other itself dates
+    nothing it writes."""
+    agent = login()
+    with agent_session(agent, bdb.database.workspace_id) as conn:
+        conn.execute("select set_config('beliefdb.expiry_clock', %s, false)", (YESTERDAY,))
+        conn.execute("create temporary table beliefdb_expiry_clock (at timestamptz not null)")
+        conn.execute("insert into pg_temp.beliefdb_expiry_clock values (%s)", (YESTERDAY,))
+        conn.execute("select beliefdb.ingest_version('backdated', 'Returns are accepted within 99 days.')")
+    assert su_all(db_url, "select extract(year from recorded_at)::int >= 2026 from beliefdb.source_version"
+                  ) == [(True,)]
+
+
 def test_the_clock_role_may_fix_the_clock_and_decay_stays_open_to_agents(db_url: str, bdb: beliefdb.BeliefDB,
                                                                         login: Callable[..., str]) -> None:
     ws = bdb.database.workspace_id

@@ -14,6 +14,12 @@
 -- beliefdb.locked_at): dated from the start of its transaction, a writer that waited for the lock
 -- recorded its rows before those of the writer it waited for, and an as-of question between the two
 -- saw the later text as in force before the earlier one.
+-- What an expiry changes is dated when the valid time ended (rule 16): while beliefdb processes the
+-- beliefs that expired at one moment (beliefdb._process_expiries), the clock is that moment. The
+-- setting beliefdb.expiry_clock only says to look: the moment is the one this session's temporary
+-- table beliefdb_expiry_clock holds while it does so, and counts only while that table belongs to the
+-- acting role (the owner, whose rights beliefdb's functions run with), which the application role
+-- can neither make nor write: setting it dates nothing.
 -- plpgsql, not SQL: a SQL function with a sub-select and its own search_path is never inlined and
 -- runs through the SQL-function executor at every call (~10 µs), and every column default of every
 -- row written calls it; this body costs a fourth of that and gives the same moment.
@@ -22,8 +28,19 @@ language plpgsql stable
 set search_path = pg_catalog, pg_temp
 as $$
 declare
-    v_at timestamptz := nullif(current_setting('beliefdb.now', true), '')::timestamptz;
+    v_at timestamptz;
 begin
+    if coalesce(current_setting('beliefdb.expiry_clock', true), '') <> '' and exists (
+            select from pg_catalog.pg_class c
+             where c.oid = pg_catalog.to_regclass('pg_temp.beliefdb_expiry_clock') and c.relpersistence = 't'
+               and c.relowner = (select r.oid from pg_catalog.pg_roles r where r.rolname = current_user)) then
+        -- (a statement of its own: it is planned only once the table exists)
+        v_at := (select e.at from pg_temp.beliefdb_expiry_clock e limit 1);
+        if v_at is not null then
+            return v_at;
+        end if;
+    end if;
+    v_at := nullif(current_setting('beliefdb.now', true), '')::timestamptz;
     if v_at is not null then
         return v_at;
     end if;
@@ -38,7 +55,7 @@ begin
     return now();
 end
 $$;
-comment on function beliefdb.clock() is 'Current time (a writer''s: when it took the workspace lock; a bulk ingest''s: when it came to the document), or the beliefdb.now setting when a test or tool fixed it (writing with it fixed needs beliefdb_clock)';
+comment on function beliefdb.clock() is 'Current time (a writer''s: when it took the workspace lock; a bulk ingest''s: when it came to the document; while expiries are processed, when they ended), or the beliefdb.now setting when a test or tool fixed it (writing with it fixed needs beliefdb_clock)';
 
 -- The workspace this session is bound to (row-level security reads it). A login made by beliefdb
 -- agent create is bound to one workspace (beliefdb.agent_login): its sessions get that workspace,

@@ -126,9 +126,10 @@ begin
     end if;
     perform beliefdb.lock_workspace();
     perform beliefdb._begin_changes();
-    -- (read again under the lock: a concurrent writer may have processed them)
-    v_due := beliefdb.due_to_expire(v_ws);
-    v_changes := beliefdb.propagate(v_ws, v_due);
+    -- (read again under the lock: a concurrent writer may have processed them), each as of the
+    -- moment it ended (beliefdb._process_expiries)
+    v_due := beliefdb._process_expiries(v_ws);
+    v_changes := beliefdb._changes(v_ws);
     if cardinality(v_due) > 0 then
         perform beliefdb._audit('expire', jsonb_build_object(
             'expired', cardinality(v_due), 'beliefs', to_jsonb(v_due), 'flagged', v_changes -> 'flagged',

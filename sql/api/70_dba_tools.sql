@@ -30,7 +30,8 @@ comment on function beliefdb.evaluate(uuid, uuid[], uuid[], boolean) is 'Compute
 
 -- Evaluate the closure of a change and store the result: holding, belief status, flags on
 -- decisions that lost their last support (rule 4) and holds on their actions. Beliefs whose valid
--- time ended since the last change are seeds too (rule 16). The closure is what rests on the seeds
+-- time ended since the last change are processed first, each as of the moment it ended
+-- (beliefdb._process_expiries; rule 16). The closure is what rests on the seeds
 -- by stored supports while the change only takes away, else the whole forward closure
 -- (evaluate_closure, p_walk): a caller passes as seeds every node whose own standing it changed
 -- (retracted, restored, new, given or losing a justification). p_factors_moved: the seeds whose
@@ -65,6 +66,11 @@ begin
     -- login, and any login may take one (pg_advisory_lock is PostgreSQL's, executable by all), so
     -- another workspace's agent took this one's and every write here waited for it and failed
     perform from beliefdb.audit_head h where h.workspace_id = p_workspace_id for update;
+    -- what expired since the last change, first and as of when it did (unless this is that: a
+    -- setting a session made itself only skips this, and the due beliefs are seeds below as before)
+    if coalesce(pg_catalog.current_setting('beliefdb.expiry_clock', true), '') = '' then
+        perform beliefdb._process_expiries(p_workspace_id);
+    end if;
     -- (walking stored supports: what rests on the change by another justification keeps its
     -- standing, and is neither read nor written; the whole closure when the change gives back)
     perform beliefdb.evaluate(p_workspace_id, p_seeds || beliefdb.due_to_expire(p_workspace_id), '{}', true);

@@ -1,8 +1,8 @@
 -- beliefdb: the session's working set of one evaluation of holding (docs/rules.md, rules 2 to 5).
 -- beliefdb.evaluate fills it with what beliefdb.evaluate_closure says of a change's forward closure
 -- (api/52_holding.sql), and beliefdb.propagate stores that and asks it about open ties
--- (api/70_dba_tools.sql). One guard empties the session's working tables, this one and the change
--- record of internal/32_changes.sql.
+-- (api/70_dba_tools.sql). One guard empties the session's working tables, this one, the change
+-- record of internal/32_changes.sql and the moment of the expiries being processed (last below).
 
 -- A table of one of these names in the session's temporary schema that its own login made, which the
 -- acting role may not drop (an agent's login, when the schema's owner is no superuser): beliefdb's
@@ -436,3 +436,45 @@ comment on function beliefdb._rank_supports(uuid, uuid[]) is 'Write into the eva
 drop function if exists beliefdb._rank_supports(uuid);
 drop function if exists beliefdb._supports_to_store(uuid);
 drop function if exists beliefdb._support_rank(bigint, boolean, uuid, integer);
+
+-- Process what expired (rule 16) before anything else a change does: the beliefs of a workspace
+-- whose valid time ended and that are still current, moment by moment in the order they ended, each
+-- moment's as a change of its own dated then (beliefdb.clock is that moment while it is processed,
+-- api/05_session.sql): what rests on them stops holding, decisions that lose their last support are
+-- flagged and their actions held, with review items opened when the valid time ended. So what an
+-- as-of question sees between that moment and the next writer or reader (who processes it) is what
+-- a reader then saw, having processed it first; and a decision with two reasons that end at two
+-- moments loses its last support at the later one. Returns the beliefs processed, in that order.
+create or replace function beliefdb._process_expiries(p_workspace_id uuid) returns uuid[]
+language plpgsql
+set search_path = pg_catalog, pg_temp
+as $$
+declare
+    v_at timestamptz;
+    v_due uuid[];
+    v_done uuid[] := '{}';
+begin
+    for v_at in select distinct upper(b.valid_time)
+                  from beliefdb.belief b
+                 where b.workspace_id = p_workspace_id and b.status in ('current', 'conflicting')
+                   and not upper_inf(b.valid_time) and upper(b.valid_time) <= beliefdb.clock()
+                 order by 1
+    loop
+        if not beliefdb._empty_working_table('beliefdb_expiry_clock', 'at') then
+            create temporary table beliefdb_expiry_clock (at timestamptz not null);
+        end if;
+        insert into pg_temp.beliefdb_expiry_clock (at) values (v_at);
+        perform pg_catalog.set_config('beliefdb.expiry_clock', v_at::text, true);
+        -- as of that moment: the beliefs that ended then (those of earlier moments are processed)
+        v_due := beliefdb.due_to_expire(p_workspace_id);
+        if cardinality(v_due) > 0 then
+            perform beliefdb.propagate(p_workspace_id, v_due);
+        end if;
+        perform pg_catalog.set_config('beliefdb.expiry_clock', '', true);
+        delete from pg_temp.beliefdb_expiry_clock;
+        v_done := v_done || v_due;
+    end loop;
+    return v_done;
+end
+$$;
+comment on function beliefdb._process_expiries(uuid) is 'Process a workspace''s beliefs whose valid time ended, moment by moment, each dated when it ended (rule 16); the beliefs processed';

@@ -7,6 +7,9 @@
 -- and a proposed correction of a belief that is no longer current (correct what replaced it). (A
 -- tie that comes back opens its item again when rule 8 meets it again: beliefdb._settle.) Called by
 -- propagate for the beliefs its evaluation reached (a tie's both sides are reached together).
+-- Closed when the change is dated, but never before the item was opened: an expiry is dated when the
+-- valid time ended (beliefdb._process_expiries), and a caller of the SQL functions may have opened
+-- the item in the same transaction before its change processed that expiry.
 create or replace function beliefdb._settle_review_items(p_workspace_id uuid) returns integer
 language plpgsql
 set search_path = pg_catalog, pg_temp
@@ -15,7 +18,7 @@ declare
     v_closed integer;
 begin
     update beliefdb.review_item r
-       set status = 'closed', resolved_at = beliefdb.clock(), resolved_by = 'beliefdb',
+       set status = 'closed', resolved_at = greatest(beliefdb.clock(), r.created_at), resolved_by = 'beliefdb',
            note = case r.kind when 'conflict' then 'settled: the beliefs are no longer tied'
                               else 'settled: the belief is no longer current (it is ' || b.status::text || ')' end
       from beliefdb.belief b
@@ -77,7 +80,10 @@ $$;
 comment on function beliefdb._settle_source_items(uuid, uuid[]) is 'Close the open proposals about sources whose question settled by itself';
 
 -- Decisions just flagged or actions just held (rule 4): note the status they had before the operation
--- (their standing, unless noted before, did not change) and open the review item a person resolves.
+-- (their standing, unless noted before, did not change) and open the review item a person resolves,
+-- dated when the change is, but never before its decision or action was recorded (an expiry is dated
+-- when the valid time ended, beliefdb._process_expiries, and a caller of the SQL functions may have
+-- recorded the decision in the same transaction before its change processed that expiry).
 create or replace function beliefdb._note_review(p_workspace_id uuid, p_ids uuid[], p_status_before text,
     p_kind text, p_reason text) returns void
 language plpgsql
@@ -89,9 +95,10 @@ begin
       from beliefdb.node n
      where n.workspace_id = p_workspace_id and n.id = any(p_ids)
     on conflict (id) do nothing;
-    insert into beliefdb.review_item (workspace_id, kind, node, reason)
-    select p_workspace_id, p_kind, x.id, p_reason
+    insert into beliefdb.review_item (workspace_id, kind, node, reason, created_at)
+    select p_workspace_id, p_kind, x.id, p_reason, greatest(beliefdb.clock(), n.created_at)
       from unnest(p_ids) x (id)
+      left join beliefdb.node n on n.workspace_id = p_workspace_id and n.id = x.id
     on conflict do nothing;
 end
 $$;
