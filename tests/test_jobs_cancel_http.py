@@ -20,7 +20,7 @@ def test_queued_jobs_are_cancelled_over_http_by_id_or_by_source(http_client: Tes
 
     def submit(source: str, text: str) -> int:
         answer = http_client.post("/jobs", headers=alice, json={"source": source, "text": text})
-        assert answer.status_code == 200, answer.text
+        assert answer.status_code == 202, answer.text
         job: int = answer.json()["jobs"][0]
         return job
 

@@ -27,7 +27,7 @@ def test_a_conversation_queued_over_http_is_ingested_by_a_worker_as_its_turns(
         http_client: TestClient, db_url: str, bdb: beliefdb.BeliefDB) -> None:
     alice = bearer(db_url)
     queued = http_client.post("/jobs", json={"source": "maya-chat", "turns": MAYA}, headers=alice)
-    assert queued.status_code == 200, queued.text
+    assert queued.status_code == 202, queued.text
     (job,) = queued.json()["jobs"]
     (listed,) = http_client.get("/jobs", headers=alice).json()
     assert (listed["id"], listed["status"], listed["source"], listed["path"], listed["submitted_by"]) == (
@@ -57,7 +57,7 @@ def test_a_conversation_queued_over_http_is_ingested_by_a_worker_as_its_turns(
 def test_a_text_is_still_queued_as_a_document(http_client: TestClient, db_url: str, bdb: beliefdb.BeliefDB) -> None:
     queued = http_client.post("/jobs", json={"source": "policy.md", "text": "The return window is 7 days.\n"},
                               headers=bearer(db_url))
-    assert queued.status_code == 200, queued.text
+    assert queued.status_code == 202, queued.text
     assert bdb.work(stop_when_empty=True, embed=False).done == 1
     assert [b.value for b in bdb.beliefs()] == ["7 days"]
     assert turns_of(db_url, "policy.md") == []  # a document: no turns
@@ -98,3 +98,25 @@ def test_a_read_only_token_queues_no_conversation(http_client: TestClient, db_ur
 def test_the_openapi_document_takes_text_or_turns(http_client: TestClient) -> None:
     submit = http_client.get("/openapi.json").json()["components"]["schemas"]["Submit"]
     assert {"text", "turns"} <= set(submit["properties"]) and submit["required"] == ["source"]
+
+
+def test_queueing_answers_202_accepted_and_the_openapi_document_says_so(
+        http_client: TestClient, db_url: str, cli: Cli) -> None:
+    """``POST /jobs`` answered 200 although nothing was done yet but queue the work: 202 Accepted, its body
+    the job ids as before; ``POST /jobs/retry`` only queues too (202); ``POST /jobs/cancel`` is done when it
+    answers (200). The OpenAPI document names the status each answers."""
+    alice = bearer(db_url)
+    queued = http_client.post("/jobs", json={"source": "policy.md", "text": "The return window is 7 days.\n"},
+                              headers=alice)
+    assert queued.status_code == 202 and list(queued.json()) == ["jobs"], queued.text
+    (job,) = queued.json()["jobs"]
+    assert [j["id"] for j in cli.json("jobs")] == [job]
+    cancelled = http_client.post("/jobs/cancel", json={"ids": [job]}, headers=alice)
+    assert cancelled.status_code == 200 and cancelled.json() == {"jobs": [job]}, cancelled.text
+    retried = http_client.post("/jobs/retry", json={"all_failed": True}, headers=alice)
+    assert retried.status_code == 202 and retried.json() == {"jobs": []}, retried.text
+    paths = http_client.get("/openapi.json").json()["paths"]
+    for path, status in (("/jobs", "202"), ("/jobs/retry", "202"), ("/jobs/cancel", "200")):
+        responses = paths[path]["post"]["responses"]
+        assert {"200", "202"} & set(responses) == {status}, (path, sorted(responses))
+        assert responses[status]["content"]["application/json"]["schema"]["title"] == "Queued", (path, responses)

@@ -21,7 +21,7 @@ def test_failed_jobs_are_queued_again_over_http(http_client: TestClient, db_url:
     assert {j["status"] for j in http_client.get("/jobs", headers=alice).json()} == {"failed"}
 
     again = http_client.post("/jobs/retry", headers=alice, json={"ids": [ids[0]]})
-    assert again.status_code == 200 and again.json() == {"jobs": [ids[0]]}, again.text
+    assert again.status_code == 202 and again.json() == {"jobs": [ids[0]]}, again.text
     (queued,) = http_client.get("/jobs", headers=alice, params={"status": "queued"}).json()
     assert (queued["id"], queued["attempts"]) == (ids[0], 0)
     # all or none, and refused in one line: a job that is not failed, an unknown one, neither or both

@@ -253,7 +253,7 @@ def test_the_http_api_queues_a_text_and_lists_the_workspaces_jobs(db_url: str, b
     with TestClient(create_app(db_url, mcp=False)) as client:
         queued = client.post("/jobs", json={"source": "returns.md", "text": POLICY, "authority": "official"},
                              headers=writer)
-        assert queued.status_code == 200, queued.text
+        assert queued.status_code == 202, queued.text
         (job,) = queued.json()["jobs"]
         refused = client.post("/jobs", json={"source": "x.md", "text": POLICY}, headers=reader)
         assert refused.status_code == 403 and refused.json()["error"] == "read_only_token"

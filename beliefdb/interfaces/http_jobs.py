@@ -1,9 +1,10 @@
 """The queue's resources of the HTTP API: ``POST /jobs`` queues a text, or a conversation's turns (each
 a fragment with its speaker and time once ingested, as ``POST /conversations`` stores them), for
-``beliefdb worker`` and answers with its job id at once; ``GET /jobs`` lists the token's workspace's
-jobs (as ``beliefdb jobs --json``); ``POST /jobs/retry`` queues failed ones again (``beliefdb jobs
-retry``) and ``POST /jobs/cancel`` deletes queued or failed ones with their text (``beliefdb jobs
-cancel``). Only text and turns: a path would name a file of the server's machine."""
+``beliefdb worker`` and answers with its job id at once (202 Accepted: queued, not done); ``GET /jobs``
+lists the token's workspace's jobs (as ``beliefdb jobs --json``); ``POST /jobs/retry`` queues failed ones
+again (``beliefdb jobs retry``; 202 too) and ``POST /jobs/cancel`` deletes queued or failed ones with their
+text (``beliefdb jobs cancel``; 200, done when it answers). Only text and turns: a path would name a file of
+the server's machine."""
 
 from __future__ import annotations
 
@@ -65,12 +66,13 @@ class Cancel(Body):
 router = APIRouter()
 
 
-@router.post("/jobs", responses=doc(JOB_IDS), summary="Queue a text or a conversation for a worker; its job id at once")
+@router.post("/jobs", status_code=202, responses=doc(JOB_IDS, 202),
+             summary="Queue a text or a conversation for a worker; its job id at once (202: queued, not done)")
 def submit(body: Submit, c: Writer) -> JSONResponse:
     turns = [t.turn() for t in body.turns] if body.turns is not None else None
     return ok({"jobs": c.db.submit(text=body.text, turns=turns, source=body.source, authority=body.authority,
                                    label=body.label, version_label=body.version_label, extractor=body.extractor,
-                                   max_attempts=body.max_attempts)})
+                                   max_attempts=body.max_attempts)}, 202)
 
 
 @router.get("/jobs", responses=doc(list[Job]), summary="The workspace's jobs, newest first, a page at a time",
@@ -87,13 +89,14 @@ def jobs(c: Reader, request: Request, status: Literal["queued", "running", "done
     return page
 
 
-@router.post("/jobs/retry", responses=doc(JOB_IDS),
-             summary="Queue failed jobs again, attempts afresh (as beliefdb jobs retry); the ids queued again",
+@router.post("/jobs/retry", status_code=202, responses=doc(JOB_IDS, 202),
+             summary="Queue failed jobs again, attempts afresh (as beliefdb jobs retry); the ids queued again"
+                     " (202: queued, not done)",
              description="The `ids` given, or every failed job (`all_failed`): all or none, in one transaction (an id"
                          " that is not a failed job of the workspace is refused and nothing is queued). A job whose"
                          " source was forgotten has no text left and is refused.")
 def retry(body: Retry, c: Writer) -> JSONResponse:
-    return ok({"jobs": c.db.retry(*body.ids, all_failed=body.all_failed)})
+    return ok({"jobs": c.db.retry(*body.ids, all_failed=body.all_failed)}, 202)
 
 
 @router.post("/jobs/cancel", responses=doc(JOB_IDS),

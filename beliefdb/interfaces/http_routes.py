@@ -53,18 +53,20 @@ ERRORS = {400: "bad input", 401: "no valid bearer token", 403: "not allowed (rea
           503: "memory unavailable"}
 
 
-def doc(result: Any) -> dict[int | str, dict[str, Any]]:
-    """The responses of a route: its result (a type, or a schema) and the errors."""
+def doc(result: Any, status: int = 200) -> dict[int | str, dict[str, Any]]:
+    """The responses of a route: its result (a type, or a schema) with its ``status`` (202 where the work is
+    only queued) and the errors."""
     schema: Schema = result if isinstance(result, dict) else schema_of(result)
-    out: dict[int | str, dict[str, Any]] = {200: {"description": "OK", "content": {"application/json": {
+    said = {200: "OK", 202: "Accepted: queued for a worker, not done yet"}[status]
+    out: dict[int | str, dict[str, Any]] = {status: {"description": said, "content": {"application/json": {
         "schema": schema}}}}
-    for status, said in ERRORS.items():
-        out[status] = {"description": said, "content": {"application/json": {"schema": ERROR}}}
+    for error, said in ERRORS.items():
+        out[error] = {"description": said, "content": {"application/json": {"schema": ERROR}}}
     return out
 
 
-def ok(value: Any) -> JSONResponse:
-    return JSONResponse(render.jsonable(value))
+def ok(value: Any, status: int = 200) -> JSONResponse:
+    return JSONResponse(render.jsonable(value), status_code=status)
 
 
 router = APIRouter()
