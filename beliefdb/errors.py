@@ -199,6 +199,13 @@ class ExtractorUnavailable(BeliefDBError):
     code = "extractor_unavailable"
 
 
+class ExtractorRefused(BeliefDBError):
+    """An extractor's service refused the request (the LLM endpoint answered HTTP 400, 401, 403, 404 or 422:
+    a bad key, an unknown model): trying again cannot help until its settings change; nothing was stored."""
+
+    code = "extractor_refused"
+
+
 class PlotUnavailable(BeliefDBError):
     """The reliability diagram was asked for but matplotlib (the ``plot`` extra) is not installed."""
 

@@ -6,7 +6,8 @@ A call is one JSON ``POST {base_url}/{path}`` with a timeout and, when there is 
 ``retries`` times, waiting ``backoff`` seconds doubled each time, or what the server's
 ``Retry-After`` asks (seconds or an HTTP date; at most :data:`MAX_RETRY_AFTER`). Any other HTTP error
 is not retried. The callers turn :class:`EndpointError` into their own beliefdb exception
-(:class:`beliefdb.errors.EmbedderUnavailable`, :class:`beliefdb.errors.ExtractorUnavailable`).
+(:class:`beliefdb.errors.EmbedderUnavailable`, :class:`beliefdb.errors.ExtractorUnavailable`; the llm
+extractor's :class:`Refused` is :class:`beliefdb.errors.ExtractorRefused`).
 """
 
 from __future__ import annotations
@@ -40,7 +41,12 @@ class EndpointError(Exception):
 
 
 class Refused(EndpointError):
-    """An HTTP error that is not retried (4xx other than 429)."""
+    """An HTTP error that is not retried (4xx other than 429); ``said`` is the endpoint's own error message
+    (OpenAI's ``{"error": {"message": ...}}``, or the body's first characters), "" when it gave none."""
+
+    def __init__(self, url: str, problem: str, *, status: int | None = None, said: str = "") -> None:
+        super().__init__(url, problem, status=status)
+        self.said = said
 
 
 class Failed(EndpointError):
@@ -92,6 +98,23 @@ def _transport_problem(exc: httpx.TransportError) -> str:
 def _detail(response: httpx.Response) -> str:
     text = response.content[:_DETAIL_CHARS].decode("utf-8", "replace").strip()
     return " ".join(text.split())
+
+
+def _said(response: httpx.Response) -> str:
+    """The error message of an OpenAI-compatible error answer (``{"error": {"message": ...}}``, or
+    ``{"error": "..."}``, ``{"message": ...}``, ``{"detail": ...}``), on one line; else :func:`_detail`."""
+    try:
+        body = response.json()
+    except (ValueError, UnicodeDecodeError):
+        return _detail(response)
+    found: Any = body.get("error") if isinstance(body, dict) else None
+    if isinstance(found, dict):
+        found = found.get("message")
+    if found is None and isinstance(body, dict):
+        found = body.get("message") or body.get("detail")
+    if not isinstance(found, str) or not found.strip():
+        return _detail(response)
+    return " ".join(found[:_DETAIL_CHARS].split())
 
 
 def _identity(body: Any) -> Any:
@@ -160,7 +183,7 @@ class OpenAIClient:
                         detail = _detail(response)
                         problem = f"HTTP {status}" + (f": {detail}" if detail else "")
                         if status != 429 and status < 500:
-                            raise Refused(url, problem, status=status)
+                            raise Refused(url, problem, status=status, said=_said(response))
                         wait = retry_after(response.headers.get("Retry-After"))
                 if attempt + 1 < attempts:
                     delay = self.backoff * 2 ** attempt if wait is None else min(wait, MAX_RETRY_AFTER)

@@ -384,7 +384,7 @@ def test_always_500_is_a_clear_error_and_nothing_is_written(
 def test_a_client_error_is_not_retried(llm: ChatServer) -> None:
     llm.answers(Reply(status=401))
     ext, sleeps = extractor()
-    with pytest.raises(errors.ExtractorUnavailable, match=r"answered HTTP 401: .*scripted 401"):
+    with pytest.raises(errors.ExtractorRefused, match=r"refused the request with HTTP 401: scripted 401"):
         ext.extract(DOC, source_name="a.md")
     assert sleeps == [] and len(llm.seen) == 1
 

@@ -27,6 +27,7 @@ STATUS: tuple[tuple[type[errors.BeliefDBError], int], ...] = (
     (errors.IntegrityViolation, 409),
     (errors.DatabaseUnavailable, 503),
     (errors.ExtractorUnavailable, 503),
+    (errors.ExtractorRefused, 502),  # the llm endpoint refused the request: trying again cannot help
     (errors.InvalidInput, 400),
     (errors.AmbiguousId, 400),
     (errors.EvidenceMismatch, 400),

@@ -51,7 +51,7 @@ class Said(Body):
 router = APIRouter()
 
 
-@router.post("/conversations", responses=doc(IngestReport),
+@router.post("/conversations", responses=doc(IngestReport, llm=True),
              summary="Store a conversation's turns as the next version of a source")
 def ingest_conversation(body: Conversation, c: Reader) -> JSONResponse:
     if not body.preview or body.extractor == "llm":  # an llm preview spends the endpoint's budget
@@ -61,7 +61,7 @@ def ingest_conversation(body: Conversation, c: Reader) -> JSONResponse:
                                        preview=body.preview))
 
 
-@router.post("/conversations/{conversation:path}/turns", responses=doc(IngestReport),
+@router.post("/conversations/{conversation:path}/turns", responses=doc(IngestReport, llm=True),
              summary="Append one turn to a conversation (created by its first turn)",
              description="The conversation's name is the rest of the path up to `/turns`: a name holding `/`"
                          " is written as is or with `%2F` (`/conversations/team%2Fchat-1/turns`).")

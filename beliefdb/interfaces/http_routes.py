@@ -53,14 +53,20 @@ ERRORS = {400: "bad input", 401: "no valid bearer token", 403: "not allowed (rea
           503: "memory unavailable"}
 
 
-def doc(result: Any, status: int = 200) -> dict[int | str, dict[str, Any]]:
+#: the error of a route that may ask the llm extractor (``extractor: "llm"``)
+REFUSED = {502: "the llm endpoint refused the request (extractor_refused: HTTP 400, 401, 403, 404 or 422 from it,"
+                " a bad key or an unknown model; check BELIEFDB_LLM_API_KEY and BELIEFDB_LLM_MODEL): trying again"
+                " cannot help, so no Retry-After; nothing was stored"}
+
+
+def doc(result: Any, status: int = 200, *, llm: bool = False) -> dict[int | str, dict[str, Any]]:
     """The responses of a route: its result (a type, or a schema) with its ``status`` (202 where the work is
-    only queued) and the errors."""
+    only queued) and the errors (with :data:`REFUSED` where the route may ask the llm extractor)."""
     schema: Schema = result if isinstance(result, dict) else schema_of(result)
     said = {200: "OK", 202: "Accepted: queued for a worker, not done yet"}[status]
     out: dict[int | str, dict[str, Any]] = {status: {"description": said, "content": {"application/json": {
         "schema": schema}}}}
-    for error, said in ERRORS.items():
+    for error, said in {**ERRORS, **(REFUSED if llm else {})}.items():
         out[error] = {"description": said, "content": {"application/json": {"schema": ERROR}}}
     return out
 
@@ -87,7 +93,7 @@ def workspaces(c: Reader) -> JSONResponse:
     return ok([w for w in c.db.workspaces() if w.name == c.who.workspace])
 
 
-@router.post("/sources", responses=doc(IngestReport), summary="Ingest a text as the next version of a source")
+@router.post("/sources", responses=doc(IngestReport, llm=True), summary="Ingest a text as the next version of a source")
 def ingest_text(body: IngestText, c: Reader) -> JSONResponse:
     if not body.preview or body.extractor == "llm":  # an llm preview spends the endpoint's budget
         writer(c)

@@ -35,9 +35,10 @@ finds the quote in the text. Subject and attribute are normalised like the rule 
 kept once.
 
 Failures: a malformed answer is re-asked (telling the model what was wrong); HTTP 429/5xx, timeouts and refused
-connections are retried with exponential backoff (or the server's ``Retry-After``); any other HTTP error is
-not retried. When retries run out, :class:`beliefdb.errors.ExtractorUnavailable` is raised before anything is
-written, so the ingest stores nothing.
+connections are retried with exponential backoff (or the server's ``Retry-After``); when retries run out,
+:class:`beliefdb.errors.ExtractorUnavailable` is raised. Any other HTTP error (400, 401, 403, 404, 422: a bad key,
+an unknown model) is not retried: :class:`beliefdb.errors.ExtractorRefused` names the endpoint's status and
+message. Either is raised before anything is written, so the ingest stores nothing.
 
 Counts: each extractor has ``stats`` (:class:`LLMStats`: requests, malformed answers, HTTP retries, kinds mapped
 to ``other``, duplicates dropped); malformed answers, unknown kinds and retries are also logged at INFO on the
@@ -304,7 +305,11 @@ class LLMExtractor(Extractor):
         except Malformed as exc:
             raise _Malformed(exc.problem) from None
         except Refused as exc:
-            raise errors.ExtractorUnavailable(f"the llm endpoint {endpoint} answered {exc.problem}") from None
+            said = f": {errors.echoed(exc.said)}" if exc.said else ""
+            raise errors.ExtractorRefused(
+                f"the llm endpoint {endpoint} refused the request with HTTP {exc.status}{said}; trying again will"
+                f" not help: check BELIEFDB_LLM_API_KEY and BELIEFDB_LLM_MODEL (now {self.config.model!r})"
+            ) from None
         except Failed as exc:
             raise errors.ExtractorUnavailable(
                 f"the llm endpoint {endpoint} failed after {exc.attempts} attempts: {exc.problem}") from None
