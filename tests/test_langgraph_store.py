@@ -6,6 +6,8 @@ belief never comes back); delete retracts; batch and abatch; a compiled graph th
 from __future__ import annotations
 
 import asyncio
+import threading
+import time
 from datetime import datetime
 from typing import Any, TypedDict
 
@@ -21,6 +23,7 @@ from psycopg.conninfo import make_conninfo
 import beliefdb
 from beliefdb import errors
 from beliefdb.adapters.langgraph import DELETE_REASON, BeliefStore
+from beliefdb.store import retraction
 
 NS = ("customer", "c1042")
 TURN_1 = "Customer: I always want an aisle seat, please."
@@ -291,6 +294,58 @@ def test_delete_retracts_all_of_a_key_or_nothing(store: BeliefStore, bdb: belief
 
     asyncio.run(asynchronously())
     assert unchanged() and bdb.audit_verify().ok
+
+
+def _waiting_on_a_lock(url: str, application_name: str) -> bool:
+    with psycopg.connect(url, autocommit=True) as conn:
+        row = conn.execute("select count(*) from pg_stat_activity where application_name = %s"
+                           " and wait_event_type = 'Lock'", (application_name,)).fetchone()
+    return row is not None and row[0] > 0
+
+
+@pytest.mark.parametrize(("asynchronous", "meanwhile"), [(False, "window"), (False, "aisle"), (True, "aisle")])
+def test_a_delete_skips_a_value_another_session_retracted_meanwhile(db_url: str, bdb: beliefdb.BeliefDB,
+                                                                   asynchronous: bool, meanwhile: str) -> None:
+    """delete lists the key's values, then retracts them in one transaction: a value another session
+    retracted in between failed the whole delete (not_found: "already retracted") and retracted nothing.
+    One already retracted by the time the delete's transaction reaches it is skipped now. Here the other
+    session has retracted one value and holds the workspace's write lock while the delete lists the key and
+    waits for the lock; then it commits. The sync store and its async twin alike."""
+    store = BeliefStore(bdb)
+    store.put(NS, "seat_preference", seat("aisle", 1, TURN_1, "I always want an aisle seat"))
+    store.put(NS, "seat_preference", seat("window", 2, TURN_2, "from now on I want a window seat"))
+    ids = {b.value: b.id for b in bdb.beliefs(subject="customer.c1042", include_all=True)}
+    deleter_url = make_conninfo(db_url, application_name="bdb-deleter")
+    outcome: dict[str, object] = {}
+
+    def delete() -> None:
+        try:
+            if asynchronous:
+                async def adelete() -> None:
+                    async with await beliefdb.aconnect(deleter_url, max_size=2) as adb:
+                        await BeliefStore(adb).adelete(NS, "seat_preference")
+                asyncio.run(adelete())
+            else:
+                with beliefdb.connect(deleter_url) as db:
+                    BeliefStore(db).delete(NS, "seat_preference")
+            outcome["delete"] = "done"
+        except Exception as exc:
+            outcome["delete"] = exc
+
+    with beliefdb.connect(db_url) as other, other.database.transaction() as c:
+        retraction.retract(other.database, belief=ids[meanwhile], reason="retracted by another session", conn=c)
+        deleter = threading.Thread(target=delete)
+        deleter.start()
+        deadline = time.monotonic() + 30
+        while not _waiting_on_a_lock(db_url, "bdb-deleter"):  # it listed the key, and waits to retract
+            assert deleter.is_alive() and time.monotonic() < deadline, outcome
+            time.sleep(0.01)
+    deleter.join(timeout=60)
+    assert outcome["delete"] == "done", outcome
+    assert {(b.value, b.status) for b in bdb.beliefs(subject="customer.c1042", include_all=True)} == {
+        ("aisle", "retracted"), ("window", "retracted")}
+    assert store.get(NS, "seat_preference") is None and bdb.audit_verify().ok
+    assert bdb.why(ids[meanwhile]).belief.status == "retracted"
 
 
 def test_list_namespaces_and_search_filters(store: BeliefStore, bdb: beliefdb.BeliefDB) -> None:

@@ -40,7 +40,8 @@ The mapping:
   ``InvalidInput``;
 * ``delete`` **retracts** every belief of the key (current and superseded alike, so an older value
   does not come back; reason "deleted through the LangGraph store"), in one transaction
-  (:meth:`~beliefdb.BeliefDB.retract_beliefs`: all of them or, on any refusal or failure, none): audited, undoable with
+  (:meth:`~beliefdb.BeliefDB.retract_beliefs`: all of them or, on any refusal or failure, none; a value another
+  session retracted meanwhile is skipped, ``skip_retracted``): audited, undoable with
   ``db.retract(belief=..., undo=True)``, and the decisions built on it are flagged as by any
   retraction. Erasure is ``db.forget`` (rule 14), never a side effect of a store call;
 * ``list_namespaces`` lists the subjects of current beliefs as namespaces;
@@ -296,6 +297,7 @@ class BeliefStore(BaseStore):
         # history first, what is current last: no older value is current again in between
         standing.sort(key=lambda b: (b.status in ("current", "conflicting"), b.recorded_at))
         # in one transaction: one the caller may not make (another principal's belief: NotOwner), or any
-        # failure on the way, leaves every value of the key as it was
+        # failure on the way, leaves every value of the key as it was; one another session retracted since
+        # it was listed is skipped, as the database finds it in that transaction
         if standing:
-            self.db.retract_beliefs([belief.id for belief in standing], reason=DELETE_REASON)
+            self.db.retract_beliefs([belief.id for belief in standing], reason=DELETE_REASON, skip_retracted=True)

@@ -226,8 +226,9 @@ class AsyncBeliefDB(AsyncPictures, AsyncQueue, AsyncTraces):
         return await self.call(self.sync.retract, belief=belief, fragment=fragment, source=source, version=version,
                                reason=reason, undo=undo, expect=expect)
 
-    async def retract_beliefs(self, beliefs: Sequence[str | UUID], *, reason: str) -> list[Changes]:
-        return await self.call(self.sync.retract_beliefs, beliefs, reason=reason)
+    async def retract_beliefs(self, beliefs: Sequence[str | UUID], *, reason: str,
+                              skip_retracted: bool = False) -> list[Changes]:
+        return await self.call(self.sync.retract_beliefs, beliefs, reason=reason, skip_retracted=skip_retracted)
 
     async def preview_retract(self, *, belief: str | UUID | None = None, fragment: str | UUID | None = None,
                               source: str | None = None, version: int | None = None, undo: bool = False) -> Changes:

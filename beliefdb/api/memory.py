@@ -229,11 +229,15 @@ class BeliefDB(bulk.Bulk, Decisions, Review, Traces, pictures.Pictures, texts.Te
         return retraction.retract(self.database, belief=belief, fragment=fragment, source=source, version=version,
                                   reason=reason, undo=undo, expect=expect)
 
-    def retract_beliefs(self, beliefs: Sequence[str | UUID], *, reason: str) -> list[Changes]:
+    def retract_beliefs(self, beliefs: Sequence[str | UUID], *, reason: str,
+                        skip_retracted: bool = False) -> list[Changes]:
         """Retract several beliefs in one transaction, in the order given (history first, so no older value
         is current in between): every one of them, or, when one is refused (another principal's: not_owner;
-        unknown or already retracted) or anything fails, none. Their change reports, in the same order."""
-        return retraction.retract_beliefs(self.database, beliefs, reason=reason)
+        unknown or already retracted) or anything fails, none. Their change reports, in the same order.
+        With ``skip_retracted``, one already retracted (or gone) by the time the transaction reaches it,
+        as the database finds it then, is skipped instead (no report): another session retracted it since
+        the caller listed it."""
+        return retraction.retract_beliefs(self.database, beliefs, reason=reason, skip_retracted=skip_retracted)
 
     def preview_retract(self, *, belief: str | UUID | None = None, fragment: str | UUID | None = None,
                         source: str | None = None, version: int | None = None, undo: bool = False) -> Changes:

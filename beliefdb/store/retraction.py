@@ -70,15 +70,27 @@ def retract(db: Database, *, belief: str | UUID | None = None, fragment: str | U
     return changes
 
 
-def retract_beliefs(db: Database, beliefs: Sequence[str | UUID], *, reason: str) -> list[Changes]:
+def retract_beliefs(db: Database, beliefs: Sequence[str | UUID], *, reason: str,
+                    skip_retracted: bool = False) -> list[Changes]:
     """Retract these beliefs (ids or unique prefixes) in this order, in one transaction: each of them, or
     (one refused, or any failure on the way) none. Each is ``beliefdb.retract`` of one belief, as
-    :func:`retract` calls it; their change reports in the same order."""
+    :func:`retract` calls it; their change reports in the same order. With ``skip_retracted``, one that
+    ``beliefdb.retract`` finds already retracted, or gone, in this transaction (which holds the workspace's
+    write lock from its start: no other writer changes one meanwhile) is skipped, its savepoint rolled
+    back, and has no report: another session retracted it since the caller listed it."""
     refs = refs_of(beliefs, "beliefs")
     if not reason.strip():
         raise errors.InvalidInput(f"a retraction needs {errors.argument('reason')}")
     with db.transaction() as c:
-        return [retract(db, belief=ref, reason=reason, conn=c) for ref in refs]
+        c.execute(Q.lock_workspace)  # first, held to the end (a savepoint rolled back would release its own)
+        reports = []
+        for ref in refs:
+            try:
+                reports.append(retract(db, belief=ref, reason=reason, conn=c))
+            except errors.NotFound as exc:  # (an unknown workspace is no belief gone: refused still)
+                if not skip_retracted or isinstance(exc, errors.UnknownWorkspace):
+                    raise
+        return reports
 
 
 def preview(db: Database, *, belief: str | UUID | None = None, fragment: str | UUID | None = None,
