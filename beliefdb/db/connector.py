@@ -13,6 +13,7 @@ Rules cited as "rule N" are those of docs/rules.md.
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -104,6 +105,21 @@ _TIMEOUTS = (("statement timeout", "BELIEFDB_STATEMENT_TIMEOUT"),
              ("idle-in-transaction timeout", "BELIEFDB_IDLE_IN_TRANSACTION_TIMEOUT"))
 
 
+def sql_detail(exc: BaseException) -> dict[str, Any]:
+    """The JSON object beliefdb's SQL puts in an error's DETAIL for a program to read (``{"waited_for":
+    "analyze"}``, ``{"needs": "winner", ...}``), of a database error or of the one a beliefdb exception
+    was translated from; {} for any other."""
+    cause = exc if isinstance(exc, psycopg.Error) else exc.__cause__
+    detail = cause.diag.message_detail if isinstance(cause, psycopg.Error) and cause.diag else None
+    if not detail or not detail.startswith("{"):
+        return {}
+    try:
+        found = json.loads(detail)
+    except ValueError:
+        return {}
+    return found if isinstance(found, dict) else {}
+
+
 def translate(exc: psycopg.Error) -> errors.BeliefDBError:
     """A beliefdb exception for a database error, with a one-line message that keeps the server's
     hint (what to do about it): ``message (hint: ...)``."""
@@ -125,8 +141,9 @@ def translate(exc: psycopg.Error) -> errors.BeliefDBError:
         return errors.InvalidInput("PostgreSQL text fields cannot contain NUL (0x00) bytes")
     if sqlstate.startswith("08") or sqlstate.startswith("57P"):
         return errors.DatabaseUnavailable(message)
-    if sqlstate == "55P03" and "analyze beliefdb." in ((exc.diag.context or "") if exc.diag else ""):
-        # one session at a time gathers a table's statistics, whatever its workspace
+    if sqlstate == "55P03" and sql_detail(exc).get("waited_for") == "analyze":
+        # one session at a time gathers a table's statistics, whatever its workspace (every ANALYZE of
+        # beliefdb's tables says so in the error's detail)
         return errors.WorkspaceBusy(
             "another session is gathering planner statistics of a table this change needs (a forget gathers"
             " them before it commits, rule 14; a bulk ingest after it, in any workspace): gave up waiting after"

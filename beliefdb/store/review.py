@@ -13,7 +13,7 @@ from uuid import UUID
 import psycopg
 
 from beliefdb import errors
-from beliefdb.db.connector import Database
+from beliefdb.db.connector import Database, sql_detail
 from beliefdb.db.queries import Q
 from beliefdb.models import ReviewItem, ReviewResolution
 from beliefdb.store.beliefs import check_page_limit
@@ -57,20 +57,18 @@ def resolve_item(db: Database, item: str | UUID, verdict: str, *, note: str | No
     return result
 
 
-#: how beliefdb.review_resolve refuses a conflict approved without one of its two beliefs as the winner
-_NEEDS_WINNER = "approving a conflict needs its winner: "
-
-
 @contextmanager
 def _naming_the_winner() -> Iterator[None]:
-    """The SQL's refusal of a conflict approved without its winner (": A or B", words for psql) as the
-    caller passes the winner: ``winner='A'`` or ``winner='B'`` from the library, ``--winner A`` at the
-    command line."""
+    """The SQL's refusal of a conflict approved without its winner (": A or B", words for psql; its detail
+    ``{"needs": "winner", "candidates": [A, B]}`` says it to a program) as the caller passes the winner:
+    ``winner='A'`` or ``winner='B'`` from the library, ``--winner A`` at the command line."""
     try:
         yield
     except errors.InvalidInput as exc:
-        if not exc.message.startswith(_NEEDS_WINNER):
+        detail = sql_detail(exc)
+        candidates = detail.get("candidates")
+        if detail.get("needs") != "winner" or not isinstance(candidates, list) or len(candidates) != 2:
             raise
-        one, _, other = exc.message.removeprefix(_NEEDS_WINNER).partition(" or ")
+        one, other = (str(candidate) for candidate in candidates)
         raise errors.InvalidInput(f"approving a conflict needs {errors.argument('winner', one)} or"
                                   f" {errors.argument('winner', other)}") from exc

@@ -173,6 +173,10 @@ begin
         execute pg_catalog.format('analyze %s', v_table);
     end loop;
     -- RANKING-STATISTICS (issue 20, ask): the per-workspace ranking statistics are refreshed here
+exception when lock_not_available then
+    -- another session's ANALYZE held a table past lock_timeout: said so in the detail, for a program
+    -- (beliefdb.db.connector.translate), as every ANALYZE of beliefdb's tables says it
+    raise exception using errcode = 'lock_not_available', message = sqlerrm, detail = '{"waited_for": "analyze"}';
 end
 $$;
 comment on function beliefdb.bulk_analyze() is 'Gather planner statistics of the tables a bulk ingest grew by a tenth or more';

@@ -481,8 +481,10 @@ begin
         end if;
     elsif v_item.kind = 'conflict' and p_verdict = 'approved' then
         if v_winner is null or v_winner not in (v_item.node, v_item.other_node) then
+            -- (the detail, for a program: what is missing and the two it may be; the words are for psql)
             raise exception 'approving a conflict needs its winner: % or %', v_item.node, v_item.other_node
-                using errcode = 'BD005';
+                using errcode = 'BD005', detail = jsonb_build_object(
+                    'needs', 'winner', 'candidates', jsonb_build_array(v_item.node, v_item.other_node))::text;
         end if;
         -- only the loser's owner may (relation_supersession_by_owner refuses anyone else)
         v_loser := case when v_winner = v_item.node then v_item.other_node else v_item.node end;

@@ -378,9 +378,16 @@ declare
 begin
     v_n := beliefdb._refresh_ranking_stats(v_ws);
     if p_analyze then
-        -- (in order of their names, as every ANALYZE of beliefdb: beliefdb._analyze_text_tables)
-        analyze beliefdb.belief, beliefdb.belief_embedding, beliefdb.evidence, beliefdb.fragment,
-                beliefdb.lexeme_frequency;
+        begin
+            -- (in order of their names, as every ANALYZE of beliefdb: beliefdb._analyze_text_tables)
+            analyze beliefdb.belief, beliefdb.belief_embedding, beliefdb.evidence, beliefdb.fragment,
+                    beliefdb.lexeme_frequency;
+        exception when lock_not_available then
+            -- another session's ANALYZE held a table past lock_timeout: said so in the detail, for a
+            -- program (beliefdb.db.connector.translate), as every ANALYZE of beliefdb's tables says it
+            raise exception using errcode = 'lock_not_available', message = sqlerrm,
+                detail = '{"waited_for": "analyze"}';
+        end;
     end if;
     return v_n;
 end

@@ -1128,6 +1128,10 @@ begin
             beliefdb.node (retraction_reason), beliefdb.relation (reason), beliefdb.retraction_period (reason),
             beliefdb.review_item (reason, proposal), beliefdb.source (name),
             beliefdb.source_version (content, label, path);
+exception when lock_not_available then
+    -- another session's ANALYZE held a table past lock_timeout: said so in the detail, for a program
+    -- (beliefdb.db.connector.translate), as every ANALYZE of beliefdb's tables says it
+    raise exception using errcode = 'lock_not_available', message = sqlerrm, detail = '{"waited_for": "analyze"}';
 end
 $$;
 comment on function beliefdb._analyze_text_tables() is 'Gather statistics again on every text column, so pg_statistic keeps nothing forgotten';

@@ -1,0 +1,78 @@
+"""Two refusals were told apart by their message text: a conflict approved without its winner (the
+library and the CLI name their own argument, ``winner='A'`` / ``--winner A``) by the message's first
+words, and a lock wait for another session's ANALYZE (WorkspaceBusy saying what it waited for) by the
+words PostgreSQL puts in the error's context, which its lc_messages translates. Each is now decided by a
+field beliefdb's SQL sets, the error's DETAIL (a JSON object): another message text with the same DETAIL
+is mapped the same, and the same text without it is not. The errors are raised by the real database."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import psycopg
+import pytest
+
+import beliefdb
+from beliefdb import errors
+from beliefdb.db import connector
+from beliefdb.store import review
+
+A = "1d0e3c58-7a69-4c2e-8a56-2b8b63a1f001"
+B = "2f1c9e77-35b4-4d0f-9c0a-6a0f4e2b5002"
+BUSY_STATS = ("another session is gathering planner statistics of a table this change needs (a forget gathers"
+              " them before it commits, rule 14; a bulk ingest after it, in any workspace): gave up waiting after"
+              " BELIEFDB_LOCK_TIMEOUT; nothing was changed: try again")
+
+
+def _raised(conn: psycopg.Connection[Any], raise_statement: str) -> psycopg.Error:
+    """The database error of a PL/pgSQL block running ``raise_statement`` (rolled back)."""
+    with pytest.raises(psycopg.Error) as caught:
+        conn.execute(f"do $$ begin {raise_statement}; end $$")
+    conn.rollback()
+    return caught.value
+
+
+def test_a_conflict_without_its_winner_is_told_by_the_detail_not_the_words(bdb: beliefdb.BeliefDB) -> None:
+    detail = f'{{"needs": "winner", "candidates": ["{A}", "{B}"]}}'
+    cases = [  # (message, detail or None, the message the caller gets)
+        (f"a conflict wants one of {A} and {B}", detail, f"approving a conflict needs winner='{A}' or winner='{B}'"),
+        (f"approving a conflict needs its winner: {A} or {B}", None,
+         f"approving a conflict needs its winner: {A} or {B}"),
+    ]
+    for message, given, said in cases:
+        with pytest.raises(errors.InvalidInput) as refused, review._naming_the_winner(), \
+                bdb.database.transaction() as c:
+            using = "errcode = 'BD005'" + (f", detail = '{given}'" if given else "")
+            c.execute(f"do $$ begin raise exception '{message}' using {using}; end $$")
+        assert refused.value.message == said, (message, given)
+    with errors.wording("cli"), pytest.raises(errors.InvalidInput) as refused, review._naming_the_winner(), \
+            bdb.database.transaction() as c:
+        c.execute(f"do $$ begin raise exception 'x' using errcode = 'BD005', detail = '{detail}'; end $$")
+    assert refused.value.message == f"approving a conflict needs --winner {A} or --winner {B}"
+
+
+def test_a_wait_for_statistics_is_told_by_the_detail_not_the_context(postgresql: psycopg.Connection[Any]) -> None:
+    waited = _raised(postgresql, "raise exception 'canceling statement due to lock timeout' using"
+                                 " errcode = '55P03', detail = '{\"waited_for\": \"analyze\"}'")
+    busy = connector.translate(waited)
+    assert isinstance(busy, errors.WorkspaceBusy) and busy.message == BUSY_STATS
+    # the words the context had ("SQL statement "analyze beliefdb...."), without the detail: the workspace's
+    # write lock, as any other lock wait
+    postgresql.execute("create function pg_temp.busy() returns void language plpgsql as $f$ begin raise exception"
+                       " 'canceling statement due to lock timeout' using errcode = '55P03'; end $f$")
+    worded = _raised(postgresql, "execute 'select pg_temp.busy() /* analyze beliefdb.belief */'")
+    assert "analyze beliefdb." in (worded.diag.context or ""), worded.diag.context
+    other = connector.translate(worded)
+    assert isinstance(other, errors.WorkspaceBusy) and other.message.startswith("another writer holds this workspace")
+
+
+def test_the_sql_sets_the_details(bdb: beliefdb.BeliefDB, postgresql: psycopg.Connection[Any]) -> None:
+    """The SQL that raises them sets the DETAIL the mapping reads: review_resolve's refusal, and each ANALYZE
+    of beliefdb's tables that may wait for another session's (bulk_analyze, refresh_ranking_stats,
+    _analyze_text_tables)."""
+    functions = {name: source for name, source in postgresql.execute(
+        "select p.proname, p.prosrc from pg_proc p where p.pronamespace = 'beliefdb'::regnamespace"
+        " and p.proname in ('review_resolve', 'bulk_analyze', 'refresh_ranking_stats', '_analyze_text_tables')")}
+    assert "'needs', 'winner', 'candidates'" in functions.pop("review_resolve")
+    for name, source in functions.items():
+        assert "when lock_not_available then" in source and """'{"waited_for": "analyze"}'""" in source, name
