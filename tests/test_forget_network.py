@@ -207,3 +207,32 @@ def test_the_mcp_forget_tools_bad_arguments_are_one_line(bdb: beliefdb.BeliefDB,
 
     anyio.run(call)
     assert cli.json("beliefs", "--all") == before
+
+
+def test_over_http_and_mcp_the_name_others_wrote_is_listed_and_masked_on_request(
+        http_client: TestClient, db_url: str) -> None:
+    """Ben's "Nice to meet you, Maya!" is his words: the preview lists it (``text_mentions``), and
+    ``mask_mentions`` masks the name in it too, over HTTP as over MCP."""
+    alice = bearer(db_url)
+    greeted = [*MAYA, {"speaker": "Ben", "time": "2023-09-01T09:01:00+00:00", "text": "Nice to meet you, Maya!"}]
+    answered(http_client.post("/conversations", json={"source": "maya-chat", "turns": greeted}, headers=alice))
+    plain = answered(http_client.post("/forget", json={"subject": "maya", "preview": True}, headers=alice))
+    assert [(t["source"], t["count"], t["masked"]) for t in plain["text_mentions"]] == [("maya-chat", 1, False)]
+    preview = answered(http_client.post("/forget", json={"subject": "maya", "preview": True, "mask_mentions": True},
+                                        headers=alice))
+    assert [t["masked"] for t in preview["text_mentions"]] == [True] and preview["redacted"] == plain["redacted"] + 1
+
+    async def session() -> None:
+        from beliefdb.interfaces.mcp import build
+
+        async with Client(build(local=mine)) as client:
+            would = _text(await client.call_tool("forget", {"subject": "maya", "preview": True, "mask_mentions": True}))
+            assert would["fingerprint"] == preview["fingerprint"] and would["text_mentions"] == preview["text_mentions"]
+
+    with beliefdb.connect(db_url, principal="alice") as mine:
+        anyio.run(session)
+    done = answered(http_client.post("/forget", json={"subject": "maya", "expect": preview["fingerprint"],
+                                                      "mask_mentions": True}, headers=alice))
+    assert done["redacted"] == preview["redacted"]
+    assert [(text, speaker) for text, speaker, *_ in turns_of(db_url, "maya-chat")] == [
+        (MAYA[1]["text"], "Ben"), ("Nice to meet you, \u2588\u2588\u2588\u2588!", "Ben")]

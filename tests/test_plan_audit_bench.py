@@ -69,6 +69,10 @@ def test_the_forget_benchmark_forgets_each_person_and_counts_the_mention_search(
     # the preview looks for the name once; the statement reads the workspace's decisions (no index has it)
     assert result["mention_statements"]["preview"] == 1
     assert result["mention_statement_rows_read"]["preview"]["decision"] >= result["workspace"]["decision"]
+    # and where the stored texts still name them once, apart: Bob's turn, Bob's document, and the badge's
+    # document around the forgotten quote ("badge code is 4471"), one time each
+    assert result["text_mention_statements"] == {"preview": 1, "forget": 1} and result["text_mentions"] == [3]
+    assert result["text_mention_statement_rows_read"]["preview"]["source_version"] >= 1
     with psycopg.connect(db_url) as conn:  # everyone it made up was forgotten
         left = conn.execute("select count(*) from beliefdb.belief where subject like 'maya%%'").fetchone()
     assert left == (0,)

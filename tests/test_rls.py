@@ -666,7 +666,7 @@ def test_security_definer_functions_the_app_may_call(postgresql: psycopg.Connect
         "beliefdb.embedding_switch(text)",
         "beliefdb.embedding_target(text,integer)",
         "beliefdb.expire()",
-        "beliefdb.forget(text,text,boolean,text[])",
+        "beliefdb.forget(text,text,boolean,text[],boolean)",
         "beliefdb.ingest_preview(text,text,beliefdb.origin_type,beliefdb.authority,beliefdb.provenance,text,text,"
         "jsonb,jsonb,jsonb)",
         "beliefdb.ingest_version(text,text,beliefdb.origin_type,beliefdb.authority,beliefdb.provenance,text,text,"

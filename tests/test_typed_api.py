@@ -10,7 +10,7 @@ import dataclasses
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
-from uuid import UUID
+from uuid import UUID, uuid4
 
 import psycopg
 import pytest
@@ -90,8 +90,13 @@ def _fields(conn: psycopg.Connection[Any], type_name: str) -> list[str]:
 
 @pytest.mark.parametrize("type_name", sorted(MODELS))
 def test_a_result_type_has_the_fields_of_its_model(postgresql: psycopg.Connection[Any], type_name: str) -> None:
-    model_fields = [f.name for f in dataclasses.fields(MODELS[type_name])]
+    model_fields = [f.name for f in dataclasses.fields(MODELS[type_name])
+                    if (type_name, f.name) not in SPLIT_OUT]
     assert set(_fields(postgresql, type_name)) == set(model_fields)
+
+
+#: fields a model splits out of another of its type's (below)
+SPLIT_OUT = {("forget_result", "text_mentions")}
 
 
 def test_the_types_whose_shape_differs_from_the_model(postgresql: psycopg.Connection[Any]) -> None:
@@ -102,6 +107,16 @@ def test_the_types_whose_shape_differs_from_the_model(postgresql: psycopg.Connec
     assert _fields(postgresql, "repair_result") == ["repair_id", "faulty", "plan", "changes"]
     assert [f.name for f in dataclasses.fields(models.RepairResult)] == ["repair_id", "plan", "changes"]
     assert [f.name for f in dataclasses.fields(models.RepairPlan)] == ["faulty", "items"]
+    # where the stored source texts still name a forgotten subject are mentions of kind text in SQL (a
+    # new attribute of the type would take a revision): Forgotten splits them out, its own field
+    assert "text_mentions" not in _fields(postgresql, "forget_result")
+    split = models.Forgotten(target="subject", versions=0, fragments=0, beliefs=0, evidence=0, embeddings=0,
+                             redacted=0, flagged=[], would_flag=[], held=[],
+                             changes=models.Changes(stopped_holding=[], started_holding=[], flagged=[], held=[]),
+                             mentions=[{"kind": "text", "id": str(uuid4()), "field": "content", "owner": None,
+                                        "source": "chat", "version": 1, "count": 2, "excerpt": "hi \u2588\u2588",
+                                        "masked": False, "hint": "h"}])
+    assert split.mentions == [] and [(t.source, t.count) for t in split.text_mentions] == [("chat", 2)]
 
 
 SEVEN = "Returns are accepted within 7 days of delivery."

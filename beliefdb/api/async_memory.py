@@ -202,9 +202,9 @@ class AsyncBeliefDB(AsyncPictures, AsyncQueue, AsyncTraces):
         return await self.call(self.sync.reembed, embedder=embedder, batch=batch, progress=progress)
 
     async def forget(self, *, source: str | None = None, subject: str | None = None, belief: str | UUID | None = None,
-                     preview: bool = False, expect: str | None = None) -> Forgotten:
+                     preview: bool = False, expect: str | None = None, mask_mentions: bool = False) -> Forgotten:
         return await self.call(self.sync.forget, source=source, subject=subject, belief=belief, preview=preview,
-                               expect=expect)
+                               expect=expect, mask_mentions=mask_mentions)
 
     async def impact(self, *refs: str | UUID) -> list[ImpactRow]:
         return await self.call(self.sync.impact, *refs)

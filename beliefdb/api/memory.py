@@ -190,15 +190,18 @@ class BeliefDB(bulk.Bulk, Decisions, Review, Traces, pictures.Pictures, texts.Te
         return embeddings.reembed(self.database, get_embedder(embedder), batch=batch, progress=progress)
 
     def forget(self, *, source: str | None = None, subject: str | None = None, belief: str | UUID | None = None,
-               preview: bool = False, expect: str | None = None) -> Forgotten:
+               preview: bool = False, expect: str | None = None, mask_mentions: bool = False) -> Forgotten:
         """Forget one source, a subject's beliefs and the conversation turns it said (a speaker whose name
         is the subject: "Maya López" for ``maya_lopez``), or one belief completely (rule 14), and every
         belief left without support; ``preview``: exactly what that would take away, nothing written.
         ``subject`` may be a person's name ("Maya López") when no belief has the name itself as its
         subject: it names their subject (``maya_lopez``). ``expect``: only what a preview showed (its
-        :meth:`Forgotten.fingerprint`), else :class:`~beliefdb.errors.StalePreview` and nothing forgotten."""
+        :meth:`Forgotten.fingerprint`), else :class:`~beliefdb.errors.StalePreview` and nothing forgotten.
+        The report's ``text_mentions`` list where the stored source texts still name the subject (another
+        speaker's turn, another document), left as their words; ``mask_mentions``: mask the name there too
+        (offsets stay valid), in the same change."""
         return lifecycle.forget(self.database, source=source, subject=subject, belief=belief, preview=preview,
-                                expect=expect)
+                                expect=expect, mask_mentions=mask_mentions)
 
     # --- truth ----------------------------------------------------------------------------------
 

@@ -109,18 +109,24 @@ def forget(
         = False,
     expect: Annotated[str | None, typer.Option(
         help="The fingerprint a --preview showed: forget only that (else nothing is forgotten).")] = None,
+    mask_mentions: Annotated[bool, typer.Option(
+        "--mask-mentions", help="With --subject: mask the name too where other speakers and documents wrote it in"
+                                " the stored source texts (listed either way); give it to --preview as well.")] = False,
     *, memory: Memory,
     as_json: Json = False,
 ) -> None:
     """Forget completely: text, fragments, evidence, embeddings and every belief left without support.
     Forgetting a subject or a belief also masks its quotes in the source texts (offsets of other
     evidence stay valid). Decisions that lose their last support are flagged; the audit chain keeps
-    only hashes; planner statistics are gathered again."""
+    only hashes; planner statistics are gathered again. Forgetting a subject lists where its name is still
+    written: typed by people, and in stored source texts outside what was forgotten (another speaker's turn), which
+    --mask-mentions masks too."""
     if preview and expect is not None:
         fail("invalid_input", "--expect goes with the apply, not with --preview (a preview changes nothing)",
              as_json, 2)
     with errors(as_json), memory.open() as bdb:
-        result = bdb.forget(source=source, subject=subject, belief=belief, preview=preview, expect=expect)
+        result = bdb.forget(source=source, subject=subject, belief=belief, preview=preview, expect=expect,
+                            mask_mentions=mask_mentions)
     if as_json:
         typer.echo(render.to_json(render.forgotten_json(result)))
         return
@@ -146,6 +152,18 @@ def forget(
             hints.setdefault(m.kind, m.hint)
         for kind, hint in hints.items():
             typer.echo(f"hint ({kind}): {hint}")
+    if result.text_mentions:
+        named = sum(m.count for m in result.text_mentions)
+        masked = result.text_mentions[0].masked
+        head = (("would mask" if result.preview else "masked") + " the name where others wrote it in stored source"
+                if masked else "still named in stored source text, outside what was forgotten")
+        typer.echo(f"{head} ({named} time(s) in {len(result.text_mentions)} version(s)):")
+        for t in result.text_mentions[:MENTIONS_SHOWN]:
+            typer.echo(f"  {t.source} v{t.version} ({t.count}x): {t.excerpt}")
+        more = len(result.text_mentions) - MENTIONS_SHOWN
+        if more > 0:
+            typer.echo(f"  and {more} more version(s) (--json lists them all)")
+        typer.echo(f"hint (text): {result.text_mentions[0].hint}")
 
 
 def register(app: typer.Typer) -> None:

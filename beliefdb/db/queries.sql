@@ -503,8 +503,9 @@ select * from beliefdb.decay(null, 'recompute', %s);
 select * from beliefdb.record_outcome(%s, %s, %s);
 
 -- forget --
--- Forget a source, a subject's beliefs and the turns of its speakers, or one belief
-select * from beliefdb.forget(%s, %s, %s, %s);
+-- Forget a source, a subject's beliefs and the turns of its speakers, or one belief (and, for a subject,
+-- mask its name where others wrote it in the stored source texts, or not)
+select * from beliefdb.forget(%s, %s, %s, %s, %s);
 
 -- forget_mentions --
 -- Whether forget looks for where people typed a forgotten subject's name (off: for the preview that

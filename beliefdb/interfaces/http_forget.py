@@ -32,6 +32,9 @@ class Forget(Body):
     expect: str | None = Field(None, min_length=1, description="Required unless `preview`: the `fingerprint` a preview"
                                " answered. Only what it showed is forgotten (else 409 stale_preview, nothing"
                                " forgotten).")
+    mask_mentions: bool = Field(False, description="With `subject` alone: mask the name too where other speakers and"
+                                " documents wrote it in the stored source texts (`text_mentions`, listed either way);"
+                                " preview with it as you apply.")
 
 
 router = APIRouter()
@@ -46,9 +49,11 @@ router = APIRouter()
 def forget(body: Forget, c: Reader) -> JSONResponse:
     if body.preview:  # (an expect with it is refused: it would check nothing)
         return JSONResponse(render.jsonable(render.forgotten_json(c.db.forget(
-            source=body.source, subject=body.subject, belief=body.belief, preview=True, expect=body.expect))))
+            source=body.source, subject=body.subject, belief=body.belief, preview=True, expect=body.expect,
+            mask_mentions=body.mask_mentions))))
     writer(c)
     if body.expect is None:
         raise errors.InvalidInput(NEEDS_EXPECT)
     return JSONResponse(render.jsonable(render.forgotten_json(c.db.forget(
-        source=body.source, subject=body.subject, belief=body.belief, expect=body.expect))))
+        source=body.source, subject=body.subject, belief=body.belief, expect=body.expect,
+        mask_mentions=body.mask_mentions))))

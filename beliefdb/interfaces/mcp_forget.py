@@ -30,13 +30,16 @@ def register(tool: Tool, answer: Answer) -> None:
           " support are flagged. Use it when a user asks to be forgotten or data must be erased. It cannot be"
           " undone: first `preview` (exactly what would go, and its `fingerprint`; nothing written), then call it"
           " with `expect` set to that fingerprint to forget only that (what would go otherwise answers"
-          " stale_preview, nothing forgotten: preview again).")
+          " stale_preview, nothing forgotten: preview again). `text_mentions` lists where the stored texts still name"
+          " a forgotten subject (another speaker's turn, another document); `mask_mentions` masks the name there too"
+          " (give it to the preview and the apply alike).")
     def forget(ctx: Context, source: Given | None = None, subject: Given | None = None, belief: Given | None = None,
-               preview: bool = False, expect: Given | None = None) -> Any:
+               preview: bool = False, expect: Given | None = None, mask_mentions: bool = False) -> Any:
         def call(db: BeliefDB) -> Any:
             if not preview and expect is None:
                 raise errors.InvalidInput(NEEDS_EXPECT)
-            return db.forget(source=source, subject=subject, belief=belief, preview=preview, expect=expect)
+            return db.forget(source=source, subject=subject, belief=belief, preview=preview, expect=expect,
+                             mask_mentions=mask_mentions)
 
         return answer(ctx, not preview, call, render.forgotten_json)
 

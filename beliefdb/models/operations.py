@@ -72,11 +72,31 @@ class Mention:
 
 
 @dataclass(frozen=True)
+class TextMention:
+    """Where a stored source text still names a forgotten subject once forget masked what it forgets
+    (``masked``: where forget with ``mask_mentions`` masked the name): another speaker's turn ("Nice to meet
+    you Maya"), another document. The ``source``'s name and its ``version`` (``id``: the version's), how
+    many times (``count``), the ``excerpt`` around the first (the name masked in it, clipped with "…"), the
+    source's ``owner``, and a ``hint``. The same names and matching rule as :class:`Mention`."""
+
+    source: str
+    version: int
+    id: UUID
+    count: int
+    excerpt: str
+    owner: str | None
+    masked: bool
+    hint: str
+
+
+@dataclass(frozen=True)
 class Forgotten:
     """What forgetting a source, a subject or a belief took away (``preview``: would take away).
     ``would_flag`` is ``flagged`` under the name a preview gives it. ``jobs`` and ``proposals``: the jobs
     (queued, failed or done) and the proposed versions whose text or turns it masked, or cleared (a
-    forgotten source's jobs). ``mentions``: where people typed a forgotten subject's name, left as typed."""
+    forgotten source's jobs). ``mentions``: where people typed a forgotten subject's name, left as typed.
+    ``text_mentions``: where the stored source texts still name it (``mask_mentions``: where they named it,
+    masked), counted in each version."""
 
     target: str
     versions: int
@@ -93,12 +113,19 @@ class Forgotten:
     jobs: int = 0
     proposals: int = 0
     mentions: list[Mention] = field(default_factory=list)
+    text_mentions: list[TextMention] = field(default_factory=list)
 
     def __post_init__(self) -> None:
-        # (read from SQL as jsonb objects)
+        # (read from SQL as jsonb objects: the source texts' of kind text, in the same array)
+        given = self.mentions or []
         object.__setattr__(self, "mentions", [m if isinstance(m, Mention) else Mention(
             kind=m["kind"], id=UUID(str(m["id"])), field=m["field"], owner=m.get("owner"), hint=m["hint"])
-            for m in self.mentions or []])
+            for m in given if isinstance(m, Mention) or m["kind"] != "text"])
+        in_text = [m for m in given if isinstance(m, dict) and m["kind"] == "text"] + list(self.text_mentions or [])
+        object.__setattr__(self, "text_mentions", [m if isinstance(m, TextMention) else TextMention(
+            source=m["source"], version=int(m["version"]), id=UUID(str(m["id"])), count=int(m["count"]),
+            excerpt=m["excerpt"], owner=m.get("owner"), masked=bool(m["masked"]), hint=m["hint"])
+            for m in in_text])
 
     def fingerprint(self) -> str:
         """What this report says would go (or went), in a few characters a client carries back from a

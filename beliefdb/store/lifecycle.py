@@ -57,15 +57,21 @@ def record_outcome(db: Database, ref: str | UUID, outcome: str, note: str | None
 
 
 def forget(db: Database, *, source: str | None = None, subject: str | None = None, belief: str | UUID | None = None,
-           preview: bool = False, expect: str | None = None, conn: psycopg.Connection[Any] | None = None) -> Forgotten:
+           preview: bool = False, expect: str | None = None, mask_mentions: bool = False,
+           conn: psycopg.Connection[Any] | None = None) -> Forgotten:
     """Forget a source, a subject's beliefs and what it said (the turns of the speakers whose name is
     the subject: "Maya" for ``maya``), or one belief, and every belief left without support;
     decisions that lose their last support are flagged. ``preview``: counts only. With ``expect``
     (the :meth:`Forgotten.fingerprint` of a preview) only that: in one transaction holding the
     workspace's write lock, the preview is taken again and the forget applied only if it is the same;
-    else :class:`errors.StalePreview` and nothing is forgotten (as ``retraction.retract``)."""
+    else :class:`errors.StalePreview` and nothing is forgotten (as ``retraction.retract``).
+    ``mask_mentions`` (a subject's alone): mask its name too where other speakers and documents wrote it in
+    the stored source texts (the report's ``text_mentions``, listed either way)."""
     if len([x for x in (source, subject, belief) if x is not None]) != 1:
         raise errors.InvalidInput("forget exactly one of source, subject or belief")
+    if mask_mentions and subject is None:
+        raise errors.InvalidInput(f"{errors.argument('mask_mentions')} goes with forgetting a subject (a person's"
+                                  " name), not a source or a belief")
     if preview and expect is not None:
         raise errors.InvalidInput(f"{errors.argument('expect')} goes with the apply, not with"
                                   f" {errors.argument('preview')} (a preview changes nothing)")
@@ -76,7 +82,8 @@ def forget(db: Database, *, source: str | None = None, subject: str | None = Non
             # (the fingerprint counts no mentions: they are looked for once, by the forget below, not
             # twice with the lock held; a failure rolls the setting back with the transaction)
             c.execute(Q.forget_mentions, ("off",))
-            seen = forget(db, source=source, subject=subject, belief=belief, preview=True, conn=c)
+            seen = forget(db, source=source, subject=subject, belief=belief, preview=True,
+                          mask_mentions=mask_mentions, conn=c)
             c.execute(Q.forget_mentions, ("on",))
             if seen.fingerprint() != expect:
                 raise errors.StalePreview("what forgetting it would take away is no longer what the preview showed:"
@@ -100,5 +107,5 @@ def forget(db: Database, *, source: str | None = None, subject: str | None = Non
                 speakers.append(given)
         else:
             args = ("belief", str(belief))
-        forgotten: Forgotten = db.fetch_one(Forgotten, Q.forget, (*args, preview, speakers), c)
+        forgotten: Forgotten = db.fetch_one(Forgotten, Q.forget, (*args, preview, speakers, mask_mentions), c)
     return forgotten

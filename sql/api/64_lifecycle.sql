@@ -226,9 +226,17 @@ comment on function beliefdb.outcome_at(uuid, uuid, timestamptz) is 'The latest 
 -- forgets what it said too: p_speakers names the speakers whose turns are the subject's own words
 -- (the library passes those whose name is the subject: "Maya" for maya). Their turns go as fragments
 -- do (so does every belief left without support), and are masked in the conversation texts with
--- the speaker's name in the line that labels each.
+-- the speaker's name in the line that labels each. The report's mentions list where people typed the
+-- subject's name (beliefdb._forget_mentions) and, of kind text, where the stored source texts still name
+-- it once its own words and quotes are masked: another speaker's turn ("Nice to meet you Maya"), another
+-- document (beliefdb._text_mentions: each version, how many times, a masked excerpt). Forget leaves
+-- those, another's words; with p_mask_mentions (a subject's alone) it masks the name there too, as it
+-- masks a quote (offsets stay valid; fragments and evidence quotes with it; counted in redacted, each
+-- span recorded in beliefdb.redaction), in sources the acting principal owns (an eraser's: any).
+-- (the signature before the name could be masked where others wrote it)
+drop function if exists beliefdb.forget(text, text, boolean, text[]);
 create or replace function beliefdb.forget(p_target text, p_ref text, p_preview boolean default false,
-                                           p_speakers text[] default '{}')
+                                           p_speakers text[] default '{}', p_mask_mentions boolean default false)
 returns beliefdb.forget_result
 language plpgsql
 security definer
@@ -244,11 +252,12 @@ begin
         return jsonb_populate_record(null::beliefdb.forget_result, beliefdb._dry_run(
             'select to_jsonb(r) from beliefdb._forget_apply($1 ->> ''target'', $1 ->> ''ref'',
                                                             array(select jsonb_array_elements_text($1 -> ''speakers'')),
-                                                            false) r',
-            jsonb_build_object('target', p_target, 'ref', p_ref, 'speakers', to_jsonb(coalesce(p_speakers, '{}'))))
+                                                            false, ($1 ->> ''mask_mentions'')::boolean) r',
+            jsonb_build_object('target', p_target, 'ref', p_ref, 'speakers', to_jsonb(coalesce(p_speakers, '{}')),
+                               'mask_mentions', coalesce(p_mask_mentions, false)))
             || jsonb_build_object('preview', true));
     end if;
-    return beliefdb._forget_apply(p_target, p_ref, p_speakers, true);
+    return beliefdb._forget_apply(p_target, p_ref, p_speakers, true, coalesce(p_mask_mentions, false));
 end
 $$;
-comment on function beliefdb.forget(text, text, boolean, text[]) is 'Forget a source, a subject''s beliefs and turns or a belief, every belief left without support, and their quotes in source texts; audit keeps hashes only';
+comment on function beliefdb.forget(text, text, boolean, text[], boolean) is 'Forget a source, a subject''s beliefs and turns or a belief, every belief left without support, and their quotes in source texts (with p_mask_mentions, the subject''s name where others wrote it); audit keeps hashes only';

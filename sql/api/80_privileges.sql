@@ -71,7 +71,7 @@ grant execute on function beliefdb.evaluate_closure(uuid,uuid[],uuid[],boolean) 
 grant execute on function beliefdb.expand_targets(uuid,uuid[]) to beliefdb_app;
 grant execute on function beliefdb.expire() to beliefdb_app;
 grant execute on function beliefdb.floored_product(double precision) to beliefdb_app;
-grant execute on function beliefdb.forget(text,text,boolean,text[]) to beliefdb_app;
+grant execute on function beliefdb.forget(text,text,boolean,text[],boolean) to beliefdb_app;
 grant execute on function beliefdb.impact(text[]) to beliefdb_app;
 grant execute on function beliefdb.in_force(uuid,uuid) to beliefdb_app;
 grant execute on function beliefdb.in_scope(jsonb,jsonb) to beliefdb_app;

@@ -163,6 +163,112 @@ end
 $$;
 comment on function beliefdb._forget_mentions(uuid, text[]) is 'Where people typed some names (decision titles, action descriptions, outcome and review notes, run tasks, step payloads, correction and retraction reasons, source names, version labels and paths; beliefs that stay): kind, id, field, owner, hint';
 
+-- Every span of a text where a pattern of beliefdb._mention_pattern matches (any letter case), in text
+-- order: the text is read once, split at the matches and the matches listed (the pattern matches no
+-- empty text: a name has two characters or more), each match's offset the length of what is before it.
+create or replace function beliefdb._mention_spans(p_text text, p_re text) returns int4range[]
+language plpgsql immutable
+set search_path = pg_catalog, pg_temp
+as $$
+declare
+    v_pieces text[];
+    v_matches text[];
+    v_at integer := 0;
+    v_spans int4range[] := '{}';
+begin
+    if p_text is null or p_re is null then
+        return v_spans;
+    end if;
+    v_pieces := regexp_split_to_array(p_text, p_re, 'i');
+    v_matches := array(select m[1] from regexp_matches(p_text, p_re, 'gi') m);
+    for v_i in 1 .. cardinality(v_matches) loop
+        v_at := v_at + length(v_pieces[v_i]);
+        v_spans := v_spans || int4range(v_at, v_at + length(v_matches[v_i]));
+        v_at := v_at + length(v_matches[v_i]);
+    end loop;
+    return v_spans;
+end
+$$;
+comment on function beliefdb._mention_spans(text, text) is 'Every span [start, end) of a text where a name pattern (beliefdb._mention_pattern) matches, any letter case';
+
+-- Where some names (a forgotten subject's, as beliefdb._forget_mentions takes them) are still written in
+-- the stored source texts once forget has masked what it forgets: another speaker's turn ("Nice to meet
+-- you Maya"), a document about someone else. By the rule of beliefdb._mention_pattern, the texts of the
+-- whole workspace read once each (no index finds a word in them). Each version that names them: kind
+-- 'text', its id, field 'content', its source's owner, a hint, its source's name, its version number,
+-- how many times (count), and an excerpt: up to 30 characters either side of the first, every name in it
+-- masked, clipped with "…". Forget leaves them: another's words, and the name may be another's (rule
+-- 14); with p_mask, it masks every occurrence as it masks a forgotten quote (the same length, offsets of
+-- all other evidence valid; the fragments over them and their evidence quotes masked with it, each span
+-- recorded in beliefdb.redaction), in sources the acting principal owns (an eraser's: any), and each
+-- entry says masked. Returns {mentions, redacted: the spans masked}.
+create or replace function beliefdb._text_mentions(p_workspace_id uuid, p_names text[], p_mask boolean)
+returns jsonb
+language plpgsql
+set search_path = pg_catalog, pg_temp
+as $$
+declare
+    v_found jsonb;
+    v_redacted integer := 0;
+    v_version record;
+begin
+    with pattern as (
+        select x.re from beliefdb._mention_pattern(p_names) x (re) where x.re is not null
+    ), named as (
+        select v.id, v.version, v.recorded_at, s.id as source_id, s.name, s.owner, v.content,
+               beliefdb._mention_spans(v.content, p.re) as spans
+          from beliefdb.source_version v
+          join beliefdb.source s on s.workspace_id = v.workspace_id and s.id = v.source_id, pattern p
+         where v.workspace_id = p_workspace_id and v.content ~* p.re
+    ), clipped as (
+        select n.*, greatest(lower(n.spans[1]) - 30, 0) as a,
+               least(upper(n.spans[1]) + 30, length(n.content)) as b
+          from named n
+         where cardinality(n.spans) > 0
+    )
+    select coalesce(jsonb_agg(jsonb_build_object(
+               'kind', 'text', 'id', c.id, 'field', 'content', 'owner', c.owner, 'source_id', c.source_id,
+               'source', c.name, 'version', c.version, 'count', cardinality(c.spans), 'masked', p_mask,
+               'spans', to_jsonb(array(select jsonb_build_array(lower(x), upper(x)) from unnest(c.spans) x)),
+               'excerpt', case when c.a > 0 then '…' else '' end
+                          || replace(beliefdb._masked(substr(c.content, c.a + 1, c.b - c.a),
+                                                      array(select int4range(lower(x) - c.a, upper(x) - c.a)
+                                                              from unnest(c.spans) x
+                                                             where x && int4range(c.a, c.b))), E'\n', ' ')
+                          || case when c.b < length(c.content) then '…' else '' end,
+               'hint', case when p_mask then 'masked where it was written (the name only: the rest of the text stays, at its offsets)'
+                            else 'the stored text names this person outside what was forgotten (another speaker''s '
+                                 || 'turn, a document''s other words): forget leaves it (rule 14); forget --mask-mentions '
+                                 || 'masks the name in it too' end)
+               order by c.name, c.version), '[]')
+      into v_found
+      from clipped c;
+    if p_mask then
+        -- masking is its owner's call, as forgetting a turn of its text is (an eraser's for any)
+        if not beliefdb._is_eraser() then
+            perform beliefdb._require_source_owner(p_workspace_id, x.source_id,
+                                                   'mask a name in it (or a login granted beliefdb_eraser)')
+               from (select distinct (m ->> 'source_id')::uuid as source_id from jsonb_array_elements(v_found) m) x;
+        end if;
+        for v_version in
+            select (m ->> 'id')::uuid as id,
+                   array(select int4range((s ->> 0)::integer, (s ->> 1)::integer)
+                           from jsonb_array_elements(m -> 'spans') s) as spans
+              from jsonb_array_elements(v_found) m
+        loop
+            v_redacted := v_redacted + beliefdb._redact_spans(p_workspace_id, v_version.id, v_version.spans,
+                                                              'forgotten subject named');
+        end loop;
+    end if;
+    -- (the spans and the source's id were for the masking: the report names the version and the source)
+    return jsonb_build_object(
+        'mentions', (select coalesce(jsonb_agg(m - 'spans' - 'source_id' order by n), '[]')
+                       from jsonb_array_elements(v_found) with ordinality x (m, n)),
+        'redacted', v_redacted);
+end
+$$;
+comment on function beliefdb._text_mentions(uuid, text[], boolean) is 'Where some names are still written in the stored source texts (per version: source, version, count, a masked excerpt); with p_mask, masked there';
+
 -- The change forget makes (see forget): owner checks, deletions, redactions, propagation, audit.
 -- Forgetting deletes: only what the acting principal owns (rule 17). A source another principal
 -- owns, and any belief of another's that forgetting would delete (its own target, or one it would
@@ -170,8 +276,12 @@ comment on function beliefdb._forget_mentions(uuid, text[]) is 'Where people typ
 -- an eraser (beliefdb._is_eraser): then it goes whoever owns it, and the audit event names the
 -- eraser and the owners. A subject's turns (those of p_speakers) go as fragments, from sources the
 -- acting principal owns (an eraser's: any), and are masked with their speaker labels.
+-- With p_mask_mentions (a subject's alone), the name is masked too where another speaker or document wrote
+-- it in the stored source texts (beliefdb._text_mentions), in sources the acting principal owns.
+-- (the signature before the name could be masked where others wrote it)
+drop function if exists beliefdb._forget_core(uuid, text, uuid, text, text[]);
 create or replace function beliefdb._forget_core(p_workspace_id uuid, p_target text, p_id uuid, p_subject text,
-                                                 p_speakers text[] default '{}')
+                                                 p_speakers text[] default '{}', p_mask_mentions boolean default false)
 returns jsonb
 language plpgsql
 set search_path = pg_catalog, pg_temp
@@ -215,7 +325,17 @@ declare
     -- how many jobs of a forgotten source were cleared
     v_pending jsonb[] := '{}';
     v_cleared integer := 0;
+    -- the names a forgotten subject is written by (its subject, with spaces for underscores, its
+    -- speakers'), and where they are still written in the stored source texts (beliefdb._text_mentions)
+    v_names text[] := array(select distinct n from unnest(array[p_subject, replace(p_subject, '_', ' ')]
+                                                          || coalesce(p_speakers, '{}')) n where n is not null);
+    v_listed boolean := coalesce(current_setting('beliefdb.forget_mentions', true), '') <> 'off';
+    v_in_text jsonb := '{"mentions": [], "redacted": 0}';
 begin
+    if coalesce(p_mask_mentions, false) and p_target <> 'subject' then
+        raise exception 'mask_mentions goes with forgetting a subject (a person''s name), not a %', p_target
+            using errcode = 'BD005';
+    end if;
     if p_target = 'source' then
         select s.name into v_name from beliefdb.source s where s.workspace_id = v_ws and s.id = p_id;
         if v_name is null then
@@ -441,6 +561,13 @@ begin
     loop
         v_redacted := v_redacted + beliefdb._redact_spans(v_ws, v_version.version, v_version.spans, v_version.reason);
     end loop;
+    -- where the name is still written in the stored texts once those are masked (listed; with
+    -- p_mask_mentions, masked too): not looked for in the check of a preview's fingerprint, unless it
+    -- masks (what it masks is counted in redacted, which the fingerprint counts)
+    if p_target = 'subject' and (v_listed or coalesce(p_mask_mentions, false)) then
+        v_in_text := beliefdb._text_mentions(v_ws, v_names, coalesce(p_mask_mentions, false));
+        v_redacted := v_redacted + (v_in_text ->> 'redacted')::integer;
+    end if;
     -- (each job and proposal masked, counted once in the report)
     if cardinality(v_turn_text) > 0 then
         v_pending := v_pending || beliefdb._redact_pending(v_ws, v_turn_sources, v_turn_text, true);
@@ -462,10 +589,10 @@ begin
         -- (what people typed about a forgotten subject: named, not rewritten; not looked for in the
         -- preview that forget(expect=...) takes again under the lock only for its fingerprint, which
         -- does not count them: beliefdb.forget_mentions set to off there, for that preview alone)
-        'mentions', case when p_target = 'subject'
-                          and coalesce(current_setting('beliefdb.forget_mentions', true), '') <> 'off'
-                         then beliefdb._forget_mentions(v_ws, array(select distinct n from unnest(
-                                  array[p_subject, replace(p_subject, '_', ' ')] || coalesce(p_speakers, '{}')) n))
+        -- (and where the stored source texts still name it, or named it before it was masked there:
+        -- kind text, after the rest)
+        'mentions', case when p_target = 'subject' and v_listed
+                         then beliefdb._forget_mentions(v_ws, v_names) || (v_in_text -> 'mentions')
                          else '[]' end,
         'jobs', v_cleared + (select count(distinct x.id) from unnest(v_pending) p
                               cross join lateral jsonb_array_elements_text(p -> 'jobs') x (id)),
@@ -480,13 +607,17 @@ begin
         'hmac_sha256', beliefdb._forget_digest(coalesce(v_name, p_subject, p_id::text)),
         'beliefs', cardinality(v_beliefs), 'fragments', v_result -> 'fragments', 'redacted', v_redacted,
         'flagged', v_changes -> 'flagged')
+        -- (the spans masked where others wrote the name, with --mask-mentions: counted in redacted too)
+        || case when coalesce(p_mask_mentions, false)
+                then jsonb_build_object('mentions_masked', (v_in_text ->> 'redacted')::integer)
+                else '{}'::jsonb end
         || case when cardinality(v_owners) > 0
                 then jsonb_build_object('eraser', session_user::text, 'owners', to_jsonb(v_owners))
                 else '{}'::jsonb end);
     return v_result;
 end
 $$;
-comment on function beliefdb._forget_core(uuid, text, uuid, text, text[]) is 'The change of forget: deletions, redactions, propagation and audit (forget checks and previews)';
+comment on function beliefdb._forget_core(uuid, text, uuid, text, text[], boolean) is 'The change of forget: deletions, redactions, propagation and audit (forget checks and previews)';
 
 -- Forgetting a source takes its text out of the queue too (rule 14 of docs/rules.md): every job of
 -- it keeps no payload but the mark that it was forgotten (no text, name, path or options), a
@@ -1068,7 +1199,10 @@ comment on function beliefdb._quote_masks(uuid, uuid[], text[], uuid[], int4rang
 -- preview passes false: the statistics a dry run gathered would be rolled back with it, after
 -- ANALYZE had read a sample of 13 tables (0.5-1.2 s of a preview at 100,000-1,000,000 nodes) and
 -- taken their locks, with the workspace's write lock held.
-create or replace function beliefdb._forget_apply(p_target text, p_ref text, p_speakers text[], p_analyze boolean)
+-- (the signature before the name could be masked where others wrote it)
+drop function if exists beliefdb._forget_apply(text, text, text[], boolean);
+create or replace function beliefdb._forget_apply(p_target text, p_ref text, p_speakers text[], p_analyze boolean,
+                                                  p_mask_mentions boolean default false)
 returns beliefdb.forget_result
 language plpgsql
 set search_path = pg_catalog, pg_temp
@@ -1100,7 +1234,8 @@ begin
         v_id := beliefdb.resolve_belief(p_ref);
     end if;
     v_report := beliefdb._forget_core(v_ws, p_target, v_id, case when p_target = 'subject' then p_ref end,
-                                      case when p_target = 'subject' then coalesce(p_speakers, '{}') else '{}' end);
+                                      case when p_target = 'subject' then coalesce(p_speakers, '{}') else '{}' end,
+                                      p_mask_mentions);
     if p_analyze then
         perform beliefdb._analyze_text_tables();
     end if;
@@ -1110,7 +1245,7 @@ begin
     return v_result;
 end
 $$;
-comment on function beliefdb._forget_apply(text, text, text[], boolean) is 'Internal: forget''s change, the statistics gathered again or not (a preview''s)';
+comment on function beliefdb._forget_apply(text, text, text[], boolean, boolean) is 'Internal: forget''s change, the statistics gathered again or not (a preview''s)';
 
 -- Gather planner statistics again for the columns that hold text: what was forgotten must not
 -- stay in pg_statistic's sampled values (rows this transaction deleted or masked are not sampled).
