@@ -179,3 +179,59 @@ def test_remembering_with_text_keeps_an_existing_sources_authority_and_origin(bd
                  text="Maya: I live in Berlin")
     assert postgresql.execute("select origin_type::text, authority::text from beliefdb.source where name = 'chat-9'"
                               ).fetchall() == [("conversation", "user")]
+
+
+def test_a_retraction_moves_the_confidence_of_every_derived_level(bdb: beliefdb.BeliefDB, postgresql: object) -> None:
+    """Retracting one of two sources of a belief lowers its confidence, and that of every belief derived
+    from it, at any depth (propagate computed them round by round, 20 rounds at most, so a chain of 24
+    derived levels kept its old confidence below the 20th), and of a belief reached at two depths."""
+    import psycopg
+
+    assert isinstance(postgresql, psycopg.Connection)
+    fee = "The restocking fee is 10%.\n"
+    (base,) = bdb.ingest_text(fee, source="fees.md", authority="official").accepted
+    bdb.ingest_text(fee, source="fees-copy.md", authority="user")
+    chain = [bdb.derive("Late returns cost 10% (level 1)", "late_return_1", "fee", "10%", [base.id]).id]
+    for level in range(2, 25):
+        chain.append(bdb.derive(f"Late returns cost 10% (level {level})", f"late_return_{level}", "fee", "10%",
+                                [chain[-1]]).id)
+    both = bdb.derive("Late returns cost 10% (two levels)", "late_return_both", "fee", "10%", [chain[0], chain[4]]).id
+    before = stored(bdb)
+    bdb.retract(source="fees-copy.md", reason="a copy")
+    after = stored(bdb)
+    assert after[base.id] < before[base.id]
+    unmoved = [n for n, b in enumerate([*chain, both], 1) if after[b] >= before[b]]
+    assert unmoved == []  # (the levels below the 20th, before)
+    # each exactly what confidence_factors computes from what is stored
+    row = postgresql.execute("select workspace_id from beliefdb.belief where id = %s", (base.id,)).fetchone()
+    assert row is not None
+    wrong = postgresql.execute(
+        "select b.id from beliefdb.belief b"
+        " cross join lateral (select cf.weight from beliefdb.confidence_factors(b.workspace_id, b.id) cf"
+        "                      where cf.factor = 'confidence') f"
+        " where b.workspace_id = %s and b.confidence is distinct from least(1, greatest(0, f.weight))",
+        (row[0],)).fetchall()
+    postgresql.commit()
+    assert wrong == []
+
+
+def test_a_restore_raises_a_belief_off_the_floor_and_what_derives_from_it(bdb: beliefdb.BeliefDB,
+                                                                          postgresql: object) -> None:
+    """A derived belief at the product's floor (1e-9) that a restore raises moves what derives from it
+    too (propagate does not walk on past beliefs at the floor, which a retraction cannot move)."""
+    import psycopg
+
+    assert isinstance(postgresql, psycopg.Connection)
+    weak = [bdb.remember(f"rate {i} is low", f"rate_{i}", "level", "low", f"rate {i} is low", source=f"weak-{i}.md",
+                         text=f"Note. rate {i} is low", authority="unverified").accepted[0].id for i in range(17)]
+    (base,) = bdb.ingest_text("The base fee is 5%.\n", source="base.md", authority="official").accepted
+    above = bdb.derive("The fee is low", "fee", "level", "low", [*weak, base.id]).id  # 0.3 ** 17 * 0.9
+    after = bdb.derive("The late fee is low", "late_fee", "level", "low", [above]).id
+    floor = stored(bdb)
+    assert 1e-9 < floor[above] == floor[after] < 1.5e-9
+    bdb.retract(source="base.md", reason="test")
+    retracted = stored(bdb)
+    assert retracted[above] == retracted[after] == pytest.approx(1e-9)
+    bdb.retract(source="base.md", reason="test", undo=True)
+    restored = stored(bdb)
+    assert restored[above] == restored[after] == floor[above]

@@ -11,7 +11,7 @@ import pytest
 
 import beliefdb
 
-COUNTED = ("_refresh_confidence", "_confidences", "confidence_factors")
+COUNTED = ("_refresh_confidence_moves", "_refresh_confidence", "_confidences", "confidence_factors")
 
 
 def _setup(bdb: beliefdb.BeliefDB) -> tuple[Any, Any]:
@@ -69,7 +69,7 @@ def test_a_retraction_preview_computes_no_confidence_and_reports_what_the_retrac
     applied = conn.execute("select to_jsonb(r) from beliefdb.retract('source', 'notes.md', 'unreliable') r").fetchone()
     assert applied is not None
     # the change computes it: one source less lowers the belief, and what is derived from it follows
-    assert applied[0]["proposed"] is not True and _calls(conn)["_refresh_confidence"] > 0
+    assert applied[0]["proposed"] is not True and _calls(conn)["_refresh_confidence_moves"] > 0
     after = _confidence(conn, base), _confidence(conn, derived)
     assert after[0] < before[0] and after[1] == pytest.approx(after[0])
     conn.rollback()

@@ -48,13 +48,11 @@ declare
     v_reflagged uuid[];
     v_lost uuid[];
     v_held uuid[];
-    v_round integer;
     v_revived uuid[];
     v_id uuid;
     v_settled jsonb;
     v_more uuid[] := '{}';
     v_confidence uuid[];
-    v_moved uuid[];
     v_conflict_moved uuid[];
     v_tied uuid[];
 begin
@@ -229,8 +227,9 @@ begin
     -- closure would come out as stored: a hub's closure is thousands of beliefs that stop or start
     -- holding, none of whose factors moved. What time alone moves (recency) is decay's to store.
     -- A derived belief reads what it is derived from as stored, so the beliefs derived from those
-    -- whose confidence moved are computed again, until nothing moves (depth-bounded). A retraction's
-    -- preview reads none of it (beliefdb._standing_preview), and skips it.
+    -- whose confidence moved are computed too, each once, after what it derives from
+    -- (beliefdb._propagate_confidence). A retraction's preview reads none of it
+    -- (beliefdb._standing_preview), and skips it.
     v_confidence := case when beliefdb._standing_preview() then '{}' else array(
         select e.id
           from pg_temp.beliefdb_evaluation e
@@ -246,23 +245,7 @@ begin
            and a.antecedent = any(array(select f.id from pg_temp.beliefdb_evaluation f
                                          where f.id = any(coalesce(p_factors_moved, p_seeds))
                                            and f.kind = 'fragment'))) end;
-    for v_round in 1..20 loop
-        exit when cardinality(v_confidence) = 0;
-        v_moved := beliefdb._refresh_confidence(p_workspace_id, v_confidence);
-        exit when cardinality(v_moved) = 0;
-        -- one probe of (workspace_id, antecedent) per moved belief: over "= any(v_moved)" the custom
-        -- plan of the first calls took a skip scan of the whole key (377 ms a bulk batch, 0.7 ms so).
-        -- (What derives from a belief is a belief, and it need not be in the working set: the
-        -- walk of stored supports leaves out what rests on the belief by another justification.)
-        v_confidence := array(select distinct a.consequent
-                                from unnest(v_moved) as m (id)
-                                cross join lateral (
-                                    select x.consequent
-                                      from beliefdb.justification_antecedent x
-                                     where x.workspace_id = p_workspace_id and x.antecedent = m.id
-                                       and x.edge_kind = 'derives'
-                                    offset 0) a);
-    end loop;
+    perform beliefdb._propagate_confidence(p_workspace_id, v_confidence);
 
     -- the review items about what this evaluation reached (before a nested one replaces it), when
     -- an open one is about a belief of it
