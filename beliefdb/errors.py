@@ -273,11 +273,14 @@ BY_ERROR_CODE: Final[Mapping[str, type[BeliefDBError]]] = MappingProxyType({
 })
 
 
-def from_error_code(sqlstate: str, message: str) -> BeliefDBError | None:
-    """The exception for one of beliefdb's own error codes, or None for any other SQLSTATE. A belief
-    that is not there (``unknown belief ...``: ``beliefdb.resolve_belief`` found no belief by that
-    id or prefix) is :class:`UnknownBelief`."""
+def from_error_code(sqlstate: str, message: str, detail: Mapping[str, object] | None = None) -> BeliefDBError | None:
+    """The exception for one of beliefdb's own error codes, or None for any other SQLSTATE. A not-found
+    whose ``detail`` (the JSON object of the error's DETAIL, :func:`beliefdb.db.connector.sql_detail`) says
+    it looked for a belief (``{"unknown": ["belief"]}``: ``beliefdb.resolve_belief`` found no belief by
+    that id or prefix; ``beliefdb.resolve_node`` lists every kind it looked among) is :class:`UnknownBelief`,
+    whatever its words."""
     kind = BY_ERROR_CODE.get(sqlstate)
-    if kind is NotFound and message.startswith("unknown belief "):
+    unknown = (detail or {}).get("unknown")
+    if kind is NotFound and isinstance(unknown, list) and "belief" in unknown:
         kind = UnknownBelief
     return kind(message) if kind is not None else None

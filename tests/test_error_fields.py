@@ -76,3 +76,56 @@ def test_the_sql_sets_the_details(bdb: beliefdb.BeliefDB, postgresql: psycopg.Co
     assert "'needs', 'winner', 'candidates'" in functions.pop("review_resolve")
     for name, source in functions.items():
         assert "when lock_not_available then" in source and """'{"waited_for": "analyze"}'""" in source, name
+
+
+def test_an_unknown_belief_is_told_by_the_detail_not_the_words(postgresql: psycopg.Connection[Any]) -> None:
+    """UnknownBelief was chosen by the message's first words, "unknown belief ": a not-found worded so is a
+    plain NotFound without the detail, and one worded otherwise is UnknownBelief with it (messages kept)."""
+    worded = connector.translate(_raised(postgresql, "raise exception 'unknown belief 0000dead' using"
+                                                     " errcode = 'BD004'"))
+    assert type(worded) is errors.NotFound and worded.message == "unknown belief 0000dead"
+    told = connector.translate(_raised(postgresql, "raise exception 'no memory is named 0000dead' using"
+                                                   " errcode = 'BD004', detail = '{\"unknown\": [\"belief\"]}'"))
+    assert type(told) is errors.UnknownBelief and told.message == "no memory is named 0000dead"
+    # what may name a belief among other kinds (why_graph: a belief, a decision or an action) is one too, as
+    # it was; what names no belief is not
+    mixed = connector.translate(_raised(postgresql, "raise exception 'x' using errcode = 'BD004',"
+                                                    " detail = '{\"unknown\": [\"decision\", \"belief\"]}'"))
+    assert type(mixed) is errors.UnknownBelief
+    decision = connector.translate(_raised(postgresql, "raise exception 'unknown belief x' using errcode = 'BD004',"
+                                                       " detail = '{\"unknown\": [\"decision\"]}'"))
+    assert type(decision) is errors.NotFound
+
+
+def test_the_sql_says_which_kind_was_unknown(bdb: beliefdb.BeliefDB, postgresql: psycopg.Connection[Any]) -> None:
+    """Every refusal of an unknown belief sets {"unknown": ["belief"]} (resolve_node: the kinds it looked
+    among), and the library's exceptions and messages are what they were."""
+    postgresql.execute("select set_config('beliefdb.workspace_id', %s, false)", (str(bdb.database.workspace_id),))
+    postgresql.commit()
+    nobody = "0000dead-0000-4000-8000-000000000000"
+    for statement, detail, message in [
+        ("select beliefdb.resolve_belief('0000dead')", ["belief"], "unknown belief 0000dead"),
+        ("select beliefdb.resolve_node('0000dead', '{decision,action}')", ["decision", "action"],
+         "unknown decision or action 0000dead"),
+        ("select beliefdb.resolve_node('0000dead')", ["node"], "unknown node 0000dead"),
+        (f"select beliefdb.recall_warnings('{nobody}')", ["belief"], f"unknown belief {nobody}"),
+        (f"select beliefdb._forget_core('{bdb.database.workspace_id}', 'belief', '{nobody}', null, '{{}}',"
+         " false)", ["belief"], f"unknown belief {nobody}"),
+    ]:
+        refused = _raised(postgresql, f"perform {statement.removeprefix('select ')}")
+        assert refused.sqlstate == "BD004" and refused.diag.message_primary == message, statement
+        assert connector.sql_detail(refused) == {"unknown": detail}, statement
+    functions = dict(postgresql.execute(
+        "select p.proname, p.prosrc from pg_proc p where p.pronamespace = 'beliefdb'::regnamespace"
+        " and p.prosrc like '%unknown belief %%'"))
+    for name, source in functions.items():
+        for said in source.split("raise exception 'unknown belief %'")[1:]:
+            assert said.split(";")[0].endswith("""detail = '{"unknown": ["belief"]}'"""), name
+    assert {"correction_preview", "recall_warnings", "_forget_core", "_apply_correction"} <= set(functions)
+    with pytest.raises(errors.UnknownBelief, match=r"^unknown belief 0000dead$"):
+        bdb.why("0000dead")
+    with pytest.raises(errors.UnknownBelief, match=r"^unknown belief or decision or action 0000dead$"):
+        bdb.why_graph("0000dead")
+    with pytest.raises(errors.NotFound, match=r"^unknown decision 0000dead$") as not_a_belief:
+        bdb.act("0000dead", "a")
+    assert not isinstance(not_a_belief.value, errors.UnknownBelief)

@@ -128,7 +128,7 @@ def translate(exc: psycopg.Error) -> errors.BeliefDBError:
     if hint:
         message = f"{message} (hint: {hint})"
     sqlstate = exc.sqlstate or ""
-    own = errors.from_error_code(sqlstate, message)  # beliefdb's own codes (beliefdb.error_code)
+    own = errors.from_error_code(sqlstate, message, sql_detail(exc))  # beliefdb's own codes (beliefdb.error_code)
     if own is not None:
         return own
     if isinstance(exc, psycopg.OperationalError) and not sqlstate:

@@ -514,7 +514,9 @@ begin
     v_matches := least(cardinality(v_ids), 20)::text || ' matches'
                  || case when cardinality(v_ids) > 20 then ' or more' else '' end;
     if coalesce(cardinality(v_ids), 0) = 0 then
-        raise exception 'unknown % %', v_what, p_ref using errcode = 'BD004';
+        -- (the detail, for a program: the kinds of node it would have named; the words are for psql)
+        raise exception 'unknown % %', v_what, p_ref using errcode = 'BD004', detail = jsonb_build_object(
+            'unknown', coalesce(to_jsonb(p_kinds), '["node"]'))::text;
     elsif length(v_hex) < 4 and cardinality(v_ids) > 1 then
         raise exception '% id prefix % is ambiguous (%): give at least 4 characters of the id', v_what, p_ref,
             v_matches using errcode = 'BD006';

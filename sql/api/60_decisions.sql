@@ -183,7 +183,7 @@ begin
     select * into v_old from beliefdb.belief b
      where b.workspace_id = v_ws and b.id = (select beliefdb.resolve_belief(p_belief));
     if not found then
-        raise exception 'unknown belief %', p_belief using errcode = 'BD004';
+        raise exception 'unknown belief %', p_belief using errcode = 'BD004', detail = '{"unknown": ["belief"]}';
     end if;
     if beliefdb._correction_is_proposal(v_old) then
         return row(v_old.id, v_old.revision, '{}', '{}', '{}', v_old.owner, true,

@@ -329,7 +329,7 @@ begin
         raise exception 'no workspace is bound to this session' using errcode = 'BD003';
     end if;
     if not exists (select from beliefdb.belief b where b.workspace_id = v_ws and b.id = p_belief) then
-        raise exception 'unknown belief %', p_belief using errcode = 'BD004';
+        raise exception 'unknown belief %', p_belief using errcode = 'BD004', detail = '{"unknown": ["belief"]}';
     end if;
     return jsonb_build_object(
         'conflicts', coalesce((

@@ -271,7 +271,7 @@ begin
     perform beliefdb._begin_changes();
     select * into v_old from beliefdb.belief b where b.workspace_id = v_ws and b.id = p_belief for update;
     if not found then
-        raise exception 'unknown belief %', p_belief using errcode = 'BD004';
+        raise exception 'unknown belief %', p_belief using errcode = 'BD004', detail = '{"unknown": ["belief"]}';
     end if;
 
     perform beliefdb._require_same_request(v_ws, p_idempotency_key, p_belief, p_statement, p_value, p_reviewer,

@@ -384,7 +384,7 @@ begin
     elsif p_target = 'belief' then
         v_seeds := array(select b.id from beliefdb.belief b where b.workspace_id = v_ws and b.id = p_id);
         if cardinality(v_seeds) = 0 then
-            raise exception 'unknown belief %', p_id using errcode = 'BD004';
+            raise exception 'unknown belief %', p_id using errcode = 'BD004', detail = '{"unknown": ["belief"]}';
         end if;
     else
         raise exception 'forget a source, a subject or a belief, not %', p_target using errcode = 'BD005';
