@@ -7,7 +7,9 @@
   their embeddings and ``ask`` searches text and names only.
 - ``openai``: any OpenAI-compatible ``/v1/embeddings`` endpoint (``BELIEFDB_EMBED_URL``,
   ``BELIEFDB_EMBED_MODEL``, ``BELIEFDB_EMBED_API_KEY``), batched, with a timeout and retries
-  (backoff, or the server's ``Retry-After``) by :mod:`beliefdb.openai_client`.
+  (backoff, or the server's ``Retry-After``) by :mod:`beliefdb.openai_client`. An endpoint that refuses
+  the request (HTTP 400, 401, 403, 404, 422: a bad key, an unknown model) is asked once:
+  :class:`beliefdb.errors.EmbedderRefused` names its status and message and the settings to check.
 
 Similarity thresholds are a property of the model (e5 scores unrelated pairs around 0.8), so
 each embedder carries its own ``min_similarity``; ``BELIEFDB_EMBED_MIN_SIMILARITY`` overrides it.
@@ -22,7 +24,7 @@ from typing import Any, ClassVar, Final
 
 from beliefdb import errors, settings
 from beliefdb.errors import EmbedderUnavailable
-from beliefdb.openai_client import EndpointError, Failed, OpenAIClient
+from beliefdb.openai_client import EndpointError, Failed, OpenAIClient, Refused
 
 LOCAL_EMBEDDER_HINT: Final = ("pip install 'beliefdb[local-embedder]', or set BELIEFDB_EMBEDDER=openai and"
                               " BELIEFDB_EMBED_URL; until then search is by text and names only")
@@ -136,6 +138,12 @@ class OpenAIEmbedder(Embedder):
         try:
             return self._client.post("embeddings", {"model": self._model_name, "input": inputs}, decode=vectors,
                                      retry_malformed=True)
+        except Refused as exc:
+            said = f": {errors.echoed(exc.said)}" if exc.said else ""
+            raise errors.EmbedderRefused(
+                f"the embeddings endpoint {exc.url} refused the request with HTTP {exc.status}{said}; trying again"
+                f" will not help: check BELIEFDB_EMBED_API_KEY and BELIEFDB_EMBED_MODEL (now {self._model_name!r})"
+            ) from None
         except EndpointError as exc:
             if exc.status is not None:
                 last = f"HTTP {exc.status} from {self.url}"

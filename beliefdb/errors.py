@@ -236,6 +236,14 @@ class EmbedderUnavailable(BeliefDBError):
     code = "embedder_unavailable"
 
 
+class EmbedderRefused(EmbedderUnavailable):
+    """The embeddings endpoint refused the request (HTTP 400, 401, 403, 404 or 422: a bad key, an unknown
+    model): trying again cannot help until its settings change. Still an :class:`EmbedderUnavailable`, so
+    what does without the embedder still does (a write defers its vectors, ``ask`` searches text and names)."""
+
+    code = "embedder_refused"
+
+
 class MigrationFailed(BeliefDBError):
     """A migration stopped on an error of the database; nothing of it was applied."""
 

@@ -6,8 +6,8 @@ A call is one JSON ``POST {base_url}/{path}`` with a timeout and, when there is 
 ``retries`` times, waiting ``backoff`` seconds doubled each time, or what the server's
 ``Retry-After`` asks (seconds or an HTTP date; at most :data:`MAX_RETRY_AFTER`). Any other HTTP error
 is not retried. The callers turn :class:`EndpointError` into their own beliefdb exception
-(:class:`beliefdb.errors.EmbedderUnavailable`, :class:`beliefdb.errors.ExtractorUnavailable`; the llm
-extractor's :class:`Refused` is :class:`beliefdb.errors.ExtractorRefused`).
+(:class:`beliefdb.errors.EmbedderUnavailable`, :class:`beliefdb.errors.ExtractorUnavailable`; their
+:class:`Refused` is :class:`beliefdb.errors.EmbedderRefused`, :class:`beliefdb.errors.ExtractorRefused`).
 """
 
 from __future__ import annotations

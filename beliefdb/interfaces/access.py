@@ -28,6 +28,7 @@ STATUS: tuple[tuple[type[errors.BeliefDBError], int], ...] = (
     (errors.DatabaseUnavailable, 503),
     (errors.ExtractorUnavailable, 503),
     (errors.ExtractorRefused, 502),  # the llm endpoint refused the request: trying again cannot help
+    (errors.EmbedderRefused, 502),  # so did the embeddings endpoint
     (errors.InvalidInput, 400),
     (errors.AmbiguousId, 400),
     (errors.EvidenceMismatch, 400),

@@ -6,9 +6,9 @@ principal in the workspace the token names: never one the request names. Answers
 prints with ``--json``; errors are ``{"error": code, "message": ...}`` with 400 (bad input), 401 (no
 valid token), 403 (read-only token, not the owner), 404 (unknown id), 409 (stale preview, an
 idempotency key reused for another request, conflict), 413 (a body over the limit, :class:`BodyLimit`), 502
-(the llm endpoint refused the request: a bad key or model, no ``Retry-After``) or 503 (memory or the llm
-extractor unavailable, with ``Retry-After``; a page too). The OpenAPI
-document is at ``/openapi.json``.
+(the llm or embeddings endpoint refused the request: a bad key or model, no ``Retry-After``) or 503
+(memory or the llm extractor unavailable, with ``Retry-After``; a page too). The OpenAPI document is at
+``/openapi.json``.
 """
 
 from __future__ import annotations
