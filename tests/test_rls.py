@@ -672,7 +672,7 @@ def test_security_definer_functions_the_app_may_call(postgresql: psycopg.Connect
         "beliefdb.ingest_version(text,text,beliefdb.origin_type,beliefdb.authority,beliefdb.provenance,text,text,"
         "jsonb,jsonb,jsonb)",
         "beliefdb.job_cancel(bigint[],text)",
-        "beliefdb.job_fail(bigint,text,double precision)",
+        "beliefdb.job_fail(bigint,text,double precision,boolean)",
         "beliefdb.job_finish(bigint,jsonb)",
         "beliefdb.job_retry(bigint[])",
         "beliefdb.job_started(bigint,text)",

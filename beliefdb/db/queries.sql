@@ -1160,8 +1160,9 @@ select beliefdb.job_started(%s, %s);
 select beliefdb.job_finish(%s, %s);
 
 -- job_fail --
--- Record why the job this transaction took failed; its status after (queued again, or failed)
-select beliefdb.job_fail(%s, %s, %s);
+-- Record why the job this transaction took failed; its status after (queued again, or failed: after its
+-- last attempt, or at once when final)
+select beliefdb.job_fail(%s, %s, %s, %s);
 
 -- job_retry --
 -- Queue failed jobs again with their attempts afresh (null: every failed job this session may retry); the ids, in order

@@ -5,8 +5,9 @@ no workspace lock, so it returns at once while workers ingest. A worker runs eac
 transaction: ``beliefdb.job_take`` locks the job's row until that transaction ends, the ingest
 writes in it (a savepoint), and ``job_finish`` commits with those writes; a failure rolls the
 ingest back to the savepoint and ``job_fail`` records the reason and a backoff in the same
-transaction. A worker killed at any point loses its connection, the server rolls its transaction
-back, and the job is queued again as it was: no document is lost or ingested twice. The start of
+transaction (or fails the job at once when an endpoint refused the request, :data:`REFUSALS`). A
+worker killed at any point loses its connection, the server rolls its transaction back, and the job
+is queued again as it was: no document is lost or ingested twice. The start of
 each attempt is recorded at once on another connection (``job_started``), so a document that brings
 its worker down every time uses up its attempts and is failed with the reason.
 
@@ -50,6 +51,9 @@ POLL_SECONDS = 1.0
 #: first wait before a failed job is tried again, in seconds, doubled for each attempt before
 BACKOFF_SECONDS = 1.0
 MAX_ATTEMPTS = 5
+#: what fails a job at its first attempt: an endpoint that refused the request (a bad key, an unknown model)
+#: refuses every attempt alike until its settings change (``jobs retry`` then); what may pass is tried again
+REFUSALS: tuple[type[errors.BeliefDBError], ...] = (errors.ExtractorRefused, errors.EmbedderRefused)
 
 
 def default_worker_name() -> str:
@@ -238,7 +242,8 @@ def run_one(db: Database, worker: str, *, embed: bool = True, backoff: float = B
             report = ingest.ingest_text(db, payload["text"], options, extractor=payload.get("extractor") or "rules",
                                         path=payload.get("path"), embed=False, conn=c, turns=_turns(payload))
         except Exception as exc:  # the document's failure is the job's, recorded; the worker goes on
-            failed = c.execute(Q.job_fail, (job_id, _message(exc), backoff)).fetchone()
+            final = isinstance(exc, REFUSALS)
+            failed = c.execute(Q.job_fail, (job_id, _message(exc), backoff, final)).fetchone()
             assert failed is not None
             return JobOutcome(id=job_id, source=options.name or "", status=str(failed[0]), attempts=attempts,
                               error=_message(exc))

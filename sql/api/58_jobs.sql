@@ -151,8 +151,12 @@ comment on function beliefdb.job_finish(bigint, jsonb) is 'Mark the job this tra
 
 -- The job this transaction took failed (its ingest was rolled back to before it): queued again after
 -- a backoff of p_backoff seconds doubled for each attempt before (at most an hour), or failed for
--- good after its last attempt. The reason is kept on one line.
-create or replace function beliefdb.job_fail(p_id bigint, p_error text, p_backoff double precision default 1)
+-- good after its last attempt, or at once when p_final (a refusal that another attempt would meet
+-- again: the llm endpoint refused the request, a bad key or model; jobs retry queues it again once
+-- that is fixed). The reason is kept on one line.
+drop function if exists beliefdb.job_fail(bigint, text, double precision);
+create or replace function beliefdb.job_fail(p_id bigint, p_error text, p_backoff double precision default 1,
+                                             p_final boolean default false)
 returns text
 language plpgsql
 security definer
@@ -165,12 +169,12 @@ begin
         raise exception 'backoff must be a number of seconds, not %', p_backoff using errcode = 'BD005';
     end if;
     update beliefdb.job j
-       set status = case when j.attempts >= j.max_attempts then 'failed' else 'queued' end,
+       set status = case when j.attempts >= j.max_attempts or p_final then 'failed' else 'queued' end,
            last_error = pg_catalog.left(pg_catalog.btrim(pg_catalog.regexp_replace(
                coalesce(nullif(p_error, ''), 'unknown error'), '\s+', ' ', 'g')), 1000),
            run_after = pg_catalog.clock_timestamp() + pg_catalog.make_interval(
                secs => least(p_backoff * 2.0 ^ (j.attempts - 1), 3600)),
-           finished_at = case when j.attempts >= j.max_attempts then pg_catalog.clock_timestamp() end
+           finished_at = case when j.attempts >= j.max_attempts or p_final then pg_catalog.clock_timestamp() end
      where j.workspace_id = beliefdb.current_workspace_id() and j.id = p_id and j.status = 'running'
     returning j.status into v_status;
     if not found then
@@ -180,7 +184,7 @@ begin
     return v_status;
 end
 $$;
-comment on function beliefdb.job_fail(bigint, text, double precision) is 'Record why the job this transaction took failed: queued again after a backoff, or failed after its last attempt';
+comment on function beliefdb.job_fail(bigint, text, double precision, boolean) is 'Record why the job this transaction took failed: queued again after a backoff, or failed after its last attempt (at once when final: a refusal another attempt would meet again)';
 
 -- Queue failed jobs again (beliefdb jobs retry), in one statement: each with its attempts used up
 -- afresh (its starts are kept, its history, and those before the retry count no more: the payload's

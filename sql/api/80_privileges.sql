@@ -77,7 +77,7 @@ grant execute on function beliefdb.in_force(uuid,uuid) to beliefdb_app;
 grant execute on function beliefdb.in_scope(jsonb,jsonb) to beliefdb_app;
 grant execute on function beliefdb.ingest_preview(text,text,beliefdb.origin_type,beliefdb.authority,beliefdb.provenance,text,text,jsonb,jsonb,jsonb) to beliefdb_app;
 grant execute on function beliefdb.ingest_version(text,text,beliefdb.origin_type,beliefdb.authority,beliefdb.provenance,text,text,jsonb,jsonb,jsonb) to beliefdb_app;
-grant execute on function beliefdb.job_fail(bigint,text,double precision) to beliefdb_app;
+grant execute on function beliefdb.job_fail(bigint,text,double precision,boolean) to beliefdb_app;
 grant execute on function beliefdb.job_finish(bigint,jsonb) to beliefdb_app;
 grant execute on function beliefdb.job_started(bigint,text) to beliefdb_app;
 grant execute on function beliefdb.job_retry(bigint[]) to beliefdb_app;

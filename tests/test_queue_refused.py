@@ -1,0 +1,63 @@
+"""A queued job whose llm endpoint refuses the request (HTTP 400, 401, 403, 404, 422: a bad key, an unknown
+model: ``extractor_refused``) was tried again up to its max attempts, each asking the endpoint again for the
+same refusal: it is failed at its first attempt with the reason, so ``beliefdb jobs`` says what to fix at
+once (and ``jobs retry`` queues it again once the settings are fixed). A failure that may pass (timeouts,
+429, 5xx: ``extractor_unavailable``) is still tried again after a backoff. Real workers, a real database, and
+the endpoint a real HTTP server on 127.0.0.1 (:class:`test_extract_llm.ChatServer`)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import psycopg
+import pytest
+from test_extract_llm import DOC, TABLES, WINDOW, ChatServer, Reply, answer, counts, serving_llm
+
+import beliefdb
+
+BAD_KEY = b'{"error": {"message": "Incorrect API key provided: sk-wrong.", "code": "invalid_api_key"}}'
+
+
+@pytest.fixture
+def llm(monkeypatch: pytest.MonkeyPatch) -> Iterator[ChatServer]:
+    yield from serving_llm(monkeypatch)
+
+
+def test_a_refusal_fails_the_job_at_its_first_attempt_with_the_reason(
+        llm: ChatServer, bdb: beliefdb.BeliefDB, postgresql: psycopg.Connection[Any]) -> None:
+    llm.answers(Reply(status=401, body=BAD_KEY))
+    (job,) = bdb.submit(text=DOC, source="return-policy.md", extractor="llm", max_attempts=5)
+    report = bdb.work(stop_when_empty=True, embed=False, backoff=0)
+    assert (report.done, report.retried, report.failed) == (0, 0, 1), report
+    assert report.outcomes[0].attempts == 1 and "HTTP 401" in (report.outcomes[0].error or "")
+    (failed,) = bdb.jobs(status="failed")
+    said = failed.last_error or ""
+    assert (failed.id, failed.attempts) == (job, 1) and failed.finished_at is not None, failed
+    assert said.startswith(f"the llm endpoint {llm.url}/chat/completions refused the request with HTTP 401:"
+                           " Incorrect API key provided: sk-wrong.;") and "BELIEFDB_LLM_API_KEY" in said, said
+    assert len(llm.seen) == 1  # asked once, for all its attempts
+    assert counts(postgresql) == dict.fromkeys(TABLES, 0)
+    # the settings fixed, it is queued again and done
+    llm.answers(Reply(answer(WINDOW)))
+    assert bdb.retry(job) == [job]
+    assert bdb.work(stop_when_empty=True, embed=False).done == 1
+    assert [b.value for b in bdb.beliefs()] == ["7 days"]
+
+
+def test_a_failure_that_may_pass_is_still_tried_again_after_a_backoff(
+        llm: ChatServer, bdb: beliefdb.BeliefDB, monkeypatch: pytest.MonkeyPatch,
+        postgresql: psycopg.Connection[Any]) -> None:
+    monkeypatch.setenv("BELIEFDB_LLM_HTTP_RETRIES", "0")
+    llm.answers(Reply(status=503))
+    (job,) = bdb.submit(text=DOC, source="return-policy.md", extractor="llm", max_attempts=3)
+    first = bdb.work(once=True, embed=False, backoff=30)
+    assert (first.retried, first.failed) == (1, 0), first
+    (queued,) = bdb.jobs(status="queued")
+    assert queued.attempts == 1 and "failed after 1 attempts: HTTP 503" in (queued.last_error or ""), queued
+    assert (queued.run_after - queued.started_at).total_seconds() >= 29  # type: ignore[operator]
+    postgresql.execute("update beliefdb.job set run_after = now()")
+    postgresql.commit()
+    llm.answers(Reply(answer(WINDOW)))
+    last = bdb.work(stop_when_empty=True, embed=False)
+    assert (last.done, last.failed) == (1, 0) and last.outcomes[0].attempts == 2 and last.outcomes[0].id == job
