@@ -57,13 +57,20 @@ def extractor_retry_after() -> int:
     return max(1, min(math.ceil(wait), math.ceil(MAX_RETRY_AFTER)))
 
 
-def retry_after(exc: errors.BeliefDBError | str) -> dict[str, str]:
-    """The ``Retry-After`` header of a 503 (an error, or its code), JSON or page alike; none for another."""
+def retry_seconds(exc: errors.BeliefDBError | str) -> int | None:
+    """The seconds to wait before trying again after a 503 (an error, or its code); None for another, which
+    trying again will not mend. The HTTP API sends them as ``Retry-After``, the MCP tools as ``retry_after``."""
     code = exc if isinstance(exc, str) else exc.code
     seconds = {errors.WorkspaceBusy.code: lambda: BUSY_RETRY_AFTER,
                errors.DatabaseUnavailable.code: lambda: DATABASE_RETRY_AFTER,
                errors.ExtractorUnavailable.code: extractor_retry_after}.get(code)
-    return {"Retry-After": str(seconds())} if seconds is not None else {}
+    return seconds() if seconds is not None else None
+
+
+def retry_after(exc: errors.BeliefDBError | str) -> dict[str, str]:
+    """The ``Retry-After`` header of a 503 (an error, or its code), JSON or page alike; none for another."""
+    seconds = retry_seconds(exc)
+    return {"Retry-After": str(seconds)} if seconds is not None else {}
 
 
 def bearer(header: str | None) -> str | None:

@@ -1,7 +1,8 @@
 """The MCP server (``beliefdb mcp`` on stdio, and ``/mcp`` under ``beliefdb serve``), built on the
 official ``mcp`` SDK: tools for what an agent does with memory, each a call of
 :class:`beliefdb.api.BeliefDB`, each answering the JSON the CLI prints with ``--json`` (an error:
-``{"error": code, "message": ...}`` with ``isError``).
+``{"error": code, "message": ...}`` with ``isError``, and ``"retry_after": seconds`` where the HTTP API
+answers 503 with ``Retry-After``).
 
 On stdio the tools act as the principal and in the workspace the command was started with; over
 HTTP as those of the request's bearer token, never what a call names.
@@ -25,7 +26,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from beliefdb import api, errors, render
 from beliefdb.api import BeliefDB
 from beliefdb.interfaces import mcp_forget, mcp_jobs, problems
-from beliefdb.interfaces.access import Memories, bearer
+from beliefdb.interfaces.access import Memories, bearer, retry_seconds
 from beliefdb.interfaces.mcp_types import Given
 from beliefdb.render import ask as render_ask
 from beliefdb.vocabulary import Authority, BeliefKind, Label, Origin, StepKind
@@ -76,7 +77,14 @@ class StepMemory(BaseModel):
 
 
 def _failed(exc: errors.BeliefDBError) -> CallToolResult:
-    text = render.to_json({"error": exc.code, "message": exc.message})
+    """The tool error: ``{"error": code, "message": ...}``, and ``retry_after``, the seconds to wait before
+    trying again, where the HTTP API sends them as ``Retry-After`` (a busy workspace, the database or the llm
+    extractor unavailable)."""
+    said: dict[str, Any] = {"error": exc.code, "message": exc.message}
+    seconds = retry_seconds(exc)
+    if seconds is not None:
+        said["retry_after"] = seconds
+    text = render.to_json(said)
     return CallToolResult(content=[TextContent(type="text", text=text)], is_error=True)
 
 

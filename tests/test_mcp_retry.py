@@ -1,0 +1,82 @@
+"""A tool error said what went wrong but not whether or when to try again, where the HTTP API's 503s carry
+Retry-After: the MCP tools' error now carries ``retry_after``, the same seconds from the same table
+(:func:`beliefdb.interfaces.access.retry_seconds`): a busy workspace 1, the database unavailable 3, the llm
+extractor unavailable the wait its client would have taken next; an error that trying again cannot mend (a
+refusal, bad input) has none, and every message is as it was. Through the MCP SDK's client against the
+server :func:`beliefdb.interfaces.mcp.build` builds, on the real database and a real local llm endpoint."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+import anyio
+import psycopg
+import pytest
+from mcp.client import Client
+from test_extract_llm import DOC, ChatServer, Reply, serving_llm
+
+import beliefdb
+from beliefdb import errors
+from beliefdb.interfaces import access
+from beliefdb.interfaces.mcp import build
+
+POLICY = "# Returns\nReturns are accepted within 30 days.\n"
+
+
+@pytest.fixture
+def llm(monkeypatch: pytest.MonkeyPatch) -> Iterator[ChatServer]:
+    yield from serving_llm(monkeypatch)
+
+
+def _tool_error(db: beliefdb.BeliefDB, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    async def run() -> Any:
+        async with Client(build(local=db)) as client:
+            return await client.call_tool(tool, arguments)
+
+    result = anyio.run(run)
+    assert result.is_error, result
+    said: dict[str, Any] = json.loads(result.content[0].text)
+    return said
+
+
+def test_a_busy_workspace_says_when_to_try_again(db_url: str, bdb: beliefdb.BeliefDB,
+                                                 postgresql: psycopg.Connection[Any],
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("BELIEFDB_LOCK_TIMEOUT", "0.5")
+    with beliefdb.connect(db_url) as db:
+        postgresql.execute("select from beliefdb.audit_head h where h.workspace_id = %s for update of h",
+                           (bdb.database.workspace_id,))
+        try:
+            said = _tool_error(db, "ingest_text", {"text": POLICY, "source": "p.md"})
+        finally:
+            postgresql.rollback()
+    assert said["error"] == "workspace_busy" and said["retry_after"] == 1, said
+    assert said["message"].startswith("another writer holds this workspace"), said
+    assert bdb.beliefs() == []
+
+
+def test_an_unavailable_extractor_says_the_wait_and_a_refusal_none(llm: ChatServer, bdb: beliefdb.BeliefDB,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("BELIEFDB_LLM_HTTP_RETRIES", "0")
+    monkeypatch.setenv("BELIEFDB_LLM_BACKOFF", "2.5")
+    llm.answers(Reply(status=503))
+    said = _tool_error(bdb, "ingest_text", {"text": DOC, "source": "p.md", "extractor": "llm"})
+    assert said["error"] == "extractor_unavailable" and said["retry_after"] == 3, said  # as HTTP's Retry-After
+    llm.answers(Reply(status=401))
+    said = _tool_error(bdb, "ingest_text", {"text": DOC, "source": "p.md", "extractor": "llm"})
+    assert said["error"] == "extractor_refused" and "retry_after" not in said, said
+    said = _tool_error(bdb, "why", {"belief": "0123abcd"})
+    assert said == {"error": "unknown_belief", "message": "unknown belief 0123abcd"}
+
+
+def test_every_error_says_what_the_http_api_says() -> None:
+    """The one table both doors read: each 503 of the HTTP API has its seconds, nothing else has any."""
+    for exc, seconds in [(errors.WorkspaceBusy("busy"), 1), (errors.DatabaseUnavailable("down"), 3),
+                         (errors.ExtractorUnavailable("down"), access.extractor_retry_after()),
+                         (errors.ExtractorRefused("no"), None), (errors.EmbedderRefused("no"), None),
+                         (errors.InvalidInput("bad"), None), (errors.NotFound("gone"), None)]:
+        assert access.retry_seconds(exc) == seconds, exc
+        assert access.retry_after(exc) == ({} if seconds is None else {"Retry-After": str(seconds)}), exc
+    assert access.DATABASE_RETRY_AFTER == 3
