@@ -252,6 +252,24 @@ def test_embedder_down_degrades_to_text_search(bdb: beliefdb.BeliefDB, monkeypat
     assert "weaker search" in result.context
 
 
+@pytest.mark.slow
+def test_the_workspaces_own_embedder_down_is_said_once(bdb: beliefdb.BeliefDB, fake_embeddings: FakeEmbeddings,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """The embeddings endpoint the workspace was embedded with goes down: ask degrades and says so in
+    one clause (it said "embedder unavailable: embedder unavailable: cannot reach ...")."""
+    monkeypatch.setenv("BELIEFDB_EMBEDDER", "openai")
+    monkeypatch.setenv("BELIEFDB_EMBED_URL", fake_embeddings.url)
+    monkeypatch.setenv("BELIEFDB_EMBED_MODEL", "tiny-16")
+    bdb.ingest_text(V33, source="return-policy.md", authority="official")
+    assert bdb.ask(Q).degraded is None
+    fake_embeddings.close()
+    result = bdb.ask(Q)
+    assert result.degraded is not None and result.degraded.startswith(
+        f"embedder unavailable: cannot reach {fake_embeddings.url}"), result.degraded
+    assert result.degraded.count("embedder unavailable") == 1, result.degraded
+    assert result.beliefs[0].belief.value == "15 days"
+
+
 class socket_closed_port:
     """A local port nothing listens on."""
 

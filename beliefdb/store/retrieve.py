@@ -222,7 +222,8 @@ def _embed_question(db: Database, question: str, embedder: Embedder | str | None
             raise ModelMismatch(f"the workspace's embeddings are {recorded.model}, the embedder is {chosen.model}")
         return chosen.query(question), recorded.model, None, chosen.min_similarity
     except (EmbedderUnavailable, ModelMismatch, errors.InvalidInput) as exc:
-        return None, None, f"embedder unavailable: {exc.message}", 0.0
+        # the openai embedder's own message already begins so: said once
+        return None, None, f"embedder unavailable: {exc.message.removeprefix('embedder unavailable: ')}", 0.0
 
 
 def ask(db: Database, question: str, *, k: int = 5, as_of: datetime | None = None,
