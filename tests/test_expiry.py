@@ -5,7 +5,8 @@ merges only claims with the same valid time."""
 from __future__ import annotations
 
 import json
-from datetime import UTC, datetime
+import threading
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import psycopg
@@ -218,3 +219,142 @@ def test_what_a_sql_caller_recorded_before_its_change_processed_an_expiry_is_not
     items = postgresql.execute("select r.node, r.created_at from beliefdb.review_item r"
                                " where r.kind = 'decision_flagged' order by r.created_at").fetchall()
     assert items == [(refuse.id, datetime(2026, 2, 1, tzinfo=UTC)), (row[0], datetime(2026, 2, 8, tzinfo=UTC))]
+
+
+def sql_caller(db_url: str, moment: str) -> psycopg.Connection[Any]:
+    """A caller of the SQL functions (no beliefdb.expire first) acting as ops, its clock at ``moment``."""
+    conn = psycopg.connect(url_at(db_url, moment), autocommit=True)
+    conn.execute("select set_config('beliefdb.workspace_id', id::text, false) from beliefdb.workspace"
+                 " where name = 'default'")
+    conn.execute("select set_config('beliefdb.principal', 'ops', false)")
+    conn.execute("set role beliefdb_app")
+    return conn
+
+
+@pytest.mark.parametrize("caller", ["the library", "SQL"])
+def test_an_outcome_recorded_after_an_expiry_sees_the_action_held(
+        db_url: str, postgresql: psycopg.Connection[Any], caller: str) -> None:
+    """record_outcome processes what expired first, as every writer does: an action whose decision's last
+    reason ended a week before is held (a reader then saw it held), and its success is refused, not
+    recorded as done and then held by the next change as of before it. The library and SQL say the same."""
+    with beliefdb.connect(url_at(db_url, "2026-01-10T00:00:00Z"), principal="ops") as january:
+        (seven,) = remember(january, valid_to="2026-02-01T00:00:00Z").accepted
+        refuse = january.decide("Refuse the return of order 1042", because=[seven.id])
+        email = january.act(refuse.id, "Email the customer a refusal")
+    if caller == "the library":
+        with beliefdb.connect(url_at(db_url, "2026-02-08T00:00:00Z"), principal="ops") as february:
+            with pytest.raises(beliefdb.errors.InvalidInput, match="is held"):
+                february.record_outcome(email.id, "succeeded")
+            # a dispute changes no action's status: it is recorded, after the expiry
+            disputed = february.record_outcome(email.id, "disputed").status
+    else:
+        with sql_caller(db_url, "2026-02-08T00:00:00Z") as conn:
+            with pytest.raises(psycopg.Error, match="is held") as refused:
+                conn.execute("select beliefdb.record_outcome(%s, 'succeeded')", (str(email.id),))
+            assert refused.value.sqlstate == "BD005"
+            disputed = conn.execute("select status from beliefdb.record_outcome(%s, 'disputed')",
+                                    (str(email.id),)).fetchone()[0]
+    assert disputed == "held"
+    assert postgresql.execute("select status from beliefdb.decision where id = %s", (refuse.id,)
+                              ).fetchone() == ("needs_review",)
+    for moment in ("2026-02-05T00:00:00+00:00", "2026-02-09T00:00:00+00:00"):
+        assert as_of(postgresql, seven.id, refuse.id, email.id, moment) == ("expired", "needs_review", "held")
+    assert postgresql.execute("select outcome from beliefdb.outcome").fetchall() == [("disputed",)]
+
+
+def test_an_outcome_that_waited_for_another_writer_past_an_expiry_sees_it(
+        db_url: str, postgresql: psycopg.Connection[Any]) -> None:
+    """The library processes what expired when its transaction begins; a change that then waits for another
+    writer's lock is dated when it takes it (beliefdb.lock_workspace), past a valid time that ended while it
+    waited. record_outcome processes that expiry under the lock too: the action is held, its success refused.
+    (The real clock: a fixed one would not move while it waits.)"""
+    end = datetime.now(UTC) + timedelta(seconds=4)
+    with beliefdb.connect(db_url, principal="ops") as db:
+        (seven,) = remember(db, valid_to=end.isoformat()).accepted
+        refuse = db.decide("Refuse the return of order 1042", because=[seven.id])
+        email = db.act(refuse.id, "Email the customer a refusal")
+        with psycopg.connect(db_url) as writer:
+            writer.execute("select set_config('beliefdb.workspace_id', id::text, false) from beliefdb.workspace"
+                           " where name = 'default'")
+            writer.execute("select beliefdb.lock_workspace()")
+            release = threading.Timer((end - datetime.now(UTC)).total_seconds() + 0.5, writer.rollback)
+            release.start()
+            try:
+                assert datetime.now(UTC) < end  # (the outcome's transaction begins before the end)
+                with pytest.raises(beliefdb.errors.InvalidInput, match="is held"):
+                    db.record_outcome(email.id, "succeeded")
+            finally:
+                release.join()
+        assert {a.id: a.status for a in db.actions()} == {email.id: "held"}
+    assert postgresql.execute("select count(*) from beliefdb.outcome").fetchone() == (0,)
+    (flagged_at,) = postgresql.execute("select created_at from beliefdb.review_item where node = %s",
+                                       (refuse.id,)).fetchone()
+    assert flagged_at == end
+
+
+def flagged_then_supported_until_february(db_url: str) -> tuple[Any, Any, Any, Any]:
+    """A decision flagged in January (its reason retracted), whose reason is restored two days later
+    with its valid time ending on 1 February: it holds again, still needs review, its item open.
+    Returns the belief, the decision, its action and the decision's review item."""
+    with beliefdb.connect(url_at(db_url, "2026-01-10T00:00:00Z"), principal="ops") as january:
+        (seven,) = remember(january, valid_to="2026-02-01T00:00:00Z").accepted
+        refuse = january.decide("Refuse the return of order 1042", because=[seven.id])
+        email = january.act(refuse.id, "Email the customer a refusal")
+        january.retract(belief=seven.id, reason="checking the policy")
+        assert {d.id: (d.status, d.holds) for d in january.decisions()} == {refuse.id: ("needs_review", False)}
+        (item,) = [i.id for i in january.review_items() if i.kind == "decision_flagged"]
+    with beliefdb.connect(url_at(db_url, "2026-01-12T00:00:00Z"), principal="ops") as later:
+        later.retract(belief=seven.id, reason="the policy is right", undo=True)
+        assert {d.id: (d.status, d.holds) for d in later.decisions()} == {refuse.id: ("needs_review", True)}
+    return seven, refuse, email, item
+
+
+@pytest.mark.parametrize("caller", ["the library", "SQL"])
+def test_a_flag_approved_after_an_expiry_approves_the_loss_the_approver_saw(
+        db_url: str, postgresql: psycopg.Connection[Any], caller: str) -> None:
+    """review_resolve processes what expired first: approving on 8 February a decision whose restored reason
+    ended on 1 February approves it as it is then (not holding), as a reader then saw it, and releases its
+    action. The approval is not followed by a flag dated before it (rule 4's flag again applies to a loss
+    after the approval, and this one came before), and the library's answer and SQL's are the same."""
+    seven, refuse, email, item = flagged_then_supported_until_february(db_url)
+    if caller == "the library":
+        with beliefdb.connect(url_at(db_url, "2026-02-08T00:00:00Z"), principal="ops") as february:
+            february.resolve_review(item, "approved", note="refund anyway")
+    else:
+        with sql_caller(db_url, "2026-02-08T00:00:00Z") as conn:
+            conn.execute("select beliefdb.review_resolve(%s, 'approved', 'refund anyway')", (str(item),))
+    with beliefdb.connect(url_at(db_url, "2026-02-10T00:00:00Z"), principal="ops") as now:
+        assert {d.id: (d.status, d.holds) for d in now.decisions()} == {refuse.id: ("approved", False)}
+        assert {a.id: a.status for a in now.actions()} == {email.id: "scheduled"}
+        assert now.review_items() == []
+        assert now.audit_verify().ok
+    items = postgresql.execute("select r.kind, r.status, r.created_at, r.resolved_at from beliefdb.review_item r"
+                               " order by r.kind").fetchall()
+    assert items == [("action_held", "approved", datetime(2026, 1, 10, tzinfo=UTC), datetime(2026, 2, 8, tzinfo=UTC)),
+                     ("decision_flagged", "approved", datetime(2026, 1, 10, tzinfo=UTC),
+                      datetime(2026, 2, 8, tzinfo=UTC))]
+    assert as_of(postgresql, seven.id, refuse.id, email.id, "2026-02-05T00:00:00+00:00") == (
+        "expired", "needs_review", "held")
+    assert as_of(postgresql, seven.id, refuse.id, email.id, "2026-02-09T00:00:00+00:00") == (
+        "expired", "approved", "scheduled")
+
+
+def test_a_tie_approved_in_sql_after_one_side_expired_is_settled_already(
+        db_url: str, postgresql: psycopg.Connection[Any]) -> None:
+    """A tie one side of which ended on 1 February settled itself then (rule 17: its item closes, dated
+    then); approving it in SQL on the 8th finds it closed and says so, as the library does, instead of
+    superseding the expired side a week after it ended."""
+    with beliefdb.connect(url_at(db_url, "2026-01-10T00:00:00Z"), principal="ops") as january:
+        five, six = (january.remember(f"Max payload is {v} kg.", "drone", "max_payload", f"{v} kg",
+                                      f"Max payload is {v} kg.", source=f"d{v}.md", text=f"Max payload is {v} kg.",
+                                      valid_from="2026-01-01T00:00:00Z", valid_to=until).accepted[0]
+                     for v, until in (("5", "2026-02-01T00:00:00Z"), ("6", None)))
+        (tie,) = [i for i in january.review_items() if i.kind == "conflict"]
+    with sql_caller(db_url, "2026-02-08T00:00:00Z") as conn:
+        with pytest.raises(psycopg.Error, match=r"is already closed \(settled: the beliefs are no longer tied\)") as e:
+            conn.execute("select beliefdb.review_resolve(%s, 'approved', null, %s)", (str(tie.id), str(six.id)))
+        assert e.value.sqlstate == "BD005"
+    with beliefdb.connect(url_at(db_url, "2026-02-10T00:00:00Z"), principal="ops") as now:
+        assert {b.id: b.status for b in now.beliefs(include_all=True)} == {five.id: "expired", six.id: "current"}
+    assert postgresql.execute("select status, resolved_at from beliefdb.review_item where id = %s", (tie.id,)
+                              ).fetchone() == ("closed", datetime(2026, 2, 1, tzinfo=UTC))

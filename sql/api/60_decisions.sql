@@ -376,7 +376,11 @@ comment on function beliefdb.retract_preview(text, text, integer, boolean) is 'E
 -- A proposed correction, new version or retraction is its owner's to approve (which applies it
 -- as the owner's own change) or reject. The item: its id or a prefix of it naming one open (or
 -- closed) item (one approved or rejected already is said to be); the winner, only with approving a
--- conflict: a belief's id or a unique prefix.
+-- conflict: a belief's id or a unique prefix. What expired is processed first, under the lock, as every
+-- writer does (rule 16): the verdict is dated when it took the lock and is on the state a reader then
+-- saw. Approving a decision whose last reason ended before then approves the loss it shows (rule 4: only
+-- a loss after the approval flags it again); a tie one side of which expired is settled (closed), and
+-- a proposed correction of a belief that expired closes too: they are no longer open to resolve.
 create or replace function beliefdb.review_resolve(p_item text, p_verdict text, p_note text default null,
                                                    p_winner text default null) returns beliefdb.review_resolution
 language plpgsql
@@ -393,6 +397,8 @@ declare
     v_result jsonb;
 begin
     perform beliefdb.lock_workspace();
+    -- (before the change's record begins: the expiries are changes of their own, dated earlier)
+    perform beliefdb._process_expiries(v_ws);
     perform beliefdb._begin_changes();
     -- an empty or short reference would be a prefix of every item, or of many: it names none
     if v_ref = '' then

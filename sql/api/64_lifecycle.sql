@@ -141,6 +141,9 @@ $$;
 comment on function beliefdb.expire() is 'Process the bound workspace''s beliefs whose valid time ended: not current any more, and what rests on them re-evaluated';
 
 -- Record what actually happened after a decision or an action (its id or a unique prefix; audited).
+-- What expired first, under the lock, as every writer does (rule 16): an outcome is dated when it took
+-- the lock, and an action whose decision's last reason ended before then was held then; its success
+-- recorded against it as scheduled would be followed by the hold, dated before it.
 create or replace function beliefdb.record_outcome(p_node text, p_outcome text, p_note text default null)
 returns beliefdb.outcome_recorded
 language plpgsql
@@ -155,6 +158,7 @@ declare
     v_status text;
 begin
     perform beliefdb.lock_workspace();
+    perform beliefdb._process_expiries(v_ws);
     -- (a node of another kind is not found: outcomes are recorded for decisions and actions)
     v_node := beliefdb.resolve_node(p_node, '{decision,action}');
     select n.kind into v_kind from beliefdb.node n where n.workspace_id = v_ws and n.id = v_node;
