@@ -358,3 +358,64 @@ def test_a_tie_approved_in_sql_after_one_side_expired_is_settled_already(
         assert {b.id: b.status for b in now.beliefs(include_all=True)} == {five.id: "expired", six.id: "current"}
     assert postgresql.execute("select status, resolved_at from beliefdb.review_item where id = %s", (tie.id,)
                               ).fetchone() == ("closed", datetime(2026, 2, 1, tzinfo=UTC))
+
+
+def test_what_an_expiry_brings_back_is_dated_when_it_ended(db_url: str, postgresql: psycopg.Connection[Any]) -> None:
+    """A revival caused by an expiry (rule 3): the truck plan, which a person chose over the drone plan, rests
+    on a promotion that ends on 1 February; then the drone plan is current again, the approved decision on
+    it holds again, and the drone plan meets its rivals again (a tie with the bike plan) — all as of
+    1 February, though nobody reads until the 10th. When the drone plan's own reason ends on 5 February, the
+    decision loses its support again, after its approval, and is flagged again then: processed moment by
+    moment, the revival of the 1st is what the 5th's loss is measured against."""
+    def plan(db: beliefdb.BeliefDB, how: str, basis: Any) -> Any:
+        return db.derive(f"Ship order 1042 by {how}", "order_1042", "shipping", how, [basis])
+
+    with beliefdb.connect(url_at(db_url, "2026-01-10T00:00:00Z"), principal="ops") as january:
+        weight = "Order 1042 weighs 4 kg."
+        (light,) = january.remember(weight, "order_1042", "weight", "4 kg", weight, source="order.md", text=weight,
+                                    authority="internal", valid_to="2026-02-05T00:00:00Z").accepted
+        promo = "Truck shipping is free until February."
+        (free,) = january.remember(promo, "truck", "free", "yes", promo, source="promo.md", text=promo,
+                                   authority="internal", valid_to="2026-02-01T00:00:00Z").accepted
+        drone, truck = plan(january, "drone", light.id), plan(january, "truck", free.id)
+        (tie,) = [i.id for i in january.review_items() if i.kind == "conflict"]
+        book = january.decide("Book a drone slot for order 1042", because=[drone.id])
+        slot = january.act(book.id, "Reserve the drone slot")
+    with beliefdb.connect(url_at(db_url, "2026-01-11T00:00:00Z"), principal="ops") as chosen:
+        chosen.resolve_review(tie, "approved", winner=truck.id)
+        assert {d.id: d.status for d in chosen.decisions()} == {book.id: "needs_review"}
+        bike = plan(chosen, "bike", light.id)  # a tie with the truck plan
+    with beliefdb.connect(url_at(db_url, "2026-01-12T00:00:00Z"), principal="ops") as approving:
+        (flag,) = [i.id for i in approving.review_items() if i.kind == "decision_flagged"]
+        approving.resolve_review(flag, "approved", note="the drone plan stands")
+        assert {d.id: (d.status, d.holds) for d in approving.decisions()} == {book.id: ("approved", False)}
+    with beliefdb.connect(url_at(db_url, "2026-02-10T00:00:00Z"), principal="ops") as february:
+        assert {b.id: b.status for b in february.beliefs(subject="order_1042", include_all=True)
+                if b.attribute == "shipping"} == {drone.id: "unsupported", truck.id: "unsupported",
+                                                  bike.id: "unsupported"}
+        assert {d.id: (d.status, d.holds) for d in february.decisions()} == {book.id: ("needs_review", False)}
+        assert {a.id: a.status for a in february.actions()} == {slot.id: "held"}
+        assert february.audit_verify().ok
+    names = {drone.id: "drone", truck.id: "truck", bike.id: "bike", book.id: "book", slot.id: "slot"}
+    items = [(r[0], sorted(names[n] for n in r[1] if n is not None), r[2], r[3], r[4]) for r in postgresql.execute(
+        "select r.kind, array[r.node, r.other_node], r.status, r.created_at, r.resolved_at from beliefdb.review_item r"
+        " order by r.created_at, r.kind, r.resolved_at").fetchall()]
+    jan, feb = (lambda d: datetime(2026, 1, d, tzinfo=UTC)), (lambda d: datetime(2026, 2, d, tzinfo=UTC))
+    assert items == [
+        ("conflict", ["drone", "truck"], "approved", jan(10), jan(11)),
+        ("action_held", ["slot"], "approved", jan(11), jan(12)),
+        ("conflict", ["bike", "truck"], "closed", jan(11), feb(1)),  # the truck plan no longer holds
+        ("decision_flagged", ["book"], "approved", jan(11), jan(12)),
+        ("conflict", ["bike", "drone"], "closed", feb(1), feb(5)),  # the drone plan back meets the bike plan
+        ("action_held", ["slot"], "open", feb(5), None),  # lost again after the approval
+        ("decision_flagged", ["book"], "open", feb(5), None),
+    ]
+    assert postgresql.execute("select reason from beliefdb.review_item where kind = 'decision_flagged'"
+                              " and status = 'open'").fetchone() == (
+        "the decision lost its last remaining support again, after it was approved",)
+    # (the decision and its action as of then; the plans' own as-of status is not read back here: a derived
+    # belief's holding is taken as recorded, rule 16, so the truck plan reads as holding then)
+    for moment, expected in (("2026-01-20T00:00:00+00:00", ("approved", "scheduled")),
+                             ("2026-02-03T00:00:00+00:00", ("approved", "scheduled")),
+                             ("2026-02-07T00:00:00+00:00", ("needs_review", "held"))):
+        assert as_of(postgresql, drone.id, book.id, slot.id, moment)[1:] == expected, moment
