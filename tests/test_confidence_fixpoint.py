@@ -3,6 +3,8 @@ beliefs in one run, and an agent's memory has an explained confidence."""
 
 from __future__ import annotations
 
+from datetime import datetime
+
 import pytest
 from conftest import url_at
 
@@ -235,3 +237,89 @@ def test_a_restore_raises_a_belief_off_the_floor_and_what_derives_from_it(bdb: b
     bdb.retract(source="base.md", reason="test", undo=True)
     restored = stored(bdb)
     assert restored[above] == restored[after] == floor[above]
+
+
+def confidences_md5(conn: object, ws: object, moment: str | None = None) -> tuple[str, str]:
+    """The md5 of every belief's stored confidence, and of every belief's confidence computed from its factors
+    with what is stored (beliefdb._confidences, the clock at ``moment``): equal when each belief is what its
+    factors give, the fixpoint."""
+    import psycopg
+
+    assert isinstance(conn, psycopg.Connection)
+    if moment is not None:
+        conn.execute("select set_config('beliefdb.now', %s, false)", (moment,))
+    row = conn.execute("""
+        select md5(string_agg(b.id::text || '=' || b.confidence::text, ',' order by b.id)),
+               md5(string_agg(b.id::text || '=' || least(1, greatest(0, c.confidence))::real::text, ','
+                              order by b.id))
+          from beliefdb.belief b
+          join beliefdb._confidences(%(ws)s, array(select x.id from beliefdb.belief x where x.workspace_id = %(ws)s)) c
+            on c.belief_id = b.id
+         where b.workspace_id = %(ws)s""", {"ws": ws}).fetchone()
+    conn.execute("select set_config('beliefdb.now', '', false)")
+    conn.commit()
+    assert row is not None
+    return row[0], row[1]
+
+
+@pytest.mark.parametrize("action", ["decay", "recompute"])
+def test_decay_and_recompute_reach_the_fixpoint_below_twenty_derived_levels(
+        db_url: str, postgresql: object, action: str) -> None:
+    """One run of decay (as of a moment, by a login that may not fix the clock) or recompute (after a policy
+    change) stores every belief's confidence as its factors give it from what is stored (the same md5) on a
+    graph of several kinds, sources, an open conflict and a chain of 30 derived levels with a belief derived
+    from two of its levels: round by round, 20 rounds at most, left the levels below the 21st as they were."""
+    import psycopg
+
+    assert isinstance(postgresql, psycopg.Connection)
+    with beliefdb.connect(url_at(db_url, "2026-01-01T00:00:00Z")) as db:
+        fee = "The restocking fee is 10%.\n"
+        (base,) = db.ingest_text(fee, source="fees.md", authority="official").accepted
+        db.ingest_text(fee, source="fees-copy.md", authority="user")
+        (rule,) = db.remember("Refunds take 5 days.", "refund", "delay", "5 days", "Refunds take 5 days.",
+                              source="refunds.md", text="Refunds take 5 days.", authority="internal",
+                              kind="rule").accepted
+        (tied,) = db.remember("colour is red", "widget", "colour", "red", "colour is red", source="a.md",
+                              text="Note. colour is red", authority="user", kind="preference").accepted
+        db.remember("colour is blue", "widget", "colour", "blue", "colour is blue", source="b.md",
+                    text="Note. colour is blue", authority="user", kind="preference")
+        chain = [db.derive("Late returns cost 10% (level 1)", "late_return_1", "fee", "10%", [base.id, rule.id]).id]
+        for level in range(2, 31):
+            chain.append(db.derive(f"Late returns cost 10% (level {level})", f"late_return_{level}", "fee", "10%",
+                                   [chain[-1]]).id)
+        both = db.derive("Late red returns", "late_red_return", "fee", "10%", [chain[3], chain[24], tied.id]).id
+        last = db.derive("Late red returns, last", "late_red_last", "fee", "10%", [both, chain[-1]]).id
+    row = postgresql.execute("select workspace_id from beliefdb.belief where id = %s", (base.id,)).fetchone()
+    assert row is not None
+    ws = row[0]
+    postgresql.commit()
+    before = {r[0]: r[1] for r in postgresql.execute("select id, confidence from beliefdb.belief").fetchall()}
+    postgresql.commit()
+    # decay as of a year on (with the real clock: what it writes is dated now); recompute then
+    moment = "2027-01-01T00:00:00+00:00" if action == "decay" else "2026-01-01T00:00:00+00:00"
+    if action == "decay":
+        with beliefdb.connect(db_url) as db:
+            report = lifecycle.decay(db.database, now=datetime.fromisoformat(moment))
+    else:
+        postgresql.execute("update beliefdb.confidence_policy set weight = 0.6 where factor = 'authority' "
+                           "and key = 'official'")
+        postgresql.commit()
+        with beliefdb.connect(url_at(db_url, "2026-01-01T00:00:00Z")) as db:
+            report = lifecycle.recompute(db.database)
+    try:
+        after = {r[0]: r[1] for r in postgresql.execute("select id, confidence from beliefdb.belief").fetchall()}
+        postgresql.commit()
+        stored_md5, fixpoint_md5 = confidences_md5(postgresql, ws, moment)
+        assert stored_md5 == fixpoint_md5
+        unmoved = [n for n, b in enumerate([*chain, both, last], 1) if not after[b] < before[b]]
+        assert unmoved == []
+        assert report.changed == len([b for b in after if after[b] != before[b]])
+        # the fixpoint: a second run has nothing left to do
+        with beliefdb.connect(db_url if action == "decay" else url_at(db_url, moment)) as db:
+            again = (lifecycle.decay(db.database, now=datetime.fromisoformat(moment)) if action == "decay"
+                     else lifecycle.recompute(db.database))
+        assert again.changed == 0
+    finally:
+        postgresql.execute("update beliefdb.confidence_policy set weight = 0.9 where factor = 'authority' "
+                           "and key = 'official'")
+        postgresql.commit()

@@ -5,12 +5,13 @@
 -- Half-lives apply from each belief's last verification; beliefs under the retrieval threshold
 -- are low confidence (demoted and labelled, never deleted); new evidence re-verifies them. One
 -- statement computes them all; a derived belief reads what it is derived from as stored, so the
--- beliefs derived from those that moved are computed again until nothing moves: one run reaches
--- the fixpoint. A scheduler such as pg_cron can call it. p_preview: the same report, exactly, and
+-- beliefs derived from those that moved are computed again, each once after what it derives from
+-- and at any depth (beliefdb._propagate_confidence_from, propagate's walk): one run reaches the
+-- fixpoint. A scheduler such as pg_cron can call it. p_preview: the same report, exactly, and
 -- nothing written (the run happens in a subtransaction that is rolled back).
--- p_now moves the clock for computing only: every round reads the confidences with the clock at
--- p_now, then writes them with the session's own clock back, so an agent may decay as of any
--- moment while a write with a fixed clock stays refused to a login that may not fix it (BD010).
+-- p_now moves the clock for computing only: the confidences are read with the clock at p_now, then
+-- written with the session's own clock back, so an agent may decay as of any moment while a write
+-- with a fixed clock stays refused to a login that may not fix it (BD010).
 create or replace function beliefdb.decay(p_now timestamptz default null, p_action text default 'decay',
                                           p_preview boolean default false)
 returns beliefdb.confidence_report
@@ -27,10 +28,9 @@ declare
                              where p.factor = 'retrieval' and p.key = 'low_confidence'), 0.3);
     v_old_ids uuid[];
     v_old real[];
-    v_todo uuid[];
     v_ids uuid[];
     v_new real[];
-    v_round integer;
+    v_raised uuid[];
     v_result jsonb;
 begin
     if not pg_catalog.isfinite(p_now) then
@@ -53,34 +53,29 @@ begin
     v_at := coalesce(p_now::text, v_clock);
     select coalesce(array_agg(b.id), '{}'), coalesce(array_agg(b.confidence), '{}') into v_old_ids, v_old
       from beliefdb.belief b where b.workspace_id = v_ws;
-    -- every belief first, then, round after round, those derived from one that moved
-    v_todo := v_old_ids;
-    for v_round in 0..20 loop
-        perform set_config('beliefdb.now', v_at, true);
-        if v_round = 0 then
-            v_now := beliefdb.clock();
-        end if;
-        -- (one statement for the set, beliefdb._confidences: a call of confidence_factors per belief
-        -- took 40 s for the 55,000 beliefs of a 100,000-node workspace)
-        select coalesce(array_agg(c.belief_id), '{}'), coalesce(array_agg(least(1, greatest(0, c.confidence))), '{}')
-          into v_ids, v_new
-          from beliefdb._confidences(v_ws, v_todo) c
-          join beliefdb.belief b on b.workspace_id = v_ws and b.id = c.belief_id
-         where b.id = any(v_todo)
-           and b.confidence is distinct from least(1, greatest(0, c.confidence));
-        perform set_config('beliefdb.now', v_clock, true);
-        exit when cardinality(v_ids) = 0;
+    -- every belief, as of the moment (one statement for the set, beliefdb._confidences: a call of
+    -- confidence_factors per belief took 40 s for the 55,000 beliefs of a 100,000-node workspace)
+    perform set_config('beliefdb.now', v_at, true);
+    v_now := beliefdb.clock();
+    select coalesce(array_agg(c.belief_id), '{}'), coalesce(array_agg(least(1, greatest(0, c.confidence))), '{}'),
+           coalesce(array_agg(c.belief_id) filter (where b.confidence is null
+                                                      or least(1, greatest(0, c.confidence)) > b.confidence), '{}')
+      into v_ids, v_new, v_raised
+      from beliefdb._confidences(v_ws, v_old_ids) c
+      join beliefdb.belief b on b.workspace_id = v_ws and b.id = c.belief_id
+     where b.id = any(v_old_ids)
+       and b.confidence is distinct from least(1, greatest(0, c.confidence));
+    perform set_config('beliefdb.now', v_clock, true);
+    if cardinality(v_ids) > 0 then
         update beliefdb.belief b
            set confidence = c.new
           from unnest(v_ids, v_new) as c (id, new)
          where b.workspace_id = v_ws and b.id = c.id;
-        v_todo := array(
-            select distinct a.consequent
-              from beliefdb.justification_antecedent a
-              join beliefdb.belief b on b.workspace_id = a.workspace_id and b.id = a.consequent
-             where a.workspace_id = v_ws and a.antecedent = any(v_ids) and a.edge_kind = 'derives');
-        exit when cardinality(v_todo) = 0;
-    end loop;
+        -- then what derives from those that moved, each once after what it derives from, at any depth
+        -- (as propagate does: beliefdb._propagate_confidence); a derived belief's confidence reads no
+        -- clock, so the session's own is back
+        perform beliefdb._propagate_confidence_from(v_ws, v_ids, v_raised);
+    end if;
     with compared as (
         select o.old, b.confidence as new
           from unnest(v_old_ids, v_old) as o (id, old)

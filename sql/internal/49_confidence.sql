@@ -228,10 +228,35 @@ language plpgsql
 set search_path = pg_catalog, pg_temp
 as $$
 declare
-    v_floor real := beliefdb.floored_product(-1000)::real;  -- a derived belief's confidence at the floor
     v_moved uuid[];
     v_raised uuid[];
-    v_count integer;
+begin
+    if cardinality(p_beliefs) = 0 then
+        return 0;
+    end if;
+    select r.o_moved, r.o_raised into v_moved, v_raised
+      from beliefdb._refresh_confidence_moves(p_workspace_id, p_beliefs) r;
+    return cardinality(v_moved) + beliefdb._propagate_confidence_from(p_workspace_id, v_moved, v_raised);
+end
+$$;
+comment on function beliefdb._propagate_confidence(uuid, uuid[]) is 'Store the computed confidence of beliefs and of what derives from those that moved, each once, in derivation order; returns how many it stored';
+
+-- What _propagate_confidence does once the given beliefs are stored: the beliefs derived from those
+-- whose confidence moved (p_moved; p_raised: those of them that rose), at any depth, each computed
+-- once after what it derives from. decay stores its beliefs itself (with its clock at the moment it
+-- decays to, then written with the session's own: a derived belief's confidence, the product of what
+-- it derives from, reads no clock, so what derives from them is computed here with either). Returns
+-- how many confidences it stored (those given not counted).
+create or replace function beliefdb._propagate_confidence_from(p_workspace_id uuid, p_moved uuid[], p_raised uuid[])
+returns integer
+language plpgsql
+set search_path = pg_catalog, pg_temp
+as $$
+declare
+    v_floor real := beliefdb.floored_product(-1000)::real;  -- a derived belief's confidence at the floor
+    v_moved uuid[] := p_moved;
+    v_raised uuid[] := p_raised;
+    v_count integer := 0;
     v_seen uuid[];
     v_frontier uuid[];
     v_expanded uuid[];
@@ -259,12 +284,9 @@ declare
     v_c integer;
     v_round integer;
 begin
-    if cardinality(p_beliefs) = 0 then
+    if cardinality(v_moved) = 0 then
         return 0;
     end if;
-    select r.o_moved, r.o_raised into v_moved, v_raised
-      from beliefdb._refresh_confidence_moves(p_workspace_id, p_beliefs) r;
-    v_count := cardinality(v_moved);
     -- the derivation edges out of what moved and out of what that reaches above the floor, once each
     -- (a belief that moved may be derived from another that did: it is reached, and computed again).
     -- What derives from a belief is a belief, and it need not be in propagate's working set: the
@@ -400,4 +422,4 @@ begin
     return v_count;
 end
 $$;
-comment on function beliefdb._propagate_confidence(uuid, uuid[]) is 'Store the computed confidence of beliefs and of what derives from those that moved, each once, in derivation order; returns how many it stored';
+comment on function beliefdb._propagate_confidence_from(uuid, uuid[], uuid[]) is 'Store the computed confidence of what derives from beliefs whose confidence moved, each once, in derivation order; returns how many it stored';
