@@ -419,3 +419,21 @@ def test_what_an_expiry_brings_back_is_dated_when_it_ended(db_url: str, postgres
                              ("2026-02-03T00:00:00+00:00", ("approved", "scheduled")),
                              ("2026-02-07T00:00:00+00:00", ("needs_review", "held"))):
         assert as_of(postgresql, drone.id, book.id, slot.id, moment)[1:] == expected, moment
+
+
+def test_a_citation_in_sql_of_a_belief_that_expired_since_the_run_read_it_is_refused(db_url: str) -> None:
+    """decide_in_run processes what expired first, under the lock, as every writer does: a belief its run read
+    in January whose valid time ended on 1 February is refused on the 8th as expired since the run read it
+    (rule 19), as the library says, instead of being kept as a reason the decision's own change then finds
+    expired."""
+    with beliefdb.connect(url_at(db_url, "2026-01-10T00:00:00Z"), principal="ops") as january:
+        (seven,) = remember(january, valid_to="2026-02-01T00:00:00Z").accepted
+        run = january.record_step("user_input", {"text": "Can I return it on day 10?"}, task="refund 1042").run
+        answer = january.ask("how many days for returns?", k=1, run=run)
+        assert [a.belief.id for a in answer.beliefs] == [seven.id]
+    with sql_caller(db_url, "2026-02-08T00:00:00Z") as conn:
+        row = conn.execute("select status, refused::text from beliefdb.decide_in_run(%s, 'Refuse order 1042', %s)",
+                           (run, json.dumps([[str(seven.id)]]))).fetchone()
+    assert row is not None
+    assert row[0] == "needs_review"
+    assert f"{seven.id}" in row[1] and "no longer current (expired) since this run read it" in row[1]

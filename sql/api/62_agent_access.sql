@@ -48,8 +48,11 @@ begin
     if not exists (select from beliefdb.workspace w where w.id = v_ws) then
         raise exception 'no workspace is bound to this session' using errcode = 'BD003';
     end if;
-    -- the workspace's writers wait from here, so what is checked current below is current at the decision
+    -- the workspace's writers wait from here, so what is checked current below is current at the decision,
+    -- once what expired before it is processed (rule 16: a belief whose valid time ended since the run
+    -- read it is refused as expired, as a reader then saw it)
     perform beliefdb.lock_workspace();
+    perform beliefdb._process_expiries(v_ws);
     if not exists (select from beliefdb.run r where r.workspace_id = v_ws and r.id = p_run) then
         raise exception 'unknown run %', p_run using errcode = 'BD004';
     end if;
