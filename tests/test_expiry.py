@@ -437,3 +437,26 @@ def test_a_citation_in_sql_of_a_belief_that_expired_since_the_run_read_it_is_ref
     assert row is not None
     assert row[0] == "needs_review"
     assert f"{seven.id}" in row[1] and "no longer current (expired) since this run read it" in row[1]
+
+
+@pytest.mark.parametrize("caller", ["the library", "SQL"])
+def test_a_correction_previewed_before_an_expiry_is_stale_after_it(db_url: str, caller: str) -> None:
+    """apply_correction processes what expired first, under the lock, as every writer does: a correction
+    previewed in January of a belief whose valid time ended on 1 February is stale on the 8th (the expiry
+    changed the belief since the preview, rule 7), in SQL as through the library, instead of correcting a
+    belief that had already ended and making a replacement that ended with it."""
+    with beliefdb.connect(url_at(db_url, "2026-01-10T00:00:00Z"), principal="ops") as january:
+        (seven,) = remember(january, valid_to="2026-02-01T00:00:00Z").accepted
+        revision = january.preview_correction(seven.id, "Returns are accepted within 10 days.", "10 days").revision
+    if caller == "SQL":
+        with sql_caller(db_url, "2026-02-08T00:00:00Z") as conn, pytest.raises(psycopg.Error) as e:
+            conn.execute("select * from beliefdb.apply_correction(%s, 'Returns are accepted within 10 days.',"
+                         " '10 days', 'ops', 'typo', %s)", (str(seven.id), revision))
+        assert e.value.sqlstate == "BD007", e.value
+    else:
+        with beliefdb.connect(url_at(db_url, "2026-02-08T00:00:00Z"), principal="ops") as february, \
+                pytest.raises(beliefdb.errors.StaleCorrectionPreview):
+            february.apply_correction(seven.id, "Returns are accepted within 10 days.", value="10 days",
+                                      expect_revision=revision, reviewer="ops", reason="typo")
+    with beliefdb.connect(url_at(db_url, "2026-02-10T00:00:00Z"), principal="ops") as now:
+        assert {b.id: b.status for b in now.beliefs(include_all=True)} == {seven.id: "expired"}
