@@ -198,8 +198,10 @@ class BeliefDB(bulk.Bulk, Decisions, Review, Traces, pictures.Pictures, texts.Te
         subject: it names their subject (``maya_lopez``). ``expect``: only what a preview showed (its
         :meth:`Forgotten.fingerprint`), else :class:`~beliefdb.errors.StalePreview` and nothing forgotten.
         The report's ``text_mentions`` list where the stored source texts still name the subject (another
-        speaker's turn, another document), left as their words; ``mask_mentions``: mask the name there too
-        (offsets stay valid), in the same change."""
+        speaker's turn, another document), left as their words, and ``pending_mentions`` where the texts
+        waiting to be stored name it (a queued document, a proposed version or correction); ``mask_mentions``:
+        mask the name there too (offsets stay valid; a proposed correction's typed words apart), in the same
+        change, so that neither a worker nor an approval brings it back."""
         return lifecycle.forget(self.database, source=source, subject=subject, belief=belief, preview=preview,
                                 expect=expect, mask_mentions=mask_mentions)
 

@@ -164,6 +164,23 @@ def forget(
         if more > 0:
             typer.echo(f"  and {more} more version(s) (--json lists them all)")
         typer.echo(f"hint (text): {result.text_mentions[0].hint}")
+    if result.pending_mentions:
+        named = sum(m.count for m in result.pending_mentions)
+        typer.echo(f"still named in texts waiting to be stored ({named} time(s) in {len(result.pending_mentions)}"
+                   f" text(s)):")
+        for p in result.pending_mentions[:MENTIONS_SHOWN]:
+            what = f"queued job {p.id}" if p.kind == "queued" else f"proposed {p.field} {p.id}"
+            done = ", masked" if p.masked else ""
+            typer.echo(f"  {what} ({p.source}, {p.status}{done}, {p.count}x): {p.excerpt}")
+        more = len(result.pending_mentions) - MENTIONS_SHOWN
+        if more > 0:
+            typer.echo(f"  and {more} more text(s) (--json lists them all)")
+        # (the first hint of each kind of waiting text, masked or not: what happens differs)
+        waiting: dict[tuple[str, str, bool], str] = {}
+        for p in result.pending_mentions:
+            waiting.setdefault((p.kind, p.field, p.masked), p.hint)
+        for (kind, _, _), hint in waiting.items():
+            typer.echo(f"hint ({kind}): {hint}")
 
 
 def register(app: typer.Typer) -> None:

@@ -64,6 +64,7 @@ SQL_FILES = (
     "internal/38_decisions.sql",
     "internal/40_review.sql",
     "internal/42_forgetting.sql",
+    "internal/43_forget_mentions.sql",
     "internal/44_traces.sql",
     "internal/46_retrieval.sql",
     "internal/47_vector_index.sql",

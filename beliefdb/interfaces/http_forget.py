@@ -33,8 +33,9 @@ class Forget(Body):
                                " answered. Only what it showed is forgotten (else 409 stale_preview, nothing"
                                " forgotten).")
     mask_mentions: bool = Field(False, description="With `subject` alone: mask the name too where other speakers and"
-                                " documents wrote it in the stored source texts (`text_mentions`, listed either way);"
-                                " preview with it as you apply.")
+                                " documents wrote it in the stored source texts (`text_mentions`, listed either way),"
+                                " and in the texts waiting to be stored (`pending_mentions`: queued documents,"
+                                " proposed versions); preview with it as you apply.")
 
 
 router = APIRouter()

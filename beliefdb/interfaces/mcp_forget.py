@@ -31,7 +31,8 @@ def register(tool: Tool, answer: Answer) -> None:
           " undone: first `preview` (exactly what would go, and its `fingerprint`; nothing written), then call it"
           " with `expect` set to that fingerprint to forget only that (what would go otherwise answers"
           " stale_preview, nothing forgotten: preview again). `text_mentions` lists where the stored texts still name"
-          " a forgotten subject (another speaker's turn, another document); `mask_mentions` masks the name there too"
+          " a forgotten subject (another speaker's turn, another document), `pending_mentions` where texts waiting to"
+          " be stored do (a queued document, a proposed version); `mask_mentions` masks the name there too"
           " (give it to the preview and the apply alike).")
     def forget(ctx: Context, source: Given | None = None, subject: Given | None = None, belief: Given | None = None,
                preview: bool = False, expect: Given | None = None, mask_mentions: bool = False) -> Any:

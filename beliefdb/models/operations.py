@@ -10,6 +10,7 @@ import hashlib
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 from uuid import UUID
 
 from beliefdb.models.changes import Changes
@@ -89,6 +90,34 @@ class TextMention:
     hint: str
 
 
+#: the kinds of forget's mentions that are waiting texts', and every kind that is no typed text's
+_PENDING = ("queued", "proposed")
+_NOT_TYPED = ("text", *_PENDING)
+
+
+@dataclass(frozen=True)
+class PendingMention:
+    """Where a text waiting to be stored still names a forgotten subject once forget masked what it forgets:
+    ``kind`` queued (a job's document not ingested yet: ``id`` the job's) or proposed (a version proposed to a
+    source's owner, a correction proposed to a belief's owner: ``id`` the review item's), the ``field`` that
+    names it (text, content, statement or value), the ``source``'s name, its ``status``, whose call masking
+    it is (``owner``: the job's submitter, the source's or the belief's owner), who wrote it (``by``), how
+    many times (``count``), the ``excerpt`` around the first (the name masked in it), ``masked`` (forget with
+    ``mask_mentions`` masked it there: a worker or an approval stores no name), and a ``hint``."""
+
+    kind: str
+    id: str
+    field: str
+    source: str | None
+    status: str
+    owner: str | None
+    by: str | None
+    count: int
+    excerpt: str
+    masked: bool
+    hint: str
+
+
 @dataclass(frozen=True)
 class Forgotten:
     """What forgetting a source, a subject or a belief took away (``preview``: would take away).
@@ -96,7 +125,8 @@ class Forgotten:
     (queued, failed or done) and the proposed versions whose text or turns it masked, or cleared (a
     forgotten source's jobs). ``mentions``: where people typed a forgotten subject's name, left as typed.
     ``text_mentions``: where the stored source texts still name it (``mask_mentions``: where they named it,
-    masked), counted in each version."""
+    masked), counted in each version; ``pending_mentions``: where the texts waiting to be stored (queued,
+    proposed) name it."""
 
     target: str
     versions: int
@@ -114,13 +144,21 @@ class Forgotten:
     proposals: int = 0
     mentions: list[Mention] = field(default_factory=list)
     text_mentions: list[TextMention] = field(default_factory=list)
+    pending_mentions: list[PendingMention] = field(default_factory=list)
 
     def __post_init__(self) -> None:
-        # (read from SQL as jsonb objects: the source texts' of kind text, in the same array)
+        # (read from SQL as jsonb objects: the source texts' of kind text, and the waiting texts' of kind
+        # queued and proposed, in the same array)
         given = self.mentions or []
         object.__setattr__(self, "mentions", [m if isinstance(m, Mention) else Mention(
             kind=m["kind"], id=UUID(str(m["id"])), field=m["field"], owner=m.get("owner"), hint=m["hint"])
-            for m in given if isinstance(m, Mention) or m["kind"] != "text"])
+            for m in given if isinstance(m, Mention) or m["kind"] not in _NOT_TYPED])
+        waiting: list[Any] = [m for m in given if isinstance(m, dict) and m["kind"] in _PENDING]
+        waiting += list(self.pending_mentions or [])
+        object.__setattr__(self, "pending_mentions", [m if isinstance(m, PendingMention) else PendingMention(
+            kind=m["kind"], id=str(m["id"]), field=m["field"], source=m.get("source"), status=m["status"],
+            owner=m.get("owner"), by=m.get("by"), count=int(m["count"]), excerpt=m["excerpt"], masked=bool(m["masked"]),
+            hint=m["hint"]) for m in waiting])
         in_text = [m for m in given if isinstance(m, dict) and m["kind"] == "text"] + list(self.text_mentions or [])
         object.__setattr__(self, "text_mentions", [m if isinstance(m, TextMention) else TextMention(
             source=m["source"], version=int(m["version"]), id=UUID(str(m["id"])), count=int(m["count"]),

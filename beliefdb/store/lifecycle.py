@@ -66,7 +66,8 @@ def forget(db: Database, *, source: str | None = None, subject: str | None = Non
     workspace's write lock, the preview is taken again and the forget applied only if it is the same;
     else :class:`errors.StalePreview` and nothing is forgotten (as ``retraction.retract``).
     ``mask_mentions`` (a subject's alone): mask its name too where other speakers and documents wrote it in
-    the stored source texts (the report's ``text_mentions``, listed either way)."""
+    the stored source texts (the report's ``text_mentions``, listed either way) and in the texts waiting to be
+    stored (``pending_mentions``: queued documents, proposed versions)."""
     if len([x for x in (source, subject, belief) if x is not None]) != 1:
         raise errors.InvalidInput("forget exactly one of source, subject or belief")
     if mask_mentions and subject is None:

@@ -232,6 +232,11 @@ comment on function beliefdb.outcome_at(uuid, uuid, timestamptz) is 'The latest 
 -- those, another's words; with p_mask_mentions (a subject's alone) it masks the name there too, as it
 -- masks a quote (offsets stay valid; fragments and evidence quotes with it; counted in redacted, each
 -- span recorded in beliefdb.redaction), in sources the acting principal owns (an eraser's: any).
+-- Then, of kind queued and proposed, where the texts waiting to be stored name it (a job's document not
+-- ingested yet, a version or a correction proposed to an owner: beliefdb._pending_mentions); with
+-- p_mask_mentions the name is masked in the queued and proposed texts too (a job's submitter's call, a
+-- source owner's; an eraser's: any), counted in jobs and proposals, so that neither a worker nor an
+-- approval brings it back; a proposed correction, typed words, is listed and left as typed.
 -- (the signature before the name could be masked where others wrote it)
 drop function if exists beliefdb.forget(text, text, boolean, text[]);
 create or replace function beliefdb.forget(p_target text, p_ref text, p_preview boolean default false,

@@ -331,6 +331,7 @@ declare
                                                           || coalesce(p_speakers, '{}')) n where n is not null);
     v_listed boolean := coalesce(current_setting('beliefdb.forget_mentions', true), '') <> 'off';
     v_in_text jsonb := '{"mentions": [], "redacted": 0}';
+    v_waiting jsonb := '{"mentions": []}';
 begin
     if coalesce(p_mask_mentions, false) and p_target <> 'subject' then
         raise exception 'mask_mentions goes with forgetting a subject (a person''s name), not a %', p_target
@@ -579,6 +580,12 @@ begin
         v_pending := v_pending || beliefdb._redact_pending(v_ws, v_sources, v_quotes, false, coalesce(p_speakers, '{}'),
                                                            v_quoted_turns, v_kept_quotes);
     end if;
+    -- where the name is written in the texts waiting to be stored once those are masked (listed; with
+    -- p_mask_mentions, masked too, and counted with the jobs and proposals masked)
+    if p_target = 'subject' and (v_listed or coalesce(p_mask_mentions, false)) then
+        v_waiting := beliefdb._pending_mentions(v_ws, v_names, coalesce(p_mask_mentions, false));
+        v_pending := v_pending || (v_waiting - 'mentions');
+    end if;
     if cardinality(v_consequents) > 0 then
         v_changes := beliefdb.propagate(v_ws, v_consequents);
     else
@@ -590,9 +597,10 @@ begin
         -- preview that forget(expect=...) takes again under the lock only for its fingerprint, which
         -- does not count them: beliefdb.forget_mentions set to off there, for that preview alone)
         -- (and where the stored source texts still name it, or named it before it was masked there:
-        -- kind text, after the rest)
+        -- kind text, after the rest; then the texts waiting to be stored: kind queued, proposed)
         'mentions', case when p_target = 'subject' and v_listed
                          then beliefdb._forget_mentions(v_ws, v_names) || (v_in_text -> 'mentions')
+                              || (v_waiting -> 'mentions')
                          else '[]' end,
         'jobs', v_cleared + (select count(distinct x.id) from unnest(v_pending) p
                               cross join lateral jsonb_array_elements_text(p -> 'jobs') x (id)),

@@ -1,0 +1,191 @@
+-- beliefdb: where a forgotten subject's name is still written once forget has masked what it forgets
+-- (docs/rules.md, rule 14): in the texts waiting to be stored (a document in the queue, a version or a
+-- correction proposed to an owner), listed in forget's report beside the stored texts
+-- (beliefdb._text_mentions) and, with mask_mentions, masked there too.
+
+-- An excerpt of a text around the first of some spans (in text order): up to 30 characters either side,
+-- every span in it masked, line breaks as spaces, clipped with "…".
+create or replace function beliefdb._mention_excerpt(p_text text, p_spans int4range[]) returns text
+language sql immutable
+set search_path = pg_catalog, pg_temp
+as $$
+    select case when c.a > 0 then '…' else '' end
+           || replace(beliefdb._masked(substr(p_text, c.a + 1, c.b - c.a),
+                                       array(select int4range(greatest(lower(x), c.a) - c.a, least(upper(x), c.b) - c.a)
+                                               from unnest(p_spans) x
+                                              where x && int4range(c.a, c.b))), E'\n', ' ')
+           || case when c.b < length(p_text) then '…' else '' end
+      from (select greatest(lower(p_spans[1]) - 30, 0) as a, least(upper(p_spans[1]) + 30, length(p_text)) as b) c
+$$;
+comment on function beliefdb._mention_excerpt(text, int4range[]) is 'Up to 30 characters either side of the first of some spans of a text, every span in it masked, clipped with "…"';
+
+-- Where some names (a forgotten subject's, as beliefdb._text_mentions takes them) are written in the
+-- texts waiting to be stored, by the rule of beliefdb._mention_pattern, once forget has masked what it
+-- forgets there (beliefdb._redact_pending): a job's document (queued, or failed and kept for a retry; a
+-- done job keeps no text, and a job a worker holds is skipped, as beliefdb._forget_jobs skips it), a
+-- version proposed to a source's owner (whatever became of it: a resolved one keeps its text in the
+-- review history), a correction proposed to a belief's owner (its statement or value). Each: kind
+-- queued or proposed, its id (the job's, the review item's) as text, the field, the source's name, its
+-- status, whose call masking it is (owner: the job's submitter, the source's or the belief's owner), who
+-- wrote it (by), how many times, an excerpt with the name masked, and a hint of what happens to it.
+-- With p_mask, a job's text and a proposed version's are masked as a stored version is (the name only,
+-- as many U+2588, offsets kept: the turns and claims over them stay where they are; a claim's quote is
+-- masked with the text it quotes), so that neither brings the name back when a worker stores it or the
+-- owner approves it; a proposed claim (or a rejected one) whose own words name the person goes, as its
+-- approval would store them as a belief's. Masking is the job's submitter's call, or the source's owner's
+-- (an eraser's: any). A proposed correction is its proposer's typed words, which become the belief's own
+-- statement: listed, never masked (its owner may reject it). Returns {mentions, jobs: the ids masked,
+-- proposals: the ids masked}.
+create or replace function beliefdb._pending_mentions(p_workspace_id uuid, p_names text[], p_mask boolean)
+returns jsonb
+language plpgsql
+set search_path = pg_catalog, pg_temp
+as $$
+declare
+    v_re text := beliefdb._mention_pattern(p_names);
+    v_found jsonb;
+    v_other record;
+    v_jobs bigint[] := '{}';
+    v_proposals uuid[] := '{}';
+begin
+    if v_re is null then
+        return jsonb_build_object('mentions', '[]'::jsonb, 'jobs', '[]'::jsonb, 'proposals', '[]'::jsonb);
+    end if;
+    with queued as (
+        select j.id, j.status, j.submitted_by, j.payload ->> 'source' as source, j.payload ->> 'text' as body
+          from beliefdb.job j
+         where j.workspace_id = p_workspace_id and j.status <> 'running' and j.payload ? 'text'
+           and (j.payload ->> 'text') ~* v_re
+         order by j.id
+           for no key update skip locked
+    ), proposed as (
+        select r.id, r.kind, r.status, r.proposed_by, r.created_at, s.name as source, coalesce(s.owner, b.owner) as owner,
+               case when r.kind = 'version_proposed' then 'content'
+                    when coalesce(r.proposal ->> 'statement', '') ~* v_re then 'statement' else 'value' end as field,
+               case when r.kind = 'version_proposed' then r.proposal ->> 'content'
+                    when coalesce(r.proposal ->> 'statement', '') ~* v_re then r.proposal ->> 'statement'
+                    else r.proposal ->> 'value' end as body
+          from beliefdb.review_item r
+          left join beliefdb.source s on s.workspace_id = r.workspace_id and s.id = r.source_id
+          left join beliefdb.belief b on b.workspace_id = r.workspace_id and b.id = r.node
+         where r.workspace_id = p_workspace_id and r.kind in ('version_proposed', 'correction_proposed')
+           and (coalesce(r.proposal ->> 'content', '') ~* v_re or coalesce(r.proposal ->> 'statement', '') ~* v_re
+                or coalesce(r.proposal ->> 'value', '') ~* v_re)
+    ), named as (
+        select 'queued' as kind, q.id::text as id, 'text' as field, q.source, q.status, q.submitted_by as owner,
+               q.submitted_by as by, q.body, 1 as rank, q.id as job, null::timestamptz as at
+          from queued q
+        union all
+        select 'proposed', p.id::text, p.field, p.source, p.status, p.owner, p.proposed_by, p.body, 2, null, p.created_at
+          from proposed p
+    ), spanned as (
+        select n.*, beliefdb._mention_spans(n.body, v_re) as spans,
+               p_mask and n.field <> 'statement' and n.field <> 'value' as masking
+          from named n
+    )
+    select coalesce(jsonb_agg(jsonb_build_object(
+               'kind', x.kind, 'id', x.id, 'field', x.field, 'source', x.source, 'status', x.status,
+               'owner', x.owner, 'by', x.by, 'count', cardinality(x.spans), 'masked', x.masking,
+               'excerpt', beliefdb._mention_excerpt(x.body, x.spans),
+               'spans', to_jsonb(array(select jsonb_build_array(lower(s), upper(s)) from unnest(x.spans) s)),
+               'hint', case
+                   when x.kind = 'queued' and x.masking
+                       then 'masked in the text waiting in the queue (the name only, offsets kept): a worker stores it masked'
+                   when x.kind = 'queued'
+                       then 'a document submitted and not ingested yet names this person: when a worker ingests it, '
+                            || 'it is stored with the name (another''s words, rule 14); forget --mask-mentions masks '
+                            || 'the name in it now, or cancel the job with its text (beliefdb jobs cancel)'
+                   when x.field = 'content' and x.masking
+                       then 'masked in the proposed text (the name only, offsets kept) and in its claims'' quotes; '
+                            || 'its claims whose own words name this person were dropped: approved, it stores no name'
+                   when x.field = 'content'
+                       then format('a version proposed by %s to %s, the source''s owner, names this person: approved, '
+                                   'it is stored with the name; forget --mask-mentions masks the name in it now, or '
+                                   '%s rejects it (beliefdb review reject)', x.by, x.owner, x.owner)
+                   else format('a correction %s proposed to %s, the belief''s owner, names this person in its %s: '
+                               'typed words, left as typed (even with --mask-mentions); approved, they become the '
+                               'belief''s own; %s may reject it (beliefdb review reject)', x.by, x.owner, x.field,
+                               x.owner) end)
+               order by x.rank, x.job, x.at, x.id), '[]')
+      into v_found
+      from spanned x
+     where cardinality(x.spans) > 0;
+    if not p_mask then
+        return jsonb_build_object('mentions', (select coalesce(jsonb_agg(m - 'spans' order by n), '[]')
+                                                 from jsonb_array_elements(v_found) with ordinality x (m, n)),
+                                  'jobs', '[]'::jsonb, 'proposals', '[]'::jsonb);
+    end if;
+    -- masking is the call of whoever's text it is (an eraser's for any): a job's submitter, as only they
+    -- cancel it with its text; a proposal's source owner, who decides what its text becomes
+    if not beliefdb._is_eraser() then
+        select m ->> 'kind' as kind, m ->> 'id' as id, m ->> 'owner' as owner, m ->> 'source' as source into v_other
+          from jsonb_array_elements(v_found) m
+         where (m ->> 'masked')::boolean and m ->> 'owner' is distinct from beliefdb.current_principal()
+         limit 1;
+        if found and v_other.kind = 'queued' then
+            raise exception 'job % (%) was submitted by %: only its submitter can mask a name in it (or a login granted beliefdb_eraser)',
+                v_other.id, v_other.source, v_other.owner using errcode = 'BD008',
+                hint = 'its submitter may cancel it (beliefdb jobs cancel), or forget without --mask-mentions';
+        elsif found then
+            raise exception 'source % is owned by %: only its owner can mask a name in a version proposed for it (or a login granted beliefdb_eraser)',
+                v_other.source, v_other.owner using errcode = 'BD008';
+        end if;
+    end if;
+    with masks as (
+        select (m ->> 'id')::bigint as id,
+               array(select int4range((s ->> 0)::integer, (s ->> 1)::integer) from jsonb_array_elements(m -> 'spans') s)
+                   as spans
+          from jsonb_array_elements(v_found) m
+         where m ->> 'kind' = 'queued' and (m ->> 'masked')::boolean
+    ), masked as (
+        update beliefdb.job j
+           set payload = jsonb_set(j.payload, '{text}', to_jsonb(beliefdb._masked(j.payload ->> 'text', k.spans)))
+          from masks k
+         where j.workspace_id = p_workspace_id and j.id = k.id
+        returning j.id
+    )
+    select coalesce(array_agg(m.id), '{}') into v_jobs from masked m;
+    with masks as (
+        select (m ->> 'id')::uuid as id,
+               array(select int4range((s ->> 0)::integer, (s ->> 1)::integer) from jsonb_array_elements(m -> 'spans') s)
+                   as spans
+          from jsonb_array_elements(v_found) m
+         where m ->> 'kind' = 'proposed' and (m ->> 'masked')::boolean
+    ), texts as (
+        select k.id, r.proposal ->> 'content' as before, beliefdb._masked(r.proposal ->> 'content', k.spans) as after
+          from masks k
+          join beliefdb.review_item r on r.workspace_id = p_workspace_id and r.id = k.id
+    ), masked as (
+        update beliefdb.review_item r
+           set proposal = r.proposal || jsonb_build_object(
+                   'content', t.after,
+                   -- (a claim's quote read again where it lies, as evidence over a masked span is; one whose
+                   -- offsets are not its quote's has the name masked in it alone)
+                   'claims', (select coalesce(jsonb_agg(case
+                                  when c.x ->> 'quote' is null then c.x
+                                  when (c.x ->> 'start') ~ '^\d+$' and (c.x ->> 'end') ~ '^\d+$'
+                                       and substr(t.before, (c.x ->> 'start')::integer + 1,
+                                                  (c.x ->> 'end')::integer - (c.x ->> 'start')::integer) = c.x ->> 'quote'
+                                      then c.x || jsonb_build_object('quote', substr(t.after, (c.x ->> 'start')::integer + 1,
+                                                  (c.x ->> 'end')::integer - (c.x ->> 'start')::integer))
+                                  else c.x || jsonb_build_object('quote', beliefdb._masked(c.x ->> 'quote',
+                                                  beliefdb._mention_spans(c.x ->> 'quote', v_re))) end
+                                  order by c.n), '[]')
+                                from jsonb_array_elements(coalesce(r.proposal -> 'claims', '[]')) with ordinality c (x, n)
+                               where not (coalesce(c.x ->> 'statement', '') ~* v_re or coalesce(c.x ->> 'value', '') ~* v_re
+                                          or coalesce(c.x ->> 'subject', '') ~* v_re)),
+                   'rejected', (select coalesce(jsonb_agg(j.x order by j.n), '[]')
+                                  from jsonb_array_elements(coalesce(r.proposal -> 'rejected', '[]')) with ordinality j (x, n)
+                                 where not (coalesce(j.x ->> 'quote', '') ~* v_re or coalesce(j.x ->> 'statement', '') ~* v_re
+                                            or coalesce(j.x ->> 'value', '') ~* v_re)))
+          from texts t
+         where r.workspace_id = p_workspace_id and r.id = t.id
+        returning r.id
+    )
+    select coalesce(array_agg(m.id), '{}') into v_proposals from masked m;
+    return jsonb_build_object('mentions', (select coalesce(jsonb_agg(m - 'spans' order by n), '[]')
+                                             from jsonb_array_elements(v_found) with ordinality x (m, n)),
+                              'jobs', to_jsonb(v_jobs), 'proposals', to_jsonb(v_proposals));
+end
+$$;
+comment on function beliefdb._pending_mentions(uuid, text[], boolean) is 'Where some names are written in the texts waiting to be stored (queued documents, proposed versions and corrections); with p_mask, masked in the queued and proposed texts';
