@@ -153,34 +153,39 @@ def forget(
         for kind, hint in hints.items():
             typer.echo(f"hint ({kind}): {hint}")
     if result.text_mentions:
-        named = sum(m.count for m in result.text_mentions)
         masked = result.text_mentions[0].masked
         head = (("would mask" if result.preview else "masked") + " the name where others wrote it in stored source"
                 if masked else "still named in stored source text, outside what was forgotten")
-        typer.echo(f"{head} ({named} time(s) in {len(result.text_mentions)} version(s)):")
+        typer.echo(f"{head} ({result.text_mentions_count} time(s) in {result.text_mentions_total} version(s)):")
         for t in result.text_mentions[:MENTIONS_SHOWN]:
             typer.echo(f"  {t.source} v{t.version} ({t.count}x): {t.excerpt}")
-        more = len(result.text_mentions) - MENTIONS_SHOWN
+        more = result.text_mentions_total - MENTIONS_SHOWN
         if more > 0:
-            typer.echo(f"  and {more} more version(s) (--json lists them all)")
+            typer.echo(f"  and {more} more version(s)"
+                       f" ({_json_lists(len(result.text_mentions), result.text_mentions_total)})")
         typer.echo(f"hint (text): {result.text_mentions[0].hint}")
     if result.pending_mentions:
-        named = sum(m.count for m in result.pending_mentions)
-        typer.echo(f"still named in texts waiting to be stored ({named} time(s) in {len(result.pending_mentions)}"
-                   f" text(s)):")
+        typer.echo(f"still named in texts waiting to be stored ({result.pending_mentions_count} time(s) in"
+                   f" {result.pending_mentions_total} text(s)):")
         for p in result.pending_mentions[:MENTIONS_SHOWN]:
             what = f"queued job {p.id}" if p.kind == "queued" else f"proposed {p.field} {p.id}"
             done = ", masked" if p.masked else ""
             typer.echo(f"  {what} ({p.source}, {p.status}{done}, {p.count}x): {p.excerpt}")
-        more = len(result.pending_mentions) - MENTIONS_SHOWN
+        more = result.pending_mentions_total - MENTIONS_SHOWN
         if more > 0:
-            typer.echo(f"  and {more} more text(s) (--json lists them all)")
+            typer.echo(f"  and {more} more text(s)"
+                       f" ({_json_lists(len(result.pending_mentions), result.pending_mentions_total)})")
         # (the first hint of each kind of waiting text, masked or not: what happens differs)
         waiting: dict[tuple[str, str, bool], str] = {}
         for p in result.pending_mentions:
             waiting.setdefault((p.kind, p.field, p.masked), p.hint)
         for (kind, _, _), hint in waiting.items():
             typer.echo(f"hint ({kind}): {hint}")
+
+
+def _json_lists(listed: int, total: int) -> str:
+    # (the report lists the first 100 of each; the counts are of all)
+    return "--json lists them all" if listed >= total else f"--json lists the first {listed}"
 
 
 def register(app: typer.Typer) -> None:

@@ -92,7 +92,7 @@ class TextMention:
 
 #: the kinds of forget's mentions that are waiting texts', and every kind that is no typed text's
 _PENDING = ("queued", "proposed")
-_NOT_TYPED = ("text", *_PENDING)
+_NOT_TYPED = ("text", "more", *_PENDING)
 
 
 @dataclass(frozen=True)
@@ -126,7 +126,9 @@ class Forgotten:
     forgotten source's jobs). ``mentions``: where people typed a forgotten subject's name, left as typed.
     ``text_mentions``: where the stored source texts still name it (``mask_mentions``: where they named it,
     masked), counted in each version; ``pending_mentions``: where the texts waiting to be stored (queued,
-    proposed) name it."""
+    proposed) name it. Each lists the first 100; ``text_mentions_total`` and ``pending_mentions_total`` say
+    how many there are in all, ``text_mentions_count`` and ``pending_mentions_count`` how many times (what
+    ``mask_mentions`` masks: every one)."""
 
     target: str
     versions: int
@@ -145,6 +147,10 @@ class Forgotten:
     mentions: list[Mention] = field(default_factory=list)
     text_mentions: list[TextMention] = field(default_factory=list)
     pending_mentions: list[PendingMention] = field(default_factory=list)
+    text_mentions_total: int = 0
+    text_mentions_count: int = 0
+    pending_mentions_total: int = 0
+    pending_mentions_count: int = 0
 
     def __post_init__(self) -> None:
         # (read from SQL as jsonb objects: the source texts' of kind text, and the waiting texts' of kind
@@ -164,6 +170,16 @@ class Forgotten:
             source=m["source"], version=int(m["version"]), id=UUID(str(m["id"])), count=int(m["count"]),
             excerpt=m["excerpt"], owner=m.get("owner"), masked=bool(m["masked"]), hint=m["hint"])
             for m in in_text])
+        # (how many in all: an entry of kind more follows a listing it cut, else the listing is all)
+        more = {m["of"]: m for m in given if isinstance(m, dict) and m["kind"] == "more"}
+        for of, listed in (("text", self.text_mentions), ("pending", self.pending_mentions)):
+            if of in more:
+                total, count = int(more[of]["total"]), int(more[of]["count"])
+            else:
+                total = getattr(self, f"{of}_mentions_total") or len(listed)
+                count = getattr(self, f"{of}_mentions_count") or sum(m.count for m in listed)
+            object.__setattr__(self, f"{of}_mentions_total", total)
+            object.__setattr__(self, f"{of}_mentions_count", count)
 
     def fingerprint(self) -> str:
         """What this report says would go (or went), in a few characters a client carries back from a

@@ -228,7 +228,8 @@ comment on function beliefdb.outcome_at(uuid, uuid, timestamptz) is 'The latest 
 -- the speaker's name in the line that labels each. The report's mentions list where people typed the
 -- subject's name (beliefdb._forget_mentions) and, of kind text, where the stored source texts still name
 -- it once its own words and quotes are masked: another speaker's turn ("Nice to meet you Maya"), another
--- document (beliefdb._text_mentions: each version, how many times, a masked excerpt). Forget leaves
+-- document (beliefdb._text_mentions: each version, how many times, a masked excerpt; the first 100, then
+-- an entry of kind more with how many in all). Forget leaves
 -- those, another's words; with p_mask_mentions (a subject's alone) it masks the name there too, as it
 -- masks a quote (offsets stay valid; fragments and evidence quotes with it; counted in redacted, each
 -- span recorded in beliefdb.redaction), in sources the acting principal owns (an eraser's: any).

@@ -196,78 +196,90 @@ comment on function beliefdb._mention_spans(text, text) is 'Every span [start, e
 -- you Maya"), a document about someone else. By the rule of beliefdb._mention_pattern, the texts of the
 -- whole workspace read once each (no index finds a word in them). Each version that names them: kind
 -- 'text', its id, field 'content', its source's owner, a hint, its source's name, its version number,
--- how many times (count), and an excerpt: up to 30 characters either side of the first, every name in it
--- masked, clipped with "…". Forget leaves them: another's words, and the name may be another's (rule
--- 14); with p_mask, it masks every occurrence as it masks a forgotten quote (the same length, offsets of
+-- how many times (count), and an excerpt (beliefdb._mention_excerpt). Only the first p_listed versions
+-- (by source name and version) are listed: a person named in 100,000 texts would otherwise answer
+-- 100,000 excerpts; when there are more, one entry of kind 'more' (of 'text') follows them with how
+-- many versions name them in all (total), how many times (count), and how many are listed. Forget
+-- leaves them: another's words, and the name may be another's (rule 14); with p_mask, it masks every
+-- occurrence in every version, listed or not, as it masks a forgotten quote (the same length, offsets of
 -- all other evidence valid; the fragments over them and their evidence quotes masked with it, each span
 -- recorded in beliefdb.redaction), in sources the acting principal owns (an eraser's: any), and each
 -- entry says masked. Returns {mentions, redacted: the spans masked}.
-create or replace function beliefdb._text_mentions(p_workspace_id uuid, p_names text[], p_mask boolean)
+-- (the signature before the listing was capped)
+drop function if exists beliefdb._text_mentions(uuid, text[], boolean);
+create or replace function beliefdb._text_mentions(p_workspace_id uuid, p_names text[], p_mask boolean,
+                                                   p_listed integer default 100)
 returns jsonb
 language plpgsql
 set search_path = pg_catalog, pg_temp
 as $$
 declare
-    v_found jsonb;
+    v_re text := beliefdb._mention_pattern(p_names);
+    v_ids uuid[];
+    v_counts integer[];
+    v_sources uuid[];
+    v_listed jsonb;
+    v_count bigint;
     v_redacted integer := 0;
     v_version record;
 begin
-    with pattern as (
-        select x.re from beliefdb._mention_pattern(p_names) x (re) where x.re is not null
-    ), named as (
-        select v.id, v.version, v.recorded_at, s.id as source_id, s.name, s.owner, v.content,
-               beliefdb._mention_spans(v.content, p.re) as spans
-          from beliefdb.source_version v
-          join beliefdb.source s on s.workspace_id = v.workspace_id and s.id = v.source_id, pattern p
-         where v.workspace_id = p_workspace_id and v.content ~* p.re
-    ), clipped as (
-        select n.*, greatest(lower(n.spans[1]) - 30, 0) as a,
-               least(upper(n.spans[1]) + 30, length(n.content)) as b
-          from named n
-         where cardinality(n.spans) > 0
-    )
+    if v_re is null then
+        return jsonb_build_object('mentions', '[]'::jsonb, 'redacted', 0);
+    end if;
+    -- (each text read once by the pattern and counted there: the spans and the excerpt only of those
+    -- listed, and of every one when masking)
+    select coalesce(array_agg(n.id order by n.name, n.version), '{}'), coalesce(array_agg(n.n order by n.name, n.version), '{}'),
+           coalesce(array_agg(distinct n.source_id), '{}'), coalesce(sum(n.n), 0)
+      into v_ids, v_counts, v_sources, v_count
+      from (select v.id, v.version, s.id as source_id, s.name, regexp_count(v.content, v_re, 1, 'i') as n
+              from beliefdb.source_version v
+              join beliefdb.source s on s.workspace_id = v.workspace_id and s.id = v.source_id
+             where v.workspace_id = p_workspace_id and v.content ~* v_re) n
+     where n.n > 0;
     select coalesce(jsonb_agg(jsonb_build_object(
-               'kind', 'text', 'id', c.id, 'field', 'content', 'owner', c.owner, 'source_id', c.source_id,
-               'source', c.name, 'version', c.version, 'count', cardinality(c.spans), 'masked', p_mask,
-               'spans', to_jsonb(array(select jsonb_build_array(lower(x), upper(x)) from unnest(c.spans) x)),
-               'excerpt', case when c.a > 0 then '…' else '' end
-                          || replace(beliefdb._masked(substr(c.content, c.a + 1, c.b - c.a),
-                                                      array(select int4range(lower(x) - c.a, upper(x) - c.a)
-                                                              from unnest(c.spans) x
-                                                             where x && int4range(c.a, c.b))), E'\n', ' ')
-                          || case when c.b < length(c.content) then '…' else '' end,
+               'kind', 'text', 'id', v.id, 'field', 'content', 'owner', s.owner,
+               'source', s.name, 'version', v.version, 'count', l.n, 'masked', p_mask,
+               'excerpt', beliefdb._mention_excerpt(v.content, beliefdb._mention_spans(v.content, v_re)),
                'hint', case when p_mask then 'masked where it was written (the name only: the rest of the text stays, at its offsets)'
                             else 'the stored text names this person outside what was forgotten (another speaker''s '
                                  || 'turn, a document''s other words): forget leaves it (rule 14); forget --mask-mentions '
                                  || 'masks the name in it too' end)
-               order by c.name, c.version), '[]')
-      into v_found
-      from clipped c;
+               order by l.at), '[]')
+      into v_listed
+      from unnest(v_ids[1:greatest(p_listed, 0)], v_counts[1:greatest(p_listed, 0)]) with ordinality l (id, n, at)
+      join beliefdb.source_version v on v.workspace_id = p_workspace_id and v.id = l.id
+      join beliefdb.source s on s.workspace_id = v.workspace_id and s.id = v.source_id;
+    if cardinality(v_ids) > jsonb_array_length(v_listed) then
+        v_listed := v_listed || jsonb_build_array(jsonb_build_object(
+            'kind', 'more', 'of', 'text', 'total', cardinality(v_ids), 'count', v_count,
+            'listed', jsonb_array_length(v_listed), 'masked', p_mask,
+            'hint', format('%s more stored version(s) name this person (%s version(s), %s time(s) in all): '
+                           'the first %s are listed%s', cardinality(v_ids) - jsonb_array_length(v_listed),
+                           cardinality(v_ids), v_count, jsonb_array_length(v_listed),
+                           case when p_mask then '; the name was masked in every one' else '' end)));
+    end if;
     if p_mask then
         -- masking is its owner's call, as forgetting a turn of its text is (an eraser's for any)
         if not beliefdb._is_eraser() then
-            perform beliefdb._require_source_owner(p_workspace_id, x.source_id,
+            perform beliefdb._require_source_owner(p_workspace_id, s.id,
                                                    'mask a name in it (or a login granted beliefdb_eraser)')
-               from (select distinct (m ->> 'source_id')::uuid as source_id from jsonb_array_elements(v_found) m) x;
+               from beliefdb.source s
+              where s.workspace_id = p_workspace_id and s.id = any(v_sources)
+              order by s.name;
         end if;
         for v_version in
-            select (m ->> 'id')::uuid as id,
-                   array(select int4range((s ->> 0)::integer, (s ->> 1)::integer)
-                           from jsonb_array_elements(m -> 'spans') s) as spans
-              from jsonb_array_elements(v_found) m
+            select v.id, beliefdb._mention_spans(v.content, v_re) as spans
+              from beliefdb.source_version v
+             where v.workspace_id = p_workspace_id and v.id = any(v_ids)
         loop
             v_redacted := v_redacted + beliefdb._redact_spans(p_workspace_id, v_version.id, v_version.spans,
                                                               'forgotten subject named');
         end loop;
     end if;
-    -- (the spans and the source's id were for the masking: the report names the version and the source)
-    return jsonb_build_object(
-        'mentions', (select coalesce(jsonb_agg(m - 'spans' - 'source_id' order by n), '[]')
-                       from jsonb_array_elements(v_found) with ordinality x (m, n)),
-        'redacted', v_redacted);
+    return jsonb_build_object('mentions', v_listed, 'redacted', v_redacted);
 end
 $$;
-comment on function beliefdb._text_mentions(uuid, text[], boolean) is 'Where some names are still written in the stored source texts (per version: source, version, count, a masked excerpt); with p_mask, masked there';
+comment on function beliefdb._text_mentions(uuid, text[], boolean, integer) is 'Where some names are still written in the stored source texts (per version: source, version, count, a masked excerpt; the first p_listed, then how many in all); with p_mask, masked in every one';
 
 -- The change forget makes (see forget): owner checks, deletions, redactions, propagation, audit.
 -- Forgetting deletes: only what the acting principal owns (rule 17). A source another principal
@@ -688,6 +700,22 @@ begin
 end
 $$;
 comment on function beliefdb._masked(text, int4range[]) is 'A text with character spans replaced by as many U+2588 (same length: other offsets stay valid)';
+
+-- An excerpt of a text around the first of some spans (in text order): up to 30 characters either side,
+-- every span in it masked, line breaks as spaces, clipped with "…".
+create or replace function beliefdb._mention_excerpt(p_text text, p_spans int4range[]) returns text
+language sql immutable
+set search_path = pg_catalog, pg_temp
+as $$
+    select case when c.a > 0 then '…' else '' end
+           || replace(beliefdb._masked(substr(p_text, c.a + 1, c.b - c.a),
+                                       array(select int4range(greatest(lower(x), c.a) - c.a, least(upper(x), c.b) - c.a)
+                                               from unnest(p_spans) x
+                                              where x && int4range(c.a, c.b))), E'\n', ' ')
+           || case when c.b < length(p_text) then '…' else '' end
+      from (select greatest(lower(p_spans[1]) - 30, 0) as a, least(upper(p_spans[1]) + 30, length(p_text)) as b) c
+$$;
+comment on function beliefdb._mention_excerpt(text, int4range[]) is 'Up to 30 characters either side of the first of some spans of a text, every span in it masked, clipped with "…"';
 
 -- The spans of a source version masked when something in it was forgotten, in text order.
 create or replace function beliefdb._forgotten_spans(p_workspace_id uuid, p_version uuid) returns int4range[]

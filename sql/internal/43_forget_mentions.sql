@@ -3,22 +3,6 @@
 -- correction proposed to an owner), listed in forget's report beside the stored texts
 -- (beliefdb._text_mentions) and, with mask_mentions, masked there too.
 
--- An excerpt of a text around the first of some spans (in text order): up to 30 characters either side,
--- every span in it masked, line breaks as spaces, clipped with "…".
-create or replace function beliefdb._mention_excerpt(p_text text, p_spans int4range[]) returns text
-language sql immutable
-set search_path = pg_catalog, pg_temp
-as $$
-    select case when c.a > 0 then '…' else '' end
-           || replace(beliefdb._masked(substr(p_text, c.a + 1, c.b - c.a),
-                                       array(select int4range(greatest(lower(x), c.a) - c.a, least(upper(x), c.b) - c.a)
-                                               from unnest(p_spans) x
-                                              where x && int4range(c.a, c.b))), E'\n', ' ')
-           || case when c.b < length(p_text) then '…' else '' end
-      from (select greatest(lower(p_spans[1]) - 30, 0) as a, least(upper(p_spans[1]) + 30, length(p_text)) as b) c
-$$;
-comment on function beliefdb._mention_excerpt(text, int4range[]) is 'Up to 30 characters either side of the first of some spans of a text, every span in it masked, clipped with "…"';
-
 -- Where some names (a forgotten subject's, as beliefdb._text_mentions takes them) are written in the
 -- texts waiting to be stored, by the rule of beliefdb._mention_pattern, once forget has masked what it
 -- forgets there (beliefdb._redact_pending): a job's document (queued, or failed and kept for a retry; a
@@ -34,9 +18,14 @@ comment on function beliefdb._mention_excerpt(text, int4range[]) is 'Up to 30 ch
 -- owner approves it; a proposed claim (or a rejected one) whose own words name the person goes, as its
 -- approval would store them as a belief's. Masking is the job's submitter's call, or the source's owner's
 -- (an eraser's: any). A proposed correction is its proposer's typed words, which become the belief's own
--- statement: listed, never masked (its owner may reject it). Returns {mentions, jobs: the ids masked,
--- proposals: the ids masked}.
-create or replace function beliefdb._pending_mentions(p_workspace_id uuid, p_names text[], p_mask boolean)
+-- statement: listed, never masked (its owner may reject it). Only the first p_listed are listed (the
+-- queued by job, then the proposed oldest first), then, when there are more, one entry of kind 'more'
+-- (of 'pending') with how many in all (total) and how many times (count), as beliefdb._text_mentions
+-- does; masking covers every one. Returns {mentions, jobs: the ids masked, proposals: the ids masked}.
+-- (the signature before the listing was capped)
+drop function if exists beliefdb._pending_mentions(uuid, text[], boolean);
+create or replace function beliefdb._pending_mentions(p_workspace_id uuid, p_names text[], p_mask boolean,
+                                                      p_listed integer default 100)
 returns jsonb
 language plpgsql
 set search_path = pg_catalog, pg_temp
@@ -47,6 +36,7 @@ declare
     v_other record;
     v_jobs bigint[] := '{}';
     v_proposals uuid[] := '{}';
+    v_listed jsonb;
 begin
     if v_re is null then
         return jsonb_build_object('mentions', '[]'::jsonb, 'jobs', '[]'::jsonb, 'proposals', '[]'::jsonb);
@@ -82,11 +72,15 @@ begin
         select n.*, beliefdb._mention_spans(n.body, v_re) as spans,
                p_mask and n.field <> 'statement' and n.field <> 'value' as masking
           from named n
+    ), ranked as (
+        select s.*, row_number() over (order by s.rank, s.job, s.at, s.id) as nth
+          from spanned s
+         where cardinality(s.spans) > 0
     )
     select coalesce(jsonb_agg(jsonb_build_object(
                'kind', x.kind, 'id', x.id, 'field', x.field, 'source', x.source, 'status', x.status,
                'owner', x.owner, 'by', x.by, 'count', cardinality(x.spans), 'masked', x.masking,
-               'excerpt', beliefdb._mention_excerpt(x.body, x.spans),
+               'excerpt', case when x.nth <= p_listed then beliefdb._mention_excerpt(x.body, x.spans) end,
                'spans', to_jsonb(array(select jsonb_build_array(lower(s), upper(s)) from unnest(x.spans) s)),
                'hint', case
                    when x.kind = 'queued' and x.masking
@@ -106,14 +100,25 @@ begin
                                'typed words, left as typed (even with --mask-mentions); approved, they become the '
                                'belief''s own; %s may reject it (beliefdb review reject)', x.by, x.owner, x.field,
                                x.owner) end)
-               order by x.rank, x.job, x.at, x.id), '[]')
+               order by x.nth), '[]')
       into v_found
-      from spanned x
-     where cardinality(x.spans) > 0;
+      from ranked x;
+    -- (the spans were for the masking)
+    select coalesce(jsonb_agg(m - 'spans' order by n), '[]') into v_listed
+      from jsonb_array_elements(v_found) with ordinality x (m, n)
+     where n <= greatest(p_listed, 0);
+    if jsonb_array_length(v_found) > jsonb_array_length(v_listed) then
+        v_listed := v_listed || jsonb_build_array(jsonb_build_object(
+            'kind', 'more', 'of', 'pending', 'total', jsonb_array_length(v_found),
+            'count', (select sum((m ->> 'count')::integer) from jsonb_array_elements(v_found) m),
+            'listed', jsonb_array_length(v_listed), 'masked', p_mask,
+            'hint', format('%s more text(s) waiting to be stored name this person (%s in all): the first %s are '
+                           'listed%s', jsonb_array_length(v_found) - jsonb_array_length(v_listed),
+                           jsonb_array_length(v_found), jsonb_array_length(v_listed),
+                           case when p_mask then '; the name was masked in every queued and proposed text' else '' end)));
+    end if;
     if not p_mask then
-        return jsonb_build_object('mentions', (select coalesce(jsonb_agg(m - 'spans' order by n), '[]')
-                                                 from jsonb_array_elements(v_found) with ordinality x (m, n)),
-                                  'jobs', '[]'::jsonb, 'proposals', '[]'::jsonb);
+        return jsonb_build_object('mentions', v_listed, 'jobs', '[]'::jsonb, 'proposals', '[]'::jsonb);
     end if;
     -- masking is the call of whoever's text it is (an eraser's for any): a job's submitter, as only they
     -- cancel it with its text; a proposal's source owner, who decides what its text becomes
@@ -183,9 +188,7 @@ begin
         returning r.id
     )
     select coalesce(array_agg(m.id), '{}') into v_proposals from masked m;
-    return jsonb_build_object('mentions', (select coalesce(jsonb_agg(m - 'spans' order by n), '[]')
-                                             from jsonb_array_elements(v_found) with ordinality x (m, n)),
-                              'jobs', to_jsonb(v_jobs), 'proposals', to_jsonb(v_proposals));
+    return jsonb_build_object('mentions', v_listed, 'jobs', to_jsonb(v_jobs), 'proposals', to_jsonb(v_proposals));
 end
 $$;
-comment on function beliefdb._pending_mentions(uuid, text[], boolean) is 'Where some names are written in the texts waiting to be stored (queued documents, proposed versions and corrections); with p_mask, masked in the queued and proposed texts';
+comment on function beliefdb._pending_mentions(uuid, text[], boolean, integer) is 'Where some names are written in the texts waiting to be stored (queued documents, proposed versions and corrections: the first p_listed, then how many in all); with p_mask, masked in every queued and proposed text';
