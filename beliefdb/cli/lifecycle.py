@@ -164,6 +164,17 @@ def forget(
             typer.echo(f"  and {more} more version(s)"
                        f" ({_json_lists(len(result.text_mentions), result.text_mentions_total)})")
         typer.echo(f"hint (text): {result.text_mentions[0].hint}")
+    if result.speaker_mentions:
+        masked = result.speaker_mentions[0].masked
+        head = (("would mask" if result.preview else "masked") + " the name in the labels of speakers"
+                if masked else "speakers whose label names this person, their turns left as their words")
+        typer.echo(f"{head} ({len(result.speaker_mentions)}):")
+        for s in result.speaker_mentions[:MENTIONS_SHOWN]:
+            typer.echo(f"  {s.speaker} ({s.turns} turn(s) in {', '.join(s.sources)})")
+        more = len(result.speaker_mentions) - MENTIONS_SHOWN
+        if more > 0:
+            typer.echo(f"  and {more} more speaker(s) (--json lists them all)")
+        typer.echo(f"hint (speaker): {result.speaker_mentions[0].hint}")
     if result.pending_mentions:
         typer.echo(f"still named in texts waiting to be stored ({result.pending_mentions_count} time(s) in"
                    f" {result.pending_mentions_total} text(s)):")

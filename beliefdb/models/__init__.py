@@ -31,6 +31,7 @@ from beliefdb.models.changes import (
     StillSupported,
 )
 from beliefdb.models.conversations import Turn
+from beliefdb.models.forgetting import Forgotten, Mention, PendingMention, SpeakerMention, TextMention
 from beliefdb.models.graph import Graph, GraphEdge, GraphNode, NodeLabel, Page
 from beliefdb.models.ingest import (
     Accepted,
@@ -53,18 +54,14 @@ from beliefdb.models.operations import (
     CalibrationBin,
     ConfidenceReport,
     Expired,
-    Forgotten,
     Identity,
     KindSummary,
-    Mention,
     Migration,
     MigrationStatus,
     OutcomeRecorded,
-    PendingMention,
     Rule,
     ServerStatus,
     Setting,
-    TextMention,
     Token,
     TokenCreated,
     VectorIndex,
@@ -154,6 +151,7 @@ __all__ = [
     "Setting",
     "Skipped",
     "SourceExcerpt",
+    "SpeakerMention",
     "StepRecorded",
     "StillSupported",
     "Superseded",

@@ -1,4 +1,4 @@
-"""Lifecycle and operations: confidence rounds, expiry, outcomes, forgetting, calibration,
+"""Lifecycle and operations: confidence rounds, expiry, outcomes, calibration,
 migrations, workspaces, the embedded server, settings, the rules.
 
 Rules cited as "rule N" are those of docs/rules.md.
@@ -6,11 +6,9 @@ Rules cited as "rule N" are those of docs/rules.md.
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any
 from uuid import UUID
 
 from beliefdb.models.changes import Changes
@@ -54,140 +52,6 @@ class OutcomeRecorded:
     kind: str
     outcome: str
     status: str | None = None
-
-
-
-@dataclass(frozen=True)
-class Mention:
-    """Where a forgotten subject's name is still written (``kind`` decision, action, outcome, run, step,
-    review, correction, source, version or retraction: typed by people; belief: what a source said of
-    another subject; its ``id``, the ``field`` that names it and its ``owner``). Forget leaves it: it is
-    someone's own words, not text taken from what was forgotten, and the name may be another's; ``hint``
-    says how to deal with it."""
-
-    kind: str
-    id: UUID
-    field: str
-    owner: str | None
-    hint: str
-
-
-@dataclass(frozen=True)
-class TextMention:
-    """Where a stored source text still names a forgotten subject once forget masked what it forgets
-    (``masked``: where forget with ``mask_mentions`` masked the name): another speaker's turn ("Nice to meet
-    you Maya"), another document. The ``source``'s name and its ``version`` (``id``: the version's), how
-    many times (``count``), the ``excerpt`` around the first (the name masked in it, clipped with "…"), the
-    source's ``owner``, and a ``hint``. The same names and matching rule as :class:`Mention`."""
-
-    source: str
-    version: int
-    id: UUID
-    count: int
-    excerpt: str
-    owner: str | None
-    masked: bool
-    hint: str
-
-
-#: the kinds of forget's mentions that are waiting texts', and every kind that is no typed text's
-_PENDING = ("queued", "proposed")
-_NOT_TYPED = ("text", "more", *_PENDING)
-
-
-@dataclass(frozen=True)
-class PendingMention:
-    """Where a text waiting to be stored still names a forgotten subject once forget masked what it forgets:
-    ``kind`` queued (a job's document not ingested yet: ``id`` the job's) or proposed (a version proposed to a
-    source's owner, a correction proposed to a belief's owner: ``id`` the review item's), the ``field`` that
-    names it (text, content, statement or value), the ``source``'s name, its ``status``, whose call masking
-    it is (``owner``: the job's submitter, the source's or the belief's owner), who wrote it (``by``), how
-    many times (``count``), the ``excerpt`` around the first (the name masked in it), ``masked`` (forget with
-    ``mask_mentions`` masked it there: a worker or an approval stores no name), and a ``hint``."""
-
-    kind: str
-    id: str
-    field: str
-    source: str | None
-    status: str
-    owner: str | None
-    by: str | None
-    count: int
-    excerpt: str
-    masked: bool
-    hint: str
-
-
-@dataclass(frozen=True)
-class Forgotten:
-    """What forgetting a source, a subject or a belief took away (``preview``: would take away).
-    ``would_flag`` is ``flagged`` under the name a preview gives it. ``jobs`` and ``proposals``: the jobs
-    (queued, failed or done) and the proposed versions whose text or turns it masked, or cleared (a
-    forgotten source's jobs). ``mentions``: where people typed a forgotten subject's name, left as typed.
-    ``text_mentions``: where the stored source texts still name it (``mask_mentions``: where they named it,
-    masked), counted in each version; ``pending_mentions``: where the texts waiting to be stored (queued,
-    proposed) name it. Each lists the first 100; ``text_mentions_total`` and ``pending_mentions_total`` say
-    how many there are in all, ``text_mentions_count`` and ``pending_mentions_count`` how many times (what
-    ``mask_mentions`` masks: every one)."""
-
-    target: str
-    versions: int
-    fragments: int
-    beliefs: int
-    evidence: int
-    embeddings: int
-    redacted: int
-    flagged: list[UUID]
-    would_flag: list[UUID]
-    held: list[UUID]
-    changes: Changes
-    preview: bool = False
-    jobs: int = 0
-    proposals: int = 0
-    mentions: list[Mention] = field(default_factory=list)
-    text_mentions: list[TextMention] = field(default_factory=list)
-    pending_mentions: list[PendingMention] = field(default_factory=list)
-    text_mentions_total: int = 0
-    text_mentions_count: int = 0
-    pending_mentions_total: int = 0
-    pending_mentions_count: int = 0
-
-    def __post_init__(self) -> None:
-        # (read from SQL as jsonb objects: the source texts' of kind text, and the waiting texts' of kind
-        # queued and proposed, in the same array)
-        given = self.mentions or []
-        object.__setattr__(self, "mentions", [m if isinstance(m, Mention) else Mention(
-            kind=m["kind"], id=UUID(str(m["id"])), field=m["field"], owner=m.get("owner"), hint=m["hint"])
-            for m in given if isinstance(m, Mention) or m["kind"] not in _NOT_TYPED])
-        waiting: list[Any] = [m for m in given if isinstance(m, dict) and m["kind"] in _PENDING]
-        waiting += list(self.pending_mentions or [])
-        object.__setattr__(self, "pending_mentions", [m if isinstance(m, PendingMention) else PendingMention(
-            kind=m["kind"], id=str(m["id"]), field=m["field"], source=m.get("source"), status=m["status"],
-            owner=m.get("owner"), by=m.get("by"), count=int(m["count"]), excerpt=m["excerpt"], masked=bool(m["masked"]),
-            hint=m["hint"]) for m in waiting])
-        in_text = [m for m in given if isinstance(m, dict) and m["kind"] == "text"] + list(self.text_mentions or [])
-        object.__setattr__(self, "text_mentions", [m if isinstance(m, TextMention) else TextMention(
-            source=m["source"], version=int(m["version"]), id=UUID(str(m["id"])), count=int(m["count"]),
-            excerpt=m["excerpt"], owner=m.get("owner"), masked=bool(m["masked"]), hint=m["hint"])
-            for m in in_text])
-        # (how many in all: an entry of kind more follows a listing it cut, else the listing is all)
-        more = {m["of"]: m for m in given if isinstance(m, dict) and m["kind"] == "more"}
-        for of, listed in (("text", self.text_mentions), ("pending", self.pending_mentions)):
-            if of in more:
-                total, count = int(more[of]["total"]), int(more[of]["count"])
-            else:
-                total = getattr(self, f"{of}_mentions_total") or len(listed)
-                count = getattr(self, f"{of}_mentions_count") or sum(m.count for m in listed)
-            object.__setattr__(self, f"{of}_mentions_total", total)
-            object.__setattr__(self, f"{of}_mentions_count", count)
-
-    def fingerprint(self) -> str:
-        """What this report says would go (or went), in a few characters a client carries back from a
-        preview: what is forgotten, the counts, and the change to what rested on it, whose nodes name
-        each belief and fragment that goes (``forget(expect=...)``, as a retraction's)."""
-        parts = [self.target, self.versions, self.fragments, self.beliefs, self.evidence, self.embeddings,
-                 self.redacted, self.changes.fingerprint()]
-        return hashlib.sha256(repr(parts).encode()).hexdigest()[:32]
 
 
 

@@ -344,6 +344,7 @@ declare
     v_listed boolean := coalesce(current_setting('beliefdb.forget_mentions', true), '') <> 'off';
     v_in_text jsonb := '{"mentions": [], "redacted": 0}';
     v_waiting jsonb := '{"mentions": []}';
+    v_labels jsonb := '[]';
 begin
     if coalesce(p_mask_mentions, false) and p_target <> 'subject' then
         raise exception 'mask_mentions goes with forgetting a subject (a person''s name), not a %', p_target
@@ -580,6 +581,8 @@ begin
     if p_target = 'subject' and (v_listed or coalesce(p_mask_mentions, false)) then
         v_in_text := beliefdb._text_mentions(v_ws, v_names, coalesce(p_mask_mentions, false));
         v_redacted := v_redacted + (v_in_text ->> 'redacted')::integer;
+        -- (and the speakers whose label names it: listed, their turns kept; masked in the label with it)
+        v_labels := beliefdb._speaker_mentions(v_ws, v_names, coalesce(p_mask_mentions, false));
     end if;
     -- (each job and proposal masked, counted once in the report)
     if cardinality(v_turn_text) > 0 then
@@ -609,10 +612,11 @@ begin
         -- preview that forget(expect=...) takes again under the lock only for its fingerprint, which
         -- does not count them: beliefdb.forget_mentions set to off there, for that preview alone)
         -- (and where the stored source texts still name it, or named it before it was masked there:
-        -- kind text, after the rest; then the texts waiting to be stored: kind queued, proposed)
+        -- kind text, after the rest; the speakers whose label names it: kind speaker; then the texts
+        -- waiting to be stored: kind queued, proposed)
         'mentions', case when p_target = 'subject' and v_listed
                          then beliefdb._forget_mentions(v_ws, v_names) || (v_in_text -> 'mentions')
-                              || (v_waiting -> 'mentions')
+                              || v_labels || (v_waiting -> 'mentions')
                          else '[]' end,
         'jobs', v_cleared + (select count(distinct x.id) from unnest(v_pending) p
                               cross join lateral jsonb_array_elements_text(p -> 'jobs') x (id)),

@@ -3,6 +3,21 @@
 -- correction proposed to an owner), listed in forget's report beside the stored texts
 -- (beliefdb._text_mentions) and, with mask_mentions, masked there too.
 
+-- Turns waiting to be stored (a job's, a proposal's fragments: {start, end, speaker, time}) with some
+-- names (a pattern of beliefdb._mention_pattern) masked in each speaker's label, as the label is in the
+-- text they lie in.
+create or replace function beliefdb._masked_speakers(p_turns jsonb, p_re text) returns jsonb
+language sql immutable
+set search_path = pg_catalog, pg_temp
+as $$
+    select coalesce(jsonb_agg(case when t.x ->> 'speaker' ~* p_re
+                                   then jsonb_set(t.x, '{speaker}', to_jsonb(beliefdb._masked(
+                                            t.x ->> 'speaker', beliefdb._mention_spans(t.x ->> 'speaker', p_re))))
+                                   else t.x end order by t.n), '[]')
+      from jsonb_array_elements(p_turns) with ordinality t (x, n)
+$$;
+comment on function beliefdb._masked_speakers(jsonb, text) is 'Turns waiting to be stored with some names masked in their speakers'' labels';
+
 -- Where some names (a forgotten subject's, as beliefdb._text_mentions takes them) are written in the
 -- texts waiting to be stored, by the rule of beliefdb._mention_pattern, once forget has masked what it
 -- forgets there (beliefdb._redact_pending): a job's document (queued, or failed and kept for a retry; a
@@ -14,8 +29,8 @@
 -- wrote it (by), how many times, an excerpt with the name masked, and a hint of what happens to it.
 -- With p_mask, a job's text and a proposed version's are masked as a stored version is (the name only,
 -- as many U+2588, offsets kept: the turns and claims over them stay where they are; a claim's quote is
--- masked with the text it quotes), so that neither brings the name back when a worker stores it or the
--- owner approves it; a proposed claim (or a rejected one) whose own words name the person goes, as its
+-- masked with the text it quotes, a turn's speaker with its label: beliefdb._masked_speakers), so that
+-- neither brings the name back when a worker stores it or the owner approves it; a proposed claim (or a rejected one) whose own words name the person goes, as its
 -- approval would store them as a belief's. Masking is the job's submitter's call, or the source's owner's
 -- (an eraser's: any). A proposed correction is its proposer's typed words, which become the belief's own
 -- statement: listed, never masked (its owner may reject it). Only the first p_listed are listed (the
@@ -145,6 +160,10 @@ begin
     ), masked as (
         update beliefdb.job j
            set payload = jsonb_set(j.payload, '{text}', to_jsonb(beliefdb._masked(j.payload ->> 'text', k.spans)))
+                         -- (a turn's speaker as its label in the text is masked: "████'s mum")
+                         || case when jsonb_typeof(j.payload -> 'turns') = 'array'
+                                 then jsonb_build_object('turns', beliefdb._masked_speakers(j.payload -> 'turns', v_re))
+                                 else '{}' end
           from masks k
          where j.workspace_id = p_workspace_id and j.id = k.id
         returning j.id
@@ -164,6 +183,9 @@ begin
         update beliefdb.review_item r
            set proposal = r.proposal || jsonb_build_object(
                    'content', t.after,
+                   'fragments', case when jsonb_typeof(r.proposal -> 'fragments') = 'array'
+                                     then beliefdb._masked_speakers(r.proposal -> 'fragments', v_re)
+                                     else coalesce(r.proposal -> 'fragments', '[]') end,
                    -- (a claim's quote read again where it lies, as evidence over a masked span is; one whose
                    -- offsets are not its quote's has the name masked in it alone)
                    'claims', (select coalesce(jsonb_agg(case
@@ -192,3 +214,66 @@ begin
 end
 $$;
 comment on function beliefdb._pending_mentions(uuid, text[], boolean, integer) is 'Where some names are written in the texts waiting to be stored (queued documents, proposed versions and corrections: the first p_listed, then how many in all); with p_mask, masked in every queued and proposed text';
+
+-- The speakers of the stored turns whose label names some names (a forgotten subject's, as
+-- beliefdb._text_mentions takes them) by the rule of beliefdb._mention_pattern: "Maya's mum", "Maya Lopez
+-- (guest)". Not the person by rule 14 (only a speaker whose name is the subject is, and another's label
+-- may name them: a relative, a namesake), so their turns stay, their words; but the label names the
+-- person in every turn's speaker as in the text. Each: kind speaker, the label with the names masked (as
+-- an excerpt masks them), how many turns (fragments of turns, each version's), the sources' names, and a
+-- hint. With p_mask, the names are masked in the label of each turn (as many U+2588: the label in the
+-- text, masked by beliefdb._text_mentions, and the speaker kept with its turn agree), in sources the
+-- acting principal owns (an eraser's: any); the turns of the texts waiting to be stored are masked with
+-- their text (beliefdb._pending_mentions).
+create or replace function beliefdb._speaker_mentions(p_workspace_id uuid, p_names text[], p_mask boolean)
+returns jsonb
+language plpgsql
+set search_path = pg_catalog, pg_temp
+as $$
+declare
+    v_re text := beliefdb._mention_pattern(p_names);
+    v_found jsonb;
+    v_sources uuid[];
+begin
+    if v_re is null then
+        return '[]';
+    end if;
+    with labelled as (
+        select f.speaker, count(*) as turns, array_agg(distinct s.name order by s.name) as sources,
+               array_agg(distinct s.id) as source_ids
+          from beliefdb.fragment f
+          join beliefdb.source_version v on v.workspace_id = f.workspace_id and v.id = f.source_version_id
+          join beliefdb.source s on s.workspace_id = v.workspace_id and s.id = v.source_id
+         where f.workspace_id = p_workspace_id and f.speaker is not null and f.speaker ~* v_re
+         group by f.speaker
+    ), shown as (
+        select l.*, beliefdb._masked(l.speaker, beliefdb._mention_spans(l.speaker, v_re)) as label from labelled l
+    )
+    select coalesce(jsonb_agg(jsonb_build_object(
+               'kind', 'speaker', 'speaker', x.label, 'turns', x.turns, 'sources', to_jsonb(x.sources),
+               'masked', p_mask,
+               'hint', case when p_mask then 'the name masked in the label of each of their turns (their words stay, theirs)'
+                            else 'a speaker whose label names this person: not the person by rule 14 (only a speaker '
+                                 || 'whose name is the subject is), so their turns stay as their words; if these are the '
+                                 || 'person''s own words, forget them too (beliefdb forget --subject with the label); '
+                                 || 'forget --mask-mentions masks the name in the label' end)
+               order by x.label, x.speaker), '[]'),
+           coalesce((select array_agg(distinct u) from shown y cross join lateral unnest(y.source_ids) u), '{}')
+      into v_found, v_sources
+      from shown x;
+    if p_mask and cardinality(v_sources) > 0 then
+        if not beliefdb._is_eraser() then
+            perform beliefdb._require_source_owner(p_workspace_id, s.id,
+                                                   'mask a name in it (or a login granted beliefdb_eraser)')
+               from beliefdb.source s
+              where s.workspace_id = p_workspace_id and s.id = any(v_sources)
+              order by s.name;
+        end if;
+        update beliefdb.fragment f
+           set speaker = beliefdb._masked(f.speaker, beliefdb._mention_spans(f.speaker, v_re))
+         where f.workspace_id = p_workspace_id and f.speaker is not null and f.speaker ~* v_re;
+    end if;
+    return v_found;
+end
+$$;
+comment on function beliefdb._speaker_mentions(uuid, text[], boolean) is 'The speakers of stored turns whose label names some names (the label masked, how many turns, the sources); with p_mask, the names masked in each turn''s label';

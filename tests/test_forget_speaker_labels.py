@@ -1,0 +1,79 @@
+"""A speaker whose label contains a forgotten person's name ("Maya's mum", "Maya Lopez (guest)") is not the
+person by rule 14 of docs/rules.md (only a speaker whose name is the subject is): their turns are their
+words, and stay. But the label names the person, in the text and in every turn's speaker: forget's
+preview and report list such speakers (``speaker_mentions``: the label with the name masked, how many
+turns, in which sources), and ``mask_mentions`` masks the name in the label wherever it is kept (the
+stored turns' speaker, and the turns of the texts waiting to be stored), as it masks it in the text."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import psycopg
+
+import beliefdb
+from beliefdb.models import Turn
+
+MASK = "\u2588"
+
+
+def at(minute: int) -> datetime:
+    return datetime(2025, 3, 1, 10, 0, tzinfo=UTC) + timedelta(minutes=minute)
+
+
+CHAT = [
+    Turn("Maya", "I live in Lisbon.", at(0)),
+    Turn("Maya's mum", "She was born in Porto.", at(1)),
+    Turn("Maya Lopez (guest)", "Hello everyone.", at(2)),
+    Turn("Bob", "ok", at(3)),
+]
+
+
+def speakers(conn: psycopg.Connection[Any]) -> list[str]:
+    return [r[0] for r in conn.execute("select distinct speaker from beliefdb.fragment where speaker is not null"
+                                       " order by 1")]
+
+
+def test_speakers_whose_label_names_the_person_are_listed_and_their_turns_stay(
+        bdb: beliefdb.BeliefDB, postgresql: psycopg.Connection[Any], cli: Any) -> None:
+    bdb.ingest_conversation(CHAT, source="chat-1", embed=False)
+    bdb.remember("Maya lives in Lisbon.", "maya", "city", "Lisbon", "I live in Lisbon.", source="chat-1")
+    preview = bdb.forget(subject="maya", preview=True)
+    listed = [(s.speaker, s.turns, s.sources, s.masked) for s in preview.speaker_mentions]
+    assert listed == [(f"{MASK * 4} Lopez (guest)", 1, ["chat-1"], False), (f"{MASK * 4}'s mum", 1, ["chat-1"], False)]
+    hint = preview.speaker_mentions[0].hint
+    assert "forget --subject" in hint and "--mask-mentions" in hint
+    shown = cli("forget", "--subject", "maya", "--preview")
+    assert "speakers whose label names this person, their turns left as their words (2):" in shown.output, shown.output
+    assert f"  {MASK * 4}'s mum (1 turn(s) in chat-1)" in shown.output
+    postgresql.commit()
+    done = bdb.forget(subject="maya")
+    assert done.speaker_mentions == preview.speaker_mentions
+    # their turns stay, labels and all: they are not the person by the rule
+    assert speakers(postgresql) == ["Bob", "Maya Lopez (guest)", "Maya's mum"]
+
+
+def test_masking_the_mentions_masks_the_name_in_the_labels(
+        bdb: beliefdb.BeliefDB, postgresql: psycopg.Connection[Any]) -> None:
+    bdb.ingest_conversation(CHAT, source="chat-1", embed=False)
+    bdb.remember("Maya lives in Lisbon.", "maya", "city", "Lisbon", "I live in Lisbon.", source="chat-1")
+    # a conversation queued with a turn of hers: the label goes with the text it labels
+    bdb.submit(turns=[*CHAT, Turn("Maya's mum", "I live in Porto.", at(9))], source="chat-1")
+    postgresql.commit()
+    done = bdb.forget(subject="maya", mask_mentions=True)
+    assert [(s.speaker, s.masked) for s in done.speaker_mentions] == [
+        (f"{MASK * 4} Lopez (guest)", True), (f"{MASK * 4}'s mum", True)]
+    assert speakers(postgresql) == ["Bob", f"{MASK * 4} Lopez (guest)", f"{MASK * 4}'s mum"]
+    (content,) = postgresql.execute("select content from beliefdb.source_version").fetchone() or (None,)
+    assert "Maya" not in content and f"{MASK * 4}'s mum: She was born in Porto." in content
+    (payload,) = postgresql.execute("select payload from beliefdb.job").fetchone() or (None,)
+    assert "Maya" not in json.dumps(payload), payload
+    assert bdb.audit_verify().ok
+    postgresql.commit()
+    # the worker stores the queued turns as the forget left them: no label names her again
+    assert bdb.work(stop_when_empty=True, embed=False).done == 1
+    postgresql.commit()
+    assert not any("Maya" in s for s in speakers(postgresql)), speakers(postgresql)
+    assert "Maya" not in str(postgresql.execute("select array_agg(content) from beliefdb.source_version").fetchone())
