@@ -77,3 +77,25 @@ def test_masking_the_mentions_masks_the_name_in_the_labels(
     postgresql.commit()
     assert not any("Maya" in s for s in speakers(postgresql)), speakers(postgresql)
     assert "Maya" not in str(postgresql.execute("select array_agg(content) from beliefdb.source_version").fetchone())
+
+
+def test_no_planner_statistic_keeps_a_speakers_label_that_named_the_person(
+        bdb: beliefdb.BeliefDB, postgresql: psycopg.Connection[Any]) -> None:
+    """The speakers of turns are a text column too: ANALYZE's values of fragment.speaker kept
+    the forgotten speaker's name and the labels masked, until forget gathered them again as it does the
+    other text columns (rule 14)."""
+    bdb.ingest_conversation(CHAT, source="chat-1", embed=False)
+    bdb.remember("Maya lives in Lisbon.", "maya", "city", "Lisbon", "I live in Lisbon.", source="chat-1")
+    postgresql.commit()
+    postgresql.execute("analyze beliefdb.fragment")
+    postgresql.commit()
+
+    def kept() -> str:
+        return str(postgresql.execute("select most_common_vals::text, histogram_bounds::text from pg_catalog.pg_stats"
+                                      " where schemaname = 'beliefdb' and tablename = 'fragment'"
+                                      " and attname = 'speaker'").fetchall())
+
+    assert "Maya Lopez (guest)" in kept()
+    bdb.forget(subject="maya", mask_mentions=True)
+    postgresql.commit()
+    assert "Maya" not in kept(), kept()

@@ -1299,7 +1299,7 @@ as $$
 begin
     analyze beliefdb.audit_event (payload), beliefdb.belief (statement, subject, attribute, value, scope, search),
             beliefdb.correction (new_statement, new_value, reason), beliefdb.evidence (quote),
-            beliefdb.fragment (text), beliefdb.job (payload, last_error, result), beliefdb.lexeme_frequency (lexeme),
+            beliefdb.fragment (text, speaker), beliefdb.job (payload, last_error, result), beliefdb.lexeme_frequency (lexeme),
             beliefdb.node (retraction_reason), beliefdb.relation (reason), beliefdb.retraction_period (reason),
             beliefdb.review_item (reason, proposal), beliefdb.source (name),
             beliefdb.source_version (content, label, path);
