@@ -142,3 +142,22 @@ def test_the_command_line_lists_the_waiting_texts(bdb: beliefdb.BeliefDB, cli: A
     report = cli.json("forget", "--subject", "maya", "--mask-mentions")
     assert [(m["kind"], m["id"], m["masked"]) for m in report["pending_mentions"]] == [("queued", str(job), True)]
     assert all(m["kind"] not in ("queued", "proposed") for m in report["mentions"])
+
+
+def test_a_preview_without_the_flag_does_not_let_the_forget_mask_the_queue(
+        bdb: beliefdb.BeliefDB, postgresql: psycopg.Connection[Any]) -> None:
+    """Rule 7: the apply does what its preview showed. Masking the name in a queued document alone counted
+    in no figure of the fingerprint, so a preview without mask_mentions let a forget with it mask the
+    queue unseen: the jobs and proposals it masks are in the fingerprint."""
+    bdb.remember("Maya lives in Lisbon.", "maya", "city", "Lisbon", "Maya lives in Lisbon",
+                 source="maya.md", text="Maya lives in Lisbon.\n")
+    bdb.submit(text=NEWS, source="news.md")
+    plain = bdb.forget(subject="maya", preview=True)
+    masked = bdb.forget(subject="maya", preview=True, mask_mentions=True)
+    assert plain.redacted == masked.redacted and plain.fingerprint() != masked.fingerprint()
+    postgresql.commit()
+    with pytest.raises(errors.StalePreview):
+        bdb.forget(subject="maya", expect=plain.fingerprint(), mask_mentions=True)
+    assert payload_texts(postgresql) == [NEWS]
+    bdb.forget(subject="maya", expect=masked.fingerprint(), mask_mentions=True)
+    assert payload_texts(postgresql) == [NEWS.replace("Maya ", MASK * 4 + " ")]

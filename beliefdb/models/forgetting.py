@@ -161,8 +161,9 @@ class Forgotten:
 
     def fingerprint(self) -> str:
         """What this report says would go (or went), in a few characters a client carries back from a
-        preview: what is forgotten, the counts, and the change to what rested on it, whose nodes name
-        each belief and fragment that goes (``forget(expect=...)``, as a retraction's)."""
+        preview: what is forgotten, the counts (the jobs and proposals it masks too: a queued text masked
+        alone changes no other), and the change to what rested on it, whose nodes name each belief and
+        fragment that goes (``forget(expect=...)``, as a retraction's)."""
         parts = [self.target, self.versions, self.fragments, self.beliefs, self.evidence, self.embeddings,
-                 self.redacted, self.changes.fingerprint()]
+                 self.redacted, self.jobs, self.proposals, self.changes.fingerprint()]
         return hashlib.sha256(repr(parts).encode()).hexdigest()[:32]
