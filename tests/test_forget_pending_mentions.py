@@ -100,7 +100,7 @@ def test_a_proposed_version_naming_the_person_is_listed_then_masked_and_keeps_no
 
 
 def test_a_correction_proposed_naming_the_person_is_listed_and_not_rewritten(
-        alice: beliefdb.BeliefDB, bob: beliefdb.BeliefDB) -> None:
+        alice: beliefdb.BeliefDB, bob: beliefdb.BeliefDB, cli: Any) -> None:
     """A proposed correction is the proposer's typed words, which become the belief's own statement when
     its owner approves it: listed with who may reject it, never masked into another statement."""
     alice.remember("Maya lives in Lisbon.", "maya", "city", "Lisbon", "Maya lives in Lisbon",
@@ -109,6 +109,8 @@ def test_a_correction_proposed_naming_the_person_is_listed_and_not_rewritten(
                           source="team.md", text=TEAM).accepted[0]
     asked = bob.apply_correction(team.id, "The team grows by one: Maya.", reviewer="bob", expect_revision=1)
     assert asked.proposed
+    shown = cli("forget", "--subject", "maya", "--preview", "--as", "alice").output
+    assert f"  proposed statement {asked.review_item} (a belief of alice's, open, 1x): " in shown, shown
     done = alice.forget(subject="maya", mask_mentions=True)
     [item] = done.pending_mentions
     assert (item.kind, item.field, item.owner, item.by, item.masked) == ("proposed", "statement", "alice", "bob",

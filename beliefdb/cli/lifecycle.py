@@ -181,7 +181,9 @@ def forget(
         for p in result.pending_mentions[:MENTIONS_SHOWN]:
             what = f"queued job {p.id}" if p.kind == "queued" else f"proposed {p.field} {p.id}"
             done = ", masked" if p.masked else ""
-            typer.echo(f"  {what} ({p.source}, {p.status}{done}, {p.count}x): {p.excerpt}")
+            # (a proposed correction is of a belief, not of a source)
+            where = p.source if p.source is not None else f"a belief of {p.owner}'s"
+            typer.echo(f"  {what} ({where}, {p.status}{done}, {p.count}x): {p.excerpt}")
         more = result.pending_mentions_total - MENTIONS_SHOWN
         if more > 0:
             typer.echo(f"  and {more} more text(s)"
