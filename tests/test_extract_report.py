@@ -176,6 +176,11 @@ SPOKEN_DETAIL = "a spoken turn ('Name: text'), not a 'Key: value' fact"
     "Dana: my flight was late again",
     "**Returns**\nReturns are accepted within 7 days.\nCustomer: Can I return opened items?\n"
     "Agent: Yes, you can, within the same 7 days.\n",
+    # a whole sentence after a name: a finite verb, or several words from a clause's start to its stop
+    "Alice: The office is in Berlin.",
+    "Bob: The deploy failed twice last night.",
+    "Alice: The office is in Berlin.\nBob: The deploy failed twice last night.\n",
+    "- Maya: It will rain tomorrow",
 ])
 def test_a_name_speaking_is_no_key_value_fact(text: str) -> None:
     found = RuleExtractor().extract(text, source_name="notes.md")
@@ -200,11 +205,30 @@ def test_a_name_speaking_is_no_key_value_fact(text: str) -> None:
     ("Alice: Berlin", ("note", "alice", "Berlin")),
     ("键: 值", ("note", "键", "值")),
     ("键：值", ("note", "键", "值")),
+    # a sentence after a label, an attribute word or a word a name never ends like is still a value
+    ("Status: The build is green.", ("note", "status", "The build is green")),
+    ("Note: The office is closed on Fridays.", ("note", "note", "The office is closed on Fridays")),
+    ("Address: The office is at 5 Main St.", ("note", "address", "The office is at 5 Main St")),
+    ("Parking: The garage is open all night.", ("note", "parking", "The garage is open all night")),
+    ("Alice: Head of Sales, Berlin office.", ("note", "alice", "Head of Sales, Berlin office")),
 ])
 def test_key_value_facts_are_still_facts(line: str, expected: tuple[str, str, str]) -> None:
     assert triples(line, "notes.md") == [expected]
     located, rejected = gate(line, RuleExtractor().extract(line, source_name="notes.md"))
     assert extraction_report(line, located, rejected)[0] == []
+
+
+def test_a_key_the_document_writes_in_lowercase_is_a_noun_not_a_speaker() -> None:
+    """"Breakfast: It is served from 7 to 10." is no one speaking when the document says "breakfast"
+    elsewhere (a common noun, not a name); the same line alone is read as spoken."""
+    line = "Breakfast: It is served from 7 to 10."
+    text = f"{line}\nThe breakfast room is on the first floor.\n"
+    assert ("hotel", "breakfast", "It is served from 7 to 10") in triples(text, "hotel.md")
+    located, rejected = gate(text, RuleExtractor().extract(text, source_name="hotel.md"))
+    assert [s.quote for s in extraction_report(text, located, rejected)[0]] == []
+    assert triples(line, "hotel.md") == []
+    located, rejected = gate(line, [])
+    assert [(s.quote, s.detail) for s in extraction_report(line, located, rejected)[0]] == [(line, SPOKEN_DETAIL)]
 
 
 # --- ingest, the library and the command line (a real database) -------------------------------------

@@ -60,7 +60,7 @@ from beliefdb.text.naming import (
 )
 from beliefdb.text.numbers import NUMBER_WORD
 from beliefdb.text.self_statements import first_person, self_statement
-from beliefdb.text.transcripts import spoken_turn
+from beliefdb.text.transcripts import common_words, spoken_turn
 from beliefdb.text.turns import TurnSpan
 
 __all__ = ["POLICY_TERMS", "QUALIFIERS", "RuleExtractor", "speaker_subject"]
@@ -177,11 +177,12 @@ def _sentence_rules(body: str, source_name: str) -> tuple[str, str, str, str] | 
     return None
 
 
-def _key_value_rule(quote: str, source_name: str) -> tuple[str, str, str, str] | None:
+def _key_value_rule(quote: str, source_name: str, common: frozenset[str]) -> tuple[str, str, str, str] | None:
     """(subject, attribute, value, kind) for a ``Key: value`` line (rule f), or None; None for someone
-    speaking ("Alice: I moved to Berlin.", :func:`~beliefdb.text.transcripts.spoken_turn`)."""
+    speaking ("Alice: I moved to Berlin.", :func:`~beliefdb.text.transcripts.spoken_turn`; ``common``: the
+    document's lowercase words)."""
     m = is_key_value(quote)
-    if m is None or spoken_turn(quote):
+    if m is None or spoken_turn(quote, common):
         return None
     named, value = names(m["key"], source_name, strict=False), _clean_value(m["value"], sentence=False)
     if named is None or value is None:
@@ -195,7 +196,9 @@ class RuleExtractor(Extractor):
     name = "rules"
 
     def extract(self, text: str, *, source_name: str) -> list[Candidate]:
-        return [c for f in iter_fragments(text) if (c := self._candidate(text, f, source_name)) is not None]
+        fragments = list(iter_fragments(text))
+        common = common_words(text) if any(f.kind == "key_value" for f in fragments) else frozenset()
+        return [c for f in fragments if (c := self._candidate(text, f, source_name, common)) is not None]
 
     def extract_turns(self, text: str, turns: Sequence[TurnSpan], *, source_name: str,
                       read: Sequence[TurnSpan] | None = None) -> list[Candidate]:
@@ -292,7 +295,8 @@ class RuleExtractor(Extractor):
         said[(c.subject, c.value.casefold())] = c.attribute
 
     @staticmethod
-    def _candidate(text: str, fragment: Fragment, source_name: str) -> Candidate | None:
+    def _candidate(text: str, fragment: Fragment, source_name: str,
+                   common: frozenset[str] = frozenset()) -> Candidate | None:
         quote = text[fragment.start:fragment.end]
         if _QUESTION_END.search(quote):
             return None
@@ -300,7 +304,7 @@ class RuleExtractor(Extractor):
         if len(quote) <= _MAX_RULE_CHARS:
             found = _sentence_rules(quote.rstrip(_TERMINAL), source_name)
         if found is None and fragment.kind == "key_value":
-            found = _key_value_rule(quote, source_name)
+            found = _key_value_rule(quote, source_name, common)
         if found is None:
             return None
         subject, attribute, value, kind = found

@@ -19,7 +19,7 @@ from beliefdb.text.extractor import Candidate
 from beliefdb.text.fragments import Fragment, iter_fragments
 from beliefdb.text.gate import Located
 from beliefdb.text.numbers import NUMBER_WORD, number_word_value
-from beliefdb.text.transcripts import SPOKEN, spoken_by, spoken_turn
+from beliefdb.text.transcripts import SPOKEN, common_words, spoken_by, spoken_turn
 
 __all__ = ["extraction_report", "hint", "left_out"]
 
@@ -116,6 +116,7 @@ def extraction_report(text: str, located: Iterable[Located], rejected: Iterable[
     skipped: list[Skipped] = []
     warnings: list[ExtractionWarning] = []
     seen: dict[str, tuple[int, int, bool]] = {}
+    common = common_words(text) if any(f.kind == "key_value" for f in fragments) else frozenset()
     for i, f in enumerate(fragments):
         quote = text[f.start:f.end]
         warnings += _contradictions(text, f)
@@ -128,7 +129,7 @@ def extraction_report(text: str, located: Iterable[Located], rejected: Iterable[
             what = "the evidence of a belief" if earlier[2] else "listed there"
             skipped.append(Skipped(quote, f.start, f.end, "duplicate",
                                    f"the same text as [{earlier[0]}, {earlier[1]}), {what}"))
-        elif f.kind == "key_value" and (spoken_turn(quote) or spoken_by(quote, speakers)):
+        elif f.kind == "key_value" and (spoken_turn(quote, common) or spoken_by(quote, speakers)):
             skipped.append(Skipped(quote, f.start, f.end, "no_pattern", SPOKEN))
         elif quote.rstrip().endswith(("?", "？")):
             skipped.append(Skipped(quote, f.start, f.end, "no_pattern", "a question states no fact"))

@@ -19,8 +19,8 @@ from beliefdb.text.fragments import is_key_value
 from beliefdb.text.naming import DETERMINERS, NOT_IN_NOUN_PHRASE, POLICY_TERMS, QUALIFIERS, QUANTIFIERS
 from beliefdb.text.turns import check_turn
 
-__all__ = ["SPEAKER_LINE_RE", "SPOKEN", "parse_chat_file", "parse_chat_jsonl", "parse_transcript", "spoken_by",
-           "spoken_hint", "spoken_turn", "transcript_hint", "transcript_speakers", "turns_hint"]
+__all__ = ["SPEAKER_LINE_RE", "SPOKEN", "common_words", "parse_chat_file", "parse_chat_jsonl", "parse_transcript",
+           "spoken_by", "spoken_hint", "spoken_turn", "transcript_hint", "transcript_speakers", "turns_hint"]
 
 # A speaker: 1-4 words of letters, digits, dots, apostrophes, hyphens, underscores (no colon or bracket).
 _SPEAKER: Final = r"[^\W\d_][\w.'’-]*(?: [\w.'’-]+){0,3}"
@@ -186,17 +186,35 @@ _SPEAKING: Final = frozenset({"i", "we", "you"})  # the first or second person a
 _PERSONAL: Final = frozenset({"me", "my", "mine", "myself", "us", "our", "ours", "ourselves", "your", "yours",
                               "yourself", "yourselves"})
 _VALUE_WORD_RE: Final = re.compile(r"[^\W\d_]+")
+# A sentence's finite verb (contractions as _VALUE_WORD_RE splits them: "isn't" -> "isn")
+_FINITE: Final = frozenset({
+    "am", "is", "are", "was", "were", "has", "have", "had", "will", "would", "can", "could", "did", "does", "do",
+    "should", "shall", "may", "might", "must", "isn", "aren", "wasn", "weren", "hasn", "haven", "hadn", "won",
+    "wouldn", "couldn", "didn", "doesn", "don", "shouldn", "mustn"})
+_CLAUSE_START: Final = frozenset({"the", "a", "an", "this", "that", "these", "those", "it", "he", "she", "they",
+                                  "there", "his", "her", "their", "its", "everyone", "someone", "nobody"})
+# Endings of common nouns no one is named by ("Parking", "Installation", "Shipment"), on keys of 6+ letters
+_NOUN_ENDINGS: Final = ("ing", "tion", "sion", "ment", "ness", "ship", "ism", "ics", "ure", "age", "ity")
 
 SPOKEN: Final = "a spoken turn ('Name: text'), not a 'Key: value' fact"
 """The detail of a skipped line that :func:`spoken_turn` (or a transcript's speakers) found spoken."""
 
 
-def spoken_turn(line: str) -> bool:
+def common_words(text: str) -> frozenset[str]:
+    """The words ``text`` writes in lowercase somewhere: a ``Key`` among them is a common noun the document
+    uses ("the breakfast room"), not someone's name (for :func:`spoken_turn`)."""
+    return frozenset(w for w in _VALUE_WORD_RE.findall(text) if w.islower())
+
+
+def spoken_turn(line: str, common: frozenset[str] = frozenset()) -> bool:
     """Whether a ``Key: value`` line (stripped, list marker removed) is someone speaking, not a fact:
     the key a person's name (one capitalised word that is no label or attribute word of a document:
     not "Note", "Price", "Owner", "Status") and the value a greeting ("hi", "thanks"), a question, or
     a sentence in the first or second person ("I moved to Berlin", "we close at 6", "see you there";
-    a possessive alone, "my team", only in a sentence of three words or more)."""
+    a possessive alone, "my team", only in a sentence of three words or more). A whole sentence ("The
+    office is in Berlin.": a finite verb, or four words or more from a clause's start to a stop) is
+    spoken too, unless the key looks like a common noun: a word ``common`` (the document's lowercase
+    words, :func:`common_words`) holds, or one ending like "Parking" or "Shipment"."""
     m = is_key_value(line)
     if m is None or not _NAME_RE.fullmatch(key := m["key"]) or not key[0].isupper():
         return False
@@ -207,8 +225,21 @@ def spoken_turn(line: str) -> bool:
     if _GREETING_RE.match(value) or value.rstrip("\"'”’)]").endswith(("?", "？")):
         return True
     words = _VALUE_WORD_RE.findall(value.casefold())
-    return (len(words) >= 2 and not _SPEAKING.isdisjoint(words)) or (
-        len(words) >= 3 and not _PERSONAL.isdisjoint(words))
+    if (len(words) >= 2 and not _SPEAKING.isdisjoint(words)) or (len(words) >= 3 and not _PERSONAL.isdisjoint(words)):
+        return True
+    return _a_sentence(value, words) and not _a_noun(folded, common)
+
+
+def _a_sentence(value: str, words: list[str]) -> bool:
+    """Whether a value is a whole sentence, not a value ("Berlin", "Head of Sales, Berlin office.")."""
+    stop = value.rstrip("\"'”’)]").endswith((".", "!"))
+    return (len(words) >= 3 and not _FINITE.isdisjoint(words)) or (
+        stop and len(words) >= 4 and words[0] in _CLAUSE_START)
+
+
+def _a_noun(folded: str, common: frozenset[str]) -> bool:
+    """Whether a key (casefolded) looks like a common noun rather than a name."""
+    return folded in common or (len(folded) >= 6 and folded.endswith(_NOUN_ENDINGS))
 
 
 def spoken_hint() -> str:
