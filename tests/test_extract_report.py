@@ -181,6 +181,8 @@ SPOKEN_DETAIL = "a spoken turn ('Name: text'), not a 'Key: value' fact"
     "Bob: The deploy failed twice last night.",
     "Alice: The office is in Berlin.\nBob: The deploy failed twice last night.\n",
     "- Maya: It will rain tomorrow",
+    "Alice: you choose",
+    "Parking: I left the car outside.",  # the first person after a common noun: still someone speaking
 ])
 def test_a_name_speaking_is_no_key_value_fact(text: str) -> None:
     found = RuleExtractor().extract(text, source_name="notes.md")
@@ -211,6 +213,11 @@ def test_a_name_speaking_is_no_key_value_fact(text: str) -> None:
     ("Address: The office is at 5 Main St.", ("note", "address", "The office is at 5 Main St")),
     ("Parking: The garage is open all night.", ("note", "parking", "The garage is open all night")),
     ("Alice: Head of Sales, Berlin office.", ("note", "alice", "Head of Sales, Berlin office")),
+    # a second-person instruction after an attribute word or a common noun is what the document says of it
+    ("Color: you choose", ("note", "color", "you choose")),
+    ("Size: you pick one at checkout.", ("note", "size", "you pick one at checkout")),
+    ("Delivery: you pick it up at the store", ("note", "delivery", "you pick it up at the store")),
+    ("Packaging: you can ask for a gift box.", ("note", "packaging", "you can ask for a gift box")),
 ])
 def test_key_value_facts_are_still_facts(line: str, expected: tuple[str, str, str]) -> None:
     assert triples(line, "notes.md") == [expected]

@@ -178,11 +178,22 @@ _LABELS: Final = frozenset({
     "tip", "title", "tldr", "todo", "topic", "translation", "type", "update", "usage", "verdict", "version",
     "vision", "warning", "warranty", "workaround",
 }) | POLICY_TERMS | QUALIFIERS | NOT_IN_NOUN_PHRASE | DETERMINERS | QUANTIFIERS
+# Attributes a document gives things ("Color: you choose", "Size: M"); no one is named so
+_ATTRIBUTES: Final = frozenset({
+    "amount", "arrival", "assembly", "battery", "brand", "budget", "capacity", "checkin", "checkout", "city",
+    "color", "colour", "country", "currency", "departure", "deposit", "depth", "design", "destination",
+    "diet", "discount", "display", "distance", "dress", "duration", "fabric", "finish", "fit", "flavor",
+    "flavour", "font", "format", "gender", "grade", "height", "layout", "length", "level", "license", "licence",
+    "material", "memory", "menu", "model", "pickup", "plan", "platform", "quantity", "quota", "rating",
+    "region", "room", "route", "screen", "seat", "setup", "size", "speed", "storage", "style", "tax",
+    "temperature", "theme", "tier", "time", "timezone", "venue", "volume", "weight", "width", "wifi", "zone",
+})
 _NAME_RE: Final = re.compile(r"[^\W\d_]+(?:['’-][^\W\d_]+)*")  # one word of letters: Ann, Jean-Luc, O'Neil
 _GREETING_RE: Final = re.compile(
     r"(?:hi|hello|hey|hiya|howdy|good\s+(?:morning|afternoon|evening|night)|thanks|thank\s+you|thx|bye|goodbye)"
     r"\b", re.IGNORECASE)
 _SPEAKING: Final = frozenset({"i", "we", "you"})  # the first or second person as a clause's subject
+_SECOND_PERSON: Final = frozenset({"you", "your", "yours", "yourself", "yourselves"})
 _PERSONAL: Final = frozenset({"me", "my", "mine", "myself", "us", "our", "ours", "ourselves", "your", "yours",
                               "yourself", "yourselves"})
 _VALUE_WORD_RE: Final = re.compile(r"[^\W\d_]+")
@@ -213,21 +224,27 @@ def spoken_turn(line: str, common: frozenset[str] = frozenset()) -> bool:
     a sentence in the first or second person ("I moved to Berlin", "we close at 6", "see you there";
     a possessive alone, "my team", only in a sentence of three words or more). A whole sentence ("The
     office is in Berlin.": a finite verb, or four words or more from a clause's start to a stop) is
-    spoken too, unless the key looks like a common noun: a word ``common`` (the document's lowercase
-    words, :func:`common_words`) holds, or one ending like "Parking" or "Shipment"."""
+    spoken too. After a key that looks like a common noun (a word ``common``, the document's lowercase
+    words from :func:`common_words`, holds; or one ending like "Parking" or "Shipment") neither a whole
+    sentence nor one in the second person alone ("Packaging: you can ask for a gift box.") is: that is
+    what the document says of it."""
     m = is_key_value(line)
     if m is None or not _NAME_RE.fullmatch(key := m["key"]) or not key[0].isupper():
         return False
     folded = key.casefold().replace("’", "'")
-    if folded in _LABELS or folded.removesuffix("s") in _LABELS or folded.removesuffix("es") in _LABELS:
+    if any(word in _LABELS or word in _ATTRIBUTES for word in (folded, folded.removesuffix("s"),
+                                                                folded.removesuffix("es"))):
         return False
     value = m["value"].strip()
     if _GREETING_RE.match(value) or value.rstrip("\"'”’)]").endswith(("?", "？")):
         return True
     words = _VALUE_WORD_RE.findall(value.casefold())
-    if (len(words) >= 2 and not _SPEAKING.isdisjoint(words)) or (len(words) >= 3 and not _PERSONAL.isdisjoint(words)):
+    noun = _a_noun(folded, common)
+    personal = [w for w in words if w in _SPEAKING or w in _PERSONAL]
+    if ((len(words) >= 2 and not _SPEAKING.isdisjoint(words)) or (len(words) >= 3 and personal)) and not (
+            noun and _SECOND_PERSON.issuperset(personal)):  # "Packaging: you can ask for a gift box."
         return True
-    return _a_sentence(value, words) and not _a_noun(folded, common)
+    return _a_sentence(value, words) and not noun
 
 
 def _a_sentence(value: str, words: list[str]) -> bool:
