@@ -73,6 +73,13 @@ def test_transcript_lines_are_turns_in_every_export_form() -> None:
     ]
 
 
+def test_transcript_lines_with_a_full_width_colon_are_turns() -> None:
+    """CJK chat writes the full-width colon, a space after it or not (the hint for a document of
+    "张伟：我搬到上海了。" lines is --format chat, which has to read them)."""
+    assert parse_transcript("张伟：我搬到上海了。\n李娜： 你好吗？\n**王芳：**谢谢！\n", "chat.md") == [
+        Turn("张伟", "我搬到上海了。", None), Turn("李娜", "你好吗？", None), Turn("王芳", "谢谢！", None)]
+
+
 def test_jsonl_turns_with_and_without_time() -> None:
     text = "\n".join(json.dumps(o) for o in (
         {"speaker": "alice", "time": "2023-05-01T09:30:00+00:00", "text": "I moved to Berlin."},

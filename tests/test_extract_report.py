@@ -183,14 +183,20 @@ SPOKEN_DETAIL = "a spoken turn ('Name: text'), not a 'Key: value' fact"
     "- Maya: It will rain tomorrow",
     "Alice: you choose",
     "Parking: I left the car outside.",  # the first person after a common noun: still someone speaking
+    # a CJK name (2-4 Han characters), then a sentence in the first or second person, a question or a greeting
+    "张伟：我搬到上海了。",
+    "李娜: 你好吗？",
+    "王芳：谢谢！",
+    "张伟：您明天来吗",
+    "张伟：我搬到上海了。\n李娜：我们下周见。\n",
 ])
 def test_a_name_speaking_is_no_key_value_fact(text: str) -> None:
     found = RuleExtractor().extract(text, source_name="notes.md")
-    assert [c.quote for c in found if ":" in c.quote] == []
+    assert [c.quote for c in found if ":" in c.quote or "：" in c.quote] == []
     located, rejected = gate(text, found)
     skipped, _ = extraction_report(text, located, rejected)
     turns = [f for f in iter_fragments(text) if f.kind == "key_value"]
-    assert [(s.start, s.end, s.reason, s.detail) for s in skipped if ":" in s.quote] == [
+    assert [(s.start, s.end, s.reason, s.detail) for s in skipped if ":" in s.quote or "：" in s.quote] == [
         (f.start, f.end, "no_pattern", SPOKEN_DETAIL) for f in turns]
 
 
@@ -218,6 +224,10 @@ def test_a_name_speaking_is_no_key_value_fact(text: str) -> None:
     ("Size: you pick one at checkout.", ("note", "size", "you pick one at checkout")),
     ("Delivery: you pick it up at the store", ("note", "delivery", "you pick it up at the store")),
     ("Packaging: you can ask for a gift box.", ("note", "packaging", "you can ask for a gift box")),
+    ("退货政策: 7天", ("note", "退货政策", "7天")),
+    ("张伟：上海", ("note", "张伟", "上海")),
+    ("退货政策：您可以在7天内退货。", ("note", "退货政策", "您可以在7天内退货")),  # a label word ends the key
+    ("联系方式：你可以打电话。", ("note", "联系方式", "你可以打电话")),
 ])
 def test_key_value_facts_are_still_facts(line: str, expected: tuple[str, str, str]) -> None:
     assert triples(line, "notes.md") == [expected]

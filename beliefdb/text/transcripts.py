@@ -26,11 +26,12 @@ __all__ = ["SPEAKER_LINE_RE", "SPOKEN", "common_words", "parse_chat_file", "pars
 _SPEAKER: Final = r"[^\W\d_][\w.'’-]*(?: [\w.'’-]+){0,3}"
 SPEAKER_LINE_RE: Final = re.compile(
     rf"(?:[-*+]\s+)?(?:\[(?P<time>[^\]\n]{{1,64}})\]\s*)?"
-    rf"(?:\*\*(?P<bold>{_SPEAKER})(?::\*\*|\*\*\s*:)|(?P<plain>{_SPEAKER})\s*:)"
-    rf"(?:\s+(?P<text>\S.*))?"
+    rf"(?:\*\*(?P<bold>{_SPEAKER})(?:[:：]\*\*|\*\*\s*[:：])|(?P<plain>{_SPEAKER})\s*[:：])"
+    rf"(?:(?:\s+|(?<=：)|(?<=：\*\*))(?P<text>\S.*))?"
 )
 """A transcript line (stripped; use with ``fullmatch``): optional list marker, optional ``[time]``,
-the speaker (plain, or bold in either ``**Name:**`` or ``**Name**:`` form), a colon, the text."""
+the speaker (plain, or bold in either ``**Name:**`` or ``**Name**:`` form), a colon, the text (after a
+full-width colon ``：``, as CJK chat writes it, with or without a space)."""
 
 _SKIP_RE: Final = re.compile(r"#{1,6}(?:\s.*)?|(?:-{3,}|\*{3,}|_{3,})")
 _URL_SCHEMES: Final = frozenset({"http", "https", "ftp", "mailto", "file"})
@@ -197,6 +198,14 @@ _SECOND_PERSON: Final = frozenset({"you", "your", "yours", "yourself", "yourselv
 _PERSONAL: Final = frozenset({"me", "my", "mine", "myself", "us", "our", "ours", "ourselves", "your", "yours",
                               "yourself", "yourselves"})
 _VALUE_WORD_RE: Final = re.compile(r"[^\W\d_]+")
+_HAN_NAME_RE: Final = re.compile(r"[\u4e00-\u9fff]{2,4}")  # 张伟, 欧阳娜娜
+# Words a CJK key ends with when it labels a line (退货政策, 联系方式), not a name
+_CJK_LABEL_ENDINGS: Final = (
+    "政策", "规则", "规定", "说明", "注意", "备注", "提示", "地址", "时间", "日期", "电话", "邮箱", "网址", "价格",
+    "费用", "方式", "方法", "要求", "条件", "问题", "答案", "回答", "状态", "类型", "名称", "原因", "结果", "建议",
+    "总结", "目标", "标题", "描述", "步骤", "流程", "范围", "期限", "须知", "事项", "服务", "信息", "通知", "更新")
+_CJK_SPEAKING_RE: Final = re.compile(
+    r"[我你您]|(?:你好|您好|谢谢|多谢|再见|早上好|晚上好|晚安|嗨|哈喽|拜拜)")  # 我们, 你们 too
 # A sentence's finite verb (contractions as _VALUE_WORD_RE splits them: "isn't" -> "isn")
 _FINITE: Final = frozenset({
     "am", "is", "are", "was", "were", "has", "have", "had", "will", "would", "can", "could", "did", "does", "do",
@@ -227,8 +236,14 @@ def spoken_turn(line: str, common: frozenset[str] = frozenset()) -> bool:
     spoken too. After a key that looks like a common noun (a word ``common``, the document's lowercase
     words from :func:`common_words`, holds; or one ending like "Parking" or "Shipment") neither a whole
     sentence nor one in the second person alone ("Packaging: you can ask for a gift box.") is: that is
-    what the document says of it."""
+    what the document says of it. A CJK key of 2-4 Han characters that ends with no label word (退货政策,
+    联系方式) is a name when the value is in the first or second person (我, 我们, 你, 您), a greeting
+    (你好, 谢谢) or a question: "张伟：我搬到上海了。"."""
     m = is_key_value(line)
+    if m is not None and _HAN_NAME_RE.fullmatch(key := m["key"]):
+        value = m["value"].strip()
+        return not key.endswith(_CJK_LABEL_ENDINGS) and (
+            _CJK_SPEAKING_RE.search(value) is not None or value.rstrip("\"'”’)]」』）").endswith(("?", "？")))
     if m is None or not _NAME_RE.fullmatch(key := m["key"]) or not key[0].isupper():
         return False
     folded = key.casefold().replace("’", "'")
