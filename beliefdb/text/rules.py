@@ -15,7 +15,8 @@ e. ``The <noun phrase> is V.``                        -> subject = all words but
    last word (``_policy`` appended to the subject when the attribute is a policy term); a one-word noun
    phrase takes its subject from the source name
 f. ``Key: value`` lines (also ``键：值``)             -> like e for the key; not a spoken turn (a
-   name, then a greeting, a question or a first/second-person sentence: "Alice: I moved to Berlin.")
+   name, then a greeting, a question, a first/second-person or whole sentence: "Alice: I moved to
+   Berlin.", "Bob: The deploy failed.", "张伟：我搬到上海了。")
 g. ``X are entitled to <N unit> of <Y>( per <period>).`` -> subject X, attribute Y, value ``N unit per period``
 h. ``X is allowed <number ...>.``                     -> like e for X, value from the number on
 i. ``X is <number ...>.`` (no ``the``)                -> like e for X

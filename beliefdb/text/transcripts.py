@@ -1,5 +1,6 @@
 """Chat files read as turns: JSON Lines of ``{"speaker", "time", "text"}`` and transcripts of
-``Speaker: text``, ``**Speaker:** text`` or ``[time] Speaker: text`` lines (markdown chat exports).
+``Speaker: text``, ``**Speaker:** text`` or ``[time] Speaker: text`` lines (markdown chat exports; the
+colon may be the full-width ``：`` of CJK chat).
 
 In a transcript, a line that is not a speaker line continues the turn before it; markdown headings,
 horizontal rules and blank lines end a turn and are not part of any. Anything wrong is InvalidInput
