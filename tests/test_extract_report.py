@@ -219,6 +219,11 @@ def test_a_name_speaking_is_no_key_value_fact(text: str) -> None:
     ("Address: The office is at 5 Main St.", ("note", "address", "The office is at 5 Main St")),
     ("Parking: The garage is open all night.", ("note", "parking", "The garage is open all night")),
     ("Alice: Head of Sales, Berlin office.", ("note", "alice", "Head of Sales, Berlin office")),
+    # a key in capitals is a label or an acronym, and "Error", "Split" label lines (docs/ has such lines)
+    ("ERROR: The disk is full.", ("note", "error", "The disk is full")),
+    ("API: The figures are in docs.", ("note", "api", "The figures are in docs")),
+    ("Error: The disk is full.", ("note", "error", "The disk is full")),
+    ("Split: Odd ones are held out.", ("note", "split", "Odd ones are held out")),
     # a second-person instruction after an attribute word or a common noun is what the document says of it
     ("Color: you choose", ("note", "color", "you choose")),
     ("Size: you pick one at checkout.", ("note", "size", "you pick one at checkout")),

@@ -163,22 +163,22 @@ def spoken_by(line: str, speakers: frozenset[str]) -> bool:
 # a key that is one of them (or a word the extractor names attributes or phrases with) names no speaker.
 _LABELS: Final = frozenset({
     "about", "access", "account", "action", "address", "advice", "agenda", "alert", "announcement", "answer",
-    "approver", "assignee", "attention", "audience", "author", "availability", "background", "benefit",
-    "billing", "bug", "cancellation", "category", "caution", "caveat", "cause", "change", "changelog", "claim",
+    "approver", "assignee", "attention", "audience", "author", "availability", "background", "benefit", "billing",
+    "bug", "cancellation", "category", "cause", "caution", "caveat", "change", "changelog", "claim",
     "clarification", "comment", "con", "conclusion", "condition", "contact", "context", "correction", "credit",
-    "danger", "date", "decision", "definition", "delivery", "department", "description", "detail", "directions",
-    "disclaimer", "edit", "eligibility", "email", "example", "exception", "exchange", "fact", "faq", "feature",
-    "feedback", "fix", "fyi", "goal", "guarantee", "guidance", "highlight", "hint", "hours", "idea", "impact",
-    "important", "info", "information", "input", "instruction", "issue", "label", "language", "lesson",
-    "location", "meaning", "message", "method", "mission", "motto", "name", "nb", "news", "next", "note",
-    "notice", "objective", "observation", "outcome", "output", "overview", "owner", "payment", "phone", "pricing",
-    "priority", "privacy", "pro", "problem", "procedure", "process", "prompt", "promise", "ps", "purpose",
-    "question", "quote", "rationale", "reason", "recommendation", "reference", "refund", "reminder", "remark",
-    "reply", "request", "requirement", "resolution", "response", "result", "return", "review", "reviewer",
-    "risk", "role", "rule", "schedule", "scope", "security", "see", "severity", "shipping", "slogan", "solution",
-    "source", "status", "step", "subject", "summary", "symptom", "tagline", "takeaway", "task", "team", "terms",
-    "tip", "title", "tldr", "todo", "topic", "translation", "type", "update", "usage", "verdict", "version",
-    "vision", "warning", "warranty", "workaround",
+    "danger", "date", "decision", "definition", "delivery", "department", "deprecated", "description", "detail",
+    "directions", "disclaimer", "edit", "eligibility", "email", "error", "example", "exception", "exchange",
+    "external", "fact", "faq", "feature", "feedback", "fix", "fyi", "goal", "guarantee", "guidance", "highlight",
+    "hint", "hours", "idea", "impact", "important", "info", "information", "input", "instruction", "internal",
+    "issue", "label", "language", "lesson", "location", "meaning", "message", "method", "mission", "motto", "name",
+    "nb", "news", "next", "note", "notice", "objective", "observation", "outcome", "output", "overview", "owner",
+    "payment", "phone", "pricing", "priority", "privacy", "pro", "problem", "procedure", "process", "promise",
+    "prompt", "ps", "purpose", "question", "quote", "rationale", "reason", "recommendation", "reference", "refund",
+    "remark", "reminder", "reply", "request", "requirement", "resolution", "response", "result", "return", "review",
+    "reviewer", "risk", "role", "rule", "schedule", "scope", "security", "see", "severity", "shipping", "slogan",
+    "solution", "source", "split", "status", "step", "subject", "summary", "symptom", "tagline", "takeaway", "task",
+    "team", "terms", "tip", "title", "tldr", "todo", "topic", "translation", "type", "update", "usage", "verdict",
+    "version", "vision", "warning", "warranty", "workaround",
 }) | POLICY_TERMS | QUALIFIERS | NOT_IN_NOUN_PHRASE | DETERMINERS | QUANTIFIERS
 # Attributes a document gives things ("Color: you choose", "Size: M"); no one is named so
 _ATTRIBUTES: Final = frozenset({
@@ -234,12 +234,13 @@ def spoken_turn(line: str, common: frozenset[str] = frozenset()) -> bool:
     a sentence in the first or second person ("I moved to Berlin", "we close at 6", "see you there";
     a possessive alone, "my team", only in a sentence of three words or more). A whole sentence ("The
     office is in Berlin.": a finite verb, or four words or more from a clause's start to a stop) is
-    spoken too. After a key that looks like a common noun (a word ``common``, the document's lowercase
-    words from :func:`common_words`, holds; or one ending like "Parking" or "Shipment") neither a whole
-    sentence nor one in the second person alone ("Packaging: you can ask for a gift box.") is: that is
-    what the document says of it. A CJK key of 2-4 Han characters that ends with no label word (退货政策,
-    联系方式) is a name when the value is in the first or second person (我, 我们, 你, 您), a greeting
-    (你好, 谢谢) or a question: "张伟：我搬到上海了。"."""
+    spoken too, after a key not in capitals ("ERROR", "API" are labels). After a key that looks like a
+    common noun (a word ``common``, the document's lowercase words from :func:`common_words`, holds; or
+    one ending like "Parking" or "Shipment") neither a whole sentence nor one in the second person
+    alone ("Packaging: you can ask for a gift box.") is: that is what the document says of it. A CJK
+    key of 2-4 Han characters that ends with no label word (退货政策, 联系方式) is a name when the value
+    is in the first or second person (我, 我们, 你, 您), a greeting (你好, 谢谢) or a question:
+    "张伟：我搬到上海了。"."""
     m = is_key_value(line)
     if m is not None and _HAN_NAME_RE.fullmatch(key := m["key"]):
         value = m["value"].strip()
@@ -260,7 +261,7 @@ def spoken_turn(line: str, common: frozenset[str] = frozenset()) -> bool:
     if ((len(words) >= 2 and not _SPEAKING.isdisjoint(words)) or (len(words) >= 3 and personal)) and not (
             noun and _SECOND_PERSON.issuperset(personal)):  # "Packaging: you can ask for a gift box."
         return True
-    return _a_sentence(value, words) and not noun
+    return _a_sentence(value, words) and not noun and not key.isupper()  # "ERROR:", "API:" label, not name
 
 
 def _a_sentence(value: str, words: list[str]) -> bool:
