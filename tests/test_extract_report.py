@@ -224,6 +224,7 @@ def test_a_name_speaking_is_no_key_value_fact(text: str) -> None:
     ("API: The figures are in docs.", ("note", "api", "The figures are in docs")),
     ("Error: The disk is full.", ("note", "error", "The disk is full")),
     ("Split: Odd ones are held out.", ("note", "split", "Odd ones are held out")),
+    ("Failures: A bad answer is asked again.", ("note", "failure", "A bad answer is asked again")),  # a plural
     # a second-person instruction after an attribute word or a common noun is what the document says of it
     ("Color: you choose", ("note", "color", "you choose")),
     ("Size: you pick one at checkout.", ("note", "size", "you pick one at checkout")),
@@ -249,6 +250,9 @@ def test_a_key_the_document_writes_in_lowercase_is_a_noun_not_a_speaker() -> Non
     located, rejected = gate(text, RuleExtractor().extract(text, source_name="hotel.md"))
     assert [s.quote for s in extraction_report(text, located, rejected)[0]] == []
     assert triples(line, "hotel.md") == []
+    # the plural of a word the document writes: "Embedders" where it says "an embedder"
+    text = "Embedders: It is a small plug-in base.\nThe default is a local embedder.\n"
+    assert ("note", "embedder", "It is a small plug-in base") in triples(text, "notes.md")
     located, rejected = gate(line, [])
     assert [(s.quote, s.detail) for s in extraction_report(line, located, rejected)[0]] == [(line, SPOKEN_DETAIL)]
 

@@ -272,8 +272,9 @@ def _a_sentence(value: str, words: list[str]) -> bool:
 
 
 def _a_noun(folded: str, common: frozenset[str]) -> bool:
-    """Whether a key (casefolded) looks like a common noun rather than a name."""
-    return folded in common or (len(folded) >= 6 and folded.endswith(_NOUN_ENDINGS))
+    """Whether a key (casefolded) looks like a common noun rather than a name (a plural too: "Failures")."""
+    return any(word in common or (len(word) >= 6 and word.endswith(_NOUN_ENDINGS))
+               for word in {folded, folded.removesuffix("s"), folded.removesuffix("es")})
 
 
 def spoken_hint() -> str:
