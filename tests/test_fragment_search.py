@@ -111,8 +111,11 @@ def test_the_fallback_looks_up_only_its_candidates_sources(db_url: str, bdb: bel
     # 150 documents: the ranked candidates drive the checks of their sources (in force, production),
     # each looked up by its key, not every version of the workspace read and joined to them (the
     # planner, which cannot see a workspace's size inside the function, did that: 14 s at 15,000)
-    for i in range(150):
-        bdb.ingest_text(f"Rule {i}: keep form {i}\nWho archived the corpus of form {i}?", source=f"doc{i}.md")
+    # (in one bulk call: stored as ingest stores each, in a fraction of the time)
+    bdb.bulk_ingest(*[(f"doc{i}.md", f"Rule {i}: keep form {i}\nWho archived the corpus of form {i}?")
+                      for i in range(150)])
+    assert postgresql.execute("select (select count(*) from beliefdb.source_version),"
+                              " (select count(*) from beliefdb.fragment)").fetchone() == (150, 300)
     postgresql.execute("analyze")
     postgresql.commit()
     plans: list[dict[str, Any]] = []
