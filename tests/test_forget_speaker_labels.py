@@ -46,7 +46,8 @@ def test_speakers_whose_label_names_the_person_are_listed_and_their_turns_stay(
     hint = preview.speaker_mentions[0].hint
     assert "forget --subject" in hint and "--mask-mentions" in hint
     shown = cli("forget", "--subject", "maya", "--preview")
-    assert "speakers whose label names this person, their turns left as their words (2):" in shown.output, shown.output
+    head = "speakers whose label names this person, their turns left as their words (2, in 2 turn(s)):"
+    assert head in shown.output, shown.output
     assert f"  {MASK * 4}'s mum (1 turn(s) in chat-1)" in shown.output
     postgresql.commit()
     done = bdb.forget(subject="maya")
@@ -99,3 +100,30 @@ def test_no_planner_statistic_keeps_a_speakers_label_that_named_the_person(
     bdb.forget(subject="maya", mask_mentions=True)
     postgresql.commit()
     assert "Maya" not in kept(), kept()
+
+
+def test_the_labels_masked_are_counted_in_the_report_and_the_audit_event(
+        bdb: beliefdb.BeliefDB, postgresql: psycopg.Connection[Any], cli: Any) -> None:
+    """Rule 12: masking the name in speakers' labels is a change like masking it in the text, so the
+    report counts the turns whose label it masked (stored, and waiting to be stored) and the forget's
+    audit event says how many, a count and never the name."""
+    bdb.ingest_conversation(CHAT, source="chat-1", embed=False)
+    bdb.remember("Maya lives in Lisbon.", "maya", "city", "Lisbon", "I live in Lisbon.", source="chat-1")
+    # queued: three turns of others whose label names her, which stay, masked
+    bdb.submit(turns=[*CHAT[1:], Turn("Maya's mum", "I live in Porto.", at(9))], source="chat-2")
+    postgresql.commit()
+    preview = bdb.forget(subject="maya", preview=True, mask_mentions=True)
+    assert preview.speaker_mentions_count == 2
+    assert [p.speakers for p in preview.pending_mentions] == [3]
+    shown = cli("forget", "--subject", "maya", "--preview", "--mask-mentions")
+    assert "would mask the name in the labels of speakers (2, in 2 turn(s)):" in shown.output, shown.output
+    assert ", 3 speaker label(s)):" in shown.output
+    postgresql.commit()
+    done = bdb.forget(subject="maya", mask_mentions=True)
+    assert done.speaker_mentions_count == 2 and [p.speakers for p in done.pending_mentions] == [3]
+    (event,) = postgresql.execute(
+        "select payload from beliefdb.audit_event where action = 'forget'").fetchone() or (None,)
+    assert event["labels_masked"] == 2 + 3, event
+    assert "Maya" not in json.dumps(event) and "mum" not in json.dumps(event)
+    postgresql.commit()
+    assert cli.json("audit", "verify")["ok"] is True

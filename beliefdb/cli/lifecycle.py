@@ -168,7 +168,7 @@ def forget(
         masked = result.speaker_mentions[0].masked
         head = (("would mask" if result.preview else "masked") + " the name in the labels of speakers"
                 if masked else "speakers whose label names this person, their turns left as their words")
-        typer.echo(f"{head} ({len(result.speaker_mentions)}):")
+        typer.echo(f"{head} ({result.speaker_mentions_total}, in {result.speaker_mentions_count} turn(s)):")
         for s in result.speaker_mentions[:MENTIONS_SHOWN]:
             typer.echo(f"  {s.speaker} ({s.turns} turn(s) in {', '.join(s.sources)})")
         more = len(result.speaker_mentions) - MENTIONS_SHOWN
@@ -183,7 +183,8 @@ def forget(
             done = ", masked" if p.masked else ""
             # (a proposed correction is of a belief, not of a source)
             where = p.source if p.source is not None else f"a belief of {p.owner}'s"
-            typer.echo(f"  {what} ({where}, {p.status}{done}, {p.count}x): {p.excerpt}")
+            labels = f", {p.speakers} speaker label(s)" if p.speakers else ""
+            typer.echo(f"  {what} ({where}, {p.status}{done}, {p.count}x{labels}): {p.excerpt}")
         more = result.pending_mentions_total - MENTIONS_SHOWN
         if more > 0:
             typer.echo(f"  and {more} more text(s)"

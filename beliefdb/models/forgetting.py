@@ -74,7 +74,9 @@ class PendingMention:
     names it (text, content, statement or value), the ``source``'s name, its ``status``, whose call masking
     it is (``owner``: the job's submitter, the source's or the belief's owner), who wrote it (``by``), how
     many times (``count``), the ``excerpt`` around the first (the name masked in it), ``masked`` (forget with
-    ``mask_mentions`` masked it there: a worker or an approval stores no name), and a ``hint``."""
+    ``mask_mentions`` masked it there: a worker or an approval stores no name), a ``hint``, and how many of its
+    turns (a queued conversation's, a proposed version's) have a speaker's label that names the subject
+    (``speakers``: masked with the text)."""
 
     kind: str
     id: str
@@ -87,6 +89,7 @@ class PendingMention:
     excerpt: str
     masked: bool
     hint: str
+    speakers: int = 0
 
 
 @dataclass(frozen=True)
@@ -100,7 +103,9 @@ class Forgotten:
     proposed) name it; ``speaker_mentions``: the speakers whose label names it, their turns kept. Each of
     the first two lists the first 100; ``text_mentions_total`` and ``pending_mentions_total`` say how many
     there are in all, ``text_mentions_count`` and ``pending_mentions_count`` how many times (what
-    ``mask_mentions`` masks: every one)."""
+    ``mask_mentions`` masks: every one); ``speaker_mentions_total`` how many labels,
+    ``speaker_mentions_count`` how many stored turns they label (``mask_mentions``: the turns whose label it
+    masked; the waiting turns' are each pending mention's ``speakers``)."""
 
     target: str
     versions: int
@@ -124,6 +129,8 @@ class Forgotten:
     pending_mentions_total: int = 0
     pending_mentions_count: int = 0
     speaker_mentions: list[SpeakerMention] = field(default_factory=list)
+    speaker_mentions_total: int = 0
+    speaker_mentions_count: int = 0
 
     def __post_init__(self) -> None:
         # (read from SQL as jsonb objects: the source texts' of kind text, and the waiting texts' of kind
@@ -137,7 +144,7 @@ class Forgotten:
         object.__setattr__(self, "pending_mentions", [m if isinstance(m, PendingMention) else PendingMention(
             kind=m["kind"], id=str(m["id"]), field=m["field"], source=m.get("source"), status=m["status"],
             owner=m.get("owner"), by=m.get("by"), count=int(m["count"]), excerpt=m["excerpt"], masked=bool(m["masked"]),
-            hint=m["hint"]) for m in waiting])
+            hint=m["hint"], speakers=int(m.get("speakers") or 0)) for m in waiting])
         in_text = [m for m in given if isinstance(m, dict) and m["kind"] == "text"] + list(self.text_mentions or [])
         object.__setattr__(self, "text_mentions", [m if isinstance(m, TextMention) else TextMention(
             source=m["source"], version=int(m["version"]), id=UUID(str(m["id"])), count=int(m["count"]),
@@ -158,6 +165,10 @@ class Forgotten:
                 count = getattr(self, f"{of}_mentions_count") or sum(m.count for m in listed)
             object.__setattr__(self, f"{of}_mentions_total", total)
             object.__setattr__(self, f"{of}_mentions_count", count)
+        # (a speaker's count is of turns: those whose label names the subject, masked with mask_mentions)
+        object.__setattr__(self, "speaker_mentions_total", self.speaker_mentions_total or len(self.speaker_mentions))
+        object.__setattr__(self, "speaker_mentions_count",
+                           self.speaker_mentions_count or sum(s.turns for s in self.speaker_mentions))
 
     def fingerprint(self) -> str:
         """What this report says would go (or went), in a few characters a client carries back from a

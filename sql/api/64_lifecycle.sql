@@ -239,7 +239,8 @@ comment on function beliefdb.outcome_at(uuid, uuid, timestamptz) is 'The latest 
 -- source owner's; an eraser's: any), counted in jobs and proposals, so that neither a worker nor an
 -- approval brings it back; a proposed correction, typed words, is listed and left as typed. Of kind
 -- speaker, the speakers of stored turns whose label names it but is not the subject's ("Maya's mum":
--- beliefdb._speaker_mentions), whose turns stay; with p_mask_mentions masked in each turn's label.
+-- beliefdb._speaker_mentions), whose turns stay; with p_mask_mentions masked in each turn's label (and
+-- in the waiting turns' labels), the turns so masked counted in the audit event's labels_masked.
 -- (the signature before the name could be masked where others wrote it)
 drop function if exists beliefdb.forget(text, text, boolean, text[]);
 create or replace function beliefdb.forget(p_target text, p_ref text, p_preview boolean default false,

@@ -344,7 +344,7 @@ declare
     v_listed boolean := coalesce(current_setting('beliefdb.forget_mentions', true), '') <> 'off';
     v_in_text jsonb := '{"mentions": [], "redacted": 0}';
     v_waiting jsonb := '{"mentions": []}';
-    v_labels jsonb := '[]';
+    v_labels jsonb := '{"mentions": [], "labels_masked": 0}';
 begin
     if coalesce(p_mask_mentions, false) and p_target <> 'subject' then
         raise exception 'mask_mentions goes with forgetting a subject (a person''s name), not a %', p_target
@@ -599,7 +599,7 @@ begin
     -- p_mask_mentions, masked too, and counted with the jobs and proposals masked)
     if p_target = 'subject' and (v_listed or coalesce(p_mask_mentions, false)) then
         v_waiting := beliefdb._pending_mentions(v_ws, v_names, coalesce(p_mask_mentions, false));
-        v_pending := v_pending || (v_waiting - 'mentions');
+        v_pending := v_pending || (v_waiting - 'mentions' - 'labels_masked');
     end if;
     if cardinality(v_consequents) > 0 then
         v_changes := beliefdb.propagate(v_ws, v_consequents);
@@ -616,7 +616,7 @@ begin
         -- waiting to be stored: kind queued, proposed)
         'mentions', case when p_target = 'subject' and v_listed
                          then beliefdb._forget_mentions(v_ws, v_names) || (v_in_text -> 'mentions')
-                              || v_labels || (v_waiting -> 'mentions')
+                              || (v_labels -> 'mentions') || (v_waiting -> 'mentions')
                          else '[]' end,
         'jobs', v_cleared + (select count(distinct x.id) from unnest(v_pending) p
                               cross join lateral jsonb_array_elements_text(p -> 'jobs') x (id)),
@@ -632,8 +632,11 @@ begin
         'beliefs', cardinality(v_beliefs), 'fragments', v_result -> 'fragments', 'redacted', v_redacted,
         'flagged', v_changes -> 'flagged')
         -- (the spans masked where others wrote the name, with --mask-mentions: counted in redacted too)
+        -- (and the turns whose speaker's label names it, masked there: stored, and waiting to be stored)
         || case when coalesce(p_mask_mentions, false)
-                then jsonb_build_object('mentions_masked', (v_in_text ->> 'redacted')::integer)
+                then jsonb_build_object('mentions_masked', (v_in_text ->> 'redacted')::integer,
+                                        'labels_masked', (v_labels ->> 'labels_masked')::integer
+                                                         + coalesce((v_waiting ->> 'labels_masked')::integer, 0))
                 else '{}'::jsonb end
         || case when cardinality(v_owners) > 0
                 then jsonb_build_object('eraser', session_user::text, 'owners', to_jsonb(v_owners))

@@ -18,6 +18,18 @@ as $$
 $$;
 comment on function beliefdb._masked_speakers(jsonb, text) is 'Turns waiting to be stored with some names masked in their speakers'' labels';
 
+-- How many of some turns waiting to be stored ({start, end, speaker, time}) have a speaker's label that
+-- names some names (a pattern of beliefdb._mention_pattern): those beliefdb._masked_speakers masks.
+create or replace function beliefdb._named_speakers(p_turns jsonb, p_re text) returns integer
+language sql immutable
+set search_path = pg_catalog, pg_temp
+as $$
+    select count(*)::integer
+      from jsonb_array_elements(case when jsonb_typeof(p_turns) = 'array' then p_turns else '[]' end) t
+     where t ->> 'speaker' ~* p_re
+$$;
+comment on function beliefdb._named_speakers(jsonb, text) is 'How many turns waiting to be stored have a speaker''s label naming some names';
+
 -- Where some names (a forgotten subject's, as beliefdb._text_mentions takes them) are written in the
 -- texts waiting to be stored, by the rule of beliefdb._mention_pattern, once forget has masked what it
 -- forgets there (beliefdb._redact_pending): a job's document (queued, or failed and kept for a retry; a
@@ -36,7 +48,9 @@ comment on function beliefdb._masked_speakers(jsonb, text) is 'Turns waiting to 
 -- statement: listed, never masked (its owner may reject it). Only the first p_listed are listed (the
 -- queued by job, then the proposed oldest first), then, when there are more, one entry of kind 'more'
 -- (of 'pending') with how many in all (total) and how many times (count), as beliefdb._text_mentions
--- does; masking covers every one. Returns {mentions, jobs: the ids masked, proposals: the ids masked}.
+-- does; masking covers every one. Each entry says how many of its turns (a job's, a proposed version's)
+-- have a speaker's label that names them (speakers), masked with the text. Returns {mentions, jobs: the
+-- ids masked, proposals: the ids masked, labels_masked: how many turns' labels were masked}.
 -- (the signature before the listing was capped)
 drop function if exists beliefdb._pending_mentions(uuid, text[], boolean);
 create or replace function beliefdb._pending_mentions(p_workspace_id uuid, p_names text[], p_mask boolean,
@@ -57,7 +71,8 @@ begin
         return jsonb_build_object('mentions', '[]'::jsonb, 'jobs', '[]'::jsonb, 'proposals', '[]'::jsonb);
     end if;
     with queued as (
-        select j.id, j.status, j.submitted_by, j.payload ->> 'source' as source, j.payload ->> 'text' as body
+        select j.id, j.status, j.submitted_by, j.payload ->> 'source' as source, j.payload ->> 'text' as body,
+               beliefdb._named_speakers(j.payload -> 'turns', v_re) as speakers
           from beliefdb.job j
          where j.workspace_id = p_workspace_id and j.status <> 'running' and j.payload ? 'text'
            and (j.payload ->> 'text') ~* v_re
@@ -69,7 +84,9 @@ begin
                     when coalesce(r.proposal ->> 'statement', '') ~* v_re then 'statement' else 'value' end as field,
                case when r.kind = 'version_proposed' then r.proposal ->> 'content'
                     when coalesce(r.proposal ->> 'statement', '') ~* v_re then r.proposal ->> 'statement'
-                    else r.proposal ->> 'value' end as body
+                    else r.proposal ->> 'value' end as body,
+               case when r.kind = 'version_proposed' then beliefdb._named_speakers(r.proposal -> 'fragments', v_re)
+                    else 0 end as speakers
           from beliefdb.review_item r
           left join beliefdb.source s on s.workspace_id = r.workspace_id and s.id = r.source_id
           left join beliefdb.belief b on b.workspace_id = r.workspace_id and b.id = r.node
@@ -78,10 +95,11 @@ begin
                 or coalesce(r.proposal ->> 'value', '') ~* v_re)
     ), named as (
         select 'queued' as kind, q.id::text as id, 'text' as field, q.source, q.status, q.submitted_by as owner,
-               q.submitted_by as by, q.body, 1 as rank, q.id as job, null::timestamptz as at
+               q.submitted_by as by, q.body, q.speakers, 1 as rank, q.id as job, null::timestamptz as at
           from queued q
         union all
-        select 'proposed', p.id::text, p.field, p.source, p.status, p.owner, p.proposed_by, p.body, 2, null, p.created_at
+        select 'proposed', p.id::text, p.field, p.source, p.status, p.owner, p.proposed_by, p.body, p.speakers, 2, null,
+               p.created_at
           from proposed p
     ), spanned as (
         select n.*, beliefdb._mention_spans(n.body, v_re) as spans,
@@ -94,7 +112,8 @@ begin
     )
     select coalesce(jsonb_agg(jsonb_build_object(
                'kind', x.kind, 'id', x.id, 'field', x.field, 'source', x.source, 'status', x.status,
-               'owner', x.owner, 'by', x.by, 'count', cardinality(x.spans), 'masked', x.masking,
+               'owner', x.owner, 'by', x.by, 'count', cardinality(x.spans), 'speakers', x.speakers,
+               'masked', x.masking,
                'excerpt', case when x.nth <= p_listed then beliefdb._mention_excerpt(x.body, x.spans) end,
                'spans', to_jsonb(array(select jsonb_build_array(lower(s), upper(s)) from unnest(x.spans) s)),
                'hint', case
@@ -133,7 +152,8 @@ begin
                            case when p_mask then '; the name was masked in every queued and proposed text' else '' end)));
     end if;
     if not p_mask then
-        return jsonb_build_object('mentions', v_listed, 'jobs', '[]'::jsonb, 'proposals', '[]'::jsonb);
+        return jsonb_build_object('mentions', v_listed, 'jobs', '[]'::jsonb, 'proposals', '[]'::jsonb,
+                                  'labels_masked', 0);
     end if;
     -- masking is the call of whoever's text it is (an eraser's for any): a job's submitter, as only they
     -- cancel it with its text; a proposal's source owner, who decides what its text becomes
@@ -210,7 +230,14 @@ begin
         returning r.id
     )
     select coalesce(array_agg(m.id), '{}') into v_proposals from masked m;
-    return jsonb_build_object('mentions', v_listed, 'jobs', to_jsonb(v_jobs), 'proposals', to_jsonb(v_proposals));
+    -- (the turns whose speaker's label was masked with their text: a change the forget's audit event counts)
+    return jsonb_build_object('mentions', v_listed, 'jobs', to_jsonb(v_jobs), 'proposals', to_jsonb(v_proposals),
+                              'labels_masked', (select coalesce(sum((m ->> 'speakers')::integer), 0)
+                                                  from jsonb_array_elements(v_found) m
+                                                 where case m ->> 'kind'
+                                                           when 'queued' then (m ->> 'id')::bigint = any(v_jobs)
+                                                           when 'proposed' then (m ->> 'id')::uuid = any(v_proposals)
+                                                           else false end));
 end
 $$;
 comment on function beliefdb._pending_mentions(uuid, text[], boolean, integer) is 'Where some names are written in the texts waiting to be stored (queued documents, proposed versions and corrections: the first p_listed, then how many in all); with p_mask, masked in every queued and proposed text';
@@ -224,7 +251,8 @@ comment on function beliefdb._pending_mentions(uuid, text[], boolean, integer) i
 -- hint. With p_mask, the names are masked in the label of each turn (as many U+2588: the label in the
 -- text, masked by beliefdb._text_mentions, and the speaker kept with its turn agree), in sources the
 -- acting principal owns (an eraser's: any); the turns of the texts waiting to be stored are masked with
--- their text (beliefdb._pending_mentions).
+-- their text (beliefdb._pending_mentions). Returns {mentions, labels_masked: how many turns' labels were
+-- masked}.
 create or replace function beliefdb._speaker_mentions(p_workspace_id uuid, p_names text[], p_mask boolean)
 returns jsonb
 language plpgsql
@@ -234,9 +262,10 @@ declare
     v_re text := beliefdb._mention_pattern(p_names);
     v_found jsonb;
     v_sources uuid[];
+    v_masked integer := 0;
 begin
     if v_re is null then
-        return '[]';
+        return jsonb_build_object('mentions', '[]'::jsonb, 'labels_masked', 0);
     end if;
     with labelled as (
         select f.speaker, count(*) as turns, array_agg(distinct s.name order by s.name) as sources,
@@ -272,8 +301,10 @@ begin
         update beliefdb.fragment f
            set speaker = beliefdb._masked(f.speaker, beliefdb._mention_spans(f.speaker, v_re))
          where f.workspace_id = p_workspace_id and f.speaker is not null and f.speaker ~* v_re;
+        -- (the turns whose label was masked: a change the forget's audit event counts)
+        get diagnostics v_masked = row_count;
     end if;
-    return v_found;
+    return jsonb_build_object('mentions', v_found, 'labels_masked', v_masked);
 end
 $$;
 comment on function beliefdb._speaker_mentions(uuid, text[], boolean) is 'The speakers of stored turns whose label names some names (the label masked, how many turns, the sources); with p_mask, the names masked in each turn''s label';
