@@ -1,17 +1,20 @@
 """A person named in many texts (rule 14 of docs/rules.md): forget's report lists the first 100 stored
-versions (and the first 100 texts waiting to be stored) that still name them, with how many there are in
-all, so a preview over 100,000 texts does not answer 100,000 excerpts; with ``mask_mentions`` the name is
-masked in every one of them, listed or not."""
+versions (and the first 100 texts waiting to be stored, places where people typed the name, speakers whose
+label names them) that still name them, with how many there are in all, so a preview over 100,000 texts
+does not answer 100,000 excerpts; with ``mask_mentions`` the name is masked in every one of them, listed
+or not."""
 
 from __future__ import annotations
 
 import json
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import psycopg
 
 import beliefdb
+from beliefdb.models import Turn
 
 MASK = "\u2588"
 LISTED = 100
@@ -76,3 +79,44 @@ def test_the_listing_of_texts_waiting_to_be_stored_is_capped_too(
     texts = [r[0] for r in postgresql.execute("select payload ->> 'text' from beliefdb.job")]
     assert not any("Maya" in t for t in texts) and all(f"{MASK * 4} called." in t for t in texts)
     assert "Maya" not in json.dumps(texts)
+
+
+def test_the_listings_of_typed_text_and_of_speakers_labels_are_capped_too(
+        bdb: beliefdb.BeliefDB, postgresql: psycopg.Connection[Any], cli: Any) -> None:
+    """Where people typed the name (here: sources named after her) and the speakers whose label names her
+    are listed the first 100 each too, with how many in all; masking the labels covers every one."""
+    bdb.remember("Maya lives in Lisbon.", "maya", "city", "Lisbon", "Maya lives in Lisbon",
+                 source="notes.md", text="Maya lives in Lisbon.\n")
+    bdb.bulk_ingest(*[(f"maya-{i:03}.md", f"# Minutes {i}\nBob took notes.\n") for i in range(DOCS)], embed=False)
+    start = datetime(2025, 3, 1, 10, 0, tzinfo=UTC)
+    bdb.ingest_conversation([Turn(f"Maya's guest {i:03}", "Hello everyone.", start + timedelta(minutes=i))
+                             for i in range(DOCS)], source="chat-1", embed=False)
+    assert named_speakers(postgresql) == DOCS
+    postgresql.commit()
+    preview = bdb.forget(subject="maya", preview=True)
+    assert len(preview.mentions) == LISTED and preview.mentions_total == DOCS
+    assert [m.kind for m in preview.mentions] == ["source"] * LISTED
+    assert len(preview.speaker_mentions) == LISTED
+    assert (preview.speaker_mentions_total, preview.speaker_mentions_count) == (DOCS, DOCS)
+    shown = cli("forget", "--subject", "maya", "--preview")
+    assert f"typed by people or said of others ({DOCS}):" in shown.output, shown.output
+    assert f", and {DOCS - 20} more (--json lists the first {LISTED})" in shown.output
+    assert f"their turns left as their words ({DOCS}, in {DOCS} turn(s)):" in shown.output
+    assert f"  and {DOCS - 20} more speaker(s) (--json lists the first {LISTED})" in shown.output
+    report = cli.json("forget", "--subject", "maya", "--preview")
+    assert (report["mentions_total"], report["speaker_mentions_total"]) == (DOCS, DOCS)
+    assert len(report["mentions"]) == LISTED and len(report["speaker_mentions"]) == LISTED
+    postgresql.commit()
+    done = bdb.forget(subject="maya", mask_mentions=True)
+    assert len(done.speaker_mentions) == LISTED and done.speaker_mentions_total == DOCS
+    assert all(s.masked for s in done.speaker_mentions)
+    assert named_speakers(postgresql) == 0
+    (event,) = postgresql.execute(
+        "select payload from beliefdb.audit_event where action = 'forget'").fetchone() or (None,)
+    assert event["labels_masked"] == DOCS
+
+
+def named_speakers(conn: psycopg.Connection[Any]) -> int:
+    row = conn.execute("select count(distinct speaker) from beliefdb.fragment where speaker ~* '\\mmaya\\M'").fetchone()
+    assert row is not None
+    return int(row[0])

@@ -99,7 +99,7 @@ def test_a_result_type_has_the_fields_of_its_model(postgresql: psycopg.Connectio
 SPLIT_OUT = {("forget_result", f) for f in ("text_mentions", "pending_mentions", "text_mentions_total",
                                             "text_mentions_count", "pending_mentions_total",
                                             "pending_mentions_count", "speaker_mentions", "speaker_mentions_total",
-                                            "speaker_mentions_count")}
+                                            "speaker_mentions_count", "mentions_total")}
 
 
 def test_the_types_whose_shape_differs_from_the_model(postgresql: psycopg.Connection[Any]) -> None:

@@ -142,10 +142,11 @@ def forget(
                   if result.preview else ""))
     if result.mentions:
         shown = ", ".join(f"{m.kind} {m.id} ({m.field}, {m.owner})" for m in result.mentions[:MENTIONS_SHOWN])
-        more = len(result.mentions) - MENTIONS_SHOWN
-        typer.echo(f"still named where forget leaves it, typed by people or said of others ({len(result.mentions)}):"
+        more = result.mentions_total - MENTIONS_SHOWN
+        typer.echo(f"still named where forget leaves it, typed by people or said of others ({result.mentions_total}):"
                    f" {shown}"
-                   + (f", and {more} more (--json lists them all)" if more > 0 else ""))
+                   + (f", and {more} more ({_json_lists(len(result.mentions), result.mentions_total)})"
+                      if more > 0 else ""))
         # (the first hint of each kind: what to do differs by kind)
         hints: dict[str, str] = {}
         for m in result.mentions:
@@ -171,9 +172,10 @@ def forget(
         typer.echo(f"{head} ({result.speaker_mentions_total}, in {result.speaker_mentions_count} turn(s)):")
         for s in result.speaker_mentions[:MENTIONS_SHOWN]:
             typer.echo(f"  {s.speaker} ({s.turns} turn(s) in {', '.join(s.sources)})")
-        more = len(result.speaker_mentions) - MENTIONS_SHOWN
+        more = result.speaker_mentions_total - MENTIONS_SHOWN
         if more > 0:
-            typer.echo(f"  and {more} more speaker(s) (--json lists them all)")
+            typer.echo(f"  and {more} more speaker(s)"
+                       f" ({_json_lists(len(result.speaker_mentions), result.speaker_mentions_total)})")
         typer.echo(f"hint (speaker): {result.speaker_mentions[0].hint}")
     if result.pending_mentions:
         typer.echo(f"still named in texts waiting to be stored ({result.pending_mentions_count} time(s) in"

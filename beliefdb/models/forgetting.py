@@ -100,12 +100,12 @@ class Forgotten:
     forgotten source's jobs). ``mentions``: where people typed a forgotten subject's name, left as typed.
     ``text_mentions``: where the stored source texts still name it (``mask_mentions``: where they named it,
     masked), counted in each version; ``pending_mentions``: where the texts waiting to be stored (queued,
-    proposed) name it; ``speaker_mentions``: the speakers whose label names it, their turns kept. Each of
-    the first two lists the first 100; ``text_mentions_total`` and ``pending_mentions_total`` say how many
-    there are in all, ``text_mentions_count`` and ``pending_mentions_count`` how many times (what
-    ``mask_mentions`` masks: every one); ``speaker_mentions_total`` how many labels,
-    ``speaker_mentions_count`` how many stored turns they label (``mask_mentions``: the turns whose label it
-    masked; the waiting turns' are each pending mention's ``speakers``)."""
+    proposed) name it; ``speaker_mentions``: the speakers whose label names it, their turns kept. Each lists
+    the first 100; ``mentions_total``, ``text_mentions_total``, ``pending_mentions_total`` and
+    ``speaker_mentions_total`` say how many there are in all, ``text_mentions_count`` and
+    ``pending_mentions_count`` how many times (what ``mask_mentions`` masks: every one),
+    ``speaker_mentions_count`` how many stored turns the labels label (``mask_mentions``: the turns whose
+    label it masked, every one; the waiting turns' are each pending mention's ``speakers``)."""
 
     target: str
     versions: int
@@ -131,6 +131,7 @@ class Forgotten:
     speaker_mentions: list[SpeakerMention] = field(default_factory=list)
     speaker_mentions_total: int = 0
     speaker_mentions_count: int = 0
+    mentions_total: int = 0
 
     def __post_init__(self) -> None:
         # (read from SQL as jsonb objects: the source texts' of kind text, and the waiting texts' of kind
@@ -166,9 +167,15 @@ class Forgotten:
             object.__setattr__(self, f"{of}_mentions_total", total)
             object.__setattr__(self, f"{of}_mentions_count", count)
         # (a speaker's count is of turns: those whose label names the subject, masked with mask_mentions)
-        object.__setattr__(self, "speaker_mentions_total", self.speaker_mentions_total or len(self.speaker_mentions))
-        object.__setattr__(self, "speaker_mentions_count",
-                           self.speaker_mentions_count or sum(s.turns for s in self.speaker_mentions))
+        if "speaker" in more:
+            speakers, turns = int(more["speaker"]["total"]), int(more["speaker"]["count"])
+        else:
+            speakers = self.speaker_mentions_total or len(self.speaker_mentions)
+            turns = self.speaker_mentions_count or sum(s.turns for s in self.speaker_mentions)
+        object.__setattr__(self, "speaker_mentions_total", speakers)
+        object.__setattr__(self, "speaker_mentions_count", turns)
+        typed = int(more["typed"]["total"]) if "typed" in more else self.mentions_total or len(self.mentions)
+        object.__setattr__(self, "mentions_total", typed)
 
     def fingerprint(self) -> str:
         """What this report says would go (or went), in a few characters a client carries back from a

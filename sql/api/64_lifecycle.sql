@@ -226,8 +226,8 @@ comment on function beliefdb.outcome_at(uuid, uuid, timestamptz) is 'The latest 
 -- (the library passes those whose name is the subject: "Maya" for maya). Their turns go as fragments
 -- do (so does every belief left without support), and are masked in the conversation texts with
 -- the speaker's name in the line that labels each. The report's mentions list where people typed the
--- subject's name (beliefdb._forget_mentions) and, of kind text, where the stored source texts still name
--- it once its own words and quotes are masked: another speaker's turn ("Nice to meet you Maya"), another
+-- subject's name (beliefdb._forget_mentions; the first 100, then an entry of kind more with how many in
+-- all) and, of kind text, where the stored source texts still name it once its own words and quotes are masked: another speaker's turn ("Nice to meet you Maya"), another
 -- document (beliefdb._text_mentions: each version, how many times, a masked excerpt; the first 100, then
 -- an entry of kind more with how many in all). Forget leaves
 -- those, another's words; with p_mask_mentions (a subject's alone) it masks the name there too, as it
@@ -239,8 +239,9 @@ comment on function beliefdb.outcome_at(uuid, uuid, timestamptz) is 'The latest 
 -- source owner's; an eraser's: any), counted in jobs and proposals, so that neither a worker nor an
 -- approval brings it back; a proposed correction, typed words, is listed and left as typed. Of kind
 -- speaker, the speakers of stored turns whose label names it but is not the subject's ("Maya's mum":
--- beliefdb._speaker_mentions), whose turns stay; with p_mask_mentions masked in each turn's label (and
--- in the waiting turns' labels), the turns so masked counted in the audit event's labels_masked.
+-- beliefdb._speaker_mentions; the first 100, then an entry of kind more), whose turns stay; with
+-- p_mask_mentions masked in each turn's label (and in the waiting turns' labels), the turns so masked
+-- counted in the audit event's labels_masked.
 -- (the signature before the name could be masked where others wrote it)
 drop function if exists beliefdb.forget(text, text, boolean, text[]);
 create or replace function beliefdb.forget(p_target text, p_ref text, p_preview boolean default false,

@@ -83,15 +83,23 @@ comment on function beliefdb._mention_pattern(text[]) is 'The regular expression
 -- review's note, a correction's reason, a source's name, a version's label or path, a retraction's reason;
 -- and the beliefs that stay (what a source said of another subject) whose statement or value names it. Forget leaves them as typed: they are a principal's own words
 -- about the person, not text taken from what was forgotten (as another speaker's words are theirs, rule
--- 14), and a name found in free text may be another's. Each: kind, id, field, owner, and a hint.
+-- 14), and a name found in free text may be another's. Each: kind, id, field, owner, and a hint. Only
+-- the first p_listed (oldest first) are listed: a name typed in 100,000 notes would otherwise answer
+-- 100,000 entries; when there are more, one entry of kind 'more' (of 'typed') follows them with how many
+-- in all (total, and count: as many, one field each) and how many are listed, as beliefdb._text_mentions does.
 -- (plpgsql: its body names columns of revision 0042 on, which a sql function's body is checked against
 -- when it is made)
-create or replace function beliefdb._forget_mentions(p_workspace_id uuid, p_names text[]) returns jsonb
+-- (the signature before the listing was capped)
+drop function if exists beliefdb._forget_mentions(uuid, text[]);
+create or replace function beliefdb._forget_mentions(p_workspace_id uuid, p_names text[], p_listed integer default 100)
+returns jsonb
 language plpgsql stable
 set search_path = pg_catalog, pg_temp
 as $$
+declare
+    v_total integer;
+    v_listed jsonb;
 begin
-    return (
     with pattern as (
         select x.re from beliefdb._mention_pattern(p_names) x (re) where x.re is not null
     ), found as (
@@ -144,8 +152,11 @@ begin
           left join beliefdb.source_version v on v.workspace_id = f.workspace_id and v.id = f.source_version_id
           left join beliefdb.source s on s.workspace_id = v.workspace_id and s.id = v.source_id, pattern p
          where n.workspace_id = p_workspace_id and n.retraction_reason ~* p.re
+    ), ranked as (
+        select f.*, row_number() over (order by f.at, f.kind, f.id) as nth, count(*) over () as total from found f
     )
-    select coalesce(jsonb_agg(jsonb_build_object(
+    select coalesce(max(f.total), 0),
+           coalesce(jsonb_agg(jsonb_build_object(
                'kind', f.kind, 'id', f.id, 'field', f.field, 'owner', f.owner,
                'hint', case when f.kind = 'belief'
                             then 'what a source said of another subject: it stays theirs (rule 14); if it is about '
@@ -157,11 +168,21 @@ begin
                               case when f.kind = 'source' and f.field = 'name'
                                    then ', or forgets the whole source if it is about them (beliefdb forget --source)'
                                    else '' end) end)
-               order by f.at, f.kind, f.id), '[]')
-      from found f);
+               order by f.nth) filter (where f.nth <= greatest(p_listed, 0)), '[]')
+      into v_total, v_listed
+      from ranked f;
+    if v_total > jsonb_array_length(v_listed) then
+        v_listed := v_listed || jsonb_build_array(jsonb_build_object(
+            'kind', 'more', 'of', 'typed', 'total', v_total, 'count', v_total,
+            'listed', jsonb_array_length(v_listed), 'masked', false,
+            'hint', format('%s more place(s) where people typed this person''s name (%s in all): the first %s '
+                           'are listed; forget leaves them as typed', v_total - jsonb_array_length(v_listed),
+                           v_total, jsonb_array_length(v_listed))));
+    end if;
+    return v_listed;
 end
 $$;
-comment on function beliefdb._forget_mentions(uuid, text[]) is 'Where people typed some names (decision titles, action descriptions, outcome and review notes, run tasks, step payloads, correction and retraction reasons, source names, version labels and paths; beliefs that stay): kind, id, field, owner, hint';
+comment on function beliefdb._forget_mentions(uuid, text[], integer) is 'Where people typed some names (decision titles, action descriptions, outcome and review notes, run tasks, step payloads, correction and retraction reasons, source names, version labels and paths; beliefs that stay): kind, id, field, owner, hint; the first p_listed, then how many in all';
 
 -- Every span of a text where a pattern of beliefdb._mention_pattern matches (any letter case), in text
 -- order: the text is read once, split at the matches and the matches listed (the pattern matches no

@@ -251,9 +251,14 @@ comment on function beliefdb._pending_mentions(uuid, text[], boolean, integer) i
 -- hint. With p_mask, the names are masked in the label of each turn (as many U+2588: the label in the
 -- text, masked by beliefdb._text_mentions, and the speaker kept with its turn agree), in sources the
 -- acting principal owns (an eraser's: any); the turns of the texts waiting to be stored are masked with
--- their text (beliefdb._pending_mentions). Returns {mentions, labels_masked: how many turns' labels were
--- masked}.
-create or replace function beliefdb._speaker_mentions(p_workspace_id uuid, p_names text[], p_mask boolean)
+-- their text (beliefdb._pending_mentions). Only the first p_listed labels (by the label masked) are
+-- listed; when there are more, one entry of kind 'more' (of 'speaker') follows them with how many labels
+-- in all (total), how many turns they label (count), and how many are listed, as beliefdb._text_mentions
+-- does; masking covers every one. Returns {mentions, labels_masked: how many turns' labels were masked}.
+-- (the signature before the listing was capped)
+drop function if exists beliefdb._speaker_mentions(uuid, text[], boolean);
+create or replace function beliefdb._speaker_mentions(p_workspace_id uuid, p_names text[], p_mask boolean,
+                                                      p_listed integer default 100)
 returns jsonb
 language plpgsql
 set search_path = pg_catalog, pg_temp
@@ -263,6 +268,8 @@ declare
     v_found jsonb;
     v_sources uuid[];
     v_masked integer := 0;
+    v_total integer;
+    v_turns bigint;
 begin
     if v_re is null then
         return jsonb_build_object('mentions', '[]'::jsonb, 'labels_masked', 0);
@@ -277,8 +284,11 @@ begin
          group by f.speaker
     ), shown as (
         select l.*, beliefdb._masked(l.speaker, beliefdb._mention_spans(l.speaker, v_re)) as label from labelled l
+    ), ranked as (
+        select y.*, row_number() over (order by y.label, y.speaker) as nth from shown y
     )
-    select coalesce(jsonb_agg(jsonb_build_object(
+    select count(*), coalesce(sum(x.turns), 0),
+           coalesce(jsonb_agg(jsonb_build_object(
                'kind', 'speaker', 'speaker', x.label, 'turns', x.turns, 'sources', to_jsonb(x.sources),
                'masked', p_mask,
                'hint', case when p_mask then 'the name masked in the label of each of their turns (their words stay, theirs)'
@@ -286,10 +296,19 @@ begin
                                  || 'whose name is the subject is), so their turns stay as their words; if these are the '
                                  || 'person''s own words, forget them too (beliefdb forget --subject with the label); '
                                  || 'forget --mask-mentions masks the name in the label' end)
-               order by x.label, x.speaker), '[]'),
+               order by x.nth) filter (where x.nth <= greatest(p_listed, 0)), '[]'),
            coalesce((select array_agg(distinct u) from shown y cross join lateral unnest(y.source_ids) u), '{}')
-      into v_found, v_sources
-      from shown x;
+      into v_total, v_turns, v_found, v_sources
+      from ranked x;
+    if v_total > jsonb_array_length(v_found) then
+        v_found := v_found || jsonb_build_array(jsonb_build_object(
+            'kind', 'more', 'of', 'speaker', 'total', v_total, 'count', v_turns,
+            'listed', jsonb_array_length(v_found), 'masked', p_mask,
+            'hint', format('%s more speaker(s) whose label names this person (%s label(s), %s turn(s) in all): the '
+                           'first %s are listed%s', v_total - jsonb_array_length(v_found), v_total, v_turns,
+                           jsonb_array_length(v_found),
+                           case when p_mask then '; the name was masked in every one''s label' else '' end)));
+    end if;
     if p_mask and cardinality(v_sources) > 0 then
         if not beliefdb._is_eraser() then
             perform beliefdb._require_source_owner(p_workspace_id, s.id,
@@ -307,4 +326,4 @@ begin
     return jsonb_build_object('mentions', v_found, 'labels_masked', v_masked);
 end
 $$;
-comment on function beliefdb._speaker_mentions(uuid, text[], boolean) is 'The speakers of stored turns whose label names some names (the label masked, how many turns, the sources); with p_mask, the names masked in each turn''s label';
+comment on function beliefdb._speaker_mentions(uuid, text[], boolean, integer) is 'The speakers of stored turns whose label names some names (the label masked, how many turns, the sources; the first p_listed, then how many in all); with p_mask, the names masked in each turn''s label';
