@@ -204,6 +204,23 @@ def test_forgetting_a_subject_forgets_its_turns_in_every_conversation_waiting_to
 
 
 @pytest.mark.slow
+def test_a_queued_conversation_that_only_repeats_a_forgotten_speakers_stored_turn_keeps_no_speaker_of_theirs(
+        bdb: beliefdb.BeliefDB, postgresql: psycopg.Connection[Any]) -> None:
+    """The queued conversation repeats Maya's stored turn and adds none of hers: the forget masks that
+    line as a stored quote first, and the turn must go too (it stayed in the job's turns, her name as
+    its speaker, until a worker took the job)."""
+    bdb.ingest_conversation(SAME, source="qc", embed=False)
+    bdb.submit(turns=GROWN, source="qc")
+    postgresql.commit()
+    bdb.forget(subject="maya")
+    waiting = payloads(postgresql)
+    assert "Maya" not in str(waiting), waiting
+    assert [t["speaker"] for t in waiting[0][1]["turns"]] == ["Bob", "Bob"]
+    assert bdb.work(stop_when_empty=True, embed=False).done == 1
+    assert holding(postgresql, "Maya") == []
+
+
+@pytest.mark.slow
 def test_a_done_conversation_job_keeps_no_speaker_of_a_forgotten_subject(
         bdb: beliefdb.BeliefDB, postgresql: psycopg.Connection[Any]) -> None:
     """A done job keeps no text, and no turns either (their speakers and times are the text's): a

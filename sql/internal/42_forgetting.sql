@@ -1211,7 +1211,8 @@ begin
                            from jsonb_array_elements(j.payload -> 'turns') with ordinality t (x, n)
                           where not (t.x ->> 'speaker' = any(p_speakers))))
       from waiting w
-     where j.workspace_id = p_workspace_id and j.id = w.id and cardinality(w.lines) > 0
+     -- (no line left to mask when the forget masked it already as a stored quote: the turn goes all the same)
+     where j.workspace_id = p_workspace_id and j.id = w.id
     returning j.id
     )
     select coalesce(array_agg(m.id), '{}') into v_jobs from masked m;
