@@ -19,7 +19,7 @@ from beliefdb.cli.common import (
     parse_time,
     with_memory,
 )
-from beliefdb.models import ConfidenceReport
+from beliefdb.models import ConfidenceReport, PendingMention
 from beliefdb.vocabulary import Outcome
 
 
@@ -158,45 +158,45 @@ def forget(
         head = (("would mask" if result.preview else "masked") + " the name where others wrote it in stored source"
                 if masked else "still named in stored source text, outside what was forgotten")
         typer.echo(f"{head} ({result.text_mentions_count} time(s) in {result.text_mentions_total} version(s)):")
-        for t in result.text_mentions[:MENTIONS_SHOWN]:
-            typer.echo(f"  {t.source} v{t.version} ({t.count}x): {t.excerpt}")
-        more = result.text_mentions_total - MENTIONS_SHOWN
-        if more > 0:
-            typer.echo(f"  and {more} more version(s)"
-                       f" ({_json_lists(len(result.text_mentions), result.text_mentions_total)})")
+        _listed([f"{t.source} v{t.version} ({t.count}x): {t.excerpt}" for t in result.text_mentions],
+                result.text_mentions_total, "version(s)")
         typer.echo(f"hint (text): {result.text_mentions[0].hint}")
     if result.speaker_mentions:
         masked = result.speaker_mentions[0].masked
         head = (("would mask" if result.preview else "masked") + " the name in the labels of speakers"
                 if masked else "speakers whose label names this person, their turns left as their words")
         typer.echo(f"{head} ({result.speaker_mentions_total}, in {result.speaker_mentions_count} turn(s)):")
-        for s in result.speaker_mentions[:MENTIONS_SHOWN]:
-            typer.echo(f"  {s.speaker} ({s.turns} turn(s) in {', '.join(s.sources)})")
-        more = result.speaker_mentions_total - MENTIONS_SHOWN
-        if more > 0:
-            typer.echo(f"  and {more} more speaker(s)"
-                       f" ({_json_lists(len(result.speaker_mentions), result.speaker_mentions_total)})")
+        _listed([f"{s.speaker} ({s.turns} turn(s) in {', '.join(s.sources)})" for s in result.speaker_mentions],
+                result.speaker_mentions_total, "speaker(s)")
         typer.echo(f"hint (speaker): {result.speaker_mentions[0].hint}")
     if result.pending_mentions:
         typer.echo(f"still named in texts waiting to be stored ({result.pending_mentions_count} time(s) in"
                    f" {result.pending_mentions_total} text(s)):")
-        for p in result.pending_mentions[:MENTIONS_SHOWN]:
-            what = f"queued job {p.id}" if p.kind == "queued" else f"proposed {p.field} {p.id}"
-            done = ", masked" if p.masked else ""
-            # (a proposed correction is of a belief, not of a source)
-            where = p.source if p.source is not None else f"a belief of {p.owner}'s"
-            labels = f", {p.speakers} speaker label(s)" if p.speakers else ""
-            typer.echo(f"  {what} ({where}, {p.status}{done}, {p.count}x{labels}): {p.excerpt}")
-        more = result.pending_mentions_total - MENTIONS_SHOWN
-        if more > 0:
-            typer.echo(f"  and {more} more text(s)"
-                       f" ({_json_lists(len(result.pending_mentions), result.pending_mentions_total)})")
+        _listed([_pending_line(p) for p in result.pending_mentions], result.pending_mentions_total, "text(s)")
         # (the first hint of each kind of waiting text, masked or not: what happens differs)
         waiting: dict[tuple[str, str, bool], str] = {}
         for p in result.pending_mentions:
             waiting.setdefault((p.kind, p.field, p.masked), p.hint)
         for (kind, _, _), hint in waiting.items():
             typer.echo(f"hint ({kind}): {hint}")
+
+
+def _listed(lines: list[str], total: int, noun: str) -> None:
+    """The first lines of a listing the report capped, then how many more there are."""
+    for line in lines[:MENTIONS_SHOWN]:
+        typer.echo(f"  {line}")
+    more = total - MENTIONS_SHOWN
+    if more > 0:
+        typer.echo(f"  and {more} more {noun} ({_json_lists(len(lines), total)})")
+
+
+def _pending_line(p: PendingMention) -> str:
+    what = f"queued job {p.id}" if p.kind == "queued" else f"proposed {p.field} {p.id}"
+    done = ", masked" if p.masked else ""
+    # (a proposed correction is of a belief, not of a source)
+    where = p.source if p.source is not None else f"a belief of {p.owner}'s"
+    labels = f", {p.speakers} speaker label(s)" if p.speakers else ""
+    return f"{what} ({where}, {p.status}{done}, {p.count}x{labels}): {p.excerpt}"
 
 
 def _json_lists(listed: int, total: int) -> str:
