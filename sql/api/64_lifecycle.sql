@@ -57,14 +57,8 @@ begin
     -- confidence_factors per belief took 40 s for the 55,000 beliefs of a 100,000-node workspace)
     perform set_config('beliefdb.now', v_at, true);
     v_now := beliefdb.clock();
-    select coalesce(array_agg(c.belief_id), '{}'), coalesce(array_agg(least(1, greatest(0, c.confidence))), '{}'),
-           coalesce(array_agg(c.belief_id) filter (where b.confidence is null
-                                                      or least(1, greatest(0, c.confidence)) > b.confidence), '{}')
-      into v_ids, v_new, v_raised
-      from beliefdb._confidences(v_ws, v_old_ids) c
-      join beliefdb.belief b on b.workspace_id = v_ws and b.id = c.belief_id
-     where b.id = any(v_old_ids)
-       and b.confidence is distinct from least(1, greatest(0, c.confidence));
+    select m.o_ids, m.o_new, m.o_raised into v_ids, v_new, v_raised
+      from beliefdb._confidence_moves(v_ws, v_old_ids) m;
     perform set_config('beliefdb.now', v_clock, true);
     if cardinality(v_ids) > 0 then
         update beliefdb.belief b

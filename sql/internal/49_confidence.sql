@@ -100,6 +100,24 @@ as $$
 $$;
 comment on function beliefdb._confidences(uuid, uuid[]) is 'The computed confidence of a set of beliefs in one statement (confidence_factors'' last row for each)';
 
+-- Of a set of beliefs, those whose confidence computed from their factors now (beliefdb._confidences,
+-- one statement for the set) differs from the stored one (o_ids), that confidence (o_new, clamped to
+-- [0, 1]) and those of them it raises (o_raised): a read, what decay and the refresh below write.
+create or replace function beliefdb._confidence_moves(p_workspace_id uuid, p_beliefs uuid[],
+                                                     out o_ids uuid[], out o_new real[], out o_raised uuid[])
+language sql stable
+set search_path = pg_catalog, pg_temp
+as $$
+    select coalesce(array_agg(c.belief_id), '{}'), coalesce(array_agg(least(1, greatest(0, c.confidence))), '{}'),
+           coalesce(array_agg(c.belief_id) filter (where b.confidence is null
+                                                      or least(1, greatest(0, c.confidence)) > b.confidence), '{}')
+      from beliefdb._confidences(p_workspace_id, p_beliefs) c
+      join beliefdb.belief b on b.workspace_id = p_workspace_id and b.id = c.belief_id
+     where b.id = any(p_beliefs)
+       and b.confidence is distinct from least(1, greatest(0, c.confidence))
+$$;
+comment on function beliefdb._confidence_moves(uuid, uuid[]) is 'Of a set of beliefs, those whose computed confidence differs from the stored one, that confidence, and those it raises';
+
 -- Recompute stored confidence for a set of beliefs from their factors (beliefdb._confidences, one
 -- statement for the set, or confidence_factors for a handful: the same values); returns the beliefs
 -- whose stored confidence changed (o_moved), and those of them whose confidence rose (o_raised).
@@ -144,14 +162,8 @@ begin
             end if;
         end loop;
     else
-        select coalesce(array_agg(c.belief_id), '{}'), coalesce(array_agg(least(1, greatest(0, c.confidence))), '{}'),
-               coalesce(array_agg(c.belief_id) filter (where b.confidence is null
-                                                          or least(1, greatest(0, c.confidence)) > b.confidence), '{}')
-          into v_ids, v_new, v_raised
-          from beliefdb._confidences(p_workspace_id, p_beliefs) c
-          join beliefdb.belief b on b.workspace_id = p_workspace_id and b.id = c.belief_id
-         where b.id = any(p_beliefs)
-           and b.confidence is distinct from least(1, greatest(0, c.confidence));
+        select m.o_ids, m.o_new, m.o_raised into v_ids, v_new, v_raised
+          from beliefdb._confidence_moves(p_workspace_id, p_beliefs) m;
     end if;
     if cardinality(v_ids) = 0 then
         return;
