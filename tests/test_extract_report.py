@@ -189,6 +189,9 @@ SPOKEN_DETAIL = "a spoken turn ('Name: text'), not a 'Key: value' fact"
     "王芳：谢谢！",
     "张伟：您明天来吗",
     "张伟：我搬到上海了。\n李娜：我们下周见。\n",
+    # a name the document also writes in lowercase ("mark it done") is still a name speaking to someone
+    "Mark: you need to restart the server.\nAnn: ok, I will mark it done tonight.\n",
+    "Grace: you can take the late train.\nThe grace period is 30 days.\n",
 ])
 def test_a_name_speaking_is_no_key_value_fact(text: str) -> None:
     found = RuleExtractor().extract(text, source_name="notes.md")
@@ -234,6 +237,11 @@ def test_a_name_speaking_is_no_key_value_fact(text: str) -> None:
     ("张伟：上海", ("note", "张伟", "上海")),
     ("退货政策：您可以在7天内退货。", ("note", "退货政策", "您可以在7天内退货")),  # a label word ends the key
     ("联系方式：你可以打电话。", ("note", "联系方式", "你可以打电话")),
+    # a policy addresses its reader (您, 你) and speaks of its company (我司): what it says of the key
+    ("退货：您可在7天内无理由退货。", ("note", "退货", "您可在7天内无理由退货")),
+    ("会员：您可享受九折优惠。", ("note", "会员", "您可享受九折优惠")),
+    ("颜色：你来选", ("note", "颜色", "你来选")),
+    ("退货：我司支持7天无理由退货。", ("note", "退货", "我司支持7天无理由退货")),
 ])
 def test_key_value_facts_are_still_facts(line: str, expected: tuple[str, str, str]) -> None:
     assert triples(line, "notes.md") == [expected]

@@ -205,8 +205,10 @@ _CJK_LABEL_ENDINGS: Final = (
     "政策", "规则", "规定", "说明", "注意", "备注", "提示", "地址", "时间", "日期", "电话", "邮箱", "网址", "价格",
     "费用", "方式", "方法", "要求", "条件", "问题", "答案", "回答", "状态", "类型", "名称", "原因", "结果", "建议",
     "总结", "目标", "标题", "描述", "步骤", "流程", "范围", "期限", "须知", "事项", "服务", "信息", "通知", "更新")
+# The first person (我, 我们; not a company's 我司, 我方) or a greeting: someone speaking. The second person
+# alone is not: a policy addresses its reader ("退货：您可在7天内无理由退货。")
 _CJK_SPEAKING_RE: Final = re.compile(
-    r"[我你您]|(?:你好|您好|谢谢|多谢|再见|早上好|晚上好|晚安|嗨|哈喽|拜拜)")  # 我们, 你们 too
+    r"我(?![司方行店厂校院])|(?:你好|您好|谢谢|多谢|再见|早上好|晚上好|晚安|嗨|哈喽|拜拜)")
 # A sentence's finite verb (contractions as _VALUE_WORD_RE splits them: "isn't" -> "isn")
 _FINITE: Final = frozenset({
     "am", "is", "are", "was", "were", "has", "have", "had", "will", "would", "can", "could", "did", "does", "do",
@@ -237,15 +239,18 @@ def spoken_turn(line: str, common: frozenset[str] = frozenset()) -> bool:
     spoken too, after a key not in capitals ("ERROR", "API" are labels). After a key that looks like a
     common noun (a word ``common``, the document's lowercase words from :func:`common_words`, holds; or
     one ending like "Parking" or "Shipment") neither a whole sentence nor one in the second person
-    alone ("Packaging: you can ask for a gift box.") is: that is what the document says of it. A CJK
-    key of 2-4 Han characters that ends with no label word (退货政策, 联系方式) is a name when the value
-    is in the first or second person (我, 我们, 你, 您), a greeting (你好, 谢谢) or a question:
-    "张伟：我搬到上海了。"."""
+    alone ("Packaging: you can ask for a gift box.", by its ending only: a name the document also writes
+    in lowercase, "Mark", still speaks to someone) is: that is what the document says of it. A CJK key of
+    2-4 Han characters that ends with no label word (退货政策, 联系方式) is a name when the value is in the
+    first person (我, 我们; not a company's 我司), a greeting (你好, 谢谢) or a question (？, 吗):
+    "张伟：我搬到上海了。"; the second person alone is a policy addressing its reader ("退货：您可在7天内
+    无理由退货。")."""
     m = is_key_value(line)
     if m is not None and _HAN_NAME_RE.fullmatch(key := m["key"]):
         value = m["value"].strip()
         return not key.endswith(_CJK_LABEL_ENDINGS) and (
-            _CJK_SPEAKING_RE.search(value) is not None or value.rstrip("\"'”’)]」』）").endswith(("?", "？")))
+            _CJK_SPEAKING_RE.search(value) is not None
+            or value.rstrip("\"'”’)]」』）").endswith(("?", "？", "吗", "呢")))  # a question
     if m is None or not _NAME_RE.fullmatch(key := m["key"]) or not key[0].isupper():
         return False
     folded = key.casefold().replace("’", "'")
@@ -256,11 +261,14 @@ def spoken_turn(line: str, common: frozenset[str] = frozenset()) -> bool:
     if _GREETING_RE.match(value) or value.rstrip("\"'”’)]").endswith(("?", "？")):
         return True
     words = _VALUE_WORD_RE.findall(value.casefold())
-    noun = _a_noun(folded, common)
     personal = [w for w in words if w in _SPEAKING or w in _PERSONAL]
+    # (addressed to someone after a key that ends like a noun, "Packaging: you can ask for a gift box.", is
+    # what the document says of it; a name the document also writes in lowercase, "Mark", "Grace", still
+    # speaks to someone)
     if ((len(words) >= 2 and not _SPEAKING.isdisjoint(words)) or (len(words) >= 3 and personal)) and not (
-            noun and _SECOND_PERSON.issuperset(personal)):  # "Packaging: you can ask for a gift box."
+            _a_noun(folded, frozenset()) and _SECOND_PERSON.issuperset(personal)):
         return True
+    noun = _a_noun(folded, common)
     return _a_sentence(value, words) and not noun and not key.isupper()  # "ERROR:", "API:" label, not name
 
 
