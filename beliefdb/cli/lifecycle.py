@@ -193,8 +193,9 @@ def _listed(lines: list[str], total: int, noun: str) -> None:
 def _pending_line(p: PendingMention) -> str:
     what = f"queued job {p.id}" if p.kind == "queued" else f"proposed {p.field} {p.id}"
     done = ", masked" if p.masked else ""
-    # (a proposed correction is of a belief, not of a source)
-    where = p.source if p.source is not None else f"a belief of {p.owner}'s"
+    # (a proposed correction is of a belief, not of a source; a proposed version whose source is gone has neither)
+    where = (p.source if p.source is not None else f"a belief of {p.owner}'s" if p.field in ("statement", "value")
+             and p.owner is not None else "a source no longer stored")
     labels = f", {p.speakers} speaker label(s)" if p.speakers else ""
     return f"{what} ({where}, {p.status}{done}, {p.count}x{labels}): {p.excerpt}"
 

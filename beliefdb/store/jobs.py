@@ -52,8 +52,10 @@ POLL_SECONDS = 1.0
 BACKOFF_SECONDS = 1.0
 MAX_ATTEMPTS = 5
 #: what fails a job at its first attempt: an endpoint that refused the request (a bad key, an unknown model)
-#: refuses every attempt alike until its settings change (``jobs retry`` then); what may pass is tried again
-REFUSALS: tuple[type[errors.BeliefDBError], ...] = (errors.ExtractorRefused, errors.EmbedderRefused)
+#: refuses every attempt alike until its settings change (``jobs retry`` then); what may pass is tried again.
+#: (The worker embeds after a job commits and never fails a job for its vectors: only the extractor's reach
+#: here today.)
+REFUSALS: tuple[type[errors.BeliefDBError], ...] = (errors.ExtractorRefused,)
 
 
 def default_worker_name() -> str:
