@@ -163,3 +163,19 @@ def test_a_preview_without_the_flag_does_not_let_the_forget_mask_the_queue(
     assert payload_texts(postgresql) == [NEWS]
     bdb.forget(subject="maya", expect=masked.fingerprint(), mask_mentions=True)
     assert payload_texts(postgresql) == [NEWS.replace("Maya ", MASK * 4 + " ")]
+
+
+def test_a_preview_shows_no_excerpt_of_another_principals_waiting_text(
+        alice: beliefdb.BeliefDB, bob: beliefdb.BeliefDB) -> None:
+    """Text waiting to be stored is not yet anyone's to read but its writer's and its owner's: bob's
+    forget lists alice's queued document that names the person (that it does, and how often), with no
+    excerpt of it; his own queued document's excerpt is shown. (Stored texts every principal reads.)"""
+    bob.remember("Maya lives in Lisbon.", "maya", "city", "Lisbon", "Maya lives in Lisbon",
+                 source="maya.md", text="Maya lives in Lisbon.\n")
+    (theirs,) = alice.submit(text=NEWS, source="news.md")
+    (his,) = bob.submit(text="# Note\nMaya called about the contract.\n", source="note.md")
+    preview = bob.forget(subject="maya", preview=True)
+    listed = {m.id: m for m in preview.pending_mentions}
+    assert set(listed) == {str(theirs), str(his)}
+    assert (listed[str(theirs)].count, listed[str(theirs)].by, listed[str(theirs)].excerpt) == (1, "alice", None)
+    assert listed[str(his)].excerpt is not None and f"{MASK * 4} called" in listed[str(his)].excerpt

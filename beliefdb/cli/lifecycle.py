@@ -197,7 +197,8 @@ def _pending_line(p: PendingMention) -> str:
     where = (p.source if p.source is not None else f"a belief of {p.owner}'s" if p.field in ("statement", "value")
              and p.owner is not None else "a source no longer stored")
     labels = f", {p.speakers} speaker label(s)" if p.speakers else ""
-    return f"{what} ({where}, {p.status}{done}, {p.count}x{labels}): {p.excerpt}"
+    shown = p.excerpt if p.excerpt is not None else f"(not shown: {p.by}'s text, not stored yet)"
+    return f"{what} ({where}, {p.status}{done}, {p.count}x{labels}): {shown}"
 
 
 def _json_lists(listed: int, total: int) -> str:

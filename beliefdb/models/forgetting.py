@@ -73,7 +73,8 @@ class PendingMention:
     source's owner, a correction proposed to a belief's owner: ``id`` the review item's), the ``field`` that
     names it (text, content, statement or value), the ``source``'s name, its ``status``, whose call masking
     it is (``owner``: the job's submitter, the source's or the belief's owner), who wrote it (``by``), how
-    many times (``count``), the ``excerpt`` around the first (the name masked in it), ``masked`` (forget with
+    many times (``count``), the ``excerpt`` around the first (the name masked in it; None to a principal who
+    neither wrote nor owns the text, nor erases: a text not stored yet is not theirs to read), ``masked`` (forget with
     ``mask_mentions`` masked it there: a worker or an approval stores no name), a ``hint``, and how many of its
     turns (a queued conversation's, a proposed version's) have a speaker's label that names the subject
     (``speakers``: masked with the text)."""
@@ -86,7 +87,7 @@ class PendingMention:
     owner: str | None
     by: str | None
     count: int
-    excerpt: str
+    excerpt: str | None
     masked: bool
     hint: str
     speakers: int = 0

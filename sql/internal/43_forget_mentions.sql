@@ -38,7 +38,9 @@ comment on function beliefdb._named_speakers(jsonb, text) is 'How many turns wai
 -- review history), a correction proposed to a belief's owner (its statement or value). Each: kind
 -- queued or proposed, its id (the job's, the review item's) as text, the field, the source's name, its
 -- status, whose call masking it is (owner: the job's submitter, the source's or the belief's owner), who
--- wrote it (by), how many times, an excerpt with the name masked, and a hint of what happens to it.
+-- wrote it (by), how many times, an excerpt with the name masked (to its writer, its owner or an eraser
+-- only: null to another principal, as a text not stored yet is not theirs to read), and a hint of what
+-- happens to it.
 -- With p_mask, a job's text and a proposed version's are masked as a stored version is (the name only,
 -- as many U+2588, offsets kept: the turns and claims over them stay where they are; a claim's quote is
 -- masked with the text it quotes, a turn's speaker with its label: beliefdb._masked_speakers), so that
@@ -114,7 +116,11 @@ begin
                'kind', x.kind, 'id', x.id, 'field', x.field, 'source', x.source, 'status', x.status,
                'owner', x.owner, 'by', x.by, 'count', cardinality(x.spans), 'speakers', x.speakers,
                'masked', x.masking,
-               'excerpt', case when x.nth <= p_listed then beliefdb._mention_excerpt(x.body, x.spans) end,
+               -- (a text not stored yet is its writer's and its owner's to read: to another, that it names
+               -- them and how often, no excerpt; an eraser reads every one)
+               'excerpt', case when x.nth <= p_listed
+                                and (beliefdb.current_principal() in (x.owner, x.by) or beliefdb._is_eraser())
+                               then beliefdb._mention_excerpt(x.body, x.spans) end,
                'spans', to_jsonb(array(select jsonb_build_array(lower(s), upper(s)) from unnest(x.spans) s)),
                'hint', case
                    when x.kind = 'queued' and x.masking
