@@ -23,7 +23,8 @@ from psycopg.conninfo import make_conninfo
 import beliefdb
 from beliefdb import errors
 from beliefdb.adapters.langgraph import DELETE_REASON, BeliefStore
-from beliefdb.store import retraction
+from beliefdb.store import ingest, retraction
+from beliefdb.text.extractor import Candidate
 
 NS = ("customer", "c1042")
 TURN_1 = "Customer: I always want an aisle seat, please."
@@ -346,6 +347,42 @@ def test_a_delete_skips_a_value_another_session_retracted_meanwhile(db_url: str,
         ("aisle", "retracted"), ("window", "retracted")}
     assert store.get(NS, "seat_preference") is None and bdb.audit_verify().ok
     assert bdb.why(ids[meanwhile]).belief.status == "retracted"
+
+
+def test_a_delete_retracts_a_value_another_session_put_while_it_waited(db_url: str, bdb: beliefdb.BeliefDB) -> None:
+    """delete lists the key's values inside its transaction, once it holds the workspace's write lock: a
+    value another session put and committed while the delete waited for that lock is retracted with the
+    others (it was listed before the wait, and that value survived the delete)."""
+    store = BeliefStore(bdb)
+    store.put(NS, "seat_preference", seat("aisle", 1, TURN_1, "I always want an aisle seat"))
+    store.put(NS, "seat_preference", seat("window", 2, TURN_2, "from now on I want a window seat"))
+    deleter_url = make_conninfo(db_url, application_name="bdb-deleter")
+    outcome: dict[str, object] = {}
+
+    def delete() -> None:
+        try:
+            with beliefdb.connect(deleter_url) as db:
+                BeliefStore(db).delete(NS, "seat_preference")
+            outcome["delete"] = "done"
+        except Exception as exc:
+            outcome["delete"] = exc
+
+    turn = "Customer: Make it a middle seat."
+    with beliefdb.connect(db_url) as other, other.database.transaction() as c:
+        ingest.ingest_text(other.database, turn, ingest.SourceOptions(name="chat-1042/3"), candidates=[Candidate(
+            statement=turn, subject="customer.c1042", attribute="seat_preference", value="middle",
+            quote="a middle seat")], extractor="none", conn=c)
+        deleter = threading.Thread(target=delete)
+        deleter.start()
+        deadline = time.monotonic() + 30
+        while not _waiting_on_a_lock(db_url, "bdb-deleter"):
+            assert deleter.is_alive() and time.monotonic() < deadline, outcome
+            time.sleep(0.01)
+    deleter.join(timeout=60)
+    assert outcome["delete"] == "done", outcome
+    assert {(b.value, b.status) for b in bdb.beliefs(subject="customer.c1042", include_all=True)} == {
+        ("aisle", "retracted"), ("window", "retracted"), ("middle", "retracted")}
+    assert store.get(NS, "seat_preference") is None and bdb.audit_verify().ok
 
 
 def test_list_namespaces_and_search_filters(store: BeliefStore, bdb: beliefdb.BeliefDB) -> None:

@@ -39,10 +39,10 @@ The mapping:
   Any other operator (``$in``, ``$nin``, ``$and``...: LangGraph's stores have none of them) raises
   ``InvalidInput``;
 * ``delete`` **retracts** every belief of the key (current and superseded alike, so an older value
-  does not come back; reason "deleted through the LangGraph store"), in one transaction
-  (:meth:`~beliefdb.BeliefDB.retract_beliefs`: all of them or, on any refusal or failure, none; a value another
-  session retracted meanwhile is skipped, ``skip_retracted``): audited, undoable with
-  ``db.retract(belief=..., undo=True)``, and the decisions built on it are flagged as by any
+  does not come back; reason "deleted through the LangGraph store"), in one transaction that lists them
+  under the workspace's write lock (:meth:`~beliefdb.BeliefDB.retract_attribute`: all of them or, on any
+  refusal or failure, none; a value another session put or retracted meanwhile is seen as it committed):
+  audited, undoable with ``db.retract(belief=..., undo=True)``, and the decisions built on it are flagged as by any
   retraction. Erasure is ``db.forget`` (rule 14), never a side effect of a store call;
 * ``list_namespaces`` lists the subjects of current beliefs as namespaces;
 * TTLs are not supported (``valid_to`` is how a belief stops being current), and ``index`` is ignored:
@@ -292,12 +292,7 @@ class BeliefStore(BaseStore):
                                           + "; ".join(r.reason for r in report.rejected))
 
     def _delete(self, subject: str, attribute: str) -> None:
-        standing = [b for b in self.db.beliefs(subject=subject, attribute=attribute, include_all=True)
-                    if b.status != "retracted"]
-        # history first, what is current last: no older value is current again in between
-        standing.sort(key=lambda b: (b.status in ("current", "conflicting"), b.recorded_at))
-        # in one transaction: one the caller may not make (another principal's belief: NotOwner), or any
-        # failure on the way, leaves every value of the key as it was; one another session retracted since
-        # it was listed is skipped, as the database finds it in that transaction
-        if standing:
-            self.db.retract_beliefs([belief.id for belief in standing], reason=DELETE_REASON, skip_retracted=True)
+        # in one transaction that lists the values under the workspace's write lock (one another session
+        # put or retracted meanwhile is seen as it committed), history first: one the caller may not retract
+        # (another principal's belief: NotOwner), or any failure on the way, leaves every value as it was
+        self.db.retract_attribute(subject, attribute, reason=DELETE_REASON)

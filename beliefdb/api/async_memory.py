@@ -230,6 +230,9 @@ class AsyncBeliefDB(AsyncPictures, AsyncQueue, AsyncTraces):
                               skip_retracted: bool = False) -> list[Changes]:
         return await self.call(self.sync.retract_beliefs, beliefs, reason=reason, skip_retracted=skip_retracted)
 
+    async def retract_attribute(self, subject: str, attribute: str, *, reason: str) -> list[Changes]:
+        return await self.call(self.sync.retract_attribute, subject, attribute, reason=reason)
+
     async def preview_retract(self, *, belief: str | UUID | None = None, fragment: str | UUID | None = None,
                               source: str | None = None, version: int | None = None, undo: bool = False) -> Changes:
         return await self.call(self.sync.preview_retract, belief=belief, fragment=fragment, source=source,

@@ -244,6 +244,12 @@ class BeliefDB(bulk.Bulk, Decisions, Review, Traces, pictures.Pictures, texts.Te
         the caller listed it."""
         return retraction.retract_beliefs(self.database, beliefs, reason=reason, skip_retracted=skip_retracted)
 
+    def retract_attribute(self, subject: str, attribute: str, *, reason: str) -> list[Changes]:
+        """Retract every value of ``subject``'s ``attribute`` not retracted yet, in one transaction that lists
+        them under the workspace's write lock (a value written meanwhile is among them): history first, all
+        of them or (one refused, another principal's: not_owner) none. Their change reports."""
+        return retraction.retract_attribute(self.database, subject, attribute, reason=reason)
+
     def preview_retract(self, *, belief: str | UUID | None = None, fragment: str | UUID | None = None,
                         source: str | None = None, version: int | None = None, undo: bool = False) -> Changes:
         """Exactly what ``retract`` with the same arguments would change; nothing written."""

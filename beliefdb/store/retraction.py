@@ -21,6 +21,7 @@ from beliefdb.db.connector import Database
 from beliefdb.db.queries import Q
 from beliefdb.inputs import check_integer, refs_of
 from beliefdb.models import Changes, ImpactRow
+from beliefdb.store.beliefs import list_beliefs
 
 
 def _target(belief: str | UUID | None, fragment: str | UUID | None, source: str | None,
@@ -89,6 +90,20 @@ def retract_beliefs(db: Database, beliefs: Sequence[str | UUID], *, reason: str,
                 if not skip_retracted or isinstance(exc, errors.UnknownWorkspace):
                     raise
         return reports
+
+
+def retract_attribute(db: Database, subject: str, attribute: str, *, reason: str) -> list[Changes]:
+    """Retract every value of ``subject``'s ``attribute`` that is not retracted (production history), in one
+    transaction that lists them once it holds the workspace's write lock: a value another session writes
+    meanwhile is listed, as it committed first. History first, what is current last (no older value is
+    current again in between); every one of them, or (one refused: another principal's, not_owner; or any
+    failure) none. Their change reports in that order."""
+    with db.transaction() as c:
+        c.execute(Q.lock_workspace)
+        standing = [b for b in list_beliefs(db, subject=subject, attribute=attribute, include_all=True, conn=c)
+                    if b.status != "retracted"]
+        standing.sort(key=lambda b: (b.status in ("current", "conflicting"), b.recorded_at))
+        return [retract(db, belief=b.id, reason=reason, conn=c) for b in standing]
 
 
 def preview(db: Database, *, belief: str | UUID | None = None, fragment: str | UUID | None = None,
