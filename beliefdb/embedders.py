@@ -139,11 +139,9 @@ class OpenAIEmbedder(Embedder):
             return self._client.post("embeddings", {"model": self._model_name, "input": inputs}, decode=vectors,
                                      retry_malformed=True)
         except Refused as exc:
-            said = f": {errors.echoed(exc.said)}" if exc.said else ""
-            raise errors.EmbedderRefused(
-                f"the embeddings endpoint {exc.url} refused the request with HTTP {exc.status}{said}; trying again"
-                f" will not help: check BELIEFDB_EMBED_API_KEY and BELIEFDB_EMBED_MODEL (now {self._model_name!r})"
-            ) from None
+            raise errors.EmbedderRefused(exc.explained(
+                f"embeddings endpoint {exc.url}",
+                f"BELIEFDB_EMBED_API_KEY and BELIEFDB_EMBED_MODEL (now {self._model_name!r})")) from None
         except EndpointError as exc:
             if exc.status is not None:
                 last = f"HTTP {exc.status} from {self.url}"

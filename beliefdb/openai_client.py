@@ -21,6 +21,8 @@ from typing import Any, Final, TypeVar
 
 import httpx
 
+from beliefdb import errors
+
 __all__ = ["MAX_RETRY_AFTER", "EndpointError", "Failed", "Malformed", "OpenAIClient", "Refused", "retry_after"]
 
 T = TypeVar("T")
@@ -47,6 +49,13 @@ class Refused(EndpointError):
     def __init__(self, url: str, problem: str, *, status: int | None = None, said: str = "") -> None:
         super().__init__(url, problem, status=status)
         self.said = said
+
+    def explained(self, endpoint: str, settings: str) -> str:
+        """One line for the caller's error: which endpoint refused, its status and message, and the settings to
+        check (asking again will not help)."""
+        said = f": {errors.echoed(self.said)}" if self.said else ""
+        return (f"the {endpoint} refused the request with HTTP {self.status}{said}; trying again will not help:"
+                f" check {settings}")
 
 
 class Failed(EndpointError):

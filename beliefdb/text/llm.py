@@ -305,11 +305,9 @@ class LLMExtractor(Extractor):
         except Malformed as exc:
             raise _Malformed(exc.problem) from None
         except Refused as exc:
-            said = f": {errors.echoed(exc.said)}" if exc.said else ""
-            raise errors.ExtractorRefused(
-                f"the llm endpoint {endpoint} refused the request with HTTP {exc.status}{said}; trying again will"
-                f" not help: check BELIEFDB_LLM_API_KEY and BELIEFDB_LLM_MODEL (now {self.config.model!r})"
-            ) from None
+            raise errors.ExtractorRefused(exc.explained(
+                f"llm endpoint {endpoint}",
+                f"BELIEFDB_LLM_API_KEY and BELIEFDB_LLM_MODEL (now {self.config.model!r})")) from None
         except Failed as exc:
             raise errors.ExtractorUnavailable(
                 f"the llm endpoint {endpoint} failed after {exc.attempts} attempts: {exc.problem}") from None
