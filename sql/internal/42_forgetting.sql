@@ -76,6 +76,19 @@ as $$
 $$;
 comment on function beliefdb._mention_pattern(text[]) is 'The regular expression finding some names where people typed them: a name in a CJK script anywhere (unspaced text), any other as a word of its own';
 
+-- The entry that closes a capped listing of forget's report (kind more): of which listing, how many in
+-- all (total), how many times (count), how many are listed, whether they were masked, and a hint. One
+-- shape for every listing (Python's Forgotten reads it).
+create or replace function beliefdb._more_entry(p_of text, p_total bigint, p_count bigint, p_listed integer,
+                                               p_masked boolean, p_hint text) returns jsonb
+language sql immutable
+set search_path = pg_catalog, pg_temp
+as $$
+    select jsonb_build_object('kind', 'more', 'of', p_of, 'total', p_total, 'count', p_count, 'listed', p_listed,
+                              'masked', p_masked, 'hint', p_hint)
+$$;
+comment on function beliefdb._more_entry(text, bigint, bigint, integer, boolean, text) is 'The entry closing a capped listing of forget''s report: how many in all, how many listed';
+
 -- Where people typed some names in the workspace (a forgotten subject's: its subject, the subject with
 -- spaces for underscores, its speakers' names), as a word of its own (a name in a CJK script: anywhere,
 -- beliefdb._mention_pattern), whatever the letter case: a
@@ -172,12 +185,11 @@ begin
       into v_total, v_listed
       from ranked f;
     if v_total > jsonb_array_length(v_listed) then
-        v_listed := v_listed || jsonb_build_array(jsonb_build_object(
-            'kind', 'more', 'of', 'typed', 'total', v_total, 'count', v_total,
-            'listed', jsonb_array_length(v_listed), 'masked', false,
-            'hint', format('%s more place(s) where people typed this person''s name (%s in all): the first %s '
-                           'are listed; forget leaves them as typed', v_total - jsonb_array_length(v_listed),
-                           v_total, jsonb_array_length(v_listed))));
+        v_listed := v_listed || jsonb_build_array(beliefdb._more_entry(
+            'typed', v_total, v_total, jsonb_array_length(v_listed), false,
+            format('%s more place(s) where people typed this person''s name (%s in all): the first %s '
+                   'are listed; forget leaves them as typed', v_total - jsonb_array_length(v_listed),
+                   v_total, jsonb_array_length(v_listed))));
     end if;
     return v_listed;
 end
@@ -271,13 +283,12 @@ begin
       join beliefdb.source_version v on v.workspace_id = p_workspace_id and v.id = l.id
       join beliefdb.source s on s.workspace_id = v.workspace_id and s.id = v.source_id;
     if cardinality(v_ids) > jsonb_array_length(v_listed) then
-        v_listed := v_listed || jsonb_build_array(jsonb_build_object(
-            'kind', 'more', 'of', 'text', 'total', cardinality(v_ids), 'count', v_count,
-            'listed', jsonb_array_length(v_listed), 'masked', p_mask,
-            'hint', format('%s more stored version(s) name this person (%s version(s), %s time(s) in all): '
-                           'the first %s are listed%s', cardinality(v_ids) - jsonb_array_length(v_listed),
-                           cardinality(v_ids), v_count, jsonb_array_length(v_listed),
-                           case when p_mask then '; the name was masked in every one' else '' end)));
+        v_listed := v_listed || jsonb_build_array(beliefdb._more_entry(
+            'text', cardinality(v_ids), v_count, jsonb_array_length(v_listed), p_mask,
+            format('%s more stored version(s) name this person (%s version(s), %s time(s) in all): '
+                   'the first %s are listed%s', cardinality(v_ids) - jsonb_array_length(v_listed),
+                   cardinality(v_ids), v_count, jsonb_array_length(v_listed),
+                   case when p_mask then '; the name was masked in every one' else '' end)));
     end if;
     if p_mask then
         -- masking is its owner's call, as forgetting a turn of its text is (an eraser's for any)

@@ -148,14 +148,14 @@ begin
       from jsonb_array_elements(v_found) with ordinality x (m, n)
      where n <= greatest(p_listed, 0);
     if jsonb_array_length(v_found) > jsonb_array_length(v_listed) then
-        v_listed := v_listed || jsonb_build_array(jsonb_build_object(
-            'kind', 'more', 'of', 'pending', 'total', jsonb_array_length(v_found),
-            'count', (select sum((m ->> 'count')::integer) from jsonb_array_elements(v_found) m),
-            'listed', jsonb_array_length(v_listed), 'masked', p_mask,
-            'hint', format('%s more text(s) waiting to be stored name this person (%s in all): the first %s are '
-                           'listed%s', jsonb_array_length(v_found) - jsonb_array_length(v_listed),
-                           jsonb_array_length(v_found), jsonb_array_length(v_listed),
-                           case when p_mask then '; the name was masked in every queued and proposed text' else '' end)));
+        v_listed := v_listed || jsonb_build_array(beliefdb._more_entry(
+            'pending', jsonb_array_length(v_found),
+            (select sum((m ->> 'count')::integer) from jsonb_array_elements(v_found) m),
+            jsonb_array_length(v_listed), p_mask,
+            format('%s more text(s) waiting to be stored name this person (%s in all): the first %s are '
+                   'listed%s', jsonb_array_length(v_found) - jsonb_array_length(v_listed),
+                   jsonb_array_length(v_found), jsonb_array_length(v_listed),
+                   case when p_mask then '; the name was masked in every queued and proposed text' else '' end)));
     end if;
     if not p_mask then
         return jsonb_build_object('mentions', v_listed, 'jobs', '[]'::jsonb, 'proposals', '[]'::jsonb,
@@ -307,13 +307,12 @@ begin
       into v_total, v_turns, v_found, v_sources
       from ranked x;
     if v_total > jsonb_array_length(v_found) then
-        v_found := v_found || jsonb_build_array(jsonb_build_object(
-            'kind', 'more', 'of', 'speaker', 'total', v_total, 'count', v_turns,
-            'listed', jsonb_array_length(v_found), 'masked', p_mask,
-            'hint', format('%s more speaker(s) whose label names this person (%s label(s), %s turn(s) in all): the '
-                           'first %s are listed%s', v_total - jsonb_array_length(v_found), v_total, v_turns,
-                           jsonb_array_length(v_found),
-                           case when p_mask then '; the name was masked in every one''s label' else '' end)));
+        v_found := v_found || jsonb_build_array(beliefdb._more_entry(
+            'speaker', v_total, v_turns, jsonb_array_length(v_found), p_mask,
+            format('%s more speaker(s) whose label names this person (%s label(s), %s turn(s) in all): the '
+                   'first %s are listed%s', v_total - jsonb_array_length(v_found), v_total, v_turns,
+                   jsonb_array_length(v_found),
+                   case when p_mask then '; the name was masked in every one''s label' else '' end)));
     end if;
     if p_mask and cardinality(v_sources) > 0 then
         if not beliefdb._is_eraser() then
