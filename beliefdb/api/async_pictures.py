@@ -3,27 +3,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from datetime import datetime
-from typing import TYPE_CHECKING, ParamSpec, TypeVar
 from uuid import UUID
 
+from beliefdb.api.async_part import AsyncPart
 from beliefdb.models import Graph, NodeLabel
 
-if TYPE_CHECKING:
-    from beliefdb.api.memory import BeliefDB
 
-P = ParamSpec("P")
-T = TypeVar("T")
-
-
-class AsyncPictures:
+class AsyncPictures(AsyncPart):
     """Why a node is held, what a change would do, a run and the workspace as pictures, and what names a node."""
 
-    sync: BeliefDB
-
-    if TYPE_CHECKING:
-        async def call(self, fn: Callable[P, T], /, *args: P.args, **kwargs: P.kwargs) -> T: ...
 
     async def why_graph(self, ref: str | UUID, *, as_of: datetime | None = None, limit: int | None = None,
                         offset: int = 0) -> Graph:

@@ -7,27 +7,17 @@ import asyncio
 import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, ParamSpec, TypeVar
 
+from beliefdb.api.async_part import AsyncPart
 from beliefdb.models import Job, JobOutcome, Turn, WorkReport
 from beliefdb.store import jobs as queue
 
-if TYPE_CHECKING:
-    from beliefdb.api.memory import BeliefDB
 
-P = ParamSpec("P")
-T = TypeVar("T")
-
-
-class AsyncQueue:
+class AsyncQueue(AsyncPart):
     """Documents queued for workers: submit them, list, retry or cancel the jobs, and work them off."""
 
-    sync: BeliefDB
     #: the stops of the workers in flight, which aclose sets before it waits for them
     _working: set[threading.Event]
-
-    if TYPE_CHECKING:
-        async def call(self, fn: Callable[P, T], /, *args: P.args, **kwargs: P.kwargs) -> T: ...
 
     async def submit(self, *paths: str | Path, text: str | None = None, turns: Sequence[Turn] | None = None,
                      source: str | None = None, authority: str | None = None, label: str | None = None,

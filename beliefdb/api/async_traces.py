@@ -4,10 +4,11 @@ on a worker thread."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
+from collections.abc import Mapping, Sequence
+from typing import Any
 from uuid import UUID
 
+from beliefdb.api.async_part import AsyncPart
 from beliefdb.models import (
     RepairPlan,
     RepairResult,
@@ -20,20 +21,10 @@ from beliefdb.models import (
 )
 from beliefdb.store import repair, trace
 
-if TYPE_CHECKING:
-    from beliefdb.api.memory import BeliefDB
 
-P = ParamSpec("P")
-T = TypeVar("T")
-
-
-class AsyncTraces:
+class AsyncTraces(AsyncPart):
     """Agent runs: recording them, reading them back, and repairing what a faulty step left."""
 
-    sync: BeliefDB
-
-    if TYPE_CHECKING:
-        async def call(self, fn: Callable[P, T], /, *args: P.args, **kwargs: P.kwargs) -> T: ...
 
     async def record_run(self, *, task: str = "", agent: str | None = None,
                          parent: UUID | None = None) -> trace.RunRecorder:
