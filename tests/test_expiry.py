@@ -460,3 +460,45 @@ def test_a_correction_previewed_before_an_expiry_is_stale_after_it(db_url: str, 
                                       expect_revision=revision, reviewer="ops", reason="typo")
     with beliefdb.connect(url_at(db_url, "2026-02-10T00:00:00Z"), principal="ops") as now:
         assert {b.id: b.status for b in now.beliefs(include_all=True)} == {seven.id: "expired"}
+
+
+@pytest.mark.parametrize("caller", ["the library", "SQL"])
+def test_a_derivation_repeated_after_its_reason_expired_is_unsupported(db_url: str, caller: str) -> None:
+    """Every writer processes what expired when it takes the workspace's write lock, before it checks
+    anything: the same derivation again on 8 February, from a belief whose valid time ended on the 1st, is
+    the belief it made, now unsupported, in SQL as through the library (not reported current and left so
+    until the next change, because a repeat returns before any propagation)."""
+    with beliefdb.connect(url_at(db_url, "2026-01-10T00:00:00Z"), principal="ops") as january:
+        (seven,) = remember(january, valid_to="2026-02-01T00:00:00Z").accepted
+        derived = january.derive("Late returns are refused", "late_return", "refused", "yes", [seven.id])
+        assert status(january, derived.id) == "current"
+    if caller == "SQL":
+        with sql_caller(db_url, "2026-02-08T00:00:00Z") as conn:
+            again = conn.execute("select id, status from beliefdb.derive('Late returns are refused', 'late_return',"
+                                 " 'refused', 'yes', array[%s])", (str(seven.id),)).fetchone()
+        assert again == (derived.id, "unsupported")
+    else:
+        with beliefdb.connect(url_at(db_url, "2026-02-08T00:00:00Z"), principal="ops") as february:
+            again = february.derive("Late returns are refused", "late_return", "refused", "yes", [seven.id])
+        assert (again.id, again.status) == (derived.id, "unsupported")
+    with psycopg.connect(db_url) as conn:
+        assert conn.execute("select status::text from beliefdb.belief where id = %s", (derived.id,)
+                            ).fetchone() == ("unsupported",)
+
+
+def test_what_a_sql_writer_processed_first_is_audited_as_an_expiry(db_url: str,
+                                                                    postgresql: psycopg.Connection[Any]) -> None:
+    """An expiry a writer called in SQL processes first is an event of its own in the audit chain, before the
+    writer's, with what it flagged, as when the library or a scheduler calls beliefdb.expire(); the writer's
+    own report is of its own change (the flag is not its)."""
+    with beliefdb.connect(url_at(db_url, "2026-01-10T00:00:00Z"), principal="ops") as january:
+        (seven,) = remember(january, valid_to="2026-02-01T00:00:00Z").accepted
+        refuse = january.decide("Refuse the return of order 1042", because=[seven.id])
+    with sql_caller(db_url, "2026-02-08T00:00:00Z") as conn:
+        conn.execute("select beliefdb.ingest_version('hours.md', 'Opening hours. Closed on Sundays.')")
+    events = postgresql.execute("select action, payload from beliefdb.audit_event"
+                                " where action in ('expire', 'ingest') order by seq").fetchall()
+    assert [a for a, _ in events][-2:] == ["expire", "ingest"]
+    assert events[-2][1]["beliefs"] == [str(seven.id)] and events[-2][1]["flagged"] == [str(refuse.id)]
+    with beliefdb.connect(db_url) as now:
+        assert now.audit_verify().ok

@@ -66,25 +66,19 @@ comment on function beliefdb.audit_genesis() is 'The 32 zero bytes every chain s
 
 -- Take the workspace's write lock (its audit head row) before anything else. Every change
 -- appends to the chain, so writers in a workspace serialize on this row anyway; taking it first
--- keeps one lock order (head, then propagation, then rows) and so no deadlock.
+-- keeps one lock order (head, then propagation, then rows) and so no deadlock. What expired since
+-- the last change is processed here, first, as a change of its own (beliefdb._expire_due): every
+-- writer takes the lock before it reads what it checks, so none checks, repeats or dates anything
+-- against the state before an expiry that a reader at that moment saw processed (rule 16).
 create or replace function beliefdb.lock_workspace() returns void
 language plpgsql security definer
 set search_path = pg_catalog, pg_temp
 as $$
 begin
-    perform from beliefdb.audit_head h where h.workspace_id = beliefdb.current_workspace_id() for update;
-    if not found then
-        raise exception 'no workspace bound (set beliefdb.workspace_id), or the workspace has no audit chain'
-            using errcode = 'BD003';
-    end if;
-    -- what this transaction writes is dated from now, when no other writer of the workspace runs
-    -- (beliefdb.clock): in the order the writers commit
-    if coalesce(current_setting('beliefdb.locked_at', true), '') = '' then
-        perform pg_catalog.set_config('beliefdb.locked_at', pg_catalog.clock_timestamp()::text, true);
-    end if;
+    perform beliefdb._lock_workspace();
 end
 $$;
-comment on function beliefdb.lock_workspace() is 'Take the bound workspace''s write lock first (one lock order for every writer), and date what the transaction writes from then; BD003 when none is bound';
+comment on function beliefdb.lock_workspace() is 'Take the bound workspace''s write lock first (one lock order for every writer), date what the transaction writes from then, and process what expired; BD003 when none is bound';
 
 -- Verify a workspace's chain; first_broken is the first event whose link does not hold, and problem
 -- says what is wrong there, in words (which event, and whether its payload, its link or the end of the

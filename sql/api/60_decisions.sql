@@ -397,8 +397,6 @@ declare
     v_result jsonb;
 begin
     perform beliefdb.lock_workspace();
-    -- (before the change's record begins: the expiries are changes of their own, dated earlier)
-    perform beliefdb._process_expiries(v_ws);
     perform beliefdb._begin_changes();
     -- an empty or short reference would be a prefix of every item, or of many: it names none
     if v_ref = '' then

@@ -52,7 +52,6 @@ begin
     -- once what expired before it is processed (rule 16: a belief whose valid time ended since the run
     -- read it is refused as expired, as a reader then saw it)
     perform beliefdb.lock_workspace();
-    perform beliefdb._process_expiries(v_ws);
     if not exists (select from beliefdb.run r where r.workspace_id = v_ws and r.id = p_run) then
         raise exception 'unknown run %', p_run using errcode = 'BD004';
     end if;

@@ -95,10 +95,11 @@ comment on function beliefdb.decay(timestamptz, text, boolean) is 'Recompute all
 
 -- Process what expired (rule 16): the bound workspace's beliefs whose valid time ended since the
 -- last change stop being current, and what rests on them stops holding: decisions that lose their
--- last support are flagged and their actions held, as for any change. Every change of the
--- workspace does this first (propagate), beliefdb's commands call it before they read, and a
--- scheduler such as pg_cron may call it (e.g. every minute). Audited when anything expired. The
--- report: how many expired, their ids, and the change report (beliefdb._changes).
+-- last support are flagged and their actions held, as for any change. Every writer of the
+-- workspace does this first (when it takes the write lock, beliefdb.lock_workspace), beliefdb's
+-- commands call it before they read, and a scheduler such as pg_cron may call it (e.g. every
+-- minute). Audited when anything expired. The report: how many expired, their ids, and the change
+-- report (beliefdb._changes).
 create or replace function beliefdb.expire() returns beliefdb.expired
 language plpgsql
 security definer
@@ -106,25 +107,14 @@ set search_path = pg_catalog, pg_temp
 as $$
 declare
     v_ws uuid := beliefdb._bound_workspace();
-    v_due uuid[];
-    v_changes jsonb;
 begin
-    v_due := beliefdb.due_to_expire(v_ws);
-    if cardinality(v_due) = 0 then
+    -- (nothing due: no lock, so a scheduler's call every minute keeps no writer waiting)
+    if cardinality(beliefdb.due_to_expire(v_ws)) = 0 then
         return row(0, '{}', beliefdb.clock(), beliefdb._as_changes(beliefdb._empty_changes()))::beliefdb.expired;
     end if;
-    perform beliefdb.lock_workspace();
-    perform beliefdb._begin_changes();
-    -- (read again under the lock: a concurrent writer may have processed them), each as of the
-    -- moment it ended (beliefdb._process_expiries)
-    v_due := beliefdb._process_expiries(v_ws);
-    v_changes := beliefdb._changes(v_ws);
-    if cardinality(v_due) > 0 then
-        perform beliefdb._audit('expire', jsonb_build_object(
-            'expired', cardinality(v_due), 'beliefs', to_jsonb(v_due), 'flagged', v_changes -> 'flagged',
-            'held', v_changes -> 'held'));
-    end if;
-    return row(cardinality(v_due), v_due, beliefdb.clock(), beliefdb._as_changes(v_changes))::beliefdb.expired;
+    -- (under the lock, read again: a concurrent writer may have processed them), each as of the
+    -- moment it ended
+    return beliefdb._lock_workspace();
 end
 $$;
 comment on function beliefdb.expire() is 'Process the bound workspace''s beliefs whose valid time ended: not current any more, and what rests on them re-evaluated';
@@ -147,7 +137,6 @@ declare
     v_status text;
 begin
     perform beliefdb.lock_workspace();
-    perform beliefdb._process_expiries(v_ws);
     -- (a node of another kind is not found: outcomes are recorded for decisions and actions)
     v_node := beliefdb.resolve_node(p_node, '{decision,action}');
     select n.kind into v_kind from beliefdb.node n where n.workspace_id = v_ws and n.id = v_node;

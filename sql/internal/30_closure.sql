@@ -478,3 +478,61 @@ begin
 end
 $$;
 comment on function beliefdb._process_expiries(uuid) is 'Process a workspace''s beliefs whose valid time ended, moment by moment, each dated when it ended (rule 16); the beliefs processed';
+
+-- The write lock as beliefdb.lock_workspace takes it (the audit head row; BD003 when no workspace is
+-- bound), what the transaction writes dated from the first time it is taken (beliefdb.clock), and
+-- what expired since the last change processed as a change of its own (beliefdb._expire_due), unless
+-- this is that processing. Returns that change's report (nothing expired: an empty one).
+create or replace function beliefdb._lock_workspace() returns beliefdb.expired
+language plpgsql
+set search_path = pg_catalog, pg_temp
+as $$
+declare
+    v_ws uuid := beliefdb.current_workspace_id();
+begin
+    perform from beliefdb.audit_head h where h.workspace_id = v_ws for update;
+    if not found then
+        raise exception 'no workspace bound (set beliefdb.workspace_id), or the workspace has no audit chain'
+            using errcode = 'BD003';
+    end if;
+    -- what this transaction writes is dated from now, when no other writer of the workspace runs
+    -- (beliefdb.clock): in the order the writers commit
+    if coalesce(pg_catalog.current_setting('beliefdb.locked_at', true), '') = '' then
+        perform pg_catalog.set_config('beliefdb.locked_at', pg_catalog.clock_timestamp()::text, true);
+    end if;
+    if coalesce(pg_catalog.current_setting('beliefdb.expiry_clock', true), '') <> '' then
+        return row(0, '{}', beliefdb.clock(), beliefdb._as_changes(beliefdb._empty_changes()))::beliefdb.expired;
+    end if;
+    return beliefdb._expire_due(v_ws);
+end
+$$;
+comment on function beliefdb._lock_workspace() is 'Take the bound workspace''s write lock, date the transaction''s writes from then, and process what expired first (its report)';
+
+-- Under the workspace's write lock: its beliefs whose valid time ended, processed as one change of
+-- their own before the caller's (beliefdb._process_expiries), audited as an expire event with what
+-- it flagged and held, and reported. The record of the transaction's changes then starts again, so
+-- the caller's report is of its own change: the expiry's are not its (each is dated when it ended).
+create or replace function beliefdb._expire_due(p_workspace_id uuid) returns beliefdb.expired
+language plpgsql
+set search_path = pg_catalog, pg_temp
+as $$
+declare
+    v_due uuid[];
+    v_changes jsonb;
+begin
+    if not exists (select from beliefdb.belief b
+                    where b.workspace_id = p_workspace_id and b.status in ('current', 'conflicting')
+                      and not upper_inf(b.valid_time) and upper(b.valid_time) <= beliefdb.clock()) then
+        return row(0, '{}', beliefdb.clock(), beliefdb._as_changes(beliefdb._empty_changes()))::beliefdb.expired;
+    end if;
+    perform beliefdb._begin_changes();
+    v_due := beliefdb._process_expiries(p_workspace_id);
+    v_changes := beliefdb._changes(p_workspace_id);
+    perform beliefdb._audit('expire', jsonb_build_object(
+        'expired', cardinality(v_due), 'beliefs', to_jsonb(v_due), 'flagged', v_changes -> 'flagged',
+        'held', v_changes -> 'held'));
+    perform pg_catalog.set_config('beliefdb.changes_of', '', false);
+    return row(cardinality(v_due), v_due, beliefdb.clock(), beliefdb._as_changes(v_changes))::beliefdb.expired;
+end
+$$;
+comment on function beliefdb._expire_due(uuid) is 'Under the write lock: process what expired as a change of its own, audited (expire), and report it';

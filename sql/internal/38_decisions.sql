@@ -268,8 +268,6 @@ declare
     v_summary jsonb;
 begin
     perform beliefdb.lock_workspace();
-    -- what expired first, as every writer does: the revision checked below is the one a reader sees now
-    perform beliefdb._process_expiries(v_ws);
     perform beliefdb._begin_changes();
     select * into v_old from beliefdb.belief b where b.workspace_id = v_ws and b.id = p_belief for update;
     if not found then
