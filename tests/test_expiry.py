@@ -205,8 +205,9 @@ def test_expiries_processed_together_take_effect_each_at_its_own_moment(
 def test_what_a_sql_caller_recorded_before_its_change_processed_an_expiry_is_not_dated_before_it(
         db_url: str, postgresql: psycopg.Connection[Any]) -> None:
     """A caller of the SQL functions (no beliefdb.expire first) records a decision on a belief whose
-    valid time ended a week before: its change processes the expiry as of that end, and the decision
-    recorded before that in the same transaction is flagged when it was recorded, not before."""
+    valid time ended a week before: taking the write lock processes the expiry as of that end (the
+    decision that rested on it is flagged then), and the new decision is flagged when it was recorded,
+    not before."""
     with beliefdb.connect(url_at(db_url, "2026-01-10T00:00:00Z"), principal="ops") as january:
         (seven,) = remember(january, valid_to="2026-02-01T00:00:00Z").accepted
         refuse = january.decide("Refuse the return of order 1042", because=[seven.id])
