@@ -47,6 +47,8 @@ def caller(client: Client, *, errors: bool = False) -> Call:
         assert result.is_error == errors, (tool, body)
         if errors:
             assert set(body) == {"error", "message"}, body
+        # an error is structured content too; an answer is the JSON text alone (the tools publish no schema)
+        assert result.structured_content == (body if errors else None), (tool, result)
         return body
 
     return call

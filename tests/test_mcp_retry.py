@@ -2,8 +2,10 @@
 Retry-After: the MCP tools' error now carries ``retry_after``, the same seconds from the same table
 (:func:`beliefdb.interfaces.access.retry_seconds`): a busy workspace 1, the database unavailable 3, the llm
 extractor unavailable the wait its client would have taken next; an error that trying again cannot mend (a
-refusal, bad input) has none, and every message is as it was. Through the MCP SDK's client against the
-server :func:`beliefdb.interfaces.mcp.build` builds, on the real database and a real local llm endpoint."""
+refusal, bad input) has none, and every message is as it was. The error object is the result's structured
+content too (``structuredContent``, beside the JSON text): a client reads ``retry_after`` without parsing
+text, while a tool's answer stays text alone. Through the MCP SDK's client against the server
+:func:`beliefdb.interfaces.mcp.build` builds, on the real database and a real local llm endpoint."""
 
 from __future__ import annotations
 
@@ -38,6 +40,7 @@ def _tool_error(db: beliefdb.BeliefDB, tool: str, arguments: dict[str, Any]) -> 
     result = anyio.run(run)
     assert result.is_error, result
     said: dict[str, Any] = json.loads(result.content[0].text)
+    assert result.structured_content == said, result  # the same object, for a client that reads it as such
     return said
 
 
@@ -80,3 +83,20 @@ def test_every_error_says_what_the_http_api_says() -> None:
         assert access.retry_seconds(exc) == seconds, exc
         assert access.retry_after(exc) == ({} if seconds is None else {"Retry-After": str(seconds)}), exc
     assert access.DATABASE_RETRY_AFTER == 3
+
+
+def test_the_error_is_structured_content_and_an_answer_stays_text(bdb: beliefdb.BeliefDB) -> None:
+    """A client that reads structuredContent gets the error object there, retry_after included where there
+    is one; the tools publish no output schema, so an answer is the JSON text alone, as it was."""
+    async def run() -> tuple[Any, Any, Any]:
+        async with Client(build(local=bdb)) as client:
+            listed = (await client.list_tools()).tools
+            return (listed, await client.call_tool("ask", {"question": "how many days?", "k": 0}),
+                    await client.call_tool("beliefs", {}))
+
+    listed, refused, answered = anyio.run(run)
+    assert listed and all(t.output_schema is None for t in listed), [t.name for t in listed if t.output_schema]
+    assert refused.is_error and refused.structured_content == json.loads(refused.content[0].text), refused
+    assert refused.structured_content["error"] == "invalid_input", refused
+    assert not answered.is_error and answered.structured_content is None, answered
+    assert [c.type for c in answered.content] == ["text"] and json.loads(answered.content[0].text) == []

@@ -2,7 +2,7 @@
 official ``mcp`` SDK: tools for what an agent does with memory, each a call of
 :class:`beliefdb.api.BeliefDB`, each answering the JSON the CLI prints with ``--json`` (an error:
 ``{"error": code, "message": ...}`` with ``isError``, and ``"retry_after": seconds`` where the HTTP API
-answers 503 with ``Retry-After``).
+answers 503 with ``Retry-After``; that object is also the error's ``structuredContent``).
 
 On stdio the tools act as the principal and in the workspace the command was started with; over
 HTTP as those of the request's bearer token, never what a call names.
@@ -79,13 +79,15 @@ class StepMemory(BaseModel):
 def _failed(exc: errors.BeliefDBError) -> CallToolResult:
     """The tool error: ``{"error": code, "message": ...}``, and ``retry_after``, the seconds to wait before
     trying again, where the HTTP API sends them as ``Retry-After`` (a busy workspace, the database or the llm
-    extractor unavailable)."""
+    extractor unavailable). The object is the result's text and its structured content both: a client reads
+    ``retry_after`` without parsing text (the tools publish no output schema, so the SDK passes it through and
+    a client checks it against none; an answer stays text alone)."""
     said: dict[str, Any] = {"error": exc.code, "message": exc.message}
     seconds = retry_seconds(exc)
     if seconds is not None:
         said["retry_after"] = seconds
     text = render.to_json(said)
-    return CallToolResult(content=[TextContent(type="text", text=text)], is_error=True)
+    return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=said, is_error=True)
 
 
 def _moment(value: str | None, where: str = "as_of") -> datetime | None:
