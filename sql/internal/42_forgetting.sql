@@ -662,7 +662,11 @@ begin
         -- (keyed by the workspace's secret: a list of names does not reverse it)
         'hmac_sha256', beliefdb._forget_digest(coalesce(v_name, p_subject, p_id::text)),
         'beliefs', cardinality(v_beliefs), 'fragments', v_result -> 'fragments', 'redacted', v_redacted,
-        'flagged', v_changes -> 'flagged')
+        'flagged', v_changes -> 'flagged',
+        -- (the texts waiting to be stored it changed, as the report counts them: the queued, failed or
+        -- done jobs and the proposed versions whose text or turns it masked, the jobs of a forgotten
+        -- source it cleared)
+        'jobs', v_result -> 'jobs', 'proposals', v_result -> 'proposals')
         -- (the spans masked where others wrote the name, with --mask-mentions: counted in redacted too)
         -- (and the turns whose speaker's label names it, masked there: stored, and waiting to be stored)
         || case when coalesce(p_mask_mentions, false)
