@@ -127,3 +127,29 @@ def test_the_labels_masked_are_counted_in_the_report_and_the_audit_event(
     assert "Maya" not in json.dumps(event) and "mum" not in json.dumps(event)
     postgresql.commit()
     assert cli.json("audit", "verify")["ok"] is True
+
+
+def test_masking_the_mentions_masks_the_labels_a_done_job_kept(
+        bdb: beliefdb.BeliefDB, postgresql: psycopg.Connection[Any]) -> None:
+    """A conversation job done before job_finish dropped its turns keeps them (no text): their speakers'
+    labels name the person as the stored turns' did. Forget drops her own turns from it, and
+    ``mask_mentions`` masks the name in the others' labels there too, counted with the labels masked."""
+    bdb.submit(turns=CHAT, source="chat-1")
+    (turns,) = postgresql.execute("select payload -> 'turns' from beliefdb.job").fetchone() or (None,)
+    postgresql.commit()
+    assert bdb.work(stop_when_empty=True, embed=False).done == 1
+    # (a job done before job_finish dropped the turns)
+    postgresql.execute("update beliefdb.job set payload = payload || jsonb_build_object('turns', %s::jsonb)",
+                       (json.dumps(turns),))
+    postgresql.commit()
+    bdb.remember("Maya lives in Lisbon.", "maya", "city", "Lisbon", "I live in Lisbon.", source="chat-1")
+    postgresql.commit()
+    done = bdb.forget(subject="maya", mask_mentions=True)
+    (status, payload) = postgresql.execute("select status, payload from beliefdb.job").fetchone() or (None, None)
+    assert status == "done" and "text" not in payload
+    assert [t["speaker"] for t in payload["turns"]] == [f"{MASK * 4}'s mum", f"{MASK * 4} Lopez (guest)", "Bob"]
+    assert "Maya" not in json.dumps(payload), payload
+    assert done.jobs == 1
+    (event,) = postgresql.execute(
+        "select payload from beliefdb.audit_event where action = 'forget'").fetchone() or (None,)
+    assert event["labels_masked"] == 2 + 2, event

@@ -51,8 +51,10 @@ comment on function beliefdb._named_speakers(jsonb, text) is 'How many turns wai
 -- queued by job, then the proposed oldest first), then, when there are more, one entry of kind 'more'
 -- (of 'pending') with how many in all (total) and how many times (count), as beliefdb._text_mentions
 -- does; masking covers every one. Each entry says how many of its turns (a job's, a proposed version's)
--- have a speaker's label that names them (speakers), masked with the text. Returns {mentions, jobs: the
--- ids masked, proposals: the ids masked, labels_masked: how many turns' labels were masked}.
+-- have a speaker's label that names them (speakers), masked with the text. With p_mask, the turns a
+-- conversation job done before job_finish dropped them still keeps (no text: not listed) have the names
+-- masked in their labels too. Returns {mentions, jobs: the ids masked, proposals: the ids masked,
+-- labels_masked: how many turns' labels were masked}.
 -- (the signature before the listing was capped)
 drop function if exists beliefdb._pending_mentions(uuid, text[], boolean);
 create or replace function beliefdb._pending_mentions(p_workspace_id uuid, p_names text[], p_mask boolean,
@@ -66,6 +68,8 @@ declare
     v_found jsonb;
     v_other record;
     v_jobs bigint[] := '{}';
+    v_done bigint[] := '{}';
+    v_done_labels integer := 0;
     v_proposals uuid[] := '{}';
     v_listed jsonb;
 begin
@@ -195,6 +199,24 @@ begin
         returning j.id
     )
     select coalesce(array_agg(m.id), '{}') into v_jobs from masked m;
+    -- a conversation job done before job_finish dropped its turns keeps them, with no text: their
+    -- speakers' labels name the person as the stored turns' do (masked above, beliefdb._speaker_mentions,
+    -- the source owner's call), and are masked as a queued job's are; a job a worker holds is skipped
+    with kept as (
+        select j.id, beliefdb._named_speakers(j.payload -> 'turns', v_re) as speakers
+          from beliefdb.job j
+         where j.workspace_id = p_workspace_id and j.status <> 'running' and not (j.payload ? 'text')
+           and jsonb_typeof(j.payload -> 'turns') = 'array'
+           and exists (select from jsonb_array_elements(j.payload -> 'turns') t where t ->> 'speaker' ~* v_re)
+           for no key update skip locked
+    ), masked as (
+        update beliefdb.job j
+           set payload = j.payload || jsonb_build_object('turns', beliefdb._masked_speakers(j.payload -> 'turns', v_re))
+          from kept k
+         where j.workspace_id = p_workspace_id and j.id = k.id
+        returning j.id, k.speakers
+    )
+    select coalesce(array_agg(m.id), '{}'), coalesce(sum(m.speakers), 0) into v_done, v_done_labels from masked m;
     with masks as (
         select (m ->> 'id')::uuid as id,
                array(select int4range((s ->> 0)::integer, (s ->> 1)::integer) from jsonb_array_elements(m -> 'spans') s)
@@ -236,9 +258,10 @@ begin
         returning r.id
     )
     select coalesce(array_agg(m.id), '{}') into v_proposals from masked m;
-    -- (the turns whose speaker's label was masked with their text: a change the forget's audit event counts)
-    return jsonb_build_object('mentions', v_listed, 'jobs', to_jsonb(v_jobs), 'proposals', to_jsonb(v_proposals),
-                              'labels_masked', (select coalesce(sum((m ->> 'speakers')::integer), 0)
+    -- (the turns whose speaker's label was masked with their text, or in a done job's turns: a change the
+    -- forget's audit event counts)
+    return jsonb_build_object('mentions', v_listed, 'jobs', to_jsonb(v_jobs || v_done), 'proposals', to_jsonb(v_proposals),
+                              'labels_masked', v_done_labels + (select coalesce(sum((m ->> 'speakers')::integer), 0)
                                                   from jsonb_array_elements(v_found) m
                                                  where case m ->> 'kind'
                                                            when 'queued' then (m ->> 'id')::bigint = any(v_jobs)
@@ -246,7 +269,7 @@ begin
                                                            else false end));
 end
 $$;
-comment on function beliefdb._pending_mentions(uuid, text[], boolean, integer) is 'Where some names are written in the texts waiting to be stored (queued documents, proposed versions and corrections: the first p_listed, then how many in all); with p_mask, masked in every queued and proposed text';
+comment on function beliefdb._pending_mentions(uuid, text[], boolean, integer) is 'Where some names are written in the texts waiting to be stored (queued documents, proposed versions and corrections: the first p_listed, then how many in all); with p_mask, masked in every queued and proposed text, and in the labels of the turns a done job kept';
 
 -- The speakers of the stored turns whose label names some names (a forgotten subject's, as
 -- beliefdb._text_mentions takes them) by the rule of beliefdb._mention_pattern: "Maya's mum", "Maya Lopez
