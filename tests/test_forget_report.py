@@ -18,7 +18,7 @@ from beliefdb.db import migrate
 SECRET = "# Badge\nDana's badge code is 4471.\n"
 
 
-def test_the_report_counts_the_queued_jobs_and_proposals_it_masked(db_url: str, cli: Any,
+def test_the_report_and_the_audit_event_count_the_queued_jobs_and_proposals_it_masked(db_url: str, cli: Any,
                                                                     postgresql: psycopg.Connection[Any]) -> None:
     with beliefdb.connect(db_url, principal="alice") as alice, beliefdb.connect(db_url, principal="bob") as bob:
         alice.ingest_text(SECRET, source="badge.md")
@@ -34,6 +34,13 @@ def test_the_report_counts_the_queued_jobs_and_proposals_it_masked(db_url: str, 
         alice.ingest_text("# Returns\nReturns within 30 days.\n", source="returns.md")
         gone = alice.forget(source="returns.md")
         assert (gone.jobs, gone.proposals) == (2, 0)
+    # rule 12: masking a text waiting to be stored or clearing a forgotten source's jobs is a change like
+    # masking a stored one: the forget's audit event counts them as the report does (counts, never a name)
+    postgresql.commit()
+    events = [r[0] for r in postgresql.execute(
+        "select payload from beliefdb.audit_event where action = 'forget' order by seq")]
+    assert [(e.get("jobs"), e.get("proposals")) for e in events] == [(1, 1), (2, 0)], events
+    assert "Dana" not in str(events) and "returns" not in str(events)
     # the command line says so too, and --json carries both
     with beliefdb.connect(db_url, principal="alice") as alice:
         alice.ingest_text("Erin's badge code is 5512.\n", source="erin.md")
@@ -42,30 +49,6 @@ def test_the_report_counts_the_queued_jobs_and_proposals_it_masked(db_url: str, 
     assert "1 queued job(s)" in shown.output and "0 proposal(s)" in shown.output, shown.output
     report = cli.json("forget", "--subject", "erin", "--as", "alice")
     assert (report["jobs"], report["proposals"]) == (1, 0)
-
-
-def test_the_forget_event_counts_the_waiting_texts_it_masked_or_cleared(
-        alice: beliefdb.BeliefDB, bob: beliefdb.BeliefDB, postgresql: psycopg.Connection[Any]) -> None:
-    """Rule 12: masking a text waiting to be stored (a queued job's, a proposed version's) or clearing a
-    forgotten source's jobs is a change like masking a stored one, so the forget's audit event says how many
-    jobs and proposals it changed, as the report does: an auditor reading the chain sees the queue was
-    changed too. Counts, never a name."""
-    alice.ingest_text(SECRET, source="badge.md")
-    alice.submit(text=SECRET + "The badge office is on floor 2.\n", source="badge.md")
-    assert bob.ingest_text(SECRET + "Floor 3 now.\n", source="badge.md").proposed
-    postgresql.commit()
-    done = alice.forget(subject="dana")
-    assert (done.jobs, done.proposals) == (1, 1)
-    alice.submit(text="# Returns\nReturns within 60 days.\n", source="returns.md")
-    alice.ingest_text("# Returns\nReturns within 30 days.\n", source="returns.md")
-    gone = alice.forget(source="returns.md")
-    assert (gone.jobs, gone.proposals) == (1, 0)
-    postgresql.commit()
-    events = [r[0] for r in postgresql.execute(
-        "select payload from beliefdb.audit_event where action = 'forget' order by seq")]
-    assert [(e.get("jobs"), e.get("proposals")) for e in events] == [(1, 1), (1, 0)], events
-    assert "Dana" not in str(events) and "returns" not in str(events)
-    assert alice.audit_verify().ok
 
 
 def test_the_report_lists_where_people_typed_the_forgotten_name(db_url: str, cli: Any,
