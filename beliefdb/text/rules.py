@@ -16,7 +16,8 @@ e. ``The <noun phrase> is V.``                        -> subject = all words but
    phrase takes its subject from the source name
 f. ``Key: value`` lines (also ``键：值``)             -> like e for the key; not a spoken turn (a
    name, then a greeting, a question, a first/second-person or whole sentence: "Alice: I moved to
-   Berlin.", "Bob: The deploy failed.", "张伟：我搬到上海了。")
+   Berlin.", "Bob: The deploy failed.", "张伟：我搬到上海了。"; or a line of a speaker of a document
+   shaped like a dialogue: "BOB: The deploy failed.\nALICE: I restarted it.")
 g. ``X are entitled to <N unit> of <Y>( per <period>).`` -> subject X, attribute Y, value ``N unit per period``
 h. ``X is allowed <number ...>.``                     -> like e for X, value from the number on
 i. ``X is <number ...>.`` (no ``the``)                -> like e for X
@@ -61,7 +62,7 @@ from beliefdb.text.naming import (
 )
 from beliefdb.text.numbers import NUMBER_WORD
 from beliefdb.text.self_statements import first_person, self_statement
-from beliefdb.text.transcripts import common_words, spoken_turn
+from beliefdb.text.transcripts import common_words, dialogue_speakers, spoken_by, spoken_turn
 from beliefdb.text.turns import TurnSpan
 
 __all__ = ["POLICY_TERMS", "QUALIFIERS", "RuleExtractor", "speaker_subject"]
@@ -178,12 +179,14 @@ def _sentence_rules(body: str, source_name: str) -> tuple[str, str, str, str] | 
     return None
 
 
-def _key_value_rule(quote: str, source_name: str, common: frozenset[str]) -> tuple[str, str, str, str] | None:
+def _key_value_rule(quote: str, source_name: str, common: frozenset[str],
+                    speakers: frozenset[str]) -> tuple[str, str, str, str] | None:
     """(subject, attribute, value, kind) for a ``Key: value`` line (rule f), or None; None for someone
     speaking ("Alice: I moved to Berlin.", :func:`~beliefdb.text.transcripts.spoken_turn`; ``common``: the
-    document's lowercase words)."""
+    document's lowercase words), or one of the ``speakers`` of a document shaped like a dialogue
+    (:func:`~beliefdb.text.transcripts.dialogue_speakers`: "BOB: The deploy failed.\nALICE: I restarted it.")."""
     m = is_key_value(quote)
-    if m is None or spoken_turn(quote, common):
+    if m is None or spoken_turn(quote, common) or spoken_by(quote, speakers):
         return None
     named, value = names(m["key"], source_name, strict=False), _clean_value(m["value"], sentence=False)
     if named is None or value is None:
@@ -198,8 +201,10 @@ class RuleExtractor(Extractor):
 
     def extract(self, text: str, *, source_name: str) -> list[Candidate]:
         fragments = list(iter_fragments(text))
-        common = common_words(text) if any(f.kind == "key_value" for f in fragments) else frozenset()
-        return [c for f in fragments if (c := self._candidate(text, f, source_name, common)) is not None]
+        keyed = [text[f.start:f.end] for f in fragments if f.kind == "key_value"]
+        common = common_words(text) if keyed else frozenset()
+        speakers = dialogue_speakers(keyed, common)
+        return [c for f in fragments if (c := self._candidate(text, f, source_name, common, speakers)) is not None]
 
     def extract_turns(self, text: str, turns: Sequence[TurnSpan], *, source_name: str,
                       read: Sequence[TurnSpan] | None = None) -> list[Candidate]:
@@ -296,8 +301,8 @@ class RuleExtractor(Extractor):
         said[(c.subject, c.value.casefold())] = c.attribute
 
     @staticmethod
-    def _candidate(text: str, fragment: Fragment, source_name: str,
-                   common: frozenset[str] = frozenset()) -> Candidate | None:
+    def _candidate(text: str, fragment: Fragment, source_name: str, common: frozenset[str] = frozenset(),
+                   speakers: frozenset[str] = frozenset()) -> Candidate | None:
         quote = text[fragment.start:fragment.end]
         if _QUESTION_END.search(quote):
             return None
@@ -305,7 +310,7 @@ class RuleExtractor(Extractor):
         if len(quote) <= _MAX_RULE_CHARS:
             found = _sentence_rules(quote.rstrip(_TERMINAL), source_name)
         if found is None and fragment.kind == "key_value":
-            found = _key_value_rule(quote, source_name, common)
+            found = _key_value_rule(quote, source_name, common, speakers)
         if found is None:
             return None
         subject, attribute, value, kind = found

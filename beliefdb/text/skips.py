@@ -19,7 +19,7 @@ from beliefdb.text.extractor import Candidate
 from beliefdb.text.fragments import Fragment, iter_fragments
 from beliefdb.text.gate import Located
 from beliefdb.text.numbers import NUMBER_WORD, number_word_value
-from beliefdb.text.transcripts import SPOKEN, common_words, spoken_by, spoken_turn
+from beliefdb.text.transcripts import SPOKEN, common_words, dialogue_speakers, spoken_by, spoken_turn
 
 __all__ = ["extraction_report", "hint", "left_out"]
 
@@ -109,14 +109,17 @@ def extraction_report(text: str, located: Iterable[Located], rejected: Iterable[
     """The sentences of ``text`` (or these ``fragments`` of it, in text order: a conversation's turns) that
     are the source of no belief (reason and offsets), and warnings. A ``Name: text`` line that is someone
     speaking (:func:`~beliefdb.text.transcripts.spoken_turn`, or a line of one of the ``speakers`` of a
-    transcript) is said to be one."""
+    transcript or of the text's dialogue, :func:`~beliefdb.text.transcripts.dialogue_speakers`) is said to
+    be one."""
     fragments = list(iter_fragments(text)) if fragments is None else list(fragments)
     is_source = _sources(fragments, located)
     aimed = _aimed_at(text, fragments, rejected)
     skipped: list[Skipped] = []
     warnings: list[ExtractionWarning] = []
     seen: dict[str, tuple[int, int, bool]] = {}
-    common = common_words(text) if any(f.kind == "key_value" for f in fragments) else frozenset()
+    keyed = [text[f.start:f.end] for f in fragments if f.kind == "key_value"]
+    common = common_words(text) if keyed else frozenset()
+    speakers = speakers | dialogue_speakers(keyed, common)
     for i, f in enumerate(fragments):
         quote = text[f.start:f.end]
         warnings += _contradictions(text, f)

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import json
 import re
+from collections import Counter
+from collections.abc import Iterable
 from typing import Any, Final
 
 from beliefdb import errors
@@ -20,8 +22,9 @@ from beliefdb.text.fragments import is_key_value
 from beliefdb.text.naming import DETERMINERS, NOT_IN_NOUN_PHRASE, POLICY_TERMS, QUALIFIERS, QUANTIFIERS
 from beliefdb.text.turns import check_turn
 
-__all__ = ["SPEAKER_LINE_RE", "SPOKEN", "common_words", "parse_chat_file", "parse_chat_jsonl", "parse_transcript",
-           "spoken_by", "spoken_hint", "spoken_turn", "transcript_hint", "transcript_speakers", "turns_hint"]
+__all__ = ["SPEAKER_LINE_RE", "SPOKEN", "common_words", "dialogue_speakers", "parse_chat_file", "parse_chat_jsonl",
+           "parse_transcript", "spoken_by", "spoken_hint", "spoken_turn", "transcript_hint", "transcript_speakers",
+           "turns_hint"]
 
 # A speaker: 1-4 words of letters, digits, dots, apostrophes, hyphens, underscores (no colon or bracket).
 _SPEAKER: Final = r"[^\W\d_][\w.'’-]*(?: [\w.'’-]+){0,3}"
@@ -179,7 +182,9 @@ _LABELS: Final = frozenset({
     "solution", "source", "split", "status", "step", "subject", "summary", "symptom", "tagline", "takeaway", "task",
     "team", "terms", "tip", "title", "tldr", "todo", "topic", "translation", "type", "update", "usage", "verdict",
     "version", "vision", "warning", "warranty", "workaround",
-}) | POLICY_TERMS | QUALIFIERS | NOT_IN_NOUN_PHRASE | DETERMINERS | QUANTIFIERS
+}) | POLICY_TERMS | QUALIFIERS | NOT_IN_NOUN_PHRASE | DETERMINERS | QUANTIFIERS | frozenset({
+    "added", "changed", "fixed", "removed",  # a changelog's ("FIXED: The crash on start is gone.")
+})
 # Attributes a document gives things ("Color: you choose", "Size: M"); no one is named so
 _ATTRIBUTES: Final = frozenset({
     "amount", "arrival", "assembly", "battery", "brand", "budget", "capacity", "checkin", "checkout", "city",
@@ -254,8 +259,7 @@ def spoken_turn(line: str, common: frozenset[str] = frozenset()) -> bool:
     if m is None or not _NAME_RE.fullmatch(key := m["key"]) or not key[0].isupper():
         return False
     folded = key.casefold().replace("’", "'")
-    if any(word in _LABELS or word in _ATTRIBUTES for word in (folded, folded.removesuffix("s"),
-                                                                folded.removesuffix("es"))):
+    if _a_label(folded):
         return False
     value = m["value"].strip()
     if _GREETING_RE.match(value) or value.rstrip("\"'”’)]").endswith(("?", "？")):
@@ -279,10 +283,74 @@ def _a_sentence(value: str, words: list[str]) -> bool:
         stop and len(words) >= 4 and words[0] in _CLAUSE_START)
 
 
+def _a_label(folded: str) -> bool:
+    """Whether a key (casefolded) is a label or attribute word (a plural too: "Notes", "Sizes")."""
+    return any(word in _LABELS or word in _ATTRIBUTES for word in (folded, folded.removesuffix("s"),
+                                                                    folded.removesuffix("es")))
+
+
 def _a_noun(folded: str, common: frozenset[str]) -> bool:
     """Whether a key (casefolded) looks like a common noun rather than a name (a plural too: "Failures")."""
     return any(word in common or (len(word) >= 6 and word.endswith(_NOUN_ENDINGS))
                for word in {folded, folded.removesuffix("s"), folded.removesuffix("es")})
+
+
+_SINGULAR: Final = frozenset({"i", "me", "my", "mine", "myself"})  # the first person singular: one speaking
+
+
+def _speaker_key(key: str, common: frozenset[str]) -> str | None:
+    """The key (lowercased) when it may name a speaker of a dialogue: one word of two letters or more,
+    capitalised or in capitals ("Bob", "BOB"), that is no label or attribute word ("Note", "ERROR",
+    "FIXED") and no word the document writes in lowercase; else None."""
+    if not _NAME_RE.fullmatch(key) or len(key) < 2 or not key[0].isupper():
+        return None
+    folded = key.casefold().replace("’", "'")
+    if _a_label(folded) or not common.isdisjoint({folded, folded.removesuffix("s"), folded.removesuffix("es")}):
+        return None
+    if _a_noun(folded, frozenset()) and not key.isupper():  # "Parking:", by its ending
+        return None
+    return key.lower()
+
+
+def _turn_like(value: str, words: list[str]) -> bool:
+    """Whether a value reads as something said: a greeting, a question, a sentence in the first or second
+    person, a whole sentence, or three words or more to a stop ("The deploy failed.")."""
+    stop = value.rstrip("\"'”’)]").endswith((".", "!", "?", "？"))
+    return (_GREETING_RE.match(value) is not None or (stop and len(words) >= 3) or _a_sentence(value, words)
+            or (len(words) >= 2 and not (_SPEAKING | _PERSONAL).isdisjoint(words)))
+
+
+def _speech(value: str, words: list[str]) -> bool:
+    """Whether a value is someone speaking, whoever the key: a greeting, a question, the first person
+    singular ("I restarted it."; not a company's "we")."""
+    return (_GREETING_RE.match(value) is not None or value.rstrip("\"'”’)]").endswith(("?", "？"))
+            or not _SINGULAR.isdisjoint(words))
+
+
+def dialogue_speakers(lines: Iterable[str], common: frozenset[str] = frozenset()) -> frozenset[str]:
+    """The speakers (lowercased keys) when a document's ``Key: value`` lines (``lines``, stripped, list
+    markers removed; ``common``: the document's lowercase words, :func:`common_words`) have the shape of a
+    dialogue, else the empty set. Its lines are those whose key may name someone (:func:`_speaker_key`:
+    "BOB" in capitals too) and whose value reads as said (:func:`_turn_like`); a dialogue is two names or
+    more, a few of them for its lines (at most one for every two lines, or two), where someone speaks (a
+    greeting, a question, "I ...") or a name speaks again. A list of facts is none: its keys are label words
+    ("Shipping: We ship within 2 days."), each once, or words the document also writes in lowercase."""
+    said: list[str] = []
+    heard = False
+    for line in lines:
+        m = is_key_value(line)
+        who = _speaker_key(m["key"], common) if m is not None else None
+        if m is None or who is None:
+            continue
+        value = m["value"].strip()
+        words = _VALUE_WORD_RE.findall(value.casefold())
+        if _turn_like(value, words):
+            said.append(who)
+            heard = heard or _speech(value, words)
+    counts = Counter(said)
+    if 2 <= len(counts) <= max(2, len(said) // 2) and (heard or max(counts.values()) >= 2):
+        return frozenset(counts)
+    return frozenset()
 
 
 def spoken_hint() -> str:
