@@ -72,3 +72,41 @@ def test_a_dialogue_of_names_in_capitals_is_turns(text: str) -> None:
 def test_label_lists_with_sentences_stay_facts(text: str, expected: list[tuple[str, str, str]]) -> None:
     assert facts(text) == expected
     assert spoken(text) == []
+
+
+# --- 2. names that end like nouns ("Irving", "Sterling", "Felicity") ------------------------------------
+
+@pytest.mark.parametrize("text", [
+    "Irving: The deploy failed.\nAlice: I restarted it.\n",
+    "Sterling: The deploy failed again.\nFelicity: The logs are clean.\nSterling: The disk is full.\n",
+    "Felicity: Hi Irving, is the build green?\nIrving: The build passed an hour ago.\n",
+])
+def test_a_dialogue_of_names_that_end_like_nouns_is_turns(text: str) -> None:
+    assert_turns(text)
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    # alone, a name ending like a noun cannot be told from a noun: what the document says of it
+    ("Irving: The deploy failed.", [("note", "irving", "The deploy failed")]),
+    # two keys, each once, no one speaking: an FAQ
+    ("Parking: The garage is open all night.\nHousekeeping: Rooms are cleaned daily.\n",
+     [("note", "parking", "The garage is open all night"), ("note", "housekeeping", "Rooms are cleaned daily")]),
+    # someone speaking among more keys than a dialogue has: a list of facts with a spoken line in it
+    ("Alice: I moved to Berlin.\nParking: The garage is open all night.\nHousekeeping: Rooms are cleaned daily.\n",
+     [("note", "parking", "The garage is open all night"), ("note", "housekeeping", "Rooms are cleaned daily")]),
+    # a word the document writes in lowercase is a common noun, not a speaker
+    ("Sterling: The silver is polished by hand.\nAlice: I asked for sterling silver.\n",
+     [("note", "sterling", "The silver is polished by hand")]),
+])
+def test_keys_that_end_like_nouns_stay_facts_outside_a_dialogue(text: str,
+                                                                 expected: list[tuple[str, str, str]]) -> None:
+    assert facts(text) == expected
+    assert [line for line in lines(text) if line not in spoken(text)] == [
+        line for line in lines(text) if line.split(":")[0].lower() in {e[1] for e in expected}]
+
+
+def test_the_price_of_the_rule_a_topic_after_a_question_reads_as_a_reply() -> None:
+    """Pinned trade-off: two keys, one of them asking, read as an exchange, so an FAQ's "Pets:" question
+    makes the noun-ending "Parking:" beside it a reply, not a fact (the same shape as "Felicity: Hi Irving,
+    is the build green?\\nIrving: The build passed an hour ago.")."""
+    assert_turns("Pets: Can I bring my dog?\nParking: The garage is open all night.\n")

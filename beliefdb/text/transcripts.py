@@ -301,15 +301,13 @@ _SINGULAR: Final = frozenset({"i", "me", "my", "mine", "myself"})  # the first p
 def _speaker_key(key: str, common: frozenset[str]) -> str | None:
     """The key (lowercased) when it may name a speaker of a dialogue: one word of two letters or more,
     capitalised or in capitals ("Bob", "BOB"), that is no label or attribute word ("Note", "ERROR",
-    "FIXED") and no word the document writes in lowercase; else None."""
+    "FIXED") and no word the document writes in lowercase, whatever its ending ("Irving"); else None."""
     if not _NAME_RE.fullmatch(key) or len(key) < 2 or not key[0].isupper():
         return None
     folded = key.casefold().replace("’", "'")
     if _a_label(folded) or not common.isdisjoint({folded, folded.removesuffix("s"), folded.removesuffix("es")}):
         return None
-    if _a_noun(folded, frozenset()) and not key.isupper():  # "Parking:", by its ending
-        return None
-    return key.lower()
+    return key.lower()  # (whatever its ending: "Irving", "Felicity" speak in a dialogue)
 
 
 def _turn_like(value: str, words: list[str]) -> bool:
