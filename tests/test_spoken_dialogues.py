@@ -7,11 +7,12 @@ from __future__ import annotations
 
 import pytest
 
+import beliefdb
 from beliefdb.text.fragments import iter_fragments
 from beliefdb.text.gate import gate
 from beliefdb.text.rules import RuleExtractor
 from beliefdb.text.skips import extraction_report
-from beliefdb.text.transcripts import SPOKEN
+from beliefdb.text.transcripts import SPOKEN, transcript_speakers
 
 
 def facts(text: str) -> list[tuple[str, str, str]]:
@@ -110,3 +111,62 @@ def test_the_price_of_the_rule_a_topic_after_a_question_reads_as_a_reply() -> No
     makes the noun-ending "Parking:" beside it a reply, not a fact (the same shape as "Felicity: Hi Irving,
     is the build green?\\nIrving: The build passed an hour ago.")."""
     assert_turns("Pets: Can I bring my dog?\nParking: The garage is open all night.\n")
+
+
+# --- 3. a CJK dialogue (名字：句子 lines by two speakers or more) -------------------------------------------
+
+@pytest.mark.parametrize("text", [
+    # a name that speaks again, though no one says 我 or asks
+    "张伟：项目明天上线。\n李娜：测试已经通过了。\n张伟：好的，辛苦了。\n",
+    # one of two names speaking in the first person singular, or asking
+    "张伟：我搬到上海了。\n李娜：上海的房租很贵。\n",
+    "李娜：你最近忙吗？\n张伟：最近工作很忙。\n",
+    "- 张伟：项目明天上线。\n- 李娜：测试已经通过了。\n- 张伟：好的。\n",
+])
+def test_a_cjk_dialogue_is_turns(text: str) -> None:
+    assert_turns(text)
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    # a policy addressing its reader, keys each once
+    ("退货：您可在7天内无理由退货。\n会员：您可享受九折优惠。\n",
+     [("note", "退货", "您可在7天内无理由退货"), ("note", "会员", "您可享受九折优惠")]),
+    # a shop speaking as 我们 is no one's turn (the line alone reads as spoken; the fee beside it is a fact)
+    ("退货：我们支持7天无理由退货。\n运费：满99元包邮。\n", [("note", "运费", "满99元包邮")]),
+    # recurring keys with values, not sentences: records
+    ("颜色：红色\n尺寸：大号\n颜色：蓝色\n尺寸：小号\n",
+     [("note", "颜色", "红色"), ("note", "尺寸", "大号"), ("note", "颜色", "蓝色"), ("note", "尺寸", "小号")]),
+    # label words end the keys
+    ("退货政策：您可在7天内退货。\n联系方式：请拨打客服电话。\n退货政策：运费由买家承担。\n",
+     [("note", "退货政策", "您可在7天内退货"), ("note", "联系方式", "请拨打客服电话"),
+      ("note", "退货政策", "运费由买家承担")]),
+])
+def test_cjk_key_value_lists_stay_facts(text: str, expected: list[tuple[str, str, str]]) -> None:
+    assert facts(text) == expected
+    assert [line for line in lines(text) if line not in spoken(text)] == [
+        line for line in lines(text) if line.split("：")[0] in {e[1] for e in expected}]
+
+
+def test_a_cjk_transcript_is_recognised_as_a_transcript() -> None:
+    """Read as a document at ingest, a CJK transcript gets the transcript hint (``--format chat``) as an
+    English one does: its turns count as said though CJK writes no spaces between words."""
+    text = "张伟：项目明天上线。\n李娜：测试已经通过了。\n张伟：好的，辛苦了。\n李娜：我下午再检查一遍。\n"
+    assert transcript_speakers(text) == {"张伟", "李娜"}
+    assert transcript_speakers("颜色：红色\n尺寸：大号\n颜色：蓝色\n尺寸：小号\n") == frozenset()
+
+
+# --- ingest (a real database) ----------------------------------------------------------------------
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("text", "hint"), [
+    ("BOB: The deploy failed.\nALICE: I restarted it.\n", "its 'Name: text' lines are spoken turns"),
+    ("Irving: The deploy failed.\nAlice: I restarted it.\n", "its 'Name: text' lines are spoken turns"),
+    ("张伟：项目明天上线。\n李娜：测试已经通过了。\n张伟：好的，辛苦了。\n李娜：我下午再检查一遍。\n",
+     "this looks like a conversation transcript"),
+])
+def test_ingest_of_a_dialogue_stores_no_fact_of_its_turns(bdb: beliefdb.BeliefDB, text: str, hint: str) -> None:
+    report = bdb.ingest_text(text, source="chat.md")
+    assert report.accepted == []
+    assert [(s.quote, s.detail) for s in report.skipped] == [(line, SPOKEN) for line in lines(text)]
+    assert report.hint is not None and report.hint.startswith(hint) and "ingest_transcripts" in report.hint
+    assert bdb.beliefs(include_all=True) == []

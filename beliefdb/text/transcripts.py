@@ -137,6 +137,12 @@ def parse_chat_file(text: str, name: str, *, jsonl: bool) -> list[Turn]:
     return parse_chat_jsonl(text, name) if jsonl else parse_transcript(text, name)
 
 
+def _said_enough(text: str) -> bool:
+    """Whether a turn's text is a sentence rather than a value: three words, or four CJK characters (CJK
+    writes no spaces between words)."""
+    return len(text.split()) >= 3 or sum(1 for ch in text if "\u4e00" <= ch <= "\u9fff") >= 4
+
+
 def transcript_speakers(text: str) -> frozenset[str]:
     """The speakers (lowercased) when most lines of ``text`` are ``Name: sentence`` turns (a few names,
     one of them speaking more than once), so reading it as ``Key: value`` facts would be a mistake;
@@ -147,7 +153,7 @@ def transcript_speakers(text: str) -> frozenset[str]:
     speakers: dict[str, int] = {}
     for line in lines:
         m = _speaker_line(line)
-        if m is not None and len((m.group("text") or "").split()) >= 3:
+        if m is not None and _said_enough(m.group("text") or ""):
             who = (m.group("bold") or m.group("plain")).lower()
             speakers[who] = speakers.get(who, 0) + 1
     said = sum(speakers.values())
@@ -325,11 +331,31 @@ def _speech(value: str, words: list[str]) -> bool:
             or not _SINGULAR.isdisjoint(words))
 
 
+# Someone speaking in CJK, whoever the key: 我 alone (not 我们, a shop's "we", nor 我司), a greeting, a question
+_CJK_SPEECH_RE: Final = re.compile(
+    r"我(?![们司方行店厂校院])|(?:你好|您好|谢谢|多谢|再见|早上好|晚上好|晚安|嗨|哈喽|拜拜)|[?？吗呢][\"'”’)\]」』）]*$")
+_CJK_STOP: Final = ("。", "！", "？", "!", "?", "…", "~", "～", "吗", "呢", "吧", "啊", "了")
+
+
+def _a_turn(key: str, value: str, common: frozenset[str]) -> tuple[str, bool] | None:
+    """(speaker, whether someone is speaking) when a ``Key: value`` line may be a turn of a dialogue: a key
+    that may name someone and a value that reads as said; else None. A CJK key of 2-4 Han characters ending
+    with no label word (张伟, not 退货政策), its value a sentence to its stop (。, ！, ？) or speaking."""
+    if _HAN_NAME_RE.fullmatch(key):
+        if key.endswith(_CJK_LABEL_ENDINGS):
+            return None
+        speech = _CJK_SPEECH_RE.search(value) is not None
+        return (key, speech) if speech or value.rstrip("\"'”’)]」』）").endswith(_CJK_STOP) else None
+    who = _speaker_key(key, common)
+    words = _VALUE_WORD_RE.findall(value.casefold())
+    return (who, _speech(value, words)) if who is not None and _turn_like(value, words) else None
+
+
 def dialogue_speakers(lines: Iterable[str], common: frozenset[str] = frozenset()) -> frozenset[str]:
     """The speakers (lowercased keys) when a document's ``Key: value`` lines (``lines``, stripped, list
     markers removed; ``common``: the document's lowercase words, :func:`common_words`) have the shape of a
     dialogue, else the empty set. Its lines are those whose key may name someone (:func:`_speaker_key`:
-    "BOB" in capitals too) and whose value reads as said (:func:`_turn_like`); a dialogue is two names or
+    "BOB" in capitals too; 张伟) and whose value reads as said (:func:`_a_turn`); a dialogue is two names or
     more, a few of them for its lines (at most one for every two lines, or two), where someone speaks (a
     greeting, a question, "I ...") or a name speaks again. A list of facts is none: its keys are label words
     ("Shipping: We ship within 2 days."), each once, or words the document also writes in lowercase."""
@@ -337,14 +363,10 @@ def dialogue_speakers(lines: Iterable[str], common: frozenset[str] = frozenset()
     heard = False
     for line in lines:
         m = is_key_value(line)
-        who = _speaker_key(m["key"], common) if m is not None else None
-        if m is None or who is None:
-            continue
-        value = m["value"].strip()
-        words = _VALUE_WORD_RE.findall(value.casefold())
-        if _turn_like(value, words):
-            said.append(who)
-            heard = heard or _speech(value, words)
+        turn = _a_turn(m["key"], m["value"].strip(), common) if m is not None else None
+        if turn is not None:
+            said.append(turn[0])
+            heard = heard or turn[1]
     counts = Counter(said)
     if 2 <= len(counts) <= max(2, len(said) // 2) and (heard or max(counts.values()) >= 2):
         return frozenset(counts)
