@@ -507,6 +507,13 @@ def test_every_options_help_is_shown_as_written(cli_without_db: Cli) -> None:
             assert written in shown, (path, param.opts, written)
 
 
+def test_ingest_help_says_a_transcript_may_use_the_full_width_colon(cli_without_db: Cli) -> None:
+    """A transcript's speaker lines may end the name with the full-width colon of CJK chat ("张伟：..."):
+    --format chat reads them, and its help says so."""
+    shown = _flat(cli_without_db("ingest", "--help", env={"COLUMNS": "2000"}).stdout)
+    assert "the colon may be the full-width '：' of CJK chat ('张伟：text')" in shown
+
+
 EXPECTED_HELP = {
     (): ["ingest", "beliefs", "why", "migrate", "demo", "db", "workspace", "audit"],
     ("ingest",): ["--claims", "--authority", "--source", "--label", "--version-label", "--extractor", "--db",

@@ -180,8 +180,9 @@ def ingest(
     text_format: Annotated[TextFormat, typer.Option(
         "--format", envvar="BELIEFDB_INGEST_FORMAT", show_envvar=False,  # (too long for help's column)
         help="chat: each file is a conversation (.jsonl of {speaker, time, text}, or 'Speaker: text',"
-             " '**Speaker:** text', '\\[time] Speaker: text' lines), each turn a fragment with its speaker and"
-             " time; text: a document; auto: chat when every file, a directory's too, is .jsonl, text otherwise (or"
+             " '**Speaker:** text', '\\[time] Speaker: text' lines; the colon may be the full-width '：' of CJK"
+             " chat ('张伟：text')), each turn a fragment with its speaker and time; text: a document; auto: chat"
+             " when every file, a directory's too, is .jsonl, text otherwise (or"
              " BELIEFDB_INGEST_FORMAT).")] = TextFormat.auto,
     bulk: Annotated[bool, typer.Option("--bulk", help="Many documents set-based: each file still its own source"
                                        " version with its exact fragments and evidence, every truth rule kept, one"
