@@ -192,6 +192,10 @@ SPOKEN_DETAIL = "a spoken turn ('Name: text'), not a 'Key: value' fact"
     # a name the document also writes in lowercase ("mark it done") is still a name speaking to someone
     "Mark: you need to restart the server.\nAnn: ok, I will mark it done tonight.\n",
     "Grace: you can take the late train.\nThe grace period is 30 days.\n",
+    # a name that ends like a plural of a function word ("Ines" of "in", "Wes" of "we") is no label
+    "Ines: I moved to Berlin last year.",
+    "Wes: The deploy failed twice last night.",
+    "Sasha: Are you around?\nInes: Yep, just got home.\nSasha: How was the trip?\nInes: It was great.\n",
 ])
 def test_a_name_speaking_is_no_key_value_fact(text: str) -> None:
     found = RuleExtractor().extract(text, source_name="notes.md")
@@ -228,6 +232,9 @@ def test_a_name_speaking_is_no_key_value_fact(text: str) -> None:
     ("Error: The disk is full.", ("note", "error", "The disk is full")),
     ("Split: Odd ones are held out.", ("note", "split", "Odd ones are held out")),
     ("Failures: A bad answer is asked again.", ("note", "failure", "A bad answer is asked again")),  # a plural
+    ("Notes: The office is closed on Fridays.", ("note", "note", "The office is closed on Fridays")),
+    ("Fees: They are due on the first day.", ("note", "fee", "They are due on the first day")),
+    ("Sizes: You pick one at checkout.", ("note", "size", "You pick one at checkout")),
     # a second-person instruction after an attribute word or a common noun is what the document says of it
     ("Color: you choose", ("note", "color", "you choose")),
     ("Size: you pick one at checkout.", ("note", "size", "you pick one at checkout")),

@@ -169,8 +169,9 @@ def spoken_by(line: str, speakers: frozenset[str]) -> bool:
 
 
 # The words a document labels a line with ("Note: you must sign in first", "Shipping: we ship in 2 days"):
-# a key that is one of them (or a word the extractor names attributes or phrases with) names no speaker.
-_LABELS: Final = frozenset({
+# a key that is one of them or its plural ("Notes") names no speaker; nor does one of _LABELS, which adds the
+# words the extractor names attributes or phrases with (not their plurals: "Ines" is no plural of "in").
+_LABEL_NOUNS: Final = frozenset({
     "about", "access", "account", "action", "address", "advice", "agenda", "alert", "announcement", "answer",
     "approver", "assignee", "attention", "audience", "author", "availability", "background", "benefit", "billing",
     "bug", "cancellation", "category", "cause", "caution", "caveat", "change", "changelog", "claim",
@@ -188,9 +189,10 @@ _LABELS: Final = frozenset({
     "solution", "source", "split", "status", "step", "subject", "summary", "symptom", "tagline", "takeaway", "task",
     "team", "terms", "tip", "title", "tldr", "todo", "topic", "translation", "type", "update", "usage", "verdict",
     "version", "vision", "warning", "warranty", "workaround",
-}) | POLICY_TERMS | QUALIFIERS | NOT_IN_NOUN_PHRASE | DETERMINERS | QUANTIFIERS | frozenset({
+}) | POLICY_TERMS | frozenset({
     "added", "changed", "fixed", "removed",  # a changelog's ("FIXED: The crash on start is gone.")
 })
+_LABELS: Final = _LABEL_NOUNS | QUALIFIERS | NOT_IN_NOUN_PHRASE | DETERMINERS | QUANTIFIERS
 # Attributes a document gives things ("Color: you choose", "Size: M"); no one is named so
 _ATTRIBUTES: Final = frozenset({
     "amount", "arrival", "assembly", "battery", "brand", "budget", "capacity", "checkin", "checkout", "city",
@@ -290,9 +292,10 @@ def _a_sentence(value: str, words: list[str]) -> bool:
 
 
 def _a_label(folded: str) -> bool:
-    """Whether a key (casefolded) is a label or attribute word (a plural too: "Notes", "Sizes")."""
-    return any(word in _LABELS or word in _ATTRIBUTES for word in (folded, folded.removesuffix("s"),
-                                                                    folded.removesuffix("es")))
+    """Whether a key (casefolded) is a label or attribute word, or the plural of one that is a noun ("Notes",
+    "Sizes"; not "Ines", "Wes" of "in", "we")."""
+    return folded in _LABELS or folded in _ATTRIBUTES or any(
+        word in _LABEL_NOUNS or word in _ATTRIBUTES for word in (folded.removesuffix("s"), folded.removesuffix("es")))
 
 
 def _a_noun(folded: str, common: frozenset[str]) -> bool:
