@@ -63,6 +63,11 @@ def test_a_dialogue_of_names_in_capitals_is_turns(text: str) -> None:
     ("Fixed: The crash on start is gone.\nAdded: The export is faster.\nFixed: The leak is gone.\n",
      [("note", "fixed", "The crash on start is gone"), ("note", "added", "The export is faster"),
       ("note", "fixed", "The leak is gone")]),
+    # a status list's words, in capitals and recurring, or not
+    ("DONE: The export is faster.\nWIP: The docs are half written.\nDONE: The crash is gone.\n",
+     [("note", "done", "The export is faster"), ("note", "wip", "The docs are half written"),
+      ("note", "done", "The crash is gone")]),
+    ("Blocked: The release waits for the audit.", [("note", "blocked", "The release waits for the audit")]),
     # two acronyms, each once, no one speaking: a glossary
     ("API: The figures are in docs.\nCLI: The flags are in the help.\n",
      [("note", "api", "The figures are in docs"), ("note", "cli", "The flags are in the help")]),

@@ -191,6 +191,7 @@ _LABEL_NOUNS: Final = frozenset({
     "version", "vision", "warning", "warranty", "workaround",
 }) | POLICY_TERMS | frozenset({
     "added", "changed", "fixed", "removed",  # a changelog's ("FIXED: The crash on start is gone.")
+    "blocked", "blocker", "doing", "done", "pending", "planned", "wip",  # a status list's ("DONE: ...")
 })
 _LABELS: Final = _LABEL_NOUNS | QUALIFIERS | NOT_IN_NOUN_PHRASE | DETERMINERS | QUANTIFIERS
 # Attributes a document gives things ("Color: you choose", "Size: M"); no one is named so
