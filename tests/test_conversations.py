@@ -20,9 +20,9 @@ import beliefdb
 from beliefdb.errors import InvalidInput
 from beliefdb.models import Turn
 from beliefdb.render import ask as render_ask
+from beliefdb.text.chat_files import parse_chat_jsonl, parse_transcript
 from beliefdb.text.clauses import also_said
 from beliefdb.text.self_statements import self_statement
-from beliefdb.text.transcripts import parse_chat_jsonl, parse_transcript
 from beliefdb.text.turns import lay_out
 
 

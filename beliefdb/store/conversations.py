@@ -31,8 +31,8 @@ from beliefdb.store.ingest import (
     max_ingest_bytes,
     too_big,
 )
+from beliefdb.text.chat_files import parse_chat_file
 from beliefdb.text.registry import get_extractor
-from beliefdb.text.transcripts import parse_chat_file
 from beliefdb.text.turns import TurnSpan, append_turn, check_turn, lay_out
 
 __all__ = ["CHAT_SUFFIXES", "ingest_conversation", "ingest_transcripts", "read_chat_file", "remember_turn"]

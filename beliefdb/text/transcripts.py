@@ -1,29 +1,20 @@
-"""Chat files read as turns: JSON Lines of ``{"speaker", "time", "text"}`` and transcripts of
-``Speaker: text``, ``**Speaker:** text`` or ``[time] Speaker: text`` lines (markdown chat exports; the
-colon may be the full-width ``：`` of CJK chat).
-
-In a transcript, a line that is not a speaker line continues the turn before it; markdown headings,
-horizontal rules and blank lines end a turn and are not part of any. Anything wrong is InvalidInput
-naming the file and the line, before anything is stored.
-"""
+"""Whether text is people speaking: the ``Name: text`` lines of transcripts and dialogues, told apart from
+``Key: value`` facts (:func:`spoken_turn`, :func:`transcript_speakers`, :func:`dialogue_speakers`), and the
+speaker line they share with the chat files (:mod:`beliefdb.text.chat_files`)."""
 
 from __future__ import annotations
 
-import json
 import re
 from collections import Counter
 from collections.abc import Iterable
-from typing import Any, Final
+from typing import Final
 
 from beliefdb import errors
-from beliefdb.inputs import parse_moment
-from beliefdb.models.conversations import Turn
 from beliefdb.text.fragments import is_key_value
 from beliefdb.text.naming import DETERMINERS, NOT_IN_NOUN_PHRASE, POLICY_TERMS, QUALIFIERS, QUANTIFIERS
-from beliefdb.text.turns import check_turn
 
-__all__ = ["SPEAKER_LINE_RE", "SPOKEN", "common_words", "dialogue_speakers", "parse_chat_file", "parse_chat_jsonl",
-           "parse_transcript", "spoken_by", "spoken_hint", "spoken_turn", "transcript_hint", "transcript_speakers",
+__all__ = ["SKIP_RE", "SPEAKER_LINE_RE", "SPOKEN", "common_words", "dialogue_speakers",
+           "speaker_line", "spoken_by", "spoken_hint", "spoken_turn", "transcript_hint", "transcript_speakers",
            "turns_hint"]
 
 # A speaker: 1-4 words of letters, digits, dots, apostrophes, hyphens, underscores (no colon or bracket).
@@ -37,104 +28,17 @@ SPEAKER_LINE_RE: Final = re.compile(
 the speaker (plain, or bold in either ``**Name:**`` or ``**Name**:`` form), a colon, the text (after a
 full-width colon ``：``, as CJK chat writes it, with or without a space)."""
 
-_SKIP_RE: Final = re.compile(r"#{1,6}(?:\s.*)?|(?:-{3,}|\*{3,}|_{3,})")
+SKIP_RE: Final = re.compile(r"#{1,6}(?:\s.*)?|(?:-{3,}|\*{3,}|_{3,})")
+"""A line that is no one's turn (stripped; ``fullmatch``): a markdown heading or a horizontal rule."""
 _URL_SCHEMES: Final = frozenset({"http", "https", "ftp", "mailto", "file"})
 
 
-def _speaker_line(line: str) -> re.Match[str] | None:
+def speaker_line(line: str) -> re.Match[str] | None:
+    """The match of a transcript line (:data:`SPEAKER_LINE_RE`), or None (a URL's scheme is no speaker)."""
     m = SPEAKER_LINE_RE.fullmatch(line)
     if m is None or (m.group("bold") or m.group("plain")).lower() in _URL_SCHEMES:
         return None
     return m
-
-
-def parse_transcript(text: str, name: str) -> list[Turn]:
-    """The turns of a transcript; InvalidInput names ``name`` and the line of the first problem."""
-    turns: list[Turn] = []
-    where: list[str] = []  # the line each turn starts on, for the message of a bad turn
-    current: dict[str, Any] | None = None
-
-    def close() -> None:
-        nonlocal current
-        if current is not None:
-            body = "\n".join(current["lines"]).strip()
-            if not body:
-                raise errors.InvalidInput(f"{current['where']}: a turn without text (expected 'Speaker: text')")
-            turns.append(check_turn(Turn(current["speaker"], body, current["time"]), current["where"]))
-            where.append(current["where"])
-            current = None
-
-    for number, raw in enumerate(text.splitlines(), start=1):
-        line = raw.strip()
-        here = f"{name} line {number}"
-        if not line or _SKIP_RE.fullmatch(line):
-            close()
-            continue
-        m = _speaker_line(line)
-        if m is not None:
-            close()
-            moment = parse_moment(m.group("time").strip(), f"{here}: the time") if m.group("time") else None
-            current = {"speaker": m.group("bold") or m.group("plain"), "time": moment,
-                       "lines": [m.group("text") or ""], "where": here}
-        elif current is not None:
-            current["lines"].append(line)
-        else:
-            raise errors.InvalidInput(f"{here}: not a turn (expected 'Speaker: text', '**Speaker:** text' or"
-                                      " '[time] Speaker: text')")
-    close()
-    if not turns:
-        raise errors.InvalidInput(f"{name}: no turns (expected lines of 'Speaker: text')")
-    return turns
-
-
-def _field(obj: dict[str, Any], keys: tuple[str, ...]) -> Any:
-    return obj.get(_key(obj, keys))
-
-
-def _key(obj: dict[str, Any], keys: tuple[str, ...]) -> str:
-    """The first of ``keys`` the object has (the first of all when it has none: its value is None)."""
-    return next((key for key in keys if key in obj), keys[0])
-
-
-_TIME_KEYS: Final = ("time", "timestamp", "created_at")  # what chat exports call a turn's time
-
-
-def parse_chat_jsonl(text: str, name: str) -> list[Turn]:
-    """Turns from JSON Lines, one ``{"speaker", "text", "time"}`` object a line (``role``/``content``
-    accepted for ``speaker``/``text``, ``timestamp``/``created_at`` for ``time``; the time optional, ISO
-    8601); blank lines skipped."""
-    turns = []
-    for number, line in enumerate(text.split("\n"), start=1):
-        line = line.removesuffix("\r")
-        if not line.strip():
-            continue
-        here = f"{name} line {number}"
-        try:
-            obj = json.loads(line)
-        except (ValueError, RecursionError) as exc:
-            detail = exc.msg if isinstance(exc, json.JSONDecodeError) else "not JSON"
-            raise errors.InvalidInput(f"{here}: invalid JSON ({detail})") from None
-        if not isinstance(obj, dict):
-            raise errors.InvalidInput(f"{here}: expected a JSON object with speaker and text")
-        speaker, body = _field(obj, ("speaker", "role")), _field(obj, ("text", "content"))
-        when_key = _key(obj, _TIME_KEYS)
-        moment = obj.get(when_key)
-        if not isinstance(speaker, str) or not speaker.strip():
-            raise errors.InvalidInput(f"{here}: 'speaker' must be a non-empty string")
-        if not isinstance(body, str) or not body.strip():
-            raise errors.InvalidInput(f"{here}: 'text' must be a non-empty string")
-        if moment is not None and not isinstance(moment, str):
-            raise errors.InvalidInput(f"{here}: '{when_key}' must be an ISO 8601 timestamp string")
-        when = parse_moment(moment, f"{here}: '{when_key}'") if moment is not None else None
-        turns.append(check_turn(Turn(speaker, body, when), here))
-    if not turns:
-        raise errors.InvalidInput(f"{name}: no turns")
-    return turns
-
-
-def parse_chat_file(text: str, name: str, *, jsonl: bool) -> list[Turn]:
-    """The turns of a chat file: JSON Lines when ``jsonl``, else a transcript."""
-    return parse_chat_jsonl(text, name) if jsonl else parse_transcript(text, name)
 
 
 def _said_enough(text: str) -> bool:
@@ -147,12 +51,12 @@ def transcript_speakers(text: str) -> frozenset[str]:
     """The speakers (lowercased) when most lines of ``text`` are ``Name: sentence`` turns (a few names,
     one of them speaking more than once), so reading it as ``Key: value`` facts would be a mistake;
     else the empty set."""
-    lines = [x.strip() for x in text.splitlines() if x.strip() and not _SKIP_RE.fullmatch(x.strip())]
+    lines = [x.strip() for x in text.splitlines() if x.strip() and not SKIP_RE.fullmatch(x.strip())]
     if len(lines) < 4:
         return frozenset()
     speakers: dict[str, int] = {}
     for line in lines:
-        m = _speaker_line(line)
+        m = speaker_line(line)
         if m is not None and _said_enough(m.group("text") or ""):
             who = (m.group("bold") or m.group("plain")).lower()
             speakers[who] = speakers.get(who, 0) + 1
@@ -164,7 +68,7 @@ def transcript_speakers(text: str) -> frozenset[str]:
 
 def spoken_by(line: str, speakers: frozenset[str]) -> bool:
     """Whether ``line`` is a turn of one of ``speakers`` (see :func:`transcript_speakers`)."""
-    m = _speaker_line(line.strip())
+    m = speaker_line(line.strip())
     return m is not None and (m.group("bold") or m.group("plain")).lower() in speakers
 
 
