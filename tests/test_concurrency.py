@@ -6,25 +6,24 @@
 * SIGKILL of the applying process at random moments, many times: the database is always fully
   before or fully after the correction, and the stored holding equals a fresh evaluation.
 
-The appliers are real child processes (``python -c``), each with its own connection pool, so
-nothing is shared but the database. Every child is started, imports beliefdb and connects first,
-then says ``ready`` and waits for its order on stdin: the expensive start-up is not part of the race.
+The appliers are real child processes (tests/appliers.py: forked from a server that imported beliefdb
+once), each with its own connection pool, so nothing is shared but the database. Every child is
+started and connects first, then says ``ready`` and waits for its order on its pipe: the start-up is
+not part of the race.
 """
 
 from __future__ import annotations
 
-import json
 import os
 import random
-import signal
-import subprocess
-import sys
 import time
 import uuid
 from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from multiprocessing.connection import Connection
+from multiprocessing.process import BaseProcess
 from typing import Any
 
 import psycopg
@@ -32,79 +31,59 @@ import pytest
 from psycopg.conninfo import make_conninfo
 
 import beliefdb
+from tests import appliers
 
 # the hardening suite runs these too: racing appliers and killed clients (pytest -m robustness)
 pytestmark = pytest.mark.robustness
 
-# The child: connect as the library does, say ready, then apply the one correction it is given
-# on stdin and print the outcome as one JSON line.
-CHILD = r"""
-import json, sys, warnings
-warnings.simplefilter("ignore")
-import beliefdb
-from beliefdb import errors
-
-db = beliefdb.connect(sys.argv[1])
-print("ready", flush=True)
-order = json.loads(sys.stdin.readline())
-try:
-    r = db.apply_correction(order["belief"], order["statement"], reviewer=order["reviewer"],
-                            expect_revision=order["revision"], idempotency_key=order.get("key"))
-    out = {"outcome": "already_applied" if r.already_applied else "applied", "correction": str(r.correction),
-           "replacement": str(r.replacement), "flagged": sorted(map(str, r.flagged)),
-           "held": sorted(map(str, r.held))}
-except errors.StaleCorrectionPreview as exc:
-    out = {"outcome": "stale", "code": exc.code, "message": exc.message}
-except Exception as exc:
-    out = {"outcome": "error", "type": type(exc).__name__, "message": str(exc)}
-print(json.dumps(out), flush=True)
-db.close()
-"""
-
-
 @dataclass
 class Child:
-    name: str
-    proc: subprocess.Popen[str]
+    """An applier process (tests/appliers.py) and the test's end of its pipe."""
 
-    def wait_ready(self) -> None:
-        assert self.proc.stdout is not None
-        line = self.proc.stdout.readline()
-        assert line.strip() == "ready", f"{self.name} did not start: {line!r} {self.stderr()}"
+    name: str
+    proc: BaseProcess
+    pipe: Connection
+
+    def wait_ready(self, timeout: float = 60) -> None:
+        assert self._receive(timeout) == "ready", f"{self.name} did not start"
 
     def order(self, **order: Any) -> None:
-        assert self.proc.stdin is not None
-        self.proc.stdin.write(json.dumps(order) + "\n")
-        self.proc.stdin.flush()
+        self.pipe.send(order)
 
     def result(self, timeout: float = 60) -> dict[str, Any]:
-        out, err = self.proc.communicate(timeout=timeout)
-        lines = [line for line in out.splitlines() if line.strip()]
-        assert lines, f"{self.name} printed nothing; stderr: {err}"
-        return dict(json.loads(lines[-1]))
+        out = self._receive(timeout)
+        assert isinstance(out, dict), f"{self.name} sent {out!r}"
+        self.proc.join(timeout)
+        return out
 
-    def stderr(self) -> str:
-        if self.proc.poll() is None or self.proc.stderr is None:
-            return ""
-        return self.proc.stderr.read()
+    def _receive(self, timeout: float) -> Any:
+        if not self.pipe.poll(timeout):
+            raise AssertionError(f"{self.name} sent nothing in {timeout} s (exit code {self.proc.exitcode})")
+        try:
+            return self.pipe.recv()
+        except EOFError:
+            self.proc.join(5)
+            raise AssertionError(f"{self.name} ended without a word (exit code {self.proc.exitcode})") from None
 
     def kill(self) -> int:
-        """SIGKILL (if still running), reap, close the pipes; the exit code (0: it finished first)."""
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGKILL)
-        code = self.proc.wait()
-        for stream in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
-            if stream is not None:
-                stream.close()
+        """SIGKILL (if still running), reap, close the pipe; the exit code (0: it finished first)."""
+        if self.proc.exitcode is None:
+            self.proc.kill()  # SIGKILL; a process that has already exited is not signalled again
+        self.proc.join()
+        self.pipe.close()
+        code = self.proc.exitcode
+        assert code is not None
         return code
 
 
 def start_child(url: str, name: str) -> Child:
     """A child applier whose sessions carry ``application_name = name`` (so the test can watch them)."""
-    proc = subprocess.Popen([sys.executable, "-c", CHILD, make_conninfo(url, application_name=name)],
-                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            env={**os.environ, "PYTHONWARNINGS": "ignore"})
-    return Child(name, proc)
+    ours, theirs = appliers.context().Pipe()
+    proc = appliers.context().Process(target=appliers.apply_one, name=name,
+                                      args=(make_conninfo(url, application_name=name), theirs), daemon=True)
+    proc.start()
+    theirs.close()
+    return Child(name, proc, ours)
 
 
 @contextmanager
