@@ -11,6 +11,7 @@ import time
 from datetime import timedelta
 from urllib.parse import quote as quote_url
 
+import psycopg
 import pytest
 import web_pages
 from fastapi.testclient import TestClient
@@ -92,8 +93,15 @@ def test_a_confirmed_retraction_applies_only_what_its_preview_showed_even_agains
             retraction.retract(other.database, source="a.md", reason="also wrong", conn=c)
             waiting = threading.Thread(target=confirm)
             waiting.start()
-            time.sleep(1.5)
-            assert waiting.is_alive()  # the confirm waits for the writer, then judges what it committed
+            # the confirm waits for the writer's lock (the only session of this test's database that can
+            # wait on one), then judges what the writer committed
+            with psycopg.connect(db_url, autocommit=True) as watcher:
+                deadline = time.monotonic() + 30
+                while watcher.execute("select count(*) from pg_stat_activity where datname = current_database()"
+                                      " and wait_event_type = 'Lock'").fetchone() != (1,):
+                    assert time.monotonic() < deadline, "the confirm never waited for the writer's lock"
+                    time.sleep(0.01)
+            assert waiting.is_alive()
         waiting.join(30)
         (stale,) = outcome
         assert isinstance(stale, beliefdb.errors.StalePreview), stale
