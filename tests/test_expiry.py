@@ -503,3 +503,27 @@ def test_what_a_sql_writer_processed_first_is_audited_as_an_expiry(db_url: str,
     assert events[-2][1]["beliefs"] == [str(seven.id)] and events[-2][1]["flagged"] == [str(refuse.id)]
     with beliefdb.connect(db_url) as now:
         assert now.audit_verify().ok
+
+
+def test_a_session_that_sets_the_expiry_setting_itself_still_processes_what_expired(
+        db_url: str, postgresql: psycopg.Connection[Any]) -> None:
+    """beliefdb.expiry_clock says only to look while beliefdb processes an expiry (its own temporary table holds
+    the moment): a session that sets it itself still has what expired processed when it takes the lock, so a
+    success for an action held by then is refused, and the expiry is dated and audited as any other."""
+    with beliefdb.connect(url_at(db_url, "2026-01-10T00:00:00Z"), principal="ops") as january:
+        (seven,) = remember(january, valid_to="2026-02-01T00:00:00Z").accepted
+        refuse = january.decide("Refuse the return of order 1042", because=[seven.id])
+        email = january.act(refuse.id, "Email the customer a refusal")
+    with sql_caller(db_url, "2026-02-08T00:00:00Z") as conn:
+        conn.execute("set beliefdb.expiry_clock = '2026-01-20 00:00:00+00'")
+        with pytest.raises(psycopg.Error, match="is held") as refused:
+            conn.execute("select beliefdb.record_outcome(%s, 'succeeded')", (str(email.id),))
+        assert refused.value.sqlstate == "BD005"
+        # (the refusal rolled its transaction back, the expiry with it; a dispute is recorded after it)
+        assert conn.execute("select status from beliefdb.record_outcome(%s, 'disputed')", (str(email.id),)
+                            ).fetchone() == ("held",)
+    assert postgresql.execute("select status::text from beliefdb.belief where id = %s", (seven.id,)
+                              ).fetchone() == ("expired",)
+    assert as_of(postgresql, seven.id, refuse.id, email.id, "2026-02-05T00:00:00+00:00") == (
+        "expired", "needs_review", "held")
+    assert postgresql.execute("select count(*) from beliefdb.audit_event where action = 'expire'").fetchone() == (1,)

@@ -64,9 +64,9 @@ begin
     -- login, and any login may take one (pg_advisory_lock is PostgreSQL's, executable by all), so
     -- another workspace's agent took this one's and every write here waited for it and failed
     perform from beliefdb.audit_head h where h.workspace_id = p_workspace_id for update;
-    -- what expired since the last change, first and as of when it did (unless this is that: a
-    -- setting a session made itself only skips this, and the due beliefs are seeds below as before)
-    if coalesce(pg_catalog.current_setting('beliefdb.expiry_clock', true), '') = '' then
+    -- what expired since the last change, first and as of when it did (unless this is that,
+    -- beliefdb._expiries_under_way)
+    if not beliefdb._expiries_under_way() then
         perform beliefdb._process_expiries(p_workspace_id);
     end if;
     -- (walking stored supports: what rests on the change by another justification keeps its

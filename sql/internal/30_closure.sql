@@ -437,6 +437,27 @@ drop function if exists beliefdb._rank_supports(uuid);
 drop function if exists beliefdb._supports_to_store(uuid);
 drop function if exists beliefdb._support_rank(bigint, boolean, uuid, integer);
 
+-- Whether this session is processing what expired at one moment (beliefdb._process_expiries), so that
+-- what it calls must not start that again: the setting beliefdb.expiry_clock says to look, and counts only
+-- while this session's temporary table beliefdb_expiry_clock, which belongs to the acting role (as
+-- beliefdb.clock asks), holds the moment. A session that sets the setting itself skips nothing.
+create or replace function beliefdb._expiries_under_way() returns boolean
+language plpgsql stable
+set search_path = pg_catalog, pg_temp
+as $$
+begin
+    if coalesce(pg_catalog.current_setting('beliefdb.expiry_clock', true), '') = '' or not exists (
+            select from pg_catalog.pg_class c
+             where c.oid = pg_catalog.to_regclass('pg_temp.beliefdb_expiry_clock') and c.relpersistence = 't'
+               and c.relowner = (select r.oid from pg_catalog.pg_roles r where r.rolname = current_user)) then
+        return false;
+    end if;
+    -- (a statement of its own: it is planned only once the table exists)
+    return exists (select from pg_temp.beliefdb_expiry_clock);
+end
+$$;
+comment on function beliefdb._expiries_under_way() is 'Whether this session is processing what expired at one moment (beliefdb._process_expiries); a setting the session made itself does not count';
+
 -- Process what expired (rule 16) before anything else a change does: the beliefs of a workspace
 -- whose valid time ended and that are still current, moment by moment in the order they ended, each
 -- moment's as a change of its own dated then (beliefdb.clock is that moment while it is processed,
@@ -482,7 +503,8 @@ comment on function beliefdb._process_expiries(uuid) is 'Process a workspace''s 
 -- The write lock as beliefdb.lock_workspace takes it (the audit head row; BD003 when no workspace is
 -- bound), what the transaction writes dated from the first time it is taken (beliefdb.clock), and
 -- what expired since the last change processed as a change of its own (beliefdb._expire_due), unless
--- this is that processing. Returns that change's report (nothing expired: an empty one).
+-- this is that processing (beliefdb._expiries_under_way). Returns that change's report (nothing
+-- expired: an empty one).
 create or replace function beliefdb._lock_workspace() returns beliefdb.expired
 language plpgsql
 set search_path = pg_catalog, pg_temp
@@ -500,7 +522,7 @@ begin
     if coalesce(pg_catalog.current_setting('beliefdb.locked_at', true), '') = '' then
         perform pg_catalog.set_config('beliefdb.locked_at', pg_catalog.clock_timestamp()::text, true);
     end if;
-    if coalesce(pg_catalog.current_setting('beliefdb.expiry_clock', true), '') <> '' then
+    if beliefdb._expiries_under_way() then
         return row(0, '{}', beliefdb.clock(), beliefdb._as_changes(beliefdb._empty_changes()))::beliefdb.expired;
     end if;
     return beliefdb._expire_due(v_ws);
