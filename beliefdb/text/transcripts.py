@@ -265,8 +265,9 @@ def dialogue_speakers(lines: Iterable[str], common: frozenset[str] = frozenset()
     dialogue, else the empty set. Its lines are those whose key may name someone (:func:`_speaker_key`:
     "BOB" in capitals too; 张伟) and whose value reads as said (:func:`_a_turn`); a dialogue is two names or
     more, a few of them for its lines (at most one for every two lines, or two), where someone speaks (a
-    greeting, a question, "I ...") or a name speaks again. A list of facts is none: its keys are label words
-    ("Shipping: We ship within 2 days."), each once, or words the document also writes in lowercase."""
+    greeting, a question, "I ..."). A list of facts is none: its keys are label words ("Shipping: We ship
+    within 2 days."), or words the document also writes in lowercase, and no one speaks in it, whether its
+    keys recur or not ("Europe: Orders ship within 2 days.\nAsia: ...\nEurope: Returns are free.")."""
     said: list[str] = []
     heard = False
     for line in lines:
@@ -276,7 +277,9 @@ def dialogue_speakers(lines: Iterable[str], common: frozenset[str] = frozenset()
             said.append(turn[0])
             heard = heard or turn[1]
     counts = Counter(said)
-    if 2 <= len(counts) <= max(2, len(said) // 2) and (heard or max(counts.values()) >= 2):
+    # (someone must speak: a list whose keys recur, "Europe: Orders ship within 2 days." then "Europe:
+    # Returns are free of charge.", is a table written out line by line, and its sentences are facts)
+    if heard and 2 <= len(counts) <= max(2, len(said) // 2):
         return frozenset(counts)
     return frozenset()
 
