@@ -51,7 +51,8 @@ from _common import arguments, belief_sha256, copy_rows, database, log, machine,
 
 import beliefdb
 from beliefdb.embedders import get_embedder
-from beliefdb.store.ingest import EMBED_BATCH, prepare
+from beliefdb.store.ingest import prepare
+from beliefdb.store.vectors import EMBED_BATCH
 
 PRINCIPAL = "bench"
 CLAIMS_PER_DOCUMENT = 50

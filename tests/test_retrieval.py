@@ -7,7 +7,7 @@ import hashlib
 import json
 import math
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -191,9 +191,10 @@ def test_memory_unavailable_when_the_database_stops(tmp_path: Path) -> None:
 
 class FakeEmbeddings:
     """A local OpenAI-compatible /v1/embeddings endpoint: deterministic 16-dimensional vectors of
-    hashed words, so texts that share words are similar."""
+    hashed words, so texts that share words are similar. ``on_request`` is called with each request's
+    texts before it is answered (what the world looks like while beliefdb waits for its vectors)."""
 
-    def __init__(self) -> None:
+    def __init__(self, on_request: Callable[[list[str]], None] | None = None) -> None:
         self.requests: list[dict[str, Any]] = []
         outer = self
 
@@ -201,6 +202,8 @@ class FakeEmbeddings:
             def do_POST(self) -> None:
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
                 outer.requests.append(body)
+                if on_request is not None:
+                    on_request(list(body["input"]))
                 data = [{"index": i, "embedding": outer.vector(t)} for i, t in enumerate(body["input"])]
                 payload = json.dumps({"data": data, "model": body["model"]}).encode()
                 self.send_response(200)

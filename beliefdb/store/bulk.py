@@ -35,11 +35,11 @@ from beliefdb.store.ingest import (
     check_choices,
     check_file_size,
     check_size,
-    embed_ids,
     max_ingest_bytes,
     prepare,
     read_document,
 )
+from beliefdb.store.vectors import embed_ids
 from beliefdb.text.registry import get_extractor
 
 #: documents per transaction unless the caller says otherwise

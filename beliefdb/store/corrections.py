@@ -16,7 +16,7 @@ from beliefdb.db.connector import Database
 from beliefdb.db.queries import Q
 from beliefdb.inputs import check_integer
 from beliefdb.models import CorrectionPreview, CorrectionResult
-from beliefdb.store.vectors import embed_new
+from beliefdb.store.vectors import embed_ids, embed_new
 
 
 def preview(db: Database, belief: str | UUID, statement: str | None = None, value: str | None = None,
@@ -46,7 +46,13 @@ def apply(db: Database, belief: str | UUID, statement: str, *, reviewer: str, ex
         result: CorrectionResult = db.fetch_one(
             CorrectionResult, Q.apply_correction,
             (str(belief), statement, value, reviewer, reason, expect_revision, idempotency_key), c)
-        if not result.proposed and result.replacement is not None:
-            # the replacement is searchable like any belief (best effort: 'beliefdb embed' backfills)
-            embed_new(db, [result.replacement], c)
+        replacement = result.replacement if not result.proposed else None
+        # (a caller's transaction holds the lock until it commits: embedding in it costs no more)
+        if replacement is not None and conn is not None:
+            embed_new(db, [replacement], c)
+    if replacement is not None and conn is None:
+        # the replacement is searchable like any belief once the correction has committed: embedded in its
+        # transaction, the model (loaded there first, in each command's process) held the workspace's write
+        # lock and kept every other writer waiting (best effort: 'beliefdb embed' backfills)
+        embed_ids(db, [replacement])
     return result

@@ -15,7 +15,6 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
-from uuid import UUID
 
 import psycopg
 from psycopg.types.json import Jsonb
@@ -33,7 +32,7 @@ from beliefdb.models import (
 )
 from beliefdb.store import files
 from beliefdb.store.documents import SUPPORTED_SUFFIXES, named_documents
-from beliefdb.store.vectors import embed_new
+from beliefdb.store.vectors import embed_ids, embed_new
 from beliefdb.text.extractor import Candidate
 from beliefdb.text.fragments import Fragment, split_fragments
 from beliefdb.text.gate import gate
@@ -42,9 +41,6 @@ from beliefdb.text.skips import extraction_report, hint
 from beliefdb.text.transcripts import SPOKEN, spoken_by, spoken_hint, transcript_hint, transcript_speakers, turns_hint
 from beliefdb.text.turns import TurnSpan
 from beliefdb.vocabulary import AUTHORITIES, BELIEF_KINDS, LABELS, ORIGINS
-
-#: new beliefs embedded per transaction after an ingest (as ``beliefdb embed`` does)
-EMBED_BATCH = 64
 
 
 @dataclass(frozen=True)
@@ -250,21 +246,6 @@ def embed_after(db: Database, report: IngestReport, embed: bool) -> str | None:
     if not embed or not report.accepted:
         return None
     return embed_ids(db, [a.id for a in report.accepted])
-
-
-def embed_ids(db: Database, ids: list[UUID]) -> str | None:
-    """Embed these committed beliefs, ``EMBED_BATCH`` a transaction; why the rest waits, if it must."""
-    try:
-        for start in range(0, len(ids), EMBED_BATCH):
-            with db.transaction() as c:
-                deferred = embed_new(db, ids[start:start + EMBED_BATCH], c)
-            if deferred:
-                return deferred
-    except errors.BeliefDBError as exc:
-        server = "'beliefdb embed' on the server"
-        later = errors.spelled("db.embed()", "'beliefdb embed'", http=server, mcp=server)
-        return f"{exc.message} (the ingest is stored; embed the rest with {later})"
-    return None
 
 
 def max_ingest_bytes(max_bytes: int | None = None) -> int:

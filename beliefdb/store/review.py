@@ -17,7 +17,7 @@ from beliefdb.db.connector import Database, sql_detail
 from beliefdb.db.queries import Q
 from beliefdb.models import ReviewItem, ReviewResolution
 from beliefdb.store.beliefs import check_page_limit
-from beliefdb.store.vectors import embed_new
+from beliefdb.store.vectors import embed_ids, embed_new
 
 
 def list_items(db: Database, *, limit: int | None = None, after: str | UUID | None = None,
@@ -47,13 +47,20 @@ def resolve_item(db: Database, item: str | UUID, verdict: str, *, note: str | No
             (str(item), verdict, note, str(winner) if winner is not None else None), c)
         # (an approved proposal's report, correction or ingest, keeps its own jsonb shape)
         applied = result.correction
+        new: list[UUID] = []
         if applied and not applied.get("already_applied") and not applied.get("proposed"):
             # an approved proposal's replacement is searchable like any belief
-            embed_new(db, [UUID(applied["replacement"])], c)
+            new.append(UUID(applied["replacement"]))
         version = result.applied if result.kind == "version_proposed" else None
         if version and version.get("accepted"):
             # an approved new version's beliefs are searchable like any ingested ones
-            embed_new(db, [UUID(a["id"]) for a in version["accepted"]], c)
+            new += [UUID(a["id"]) for a in version["accepted"]]
+        # (a caller's transaction holds the lock until it commits: embedding in it costs no more)
+        if new and conn is not None:
+            embed_new(db, new, c)
+    if new and conn is None:
+        # once the verdict has committed, as a correction's replacement is (store/corrections.py)
+        embed_ids(db, new)
     return result
 
 

@@ -18,7 +18,7 @@ from pgvector import Vector
 from beliefdb.db.connector import Database
 from beliefdb.db.queries import Q
 from beliefdb.embedders import Embedder
-from beliefdb.errors import EmbedderUnavailable, InvalidInput, ModelMismatch, spelled
+from beliefdb.errors import BeliefDBError, EmbedderUnavailable, InvalidInput, ModelMismatch, spelled
 from beliefdb.models import EmbedReport
 
 
@@ -119,6 +119,25 @@ def embed_new(db: Database, ids: Sequence[UUID], conn: psycopg.Connection[Any],
             embed_beliefs(db, chosen, ids, conn)
     except (EmbedderUnavailable, ModelMismatch) as exc:
         return exc.message
+    return None
+
+
+#: new beliefs embedded per transaction once their write has committed (as ``beliefdb embed`` does)
+EMBED_BATCH = 64
+
+
+def embed_ids(db: Database, ids: list[UUID]) -> str | None:
+    """Embed these committed beliefs, ``EMBED_BATCH`` a transaction; why the rest waits, if it must."""
+    try:
+        for start in range(0, len(ids), EMBED_BATCH):
+            with db.transaction() as c:
+                deferred = embed_new(db, ids[start:start + EMBED_BATCH], c)
+            if deferred:
+                return deferred
+    except BeliefDBError as exc:
+        server = "'beliefdb embed' on the server"
+        later = spelled("db.embed()", "'beliefdb embed'", http=server, mcp=server)
+        return f"{exc.message} (the ingest is stored; embed the rest with {later})"
     return None
 
 
