@@ -88,10 +88,19 @@ def _apply(conn: psycopg.Connection[Any], values: dict[str, str]) -> None:
         conn.commit()
 
 
-def connect(url: str, *, autocommit: bool = False, migration: bool = False) -> psycopg.Connection[Any]:
-    """A connection with beliefdb's name and session settings (:func:`session_settings`)."""
+def connect(url: str, *, autocommit: bool = False, migration: bool = False,
+            timeout: int | None = None) -> psycopg.Connection[Any]:
+    """A connection with beliefdb's name and session settings (:func:`session_settings`); with ``timeout``
+    (seconds), DatabaseUnavailable when the server cannot be reached within it, as :func:`probe` says."""
     values = session_settings(migration=migration)
-    conn = psycopg.connect(url, autocommit=autocommit, fallback_application_name=_session_name)
+    if timeout is None:
+        conn = psycopg.connect(url, autocommit=autocommit, fallback_application_name=_session_name)
+    else:
+        try:
+            conn = psycopg.connect(url, autocommit=autocommit, connect_timeout=timeout,
+                                   fallback_application_name=_session_name)
+        except psycopg.Error as exc:
+            raise unreachable(exc) from exc
     try:
         _apply(conn, values)
     except BaseException:
@@ -188,21 +197,29 @@ def translated_errors() -> Iterator[None]:
                                   " cannot be stored") from exc
 
 
-def probe(url: str, timeout: int = 5) -> None:
+#: seconds to wait for the server before saying it cannot be reached
+PROBE_TIMEOUT = 5
+
+
+def probe(url: str, timeout: int = PROBE_TIMEOUT) -> None:
     """Fail fast with DatabaseUnavailable when the server cannot be reached."""
     try:
         with psycopg.connect(url, connect_timeout=timeout, fallback_application_name=_session_name):
             pass
     except psycopg.Error as exc:
-        raise errors.DatabaseUnavailable(f"cannot connect to the database: {str(exc).strip().splitlines()[0]}") from exc
+        raise unreachable(exc) from exc
+
+
+def unreachable(exc: psycopg.Error) -> errors.DatabaseUnavailable:
+    """What a connection that could not be made says: its first line."""
+    return errors.DatabaseUnavailable(f"cannot connect to the database: {str(exc).strip().splitlines()[0]}")
 
 
 @contextmanager
 def app_connection(url: str, workspace_id: str | None = None,
                    principal: str | None = None) -> Iterator[psycopg.Connection[Any]]:
     """One connection acting as the application role, outside any pool (for workspace admin)."""
-    probe(url)
-    with translated_errors(), connect(url) as conn:
+    with translated_errors(), connect(url, timeout=PROBE_TIMEOUT) as conn:
         _bind(conn, workspace_id, principal)
         row = conn.execute(Q.beliefdb_installed).fetchone()
         if row is None or row[0] is None:
@@ -259,7 +276,6 @@ class Database:
         if principal is not None and not principal.strip():
             raise errors.InvalidInput(f"{errors.argument('principal', option='--as')} is empty: name who is acting,"
                                       " or leave it out to act as the database's user")
-        probe(url)
         self.url = url
         self.principal = principal
         self.workspace_name = workspace
@@ -294,7 +310,9 @@ class Database:
     def _lookup_workspace(self, name: str) -> tuple[str, TypeInfo | None, composites.Composites]:
         """The workspace's id, pgvector's type wherever its extension lives, and the API's nested
         composite types (looked up once)."""
-        with translated_errors(), connect(self.url, autocommit=True) as conn:
+        # (the first connection: an unreachable server is said at once, as probe says it, without a
+        # connection of its own first)
+        with translated_errors(), connect(self.url, autocommit=True, timeout=PROBE_TIMEOUT) as conn:
             _bind(conn, None, self.principal)
             try:
                 row = conn.execute(Q.workspace_id_by_name, (name,)).fetchone()
