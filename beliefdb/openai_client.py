@@ -17,11 +17,12 @@ import json
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime
-from typing import Any, Final, TypeVar
-
-import httpx
+from typing import TYPE_CHECKING, Any, Final, TypeVar
 
 from beliefdb import errors
+
+if TYPE_CHECKING:
+    import httpx
 
 __all__ = ["MAX_RETRY_AFTER", "EndpointError", "Failed", "Malformed", "OpenAIClient", "Refused", "retry_after"]
 
@@ -91,6 +92,8 @@ def retry_after(header: str | None, *, now: datetime | None = None) -> float | N
 
 def _transport_problem(exc: httpx.TransportError) -> str:
     """``timed out``, or the innermost cause (e.g. ``ConnectionRefusedError: [Errno 111] …``)."""
+    import httpx
+
     if isinstance(exc, httpx.TimeoutException):
         return "timed out"
     inner: BaseException = exc
@@ -163,6 +166,9 @@ class OpenAIClient:
         """``decode`` of the JSON answer to ``payload``. A body that is not JSON, or that ``decode``
         refuses (ValueError, KeyError, TypeError, IndexError), raises :class:`Malformed`, or is retried
         like a server error when ``retry_malformed``. Raises :class:`Refused` or :class:`Failed`."""
+        # (imported here: httpx is ~80 ms of every command's start, and most never call an endpoint)
+        import httpx
+
         url = self.endpoint(path)
         attempts = self.retries + 1
         body = json.dumps(payload).encode("utf-8")
