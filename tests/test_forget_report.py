@@ -163,7 +163,7 @@ def test_the_forget_event_keeps_no_digest_a_list_of_names_reverses(db_url: str, 
     # an existing chain migrated: the plain digest goes, the chain still verifies (the schema as revision
     # 0043 left it, but for the chain, then upgraded)
     postgresql.execute("alter type beliefdb.forget_result drop attribute jobs, drop attribute proposals,"
-                       " drop attribute mentions")
+                       " drop attribute mentions, drop attribute labels_masked")  # (labels_masked: 0046's)
     postgresql.execute("drop table beliefdb.audit_key")
     postgresql.execute("alter table beliefdb.decision drop column forgotten_reasons")
     postgresql.execute("drop index beliefdb.belief_recent, beliefdb.review_item_queue")  # revision 0045's

@@ -12,6 +12,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import psycopg
+import pytest
 
 import beliefdb
 from beliefdb.models import Turn
@@ -115,12 +116,14 @@ def test_the_labels_masked_are_counted_in_the_report_and_the_audit_event(
     preview = bdb.forget(subject="maya", preview=True, mask_mentions=True)
     assert preview.speaker_mentions_count == 2
     assert [p.speakers for p in preview.pending_mentions] == [3]
+    assert preview.labels_masked == 2 + 3
     shown = cli("forget", "--subject", "maya", "--preview", "--mask-mentions")
     assert "would mask the name in the labels of speakers (2, in 2 turn(s)):" in shown.output, shown.output
     assert ", 3 speaker label(s)):" in shown.output
     postgresql.commit()
     done = bdb.forget(subject="maya", mask_mentions=True)
     assert done.speaker_mentions_count == 2 and [p.speakers for p in done.pending_mentions] == [3]
+    assert done.labels_masked == 2 + 3 and done.fingerprint() == preview.fingerprint()
     (event,) = postgresql.execute(
         "select payload from beliefdb.audit_event where action = 'forget'").fetchone() or (None,)
     assert event["labels_masked"] == 2 + 3, event
@@ -153,3 +156,26 @@ def test_masking_the_mentions_masks_the_labels_a_done_job_kept(
     (event,) = postgresql.execute(
         "select payload from beliefdb.audit_event where action = 'forget'").fetchone() or (None,)
     assert event["labels_masked"] == 2 + 2, event
+
+
+def test_a_preview_is_stale_once_the_labels_it_would_mask_are_others(
+        bdb: beliefdb.BeliefDB, postgresql: psycopg.Connection[Any]) -> None:
+    """A forget applied with a preview's fingerprint (``expect``) forgets only what the preview showed: the
+    speaker labels it masks are part of that. The waiting conversation sent again with more turns of her
+    mum's (still one job) would mask three labels where the preview showed one: stale, nothing forgotten."""
+    bdb.ingest_conversation(CHAT, source="chat-1", embed=False)
+    bdb.remember("Maya lives in Lisbon.", "maya", "city", "Lisbon", "I live in Lisbon.", source="chat-1")
+    bdb.submit(turns=[Turn("Maya's mum", "I live in Porto.", at(9))], source="chat-2")
+    postgresql.commit()
+    preview = bdb.forget(subject="maya", preview=True, mask_mentions=True)
+    assert (preview.jobs, preview.labels_masked) == (1, 2 + 1)
+    bdb.cancel(source="chat-2")
+    bdb.submit(turns=[Turn("Maya's mum", f"I live in Porto, day {n}.", at(9 + n)) for n in range(3)],
+               source="chat-2")
+    postgresql.commit()
+    with pytest.raises(beliefdb.errors.StalePreview):
+        bdb.forget(subject="maya", mask_mentions=True, expect=preview.fingerprint())
+    assert speakers(postgresql) == sorted(t.speaker for t in CHAT)  # nothing was masked
+    again = bdb.forget(subject="maya", preview=True, mask_mentions=True)
+    assert (again.jobs, again.labels_masked) == (1, 2 + 3)
+    assert bdb.forget(subject="maya", mask_mentions=True, expect=again.fingerprint()).labels_masked == 2 + 3

@@ -91,6 +91,8 @@ RELEASED = {
     "0043_belief_sha256.sql": "67bb17d9a891896b2ff8c86f91bd1ddf56957b5ad3ded4c6d7da6c6be9aacf3b",
     "0044_forget_report.py": "ff5aa6796ad89bba4c1ea30596134ba5306168833e9b986e59d00cb28e29e723",
     "0044_forget_report.sql": "2d20adfb418c66d082502993ea40b8612f27d35fb8512c1e2dc02d1b55bf525d",
+    "0045_belief_recent.py": "35dfc0c64f8dd5c3af49c514e1ef8d6cf63be88bf8c68f7789ad631387eacfb3",
+    "0045_belief_recent.sql": "b4e1b88d14d861888a9cde5945ed56356de68b4f75f85e54535fdfd4bded7062",
 }
 
 

@@ -136,7 +136,8 @@ def forget(
     typer.echo(f"{head}: {result.versions} source version(s), {result.fragments} fragment(s),"
                f" {result.beliefs} belief(s), {result.evidence} evidence, {result.embeddings} embedding(s),"
                f" {result.redacted} quote(s) masked in source text, {result.jobs} queued job(s) and"
-               f" {result.proposals} proposal(s) masked or cleared;"
+               f" {result.proposals} proposal(s) masked or cleared"
+               + (f", {result.labels_masked} speaker label(s) masked" if result.labels_masked else "") + ";"
                f" {len(flagged)} decision(s) {would}flagged, {len(result.held)} action(s) {would}held"
                + (f"\nfingerprint: {result.fingerprint()} (forget --expect with it forgets only this)"
                   if result.preview else ""))

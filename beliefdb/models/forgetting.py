@@ -106,7 +106,9 @@ class Forgotten:
     ``speaker_mentions_total`` say how many there are in all, ``text_mentions_count`` and
     ``pending_mentions_count`` how many times (what ``mask_mentions`` masks: every one),
     ``speaker_mentions_count`` how many stored turns the labels label (``mask_mentions``: the turns whose
-    label it masked, every one; the waiting turns' are each pending mention's ``speakers``)."""
+    label it masked, every one; the waiting turns' are each pending mention's ``speakers``).
+    ``labels_masked``: with ``mask_mentions``, how many turns' speaker labels it masked (would mask), stored
+    and waiting to be stored, every one (the fingerprint counts them)."""
 
     target: str
     versions: int
@@ -122,6 +124,7 @@ class Forgotten:
     preview: bool = False
     jobs: int = 0
     proposals: int = 0
+    labels_masked: int = 0
     mentions: list[Mention] = field(default_factory=list)
     text_mentions: list[TextMention] = field(default_factory=list)
     pending_mentions: list[PendingMention] = field(default_factory=list)
@@ -181,8 +184,8 @@ class Forgotten:
     def fingerprint(self) -> str:
         """What this report says would go (or went), in a few characters a client carries back from a
         preview: what is forgotten, the counts (the jobs and proposals it masks too: a queued text masked
-        alone changes no other), and the change to what rested on it, whose nodes name each belief and
-        fragment that goes (``forget(expect=...)``, as a retraction's)."""
+        alone changes no other; the speaker labels it masks), and the change to what rested on it, whose
+        nodes name each belief and fragment that goes (``forget(expect=...)``, as a retraction's)."""
         parts = [self.target, self.versions, self.fragments, self.beliefs, self.evidence, self.embeddings,
-                 self.redacted, self.jobs, self.proposals, self.changes.fingerprint()]
+                 self.redacted, self.jobs, self.proposals, self.labels_masked, self.changes.fingerprint()]
         return hashlib.sha256(repr(parts).encode()).hexdigest()[:32]

@@ -654,6 +654,9 @@ begin
                               cross join lateral jsonb_array_elements_text(p -> 'jobs') x (id)),
         'proposals', (select count(distinct x.id) from unnest(v_pending) p
                        cross join lateral jsonb_array_elements_text(p -> 'proposals') x (id)),
+        -- (the turns whose speaker's label names it, masked there with p_mask_mentions: stored, and
+        -- waiting to be stored; a preview's fingerprint counts them)
+        'labels_masked', (v_labels ->> 'labels_masked')::integer + coalesce((v_waiting ->> 'labels_masked')::integer, 0),
         'would_flag', v_changes -> 'flagged',  -- (the preview's name for it)
         'flagged', v_changes -> 'flagged', 'held', v_changes -> 'held', 'changes', v_changes);
     -- (an eraser's forgetting of what others owned says so: who erased, whose it was)
@@ -671,8 +674,7 @@ begin
         -- (and the turns whose speaker's label names it, masked there: stored, and waiting to be stored)
         || case when coalesce(p_mask_mentions, false)
                 then jsonb_build_object('mentions_masked', (v_in_text ->> 'redacted')::integer,
-                                        'labels_masked', (v_labels ->> 'labels_masked')::integer
-                                                         + coalesce((v_waiting ->> 'labels_masked')::integer, 0))
+                                        'labels_masked', v_result -> 'labels_masked')
                 else '{}'::jsonb end
         || case when cardinality(v_owners) > 0
                 then jsonb_build_object('eraser', session_user::text, 'owners', to_jsonb(v_owners))

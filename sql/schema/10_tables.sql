@@ -91,7 +91,9 @@ create type beliefdb.forget_result as (
     redacted integer, flagged uuid[], would_flag uuid[], held uuid[], changes beliefdb.changes, preview boolean,
     -- the queued jobs and the proposals whose text it masked or cleared, and where people typed a
     -- forgotten subject's name, left as typed (revision 0044)
-    jobs integer, proposals integer, mentions jsonb);
+    jobs integer, proposals integer, mentions jsonb,
+    -- the turns whose speaker's label it masked, stored and waiting (revision 0046)
+    labels_masked integer);
 comment on type beliefdb.forget_result is 'What forgetting a source, a subject or a belief took away (preview: would take away)';
 
 -- An outcome just recorded.
