@@ -542,9 +542,7 @@ declare
     v_due uuid[];
     v_changes jsonb;
 begin
-    if not exists (select from beliefdb.belief b
-                    where b.workspace_id = p_workspace_id and b.status in ('current', 'conflicting')
-                      and not upper_inf(b.valid_time) and upper(b.valid_time) <= beliefdb.clock()) then
+    if cardinality(beliefdb.due_to_expire(p_workspace_id)) = 0 then
         return row(0, '{}', beliefdb.clock(), beliefdb._as_changes(beliefdb._empty_changes()))::beliefdb.expired;
     end if;
     perform beliefdb._begin_changes();
