@@ -16,7 +16,7 @@ from beliefdb.db.connector import Database
 from beliefdb.db.queries import Q
 from beliefdb.inputs import check_integer
 from beliefdb.models import CorrectionPreview, CorrectionResult
-from beliefdb.store.vectors import embed_ids, embed_new
+from beliefdb.store.vectors import embed_written
 
 
 def preview(db: Database, belief: str | UUID, statement: str | None = None, value: str | None = None,
@@ -42,17 +42,10 @@ def apply(db: Database, belief: str | UUID, statement: str, *, reviewer: str, ex
     if not reviewer.strip():
         raise errors.InvalidInput(f"a correction needs {errors.argument('reviewer')}")
     check_integer(expect_revision, "expect_revision")
-    with db.transaction(conn) as c:
-        result: CorrectionResult = db.fetch_one(
-            CorrectionResult, Q.apply_correction,
-            (str(belief), statement, value, reviewer, reason, expect_revision, idempotency_key), c)
-        replacement = result.replacement if not result.proposed else None
-        # (a caller's transaction holds the lock until it commits: embedding in it costs no more)
-        if replacement is not None and conn is not None:
-            embed_new(db, [replacement], c)
-    if replacement is not None and conn is None:
-        # the replacement is searchable like any belief once the correction has committed: embedded in its
-        # transaction, the model (loaded there first, in each command's process) held the workspace's write
-        # lock and kept every other writer waiting (best effort: 'beliefdb embed' backfills)
-        embed_ids(db, [replacement])
+    result: CorrectionResult = db.fetch_one(
+        CorrectionResult, Q.apply_correction,
+        (str(belief), statement, value, reviewer, reason, expect_revision, idempotency_key), conn)
+    # the replacement is searchable like any belief (best effort: 'beliefdb embed' backfills)
+    if not result.proposed and result.replacement is not None:
+        embed_written(db, [result.replacement], conn)
     return result

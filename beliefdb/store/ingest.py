@@ -32,7 +32,7 @@ from beliefdb.models import (
 )
 from beliefdb.store import files
 from beliefdb.store.documents import SUPPORTED_SUFFIXES, named_documents
-from beliefdb.store.vectors import embed_ids, embed_new
+from beliefdb.store.vectors import embed_written
 from beliefdb.text.extractor import Candidate
 from beliefdb.text.fragments import Fragment, split_fragments
 from beliefdb.text.gate import gate
@@ -224,28 +224,15 @@ def ingest_text(db: Database, text: str, options: SourceOptions, *, candidates: 
             row = c.execute(Q.ingest_version, args).fetchone()
         assert row is not None
         report = ready.told(ingest_report(row[0], path))
-        # (a caller's transaction holds the lock until it commits: embedding in it costs no more)
-        deferred = embed_in(db, report, embed, c) if conn is not None else None
-    if conn is None:
-        deferred = embed_after(db, report, embed)
+    deferred = embed_accepted(db, report, embed, conn)
     return replace(report, embedding_deferred=deferred) if deferred else report
 
 
-def embed_in(db: Database, report: IngestReport, embed: bool, conn: psycopg.Connection[Any]) -> str | None:
-    """Embed the beliefs this ingest accepted, in ``conn``'s transaction; a failure only defers them."""
-    return embed_new(db, [a.id for a in report.accepted], conn) if embed else None
-
-
-def embed_after(db: Database, report: IngestReport, embed: bool) -> str | None:
-    """Embed the beliefs an ingest accepted once it has committed, ``EMBED_BATCH`` a transaction.
-
-    A model takes far longer than the writes: inside the ingest's transaction, every other writer
-    of the workspace waited for it (the lock is taken only when the vectors are stored), and a
-    large document's vectors outlasted the server's idle-in-transaction timeout. The ingest is
-    stored whatever happens here: a failure only defers the rest (``beliefdb embed``)."""
-    if not embed or not report.accepted:
-        return None
-    return embed_ids(db, [a.id for a in report.accepted])
+def embed_accepted(db: Database, report: IngestReport, embed: bool,
+                   conn: psycopg.Connection[Any] | None = None) -> str | None:
+    """Embed the beliefs an ingest accepted (unless not ``embed``), as :func:`~beliefdb.store.vectors.embed_written`
+    does: once it has committed, or in ``conn``'s transaction; why they wait, if they must."""
+    return embed_written(db, [a.id for a in report.accepted] if embed else [], conn)
 
 
 def max_ingest_bytes(max_bytes: int | None = None) -> int:

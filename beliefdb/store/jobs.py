@@ -250,7 +250,7 @@ def run_one(db: Database, worker: str, *, embed: bool = True, backoff: float = B
             return JobOutcome(id=job_id, source=options.name or "", status=str(failed[0]), attempts=attempts,
                               error=_message(exc))
         c.execute(Q.job_finish, (job_id, Jsonb(_summary(report))))
-    deferred = ingest.embed_after(db, report, embed)
+    deferred = ingest.embed_accepted(db, report, embed)
     return JobOutcome(id=job_id, source=report.source, status="done", attempts=attempts, embedding_deferred=deferred)
 
 

@@ -18,8 +18,7 @@ from beliefdb.store.ingest import (
     SourceOptions,
     check_choice,
     claim_json,
-    embed_after,
-    embed_in,
+    embed_accepted,
     ingest_text,
     rejected_json,
 )
@@ -95,7 +94,5 @@ def remember_in_source(db: Database, source: str, candidate: Candidate, *, embed
         raw = {**out[0], "source": source, "version": version, "new_version": False, "fragments": 0,
                "reverified": []}
         report = ingest_report(raw, None)
-        deferred = embed_in(db, report, embed, c) if conn is not None else None
-    if conn is None:
-        deferred = embed_after(db, report, embed)
+    deferred = embed_accepted(db, report, embed, conn)
     return replace(report, embedding_deferred=deferred) if deferred else report

@@ -17,7 +17,7 @@ from beliefdb.db.connector import Database, sql_detail
 from beliefdb.db.queries import Q
 from beliefdb.models import ReviewItem, ReviewResolution
 from beliefdb.store.beliefs import check_page_limit
-from beliefdb.store.vectors import embed_ids, embed_new
+from beliefdb.store.vectors import embed_written
 
 
 def list_items(db: Database, *, limit: int | None = None, after: str | UUID | None = None,
@@ -55,12 +55,7 @@ def resolve_item(db: Database, item: str | UUID, verdict: str, *, note: str | No
         if version and version.get("accepted"):
             # an approved new version's beliefs are searchable like any ingested ones
             new += [UUID(a["id"]) for a in version["accepted"]]
-        # (a caller's transaction holds the lock until it commits: embedding in it costs no more)
-        if new and conn is not None:
-            embed_new(db, new, c)
-    if new and conn is None:
-        # once the verdict has committed, as a correction's replacement is (store/corrections.py)
-        embed_ids(db, new)
+    embed_written(db, new, conn)
     return result
 
 

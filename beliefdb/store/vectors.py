@@ -126,7 +126,7 @@ def embed_new(db: Database, ids: Sequence[UUID], conn: psycopg.Connection[Any],
 EMBED_BATCH = 64
 
 
-def embed_ids(db: Database, ids: list[UUID]) -> str | None:
+def embed_ids(db: Database, ids: Sequence[UUID]) -> str | None:
     """Embed these committed beliefs, ``EMBED_BATCH`` a transaction; why the rest waits, if it must."""
     try:
         for start in range(0, len(ids), EMBED_BATCH):
@@ -139,6 +139,23 @@ def embed_ids(db: Database, ids: list[UUID]) -> str | None:
         later = spelled("db.embed()", "'beliefdb embed'", http=server, mcp=server)
         return f"{exc.message} (the ingest is stored; embed the rest with {later})"
     return None
+
+
+def embed_written(db: Database, ids: Sequence[UUID], conn: psycopg.Connection[Any] | None = None) -> str | None:
+    """Embed the beliefs a write just made (an ingest's, a correction's replacement, an approved proposal's),
+    or say why they wait (``beliefdb embed`` backfills): the write is stored whatever happens here.
+
+    When the write ran in a transaction of its own (``conn`` None), once it has committed, ``EMBED_BATCH`` a
+    transaction: a model takes far longer than the writes, and inside the write's transaction every other
+    writer of the workspace waited for it (for its first load too, in each command's process) and a large
+    document's vectors outlasted the server's idle-in-transaction timeout. In ``conn``'s transaction when the
+    caller gives one, which holds the workspace's lock until it commits anyway."""
+    if not ids:
+        return None
+    if conn is None:
+        return embed_ids(db, ids)
+    with db.transaction(conn) as c:
+        return embed_new(db, ids, c)
 
 
 def _embed_missing(db: Database, embedder: Embedder, batch: int, total: int,
