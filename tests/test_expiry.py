@@ -463,6 +463,33 @@ def test_a_correction_previewed_before_an_expiry_is_stale_after_it(db_url: str, 
         assert {b.id: b.status for b in now.beliefs(include_all=True)} == {seven.id: "expired"}
 
 
+def test_a_sql_preview_of_a_correction_after_an_expiry_shows_the_revision_its_apply_checks(db_url: str) -> None:
+    """A SQL caller previews on 8 February a correction of a belief whose valid time ended on the 1st and
+    that no writer has processed yet, then applies it with the revision the preview showed: it is applied.
+    The apply processes the expiry first, at its lock (a new revision of the belief), so the preview shows
+    the revision after that, as its dry run sees the belief; the preview itself still writes nothing.
+    (Before, the preview showed the revision before the expiry: every apply was stale, BD007, and rolled the
+    expiry back with it, so the next preview showed the same revision again, for ever.)"""
+    with beliefdb.connect(url_at(db_url, "2026-01-10T00:00:00Z"), principal="ops") as january:
+        (seven,) = remember(january, valid_to="2026-02-01T00:00:00Z").accepted
+    stored = "select revision, status::text from beliefdb.belief where id = %s"
+    with psycopg.connect(db_url) as conn:
+        before = conn.execute(stored, (seven.id,)).fetchone()
+    assert before == (1, "current")
+    with sql_caller(db_url, "2026-02-08T00:00:00Z") as conn:
+        (revision,) = conn.execute("select revision from beliefdb.correction_preview(%s, %s, %s)",
+                                   (str(seven.id), "Returns are accepted within 15 days.", "15 days")).fetchone()
+        assert conn.execute(stored, (seven.id,)).fetchone() == before  # the preview wrote nothing
+        assert revision == 2
+        applied = conn.execute("select proposed, already_applied from beliefdb.apply_correction(%s, %s, %s,"
+                               " 'ops', 'typo', %s)",
+                               (str(seven.id), "Returns are accepted within 15 days.", "15 days", revision)).fetchone()
+    assert applied == (False, False)
+    with psycopg.connect(db_url) as conn:
+        assert conn.execute("select count(*) from beliefdb.correction where belief_id = %s",
+                            (seven.id,)).fetchone() == (1,)
+
+
 @pytest.mark.parametrize("caller", ["the library", "SQL"])
 def test_a_derivation_repeated_after_its_reason_expired_is_unsupported(db_url: str, caller: str) -> None:
     """Every writer processes what expired when it takes the workspace's write lock, before it checks

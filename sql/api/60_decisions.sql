@@ -185,6 +185,15 @@ begin
     if not found then
         raise exception 'unknown belief %', p_belief using errcode = 'BD004', detail = '{"unknown": ["belief"]}';
     end if;
+    -- what expired and no writer has processed yet, the apply processes first, at its lock (rule 16),
+    -- and that gives the beliefs it changes a new revision: the revision shown is the one the apply
+    -- will check, read in a rolled-back run of that lock, as the dry run below sees the belief (the
+    -- one stored before it would make every apply stale, and each stale apply rolls the expiry back)
+    if cardinality(beliefdb.due_to_expire(v_ws)) > 0 then
+        v_old.revision := (beliefdb._dry_run(
+            'select pg_catalog.jsonb_build_object(''revision'', b.revision) from beliefdb.belief b where b.workspace_id = ($1 ->> ''workspace'')::uuid and b.id = ($1 ->> ''belief'')::uuid',
+            jsonb_build_object('workspace', v_ws, 'belief', v_old.id)) ->> 'revision')::integer;
+    end if;
     if beliefdb._correction_is_proposal(v_old) then
         return row(v_old.id, v_old.revision, '{}', '{}', '{}', v_old.owner, true,
                    beliefdb._as_changes(beliefdb._empty_changes()
