@@ -6,8 +6,9 @@
   Where the package is not installed it is unavailable, with the install command: writes defer
   their embeddings and ``ask`` searches text and names only.
 - ``openai``: any OpenAI-compatible ``/v1/embeddings`` endpoint (``BELIEFDB_EMBED_URL``,
-  ``BELIEFDB_EMBED_MODEL``, ``BELIEFDB_EMBED_API_KEY``), batched, with a timeout and retries
-  (backoff, or the server's ``Retry-After``) by :mod:`beliefdb.openai_client`. An endpoint that refuses
+  ``BELIEFDB_EMBED_MODEL``, ``BELIEFDB_EMBED_API_KEY``), batched, with a timeout (``BELIEFDB_EMBED_TIMEOUT``)
+  and retries (``BELIEFDB_EMBED_RETRIES``, default 3, waiting ``BELIEFDB_EMBED_BACKOFF`` seconds, default 0.5,
+  doubled each time, or the server's ``Retry-After``) by :mod:`beliefdb.openai_client`. An endpoint that refuses
   the request (HTTP 400, 401, 403, 404, 422: a bad key, an unknown model) is asked once:
   :class:`beliefdb.errors.EmbedderRefused` names its status and message and the settings to check.
 
@@ -108,8 +109,8 @@ class OpenAIEmbedder(Embedder):
     default_min_similarity = 0.3
 
     def __init__(self, url: str | None = None, model: str | None = None, api_key: str | None = None, *,
-                 batch_size: int = 64, retries: int = 3, timeout: float | None = None,
-                 backoff: float = 0.5, sleep: Callable[[float], None] = time.sleep) -> None:
+                 batch_size: int = 64, retries: int | None = None, timeout: float | None = None,
+                 backoff: float | None = None, sleep: Callable[[float], None] = time.sleep) -> None:
         configured = settings.load()
         self.url = (url or configured.embed_url or "").rstrip("/")
         if not self.url:
@@ -117,11 +118,13 @@ class OpenAIEmbedder(Embedder):
         self._model_name = model or configured.embed_model
         self.api_key = api_key if api_key is not None else configured.secret("embed_api_key")
         self.batch_size = batch_size
-        self.retries = retries
+        self.retries = retries if retries is not None else configured.embed_retries
         self.timeout = timeout if timeout is not None else configured.embed_timeout
-        self.backoff = backoff
-        self._client = OpenAIClient(self.url, api_key=self.api_key, timeout=self.timeout, retries=retries,
-                                    backoff=backoff, sleep=sleep)
+        self.backoff = backoff if backoff is not None else configured.embed_backoff
+        if self.retries < 0 or not self.backoff >= 0:  # (not >=: also a NaN backoff)
+            raise errors.InvalidInput("the openai embedder's retries and backoff must not be negative")
+        self._client = OpenAIClient(self.url, api_key=self.api_key, timeout=self.timeout, retries=self.retries,
+                                    backoff=self.backoff, sleep=sleep)
         self._dim: int | None = None
 
     @property

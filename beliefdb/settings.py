@@ -49,6 +49,13 @@ class Settings(BaseSettings):
     embed_api_key: SecretStr | None = Field(default=None, description="key of the openai embedder (sent as Bearer)")
     embed_timeout: float = Field(
         default=30.0, gt=0, allow_inf_nan=False, description="seconds per request of the openai embedder")
+    embed_retries: int = Field(
+        default=3, ge=0,
+        description="openai embedder retries after HTTP 429/5xx, timeouts, connection errors and malformed answers")
+    embed_backoff: float = Field(
+        default=0.5, ge=0, allow_inf_nan=False,
+        description="first wait between openai embedder retries in seconds, doubled each time (or the server's"
+                    " Retry-After)")
     embed_min_similarity: float | None = Field(
         default=None, allow_inf_nan=False,
         description="cosine similarity under which a vector hit is no match; unset: the embedder's own")

@@ -77,6 +77,10 @@ def test_modules_read_the_settings(monkeypatch: pytest.MonkeyPatch) -> None:
     embedder = OpenAIEmbedder()
     assert configured_name() == "openai" and embedder.url == "http://127.0.0.1:1/v1"
     assert (embedder.timeout, embedder.api_key, embedder.min_similarity) == (7.0, "sk-e", 0.5)
+    assert (embedder.retries, embedder.backoff) == (3, 0.5)  # the defaults
+    monkeypatch.setenv("BELIEFDB_EMBED_RETRIES", "0")
+    monkeypatch.setenv("BELIEFDB_EMBED_BACKOFF", "1.5")
+    assert (OpenAIEmbedder().retries, OpenAIEmbedder().backoff) == (0, 1.5)
     monkeypatch.setenv("BELIEFDB_LLM_URL", "http://127.0.0.1:1/v1")
     monkeypatch.setenv("BELIEFDB_LLM_CHUNK_CHARS", "900")
     monkeypatch.setenv("BELIEFDB_LLM_API_KEY", "sk-l")
@@ -90,6 +94,10 @@ def test_modules_read_the_settings(monkeypatch: pytest.MonkeyPatch) -> None:
     ("BELIEFDB_LLM_BACKOFF", "nan", "BELIEFDB_LLM_BACKOFF must be a number, not 'nan'"),
     ("BELIEFDB_LLM_CHUNK_CHARS", "1.5", "BELIEFDB_LLM_CHUNK_CHARS must be a whole number, not '1.5'"),
     ("BELIEFDB_LLM_RETRIES", "-1", "BELIEFDB_LLM_RETRIES must not be negative, not '-1'"),
+    ("BELIEFDB_EMBED_RETRIES", "-1", "BELIEFDB_EMBED_RETRIES must not be negative, not '-1'"),
+    ("BELIEFDB_EMBED_RETRIES", "2.5", "BELIEFDB_EMBED_RETRIES must be a whole number, not '2.5'"),
+    ("BELIEFDB_EMBED_BACKOFF", "-0.5", "BELIEFDB_EMBED_BACKOFF must not be negative, not '-0.5'"),
+    ("BELIEFDB_EMBED_BACKOFF", "inf", "BELIEFDB_EMBED_BACKOFF must be a number, not 'inf'"),
 ])
 def test_a_value_that_does_not_parse_names_its_variable(monkeypatch: pytest.MonkeyPatch, name: str, value: str,
                                                         says: str) -> None:

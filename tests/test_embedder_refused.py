@@ -85,6 +85,29 @@ def test_the_cli_says_it_in_one_line(endpoint: ChatServer, bdb: beliefdb.BeliefD
     assert len(endpoint.seen) == 2
 
 
+def test_the_cli_retries_as_set_and_refuses_a_bad_setting_in_one_line(endpoint: ChatServer, bdb: beliefdb.BeliefDB,
+                                                                     cli: Cli) -> None:
+    """BELIEFDB_EMBED_RETRIES and BELIEFDB_EMBED_BACKOFF reach the embedder a command uses: an endpoint that
+    stays down (503) is asked 1 + retries times; a value that is not a setting is one ``error:`` line naming
+    it, before the endpoint is asked anything."""
+    endpoint.answers(Reply(status=503))
+    bdb.ingest_text(POLICY, source="return-policy.md", embed=False)
+    for retries, asked in (("2", 3), ("0", 1)):
+        before = len(endpoint.seen)
+        result = cli("embed", env={**_env(endpoint), "BELIEFDB_EMBED_RETRIES": retries,
+                                   "BELIEFDB_EMBED_BACKOFF": "0.01"}, expect=None)
+        assert result.exit_code != 0 and "HTTP 503" in result.stderr, result.output
+        assert len(endpoint.seen) - before == asked
+    before = len(endpoint.seen)
+    for name, value, says in (("BELIEFDB_EMBED_RETRIES", "-1", "must not be negative"),
+                              ("BELIEFDB_EMBED_RETRIES", "three", "must be a whole number"),
+                              ("BELIEFDB_EMBED_BACKOFF", "-2", "must not be negative"),
+                              ("BELIEFDB_EMBED_BACKOFF", "soon", "must be a number")):
+        line = cli.one_line_error("embed", env={**_env(endpoint), name: value})
+        assert line == f"error: {name} {says}, not {value!r}", line
+    assert len(endpoint.seen) == before
+
+
 def test_the_servers_answer_502_without_retry_after() -> None:
     refused = errors.EmbedderRefused("the embeddings endpoint refused the request")
     assert access.status_of(refused) == 502 and access.retry_after(refused) == {}

@@ -161,3 +161,42 @@ def test_retry_after_forms() -> None:
 def test_the_key_is_sent_but_never_shown(serve: Any) -> None:
     client = OpenAIClient("http://127.0.0.1:1/v1/", api_key="sk-secret")
     assert "sk-secret" not in repr(client) and client.endpoint("embeddings") == "http://127.0.0.1:1/v1/embeddings"
+
+
+def test_retries_and_backoff_are_settings_both_clients_use(serve: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The embedder's retries and backoff were fixed (3, 0.5 s): they are BELIEFDB_EMBED_RETRIES and
+    BELIEFDB_EMBED_BACKOFF, as the llm extractor's are BELIEFDB_LLM_HTTP_RETRIES and BELIEFDB_LLM_BACKOFF. A
+    down endpoint is asked 1 + retries times, waiting the backoff doubled each time (really, when not told how
+    to sleep); a value given in code still wins."""
+    down = serve(Step(503))
+    monkeypatch.setenv("BELIEFDB_EMBED_URL", down.url)
+    monkeypatch.setenv("BELIEFDB_LLM_URL", down.url)
+    monkeypatch.setenv("BELIEFDB_EMBED_RETRIES", "2")
+    monkeypatch.setenv("BELIEFDB_EMBED_BACKOFF", "0.1")
+    embedder = OpenAIEmbedder()
+    assert (embedder.retries, embedder.backoff) == (2, 0.1)
+    with pytest.raises(EmbedderUnavailable, match="HTTP 503"):
+        embedder.query("x")
+    assert len(down.arrivals) == 3
+    gaps = [b - a for a, b in zip(down.arrivals, down.arrivals[1:], strict=False)]
+    assert gaps[0] >= 0.095 and gaps[1] >= 0.195, gaps
+
+    def asked(make: Any) -> tuple[int, list[float]]:
+        before, sleeps = len(down.arrivals), []
+        with pytest.raises((EmbedderUnavailable, errors.ExtractorUnavailable)):
+            make(sleeps.append)
+        return len(down.arrivals) - before, sleeps
+
+    monkeypatch.setenv("BELIEFDB_EMBED_RETRIES", "0")
+    assert asked(lambda s: OpenAIEmbedder(sleep=s).query("x")) == (1, [])
+    monkeypatch.setenv("BELIEFDB_EMBED_RETRIES", "4")
+    monkeypatch.setenv("BELIEFDB_EMBED_BACKOFF", "0.25")
+    assert asked(lambda s: OpenAIEmbedder(sleep=s).query("x")) == (5, [0.25, 0.5, 1.0, 2.0])
+    assert asked(lambda s: OpenAIEmbedder(retries=1, backoff=0.5, sleep=s).query("x")) == (2, [0.5])
+    monkeypatch.setenv("BELIEFDB_LLM_HTTP_RETRIES", "1")
+    monkeypatch.setenv("BELIEFDB_LLM_BACKOFF", "0.75")
+    assert asked(lambda s: LLMExtractor(sleep=s).extract(Q7, source_name="a.md")) == (2, [0.75])
+    with pytest.raises(errors.InvalidInput, match="must not be negative"):
+        OpenAIEmbedder(retries=-1)
+    with pytest.raises(errors.InvalidInput, match="must not be negative"):
+        OpenAIEmbedder(backoff=-0.5)
