@@ -13,10 +13,16 @@ before the fork.
 from __future__ import annotations
 
 import multiprocessing
+import os
 import warnings
+from collections.abc import Mapping
 from multiprocessing.connection import Connection
 from multiprocessing.context import ForkServerContext
 from typing import Any
+
+# imported once here too: beliefdb imports it at an endpoint's first call, and the SIGKILL test's children
+# call the embeddings endpoint right after they commit
+import httpx  # noqa: F401
 
 import beliefdb
 from beliefdb import errors
@@ -33,10 +39,12 @@ def context() -> ForkServerContext:
     return _CONTEXT
 
 
-def apply_one(url: str, pipe: Connection) -> None:
+def apply_one(url: str, pipe: Connection, env: Mapping[str, str] | None = None) -> None:
     """Connect as the library does, say ready, then apply the one correction sent and send back its
-    outcome (a dict)."""
+    outcome (a dict). ``env``: variables set first (the fork server's environment is the one it started
+    with, not the test's now)."""
     warnings.simplefilter("ignore")
+    os.environ.update(env or {})
     db = beliefdb.connect(url)
     pipe.send("ready")
     order = pipe.recv()

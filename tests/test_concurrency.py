@@ -3,8 +3,10 @@
 * 16 appliers of corrections to one belief, all after the same preview: exactly one applies,
   the ones repeating that same correction get ``already_applied`` with the same ids, the others
   ``stale_correction_preview``; one correction row, one replacement, and the audit chain verifies.
-* SIGKILL of the applying process at random moments, many times: the database is always fully
-  before or fully after the correction, and the stored holding equals a fresh evaluation.
+* SIGKILL of the applying process, many times: held inside its transaction after its writes (the
+  database must be fully before the correction), held after its commit (fully after), and at random
+  moments (either, never a mix); every run has both outcomes, and the stored holding always equals a
+  fresh evaluation.
 
 The appliers are real child processes (tests/appliers.py: forked from a server that imported beliefdb
 once), each with its own connection pool, so nothing is shared but the database. Every child is
@@ -16,10 +18,15 @@ from __future__ import annotations
 
 import os
 import random
+import signal
+import socketserver
+import statistics
+import sys
+import threading
 import time
 import uuid
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
@@ -29,6 +36,7 @@ from typing import Any
 import psycopg
 import pytest
 from psycopg.conninfo import make_conninfo
+from test_retrieval import FakeEmbeddings
 
 import beliefdb
 from tests import appliers
@@ -76,11 +84,12 @@ class Child:
         return code
 
 
-def start_child(url: str, name: str) -> Child:
-    """A child applier whose sessions carry ``application_name = name`` (so the test can watch them)."""
+def start_child(url: str, name: str, env: dict[str, str] | None = None) -> Child:
+    """A child applier whose sessions carry ``application_name = name`` (so the test can watch them), with
+    ``env`` set in its environment."""
     ours, theirs = appliers.context().Pipe()
     proc = appliers.context().Process(target=appliers.apply_one, name=name,
-                                      args=(make_conninfo(url, application_name=name), theirs), daemon=True)
+                                      args=(make_conninfo(url, application_name=name), theirs, env), daemon=True)
     proc.start()
     theirs.close()
     return Child(name, proc, ours)
@@ -326,29 +335,110 @@ def assert_holding_is_fixpoint(url: str, ws: str) -> None:
     assert changes[0]["stopped_holding"] == [] and changes[0]["started_holding"] == []
 
 
+class EmbedGate:
+    """What the fake embeddings endpoint does with each request (its ``on_request``): the one carrying
+    ``text`` is held until :meth:`open`. A child asks for its replacement's vector only once its
+    correction has committed (vectors.embed_written), so a child held here is alive and past its commit."""
+
+    def __init__(self) -> None:
+        self.text: str | None = None
+        self.arrived = threading.Event()
+        self.release = threading.Event()
+        self.at = 0.0
+
+    def __call__(self, texts: list[str]) -> None:
+        if self.text is not None and self.text in texts:
+            self.at = time.monotonic()
+            self.arrived.set()
+            self.release.wait(60)
+
+    def hold(self, text: str) -> None:
+        self.text = text
+        self.arrived.clear()
+        self.release.clear()
+
+    def open(self) -> None:
+        self.text = None
+        self.release.set()
+
+
+def quiet_when_gone(server: socketserver.BaseServer) -> Callable[[Any, Any], None]:
+    """A handle_error that says nothing of a client killed while it waited for its answer."""
+
+    def handle_error(request: Any, client_address: Any) -> None:
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            socketserver.BaseServer.handle_error(server, request, client_address)
+
+    return handle_error
+
+
+#: where the kill of each iteration lands, in turn: held after the commit, held inside the transaction after
+#: its writes, or at a random moment
+KILL_AT = ("after commit", "mid-transaction", "random")
+
+
 @pytest.mark.slow
-def test_sigkill_during_apply_leaves_before_or_after(bdb: beliefdb.BeliefDB, db_url: str) -> None:
-    iterations, extra_decisions = 30, 8
+def test_sigkill_during_apply_leaves_before_or_after(bdb: beliefdb.BeliefDB, db_url: str,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two thirds of the kills land where the test holds the child, so both outcomes happen and are checked
+    on every run (random kills at 0-150 ms landed before the commit in most runs, in all 30 in some, and
+    the after state then went unchecked): mid-transaction, the child has written the correction and waits
+    for a row lock the test holds on the actions it is to hold (it must roll back: before); after the
+    commit, it waits for the embeddings endpoint to embed its replacement (the correction must stay:
+    after). The last third is killed at a random moment up to 1.5 times what a correction took to commit
+    (the median so far): either outcome, never a mix."""
+    # 8 kills of each kind: the held ones wait for the child to reach its commit (random kills at 0-150 ms
+    # came before most of its work), so 24 of these take what 30 of those took (14-17 s on 2 busy cores)
+    iterations, extra_decisions = 24, 8
     rng = random.Random(os.environ.get("BELIEFDB_KILL_SEED") or None)
+    gate = EmbedGate()
+    fake = FakeEmbeddings(on_request=gate)
+    fake.server.handle_error = quiet_when_gone(fake.server)  # type: ignore[method-assign,assignment]
+    env = {"BELIEFDB_EMBEDDER": "openai", "BELIEFDB_EMBED_URL": fake.url, "BELIEFDB_EMBED_MODEL": "tiny-16"}
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
     ws = workspace_id(db_url)
     other = new_belief(bdb, "independent")
     outcomes: Counter[str] = Counter()
+    commit_ms: list[float] = []
     delays: dict[str, list[float]] = {"before": [], "after": []}
     started = time.monotonic()
     prefix = f"bdbkill-{uuid.uuid4().hex[:8]}-"
-    child = start_child(db_url, f"{prefix}0")
+    child = start_child(db_url, f"{prefix}0", env)
     try:
-        with superuser(db_url) as conn:
+        with superuser(db_url) as conn, psycopg.connect(db_url) as locker:
             for i in range(iterations):
+                kill_at = KILL_AT[i % len(KILL_AT)]
                 scenario = build_scenario(bdb, other, extra_decisions)
+                statement = f"Returns of line {scenario.tag} are accepted within 15 days."
                 child.wait_ready()
-                delay = rng.uniform(0, 0.150)
-                child.order(belief=str(scenario.belief), statement=f"Returns of line {scenario.tag} are accepted "
-                            "within 15 days.", revision=scenario.revision, reviewer="rita", key=f"kill-{scenario.tag}")
-                time.sleep(delay)
-                finished = child.kill() == 0  # 0: it printed its result and exited before the kill
+                if kill_at == "mid-transaction":
+                    locked = locker.execute("select id from beliefdb.action where id = any(%s) for update",
+                                            (scenario.held,)).fetchall()
+                    assert len(locked) == len(scenario.held)
+                elif kill_at == "after commit":
+                    gate.hold(statement)
+                ordered = time.monotonic()
+                child.order(belief=str(scenario.belief), statement=statement, revision=scenario.revision,
+                            reviewer="rita", key=f"kill-{scenario.tag}")
+                if kill_at == "mid-transaction":
+                    # its session waits for the lock, with a transaction id: it has written
+                    wait_until(lambda name=child.name: conn.execute(
+                        "select wait_event_type = 'Lock' and backend_xid is not null from pg_stat_activity"
+                        " where application_name = %s", (name,)).fetchall() == [(True,)],
+                        what=f"{child.name} to wait for the test's lock after its writes")
+                elif kill_at == "after commit":
+                    assert gate.arrived.wait(30), f"{child.name} never asked to embed its replacement"
+                    commit_ms.append((gate.at - ordered) * 1000)
+                else:
+                    time.sleep(rng.uniform(0, 1.5 * statistics.median(commit_ms)) / 1000)
+                killed_after = (time.monotonic() - ordered) * 1000
+                code = child.kill()  # 0: it sent its result and exited before the kill
+                if kill_at == "mid-transaction":
+                    locker.rollback()
+                gate.open()
                 # the next child starts (imports, connects) while this one's outcome is checked
-                victim, child = child, start_child(db_url, f"{prefix}{i + 1}")
+                victim, child = child, start_child(db_url, f"{prefix}{i + 1}", env)
                 # the server may still be running the killed client's transaction: wait until its
                 # session is gone, so that its commit or rollback is final before looking
                 wait_until(lambda victim=victim: not sessions_of(conn, victim.name), timeout=30,
@@ -358,15 +448,25 @@ def test_sigkill_during_apply_leaves_before_or_after(bdb: beliefdb.BeliefDB, db_
                     state = "before"
                 else:
                     assert seen == expected(scenario, after=True), (
-                        f"iteration {i}: killed {delay * 1000:.0f} ms after the order: half-applied state {seen}")
+                        f"iteration {i}: killed {killed_after:.0f} ms after the order ({kill_at}): half-applied"
+                        f" state {seen}")
                     state = "after"
-                outcomes[state + (" (exited)" if finished else " (killed)")] += 1
-                delays[state].append(delay * 1000)
+                if kill_at != "random":  # held there: it was alive when killed, and the outcome is known
+                    assert code == -signal.SIGKILL, f"iteration {i} ({kill_at}): {victim.name} exited with {code}"
+                    assert state == ("before" if kill_at == "mid-transaction" else "after"), (
+                        f"iteration {i}: killed {kill_at}, the database shows the state {state} the correction")
+                outcomes[f"{state}, killed {kill_at}" + (" (had exited)" if code == 0 else "")] += 1
+                delays[state].append(killed_after)
                 assert_holding_is_fixpoint(db_url, ws)
     finally:
+        gate.open()
         child.kill()
+        fake.close()
     assert bdb.audit_verify().ok
     summary = {state: f"{len(d)} kills, {min(d):.0f}-{max(d):.0f} ms" for state, d in delays.items() if d}
     print(f"\nSIGKILL outcomes over {iterations} iterations in {time.monotonic() - started:.1f} s: "
-          f"{dict(outcomes)}; delays {summary}")
+          f"{dict(outcomes)}; after the order {summary}; committed {min(commit_ms):.0f}-{max(commit_ms):.0f} ms"
+          " after it")
+    each = iterations // len(KILL_AT)
+    assert outcomes["before, killed mid-transaction"] == outcomes["after, killed after commit"] == each
     assert sum(outcomes.values()) == iterations
