@@ -222,9 +222,10 @@ def test_what_a_sql_caller_recorded_before_its_change_processed_an_expiry_is_not
     assert items == [(refuse.id, datetime(2026, 2, 1, tzinfo=UTC)), (row[0], datetime(2026, 2, 8, tzinfo=UTC))]
 
 
-def sql_caller(db_url: str, moment: str) -> psycopg.Connection[Any]:
-    """A caller of the SQL functions (no beliefdb.expire first) acting as ops, its clock at ``moment``."""
-    conn = psycopg.connect(url_at(db_url, moment), autocommit=True)
+def sql_caller(db_url: str, moment: str | None) -> psycopg.Connection[Any]:
+    """A caller of the SQL functions (no beliefdb.expire first) acting as ops, its clock at ``moment`` (None:
+    the real clock)."""
+    conn = psycopg.connect(db_url if moment is None else url_at(db_url, moment), autocommit=True)
     conn.execute("select set_config('beliefdb.workspace_id', id::text, false) from beliefdb.workspace"
                  " where name = 'default'")
     conn.execute("select set_config('beliefdb.principal', 'ops', false)")
@@ -554,3 +555,38 @@ def test_a_session_that_sets_the_expiry_setting_itself_still_processes_what_expi
     assert as_of(postgresql, seven.id, refuse.id, email.id, "2026-02-05T00:00:00+00:00") == (
         "expired", "needs_review", "held")
     assert postgresql.execute("select count(*) from beliefdb.audit_event where action = 'expire'").fetchone() == (1,)
+
+
+@pytest.mark.slow
+def test_what_expires_while_a_bulk_batch_runs_is_a_change_of_its_own(db_url: str,
+                                                                   postgresql: psycopg.Connection[Any]) -> None:
+    """A bulk batch dates each document when it comes to it: a belief whose valid time ends after the batch
+    took the lock and before a later document is processed as at any writer's lock, an expire event of its
+    own with what it flagged, not inside that document's propagation (no event, and the flag reported as the
+    document's own). The batch's lock is taken first and held past the end, as a long batch would."""
+    ends = datetime.now(UTC) + timedelta(seconds=1.5)
+    with beliefdb.connect(db_url, principal="ops") as db:
+        (seven,) = remember(db, valid_to=ends.isoformat()).accepted
+        refuse = db.decide("Refuse the return of order 1042", because=[seven.id])
+        db.remember("Shipping takes 3 days.", "shipping", "time", "3 days", "Shipping takes 3 days.",
+                    source="other.md", text="Shipping takes 3 days.\n", authority="internal")
+    with sql_caller(db_url, None) as conn:  # the batch reads the real clock, document by document
+        with conn.transaction():
+            conn.execute("select beliefdb.lock_workspace()")
+            assert datetime.now(UTC) < ends
+            threading.Event().wait((ends - datetime.now(UTC)).total_seconds() + 0.3)
+            conn.execute("select beliefdb.bulk_stage()")
+            conn.execute("insert into pg_temp.beliefdb_bulk_document (n, source, content) values"
+                         " (1, 'other.md', 'Shipping is now handled elsewhere.')")
+            (report,) = [r for (r,) in conn.execute("select * from beliefdb.bulk_ingest_batch()")]
+    assert report["flagged"] == [], report
+    assert postgresql.execute("select status::text from beliefdb.belief where id = %s", (seven.id,)).fetchone() \
+        == ("expired",)
+    assert postgresql.execute("select status::text from beliefdb.decision where id = %s", (refuse.id,)).fetchone() \
+        == ("needs_review",)
+    events = postgresql.execute("select action, payload from beliefdb.audit_event order by seq").fetchall()
+    actions = [a for a, _ in events]
+    assert "expire" in actions and "bulk_ingest" in actions, actions
+    assert actions.index("expire") < actions.index("bulk_ingest")
+    expire = next(p for a, p in events if a == "expire")
+    assert expire["beliefs"] == [str(seven.id)] and expire["flagged"] == [str(refuse.id)], expire

@@ -99,6 +99,14 @@ begin
         end if;
         -- (each document recorded when the batch came to it, as one by one: rule 8 orders them so)
         perform pg_catalog.set_config('beliefdb.batch_clock', pg_catalog.clock_timestamp()::text, true);
+        -- what expired by the time the batch comes to this document is a change of its own, as at a
+        -- writer's lock (rule 16): an expire event with its rows' own events, not counted into the
+        -- batch's, and not in this document's report
+        if cardinality(beliefdb.due_to_expire(v_ws)) > 0 then
+            perform pg_catalog.set_config('beliefdb.audit_batch', '', true);
+            perform beliefdb._expire_due(v_ws);
+            perform pg_catalog.set_config('beliefdb.audit_batch', v_ws::text, true);
+        end if;
         v_reports := array_append(v_reports, beliefdb._ingest_text(v_ws, v_doc.source, (
             select jsonb_build_object(
                        'content', d.content, 'origin', p_origin, 'authority', p_authority, 'provenance', p_provenance,
