@@ -524,9 +524,12 @@ begin
          where e.kind = 'belief' and (e.id = any(v_seeds) or (e.held and not e.holds)));
     v_gone := v_seeds || array(select x from unnest(v_beliefs) x where not (x = any(v_seeds)));
     -- a correction of a forgotten belief goes with it; the reviewer's replacement stands on the
-    -- reviewer's own fragment
+    -- reviewer's own fragment. A correction whose replacement or fragment is forgotten goes too: its
+    -- new statement (and value, reason) are the forgotten belief's words, its fragment's text
     v_gone := v_gone || array(select c.id from beliefdb.correction c
-                               where c.workspace_id = v_ws and c.belief_id = any(v_gone));
+                               where c.workspace_id = v_ws
+                                 and (c.belief_id = any(v_gone) or c.replacement_belief_id = any(v_gone)
+                                      or c.fragment_id = any(v_gone)));
     -- nor does it delete another principal's belief it would leave without support
     select b.id, b.owner into v_other
       from beliefdb.belief b
