@@ -56,3 +56,84 @@ def test_forgetting_a_corrections_source_takes_the_correction_with_it(
     assert "Porto" not in texts(postgresql, "select content from beliefdb.source_version")
     assert [b.value for b in bdb.beliefs()] == ["one"]
 
+
+def test_a_rejected_correction_of_a_forgotten_belief_leaves_no_text(
+        alice: beliefdb.BeliefDB, bob: beliefdb.BeliefDB, postgresql: psycopg.Connection[Any]) -> None:
+    """A correction proposed of a belief that forget takes goes with its review item, rejected or still
+    open: neither its statement nor its reason stays in the review history or the audit chain."""
+    maya = alice.remember("Maya lives in Lisbon.", "maya", "city", "Lisbon", "Maya lives in Lisbon",
+                          source="maya.md", text=MAYA).accepted[0]
+    rejected = bob.apply_correction(maya.id, "Maya moved to Porto.", reviewer="bob", value="Porto",
+                                    reason="she told me at the Porto meetup", expect_revision=1)
+    pending = bob.apply_correction(maya.id, "Maya moved to Faro.", reviewer="bob", value="Faro",
+                                   reason="Faro office list", expect_revision=1)
+    assert rejected.proposed and pending.proposed
+    postgresql.commit()
+    alice.resolve_review(rejected.review_item, "rejected", note="not what she said")
+    postgresql.commit()
+    done = alice.forget(subject="maya")
+    assert done.pending_mentions == []
+    postgresql.commit()
+    assert postgresql.execute("select count(*) from beliefdb.review_item").fetchone() == (0,)
+    left = texts(postgresql, "select payload from beliefdb.audit_event") + texts(
+        postgresql, "select reason, note, proposal from beliefdb.review_item")
+    for word in ("Porto", "Faro", "Maya", "not what she said"):
+        assert word not in left, word
+
+
+def test_typed_words_of_corrections_and_review_items_that_name_the_person_are_listed(
+        alice: beliefdb.BeliefDB, bob: beliefdb.BeliefDB, postgresql: psycopg.Connection[Any]) -> None:
+    """A correction's statement, value and reviewer, a proposed correction's or retraction's reason, and
+    the reason of a retraction since undone (kept in its history) are typed words: forget leaves them,
+    and lists each that names the person (the rest of the correction's text, masked in its source with
+    --mask-mentions, would otherwise stay unknown in beliefdb.correction)."""
+    alice.remember("Maya lives in Lisbon.", "maya", "city", "Lisbon", "Maya lives in Lisbon",
+                   source="maya.md", text=MAYA)
+    team = alice.remember("The team grows by one.", "team", "growth", "one", "The team grows by one",
+                          source="team.md", text=TEAM).accepted[0]
+    desk = alice.remember("The desk is by the window.", "desk", "place", "window", "The desk is by the window",
+                          source="desk.md", text="The desk is by the window.\n").accepted[0]
+    budget = alice.remember("The budget is 5k.", "budget", "amount", "5k", "The budget is 5k",
+                            source="budget.md", text="The budget is 5k.\n").accepted[0]
+    named = alice.apply_correction(team.id, "The team grows by one: Maya.", reviewer="alice", value="Maya",
+                                   expect_revision=1)
+    reviewed = alice.apply_correction(desk.id, "The desk is by the door.", reviewer="Maya", expect_revision=1)
+    asked = bob.apply_correction(budget.id, "The budget is 10k.", reviewer="bob", reason="Maya said so",
+                                 expect_revision=1)
+    assert asked.proposed
+    alice.retract(belief=str(named.replacement), reason="Maya asked to check it")
+    alice.retract(belief=str(named.replacement), undo=True)
+    postgresql.commit()
+    mentions = alice.forget(subject="maya", preview=True).mentions
+    listed = {(m.kind, str(m.id), m.field) for m in mentions}
+    [statement] = [m for m in mentions if (m.kind, m.field) == ("correction", "statement")]
+    assert "forget --belief" in statement.hint and "correction goes with it" in statement.hint
+    assert ("correction", str(named.correction), "statement") in listed, listed
+    assert ("correction", str(named.correction), "value") in listed, listed
+    assert ("correction", str(reviewed.correction), "reviewer") in listed, listed
+    assert ("review", str(asked.review_item), "reason") in listed, listed
+    assert ("retraction", str(named.replacement), "past reason") in listed, listed
+    # masked where it is source text (the correction's own source), listed where it is typed
+    done = alice.forget(subject="maya", mask_mentions=True)
+    assert {("correction", str(named.correction), "statement")} <= {(m.kind, str(m.id), m.field)
+                                                                    for m in done.mentions}
+    postgresql.commit()
+    assert "Maya" not in texts(postgresql, "select content from beliefdb.source_version")
+
+
+def test_a_rejected_correction_naming_the_person_says_it_will_not_be_applied(
+        alice: beliefdb.BeliefDB, bob: beliefdb.BeliefDB, postgresql: psycopg.Connection[Any]) -> None:
+    """A correction proposed and rejected stays in the review history as its proposer typed it (listed,
+    left as typed, even with --mask-mentions); its hint says it was rejected, not that its owner may
+    still reject it."""
+    alice.remember("Maya lives in Lisbon.", "maya", "city", "Lisbon", "Maya lives in Lisbon",
+                   source="maya.md", text=MAYA)
+    team = alice.remember("The team grows by one.", "team", "growth", "one", "The team grows by one",
+                          source="team.md", text=TEAM).accepted[0]
+    asked = bob.apply_correction(team.id, "The team grows by one: Maya.", reviewer="bob", expect_revision=1)
+    postgresql.commit()
+    alice.resolve_review(asked.review_item, "rejected")
+    postgresql.commit()
+    [item] = alice.forget(subject="maya", mask_mentions=True).pending_mentions
+    assert (item.kind, item.status, item.field, item.masked) == ("proposed", "rejected", "statement", False)
+    assert "rejected" in item.hint and "may reject" not in item.hint, item.hint

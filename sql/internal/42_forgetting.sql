@@ -93,7 +93,9 @@ comment on function beliefdb._more_entry(text, bigint, bigint, integer, boolean,
 -- spaces for underscores, its speakers' names), as a word of its own (a name in a CJK script: anywhere,
 -- beliefdb._mention_pattern), whatever the letter case: a
 -- decision's title, an action's description, an outcome's note, a run's task, a step's payload, a
--- review's note, a correction's reason, a source's name, a version's label or path, a retraction's reason;
+-- review's note, a proposed correction's or retraction's reason and reviewer (whatever became of it), a
+-- correction's statement, value, reason and reviewer, a source's name, a version's label or path, a
+-- retraction's reason (and that of a retraction since undone, which its history keeps);
 -- and the beliefs that stay (what a source said of another subject) whose statement or value names it. Forget leaves them as typed: they are a principal's own words
 -- about the person, not text taken from what was forgotten (as another speaker's words are theirs, rule
 -- 14), and a name found in free text may be another's. Each: kind, id, field, owner, and a hint. Only
@@ -136,8 +138,21 @@ begin
         select 'review', i.id, 'note', i.resolved_by, i.created_at
           from beliefdb.review_item i, pattern p where i.workspace_id = p_workspace_id and i.note ~* p.re
         union all
-        select 'correction', c.id, 'reason', c.reviewer, c.created_at
-          from beliefdb.correction c, pattern p where c.workspace_id = p_workspace_id and c.reason ~* p.re
+        -- (a proposal's reason and reviewer: its proposer's words, whatever became of it; its statement and
+        -- value are listed with the texts waiting to be stored, beliefdb._pending_mentions)
+        select 'review', i.id, x.field, i.proposed_by, i.created_at
+          from beliefdb.review_item i, pattern p,
+               lateral (values ('reason', i.proposal ->> 'reason'), ('reviewer', i.proposal ->> 'reviewer')) x (field, typed)
+         where i.workspace_id = p_workspace_id and i.kind in ('correction_proposed', 'retraction_proposed')
+           and x.typed ~* p.re
+        union all
+        -- (a correction's statement and value are its replacement's, and its source's text: masked there
+        -- with mask_mentions, and kept here as the reviewer typed them)
+        select 'correction', c.id, x.field, c.reviewer, c.created_at
+          from beliefdb.correction c, pattern p,
+               lateral (values ('statement', c.new_statement), ('value', c.new_value), ('reason', c.reason),
+                               ('reviewer', c.reviewer)) x (field, typed)
+         where c.workspace_id = p_workspace_id and x.typed ~* p.re
         union all
         select 'source', s.id, x.field, s.owner, s.created_at
           from beliefdb.source s, pattern p,
@@ -165,6 +180,18 @@ begin
           left join beliefdb.source_version v on v.workspace_id = f.workspace_id and v.id = f.source_version_id
           left join beliefdb.source s on s.workspace_id = v.workspace_id and s.id = v.source_id, pattern p
          where n.workspace_id = p_workspace_id and n.retraction_reason ~* p.re
+        union all
+        -- (a retraction since undone keeps its reason in its history, beliefdb.retraction_period)
+        select 'retraction', coalesce(r.node_id, r.source_id, r.source_version_id), 'past reason',
+               coalesce(b.owner, s.owner), r.retracted_at
+          from beliefdb.retraction_period r
+          left join beliefdb.belief b on b.workspace_id = r.workspace_id and b.id = r.node_id
+          left join beliefdb.fragment f on f.workspace_id = r.workspace_id and f.id = r.node_id
+          left join beliefdb.source_version v on v.workspace_id = r.workspace_id
+                                              and v.id = coalesce(f.source_version_id, r.source_version_id)
+          left join beliefdb.source s on s.workspace_id = r.workspace_id and s.id = coalesce(v.source_id, r.source_id),
+               pattern p
+         where r.workspace_id = p_workspace_id and r.restored_at is not null and r.reason ~* p.re
     ), ranked as (
         select f.*, row_number() over (order by f.at, f.kind, f.id) as nth, count(*) over () as total from found f
     )
@@ -180,6 +207,9 @@ begin
                               coalesce(f.owner, 'a person'), coalesce(f.owner, 'whoever typed it'), f.kind, f.field,
                               case when f.kind = 'source' and f.field = 'name'
                                    then ', or forgets the whole source if it is about them (beliefdb forget --source)'
+                                   when f.kind = 'correction' and f.field in ('statement', 'value')
+                                   then ', or, if the correction is about them, forgets its replacement belief, which '
+                                        || 'says the same (beliefdb forget --belief): the correction goes with it'
                                    else '' end) end)
                order by f.nth) filter (where f.nth <= greatest(p_listed, 0)), '[]')
       into v_total, v_listed
@@ -194,7 +224,7 @@ begin
     return v_listed;
 end
 $$;
-comment on function beliefdb._forget_mentions(uuid, text[], integer) is 'Where people typed some names (decision titles, action descriptions, outcome and review notes, run tasks, step payloads, correction and retraction reasons, source names, version labels and paths; beliefs that stay): kind, id, field, owner, hint; the first p_listed, then how many in all';
+comment on function beliefdb._forget_mentions(uuid, text[], integer) is 'Where people typed some names (decision titles, action descriptions, outcome and review notes, run tasks, step payloads, proposals'' reasons and reviewers, corrections'' statements, values, reasons and reviewers, retraction reasons, past ones too, source names, version labels and paths; beliefs that stay): kind, id, field, owner, hint; the first p_listed, then how many in all';
 
 -- Every span of a text where a pattern of beliefdb._mention_pattern matches (any letter case), in text
 -- order: the text is read once, split at the matches and the matches listed (the pattern matches no

@@ -140,10 +140,18 @@ begin
                        then format('a version proposed by %s to %s, the source''s owner, names this person: approved, '
                                    'it is stored with the name; forget --mask-mentions masks the name in it now, or '
                                    '%s rejects it (beliefdb review reject)', x.by, x.owner, x.owner)
-                   else format('a correction %s proposed to %s, the belief''s owner, names this person in its %s: '
-                               'typed words, left as typed (even with --mask-mentions); approved, they become the '
-                               'belief''s own; %s may reject it (beliefdb review reject)', x.by, x.owner, x.field,
-                               x.owner) end)
+                   when x.status = 'open'
+                       then format('a correction %s proposed to %s, the belief''s owner, names this person in its %s: '
+                                   'typed words, left as typed (even with --mask-mentions); approved, they become the '
+                                   'belief''s own; %s may reject it (beliefdb review reject)', x.by, x.owner, x.field,
+                                   x.owner)
+                   -- (resolved: the review history keeps what was proposed, nothing waits on it)
+                   else format('a correction %s proposed to %s, the belief''s owner, names this person in its %s; '
+                               'it was %s%s: typed words kept in the review history, left as typed (even with '
+                               '--mask-mentions); the schema''s owner may rewrite them (docs/dba.md, Forgetting: '
+                               'typed text)', x.by, x.owner, x.field, x.status,
+                               case when x.status = 'approved' then ', and its words are the correction''s own'
+                                    else ' and will not be applied' end) end)
                order by x.nth), '[]')
       into v_found
       from ranked x;
