@@ -46,7 +46,7 @@ def test_the_report_and_the_audit_event_count_the_queued_jobs_and_proposals_it_m
         alice.ingest_text("Erin's badge code is 5512.\n", source="erin.md")
         alice.submit(text="Erin's badge code is 5512.\nMore.\n", source="erin.md")
     shown = cli("forget", "--subject", "erin", "--preview", "--as", "alice")
-    assert "1 queued job(s)" in shown.output and "0 proposal(s)" in shown.output, shown.output
+    assert "1 job(s)" in shown.output and "0 proposal(s)" in shown.output, shown.output
     report = cli.json("forget", "--subject", "erin", "--as", "alice")
     assert (report["jobs"], report["proposals"]) == (1, 0)
 
