@@ -8,6 +8,7 @@ from __future__ import annotations
 import pytest
 
 import beliefdb
+from beliefdb.store.ingest import prepare
 from beliefdb.text.fragments import iter_fragments
 from beliefdb.text.gate import gate
 from beliefdb.text.rules import RuleExtractor
@@ -137,6 +138,10 @@ def no_dialogue(text: str) -> None:
     "BOB: The deploy failed again.\nALICE: The logs are clean.\nBOB: The disk is full.\n",
     "Sterling: The deploy failed again.\nFelicity: The logs are clean.\nSterling: The disk is full.\n",
     "张伟：项目明天上线。\n李娜：测试已经通过了。\n张伟：好的，辛苦了。\n",
+    # and one in which someone speaks in fewer than a quarter of its lines (one question in five): one line
+    # is no evidence, as a table with a question in one row shows (section 4)
+    "BOB: The deploy failed again.\nALICE: Which deploy failed?\nBOB: The billing deploy failed.\n"
+    "ALICE: The logs are clean.\nBOB: The disk is full then.\n",
 ])
 def test_keys_that_recur_with_no_one_speaking_stay_facts(text: str) -> None:
     """A name speaking again is not enough: a list of facts whose keys recur has the same shape, and losing
@@ -182,6 +187,48 @@ def test_a_cjk_transcript_is_recognised_as_a_transcript() -> None:
     text = "张伟：项目明天上线。\n李娜：测试已经通过了。\n张伟：好的，辛苦了。\n李娜：我下午再检查一遍。\n"
     assert transcript_speakers(text) == {"张伟", "李娜"}
     assert transcript_speakers("颜色：红色\n尺寸：大号\n颜色：蓝色\n尺寸：小号\n") == frozenset()
+
+
+# --- 4. someone speaking in enough lines, not in one: a list of facts keeps its facts --------------------------------
+
+REGIONS = ("Europe: Orders ship within 2 days.\nAsia: Orders ship within 5 days.\nAmerica: Orders ship within 4 days.\n"
+           "Europe: Returns are free of charge.\nAsia: Returns cost 5 EUR each.\n"
+           "America: Can I pay in dollars? Yes, prices are shown in dollars.\n")
+
+
+def assert_facts_kept(text: str) -> None:
+    """Ingest (read as a document; no database needed) would store a claim of every ``Key: value`` line of
+    ``text`` but those the line rule reads as someone speaking on their own (:func:`spoken_turn`: "Europe:
+    Returns are free of charge.", a name and a whole sentence), and there are some."""
+    common = common_words(text)
+    kept = [line for line in lines(text) if not spoken_turn(line, common)]
+    ready = prepare(text, "notes.md", llm_configured=False)
+    assert len(kept) >= 3 and [c["quote"] for c in ready.claims] == kept, (ready.claims, ready.hint)
+
+
+@pytest.mark.parametrize("text", [
+    REGIONS,
+    # "i.e." (the value casefolded, the word "i") and "Phase I" are no one speaking
+    REGIONS.replace("Can I pay in dollars? Yes, prices are shown in dollars.",
+                    "Returns are free for members, i.e. within the first year."),
+    REGIONS.replace("Can I pay in dollars? Yes, prices are shown in dollars.", "Phase I trials start in May."),
+    # one key's lines only, of three keys, however many of them speak
+    REGIONS.replace("America: Orders ship within 4 days.", "America: Do orders ship within 4 days?"),
+], ids=["a-question", "i-e", "phase-i", "one-key-twice"])
+def test_one_speaking_key_does_not_make_a_fact_table_a_dialogue(text: str) -> None:
+    """A dialogue needs someone speaking in a quarter of its lines, by one of two names or by two names or
+    more: one line that asks ("Can I pay in dollars?") made the whole table a dialogue and every fact of it
+    was lost (review of 92c466c/f551bb2)."""
+    assert dialogue_speakers(lines(text), common_words(text)) == frozenset()
+    assert_facts_kept(text)
+
+
+def test_i_is_the_pronoun_only_as_a_capital_word() -> None:
+    """The first person singular is "I" as a word, case-sensitively, and not a numeral ("Phase I")."""
+    assert dialogue_speakers(lines("BOB: The deploy failed.\nALICE: I restarted it.\n")) == {"bob", "alice"}
+    assert dialogue_speakers(lines("BOB: The deploy failed.\nALICE: I'm on it.\n")) == {"bob", "alice"}
+    for said in ("ALICE: Phase I is done.", "ALICE: The fix, i.e. the patch, is out."):
+        assert dialogue_speakers(lines(f"BOB: The deploy failed.\n{said}\n")) == frozenset(), said
 
 
 # --- ingest (a real database) ----------------------------------------------------------------------

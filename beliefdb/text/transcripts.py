@@ -66,6 +66,16 @@ def transcript_speakers(text: str) -> frozenset[str]:
     return frozenset()
 
 
+def _heard_enough(turns: list[tuple[str, bool]]) -> bool:
+    """Whether someone speaks (:func:`_speech`: "I", a greeting, a question; 我, 你好, 吗) in enough of a
+    document's turns, (speaker, speaking) pairs, for it to be people speaking: a quarter of them or more,
+    by one of two names or by two names or more. One line is not enough: a table of facts may ask a
+    question in one row ("America: Can I pay in dollars?"), however often that row's key recurs."""
+    heard = {who for who, speaks in turns if speaks}
+    names = {who for who, _ in turns}
+    return sum(speaks for _, speaks in turns) * 4 >= len(turns) > 0 and len(heard) >= min(2, max(1, len(names) - 1))
+
+
 def spoken_by(line: str, speakers: frozenset[str]) -> bool:
     """Whether ``line`` is a turn of one of ``speakers`` (see :func:`transcript_speakers`)."""
     m = speaker_line(line.strip())
@@ -209,7 +219,11 @@ def _a_noun(folded: str, common: frozenset[str]) -> bool:
                for word in {folded, folded.removesuffix("s"), folded.removesuffix("es")})
 
 
-_SINGULAR: Final = frozenset({"i", "me", "my", "mine", "myself"})  # the first person singular: one speaking
+_SINGULAR: Final = frozenset({"me", "my", "mine", "myself"})  # the first person singular besides "I": one speaking
+# Nouns a Roman numeral follows ("Phase I", "Type I", "World War I"): that "I" is no one speaking
+_NUMBERED: Final = frozenset({"act", "appendix", "article", "book", "category", "chapter", "class", "grade",
+                              "level", "part", "phase", "round", "scene", "section", "series", "stage", "step",
+                              "tier", "title", "type", "volume", "war"})
 
 
 def _speaker_key(key: str, common: frozenset[str]) -> str | None:
@@ -233,10 +247,15 @@ def _turn_like(value: str, words: list[str]) -> bool:
 
 
 def _speech(value: str, words: list[str]) -> bool:
-    """Whether a value is someone speaking, whoever the key: a greeting, a question, the first person
-    singular ("I restarted it."; not a company's "we")."""
-    return (_GREETING_RE.match(value) is not None or value.rstrip("\"'”’)]").endswith(("?", "？"))
-            or not _SINGULAR.isdisjoint(words))
+    """Whether a value (``words``: its words casefolded) is someone speaking, whoever the key: a greeting, a
+    question, the first person singular ("I restarted it.", "I'm on it", "my laptop"; not a company's "we").
+    "I" is the pronoun as a word in capitals only after no noun a numeral follows: "i.e." and "Phase I" are
+    no one speaking."""
+    if _GREETING_RE.match(value) is not None or value.rstrip("\"'”’)]").endswith(("?", "？")):
+        return True
+    written = _VALUE_WORD_RE.findall(value)  # (as written: "I'm" -> "I", "m")
+    return not _SINGULAR.isdisjoint(words) or any(
+        word == "I" and (i == 0 or written[i - 1].casefold() not in _NUMBERED) for i, word in enumerate(written))
 
 
 # Someone speaking in CJK, whoever the key: 我 alone (not 我们, a shop's "we", nor 我司), a greeting, a question
@@ -265,21 +284,18 @@ def dialogue_speakers(lines: Iterable[str], common: frozenset[str] = frozenset()
     dialogue, else the empty set. Its lines are those whose key may name someone (:func:`_speaker_key`:
     "BOB" in capitals too; 张伟) and whose value reads as said (:func:`_a_turn`); a dialogue is two names or
     more, a few of them for its lines (at most one for every two lines, or two), where someone speaks (a
-    greeting, a question, "I ..."). A list of facts is none: its keys are label words ("Shipping: We ship
-    within 2 days."), or words the document also writes in lowercase, and no one speaks in it, whether its
-    keys recur or not ("Europe: Orders ship within 2 days.\nAsia: ...\nEurope: Returns are free.")."""
-    said: list[str] = []
-    heard = False
-    for line in lines:
-        m = is_key_value(line)
-        turn = _a_turn(m["key"], m["value"].strip(), common) if m is not None else None
-        if turn is not None:
-            said.append(turn[0])
-            heard = heard or turn[1]
-    counts = Counter(said)
-    # (someone must speak: a list whose keys recur, "Europe: Orders ship within 2 days." then "Europe:
-    # Returns are free of charge.", is a table written out line by line, and its sentences are facts)
-    if heard and 2 <= len(counts) <= max(2, len(said) // 2):
+    greeting, a question, "I ...") often enough (:func:`_heard_enough`: a quarter of its lines, by one of
+    two names or two names or more). A list of facts is none: its keys are label words ("Shipping: We ship
+    within 2 days."), or words the document also writes in lowercase, and no one speaks in it, or too
+    seldom, whether its keys recur or not ("Europe: Orders ship within 2 days.\nAsia: ...\nEurope: Returns
+    are free.\nAmerica: Can I pay in dollars?")."""
+    turns = [turn for line in lines if (m := is_key_value(line)) is not None
+             and (turn := _a_turn(m["key"], m["value"].strip(), common)) is not None]
+    counts = Counter(who for who, _ in turns)
+    # (someone must speak, in enough lines: a list whose keys recur, "Europe: Orders ship within 2 days." then
+    # "Europe: Returns are free of charge.", is a table written out line by line, and its sentences are facts,
+    # though one row asks "Can I pay in dollars?")
+    if 2 <= len(counts) <= max(2, len(turns) // 2) and _heard_enough(turns):
         return frozenset(counts)
     return frozenset()
 
