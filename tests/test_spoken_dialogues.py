@@ -191,6 +191,8 @@ def test_a_cjk_transcript_is_recognised_as_a_transcript() -> None:
 
 # --- 4. someone speaking in enough lines, not in one: a list of facts keeps its facts --------------------------------
 
+CJK_SPEC = "颜色：红色款适合夏天。\n颜色：蓝色款适合冬天。\n尺寸：中号适合大多数人。\n尺寸：大号适合高个子。\n"
+CJK_SHIPPING = "欧洲：订单两天内发货。\n亚洲：订单五天内发货。\n欧洲：退货免费办理。\n亚洲：退货收取五元。\n"
 REGIONS = ("Europe: Orders ship within 2 days.\nAsia: Orders ship within 5 days.\nAmerica: Orders ship within 4 days.\n"
            "Europe: Returns are free of charge.\nAsia: Returns cost 5 EUR each.\n"
            "America: Can I pay in dollars? Yes, prices are shown in dollars.\n")
@@ -204,6 +206,29 @@ def assert_facts_kept(text: str) -> None:
     kept = [line for line in lines(text) if not spoken_turn(line, common)]
     ready = prepare(text, "notes.md", llm_configured=False)
     assert len(kept) >= 3 and [c["quote"] for c in ready.claims] == kept, (ready.claims, ready.hint)
+
+
+@pytest.mark.parametrize("text", [
+    CJK_SPEC, CJK_SHIPPING,
+    # the same shape in English: two keys, each twice, sentences for values, no one speaking
+    "Europe: Orders ship within 2 days.\nAsia: Orders ship within 5 days.\nEurope: Returns are free of charge.\n"
+    "Asia: Returns cost 5 EUR each.\n",
+    # label keys are no speakers, though a line says "I"
+    "Status: I moved the build to the new runner.\nOwner: Alice runs the build.\nStatus: The deploy is waiting.\n"
+    "Owner: Bob runs the deploy.\n",
+], ids=["cjk-spec", "cjk-shipping", "regions", "status-owner"])
+def test_a_record_list_whose_keys_recur_is_no_transcript(text: str) -> None:
+    """A transcript needs someone speaking (a quarter of its turns: "I", a greeting, a question; 我, 你好,
+    吗) and speakers that are no label words: CJK values of four Han characters were counted as said, so
+    these lists read as transcripts and ingest dropped every fact of theirs (review of e3e75eb)."""
+    assert transcript_speakers(text) == frozenset()
+    assert_facts_kept(text)
+
+
+def test_a_transcript_where_one_speaker_speaks_is_still_one() -> None:
+    text = ("Alice: I moved to Berlin last month.\nBob: The rent there is high.\nAlice: I found a flat in Kreuzberg.\n"
+            "Bob: The area is nice in summer.\n")
+    assert transcript_speakers(text) == {"alice", "bob"}
 
 
 @pytest.mark.parametrize("text", [

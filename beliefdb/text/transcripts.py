@@ -49,19 +49,23 @@ def _said_enough(text: str) -> bool:
 
 def transcript_speakers(text: str) -> frozenset[str]:
     """The speakers (lowercased) when most lines of ``text`` are ``Name: sentence`` turns (a few names,
-    one of them speaking more than once), so reading it as ``Key: value`` facts would be a mistake;
-    else the empty set."""
+    one of them speaking more than once; no name a label or attribute word, "Status", 退货政策) where
+    someone speaks often enough (:func:`_heard_enough`), so reading it as ``Key: value`` facts would be a
+    mistake; else the empty set. A list whose keys recur and whose values are sentences no one speaks
+    ("颜色：红色款适合夏天。", "Europe: Orders ship within 2 days.") is facts."""
     lines = [x.strip() for x in text.splitlines() if x.strip() and not SKIP_RE.fullmatch(x.strip())]
     if len(lines) < 4:
         return frozenset()
-    speakers: dict[str, int] = {}
+    turns: list[tuple[str, bool]] = []
     for line in lines:
         m = speaker_line(line)
-        if m is not None and _said_enough(m.group("text") or ""):
-            who = (m.group("bold") or m.group("plain")).lower()
-            speakers[who] = speakers.get(who, 0) + 1
-    said = sum(speakers.values())
-    if said * 10 >= len(lines) * 6 and len(speakers) <= max(2, said // 3) and max(speakers.values()) >= 2:
+        said = (m.group("text") or "") if m is not None else ""
+        if m is not None and _said_enough(said) and not _a_label_key(who := m.group("bold") or m.group("plain")):
+            speaks = _speech(said, _VALUE_WORD_RE.findall(said.casefold())) or _CJK_SPEECH_RE.search(said) is not None
+            turns.append((who.lower(), speaks))
+    speakers = Counter(who for who, _ in turns)
+    if (len(turns) * 10 >= len(lines) * 6 and len(speakers) <= max(2, len(turns) // 3)
+            and max(speakers.values()) >= 2 and _heard_enough(turns)):
         return frozenset(speakers)
     return frozenset()
 
@@ -209,8 +213,22 @@ def _a_sentence(value: str, words: list[str]) -> bool:
 def _a_label(folded: str) -> bool:
     """Whether a key (casefolded) is a label or attribute word, or the plural of one that is a noun ("Notes",
     "Sizes"; not "Ines", "Wes" of "in", "we")."""
-    return folded in _LABELS or folded in _ATTRIBUTES or any(
-        word in _LABEL_NOUNS or word in _ATTRIBUTES for word in (folded.removesuffix("s"), folded.removesuffix("es")))
+    return folded in _LABELS or _a_label_noun(folded)
+
+
+def _a_label_noun(folded: str) -> bool:
+    """Whether a key (casefolded) is a label noun or an attribute word, or its plural ("Status", "Sizes";
+    not a function word: "Me:" and "A:" may name a transcript's speakers)."""
+    return any(word in _LABEL_NOUNS or word in _ATTRIBUTES
+               for word in (folded, folded.removesuffix("s"), folded.removesuffix("es")))
+
+
+def _a_label_key(key: str) -> bool:
+    """Whether a transcript line's speaker is a label rather than someone: one word that is a label noun or
+    an attribute word ("Status", "Owner"), or a CJK key ending with a label word (退货政策)."""
+    if _HAN_NAME_RE.fullmatch(key):
+        return key.endswith(_CJK_LABEL_ENDINGS)
+    return _NAME_RE.fullmatch(key) is not None and _a_label_noun(key.casefold().replace("’", "'"))
 
 
 def _a_noun(folded: str, common: frozenset[str]) -> bool:
