@@ -401,8 +401,10 @@ comment on function beliefdb.refresh_ranking_stats(boolean) is 'Count the worksp
 -- that as it stood then (in_force_at, beliefdb.retraction_period); a fragment any belief quotes, in
 -- whole or in part, is left out (its belief, current or not, speaks for it: an old value never
 -- comes back as text), and so is one with text forgotten in it (rule 14). Full text only: fragments have no
--- embeddings; a CJK question's terms (pairs of characters, _cjk_terms) are found inside the text. A turn of a conversation must share a word with the question besides the names of
--- the people in that conversation (its speakers): "Hi Maya!" answers nothing about Maya, as a
+-- embeddings; a CJK question's terms (pairs of characters, _cjk_terms) are found inside the text. A
+-- markdown heading's title ("# Returns policy") is a title of what follows, no answer, and is left
+-- out (_heading_title). A turn of a conversation must share a word with the question besides the
+-- names of the people in that conversation (its speakers): "Hi Maya!" answers nothing about Maya, as a
 -- belief matched by its subject's name alone is no word match for ask (a speaker named like a word,
 -- "Bill" or "user", makes that word a name in that conversation). Ranked by ts_rank_cd over
 -- the question's words, a turn's speaker's name among its words (as a belief's subject is among
@@ -527,7 +529,11 @@ begin
             select f.spoken_at
               from beliefdb.fragment f
              where f.workspace_id = v_ws and f.id = m.id
+               -- and no heading's title (a document's fragment: a turn is none), read from the text
+               -- just before it
                and (select (p_include_fixtures or s.provenance = 'production')
+                           and case when f.speaker is null then not beliefdb._heading_title(v.content, f.start_offset)
+                                    else true end
                       from beliefdb.source_version v
                       join beliefdb.source s on s.workspace_id = v.workspace_id and s.id = v.source_id
                      where v.workspace_id = v_ws and v.id = f.source_version_id)

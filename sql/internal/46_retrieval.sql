@@ -85,6 +85,23 @@ as $$
 $$;
 comment on function beliefdb._speaker_words(text) is 'Full-text lexemes of a speaker''s name: English stems and words as written';
 
+-- Whether the fragment of p_text that starts at p_start is the title of a markdown heading: on its
+-- line before it, after any blanks, one to six '#' and blanks ("# Returns policy" is the fragment
+-- "Returns policy", beliefdb.text.fragments). A title of what follows, which answers nothing. Read
+-- from the 64 characters before it (a line indented further is taken for no heading); the line
+-- breaks are those fragments.py splits lines at, the blanks what it strips within a line.
+create or replace function beliefdb._heading_title(p_text text, p_start integer) returns boolean
+language sql immutable
+set search_path = pg_catalog, pg_temp
+as $$
+    select substr(p_text, greatest(p_start - 63, 1), least(p_start, 64))
+           ~ ((case when p_start <= 64 then '(^|' else '(' end)
+              || '[\n\r\v\f\u001c\u001d\u001e\u0085\u2028\u2029])'
+              || '[ \t\u001f\u00a0\u1680\u2000-\u200a\u202f\u205f\u3000]*#{1,6}'
+              || '[ \t\u001f\u00a0\u1680\u2000-\u200a\u202f\u205f\u3000]+$')
+$$;
+comment on function beliefdb._heading_title(text, integer) is 'Whether the fragment of a text starting at an offset is a markdown heading''s title (after 1-6 ''#'' at the start of its line)';
+
 -- An OR query of the question's words: English stems, plus words in other scripts as written and
 -- CJK terms.
 create or replace function beliefdb._question_query(p_question text) returns tsquery

@@ -1,0 +1,62 @@
+"""How ``ask`` orders what it finds (issue 20's order: the beliefs the question's words match, then
+unextracted text, then the beliefs found by meaning or by a name alone), on a new user's first try:
+a returns policy in markdown. A heading is a title, never an answer; a word of a document's subject
+("return", of ``return_policy``) is a word like any other, while a speaker's name in a conversation
+matches nothing by itself (test_ask_fragments.py has the unextracted turns' side of that)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+import beliefdb
+from beliefdb.models import Turn
+
+POLICY = ("# Returns policy\n\n"
+          "Returns are accepted within 30 days of purchase.\n"
+          "Refunds are issued to the original payment method.\n"
+          "The restocking fee is 10%.\n"
+          "Support hours are 9:00 to 17:00 on weekdays.\n")
+
+
+def texts(result: beliefdb.models.AskResult) -> list[str]:
+    return [f.text for f in result.fragments]
+
+
+def first_item(result: beliefdb.models.AskResult) -> str:
+    return result.context.split("\n1. ", 1)[1].splitlines()[0]
+
+
+@pytest.mark.slow
+def test_a_markdown_heading_is_no_answer(bdb: beliefdb.BeliefDB) -> None:
+    bdb.ingest_text(POLICY, source="policy.md")
+    assert {(b.subject, b.attribute) for b in bdb.beliefs()} >= {("return_policy", "window"), ("support", "hour")}
+    result = bdb.ask("how long do I have to return something?")
+    assert "Returns policy" not in texts(result) and "Returns policy" not in result.context
+    assert first_item(result).startswith("Returns are accepted within 30 days of purchase.")
+    # nor when it is all that matches, at any level, its closing '#'s or not; a line that only has a
+    # '#' in it, or starts with one not followed by a space, is no heading
+    bdb.ingest_text("Intro line.\n   ## Office dogs ##\n###### Office dogs on Fridays\n"
+                    "Ticket #42: office dogs.\n#office dogs are welcome.\n", source="dogs.md", extractor="none")
+    assert sorted(texts(bdb.ask("office dogs"))) == ["#office dogs are welcome.", "Ticket #42: office dogs."]
+    # a heading is still the source's text: quoted, its belief answers
+    bdb.remember("Dogs are welcome on Fridays.", "office", "dogs", "Fridays", "Office dogs on Fridays",
+                 source="dogs.md")
+    assert [a.belief.value for a in bdb.ask("office dogs on Fridays").beliefs] == ["Fridays"]
+
+
+@pytest.mark.slow
+def test_a_speakers_name_alone_is_no_word_match_in_a_conversation(bdb: beliefdb.BeliefDB) -> None:
+    day = datetime(2024, 1, 5, 10, 0, tzinfo=UTC)
+    bdb.ingest_conversation([
+        Turn("Maya", "I just moved to Ghent.", day),
+        Turn("Maya", "I work as a nurse now.", day),
+        Turn("Remy", "Did the puppy get a name yet?", day),
+    ], source="chat-maya")
+    assert {b.subject for b in bdb.beliefs()} == {"maya"}
+    result = bdb.ask("What is the name of Maya's puppy?")
+    # the beliefs about Maya share only her name with the question: the turn that answers comes first
+    assert texts(result) == ["Did the puppy get a name yet?"] and result.fragments_after == 0
+    assert first_item(result).startswith('"Did the puppy get a name yet?"')
+    assert len(result.beliefs) >= 1 and result.context.index("puppy") < result.context.index("Ghent")
