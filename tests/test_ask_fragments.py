@@ -204,12 +204,16 @@ def test_of_equally_matching_turns_the_later_comes_first(bdb: beliefdb.BeliefDB)
 
 @pytest.mark.slow
 def test_a_belief_matched_by_its_subject_name_alone_does_not_hold_back_the_text(bdb: beliefdb.BeliefDB) -> None:
-    for i, (attribute, value) in enumerate([("works_at", "Acme"), ("lives_in", "Ghent"), ("plan", "annual plan")]):
-        statement = f"Maya: fact {i} is {value}."
-        bdb.remember(statement, "maya", attribute, value, statement, source=f"chat-{i}", text=statement)
+    facts = [("works_at", "Acme"), ("lives_in", "Ghent"), ("plan", "annual plan")]
+    said = [f"Fact {i} is {value}." for i, (_, value) in enumerate(facts)]
+    bdb.ingest_conversation([beliefdb.models.Turn("Maya", line) for line in said], source="chat-maya",
+                            extractor="none")
+    for line, (attribute, value) in zip(said, facts, strict=True):
+        bdb.remember(f"Maya: {line}", "maya", attribute, value, line, source="chat-maya")
     bdb.ingest_conversation([beliefdb.models.Turn("Remy", "Did the puppy get a name yet?")], source="chat-puppy")
     result = bdb.ask("What is the name of Maya's puppy?", k=3)
-    # every belief about Maya matches by her name, none by the question's other words
+    # every belief about Maya, each said by her, matches by her name, none by the question's other words
+    # (a document's subject is no speaker's name: its words are words, test_ask_ranking.py)
     assert len(result.beliefs) == 3 and all("name" in a.matched_by or "text" in a.matched_by for a in result.beliefs)
     assert texts(result) == ["Did the puppy get a name yet?"] and result.fragments_after == 0
     assert result.context.split("\n1. ")[1].startswith('"Did the puppy get a name yet?"')

@@ -12,6 +12,7 @@ import pytest
 
 import beliefdb
 from beliefdb.models import Turn
+from beliefdb.models.retrieval import BELIEFS_AFTER_TEXT
 
 POLICY = ("# Returns policy\n\n"
           "Returns are accepted within 30 days of purchase.\n"
@@ -44,6 +45,23 @@ def test_a_markdown_heading_is_no_answer(bdb: beliefdb.BeliefDB) -> None:
     bdb.remember("Dogs are welcome on Fridays.", "office", "dogs", "Fridays", "Office dogs on Fridays",
                  source="dogs.md")
     assert [a.belief.value for a in bdb.ask("office dogs on Fridays").beliefs] == ["Fridays"]
+
+
+@pytest.mark.slow
+def test_a_word_of_a_documents_subject_is_a_word_match(bdb: beliefdb.BeliefDB) -> None:
+    # the only word the question shares with the answer is its subject's (return_policy, support);
+    # unextracted text that shares a word too comes after it, not before
+    bdb.ingest_text(POLICY + "Can support help with returns?\n", source="policy.md")
+    result = bdb.ask("how long do I have to return something?")
+    assert result.beliefs[0].belief.attribute == "window" and "text" in result.beliefs[0].matched_by
+    assert result.fragments_after >= 1
+    assert first_item(result).startswith("Returns are accepted within 30 days of purchase.")
+    assert result.context.index("Returns are accepted") < result.context.index("Can support help with returns?")
+    result = bdb.ask("when can I reach support?")
+    assert texts(result) == ["Can support help with returns?"]
+    assert result.beliefs[0].belief.subject == "support" and result.fragments_after == 1
+    assert first_item(result).startswith("Support hours are 9:00 to 17:00 on weekdays.")
+    assert BELIEFS_AFTER_TEXT not in result.context.split("Can support help")[0]
 
 
 @pytest.mark.slow
