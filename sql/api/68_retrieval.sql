@@ -507,47 +507,60 @@ begin
          where l.lexeme = any(v_lexemes)
          group by v.source_version_id
     )
-    select m.id, m.r::double precision,
-           (row_number() over (order by m.r desc, x.spoken_at desc nulls last, m.id))::integer
-      from (select c.id,
-                   -- (a turn's words and its speaker's name, as a belief's words hold its subject)
-                   ts_rank_cd(case when c.speaker is null then c.words
-                                   else c.words || to_tsvector('pg_catalog.english', c.speaker)
-                                        || to_tsvector('pg_catalog.simple', c.speaker) end, v_query) as r
-              from c
-              left join named on named.source_version_id = c.source_version_id
-             where named.lexemes is null
-                or exists (select from unnest(tsvector_to_array(c.words)) w (lexeme)
-                            where w.lexeme = any(v_lexemes) and not w.lexeme = any(named.lexemes))
-             order by r desc, c.id
-             limit p_candidates * 4) m
-     -- Each ranked candidate looked up by its keys, one after the other (offset 0, and subqueries
-     -- rather than joins): with no statistics on workspace_id (schema/10_tables.sql) the planner
-     -- takes a workspace's rows for a handful, and joined it read every source version of the
-     -- workspace once per candidate (14 s at 15,000 versions)
-     cross join lateral (
-            select f.spoken_at
-              from beliefdb.fragment f
-             where f.workspace_id = v_ws and f.id = m.id
-               -- and no heading's title (a document's fragment: a turn is none), read from the text
-               -- just before it
-               and (select (p_include_fixtures or s.provenance = 'production')
-                           and case when f.speaker is null then not beliefdb._heading_title(v.content, f.start_offset)
-                                    else true end
-                      from beliefdb.source_version v
-                      join beliefdb.source s on s.workspace_id = v.workspace_id and s.id = v.source_id
-                     where v.workspace_id = v_ws and v.id = f.source_version_id)
-               -- not retracted, of a version in force: now, or then (retractions as they stood then)
-               and case when p_as_of is null
-                        then (select n.retracted_at is null from beliefdb.node n where n.workspace_id = v_ws and n.id = f.id)
-                             and beliefdb.in_force(v_ws, f.source_version_id)
-                        else not exists (select from beliefdb.retraction_period r
-                                          where r.workspace_id = v_ws and r.node_id = f.id and r.retracted_at <= p_as_of
-                                            and (r.restored_at is null or r.restored_at > p_as_of))
-                             and beliefdb.in_force_at(v_ws, f.source_version_id, p_as_of) end
-            offset 0) x
-     order by m.r desc, x.spoken_at desc nulls last, m.id
-     limit p_k;
+    select h.id, h.r::double precision,
+           (row_number() over (order by h.r desc, h.spoken_at desc nulls last, h.id))::integer
+      from (select ranked.id, ranked.r, ranked.spoken_at
+              from (
+                select m.id, m.r, x.spoken_at, x.source_version_id, x.start_offset, x.speaker
+                  from (select c.id,
+                               -- (a turn's words and its speaker's name, as a belief's words hold its subject)
+                               ts_rank_cd(case when c.speaker is null then c.words
+                                               else c.words || to_tsvector('pg_catalog.english', c.speaker)
+                                                    || to_tsvector('pg_catalog.simple', c.speaker) end, v_query) as r
+                          from c
+                          left join named on named.source_version_id = c.source_version_id
+                         where named.lexemes is null
+                            or exists (select from unnest(tsvector_to_array(c.words)) w (lexeme)
+                                        where w.lexeme = any(v_lexemes) and not w.lexeme = any(named.lexemes))
+                         order by r desc, c.id
+                         limit p_candidates * 4) m
+                 -- Each ranked candidate looked up by its keys, one after the other (offset 0, and subqueries
+                 -- rather than joins): with no statistics on workspace_id (schema/10_tables.sql) the planner
+                 -- takes a workspace's rows for a handful, and joined it read every source version of the
+                 -- workspace once per candidate (14 s at 15,000 versions)
+                 cross join lateral (
+                        select f.spoken_at, f.source_version_id, f.start_offset, f.speaker
+                          from beliefdb.fragment f
+                         where f.workspace_id = v_ws and f.id = m.id
+                           and (select (p_include_fixtures or s.provenance = 'production')
+                                  from beliefdb.source_version v
+                                  join beliefdb.source s on s.workspace_id = v.workspace_id and s.id = v.source_id
+                                 where v.workspace_id = v_ws and v.id = f.source_version_id)
+                           -- not retracted, of a version in force: now, or then (retractions as they stood then)
+                           and case when p_as_of is null
+                                    then (select n.retracted_at is null from beliefdb.node n where n.workspace_id = v_ws and n.id = f.id)
+                                         and beliefdb.in_force(v_ws, f.source_version_id)
+                                    else not exists (select from beliefdb.retraction_period r
+                                                      where r.workspace_id = v_ws and r.node_id = f.id and r.retracted_at <= p_as_of
+                                                        and (r.restored_at is null or r.restored_at > p_as_of))
+                                         and beliefdb.in_force_at(v_ws, f.source_version_id, p_as_of) end
+                        offset 0) x
+                 order by m.r desc, x.spoken_at desc nulls last, m.id
+                   offset 0) ranked
+             -- and no heading's title ("# Returns policy"; a document's fragment: a turn is none),
+             -- read from the text just before it, in rank order until k are found: the version's
+             -- text is read (its prefix up to the fragment decompressed) for those few. Checked for
+             -- every ranked candidate, a question of which 8,000 lines of a 460,000-character
+             -- document matched took 60 ms instead of 17; so, 22-25 (18-20 without it, under load)
+             where case when ranked.speaker is null
+                        then not beliefdb._heading_title((select v.content from beliefdb.source_version v
+                                                           where v.workspace_id = v_ws
+                                                             and v.id = ranked.source_version_id),
+                                                          ranked.start_offset)
+                        else true end
+             order by ranked.r desc, ranked.spoken_at desc nulls last, ranked.id
+             limit p_k) h
+     order by h.r desc, h.spoken_at desc nulls last, h.id;
 end
 $$;
 comment on function beliefdb.recall_fragments(text, integer, timestamptz, boolean, integer) is 'Unextracted text matching a question: fragments in force that no belief quotes, ranked by full text (ask''s fallback; not beliefs)';
