@@ -127,29 +127,37 @@ EMBED_BATCH = 64
 
 
 def embed_ids(db: Database, ids: Sequence[UUID]) -> str | None:
-    """Embed these committed beliefs, ``EMBED_BATCH`` a transaction; why the rest waits, if it must."""
+    """Embed these committed beliefs, ``EMBED_BATCH`` a transaction; why the rest waits, if it must.
+
+    Their write has committed: nothing raised here may reach its caller as if it had failed (a retry would
+    only say already_applied), so any error is why the rest waits: beliefdb's in its own words, any other
+    (a bug, a library's refusal of a setting) named by its type."""
     try:
         for start in range(0, len(ids), EMBED_BATCH):
             with db.transaction() as c:
                 deferred = embed_new(db, ids[start:start + EMBED_BATCH], c)
             if deferred:
                 return deferred
-    except BeliefDBError as exc:
+    except Exception as exc:  # (the write is stored: see above)
+        said = exc.message if isinstance(exc, BeliefDBError) else f"{type(exc).__name__}: {exc}"
         server = "'beliefdb embed' on the server"
         later = spelled("db.embed()", "'beliefdb embed'", http=server, mcp=server)
-        return f"{exc.message} (the ingest is stored; embed the rest with {later})"
+        return f"{said} (the write is stored; embed the rest with {later})"
     return None
 
 
 def embed_written(db: Database, ids: Sequence[UUID], conn: psycopg.Connection[Any] | None = None) -> str | None:
     """Embed the beliefs a write just made (an ingest's, a correction's replacement, an approved proposal's),
-    or say why they wait (``beliefdb embed`` backfills): the write is stored whatever happens here.
+    or say why they wait (``beliefdb embed`` backfills), in words that fit any write: the write's result
+    carries it as ``embedding_deferred``.
 
     When the write ran in a transaction of its own (``conn`` None), once it has committed, ``EMBED_BATCH`` a
     transaction: a model takes far longer than the writes, and inside the write's transaction every other
     writer of the workspace waited for it (for its first load too, in each command's process) and a large
-    document's vectors outlasted the server's idle-in-transaction timeout. In ``conn``'s transaction when the
-    caller gives one, which holds the workspace's lock until it commits anyway."""
+    document's vectors outlasted the server's idle-in-transaction timeout. The write is stored whatever
+    happens then (:func:`embed_ids`). In ``conn``'s transaction when the caller gives one, which holds the
+    workspace's lock until it commits anyway: there only an embedder that is unavailable or of another model
+    defers; any other error fails the caller's transaction, which has stored nothing yet."""
     if not ids:
         return None
     if conn is None:
