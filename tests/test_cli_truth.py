@@ -473,7 +473,7 @@ def test_correct_apply_flags_what_lost_support_and_keeps_what_has_other(cli: Cli
     done = cli.json("correct", g["refund"], FIX, "--value", "original payment method", "--reviewer", "rita",
                     "--reason", "policy FAQ was wrong", "--apply", "--expect-revision", str(seen["revision"]))
     assert set(done) == {"correction", "replacement", "superseded", "flagged", "held", "already_applied",
-                         "proposed", "review_item", "owner", "changes"}
+                         "proposed", "review_item", "owner", "changes", "embedding_deferred"}
     assert done["already_applied"] is False
     assert done["superseded"] == [g["refund"]]
     assert sorted(done["flagged"]) == sorted(seen["would_flag"])

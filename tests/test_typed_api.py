@@ -91,9 +91,13 @@ def _fields(conn: psycopg.Connection[Any], type_name: str) -> list[str]:
 @pytest.mark.parametrize("type_name", sorted(MODELS))
 def test_a_result_type_has_the_fields_of_its_model(postgresql: psycopg.Connection[Any], type_name: str) -> None:
     model_fields = [f.name for f in dataclasses.fields(MODELS[type_name])
-                    if (type_name, f.name) not in SPLIT_OUT]
+                    if (type_name, f.name) not in SPLIT_OUT | PYTHON_ONLY]
     assert set(_fields(postgresql, type_name)) == set(model_fields)
 
+
+#: fields a model adds to its type's, set by the library after the SQL call has committed (why the new
+#: beliefs' embeddings wait, if they do), with a default for the rows SQL gives
+PYTHON_ONLY = {("correction_result", "embedding_deferred"), ("review_resolution", "embedding_deferred")}
 
 #: fields a model splits out of another of its type's (below)
 SPLIT_OUT = {("forget_result", f) for f in ("text_mentions", "pending_mentions", "text_mentions_total",

@@ -133,6 +133,9 @@ class CorrectionResult:
     owner: str | None = None
     #: the net change report of the apply (what its preview showed)
     changes: Changes | None = None
+    #: why the replacement was stored without its embedding (``beliefdb embed`` backfills), if it was (not
+    #: a field of SQL's ``correction_result``: the replacement is embedded after the apply commits)
+    embedding_deferred: str | None = None
 
 
 
@@ -166,3 +169,7 @@ class ReviewResolution:
     status: str
     correction: dict[str, Any] | None = None
     applied: dict[str, Any] | None = None
+    #: why the beliefs an approval made (an approved correction's replacement, an approved version's) were
+    #: stored without embeddings (``beliefdb embed`` backfills), if they were (not a field of SQL's
+    #: ``review_resolution``: they are embedded after the verdict commits)
+    embedding_deferred: str | None = None

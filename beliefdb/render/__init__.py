@@ -33,7 +33,7 @@ from beliefdb.models import (
     Why,
 )
 from beliefdb.render.ids import short
-from beliefdb.render.ingest import ingest_report
+from beliefdb.render.ingest import ingest_report, not_embedded
 
 __all__ = ["ingest_report", "short"]  # (re-exported: render.short and render.ingest_report are the callers' names)
 
@@ -279,6 +279,7 @@ def correction_result(r: CorrectionResult) -> str:
         f"  replacement {r.replacement} (human_correction evidence: the reviewer's text)",
         "  superseded " + ", ".join(short(x) for x in r.superseded),
         f"  flagged {len(r.flagged)} decision(s), held {len(r.held)} action(s)",
+        *([not_embedded(r.embedding_deferred)] if r.embedding_deferred else []),
     ])
 
 
@@ -347,6 +348,8 @@ def review_resolution(result: ReviewResolution) -> str:
         line += (f"\n  retraction applied: {len(done.get('stopped_current') or [])} stopped being current,"
                  f" {len(done.get('became_current') or [])} current again, flagged {len(done.get('flagged') or [])}"
                  f" decision(s), held {len(done.get('held') or [])} action(s)")
+    if result.embedding_deferred:
+        line += "\n" + not_embedded(result.embedding_deferred)
     return line
 
 

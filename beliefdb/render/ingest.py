@@ -50,8 +50,13 @@ def ingest_report(result: IngestReport | IngestFailure) -> str:
         lines.append(f"  ✗ rejected \"{r.quote}\": {r.reason}")
     lines += _skipped_lines(result)
     if result.embedding_deferred:
-        lines.append(f"  (not embedded yet: {result.embedding_deferred}; beliefdb embed does it later)")
+        lines.append(not_embedded(result.embedding_deferred))
     return "\n".join(lines)
+
+
+def not_embedded(why: str) -> str:
+    """The line that says a write's new beliefs wait for their embeddings (``embedding_deferred``), and why."""
+    return f"  (not embedded yet: {why}; beliefdb embed does it later)"
 
 
 #: the order the report lists what is current again in: beliefs, then what rests on them

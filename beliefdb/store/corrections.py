@@ -5,6 +5,7 @@ Both are single SQL calls: ``beliefdb.correction_preview`` and ``beliefdb.apply_
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 from uuid import UUID
 
@@ -36,7 +37,8 @@ def apply(db: Database, belief: str | UUID, statement: str, *, reviewer: str, ex
     """Apply a correction in one transaction. A revision other than ``expect_revision`` raises
     StaleCorrectionPreview; the same correction again returns the existing one, already_applied.
     A belief the session's principal does not own is not changed: the correction is proposed to
-    its owner in the review queue (``proposed``, ``review_item``)."""
+    its owner in the review queue (``proposed``, ``review_item``). A replacement stored without its
+    embedding says why (``embedding_deferred``)."""
     if not statement.strip():
         raise errors.InvalidInput("a correction needs the new statement")
     if not reviewer.strip():
@@ -46,6 +48,7 @@ def apply(db: Database, belief: str | UUID, statement: str, *, reviewer: str, ex
         CorrectionResult, Q.apply_correction,
         (str(belief), statement, value, reviewer, reason, expect_revision, idempotency_key), conn)
     # the replacement is searchable like any belief (best effort: 'beliefdb embed' backfills)
-    if not result.proposed and result.replacement is not None:
-        embed_written(db, [result.replacement], conn)
-    return result
+    if result.proposed or result.replacement is None:
+        return result
+    deferred = embed_written(db, [result.replacement], conn)
+    return replace(result, embedding_deferred=deferred) if deferred else result

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import replace
 from typing import Any
 from uuid import UUID
 
@@ -40,7 +41,8 @@ def resolve_item(db: Database, item: str | UUID, verdict: str, *, note: str | No
                  conn: psycopg.Connection[Any] | None = None) -> ReviewResolution:
     """Approve or reject an open item (``verdict`` is approved or rejected): the item by its id or a
     prefix of it, the winner of a conflict by its id or a unique prefix (``beliefdb.review_resolve``
-    resolves both)."""
+    resolves both). The beliefs an approval makes are embedded after it commits; if that must wait,
+    ``embedding_deferred`` says why."""
     with _naming_the_winner(), db.transaction(conn) as c:
         result: ReviewResolution = db.fetch_one(
             ReviewResolution, Q.review_resolve,
@@ -55,8 +57,8 @@ def resolve_item(db: Database, item: str | UUID, verdict: str, *, note: str | No
         if version and version.get("accepted"):
             # an approved new version's beliefs are searchable like any ingested ones
             new += [UUID(a["id"]) for a in version["accepted"]]
-    embed_written(db, new, conn)
-    return result
+    deferred = embed_written(db, new, conn)
+    return replace(result, embedding_deferred=deferred) if deferred else result
 
 
 @contextmanager
