@@ -570,15 +570,15 @@ def test_what_expires_while_a_bulk_batch_runs_is_a_change_of_its_own(db_url: str
         refuse = db.decide("Refuse the return of order 1042", because=[seven.id])
         db.remember("Shipping takes 3 days.", "shipping", "time", "3 days", "Shipping takes 3 days.",
                     source="other.md", text="Shipping takes 3 days.\n", authority="internal")
-    with sql_caller(db_url, None) as conn:  # the batch reads the real clock, document by document
-        with conn.transaction():
-            conn.execute("select beliefdb.lock_workspace()")
-            assert datetime.now(UTC) < ends
-            threading.Event().wait((ends - datetime.now(UTC)).total_seconds() + 0.3)
-            conn.execute("select beliefdb.bulk_stage()")
-            conn.execute("insert into pg_temp.beliefdb_bulk_document (n, source, content) values"
-                         " (1, 'other.md', 'Shipping is now handled elsewhere.')")
-            (report,) = [r for (r,) in conn.execute("select * from beliefdb.bulk_ingest_batch()")]
+    # (the real clock: the batch reads it document by document)
+    with sql_caller(db_url, None) as conn, conn.transaction():
+        conn.execute("select beliefdb.lock_workspace()")
+        assert datetime.now(UTC) < ends
+        threading.Event().wait((ends - datetime.now(UTC)).total_seconds() + 0.3)
+        conn.execute("select beliefdb.bulk_stage()")
+        conn.execute("insert into pg_temp.beliefdb_bulk_document (n, source, content) values"
+                     " (1, 'other.md', 'Shipping is now handled elsewhere.')")
+        (report,) = [r for (r,) in conn.execute("select * from beliefdb.bulk_ingest_batch()")]
     assert report["flagged"] == [], report
     assert postgresql.execute("select status::text from beliefdb.belief where id = %s", (seven.id,)).fetchone() \
         == ("expired",)
