@@ -17,7 +17,7 @@ import urllib.parse
 from pathlib import Path
 from typing import Any, Final
 
-from pydantic import Field, SecretStr, ValidationError
+from pydantic import Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from beliefdb import errors
@@ -106,6 +106,22 @@ class Settings(BaseSettings):
     bulk_batch: int = Field(
         default=200, gt=0, description="documents per transaction of ingest --bulk (ingest --batch)")
 
+    @field_validator("embed_url", "llm_url")
+    @classmethod
+    def _endpoint(cls, value: str | None) -> str | None:
+        """An endpoint's URL is checked when it is read: a malformed one failed at the first request, in the
+        HTTP client's words (with a traceback from ``beliefdb embed``), after an ingest had been stored."""
+        if value is None:
+            return None
+        try:
+            parts = urllib.parse.urlsplit(value.strip())
+            parts.port  # noqa: B018  (a port that is no number raises here)
+        except ValueError as exc:
+            raise ValueError(f"is not a URL ({exc})") from None
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise ValueError("must be an http(s) URL with a host")
+        return value
+
     @staticmethod
     def variable(field: str) -> str:
         return PREFIX + field.upper()
@@ -130,6 +146,8 @@ def _message(error: Any) -> str:
         what = "must not be negative"
     elif kind == "greater_than":
         what = f"must be more than {error.get('ctx', {}).get('gt', 0):g}"
+    elif kind == "value_error":  # a validator's own words
+        what = str(error.get("ctx", {}).get("error", error["msg"]))
     else:
         what = error["msg"][:1].lower() + error["msg"][1:]
     return f"{name} {what}, not {raw!r}"

@@ -98,6 +98,15 @@ def test_modules_read_the_settings(monkeypatch: pytest.MonkeyPatch) -> None:
     ("BELIEFDB_EMBED_RETRIES", "2.5", "BELIEFDB_EMBED_RETRIES must be a whole number, not '2.5'"),
     ("BELIEFDB_EMBED_BACKOFF", "-0.5", "BELIEFDB_EMBED_BACKOFF must not be negative, not '-0.5'"),
     ("BELIEFDB_EMBED_BACKOFF", "inf", "BELIEFDB_EMBED_BACKOFF must be a number, not 'inf'"),
+    ("BELIEFDB_EMBED_URL", "http://[::1/v1",
+     "BELIEFDB_EMBED_URL is not a URL (Invalid IPv6 URL), not 'http://[::1/v1'"),
+    ("BELIEFDB_EMBED_URL", "http://127.0.0.1:port/v1",
+     "BELIEFDB_EMBED_URL is not a URL (Port could not be cast to integer value as 'port'),"
+     " not 'http://127.0.0.1:port/v1'"),
+    ("BELIEFDB_LLM_URL", "localhost:8080/v1",
+     "BELIEFDB_LLM_URL must be an http(s) URL with a host, not 'localhost:8080/v1'"),
+    ("BELIEFDB_LLM_URL", "https:///v1", "BELIEFDB_LLM_URL must be an http(s) URL with a host,"
+     " not 'https:///v1'"),
 ])
 def test_a_value_that_does_not_parse_names_its_variable(monkeypatch: pytest.MonkeyPatch, name: str, value: str,
                                                         says: str) -> None:
