@@ -183,6 +183,11 @@ class OpenAIClient:
                     response = client.post(url, content=body)
                 except httpx.TransportError as exc:
                     problem = _transport_problem(exc)
+                except (httpx.InvalidURL, UnicodeError) as exc:
+                    # a URL no request can be made of (a host 'a..b' the client cannot encode): no
+                    # endpoint answered, and asking again cannot help
+                    raise Failed(url, f"the URL cannot be used ({type(exc).__name__}: {exc})", attempts=attempt + 1
+                                 ) from None
                 else:
                     if response.is_success:
                         try:

@@ -10,7 +10,7 @@ server on 127.0.0.1 (:class:`test_extract_llm.ChatServer`), the database the rea
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any
 from uuid import UUID
 
@@ -23,6 +23,7 @@ from test_extract_llm import ChatServer, Reply
 
 import beliefdb
 from beliefdb import api
+from beliefdb.embedders import EMBEDDERS, Embedder
 from beliefdb.interfaces.http import create_app
 from beliefdb.models import CorrectionResult
 
@@ -109,18 +110,37 @@ def test_a_misconfigured_embedder_defers_in_words_that_fit_every_write(alice: be
     assert report.accepted and report.embedding_deferred == UNKNOWN.format(later="db.embed()")
 
 
+class _BrokenEmbedder(Embedder):
+    """An embedder plug-in with a bug: its model loads, and embedding raises an error of no beliefdb kind."""
+
+    name = "broken"
+
+    @property
+    def model(self) -> str:
+        return "broken/model"
+
+    @property
+    def dim(self) -> int:
+        return 8
+
+    def passages(self, texts: Sequence[str]) -> list[list[float]]:
+        raise RuntimeError("the plug-in's bug")
+
+    def query(self, text: str) -> list[float]:
+        raise RuntimeError("the plug-in's bug")
+
+
 def test_an_error_not_beliefdbs_after_the_commit_is_a_deferral_naming_its_type(
         alice: beliefdb.BeliefDB, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A host with an empty label ('a..b', a typo the URL's syntax allows) fails in the HTTP client's
-    encoding of the name, UnicodeError, not an error of beliefdb's: it reached the caller although the write
-    was stored."""
-    monkeypatch.setenv("BELIEFDB_EMBEDDER", "openai")
-    monkeypatch.setenv("BELIEFDB_EMBED_URL", "http://a..b/v1")
+    """An embedder plug-in that fails with an error of no beliefdb kind (RuntimeError) after the write has
+    committed: the write is stored and says so, naming the error, instead of the error reaching the caller
+    (a retry then said already_applied)."""
+    monkeypatch.setitem(EMBEDDERS, "broken", _BrokenEmbedder)
+    monkeypatch.setenv("BELIEFDB_EMBEDDER", "broken")
     report = alice.ingest_text(POLICY, source="policy.md")
     said = report.embedding_deferred
     assert report.accepted and said is not None, report
-    assert said.startswith("UnicodeError: ") and said.endswith(
-        " (the write is stored; embed the rest with db.embed())"), said
+    assert said == "RuntimeError: the plug-in's bug (the write is stored; embed the rest with db.embed())", said
     done = _correct(alice, report.accepted[0].id, "alice")
     assert done.replacement is not None and done.embedding_deferred == said
     assert _current(alice) == {done.replacement}

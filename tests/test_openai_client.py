@@ -150,6 +150,20 @@ def test_errors_say_what_happened(serve: Any) -> None:
         LLMExtractor(LLMConfig(url=down.url, http_retries=1), sleep=lambda _s: None).extract(Q7, source_name="a")
 
 
+def test_a_url_the_http_client_cannot_use_fails_at_once_in_its_own_words() -> None:
+    """A host with an empty label ('a..b') passes the URL's syntax, which the settings check, and fails in the
+    HTTP client's encoding of the name (UnicodeError), an error of no endpoint: Failed after one attempt,
+    naming it, so that the embedder is unavailable and the extractor says so, in one line, not a traceback."""
+    slept: list[float] = []
+    with pytest.raises(Failed) as failed:
+        OpenAIClient("http://a..b/v1", retries=3, sleep=slept.append).post("embeddings", {})
+    assert failed.value.attempts == 1 and slept == []
+    assert failed.value.problem.startswith("the URL cannot be used (UnicodeError: "), failed.value.problem
+    said = r"^embedder unavailable: cannot reach http://a\.\.b/v1: the URL cannot be used \(UnicodeError"
+    with pytest.raises(EmbedderUnavailable, match=said):
+        OpenAIEmbedder(url="http://a..b/v1", sleep=slept.append).query("x")
+
+
 def test_retry_after_forms() -> None:
     now = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)
     assert retry_after("2") == 2.0 and retry_after("0.5") == 0.5 and retry_after("-3") == 0.0
