@@ -11,6 +11,7 @@ config`` shows the effective values and where each came from.
 from __future__ import annotations
 
 import os
+import re
 import types
 import typing
 import urllib.parse
@@ -150,6 +151,8 @@ def _message(error: Any) -> str:
         what = str(error.get("ctx", {}).get("error", error["msg"]))
     else:
         what = error["msg"][:1].lower() + error["msg"][1:]
+    if isinstance(raw, str) and name.endswith("_URL"):
+        raw = _password_masked(raw)
     return f"{name} {what}, not {raw!r}"
 
 
@@ -195,6 +198,11 @@ def _shown(value: Any) -> str | int | float | None:
     if isinstance(value, SecretStr):
         return MASK
     return str(value)
+
+
+def _password_masked(url: str) -> str:
+    """``url``'s password masked, whether or not the rest of it parses (an error echoes a URL it refuses)."""
+    return re.sub(r"(//[^/@:]*:)[^/@]*@", lambda m: f"{m.group(1)}{MASK}@", url, count=1)
 
 
 def _without_password(url: str) -> str:

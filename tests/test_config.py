@@ -170,3 +170,16 @@ def test_the_readme_example_prints_what_it_shows(cli_without_db: Cli) -> None:
     assert {" ".join(line.split()) for line in shown.splitlines()} <= printed
     rows = {r["name"]: r for r in json.loads(outputs[1])}
     assert rows["BELIEFDB_LLM_URL"]["source"] == "environment" and rows["BELIEFDB_LLM_API_KEY"]["value"] == "********"
+
+
+@pytest.mark.parametrize("value", ["https://bob:s3cr3t-key@proxy.example:44x3/v1", "https://bob:s3cr3t-key@[::1/v1"])
+@pytest.mark.parametrize("variable", ["BELIEFDB_LLM_URL", "BELIEFDB_EMBED_URL"])
+def test_a_url_that_does_not_parse_is_named_without_its_password(monkeypatch: pytest.MonkeyPatch,
+                                                                  variable: str, value: str) -> None:
+    """The error echoes the value it refuses as beliefdb config shows a URL: with its password masked."""
+    monkeypatch.setenv(variable, value)
+    with pytest.raises(errors.InvalidInput) as caught:
+        settings.load()
+    said = caught.value.message
+    assert said.startswith(f"{variable} is not a URL (") and "s3cr3t-key" not in said, said
+    assert f"'https://bob:{settings.MASK}@" in said, said
