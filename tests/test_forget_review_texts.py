@@ -40,6 +40,30 @@ def test_forgetting_a_corrections_replacement_takes_the_correction_with_it(
     assert [b.status for b in bdb.beliefs()] == ["current"]
 
 
+def test_forgetting_an_approved_corrections_replacement_takes_the_proposal_with_it(
+        alice: beliefdb.BeliefDB, bob: beliefdb.BeliefDB, postgresql: psycopg.Connection[Any]) -> None:
+    """bob proposed the correction of alice's belief and alice approved it: the review item keeps bob's
+    words (its reason and proposal) as the correction does, and it names the corrected belief, which
+    stays: forgetting the replacement takes the approved item with the correction. Another item of that
+    belief stays."""
+    team = alice.remember("The team grows by one.", "team", "growth", "one", "The team grows by one",
+                          source="team.md", text=TEAM).accepted[0]
+    asked = bob.apply_correction(team.id, "The team grows by two with Porto hires.", reviewer="bob",
+                                 value="two", reason="the Porto office said so", expect_revision=1)
+    other = bob.apply_correction(team.id, "The team grows by three.", reviewer="bob", value="three",
+                                 reason="a guess", expect_revision=1)
+    assert asked.proposed and other.proposed
+    alice.resolve_review(asked.review_item, "approved")
+    (replacement,) = postgresql.execute("select replacement_belief_id from beliefdb.correction").fetchone()
+    postgresql.commit()
+    alice.forget(belief=str(replacement))
+    postgresql.commit()
+    assert postgresql.execute("select count(*) from beliefdb.correction").fetchone() == (0,)
+    left = texts(postgresql, "select reason, note, proposal from beliefdb.review_item")
+    assert "Porto" not in left, left
+    assert postgresql.execute("select id from beliefdb.review_item").fetchall() == [(other.review_item,)]
+
+
 def test_forgetting_a_corrections_source_takes_the_correction_with_it(
         bdb: beliefdb.BeliefDB, postgresql: psycopg.Connection[Any]) -> None:
     """The reviewer's text is a source of its own (correction:<uuid>): forgetting it forgets the text,

@@ -619,6 +619,15 @@ begin
      where n.workspace_id = v_ws and n.id = any(v_consequents) and n.retracted_at is null
        and s.workspace_id = n.workspace_id and s.id = n.id and s.kind <> 'user_input'
        and not exists (select from beliefdb.justification j where j.workspace_id = v_ws and j.consequent = n.id);
+    -- the approved proposal a correction that goes was applied from: its reason and proposal hold the
+    -- same words (it names the belief corrected, which stays, so nothing cascades to it)
+    delete from beliefdb.review_item r
+     using beliefdb.correction c
+     where c.workspace_id = v_ws and c.id = any(v_gone)
+       and r.workspace_id = v_ws and r.kind = 'correction_proposed' and r.status = 'approved'
+       and r.node = c.belief_id and (r.proposal ->> 'revision')::integer = c.belief_revision
+       and r.proposal ->> 'statement' = c.new_statement
+       and (r.proposal ->> 'value') is not distinct from c.new_value;
     delete from beliefdb.node n where n.workspace_id = v_ws and n.id = any(v_gone);
     -- (the reasons their retractions gave go from the audit chain with them)
     perform beliefdb._audit_redact_retractions(v_gone || case when p_target = 'source' then array[p_id] else '{}' end);
