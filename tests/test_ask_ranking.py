@@ -78,3 +78,21 @@ def test_a_speakers_name_alone_is_no_word_match_in_a_conversation(bdb: beliefdb.
     assert texts(result) == ["Did the puppy get a name yet?"] and result.fragments_after == 0
     assert first_item(result).startswith('"Did the puppy get a name yet?"')
     assert len(result.beliefs) >= 1 and result.context.index("puppy") < result.context.index("Ghent")
+
+
+@pytest.mark.slow
+def test_a_speakers_name_stays_a_name_in_a_correction_of_what_she_said(bdb: beliefdb.BeliefDB) -> None:
+    """A correction's replacement quotes the reviewer's words, no turn of Maya's; it is still about Maya,
+    the speaker of the turns its subject's other beliefs quote: 'maya' is no word match for it either, and it
+    does not hold back the unextracted turn that asks about the puppy (review of 10d3c2d)."""
+    facts = [("works_at", "Acme"), ("lives_in", "Ghent"), ("plan", "annual plan")]
+    said = [f"Fact {i} is {value}." for i, (_, value) in enumerate(facts)]
+    bdb.ingest_conversation([Turn("Maya", line) for line in said], source="chat-maya", extractor="none")
+    ids = [bdb.remember(f"Maya: {line}", "maya", attribute, value, line, source="chat-maya").accepted[0].id
+           for line, (attribute, value) in zip(said, facts, strict=True)]
+    bdb.ingest_conversation([Turn("Remy", "Did the puppy get a name yet?")], source="chat-puppy")
+    assert bdb.ask("What is the name of Maya's puppy?", k=3).fragments_after == 0
+    bdb.apply_correction(ids[1], "Maya: Fact 1 is Porto.", reviewer="ops", value="Porto", expect_revision=1)
+    after = bdb.ask("What is the name of Maya's puppy?", k=3)
+    assert after.fragments_after == 0, [(a.belief.statement, a.matched_by) for a in after.beliefs]
+    assert [f.text for f in after.fragments] == ["Did the puppy get a name yet?"]
