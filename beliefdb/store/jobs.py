@@ -41,7 +41,6 @@ from beliefdb.store import vectors as embeddings
 from beliefdb.store.beliefs import MAX_PAGE
 from beliefdb.store.conversations import CHAT_SUFFIXES, read_chat_file
 from beliefdb.store.documents import named_documents
-from beliefdb.text.llm import NO_ENDPOINT, LLMConfig, LLMExtractor
 from beliefdb.text.registry import EXTRACTORS
 from beliefdb.text.turns import TurnSpan, lay_out
 from beliefdb.vocabulary import AUTHORITIES, LABELS, ORIGINS
@@ -89,7 +88,9 @@ def _check_options(options: ingest.SourceOptions, extractor: str, max_attempts: 
     # configured here (the workers read their own: they need it too), which failed every attempt of every job
     if extractor not in EXTRACTORS:
         raise errors.InvalidInput(f"unknown extractor '{extractor}' (choose from: {', '.join(sorted(EXTRACTORS))})")
-    if extractor == LLMExtractor.name:
+    if extractor == "llm":
+        from beliefdb.text.llm import NO_ENDPOINT, LLMConfig  # (only here: most commands never need the llm)
+
         try:
             LLMConfig.from_env()
         except errors.InvalidInput as exc:
