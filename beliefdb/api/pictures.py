@@ -9,15 +9,16 @@ from collections.abc import Sequence
 from datetime import datetime
 from uuid import UUID
 
-from beliefdb import graph
 from beliefdb.db.connector import Database
-from beliefdb.graph import read
 from beliefdb.inputs import ids_of
 from beliefdb.models import Graph, NodeLabel
 
 
 class Pictures:
-    """The picture methods of :class:`~beliefdb.BeliefDB` (one transaction each, reads only)."""
+    """The picture methods of :class:`~beliefdb.BeliefDB` (one transaction each, reads only).
+
+    Each imports the builders (:mod:`beliefdb.graph`) when it is called: every command imports this
+    module, and only the picture commands draw."""
 
     database: Database
 
@@ -29,6 +30,8 @@ class Pictures:
         outcome; an action's decision and its reasons. ``as_of``: what was recorded by then. ``limit``: a
         belief's picture draws at most that many of what rests on it, from ``offset`` (decisions first);
         ``page`` says which of how many."""
+        from beliefdb import graph
+
         return graph.why_graph(self.database, ref, as_of=as_of, limit=limit, offset=offset)
 
     def impact_graph(self, *refs: str | UUID, limit: int | None = None, offset: int = 0) -> Graph:
@@ -37,11 +40,15 @@ class Pictures:
         nodes asked about and the edges between them. With ``limit``, at most that many marked nodes from
         ``offset`` (flagged decisions and held actions first): ``page`` says which of how many, ``totals``
         how many nodes each mark names in the whole answer."""
+        from beliefdb import graph
+
         return graph.impact_graph(self.database, refs, limit=limit, offset=offset)
 
     def run_graph(self, ref: str | UUID) -> Graph:
         """A run's trace (id or unique prefix) as a picture: the run, its steps, what each read or rested on
         and what it wrote, marked with what a repair made of them."""
+        from beliefdb import graph
+
         return graph.run_graph(self.database, ref)
 
     def workspace_graph(self, *, subject: str | None = None, status: str | None = None,
@@ -51,6 +58,8 @@ class Pictures:
         beliefs from ``offset`` of ``subject`` with ``status`` recorded in [``since``, ``until``) (or as
         believed at ``as_of``), corrections and supersessions on the beliefs they changed; ``truncated``
         when more beliefs passed the filters, ``page`` which of how many they are."""
+        from beliefdb import graph
+
         return graph.workspace_graph(self.database, subject=subject, status=status, since=since, until=until,
                                      as_of=as_of, limit=limit, offset=offset)
 
@@ -59,4 +68,6 @@ class Pictures:
         description), as a page names what a change touched: these ids only, in one read; any other id
         (a fragment, a correction, an unknown one) is left out. A fixture belief is named like any other:
         the page that asks decided to show it."""
+        from beliefdb.graph import read
+
         return read.labels(self.database, ids_of(ids, "ids"))

@@ -6,22 +6,26 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from beliefdb.models.scale import CitusPlan
-from beliefdb.scale import citus, citus_sql
+from beliefdb.models.scale import DEFAULT_SHARD_COUNT, CitusPlan
 
 __all__ = ["DEFAULT_SHARD_COUNT", "citus_plan", "citus_script"]
 
-DEFAULT_SHARD_COUNT = citus.DEFAULT_SHARD_COUNT
+# beliefdb.scale (which reads and parses two SQL files) is imported by the functions below, not with this
+# module: every command imports it, and only ``beliefdb scale citus`` plans.
 
 
 def citus_plan(url: str | None = None, *, home: str | Path | None = None,
                shard_count: int = DEFAULT_SHARD_COUNT) -> CitusPlan:
     """Which tables are distributed by workspace_id and which are reference tables, where each function
     runs, and what the script rewrites so Citus accepts the schema."""
+    from beliefdb.scale import citus
+
     return citus.plan(url, home=Path(home) if home is not None else None, shard_count=shard_count).plan
 
 
 def citus_script(url: str | None = None, *, home: str | Path | None = None,
                  shard_count: int = DEFAULT_SHARD_COUNT) -> str:
     """The SQL script that distributes this database's beliefdb schema over a Citus cluster."""
+    from beliefdb.scale import citus, citus_sql
+
     return citus_sql.script(citus.plan(url, home=Path(home) if home is not None else None, shard_count=shard_count))

@@ -4,6 +4,11 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Final
+
+#: shards per distributed table unless --shard-count says otherwise (here, not in beliefdb.scale.citus, so
+#: that ``beliefdb scale citus --help`` and every other command start without importing the planner)
+DEFAULT_SHARD_COUNT: Final = 64
 
 
 @dataclass(frozen=True)

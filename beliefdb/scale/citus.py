@@ -32,14 +32,13 @@ from beliefdb.db.bootstrap import resolve_url
 from beliefdb.db.connector import probe, translated_errors
 from beliefdb.db.queries import Queries, parse
 from beliefdb.errors import InvalidInput, NotFound
-from beliefdb.models.scale import CitusPlan, ForeignKeyChange, FunctionRoute, TablePlacement
+from beliefdb.models.scale import DEFAULT_SHARD_COUNT, CitusPlan, ForeignKeyChange, FunctionRoute, TablePlacement
 
 SCHEMA = "beliefdb"
 ROUTES = "beliefdb_citus"  # the wrappers' schema
 ANCHOR = "node"  # the colocation group is named by the root of the support graph
 DISTRIBUTION_COLUMN = "workspace_id"
 WORKSPACE_ARGUMENT = "p_workspace_id"
-DEFAULT_SHARD_COUNT = 64
 # the trigger of a reference table the script replaces, and by what (rule 12: a workspace's audit
 # chain starts when it is created)
 REPLACED_TRIGGERS = {("workspace", "workspace_audit"): f"{ROUTES}.create_workspace(text)"}
