@@ -271,3 +271,26 @@ def test_ingest_of_a_dialogue_stores_no_fact_of_its_turns(bdb: beliefdb.BeliefDB
     assert [(s.quote, s.detail) for s in report.skipped] == [(line, SPOKEN) for line in lines(text)]
     assert report.hint is not None and report.hint.startswith(hint) and "ingest_transcripts" in report.hint
     assert bdb.beliefs(include_all=True) == []
+
+
+@pytest.mark.parametrize(("text", "speakers"), [
+    ("maya: i moved to porto last week\nremy: nice, how is it\nmaya: the flat is small but ok\n"
+     "remy: cool, glad to hear\n", {"maya", "remy"}),
+    ("Owner: I want the patio done by June.\nContractor: We can start on Monday.\n"
+     "Owner: Can you bring the tiles?\nContractor: Yes, I will bring them.\n", {"owner", "contractor"}),
+], ids=["lower-case chat", "a speaker named Owner"])
+def test_a_chat_in_lower_case_or_with_a_role_named_like_a_label_is_a_transcript(text: str,
+                                                                                  speakers: set[str]) -> None:
+    """A chat pasted in lower case ("i moved to porto") is people speaking, as it was before 7c43d2e made
+    "I" count only in capitals (for "i.e." and "Phase I"); a speaker named like a label word ("Owner")
+    beside one who is not ("Contractor") does not make the chat a record list (8da6be2 ruled out a whole
+    transcript for one such name): both were stored as Key: value facts."""
+    assert transcript_speakers(text) == speakers
+    assert prepare(text, "chat.txt", llm_configured=False).claims == []
+
+
+def test_i_e_in_lower_case_is_still_no_one_speaking() -> None:
+    """The abbreviation, in any case, is no pronoun: a fact table that writes "i.e." stays facts."""
+    text = ("Europe: Orders ship in 2 days, i.e. by Friday.\nAsia: Orders ship in 5 days, i.e. next week.\n"
+            "Europe: Returns are free, I.E. no fee.\nAsia: Returns cost 5 euros.\n")
+    assert transcript_speakers(text) == frozenset()

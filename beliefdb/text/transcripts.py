@@ -49,7 +49,7 @@ def _said_enough(text: str) -> bool:
 
 def transcript_speakers(text: str) -> frozenset[str]:
     """The speakers (lowercased) when most lines of ``text`` are ``Name: sentence`` turns (a few names,
-    one of them speaking more than once; no name a label or attribute word, "Status", 退货政策) where
+    one of them speaking more than once; not every name a label or attribute word, "Status", 退货政策) where
     someone speaks often enough (:func:`_heard_enough`), so reading it as ``Key: value`` facts would be a
     mistake; else the empty set. A list whose keys recur and whose values are sentences no one speaks
     ("颜色：红色款适合夏天。", "Europe: Orders ship within 2 days.") is facts."""
@@ -57,15 +57,21 @@ def transcript_speakers(text: str) -> frozenset[str]:
     if len(lines) < 4:
         return frozenset()
     turns: list[tuple[str, bool]] = []
+    labels: set[str] = set()
     for line in lines:
         m = speaker_line(line)
         said = (m.group("text") or "") if m is not None else ""
-        if m is not None and _said_enough(said) and not _a_label_key(who := m.group("bold") or m.group("plain")):
+        if m is not None and _said_enough(said):
+            who = m.group("bold") or m.group("plain")
             speaks = _speech(said, _VALUE_WORD_RE.findall(said.casefold())) or _CJK_SPEECH_RE.search(said) is not None
             turns.append((who.lower(), speaks))
+            if _a_label_key(who):
+                labels.add(who.lower())
     speakers = Counter(who for who, _ in turns)
+    # (keys that are all labels are a record's fields, whoever speaks in them: "Status: I moved the
+    # build ...\nOwner: Alice runs it."; one role named like a label beside another is someone: "Owner")
     if (len(turns) * 10 >= len(lines) * 6 and len(speakers) <= max(2, len(turns) // 3)
-            and max(speakers.values()) >= 2 and _heard_enough(turns)):
+            and max(speakers.values()) >= 2 and not speakers.keys() <= labels and _heard_enough(turns)):
         return frozenset(speakers)
     return frozenset()
 
@@ -264,16 +270,20 @@ def _turn_like(value: str, words: list[str]) -> bool:
             or (len(words) >= 2 and not (_SPEAKING | _PERSONAL).isdisjoint(words)))
 
 
+# "i.e." in any case, which is no "I"
+_THAT_IS_RE: Final = re.compile(r"\b[iI]\.\s?[eE]\b\.?")
+
+
 def _speech(value: str, words: list[str]) -> bool:
     """Whether a value (``words``: its words casefolded) is someone speaking, whoever the key: a greeting, a
-    question, the first person singular ("I restarted it.", "I'm on it", "my laptop"; not a company's "we").
-    "I" is the pronoun as a word in capitals only after no noun a numeral follows: "i.e." and "Phase I" are
-    no one speaking."""
+    question, the first person singular ("I restarted it.", "I'm on it", "i moved", "my laptop"; not a
+    company's "we"). "I" is the pronoun as a word, in capitals or not (a chat pasted in lower case), but
+    in "i.e." and after a noun a numeral follows: "Phase I" is no one speaking."""
     if _GREETING_RE.match(value) is not None or value.rstrip("\"'”’)]").endswith(("?", "？")):
         return True
-    written = _VALUE_WORD_RE.findall(value)  # (as written: "I'm" -> "I", "m")
+    written = _VALUE_WORD_RE.findall(_THAT_IS_RE.sub(" ", value).casefold())  # ("I'm" -> "i", "m")
     return not _SINGULAR.isdisjoint(words) or any(
-        word == "I" and (i == 0 or written[i - 1].casefold() not in _NUMBERED) for i, word in enumerate(written))
+        word == "i" and (i == 0 or written[i - 1] not in _NUMBERED) for i, word in enumerate(written))
 
 
 # Someone speaking in CJK, whoever the key: 我 alone (not 我们, a shop's "we", nor 我司), a greeting, a question
