@@ -6,6 +6,8 @@
 -- ingest_version (internal/36_claims.sql, _ingest_text); then one summary event for the batch in
 -- the audit chain, with the hash of the staged rows and how many rows of each table the batch
 -- inserted, updated and deleted (the statements' own events are counted into it: _audit_batch).
+-- What expires while a batch runs is processed before the next document, as a change of its own
+-- (an expire event, its statements' own events), as at any writer's lock.
 
 -- This transaction's staging tables, empty (dropped at commit or rollback): the batch's documents
 -- (n: order in the batch), their fragments' offsets and their gated claims. The application role
@@ -149,7 +151,7 @@ begin
 end
 $$;
 comment on function beliefdb.bulk_ingest_batch(beliefdb.origin_type, beliefdb.authority, beliefdb.provenance)
-    is 'Store the staged batch of documents as ingest_version would, one transaction and one summary audit event; jsonb: one ingest report per document';
+    is 'Store the staged batch of documents as ingest_version would, one transaction and one summary audit event (what expires meanwhile: an expire event of its own); jsonb: one ingest report per document';
 
 -- Planner statistics of the tables an ingest grows, gathered again after a bulk ingest (the plans
 -- of what follows were made for the tables before it) for each table that grew by a tenth or more
