@@ -427,17 +427,17 @@ def test_a_workspace_created_on_citus_starts_its_audit_chain(prepared: str) -> N
 
 @pytest.mark.slow  # a correction embeds its replacement: the embedding model loads
 def test_deleting_what_a_correction_names_still_clears_the_reference(prepared: str) -> None:
-    """ON DELETE SET NULL became ON DELETE NO ACTION plus a trigger that nulls first: forgetting a
-    correction's replacement keeps the correction and clears its reference, as before; without the
-    trigger the key would refuse the delete."""
+    """ON DELETE SET NULL became ON DELETE NO ACTION plus a trigger that nulls first: a DBA's delete of a
+    correction's replacement keeps the correction and clears its reference, as before; without the trigger
+    the key would refuse the delete. (beliefdb's forget takes the correction with its replacement.)"""
     with beliefdb.connect(prepared) as db:
         report = ingest.ingest_text(db.database, "Price: 3 EUR\nStock: 12 units\n", ingest.SourceOptions(name="shop"),
                                     embed=False)
         price, stock = (a.id for a in report.accepted)
         first = db.apply_correction(price, "Price: 4 EUR", reviewer="ana", expect_revision=1, value="4 EUR")
         second = db.apply_correction(stock, "Stock: 11 units", reviewer="ana", expect_revision=1, value="11 units")
-        db.forget(belief=first.replacement)
     with psycopg.connect(prepared) as conn:
+        conn.execute("delete from beliefdb.node where id = %s", (first.replacement,))
         assert conn.execute("select replacement_belief_id from beliefdb.correction where id = %s",
                             (first.correction,)).fetchone() == (None,)
         conn.execute("drop trigger correction_workspace_id_replacement_belief_id_fkey on beliefdb.belief")
