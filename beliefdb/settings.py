@@ -201,17 +201,9 @@ def _shown(value: Any) -> str | int | float | None:
 
 
 def _password_masked(url: str) -> str:
-    """``url``'s password masked, whether or not the rest of it parses (an error echoes a URL it refuses)."""
-    return re.sub(r"(//[^/@:]*:)[^/@]*@", lambda m: f"{m.group(1)}{MASK}@", url, count=1)
-
-
-def _without_password(url: str) -> str:
-    """``url`` with the password of its user part masked (a PostgreSQL URL may carry one)."""
-    parts = urllib.parse.urlsplit(url)
-    if parts.password is None:
-        return url
-    host = parts.netloc.rsplit("@", 1)[1]
-    return urllib.parse.urlunsplit(parts._replace(netloc=f"{parts.username or ''}:{MASK}@{host}"))
+    """``url`` with the password of its user part masked (a PostgreSQL URL may carry one), whether or not
+    the rest of it parses (an error echoes a URL it refuses); up to the authority's last '@'."""
+    return re.sub(r"(//[^/@:?#]*:)[^/?#]*@", lambda m: f"{m.group(1)}{MASK}@", url, count=1)
 
 
 def effective(current: Settings | None = None) -> list[Setting]:
@@ -221,7 +213,7 @@ def effective(current: Settings | None = None) -> list[Setting]:
     for field, info in Settings.model_fields.items():
         value = _shown(getattr(current, field))
         if isinstance(value, str) and field.endswith("url"):
-            value = _without_password(value)
+            value = _password_masked(value)
         rows.append(Setting(name=Settings.variable(field), type=_type(info.annotation), value=value,
                             default=_shown(info.default),
                             source="environment" if field in current.model_fields_set else "default",
