@@ -8,54 +8,45 @@ the names imports none of them."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+import importlib
+from collections.abc import Iterator, Mapping
 from typing import Final
 
 from beliefdb.errors import InvalidInput
-from beliefdb.text.extractor import Extractor, NoExtractor
+from beliefdb.text.extractor import Extractor
 
 __all__ = ["EXTRACTORS", "get_extractor"]
 
 
-def _none() -> type[Extractor]:
-    return NoExtractor
-
-
-def _rules() -> type[Extractor]:
-    from beliefdb.text.rules import RuleExtractor
-
-    return RuleExtractor
-
-
-def _llm() -> type[Extractor]:
-    from beliefdb.text.llm import LLMExtractor
-
-    return LLMExtractor
-
-
 class _Registry(Mapping[str, type[Extractor]]):
-    """Extractor classes by name, each imported by its loader when it is first looked up."""
+    """Extractor classes by name, each named as ``module:Class`` and imported when first looked up."""
 
-    def __init__(self, loaders: Mapping[str, Callable[[], type[Extractor]]]) -> None:
-        self._loaders = dict(loaders)
+    def __init__(self, implementations: Mapping[str, str]) -> None:
+        self._implementations = dict(implementations)
 
     def __getitem__(self, name: str) -> type[Extractor]:
-        cls = self._loaders[name]()
-        if cls.name != name:  # a loader returning another extractor is a mistake here, not the user's
-            raise TypeError(f"the extractor registered as '{name}' calls itself '{cls.name}'")
+        module, _, attribute = self._implementations[name].partition(":")
+        cls = getattr(importlib.import_module(module), attribute)
+        # (an entry naming another extractor, or no extractor, is a mistake here, not the user's)
+        if not (isinstance(cls, type) and issubclass(cls, Extractor) and cls.name == name):
+            raise TypeError(f"the extractor registered as '{name}' is {cls!r}")
         return cls
 
     def __contains__(self, name: object) -> bool:  # (Mapping's would look the extractor up, importing it)
-        return name in self._loaders
+        return name in self._implementations
 
     def __iter__(self) -> Iterator[str]:
-        return iter(self._loaders)
+        return iter(self._implementations)
 
     def __len__(self) -> int:
-        return len(self._loaders)
+        return len(self._implementations)
 
 
-EXTRACTORS: Final[Mapping[str, type[Extractor]]] = _Registry({"none": _none, "rules": _rules, "llm": _llm})
+EXTRACTORS: Final[Mapping[str, type[Extractor]]] = _Registry({
+    "none": "beliefdb.text.extractor:NoExtractor",
+    "rules": "beliefdb.text.rules:RuleExtractor",
+    "llm": "beliefdb.text.llm:LLMExtractor",
+})
 
 
 def get_extractor(name: str) -> Extractor:
