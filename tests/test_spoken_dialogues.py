@@ -294,3 +294,20 @@ def test_i_e_in_lower_case_is_still_no_one_speaking() -> None:
     text = ("Europe: Orders ship in 2 days, i.e. by Friday.\nAsia: Orders ship in 5 days, i.e. next week.\n"
             "Europe: Returns are free, I.E. no fee.\nAsia: Returns cost 5 euros.\n")
     assert transcript_speakers(text) == frozenset()
+
+
+@pytest.mark.parametrize("line", [
+    "Berlin: shipping costs 5 euros, i.e. cheap.",
+    "Berlin: shipping costs 5 euros, I.E. cheap.",
+    "Round: Round I starts on Monday.",
+])
+def test_the_line_rule_reads_i_e_and_a_numeral_as_no_one_speaking(line: str) -> None:
+    """The line rule (:func:`spoken_turn`) reads "I" as the dialogue rule does: not in "i.e." nor after a
+    numbered noun; it read the value casefolded, so "i.e." was someone speaking and the fact was skipped."""
+    assert not spoken_turn(line)
+    assert [c["quote"] for c in prepare(f"{line}\n", "notes.md", llm_configured=False).claims] == [line]
+
+
+def test_the_line_rule_still_hears_i_in_lower_case() -> None:
+    assert spoken_turn("Maya: i moved to porto.")
+    assert spoken_turn("Maya: Phase I is done and I am glad.")

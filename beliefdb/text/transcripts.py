@@ -172,7 +172,8 @@ def spoken_turn(line: str, common: frozenset[str] = frozenset()) -> bool:
     the key a person's name (one capitalised word that is no label or attribute word of a document:
     not "Note", "Price", "Owner", "Status") and the value a greeting ("hi", "thanks"), a question, or
     a sentence in the first or second person ("I moved to Berlin", "we close at 6", "see you there";
-    a possessive alone, "my team", only in a sentence of three words or more). A whole sentence ("The
+    a possessive alone, "my team", only in a sentence of three words or more; "I" neither in "i.e." nor after
+    a numbered noun, "Phase I"). A whole sentence ("The
     office is in Berlin.": a finite verb, or four words or more from a clause's start to a stop) is
     spoken too, after a key not in capitals ("ERROR", "API" are labels). After a key that looks like a
     common noun (a word ``common``, the document's lowercase words from :func:`common_words`, holds; or
@@ -197,7 +198,7 @@ def spoken_turn(line: str, common: frozenset[str] = frozenset()) -> bool:
     value = m["value"].strip()
     if _GREETING_RE.match(value) or value.rstrip("\"'”’)]").endswith(("?", "？")):
         return True
-    words = _VALUE_WORD_RE.findall(value.casefold())
+    words = _said_words(value)
     personal = [w for w in words if w in _SPEAKING or w in _PERSONAL]
     # (addressed to someone after a key that ends like a noun, "Packaging: you can ask for a gift box.", is
     # what the document says of it; a name the document also writes in lowercase, "Mark", "Grace", still
@@ -281,9 +282,14 @@ def _speech(value: str, words: list[str]) -> bool:
     in "i.e." and after a noun a numeral follows: "Phase I" is no one speaking."""
     if _GREETING_RE.match(value) is not None or value.rstrip("\"'”’)]").endswith(("?", "？")):
         return True
-    written = _VALUE_WORD_RE.findall(_THAT_IS_RE.sub(" ", value).casefold())  # ("I'm" -> "i", "m")
-    return not _SINGULAR.isdisjoint(words) or any(
-        word == "i" and (i == 0 or written[i - 1] not in _NUMBERED) for i, word in enumerate(written))
+    return not _SINGULAR.isdisjoint(words) or "i" in _said_words(value)
+
+
+def _said_words(value: str) -> list[str]:
+    """A value's words casefolded ("I'm" -> "i", "m"), with no "i" for "i.e." (in any case) nor for a
+    numeral after a noun ("Phase I"): the "i" that is left is someone speaking."""
+    written = _VALUE_WORD_RE.findall(_THAT_IS_RE.sub(" ", value).casefold())
+    return [word for i, word in enumerate(written) if word != "i" or i == 0 or written[i - 1] not in _NUMBERED]
 
 
 # Someone speaking in CJK, whoever the key: 我 alone (not 我们, a shop's "we", nor 我司), a greeting, a question
