@@ -215,7 +215,7 @@ class PlotUnavailable(BeliefDBError):
 class ModelMismatch(BeliefDBError):
     """The workspace's embeddings belong to another model."""
 
-    code = "embedding_model_mismatch"
+    code = ErrorCode.embedding_model_mismatch.name
 
 
 class WorkspaceNotEmpty(InvalidInput):
@@ -278,6 +278,7 @@ BY_ERROR_CODE: Final[Mapping[str, type[BeliefDBError]]] = MappingProxyType({
     ErrorCode.not_owner: NotOwner,
     ErrorCode.idempotency_key_reused: IdempotencyKeyReused,
     ErrorCode.clock_not_allowed: ClockNotAllowed,
+    ErrorCode.embedding_model_mismatch: ModelMismatch,
 })
 
 

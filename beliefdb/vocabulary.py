@@ -236,6 +236,7 @@ class ErrorCode(StrEnum):
     not_owner = "BD008"
     idempotency_key_reused = "BD009"
     clock_not_allowed = "BD010"
+    embedding_model_mismatch = "BD011"
     #: internal: beliefdb._dry_run rolls a preview back with it and catches it; never raised to a caller
     preview_rolled_back = "BD900"
 

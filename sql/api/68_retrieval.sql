@@ -570,17 +570,32 @@ comment on function beliefdb.recall_fragments(text, integer, timestamptz, boolea
 -- a table may also lock it (lock table ... in access exclusive mode), and an agent's login holding
 -- that lock kept every workspace's searches waiting.
 
--- Store a belief's vector of a model, replacing any of the same model.
+-- Store a belief's vector of a model, replacing any of the same model; refused when the workspace's
+-- vectors of that model have another dimension (an endpoint serving another model under the same
+-- name): vectors of two sizes under one model are never compared, so these would never be found.
 create or replace function beliefdb.store_embedding(p_belief uuid, p_model text, p_embedding vector) returns void
-language sql
+language plpgsql
 security definer
-set search_path = pg_catalog, pg_temp
+-- pgvector's vector_dims wherever the extension is installed
+set search_path from current
 as $$
+declare
+    v_ws uuid := beliefdb._bound_workspace();
+    v_dim integer;
+begin
+    select case p_model when m.model then m.dim when m.target_model then m.target_dim end into v_dim
+      from beliefdb.embedding_model m
+     where m.workspace_id = v_ws;
+    if v_dim <> vector_dims(p_embedding) then
+        raise exception 'vectors of model % have % dimensions in this workspace, not % (another model under the same name?): nothing was stored',
+            p_model, v_dim, vector_dims(p_embedding) using errcode = 'BD011';
+    end if;
     insert into beliefdb.belief_embedding (workspace_id, belief_id, model, embedding)
-    values (beliefdb._bound_workspace(), p_belief, p_model, p_embedding)
-    on conflict (workspace_id, belief_id, model) do update set embedding = excluded.embedding
+    values (v_ws, p_belief, p_model, p_embedding)
+    on conflict (workspace_id, belief_id, model) do update set embedding = excluded.embedding;
+end
 $$;
-comment on function beliefdb.store_embedding(uuid, text, vector) is 'Store a belief''s vector of a model in the bound workspace, replacing any of the same model';
+comment on function beliefdb.store_embedding(uuid, text, vector) is 'Store a belief''s vector of a model in the bound workspace, replacing any of the same model; refused (BD011) in another dimension than the workspace''s vectors of that model';
 
 -- Record the bound workspace's embedding model, unless one is recorded (its first embedding).
 create or replace function beliefdb.record_embedding_model(p_model text, p_dim integer) returns void

@@ -50,6 +50,8 @@ insert into beliefdb.error_code as e (code, name, meaning) values
      'an idempotency key already named another request (another belief, text, value, reviewer, reason or revision): nothing was written; a new request needs a new key'),
     ('BD010', 'clock_not_allowed',
      'the session fixed its clock (beliefdb.now) and its login may not write with a fixed clock (beliefdb_clock): nothing was written'),
+    ('BD011', 'embedding_model_mismatch',
+     'a vector is not of the workspace''s embedding model: another model than the one its vectors are of, or another dimension under the same name; nothing was stored'),
     ('BD900', 'preview_rolled_back',
      'internal: beliefdb._dry_run rolls a preview''s subtransaction back with it and catches it; never reaches a caller')
 on conflict (code) do update set name = excluded.name, meaning = excluded.meaning
