@@ -18,6 +18,7 @@ import anyio
 import pytest
 from conftest import Cli
 from fastapi.testclient import TestClient
+from hashed_words import HashedWords
 from mcp.client import Client
 from test_embedder_refused import embedder_env, endpoint  # noqa: F401  (a fixture)
 from test_extract_llm import ChatServer, Reply
@@ -192,3 +193,24 @@ def test_the_http_and_mcp_answers_say_it(refusing: ChatServer, db_url: str, alic
 
     answer = json.loads(anyio.run(session))
     assert REFUSED in answer["embedding_deferred"], answer
+
+
+def test_a_derived_belief_is_embedded_or_says_why_it_waits(refusing: ChatServer, alice: beliefdb.BeliefDB,
+                                                           cli: Cli, monkeypatch: pytest.MonkeyPatch,
+                                                           postgresql: Any) -> None:
+    """A derived belief is searchable like any other: it was never embedded, and nothing said so."""
+    (seven,) = alice.ingest_text(POLICY, source="policy.md", embed=False).accepted
+    derived = alice.derive("A week to return an order", "return_policy", "week", "yes", [seven.id])
+    assert derived.embedding_deferred is not None and REFUSED in derived.embedding_deferred, derived
+    assert "ingest" not in derived.embedding_deferred
+    shown = cli("derive", "Seven days to return", "--subject", "x", "--attribute", "y", "--value", "z", "--from",
+                str(seven.id), env=embedder_env(refusing)).stdout
+    said = [line for line in shown.splitlines() if "not embedded yet" in line]
+    assert len(said) == 1 and REFUSED in said[0] and "beliefdb embed" in said[0], shown
+    # with an embedder that answers, it is embedded at once
+    monkeypatch.setitem(EMBEDDERS, "hashed", HashedWords)
+    monkeypatch.setenv("BELIEFDB_EMBEDDER", "hashed")
+    done = alice.derive("Returns take a week", "return_policy", "weekly", "yes", [seven.id])
+    assert done.embedding_deferred is None
+    assert postgresql.execute("select count(*) from beliefdb.belief_embedding where belief_id = %s",
+                              (done.id,)).fetchone() == (1,)

@@ -59,6 +59,7 @@ from beliefdb.models import (
     CorrectionPreview,
     CorrectionResult,
     Decision,
+    DerivedBelief,
     EmbedReport,
     Expired,
     Forgotten,
@@ -263,7 +264,7 @@ class AsyncBeliefDB(AsyncPictures, AsyncQueue, AsyncTraces):
         return await self.call(self.sync.act, decision, description)
 
     async def derive(self, statement: str, subject: str, attribute: str, value: str, sources: Sequence[str | UUID], *,
-                     kind: str = "fact") -> Recorded:
+                     kind: str = "fact") -> DerivedBelief:
         return await self.call(self.sync.derive, statement, subject, attribute, value, sources, kind=kind)
 
     async def decisions(self, status: str | None = None, of: str | UUID | None = None, *, limit: int | None = None,

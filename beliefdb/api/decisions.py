@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from uuid import UUID
 
 from beliefdb.db.connector import Database
-from beliefdb.models import Action, Decision, OutcomeRecorded, Recorded, RunDecision
+from beliefdb.models import Action, Decision, DerivedBelief, OutcomeRecorded, Recorded, RunDecision
 from beliefdb.store import citations, decisions, lifecycle
 
 
@@ -33,9 +33,10 @@ class Decisions:
         return decisions.act(self.database, decision, description)
 
     def derive(self, statement: str, subject: str, attribute: str, value: str, sources: Sequence[str | UUID],
-               *, kind: str = "fact") -> Recorded:
+               *, kind: str = "fact") -> DerivedBelief:
         """Record a belief derived from others (it holds while all of them are current). The same
-        derivation again (this principal's, from the same beliefs) returns the belief it made."""
+        derivation again (this principal's, from the same beliefs) returns the belief it made. It is
+        embedded once stored; when that has to wait, ``embedding_deferred`` says why."""
         return decisions.derive(self.database, statement, subject, attribute, value, sources, kind=kind)
 
     def decisions(self, status: str | None = None, of: str | UUID | None = None, *, limit: int | None = None,

@@ -77,7 +77,7 @@ def derive(
     ids = [x.strip() for x in sources.split(",") if x.strip()]
     with errors(as_json), memory.open() as bdb:
         recorded = bdb.derive(statement, subject, attribute, value, ids)
-    typer.echo(render.to_json(recorded) if as_json else f"belief {recorded.id} [{recorded.status}]")
+    typer.echo(render.to_json(recorded) if as_json else render.derived(recorded))
 
 
 @with_memory(principal=False)

@@ -40,11 +40,19 @@ class Action:
 
 @dataclass(frozen=True)
 class Recorded:
-    """A decision, action or derived belief just recorded, with the status the truth rules gave it."""
+    """A decision or action just recorded (a derived belief: :class:`DerivedBelief`), with the status the truth
+    rules gave it."""
 
     id: UUID
     status: str
 
+
+@dataclass(frozen=True)
+class DerivedBelief(Recorded):
+    """A derived belief just recorded (``derive``), with the status the truth rules gave it."""
+
+    #: why its embedding waits, when it does (the belief is stored; ``beliefdb embed`` does it later)
+    embedding_deferred: str | None = None
 
 
 @dataclass(frozen=True)

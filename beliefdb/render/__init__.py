@@ -23,6 +23,7 @@ from beliefdb.models import (
     CorrectionPreview,
     CorrectionResult,
     Decision,
+    DerivedBelief,
     Evidence,
     Forgotten,
     ImpactRow,
@@ -263,6 +264,11 @@ def correction_preview(p: CorrectionPreview) -> str:
                          + ", ".join(short(x) for x in p.changes.became_current))
     lines.append(f"apply with: --apply --expect-revision {p.revision}")
     return "\n".join(lines)
+
+
+def derived(r: DerivedBelief) -> str:
+    """``derive``'s line: the belief and its status, and why its embedding waits if it does."""
+    return f"belief {r.id} [{r.status}]" + (f"\n{not_embedded(r.embedding_deferred)}" if r.embedding_deferred else "")
 
 
 def correction_result(r: CorrectionResult) -> str:

@@ -7,7 +7,7 @@ citing a belief that is no longer current is flagged at once.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 from uuid import UUID
@@ -19,8 +19,9 @@ from beliefdb import errors
 from beliefdb.db.connector import Database
 from beliefdb.db.queries import Q
 from beliefdb.inputs import refs_groups, refs_of
-from beliefdb.models import Action, Decision, Recorded
+from beliefdb.models import Action, Decision, DerivedBelief, Recorded
 from beliefdb.store.beliefs import a_page, check_page_limit
+from beliefdb.store.vectors import embed_written
 from beliefdb.vocabulary import ACTION_STATUSES, DECISION_STATUSES
 
 
@@ -50,13 +51,15 @@ def act(db: Database, decision: str | UUID, description: str,
 
 
 def derive(db: Database, statement: str, subject: str, attribute: str, value: str, sources: Sequence[str | UUID],
-           *, kind: str = "fact", conn: psycopg.Connection[Any] | None = None) -> Recorded:
-    """Record a belief derived from others: it holds while all of them are current."""
+           *, kind: str = "fact", conn: psycopg.Connection[Any] | None = None) -> DerivedBelief:
+    """Record a belief derived from others: it holds while all of them are current. It is embedded, as
+    any new belief (or says why that waits: ``embedding_deferred``)."""
     if not sources:
         raise errors.InvalidInput(f"a derived belief needs {errors.argument('sources', option='--from')} beliefs")
-    recorded: Recorded = db.fetch_one(Recorded, Q.derive,
-                                      (statement, subject, attribute, value, refs_of(sources, "sources"), kind), conn)
-    return recorded
+    recorded: DerivedBelief = db.fetch_one(
+        DerivedBelief, Q.derive, (statement, subject, attribute, value, refs_of(sources, "sources"), kind), conn)
+    deferred = embed_written(db, [recorded.id], conn)
+    return replace(recorded, embedding_deferred=deferred) if deferred else recorded
 
 
 @dataclass(frozen=True)
