@@ -590,3 +590,28 @@ def test_what_expires_while_a_bulk_batch_runs_is_a_change_of_its_own(db_url: str
     assert actions.index("expire") < actions.index("bulk_ingest")
     expire = next(p for a, p in events if a == "expire")
     assert expire["beliefs"] == [str(seven.id)] and expire["flagged"] == [str(refuse.id)], expire
+
+
+def test_what_expires_before_a_run_of_new_sources_in_a_bulk_batch_is_processed_first(
+        db_url: str, postgresql: psycopg.Connection[Any]) -> None:
+    """Documents that each start a new source are stored together (a run): what expired by the time the batch
+    comes to them is processed before them too, an expire event of its own, as before any other document."""
+    ends = datetime.now(UTC) + timedelta(seconds=1.5)
+    with beliefdb.connect(db_url, principal="ops") as db:
+        (seven,) = remember(db, valid_to=ends.isoformat()).accepted
+        refuse = db.decide("Refuse the return of order 1042", because=[seven.id])
+    with sql_caller(db_url, None) as conn, conn.transaction():
+        conn.execute("select beliefdb.lock_workspace()")
+        assert datetime.now(UTC) < ends
+        threading.Event().wait((ends - datetime.now(UTC)).total_seconds() + 0.3)
+        conn.execute("select beliefdb.bulk_stage()")
+        conn.execute("insert into pg_temp.beliefdb_bulk_document (n, source, content) values"
+                     " (1, 'new.md', 'Shipping takes 3 days.'), (2, 'newer.md', 'Support answers in 2 hours.')")
+        reports = [r for (r,) in conn.execute("select * from beliefdb.bulk_ingest_batch()")]
+    assert len(reports) == 2 and all(r["flagged"] == [] for r in reports), reports
+    assert postgresql.execute("select status::text from beliefdb.belief where id = %s", (seven.id,)).fetchone() \
+        == ("expired",)
+    actions = [a for (a,) in postgresql.execute("select action from beliefdb.audit_event order by seq")]
+    assert "expire" in actions and actions.index("expire") < actions.index("bulk_ingest"), actions
+    assert postgresql.execute("select status::text from beliefdb.decision where id = %s", (refuse.id,)).fetchone() \
+        == ("needs_review",)

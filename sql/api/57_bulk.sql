@@ -6,8 +6,8 @@
 -- ingest_version (internal/36_claims.sql, _ingest_text); then one summary event for the batch in
 -- the audit chain, with the hash of the staged rows and how many rows of each table the batch
 -- inserted, updated and deleted (the statements' own events are counted into it: _audit_batch).
--- What expires while a batch runs is processed before the next document, as a change of its own
--- (an expire event, its statements' own events), as at any writer's lock.
+-- What expires while a batch runs is processed before the next document (or run of new sources), as
+-- a change of its own (an expire event, its statements' own events), as at any writer's lock.
 
 -- This transaction's staging tables, empty (dropped at commit or rollback): the batch's documents
 -- (n: order in the batch), their fragments' offsets and their gated claims. The application role
@@ -95,20 +95,13 @@ begin
             continue;
         end if;
         if cardinality(v_run) > 0 then
+            perform beliefdb._bulk_expire_due(v_ws);
             v_reports := v_reports || beliefdb._bulk_first_versions(v_ws, v_run, p_origin, p_authority, p_provenance);
             v_run := '{}';
             v_run_names := '{}';
         end if;
         -- (each document recorded when the batch came to it, as one by one: rule 8 orders them so)
-        perform pg_catalog.set_config('beliefdb.batch_clock', pg_catalog.clock_timestamp()::text, true);
-        -- what expired by the time the batch comes to this document is a change of its own, as at a
-        -- writer's lock (rule 16): an expire event with its rows' own events, not counted into the
-        -- batch's, and not in this document's report
-        if cardinality(beliefdb.due_to_expire(v_ws)) > 0 then
-            perform pg_catalog.set_config('beliefdb.audit_batch', '', true);
-            perform beliefdb._expire_due(v_ws);
-            perform pg_catalog.set_config('beliefdb.audit_batch', v_ws::text, true);
-        end if;
+        perform beliefdb._bulk_expire_due(v_ws);
         v_reports := array_append(v_reports, beliefdb._ingest_text(v_ws, v_doc.source, (
             select jsonb_build_object(
                        'content', d.content, 'origin', p_origin, 'authority', p_authority, 'provenance', p_provenance,
@@ -127,6 +120,7 @@ begin
               from pg_temp.beliefdb_bulk_document d where d.n = v_doc.n)));
     end loop;
     if cardinality(v_run) > 0 then
+        perform beliefdb._bulk_expire_due(v_ws);
         v_reports := v_reports || beliefdb._bulk_first_versions(v_ws, v_run, p_origin, p_authority, p_provenance);
     end if;
     select array[count(*)::integer, (count(*) filter (where (r ->> 'new_version')::boolean))::integer,

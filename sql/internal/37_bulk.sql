@@ -611,3 +611,23 @@ end
 $$;
 comment on function beliefdb._bulk_first_versions(uuid, integer[], beliefdb.origin_type, beliefdb.authority, beliefdb.provenance)
     is 'Store a run of staged documents that each start a new source, set-based, as one by one would; jsonb: one ingest report each, in order';
+
+-- A bulk batch comes to its next document (or run of new sources): the time it is recorded at
+-- (beliefdb.batch_clock, now, as one by one), and what expired by then processed as a change of its
+-- own, as at a writer's lock (rule 16): an expire event with its rows' own events, not counted into
+-- the batch's, and in no document's report. An index probe when nothing is due.
+create or replace function beliefdb._bulk_expire_due(p_workspace_id uuid) returns void
+language plpgsql
+set search_path = pg_catalog, pg_temp
+as $$
+begin
+    perform pg_catalog.set_config('beliefdb.batch_clock', pg_catalog.clock_timestamp()::text, true);
+    if cardinality(beliefdb.due_to_expire(p_workspace_id)) > 0 then
+        perform pg_catalog.set_config('beliefdb.audit_batch', '', true);
+        perform beliefdb._expire_due(p_workspace_id);
+        perform pg_catalog.set_config('beliefdb.audit_batch', p_workspace_id::text, true);
+    end if;
+end
+$$;
+comment on function beliefdb._bulk_expire_due(uuid)
+    is 'Date a bulk batch''s next document or run now and process what expired by then, as a change of its own (rule 16)';
