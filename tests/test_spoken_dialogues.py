@@ -249,7 +249,8 @@ def test_one_speaking_key_does_not_make_a_fact_table_a_dialogue(text: str) -> No
 
 
 def test_i_is_the_pronoun_only_as_a_capital_word() -> None:
-    """The first person singular is "I" as a word, case-sensitively, and not a numeral ("Phase I")."""
+    """The first person singular is "I" as a word (in lower case only in a value written in lower case, see
+    section 5), and not a numeral ("Phase I") nor "i.e."."""
     assert dialogue_speakers(lines("BOB: The deploy failed.\nALICE: I restarted it.\n")) == {"bob", "alice"}
     assert dialogue_speakers(lines("BOB: The deploy failed.\nALICE: I'm on it.\n")) == {"bob", "alice"}
     for said in ("ALICE: Phase I is done.", "ALICE: The fix, i.e. the patch, is out."):
@@ -311,3 +312,61 @@ def test_the_line_rule_reads_i_e_and_a_numeral_as_no_one_speaking(line: str) -> 
 def test_the_line_rule_still_hears_i_in_lower_case() -> None:
     assert spoken_turn("Maya: i moved to porto.")
     assert spoken_turn("Maya: Phase I is done and I am glad.")
+
+
+# --- 5. a lowercase "i" that is no one speaking: an enumeration, a word it is glued into ---------------------------
+
+ROMAN_LIST = ("Europe: Orders ship within 2 days.\nAsia: Orders ship within 5 days.\n"
+              "America: Orders ship within 4 days.\n"
+              "Europe: Returns need (i) a receipt and (ii) the original box.\n"
+              "Asia: Refunds need (i) a receipt and (ii) a bank account.\n"
+              "America: Returns cost 5 USD each.\n")
+I18N = ("Europe: Orders ship within 2 days.\nAsia: Orders ship within 5 days.\n"
+        "Europe: Our i18n team works from Lisbon.\nAsia: Our i18n team works from Tokyo.\n")
+
+
+@pytest.mark.parametrize("text", [
+    ROMAN_LIST,
+    I18N,
+    ROMAN_LIST.replace("(i)", "i)").replace("(ii)", "ii)"),
+    ROMAN_LIST.replace("(i)", "(I)").replace("(ii)", "(II)"),
+    ROMAN_LIST.replace("(i)", "i.").replace("(ii)", "ii."),
+], ids=["roman-numerals", "i18n", "i-paren", "capital-roman", "i-dot"])
+def test_a_fact_table_with_a_lowercase_i_stays_facts(text: str) -> None:
+    """9ef1db1 made a lowercase "i" the pronoun: a table whose rows enumerate conditions, "(i) ... (ii)", or
+    name an "i18n" team (the word split as "i" + "n") became a dialogue, or a transcript, and ingest kept
+    none of its facts (4 before; review of 9ef1db1)."""
+    assert dialogue_speakers(lines(text), common_words(text)) == frozenset()
+    assert transcript_speakers(text) == frozenset()
+    quotes = [c["quote"] for c in prepare(text, "notes.md", llm_configured=False).claims]
+    assert "Europe: Orders ship within 2 days." in quotes and "Asia: Orders ship within 5 days." in quotes, quotes
+
+
+@pytest.mark.parametrize("line", [
+    "Berlin: returns need (i) a receipt and (ii) the box",
+    "Berlin: returns need i) a receipt and ii) the box",
+    "Berlin: returns need (I) a receipt and (II) the box",
+    "Berlin: i18n support in 12 languages",
+    "Berlin: access via the i3 gate, floor 2",
+    "Berlin: Press i for the menu",
+    "Berlin: a) free returns b) free pickup.",
+])
+def test_the_line_rule_hears_no_enumeration_nor_a_glued_i(line: str) -> None:
+    """An enumeration ("(i)", "ii)", "a)": "a" was the article that starts a whole sentence), an "i" glued
+    to digits or letters ("i18n", "i3"), and a lowercase "i" in a value written with capitals ("Press i")
+    are no one speaking: the line is a fact."""
+    assert not spoken_turn(line)
+    assert [c["quote"] for c in prepare(f"{line}\n", "notes.md", llm_configured=False).claims] == [line]
+
+
+@pytest.mark.parametrize("line", [
+    "Maya: ok so i moved to Porto",
+    "Maya: i'm on it",
+    "Maya: yes (so i heard)",
+    "Maya: the flat, i think",
+    "Maya: same here (so did i)",
+])
+def test_the_line_rule_still_hears_a_lowercase_i_in_a_lowercase_value(line: str) -> None:
+    """In a value written in lower case (its first letter), "i" as a word is the pronoun: at a bracket's
+    close too when the bracket opened before it, "(so did i)"."""
+    assert spoken_turn(line)

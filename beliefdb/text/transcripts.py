@@ -63,7 +63,7 @@ def transcript_speakers(text: str) -> frozenset[str]:
         said = (m.group("text") or "") if m is not None else ""
         if m is not None and _said_enough(said):
             who = m.group("bold") or m.group("plain")
-            speaks = _speech(said, _VALUE_WORD_RE.findall(said.casefold())) or _CJK_SPEECH_RE.search(said) is not None
+            speaks = _speech(said, _said_words(said)) or _CJK_SPEECH_RE.search(said) is not None
             turns.append((who.lower(), speaks))
             if _a_label_key(who):
                 labels.add(who.lower())
@@ -172,8 +172,8 @@ def spoken_turn(line: str, common: frozenset[str] = frozenset()) -> bool:
     the key a person's name (one capitalised word that is no label or attribute word of a document:
     not "Note", "Price", "Owner", "Status") and the value a greeting ("hi", "thanks"), a question, or
     a sentence in the first or second person ("I moved to Berlin", "we close at 6", "see you there";
-    a possessive alone, "my team", only in a sentence of three words or more; "I" neither in "i.e." nor after
-    a numbered noun, "Phase I"). A whole sentence ("The
+    a possessive alone, "my team", only in a sentence of three words or more; "I" as :func:`_said_words`
+    reads it: not "i.e.", "Phase I", "(i)", "i18n"). A whole sentence ("The
     office is in Berlin.": a finite verb, or four words or more from a clause's start to a stop) is
     spoken too, after a key not in capitals ("ERROR", "API" are labels). After a key that looks like a
     common noun (a word ``common``, the document's lowercase words from :func:`common_words`, holds; or
@@ -273,23 +273,48 @@ def _turn_like(value: str, words: list[str]) -> bool:
 
 # "i.e." in any case, which is no "I"
 _THAT_IS_RE: Final = re.compile(r"\b[iI]\.\s?[eE]\b\.?")
+# An enumeration's marker: "(i)", "[b]", "ii)", "a)" (a letter or a Roman numeral), which is no word said
+_MARKER_RE: Final = re.compile(r"(?<!\w)(?P<open>[(\[])?(?:[ivx]{1,4}|[^\W\d_])[)\]](?!\w)", re.IGNORECASE)
+_DOTTED_RE: Final = re.compile(r"(?<!\w)[ivx]{1,4}\.(?!\w)", re.IGNORECASE)  # "i. ... ii." (with "ii.")
+_GLUE: Final = frozenset("_-/+&@")  # what makes "I" part of a word: "I/O", "I-95", "i_max"
 
 
 def _speech(value: str, words: list[str]) -> bool:
-    """Whether a value (``words``: its words casefolded) is someone speaking, whoever the key: a greeting, a
-    question, the first person singular ("I restarted it.", "I'm on it", "i moved", "my laptop"; not a
-    company's "we"). "I" is the pronoun as a word, in capitals or not (a chat pasted in lower case), but
-    in "i.e." and after a noun a numeral follows: "Phase I" is no one speaking."""
+    """Whether a value (``words``: its words as :func:`_said_words` reads them) is someone speaking, whoever
+    the key: a greeting, a question, the first person singular ("I restarted it.", "I'm on it", "i moved",
+    "my laptop"; not a company's "we")."""
     if _GREETING_RE.match(value) is not None or value.rstrip("\"'”’)]").endswith(("?", "？")):
         return True
-    return not _SINGULAR.isdisjoint(words) or "i" in _said_words(value)
+    return not _SINGULAR.isdisjoint(words) or "i" in words
+
+
+def _unmarked(value: str) -> str:
+    """A value without its enumeration markers ("(i) a receipt and (ii) the box", "a) ... b) ...", "i. ...
+    ii. ..."); "i)" closing a bracket opened before it is no marker: "(so did i)"."""
+    def blank(m: re.Match[str]) -> str:
+        opened = m["open"] is None and value.count("(", 0, m.start()) > value.count(")", 0, m.start())
+        return m[0] if opened else " "
+    value = _MARKER_RE.sub(blank, value)
+    return _DOTTED_RE.sub(" ", value) if re.search(r"(?<!\w)ii\.", value, re.IGNORECASE) else value
 
 
 def _said_words(value: str) -> list[str]:
-    """A value's words casefolded ("I'm" -> "i", "m"), with no "i" for "i.e." (in any case) nor for a
-    numeral after a noun ("Phase I"): the "i" that is left is someone speaking."""
-    written = _VALUE_WORD_RE.findall(_THAT_IS_RE.sub(" ", value).casefold())
-    return [word for i, word in enumerate(written) if word != "i" or i == 0 or written[i - 1] not in _NUMBERED]
+    """A value's words casefolded ("I'm" -> "i", "m"), but an enumeration's markers (:func:`_unmarked`), and
+    with "i" only for the pronoun: a word of its own, glued to no digit or letter ("i18n", "i3", "I/O",
+    "I-95"), not "i.e." (in any case) nor a numeral after a noun ("Phase I"), and in lower case only in a
+    value written in lower case (its first letter: a chat pasted or typed so, "i moved to porto"; not
+    "Press i for the menu")."""
+    text = _unmarked(_THAT_IS_RE.sub(" ", value))
+    lower = next((ch.islower() for ch in text if ch.isalpha()), False)
+    words: list[str] = []
+    for m in _VALUE_WORD_RE.finditer(text):
+        word = m[0].casefold()
+        before, after = text[m.start() - 1: m.start()], text[m.end(): m.end() + 2]
+        if word != "i" or ((m[0] == "I" or lower) and (not words or words[-1] not in _NUMBERED)
+                           and not (before.isdigit() or before in _GLUE or after[:1].isdigit() or after[:1] in _GLUE
+                                    or (after[:1] == "." and after[1:].isalnum()))):
+            words.append(word)
+    return words
 
 
 # Someone speaking in CJK, whoever the key: 我 alone (not 我们, a shop's "we", nor 我司), a greeting, a question
@@ -308,7 +333,7 @@ def _a_turn(key: str, value: str, common: frozenset[str]) -> tuple[str, bool] | 
         speech = _CJK_SPEECH_RE.search(value) is not None
         return (key, speech) if speech or value.rstrip("\"'”’)]」』）").endswith(_CJK_STOP) else None
     who = _speaker_key(key, common)
-    words = _VALUE_WORD_RE.findall(value.casefold())
+    words = _said_words(value)
     return (who, _speech(value, words)) if who is not None and _turn_like(value, words) else None
 
 
