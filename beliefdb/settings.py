@@ -24,11 +24,14 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 from beliefdb import errors
 from beliefdb.models import Setting
 
-__all__ = ["MASK", "PREFIX", "Settings", "effective", "load"]
+__all__ = ["MASK", "PREFIX", "Settings", "effective", "load", "masked_url"]
 
 PREFIX: Final = "BELIEFDB_"
 #: what is shown instead of a secret (an API key, a password in a URL)
 MASK: Final = "********"
+#: why a URL with a user part does not parse, instead of urlsplit's words (which quote its password)
+_ENCODE: Final = ("its user part, host or port does not parse; a '/', '?', '#' or '@' in a user name or password"
+                  " must be percent-encoded: %2F, %3F, %23, %40")
 
 
 class Settings(BaseSettings):
@@ -118,7 +121,8 @@ class Settings(BaseSettings):
             parts = urllib.parse.urlsplit(value.strip())
             parts.port  # noqa: B018  (a port that is no number raises here)
         except ValueError as exc:
-            raise ValueError(f"is not a URL ({exc})") from None
+            # urlsplit's words quote the authority (a password with a '/' is read as the 'port'): not with an '@'
+            raise ValueError(f"is not a URL ({_ENCODE if '@' in value else exc})") from None
         if parts.scheme not in ("http", "https") or not parts.hostname:
             raise ValueError("must be an http(s) URL with a host")
         return value
@@ -152,7 +156,7 @@ def _message(error: Any) -> str:
     else:
         what = error["msg"][:1].lower() + error["msg"][1:]
     if isinstance(raw, str) and name.endswith("_URL"):
-        raw = _password_masked(raw)
+        raw = masked_url(raw)
     return f"{name} {what}, not {raw!r}"
 
 
@@ -200,10 +204,25 @@ def _shown(value: Any) -> str | int | float | None:
     return str(value)
 
 
-def _password_masked(url: str) -> str:
-    """``url`` with the password of its user part masked (a PostgreSQL URL may carry one), whether or not
-    the rest of it parses (an error echoes a URL it refuses); up to the authority's last '@'."""
-    return re.sub(r"(//[^/@:?#]*:)[^/?#]*@", lambda m: f"{m.group(1)}{MASK}@", url, count=1)
+#: a user part's ``user:`` after ``//``, then its password up to the authority's '@': the last one of the
+#: authority as it parses, or, as a password may hold an unescaped '/', '?' or '#' that ends the parsed
+#: authority early, the last one of the URL
+_PARSED_USERINFO: Final = re.compile(r"(//[^/@:?#]*:)[^/?#]*@")
+_ANY_USERINFO: Final = re.compile(r"(//[^/@:?#]*:).*@", re.DOTALL)
+
+
+def masked_url(url: str) -> str:
+    """``url`` with the password of its user part masked (a PostgreSQL or an endpoint's URL may carry one),
+    whether or not it parses (an error echoes a URL it refuses): up to the authority's last '@' when the
+    parsed authority holds one, else up to the URL's last '@' (``https://bob:a/b@host`` does not parse, and
+    ``https://bob:123#key@host`` parses as host 'bob'; a URL with a port, no user part and an '@' in its path
+    is masked more than it needs). Every message naming an endpoint names it so."""
+    try:
+        authority = urllib.parse.urlsplit(url).netloc
+    except ValueError:
+        authority = ""
+    found = (_PARSED_USERINFO if "@" in authority else _ANY_USERINFO).search(url)
+    return url if found is None else url[:found.start()] + f"{found.group(1)}{MASK}@" + url[found.end():]
 
 
 def effective(current: Settings | None = None) -> list[Setting]:
@@ -213,7 +232,7 @@ def effective(current: Settings | None = None) -> list[Setting]:
     for field, info in Settings.model_fields.items():
         value = _shown(getattr(current, field))
         if isinstance(value, str) and field.endswith("url"):
-            value = _password_masked(value)
+            value = masked_url(value)
         rows.append(Setting(name=Settings.variable(field), type=_type(info.annotation), value=value,
                             default=_shown(info.default),
                             source="environment" if field in current.model_fields_set else "default",

@@ -183,3 +183,33 @@ def test_a_url_that_does_not_parse_is_named_without_its_password(monkeypatch: py
     said = caught.value.message
     assert said.startswith(f"{variable} is not a URL (") and "s3cr3t-key" not in said, said
     assert f"'https://bob:{settings.MASK}@" in said, said
+
+
+@pytest.mark.parametrize("value", ["https://bob:s3cr3t/key+x@proxy.example:443/v1",
+                                   "https://bob:s3cr3t#key@proxy.example/v1",
+                                   "https://bob:s3cr3t?key@proxy.example/v1"])
+def test_a_password_with_a_slash_or_a_mark_is_not_echoed(monkeypatch: pytest.MonkeyPatch, value: str) -> None:
+    """A password with an unescaped '/', '?' or '#' (a base64 key has '/') makes the URL unparsable: the error
+    echoed it in full (the masking stopped at the '/'), and urlsplit's own message quoted its first part as the
+    port. The URL is masked up to its last '@', and the message says what to encode instead of urlsplit's."""
+    monkeypatch.setenv("BELIEFDB_LLM_URL", value)
+    with pytest.raises(errors.InvalidInput) as caught:
+        settings.load()
+    said = caught.value.message
+    assert "s3cr3t" not in said and "key" not in said, said
+    assert said.startswith("BELIEFDB_LLM_URL is not a URL (") and "percent-encoded" in said, said
+    assert f"'https://bob:{settings.MASK}@proxy.example" in said, said
+
+
+def test_masked_url_hides_the_whole_password() -> None:
+    """One masking for every URL shown (beliefdb config, a setting's error, an endpoint's errors): the password
+    up to the authority's last '@', whether or not the URL parses; nothing else of the URL."""
+    masked, hidden = settings.masked_url, settings.MASK
+    assert masked("https://bob:a/b?c#d@proxy.example:443/v1") == f"https://bob:{hidden}@proxy.example:443/v1"
+    assert masked("https://bob:p@ss@proxy.example/v1") == f"https://bob:{hidden}@proxy.example/v1"
+    # parses (host 'bob', port 123, the rest a fragment), but is shown without the rest of the password
+    assert masked("https://bob:123#key@proxy.example/v1") == f"https://bob:{hidden}@proxy.example/v1"
+    assert masked("https://bob:pw@proxy.example/v1/users/@me") == f"https://bob:{hidden}@proxy.example/v1/users/@me"
+    assert masked("postgresql://app:pw@/beliefs?host=/tmp/pg") == f"postgresql://app:{hidden}@/beliefs?host=/tmp/pg"
+    for plain in ("http://127.0.0.1:8080/v1", "https://bob@proxy.example/v1", "http://[::1/v1", "localhost:8080"):
+        assert masked(plain) == plain
