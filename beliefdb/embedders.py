@@ -160,12 +160,13 @@ class OpenAIEmbedder(Embedder):
                 f"embeddings endpoint {exc.url}",
                 f"BELIEFDB_EMBED_API_KEY and BELIEFDB_EMBED_MODEL (now {self._model_name!r})")) from None
         except EndpointError as exc:
+            shown = settings.masked_url(self.url)  # (the caller sees it: a write's embedding_deferred)
             if exc.status is not None:
-                last = f"HTTP {exc.status} from {self.url}"
+                last = f"HTTP {exc.status} from {shown}"
             elif isinstance(exc, Failed) and exc.malformed:
-                last = f"malformed answer from {self.url}: {exc.problem}"
+                last = f"malformed answer from {shown}: {exc.problem}"
             else:
-                last = f"cannot reach {self.url}: {exc.problem}"
+                last = f"cannot reach {shown}: {exc.problem}"
             raise EmbedderUnavailable(f"embedder unavailable: {last}") from None
 
     def passages(self, texts: Sequence[str]) -> list[list[float]]:

@@ -2,9 +2,10 @@
 embedder, ``/chat/completions`` for the llm extractor), on ``httpx``.
 
 A call is one JSON ``POST {base_url}/{path}`` with a timeout and, when there is a key,
-``Authorization: Bearer …``. HTTP 429 and 5xx, timeouts and connection errors are retried up to
-``retries`` times, waiting ``backoff`` seconds doubled each time, or what the server's
-``Retry-After`` asks (seconds or an HTTP date; at most :data:`MAX_RETRY_AFTER`). Any other HTTP error
+``Authorization: Bearer …`` (a user part of the URL goes as HTTP Basic auth, as httpx sends it, and is in no
+URL httpx logs nor an error names: :func:`beliefdb.settings.masked_url`). HTTP 429 and 5xx, timeouts and
+connection errors are retried up to ``retries`` times, waiting ``backoff`` seconds doubled each time, or what
+the server's ``Retry-After`` asks (seconds or an HTTP date; at most :data:`MAX_RETRY_AFTER`). Any other HTTP error
 is not retried. The callers turn :class:`EndpointError` into their own beliefdb exception
 (:class:`beliefdb.errors.EmbedderUnavailable`, :class:`beliefdb.errors.ExtractorUnavailable`; their
 :class:`Refused` is :class:`beliefdb.errors.EmbedderRefused`, :class:`beliefdb.errors.ExtractorRefused`).
@@ -20,6 +21,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Final, TypeVar
 
 from beliefdb import errors
+from beliefdb.settings import masked_url
 
 if TYPE_CHECKING:
     import httpx
@@ -34,7 +36,8 @@ _DETAIL_CHARS: Final = 300
 
 
 class EndpointError(Exception):
-    """The endpoint gave nothing usable; ``problem`` says why in a few words (e.g. ``HTTP 500: …``)."""
+    """The endpoint gave nothing usable; ``problem`` says why in a few words (e.g. ``HTTP 500: …``); ``url`` is
+    the endpoint as messages name it, a password in its user part masked (:func:`beliefdb.settings.masked_url`)."""
 
     def __init__(self, url: str, problem: str, *, status: int | None = None) -> None:
         super().__init__(problem)
@@ -129,6 +132,17 @@ def _said(response: httpx.Response) -> str:
     return " ".join(found[:_DETAIL_CHARS].split())
 
 
+def _without_user(url: str) -> tuple[httpx.URL, httpx.Auth]:
+    """``url`` without its user part, and that part as the HTTP Basic auth httpx would make of it (none
+    without one): httpx logs each request's URL as it is (at INFO), a password in it too."""
+    import httpx
+
+    target = httpx.URL(url)
+    if not (target.username or target.password):
+        return target, httpx.Auth()
+    return target.copy_with(userinfo=b""), httpx.BasicAuth(target.username, target.password)
+
+
 def _identity(body: Any) -> Any:
     return body
 
@@ -149,8 +163,8 @@ class OpenAIClient:
         self._on_attempt = on_attempt
         self._on_retry = on_retry
 
-    def __repr__(self) -> str:  # never the key
-        return f"OpenAIClient({self.base_url!r}, timeout={self.timeout}, retries={self.retries})"
+    def __repr__(self) -> str:  # never the key, nor a password in the URL
+        return f"OpenAIClient({masked_url(self.base_url)!r}, timeout={self.timeout}, retries={self.retries})"
 
     def endpoint(self, path: str) -> str:
         return f"{self.base_url}/{path.lstrip('/')}"
@@ -170,6 +184,7 @@ class OpenAIClient:
         import httpx
 
         url = self.endpoint(path)
+        shown = masked_url(url)
         attempts = self.retries + 1
         body = json.dumps(payload).encode("utf-8")
         problem, status, malformed = "no attempt", None, False
@@ -180,14 +195,16 @@ class OpenAIClient:
                 if self._on_attempt is not None:
                     self._on_attempt()
                 try:
-                    response = client.post(url, content=body)
+                    target, auth = _without_user(url)
+                    response = client.post(target, content=body, auth=auth)
                 except httpx.TransportError as exc:
                     problem = _transport_problem(exc)
                 except (httpx.InvalidURL, UnicodeError) as exc:
-                    # a URL no request can be made of (a host 'a..b' the client cannot encode): no
-                    # endpoint answered, and asking again cannot help
-                    raise Failed(url, f"the URL cannot be used ({type(exc).__name__}: {exc})", attempts=attempt + 1
-                                 ) from None
+                    # a URL no request can be made of (a host 'a..b' the client cannot encode): no endpoint
+                    # answered, and asking again cannot help; the client's words quote a user part's password
+                    # as a 'port' when it holds a '/', '?' or '#'
+                    said = type(exc).__name__ if "@" in url else f"{type(exc).__name__}: {exc}"
+                    raise Failed(shown, f"the URL cannot be used ({said})", attempts=attempt + 1) from None
                 else:
                     if response.is_success:
                         try:
@@ -196,18 +213,18 @@ class OpenAIClient:
                             not_json = isinstance(exc, json.JSONDecodeError | UnicodeDecodeError)
                             reason = "the response body is not JSON" if not_json else f"{type(exc).__name__}: {exc}"
                             if not retry_malformed:
-                                raise Malformed(url, reason) from None
+                                raise Malformed(shown, reason) from None
                             problem, malformed = reason, True
                     else:
                         status = response.status_code
                         detail = _detail(response)
                         problem = f"HTTP {status}" + (f": {detail}" if detail else "")
                         if status != 429 and status < 500:
-                            raise Refused(url, problem, status=status, said=_said(response))
+                            raise Refused(shown, problem, status=status, said=_said(response))
                         wait = retry_after(response.headers.get("Retry-After"))
                 if attempt + 1 < attempts:
                     delay = self.backoff * 2 ** attempt if wait is None else min(wait, MAX_RETRY_AFTER)
                     if self._on_retry is not None:
                         self._on_retry(problem, delay)
                     self._sleep(delay)
-        raise Failed(url, problem, attempts=attempts, status=status, malformed=malformed)
+        raise Failed(shown, problem, attempts=attempts, status=status, malformed=malformed)

@@ -214,3 +214,17 @@ def test_a_derived_belief_is_embedded_or_says_why_it_waits(refusing: ChatServer,
     assert done.embedding_deferred is None
     assert postgresql.execute("select count(*) from beliefdb.belief_embedding where belief_id = %s",
                               (done.id,)).fetchone() == (1,)
+
+
+def test_a_deferral_does_not_name_the_endpoint_with_its_password(monkeypatch: pytest.MonkeyPatch,
+                                                                 alice: beliefdb.BeliefDB) -> None:
+    """embedding_deferred named the endpoint by BELIEFDB_EMBED_URL as configured: a password in its user part
+    (which beliefdb config masks) reached the caller of a correction, in clear. It names it masked."""
+    (seven,) = alice.ingest_text(POLICY, source="policy.md", embed=False).accepted
+    monkeypatch.setenv("BELIEFDB_EMBEDDER", "openai")
+    monkeypatch.setenv("BELIEFDB_EMBED_URL", "http://bob:s3cr3t-key@127.0.0.1:9/v1")  # nothing listens
+    monkeypatch.setenv("BELIEFDB_EMBED_RETRIES", "0")
+    done = _correct(alice, seven.id, "alice")
+    assert done.embedding_deferred is not None, done
+    assert "s3cr3t-key" not in done.embedding_deferred, done.embedding_deferred
+    assert "cannot reach http://bob:********@127.0.0.1:9/v1" in done.embedding_deferred, done.embedding_deferred

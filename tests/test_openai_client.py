@@ -4,7 +4,9 @@ an HTTP date; the embedder and the llm extractor both go through it."""
 
 from __future__ import annotations
 
+import base64
 import json
+import logging
 import threading
 import time
 from collections.abc import Iterator
@@ -16,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from beliefdb import errors
+from beliefdb import errors, settings
 from beliefdb.embedders import OpenAIEmbedder
 from beliefdb.errors import EmbedderUnavailable
 from beliefdb.openai_client import MAX_RETRY_AFTER, Failed, OpenAIClient, Refused, retry_after
@@ -31,6 +33,7 @@ WINDOW = {"statement": Q7, "subject": "return_policy", "attribute": "window", "v
 class Step:
     status: int = 200
     headers: dict[str, str] = field(default_factory=dict)
+    body: bytes | None = None  # sent as it is instead of an answer
 
 
 class Scripted:
@@ -41,6 +44,7 @@ class Scripted:
         self.script = list(steps) or [Step()]
         self.arrivals: list[float] = []
         self.paths: list[str] = []
+        self.authorizations: list[str | None] = []
         outer = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -48,8 +52,11 @@ class Scripted:
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
                 outer.arrivals.append(time.monotonic())
                 outer.paths.append(self.path)
+                outer.authorizations.append(self.headers.get("Authorization"))
                 step = outer.script.pop(0) if len(outer.script) > 1 else outer.script[0]
-                if step.status != 200:
+                if step.body is not None:
+                    data = step.body
+                elif step.status != 200:
                     data = json.dumps({"error": {"message": f"scripted {step.status}"}}).encode()
                 elif self.path.endswith("/embeddings"):
                     data = json.dumps({"data": [{"index": i, "embedding": [1.0, 0.0, 0.0]}
@@ -214,3 +221,45 @@ def test_retries_and_backoff_are_settings_both_clients_use(serve: Any, monkeypat
         OpenAIEmbedder(retries=-1)
     with pytest.raises(errors.InvalidInput, match="must not be negative"):
         OpenAIEmbedder(backoff=-0.5)
+
+
+def test_no_message_names_an_endpoint_with_its_password(serve: Any, caplog: pytest.LogCaptureFixture) -> None:
+    """A password in an endpoint's URL (BELIEFDB_EMBED_URL, BELIEFDB_LLM_URL: a proxy's user part) reached the
+    caller in every error naming the endpoint (a write's embedding_deferred is one), in the client's errors and
+    repr, in the llm extractor's retry log and in httpx's log of each request: each names the URL as beliefdb
+    config shows it, masked (the user part goes as HTTP Basic auth, as httpx sent it from the URL)."""
+    secret = "s3cr3t-key"
+
+    def hidden(url: str, password: str = secret) -> str:
+        return url.replace("http://", f"http://bob:{password}@")
+
+    said: list[str] = []
+    nobody = "http://127.0.0.1:9/v1"  # nothing listens
+    servers = [serve(Step(401)), serve(Step(503)), serve(Step(body=b"not json")), serve(Step(body=b"[]"))]
+    with caplog.at_level(logging.INFO):
+        for url in [hidden(server.url) for server in servers] + [hidden(nobody)]:
+            calls = [lambda: OpenAIEmbedder(url=url, retries=1, sleep=lambda _s: None).query("x"),  # noqa: B023
+                     lambda: LLMExtractor(LLMConfig(url=url, http_retries=1, retries=0),  # noqa: B023
+                                          sleep=lambda _s: None).extract(Q7, source_name="a.md")]
+            for call in calls:
+                with pytest.raises(errors.BeliefDBError) as caught:
+                    call()
+                said.append(caught.value.message)
+    logged = [m for m in caplog.messages if "http://" in m]  # (httpx logs each request's URL at INFO)
+    assert any("retrying" in m for m in logged) and any(m.startswith("HTTP Request: POST") for m in logged)
+    said += logged
+    with pytest.raises(Failed) as failed:
+        OpenAIClient(hidden(servers[1].url), retries=0).post("embeddings", {})
+    said += [failed.value.url, str(failed.value), repr(OpenAIClient(hidden(servers[1].url)))]
+    for password in (f"{secret}/x", f"{secret}#x"):  # given in code, past the settings' check: the client refuses it
+        with pytest.raises(EmbedderUnavailable) as unusable:
+            OpenAIEmbedder(url=hidden(nobody, password), sleep=lambda _s: None).query("x")
+        said.append(unusable.value.message)
+    with pytest.raises(errors.InvalidInput) as invalid:
+        LLMConfig(url="ftp://bob:s3cr3t-key@proxy.example/v1")
+    said.append(invalid.value.message)
+    assert [line for line in said if secret in line] == []
+    named = [line for line in said if "bob:" in line]
+    assert len(named) >= 16 and all(f"bob:{settings.MASK}@" in line for line in named), said
+    basic = "Basic " + base64.b64encode(f"bob:{secret}".encode()).decode()
+    assert servers[1].authorizations == [basic] * 5  # the user part is still sent, as HTTP Basic auth

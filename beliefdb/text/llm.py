@@ -137,7 +137,7 @@ class LLMConfig:
         if not self.url.strip():
             raise errors.InvalidInput(NO_ENDPOINT)
         if not re.match(r"https?://[^/\s]+", self.url.strip()):
-            raise errors.InvalidInput(f"BELIEFDB_LLM_URL must be an http(s) URL, not {self.url!r}")
+            raise errors.InvalidInput(f"BELIEFDB_LLM_URL must be an http(s) URL, not {settings.masked_url(self.url)!r}")
         if self.timeout <= 0:
             raise errors.InvalidInput("BELIEFDB_LLM_TIMEOUT must be more than 0 seconds")
         if self.chunk_chars < 100:
@@ -160,7 +160,8 @@ class LLMConfig:
 
     @property
     def endpoint(self) -> str:
-        return self.url.strip().rstrip("/") + "/chat/completions"
+        """The chat completions URL as messages name it: a password in its user part masked."""
+        return settings.masked_url(self.url.strip().rstrip("/") + "/chat/completions")
 
 
 # --- chunks ------------------------------------------------------------------------------------------
