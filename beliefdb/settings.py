@@ -114,11 +114,13 @@ class Settings(BaseSettings):
     @classmethod
     def _endpoint(cls, value: str | None) -> str | None:
         """An endpoint's URL is checked when it is read: a malformed one failed at the first request, in the
-        HTTP client's words (with a traceback from ``beliefdb embed``), after an ingest had been stored."""
+        HTTP client's words (with a traceback from ``beliefdb embed``), after an ingest had been stored. It is
+        read without the whitespace around it (a URL pasted with a newline), as it is checked."""
         if value is None:
             return None
+        value = value.strip()
         try:
-            parts = urllib.parse.urlsplit(value.strip())
+            parts = urllib.parse.urlsplit(value)
             parts.port  # noqa: B018  (a port that is no number raises here)
         except ValueError as exc:
             # urlsplit's words quote the authority (a password with a '/' is read as the 'port'): not with an '@'

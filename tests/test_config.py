@@ -213,3 +213,17 @@ def test_masked_url_hides_the_whole_password() -> None:
     assert masked("postgresql://app:pw@/beliefs?host=/tmp/pg") == f"postgresql://app:{hidden}@/beliefs?host=/tmp/pg"
     for plain in ("http://127.0.0.1:8080/v1", "https://bob@proxy.example/v1", "http://[::1/v1", "localhost:8080"):
         assert masked(plain) == plain
+
+
+def test_a_url_setting_is_read_without_surrounding_whitespace(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A URL pasted with a space or a newline around it passed the check (which strips it) and was kept as
+    given: beliefdb config showed it so, and the embedder and every message naming the endpoint carried it."""
+    monkeypatch.setenv("BELIEFDB_EMBED_URL", " http://127.0.0.1:1/v1/ \n")
+    monkeypatch.setenv("BELIEFDB_LLM_URL", "\thttp://127.0.0.1:2/v1 ")
+    current = settings.load()
+    assert (current.embed_url, current.llm_url) == ("http://127.0.0.1:1/v1/", "http://127.0.0.1:2/v1")
+    rows = by_name(api.effective_settings())
+    assert rows["BELIEFDB_EMBED_URL"].value == "http://127.0.0.1:1/v1/"
+    assert OpenAIEmbedder().url == "http://127.0.0.1:1/v1"
+    with pytest.raises(errors.EmbedderUnavailable, match=r"cannot reach http://127\.0\.0\.1:1/v1: "):
+        OpenAIEmbedder(retries=0).query("x")
