@@ -7,9 +7,9 @@
   their embeddings and ``ask`` searches text and names only.
 - ``openai``: any OpenAI-compatible ``/v1/embeddings`` endpoint (``BELIEFDB_EMBED_URL``,
   ``BELIEFDB_EMBED_MODEL``, ``BELIEFDB_EMBED_API_KEY``), batched, with a timeout (``BELIEFDB_EMBED_TIMEOUT``)
-  and retries (``BELIEFDB_EMBED_RETRIES``, default 3, waiting ``BELIEFDB_EMBED_BACKOFF`` seconds, default 0.5,
-  doubled each time, or the server's ``Retry-After``) by :mod:`beliefdb.openai_client`. An endpoint that refuses
-  the request (HTTP 400, 401, 403, 404, 422: a bad key, an unknown model) is asked once:
+  and retries (``BELIEFDB_EMBED_RETRIES``, default 3, at most 20, waiting ``BELIEFDB_EMBED_BACKOFF`` seconds,
+  default 0.5, doubled each time up to 30 s, or the server's ``Retry-After``) by :mod:`beliefdb.openai_client`.
+  An endpoint that refuses the request (HTTP 400, 401, 403, 404, 422: a bad key, an unknown model) is asked once:
   :class:`beliefdb.errors.EmbedderRefused` names its status and message and the settings to check.
 
 Similarity thresholds are a property of the model (e5 scores unrelated pairs around 0.8), so

@@ -5,8 +5,8 @@ A call is one JSON ``POST {base_url}/{path}`` with a timeout and, when there is 
 ``Authorization: Bearer …`` (a user part of the URL goes as HTTP Basic auth, as httpx sends it, and is in no
 URL httpx logs nor an error names: :func:`beliefdb.settings.masked_url`). HTTP 429 and 5xx, timeouts and
 connection errors are retried up to ``retries`` times, waiting ``backoff`` seconds doubled each time, or what
-the server's ``Retry-After`` asks (seconds or an HTTP date; at most :data:`MAX_RETRY_AFTER`). Any other HTTP error
-is not retried. The callers turn :class:`EndpointError` into their own beliefdb exception
+the server's ``Retry-After`` asks (seconds or an HTTP date), at most :data:`MAX_WAIT` (30 s) each time. Any
+other HTTP error is not retried. The callers turn :class:`EndpointError` into their own beliefdb exception
 (:class:`beliefdb.errors.EmbedderUnavailable`, :class:`beliefdb.errors.ExtractorUnavailable`; their
 :class:`Refused` is :class:`beliefdb.errors.EmbedderRefused`, :class:`beliefdb.errors.ExtractorRefused`).
 """
@@ -26,12 +26,15 @@ from beliefdb.settings import masked_url
 if TYPE_CHECKING:
     import httpx
 
-__all__ = ["MAX_RETRY_AFTER", "EndpointError", "Failed", "Malformed", "OpenAIClient", "Refused", "retry_after"]
+__all__ = ["MAX_RETRY_AFTER", "MAX_WAIT", "EndpointError", "Failed", "Malformed", "OpenAIClient", "Refused",
+           "retry_after"]
 
 T = TypeVar("T")
 
-#: the longest wait a server's Retry-After may impose, in seconds
-MAX_RETRY_AFTER: Final = 30.0
+#: the longest wait between two attempts, in seconds: the doubled backoff's, or a server's Retry-After's
+MAX_WAIT: Final = 30.0
+#: the longest wait a server's Retry-After may impose (:data:`MAX_WAIT`)
+MAX_RETRY_AFTER: Final = MAX_WAIT
 _DETAIL_CHARS: Final = 300
 
 
@@ -223,7 +226,8 @@ class OpenAIClient:
                             raise Refused(shown, problem, status=status, said=_said(response))
                         wait = retry_after(response.headers.get("Retry-After"))
                 if attempt + 1 < attempts:
-                    delay = self.backoff * 2 ** attempt if wait is None else min(wait, MAX_RETRY_AFTER)
+                    # (doubled at most 32 times: 2 ** 1024 is no float, and the cap is reached long before)
+                    delay = min(self.backoff * 2.0 ** min(attempt, 32) if wait is None else wait, MAX_WAIT)
                     if self._on_retry is not None:
                         self._on_retry(problem, delay)
                     self._sleep(delay)

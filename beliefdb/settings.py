@@ -29,6 +29,9 @@ __all__ = ["MASK", "PREFIX", "Settings", "effective", "load", "masked_url"]
 PREFIX: Final = "BELIEFDB_"
 #: what is shown instead of a secret (an API key, a password in a URL)
 MASK: Final = "********"
+#: the most retries an endpoint's client may be configured to make (BELIEFDB_EMBED_RETRIES,
+#: BELIEFDB_LLM_HTTP_RETRIES): with waits doubled up to 30 s, 20 wait ~7.5 minutes at most
+MAX_RETRIES: Final = 20
 #: why a URL with a user part does not parse, instead of urlsplit's words (which quote its password)
 _ENCODE: Final = ("its user part, host or port does not parse; a '/', '?', '#' or '@' in a user name or password"
                   " must be percent-encoded: %2F, %3F, %23, %40")
@@ -54,12 +57,13 @@ class Settings(BaseSettings):
     embed_timeout: float = Field(
         default=30.0, gt=0, allow_inf_nan=False, description="seconds per request of the openai embedder")
     embed_retries: int = Field(
-        default=3, ge=0,
-        description="openai embedder retries after HTTP 429/5xx, timeouts, connection errors and malformed answers")
+        default=3, ge=0, le=MAX_RETRIES,
+        description="openai embedder retries after HTTP 429/5xx, timeouts, connection errors and malformed answers"
+                    f" (at most {MAX_RETRIES})")
     embed_backoff: float = Field(
         default=0.5, ge=0, allow_inf_nan=False,
-        description="first wait between openai embedder retries in seconds, doubled each time (or the server's"
-                    " Retry-After)")
+        description="first wait between openai embedder retries in seconds, doubled each time up to 30 s (or the"
+                    " server's Retry-After, at most 30 s)")
     embed_min_similarity: float | None = Field(
         default=None, allow_inf_nan=False,
         description="cosine similarity under which a vector hit is no match; unset: the embedder's own")
@@ -83,10 +87,12 @@ class Settings(BaseSettings):
         default=60.0, allow_inf_nan=False, description="seconds per request of the llm extractor")
     llm_retries: int = Field(default=2, ge=0, description="re-asks after a malformed llm answer")
     llm_http_retries: int = Field(
-        default=3, ge=0, description="llm retries after HTTP 429/5xx, timeouts and connection errors")
+        default=3, ge=0, le=MAX_RETRIES,
+        description=f"llm retries after HTTP 429/5xx, timeouts and connection errors (at most {MAX_RETRIES})")
     llm_backoff: float = Field(
         default=0.5, ge=0, allow_inf_nan=False,
-        description="first wait between llm retries in seconds, doubled each time (or the server's Retry-After)")
+        description="first wait between llm retries in seconds, doubled each time up to 30 s (or the server's"
+                    " Retry-After, at most 30 s)")
     llm_chunk_chars: int = Field(
         default=6000, description="largest piece of a document sent to the llm in one request")
     serve_max_memories: int = Field(
@@ -151,6 +157,8 @@ def _message(error: Any) -> str:
         what = f"must be {_NUMBER[kind]}"
     elif kind == "greater_than_equal" and error.get("ctx", {}).get("ge") == 0:
         what = "must not be negative"
+    elif kind == "less_than_equal":
+        what = f"must be at most {error.get('ctx', {}).get('le')}"
     elif kind == "greater_than":
         what = f"must be more than {error.get('ctx', {}).get('gt', 0):g}"
     elif kind == "value_error":  # a validator's own words

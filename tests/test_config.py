@@ -96,6 +96,8 @@ def test_modules_read_the_settings(monkeypatch: pytest.MonkeyPatch) -> None:
     ("BELIEFDB_LLM_RETRIES", "-1", "BELIEFDB_LLM_RETRIES must not be negative, not '-1'"),
     ("BELIEFDB_EMBED_RETRIES", "-1", "BELIEFDB_EMBED_RETRIES must not be negative, not '-1'"),
     ("BELIEFDB_EMBED_RETRIES", "2.5", "BELIEFDB_EMBED_RETRIES must be a whole number, not '2.5'"),
+    ("BELIEFDB_EMBED_RETRIES", "1100", "BELIEFDB_EMBED_RETRIES must be at most 20, not '1100'"),
+    ("BELIEFDB_LLM_HTTP_RETRIES", "21", "BELIEFDB_LLM_HTTP_RETRIES must be at most 20, not '21'"),
     ("BELIEFDB_EMBED_BACKOFF", "-0.5", "BELIEFDB_EMBED_BACKOFF must not be negative, not '-0.5'"),
     ("BELIEFDB_EMBED_BACKOFF", "inf", "BELIEFDB_EMBED_BACKOFF must be a number, not 'inf'"),
     ("BELIEFDB_EMBED_URL", "http://[::1/v1",

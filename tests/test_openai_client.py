@@ -21,7 +21,7 @@ import pytest
 from beliefdb import errors, settings
 from beliefdb.embedders import OpenAIEmbedder
 from beliefdb.errors import EmbedderUnavailable
-from beliefdb.openai_client import MAX_RETRY_AFTER, Failed, OpenAIClient, Refused, retry_after
+from beliefdb.openai_client import MAX_RETRY_AFTER, MAX_WAIT, Failed, OpenAIClient, Refused, retry_after
 from beliefdb.text.llm import LLMConfig, LLMExtractor
 
 Q7 = "Returns are accepted within 7 days of delivery."
@@ -263,3 +263,22 @@ def test_no_message_names_an_endpoint_with_its_password(serve: Any, caplog: pyte
     assert len(named) >= 16 and all(f"bob:{settings.MASK}@" in line for line in named), said
     basic = "Basic " + base64.b64encode(f"bob:{secret}".encode()).decode()
     assert servers[1].authorizations == [basic] * 5  # the user part is still sent, as HTTP Basic auth
+
+
+def test_the_doubled_backoff_is_capped(serve: Any) -> None:
+    """Each wait is at most MAX_WAIT (30 s), as a server's Retry-After is: the backoff doubled without end made
+    BELIEFDB_EMBED_RETRIES=20 wait ~6 days before its last attempt, and past ~1,000 retries the next wait
+    overflowed (OverflowError, not a beliefdb error). The settings take at most 20 retries; code may give more."""
+    down = serve(Step(503))
+    sleeps: list[float] = []
+    with pytest.raises(EmbedderUnavailable, match="HTTP 503"):
+        OpenAIEmbedder(url=down.url, retries=10, backoff=0.5, sleep=sleeps.append).query("x")
+    assert sleeps == [0.5, 1.0, 2.0, 4.0, 8.0, 16.0] + [MAX_WAIT] * 4 and len(down.arrivals) == 11
+    sleeps.clear()
+    with pytest.raises(Failed) as failed:  # nothing listens: refused at once, 1,101 times
+        OpenAIClient("http://127.0.0.1:9/v1", retries=1100, backoff=0.5, sleep=sleeps.append).post("embeddings", {})
+    assert failed.value.attempts == 1101 and len(sleeps) == 1100 and max(sleeps) == MAX_WAIT == 30.0
+    sleeps.clear()
+    with pytest.raises(Failed):
+        OpenAIClient("http://127.0.0.1:9/v1", retries=2, backoff=1e300, sleep=sleeps.append).post("embeddings", {})
+    assert sleeps == [MAX_WAIT, MAX_WAIT]

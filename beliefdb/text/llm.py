@@ -14,8 +14,9 @@ Other settings (environment, or :class:`LLMConfig` in code):
 
 - ``BELIEFDB_LLM_TIMEOUT`` seconds per request (default 60);
 - ``BELIEFDB_LLM_RETRIES`` re-asks after a malformed answer (not JSON, or not the schema; default 2);
-- ``BELIEFDB_LLM_HTTP_RETRIES`` retries after HTTP 429/5xx, timeouts and connection errors (default 3), waiting
-  ``BELIEFDB_LLM_BACKOFF`` seconds (default 0.5) doubled each time, or the server's ``Retry-After`` (at most 30 s);
+- ``BELIEFDB_LLM_HTTP_RETRIES`` retries after HTTP 429/5xx, timeouts and connection errors (default 3, at most 20),
+  waiting ``BELIEFDB_LLM_BACKOFF`` seconds (default 0.5) doubled each time, or the server's ``Retry-After``, at most
+  30 s each time;
 - ``BELIEFDB_LLM_CHUNK_CHARS`` the largest piece of a document sent in one request (default 6000): long documents
   are cut at paragraph breaks (lines, then a hard cut, for a longer paragraph) and each piece is asked for separately.
 
