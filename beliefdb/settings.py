@@ -135,6 +135,10 @@ class Settings(BaseSettings):
             raise ValueError("must be an http(s) URL with a host")
         return value
 
+    def __repr_args__(self) -> Any:  # (a SecretStr masks itself)
+        for name, value in super().__repr_args__():
+            yield name, masked_url(value) if isinstance(value, str) and str(name).endswith("url") else value
+
     @staticmethod
     def variable(field: str) -> str:
         return PREFIX + field.upper()
@@ -219,6 +223,8 @@ def _shown(value: Any) -> str | int | float | None:
 #: authority early, the last one of the URL
 _PARSED_USERINFO: Final = re.compile(r"(//[^/@:?#]*:)[^/?#]*@")
 _ANY_USERINFO: Final = re.compile(r"(//[^/@:?#]*:).*@", re.DOTALL)
+#: a password given as a parameter: a PostgreSQL URL's ``?password=``, or libpq's keyword form (maybe quoted)
+_PASSWORD_PARAMETER: Final = re.compile(r"(\bpassword\s*=\s*)('(?:[^'\\]|\\.)*'|[^\s&]*)")
 
 
 def masked_url(url: str) -> str:
@@ -226,13 +232,16 @@ def masked_url(url: str) -> str:
     whether or not it parses (an error echoes a URL it refuses): up to the authority's last '@' when the
     parsed authority holds one, else up to the URL's last '@' (``https://bob:a/b@host`` does not parse, and
     ``https://bob:123#key@host`` parses as host 'bob'; a URL with a port, no user part and an '@' in its path
-    is masked more than it needs). Every message naming an endpoint names it so."""
+    is masked more than it needs); and a ``password=`` parameter (libpq's, in the URL's query or its keyword
+    form). Every message naming an endpoint names it so."""
     try:
         authority = urllib.parse.urlsplit(url).netloc
     except ValueError:
         authority = ""
     found = (_PARSED_USERINFO if "@" in authority else _ANY_USERINFO).search(url)
-    return url if found is None else url[:found.start()] + f"{found.group(1)}{MASK}@" + url[found.end():]
+    if found is not None:
+        url = url[:found.start()] + f"{found.group(1)}{MASK}@" + url[found.end():]
+    return _PASSWORD_PARAMETER.sub(lambda m: m.group(1) + MASK, url)
 
 
 def effective(current: Settings | None = None) -> list[Setting]:

@@ -229,3 +229,19 @@ def test_a_url_setting_is_read_without_surrounding_whitespace(monkeypatch: pytes
     assert OpenAIEmbedder().url == "http://127.0.0.1:1/v1"
     with pytest.raises(errors.EmbedderUnavailable, match=r"cannot reach http://127\.0\.0\.1:1/v1: "):
         OpenAIEmbedder(retries=0).query("x")
+
+
+def test_a_database_password_outside_the_user_part_is_masked_too(monkeypatch: pytest.MonkeyPatch) -> None:
+    """BELIEFDB_URL may give its password as a parameter (libpq's ``?password=`` or keyword form): beliefdb
+    config showed it in clear, and the settings' and the llm config's reprs showed every URL's password."""
+    masked, hidden = settings.masked_url, settings.MASK
+    assert masked("postgresql://app@db.example/beliefs?sslmode=require&password=hunter2&connect_timeout=5") == (
+        f"postgresql://app@db.example/beliefs?sslmode=require&password={hidden}&connect_timeout=5")
+    assert masked("host=/tmp dbname=beliefs password=hunter2 user=app") == (
+        f"host=/tmp dbname=beliefs password={hidden} user=app")
+    assert masked("host=/tmp password = 'hun ter\\'2' user=app") == f"host=/tmp password = {hidden} user=app"
+    monkeypatch.setenv("BELIEFDB_URL", "host=/tmp dbname=beliefs password=hunter2")
+    monkeypatch.setenv("BELIEFDB_LLM_URL", "http://bob:s3cr3t@127.0.0.1:1/v1")
+    assert by_name(api.effective_settings())["BELIEFDB_URL"].value == f"host=/tmp dbname=beliefs password={hidden}"
+    shown = repr(settings.load()) + repr(LLMConfig.from_env())
+    assert "hunter2" not in shown and "s3cr3t" not in shown and f"bob:{hidden}@127.0.0.1:1" in shown, shown

@@ -146,6 +146,11 @@ class LLMConfig:
         if min(self.retries, self.http_retries) < 0 or self.backoff < 0:
             raise errors.InvalidInput("LLM retries and backoff must not be negative")
 
+    def __repr__(self) -> str:  # never the key, nor a password in the URL
+        return (f"LLMConfig(url={settings.masked_url(self.url)!r}, model={self.model!r}, timeout={self.timeout},"
+                f" retries={self.retries}, http_retries={self.http_retries}, backoff={self.backoff},"
+                f" chunk_chars={self.chunk_chars})")
+
     @classmethod
     def from_env(cls) -> LLMConfig:
         """From the ``BELIEFDB_LLM_*`` variables (:mod:`beliefdb.settings`)."""
