@@ -48,6 +48,21 @@ def test_a_markdown_heading_is_no_answer(bdb: beliefdb.BeliefDB) -> None:
 
 
 @pytest.mark.slow
+def test_a_heading_that_states_a_value_is_text_like_any_other(bdb: beliefdb.BeliefDB) -> None:
+    """A title that carries a value (a ':' before more words, a digit, or a verb) says something: no
+    rule extracts a belief from a heading, so when it is the only text that answers it is shown (review
+    of f4abecb, which left out every heading's title); a bare title still is not."""
+    bdb.ingest_text("# Acme handbook\n\n## Support: 9am to 5pm on weekdays\n\n"
+                    "The office is in Berlin.\nParking is free for staff.\n", source="handbook.md")
+    assert not any(b.subject == "support" for b in bdb.beliefs())
+    result = bdb.ask("when is support available on weekdays?")
+    assert "Support: 9am to 5pm on weekdays" in texts(result), result.context
+    bdb.ingest_text("## Office lunch\n### Lunch at 12\n## Office dogs are welcome on Fridays\n# Dogs ##\n",
+                    source="office.md", extractor="none")
+    assert sorted(texts(bdb.ask("office lunch for dogs"))) == ["Lunch at 12", "Office dogs are welcome on Fridays"]
+
+
+@pytest.mark.slow
 def test_a_word_of_a_documents_subject_is_a_word_match(bdb: beliefdb.BeliefDB) -> None:
     # the only word the question shares with the answer is its subject's (return_policy, support);
     # unextracted text that shares a word too comes after it, not before

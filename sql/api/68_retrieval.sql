@@ -402,9 +402,11 @@ comment on function beliefdb.refresh_ranking_stats(boolean) is 'Count the worksp
 -- whole or in part, is left out (its belief, current or not, speaks for it: an old value never
 -- comes back as text), and so is one with text forgotten in it (rule 14). Full text only: fragments have no
 -- embeddings; a CJK question's terms (pairs of characters, _cjk_terms) are found inside the text. A
--- markdown heading's title ("# Returns policy") is a title of what follows, no answer, and is left
--- out (_heading_title). A turn of a conversation must share a word with the question besides the
--- names of the people in that conversation (its speakers): "Hi Maya!" answers nothing about Maya, as a
+-- markdown heading's bare title ("# Returns policy") is a title of what follows, no answer, and is
+-- left out (_heading_title); one that carries a value ("## Support: 9am to 5pm on weekdays": a ':'
+-- before more words, a digit or a verb, _bare_title) is text like any other. A turn of a
+-- conversation must share a word with the question besides the names of the people in that
+-- conversation (its speakers): "Hi Maya!" answers nothing about Maya, as a
 -- belief matched by its subject's name alone is no word match for ask (a speaker named like a word,
 -- "Bill" or "user", makes that word a name in that conversation). Ranked by ts_rank_cd over
 -- the question's words, a turn's speaker's name among its words (as a belief's subject is among
@@ -511,7 +513,7 @@ begin
            (row_number() over (order by h.r desc, h.spoken_at desc nulls last, h.id))::integer
       from (select ranked.id, ranked.r, ranked.spoken_at
               from (
-                select m.id, m.r, x.spoken_at, x.source_version_id, x.start_offset, x.speaker
+                select m.id, m.r, x.spoken_at, x.source_version_id, x.start_offset, x.speaker, x.text
                   from (select c.id,
                                -- (a turn's words and its speaker's name, as a belief's words hold its subject)
                                ts_rank_cd(case when c.speaker is null then c.words
@@ -529,7 +531,7 @@ begin
                  -- takes a workspace's rows for a handful, and joined it read every source version of the
                  -- workspace once per candidate (14 s at 15,000 versions)
                  cross join lateral (
-                        select f.spoken_at, f.source_version_id, f.start_offset, f.speaker
+                        select f.spoken_at, f.source_version_id, f.start_offset, f.speaker, f.text
                           from beliefdb.fragment f
                          where f.workspace_id = v_ws and f.id = m.id
                            and (select (p_include_fixtures or s.provenance = 'production')
@@ -547,12 +549,14 @@ begin
                         offset 0) x
                  order by m.r desc, x.spoken_at desc nulls last, m.id
                    offset 0) ranked
-             -- and no heading's title ("# Returns policy"; a document's fragment: a turn is none),
+             -- and no heading's bare title ("# Returns policy"; a document's fragment: a turn is
+             -- none; one that carries a value, "## Support: 9am to 5pm", is text like any other),
              -- read from the text just before it, in rank order until k are found: the version's
-             -- text is read (its prefix up to the fragment decompressed) for those few. Checked for
-             -- every ranked candidate, a question of which 8,000 lines of a 460,000-character
-             -- document matched took 60 ms instead of 17; so, 22-25 (18-20 without it, under load)
-             where case when ranked.speaker is null
+             -- text is read (its prefix up to the fragment decompressed) for those few, of the
+             -- fragments whose own text could be a bare title. Checked for every ranked candidate, a
+             -- question of which 8,000 lines of a 460,000-character document matched took 60 ms
+             -- instead of 17; so, 22-25 (18-20 without it, under load)
+             where case when ranked.speaker is null and beliefdb._bare_title(ranked.text)
                         then not beliefdb._heading_title((select v.content from beliefdb.source_version v
                                                            where v.workspace_id = v_ws
                                                              and v.id = ranked.source_version_id),
