@@ -213,7 +213,8 @@ def test_a_belief_matched_by_its_subject_name_alone_does_not_hold_back_the_text(
     bdb.ingest_conversation([beliefdb.models.Turn("Remy", "Did the puppy get a name yet?")], source="chat-puppy")
     result = bdb.ask("What is the name of Maya's puppy?", k=3)
     # every belief about Maya, each said by her, matches by her name, none by the question's other words
-    # (a document's subject is no speaker's name: its words are words, test_ask_ranking.py)
+    # (a document's subject names no speaker: its word is a name where the question writes it as one,
+    # test_ask_ranking.py)
     assert len(result.beliefs) == 3 and all("name" in a.matched_by or "text" in a.matched_by for a in result.beliefs)
     assert texts(result) == ["Did the puppy get a name yet?"] and result.fragments_after == 0
     assert result.context.split("\n1. ")[1].startswith('"Did the puppy get a name yet?"')

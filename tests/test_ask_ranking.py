@@ -1,8 +1,9 @@
 """How ``ask`` orders what it finds (issue 20's order: the beliefs the question's words match, then
 unextracted text, then the beliefs found by meaning or by a name alone), on a new user's first try:
-a returns policy in markdown. A heading is a title, never an answer; a word of a document's subject
-("return", of ``return_policy``) is a word like any other, while a speaker's name in a conversation
-matches nothing by itself (test_ask_fragments.py has the unextracted turns' side of that)."""
+a returns policy in markdown. A heading's bare title is never an answer; a word of a document's
+subject ("return", of ``return_policy``) is a word like any other, while a person's name (a speaker's
+in a conversation, or one the question writes as a name) matches nothing by itself
+(test_ask_fragments.py has the unextracted turns' side of that)."""
 
 from __future__ import annotations
 
@@ -111,3 +112,21 @@ def test_a_speakers_name_stays_a_name_in_a_correction_of_what_she_said(bdb: beli
     after = bdb.ask("What is the name of Maya's puppy?", k=3)
     assert after.fragments_after == 0, [(a.belief.statement, a.matched_by) for a in after.beliefs]
     assert [f.text for f in after.fragments] == ["Did the puppy get a name yet?"]
+
+
+@pytest.mark.slow
+def test_a_persons_name_alone_is_no_word_match_in_a_document_either(bdb: beliefdb.BeliefDB) -> None:
+    """A document names no speakers, yet "Maya" is a person's name there as well: the beliefs maya.md
+    states about her share only her name with the question and do not take the places of the
+    unextracted sentence that answers it (review of 10d3c2d and 4f915a2, which made a subject's word a
+    name only where it names a speaker of a turn)."""
+    facts = [("works_at", "Acme", "Maya works at Acme."), ("lives_in", "Ghent", "Maya lives in Ghent."),
+             ("plan", "annual", "Maya has the annual plan.")]
+    text = "".join(line + "\n" for *_, line in facts)
+    for attribute, value, line in facts:
+        bdb.remember(line, "maya", attribute, value, line, source="maya.md", text=text)
+    bdb.ingest_text("Maya's puppy is called Rex.\n", source="notes.md", extractor="none")
+    result = bdb.ask("What is the name of Maya's puppy?", k=3)
+    assert texts(result) == ["Maya's puppy is called Rex."], result.context
+    assert result.fragments_after == 0 and first_item(result) == '"Maya\'s puppy is called Rex."'
+    assert len(result.beliefs) == 3

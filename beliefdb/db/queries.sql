@@ -595,15 +595,20 @@ select belief_id, score, similarity, vector_rank, text_rank, name_rank, low_conf
 
 -- word_matches --
 -- Of these beliefs, those that share a word with the question (an English stem, or a word in another
--- script as written, as recall's full text) besides a person's name that is their subject's: in a
--- conversation "Maya's puppy" matches every belief about Maya by name, none of them by word. A word
--- of the subject is such a name where it names the speaker of a turn that a belief of that subject
--- quotes, this one or another (a correction's replacement quotes the reviewer, a belief derived from
--- hers quotes nothing: they are about Maya all the same), as the names of a conversation's speakers
--- are no word match for its turns (recall_fragments); elsewhere it is a word like any other: "return",
--- of a document's return_policy, for "how long do I have to return something?"
+-- script as written, as recall's full text) besides a person's name that is their subject's: "Maya's
+-- puppy" matches every belief about Maya by name, none of them by word. A word of the subject is such
+-- a name where the question writes it as one, capitalised after another word of its sentence (after
+-- blanks and any opening quote or bracket: "Maya's" in "What is the name of Maya's puppy?"), in a
+-- document's beliefs about her as in a conversation's; and where it names the speaker of a turn that
+-- a belief of that subject quotes, this one or another (a correction's replacement quotes the
+-- reviewer, a belief derived from hers quotes nothing: they are about Maya all the same), however the
+-- question writes it, as the names of a conversation's speakers are no word match for its turns
+-- (recall_fragments). Elsewhere it is a word like any other: "return", of a document's
+-- return_policy, for "how long do I have to return something?"
 select b.id
-  from beliefdb.belief b
+  from beliefdb.belief b,
+       (select coalesce(pg_catalog.string_agg(m[1], ' '), '') from pg_catalog.regexp_matches(%(q)s,
+               '(?<=[^.!?:;[:space:]][[:space:]]+["''“‘(\[]*)([[:upper:]][[:alnum:]]*)', 'g') m) n (names)
  where b.workspace_id = beliefdb.current_workspace_id() and b.id = any(%(ids)s)
    and exists (
         select from (select l from unnest(pg_catalog.tsvector_to_array(pg_catalog.to_tsvector('pg_catalog.english', %(q)s))) l
@@ -617,14 +622,17 @@ select b.id
            and not (q.l = any(pg_catalog.tsvector_to_array(
                         pg_catalog.to_tsvector('pg_catalog.english', pg_catalog.replace(b.subject, '_', ' '))
                         || pg_catalog.to_tsvector('pg_catalog.simple', pg_catalog.replace(b.subject, '_', ' '))))
-                    and exists (
-                        select from beliefdb.belief s
-                          join beliefdb.evidence e on e.workspace_id = s.workspace_id and e.belief_id = s.id
-                          join beliefdb.fragment f on f.workspace_id = e.workspace_id and f.id = e.fragment_id
-                         where s.workspace_id = b.workspace_id and s.subject = b.subject and f.speaker is not null
-                           and q.l = any(pg_catalog.tsvector_to_array(
-                                   pg_catalog.to_tsvector('pg_catalog.english', f.speaker)
-                                   || pg_catalog.to_tsvector('pg_catalog.simple', f.speaker))))));
+                    and (q.l = any(pg_catalog.tsvector_to_array(
+                             pg_catalog.to_tsvector('pg_catalog.english', n.names)
+                             || pg_catalog.to_tsvector('pg_catalog.simple', n.names)))
+                         or exists (
+                             select from beliefdb.belief s
+                               join beliefdb.evidence e on e.workspace_id = s.workspace_id and e.belief_id = s.id
+                               join beliefdb.fragment f on f.workspace_id = e.workspace_id and f.id = e.fragment_id
+                              where s.workspace_id = b.workspace_id and s.subject = b.subject and f.speaker is not null
+                                and q.l = any(pg_catalog.tsvector_to_array(
+                                        pg_catalog.to_tsvector('pg_catalog.english', f.speaker)
+                                        || pg_catalog.to_tsvector('pg_catalog.simple', f.speaker)))))));
 
 -- recall_fragments --
 -- Unextracted text matching a question (ask's fallback): each fragment with its source, version and turn.

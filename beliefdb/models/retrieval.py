@@ -81,8 +81,9 @@ class AskResult:
     #: ask's fallback when fewer than k beliefs match the question's words: unextracted text
     fragments: list[FragmentHit] = field(default_factory=list)
     #: where the fragments are shown: after this many of ``beliefs`` (those that share a word with the
-    #: question besides their subject's name where it names a speaker of the turns they quote, listed
-    #: first), before the rest (found by vector or name alone); one numbering runs across both
+    #: question besides their subject's name where it is a person's, written as a name in the question
+    #: or a speaker's of the turns they quote, listed first), before the rest (found by vector or name
+    #: alone); one numbering runs across both
     fragments_after: int = 0
     #: why nothing matched, when memory can say: an as-of moment before the workspace recorded anything
     hint: str | None = None

@@ -249,9 +249,9 @@ def ask(db: Database, question: str, *, k: int = 5, as_of: datetime | None = Non
                  "as_of": as_of, "scope": psycopg.types.json.Jsonb(dict(scope or {})), "min_conf": min_confidence,
                  "fixtures": include_fixtures, "min_sim": min_similarity}))[0]
             # too few beliefs the question's words match (a vector neighbour, or the name of the
-            # speaker a belief is about, alone, is no match): the text no belief was extracted from
-            # fills the places left, labelled as such, before the beliefs that do not share the
-            # question's words
+            # person a belief is about, alone, is no match: word_matches): the text no belief was
+            # extracted from fills the places left, labelled as such, before the beliefs that do
+            # not share the question's words
             ids = [r.belief_id for r in rows]
             answers, (worded_rows,) = _answers(db, rows, as_of, c, (None, Q.word_matches, {"q": question, "ids": ids}))
             worded = {UUID(str(w[0])) for w in worded_rows}
