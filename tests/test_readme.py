@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 from conftest import Cli
+
+import beliefdb
 
 README = Path(__file__).resolve().parent.parent / "README.md"
 
@@ -144,3 +147,37 @@ def test_the_ownership_example_runs_as_written(cli: Cli, tmp_path: Path, monkeyp
     assert "approved" in cli(*[item["id"][:8] if arg == approve[3] else arg for arg in approve[1:]]).stdout
     (now,) = cli.json("beliefs", "--subject", "delivery")
     assert (now["value"], now["owner"]) == ("5 days", "alice")
+
+
+@pytest.mark.parametrize("policy", ["one line", "the demo's v3.2"])
+def test_the_examples_run_in_order_in_one_workspace(policy: str, cli: Cli, db_url: str, postgresql: Any,
+                                                    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    """A reader follows the README in order, in the workspace default: "Using it" ingests return-policy.md,
+    then each Python example runs after the ones before it. The library example took
+    ``report.accepted[0]``: nothing new was accepted once return-policy.md was in (IndexError), and with
+    the demo's text that first belief was "Owner: Operations", refused an order for it and corrected the
+    owner into "14 days"."""
+    from beliefdb.demo.story import V32
+
+    text = "Returns are accepted within 7 days of delivery.\n" if policy == "one line" else V32
+    (tmp_path / "return-policy.md").write_text(text, encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("BELIEFDB_URL", db_url)
+    cli("ingest", "return-policy.md", "--authority", "official", "--version-label", "v3.2")   # "Using it"
+    owner_before = [b.value for b in _current(db_url, "return_policy", "owner")]
+    for section, code in _examples().items():
+        exec(compile(code, f"README.md ({section})", "exec"), {"__name__": "readme"})
+        printed = capsys.readouterr().out
+        if section == "Library":
+            assert "needs_review" in printed, printed
+            assert [b.value for b in _current(db_url, "return_policy", "window")] == ["14 days"]
+            assert [b.value for b in _current(db_url, "return_policy", "owner")] == owner_before
+            with beliefdb.connect(db_url) as db:
+                flagged = {d.id for d in db.decisions(status="needs_review")}
+            assert len(flagged) == 1
+
+
+def _current(db_url: str, subject: str, attribute: str) -> list[Any]:
+    with beliefdb.connect(db_url) as db:
+        return db.beliefs(subject=subject, attribute=attribute)
