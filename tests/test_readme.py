@@ -17,7 +17,7 @@ README = Path(__file__).resolve().parent.parent / "README.md"
 # what each section's example prints, at least
 PRINTS = {
     "Library": ["7 days", "needs_review"],
-    "Async client": ["7 days ['7 days']"],
+    "Async client": ["30 days ['30 days']"],
     "Conversations": ["1 [('maya', 'lives_in', 'Porto')] 1", "Porto current 2024-06-18",
                       "Lisbon superseded 2024-03-04"],
     "Bulk ingest": ["3 1 3", "0 0"],
@@ -157,7 +157,9 @@ def test_the_examples_run_in_order_in_one_workspace(policy: str, cli: Cli, db_ur
     then each Python example runs after the ones before it. The library example took
     ``report.accepted[0]``: nothing new was accepted once return-policy.md was in (IndexError), and with
     the demo's text that first belief was "Owner: Operations", refused an order for it and corrected the
-    owner into "14 days"."""
+    owner into "14 days". The async example stored its one line as the next version of return-policy.md,
+    replacing the text in force (what only the file said stopped holding, and the decisions on it were
+    flagged), and the LangChain one then ingested the file again as a version 3."""
     from beliefdb.demo.story import V32
 
     text = "Returns are accepted within 7 days of delivery.\n" if policy == "one line" else V32
@@ -176,6 +178,15 @@ def test_the_examples_run_in_order_in_one_workspace(policy: str, cli: Cli, db_ur
             with beliefdb.connect(db_url) as db:
                 flagged = {d.id for d in db.decisions(status="needs_review")}
             assert len(flagged) == 1
+        if section == "Async client":
+            assert "30 days ['30 days']" in printed, printed
+    # no later example replaced the policy's text, undid the correction or flagged another decision
+    versions = postgresql.execute("select count(*) from beliefdb.source_version v join beliefdb.source s "
+                                  "on s.id = v.source_id where s.name = 'return-policy.md'").fetchone()
+    assert versions == (1,)
+    assert [b.value for b in _current(db_url, "return_policy", "window")] == ["14 days"]
+    with beliefdb.connect(db_url) as db:
+        assert {d.id for d in db.decisions(status="needs_review")} == flagged
 
 
 def _current(db_url: str, subject: str, attribute: str) -> list[Any]:
