@@ -192,3 +192,25 @@ def test_the_examples_run_in_order_in_one_workspace(policy: str, cli: Cli, db_ur
 def _current(db_url: str, subject: str, attribute: str) -> list[Any]:
     with beliefdb.connect(db_url) as db:
         return db.beliefs(subject=subject, attribute=attribute)
+
+
+def test_the_http_examples_are_one_curl_a_command(tmp_path: Path) -> None:
+    """README, "HTTP API": its curl block run by bash as written (curl a function that records its
+    arguments) makes one request per command that begins a line, each body (``-d``) a JSON object. Two
+    commands were glued (``... "value": "14 days"}'curl -si ...``): one request, its body not JSON."""
+    import json
+    import subprocess
+
+    text = README.read_text(encoding="utf-8")
+    blocks = re.findall(r"```sh\n(.*?)```", text[text.index("### HTTP API"):text.index("### MCP")], flags=re.S)
+    block = next(b for b in blocks if "curl" in b)
+    log = tmp_path / "calls.jsonl"
+    record = ('curl() { python3 -c \'import json, sys; print(json.dumps(sys.argv[1:]))\' "$@" >> '
+              f'"{log}"; }}\nTOKEN=bdb_x\n')
+    subprocess.run(["bash", "-c", record + block], check=True, timeout=60)
+    calls = [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines()]
+    assert len(calls) == len([line for line in block.splitlines() if line.startswith("curl ")]), calls
+    for argv in calls:
+        assert not [arg for arg in argv if "curl" in arg], argv
+        if "-d" in argv:
+            assert isinstance(json.loads(argv[argv.index("-d") + 1]), dict), argv
