@@ -214,3 +214,46 @@ def test_the_http_examples_are_one_curl_a_command(tmp_path: Path) -> None:
         assert not [arg for arg in argv if "curl" in arg], argv
         if "-d" in argv:
             assert isinstance(json.loads(argv[argv.index("-d") + 1]), dict), argv
+
+
+@pytest.mark.slow
+def test_the_mcp_client_entry_gives_the_server_its_memory(cli: Cli, db_url: str, tmp_path: Path,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """README, "MCP": a client starts ``beliefdb mcp`` with the entry's command, args and env alone (the
+    SDK's stdio client: a default environment, PATH and HOME, not the shell's), so a BELIEFDB_URL or
+    BELIEFDB_HOME exported in the user's shell never reaches it. The entry had no ``env``: the server
+    used the default home (/var/lib/beliefdb as root) and ask answered no_match. Run as the entry says,
+    its env naming this test's database, it answers from that database."""
+    import json
+    import os
+    import sys
+
+    import anyio
+    from mcp.client import Client
+    from mcp.client.stdio import StdioServerParameters, get_default_environment
+
+    text = README.read_text(encoding="utf-8")
+    shown = re.search(r"```json\n(.*?)```", text[text.index("### MCP"):], flags=re.S)
+    assert shown is not None
+    entry = json.loads(shown.group(1))["mcpServers"]["beliefdb"]
+    assert entry["command"] == "beliefdb" and entry["args"][0] == "mcp"
+    assert {"BELIEFDB_HOME", "BELIEFDB_URL"} & set(entry.get("env", {})), entry
+    (tmp_path / "return-policy.md").write_text("Returns are accepted within 7 days of delivery.\n", encoding="utf-8")
+    cli("ingest", str(tmp_path / "return-policy.md"), "--authority", "official")
+    monkeypatch.setenv("BELIEFDB_URL", db_url)       # the user's shell: what the client passes on has none of it
+    assert not [name for name in get_default_environment() if name.startswith("BELIEFDB_")]
+    env = {name: value for name, value in entry["env"].items() if name not in ("BELIEFDB_HOME", "BELIEFDB_URL")}
+    env["BELIEFDB_URL"] = db_url                     # the memory the entry names: this test's database
+    if os.environ.get("PYTHONPATH"):
+        env["PYTHONPATH"] = os.environ["PYTHONPATH"]
+    server = StdioServerParameters(command=sys.executable, args=["-m", "beliefdb", *entry["args"]], env=env)
+
+    async def ask() -> Any:
+        async with Client(server) as client:
+            result = await client.call_tool("ask", {"question": "how many days for returns?"})
+            (content,) = result.content
+            assert content.type == "text", result
+            return json.loads(content.text)
+
+    asked = anyio.run(ask)
+    assert asked["status"] == "ok" and asked["beliefs"][0]["value"] == "7 days", asked
