@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -106,3 +107,59 @@ def test_follow_along_runs_the_examples_at_the_suites_clock() -> None:
     assert runs
     for line in runs:
         assert f"PGOPTIONS='-c beliefdb.now={CLOCK}'" in line, line
+
+
+def _vacuumed(doc: str) -> list[set[str]]:
+    """The tables of each ``vacuum (full, analyze) ...;`` statement of a doc's ```sql blocks."""
+    text = (ROOT / "docs" / doc).read_text(encoding="utf-8")
+    return [set(re.findall(r"beliefdb\.(\w+)", m.group(1)))
+            for block in re.findall(r"```sql\n(.*?)```", text, flags=re.S)
+            for m in re.finditer(r"vacuum \(full, analyze\)(.*?);", block, flags=re.S)]
+
+
+#: tables a forget updates or deletes rows of that hold no text of what it forgets: ids, counters, a hash
+_IDS_ONLY = {"adjacency", "justification", "justification_antecedent", "audit_head",
+             "decision"}  # (a decision's own title, its reasons by id, and the count of them forgotten)
+
+
+def test_one_erasure_list_names_every_table_a_forget_leaves_text_in(bdb: Any, bob: Any,
+                                                                    postgresql: Any) -> None:
+    """docs/security.md ("Erasing data completely") and docs/dba.md ("Forgetting") each gave a
+    ``vacuum (full, analyze)`` of the tables to rewrite, and security.md's lacked belief_embedding,
+    lexeme_frequency, job, node and retraction_period. One list now, dba.md's, which security.md links
+    to: every table a forget of a source updates or deletes rows of (as PostgreSQL counts them, in
+    its transaction) holding its text, and those whose text columns it analyses again."""
+    assert _vacuumed("security.md") == []
+    assert "dba.md#forgetting" in (ROOT / "docs" / "security.md").read_text(encoding="utf-8")
+    (listed,) = _vacuumed("dba.md")
+
+    v1 = "# Return policy\nOwner: Operations\n\nReturns are accepted within 7 days of delivery.\n"
+    bdb.ingest_text(v1, source="policy.md", authority="official")
+    bdb.ingest_text(v1.replace("7 days", "15 days"), source="policy.md")        # a supersession: a relation
+    (window,) = bdb.beliefs(attribute="window")
+    (owner,) = bdb.beliefs(attribute="owner")
+    bdb.decide("Refuse the return of order 1042", because=[window.id])
+    bdb.apply_correction(owner.id, "Owner: Logistics", value="Logistics", reviewer="rita",
+                         expect_revision=owner.revision, reason="reorganised")
+    bdb.retract(belief=window.id, reason="the policy is under review")             # a node's reason, a period
+    bob.ingest_text(v1.replace("7 days", "30 days"), source="policy.md")          # a proposal to the owner
+    bdb.submit(text=v1.replace("7 days", "10 days"), source="policy.md")          # a queued text
+    assert postgresql.execute("select count(*) from beliefdb.belief_embedding").fetchone() != (0,)
+
+    postgresql.execute("select set_config('beliefdb.workspace_id', id::text, true), "
+                       "set_config('beliefdb.principal', %s, true) from beliefdb.workspace where name = 'default'",
+                       (bdb.database.principal,))
+
+    def changed() -> dict[str, int]:
+        return dict(postgresql.execute("select relname, n_tup_upd + n_tup_del from pg_stat_xact_user_tables "
+                                       "where schemaname = 'beliefdb'").fetchall())
+
+    before = changed()
+    postgresql.execute("select * from beliefdb.forget('source', 'policy.md')")
+    after = changed()
+    touched = {table for table, n in after.items() if n > before.get(table, 0)}
+    analysed = set(re.findall(r"beliefdb\.(\w+) \(", postgresql.execute(
+        "select pg_get_functiondef('beliefdb._analyze_text_tables()'::regprocedure)").fetchone()[0]))
+    postgresql.rollback()
+    assert touched - _IDS_ONLY <= listed, sorted(touched - _IDS_ONLY - listed)
+    assert listed == (touched - _IDS_ONLY) | analysed, sorted(listed ^ ((touched - _IDS_ONLY) | analysed))
