@@ -163,3 +163,33 @@ def test_one_erasure_list_names_every_table_a_forget_leaves_text_in(bdb: Any, bo
     postgresql.rollback()
     assert touched - _IDS_ONLY <= listed, sorted(touched - _IDS_ONLY - listed)
     assert listed == (touched - _IDS_ONLY) | analysed, sorted(listed ^ ((touched - _IDS_ONLY) | analysed))
+
+
+def test_follow_along_replays_every_example_as_its_out_file_shows() -> None:
+    """dba.md's replay ran psql with ``-v ON_ERROR_STOP=1`` and said to run the later examples the same
+    way, but 03-09 make errors on purpose (their .out files show them) and stopped at the first. A
+    command with ON_ERROR_STOP runs only examples whose .out has no error; the later ones run as the
+    suite replays them (tests/test_regress_examples.py: ``psql -X -a -q``), each in a fresh database."""
+    from tests.test_regress_examples import __doc__ as replayed
+
+    assert replayed is not None and "psql -X -a -q" in replayed
+    text = (ROOT / "docs" / "dba.md").read_text(encoding="utf-8")
+    section = text.split("## Follow along", 1)[1].split("\n## ", 1)[0]
+    examples = ROOT / "docs" / "examples"
+    erring = {p.with_suffix(".sql").name for p in examples.glob("*.out") if "ERROR:" in p.read_text(encoding="utf-8")}
+    assert len(erring) >= 7
+    covered: set[str] = set()
+    for block in re.findall(r"```bash\n(.*?)```", section, flags=re.DOTALL):
+        for line in block.splitlines():
+            if " psql " not in f" {line} " or " -f " not in line:
+                continue
+            target = line.split(" -f ", 1)[1].split()[0].strip('"')
+            loop = re.search(r"for f in (\S+); do", block)
+            names = ({p.name for p in examples.glob(loop.group(1))} if target == "$f" and loop
+                     else {Path(target).name})
+            if "ON_ERROR_STOP=1" in line:
+                assert not names & erring, (line, sorted(names & erring))
+            else:
+                assert " -X -a -q " in f" {line} ", line
+            covered |= names
+    assert covered == {p.name for p in examples.glob("0*.sql")}
