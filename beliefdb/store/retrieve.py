@@ -220,7 +220,11 @@ def _embed_question(db: Database, question: str, embedder: Embedder | str | None
         chosen = embedder if isinstance(embedder, Embedder) else get_embedder(embedder)
         if chosen.model != recorded.model:
             raise ModelMismatch(f"the workspace's embeddings are {recorded.model}, the embedder is {chosen.model}")
-        return chosen.query(question), recorded.model, None, chosen.min_similarity
+        vector = chosen.query(question)
+        if len(vector) != recorded.dim:  # (an endpoint serving another model under the same name)
+            raise ModelMismatch(f"the workspace's vectors of {recorded.model} have {recorded.dim} dimensions, the"
+                                f" embedder's {len(vector)}")
+        return vector, recorded.model, None, chosen.min_similarity
     except (EmbedderUnavailable, ModelMismatch, errors.InvalidInput) as exc:
         # the openai embedder's own message already begins so: said once
         return None, None, f"embedder unavailable: {exc.message.removeprefix('embedder unavailable: ')}", 0.0

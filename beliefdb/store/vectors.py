@@ -15,7 +15,7 @@ from uuid import UUID
 import psycopg
 from pgvector import Vector
 
-from beliefdb.db.connector import Database
+from beliefdb.db.connector import Database, translated_errors
 from beliefdb.db.queries import Q
 from beliefdb.embedders import Embedder
 from beliefdb.errors import BeliefDBError, EmbedderUnavailable, InvalidInput, ModelMismatch, spelled
@@ -115,7 +115,9 @@ def embed_new(db: Database, ids: Sequence[UUID], conn: psycopg.Connection[Any],
 
     try:
         chosen = embedder or get_embedder()
-        with conn.transaction():
+        # (translated here, inside the savepoint: a refusal of the database, store_embedding's BD011, is
+        # a ModelMismatch that defers, not an error that fails the write's transaction)
+        with translated_errors(), conn.transaction():
             embed_beliefs(db, chosen, ids, conn)
     except (EmbedderUnavailable, ModelMismatch) as exc:
         return exc.message

@@ -575,8 +575,9 @@ comment on function beliefdb.recall_fragments(text, integer, timestamptz, boolea
 -- that lock kept every workspace's searches waiting.
 
 -- Store a belief's vector of a model, replacing any of the same model; refused when the workspace's
--- vectors of that model have another dimension (an endpoint serving another model under the same
--- name): vectors of two sizes under one model are never compared, so these would never be found.
+-- vectors are of another model (nor is it the one a reembed moves to), or its vectors of that model
+-- have another dimension (an endpoint serving another model under the same name): such a vector is
+-- never compared with a question's, so it would never be found.
 create or replace function beliefdb.store_embedding(p_belief uuid, p_model text, p_embedding vector) returns void
 language plpgsql
 security definer
@@ -585,11 +586,16 @@ set search_path from current
 as $$
 declare
     v_ws uuid := beliefdb._bound_workspace();
+    v_model beliefdb.embedding_model;
     v_dim integer;
 begin
-    select case p_model when m.model then m.dim when m.target_model then m.target_dim end into v_dim
-      from beliefdb.embedding_model m
-     where m.workspace_id = v_ws;
+    select * into v_model from beliefdb.embedding_model m where m.workspace_id = v_ws;
+    v_dim := case p_model when v_model.model then v_model.dim when v_model.target_model then v_model.target_dim end;
+    -- (a write that checked the model before a reembed switched the workspace to another)
+    if v_model.model is not null and v_dim is null then
+        raise exception 'this workspace''s vectors are of model %, not %: nothing was stored', v_model.model, p_model
+            using errcode = 'BD011';
+    end if;
     if v_dim <> vector_dims(p_embedding) then
         raise exception 'vectors of model % have % dimensions in this workspace, not % (another model under the same name?): nothing was stored',
             p_model, v_dim, vector_dims(p_embedding) using errcode = 'BD011';
@@ -599,7 +605,7 @@ begin
     on conflict (workspace_id, belief_id, model) do update set embedding = excluded.embedding;
 end
 $$;
-comment on function beliefdb.store_embedding(uuid, text, vector) is 'Store a belief''s vector of a model in the bound workspace, replacing any of the same model; refused (BD011) in another dimension than the workspace''s vectors of that model';
+comment on function beliefdb.store_embedding(uuid, text, vector) is 'Store a belief''s vector of a model in the bound workspace, replacing any of the same model; refused (BD011) of another model than the workspace''s, or in another dimension than its vectors of that model';
 
 -- Record the bound workspace's embedding model, unless one is recorded (its first embedding).
 create or replace function beliefdb.record_embedding_model(p_model text, p_dim integer) returns void
