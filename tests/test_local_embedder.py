@@ -52,6 +52,9 @@ if which == "http":
         pass
 elif which == "mcp":
     servers.serve_mcp(url=sys.argv[2])  # (stdin is empty: the client has gone)
+elif which == "library":
+    with connect(sys.argv[2]) as db:  # (a bulk ingest loads the model in a thread of its own)
+        pass
 else:
     with connect(sys.argv[2]) as db:
         db.work(stop_when_empty=True, embed=False)
@@ -59,7 +62,7 @@ print(os.environ.get("GOMP_SPINCOUNT"))
 """
 
 
-@pytest.mark.parametrize("which", ["http", "mcp", "worker"])
+@pytest.mark.parametrize("which", ["http", "mcp", "worker", "library"])
 def test_servers_and_workers_set_the_spin_count_before_their_threads_start(which: str, db_url: str) -> None:
     """A server's request threads or a worker's job threads load the model, and setting a variable there
     races with another thread reading the environment (libpq connecting): the process sets it first."""

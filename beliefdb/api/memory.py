@@ -16,7 +16,7 @@ from beliefdb.api.review import Review
 from beliefdb.api.traces import Traces
 from beliefdb.db.bootstrap import resolve_url
 from beliefdb.db.connector import DEFAULT_WORKSPACE, Database
-from beliefdb.embedders import get_embedder
+from beliefdb.embedders import get_embedder, openmp_defaults
 from beliefdb.inputs import check_callback, check_scope, ids_of, moment_text
 from beliefdb.models import (
     Answer,
@@ -74,6 +74,8 @@ class BeliefDB(bulk.Bulk, Decisions, Review, Traces, pictures.Pictures, texts.Te
                  principal: str | None = None, home: str | Path | None = None, max_size: int = 4) -> None:
         """Open memory as :func:`connect` does (``url``, else ``BELIEFDB_URL``, else the embedded server
         under ``home``); given a ``Database`` already open, wrap that one."""
+        # (before the pool's threads, or a bulk ingest's embedding thread, may read the environment)
+        openmp_defaults()
         self.database = url if isinstance(url, Database) else Database(
             resolve_url(url, home=Path(home) if home is not None else None), workspace, principal=principal,
             max_size=max_size)
