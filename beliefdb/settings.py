@@ -223,8 +223,9 @@ def _shown(value: Any) -> str | int | float | None:
 #: authority early, the last one of the URL
 _PARSED_USERINFO: Final = re.compile(r"(//[^/@:?#]*:)[^/?#]*@")
 _ANY_USERINFO: Final = re.compile(r"(//[^/@:?#]*:).*@", re.DOTALL)
-#: a password given as a parameter: a PostgreSQL URL's ``?password=``, or libpq's keyword form (maybe quoted)
-_PASSWORD_PARAMETER: Final = re.compile(r"(\bpassword\s*=\s*)('(?:[^'\\]|\\.)*'|[^\s&]*)")
+#: a password given as a parameter: a PostgreSQL URL's ``?password=`` or ``?sslpassword=`` (the client
+#: key's), or libpq's keyword form (maybe quoted)
+_PASSWORD_PARAMETER: Final = re.compile(r"(\b(?:ssl)?password\s*=\s*)('(?:[^'\\]|\\.)*'|[^\s&]*)")
 
 
 def masked_url(url: str) -> str:

@@ -240,6 +240,10 @@ def test_a_database_password_outside_the_user_part_is_masked_too(monkeypatch: py
     assert masked("host=/tmp dbname=beliefs password=hunter2 user=app") == (
         f"host=/tmp dbname=beliefs password={hidden} user=app")
     assert masked("host=/tmp password = 'hun ter\\'2' user=app") == f"host=/tmp password = {hidden} user=app"
+    # the client key's passphrase (libpq's sslpassword) too
+    assert masked("postgresql://bob@db.example/app?sslpassword=s3cret-key") == (
+        f"postgresql://bob@db.example/app?sslpassword={hidden}")
+    assert masked("host=db sslpassword=s3cret-key") == f"host=db sslpassword={hidden}"
     monkeypatch.setenv("BELIEFDB_URL", "host=/tmp dbname=beliefs password=hunter2")
     monkeypatch.setenv("BELIEFDB_LLM_URL", "http://bob:s3cr3t@127.0.0.1:1/v1")
     assert by_name(api.effective_settings())["BELIEFDB_URL"].value == f"host=/tmp dbname=beliefs password={hidden}"
