@@ -249,8 +249,8 @@ def test_one_speaking_key_does_not_make_a_fact_table_a_dialogue(text: str) -> No
 
 
 def test_i_is_the_pronoun_only_as_a_capital_word() -> None:
-    """The first person singular is "I" as a word (in lower case only in a value written in lower case, see
-    section 5), and not a numeral ("Phase I") nor "i.e."."""
+    """The first person singular is "I" as a word (in lower case too, see sections 5 and 6), and not a
+    numeral ("Phase I") nor "i.e."."""
     assert dialogue_speakers(lines("BOB: The deploy failed.\nALICE: I restarted it.\n")) == {"bob", "alice"}
     assert dialogue_speakers(lines("BOB: The deploy failed.\nALICE: I'm on it.\n")) == {"bob", "alice"}
     for said in ("ALICE: Phase I is done.", "ALICE: The fix, i.e. the patch, is out."):
@@ -353,7 +353,7 @@ def test_a_fact_table_with_a_lowercase_i_stays_facts(text: str) -> None:
 ])
 def test_the_line_rule_hears_no_enumeration_nor_a_glued_i(line: str) -> None:
     """An enumeration ("(i)", "ii)", "a)": "a" was the article that starts a whole sentence), an "i" glued
-    to digits or letters ("i18n", "i3"), and a lowercase "i" in a value written with capitals ("Press i")
+    to digits or letters ("i18n", "i3"), and a key named "i" ("Press i", section 6)
     are no one speaking: the line is a fact."""
     assert not spoken_turn(line)
     assert [c["quote"] for c in prepare(f"{line}\n", "notes.md", llm_configured=False).claims] == [line]
@@ -367,6 +367,52 @@ def test_the_line_rule_hears_no_enumeration_nor_a_glued_i(line: str) -> None:
     "Maya: same here (so did i)",
 ])
 def test_the_line_rule_still_hears_a_lowercase_i_in_a_lowercase_value(line: str) -> None:
-    """In a value written in lower case (its first letter), "i" as a word is the pronoun: at a bracket's
-    close too when the bracket opened before it, "(so did i)"."""
+    """In a value written in lower case, "i" as a word is the pronoun (so it is in one written with capitals,
+    section 6): at a bracket's close too when the bracket opened before it, "(so did i)"."""
     assert spoken_turn(line)
+
+
+# --- 6. a chat typed with a capital first letter and a lowercase "i" ----------------------------------------------
+
+@pytest.mark.parametrize("line", [
+    "Maya: Yeah i moved to Porto last week.",
+    "Maya: WOW i love it",
+    "Maya: Got it. i'll check",
+    "Maya: Sure, i can do Friday",
+])
+def test_a_capitalised_chat_line_with_a_lowercase_i_is_spoken(line: str) -> None:
+    """74d1232 heard a lowercase "i" only in a value whose first letter is lowercase: a phone capitalises the
+    first letter and leaves "i" as typed, so "Yeah i moved to Porto last week." was stored as a fact
+    (review-57). "i" as a word of its own is the pronoun whatever the first letter."""
+    assert spoken_turn(line)
+
+
+def test_ingest_makes_no_fact_of_a_capitalised_chat_line() -> None:
+    text = "# Team notes\n\nThe office is in Berlin.\nMaya: Yeah i moved to Porto last week.\n"
+    assert ("note", "maya", "Yeah i moved to Porto last week") not in facts(text), facts(text)
+    assert "Maya: Yeah i moved to Porto last week." in spoken(text)
+
+
+def test_a_chat_typed_with_capitals_and_a_lowercase_i_is_no_list_of_facts() -> None:
+    """A two-person chat so typed gave 2 facts (note.maya, note.tom) at 74d1232, none before."""
+    assert_turns("Maya: Yeah i moved to Porto.\nTom: Nice, i love Porto.\n")
+
+
+@pytest.mark.parametrize("line", [
+    "Berlin: Press i for the menu",
+    "Berlin: Hit i to open the map",
+    "Berlin: Tap i for the details.",
+    "Berlin: Type i to start writing.",
+    "Berlin: press i for the menu",
+    "Berlin: Key i for the inventory",
+    "Berlin: Letter i for insert mode",
+    "Berlin: Button i for help",
+    "Berlin: Use the i button for help.",
+    "Berlin: use the i key for help",
+    "Berlin: Press Ctrl i for italics",
+])
+def test_a_key_or_letter_named_i_is_no_one_speaking(line: str) -> None:
+    """A key or a letter named after press/hit/tap/type/key/letter ("Press i", "the letter i"), or before
+    "key"/"button" ("the i button"), is no pronoun, in a value written in lower case too: the line is a fact."""
+    assert not spoken_turn(line)
+    assert [c["quote"] for c in prepare(f"{line}\n", "notes.md", llm_configured=False).claims] == [line]

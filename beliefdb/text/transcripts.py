@@ -277,6 +277,11 @@ _THAT_IS_RE: Final = re.compile(r"\b[iI]\.\s?[eE]\b\.?")
 _MARKER_RE: Final = re.compile(r"(?<!\w)(?P<open>[(\[])?(?:[ivx]{1,4}|[^\W\d_])[)\]](?!\w)", re.IGNORECASE)
 _DOTTED_RE: Final = re.compile(r"(?<!\w)[ivx]{1,4}\.(?!\w)", re.IGNORECASE)  # "i. ... ii." (with "ii.")
 _GLUE: Final = frozenset("_-/+&@")  # what makes "I" part of a word: "I/O", "I-95", "i_max"
+# Words that name a key or a letter "i" after them ("Press i", "the letter i") or before it ("the i key")
+_KEYED: Final = frozenset({"press", "presses", "pressed", "pressing", "hit", "hits", "tap", "taps", "tapped", "type",
+                           "types", "typed", "typing", "key", "letter", "button", "hotkey", "shortcut", "ctrl", "alt",
+                           "cmd"})
+_KEY_NOUNS: Final = frozenset({"key", "keys", "button", "buttons"})
 
 
 def _speech(value: str, words: list[str]) -> bool:
@@ -300,19 +305,20 @@ def _unmarked(value: str) -> str:
 
 def _said_words(value: str) -> list[str]:
     """A value's words casefolded ("I'm" -> "i", "m"), but an enumeration's markers (:func:`_unmarked`), and
-    with "i" only for the pronoun: a word of its own, glued to no digit or letter ("i18n", "i3", "I/O",
-    "I-95"), not "i.e." (in any case) nor a numeral after a noun ("Phase I"), and in lower case only in a
-    value written in lower case (its first letter: a chat pasted or typed so, "i moved to porto"; not
-    "Press i for the menu")."""
+    with "i" only for the pronoun, in capitals or not (a chat typed "Yeah i moved", "maya: i moved"): a word
+    of its own, glued to no digit or letter ("i18n", "i3", "I/O", "I-95"), not "i.e." (in any case) nor a
+    numeral after a noun ("Phase I"), nor in lower case a key or letter named ("Press i", "the letter i",
+    "the i key")."""
     text = _unmarked(_THAT_IS_RE.sub(" ", value))
-    lower = next((ch.islower() for ch in text if ch.isalpha()), False)
+    found = list(_VALUE_WORD_RE.finditer(text))
     words: list[str] = []
-    for m in _VALUE_WORD_RE.finditer(text):
-        word = m[0].casefold()
+    for n, m in enumerate(found):
+        word, previous = m[0].casefold(), words[-1] if words else ""
         before, after = text[m.start() - 1: m.start()], text[m.end(): m.end() + 2]
-        if word != "i" or ((m[0] == "I" or lower) and (not words or words[-1] not in _NUMBERED)
-                           and not (before.isdigit() or before in _GLUE or after[:1].isdigit() or after[:1] in _GLUE
-                                    or (after[:1] == "." and after[1:].isalnum()))):
+        glued = before.isdigit() or before in _GLUE or after[:1].isdigit() or after[:1] in _GLUE or (
+            after[:1] == "." and after[1:].isalnum())
+        keyed = m[0] == "i" and (previous in _KEYED or (n + 1 < len(found) and found[n + 1][0] in _KEY_NOUNS))
+        if word != "i" or not (previous in _NUMBERED or glued or keyed):
             words.append(word)
     return words
 
