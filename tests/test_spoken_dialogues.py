@@ -248,7 +248,7 @@ def test_one_speaking_key_does_not_make_a_fact_table_a_dialogue(text: str) -> No
     assert_facts_kept(text)
 
 
-def test_i_is_the_pronoun_only_as_a_capital_word() -> None:
+def test_i_is_the_pronoun_as_a_word_of_its_own_and_no_numeral() -> None:
     """The first person singular is "I" as a word (in lower case too, see sections 5 and 6), and not a
     numeral ("Phase I") nor "i.e."."""
     assert dialogue_speakers(lines("BOB: The deploy failed.\nALICE: I restarted it.\n")) == {"bob", "alice"}
