@@ -130,3 +130,26 @@ def test_a_persons_name_alone_is_no_word_match_in_a_document_either(bdb: beliefd
     assert texts(result) == ["Maya's puppy is called Rex."], result.context
     assert result.fragments_after == 0 and first_item(result) == '"Maya\'s puppy is called Rex."'
     assert len(result.beliefs) == 3
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("question", ["when can I reach support?", "When can I reach Support?",
+                                      "When Can I Reach Support?", "WHEN CAN I REACH SUPPORT?"])
+def test_a_capitalised_word_the_text_writes_in_lower_case_is_no_persons_name(bdb: beliefdb.BeliefDB,
+                                                                               question: str) -> None:
+    """A department, product or thing a question capitalises ("Support", a Title Case or all-caps
+    question) is a word like any other where the workspace's text writes it in lower case ("Can support
+    help"): the belief about support answers before the unextracted text, as for the lowercase question
+    (review of a80c852, which took every word capitalised after another of its sentence for a name)."""
+    bdb.ingest_text(POLICY + "Can support help with returns?\n", source="policy.md")
+    result = bdb.ask(question)
+    assert result.beliefs[0].belief.subject == "support"
+    assert texts(result) == ["Can support help with returns?"]
+    assert result.fragments_after == 1, (result.fragments_after, result.context)
+    assert first_item(result).startswith("Support hours are 9:00 to 17:00 on weekdays.")
+    # a name the text never writes in lower case stays a name, however the question is written
+    bdb.remember("Maya works at Acme.", "maya", "works_at", "Acme", "Maya works at Acme.", source="maya.md",
+                 text="Maya works at Acme.\n")
+    bdb.ingest_text("Maya's puppy is called Rex.\n", source="notes.md", extractor="none")
+    for asked in ("What is the name of Maya's puppy?", "WHAT IS THE NAME OF MAYA'S PUPPY?"):
+        assert bdb.ask(asked, k=1).fragments_after == 0, asked

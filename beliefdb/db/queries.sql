@@ -599,16 +599,37 @@ select belief_id, score, similarity, vector_rank, text_rank, name_rank, low_conf
 -- puppy" matches every belief about Maya by name, none of them by word. A word of the subject is such
 -- a name where the question writes it as one, capitalised after another word of its sentence (after
 -- blanks and any opening quote or bracket: "Maya's" in "What is the name of Maya's puppy?"), in a
--- document's beliefs about her as in a conversation's; and where it names the speaker of a turn that
+-- document's beliefs about her as in a conversation's, unless the workspace's text writes it in lower
+-- case: a department or a thing ("When can I reach Support?", a Title Case or all-caps question, where
+-- a document says "Can support help"). Only the question's capitalised words of these beliefs'
+-- subjects are looked up, each in at most 100 fragments that have it (fragment_search), read
+-- case-sensitively; and where it names the speaker of a turn that
 -- a belief of that subject quotes, this one or another (a correction's replacement quotes the
 -- reviewer, a belief derived from hers quotes nothing: they are about Maya all the same), however the
 -- question writes it, as the names of a conversation's speakers are no word match for its turns
 -- (recall_fragments). Elsewhere it is a word like any other: "return", of a document's
 -- return_policy, for "how long do I have to return something?"
+-- once per question (materialized: a subquery of the join ran once per belief), the workspace's rows
+-- of the word read from fragment_search alone (its workspace index as well cost as much again)
+with n (names) as materialized (
+    select coalesce(pg_catalog.string_agg(m.w, ' '), '')
+      from (select distinct m[1] from pg_catalog.regexp_matches(%(q)s,
+                    '(?<=[^.!?:;[:space:]][[:space:]]+["''“‘(\[]*)([[:upper:]][[:alnum:]]*)', 'g') m) m (w)
+     where pg_catalog.tsvector_to_array(pg_catalog.to_tsvector('pg_catalog.english', m.w)
+                                        || pg_catalog.to_tsvector('pg_catalog.simple', m.w))
+           && array(select pg_catalog.unnest(pg_catalog.tsvector_to_array(
+                               pg_catalog.to_tsvector('pg_catalog.english', pg_catalog.replace(s.subject, '_', ' '))
+                               || pg_catalog.to_tsvector('pg_catalog.simple', pg_catalog.replace(s.subject, '_', ' '))))
+                      from beliefdb.belief s
+                     where s.workspace_id = beliefdb.current_workspace_id() and s.id = any(%(ids)s))
+       and not exists (
+           select from (select f.text from beliefdb.fragment f
+                         where f.workspace_id is not distinct from beliefdb.current_workspace_id()
+                           and f.search @@ pg_catalog.plainto_tsquery('pg_catalog.simple', m.w)
+                         limit 100) f
+            where f.text ~ ('\m' || pg_catalog.lower(m.w) || '\M')))
 select b.id
-  from beliefdb.belief b,
-       (select coalesce(pg_catalog.string_agg(m[1], ' '), '') from pg_catalog.regexp_matches(%(q)s,
-               '(?<=[^.!?:;[:space:]][[:space:]]+["''“‘(\[]*)([[:upper:]][[:alnum:]]*)', 'g') m) n (names)
+  from beliefdb.belief b, n
  where b.workspace_id = beliefdb.current_workspace_id() and b.id = any(%(ids)s)
    and exists (
         select from (select l from unnest(pg_catalog.tsvector_to_array(pg_catalog.to_tsvector('pg_catalog.english', %(q)s))) l
