@@ -64,6 +64,26 @@ def test_a_heading_that_states_a_value_is_text_like_any_other(bdb: beliefdb.Beli
 
 
 @pytest.mark.slow
+def test_a_question_heading_or_a_numbered_one_is_a_bare_title(bdb: beliefdb.BeliefDB) -> None:
+    """An FAQ's question heading asks, it answers nothing, modal or not ("## Can I return a sale item?"):
+    the paragraph below it is the answer (review of c34497c, which read its "can" as a verb that states
+    a value); and a digit carries a value only as a quantity, time, percent or amount ("Lunch at 12",
+    "9am", "30 days"), not as a step's or section's number ("## Step 2", "## 1. Introduction")."""
+    bdb.ingest_text("# FAQ\n\n## Can I return a sale item?\n\n"
+                    "Sale items are final and cannot be returned or exchanged.\n\n"
+                    "## Do you ship abroad？\n\nWe ship to 30 countries.\n", source="faq.md", extractor="none")
+    shown = [f.text for f in bdb.ask("can I return a sale item?", k=1).fragments]
+    assert shown == ["Sale items are final and cannot be returned or exchanged."], shown
+    assert "Can I return a sale item?" not in texts(bdb.ask("can I return a sale item?"))
+    assert "Do you ship abroad？" not in texts(bdb.ask("do you ship abroad?"))
+    bdb.ingest_text("## Step 2\n## 1. Introduction\n## 2.1 Setup steps\n## Setup in 3 steps\n"
+                    "## Setup from 9:30\n## Setup costs $40\n## Setup is 50% done\n## Setup until 18\n",
+                    source="setup.md", extractor="none")
+    assert sorted(texts(bdb.ask("setup step introduction", k=10))) == [
+        "Setup costs $40", "Setup from 9:30", "Setup in 3 steps", "Setup is 50% done", "Setup until 18"]
+
+
+@pytest.mark.slow
 def test_a_word_of_a_documents_subject_is_a_word_match(bdb: beliefdb.BeliefDB) -> None:
     # the only word the question shares with the answer is its subject's (return_policy, support);
     # unextracted text that shares a word too comes after it, not before

@@ -403,8 +403,10 @@ comment on function beliefdb.refresh_ranking_stats(boolean) is 'Count the worksp
 -- comes back as text), and so is one with text forgotten in it (rule 14). Full text only: fragments have no
 -- embeddings; a CJK question's terms (pairs of characters, _cjk_terms) are found inside the text. A
 -- markdown heading's bare title ("# Returns policy") is a title of what follows, no answer, and is
--- left out (_heading_title); one that carries a value ("## Support: 9am to 5pm on weekdays": a ':'
--- before more words, a digit or a verb, _bare_title) is text like any other. A turn of a
+-- left out (_heading_title), and so is a question heading ("## Can I return a sale item?": the text
+-- below answers); one that carries a value ("## Support: 9am to 5pm on weekdays": a ':' before more
+-- words, a verb, or a number with a unit, time, percent, amount or preposition, _bare_title) is text
+-- like any other. A turn of a
 -- conversation must share a word with the question besides the names of the people in that
 -- conversation (its speakers): "Hi Maya!" answers nothing about Maya, as a
 -- belief matched by its subject's name alone is no word match for ask (a speaker named like a word,

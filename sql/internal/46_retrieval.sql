@@ -103,23 +103,32 @@ $$;
 comment on function beliefdb._heading_title(text, integer) is 'Whether the fragment of a text starting at an offset is a markdown heading''s title (after 1-6 ''#'' at the start of its line)';
 
 -- Whether a heading's title carries no value, a bare title of what follows ("Returns policy",
--- "Office dogs on Fridays"): no ':' before more words (a Key: value line, as fragments.py reads one:
--- "Support: 9am to 5pm on weekdays"), no digit ("Lunch at 12") and no verb of the closed set a
--- statement is read by here, a form of be, have or do, a modal or a negated one ("Dogs are welcome
--- on Fridays"; no verb ending is guessed at: "Returns" and "Limited" name things as often). A title
--- that carries one is text like any other, ask's answer when nothing else answers (no rule extracts
--- a belief from a heading).
+-- "Office dogs on Fridays"): a question ("Can I return a sale item?", ending in '?' or '？') asks,
+-- the text below it answers, and it is bare whatever else it has. Otherwise it is bare with no ':'
+-- before more words (a Key: value line, as fragments.py reads one: "Support: 9am to 5pm on
+-- weekdays"), no verb of the closed set a statement is read by here, a form of be, have or do, a
+-- modal or a negated one ("Dogs are welcome on Fridays"; no verb ending is guessed at: "Returns" and
+-- "Limited" name things as often), and no number that is a value: one with a unit or a noun after it
+-- ("30 days", "9am", "3 steps"), a percent, a time ("9:30"), an amount ("$40", "40 €"), or one
+-- after a preposition of time or extent ("Lunch at 12", "until 18"); a section's or step's number
+-- is none ("1. Introduction", "2.1 Setup", "Step 2"). A title that carries one is text like any
+-- other, ask's answer when nothing else answers (no rule extracts a belief from a heading).
 create or replace function beliefdb._bare_title(p_title text) returns boolean
 language sql immutable
 set search_path = pg_catalog, pg_temp
 as $$
-    select not (p_title ~ '(:[[:space:]]+|：[[:space:]]*)[^[:space:]]'
-                or p_title ~ '[[:digit:]]'
-                or p_title ~* ('\m(am|is|are|was|were|be|been|being|has|have|had|do|does|did|can|cannot'
-                               || '|could|will|would|shall|should|may|might|must)\M'
-                               || '|\m[[:alpha:]]+n[''’]t\M|[[:alpha:]][''’](re|ve|ll|m|d)\M'))
+    select p_title ~ '[?？][[:space:]]*$'
+           or not (p_title ~ '(:[[:space:]]+|：[[:space:]]*)[^[:space:]]'
+                   or p_title ~* ('\m(am|is|are|was|were|be|been|being|has|have|had|do|does|did|can|cannot'
+                                  || '|could|will|would|shall|should|may|might|must)\M'
+                                  || '|\m[[:alpha:]]+n[''’]t\M|[[:alpha:]][''’](re|ve|ll|m|d)\M')
+                   -- its numbers, less a leading section number before a capital ("2.1 Setup")
+                   or pg_catalog.regexp_replace(p_title, '^[[:space:]]*[[:digit:]]+([.][[:digit:]]+)*[.)]?[[:space:]]+(?=[[:upper:]])', '')
+                      ~* ('[[:digit:]][[:space:]]*([%％]|[[:alpha:]])|[[:digit:]]:[[:digit:]]{2}'
+                          || '|[$€£¥₹][[:space:]]*[[:digit:]]|[[:digit:]][[:space:]]*[$€£¥₹]'
+                          || '|\m(at|from|to|until|till|by|before|after|since|within|under|over|per|for)[[:space:]]+[[:digit:]]'))
 $$;
-comment on function beliefdb._bare_title(text) is 'Whether a heading''s title carries no value: no '':'' before more words, no digit, no form of be, have or do and no modal';
+comment on function beliefdb._bare_title(text) is 'Whether a heading''s title carries no value: a question, or no '':'' before more words, no verb of be, have or do or modal, and no number with a unit, time, percent, amount or preposition';
 
 -- An OR query of the question's words: English stems, plus words in other scripts as written and
 -- CJK terms.
