@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import threading
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import Any, LiteralString
 
 import psycopg
 import pytest
@@ -557,6 +557,19 @@ def test_a_session_that_sets_the_expiry_setting_itself_still_processes_what_expi
     assert postgresql.execute("select count(*) from beliefdb.audit_event where action = 'expire'").fetchone() == (1,)
 
 
+def batch_after(db_url: str, ends: datetime, documents: LiteralString) -> list[Any]:
+    """The reports of a bulk batch of ``documents`` (rows of (n, source, content)) that took the workspace's
+    lock before ``ends`` and comes to its documents after it, as a long batch would (the real clock: the
+    batch reads it document by document)."""
+    with sql_caller(db_url, None) as conn, conn.transaction():
+        conn.execute("select beliefdb.lock_workspace()")
+        assert datetime.now(UTC) < ends
+        threading.Event().wait((ends - datetime.now(UTC)).total_seconds() + 0.3)
+        conn.execute("select beliefdb.bulk_stage()")
+        conn.execute("insert into pg_temp.beliefdb_bulk_document (n, source, content) values " + documents)
+        return [r for (r,) in conn.execute("select * from beliefdb.bulk_ingest_batch()")]
+
+
 @pytest.mark.slow
 def test_what_expires_while_a_bulk_batch_runs_is_a_change_of_its_own(db_url: str,
                                                                    postgresql: psycopg.Connection[Any]) -> None:
@@ -570,15 +583,7 @@ def test_what_expires_while_a_bulk_batch_runs_is_a_change_of_its_own(db_url: str
         refuse = db.decide("Refuse the return of order 1042", because=[seven.id])
         db.remember("Shipping takes 3 days.", "shipping", "time", "3 days", "Shipping takes 3 days.",
                     source="other.md", text="Shipping takes 3 days.\n", authority="internal")
-    # (the real clock: the batch reads it document by document)
-    with sql_caller(db_url, None) as conn, conn.transaction():
-        conn.execute("select beliefdb.lock_workspace()")
-        assert datetime.now(UTC) < ends
-        threading.Event().wait((ends - datetime.now(UTC)).total_seconds() + 0.3)
-        conn.execute("select beliefdb.bulk_stage()")
-        conn.execute("insert into pg_temp.beliefdb_bulk_document (n, source, content) values"
-                     " (1, 'other.md', 'Shipping is now handled elsewhere.')")
-        (report,) = [r for (r,) in conn.execute("select * from beliefdb.bulk_ingest_batch()")]
+    (report,) = batch_after(db_url, ends, "(1, 'other.md', 'Shipping is now handled elsewhere.')")
     assert report["flagged"] == [], report
     assert postgresql.execute("select status::text from beliefdb.belief where id = %s", (seven.id,)).fetchone() \
         == ("expired",)
@@ -600,14 +605,8 @@ def test_what_expires_before_a_run_of_new_sources_in_a_bulk_batch_is_processed_f
     with beliefdb.connect(db_url, principal="ops") as db:
         (seven,) = remember(db, valid_to=ends.isoformat()).accepted
         refuse = db.decide("Refuse the return of order 1042", because=[seven.id])
-    with sql_caller(db_url, None) as conn, conn.transaction():
-        conn.execute("select beliefdb.lock_workspace()")
-        assert datetime.now(UTC) < ends
-        threading.Event().wait((ends - datetime.now(UTC)).total_seconds() + 0.3)
-        conn.execute("select beliefdb.bulk_stage()")
-        conn.execute("insert into pg_temp.beliefdb_bulk_document (n, source, content) values"
-                     " (1, 'new.md', 'Shipping takes 3 days.'), (2, 'newer.md', 'Support answers in 2 hours.')")
-        reports = [r for (r,) in conn.execute("select * from beliefdb.bulk_ingest_batch()")]
+    reports = batch_after(db_url, ends, "(1, 'new.md', 'Shipping takes 3 days.'),"
+                                        " (2, 'newer.md', 'Support answers in 2 hours.')")
     assert len(reports) == 2 and all(r["flagged"] == [] for r in reports), reports
     assert postgresql.execute("select status::text from beliefdb.belief where id = %s", (seven.id,)).fetchone() \
         == ("expired",)
