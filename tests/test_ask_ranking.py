@@ -173,3 +173,22 @@ def test_a_capitalised_word_the_text_writes_in_lower_case_is_no_persons_name(bdb
     bdb.ingest_text("Maya's puppy is called Rex.\n", source="notes.md", extractor="none")
     for asked in ("What is the name of Maya's puppy?", "WHAT IS THE NAME OF MAYA'S PUPPY?"):
         assert bdb.ask(asked, k=1).fragments_after == 0, asked
+
+
+@pytest.mark.slow
+def test_beliefs_found_by_meaning_alone_are_labelled_when_no_text_sits_between(bdb: beliefdb.BeliefDB,
+                                                                                cli: object) -> None:
+    """The line that sets the beliefs found by meaning or a name alone apart from those the question's words
+    match was printed only when unextracted text sat between them: otherwise "Support hours are 9:00 to 17:00"
+    read as the second answer to "how many days for returns?" (a new user's trial)."""
+    bdb.ingest_text(POLICY, source="policy.md")
+    result = bdb.ask("how many days for returns?")
+    assert [a.belief.attribute for a in result.beliefs][:1] == ["window"] and len(result.beliefs) >= 2
+    assert result.fragments == [] and result.fragments_after == 1
+    context = result.context.splitlines()
+    assert context.index(BELIEFS_AFTER_TEXT) == next(i for i, line in enumerate(context) if line.startswith("2. "))-1
+    shown = cli("ask", "how many days for returns?").stdout.splitlines()  # type: ignore[operator]
+    assert shown.index(BELIEFS_AFTER_TEXT.lower()) == next(i for i, s in enumerate(shown) if s.startswith("2. ")) - 1
+    # none when no belief matches by the question's words: nothing to set them apart from
+    alone = bdb.ask("how much does it cost to send something back?")
+    assert alone.fragments_after == 0 and BELIEFS_AFTER_TEXT not in alone.context

@@ -83,7 +83,7 @@ class AskResult:
     #: where the fragments are shown: after this many of ``beliefs`` (those that share a word with the
     #: question besides their subject's name where it is a person's, written as a name in the question
     #: or a speaker's of the turns they quote, listed first), before the rest (found by vector or name
-    #: alone); one numbering runs across both
+    #: alone), fragments or not; one numbering runs across both
     fragments_after: int = 0
     #: why nothing matched, when memory can say: an as-of moment before the workspace recorded anything
     hint: str | None = None

@@ -98,7 +98,7 @@ def ask_text(r: AskResult) -> str:
         if i == r.fragments_after:
             lines += _fragments_text(r, n)
             n += len(r.fragments)
-            if r.fragments:
+            if r.fragments or i > 0:  # (set apart from the text, or from the beliefs the words match)
                 lines.append(BELIEFS_AFTER_TEXT.lower())
         n += 1
         b = a.belief

@@ -178,7 +178,7 @@ def _context(question: str, as_of: datetime | None, answers: list[Answer], degra
     for i, a in enumerate(answers):
         if i == fragments_after:
             n = _fragment_lines(lines, n, fragments)
-            if fragments:
+            if fragments or i > 0:  # (set apart from the text, or from the beliefs the words match)
                 lines.append(BELIEFS_AFTER_TEXT)
         n += 1
         b = a.belief
@@ -280,7 +280,7 @@ def ask(db: Database, question: str, *, k: int = 5, as_of: datetime | None = Non
     # the beliefs the question's words match before those found by vector or by name alone, and
     # text the words match between the two
     answers = [a for a in answers if a.belief.id in worded] + [a for a in answers if a.belief.id not in worded]
-    after = len(worded) if fragments else len(answers)
+    after = len(worded)
     context = _context(question, as_of, answers, degraded, fragments, after) if answers or fragments else ""
     return AskResult(status=status, question=question, as_of=as_of, beliefs=answers, context=context,
                      degraded=degraded, fragments=fragments, fragments_after=after, hint=hint)
