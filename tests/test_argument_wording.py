@@ -50,7 +50,7 @@ def test_the_library_names_its_arguments(bdb: beliefdb.BeliefDB, belief: str, tm
 def test_the_command_line_names_its_options(cli: Cli, bdb: beliefdb.BeliefDB, belief: str) -> None:
     assert cli.error("retract", "--belief", belief, code="invalid_input")["message"] == "a retraction needs --reason"
     assert cli.one_line_error("retract", "--belief", belief) == "error: a retraction needs --reason"
-    assert cli.error("retract", "--fragment", belief, "--version", "2", "--reason", "x")["message"] == (
+    assert cli.error("retract", "--fragment", belief, "--version", "2", "--reason", "x", expect=2)["message"] == (
         "--version goes with --source")
     assert cli.error("derive", "s", "--subject", "a", "--attribute", "b", "--value", "c", "--from", ",")["message"] == (
         "a derived belief needs --from beliefs")

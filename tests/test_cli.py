@@ -379,11 +379,13 @@ def test_a_database_whose_grants_are_missing_is_a_one_line_error_naming_migrate(
 
 def test_serve_refuses_a_bad_port_or_log_level_in_one_line(cli_without_db: Cli, tmp_path: Path) -> None:
     """serve --port 99999 (or -5) and --log-level bogus crashed with uvicorn's traceback, after starting the
-    embedded server: refused first, in one line, starting nothing."""
+    embedded server: refused first, in one line, starting nothing, as usage errors (exit 2)."""
     for port in ("99999", "-5"):
-        assert cli_without_db.one_line_error("serve", "--port", port) == f"error: port must be 0 to 65535, not {port}"
-    line = cli_without_db.one_line_error("serve", "--log-level", "bogus")
-    assert line == "error: unknown log level 'bogus' (choose from: critical, error, warning, info, debug, trace)"
+        assert cli_without_db("serve", "--port", port, expect=2).stderr == (
+            f"error: --port must be 0 to 65535, not {port} (see beliefdb serve --help)\n")
+    assert cli_without_db("serve", "--log-level", "bogus", expect=2).stderr == (
+        "error: --log-level: 'bogus' is not one of 'critical', 'error', 'warning', 'info', 'debug', 'trace'."
+        " (see beliefdb serve --help)\n")
     assert not (tmp_path / "beliefdb-home").exists()  # no embedded server was started
     from beliefdb.api import servers
     with pytest.raises(beliefdb.errors.InvalidInput, match="port must be 0 to 65535, not 70000"):

@@ -75,9 +75,10 @@ def test_ask_bad_input(cli: Cli) -> None:
 
 
 def test_ask_k_beyond_any_page_is_bad_input(cli: Cli, bdb: beliefdb.BeliefDB) -> None:
-    """ask --k 99999999999 failed with "function beliefdb.recall(...) does not exist" (error code "error")."""
-    assert cli.error("ask", "q", "--k", "99999999999", code="invalid_input")["message"] == \
-        "k must be between 1 and 100,000"
+    """ask --k 99999999999 failed with "function beliefdb.recall(...) does not exist" (error code "error");
+    the command line refuses it as a usage error, the library as bad input."""
+    assert cli.error("ask", "q", "--k", "99999999999", code="invalid_input", expect=2)["message"] == \
+        "--k: Input should be less than or equal to 100000"
     with pytest.raises(beliefdb.errors.InvalidInput, match="k must be between 1 and 100,000"):
         bdb.ask("q", k=100_001)
 
@@ -101,9 +102,10 @@ def test_embed_batch_under_one_is_an_error_not_a_silent_no_op(cli: Cli, tmp_path
     """embed --batch 0 said "embedded 0 belief(s)" and exited 0 with every belief still without a vector."""
     ingest_policy(cli, tmp_path, "--no-embed")
     for command in ("embed", "reembed"):
-        assert "batch must be at least 1, not 0" in cli.one_line_error(command, "--batch", "0")
-        assert cli.error(command, "--batch", "-2", code="invalid_input")["message"] == \
-            "batch must be at least 1, not -2"
+        assert cli(command, "--batch", "0", expect=2).stderr == (
+            f"error: --batch: Input should be greater than or equal to 1 (see beliefdb {command} --help)\n")
+        assert cli.error(command, "--batch", "-2", code="invalid_input", expect=2)["message"] == \
+            "--batch: Input should be greater than or equal to 1"
     assert cli.json("embed")["embedded"] == len(cli.json("beliefs", "--all"))
 
 

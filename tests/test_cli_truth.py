@@ -187,7 +187,7 @@ def test_an_empty_all_of_is_a_one_line_error_and_writes_nothing(
         cli: Cli, three: dict[str, str], postgresql: psycopg.Connection[Any]) -> None:
     line = cli.one_line_error("decide", "Refuse the return", "--all-of", " , ")
     assert "--all-of" in line
-    cli.error("decide", "Refuse the return", "--all-of", " , ", code="invalid_input")
+    cli.error("decide", "Refuse the return", "--all-of", " , ", code="invalid_input", expect=2)
     assert count(postgresql, "decision") == 0
     assert count(postgresql, "justification") == len(three)  # only the beliefs' evidence
 
@@ -771,8 +771,9 @@ def test_retract_needs_exactly_one_target(cli: Cli, three: dict[str, str], postg
                                           args: list[str], preview: bool) -> None:
     args = [three["refund"] if a == "x" else a for a in args]
     before = snapshot(postgresql)
-    err = cli.error("retract", *args, "--reason", "r", *(["--preview"] if preview else []), code="invalid_input")
-    assert "exactly one" in err["message"]
+    err = cli.error("retract", *args, "--reason", "r", *(["--preview"] if preview else []), code="invalid_input",
+                    expect=2)
+    assert err["message"] == "retract exactly one of --belief, --fragment or --source"
     assert snapshot(postgresql) == before
 
 
@@ -809,7 +810,8 @@ def test_retract_of_an_unknown_version_is_an_error(cli: Cli, three: dict[str, st
 @pytest.mark.slow
 def test_retract_input_errors(cli: Cli, three: dict[str, str], postgresql: psycopg.Connection[Any]) -> None:
     before = snapshot(postgresql)
-    err = cli.error("retract", "--belief", three["refund"], "--version", "1", "--reason", "r", code="invalid_input")
+    err = cli.error("retract", "--belief", three["refund"], "--version", "1", "--reason", "r", code="invalid_input",
+                    expect=2)
     assert "--version" in err["message"]
     err = cli.error("retract", "--source", "faq.md", code="invalid_input")  # no reason
     assert "--reason" in err["message"]

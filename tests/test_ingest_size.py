@@ -111,8 +111,8 @@ def test_the_limit_counts_bytes_of_utf8(bdb: beliefdb.BeliefDB, postgresql: psyc
 
 def test_a_limit_under_one_byte_is_one_line(cli: Cli, write_doc: Any) -> None:
     doc = write_doc("policy.md", POLICY)
-    assert cli.one_line_error("ingest", doc, "--max-bytes", "0") == (
-        "error: the ingest size limit must be at least 1 byte, not 0")
+    assert cli("ingest", doc, "--max-bytes", "0", expect=2).stderr == (
+        "error: --max-bytes: Input should be greater than or equal to 1 (see beliefdb ingest --help)\n")
 
 
 def test_a_limit_that_does_not_parse_is_one_line_naming_the_variable(

@@ -188,9 +188,10 @@ def test_a_batch_worker_whose_jobs_failed_for_good_exits_1_and_says_so(cli: Cli,
 
 def test_a_jobs_limit_out_of_range_is_bad_input(cli: Cli, bdb: beliefdb.BeliefDB) -> None:
     """jobs --limit 99999999999 failed with "function beliefdb.jobs(unknown, bigint) does not exist"
-    (error code "error"): a limit is between 1 and 100,000, as a page of beliefs or decisions."""
-    assert cli.error("jobs", "--limit", "99999999999", code="invalid_input")["message"] == \
-        "limit must be between 1 and 100,000"
+    (error code "error"): a limit is between 1 and 100,000, as a page of beliefs or decisions (the command
+    line's --limit refuses it as a usage error)."""
+    assert cli.error("jobs", "--limit", "99999999999", code="invalid_input", expect=2)["message"] == \
+        "--limit: Input should be less than or equal to 100000"
     with pytest.raises(beliefdb.errors.InvalidInput, match="limit must be between 1 and 100,000"):
         bdb.jobs(limit=0)
     assert bdb.jobs(limit=100_000) == []

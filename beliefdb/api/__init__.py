@@ -41,14 +41,19 @@ from beliefdb.api.operations import (
 from beliefdb.db.connector import DEFAULT_WORKSPACE
 from beliefdb.inputs import MOMENT_RANGE, check_moment, parse_moment, shown, unstorable, unstorable_in
 from beliefdb.models import Answer, AskResult, Calibration, EmbedReport, ServerStatus
-from beliefdb.store.calibrate import DEFAULT_BINS
+from beliefdb.store.beliefs import MAX_PAGE
+from beliefdb.store.calibrate import DEFAULT_BINS, MAX_BINS
 from beliefdb.store.conversations import CHAT_SUFFIXES
 from beliefdb.store.documents import SUPPORTED_SUFFIXES, documents, skipped_files, suffix_list
+from beliefdb.store.retrieve import MAX_K
 
 __all__ = [
     "CHAT_SUFFIXES",
     "DEFAULT_BINS",
     "DEFAULT_WORKSPACE",
+    "MAX_BINS",
+    "MAX_K",
+    "MAX_PAGE",
     "MOMENT_RANGE",
     "SOURCE_VERSION",
     "SUPPORTED_SUFFIXES",

@@ -81,6 +81,14 @@ def fail(code: str, message: str, as_json: bool, exit_code: int = 1) -> NoReturn
 
 #: click's exceptions, wherever this typer takes click from (recent releases vendor it as typer._click)
 _CLICK = importlib.import_module(typer.BadParameter.__module__)
+_CLICK_GLOBALS = importlib.import_module(_CLICK.__name__.rpartition(".")[0] + ".globals")
+
+
+def usage(message: str) -> NoReturn:
+    """A usage error a command finds itself (options that do not go together, a value its option's type
+    cannot bound), raised as click's own are, for the root to print as every usage error
+    (:func:`usage_error`): one line pointing at the command's help, ``invalid_input`` with --json, exit 2."""
+    raise _CLICK.UsageError(message, _CLICK_GLOBALS.get_current_context(silent=True))
 
 
 def asks_json(args: Sequence[str]) -> bool:
@@ -136,7 +144,7 @@ def refuse_unreadable_arguments(ctx: typer.Context, as_json: bool) -> None:
 def picture_format(fmt: PictureFormat | None, as_json: bool) -> PictureFormat:
     """The format asked for (text by default); --json and --format together are refused."""
     if fmt is not None and as_json:
-        fail("invalid_input", "choose one of --json or --format", as_json, 2)
+        usage("choose one of --json or --format")
     return fmt or PictureFormat.text
 
 

@@ -15,8 +15,8 @@ from beliefdb.cli.common import (
     Json,
     Memory,
     errors,
-    fail,
     parse_time,
+    usage,
     with_memory,
 )
 from beliefdb.models import ConfidenceReport, PendingMention
@@ -121,9 +121,12 @@ def forget(
     only hashes; planner statistics are gathered again. Forgetting a subject lists where its name is still
     written: typed by people, and in stored source texts outside what was forgotten (another speaker's turn), which
     --mask-mentions masks too."""
+    if len([x for x in (source, subject, belief) if x is not None]) != 1:
+        usage("forget exactly one of --source, --subject or --belief")
+    if mask_mentions and subject is None:
+        usage("--mask-mentions goes with --subject (a person's name), not --source or --belief")
     if preview and expect is not None:
-        fail("invalid_input", "--expect goes with the apply, not with --preview (a preview changes nothing)",
-             as_json, 2)
+        usage("--expect goes with the apply, not with --preview (a preview changes nothing)")
     with errors(as_json), memory.open() as bdb:
         result = bdb.forget(source=source, subject=subject, belief=belief, preview=preview, expect=expect,
                             mask_mentions=mask_mentions)

@@ -55,12 +55,12 @@ from beliefdb.cli.common import (
     TextFormat,
     asks_json,
     errors,
-    fail,
     parse_time,
     picture_format,
     print_skipped,
     skipped_files,
     unwrap_help,
+    usage,
     usage_error,
     with_memory,
 )
@@ -171,7 +171,7 @@ def ingest(
                                           " superseded beliefs, re-verified, unsupported, flagged, held, current"
                                           " again); write nothing.")] = False,
     max_bytes: Annotated[int | None, typer.Option(
-        "--max-bytes", envvar="BELIEFDB_INGEST_MAX_BYTES", show_envvar=False,  # (too long for help's column)
+        "--max-bytes", min=1, envvar="BELIEFDB_INGEST_MAX_BYTES", show_envvar=False,  # (too long for help's column)
         help="Refuse a file larger than this many bytes, before anything is written (default 32 MiB,"
              " or BELIEFDB_INGEST_MAX_BYTES).")] = None,
     queue: Annotated[bool, typer.Option("--queue", help="Queue the files (documents, or conversations with"
@@ -187,7 +187,8 @@ def ingest(
     bulk: Annotated[bool, typer.Option("--bulk", help="Many documents set-based: each file still its own source"
                                        " version with its exact fragments and evidence, every truth rule kept, one"
                                        " transaction per --batch.")] = False,
-    batch: Annotated[int, typer.Option("--batch", envvar="BELIEFDB_BULK_BATCH", help=cli_bulk.BATCH_HELP)]
+    batch: Annotated[int, typer.Option("--batch", min=1, envvar="BELIEFDB_BULK_BATCH",
+                                         help=cli_bulk.BATCH_HELP)]
         = cli_bulk.DEFAULT_BATCH,
     *, memory: Memory,
     as_json: Json = False,
@@ -200,13 +201,13 @@ def ingest(
     proposed to the owner as a review item. With --queue, workers ingest them later (beliefdb worker).
     """
     if queue and bulk:
-        fail("invalid_input", "--queue and --bulk are two ways to ingest many files: give one", as_json, 2)
+        usage("--queue and --bulk are two ways to ingest many files: give one")
     if bulk and text_format is TextFormat.chat:
-        fail("invalid_input", "--bulk reads documents: not with --format chat", as_json, 2)
+        usage("--bulk reads documents: not with --format chat")
     if queue:
         if claims is not None or preview or not embed:
-            fail("invalid_input", "--queue takes no --claims, --preview or --no-embed (the worker embeds:"
-                                  " beliefdb worker --no-embed)", as_json, 2)
+            usage("--queue takes no --claims, --preview or --no-embed (the worker embeds: beliefdb worker"
+                  " --no-embed)")
         with errors(as_json):
             chat = _chat_format(text_format, paths)
         cli_queue.submit(memory, paths, source=source, authority=authority.value if authority else None,
@@ -275,7 +276,7 @@ def beliefs(
     include_fixtures: Annotated[bool, typer.Option(
         "--include-fixtures", help="Also fixture and synthetic beliefs (separate worlds), labelled.")] = False,
     limit: Annotated[int | None, typer.Option(
-        min=1, help="At most this many (a page of up to 100,000; default: all of them).")] = None,
+        min=1, max=api.MAX_PAGE, help="At most this many (a page of up to 100,000; default: all of them).")] = None,
     after: Annotated[str | None, typer.Option(
         help="Only those after this belief in the listing's order (the last id of the page before).",
         metavar="ID")] = None,

@@ -12,7 +12,7 @@ from typing import Annotated
 import typer
 
 from beliefdb import api, render
-from beliefdb.cli.common import OPERATIONS, TRUTH, DbUrl, Home, Json, Principal, errors, fail, text_arguments
+from beliefdb.cli.common import OPERATIONS, TRUTH, DbUrl, Home, Json, Principal, errors, text_arguments, usage
 from beliefdb.models import MigrationStatus
 
 
@@ -49,10 +49,10 @@ def migrate(
     """Bring the database schema to the current version (idempotent), or print the SQL (--sql), or check it
     (--check)."""
     if sql and check:
-        fail("invalid_input", "--sql prints an upgrade and --check checks a database: choose one", as_json, 2)
+        usage("--sql prints an upgrade and --check checks a database: choose one")
     if not sql and (from_revision is not None or to_revision is not None):
-        fail("invalid_input", "--from and --to choose the revisions of the script --sql prints; migrate itself"
-                              " upgrades from where the database is to head", as_json, 2)
+        usage("--from and --to choose the revisions of the script --sql prints; migrate itself upgrades from"
+              " where the database is to head")
     with errors(as_json):
         if sql:
             typer.echo(api.migration_sql(from_revision, to_revision))

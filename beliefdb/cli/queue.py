@@ -13,7 +13,7 @@ from typing import Annotated
 import typer
 
 from beliefdb import api, render
-from beliefdb.cli.common import MEMORY, Json, Memory, errors, fail, print_skipped, skipped_files, with_memory
+from beliefdb.cli.common import MEMORY, Json, Memory, errors, print_skipped, skipped_files, usage, with_memory
 from beliefdb.models import Job, JobOutcome, WorkReport
 from beliefdb.vocabulary import JobStatus
 
@@ -92,7 +92,7 @@ def worker(
     exponential backoff, and failed for good after its last attempt, with the reason (beliefdb jobs); with
     --until-empty or --once, a job failed for good makes the worker exit 1."""
     if once and until_empty:
-        fail("invalid_input", "choose one of --once or --until-empty", as_json, 2)
+        usage("choose one of --once or --until-empty")
 
     def show(outcome: JobOutcome) -> None:
         if not as_json:
@@ -137,7 +137,8 @@ jobs_app = typer.Typer(help="The workspace's queued documents (beliefdb ingest -
 def jobs(
     ctx: typer.Context,
     status: Annotated[JobStatus | None, typer.Option(help="Only jobs with this status.")] = None,
-    limit: Annotated[int, typer.Option(min=1, help="At most this many (up to 100,000), newest first.")] = 100,
+    limit: Annotated[int, typer.Option(min=1, max=api.MAX_PAGE,
+                                               help="At most this many (up to 100,000), newest first.")] = 100,
     *, memory: Memory,
     as_json: Json = False,
 ) -> None:
@@ -167,7 +168,7 @@ def retry(
     transaction: an id that is not a failed job of the workspace is an error, and nothing is queued. A
     job whose source was forgotten has no text left and cannot be retried."""
     if bool(ids) == all_failed:
-        fail("invalid_input", "give the ids of the failed jobs to retry, or --all-failed: one of them", as_json, 2)
+        usage("give the ids of the failed jobs to retry, or --all-failed: one of them")
     with errors(as_json), memory.open() as bdb:
         queued = bdb.retry(all_failed=True) if all_failed else bdb.retry(*(ids or []))
     if as_json:
@@ -197,7 +198,7 @@ def cancel(
     beliefdb.job, docs/dba.md). All or none, in one transaction: a running, done or unknown job is an error,
     and nothing is cancelled."""
     if bool(ids) == (source is not None):
-        fail("invalid_input", "give the ids of the jobs to cancel, or --source NAME: one of them", as_json, 2)
+        usage("give the ids of the jobs to cancel, or --source NAME: one of them")
     with errors(as_json), memory.open() as bdb:
         cancelled = bdb.cancel(source=source) if source is not None else bdb.cancel(*(ids or []))
     if as_json:

@@ -10,7 +10,7 @@ from typing import Annotated, Any
 
 import typer
 
-from beliefdb import render
+from beliefdb import api, render
 from beliefdb.api import AskResult, EmbedReport, connect
 from beliefdb.cli.common import (
     MEMORY,
@@ -18,8 +18,8 @@ from beliefdb.cli.common import (
     Json,
     Memory,
     errors,
-    fail,
     parse_time,
+    usage,
     with_memory,
 )
 from beliefdb.errors import DatabaseUnavailable
@@ -36,7 +36,7 @@ def _scope(pairs: list[str] | None, as_json: bool) -> dict[str, str]:
     for pair in pairs or []:
         key, sep, value = pair.partition("=")
         if not sep or not key.strip():
-            fail("invalid_input", f"--scope takes key=value, not '{pair}'", as_json, 2)
+            usage(f"--scope takes key=value, not '{pair}'")
         scope[key.strip()] = value.strip()
     return scope
 
@@ -44,7 +44,8 @@ def _scope(pairs: list[str] | None, as_json: bool) -> dict[str, str]:
 @with_memory()
 def ask(
     question: Annotated[str, typer.Argument(help="The question, in any language (at most 2,000 characters).")],
-    k: Annotated[int, typer.Option("--k", min=1, help="How many beliefs at most (up to 100,000).")] = 5,
+    k: Annotated[int, typer.Option("--k", min=1, max=api.MAX_K,
+                                                help="How many beliefs at most (up to 100,000).")] = 5,
     as_of: Annotated[str | None, typer.Option(
         help="Answer as of this ISO 8601 moment (valid and recorded time together).")] = None,
     scope: Annotated[list[str] | None, typer.Option(
@@ -64,6 +65,8 @@ def ask(
     out-of-scope and (by default) fixture beliefs never come back. Exit 0 with status ok or
     no_match; exit 1 with status memory_unavailable when the database cannot be asked.
     """
+    if not question.strip():
+        usage("QUESTION is empty: ask needs a question")
     moment = parse_time(as_of, as_json)
     conditions = _scope(scope, as_json)
     with errors(as_json):
@@ -82,7 +85,7 @@ def ask(
 
 @with_memory()
 def embed(
-    embedder: EmbedderOpt = None, batch: Annotated[int, typer.Option(help="Beliefs per batch.")] = 64,
+    embedder: EmbedderOpt = None, batch: Annotated[int, typer.Option(min=1, help="Beliefs per batch.")] = 64,
     *, memory: Memory,
     as_json: Json = False,
 ) -> None:
@@ -95,7 +98,7 @@ def embed(
 
 @with_memory()
 def reembed(
-    embedder: EmbedderOpt = None, batch: Annotated[int, typer.Option(help="Beliefs per batch.")] = 64,
+    embedder: EmbedderOpt = None, batch: Annotated[int, typer.Option(min=1, help="Beliefs per batch.")] = 64,
     *, memory: Memory,
     as_json: Json = False,
 ) -> None:

@@ -25,7 +25,7 @@ def scale_citus(
                       " 'beliefdb migrate' there: reference and distributed tables, the workspace-routed"
                       " wrappers of the API functions, and what Citus refuses rewritten.")] = False,
     shard_count: Annotated[int, typer.Option(
-        "--shard-count", help="Shards of the colocation group (each holds many workspaces; a shard"
+        "--shard-count", min=1, help="Shards of the colocation group (each holds many workspaces; a shard"
                               " moves between nodes as a whole).")] = scale.DEFAULT_SHARD_COUNT,
     db: DbUrl = None, home: Home = None, as_json: Json = False,
 ) -> None:

@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from beliefdb.api import servers
-from beliefdb.cli.common import OPERATIONS, DbUrl, Home, Memory, errors, text_arguments, with_memory
+from beliefdb.cli.common import OPERATIONS, DbUrl, Home, Memory, errors, text_arguments, usage, with_memory
 
 
 def serve(
@@ -32,6 +32,11 @@ def serve(
     Every call needs a bearer token (beliefdb token create): it acts as the token's principal, in
     the token's workspace, never those a request names. A read-only token may read and preview only.
     """
+    # (a port's range would widen --help's column of types past the variables' names)
+    if not 0 <= port <= 65535:
+        usage(f"--port must be 0 to 65535, not {port}")
+    if log_level.lower() not in servers.LOG_LEVELS:
+        usage(f"--log-level: '{log_level}' is not one of {', '.join(map(repr, servers.LOG_LEVELS))}.")
     with errors(False):
         servers.serve(host, port, url=db, home=home, log_level=log_level, max_memories=max_memories,
                       stop_timeout=stop_timeout)

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from beliefdb import render
+from beliefdb import api, render
 from beliefdb.cli.common import (
     DECISIONS,
     REVIEW,
@@ -16,8 +16,8 @@ from beliefdb.cli.common import (
     Json,
     Memory,
     errors,
-    fail,
     picture_format,
+    usage,
     with_memory,
 )
 from beliefdb.render import pictures
@@ -43,7 +43,7 @@ def decide(
     """
     groups = [[x.strip() for x in group.split(",") if x.strip()] for group in all_of or []]
     if any(not group for group in groups):
-        fail("invalid_input", "--all-of names no belief: give comma-separated belief ids", as_json)
+        usage("--all-of names no belief: give comma-separated belief ids")
     with errors(as_json), memory.open() as bdb:
         recorded = bdb.decide(title, because=because or [], all_of=groups)
     typer.echo(render.to_json(recorded) if as_json else f"decision {recorded.id} [{recorded.status}]")
@@ -86,7 +86,8 @@ def list_decisions(
         help="Only this decision, or the decision of this action (id or unique prefix).", metavar="[ID]")] = None,
     status: Annotated[str | None, typer.Option(help="active, needs_review, approved or rejected.")] = None,
     limit: Annotated[int | None, typer.Option(
-        min=1, help="At most this many (a page of up to 100,000; default: all of them).")] = None,
+        min=1, max=api.MAX_PAGE, help="At most this many (a page of up to 100,000; default: all of them).")]
+        = None,
     after: Annotated[str | None, typer.Option(
         help="Only those after this decision, oldest first (the last id of the page before).", metavar="ID")] = None,
     *, memory: Memory, as_json: Json = False,
@@ -104,7 +105,8 @@ def list_actions(
     status: Annotated[str | None, typer.Option(
         help="scheduled, held, done, failed, rolled_back or cancelled.")] = None,
     limit: Annotated[int | None, typer.Option(
-        min=1, help="At most this many (a page of up to 100,000; default: all of them).")] = None,
+        min=1, max=api.MAX_PAGE, help="At most this many (a page of up to 100,000; default: all of them).")]
+        = None,
     after: Annotated[str | None, typer.Option(
         help="Only those after this action, oldest first (the last id of the page before).", metavar="ID")] = None,
     *, memory: Memory, as_json: Json = False,
@@ -160,13 +162,12 @@ def correct(
     to the owner as a review item (beliefdb review approve ITEM, by the owner, applies it).
     """
     if preview == apply:
-        fail("invalid_input", "choose one of --preview or --apply", as_json, 2)
+        usage("choose one of --preview or --apply")
     if apply and expect_revision is None:
-        fail("invalid_input", "--apply needs --expect-revision (run --preview first)", as_json, 2)
+        usage("--apply needs --expect-revision (run --preview first)")
     reviewer = reviewer or memory.principal
     if apply and reviewer is None:
-        fail("invalid_input", "--apply needs --reviewer NAME (or BELIEFDB_REVIEWER, or --as): who corrects it",
-             as_json, 2)
+        usage("--apply needs --reviewer NAME (or BELIEFDB_REVIEWER, or --as): who corrects it")
     with errors(as_json), memory.open() as bdb:
         if preview:
             seen = bdb.preview_correction(belief, statement, value)
@@ -200,9 +201,12 @@ def retract(
     source belongs to whoever first ingested it, and anyone else's retraction of it is proposed to
     them as a review item.
     """
+    if len([x for x in (belief, fragment, source) if x is not None]) != 1:
+        usage("retract exactly one of --belief, --fragment or --source")
+    if version is not None and source is None:
+        usage("--version goes with --source")
     if preview and expect is not None:
-        fail("invalid_input", "--expect goes with the apply, not with --preview (a preview changes nothing)",
-             as_json, 2)
+        usage("--expect goes with the apply, not with --preview (a preview changes nothing)")
     with errors(as_json), memory.open() as bdb:
         if preview:
             report = bdb.preview_retract(belief=belief, fragment=fragment, source=source, version=version, undo=undo)
@@ -219,7 +223,8 @@ def retract(
 @with_memory(principal=False)
 def review_list(
     limit: Annotated[int | None, typer.Option(
-        min=1, help="At most this many (a page of up to 100,000; default: all of them).")] = None,
+        min=1, max=api.MAX_PAGE, help="At most this many (a page of up to 100,000; default: all of them).")]
+        = None,
     after: Annotated[str | None, typer.Option(
         help="Only those after this item, oldest first (the last id of the page before).", metavar="ID")] = None,
     *, memory: Memory, as_json: Json = False,
