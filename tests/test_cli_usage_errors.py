@@ -5,8 +5,7 @@ together and values out of range are usage errors as typer's own are (``beliefs 
 from __future__ import annotations
 
 import pytest
-
-from tests.conftest import Cli
+from conftest import Cli
 
 #: a command line with a usage error that a command (not typer) finds, and words its message has
 CASES = {

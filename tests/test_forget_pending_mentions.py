@@ -6,10 +6,12 @@ that the worker, or the owner's approval, does not bring it back into the store 
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import psycopg
 import pytest
+from forgets import forget
 
 import beliefdb
 from beliefdb import errors
@@ -141,7 +143,7 @@ def test_the_command_line_lists_the_waiting_texts(bdb: beliefdb.BeliefDB, cli: A
     assert result.exit_code == 0, result.output
     assert "still named in texts waiting to be stored (1 time(s) in 1 text(s)):" in result.output, result.output
     assert f"  queued job {job} (news.md, queued, 1x): " in result.output
-    report = cli.json("forget", "--subject", "maya", "--mask-mentions")
+    report = json.loads(forget(cli, "--subject", "maya", "--mask-mentions", "--json").stdout)
     assert [(m["kind"], m["id"], m["masked"]) for m in report["pending_mentions"]] == [("queued", str(job), True)]
     assert all(m["kind"] not in ("queued", "proposed") for m in report["mentions"])
 

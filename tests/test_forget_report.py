@@ -6,10 +6,12 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import json
 from typing import Any
 
 import psycopg
 import pytest
+from forgets import forget
 
 import beliefdb
 from beliefdb import errors
@@ -47,7 +49,7 @@ def test_the_report_and_the_audit_event_count_the_queued_jobs_and_proposals_it_m
         alice.submit(text="Erin's badge code is 5512.\nMore.\n", source="erin.md")
     shown = cli("forget", "--subject", "erin", "--preview", "--as", "alice")
     assert "1 job(s)" in shown.output and "0 proposal(s)" in shown.output, shown.output
-    report = cli.json("forget", "--subject", "erin", "--as", "alice")
+    report = json.loads(forget(cli, "--subject", "erin", "--as", "alice", "--json").stdout)
     assert (report["jobs"], report["proposals"]) == (1, 0)
 
 
@@ -83,7 +85,7 @@ def test_the_report_lists_where_people_typed_the_forgotten_name(db_url: str, cli
     shown = cli("forget", "--subject", "erin", "--preview", "--as", "alice")
     assert "still named where forget leaves it" in shown.output and "decision " in shown.output, shown.output
     assert "hint (decision): typed by alice" in shown.output, shown.output
-    report = cli.json("forget", "--subject", "erin", "--as", "alice")
+    report = json.loads(forget(cli, "--subject", "erin", "--as", "alice", "--json").stdout)
     [mention] = report["mentions"]
     assert (mention["kind"], mention["field"], mention["owner"]) == ("decision", "title", "alice")
     assert mention["hint"]

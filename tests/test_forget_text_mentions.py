@@ -13,6 +13,7 @@ from uuid import UUID
 
 import psycopg
 import pytest
+from forgets import forget
 
 import beliefdb
 from beliefdb import errors, render
@@ -155,7 +156,7 @@ def test_the_command_line_lists_them_and_masks_them_with_the_flag(bdb: beliefdb.
     head = "still named in stored source text, outside what was forgotten (2 time(s) in 2 version(s))"
     assert head in result.output, result.output
     assert "chat-1 v1 (1x): " in result.output and "Maya," not in result.output
-    result = cli("forget", "--subject", "maya", "--mask-mentions", "--json")
+    result = forget(cli, "--subject", "maya", "--mask-mentions", "--json")
     assert result.exit_code == 0, result.output
     report = json.loads(result.stdout)
     assert [(t["source"], t["version"], t["count"], t["masked"]) for t in report["text_mentions"]] == [

@@ -3,11 +3,13 @@ forgetting that leaves no trace (rule 14), provenance labels."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import psycopg
 import pytest
 from conftest import Cli, url_at
+from forgets import forget
 from psycopg import sql
 
 import beliefdb
@@ -145,7 +147,7 @@ def test_forgetting_a_source_leaves_no_trace(cli: Cli, bdb: beliefdb.BeliefDB,
     assert preview.preview and preview.versions == 1 and preview.would_flag == [decision.id]
     assert ("source_version", "content") in _columns_with(postgresql, "Quillfeather")  # nothing written
 
-    done = cli.json("forget", "--source", "vault-notes.md")
+    done = json.loads(forget(cli, "--source", "vault-notes.md", "--json").stdout)
     assert done["flagged"] == [str(decision.id)] and done["beliefs"] >= 2
     assert _columns_with(postgresql, "Quillfeather") == []
     assert _columns_with(postgresql, "31-07-1977") == []
@@ -171,8 +173,24 @@ def test_forget_a_subject_or_belief_and_bad_input(cli: Cli, bdb: beliefdb.Belief
         lifecycle.forget(bdb.database, subject="nobody")
     with pytest.raises(errors.NotFound):
         lifecycle.forget(bdb.database, source="nowhere.md")
-    result = cli("forget", expect=1)
+    result = cli("forget", expect=2)
     assert result.stderr.startswith("error: forget exactly one")
+
+
+def test_forget_erases_nothing_without_the_fingerprint_of_a_preview(cli: Cli, bdb: beliefdb.BeliefDB) -> None:
+    """forget erased at once when given no --expect (it cannot be undone), where the README says --preview,
+    then --expect FINGERPRINT, and HTTP and MCP refuse an apply without it: a usage error saying so, nothing
+    forgotten; a script takes the fingerprint from --preview --json."""
+    bdb.remember("Customer 42 prefers email.", "customer_42", "channel", "email", "please email me",
+                 source="chat-42", text="Hi, please email me.")
+    for argv in (["--subject", "customer_42"], ["--source", "chat-42", "--json"]):
+        refused = cli("forget", *argv, expect=2)
+        said = refused.stdout if "--json" in argv else refused.stderr
+        assert "--preview" in said and "--expect FINGERPRINT" in said, said
+        assert [b.subject for b in bdb.beliefs()] == ["customer_42"]
+    fingerprint = cli.json("forget", "--subject", "customer_42", "--preview")["fingerprint"]
+    done = cli.json("forget", "--subject", "customer_42", "--expect", fingerprint)
+    assert done["beliefs"] == 1 and bdb.beliefs() == []
 
 
 def test_provenance_labels_show_in_lists_and_why(cli: Cli, bdb: beliefdb.BeliefDB) -> None:
@@ -197,6 +215,6 @@ def test_forget_says_which_actions_it_holds(cli: Cli, bdb: beliefdb.BeliefDB) ->
     action = bdb.act(decision.id, "Send the offer by email")
     would = cli("forget", "--subject", "customer_42", "--preview").stdout
     assert "1 decision(s) would be flagged, 1 action(s) would be held" in would, would
-    done = cli("forget", "--subject", "customer_42").stdout
+    done = forget(cli, "--subject", "customer_42").stdout
     assert "1 decision(s) flagged, 1 action(s) held" in done, done
     assert [a.status for a in bdb.actions()] == ["held"] and bdb.actions()[0].id == action.id

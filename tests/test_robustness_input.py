@@ -269,7 +269,7 @@ for _name, _args, _code, _words in [
     ("workspace", ["beliefs", "-w", INJECTION], "unknown_workspace", [INJECTION]),
     ("workspace-create", ["workspace", "create", INJECTION], "invalid_input", [INJECTION]),
     ("retract-source", ["retract", "--source", INJECTION, "--reason", "r"], "not_found", [INJECTION]),
-    ("forget-source", ["forget", "--source", INJECTION], "not_found", [INJECTION]),
+    ("forget-source", ["forget", "--source", INJECTION, "--preview"], "not_found", [INJECTION]),
     ("review-item", ["review", "approve", INJECTION], "not_found", [INJECTION]),
 ]:
     case(f"sql-injection-{_name}", _args, _code, _words)

@@ -26,6 +26,7 @@ import psycopg
 import pytest
 from conftest import Cli, url_at
 from fastapi.testclient import TestClient
+from forgets import forget
 from psycopg import errors as pg_errors
 from psycopg import sql
 from psycopg.conninfo import make_conninfo
@@ -206,13 +207,14 @@ def test_another_principal_cannot_forget_a_correction_source(cli: Cli, db_url: s
     assert fixed.correction is not None and fixed.replacement is not None
     name = _correction_source(db_url, fixed.correction)
     before = counts(db_url)
-    for preview in ([], ["--preview"]):
+    fingerprint = cli.json("forget", "--source", name, "--preview", "--as", "alice")["fingerprint"]
+    for preview in (["--expect", fingerprint], ["--preview"]):
         refused = cli.error("forget", "--source", name, *preview, "--as", "bob", code="not_owner")
         assert "alice" in refused["message"], refused
         assert counts(db_url) == before
     assert [b.value for b in alice.beliefs(subject="return_policy")] == ["10 days"]
     # the owner may
-    assert cli.json("forget", "--source", name, "--as", "alice")["beliefs"] == 1
+    assert json.loads(forget(cli, "--source", name, "--as", "alice", "--json").stdout)["beliefs"] == 1
 
 
 def test_another_principal_cannot_forget_a_shared_source(db_url: str, alice: beliefdb.BeliefDB,

@@ -86,7 +86,8 @@ def test_a_createrole_owner_is_no_eraser(createrole_owner: str, write_doc: Any) 
     cli("migrate")
     cli("ingest", write_doc("policy.md", "Returns are accepted within 7 days of delivery.\n"), "--no-embed",
         "--as", "alice")
-    for preview in (["--preview"], []):
+    fingerprint = cli.json("forget", "--source", "policy.md", "--preview", "--as", "alice")["fingerprint"]
+    for preview in (["--preview"], ["--expect", fingerprint]):
         refused = cli.error("forget", "--source", "policy.md", *preview, "--as", "mallory", code="not_owner")
         assert refused["message"].startswith("source policy.md is owned by alice"), refused
     assert "7 days" in cli("beliefs").stdout

@@ -108,7 +108,8 @@ def forget(
     preview: Annotated[bool, typer.Option("--preview", help="Say exactly what would be forgotten; write nothing.")]
         = False,
     expect: Annotated[str | None, typer.Option(
-        help="The fingerprint a --preview showed: forget only that (else nothing is forgotten).")] = None,
+        help="The fingerprint a --preview showed: forget only that (else nothing is forgotten). Required to"
+             " forget.")] = None,
     mask_mentions: Annotated[bool, typer.Option(
         "--mask-mentions", help="With --subject: mask the name too where other speakers and documents wrote it in"
                                 " the stored source texts (listed either way); give it to --preview as well.")] = False,
@@ -120,13 +121,19 @@ def forget(
     evidence stay valid). Decisions that lose their last support are flagged; the audit chain keeps
     only hashes; planner statistics are gathered again. Forgetting a subject lists where its name is still
     written: typed by people, and in stored source texts outside what was forgotten (another speaker's turn), which
-    --mask-mentions masks too."""
+    --mask-mentions masks too.
+
+    It cannot be undone: run it with --preview, then again with --expect and the fingerprint the preview
+    printed, which forgets exactly what it showed."""
     if len([x for x in (source, subject, belief) if x is not None]) != 1:
         usage("forget exactly one of --source, --subject or --belief")
     if mask_mentions and subject is None:
         usage("--mask-mentions goes with --subject (a person's name), not --source or --belief")
     if preview and expect is not None:
         usage("--expect goes with the apply, not with --preview (a preview changes nothing)")
+    if not preview and expect is None:
+        usage("forget cannot be undone: run it with --preview first, then again with --expect FINGERPRINT, the"
+              " fingerprint the preview printed (--preview --json: its \"fingerprint\")")
     with errors(as_json), memory.open() as bdb:
         result = bdb.forget(source=source, subject=subject, belief=belief, preview=preview, expect=expect,
                             mask_mentions=mask_mentions)
