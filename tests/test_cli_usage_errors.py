@@ -22,6 +22,8 @@ CASES = {
     "bulk-batch-0": (["ingest", "doc.md", "--bulk", "--batch", "0"], "--batch"),
     "bulk-batch-env-0": (["ingest", "doc.md", "--bulk"], "BELIEFDB_BULK_BATCH (--batch)"),
     "max-bytes-0": (["ingest", "doc.md", "--max-bytes", "0"], "--max-bytes"),
+    "claims-with-chat": (["ingest", "chat.jsonl", "--format", "chat", "--claims", "claims.jsonl"],
+                         "--claims belongs to a document: not with --format chat"),
     "bins-0": (["calibrate", "--labels", "labels.csv", "--bins", "0"], "--bins"),
     "bins-too-many": (["calibrate", "--labels", "labels.csv", "--bins", "1001"], "--bins"),
     "port-too-high": (["serve", "--port", "99999"], "--port"),

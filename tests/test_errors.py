@@ -223,6 +223,24 @@ def test_claims_file_missing_or_not_utf8(as_json: bool, cli: Cli, seeded: str, s
     assert snapshot() == before
 
 
+@pytest.mark.parametrize("content", ["", " \n\n"], ids=["empty", "blank-lines"])
+@pytest.mark.parametrize("as_json", [False, True], ids=["text", "json"])
+def test_a_claims_file_without_claims_is_refused(content: str, as_json: bool, cli: Cli, seeded: str,
+                                                 snapshot: Any, tmp_path: Path, write_doc: Any) -> None:
+    """ingest policy.md --claims empty.jsonl stored the document and exited 0, as if the claims had been
+    read (README: an empty file gets a one-line error): bad input, exit 1, nothing stored."""
+    doc = write_doc("policy.md", DOC)
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text(content, encoding="utf-8")
+    before = snapshot()
+    result = cli("ingest", str(doc), "--claims", str(empty), *(["--json"] if as_json else []), expect=1)
+    if as_json:
+        assert_json_error(result, "invalid_input", "empty.jsonl", "empty file")
+    else:
+        assert_text_error(result, "empty.jsonl", "empty file")
+    assert snapshot() == before  # not even the document was stored
+
+
 @pytest.mark.parametrize("as_json", [False, True], ids=["text", "json"])
 def test_options_that_need_one_file_refuse_many(as_json: bool, cli: Cli, seeded: str, snapshot: Any,
                                                 write_doc: Any) -> None:

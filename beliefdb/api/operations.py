@@ -32,11 +32,11 @@ from beliefdb.models import (
     Workspace,
     WorkspaceDeleted,
 )
-from beliefdb.store import agents, tokens, vector_index, workspaces
+from beliefdb.store import agents, ingest, tokens, vector_index, workspaces
 from beliefdb.store.tokens import Authenticator
 
 __all__ = [
-    "SOURCE_VERSION", "Authenticator", "authenticator", "create_agent", "create_roles", "create_token",
+    "SOURCE_VERSION", "Authenticator", "authenticator", "count_claims", "create_agent", "create_roles", "create_token",
     "create_workspace", "delete_workspace", "demo", "drop_agent", "dump_database", "effective_settings",
     "ensure_vector_indexes",
     "list_agents", "list_tokens", "list_workspaces", "migrate", "migration_sql", "migration_status",
@@ -60,6 +60,12 @@ def effective_settings() -> list[Setting]:
     """Every ``BELIEFDB_*`` variable (:mod:`beliefdb.settings`): its effective value (API keys and
     passwords masked), its default, whether it came from the environment, and what it does."""
     return settings.effective()
+
+
+def count_claims(path: str | Path) -> int:
+    """How many claims the JSONL file ``path`` holds, read as ``BeliefDB.ingest(claims=path)`` reads them
+    (blank lines skipped): anything wrong in it is an error naming the file and the line."""
+    return len(ingest.load_claims(Path(path)))
 
 
 def name_sessions(name: str) -> None:

@@ -221,13 +221,17 @@ def ingest(
                          extractor=extractor.value, batch=batch, embed=embed, max_bytes=max_bytes, as_json=as_json,
                          single={"--source": source, "--claims": claims, "--preview": preview})
         return
-    with errors(as_json), memory.open() as bdb:
+    with errors(as_json):
         chat = _chat_format(text_format, paths)
+    if chat and claims is not None:
+        usage("--claims belongs to a document: not with --format chat")
+    with errors(as_json):
+        if claims is not None and not api.count_claims(claims):  # (an empty --claims stored the document alone)
+            raise InvalidInput(f"{api.shown(claims)}: empty file (it holds no claims)")
+    with errors(as_json), memory.open() as bdb:
 
         def run(progress: Callable[[Path], None] | None = None) -> list[IngestReport | IngestFailure]:
             if chat:
-                if claims is not None:
-                    raise InvalidInput("--claims belongs to a document: not with --format chat")
                 return bdb.ingest_transcripts(
                     *paths, source=source, authority=authority.value if authority else None,
                     label=label.value if label else None, version_label=version_label, extractor=extractor.value,
