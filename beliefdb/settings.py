@@ -10,6 +10,7 @@ config`` shows the effective values and where each came from.
 
 from __future__ import annotations
 
+import difflib
 import os
 import re
 import types
@@ -24,7 +25,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 from beliefdb import errors
 from beliefdb.models import Setting
 
-__all__ = ["MASK", "PREFIX", "Settings", "effective", "load", "masked_url"]
+__all__ = ["MASK", "NOT_SETTINGS", "PREFIX", "Settings", "effective", "load", "masked_url", "unknown_variables"]
 
 PREFIX: Final = "BELIEFDB_"
 #: what is shown instead of a secret (an API key, a password in a URL)
@@ -32,6 +33,10 @@ MASK: Final = "********"
 #: the most retries an endpoint's client may be configured to make (BELIEFDB_EMBED_RETRIES,
 #: BELIEFDB_LLM_HTTP_RETRIES): with waits doubled up to 30 s, 20 wait ~7.5 minutes at most
 MAX_RETRIES: Final = 20
+#: the ``BELIEFDB_*`` variables that are no settings of the package: knobs of its test suite (README, "Tests"),
+#: which only its tests read; :func:`unknown_variables` leaves them alone
+NOT_SETTINGS: Final = frozenset({"BELIEFDB_KILL_SEED", "BELIEFDB_MODEL_EXAMPLES", "BELIEFDB_MODEL_PROFILE",
+                                 "BELIEFDB_REGRESS_UPDATE"})
 #: why a URL with a user part does not parse, instead of urlsplit's words (which quote its password)
 _ENCODE: Final = ("its user part, host or port does not parse; a '/', '?', '#' or '@' in a user name or password"
                   " must be percent-encoded: %2F, %3F, %23, %40")
@@ -193,6 +198,31 @@ def load() -> Settings:
             _PARSED.clear()
         _PARSED[key] = parsed
     return parsed
+
+
+def unknown_variables() -> list[str]:
+    """What to warn of for each ``BELIEFDB_*`` variable of the environment that is no setting (nor one of
+    :data:`NOT_SETTINGS`), with the setting it may mean: :func:`load` ignores it, so a misspelt name (a
+    database URL under another name) went unnoticed. The command line prints them, one line each."""
+    known = {field.upper(): Settings.variable(field) for field in Settings.model_fields}
+    said = []
+    for name in sorted(os.environ):
+        upper = name.upper()  # (pydantic-settings matches names without regard to case)
+        if not upper.startswith(PREFIX) or upper.removeprefix(PREFIX) in known or upper in NOT_SETTINGS:
+            continue
+        meant = _meant(upper.removeprefix(PREFIX), list(known))
+        said.append(f"{name} is no beliefdb setting" + (f" (did you mean {known[meant]}?)" if meant else ""))
+    return said
+
+
+def _meant(field: str, fields: list[str]) -> str | None:
+    """The setting a name that is none may mean: the closest (difflib), else the one it ends with
+    (``DATABASE_URL``: ``URL``)."""
+    close = difflib.get_close_matches(field, fields, n=1, cutoff=0.6)
+    if close:
+        return close[0]
+    ends = [f for f in fields if field.endswith("_" + f)]
+    return max(ends, key=len) if ends else None
 
 
 def library_default(name: str, value: str, *, unless: tuple[str, ...] = ()) -> None:

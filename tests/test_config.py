@@ -35,7 +35,7 @@ def test_every_variable_the_package_and_readme_name_is_a_setting() -> None:
     named = set()
     for path in [*PACKAGE.rglob("*.py"), ROOT / "README.md"]:
         named |= set(re.findall(r"BELIEFDB_[A-Z_]*[A-Z]\b", path.read_text(encoding="utf-8")))
-    named -= {"BELIEFDB_MODEL_EXAMPLES",  # a knob of the test suite (README, "Tests"), not of the package
+    named -= {*settings.NOT_SETTINGS,  # the test suite's knobs (README, "Tests"), not the package's
               "BELIEFDB_X"}  # settings.py: "a field x is the variable BELIEFDB_X"
     assert named == {r.name for r in settings.effective()}
     assert all(r.help for r in settings.effective())
@@ -249,3 +249,31 @@ def test_a_database_password_outside_the_user_part_is_masked_too(monkeypatch: py
     assert by_name(api.effective_settings())["BELIEFDB_URL"].value == f"host=/tmp dbname=beliefs password={hidden}"
     shown = repr(settings.load()) + repr(LLMConfig.from_env())
     assert "hunter2" not in shown and "s3cr3t" not in shown and f"bob:{hidden}@127.0.0.1:1" in shown, shown
+
+
+def test_a_variable_that_is_no_setting_is_warned_of_on_stderr(cli_without_db: Cli) -> None:
+    """BELIEFDB_DATABASE_URL=... beliefdb beliefs quietly used the embedded server: a BELIEFDB_* variable
+    that is no setting is ignored, so the command line says so, one warning line on stderr each (with
+    the setting it may mean), and goes on; --json's stdout stays JSON."""
+    env = {"BELIEFDB_DATABASE_URL": "postgresql://db.example/beliefdb", "BELIEFDB_FROBNICATE": "1",
+           "BELIEFDB_WORKSPACE": "support"}
+    result = cli_without_db("config", "--json", env=env)
+    assert by_name([Setting(**row) for row in json.loads(result.stdout)])["BELIEFDB_WORKSPACE"].value == "support"
+    assert result.stderr.splitlines() == [
+        "warning: BELIEFDB_DATABASE_URL is no beliefdb setting (did you mean BELIEFDB_URL?)",
+        "warning: BELIEFDB_FROBNICATE is no beliefdb setting"]
+    assert cli_without_db("config", env={"BELIEFDB_EMBEDER": "openai"}).stderr == (
+        "warning: BELIEFDB_EMBEDER is no beliefdb setting (did you mean BELIEFDB_EMBEDDER?)\n")
+
+
+def test_the_test_suites_own_variables_are_warned_of_by_no_one(cli_without_db: Cli) -> None:
+    knobs = {"BELIEFDB_MODEL_EXAMPLES": "5", "BELIEFDB_MODEL_PROFILE": "long", "BELIEFDB_REGRESS_UPDATE": "0",
+             "BELIEFDB_KILL_SEED": "7"}
+    assert set(knobs) == settings.NOT_SETTINGS
+    assert cli_without_db("config", "--json", env=knobs).stderr == ""
+
+
+def test_the_library_says_which_variables_are_no_settings(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("BELIEFDB_LLM_MODE", "gpt-4o")
+    assert settings.unknown_variables() == [
+        "BELIEFDB_LLM_MODE is no beliefdb setting (did you mean BELIEFDB_LLM_MODEL?)"]

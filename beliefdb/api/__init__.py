@@ -37,6 +37,7 @@ from beliefdb.api.operations import (
     server_url,
     start_server,
     stop_server,
+    unknown_settings,
     version,
 )
 from beliefdb.db.connector import DEFAULT_WORKSPACE
@@ -101,6 +102,7 @@ __all__ = [
     "start_server",
     "stop_server",
     "suffix_list",
+    "unknown_settings",
     "unstorable",
     "unstorable_in",
     "version",

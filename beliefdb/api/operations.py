@@ -41,7 +41,7 @@ __all__ = [
     "ensure_vector_indexes",
     "list_agents", "list_tokens", "list_workspaces", "migrate", "migration_sql", "migration_status",
     "name_sessions", "restore_database", "revoke_token", "rules", "server_status", "start_server",
-    "stop_server", "version",
+    "stop_server", "unknown_settings", "version",
 ]
 
 # the version of this source tree (pyproject.toml says the same; a test keeps them equal)
@@ -60,6 +60,13 @@ def effective_settings() -> list[Setting]:
     """Every ``BELIEFDB_*`` variable (:mod:`beliefdb.settings`): its effective value (API keys and
     passwords masked), its default, whether it came from the environment, and what it does."""
     return settings.effective()
+
+
+def unknown_settings() -> list[str]:
+    """What to warn of for each ``BELIEFDB_*`` variable of the environment that is no setting, with the
+    setting it may mean (it is ignored: a misspelt name goes unnoticed otherwise); the command line prints
+    them on stderr, one line each."""
+    return settings.unknown_variables()
 
 
 def count_claims(path: str | Path) -> int:

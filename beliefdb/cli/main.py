@@ -130,7 +130,8 @@ def main(
     version: Annotated[bool, typer.Option(
         "--version", callback=_print_version, is_eager=True, help="Print beliefdb's version and exit.")] = False,
 ) -> None:
-    pass
+    for warning in api.unknown_settings():  # (on stderr: --json's stdout stays JSON)
+        typer.echo(f"warning: {warning}", err=True)
 
 
 def _chat_format(text_format: TextFormat, paths: list[Path]) -> bool:
