@@ -342,7 +342,7 @@ def test_cli_bulk_refuses_bad_input_in_one_line(cli: Cli, tmp_path: Path) -> Non
     (tmp_path / "empty.md").write_text("  \n", encoding="utf-8")
     line = cli.one_line_error("ingest", tmp_path, "--bulk", "--no-embed")
     assert "empty.md: empty file (batch 1 not written; 0 document(s) before it are stored" in line
-    assert "--source" in cli.error("ingest", tmp_path / "a.md", "--bulk", "--source", "x")["message"]
+    assert "--source" in cli.error("ingest", tmp_path / "a.md", "--bulk", "--source", "x", expect=2)["message"]
     assert "greater than or equal to 1" in cli.error("ingest", tmp_path / "a.md", "--bulk", "--batch", "0",
                                                      expect=2)["message"]
     assert "no such file" in cli.error("ingest", tmp_path / "nothing-here", "--bulk")["message"]

@@ -38,8 +38,8 @@ def test_a_directory_without_documents_or_with_one_source_name_is_refused(cli: C
     assert "no documents to ingest" in cli.one_line_error("ingest", tmp_path / "empty")
     assert "no documents to submit" in cli.error("ingest", tmp_path / "empty", "--queue")["message"]
     docs = handbook(tmp_path)
-    assert "--source names one source" in cli.error("ingest", docs, "--source", "x")["message"]
-    assert "--source names one source" in cli.error("ingest", docs, "--source", "x", "--queue")["message"]
+    assert "--source names one source" in cli.error("ingest", docs, "--source", "x", expect=2)["message"]
+    assert "--source names one source" in cli.error("ingest", docs, "--source", "x", "--queue", expect=2)["message"]
     assert cli.json("beliefs") == [] and cli.json("jobs") == []
 
 
@@ -91,7 +91,8 @@ def test_a_directory_of_conversations_is_read_as_chat(cli: Cli, tmp_path: Path) 
     reports = cli.json("ingest", chats, "--no-embed")  # (auto: every file of it is .jsonl)
     assert sorted(r["source"] for r in reports) == ["2024/anna.jsonl", "ben.jsonl"]
     assert all(r["accepted"] for r in reports)
-    assert "--source names one source" in cli.error("ingest", chats, "--source", "x", "--format", "chat")["message"]
+    assert "--source names one source" in cli.error("ingest", chats, "--source", "x", "--format", "chat",
+                                                    expect=2)["message"]
     only_text = tmp_path / "only-jsonl-as-text"
     only_text.mkdir()
     (only_text / "c.jsonl").write_text((chats / "ben.jsonl").read_text(encoding="utf-8"), encoding="utf-8")

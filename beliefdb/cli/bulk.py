@@ -14,7 +14,6 @@ from beliefdb import render
 from beliefdb.api import BeliefDB
 from beliefdb.api.bulk import DEFAULT_BATCH as DEFAULT_BATCH
 from beliefdb.cli.common import print_skipped, skipped_files
-from beliefdb.errors import InvalidInput
 from beliefdb.models import BulkReport
 
 #: what --help says of batches (the ingest command's --batch and --bulk options)
@@ -24,13 +23,8 @@ BATCH_HELP = ("With --bulk: documents per transaction (one audit event each). A 
 
 
 def run(bdb: BeliefDB, paths: list[Path], *, authority: str | None, label: str | None, version_label: str | None,
-        extractor: str, batch: int, embed: bool, max_bytes: int | None, as_json: bool,
-        single: dict[str, Any]) -> None:
-    """Bulk-ingest ``paths`` (files and directories) and print the totals (``--json``: with each report).
-    ``single``: the options that belong to one document, refused here."""
-    given = [name for name, value in single.items() if value]
-    if given:
-        raise InvalidInput(f"{given[0]} belongs to one document and cannot be used with --bulk")
+        extractor: str, batch: int, embed: bool, max_bytes: int | None, as_json: bool) -> None:
+    """Bulk-ingest ``paths`` (files and directories) and print the totals (``--json``: with each report)."""
     if as_json:
         report = bdb.bulk_ingest(*paths, authority=authority, label=label, version_label=version_label,
                                  extractor=extractor, batch=batch, embed=embed, max_bytes=max_bytes)

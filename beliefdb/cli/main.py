@@ -205,27 +205,30 @@ def ingest(
         usage("--queue and --bulk are two ways to ingest many files: give one")
     if bulk and text_format is TextFormat.chat:
         usage("--bulk reads documents: not with --format chat")
+    if queue and (claims is not None or preview or not embed):
+        usage("--queue takes no --claims, --preview or --no-embed (the worker embeds: beliefdb worker --no-embed)")
+    if bulk:
+        one = [name for name, value in (("--source", source), ("--claims", claims), ("--preview", preview)) if value]
+        if one:
+            usage(f"{one[0]} belongs to one document and cannot be used with --bulk")
+        with errors(as_json), memory.open() as bdb:
+            cli_bulk.run(bdb, paths, authority=authority.value if authority else None,
+                         label=label.value if label else None, version_label=version_label,
+                         extractor=extractor.value, batch=batch, embed=embed, max_bytes=max_bytes, as_json=as_json)
+        return
+    with errors(as_json):
+        chat = _chat_format(text_format, paths)
+        count = len(api.documents(paths, api.CHAT_SUFFIXES if chat else api.SUPPORTED_SUFFIXES))
+    if chat and claims is not None:
+        usage("--claims belongs to a document: not with --format chat")
+    if count > 1 and (source is not None or claims is not None):
+        usage(("--source names one source" if source is not None else "--claims belongs to one document")
+              + ": give it one file at a time")
     if queue:
-        if claims is not None or preview or not embed:
-            usage("--queue takes no --claims, --preview or --no-embed (the worker embeds: beliefdb worker"
-                  " --no-embed)")
-        with errors(as_json):
-            chat = _chat_format(text_format, paths)
         cli_queue.submit(memory, paths, source=source, authority=authority.value if authority else None,
                          label=label.value if label else None, version_label=version_label,
                          extractor=extractor.value, max_bytes=max_bytes, chat=chat, as_json=as_json)
         return
-    if bulk:
-        with errors(as_json), memory.open() as bdb:
-            cli_bulk.run(bdb, paths, authority=authority.value if authority else None,
-                         label=label.value if label else None, version_label=version_label,
-                         extractor=extractor.value, batch=batch, embed=embed, max_bytes=max_bytes, as_json=as_json,
-                         single={"--source": source, "--claims": claims, "--preview": preview})
-        return
-    with errors(as_json):
-        chat = _chat_format(text_format, paths)
-    if chat and claims is not None:
-        usage("--claims belongs to a document: not with --format chat")
     with errors(as_json):
         if claims is not None and not api.count_claims(claims):  # (an empty --claims stored the document alone)
             raise InvalidInput(f"{api.shown(claims)}: empty file (it holds no claims)")
@@ -242,7 +245,6 @@ def ingest(
                               extractor=extractor.value, embed=embed, preview=preview, progress=progress,
                               max_bytes=max_bytes)
 
-        count = len(api.documents(paths, api.CHAT_SUFFIXES if chat else api.SUPPORTED_SUFFIXES))
         if count > 3 and not as_json:
             with typer.progressbar(length=count, label="ingesting", file=sys.stderr) as bar:
                 results = run(lambda _p: bar.update(1))
