@@ -22,7 +22,7 @@ import shutil
 import sys
 import tempfile
 import traceback
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -110,6 +110,29 @@ def postgresql_proc(embedded_server: EmbeddedServer) -> Iterator[NoopExecutor]:
 
 
 postgresql = factories.postgresql("postgresql_proc")
+
+
+def seeded_proc(seed: Callable[[str], object]) -> Callable[..., Iterator[NoopExecutor]]:
+    """A process fixture (session) whose template is the migrated one with ``seed``'s data written in (``seed``
+    gets its URL): a module whose tests all start from the same data sets ``postgresql =
+    factories.postgresql("<this fixture's name>")``, and each test gets a fresh database with that data, cloned,
+    instead of writing it again (a story's script, an ingest with embeddings: most of those tests' time)."""
+
+    @pytest.fixture(scope="session")
+    def proc(postgresql_proc: NoopExecutor, request: pytest.FixtureRequest) -> Iterator[NoopExecutor]:
+        executor = NoopExecutor(host=postgresql_proc.host, port=postgresql_proc.port, user=postgresql_proc.user,
+                                options="", dbname=f"{TEST_DB}_{request.fixturename}")
+        janitor = DatabaseJanitor(user=executor.user, host=executor.host, port=executor.port,
+                                  dbname=executor.template_dbname, template_dbname=postgresql_proc.template_dbname,
+                                  as_template=True)
+        janitor.drop()
+        janitor.init()
+        seed(make_conninfo("", host=executor.host, port=executor.port, user=executor.user,
+                           dbname=executor.template_dbname))
+        yield executor
+        janitor.drop()
+
+    return proc
 
 
 def url_of(conn: psycopg.Connection[Any]) -> str:

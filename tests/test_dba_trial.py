@@ -11,16 +11,26 @@ from typing import Any
 import psycopg
 import pytest
 from psycopg.types.json import Jsonb
+from pytest_postgresql import factories
 
 from beliefdb.store.agents import create_agent, drop_agent
-from tests.conftest import Cli
+from tests.conftest import Cli, seeded_proc
 from tests.test_regress_examples import EXAMPLES, run_script
 from tests.test_team_owner_roles import team_database
 
 
+def _write_story(url: str) -> None:
+    run_script(url, (EXAMPLES / "01_story.sql").read_text(encoding="utf-8"))
+
+
+# every test of this module starts from the story: each clones it from a template that holds it
+story_proc = seeded_proc(_write_story)
+postgresql = factories.postgresql("story_proc")
+
+
 @pytest.fixture
 def story(db_url: str) -> str:
-    run_script(db_url, (EXAMPLES / "01_story.sql").read_text(encoding="utf-8"))
+    """This test's database, with the story of docs/examples/01_story.sql."""
     return db_url
 
 
