@@ -192,3 +192,21 @@ def test_beliefs_found_by_meaning_alone_are_labelled_when_no_text_sits_between(b
     # none when no belief matches by the question's words: nothing to set them apart from
     alone = bdb.ask("how much does it cost to send something back?")
     assert alone.fragments_after == 0 and BELIEFS_AFTER_TEXT not in alone.context
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("heading", "question"), [
+    ("Support hours 9-5", "support hours"),
+    ("Open weekdays 9–17", "when open weekdays"),
+    ("Office closed on Dec 25", "when is the office closed"),
+    ("Warehouse capacity 200", "warehouse capacity"),
+    ("3 Returns accepted per customer", "returns accepted per customer"),
+    ("30 Day Return Window", "how many days is the return window"),
+    ("2 Year Warranty", "how long is the warranty"),
+])
+def test_a_heading_whose_number_is_its_value_is_shown(bdb: beliefdb.BeliefDB, heading: str, question: str) -> None:
+    """A number in a title is a value unless it numbers a section or a step: hours, a date, a capacity or a
+    Title Case quantity ("30 Day Return Window") were read as bare titles and left out (review of the rule
+    that counted only a number with a unit, time, amount or preposition)."""
+    bdb.ingest_text(f"# Notes\n\n## {heading}\n", source="notes.md", extractor="none")
+    assert heading in texts(bdb.ask(question, k=5))

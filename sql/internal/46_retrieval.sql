@@ -108,10 +108,9 @@ comment on function beliefdb._heading_title(text, integer) is 'Whether the fragm
 -- before more words (a Key: value line, as fragments.py reads one: "Support: 9am to 5pm on
 -- weekdays"), no verb of the closed set a statement is read by here, a form of be, have or do, a
 -- modal or a negated one ("Dogs are welcome on Fridays"; no verb ending is guessed at: "Returns" and
--- "Limited" name things as often), and no number that is a value: one with a unit or a noun after it
--- ("30 days", "9am", "3 steps"), a percent, a time ("9:30"), an amount ("$40", "40 €"), or one
--- after a preposition of time or extent ("Lunch at 12", "until 18"); a section's or step's number
--- is none ("1. Introduction", "2.1 Setup", "Step 2"). A title that carries one is text like any
+-- "Limited" name things as often), and no number but a section's or step's ("1. Introduction",
+-- "2.1 Setup", "Step 2"): "Lunch at 12", "Support hours 9-5", "Office closed on Dec 25", "30 Day
+-- Return Window" say something by their numbers. A title that carries one is text like any
 -- other, ask's answer when nothing else answers (no rule extracts a belief from a heading).
 create or replace function beliefdb._bare_title(p_title text) returns boolean
 language sql immutable
@@ -122,13 +121,16 @@ as $$
                    or p_title ~* ('\m(am|is|are|was|were|be|been|being|has|have|had|do|does|did|can|cannot'
                                   || '|could|will|would|shall|should|may|might|must)\M'
                                   || '|\m[[:alpha:]]+n[''’]t\M|[[:alpha:]][''’](re|ve|ll|m|d)\M')
-                   -- its numbers, less a leading section number before a capital ("2.1 Setup")
-                   or pg_catalog.regexp_replace(p_title, '^[[:space:]]*[[:digit:]]+([.][[:digit:]]+)*[.)]?[[:space:]]+(?=[[:upper:]])', '')
-                      ~* ('[[:digit:]][[:space:]]*([%％]|[[:alpha:]])|[[:digit:]]:[[:digit:]]{2}'
-                          || '|[$€£¥₹][[:space:]]*[[:digit:]]|[[:digit:]][[:space:]]*[$€£¥₹]'
-                          || '|\m(at|from|to|until|till|by|before|after|since|within|under|over|per|for)[[:space:]]+[[:digit:]]'))
+                   -- any number of it, but a section's number before it ("1. Introduction", "2.1 Setup",
+                   -- "2) Setup": a dot or a bracket, so "30 Day Return Window" keeps its value) or a step's
+                   -- after a noun that numbers, at its end ("Step 2", "Part 3")
+                   or pg_catalog.regexp_replace(
+                          pg_catalog.regexp_replace(p_title, '^[[:space:]]*[[:digit:]]+(([.][[:digit:]]+)+[.)]?|[.)])[[:space:]]+', ''),
+                          '\m(step|section|chapter|part|phase|stage|lesson|module|unit|appendix|article|round|level|tier'
+                          || '|volume|book|page|item|question)[[:space:]]*[[:digit:]]+[.:)]?[[:space:]]*$', '', 'i')
+                      ~ '[[:digit:]]')
 $$;
-comment on function beliefdb._bare_title(text) is 'Whether a heading''s title carries no value: a question, or no '':'' before more words, no verb of be, have or do or modal, and no number with a unit, time, percent, amount or preposition';
+comment on function beliefdb._bare_title(text) is 'Whether a heading''s title carries no value: a question, or no '':'' before more words, no verb of be, have or do or modal, and no number but a section''s or step''s';
 
 -- An OR query of the question's words: English stems, plus words in other scripts as written and
 -- CJK terms.
