@@ -256,6 +256,8 @@ _ANY_USERINFO: Final = re.compile(r"(//[^/@:?#]*:).*@", re.DOTALL)
 #: a password given as a parameter: a PostgreSQL URL's ``?password=`` or ``?sslpassword=`` (the client
 #: key's), or libpq's keyword form (maybe quoted)
 _PASSWORD_PARAMETER: Final = re.compile(r"(\b(?:ssl)?password\s*=\s*)('(?:[^'\\]|\\.)*'|[^\s&]*)")
+#: a URL's query parameter, whose name libpq percent-decodes (``?pass%77ord=``) as it does its value
+_QUERY_PARAMETER: Final = re.compile(r"([?&])([^=&#]*)=([^&#]*)")
 
 
 def masked_url(url: str) -> str:
@@ -263,8 +265,8 @@ def masked_url(url: str) -> str:
     whether or not it parses (an error echoes a URL it refuses): up to the authority's last '@' when the
     parsed authority holds one, else up to the URL's last '@' (``https://bob:a/b@host`` does not parse, and
     ``https://bob:123#key@host`` parses as host 'bob'; a URL with a port, no user part and an '@' in its path
-    is masked more than it needs); and a ``password=`` parameter (libpq's, in the URL's query or its keyword
-    form). Every message naming an endpoint names it so."""
+    is masked more than it needs); and a ``password=`` or ``sslpassword=`` parameter (libpq's, in the URL's
+    query, its name percent-encoded or not, or its keyword form). Every message naming an endpoint names it so."""
     try:
         authority = urllib.parse.urlsplit(url).netloc
     except ValueError:
@@ -272,6 +274,9 @@ def masked_url(url: str) -> str:
     found = (_PARSED_USERINFO if "@" in authority else _ANY_USERINFO).search(url)
     if found is not None:
         url = url[:found.start()] + f"{found.group(1)}{MASK}@" + url[found.end():]
+    url = _QUERY_PARAMETER.sub(lambda m: f"{m.group(1)}{m.group(2)}={MASK}"
+                               if urllib.parse.unquote(m.group(2)).strip().lower() in ("password", "sslpassword")
+                               else m.group(0), url)
     return _PASSWORD_PARAMETER.sub(lambda m: m.group(1) + MASK, url)
 
 

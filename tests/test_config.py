@@ -244,6 +244,9 @@ def test_a_database_password_outside_the_user_part_is_masked_too(monkeypatch: py
     assert masked("postgresql://bob@db.example/app?sslpassword=s3cret-key") == (
         f"postgresql://bob@db.example/app?sslpassword={hidden}")
     assert masked("host=db sslpassword=s3cret-key") == f"host=db sslpassword={hidden}"
+    # libpq percent-decodes a parameter's name too
+    assert masked("postgresql://u@h/db?pass%77ord=s3cret&x=1") == f"postgresql://u@h/db?pass%77ord={hidden}&x=1"
+    assert masked("postgresql://u@h/db?ssl%70assword=s3cret") == f"postgresql://u@h/db?ssl%70assword={hidden}"
     monkeypatch.setenv("BELIEFDB_URL", "host=/tmp dbname=beliefs password=hunter2")
     monkeypatch.setenv("BELIEFDB_LLM_URL", "http://bob:s3cr3t@127.0.0.1:1/v1")
     assert by_name(api.effective_settings())["BELIEFDB_URL"].value == f"host=/tmp dbname=beliefs password={hidden}"
