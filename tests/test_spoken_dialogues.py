@@ -416,3 +416,12 @@ def test_a_key_or_letter_named_i_is_no_one_speaking(line: str) -> None:
     "key"/"button" ("the i button"), is no pronoun, in a value written in lower case too: the line is a fact."""
     assert not spoken_turn(line)
     assert [c["quote"] for c in prepare(f"{line}\n", "notes.md", llm_configured=False).claims] == [line]
+
+
+@pytest.mark.parametrize("line", ["Maya: found the button i needed", "Maya: got the letter i wanted",
+                                  "Maya: that shortcut i use daily"])
+def test_a_pronoun_after_a_word_that_names_keys_is_still_someone_speaking(line: str) -> None:
+    """A key is named "i" after press, hit, letter... only when no verb follows it ("Press i for the menu"):
+    "the button i needed" is a relative clause, someone speaking (review of the key rule)."""
+    assert spoken_turn(line)
+    assert prepare(f"{line}\n", "notes.md", llm_configured=False).claims == []

@@ -282,6 +282,9 @@ _KEYED: Final = frozenset({"press", "presses", "pressed", "pressing", "hit", "hi
                            "types", "typed", "typing", "key", "letter", "button", "hotkey", "shortcut", "ctrl", "alt",
                            "cmd"})
 _KEY_NOUNS: Final = frozenset({"key", "keys", "button", "buttons"})
+# What follows a key named after one of _KEYED ("Press i for the menu", "hit i to open", "press i."): a verb
+# after it makes the "i" a pronoun of a clause ("found the button i needed")
+_AFTER_KEY: Final = _KEY_NOUNS | frozenset({"for", "to", "again", "and", "or", "then", "twice", "once", "on", "in"})
 
 
 def _speech(value: str, words: list[str]) -> bool:
@@ -317,7 +320,9 @@ def _said_words(value: str) -> list[str]:
         before, after = text[m.start() - 1: m.start()], text[m.end(): m.end() + 2]
         glued = before.isdigit() or before in _GLUE or after[:1].isdigit() or after[:1] in _GLUE or (
             after[:1] == "." and after[1:].isalnum())
-        keyed = m[0] == "i" and (previous in _KEYED or (n + 1 < len(found) and found[n + 1][0] in _KEY_NOUNS))
+        following = found[n + 1][0].casefold() if n + 1 < len(found) else None
+        keyed = m[0] == "i" and ((previous in _KEYED and (following is None or following in _AFTER_KEY))
+                                 or following in _KEY_NOUNS)
         if word != "i" or not (previous in _NUMBERED or glued or keyed):
             words.append(word)
     return words
