@@ -210,3 +210,39 @@ def test_a_heading_whose_number_is_its_value_is_shown(bdb: beliefdb.BeliefDB, he
     that counted only a number with a unit, time, amount or preposition)."""
     bdb.ingest_text(f"# Notes\n\n## {heading}\n", source="notes.md", extractor="none")
     assert heading in texts(bdb.ask(question, k=5))
+
+
+@pytest.mark.slow
+def test_a_name_typed_in_lower_case_in_a_chat_stays_a_name(bdb: beliefdb.BeliefDB) -> None:
+    """A chat typed on a phone writes names in lower case ("tell maya i said hi", a form the same diff's
+    transcripts commit embraces): Maya is still a person, and the beliefs about her still share only her
+    name with "What is the name of Maya's puppy?" (a name was dropped as soon as any text wrote it in lower
+    case, and the three beliefs took the places of the sentence that answers: review)."""
+    facts = [("works_at", "Acme", "Maya works at Acme."), ("lives_in", "Ghent", "Maya lives in Ghent."),
+             ("plan", "annual", "Maya has the annual plan.")]
+    text = "".join(line + "\n" for *_, line in facts)
+    for attribute, value, line in facts:
+        bdb.remember(line, "maya", attribute, value, line, source="maya.md", text=text)
+    bdb.ingest_text("Maya's puppy is called Rex.\n", source="notes.md", extractor="none")
+    assert bdb.ask("What is the name of Maya's puppy?", k=3).fragments_after == 0
+    bdb.ingest_conversation([Turn("Remy", "tell maya i said hi")], source="chat-remy")
+    result = bdb.ask("What is the name of Maya's puppy?", k=3)
+    assert "Maya's puppy is called Rex." in texts(result), result.context
+    assert result.fragments_after == 0, result.context
+
+
+@pytest.mark.slow
+def test_a_name_that_is_also_a_word_stays_a_name(bdb: beliefdb.BeliefDB) -> None:
+    """"Mark" (or Grace, Will, May, Rose) is a person in "What is the name of Mark's puppy?" though the
+    workspace's text writes "mark" as a verb ("mark the box"): the beliefs about Mark share only his name
+    with the question and must not take the places of the sentence that answers it."""
+    facts = [("works_at", "Acme", "Mark works at Acme."), ("lives_in", "Ghent", "Mark lives in Ghent."),
+             ("plan", "annual", "Mark has the annual plan.")]
+    text = "".join(line + "\n" for *_, line in facts)
+    for attribute, value, line in facts:
+        bdb.remember(line, "mark", attribute, value, line, source="mark.md", text=text)
+    bdb.ingest_text("Mark's puppy is called Rex.\n", source="notes.md", extractor="none")
+    bdb.ingest_text("Please mark the box as returned.\n", source="howto.md", extractor="none")
+    result = bdb.ask("What is the name of Mark's puppy?", k=3)
+    assert "Mark's puppy is called Rex." in texts(result), result.context
+    assert result.fragments_after == 0, result.context

@@ -600,10 +600,12 @@ select belief_id, score, similarity, vector_rank, text_rank, name_rank, low_conf
 -- a name where the question writes it as one, capitalised after another word of its sentence (after
 -- blanks and any opening quote or bracket: "Maya's" in "What is the name of Maya's puppy?"), in a
 -- document's beliefs about her as in a conversation's, unless the workspace's text writes it in lower
--- case: a department or a thing ("When can I reach Support?", a Title Case or all-caps question, where
--- a document says "Can support help"). Only the question's capitalised words of these beliefs'
--- subjects are looked up, each in at most 100 fragments that have it (fragment_search), read
--- case-sensitively; and where it names the speaker of a turn that
+-- case as often as capitalised: a department or a thing ("When can I reach Support?", a Title Case or
+-- all-caps question, where a document says "Support hours are ..." and "Can support help"), not a
+-- name that is also a word now and then ("Mark works at Acme." beside "Please mark the box") or one a
+-- chat types in lower case ("tell maya i said hi"). Only the question's capitalised words of these
+-- beliefs' subjects are looked up, each in at most 100 fragments that have it (fragment_search), its
+-- occurrences counted by case; and where it names the speaker of a turn that
 -- a belief of that subject quotes, this one or another (a correction's replacement quotes the
 -- reviewer, a belief derived from hers quotes nothing: they are about Maya all the same), however the
 -- question writes it, as the names of a conversation's speakers are no word match for its turns
@@ -622,12 +624,14 @@ with n (names) as materialized (
                                || pg_catalog.to_tsvector('pg_catalog.simple', pg_catalog.replace(s.subject, '_', ' '))))
                       from beliefdb.belief s
                      where s.workspace_id = beliefdb.current_workspace_id() and s.id = any(%(ids)s))
-       and not exists (
-           select from (select f.text from beliefdb.fragment f
-                         where f.workspace_id is not distinct from beliefdb.current_workspace_id()
-                           and f.search @@ pg_catalog.plainto_tsquery('pg_catalog.simple', m.w)
-                         limit 100) f
-            where f.text ~ ('\m' || pg_catalog.lower(m.w) || '\M')))
+       and (select not (count(*) filter (where o.lower) > 0
+                        and count(*) filter (where o.lower) >= count(*) filter (where not o.lower))
+              from (select f.text from beliefdb.fragment f
+                     where f.workspace_id is not distinct from beliefdb.current_workspace_id()
+                       and f.search @@ pg_catalog.plainto_tsquery('pg_catalog.simple', m.w)
+                     limit 100) f
+             cross join lateral (select x[1] ~ '^[[:lower:]]'
+                                   from pg_catalog.regexp_matches(f.text, '\m(' || m.w || ')\M', 'gi') x) o (lower)))
 select b.id
   from beliefdb.belief b, n
  where b.workspace_id = beliefdb.current_workspace_id() and b.id = any(%(ids)s)
