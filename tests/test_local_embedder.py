@@ -71,3 +71,14 @@ def test_servers_and_workers_set_the_spin_count_before_their_threads_start(which
                           stdin=subprocess.DEVNULL, timeout=120)
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["1000"]
+
+
+def test_a_process_that_embeds_elsewhere_keeps_its_environment(db_url: str) -> None:
+    """connect sets the spin count only where the configured embedder is the local one: another OpenMP library
+    a program loads keeps its own default when beliefdb embeds through an endpoint."""
+    env = {k: v for k, v in os.environ.items() if k not in ("OMP_WAIT_POLICY", "GOMP_SPINCOUNT")}
+    env |= {"BELIEFDB_EMBEDDER": "openai", "BELIEFDB_EMBED_URL": "http://127.0.0.1:9/v1"}
+    done = subprocess.run([sys.executable, "-c", SERVERS, "library", db_url], env=env, capture_output=True,
+                          text=True, stdin=subprocess.DEVNULL, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["None"]

@@ -49,7 +49,8 @@ def serve(host: str = DEFAULT_HOST, port: int = DEFAULT_PORT, *, url: str | None
     if log_level.lower() not in LOG_LEVELS:
         raise InvalidInput(f"unknown log level '{log_level}' (choose from: {', '.join(LOG_LEVELS)})")
     require_serve()
-    openmp_defaults()  # (before the server's threads: one of them may load the local model)
+    # (before the server's threads: one of them may load the local model)
+    openmp_defaults(unless_configured_otherwise=True)
     import uvicorn
 
     from beliefdb import settings
@@ -104,7 +105,7 @@ def serving(url: str, *, mcp: bool = True, timeout: float = 60) -> Iterator[str]
     and a free port (for tests, benchmarks and scripts that drive it); yields its base URL, stops it
     on leaving."""
     require_serve()
-    openmp_defaults()
+    openmp_defaults(unless_configured_otherwise=True)
     import uvicorn
 
     from beliefdb.interfaces.http import create_app
@@ -130,7 +131,7 @@ def serve_mcp(*, workspace: str = DEFAULT_WORKSPACE, principal: str | None = Non
               home: str | Path | None = None) -> None:
     """Serve MCP on stdin/stdout as ``principal`` in ``workspace`` until the client closes it."""
     require_serve()
-    openmp_defaults()
+    openmp_defaults(unless_configured_otherwise=True)
     from beliefdb.interfaces import mcp, mcp_stdio
 
     with connect(url, workspace, principal=principal, home=home) as db, wording("mcp"):

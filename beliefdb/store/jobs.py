@@ -303,7 +303,8 @@ def work(db: Database, *, worker: str | None = None, concurrency: int = 1, stop_
     if backoff < 0 or poll <= 0:
         raise errors.InvalidInput("backoff must not be negative and poll must be positive")
     name = worker or default_worker_name()
-    openmp_defaults()  # (before the job threads: the first job that embeds loads the local model)
+    # (before the job threads: the first job that embeds loads the local model)
+    openmp_defaults(unless_configured_otherwise=True)
     stop = stop or threading.Event()
     tally = _Tally()
     if embed:
