@@ -30,6 +30,17 @@ def first_item(result: beliefdb.models.AskResult) -> str:
     return result.context.split("\n1. ", 1)[1].splitlines()[0]
 
 
+def three_facts_and_a_puppy(bdb: beliefdb.BeliefDB, name: str) -> None:
+    """Three beliefs a document states about ``name`` (subject its lower case), and the unextracted sentence
+    that says what their puppy is called: the beliefs share only the name with the question about it."""
+    facts = [("works_at", "Acme", f"{name} works at Acme."), ("lives_in", "Ghent", f"{name} lives in Ghent."),
+             ("plan", "annual", f"{name} has the annual plan.")]
+    text = "".join(line + "\n" for *_, line in facts)
+    for attribute, value, line in facts:
+        bdb.remember(line, name.lower(), attribute, value, line, source=f"{name.lower()}.md", text=text)
+    bdb.ingest_text(f"{name}'s puppy is called Rex.\n", source="notes.md", extractor="none")
+
+
 @pytest.mark.slow
 def test_a_markdown_heading_is_no_answer(bdb: beliefdb.BeliefDB) -> None:
     bdb.ingest_text(POLICY, source="policy.md")
@@ -140,12 +151,7 @@ def test_a_persons_name_alone_is_no_word_match_in_a_document_either(bdb: beliefd
     states about her share only her name with the question and do not take the places of the
     unextracted sentence that answers it (review of 10d3c2d and 4f915a2, which made a subject's word a
     name only where it names a speaker of a turn)."""
-    facts = [("works_at", "Acme", "Maya works at Acme."), ("lives_in", "Ghent", "Maya lives in Ghent."),
-             ("plan", "annual", "Maya has the annual plan.")]
-    text = "".join(line + "\n" for *_, line in facts)
-    for attribute, value, line in facts:
-        bdb.remember(line, "maya", attribute, value, line, source="maya.md", text=text)
-    bdb.ingest_text("Maya's puppy is called Rex.\n", source="notes.md", extractor="none")
+    three_facts_and_a_puppy(bdb, "Maya")
     result = bdb.ask("What is the name of Maya's puppy?", k=3)
     assert texts(result) == ["Maya's puppy is called Rex."], result.context
     assert result.fragments_after == 0 and first_item(result) == '"Maya\'s puppy is called Rex."'
@@ -218,12 +224,7 @@ def test_a_name_typed_in_lower_case_in_a_chat_stays_a_name(bdb: beliefdb.BeliefD
     transcripts commit embraces): Maya is still a person, and the beliefs about her still share only her
     name with "What is the name of Maya's puppy?" (a name was dropped as soon as any text wrote it in lower
     case, and the three beliefs took the places of the sentence that answers: review)."""
-    facts = [("works_at", "Acme", "Maya works at Acme."), ("lives_in", "Ghent", "Maya lives in Ghent."),
-             ("plan", "annual", "Maya has the annual plan.")]
-    text = "".join(line + "\n" for *_, line in facts)
-    for attribute, value, line in facts:
-        bdb.remember(line, "maya", attribute, value, line, source="maya.md", text=text)
-    bdb.ingest_text("Maya's puppy is called Rex.\n", source="notes.md", extractor="none")
+    three_facts_and_a_puppy(bdb, "Maya")
     assert bdb.ask("What is the name of Maya's puppy?", k=3).fragments_after == 0
     bdb.ingest_conversation([Turn("Remy", "tell maya i said hi")], source="chat-remy")
     result = bdb.ask("What is the name of Maya's puppy?", k=3)
@@ -236,12 +237,7 @@ def test_a_name_that_is_also_a_word_stays_a_name(bdb: beliefdb.BeliefDB) -> None
     """"Mark" (or Grace, Will, May, Rose) is a person in "What is the name of Mark's puppy?" though the
     workspace's text writes "mark" as a verb ("mark the box"): the beliefs about Mark share only his name
     with the question and must not take the places of the sentence that answers it."""
-    facts = [("works_at", "Acme", "Mark works at Acme."), ("lives_in", "Ghent", "Mark lives in Ghent."),
-             ("plan", "annual", "Mark has the annual plan.")]
-    text = "".join(line + "\n" for *_, line in facts)
-    for attribute, value, line in facts:
-        bdb.remember(line, "mark", attribute, value, line, source="mark.md", text=text)
-    bdb.ingest_text("Mark's puppy is called Rex.\n", source="notes.md", extractor="none")
+    three_facts_and_a_puppy(bdb, "Mark")
     bdb.ingest_text("Please mark the box as returned.\n", source="howto.md", extractor="none")
     result = bdb.ask("What is the name of Mark's puppy?", k=3)
     assert "Mark's puppy is called Rex." in texts(result), result.context
