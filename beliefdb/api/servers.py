@@ -131,7 +131,6 @@ def serve_mcp(*, workspace: str = DEFAULT_WORKSPACE, principal: str | None = Non
               home: str | Path | None = None) -> None:
     """Serve MCP on stdin/stdout as ``principal`` in ``workspace`` until the client closes it."""
     require_serve()
-    openmp_defaults(unless_configured_otherwise=True)
     from beliefdb.interfaces import mcp, mcp_stdio
 
     with connect(url, workspace, principal=principal, home=home) as db, wording("mcp"):

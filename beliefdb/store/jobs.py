@@ -33,7 +33,7 @@ from psycopg.types.json import Jsonb
 from beliefdb import errors
 from beliefdb.db.connector import Database
 from beliefdb.db.queries import Q
-from beliefdb.embedders import get_embedder, openmp_defaults
+from beliefdb.embedders import get_embedder
 from beliefdb.inputs import shown
 from beliefdb.models import IngestReport, Job, JobOutcome, Turn, WorkReport
 from beliefdb.store import ingest
@@ -303,8 +303,6 @@ def work(db: Database, *, worker: str | None = None, concurrency: int = 1, stop_
     if backoff < 0 or poll <= 0:
         raise errors.InvalidInput("backoff must not be negative and poll must be positive")
     name = worker or default_worker_name()
-    # (before the job threads: the first job that embeds loads the local model)
-    openmp_defaults(unless_configured_otherwise=True)
     stop = stop or threading.Event()
     tally = _Tally()
     if embed:
