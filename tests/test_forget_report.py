@@ -11,7 +11,7 @@ from typing import Any
 
 import psycopg
 import pytest
-from forgets import forget
+from forgets import forget, run_hinted
 
 import beliefdb
 from beliefdb import errors
@@ -247,6 +247,32 @@ def test_the_report_lists_beliefs_about_others_that_name_the_person(bdb: beliefd
     assert [(m.kind, m.id, m.field) for m in done.mentions] == [("belief", sister, "statement")]
     assert "forget --belief" in done.mentions[0].hint
     assert bdb.why(sister).belief.value == "Maya Lopez"  # left as it was
+
+
+def test_the_forgets_the_hints_name_run_as_written(bdb: beliefdb.BeliefDB, cli: Any,
+                                                   postgresql: psycopg.Connection[Any]) -> None:
+    """A mention's hint names the forget to run for it: "beliefdb forget --belief" alone, or "--belief with its
+    id", was refused (the command line forgets nothing without --preview, then --expect). Run as the hints
+    write them (a belief said of another, a source named after the person, a correction that names them), each
+    forgets what it names."""
+    bdb.remember("Maya's phone is 555-0199.", "maya_lopez", "phone", "555-0199", "phone is 555-0199",
+                 source="Maya Lopez notes", text="Maya's phone is 555-0199.\nThe office opens at nine.\n")
+    sister = bdb.remember("Bob's sister is Maya Lopez.", "bob", "sister", "Maya Lopez", "Bob's sister is Maya Lopez",
+                          source="bob.md", text="Bob's sister is Maya Lopez.\n").accepted[0].id
+    team = bdb.remember("The team grows by one.", "team", "growth", "one", "The team grows by one",
+                        source="team.md", text="The team grows by one.\n").accepted[0].id
+    named = bdb.apply_correction(team, "The team grows by one: Maya Lopez.", reviewer="alice", expect_revision=1)
+    done = bdb.forget(subject="maya_lopez")
+    hints = {(m.kind, m.field, str(m.id)): m.hint for m in done.mentions}
+    run_hinted(cli, hints["belief", "statement", str(sister)], "ID", str(sister))
+    run_hinted(cli, hints["correction", "statement", str(named.correction)], "ID", str(named.replacement))
+    run_hinted(cli, next(h for (kind, field, _), h in hints.items() if (kind, field) == ("source", "name")),
+               "NAME", "Maya Lopez notes")
+    left = postgresql.execute("""select (select count(*) from beliefdb.belief where id = any(%s)),
+                                        (select count(*) from beliefdb.correction),
+                                        (select count(*) from beliefdb.source where name = 'Maya Lopez notes')""",
+                              ([sister, named.replacement],)).fetchone()
+    assert left == (0, 0, 0), left
 
 
 def test_decisions_say_how_many_reasons_were_forgotten(db_url: str, cli: Any) -> None:

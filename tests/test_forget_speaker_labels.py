@@ -13,6 +13,7 @@ from typing import Any
 
 import psycopg
 import pytest
+from forgets import run_hinted
 
 import beliefdb
 from beliefdb.models import Turn
@@ -55,6 +56,11 @@ def test_speakers_whose_label_names_the_person_are_listed_and_their_turns_stay(
     assert done.speaker_mentions == preview.speaker_mentions
     # their turns stay, labels and all: they are not the person by the rule
     assert speakers(postgresql) == ["Bob", "Maya Lopez (guest)", "Maya's mum"]
+    # if they are her own words, the forget the hint names, run as written with the label, takes them
+    postgresql.commit()
+    run_hinted(cli, hint, "LABEL", "Maya Lopez (guest)")
+    postgresql.commit()
+    assert speakers(postgresql) == ["Bob", "Maya's mum"]
 
 
 def test_masking_the_mentions_masks_the_name_in_the_labels(

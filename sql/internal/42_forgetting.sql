@@ -200,16 +200,21 @@ begin
                'kind', f.kind, 'id', f.id, 'field', f.field, 'owner', f.owner,
                'hint', case when f.kind = 'belief'
                             then 'what a source said of another subject: it stays theirs (rule 14); if it is about '
-                                 || 'this person, forget it too (beliefdb forget --belief with its id)'
+                                 || 'this person, forget it too by its id (beliefdb forget --belief ID --preview, then '
+                                 || 'again with --expect and the fingerprint it printed)'
                             else format('typed by %s, not taken from what was forgotten: forget leaves it as typed; if it '
                               'names this person, %s or the schema''s owner rewrites %s''s %s%s '
                               '(docs/dba.md, Forgetting: typed text)',
                               coalesce(f.owner, 'a person'), coalesce(f.owner, 'whoever typed it'), f.kind, f.field,
                               case when f.kind = 'source' and f.field = 'name'
-                                   then ', or forgets the whole source if it is about them (beliefdb forget --source)'
+                                   then ', or forgets the whole source if it is about them (beliefdb forget '
+                                        || '--source NAME --preview, then again with --expect and the fingerprint '
+                                        || 'it printed)'
                                    when f.kind = 'correction' and f.field in ('statement', 'value')
                                    then ', or, if the correction is about them, forgets its replacement belief, which '
-                                        || 'says the same (beliefdb forget --belief): the correction goes with it'
+                                        || 'says the same, by the replacement''s id (beliefdb forget --belief ID '
+                                        || '--preview, then again with --expect and the fingerprint it printed): the '
+                                        || 'correction goes with it'
                                    else '' end) end)
                order by f.nth) filter (where f.nth <= greatest(p_listed, 0)), '[]')
       into v_total, v_listed

@@ -331,7 +331,8 @@ begin
                'hint', case when p_mask then 'the name masked in the label of each of their turns (their words stay, theirs)'
                             else 'a speaker whose label names this person: not the person by rule 14 (only a speaker '
                                  || 'whose name is the subject is), so their turns stay as their words; if these are the '
-                                 || 'person''s own words, forget them too (beliefdb forget --subject with the label); '
+                                 || 'person''s own words, forget them too by the label (beliefdb forget --subject LABEL '
+                                 || '--preview, then again with --expect and the fingerprint it printed); '
                                  || 'forget --mask-mentions masks the name in the label' end)
                order by x.nth) filter (where x.nth <= greatest(p_listed, 0)), '[]'),
            coalesce((select array_agg(distinct u) from shown y cross join lateral unnest(y.source_ids) u), '{}')
