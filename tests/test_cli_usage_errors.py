@@ -36,6 +36,7 @@ CASES = {
     "ask-empty": (["ask", ""], "QUESTION"),
     "ask-blank": (["ask", "   "], "QUESTION"),
     "ask-k-too-many": (["ask", "hello", "--k", "100001"], "--k"),
+    "ask-too-long": (["ask", "é" * 2001], "QUESTION is 2,001 characters long; ask takes at most 2,000"),
     "beliefs-limit-too-many": (["beliefs", "--limit", "100001"], "--limit"),
     "jobs-limit-too-many": (["jobs", "--limit", "100001"], "--limit"),
     "decisions-limit-too-many": (["decisions", "--limit", "100001"], "--limit"),

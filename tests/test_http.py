@@ -242,6 +242,7 @@ def test_bad_input_of_ten_kilobytes_is_not_echoed_whole(alice: Api) -> None:
         assert len(said) < 1_100, (path, len(said), said[:200])
     said = alice.post("/ask", {"question": "why " * 3_000}, expect=400)["message"]
     assert len(said) < 1_100, (len(said), said[:200])
+    assert said == "the question is 12,000 characters long; ask takes at most 2,000 (ask about one thing at a time)"
 
 
 def test_each_error_status(client: TestClient, alice: Api, db_url: str) -> None:

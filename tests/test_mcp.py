@@ -190,7 +190,9 @@ def test_tool_numbers_have_the_http_apis_bounds(bdb: beliefdb.BeliefDB) -> None:
                     ("ask", {"question": "how many days?", "min_confidence": 5},
                      "min_confidence: Input should be less than or equal to 1"),
                     ("ask", {"question": "how many days?", "min_confidence": -0.5},
-                     "min_confidence: Input should be greater than or equal to 0")]:
+                     "min_confidence: Input should be greater than or equal to 0"),
+                    ("ask", {"question": "é" * 2_001},
+                     "the question is 2,001 characters long; ask takes at most 2,000 (ask about one thing at a time)")]:
                 refused = await fails(tool, arguments)
                 assert refused == {"error": "invalid_input", "message": said}, (tool, refused)
             fine = await client.call_tool("ask", {"question": "how many days?", "k": 50})

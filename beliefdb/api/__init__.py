@@ -47,7 +47,7 @@ from beliefdb.store.beliefs import MAX_PAGE
 from beliefdb.store.calibrate import DEFAULT_BINS, MAX_BINS
 from beliefdb.store.conversations import CHAT_SUFFIXES
 from beliefdb.store.documents import SUPPORTED_SUFFIXES, documents, skipped_files, suffix_list
-from beliefdb.store.retrieve import MAX_K
+from beliefdb.store.retrieve import MAX_K, MAX_QUESTION
 
 __all__ = [
     "CHAT_SUFFIXES",
@@ -56,6 +56,7 @@ __all__ = [
     "MAX_BINS",
     "MAX_K",
     "MAX_PAGE",
+    "MAX_QUESTION",
     "MOMENT_RANGE",
     "SOURCE_VERSION",
     "SUPPORTED_SUFFIXES",

@@ -67,6 +67,9 @@ def ask(
     """
     if not question.strip():
         usage("QUESTION is empty: ask needs a question")
+    if len(question) > api.MAX_QUESTION:
+        usage(f"QUESTION is {len(question):,} characters long; ask takes at most {api.MAX_QUESTION:,}"
+              " (ask about one thing at a time)")
     moment = parse_time(as_of, as_json)
     conditions = _scope(scope, as_json)
     with errors(as_json):
