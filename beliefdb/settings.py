@@ -248,14 +248,17 @@ def _shown(value: Any) -> str | int | float | None:
     return str(value)
 
 
-#: a user part's ``user:`` after ``//``, then its password up to the authority's '@': the last one of the
-#: authority as it parses, or, as a password may hold an unescaped '/', '?' or '#' that ends the parsed
-#: authority early, the last one of the URL
-_PARSED_USERINFO: Final = re.compile(r"(//[^/@:?#]*:)[^/?#]*@")
-_ANY_USERINFO: Final = re.compile(r"(//[^/@:?#]*:).*@", re.DOTALL)
-#: a password given as a parameter: a PostgreSQL URL's ``?password=`` or ``?sslpassword=`` (the client
-#: key's), or libpq's keyword form (maybe quoted)
-_PASSWORD_PARAMETER: Final = re.compile(r"(\b(?:ssl)?password\s*=\s*)('(?:[^'\\]|\\.)*'|[^\s&]*)")
+#: a user part's ``user:`` after ``//`` (the user name up to its first ':', an unescaped '@' in it too:
+#: "admin@server", as some hosted services name their users), then its password up to the authority's '@':
+#: the last one of the authority as it parses, or, as a password may hold an unescaped '/', '?' or '#' that
+#: ends the parsed authority early, the last one of the URL
+_PARSED_USERINFO: Final = re.compile(r"(//[^/:?#]*:)[^/?#]*@")
+_ANY_USERINFO: Final = re.compile(r"(//[^/:?#]*:).*@", re.DOTALL)
+#: libpq's parameters that are secrets: the password, the client key's (``sslpassword``), an OAuth client's
+#: secret and the SCRAM keys, which log in as the password does
+_SECRET_PARAMETERS: Final = ("password", "sslpassword", "oauth_client_secret", "scram_client_key", "scram_server_key")
+#: a secret given as a parameter: a PostgreSQL URL's ``?password=``..., or libpq's keyword form (maybe quoted)
+_PASSWORD_PARAMETER: Final = re.compile(rf"(\b(?:{'|'.join(_SECRET_PARAMETERS)})\s*=\s*)('(?:[^'\\]|\\.)*'|[^\s&]*)")
 #: a URL's query parameter, whose name libpq percent-decodes (``?pass%77ord=``) as it does its value
 _QUERY_PARAMETER: Final = re.compile(r"([?&])([^=&#]*)=([^&#]*)")
 
@@ -263,19 +266,22 @@ _QUERY_PARAMETER: Final = re.compile(r"([?&])([^=&#]*)=([^&#]*)")
 def masked_url(url: str) -> str:
     """``url`` with the password of its user part masked (a PostgreSQL or an endpoint's URL may carry one),
     whether or not it parses (an error echoes a URL it refuses): up to the authority's last '@' when the
-    parsed authority holds one, else up to the URL's last '@' (``https://bob:a/b@host`` does not parse, and
-    ``https://bob:123#key@host`` parses as host 'bob'; a URL with a port, no user part and an '@' in its path
-    is masked more than it needs); and a ``password=`` or ``sslpassword=`` parameter (libpq's, in the URL's
-    query, its name percent-encoded or not, or its keyword form). Every message naming an endpoint names it so."""
+    parsed authority holds the user part, else up to the URL's last '@' (``https://bob:a/b@host`` does not
+    parse, ``https://bob:123#key@host`` parses as host 'bob', and ``postgresql://admin@srv:p/w@host`` as user
+    'admin' and port 'p'; a URL with a port, no password and an '@' after its authority is masked more than
+    it needs); a user part without a password (``postgresql://TOKEN@host``) is shown, as libpq takes it for
+    a user name; and a secret parameter of libpq's (``password=``, ``sslpassword=``, ``oauth_client_secret=``,
+    ``scram_client_key=``, ``scram_server_key=``: in the URL's query, its name percent-encoded or not, or in
+    its keyword form). Every message naming an endpoint names it so."""
     try:
         authority = urllib.parse.urlsplit(url).netloc
     except ValueError:
         authority = ""
-    found = (_PARSED_USERINFO if "@" in authority else _ANY_USERINFO).search(url)
+    found = (_PARSED_USERINFO.search(url) if "@" in authority else None) or _ANY_USERINFO.search(url)
     if found is not None:
         url = url[:found.start()] + f"{found.group(1)}{MASK}@" + url[found.end():]
     url = _QUERY_PARAMETER.sub(lambda m: f"{m.group(1)}{m.group(2)}={MASK}"
-                               if urllib.parse.unquote(m.group(2)).strip().lower() in ("password", "sslpassword")
+                               if urllib.parse.unquote(m.group(2)).strip().lower() in _SECRET_PARAMETERS
                                else m.group(0), url)
     return _PASSWORD_PARAMETER.sub(lambda m: m.group(1) + MASK, url)
 

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from conftest import Cli
 
+import beliefdb
 import beliefdb.cli
 from beliefdb import api, errors, settings
 from beliefdb.embedders import OpenAIEmbedder, configured_name
@@ -217,6 +218,42 @@ def test_masked_url_hides_the_whole_password() -> None:
         assert masked(plain) == plain
 
 
+def test_masked_url_hides_the_password_after_a_user_name_with_an_at_sign() -> None:
+    """A user name with an '@' ("admin@server", as some hosted PostgreSQL services want it) written unescaped
+    left the password after it in clear: the user part was taken to end at its first '@'. A user without a
+    password (a token given as the user name) is no password, as libpq reads the URL, and is shown."""
+    masked, hidden = settings.masked_url, settings.MASK
+    assert masked("postgresql://admin@srv:hunter2@db.example/db") == f"postgresql://admin@srv:{hidden}@db.example/db"
+    assert masked("https://a@b:hunter2@proxy.example/v1") == f"https://a@b:{hidden}@proxy.example/v1"
+    assert masked("postgresql://admin@srv:hun/ter2@db.example/db") == f"postgresql://admin@srv:{hidden}@db.example/db"
+    assert masked("postgresql://admin@srv:hun#t@er2@db.example/db") == f"postgresql://admin@srv:{hidden}@db.example/db"
+    # an '@' after the authority is not the password's; one in the password, with a '/' too, is
+    assert masked("https://bob:secret@y/z@host") == f"https://bob:{hidden}@y/z@host"
+    assert masked("https://bob:s/e@c@host") == f"https://bob:{hidden}@host"
+    for plain in ("postgresql://TOKEN@host/db", "postgresql://admin@srv@db.example:5432/db",
+                  "postgresql://bob@[::1]:5432/db"):
+        assert masked(plain) == plain
+
+
+@pytest.mark.parametrize("url, secret, says", [
+    ("host=/tmp/none user=app app:hunter2", "hunter2", 'missing "=" after "' + settings.MASK + '"'),
+    ("host=/tmp/none password hunter2", "hunter2", 'missing "=" after "password"'),
+    ("postgresql://admin@127.0.0.1:hunter2@db.example/db", "hunter2", 'for connection option "port"'),
+    ("postgresql://bob:hunter2%zz@127.0.0.1:1/db", "hunter2", "invalid percent-encoded token"),
+])
+def test_a_connection_string_libpq_refuses_is_not_echoed_with_its_password(cli_without_db: Cli, url: str,
+                                                                            secret: str, says: str) -> None:
+    """libpq's error for a connection string it cannot read quotes what it could not read: a word without
+    "=" of the keyword form, a port that was the rest of a user part, a percent-escape of the password.
+    beliefdb said it as it came ("cannot connect to the database: missing "=" after "app:hunter2" ..."):
+    what libpq quotes is masked, but a keyword of libpq's, which is no secret."""
+    said = cli_without_db.one_line_error("beliefs", env={"BELIEFDB_URL": url})
+    assert secret not in said and says in said, said
+    with pytest.raises(errors.DatabaseUnavailable) as refused:
+        beliefdb.connect(url)
+    assert secret not in str(refused.value) and says in str(refused.value), refused.value
+
+
 def test_a_url_setting_is_read_without_surrounding_whitespace(monkeypatch: pytest.MonkeyPatch) -> None:
     """A URL pasted with a space or a newline around it passed the check (which strips it) and was kept as
     given: beliefdb config showed it so, and the embedder and every message naming the endpoint carried it."""
@@ -244,6 +281,11 @@ def test_a_database_password_outside_the_user_part_is_masked_too(monkeypatch: py
     assert masked("postgresql://bob@db.example/app?sslpassword=s3cret-key") == (
         f"postgresql://bob@db.example/app?sslpassword={hidden}")
     assert masked("host=db sslpassword=s3cret-key") == f"host=db sslpassword={hidden}"
+    # libpq's other secrets: an OAuth client's, and the SCRAM keys, which log in as the password does
+    assert masked("postgresql://u@h/db?oauth_client_secret=s3cret&oauth_client_id=app") == (
+        f"postgresql://u@h/db?oauth_client_secret={hidden}&oauth_client_id=app")
+    assert masked("host=h scram_client_key=czNjcmV0 scram_server_key='c2VydmVy' user=app") == (
+        f"host=h scram_client_key={hidden} scram_server_key={hidden} user=app")
     # libpq percent-decodes a parameter's name too
     assert masked("postgresql://u@h/db?pass%77ord=s3cret&x=1") == f"postgresql://u@h/db?pass%77ord={hidden}&x=1"
     assert masked("postgresql://u@h/db?ssl%70assword=s3cret") == f"postgresql://u@h/db?ssl%70assword={hidden}"

@@ -27,7 +27,7 @@ from psycopg.rows import kwargs_row
 from psycopg.types import TypeInfo
 
 from beliefdb import errors, settings
-from beliefdb.db import composites
+from beliefdb.db import composites, conninfo
 from beliefdb.db.pooling import Pool
 from beliefdb.db.queries import Q
 
@@ -132,7 +132,8 @@ def sql_detail(exc: BaseException) -> dict[str, Any]:
 def translate(exc: psycopg.Error) -> errors.BeliefDBError:
     """A beliefdb exception for a database error, with a one-line message that keeps the server's
     hint (what to do about it): ``message (hint: ...)``."""
-    message = (exc.diag.message_primary if exc.diag and exc.diag.message_primary else str(exc)).splitlines()[0]
+    message = conninfo.masked(
+        (exc.diag.message_primary if exc.diag and exc.diag.message_primary else str(exc)).splitlines()[0])
     hint = " ".join(exc.diag.message_hint.split()) if exc.diag and exc.diag.message_hint else ""
     if hint:
         message = f"{message} (hint: {hint})"
@@ -212,7 +213,8 @@ def probe(url: str, timeout: int = PROBE_TIMEOUT) -> None:
 
 def unreachable(exc: psycopg.Error) -> errors.DatabaseUnavailable:
     """What a connection that could not be made says: its first line."""
-    return errors.DatabaseUnavailable(f"cannot connect to the database: {str(exc).strip().splitlines()[0]}")
+    return errors.DatabaseUnavailable(
+        f"cannot connect to the database: {conninfo.masked(str(exc).strip().splitlines()[0])}")
 
 
 @contextmanager

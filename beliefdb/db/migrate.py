@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 import psycopg
 from psycopg import sql
 
+from beliefdb.db import conninfo
 from beliefdb.db.connector import connect, translate
 from beliefdb.errors import (
     BeliefDBError,
@@ -206,7 +207,7 @@ def current_revision(url: str) -> str | None:
         cause = getattr(exc, "orig", None)
         if isinstance(cause, psycopg.Error) and cause.sqlstate == "42501":
             raise _not_the_owner(cause) from exc
-        raise DatabaseUnavailable(f"cannot read the schema version: {exc}".splitlines()[0]) from exc
+        raise DatabaseUnavailable(conninfo.masked(f"cannot read the schema version: {exc}".splitlines()[0])) from exc
     finally:
         engine.dispose()
 

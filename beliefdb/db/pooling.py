@@ -20,6 +20,7 @@ import psycopg
 from psycopg_pool import ConnectionPool, PoolClosed, PoolTimeout
 
 from beliefdb import errors
+from beliefdb.db import conninfo
 
 #: how long a call waits for one of the pool's connections before it asks whether the server is there
 #: at all (a stopped server: said within seconds, not after the whole wait)
@@ -51,7 +52,7 @@ class Pool:
             pool.open(wait=True, timeout=10)
         except Exception as exc:
             pool.close()
-            raise errors.DatabaseUnavailable(f"cannot open a connection pool: {exc}") from exc
+            raise errors.DatabaseUnavailable(f"cannot open a connection pool: {conninfo.masked(str(exc))}") from exc
         return pool
 
     @property
