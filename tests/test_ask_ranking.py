@@ -13,7 +13,7 @@ import pytest
 
 import beliefdb
 from beliefdb.models import Turn
-from beliefdb.models.retrieval import BELIEFS_AFTER_TEXT
+from beliefdb.models.retrieval import BELIEFS_AFTER_TEXT, ask_parts
 
 POLICY = ("# Returns policy\n\n"
           "Returns are accepted within 30 days of purchase.\n"
@@ -242,3 +242,19 @@ def test_a_name_that_is_also_a_word_stays_a_name(bdb: beliefdb.BeliefDB) -> None
     result = bdb.ask("What is the name of Mark's puppy?", k=3)
     assert "Mark's puppy is called Rex." in texts(result), result.context
     assert result.fragments_after == 0, result.context
+
+
+@pytest.mark.parametrize("fragments, after, parts", [
+    (False, 0, ["a", "b"]),  # nothing matched by the question's words: no line sets the rest apart
+    (False, 1, ["a", "separator", "b"]),
+    (False, 2, ["a", "b"]),  # every belief matched by the words
+    (True, 0, ["fragments", "separator", "a", "b"]),
+    (True, 1, ["a", "fragments", "separator", "b"]),
+    (True, 2, ["a", "b", "fragments"]),
+])
+def test_the_context_and_the_text_lay_the_answer_out_by_one_rule(fragments: bool, after: int,
+                                                                  parts: list[str]) -> None:
+    """Where the unextracted text and the line before the beliefs found by meaning or a name alone go was
+    decided twice, by the prompt-ready context and by the command line's text, each its own copy of the rule:
+    one layout (``ask_parts``) both follow."""
+    assert list(ask_parts(["a", "b"], fragments, after)) == parts

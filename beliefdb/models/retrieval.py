@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import Any, Literal, TypeVar
 from uuid import UUID
 
 from beliefdb.models.beliefs import Belief, Evidence
@@ -67,6 +68,25 @@ class FragmentHit:
 #: the line between the unextracted text and the beliefs after it (``AskResult.fragments_after``:
 #: found by vector or by name alone), which would otherwise read as part of that text
 BELIEFS_AFTER_TEXT = "Beliefs that match by meaning or by a subject's name only, not by the question's words:"
+
+_Shown = TypeVar("_Shown")
+
+
+def ask_parts(beliefs: Sequence[_Shown], fragments: bool,
+              fragments_after: int) -> Iterator[_Shown | Literal["fragments", "separator"]]:
+    """The order an answer of ask is shown in, the prompt-ready context and the command line's text alike:
+    the beliefs the question's words match, then the unextracted text (``fragments``: whether there is any),
+    then the line :data:`BELIEFS_AFTER_TEXT` where something comes before it, then the beliefs found by
+    meaning or by a name alone (``AskResult.fragments_after``); the text last when every belief matched."""
+    for i, belief in enumerate(beliefs):
+        if i == fragments_after:
+            if fragments:
+                yield "fragments"
+            if fragments or i > 0:  # (set apart from the text, or from the beliefs the words match)
+                yield "separator"
+        yield belief
+    if fragments and fragments_after >= len(beliefs):
+        yield "fragments"
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from beliefdb.models import Answer, AskResult, FragmentHit, Replaced
-from beliefdb.models.retrieval import BELIEFS_AFTER_TEXT
+from beliefdb.models.retrieval import BELIEFS_AFTER_TEXT, ask_parts
 from beliefdb.render import evidence_json, jsonable, short, valid_time
 from beliefdb.text.excerpts import excerpt
 
@@ -94,12 +94,14 @@ def ask_text(r: AskResult) -> str:
     if r.degraded:
         lines.append(f"(weaker search: {r.degraded})")
     n = 0
-    for i, a in enumerate(r.beliefs):
-        if i == r.fragments_after:
-            lines += _fragments_text(r, n)
-            n += len(r.fragments)
-            if r.fragments or i > 0:  # (set apart from the text, or from the beliefs the words match)
+    for a in ask_parts(r.beliefs, bool(r.fragments), r.fragments_after):
+        if isinstance(a, str):
+            if a == "fragments":
+                lines += _fragments_text(r, n)
+                n += len(r.fragments)
+            else:
                 lines.append(BELIEFS_AFTER_TEXT.lower())
+            continue
         n += 1
         b = a.belief
         lines.append(f"{n}. {b.statement}   [{short(b.id)}]")
@@ -117,4 +119,4 @@ def ask_text(r: AskResult) -> str:
         for h in a.history:
             n += 1
             lines += _history_text(n, current, h)
-    return "\n".join(lines + (_fragments_text(r, n) if r.fragments_after >= len(r.beliefs) else []))
+    return "\n".join(lines)

@@ -28,7 +28,7 @@ from beliefdb.embedders import Embedder, get_embedder
 from beliefdb.errors import EmbedderUnavailable, ModelMismatch
 from beliefdb.inputs import check_moment
 from beliefdb.models import Answer, AskResult, Belief, Evidence, FragmentHit, Replaced
-from beliefdb.models.retrieval import BELIEFS_AFTER_TEXT
+from beliefdb.models.retrieval import BELIEFS_AFTER_TEXT, ask_parts
 from beliefdb.store.beliefs import list_beliefs
 from beliefdb.store.vectors import WorkspaceModel
 from beliefdb.text.excerpts import excerpt
@@ -175,11 +175,13 @@ def _context(question: str, as_of: datetime | None, answers: list[Answer], degra
     if not answers:
         lines.append("No belief answers this.")
     n = 0
-    for i, a in enumerate(answers):
-        if i == fragments_after:
-            n = _fragment_lines(lines, n, fragments)
-            if fragments or i > 0:  # (set apart from the text, or from the beliefs the words match)
+    for a in ask_parts(answers, bool(fragments), fragments_after):
+        if isinstance(a, str):
+            if a == "fragments":
+                n = _fragment_lines(lines, n, fragments)
+            else:
                 lines.append(BELIEFS_AFTER_TEXT)
+            continue
         n += 1
         b = a.belief
         lines.append(f"{n}. {b.statement} [{b.subject}.{b.attribute} = {b.value}]")
@@ -193,8 +195,6 @@ def _context(question: str, as_of: datetime | None, answers: list[Answer], degra
         for h in a.history:
             n += 1
             lines += _history_lines(n, current, h)
-    if fragments_after >= len(answers):
-        _fragment_lines(lines, n, fragments)
     return "\n".join(lines)
 
 
