@@ -208,15 +208,10 @@ class Model:
                          if r.id != x and r.world == b.world and r.claim.value != b.claim.value
                          and r.claim.overlaps(b.claim) and r.status in LIVE), key=lambda r: (r.recorded, r.id))
         touched: list[UUID] = []
+        # a belief that loses, whoever owns it, loses to every rival that beats it (superseded by each, or
+        # in conflict with each when the principal acting does not own it), and beats or ties none
         winners = [r for r in rivals if self.compare(b, r) < 0]
-        if winners and self.loser_is_superseded(winners[0], b):
-            # a belief that loses loses to every rival that beats it, and beats or ties none
-            for r in winners:
-                self.supersede(r.id, b.id)
-                touched += [b.id, r.id]
-            b.status = "superseded"
-            return touched
-        for r in rivals:
+        for r in winners or rivals:
             c = self.compare(b, r)
             winner, loser = (b, r) if c > 0 else (r, b)
             if c != 0 and self.loser_is_superseded(winner, loser):

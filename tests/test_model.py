@@ -21,7 +21,8 @@ Readings chosen where the rules leave room (each marked READING in the model):
   its recorded version the latest version of those; a reviewer's correction is an official source.
 * rules 8 and 17, owners: the loser is superseded when the principal whose change brought the two
   together owns it (only a belief's owner lets it lose); otherwise they are in conflict for the owner
-  to settle. Another principal's correction is proposed only for a belief that is current.
+  to settle. A belief that loses settles nothing else with its other rivals, whoever owns it. Another
+  principal's correction is proposed only for a belief that is current.
 * a version's claims (new, corroborated, or recorded again from it) meet their rivals as they stood when
   the version arrived: the claim that replaces a dropped one supersedes it (as
   tests/test_idempotent_ingest.py expects); a belief that is not current (its source retracted, its
@@ -532,6 +533,29 @@ def test_a_proposal_loses_its_claim_over_a_forgotten_quote(db_url: str) -> None:
         state.resolve(actor="bob", first=True, pick=100, verdict="approved")
     finally:
         state.teardown()
+
+
+def test_a_belief_of_another_owner_that_loses_settles_nothing_else(db_url: str) -> None:
+    """Rules 8 and 17, as a model search found them: alice's official 7 days (from January 2025) supersedes
+    bob's 30 and 15 days (a.md, internal, one version); alice's new text of b.md drops it and states 7 and
+    15 days. Bob's two beliefs are current again and meet their rivals with alice acting: each loses to
+    her official ones (conflicts for bob to settle) and so settles nothing else: no tie between bob's 30
+    and 15 days (the database and the model opened one: a belief that loses settled nothing else only
+    when the acting principal owned it)."""
+    machine = Machine(db_url)
+    try:
+        machine.remember(actor="alice", name="b.md", quote="JAN7", other="SPRING15", filler=True)
+        machine.ingest_text(actor="bob", name="a.md", keys=["P30", "W15"], filler=False)
+        machine.ingest_text(actor="alice", name="b.md", keys=["P7", "P15"], filler=True)
+        for model in machine.states:
+            status = sorted((b.claim.value, b.owner, b.status) for b in model.beliefs.values())
+            assert status == [("15 days", "alice", "conflicting"), ("15 days", "bob", "conflicting"),
+                              ("30 days", "bob", "conflicting"), ("7 days", "alice", "conflicting"),
+                              ("7 days", "alice", "unsupported")], status
+            bobs = {i for i, b in model.beliefs.items() if b.owner == "bob"}
+            assert frozenset(bobs) not in model.ties
+    finally:
+        machine.teardown()
 
 
 def test_the_sentences_say_what_the_model_reads() -> None:

@@ -12,6 +12,10 @@ The reference follows the rule text (docs/rules.md, rule 8) and the order ``beli
   on all counts is a tie. When any rival beats the belief, each rival that beats it supersedes it and
   it neither beats nor ties any rival; otherwise a beaten rival is superseded and a tie opens a
   conflict (reported once, when it opens);
+* each claim is made by one of two principals, who owns the belief it creates (a claim corroborates a
+  belief whoever owns it): a loser is superseded only when the principal of the claim owns it, otherwise
+  the pair opens a conflict as a tie does (rule 17), and a belief that loses settles nothing else
+  whoever owns it;
 * a live belief is conflicting while one of its open ties is with a live rival, else current.
 """
 
@@ -24,9 +28,11 @@ from typing import Any
 import hypothesis.strategies as st
 import psycopg
 import pytest
+from conftest import url_at
 from hypothesis import HealthCheck, given, settings
 
 import beliefdb
+from beliefdb import errors
 from beliefdb.models import IngestReport
 from beliefdb.store.workspaces import create_workspace
 from tests.test_closure_reads import support_drift
@@ -34,6 +40,7 @@ from tests.test_closure_reads import support_drift
 TIERS = ("unverified", "agent", "user", "internal", "official")  # weakest first
 VALUES = ("3 days", "7 days", "15 days")
 DATES = (None, "2024-01-01T00:00:00+00:00", "2025-01-01T00:00:00+00:00")
+PRINCIPALS = ("alice", "bob")
 
 
 @dataclass(frozen=True)
@@ -41,6 +48,7 @@ class Claim:
     value: str
     authority: str
     valid_from: str | None
+    principal: str = "alice"
 
 
 @dataclass
@@ -50,6 +58,7 @@ class RefBelief:
     valid_from: str | None          # from the claim that created it; corroboration does not change it
     authorities: list[str]          # one per supporting source
     recorded: int                   # the step of its latest supporting source version
+    owner: str = "alice"            # the principal of the claim that created it
     status: str = "current"
 
     @property
@@ -84,9 +93,9 @@ class Reference:
             target.authorities.append(c.authority)
             target.recorded = step
         else:
-            target = RefBelief(len(self.beliefs), c.value, c.valid_from, [c.authority], step)
+            target = RefBelief(len(self.beliefs), c.value, c.valid_from, [c.authority], step, c.principal)
             self.beliefs.append(target)
-        superseded, conflicts = self.settle(target)
+        superseded, conflicts = self.settle(target, c.principal)
         for b in self.beliefs:
             if b.status in LIVE:
                 tied = any(frozenset((b.index, o.index)) in self.ties for o in self.beliefs
@@ -94,20 +103,18 @@ class Reference:
                 b.status = "conflicting" if tied else "current"
         return target.index, superseded, conflicts
 
-    def settle(self, x: RefBelief) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
+    def settle(self, x: RefBelief, actor: str) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
         rivals = [b for b in self.beliefs if b.value != x.value and b.status in LIVE]  # oldest first
         superseded: list[tuple[int, int]] = []
         conflicts: list[tuple[int, int]] = []
+        # a belief that loses, whoever owns it, loses to every rival that beats it, and beats or ties none
         winners = [r for r in rivals if compare(x, r) < 0]
-        if winners:
-            # a belief that loses loses to every rival that beats it, and beats or ties none
-            x.status = "superseded"
-            return [(x.index, r.index) for r in winners], []
-        for rival in rivals:
+        for rival in winners or rivals:
             outcome = compare(x, rival)
-            if outcome > 0:
-                rival.status = "superseded"
-                superseded.append((rival.index, x.index))
+            winner, loser = (x, rival) if outcome > 0 else (rival, x)
+            if outcome != 0 and loser.owner == actor:  # only a belief's owner lets it lose (rule 17)
+                loser.status = "superseded"
+                superseded.append((loser.index, winner.index))
             elif frozenset((x.index, rival.index)) not in self.ties:
                 self.ties.add(frozenset((x.index, rival.index)))
                 x.status = rival.status = "conflicting"
@@ -116,7 +123,8 @@ class Reference:
 
 
 claims_strategy = st.lists(
-    st.builds(Claim, st.sampled_from(VALUES), st.sampled_from(TIERS), st.sampled_from(DATES)),
+    st.builds(Claim, st.sampled_from(VALUES), st.sampled_from(TIERS), st.sampled_from(DATES),
+              st.sampled_from(PRINCIPALS)),
     min_size=1, max_size=6)
 
 
@@ -126,12 +134,13 @@ def run(db_url: str, claims: list[Claim]) -> None:
     ws = create_workspace(db_url, name).id
     reference = Reference()
     ids: dict[int, uuid.UUID] = {}  # reference index -> belief id
-    with beliefdb.connect(db_url, workspace=name) as db, psycopg.connect(db_url, autocommit=True) as su:
+    dbs = {p: beliefdb.connect(db_url, workspace=name, principal=p) for p in PRINCIPALS}
+    with dbs["alice"] as db, dbs["bob"], psycopg.connect(db_url, autocommit=True) as su:
         for step, c in enumerate(claims):
             quote = f"the return window is {c.value}."
-            report = db.remember(f"The return window is {c.value}.", "return_policy", "window", c.value, quote,
-                                 source=f"source-{step}", text=f"Note {step}: {quote}", authority=c.authority,
-                                 valid_from=c.valid_from)
+            report = dbs[c.principal].remember(
+                f"The return window is {c.value}.", "return_policy", "window", c.value, quote,
+                source=f"source-{step}", text=f"Note {step}: {quote}", authority=c.authority, valid_from=c.valid_from)
             assert isinstance(report, IngestReport)
             index, superseded, conflicts = reference.add(step, c)
             assert report.rejected == []
@@ -146,8 +155,8 @@ def run(db_url: str, claims: list[Claim]) -> None:
             assert support_drift(su, ws) == [], step
 
         stored = {b.id: b for b in db.beliefs(subject="return_policy", attribute="window", include_all=True)}
-        expected = {ids[b.index]: (b.value, b.status, len(b.authorities)) for b in reference.beliefs}
-        assert {i: (b.value, b.status, b.evidence_count) for i, b in stored.items()} == expected, claims
+        expected = {ids[b.index]: (b.value, b.status, len(b.authorities), b.owner) for b in reference.beliefs}
+        assert {i: (b.value, b.status, b.evidence_count, b.owner) for i, b in stored.items()} == expected, claims
 
 
 # The database fixture is per test, not per example; each example gets its own workspace instead, so
@@ -176,6 +185,11 @@ def test_reference_examples(db_url: str) -> None:
         [Claim("7 days", "user", None), Claim("3 days", "user", None), Claim("7 days", "user", None)],
         # corroboration by a stronger source raises the rank for later comparisons
         [Claim("7 days", "agent", None), Claim("7 days", "official", None), Claim("3 days", "internal", None)],
+        # bob's 3 days loses to alice's 7 days (the later version) and her internal 7 days from 2024: both are
+        # conflicts, bob's to settle; alice states 3 days again, which now beats her first 7 days but still
+        # loses to the internal one: a belief that loses settles nothing else, whoever owns it
+        [Claim("3 days", "user", None, "bob"), Claim("7 days", "user", None), Claim("7 days", "internal", DATES[1]),
+         Claim("3 days", "user", None)],
     ]
     for claims in sequences:
         run(db_url, claims)
@@ -249,3 +263,80 @@ def test_a_belief_that_loses_settles_nothing_else(
     assert ties == (0,) and items == (0,)
     status = {b.id: b.status for b in alice.beliefs(include_all=True)}
     assert status == {three: "conflicting", fifteen: "conflicting", seven: "superseded"}, status
+
+
+def _bob_loses_and_beats(db_url: str) -> tuple[str, dict[str, uuid.UUID], IngestReport]:
+    """Bob's 7 days (internal, valid from January 2025); alice's 15 days (valid from June 2025) and 30 days
+    (no valid time) a day later: 15 days beats 7 days (the later start), 30 days beats it (the later version)
+    and ties 15 days (one moment), and 7 days is bob's: all three are conflicting. A day later alice states
+    7 days again in a new source, which corroborates it: its version is now the latest, so it would beat 30
+    days, but 15 days still beats it. Returns the workspace, the beliefs by value and that last report."""
+    name = "rule8-" + uuid.uuid4().hex[:12]
+    create_workspace(db_url, name)
+
+    def remember(day: int, who: str, source: str, value: str, valid_from: str | None) -> IngestReport:
+        with beliefdb.connect(url_at(db_url, f"2026-01-0{day}T00:00:00+00:00"), workspace=name,
+                              principal=who) as db:
+            return db.remember(f"Returns within {value}.", "return_policy", "window", value, value, source=source,
+                               text=f"Returns are accepted within {value}.", authority="internal",
+                               valid_from=valid_from)
+
+    ids = {"7 days": remember(1, "bob", "n.md", "7 days", DATES[2]).accepted[0].id,
+           "15 days": remember(2, "alice", "w.md", "15 days", "2025-06-01T00:00:00+00:00").accepted[0].id,
+           "30 days": remember(2, "alice", "l.md", "30 days", None).accepted[0].id}
+    return name, ids, remember(3, "alice", "n2.md", "7 days", DATES[2])
+
+
+def test_a_belief_of_another_owner_that_loses_settles_nothing_else(
+        db_url: str, postgresql: psycopg.Connection[Any]) -> None:
+    """Rules 8 and 17: a belief that loses settles nothing else whoever owns it; its owner only decides
+    whether it is superseded now or a person must choose. Bob's 7 days loses to alice's 15 days when alice
+    corroborates it: it must not supersede alice's 30 days, which it now outranks (it did: the test that
+    it settles nothing else was made only when the acting principal owned it)."""
+    name, ids, report = _bob_loses_and_beats(db_url)
+    seven, fifteen, thirty = ids["7 days"], ids["15 days"], ids["30 days"]
+    assert [b.id for b in report.corroborated] == [seven], report
+    assert report.superseded == [] and report.conflicts == [], report
+    ws = postgresql.execute("select id from beliefdb.workspace where name = %s", (name,)).fetchone()
+    supersessions = postgresql.execute(
+        "select from_belief, to_belief from beliefdb.relation where workspace_id = %s and kind = 'supersedes'",
+        ws).fetchall()
+    postgresql.commit()
+    assert supersessions == []
+    with beliefdb.connect(db_url, workspace=name) as db:
+        assert {b.id: b.status for b in db.beliefs(include_all=True)} == {
+            seven: "conflicting", fifteen: "conflicting", thirty: "conflicting"}
+
+
+@pytest.mark.parametrize("verdict", ["15 days wins", "rejected"])
+def test_the_owner_settles_the_loss_and_nothing_rests_on_the_loser(
+        db_url: str, postgresql: psycopg.Connection[Any], verdict: str) -> None:
+    """Then bob settles his review item (rule 17): he lets 15 days supersede his 7 days, or rejects the item
+    and keeps 7 days in conflict (he may not make alice's 15 days lose). Either way no supersession rests on
+    7 days, which lost: alice's 30 days stays in its tie with 15 days, not superseded by a belief that lost."""
+    name, ids, _ = _bob_loses_and_beats(db_url)
+    seven, fifteen, thirty = ids["7 days"], ids["15 days"], ids["30 days"]
+    with beliefdb.connect(url_at(db_url, "2026-01-04T00:00:00+00:00"), workspace=name, principal="bob") as bob:
+        (item,) = [i for i in bob.review_items() if {i.node, i.other_node} == {seven, fifteen}]
+        with pytest.raises(errors.NotOwner):
+            bob.resolve_review(item.id, "approved", winner=seven)
+        if verdict == "rejected":
+            bob.resolve_review(item.id, "rejected")
+        else:
+            bob.resolve_review(item.id, "approved", winner=fifteen)
+        status = {b.id: b.status for b in bob.beliefs(include_all=True)}
+        pairs = sorted(sorted(str(n) for n in (i.node, i.other_node)) for i in bob.review_items())
+    ws = postgresql.execute("select id from beliefdb.workspace where name = %s", (name,)).fetchone()
+    supersessions = postgresql.execute(
+        "select from_belief, to_belief from beliefdb.relation"
+        " where workspace_id = %s and kind = 'supersedes' and ended_at is null", ws).fetchall()
+    postgresql.commit()
+    if verdict == "rejected":
+        assert supersessions == []
+        assert status == {seven: "conflicting", fifteen: "conflicting", thirty: "conflicting"}, status
+        assert pairs == sorted(sorted(map(str, p)) for p in ((seven, thirty), (fifteen, thirty))), pairs
+    else:
+        assert supersessions == [(fifteen, seven)]
+        assert status == {seven: "superseded", fifteen: "conflicting", thirty: "conflicting"}, status
+        # the question 7 days against 30 days settled by itself; the tie of 15 and 30 days is still open
+        assert pairs == [sorted(map(str, (fifteen, thirty)))], pairs

@@ -116,11 +116,13 @@ comment on function beliefdb._supersede(uuid, uuid, uuid, text) is 'Record a sup
 -- Settle a new belief against its rivals by rule 8, oldest first. Returns {"superseded": [{old,new}],
 -- "conflicts": [{a,b,reason}]}. The loser is superseded only when the acting principal owns it; a
 -- rival owned by someone else is not overruled but put in conflict, for its owner to settle from
--- the review queue. A belief of the acting principal that any rival beats is superseded by each
--- rival that beats it and settles nothing else: what it loses to, beats or ties never depends on
--- the order of rivals recorded together (two values of one new version that both beat a belief back
--- in force are ordered by their random ids; a weaker rival met before the loss would be superseded
--- by a belief that is about to lose).
+-- the review queue. A belief that any rival beats, whoever owns it, is superseded by (or, another
+-- principal's, in conflict with) each rival that beats it and settles nothing else: what it loses
+-- to, beats or ties never depends on the order of rivals recorded together (two values of one new
+-- version that both beat a belief back in force are ordered by their random ids; a weaker rival met
+-- before the loss would be superseded by a belief that is about to lose), and a belief that loses
+-- supersedes nothing in the same settling (another principal's, once its owner lets the winner
+-- supersede it, would leave the rival it beat superseded by a belief that lost).
 create or replace function beliefdb._settle(p_workspace_id uuid, p_belief_id uuid) returns jsonb
 language plpgsql
 set search_path = pg_catalog, pg_temp
@@ -150,11 +152,10 @@ begin
            coalesce(array_agg(beliefdb._compare_beliefs(p_workspace_id, p_belief_id, r.rival) order by r.n), '{}')
       into v_rivals, v_cmps
       from beliefdb._rivals(p_workspace_id, p_belief_id) with ordinality r(rival, n);
-    -- a belief its principal owns that any rival beats loses to each of them and settles nothing
-    -- else: which rivals it beat or tied must not depend on the order they are met in
-    v_lost := -1 = any(v_cmps)
-              and (select b.owner from beliefdb.belief b
-                    where b.workspace_id = p_workspace_id and b.id = p_belief_id) = beliefdb.current_principal();
+    -- a belief that any rival beats loses to each of them (or, another principal's, is in conflict
+    -- with each) and settles nothing else: which rivals it beat or tied must not depend on the order
+    -- they are met in
+    v_lost := -1 = any(v_cmps);
     for v_i in 1 .. coalesce(array_length(v_rivals, 1), 0) loop
         v_rival := v_rivals[v_i];
         v_cmp := v_cmps[v_i];
