@@ -14,7 +14,8 @@ $$;
 comment on function beliefdb.floored_product(double precision) is 'exp of a sum of logarithms, at least 1e-9; null for no factors';
 
 -- Confidence of a belief, factor by factor (truth rule 9, first part). Extracted beliefs:
--- each independent source contributes its authority weight (noisy-or). A reviewer's
+-- each independent source whose quote still supports it (rule 2) contributes its authority weight
+-- (noisy-or). A reviewer's
 -- correction: the correction policy's weight. A derived belief: the product of what it was
 -- derived from. An open conflict multiplies. The last row is the result. (The sources' terms are
 -- summed in the order of their ids, as beliefdb._confidences sums them for a set of beliefs: a sum
@@ -47,15 +48,24 @@ as $$
           join beliefdb.confidence_half_life h on h.kind = b.kind
          where b.confidence_kind <> 'derived'
     ),
+    -- the sources of the quotes that still support it (rules 2 and 5): a fragment not retracted, of
+    -- a version in force (neither it nor its source retracted, no later version): a quote a new
+    -- version dropped, or whose fragment or version was retracted, is no source of it
     sources as (
         select distinct s.id, s.name, s.authority, p.weight
           from beliefdb.evidence e
           join beliefdb.fragment f on f.workspace_id = e.workspace_id and f.id = e.fragment_id
+          join beliefdb.node n on n.workspace_id = f.workspace_id and n.id = f.id
           join beliefdb.source_version v on v.workspace_id = f.workspace_id and v.id = f.source_version_id
           join beliefdb.source s on s.workspace_id = v.workspace_id and s.id = v.source_id
           join beliefdb.confidence_policy p on p.factor = 'authority' and p.key = s.authority::text
          where e.workspace_id = p_workspace_id and e.belief_id = p_belief_id and e.role = 'supports'
-           and s.retracted_at is null
+           and n.retracted_at is null
+           -- in force, as beliefdb.in_force decides (inline: that one is made after this file)
+           and s.retracted_at is null and v.retracted_at is null
+           and not exists (select from beliefdb.source_version later
+                            where later.workspace_id = v.workspace_id and later.source_id = v.source_id
+                              and later.version > v.version and later.retracted_at is null)
     ),
     antecedents as (
         select a.antecedent, ab.confidence

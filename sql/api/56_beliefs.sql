@@ -277,8 +277,8 @@ $$;
 comment on function beliefdb.belief_status_at(beliefdb.belief, timestamptz) is 'The status any belief had at a moment: status_at while live then, else retracted, unsupported, expired or superseded then';
 
 -- The factors of a belief's confidence as they stood at a moment (rule 9, read back in time), the
--- rows of beliefdb.confidence_factors: the sources of its evidence recorded by then and not retracted
--- then (beliefdb.retraction_period), the conflict factor if it was conflicting then (status_at), its
+-- rows of beliefdb.confidence_factors: the sources of its evidence recorded by then whose quotes still
+-- supported it then (fragment not retracted then, version in force then: beliefdb.retraction_period), the conflict factor if it was conflicting then (status_at), its
 -- age at that moment, and for a derived belief the confidence its antecedents had then. The weights
 -- are today's policy (confidence_policy keeps no history). A separate function, not a moment added to
 -- confidence_factors: that one is on every correction's path, planned once, and reads no history.
@@ -315,9 +315,12 @@ begin
           join beliefdb.confidence_policy p on p.factor = 'authority' and p.key = s.authority::text
          where e.workspace_id = p_workspace_id and e.belief_id = p_belief_id and e.role = 'supports'
            and e.created_at <= p_at
+           -- a quote that still supported it then (as held_at reads it): its fragment not retracted
+           -- then, of a version in force then (in_force_at: neither it nor its source retracted then)
            and not exists (select from beliefdb.retraction_period r
-                            where r.workspace_id = s.workspace_id and r.source_id = s.id
+                            where r.workspace_id = f.workspace_id and r.node_id = f.id
                               and r.retracted_at <= p_at and (r.restored_at is null or r.restored_at > p_at))
+           and beliefdb.in_force_at(f.workspace_id, f.source_version_id, p_at)
     ),
     antecedents as (
         select a.antecedent,

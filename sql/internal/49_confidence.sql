@@ -34,12 +34,13 @@ as $$
             * coalesce(case when g.confidence_kind <> 'derived' then
                            power(0.5, least(v.age_days / h.days, 30))::real end, 1))::real
       from (
-            -- each belief's distinct sources that are not retracted, noisy-or (confidence_factors:
-            -- sources), and when it was last verified
+            -- each belief's distinct sources whose quotes still support it (a fragment not retracted,
+            -- of a version in force), noisy-or (confidence_factors: sources), and when it was last
+            -- verified
             select x.id, x.confidence_kind, x.status, x.kind, x.recorded_at, max(x.at) as at,
                    count(x.source) as sources,
                    -- (the filter is needed: greatest ignores a null, so evidence of no source that
-                   -- counts, a retracted one's, would count as a source of weight 1)
+                   -- counts, one no longer in force or retracted, would count as a source of weight 1)
                    beliefdb.floored_product(sum(ln(greatest(1 - x.weight, 1e-9)) order by x.source)
                                                 filter (where x.source is not null)) as product
               from (select b.id, b.confidence_kind, b.status, b.kind, b.recorded_at, w.id as source, w.weight,
@@ -63,7 +64,9 @@ as $$
                                          offset 0) as e on true
                       left join lateral (select f.source_version_id
                                            from beliefdb.fragment f
+                                           join beliefdb.node n on n.workspace_id = f.workspace_id and n.id = f.id
                                           where f.workspace_id = p_workspace_id and f.id = e.fragment_id
+                                            and n.retracted_at is null
                                          offset 0) as f on true
                       left join lateral (select src.id, p.weight
                                            from beliefdb.source_version v
@@ -72,7 +75,14 @@ as $$
                                            join beliefdb.confidence_policy p
                                              on p.factor = 'authority' and p.key = src.authority::text
                                           where v.workspace_id = p_workspace_id and v.id = f.source_version_id
-                                            and src.retracted_at is null
+                                            -- in force (beliefdb.in_force, inline: one probe of the
+                                            -- source's later versions, not a call per evidence)
+                                            and src.retracted_at is null and v.retracted_at is null
+                                            and not exists (select from beliefdb.source_version later
+                                                             where later.workspace_id = v.workspace_id
+                                                               and later.source_id = v.source_id
+                                                               and later.version > v.version
+                                                               and later.retracted_at is null)
                                          offset 0) as w on true
                      group by b.id, b.confidence_kind, b.status, b.kind, b.recorded_at, w.id, w.weight) as x
              group by x.id, x.confidence_kind, x.status, x.kind, x.recorded_at

@@ -1,0 +1,98 @@
+"""Support a belief has lost counts for nothing (rules 2, 5, 9): a quote whose version is no longer in force
+(a new text dropped it, or the version that stated it was retracted) or whose fragment was retracted supports
+nothing, so it is no independent source of the belief's confidence. Before, only a retracted *source* was
+left out: "7 days" stated by an official and an internal document kept 0.98 and "2 independent source(s)"
+after the official one dropped the sentence."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from conftest import url_at
+
+import beliefdb
+from beliefdb.models import Why
+
+START = datetime(2026, 1, 1, tzinfo=UTC)
+P7 = "Returns are accepted within 7 days of delivery.\n"
+P15 = "Returns are accepted within 15 days of delivery.\n"
+FILL = "Thank you for shopping with us.\n"
+WAYS = ["dropped", "fragment_retracted", "version_retracted", "restating_version_retracted"]
+
+
+def moment(day: float) -> datetime:
+    return START + timedelta(days=day)
+
+
+def at(db_url: str, day: float) -> beliefdb.BeliefDB:
+    return beliefdb.connect(url_at(db_url, moment(day).isoformat()), workspace="default")
+
+
+def sources(why: Why) -> tuple[list[str], float]:
+    """The authority factors' details and the combined weight of the independent sources."""
+    (combined,) = [f for f in why.confidence if f.factor == "independent_sources"]
+    return sorted(f.detail for f in why.confidence if f.factor == "authority"), combined.weight
+
+
+def lose_official_support(db_url: str, way: str) -> str:
+    """Day 0: "7 days" in official s1.md and internal s2.md. Day 1: s1.md stops supporting it, one of
+    of the ways. Returns the belief's id."""
+    with at(db_url, 0) as db:
+        if way == "version_retracted":
+            db.ingest_text(FILL, source="s1.md", authority="official")
+        db.ingest_text(P7, source="s1.md", authority="official")
+        if way == "restating_version_retracted":
+            # v2 drops the sentence, v3 says it again: retracting v3 puts v2 back in force, and v1,
+            # which quotes it too, is no longer in force
+            db.ingest_text(FILL, source="s1.md", authority="official")
+            db.ingest_text(P7 + FILL, source="s1.md", authority="official")
+        belief = str(db.ingest_text(P7, source="s2.md", authority="internal").corroborated[0].id)
+        assert sources(db.why(belief))[1] == pytest.approx(1 - 0.1 * 0.2)
+    with at(db_url, 1) as db:
+        if way == "dropped":
+            db.ingest_text(FILL, source="s1.md", authority="official")
+        elif way == "fragment_retracted":
+            (official,) = [e for e in db.why(belief).evidence if e.source == "s1.md"]
+            db.retract(fragment=official.fragment_id, reason="misquoted")
+        elif way == "version_retracted":
+            db.retract(source="s1.md", version=2, reason="v2 was a mistake")
+        else:
+            db.retract(source="s1.md", version=3, reason="v3 was a mistake")
+    return belief
+
+
+@pytest.mark.parametrize("way", WAYS)
+def test_confidence_counts_only_quotes_that_still_support(db_url: str, way: str) -> None:
+    belief = lose_official_support(db_url, way)
+    with at(db_url, 1) as db:
+        why = db.why(belief)
+        if way != "fragment_retracted":
+            assert {e.in_force for e in why.evidence if e.source == "s1.md"} == {False}
+        assert sources(why) == (["internal source s2.md"], pytest.approx(0.8))
+        assert next(f.detail for f in why.confidence if f.factor == "independent_sources").startswith("1 independent")
+        # the stored confidence moved with it, and is what its factors give
+        assert why.belief.confidence == pytest.approx(why.confidence[-1].weight)
+        assert why.belief.confidence < 0.8
+        assert db.recompute().changed == 0
+        # read back in time: two sources before the change, one after it
+        assert sources(db.why(belief, as_of=moment(0.5))) == (
+            ["internal source s2.md", "official source s1.md"], pytest.approx(0.98))
+        assert sources(db.why(belief, as_of=moment(1))) == (["internal source s2.md"], pytest.approx(0.8))
+        (now,) = db.beliefs(subject=why.belief.subject, as_of=moment(1))
+        assert now.confidence == pytest.approx(why.belief.confidence)
+
+
+@pytest.mark.parametrize("way", ["fragment_retracted", "version_retracted", "restating_version_retracted"])
+def test_restoring_the_quote_brings_its_source_back_into_confidence(db_url: str, way: str) -> None:
+    belief = lose_official_support(db_url, way)
+    with at(db_url, 2) as db:
+        if way == "fragment_retracted":
+            (official,) = [e for e in db.why(belief).evidence if e.source == "s1.md"]
+            db.retract(fragment=official.fragment_id, undo=True)
+        else:
+            db.retract(source="s1.md", version=2 if way == "version_retracted" else 3, undo=True)
+        why = db.why(belief)
+        assert sources(why)[1] == pytest.approx(0.98)
+        assert why.belief.confidence == pytest.approx(why.confidence[-1].weight)
+        assert sources(db.why(belief, as_of=moment(1.5)))[1] == pytest.approx(0.8)
