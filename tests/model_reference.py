@@ -180,9 +180,10 @@ class Model:
         return [o for pair in self.ties if i in pair for o in pair if o != i]
 
     def rank(self, b: Belief) -> tuple[int, str]:
-        """READING: a belief's authority is that of the strongest source that stated it and is not
-        retracted, its recorded version the latest version of those that stated it."""
-        stated = [(s, v) for s, v, _ in b.evidence if not self.sources[s].retracted]
+        """Rules 2, 5 and 8: a belief's authority is that of the strongest source whose quote still supports
+        it (its version in force: a version that dropped the quote, or a retracted source, counts for
+        nothing), its recorded version the latest of those versions."""
+        stated = [(s, v) for s, v, _ in b.evidence if self.in_force(s) == v]
         return (max((AUTHORITY[self.sources[s].authority] for s, _ in stated), default=0),
                 max((self.sources[s].versions[v - 1].moment for s, v in stated), default=""))
 

@@ -1,8 +1,9 @@
-"""Support a belief has lost counts for nothing (rules 2, 5, 9): a quote whose version is no longer in force
-(a new text dropped it, or the version that stated it was retracted) or whose fragment was retracted supports
-nothing, so it is no independent source of the belief's confidence. Before, only a retracted *source* was
-left out: "7 days" stated by an official and an internal document kept 0.98 and "2 independent source(s)"
-after the official one dropped the sentence."""
+"""Support a belief has lost counts for nothing (rules 2, 5, 8, 9): a quote whose version is no longer in
+force (a new text dropped it, or the version that stated it was retracted) or whose fragment was retracted
+supports nothing, so it is neither an independent source of the belief's confidence nor a source of its rank
+under rule 8. Before, only a retracted *source* was left out: "7 days" stated by an official and an internal
+document kept 0.98 and "2 independent source(s)" after the official one dropped the sentence, and a later
+internal "15 days" lost to it by the official authority it no longer had."""
 
 from __future__ import annotations
 
@@ -69,16 +70,17 @@ def test_confidence_counts_only_quotes_that_still_support(db_url: str, way: str)
         why = db.why(belief)
         if way != "fragment_retracted":
             assert {e.in_force for e in why.evidence if e.source == "s1.md"} == {False}
-        assert sources(why) == (["internal source s2.md"], pytest.approx(0.8))
+        assert sources(why)[0] == ["internal source s2.md"] and sources(why)[1] == pytest.approx(0.8)
         assert next(f.detail for f in why.confidence if f.factor == "independent_sources").startswith("1 independent")
         # the stored confidence moved with it, and is what its factors give
         assert why.belief.confidence == pytest.approx(why.confidence[-1].weight)
         assert why.belief.confidence < 0.8
         assert db.recompute().changed == 0
         # read back in time: two sources before the change, one after it
-        assert sources(db.why(belief, as_of=moment(0.5))) == (
-            ["internal source s2.md", "official source s1.md"], pytest.approx(0.98))
-        assert sources(db.why(belief, as_of=moment(1))) == (["internal source s2.md"], pytest.approx(0.8))
+        then, combined = sources(db.why(belief, as_of=moment(0.5)))
+        assert then == ["internal source s2.md", "official source s1.md"] and combined == pytest.approx(0.98)
+        then, combined = sources(db.why(belief, as_of=moment(1)))
+        assert then == ["internal source s2.md"] and combined == pytest.approx(0.8)
         (now,) = db.beliefs(subject=why.belief.subject, as_of=moment(1))
         assert now.confidence == pytest.approx(why.belief.confidence)
 
@@ -96,3 +98,31 @@ def test_restoring_the_quote_brings_its_source_back_into_confidence(db_url: str,
         assert sources(why)[1] == pytest.approx(0.98)
         assert why.belief.confidence == pytest.approx(why.confidence[-1].weight)
         assert sources(db.why(belief, as_of=moment(1.5)))[1] == pytest.approx(0.8)
+
+
+@pytest.mark.parametrize("way", WAYS)
+def test_rule_8_ranks_a_belief_by_the_support_it_still_has(db_url: str, way: str) -> None:
+    """s2.py of the review: the 7-day belief rests on internal s2.md only, so a later internal claim beats
+    it by recency."""
+    lose_official_support(db_url, way)
+    with at(db_url, 2) as db:
+        db.ingest_text(P15, source="s3.md", authority="internal")
+        status = {b.value: b.status for b in db.beliefs(include_all=True)}
+        assert status == {"7 days": "superseded", "15 days": "current"}
+        assert [b.value for b in db.beliefs(as_of=moment(1.5))] == ["7 days"]
+        assert [b.value for b in db.beliefs(as_of=moment(2))] == ["15 days"]
+
+
+def test_a_quote_in_force_still_ranks_by_its_authority(db_url: str) -> None:
+    """The other side: an official version that repeats the quote keeps the belief's official rank."""
+    with at(db_url, 0) as db:
+        db.ingest_text(P7, source="s1.md", authority="official")
+        db.ingest_text(P7, source="s2.md", authority="internal")
+    with at(db_url, 1) as db:
+        db.ingest_text(P7 + FILL, source="s1.md", authority="official")
+    with at(db_url, 2) as db:
+        db.ingest_text(P15, source="s3.md", authority="internal")
+        status = {b.value: b.status for b in db.beliefs(include_all=True)}
+        assert status == {"7 days": "current", "15 days": "superseded"}
+        (seven,) = [b for b in db.beliefs() if b.value == "7 days"]
+        assert sources(db.why(seven.id))[1] == pytest.approx(0.98)

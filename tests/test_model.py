@@ -17,8 +17,9 @@ Readings chosen where the rules leave room (each marked READING in the model):
   (recorded time, then id), or the belief another sentence of the same text made of it (one belief per
   claim and text, also for a text that is not in force: the history a retracted source's new text
   makes).
-* rule 8, rank: a belief's authority is that of the strongest source that stated it and is not retracted,
-  its recorded version the latest version of those; a reviewer's correction is an official source.
+* rule 8, rank: a belief's authority is that of the strongest source whose quote still supports it (its
+  version in force), its recorded version the latest version of those; a reviewer's correction is an
+  official source.
 * rules 8 and 17, owners: the loser is superseded when the principal whose change brought the two
   together owns it (only a belief's owner lets it lose); otherwise they are in conflict for the owner
   to settle. A belief that loses settles nothing else with its other rivals, whoever owns it. Another
@@ -504,6 +505,21 @@ def test_a_source_back_at_a_value_another_source_took_over_from(db_url: str) -> 
         assert status == {"30 days": "current", "7 days": "superseded", "15 days": "superseded"}
         by_value = {b.claim.value: i for i, b in model.beliefs.items()}
         assert model.ended == [(by_value["7 days"], by_value["30 days"])]
+    finally:
+        machine.teardown()
+
+
+def test_a_claim_beats_the_belief_whose_quote_its_version_dropped(db_url: str) -> None:
+    """A sequence the state machine drew, reduced: b.md says 30 days, then (at the same moment) a text that
+    drops it and says 15 days from June 2025. The 30 days rests on nothing in force: it has no authority
+    or recency for rule 8, and the 15 days supersedes it. Before, the dropped quote still ranked it as an
+    official statement of that moment, as new as the 15 days: they tied."""
+    machine = Machine(db_url)
+    try:
+        machine.remember(actor="bob", filler=False, name="b.md", other=None, quote="P30")
+        machine.remember(actor="bob", filler=False, name="b.md", other=None, quote="JUNE15")
+        status = {b.claim.value: b.status for b in machine.model.beliefs.values()}
+        assert status == {"30 days": "superseded", "15 days": "current"}
     finally:
         machine.teardown()
 

@@ -16,7 +16,11 @@ The reference follows the rule text (docs/rules.md, rule 8) and the order ``beli
   belief whoever owns it): a loser is superseded only when the principal of the claim owns it, otherwise
   the pair opens a conflict as a tie does (rule 17), and a belief that loses settles nothing else
   whoever owns it;
-* a live belief is conflicting while one of its open ties is with a live rival, else current.
+* a live belief is conflicting while one of its open ties is with a live rival, else current;
+* only the sources whose quote still supports a belief count for its rank (rules 2 and 8): a drop (a new
+  version of one of its sources without the quote, its fragment retracted, or its version retracted)
+  takes that source out of it and settles nothing (a drop is drawn only for a live belief that keeps
+  another source, so it still holds).
 """
 
 from __future__ import annotations
@@ -51,19 +55,33 @@ class Claim:
     principal: str = "alice"
 
 
+DROPS = ("dropped", "fragment_retracted", "version_retracted")
+
+
+@dataclass(frozen=True)
+class Drop:
+    pick: int                       # which (live belief, source) to drop, of those allowed
+    way: str = "dropped"            # one of DROPS
+
+
 @dataclass
 class RefBelief:
     index: int                      # creation order
     value: str
     valid_from: str | None          # from the claim that created it; corroboration does not change it
-    authorities: list[str]          # one per supporting source
-    recorded: int                   # the step of its latest supporting source version
+    support: dict[int, str]         # step of each source whose quote still supports it -> its authority
+    evidence_steps: list[int] = field(default_factory=list)   # every source that quoted it, dropped ones too
     owner: str = "alice"            # the principal of the claim that created it
     status: str = "current"
 
     @property
     def authority(self) -> int:
-        return max(TIERS.index(a) for a in self.authorities)
+        return max(TIERS.index(a) for a in self.support.values())
+
+    @property
+    def recorded(self) -> int:
+        """The step of its latest source version whose quote still supports it."""
+        return max(self.support)
 
 
 def compare(a: RefBelief, b: RefBelief) -> int:
@@ -90,10 +108,10 @@ class Reference:
         same = [b for b in self.beliefs if b.value == c.value and b.valid_from == c.valid_from and b.status in LIVE]
         if same:
             target = same[0]  # the oldest
-            target.authorities.append(c.authority)
-            target.recorded = step
+            target.support[step] = c.authority
+            target.evidence_steps.append(step)
         else:
-            target = RefBelief(len(self.beliefs), c.value, c.valid_from, [c.authority], step, c.principal)
+            target = RefBelief(len(self.beliefs), c.value, c.valid_from, {step: c.authority}, [step], c.principal)
             self.beliefs.append(target)
         superseded, conflicts = self.settle(target, c.principal)
         for b in self.beliefs:
@@ -102,6 +120,16 @@ class Reference:
                            if o.status in LIVE and o is not b)
                 b.status = "conflicting" if tied else "current"
         return target.index, superseded, conflicts
+
+    def drop(self, d: Drop) -> int | None:
+        """The step whose source drops its quote (None: no live belief has two sources to drop one of)."""
+        allowed = [(b, step) for b in self.beliefs if b.status in LIVE and len(b.support) >= 2
+                   for step in sorted(b.support)]
+        if not allowed:
+            return None
+        belief, step = allowed[d.pick % len(allowed)]
+        del belief.support[step]
+        return step
 
     def settle(self, x: RefBelief, actor: str) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
         rivals = [b for b in self.beliefs if b.value != x.value and b.status in LIVE]  # oldest first
@@ -122,14 +150,16 @@ class Reference:
         return superseded, conflicts
 
 
-claims_strategy = st.lists(
-    st.builds(Claim, st.sampled_from(VALUES), st.sampled_from(TIERS), st.sampled_from(DATES),
-              st.sampled_from(PRINCIPALS)),
-    min_size=1, max_size=6)
+claim_strategy = st.builds(Claim, st.sampled_from(VALUES), st.sampled_from(TIERS), st.sampled_from(DATES),
+                           st.sampled_from(PRINCIPALS))
+# a claim two times in three, else a drop
+drop_strategy = st.builds(Drop, st.integers(0, 255), st.sampled_from(DROPS))
+claims_strategy = st.lists(st.one_of(claim_strategy, claim_strategy, drop_strategy), min_size=1, max_size=6)
 
 
-def run(db_url: str, claims: list[Claim]) -> None:
-    """Ingest ``claims`` one source each into a fresh workspace and compare with the reference."""
+def run(db_url: str, claims: list[Claim | Drop]) -> None:
+    """Ingest ``claims`` one source each into a fresh workspace (a drop: a new text of an earlier step's
+    source without its quote) and compare with the reference."""
     name = "rule8-" + uuid.uuid4().hex[:12]
     ws = create_workspace(db_url, name).id
     reference = Reference()
@@ -137,6 +167,28 @@ def run(db_url: str, claims: list[Claim]) -> None:
     dbs = {p: beliefdb.connect(db_url, workspace=name, principal=p) for p in PRINCIPALS}
     with dbs["alice"] as db, dbs["bob"], psycopg.connect(db_url, autocommit=True) as su:
         for step, c in enumerate(claims):
+            if isinstance(c, Drop):
+                if (dropped := reference.drop(c)) is None:
+                    continue
+                before = {b.id: b.status for b in db.beliefs(subject="return_policy", include_all=True)}
+                source = claims[dropped]
+                assert isinstance(source, Claim)
+                cited_in = f"source-{dropped}"
+                owner = dbs[source.principal]  # only a source's owner changes its text or retracts it (rule 17)
+                if c.way == "dropped":
+                    report = owner.ingest_text(f"Note {dropped}: nothing about returns.", source=cited_in,
+                                            authority=source.authority, extractor="none")
+                    assert report.new_version and report.superseded == [] and report.conflicts == [], (step, report)
+                elif c.way == "fragment_retracted":
+                    belief = next(ids[b.index] for b in reference.beliefs if dropped in b.evidence_steps)
+                    (cited,) = [e for e in db.why(belief).evidence if e.source == cited_in]
+                    owner.retract(fragment=cited.fragment_id, reason="misquoted")
+                else:
+                    owner.retract(source=cited_in, version=1, reason="withdrawn")
+                after = {b.id: b.status for b in db.beliefs(subject="return_policy", include_all=True)}
+                assert after == before, step  # a belief that keeps a source holds: nothing to settle
+                assert support_drift(su, ws) == [], step
+                continue
             quote = f"the return window is {c.value}."
             report = dbs[c.principal].remember(
                 f"The return window is {c.value}.", "return_policy", "window", c.value, quote,
@@ -155,7 +207,7 @@ def run(db_url: str, claims: list[Claim]) -> None:
             assert support_drift(su, ws) == [], step
 
         stored = {b.id: b for b in db.beliefs(subject="return_policy", attribute="window", include_all=True)}
-        expected = {ids[b.index]: (b.value, b.status, len(b.authorities), b.owner) for b in reference.beliefs}
+        expected = {ids[b.index]: (b.value, b.status, len(b.evidence_steps), b.owner) for b in reference.beliefs}
         assert {i: (b.value, b.status, b.evidence_count, b.owner) for i, b in stored.items()} == expected, claims
 
 
@@ -165,14 +217,14 @@ def run(db_url: str, claims: list[Claim]) -> None:
 @settings(max_examples=40, deadline=None, database=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(claims=claims_strategy)
-def test_settling_matches_the_reference(db_url: str, claims: list[Claim]) -> None:
+def test_settling_matches_the_reference(db_url: str, claims: list[Claim | Drop]) -> None:
     run(db_url, claims)
 
 
 @pytest.mark.slow
 def test_reference_examples(db_url: str) -> None:
     """Hand-picked sequences the property must cover, whatever hypothesis draws."""
-    sequences = [
+    sequences: list[list[Claim | Drop]] = [
         # authority beats recency, then recency beats the weaker
         [Claim("7 days", "official", None), Claim("3 days", "unverified", None), Claim("15 days", "official", None)],
         # a tie, then a stronger claim supersedes both sides of it
@@ -190,6 +242,16 @@ def test_reference_examples(db_url: str) -> None:
         # loses to the internal one: a belief that loses settles nothing else, whoever owns it
         [Claim("3 days", "user", None, "bob"), Claim("7 days", "user", None), Claim("7 days", "internal", DATES[1]),
          Claim("3 days", "user", None)],
+        # ... and its source dropping the quote lowers it again: a later internal claim beats it by recency
+        [Claim("7 days", "official", None), Claim("7 days", "internal", None), Drop(0),
+         Claim("15 days", "internal", None)],
+        [Claim("7 days", "official", None), Claim("7 days", "internal", None), Drop(0, "fragment_retracted"),
+         Claim("15 days", "internal", None)],
+        [Claim("7 days", "official", None), Claim("7 days", "internal", None), Drop(0, "version_retracted"),
+         Claim("15 days", "internal", None)],
+        # the official source dropped: a user claim valid from the same day ties it
+        [Claim("7 days", "user", DATES[1]), Claim("7 days", "official", DATES[1]), Drop(1),
+         Claim("3 days", "user", DATES[1])],
     ]
     for claims in sequences:
         run(db_url, claims)

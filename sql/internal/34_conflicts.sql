@@ -5,8 +5,10 @@
 -- otherwise, and on a tie, both are in conflict for a person to settle from the review queue.
 
 -- What rule 8 ranks a belief by: its strongest source, its valid-time start, its latest recorded
--- version, and in a conversation its latest turn there (the version and the turn's offset);
--- sources and versions that are retracted count for none.
+-- version, and in a conversation its latest turn there (the version and the turn's offset), all of
+-- the quotes that still support it (rules 2 and 5): a fragment not retracted, of a version in force.
+-- A quote a new version dropped, or whose fragment, version or source was retracted, counts for
+-- none, as it counts for no confidence (beliefdb.confidence_factors).
 drop function if exists beliefdb._belief_rank(uuid, uuid);
 create or replace function beliefdb._belief_rank(p_workspace_id uuid, p_belief_id uuid,
     out authority beliefdb.authority, out valid_from timestamptz, out recorded timestamptz,
@@ -14,23 +16,31 @@ create or replace function beliefdb._belief_rank(p_workspace_id uuid, p_belief_i
 language sql stable
 set search_path = pg_catalog, pg_temp
 as $$
-    select max(s.authority), lower(b.valid_time), max(v.recorded_at) filter (where s.id is not null),
-           (array_agg(v.id order by v.recorded_at desc, f.start_offset desc)
-                filter (where s.id is not null and f.speaker is not null))[1],
-           (array_agg(f.start_offset order by v.recorded_at desc, f.start_offset desc)
-                filter (where s.id is not null and f.speaker is not null))[1]
+    select max(q.authority), lower(b.valid_time), max(q.recorded),
+           (array_agg(q.version_id order by q.recorded desc, q.start_offset desc)
+                filter (where q.speaker is not null))[1],
+           (array_agg(q.start_offset order by q.recorded desc, q.start_offset desc)
+                filter (where q.speaker is not null))[1]
       from beliefdb.belief b
-      left join beliefdb.evidence e
-        on e.workspace_id = b.workspace_id and e.belief_id = b.id and e.role = 'supports'
-      left join beliefdb.fragment f on f.workspace_id = e.workspace_id and f.id = e.fragment_id
-      left join beliefdb.source_version v on v.workspace_id = f.workspace_id and v.id = f.source_version_id
-      left join beliefdb.source s
-        on s.workspace_id = v.workspace_id and s.id = v.source_id and s.retracted_at is null
-       and v.retracted_at is null
+      left join lateral (
+            select s.authority, v.id as version_id, v.recorded_at as recorded, f.start_offset, f.speaker
+              from beliefdb.evidence e
+              join beliefdb.fragment f on f.workspace_id = e.workspace_id and f.id = e.fragment_id
+              join beliefdb.node n on n.workspace_id = f.workspace_id and n.id = f.id
+              join beliefdb.source_version v on v.workspace_id = f.workspace_id and v.id = f.source_version_id
+              join beliefdb.source s on s.workspace_id = v.workspace_id and s.id = v.source_id
+             where e.workspace_id = b.workspace_id and e.belief_id = b.id and e.role = 'supports'
+               and n.retracted_at is null
+               -- in force, as beliefdb.in_force decides (inline: that one is made after this file)
+               and s.retracted_at is null and v.retracted_at is null
+               and not exists (select from beliefdb.source_version later
+                                where later.workspace_id = v.workspace_id and later.source_id = v.source_id
+                                  and later.version > v.version and later.retracted_at is null)
+      ) q on true
      where b.workspace_id = p_workspace_id and b.id = p_belief_id
      group by b.valid_time
 $$;
-comment on function beliefdb._belief_rank(uuid, uuid) is 'Rule 8 rank of a belief: authority, valid-time start, latest recorded source version, latest turn there';
+comment on function beliefdb._belief_rank(uuid, uuid) is 'Rule 8 rank of a belief by the quotes that still support it: authority, valid-time start, latest recorded source version, latest turn there';
 
 -- Rule 8: 1 if belief a beats b, -1 if b beats a, 0 for a tie.
 -- Higher authority wins; then the later valid-time start; when either has none, the later
