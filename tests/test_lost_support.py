@@ -3,7 +3,9 @@ force (a new text dropped it, or the version that stated it was retracted) or wh
 supports nothing, so it is neither an independent source of the belief's confidence nor a source of its rank
 under rule 8. Before, only a retracted *source* was left out: "7 days" stated by an official and an internal
 document kept 0.98 and "2 independent source(s)" after the official one dropped the sentence, and a later
-internal "15 days" lost to it by the official authority it no longer had."""
+internal "15 days" lost to it by the official authority it no longer had. And the moment a belief's support
+was recorded is when its quote's text was: an appended turn is as new as its turn, not as old as the
+conversation's first turn."""
 
 from __future__ import annotations
 
@@ -126,3 +128,42 @@ def test_a_quote_in_force_still_ranks_by_its_authority(db_url: str) -> None:
         assert status == {"7 days": "current", "15 days": "superseded"}
         (seven,) = [b for b in db.beliefs() if b.value == "7 days"]
         assert sources(db.why(seven.id))[1] == pytest.approx(0.98)
+
+
+def test_an_appended_turn_ranks_as_recorded_when_it_was_said(db_url: str) -> None:
+    """s14.py of the review: a turn appended to a conversation started before a rival is later than it."""
+    with at(db_url, 0) as db:
+        db.remember_turn("chat-1", "Maya", "I live in Lisbon.", time=moment(0))
+        (lisbon,) = db.beliefs()
+        authority = db.why(lisbon.id).evidence[0].authority
+    with at(db_url, 9) as db:
+        db.remember("Maya lives in Porto.", "maya", "lives_in", "Porto", "Maya lives in Porto.", source="crm.md",
+                    text="Maya lives in Porto.", authority=authority)
+    with at(db_url, 19) as db:
+        db.remember_turn("chat-1", "Maya", "I live in Madrid.", time=moment(19))
+        status = {b.value: b.status for b in db.beliefs(include_all=True)}
+        assert status == {"Lisbon": "superseded", "Porto": "superseded", "Madrid": "current"}
+        assert [b.value for b in db.beliefs(as_of=moment(15))] == ["Porto"]
+        assert [b.value for b in db.beliefs(as_of=moment(19))] == ["Madrid"]
+
+
+def test_a_claim_on_part_of_a_turn_is_as_new_as_the_turn(db_url: str) -> None:
+    """A claim recorded later from part of a turn (its quote a fragment of its own, cut when the claim came)
+    is as new as the turn that said it: a rival recorded after the turn and before the claim is later (by when
+    its fragment was made, the claim would be the later; by its version, as old as the first turn)."""
+    with at(db_url, 0) as db:
+        db.remember_turn("chat-1", "Maya", "I live in Lisbon.", time=moment(0))
+        (lisbon,) = db.beliefs()
+        authority = db.why(lisbon.id).evidence[0].authority
+    with at(db_url, 19) as db:
+        db.remember_turn("chat-1", "Maya", "These days I live in Madrid.", time=moment(19), extractor="none")
+    with at(db_url, 20) as db:
+        db.remember("Maya lives in Faro.", "maya", "lives_in", "Faro", "Maya lives in Faro.", source="crm.md",
+                    text="Maya lives in Faro.", authority=authority)
+    with at(db_url, 21) as db:
+        madrid = db.remember("Maya lives in Madrid.", "maya", "lives_in", "Madrid", "I live in Madrid",
+                             source="chat-1")
+        (quote,) = db.why(madrid.accepted[0].id).evidence
+        assert (quote.quote, quote.speaker) == ("I live in Madrid", None)
+        status = {b.value: b.status for b in db.beliefs(include_all=True)}
+        assert status == {"Lisbon": "superseded", "Faro": "current", "Madrid": "superseded"}

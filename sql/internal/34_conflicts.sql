@@ -1,11 +1,13 @@
 -- beliefdb: conflicts settled by rule (docs/rules.md, rule 8).
 -- Rivals (one world, the same subject, attribute and scope, another value, overlapping valid
 -- times) are ranked by authority, then by the later start of valid time or, when either has none,
--- the later recorded source version (in one conversation version, the later turn). The loser is superseded when the acting principal owns it;
+-- the later recorded source version (a turn appended to a conversation: when it was appended; in one
+-- conversation version, the later turn). The loser is superseded when the acting principal owns it;
 -- otherwise, and on a tie, both are in conflict for a person to settle from the review queue.
 
--- What rule 8 ranks a belief by: its strongest source, its valid-time start, its latest recorded
--- version, and in a conversation its latest turn there (the version and the turn's offset), all of
+-- What rule 8 ranks a belief by: its strongest source, its valid-time start, when its latest quote
+-- was recorded (its version's moment; in a conversation, its turn's), and in a conversation its
+-- latest turn there (the version and the turn's offset), all of
 -- the quotes that still support it (rules 2 and 5): a fragment not retracted, of a version in force.
 -- A quote a new version dropped, or whose fragment, version or source was retracted, counts for
 -- none, as it counts for no confidence (beliefdb.confidence_factors).
@@ -23,7 +25,19 @@ as $$
                 filter (where q.speaker is not null))[1]
       from beliefdb.belief b
       left join lateral (
-            select s.authority, v.id as version_id, v.recorded_at as recorded, f.start_offset, f.speaker
+            select s.authority, v.id as version_id, f.start_offset, f.speaker,
+                   -- when the quoted text was recorded: a document's with its version; a conversation's
+                   -- with its turn (the turn that quote lies in: the turn fragment at or before its
+                   -- start), since its version grows in place by turns appended later (rule 18)
+                   case when s.origin_type = 'conversation' then
+                            coalesce((select tn.created_at
+                                        from beliefdb.fragment t
+                                        join beliefdb.node tn on tn.workspace_id = t.workspace_id and tn.id = t.id
+                                       where t.workspace_id = f.workspace_id and t.source_version_id = f.source_version_id
+                                         and t.start_offset <= f.start_offset and t.speaker is not null
+                                       order by t.start_offset desc
+                                       limit 1), v.recorded_at)
+                        else v.recorded_at end as recorded
               from beliefdb.evidence e
               join beliefdb.fragment f on f.workspace_id = e.workspace_id and f.id = e.fragment_id
               join beliefdb.node n on n.workspace_id = f.workspace_id and n.id = f.id
@@ -40,7 +54,7 @@ as $$
      where b.workspace_id = p_workspace_id and b.id = p_belief_id
      group by b.valid_time
 $$;
-comment on function beliefdb._belief_rank(uuid, uuid) is 'Rule 8 rank of a belief by the quotes that still support it: authority, valid-time start, latest recorded source version, latest turn there';
+comment on function beliefdb._belief_rank(uuid, uuid) is 'Rule 8 rank of a belief by the quotes that still support it: authority, valid-time start, when the latest was recorded, latest turn there';
 
 -- Rule 8: 1 if belief a beats b, -1 if b beats a, 0 for a tie.
 -- Higher authority wins; then the later valid-time start; when either has none, the later
