@@ -80,6 +80,7 @@ class Version:
     text: str                  # as ingested (its identity)
     moment: str
     masked: set[str] = field(default_factory=set)   # quotes a forgotten belief took out of it
+    retracted: bool = False
 
 
 @dataclass
@@ -165,9 +166,9 @@ class Model:
     # --- rules 2, 3, 8, 15, 16: what holds, what is current, who wins ---------------------------
 
     def in_force(self, name: str) -> int | None:
-        """Rule 2: the latest version of a source that is not retracted."""
+        """Rule 2: the latest version of a source that is not retracted, the source not retracted."""
         s = self.sources[name]
-        return None if s.retracted or not s.versions else len(s.versions)
+        return None if s.retracted else max((n for n, v in enumerate(s.versions, 1) if not v.retracted), default=None)
 
     def supported(self, b: Belief) -> bool:
         return any(self.in_force(s) == v for s, v, _ in b.evidence)
@@ -326,7 +327,7 @@ class Model:
 
         def settled(item: Item) -> bool:
             if item.kind == "version_proposed":
-                return self.in_force(name) is not None and s.versions[-1].text == item.extra
+                return (n := self.in_force(name)) is not None and s.versions[n - 1].text == item.extra
             return item.kind == "retraction_proposed" and s.retracted == (item.extra == "False")
 
         self.items = [i for i in self.items if i.source != name or not settled(i)]
@@ -348,7 +349,9 @@ class Model:
             source = self.sources[name] = Source(actor, world, authority)
         elif source.owner != actor:
             known = [n for n, v in enumerate(source.versions, 1) if v.text == text]
-            if not known or not (source.retracted or known[-1] == self.in_force(name)):
+            # (the text in force, a retracted text or any text of a retracted source changes no version)
+            if not any(source.retracted or source.versions[n - 1].retracted or n == self.in_force(name)
+                       for n in known):
                 payload = (text, tuple(claims), via)
                 if not any(i.kind == "version_proposed" and i.source == name and i.proposer == actor
                            and i.payload == payload for i in self.items):
@@ -362,8 +365,9 @@ class Model:
         known = [n for n, v in enumerate(source.versions, 1) if v.text == text]
         if known and known[-1] == self.in_force(name):
             return self.add_claims(actor, name, known[-1], claims, Report())
-        if known and source.retracted:
+        if known and (source.retracted or source.versions[known[-1] - 1].retracted):
             return Report()
+        before = self.in_force(name)
         source.versions.append(Version(text, self.clock))
         number = len(source.versions)
         # rule 2: a belief whose quote the new version repeats keeps its support through it
@@ -374,7 +378,8 @@ class Model:
         self.settle_proposals(name)
         # one propagation for the claims and the shift in force: what rests on the new version or on
         # the one in force before it is evaluated with what the claims touched
-        moved = [b.id for b in self.beliefs.values() if any(s == name and v >= number - 1 for s, v, _ in b.evidence)]
+        moved = [b.id for b in self.beliefs.values()
+                 if any(s == name and (v >= number - 1 or v == before) for s, v, _ in b.evidence)]
         return self.add_claims(actor, name, number, claims, Report(new_version=True), moved)
 
     def add_claims(self, actor: str, name: str, number: int, claims: list[str], report: Report,
@@ -434,6 +439,14 @@ class Model:
         self.settle_proposals(name)
         self.everything()
         return False
+
+    def retract_version(self, actor: str, name: str, number: int, undo: bool) -> None:
+        """Rules 2 and 5: the owner retracts (or restores) one version; the one before it in force is back
+        in force while it is retracted."""
+        self.actor = actor
+        self.sources[name].versions[number - 1].retracted = not undo
+        self.settle_proposals(name)
+        self.everything()
 
     def correct(self, actor: str, belief: UUID, statement: str, value: str, revision: int) -> bool:
         """Rules 6, 17: the owner's correction supersedes the belief with a replacement supported by the
@@ -599,5 +612,5 @@ class Model:
         return repr((self.observe(), sorted(self.supersedes), sorted(self.ended), sorted(sorted(p) for p in self.ties),
                      sorted((i, sorted(b.evidence), b.recorded) for i, b in self.beliefs.items()),
                      sorted(repr(i) for i in self.items),
-                     sorted((n, s.retracted, [(v.text, sorted(v.masked)) for v in s.versions])
+                     sorted((n, s.retracted, [(v.text, sorted(v.masked), v.retracted) for v in s.versions])
                             for n, s in self.sources.items())))

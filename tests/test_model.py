@@ -33,6 +33,9 @@ Readings chosen where the rules leave room (each marked READING in the model):
   it are evaluated together, so a belief it brings back meets its rivals as it leaves them (a belief
   whose quote it dropped is no rival).
 * every open tie has an open review item, also when a tie opens again after one side came back.
+* a version is retracted and restored by its source's owner only (another principal's retraction is a
+  proposal, drawn for sources only): while it is retracted the latest version before it that is not
+  retracted is in force, and only the quotes of the version in force count for a belief's rank.
 * forgetting a belief removes it and what held only through it (nothing, here: beliefs rest on
   fragments), and masks its quotes in its sources' texts; a decision whose reasons were all forgotten
   is one with no reason (nothing may act on it until a person approves it).
@@ -337,6 +340,24 @@ class Machine(RuleBasedStateMachine):
                                    "flag": made["flagged"], "hold": made["held"]}, f"{what}: impact", effects, made)
         self.step(what, lambda m: m.retract(actor, name, undo), [], changes.proposed, outcome=lambda r: r)
 
+    @rule(pick=PICK, version=PICK)
+    def retract_version(self, pick: int, version: int) -> None:
+        """A version retracted by its source's owner (or restored): the one before it is back in force, and
+        the quotes of the one retracted support nothing (rules 2, 5, 8)."""
+        if not (names := self.sources()):
+            return
+        name = names[pick % len(names)]
+        source = self.model.sources[name]
+        number = version % len(source.versions) + 1
+        actor, undo = source.owner, source.versions[number - 1].retracted
+        db = self.dbs[actor]
+        before = self.snapshot()
+        preview = db.preview_retract(source=name, version=number, undo=undo)
+        changes = db.retract(source=name, version=number, reason="the model says so", undo=undo)
+        what = f"{actor}: retract {name} version {number}" + (" (undo)" if undo else "")
+        self.same_change(what, before, self.snapshot(), preview, changes)
+        self.step(what, lambda m: m.retract_version(actor, name, number, undo), [])
+
     @rule(actor=ACTORS, pick=PICK, value=st.sampled_from(VALUES), again=st.booleans())
     def correct(self, actor: str, pick: int, value: str, again: bool) -> None:
         if not (beliefs := list(self.model.beliefs)):
@@ -520,6 +541,27 @@ def test_a_claim_beats_the_belief_whose_quote_its_version_dropped(db_url: str) -
         machine.remember(actor="bob", filler=False, name="b.md", other=None, quote="JUNE15")
         status = {b.claim.value: b.status for b in machine.model.beliefs.values()}
         assert status == {"30 days": "superseded", "15 days": "current"}
+    finally:
+        machine.teardown()
+
+
+def test_a_belief_ranks_without_the_quote_of_a_version_no_longer_in_force(db_url: str) -> None:
+    """Official b.md says 7 days (v1), drops it (v2) and says it again (v3); internal a.md says it too. With
+    v3 retracted, v2 is in force and the 7 days rests on a.md alone: v1's quote, not in force, gives it no
+    official rank, and internal c.md's later 15 days supersedes it."""
+    machine = Machine(db_url)
+    try:
+        for keys, filler in ((["P7"], False), ([], True), (["P7"], True)):
+            machine.ingest("alice", "b.md", text_of(keys, filler))
+        machine.ingest("alice", "a.md", text_of(["P7"]))
+        machine.retract_version(pick=1, version=2)  # b.md, version 3
+        machine.advance_clock()
+        machine.ingest("alice", "c.md", text_of(["P15"]))
+        status = {b.claim.value: b.status for b in machine.model.beliefs.values()}
+        assert status == {"7 days": "superseded", "15 days": "current"}
+        machine.retract_version(pick=1, version=2)  # restored: official again, but a settled pair stays settled
+        status = {b.claim.value: b.status for b in machine.model.beliefs.values()}
+        assert status == {"7 days": "superseded", "15 days": "current"}
     finally:
         machine.teardown()
 
