@@ -599,7 +599,9 @@ def test_a_belief_of_another_owner_that_loses_settles_nothing_else(db_url: str) 
     15 days. Bob's two beliefs are current again and meet their rivals with alice acting: each loses to
     her official ones (conflicts for bob to settle) and so settles nothing else: no tie between bob's 30
     and 15 days (the database and the model opened one: a belief that loses settled nothing else only
-    when the acting principal owned it)."""
+    when the acting principal owned it). Her January 7 days, whose only quote the new text drops, ranks by
+    no quote any more (rule 8 counts only the quotes that still support a belief): its rivals beat it in that
+    change, and it is superseded as well as unsupported."""
     machine = Machine(db_url)
     try:
         machine.remember(actor="alice", name="b.md", quote="JAN7", other="SPRING15", filler=True)
@@ -609,7 +611,7 @@ def test_a_belief_of_another_owner_that_loses_settles_nothing_else(db_url: str) 
             status = sorted((b.claim.value, b.owner, b.status) for b in model.beliefs.values())
             assert status == [("15 days", "alice", "conflicting"), ("15 days", "bob", "conflicting"),
                               ("30 days", "bob", "conflicting"), ("7 days", "alice", "conflicting"),
-                              ("7 days", "alice", "unsupported")], status
+                              ("7 days", "alice", "superseded")], status
             bobs = {i for i, b in model.beliefs.items() if b.owner == "bob"}
             assert frozenset(bobs) not in model.ties
     finally:
