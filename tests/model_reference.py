@@ -254,8 +254,9 @@ class Model:
             todo += [lo for w, lo in self.supersedes if w == i] + self.partners(i)
         return out
 
-    def evaluate(self, subset: Iterable[UUID]) -> list[UUID]:
-        """Rules 2, 3, 16 for these beliefs (the others as they stand); returns those current again."""
+    def evaluate(self, subset: Iterable[UUID]) -> tuple[list[UUID], list[UUID]]:
+        """Rules 2, 3, 16 for these beliefs (the others as they stand); returns those current again, and
+        those whose open conflicts closed."""
         subset = sorted(set(subset) & set(self.beliefs))
         holds = {i: self.supported(self.beliefs[i]) for i in subset}
 
@@ -268,23 +269,29 @@ class Model:
         def live(o: UUID) -> bool:
             return cur[o] if o in cur else self.beliefs[o].status in LIVE
 
-        revived = []
+        revived, untied = [], []
         for i in subset:
             b = self.beliefs[i]
             status = ("superseded" if sup[i] else "unsupported" if not holds[i] else "expired"
                       if self.expired(b) else "conflicting" if any(live(o) for o in self.partners(i)) else "current")
             if cur[i] and not b.current:
                 revived.append(i)
+            elif b.status == "conflicting" and status == "current":
+                untied.append(i)
             b.holds, b.current, b.status = holds[i], cur[i], status
         self.review()
-        return revived
+        return revived, untied
 
     def propagate(self, subset: Iterable[UUID]) -> None:
-        """Evaluate; a belief current again meets its rivals like a new one (rule 3), in any order."""
-        revived = self.evaluate(subset)
+        """Evaluate; a belief current again meets its rivals like a new one (rule 3), in any order; then
+        so does one whose open conflicts closed (one that lost to another principal's rival settled
+        nothing else, rule 8: the rivals it left are still to settle)."""
+        revived, untied = self.evaluate(subset)
         touched: list[UUID] = []
         while revived:
             touched += self.settle(revived.pop(self.choose(len(revived))))
+        while untied:
+            touched += self.settle(untied.pop(self.choose(len(untied))))
         if touched:
             self.propagate(self.closure(touched))
 

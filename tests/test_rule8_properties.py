@@ -402,3 +402,45 @@ def test_the_owner_settles_the_loss_and_nothing_rests_on_the_loser(
         assert status == {seven: "superseded", fifteen: "conflicting", thirty: "conflicting"}, status
         # the question 7 days against 30 days settled by itself; the tie of 15 and 30 days is still open
         assert pairs == [sorted(map(str, (fifteen, thirty)))], pairs
+
+
+def test_a_loser_whose_conflict_closes_meets_the_rivals_it_did_not_settle(
+        db_url: str, postgresql: psycopg.Connection[Any]) -> None:
+    """Rules 3, 8 and 17: bob's 15 days (from June 2024) loses to alice's 3 days (from 2028) when both come back
+    together, so it is only in conflict with it, for bob, and settles nothing else: not alice's 30 days (2024
+    to 2027), which it outranks. When the 3 days stop holding, that conflict closes and 15 days is current
+    again: it meets its rivals then, as a belief current again does, and supersedes the 30 days. Before, the
+    two stayed current side by side, different values for one overlapping time, with nothing to review."""
+    name = "gap-" + uuid.uuid4().hex[:8]
+    create_workspace(db_url, name)
+
+    def at(day: int, who: str) -> beliefdb.BeliefDB:
+        return beliefdb.connect(url_at(db_url, f"2026-01-0{day}T00:00:00+00:00"), workspace=name, principal=who)
+
+    def remember(day: int, who: str, source: str, value: str, authority: str, start: str,
+                 end: str | None = None) -> uuid.UUID:
+        with at(day, who) as db:
+            return db.remember(f"Returns within {value}.", "return_policy", "window", value, value, source=source,
+                               text=f"Returns are accepted within {value}.", authority=authority,
+                               valid_from=start, valid_to=end).accepted[0].id
+
+    remember(1, "alice", "s.md", "9 days", "official", "2027-02-01T00:00:00+00:00")
+    fifteen = remember(2, "bob", "b.md", "15 days", "internal", "2024-06-01T00:00:00+00:00")  # loses to 9 days
+    three = remember(3, "alice", "r.md", "3 days", "internal", "2028-01-01T00:00:00+00:00")   # loses to 9 days
+    thirty = remember(4, "alice", "w.md", "30 days", "internal", "2024-01-01T00:00:00+00:00",
+                      "2027-01-01T00:00:00+00:00")  # meets no live rival
+    with at(5, "alice") as db:
+        db.retract(source="s.md", reason="wrong")  # 15 and 3 days current again, settled with alice acting
+        assert {b.id: b.status for b in db.beliefs(subject="return_policy", include_all=True)
+                if b.id in (fifteen, three, thirty)} == {
+            fifteen: "conflicting", three: "conflicting", thirty: "current"}
+    with at(6, "alice") as db:
+        db.retract(source="r.md", reason="wrong")  # 3 days stops holding: 15 days' only conflict closes
+        status = {b.id: b.status for b in db.beliefs(subject="return_policy", include_all=True)}
+    ws = postgresql.execute("select id from beliefdb.workspace where name = %s", (name,)).fetchone()
+    supersessions = postgresql.execute(
+        "select from_belief, to_belief from beliefdb.relation"
+        " where workspace_id = %s and kind = 'supersedes' and ended_at is null", ws).fetchall()
+    postgresql.commit()
+    assert (status[fifteen], status[thirty]) == ("current", "superseded"), status
+    assert (fifteen, thirty) in supersessions, supersessions

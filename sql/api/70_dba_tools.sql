@@ -54,6 +54,7 @@ declare
     v_more uuid[] := '{}';
     v_confidence uuid[];
     v_conflict_moved uuid[];
+    v_untied uuid[];
     v_tied uuid[];
 begin
     -- one propagation per workspace at a time: two concurrent changes that each leave a node
@@ -145,9 +146,10 @@ begin
                   (select was.status from beliefdb.belief was
                     where was.workspace_id = b.workspace_id and was.id = b.id) as was
     )
-    select coalesce(array_agg(m.id), '{}') into v_conflict_moved
-      from moved m
-     where 'conflicting' in (m.was, m.status);
+    select coalesce(array_agg(m.id) filter (where 'conflicting' in (m.was, m.status)), '{}'),
+           coalesce(array_agg(m.id) filter (where m.was = 'conflicting' and m.status = 'current'), '{}')
+      into v_conflict_moved, v_untied
+      from moved m;
 
     -- rule 4: a decision is flagged only when it no longer holds, not when a support changed.
     -- A write that changes nothing still costs its statement triggers (audit, adjacency: about a
@@ -258,10 +260,16 @@ begin
 
     -- a belief that is current again (what superseded it stopped holding) meets its rivals under
     -- rule 8 like a new one; what that settles is propagated in turn (supersession only grows,
-    -- so this ends)
+    -- so this ends). So does one whose open conflicts closed (v_untied), after those: one that
+    -- lost to another principal's rival settled nothing else then (rule 8), and the rivals it left
+    -- are still to settle; one that only tied settled them all already and meets none again. After
+    -- them, so that a belief current again loses to each rival that beats it before any of those
+    -- rivals, met again, settles it alone (a status can move out of a conflict and back within
+    -- one change)
     v_revived := array(select e.id from pg_temp.beliefdb_evaluation e
                         where e.kind = 'belief' and not e.was_current and e.holds and not e.superseded
                           and not e.expired);
+    v_revived := v_revived || array(select u from unnest(v_untied) u where u <> all(v_revived));
     foreach v_id in array v_revived loop
         v_settled := beliefdb._settle(p_workspace_id, v_id);
         v_more := v_more
