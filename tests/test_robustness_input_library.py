@@ -1,0 +1,57 @@
+"""Bad input never crashes beliefdb or loses work (issue 22), in the library on an empty database: a
+valid time given as a datetime or text, a lone surrogate and a blank source name (the other cases, on a
+database holding a document, are in tests/test_robustness_input_api.py)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+from test_robustness_input import DOC, row_counts
+
+import beliefdb
+from beliefdb import errors
+
+pytestmark = pytest.mark.robustness
+
+
+def test_remember_takes_its_valid_time_as_a_datetime_or_text_and_names_a_bad_one(bdb: beliefdb.BeliefDB,
+                                                                                  db_url: str) -> None:
+    """A datetime (the type every other moment of the library takes) crashed deep in psycopg's JSON dump
+    with a TypeError, and bad text went to PostgreSQL's cast."""
+    text = "The promo code SPRING gives 20% off until March."
+    until = datetime(2026, 3, 1, tzinfo=UTC)
+    report = bdb.remember("SPRING gives 20% off.", "promo_spring", "discount", "20%", "20% off", source="promo.md",
+                          text=text, valid_from=datetime(2026, 1, 1), valid_to=until)  # (naive: local time)
+    (belief,) = bdb.beliefs(include_all=True)
+    assert belief.id == report.accepted[0].id and belief.valid_time.upper == until
+    assert belief.valid_time.lower == datetime(2026, 1, 1).astimezone()
+    before = row_counts(db_url)
+    for bad, said in [("next week", r"^valid_to: not an ISO 8601 timestamp: 'next week'$"),
+                      (20260301, r"^valid_to: must be a datetime or an ISO 8601 timestamp string$"),
+                      (datetime.max, r"^valid_to: .* is out of range")]:
+        with pytest.raises(errors.InvalidInput, match=said):
+            bdb.remember("SPRING gives 20% off.", "promo_spring", "discount", "20%", "20% off", source="promo.md",
+                         valid_to=bad)  # type: ignore[arg-type]
+    assert row_counts(db_url) == before
+
+
+def test_a_lone_surrogate_in_a_library_argument_is_invalid_input(bdb: beliefdb.BeliefDB) -> None:
+    # psycopg cannot encode it; the library says so in one line instead of raising UnicodeEncodeError
+    with pytest.raises(errors.InvalidInput, match="not valid UTF-8"):
+        bdb.decide("refund \udcff")
+
+
+@pytest.mark.parametrize("name", ["", "   ", "\t\n"])
+def test_a_blank_source_name_is_invalid_input(name: str, bdb: beliefdb.BeliefDB, db_url: str) -> None:
+    """A source needs a name one can see and give again: blanks only are refused as an empty name is
+    (the code before stored a source named '   ' from ingest_text, remember and submit)."""
+    quote = "Returns are accepted within 7 days of delivery."
+    before = row_counts(db_url)
+    for call in (lambda: bdb.ingest_text(DOC, source=name),
+                 lambda: bdb.remember("Returns within 7 days", "return_policy", "window", "7 days", quote,
+                                      source=name, text=DOC),
+                 lambda: bdb.submit(text=DOC, source=name)):
+        with pytest.raises(errors.InvalidInput, match="a source name is required"):
+            call()
+    assert row_counts(db_url) == before
