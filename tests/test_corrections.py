@@ -3,7 +3,9 @@
 The world of every test: belief X (return window 7 days, from an internal note) and belief Y
 (restocking fee, from another source). D1 rests on X alone and has an action; D2 rests on X or
 Y; D3 rests on Y alone. Correcting X must flag exactly D1, hold exactly its action, and report D2
-as still supported by Y.
+as still supported by Y. The world is written once, into a template database (conftest.seeded_proc),
+and every test starts from a fresh clone of it; a correction settled against rivals of its belief,
+on an empty database, is in tests/test_corrections_rivals.py.
 """
 
 from __future__ import annotations
@@ -15,7 +17,8 @@ from uuid import UUID
 
 import psycopg
 import pytest
-from conftest import Cli
+from conftest import Cli, seeded_proc
+from pytest_postgresql import factories
 
 import beliefdb
 from beliefdb import errors
@@ -63,16 +66,20 @@ class Su:
                 for t in tables}
 
 
-@pytest.fixture
-def su(postgresql: psycopg.Connection[Any], bdb: beliefdb.BeliefDB) -> Su:
-    s = Su(postgresql, bdb.database.workspace_id)
+def weighted_su(conn: psycopg.Connection[Any], bdb: beliefdb.BeliefDB) -> Su:
+    """``conn`` (the superuser's) on ``bdb``'s workspace, with the weight of a correction set to POLICY_WEIGHT."""
+    s = Su(conn, bdb.database.workspace_id)
     s.all("update beliefdb.confidence_policy set weight = %s where factor = 'correction' and key = 'human_correction'",
           (POLICY_WEIGHT,))
     return s
 
 
 @pytest.fixture
-def world(bdb: beliefdb.BeliefDB) -> World:
+def su(postgresql: psycopg.Connection[Any], bdb: beliefdb.BeliefDB) -> Su:
+    return weighted_su(postgresql, bdb)
+
+
+def write_world(bdb: beliefdb.BeliefDB) -> World:
     x = bdb.remember("Returns within 7 days", "return_policy", "window", "7 days", OLD_QUOTE, source="internal-note",
                      text=f"Note. {OLD_QUOTE}", authority="internal").accepted[0].id
     y = bdb.remember("Restocking fee 5%", "restocking", "fee", "5%", "A restocking fee of 5% applies.",
@@ -83,6 +90,27 @@ def world(bdb: beliefdb.BeliefDB) -> World:
     d3 = bdb.decide("Charge the fee on order 77", because=[y]).id
     a3 = bdb.act(d3, "invoice the fee").id
     return World(x, y, d1, a1, d2, d3, a3)
+
+
+#: the world's ids, as write_world returned them (set where the template is written)
+_WORLD: list[World] = []
+
+
+def _seed(url: str) -> None:
+    with beliefdb.connect(url) as bdb:
+        _WORLD.append(write_world(bdb))
+
+
+# every test of this module starts from the world: each clones it from a template that holds it
+world_proc = seeded_proc(_seed)
+postgresql = factories.postgresql("world_proc")
+
+
+@pytest.fixture
+def world(db_url: str) -> World:
+    """The world of the module's docstring: this test's database holds it."""
+    (written,) = _WORLD
+    return written
 
 
 def statuses(db: beliefdb.BeliefDB) -> tuple[dict[UUID, str], dict[UUID, str]]:
@@ -357,31 +385,6 @@ def test_cli_stale_apply_fails_with_its_code(cli: Cli, bdb: beliefdb.BeliefDB, s
 def test_cli_apply_needs_the_revision(cli: Cli, world: World) -> None:
     result = cli.fail("correct", str(world.x), NEW_TEXT, "--reviewer", "rita", "--apply", "--json")
     assert json.loads(result.stdout)["error"] == "invalid_input"
-
-
-def test_a_correction_is_settled_against_the_rivals_of_its_belief(bdb: beliefdb.BeliefDB, su: Su) -> None:
-    """Rule 8 holds after every change. X and Y tie (same authority and valid-time start, values 7
-    and 3 days); correcting X to 14 days supersedes X, and the replacement must then be settled
-    against Y like any new belief: either one supersedes the other, or they tie with a conflict
-    item. Two live beliefs with different values and no relation between them must not remain."""
-    when = "2024-01-01T00:00:00+00:00"
-    x = bdb.remember("7 days", "return_policy", "window", "7 days", "within 7 days", source="desk-a",
-                     text="Returns within 7 days.", authority="user", valid_from=when).accepted[0].id
-    y = bdb.remember("3 days", "return_policy", "window", "3 days", "within 3 days", source="desk-b",
-                     text="Returns within 3 days.", authority="user", valid_from=when).accepted[0].id
-    assert {frozenset((i.node, i.other_node)) for i in bdb.review_items()} == {frozenset((x, y))}
-    result = bdb.apply_correction(x, "Returns within 14 days.", reviewer="rita", value="14 days",
-                                  expect_revision=revision(bdb, x))
-    live = {b.id: b for b in bdb.beliefs(subject="return_policy", attribute="window")}
-    assert x not in live and result.replacement in live
-    related = {frozenset(r) for r in su.all("select from_belief, to_belief from beliefdb.relation"
-                                            " where kind = 'conflicts_with' and workspace_id = %s", (su.ws,))}
-    open_conflicts = {frozenset((i.node, i.other_node)) for i in bdb.review_items() if i.kind == "conflict"}
-    for a in live.values():
-        for b in live.values():
-            if a.id != b.id and a.value != b.value:
-                pair = frozenset((a.id, b.id))
-                assert pair in related and pair in open_conflicts, (a.value, a.status, b.value, b.status)
 
 
 def test_retracting_the_correction_makes_the_old_belief_current_again(bdb: beliefdb.BeliefDB, su: Su,
