@@ -124,11 +124,17 @@ def postgresql_proc(embedded_server: EmbeddedServer) -> Iterator[NoopExecutor]:
 postgresql = factories.postgresql("postgresql_proc")
 
 
+#: what the seed of each seeded template returned (the ids it wrote), by the name of the databases cloned from
+#: that template: a test finds its own as ``SEEDS[postgresql.info.dbname]``
+SEEDS: dict[str, Any] = {}
+
+
 def seeded_proc(seed: Callable[[str], object]) -> Callable[..., Iterator[NoopExecutor]]:
     """A process fixture (session) whose template is the migrated one with ``seed``'s data written in (``seed``
     gets its URL): a module whose tests all start from the same data sets ``postgresql =
     factories.postgresql("<this fixture's name>")``, and each test gets a fresh database with that data, cloned,
-    instead of writing it again (a story's script, an ingest with embeddings: most of those tests' time)."""
+    instead of writing it again (a story's script, an ingest with embeddings: most of those tests' time). What
+    ``seed`` returns is kept in SEEDS. Each module names its own fixture: the template is named after it."""
 
     @pytest.fixture(scope="session")
     def proc(postgresql_proc: NoopExecutor, request: pytest.FixtureRequest) -> Iterator[NoopExecutor]:
@@ -139,8 +145,8 @@ def seeded_proc(seed: Callable[[str], object]) -> Callable[..., Iterator[NoopExe
                                   as_template=True)
         janitor.drop()
         janitor.init()
-        seed(make_conninfo("", host=executor.host, port=executor.port, user=executor.user,
-                           dbname=executor.template_dbname))
+        SEEDS[executor.dbname] = seed(make_conninfo("", host=executor.host, port=executor.port, user=executor.user,
+                                                    dbname=executor.template_dbname))
         yield executor
         janitor.drop()
 

@@ -1,10 +1,9 @@
-"""The product view's server side, without a browser (``tests/browser/`` drives one): signing in with a
-token kept in an HttpOnly, SameSite=Strict cookie; an unknown or revoked token back to the sign-in page
-with one line saying why; a read-only token sees no form and any change it posts is 403 with a page
-saying why; a form from another site or without the session's form token is refused; the pages and the
-JSON API share paths by what the request asks for; the belief page marks each quote in its source text
-at its offsets (escaped) and lists the beliefs derived from it; a stale correction preview shows the
-conflict (409) and a fresh preview; a run's trace and the repair plan of a memory named faulty."""
+"""The product view's server side, without a browser (``tests/browser/`` drives one), on the story
+before v3.3: a read-only token sees no form and any change it posts is 403 with a page saying why; a
+form from another site or without the session's form token is refused; the pages and the JSON API
+share paths by what the request asks for; a stale correction preview shows the conflict (409) and a
+fresh preview. Signing in (the token's cookie, an unknown or revoked token), a quote marked in its
+source text and a run's trace are in tests/test_web_without_the_story.py, on a database without it."""
 
 from __future__ import annotations
 
@@ -17,41 +16,18 @@ import pytest
 import web_pages
 from fastapi.testclient import TestClient
 from product_story import Story, publish_v33
+from pytest_postgresql import factories
 from web_pages import HTML, form_token, sign_in
 
 import beliefdb
 from beliefdb import api
 from beliefdb.interfaces.http import create_app
-from beliefdb.interfaces.web.session import COOKIE
 
 #: the app under a test client, and the story before v3.3 (shared with test_web_trial)
 client, story = web_pages.client, web_pages.story
-
-
-def test_signing_in_keeps_the_token_in_a_strict_http_only_cookie(client: TestClient, db_url: str) -> None:
-    to_signin = client.get("/review", headers=HTML)
-    assert to_signin.status_code == 303 and to_signin.headers["location"] == "/signin?next=/review"
-    bad = client.post("/signin", data={"token": "bdb_nope"}, headers=HTML)
-    assert bad.status_code == 401 and "Not signed in: that token is unknown or revoked." in bad.text
-    assert COOKIE not in bad.cookies
-    made = api.create_token("default", "alice", url=db_url)
-    response = client.post("/signin", data={"token": made.token, "next": "https://elsewhere.example/"},
-                           headers=HTML)
-    assert response.status_code == 303 and response.headers["location"] == "/"  # never to another site
-    cookie = response.headers["set-cookie"]
-    assert cookie.startswith(f"{COOKIE}={made.token};") and "HttpOnly" in cookie and "SameSite=strict" in cookie
-    page = client.get("/review", headers=HTML)
-    assert page.status_code == 200 and "alice" in page.text and "<title>Review queue · beliefdb</title>" in page.text
-    assert page.headers["content-security-policy"].startswith("default-src 'none'")
-    assert page.headers["x-content-type-options"] == "nosniff" and page.headers["cache-control"] == "no-store"
-    # revoked: the next click is the sign-in page with one line saying why, and the cookie goes
-    api.revoke_token(str(made.id), url=db_url)
-    gone = client.get("/review", headers=HTML)
-    assert gone.status_code == 401 and 'role="alert"' in gone.text and "Signed out:" in gone.text
-    assert f'{COOKIE}=""' in gone.headers["set-cookie"]
-    out = client.post("/signout", headers=HTML)
-    assert out.status_code == 303 and out.headers["location"] == "/signin"
-    assert f'{COOKIE}=""' in out.headers["set-cookie"]
+# every test here starts from the story before v3.3: each clones it from a template that holds it
+web_story_proc = web_pages.story_proc()
+postgresql = factories.postgresql("web_story_proc")
 
 
 def test_a_read_only_token_sees_no_form_and_its_posts_are_refused(client: TestClient, db_url: str,
@@ -114,25 +90,6 @@ def test_pages_and_the_json_api_share_paths_by_what_the_request_asks_for(client:
     assert "/signin" not in client.get("/openapi.json").json()["paths"]
 
 
-def test_the_belief_page_marks_each_quote_in_its_source_text_escaped(client: TestClient, db_url: str) -> None:
-    text = "# <b>Notes</b> & more\n\nThe restocking fee is 10%.\n"
-    with beliefdb.connect(db_url, principal="alice") as db:
-        report = db.ingest_text(text, source="notes <x>.md", authority="official")
-        (fee,) = report.accepted
-        (evidence,) = db.why(fee.id).evidence
-        derived = db.derive("Restocking costs a tenth of the price.", "restocking_policy", "share", "a tenth",
-                            [fee.id])
-    sign_in(client, api.create_token("default", "alice", url=db_url).token)
-    page = client.get(f"/beliefs/{fee.id}", headers=HTML).text
-    start = text.index("The restocking fee is 10%.")
-    assert (evidence.start_offset, evidence.end_offset) == (start, start + len("The restocking fee is 10%."))
-    assert ("# &lt;b&gt;Notes&lt;/b&gt; &amp; more\n\n<mark>The restocking fee is 10%.</mark>\n</blockquote>"
-            in page)
-    assert "notes &lt;x&gt;.md version 1" in page and "<b>" not in page
-    assert (f'<ul class="derived"><li><a href="/beliefs/{derived.id}">Restocking costs a tenth of the price.</a>'
-            " [current]</li>") in page
-
-
 def test_a_stale_correction_preview_shows_the_conflict_and_a_fresh_preview(client: TestClient, db_url: str,
                                                                            story: Story) -> None:
     sign_in(client, api.create_token("default", "alice", url=db_url).token)
@@ -154,37 +111,6 @@ def test_a_stale_correction_preview_shows_the_conflict_and_a_fresh_preview(clien
     assert done.status_code == 200 and "<h1>Corrected</h1>" in done.text, done.text
     with beliefdb.connect(db_url) as db:
         assert [b.status for b in db.beliefs(include_all=True) if b.id == story.refund] == ["superseded"]
-
-
-@pytest.mark.slow
-def test_a_run_page_shows_the_trace_and_the_repair_plan_of_a_faulty_memory(client: TestClient,
-                                                                           db_url: str) -> None:
-    workspace = api.demo("repair", say=lambda _: None, url=db_url, keep=True)
-    sign_in(client, api.create_token(workspace, "demo", url=db_url).token)
-    runs = client.get("/runs", headers=HTML)
-    assert runs.status_code == 200 and "get to know traveller 42" in runs.text
-    with beliefdb.connect(db_url, workspace) as db:
-        first = next(r for r in db.runs() if r.task == "get to know traveller 42")
-        steps = db.run_trace(first.id).steps
-        written = {n.id for n in db.run_graph(first.id).nodes if n.kind == "belief"}
-        memories = {b.id: b for b in db.beliefs(include_all=True) if b.id in written}
-        # the demo repaired the Gold tier already: a memory of the run still standing is named instead
-        tier = next(b for b in memories.values() if "Gold" in b.value)
-        other = next(b for b in memories.values() if b.status != "retracted")
-        plan = db.repair_plan([other.id])
-    page = client.get(f"/runs/{first.id}", headers=HTML)
-    assert page.status_code == 200 and all(f'id="step-{s.id}"' in page.text for s in steps)
-    assert f'<option value="{other.id}"' in page.text  # a memory the run wrote, to name as faulty
-    assert f'<option value="{tier.id}"' not in page.text  # (not one a repair deleted)
-    planned = client.get(f"/runs/{first.id}", params={"faulty": str(other.id)}, headers=HTML).text
-    for action in ("delete", "quarantine", "invalidate", "replay", "preserve"):
-        shown = re.search(rf'<ul class="plan-{action}">(.*?)</ul>', planned, re.S)
-        assert shown is not None, action
-        assert shown.group(1).count("<li>") == max(len(plan.of(action)), 1), action
-    assert 'role="img"' in planned
-    # the memory the demo's repair deleted is no faulty memory to plan again: said in words
-    again = client.get(f"/runs/{first.id}", params={"faulty": str(tier.id)}, headers=HTML)
-    assert again.status_code == 400 and "is retracted already" in again.text, again.text[:300]
 
 
 def test_a_change_page_names_what_it_touched_by_looking_up_those_nodes_only(

@@ -1,21 +1,19 @@
 """What a support lead reviewing the agents' memory in the browser found unclear or wrong on the pages
 that change memory, each checked against what :class:`BeliefDB` (and so the CLI) says of the same
-change: a retraction another principal must approve, what would be current again, paging the workspace,
-and a confirmation that applies only the change its preview showed."""
+change: a retraction another principal must approve, what would be current again, paging the workspace
+(a confirmation that applies only the change its preview showed is in tests/test_web_without_the_story.py)."""
 
 from __future__ import annotations
 
 import re
-import threading
-import time
 from datetime import timedelta
 from urllib.parse import quote as quote_url
 
-import psycopg
 import pytest
 import web_pages
 from fastapi.testclient import TestClient
 from product_story import Story, forum_post, publish_v33
+from pytest_postgresql import factories
 from web_pages import HTML, form_token, sign_in, text_of
 
 import beliefdb
@@ -23,6 +21,9 @@ from beliefdb import api
 
 #: the app under a test client, and the story before v3.3 (shared with test_web)
 client, story = web_pages.client, web_pages.story
+# every test here starts from the story before v3.3: each clones it from a template that holds it
+lead_story_proc = web_pages.story_proc()
+postgresql = factories.postgresql("lead_story_proc")
 
 
 def test_previewing_the_retraction_of_anothers_source_says_it_waits_for_their_approval(
@@ -63,54 +64,6 @@ def test_what_would_be_current_again_has_its_own_mark_not_survives(client: TestC
     assert "✓ would be current again" not in page
     marks = dict(re.findall(r'data-id="([0-9a-f-]+)" data-marks="([^"]*)"', page))
     assert "becomes_current" in marks[str(five)].split() and "survives" not in marks[str(five)].split()
-
-
-def test_a_confirmed_retraction_applies_only_what_its_preview_showed_even_against_a_writer_meanwhile(
-        db_url: str) -> None:
-    """The confirm step (``retract(expect=fingerprint)``) takes the preview again and applies it in one
-    transaction holding the workspace's write lock: a writer that commits while it waits makes it
-    stale (nothing written), never applied on top of a change the preview did not show."""
-    from beliefdb.db.queries import Q
-    from beliefdb.store import retraction
-
-    with beliefdb.connect(db_url, principal="alice") as db, beliefdb.connect(db_url, principal="alice") as other:
-        five, six = (db.remember(f"warehouse closes at {v}", "warehouse", "closing", v, q, source=s, text=q + "\n",
-                                 authority="official", valid_from=since).accepted[0].id
-                     for s, q, v, since in (("a.md", "It closes at 5pm.", "5pm", "2025-03-01T00:00:00+00:00"),
-                                            ("b.md", "It closes at 6pm.", "6pm", "2025-04-01T00:00:00+00:00")))
-        shown = db.preview_retract(source="b.md")
-        assert shown.became_current == [five]  # what the reviewer saw: 5pm would be current again
-        outcome: list[object] = []
-
-        def confirm() -> None:
-            try:
-                outcome.append(db.retract(source="b.md", reason="wrong hours", expect=shown.fingerprint()))
-            except beliefdb.errors.BeliefDBError as exc:
-                outcome.append(exc)
-
-        with other.database.transaction() as c:  # another writer, holding the workspace meanwhile
-            c.execute(Q.lock_workspace)
-            retraction.retract(other.database, source="a.md", reason="also wrong", conn=c)
-            waiting = threading.Thread(target=confirm)
-            waiting.start()
-            # the confirm waits for the writer's lock (the only session of this test's database that can
-            # wait on one), then judges what the writer committed
-            with psycopg.connect(db_url, autocommit=True) as watcher:
-                deadline = time.monotonic() + 30
-                while watcher.execute("select count(*) from pg_stat_activity where datname = current_database()"
-                                      " and wait_event_type = 'Lock'").fetchone() != (1,):
-                    assert time.monotonic() < deadline, "the confirm never waited for the writer's lock"
-                    time.sleep(0.01)
-            assert waiting.is_alive()
-        waiting.join(30)
-        (stale,) = outcome
-        assert isinstance(stale, beliefdb.errors.StalePreview), stale
-        assert stale.code == "stale_preview"
-        assert db.why(six).belief.status == "current"  # b.md not retracted: nothing written
-        fresh = db.preview_retract(source="b.md")
-        assert fresh.became_current == [] and fresh.fingerprint() != shown.fingerprint()
-        done = db.retract(source="b.md", reason="wrong hours", expect=fresh.fingerprint())
-        assert done.fingerprint() == fresh.fingerprint() and db.why(six).belief.status != "current"
 
 
 def test_the_workspace_pages_its_beliefs_with_numbers_and_links(client: TestClient, db_url: str, story: Story,
@@ -164,17 +117,6 @@ def test_the_impact_of_a_retracted_source_offers_no_retraction_that_would_fail(c
     assert "forum-post.txt is retracted already." in text_of(page)
     live = client.get("/impact", params={"ref": "return-policy.md"}, headers=HTML).text
     assert 'href="/sources/retract?source=return-policy.md">Retract return-policy.md… (preview first)' in live
-
-
-def test_a_nul_in_an_address_is_a_page_saying_why_not_json(client: TestClient, db_url: str) -> None:
-    sign_in(client, api.create_token("default", "alice", url=db_url).token)
-    for path in ("/?subject=%00", "/beliefs/%00", "/impact?ref=a%00b", "/decisions/x?as_of=%00"):
-        page = client.get(path, headers=HTML)
-        assert page.status_code == 400 and page.headers["content-type"].startswith("text/html"), (path, page.text)
-        assert 'role="alert"' in page.text and "text may not contain NUL characters" in page.text
-        assert '<nav aria-label="Main">' in page.text  # still signed in
-        assert page.headers["content-security-policy"].startswith("default-src 'none'")
-    assert client.get("/beliefs/%00").json()["error"] == "invalid_input"  # a script's request: JSON, as before
 
 
 def test_an_address_that_is_no_page_says_so_in_words(client: TestClient, db_url: str, story: Story) -> None:

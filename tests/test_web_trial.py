@@ -6,11 +6,10 @@ from __future__ import annotations
 
 import re
 
-import pytest
 import web_pages
-from conftest import Cli
 from fastapi.testclient import TestClient
 from product_story import Story, forum_post, publish_v33
+from pytest_postgresql import factories
 from web_pages import HTML, form_token, sign_in, text_of
 
 import beliefdb
@@ -18,7 +17,9 @@ from beliefdb import api
 
 #: the app under a test client, and the story before v3.3 (shared with test_web)
 client, story = web_pages.client, web_pages.story
-
+# every test here starts from the story before v3.3: each clones it from a template that holds it
+trial_story_proc = web_pages.story_proc()
+postgresql = factories.postgresql("trial_story_proc")
 
 
 def test_the_belief_page_says_when_and_why_its_evidence_was_retracted(client: TestClient, db_url: str,
@@ -118,14 +119,6 @@ def test_rejecting_a_conflict_in_the_browser_rejects_it(client: TestClient, db_u
         assert item.id not in {i.id for i in db.review_items()}
         assert {b.id: b.status for b in db.beliefs(subject="warehouse", include_all=True)} == {
             five: "conflicting", six: "conflicting"}
-
-
-def test_the_sign_in_page_gives_a_token_command_that_works(client: TestClient, cli: Cli) -> None:
-    said = re.search(r"<code>(beliefdb token create [^<]*)</code>", client.get("/signin", headers=HTML).text)
-    assert said is not None
-    args = said.group(1).split()[1:]
-    made = cli(*[{"PRINCIPAL": "alice", "WORKSPACE": "default"}.get(a, a) for a in args])
-    assert made.stdout.startswith("bdb_")
 
 
 def test_a_belief_as_of_before_a_change_shows_its_evidence_as_it_was_then(client: TestClient, db_url: str,
@@ -240,16 +233,6 @@ def test_a_decision_as_of_a_moment_speaks_of_then(client: TestClient, db_url: st
                               headers=HTML).text)
     assert "None: no reason held then." in then and "holds now" not in then
     assert "None: no reason holds now." in text_of(client.get(f"/decisions/{story.refuse}", headers=HTML).text)
-
-
-@pytest.mark.slow
-def test_a_run_step_names_the_step_it_reads_once(client: TestClient, db_url: str) -> None:
-    workspace = api.demo("repair", say=lambda _: None, url=db_url, keep=True)
-    sign_in(client, api.create_token(workspace, "demo", url=db_url).token)
-    with beliefdb.connect(db_url, workspace) as db:
-        run = next(r for r in db.runs() if r.steps == max(x.steps for x in db.runs()))
-    page = text_of(client.get(f"/runs/{run.id}", headers=HTML).text)
-    assert "cites step 1. memory_read" in page and "step step" not in page
 
 
 def test_an_error_page_keeps_the_signed_in_navigation(client: TestClient, db_url: str, story: Story) -> None:
