@@ -1,7 +1,9 @@
 """Multi-agent ownership (issue 6): every write is attributed to the session's principal; only a
 belief's owner changes its status; other principals add evidence, raise conflicts and propose
 corrections, which wait in the review queue. The database enforces it: the tests also try to get
-around it with hand-written SQL as the application role."""
+around it with hand-written SQL as the application role. Every test here starts from alice's belief,
+written once into a template each test clones; a claim that calls itself a reviewer's correction, on
+an empty database, is in tests/test_ownership_claimed_corrections.py."""
 
 from __future__ import annotations
 
@@ -11,11 +13,11 @@ from uuid import UUID
 
 import psycopg
 import pytest
-from conftest import Cli
+from conftest import SEEDS, Cli, seeded_proc
 from psycopg import errors as pg_errors
 from psycopg import sql
 from psycopg.conninfo import make_conninfo
-from psycopg.types.json import Jsonb
+from pytest_postgresql import factories
 
 import beliefdb
 from beliefdb import errors
@@ -25,11 +27,22 @@ from beliefdb.store.workspaces import create_workspace
 QUOTE = "Returns are accepted within 7 days of delivery."
 
 
+def _write_window(url: str) -> UUID:
+    with beliefdb.connect(url, principal="alice") as alice:
+        return alice.remember("Returns within 7 days", "return_policy", "window", "7 days", QUOTE,
+                              source="internal-note", text=f"Note. {QUOTE}", authority="internal").accepted[0].id
+
+
+# every test here starts from alice's belief: each clones it from a template that holds it
+window_proc = seeded_proc(_write_window)
+postgresql = factories.postgresql("window_proc")
+
+
 @pytest.fixture
-def window(alice: beliefdb.BeliefDB) -> UUID:
-    """Alice's belief: returns within 7 days, from an internal note."""
-    return alice.remember("Returns within 7 days", "return_policy", "window", "7 days", QUOTE,
-                          source="internal-note", text=f"Note. {QUOTE}", authority="internal").accepted[0].id
+def window(postgresql: psycopg.Connection[Any]) -> UUID:
+    """Alice's belief: returns within 7 days, from an internal note (this test's database holds it)."""
+    written: UUID = SEEDS[postgresql.info.dbname]
+    return written
 
 
 def su_all(db_url: str, query: str, params: Any = None) -> list[tuple[Any, ...]]:
@@ -337,17 +350,6 @@ def test_other_routes_to_someone_elses_belief_are_refused(db_url: str, alice: be
     # the owner may do each of these
     alice.retract(fragment=correction_fragment, reason="the reviewer withdrew it")
     assert status_of(db_url, replacement)[0] == "unsupported" and status_of(db_url, window)[0] == "current"
-
-
-def test_a_claim_cannot_call_itself_a_reviewers_correction(db_url: str, bob: beliefdb.BeliefDB) -> None:
-    text = "Shipping is free over 50 euros."
-    bob.ingest_text(text, source="forum", authority="unverified", extractor="none")
-    claim = {"statement": text, "subject": "shipping", "attribute": "free_over", "value": "50 euros",
-             "quote": text, "start": 0, "end": len(text), "confidence_kind": "human_correction"}
-    with bob.database.transaction() as conn:
-        conn.execute("select beliefdb.add_claims_to_source('forum', %s)", (Jsonb([claim]),))
-    assert su_all(db_url, "select confidence_kind::text from beliefdb.belief where subject = 'shipping'") == [
-        ("extracted",)]
 
 
 def test_forgetting_a_winner_brings_back_what_it_replaced(db_url: str, alice: beliefdb.BeliefDB,
