@@ -10,7 +10,7 @@ from typing import Any
 
 import psycopg
 import pytest
-from conftest import Cli, seeded_proc
+from conftest import SEEDS, Cli, seeded_proc
 from pytest_postgresql import factories
 from test_cli_truth import (
     FIX,
@@ -26,22 +26,14 @@ from test_cli_truth import (
 
 import beliefdb
 
-#: the graph's ids by name, as write_story returned them (set where the template is written)
-_STORY: dict[str, str] = {}
-
-
-def _seed(url: str) -> None:
-    _STORY.update(write_story(url))
-
-
-story_graph_proc = seeded_proc(_seed)
+story_graph_proc = seeded_proc(write_story)
 postgresql = factories.postgresql("story_graph_proc")
 
 
 @pytest.fixture
-def story(db_url: str) -> dict[str, str]:
+def story(postgresql: psycopg.Connection[Any]) -> dict[str, str]:
     """The small graph of write_story: this test's database holds it."""
-    return dict(_STORY)
+    return dict(SEEDS[postgresql.info.dbname])
 
 
 # --- impact -------------------------------------------------------------------------------------

@@ -10,7 +10,7 @@ from typing import Any
 
 import psycopg
 import pytest
-from conftest import Cli, seeded_proc
+from conftest import SEEDS, Cli, seeded_proc
 from pytest_postgresql import factories
 from test_cli_truth import (
     FIX,
@@ -24,22 +24,14 @@ from test_cli_truth import (
 
 import beliefdb
 
-#: the three beliefs' ids by name, as write_three returned them (set where the template is written)
-_THREE: dict[str, str] = {}
-
-
-def _seed(url: str) -> None:
-    _THREE.update(write_three(url))
-
-
-three_beliefs_proc = seeded_proc(_seed)
+three_beliefs_proc = seeded_proc(write_three)
 postgresql = factories.postgresql("three_beliefs_proc")
 
 
 @pytest.fixture
-def three(db_url: str) -> dict[str, str]:
+def three(postgresql: psycopg.Connection[Any]) -> dict[str, str]:
     """Three independent current beliefs, each from its own source: this test's database holds them."""
-    return dict(_THREE)
+    return dict(SEEDS[postgresql.info.dbname])
 
 
 # --- decide -------------------------------------------------------------------------------------

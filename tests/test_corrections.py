@@ -17,7 +17,7 @@ from uuid import UUID
 
 import psycopg
 import pytest
-from conftest import Cli, seeded_proc
+from conftest import SEEDS, Cli, seeded_proc
 from pytest_postgresql import factories
 
 import beliefdb
@@ -92,13 +92,9 @@ def write_world(bdb: beliefdb.BeliefDB) -> World:
     return World(x, y, d1, a1, d2, d3, a3)
 
 
-#: the world's ids, as write_world returned them (set where the template is written)
-_WORLD: list[World] = []
-
-
-def _seed(url: str) -> None:
+def _seed(url: str) -> World:
     with beliefdb.connect(url) as bdb:
-        _WORLD.append(write_world(bdb))
+        return write_world(bdb)
 
 
 # every test of this module starts from the world: each clones it from a template that holds it
@@ -107,9 +103,9 @@ postgresql = factories.postgresql("world_proc")
 
 
 @pytest.fixture
-def world(db_url: str) -> World:
+def world(postgresql: psycopg.Connection[Any]) -> World:
     """The world of the module's docstring: this test's database holds it."""
-    (written,) = _WORLD
+    written: World = SEEDS[postgresql.info.dbname]
     return written
 
 

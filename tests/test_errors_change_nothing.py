@@ -14,21 +14,19 @@ from typing import Any
 
 import psycopg
 import pytest
-from conftest import Cli, seeded_proc
+from conftest import SEEDS, Cli, seeded_proc
 from pytest_postgresql import factories
 from test_errors import DOC, _binary, assert_json_error, assert_text_error, row_counts
 
-#: the id of one of the seed document's beliefs, as its ingest reported it (set where the template is written)
-_SEED: dict[str, str] = {}
 
-
-def _ingest_the_seed(url: str) -> None:
+def _ingest_the_seed(url: str) -> str:
+    """seed-policy.md ingested; the id of one of its beliefs, as the ingest reported it."""
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "seed-policy.md"
         path.write_text(DOC, encoding="utf-8")
         report = Cli({"BELIEFDB_URL": url}).json("ingest", path)
     assert report["accepted"], report
-    _SEED["belief"] = str(report["accepted"][0]["id"])
+    return str(report["accepted"][0]["id"])
 
 
 # every test of this module starts from the seed document: each clones it from a template that holds it
@@ -43,10 +41,10 @@ def snapshot(postgresql: psycopg.Connection[Any]) -> Callable[[], dict[str, int]
 
 
 @pytest.fixture
-def seeded(db_url: str) -> str:
+def seeded(postgresql: psycopg.Connection[Any]) -> str:
     """One document already ingested, so 'nothing changed' is checked against a non-empty database.
     Returns the id of one of its beliefs."""
-    return _SEED["belief"]
+    return str(SEEDS[postgresql.info.dbname])
 
 
 # --- bad files ----------------------------------------------------------------------------------

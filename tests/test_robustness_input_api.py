@@ -15,8 +15,9 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+import psycopg
 import pytest
-from conftest import seeded_proc
+from conftest import SEEDS, seeded_proc
 from fastapi.testclient import TestClient
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -41,17 +42,14 @@ OUT_OF_RANGE = {"year-1-utc": datetime(1, 1, 1, tzinfo=UTC), "bc-in-utc": dateti
                 "naive-max": datetime.max}
 
 
-#: the id of the seed document's first belief, as its ingest reported it (set where the template is written)
-_SEED: dict[str, str] = {}
-
-
-def _ingest_the_seed(url: str) -> None:
+def _ingest_the_seed(url: str) -> str:
+    """policy.md ingested; the id of its first belief, as the ingest reported it."""
     with tempfile.TemporaryDirectory() as folder, beliefdb.connect(url) as bdb:
         path = Path(folder) / "policy.md"
         path.write_text(DOC, encoding="utf-8")
         report = bdb.ingest(path, embed=False)[0]
     assert isinstance(report, IngestReport)
-    _SEED["belief"] = str(report.accepted[0].id)
+    return str(report.accepted[0].id)
 
 
 # the tests of this module that use a database start from policy.md: each clones it from a template that holds it
@@ -60,9 +58,9 @@ postgresql = factories.postgresql("policy_proc")
 
 
 @pytest.fixture
-def seeded(db_url: str) -> str:
+def seeded(postgresql: psycopg.Connection[Any]) -> str:
     """A belief, so that reads have something to read; its id."""
-    return _SEED["belief"]
+    return str(SEEDS[postgresql.info.dbname])
 
 
 # --- the library ---------------------------------------------------------------------------------
