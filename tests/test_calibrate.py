@@ -1,9 +1,10 @@
 """Calibration against a reviewer's labelled sample: reliability table, ECE computed by hand, CSV
-errors, the optional reliability diagram and the JSON shape."""
+errors, the optional reliability diagram and the JSON shape. The tests of the sample clone its beliefs
+from a template that holds them; those that write their own beliefs (bin edges, CSV and library errors,
+other workspaces) are in tests/test_calibrate_own_beliefs.py."""
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -11,12 +12,11 @@ from uuid import UUID
 
 import psycopg
 import pytest
-from conftest import Cli
+from conftest import SEEDS, Cli, seeded_proc
+from pytest_postgresql import factories
 
 import beliefdb
-from beliefdb import errors
 from beliefdb.store import calibrate as calibrate_mod
-from beliefdb.store import workspaces
 
 # The sample: 10 beliefs in 2 of the 10 default bins.
 #   bin [0.2, 0.3): confidences 0.2, 0.2, 0.25, 0.25 -> mean 0.9 / 4 = 0.225; 2 of 4 correct -> accuracy 0.5
@@ -56,11 +56,22 @@ def write_labels(tmp_path: Path, rows: list[str], name: str = "labels.csv") -> P
     return path
 
 
+def _write_sample(url: str) -> list[UUID]:
+    """The sample's beliefs, one a human correction; their ids."""
+    with beliefdb.connect(url) as bdb, psycopg.connect(url) as conn:
+        return make_beliefs(bdb, conn, [c for c, _ in SAMPLE], kinds={4: "human_correction"})
+
+
+# every test here starts from the sample's beliefs: each clones them from a template that holds them
+sample_proc = seeded_proc(_write_sample)
+postgresql = factories.postgresql("sample_proc")
+
+
 @pytest.fixture
-def sample(bdb: beliefdb.BeliefDB, postgresql: psycopg.Connection[Any], tmp_path: Path) -> tuple[Path, list[UUID]]:
+def sample(postgresql: psycopg.Connection[Any], tmp_path: Path) -> tuple[Path, list[UUID]]:
     """The hand-computed sample as a CSV: every spelling of true/false, prefixes, blank lines; one
-    belief's confidence is a human correction."""
-    ids = make_beliefs(bdb, postgresql, [c for c, _ in SAMPLE], kinds={4: "human_correction"})
+    belief's confidence is a human correction (this test's database holds the beliefs)."""
+    ids: list[UUID] = SEEDS[postgresql.info.dbname]
     spellings = {True: ["true", "1", "yes", "TRUE", " Yes "], False: ["false", "0", "no", "False", "NO"]}
     rows = ["belief_id,correct", ""]
     for n, (belief_id, (_, correct)) in enumerate(zip(ids, SAMPLE, strict=True)):
@@ -103,18 +114,6 @@ def test_bins_option(cli: Cli, sample: tuple[Path, list[UUID]]) -> None:
     assert cli.one_line_error("calibrate", "--labels", str(path), "--bins", "0").startswith("error: --bins")
 
 
-def test_values_on_bin_edges_land_in_the_bin_they_name(
-        bdb: beliefdb.BeliefDB, postgresql: psycopg.Connection[Any], tmp_path: Path) -> None:
-    # 0.3, 0.6 and 0.7 are not exact as binary reals (0.7 is stored as 0.69999999); each belongs to its own bin
-    ids = make_beliefs(bdb, postgresql, [0.3, 0.6, 0.7, 0.0])
-    path = write_labels(tmp_path, ["belief_id,correct", *(f"{i},yes" for i in ids)])
-    result = calibrate_mod.calibrate(bdb.database, path)
-    assert {i: b.count for i, b in enumerate(result.bins) if b.count} == {0: 1, 3: 1, 6: 1, 7: 1}
-    assert result.bins[7].mean_confidence == 0.7
-    # ECE = 1/4·(|1-0.3| + |1-0.6| + |1-0.7| + |1-0|) = 1/4·(0.7 + 0.4 + 0.3 + 1.0) = 0.6
-    assert result.ece == 0.6
-
-
 @pytest.mark.slow
 def test_table_output(cli: Cli, sample: tuple[Path, list[UUID]]) -> None:
     path, _ = sample
@@ -140,50 +139,6 @@ def test_json_shape(cli: Cli, sample: tuple[Path, list[UUID]]) -> None:
     assert data["by_kind"][0] == {"confidence_kind": "extracted", "count": 9, "correct": 4, "accuracy": 4 / 9,
                                   "mean_confidence": data["by_kind"][0]["mean_confidence"]}
     assert abs(data["by_kind"][0]["mean_confidence"] - 5.7 / 9) < 1e-12
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize(("rows", "expected"), [
-    (["id,correct", "{a},true"], "line 1: header must name the columns 'belief_id' and 'correct'"),
-    (["belief_id,correct", "{a},true", "{b},maybe"], "line 3: correct must be true/false, 1/0 or yes/no, got 'maybe'"),
-    (["belief_id,correct", "{a}"], "line 2: expected belief_id and correct"),
-    (["belief_id,correct", "not-an-id!,true"], "line 2: 'not-an-id!' is not a belief id"),
-    (["belief_id,correct", "{a},true", "", "00000000-0000-0000-0000-000000000000,false"],
-     "line 4: unknown belief 00000000-0000-0000-0000-000000000000"),
-    (["belief_id,correct", "{a},true", "{b},no", "{a},yes"], "line 4: belief {a} is labelled twice (first on line 2)"),
-    (["belief_id,correct", "{a8},true", "{a},no"], "line 3: belief {a} is labelled twice (first on line 2)"),
-    (["belief_id,correct"], "no labelled beliefs"),
-    ([], "empty file"),
-])
-def test_csv_errors(cli: Cli, bdb: beliefdb.BeliefDB, postgresql: psycopg.Connection[Any], tmp_path: Path,
-                    rows: list[str], expected: str) -> None:
-    a, b = make_beliefs(bdb, postgresql, [0.5, 0.5])
-    fill = {"a": str(a), "b": str(b), "a8": str(a)[:8]}
-    path = write_labels(tmp_path, [r.format(**fill) for r in rows])
-    line = cli.one_line_error("calibrate", "--labels", str(path))
-    assert expected.format(**fill) in line, line
-    as_json = cli.fail("calibrate", "--labels", str(path), "--json")
-    assert json.loads(as_json.stdout)["message"].endswith(line.split(": ", 1)[1].split(": ", 1)[-1])
-
-
-def test_library_error_types(bdb: beliefdb.BeliefDB, postgresql: psycopg.Connection[Any], tmp_path: Path) -> None:
-    (a,) = make_beliefs(bdb, postgresql, [0.5])
-    with pytest.raises(errors.InvalidInput, match="line 2"):
-        calibrate_mod.calibrate(bdb.database, write_labels(tmp_path, ["belief_id,correct", f"{a},perhaps"]))
-    with pytest.raises(errors.NotFound, match="unknown belief ffff"):
-        calibrate_mod.calibrate(bdb.database, write_labels(tmp_path, ["belief_id,correct", "ffff,1"]))
-    with pytest.raises(errors.NotFound, match="no such file"):
-        calibrate_mod.calibrate(bdb.database, tmp_path / "missing.csv")
-
-
-@pytest.mark.slow
-def test_other_workspaces_beliefs_are_unknown(cli: Cli, db_url: str, bdb: beliefdb.BeliefDB,
-                                              postgresql: psycopg.Connection[Any], tmp_path: Path) -> None:
-    (a,) = make_beliefs(bdb, postgresql, [0.5])
-    path = write_labels(tmp_path, ["belief_id,correct", f"{a},true"])
-    cli("calibrate", "--labels", str(path))
-    workspaces.create_workspace(db_url, "other")
-    assert f"unknown belief {a}" in cli.one_line_error("calibrate", "--labels", str(path), "--workspace", "other")
 
 
 @pytest.mark.slow
