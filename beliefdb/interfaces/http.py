@@ -245,12 +245,19 @@ class BodyLimit:
 
 class TokenRequired:
     """An ASGI app (the MCP endpoint) behind a bearer token: 401 without a valid one. The tools then act
-    as the token's principal in its workspace (:mod:`beliefdb.interfaces.mcp`)."""
+    as the token's principal in its workspace (:mod:`beliefdb.interfaces.mcp`). Every message is a POST:
+    another method is 405, as at any resource, before the token (a GET would open the stream of the
+    server's own messages, which a stateless server never sends: it never ended)."""
 
     def __init__(self, app: ASGIApp, memories: Memories) -> None:
         self.app, self.memories = app, memories
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope.get("method") != "POST":
+            said = (f"/mcp does not take {scope.get('method')}: it takes POST (MCP over stateless streamable"
+                    " HTTP: each message is a POST; there is no stream of the server's own messages to open)")
+            await error(405, "method_not_allowed", errors.echoed(said), {"Allow": "POST"})(scope, receive, send)
+            return
         token = bearer(Headers(scope=scope).get("authorization"))
         try:
             await anyio.to_thread.run_sync(self.memories.identify, token)
