@@ -96,6 +96,8 @@ def retract_preview(request: Request, v: Reader, source: str = "",
 
 @router.post("/sources/retract")
 def retract_apply(request: Request, v: Writer, source: Text = "", reason: Text = "", expected: Text = "") -> Response:
+    if not source.strip():
+        raise errors.InvalidInput("name the source to retract")
     if not reason.strip():
         raise errors.InvalidInput("a retraction needs a reason")
     # only what the preview showed, all of it (checked and applied in one transaction): if it would now
