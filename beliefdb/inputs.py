@@ -13,6 +13,7 @@ CLI, the servers, the claims reader and the library.
 from __future__ import annotations
 
 import inspect
+import math
 from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime
 from os import PathLike, fspath
@@ -83,12 +84,30 @@ def depth_of(value: Any) -> int:
     return deepest
 
 
+def non_finite_in(value: Any) -> bool:
+    """Whether a JSON-like ``value`` holds a float JSON has no number for (NaN, Infinity: what Python's
+    JSON readers make of ``NaN``, ``Infinity`` and ``1e400``), walked without recursion."""
+    pending = [value]
+    while pending:
+        item = pending.pop()
+        if isinstance(item, float) and not math.isfinite(item):
+            return True
+        if isinstance(item, Mapping):
+            pending.extend(item.values())
+        elif isinstance(item, (list, tuple)):
+            pending.extend(item)
+    return False
+
+
 def check_json(value: Any, where: str) -> None:
-    """InvalidInput naming ``where`` when the JSON-like ``value`` holds text PostgreSQL cannot store, or
-    nests deeper than :data:`MAX_DEPTH` levels."""
+    """InvalidInput naming ``where`` when the JSON-like ``value`` holds text PostgreSQL cannot store, a
+    number JSON cannot (:func:`non_finite_in`), or nests deeper than :data:`MAX_DEPTH` levels."""
     check_text(value, where)
     if depth_of(value) > MAX_DEPTH:
         raise InvalidInput(f"{where}: nested deeper than {MAX_DEPTH} levels")
+    if non_finite_in(value):
+        raise InvalidInput(f"{where}: holds a number JSON has none for (NaN or Infinity; a number as large as"
+                           " 1e400 is read as Infinity)")
 
 
 def check_text(value: Any, where: str) -> None:
