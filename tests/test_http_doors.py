@@ -98,3 +98,21 @@ def test_head_is_answered_wherever_get_is(http_client: TestClient, db_url: str) 
     refused_head = http_client.head("/jobs/retry", headers=alice)
     assert (refused_head.status_code, refused_head.headers["allow"]) == (405, "POST")
     assert http_client.delete("/beliefs", headers=alice).headers["allow"] == "GET, HEAD, POST"
+
+
+def test_a_body_json_cannot_read_says_why(http_client: TestClient, db_url: str) -> None:
+    """A body that is no UTF-8 (a Latin-1 é) or nests deeper than Python's JSON reader goes was answered
+    FastAPI's "There was an error parsing the body", saying neither what nor where, and before the token
+    was looked at: a caller without a valid one got it too, where every other bad request is 401 first."""
+    json_type = {"Content-Type": "application/json"}
+    latin1, deep = b'{"question": "caf\xe9?"}', b"[" * 5000 + b"]" * 5000
+    message = refused(http_client.post("/ask", content=latin1, headers={**bearer(db_url), **json_type}), 400,
+                      "invalid_input")
+    assert message.startswith("the request body is not valid JSON") and "UTF-8" in message, message
+    assert "byte 17" in message, message  # (where: the é, counted from 0)
+    message = refused(http_client.post("/steps", content=deep, headers={**bearer(db_url), **json_type}), 400,
+                      "invalid_input")
+    assert message.startswith("the request body is not valid JSON") and "deep" in message, message
+    for headers in ({}, {"Authorization": "Bearer bdb_nope"}):
+        for body in (latin1, deep):
+            refused(http_client.post("/ask", content=body, headers={**headers, **json_type}), 401, "unauthenticated")

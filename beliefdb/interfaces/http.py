@@ -67,14 +67,8 @@ async def _invalid(request: Request, exc: Exception) -> Response:
     field or parameter and what was wrong with it. FastAPI reads the request before the route's token:
     a caller without a valid one is told that (401), not what was wrong with its request."""
     assert isinstance(exc, RequestValidationError)
-    if not view.browser(request.scope):
-        try:
-            await anyio.to_thread.run_sync(request.app.state.memories.identify,
-                                           bearer(request.headers.get("authorization")))
-        except errors.Unauthenticated as refused:
-            return error(401, refused.code, refused.message)
-        except errors.BeliefDBError:
-            pass  # (the token cannot be looked up now: the request's own problem is still the answer)
+    if (refused := await _no_token(request)) is not None:
+        return refused
     found = list(exc.errors())
     sent = request.headers.get("content-type", "")
     if _not_json_type(sent) and any(tuple(e.get("loc", ())) == ("body",) and e.get("type") in WHOLE for e in found):
@@ -88,6 +82,21 @@ async def _invalid(request: Request, exc: Exception) -> Response:
         why = str((broken.get("ctx") or {}).get("error", "invalid JSON"))
         return error(400, errors.InvalidInput.code, problems.not_json(exc.body, position, why))
     return error(400, errors.InvalidInput.code, problems.one_line(found))
+
+
+async def _no_token(request: Request) -> Response | None:
+    """The 401 of a request to the API without a valid token, whose body or query was read (and found
+    wrong) before its route looked at the token: such a caller is told that, not what its request lacks."""
+    if view.browser(request.scope):
+        return None
+    try:
+        await anyio.to_thread.run_sync(request.app.state.memories.identify,
+                                       bearer(request.headers.get("authorization")))
+    except errors.Unauthenticated as refused:
+        return error(401, refused.code, refused.message)
+    except errors.BeliefDBError:
+        pass  # (the token cannot be looked up now: the request's own problem is still the answer)
+    return None
 
 
 #: pydantic's problems with a whole body that is no JSON object
@@ -114,6 +123,10 @@ async def _http(request: Request, exc: Exception) -> Response:
     code = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "invalid_input")
     headers = dict(exc.headers or {})
     said = str(exc.detail)
+    if exc.status_code == 400 and said == UNREADABLE:  # (FastAPI's, for a body its JSON reader gave up on)
+        if (refused := await _no_token(request)) is not None:
+            return refused
+        return error(400, code, problems.unreadable(exc.__cause__))
     if exc.status_code == 404 and said == "Not Found":  # (the router's: no route at that path)
         said = f"no resource at {request.method} {request.url.path}: the HTTP API's resources are listed at" \
                " /openapi.json"
@@ -122,6 +135,9 @@ async def _http(request: Request, exc: Exception) -> Response:
         said = f"{request.url.path} does not take {request.method}: it takes {headers['Allow']}"
     return error(exc.status_code, code, errors.echoed(said), headers)
 
+
+#: FastAPI's detail for a body its JSON reader raised on other than with a syntax error
+UNREADABLE = "There was an error parsing the body"
 
 #: the methods a 405's Allow may name
 METHODS = ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE")

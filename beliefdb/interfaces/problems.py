@@ -65,3 +65,15 @@ def not_json(document: str | bytes | None, position: int, why: str) -> str:
     text = document.decode("utf-8", "replace") if isinstance(document, bytes) else document or ""
     where = json.JSONDecodeError(why, text, min(max(position, 0), len(text)))
     return f"the request body is not valid JSON: {why} at line {where.lineno} column {where.colno}"
+
+
+def unreadable(cause: BaseException | None) -> str:
+    """The message for a body Python's JSON reader raised on other than with a syntax error: bytes that
+    are not UTF-8 (nor UTF-16 or -32, which it also reads), and where; arrays or objects nested past its
+    recursion limit."""
+    if isinstance(cause, UnicodeDecodeError):
+        return (f"the request body is not valid JSON: not UTF-8 ({cause.reason} at byte {cause.start}; send"
+                " the JSON encoded as UTF-8)")
+    if isinstance(cause, RecursionError):
+        return "the request body is not valid JSON here: it nests arrays or objects too deep to be read"
+    return "the request body could not be read as JSON"
