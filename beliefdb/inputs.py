@@ -186,15 +186,17 @@ def check_integer(value: int, name: str) -> int:
 
 
 def check_scope(scope: Any) -> dict[str, str]:
-    """The conditions a scope names (None: none), each a name and a value of text, else InvalidInput (a
-    list or a text is no scope: ``dict(["EU"])`` is ``{"E": "U"}``, and a number would match no condition
-    ``ask`` gives, which are text)."""
+    """The conditions a scope names (None: none), each a name (not blank: as ``--scope`` takes it) and a
+    value of text, else InvalidInput (a list or a text is no scope: ``dict(["EU"])`` is ``{"E": "U"}``,
+    and a number would match no condition ``ask`` gives, which are text)."""
     if scope is None:
         return {}
     if not isinstance(scope, Mapping) or not all(isinstance(k, str) and isinstance(v, str) for k, v in scope.items()):
         kind = type(scope).__name__ if not isinstance(scope, Mapping) else "a mapping with other values"
         raise InvalidInput(f"{argument('scope')} must be a mapping of names to text values"
                            f" ({{'region': 'EU'}}), not {kind}")
+    if any(not name.strip() for name in scope):
+        raise InvalidInput(f"{argument('scope')}: each condition needs a name ({{'region': 'EU'}}), not a blank one")
     return dict(scope)
 
 

@@ -1,0 +1,42 @@
+"""A scope is conditions, each a name and a value. The CLI refuses a condition without a name (``--scope
+=EU``); over HTTP and MCP, and in the library, ``{"": "EU"}`` was taken and stored, and the belief was
+shown to apply "when: =EU", a condition no question can name. It is refused at every door, naming the
+argument, and nothing is written."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from serving import bearer, refused
+
+import beliefdb
+from beliefdb import errors
+
+POLICY = "Returns are accepted within 30 days in the EU.\n"
+REMEMBER = {"statement": "Returns are accepted within 30 days in the EU.", "subject": "return_policy",
+            "attribute": "window", "value": "30 days", "quote": "Returns are accepted within 30 days",
+            "source": "policy.md", "text": POLICY}
+
+
+def test_http_refuses_a_scope_condition_without_a_name(http_client: Any, db_url: str) -> None:
+    for blank in ("", "  "):
+        message = refused(http_client.post("/beliefs", json={**REMEMBER, "scope": {blank: "EU"}},
+                                           headers=bearer(db_url)), 400, "invalid_input")
+        assert message.startswith("scope") and "name" in message, message
+        message = refused(http_client.post("/ask", json={"question": "returns?", "scope": {blank: "EU"}},
+                                           headers=bearer(db_url)), 400, "invalid_input")
+        assert message.startswith("scope") and "name" in message, message
+    with beliefdb.connect(db_url) as db:
+        assert db.beliefs(include_all=True) == []
+
+
+def test_library_refuses_a_scope_condition_without_a_name(db_url: str) -> None:
+    with beliefdb.connect(db_url, principal="alice") as db:
+        with pytest.raises(errors.InvalidInput, match="name"):
+            db.remember(REMEMBER["statement"], subject="return_policy", attribute="window", value="30 days",
+                        quote=REMEMBER["quote"], source="policy.md", text=POLICY, scope={"": "EU"})
+        assert db.beliefs(include_all=True) == []
+        kept = db.remember(REMEMBER["statement"], subject="return_policy", attribute="window", value="30 days",
+                           quote=REMEMBER["quote"], source="policy.md", text=POLICY, scope={"region": ""})
+        assert kept.accepted  # (a condition's value may be empty, as the CLI's --scope region= gives)
