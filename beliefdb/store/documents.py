@@ -61,7 +61,10 @@ def named_documents(paths: Sequence[Path], what: str, suffixes: Sequence[str] = 
                     source: str | None = None) -> dict[Path, str]:
     """Each file of :func:`documents` with its source name; none is an error saying what could not be
     done (``what``) and naming the directories given, and so are several when the caller names the
-    one source they are (``source``, what ``--source`` gives)."""
+    one source they are (``source``, what ``--source`` gives; a blank one is an error too)."""
+    if source is not None and not source.strip():  # (not "no name": each file would take its own)
+        raise errors.InvalidInput(f"{errors.argument('source')} is blank: give the source's name, or leave it out"
+                                  " to name each source by its file")
     named = {path: name for name, path in documents(paths, suffixes)}
     if not named:
         raise no_documents(what, suffixes, [p for p in paths if p.is_dir()])
