@@ -44,6 +44,9 @@ def apply(db: Database, belief: str | UUID, statement: str, *, reviewer: str, ex
     if not reviewer.strip():
         raise errors.InvalidInput(f"a correction needs {errors.argument('reviewer')}")
     check_integer(expect_revision, "expect_revision")
+    if idempotency_key is not None and not idempotency_key.strip():  # (a stored "" would name every request)
+        raise errors.InvalidInput(f"{errors.argument('idempotency_key')} is blank: give a key that names this"
+                                  " correction, or leave it out")
     result: CorrectionResult = db.fetch_one(
         CorrectionResult, Q.apply_correction,
         (str(belief), statement, value, reviewer, reason, expect_revision, idempotency_key), conn)
