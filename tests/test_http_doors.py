@@ -116,3 +116,27 @@ def test_a_body_json_cannot_read_says_why(http_client: TestClient, db_url: str) 
     for headers in ({}, {"Authorization": "Bearer bdb_nope"}):
         for body in (latin1, deep):
             refused(http_client.post("/ask", content=body, headers={**headers, **json_type}), 401, "unauthenticated")
+
+
+def test_a_query_parameter_a_resource_does_not_take_is_named(http_client: TestClient, db_url: str) -> None:
+    """A body's unknown field is refused ("not one of the fields this request takes"), and so is an MCP
+    tool's unknown argument; a query's was dropped: GET /beliefs?subjet=return_policy (a typo) answered
+    every belief of the workspace, GET /jobs?state=failed every job, as if unfiltered. It is bad input
+    naming the parameter and those the resource takes (after the token: 401 without a valid one)."""
+    auth = bearer(db_url)
+    message = refused(http_client.get("/beliefs", params={"subjet": "return_policy"}, headers=auth), 400,
+                      "invalid_input")
+    assert message.startswith("subjet: not one of the parameters") and "subject" in message, message
+    message = refused(http_client.get("/jobs", params={"state": "failed", "limit": 5}, headers=auth), 400,
+                      "invalid_input")
+    assert message.startswith("state: ") and "status" in message, message
+    message = refused(http_client.get("/whoami", params={"workspace": "other"}, headers=auth), 400,
+                      "invalid_input")
+    assert message.startswith("workspace: ") and "takes none" in message, message
+    head = http_client.head("/beliefs", params={"subjet": "x"}, headers=auth)
+    assert head.status_code == 400, head.status_code
+    refused(http_client.get("/beliefs", params={"subjet": "x"}), 401, "unauthenticated")
+    # the parameters a resource takes, as before (its dependencies' too)
+    assert http_client.get("/beliefs", params={"subject": "x", "limit": 5}, headers=auth).json() == []
+    assert http_client.get("/jobs", params={"status": "failed"}, headers=auth).json() == []
+    assert http_client.get("/review-items", params={"limit": 1}, headers=auth).status_code == 200

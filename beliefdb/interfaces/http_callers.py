@@ -1,14 +1,18 @@
 """Who calls the HTTP API: the principal and workspace of the request's bearer token, never those the
 request names, and the memory they reach, held from the request's start to its answer (a memory set
-aside for other principals' is never closed under a request still using it)."""
+aside for other principals' is never closed under a request still using it); and the route class of
+the API's resources, which refuses a query parameter the resource does not take."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Coroutine, Iterator
 from dataclasses import dataclass
-from typing import Annotated
+from typing import Annotated, Any
 
-from fastapi import Depends, Request
+from fastapi import Depends, Request, Response
+from fastapi.dependencies.models import Dependant
+from fastapi.exceptions import RequestValidationError
+from fastapi.routing import APIRoute
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
 from beliefdb.api import BeliefDB
@@ -43,3 +47,33 @@ def writer(c: Annotated[Caller, Depends(caller)]) -> Caller:
 
 Reader = Annotated[Caller, Depends(caller)]
 Writer = Annotated[Caller, Depends(writer)]
+
+
+def _query_names(dependant: Dependant) -> frozenset[str]:
+    """The query parameters a route takes: its own and its dependencies'."""
+    names = {field.alias for field in dependant.query_params}
+    for dependency in dependant.dependencies:
+        names |= _query_names(dependency)
+    return frozenset(names)
+
+
+class KnownQuery(APIRoute):
+    """A resource of the API: a query parameter it does not take is bad input naming it (as a body's
+    unknown field is, and an MCP tool's unknown argument), not dropped: a misspelt filter
+    (``/beliefs?subjet=...``) would answer as if there were none. Raised as FastAPI's own bad input, so
+    a caller without a valid token is told that first."""
+
+    def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
+        handler = super().get_route_handler()
+        taken = _query_names(self.dependant)
+
+        async def checked(request: Request) -> Response:
+            unknown = [name for name in dict.fromkeys(request.query_params) if name not in taken]
+            if unknown:
+                raise RequestValidationError([
+                    {"type": "unknown_parameter", "loc": ("query", name), "input": request.query_params[name],
+                     "msg": f"not one of the parameters {request.url.path} takes ({', '.join(sorted(taken))})"
+                     if taken else f"not a parameter: {request.url.path} takes none"} for name in unknown])
+            return await handler(request)
+
+        return checked

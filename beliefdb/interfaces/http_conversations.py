@@ -12,7 +12,7 @@ from fastapi.responses import JSONResponse
 from pydantic import Field
 
 from beliefdb.interfaces.http_bodies import Body, Moment
-from beliefdb.interfaces.http_callers import Reader, Writer, writer
+from beliefdb.interfaces.http_callers import KnownQuery, Reader, Writer, writer
 from beliefdb.interfaces.http_routes import doc, ok
 from beliefdb.models import IngestReport, Turn
 from beliefdb.vocabulary import Authority, Label
@@ -48,7 +48,7 @@ class Said(Body):
     extractor: Literal["rules", "none", "llm"] = "rules"
 
 
-router = APIRouter()
+router = APIRouter(route_class=KnownQuery)
 
 
 @router.post("/conversations", responses=doc(IngestReport, llm=True),

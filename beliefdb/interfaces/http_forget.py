@@ -14,7 +14,7 @@ from pydantic import Field
 
 from beliefdb import errors, render
 from beliefdb.interfaces.http_bodies import Body
-from beliefdb.interfaces.http_callers import Reader, writer
+from beliefdb.interfaces.http_callers import KnownQuery, Reader, writer
 from beliefdb.interfaces.http_routes import doc
 from beliefdb.render.schema import FORGOTTEN
 
@@ -38,7 +38,7 @@ class Forget(Body):
                                 " proposed versions); preview with it as you apply.")
 
 
-router = APIRouter()
+router = APIRouter(route_class=KnownQuery)
 
 
 @router.post("/forget", responses=doc(FORGOTTEN),

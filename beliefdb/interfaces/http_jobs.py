@@ -15,7 +15,7 @@ from fastapi.responses import JSONResponse
 from pydantic import Field, model_validator
 
 from beliefdb.interfaces.http_bodies import Body
-from beliefdb.interfaces.http_callers import Reader, Writer
+from beliefdb.interfaces.http_callers import KnownQuery, Reader, Writer
 from beliefdb.interfaces.http_conversations import MAX_TURNS, TurnBody
 from beliefdb.interfaces.http_routes import MAX_HTTP_PAGE, doc, link_next, ok
 from beliefdb.models import Job
@@ -63,7 +63,7 @@ class Cancel(Body):
                                                                 " (or give ids).")
 
 
-router = APIRouter()
+router = APIRouter(route_class=KnownQuery)
 
 
 @router.post("/jobs", status_code=202, responses=doc(JOB_IDS, 202),

@@ -26,7 +26,7 @@ from beliefdb.interfaces.http_bodies import (
     Resolve,
     Retract,
 )
-from beliefdb.interfaces.http_callers import Reader, Writer, writer
+from beliefdb.interfaces.http_callers import KnownQuery, Reader, Writer, writer
 from beliefdb.models import (
     Action,
     AuditResult,
@@ -75,7 +75,7 @@ def ok(value: Any, status: int = 200) -> JSONResponse:
     return JSONResponse(render.jsonable(value), status_code=status)
 
 
-router = APIRouter()
+router = APIRouter(route_class=KnownQuery)
 
 #: the largest page of GET /beliefs (a client that wants every belief follows the Link header)
 MAX_HTTP_PAGE = 10_000
