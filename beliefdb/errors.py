@@ -32,6 +32,26 @@ def wording(reader: Reader) -> Iterator[None]:
         _READER.reset(token)
 
 
+#: whether the messages raised are for a remote caller of ``beliefdb serve`` (an agent, a browser), who is
+#: not told how the server reaches its database (its socket's path, its host and port, a login)
+_REMOTE: ContextVar[bool] = ContextVar("beliefdb_remote", default=False)
+
+
+@contextmanager
+def remote() -> Iterator[None]:
+    """Word the messages raised inside the block for a remote caller of a server (:data:`_REMOTE`)."""
+    token = _REMOTE.set(True)
+    try:
+        yield
+    finally:
+        _REMOTE.reset(token)
+
+
+def for_remote() -> bool:
+    """Whether the messages raised now are for a remote caller of a server."""
+    return _REMOTE.get()
+
+
 def spelled(library: str, cli: str, *, http: str | None = None, mcp: str | None = None) -> str:
     """One phrase of a message as its reader knows it: ``library`` for a program (a method, an
     argument), ``cli`` at the command line (a command, an option), ``http`` and ``mcp`` for an agent

@@ -212,9 +212,13 @@ def probe(url: str, timeout: int = PROBE_TIMEOUT) -> None:
 
 
 def unreachable(exc: psycopg.Error) -> errors.DatabaseUnavailable:
-    """What a connection that could not be made says: its first line."""
-    return errors.DatabaseUnavailable(
-        f"cannot connect to the database: {conninfo.masked(str(exc).strip().splitlines()[0])}")
+    """What a connection that could not be made says: its first line (a server's remote caller is not told
+    where the database is, :func:`errors.for_remote`: the server's log says it)."""
+    said = f"cannot connect to the database: {conninfo.masked(str(exc).strip().splitlines()[0])}"
+    if errors.for_remote():
+        logging.getLogger("beliefdb.serve").warning("%s", said)
+        said = "cannot connect to the database (the server's log says why): nothing was changed"
+    return errors.DatabaseUnavailable(said)
 
 
 @contextmanager

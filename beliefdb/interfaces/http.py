@@ -211,17 +211,22 @@ class HeadAsGet:
 class Wording:
     """The messages raised for a request are worded for its door (:func:`beliefdb.errors.wording`): a
     hint names the HTTP API's resources (``POST /beliefs``), or the MCP tools at ``/mcp``; a person's
-    browser gets the library's words, as before."""
+    browser gets the library's words, as before. None names where the database is
+    (:func:`beliefdb.errors.remote`)."""
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or view.browser(scope):
+        if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        with errors.wording("mcp" if scope.get("path") == "/mcp" else "http"):
-            await self.app(scope, receive, send)
+        with errors.remote():  # (every caller: not told where the database is)
+            if view.browser(scope):
+                await self.app(scope, receive, send)
+                return
+            with errors.wording("mcp" if scope.get("path") == "/mcp" else "http"):
+                await self.app(scope, receive, send)
 
 
 class BodyLimit:
