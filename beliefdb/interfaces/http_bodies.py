@@ -149,7 +149,7 @@ class Ask(Body):
     k: int = Field(5, ge=1, le=50, strict=True)  # (strict: a JSON true is no number)
     as_of: Moment | None = None
     scope: dict[str, str] = Field(default_factory=dict)
-    min_confidence: float = Field(0.0, ge=0.0, le=1.0)
+    min_confidence: float = Field(0.0, ge=0.0, le=1.0, allow_inf_nan=False)
     include_fixtures: bool = False
     run: str | None = Field(None, description="Record which beliefs this run was shown (rule 19).")
 

@@ -50,7 +50,7 @@ log = logging.getLogger("beliefdb.mcp")
 # the bounds the HTTP API puts on the same numbers, so no tool sends the database what it cannot hold
 # (strict: a JSON true is no number; lax, it was taken as 1)
 K = Annotated[int, Field(ge=1, le=50, strict=True)]
-Confidence = Annotated[float, Field(ge=0.0, le=1.0)]
+Confidence = Annotated[float, Field(ge=0.0, le=1.0, allow_inf_nan=False)]
 
 
 Page = Annotated[int, Field(ge=1, le=10_000, strict=True)]
