@@ -6,6 +6,7 @@ from __future__ import annotations
 import web_pages
 from fastapi.testclient import TestClient
 from product_story import Story
+from pytest_postgresql import factories
 from web_pages import HTML, sign_in, text_of
 
 import beliefdb
@@ -14,6 +15,9 @@ from beliefdb.interfaces.web import session
 
 #: the app under a test client, and the story before v3.3 (shared with test_web)
 client, story = web_pages.client, web_pages.story
+# every test here starts from the story before v3.3: each clones it from a template that holds it
+forms_story_proc = web_pages.story_proc()
+postgresql = factories.postgresql("forms_story_proc")
 
 
 def test_a_retraction_form_without_a_source_asks_for_one(client: TestClient, db_url: str, story: Story) -> None:
@@ -23,6 +27,7 @@ def test_a_retraction_form_without_a_source_asks_for_one(client: TestClient, db_
     sign_in(client, token)
     with beliefdb.connect(db_url) as db:
         before = [(b.id, b.status) for b in db.beliefs(include_all=True)]
+    assert before  # the story's beliefs: what a retraction would have changed
     for blank in ("", "   "):
         page = client.post("/sources/retract", headers=HTML, data={
             "source": blank, "reason": "wrong", "expected": "0" * 16, "form_token": session.form_token(token)})
