@@ -5,6 +5,7 @@ argument, and nothing is written."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -40,3 +41,17 @@ def test_library_refuses_a_scope_condition_without_a_name(db_url: str) -> None:
         kept = db.remember(REMEMBER["statement"], subject="return_policy", attribute="window", value="30 days",
                            quote=REMEMBER["quote"], source="policy.md", text=POLICY, scope={"region": ""})
         assert kept.accepted  # (a condition's value may be empty, as the CLI's --scope region= gives)
+
+
+def test_a_claims_file_refuses_a_scope_condition_without_a_name(db_url: str, tmp_path: Any) -> None:
+    """The claims of ``ingest --claims`` (and ``BeliefDB.ingest(claims=...)``) are a door too: a line with
+    ``"scope": {"": "EU"}`` was stored, a belief no question could then name the scope of."""
+    doc = tmp_path / "policy.md"
+    doc.write_text(POLICY)
+    claims = tmp_path / "claims.jsonl"
+    line = {k: REMEMBER[k] for k in ("statement", "subject", "attribute", "value", "quote")}
+    claims.write_text(json.dumps({**line, "scope": {" ": "EU"}}) + "\n")
+    with beliefdb.connect(db_url, principal="alice") as db:
+        with pytest.raises(errors.InvalidInput, match=r"line 1: .*scope.*name"):
+            db.ingest(doc, claims=claims)
+        assert db.beliefs(include_all=True) == []

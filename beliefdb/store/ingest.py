@@ -88,6 +88,9 @@ def parse_claim(obj: Any, where: str) -> Candidate:
     scope = obj.get("scope", {})
     if not isinstance(scope, dict) or not all(isinstance(v, str) for v in scope.values()):
         raise errors.InvalidInput(f"{where}: 'scope' must be an object of strings")
+    if any(not name.strip() for name in scope):
+        raise errors.InvalidInput(f"{where}: 'scope': each condition needs a name ({{\"region\": \"EU\"}}), "
+                                  "not a blank one")
     offsets = [obj.get("start"), obj.get("end")]
     if any(o is not None and (not isinstance(o, int) or isinstance(o, bool) or o < 0) for o in offsets):
         raise errors.InvalidInput(f"{where}: 'start' and 'end' must be non-negative integers")
