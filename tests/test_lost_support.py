@@ -167,3 +167,26 @@ def test_a_claim_on_part_of_a_turn_is_as_new_as_the_turn(db_url: str) -> None:
         assert (quote.quote, quote.speaker) == ("I live in Madrid", None)
         status = {b.value: b.status for b in db.beliefs(include_all=True)}
         assert status == {"Lisbon": "superseded", "Faro": "current", "Madrid": "superseded"}
+
+
+def test_a_quote_that_no_longer_supports_verifies_nothing(db_url: str) -> None:
+    """Rule 9's recency runs from the newest quote that still supports the belief: internal s2.md states 7 days
+    on day 0, official s1.md on day 200, and s1.md is retracted on day 201. The belief was last verified by
+    s2.md, 201 days before (it was shown as verified a day before, by the retracted quote)."""
+    with at(db_url, 0) as db:
+        belief = str(db.ingest_text(P7, source="s2.md", authority="internal").accepted[0].id)
+    with at(db_url, 200) as db:
+        db.ingest_text(P7, source="s1.md", authority="official")
+    with at(db_url, 201) as db:
+        db.retract(source="s1.md", reason="withdrawn")
+        why = db.why(belief)
+        (recency,) = [f for f in why.confidence if f.factor == "recency"]
+        assert recency.detail.startswith("201 day(s)"), recency
+        assert why.belief.confidence == pytest.approx(why.confidence[-1].weight)
+        assert db.recompute().changed == 0
+        # as of day 200.5 the official quote supported it, and had verified it that day
+        (then,) = [f for f in db.why(belief, as_of=moment(200.5)).confidence if f.factor == "recency"]
+        assert then.detail.startswith("0 day(s)"), then
+    with at(db_url, 202) as db:
+        (later,) = [f for f in db.why(belief, as_of=moment(201.5)).confidence if f.factor == "recency"]
+        assert later.detail.startswith("201 day(s)"), later

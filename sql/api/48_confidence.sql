@@ -32,33 +32,16 @@ as $$
           from beliefdb.belief b
          where b.workspace_id = p_workspace_id and b.id = p_belief_id
     ),
-    -- recency: whole days since last verified (the newest supporting evidence, else recording),
-    -- halved every half-life of the belief's kind, 30 times at most (about 1e-9: 150 halvings
-    -- leave the range of real); a derived belief ages through its antecedents
-    recency as (
-        select h.days as half_life, v.age_days, power(0.5, least(v.age_days / h.days, 30))::real as weight
-          from belief b
-          cross join lateral (
-                select greatest(0, floor(extract(epoch from beliefdb.clock() - coalesce(
-                           (select max(e.created_at) from beliefdb.evidence e
-                             where e.workspace_id = p_workspace_id and e.belief_id = p_belief_id
-                               and e.role = 'supports'),
-                           b.recorded_at)) / 86400))::integer as age_days
-          ) v
-          join beliefdb.confidence_half_life h on h.kind = b.kind
-         where b.confidence_kind <> 'derived'
-    ),
-    -- the sources of the quotes that still support it (rules 2 and 5): a fragment not retracted, of
-    -- a version in force (neither it nor its source retracted, no later version): a quote a new
-    -- version dropped, or whose fragment or version was retracted, is no source of it
-    sources as (
-        select distinct s.id, s.name, s.authority, p.weight
+    -- the quotes that still support it (rules 2 and 5): a fragment not retracted, of a version in
+    -- force (neither it nor its source retracted, no later version): a quote a new version dropped,
+    -- or whose fragment or version was retracted, neither verifies it nor is a source of it
+    supporting as (
+        select e.created_at, s.id, s.name, s.authority
           from beliefdb.evidence e
           join beliefdb.fragment f on f.workspace_id = e.workspace_id and f.id = e.fragment_id
           join beliefdb.node n on n.workspace_id = f.workspace_id and n.id = f.id
           join beliefdb.source_version v on v.workspace_id = f.workspace_id and v.id = f.source_version_id
           join beliefdb.source s on s.workspace_id = v.workspace_id and s.id = v.source_id
-          join beliefdb.confidence_policy p on p.factor = 'authority' and p.key = s.authority::text
          where e.workspace_id = p_workspace_id and e.belief_id = p_belief_id and e.role = 'supports'
            and n.retracted_at is null
            -- in force, as beliefdb.in_force decides (inline: that one is made after this file)
@@ -66,6 +49,25 @@ as $$
            and not exists (select from beliefdb.source_version later
                             where later.workspace_id = v.workspace_id and later.source_id = v.source_id
                               and later.version > v.version and later.retracted_at is null)
+    ),
+    -- recency: whole days since last verified (the newest quote that still supports it, else
+    -- recording), halved every half-life of the belief's kind, 30 times at most (about 1e-9: 150
+    -- halvings leave the range of real); a derived belief ages through its antecedents
+    recency as (
+        select h.days as half_life, v.age_days, power(0.5, least(v.age_days / h.days, 30))::real as weight
+          from belief b
+          cross join lateral (
+                select greatest(0, floor(extract(epoch from beliefdb.clock() - coalesce(
+                           (select max(x.created_at) from supporting x), b.recorded_at)) / 86400))::integer
+                       as age_days
+          ) v
+          join beliefdb.confidence_half_life h on h.kind = b.kind
+         where b.confidence_kind <> 'derived'
+    ),
+    sources as (
+        select distinct x.id, x.name, x.authority, p.weight
+          from supporting x
+          join beliefdb.confidence_policy p on p.factor = 'authority' and p.key = x.authority::text
     ),
     antecedents as (
         select a.antecedent, ab.confidence

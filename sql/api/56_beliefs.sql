@@ -296,31 +296,34 @@ begin
         return;
     end if;
     return query
-    with recency as (
-        select h.days as half_life, v.age_days, power(0.5, least(v.age_days / h.days, 30))::real as weight
-          from (select greatest(0, floor(extract(epoch from p_at - coalesce(
-                           (select max(e.created_at) from beliefdb.evidence e
-                             where e.workspace_id = p_workspace_id and e.belief_id = p_belief_id
-                               and e.role = 'supports' and e.created_at <= p_at),
-                           v_belief.recorded_at)) / 86400))::integer as age_days) v
-          join beliefdb.confidence_half_life h on h.kind = v_belief.kind
-         where v_belief.confidence_kind <> 'derived'
-    ),
-    sources as (
-        select distinct s.id, s.name, s.authority, p.weight
+    -- the quotes that still supported it then (as held_at reads them): a fragment not retracted
+    -- then, of a version in force then (in_force_at: neither it nor its source retracted then); only
+    -- they verified it (recency) and are its sources
+    with supporting as (
+        select e.created_at, s.id, s.name, s.authority
           from beliefdb.evidence e
           join beliefdb.fragment f on f.workspace_id = e.workspace_id and f.id = e.fragment_id
           join beliefdb.source_version v on v.workspace_id = f.workspace_id and v.id = f.source_version_id
           join beliefdb.source s on s.workspace_id = v.workspace_id and s.id = v.source_id
-          join beliefdb.confidence_policy p on p.factor = 'authority' and p.key = s.authority::text
          where e.workspace_id = p_workspace_id and e.belief_id = p_belief_id and e.role = 'supports'
            and e.created_at <= p_at
-           -- a quote that still supported it then (as held_at reads it): its fragment not retracted
-           -- then, of a version in force then (in_force_at: neither it nor its source retracted then)
            and not exists (select from beliefdb.retraction_period r
                             where r.workspace_id = f.workspace_id and r.node_id = f.id
                               and r.retracted_at <= p_at and (r.restored_at is null or r.restored_at > p_at))
            and beliefdb.in_force_at(f.workspace_id, f.source_version_id, p_at)
+    ),
+    recency as (
+        select h.days as half_life, v.age_days, power(0.5, least(v.age_days / h.days, 30))::real as weight
+          from (select greatest(0, floor(extract(epoch from p_at - coalesce(
+                           (select max(x.created_at) from supporting x), v_belief.recorded_at)) / 86400))::integer
+                       as age_days) v
+          join beliefdb.confidence_half_life h on h.kind = v_belief.kind
+         where v_belief.confidence_kind <> 'derived'
+    ),
+    sources as (
+        select distinct x.id, x.name, x.authority, p.weight
+          from supporting x
+          join beliefdb.confidence_policy p on p.factor = 'authority' and p.key = x.authority::text
     ),
     antecedents as (
         select a.antecedent,
