@@ -240,6 +240,9 @@ def test_masked_url_hides_the_password_after_a_user_name_with_an_at_sign() -> No
     ("host=/tmp/none password hunter2", "hunter2", 'missing "=" after "password"'),
     ("postgresql://admin@127.0.0.1:hunter2@db.example/db", "hunter2", 'for connection option "port"'),
     ("postgresql://bob:hunter2%zz@127.0.0.1:1/db", "hunter2", "invalid percent-encoded token"),
+    # an unescaped '@' in the password: libpq ends the user part at the first, the rest is the host's name
+    ("postgresql://app:s3cr@hunter2@localhost:5999/db", "hunter2",
+     f"failed to resolve host '{settings.MASK}@localhost'"),
 ])
 def test_a_connection_string_libpq_refuses_is_not_echoed_with_its_password(cli_without_db: Cli, url: str,
                                                                             secret: str, says: str) -> None:

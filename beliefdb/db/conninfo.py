@@ -4,8 +4,8 @@ libpq's error for a connection string it cannot parse, or for an option it canno
 read: a word of the keyword form without its "=" (``missing "=" after "app:hunter2"``), a percent-escape of the
 password (``invalid percent-encoded token: "hunter2%zz"``), the port a user name with an unescaped '@' left
 behind (``postgresql://admin@srv:hunter2@host``: ``invalid integer value "hunter2@host" for connection option
-"port"``), a query parameter, or the whole URL. beliefdb says these errors in one line: :func:`masked` is
-that line as it shows it."""
+"port"``, or psycopg's ``failed to resolve host 'hunter2@host'``), a query parameter, or the whole URL.
+beliefdb says these errors in one line: :func:`masked` is that line as it shows it."""
 
 from __future__ import annotations
 
@@ -21,6 +21,8 @@ from beliefdb.settings import MASK, masked_url
 _CONNINFO_ERROR: Final = re.compile(r'after "|key/value separator|percent-encoded|unexpected spaces found in|'
                                     r"\bin URI\b|invalid integer value|invalid port number")
 _QUOTED: Final = re.compile(r'"([^"]*)"')
+#: psycopg's words for a host name it could not resolve, up to the name's last '@'
+_UNRESOLVED: Final = re.compile(r"(failed to resolve host ')[^']*@")
 
 
 @functools.cache
@@ -38,5 +40,8 @@ def _shown(quoted: re.Match[str]) -> str:
 
 def masked(message: str) -> str:
     """``message`` with what a libpq connection-string error quotes masked (a URL: its password), but a
-    keyword of libpq's or a single character; any other message as it is (a host name it could not reach)."""
+    keyword of libpq's or a single character; a host name that could not be resolved up to its last '@' (the
+    rest of a password with an unescaped '@': libpq ended the user part at the first); any other message as
+    it is (a host name it could not reach)."""
+    message = _UNRESOLVED.sub(lambda m: f"{m.group(1)}{MASK}@", message)
     return _QUOTED.sub(_shown, message) if _CONNINFO_ERROR.search(message) else message
