@@ -30,15 +30,18 @@ declare
     v_workspace_ids uuid[];
     v_nodes uuid[];
 begin
-    -- most changes concern beliefs and fragments, which are never leaves: a cheap look first
-    select array_agg(c.workspace_id), array_agg(c.id)
+    -- most changes concern beliefs and fragments, which are never leaves: a cheap look first, by the
+    -- node's kind before its justifications (a fragment is a premise, the consequent of none: where one
+    -- belief quotes every fragment, the statistics say any node is every justification's consequent,
+    -- and the look read all of them for each fragment a corroboration wrote)
+    select array_agg(n.workspace_id), array_agg(n.id)
       into v_workspace_ids, v_nodes
       from (select distinct c.workspace_id, c.id
               from unnest(p_workspace_ids, p_nodes) as c (workspace_id, id)) c
-     where exists (select from beliefdb.node n
-                    where n.workspace_id = c.workspace_id and n.id = c.id and n.kind <> 'belief')
-       and exists (select from beliefdb.justification j
-                    where j.workspace_id = c.workspace_id and j.consequent = c.id);
+      join beliefdb.node n on n.workspace_id = c.workspace_id and n.id = c.id
+                          and n.kind not in ('belief', 'fragment')
+     where exists (select from beliefdb.justification j
+                    where j.workspace_id = n.workspace_id and j.consequent = n.id);
     if v_nodes is null then
         return;
     end if;
