@@ -243,6 +243,8 @@ def test_masked_url_hides_the_password_after_a_user_name_with_an_at_sign() -> No
     # an unescaped '@' in the password: libpq ends the user part at the first, the rest is the host's name
     ("postgresql://app:s3cr@hunter2@localhost:5999/db", "hunter2",
      f"failed to resolve host '{settings.MASK}@localhost'"),
+    # (a quote in it: the name is quoted with '"')
+    ("postgresql://app:s3cr@hun'ter2@localhost:5999/db", "ter2", f'failed to resolve host "{settings.MASK}@localhost"'),
 ])
 def test_a_connection_string_libpq_refuses_is_not_echoed_with_its_password(cli_without_db: Cli, url: str,
                                                                             secret: str, says: str) -> None:

@@ -22,7 +22,7 @@ _CONNINFO_ERROR: Final = re.compile(r'after "|key/value separator|percent-encode
                                     r"\bin URI\b|invalid integer value|invalid port number")
 _QUOTED: Final = re.compile(r'"([^"]*)"')
 #: psycopg's words for a host name it could not resolve, up to the name's last '@'
-_UNRESOLVED: Final = re.compile(r"(failed to resolve host ')[^']*@")
+_UNRESOLVED: Final = re.compile(r"""(failed to resolve host (['"]))(?:(?!\2).)*@""")
 
 
 @functools.cache
