@@ -8,7 +8,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import psycopg
 import pytest
+from psycopg.types.json import Jsonb
 from serving import bearer, refused
 
 import beliefdb
@@ -55,3 +57,23 @@ def test_a_claims_file_refuses_a_scope_condition_without_a_name(db_url: str, tmp
         with pytest.raises(errors.InvalidInput, match=r"line 1: .*scope.*name"):
             db.ingest(doc, claims=claims)
         assert db.beliefs(include_all=True) == []
+
+
+def test_the_sql_door_refuses_a_scope_condition_without_a_name(db_url: str) -> None:
+    """``beliefdb.ingest_version`` called from SQL (a DBA's psql, docs/examples) took a claim whose scope names
+    a condition without a name, as the library's doors do not: invalid_input, nothing written."""
+    with psycopg.connect(db_url, autocommit=True) as conn:
+        conn.execute("select set_config('beliefdb.workspace_id', (select id::text from beliefdb.workspace"
+                     " where name = 'default'), false)")
+        conn.execute("select set_config('beliefdb.principal', 'alice', false)")
+        conn.execute("set role beliefdb_app")
+        claim = {"statement": "Orders ship within 2 days.", "subject": "order", "attribute": "ship",
+                 "value": "2 days", "quote": "Orders ship within 2 days.", "start": 0, "end": 26, "scope": {" ": "EU"}}
+        with pytest.raises(psycopg.Error) as refused:
+            conn.execute("select beliefdb.ingest_version('scope.md', 'Orders ship within 2 days.', p_claims => %s)",
+                         (Jsonb([claim]),))
+        assert refused.value.sqlstate == "BD005" and "without a name" in str(refused.value), refused.value
+    with beliefdb.connect(db_url) as db:
+        assert db.beliefs(include_all=True) == []
+    with psycopg.connect(db_url) as conn:
+        assert conn.execute("select count(*) from beliefdb.source").fetchone() == (0,)

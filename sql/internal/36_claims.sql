@@ -183,6 +183,16 @@ begin
     if v_content is null then
         raise exception 'unknown source version %', p_source_version_id using errcode = 'BD004';
     end if;
+    -- a scope's condition needs a name, as every door of the library's refuses it: {"": "EU"} is a
+    -- condition no question can name
+    if exists (select from jsonb_array_elements(case when jsonb_typeof(p_claims) = 'array' then p_claims
+                                                     else '[]' end) c (claim)
+                cross join lateral jsonb_object_keys(case when jsonb_typeof(c.claim -> 'scope') = 'object'
+                                                          then c.claim -> 'scope' else '{}' end) k
+                where btrim(k) = '') then
+        raise exception 'a claim''s scope names a condition without a name: each needs one ({"region": "EU"})'
+            using errcode = 'BD005';
+    end if;
     select u.claims, u.rejected into p_claims, p_rejected
       from beliefdb._believable(p_workspace_id, p_source_version_id, p_claims, p_rejected) u;
     v_length := length(v_content);
