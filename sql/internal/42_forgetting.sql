@@ -989,7 +989,11 @@ end
 $$;
 comment on function beliefdb._turn_spans(uuid, uuid[]) is 'The spans of some turns in their source versions: each turn''s text and its speaker''s name in the line that labels it';
 
--- Every span of a text where one of the quotes occurs (overlapping occurrences included).
+-- Every span of a text where one of the quotes occurs (overlapping occurrences included), quote by
+-- quote, each in the order of the text. A quote that cannot overlap itself (no proper prefix of it is
+-- also its suffix: a sentence) occurs where the text splits at it, found in one pass; one that can
+-- ("aa" in "aaa") is looked for again from each occurrence's second character. (Each search from an
+-- occurrence copied the rest of the text: a sentence repeated 10,000 times in a text took 12 s.)
 create or replace function beliefdb._occurrences(p_text text, p_quotes text[]) returns int4range[]
 language plpgsql immutable
 set search_path = pg_catalog, pg_temp
@@ -1001,7 +1005,18 @@ declare
     v_spans int4range[] := '{}';
 begin
     foreach v_quote in array coalesce(p_quotes, '{}') loop
-        continue when v_quote is null or v_quote = '';
+        continue when v_quote is null or v_quote = '' or p_text is null;
+        if not exists (select from generate_series(1, length(v_quote) - 1) k
+                        where left(v_quote, k) = right(v_quote, k)) then
+            v_spans := v_spans || array(
+                select int4range(s.at::integer, s.at::integer + length(v_quote))
+                  from (select p.n, count(*) over () as pieces,
+                               sum(length(p.piece)) over (order by p.n) + (p.n - 1) * length(v_quote) as at
+                          from unnest(string_to_array(p_text, v_quote)) with ordinality as p (piece, n)) s
+                 where s.n < s.pieces
+                 order by s.n);
+            continue;
+        end if;
         v_from := 1;
         loop
             v_at := strpos(substr(p_text, v_from), v_quote);
