@@ -13,6 +13,36 @@ as $$
 $$;
 comment on function beliefdb.floored_product(double precision) is 'exp of a sum of logarithms, at least 1e-9; null for no factors';
 
+-- The quotes that still support a belief (rules 2 and 5): its evidence whose fragment is not
+-- retracted, of a version in force (neither it nor its source retracted, no later version that is
+-- not). A quote a new version dropped, or whose fragment, version or source was retracted, supports
+-- nothing: it is no source of the belief's rule 8 rank (beliefdb._belief_rank) nor of its confidence
+-- (beliefdb.confidence_factors; beliefdb._confidences reads the same for a set of beliefs at once).
+-- Reads only; granted, as confidence_factors, which calls it, is.
+-- (The in-force test is beliefdb.in_force's, written out: a plpgsql call a quote, planned apart, would
+-- not be joined.)
+create or replace function beliefdb.supporting_quotes(p_workspace_id uuid, p_belief_id uuid)
+returns table (evidence_at timestamptz, source_id uuid, source_name text, authority beliefdb.authority,
+               origin_type beliefdb.origin_type, version_id uuid, version_recorded_at timestamptz,
+               start_offset integer, speaker text)
+language sql stable
+set search_path = pg_catalog, pg_temp
+as $$
+    select e.created_at, s.id, s.name, s.authority, s.origin_type, v.id, v.recorded_at, f.start_offset, f.speaker
+      from beliefdb.evidence e
+      join beliefdb.fragment f on f.workspace_id = e.workspace_id and f.id = e.fragment_id
+      join beliefdb.node n on n.workspace_id = f.workspace_id and n.id = f.id
+      join beliefdb.source_version v on v.workspace_id = f.workspace_id and v.id = f.source_version_id
+      join beliefdb.source s on s.workspace_id = v.workspace_id and s.id = v.source_id
+     where e.workspace_id = p_workspace_id and e.belief_id = p_belief_id and e.role = 'supports'
+       and n.retracted_at is null
+       and s.retracted_at is null and v.retracted_at is null
+       and not exists (select from beliefdb.source_version later
+                        where later.workspace_id = v.workspace_id and later.source_id = v.source_id
+                          and later.version > v.version and later.retracted_at is null)
+$$;
+comment on function beliefdb.supporting_quotes(uuid, uuid) is 'The quotes that still support a belief (fragment not retracted, version in force): when each was added, its source and version, where it lies';
+
 -- Confidence of a belief, factor by factor (truth rule 9, first part). Extracted beliefs:
 -- each independent source whose quote still supports it (rule 2) contributes its authority weight
 -- (noisy-or). A reviewer's
@@ -32,23 +62,10 @@ as $$
           from beliefdb.belief b
          where b.workspace_id = p_workspace_id and b.id = p_belief_id
     ),
-    -- the quotes that still support it (rules 2 and 5): a fragment not retracted, of a version in
-    -- force (neither it nor its source retracted, no later version): a quote a new version dropped,
-    -- or whose fragment or version was retracted, neither verifies it nor is a source of it
+    -- the quotes that still support it (rules 2 and 5): only they verify it and are its sources
     supporting as (
-        select e.created_at, s.id, s.name, s.authority
-          from beliefdb.evidence e
-          join beliefdb.fragment f on f.workspace_id = e.workspace_id and f.id = e.fragment_id
-          join beliefdb.node n on n.workspace_id = f.workspace_id and n.id = f.id
-          join beliefdb.source_version v on v.workspace_id = f.workspace_id and v.id = f.source_version_id
-          join beliefdb.source s on s.workspace_id = v.workspace_id and s.id = v.source_id
-         where e.workspace_id = p_workspace_id and e.belief_id = p_belief_id and e.role = 'supports'
-           and n.retracted_at is null
-           -- in force, as beliefdb.in_force decides (inline: that one is made after this file)
-           and s.retracted_at is null and v.retracted_at is null
-           and not exists (select from beliefdb.source_version later
-                            where later.workspace_id = v.workspace_id and later.source_id = v.source_id
-                              and later.version > v.version and later.retracted_at is null)
+        select q.evidence_at as created_at, q.source_id as id, q.source_name as name, q.authority
+          from beliefdb.supporting_quotes(p_workspace_id, p_belief_id) q
     ),
     -- recency: whole days since last verified (the newest quote that still supports it, else
     -- recording), halved every half-life of the belief's kind, 30 times at most (about 1e-9: 150

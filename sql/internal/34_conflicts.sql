@@ -7,17 +7,19 @@
 
 -- What rule 8 ranks a belief by: its strongest source, its valid-time start, when its latest quote
 -- was recorded (its version's moment; in a conversation, its turn's), and in a conversation its
--- latest turn there (the version and the turn's offset), all of
--- the quotes that still support it (rules 2 and 5): a fragment not retracted, of a version in force.
--- A quote a new version dropped, or whose fragment, version or source was retracted, counts for
--- none, as it counts for no confidence (beliefdb.confidence_factors).
+-- latest turn there (the version and the turn's offset), all of the quotes that still support it
+-- (beliefdb.supporting_quotes).
+-- (plpgsql, not sql: the body reads beliefdb.supporting_quotes, which api/48_confidence.sql makes
+-- after this file, and a language sql body is checked when it is created)
 drop function if exists beliefdb._belief_rank(uuid, uuid);
-create or replace function beliefdb._belief_rank(p_workspace_id uuid, p_belief_id uuid,
-    out authority beliefdb.authority, out valid_from timestamptz, out recorded timestamptz,
-    out turn_version uuid, out turn_at integer)
-language sql stable
+create or replace function beliefdb._belief_rank(p_workspace_id uuid, p_belief_id uuid)
+returns table (authority beliefdb.authority, valid_from timestamptz, recorded timestamptz,
+               turn_version uuid, turn_at integer)
+language plpgsql stable
 set search_path = pg_catalog, pg_temp
 as $$
+begin
+    return query
     select max(q.authority), lower(b.valid_time), max(q.recorded),
            (array_agg(q.version_id order by q.recorded desc, q.start_offset desc)
                 filter (where q.speaker is not null))[1],
@@ -25,34 +27,24 @@ as $$
                 filter (where q.speaker is not null))[1]
       from beliefdb.belief b
       left join lateral (
-            select s.authority, v.id as version_id, f.start_offset, f.speaker,
+            select q.authority, q.version_id, q.start_offset, q.speaker,
                    -- when the quoted text was recorded: a document's with its version; a conversation's
                    -- with its turn (the turn that quote lies in: the turn fragment at or before its
                    -- start), since its version grows in place by turns appended later (rule 18)
-                   case when s.origin_type = 'conversation' then
+                   case when q.origin_type = 'conversation' then
                             coalesce((select tn.created_at
                                         from beliefdb.fragment t
                                         join beliefdb.node tn on tn.workspace_id = t.workspace_id and tn.id = t.id
-                                       where t.workspace_id = f.workspace_id and t.source_version_id = f.source_version_id
-                                         and t.start_offset <= f.start_offset and t.speaker is not null
+                                       where t.workspace_id = b.workspace_id and t.source_version_id = q.version_id
+                                         and t.start_offset <= q.start_offset and t.speaker is not null
                                        order by t.start_offset desc
-                                       limit 1), v.recorded_at)
-                        else v.recorded_at end as recorded
-              from beliefdb.evidence e
-              join beliefdb.fragment f on f.workspace_id = e.workspace_id and f.id = e.fragment_id
-              join beliefdb.node n on n.workspace_id = f.workspace_id and n.id = f.id
-              join beliefdb.source_version v on v.workspace_id = f.workspace_id and v.id = f.source_version_id
-              join beliefdb.source s on s.workspace_id = v.workspace_id and s.id = v.source_id
-             where e.workspace_id = b.workspace_id and e.belief_id = b.id and e.role = 'supports'
-               and n.retracted_at is null
-               -- in force, as beliefdb.in_force decides (inline: that one is made after this file)
-               and s.retracted_at is null and v.retracted_at is null
-               and not exists (select from beliefdb.source_version later
-                                where later.workspace_id = v.workspace_id and later.source_id = v.source_id
-                                  and later.version > v.version and later.retracted_at is null)
+                                       limit 1), q.version_recorded_at)
+                        else q.version_recorded_at end as recorded
+              from beliefdb.supporting_quotes(b.workspace_id, b.id) q
       ) q on true
      where b.workspace_id = p_workspace_id and b.id = p_belief_id
-     group by b.valid_time
+     group by b.valid_time;
+end
 $$;
 comment on function beliefdb._belief_rank(uuid, uuid) is 'Rule 8 rank of a belief by the quotes that still support it: authority, valid-time start, when the latest was recorded, latest turn there';
 

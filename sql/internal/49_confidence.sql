@@ -76,8 +76,9 @@ as $$
                                            join beliefdb.confidence_policy p
                                              on p.factor = 'authority' and p.key = src.authority::text
                                           where v.workspace_id = p_workspace_id and v.id = f.source_version_id
-                                            -- in force (beliefdb.in_force, inline: one probe of the
-                                            -- source's later versions, not a call per evidence)
+                                            -- in force (beliefdb.supporting_quotes' test, for a set of
+                                            -- beliefs: one probe of the source's later versions, not a
+                                            -- call per belief)
                                             and src.retracted_at is null and v.retracted_at is null
                                             and not exists (select from beliefdb.source_version later
                                                              where later.workspace_id = v.workspace_id
