@@ -70,9 +70,11 @@ declare
     v_rows jsonb;
 begin
     perform beliefdb.lock_workspace();
-    if to_regclass('pg_temp.beliefdb_bulk_document') is null then
-        raise exception 'nothing staged: call beliefdb.bulk_stage() and COPY the batch first' using errcode = 'BD005';
-    end if;
+    -- (the staging tables bulk_stage made: a relation of one of their names that the session's
+    -- login made instead would be read with owner rights)
+    perform beliefdb._require_own_working_tables(
+        array['beliefdb_bulk_document', 'beliefdb_bulk_fragment', 'beliefdb_bulk_claim'],
+        'nothing staged: call beliefdb.bulk_stage() and COPY the batch first');
     perform beliefdb._refuse_foreign_temp_tables(array['beliefdb_audit_batch']);
     -- the batch's statements count their rows here for its one event (_audit_batch), not an event each
     perform beliefdb._drop_temp_tables(array['beliefdb_audit_batch']);

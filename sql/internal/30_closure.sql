@@ -26,6 +26,56 @@ end
 $$;
 comment on function beliefdb._refuse_foreign_temp_tables(text[]) is 'Refuse (BD005) when the session''s own login made a temporary table of one of these working-table names';
 
+-- Make these working-table names the acting role's before it creates or reuses them (create
+-- temporary table if not exists, with owner rights): a relation of one of these names in the
+-- session's temporary schema that another role made (the session's own login, an agent's) may
+-- carry triggers, rules or a view's functions of its choosing, which writing or reading it would
+-- run with the owner's rights. A table or view of the acting role's own stays; another is dropped,
+-- or refused (BD005) where the acting role may not drop it.
+create or replace function beliefdb._claim_working_tables(p_tables text[]) returns void
+language plpgsql
+set search_path = pg_catalog, pg_temp
+as $$
+declare
+    v_rel record;
+begin
+    perform beliefdb._refuse_foreign_temp_tables(p_tables);
+    for v_rel in select c.relname, c.relkind from pg_catalog.pg_class c
+                  where c.relnamespace = pg_catalog.pg_my_temp_schema() and c.relname = any(p_tables)
+                    and (c.relkind <> 'r'
+                         or c.relowner <> (select r.oid from pg_catalog.pg_roles r where r.rolname = current_user))
+    loop
+        if v_rel.relkind in ('r', 'p') then
+            execute pg_catalog.format('drop table pg_temp.%I', v_rel.relname);
+        elsif v_rel.relkind = 'v' then
+            execute pg_catalog.format('drop view pg_temp.%I', v_rel.relname);
+        else
+            raise exception 'this session made pg_temp.% of its own, and beliefdb''s functions use that name for a table', v_rel.relname
+                using errcode = 'BD005';
+        end if;
+    end loop;
+end
+$$;
+comment on function beliefdb._claim_working_tables(text[]) is 'Drop (or refuse, BD005) a relation of these working-table names in the session''s temporary schema that is not a table of the acting role''s own';
+
+-- Refuse (BD005) unless each of these working tables exists in the session's temporary schema as a
+-- table of the acting role's own: what a function made earlier in the transaction (bulk_stage) and
+-- another reads with owner rights, which a relation the session's login made in its place must not be.
+create or replace function beliefdb._require_own_working_tables(p_tables text[], p_message text) returns void
+language plpgsql stable
+set search_path = pg_catalog, pg_temp
+as $$
+begin
+    if (select count(*) from pg_catalog.pg_class c
+         where c.relnamespace = pg_catalog.pg_my_temp_schema() and c.relname = any(p_tables) and c.relkind = 'r'
+           and c.relowner = (select r.oid from pg_catalog.pg_roles r where r.rolname = current_user))
+       <> cardinality(p_tables) then
+        raise exception '%', p_message using errcode = 'BD005';
+    end if;
+end
+$$;
+comment on function beliefdb._require_own_working_tables(text[], text) is 'Refuse (BD005, this message) unless each of these working tables is the acting role''s own table in the session''s temporary schema';
+
 -- Drop those of these working tables the session's temporary schema has, and say nothing of the
 -- others: drop table if exists told psql of each one missing (schema "pg_temp" does not exist,
 -- skipping; table ... does not exist, skipping), which is every time for tables dropped at commit.
@@ -61,12 +111,15 @@ begin
     if v_table is null then
         return false;
     end if;
-    perform beliefdb._refuse_foreign_temp_tables(array[p_table]);
     if exists (select from pg_catalog.pg_class c
                 where c.oid = v_table
-                  and (c.relowner <> (select r.oid from pg_catalog.pg_roles r where r.rolname = current_user)
-                       or not exists (select from pg_catalog.pg_attribute a
-                                       where a.attrelid = c.oid and a.attname = p_column))) then
+                  and (c.relkind <> 'r'
+                       or c.relowner <> (select r.oid from pg_catalog.pg_roles r where r.rolname = current_user))) then
+        -- (another role's: its triggers must never run with owner rights)
+        perform beliefdb._claim_working_tables(array[p_table]);
+        return false;
+    end if;
+    if not exists (select from pg_catalog.pg_attribute a where a.attrelid = v_table and a.attname = p_column) then
         execute pg_catalog.format('drop table pg_temp.%I', p_table);
         return false;
     end if;

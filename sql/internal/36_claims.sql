@@ -973,6 +973,7 @@ begin
       from jsonb_array_elements(coalesce(p_text -> 'fragments', '[]')) with ordinality as x (f, n);
     -- (the same span twice is one fragment: a new version has none yet; their node rows first, in
     -- one statement, where create_node finds them: one row at a time, each was a statement)
+    perform beliefdb._claim_working_tables(array['beliefdb_new_fragment']);
     create temporary table if not exists beliefdb_new_fragment (
         id uuid, s integer, e integer, text text, speaker text, spoken_at timestamptz) on commit drop;
     truncate pg_temp.beliefdb_new_fragment;

@@ -172,6 +172,9 @@ begin
       from beliefdb.confidence_policy p
      where p.factor = 'authority' and p.key = coalesce(p_authority, 'internal')::text;
     v_confidence := least(1, greatest(0, coalesce(v_confidence, 0)));
+    perform beliefdb._claim_working_tables(array['beliefdb_bulk_first', 'beliefdb_bulk_first_fragment',
+                                                  'beliefdb_bulk_first_claim', 'beliefdb_bulk_due',
+                                                  'beliefdb_bulk_rival']);
     create temporary table if not exists beliefdb_bulk_first (
         n integer primary key, at timestamptz not null, source_id uuid not null, version_id uuid not null,
         fragments integer not null default 0, superseded jsonb not null default '[]',
