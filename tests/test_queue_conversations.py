@@ -104,6 +104,22 @@ def test_a_queued_conversation_does_not_turn_a_document_into_one(bdb: beliefdb.B
     assert bdb.beliefs(subject="maya") == []
 
 
+def test_a_permanent_input_error_fails_the_job_at_its_first_attempt(bdb: beliefdb.BeliefDB,
+                                                                     postgresql: psycopg.Connection[Any]) -> None:
+    """Turns queued for a document's source are refused by every attempt alike (invalid_input): the job was
+    tried again 5 times, for the same error. It is failed at its first attempt, with the reason."""
+    bdb.ingest_text("The return window is 30 days.", source="policy.md")
+    (job,) = bdb.submit(turns=[Turn("Maya", "I live in Berlin.", datetime(2026, 1, 6, tzinfo=UTC))],
+                        source="policy.md")
+    report = bdb.work(stop_when_empty=True, embed=False, backoff=0)
+    assert (report.done, report.retried, report.failed) == (0, 0, 1), report
+    (failed,) = bdb.jobs()
+    assert (failed.id, failed.status, failed.attempts, failed.max_attempts) == (job, "failed", 1, 5)
+    assert failed.finished_at is not None
+    assert "policy.md is a document, not a conversation" in (failed.last_error or "")
+    assert postgresql.execute("select count(*) from beliefdb.job_start where job_id = %s", (job,)).fetchone() == (1,)
+
+
 def test_a_queued_turns_time_without_a_zone_is_fixed_when_it_is_submitted(
         bdb: beliefdb.BeliefDB, postgresql: psycopg.Connection[Any]) -> None:
     said = datetime(2026, 1, 5, 9)  # local time, as a chat file's '2026-01-05T09:00' is

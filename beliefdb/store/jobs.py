@@ -5,7 +5,7 @@ no workspace lock, so it returns at once while workers ingest. A worker runs eac
 transaction: ``beliefdb.job_take`` locks the job's row until that transaction ends, the ingest
 writes in it (a savepoint), and ``job_finish`` commits with those writes; a failure rolls the
 ingest back to the savepoint and ``job_fail`` records the reason and a backoff in the same
-transaction (or fails the job at once when an endpoint refused the request, :data:`REFUSALS`). A
+transaction (or fails the job at once when every attempt would fail alike, :data:`REFUSALS`). A
 worker killed at any point loses its connection, the server rolls its transaction back, and the job
 is queued again as it was: no document is lost or ingested twice. The start of
 each attempt is recorded at once on another connection (``job_started``), so a document that brings
@@ -51,10 +51,12 @@ POLL_SECONDS = 1.0
 BACKOFF_SECONDS = 1.0
 MAX_ATTEMPTS = 5
 #: what fails a job at its first attempt: an endpoint that refused the request (a bad key, an unknown model)
-#: refuses every attempt alike until its settings change (``jobs retry`` then); what may pass is tried again.
-#: (The worker embeds after a job commits and never fails a job for its vectors: only the extractor's reach
-#: here today.)
-REFUSALS: tuple[type[errors.BeliefDBError], ...] = (errors.ExtractorRefused,)
+#: refuses every attempt alike until its settings change (``jobs retry`` then), and so does input the ingest
+#: refuses (turns for a document's source, a document for a conversation's): the job's payload, the same at
+#: every attempt. What may pass is tried again, and so is what this worker's settings refused
+#: (:func:`_check_worker`). (The worker embeds after a job commits and never fails a job for its vectors:
+#: only the extractor's reach here today.)
+REFUSALS: tuple[type[errors.BeliefDBError], ...] = (errors.ExtractorRefused, errors.InvalidInput)
 
 
 def default_worker_name() -> str:
@@ -226,9 +228,22 @@ def _message(exc: Exception) -> str:
     return " ".join(said.split()) or type(exc).__name__
 
 
+def _check_worker(payload: dict[str, Any]) -> None:
+    """InvalidInput when this worker's own settings refuse the job: its ingest size limit, its llm endpoint."""
+    # These are the worker's settings, not the job's input: another worker (a higher limit, an endpoint
+    # configured) may take the job, so they use up its attempts rather than fail it at once (as before:
+    # tests/test_queue_retry.py fails over-limit documents through their attempts and retries them).
+    ingest.check_size(payload["source"], payload["text"])
+    if payload.get("extractor") == "llm":
+        from beliefdb.text.llm import LLMConfig  # (only here: most jobs never need the llm)
+
+        LLMConfig.from_env()
+
+
 def run_one(db: Database, worker: str, *, embed: bool = True, backoff: float = BACKOFF_SECONDS) -> JobOutcome | None:
     """Take the oldest ready job and run it in one transaction (None: no job is ready). A document
-    that fails is recorded (queued again after a backoff, or failed after its last attempt); a lost
+    that fails is recorded (queued again after a backoff, or failed after its last attempt, or at once
+    when every attempt would fail alike: :data:`REFUSALS`); a lost
     connection raises :class:`~beliefdb.errors.DatabaseUnavailable`, and the job stays queued."""
     report: IngestReport | None = None
     with db.transaction() as c:
@@ -241,11 +256,14 @@ def run_one(db: Database, worker: str, *, embed: bool = True, backoff: float = B
         options = ingest.SourceOptions(name=payload["source"], authority=payload.get("authority"),
                                        provenance=payload.get("label"), origin=payload.get("origin"),
                                        version_label=payload.get("version_label"))
+        checked = False  # (whether this worker's settings took the job: see _check_worker)
         try:
+            _check_worker(payload)
+            checked = True
             report = ingest.ingest_text(db, payload["text"], options, extractor=payload.get("extractor") or "rules",
                                         path=payload.get("path"), embed=False, conn=c, turns=_turns(payload))
         except Exception as exc:  # the document's failure is the job's, recorded; the worker goes on
-            final = isinstance(exc, REFUSALS)
+            final = checked and isinstance(exc, REFUSALS)
             failed = c.execute(Q.job_fail, (job_id, _message(exc), backoff, final)).fetchone()
             assert failed is not None
             return JobOutcome(id=job_id, source=options.name or "", status=str(failed[0]), attempts=attempts,

@@ -152,8 +152,9 @@ comment on function beliefdb.job_finish(bigint, jsonb) is 'Mark the job this tra
 -- The job this transaction took failed (its ingest was rolled back to before it): queued again after
 -- a backoff of p_backoff seconds doubled for each attempt before (at most an hour), or failed for
 -- good after its last attempt, or at once when p_final (a refusal that another attempt would meet
--- again: the llm endpoint refused the request, a bad key or model; jobs retry queues it again once
--- that is fixed). The reason is kept on one line.
+-- again: the llm endpoint refused the request, a bad key or model, or the ingest refused the job's
+-- input, turns for a document's source; jobs retry queues it again once that is fixed). The reason
+-- is kept on one line.
 drop function if exists beliefdb.job_fail(bigint, text, double precision);
 create or replace function beliefdb.job_fail(p_id bigint, p_error text, p_backoff double precision default 1,
                                              p_final boolean default false)
