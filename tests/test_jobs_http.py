@@ -80,6 +80,26 @@ def test_text_and_turns_both_or_neither_or_bad_turns_are_one_line_and_queue_noth
     assert cli.json("jobs") == []
 
 
+def test_turns_for_a_documents_source_are_refused_when_they_are_queued(
+        http_client: TestClient, db_url: str, bdb: beliefdb.BeliefDB, cli: Cli) -> None:
+    """POST /jobs queued them, and every attempt of the worker then met the same refusal: it is refused now,
+    400 on one line, in the words of POST /conversations and ingest; nothing is queued."""
+    alice = bearer(db_url)
+    stored = http_client.post("/sources", json={"source": "policy.md", "text": "The return window is 30 days."},
+                              headers=alice)
+    assert stored.status_code == 200, stored.text
+    assert refused(http_client.post("/jobs", json={"source": "policy.md", "turns": MAYA}, headers=alice),
+                   400, "invalid_input") == (
+        "policy.md is a document, not a conversation: its text has no turns, so turns are not stored in it"
+        " (give the conversation another source name); nothing was queued")
+    assert cli.json("jobs") == []
+    direct = http_client.post("/conversations", json={"source": "policy.md", "turns": MAYA}, headers=alice)
+    assert refused(direct, 400, "invalid_input").startswith("policy.md is a document, not a conversation:")
+    # another's source is proposed to its owner, as POST /conversations proposes it: queued as before
+    bob = http_client.post("/jobs", json={"source": "policy.md", "turns": MAYA}, headers=bearer(db_url, "bob"))
+    assert bob.status_code == 202, bob.text
+
+
 def test_the_turns_are_bounded_as_a_conversation_posted_whole(http_client: TestClient, db_url: str, cli: Cli) -> None:
     too_many = [{"speaker": "Maya", "text": "hi"}] * (MAX_TURNS + 1)
     said = refused(http_client.post("/jobs", json={"source": "c", "turns": too_many}, headers=bearer(db_url)),

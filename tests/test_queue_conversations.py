@@ -87,10 +87,11 @@ def test_the_command_line_queues_chat_files(cli: Cli, write_doc: Any) -> None:
 
 def test_a_queued_conversation_does_not_turn_a_document_into_one(bdb: beliefdb.BeliefDB,
                                                                  postgresql: psycopg.Connection[Any]) -> None:
-    bdb.ingest_text("The return window is 30 days.", source="policy.md")
     turns = [Turn("Maya", "The return window is 30 days.", datetime(2026, 1, 5, tzinfo=UTC)),
              Turn("Maya", "I live in Berlin.", datetime(2026, 1, 6, tzinfo=UTC))]
+    # (queued before the document was stored: the worker refuses it)
     bdb.submit(turns=turns, source="policy.md", max_attempts=1)
+    bdb.ingest_text("The return window is 30 days.", source="policy.md")
     report = bdb.work(stop_when_empty=True, embed=False)
     assert (report.done, report.failed) == (0, 1)
     (job,) = bdb.jobs()
@@ -102,15 +103,19 @@ def test_a_queued_conversation_does_not_turn_a_document_into_one(bdb: beliefdb.B
         " left join beliefdb.fragment f on f.source_version_id = v.id group by s.origin_type").fetchall() == [
         ("document", 1, len("The return window is 30 days."), 0)]
     assert bdb.beliefs(subject="maya") == []
+    # the document stored, they are refused when they are queued, as ingest_conversation refuses them
+    with pytest.raises(errors.InvalidInput, match=r"^policy.md is a document, not a conversation: .*queued$"):
+        bdb.submit(turns=turns, source="policy.md")
+    assert [j.status for j in bdb.jobs()] == ["failed"]
 
 
 def test_a_permanent_input_error_fails_the_job_at_its_first_attempt(bdb: beliefdb.BeliefDB,
                                                                      postgresql: psycopg.Connection[Any]) -> None:
     """Turns queued for a document's source are refused by every attempt alike (invalid_input): the job was
     tried again 5 times, for the same error. It is failed at its first attempt, with the reason."""
-    bdb.ingest_text("The return window is 30 days.", source="policy.md")
     (job,) = bdb.submit(turns=[Turn("Maya", "I live in Berlin.", datetime(2026, 1, 6, tzinfo=UTC))],
                         source="policy.md")
+    bdb.ingest_text("The return window is 30 days.", source="policy.md")  # (after: refused when queued)
     report = bdb.work(stop_when_empty=True, embed=False, backoff=0)
     assert (report.done, report.retried, report.failed) == (0, 0, 1), report
     (failed,) = bdb.jobs()

@@ -31,7 +31,8 @@ class Jobs:
         ``source``, or ``turns`` as the next version of the conversation ``source`` (as
         :meth:`ingest_conversation` stores them). All or none:
         a bad file is an error and nothing is queued, as is ``extractor="llm"`` with no endpoint configured
-        (``BELIEFDB_LLM_URL``, which the workers need too). A job is tried up to ``max_attempts`` times."""
+        (``BELIEFDB_LLM_URL``, which the workers need too), and turns for a document's source, which every
+        attempt would refuse. A job is tried up to ``max_attempts`` times."""
         options = SourceOptions(name=source, authority=authority, provenance=label, version_label=version_label)
         if (text is not None) + (turns is not None) + bool(paths) > 1:
             raise errors.InvalidInput("give files, text= or turns=: one of them")

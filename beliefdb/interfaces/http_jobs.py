@@ -67,7 +67,9 @@ router = APIRouter(route_class=KnownQuery)
 
 
 @router.post("/jobs", status_code=202, responses=doc(JOB_IDS, 202),
-             summary="Queue a text or a conversation for a worker; its job id at once (202: queued, not done)")
+             summary="Queue a text or a conversation for a worker; its job id at once (202: queued, not done)",
+             description="Turns for a document's source, which every attempt would refuse, are refused now"
+                         " (400, as `POST /conversations` refuses them) and nothing is queued.")
 def submit(body: Submit, c: Writer) -> JSONResponse:
     turns = [t.turn() for t in body.turns] if body.turns is not None else None
     return ok({"jobs": c.db.submit(text=body.text, turns=turns, source=body.source, authority=body.authority,

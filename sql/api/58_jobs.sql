@@ -8,7 +8,8 @@
 
 -- Queue one job per payload (in order; ids returned in that order). An ingest payload is an object
 -- with the document's text and its source name, and the ingest's options (path, authority, label,
--- origin, version_label, extractor).
+-- origin, version_label, extractor; a conversation's turns). Turns the ingest would refuse at every
+-- attempt (for a document's source) are refused, and nothing is queued.
 create or replace function beliefdb.job_submit(p_kind text, p_payloads jsonb, p_max_attempts integer default 5)
 returns setof bigint
 language plpgsql
@@ -17,6 +18,7 @@ set search_path = pg_catalog, pg_temp
 as $$
 declare
     v_ws uuid := beliefdb._bound_workspace();
+    v_refused text;
 begin
     if p_kind is distinct from 'ingest' then
         raise exception 'unknown job kind % (the one kind is ingest)', p_kind using errcode = 'BD005';
@@ -33,6 +35,22 @@ begin
     end if;
     if p_max_attempts is null or p_max_attempts not between 1 and 100 then
         raise exception 'max attempts must be between 1 and 100, not %', p_max_attempts using errcode = 'BD005';
+    end if;
+    -- turns for a document's source (beliefdb._text_kind_refused), which every attempt would see refused
+    -- whichever worker runs it, are refused now, in the words of the ingest, and nothing is queued. Not
+    -- a source another owns: the ingest proposes the text to its owner instead (beliefdb._ingest_text).
+    -- Nor a text for a conversation's source: what it would meet may change before a worker takes it
+    -- (forgetting a subject masks the queued text, and the turns it said).
+    select r.why into v_refused
+      from pg_catalog.jsonb_array_elements(p_payloads) with ordinality e(p, n)
+      join beliefdb.source s on s.workspace_id = v_ws and s.name = e.p ->> 'source'
+                            and s.owner is not distinct from beliefdb.current_principal()
+     cross join lateral (select beliefdb._text_kind_refused(v_ws, s.id, true, null) as why) r
+     where pg_catalog.jsonb_typeof(e.p -> 'turns') = 'array' and r.why is not null
+     order by e.n
+     limit 1;
+    if v_refused is not null then
+        raise exception '%; nothing was queued', v_refused using errcode = 'BD005';
     end if;
     return query
         insert into beliefdb.job (workspace_id, kind, payload, max_attempts)

@@ -805,6 +805,40 @@ end
 $$;
 comment on function beliefdb._grow_conversation(uuid, uuid, text, jsonb, jsonb, jsonb, text, text) is 'Grow a conversation''s version in place by the turns after its text, and settle their claims (no lock, owner check or audit)';
 
+-- Why a text may not be the next version of a source (null: it may). Turns go only to a conversation,
+-- and a conversation's text comes as turns (rule 18): a document's text in force is not relabelled,
+-- replaced or grown by turns, nor a conversation's turns replaced by a text without any (its beliefs
+-- would lose every turn they quote; its own text again changes nothing). A source with no text in force
+-- (new, retracted) takes either. Asked by _ingest_version_core for every text stored, and by job_submit
+-- so that a job every attempt would see refused is refused when it is queued.
+create or replace function beliefdb._text_kind_refused(p_workspace_id uuid, p_source_id uuid, p_has_turns boolean,
+                                                       p_sha256 bytea)
+returns text
+language sql stable
+set search_path = pg_catalog, pg_temp
+as $$
+    select case
+               when p_has_turns and not l.had_turns and l.origin_type <> 'conversation'
+                   then pg_catalog.format('%s is a document, not a conversation: its text has no turns, so turns'
+                                          ' are not stored in it (give the conversation another source name)', l.name)
+               when l.had_turns and not p_has_turns and differs
+                   then pg_catalog.format('%s is a conversation: its text is given as turns (as a conversation, or'
+                                          ' one turn at a time), not as a document (give the document another'
+                                          ' source name)', l.name)
+           end
+      from (select s.name, s.origin_type, v.sha256 is distinct from p_sha256 as differs,
+                   exists (select from beliefdb.fragment f
+                            where f.workspace_id = v.workspace_id and f.source_version_id = v.id
+                              and f.speaker is not null) as had_turns
+              from beliefdb.source s
+              join beliefdb.source_version v on v.workspace_id = s.workspace_id and v.source_id = s.id
+             where s.workspace_id = p_workspace_id and s.id = p_source_id and s.retracted_at is null
+               and v.retracted_at is null
+             order by v.version desc
+             limit 1) l
+$$;
+comment on function beliefdb._text_kind_refused(uuid, uuid, boolean, bytea) is 'Why a text (with turns or without) may not be the next version of a source: a document takes no turns, a conversation no text without them (null: it may)';
+
 -- Store a text (p_text: content, origin, authority, provenance, label, path, fragments, claims,
 -- rejected; see ingest_version) as a version of a source the acting principal may change, and
 -- settle what it changes. Idempotent by content (rule 18): the text of the version in force again
@@ -835,33 +869,18 @@ declare
     v_outcome jsonb;
     v_length integer;
     v_note text;
+    v_refused text;
     v_reweighed boolean;
-    v_had_turns boolean;
     v_has_turns boolean;
-    v_same_text boolean;
 begin
     select * into v_source from beliefdb.source s where s.workspace_id = p_workspace_id and s.id = p_source_id;
     -- turns go only to a conversation, and a conversation's text comes as turns (rule 18; every way
-    -- a text arrives comes here: a turn appended, a conversation, a document, a job, a proposal): a
-    -- document's text in force is not relabelled, replaced or grown by turns, nor a conversation's
-    -- turns replaced by a text without any (its beliefs would lose every turn they quote)
-    select exists (select from beliefdb.fragment f
-                    where f.workspace_id = v.workspace_id and f.source_version_id = v.id and f.speaker is not null),
-           v.sha256 = v_sha
-      into v_had_turns, v_same_text
-      from beliefdb.source_version v
-     where v.workspace_id = p_workspace_id and v.source_id = p_source_id and v.retracted_at is null
-       and v_source.retracted_at is null
-     order by v.version desc
-     limit 1;
+    -- a text arrives comes here: a turn appended, a conversation, a document, a job, a proposal)
     v_has_turns := exists (select from jsonb_array_elements(coalesce(p_text -> 'fragments', '[]')) f
                             where f ->> 'speaker' is not null);
-    if v_has_turns and not v_had_turns and v_source.origin_type <> 'conversation' then
-        raise exception '% is a document, not a conversation: its text has no turns, so turns are not stored in it (give the conversation another source name)',
-            v_source.name using errcode = 'BD005';
-    elsif v_had_turns and not v_has_turns and not v_same_text then
-        raise exception '% is a conversation: its text is given as turns (as a conversation, or one turn at a time), not as a document (give the document another source name)',
-            v_source.name using errcode = 'BD005';
+    v_refused := beliefdb._text_kind_refused(p_workspace_id, p_source_id, v_has_turns, v_sha);
+    if v_refused is not null then
+        raise exception '%', v_refused using errcode = 'BD005';
     end if;
     if (p_text ->> 'origin' is not null and p_text ->> 'origin' <> v_source.origin_type::text)
        or (p_text ->> 'authority' is not null and p_text ->> 'authority' <> v_source.authority::text)
