@@ -90,6 +90,22 @@ def test_pages_and_the_json_api_share_paths_by_what_the_request_asks_for(client:
     assert "/signin" not in client.get("/openapi.json").json()["paths"]
 
 
+def test_an_unknown_id_in_a_pages_url_is_named_by_the_kind_the_url_asks_for(client: TestClient, db_url: str,
+                                                                            story: Story) -> None:
+    """/actions/nope said "unknown belief or decision or action nope": the kinds the picture takes, not the
+    page asked for. Each page names its own kind, in the words the library and CLI use."""
+    sign_in(client, api.create_token("default", "alice", url=db_url).token)
+    for path, said in (("/actions/nope", "unknown action nope"), ("/decisions/nope", "unknown decision nope"),
+                       ("/beliefs/nope", "unknown belief nope"),
+                       ("/actions/0000dead", "unknown action 0000dead")):
+        missing = client.get(path, headers=HTML)
+        assert missing.status_code == 404 and "<h1>Not found</h1>" in missing.text, (path, missing.text)
+        assert said in missing.text and "or decision" not in missing.text, (path, missing.text)
+    # what the id names, of another kind, is still said so
+    wrong = client.get(f"/actions/{story.seven}", headers=HTML)
+    assert wrong.status_code == 404 and f"{story.seven} is a belief, not an action" in wrong.text
+
+
 def test_a_stale_correction_preview_shows_the_conflict_and_a_fresh_preview(client: TestClient, db_url: str,
                                                                            story: Story) -> None:
     sign_in(client, api.create_token("default", "alice", url=db_url).token)

@@ -4,6 +4,7 @@ what we believed then — and calls :class:`BeliefDB` as the signed-in principal
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Annotated
 from uuid import UUID
 
@@ -125,10 +126,19 @@ def belief(request: Request, belief: str, v: Reader, as_of: str = "",
     return view.page(request, "belief.html", context)
 
 
+def _why(v: Reader, ref: str, kind: str, as_of: datetime | None) -> Graph:
+    """The why picture of what ``ref`` names, for the page of a ``kind``: an id that names nothing is an
+    unknown ``kind``, the page's, not "unknown belief or decision or action" (every kind the picture takes)."""
+    try:
+        return v.db.why_graph(ref, as_of=as_of)
+    except errors.UnknownBelief:  # (resolving the id is the picture's only search for a belief)
+        raise errors.NotFound(f"unknown {kind} {ref}") from None
+
+
 @router.get("/decisions/{decision}")
 def decision(request: Request, decision: str, v: Reader, as_of: str = "") -> Response:
     moment = view.moment(as_of, "as_of")
-    graph = v.db.why_graph(decision, as_of=moment)
+    graph = _why(v, decision, "decision", moment)
     (focus_id,) = graph.focus
     nodes = {n.id: n for n in graph.nodes}
     focus = nodes[focus_id]
@@ -155,7 +165,7 @@ def _decision_of(graph: Graph, action: UUID) -> UUID:
 
 @router.get("/actions/{action}")
 def action(request: Request, action: str, v: Reader, as_of: str = "") -> Response:
-    graph = v.db.why_graph(action, as_of=view.moment(as_of, "as_of"))
+    graph = _why(v, action, "action", view.moment(as_of, "as_of"))
     (focus_id,) = graph.focus
     kind = next(n.kind for n in graph.nodes if n.id == focus_id)
     if kind != "action":
