@@ -11,12 +11,14 @@ import json
 from typing import Any
 
 import anyio
+import pytest
 from conftest import Cli
 from fastapi.testclient import TestClient
 from mcp.client import Client
 from serving import bearer, refused
 
 import beliefdb
+from beliefdb import errors
 
 POLICY = "# Returns\nReturns are accepted within 30 days.\n"
 MAYA = [{"speaker": "Maya", "time": "2023-05-01T09:00:00Z", "text": "I live in Lisbon."},
@@ -124,3 +126,24 @@ def test_a_source_name_that_cannot_be_stored_is_refused_as_over_http(bdb: belief
     over_http = http_client.post("/jobs/cancel", content=json.dumps({"source": bad}).encode(),
                                  headers={**bearer(db_url, "postgres"), "Content-Type": "application/json"})
     assert said == over_http.json(), (said, over_http.text)
+
+
+def test_retrying_neither_ids_nor_all_failed_is_said_in_the_callers_words(
+        bdb: beliefdb.BeliefDB, http_client: TestClient, db_url: str, cli: Cli) -> None:
+    """retry_jobs and POST /jobs/retry without ids or all_failed (or with both) told the agent
+    "all_failed=True", a Python keyword argument: they name the parameter, as the tool and the body spell it."""
+    from beliefdb.interfaces.mcp import build
+
+    said = "give the ids of the failed jobs to retry, or set all_failed: one of them"
+
+    async def run() -> list[tuple[bool, Any]]:
+        async with Client(build(local=bdb)) as client:
+            return [await _call(client, "retry_jobs", arguments)
+                    for arguments in ({}, {"ids": [1], "all_failed": True})]
+
+    assert anyio.run(run) == [(True, {"error": "invalid_input", "message": said})] * 2
+    assert refused(http_client.post("/jobs/retry", headers=bearer(db_url), json={}), 400, "invalid_input") == said
+    with pytest.raises(errors.InvalidInput, match=r"or all_failed=True: one of them$"):  # (the library's keyword)
+        bdb.retry()
+    assert cli.one_line_error("jobs", "retry").startswith(
+        "error: give the ids of the failed jobs to retry, or --all-failed: one of them")

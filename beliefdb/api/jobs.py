@@ -69,7 +69,9 @@ class Jobs:
         workspace is an error and nothing is queued, as is a job whose source was forgotten. The ids queued
         again, in order (none failed: an empty list)."""
         if bool(ids) == all_failed:
-            raise errors.InvalidInput("give the ids of the failed jobs to retry, or all_failed=True: one of them")
+            # (an agent over HTTP or MCP sets a field or an argument, not a Python keyword)
+            every = errors.spelled("all_failed=True", "--all-failed", http="set all_failed", mcp="set all_failed")
+            raise errors.InvalidInput(f"give the ids of the failed jobs to retry, or {every}: one of them")
         return queue.retry_jobs(self.database, None if all_failed else list(ids))
 
     def cancel(self, *ids: int, source: str | None = None) -> list[int]:
