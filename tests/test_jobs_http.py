@@ -140,3 +140,17 @@ def test_queueing_answers_202_accepted_and_the_openapi_document_says_so(
         responses = paths[path]["post"]["responses"]
         assert {"200", "202"} & set(responses) == {status}, (path, sorted(responses))
         assert responses[status]["content"]["application/json"]["schema"]["title"] == "Queued", (path, responses)
+
+
+def test_get_jobs_names_a_submitted_file_by_its_name_not_its_path_on_the_submitters_machine(
+        http_client: TestClient, db_url: str, cli: Cli, write_doc: Any) -> None:
+    """GET /jobs showed the path `beliefdb ingest --queue` read a file at, on the machine it ran on
+    (/home/maya/hr/…): an agent with a token of the workspace learnt where an operator keeps files, which
+    it can do nothing with (POST /jobs takes no path). It sees the file's name; `beliefdb jobs` keeps the
+    path, for the operator who queued it."""
+    doc = write_doc("returns.md", "The return window is 7 days.\n")
+    (job,) = cli.json("ingest", str(doc), "--queue")["jobs"]
+    (listed,) = http_client.get("/jobs", headers=bearer(db_url)).json()
+    assert (listed["id"], listed["source"], listed["path"]) == (job, "returns.md", "returns.md")
+    (own,) = cli.json("jobs")
+    assert own["path"] == str(doc) and str(doc.parent) in own["path"]

@@ -147,3 +147,23 @@ def test_retrying_neither_ids_nor_all_failed_is_said_in_the_callers_words(
         bdb.retry()
     assert cli.one_line_error("jobs", "retry").startswith(
         "error: give the ids of the failed jobs to retry, or --all-failed: one of them")
+
+
+def test_the_jobs_tool_names_a_submitted_file_as_get_jobs_does(bdb: beliefdb.BeliefDB, cli: Cli,
+                                                               write_doc: Any) -> None:
+    """Served remotely (/mcp of beliefdb serve), the jobs tool shows a queued file's name, as GET /jobs does,
+    not its path on the machine that queued it; a local server (beliefdb mcp, the operator's own) the path."""
+    from beliefdb.interfaces.mcp import build
+
+    doc = write_doc("returns.md", POLICY)
+    cli.json("ingest", str(doc), "--queue")
+
+    async def run() -> tuple[bool, Any]:
+        async with Client(build(local=bdb)) as client:
+            return await _call(client, "jobs", {})
+
+    (failed, (local,)) = anyio.run(run)
+    assert not failed and local["path"] == str(doc)
+    with errors.remote():  # (as beliefdb serve answers every request)
+        (failed, (remote,)) = anyio.run(run)
+    assert not failed and remote["path"] == "returns.md"

@@ -8,6 +8,8 @@ the server's machine."""
 
 from __future__ import annotations
 
+import re
+from dataclasses import replace
 from typing import Annotated, Literal
 
 from fastapi import APIRouter, Query, Request
@@ -66,6 +68,14 @@ class Cancel(Body):
 router = APIRouter(route_class=KnownQuery)
 
 
+def for_remote(rows: list[Job]) -> list[Job]:
+    """The jobs as a remote caller sees them: a file queued by ``beliefdb ingest --queue`` (or the library)
+    named by its name, not by its path on the machine that read it. That path says where an operator keeps
+    files (their home, their folders), and a remote caller can do nothing with it (it queues no path);
+    ``beliefdb jobs`` shows it whole, to the operator."""
+    return [replace(j, path=re.split(r"[\\/]", j.path)[-1]) if j.path else j for j in rows]
+
+
 @router.post("/jobs", status_code=202, responses=doc(JOB_IDS, 202),
              summary="Queue a text or a conversation for a worker; its job id at once (202: queued, not done)",
              description="Turns for a document's source, which every attempt would refuse, are refused now"
@@ -85,7 +95,7 @@ def jobs(c: Reader, request: Request, status: Literal["queued", "running", "done
          before: int | None = Query(None, ge=1, le=INT8, description="Only those older than this job (the last"
                                                                        " id of the page before).")) -> JSONResponse:
     rows = c.db.jobs(status=status, limit=limit + 1, before=before)
-    page = ok(rows[:limit])
+    page = ok(for_remote(rows[:limit]))
     if len(rows) > limit:
         link_next(page, request, before=rows[limit - 1].id, limit=limit)
     return page

@@ -15,7 +15,7 @@ from pydantic import Field
 from beliefdb import errors
 from beliefdb.api import BeliefDB
 from beliefdb.interfaces.http_conversations import MAX_TURNS, TurnBody
-from beliefdb.interfaces.http_jobs import INT8, MAX_RETRY
+from beliefdb.interfaces.http_jobs import INT8, MAX_RETRY, for_remote
 from beliefdb.interfaces.mcp_types import Given
 from beliefdb.vocabulary import Authority, Label
 
@@ -61,7 +61,12 @@ def register(tool: Tool, answer: Answer) -> None:
           " `retry_jobs` or `cancel_jobs`.")
     def jobs(ctx: Context, status: Literal["queued", "running", "done", "failed"] | None = None,
              limit: Limit = 100, before: JobId | None = None) -> Any:
-        return answer(ctx, False, lambda db: db.jobs(status=status, limit=limit, before=before))
+        def call(db: BeliefDB) -> Any:
+            rows = db.jobs(status=status, limit=limit, before=before)
+            # (served by beliefdb serve, as GET /jobs; beliefdb mcp is the operator's own, on its machine)
+            return for_remote(rows) if errors.for_remote() else rows
+
+        return answer(ctx, False, call)
 
     @tool("Queue failed jobs again, each with its attempts afresh, once what made them fail is fixed: the `ids`"
           " given, or every failed job of yours (`all_failed`). All or none: an id that is not a failed job of"
