@@ -109,3 +109,32 @@ def test_mcp_reports_it_as_a_tool_error(llm: ChatServer, bdb: beliefdb.BeliefDB)
     said = json.loads(result.content[0].text)
     assert said["error"] == "extractor_refused", said
     assert "HTTP 403: forbidden: no access to this model;" in said["message"], said
+
+
+def test_a_remote_caller_is_told_the_server_has_no_llm_endpoint_not_to_set_a_variable(
+        http_client: TestClient, db_url: str, bdb: beliefdb.BeliefDB, cli: Cli, tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """extractor llm on a server without an endpoint told the agent to "set BELIEFDB_LLM_URL", which only the
+    server's operator can. Over HTTP (and beliefdb serve's /mcp) it says the server has none configured; the
+    library and the CLI, run by whoever sets the variable, still name it."""
+    monkeypatch.delenv("BELIEFDB_LLM_URL", raising=False)
+    alice = bearer(db_url)
+    said = ("the llm extractor needs an OpenAI-compatible endpoint: the server has no LLM endpoint configured"
+            " (its operator's setting; the rule extractor is the default)")
+    for path, body, suffix in (
+            ("/sources", {"source": "p.md", "text": DOC, "extractor": "llm"}, ""),
+            ("/conversations", {"source": "c", "turns": [{"speaker": "Maya", "text": "I live in Lisbon."}],
+                                "extractor": "llm"}, ""),
+            ("/jobs", {"source": "p.md", "text": DOC, "extractor": "llm"}, "; nothing was queued")):
+        answer = http_client.post(path, json=body, headers=alice)
+        assert answer.status_code == 400, (path, answer.text)
+        assert answer.json() == {"error": "invalid_input", "message": said + suffix}, path
+    with errors.remote(), pytest.raises(errors.InvalidInput) as remote:  # (as beliefdb serve answers, /mcp too)
+        bdb.ingest_text(DOC, source="p.md", extractor="llm")
+    assert remote.value.message == said
+    with pytest.raises(errors.InvalidInput, match="set BELIEFDB_LLM_URL"):
+        bdb.ingest_text(DOC, source="p.md", extractor="llm")
+    (tmp_path / "p.md").write_text(DOC, encoding="utf-8")
+    assert "set BELIEFDB_LLM_URL" in cli.one_line_error("ingest", tmp_path / "p.md", "--queue", "--extractor", "llm",
+                                                        env={"BELIEFDB_LLM_URL": None})
+    assert bdb.jobs() == [] and bdb.beliefs() == []

@@ -83,6 +83,10 @@ log = logging.getLogger(__name__)
 DEFAULT_MODEL: Final = "gpt-4o-mini"
 NO_ENDPOINT: Final = ("the llm extractor needs an OpenAI-compatible endpoint: set BELIEFDB_LLM_URL "
                       "(e.g. http://127.0.0.1:8080/v1; the rule extractor is the default)")
+#: the same, to a remote caller of ``beliefdb serve`` (:func:`beliefdb.errors.for_remote`): the variable is
+#: the server's, which only its operator can set
+NO_SERVER_ENDPOINT: Final = ("the llm extractor needs an OpenAI-compatible endpoint: the server has no LLM endpoint"
+                             " configured (its operator's setting; the rule extractor is the default)")
 
 
 CONVERSATION_NOTE: Final = (
@@ -157,7 +161,7 @@ class LLMConfig:
         configured = settings.load()
         url = (configured.llm_url or "").strip()
         if not url:
-            raise errors.InvalidInput(NO_ENDPOINT)
+            raise errors.InvalidInput(NO_SERVER_ENDPOINT if errors.for_remote() else NO_ENDPOINT)
         return cls(url=url, model=configured.llm_model.strip() or DEFAULT_MODEL,
                    api_key=(configured.secret("llm_api_key") or "").strip() or None,
                    timeout=configured.llm_timeout, retries=configured.llm_retries,
