@@ -559,6 +559,10 @@ class Model:
             raise Refused("NotOwner")
         if item.kind == "conflict" and approved and self.beliefs[loser].owner != actor:  # type: ignore[index]
             raise Refused("NotOwner")
+        # rejected, both stay conflicting: one of their owners says so, no third principal
+        if item.kind == "conflict" and not approved and actor not in (
+                self.beliefs[item.node].owner, self.beliefs[item.other].owner):  # type: ignore[index]
+            raise Refused("NotOwner")
         if item.kind in ("version_proposed", "retraction_proposed") and self.sources[item.source].owner != actor:  # type: ignore[index]
             raise Refused("NotOwner")
         if item.kind == "correction_proposed" and approved and stale:

@@ -191,3 +191,19 @@ def test_a_proposal_says_so_inside_its_change_report_too(alice: beliefdb.BeliefD
     assert preview.proposed and preview.changes is not None
     assert (preview.changes.proposed, preview.changes.owner) == (True, "alice")
     assert preview.changes.stopped_holding == [] and preview.changes.flagged == []
+
+
+def test_only_an_owner_of_either_belief_rejects_their_conflict(db_url: str, alice: beliefdb.BeliefDB,
+                                                               bob: beliefdb.BeliefDB) -> None:
+    """Rejecting a conflict leaves both beliefs conflicting and takes the item out of the queue of the
+    owner who must choose: a third principal could close it for them (rule 17)."""
+    ingest(alice, FINANCE, "500 euros", authority="internal")
+    ingest(bob, FINANCE2, "5000 euros", source="bob-notes.md", authority="official")
+    (item,) = [i for i in alice.review_items() if i.kind == "conflict"]
+    with beliefdb.connect(db_url, principal="carol") as carol:
+        with pytest.raises(errors.NotOwner) as refused:
+            carol.resolve_review(item.id, "rejected")
+        assert "only one of their owners" in str(refused.value)
+    assert [i.id for i in alice.review_items() if i.kind == "conflict"] == [item.id]
+    assert bob.resolve_review(item.id, "rejected").status == "rejected"
+    assert threshold(alice) == [("500 euros", "conflicting"), ("5000 euros", "conflicting")]

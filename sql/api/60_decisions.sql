@@ -504,6 +504,17 @@ begin
         perform beliefdb._supersede(v_ws, v_winner, v_loser, 'conflict resolved by ' || beliefdb.current_principal());
         perform beliefdb.propagate(v_ws, array[v_winner, v_loser]);
         v_result := jsonb_build_object('winner', v_winner, 'loser', v_loser);
+    elsif v_item.kind = 'conflict' then
+        -- rejected, both stay conflicting and the item leaves the queue of the owner who must choose:
+        -- one of the two beliefs' owners says so (rule 17), not a third principal
+        if not exists (select from beliefdb.belief b
+                        where b.workspace_id = v_ws and b.id in (v_item.node, v_item.other_node)
+                          and b.owner is not distinct from beliefdb.current_principal()) then
+            raise exception 'conflict % is between beliefs of %: only one of their owners can reject it', v_item.id,
+                (select string_agg(distinct coalesce(b.owner, '(no owner)'), ' and ')
+                   from beliefdb.belief b where b.workspace_id = v_ws and b.id in (v_item.node, v_item.other_node))
+                using errcode = 'BD008', hint = 'the review item waits for them in the review queue';
+        end if;
     end if;
 
     update beliefdb.review_item
