@@ -571,8 +571,9 @@ class Model:
         report = Report()
         if item.kind == "decision_flagged":
             self.decisions[item.node].status = verdict  # type: ignore[index]
+            # rejected: every action of it not finished is cancelled, one a person released too
             for i, a in self.actions.items():
-                if a.decision == item.node and a.status == "held":
+                if a.decision == item.node and (a.status == "held" or (not approved and a.status == "scheduled")):
                     a.status, a.released = ("scheduled", True) if approved else ("cancelled", False)
                     self.items = [x for x in self.items if not (x.kind == "action_held" and x.node == i)]
         elif item.kind == "action_held":

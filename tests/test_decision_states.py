@@ -216,3 +216,65 @@ def test_an_approved_decision_that_loses_its_last_support_again_is_flagged_again
     bdb.retract(source="policy.md", reason="poisoned")
     assert [d.status for d in bdb.decisions()] == ["approved"]
     assert bdb.audit_verify().ok
+
+
+def test_rejecting_a_decision_cancels_the_actions_a_person_released_and_nothing_carries_it_out(
+        bdb: beliefdb.BeliefDB, refusal: tuple[Any, Any]) -> None:
+    """Rule 4: rejecting a flagged decision cancels its actions, and nothing may carry out a rejected
+    decision. An action a person released (its action_held item approved) while the decision was still
+    flagged stayed scheduled when the decision was rejected (only held actions were cancelled), and its
+    success was then recorded: the rejected decision carried out. Every action of it not finished is
+    cancelled; what was done before stays done; an outcome saying it was carried out is refused."""
+    _, decision = refusal
+    email = bdb.act(decision.id, "Email the customer a refusal")
+    call = bdb.act(decision.id, "Call the customer")
+    letter = bdb.act(decision.id, "Post the refusal letter")
+    bdb.record_outcome(letter.id, "succeeded")  # carried out while the decision held
+    bdb.retract(source="policy.md", reason="poisoned")
+    assert {a.id: a.status for a in bdb.actions()} == {email.id: "held", call.id: "held", letter.id: "done"}
+    (released,) = [i for i in bdb.review_items() if i.kind == "action_held" and i.node == email.id]
+    bdb.resolve_review(released.id, "approved")
+    (flag,) = [i for i in bdb.review_items() if i.kind == "decision_flagged"]
+    bdb.resolve_review(flag.id, "rejected")
+    assert [d.status for d in bdb.decisions()] == ["rejected"]
+    assert {a.id: a.status for a in bdb.actions()} == {email.id: "cancelled", call.id: "cancelled",
+                                                       letter.id: "done"}
+    # read back in time: scheduled once released, cancelled from the rejection on
+    with bdb.database.transaction() as conn:
+        (rejected_at,) = conn.execute("select resolved_at from beliefdb.review_item where id = %s",
+                                      (flag.id,)).fetchone()
+        (released_at,) = conn.execute("select resolved_at from beliefdb.review_item where id = %s",
+                                      (released.id,)).fetchone()
+        assert released_at < rejected_at
+        status_at = "select beliefdb.action_status_at(a, %s) from beliefdb.action a where a.id = %s"
+        assert [conn.execute(status_at, (at, email.id)).fetchone()[0]
+                for at in (released_at, rejected_at)] == ["scheduled", "cancelled"]
+    with pytest.raises(errors.InvalidInput, match="is cancelled: it was not to be carried out"):
+        bdb.record_outcome(email.id, "rolled_back")
+    for outcome in ("succeeded", "failed"):
+        with pytest.raises(errors.InvalidInput, match="was rejected: nothing may carry it out"):
+            bdb.record_outcome(email.id, outcome)
+        with pytest.raises(errors.InvalidInput, match="was rejected: nothing may carry it out"):
+            bdb.record_outcome(decision.id, outcome)
+        with pytest.raises(errors.InvalidInput, match="was rejected: nothing may carry it out"):
+            bdb.record_outcome(letter.id, outcome)
+    # undoing what was done before the rejection, or disputing, is no carrying out
+    assert bdb.record_outcome(letter.id, "rolled_back").status == "rolled_back"
+    assert bdb.record_outcome(decision.id, "disputed").outcome == "disputed"
+    assert bdb.record_outcome(email.id, "disputed").status == "cancelled"
+    assert {a.id: a.status for a in bdb.actions()} == {email.id: "cancelled", call.id: "cancelled",
+                                                       letter.id: "rolled_back"}
+    assert bdb.audit_verify().ok
+
+
+def test_an_action_scheduled_on_a_rejected_decision_is_not_carried_out(
+        bdb: beliefdb.BeliefDB, refusal: tuple[Any, Any], postgresql: psycopg.Connection[Any]) -> None:
+    """An action left scheduled on a rejected decision (rejected before rejecting cancelled what a person
+    had released) is not to be carried out: its success is refused, whatever its own status says."""
+    _, decision = refusal
+    email = bdb.act(decision.id, "Email the customer a refusal")
+    postgresql.execute("update beliefdb.decision set status = 'rejected' where id = %s", (decision.id,))
+    postgresql.commit()
+    with pytest.raises(errors.InvalidInput, match=f"decision {decision.id} was rejected: nothing may carry it out"):
+        bdb.record_outcome(email.id, "succeeded")
+    assert {a.id: a.status for a in bdb.actions()} == {email.id: "scheduled"}

@@ -431,7 +431,9 @@ comment on function beliefdb.decision_status_at(beliefdb.decision, timestamptz) 
 
 -- The status an action had at a moment (rule 4, read back in time), from its review items: held
 -- while it was held then (an item opened by then and not resolved by then), cancelled when the last
--- item resolved by then was rejected, else its status now (scheduled, if it is held or cancelled now).
+-- item resolved by then was rejected, or when it is cancelled now and its decision was rejected by
+-- then (rejecting cancels what a person had released), else its status now (scheduled, if it is held
+-- or cancelled now).
 create or replace function beliefdb.action_status_at(p_action beliefdb.action, p_at timestamptz)
 returns text
 language sql stable
@@ -447,10 +449,14 @@ as $$
                          and r.kind = 'action_held' and r.resolved_at <= p_at
                        order by r.resolved_at desc limit 1) = 'rejected'
                 then 'cancelled'
+                when p_action.status = 'cancelled'
+                     and (select beliefdb.decision_status_at(d, p_at) from beliefdb.decision d
+                           where d.workspace_id = p_action.workspace_id and d.id = p_action.decision_id) = 'rejected'
+                then 'cancelled'
                 when p_action.status in ('held', 'cancelled') then 'scheduled'
                 else p_action.status end
 $$;
-comment on function beliefdb.action_status_at(beliefdb.action, timestamptz) is 'The status an action had at a moment, from its review items: held while held then, cancelled when the last item resolved by then was rejected, else its status now (scheduled if held or cancelled now)';
+comment on function beliefdb.action_status_at(beliefdb.action, timestamptz) is 'The status an action had at a moment, from its review items: held while held then, cancelled when the last item resolved by then was rejected or its decision was rejected by then, else its status now (scheduled if held or cancelled now)';
 
 -- What the bound workspace believed at a moment, with the status it had then.
 create or replace function beliefdb.beliefs_as_of(p_at timestamptz) returns setof beliefdb.belief

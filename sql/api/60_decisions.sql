@@ -380,7 +380,8 @@ $$;
 comment on function beliefdb.retract_preview(text, text, integer, boolean) is 'Exactly what a retraction or restore would change, computed in a rolled-back subtransaction';
 
 -- Resolve a review item: approve or reject. Approving a flagged decision accepts it as it is
--- and releases its held actions; rejecting it cancels them. Approving a held action releases
+-- and releases its held actions; rejecting it cancels every action of it not finished (held, or
+-- scheduled because a person released it: rule 4, nothing carries out a rejected decision). Approving a held action releases
 -- it, rejecting cancels it. Approving a conflict needs the winner, which supersedes the loser.
 -- A proposed correction, new version or retraction is its owner's to approve (which applies it
 -- as the owner's own change) or reject. The item: its id or a prefix of it naming one open (or
@@ -459,8 +460,11 @@ begin
     if v_item.kind = 'decision_flagged' then
         update beliefdb.decision set status = p_verdict, revision = revision + 1
          where workspace_id = v_ws and id = v_item.node;
+        -- (rejected: an action a person released while the decision was flagged is cancelled too; what
+        -- was done, failed or rolled back stays so)
         update beliefdb.action set status = case when p_verdict = 'approved' then 'scheduled' else 'cancelled' end
-         where workspace_id = v_ws and decision_id = v_item.node and status = 'held';
+         where workspace_id = v_ws and decision_id = v_item.node
+           and (status = 'held' or (p_verdict = 'rejected' and status = 'scheduled'));
         update beliefdb.review_item
            set status = p_verdict, resolved_at = beliefdb.clock(), resolved_by = beliefdb.current_principal(),
                note = 'resolved with decision ' || v_item.node

@@ -120,6 +120,8 @@ $$;
 comment on function beliefdb.expire() is 'Process the bound workspace''s beliefs whose valid time ended: not current any more, and what rests on them re-evaluated';
 
 -- Record what actually happened after a decision or an action (its id or a unique prefix; audited).
+-- Nothing carries out a rejected decision (rule 4): a success or a failure of it, or of one of its
+-- actions, is refused; what was done before the rejection may still be rolled back, and anything disputed.
 -- What expired first, under the lock, as every writer does (rule 16): an outcome is dated when it took
 -- the lock, and an action whose decision's last reason ended before then was held then; its success
 -- recorded against it as scheduled would be followed by the hold, dated before it.
@@ -135,6 +137,7 @@ declare
     v_kind beliefdb.node_kind;
     v_id uuid;
     v_status text;
+    v_decision beliefdb.decision;
 begin
     perform beliefdb.lock_workspace();
     -- (a node of another kind is not found: outcomes are recorded for decisions and actions)
@@ -142,6 +145,15 @@ begin
     select n.kind into v_kind from beliefdb.node n where n.workspace_id = v_ws and n.id = v_node;
     if p_outcome is null or p_outcome not in ('succeeded', 'failed', 'rolled_back', 'disputed') then
         raise exception 'outcome must be succeeded, failed, rolled_back or disputed' using errcode = 'BD005';
+    end if;
+    -- the decision, or the one the action carries out: a rejected one was not to be carried out, whatever
+    -- an action's own status says (succeeded or failed says something carried it out)
+    select d.* into v_decision from beliefdb.decision d
+     where d.workspace_id = v_ws
+       and d.id = coalesce((select a.decision_id from beliefdb.action a where a.workspace_id = v_ws and a.id = v_node),
+                           v_node);
+    if v_decision.status = 'rejected' and p_outcome in ('succeeded', 'failed') then
+        raise exception 'decision % was rejected: nothing may carry it out', v_decision.id using errcode = 'BD005';
     end if;
     -- an action ends as its outcome says (a dispute changes nothing); a held or cancelled one
     -- was not to be carried out
