@@ -698,3 +698,20 @@ def test_a_belief_never_supersedes_what_it_rests_on_nor_itself(bdb: beliefdb.Bel
     su.conn.commit()
     assert su.one("select count(*) from beliefdb.relation where workspace_id = %s and kind = 'supersedes'",
                   (su.ws,)) == 1
+
+
+def test_a_derived_belief_meets_its_rivals_under_rule_8(bdb: beliefdb.BeliefDB) -> None:
+    """Rule 8 has no exemption for a derived belief (docs/dba.md said `derive` made one "not settled by
+    rule 8"): derived with a value another current belief of the same subject and attribute contradicts,
+    it is settled with it as any rival is. A derived belief has no quote, so it counts for no authority
+    or recency: the quoted belief beats it and, the acting principal owning it, supersedes it; when the
+    quoted one stops holding, the derived one is current again."""
+    fact(bdb, "a.md", "30 days", subject="returns", attribute="window")
+    sale = fact(bdb, "b.md", "10 days", subject="sale", attribute="window")
+    made = bdb.derive("Returns: 40 days", "returns", "window", "40 days", [sale])
+    assert made.status == "superseded"
+    assert {b.value: b.status for b in bdb.beliefs(subject="returns", include_all=True)} == {
+        "30 days": "current", "40 days": "superseded"}
+    bdb.retract(source="a.md", reason="withdrawn")
+    assert {b.value: b.status for b in bdb.beliefs(subject="returns", include_all=True)} == {
+        "30 days": "unsupported", "40 days": "current"}
