@@ -231,3 +231,26 @@ def test_a_step_that_read_a_forgotten_belief_is_not_taken_as_given(bdb: beliefdb
     gone = bdb.forget(belief=other.id)
     assert status(used.memory) is None and gone.beliefs == 2
     assert used.step in gone.changes.stopped_holding
+
+
+def test_a_retraction_of_a_version_by_its_id_goes_from_the_audit_chain_with_its_source(
+        bdb: beliefdb.BeliefDB, postgresql: psycopg.Connection[Any]) -> None:
+    """A version retracted by its id (``retract('node', <version id>, reason)``: its event names the
+    version, not the source) kept its reason in the audit chain after its source was forgotten: forget
+    redacted the events of the forgotten nodes and of the source, and a version is neither. The events of
+    the forgotten versions are redacted too; the chain still verifies."""
+    for days in ("30", "15"):
+        text = f"Returns are accepted within {days} days.\n"
+        bdb.remember(text.strip(), "returns", "window", f"{days} days", text.strip(), source="a.md", text=text)
+    with bdb.database.transaction() as conn:
+        (second,) = conn.execute("select v.id from beliefdb.source_version v"
+                                 " join beliefdb.source s on s.id = v.source_id"
+                                 " where s.name = 'a.md' and v.version = 2").fetchone()
+        conn.execute("select beliefdb.retract('node', %s, 'Maya Lopez leaked v2')", (str(second),))
+    bdb.retract(source="a.md", version=1, reason="Maya Lopez wrote v1")
+    postgresql.commit()
+    assert "audit_event.payload" in holding(postgresql, "Maya Lopez leaked")
+    bdb.forget(source="a.md")
+    postgresql.commit()
+    assert holding(postgresql, "Maya Lopez") == []
+    assert bdb.audit_verify().ok

@@ -393,7 +393,7 @@ $$;
 comment on function beliefdb._audit_redact_source(text) is 'Redact audit payloads naming a forgotten source of the bound workspace (hashes stay)';
 
 -- A retraction's reason is the words of whoever retracted, about what it retracted: the retract and
--- restore events of forgotten nodes or sources (p_ids: the ids their payloads name) keep their hashes
+-- restore events of forgotten nodes, sources or source versions (p_ids: the ids their payloads name) keep their hashes
 -- only, as an event naming a forgotten source does (rule 14 of docs/rules.md). How many were redacted.
 create or replace function beliefdb._audit_redact_retractions(p_ids uuid[]) returns integer
 language plpgsql security definer
@@ -410,7 +410,7 @@ begin
     return v_count;
 end
 $$;
-comment on function beliefdb._audit_redact_retractions(uuid[]) is 'Redact the retract and restore events of forgotten nodes or sources of the bound workspace (hashes stay)';
+comment on function beliefdb._audit_redact_retractions(uuid[]) is 'Redact the retract and restore events of forgotten nodes, sources or source versions of the bound workspace (hashes stay)';
 
 -- HMAC-SHA-256 (RFC 2104) of a message under a key: what a forget event records of the name it forgot,
 -- keyed by the workspace's secret (beliefdb.audit_key), so a list of names does not reverse it.

@@ -379,6 +379,8 @@ declare
     v_sources uuid[] := '{}';
     v_consequents uuid[];
     v_versions integer := 0;
+    -- a forgotten source's versions (a retraction may name one by its id: its event goes with them)
+    v_version_ids uuid[] := '{}';
     v_redacted integer := 0;
     v_changes jsonb := beliefdb._empty_changes();
     v_result jsonb;
@@ -423,7 +425,8 @@ begin
             raise exception 'unknown source %', p_id using errcode = 'BD004';
         end if;
         v_seeds := beliefdb.expand_targets(v_ws, array[p_id]);
-        select count(*) into v_versions from beliefdb.source_version v where v.workspace_id = v_ws and v.source_id = p_id;
+        v_version_ids := array(select v.id from beliefdb.source_version v where v.workspace_id = v_ws and v.source_id = p_id);
+        v_versions := cardinality(v_version_ids);
     elsif p_target = 'subject' then
         v_seeds := array(select b.id from beliefdb.belief b where b.workspace_id = v_ws and b.subject = p_subject);
         -- what the subject said: every turn of its speakers, in every version of every conversation,
@@ -634,8 +637,10 @@ begin
        and r.proposal ->> 'statement' = c.new_statement
        and (r.proposal ->> 'value') is not distinct from c.new_value;
     delete from beliefdb.node n where n.workspace_id = v_ws and n.id = any(v_gone);
-    -- (the reasons their retractions gave go from the audit chain with them)
-    perform beliefdb._audit_redact_retractions(v_gone || case when p_target = 'source' then array[p_id] else '{}' end);
+    -- (the reasons their retractions gave go from the audit chain with them: of the nodes, of the source,
+    -- and of its versions, which a retraction may name by their ids)
+    perform beliefdb._audit_redact_retractions(v_gone || case when p_target = 'source' then p_id || v_version_ids
+                                                              else '{}' end);
     if p_target = 'source' then
         delete from beliefdb.source s where s.workspace_id = v_ws and s.id = p_id;
         perform beliefdb._audit_redact_source(v_name);
