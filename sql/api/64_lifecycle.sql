@@ -205,8 +205,8 @@ $$;
 comment on function beliefdb.outcome_at(uuid, uuid, timestamptz) is 'The latest outcome of a decision or action recorded by a moment (null when none)';
 
 -- Forget (rule 14): a source (its text, versions, fragments), a subject's beliefs, or one
--- belief; with them their evidence, embeddings, relations, and every belief left without
--- support. Decisions that lose their last support are flagged (rule 4). Forgetting a subject or a
+-- belief; with them their evidence, embeddings, relations, every belief left without support, and
+-- every belief whose every quote was in what is forgotten (held before or not). Decisions that lose their last support are flagged (rule 4). Forgetting a subject or a
 -- belief also takes its quotes out of the source texts they come from: every occurrence is masked
 -- (same length, so the offsets of all other evidence stay valid), recorded in beliefdb.redaction
 -- by offsets only. The audit chain keeps the events' keys and hashes; payloads that name a

@@ -556,10 +556,19 @@ begin
     else
         perform beliefdb._prepare_evaluation();
     end if;
-    -- (what did not hold before was not left without support by this: it stays, as it was)
+    -- what did not hold before was not left without support by this, but one whose every quote lay
+    -- in what is forgotten (a version its source replaced, a source retracted before) goes too: it
+    -- would stay with no evidence, its statement the forgotten words; one with a quote elsewhere stays
     v_beliefs := array(
         select e.id from pg_temp.beliefdb_evaluation e
-         where e.kind = 'belief' and (e.id = any(v_seeds) or (e.held and not e.holds)));
+         where e.kind = 'belief'
+           and (e.id = any(v_seeds) or (e.held and not e.holds)
+                or (not e.holds
+                    and exists (select from beliefdb.evidence q
+                                 where q.workspace_id = v_ws and q.belief_id = e.id and q.fragment_id = any(v_seeds))
+                    and not exists (select from beliefdb.evidence q
+                                     where q.workspace_id = v_ws and q.belief_id = e.id
+                                       and not (q.fragment_id = any(v_seeds))))));
     v_gone := v_seeds || array(select x from unnest(v_beliefs) x where not (x = any(v_seeds)));
     -- a correction of a forgotten belief goes with it; the reviewer's replacement stands on the
     -- reviewer's own fragment. A correction whose replacement or fragment is forgotten goes too: its
