@@ -491,7 +491,9 @@ class Model:
         if b.owner != actor:
             raise Refused("NotOwner")
         quotes, sources = {q for _, _, q in b.evidence}, {s for s, _, _ in b.evidence}
-        # another belief's quote of the same words, elsewhere than a forgotten quote, is its own: kept
+        # another belief's quote, elsewhere than a forgotten quote, is its own: kept, and an occurrence within
+        # it with it (the same words here, where a quote is a whole sentence; ``masked`` keeps an occurrence
+        # within a longer kept text too, as the database does)
         kept = {(s, n, q) for o in self.beliefs.values() if o.id != belief for s, n, q in o.evidence
                 if s in sources} - b.evidence
         for s in sources:

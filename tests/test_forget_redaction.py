@@ -9,6 +9,7 @@ from typing import Any
 import psycopg
 import pytest
 from psycopg import sql
+from psycopg.types.json import Jsonb
 
 import beliefdb
 from beliefdb.store import lifecycle
@@ -254,3 +255,26 @@ def test_a_retraction_of_a_version_by_its_id_goes_from_the_audit_chain_with_its_
     postgresql.commit()
     assert holding(postgresql, "Maya Lopez") == []
     assert bdb.audit_verify().ok
+
+
+def test_another_beliefs_quote_that_contains_the_forgotten_words_keeps_them(bdb: beliefdb.BeliefDB) -> None:
+    """Rule 14's exception for another belief's quote (docs/rules.md said "of the same words"): an
+    occurrence of a forgotten quote that lies wholly within another belief's quote, the same words or
+    more around them, which no forgotten belief's own quote overlaps, is that belief's own and stays; the
+    occurrence the forgotten belief quoted is masked."""
+    said = "Maya lives in Lisbon."
+    text = f"{said} {said} Her cat too."
+    second = text.index(said, 1)
+    claims = [{"statement": said, "subject": "maya", "attribute": "city", "value": "Lisbon", "quote": said,
+               "start": 0, "end": len(said)},
+              {"statement": text[second:], "subject": "cat", "attribute": "city", "value": "Lisbon",
+               "quote": text[second:], "start": second, "end": len(text)}]
+    with bdb.database.transaction() as conn:
+        conn.execute("select beliefdb.ingest_version('n.md', %s, p_claims => %s)", (text, Jsonb(claims)))
+    done = bdb.forget(subject="maya")
+    assert (done.beliefs, done.redacted) == (1, 1)
+    with bdb.database.transaction() as conn:
+        assert conn.execute("select content from beliefdb.source_version").fetchall() == [
+            ("\u2588" * len(said) + text[len(said):],)]
+        assert conn.execute("select e.quote from beliefdb.evidence e").fetchall() == [(text[second:],)]
+    assert {(b.subject, b.status) for b in bdb.beliefs(include_all=True)} == {("cat", "current")}
