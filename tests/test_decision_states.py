@@ -278,3 +278,37 @@ def test_an_action_scheduled_on_a_rejected_decision_is_not_carried_out(
     with pytest.raises(errors.InvalidInput, match=f"decision {decision.id} was rejected: nothing may carry it out"):
         bdb.record_outcome(email.id, "succeeded")
     assert {a.id: a.status for a in bdb.actions()} == {email.id: "scheduled"}
+
+
+def test_two_verdicts_in_one_transaction_read_back_as_the_later_item(
+        bdb: beliefdb.BeliefDB, refusal: tuple[Any, Any], postgresql: psycopg.Connection[Any]) -> None:
+    """decision_status_at and action_status_at read the verdict of the last item resolved by a moment:
+    two items resolved in one transaction have the same resolved_at, and the one read was whichever the
+    sort met first. The item created later (then by id, as the review queue orders items) is the later
+    verdict: approved, its support back, lost again in the same transaction and rejected reads rejected."""
+    seven, decision = refusal
+    email = bdb.act(decision.id, "Email the customer a refusal")
+    bdb.retract(belief=seven.id, reason="wrong")
+    with bdb.database.transaction() as conn:
+        def open_item(kind: str) -> str:
+            return str(conn.execute("select id from beliefdb.review_item where kind = %s and status = 'open'",
+                                    (kind,)).fetchone()[0])
+        conn.execute("select beliefdb.review_resolve(%s, 'approved')", (open_item("action_held"),))
+        conn.execute("select beliefdb.review_resolve(%s, 'approved')", (open_item("decision_flagged"),))
+        conn.execute("select beliefdb.retract('node', %s, '', p_undo => true)", (str(seven.id),))
+        conn.execute("select beliefdb.retract('node', %s, 'wrong after all')", (str(seven.id),))
+        conn.execute("select beliefdb.review_resolve(%s, 'rejected')", (open_item("action_held"),))
+        conn.execute("select beliefdb.review_resolve(%s, 'rejected')", (open_item("decision_flagged"),))
+    read = ("select beliefdb.decision_status_at(d, now()), beliefdb.action_status_at(a, now())"
+            " from beliefdb.decision d join beliefdb.action a on a.decision_id = d.id")
+    assert postgresql.execute("select count(distinct resolved_at) from beliefdb.review_item").fetchone() == (1,)
+    # whichever of the two rows of each node the heap holds first (each touched last in turn)
+    for kind_order in ("asc", "desc"):
+        postgresql.execute(f"""
+            update beliefdb.review_item r set note = r.note
+              from (select id, row_number() over (partition by node order by created_at {kind_order}) as n
+                      from beliefdb.review_item) o
+             where o.id = r.id and o.n = 1""")
+        postgresql.commit()
+        assert postgresql.execute(read).fetchone() == ("rejected", "cancelled"), kind_order
+    assert {a.id: a.status for a in bdb.actions()} == {email.id: "cancelled"}
