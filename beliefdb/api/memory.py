@@ -195,7 +195,8 @@ class BeliefDB(bulk.Bulk, Decisions, Review, Traces, pictures.Pictures, texts.Te
                preview: bool = False, expect: str | None = None, mask_mentions: bool = False) -> Forgotten:
         """Forget one source, a subject's beliefs and the conversation turns it said (a speaker whose name
         is the subject: "Maya López" for ``maya_lopez``), or one belief completely (rule 14), and every
-        belief left without support; ``preview``: exactly what that would take away, nothing written.
+        belief left without support or whose every quote lay in what is forgotten; ``preview``: exactly
+        what that would take away, nothing written.
         ``subject`` may be a person's name ("Maya López") when no belief has the name itself as its
         subject: it names their subject (``maya_lopez``). ``expect``: only what a preview showed (its
         :meth:`Forgotten.fingerprint`), else :class:`~beliefdb.errors.StalePreview` and nothing forgotten.

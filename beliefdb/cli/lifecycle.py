@@ -116,7 +116,8 @@ def forget(
     *, memory: Memory,
     as_json: Json = False,
 ) -> None:
-    """Forget completely: text, fragments, evidence, embeddings and every belief left without support.
+    """Forget completely: text, fragments, evidence, embeddings, every belief left without support
+    and every belief whose every quote lay in what is forgotten.
     Forgetting a subject or a belief also masks its quotes in the source texts (offsets of other
     evidence stay valid). Decisions that lose their last support are flagged; the audit chain keeps
     only hashes; planner statistics are gathered again. Forgetting a subject lists where its name is still

@@ -60,7 +60,8 @@ def forget(db: Database, *, source: str | None = None, subject: str | None = Non
            preview: bool = False, expect: str | None = None, mask_mentions: bool = False,
            conn: psycopg.Connection[Any] | None = None) -> Forgotten:
     """Forget a source, a subject's beliefs and what it said (the turns of the speakers whose name is
-    the subject: "Maya" for ``maya``), or one belief, and every belief left without support;
+    the subject: "Maya" for ``maya``), or one belief, and every belief left without support or whose
+    every quote lay in it;
     decisions that lose their last support are flagged. ``preview``: counts only. With ``expect``
     (the :meth:`Forgotten.fingerprint` of a preview) only that: in one transaction holding the
     workspace's write lock, the preview is taken again and the forget applied only if it is the same;
