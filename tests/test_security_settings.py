@@ -1,0 +1,83 @@
+"""Settings an agent's login can forge change nothing it may not (docs/security.md): every session may set
+any ``beliefdb.*`` setting, so beliefdb's audit chain and its writers' clock never take one on trust.
+Each test performs the attack as an agent's login (``beliefdb agent create``) and asserts it has no
+effect."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+from typing import Any
+
+import psycopg
+import pytest
+from conftest import Cli
+from psycopg import sql
+
+import beliefdb
+from beliefdb import api
+
+
+def su(url: str, query: str, params: Any = None) -> list[tuple[Any, ...]]:
+    """Rows of a statement run as the database's superuser (the test's own URL), committed."""
+    with psycopg.connect(url, autocommit=True) as conn:
+        cur = conn.execute(query, params)
+        return cur.fetchall() if cur.description else []
+
+
+@pytest.fixture
+def agent(cli: Cli, db_url: str) -> Iterator[tuple[str, str]]:
+    """An agent's login bound to a new workspace holding one source written by the owner: (its URL, the
+    workspace's name); the role is dropped at the end (roles are the cluster's)."""
+    ws = f"ws_{uuid.uuid4().hex[:8]}"
+    api.create_workspace(ws, url=db_url)
+    with beliefdb.connect(db_url, ws) as db:
+        db.ingest_text("# Sky\n\nThe sky colour is blue.\n", source="sky.md", authority="official")
+    name = f"attacker_{uuid.uuid4().hex[:8]}"
+    made = cli.json("agent", "create", name, "-w", ws)
+    yield made["url"], ws
+    su(db_url, sql.SQL("drop owned by {0}; drop role if exists {0}").format(sql.Identifier(name)).as_string(None))
+
+
+def chain(db_url: str, ws: str) -> tuple[int, int, bool]:
+    """(head seq, last event's seq, whether audit verify says ok) of a workspace, read as the superuser."""
+    row = su(db_url, "select h.seq,"
+                     " (select max(e.seq) from beliefdb.audit_event e where e.workspace_id = h.workspace_id),"
+                     " (select v.ok from beliefdb.audit_verify(h.workspace_id) v)"
+                     " from beliefdb.audit_head h join beliefdb.workspace w on w.id = h.workspace_id where w.name = %s",
+             (ws,))
+    return row[0]
+
+
+@pytest.mark.parametrize("forged_last", ["garbage", "named earlier event"])
+def test_a_forged_audit_state_cannot_leave_the_head_behind(db_url: str, agent: tuple[str, str],
+                                                           forged_last: str) -> None:
+    """_audit_append kept what a transaction appended in a setting the caller can write: an agent that
+    claimed 5,000 appends (so the head waited for the commit) and then changed the setting before its
+    commit left the head behind its event, and every later write of the workspace, by anyone, failed on
+    a duplicate event (and verify called the event appended outside beliefdb). The head now follows the
+    events the transaction inserted, whatever the setting says."""
+    url, ws = agent
+    with psycopg.connect(url) as conn:
+        setting = conn.execute("select 'beliefdb.audit_' || replace(beliefdb.current_workspace_id()::text, '-', '')"
+                               ).fetchone()[0]  # type: ignore[index]
+        conn.execute("select set_config(%s, '5000/0/' || repeat('0', 64) || '/' || (select ctid::text from"
+                     " beliefdb.audit_head), true)", (setting,))
+        conn.execute("select beliefdb.ingest_version('attack.txt', 'Agent A note: the sky is green.')")
+        if forged_last == "garbage":
+            conn.execute("select set_config(%s, 'garbage', true)", (setting,))
+        else:
+            # a well-formed state naming a real event of the chain that is not the last
+            conn.execute("select set_config(%s, concat_ws('/', 5000, e.seq, encode(e.hash, 'hex'), h.ctid), true)"
+                         " from beliefdb.audit_event e, beliefdb.audit_head h"
+                         " where e.workspace_id = h.workspace_id and e.seq = 1", (setting,))
+        conn.commit()
+    head, last, ok = chain(db_url, ws)
+    assert head == last and ok
+    # the workspace still takes writes, the owner's and the agent's, and its chain still verifies
+    with beliefdb.connect(db_url, ws) as db:
+        db.ingest_text("# Grass\n\nThe grass colour is green.\n", source="grass.md", authority="official")
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute("select beliefdb.ingest_version('attack.txt', 'Agent A note: the sky is blue.')")
+    head, last, ok = chain(db_url, ws)
+    assert head == last and ok
