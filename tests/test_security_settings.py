@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Iterator
+from datetime import datetime
 from typing import Any
 
 import psycopg
@@ -81,3 +82,39 @@ def test_a_forged_audit_state_cannot_leave_the_head_behind(db_url: str, agent: t
         conn.execute("select beliefdb.ingest_version('attack.txt', 'Agent A note: the sky is blue.')")
     head, last, ok = chain(db_url, ws)
     assert head == last and ok
+
+
+@pytest.mark.parametrize(("setting", "own_tables"), [("beliefdb.locked_at", False), ("beliefdb.batch_clock", False),
+                                                     ("beliefdb.locked_at", True), ("beliefdb.batch_clock", True)])
+def test_a_writer_cannot_date_its_write_before_its_lock(db_url: str, agent: tuple[str, str], setting: str,
+                                                        own_tables: bool) -> None:
+    """clock() dated a writer's rows from beliefdb.locked_at (or a bulk batch's beliefdb.batch_clock) when
+    it lay within the transaction, and _lock_workspace set locked_at only when it was empty: an agent
+    that set it to its transaction's start before writing had its version recorded before another
+    principal's write that committed earlier. A write is now dated when it took the write lock, also
+    when the agent made temporary tables of the names beliefdb keeps the lock's time and a batch in."""
+    url, ws = agent
+    with psycopg.connect(url) as conn:
+        started: datetime = conn.execute("select now()").fetchone()[0]  # type: ignore[index]
+        if own_tables:
+            conn.execute("create temporary table beliefdb_audit_batch (action text not null, n bigint not null)")
+            conn.execute("create temporary table beliefdb_write_lock (xact xid8 not null, at timestamptz not null)")
+            conn.execute("insert into pg_temp.beliefdb_write_lock values (pg_current_xact_id(), now())")
+        conn.execute("select set_config(%s, now()::text, true)", (setting,))
+        # meanwhile the owner writes a version of its own and commits
+        with beliefdb.connect(db_url, ws) as db:
+            db.ingest_text("# Sky\n\nThe sky colour is grey.\n", source="sky.md", authority="official")
+        committed: datetime = su(db_url, "select clock_timestamp()")[0][0]
+        conn.execute("select beliefdb.ingest_version('attack.txt', 'Agent A note: the sky is green.')")
+        # a second write of the same transaction, the setting forged again in between: the first lock's time
+        conn.execute("select set_config(%s, now()::text, true)", (setting,))
+        conn.execute("select beliefdb.ingest_version('attack2.txt', 'Agent A note: the sea is red.')")
+        conn.commit()
+    versions = ("select s.name, max(v.recorded_at) from beliefdb.source_version v"
+                " join beliefdb.source s on s.id = v.source_id join beliefdb.workspace w on w.id = s.workspace_id"
+                " where w.name = %s group by s.name")
+    dated = dict(su(db_url, versions, (ws,)))
+    owners = dated["sky.md"]
+    assert dated["attack.txt"] > started
+    assert dated["attack.txt"] >= committed > owners
+    assert dated["attack2.txt"] == dated["attack.txt"]

@@ -8,12 +8,15 @@
 -- beliefdb_clock (internal/28_audit.sql, BD010), so the clock itself stays one setting read.
 -- A bulk ingest (api/57_bulk.sql) records each document of its transaction at the moment it came
 -- to it (beliefdb.batch_clock), as it would have been one by one, so that rule 8 orders them the same
--- way; a value outside this transaction's own span (from its start to the real time now) is not used,
--- so setting it dates nothing earlier or later than the transaction could have been anyway. A
--- writer is dated when it took its workspace's write lock (beliefdb.lock_workspace sets
--- beliefdb.locked_at): dated from the start of its transaction, a writer that waited for the lock
--- recorded its rows before those of the writer it waited for, and an as-of question between the two
--- saw the later text as in force before the earlier one.
+-- way. Any session can set that setting: it counts only while a batch runs (this session's
+-- temporary table beliefdb_audit_batch exists and belongs to the acting role, the owner, as
+-- beliefdb._audit_batch asks; the batch sets the setting itself after its lock, before each
+-- document), and within this transaction's own span (from its start to the real time now). A
+-- writer is dated when it took its workspace's write lock (beliefdb._lock_workspace sets
+-- beliefdb.locked_at at every lock, from the owner's record of the transaction's first one, so a
+-- value a caller set is replaced): dated from the start of its transaction, a writer that waited for
+-- the lock recorded its rows before those of the writer it waited for, and an as-of question between
+-- the two saw the later text as in force before the earlier one.
 -- What an expiry changes is dated when the valid time ended (rule 16): while beliefdb processes the
 -- beliefs that expired at one moment (beliefdb._process_expiries), the clock is that moment. The
 -- setting beliefdb.expiry_clock only says to look: the moment is the one this session's temporary
@@ -45,7 +48,10 @@ begin
         return v_at;
     end if;
     v_at := nullif(current_setting('beliefdb.batch_clock', true), '')::timestamptz;
-    if v_at between now() and clock_timestamp() then
+    if v_at between now() and clock_timestamp() and exists (
+            select from pg_catalog.pg_class c
+             where c.oid = pg_catalog.to_regclass('pg_temp.beliefdb_audit_batch') and c.relpersistence = 't'
+               and c.relowner = (select r.oid from pg_catalog.pg_roles r where r.rolname = current_user)) then
         return v_at;
     end if;
     v_at := nullif(current_setting('beliefdb.locked_at', true), '')::timestamptz;

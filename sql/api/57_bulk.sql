@@ -80,6 +80,8 @@ begin
     perform beliefdb._drop_temp_tables(array['beliefdb_audit_batch']);
     create temporary table beliefdb_audit_batch (action text not null, n bigint not null) on commit drop;
     perform pg_catalog.set_config('beliefdb.audit_batch', v_ws::text, true);
+    -- (the batch dates its documents itself, _bulk_expire_due: not from a value its caller set)
+    perform pg_catalog.set_config('beliefdb.batch_clock', '', true);
     -- (the staged rows as text, documents, fragments, then claims, each in the order of its key, the
     -- text last for rows whose key repeats, joined by newlines: the rows' own text and their keys,
     -- where each row made into JSON and all sorted by that text took 0.09 s of a batch of 10,000)

@@ -558,23 +558,48 @@ comment on function beliefdb._process_expiries(uuid) is 'Process a workspace''s 
 -- what expired since the last change processed as a change of its own (beliefdb._expire_due), unless
 -- this is that processing (beliefdb._expiries_under_way). Returns that change's report (nothing
 -- expired: an empty one).
+-- The time of the transaction's first lock is kept in the owner's session table
+-- beliefdb_write_lock (a row of this transaction; a rolled-back subtransaction takes it back with
+-- its lock), which the application role can neither write nor read, and every lock sets
+-- beliefdb.locked_at, which clock() reads, from it: any session can set that setting, and one set
+-- before the lock (to the transaction's start, say) dated the writes before another principal's
+-- that committed while this transaction waited, when the lock left a set value alone.
 create or replace function beliefdb._lock_workspace() returns beliefdb.expired
 language plpgsql
 set search_path = pg_catalog, pg_temp
 as $$
 declare
     v_ws uuid := beliefdb.current_workspace_id();
+    v_table regclass;
+    v_at timestamptz;
 begin
     perform from beliefdb.audit_head h where h.workspace_id = v_ws for update;
     if not found then
         raise exception 'no workspace bound (set beliefdb.workspace_id), or the workspace has no audit chain'
             using errcode = 'BD003';
     end if;
-    -- what this transaction writes is dated from now, when no other writer of the workspace runs
-    -- (beliefdb.clock): in the order the writers commit
-    if coalesce(pg_catalog.current_setting('beliefdb.locked_at', true), '') = '' then
-        perform pg_catalog.set_config('beliefdb.locked_at', pg_catalog.clock_timestamp()::text, true);
+    -- what this transaction writes is dated from its first lock, when no other writer of the
+    -- workspace runs (beliefdb.clock): in the order the writers commit. (A session table, made once
+    -- per session; one of that name the acting role does not own is refused or dropped first.)
+    v_table := pg_catalog.to_regclass('pg_temp.beliefdb_write_lock');
+    if v_table is not null
+       and not exists (select from pg_catalog.pg_class c
+                        where c.oid = v_table and c.relkind = 'r' and c.relpersistence = 't'
+                          and c.relowner = (select r.oid from pg_catalog.pg_roles r where r.rolname = current_user)) then
+        perform beliefdb._refuse_foreign_temp_tables(array['beliefdb_write_lock']);
+        drop table pg_temp.beliefdb_write_lock;
+        v_table := null;
     end if;
+    if v_table is null then
+        create temporary table beliefdb_write_lock (xact xid8 not null, at timestamptz not null);
+    end if;
+    select w.at into v_at from pg_temp.beliefdb_write_lock w where w.xact = pg_catalog.pg_current_xact_id();
+    if v_at is null then
+        v_at := pg_catalog.clock_timestamp();
+        delete from pg_temp.beliefdb_write_lock;
+        insert into pg_temp.beliefdb_write_lock (xact, at) values (pg_catalog.pg_current_xact_id(), v_at);
+    end if;
+    perform pg_catalog.set_config('beliefdb.locked_at', v_at::text, true);
     if beliefdb._expiries_under_way() then
         return row(0, '{}', beliefdb.clock(), beliefdb._as_changes(beliefdb._empty_changes()))::beliefdb.expired;
     end if;
