@@ -111,3 +111,11 @@ def test_a_bulk_batch_does_not_read_staging_the_session_made(agent: psycopg.Conn
     assert refused.value.sqlstate == "BD005"
     assert refused.value.diag.message_primary == "nothing staged: call beliefdb.bulk_stage() and COPY the batch first"
     assert _loot(agent) == []
+
+
+def test_a_view_in_place_of_the_write_lock_table_is_not_read(agent: psycopg.Connection[tuple[object, ...]]) -> None:
+    agent.execute("create temporary view beliefdb_write_lock as"
+                  " select pg_current_xact_id() as xact, clock_timestamp() as at, pg_temp.peek() as p")
+    agent.execute("select beliefdb.ingest_version('pwn.txt', 'Refund window: 30 days')")
+    assert _loot(agent) == []
+    assert agent.execute("select count(*) from beliefdb.source_version").fetchone() == (1,)

@@ -586,8 +586,7 @@ begin
        and not exists (select from pg_catalog.pg_class c
                         where c.oid = v_table and c.relkind = 'r' and c.relpersistence = 't'
                           and c.relowner = (select r.oid from pg_catalog.pg_roles r where r.rolname = current_user)) then
-        perform beliefdb._refuse_foreign_temp_tables(array['beliefdb_write_lock']);
-        drop table pg_temp.beliefdb_write_lock;
+        perform beliefdb._claim_working_tables(array['beliefdb_write_lock']);
         v_table := null;
     end if;
     if v_table is null then
