@@ -199,7 +199,7 @@ def test_previewing_a_correction_of_anothers_belief_says_it_waits_for_their_appr
     page = client.post(f"/beliefs/{story.refund}/correction/preview", headers=HTML,
                        data={"statement": "Refunds go to the card.", "value": "card", "form_token": form}).text
     said = text_of(page)
-    # as the CLI says it: '... changes nothing until they approve it. If they do, taking the belief away would:'
+    # as the CLI says it: '... changes nothing until they approve it. If they do, the correction would:'
     assert ("alice owns this belief: applying proposes the correction to them, and nothing changes until they"
             " approve it.") in said
     assert "If alice approves it: what would change" in said and "Propose the correction to alice" in said

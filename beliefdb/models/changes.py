@@ -57,7 +57,8 @@ class DerivedBelief(Recorded):
 
 @dataclass(frozen=True)
 class ImpactRow:
-    """One effect of a change: stops_holding, flag (decision), hold (action) or survives (decision)."""
+    """One effect of a change: stops_holding, stops_current (no longer current, still holding: in a
+    correction's ``if_approved``), becomes_current, flag (decision), hold (action) or survives (decision)."""
 
     node: UUID
     kind: str
@@ -111,7 +112,8 @@ class Changes:
 class CorrectionPreview:
     """What a correction would change (exactly: the apply's own change, rolled back), with the
     revision it saw. For a belief another principal owns, applying only proposes (``proposed``):
-    ``if_approved`` is the dry run of what the owner's approval would take away."""
+    ``if_approved`` is the dry run of what the owner's approval would change: the same correction,
+    run as the owner (None for a session that may not act as the owner: an agent's own login)."""
 
     belief: UUID
     revision: int
@@ -121,7 +123,7 @@ class CorrectionPreview:
     owner: str | None = None
     proposed: bool = False
     changes: Changes | None = None
-    if_approved: list[ImpactRow] = field(default_factory=list)
+    if_approved: list[ImpactRow] | None = field(default_factory=list)
 
 
 

@@ -224,6 +224,10 @@ def impact(rows: list[ImpactRow]) -> str:
     grouped = impact_json(rows)
     lines = [f"would stop holding: {len(grouped['stops_holding'])}"]
     lines += [f"  - {x['kind']} {short(x['id'])}" for x in grouped["stops_holding"]]
+    # (what stops being current and still holds: a belief superseded by a correction's replacement)
+    if stops_current := [r for r in rows if r.effect == "stops_current"]:
+        lines.append(f"would stop being current (still holding): {len(stops_current)}")
+        lines += [f"  - {r.kind} {short(r.node)}" for r in stops_current]
     if grouped["becomes_current"]:
         lines.append(f"would be current again: {len(grouped['becomes_current'])}")
         lines += [f"  + {x['kind']} {short(x['id'])}" for x in grouped["becomes_current"]]
@@ -242,9 +246,12 @@ def impact(rows: list[ImpactRow]) -> str:
 def correction_preview(p: CorrectionPreview) -> str:
     if p.proposed:
         lines = [f"belief {p.belief} (revision {p.revision}) is owned by {p.owner}: applying proposes the correction",
-                 "  to them as a review item and changes nothing until they approve it. If they do, taking the",
-                 "  belief away would:"]
-        lines += ["    " + line for line in impact(p.if_approved).splitlines()]
+                 "  to them as a review item and changes nothing until they approve it. If they do, the",
+                 "  correction would:"]
+        if p.if_approved is None:  # (a session that cannot act as the owner cannot run the approval)
+            lines.append("    (only a session that may act as the owner can preview the approval)")
+        else:
+            lines += ["    " + line for line in impact(p.if_approved).splitlines()]
         lines.append(f"propose with: --apply --expect-revision {p.revision}")
         return "\n".join(lines)
     def listed(ids: list[UUID]) -> str:

@@ -25,7 +25,7 @@ def preview(db: Database, belief: str | UUID, statement: str | None = None, valu
     """Exactly what correcting ``belief`` (with ``statement`` and ``value``, if given) would change:
     decisions flagged, actions held, decisions left supported, what stops being or becomes current,
     with the revision it saw. For another principal's belief the apply only proposes the correction
-    (``proposed``) and ``if_approved`` shows what the owner's approval would take away."""
+    (``proposed``) and ``if_approved`` shows what the owner's approval would change."""
     seen: CorrectionPreview = db.fetch_one(composites.correction_preview, Q.correction_preview,
                                            (str(belief), statement, value), conn)
     return seen

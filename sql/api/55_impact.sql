@@ -228,3 +228,49 @@ begin
 end
 $$;
 comment on function beliefdb.simulate_retraction(text[]) is 'The change report of retracting nodes, sources or versions of the bound workspace, computed in a subtransaction that is rolled back';
+
+-- A change report (beliefdb._changes, as beliefdb.changes) as impact's rows, one per node and effect:
+-- stops_holding (what held and stops holding), stops_current (what stops being current and still
+-- holds: superseded, or its valid time ended), becomes_current, flag (a decision, with its title),
+-- hold (an action, with its decision and description) and survives (a decision that loses a reason,
+-- with the antecedents of each reason it keeps, one row a decision, in the report's order). What a
+-- dry run reports read as impact reads the walks: impact's own simulated retraction, and what the
+-- owner's approval of a proposed correction would change (beliefdb.correction_preview).
+create or replace function beliefdb.change_rows(p_workspace_id uuid, p_changes beliefdb.changes)
+returns setof beliefdb.impact_row
+language plpgsql
+stable
+set search_path = pg_catalog, pg_temp
+as $$
+begin
+    return query
+    select x.id, n.kind::text, 'stops_holding', '{}'::jsonb
+      from unnest(p_changes.stopped_holding) as x (id)
+      join lateral (select n.kind from beliefdb.node n where n.workspace_id = p_workspace_id and n.id = x.id) n on true
+    union all
+    select x.id, n.kind::text, 'stops_current', '{}'::jsonb
+      from unnest(p_changes.stopped_current) as x (id)
+      join lateral (select n.kind from beliefdb.node n where n.workspace_id = p_workspace_id and n.id = x.id) n on true
+     where x.id <> all(coalesce(p_changes.stopped_holding, '{}'))
+    union all
+    select x.id, n.kind::text, 'becomes_current', '{}'::jsonb
+      from unnest(p_changes.became_current) as x (id)
+      join lateral (select n.kind from beliefdb.node n where n.workspace_id = p_workspace_id and n.id = x.id) n on true
+    union all
+    select d.id, 'decision', 'flag', jsonb_build_object('title', d.title)
+      from unnest(p_changes.flagged) as x (id)
+      join beliefdb.decision d on d.workspace_id = p_workspace_id and d.id = x.id
+    union all
+    select a.id, 'action', 'hold', jsonb_build_object('decision', a.decision_id, 'description', a.description)
+      from unnest(p_changes.held) as x (id)
+      join beliefdb.action a on a.workspace_id = p_workspace_id and a.id = x.id
+    union all
+    -- (a decision's surviving reasons come one per row: each its antecedents, in the report's order)
+    select d.id, 'decision', 'survives', jsonb_build_object('title', d.title, 'by', s.by)
+      from (select s.decision, jsonb_agg(to_jsonb(s.reason) order by s.n) as by
+              from unnest(p_changes.survives) with ordinality as s (decision, reason, n)
+             group by s.decision) s
+      join beliefdb.decision d on d.workspace_id = p_workspace_id and d.id = s.decision;
+end
+$$;
+comment on function beliefdb.change_rows(uuid, beliefdb.changes) is 'A change report as impact rows: stops_holding, stops_current, becomes_current, flag, hold, survives';

@@ -166,8 +166,14 @@ comment on function beliefdb.derive(text, text, text, text, text[], text) is 'Re
 -- what stops being or becomes current. Without a statement, the belief's own (what depends on
 -- the old belief is the same whatever replaces it; its rivals under rule 8 may not be). A belief
 -- another principal owns is not changed by an apply, only proposed to its owner: the preview
--- says so, and shows under if_approved what the owner's approval would change (the dry run of
--- taking the belief away). The belief: its id or a unique prefix.
+-- says so, and shows under if_approved what the owner's approval would change (as impact's rows,
+-- beliefdb.change_rows): approving applies the proposal as the owner's own correction
+-- (beliefdb.review_resolve), so it is the same correction run as the owner, rolled back (the
+-- replacement is the owner's, may supersede the owner's belief and meets its rivals as the owner's:
+-- not the dry run of taking the belief away, which would say that it stops holding and that what
+-- it superseded is current again). Only a session that may act as another principal (the schema
+-- owner's, as the library, the CLI and the servers are: beliefdb.principal) can run it; an agent's
+-- own login cannot, and gets no if_approved (null). The belief: its id or a unique prefix.
 create or replace function beliefdb.correction_preview(p_belief text, p_statement text default null,
                                                        p_value text default null)
 returns beliefdb.correction_preview
@@ -179,6 +185,11 @@ declare
     v_ws uuid := beliefdb.current_workspace_id();
     v_old beliefdb.belief;
     v_changes beliefdb.changes;
+    v_principal text;
+    v_approval beliefdb.changes;
+    v_as_owner boolean;
+    v_run text := 'select (beliefdb._apply_correction_core(($1 ->> ''workspace'')::uuid, ($1 ->> ''belief'')::uuid, $1 ->> ''statement'', $1 ->> ''value'', ''preview'', null, null) -> ''changes'')';
+    v_args jsonb;
 begin
     select * into v_old from beliefdb.belief b
      where b.workspace_id = v_ws and b.id = (select beliefdb.resolve_belief(p_belief));
@@ -194,18 +205,26 @@ begin
             'select pg_catalog.jsonb_build_object(''revision'', b.revision) from beliefdb.belief b where b.workspace_id = ($1 ->> ''workspace'')::uuid and b.id = ($1 ->> ''belief'')::uuid',
             jsonb_build_object('workspace', v_ws, 'belief', v_old.id)) ->> 'revision')::integer;
     end if;
+    v_args := jsonb_build_object('workspace', v_ws, 'belief', v_old.id,
+                                 'statement', coalesce(nullif(p_statement, ''), v_old.statement), 'value', p_value);
     if beliefdb._correction_is_proposal(v_old) then
+        -- the owner's approval: the same correction, acting as the owner for its dry run only (the
+        -- setting is put back after it, and an error ends it with the statement)
+        v_principal := current_setting('beliefdb.principal', true);
+        perform set_config('beliefdb.principal', v_old.owner, true);
+        v_as_owner := beliefdb.current_principal() = v_old.owner;
+        if v_as_owner then
+            v_approval := beliefdb._as_changes(beliefdb._dry_run(v_run, v_args));
+        end if;
+        perform set_config('beliefdb.principal', coalesce(v_principal, ''), true);
         return row(v_old.id, v_old.revision, '{}', '{}', '{}', v_old.owner, true,
                    beliefdb._as_changes(beliefdb._empty_changes()
                                         || jsonb_build_object('proposed', true, 'owner', v_old.owner)),
-                   array(select row(i.node, i.kind, i.effect, i.detail)::beliefdb.impact_row
-                           from beliefdb.impact(array[v_old.id::text]) i
-                          order by i.effect, i.node))::beliefdb.correction_preview;
+                   case when v_as_owner then
+                       array(select i from beliefdb.change_rows(v_ws, v_approval) i order by i.effect, i.node)
+                   end)::beliefdb.correction_preview;
     end if;
-    v_changes := beliefdb._as_changes(beliefdb._dry_run(
-        'select (beliefdb._apply_correction_core(($1 ->> ''workspace'')::uuid, ($1 ->> ''belief'')::uuid, $1 ->> ''statement'', $1 ->> ''value'', ''preview'', null, null) -> ''changes'')',
-        jsonb_build_object('workspace', v_ws, 'belief', v_old.id,
-                           'statement', coalesce(nullif(p_statement, ''), v_old.statement), 'value', p_value)));
+    v_changes := beliefdb._as_changes(beliefdb._dry_run(v_run, v_args));
     return row(v_old.id, v_old.revision, v_changes.flagged, v_changes.held, v_changes.survives, v_old.owner, false,
                v_changes, '{}')::beliefdb.correction_preview;
 end

@@ -122,7 +122,7 @@ def correction(p: CorrectionPreview, names: Names) -> list[Group]:
     the owner's approval of the proposal would change, ``if_approved``), each group listing at most
     :data:`LIST_LIMIT` of its nodes and counting them all."""
     if p.proposed:
-        return impact(p.if_approved, names)
+        return impact(p.if_approved or [], names)
     return _listed((("decisions that would be flagged", "would_flag", p.would_flag),
                     ("actions that would be held", "would_hold", p.would_hold)), p.still_supported, names)
 
