@@ -354,7 +354,8 @@ def test_propagating_from_one_change_equals_recomputing_everything(
 def test_impact_is_the_difference_of_two_evaluations(
         postgresql: psycopg.Connection[Any], db_url: str, g: Graph, data: st.DataObject | None) -> None:
     """impact of one node, a dry run of that node not holding, says stops_holding of exactly the
-    nodes current now and not current once it is retracted too; flags exactly the decisions that
+    nodes that hold now (current or superseded) and do not once it is retracted too (as the
+    retraction's stopped_holding: it said only those current now); flags exactly the decisions that
     stop holding; and lists as surviving exactly the decisions that still hold but lose a reason
     (a justification whose antecedents were all current stops being live)."""
     stored = store(postgresql, db_url, g)
@@ -376,7 +377,7 @@ def test_impact_is_the_difference_of_two_evaluations(
     assert sorted(by_levels) == sorted(rows), (g, n)
     got = {effect: {node for node, e in rows if e == effect} for effect in ("stops_holding", "flag", "survives")}
     ids = stored.ids
-    assert got["stops_holding"] == {ids[m] for m in range(g.size) if current(before, m) and not current(after, m)}, \
+    assert got["stops_holding"] == {ids[m] for m in range(g.size) if before.holds[m] and not after.holds[m]}, \
         (g, n)
     assert got["flag"] == {ids[m] for m in g.decisions if before.holds[m] and not after.holds[m]}, (g, n)
     assert got["survives"] == {

@@ -334,10 +334,14 @@ class Machine(RuleBasedStateMachine):
         self.same_change(what, before, after, preview, changes, proposed=not mine)
         if impact:  # rule 7: impact is the retraction's dry run
             made = difference(before, after)
-            effects = {e: {r.node for r in impact if r.effect == e} for e in ("stops_holding", "becomes_current",
-                                                                              "flag", "hold")}
-            self.check(effects == {"stops_holding": made["stopped_current"], "becomes_current": made["became_current"],
-                                   "flag": made["flagged"], "hold": made["held"]}, f"{what}: impact", effects, made)
+            effects = {e: {r.node for r in impact if r.effect == e} for e in ("stops_holding", "stops_current",
+                                                                              "becomes_current", "flag", "hold")}
+            # (what stops holding, current or not: a superseded belief holds; stops_current, what stops
+            # being current and still holds)
+            self.check(effects == {"stops_holding": made["stopped_holding"],
+                                   "stops_current": made["stopped_current"] - made["stopped_holding"],
+                                   "becomes_current": made["became_current"], "flag": made["flagged"],
+                                   "hold": made["held"]}, f"{what}: impact", effects, made)
         self.step(what, lambda m: m.retract(actor, name, undo), [], changes.proposed, outcome=lambda r: r)
 
     @rule(pick=PICK, version=PICK)

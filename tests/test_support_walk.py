@@ -398,11 +398,12 @@ SUPERSEDED = Graph(premises=3, beliefs=5,
 
 
 def expected_impact(g: Graph, n: int) -> dict[str, set[int]]:
-    """impact of node n by the reference: what stops and starts being current, the decisions that
-    stop holding, and those that hold but lose a reason whose antecedents were all current."""
+    """impact of node n by the reference: what stops holding (current or superseded: a superseded
+    belief holds), what starts being current, the decisions that stop holding, and those that hold
+    but lose a reason whose antecedents were all current."""
     before, after = reference(g), reference(g, g.retracted | {n})
     return {
-        "stops_holding": {m for m in range(g.size) if current(before, m) and not current(after, m)},
+        "stops_holding": {m for m in range(g.size) if before.holds[m] and not after.holds[m]},
         "becomes_current": {m for m in range(g.size) if g.is_belief(m) and not current(before, m)
                             and current(after, m)},
         "flag": {m for m in g.decisions if before.holds[m] and not after.holds[m]},
@@ -414,7 +415,8 @@ def expected_impact(g: Graph, n: int) -> dict[str, set[int]]:
 
 def test_impact_falls_back_where_the_walk_cannot_answer(postgresql: psycopg.Connection[Any], db_url: str) -> None:
     """A belief that stops holding in a supersession: the walk says it cannot answer alone. Taking
-    the loser l down (x) brings nothing back: the closure's evaluation answers; taking the winner w
+    the loser l down (x) brings nothing back: the closure's evaluation answers (x takes l down, which
+    was superseded and held: it stops holding); taking the winner w
     down (q) brings l back, current again, and with it 5, which rests on l (a justification needs
     its antecedents current): the retraction's dry run answers. Each as the reference says, and as
     the walk says wherever it does settle (y: the decision 7 survives on w)."""
@@ -440,7 +442,7 @@ def test_impact_falls_back_where_the_walk_cannot_answer(postgresql: psycopg.Conn
                               (stored.ws, [uuid4()])).fetchone() == ([],)
     postgresql.commit()
     assert expected_impact(SUPERSEDED, 0)["becomes_current"] == {4, 5}
-    assert expected_impact(SUPERSEDED, 1) == {"stops_holding": {1}, "becomes_current": set(), "flag": set(),
+    assert expected_impact(SUPERSEDED, 1) == {"stops_holding": {1, 4}, "becomes_current": set(), "flag": set(),
                                               "survives": set()}
     assert expected_impact(SUPERSEDED, 2)["survives"] == {7}
 

@@ -14,7 +14,9 @@
 -- afterwards; for each decision that loses a reason and still holds, its live justifications
 -- (o_live, o_live_decision), as beliefdb.evaluate_closure does. o_settled is false when the walk
 -- cannot answer alone: a belief that stops holding is in a supersession or a tie, so what it
--- superseded may be current again (the caller evaluates the whole closure then). Reads only, and
+-- superseded may be current again, or held without being current (its valid time ended), so what
+-- stops holding is not what was current and stops holding, which is what the walk reports (the
+-- caller evaluates the whole closure then). Reads only, and
 -- only what the walk reaches: one recursive statement for a small walk, else one that goes a level
 -- a row (every row of each node it reaches with one probe of the adjacency's primary key and, where
 -- a node may be kept, the other justifications' antecedents and ranks); and of what rests outside
@@ -348,9 +350,10 @@ begin
     end loop;
 
     -- a belief that stops holding in a supersession or a tie: what it superseded may be current
-    -- again, and meet its rivals; the walk does not answer that
+    -- again, and meet its rivals; the walk does not answer that. Nor one that held without being
+    -- current (expired): the walk reports what was current, and it stops holding all the same
     for v_p in 1 .. v_n loop
-        if v_held[v_p] and not o_holds[v_p] and v_related[v_p] then
+        if v_held[v_p] and not o_holds[v_p] and (v_related[v_p] or not o_was_current[v_p]) then
             o_settled := false;
             return;
         end if;

@@ -4,7 +4,10 @@
 -- what it is given as api/53_targets.sql does.
 
 -- Dry run (rules 4, 5): what retracting these nodes, sources or source versions would change, the
--- same report retract's apply gives: what stops being current, what becomes current again (a
+-- same report retract's apply gives: what stops holding (stops_holding: what held, current or not,
+-- as a superseded belief holds, and does not hold after, as the retraction's stopped_holding; a
+-- node that stops being current and still holds, superseded anew by a belief current again, is
+-- stops_current), what becomes current again (a
 -- belief whose winner stops holding, and what that settles under rule 8), which decisions would
 -- be flagged, which actions held, and which decisions survive thanks to other support (they lose
 -- a reason, a justification whose antecedents were all current, and still hold by another). A
@@ -36,10 +39,11 @@ declare
     v_targets uuid[];
     v_e record;
     v_w record;
-    v_report beliefdb.changes;
-    -- what the walk says, per node it reached: kind, whether current before and after
+    -- what the walk says, per node it reached: kind, whether it held and was current before, and
+    -- whether it is current and holds after (current and was current: of the closure's evaluation)
     v_node uuid[];
     v_kind beliefdb.node_kind[];
+    v_held boolean[];
     v_was_current boolean[];
     v_current boolean[];
     v_holds boolean[];
@@ -93,10 +97,11 @@ begin
         if v_w.o_settled then
             v_node := v_w.o_ids;
             v_kind := v_w.o_kind;
-            v_was_current := v_w.o_was_current;
             -- (nothing is superseded anew, and what holds again is as current as it was: what
-            -- was current stops being current exactly when it stops holding)
-            v_current := v_w.o_holds;
+            -- was current stops being current exactly when it stops holding; and a settled walk
+            -- takes down nothing that held without being current, so what held and stops holding
+            -- is what was current and stops holding)
+            v_held := v_w.o_was_current;
             v_holds := v_w.o_holds;
             v_live := v_w.o_live;
             v_live_decision := v_w.o_live_decision;
@@ -105,6 +110,7 @@ begin
             v_node := v_e.o_ids;
             v_kind := v_e.o_kind;
             v_was_current := v_e.o_was_current;
+            v_held := v_e.o_held;
             v_holds := v_e.o_holds;
             v_current := array(select e.holds and not e.superseded and not e.expired
                                  from unnest(v_e.o_holds, v_e.o_superseded, v_e.o_expired) with ordinality
@@ -118,30 +124,8 @@ begin
         end if;
     end if;
     if v_simulate then
-        v_report := beliefdb.simulate_retraction(v_ids::text[]);
-        return query
-        select x.id, n.kind::text, 'stops_holding', '{}'::jsonb
-          from unnest(v_report.stopped_current) as x (id)
-          join lateral (select n.kind from beliefdb.node n where n.workspace_id = v_ws and n.id = x.id) n on true
-        union all
-        select x.id, n.kind::text, 'becomes_current', '{}'::jsonb
-          from unnest(v_report.became_current) as x (id)
-          join lateral (select n.kind from beliefdb.node n where n.workspace_id = v_ws and n.id = x.id) n on true
-        union all
-        select d.id, 'decision', 'flag', jsonb_build_object('title', d.title)
-          from unnest(v_report.flagged) as x (id)
-          join beliefdb.decision d on d.workspace_id = v_ws and d.id = x.id
-        union all
-        select a.id, 'action', 'hold', jsonb_build_object('decision', a.decision_id, 'description', a.description)
-          from unnest(v_report.held) as x (id)
-          join beliefdb.action a on a.workspace_id = v_ws and a.id = x.id
-        union all
-        -- (a decision's surviving reasons come one per row: each its antecedents, in the report's order)
-        select d.id, 'decision', 'survives', jsonb_build_object('title', d.title, 'by', s.by)
-          from (select s.decision, jsonb_agg(to_jsonb(s.reason) order by s.n) as by
-                  from unnest(v_report.survives) with ordinality as s (decision, reason, n)
-                 group by s.decision) s
-          join beliefdb.decision d on d.workspace_id = v_ws and d.id = s.decision;
+        -- the retraction's own report, as impact's rows (beliefdb.change_rows)
+        return query select * from beliefdb.change_rows(v_ws, beliefdb.simulate_retraction(v_ids::text[]));
         return;
     end if;
     -- Decisions are read into arrays, with one index scan over an array of ids each, and joined
@@ -178,9 +162,9 @@ begin
     end if;
     return query
     select e.id, e.kind::text, 'stops_holding', '{}'::jsonb
-      from (select unnest(v_node) as id, unnest(v_kind) as kind, unnest(v_was_current) as was_current,
-                   unnest(v_current) as current) e
-     where e.was_current and not e.current
+      from (select unnest(v_node) as id, unnest(v_kind) as kind, unnest(v_held) as held,
+                   unnest(v_holds) as holds) e
+     where e.held and not e.holds
     union all
     select f.id, 'decision', 'flag', jsonb_build_object('title', f.title)
       from unnest(v_flag_id, v_flag_title) as f (id, title)
@@ -202,7 +186,7 @@ begin
                   group by l.decision) s on s.decision = k.id;
 end
 $$;
-comment on function beliefdb.impact(text[]) is 'Dry run of a retraction: what stops being current, becomes current again, is flagged, held, or survives and by what';
+comment on function beliefdb.impact(text[]) is 'Dry run of a retraction: what stops holding, becomes current again, is flagged, held, or survives and by what';
 
 -- Retract these nodes, sources or source versions of the bound workspace in a subtransaction that
 -- is rolled back, and return the change report the retraction made (beliefdb._changes): an exact
