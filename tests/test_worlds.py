@@ -121,3 +121,42 @@ def test_a_source_label_is_fixed_once_beliefs_rest_on_it(bdb: beliefdb.BeliefDB)
     # a source nothing rests on yet may still be relabelled
     bdb.ingest_text("Nothing to extract here\n", source="notes.md", extractor="none")
     bdb.ingest_text("Nothing to extract here either\n", source="notes.md", label="fixture", extractor="none")
+
+
+def test_a_decision_may_not_rest_on_fixture_material(cli: Cli, bdb: beliefdb.BeliefDB) -> None:
+    (fee,) = bdb.ingest_text(FEE, source="handbook.md").accepted
+    (seven,) = bdb.ingest_text(SEVEN, source="fixtures/a.md", label="fixture").accepted
+    (fifteen,) = bdb.ingest_text(FIFTEEN, source="generated/a.md", label="synthetic").accepted
+    mixed = bdb.derive("Late returns cost 10%", "late_return", "fee", "10%", [fee.id, seven.id])
+    for reasons in ([seven.id], [fifteen.id], [mixed.id]):
+        with pytest.raises(errors.IntegrityViolation, match="not production history") as refused:
+            bdb.decide("Give the test discount", because=reasons)
+        assert str(reasons[0]) in str(refused.value)
+    # an alternative reason of fixture material would keep the decision alive when production's is lost,
+    # and a joint one would make test data part of a production reason
+    with pytest.raises(errors.IntegrityViolation, match=str(seven.id)):
+        bdb.decide("Mixed", because=[fee.id, seven.id])
+    with pytest.raises(errors.IntegrityViolation, match=str(seven.id)):
+        bdb.decide("Mixed", all_of=[[fee.id, seven.id]])
+    assert bdb.decisions() == []
+    line = cli.one_line_error("decide", "Give the test discount", "--because", str(seven.id)[:8])
+    assert str(seven.id) in line and "fixture" in line
+    assert cli.error("decide", "Mixed", "--because", str(fee.id), "--because", str(seven.id),
+                     code="integrity_violation")
+    assert bdb.decisions() == []
+    # production reasons still make a decision
+    assert bdb.decide("Charge the fee", because=[fee.id]).status == "active"
+
+
+def test_nothing_carries_out_a_stored_decision_resting_on_fixture_material(
+        bdb: beliefdb.BeliefDB, postgresql: psycopg.Connection[Any]) -> None:
+    (seven,) = bdb.ingest_text(SEVEN, source="fixtures/a.md", label="fixture").accepted
+    (fee,) = bdb.ingest_text(FEE, source="handbook.md").accepted
+    decision = bdb.decide("Charge the fee", because=[fee.id])
+    # (as a decision recorded before decide refused fixture reasons: another reason added underneath)
+    postgresql.execute("select beliefdb._add_justification(workspace_id, %s, array[%s::uuid], 'cites')"
+                       " from beliefdb.decision where id = %s", (decision.id, seven.id, decision.id))
+    postgresql.commit()
+    with pytest.raises(errors.IntegrityViolation, match=str(seven.id)):
+        bdb.act(decision.id, "Charge order 1042")
+    assert bdb.actions() == []

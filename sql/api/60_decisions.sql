@@ -10,6 +10,8 @@
 -- it out until a person approves it. One none of whose reasons holds (it cites no current belief,
 -- rule 19) is needs_review too, its reasons kept, and its review item says it has no source-backed
 -- answer (it never had support to lose); an action on it is held at once, as on any flagged one.
+-- A decision is production's: a fixture or synthetic belief (rule 15) is refused as any part of
+-- any reason (BD002), or test data would keep it, and its actions, alive.
 create or replace function beliefdb.decide(p_title text, p_justifications jsonb) returns beliefdb.recorded
 language plpgsql
 security definer
@@ -20,6 +22,8 @@ declare
     v_id uuid;
     v_reason jsonb;
     v_status text;
+    v_beliefs uuid[];
+    v_other record;
 begin
     perform beliefdb.lock_workspace();
     perform beliefdb._begin_changes();
@@ -39,10 +43,18 @@ begin
     end if;
     insert into beliefdb.decision (workspace_id, title) values (v_ws, p_title) returning id into v_id;
     for v_reason in select r from jsonb_array_elements(p_justifications) r loop
-        perform beliefdb._add_justification(
-            v_ws, v_id, array(select beliefdb.resolve_belief(x.ref)
-                                from jsonb_array_elements_text(v_reason) with ordinality x (ref, n) order by x.n),
-            'cites');
+        v_beliefs := array(select beliefdb.resolve_belief(x.ref)
+                             from jsonb_array_elements_text(v_reason) with ordinality x (ref, n) order by x.n);
+        select b.id, b.provenance into v_other
+          from beliefdb.belief b
+         where b.workspace_id = v_ws and b.id = any(v_beliefs) and b.provenance <> 'production'
+         order by array_position(v_beliefs, b.id)
+         limit 1;
+        if found then
+            raise exception 'belief % is % material, not production history: a decision may not rest on it',
+                v_other.id, v_other.provenance using errcode = 'BD002';
+        end if;
+        perform beliefdb._add_justification(v_ws, v_id, v_beliefs, 'cites');
     end loop;
     perform beliefdb.propagate(v_ws, array[v_id]);
     select d.status into v_status from beliefdb.decision d where d.workspace_id = v_ws and d.id = v_id;
@@ -61,7 +73,8 @@ comment on function beliefdb.decide(text, jsonb) is 'Record a decision and its r
 
 -- An action carrying out a decision (its id or a unique prefix); held at once if the decision needs
 -- review. Nothing carries out a rejected decision, nor one recorded without reasons until a person
--- approves it.
+-- approves it, nor one that cites a fixture or synthetic belief (recorded before decide refused
+-- them, rule 15: BD002).
 create or replace function beliefdb.act(p_decision text, p_description text) returns beliefdb.recorded
 language plpgsql
 security definer
@@ -72,6 +85,7 @@ declare
     v_id uuid;
     v_status text;
     v_decision beliefdb.decision;
+    v_other record;
 begin
     perform beliefdb.lock_workspace();
     perform beliefdb._begin_changes();
@@ -89,6 +103,17 @@ begin
                            where j.workspace_id = v_ws and j.consequent = v_decision.id) then
         raise exception 'decision % has no source-backed reason yet: a person must approve it before anything carries it out',
             v_decision.id using errcode = 'BD005';
+    end if;
+    select b.id, b.provenance into v_other
+      from beliefdb.justification j
+      join beliefdb.justification_antecedent a on a.workspace_id = j.workspace_id and a.justification_id = j.id
+      join beliefdb.belief b on b.workspace_id = a.workspace_id and b.id = a.antecedent
+     where j.workspace_id = v_ws and j.consequent = v_decision.id and b.provenance <> 'production'
+     order by b.id
+     limit 1;
+    if found then
+        raise exception 'decision % rests on belief %, % material, not production history: nothing may carry it out',
+            v_decision.id, v_other.id, v_other.provenance using errcode = 'BD002';
     end if;
     insert into beliefdb.action (workspace_id, decision_id, description)
     values (v_ws, v_decision.id, p_description) returning id into v_id;
