@@ -160,3 +160,20 @@ def test_nothing_carries_out_a_stored_decision_resting_on_fixture_material(
     with pytest.raises(errors.IntegrityViolation, match=str(seven.id)):
         bdb.act(decision.id, "Charge order 1042")
     assert bdb.actions() == []
+
+
+def test_why_a_production_belief_lists_what_a_fixture_built_on_it_only_on_request(
+        cli: Cli, bdb: beliefdb.BeliefDB) -> None:
+    (fee,) = bdb.ingest_text(FEE, source="handbook.md").accepted
+    (seven,) = bdb.ingest_text(SEVEN, source="fixtures/a.md", label="fixture").accepted
+    mixed = bdb.derive("Fixture-derived fee rule", "fx_rule", "fee", "x", [fee.id, seven.id])
+    pure = bdb.derive("Returns cost 10%", "return", "fee", "10%", [fee.id])
+    assert [d.belief_id for d in bdb.why(fee.id).derived] == [pure.id]
+    assert {d.belief_id: d.provenance for d in bdb.why(fee.id, include_fixtures=True).derived} == {
+        mixed.id: "fixture", pure.id: "production"}
+    text = cli("why", str(fee.id)).stdout
+    assert "Returns cost 10%" in text and "Fixture-derived" not in text
+    shown = cli("why", str(fee.id), "--include-fixtures").stdout
+    assert '"Fixture-derived fee rule" [current] derived from it (fixture, not production history)' in shown
+    assert [d["provenance"] for d in cli.json("why", str(fee.id), "--include-fixtures")["derived"]] == [
+        "fixture", "production"]

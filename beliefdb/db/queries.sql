@@ -224,17 +224,19 @@ select d.id as decision_id, d.title,
  order by d.created_at;
 
 -- derived_from_belief --
--- The beliefs derived from a belief (recorded by as_of, all when null), with the status each had and whether its reason was live (at as_of)
+-- The beliefs derived from a belief (recorded by as_of, all when null), with the status each had, whether its reason was live (at as_of) and its world: production ones only unless fixtures (rule 15)
 select b.id as belief_id, b.statement,
        case when %(as_of)s::timestamptz is null then b.status else beliefdb.belief_status_at(b, %(as_of)s) end::text
            as status,
        case when %(as_of)s::timestamptz is null then j.unmet = 0
-            else beliefdb.reason_live_at(j.workspace_id, j.id, %(as_of)s) end as live
+            else beliefdb.reason_live_at(j.workspace_id, j.id, %(as_of)s) end as live,
+       b.provenance::text as provenance
   from beliefdb.justification_antecedent a
   join beliefdb.justification j on j.workspace_id = a.workspace_id and j.id = a.justification_id
   join beliefdb.belief b on b.workspace_id = a.workspace_id and b.id = a.consequent
  where a.antecedent = %(id)s and a.edge_kind = 'derives'
    and (%(as_of)s::timestamptz is null or j.created_at <= %(as_of)s)
+   and (%(fixtures)s or b.provenance = 'production')
  order by j.created_at, b.id;
 
 -- calibration_matches --

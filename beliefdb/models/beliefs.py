@@ -141,6 +141,8 @@ class Derived:
     status: str
     #: whether the reason it is derived by still holds (every belief it is derived from current)
     live: bool
+    #: the world it belongs to (rule 15): listed under a production belief only when fixtures are asked for
+    provenance: str = "production"
 
 
 

@@ -161,7 +161,9 @@ def why(w: Why) -> str:
         lines += [f"    action {short(str(a['id']))} {a['description']} [{a['status']}"
                   + (f", outcome {a['outcome']['outcome']}" if a.get("outcome") else "") + "]" for a in d.actions]
     lines += [f"  belief {short(x.belief_id)} \"{x.statement}\" [{x.status}] derived from it"
-              + ("" if x.live else " (its reason is lost)") for x in w.derived]
+              + ("" if x.live else " (its reason is lost)")
+              + (f" ({x.provenance}, not production history)" if x.provenance != "production" else "")
+              for x in w.derived]
     return "\n".join(lines)
 
 

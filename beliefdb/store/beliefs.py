@@ -118,7 +118,8 @@ def why(db: Database, ref: str | UUID, conn: psycopg.Connection[Any] | None = No
     """The belief, its evidence, the factors of its confidence, its supersession history and what was
     built on it; with ``as_of``, as it was believed then (evidence and history recorded by then).
     A fixture or synthetic belief is shown only with ``include_fixtures`` (its evidence is not
-    production history, rule 15). The moment is checked before the belief is looked up."""
+    production history, rule 15), and so is one derived from it (labelled by its ``provenance``).
+    The moment is checked before the belief is looked up."""
     if as_of is not None:
         as_of = check_moment(as_of, "as_of")
     with db.transaction(conn) as c:
@@ -143,7 +144,8 @@ def why(db: Database, ref: str | UUID, conn: psycopg.Connection[Any] | None = No
             HistoryEntry, Q.belief_history, moment, c)
         built_on = db.fetch_all(
             BuiltOn, Q.built_on_belief, moment, c)
-        derived = db.fetch_all(Derived, Q.derived_from_belief, moment, c)
+        # what a fixture derived from it is fixture material too (rule 15)
+        derived = db.fetch_all(Derived, Q.derived_from_belief, {**moment, "fixtures": include_fixtures}, c)
         retractions = db.fetch_all(Retraction, Q.belief_retractions, moment, c)
     return Why(
         belief=belief, evidence=evidence, confidence=factors,
