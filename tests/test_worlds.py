@@ -177,3 +177,60 @@ def test_why_a_production_belief_lists_what_a_fixture_built_on_it_only_on_reques
     assert '"Fixture-derived fee rule" [current] derived from it (fixture, not production history)' in shown
     assert [d["provenance"] for d in cli.json("why", str(fee.id), "--include-fixtures")["derived"]] == [
         "fixture", "production"]
+
+
+LABEL = "fixture, not production history"
+
+
+def _legacy_decision(bdb: beliefdb.BeliefDB, postgresql: psycopg.Connection[Any]) -> tuple[Any, Any, Any, Any]:
+    """A production belief, a fixture one, a fixture derived from both, and a decision on the production
+    belief with the fixture as another reason (as recorded before decide refused fixture reasons)."""
+    (fee,) = bdb.ingest_text(FEE, source="handbook.md").accepted
+    (seven,) = bdb.ingest_text(SEVEN, source="fixtures/a.md", label="fixture").accepted
+    mixed = bdb.derive("Fixture-derived fee rule", "fx_rule", "fee", "x", [fee.id, seven.id])
+    decision = bdb.decide("Charge the fee", because=[fee.id])
+    postgresql.execute("select beliefdb._add_justification(workspace_id, %s, array[%s::uuid], 'cites')"
+                       " from beliefdb.decision where id = %s", (decision.id, seven.id, decision.id))
+    postgresql.commit()
+    return fee, seven, mixed, decision
+
+
+def test_why_pictures_show_fixture_material_only_on_request_and_labelled(
+        cli: Cli, bdb: beliefdb.BeliefDB, postgresql: psycopg.Connection[Any]) -> None:
+    fee, seven, mixed, decision = _legacy_decision(bdb, postgresql)
+    assert {n.id for n in bdb.why_graph(fee.id).nodes} & {seven.id, mixed.id} == set()
+    shown = {n.id: n for n in bdb.why_graph(fee.id, include_fixtures=True).nodes}
+    assert LABEL in shown[mixed.id].detail and LABEL not in shown[fee.id].detail
+    # a decision's reasons: no fixture quote nor source in a production answer
+    text = cli("why", str(decision.id)).stdout
+    assert "handbook.md" in text and "fixtures/a.md" not in text and "7 days" not in text
+    assert "cites 1 fixture belief, not shown: not production history" in text
+    text = cli("why", str(decision.id), "--include-fixtures").stdout
+    assert "fixtures/a.md" in text and f"7 days, confidence 0.80 ({LABEL})" in text
+    assert "Fixture-derived" not in cli("why", str(fee.id), "--format", "mermaid").stdout
+    assert "Fixture-derived" in cli("why", str(fee.id), "--format", "mermaid", "--include-fixtures").stdout
+    # a fixture belief itself: refused without asking, as why refuses it
+    with pytest.raises(errors.InvalidInput, match="include_fixtures=True"):
+        bdb.why_graph(seven.id)
+    assert "--include-fixtures" in cli.one_line_error("why", str(seven.id), "--format", "mermaid")
+
+
+def test_impact_shows_fixture_material_only_on_request_and_labelled(
+        cli: Cli, bdb: beliefdb.BeliefDB, postgresql: psycopg.Connection[Any]) -> None:
+    fee, seven, mixed, decision = _legacy_decision(bdb, postgresql)
+    picture = bdb.impact_graph("handbook.md")
+    assert {n.id for n in picture.nodes} & {seven.id, mixed.id} == set()
+    assert dict(picture.totals)["stops_holding"] == 2  # the source and the fee, not the fixture derived
+    text = cli("impact", "handbook.md").stdout
+    assert "Fixture-derived" not in text and "7 days" not in text and "fixtures/a.md" not in text
+    assert "stop holding: 2" in text
+    # a decision recorded on a fixture reason before decide refused them: what it survives on is not quoted
+    (survives,) = [n for n in picture.nodes if n.id == decision.id]
+    assert "survives" in survives.marks and survives.note == 'survives on "fixture material, not shown"'
+    shown = {n.id: n for n in bdb.impact_graph("handbook.md", include_fixtures=True).nodes}
+    assert LABEL in shown[mixed.id].detail and "stops_holding" in shown[mixed.id].marks
+    text = cli("impact", str(fee.id), "--include-fixtures").stdout
+    assert f"fx_rule / fee = x, confidence 0.64 ({LABEL})" in text
+    with pytest.raises(errors.InvalidInput, match="include_fixtures=True"):
+        bdb.impact_graph("fixtures/a.md")
+    assert "--include-fixtures" in cli.one_line_error("impact", str(seven.id))

@@ -16,11 +16,14 @@ class AsyncPictures(AsyncPart):
 
 
     async def why_graph(self, ref: str | UUID, *, as_of: datetime | None = None, limit: int | None = None,
-                        offset: int = 0) -> Graph:
-        return await self.call(self.sync.why_graph, ref, as_of=as_of, limit=limit, offset=offset)
+                        offset: int = 0, include_fixtures: bool = False) -> Graph:
+        return await self.call(self.sync.why_graph, ref, as_of=as_of, limit=limit, offset=offset,
+                               include_fixtures=include_fixtures)
 
-    async def impact_graph(self, *refs: str | UUID, limit: int | None = None, offset: int = 0) -> Graph:
-        return await self.call(self.sync.impact_graph, *refs, limit=limit, offset=offset)
+    async def impact_graph(self, *refs: str | UUID, limit: int | None = None, offset: int = 0,
+                           include_fixtures: bool = False) -> Graph:
+        return await self.call(self.sync.impact_graph, *refs, limit=limit, offset=offset,
+                               include_fixtures=include_fixtures)
 
     async def run_graph(self, ref: str | UUID) -> Graph:
         return await self.call(self.sync.run_graph, ref)

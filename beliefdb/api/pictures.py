@@ -23,26 +23,31 @@ class Pictures:
     database: Database
 
     def why_graph(self, ref: str | UUID, *, as_of: datetime | None = None, limit: int | None = None,
-                  offset: int = 0) -> Graph:
+                  offset: int = 0, include_fixtures: bool = False) -> Graph:
         """Why a belief, decision or action (id or unique prefix) is held, as a picture: a belief's sources
         (the quote on each edge), what it replaced, was replaced by or conflicts with, and what is built on
         it (decisions, their actions, derived beliefs); a decision's reasons, live and lost, its actions and
         outcome; an action's decision and its reasons. ``as_of``: what was recorded by then. ``limit``: a
         belief's picture draws at most that many of what rests on it, from ``offset`` (decisions first);
-        ``page`` says which of how many."""
+        ``page`` says which of how many. Production history only unless ``include_fixtures`` (every world,
+        labelled): a fixture belief is refused, fixture material left out."""
         from beliefdb import graph
 
-        return graph.why_graph(self.database, ref, as_of=as_of, limit=limit, offset=offset)
+        return graph.why_graph(self.database, ref, as_of=as_of, limit=limit, offset=offset,
+                               include_fixtures=include_fixtures)
 
-    def impact_graph(self, *refs: str | UUID, limit: int | None = None, offset: int = 0) -> Graph:
+    def impact_graph(self, *refs: str | UUID, limit: int | None = None, offset: int = 0,
+                     include_fixtures: bool = False) -> Graph:
         """:meth:`impact` as a picture: each node it names marked stops_holding, becomes_current, would_flag,
         would_hold or survives (with what it survives on), a fragment folded into its source, with the
         nodes asked about and the edges between them. With ``limit``, at most that many marked nodes from
         ``offset`` (flagged decisions and held actions first): ``page`` says which of how many, ``totals``
-        how many nodes each mark names in the whole answer."""
+        how many nodes each mark names in the whole answer. Production history only unless
+        ``include_fixtures`` (every world, labelled): a fixture target is refused, fixture material left
+        out of the marks and totals."""
         from beliefdb import graph
 
-        return graph.impact_graph(self.database, refs, limit=limit, offset=offset)
+        return graph.impact_graph(self.database, refs, limit=limit, offset=offset, include_fixtures=include_fixtures)
 
     def run_graph(self, ref: str | UUID) -> Graph:
         """A run's trace (id or unique prefix) as a picture: the run, its steps, what each read or rested on

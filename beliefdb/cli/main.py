@@ -308,7 +308,9 @@ def why(
     as_of: Annotated[str | None, typer.Option(
         help="As it was believed at this ISO 8601 moment (evidence and history recorded by then).")] = None,
     include_fixtures: Annotated[bool, typer.Option(
-        "--include-fixtures", help="Allow a fixture or synthetic belief (not production history).")] = False,
+        "--include-fixtures",
+        help="Allow a fixture or synthetic belief, and show fixture material built on or under it, labelled"
+             " (not production history).")] = False,
     fmt: Format = None,
     *, memory: Memory,
     as_json: Json = False,
@@ -322,7 +324,7 @@ def why(
     shape = picture_format(fmt, as_json)
     moment = parse_time(as_of, as_json)
     with errors(as_json), memory.open() as bdb:
-        picture = bdb.why_graph(ref, as_of=moment)
+        picture = bdb.why_graph(ref, as_of=moment, include_fixtures=include_fixtures)
         (focus,) = [n for n in picture.nodes if n.id in picture.focus]
         # a belief is shown only as why shows it: production history unless --include-fixtures (rule 15)
         result = bdb.why(focus.id, as_of=moment, include_fixtures=include_fixtures) if focus.kind == "belief" else None

@@ -120,6 +120,9 @@ def list_actions(
 @with_memory(principal=False)
 def impact(
     ids: Annotated[list[str], typer.Argument(help="Beliefs (id or prefix), fragments, decisions or source names.")],
+    include_fixtures: Annotated[bool, typer.Option(
+        "--include-fixtures", help="Allow fixture or synthetic material and draw it, labelled (text and pictures;"
+                                   " --json lists every world).")] = False,
     fmt: Format = None,
     *, memory: Memory, as_json: Json = False,
 ) -> None:
@@ -127,14 +130,15 @@ def impact(
     or survive on other support and on what (exactly what 'retract' would do).
 
     The text names statements and titles, a source's fragments folded into it, what is built on each
-    belief under it; --format mermaid or dot draws the same marks; --json lists the ids.
+    belief under it, production history only unless --include-fixtures; --format mermaid or dot draws
+    the same marks; --json lists the ids.
     """
     shape = picture_format(fmt, as_json)
     with errors(as_json), memory.open() as bdb:
         if as_json:
             typer.echo(render.to_json(render.impact_json(bdb.impact(*ids))))
             return
-        picture = bdb.impact_graph(*ids)
+        picture = bdb.impact_graph(*ids, include_fixtures=include_fixtures)
     typer.echo(pictures.draw(picture, shape))
 
 

@@ -972,41 +972,62 @@ select r.n, t.id,
  order by r.n;
 
 -- graph_nodes --
--- These nodes as a picture draws them, oldest first: kind, label (statement, title, description, reviewer and reason, step), stored status, whether it holds, detail, latest outcome, a decision's reasons forgotten
+-- These nodes as a picture draws them, oldest first: kind, label (statement, title, description, reviewer and reason, step), stored status, whether it holds, detail, latest outcome, a decision's reasons forgotten, a belief's world (rule 15)
 select b.id, 'belief' as kind, b.statement as label, b.status::text as status, n.holds,
        b.subject || ' / ' || b.attribute || ' = ' || b.value || ', confidence '
            || pg_catalog.to_char(b.confidence, 'FM0.00') as detail,
        null::text as outcome, null::uuid as parent, b.recorded_at as at, null::integer as seq,
-       0 as forgotten
+       0 as forgotten, b.provenance::text as world
   from beliefdb.belief b
   join beliefdb.node n on n.workspace_id = b.workspace_id and n.id = b.id
  where b.id = any(%(ids)s::uuid[])
 union all
 select d.id, 'decision', d.title, d.status, n.holds, '', (beliefdb.latest_outcome(d.workspace_id, d.id)).outcome,
-       null, d.created_at, null, d.forgotten_reasons
+       null, d.created_at, null, d.forgotten_reasons, null
   from beliefdb.decision d
   join beliefdb.node n on n.workspace_id = d.workspace_id and n.id = d.id
  where d.id = any(%(ids)s::uuid[])
 union all
 select a.id, 'action', a.description, a.status, n.holds, '', (beliefdb.latest_outcome(a.workspace_id, a.id)).outcome,
-       a.decision_id, a.created_at, null, 0
+       a.decision_id, a.created_at, null, 0, null
   from beliefdb.action a
   join beliefdb.node n on n.workspace_id = a.workspace_id and n.id = a.id
  where a.id = any(%(ids)s::uuid[])
 union all
 select c.id, 'correction', 'by ' || c.reviewer || coalesce(': ' || c.reason, ''),
        case when n.holds then 'applied' else 'retracted' end, n.holds, c.new_statement, null, c.belief_id, c.created_at,
-       null, 0
+       null, 0, null
   from beliefdb.correction c
   join beliefdb.node n on n.workspace_id = c.workspace_id and n.id = c.id
  where c.id = any(%(ids)s::uuid[])
 union all
 select s.id, 'step', s.seq || '. ' || s.kind::text, s.status, n.holds, pg_catalog.left(s.payload::text, 200), null,
-       s.run_id, s.created_at, s.seq, 0
+       s.run_id, s.created_at, s.seq, 0, null
   from beliefdb.step s
   join beliefdb.node n on n.workspace_id = s.workspace_id and n.id = s.id
  where s.id = any(%(ids)s::uuid[])
  order by at, seq, id;
+
+-- graph_worlds --
+-- The world (rule 15) of each of these beliefs, fragments, sources and source versions (a fragment's and a version's: its source's); other ids are left out
+select b.id, b.provenance::text as world
+  from beliefdb.belief b
+ where b.workspace_id = beliefdb.current_workspace_id() and b.id = any(%(ids)s::uuid[])
+union all
+select f.id, s.provenance::text
+  from beliefdb.fragment f
+  join beliefdb.source_version v on v.workspace_id = f.workspace_id and v.id = f.source_version_id
+  join beliefdb.source s on s.workspace_id = v.workspace_id and s.id = v.source_id
+ where f.workspace_id = beliefdb.current_workspace_id() and f.id = any(%(ids)s::uuid[])
+union all
+select v.id, s.provenance::text
+  from beliefdb.source_version v
+  join beliefdb.source s on s.workspace_id = v.workspace_id and s.id = v.source_id
+ where v.workspace_id = beliefdb.current_workspace_id() and v.id = any(%(ids)s::uuid[])
+union all
+select s.id, s.provenance::text
+  from beliefdb.source s
+ where s.workspace_id = beliefdb.current_workspace_id() and s.id = any(%(ids)s::uuid[]);
 
 -- node_labels --
 -- What names these beliefs, decisions and actions to a person: statement, title, description (any other id left out)
@@ -1023,8 +1044,8 @@ select a.id, 'action', a.description
  where a.workspace_id = beliefdb.current_workspace_id() and a.id = any(%(ids)s::uuid[]);
 
 -- graph_sources --
--- These sources as a picture draws them: name, origin, authority, whether retracted, its latest version and label (as of a moment: retracted then, the latest version recorded by then; now when as_of is null)
-select s.id, s.name, s.origin_type::text as origin_type, s.authority::text as authority,
+-- These sources as a picture draws them: name, origin, authority, whether retracted, its latest version and label (as of a moment: retracted then, the latest version recorded by then; now when as_of is null), its world (rule 15)
+select s.id, s.name, s.origin_type::text as origin_type, s.authority::text as authority, s.provenance::text as world,
        case when %(as_of)s::timestamptz is null then s.retracted_at is not null
             else exists (select from beliefdb.retraction_period r
                           where r.workspace_id = s.workspace_id and r.source_id = s.id and r.retracted_at <= %(as_of)s

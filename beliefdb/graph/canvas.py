@@ -53,8 +53,12 @@ class Canvas:
     """Nodes and edges as they are found; an edge may name a node before the node is read, and
     edges whose ends never arrive are left out of the picture."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, include_fixtures: bool = True) -> None:
         self.nodes: dict[UUID, _Node] = {}
+        #: whether fixture and synthetic beliefs and sources are drawn (labelled) or left out, and the
+        #: world of each one left out (rule 15: a production answer shows none of them)
+        self.include_fixtures = include_fixtures
+        self.hidden: dict[UUID, str] = {}
         self.edges: dict[tuple[UUID, UUID, str], GraphEdge] = {}
         #: nodes to read (beliefs, decisions, actions, corrections, steps) and sources to read
         self.wanted: set[UUID] = set()
@@ -73,13 +77,26 @@ class Canvas:
             node.marks.append(mark)
         self.nodes[node_id] = node
 
+    def _world(self, node_id: UUID, world: str | None, detail: str) -> str | None:
+        """The detail of a node of ``world`` as drawn (labelled when not production history), or None
+        when it is left out."""
+        if world in (None, "production"):
+            return detail
+        if not self.include_fixtures:
+            self.hidden[node_id] = str(world)
+            return None
+        return f"{detail} ({world}, not production history)"
+
     def add_rows(self, rows: Iterable[Mapping[str, Any]]) -> None:
         """Rows of ``graph_nodes``."""
         for r in rows:
             detail = r["detail"] or ""
             if r["outcome"]:
                 detail = f"outcome: {r['outcome']}" + (f"; {detail}" if detail else "")
-            self.add(r["id"], r["kind"], r["label"], r["status"], detail)
+            shown = self._world(r["id"], r.get("world"), detail)
+            if shown is None:
+                continue
+            self.add(r["id"], r["kind"], r["label"], r["status"], shown)
             if r.get("forgotten"):
                 n = r["forgotten"]
                 self.mark(r["id"], "forgotten", f"{n} reason{' was' if n == 1 else 's were'} forgotten (rule 14):"
@@ -89,8 +106,11 @@ class Canvas:
         """Rows of ``graph_sources``: a reviewer's correction source is drawn as its correction."""
         for r in rows:
             version = f"v{r['version']}" + (f" {r['label']}" if r["label"] else "") if r["version"] else ""
-            self.add(r["id"], "source", r["name"], "retracted" if r["retracted"] else "in use",
-                     ", ".join(x for x in (r["authority"], r["origin_type"], version) if x))
+            shown = self._world(r["id"], r.get("world"),
+                                ", ".join(x for x in (r["authority"], r["origin_type"], version) if x))
+            if shown is None:
+                continue
+            self.add(r["id"], "source", r["name"], "retracted" if r["retracted"] else "in use", shown)
             if r["retracted"]:
                 self.mark(r["id"], "retracted")
 
@@ -101,6 +121,12 @@ class Canvas:
         if mark not in node.marks:
             node.marks.append(mark)
         if note and note not in node.notes:
+            node.notes.append(note)
+
+    def note(self, node_id: UUID, note: str) -> None:
+        """Say something of a node that no mark says."""
+        node = self.nodes.get(node_id)
+        if node is not None and note not in node.notes:
             node.notes.append(note)
 
     def restate(self, node_id: UUID, status: str) -> None:
@@ -116,6 +142,8 @@ class Canvas:
 
     def label(self, node_id: UUID) -> str:
         node = self.nodes.get(node_id)
+        if node is None and node_id in self.hidden:
+            return f"{self.hidden[node_id]} material, not shown"
         return node.label if node else str(node_id)[:8]
 
     # --- edges -----------------------------------------------------------------------------------

@@ -5,7 +5,9 @@ counting is folded into its source, which carries the mark.
 
 A large answer is drawn a page at a time (``limit`` marked nodes from ``offset``, in a fixed order:
 the sources asked about, then decisions flagged, actions held, what stops holding, what survives,
-what is current again), while ``totals`` and ``page.total`` count the whole answer."""
+what is current again), while ``totals`` and ``page.total`` count the whole answer.
+
+Rules cited as "rule N" are those of docs/rules.md."""
 
 from __future__ import annotations
 
@@ -33,18 +35,28 @@ MAX_LIMIT = 2000
 MAX_OFFSET = 2**31 - 1
 
 
-def impact_graph(db: Database, refs: Sequence[str | UUID], *, limit: int | None = None, offset: int = 0) -> Graph:
+def impact_graph(db: Database, refs: Sequence[str | UUID], *, limit: int | None = None, offset: int = 0,
+                 include_fixtures: bool = False) -> Graph:
     """The picture of what retracting ``refs`` (beliefs, fragments, decisions, sources by name or id)
     would do, from the rows of ``beliefdb.impact``: every marked node, or with ``limit`` at most that
-    many from ``offset`` (``page`` says which of how many, ``totals`` how many nodes each mark names)."""
+    many from ``offset`` (``page`` says which of how many, ``totals`` how many nodes each mark names).
+    Production history only (rule 15): the rows of fixture and synthetic beliefs and fragments are left
+    out of the marks and the totals, and such a target is refused, unless ``include_fixtures`` (then
+    every world is drawn, labelled)."""
     if limit is not None and not 1 <= limit <= MAX_LIMIT:
         raise errors.InvalidInput(f"limit must be between 1 and {MAX_LIMIT}")
     if not 0 <= offset <= MAX_OFFSET:
         raise errors.InvalidInput(f"offset must be between 0 and {MAX_OFFSET:,}")
-    canvas = Canvas()
+    canvas = Canvas(include_fixtures=include_fixtures)
     with db.transaction() as c:
         every = retraction.impact(db, refs, c)
         targets = read.resolve(db, [str(r) for r in refs], None, c)
+        if not include_fixtures:
+            worlds = read.worlds(db, [t["id"] for t in targets] + [r.node for r in every], c)
+            for ref, t in zip(refs, targets, strict=True):
+                if worlds.get(t["id"], "production") != "production":
+                    raise read.not_production(str(ref), worlds[t["id"]])
+            every = [r for r in every if worlds.get(r.node, "production") == "production"]
         fragments = read.fragment_sources(db, [r.node for r in every if r.kind == "fragment"], c)
         focus = [t["source_id"] or t["id"] for t in targets]
         marked = _in_order(every, fragments, focus)

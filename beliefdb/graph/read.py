@@ -1,5 +1,7 @@
 """The set-based reads a picture is built from: each takes every id at once (one statement for any
-number of nodes, never one per node), as named blocks of ``beliefdb/db/queries.sql``."""
+number of nodes, never one per node), as named blocks of ``beliefdb/db/queries.sql``.
+
+Rules cited as "rule N" are those of docs/rules.md."""
 
 from __future__ import annotations
 
@@ -10,6 +12,7 @@ from uuid import UUID
 
 import psycopg
 
+from beliefdb import errors
 from beliefdb.db.connector import Database
 from beliefdb.db.queries import Q
 from beliefdb.graph.canvas import Canvas
@@ -34,6 +37,18 @@ def resolve(db: Database, refs: Sequence[str], kinds: Sequence[str] | None, conn
 def nodes(db: Database, ids: Iterable[UUID], conn: Conn) -> list[Row]:
     rows: list[Row] = db.fetch_all(dict, Q.graph_nodes, {"ids": _ids(ids)}, conn)
     return rows
+
+
+def worlds(db: Database, ids: Iterable[UUID], conn: Conn) -> dict[UUID, str]:
+    """The world (rule 15) of each of these beliefs, fragments, sources and versions (others left out)."""
+    rows = db.fetch_all(dict, Q.graph_worlds, {"ids": _ids(ids)}, conn)
+    return {r["id"]: r["world"] for r in rows}
+
+
+def not_production(what: str, world: str) -> errors.InvalidInput:
+    """The refusal of a production answer about fixture or synthetic material (rule 15)."""
+    return errors.InvalidInput(f"{what} is {world} material, not production history:"
+                               f" add {errors.argument('include_fixtures', True)} to see it")
 
 
 def labels(db: Database, ids: Iterable[UUID], conn: Conn | None = None) -> list[NodeLabel]:
@@ -99,9 +114,9 @@ def run(db: Database, run_id: UUID, conn: Conn) -> Row | None:
 
 def fill(db: Database, canvas: Canvas, conn: Conn) -> None:
     """Read every node and source the canvas's edges name and it has not read yet (two statements)."""
-    wanted = [i for i in canvas.wanted if i not in canvas.nodes]
+    wanted = [i for i in canvas.wanted if i not in canvas.nodes and i not in canvas.hidden]
     if wanted:
         canvas.add_rows(nodes(db, wanted, conn))
-    missing = [i for i in canvas.sources if i not in canvas.nodes]
+    missing = [i for i in canvas.sources if i not in canvas.nodes and i not in canvas.hidden]
     if missing:
         canvas.add_sources(sources(db, missing, conn, canvas.as_of))

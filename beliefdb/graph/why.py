@@ -1,6 +1,8 @@
 """``why`` as a picture: a belief with its sources, what it replaced, was replaced by or conflicts
 with, and what is built on it; a decision (or an action's decision) with its reasons, live and lost,
-its actions and its outcome."""
+its actions and its outcome. Production history only unless fixtures are asked for (rule 15).
+
+Rules cited as "rule N" are those of docs/rules.md."""
 
 from __future__ import annotations
 
@@ -25,11 +27,12 @@ _BUILT_ORDER = {"decision": 0, "belief": 1}
 
 
 def why_graph(db: Database, ref: str | UUID, *, as_of: datetime | None = None, limit: int | None = None,
-              offset: int = 0) -> Graph:
+              offset: int = 0, include_fixtures: bool = False) -> Graph:
     """The picture of why a belief, decision or action (id or unique prefix) is held; ``as_of``: what
     had been recorded by then, beliefs with the status they had then. With ``limit``, a belief's picture
     draws at most that many of the nodes that rest on it from ``offset`` (decisions first): ``page``
-    says which of how many."""
+    says which of how many. Production history only (rule 15): fixture and synthetic beliefs and
+    sources are left out, and a fixture belief is refused, unless ``include_fixtures`` (then labelled)."""
     if as_of is not None:
         as_of = check_moment(as_of, "as_of")
     if limit is not None and not 1 <= limit <= MAX_LIMIT:
@@ -37,11 +40,14 @@ def why_graph(db: Database, ref: str | UUID, *, as_of: datetime | None = None, l
     if not 0 <= offset <= MAX_OFFSET:
         raise errors.InvalidInput(f"offset must be between 0 and {MAX_OFFSET:,}")
     page: Page | None = None
-    canvas = Canvas()
+    canvas = Canvas(include_fixtures=include_fixtures)
     canvas.as_of = as_of
     with db.transaction() as c:
         (target,) = read.resolve(db, [str(ref)], ["belief", "decision", "action"], c)
         node_id, kind = target["id"], target["kind"]
+        world = read.worlds(db, [node_id], c).get(node_id, "production")
+        if world != "production" and not include_fixtures:
+            raise read.not_production(f"belief {ref}", world)
         if kind == "belief":
             page = _belief(db, canvas, node_id, as_of, c, limit, offset)
         else:
@@ -54,6 +60,8 @@ def why_graph(db: Database, ref: str | UUID, *, as_of: datetime | None = None, l
         read.fill(db, canvas, c)
         if as_of is not None:
             _as_of(db, canvas, node_id, as_of, c)
+        if kind != "belief":
+            _hidden_reasons(canvas, decision)
     focus = canvas.nodes[node_id]
     what = {"belief": "Why we believe", "decision": "Why we decided", "action": "Why we act"}[kind]
     return canvas.graph(f"{what}: {focus.label}", [node_id], page=page,
@@ -99,6 +107,16 @@ def _decision(db: Database, canvas: Canvas, decision: UUID, as_of: datetime | No
         canvas.relations(history, corrections)
         read.fill(db, canvas, c)
         canvas.state_notes(history, corrections)
+
+
+def _hidden_reasons(canvas: Canvas, decision: UUID) -> None:
+    """Say on a decision that cites fixture material (recorded before ``decide`` refused it, rule 15)
+    that the picture leaves it out."""
+    worlds = sorted({canvas.hidden[s] for (s, t, _) in canvas.edges if t == decision and s in canvas.hidden})
+    cited = sum(1 for (s, t, _) in canvas.edges if t == decision and s in canvas.hidden)
+    if cited:
+        canvas.note(decision, f"cites {cited} {' and '.join(worlds)} belief{'s' if cited > 1 else ''}, not shown:"
+                              " not production history")
 
 
 #: the status, in a picture as of a moment, of a belief that was not believed then (superseded by then,

@@ -71,7 +71,8 @@ def _retract_page(request: Request, v: session.Viewer, source: str, *, conflict:
     seen = v.db.preview_retract(source=source)
     # a large source's retraction names thousands of nodes: the picture draws the first of them (the
     # impact page has the rest) and each list a page; the form confirms the whole change (its fingerprint)
-    graph = v.db.impact_graph(source, limit=IMPACT_LIMIT)
+    # (a retraction changes every world: what it would do to fixture material is drawn too, labelled)
+    graph = v.db.impact_graph(source, limit=IMPACT_LIMIT, include_fixtures=True)
     groups = describe.changes(seen, describe.Names(v.db), preview=True, offset=offset, limit=limit)
     longest = max((g.count for g in groups), default=0)
     pages = paging("/sources/retract", [("source", source)], offset=offset, shown=max(min(longest - offset, limit), 0),
