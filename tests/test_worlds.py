@@ -234,3 +234,16 @@ def test_impact_shows_fixture_material_only_on_request_and_labelled(
     with pytest.raises(errors.InvalidInput, match="include_fixtures=True"):
         bdb.impact_graph("fixtures/a.md")
     assert "--include-fixtures" in cli.one_line_error("impact", str(seven.id))
+
+
+def test_derive_says_when_what_it_made_is_fixture_material(cli: Cli, bdb: beliefdb.BeliefDB) -> None:
+    (fee,) = bdb.ingest_text(FEE, source="handbook.md").accepted
+    (seven,) = bdb.ingest_text(SEVEN, source="fixtures/a.md", label="fixture").accepted
+    assert bdb.derive("Returns cost 10%", "return", "fee", "10%", [fee.id]).provenance == "production"
+    mixed = bdb.derive("Late returns cost 10%", "late_return", "fee", "10%", [fee.id, seven.id])
+    assert mixed.provenance == "fixture"
+    said = cli("derive", "Fixture-derived fee rule", "--subject", "fx_rule", "--attribute", "fee", "--value", "x",
+               "--from", f"{fee.id},{seven.id}").stdout
+    assert f"[current] ({LABEL})" in said
+    assert cli.json("derive", "Fixture-derived fee rule", "--subject", "fx_rule", "--attribute", "fee",
+                    "--value", "x", "--from", f"{fee.id},{seven.id}")["provenance"] == "fixture"

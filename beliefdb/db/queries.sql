@@ -321,6 +321,10 @@ select * from beliefdb.act(%s, %s);
 -- Record a belief derived from other beliefs
 select * from beliefdb.derive(%s, %s, %s, %s, %s, %s);
 
+-- belief_world --
+-- The world a belief belongs to (rule 15)
+select beliefdb.belief_provenance(beliefdb.current_workspace_id(), %s);
+
 -- list_decisions --
 -- Decisions, with whether each holds and its reasons (live or lost, and how many forgotten), optionally of one status, or the one a decision or action id names; oldest first, at most limit (all when null) after the cursor (after_at, after)
 select d.id, d.title, d.status, d.revision, d.owner, d.created_at, n.holds,

@@ -53,6 +53,9 @@ class DerivedBelief(Recorded):
 
     #: why its embedding waits, when it does (the belief is stored; ``beliefdb embed`` does it later)
     embedding_deferred: str | None = None
+    #: the world it belongs to (rule 15): derived from any fixture or synthetic belief, that world's,
+    #: and left out of production answers
+    provenance: str = "production"
 
 
 @dataclass(frozen=True)

@@ -276,8 +276,11 @@ def correction_preview(p: CorrectionPreview) -> str:
 
 
 def derived(r: DerivedBelief) -> str:
-    """``derive``'s line: the belief and its status, and why its embedding waits if it does."""
-    return f"belief {r.id} [{r.status}]" + (f"\n{not_embedded(r.embedding_deferred)}" if r.embedding_deferred else "")
+    """``derive``'s line: the belief and its status (and its world when that is not production history),
+    and why its embedding waits if it does."""
+    world = f" ({r.provenance}, not production history)" if r.provenance != "production" else ""
+    return (f"belief {r.id} [{r.status}]{world}"
+            + (f"\n{not_embedded(r.embedding_deferred)}" if r.embedding_deferred else ""))
 
 
 def correction_result(r: CorrectionResult) -> str:

@@ -53,13 +53,15 @@ def act(db: Database, decision: str | UUID, description: str,
 def derive(db: Database, statement: str, subject: str, attribute: str, value: str, sources: Sequence[str | UUID],
            *, kind: str = "fact", conn: psycopg.Connection[Any] | None = None) -> DerivedBelief:
     """Record a belief derived from others: it holds while all of them are current. It is embedded, as
-    any new belief (or says why that waits: ``embedding_deferred``)."""
+    any new belief (or says why that waits: ``embedding_deferred``); ``provenance`` is its world (rule
+    15: derived from any fixture belief, a fixture)."""
     if not sources:
         raise errors.InvalidInput(f"a derived belief needs {errors.argument('sources', option='--from')} beliefs")
     recorded: DerivedBelief = db.fetch_one(
         DerivedBelief, Q.derive, (statement, subject, attribute, value, refs_of(sources, "sources"), kind), conn)
     deferred = embed_written(db, [recorded.id], conn)
-    return replace(recorded, embedding_deferred=deferred) if deferred else recorded
+    world: str = db.scalar(Q.belief_world, (recorded.id,), conn)
+    return replace(recorded, embedding_deferred=deferred, provenance=world)
 
 
 @dataclass(frozen=True)
