@@ -433,3 +433,75 @@ def test_a_new_source_whose_text_comes_as_turns_is_a_conversation(bdb: beliefdb.
     assert dict(postgresql.execute("select name, origin_type::text from beliefdb.source").fetchall()) == {
         "by-call": "conversation", "by-turn": "conversation", "support.jsonl": "conversation",
         "policy.md": "document", "queued": "conversation"}
+
+
+SUPPORT_CHAT = Path(__file__).resolve().parent.parent / "docs" / "examples" / "support-chat.md"
+
+
+@pytest.mark.parametrize("more", [False, True], ids=["the-same-text", "and-a-turn-more"])
+def test_a_conversation_cut_at_its_end_and_ingested_whole_again_re_verifies_its_beliefs(
+        bdb: beliefdb.BeliefDB, postgresql: psycopg.Connection[Any], more: bool) -> None:
+    """The chat file cut short at its end (its last turns gone: their beliefs unsupported, a decision on
+    one flagged, its action held), then ingested whole again: the turns it gets back are the same turns
+    (speaker, time, words), so their beliefs are re-verified there, as a version going back to an
+    earlier text does (rule 18): one current belief per claim, the decision and its action hold again.
+    Grown in place, they were new claims: a second Porto belief, the first unsupported, the decision
+    flagged for good."""
+    from beliefdb.text.chat_files import parse_transcript
+
+    full = parse_transcript(SUPPORT_CHAT.read_text(encoding="utf-8"), "support-chat.md")
+    first = bdb.ingest_conversation(full, source="chat.md")
+    (porto,) = [a for a in first.accepted if a.value == "Porto"]
+    (lisbon,) = [a for a in first.accepted if a.value == "Lisbon"]
+    decision = bdb.decide("Ship to Porto", because=[porto.id])
+    action = bdb.act(decision.id, "Mail Porto")
+    cut = bdb.ingest_conversation(full[:-2], source="chat.md")
+    assert (cut.new_version, cut.unsupported, cut.flagged, cut.held) == (True, [porto.id], [decision.id], [action.id])
+    beliefs = postgresql.execute("select count(*) from beliefdb.belief").fetchone()
+    assert beliefs is not None
+
+    again = [*full, T("Maya", "I work as a nurse.", 7)] if more else full
+    whole = bdb.ingest_conversation(again, source="chat.md")
+    assert [(a.subject, a.value) for a in whole.accepted] == ([("maya", "nurse")] if more else [])
+    assert whole.reverified == [porto.id]
+    assert [(s.old, s.new) for s in whole.superseded] == [(lisbon.id, porto.id)]
+    assert {(c.id, c.kind, c.started_holding) for c in whole.current_again} == {
+        (porto.id, "belief", True), (decision.id, "decision", True), (action.id, "action", True)}
+    # one belief per claim: Porto is the one believed, current again, and nothing was believed twice
+    assert postgresql.execute("select count(*) from beliefdb.belief").fetchone() == (beliefs[0] + more,)
+    assert {b.id: b.status for b in bdb.beliefs(subject="maya", include_all=True) if b.attribute == "lives_in"} \
+        == {lisbon.id: "superseded", porto.id: "current"}
+    (shown,) = bdb.decisions(of=decision.id)
+    assert shown.holds and shown.status == "needs_review"
+    assert all(r["live"] for r in shown.reasons)
+    # and the same whole file once more is the text in force: a no-op
+    same = bdb.ingest_conversation(again, source="chat.md")
+    assert not same.new_version and same.accepted == [] and same.reverified == []
+
+
+@pytest.mark.parametrize("what", ["belief", "fragment"])
+def test_what_was_retracted_in_a_turn_cut_off_stays_retracted_when_the_turn_comes_back(
+        bdb: beliefdb.BeliefDB, postgresql: psycopg.Connection[Any], what: str) -> None:
+    """Rule 18: the turn the whole file gets back is the same evidence; a retracted belief quoted from it
+    stays retracted, and its retracted fragment goes forward retracted (its words support nothing new)."""
+    from beliefdb.text.chat_files import parse_transcript
+
+    full = parse_transcript(SUPPORT_CHAT.read_text(encoding="utf-8"), "support-chat.md")
+    (porto,) = [a for a in bdb.ingest_conversation(full, source="chat.md").accepted if a.value == "Porto"]
+    if what == "belief":
+        bdb.retract(belief=porto.id, reason="she never moved")
+    else:
+        (turn,) = bdb.why(porto.id).evidence
+        bdb.retract(fragment=str(turn.fragment_id), reason="a joke")
+    bdb.ingest_conversation(full[:-2], source="chat.md")
+    beliefs = postgresql.execute("select count(*) from beliefdb.belief").fetchone()
+    whole = bdb.ingest_conversation(full, source="chat.md")
+    assert whole.accepted == [] and whole.reverified == [] and porto.id in {u.id for u in whole.unchanged}
+    assert postgresql.execute("select count(*) from beliefdb.belief").fetchone() == beliefs
+    assert [b.status for b in bdb.beliefs(subject="maya", include_all=True) if b.value == "Porto"] == [
+        "retracted" if what == "belief" else "unsupported"]
+    retracted = postgresql.execute(
+        "select count(*) from beliefdb.fragment f join beliefdb.node n on n.id = f.id"
+        " where f.source_version_id = (select id from beliefdb.source_version where version = 2)"
+        " and f.text = 'And I moved to Porto last week.' and n.retracted_at is not null").fetchone()
+    assert retracted == ((1,) if what == "fragment" else (0,))

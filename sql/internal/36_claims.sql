@@ -496,10 +496,16 @@ comment on function beliefdb._earlier_quotes(uuid, uuid) is 'Quotes of beliefs s
 -- is the quote, else the quote's first occurrence in its text. In a conversation, a quote that lies
 -- in a turn is repeated only by the same turn (the same speaker, time and words, the n-th of those
 -- alike), at the same place in it: another speaker who says the same words says them of
--- themselves. Returns the re-verified beliefs. (A search of the whole text for every quote took
--- time quadratic in a long text: a quote the new version repeats as one of its fragments, the usual
--- case, is found by a join instead.)
-create or replace function beliefdb._carry_forward(p_workspace_id uuid, p_source_version_id uuid) returns uuid[]
+-- themselves. Returns the re-verified beliefs. p_from: where the version's new text begins, for a
+-- conversation grown in place at its end (beliefdb._grow_conversation): only the turns after it are
+-- new places for a quote, and the text the version replaces is its own before them, so no retracted
+-- fragment of an earlier version goes forward but by a quote (0: a new version, all of it new).
+-- (A search of the whole text for every quote took time quadratic in a long text: a quote the new
+-- version repeats as one of its fragments, the usual case, is found by a join instead.)
+-- (it had two arguments until p_from: create or replace would add a second function beside it)
+drop function if exists beliefdb._carry_forward(uuid, uuid);
+create or replace function beliefdb._carry_forward(p_workspace_id uuid, p_source_version_id uuid,
+                                                   p_from integer default 0) returns uuid[]
 language plpgsql
 set search_path = pg_catalog, pg_temp
 as $$
@@ -524,6 +530,10 @@ begin
                           order by w.version desc
                           limit 1) b on true
      where v.workspace_id = p_workspace_id and v.id = p_source_version_id;
+    -- (a version grown in place replaces its own text before p_from, in which nothing is new)
+    if p_from > 0 then
+        v_before := null;
+    end if;
     -- (what applies only to a conversation, or only to a document, is gated by v_conversation: a
     -- condition on it alone is checked once, not for every row)
     with quoted as (
@@ -580,7 +590,7 @@ begin
            coalesce(array_agg(x.in_turn order by x.belief_id, x.quote), '{}')
       into v_beliefs, v_quotes, v_starts, v_old_versions, v_old_starts, v_in_turn
       from found x
-     where x.start_offset >= 0;
+     where x.start_offset >= p_from;
     -- the fragments not cut already, in one statement
     insert into beliefdb.fragment (workspace_id, source_version_id, start_offset, end_offset, text)
     select distinct on (x.s, x.e) p_workspace_id, p_source_version_id, x.s, x.e, x.quote
@@ -681,7 +691,7 @@ begin
                   order by min(u.n));
 end
 $$;
-comment on function beliefdb._carry_forward(uuid, uuid) is 'Re-verify beliefs whose quote a new source version repeats, through a fragment of that version (retracted where the quote''s fragment was), and retract its fragments whose words were retracted in the version it replaces';
+comment on function beliefdb._carry_forward(uuid, uuid, integer) is 'Re-verify beliefs whose quote a new source version (or the turns a conversation''s version grew by) repeats, through a fragment of that version (retracted where the quote''s fragment was), and retract its fragments whose words were retracted in the version it replaces';
 
 -- The report of an ingest: the claims' outcome, what stopped holding as a result (beliefs now
 -- unsupported), and the decisions flagged and actions held.
@@ -755,8 +765,12 @@ comment on function beliefdb._ingest_report(uuid, jsonb, jsonb) is 'Shape an ing
 -- only what follows it is added, so every earlier offset, fragment and quote stays as it was, with
 -- whatever became of its beliefs (corrected, retracted). Only the new turns' fragments are stored
 -- (p_fragments: the turns, with speaker and time; those before the version's end are there
--- already); p_claims are settled against the version, less those over a forgotten span. The report
--- of an ingest. Not audited, no lock or owner check (the callers do that).
+-- already); p_claims are settled against the version, less those over a forgotten span. A new turn
+-- that an earlier version of the conversation had (the same speaker, time and words: the chat file
+-- cut short at its end, then ingested whole again) re-verifies the beliefs it supported there, as a
+-- new version that repeats it does (beliefdb._carry_forward, rule 18): its claims are those beliefs
+-- again, one current belief per claim, not new ones. The report of an ingest. Not audited, no lock
+-- or owner check (the callers do that).
 create or replace function beliefdb._grow_conversation(p_workspace_id uuid, p_version_id uuid, p_content text,
                                                        p_fragments jsonb, p_claims jsonb, p_rejected jsonb,
                                                        p_label text default null, p_path text default null)
@@ -771,6 +785,8 @@ declare
     v_content text;
     v_fragments integer;
     v_outcome jsonb;
+    v_carried uuid[] := '{}';
+    v_changes jsonb;
 begin
     select * into v_version
       from beliefdb.source_version v where v.workspace_id = p_workspace_id and v.id = p_version_id;
@@ -792,13 +808,39 @@ begin
      where (f ->> 'start')::integer >= v_length
      order by (f ->> 'start')::integer, (f ->> 'end')::integer;
     get diagnostics v_fragments = row_count;
+    -- the turns an earlier version had, back: their quotes carried to them before the claims are
+    -- settled, which then find them recorded there (only when one of the new turns is such a turn:
+    -- a turn appended to a conversation of several versions reads no earlier quote otherwise)
+    if v_version.version > 1
+       and exists (select from beliefdb.fragment n
+                     join beliefdb.source_version o on o.workspace_id = n.workspace_id
+                                                   and o.source_id = v_version.source_id
+                                                   and o.version < v_version.version
+                     join beliefdb.fragment f on f.workspace_id = o.workspace_id and f.source_version_id = o.id
+                                             and f.speaker = n.speaker and f.spoken_at is not distinct from n.spoken_at
+                                             and f.text = n.text
+                    where n.workspace_id = p_workspace_id and n.source_version_id = p_version_id
+                      and n.start_offset >= v_length and n.speaker is not null) then
+        v_carried := beliefdb._carry_forward(p_workspace_id, p_version_id, v_length);
+    end if;
     -- (a proposal of this text is settled by it)
     perform beliefdb._settle_source_items(p_workspace_id, array[v_source.id]);
-    v_outcome := beliefdb._add_claims(p_workspace_id, p_version_id, p_claims, p_rejected);
-    return beliefdb._ingest_report(p_workspace_id, v_outcome, v_outcome -> 'changes') || jsonb_build_object(
+    v_outcome := beliefdb._add_claims(p_workspace_id, p_version_id, p_claims, p_rejected, cardinality(v_carried) = 0);
+    v_changes := v_outcome -> 'changes';
+    if cardinality(v_carried) > 0 then
+        -- one propagation for all of it: the claims, the beliefs re-verified, and the new turns'
+        -- fragments (some retracted as their earlier turn was), so that what comes back meets its
+        -- rivals as a new version brings it back
+        v_changes := beliefdb.propagate(p_workspace_id,
+            array(select jsonb_array_elements_text(v_outcome -> 'touched'))::uuid[] || v_carried || array(
+                select f.id from beliefdb.fragment f
+                 where f.workspace_id = p_workspace_id and f.source_version_id = p_version_id
+                   and f.start_offset >= v_length));
+    end if;
+    return beliefdb._ingest_report(p_workspace_id, v_outcome, v_changes) || jsonb_build_object(
         'source', v_source.name, 'source_id', v_source.id, 'version', v_version.version,
         'version_id', v_version.id, 'new_version', false, 'appended', true, 'fragments', v_fragments,
-        'reverified', '[]'::jsonb, 'proposed', false,
+        'reverified', to_jsonb(v_carried), 'proposed', false,
         'note', case when v_fragments = 1 then 'appended: one turn added to the text in force'
                      else pg_catalog.format('appended: %s turns added to the text in force', v_fragments) end);
 end
