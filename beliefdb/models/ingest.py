@@ -142,7 +142,8 @@ class IngestReport:
     embedding_deferred: str | None = None
     #: the net change report (what stopped being or became current, flags, holds)
     changes: Changes | None = None
-    #: another principal's source: the text waits for its owner as a review item; nothing changed
+    #: another principal's source: the text waits for its owner as a review item; nothing changed (a
+    #: preview names no item, None, unless the same proposal is open already: the ingest opens its own)
     proposed: bool = False
     review_item: UUID | None = None
     owner: str | None = None

@@ -11,10 +11,12 @@ def ingest_report(result: IngestReport | IngestFailure) -> str:
         return f"✗ {result.path}: {result.message}"
     preview = "preview (nothing written): " if result.preview else ""
     if result.proposed:
+        head = f"{preview}{result.path or result.source}: proposed to {result.owner}, who owns source '{result.source}'"
+        if result.review_item is None:  # a preview's: the item the ingest would open has no id yet
+            return f"{head}\n  nothing changes: the ingest would open a review item for {result.owner} to approve"
         return "\n".join([
-            f"{preview}{result.path or result.source}: proposed to {result.owner}, who owns source '{result.source}'",
-            f"  nothing changes until they approve review item {result.review_item}"
-            f" (beliefdb review approve {short(result.review_item or '')} --as {result.owner})"])
+            head, f"  nothing changes until they approve review item {result.review_item}"
+                  f" (beliefdb review approve {short(result.review_item)} --as {result.owner})"])
     head = f"{preview}{result.path or result.source}: source '{result.source}' version {result.version}"
     if not result.new_version:
         head += f" ({result.note or 'unchanged'})"

@@ -59,7 +59,10 @@ comment on function beliefdb.ingest_version(text, text, beliefdb.origin_type, be
     is 'Store a new version of a source with its fragments and claims, and settle what it changes (another principal''s source: a proposal to its owner); jsonb: the ingest report holds six lists of different records';
 
 -- What ingesting a text would change, exactly (the ingest runs in a subtransaction that is rolled
--- back): the same report as ingest_version (a proposal, for another principal's source).
+-- back): the same report as ingest_version (a proposal, for another principal's source). The review
+-- item a proposal would open is rolled back with the rest, and the ingest would open another: the
+-- preview names none (review_item null, a note says so), only an item of the same proposal that is
+-- open already, which the ingest would find.
 create or replace function beliefdb.ingest_preview(
     p_source text, p_content text,
     p_origin beliefdb.origin_type default null, p_authority beliefdb.authority default null,
@@ -70,12 +73,21 @@ language sql
 security definer
 set search_path = pg_catalog, pg_temp
 as $$
-    select beliefdb._dry_run(
-        'select beliefdb.ingest_version($1 ->> ''source'', $1 ->> ''content'', ($1 ->> ''origin'')::beliefdb.origin_type, ($1 ->> ''authority'')::beliefdb.authority, ($1 ->> ''provenance'')::beliefdb.provenance, $1 ->> ''label'', $1 ->> ''path'', $1 -> ''fragments'', $1 -> ''claims'', $1 -> ''rejected'')',
-        jsonb_build_object('source', p_source, 'content', p_content, 'origin', p_origin, 'authority', p_authority,
-                           'provenance', p_provenance, 'label', p_label, 'path', p_path, 'fragments', p_fragments,
-                           'claims', p_claims, 'rejected', p_rejected))
-        || jsonb_build_object('preview', true)
+    select case when x.r ->> 'review_item' is not null
+                     and not exists (select from beliefdb.review_item i
+                                      where i.workspace_id = beliefdb.current_workspace_id()
+                                        and i.id = (x.r ->> 'review_item')::uuid)
+                then x.r || jsonb_build_object(
+                         'review_item', null, 'changes', (x.r -> 'changes') || '{"review_item": null}',
+                         'note', pg_catalog.format('%s belongs to %s: the ingest would open a review item for %s to approve',
+                                                   x.r ->> 'source', x.r ->> 'owner', x.r ->> 'owner'))
+                else x.r end
+           || jsonb_build_object('preview', true)
+      from (select beliefdb._dry_run(
+                'select beliefdb.ingest_version($1 ->> ''source'', $1 ->> ''content'', ($1 ->> ''origin'')::beliefdb.origin_type, ($1 ->> ''authority'')::beliefdb.authority, ($1 ->> ''provenance'')::beliefdb.provenance, $1 ->> ''label'', $1 ->> ''path'', $1 -> ''fragments'', $1 -> ''claims'', $1 -> ''rejected'')',
+                jsonb_build_object('source', p_source, 'content', p_content, 'origin', p_origin, 'authority', p_authority,
+                                   'provenance', p_provenance, 'label', p_label, 'path', p_path, 'fragments', p_fragments,
+                                   'claims', p_claims, 'rejected', p_rejected)) as r) x
 $$;
 comment on function beliefdb.ingest_preview(text, text, beliefdb.origin_type, beliefdb.authority, beliefdb.provenance, text, text, jsonb, jsonb, jsonb)
     is 'Exactly what ingesting a text would change, computed in a rolled-back subtransaction; jsonb: the ingest report holds six lists of different records';
