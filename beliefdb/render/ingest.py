@@ -33,8 +33,10 @@ def ingest_report(result: IngestReport | IngestFailure) -> str:
     for same in result.unchanged:
         if same.id not in result.reverified:  # re-verified ones are listed below
             lines.append(f"  = {short(same.id)} already recorded from this evidence (whatever became of it since)")
+    again = {c.id for c in result.current_again}
     for b in result.reverified:
-        lines.append(f"  ↻ {short(b)} re-verified: the new version repeats its quote")
+        also = " and current again" if b in again else ""
+        lines.append(f"  ↻ {short(b)} re-verified{also}: the new text repeats its quote")
     for s in result.superseded:
         lines.append(f"  ⇢ {short(s.old)} superseded by {short(s.new)}")
     for k in result.conflicts:

@@ -1072,6 +1072,10 @@ begin
         'new_version', true, 'fragments', v_fragments, 'reverified', to_jsonb(v_carried), 'proposed', false,
         'note', case when v_same.id is not null
                      then pg_catalog.format('the same text as version %s: its beliefs are in force again', v_same.version)
+                     -- (a retracted source's new text is not in force: what it says never holds)
+                     when v_source.retracted_at is not null
+                     then pg_catalog.format('%s is retracted: this version is kept as history and its beliefs are unsupported; undo the source''s retraction to bring them in force',
+                                            v_source.name)
                 end);
 end
 $$;
