@@ -33,13 +33,14 @@ def test_a_token_retries_and_cancels_only_its_principals_jobs(http_client: TestC
     assert {(j["id"], j["status"]) for j in http_client.get("/jobs", headers=alice).json()} == {
         (hers, "failed"), (his, "failed")}
 
-    # alice names bob's job: it is not hers to retry or cancel, and nothing is changed
+    # alice names bob's job: it is not hers to retry or cancel, and nothing is changed (GET /jobs lists
+    # it: a cancel says whose it is, not that it is unknown)
     assert refused(http_client.post("/jobs/retry", headers=alice, json={"ids": [his]}), 404,
                    "not_found") == f"unknown job {his}"
-    assert refused(http_client.post("/jobs/cancel", headers=alice, json={"ids": [his]}), 404,
-                   "not_found") == f"unknown job {his}"
-    assert refused(http_client.post("/jobs/cancel", headers=alice, json={"source": "bob.md"}), 404,
-                   "not_found") == "no queued or failed job of source bob.md"
+    assert refused(http_client.post("/jobs/cancel", headers=alice, json={"ids": [his]}), 403,
+                   "not_owner") == f"job {his} was queued by bob: only they may cancel it"
+    assert refused(http_client.post("/jobs/cancel", headers=alice, json={"source": "bob.md"}), 403, "not_owner") == (
+        "the queued or failed jobs of source bob.md were queued by bob: only they may cancel them")
     # all_failed is every failed job of hers
     assert http_client.post("/jobs/retry", headers=alice, json={"all_failed": True}).json() == {"jobs": [hers]}
     assert {(j["id"], j["status"]) for j in http_client.get("/jobs", headers=bob).json()} == {
@@ -57,8 +58,10 @@ def test_acting_as_a_principal_retries_only_its_jobs_and_the_operator_every_one(
         cli("worker", "--until-empty", "--no-embed", "--backoff", "0", env=SMALL, expect=1)
         assert cli.error("jobs", "retry", str(his), "--as", "alice", code="not_found")["message"] == \
             f"unknown job {his}"
-        assert cli.error("jobs", "cancel", str(his), "--as", "alice", code="not_found")["message"] == \
-            f"unknown job {his}"
+        assert cli.error("jobs", "cancel", str(his), "--as", "alice", code="not_owner")["message"] == \
+            f"job {his} was queued by bob: only they may cancel it"
+        assert cli.error("jobs", "cancel", "--source", "bob.md", "--as", "alice", code="not_owner")["message"] == \
+            "the queued or failed jobs of source bob.md were queued by bob: only they may cancel them"
         assert cli.json("jobs", "retry", "--all-failed", "--as", "alice") == {"jobs": [hers]}
         assert alice.cancel(source="alice.md") == [hers]
         # the schema owner's own session, acting as no principal by name: the operator, every job

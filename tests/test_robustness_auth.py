@@ -263,13 +263,14 @@ def test_an_agents_login_cannot_create_a_workspace(
 
 def test_an_agents_login_cancels_only_its_own_jobs(cli: Cli, bdb: beliefdb.BeliefDB,
                                                    agents: Callable[[str], str]) -> None:
-    """As job_take: an agent's login cancels the jobs it submitted; another's is unknown to it."""
+    """As job_take: an agent's login cancels the jobs it submitted; another's, which jobs lists, is refused
+    as not its own (not_owner)."""
     salary = "Maria Keller's salary is 98000 EUR.\n"
     (mine,) = bdb.submit(text=salary, source="salaries.txt")
     made = cli.json("agent", "create", agents("canceller"), "-w", "default")
     with beliefdb.connect(made["url"], "default") as agent:
         (its,) = agent.submit(text=salary, source="salaries.txt")
-        with pytest.raises(errors.NotFound, match=f"unknown job {mine}"):
+        with pytest.raises(errors.NotOwner, match=f"job {mine} was queued by "):
             agent.cancel(mine)
         assert agent.cancel(source="salaries.txt") == [its]
     assert [j.id for j in bdb.jobs()] == [mine]

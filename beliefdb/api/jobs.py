@@ -78,8 +78,9 @@ class Jobs:
         """Cancel queued or failed jobs: each is deleted with the text it carries (a document queued and
         never stored is in no source, so ``forget`` cannot reach it). The ``ids`` given, or with ``source``
         every queued or failed job of that source name this principal may cancel (as :meth:`retry`: a
-        named principal's own). One transaction, all or
-        none: a running, done or unknown job is an error and nothing is cancelled. The ids cancelled."""
+        named principal's own: another's is :class:`~beliefdb.errors.NotOwner`, naming who queued it). One
+        transaction, all or none: a running, done or unknown job is an error and nothing is cancelled. The ids
+        cancelled."""
         if bool(ids) == (source is not None):
             raise errors.InvalidInput(f"give the ids of the jobs to cancel, or {errors.argument('source')}:"
                                       " one of them")

@@ -261,7 +261,8 @@ comment on function beliefdb.job_retry(bigint[]) is 'Queue failed jobs again wit
 -- job of that source name this session may cancel. A job a worker holds now (running), one done, or
 -- one this session may not cancel (beliefdb._job_manageable: an agent's login, or a session acting as
 -- a named principal, only its own; the owner's session acting as no principal any) is refused, and
--- nothing is cancelled. The ids cancelled, in order.
+-- nothing is cancelled: another principal's job, which beliefdb.jobs lists to everyone, as not_owner
+-- naming who queued it (it said unknown job). The ids cancelled, in order.
 create or replace function beliefdb.job_cancel(p_ids bigint[] default null, p_source text default null)
 returns setof bigint
 language plpgsql
@@ -272,12 +273,23 @@ declare
     v_ws uuid := beliefdb._bound_workspace();
     v_ids bigint[];
     v_free bigint[];
+    v_other record;
+    v_others text;
 begin
     if (p_ids is null) = (p_source is null)
        or pg_catalog.cardinality(p_ids) = 0 or pg_catalog.array_position(p_ids, null) is not null then
         raise exception 'give the ids of the jobs to cancel, or a source name: one of them' using errcode = 'BD005';
     end if;
     if p_ids is not null then
+        select j.id, j.submitted_by into v_other
+          from beliefdb.job j
+         where j.workspace_id = v_ws and j.id = any(p_ids) and not beliefdb._job_manageable(j.submitted_by)
+         order by j.id
+         limit 1;
+        if v_other.id is not null then
+            raise exception 'job % was queued by %: only they may cancel it', v_other.id, v_other.submitted_by
+                using errcode = 'BD008';
+        end if;
         perform beliefdb._require_jobs(v_ws, p_ids, array['queued', 'failed'], 'cancelled');
         v_ids := array(select distinct u.id from pg_catalog.unnest(p_ids) u(id) order by u.id);
     else
@@ -286,6 +298,13 @@ begin
                           and j.payload ->> 'source' = p_source and beliefdb._job_manageable(j.submitted_by)
                         order by j.id);
         if pg_catalog.cardinality(v_ids) = 0 then
+            select pg_catalog.string_agg(distinct j.submitted_by, ', ') into v_others
+              from beliefdb.job j
+             where j.workspace_id = v_ws and j.status in ('queued', 'failed') and j.payload ->> 'source' = p_source;
+            if v_others is not null then
+                raise exception 'the queued or failed jobs of source % were queued by %: only they may cancel them',
+                    p_source, v_others using errcode = 'BD008';
+            end if;
             raise exception 'no queued or failed job of source %', p_source using errcode = 'BD004';
         end if;
     end if;
