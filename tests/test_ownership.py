@@ -338,11 +338,12 @@ def test_other_routes_to_someone_elses_belief_are_refused(db_url: str, alice: be
             conn.execute("select beliefdb.retract('node', %s::text, 'undo')", (node,))
 
     refused(lambda: retract_node(fixed.correction))
-    refused(lambda: bob.retract(fragment=correction_fragment, reason="undo"))
     refused(lambda: retract_node(decision))
     # a preview is exactly what the apply would do: refused for bob, counted for alice
     refused(lambda: lifecycle.forget(bob.database, belief=replacement, preview=True))
     only_proposed(lambda: bob.retract(source=source_name, reason="undo"))
+    # its fragment is the source's, as the source is (a fragment's retraction was applied at once)
+    only_proposed(lambda: bob.retract(fragment=correction_fragment, reason="undo"))
     only_proposed(lambda: bob.ingest_text("Returns within 99 days.", source=source_name, extractor="none"))
     only_proposed(lambda: bob.ingest_text(f"Note. {QUOTE}", source="internal-note", authority="unverified",
                                           extractor="none"))

@@ -202,8 +202,8 @@ def retract(
 
     What rested only on it stops holding; what has independent support stays; what it superseded
     may be current again. Only its owner retracts a belief (or the correction that replaced it); a
-    source belongs to whoever first ingested it, and anyone else's retraction of it is proposed to
-    them as a review item.
+    source belongs to whoever first ingested it, and anyone else's retraction of it (or of one of its
+    versions or fragments) is proposed to them as a review item.
     """
     if len([x for x in (belief, fragment, source) if x is not None]) != 1:
         usage("retract exactly one of --belief, --fragment or --source")

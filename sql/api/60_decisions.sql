@@ -302,8 +302,8 @@ comment on function beliefdb.apply_correction(text, text, text, text, text, inte
 -- unique prefix, a source's name or a source version's id), a source (its name) or a version of a
 -- source (its name, and p_version). Returns what changed (the change report of beliefdb._changes,
 -- with proposed false). A source belongs to the principal that first ingested it: anyone else's
--- retraction of it (or of one of its versions) changes nothing and waits in the review queue for
--- the owner (proposed true, review_item, owner).
+-- retraction of it (or of one of its versions or fragments, however named: beliefdb._source_part)
+-- changes nothing and waits in the review queue for the owner (proposed true, review_item, owner).
 create or replace function beliefdb.retract(p_target text, p_ref text, p_reason text, p_version integer default null,
                                             p_undo boolean default false) returns beliefdb.changes
 language plpgsql
@@ -315,8 +315,12 @@ declare
     v_target text := case when p_target = 'belief' then 'node' else p_target end;
     v_id uuid;
     v_ids uuid[];
+    v_source uuid;
+    v_part text;
+    v_version integer := p_version;
     v_owner text;
     v_item uuid;
+    v_proposal jsonb;
     v_changes jsonb;
 begin
     perform beliefdb.lock_workspace();
@@ -330,31 +334,45 @@ begin
             p_ref using errcode = 'BD004';
     end if;
     v_ids := beliefdb._retraction_targets(v_ws, v_target, v_id, p_version);
+    -- a source, a version or a fragment named as a node is its source's owner's (rule 17): a source or
+    -- a version as if named so, a fragment with its source (the owner's to approve)
     if v_target in ('source', 'version') then
-        select s.owner into v_owner from beliefdb.source s where s.workspace_id = v_ws and s.id = v_id;
+        v_source := v_id;
+    elsif v_target = 'node' then
+        select p.target, p.source_id, p.version into v_part, v_source, v_version
+          from beliefdb._source_part(v_ws, v_id) p;
+        if v_part in ('source', 'version') then
+            v_target := v_part;
+            v_id := v_source;
+        end if;
+    end if;
+    if v_source is not null then
+        select s.owner into v_owner from beliefdb.source s where s.workspace_id = v_ws and s.id = v_source;
         if not found then
             raise exception 'nothing to %: source % is unknown', case when p_undo then 'restore' else 'retract' end,
                 p_ref using errcode = 'BD004';
         elsif v_owner is distinct from beliefdb.current_principal() then
+            v_proposal := jsonb_build_object('target', v_target, 'version', v_version, 'undo', p_undo, 'reason', p_reason)
+                          || case when v_target = 'node' then jsonb_build_object('node', v_id) else '{}' end;
             select r.id into v_item
               from beliefdb.review_item r
              where r.workspace_id = v_ws and r.kind = 'retraction_proposed' and r.status = 'open'
-               and r.source_id = v_id and r.proposed_by = beliefdb.current_principal()
-               and r.proposal = jsonb_build_object('target', v_target, 'version', p_version, 'undo', p_undo,
-                                                   'reason', p_reason);
+               and r.source_id = v_source and r.proposed_by = beliefdb.current_principal()
+               and r.proposal = v_proposal;
             if v_item is null then
                 insert into beliefdb.review_item (workspace_id, kind, source_id, reason, proposed_by, proposal)
-                values (v_ws, 'retraction_proposed', v_id,
+                values (v_ws, 'retraction_proposed', v_source,
                         pg_catalog.format('%s proposes to %s %s (%s); source owned by %s', beliefdb.current_principal(),
                                           case when p_undo then 'restore' else 'retract' end,
-                                          case when p_version is null then 'the source'
-                                               else 'version ' || p_version end,
+                                          case when v_target = 'node' then 'fragment ' || v_id
+                                               when v_version is null then 'the source'
+                                               else 'version ' || v_version end,
                                           coalesce(nullif(p_reason, ''), 'no reason given'), v_owner),
-                        beliefdb.current_principal(),
-                        jsonb_build_object('target', v_target, 'version', p_version, 'undo', p_undo, 'reason', p_reason))
+                        beliefdb.current_principal(), v_proposal)
                 returning id into v_item;
                 perform beliefdb._audit('retraction.propose', jsonb_build_object(
-                    'item', v_item, 'source_id', v_id, 'version', p_version, 'owner', v_owner));
+                    'item', v_item, 'source_id', v_source, 'version', v_version, 'owner', v_owner)
+                    || case when v_target = 'node' then jsonb_build_object('node', v_id) else '{}' end);
             end if;
             return beliefdb._as_changes(beliefdb._empty_changes()
                                         || jsonb_build_object('proposed', true, 'review_item', v_item, 'owner', v_owner));
@@ -367,7 +385,7 @@ begin
             p_target, p_ref, case when p_undo then 'in force' else 'retracted' end using errcode = 'BD004';
     end if;
     perform beliefdb._audit(case when p_undo then 'unretract' else 'retract' end, jsonb_build_object(
-        'target', v_target, 'id', v_id, 'version', p_version, 'reason', case when p_undo then null else p_reason end,
+        'target', v_target, 'id', v_id, 'version', v_version, 'reason', case when p_undo then null else p_reason end,
         'stopped_holding', jsonb_array_length(v_changes -> 'stopped_holding'),
         'flagged', v_changes -> 'flagged'));
     return beliefdb._as_changes(v_changes || jsonb_build_object('proposed', false));
@@ -390,6 +408,8 @@ declare
     v_target text := case when p_target = 'belief' then 'node' else p_target end;
     v_id uuid;
     v_ids uuid[];
+    v_source uuid;
+    v_part text;
     v_owner text;
     v_changes jsonb;
 begin
@@ -402,12 +422,22 @@ begin
             p_ref using errcode = 'BD004';
     end if;
     v_ids := beliefdb._retraction_targets(v_ws, v_target, v_id, p_version);
+    -- (a source, version or fragment named as a node: its source's owner's, as retract reads it)
     if v_target in ('source', 'version') then
-        select s.owner into v_owner from beliefdb.source s where s.workspace_id = v_ws and s.id = v_id;
+        v_source := v_id;
+    elsif v_target = 'node' then
+        select p.target, p.source_id into v_part, v_source from beliefdb._source_part(v_ws, v_id) p;
+        if v_part in ('source', 'version') then
+            v_target := v_part;
+            v_id := v_source;
+        end if;
+    end if;
+    if v_source is not null then
+        select s.owner into v_owner from beliefdb.source s where s.workspace_id = v_ws and s.id = v_source;
     end if;
     -- what the apply would only propose is previewed as its owner's approval; anything else is
     -- refused here as the apply would refuse it
-    if v_target not in ('source', 'version') or v_owner is not distinct from beliefdb.current_principal() then
+    if v_source is null or v_owner is not distinct from beliefdb.current_principal() then
         perform beliefdb._require_retraction_owner(v_ws, v_target, v_id);
     end if;
     v_changes := beliefdb._standing_dry_run(
@@ -532,11 +562,14 @@ begin
             v_result := beliefdb._ingest_version_core(v_ws, v_item.source_id,
                                                       beliefdb._rebased_turns(v_ws, v_item.source_id, v_item.proposal));
         elsif p_verdict = 'approved' then
+            -- (a fragment's retraction names it: proposal's node; a source's or a version's, the source)
             v_result := beliefdb._retract_ids(v_ws, beliefdb._retraction_targets(
-                            v_ws, v_item.proposal ->> 'target', v_item.source_id, (v_item.proposal ->> 'version')::integer),
+                            v_ws, v_item.proposal ->> 'target', coalesce((v_item.proposal ->> 'node')::uuid, v_item.source_id),
+                            (v_item.proposal ->> 'version')::integer),
                             v_item.proposal ->> 'reason', coalesce((v_item.proposal ->> 'undo')::boolean, false));
             perform beliefdb._audit(case when (v_item.proposal ->> 'undo')::boolean then 'unretract' else 'retract' end,
-                jsonb_build_object('target', v_item.proposal ->> 'target', 'id', v_item.source_id,
+                jsonb_build_object('target', v_item.proposal ->> 'target',
+                                   'id', coalesce((v_item.proposal ->> 'node')::uuid, v_item.source_id),
                                    'version', v_item.proposal -> 'version', 'item', v_item.id,
                                    'proposed_by', v_item.proposed_by));
         end if;

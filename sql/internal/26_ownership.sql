@@ -237,6 +237,26 @@ end
 $$;
 comment on function beliefdb._require_retraction_owner(uuid, text, uuid) is 'Refuse (not_owner) a retraction or restore the acting principal may not make (retract and its preview)';
 
+-- The source a node of retract names belongs to (beliefdb.retract, retract_preview, rule 17): a source
+-- (target source), a version of it (target version, its number) or a fragment of one of its versions
+-- (target node), each its source's owner's to retract or restore; no row for any other node (a
+-- belief, decision, action or correction: _require_retraction_owner asks their owners).
+create or replace function beliefdb._source_part(p_workspace_id uuid, p_id uuid)
+returns table (target text, source_id uuid, version integer)
+language sql stable
+set search_path = pg_catalog, pg_temp
+as $$
+    select 'source', s.id, null::integer from beliefdb.source s where s.workspace_id = p_workspace_id and s.id = p_id
+    union all
+    select 'version', v.source_id, v.version from beliefdb.source_version v
+     where v.workspace_id = p_workspace_id and v.id = p_id
+    union all
+    select 'node', v.source_id, null from beliefdb.fragment f
+      join beliefdb.source_version v on v.workspace_id = f.workspace_id and v.id = f.source_version_id
+     where f.workspace_id = p_workspace_id and f.id = p_id
+$$;
+comment on function beliefdb._source_part(uuid, uuid) is 'The source (and version) a source, version or fragment id belongs to, and the retraction target it is';
+
 -- Raise not_owner (BD008) unless the acting principal owns the source (the principal that first
 -- ingested it, rule 17).
 create or replace function beliefdb._require_source_owner(p_workspace_id uuid, p_source uuid, p_doing text)

@@ -426,7 +426,11 @@ begin
                        union
                        select v.source_id from beliefdb.source_version v
                         where v.workspace_id = p_workspace_id and v.id = any(p_ids));
-    perform beliefdb._settle_source_items(p_workspace_id, v_sources);
+    -- (a proposal to retract a fragment is about its source: it settles with the fragment)
+    perform beliefdb._settle_source_items(p_workspace_id, v_sources || array(
+        select v.source_id from beliefdb.fragment f
+          join beliefdb.source_version v on v.workspace_id = f.workspace_id and v.id = f.source_version_id
+         where f.workspace_id = p_workspace_id and f.id = any(p_ids)));
     return beliefdb.propagate(p_workspace_id,
         array(select n.id from beliefdb.node n where n.workspace_id = p_workspace_id and n.id = any(p_ids))
         || beliefdb.expand_targets(p_workspace_id, v_sources));

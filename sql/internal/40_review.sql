@@ -41,8 +41,8 @@ $$;
 comment on function beliefdb._settle_review_items(uuid) is 'Close the open conflict and correction items whose question settled by itself';
 
 -- Proposals about sources whose question settled by itself close (status closed, by beliefdb): a
--- proposed retraction (or restore) of a source or version that is now retracted (or restored), and
--- a proposed text that is now the version in force.
+-- proposed retraction (or restore) of a source, version or fragment that is now retracted (or
+-- restored), and a proposed text that is now the version in force.
 create or replace function beliefdb._settle_source_items(p_workspace_id uuid, p_sources uuid[]) returns integer
 language plpgsql
 set search_path = pg_catalog, pg_temp
@@ -67,6 +67,10 @@ begin
                when 'retraction_proposed' then
                     coalesce((r.proposal ->> 'undo')::boolean, false) = (
                         case when r.proposal ->> 'target' = 'source' then s.retracted_at is null
+                             when r.proposal ->> 'target' = 'node' then
+                                  exists (select from beliefdb.node n
+                                           where n.workspace_id = s.workspace_id
+                                             and n.id = (r.proposal ->> 'node')::uuid and n.retracted_at is null)
                              else exists (select from beliefdb.source_version v
                                            where v.workspace_id = s.workspace_id and v.source_id = s.id
                                              and v.version = (r.proposal ->> 'version')::integer

@@ -1,0 +1,114 @@
+"""A fragment belongs to its source's owner (rule 17): another principal's retraction or restore of a
+fragment of someone else's source (or of the source or a version named as a node) is a review
+proposal for the owner, as a retraction of the source or of a version is, never a change."""
+
+from __future__ import annotations
+
+from uuid import UUID
+
+import psycopg
+import pytest
+from conftest import Cli
+from fastapi.testclient import TestClient
+from serving import bearer, refused
+
+import beliefdb
+from beliefdb import errors
+
+FINANCE = "Refunds above 500 euros need a manager's approval.\n"
+
+
+def _ingest(db: beliefdb.BeliefDB) -> tuple[UUID, UUID]:
+    """alice's source finance.md with one belief: its id and its fragment's."""
+    from beliefdb.store import ingest as ingest_mod
+    from beliefdb.store.ingest import parse_claim
+
+    quote = FINANCE.strip()
+    claim = {"statement": quote, "subject": "refund", "attribute": "approval_threshold", "value": "500 euros",
+             "quote": quote}
+    ingest_mod.ingest_text(db.database, FINANCE, ingest_mod.SourceOptions(name="finance.md", authority="official"),
+                           candidates=[parse_claim(claim, "test")], extractor="none")
+    (belief,) = db.beliefs(subject="refund")
+    (evidence,) = db.why(belief.id).evidence
+    return belief.id, evidence.fragment_id
+
+
+def _statuses(db: beliefdb.BeliefDB) -> list[str]:
+    return [b.status for b in db.beliefs(subject="refund", include_all=True)]
+
+
+def test_another_principals_fragment_retraction_is_a_proposal(alice: beliefdb.BeliefDB,
+                                                              bob: beliefdb.BeliefDB) -> None:
+    belief, fragment = _ingest(alice)
+    preview = bob.preview_retract(fragment=fragment)
+    assert preview.proposed and preview.owner == "alice"
+    assert set(preview.stopped_holding) == {belief, fragment}  # what the approval would change
+    proposed = bob.retract(fragment=fragment, reason="x")
+    assert proposed.proposed and proposed.owner == "alice" and proposed.review_item is not None
+    assert proposed.stopped_holding == [] and proposed.stopped_current == []
+    assert _statuses(alice) == ["current"]
+    (item,) = [i for i in alice.review_items() if i.kind == "retraction_proposed"]
+    assert item.id == proposed.review_item and item.proposed_by == "bob" and item.subject == "finance.md"
+    assert item.proposal is not None and item.proposal["node"] == str(fragment)
+    assert f"bob proposes to retract fragment {fragment} (x); source owned by alice" in item.reason
+    # the same proposal again is the same item; only the owner decides
+    assert bob.retract(fragment=fragment, reason="x").review_item == item.id
+    with pytest.raises(errors.NotOwner):
+        bob.resolve_review(item.id, "approved")
+    approved = alice.resolve_review(item.id, "approved")
+    assert approved.applied is not None
+    assert set(approved.applied["stopped_holding"]) == {str(belief), str(fragment)}
+    assert _statuses(alice) == ["unsupported"]
+    # the restore is bob's to propose too; the owner's own restore settles it
+    back = bob.retract(fragment=fragment, reason="", undo=True)
+    assert back.proposed and back.stopped_holding == [] and _statuses(alice) == ["unsupported"]
+    alice.retract(fragment=fragment, reason="", undo=True)
+    assert _statuses(alice) == ["current"]
+    assert [i for i in alice.review_items() if i.kind == "retraction_proposed"] == []
+
+
+def test_a_source_or_version_named_as_a_node_is_a_proposal_too(alice: beliefdb.BeliefDB,
+                                                               bob: beliefdb.BeliefDB, db_url: str) -> None:
+    """``--fragment`` takes any node's id, a source's name or a version's id: none of another's is retracted."""
+    _ingest(alice)
+    with psycopg.connect(db_url) as conn:
+        (version,) = [r[0] for r in conn.execute("select id from beliefdb.source_version")]
+    for ref in ("finance.md", str(version)):
+        assert bob.preview_retract(fragment=ref).proposed
+        assert bob.retract(fragment=ref, reason="x").proposed
+        assert _statuses(alice) == ["current"]
+    items = [i for i in alice.review_items() if i.kind == "retraction_proposed"]
+    assert sorted((i.proposal or {})["target"] for i in items) == ["source", "version"]
+    for item in items:
+        alice.resolve_review(item.id, "rejected")
+    assert _statuses(alice) == ["current"]
+
+
+def test_the_owner_retracts_its_own_fragment_at_once(alice: beliefdb.BeliefDB, bob: beliefdb.BeliefDB) -> None:
+    belief, fragment = _ingest(alice)
+    # a proposal waiting for alice closes when she retracts the fragment herself
+    bob.retract(fragment=fragment, reason="x")
+    done = alice.retract(fragment=fragment, reason="mine")
+    assert not done.proposed and set(done.stopped_holding) == {belief, fragment}
+    assert [i for i in alice.review_items() if i.kind == "retraction_proposed"] == []
+
+
+def test_the_command_line_proposes_another_principals_fragment(alice: beliefdb.BeliefDB, cli: Cli) -> None:
+    belief, fragment = _ingest(alice)
+    said = cli.json("retract", "--fragment", str(fragment), "--reason", "x", "--as", "carol")
+    assert said["proposed"] is True and said["owner"] == "alice" and said["stopped_holding"] == []
+    assert cli.json("retract", "--fragment", str(fragment), "--undo", "--as", "carol")["proposed"] is True
+    assert cli.error("retract", "--belief", str(belief), "--reason", "x", "--as", "carol", code="not_owner")
+    assert _statuses(alice) == ["current"]
+
+
+def test_http_proposes_another_principals_fragment(http_client: TestClient, alice: beliefdb.BeliefDB,
+                                                   db_url: str) -> None:
+    belief, fragment = _ingest(alice)
+    carol = bearer(db_url, "carol")
+    assert refused(http_client.post("/retractions", headers=carol, json={"belief": str(belief), "reason": "x"}),
+                   403, "not_owner")
+    answer = http_client.post("/retractions", headers=carol, json={"fragment": str(fragment), "reason": "x"})
+    assert answer.status_code == 200, answer.text
+    assert answer.json()["proposed"] is True and answer.json()["stopped_holding"] == []
+    assert _statuses(alice) == ["current"]
