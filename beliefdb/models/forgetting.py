@@ -74,7 +74,9 @@ class PendingMention:
     names it (text, content, statement or value), the ``source``'s name, its ``status``, whose call masking
     it is (``owner``: the job's submitter, the source's or the belief's owner), who wrote it (``by``), how
     many times (``count``), the ``excerpt`` around the first (the name masked in it; None to a principal who
-    neither wrote nor owns the text, nor erases: a text not stored yet is not theirs to read), ``masked`` (forget with
+    neither wrote nor owns the text, nor erases: forget's report quotes a text not stored yet to them only; a
+    queued job's text is its submitter's and an eraser's to read, while a proposal's is in the review queue,
+    which every principal of the workspace reads, docs/security.md), ``masked`` (forget with
     ``mask_mentions`` masked it there: a worker or an approval stores no name), a ``hint``, and how many of its
     turns (a queued conversation's, a proposed version's) have a speaker's label that names the subject
     (``speakers``: masked with the text)."""

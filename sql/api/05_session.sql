@@ -183,6 +183,22 @@ end
 $$;
 comment on function beliefdb.workspace_visible(uuid) is 'Whether this session sees the workspace in the directory: an agent''s login only its own, other sessions every one';
 
+-- Whether this session may read a job submitted by this principal (the select policy of beliefdb.job,
+-- api/80_privileges.sql): its payload holds a document not stored yet, which is its submitter's to
+-- read, an eraser's (beliefdb_eraser, who forgets what it names) and the schema owner's sessions'
+-- (the workers, the servers, the trusted CLI); an agent's login reads its own jobs only. A function,
+-- not the expressions in the policy: Citus refuses a policy with a subquery (docs/scale-out.md).
+create or replace function beliefdb.job_readable(p_submitted_by text) returns boolean
+language sql stable
+set search_path = pg_catalog, pg_temp
+as $$
+    select p_submitted_by = beliefdb.current_principal()
+           or pg_catalog.pg_has_role(session_user, 'beliefdb_eraser', 'member')
+           or pg_catalog.pg_has_role(session_user, (select n.nspowner from pg_catalog.pg_namespace n
+                                                     where n.nspname = 'beliefdb'), 'member')
+$$;
+comment on function beliefdb.job_readable(text) is 'Whether this session reads a job of this submitter: its own, an eraser''s or the schema owner''s session every one';
+
 -- Whether this session may create the workspace p_id (the insert policy of the directory,
 -- api/80_privileges.sql): one it would see (workspace_visible). An agent's login acts in its own
 -- workspace only, and a plain insert made one (with its audit chain) it then could not see: it is

@@ -62,6 +62,7 @@ grant execute on function beliefdb.clock() to beliefdb_app;
 grant execute on function beliefdb.confidence_factors(uuid,uuid) to beliefdb_app;
 grant execute on function beliefdb.correction_preview(text,text,text) to beliefdb_app;
 grant execute on function beliefdb.current_principal() to beliefdb_app;
+grant execute on function beliefdb.job_readable(text) to beliefdb_app;
 grant execute on function beliefdb.current_workspace_id() to beliefdb_app;
 grant execute on function beliefdb.decay(timestamp with time zone,text,boolean) to beliefdb_app;
 grant execute on function beliefdb.decide(text,jsonb) to beliefdb_app;
@@ -216,11 +217,20 @@ create policy workspace_isolation on beliefdb.agent_login to beliefdb_app
 -- confine a worker to its workspace and an agent's login to its own jobs.
 revoke insert, update, delete on beliefdb.job, beliefdb.job_start from beliefdb_app;
 grant select on beliefdb.job, beliefdb.job_start to beliefdb_app;
+-- A job's payload holds a document not stored yet: an agent's login reads the jobs it submitted only
+-- (its text is not another principal's to read), an eraser every job of its workspace, the schema
+-- owner's sessions (workers, servers, the trusted CLI) every one (beliefdb.job_readable; beliefdb.jobs
+-- lists every job of the workspace without its text).
+alter table beliefdb.job enable row level security;
+drop policy if exists workspace_isolation on beliefdb.job;
+create policy workspace_isolation on beliefdb.job to beliefdb_app
+    using (workspace_id = (select beliefdb.current_workspace_id()) and beliefdb.job_readable(submitted_by))
+    with check (workspace_id = (select beliefdb.current_workspace_id()));
 do $$
 declare
     v_table text;
 begin
-    foreach v_table in array array['job', 'job_start']
+    foreach v_table in array array['job_start']
     loop
         execute pg_catalog.format('alter table beliefdb.%I enable row level security', v_table);
         execute pg_catalog.format('drop policy if exists workspace_isolation on beliefdb.%I', v_table);
