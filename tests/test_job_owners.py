@@ -68,3 +68,17 @@ def test_acting_as_a_principal_retries_only_its_jobs_and_the_operator_every_one(
         assert cli.json("jobs", "retry", "--all-failed") == {"jobs": [his]}
         assert cli.json("jobs", "cancel", str(his)) == {"jobs": [his]}
         assert bob.jobs() == []
+
+
+def test_a_jobs_error_is_shown_to_its_submitter_and_the_operator(cli: Cli, db_url: str) -> None:
+    """A job's error may quote the document, which is not stored: it is its submitter's to read, as its
+    text is, and the operator's; another principal sees that it failed, not why."""
+    with beliefdb.connect(db_url, principal="alice") as alice, beliefdb.connect(db_url, principal="bob") as bob, \
+            beliefdb.connect(db_url) as operator:
+        (hers,) = alice.submit(text=POLICY, source="alice.md")
+        (his,) = bob.submit(text=POLICY, source="bob.md")
+        cli("worker", "--until-empty", "--no-embed", "--backoff", "0", env=SMALL, expect=1)
+        seen = {j.id: (j.status, j.last_error) for j in alice.jobs()}
+        assert seen[his] == ("failed", None)
+        assert seen[hers][0] == "failed" and "over the ingest limit" in (seen[hers][1] or "")
+        assert all("over the ingest limit" in (j.last_error or "") for j in operator.jobs())

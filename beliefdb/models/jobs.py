@@ -10,7 +10,8 @@ from typing import Any
 @dataclass(frozen=True)
 class Job:
     """One queued document: ``status`` is queued, running (a live worker holds it), done or failed;
-    ``last_error`` is the reason of the last failed attempt, on one line; ``result`` summarises the
+    ``last_error`` is the reason of the last failed attempt, on one line (None to a principal that did
+    not submit it: it may quote the document; the operator sees every one); ``result`` summarises the
     ingest once done."""
 
     id: int

@@ -371,7 +371,9 @@ begin
                j.payload ->> 'source', j.payload ->> 'path',
                -- (an attempt whose worker died was rolled back, its start was not)
                greatest(j.attempts, beliefdb._job_starts(v_ws, j.id, j.payload))::integer,
-               j.max_attempts, j.run_after, j.last_error,
+               -- (an error may quote the document, not stored: its submitter's to read, as its text is,
+               -- and the operator's; another principal sees that it failed, not why)
+               j.max_attempts, j.run_after, case when beliefdb._job_manageable(j.submitted_by) then j.last_error end,
                j.result, j.submitted_by, j.worker, j.created_at, j.started_at, j.finished_at
           from beliefdb.job j
          where j.workspace_id = v_ws and (p_before is null or j.id < p_before)
