@@ -118,3 +118,43 @@ def test_a_writer_cannot_date_its_write_before_its_lock(db_url: str, agent: tupl
     assert dated["attack.txt"] > started
     assert dated["attack.txt"] >= committed > owners
     assert dated["attack2.txt"] == dated["attack.txt"]
+
+
+def _bind(conn: psycopg.Connection[Any], name: str) -> None:
+    conn.execute("select set_config('beliefdb.workspace_id', (select id::text from beliefdb.workspace where name = %s),"
+                 " false)", (name,))
+
+
+def test_a_transaction_is_dated_in_each_workspace_from_its_lock_there(db_url: str) -> None:
+    """The time of a transaction's first lock was kept for the transaction, whatever the workspace: one that
+    locked workspace A, then waited for B's lock while another writer of B committed, dated its writes in
+    B before that writer's."""
+    api.create_workspace("ws_a", url=db_url)
+    api.create_workspace("ws_b", url=db_url)
+    with psycopg.connect(db_url) as conn:
+        _bind(conn, "ws_a")
+        conn.execute("select beliefdb.lock_workspace()")
+        (in_a,) = conn.execute("select beliefdb.clock()").fetchone() or (None,)
+        conn.execute("select pg_sleep(0.05)")
+        _bind(conn, "ws_b")
+        conn.execute("select beliefdb.lock_workspace()")
+        (in_b,) = conn.execute("select beliefdb.clock()").fetchone() or (None,)
+        _bind(conn, "ws_a")
+        conn.execute("select beliefdb.lock_workspace()")
+        (in_a_again,) = conn.execute("select beliefdb.clock()").fetchone() or (None,)
+        conn.rollback()
+    assert in_a is not None and in_b is not None
+    assert (in_b - in_a).total_seconds() >= 0.05
+    assert in_a_again == in_a
+
+
+def test_the_lock_time_table_stays_small_in_a_long_session(db_url: str) -> None:
+    """A row deleted and another inserted at every transaction's lock grew the session's table without end
+    (no vacuum reaches a temporary table): a worker's or a server's connection lives for days."""
+    with psycopg.connect(db_url, autocommit=True) as conn:
+        _bind(conn, "default")
+        for _ in range(3000):
+            with conn.transaction():
+                conn.execute("select beliefdb.lock_workspace()")
+        (size,) = conn.execute("select pg_relation_size('pg_temp.beliefdb_write_lock')").fetchone() or (0,)
+    assert size <= 8192

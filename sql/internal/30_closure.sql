@@ -558,12 +558,16 @@ comment on function beliefdb._process_expiries(uuid) is 'Process a workspace''s 
 -- what expired since the last change processed as a change of its own (beliefdb._expire_due), unless
 -- this is that processing (beliefdb._expiries_under_way). Returns that change's report (nothing
 -- expired: an empty one).
--- The time of the transaction's first lock is kept in the owner's session table
--- beliefdb_write_lock (a row of this transaction; a rolled-back subtransaction takes it back with
--- its lock), which the application role can neither write nor read, and every lock sets
--- beliefdb.locked_at, which clock() reads, from it: any session can set that setting, and one set
--- before the lock (to the transaction's start, say) dated the writes before another principal's
--- that committed while this transaction waited, when the lock left a set value alone.
+-- The time of the transaction's first lock of each workspace is kept in the owner's session table
+-- beliefdb_write_lock (a row a workspace the session locked, updated in place for the transaction
+-- that takes it first: a table of one row a workspace, where a row deleted and another inserted
+-- each transaction left dead rows no vacuum takes from a temporary table; a rolled-back
+-- subtransaction takes its update back with its lock), which the application role can neither
+-- write nor read, and every lock sets beliefdb.locked_at, which clock() reads, from it: any session
+-- can set that setting, and one set before the lock (to the transaction's start, say) dated the
+-- writes before another principal's that committed while this transaction waited, when the lock
+-- left a set value alone. By workspace: a transaction that locked one workspace, then waited for
+-- another's lock, is dated in the second from when it got that lock.
 create or replace function beliefdb._lock_workspace() returns beliefdb.expired
 language plpgsql
 set search_path = pg_catalog, pg_temp
@@ -572,6 +576,7 @@ declare
     v_ws uuid := beliefdb.current_workspace_id();
     v_table regclass;
     v_at timestamptz;
+    v_found boolean;
 begin
     perform from beliefdb.audit_head h where h.workspace_id = v_ws for update;
     if not found then
@@ -585,18 +590,28 @@ begin
     if v_table is not null
        and not exists (select from pg_catalog.pg_class c
                         where c.oid = v_table and c.relkind = 'r' and c.relpersistence = 't'
-                          and c.relowner = (select r.oid from pg_catalog.pg_roles r where r.rolname = current_user)) then
+                          and c.relowner = (select r.oid from pg_catalog.pg_roles r where r.rolname = current_user)
+                          and exists (select from pg_catalog.pg_attribute a
+                                       where a.attrelid = c.oid and a.attname = 'workspace_id')) then
         perform beliefdb._claim_working_tables(array['beliefdb_write_lock']);
+        -- (the acting role's own, of the shape before the workspace was in it)
+        perform beliefdb._drop_temp_tables(array['beliefdb_write_lock']);
         v_table := null;
     end if;
     if v_table is null then
-        create temporary table beliefdb_write_lock (xact xid8 not null, at timestamptz not null);
+        create temporary table beliefdb_write_lock (workspace_id uuid not null, xact xid8 not null,
+                                                    at timestamptz not null);
     end if;
-    select w.at into v_at from pg_temp.beliefdb_write_lock w where w.xact = pg_catalog.pg_current_xact_id();
-    if v_at is null then
+    select case when w.xact = pg_catalog.pg_current_xact_id() then w.at end, true into v_at, v_found
+      from pg_temp.beliefdb_write_lock w where w.workspace_id = v_ws;
+    if v_found is null then
         v_at := pg_catalog.clock_timestamp();
-        delete from pg_temp.beliefdb_write_lock;
-        insert into pg_temp.beliefdb_write_lock (xact, at) values (pg_catalog.pg_current_xact_id(), v_at);
+        insert into pg_temp.beliefdb_write_lock (workspace_id, xact, at)
+        values (v_ws, pg_catalog.pg_current_xact_id(), v_at);
+    elsif v_at is null then
+        v_at := pg_catalog.clock_timestamp();
+        update pg_temp.beliefdb_write_lock w set xact = pg_catalog.pg_current_xact_id(), at = v_at
+         where w.workspace_id = v_ws;
     end if;
     perform pg_catalog.set_config('beliefdb.locked_at', v_at::text, true);
     if beliefdb._expiries_under_way() then
