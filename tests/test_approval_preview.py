@@ -10,11 +10,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from typing import Any
-from uuid import UUID
+from uuid import UUID, uuid4
 
 import psycopg
 import pytest
 from fastapi.testclient import TestClient
+from psycopg import sql
 from psycopg.conninfo import make_conninfo
 
 import beliefdb
@@ -128,14 +129,20 @@ def test_an_agents_own_login_cannot_run_the_owners_approval(db_url: str, alice: 
     owner, not even in a rolled-back run: its preview still says the apply is a proposal, with the
     revision to bring back, and no if_approved (null) rather than an answer it could not compute."""
     _, five, _, _ = world(alice)
+    # (roles are the cluster's: a name of its own, dropped after, as other test files run beside it)
+    agent = f"agent_{uuid4().hex[:8]}"
     with psycopg.connect(db_url, autocommit=True) as su:
-        su.execute("create role agent_b login password 'agent-b-password'")
-        su.execute("grant beliefdb_app to agent_b")
-    url = make_conninfo(db_url, user="agent_b", password="agent-b-password")
-    with psycopg.connect(url, autocommit=True) as conn:
-        conn.execute("select set_config('beliefdb.principal', 'alice', false)")
-        conn.execute("select set_config('beliefdb.workspace_id', %s, false)", (alice.database.workspace_id,))
-        conn.execute("set role beliefdb_app")
-        row = conn.execute("select proposed, revision, if_approved is null, current_setting('beliefdb.principal') "
-                           "from beliefdb.correction_preview(%s::text, %s)", (five, SIX)).fetchone()
+        su.execute(sql.SQL("create role {} login password 'agent-b-password'").format(sql.Identifier(agent)))
+        su.execute(sql.SQL("grant beliefdb_app to {}").format(sql.Identifier(agent)))
+    try:
+        url = make_conninfo(db_url, user=agent, password="agent-b-password")
+        with psycopg.connect(url, autocommit=True) as conn:
+            conn.execute("select set_config('beliefdb.principal', 'alice', false)")
+            conn.execute("select set_config('beliefdb.workspace_id', %s, false)", (alice.database.workspace_id,))
+            conn.execute("set role beliefdb_app")
+            row = conn.execute("select proposed, revision, if_approved is null, current_setting('beliefdb.principal') "
+                               "from beliefdb.correction_preview(%s::text, %s)", (five, SIX)).fetchone()
+    finally:
+        with psycopg.connect(db_url, autocommit=True) as su:
+            su.execute(sql.SQL("drop owned by {0}; drop role {0}").format(sql.Identifier(agent)))
     assert row == (True, 1, True, "alice")

@@ -412,6 +412,8 @@ declare
     v_part text;
     v_owner text;
     v_changes jsonb;
+    v_principal text;
+    v_proposed boolean;
 begin
     if p_undo is null then
         raise exception 'undo is true (restore) or false (retract), not null' using errcode = 'BD005';
@@ -440,15 +442,27 @@ begin
     if v_source is null or v_owner is not distinct from beliefdb.current_principal() then
         perform beliefdb._require_retraction_owner(v_ws, v_target, v_id);
     end if;
+    -- a proposal is previewed as its owner's approval, which applies it as the owner's own change: a
+    -- belief it brings back meets its rivals under rule 8 as the owner's (superseding the owner's own
+    -- rival, where the proposer's change would leave the two in conflict). Acting as the owner for the
+    -- dry run only (the setting is put back after it, and an error ends it with the statement); a
+    -- session that may not act as another principal (an agent's login) previews as itself.
+    v_proposed := v_owner is distinct from beliefdb.current_principal() and v_owner is not null;
+    if v_proposed then
+        v_principal := current_setting('beliefdb.principal', true);
+        perform set_config('beliefdb.principal', v_owner, true);
+    end if;
     v_changes := beliefdb._standing_dry_run(
         'select beliefdb._retract_ids(($1 ->> ''workspace'')::uuid, array(select jsonb_array_elements_text($1 -> ''ids''))::uuid[], ''preview'', ($1 ->> ''undo'')::boolean)',
         jsonb_build_object('workspace', v_ws, 'ids', to_jsonb(v_ids), 'undo', p_undo));
+    if v_proposed then
+        perform set_config('beliefdb.principal', coalesce(v_principal, ''), true);
+    end if;
     if v_changes = 'null'::jsonb then
         raise exception 'nothing to %: % % is unknown or already %', case when p_undo then 'restore' else 'retract' end,
             p_target, p_ref, case when p_undo then 'in force' else 'retracted' end using errcode = 'BD004';
     end if;
-    return beliefdb._as_changes(v_changes || jsonb_build_object(
-        'proposed', v_owner is distinct from beliefdb.current_principal() and v_owner is not null, 'owner', v_owner));
+    return beliefdb._as_changes(v_changes || jsonb_build_object('proposed', v_proposed, 'owner', v_owner));
 end
 $$;
 comment on function beliefdb.retract_preview(text, text, integer, boolean) is 'Exactly what a retraction or restore would change, computed in a rolled-back subtransaction';
