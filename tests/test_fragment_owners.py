@@ -112,3 +112,21 @@ def test_http_proposes_another_principals_fragment(http_client: TestClient, alic
     assert answer.status_code == 200, answer.text
     assert answer.json()["proposed"] is True and answer.json()["stopped_holding"] == []
     assert _statuses(alice) == ["current"]
+
+
+def test_a_fragment_proposal_closes_when_the_source_gets_a_new_text(alice: beliefdb.BeliefDB,
+                                                                    bob: beliefdb.BeliefDB) -> None:
+    """Approved after a new version, the proposal retracted the old version's fragment, no longer in force,
+    and nothing of what it was about (the new text quotes the same words in a fragment of its own): it
+    closes when the text it names leaves force, for a proposal on the text in force."""
+    from beliefdb.store import ingest as ingest_mod
+
+    _, fragment = _ingest(alice)
+    proposed = bob.retract(fragment=fragment, reason="x")
+    ingest_mod.ingest_text(alice.database, "# Policy\n" + FINANCE, ingest_mod.SourceOptions(name="finance.md"),
+                           extractor="none")
+    assert [i for i in alice.review_items() if i.kind == "retraction_proposed"] == []
+    with pytest.raises(errors.BeliefDBError) as closed:
+        alice.resolve_review(str(proposed.review_item), "approved")
+    assert "already closed (settled: the source has a new text since" in str(closed.value)
+    assert _statuses(alice) == ["current"]

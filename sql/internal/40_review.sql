@@ -49,7 +49,20 @@ set search_path = pg_catalog, pg_temp
 as $$
 declare
     v_closed integer;
+    v_left integer;
 begin
+    -- a fragment's retraction or restore proposed on a text that is no longer in force (the source has
+    -- a new version since, or the fragment is gone): approved, it would change words nothing reads now,
+    -- and not the new text's own fragment of them; closed, for a proposal on the text in force
+    update beliefdb.review_item r
+       set status = 'closed', resolved_at = beliefdb.clock(), resolved_by = 'beliefdb',
+           note = 'settled: the source has a new text since; propose it again on the text in force'
+     where r.workspace_id = p_workspace_id and r.status = 'open' and r.source_id = any(p_sources)
+       and r.kind = 'retraction_proposed' and r.proposal ->> 'target' = 'node'
+       and not exists (select from beliefdb.fragment f
+                        where f.workspace_id = r.workspace_id and f.id = (r.proposal ->> 'node')::uuid
+                          and beliefdb.in_force(f.workspace_id, f.source_version_id));
+    get diagnostics v_left = row_count;
     update beliefdb.review_item r
        set status = 'closed', resolved_at = beliefdb.clock(), resolved_by = 'beliefdb',
            note = case r.kind when 'version_proposed' then 'settled: the source has this text in force now'
@@ -78,7 +91,7 @@ begin
                else false
            end;
     get diagnostics v_closed = row_count;
-    return v_closed;
+    return v_closed + v_left;
 end
 $$;
 comment on function beliefdb._settle_source_items(uuid, uuid[]) is 'Close the open proposals about sources whose question settled by itself';
