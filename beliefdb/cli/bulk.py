@@ -58,8 +58,8 @@ PROPOSED_SHOWN = 5
 
 
 def summary(report: BulkReport) -> str:
-    """The totals of a bulk ingest, then the texts it only proposed to their sources' owners (rule 17), and
-    why embedding waits, if it does."""
+    """The totals of a bulk ingest, then the texts it only proposed to their sources' owners (rule 17 of
+    docs/rules.md), and why embedding waits, if it does."""
     line = (f"{report.documents} document(s) in {report.batches} batch(es): {report.new_versions} new version(s),"
             f" {report.accepted} new belief(s), {report.corroborated} corroborated, {report.rejected} rejected"
             f" ({report.seconds:.1f} s, {report.beliefs_per_s:,.0f} beliefs/s)")
