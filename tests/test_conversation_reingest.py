@@ -505,3 +505,17 @@ def test_what_was_retracted_in_a_turn_cut_off_stays_retracted_when_the_turn_come
         " where f.source_version_id = (select id from beliefdb.source_version where version = 2)"
         " and f.text = 'And I moved to Porto last week.' and n.retracted_at is not null").fetchone()
     assert retracted == ((1,) if what == "fragment" else (0,))
+
+
+def test_the_text_of_a_retracted_version_ingested_again_grows_nothing(bdb: beliefdb.BeliefDB) -> None:
+    """Rule 18: the text of a retracted version ingested again changes nothing. Cut at its end (version 2,
+    a prefix of version 1), version 1 retracted, then version 1's text again: the conversation's text in
+    force grew by the cut turns, and what they said was believed again."""
+    bdb.ingest_conversation(CHAT, source="chat")
+    bdb.ingest_conversation(CHAT[:2], source="chat")
+    bdb.retract(source="chat", version=1, reason="an export of the wrong chat")
+    before = current(bdb, "maya"), current(bdb, "tom")
+    again = bdb.ingest_conversation(CHAT, source="chat")
+    assert not again.new_version and again.accepted == [] and again.reverified == []
+    assert (current(bdb, "maya"), current(bdb, "tom")) == before
+    assert ("favorite_food", "sushi") not in current(bdb, "maya")

@@ -979,6 +979,9 @@ begin
     v_length := length(v_in_force.content);
     if v_in_force.id is not null and v_same.id is distinct from v_in_force.id
        and v_source.origin_type = 'conversation'
+       -- (not the text of a retracted version, which changes nothing (rule 18): a version cut at its end
+       -- grew by the turns of the retracted one it is a prefix of, and believed them again)
+       and (v_same.id is null or v_same.retracted_at is null)
        and beliefdb._extends_version(p_workspace_id, v_in_force.id, v_content)
        -- (its last turn unchanged: none of the turns given runs past the end of the text in force)
        and not exists (select from jsonb_array_elements(coalesce(p_text -> 'fragments', '[]')) f
