@@ -82,7 +82,7 @@ def test_impact_mermaid_marks_exactly_the_nodes_impact_json_names(before: Cli) -
 
 def test_impact_json_is_as_before(before: Cli, story: Story) -> None:  # noqa: F811
     named = before.json("impact", str(story.before["seven"]))
-    assert set(named) == {"stops_holding", "becomes_current", "flagged", "held", "still_supported"}
+    assert set(named) == {"stops_holding", "stops_current", "becomes_current", "flagged", "held", "still_supported"}
     assert str(story.before["refuse"]) in named["flagged"]
 
 

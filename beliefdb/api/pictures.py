@@ -38,13 +38,13 @@ class Pictures:
 
     def impact_graph(self, *refs: str | UUID, limit: int | None = None, offset: int = 0,
                      include_fixtures: bool = False) -> Graph:
-        """:meth:`impact` as a picture: each node it names marked stops_holding, becomes_current, would_flag,
-        would_hold or survives (with what it survives on), a fragment folded into its source, with the
-        nodes asked about and the edges between them. With ``limit``, at most that many marked nodes from
-        ``offset`` (flagged decisions and held actions first): ``page`` says which of how many, ``totals``
-        how many nodes each mark names in the whole answer. Production history only unless
-        ``include_fixtures`` (every world, labelled): a fixture target is refused, fixture material left
-        out of the marks and totals."""
+        """:meth:`impact` as a picture: each node it names marked stops_holding, stops_current (still holds,
+        superseded anew), becomes_current, would_flag, would_hold or survives (with what it survives on), a
+        fragment folded into its source, with the nodes asked about and the edges between them. With
+        ``limit``, at most that many marked nodes from ``offset`` (flagged decisions and held actions
+        first): ``page`` says which of how many, ``totals`` how many nodes each mark names in the whole
+        answer. Production history only unless ``include_fixtures`` (every world, labelled): a fixture
+        target is refused, fixture material left out of the marks and totals."""
         from beliefdb import graph
 
         return graph.impact_graph(self.database, refs, limit=limit, offset=offset, include_fixtures=include_fixtures)

@@ -1,11 +1,12 @@
 """``impact`` as a picture: "if this were wrong". Every mark is a row of ``beliefdb.impact`` (the
-same dry run ``impact --json`` prints): what would stop holding, be current again, be flagged, be
-held, and what survives on other support, with the nodes it survives on. A fragment that would stop
-counting is folded into its source, which carries the mark.
+same dry run ``impact --json`` prints): what would stop holding, stop being current (and still hold:
+superseded anew by what the change brings back), be current again, be flagged, be held, and what
+survives on other support, with the nodes it survives on. A fragment that would stop counting is
+folded into its source, which carries the mark.
 
 A large answer is drawn a page at a time (``limit`` marked nodes from ``offset``, in a fixed order:
-the sources asked about, then decisions flagged, actions held, what stops holding, what survives,
-what is current again), while ``totals`` and ``page.total`` count the whole answer.
+the sources asked about, then decisions flagged, actions held, what stops holding, what stops being
+current, what survives, what is current again), while ``totals`` and ``page.total`` count the whole answer.
 
 Rules cited as "rule N" are those of docs/rules.md."""
 
@@ -24,10 +25,11 @@ from beliefdb.render.pictures.labels import IMPACT_TITLE
 from beliefdb.store import retraction
 
 #: the mark each effect of ``beliefdb.impact`` gives
-EFFECT_MARKS = {"stops_holding": "stops_holding", "becomes_current": "becomes_current", "flag": "would_flag",
-                "hold": "would_hold", "survives": "survives"}
+EFFECT_MARKS = {"stops_holding": "stops_holding", "stops_current": "stops_current",
+                "becomes_current": "becomes_current", "flag": "would_flag", "hold": "would_hold",
+                "survives": "survives"}
 #: the order a page takes the marked nodes in: what a person must act on first
-_EFFECT_ORDER = {"flag": 1, "hold": 2, "stops_holding": 3, "survives": 4, "becomes_current": 5}
+_EFFECT_ORDER = {"flag": 1, "hold": 2, "stops_holding": 3, "stops_current": 4, "survives": 5, "becomes_current": 6}
 _KIND_ORDER = {"decision": 0, "action": 1, "belief": 2}
 #: the most marked nodes one picture draws
 MAX_LIMIT = 2000

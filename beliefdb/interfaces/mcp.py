@@ -306,8 +306,9 @@ def build(*, local: BeliefDB | None = None, memories: Memories | None = None) ->
         return answer(ctx, False, lambda db: db.actions(status, limit=limit, after=after))
 
     @tool("Dry run before you correct or retract: if these beliefs, fragments, decisions or sources stopped"
-          " holding, what would stop holding, be current again, which decisions would be flagged, which actions"
-          " held, and which decisions survive on other support. Changes nothing.")
+          " holding, what would stop holding, stop being current (and still hold), be current again, which"
+          " decisions would be flagged, which actions held, and which decisions survive on other support."
+          " Changes nothing.")
     def impact(ctx: Context, refs: Annotated[list[str], Field(min_length=1)]) -> Result:
         return answer(ctx, False, lambda db: db.impact(*refs), lambda rows: render.jsonable(render.impact_json(rows)))
 

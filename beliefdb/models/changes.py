@@ -60,8 +60,9 @@ class DerivedBelief(Recorded):
 
 @dataclass(frozen=True)
 class ImpactRow:
-    """One effect of a change: stops_holding, stops_current (no longer current, still holding: in a
-    correction's ``if_approved``), becomes_current, flag (decision), hold (action) or survives (decision)."""
+    """One effect of a change: stops_holding, stops_current (no longer current, still holding: superseded
+    anew by what a retraction brings back, or, in a correction's ``if_approved``, by its replacement),
+    becomes_current, flag (decision), hold (action) or survives (decision)."""
 
     node: UUID
     kind: str

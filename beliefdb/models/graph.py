@@ -16,14 +16,15 @@ NODE_KINDS = ("source", "belief", "decision", "action", "correction", "run", "st
 
 #: Marks a node can carry. ``focus``: what was asked about. ``flagged``/``held``/``superseded``/
 #: ``retracted``/``corrected``/``expired``/``quarantined``: its state now; ``invalidated``/``replay``:
-#: what a repair made of a run's step. ``stops_holding``/``would_flag``/``would_hold``/``survives``/
-#: ``becomes_current``: what the change asked about (impact, a preview) would do to it.
+#: what a repair made of a run's step. ``stops_holding``/``stops_current``/``would_flag``/``would_hold``/
+#: ``survives``/``becomes_current``: what the change asked about (impact, a preview) would do to it
+#: (``stops_current``: it would stop being current and still hold, superseded anew).
 MARKS = ("focus", "flagged", "held", "superseded", "retracted", "corrected", "expired", "quarantined",
          "invalidated", "replay",
-         "stops_holding", "would_flag", "would_hold", "survives", "becomes_current")
+         "stops_holding", "stops_current", "would_flag", "would_hold", "survives", "becomes_current")
 
 #: The marks an impact picture gives (each from a row of ``beliefdb.impact``), the others being state.
-IMPACT_MARKS = ("stops_holding", "would_flag", "would_hold", "survives", "becomes_current")
+IMPACT_MARKS = ("stops_holding", "stops_current", "would_flag", "would_hold", "survives", "becomes_current")
 
 
 @dataclass(frozen=True)

@@ -211,9 +211,12 @@ def forgotten_json(f: Forgotten) -> dict[str, Any]:
 
 
 def impact_json(rows: list[ImpactRow]) -> dict[str, Any]:
-    """The dry run grouped by effect, as the CLI's --json prints it."""
+    """The dry run grouped by effect, as the CLI's --json prints it: ``stops_current`` is what stops being
+    current and still holds (superseded anew by what the change brings back, or by a correction's
+    replacement)."""
     return {
         "stops_holding": [{"id": r.node, "kind": r.kind} for r in rows if r.effect == "stops_holding"],
+        "stops_current": [{"id": r.node, "kind": r.kind} for r in rows if r.effect == "stops_current"],
         "becomes_current": [{"id": r.node, "kind": r.kind} for r in rows if r.effect == "becomes_current"],
         "flagged": [r.node for r in rows if r.effect == "flag"],
         "held": [r.node for r in rows if r.effect == "hold"],
@@ -226,10 +229,10 @@ def impact(rows: list[ImpactRow]) -> str:
     grouped = impact_json(rows)
     lines = [f"would stop holding: {len(grouped['stops_holding'])}"]
     lines += [f"  - {x['kind']} {short(x['id'])}" for x in grouped["stops_holding"]]
-    # (what stops being current and still holds: a belief superseded by a correction's replacement)
-    if stops_current := [r for r in rows if r.effect == "stops_current"]:
-        lines.append(f"would stop being current (still holding): {len(stops_current)}")
-        lines += [f"  - {r.kind} {short(r.node)}" for r in stops_current]
+    # (what stops being current and still holds: superseded anew, or by a correction's replacement)
+    if grouped["stops_current"]:
+        lines.append(f"would stop being current (still holds): {len(grouped['stops_current'])}")
+        lines += [f"  - {x['kind']} {short(x['id'])}" for x in grouped["stops_current"]]
     if grouped["becomes_current"]:
         lines.append(f"would be current again: {len(grouped['becomes_current'])}")
         lines += [f"  + {x['kind']} {short(x['id'])}" for x in grouped["becomes_current"]]

@@ -124,6 +124,8 @@ ASK: Schema = _object({
 IMPACT: Schema = _object({
     "stops_holding": {"type": "array", "items": _object({"id": {"type": "string", "format": "uuid"},
                                                          "kind": _STRING})},
+    "stops_current": {"type": "array", "items": _object({"id": {"type": "string", "format": "uuid"},
+                                                         "kind": _STRING})},
     "becomes_current": {"type": "array", "items": _object({"id": {"type": "string", "format": "uuid"},
                                                            "kind": _STRING})},
     "flagged": _IDS,

@@ -128,12 +128,17 @@ def correction(p: CorrectionPreview, names: Names) -> list[Group]:
 
 
 def impact(rows: Iterable[ImpactRow], names: Names) -> list[Group]:
-    """The rows of an impact dry run, grouped as a preview's (at most :data:`LIST_LIMIT` of each listed)."""
+    """The rows of an impact dry run, grouped as a preview's (at most :data:`LIST_LIMIT` of each listed):
+    what would stop holding, stop being current and still hold (a corrected belief, superseded by its
+    replacement), be current again (when anything would), be flagged and held, and what survives."""
     rows = list(rows)
-    by = {effect: [r.node for r in rows if r.effect == effect] for effect in ("stops_holding", "flag", "hold")}
+    by = {effect: [r.node for r in rows if r.effect == effect]
+          for effect in ("stops_holding", "stops_current", "becomes_current", "flag", "hold")}
     kept = [StillSupported(r.node, [[UUID(str(x)) for x in g] for g in r.detail.get("by", [])])
             for r in rows if r.effect == "survives"]
+    again = [("would be current again", "becomes_current", by["becomes_current"])] if by["becomes_current"] else []
     return _listed((("would stop holding", "stops_holding", by["stops_holding"]),
+                    ("would stop being current (still holds)", "stops_current", by["stops_current"]), *again,
                     ("decisions that would be flagged", "would_flag", by["flag"]),
                     ("actions that would be held", "would_hold", by["hold"])), kept, names)
 

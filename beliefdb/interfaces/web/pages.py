@@ -176,7 +176,7 @@ def action(request: Request, action: str, v: Reader, as_of: str = "") -> Respons
 
 
 #: the effects an impact page lists, in order
-IMPACT_GROUPS = ("stops_holding", "would_flag", "would_hold", "survives", "becomes_current")
+IMPACT_GROUPS = ("stops_holding", "stops_current", "would_flag", "would_hold", "survives", "becomes_current")
 
 
 @router.get("/impact")

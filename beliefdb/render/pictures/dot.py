@@ -17,7 +17,8 @@ SHAPES = {"source": "cylinder", "belief": "box", "decision": "hexagon", "action"
 STYLES = {
     "would_flag": ("#f8d7da", "#b71c1c"), "flagged": ("#f8d7da", "#b71c1c"),
     "would_hold": ("#fff3cd", "#b8860b"), "held": ("#fff3cd", "#b8860b"),
-    "stops_holding": ("#fdecea", "#c62828"), "survives": ("#e8f5e9", "#2e7d32"),
+    "stops_holding": ("#fdecea", "#c62828"), "stops_current": ("#eeeeee", "#b8860b"),
+    "survives": ("#e8f5e9", "#2e7d32"),
     "becomes_current": ("#e8f5e9", "#2e7d32"), "invalidated": ("#fdecea", "#c62828"),
     "replay": ("#fff8e1", "#f9a825"), "quarantined": ("#f3e5f5", "#7b1fa2"),
     "corrected": ("#e3f2fd", "#1565c0"), "superseded": ("#eeeeee", "#999999"),
@@ -48,7 +49,7 @@ def _attributes(node: GraphNode) -> str:
     styles = ["filled"] + (["rounded"] if node.kind in ("belief", "step") else [])
     mark = next((m for m in STYLES if m in node.marks), None)
     fill, border = STYLES[mark] if mark else ("#ffffff", "#444444")
-    if mark and (mark.startswith("would_") or mark in ("stops_holding", "retracted", "invalidated")):
+    if mark and (mark.startswith("would_") or mark in ("stops_holding", "stops_current", "retracted", "invalidated")):
         styles.append("dashed")
     attrs.update(style=quote(",".join(styles)), fillcolor=quote(fill), color=quote(border))
     if "focus" in node.marks:

@@ -17,7 +17,8 @@ MARK_WORDS = {
     "focus": "asked about", "flagged": "flagged: needs review", "held": "held", "superseded": "superseded",
     "retracted": "retracted", "corrected": "corrected", "expired": "expired", "quarantined": "quarantined",
     "invalidated": "invalidated by a repair", "replay": "to replay", "stops_holding": "would stop holding",
-    "would_flag": "would be flagged", "would_hold": "would be held", "survives": "survives on other support",
+    "stops_current": "would stop being current (still holds)", "would_flag": "would be flagged",
+    "would_hold": "would be held", "survives": "survives on other support",
     "becomes_current": "would be current again", "forgotten": "reasons forgotten",
 }
 

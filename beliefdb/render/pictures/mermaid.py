@@ -24,6 +24,7 @@ STYLES = {
     "replay": "fill:#fff8e1,stroke:#f9a825",
     "survives": "fill:#e8f5e9,stroke:#2e7d32,stroke-width:2px",
     "becomes_current": "fill:#e8f5e9,stroke:#2e7d32,stroke-dasharray:3 3",
+    "stops_current": "fill:#eeeeee,stroke:#b8860b,stroke-width:2px,stroke-dasharray:5 3",
     "stops_holding": "fill:#fdecea,stroke:#c62828,stroke-width:2px",
     "held": "fill:#fff3cd,stroke:#b8860b,stroke-width:2px",
     "would_hold": "fill:#fff3cd,stroke:#b8860b,stroke-width:2px,stroke-dasharray:5 3",
