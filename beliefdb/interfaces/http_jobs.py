@@ -8,7 +8,6 @@ the server's machine."""
 
 from __future__ import annotations
 
-import re
 from dataclasses import replace
 from typing import Annotated, Literal
 
@@ -16,6 +15,7 @@ from fastapi import APIRouter, Query, Request
 from fastapi.responses import JSONResponse
 from pydantic import Field, model_validator
 
+from beliefdb.interfaces import remote
 from beliefdb.interfaces.http_bodies import Body
 from beliefdb.interfaces.http_callers import KnownQuery, Reader, Writer
 from beliefdb.interfaces.http_conversations import MAX_TURNS, TurnBody
@@ -73,7 +73,7 @@ def for_remote(rows: list[Job]) -> list[Job]:
     named by its name, not by its path on the machine that read it. That path says where an operator keeps
     files (their home, their folders), and a remote caller can do nothing with it (it queues no path);
     ``beliefdb jobs`` shows it whole, to the operator."""
-    return [replace(j, path=re.split(r"[\\/]", j.path)[-1]) if j.path else j for j in rows]
+    return [replace(j, path=remote.file_name(j.path)) if j.path else j for j in rows]
 
 
 @router.post("/jobs", status_code=202, responses=doc(JOB_IDS, 202),

@@ -13,6 +13,7 @@ from fastapi.responses import JSONResponse
 from pydantic import AfterValidator
 
 from beliefdb import errors, render
+from beliefdb.interfaces import remote
 from beliefdb.interfaces.http_bodies import (
     INT4,
     Act,
@@ -238,7 +239,8 @@ def retract(body: Retract, c: Reader) -> JSONResponse:
 def review_items(c: Reader, request: Request,
                  limit: Annotated[int, Query(ge=1, le=MAX_HTTP_PAGE, description="At most this many.")] = 1000,
                  after: After = None) -> JSONResponse:
-    return _paged(request, c.db.review_items(limit=limit + 1, after=after), limit)
+    # (a proposed document names its file by its name: beliefdb.interfaces.remote)
+    return _paged(request, remote.review_items(c.db.review_items(limit=limit + 1, after=after)), limit)
 
 
 @router.post("/review-items/{item}", responses=doc(ReviewResolution), summary="Approve or reject a review item")

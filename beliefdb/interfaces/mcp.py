@@ -25,7 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from beliefdb import api, errors, render
 from beliefdb.api import BeliefDB
-from beliefdb.interfaces import mcp_forget, mcp_jobs, problems
+from beliefdb.interfaces import mcp_forget, mcp_jobs, problems, remote
 from beliefdb.interfaces.access import Memories, bearer, retry_seconds
 from beliefdb.interfaces.mcp_types import Given
 from beliefdb.render import ask as render_ask
@@ -354,7 +354,12 @@ def build(*, local: BeliefDB | None = None, memories: Memories | None = None) ->
           " `limit` (default 100) after the item `after` (the last id of the page before). Check it before you"
           " carry out actions.")
     def review_list(ctx: Context, limit: Page = 100, after: str | None = None) -> Result:
-        return answer(ctx, False, lambda db: db.review_items(limit=limit, after=after))
+        def call(db: BeliefDB) -> Any:
+            items = db.review_items(limit=limit, after=after)
+            # (served by beliefdb serve, as GET /review-items; beliefdb mcp is the operator's own, on its machine)
+            return remote.review_items(items) if errors.for_remote() else items
+
+        return answer(ctx, False, call)
 
     @tool("Approve or reject a review item (id or prefix): approving keeps a flagged decision and releases its"
           " actions (or settles a tie for `winner`, or applies a proposal); rejecting cancels them.")
