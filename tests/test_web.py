@@ -181,3 +181,16 @@ def test_a_busy_workspace_is_a_503_page_with_retry_after(db_url: str, story: Sto
         assert busy.headers.get("Retry-After") == "1", busy.headers
     with beliefdb.connect(db_url) as db:
         assert [b.status for b in db.beliefs(include_all=True) if b.id == story.refund] == ["current"]
+
+
+def test_the_impact_page_of_fixture_material_shows_it_labelled(client: TestClient, db_url: str,
+                                                               story: Story) -> None:
+    """The review queue links a proposed retraction of a fixture source to /impact (its dry run), which
+    answered 400 "add include_fixtures=True", advice a page cannot follow: a retraction changes every
+    world, so the page draws fixture material too, labelled, as the retract page does."""
+    with beliefdb.connect(db_url, principal="alice") as alice:
+        alice.ingest_text("Test discount: 50%\n", source="fixture.md", label="fixture")
+    sign_in(client, api.create_token("default", "alice", url=db_url).token)
+    page = client.get("/impact", params={"ref": "fixture.md"}, headers=HTML)
+    assert page.status_code == 200, page.text
+    assert "fixture" in page.text and "include_fixtures" not in page.text

@@ -187,7 +187,9 @@ def impact(request: Request, v: Reader, ref: Annotated[list[str] | None, Query()
     context: dict[str, object] = {"viewer": v, "title": "Impact", "nav": "impact", "refs": refs, "picture": None,
                                   "mark_words": MARK_WORDS, "groups": [], "sources": [], "pages": None}
     if refs:
-        graph = v.db.impact_graph(*refs, limit=limit, offset=offset)
+        # (a retraction's dry run: it changes every world, so fixture material is drawn too, labelled, as the
+        # retract page draws it; the review queue links a proposed retraction of a fixture source here)
+        graph = v.db.impact_graph(*refs, limit=limit, offset=offset, include_fixtures=True)
         shown = picture(graph, "impact")
         totals = dict(graph.totals)
         groups = [(mark, MARK_WORDS[mark][1], shown.marked(mark), totals.get(mark, 0)) for mark in IMPACT_GROUPS]
