@@ -17,10 +17,12 @@ import anyio
 import psycopg
 import pytest
 from mcp.client import Client
+from test_database_down import server  # noqa: F401  (the fixture: a database server of the test's own)
 from test_extract_llm import DOC, ChatServer, Reply, serving_llm
 
 import beliefdb
 from beliefdb import errors
+from beliefdb.db.server import EmbeddedServer
 from beliefdb.interfaces import access
 from beliefdb.interfaces.mcp import build
 
@@ -100,3 +102,33 @@ def test_the_error_is_structured_content_and_an_answer_stays_text(bdb: beliefdb.
     assert refused.structured_content["error"] == "invalid_input", refused
     assert not answered.is_error and answered.structured_content is None, answered
     assert [c.type for c in answered.content] == ["text"] and json.loads(answered.content[0].text) == []
+
+
+def test_ask_with_the_database_down_is_the_tool_error_the_other_tools_answer(
+        server: tuple[EmbeddedServer, str]) -> None:  # noqa: F811
+    """``ask`` answered a database outage as an answer (``status: memory_unavailable``, no ``isError``, no
+    ``retry_after``) where ``beliefs`` in the same session answers the tool error ``database_unavailable``
+    with ``retry_after`` 3, and ``POST /ask`` a 503 with ``Retry-After: 3``: now ``ask`` answers that error
+    too, its message the one ``POST /ask`` gives."""
+    own, url = server
+
+    async def run(client: Client, tool: str, arguments: dict[str, Any]) -> Any:
+        return await client.call_tool(tool, arguments)
+
+    async def session() -> tuple[Any, Any, Any]:
+        async with Client(build(local=db)) as client:
+            before = await run(client, "ask", {"question": "how many days for returns?"})
+            own.stop()
+            return before, await run(client, "ask", {"question": "how many days for returns?"}), await run(
+                client, "beliefs", {})
+
+    with beliefdb.connect(url) as db:
+        before, asked, listed = anyio.run(session)
+    assert not before.is_error and json.loads(before.content[0].text)["status"] == "no_match", before
+    assert listed.is_error and listed.structured_content["error"] == "database_unavailable", listed
+    assert asked.is_error, asked
+    said = json.loads(asked.content[0].text)
+    assert asked.structured_content == said, asked
+    assert said["error"] == "database_unavailable" and said["retry_after"] == listed.structured_content[
+        "retry_after"] == access.DATABASE_RETRY_AFTER, said
+    assert said["message"].startswith("memory unavailable: cannot connect to the database"), said

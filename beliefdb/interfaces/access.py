@@ -13,7 +13,7 @@ from uuid import UUID
 from beliefdb import api, errors, settings
 from beliefdb.api import BeliefDB
 from beliefdb.db.pooling import PROBE_AFTER
-from beliefdb.models import Identity
+from beliefdb.models import AskResult, Identity
 from beliefdb.openai_client import MAX_RETRY_AFTER
 
 #: how the servers answer each kind of error (the body is always {"error": code, "message": ...})
@@ -65,6 +65,15 @@ def retry_seconds(exc: errors.BeliefDBError | str) -> int | None:
                errors.DatabaseUnavailable.code: lambda: DATABASE_RETRY_AFTER,
                errors.ExtractorUnavailable.code: extractor_retry_after}.get(code)
     return seconds() if seconds is not None else None
+
+
+def answered(answer: AskResult) -> AskResult:
+    """An ask's answer as a server's door sends it: memory that could not be asked (``memory_unavailable``) is
+    the error ``database_unavailable``, a 503 with Retry-After over HTTP and a tool error with ``retry_after``
+    over MCP, as every other call answers an outage (the library and the CLI answer it as a status)."""
+    if answer.status == "memory_unavailable":
+        raise errors.DatabaseUnavailable(f"memory unavailable: {answer.reason}")
+    return answer
 
 
 def retry_after(exc: errors.BeliefDBError | str) -> dict[str, str]:

@@ -14,6 +14,7 @@ from pydantic import AfterValidator
 
 from beliefdb import errors, render
 from beliefdb.interfaces import remote
+from beliefdb.interfaces.access import answered
 from beliefdb.interfaces.http_bodies import (
     INT4,
     Act,
@@ -280,9 +281,7 @@ def ask(body: Ask, c: Reader) -> JSONResponse:
         writer(c)  # recording the read is a change
     answer = c.db.ask(body.question, k=body.k, as_of=body.as_of, scope=body.scope,
                       min_confidence=body.min_confidence, include_fixtures=body.include_fixtures, run=body.run)
-    if answer.status == "memory_unavailable":
-        raise errors.DatabaseUnavailable(f"memory unavailable: {answer.reason}")
-    return JSONResponse(render_ask.ask_json(answer))
+    return JSONResponse(render_ask.ask_json(answered(answer)))
 
 
 @router.post("/impact", responses=doc(IMPACT), summary="Dry run: what would stop holding if these were retracted")

@@ -26,7 +26,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from beliefdb import api, errors, render
 from beliefdb.api import BeliefDB
 from beliefdb.interfaces import mcp_forget, mcp_jobs, problems, remote
-from beliefdb.interfaces.access import Memories, bearer, retry_seconds
+from beliefdb.interfaces.access import Memories, answered, bearer, retry_seconds
 from beliefdb.interfaces.mcp_types import Given
 from beliefdb.render import ask as render_ask
 from beliefdb.vocabulary import Authority, BeliefKind, Label, Origin, StepKind
@@ -242,17 +242,17 @@ def build(*, local: BeliefDB | None = None, memories: Memories | None = None) ->
 
     @tool("Answer a question from memory before you rely on what you remember: only beliefs that are true now (or as"
           " of `as_of`, ISO 8601 with a zone: 2026-03-01T09:00:00Z), each with its quote, source, confidence and"
-          " warnings (replaced, in conflict, low confidence). status is ok, no_match (memory has nothing) or"
-          " memory_unavailable (it could not be asked: not the same as no history). `context` is a prompt-ready"
-          " summary. When too few beliefs match, `fragments` holds matching text no belief was extracted from (kind"
-          " `fragment`: unextracted text, not beliefs, not citable). With `run` (from record_step) the beliefs shown"
-          " are recorded as read by that run, so it may cite them.")
+          " warnings (replaced, in conflict, low confidence). status is ok or no_match (memory has nothing); memory"
+          " that cannot be asked is the error database_unavailable, with retry_after (not the same as no history)."
+          " `context` is a prompt-ready summary. When too few beliefs match, `fragments` holds matching text no"
+          " belief was extracted from (kind `fragment`: unextracted text, not beliefs, not citable). With `run`"
+          " (from record_step) the beliefs shown are recorded as read by that run, so it may cite them.")
     def ask(ctx: Context, question: Given, k: K = 5, as_of: str | None = None, scope: dict[str, str] | None = None,
             min_confidence: Confidence = 0.0, include_fixtures: bool = False, run: str | None = None) -> Result:
         return answer(ctx, run is not None, lambda db: db.ask(question, k=k, as_of=_moment(as_of), scope=scope,
                                                               min_confidence=min_confidence,
                                                               include_fixtures=include_fixtures, run=run),
-                      render_ask.ask_json)
+                      lambda asked: render_ask.ask_json(answered(asked)))
 
     @tool("Why a belief is held: its evidence (quotes with source, version and offsets), confidence factors,"
           " what it replaced or was replaced by, and the decisions and actions built on it. Use it before you"
