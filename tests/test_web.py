@@ -129,6 +129,42 @@ def test_a_stale_correction_preview_shows_the_conflict_and_a_fresh_preview(clien
         assert [b.status for b in db.beliefs(include_all=True) if b.id == story.refund] == ["superseded"]
 
 
+def test_a_belief_superseded_since_the_preview_shows_the_conflict_and_a_fresh_preview(
+        client: TestClient, db_url: str, story: Story) -> None:
+    """A belief corrected over the API between a page's preview and its Apply was "Not understood" (400:
+    "belief ... is superseded: correct the belief that replaced it instead"), where a changed revision shows
+    the conflict: it is a conflict too (409), naming and linking the belief that replaced it, with a fresh
+    preview of correcting that one, which applies."""
+    sign_in(client, api.create_token("default", "alice", url=db_url).token)
+    token = form_token(client.get(f"/beliefs/{story.refund}", headers=HTML).text)
+    fix = {"statement": "Refunds go to the original payment method.", "value": "original payment method",
+           "form_token": token}
+    preview = client.post(f"/beliefs/{story.refund}/correction/preview", data=fix, headers=HTML)
+    seen = int(re.search(r'name="expected_revision" value="(\d+)"', preview.text).group(1))  # type: ignore[union-attr]
+    with beliefdb.connect(db_url, principal="alice") as db:  # meanwhile, corrected over the API
+        meanwhile = db.apply_correction(story.refund, "Refunds go to store credit.", reviewer="alice",
+                                        value="store credit",
+                                        expect_revision=db.preview_correction(story.refund).revision)
+    assert meanwhile.replacement is not None
+    stale = client.post(f"/beliefs/{story.refund}/correction", data={**fix, "expected_revision": str(seen)},
+                        headers=HTML)
+    assert stale.status_code == 409 and 'id="conflict"' in stale.text and "Nothing was written" in stale.text, (
+        stale.text)
+    conflict = stale.text[stale.text.index('id="conflict"'):stale.text.index("</div>", stale.text.index(
+        'id="conflict"'))]
+    assert "superseded" in conflict and f'href="/beliefs/{meanwhile.replacement}"' in conflict, conflict
+    assert "Refunds go to store credit." in conflict, conflict
+    assert f'action="/beliefs/{meanwhile.replacement}/correction"' in stale.text, stale.text
+    fresh = int(re.search(r'name="expected_revision" value="(\d+)"', stale.text).group(1))  # type: ignore[union-attr]
+    done = client.post(f"/beliefs/{meanwhile.replacement}/correction",
+                       data={**fix, "expected_revision": str(fresh)}, headers=HTML)
+    assert done.status_code == 200 and "<h1>Corrected</h1>" in done.text, done.text
+    with beliefdb.connect(db_url) as db:
+        assert db.why(meanwhile.replacement).belief.status == "superseded"
+        assert [b.value for b in db.beliefs() if b.subject == db.why(story.refund).belief.subject
+                and b.attribute == db.why(story.refund).belief.attribute] == ["original payment method"]
+
+
 def test_a_change_page_names_what_it_touched_by_looking_up_those_nodes_only(
         client: TestClient, db_url: str, story: Story, monkeypatch: pytest.MonkeyPatch) -> None:
     sign_in(client, api.create_token("default", "alice", url=db_url).token)

@@ -1,5 +1,6 @@
 """The pages that change memory, each a preview first: a correction (preview → apply at the previewed
-revision; a stale preview shows the conflict and the fresh preview, 409), a source's retraction (preview
+revision; a stale preview shows the conflict and the fresh preview, 409, of correcting what replaced the
+belief when it was superseded since), a source's retraction (preview
 → apply), and the review queue (approve / reject). Every change is one call of :class:`BeliefDB` as the
 signed-in principal; a read-only token gets 403 before anything is read."""
 
@@ -33,11 +34,16 @@ def _or_none(value: str) -> str | None:
 def _preview_page(request: Request, v: session.Viewer, belief: str, statement: str, value: str, reason: str,
                   *, conflict: str | None = None) -> Response:
     found = v.db.why(belief)
+    replaced = None
+    if conflict is not None and found.belief.status == "superseded" and found.replaced_by:
+        # superseded since the preview: the correction can only go to what replaced it (the newest)
+        replaced = found.replaced_by[-1]
+        found = v.db.why(replaced.new_belief)
     seen = v.db.preview_correction(found.belief.id, statement, _or_none(value))
     names = describe.Names(v.db)
     context = {"viewer": v, "title": "Correction preview", "belief": found.belief, "preview": seen,
                "groups": describe.correction(seen, names), "statement": statement, "value": value,
-               "reason": reason, "conflict": conflict, "mark_words": MARK_WORDS}
+               "reason": reason, "conflict": conflict, "replaced": replaced, "mark_words": MARK_WORDS}
     return view.page(request, "correction.html", context, 409 if conflict else 200)
 
 
@@ -57,6 +63,11 @@ def correction_apply(request: Request, belief: str, v: Writer, statement: Text =
         done = v.db.apply_correction(belief, statement, reviewer=v.who.principal, expect_revision=expected_revision,
                                      value=_or_none(value), reason=_or_none(reason))
     except errors.StaleCorrectionPreview as exc:
+        return _preview_page(request, v, belief, statement, value, reason, conflict=exc.message)
+    except errors.InvalidInput as exc:
+        # refused as superseded: the preview refuses a superseded belief, so it was superseded since
+        if v.db.why(belief).belief.status != "superseded":
+            raise
         return _preview_page(request, v, belief, statement, value, reason, conflict=exc.message)
     names = describe.Names(v.db)
     groups = describe.changes(done.changes, names, preview=False) if done.changes else []
