@@ -1270,15 +1270,19 @@ select beliefdb.lock_workspace();
 select beliefdb.clock();
 
 -- conversation_in_force --
--- The text, version and turns (fragments with a speaker, in text order) of a source's version in force (latest not retracted)
+-- The text, version and turns (fragments with a speaker, in text order) of a source's latest version not
+-- retracted (in force; of a retracted source, the one restoring it puts in force), and whether it is the
+-- source's latest version (a turn then grows it in place; else the turn makes a new version of it all)
 select v.content, v.version,
        coalesce(jsonb_agg(jsonb_build_object('start', f.start_offset, 'end', f.end_offset, 'speaker', f.speaker,
                                              'time', f.spoken_at) order by f.start_offset)
-                filter (where f.speaker is not null), '[]')
+                filter (where f.speaker is not null), '[]'),
+       not exists (select from beliefdb.source_version l
+                    where l.workspace_id = s.workspace_id and l.source_id = s.id and l.version > v.version)
   from beliefdb.source s
   join beliefdb.source_version v on v.workspace_id = s.workspace_id and v.source_id = s.id
   left join beliefdb.fragment f on f.workspace_id = v.workspace_id and f.source_version_id = v.id
- where s.name = %s and s.retracted_at is null
+ where s.name = %s
    and v.version = (select max(w.version) from beliefdb.source_version w
                      where w.workspace_id = s.workspace_id and w.source_id = s.id and w.retracted_at is null)
- group by v.content, v.version;
+ group by s.workspace_id, s.id, v.content, v.version;

@@ -7,7 +7,9 @@ place (``beliefdb.append_turn``): every earlier offset, fragment and quote stays
 the new turn's fragment and claims are written, and claims come from the new turn only (read in the
 light of the turns before it, as the whole conversation would read it: "Mila" the daughter named
 before). The text is the same as a whole ingest of the conversation, so that is a no-op after (rule
-18 of docs/rules.md).
+18 of docs/rules.md). A retracted conversation's latest text grows the same way, kept as history until
+the source is restored; after a retracted latest version, the turn follows the text in force as a new
+version of it (all its turns sent: the earlier ones' quotes carry forward to it).
 """
 
 from __future__ import annotations
@@ -65,9 +67,11 @@ def remember_turn(db: Database, conversation: str, turn: Turn, *, extractor: str
     with db.transaction() as c:
         c.execute(Q.lock_workspace)
         row = c.execute(Q.conversation_in_force, (conversation,)).fetchone()
-        text, spans = "", []
+        text, spans, latest = "", [], False
         if row is not None:
-            text, _version, stored = row  # (a document's text takes no turns: ingest_version refuses them)
+            # (a document's text takes no turns: ingest_version refuses them; a retracted source's latest
+            # text grows too, kept as history until it is restored)
+            text, _version, stored, latest = row
             spans = [TurnSpan.from_json(t) for t in stored]
         if turn.time is None:  # a turn remembered as it happens was said now
             now = c.execute(Q.clock_now).fetchone()
@@ -76,7 +80,7 @@ def remember_turn(db: Database, conversation: str, turn: Turn, *, extractor: str
         text, span = append_turn(text, turn)
         report = ingest_text(db, text, SourceOptions(name=conversation),
                              extractor=extractor, embed=embed, conn=c, turns=[*spans, span], read=[span],
-                             append=row is not None)
+                             append=latest)
     return report
 
 

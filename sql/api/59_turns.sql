@@ -4,9 +4,10 @@
 -- claims and what they change are written (one version per append re-stored every turn). That is
 -- how ingest_version stores any text that grows a conversation's text in force at its end
 -- (beliefdb._grow_conversation, rule 18 of docs/rules.md); the version's text only ever grows at its
--- end (beliefdb.source_version_immutable allows that for a conversation). Anything else (a first
--- turn, another principal's conversation, a retracted one, a text that does not extend the one in
--- force) is what ingest_version makes of it.
+-- end (beliefdb.source_version_immutable allows that for a conversation). A retracted conversation's
+-- latest text (the version restoring it puts in force) grows the same way, kept as history until the
+-- source is restored. Anything else (a first turn, another principal's conversation, a text that does
+-- not extend the latest one, a latest version retracted) is what ingest_version makes of it.
 
 -- Append to a conversation: p_content is its whole text after the turn (the text in force and the
 -- turn's line), p_fragments the new turn's fragment(s), p_claims and p_rejected as ingest_version;

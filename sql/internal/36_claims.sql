@@ -761,7 +761,7 @@ $$;
 comment on function beliefdb._ingest_report(uuid, jsonb, jsonb) is 'Shape an ingest report: outcome of claims, every supersession it made, beliefs left unsupported, decisions flagged, actions held, what is current again';
 
 -- Grow a conversation's version in place by the turns p_content has after the version's text
--- (rule 18): the version's text is kept as stored (what was forgotten stays masked, rule 14) and
+-- (rule 18; of a retracted source, its latest version, kept as history until it is restored): the version's text is kept as stored (what was forgotten stays masked, rule 14) and
 -- only what follows it is added, so every earlier offset, fragment and quote stays as it was, with
 -- whatever became of its beliefs (corrected, retracted). Only the new turns' fragments are stored
 -- (p_fragments: the turns, with speaker and time; those before the version's end are there
@@ -841,7 +841,11 @@ begin
         'source', v_source.name, 'source_id', v_source.id, 'version', v_version.version,
         'version_id', v_version.id, 'new_version', false, 'appended', true, 'fragments', v_fragments,
         'reverified', to_jsonb(v_carried), 'proposed', false,
-        'note', case when v_fragments = 1 then 'appended: one turn added to the text in force'
+        'note', case when v_source.retracted_at is not null
+                     then pg_catalog.format('appended: %s added to the latest text of %s, which is retracted: kept as history and its beliefs unsupported; undo the source''s retraction to bring them in force',
+                                            case when v_fragments = 1 then 'one turn' else v_fragments || ' turns' end,
+                                            v_source.name)
+                     when v_fragments = 1 then 'appended: one turn added to the text in force'
                      else pg_catalog.format('appended: %s turns added to the text in force', v_fragments) end);
 end
 $$;
@@ -898,6 +902,7 @@ declare
     v_sha bytea := sha256(convert_to(p_text ->> 'content', 'UTF8'));
     v_source beliefdb.source;
     v_in_force beliefdb.source_version;
+    v_latest beliefdb.source_version;
     v_same beliefdb.source_version;
     v_version_id uuid;
     v_version integer;
@@ -973,25 +978,35 @@ begin
      order by v.version desc
      limit 1;
     -- the text in force but for what was forgotten (masked there: rule 14), or a conversation's text
-    -- in force grown by turns at its end (the same chat file, longer): that version, not a new one
+    -- in force grown by turns at its end (the same chat file, longer): that version, not a new one.
+    -- A retracted conversation's latest text (its latest version not retracted: the one restoring the
+    -- source puts in force) grows the same way, kept as history while the source is retracted, so that
+    -- restoring it brings back the whole conversation with its new turns (a new version of the new
+    -- turns alone would replace the earlier ones then)
     -- (its length in characters once: counted in the condition below, it was counted again for every
     -- turn once the plan was generic, 1.2 s for 2,000 turns)
-    v_length := length(v_in_force.content);
-    if v_in_force.id is not null and v_same.id is distinct from v_in_force.id
+    select * into v_latest
+      from beliefdb.source_version v
+     where v.workspace_id = p_workspace_id and v.source_id = p_source_id and v.retracted_at is null
+     order by v.version desc
+     limit 1;
+    v_length := length(v_latest.content);
+    if v_latest.id is not null and v_same.id is distinct from v_latest.id
        and v_source.origin_type = 'conversation'
        -- (not the text of a retracted version, which changes nothing (rule 18): a version cut at its end
        -- grew by the turns of the retracted one it is a prefix of, and believed them again)
        and (v_same.id is null or v_same.retracted_at is null)
-       and beliefdb._extends_version(p_workspace_id, v_in_force.id, v_content)
+       and beliefdb._extends_version(p_workspace_id, v_latest.id, v_content)
        -- (its last turn unchanged: none of the turns given runs past the end of the text in force)
        and not exists (select from jsonb_array_elements(coalesce(p_text -> 'fragments', '[]')) f
                         where (f ->> 'start')::integer < v_length and (f ->> 'end')::integer > v_length) then
         if length(v_content) = v_length then
-            v_same := v_in_force;
+            -- (the text in force again; of a retracted source, that source's text again: unchanged)
+            v_same := v_latest;
         elsif not exists (select from beliefdb.source_version v
                            where v.workspace_id = p_workspace_id and v.source_id = p_source_id
-                             and v.version > v_in_force.version) then
-            return beliefdb._grow_conversation(p_workspace_id, v_in_force.id, v_content, p_text -> 'fragments',
+                             and v.version > v_latest.version) then
+            return beliefdb._grow_conversation(p_workspace_id, v_latest.id, v_content, p_text -> 'fragments',
                                                p_text -> 'claims', p_text -> 'rejected', p_text ->> 'label',
                                                p_text ->> 'path');
         end if;
