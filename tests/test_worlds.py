@@ -247,3 +247,61 @@ def test_derive_says_when_what_it_made_is_fixture_material(cli: Cli, bdb: belief
     assert f"[current] ({LABEL})" in said
     assert cli.json("derive", "Fixture-derived fee rule", "--subject", "fx_rule", "--attribute", "fee",
                     "--value", "x", "--from", f"{fee.id},{seven.id}")["provenance"] == "fixture"
+
+
+def test_a_memory_a_step_writes_belongs_to_the_world_of_what_the_step_rests_on(bdb: beliefdb.BeliefDB) -> None:
+    (refund,) = bdb.ingest_text("The refund window is 30 days.\n", source="fixture.md", label="fixture").accepted
+    (fee,) = bdb.ingest_text(FEE, source="handbook.md").accepted
+    (fifteen,) = bdb.ingest_text(FIFTEEN, source="generated/a.md", label="synthetic").accepted
+    with pytest.raises(errors.IntegrityViolation, match="not production history"):
+        bdb.decide("x", because=[refund.id])
+    window = {"subject": "refund_policy", "attribute": "window_days", "value": "30"}
+    first = bdb.record_step("tool_call", inputs=[("derives", refund.id)], memory=window, task="refund 1042")
+    assert first.memory is not None
+    # a memory resting on fixture material is a fixture itself: decide refuses it as it refuses the fixture
+    with pytest.raises(errors.IntegrityViolation, match=str(first.memory)) as refused:
+        bdb.decide("Refund order 1042", because=[first.memory])
+    assert "fixture material, not production history" in str(refused.value)
+    # transitively: through an earlier step of the run, and through a memory written by an earlier step
+    later = bdb.record_step("plan", inputs=[("cites", first.step)], run=first.run,
+                            memory={"subject": "refund_policy", "attribute": "plan", "value": "refund"})
+    built = bdb.record_step("claim", inputs=[("cites", fee.id), ("derives", first.memory)], run=first.run,
+                            memory={"subject": "refund_policy", "attribute": "fee", "value": "10%"})
+    # in one batch: a step resting on a new step that rests on a synthetic belief; the highest world wins
+    with bdb.record_run(task="one batch") as run:
+        read = run.step("claim", inputs=[("derives", fifteen.id), ("cites", refund.id)])
+        answer = run.step("answer", inputs=[("cites", read)])
+        batch_memory = run.memory(answer, "return_policy", "answer", "15 days")
+    production = bdb.record_step("claim", inputs=[("cites", fee.id)], run=first.run,
+                                 memory={"subject": "restocking", "attribute": "fee", "value": "10%"})
+    worlds = {b.id: b.provenance for b in bdb.beliefs(include_all=True, include_fixtures=True)}
+    assert [worlds[m] for m in (first.memory, later.memory, built.memory, batch_memory, production.memory)] == [
+        "fixture", "fixture", "fixture", "synthetic", "production"]
+    for memory in (later.memory, built.memory, batch_memory):
+        with pytest.raises(errors.IntegrityViolation, match="not production history"):
+            bdb.decide("Refund order 1042", because=[memory])
+    # production's memory makes a decision, and retracting the fixture touches nothing of production's
+    decision = bdb.decide("Charge the restocking fee", because=[production.memory])
+    action = bdb.act(decision.id, "Charge order 1042")
+    assert (decision.status, action.status) == ("active", "scheduled")
+    changes = bdb.retract(belief=refund.id, reason="test data")
+    assert changes.flagged == [] and changes.held == []
+    assert {d.id: d.status for d in bdb.decisions()} == {decision.id: "active"}
+    assert {a.id: a.status for a in bdb.actions()} == {action.id: "scheduled"}
+
+
+def test_a_memory_never_supersedes_one_of_another_world(bdb: beliefdb.BeliefDB) -> None:
+    (refund,) = bdb.ingest_text("The refund window is 30 days.\n", source="fixture.md", label="fixture").accepted
+    (fee,) = bdb.ingest_text(FEE, source="handbook.md").accepted
+    kept = bdb.record_step("claim", inputs=[("cites", fee.id)], task="refund 1042",
+                           memory={"subject": "refund_policy", "attribute": "window_days", "value": "14"})
+    assert kept.memory is not None
+    decision = bdb.decide("Refund within 14 days", because=[kept.memory])
+    # (a fixture memory superseding a production one would flag the decision resting on it)
+    run = bdb.record_run(task="fixture run")
+    step = run.step("tool_call", inputs=[("derives", refund.id)])
+    run.memory(step, "refund_policy", "window_days", "30", supersedes=kept.memory)
+    with pytest.raises(errors.IntegrityViolation, match="separate worlds"):
+        run.flush()
+    assert [r.task for r in bdb.runs()] == ["refund 1042"]
+    assert {d.id: d.status for d in bdb.decisions()} == {decision.id: "active"}

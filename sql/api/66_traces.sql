@@ -45,12 +45,19 @@ begin
            as s (id uuid, seq integer, kind beliefdb.step_kind, payload jsonb, replay_of uuid);
     get diagnostics v_steps = row_count;
 
-    insert into beliefdb.belief (workspace_id, id, statement, subject, attribute, value, kind, confidence_kind, status)
+    -- a memory belongs to the highest world among what its step rests on, through earlier steps and
+    -- memories (rule 15, as a derived belief): what rests on fixture material is fixture material
+    insert into beliefdb.belief (workspace_id, id, statement, subject, attribute, value, kind, confidence_kind, status,
+                                 provenance)
     select v_ws, m.id,
            coalesce(nullif(m.statement, ''), m.subject || ' ' || m.attribute || ' = ' || m.value),
-           m.subject, m.attribute, m.value, coalesce(m.kind, 'fact'), 'agent_asserted', 'unsupported'
+           m.subject, m.attribute, m.value, coalesce(m.kind, 'fact'), 'agent_asserted', 'unsupported',
+           coalesce(w.world, 'production')
       from jsonb_to_recordset(coalesce(p_memories, '[]'))
-           as m (id uuid, subject text, attribute text, value text, statement text, kind text);
+           as m (id uuid, subject text, attribute text, value text, statement text, kind text)
+      left join beliefdb._trace_worlds(v_ws, array(select (x ->> 'id')::uuid
+                                                      from jsonb_array_elements(coalesce(p_memories, '[]')) x),
+                                       p_memories, p_edges) w on w.node = m.id;
     get diagnostics v_memories = row_count;
 
     v_new := array(select (x ->> 'id')::uuid from jsonb_array_elements(coalesce(p_steps, '[]')) x)
@@ -138,6 +145,17 @@ begin
        set retracted_at = beliefdb.clock(), retraction_reason = 'deleted by step ' || e.from_node
       from beliefdb._trace_edges(p_memories, p_edges) e
      where e.kind = 'deletes' and n.workspace_id = v_ws and n.id = e.to_node and n.retracted_at is null;
+    -- worlds never supersede one another (rule 15): a fixture memory does not replace production's
+    select m.id, b.provenance as world, m.supersedes, o.provenance as other_world into v_bad
+      from jsonb_to_recordset(coalesce(p_memories, '[]')) as m (id uuid, supersedes uuid)
+      join beliefdb.belief b on b.workspace_id = v_ws and b.id = m.id
+      join beliefdb.belief o on o.workspace_id = v_ws and o.id = m.supersedes
+     where o.provenance <> b.provenance
+     limit 1;
+    if found then
+        raise exception 'memory % is % material and cannot supersede % memory %: labels are separate worlds',
+            v_bad.id, v_bad.world, v_bad.other_world, v_bad.supersedes using errcode = 'BD002';
+    end if;
     insert into beliefdb.relation (workspace_id, from_belief, to_belief, kind, reason)
     select v_ws, m.id, m.supersedes, 'supersedes', 'a newer memory written by an agent step'
       from jsonb_to_recordset(coalesce(p_memories, '[]')) as m (id uuid, supersedes uuid)

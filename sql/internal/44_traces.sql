@@ -14,6 +14,54 @@ as $$
 $$;
 comment on function beliefdb._trace_edges(jsonb, jsonb) is 'The edges of a recorded trace batch, with each memory''s producing step';
 
+-- The world of nodes of a recorded trace (rule 15, as beliefdb.derive picks it for a derived belief):
+-- for each of p_nodes (the batch's memories, or a step, new or recorded earlier), the highest
+-- (production < fixture < synthetic) among the beliefs it rests on, walking back over the batch's
+-- propagating edges (every kind but follows and deletes) and the stored reasons of earlier nodes,
+-- through steps and the batch's own memories, to stored beliefs, whose world is their own;
+-- production when it rests on none. Run before the batch's memories are stored (they are walked
+-- through, not read).
+create or replace function beliefdb._trace_worlds(p_ws uuid, p_nodes uuid[], p_memories jsonb, p_edges jsonb)
+returns table (node uuid, world beliefdb.provenance)
+language sql stable
+set search_path = pg_catalog, pg_temp
+-- the walk is a run's few nodes next to the workspace: index lookups from each node, whatever the
+-- statistics say (a fresh workspace looks empty, and an anti-join read every belief per node)
+set enable_hashjoin = off
+set enable_mergejoin = off
+as $$
+    with recursive batch as materialized (
+        select e.from_node, e.to_node
+          from beliefdb._trace_edges(p_memories, p_edges) e
+         where e.kind not in ('follows', 'deletes')
+    ),
+    -- (world: a stored belief's own, where the walk stops; null for a step or a memory of the batch)
+    back (start, node, world) as (
+        select n.id, n.id, o.provenance
+          from unnest(p_nodes) n (id)
+          left join lateral (select o.provenance from beliefdb.belief o
+                              where o.workspace_id = p_ws and o.id = n.id offset 0) o on true
+        union
+        select b.start, x.antecedent, o.provenance
+          from back b
+          cross join lateral (
+                select e.from_node as antecedent from batch e where e.to_node = b.node
+                union all
+                select a.antecedent
+                  from beliefdb.justification j
+                  join beliefdb.justification_antecedent a
+                    on a.workspace_id = j.workspace_id and a.justification_id = j.id
+                 where j.workspace_id = p_ws and j.consequent = b.node
+                offset 0
+          ) x
+          left join lateral (select o.provenance from beliefdb.belief o
+                              where o.workspace_id = p_ws and o.id = x.antecedent offset 0) o on true
+         where b.world is null
+    )
+    select b.start, coalesce(max(b.world), 'production') from back b group by b.start
+$$;
+comment on function beliefdb._trace_worlds(uuid, uuid[], jsonb, jsonb) is 'The world of trace nodes (a batch''s memories, a step): the highest among the stored beliefs each rests on through steps and memories (rule 15)';
+
 -- Rule 19 in a recorded run: a search hit is not evidence. The belief a memory_read step of run
 -- p_run read whose id is (or starts with) p_cited; null when the run read none, or several, such.
 create or replace function beliefdb._read_in_run(p_ws uuid, p_run uuid, p_cited text) returns uuid
