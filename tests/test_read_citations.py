@@ -103,6 +103,32 @@ def test_what_survives_stays_and_a_joint_reason_missing_a_part_goes(bdb: beliefd
     assert joint.status == "needs_review" and [r.belief for r in joint.refused] == [invented]
 
 
+def test_fixture_material_the_run_read_is_refused_and_what_survives_stays(bdb: beliefdb.BeliefDB) -> None:
+    _ingest(bdb)
+    bdb.ingest_text(V2, source="fixtures/return-policy.md", label="fixture")
+    run = _run(bdb)
+    shown = {a.belief.value: (str(a.belief.id), a.belief.provenance)
+             for a in bdb.ask(QUESTION, k=5, include_fixtures=True, run=run).beliefs}
+    (fixture, _), (production, _) = shown["15 days"], shown["7 days"]
+    assert (shown["15 days"][1], shown["7 days"][1]) == ("fixture", "production")
+    # rule 15: a decision is production's, so the fixture is refused and named with its reason, not the decision
+    made = bdb.decide_in_run(run, "Refuse the return of 1042", because=[fixture, production])
+    assert made.status == "active"
+    assert [(r.belief, r.reason) for r in made.refused] == [
+        (fixture, "fixture material, not production history: a decision may not rest on it")]
+    assert _reasons(bdb, made.id) == [[production]]
+    assert bdb.act(made.id, "Email a refusal").status == "scheduled"
+    # a joint reason with a fixture part goes whole; with nothing left the decision needs review
+    joint = bdb.decide_in_run(run, "Accept the return of 1042", all_of=[[production, fixture[:8]]])
+    assert joint.status == "needs_review" and [r.belief for r in joint.refused] == [fixture]
+    _no_source_backed_answer(bdb, joint.id)
+
+
+def _reasons(bdb: beliefdb.BeliefDB, decision: uuid.UUID) -> list[list[str]]:
+    (found,) = [d for d in bdb.decisions() if d.id == decision]
+    return [[str(b["id"]) for b in reason["beliefs"]] for reason in found.reasons]
+
+
 def test_an_unknown_run_is_not_found(bdb: beliefdb.BeliefDB) -> None:
     with pytest.raises(errors.NotFound):
         bdb.decide_in_run(str(uuid.uuid4()), "t", because=[])

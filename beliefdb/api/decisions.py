@@ -24,8 +24,8 @@ class Decisions:
     def decide_in_run(self, run: str | UUID, title: str, *, because: Sequence[str | UUID] = (),
                       all_of: Sequence[Sequence[str | UUID]] = ()) -> RunDecision:
         """Record a decision of a run (rule 19: a search hit is not evidence): it may cite only beliefs the
-        run's reads (``ask``/``why`` with ``run``) returned and that are current; any other citation is
-        refused and named. With none left it needs review ("No source-backed answer yet")."""
+        run's reads (``ask``/``why`` with ``run``) returned and that are current and production's (rule 15);
+        any other citation is refused and named. With none left it needs review ("No source-backed answer yet")."""
         return citations.decide_in_run(self.database, run, title, because=because, all_of=all_of)
 
     def act(self, decision: str | UUID, description: str) -> Recorded:

@@ -141,7 +141,8 @@ class Refusal:
 @dataclass(frozen=True)
 class RunDecision:
     """A decision recorded in a run (``BeliefDB.decide_in_run``): its status, and the citations refused
-    because the run did not read them or they are no longer current. With none left it needs review."""
+    because the run did not read them, they are no longer current or they are fixture or synthetic
+    material (rule 15). With none left it needs review."""
 
     id: UUID
     status: str

@@ -22,10 +22,11 @@ comment on function beliefdb.authenticate(bytea) is 'The principal and workspace
 
 -- A decision recorded in a run may cite only beliefs the run read (a memory_read step with a reads
 -- edge from them) and that are current now: an id nobody showed the agent, one read in another run,
--- or one superseded, retracted or expired since it was read is refused and named with its reason,
--- and the reason it was part of (a group of joint supports) is dropped. What survives is recorded
--- by beliefdb.decide; with nothing left the decision is needs_review, "No source-backed answer yet",
--- and nothing may act on it until a person approves it.
+-- one superseded, retracted or expired since it was read, or fixture or synthetic material (rule 15:
+-- a decision is production's) is refused and named with its reason, and the reason it was part of (a
+-- group of joint supports) is dropped. What survives is recorded by beliefdb.decide; with nothing
+-- left the decision is needs_review, "No source-backed answer yet", and nothing may act on it until a
+-- person approves it.
 create or replace function beliefdb.decide_in_run(p_run uuid, p_title text, p_justifications jsonb)
 returns beliefdb.run_decision
 language plpgsql
@@ -41,6 +42,7 @@ declare
     v_cited text;
     v_belief uuid;
     v_status text;
+    v_world text;
     v_refused beliefdb.refusal[] := '{}';
     v_recorded beliefdb.recorded;
 begin
@@ -80,6 +82,15 @@ begin
                 v_whole := false;
                 continue;
             end if;
+            -- a decision is production's (rule 15): fixture material a run read is refused here, named,
+            -- as decide would refuse it (BD002) and record nothing
+            select b.provenance::text into v_world from beliefdb.belief b where b.workspace_id = v_ws and b.id = v_belief;
+            if v_world <> 'production' then
+                v_refused := v_refused || row(v_belief::text,
+                    v_world || ' material, not production history: a decision may not rest on it')::beliefdb.refusal;
+                v_whole := false;
+                continue;
+            end if;
             v_group := v_group || to_jsonb(v_belief::text);
         end loop;
         if v_whole and jsonb_array_length(v_group) > 0 then
@@ -90,4 +101,4 @@ begin
     return row(v_recorded.id, v_recorded.status, p_run, v_refused)::beliefdb.run_decision;
 end
 $$;
-comment on function beliefdb.decide_in_run(uuid, text, jsonb) is 'Record a decision of a run citing only beliefs the run read and that are current (rule 19): others are refused and named';
+comment on function beliefdb.decide_in_run(uuid, text, jsonb) is 'Record a decision of a run citing only production beliefs the run read and that are current (rules 19, 15): others are refused and named';
