@@ -305,3 +305,28 @@ def test_a_memory_never_supersedes_one_of_another_world(bdb: beliefdb.BeliefDB) 
         run.flush()
     assert [r.task for r in bdb.runs()] == ["refund 1042"]
     assert {d.id: d.status for d in bdb.decisions()} == {decision.id: "active"}
+
+
+def test_a_step_resting_on_fixture_material_never_deletes_a_production_memory(bdb: beliefdb.BeliefDB) -> None:
+    (refund,) = bdb.ingest_text("The refund window is 30 days.\n", source="fixture.md", label="fixture").accepted
+    (fee,) = bdb.ingest_text(FEE, source="handbook.md").accepted
+    kept = bdb.record_step("claim", inputs=[("cites", fee.id)], task="refund 1042",
+                           memory={"subject": "refund_policy", "attribute": "window_days", "value": "14"})
+    assert kept.memory is not None
+    decision = bdb.decide("Refund within 14 days", because=[kept.memory])
+    action = bdb.act(decision.id, "Refund order 1042")
+    # (deleting it would flag the production decision and hold its action)
+    run = bdb.record_run(task="fixture run")
+    read = run.step("tool_call", inputs=[("derives", refund.id)])
+    cleanup = run.step("observation", inputs=[("cites", read)])
+    run.delete_memory(cleanup, kept.memory)
+    with pytest.raises(errors.IntegrityViolation, match="separate worlds"):
+        run.flush()
+    assert [r.task for r in bdb.runs()] == ["refund 1042"]
+    assert ({d.id: d.status for d in bdb.decisions()}, {a.id: a.status for a in bdb.actions()}) == (
+        {decision.id: "active"}, {action.id: "scheduled"})
+    # a step of production's own may still delete it
+    production = bdb.record_run(task="production run")
+    production.delete_memory(production.step("claim", inputs=[("cites", fee.id)]), kept.memory)
+    production.flush()
+    assert {d.id: d.status for d in bdb.decisions()} == {decision.id: "needs_review"}

@@ -107,6 +107,20 @@ begin
     end if;
     perform beliefdb._require_owner(v_ws, e.to_node, 'delete it')
        from beliefdb._trace_edges(p_memories, p_edges) e where e.kind = 'deletes';
+    -- worlds never touch one another (rule 15): a step resting on fixture material deletes no
+    -- production memory (its decisions would be flagged), nor a production step a fixture one
+    select e.from_node, w.world, e.to_node, b.provenance as other_world into v_bad
+      from beliefdb._trace_edges(p_memories, p_edges) e
+      join beliefdb._trace_worlds(v_ws, array(select d.from_node from beliefdb._trace_edges(p_memories, p_edges) d
+                                               where d.kind = 'deletes'), p_memories, p_edges) w
+        on w.node = e.from_node
+      join beliefdb.belief b on b.workspace_id = v_ws and b.id = e.to_node
+     where e.kind = 'deletes' and b.provenance <> w.world
+     limit 1;
+    if found then
+        raise exception 'step % rests on % material and cannot delete % memory %: labels are separate worlds',
+            v_bad.from_node, v_bad.world, v_bad.other_world, v_bad.to_node using errcode = 'BD002';
+    end if;
 
     -- joint inputs: one reason per node, needing all of them (ids first: the antecedent trigger
     -- reads its justification, so the two inserts are separate statements)

@@ -19,8 +19,8 @@ comment on function beliefdb._trace_edges(jsonb, jsonb) is 'The edges of a recor
 -- (production < fixture < synthetic) among the beliefs it rests on, walking back over the batch's
 -- propagating edges (every kind but follows and deletes) and the stored reasons of earlier nodes,
 -- through steps and the batch's own memories, to stored beliefs, whose world is their own;
--- production when it rests on none. Run before the batch's memories are stored (they are walked
--- through, not read).
+-- production when it rests on none. For the batch's memories, run before they are stored (they are
+-- walked through, not read).
 create or replace function beliefdb._trace_worlds(p_ws uuid, p_nodes uuid[], p_memories jsonb, p_edges jsonb)
 returns table (node uuid, world beliefdb.provenance)
 language sql stable
