@@ -524,8 +524,11 @@ class Model:
         return 1  # beliefs forgotten
 
     def decide(self, actor: str, reasons: list[UUID]) -> UUID:
-        """Rules 4, 19: a decision holds while one of its reasons is current; none: needs review."""
+        """Rules 4, 19: a decision holds while one of its reasons is current; none: needs review. Rule 15:
+        a decision is production history, and rests on no fixture material (refused, nothing recorded)."""
         self.actor = actor
+        if any(r in self.beliefs and self.beliefs[r].world != "production" for r in reasons):
+            raise Refused("IntegrityViolation")
         i = self.new_id()
         d = self.decisions[i] = Decision(list(reasons))
         if not reasons:

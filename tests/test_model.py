@@ -420,8 +420,12 @@ class Machine(RuleBasedStateMachine):
     def decide(self, actor: str, picks: list[int]) -> None:
         beliefs = list(self.model.beliefs)
         reasons = list(dict.fromkeys(beliefs[p % len(beliefs)] for p in picks)) if beliefs else []
-        recorded = self.dbs[actor].decide(f"Decision {len(self.steps)}", because=reasons)
-        self.step(f"{actor}: decide because {reasons}", lambda m: m.decide(actor, reasons), [recorded.id])
+        ids, error = [], None
+        try:
+            ids = [self.dbs[actor].decide(f"Decision {len(self.steps)}", because=reasons).id]
+        except errors.IntegrityViolation as exc:  # (rule 15: a fixture belief as a reason)
+            error = exc
+        self.step(f"{actor}: decide because {reasons}", lambda m: m.decide(actor, reasons), ids, db_error=error)
 
     @rule(actor=ACTORS, pick=PICK)
     def act(self, actor: str, pick: int) -> None:
