@@ -8,23 +8,28 @@ CLI, the servers, the claims reader and the library.
   a message never fails on the very bytes it complains about.
 * Moments: from 0001-01-02 to 9999-12-30 UTC, the range whose every time zone's local time Python
   and psycopg can read back (a valid time outside it is refused by the SQL too, with the same range).
+* Page cursors (every list's ``after``): an id or 4 or more of its first hex digits, else bad input
+  before the list looks for what it names (:func:`check_cursor`).
 """
 
 from __future__ import annotations
 
 import inspect
 import math
+import re
 from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime
 from os import PathLike, fspath
 from typing import Any
 from uuid import UUID
 
-from beliefdb.errors import InvalidInput, argument
+from beliefdb.errors import InvalidInput, argument, echoed, spelled
 
 EARLIEST = datetime(1, 1, 2, tzinfo=UTC)
 LATEST = datetime(9999, 12, 30, 23, 59, 59, 999999, tzinfo=UTC)
 MOMENT_RANGE = "from 0001-01-02 to 9999-12-30 UTC"
+#: what a page cursor may be before a list looks for it: hex digits and dashes (an id, or its start)
+_CURSOR = re.compile(r"[0-9a-f-]{4,36}")
 
 
 def shown(value: str | PathLike[str]) -> str:
@@ -182,6 +187,27 @@ def check_integer(value: int, name: str) -> int:
     cannot match."""
     if not -(2 ** 31) <= value < 2 ** 31:
         raise InvalidInput(f"{argument(name, value)} is out of range")
+    return value
+
+
+def cursor_problem(value: str | UUID | None) -> str | None:
+    """What is wrong with ``value`` as a page cursor (the last id of the page before), None when it may
+    be an id or a prefix of one (hex digits and dashes, 4 to 32 digits): what it names is the list's to
+    find (unknown when nothing). The CLI's option says it as a usage error, with its own name."""
+    ref = str(value).strip().lower()
+    if value is None or isinstance(value, UUID) or (_CURSOR.fullmatch(ref) and 4 <= len(ref.replace("-", "")) <= 32):
+        return None
+    return (f"{echoed(repr(value))} is not an id (a UUID or at least 4 of its first hex digits: the last id of the"
+            " page before)")
+
+
+def check_cursor(value: str | UUID | None) -> str | UUID | None:
+    """``value`` when it may be a page cursor (:func:`cursor_problem`), else InvalidInput, in the same words
+    at every list and every door (``after``, ``--after``): not "unknown belief zz", as if one had been
+    looked for."""
+    problem = cursor_problem(value)
+    if problem is not None:
+        raise InvalidInput(f"{spelled('after', '--after')}: {problem}")
     return value
 
 

@@ -41,7 +41,15 @@ from beliefdb.api.operations import (
     version,
 )
 from beliefdb.db.connector import DEFAULT_WORKSPACE
-from beliefdb.inputs import MOMENT_RANGE, check_moment, parse_moment, shown, unstorable, unstorable_in
+from beliefdb.inputs import (
+    MOMENT_RANGE,
+    check_moment,
+    cursor_problem,
+    parse_moment,
+    shown,
+    unstorable,
+    unstorable_in,
+)
 from beliefdb.models import Answer, AskResult, Calibration, EmbedReport, ServerStatus
 from beliefdb.store.beliefs import MAX_PAGE
 from beliefdb.store.calibrate import DEFAULT_BINS, MAX_BINS
@@ -78,6 +86,7 @@ __all__ = [
     "create_roles",
     "create_token",
     "create_workspace",
+    "cursor_problem",
     "delete_workspace",
     "demo",
     "documents",

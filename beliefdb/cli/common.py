@@ -141,6 +141,15 @@ def refuse_unreadable_arguments(ctx: typer.Context, as_json: bool) -> None:
                 fail("invalid_input", f"{_named(ctx, param)}: {why}: '{api.shown(item)}'", as_json, 2)
 
 
+def page_cursor(value: str | None) -> str | None:
+    """An ``--after`` option's callback: a value that is no page cursor (``api.cursor_problem``, the words
+    the library and the servers use) is a value its option refuses, a usage error."""
+    problem = api.cursor_problem(value)
+    if problem is not None:
+        raise typer.BadParameter(problem)
+    return value
+
+
 def picture_format(fmt: PictureFormat | None, as_json: bool) -> PictureFormat:
     """The format asked for (text by default); --json and --format together are refused."""
     if fmt is not None and as_json:

@@ -55,6 +55,7 @@ from beliefdb.cli.common import (
     TextFormat,
     asks_json,
     errors,
+    page_cursor,
     parse_time,
     picture_format,
     print_skipped,
@@ -285,6 +286,7 @@ def beliefs(
     limit: Annotated[int | None, typer.Option(
         min=1, max=api.MAX_PAGE, help="At most this many (a page of up to 100,000; default: all of them).")] = None,
     after: Annotated[str | None, typer.Option(
+        callback=page_cursor,
         help="Only those after this belief in the listing's order (the last id of the page before).",
         metavar="ID")] = None,
     *, memory: Memory,

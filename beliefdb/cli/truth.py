@@ -16,6 +16,7 @@ from beliefdb.cli.common import (
     Json,
     Memory,
     errors,
+    page_cursor,
     picture_format,
     usage,
     with_memory,
@@ -89,6 +90,7 @@ def list_decisions(
         min=1, max=api.MAX_PAGE, help="At most this many (a page of up to 100,000; default: all of them).")]
         = None,
     after: Annotated[str | None, typer.Option(
+        callback=page_cursor,
         help="Only those after this decision, oldest first (the last id of the page before).", metavar="ID")] = None,
     *, memory: Memory, as_json: Json = False,
 ) -> None:
@@ -108,6 +110,7 @@ def list_actions(
         min=1, max=api.MAX_PAGE, help="At most this many (a page of up to 100,000; default: all of them).")]
         = None,
     after: Annotated[str | None, typer.Option(
+        callback=page_cursor,
         help="Only those after this action, oldest first (the last id of the page before).", metavar="ID")] = None,
     *, memory: Memory, as_json: Json = False,
 ) -> None:
@@ -230,6 +233,7 @@ def review_list(
         min=1, max=api.MAX_PAGE, help="At most this many (a page of up to 100,000; default: all of them).")]
         = None,
     after: Annotated[str | None, typer.Option(
+        callback=page_cursor,
         help="Only those after this item, oldest first (the last id of the page before).", metavar="ID")] = None,
     *, memory: Memory, as_json: Json = False,
 ) -> None:

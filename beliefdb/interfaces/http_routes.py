@@ -4,13 +4,11 @@ as the caller's token says, and answers with what the CLI prints with ``--json``
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import JSONResponse
-from pydantic import AfterValidator
 
 from beliefdb import errors, render
 from beliefdb.interfaces import remote
@@ -83,24 +81,10 @@ router = APIRouter(route_class=KnownQuery)
 
 #: the largest page of GET /beliefs (a client that wants every belief follows the Link header)
 MAX_HTTP_PAGE = 10_000
-#: what a page cursor may be before the list looks for it: hex digits and dashes (an id, or its start)
-_CURSOR = re.compile(r"[0-9a-f-]{4,36}")
-
-
-def _cursor(value: str | None) -> str | None:
-    """``value`` when it may be an id or a prefix of one (hex digits and dashes, at least 4 digits); what
-    it names is the list's to find (404 when nothing). Anything else is refused here: the lists said it
-    apart (404 "unknown belief zz" at one, 400 "too short" at another) for the same mistake."""
-    ref = (value or "").strip().lower()
-    if value is not None and not (_CURSOR.fullmatch(ref) and 4 <= len(ref.replace("-", "")) <= 32):
-        raise ValueError(f"{errors.echoed(repr(value))} is not an id (a UUID or at least 4 of its first hex"
-                         " digits: the last id of the page before)")
-    return value
-
-
 #: a page after the one that ended with this id
-After = Annotated[str | None, AfterValidator(_cursor),
-                  Query(description="Only those after this id (the last id of the page before).")]
+#: (one that is no id, nor 4 or more of its first hex digits, is the library's InvalidInput, 400, in the
+#: same words at every list and door: beliefdb.inputs.check_cursor)
+After = Annotated[str | None, Query(description="Only those after this id (the last id of the page before).")]
 
 
 @router.get("/whoami", responses=doc(Identity), summary="Who the token speaks for")

@@ -16,7 +16,7 @@ import psycopg
 from beliefdb import errors
 from beliefdb.db.connector import Database
 from beliefdb.db.queries import Q
-from beliefdb.inputs import check_moment
+from beliefdb.inputs import check_cursor, check_moment
 from beliefdb.models import (
     Belief,
     BuiltOn,
@@ -46,6 +46,7 @@ def list_beliefs(db: Database, *, subject: str | None = None, attribute: str | N
     if as_of is not None:
         as_of = check_moment(as_of, "as_of")
     check_page_limit(limit)
+    check_cursor(after)
     if subject is not None:
         subject = subject_named(db, subject, conn)
     filters = {"subject": subject, "attribute": attribute, "as_of": as_of, "fixtures": include_fixtures,

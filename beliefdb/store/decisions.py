@@ -18,7 +18,7 @@ from psycopg.types.json import Jsonb
 from beliefdb import errors
 from beliefdb.db.connector import Database
 from beliefdb.db.queries import Q
-from beliefdb.inputs import refs_groups, refs_of
+from beliefdb.inputs import check_cursor, refs_groups, refs_of
 from beliefdb.models import Action, Decision, DerivedBelief, Recorded
 from beliefdb.store.beliefs import a_page, check_page_limit
 from beliefdb.store.vectors import embed_written
@@ -76,6 +76,7 @@ def _page(db: Database, kind: str, limit: int | None, after: str | UUID | None,
           conn: psycopg.Connection[Any] | None) -> dict[str, Any]:
     """A listing's page: at most ``limit``, after the node of ``kind`` that ``after`` names (its id or a
     unique prefix: the last one of the page before)."""
+    check_cursor(after)
     cursor: _Cursor | None = (db.fetch_one(_Cursor, Q.listing_cursor, (str(after), kind), conn)
                               if after is not None else None)
     return {"limit": limit, "after_at": cursor.created_at if cursor else None, "after": cursor.id if cursor else None}

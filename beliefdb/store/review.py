@@ -16,6 +16,7 @@ import psycopg
 from beliefdb import errors
 from beliefdb.db.connector import Database, sql_detail
 from beliefdb.db.queries import Q
+from beliefdb.inputs import check_cursor
 from beliefdb.models import ReviewItem, ReviewResolution
 from beliefdb.store.beliefs import check_page_limit
 from beliefdb.store.vectors import embed_written
@@ -27,6 +28,7 @@ def list_items(db: Database, *, limit: int | None = None, after: str | UUID | No
     ``after`` (the last one of the page before: its id or a prefix, as :func:`resolve_item` takes it; an item
     resolved since still marks the place), read from that item on (``beliefdb.review_items``)."""
     check_page_limit(limit)
+    check_cursor(after)
     return db.fetch_all(ReviewItem, Q.list_review_items,
                         {"limit": limit, "after": str(after) if after is not None else None}, conn)
 
