@@ -206,7 +206,8 @@ def test_decisions_and_actions_when_there_are_none(cli: Cli) -> None:
 
 @pytest.mark.parametrize("command", ["decisions", "actions"])
 def test_bad_status_is_an_error(cli: Cli, command: str) -> None:
-    err = cli.error(command, "--status", "bogus", code="invalid_input")
+    # a value its option refuses: a usage error, exit 2 (README), as jobs --status bogus
+    err = cli.error(command, "--status", "bogus", code="invalid_input", expect=2)
     assert "bogus" in err["message"]
     line = cli.one_line_error(command, "--status", "bogus")
     assert "bogus" in line

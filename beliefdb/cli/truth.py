@@ -22,6 +22,7 @@ from beliefdb.cli.common import (
     with_memory,
 )
 from beliefdb.render import pictures
+from beliefdb.vocabulary import ActionStatus, DecisionStatus
 
 review_app = typer.Typer(help="The review queue: flagged decisions, held actions, open conflicts.",
                          no_args_is_help=True)
@@ -85,7 +86,7 @@ def derive(
 def list_decisions(
     ref: Annotated[str | None, typer.Argument(
         help="Only this decision, or the decision of this action (id or unique prefix).", metavar="[ID]")] = None,
-    status: Annotated[str | None, typer.Option(help="active, needs_review, approved or rejected.")] = None,
+    status: Annotated[DecisionStatus | None, typer.Option(help="Only decisions with this status.")] = None,
     limit: Annotated[int | None, typer.Option(
         min=1, max=api.MAX_PAGE, help="At most this many (a page of up to 100,000; default: all of them).")]
         = None,
@@ -98,14 +99,13 @@ def list_decisions(
     beliefs each reason needs, and whether it is lost (a belief no longer current). Page through many
     with --limit N and --after LAST_ID."""
     with errors(as_json), memory.open() as bdb:
-        rows = bdb.decisions(status, of=ref, limit=limit, after=after)
+        rows = bdb.decisions(status.value if status else None, of=ref, limit=limit, after=after)
     typer.echo(render.to_json(rows) if as_json else render.decisions(rows))
 
 
 @with_memory(principal=False)
 def list_actions(
-    status: Annotated[str | None, typer.Option(
-        help="scheduled, held, done, failed, rolled_back or cancelled.")] = None,
+    status: Annotated[ActionStatus | None, typer.Option(help="Only actions with this status.")] = None,
     limit: Annotated[int | None, typer.Option(
         min=1, max=api.MAX_PAGE, help="At most this many (a page of up to 100,000; default: all of them).")]
         = None,
@@ -116,7 +116,7 @@ def list_actions(
 ) -> None:
     """List actions, oldest first, with their status. Page through many with --limit N and --after LAST_ID."""
     with errors(as_json), memory.open() as bdb:
-        rows = bdb.actions(status, limit=limit, after=after)
+        rows = bdb.actions(status.value if status else None, limit=limit, after=after)
     typer.echo(render.to_json(rows) if as_json else render.actions(rows))
 
 
