@@ -130,7 +130,8 @@ def test_a_read_only_token_may_only_preview_a_forget(http_client: TestClient, db
      " preview again"),
     ({"source": ""}, 400, "invalid_input", "source: String should have at least 1 character"),
     ({"source": "return-policy.md", "everything": True}, 400, "invalid_input",
-     "everything: not one of the fields this request takes"),
+     "everything: not one of the fields this request takes (source, subject, belief, preview, expect,"
+     " mask_mentions)"),
     ({"source": "nowhere.md", "expect": FINGERPRINT}, 404, "not_found", "unknown source nowhere.md"),
     ({"subject": "nobody", "preview": True}, 404, "not_found", "no belief has subject nobody"),
 ])

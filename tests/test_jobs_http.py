@@ -72,7 +72,7 @@ def test_a_text_is_still_queued_as_a_document(http_client: TestClient, db_url: s
     ({"source": "maya-chat", "turns": [{**MAYA[0], "time": "2023-05-01T09:00:00"}]},
      "turns.0.time: Input should have timezone info (Z or an offset such as +02:00): '2023-05-01T09:00:00'"),
     ({"source": "maya-chat", "turns": [{**MAYA[0], "mood": "ok"}]},
-     "turns.0.mood: not one of the fields this request takes"),
+     "turns.0.mood: not one of the fields this request takes (speaker, text, time)"),
 ])
 def test_text_and_turns_both_or_neither_or_bad_turns_are_one_line_and_queue_nothing(
         http_client: TestClient, db_url: str, cli: Cli, body: dict[str, Any], said: str) -> None:

@@ -176,7 +176,8 @@ def test_a_body_that_is_not_json_says_where_it_stops_being_json(http_client: Tes
     (b'["p.md"]', "the request body must be a JSON object"),
     (b'"p.md"', "the request body must be a JSON object"),
     (b'{"source": "p.md", "text": "The fee is 10%.", "colour": "red"}',
-     "colour: not one of the fields this request takes"),
+     "colour: not one of the fields this request takes (source, text, authority, label, origin, version_label,"
+     " extractor, preview)"),
 ])
 def test_a_body_that_is_not_the_object_asked_for_is_one_line(http_client: TestClient, db_url: str, content: bytes,
                                                               said: str) -> None:
@@ -195,7 +196,8 @@ def test_a_field_named_like_a_place_of_the_request_is_named(http_client: TestCli
         said = refused(http_client.post("/jobs", headers=bearer(db_url),
                                         json={"source": "notes.md", "text": TEXT, field: "/etc/passwd"}),
                        400, "invalid_input")
-        assert said == f"{field}: not one of the fields this request takes", said
+        assert said == (f"{field}: not one of the fields this request takes (source, text, turns, authority, label,"
+                        " version_label, extractor, max_attempts)"), said
     from beliefdb.interfaces.mcp import build
 
     async def call() -> Any:

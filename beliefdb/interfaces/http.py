@@ -81,7 +81,8 @@ async def _invalid(request: Request, exc: Exception) -> Response:
         position = loc[-1] if loc and isinstance(loc[-1], int) else 0
         why = str((broken.get("ctx") or {}).get("error", "invalid JSON"))
         return error(400, errors.InvalidInput.code, problems.not_json(exc.body, position, why))
-    return error(400, errors.InvalidInput.code, problems.one_line(found))
+    said = problems.one_line(found, takes=problems.body_fields(request.scope.get("route")))
+    return error(400, errors.InvalidInput.code, said)
 
 
 async def _no_token(request: Request) -> Response | None:

@@ -149,7 +149,10 @@ class Server(MCPServer[Any]):
             found = exc.__cause__.errors()
             # the names only, as the SDK logs them: the values are the caller's data
             log.info("tool %r: arguments refused: %r", name, sorted({".".join(map(str, e["loc"])) for e in found}))
-            return _failed(errors.InvalidInput(problems.one_line(found, whole="the arguments", placed=False)))
+            tool = self._tool_manager.get_tool(name)  # (its arguments' model: an object's fields named)
+            takes = problems.fields_of(tool.fn_metadata.arg_model) if tool is not None else None
+            return _failed(errors.InvalidInput(problems.one_line(found, whole="the arguments", placed=False,
+                                                                 takes=takes)))
 
 
 def build(*, local: BeliefDB | None = None, memories: Memories | None = None) -> MCPServer:

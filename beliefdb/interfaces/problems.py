@@ -6,11 +6,17 @@ with a message that names each argument and what was wrong with it."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from types import UnionType
+from typing import Annotated, Any, Union, get_args, get_origin
 
-#: how many of a request's problems one message names (the rest are counted)
-SHOWN = 3
+from pydantic import BaseModel
+
+from beliefdb.errors import echoed
+
+#: the fields the object at a place in a request takes (a problem's ``loc`` without its last part, the
+#: field), in order, or None when that is not known
+Takes = Callable[[Sequence[Any]], Sequence[str] | None]
 
 #: where FastAPI says a value came from (the first part of its loc): not part of its name
 _PLACES = frozenset({"body", "query", "path", "header", "cookie"})
@@ -42,21 +48,85 @@ def _what(problem: Mapping[str, Any]) -> str:
     return message.removeprefix("Value error, ").removeprefix("Assertion failed, ")
 
 
-def one_line(problems: Iterable[Mapping[str, Any]], *, whole: str = "the request body", placed: bool = True) -> str:
-    """pydantic's problems (``ValidationError.errors()``) as one line: ``name: what was wrong`` for the
-    first few, ``; `` between them; a problem with the whole input is said of ``whole``. ``placed``: each
-    problem's location leads with where in the request it was (FastAPI's), not with its name (MCP's)."""
-    listed = list(problems)
+def one_line(problems: Iterable[Mapping[str, Any]], *, whole: str = "the request body", placed: bool = True,
+             takes: Takes | None = None) -> str:
+    """pydantic's problems (``ValidationError.errors()``) as one line: ``name: what was wrong`` for each,
+    ``; `` between them; a problem with the whole input is said of ``whole``. ``placed``: each problem's
+    location leads with where in the request it was (FastAPI's), not with its name (MCP's). Fields the
+    request does not take come first, those of one object together, with the fields it takes (``takes``):
+    none is left out, nor counted instead of named."""
+    strangers: dict[tuple[Any, ...], list[str]] = {}
     said = []
-    for problem in listed[:SHOWN]:
-        name, kind = _name(problem.get("loc", ()), placed), str(problem.get("type", ""))
-        if name:
+    for problem in problems:
+        loc = tuple(problem.get("loc", ()))
+        name, kind = _name(loc, placed), str(problem.get("type", ""))
+        if name and kind == "extra_forbidden":
+            strangers.setdefault(loc[:-1], []).append(name)
+        elif name:
             said.append(f"{name}: {_what(problem)}")
         else:
             said.append(f"{whole} {_WHOLE[kind]}" if kind in _WHOLE else f"{whole}: {_what(problem)}")
-    if len(listed) > SHOWN:
-        said.append(f"and {len(listed) - SHOWN} more")
-    return "; ".join(said) or "invalid request"
+    first = []
+    for where, names in strangers.items():
+        taken = takes(where) if takes is not None else None
+        first.append(f"{', '.join(names)}: {_SAID['extra_forbidden']}" + (f" ({', '.join(taken) or 'none'})"
+                                                                          if taken is not None else ""))
+    return echoed("; ".join(first + said) or "invalid request")
+
+
+def body_fields(route: Any) -> Takes:
+    """The fields the object at a place of a request's body takes, by the body model of its ``route``
+    (FastAPI's, ``scope["route"]``) or a model inside it (a turn of POST /jobs); None elsewhere."""
+    field = getattr(route, "body_field", None)
+    model = field.field_info.annotation if field is not None else None
+
+    def taken(where: Sequence[Any]) -> Sequence[str] | None:
+        return fields_at(model, where[1:]) if model is not None and where[:1] == ("body",) else None
+
+    return taken
+
+
+def fields_of(model: Any) -> Takes:
+    """The fields the object at a place of a value of ``model`` takes (an MCP tool's arguments, where a
+    problem's place is not led by a part of the request)."""
+    return lambda where: fields_at(model, where)
+
+
+def fields_at(model: Any, path: Sequence[Any]) -> list[str] | None:
+    """The fields (as a request names them) of the object at ``path`` in a value of ``model`` (a body's
+    model; ``path`` the names and list positions down to it, as pydantic's ``loc``), None when no model
+    is found there."""
+    here: Any = model
+    for part in path:
+        here = _inside(here, part)
+    found = next((m for m in _members(here) if isinstance(m, type) and issubclass(m, BaseModel)), None)
+    return [field.alias or name for name, field in found.model_fields.items()] if found is not None else None
+
+
+def _members(kind: Any) -> list[Any]:
+    """The types a value of ``kind`` may be: a union's members, an ``Annotated`` type's own."""
+    origin = get_origin(kind)
+    if origin is Annotated:
+        return _members(get_args(kind)[0])
+    if origin is Union or origin is UnionType:
+        return [member for arg in get_args(kind) for member in _members(arg)]
+    return [kind]
+
+
+def _inside(kind: Any, part: Any) -> Any:
+    """The type of the value at ``part`` (a field's name, a list position, a mapping's key) of a value of
+    ``kind``; None when there is none."""
+    for member in _members(kind):
+        origin, args = get_origin(member), get_args(member)
+        if isinstance(part, str) and isinstance(member, type) and issubclass(member, BaseModel):
+            for name, field in member.model_fields.items():
+                if part in (name, field.alias):
+                    return field.annotation
+        elif isinstance(part, int) and origin in (list, tuple, set, frozenset, Sequence) and args:
+            return args[0]
+        elif isinstance(part, str) and origin in (dict, Mapping) and len(args) == 2:
+            return args[1]
+    return None
 
 
 def not_json(document: str | bytes | None, position: int, why: str) -> str:
