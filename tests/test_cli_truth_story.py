@@ -43,7 +43,7 @@ def story(postgresql: psycopg.Connection[Any]) -> dict[str, str]:
 def test_impact_of_a_belief_groups_the_effects(cli: Cli, story: dict[str, str]) -> None:
     g = story
     hit = cli.json("impact", g["refund"])
-    assert set(hit) == {"stops_holding", "becomes_current", "flagged", "held", "still_supported"}
+    assert set(hit) == {"stops_holding", "stops_current", "becomes_current", "flagged", "held", "still_supported"}
     assert hit["becomes_current"] == []
     # credit survives on pref; joint and plan (through the derived belief) lose their only support
     assert ids_of(hit["stops_holding"]) == {g["refund"], g["joint"], g["notify"], g["derived"], g["plan"]}

@@ -155,8 +155,9 @@ def test_derive_records_a_current_belief_that_needs_all_its_sources(cli: Cli, th
     derived = cli.json("derive", "Returns within 7 days are refunded as store credit", "--subject", "return_refund",
                        "--attribute", "method", "--value", "store credit", "--from",
                        f"{three['seven']},{three['refund'][:8]}")
-    assert set(derived) == {"id", "status", "embedding_deferred"}
+    assert set(derived) == {"id", "status", "embedding_deferred", "provenance"}
     assert derived["status"] == "current" and derived["embedding_deferred"] is None
+    assert derived["provenance"] == "production"
     (listed,) = cli.json("beliefs", "--subject", "return_refund")
     assert listed["id"] == derived["id"]
     assert (listed["attribute"], listed["value"], listed["confidence_kind"]) == ("method", "store credit",
