@@ -330,3 +330,17 @@ def test_a_step_resting_on_fixture_material_never_deletes_a_production_memory(bd
     production.delete_memory(production.step("claim", inputs=[("cites", fee.id)]), kept.memory)
     production.flush()
     assert {d.id: d.status for d in bdb.decisions()} == {decision.id: "needs_review"}
+
+
+def test_a_memory_resting_on_a_fixture_quote_is_a_fixture(bdb: beliefdb.BeliefDB) -> None:
+    """A step may cite a fragment (a quote) as well as a belief: one of a fixture source made a production
+    memory, which a production decision then rested on."""
+    (refund,) = bdb.ingest_text("The refund window is 30 days.\n", source="fixture.md", label="fixture").accepted
+    (quote,) = bdb.why(refund.id, include_fixtures=True).evidence
+    step = bdb.record_step("claim", inputs=[("cites", str(quote.fragment_id))],
+                           memory={"subject": "refund_policy", "attribute": "window_days", "value": "30"})
+    assert step.memory is not None
+    worlds = {b.id: b.provenance for b in bdb.beliefs(include_all=True, include_fixtures=True)}
+    assert worlds[step.memory] == "fixture"
+    with pytest.raises(errors.IntegrityViolation, match="not production history"):
+        bdb.decide("Refund order 1042", because=[step.memory])

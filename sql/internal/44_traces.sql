@@ -16,9 +16,10 @@ comment on function beliefdb._trace_edges(jsonb, jsonb) is 'The edges of a recor
 
 -- The world of nodes of a recorded trace (rule 15, as beliefdb.derive picks it for a derived belief):
 -- for each of p_nodes (the batch's memories, or a step, new or recorded earlier), the highest
--- (production < fixture < synthetic) among the beliefs it rests on, walking back over the batch's
+-- (production < fixture < synthetic) among the beliefs and quotes it rests on (a fragment is its
+-- source's world), walking back over the batch's
 -- propagating edges (every kind but follows and deletes) and the stored reasons of earlier nodes,
--- through steps and the batch's own memories, to stored beliefs, whose world is their own;
+-- through steps and the batch's own memories, to stored beliefs and fragments, whose world is their own;
 -- production when it rests on none. For the batch's memories, run before they are stored (they are
 -- walked through, not read).
 create or replace function beliefdb._trace_worlds(p_ws uuid, p_nodes uuid[], p_memories jsonb, p_edges jsonb)
@@ -35,12 +36,17 @@ as $$
           from beliefdb._trace_edges(p_memories, p_edges) e
          where e.kind not in ('follows', 'deletes')
     ),
-    -- (world: a stored belief's own, where the walk stops; null for a step or a memory of the batch)
+    -- (world: a stored belief's own, or a fragment's source's, where the walk stops; null for a step or
+    -- a memory of the batch)
     back (start, node, world) as (
         select n.id, n.id, o.provenance
           from unnest(p_nodes) n (id)
-          left join lateral (select o.provenance from beliefdb.belief o
-                              where o.workspace_id = p_ws and o.id = n.id offset 0) o on true
+          cross join lateral (select coalesce(
+                  (select o.provenance from beliefdb.belief o where o.workspace_id = p_ws and o.id = n.id),
+                  (select s.provenance from beliefdb.fragment f
+                     join beliefdb.source_version v on v.workspace_id = f.workspace_id and v.id = f.source_version_id
+                     join beliefdb.source s on s.workspace_id = v.workspace_id and s.id = v.source_id
+                    where f.workspace_id = p_ws and f.id = n.id)) as provenance offset 0) o
         union
         select b.start, x.antecedent, o.provenance
           from back b
@@ -54,8 +60,12 @@ as $$
                  where j.workspace_id = p_ws and j.consequent = b.node
                 offset 0
           ) x
-          left join lateral (select o.provenance from beliefdb.belief o
-                              where o.workspace_id = p_ws and o.id = x.antecedent offset 0) o on true
+          cross join lateral (select coalesce(
+                  (select o.provenance from beliefdb.belief o where o.workspace_id = p_ws and o.id = x.antecedent),
+                  (select s.provenance from beliefdb.fragment f
+                     join beliefdb.source_version v on v.workspace_id = f.workspace_id and v.id = f.source_version_id
+                     join beliefdb.source s on s.workspace_id = v.workspace_id and s.id = v.source_id
+                    where f.workspace_id = p_ws and f.id = x.antecedent)) as provenance offset 0) o
          where b.world is null
     )
     select b.start, coalesce(max(b.world), 'production') from back b group by b.start
