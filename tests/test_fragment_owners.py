@@ -130,3 +130,28 @@ def test_a_fragment_proposal_closes_when_the_source_gets_a_new_text(alice: belie
         alice.resolve_review(str(proposed.review_item), "approved")
     assert "already closed (settled: the source has a new text since" in str(closed.value)
     assert _statuses(alice) == ["current"]
+
+
+def test_a_fragment_no_longer_in_force_is_not_proposed(alice: beliefdb.BeliefDB, bob: beliefdb.BeliefDB) -> None:
+    """A proposal on an old version's fragment would retract words nothing reads, approved: refused at once,
+    the preview too."""
+    from beliefdb.store import ingest as ingest_mod
+
+    _, fragment = _ingest(alice)
+    ingest_mod.ingest_text(alice.database, "# Policy\n" + FINANCE, ingest_mod.SourceOptions(name="finance.md"),
+                           extractor="none")
+    for propose in (bob.preview_retract, lambda **kw: bob.retract(reason="x", **kw)):
+        with pytest.raises(errors.InvalidInput, match=r"is of version 1 of finance\.md, which is not in force"):
+            propose(fragment=fragment)
+    assert [i for i in alice.review_items() if i.kind == "retraction_proposed"] == []
+
+
+def test_a_fragment_proposal_stays_open_while_its_whole_source_is_retracted(alice: beliefdb.BeliefDB,
+                                                                            bob: beliefdb.BeliefDB) -> None:
+    """Retracting the whole source takes every text out of force, and restoring it brings the fragment back:
+    the proposal about it stays open (it closed, saying the source had a new text)."""
+    _, fragment = _ingest(alice)
+    proposed = bob.retract(fragment=fragment, reason="x")
+    alice.retract(source="finance.md", reason="checking")
+    alice.retract(source="finance.md", reason="back", undo=True)
+    assert [i.id for i in alice.review_items() if i.kind == "retraction_proposed"] == [proposed.review_item]

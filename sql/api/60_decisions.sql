@@ -352,6 +352,9 @@ begin
             raise exception 'nothing to %: source % is unknown', case when p_undo then 'restore' else 'retract' end,
                 p_ref using errcode = 'BD004';
         elsif v_owner is distinct from beliefdb.current_principal() then
+            if v_target = 'node' then
+                perform beliefdb._require_fragment_in_force(v_ws, v_id);
+            end if;
             v_proposal := jsonb_build_object('target', v_target, 'version', v_version, 'undo', p_undo, 'reason', p_reason)
                           || case when v_target = 'node' then jsonb_build_object('node', v_id) else '{}' end;
             select r.id into v_item
@@ -448,6 +451,9 @@ begin
     -- dry run only (the setting is put back after it, and an error ends it with the statement); a
     -- session that may not act as another principal (an agent's login) previews as itself.
     v_proposed := v_owner is distinct from beliefdb.current_principal() and v_owner is not null;
+    if v_proposed and v_target = 'node' then
+        perform beliefdb._require_fragment_in_force(v_ws, v_id);
+    end if;
     if v_proposed then
         v_principal := current_setting('beliefdb.principal', true);
         perform set_config('beliefdb.principal', v_owner, true);

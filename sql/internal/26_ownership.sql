@@ -257,6 +257,32 @@ as $$
 $$;
 comment on function beliefdb._source_part(uuid, uuid) is 'The source (and version) a source, version or fragment id belongs to, and the retraction target it is';
 
+-- Refuse (BD005) a proposal to retract or restore a fragment whose text is not in force while its
+-- source is: the source has another text in force (approved, it would change words nothing reads, not
+-- the text in force's own fragment of them). A fragment of a retracted source is not refused: restoring
+-- the source brings its text back into force.
+create or replace function beliefdb._require_fragment_in_force(p_workspace_id uuid, p_fragment uuid) returns void
+language plpgsql stable
+set search_path = pg_catalog, pg_temp
+as $$
+declare
+    v_version integer;
+    v_name text;
+begin
+    select v.version, s.name into v_version, v_name
+      from beliefdb.fragment f
+      join beliefdb.source_version v on v.workspace_id = f.workspace_id and v.id = f.source_version_id
+      join beliefdb.source s on s.workspace_id = v.workspace_id and s.id = v.source_id
+     where f.workspace_id = p_workspace_id and f.id = p_fragment
+       and s.retracted_at is null and not beliefdb.in_force(v.workspace_id, v.id);
+    if found then
+        raise exception 'fragment % is of version % of %, which is not in force: propose it on the text in force',
+            p_fragment, v_version, v_name using errcode = 'BD005';
+    end if;
+end
+$$;
+comment on function beliefdb._require_fragment_in_force(uuid, uuid) is 'Refuse (BD005) a proposal about a fragment whose version is not in force while its source is';
+
 -- Raise not_owner (BD008) unless the acting principal owns the source (the principal that first
 -- ingested it, rule 17).
 create or replace function beliefdb._require_source_owner(p_workspace_id uuid, p_source uuid, p_doing text)

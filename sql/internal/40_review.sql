@@ -51,17 +51,19 @@ declare
     v_closed integer;
     v_left integer;
 begin
-    -- a fragment's retraction or restore proposed on a text that is no longer in force (the source has
-    -- a new version since, or the fragment is gone): approved, it would change words nothing reads now,
-    -- and not the new text's own fragment of them; closed, for a proposal on the text in force
+    -- a fragment's retraction or restore proposed on a text that is no longer in force while the source
+    -- is (the source has a new version since, or the fragment is gone): approved, it would change words
+    -- nothing reads now, and not the new text's own fragment of them; closed, for a proposal on the text
+    -- in force. (Not when the whole source is retracted: restoring it brings the fragment back.)
     update beliefdb.review_item r
        set status = 'closed', resolved_at = beliefdb.clock(), resolved_by = 'beliefdb',
            note = 'settled: the source has a new text since; propose it again on the text in force'
      where r.workspace_id = p_workspace_id and r.status = 'open' and r.source_id = any(p_sources)
        and r.kind = 'retraction_proposed' and r.proposal ->> 'target' = 'node'
        and not exists (select from beliefdb.fragment f
+                        join beliefdb.source s on s.workspace_id = f.workspace_id and s.id = r.source_id
                         where f.workspace_id = r.workspace_id and f.id = (r.proposal ->> 'node')::uuid
-                          and beliefdb.in_force(f.workspace_id, f.source_version_id));
+                          and (s.retracted_at is not null or beliefdb.in_force(f.workspace_id, f.source_version_id)));
     get diagnostics v_left = row_count;
     update beliefdb.review_item r
        set status = 'closed', resolved_at = beliefdb.clock(), resolved_by = 'beliefdb',
