@@ -165,6 +165,29 @@ def test_a_belief_superseded_since_the_preview_shows_the_conflict_and_a_fresh_pr
                 and b.attribute == db.why(story.refund).belief.attribute] == ["original payment method"]
 
 
+def test_a_belief_superseded_twice_since_the_preview_offers_the_end_of_the_chain(
+        client: TestClient, db_url: str, story: Story) -> None:
+    """The conflict page previewed the belief's replacement, which was itself superseded since: that preview
+    was refused, and the page was "Not understood" again. It follows the chain to the belief in force."""
+    sign_in(client, api.create_token("default", "alice", url=db_url).token)
+    token = form_token(client.get(f"/beliefs/{story.refund}", headers=HTML).text)
+    fix = {"statement": "Refunds go to the original payment method.", "value": "original payment method",
+           "form_token": token}
+    preview = client.post(f"/beliefs/{story.refund}/correction/preview", data=fix, headers=HTML)
+    seen = int(re.search(r'name="expected_revision" value="(\d+)"', preview.text).group(1))  # type: ignore[union-attr]
+    with beliefdb.connect(db_url, principal="alice") as db:  # meanwhile, corrected twice over the API
+        first = db.apply_correction(story.refund, "Refunds go to store credit.", reviewer="alice",
+                                    value="store credit", expect_revision=db.preview_correction(story.refund).revision)
+        assert first.replacement is not None
+        second = db.apply_correction(first.replacement, "Refunds go to a gift card.", reviewer="alice",
+                                     value="gift card",
+                                     expect_revision=db.preview_correction(first.replacement).revision)
+    stale = client.post(f"/beliefs/{story.refund}/correction", data={**fix, "expected_revision": str(seen)},
+                        headers=HTML)
+    assert stale.status_code == 409 and 'id="conflict"' in stale.text, stale.text
+    assert f'action="/beliefs/{second.replacement}/correction"' in stale.text, stale.text
+
+
 def test_a_change_page_names_what_it_touched_by_looking_up_those_nodes_only(
         client: TestClient, db_url: str, story: Story, monkeypatch: pytest.MonkeyPatch) -> None:
     sign_in(client, api.create_token("default", "alice", url=db_url).token)

@@ -35,10 +35,13 @@ def _preview_page(request: Request, v: session.Viewer, belief: str, statement: s
                   *, conflict: str | None = None) -> Response:
     found = v.db.why(belief)
     replaced = None
-    if conflict is not None and found.belief.status == "superseded" and found.replaced_by:
-        # superseded since the preview: the correction can only go to what replaced it (the newest)
+    # superseded since the preview: the correction can only go to what replaced it (the newest), or, where
+    # that was superseded in turn, to the end of the chain (a bounded walk: supersession has no cycle)
+    hops = 0
+    while conflict is not None and found.belief.status == "superseded" and found.replaced_by and hops < 20:
         replaced = found.replaced_by[-1]
         found = v.db.why(replaced.new_belief)
+        hops += 1
     seen = v.db.preview_correction(found.belief.id, statement, _or_none(value))
     names = describe.Names(v.db)
     context = {"viewer": v, "title": "Correction preview", "belief": found.belief, "preview": seen,
