@@ -120,3 +120,24 @@ def test_a_turn_appended_when_every_version_is_retracted_starts_the_text_again(b
     assert versions(db_url, "chat") == [(1, lay_out([LISBON])[0], True, False), (2, alone, False, True)]
     held = statuses(bdb)
     assert not held[("maya/lives_in", "Lisbon")][1] and held[("maya/works_at", "Acme")] == ("current", True)
+
+
+def test_a_proposed_turn_approved_while_the_conversation_is_retracted_keeps_the_turns_added_since(
+        alice: beliefdb.BeliefDB, bob: beliefdb.BeliefDB, db_url: str) -> None:
+    """Approving bob's proposed turn after alice appended one to her retracted conversation stored the proposal
+    as it was (the rebase read only a source in force): alice's turn was gone from the text, and her first
+    turn had no fragment, once the conversation was restored."""
+    alice.ingest_conversation([LISBON], source="chat")
+    alice.retract(source="chat", reason="trial")
+    proposed = bob.remember_turn("chat", "bob", "She moved last week.", time=ACME)
+    assert proposed.proposed
+    alice.remember_turn("chat", "maya", "I work at Acme.", time=ACME)
+    (item,) = [i for i in alice.review_items() if i.kind == "version_proposed"]
+    alice.resolve_review(item.id, "approved")
+    alice.retract(source="chat", reason="back", undo=True)
+    in_force = [text for _, text, _, now in versions(db_url, "chat") if now]
+    assert len(in_force) == 1
+    assert all(said in in_force[0] for said in ("I live in Lisbon.", "I work at Acme.", "She moved last week."))
+    held = statuses(alice)
+    assert held[("maya/lives_in", "Lisbon")] == ("current", True)
+    assert held[("maya/works_at", "Acme")] == ("current", True)

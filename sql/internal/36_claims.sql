@@ -1122,8 +1122,10 @@ begin
     select v.content, v.id into v_content, v_version
       from beliefdb.source s
       join beliefdb.source_version v on v.workspace_id = s.workspace_id and v.source_id = s.id
+     -- (its latest text not retracted, whether the source is: a turn appended to a retracted
+     -- conversation grows that text, kept as history, as _ingest_version_core grows it)
      where s.workspace_id = p_workspace_id and s.id = p_source_id and s.origin_type = 'conversation'
-       and s.retracted_at is null and v.retracted_at is null
+       and v.retracted_at is null
      order by v.version desc
      limit 1;
     if v_version is null or v_proposed is null
