@@ -316,7 +316,6 @@ declare
     v_id uuid;
     v_ids uuid[];
     v_source uuid;
-    v_part text;
     v_version integer := p_version;
     v_owner text;
     v_item uuid;
@@ -336,16 +335,8 @@ begin
     v_ids := beliefdb._retraction_targets(v_ws, v_target, v_id, p_version);
     -- a source, a version or a fragment named as a node is its source's owner's (rule 17): a source or
     -- a version as if named so, a fragment with its source (the owner's to approve)
-    if v_target in ('source', 'version') then
-        v_source := v_id;
-    elsif v_target = 'node' then
-        select p.target, p.source_id, p.version into v_part, v_source, v_version
-          from beliefdb._source_part(v_ws, v_id) p;
-        if v_part in ('source', 'version') then
-            v_target := v_part;
-            v_id := v_source;
-        end if;
-    end if;
+    select r.target, r.id, r.source_id, r.version into v_target, v_id, v_source, v_version
+      from beliefdb._retraction_subject(v_ws, v_target, v_id, p_version) r;
     if v_source is not null then
         select s.owner into v_owner from beliefdb.source s where s.workspace_id = v_ws and s.id = v_source;
         if not found then
@@ -412,7 +403,6 @@ declare
     v_id uuid;
     v_ids uuid[];
     v_source uuid;
-    v_part text;
     v_owner text;
     v_changes jsonb;
     v_principal text;
@@ -428,15 +418,8 @@ begin
     end if;
     v_ids := beliefdb._retraction_targets(v_ws, v_target, v_id, p_version);
     -- (a source, version or fragment named as a node: its source's owner's, as retract reads it)
-    if v_target in ('source', 'version') then
-        v_source := v_id;
-    elsif v_target = 'node' then
-        select p.target, p.source_id into v_part, v_source from beliefdb._source_part(v_ws, v_id) p;
-        if v_part in ('source', 'version') then
-            v_target := v_part;
-            v_id := v_source;
-        end if;
-    end if;
+    select r.target, r.id, r.source_id into v_target, v_id, v_source
+      from beliefdb._retraction_subject(v_ws, v_target, v_id, p_version) r;
     if v_source is not null then
         select s.owner into v_owner from beliefdb.source s where s.workspace_id = v_ws and s.id = v_source;
     end if;

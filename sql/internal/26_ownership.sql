@@ -257,6 +257,39 @@ as $$
 $$;
 comment on function beliefdb._source_part(uuid, uuid) is 'The source (and version) a source, version or fragment id belongs to, and the retraction target it is';
 
+-- What a retraction or restore names, for its owner check (beliefdb.retract and retract_preview alike,
+-- rule 17): a source or a version as itself (the source's id, the version's number), a node that is a
+-- source or a version as if named so, a fragment as a node with its source (the source's owner's), any
+-- other node as itself, with no source (its own owner's: _require_retraction_owner).
+create or replace function beliefdb._retraction_subject(p_workspace_id uuid, p_target text, p_id uuid,
+                                                        p_version integer)
+returns table (target text, id uuid, source_id uuid, version integer)
+language plpgsql stable
+set search_path = pg_catalog, pg_temp
+as $$
+declare
+    v_part text;
+    v_source uuid;
+    v_version integer;
+begin
+    if p_target in ('source', 'version') then
+        return query select p_target, p_id, p_id, p_version;
+    elsif p_target = 'node' then
+        -- (one row at most: a source, a version or a fragment of that id)
+        select p.target, p.source_id, p.version into v_part, v_source, v_version
+          from beliefdb._source_part(p_workspace_id, p_id) p;
+        if v_part in ('source', 'version') then
+            return query select v_part, v_source, v_source, v_version;
+        else
+            return query select p_target, p_id, v_source, v_version;
+        end if;
+    else
+        return query select p_target, p_id, null::uuid, p_version;
+    end if;
+end
+$$;
+comment on function beliefdb._retraction_subject(uuid, text, uuid, integer) is 'What a retraction names for its owner check: its target, id, source and version (a source, version or fragment named as a node is its source''s)';
+
 -- Refuse (BD005) a proposal to retract or restore a fragment whose text is not in force while its
 -- source is: the source has another text in force (approved, it would change words nothing reads, not
 -- the text in force's own fragment of them). A fragment of a retracted source is not refused: restoring
