@@ -46,7 +46,9 @@ as $$
     -- Every node the given ones rest on, each edge once (node, the node it was reached from, its world),
     -- not a walk per given node: a run of 1,000 chained steps, each with a memory, walked 1,000 times
     -- the chain below each one, 29 s a flush. (world: a stored belief's own, or a fragment's source's,
-    -- where the walk stops; null for a step or a memory of the batch.)
+    -- where the walk stops; null for a step or a memory of the batch. Written out at the start and in
+    -- the walk, not a function of its own: called once a node, a function took a 1,000-step run's
+    -- flush from 0.86 to 2.1 s.)
     back (node, child, world) as (
         select n.id, null::uuid, o.provenance
           from unnest(p_nodes) n (id)
