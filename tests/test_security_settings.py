@@ -84,6 +84,49 @@ def test_a_forged_audit_state_cannot_leave_the_head_behind(db_url: str, agent: t
     assert head == last and ok
 
 
+FORGE_LAST = ("select set_config(%s, concat_ws('/', 5000, e.seq, encode(e.hash, 'hex'), h.ctid), true)"
+              " from beliefdb.audit_head h, lateral (select e.seq, e.hash from beliefdb.audit_event e"
+              " where e.workspace_id = h.workspace_id order by e.seq desc limit 1) e")
+
+
+@pytest.mark.parametrize("how", ["check fired early", "check rolled back", "deferred flag off"])
+def test_a_forged_audit_state_cannot_outlive_the_commit_check(db_url: str, agent: tuple[str, str], how: str) -> None:
+    """The head of a transaction past its 1,024th append to a workspace waits for one check at the
+    commit (audit_head_at_commit), not one per event: an agent that forged its count and then made
+    that check run before its commit (set constraints ... immediate), rolled back the subtransaction
+    that queued it, or set the flag its queueing reads, and forged its state again to name the
+    chain's last event, still cannot leave the head behind its later events."""
+    url, ws = agent
+    with psycopg.connect(url) as conn:
+        setting = conn.execute("select 'beliefdb.audit_' || replace(beliefdb.current_workspace_id()::text, '-', '')"
+                               ).fetchone()[0]  # type: ignore[index]
+        conn.execute("select set_config(%s, '5000/0/' || repeat('0', 64) || '/' || (select ctid::text from"
+                     " beliefdb.audit_head), true)", (setting,))
+        if how == "check fired early":
+            conn.execute("select beliefdb.ingest_version('attack.txt', 'Agent A note: the sky is green.')")
+            conn.execute("set constraints beliefdb.audit_head_at_commit immediate")
+            conn.execute("set constraints beliefdb.audit_head_at_commit deferred")
+        elif how == "check rolled back":
+            conn.execute("savepoint forged")
+            conn.execute("select beliefdb.ingest_version('attack.txt', 'Agent A note: the sky is green.')")
+            conn.execute("rollback to savepoint forged")
+        else:
+            conn.execute("select set_config('beliefdb.audit_deferred', 'off', true)")
+            conn.execute("select beliefdb.ingest_version('attack.txt', 'Agent A note: the sky is green.')")
+            conn.execute("select set_config('beliefdb.audit_deferred', 'off', true)")
+        conn.execute(FORGE_LAST, (setting,))
+        conn.execute("select beliefdb.ingest_version('attack.txt', 'Agent A note: the sky is red.')")
+        conn.execute(FORGE_LAST, (setting,))
+        conn.execute("select beliefdb.ingest_version('attack2.txt', 'Agent A note: the grass is red.')")
+        conn.commit()
+    head, last, ok = chain(db_url, ws)
+    assert head == last and ok
+    with beliefdb.connect(db_url, ws) as db:
+        db.ingest_text("# Grass\n\nThe grass colour is green.\n", source="grass.md", authority="official")
+    head, last, ok = chain(db_url, ws)
+    assert head == last and ok
+
+
 @pytest.mark.parametrize(("setting", "own_tables"), [("beliefdb.locked_at", False), ("beliefdb.batch_clock", False),
                                                      ("beliefdb.locked_at", True), ("beliefdb.batch_clock", True)])
 def test_a_writer_cannot_date_its_write_before_its_lock(db_url: str, agent: tuple[str, str], setting: str,
