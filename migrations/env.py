@@ -10,6 +10,9 @@ another revision than the one it upgrades from.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
+import psycopg
 from alembic import context
 from sqlalchemy import text
 
@@ -20,11 +23,11 @@ from beliefdb.db.migrate import (
     engine_for,
     fingerprint_comment,
     fingerprint_statement,
-    offline_preamble,
-    partial_upgrade_note,
+    moved_extensions,
     run_sql,
     sql_dir,
 )
+from beliefdb.db.migrate_script import offline_preamble, partial_upgrade_note
 
 config = context.config
 conninfo: str = config.attributes.get("conninfo", "")
@@ -99,6 +102,14 @@ def _reapply() -> None:
         run_sql(partial_upgrade_note(target, head))
 
 
+def _keep_revoked(into: list[str]) -> Callable[[psycopg.errors.Diagnostic], None]:
+    def keep(notice: psycopg.errors.Diagnostic) -> None:
+        message = notice.message_primary or ""
+        if notice.severity_nonlocalized == "WARNING" and message.startswith("beliefdb revoked"):
+            into.append(f"{message} (hint: {notice.message_hint})" if notice.message_hint else message)
+    return keep
+
+
 def run_offline() -> None:
     context.configure(url="postgresql+psycopg://", literal_binds=True, version_table_schema="beliefdb",
                       transactional_ddl=True)
@@ -123,8 +134,13 @@ def run_online() -> None:
         # what this migration found, under the lock (migrate.upgrade_found reports it)
         recorded = connection.execute(text("select obj_description(to_regclass('beliefdb.alembic_version'),"
                                            " 'pg_class')")).scalar()
+        driver = connection.connection.driver_connection
+        assert driver is not None
         config.attributes["found"] = (context.get_context().get_current_revision(),
-                                      recorded == fingerprint_comment())
+                                      recorded == fingerprint_comment() and not moved_extensions(driver))
+        # the grants sql/api/80_privileges.sql takes back, one warning per role (psycopg drops notices
+        # unless a handler takes them)
+        driver.add_notice_handler(_keep_revoked(config.attributes.setdefault("revoked", [])))
         with context.begin_transaction():
             _extensions()
             context.run_migrations()

@@ -137,7 +137,8 @@ def test_the_script_from_each_revision_upgrades_a_database_at_it_to_the_canonica
         behind = len(REVISIONS) - 1 - REVISIONS.index(revision)
         # the online upgrade that reached the head applied its functions: nothing left to do there
         before = cli.json("migrate", "--check", "--db", url, expect=1 if behind else 0)
-        assert before == {"current": revision, "head": HEAD, "behind": behind, "up_to_date": not behind}, revision
+        assert before == {"current": revision, "head": HEAD, "behind": behind, "up_to_date": not behind,
+                          "moved_extensions": {}}, revision
 
         script = cli("migrate", "--sql", "--from", revision).stdout
         assert script.lstrip().startswith("BEGIN;") and script.rstrip().endswith("COMMIT;")
@@ -146,7 +147,7 @@ def test_the_script_from_each_revision_upgrades_a_database_at_it_to_the_canonica
         assert dump_difference(catalog_dump(url), canonical) == {}, revision
         assert revision_of(url) == (HEAD, f"beliefdb schema {migrate.fingerprint()}")
         assert cli.json("migrate", "--check", "--db", url) == {"current": HEAD, "head": HEAD, "behind": 0,
-                                                                "up_to_date": True}
+                                                                "up_to_date": True, "moved_extensions": {}}
 
 
 @pytest.mark.slow
@@ -240,7 +241,7 @@ def test_check_passes_on_a_current_database(cli: Cli, database_at: Callable[[str
     url = database_at(HEAD)
     assert cli("migrate", "--check", "--db", url).stdout == f"schema at revision {HEAD} (current)\n"
     assert cli.json("migrate", "--check", "--db", url) == {"current": HEAD, "head": HEAD, "behind": 0,
-                                                            "up_to_date": True}
+                                                            "up_to_date": True, "moved_extensions": {}}
 
 
 @pytest.mark.slow
@@ -249,7 +250,7 @@ def test_check_fails_where_beliefdb_is_not_installed(cli: Cli, database_at: Call
     assert cli.one_line_error("migrate", "--check", "--db", url) == (
         f"error: beliefdb is not installed in this database (head is {HEAD}): run beliefdb migrate")
     assert cli.json("migrate", "--check", "--db", url, expect=1) == {
-        "current": None, "head": HEAD, "behind": len(REVISIONS), "up_to_date": False}
+        "current": None, "head": HEAD, "behind": len(REVISIONS), "up_to_date": False, "moved_extensions": {}}
     with psycopg.connect(url) as conn:
         assert conn.execute("select to_regnamespace('beliefdb')").fetchone() == (None,), "check changed nothing"
 
@@ -272,7 +273,7 @@ def test_check_fails_when_the_functions_are_another_packages(cli: Cli,
     with psycopg.connect(url) as conn:
         conn.execute("comment on table beliefdb.alembic_version is 'beliefdb schema older'")
     assert cli.json("migrate", "--check", "--db", url, expect=1) == {
-        "current": HEAD, "head": HEAD, "behind": 0, "up_to_date": False}
+        "current": HEAD, "head": HEAD, "behind": 0, "up_to_date": False, "moved_extensions": {}}
     line = cli.one_line_error("migrate", "--check", "--db", url)
     assert "functions, views or grants are not this beliefdb's: run beliefdb migrate" in line
     cli("migrate", "--db", url)
@@ -285,7 +286,7 @@ def test_check_fails_on_a_revision_from_a_newer_beliefdb(cli: Cli, database_at: 
     with psycopg.connect(url) as conn:
         conn.execute("update beliefdb.alembic_version set version_num = '9999'")
     assert cli.json("migrate", "--check", "--db", url, expect=1) == {
-        "current": "9999", "head": HEAD, "behind": None, "up_to_date": False}
+        "current": "9999", "head": HEAD, "behind": None, "up_to_date": False, "moved_extensions": {}}
     assert "which this beliefdb (head " in cli.one_line_error("migrate", "--check", "--db", url)
 
 

@@ -15,7 +15,7 @@ import pytest
 from psycopg import sql
 from psycopg.conninfo import make_conninfo
 
-from beliefdb.db import migrate
+from beliefdb.db import migrate, migrate_script
 from beliefdb.db.server import EmbeddedServer
 
 Dump = dict[str, list[tuple[Any, ...]]]
@@ -290,7 +290,7 @@ def test_offline_upgrade_sql_builds_the_same_schema(scratch_db: Callable[[], str
     migrated, offline = scratch_db(), scratch_db()
     migrate.upgrade(migrated)
     with psycopg.connect(offline, autocommit=True) as conn:
-        conn.execute(migrate.upgrade_sql())
+        conn.execute(migrate_script.upgrade_sql())
     assert dump_difference(catalog_dump(migrated), catalog_dump(offline)) == {}
     assert migrate.current_revision(offline) == migrate.head_revision()
 
@@ -414,7 +414,7 @@ def test_nothing_is_created_in_public(scratch_db: Callable[[], str]) -> None:
 
 
 def test_upgrade_sql_contains_tables_version_and_functions() -> None:
-    text = migrate.upgrade_sql()
+    text = migrate_script.upgrade_sql()
     lowered = text.lower()
     for table in ("workspace", "node", "source", "source_version", "fragment", "belief", "evidence",
                   "relation", "justification", "justification_antecedent", "audit_event"):

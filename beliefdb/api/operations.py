@@ -93,17 +93,18 @@ def migrate(url: str | None = None, *, home: str | Path | None = None) -> Migrat
 
     resolved = resolve_url(url, home=_home(home), migrate=False)
     probe(resolved)
-    before, after, was_current = migrations.upgrade_found(resolved)
-    return Migration(before=before, after=after, refreshed=before == after and not was_current)
+    done = migrations.upgrade_found(resolved)
+    return Migration(before=done.found, after=done.head, refreshed=done.found == done.head and not done.was_current,
+                     revoked=done.revoked)
 
 
 def migration_sql(from_revision: str | None = None, to_revision: str | None = None) -> str:
     """The SQL of an upgrade from ``from_revision`` (None: from nothing) to ``to_revision`` (None: the
     current version), one transaction for DBAs who apply it themselves; it refuses a database at
     another revision. Needs no database."""
-    from beliefdb.db import migrate as migrations
+    from beliefdb.db import migrate_script  # alembic loads only when a migration runs
 
-    return migrations.upgrade_sql(from_revision=from_revision, to_revision=to_revision)
+    return migrate_script.upgrade_sql(from_revision=from_revision, to_revision=to_revision)
 
 
 def migration_status(url: str | None = None, *, home: str | Path | None = None) -> MigrationStatus:

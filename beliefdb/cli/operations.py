@@ -62,8 +62,10 @@ def migrate(
         else:
             done = api.migrate(db, home=home)
     if check:
-        _report_check(status, as_json)
-    elif as_json:
+        return _report_check(status, as_json)
+    for revoked in done.revoked:
+        typer.echo(f"warning: {revoked}", err=True)
+    if as_json:
         typer.echo(render.to_json(done))
     else:
         was = " (installed)" if done.before is None else f" (was {done.before})"
@@ -73,23 +75,26 @@ def migrate(
 
 
 def _report_check(status: MigrationStatus, as_json: bool) -> None:
-    if as_json:
-        typer.echo(render.to_json(status))
-    elif status.up_to_date:
-        typer.echo(f"schema at revision {status.current} (current)")
+    moved = ", ".join(f"extension {name} is now in schema {where}" for name, where in status.moved_extensions.items())
+    if as_json or status.up_to_date:
+        typer.echo(render.to_json(status) if as_json else f"schema at revision {status.current} (current)")
     elif status.current is None:
-        typer.echo(f"error: beliefdb is not installed in this database (head is {status.head}): run beliefdb migrate",
-                   err=True)
+        problem = f"beliefdb is not installed in this database (head is {status.head}): run beliefdb migrate"
     elif status.behind is None:
-        typer.echo(f"error: the schema is at revision {status.current}, which this beliefdb (head {status.head}) does"
-                   " not know: a newer beliefdb migrated it", err=True)
+        problem = (f"the schema is at revision {status.current}, which this beliefdb (head {status.head}) does not"
+                   " know: a newer beliefdb migrated it")
     elif status.behind:
-        typer.echo(f"error: the schema is at revision {status.current}, {status.behind} behind {status.head}:"
-                   " run beliefdb migrate", err=True)
+        problem = (f"the schema is at revision {status.current}, {status.behind} behind {status.head}:"
+                   " run beliefdb migrate")
+    elif moved:
+        problem = (f"{moved}, where beliefdb's functions do not look for it (they were applied before it moved):"
+                   " run beliefdb migrate")
     else:
-        typer.echo(f"error: the schema is at revision {status.head} but its functions, views or grants are not this"
-                   " beliefdb's: run beliefdb migrate", err=True)
+        problem = (f"the schema is at revision {status.head} but its functions, views or grants are not this"
+                   " beliefdb's: run beliefdb migrate")
     if not status.up_to_date:
+        if not as_json:
+            typer.echo(f"error: {problem}", err=True)
         raise typer.Exit(1)
 
 

@@ -9,24 +9,21 @@ from __future__ import annotations
 import hashlib
 import io
 import re
-from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import psycopg
 from psycopg import sql
 
 from beliefdb.db import conninfo
 from beliefdb.db.connector import connect, translate
+from beliefdb.db.queries import Q
 from beliefdb.errors import (
     BeliefDBError,
     DatabaseUnavailable,
     ExtensionConflict,
-    InvalidInput,
     MigrationFailed,
     PermissionDenied,
-    argument,
-    spelled,
 )
 from beliefdb.models import MigrationStatus
 
@@ -145,9 +142,17 @@ def is_current(url: str) -> bool:
         with connect(url) as conn:
             row = conn.execute("select obj_description(to_regclass('beliefdb.alembic_version'), 'pg_class')"
                                ).fetchone()
+            moved = moved_extensions(conn)
     except psycopg.Error as exc:
         raise translate(exc) from exc
-    return row is not None and row[0] == fingerprint_comment()
+    return row is not None and row[0] == fingerprint_comment() and not moved
+
+
+def moved_extensions(conn: psycopg.Connection[Any]) -> dict[str, str]:
+    """The extensions moved to another schema (``alter extension ... set schema``) since the migration
+    that applied the functions searching them, each with where it is now: those functions no longer
+    find it until a migration applies them again."""
+    return {name: schema for name, schema in conn.execute(Q.moved_extensions).fetchall()}
 
 
 def canonical_sql() -> str:
@@ -250,14 +255,24 @@ def newer_schema(current: str, head: str) -> str:
 def upgrade(url: str) -> tuple[str | None, str]:
     """Upgrade to head (idempotent; re-applies functions and views), beliefdb's roles first.
     Returns (before, after)."""
-    before, after, _ = upgrade_found(url)
-    return before, after
+    done = upgrade_found(url)
+    return done.found, done.head
 
 
-def upgrade_found(url: str) -> tuple[str | None, str, bool]:
-    """``upgrade``, returning (the revision it found, the head, whether the schema it found was this
-    package's already), both read under the migration's lock: one that waited for another migration
-    finds that one's work done."""
+class Upgrade(NamedTuple):
+    """What ``upgrade_found`` did: the revision it found and whether the schema it found was this
+    package's already (both read under the migration's lock: one that waited for another migration
+    finds that one's work done), the head it left, and the grants on beliefdb's objects it revoked,
+    as the warnings of sql/api/80_privileges.sql say them (one per role)."""
+
+    found: str | None
+    head: str
+    was_current: bool
+    revoked: tuple[str, ...]
+
+
+def upgrade_found(url: str) -> Upgrade:
+    """``upgrade``, saying what it found and what it revoked (``Upgrade``)."""
     from alembic import command
     from alembic.util import CommandError
     from sqlalchemy.exc import DBAPIError, SQLAlchemyError
@@ -280,7 +295,7 @@ def upgrade_found(url: str) -> tuple[str | None, str, bool]:
             raise _failed(cause) from exc
         raise MigrationFailed(f"migration failed: {str(exc).splitlines()[0]}") from exc
     found, was_current = cfg.attributes.get("found", (before, False))
-    return found, head_revision(), was_current
+    return Upgrade(found, head_revision(), was_current, tuple(cfg.attributes.get("revoked", ())))
 
 
 # What schema/02_extensions.sql raises when pgvector or pg_trgm cannot be used as the database has it
@@ -305,69 +320,6 @@ def revisions() -> list[str]:
     return [r.revision for r in reversed(list(script.walk_revisions()))]
 
 
-def _named_revision(name: str, known: Sequence[str], argument_name: str, option: str) -> str:
-    if name == "head":
-        return known[-1]
-    if name not in known:
-        raise InvalidInput(f"{spelled(argument_name, option)}: unknown revision {name!r} (this beliefdb has"
-                           f" {known[0]} to {known[-1]}, or say head)")
-    return name
-
-
-def upgrade_sql(url: str = "", *, from_revision: str | None = None, to_revision: str | None = None) -> str:
-    """The SQL of an upgrade from ``from_revision`` (None: from nothing) to ``to_revision`` (None: the
-    head), as alembic's offline mode writes it: one transaction a DBA can read and run with psql. It
-    refuses, changing nothing, a database at another revision than ``from_revision``; one that reaches
-    the head re-applies the functions, views and grants and records the fingerprint, as an online
-    upgrade does (migrations/env.py)."""
-    from alembic import command
-
-    known = revisions()
-    target = _named_revision(to_revision, known, "to_revision", "--to") if to_revision is not None else known[-1]
-    start = (_named_revision(from_revision, known, "from_revision", "--from")
-             if from_revision is not None else None)
-    if start is not None and known.index(start) > known.index(target):
-        raise InvalidInput(f"{argument('from_revision', start, option='--from')} is later than"
-                           f" {argument('to_revision', target, option='--to')}: beliefdb does not downgrade"
-                           " (restore a backup instead)")
-    out = io.StringIO()
-    command.upgrade(_config(url, out), f"{start}:{target}" if start is not None else target, sql=True)
-    return out.getvalue()
-
-
-def offline_preamble(start: str | None, target: str) -> str:
-    """What an offline script runs first, inside its transaction: a header, the lock an online
-    upgrade takes, and a guard that refuses a database at another revision than ``start`` (alembic's
-    own update of the version row would match nothing there and let the table changes through)."""
-    return sql.SQL("""\
--- beliefdb schema upgrade from {start_text} to revision {target_text} (beliefdb migrate --sql): one transaction
-select pg_advisory_xact_lock(hashtext('beliefdb.migrate'));
-do $guard$
-declare
-    v_at text;
-begin
-    if to_regclass('beliefdb.alembic_version') is not null then
-        select max(version_num) into v_at from beliefdb.alembic_version;
-    end if;
-    if v_at is distinct from {start} then
-        raise exception 'this script upgrades beliefdb from %, but this database is at %',
-              coalesce({start}, 'nothing (no beliefdb schema)'), coalesce(v_at, 'nothing (no beliefdb schema)')
-              using hint = 'print the script for this database with: beliefdb migrate --sql'
-                           || coalesce(' --from ' || v_at, '');
-    end if;
-end
-$guard$;
-""").format(start=sql.Literal(start), target_text=sql.SQL(target),
-            start_text=sql.SQL(f"revision {start}" if start is not None else "nothing")).as_string(None)
-
-
-def partial_upgrade_note(target: str, head: str) -> str:
-    """Why a script that stops short of the head re-applies nothing."""
-    return (f"\n-- This script stops at revision {target}, before the head {head}: it changes tables only.\n"
-            "-- The functions, views and grants of sql/ are the head's; the script that reaches the head\n"
-            f"-- re-applies them (beliefdb migrate --sql --from {target}).\n")
-
-
 def status(url: str) -> MigrationStatus:
     """Where the schema of ``url`` stands against this package (``migrate --check``); changes nothing."""
     try:
@@ -377,6 +329,7 @@ def status(url: str) -> MigrationStatus:
             installed, recorded = table if table is not None else (False, None)
             row = conn.execute("select max(version_num) from beliefdb.alembic_version").fetchone() \
                 if installed else None
+            moved = moved_extensions(conn)
     except psycopg.Error as exc:
         raise _not_the_owner(exc) from exc
     current = row[0] if row is not None else None
@@ -389,4 +342,5 @@ def status(url: str) -> MigrationStatus:
     else:
         behind = None
     fresh = recorded == fingerprint_comment()
-    return MigrationStatus(current=current, head=head, behind=behind, up_to_date=current == head and fresh)
+    return MigrationStatus(current=current, head=head, behind=behind,
+                           up_to_date=current == head and fresh and not moved, moved_extensions=moved)

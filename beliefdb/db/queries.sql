@@ -1286,3 +1286,16 @@ select v.content, v.version,
    and v.version = (select max(w.version) from beliefdb.source_version w
                      where w.workspace_id = s.workspace_id and w.source_id = s.id and w.retracted_at is null)
  group by s.workspace_id, s.id, v.content, v.version;
+
+-- moved_extensions --
+-- The extensions (vector, pg_trgm) now in a schema that a beliefdb function searching them does not have on its search path (each took the path of the migration that applied it: one run again applies them with the new one)
+select distinct e.extname::text as extension, n.nspname::text as schema
+  from pg_catalog.pg_proc p
+ cross join lateral pg_catalog.unnest(p.proconfig) as c (setting)
+  join pg_catalog.pg_extension e on e.extname in ('vector', 'pg_trgm')
+  join pg_catalog.pg_namespace n on n.oid = e.extnamespace
+ where p.pronamespace = pg_catalog.to_regnamespace('beliefdb')
+   and pg_catalog.starts_with(c.setting, 'search_path=')
+   and c.setting <> 'search_path=pg_catalog, pg_temp'
+   and not pg_catalog.quote_ident(n.nspname) = any (pg_catalog.string_to_array(pg_catalog.substr(c.setting, 13), ', '))
+ order by 1;

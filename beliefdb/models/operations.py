@@ -63,6 +63,9 @@ class Migration:
     before: str | None
     after: str
     refreshed: bool = False
+    # grants on beliefdb's objects that its allow-list does not make, revoked (default privileges of
+    # the migrating role, or by hand): one line per role, naming it and what it held
+    revoked: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -87,12 +90,14 @@ class MigrationStatus:
     revision it is at (None: beliefdb was never migrated there), ``behind`` how many revisions an
     upgrade would apply (None: a revision this package does not know, from a newer beliefdb), and
     ``up_to_date`` whether migrate has nothing to do: at the head revision with this package's
-    functions, views and grants (the fingerprint ``migrate`` records)."""
+    functions, views and grants (the fingerprint ``migrate`` records), and with the extensions where
+    those functions look for them (``moved_extensions``: each moved since, and the schema it is in now)."""
 
     current: str | None
     head: str
     behind: int | None
     up_to_date: bool
+    moved_extensions: dict[str, str] = field(default_factory=dict)
 
 
 

@@ -1,6 +1,10 @@
 -- beliefdb: what the application role may do, and row-level security (docs/rules.md, rule 13).
 -- The application role sees one workspace: the one bound by the beliefdb.workspace_id setting.
 
+-- What the application role holds is what this file grants, whatever an earlier release or a default
+-- privilege gave it: taken back first, then granted below.
+revoke all on schema beliefdb from public, beliefdb_app;
+revoke all on all tables in schema beliefdb from public, beliefdb_app;
 grant usage on schema beliefdb to beliefdb_app;
 
 -- Functions are not public. The application role gets beliefdb's API (sql/api/) by this
@@ -25,6 +29,7 @@ revoke execute on all functions in schema beliefdb from public, beliefdb_app;
 do $$
 begin
     if pg_catalog.to_regnamespace('beliefdb_ext') is not null then
+        revoke all on schema beliefdb_ext from public, beliefdb_app;
         grant usage on schema beliefdb_ext to beliefdb_app;
     end if;
 end
@@ -239,5 +244,73 @@ begin
             'using (workspace_id = (select beliefdb.current_workspace_id())) '
             'with check (workspace_id = (select beliefdb.current_workspace_id()))', v_table);
     end loop;
+end
+$$;
+
+-- Nothing else: beliefdb's privileges are the ones above. The migrating role's default privileges
+-- (alter default privileges, common in a team's database) apply to every object a migration creates
+-- and gave the roles they name usage on this schema and execute on every function, internals that
+-- append to the audit chain or read an audit key included; a grant by hand is not on the list
+-- either. Every privilege on beliefdb's schemas and their functions, tables, columns and types
+-- held by a role other than the object's owner and beliefdb_app (whose grants this file made
+-- afresh) is revoked, and each role it was revoked from is named in a warning (beliefdb migrate
+-- prints it). public keeps its usage of the types, PostgreSQL's default. A role gets beliefdb's API
+-- by membership in beliefdb_app.
+do $$
+declare
+    v_r record;
+    v_grantee text;
+    v_what text[];
+begin
+    drop table if exists pg_temp.beliefdb_foreign_grant;
+    create temporary table beliefdb_foreign_grant (grantee oid, kind text, object text, columns text);
+    insert into pg_temp.beliefdb_foreign_grant
+    select a.grantee, 'routine', p.oid::pg_catalog.regprocedure::text, null
+      from pg_catalog.pg_proc p cross join lateral pg_catalog.aclexplode(p.proacl) a
+     where p.pronamespace = 'beliefdb'::regnamespace and a.grantee <> p.proowner
+       and a.grantee <> 'beliefdb_app'::regrole
+    union
+    select a.grantee, 'table', c.oid::pg_catalog.regclass::text, null
+      from pg_catalog.pg_class c cross join lateral pg_catalog.aclexplode(c.relacl) a
+     where c.relnamespace = 'beliefdb'::regnamespace and a.grantee <> c.relowner
+       and a.grantee <> 'beliefdb_app'::regrole
+    union
+    select x.grantee, 'table', c.oid::pg_catalog.regclass::text, pg_catalog.quote_ident(t.attname)
+      from pg_catalog.pg_class c
+      join pg_catalog.pg_attribute t on t.attrelid = c.oid
+     cross join lateral pg_catalog.aclexplode(t.attacl) x
+     where c.relnamespace = 'beliefdb'::regnamespace and x.grantee <> c.relowner
+       and x.grantee <> 'beliefdb_app'::regrole
+    union
+    select a.grantee, 'type', t.oid::pg_catalog.regtype::text, null
+      from pg_catalog.pg_type t cross join lateral pg_catalog.aclexplode(t.typacl) a
+     where t.typnamespace = 'beliefdb'::regnamespace and a.grantee not in (t.typowner, 0)
+    union
+    select a.grantee, 'schema', pg_catalog.quote_ident(n.nspname), null
+      from pg_catalog.pg_namespace n cross join lateral pg_catalog.aclexplode(n.nspacl) a
+     where n.nspname in ('beliefdb', 'beliefdb_ext') and a.grantee <> n.nspowner
+       and a.grantee <> 'beliefdb_app'::regrole;
+    for v_r in select * from pg_temp.beliefdb_foreign_grant loop
+        v_grantee := case v_r.grantee when 0 then 'public' else pg_catalog.quote_ident(v_r.grantee::regrole::text) end;
+        if v_r.columns is not null then
+            execute pg_catalog.format('revoke all (%s) on table %s from %s cascade', v_r.columns, v_r.object, v_grantee);
+        else
+            execute pg_catalog.format('revoke all on %s %s from %s cascade', v_r.kind, v_r.object, v_grantee);
+        end if;
+    end loop;
+    for v_grantee, v_what in
+        select case g.grantee when 0 then 'public' else g.grantee::regrole::text end,
+               pg_catalog.array_agg(pg_catalog.format('%s %s', g.n, case when g.n = 1 then g.kind else g.kind || 's' end)
+                                    order by g.kind)
+          from (select f.grantee, pg_catalog.replace(f.kind, 'routine', 'function') as kind,
+                       pg_catalog.count(distinct f.object) as n
+                  from pg_temp.beliefdb_foreign_grant f group by 1, 2) g
+         group by g.grantee order by 1
+    loop
+        raise warning 'beliefdb revoked privileges not on beliefdb''s allow-list from role %: on %', v_grantee,
+            pg_catalog.array_to_string(v_what, ', ')
+            using hint = 'a role gets beliefdb''s API by membership in beliefdb_app';
+    end loop;
+    drop table pg_temp.beliefdb_foreign_grant;
 end
 $$;

@@ -11,7 +11,16 @@
 -- (beliefdb.supporting_quotes).
 -- (plpgsql, not sql: the body reads beliefdb.supporting_quotes, which api/48_confidence.sql makes
 -- after this file, and a language sql body is checked when it is created)
-drop function if exists beliefdb._belief_rank(uuid, uuid);
+-- (its result has changed: an earlier one is dropped, this one kept, so that it keeps its grants)
+do $$
+begin
+    if pg_catalog.pg_get_function_result(pg_catalog.to_regprocedure('beliefdb._belief_rank(uuid,uuid)'))
+       is distinct from 'TABLE(authority beliefdb.authority, valid_from timestamp with time zone, recorded timestamp'
+                        ' with time zone, turn_version uuid, turn_at integer)' then
+        drop function if exists beliefdb._belief_rank(uuid, uuid);
+    end if;
+end
+$$;
 create or replace function beliefdb._belief_rank(p_workspace_id uuid, p_belief_id uuid)
 returns table (authority beliefdb.authority, valid_from timestamptz, recorded timestamptz,
                turn_version uuid, turn_at integer)

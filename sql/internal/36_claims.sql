@@ -62,8 +62,16 @@ comment on function beliefdb._add_evidence(uuid, uuid, uuid, text) is 'Record th
 -- each: one justification per piece of evidence, a pair recorded already (or twice here) once. One
 -- statement a table, so their statement triggers run once, not once a belief (a new version of a
 -- document of 2,000 sentences re-verified its quotes one call each: 4 s, and more each version).
--- (it returned uuid[] at revisions 0038 and 0039, and create or replace cannot change a result type)
-drop function if exists beliefdb._add_evidence_all(uuid, uuid[], uuid[]);
+-- (it returned uuid[] at revisions 0038 and 0039, and create or replace cannot change a result type:
+-- that one is dropped, this one kept)
+do $$
+begin
+    if pg_catalog.pg_get_function_result(pg_catalog.to_regprocedure('beliefdb._add_evidence_all(uuid,uuid[],uuid[])'))
+       is distinct from 'void' then
+        drop function if exists beliefdb._add_evidence_all(uuid, uuid[], uuid[]);
+    end if;
+end
+$$;
 create or replace function beliefdb._add_evidence_all(p_workspace_id uuid, p_beliefs uuid[], p_fragments uuid[])
 returns void
 language plpgsql
