@@ -244,6 +244,16 @@ class WorkspaceNotEmpty(InvalidInput):
     code = "workspace_not_empty"
 
 
+class NotCorrectable(InvalidInput):
+    """The belief cannot be corrected in the state it is in now: superseded (the message names the belief
+    that replaced it, and the one in force where that was replaced in turn: correct that one), retracted
+    (restore it first), or, for another principal's proposal, not current. A conflict with the current
+    state, as a changed revision is: nothing was written (the servers answer 409). Still an
+    :class:`InvalidInput`, as it was raised before."""
+
+    code = "not_correctable"
+
+
 class DatabaseNotEmpty(InvalidInput):
     """A restore goes into a database without beliefdb, unless asked to replace it (``clean``)."""
 
@@ -307,9 +317,12 @@ def from_error_code(sqlstate: str, message: str, detail: Mapping[str, object] | 
     whose ``detail`` (the JSON object of the error's DETAIL, :func:`beliefdb.db.connector.sql_detail`) says
     it looked for a belief (``{"unknown": ["belief"]}``: ``beliefdb.resolve_belief`` found no belief by
     that id or prefix; ``beliefdb.resolve_node`` lists every kind it looked among) is :class:`UnknownBelief`,
-    whatever its words."""
+    whatever its words; an invalid input whose detail names the state that keeps a belief from being corrected
+    (``{"not_correctable": "superseded", ...}``: ``beliefdb._correction_is_proposal``) is :class:`NotCorrectable`."""
     kind = BY_ERROR_CODE.get(sqlstate)
     unknown = (detail or {}).get("unknown")
     if kind is NotFound and isinstance(unknown, list) and "belief" in unknown:
         kind = UnknownBelief
+    if kind is InvalidInput and (detail or {}).get("not_correctable") is not None:
+        kind = NotCorrectable
     return kind(message) if kind is not None else None

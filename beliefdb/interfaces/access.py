@@ -25,6 +25,7 @@ STATUS: tuple[tuple[type[errors.BeliefDBError], int], ...] = (
     (errors.StalePreview, 409),
     (errors.IdempotencyKeyReused, 409),
     (errors.IntegrityViolation, 409),
+    (errors.NotCorrectable, 409),  # (an InvalidInput: before it)
     (errors.DatabaseUnavailable, 503),
     (errors.ExtractorUnavailable, 503),
     (errors.ExtractorRefused, 502),  # the llm endpoint refused the request: trying again cannot help

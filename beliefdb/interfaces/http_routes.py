@@ -194,8 +194,8 @@ def preview_correction(body: PreviewCorrection, c: Reader) -> JSONResponse:
 
 
 @router.post("/corrections", responses=doc(CorrectionResult),
-             summary="Apply a correction at the previewed revision (409 when stale, or its key named another;"
-                     " again: already_applied)")
+             summary="Apply a correction at the previewed revision (409 when stale, superseded meanwhile, or its"
+                     " key named another; again: already_applied)")
 def correct(body: Correct, c: Writer) -> JSONResponse:
     return ok(c.db.apply_correction(body.belief, body.statement, reviewer=c.who.principal,
                                     expect_revision=body.expected_revision, value=body.value, reason=body.reason,

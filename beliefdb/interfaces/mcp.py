@@ -318,7 +318,8 @@ def build(*, local: BeliefDB | None = None, memories: Memories | None = None) ->
     @tool("Correct a wrong belief with what a reviewer says instead. First call it without `expected_revision`:"
           " the preview says what would be flagged and held and gives the belief's `revision`. Then call it with"
           " `statement` (and `value`) and `expected_revision` set to that revision to apply it; a changed belief"
-          " answers stale_correction_preview (preview again), and the same correction again answers"
+          " answers stale_correction_preview (preview again), one superseded meanwhile not_correctable (naming the"
+          " belief that replaced it: correct that one), and the same correction again answers"
           " already_applied; an `idempotency_key` names one correction (another with the same key answers"
           " idempotency_key_reused). The reviewer on record is who you act as. Another principal's belief: the"
           " correction is proposed to its owner.")

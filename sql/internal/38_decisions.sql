@@ -32,30 +32,77 @@ end
 $$;
 comment on function beliefdb._add_justification(uuid, uuid, uuid[], beliefdb.edge_kind) is 'Add one reason for a node: all antecedents needed';
 
+-- The belief that superseded p_belief most recently, of the supersessions still in effect (null
+-- when none is: a belief left superseded by a rival that no longer holds).
+create or replace function beliefdb._superseded_by(p_workspace_id uuid, p_belief uuid) returns uuid
+language sql stable
+set search_path = pg_catalog, pg_temp
+as $$
+    select r.from_belief
+      from beliefdb.relation r
+     where r.workspace_id = p_workspace_id and r.to_belief = p_belief and r.kind = 'supersedes'
+       and r.ended_at is null
+     order by r.created_at desc, r.id desc
+     limit 1
+$$;
+comment on function beliefdb._superseded_by(uuid, uuid) is 'The belief that superseded a belief most recently, of the supersessions in effect';
+
 -- Whether the acting principal's correction of p_belief is a proposal to its owner (rule 17), and
 -- whether the belief can be corrected at all: a superseded or retracted one cannot (correct what
--- replaced it), and another principal's correction is proposed only for a belief that is current
--- (or in a tie): of one that is not, the proposal would close before its owner read it (BD005).
--- The preview and the apply both ask this, so the preview refuses what the apply refuses.
+-- replaced it, which the message names: the newest supersession in effect, and the belief in force
+-- at the end of the chain when that one was replaced in turn), and another principal's correction
+-- is proposed only for a belief that is current (or in a tie): of one that is not, the proposal
+-- would close before its owner read it. Each refusal is BD005 with the detail
+-- {"not_correctable": status} (and "superseded_by", "in_force"): a conflict with the belief's state,
+-- which the servers answer 409 (beliefdb.errors.NotCorrectable). The preview and the apply both ask
+-- this, so the preview refuses what the apply refuses.
 create or replace function beliefdb._correction_is_proposal(p_belief beliefdb.belief) returns boolean
 language plpgsql stable
 set search_path = pg_catalog, pg_temp
 as $$
+declare
+    v_by uuid;
+    v_end uuid;
+    v_next uuid;
+    v_hops integer := 0;
 begin
     if p_belief.status = 'superseded' then
-        raise exception 'belief % is superseded: correct the belief that replaced it instead', p_belief.id
-            using errcode = 'BD005';
+        v_by := beliefdb._superseded_by(p_belief.workspace_id, p_belief.id);
+        v_end := v_by;
+        -- (supersession is acyclic; the walk is bounded all the same)
+        while v_end is not null and v_hops < 100 loop
+            select beliefdb._superseded_by(b.workspace_id, b.id) into v_next
+              from beliefdb.belief b
+             where b.workspace_id = p_belief.workspace_id and b.id = v_end and b.status = 'superseded';
+            exit when v_next is null;
+            v_end := v_next;
+            v_hops := v_hops + 1;
+        end loop;
+        if v_by is null then
+            raise exception 'belief % is superseded: correct the belief that replaced it instead', p_belief.id
+                using errcode = 'BD005', detail = jsonb_build_object('not_correctable', 'superseded')::text;
+        elsif v_end = v_by then
+            raise exception 'belief % is superseded by belief %: correct that belief instead', p_belief.id, v_by
+                using errcode = 'BD005', detail = jsonb_build_object(
+                    'not_correctable', 'superseded', 'superseded_by', v_by, 'in_force', v_end)::text;
+        else
+            raise exception 'belief % is superseded by belief %, itself superseded since: the belief in force is %; correct that one instead',
+                p_belief.id, v_by, v_end
+                using errcode = 'BD005', detail = jsonb_build_object(
+                    'not_correctable', 'superseded', 'superseded_by', v_by, 'in_force', v_end)::text;
+        end if;
     elsif p_belief.status = 'retracted' then
         -- nothing replaced a retracted belief: there is no other belief to send the user to
         raise exception 'belief % is retracted: restore it first (undo its retraction), then correct it', p_belief.id
-            using errcode = 'BD005';
+            using errcode = 'BD005', detail = jsonb_build_object('not_correctable', 'retracted')::text;
     end if;
     if p_belief.owner is not distinct from beliefdb.current_principal() then
         return false;
     end if;
     if p_belief.status not in ('current', 'conflicting') then
         raise exception 'belief % is %: only a current belief can be corrected by a proposal to its owner (%)',
-            p_belief.id, p_belief.status, p_belief.owner using errcode = 'BD005';
+            p_belief.id, p_belief.status, p_belief.owner
+            using errcode = 'BD005', detail = jsonb_build_object('not_correctable', p_belief.status)::text;
     end if;
     return true;
 end
