@@ -76,7 +76,8 @@ def ask(
         try:
             bdb = connect(memory.url, memory.workspace, principal=memory.principal, home=memory.home)
         except DatabaseUnavailable as exc:
-            result = AskResult(status="memory_unavailable", question=question, as_of=moment, reason=exc.message)
+            result = AskResult(status="memory_unavailable", question=question, as_of=moment, reason=exc.message,
+                               error=exc.code)
         else:
             with bdb:
                 result = bdb.ask(question, k=k, as_of=moment, scope=conditions, min_confidence=min_confidence,

@@ -70,9 +70,12 @@ def retry_seconds(exc: errors.BeliefDBError | str) -> int | None:
 
 def answered(answer: AskResult) -> AskResult:
     """An ask's answer as a server's door sends it: memory that could not be asked (``memory_unavailable``) is
-    the error ``database_unavailable``, a 503 with Retry-After over HTTP and a tool error with ``retry_after``
-    over MCP, as every other call answers an outage (the library and the CLI answer it as a status)."""
+    the error that kept it from answering, ``workspace_busy`` (another writer held the workspace) or else
+    ``database_unavailable``, a 503 with Retry-After over HTTP and a tool error with ``retry_after`` over MCP,
+    as every other call answers them (the library and the CLI answer it as a status, with the code)."""
     if answer.status == "memory_unavailable":
+        if answer.error == errors.WorkspaceBusy.code:
+            raise errors.WorkspaceBusy(answer.reason or "another writer holds this workspace: try again")
         raise errors.DatabaseUnavailable(f"memory unavailable: {answer.reason}")
     return answer
 

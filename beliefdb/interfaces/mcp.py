@@ -246,7 +246,8 @@ def build(*, local: BeliefDB | None = None, memories: Memories | None = None) ->
     @tool("Answer a question from memory before you rely on what you remember: only beliefs that are true now (or as"
           " of `as_of`, ISO 8601 with a zone: 2026-03-01T09:00:00Z), each with its quote, source, confidence and"
           " warnings (replaced, in conflict, low confidence). status is ok or no_match (memory has nothing); memory"
-          " that cannot be asked is the error database_unavailable, with retry_after (not the same as no history)."
+          " that cannot be asked is the error database_unavailable (or workspace_busy: another writer holds it),"
+          " with retry_after (not the same as no history)."
           " `context` is a prompt-ready summary. When too few beliefs match, `fragments` holds matching text no"
           " belief was extracted from (kind `fragment`: unextracted text, not beliefs, not citable). With `run`"
           " (from record_step) the beliefs shown are recorded as read by that run, so it may cite them.")

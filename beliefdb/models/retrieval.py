@@ -107,6 +107,10 @@ class AskResult:
     fragments_after: int = 0
     #: why nothing matched, when memory can say: an as-of moment before the workspace recorded anything
     hint: str | None = None
+    #: with memory_unavailable, the code of the error that kept memory from answering (``reason`` its
+    #: message): ``workspace_busy`` (another writer held the workspace: try again soon) or
+    #: ``database_unavailable``, which the servers answer as they answer that error of any other call
+    error: str | None = None
 
 
 @dataclass(frozen=True)

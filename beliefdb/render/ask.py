@@ -51,6 +51,8 @@ def ask_json(r: AskResult) -> dict[str, Any]:
         out["degraded"] = r.degraded
     if r.reason:
         out["reason"] = r.reason
+    if r.error:
+        out["error"] = r.error
     if r.hint:
         out["hint"] = r.hint
     return out

@@ -117,6 +117,7 @@ ASK: Schema = _object({
     "fragments_after": {"type": "integer"},
     "degraded": _STRING,
     "reason": _STRING,
+    "error": {"type": "string", "enum": ["workspace_busy", "database_unavailable"]},
     "hint": _STRING,
 }, required=["status", "question", "as_of", "beliefs", "context", "fragments"])
 

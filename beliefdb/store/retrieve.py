@@ -275,7 +275,8 @@ def ask(db: Database, question: str, *, k: int = 5, as_of: datetime | None = Non
             answers = _with_history(answers, got.get("history", []), as_of, c)
             hint = _before_recording(c, as_of) if as_of is not None and not answers else None
     except errors.DatabaseUnavailable as exc:
-        return AskResult(status="memory_unavailable", question=question, as_of=as_of, reason=exc.message)
+        return AskResult(status="memory_unavailable", question=question, as_of=as_of, reason=exc.message,
+                         error=exc.code)
     status = "ok" if answers else "no_match"
     # the beliefs the question's words match before those found by vector or by name alone, and
     # text the words match between the two
