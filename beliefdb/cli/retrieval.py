@@ -32,11 +32,15 @@ EmbedderOpt = Annotated[str | None, typer.Option(
 
 
 def _scope(pairs: list[str] | None, as_json: bool) -> dict[str, str]:
+    """The conditions of the --scope options, each key once (a key given twice is a usage error: the
+    last value would be asked about alone, silently)."""
     scope: dict[str, str] = {}
     for pair in pairs or []:
         key, sep, value = pair.partition("=")
         if not sep or not key.strip():
             usage(f"--scope takes key=value, not '{pair}'")
+        if key.strip() in scope:
+            usage(f"--scope names {key.strip()!r} twice: give each key once")
         scope[key.strip()] = value.strip()
     return scope
 
@@ -49,7 +53,8 @@ def ask(
     as_of: Annotated[str | None, typer.Option(
         help="Answer as of this ISO 8601 moment (valid and recorded time together).")] = None,
     scope: Annotated[list[str] | None, typer.Option(
-        help="The situation asked about, key=value (repeatable): beliefs whose conditions disagree are left out.")]
+        help="The situation asked about, key=value (repeatable, each key once): beliefs whose conditions disagree"
+             " are left out.")]
         = None,
     min_confidence: Annotated[float, typer.Option(
         min=0.0, max=1.0, help="Leave out beliefs under this confidence (0 to 1).")] = 0.0,

@@ -4,9 +4,11 @@ tools use. Rules cited as "rule N" are those of docs/rules.md."""
 
 from __future__ import annotations
 
+import json
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
+from fastapi import Request
 from pydantic import AwareDatetime, BaseModel, BeforeValidator, ConfigDict, Field, field_validator
 
 from beliefdb import api, errors
@@ -33,6 +35,41 @@ def _moment(value: Any) -> datetime:
         return api.parse_moment(value, "moment", zoned=True)
     except errors.InvalidInput as exc:
         raise ValueError(exc.message.removeprefix("moment: ")) from None
+
+
+class _Named(dict[str, Any]):
+    """A JSON object as read, with the names it held more than once (the last value kept, as json does)."""
+
+    twice: list[str]
+
+
+def _named(pairs: list[tuple[str, Any]]) -> _Named:
+    found = _Named(pairs)
+    twice: dict[str, None] = {}
+    if len(found) < len(pairs):  # (one pass, whatever the object's size)
+        seen: set[str] = set()
+        for name, _ in pairs:
+            if name in seen:
+                twice[name] = None
+            seen.add(name)
+    found.twice = list(twice)
+    return found
+
+
+async def scope_once(request: Request) -> None:
+    """Refuse a body whose ``scope`` names a condition twice (a JSON object may, and the reader keeps the last
+    value, silently: the question would be asked about that one alone), as the CLI refuses ``--scope`` given
+    twice with one key. A body that is not JSON is left to the route's own reading."""
+    raw = await request.body()  # (read once: the route's own reading gets it from the request)
+    if b"scope" not in raw and b"\\u" not in raw:
+        return
+    try:
+        body = json.loads(raw, object_pairs_hook=_named)
+    except ValueError:
+        return
+    scope = body.get("scope") if isinstance(body, _Named) else None
+    if isinstance(scope, _Named) and scope.twice:
+        raise errors.InvalidInput(f"scope: names {', '.join(map(repr, scope.twice))} twice: give each condition once")
 
 
 #: a moment Python and psycopg read back in every time zone (beliefdb.inputs)

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Query, Request
+from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import JSONResponse
 
 from beliefdb import errors, render
@@ -27,6 +27,7 @@ from beliefdb.interfaces.http_bodies import (
     Remember,
     Resolve,
     Retract,
+    scope_once,
 )
 from beliefdb.interfaces.http_callers import KnownQuery, Reader, Writer, writer
 from beliefdb.models import (
@@ -106,7 +107,8 @@ def ingest_text(body: IngestText, c: Reader) -> JSONResponse:
                                preview=body.preview))
 
 
-@router.post("/beliefs", responses=doc(IngestReport), summary="Remember one belief with its quote")
+@router.post("/beliefs", responses=doc(IngestReport), summary="Remember one belief with its quote",
+             dependencies=[Depends(scope_once)])
 def remember(body: Remember, c: Writer) -> JSONResponse:
     return ok(c.db.remember(body.statement, body.subject, body.attribute, body.value, body.quote, source=body.source,
                             text=body.text, kind=body.kind, scope=body.scope,
@@ -259,7 +261,8 @@ def record_step(body: RecordStep, c: Writer) -> JSONResponse:
                                memory=memory))
 
 
-@router.post("/ask", responses=doc(ASK), summary="Answer from memory: current beliefs with quotes and warnings")
+@router.post("/ask", responses=doc(ASK), summary="Answer from memory: current beliefs with quotes and warnings",
+             dependencies=[Depends(scope_once)])
 def ask(body: Ask, c: Reader) -> JSONResponse:
     if body.run is not None:
         writer(c)  # recording the read is a change
