@@ -13,6 +13,7 @@ from __future__ import annotations
 import functools
 import inspect
 import logging
+import typing
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import datetime
@@ -120,6 +121,9 @@ class Server(MCPServer[Any]):
         super().__init__(*args, **kwargs)
         #: each tool's arguments, in order, each with whether it is required
         self.takes: dict[str, dict[str, bool]] = {}
+        #: each tool's arguments with their types, as its function declares them (the SDK builds its model of
+        #: the arguments from the same signature, and keeps it to itself)
+        self.types: dict[str, dict[str, Any]] = {}
 
     def _strangers(self, name: str, arguments: dict[str, Any]) -> CallToolResult | None:
         """The tool error for arguments the tool ``name`` does not take (with the required ones that
@@ -149,10 +153,8 @@ class Server(MCPServer[Any]):
             found = exc.__cause__.errors()
             # the names only, as the SDK logs them: the values are the caller's data
             log.info("tool %r: arguments refused: %r", name, sorted({".".join(map(str, e["loc"])) for e in found}))
-            tool = self._tool_manager.get_tool(name)  # (its arguments' model: an object's fields named)
-            takes = problems.fields_of(tool.fn_metadata.arg_model) if tool is not None else None
             return _failed(errors.InvalidInput(problems.one_line(found, whole="the arguments", placed=False,
-                                                                 takes=takes)))
+                                                                 takes=problems.arguments_of(self.types.get(name)))))
 
 
 def build(*, local: BeliefDB | None = None, memories: Memories | None = None) -> MCPServer:
@@ -195,6 +197,8 @@ def build(*, local: BeliefDB | None = None, memories: Memories | None = None) ->
             server.takes[fn.__name__] = {parameter.name: parameter.default is inspect.Parameter.empty
                                          for parameter in inspect.signature(fn).parameters.values()
                                          if parameter.name != "ctx"}
+            declared = typing.get_type_hints(fn, include_extras=True)
+            server.types[fn.__name__] = {argument: declared.get(argument) for argument in server.takes[fn.__name__]}
             return server.tool(description=description, structured_output=False)(checked)
 
         return register

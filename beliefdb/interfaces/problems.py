@@ -86,10 +86,13 @@ def body_fields(route: Any) -> Takes:
     return taken
 
 
-def fields_of(model: Any) -> Takes:
-    """The fields the object at a place of a value of ``model`` takes (an MCP tool's arguments, where a
-    problem's place is not led by a part of the request)."""
-    return lambda where: fields_at(model, where)
+def arguments_of(types: Mapping[str, Any] | None) -> Takes | None:
+    """The fields the object at a place of an MCP tool's arguments takes (a problem's place is not led by a
+    part of the request): the arguments themselves at the top, else by the type its argument declares (a
+    step's ``memory``, a turn of ``turns``); ``types``: each argument's, as the tool's function declares it."""
+    if types is None:
+        return None
+    return lambda where: list(types) if not where else fields_at(types.get(str(where[0])), where[1:])
 
 
 def fields_at(model: Any, path: Sequence[Any]) -> list[str] | None:
