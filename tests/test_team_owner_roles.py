@@ -152,8 +152,8 @@ def test_agent_create_says_which_right_the_owner_lacks(granted_owner: str, embed
     role = str(psycopg.conninfo.conninfo_to_dict(granted_owner)["user"])
     cli = Cli({"BELIEFDB_URL": granted_owner})
     refused = cli.error("agent", "create", "agent_of_a_team", "-w", "default", code="permission_denied")
-    hint = (f"(hint: a superuser runs \"alter role {role} createrole\" and \"grant beliefdb_app to {role} with admin"
-            " option\" once)")
+    hint = (f"(hint: run 'beliefdb agent create' as a superuser, or a superuser runs \"alter role {role} createrole\""
+            f" and \"grant beliefdb_app to {role} with admin option\" once)")
     assert refused["message"] == (f"creating an agent's login makes a login role in beliefdb_app, and {role} may not: "
                                   f"permission denied to create role {hint}")
     assert cli.json("agent", "list") == []
@@ -238,3 +238,35 @@ def test_agent_drop_by_a_createrole_owner_ends_the_agents_sessions(createrole_ow
         assert conn.execute("select count(*) from pg_catalog.pg_roles where rolname = %s", (name,)).fetchone() == (0,)
         assert conn.execute("select action from beliefdb.audit_event where action like 'agent.%' order by seq"
                             ).fetchall() == [("agent.create",), ("agent.drop",)]
+
+
+def test_agent_drop_of_a_superusers_agent_says_the_owner_lacks_the_admin_option(
+        createrole_owner: str, embedded_server: EmbeddedServer) -> None:
+    """An agent a superuser made (``agent create --db <superuser url>``), dropped by the schema's owner: it said
+    "dropping an agent's login takes the schema owner (who runs 'beliefdb migrate'): permission denied to alter
+    role" to the schema's owner. What it lacks is the admin option on the role (from PostgreSQL 16 a createrole
+    login has it on the roles it made only), and the refusal says the two ways out."""
+    cli = Cli({"BELIEFDB_URL": createrole_owner})
+    cli("migrate")
+    admin = embedded_server.status().url
+    assert admin is not None
+    owner = str(psycopg.conninfo.conninfo_to_dict(createrole_owner)["user"])
+    superuser = make_conninfo(admin, dbname=str(psycopg.conninfo.conninfo_to_dict(createrole_owner)["dbname"]))
+    name = f"agent_{uuid.uuid4().hex[:8]}"
+    try:
+        cli("agent", "create", name, "-w", "default", "--db", superuser)
+        refused = cli.error("agent", "drop", name, code="permission_denied")
+        assert refused["message"] == (
+            f"dropping an agent's login drops its role {name}, and {owner}, the schema's owner, may not: permission"
+            f" denied to alter role ({owner} has no admin option on role {name}: it did not create it) (hint: run"
+            f" 'beliefdb agent drop' as a superuser, or a superuser runs \"grant {name} to {owner} with admin"
+            " option\" once)")
+        assert [agent["name"] for agent in cli.json("agent", "list")] == [name]
+        with psycopg.connect(admin, autocommit=True) as conn:  # what the hint says
+            conn.execute(sql.SQL("grant {} to {} with admin option").format(sql.Identifier(name),
+                                                                            sql.Identifier(owner)))
+        cli("agent", "drop", name)
+        assert cli.json("agent", "list") == []
+    finally:
+        with psycopg.connect(admin, autocommit=True) as conn:
+            conn.execute(sql.SQL("drop role if exists {}").format(sql.Identifier(name)))

@@ -940,6 +940,11 @@ delete from beliefdb.agent_login where role_name = %s;
 -- Whether this session has the privileges of the role of this oid (it may then end that role's sessions)
 select pg_catalog.pg_has_role(%s::oid, 'usage');
 
+-- role_rights --
+-- Whether the session's user has createrole, and holds the role of this oid with the admin option (both alter and drop it)
+select r.rolcreaterole or r.rolsuper, pg_catalog.pg_has_role(%s::oid, 'member with admin option')
+  from pg_catalog.pg_roles r where r.rolname = current_user;
+
 -- end_role_sessions --
 -- End the open sessions of a login role (by oid: it may be dropped already) that this session may signal; how many
 select count(*) filter (where pg_catalog.pg_terminate_backend(a.pid))::int

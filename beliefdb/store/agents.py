@@ -23,7 +23,7 @@ from psycopg.rows import class_row
 from psycopg.types.json import Jsonb
 
 from beliefdb import errors
-from beliefdb.db.connector import APP_ROLE, translated_errors
+from beliefdb.db.connector import APP_ROLE, translate, translated_errors
 from beliefdb.db.queries import Q
 from beliefdb.models import AgentCreated, AgentLogin
 from beliefdb.store.tokens import _owner_connection
@@ -103,8 +103,8 @@ def create_agent(url: str, name: str, workspace: str, password: str | None = Non
             # the schema's owner, without createrole (or, from PostgreSQL 16, the admin option on beliefdb_app)
             raise errors.PermissionDenied(
                 f"creating an agent's login makes a login role in {APP_ROLE}, and {owner} may not: {exc.message}"
-                f" (hint: a superuser runs \"alter role {owner} createrole\" and \"grant {APP_ROLE} to {owner}"
-                " with admin option\" once)") from exc
+                f" (hint: run 'beliefdb agent create' as a superuser, or a superuser runs \"alter role {owner}"
+                f" createrole\" and \"grant {APP_ROLE} to {owner} with admin option\" once)") from exc
         raise _as_owner("creating an agent's login", exc) from exc
     assert row is not None
     return AgentCreated(name=name, workspace=workspace, workspace_id=found[0], created_at=row[0], password=chosen,
@@ -141,17 +141,25 @@ def drop_agent(url: str, name: str) -> AgentLogin:
     with the admin option alone, so it grants itself the agent's role for that moment (it goes with
     the role)."""
     _check_name(name)
+    refused: errors.PermissionDenied | None = None  # the schema's owner, refused the role: what it lacks
     try:
         with _owner_connection(url) as conn, translated_errors():
-            with conn.transaction():
-                found = _agent_logins(conn, name)
-                role = conn.execute(Q.role_oid, (name,)).fetchone()
-                if role is not None:
-                    conn.execute(sql.SQL("alter role {} nologin").format(sql.Identifier(name)))
-                    usage = conn.execute(Q.may_signal_role, (role[0],)).fetchone()
-                    if usage is None or not usage[0]:
-                        conn.execute(sql.SQL("grant {} to {}").format(sql.Identifier(name),
-                                                                      sql.Identifier(str(conn.info.user))))
+            role: tuple[Any, ...] | None = None
+            try:
+                with conn.transaction():
+                    found = _agent_logins(conn, name)
+                    role = conn.execute(Q.role_oid, (name,)).fetchone()
+                    if role is not None:
+                        conn.execute(sql.SQL("alter role {} nologin").format(sql.Identifier(name)))
+                        usage = conn.execute(Q.may_signal_role, (role[0],)).fetchone()
+                        if usage is None or not usage[0]:
+                            conn.execute(sql.SQL("grant {} to {}").format(sql.Identifier(name),
+                                                                          sql.Identifier(str(conn.info.user))))
+            except psycopg.errors.InsufficientPrivilege as exc:
+                if role is None:  # (not the role: the binding, which only the schema's owner reads)
+                    raise
+                refused = _role_refused(conn, name, role[0], exc)
+                raise refused from exc
             if role is not None:
                 conn.execute(Q.end_role_sessions, (role[0],))
                 conn.commit()
@@ -164,8 +172,34 @@ def drop_agent(url: str, name: str) -> AgentLogin:
                     if login.workspace is not None:
                         _audit(conn, login.workspace_id, "agent.drop", name)
     except errors.PermissionDenied as exc:
+        if exc is refused:
+            raise
         raise _as_owner("dropping an agent's login", exc) from exc
     return found[0]
+
+
+def _role_refused(conn: psycopg.Connection[Any], name: str, oid: Any,
+                  exc: psycopg.errors.InsufficientPrivilege) -> errors.PermissionDenied:
+    """Why the schema's owner may not alter or drop an agent's role: altering and dropping a role takes
+    createrole and, from PostgreSQL 16, the admin option on it, which a createrole login holds on the roles
+    it made only (not on an agent a superuser made)."""
+    owner = str(conn.info.user)
+    rights = conn.execute(Q.role_rights, (oid,)).fetchone()
+    createrole, admin = (bool(rights[0]), bool(rights[1])) if rights is not None else (False, False)
+    grant = f"\"grant {name} to {owner} with admin option\""
+    if createrole and admin:  # (refused for another reason: as the server says it)
+        return _as_owner("dropping an agent's login", errors.PermissionDenied(translate(exc).message))
+    if createrole:
+        said, runs = f"has no admin option on role {name}: it did not create it", grant
+    elif admin:
+        said, runs = "has no createrole", f"\"alter role {owner} createrole\""
+    else:
+        said, runs = f"has neither createrole nor the admin option on role {name}", \
+            f"\"alter role {owner} createrole\" and {grant}"
+    message = (exc.diag.message_primary or str(exc)).splitlines()[0]
+    return errors.PermissionDenied(
+        f"dropping an agent's login drops its role {name}, and {owner}, the schema's owner, may not: {message}"
+        f" ({owner} {said}) (hint: run 'beliefdb agent drop' as a superuser, or a superuser runs {runs} once)")
 
 
 def _agent_logins(conn: psycopg.Connection[Any], name: str) -> list[AgentLogin]:
