@@ -526,6 +526,23 @@ def test_unbound_session_is_told_no_workspace_is_bound(shared: Tenants, view: st
     assert "beliefdb.use_workspace" in (refused.value.diag.message_hint or "")
 
 
+@pytest.mark.parametrize("view", VIEWS)
+def test_a_setting_that_names_no_workspace_reads_as_an_empty_one(shared: Tenants, view: str) -> None:
+    """docs/dba.md: a well-formed beliefdb.workspace_id that no workspace has is bound as an empty workspace:
+    the views return no rows (unchecked, as a check would cost every view read a probe of the directory), the
+    writes refuse (BD003), and the directory tells the two apart. The page said an empty answer always meant
+    an empty workspace."""
+    before = fingerprint(shared.url, shared.a.ws)
+    with app_session(shared.url, str(uuid.uuid4())) as conn:
+        assert conn.execute(sql.SQL("select count(*) from beliefdb.{}").format(sql.Identifier(view))).fetchone() == (0,)
+        assert conn.execute("select count(*) from beliefdb.workspace w"
+                            " where w.id = beliefdb.current_workspace_id()").fetchone() == (0,)
+        with pytest.raises(psycopg.Error) as refused, conn.transaction(force_rollback=True):
+            conn.execute("select beliefdb.decide('orphan', '[[]]')")
+        assert refused.value.sqlstate == "BD003", refused.value
+    assert fingerprint(shared.url, shared.a.ws) == before
+
+
 def test_unbound_session_cannot_write(shared: Tenants) -> None:
     before = fingerprint(shared.url, shared.a.ws)
     with app_session(shared.url, None) as conn:
