@@ -193,3 +193,15 @@ def test_follow_along_replays_every_example_as_its_out_file_shows() -> None:
                 assert " -X -a -q " in f" {line} ", line
             covered |= names
     assert covered == {p.name for p in examples.glob("0*.sql")}
+
+
+def test_where_things_are_lists_every_sql_file() -> None:
+    """docs/dba.md's "Where things are" table names every file a migration applies, and only those: it
+    left out internal/37_bulk, internal/47_vector_index, api/57_bulk, 58_jobs, 59_turns and 62_agent_access."""
+    from beliefdb.db.migrate import SQL_FILES
+
+    text = (ROOT / "docs" / "dba.md").read_text(encoding="utf-8")
+    section = text.split("## Where things are", 1)[1].split("\n## ", 1)[0]
+    listed = re.findall(r"^\| `([a-z]+/\d\d_\w+\.sql)` \|", section, flags=re.M)
+    on_disk = sorted(str(p.relative_to(ROOT / "sql")) for p in (ROOT / "sql").glob("*/*.sql"))
+    assert sorted(listed) == sorted(SQL_FILES) == on_disk

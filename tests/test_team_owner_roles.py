@@ -11,6 +11,7 @@ fixture gives the login exactly the memberships PostgreSQL gives the maker of a 
 
 from __future__ import annotations
 
+import re
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -23,6 +24,7 @@ from conftest import Cli
 from psycopg import sql
 from psycopg.conninfo import make_conninfo
 
+from beliefdb.db import migrate
 from beliefdb.db.server import EmbeddedServer
 
 pytestmark = [pytest.mark.robustness]
@@ -270,3 +272,49 @@ def test_agent_drop_of_a_superusers_agent_says_the_owner_lacks_the_admin_option(
     finally:
         with psycopg.connect(admin, autocommit=True) as conn:
             conn.execute(sql.SQL("drop role if exists {}").format(sql.Identifier(name)))
+
+
+def _uninstall_block(n: int) -> str:
+    """The n-th sql block of docs/dba.md's "Uninstalling"."""
+    text = (Path(__file__).resolve().parent.parent / "docs" / "dba.md").read_text(encoding="utf-8")
+    section = text.split("### Uninstalling", 1)[1].split("\n## ", 1)[0]
+    return re.findall(r"```sql\n(.*?)```", section, flags=re.S)[n]
+
+
+def test_uninstalling_as_dba_md_says_leaves_nothing_of_beliefdb(
+        createrole_owner: str, embedded_server: EmbeddedServer, write_doc: Any) -> None:
+    """docs/dba.md, "Uninstalling": the agents' logins, then both schemas in one transaction (whose NOTICE names
+    a team's object that uses an extension of beliefdb_ext), leave the database nothing of beliefdb's and nothing
+    that holds its roles; an extension the team made elsewhere stays. (The roles' own block is checked against
+    what migrate creates: they are the whole test cluster's.)"""
+    cli = Cli({"BELIEFDB_URL": createrole_owner})
+    cli("migrate")
+    cli("ingest", write_doc("policy.md", "Returns are accepted within 7 days of delivery.\n"), "--no-embed")
+    name = f"agent_{uuid.uuid4().hex[:8]}"
+    cli("agent", "create", name, "-w", "default")
+    for agent in cli.json("agent", "list"):  # step 1
+        cli("agent", "drop", agent["name"])
+    schemas = _uninstall_block(0)
+    notices: list[str] = []
+    with psycopg.connect(createrole_owner, autocommit=True) as conn:
+        conn.add_notice_handler(lambda diag: notices.append(f"{diag.message_primary}\n{diag.message_detail}"))
+        conn.execute("create table public.team_notes (body text)")
+        conn.execute("create index team_notes_trgm on public.team_notes using gin (body beliefdb_ext.gin_trgm_ops)")
+        conn.execute(schemas.replace("commit;", "rollback;"))  # read the NOTICE before commit
+        assert any("drop cascades to index team_notes_trgm" in said for said in notices), notices
+        assert conn.execute("select to_regclass('beliefdb.belief') is not null").fetchone() == (True,)
+        conn.execute("drop table public.team_notes")
+        conn.execute(schemas)
+        assert conn.execute("select nspname from pg_catalog.pg_namespace"
+                            " where nspname like 'beliefdb%'").fetchall() == []
+        assert conn.execute("select extname, extnamespace::regnamespace::text from pg_catalog.pg_extension"
+                            " where extname <> 'plpgsql' order by 1").fetchall() == [("vector", "public")]
+        # nothing of this database holds beliefdb's roles: step 3 is refused for other databases only
+        assert conn.execute("""
+            select count(*) from pg_catalog.pg_shdepend d
+             where d.dbid = (select oid from pg_catalog.pg_database where datname = pg_catalog.current_database())
+               and d.refclassid = 'pg_catalog.pg_authid'::regclass
+               and d.refobjid in (select oid from pg_catalog.pg_roles where rolname = any(%s))""",
+                            (list(ROLES),)).fetchone() == (0,)
+        assert conn.execute("select count(*) from pg_catalog.pg_roles where rolname = %s", (name,)).fetchone() == (0,)
+    assert _uninstall_block(1).strip() == f"drop role if exists {', '.join(migrate.role_names())};"
