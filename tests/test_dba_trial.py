@@ -92,11 +92,14 @@ def test_review_resolve_refuses_a_null_verdict_with_its_own_code(story: str) -> 
     "select beliefdb.bulk_stage()",
     "select * from beliefdb.retract_preview('belief', 'abcd')",
     "select * from beliefdb.decide_in_run(gen_random_uuid(), 'title', '[]')",
+    "select * from beliefdb.audit_verify()",
+    "select * from beliefdb.audit_verify(null)",
 ])
 def test_a_function_of_the_bound_workspace_refuses_with_none_bound(story: str, query: str, as_app: bool) -> None:
     """Not an empty answer (beliefs_as_of), nor "unknown belief" for an id the workspace has: the
     psql session forgot to bind one (docs/dba.md: "Functions without a p_workspace_id argument act
-    on the bound workspace, even for a superuser")."""
+    on the bound workspace, even for a superuser"). With the hint the views give (impact and
+    audit_verify gave none): what binds one."""
     with psycopg.connect(story, autocommit=True) as conn:
         if as_app:
             conn.execute("set role beliefdb_app")
@@ -104,6 +107,23 @@ def test_a_function_of_the_bound_workspace_refuses_with_none_bound(story: str, q
             conn.execute(query)  # type: ignore[arg-type]
         assert refused.value.sqlstate == "BD003"
         assert refused.value.diag.message_primary == "no workspace is bound to this session"
+        assert refused.value.diag.message_hint == (
+            "select beliefdb.use_workspace('name') first (the CLI and the library bind one for you)")
+
+
+def test_audit_verify_of_null_is_the_bound_workspaces_for_an_agents_login(story: str) -> None:
+    """audit_verify(null) as an agent's login said "no workspace is bound" although the login is bound
+    (audit_verify() worked): null means the bound workspace, as the default does."""
+    made = create_agent(story, f"agent_{uuid.uuid4().hex[:8]}", "default", "agent-verify-password")
+    try:
+        with psycopg.connect(made.url, autocommit=True) as conn:
+            verified = conn.execute("select ok, events from beliefdb.audit_verify()").fetchone()
+            assert verified is not None and verified[0] is True
+            assert conn.execute("select ok, events from beliefdb.audit_verify(null)").fetchone() == verified
+        with _app(story) as conn:
+            assert conn.execute("select ok, events from beliefdb.audit_verify(null)").fetchone() == verified
+    finally:
+        drop_agent(story, made.name)
 
 
 @pytest.mark.parametrize("action", ["forget", "retract", "correction.apply", "", None])

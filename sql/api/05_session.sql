@@ -223,6 +223,22 @@ end
 $$;
 comment on function beliefdb.workspace_creatable(uuid, text) is 'Whether this session may create this workspace: one it would see (an agent''s login: none), refused in words';
 
+-- What binds a workspace, the hint of every "no workspace is bound" (BD003): use_workspace in a
+-- session of the schema's owner, the setting in any other login's (an agent's login is bound by what it
+-- is, and never asks).
+create or replace function beliefdb.workspace_hint() returns text
+language sql stable
+set search_path = pg_catalog, pg_temp
+as $$
+    select case when exists (select from pg_catalog.pg_namespace n
+                              where n.nspname = 'beliefdb'
+                                and pg_catalog.pg_has_role(session_user, n.nspowner, 'member'))
+                then 'select beliefdb.use_workspace(''name'') first (the CLI and the library bind one for you)'
+                else 'select set_config(''beliefdb.workspace_id'', (select id::text from beliefdb.workspace '
+                     'where name = ''name''), false) first (the CLI and the library bind one for you)' end
+$$;
+comment on function beliefdb.workspace_hint() is 'What binds a workspace in this session: the hint of no workspace is bound (BD003)';
+
 -- What the workspace views (api/75_views.sql) ask first: a session subject to row-level security
 -- with no workspace bound would see no rows and could not tell why, so it is told.
 create or replace function beliefdb.workspace_bound() returns boolean
@@ -239,15 +255,7 @@ begin
                    where c.oid = 'beliefdb.belief'::regclass and pg_catalog.pg_has_role(current_user, c.relowner, 'usage')) then
         return true;
     end if;
-    -- what binds one: use_workspace in a session of the schema's owner, the setting in any other login's
-    raise exception 'no workspace is bound to this session'
-        using errcode = 'BD003',
-              hint = case when exists (select from pg_catalog.pg_namespace n
-                                        where n.nspname = 'beliefdb'
-                                          and pg_catalog.pg_has_role(session_user, n.nspowner, 'member'))
-                          then 'select beliefdb.use_workspace(''name'') first (the CLI and the library bind one for you)'
-                          else 'select set_config(''beliefdb.workspace_id'', (select id::text from beliefdb.workspace '
-                               'where name = ''name''), false) first (the CLI and the library bind one for you)' end;
+    raise exception 'no workspace is bound to this session' using errcode = 'BD003', hint = beliefdb.workspace_hint();
 end
 $$;
 comment on function beliefdb.workspace_bound() is 'True when a workspace is bound or the reader sees every workspace; otherwise raises unknown_workspace';

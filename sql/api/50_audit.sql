@@ -87,7 +87,8 @@ comment on function beliefdb.lock_workspace() is 'Take the bound workspace''s wr
 -- those with links that all hold. It reads the chain as the caller: a chain the session cannot see (another
 -- workspace's, which row-level security hides from the application role, or one of no workspace) is
 -- refused, not verified as an empty one, and so is the bound workspace's when none is bound (BD003, as
--- lock_workspace).
+-- lock_workspace). Null is the bound workspace, as the default (an agent's login is bound whatever it
+-- sets: it said no workspace was bound).
 -- (before problem, its result had three columns: a result of another type cannot be replaced in place)
 do $$
 begin
@@ -105,13 +106,15 @@ returns table (ok boolean, events bigint, first_broken bigint, problem text)
 language plpgsql stable
 set search_path = pg_catalog, pg_temp
 as $$
+declare
+    v_ws uuid := coalesce(p_workspace_id, beliefdb.current_workspace_id());
 begin
-    if p_workspace_id is null then
-        raise exception 'no workspace is bound to this session' using errcode = 'BD003';
+    if v_ws is null then
+        raise exception 'no workspace is bound to this session' using errcode = 'BD003', hint = beliefdb.workspace_hint();
     end if;
-    if not exists (select from beliefdb.audit_head h where h.workspace_id = p_workspace_id)
-       and not exists (select from beliefdb.audit_event ev where ev.workspace_id = p_workspace_id) then
-        raise exception 'workspace % has no audit chain this session can see', p_workspace_id
+    if not exists (select from beliefdb.audit_head h where h.workspace_id = v_ws)
+       and not exists (select from beliefdb.audit_event ev where ev.workspace_id = v_ws) then
+        raise exception 'workspace % has no audit chain this session can see', v_ws
             using errcode = 'BD003',
                   hint = 'the application role sees the bound workspace''s chain only: beliefdb.audit_verify()';
     end if;
@@ -121,7 +124,7 @@ begin
                lag(ev.seq) over w as prev_seq,
                lag(ev.hash) over w as expected_prev
           from beliefdb.audit_event ev
-         where ev.workspace_id = p_workspace_id
+         where ev.workspace_id = v_ws
         window w as (order by ev.seq)
     ),
     -- what the beliefs rest on, against what beliefdb stored: beliefdb never changes what a belief says
@@ -135,7 +138,7 @@ begin
                       'value, kind, scope, valid time or world is not what its sha256 recorded (beliefdb never '
                       'changes them: a correction is a new belief)', b.id) as problem
           from beliefdb.belief b
-         where b.workspace_id = p_workspace_id
+         where b.workspace_id = v_ws
            and b.sha256 is distinct from beliefdb.belief_sha256(b.statement, b.subject, b.attribute, b.value, b.kind,
                                                                b.scope, b.valid_time, b.provenance)
         union all
@@ -156,7 +159,7 @@ begin
           left join beliefdb.justification_antecedent a
             on a.workspace_id = ev.workspace_id and a.justification_id = ev.justification_id
            and a.antecedent = ev.fragment_id and a.consequent = ev.belief_id and a.edge_kind = 'evidence'
-         where ev.workspace_id = p_workspace_id
+         where ev.workspace_id = v_ws
            and (ev.quote is distinct from f.text or (ev.role = 'supports' and a.justification_id is null))
         union all
         select a.consequent || '/' || a.antecedent,
@@ -164,7 +167,7 @@ begin
                       'deleted alone (beliefdb deletes evidence only with its belief, fragment or justification)',
                       a.consequent, a.antecedent, a.justification_id)
           from beliefdb.justification_antecedent a
-         where a.workspace_id = p_workspace_id and a.edge_kind = 'evidence'
+         where a.workspace_id = v_ws and a.edge_kind = 'evidence'
            and not exists (select from beliefdb.evidence ev
                             where ev.workspace_id = a.workspace_id and ev.justification_id = a.justification_id
                               and ev.fragment_id = a.antecedent and ev.belief_id = a.consequent)
@@ -207,7 +210,7 @@ begin
             union all
             select e.seq, 5, format('event %s (%s): its hash does not cover its seq, time, principal, action and '
                                     'payload_hash: one of them was changed after it was recorded', e.seq, e.action)
-             where e.hash <> beliefdb.audit_link_hash(e.prev_hash, p_workspace_id, e.seq, e.at, e.principal,
+             where e.hash <> beliefdb.audit_link_hash(e.prev_hash, v_ws, e.seq, e.at, e.principal,
                                                       e.action, e.payload_hash)
          ) x
         union all
@@ -227,7 +230,7 @@ begin
                end
           from beliefdb.audit_head h
           left join e on true
-         where h.workspace_id = p_workspace_id
+         where h.workspace_id = v_ws
         group by h.seq, h.hash
         having h.seq <> coalesce(max(e.seq), 0)
             or h.hash is distinct from (select e2.hash from e e2 order by e2.seq desc limit 1)
@@ -239,7 +242,7 @@ begin
                'end would not show'
           from e
         having count(*) > 0
-           and not exists (select from beliefdb.audit_head h where h.workspace_id = p_workspace_id)
+           and not exists (select from beliefdb.audit_head h where h.workspace_id = v_ws)
         union all
         -- an audit trigger left off (alter table ... disable trigger, or enabled for replicas only):
         -- the links all hold, but what that table's statements change is recorded by no event
@@ -277,4 +280,4 @@ begin
            (select f.problem from first f);
 end
 $$;
-comment on function beliefdb.audit_verify(uuid) is 'Check a workspace''s audit chain, and what its beliefs rest on against what beliefdb stored: ok, number of events, first broken link and what is wrong there (problem); BD003 for a chain the session cannot see (another workspace''s, or none bound)';
+comment on function beliefdb.audit_verify(uuid) is 'Check a workspace''s audit chain (null or omitted: the bound one), and what its beliefs rest on against what beliefdb stored: ok, number of events, first broken link and what is wrong there (problem); BD003 for a chain the session cannot see (another workspace''s, or none bound)';

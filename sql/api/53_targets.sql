@@ -44,7 +44,7 @@ declare
     v_id uuid;
 begin
     if v_ws is null then
-        raise exception 'no workspace is bound to this session' using errcode = 'BD003';
+        raise exception 'no workspace is bound to this session' using errcode = 'BD003', hint = beliefdb.workspace_hint();
     end if;
     if v_ref ~ '^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$' then
         -- a whole id, the usual reference: one statement, in the same order as below (beliefdb.impact

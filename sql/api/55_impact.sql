@@ -58,7 +58,7 @@ declare
     v_keep_reasons jsonb[];
 begin
     if v_ws is null then
-        raise exception 'no workspace is bound to this session' using errcode = 'BD003';
+        raise exception 'no workspace is bound to this session' using errcode = 'BD003', hint = beliefdb.workspace_hint();
     end if;
     -- The usual reference is a node's whole id: one statement looks every whole id up in
     -- beliefdb.resolve_target's order (a source of that name, a source or a source version of that

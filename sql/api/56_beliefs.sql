@@ -482,7 +482,7 @@ declare
 begin
     -- with none bound the answer would be empty, as if nothing had been believed
     if v_ws is null then
-        raise exception 'no workspace is bound to this session' using errcode = 'BD003';
+        raise exception 'no workspace is bound to this session' using errcode = 'BD003', hint = beliefdb.workspace_hint();
     end if;
     if p_at is null then
         raise exception 'beliefs as of when? give a moment (now() for now)' using errcode = 'BD005';
@@ -518,7 +518,7 @@ declare
 begin
     -- no workspace bound: say so, not "unknown belief" for an id a workspace has
     if v_ws is null then
-        raise exception 'no workspace is bound to this session' using errcode = 'BD003';
+        raise exception 'no workspace is bound to this session' using errcode = 'BD003', hint = beliefdb.workspace_hint();
     end if;
     -- an empty reference names nothing: say so, not "unknown belief " with nothing after it
     if v_ref = '' then

@@ -48,7 +48,7 @@ declare
 begin
     -- bound to a workspace deleted since: as if none were bound
     if not exists (select from beliefdb.workspace w where w.id = v_ws) then
-        raise exception 'no workspace is bound to this session' using errcode = 'BD003';
+        raise exception 'no workspace is bound to this session' using errcode = 'BD003', hint = beliefdb.workspace_hint();
     end if;
     -- the workspace's writers wait from here, so what is checked current below is current at the decision,
     -- once what expired before it is processed (rule 16: a belief whose valid time ended since the run

@@ -326,7 +326,7 @@ declare
     v_ws uuid := beliefdb.current_workspace_id();
 begin
     if v_ws is null then
-        raise exception 'no workspace is bound to this session' using errcode = 'BD003';
+        raise exception 'no workspace is bound to this session' using errcode = 'BD003', hint = beliefdb.workspace_hint();
     end if;
     if not exists (select from beliefdb.belief b where b.workspace_id = v_ws and b.id = p_belief) then
         raise exception 'unknown belief %', p_belief using errcode = 'BD004', detail = '{"unknown": ["belief"]}';

@@ -123,6 +123,7 @@ grant execute on function beliefdb.review_resolve(text,text,text,text) to belief
 grant execute on function beliefdb.simulate_retraction(text[]) to beliefdb_app;
 grant execute on function beliefdb.use_workspace(text) to beliefdb_app;
 grant execute on function beliefdb.workspace_bound() to beliefdb_app;
+grant execute on function beliefdb.workspace_hint() to beliefdb_app;
 grant execute on function beliefdb.workspace_visible(uuid) to beliefdb_app;
 grant execute on function beliefdb.workspace_creatable(uuid,text) to beliefdb_app;
 

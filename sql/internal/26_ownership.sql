@@ -17,7 +17,7 @@ declare
     v_ws uuid := beliefdb.current_workspace_id();
 begin
     if v_ws is null then
-        raise exception 'no workspace is bound to this session' using errcode = 'BD003';
+        raise exception 'no workspace is bound to this session' using errcode = 'BD003', hint = beliefdb.workspace_hint();
     end if;
     return v_ws;
 end
