@@ -57,7 +57,8 @@ def _target() -> tuple[str, str]:
 # does not (a signature since changed, a function since removed) would stay, callable with its old
 # behaviour. Each create or replace writes its function's catalog row again, so a function whose row
 # is the one it had before the files ran was not made by them, and is dropped; one that objects of
-# the DBA's depend on is kept. The grants come after (a revoke writes every function's row again).
+# the DBA's depend on is kept, with a warning (what a DBA reads: a script of migrate --sql prints no
+# notices). The grants come after (a revoke writes every function's row again).
 STALE_BEFORE = """\
 create temp table beliefdb_functions_before on commit drop as
 select p.oid, p.xmin::text as version
@@ -79,7 +80,7 @@ begin
         begin
             execute pg_catalog.format('drop routine %s', v_function);
         exception when dependent_objects_still_exist or insufficient_privilege then
-            raise notice 'beliefdb keeps %, which this release does not make: %', v_function, sqlerrm;
+            raise warning 'beliefdb keeps %, which this release does not make: %', v_function, sqlerrm;
         end;
     end loop;
 end

@@ -11,6 +11,7 @@ takes a fresh copy of the template it needs."""
 
 from __future__ import annotations
 
+import subprocess
 import uuid
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -22,7 +23,7 @@ from psycopg import sql
 from psycopg.conninfo import make_conninfo
 
 from beliefdb.db import migrate
-from beliefdb.db.server import EmbeddedServer
+from beliefdb.db.server import EmbeddedServer, client_program
 from tests.conftest import Cli
 from tests.test_schema import CATALOG_QUERIES, Dump, catalog_dump, dump_difference, load_canonical
 
@@ -294,3 +295,34 @@ def test_check_of_an_unreachable_database_is_a_one_line_error(cli: Cli) -> None:
     url = "postgresql://nobody@127.0.0.1:9/none?connect_timeout=2"
     assert cli.one_line_error("migrate", "--check", "--db", url).startswith("error: cannot connect to the database")
     assert cli.error("migrate", "--check", "--db", url, code="database_unavailable")
+
+
+# --- what psql prints while the script runs ----------------------------------------------------------
+
+
+def test_the_script_says_nothing_but_what_a_dba_must_read(cli: Cli, admin_url: str) -> None:
+    """Run with psql, the script printed a NOTICE for each "drop ... if exists" of something absent
+    ("... does not exist, skipping"). It says nothing now; a function of the DBA's that beliefdb keeps
+    (an object depends on it) is still said, as a WARNING."""
+    name = f"quiet_{uuid.uuid4().hex[:8]}"
+    with psycopg.connect(admin_url, autocommit=True) as admin:
+        _execute(admin, "create database {}", name)
+    url = make_conninfo(admin_url, dbname=name)
+    psql = [str(client_program("psql")), "-X", "-q", "-v", "ON_ERROR_STOP=1", "-d", url]
+    try:
+        installed = subprocess.run(psql, input=cli("migrate", "--sql").stdout, capture_output=True, text=True,
+                                   check=True)
+        assert "NOTICE" not in installed.stdout + installed.stderr, installed.stderr[:2000]
+        assert revision_of(url) == (HEAD, f"beliefdb schema {migrate.fingerprint()}")
+        with psycopg.connect(url, autocommit=True) as conn:
+            conn.execute("create function beliefdb.mine() returns integer language sql as 'select 1'")
+            conn.execute("create view public.uses_mine as select beliefdb.mine()")
+        upgraded = subprocess.run(psql, input=cli("migrate", "--sql", "--from", HEAD).stdout, capture_output=True,
+                                  text=True, check=True)
+        assert "NOTICE" not in upgraded.stdout + upgraded.stderr, upgraded.stderr[:2000]
+        assert "WARNING:  beliefdb keeps beliefdb.mine(), which this release does not make" in upgraded.stderr
+        with psycopg.connect(url, autocommit=True) as conn:
+            assert conn.execute("show client_min_messages").fetchone() == ("notice",)
+    finally:
+        with psycopg.connect(admin_url, autocommit=True) as admin:
+            _execute(admin, "drop database if exists {} with (force)", name)
