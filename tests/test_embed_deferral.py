@@ -162,6 +162,17 @@ def test_the_cli_says_it_in_one_line_and_in_json(refusing: ChatServer, alice: be
     assert REFUSED in answer["embedding_deferred"], answer
 
 
+def test_the_cli_says_what_embeds_the_rest_once(cli: Cli, write_doc: Any) -> None:
+    """An ingest whose embedder fails after the commit: the line said "(not embedded yet: ... (the write is stored;
+    embed the rest with 'beliefdb embed'); beliefdb embed does it later)"."""
+    shown = cli("ingest", write_doc("fees.md", "The restocking fee is 10%.\n"),
+                env={"BELIEFDB_EMBEDDER": "bogus"}).stdout
+    (said,) = [line for line in shown.splitlines() if "not embedded yet" in line]
+    later = UNKNOWN.format(later="'beliefdb embed'")
+    assert said == f"  (not embedded yet: {later})", shown
+    assert said.count("beliefdb embed") == 1, said
+
+
 def test_the_http_and_mcp_answers_say_it(refusing: ChatServer, db_url: str, alice: beliefdb.BeliefDB) -> None:
     (seven,) = alice.ingest_text(POLICY, source="policy.md", embed=False).accepted
     token = api.create_token("default", "alice", url=db_url).token

@@ -59,7 +59,11 @@ def ingest_report(result: IngestReport | IngestFailure) -> str:
 
 
 def not_embedded(why: str) -> str:
-    """The line that says a write's new beliefs wait for their embeddings (``embedding_deferred``), and why."""
+    """The line that says a write's new beliefs wait for their embeddings (``embedding_deferred``), and why;
+    and that ``beliefdb embed`` does it later, unless the reason says so already (a failure after the commit:
+    "embed the rest with 'beliefdb embed'", ``store.vectors.embed_ids``)."""
+    if "beliefdb embed" in why:
+        return f"  (not embedded yet: {why})"
     return f"  (not embedded yet: {why}; beliefdb embed does it later)"
 
 
