@@ -4,7 +4,8 @@
 -- true is in the database (internal/36_claims.sql, internal/34_conflicts.sql).
 
 -- Ingest one text as a version of a named source: one call, one transaction, one report.
--- p_fragments: [{"start", "end"}]; p_claims: see add_claims. A source belongs to the principal
+-- p_fragments: [{"start", "end"}]; p_claims: see _add_claims (both checked first, beliefdb._check_fragments and
+-- _check_claims: a malformed one is BD005 naming it, and nothing is written). A source belongs to the principal
 -- that first ingested it (rule 17): anyone else's new text for it (or a change of its authority
 -- or label) changes nothing and waits in the review queue for the owner (proposed, review_item,
 -- owner). The same bytes as a version the source has are a no-op (rule 18), see ingest_version_core.
@@ -23,6 +24,9 @@ declare
     v_opened boolean;
     v_outcome jsonb;
 begin
+    -- what was given, before anything is written: invalid_input (BD005) naming the claim or fragment
+    perform beliefdb._check_fragments(p_fragments, p_content);
+    perform beliefdb._check_claims(p_claims, p_rejected);
     perform beliefdb.lock_workspace();
     v_ws := beliefdb._bound_workspace();
     -- one audit event for the whole ingest: its statements' events become entries of it (rows)
@@ -105,6 +109,7 @@ declare
     v_opened boolean;
     v_outcome jsonb;
 begin
+    perform beliefdb._check_claims(p_claims, p_rejected);
     perform beliefdb.lock_workspace();
     perform beliefdb._begin_changes();
     select v.id into v_version_id
@@ -566,3 +571,4 @@ as $$
     select beliefdb.resolve_node(p_ref, '{belief}')
 $$;
 comment on function beliefdb.resolve_belief(text) is 'Resolve a belief id or unique id prefix in the bound workspace';
+

@@ -3,6 +3,168 @@
 -- here: the fragment at exact offsets, evidence, a claim becoming a belief or corroborating one,
 -- a new version carrying forward the beliefs it repeats, and the report of an ingest.
 
+-- What a JSON value is, as a message names what was given in its place: "a string", "null", "missing"
+-- (no such key), ...
+create or replace function beliefdb._json_kind(p_value jsonb) returns text
+language sql immutable
+set search_path = pg_catalog, pg_temp
+as $$
+    select case pg_catalog.jsonb_typeof(p_value)
+               when 'object' then 'an object' when 'array' then 'an array' when 'string' then 'a string'
+               when 'number' then 'a number' when 'boolean' then 'a boolean' when 'null' then 'null'
+               else 'missing' end
+$$;
+comment on function beliefdb._json_kind(jsonb) is 'What a JSON value is, as a message names it: a string, a number, null, missing';
+
+-- Why an offset of a claim or a fragment (p_value, the key p_key of it) is no offset, or null when it
+-- is one: a whole JSON number from 0 (of at most 9 digits: an integer).
+create or replace function beliefdb._offset_problem(p_value jsonb, p_key text, p_what text) returns text
+language sql immutable
+set search_path = pg_catalog, pg_temp
+as $$
+    select case when pg_catalog.jsonb_typeof(p_value) = 'number' and (p_value #>> '{}') ~ '^[0-9]{1,9}$' then null
+                else pg_catalog.format('%s must be a whole number from 0 (where %s %s in the text), not %s', p_key,
+                                       p_what, case p_key when 'start' then 'begins' else 'ends' end,
+                                       case pg_catalog.jsonb_typeof(p_value) when 'number' then p_value #>> '{}'
+                                            else beliefdb._json_kind(p_value) end) end
+$$;
+comment on function beliefdb._offset_problem(jsonb, text, text) is 'Why a start or end offset given as JSON is not a whole number from 0 (null: it is one)';
+
+-- The claims a caller gives (ingest_version, append_turn, add_claims_to_source: p_claims, and the
+-- p_rejected reported with them), checked once at the door, all of them in one statement, before
+-- anything is written: an array of objects, each with statement, subject and attribute (non-empty
+-- strings), value (a string, may be empty), quote (a non-empty string), start and end (whole numbers
+-- from 0, end after start), and optionally kind (a belief kind) and scope (an object of named text
+-- conditions), as the library's claims reader checks a line (beliefdb.store.ingest.parse_claim).
+-- The first problem is invalid_input (BD005) naming the claim (1 for the first) and the field; a
+-- quote that is not the text at its offsets is the gate's to reject (beliefdb._add_claims), not this.
+create or replace function beliefdb._check_claims(p_claims jsonb, p_rejected jsonb default '[]') returns void
+language plpgsql stable
+set search_path = pg_catalog, pg_temp
+as $$
+declare
+    v_problem text;
+begin
+    if pg_catalog.jsonb_typeof(p_claims) <> 'array' then
+        raise exception 'claims are a JSON array of claim objects ([{"statement", "subject", "attribute", "value", "quote", "start", "end"}]), not %',
+            beliefdb._json_kind(p_claims) using errcode = 'BD005';
+    end if;
+    if pg_catalog.jsonb_typeof(p_rejected) <> 'array' then
+        raise exception 'rejected claims are a JSON array of objects ([{"statement", "quote", "reason"}]), not %',
+            beliefdb._json_kind(p_rejected) using errcode = 'BD005';
+    end if;
+    select pg_catalog.format('claim %s%s', x.n, x.problem) into v_problem
+      from (select c.n, case
+                when pg_catalog.jsonb_typeof(c.claim) <> 'object'
+                    then ' is ' || beliefdb._json_kind(c.claim) || ', not an object ({"statement", "subject", "attribute", "value", "quote", "start", "end"})'
+                when pg_catalog.jsonb_typeof(c.claim -> 'statement') is distinct from 'string' or btrim(c.claim ->> 'statement') = ''
+                  or pg_catalog.jsonb_typeof(c.claim -> 'subject') is distinct from 'string' or btrim(c.claim ->> 'subject') = ''
+                  or pg_catalog.jsonb_typeof(c.claim -> 'attribute') is distinct from 'string' or btrim(c.claim ->> 'attribute') = ''
+                    then (select pg_catalog.format(': %s must be a non-empty string, not %s', k.key,
+                                                   case when pg_catalog.jsonb_typeof(c.claim -> k.key) = 'string'
+                                                        then 'a blank one' else beliefdb._json_kind(c.claim -> k.key) end)
+                            from unnest(array['statement', 'subject', 'attribute']) with ordinality k (key, m)
+                           where pg_catalog.jsonb_typeof(c.claim -> k.key) is distinct from 'string'
+                              or btrim(c.claim ->> k.key) = ''
+                           order by k.m limit 1)
+                when pg_catalog.jsonb_typeof(c.claim -> 'value') is distinct from 'string'
+                    then ': value must be a string (it may be empty), not ' || beliefdb._json_kind(c.claim -> 'value')
+                when pg_catalog.jsonb_typeof(c.claim -> 'quote') is distinct from 'string' or c.claim ->> 'quote' = ''
+                    then ': quote must be a non-empty string (the text at start..end that says it), not '
+                         || case when c.claim ->> 'quote' = '' then 'an empty one' else beliefdb._json_kind(c.claim -> 'quote') end
+                when beliefdb._offset_problem(c.claim -> 'start', 'start', 'its quote') is not null
+                    then ': ' || beliefdb._offset_problem(c.claim -> 'start', 'start', 'its quote')
+                when beliefdb._offset_problem(c.claim -> 'end', 'end', 'its quote') is not null
+                    then ': ' || beliefdb._offset_problem(c.claim -> 'end', 'end', 'its quote')
+                when (c.claim ->> 'end')::integer <= (c.claim ->> 'start')::integer
+                    then pg_catalog.format(': end (%s) must be after start (%s): a quote is not empty',
+                                           c.claim ->> 'end', c.claim ->> 'start')
+                when coalesce(c.claim ->> 'kind', 'fact') not in ('fact', 'rule', 'policy', 'preference', 'procedure',
+                                                                 'event', 'observation', 'other')
+                    then pg_catalog.format(': unknown belief kind %s (choose from: fact, rule, policy, preference, procedure, event, observation, other)',
+                                           c.claim ->> 'kind')
+                when c.claim ? 'scope' and pg_catalog.jsonb_typeof(c.claim -> 'scope') <> 'object'
+                    then ': scope must be an object of named conditions with text values ({"region": "EU"}), not '
+                         || beliefdb._json_kind(c.claim -> 'scope')
+                when c.claim ? 'scope'
+                    then (select case when btrim(e.key) = ''
+                                      then ': scope names a condition without a name: each needs one ({"region": "EU"})'
+                                      else pg_catalog.format(': scope''s condition %s is %s: a condition''s value is text ({"region": "EU"})',
+                                                             e.key, beliefdb._json_kind(e.value)) end
+                            from pg_catalog.jsonb_each(c.claim -> 'scope') e
+                           where btrim(e.key) = '' or pg_catalog.jsonb_typeof(e.value) <> 'string'
+                           order by btrim(e.key) <> '', e.key limit 1)
+                when pg_catalog.jsonb_typeof(c.claim -> 'valid_from') not in ('string', 'null')
+                  or pg_catalog.jsonb_typeof(c.claim -> 'valid_to') not in ('string', 'null')
+                    then pg_catalog.format(': valid_from and valid_to are ISO 8601 timestamps (strings) or null, not %s',
+                                           case when pg_catalog.jsonb_typeof(c.claim -> 'valid_from') not in ('string', 'null')
+                                                then beliefdb._json_kind(c.claim -> 'valid_from')
+                                                else beliefdb._json_kind(c.claim -> 'valid_to') end)
+            end as problem
+              from pg_catalog.jsonb_array_elements(coalesce(p_claims, '[]')) with ordinality as c (claim, n)) x
+     where x.problem is not null
+     order by x.n
+     limit 1;
+    if v_problem is not null then
+        raise exception '%', v_problem using errcode = 'BD005';
+    end if;
+end
+$$;
+comment on function beliefdb._check_claims(jsonb, jsonb) is 'Refuse (BD005) claims that are not an array of well-formed claim objects, naming the first bad claim and field';
+
+-- The fragments a caller gives with a text (ingest_version, append_turn: p_fragments), checked once
+-- at the door, in one statement, before anything is written: an array of objects, each with start and
+-- end (whole numbers from 0, end after start and at most the text's length) and optionally speaker and
+-- time (strings: a conversation's turn). The first problem is invalid_input (BD005) naming the
+-- fragment (1 for the first) and the field.
+create or replace function beliefdb._check_fragments(p_fragments jsonb, p_content text) returns void
+language plpgsql stable
+set search_path = pg_catalog, pg_temp
+as $$
+declare
+    v_problem text;
+    v_length integer;
+begin
+    if pg_catalog.jsonb_typeof(p_fragments) <> 'array' then
+        raise exception 'fragments are a JSON array of objects ([{"start": 0, "end": 12}]), not %',
+            beliefdb._json_kind(p_fragments) using errcode = 'BD005';
+    end if;
+    if coalesce(pg_catalog.jsonb_array_length(p_fragments), 0) = 0 then
+        return;
+    end if;
+    v_length := length(p_content);
+    select pg_catalog.format('fragment %s%s', x.n, x.problem) into v_problem
+      from (select f.n, case
+                when pg_catalog.jsonb_typeof(f.fragment) <> 'object'
+                    then ' is ' || beliefdb._json_kind(f.fragment) || ', not an object ({"start": 0, "end": 12})'
+                when beliefdb._offset_problem(f.fragment -> 'start', 'start', 'it') is not null
+                    then ': ' || beliefdb._offset_problem(f.fragment -> 'start', 'start', 'it')
+                when beliefdb._offset_problem(f.fragment -> 'end', 'end', 'it') is not null
+                    then ': ' || beliefdb._offset_problem(f.fragment -> 'end', 'end', 'it')
+                when (f.fragment ->> 'end')::integer <= (f.fragment ->> 'start')::integer
+                    then pg_catalog.format(': end (%s) must be after start (%s): a fragment is not empty',
+                                           f.fragment ->> 'end', f.fragment ->> 'start')
+                when (f.fragment ->> 'end')::integer > v_length
+                    then pg_catalog.format(': end (%s) is past the end of the text (%s characters)',
+                                           f.fragment ->> 'end', v_length)
+                when pg_catalog.jsonb_typeof(f.fragment -> 'speaker') not in ('string', 'null')
+                  or pg_catalog.jsonb_typeof(f.fragment -> 'time') not in ('string', 'null')
+                    then pg_catalog.format(': speaker and time (a turn''s) are strings or null, not %s',
+                                           case when pg_catalog.jsonb_typeof(f.fragment -> 'speaker') not in ('string', 'null')
+                                                then beliefdb._json_kind(f.fragment -> 'speaker')
+                                                else beliefdb._json_kind(f.fragment -> 'time') end)
+            end as problem
+              from pg_catalog.jsonb_array_elements(p_fragments) with ordinality as f (fragment, n)) x
+     where x.problem is not null
+     order by x.n
+     limit 1;
+    if v_problem is not null then
+        raise exception '%', v_problem using errcode = 'BD005';
+    end if;
+end
+$$;
+comment on function beliefdb._check_fragments(jsonb, text) is 'Refuse (BD005) fragments that are not an array of {start, end} objects within the text, naming the first bad fragment and field';
+
 -- The fragment at exactly these offsets of a version, created if missing.
 create or replace function beliefdb._fragment_at(p_workspace_id uuid, p_source_version_id uuid,
                                                 p_start integer, p_end integer) returns uuid
@@ -137,7 +299,9 @@ comment on function beliefdb._restat_ingest_tables(bigint) is 'Gather planner st
 -- valid_from, valid_to. Returns the outcome of each claim. A claim is one belief of the source's
 -- world (rule 15) with its subject, attribute, value, scope and valid time: the same claim from the
 -- same fragment again changes nothing (unchanged, whatever became of the belief since), the same
--- claim elsewhere adds evidence to it (corroborated), anything else is a new belief.
+-- claim elsewhere adds evidence to it (corroborated), anything else is a new belief. The API's doors
+-- checked the claims' shape (beliefdb._check_claims); what is left here is the gate's: a quote that is
+-- not the text at its offsets is rejected, with its reason.
 create or replace function beliefdb._add_claims(p_workspace_id uuid, p_source_version_id uuid, p_claims jsonb,
                                                p_rejected jsonb default '[]', p_propagate boolean default true)
 returns jsonb
@@ -190,16 +354,6 @@ begin
      where v.workspace_id = p_workspace_id and v.id = p_source_version_id;
     if v_content is null then
         raise exception 'unknown source version %', p_source_version_id using errcode = 'BD004';
-    end if;
-    -- a scope's condition needs a name, as every door of the library's refuses it: {"": "EU"} is a
-    -- condition no question can name
-    if exists (select from jsonb_array_elements(case when jsonb_typeof(p_claims) = 'array' then p_claims
-                                                     else '[]' end) c (claim)
-                cross join lateral jsonb_object_keys(case when jsonb_typeof(c.claim -> 'scope') = 'object'
-                                                          then c.claim -> 'scope' else '{}' end) k
-                where btrim(k) = '') then
-        raise exception 'a claim''s scope names a condition without a name: each needs one ({"region": "EU"})'
-            using errcode = 'BD005';
     end if;
     select u.claims, u.rejected into p_claims, p_rejected
       from beliefdb._believable(p_workspace_id, p_source_version_id, p_claims, p_rejected) u;

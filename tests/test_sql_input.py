@@ -1,0 +1,122 @@
+"""The SQL API called by hand with bad input, as an agent's login (docs/dba.md, "Agents' logins"): what the
+CLI and the library refuse as ``invalid_input`` was a raw PostgreSQL error from SQL (a check constraint,
+a not-null violation, "cannot extract elements from a scalar", "invalid input syntax for type integer"),
+or a misleading one ("quote is not the source text at the given offsets" for a claim without offsets).
+Each is beliefdb's own error now, naming the field and what is accepted, and nothing is written. Each
+input shape is checked by one internal function (``beliefdb._check_claims`` for claims, and so on) that
+every function taking it calls."""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import Iterator
+from typing import Any
+
+import psycopg
+import pytest
+
+from beliefdb.store.agents import create_agent, drop_agent
+
+TEXT = "Hello there."
+CLAIM = {"statement": "People say hello.", "subject": "greeting", "attribute": "word", "value": "hello",
+         "quote": "Hello there.", "start": 0, "end": 12}
+
+
+@pytest.fixture
+def agent(db_url: str) -> Iterator[psycopg.Connection[Any]]:
+    """A session of an agent's login bound to the default workspace (``beliefdb agent create``)."""
+    name = f"agent_{uuid.uuid4().hex[:8]}"
+    made = create_agent(db_url, name, "default", "agent-input-password")
+    try:
+        with psycopg.connect(made.url, autocommit=True) as conn:
+            yield conn
+    finally:
+        drop_agent(db_url, name)
+
+
+def _refused(conn: psycopg.Connection[Any], query: str, args: tuple[Any, ...] = (), code: str = "BD005") -> str:
+    with pytest.raises(psycopg.Error) as refused:
+        conn.execute(query, args)  # type: ignore[arg-type]
+    assert refused.value.sqlstate == code, (refused.value.sqlstate, str(refused.value))
+    return refused.value.diag.message_primary or ""
+
+
+def _written(conn: psycopg.Connection[Any]) -> tuple[Any, ...]:
+    row = conn.execute("select (select count(*) from beliefdb.source), (select count(*) from beliefdb.belief),"
+                       " (select count(*) from beliefdb.decision), (select count(*) from beliefdb.embedding_model)"
+                       ).fetchone()
+    assert row is not None
+    return tuple(row)
+
+
+def _without(*keys: str) -> dict[str, Any]:
+    return {k: v for k, v in CLAIM.items() if k not in keys}
+
+
+@pytest.mark.parametrize(("claims", "words"), [
+    ([{**CLAIM, "kind": "bogus"}], ["claim 1", "unknown belief kind bogus", "choose from: fact, rule"]),
+    ([{**CLAIM, "scope": "eu"}], ["claim 1", "scope", "object", "not a string"]),
+    ([{**CLAIM, "scope": {"region": 5}}], ["claim 1", "scope", "region is a number", "value is text"]),
+    ([{**CLAIM, "scope": {" ": "EU"}}], ["claim 1", "scope", "without a name"]),
+    ([_without("subject")], ["claim 1", "subject", "non-empty string", "missing"]),
+    ([{**CLAIM, "subject": " "}], ["claim 1", "subject", "non-empty string"]),
+    ([_without("value")], ["claim 1", "value", "string", "missing"]),
+    ([{**CLAIM, "value": 3}], ["claim 1", "value", "string", "not a number"]),
+    ([_without("statement")], ["claim 1", "statement", "missing"]),
+    ([CLAIM, {**CLAIM, "start": "zero"}], ["claim 2", "start", "whole number", "not a string"]),
+    ([_without("start", "end")], ["claim 1", "start", "missing"]),
+    ([{**CLAIM, "start": -2}], ["claim 1", "start", "-2"]),
+    ([{**CLAIM, "start": 5, "end": 2}], ["claim 1", "end", "after start"]),
+    ([_without("quote")], ["claim 1", "quote", "missing"]),
+    ([None], ["claim 1", "null", "object"]),
+    ("x", ["claims", "array", "not a string"]),
+    ({"statement": "x"}, ["claims", "array", "not an object"]),
+])
+def test_ingest_version_refuses_a_malformed_claim_naming_it(agent: psycopg.Connection[Any], claims: Any,
+                                                            words: list[str]) -> None:
+    message = _refused(agent, "select beliefdb.ingest_version('z.md', %s, p_claims => %s::jsonb)",
+                       (TEXT, json.dumps(claims)))
+    for word in words:
+        assert word in message, (word, message)
+    assert _written(agent) == (0, 0, 0, 0)
+
+
+def test_a_claim_whose_quote_is_elsewhere_is_still_the_gates_to_reject(agent: psycopg.Connection[Any]) -> None:
+    """Well formed, but not the text at its offsets: rejected with its reason, as before (not an error)."""
+    report = agent.execute("select beliefdb.ingest_version('z.md', %s, p_claims => %s::jsonb)",
+                           (TEXT, json.dumps([{**CLAIM, "start": 1}]))).fetchone()
+    assert report is not None
+    assert [r["reason"] for r in report[0]["rejected"]] == ["quote is not the source text at the given offsets"]
+
+
+@pytest.mark.parametrize(("fragments", "words"), [
+    ([{"start": 5, "end": 2}], ["fragment 1", "end", "after start"]),
+    ([{}], ["fragment 1", "start", "missing"]),
+    ([{"start": -2, "end": 3}], ["fragment 1", "start", "-2"]),
+    ([{"start": 0, "end": 40}], ["fragment 1", "end", "40", "12 characters"]),
+    ([{"start": 0, "end": 12}, "x"], ["fragment 2 is a string", "not an object"]),
+    ({"start": 0}, ["fragments", "array"]),
+])
+def test_ingest_version_refuses_a_malformed_fragment_naming_it(agent: psycopg.Connection[Any], fragments: Any,
+                                                               words: list[str]) -> None:
+    message = _refused(agent, "select beliefdb.ingest_version('z.md', %s, p_fragments => %s::jsonb)",
+                       (TEXT, json.dumps(fragments)))
+    for word in words:
+        assert word in message, (word, message)
+    assert _written(agent) == (0, 0, 0, 0)
+
+
+def test_the_other_doors_of_claims_and_fragments_refuse_the_same(agent: psycopg.Connection[Any]) -> None:
+    agent.execute("select beliefdb.ingest_version('z.md', %s, p_claims => %s::jsonb)", (TEXT, json.dumps([CLAIM])))
+    before = _written(agent)
+    message = _refused(agent, "select beliefdb.add_claims_to_source('z.md', '{}')")
+    assert "claims" in message and "array" in message and "not an object" in message, message
+    message = _refused(agent, "select beliefdb.add_claims_to_source('z.md', %s::jsonb)",
+                       (json.dumps([{**CLAIM, "kind": "bogus"}]),))
+    assert "unknown belief kind bogus" in message, message
+    message = _refused(agent, "select beliefdb.append_turn('chat', 'alice: hi', '\"x\"')")
+    assert "fragments" in message and "array" in message, message
+    message = _refused(agent, "select beliefdb.append_turn('chat', 'alice: hi', '[]', '\"x\"')")
+    assert "claims" in message and "array" in message, message
+    assert _written(agent) == before
