@@ -107,6 +107,27 @@ def test_ingest_version_refuses_a_malformed_fragment_naming_it(agent: psycopg.Co
     assert _written(agent) == (0, 0, 0, 0)
 
 
+@pytest.mark.parametrize(("reasons", "words"), [
+    ("[1,2]", ["reason 1", "is a number", "not an array"]),
+    ('[["abcd"],"x"]', ["reason 2", "is a string", "not an array"]),
+    ('[[1]]', ["reason 1", "belief ids", "not a number"]),
+    ('"x"', ["reasons", "array of arrays", "not a string"]),
+])
+def test_decide_refuses_reasons_of_another_shape(agent: psycopg.Connection[Any], reasons: str,
+                                                 words: list[str]) -> None:
+    message = _refused(agent, "select beliefdb.decide('t', %s::jsonb)", (reasons,))
+    for word in words:
+        assert word in message, (word, message)
+    assert _written(agent) == (0, 0, 0, 0)
+
+
+def test_decide_in_run_checks_the_reasons_it_is_given_first(agent: psycopg.Connection[Any]) -> None:
+    """Its own words were "an array of arrays of belief ids", and only after the run was looked up."""
+    message = _refused(agent, "select beliefdb.decide_in_run(gen_random_uuid(), 't', '[1]')")
+    assert message.startswith("reason 1 of a decision is a number, not an array"), message
+    assert _written(agent) == (0, 0, 0, 0)
+
+
 def test_the_other_doors_of_claims_and_fragments_refuse_the_same(agent: psycopg.Connection[Any]) -> None:
     agent.execute("select beliefdb.ingest_version('z.md', %s, p_claims => %s::jsonb)", (TEXT, json.dumps([CLAIM])))
     before = _written(agent)

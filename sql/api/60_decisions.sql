@@ -30,9 +30,7 @@ begin
     if coalesce(btrim(p_title), '') = '' then
         raise exception 'a decision needs a title' using errcode = 'BD005';
     end if;
-    if p_justifications is not null and jsonb_typeof(p_justifications) <> 'array' then
-        raise exception 'a decision''s reasons are an array of arrays of beliefs' using errcode = 'BD005';
-    end if;
+    perform beliefdb._check_reasons(p_justifications);
     if coalesce(jsonb_array_length(p_justifications), 0) = 0 then
         insert into beliefdb.decision (workspace_id, title, status) values (v_ws, p_title, 'needs_review')
         returning id into v_id;

@@ -46,6 +46,7 @@ declare
     v_refused beliefdb.refusal[] := '{}';
     v_recorded beliefdb.recorded;
 begin
+    perform beliefdb._check_reasons(p_justifications);
     -- bound to a workspace deleted since: as if none were bound
     if not exists (select from beliefdb.workspace w where w.id = v_ws) then
         raise exception 'no workspace is bound to this session' using errcode = 'BD003', hint = beliefdb.workspace_hint();
@@ -58,13 +59,7 @@ begin
         raise exception 'unknown run %', p_run using errcode = 'BD004';
     end if;
     perform beliefdb._require_owner(v_ws, p_run, 'decide in it');
-    if p_justifications is not null and jsonb_typeof(p_justifications) <> 'array' then
-        raise exception 'a decision''s reasons are an array of arrays of belief ids' using errcode = 'BD005';
-    end if;
     for v_reason in select r from jsonb_array_elements(coalesce(p_justifications, '[]')) r loop
-        if jsonb_typeof(v_reason) <> 'array' then
-            raise exception 'a decision''s reasons are an array of arrays of belief ids' using errcode = 'BD005';
-        end if;
         v_group := '[]';
         v_whole := true;
         for v_cited in select x from jsonb_array_elements_text(v_reason) x loop

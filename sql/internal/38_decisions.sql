@@ -3,6 +3,43 @@
 -- it, making it, and the whole of a correction's apply (docs/rules.md, rules 6 and 17); what a
 -- retraction target names, and the retraction itself (rules 4 and 5).
 
+-- A decision's reasons as a caller gives them (decide, decide_in_run: p_justifications), checked once
+-- before anything is written: null, or an array of reasons, each an array of the beliefs it needs
+-- together (their ids or unique prefixes: strings). The first problem is invalid_input (BD005) naming
+-- the reason (1 for the first).
+create or replace function beliefdb._check_reasons(p_justifications jsonb) returns void
+language plpgsql stable
+set search_path = pg_catalog, pg_temp
+as $$
+declare
+    v_problem text;
+begin
+    if pg_catalog.jsonb_typeof(p_justifications) <> 'array' then
+        raise exception 'a decision''s reasons are an array of arrays of belief ids or prefixes ([["3f2a"], ["9c1d", "77ab"]]), not %',
+            beliefdb._json_kind(p_justifications) using errcode = 'BD005';
+    end if;
+    select case when pg_catalog.jsonb_typeof(r.reason) <> 'array'
+                then pg_catalog.format('reason %s of a decision is %s, not an array of belief ids or prefixes (the beliefs it needs together: [["3f2a"], ["9c1d", "77ab"]])',
+                                       r.n, beliefdb._json_kind(r.reason))
+                else (select pg_catalog.format('reason %s of a decision lists belief ids or prefixes (strings), not %s',
+                                               r.n, beliefdb._json_kind(b.belief))
+                        from pg_catalog.jsonb_array_elements(r.reason) with ordinality b (belief, m)
+                       where pg_catalog.jsonb_typeof(b.belief) <> 'string'
+                       order by b.m limit 1) end
+      into v_problem
+      from pg_catalog.jsonb_array_elements(coalesce(p_justifications, '[]')) with ordinality r (reason, n)
+     where pg_catalog.jsonb_typeof(r.reason) <> 'array'
+        or exists (select from pg_catalog.jsonb_array_elements(r.reason) b (belief)
+                    where pg_catalog.jsonb_typeof(b.belief) <> 'string')
+     order by r.n
+     limit 1;
+    if v_problem is not null then
+        raise exception '%', v_problem using errcode = 'BD005';
+    end if;
+end
+$$;
+comment on function beliefdb._check_reasons(jsonb) is 'Refuse (BD005) a decision''s reasons that are not an array of arrays of belief ids or prefixes, naming the first bad reason';
+
 -- Insert one justification of p_node with the given antecedents, all of one edge kind.
 create or replace function beliefdb._add_justification(p_workspace_id uuid, p_node uuid, p_antecedents uuid[],
                                                       p_edge beliefdb.edge_kind) returns uuid
