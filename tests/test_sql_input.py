@@ -141,3 +141,15 @@ def test_the_other_doors_of_claims_and_fragments_refuse_the_same(agent: psycopg.
     message = _refused(agent, "select beliefdb.append_turn('chat', 'alice: hi', '[]', '\"x\"')")
     assert "claims" in message and "array" in message, message
     assert _written(agent) == before
+
+
+def test_embedding_models_and_vectors_need_a_model_and_a_dimension(agent: psycopg.Connection[Any]) -> None:
+    message = _refused(agent, "select beliefdb.record_embedding_model(null, null)")
+    assert "model" in message and "name" in message, message
+    message = _refused(agent, "select beliefdb.record_embedding_model('m', -3)")
+    assert "dimension" in message and "-3" in message, message
+    message = _refused(agent, "select beliefdb.embedding_target('m', 0)")
+    assert "dimension" in message, message
+    message = _refused(agent, "select beliefdb.store_embedding(null, null, null)")
+    assert "belief" in message and "model" in message and "<NULL>" not in message, message
+    assert _written(agent) == (0, 0, 0, 0)

@@ -591,6 +591,12 @@ declare
     v_model beliefdb.embedding_model;
     v_dim integer;
 begin
+    if p_belief is null or coalesce(btrim(p_model), '') = '' or p_embedding is null then
+        raise exception 'a vector is stored for a belief (p_belief), of a model (p_model): % given',
+            pg_catalog.concat_ws(', ', case when p_belief is null then 'no belief' end,
+                                 case when coalesce(btrim(p_model), '') = '' then 'no model' end,
+                                 case when p_embedding is null then 'no vector' end) using errcode = 'BD005';
+    end if;
     select * into v_model from beliefdb.embedding_model m where m.workspace_id = v_ws;
     v_dim := case p_model when v_model.model then v_model.dim when v_model.target_model then v_model.target_dim end;
     -- (a write that checked the model before a reembed switched the workspace to another)
@@ -615,6 +621,7 @@ language sql
 security definer
 set search_path = pg_catalog, pg_temp
 as $$
+    select beliefdb._check_embedding_model(p_model, p_dim);
     insert into beliefdb.embedding_model (workspace_id, model, dim)
     values (beliefdb._bound_workspace(), p_model, p_dim)
     on conflict do nothing
@@ -628,6 +635,7 @@ language sql
 security definer
 set search_path = pg_catalog, pg_temp
 as $$
+    select beliefdb._check_embedding_model(p_model, p_dim);
     update beliefdb.embedding_model m set target_model = p_model, target_dim = p_dim
      where m.workspace_id = beliefdb._bound_workspace()
 $$;

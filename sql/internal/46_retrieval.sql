@@ -283,3 +283,22 @@ as $$
                   end, '')::tsquery
 $$;
 comment on function beliefdb._nominating_query(text[], text[]) is 'Full-text query that nominates candidates: the words that are not common (OR), else all of them (AND)';
+
+-- An embedding model as a caller names it (record_embedding_model, embedding_target): a name that is
+-- not blank and a dimension of at least 1, else invalid_input (BD005) naming what is missing.
+create or replace function beliefdb._check_embedding_model(p_model text, p_dim integer) returns void
+language plpgsql stable
+set search_path = pg_catalog, pg_temp
+as $$
+begin
+    if coalesce(btrim(p_model), '') = '' then
+        raise exception 'an embedding model needs a name (p_model), not %',
+            coalesce(pg_catalog.quote_literal(p_model), 'null') using errcode = 'BD005';
+    end if;
+    if p_dim is null or p_dim < 1 then
+        raise exception 'the dimension of embedding model % is a whole number from 1 (its vectors'' length), not %',
+            p_model, coalesce(p_dim::text, 'null') using errcode = 'BD005';
+    end if;
+end
+$$;
+comment on function beliefdb._check_embedding_model(text, integer) is 'Refuse (BD005) an embedding model without a name or with a dimension under 1';
