@@ -153,3 +153,14 @@ def test_embedding_models_and_vectors_need_a_model_and_a_dimension(agent: psycop
     message = _refused(agent, "select beliefdb.store_embedding(null, null, null)")
     assert "belief" in message and "model" in message and "<NULL>" not in message, message
     assert _written(agent) == (0, 0, 0, 0)
+
+
+def test_a_retraction_needs_a_reason_as_the_library_says(agent: psycopg.Connection[Any]) -> None:
+    agent.execute("select beliefdb.ingest_version('z.md', %s, p_claims => %s::jsonb)", (TEXT, json.dumps([CLAIM])))
+    for reason in (None, "", "  "):
+        message = _refused(agent, "select beliefdb.retract('source', 'z.md', %s)", (reason,))
+        assert message.startswith("a retraction needs a reason"), message
+    assert agent.execute("select count(*) from beliefdb.source where retracted_at is not null").fetchone() == (0,)
+    agent.execute("select beliefdb.retract('source', 'z.md', 'wrong')")
+    agent.execute("select beliefdb.retract('source', 'z.md', null, p_undo => true)")  # a restore needs none
+    assert agent.execute("select count(*) from beliefdb.source where retracted_at is not null").fetchone() == (0,)

@@ -47,8 +47,8 @@ select cardinality(started_holding) as started, cardinality(stopped_holding) as 
 select value, status from beliefdb.belief where subject = 'return_policy' order by value;
 
 -- nothing to retract is BD004, an unknown target BD005
-select beliefdb.retract('version', 'return-policy.md', null, 7);
-select beliefdb.retract('planet', 'return-policy.md', null);
+select beliefdb.retract('version', 'return-policy.md', 'withdrawn', 7);
+select beliefdb.retract('planet', 'return-policy.md', 'withdrawn');
 
 -- the review queue: reject the refusal (its email is cancelled with it), approve the forecast
 select kind, subject from beliefdb.review_queue order by kind, subject;

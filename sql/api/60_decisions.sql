@@ -325,6 +325,11 @@ begin
     if p_undo is null then
         raise exception 'undo is true (restore) or false (retract), not null' using errcode = 'BD005';
     end if;
+    -- (as the library and the CLI ask: a retraction says why, in its audit event; a restore need not)
+    if not p_undo and coalesce(btrim(p_reason), '') = '' then
+        raise exception 'a retraction needs a reason (p_reason): why it is withdrawn, kept in its audit event'
+            using errcode = 'BD005';
+    end if;
     v_id := beliefdb._retraction_target(v_ws, p_target, p_ref);
     if v_id is null and v_target in ('source', 'version') then
         raise exception 'nothing to %: source % is unknown', case when p_undo then 'restore' else 'retract' end,
