@@ -164,3 +164,18 @@ def test_a_retraction_needs_a_reason_as_the_library_says(agent: psycopg.Connecti
     agent.execute("select beliefdb.retract('source', 'z.md', 'wrong')")
     agent.execute("select beliefdb.retract('source', 'z.md', null, p_undo => true)")  # a restore needs none
     assert agent.execute("select count(*) from beliefdb.source where retracted_at is not null").fetchone() == (0,)
+
+
+def test_a_confidence_is_explained_for_an_id_prefix_as_other_functions_take_one(agent: psycopg.Connection[Any]) -> None:
+    """confidence_factors takes a workspace and a whole id (a DBA's, across workspaces); every other
+    function of the API, and ``why``, a belief's id or a unique prefix: explain_confidence does."""
+    agent.execute("select beliefdb.ingest_version('z.md', %s, p_claims => %s::jsonb)", (TEXT, json.dumps([CLAIM])))
+    row = agent.execute("select id, workspace_id from beliefdb.belief").fetchone()
+    assert row is not None
+    belief, ws = row
+    whole = agent.execute("select * from beliefdb.confidence_factors(%s, %s)", (ws, belief)).fetchall()
+    assert whole and whole[-1][1] == "result"
+    assert agent.execute("select * from beliefdb.explain_confidence(%s)", (belief.hex[:6],)).fetchall() == whole
+    assert agent.execute("select * from beliefdb.explain_confidence(%s)", (str(belief),)).fetchall() == whole
+    message = _refused(agent, "select * from beliefdb.explain_confidence('ffff0000')", code="BD004")
+    assert "unknown belief" in message, message

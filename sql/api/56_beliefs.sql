@@ -572,3 +572,16 @@ as $$
 $$;
 comment on function beliefdb.resolve_belief(text) is 'Resolve a belief id or unique id prefix in the bound workspace';
 
+-- confidence_factors of a belief of the bound workspace named as every function of the API names one
+-- (its id or a unique prefix: resolve_belief, BD004 unknown, BD006 ambiguous), as `why` takes it:
+-- confidence_factors itself takes a workspace and a whole id (a DBA's, across workspaces), and
+-- answers a whole id no belief has with no rows.
+create or replace function beliefdb.explain_confidence(p_belief text)
+returns table (factor text, detail text, weight real)
+language sql stable
+set search_path = pg_catalog, pg_temp
+as $$
+    select f.factor, f.detail, f.weight
+      from beliefdb.confidence_factors(beliefdb.current_workspace_id(), beliefdb.resolve_belief(p_belief)) f
+$$;
+comment on function beliefdb.explain_confidence(text) is 'The factors of a belief''s confidence and the result (last row), the belief of the bound workspace by its id or a unique prefix';

@@ -113,6 +113,7 @@ grant execute on function beliefdb.repair_plan(text[],boolean,boolean) to belief
 grant execute on function beliefdb.repair_plan_json(text[],boolean) to beliefdb_app;
 grant execute on function beliefdb.repair_replayed(uuid) to beliefdb_app;
 grant execute on function beliefdb.resolve_belief(text) to beliefdb_app;
+grant execute on function beliefdb.explain_confidence(text) to beliefdb_app;
 grant execute on function beliefdb.resolve_node(text,beliefdb.node_kind[]) to beliefdb_app;
 grant execute on function beliefdb.resolve_target(text) to beliefdb_app;
 grant execute on function beliefdb.retract(text,text,text,integer,boolean) to beliefdb_app;
