@@ -179,3 +179,16 @@ def test_a_confidence_is_explained_for_an_id_prefix_as_other_functions_take_one(
     assert agent.execute("select * from beliefdb.explain_confidence(%s)", (str(belief),)).fetchall() == whole
     message = _refused(agent, "select * from beliefdb.explain_confidence('ffff0000')", code="BD004")
     assert "unknown belief" in message, message
+
+
+@pytest.mark.parametrize("as_agent", [True, False])
+def test_a_workspace_setting_that_is_no_id_is_refused_in_words(agent: psycopg.Connection[Any], db_url: str,
+                                                               as_agent: bool) -> None:
+    with psycopg.connect(db_url, autocommit=True) as owner:
+        conn = agent if as_agent else owner
+        if not as_agent:
+            owner.execute("set role beliefdb_app")
+        conn.execute("set beliefdb.workspace_id = 'garbage'")
+        message = _refused(conn, "select count(*) from beliefdb.current_beliefs", code="BD003")
+        assert message == "beliefdb.workspace_id is not a workspace id: 'garbage'", message
+
