@@ -44,6 +44,8 @@ set search_path = pg_catalog, pg_temp
 as $$
 declare
     v_problem text;
+    v_n bigint;
+    v_claim jsonb;
 begin
     if pg_catalog.jsonb_typeof(p_claims) <> 'array' then
         raise exception 'claims are a JSON array of claim objects ([{"statement", "subject", "attribute", "value", "quote", "start", "end"}]), not %',
@@ -53,58 +55,81 @@ begin
         raise exception 'rejected claims are a JSON array of objects ([{"statement", "quote", "reason"}]), not %',
             beliefdb._json_kind(p_rejected) using errcode = 'BD005';
     end if;
-    select pg_catalog.format('claim %s%s', x.n, x.problem) into v_problem
-      from (select c.n, case
-                when pg_catalog.jsonb_typeof(c.claim) <> 'object'
-                    then ' is ' || beliefdb._json_kind(c.claim) || ', not an object ({"statement", "subject", "attribute", "value", "quote", "start", "end"})'
-                when pg_catalog.jsonb_typeof(c.claim -> 'statement') is distinct from 'string' or btrim(c.claim ->> 'statement') = ''
-                  or pg_catalog.jsonb_typeof(c.claim -> 'subject') is distinct from 'string' or btrim(c.claim ->> 'subject') = ''
-                  or pg_catalog.jsonb_typeof(c.claim -> 'attribute') is distinct from 'string' or btrim(c.claim ->> 'attribute') = ''
-                    then (select pg_catalog.format(': %s must be a non-empty string, not %s', k.key,
-                                                   case when pg_catalog.jsonb_typeof(c.claim -> k.key) = 'string'
-                                                        then 'a blank one' else beliefdb._json_kind(c.claim -> k.key) end)
-                            from unnest(array['statement', 'subject', 'attribute']) with ordinality k (key, m)
-                           where pg_catalog.jsonb_typeof(c.claim -> k.key) is distinct from 'string'
-                              or btrim(c.claim ->> k.key) = ''
-                           order by k.m limit 1)
-                when pg_catalog.jsonb_typeof(c.claim -> 'value') is distinct from 'string'
-                    then ': value must be a string (it may be empty), not ' || beliefdb._json_kind(c.claim -> 'value')
-                when pg_catalog.jsonb_typeof(c.claim -> 'quote') is distinct from 'string' or c.claim ->> 'quote' = ''
-                    then ': quote must be a non-empty string (the text at start..end that says it), not '
-                         || case when c.claim ->> 'quote' = '' then 'an empty one' else beliefdb._json_kind(c.claim -> 'quote') end
-                when beliefdb._offset_problem(c.claim -> 'start', 'start', 'its quote') is not null
-                    then ': ' || beliefdb._offset_problem(c.claim -> 'start', 'start', 'its quote')
-                when beliefdb._offset_problem(c.claim -> 'end', 'end', 'its quote') is not null
-                    then ': ' || beliefdb._offset_problem(c.claim -> 'end', 'end', 'its quote')
-                when (c.claim ->> 'end')::integer <= (c.claim ->> 'start')::integer
-                    then pg_catalog.format(': end (%s) must be after start (%s): a quote is not empty',
-                                           c.claim ->> 'end', c.claim ->> 'start')
-                when coalesce(c.claim ->> 'kind', 'fact') not in ('fact', 'rule', 'policy', 'preference', 'procedure',
-                                                                 'event', 'observation', 'other')
-                    then pg_catalog.format(': unknown belief kind %s (choose from: fact, rule, policy, preference, procedure, event, observation, other)',
-                                           c.claim ->> 'kind')
-                when c.claim ? 'scope' and pg_catalog.jsonb_typeof(c.claim -> 'scope') <> 'object'
-                    then ': scope must be an object of named conditions with text values ({"region": "EU"}), not '
-                         || beliefdb._json_kind(c.claim -> 'scope')
-                when c.claim ? 'scope'
-                    then (select case when btrim(e.key) = ''
-                                      then ': scope names a condition without a name: each needs one ({"region": "EU"})'
-                                      else pg_catalog.format(': scope''s condition %s is %s: a condition''s value is text ({"region": "EU"})',
-                                                             e.key, beliefdb._json_kind(e.value)) end
-                            from pg_catalog.jsonb_each(c.claim -> 'scope') e
-                           where btrim(e.key) = '' or pg_catalog.jsonb_typeof(e.value) <> 'string'
-                           order by btrim(e.key) <> '', e.key limit 1)
-                when pg_catalog.jsonb_typeof(c.claim -> 'valid_from') not in ('string', 'null')
-                  or pg_catalog.jsonb_typeof(c.claim -> 'valid_to') not in ('string', 'null')
-                    then pg_catalog.format(': valid_from and valid_to are ISO 8601 timestamps (strings) or null, not %s',
-                                           case when pg_catalog.jsonb_typeof(c.claim -> 'valid_from') not in ('string', 'null')
-                                                then beliefdb._json_kind(c.claim -> 'valid_from')
-                                                else beliefdb._json_kind(c.claim -> 'valid_to') end)
-            end as problem
-              from pg_catalog.jsonb_array_elements(coalesce(p_claims, '[]')) with ordinality as c (claim, n)) x
-     where x.problem is not null
-     order by x.n
+    -- (one pass of built-in tests over every claim; the words, only for the first that fails them: a SQL
+    -- function with its own search_path is called, not inlined, ~10 µs a call, 8,000 claims 0.15 s)
+    select c.n, c.claim into v_n, v_claim
+      from pg_catalog.jsonb_array_elements(coalesce(p_claims, '[]')) with ordinality as c (claim, n)
+     where not case
+               when pg_catalog.jsonb_typeof(c.claim) = 'object'
+                    and pg_catalog.jsonb_typeof(c.claim -> 'statement') = 'string' and btrim(c.claim ->> 'statement') <> ''
+                    and pg_catalog.jsonb_typeof(c.claim -> 'subject') = 'string' and btrim(c.claim ->> 'subject') <> ''
+                    and pg_catalog.jsonb_typeof(c.claim -> 'attribute') = 'string' and btrim(c.claim ->> 'attribute') <> ''
+                    and pg_catalog.jsonb_typeof(c.claim -> 'value') = 'string'
+                    and pg_catalog.jsonb_typeof(c.claim -> 'quote') = 'string' and c.claim ->> 'quote' <> ''
+                    and pg_catalog.jsonb_typeof(c.claim -> 'start') = 'number' and (c.claim ->> 'start') ~ '^[0-9]{1,9}$'
+                    and pg_catalog.jsonb_typeof(c.claim -> 'end') = 'number' and (c.claim ->> 'end') ~ '^[0-9]{1,9}$'
+                   then (c.claim ->> 'end')::integer > (c.claim ->> 'start')::integer
+                        and coalesce(c.claim ->> 'kind', 'fact') in ('fact', 'rule', 'policy', 'preference', 'procedure',
+                                                                     'event', 'observation', 'other')
+                        and (not c.claim ? 'scope'
+                             or (pg_catalog.jsonb_typeof(c.claim -> 'scope') = 'object'
+                                 and not pg_catalog.jsonb_path_exists(c.claim -> 'scope',
+                                         '$.keyvalue() ? (@.value.type() != "string" || @.key like_regex "^ *$")')))
+                        and coalesce(pg_catalog.jsonb_typeof(c.claim -> 'valid_from'), 'null') in ('string', 'null')
+                        and coalesce(pg_catalog.jsonb_typeof(c.claim -> 'valid_to'), 'null') in ('string', 'null')
+               else false end
+     order by c.n
      limit 1;
+    if v_n is null then
+        return;
+    end if;
+    v_problem := 'claim ' || v_n || case
+            when pg_catalog.jsonb_typeof(v_claim) <> 'object'
+                then ' is ' || beliefdb._json_kind(v_claim) || ', not an object ({"statement", "subject", "attribute", "value", "quote", "start", "end"})'
+            when pg_catalog.jsonb_typeof(v_claim -> 'statement') is distinct from 'string' or btrim(v_claim ->> 'statement') = ''
+              or pg_catalog.jsonb_typeof(v_claim -> 'subject') is distinct from 'string' or btrim(v_claim ->> 'subject') = ''
+              or pg_catalog.jsonb_typeof(v_claim -> 'attribute') is distinct from 'string' or btrim(v_claim ->> 'attribute') = ''
+                then (select pg_catalog.format(': %s must be a non-empty string, not %s', k.key,
+                                               case when pg_catalog.jsonb_typeof(v_claim -> k.key) = 'string'
+                                                    then 'a blank one' else beliefdb._json_kind(v_claim -> k.key) end)
+                        from unnest(array['statement', 'subject', 'attribute']) with ordinality k (key, m)
+                       where pg_catalog.jsonb_typeof(v_claim -> k.key) is distinct from 'string'
+                          or btrim(v_claim ->> k.key) = ''
+                       order by k.m limit 1)
+            when pg_catalog.jsonb_typeof(v_claim -> 'value') is distinct from 'string'
+                then ': value must be a string (it may be empty), not ' || beliefdb._json_kind(v_claim -> 'value')
+            when pg_catalog.jsonb_typeof(v_claim -> 'quote') is distinct from 'string' or v_claim ->> 'quote' = ''
+                then ': quote must be a non-empty string (the text at start..end that says it), not '
+                     || case when v_claim ->> 'quote' = '' then 'an empty one' else beliefdb._json_kind(v_claim -> 'quote') end
+            when beliefdb._offset_problem(v_claim -> 'start', 'start', 'its quote') is not null
+                then ': ' || beliefdb._offset_problem(v_claim -> 'start', 'start', 'its quote')
+            when beliefdb._offset_problem(v_claim -> 'end', 'end', 'its quote') is not null
+                then ': ' || beliefdb._offset_problem(v_claim -> 'end', 'end', 'its quote')
+            when (v_claim ->> 'end')::integer <= (v_claim ->> 'start')::integer
+                then pg_catalog.format(': end (%s) must be after start (%s): a quote is not empty',
+                                       v_claim ->> 'end', v_claim ->> 'start')
+            when coalesce(v_claim ->> 'kind', 'fact') not in ('fact', 'rule', 'policy', 'preference', 'procedure',
+                                                             'event', 'observation', 'other')
+                then pg_catalog.format(': unknown belief kind %s (choose from: fact, rule, policy, preference, procedure, event, observation, other)',
+                                       v_claim ->> 'kind')
+            when v_claim ? 'scope' and pg_catalog.jsonb_typeof(v_claim -> 'scope') <> 'object'
+                then ': scope must be an object of named conditions with text values ({"region": "EU"}), not '
+                     || beliefdb._json_kind(v_claim -> 'scope')
+            when v_claim ? 'scope'
+                then (select case when btrim(e.key) = ''
+                                  then ': scope names a condition without a name: each needs one ({"region": "EU"})'
+                                  else pg_catalog.format(': scope''s condition %s is %s: a condition''s value is text ({"region": "EU"})',
+                                                         e.key, beliefdb._json_kind(e.value)) end
+                        from pg_catalog.jsonb_each(v_claim -> 'scope') e
+                       where btrim(e.key) = '' or pg_catalog.jsonb_typeof(e.value) <> 'string'
+                       order by btrim(e.key) <> '', e.key limit 1)
+            when pg_catalog.jsonb_typeof(v_claim -> 'valid_from') not in ('string', 'null')
+              or pg_catalog.jsonb_typeof(v_claim -> 'valid_to') not in ('string', 'null')
+                then pg_catalog.format(': valid_from and valid_to are ISO 8601 timestamps (strings) or null, not %s',
+                                       case when pg_catalog.jsonb_typeof(v_claim -> 'valid_from') not in ('string', 'null')
+                                            then beliefdb._json_kind(v_claim -> 'valid_from')
+                                            else beliefdb._json_kind(v_claim -> 'valid_to') end)
+        end;
     if v_problem is not null then
         raise exception '%', v_problem using errcode = 'BD005';
     end if;
@@ -124,6 +149,8 @@ as $$
 declare
     v_problem text;
     v_length integer;
+    v_n bigint;
+    v_fragment jsonb;
 begin
     if pg_catalog.jsonb_typeof(p_fragments) <> 'array' then
         raise exception 'fragments are a JSON array of objects ([{"start": 0, "end": 12}]), not %',
@@ -133,31 +160,43 @@ begin
         return;
     end if;
     v_length := length(p_content);
-    select pg_catalog.format('fragment %s%s', x.n, x.problem) into v_problem
-      from (select f.n, case
-                when pg_catalog.jsonb_typeof(f.fragment) <> 'object'
-                    then ' is ' || beliefdb._json_kind(f.fragment) || ', not an object ({"start": 0, "end": 12})'
-                when beliefdb._offset_problem(f.fragment -> 'start', 'start', 'it') is not null
-                    then ': ' || beliefdb._offset_problem(f.fragment -> 'start', 'start', 'it')
-                when beliefdb._offset_problem(f.fragment -> 'end', 'end', 'it') is not null
-                    then ': ' || beliefdb._offset_problem(f.fragment -> 'end', 'end', 'it')
-                when (f.fragment ->> 'end')::integer <= (f.fragment ->> 'start')::integer
-                    then pg_catalog.format(': end (%s) must be after start (%s): a fragment is not empty',
-                                           f.fragment ->> 'end', f.fragment ->> 'start')
-                when (f.fragment ->> 'end')::integer > v_length
-                    then pg_catalog.format(': end (%s) is past the end of the text (%s characters)',
-                                           f.fragment ->> 'end', v_length)
-                when pg_catalog.jsonb_typeof(f.fragment -> 'speaker') not in ('string', 'null')
-                  or pg_catalog.jsonb_typeof(f.fragment -> 'time') not in ('string', 'null')
-                    then pg_catalog.format(': speaker and time (a turn''s) are strings or null, not %s',
-                                           case when pg_catalog.jsonb_typeof(f.fragment -> 'speaker') not in ('string', 'null')
-                                                then beliefdb._json_kind(f.fragment -> 'speaker')
-                                                else beliefdb._json_kind(f.fragment -> 'time') end)
-            end as problem
-              from pg_catalog.jsonb_array_elements(p_fragments) with ordinality as f (fragment, n)) x
-     where x.problem is not null
-     order by x.n
+    -- (one pass of built-in tests; the words only for the first fragment that fails them, as _check_claims)
+    select f.n, f.fragment into v_n, v_fragment
+      from pg_catalog.jsonb_array_elements(p_fragments) with ordinality as f (fragment, n)
+     where not case
+               when pg_catalog.jsonb_typeof(f.fragment) = 'object'
+                    and pg_catalog.jsonb_typeof(f.fragment -> 'start') = 'number' and (f.fragment ->> 'start') ~ '^[0-9]{1,9}$'
+                    and pg_catalog.jsonb_typeof(f.fragment -> 'end') = 'number' and (f.fragment ->> 'end') ~ '^[0-9]{1,9}$'
+                   then (f.fragment ->> 'end')::integer > (f.fragment ->> 'start')::integer
+                        and (f.fragment ->> 'end')::integer <= v_length
+                        and coalesce(pg_catalog.jsonb_typeof(f.fragment -> 'speaker'), 'null') in ('string', 'null')
+                        and coalesce(pg_catalog.jsonb_typeof(f.fragment -> 'time'), 'null') in ('string', 'null')
+               else false end
+     order by f.n
      limit 1;
+    if v_n is null then
+        return;
+    end if;
+    v_problem := 'fragment ' || v_n || case
+            when pg_catalog.jsonb_typeof(v_fragment) <> 'object'
+                then ' is ' || beliefdb._json_kind(v_fragment) || ', not an object ({"start": 0, "end": 12})'
+            when beliefdb._offset_problem(v_fragment -> 'start', 'start', 'it') is not null
+                then ': ' || beliefdb._offset_problem(v_fragment -> 'start', 'start', 'it')
+            when beliefdb._offset_problem(v_fragment -> 'end', 'end', 'it') is not null
+                then ': ' || beliefdb._offset_problem(v_fragment -> 'end', 'end', 'it')
+            when (v_fragment ->> 'end')::integer <= (v_fragment ->> 'start')::integer
+                then pg_catalog.format(': end (%s) must be after start (%s): a fragment is not empty',
+                                       v_fragment ->> 'end', v_fragment ->> 'start')
+            when (v_fragment ->> 'end')::integer > v_length
+                then pg_catalog.format(': end (%s) is past the end of the text (%s characters)',
+                                       v_fragment ->> 'end', v_length)
+            when pg_catalog.jsonb_typeof(v_fragment -> 'speaker') not in ('string', 'null')
+              or pg_catalog.jsonb_typeof(v_fragment -> 'time') not in ('string', 'null')
+                then pg_catalog.format(': speaker and time (a turn''s) are strings or null, not %s',
+                                       case when pg_catalog.jsonb_typeof(v_fragment -> 'speaker') not in ('string', 'null')
+                                            then beliefdb._json_kind(v_fragment -> 'speaker')
+                                            else beliefdb._json_kind(v_fragment -> 'time') end)
+        end;
     if v_problem is not null then
         raise exception '%', v_problem using errcode = 'BD005';
     end if;
