@@ -312,3 +312,37 @@ def test_two_verdicts_in_one_transaction_read_back_as_the_later_item(
         postgresql.commit()
         assert postgresql.execute(read).fetchone() == ("rejected", "cancelled"), kind_order
     assert {a.id: a.status for a in bdb.actions()} == {email.id: "cancelled"}
+
+
+def test_verdicts_on_items_made_and_resolved_in_one_transaction_read_back_in_the_order_they_were_given(
+        bdb: beliefdb.BeliefDB, refusal: tuple[Any, Any], postgresql: psycopg.Connection[Any]) -> None:
+    """Items flagged, approved, flagged again and rejected in one transaction share their created_at and
+    resolved_at: the order by created_at, then id, read back whichever verdict had the greater random id.
+    Each resolution takes the next of its workspace's resolution numbers (review_item.resolved_seq), under
+    its write lock: the rejection, given last, is what the decision and its action were after it."""
+    seven, decision = refusal
+    email = bdb.act(decision.id, "Email the customer a refusal")
+    with bdb.database.transaction() as conn:
+        def open_item(kind: str) -> str:
+            return str(conn.execute("select id from beliefdb.review_item where kind = %s and status = 'open'",
+                                    (kind,)).fetchone()[0])
+        conn.execute("select beliefdb.retract('node', %s, 'wrong')", (str(seven.id),))
+        conn.execute("select beliefdb.review_resolve(%s, 'approved')", (open_item("action_held"),))
+        conn.execute("select beliefdb.review_resolve(%s, 'approved')", (open_item("decision_flagged"),))
+        conn.execute("select beliefdb.retract('node', %s, '', p_undo => true)", (str(seven.id),))
+        conn.execute("select beliefdb.retract('node', %s, 'wrong after all')", (str(seven.id),))
+        conn.execute("select beliefdb.review_resolve(%s, 'rejected')", (open_item("action_held"),))
+        conn.execute("select beliefdb.review_resolve(%s, 'rejected')", (open_item("decision_flagged"),))
+    assert postgresql.execute("select count(distinct created_at), count(distinct resolved_at), count(*)"
+                              " from beliefdb.review_item").fetchone() == (1, 1, 4)
+    read = ("select beliefdb.decision_status_at(d, now()), beliefdb.action_status_at(a, now())"
+            " from beliefdb.decision d join beliefdb.action a on a.decision_id = d.id")
+    # the approvals, given first, with the greater ids
+    for high, low in (("f", "0"), ("0", "f")):
+        postgresql.execute(f"""
+            update beliefdb.review_item
+               set id = (case when status = 'approved' then '{high}' else '{low}' end || substr(id::text, 2))::uuid""")
+        postgresql.commit()
+        assert postgresql.execute(read).fetchone() == ("rejected", "cancelled"), high
+    assert {a.id: a.status for a in bdb.actions()} == {email.id: "cancelled"}
+    assert bdb.audit_verify().ok

@@ -93,6 +93,8 @@ RELEASED = {
     "0044_forget_report.sql": "2d20adfb418c66d082502993ea40b8612f27d35fb8512c1e2dc02d1b55bf525d",
     "0045_belief_recent.py": "35dfc0c64f8dd5c3af49c514e1ef8d6cf63be88bf8c68f7789ad631387eacfb3",
     "0045_belief_recent.sql": "b4e1b88d14d861888a9cde5945ed56356de68b4f75f85e54535fdfd4bded7062",
+    "0046_forget_labels_masked.py": "8101ad7a62d470e4dede441bd1950b13641420cd87be0462d8b78eb8f06b6823",
+    "0046_forget_labels_masked.sql": "3e745c18b550c1818c73004ba5b0d3d2d109f695f196ccd34f5f01a2f8b09b17",
 }
 
 

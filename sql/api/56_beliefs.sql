@@ -426,9 +426,10 @@ comment on function beliefdb.confidence_at(beliefdb.belief, timestamptz) is 'A b
 
 -- The status a decision had at a moment (rule 4, read back in time), from its review items:
 -- needs_review while it was flagged then (an item opened by then and not resolved by then), else
--- approved or rejected by the last item resolved by then, if a person resolved it, else active. Of
--- items resolved at one moment (in one transaction), the last is the one created last (then by id, as
--- the review queue orders items): a flag approved, raised again and rejected at once reads rejected.
+-- approved or rejected by the last item resolved by then, if a person resolved it, else active. The
+-- last is the one resolved last (review_item.resolved_seq, in the order the resolutions committed and
+-- were made): items resolved in one transaction share their resolved_at, and a flag approved, raised
+-- again and rejected at once reads rejected.
 create or replace function beliefdb.decision_status_at(p_decision beliefdb.decision, p_at timestamptz)
 returns text
 language sql stable
@@ -444,7 +445,7 @@ as $$
                                  from beliefdb.review_item r
                                 where r.workspace_id = p_decision.workspace_id and r.node = p_decision.id
                                   and r.kind = 'decision_flagged' and r.resolved_at <= p_at
-                                order by r.resolved_at desc, r.created_at desc, r.id desc limit 1), 'active') end
+                                order by r.resolved_seq desc limit 1), 'active') end
 $$;
 comment on function beliefdb.decision_status_at(beliefdb.decision, timestamptz) is 'The status a decision had at a moment, from its review items: needs_review while flagged then, else the verdict on the last item resolved by then (approved, rejected), else active';
 
@@ -452,7 +453,7 @@ comment on function beliefdb.decision_status_at(beliefdb.decision, timestamptz) 
 -- while it was held then (an item opened by then and not resolved by then), cancelled when the last
 -- item resolved by then was rejected, or when it is cancelled now and its decision was rejected by
 -- then (rejecting cancels what a person had released), else its status now (scheduled, if it is held
--- or cancelled now). The last of items resolved at one moment: created last, then by id.
+-- or cancelled now). The last item: the one resolved last (review_item.resolved_seq).
 create or replace function beliefdb.action_status_at(p_action beliefdb.action, p_at timestamptz)
 returns text
 language sql stable
@@ -466,7 +467,7 @@ as $$
                 when (select r.status from beliefdb.review_item r
                        where r.workspace_id = p_action.workspace_id and r.node = p_action.id
                          and r.kind = 'action_held' and r.resolved_at <= p_at
-                       order by r.resolved_at desc, r.created_at desc, r.id desc limit 1) = 'rejected'
+                       order by r.resolved_seq desc limit 1) = 'rejected'
                 then 'cancelled'
                 when p_action.status = 'cancelled'
                      and (select beliefdb.decision_status_at(d, p_at) from beliefdb.decision d

@@ -122,3 +122,36 @@ begin
 end
 $$;
 comment on function beliefdb._note_review(uuid, uuid[], text, text, text) is 'Note the status flagged decisions or held actions had before the operation, and open their review items';
+
+-- Trigger: a review item resolved (approved, rejected or closed: its resolved_at set) takes the next
+-- number of its workspace's resolutions (resolved_seq), under the workspace's write lock (its audit
+-- head row, beliefdb.lock_workspace, which every writer takes first and keeps to its commit): the
+-- numbers follow the order the resolutions commit in, and within a transaction the order they were
+-- made in. Items resolved in one transaction share their resolved_at (beliefdb.clock), and
+-- decision_status_at and action_status_at read the last verdict by this number: ordered by the
+-- created_at and random id of items made in the same transaction too, they read back either.
+-- An update that leaves the resolution as it was keeps its number; an item open again has none.
+create or replace function beliefdb.review_item_resolved_seq() returns trigger
+language plpgsql
+set search_path = pg_catalog, pg_temp
+as $$
+begin
+    if new.resolved_at is null then
+        new.resolved_seq := null;
+    elsif TG_OP = 'UPDATE' and old.resolved_at is not null
+          and (old.status, old.resolved_at) is not distinct from (new.status, new.resolved_at) then
+        new.resolved_seq := old.resolved_seq;
+    else
+        -- (the lock is the caller's already, but for a statement of the schema's owner by hand)
+        perform from beliefdb.audit_head h where h.workspace_id = new.workspace_id for update;
+        new.resolved_seq := coalesce((select max(r.resolved_seq) from beliefdb.review_item r
+                                       where r.workspace_id = new.workspace_id), 0) + 1;
+    end if;
+    return new;
+end
+$$;
+comment on function beliefdb.review_item_resolved_seq() is 'Trigger: a resolved review item takes the next number of its workspace''s resolutions (resolved_seq), under the workspace''s write lock';
+
+create or replace trigger review_item_resolved_seq before insert or update of status, resolved_at, resolved_seq
+    on beliefdb.review_item
+    for each row execute function beliefdb.review_item_resolved_seq();

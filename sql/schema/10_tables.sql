@@ -627,7 +627,12 @@ create table beliefdb.review_item (
         foreign key (workspace_id, source_id) references beliefdb.source (workspace_id, id) on delete cascade,
     constraint review_item_subject_check
         check ((node is null) <> (source_id is null)
-               and (source_id is null) = (kind not in ('version_proposed', 'retraction_proposed')))
+               and (source_id is null) = (kind not in ('version_proposed', 'retraction_proposed'))),
+    -- the order of its resolution among its workspace's (revision 0047): the next number of the workspace
+    -- when it was resolved, taken under the workspace's write lock (internal/40_review.sql), so in the
+    -- order the resolutions commit; items resolved in one transaction share their resolved_at
+    resolved_seq bigint,
+    constraint review_item_resolved_seq_check check ((resolved_at is null) = (resolved_seq is null))
 );
 comment on table beliefdb.review_item is 'A durable item for a person to approve or reject: a flagged decision, a held action, a conflict, a proposed correction, version or retraction; closed when it settled by itself';
 
@@ -643,6 +648,9 @@ create index review_item_queue on beliefdb.review_item (workspace_id, created_at
 create index review_item_by_node on beliefdb.review_item (node) where node is not null;
 create index review_item_other_node on beliefdb.review_item (other_node) where other_node is not null;
 create index review_item_source on beliefdb.review_item (source_id) where source_id is not null;
+-- the workspace's resolutions in order: the last number taken, and one number per resolution (revision 0047)
+create unique index review_item_resolution on beliefdb.review_item (workspace_id, resolved_seq)
+    where resolved_seq is not null;
 
 -- Spans of source text masked when a subject was forgotten (the text itself is gone).
 create table beliefdb.redaction (

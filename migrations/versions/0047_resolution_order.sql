@@ -1,0 +1,41 @@
+-- Frozen at revision 0047: review items are numbered in the order they were resolved, and repairs of
+-- what earlier releases left in a database (docs/dba.md, "Upgrading to revision 0047").
+-- Never edit: change functions in sql/ (re-applied after every upgrade).
+-- (Written against the tables alone: the functions and triggers here are the release's the database
+-- was migrated with, or none, before sql/ is applied again after the revisions.)
+
+-- 1. The order of resolutions: a review item resolved takes the next number of its workspace
+-- (review_item.resolved_seq, taken under the workspace's write lock by the trigger of
+-- internal/40_review.sql), so that of the items resolved in one transaction (one resolved_at) the last
+-- is known. Those resolved before are numbered in the order decision_status_at read them until now:
+-- resolved_at, then created_at, then id. (A derived number, as a column's default would be: the row
+-- audit's triggers on review_item are off for it, or its event named every resolved item of the
+-- workspace and hashed all their text at once.)
+alter table beliefdb.review_item add column resolved_seq bigint;
+do $numbering$
+declare
+    v_triggers name[] := array(select t.tgname from pg_catalog.pg_trigger t
+                                where t.tgrelid = 'beliefdb.review_item'::regclass and not t.tgisinternal
+                                  and t.tgenabled = 'O');
+    v_trigger name;
+begin
+    foreach v_trigger in array v_triggers loop
+        execute pg_catalog.format('alter table beliefdb.review_item disable trigger %I', v_trigger);
+    end loop;
+    update beliefdb.review_item r
+       set resolved_seq = o.n
+      from (select i.workspace_id, i.id,
+                   pg_catalog.row_number() over (partition by i.workspace_id
+                                                 order by i.resolved_at, i.created_at, i.id) as n
+              from beliefdb.review_item i
+             where i.resolved_at is not null) o
+     where o.workspace_id = r.workspace_id and o.id = r.id;
+    foreach v_trigger in array v_triggers loop
+        execute pg_catalog.format('alter table beliefdb.review_item enable trigger %I', v_trigger);
+    end loop;
+end
+$numbering$;
+alter table beliefdb.review_item
+    add constraint review_item_resolved_seq_check check ((resolved_at is null) = (resolved_seq is null));
+create unique index review_item_resolution on beliefdb.review_item (workspace_id, resolved_seq)
+    where resolved_seq is not null;

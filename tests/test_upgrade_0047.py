@@ -1,0 +1,71 @@
+"""Revision 0047 on a database of the release before it (at revision 0046): the review items resolved
+there are numbered in the order the as-of reads took them, and what earlier releases left is repaired
+(docs/dba.md, "Upgrading to revision 0047").
+
+Each test makes its state through beliefdb as it is, breaks it as an earlier release left it, and takes
+the database back to revision 0046 (without what 0047 adds: review_item.resolved_seq and its trigger),
+whose functions are this release's but for those; then it upgrades."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import psycopg
+
+import beliefdb
+from beliefdb.db import migrate
+
+SEVEN = "Returns are accepted within 7 days of delivery.\n"
+
+
+def back_to_0046(conn: psycopg.Connection[Any]) -> None:
+    conn.execute("drop trigger review_item_resolved_seq on beliefdb.review_item")
+    conn.execute("drop function beliefdb.review_item_resolved_seq()")
+    conn.execute("alter table beliefdb.review_item drop column resolved_seq")  # (its index and check with it)
+    conn.execute("update beliefdb.alembic_version set version_num = '0046'")
+    conn.execute("comment on table beliefdb.alembic_version is 'beliefdb schema of the release at 0046'")
+    conn.commit()
+
+
+def events(conn: psycopg.Connection[Any], after: int) -> list[tuple[Any, ...]]:
+    return conn.execute("select action, principal, payload -> 'keys' from beliefdb.audit_event"
+                        " where seq > %s order by seq", (after,)).fetchall()
+
+
+def last_seq(conn: psycopg.Connection[Any]) -> int:
+    row = conn.execute("select max(seq) from beliefdb.audit_event e join beliefdb.workspace w"
+                       " on w.id = e.workspace_id where w.name = 'default'").fetchone()
+    conn.commit()  # (a transaction left open holds locks the migration waits for)
+    assert row is not None
+    return int(row[0])
+
+
+def test_the_items_resolved_before_are_numbered_in_the_order_the_as_of_reads_took_them(
+        bdb: beliefdb.BeliefDB, db_url: str, postgresql: psycopg.Connection[Any]) -> None:
+    (seven,) = bdb.ingest_text(SEVEN, source="policy.md", authority="official").accepted
+    decision = bdb.decide("Refuse the return of order 1042", because=[seven.id])
+    bdb.act(decision.id, "Email the customer a refusal")
+    for reason in ("wrong", "wrong again"):
+        bdb.retract(belief=seven.id, reason=reason)
+        # (the decision's verdict is its held action's too)
+        bdb.resolve_review(next(i.id for i in bdb.review_items() if i.kind == "decision_flagged"), "approved")
+        bdb.retract(belief=seven.id, reason="", undo=True)
+    bdb.retract(belief=seven.id, reason="wrong for good")  # open again, unresolved
+    back_to_0046(postgresql)
+    before = last_seq(postgresql)
+
+    migrate.upgrade(db_url)
+
+    rows = postgresql.execute("""
+        select resolved_seq, row_number() over (order by resolved_at, created_at, id)
+          from beliefdb.review_item where resolved_at is not null""").fetchall()
+    assert len(rows) == 4 and all(seq == n for seq, n in rows)
+    assert postgresql.execute("select count(*) from beliefdb.review_item"
+                              " where resolved_at is null and resolved_seq is null").fetchone() == (2,)
+    # a derived number, as a column's default is: no event named every resolved item
+    assert events(postgresql, before) == []
+    # and the next resolution takes the next number
+    bdb.resolve_review(next(i.id for i in bdb.review_items() if i.kind == "decision_flagged"), "rejected")
+    assert postgresql.execute("select array_agg(resolved_seq order by resolved_seq) from beliefdb.review_item"
+                              " where status = 'rejected'").fetchone() == ([5, 6],)
+    assert bdb.audit_verify().ok
