@@ -11,8 +11,10 @@ from __future__ import annotations
 from typing import Any
 
 import psycopg
+import pytest
 
 import beliefdb
+from beliefdb import errors
 from beliefdb.db import migrate
 
 SEVEN = "Returns are accepted within 7 days of delivery.\n"
@@ -68,4 +70,30 @@ def test_the_items_resolved_before_are_numbered_in_the_order_the_as_of_reads_too
     bdb.resolve_review(next(i.id for i in bdb.review_items() if i.kind == "decision_flagged"), "rejected")
     assert postgresql.execute("select array_agg(resolved_seq order by resolved_seq) from beliefdb.review_item"
                               " where status = 'rejected'").fetchone() == ([5, 6],)
+    assert bdb.audit_verify().ok
+
+
+def test_an_audit_head_behind_its_chain_is_moved_to_the_last_event(
+        bdb: beliefdb.BeliefDB, db_url: str, postgresql: psycopg.Connection[Any]) -> None:
+    """A session that forged the setting _audit_append keeps its place in left the head behind at the
+    commit of a large transaction, and every later write of the workspace failed on a duplicate key."""
+    bdb.ingest_text(SEVEN, source="policy.md")
+    last = last_seq(postgresql)
+    postgresql.execute("""
+        update beliefdb.audit_head h set seq = e.seq, hash = e.hash
+          from beliefdb.audit_event e
+         where e.workspace_id = h.workspace_id and e.seq = %s""", (last - 3,))
+    postgresql.commit()
+    with pytest.raises(errors.BeliefDBError, match=r"duplicate key|audit_event_pkey"):
+        bdb.ingest_text("Shipping is free above 50 EUR.\n", source="shipping.md")
+    back_to_0046(postgresql)
+
+    migrate.upgrade(db_url)
+
+    head = postgresql.execute("select h.seq, h.hash = e.hash from beliefdb.audit_head h join beliefdb.audit_event e"
+                              " on e.workspace_id = h.workspace_id and e.seq = h.seq"
+                              " join beliefdb.workspace w on w.id = h.workspace_id"
+                              " where w.name = 'default'").fetchone()
+    assert head == (last, True)
+    assert bdb.ingest_text("Shipping is free above 50 EUR.\n", source="shipping.md").new_version
     assert bdb.audit_verify().ok

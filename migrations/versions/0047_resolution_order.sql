@@ -39,3 +39,15 @@ alter table beliefdb.review_item
     add constraint review_item_resolved_seq_check check ((resolved_at is null) = (resolved_seq is null));
 create unique index review_item_resolution on beliefdb.review_item (workspace_id, resolved_seq)
     where resolved_seq is not null;
+
+-- 2. A workspace's audit head behind its chain's last event: a session that changed the setting
+-- _audit_append keeps its place in left the head of a large transaction behind at the commit, and every
+-- later append of the workspace failed on a duplicate key. The head goes to the chain's last event, as
+-- the commit trigger (beliefdb.audit_head_at_commit) now does (before the statements below append).
+update beliefdb.audit_head h
+   set seq = e.seq, hash = e.hash
+  from beliefdb.audit_head w
+  cross join lateral (select ev.seq, ev.hash from beliefdb.audit_event ev
+                       where ev.workspace_id = w.workspace_id
+                       order by ev.seq desc limit 1) e
+ where w.workspace_id = h.workspace_id and h.seq < e.seq;
