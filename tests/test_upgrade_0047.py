@@ -1,6 +1,7 @@
 """Revision 0047 on a database of the release before it (at revision 0046): the review items resolved
 there are numbered in the order the as-of reads took them, and what earlier releases left is repaired
-(docs/dba.md, "Upgrading to revision 0047").
+(docs/dba.md, "Upgrading to revision 0047"): an audit head behind its chain, actions still to be carried
+out on a rejected decision.
 
 Each test makes its state through beliefdb as it is, breaks it as an earlier release left it, and takes
 the database back to revision 0046 (without what 0047 adds: review_item.resolved_seq and its trigger),
@@ -96,4 +97,46 @@ def test_an_audit_head_behind_its_chain_is_moved_to_the_last_event(
                               " where w.name = 'default'").fetchone()
     assert head == (last, True)
     assert bdb.ingest_text("Shipping is free above 50 EUR.\n", source="shipping.md").new_version
+    assert bdb.audit_verify().ok
+
+
+def test_actions_left_to_carry_out_on_a_rejected_decision_are_cancelled_as_rejecting_does_now(
+        bdb: beliefdb.BeliefDB, db_url: str, postgresql: psycopg.Connection[Any]) -> None:
+    (seven,) = bdb.ingest_text(SEVEN, source="policy.md", authority="official").accepted
+    decision = bdb.decide("Refuse the return of order 1042", because=[seven.id])
+    email = bdb.act(decision.id, "Email the customer a refusal")
+    call = bdb.act(decision.id, "Call the customer")
+    letter = bdb.act(decision.id, "Post the refusal letter")
+    bdb.record_outcome(letter.id, "succeeded")
+    bdb.retract(belief=seven.id, reason="wrong")
+    released = next(i for i in bdb.review_items() if i.kind == "action_held" and i.node == email.id)
+    bdb.resolve_review(released.id, "approved")
+    flag = next(i for i in bdb.review_items() if i.kind == "decision_flagged")
+    bdb.resolve_review(flag.id, "rejected")
+    # as a release before rejecting cancelled what a person had released left them: the released action
+    # scheduled, and (another way there) one held, its item open
+    postgresql.execute("update beliefdb.action set status = 'scheduled' where id = %s", (email.id,))
+    postgresql.execute("update beliefdb.action set status = 'held' where id = %s", (call.id,))
+    postgresql.execute("update beliefdb.review_item set status = 'open', resolved_at = null, resolved_by = null,"
+                       " note = null where kind = 'action_held' and node = %s", (call.id,))
+    postgresql.commit()
+    back_to_0046(postgresql)
+    before = last_seq(postgresql)
+
+    migrate.upgrade(db_url)
+
+    assert {a.id: a.status for a in bdb.actions()} == {email.id: "cancelled", call.id: "cancelled",
+                                                       letter.id: "done"}
+    item = postgresql.execute("""
+        select id::text, status, resolved_by, note, resolved_seq = (select max(resolved_seq) from beliefdb.review_item)
+          from beliefdb.review_item where kind = 'action_held' and node = %s""", (call.id,)).fetchone()
+    assert item is not None
+    assert item[1:] == ("rejected", "beliefdb", f"resolved with decision {decision.id}", True)
+    # the events rejecting appends, by beliefdb
+    assert events(postgresql, before) == [("action.update", "beliefdb", sorted([str(email.id), str(call.id)])),
+                                          ("review_item.update", "beliefdb", [item[0]])]
+    with bdb.database.transaction() as conn:
+        read = conn.execute("select beliefdb.action_status_at(a, now()) from beliefdb.action a where a.id = %s",
+                            (call.id,)).fetchone()
+    assert read == ("cancelled",)
     assert bdb.audit_verify().ok

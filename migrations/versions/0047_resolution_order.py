@@ -1,6 +1,7 @@
 """Review items are numbered in the order they were resolved (review_item.resolved_seq), so that
 decision_status_at and action_status_at read back the last of verdicts given in one transaction; and
-the repair of what earlier releases left: an audit head behind its chain.
+the repairs of what earlier releases left: an audit head behind its chain, actions still to be carried
+out on a rejected decision.
 
 Revision ID: 0047
 Revises: 0046

@@ -51,3 +51,32 @@ update beliefdb.audit_head h
                        where ev.workspace_id = w.workspace_id
                        order by ev.seq desc limit 1) e
  where w.workspace_id = h.workspace_id and h.seq < e.seq;
+
+-- What follows is beliefdb's own doing: the audit events its statements append name the principal
+-- beliefdb, as the review items beliefdb closes name it (resolved_by).
+select pg_catalog.set_config('beliefdb.principal', 'beliefdb', true);
+
+-- 3. Actions still to be carried out (scheduled, or held) on a rejected decision: rejecting a decision
+-- once cancelled only its held actions, not those a person had released meanwhile (rule 4 of
+-- docs/rules.md). They are cancelled, and their open review items rejected with the decision, as
+-- beliefdb.review_resolve rejecting a decision does now (the same statements, and so the same audit
+-- events: action.update, review_item.update); the items take the workspace's next resolution numbers.
+update beliefdb.action a
+   set status = 'cancelled'
+  from beliefdb.decision d
+ where d.workspace_id = a.workspace_id and d.id = a.decision_id and d.status = 'rejected'
+   and a.status in ('scheduled', 'held');
+update beliefdb.review_item r
+   set status = 'rejected', resolved_at = pg_catalog.now(), resolved_by = 'beliefdb',
+       note = 'resolved with decision ' || o.decision_id, resolved_seq = o.seq
+  from (select i.workspace_id, i.id, a.decision_id,
+               coalesce((select max(x.resolved_seq) from beliefdb.review_item x
+                          where x.workspace_id = i.workspace_id), 0)
+               + pg_catalog.row_number() over (partition by i.workspace_id order by i.created_at, i.id) as seq
+          from beliefdb.review_item i
+          join beliefdb.action a on a.workspace_id = i.workspace_id and a.id = i.node
+          join beliefdb.decision d on d.workspace_id = a.workspace_id and d.id = a.decision_id
+         where i.kind = 'action_held' and i.status = 'open' and d.status = 'rejected') o
+ where o.workspace_id = r.workspace_id and o.id = r.id;
+
+select pg_catalog.set_config('beliefdb.principal', '', true);
