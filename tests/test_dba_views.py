@@ -15,7 +15,8 @@ import beliefdb
 from beliefdb.store.agents import create_agent, drop_agent
 from beliefdb.store.workspaces import create_workspace
 
-VIEWS = ("current_beliefs", "belief_evidence", "belief_history", "holding", "decision_support", "review_queue")
+VIEWS = ("current_beliefs", "belief_evidence", "belief_history", "holding", "decision_support", "review_queue",
+         "fixture_decisions")
 
 
 def _remember(url: str, workspace: str, value: str) -> None:

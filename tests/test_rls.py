@@ -36,7 +36,8 @@ AUDIT_TABLES = ("audit_event", "audit_head")
 # the workspace each agent's login is bound to, test_robustness_auth.py; the ranking statistics
 # recall reads with its owner's rights, test_ranking_stats.py)
 UNGRANTED_TABLES = ("api_token", "agent_login", "lexeme_frequency", "audit_key")
-VIEWS = ("current_beliefs", "belief_evidence", "belief_history", "holding", "decision_support", "review_queue")
+VIEWS = ("current_beliefs", "belief_evidence", "belief_history", "holding", "decision_support", "review_queue",
+         "fixture_decisions")
 
 
 @dataclass(frozen=True)
@@ -71,6 +72,11 @@ def _populate(url: str, name: str, value: str) -> Tenant:
         new = db.remember(f"{name}: returns within {value}", "return_policy", "window", value,
                           f"Returns are accepted within {value}.", source="policy",
                           text=f"Returns are accepted within {value}.", authority="official")
+        # a fixture belief, which the decision below cites as a decision recorded before decide refused them
+        db.ingest_text("Fixture notes.\n", source="fixtures/returns.md", label="fixture")
+        (fixture,) = db.remember(f"{name}: returns within 99 days", "fixture_policy", "window", "99 days",
+                                 "Returns are accepted within 99 days.", source="fixtures/returns.md",
+                                 text="Fixture notes.\nReturns are accepted within 99 days.\n").accepted
     assert len(old.accepted) == 1 and len(new.accepted) == 1
     assert [(s.old, s.new) for s in new.superseded] == [(old.accepted[0].id, new.accepted[0].id)]
     with psycopg.connect(url, autocommit=True) as conn:
@@ -92,7 +98,8 @@ def _populate(url: str, name: str, value: str) -> Tenant:
                                      "values (%s, %s) returning id", (ws, decision[0])).fetchone()
         assert justification is not None
         conn.execute("insert into beliefdb.justification_antecedent (workspace_id, justification_id, antecedent, "
-                     "edge_kind) values (%s, %s, %s, 'cites')", (ws, justification[0], str(new.accepted[0].id)))
+                     "edge_kind) values (%s, %s, %s, 'cites'), (%s, %s, %s, 'cites')",
+                     (ws, justification[0], str(new.accepted[0].id), ws, justification[0], str(fixture.id)))
         conn.execute("insert into beliefdb.review_item (workspace_id, kind, node, reason) "
                      "values (%s, 'decision_flagged', %s, 'test')", (ws, decision[0]))
         conn.execute("insert into beliefdb.correction (workspace_id, belief_id, belief_revision, reviewer, "

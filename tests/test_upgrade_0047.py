@@ -1,11 +1,11 @@
 """Revision 0047 on a database of the release before it (at revision 0046): the review items resolved
 there are numbered in the order the as-of reads took them, and what earlier releases left is repaired
 (docs/dba.md, "Upgrading to revision 0047"): an audit head behind its chain, actions still to be carried
-out on a rejected decision.
+out on a rejected decision. Decisions resting on fixture beliefs are left as they are, and listed.
 
 Each test makes its state through beliefdb as it is, breaks it as an earlier release left it, and takes
-the database back to revision 0046 (without what 0047 adds: review_item.resolved_seq and its trigger),
-whose functions are this release's but for those; then it upgrades."""
+the database back to revision 0046 (without what 0047 adds: review_item.resolved_seq, its trigger, the
+view fixture_decisions), whose functions are this release's but for those; then it upgrades."""
 
 from __future__ import annotations
 
@@ -17,11 +17,13 @@ import pytest
 import beliefdb
 from beliefdb import errors
 from beliefdb.db import migrate
+from tests.conftest import Cli
 
 SEVEN = "Returns are accepted within 7 days of delivery.\n"
 
 
 def back_to_0046(conn: psycopg.Connection[Any]) -> None:
+    conn.execute("drop view beliefdb.fixture_decisions")
     conn.execute("drop trigger review_item_resolved_seq on beliefdb.review_item")
     conn.execute("drop function beliefdb.review_item_resolved_seq()")
     conn.execute("alter table beliefdb.review_item drop column resolved_seq")  # (its index and check with it)
@@ -140,3 +142,34 @@ def test_actions_left_to_carry_out_on_a_rejected_decision_are_cancelled_as_rejec
                             (call.id,)).fetchone()
     assert read == ("cancelled",)
     assert bdb.audit_verify().ok
+
+
+def test_decisions_on_fixture_beliefs_are_left_as_they_were_and_listed(
+        bdb: beliefdb.BeliefDB, cli: Cli, postgresql: psycopg.Connection[Any]) -> None:
+    (fee,) = bdb.ingest_text("The restocking fee is 10%.\n", source="handbook.md").accepted
+    (seven,) = bdb.ingest_text(SEVEN, source="fixtures/a.md", label="fixture").accepted
+    decision = bdb.decide("Charge the fee", because=[fee.id])
+    # (recorded before decide refused fixture reasons: another reason added underneath)
+    postgresql.execute("select beliefdb._add_justification(workspace_id, %s, array[%s::uuid], 'cites')"
+                       " from beliefdb.decision where id = %s", (decision.id, seven.id, decision.id))
+    postgresql.commit()
+    kept = ("select d.status, d.revision, d.reasons, (select count(*) from beliefdb.review_item r where r.node = d.id)"
+            " from beliefdb.decision d where d.id = %s")
+    before = postgresql.execute(kept, (decision.id,)).fetchone()
+    back_to_0046(postgresql)
+
+    # (the script a DBA reviews, run as psql runs it: what it says is a warning)
+    said: list[str] = []
+    with psycopg.connect(postgresql.info.dsn, autocommit=True) as conn:
+        conn.add_notice_handler(lambda notice: said.append(notice.message_primary or ""))
+        conn.execute(cli("migrate", "--sql", "--from", "0046").stdout)
+
+    assert postgresql.execute(kept, (decision.id,)).fetchone() == before
+    assert ("beliefdb: decisions that cite fixture or synthetic beliefs (recorded before decide refused them): 1;"
+            " nothing may carry them out, and select * from beliefdb.fixture_decisions lists them") in said
+    listed = postgresql.execute("select f.decision, f.title, f.status, f.owner = d.owner, f.belief,"
+                                " f.provenance::text, f.workspace from beliefdb.fixture_decisions f"
+                                " join beliefdb.decision d on d.id = f.decision").fetchall()
+    assert listed == [(decision.id, "Charge the fee", "active", True, seven.id, "fixture", "default")]
+    with pytest.raises(errors.IntegrityViolation, match=str(seven.id)):
+        bdb.act(decision.id, "Charge order 1042")

@@ -80,3 +80,24 @@ update beliefdb.review_item r
  where o.workspace_id = r.workspace_id and o.id = r.id;
 
 select pg_catalog.set_config('beliefdb.principal', '', true);
+
+-- 4. Decisions recorded on a fixture or synthetic belief before decide refused them (rule 15) keep
+-- their reasons and their status: nothing the review model has says "rests on test data" (a flag is a
+-- decision that lost its last support, and would hold its actions). act refuses to carry them out
+-- (BD002); the view beliefdb.fixture_decisions lists them for their owners. Said here, as a warning (a
+-- script of migrate --sql shows warnings only), when there are any.
+do $fixtures$
+declare
+    v_decisions bigint;
+begin
+    select count(distinct (j.workspace_id, j.consequent)) into v_decisions
+      from beliefdb.justification j
+      join beliefdb.decision d on d.workspace_id = j.workspace_id and d.id = j.consequent
+      join beliefdb.justification_antecedent a on a.workspace_id = j.workspace_id and a.justification_id = j.id
+      join beliefdb.belief b on b.workspace_id = a.workspace_id and b.id = a.antecedent
+     where b.provenance <> 'production';
+    if v_decisions > 0 then
+        raise warning 'beliefdb: decisions that cite fixture or synthetic beliefs (recorded before decide refused them): %; nothing may carry them out, and select * from beliefdb.fixture_decisions lists them', v_decisions;
+    end if;
+end
+$fixtures$;

@@ -150,3 +150,26 @@ select r.workspace_id,
  where r.status = 'open'
    and beliefdb.workspace_bound();
 comment on view beliefdb.review_queue is 'Open review items: flagged decisions, held actions, unresolved conflicts, proposed corrections, versions and retractions';
+
+-- Decisions recorded on a fixture or synthetic belief before decide refused them (rule 15): one row
+-- per such belief a reason of the decision cites. Nothing may carry them out (act refuses, BD002); the
+-- upgrade to revision 0047 left them, their reasons and their status as they were (docs/dba.md,
+-- "Upgrading to revision 0047"), for their owners to reject or decide again on production history.
+create or replace view beliefdb.fixture_decisions with (security_invoker = true) as
+select d.workspace_id,
+       d.id as decision,
+       d.title,
+       d.status,
+       d.owner,
+       j.id as justification,
+       b.id as belief,
+       b.provenance,
+       w.name as workspace
+  from beliefdb.decision d
+  join beliefdb.workspace w on w.id = d.workspace_id
+  join beliefdb.justification j on j.workspace_id = d.workspace_id and j.consequent = d.id
+  join beliefdb.justification_antecedent a on a.workspace_id = j.workspace_id and a.justification_id = j.id
+  join beliefdb.belief b on b.workspace_id = a.workspace_id and b.id = a.antecedent
+ where b.provenance <> 'production'
+   and beliefdb.workspace_bound();
+comment on view beliefdb.fixture_decisions is 'Decisions recorded on a fixture or synthetic belief before decide refused them (rule 15), one row per such belief cited: nothing may carry them out';

@@ -187,7 +187,7 @@ grant select on beliefdb.confidence_policy, beliefdb.confidence_half_life to bel
 grant select on beliefdb.error_code to beliefdb_app;
 
 grant select on beliefdb.current_beliefs, beliefdb.belief_evidence, beliefdb.belief_history, beliefdb.holding,
-    beliefdb.decision_support, beliefdb.review_queue to beliefdb_app;
+    beliefdb.decision_support, beliefdb.review_queue, beliefdb.fixture_decisions to beliefdb_app;
 
 -- Row-level security on every table holding workspace rows.
 do $$
