@@ -60,7 +60,8 @@ def rows(url: str, query: str, *params: Any) -> list[tuple[Any, ...]]:
 
 
 def privileges_of(url: str, role: str) -> list[tuple[Any, ...]]:
-    """Every privilege ``role`` holds on an object of beliefdb's schemas (the schemas included)."""
+    """Every privilege ``role`` holds on schema beliefdb and its objects (beliefdb_ext holds the extensions',
+    which a team may use)."""
     return rows(url, """
         select 'function', p.oid::regprocedure::text, a.privilege_type
           from pg_catalog.pg_proc p cross join lateral pg_catalog.aclexplode(p.proacl) a
@@ -76,7 +77,7 @@ def privileges_of(url: str, role: str) -> list[tuple[Any, ...]]:
         union all
         select 'schema', n.nspname::text, a.privilege_type
           from pg_catalog.pg_namespace n cross join lateral pg_catalog.aclexplode(n.nspacl) a
-         where n.nspname in ('beliefdb', 'beliefdb_ext') and a.grantee = %s::regrole
+         where n.nspname = 'beliefdb' and a.grantee = %s::regrole
         order by 1, 2, 3""", role, role, role, role)
 
 
@@ -166,3 +167,36 @@ def test_migrate_check_says_when_pgvector_moved_and_migrate_applies_the_function
     with beliefdb.BeliefDB(url, workspace="team") as db:
         answer = db.ask("what is the restocking fee?")
         assert (answer.status, answer.degraded, answer.beliefs[0].belief.value) == ("ok", None, "10%"), answer
+
+
+def test_a_teams_usage_of_beliefdb_ext_and_its_own_grants_there_stay(team: Callable[[], tuple[str, str, str]]) -> None:
+    """beliefdb_ext holds the extensions beliefdb created, the team's to use: a migration leaves the grants
+    there as they are (it took usage away from a role that queried pgvector there), and says nothing."""
+    url, role, role_url = team()
+    Cli({"BELIEFDB_URL": url})("migrate")
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute(sql.SQL("grant usage on schema beliefdb_ext to {}").format(sql.Identifier(role)))
+        conn.execute("create table public.notes (body text, emb beliefdb_ext.vector(3))")
+        conn.execute("insert into public.notes values ('a', '[1,0,0]'), ('b', '[0,1,0]')")
+        conn.execute(sql.SQL("grant select on public.notes to {}").format(sql.Identifier(role)))
+    again = Cli({"BELIEFDB_URL": url})("migrate")
+    assert "revoked" not in again.output, again.output
+    with psycopg.connect(role_url, autocommit=True) as conn:
+        nearest = conn.execute("select body from public.notes order by emb operator(beliefdb_ext.<=>) "
+                               "'[1,0,0]'::beliefdb_ext.vector limit 1").fetchone()
+    assert nearest == ("a",)
+
+
+def test_the_app_role_gets_no_sequence_privilege_from_default_privileges(
+        team: Callable[[], tuple[str, str, str]]) -> None:
+    """A default grant on sequences to beliefdb_app let any agent's login set the job queue's sequence to its
+    end, and every workspace's job_submit failed."""
+    url, _, _ = team()
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute("alter default privileges grant all on sequences to beliefdb_app")
+    Cli({"BELIEFDB_URL": url})("migrate")
+    held = rows(url, "select c.oid::regclass::text, a.privilege_type from pg_catalog.pg_class c"
+                     " cross join lateral pg_catalog.aclexplode(c.relacl) a"
+                     " where c.relnamespace = 'beliefdb'::regnamespace and c.relkind = 'S'"
+                     " and a.grantee = 'beliefdb_app'::regrole")
+    assert held == []

@@ -5,6 +5,7 @@
 -- privilege gave it: taken back first, then granted below.
 revoke all on schema beliefdb from public, beliefdb_app;
 revoke all on all tables in schema beliefdb from public, beliefdb_app;
+revoke all on all sequences in schema beliefdb from public, beliefdb_app;
 grant usage on schema beliefdb to beliefdb_app;
 
 -- Functions are not public. The application role gets beliefdb's API (sql/api/) by this
@@ -29,7 +30,6 @@ revoke execute on all functions in schema beliefdb from public, beliefdb_app;
 do $$
 begin
     if pg_catalog.to_regnamespace('beliefdb_ext') is not null then
-        revoke all on schema beliefdb_ext from public, beliefdb_app;
         grant usage on schema beliefdb_ext to beliefdb_app;
     end if;
 end
@@ -253,11 +253,12 @@ $$;
 -- (alter default privileges, common in a team's database) apply to every object a migration creates
 -- and gave the roles they name usage on this schema and execute on every function, internals that
 -- append to the audit chain or read an audit key included; a grant by hand is not on the list
--- either. Every privilege on beliefdb's schemas and their functions, tables, columns and types
--- held by a role other than the object's owner and beliefdb_app (whose grants this file made
--- afresh) is revoked, and each role it was revoked from is named in a warning (beliefdb migrate
--- prints it). public keeps its usage of the types, PostgreSQL's default. A role gets beliefdb's API
--- by membership in beliefdb_app.
+-- either. Every privilege on schema beliefdb and its functions, tables, sequences, columns and types
+-- held by a role other than the object's owner and beliefdb_app (whose grants this file made afresh)
+-- is revoked, and each role it was revoked from is named in a warning (beliefdb migrate prints it).
+-- public keeps its usage of the types, PostgreSQL's default. beliefdb_ext, where beliefdb creates
+-- the extensions a database lacks, holds the extensions' objects, not beliefdb's: a team may grant
+-- its roles usage there. A role gets beliefdb's API by membership in beliefdb_app.
 do $$
 declare
     v_r record;
@@ -272,7 +273,7 @@ begin
      where p.pronamespace = 'beliefdb'::regnamespace and a.grantee <> p.proowner
        and a.grantee <> 'beliefdb_app'::regrole
     union
-    select a.grantee, 'table', c.oid::pg_catalog.regclass::text, null
+    select a.grantee, case c.relkind when 'S' then 'sequence' else 'table' end, c.oid::pg_catalog.regclass::text, null
       from pg_catalog.pg_class c cross join lateral pg_catalog.aclexplode(c.relacl) a
      where c.relnamespace = 'beliefdb'::regnamespace and a.grantee <> c.relowner
        and a.grantee <> 'beliefdb_app'::regrole
@@ -290,7 +291,7 @@ begin
     union
     select a.grantee, 'schema', pg_catalog.quote_ident(n.nspname), null
       from pg_catalog.pg_namespace n cross join lateral pg_catalog.aclexplode(n.nspacl) a
-     where n.nspname in ('beliefdb', 'beliefdb_ext') and a.grantee <> n.nspowner
+     where n.nspname = 'beliefdb' and a.grantee <> n.nspowner
        and a.grantee <> 'beliefdb_app'::regrole;
     for v_r in select * from pg_temp.beliefdb_foreign_grant loop
         v_grantee := case v_r.grantee when 0 then 'public' else pg_catalog.quote_ident(v_r.grantee::regrole::text) end;
@@ -300,6 +301,23 @@ begin
             execute pg_catalog.format('revoke all on %s %s from %s cascade', v_r.kind, v_r.object, v_grantee);
         end if;
     end loop;
+    -- (a grant this role may not revoke, one made by another grantor, stays: it is not said revoked)
+    delete from pg_temp.beliefdb_foreign_grant f
+     where (f.kind = 'routine' and f.grantee in (select a.grantee from pg_catalog.pg_proc p
+                                                 cross join lateral pg_catalog.aclexplode(p.proacl) a
+                                                 where p.oid = f.object::pg_catalog.regprocedure))
+        or (f.kind in ('table', 'sequence') and f.columns is null
+            and f.grantee in (select a.grantee from pg_catalog.pg_class c cross join lateral pg_catalog.aclexplode(c.relacl) a
+                               where c.oid = f.object::pg_catalog.regclass))
+        or (f.kind = 'table' and f.columns is not null
+            and f.grantee in (select a.grantee from pg_catalog.pg_attribute t cross join lateral pg_catalog.aclexplode(t.attacl) a
+                               where t.attrelid = f.object::pg_catalog.regclass and pg_catalog.quote_ident(t.attname) = f.columns))
+        or (f.kind = 'type' and f.grantee in (select a.grantee from pg_catalog.pg_type t
+                                              cross join lateral pg_catalog.aclexplode(t.typacl) a
+                                              where t.oid = f.object::pg_catalog.regtype))
+        or (f.kind = 'schema' and f.grantee in (select a.grantee from pg_catalog.pg_namespace n
+                                                cross join lateral pg_catalog.aclexplode(n.nspacl) a
+                                                where n.nspname = 'beliefdb'));
     for v_grantee, v_what in
         select case g.grantee when 0 then 'public' else g.grantee::regrole::text end,
                pg_catalog.array_agg(pg_catalog.format('%s %s', g.n, case when g.n = 1 then g.kind else g.kind || 's' end)
