@@ -192,3 +192,31 @@ def test_a_workspace_setting_that_is_no_id_is_refused_in_words(agent: psycopg.Co
         message = _refused(conn, "select count(*) from beliefdb.current_beliefs", code="BD003")
         assert message == "beliefdb.workspace_id is not a workspace id: 'garbage'", message
 
+
+
+@pytest.mark.parametrize(("second", "words"), [
+    ({"scope": {"": "EU"}}, ["document 2 (source doc)", "claim 2", "scope names a condition without a name"]),
+    ({"kind": "bogus"}, ["document 2 (source doc)", "claim 2", "unknown belief kind bogus"]),
+    ({"scope": {"region": 5}}, ["document 2 (source doc)", "claim 2", "region is a number"]),
+])
+def test_a_bulk_batch_checks_its_staged_claims_as_ingest_does(agent: psycopg.Connection[Any], second: dict[str, Any],
+                                                              words: list[str]) -> None:
+    """A staged claim with a nameless scope condition was stored by a bulk batch ({"": "EU"}) once the check
+    moved out of the claims' insert; each staged claim is checked by _check_claims, named by its document."""
+    agent.execute("select beliefdb.ingest_version('doc', %s)", (TEXT,))
+    before = _written(agent)
+    with agent.transaction(force_rollback=True):
+        agent.execute("select beliefdb.bulk_stage()")
+        for n, source in ((0, "other"), (1, "doc")):
+            agent.execute("insert into pg_temp.beliefdb_bulk_document (n, source, content) values (%s, %s, %s)",
+                          (n, source, TEXT + f" v{n}"))
+        for n, ord_, extra in [(0, 0, {}), (1, 0, {}), (1, 1, second)]:
+            claim = {**CLAIM, **extra}
+            agent.execute("insert into pg_temp.beliefdb_bulk_claim (n, ord, statement, subject, attribute, value,"
+                          " quote, start_offset, end_offset, kind, scope)"
+                          " values (%s, %s, %s, %s, %s, %s, %s, 0, 12, %s, %s)",
+                          (n, ord_, claim["statement"], claim["subject"], claim["attribute"], claim["value"],
+                           claim["quote"], claim.get("kind"), json.dumps(claim["scope"]) if "scope" in claim else None))
+        message = _refused(agent, "select beliefdb.bulk_ingest_batch()")
+    assert all(w in message for w in words), message
+    assert _written(agent) == before

@@ -76,6 +76,35 @@ begin
         array['beliefdb_bulk_document', 'beliefdb_bulk_fragment', 'beliefdb_bulk_claim'],
         'nothing staged: call beliefdb.bulk_stage() and COPY the batch first');
     perform beliefdb._refuse_foreign_temp_tables(array['beliefdb_audit_batch']);
+    -- the staged claims are checked as ingest_version checks a document's (beliefdb._check_claims),
+    -- all in one call: a bad one is named by its document and its place there
+    declare
+        v_claim text[];
+        v_at record;
+    begin
+        perform beliefdb._check_claims(coalesce((
+            select jsonb_agg(jsonb_build_object('statement', c.statement, 'subject', c.subject,
+                                                'attribute', c.attribute, 'value', c.value, 'quote', c.quote,
+                                                'start', c.start_offset, 'end', c.end_offset)
+                             || case when c.kind is null then '{}' else jsonb_build_object('kind', c.kind) end
+                             || case when c.scope is null then '{}' else jsonb_build_object('scope', c.scope) end
+                             || case when c.valid_from is null then '{}' else jsonb_build_object('valid_from', c.valid_from) end
+                             || case when c.valid_to is null then '{}' else jsonb_build_object('valid_to', c.valid_to) end
+                             order by c.n, c.ord)
+              from pg_temp.beliefdb_bulk_claim c), '[]'));
+    exception when sqlstate 'BD005' then
+        v_claim := regexp_match(sqlerrm, '^claim ([0-9]+)(.*)$');
+        if v_claim is null then
+            raise;
+        end if;
+        select d.n, d.source, c.ord into v_at
+          from (select c.n, c.ord, row_number() over (order by c.n, c.ord) as k from pg_temp.beliefdb_bulk_claim c) c
+          join pg_temp.beliefdb_bulk_document d on d.n = c.n
+         where c.k = v_claim[1]::bigint;
+        raise exception '%', pg_catalog.format('document %s (source %s), claim %s%s', v_at.n + 1, v_at.source,
+                                               v_at.ord + 1, v_claim[2])
+            using errcode = 'BD005';
+    end;
     -- the batch's statements count their rows here for its one event (_audit_batch), not an event each
     perform beliefdb._drop_temp_tables(array['beliefdb_audit_batch']);
     create temporary table beliefdb_audit_batch (action text not null, n bigint not null) on commit drop;
