@@ -35,3 +35,13 @@ def test_http_refuses_a_scope_naming_a_condition_twice(http_client: TestClient, 
     # a name twice elsewhere than in a scope is not this rule's; a scope with each name once is asked
     once = json.dumps({"question": "how many days?", "scope": {"region": "EU", "channel": "web"}})
     assert http_client.post("/ask", content=once, headers=headers).status_code == 200
+
+
+def test_a_caller_without_a_valid_token_is_told_that_first(http_client: TestClient) -> None:
+    """The body is checked for the caller the token names: without one (or with a bogus one) the answer is
+    401, whatever the body says (it was 400 for a scope naming a condition twice)."""
+    twice = '{"question": "how many days?", "scope": {"region": "EU", "region": "US"}}'
+    for headers in ({"Content-Type": "application/json"},
+                    {"Content-Type": "application/json", "Authorization": "Bearer bogus"}):
+        for path in ("/ask", "/beliefs"):
+            assert http_client.post(path, content=twice, headers=headers).status_code == 401, (path, headers)

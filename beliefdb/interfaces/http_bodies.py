@@ -12,6 +12,7 @@ from fastapi import Request
 from pydantic import AwareDatetime, BaseModel, BeforeValidator, ConfigDict, Field, field_validator
 
 from beliefdb import api, errors
+from beliefdb.interfaces.http_callers import Reader
 from beliefdb.vocabulary import Authority, BeliefKind, Label, Origin, StepKind
 
 INT4 = 2**31 - 1
@@ -56,10 +57,11 @@ def _named(pairs: list[tuple[str, Any]]) -> _Named:
     return found
 
 
-async def scope_once(request: Request) -> None:
+async def scope_once(request: Request, _caller: Reader) -> None:
     """Refuse a body whose ``scope`` names a condition twice (a JSON object may, and the reader keeps the last
     value, silently: the question would be asked about that one alone), as the CLI refuses ``--scope`` given
-    twice with one key. A body that is not JSON is left to the route's own reading."""
+    twice with one key. A body that is not JSON is left to the route's own reading. The caller first: a
+    request without a valid token is 401 whatever its body says."""
     raw = await request.body()  # (read once: the route's own reading gets it from the request)
     if b"scope" not in raw and b"\\u" not in raw:
         return
