@@ -481,12 +481,13 @@ select beliefdb.ingest_version(%s, %s, %s, %s, %s, %s, %s, %s, %s, %s);
 select beliefdb.append_turn(%s, %s, %s, %s, %s);
 
 -- source_in_force --
--- The content and number of a source's latest version, unless it is retracted
+-- The content and number of a source's version in force (rule 2, beliefdb.in_force); nulls when it
+-- has none (the source or every version retracted), no row when there is no such source
 select v.content, v.version
   from beliefdb.source s
-  join beliefdb.source_version v on v.workspace_id = s.workspace_id and v.source_id = s.id
- where s.name = %s and s.retracted_at is null
- order by v.version desc limit 1;
+  left join beliefdb.source_version v
+    on v.workspace_id = s.workspace_id and v.source_id = s.id and beliefdb.in_force(v.workspace_id, v.id)
+ where s.name = %s;
 
 -- source_exists --
 -- Whether the bound workspace has a source of this name (retracted or not)

@@ -87,6 +87,9 @@ def remember_in_source(db: Database, source: str, candidate: Candidate, *, embed
         if row is None:
             raise errors.NotFound(f"unknown source '{source}' (ingest it first, or give its text with the belief)")
         text, version = row
+        if text is None:  # no version in force: the database says why (source or every version retracted)
+            c.execute(Q.add_claims_to_source, (source, Jsonb([]), Jsonb([])))
+            raise errors.InvalidInput(f"source '{source}' has no version in force")  # restored meanwhile
         located, rejected = gate(text, [candidate])
         claims = [claim_json(loc.candidate, loc.start, loc.end) for loc in located]
         out = c.execute(Q.add_claims_to_source, (source, Jsonb(claims), Jsonb(rejected_json(rejected)))).fetchone()

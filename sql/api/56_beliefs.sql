@@ -96,7 +96,8 @@ $$;
 comment on function beliefdb.ingest_preview(text, text, beliefdb.origin_type, beliefdb.authority, beliefdb.provenance, text, text, jsonb, jsonb, jsonb)
     is 'Exactly what ingesting a text would change, computed in a rolled-back subtransaction; jsonb: the ingest report holds six lists of different records';
 
--- Claims against the version of a source in force (for remember() without new text).
+-- Claims against the version of a source in force (for remember() without new text): the latest
+-- version not retracted of a source not retracted (rule 2); refused (BD005) when there is none.
 create or replace function beliefdb.add_claims_to_source(p_source text, p_claims jsonb, p_rejected jsonb default '[]')
 returns jsonb
 language plpgsql
@@ -106,20 +107,27 @@ as $$
 declare
     v_ws uuid := beliefdb.current_workspace_id();
     v_version_id uuid;
+    v_retracted boolean;
     v_opened boolean;
     v_outcome jsonb;
 begin
     perform beliefdb._check_claims(p_claims, p_rejected);
     perform beliefdb.lock_workspace();
     perform beliefdb._begin_changes();
-    select v.id into v_version_id
+    -- the version in force (rule 2, beliefdb.in_force): a later version retracted is not it
+    select s.retracted_at is not null, v.id into v_retracted, v_version_id
       from beliefdb.source s
-      join beliefdb.source_version v on v.workspace_id = s.workspace_id and v.source_id = s.id
-     where s.workspace_id = v_ws and s.name = p_source and s.retracted_at is null
-     order by v.version desc
-     limit 1;
-    if v_version_id is null then
+      left join beliefdb.source_version v
+        on v.workspace_id = s.workspace_id and v.source_id = s.id and beliefdb.in_force(v.workspace_id, v.id)
+     where s.workspace_id = v_ws and s.name = p_source;
+    if not found then
         raise exception 'unknown source %', p_source using errcode = 'BD004';
+    elsif v_retracted then
+        raise exception 'source % is retracted: restore it first, or give the text with the belief', p_source
+            using errcode = 'BD005';
+    elsif v_version_id is null then
+        raise exception 'source % has no version in force: every version of it is retracted (restore one first, or give the text with the belief)',
+            p_source using errcode = 'BD005';
     end if;
     v_opened := beliefdb._audit_open(v_ws);
     v_outcome := beliefdb._add_claims(v_ws, v_version_id, p_claims, p_rejected);
