@@ -43,10 +43,44 @@ as $$
 $$;
 comment on function beliefdb.supporting_quotes(uuid, uuid) is 'The quotes that still support a belief (fragment not retracted, version in force): when each was added, its source and version, where it lies';
 
+-- Whether the reviewer's text of the correction that made a belief (rule 6: its one fragment) still
+-- supports it (rule 2: the fragment not retracted, of a version in force), now or, given p_at, then
+-- (retracted then: beliefdb.retraction_period; in force then: beliefdb.in_force_at). A correction's
+-- weight (confidence_policy correction/human_correction) counts only while it does (rule 9); without
+-- it the replacement's confidence is what still supports it. The one test of that for the live
+-- confidence (confidence_factors, beliefdb._confidences) and the one as of a moment
+-- (confidence_factors_at). False for a belief no correction made. Reads only; granted, as
+-- confidence_factors, which calls it, is. (plpgsql: in_force_at is defined after this file.)
+create or replace function beliefdb.correction_supports(p_workspace_id uuid, p_belief_id uuid,
+                                                        p_at timestamptz default null)
+returns boolean
+language plpgsql stable
+set search_path = pg_catalog, pg_temp
+as $$
+begin
+    return exists (
+        select from beliefdb.correction c
+          join beliefdb.fragment f on f.workspace_id = c.workspace_id and f.id = c.fragment_id
+          join beliefdb.node n on n.workspace_id = f.workspace_id and n.id = f.id
+         where c.workspace_id = p_workspace_id and c.replacement_belief_id = p_belief_id
+           and case when p_at is null
+                    then n.retracted_at is null and beliefdb.in_force(f.workspace_id, f.source_version_id)
+                    else c.created_at <= p_at
+                         and not exists (select from beliefdb.retraction_period r
+                                          where r.workspace_id = f.workspace_id and r.node_id = f.id
+                                            and r.retracted_at <= p_at
+                                            and (r.restored_at is null or r.restored_at > p_at))
+                         and beliefdb.in_force_at(f.workspace_id, f.source_version_id, p_at)
+               end);
+end
+$$;
+comment on function beliefdb.correction_supports(uuid, uuid, timestamptz) is 'Whether the reviewer''s text of the correction that made a belief still supports it (now, or at a moment): only then its correction weight counts';
+
 -- Confidence of a belief, factor by factor (truth rule 9, first part). Extracted beliefs:
 -- each independent source whose quote still supports it (rule 2) contributes its authority weight
 -- (noisy-or). A reviewer's
--- correction: the correction policy's weight. A derived belief: the product of what it was
+-- correction: the correction policy's weight, while the reviewer's text supports it (else as extracted,
+-- beliefdb.correction_supports). A derived belief: the product of what it was
 -- derived from. An open conflict multiplies. The last row is the result. (The sources' terms are
 -- summed in the order of their ids, as beliefdb._confidences sums them for a set of beliefs: a sum
 -- of floats depends on its order.)
@@ -58,7 +92,12 @@ set search_path = pg_catalog, pg_temp
 set plan_cache_mode = force_generic_plan
 as $$
     with belief as (
-        select b.confidence_kind, b.status, b.kind, b.recorded_at
+        -- a correction whose reviewer's text no longer supports it is weighed as what does support
+        -- it (rule 9, beliefdb.correction_supports): its sources in force, none when nothing does
+        select case when b.confidence_kind = 'human_correction'
+                         and not beliefdb.correction_supports(p_workspace_id, p_belief_id)
+                    then 'extracted' else b.confidence_kind end as confidence_kind,
+               b.status, b.kind, b.recorded_at
           from beliefdb.belief b
          where b.workspace_id = p_workspace_id and b.id = p_belief_id
     ),

@@ -320,6 +320,12 @@ begin
     if not found or p_at is null then
         return;
     end if;
+    -- a correction whose reviewer's text did not support it then is weighed as what did (rule 9,
+    -- beliefdb.correction_supports; confidence_factors does the same now)
+    if v_belief.confidence_kind = 'human_correction'
+       and not beliefdb.correction_supports(p_workspace_id, p_belief_id, p_at) then
+        v_belief.confidence_kind := 'extracted';
+    end if;
     return query
     -- the quotes that still supported it then (as held_at reads them): a fragment not retracted
     -- then, of a version in force then (in_force_at: neither it nor its source retracted then); only

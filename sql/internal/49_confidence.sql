@@ -18,9 +18,13 @@ set search_path = pg_catalog, pg_temp
 as $$
     select g.id,
            (coalesce(case g.confidence_kind
+                         -- while the reviewer's text supports it (beliefdb.correction_supports), else
+                         -- what does support it, as an extracted belief (confidence_factors: belief)
                          when 'human_correction' then
-                             (select p.weight from beliefdb.confidence_policy p
-                               where p.factor = 'correction' and p.key = 'human_correction')
+                             case when beliefdb.correction_supports(p_workspace_id, g.id)
+                                  then (select p.weight from beliefdb.confidence_policy p
+                                         where p.factor = 'correction' and p.key = 'human_correction')
+                                  else 1 - coalesce(g.product, 1) end
                          when 'derived' then d.product
                          when 'agent_asserted' then
                              case when g.sources > 0 then 1 - g.product
