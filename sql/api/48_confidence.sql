@@ -76,6 +76,25 @@ end
 $$;
 comment on function beliefdb.correction_supports(uuid, uuid, timestamptz) is 'Whether the reviewer''s text of the correction that made a belief still supports it (now, or at a moment): only then its correction weight counts';
 
+-- Whether a belief is an agent's memory: written by a step of a recorded run (beliefdb.record_trace,
+-- rule 10), which is a reason of it (a justification with the step among its antecedents). Only
+-- such a belief with no quoted source has the memory weight (confidence_policy trace/memory, rule 9);
+-- an ingested claim marked agent_asserted whose quotes support it no more has none. Used by
+-- confidence_factors, beliefdb._confidences and confidence_factors_at (a memory's steps are taken as
+-- recorded, rule 16). Reads only; granted, as confidence_factors, which calls it, is.
+create or replace function beliefdb.written_by_step(p_workspace_id uuid, p_belief_id uuid)
+returns boolean
+language sql stable
+set search_path = pg_catalog, pg_temp
+as $$
+    select exists (
+        select from beliefdb.justification j
+          join beliefdb.justification_antecedent a on a.workspace_id = j.workspace_id and a.justification_id = j.id
+          join beliefdb.node n on n.workspace_id = a.workspace_id and n.id = a.antecedent
+         where j.workspace_id = p_workspace_id and j.consequent = p_belief_id and n.kind = 'step')
+$$;
+comment on function beliefdb.written_by_step(uuid, uuid) is 'Whether a belief is an agent''s memory, written by a step of a recorded run: only then its memory weight counts';
+
 -- Confidence of a belief, factor by factor (truth rule 9, first part). Extracted beliefs:
 -- each independent source whose quote still supports it (rule 2) contributes its authority weight
 -- (noisy-or). A reviewer's
@@ -93,9 +112,13 @@ set plan_cache_mode = force_generic_plan
 as $$
     with belief as (
         -- a correction whose reviewer's text no longer supports it is weighed as what does support
-        -- it (rule 9, beliefdb.correction_supports): its sources in force, none when nothing does
+        -- it (rule 9, beliefdb.correction_supports): its sources in force, none when nothing does;
+        -- so is a claim marked agent_asserted that no step wrote (beliefdb.written_by_step): only
+        -- an agent's memory has the memory weight
         select case when b.confidence_kind = 'human_correction'
                          and not beliefdb.correction_supports(p_workspace_id, p_belief_id)
+                         or b.confidence_kind = 'agent_asserted'
+                            and not beliefdb.written_by_step(p_workspace_id, p_belief_id)
                     then 'extracted' else b.confidence_kind end as confidence_kind,
                b.status, b.kind, b.recorded_at
           from beliefdb.belief b
@@ -139,7 +162,7 @@ as $$
                          where p.factor = 'correction' and p.key = 'human_correction')
                    when 'derived' then
                        (select beliefdb.floored_product(sum(ln(greatest(a.confidence, 1e-9)) order by a.antecedent)) from antecedents a)
-                   -- an agent's memory with no quoted evidence (written by a step of a run)
+                   -- an agent's memory (written by a step of a run) with no quoted evidence
                    when 'agent_asserted' then
                        case when exists (select from sources)
                             then (select 1 - beliefdb.floored_product(sum(ln(greatest(1 - s.weight, 1e-9)) order by s.id))

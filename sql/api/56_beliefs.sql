@@ -322,8 +322,10 @@ begin
     end if;
     -- a correction whose reviewer's text did not support it then is weighed as what did (rule 9,
     -- beliefdb.correction_supports; confidence_factors does the same now)
-    if v_belief.confidence_kind = 'human_correction'
-       and not beliefdb.correction_supports(p_workspace_id, p_belief_id, p_at) then
+    if (v_belief.confidence_kind = 'human_correction'
+        and not beliefdb.correction_supports(p_workspace_id, p_belief_id, p_at))
+       -- nor has a claim marked agent_asserted that no step wrote the memory weight (written_by_step)
+       or (v_belief.confidence_kind = 'agent_asserted' and not beliefdb.written_by_step(p_workspace_id, p_belief_id)) then
         v_belief.confidence_kind := 'extracted';
     end if;
     return query

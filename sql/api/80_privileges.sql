@@ -18,7 +18,7 @@ grant usage on schema beliefdb to beliefdb_app;
 -- application forge what beliefdb records: the audit chain takes events only from beliefdb's own
 -- changes (beliefdb._audit, not granted). What is granted and looks internal reads only or hashes
 -- (audit_payload_hash, audit_link_hash, audit_genesis and belief_sha256 for audit_verify; evaluate_closure,
--- support_walk, change_rows, expand_targets and due_to_expire for impact; floored_product, supporting_quotes and correction_supports for confidence_factors; in_force for
+-- support_walk, change_rows, expand_targets and due_to_expire for impact; floored_product, supporting_quotes, correction_supports and written_by_step for confidence_factors; in_force for
 -- the views), or takes a lock any writer takes first anyway (lock_workspace).
 revoke execute on all functions in schema beliefdb from public, beliefdb_app;
 -- The extensions' functions (vector, pg_trgm) are not in this schema (schema/02_extensions.sql) and
@@ -80,6 +80,7 @@ grant execute on function beliefdb.expire() to beliefdb_app;
 grant execute on function beliefdb.floored_product(double precision) to beliefdb_app;
 grant execute on function beliefdb.supporting_quotes(uuid,uuid) to beliefdb_app;
 grant execute on function beliefdb.correction_supports(uuid,uuid,timestamp with time zone) to beliefdb_app;
+grant execute on function beliefdb.written_by_step(uuid,uuid) to beliefdb_app;
 grant execute on function beliefdb.forget(text,text,boolean,text[],boolean) to beliefdb_app;
 grant execute on function beliefdb.impact(text[]) to beliefdb_app;
 grant execute on function beliefdb.in_force(uuid,uuid) to beliefdb_app;

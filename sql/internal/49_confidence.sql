@@ -26,10 +26,13 @@ as $$
                                          where p.factor = 'correction' and p.key = 'human_correction')
                                   else 1 - coalesce(g.product, 1) end
                          when 'derived' then d.product
+                         -- an agent's memory (beliefdb.written_by_step) with no quoted source
                          when 'agent_asserted' then
                              case when g.sources > 0 then 1 - g.product
-                                  else (select p.weight from beliefdb.confidence_policy p
-                                         where p.factor = 'trace' and p.key = 'memory') end
+                                  when beliefdb.written_by_step(p_workspace_id, g.id)
+                                  then (select p.weight from beliefdb.confidence_policy p
+                                         where p.factor = 'trace' and p.key = 'memory')
+                                  else 0 end
                          else 1 - coalesce(g.product, 1)
                      end::real, 0)
             * coalesce((select p.weight from beliefdb.confidence_policy p

@@ -1,0 +1,58 @@
+"""Rule 9: the memory weight (confidence_policy trace/memory) is for a belief written by a step of a
+recorded run with no quoted source; an ingested claim marked `agent_asserted` whose quotes no longer
+support it is weighed as any quoted belief with none: 0. Live, propagated and as of now agree."""
+
+from __future__ import annotations
+
+from uuid import UUID
+
+import pytest
+from psycopg.types.json import Jsonb
+
+import beliefdb
+
+
+def _confidences(bdb: beliefdb.BeliefDB, belief: UUID) -> tuple[str, float, list[str], float, float]:
+    """Status, stored confidence, why's factors, its result, and the result as of now."""
+    with bdb.database.transaction() as c:
+        status, stored = c.execute("select status::text, confidence from beliefdb.belief where id = %s",
+                                   (belief,)).fetchone() or (None, None)
+        live = c.execute("select factor, weight from beliefdb.confidence_factors("
+                         "beliefdb.current_workspace_id(), %s)", (belief,)).fetchall()
+        at = c.execute("select factor, weight from beliefdb.confidence_factors_at("
+                       "beliefdb.current_workspace_id(), %s, now())", (belief,)).fetchall()
+    assert live[-1][0] == at[-1][0] == "confidence"
+    return status, stored, [f for f, _ in live], live[-1][1], at[-1][1]
+
+
+def test_an_ingested_agent_asserted_claim_with_no_quote_in_force_has_no_memory_weight(
+        bdb: beliefdb.BeliefDB) -> None:
+    text = "Return window: 7 days\n"
+    claim = {"statement": "Return window: 7 days", "subject": "return_policy", "attribute": "window",
+             "value": "7 days", "quote": "Return window: 7 days", "start": 0, "end": 21,
+             "confidence_kind": "agent_asserted"}
+    with bdb.database.transaction() as c:
+        c.execute("select beliefdb.ingest_version('agent-notes', %s, 'agent', 'user', null, null, null, '[]', %s)",
+                  (text, Jsonb([claim])))
+    (belief,) = bdb.beliefs()
+    status, stored, factors, live, at = _confidences(bdb, belief.id)
+    assert (status, stored, live, at) == ("current", pytest.approx(0.65), pytest.approx(0.65), pytest.approx(0.65))
+    bdb.retract(source="agent-notes", reason="wrong")
+    status, stored, factors, live, at = _confidences(bdb, belief.id)
+    assert status == "unsupported"
+    assert (stored, live, at) == (0.0, 0.0, 0.0)
+    assert "agent_memory" not in factors, factors
+    bdb.recompute()
+    assert _confidences(bdb, belief.id)[1] == 0.0
+
+
+def test_a_memory_a_step_wrote_keeps_the_memory_weight(bdb: beliefdb.BeliefDB) -> None:
+    with bdb.record_run(task="remember the traveller", agent="travel") as run:
+        said = run.step("user_input", {"text": "I fly from SFO"})
+        wrote = run.step("memory_write", {"key": "home_airport"}, inputs=[("initiates", said)])
+        memory = run.memory(wrote, "user:42", "home_airport", "SFO", kind="preference")
+    _status, stored, factors, live, at = _confidences(bdb, memory)
+    assert (stored, live, at) == (pytest.approx(0.5), pytest.approx(0.5), pytest.approx(0.5))
+    assert "agent_memory" in factors
+    bdb.recompute()
+    assert _confidences(bdb, memory)[1] == pytest.approx(0.5)
