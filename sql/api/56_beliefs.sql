@@ -205,21 +205,31 @@ as $$
 $$;
 comment on function beliefdb.held_at(beliefdb.belief, timestamptz) is 'Whether a belief held at a moment: recorded, not retracted, and quoted from a version in force (or held by a reason without a quote, as recorded), all as of then';
 
+-- Whether a belief was superseded at a moment (rule 3, read back in time): a supersession of it in
+-- effect then by a belief that held then (held_at). What live_at and belief_status_at read.
+create or replace function beliefdb.superseded_at(p_belief beliefdb.belief, p_at timestamptz) returns boolean
+language sql stable
+set search_path = pg_catalog, pg_temp
+as $$
+    select exists (
+            select from beliefdb.relation r
+              join beliefdb.belief w on w.workspace_id = r.workspace_id and w.id = r.from_belief
+             where r.workspace_id = p_belief.workspace_id and r.to_belief = p_belief.id and r.kind = 'supersedes'
+               and r.created_at <= p_at and (r.ended_at is null or r.ended_at > p_at)
+               and beliefdb.held_at(w, p_at))
+$$;
+comment on function beliefdb.superseded_at(beliefdb.belief, timestamptz) is 'Whether a belief was superseded at a moment: a supersession of it in effect then by a belief that held then';
+
 -- Whether a belief was live at a moment (rule 3, read back in time, as rule 8 counts a rival): it
--- held then (held_at), its valid time had not ended by then, and no supersession of it in effect then
--- was by a belief that held then.
+-- held then (held_at), its valid time had not ended by then, and it was not superseded then
+-- (superseded_at).
 create or replace function beliefdb.live_at(p_belief beliefdb.belief, p_at timestamptz) returns boolean
 language sql stable
 set search_path = pg_catalog, pg_temp
 as $$
     select (upper_inf(p_belief.valid_time) or upper(p_belief.valid_time) > p_at)
        and beliefdb.held_at(p_belief, p_at)
-       and not exists (
-            select from beliefdb.relation r
-              join beliefdb.belief w on w.workspace_id = r.workspace_id and w.id = r.from_belief
-             where r.workspace_id = p_belief.workspace_id and r.to_belief = p_belief.id and r.kind = 'supersedes'
-               and r.created_at <= p_at and (r.ended_at is null or r.ended_at > p_at)
-               and beliefdb.held_at(w, p_at))
+       and not beliefdb.superseded_at(p_belief, p_at)
 $$;
 comment on function beliefdb.live_at(beliefdb.belief, timestamptz) is 'Whether a belief was live at a moment: held then, not expired by then, and not superseded then by a belief that held then';
 
@@ -278,8 +288,9 @@ $$;
 comment on function beliefdb.status_at(beliefdb.belief, timestamptz) is 'The status a belief believed at a moment had then: conflicting while a tie with a rival live then was open, else current';
 
 -- The status any belief had at a moment (rule 3 read back in time), believed then or not: as status_at
--- while it was live then; else retracted (a retraction period open then), unsupported (not held then:
--- no quote in force then), expired (its valid time ended by then) or superseded. For what was built
+-- while it was live then; else, in the order the live status takes them (beliefdb.propagate), retracted
+-- (a retraction period open then), superseded (superseded_at), unsupported (not held then: no quote in
+-- force then) or expired (its valid time ended by then). For what was built
 -- on a belief (why as of a moment): a derived belief is held as recorded (held_at).
 -- (plpgsql: a language sql body is checked when it is made, and an upgrade script that adds the
 -- value 'expired' in its own transaction could not use it yet)
@@ -294,12 +305,12 @@ begin
                               where r.workspace_id = p_belief.workspace_id and r.node_id = p_belief.id
                                 and r.retracted_at <= p_at and (r.restored_at is null or r.restored_at > p_at))
                 then 'retracted'
+                when beliefdb.superseded_at(p_belief, p_at) then 'superseded'
                 when not beliefdb.held_at(p_belief, p_at) then 'unsupported'
-                when not upper_inf(p_belief.valid_time) and upper(p_belief.valid_time) <= p_at then 'expired'
-                else 'superseded' end::beliefdb.belief_status;
+                else 'expired' end::beliefdb.belief_status;
 end
 $$;
-comment on function beliefdb.belief_status_at(beliefdb.belief, timestamptz) is 'The status any belief had at a moment: status_at while live then, else retracted, unsupported, expired or superseded then';
+comment on function beliefdb.belief_status_at(beliefdb.belief, timestamptz) is 'The status any belief had at a moment: status_at while live then, else retracted, superseded, unsupported or expired then';
 
 -- The factors of a belief's confidence as they stood at a moment (rule 9, read back in time), the
 -- rows of beliefdb.confidence_factors: the sources of its evidence recorded by then whose quotes still

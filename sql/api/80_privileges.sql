@@ -52,6 +52,7 @@ grant execute on function beliefdb.beliefs_as_of(timestamp with time zone) to be
 grant execute on function beliefdb.believed_at(beliefdb.belief,timestamp with time zone) to beliefdb_app;
 grant execute on function beliefdb.held_at(beliefdb.belief,timestamp with time zone) to beliefdb_app;
 grant execute on function beliefdb.live_at(beliefdb.belief,timestamp with time zone) to beliefdb_app;
+grant execute on function beliefdb.superseded_at(beliefdb.belief,timestamp with time zone) to beliefdb_app;
 grant execute on function beliefdb.in_force_at(uuid,uuid,timestamp with time zone) to beliefdb_app;
 grant execute on function beliefdb.reason_live_at(uuid,uuid,timestamp with time zone) to beliefdb_app;
 grant execute on function beliefdb.status_at(beliefdb.belief,timestamp with time zone) to beliefdb_app;
