@@ -460,11 +460,11 @@ class Model:
         reviewer's text only; anyone else's is proposed to the owner, for a belief that is current."""
         self.actor = actor
         b = self.beliefs[belief]
-        if b.status in ("superseded", "retracted"):
-            raise Refused("InvalidInput")
+        if b.status in ("superseded", "retracted"):  # a conflict with the belief's state (HTTP 409)
+            raise Refused("NotCorrectable")
         if b.owner != actor:
             if b.status not in LIVE:  # a proposal about a belief that is not current would close at once
-                raise Refused("InvalidInput")
+                raise Refused("NotCorrectable")
             if not any(i.kind == "correction_proposed" and i.node == belief and i.proposer == actor
                        and i.payload == (statement, value, revision) for i in self.items):
                 self.items.append(Item("correction_proposed", belief, proposer=actor, extra=value,
