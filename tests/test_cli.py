@@ -326,7 +326,7 @@ def test_migrate_twice_says_already_current(cli: Cli, empty_db_url: str) -> None
     second = cli("migrate", "--db", empty_db_url)
     assert "already current" in second.stdout
 
-    assert cli.json("migrate", "--db", empty_db_url) == {"before": head, "after": head, "refreshed": False}
+    assert cli.json("migrate", "--db", empty_db_url) == {"before": head, "after": head, "refreshed": False, "revoked": []}
     # the migrated database is usable at once
     assert cli.json("beliefs", "--db", empty_db_url) == []
 
