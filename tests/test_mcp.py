@@ -29,7 +29,7 @@ from beliefdb import api
 V32 = ("# Return policy\nOwner: Operations\n\nReturns are accepted within 7 days of delivery.\n"
        "The restocking fee is 10%.\n")
 TOOLS = {"remember", "remember_turn", "ingest_text", "ask", "why", "beliefs", "decide", "act", "decisions", "actions",
-         "impact", "correct", "retract", "forget", "review_list", "review_resolve", "record_step",
+         "impact", "correct", "retract", "forget", "review_list", "review_resolve", "record_step", "record_outcome",
          "submit_job", "jobs", "retry_jobs", "cancel_jobs"}
 
 Call = Callable[[str, dict[str, Any]], Awaitable[Any]]

@@ -13,7 +13,7 @@ from pydantic import AwareDatetime, BaseModel, BeforeValidator, ConfigDict, Fiel
 
 from beliefdb import api, errors
 from beliefdb.interfaces.http_callers import Reader
-from beliefdb.vocabulary import Authority, BeliefKind, Label, Origin, StepKind
+from beliefdb.vocabulary import Authority, BeliefKind, Label, Origin, Outcome, StepKind
 
 INT4 = 2**31 - 1
 
@@ -125,6 +125,12 @@ class Decide(Body):
 class Act(Body):
     decision: str = Field(min_length=1)
     description: str = Field(min_length=1)
+
+
+class RecordOutcome(Body):
+    node: str = Field(min_length=1, description="The decision or action (id or unique prefix).")
+    outcome: Outcome = Field(description="What actually happened.")
+    note: str | None = Field(None, description="A note for the record.")
 
 
 class PreviewCorrection(Body):

@@ -23,6 +23,7 @@ from beliefdb.interfaces.http_bodies import (
     IngestText,
     Moment,
     PreviewCorrection,
+    RecordOutcome,
     RecordStep,
     Remember,
     Resolve,
@@ -39,6 +40,7 @@ from beliefdb.models import (
     Decision,
     Identity,
     IngestReport,
+    OutcomeRecorded,
     Recorded,
     ReviewItem,
     ReviewResolution,
@@ -187,6 +189,12 @@ def actions(c: Reader, request: Request,
             limit: Annotated[int, Query(ge=1, le=MAX_HTTP_PAGE, description="At most this many.")] = 1000,
             after: After = None) -> JSONResponse:
     return _paged(request, c.db.actions(status, limit=limit + 1, after=after), limit)
+
+
+@router.post("/outcomes", responses=doc(OutcomeRecorded),
+             summary="Record what actually happened after a decision or action (an action's status follows it)")
+def record_outcome(body: RecordOutcome, c: Writer) -> JSONResponse:
+    return ok(c.db.record_outcome(body.node, body.outcome.value, note=body.note))
 
 
 @router.post("/corrections/preview", responses=doc(CorrectionPreview),

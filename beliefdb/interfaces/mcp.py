@@ -26,7 +26,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from beliefdb import api, errors, render
 from beliefdb.api import BeliefDB
-from beliefdb.interfaces import mcp_forget, mcp_jobs, problems, remote
+from beliefdb.interfaces import mcp_forget, mcp_jobs, mcp_outcomes, problems, remote
 from beliefdb.interfaces.access import Memories, answered, bearer, retry_seconds
 from beliefdb.interfaces.mcp_types import Given
 from beliefdb.render import ask as render_ask
@@ -393,6 +393,7 @@ def build(*, local: BeliefDB | None = None, memories: Memories | None = None) ->
     del retract
     del review_list, review_resolve, record_step
     mcp_forget.register(tool, answer)
+    mcp_outcomes.register(tool, answer)
     mcp_jobs.register(tool, answer)
     return server
 
