@@ -27,18 +27,18 @@ def test_the_call_is_checked_before_what_it_names_is_looked_up(bdb: beliefdb.Bel
     said = [
         (lambda: bdb.retract(source="nope.md"), "a retraction needs reason="),
         (lambda: bdb.retract(source="nope.md", version=2 ** 40, reason="x"), "is out of range"),
-        (lambda: bdb.apply_correction("zzzz", "x", reviewer="", expect_revision=1), "a correction needs reviewer="),
-        (lambda: bdb.act("zzzz", ""), "an action needs a description"),
-        (lambda: bdb.record_outcome("zzzz", "bogus"), "invalid outcome 'bogus'"),
-        (lambda: bdb.resolve_review("zzzz", "bogus"), "verdict must be approved or rejected"),
-        (lambda: bdb.why("zzzz", as_of=OUT_OF_RANGE), "as_of: 0001-01-01T00:00:00 is out of range"),
-        (lambda: bdb.why_graph("zzzz", as_of=OUT_OF_RANGE), "as_of: 0001-01-01T00:00:00 is out of range"),
-        (lambda: bdb.record_step("bogus", run="zzzz"), "unknown step kind 'bogus'"),
-        (lambda: bdb.record_step("plan", run="zzzz", inputs=[("bogus", "x")]), "unknown input edge 'bogus'"),
-        (lambda: bdb.record_step("plan", run="zzzz", supports=["x"]), "not a node id: 'x'"),
-        (lambda: bdb.record_step("tool_call", run="zzzz", supports=["7c0c2a7e-2f6d-4a0e-9a8b-0c1d2e3f4a5b"]),
+        (lambda: bdb.apply_correction("0000dead", "x", reviewer="", expect_revision=1), "a correction needs reviewer="),
+        (lambda: bdb.act("0000dead", ""), "an action needs a description"),
+        (lambda: bdb.record_outcome("0000dead", "bogus"), "invalid outcome 'bogus'"),
+        (lambda: bdb.resolve_review("0000dead", "bogus"), "verdict must be approved or rejected"),
+        (lambda: bdb.why("0000dead", as_of=OUT_OF_RANGE), "as_of: 0001-01-01T00:00:00 is out of range"),
+        (lambda: bdb.why_graph("0000dead", as_of=OUT_OF_RANGE), "as_of: 0001-01-01T00:00:00 is out of range"),
+        (lambda: bdb.record_step("bogus", run="0000dead"), "unknown step kind 'bogus'"),
+        (lambda: bdb.record_step("plan", run="0000dead", inputs=[("bogus", "x")]), "unknown input edge 'bogus'"),
+        (lambda: bdb.record_step("plan", run="0000dead", supports=["x"]), "not a node id: 'x'"),
+        (lambda: bdb.record_step("tool_call", run="0000dead", supports=["7c0c2a7e-2f6d-4a0e-9a8b-0c1d2e3f4a5b"]),
          "a tool_call takes the verdict of its inputs"),
-        (lambda: bdb.record_step("plan", run="zzzz", memory={"subject": "x"}),
+        (lambda: bdb.record_step("plan", run="0000dead", memory={"subject": "x"}),
          "a memory needs a subject and an attribute"),
     ]
     for call, message in said:
@@ -48,6 +48,6 @@ def test_the_call_is_checked_before_what_it_names_is_looked_up(bdb: beliefdb.Bel
 
 def test_a_well_formed_call_then_names_what_is_unknown(bdb: beliefdb.BeliefDB) -> None:
     assert isinstance(refusal(lambda: bdb.retract(source="nope.md", reason="x")), errors.NotFound)
-    assert isinstance(refusal(lambda: bdb.record_step("plan", run="zzzz")), errors.NotFound)
-    assert isinstance(refusal(lambda: bdb.why("zzzz", as_of=datetime(2026, 1, 1))), errors.UnknownBelief)
+    assert isinstance(refusal(lambda: bdb.record_step("plan", run="0000dead")), errors.NotFound)
+    assert isinstance(refusal(lambda: bdb.why("0000dead", as_of=datetime(2026, 1, 1))), errors.UnknownBelief)
     assert bdb.runs() == []  # nothing of the refused steps was written

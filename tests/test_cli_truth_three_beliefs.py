@@ -112,7 +112,8 @@ def test_a_decision_without_any_reason_is_recorded_for_review_and_nothing_carrie
 def test_decide_on_an_unknown_belief_is_an_error_and_writes_nothing(
         cli: Cli, three: dict[str, str], postgresql: psycopg.Connection[Any]) -> None:
     cli.error("decide", "Refuse", "--because", three["seven"], "--because", NOBODY, code="unknown_belief")
-    cli.error("decide", "Refuse", "--all-of", f"{three['seven']},zzzz", code="unknown_belief")
+    cli.error("decide", "Refuse", "--all-of", f"{three['seven']},0000dead", code="unknown_belief")
+    cli.error("decide", "Refuse", "--all-of", f"{three['seven']},zzzz", code="invalid_input")  # (no id at all)
     assert count(postgresql, "decision") == 0
 
 
@@ -141,7 +142,7 @@ def test_act_json_is_id_and_scheduled_status(cli: Cli, three: dict[str, str]) ->
 def test_act_on_an_unknown_decision_is_an_error_and_writes_nothing(
         cli: Cli, three: dict[str, str], postgresql: psycopg.Connection[Any]) -> None:
     cli.error("act", NOBODY, "Email", code="not_found")
-    cli.error("act", "not-a-uuid", "Email", code="not_found")
+    cli.error("act", "not-a-uuid", "Email", code="invalid_input")  # (no id at all: bad input)
     cli.error("act", three["seven"], "Email", code="not_found")  # a belief is not a decision
     line = cli.one_line_error("act", NOBODY, "Email")
     assert "unknown decision" in line

@@ -89,6 +89,8 @@ def test_resolve_node_is_one_sql_function_for_every_kind(bdb: beliefdb.BeliefDB,
         with pytest.raises(psycopg.Error, match="unknown decision or action"), conn.transaction():
             conn.execute("select beliefdb.resolve_node(%s, '{decision,action}')", (str(seven.id),))
         with pytest.raises(psycopg.Error, match="unknown node"), conn.transaction():
+            conn.execute("select beliefdb.resolve_node('0000dead')")
+        with pytest.raises(psycopg.Error, match="node id zz is not an id"), conn.transaction():
             conn.execute("select beliefdb.resolve_node('zz')")
     # two decisions whose ids share a prefix: the prefix is ambiguous, a longer one is not
     for last in "12":

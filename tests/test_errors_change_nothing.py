@@ -220,7 +220,10 @@ def _unknown_prefix(known: str) -> str:
 def test_unknown_belief_id(kind: str, as_json: bool, cli: Cli, seeded: str, snapshot: Any) -> None:
     ref = {"full-uuid": str(uuid.uuid4()), "prefix": _unknown_prefix(seeded), "garbage": "not-a-belief"}[kind]
     before = snapshot()
-    if as_json:
+    if kind == "garbage":  # (no id at all: bad input, not an unknown one)
+        said = cli.fail("why", ref, "--json") if as_json else cli.fail("why", ref)
+        assert_json_error(said, "invalid_input", ref) if as_json else assert_text_error(said, "is not an id", ref)
+    elif as_json:
         assert_json_error(cli.fail("why", ref, "--json"), "unknown_belief", ref)
     else:
         assert_text_error(cli.fail("why", ref), "unknown belief", ref)

@@ -221,6 +221,8 @@ def test_why_graph_of_unknown_ids_is_a_clear_error(after: beliefdb.BeliefDB) -> 
     with pytest.raises(errors.NotFound, match="unknown belief or decision or action"):
         after.why_graph(uuid4())
     with pytest.raises(errors.NotFound):
+        after.why_graph("0000dead")
+    with pytest.raises(errors.InvalidInput, match="zzzz is not an id"):  # (no id at all: bad input)
         after.why_graph("zzzz")
 
 

@@ -1,6 +1,6 @@
 """An id prefix too short to name one node (``beliefdb.resolve_node``, which every id a command takes goes
 through): it was "unknown" even when it began several ids; it is ambiguous when it begins several, too
-short when it begins one (both ask for at least 4 characters), unknown only when it begins none."""
+short otherwise (both ask for at least 4 characters); only a well-formed prefix is unknown."""
 
 from __future__ import annotations
 
@@ -33,7 +33,7 @@ def three_beliefs(postgresql: psycopg.Connection[Any]) -> list[str]:
 def test_a_short_prefix_that_begins_several_ids_is_ambiguous(bdb: beliefdb.BeliefDB, three_beliefs: list[str],
                                                              http_client: TestClient, db_url: str) -> None:
     """A prefix of 1 to 3 characters was "unknown" even when it began several ids; it is ambiguous (and
-    asks for 4 characters), too short when it begins one, unknown only when it begins none."""
+    asks for 4 characters), too short otherwise (whether or not it begins one)."""
     for ref in ("a", "A"):
         with pytest.raises(errors.AmbiguousId, match=rf"^belief id prefix {ref} is ambiguous \(2 matches\): give at"
                                                      r" least 4 characters of the id$"):
@@ -41,8 +41,10 @@ def test_a_short_prefix_that_begins_several_ids_is_ambiguous(bdb: beliefdb.Belie
     for ref in ("b", "b3", "a1"):
         with pytest.raises(errors.InvalidInput, match=rf"^belief id prefix {ref} is too short: give at least 4"):
             bdb.why(ref)
-    with pytest.raises(errors.UnknownBelief, match=r"^unknown belief c$"):
-        bdb.why("c")
+    with pytest.raises(errors.InvalidInput, match=r"^belief id prefix c is too short: give at least 4"):
+        bdb.why("c")  # (too short whether or not it begins an id: one rule, at every door)
+    with pytest.raises(errors.UnknownBelief, match=r"^unknown belief c000$"):
+        bdb.why("c000")
     assert bdb.why("a100").belief.id == bdb.why(IDS[0]).belief.id and str(bdb.why("b300").belief.id) == IDS[2]
     with pytest.raises(errors.AmbiguousId, match=r"is ambiguous \(2 matches\): give at least 4 characters"):
         bdb.retract(belief="a", reason="x")  # (every command that takes an id resolves it the same way)
@@ -50,7 +52,8 @@ def test_a_short_prefix_that_begins_several_ids_is_ambiguous(bdb: beliefdb.Belie
     alice = bearer(db_url)
     assert "is ambiguous (2 matches)" in refused(http_client.get("/beliefs/a", headers=alice), 400, "ambiguous_id")
     assert "too short" in refused(http_client.get("/beliefs/b", headers=alice), 400, "invalid_input")
-    assert refused(http_client.get("/beliefs/c", headers=alice), 404, "unknown_belief") == "unknown belief c"
+    assert "too short" in refused(http_client.get("/beliefs/c", headers=alice), 400, "invalid_input")
+    assert refused(http_client.get("/beliefs/c000", headers=alice), 404, "unknown_belief") == "unknown belief c000"
 
 
 def test_a_longer_ambiguous_prefix_asks_for_more_characters(bdb: beliefdb.BeliefDB, postgresql: psycopg.Connection[Any]

@@ -266,12 +266,12 @@ case("unknown-belief", ["why", "0000ffff"], "unknown_belief", ["0000ffff"])
 case("ask-question-too-long", ["ask", "how many days " * 200], "invalid_input", ["2,800 characters", "at most 2,000"])
 case("unknown-decision", ["act", "0000ffff", "Refund"], "not_found", ["0000ffff"])
 for _name, _args, _code, _words in [
-    ("why", ["why", INJECTION], "unknown_belief", [INJECTION]),
+    ("why", ["why", INJECTION], "invalid_input", [INJECTION, "is not an id"]),  # (no id at all: bad input)
     ("workspace", ["beliefs", "-w", INJECTION], "unknown_workspace", [INJECTION]),
     ("workspace-create", ["workspace", "create", INJECTION], "invalid_input", [INJECTION]),
     ("retract-source", ["retract", "--source", INJECTION, "--reason", "r"], "not_found", [INJECTION]),
     ("forget-source", ["forget", "--source", INJECTION, "--preview"], "not_found", [INJECTION]),
-    ("review-item", ["review", "approve", INJECTION], "not_found", [INJECTION]),
+    ("review-item", ["review", "approve", INJECTION], "invalid_input", [INJECTION, "is not an id"]),
 ]:
     case(f"sql-injection-{_name}", _args, _code, _words)
 

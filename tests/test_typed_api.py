@@ -245,8 +245,8 @@ def test_an_unknown_or_ambiguous_reference_is_refused_with_its_code(
         for statement, ref, message in [
             ("select * from beliefdb.apply_correction(%s, 's', null, 'r', null, 1)", "0000dead",
              "unknown belief 0000dead"),
-            ("select * from beliefdb.derive('s', 'x', 'y', 'z', array[%s])", "not-a-belief",
-             "unknown belief not-a-belief"),
+            ("select * from beliefdb.derive('s', 'x', 'y', 'z', array[%s])", "0000beef",
+             "unknown belief 0000beef"),
             ("select * from beliefdb.act(%s, 'a')", "abcdef12", "unknown decision abcdef12"),  # a belief's prefix
             ("select * from beliefdb.record_outcome(%s, 'failed')", "abcdef12", "unknown decision or action abcdef12"),
             ("select * from beliefdb.impact(array[%s])", "nowhere.md", "no node, source or source version is named"),

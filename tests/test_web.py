@@ -95,12 +95,18 @@ def test_an_unknown_id_in_a_pages_url_is_named_by_the_kind_the_url_asks_for(clie
     """/actions/nope said "unknown belief or decision or action nope": the kinds the picture takes, not the
     page asked for. Each page names its own kind, in the words the library and CLI use."""
     sign_in(client, api.create_token("default", "alice", url=db_url).token)
-    for path, said in (("/actions/nope", "unknown action nope"), ("/decisions/nope", "unknown decision nope"),
-                       ("/beliefs/nope", "unknown belief nope"),
-                       ("/actions/0000dead", "unknown action 0000dead")):
+    for path, said in (("/actions/0000dead", "unknown action 0000dead"),
+                       ("/decisions/0000dead", "unknown decision 0000dead"),
+                       ("/beliefs/0000dead", "unknown belief 0000dead")):
         missing = client.get(path, headers=HTML)
         assert missing.status_code == 404 and "<h1>Not found</h1>" in missing.text, (path, missing.text)
         assert said in missing.text and "or decision" not in missing.text, (path, missing.text)
+    # what is no id at all is bad input, as at every door (its kind named too)
+    for path, said in (("/actions/nope", "action id nope is not an id"),
+                       ("/decisions/nope", "decision id nope is not an id"),
+                       ("/beliefs/nope", "belief id nope is not an id")):
+        bad = client.get(path, headers=HTML)
+        assert bad.status_code == 400 and said in bad.text and "or decision" not in bad.text, (path, bad.text)
     # what the id names, of another kind, is still said so
     wrong = client.get(f"/actions/{story.seven}", headers=HTML)
     assert wrong.status_code == 404 and f"{story.seven} is a belief, not an action" in wrong.text

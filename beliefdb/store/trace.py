@@ -176,18 +176,20 @@ def run_id(db: Database, ref: str | UUID, conn: psycopg.Connection[Any] | None =
     text = str(ref).strip().lower()
     if not text:
         raise errors.InvalidInput("name a run")
+    if text.strip("0123456789abcdef-"):  # (no id nor the start of one: bad input, as beliefdb.resolve_node says)
+        raise errors.InvalidInput(f"run id {ref} is not an id: give an id or at least 4 of its first hex digits")
     with db.transaction(conn) as c:
         rows = c.execute(Q.run_by_prefix, (text,)).fetchall()
-    if not rows:
-        raise errors.NotFound(f"unknown run {ref}")
     # at least 4 characters, as every other id a command takes (beliefdb.resolve_node): a shorter
-    # prefix names another run once there are several
+    # prefix names another run once there are several; too short whether or not it begins one
     short = len(text.replace("-", "")) < 4
     if len(rows) > 1:
         more = "at least 4 characters" if short else "more characters"
         raise errors.AmbiguousId(f"run id prefix {ref} matches more than one run: give {more} of the id")
     if short:
         raise errors.InvalidInput(f"run id prefix {ref} is too short: give at least 4 characters of the id")
+    if not rows:
+        raise errors.NotFound(f"unknown run {ref}")
     return UUID(str(rows[0][0]))
 
 

@@ -60,6 +60,8 @@ begin
     end if;
     if v_id is not null then
         return v_id;
+    elsif v_ref !~ '^[0-9a-f-]+$' then  -- (no id nor the start of one: a name, naming nothing)
+        raise exception 'no node, source or source version is named %', p_ref using errcode = 'BD004';
     end if;
     -- (the subtransaction of an exception block, only when the quick answers found nothing)
     begin

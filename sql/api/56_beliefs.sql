@@ -535,8 +535,9 @@ comment on function beliefdb.beliefs_as_of(timestamptz) is 'What the bound works
 -- A node id from a full uuid or a unique prefix of at least 4 hex digits (dashes as in the id),
 -- among the nodes of the given kinds (all kinds when null). A prefix is a range of ids: the
 -- primary key is read between its lowest and highest completion. A prefix of 1 to 3 hex digits is
--- too short to name a node; when it begins some, the error says so (ambiguous when several do)
--- and asks for at least 4, instead of calling what it begins unknown.
+-- too short to name a node: the error says so (ambiguous when it begins several) and asks for at
+-- least 4, whether or not it begins one; a reference that is no id nor the start of one is bad input
+-- too (BD005), and only a well-formed one that names nothing is unknown (BD004).
 create or replace function beliefdb.resolve_node(p_ref text, p_kinds beliefdb.node_kind[] default null) returns uuid
 language plpgsql stable
 set search_path = pg_catalog, pg_temp
@@ -569,10 +570,14 @@ begin
                    and n.id between rpad(v_hex, 32, '0')::uuid and rpad(v_hex, 32, 'f')::uuid
                    and (p_kinds is null or n.kind = any(p_kinds))
                  limit 21) n;
+    else
+        -- no id nor the start of one (not hex digits and dashes as an id has them): bad input, not unknown
+        raise exception '% id % is not an id: give an id or at least 4 of its first hex digits', v_what, p_ref
+            using errcode = 'BD005';
     end if;
     v_matches := least(cardinality(v_ids), 20)::text || ' matches'
                  || case when cardinality(v_ids) > 20 then ' or more' else '' end;
-    if coalesce(cardinality(v_ids), 0) = 0 then
+    if coalesce(cardinality(v_ids), 0) = 0 and length(v_hex) >= 4 then
         -- (the detail, for a program: the kinds of node it would have named; the words are for psql)
         raise exception 'unknown % %', v_what, p_ref using errcode = 'BD004', detail = jsonb_build_object(
             'unknown', coalesce(to_jsonb(p_kinds), '["node"]'))::text;
@@ -589,7 +594,7 @@ begin
     return v_ids[1];
 end
 $$;
-comment on function beliefdb.resolve_node(text, beliefdb.node_kind[]) is 'Resolve a node id or unique id prefix of at least 4 hex digits (among some kinds) in the bound workspace; a shorter prefix that begins some ids is refused as too short (ambiguous when it begins several)';
+comment on function beliefdb.resolve_node(text, beliefdb.node_kind[]) is 'Resolve a node id or unique id prefix of at least 4 hex digits (among some kinds) in the bound workspace; a shorter prefix is refused as too short (ambiguous when it begins several), a reference that is no id as bad input';
 
 -- A belief id from a full uuid or a unique prefix of at least 4 hex digits.
 create or replace function beliefdb.resolve_belief(p_ref text) returns uuid

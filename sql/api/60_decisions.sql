@@ -491,6 +491,9 @@ begin
     -- an empty or short reference would be a prefix of every item, or of many: it names none
     if v_ref = '' then
         raise exception 'no review item id given: give an id or at least 4 characters of one' using errcode = 'BD005';
+    elsif v_ref !~ '^[0-9a-f-]+$' then
+        raise exception 'review item id % is not an id: give an id or at least 4 of its first hex digits', p_item
+            using errcode = 'BD005';
     elsif length(replace(v_ref, '-', '')) < 4 then
         raise exception 'review item id prefix % is too short: give at least 4 characters', p_item using errcode = 'BD005';
     end if;

@@ -133,6 +133,8 @@ def _why(v: Reader, ref: str, kind: str, as_of: datetime | None) -> Graph:
         return v.db.why_graph(ref, as_of=as_of)
     except errors.UnknownBelief:  # (resolving the id is the picture's only search for a belief)
         raise errors.NotFound(f"unknown {kind} {ref}") from None
+    except errors.InvalidInput as exc:  # (no id, or too short: said of the page's kind too)
+        raise errors.InvalidInput(exc.message.replace("belief or decision or action", kind, 1)) from None
 
 
 @router.get("/decisions/{decision}")
