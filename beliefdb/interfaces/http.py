@@ -360,8 +360,10 @@ def create_app(url: str, *, mcp: bool = True, max_open: int = MAX_OPEN) -> FastA
                 await stack.enter_async_context(run())
             yield
 
+    # (/docs: web.api_docs, offline; a path with a trailing slash is unknown, 404 in the error shape: Starlette's
+    # redirect to the other spelling named the server's own address, behind a proxy another than the caller's)
     app = FastAPI(title=TITLE, version=api.version(), description=DESCRIPTION, lifespan=lifespan,
-                  docs_url=None, redoc_url=None)  # (/docs: web.api_docs, offline)
+                  docs_url=None, redoc_url=None, redirect_slashes=False)
     app.state.memories = memories
     app.add_exception_handler(errors.BeliefDBError, _beliefdb_error)
     app.add_exception_handler(RequestValidationError, _invalid)
