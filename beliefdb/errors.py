@@ -213,6 +213,13 @@ class ReadOnlyToken(PermissionDenied):
     code = "read_only_token"
 
 
+class PayloadTooLarge(BeliefDBError):
+    """A request body over the server's limit, refused as it arrives, before it is read (the HTTP API
+    answers 413; no SQL raises it)."""
+
+    code = "payload_too_large"
+
+
 class ExtractorUnavailable(BeliefDBError):
     """An extractor's service (e.g. the LLM endpoint) failed or kept answering unusably; nothing was stored."""
 

@@ -377,7 +377,7 @@ def test_a_body_over_the_limit_is_refused_before_it_is_read_whole(db_url: str, m
                                                                             **headers})
                 assert response.status_code == 413, response.text
                 said = response.json()
-                assert said["error"] == "invalid_input"
+                assert said["error"] == "payload_too_large"  # (its own code: the body was not read, nor wrong)
                 assert said["message"] == (f"the request body is over the limit of {limit:,} bytes (4 ×"
                                            " BELIEFDB_INGEST_MAX_BYTES + 1 MiB)")
         # under the limit: as before (the text itself is then over the ingest limit, a 400)
@@ -398,6 +398,7 @@ def test_a_request_that_takes_no_text_is_limited_to_a_mebibyte(db_url: str) -> N
             for body in (big, iter([big[:1000], big[1000:]])):
                 response = client.post(path, content=body, headers=auth)
                 assert response.status_code == 413, (path, response.text)
+                assert response.json()["error"] == "payload_too_large"
                 assert response.json()["message"] == (f"the request body is over the limit of {2 ** 20:,} bytes"
                                                       f" of {path} (1 MiB: it takes no document's text)")
         # a text route takes a body of that size, and answers for what it holds

@@ -21,6 +21,7 @@ STATUS: tuple[tuple[type[errors.BeliefDBError], int], ...] = (
     (errors.Unauthenticated, 401),
     (errors.PermissionDenied, 403),  # not_owner, clock_not_allowed and read_only_token too
     (errors.NotFound, 404),  # unknown_workspace too
+    (errors.PayloadTooLarge, 413),
     (errors.StaleCorrectionPreview, 409),
     (errors.StalePreview, 409),
     (errors.IdempotencyKeyReused, 409),

@@ -121,7 +121,8 @@ async def _http(request: Request, exc: Exception) -> Response:
                 405: "This address is where a form is sent, not a page to open: go back to the page the form"
                      " is on."}.get(exc.status_code, str(exc.detail))
         return view.error_page(request, exc.status_code, view.TITLES.get(exc.status_code, "Not found"), said)
-    code = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "invalid_input")
+    code = {404: "not_found", 405: "method_not_allowed", 413: errors.PayloadTooLarge.code}.get(exc.status_code,
+                                                                                                 "invalid_input")
     headers = dict(exc.headers or {})
     said = str(exc.detail)
     if exc.status_code == 400 and said == UNREADABLE:  # (FastAPI's, for a body its JSON reader gave up on)
