@@ -60,7 +60,8 @@ def _query_names(dependant: Dependant) -> frozenset[str]:
 class KnownQuery(APIRoute):
     """A resource of the API: a query parameter it does not take is bad input naming it (as a body's
     unknown field is, and an MCP tool's unknown argument), not dropped: a misspelt filter
-    (``/beliefs?subjet=...``) would answer as if there were none. Raised as FastAPI's own bad input, so
+    (``/beliefs?subjet=...``) would answer as if there were none; so is one given more than once (each takes
+    one value, and one of several would be kept silently). Raised as FastAPI's own bad input, so
     a caller without a valid token is told that first."""
 
     def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
@@ -69,11 +70,17 @@ class KnownQuery(APIRoute):
 
         async def checked(request: Request) -> Response:
             unknown = [name for name in dict.fromkeys(request.query_params) if name not in taken]
-            if unknown:
+            # (every parameter takes one value: the reader kept one of several, silently)
+            twice = [name for name in dict.fromkeys(request.query_params)
+                     if name in taken and len(request.query_params.getlist(name)) > 1]
+            if unknown or twice:
                 raise RequestValidationError([
                     {"type": "unknown_parameter", "loc": ("query", name), "input": request.query_params[name],
                      "msg": f"not one of the parameters {request.url.path} takes ({', '.join(sorted(taken))})"
-                     if taken else f"not a parameter: {request.url.path} takes none"} for name in unknown])
+                     if taken else f"not a parameter: {request.url.path} takes none"} for name in unknown] + [
+                    {"type": "repeated_parameter", "loc": ("query", name), "input": request.query_params.getlist(name),
+                     "msg": f"given twice ({len(request.query_params.getlist(name))} values): give it once"}
+                    for name in twice])
             return await handler(request)
 
         return checked
