@@ -213,6 +213,13 @@ class ReadOnlyToken(PermissionDenied):
     code = "read_only_token"
 
 
+class AlreadyRetracted(NotFound):
+    """Nothing to retract: what the retraction names is retracted already (a retry of one that was applied;
+    the servers answer 409). A NotFound, as it was before it had its own code."""
+
+    code = "already_retracted"
+
+
 class PayloadTooLarge(BeliefDBError):
     """A request body over the server's limit, refused as it arrives, before it is read (the HTTP API
     answers 413; no SQL raises it)."""
@@ -325,11 +332,15 @@ def from_error_code(sqlstate: str, message: str, detail: Mapping[str, object] | 
     it looked for a belief (``{"unknown": ["belief"]}``: ``beliefdb.resolve_belief`` found no belief by
     that id or prefix; ``beliefdb.resolve_node`` lists every kind it looked among) is :class:`UnknownBelief`,
     whatever its words; an invalid input whose detail names the state that keeps a belief from being corrected
-    (``{"not_correctable": "superseded", ...}``: ``beliefdb._correction_is_proposal``) is :class:`NotCorrectable`."""
+    (``{"not_correctable": "superseded", ...}``: ``beliefdb._correction_is_proposal``) is :class:`NotCorrectable`;
+    nothing to retract because it is retracted already (``{"already": "retracted"}``: ``beliefdb.retract``) is
+    :class:`AlreadyRetracted`."""
     kind = BY_ERROR_CODE.get(sqlstate)
     unknown = (detail or {}).get("unknown")
     if kind is NotFound and isinstance(unknown, list) and "belief" in unknown:
         kind = UnknownBelief
     if kind is InvalidInput and (detail or {}).get("not_correctable") is not None:
         kind = NotCorrectable
+    if kind is NotFound and (detail or {}).get("already") == "retracted":
+        kind = AlreadyRetracted
     return kind(message) if kind is not None else None

@@ -367,7 +367,7 @@ def test_retract_twice_or_undo_of_what_is_in_force_is_an_error(cli: Cli, three: 
     cli.error("retract", "--belief", three["refund"], "--undo", code="not_found")
     assert snapshot(postgresql) == before
     cli.json("retract", "--source", "faq.md", "--reason", "r")
-    err = cli.error("retract", "--source", "faq.md", "--reason", "r", code="not_found")
+    err = cli.error("retract", "--source", "faq.md", "--reason", "r", code="already_retracted")
     assert "already retracted" in err["message"]
 
 

@@ -20,6 +20,7 @@ from beliefdb.openai_client import MAX_RETRY_AFTER
 STATUS: tuple[tuple[type[errors.BeliefDBError], int], ...] = (
     (errors.Unauthenticated, 401),
     (errors.PermissionDenied, 403),  # not_owner, clock_not_allowed and read_only_token too
+    (errors.AlreadyRetracted, 409),  # (a NotFound: before it)
     (errors.NotFound, 404),  # unknown_workspace too
     (errors.PayloadTooLarge, 413),
     (errors.StaleCorrectionPreview, 409),

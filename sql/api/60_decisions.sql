@@ -377,9 +377,10 @@ begin
     end if;
     perform beliefdb._require_retraction_owner(v_ws, v_target, v_id);
     v_changes := beliefdb._retract_ids(v_ws, v_ids, p_reason, p_undo);
-    if v_changes is null then
-        raise exception 'nothing to %: % % is unknown or already %', case when p_undo then 'restore' else 'retract' end,
-            p_target, p_ref, case when p_undo then 'in force' else 'retracted' end using errcode = 'BD004';
+    if v_changes is null then  -- (what it names was found: it is in that state already, a retry's case)
+        raise exception 'nothing to %: % % is already %', case when p_undo then 'restore' else 'retract' end,
+            p_target, p_ref, case when p_undo then 'in force' else 'retracted' end using errcode = 'BD004',
+            detail = jsonb_build_object('already', case when p_undo then 'in_force' else 'retracted' end)::text;
     end if;
     perform beliefdb._audit(case when p_undo then 'unretract' else 'retract' end, jsonb_build_object(
         'target', v_target, 'id', v_id, 'version', v_version, 'reason', case when p_undo then null else p_reason end,
@@ -451,8 +452,9 @@ begin
         perform set_config('beliefdb.principal', coalesce(v_principal, ''), true);
     end if;
     if v_changes = 'null'::jsonb then
-        raise exception 'nothing to %: % % is unknown or already %', case when p_undo then 'restore' else 'retract' end,
-            p_target, p_ref, case when p_undo then 'in force' else 'retracted' end using errcode = 'BD004';
+        raise exception 'nothing to %: % % is already %', case when p_undo then 'restore' else 'retract' end,
+            p_target, p_ref, case when p_undo then 'in force' else 'retracted' end using errcode = 'BD004',
+            detail = jsonb_build_object('already', case when p_undo then 'in_force' else 'retracted' end)::text;
     end if;
     return beliefdb._as_changes(v_changes || jsonb_build_object('proposed', v_proposed, 'owner', v_owner));
 end
