@@ -142,6 +142,8 @@ class Server(MCPServer[Any]):
 
     async def call_tool(self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
                         ) -> CallToolResult | InputRequiredResult:
+        if name not in self.takes:  # (the SDK's answer is the text "Unknown tool: nope", in no error shape)
+            return _failed(errors.NotFound(f"unknown tool {name!r}: the tools are {', '.join(self.takes)}"))
         refused = self._strangers(name, arguments)
         if refused is not None:
             return refused
@@ -390,8 +392,7 @@ def build(*, local: BeliefDB | None = None, memories: Memories | None = None) ->
                                                            supports=supports or [], memory=wrote))
 
     del remember, remember_turn, ingest_text, ask, why, beliefs, decide, act, decisions, actions, impact, correct
-    del retract
-    del review_list, review_resolve, record_step
+    del retract, review_list, review_resolve, record_step
     mcp_forget.register(tool, answer)
     mcp_outcomes.register(tool, answer)
     mcp_jobs.register(tool, answer)
