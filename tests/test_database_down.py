@@ -103,3 +103,19 @@ def test_the_first_call_after_the_database_is_back_is_served_at_once(server: tup
         started = time.monotonic()
         assert db.beliefs() == []
         assert time.monotonic() - started < 1.0
+
+
+def test_mcp_over_http_with_the_database_down_is_a_503_before_any_tool(server: tuple[EmbeddedServer, str]) -> None:
+    """What README's MCP section says a remote client gets: the bearer token is checked before the MCP message
+    is read, and that needs the database, so the whole POST /mcp is HTTP 503 database_unavailable with
+    Retry-After (no JSON-RPC answer, no tool error with retry_after: that is stdio's, and a busy workspace's)."""
+    own, url = server
+    token = api.create_token("default", "alice", url=url).token
+    call = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "beliefs", "arguments": {}}}
+    headers = {"Authorization": f"Bearer {token}", "Accept": "application/json, text/event-stream"}
+    with TestClient(create_app(url), raise_server_exceptions=False) as client:
+        own.stop()
+        answer = client.post("/mcp", json=call, headers=headers)
+    assert answer.status_code == 503, answer.text
+    assert answer.json()["error"] == "database_unavailable" and "jsonrpc" not in answer.json()
+    assert answer.headers.get("retry-after") == str(DOWN_RETRY_AFTER), answer.headers
