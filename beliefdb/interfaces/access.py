@@ -51,6 +51,14 @@ BUSY_RETRY_AFTER = 1
 DATABASE_RETRY_AFTER = math.ceil(PROBE_AFTER) + 1
 
 
+def read_only_hint(message: str) -> str:
+    """A not_owner's ``message`` for a read-only token: its hint (propose a correction, raise a conflict)
+    names changes that token cannot make, so it says who can instead."""
+    said = message.split(" (hint: ", 1)[0]
+    return (f"{said} (hint: this token is read-only: it reads and previews, and proposes nothing; its owner, or a"
+            " token that may write, can)")
+
+
 def extractor_retry_after() -> int:
     """The seconds a 503 extractor_unavailable asks a client to wait: the wait the llm client would have
     taken next (BELIEFDB_LLM_BACKOFF doubled for each of its BELIEFDB_LLM_HTTP_RETRIES, 4 by default) in
@@ -155,6 +163,10 @@ class Memories:
         self._close(idle)
         try:
             yield found
+        except errors.NotOwner as exc:
+            if not who.read_only:
+                raise
+            raise errors.NotOwner(read_only_hint(exc.message)) from None
         finally:
             with self._lock:
                 left = self._leases.pop(id(found), 1) - 1  # (none left after close(): the server stopped)

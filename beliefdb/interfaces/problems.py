@@ -137,6 +137,7 @@ def not_json(document: str | bytes | None, position: int, why: str) -> str:
     :class:`json.JSONDecodeError` counts them)."""
     text = document.decode("utf-8", "replace") if isinstance(document, bytes) else document or ""
     where = json.JSONDecodeError(why, text, min(max(position, 0), len(text)))
+    why = why.removesuffix(" at")  # ("Unterminated string starting at": the place follows once)
     return f"the request body is not valid JSON: {why} at line {where.lineno} column {where.colno}"
 
 

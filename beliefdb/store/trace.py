@@ -47,7 +47,9 @@ def check_step(kind: str, supports: Sequence[object]) -> None:
     if kind not in STEP_KINDS:
         raise errors.InvalidInput(f"unknown step kind '{kind}' (choose from: {', '.join(STEP_KINDS)})")
     if supports and kind in ("tool_call", "observation"):
-        raise errors.InvalidInput(f"a {kind} takes the verdict of its inputs: record them as inputs, not supports")
+        article = "an" if kind == "observation" else "a"
+        raise errors.InvalidInput(f"{article} {kind} takes the verdict of its inputs: record them as inputs, not"
+                                  " supports")
 
 
 def check_memory(subject: str, attribute: str, kind: str) -> None:

@@ -93,8 +93,9 @@ begin
      where e.kind = 'supports' and s.kind in ('tool_call', 'observation')
      limit 1;
     if found then
-        raise exception 'a % takes the verdict of its inputs: record them as inputs, not supports',
-            (select s.kind from beliefdb.step s where s.workspace_id = v_ws and s.id = v_bad.to_node)
+        raise exception '% takes the verdict of its inputs: record them as inputs, not supports',
+            (select case s.kind when 'observation' then 'an ' else 'a ' end || s.kind
+               from beliefdb.step s where s.workspace_id = v_ws and s.id = v_bad.to_node)
             using errcode = 'BD005';
     end if;
     select e.* into v_bad
