@@ -326,7 +326,8 @@ def test_migrate_twice_says_already_current(cli: Cli, empty_db_url: str) -> None
     second = cli("migrate", "--db", empty_db_url)
     assert "already current" in second.stdout
 
-    assert cli.json("migrate", "--db", empty_db_url) == {"before": head, "after": head, "refreshed": False, "revoked": []}
+    assert cli.json("migrate", "--db", empty_db_url) == {"before": head, "after": head, "refreshed": False,
+                                                         "revoked": []}
     # the migrated database is usable at once
     assert cli.json("beliefs", "--db", empty_db_url) == []
 
@@ -344,7 +345,7 @@ def test_migrate_says_when_it_brought_the_functions_up_to_date_at_the_same_revis
     head = migrate_mod.head_revision()
     assert cli("migrate").stdout.strip() == \
         f"schema at revision {head} (its functions, views and grants applied again: they were another beliefdb's)"
-    assert cli.json("migrate") == {"before": head, "after": head, "refreshed": False}
+    assert cli.json("migrate") == {"before": head, "after": head, "refreshed": False, "revoked": []}
     assert cli("migrate").stdout.strip() == f"schema at revision {head} (already current)"
 
 
