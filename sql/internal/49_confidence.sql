@@ -20,8 +20,26 @@ as $$
            (coalesce(case g.confidence_kind
                          -- while the reviewer's text supports it (beliefdb.correction_supports), else
                          -- what does support it, as an extracted belief (confidence_factors: belief)
+                         -- (the tests of beliefdb.correction_supports and beliefdb.written_by_step,
+                         -- written out: called once a belief, neither is inlined, and a recompute of
+                         -- 5,000 beliefs of which 2,300 were memories or corrections took 0.97 s instead
+                         -- of 0.30 s)
                          when 'human_correction' then
-                             case when beliefdb.correction_supports(p_workspace_id, g.id)
+                             case when exists (
+                                       select from beliefdb.correction c
+                                         join beliefdb.fragment f on f.workspace_id = c.workspace_id and f.id = c.fragment_id
+                                         join beliefdb.node n on n.workspace_id = f.workspace_id and n.id = f.id
+                                         join beliefdb.source_version v
+                                           on v.workspace_id = f.workspace_id and v.id = f.source_version_id
+                                         join beliefdb.source src on src.workspace_id = v.workspace_id and src.id = v.source_id
+                                        where c.workspace_id = p_workspace_id and c.replacement_belief_id = g.id
+                                          and n.retracted_at is null and src.retracted_at is null
+                                          and v.retracted_at is null
+                                          and not exists (select from beliefdb.source_version later
+                                                           where later.workspace_id = v.workspace_id
+                                                             and later.source_id = v.source_id
+                                                             and later.version > v.version
+                                                             and later.retracted_at is null))
                                   then (select p.weight from beliefdb.confidence_policy p
                                          where p.factor = 'correction' and p.key = 'human_correction')
                                   else 1 - coalesce(g.product, 1) end
@@ -29,7 +47,13 @@ as $$
                          -- an agent's memory (beliefdb.written_by_step) with no quoted source
                          when 'agent_asserted' then
                              case when g.sources > 0 then 1 - g.product
-                                  when beliefdb.written_by_step(p_workspace_id, g.id)
+                                  when exists (
+                                       select from beliefdb.justification j
+                                         join beliefdb.justification_antecedent a
+                                           on a.workspace_id = j.workspace_id and a.justification_id = j.id
+                                         join beliefdb.node n on n.workspace_id = a.workspace_id and n.id = a.antecedent
+                                        where j.workspace_id = p_workspace_id and j.consequent = g.id
+                                          and n.kind = 'step' and n.retracted_at is null)
                                   then (select p.weight from beliefdb.confidence_policy p
                                          where p.factor = 'trace' and p.key = 'memory')
                                   else 0 end
