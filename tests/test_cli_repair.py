@@ -46,7 +46,8 @@ def test_repair_errors_are_one_line(cli: Cli, bdb: beliefdb.BeliefDB) -> None:
     result = cli("repair", "plan", "--faulty", "00000000-0000-4000-8000-000000000000", expect=1)
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("error:"), result.stderr
-    assert cli.json("repair", "apply", "--faulty", "nope", expect=1)["error"] == "unknown_belief"
+    assert cli.json("repair", "apply", "--faulty", "deadbeef", expect=1)["error"] == "unknown_belief"
+    assert cli.json("repair", "apply", "--faulty", "nope", expect=1)["error"] == "invalid_input"  # no id at all
     cli("repair", "plan", expect=2)  # --faulty is required
     cli("run", "ffffffff", "--json", expect=1)
 
