@@ -872,6 +872,60 @@ as $$
 $$;
 comment on function beliefdb._extends_version(uuid, uuid, text) is 'Whether a text is a version''s text (but for its forgotten spans), or that text grown by lines at its end';
 
+-- The spans of p_text, ingested for source p_source_id, that were forgotten in another of its
+-- versions (not p_version) whose text it is, whichever version is in force (rule 14): of a document,
+-- that version's text as ingested (its sha256, p_sha256); of a conversation, that text or another
+-- export of the same chat, earlier or later, agreeing with it outside what was forgotten over the
+-- length of the shorter (beliefdb._forgotten_in: a conversation cut at its end, then ingested whole
+-- again). In text order, each once. Read from the versions with a span forgotten (usually none).
+create or replace function beliefdb._forgotten_before(p_workspace_id uuid, p_source_id uuid, p_version uuid,
+                                                      p_text text, p_sha256 bytea, p_conversation boolean)
+returns int4range[]
+language sql stable
+set search_path = pg_catalog, pg_temp
+as $$
+    select coalesce(array_agg(distinct s order by s), '{}')
+      from beliefdb.source_version v
+     cross join lateral unnest(case when p_conversation then beliefdb._forgotten_in(p_workspace_id, v.id, p_text)
+                                    when v.sha256 = p_sha256 then beliefdb._forgotten_spans(p_workspace_id, v.id)
+                               end) s
+     where v.workspace_id = p_workspace_id and v.source_id = p_source_id and v.id is distinct from p_version
+       and exists (select from beliefdb.redaction r
+                    where r.workspace_id = v.workspace_id and r.source_version_id = v.id)
+$$;
+comment on function beliefdb._forgotten_before(uuid, uuid, uuid, text, bytea, boolean) is 'The spans of a text forgotten in another version of its source whose text it is (a document''s same text; a conversation''s export agreeing with it)';
+
+-- Of the turns given with a text (p_fragments: start, end, speaker), the spans of those a forget took
+-- out of it (p_spans, masked there): a turn masked whole whose speaker's name is masked in the line
+-- that labels it (beliefdb._turn_spans) is a forgotten speaker's, not a turn again; a turn whose
+-- words alone are masked (a forgotten belief quoted them whole) stays its speaker's, masked.
+create or replace function beliefdb._forgotten_turns(p_text text, p_fragments jsonb, p_spans int4range[])
+returns int4range[]
+language sql immutable
+set search_path = pg_catalog, pg_temp
+as $$
+    -- (their union made once, as in beliefdb._believable; the label of each turn masked whole read in
+    -- one pass, beliefdb._slices: a substr of each was quadratic in a long text)
+    with m as (
+        select coalesce(range_agg(x.span), '{}'::int4multirange) as spans from unnest(p_spans) as x (span)
+    ), t as (
+        select array_agg(int4range((f ->> 'start')::integer, (f ->> 'end')::integer)
+                         order by (f ->> 'start')::integer) as spans
+          from m, jsonb_array_elements(case when jsonb_typeof(p_fragments) = 'array' then p_fragments else '[]' end) f
+         where nullif(f ->> 'speaker', '') is not null
+           and (f ->> 'start')::integer < (f ->> 'end')::integer
+           and int4range((f ->> 'start')::integer, (f ->> 'end')::integer) <@ m.spans
+    )
+    -- (its label: from the start of its line, within the 260 characters a label may take, to the turn)
+    select coalesce(array_agg(l.span order by l.span), '{}')
+      from t, m,
+           unnest(t.spans, beliefdb._slices(p_text, array(select greatest(lower(x) - 260, 0) from unnest(t.spans) x),
+                                            array(select lower(x) from unnest(t.spans) x))) as l (span, label)
+     where int4range(lower(l.span) - coalesce(nullif(strpos(reverse(l.label), E'\n'), 0) - 1, length(l.label)),
+                     lower(l.span)) && m.spans
+$$;
+comment on function beliefdb._forgotten_turns(text, jsonb, int4range[]) is 'Of the turns given with a text, those a forget took out of it: masked whole, their speaker''s name masked in their label';
+
 -- Whether a claim or fragment (jsonb with start and end offsets) lies over some spans, given as
 -- their union (a multirange, made once for many items: `&& any` over an array read every span for
 -- each item, 8,000 claims of a conversation 4,000 of whose turns were forgotten, 64 million
