@@ -1,16 +1,20 @@
 """Forgetting (rule 14 of docs/rules.md) and the text of corrections and review items: a correction
 whose replacement is forgotten goes with it (its statement is the forgotten belief's), a correction
-proposed of a forgotten belief goes with its item whatever became of it, and where a correction or a
+proposed of a forgotten belief goes with its item whatever became of it, a retraction proposed of a
+forgotten turn is closed, and where a correction or a
 review item's typed words name a forgotten person (its statement, value, reviewer, reason) the report
 lists it."""
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Any
 
 import psycopg
+import pytest
 
 import beliefdb
+from beliefdb.models import Turn
 
 TEAM = "# Team\nThe team grows by one.\n"
 MAYA = "Maya lives in Lisbon.\n"
@@ -161,3 +165,32 @@ def test_a_rejected_correction_naming_the_person_says_it_will_not_be_applied(
     [item] = alice.forget(subject="maya", mask_mentions=True).pending_mentions
     assert (item.kind, item.status, item.field, item.masked) == ("proposed", "rejected", "statement", False)
     assert "rejected" in item.hint and "may reject" not in item.hint, item.hint
+
+
+@pytest.mark.parametrize("undo", [False, True], ids=["retract", "restore"])
+def test_a_retraction_proposed_of_a_forgotten_turn_is_closed_with_it(
+        alice: beliefdb.BeliefDB, bob: beliefdb.BeliefDB, postgresql: psycopg.Connection[Any], undo: bool) -> None:
+    """bob proposes to retract (or restore) Maya's turn in alice's chat; alice forgets Maya, and the turn's
+    fragment goes: the proposal asks about nothing now. Left open, the owner's queue kept it, naming the
+    fragment forgotten, and approving it said approved and did nothing."""
+    alice.ingest_conversation([Turn("Maya", "I live in Berlin.", datetime(2026, 1, 1, tzinfo=UTC)),
+                               Turn("Tom", "I live in Paris.", datetime(2026, 1, 2, tzinfo=UTC))], source="chat")
+    (berlin,) = alice.beliefs(subject="maya")
+    (turn,) = alice.why(berlin.id).evidence
+    if undo:
+        alice.retract(fragment=str(turn.fragment_id), reason="a joke")
+    bob.retract(fragment=str(turn.fragment_id), reason="check this turn", undo=undo)
+    (item,) = alice.review_items()
+    assert item.kind == "retraction_proposed" and item.proposal is not None
+    assert item.proposal["node"] == str(turn.fragment_id)
+
+    preview = alice.forget(subject="maya", preview=True)
+    assert alice.review_count() == 1
+    result = alice.forget(subject="maya")
+    assert (preview.beliefs, preview.fragments) == (result.beliefs, result.fragments)
+    assert alice.review_count() == 0 and alice.review_items() == []
+    assert postgresql.execute(
+        "select status, resolved_by, note from beliefdb.review_item where id = %s", (item.id,)).fetchone() == (
+        "closed", "beliefdb", "settled: the fragment was forgotten")
+    # the proposer's typed words stay as typed (rule 14), and the other turn's proposal would be untouched
+    assert alice.audit_verify().ok

@@ -646,6 +646,15 @@ begin
        and r.proposal ->> 'statement' = c.new_statement
        and (r.proposal ->> 'value') is not distinct from c.new_value;
     delete from beliefdb.node n where n.workspace_id = v_ws and n.id = any(v_gone);
+    -- a retraction (or restore) proposed of a fragment that went asks about nothing now: closed, as one
+    -- of a fragment gone by a new text is (beliefdb._settle_source_items); its proposer's reason stays
+    -- as typed. (Left open, it named the fragment forgotten in its owner's queue, and approved did
+    -- nothing.) Read from the open items (their key names no fragment: the proposal does)
+    update beliefdb.review_item r
+       set status = 'closed', resolved_at = beliefdb.clock(), resolved_by = 'beliefdb',
+           note = 'settled: the fragment was forgotten'
+     where r.workspace_id = v_ws and r.status = 'open' and r.kind = 'retraction_proposed'
+       and r.proposal ->> 'target' = 'node' and (r.proposal ->> 'node')::uuid = any(v_gone);
     -- (the reasons their retractions gave go from the audit chain with them: of the nodes, of the source,
     -- and of its versions, which a retraction may name by their ids)
     perform beliefdb._audit_redact_retractions(v_gone || case when p_target = 'source' then p_id || v_version_ids
