@@ -161,3 +161,42 @@ def test_an_earlier_shorter_export_keeps_what_was_forgotten_in_the_turns_it_shar
         ("My favorite food is sushi.", "forgotten"), ("I live in Berlin.", "forgotten")]
     assert current(bdb, "maya") == set()
     assert "Berlin" not in texts(postgresql)
+
+
+def test_the_whole_chat_proposed_by_another_and_approved_keeps_what_was_forgotten(
+        db_url: str, postgresql: psycopg.Connection[Any]) -> None:
+    with beliefdb.connect(db_url, principal="alice") as alice, beliefdb.connect(db_url, principal="bob") as bob:
+        alice.ingest_conversation(CHAT, source="chat")
+        alice.ingest_conversation(CHAT[:2], source="chat")
+        alice.forget(subject="maya")
+        proposed = bob.ingest_conversation(CHAT, source="chat")
+        assert proposed.proposed
+        assert [(r.quote, r.reason.split(":")[0]) for r in proposed.rejected] == [("I live in Berlin.", "forgotten")]
+        # the proposal holds the text masked there: the review history keeps it
+        (item,) = alice.review_items()
+        assert "Berlin" not in str(item.proposal) and "Maya" not in str(item.proposal)
+        alice.resolve_review(item.id, "approved")
+        assert current(alice, "maya") == set()
+        assert current(alice, "tom") == {("lives_in", "Paris"), ("job", "nurse")}
+        kept = texts(postgresql)
+        assert "Berlin" not in kept and "Maya" not in kept
+        assert "Berlin" not in str(postgresql.execute("select proposal from beliefdb.review_item").fetchall())
+        assert postgresql.execute("select count(*) from beliefdb.fragment where speaker = 'Maya'").fetchone() == (0,)
+
+
+def test_a_documents_earlier_text_proposed_by_another_is_proposed_masked(
+        db_url: str, postgresql: psycopg.Connection[Any]) -> None:
+    first = "The refund window is 30 days.\nDana's badge code is 4471."
+    with beliefdb.connect(db_url, principal="alice") as alice, beliefdb.connect(db_url, principal="bob") as bob:
+        alice.ingest_text(first, source="policy.md")
+        (badge,) = alice.beliefs(subject="dana")
+        alice.ingest_text("The refund window is 30 days.", source="policy.md")
+        alice.forget(belief=badge.id)
+        proposed = bob.ingest_text(first, source="policy.md")
+        assert proposed.proposed and [r.reason.split(":")[0] for r in proposed.rejected] == ["forgotten"]
+        (item,) = alice.review_items()
+        assert "4471" not in str(item.proposal)
+        alice.resolve_review(item.id, "approved")
+        assert alice.beliefs(subject="dana") == []
+        assert "4471" not in texts(postgresql)
+        assert "4471" not in str(postgresql.execute("select proposal from beliefdb.review_item").fetchall())
