@@ -223,6 +223,7 @@ STAND_INS = ("0016_agent_logins", "0018_jobs", "0020_turns", "0021_ranking_stats
 # would also add a column of decision, which dropped and made again changes its place in the table)
 STAND_IN_TABLES = """
     create table beliefdb.audit_key (workspace_id uuid primary key references beliefdb.workspace (id), key bytea);
+    alter table beliefdb.review_item add column resolved_seq bigint;  -- revision 0047's, which its trigger names
 """
 UNDO_STAND_INS = """
     drop table beliefdb.agent_login;
@@ -233,6 +234,7 @@ UNDO_STAND_INS = """
     drop table beliefdb.lexeme_frequency;
     drop table beliefdb.retraction_period;
     drop table beliefdb.audit_key;
+    alter table beliefdb.review_item drop column resolved_seq cascade;  -- (and its trigger: migrate makes it again)
 """
 
 
