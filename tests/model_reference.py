@@ -359,17 +359,12 @@ class Model:
             # (the text in force, a retracted text or any text of a retracted source changes no version)
             if not any(source.retracted or source.versions[n - 1].retracted or n == self.in_force(name)
                        for n in known):
-                # rule 14: what was forgotten in a version whose text this is is proposed masked, without
-                # the claims over it (rejected in the proposer's report)
-                if forgotten := {q for n in known for q in source.versions[n - 1].masked}:
-                    text = masked(text, forgotten)
-                kept = [k for k in claims if SENTENCES[k][0] in text]
-                payload = (text, tuple(kept), via)
+                payload = (text, tuple(claims), via)
                 if not any(i.kind == "version_proposed" and i.source == name and i.proposer == actor
                            and i.payload == payload for i in self.items):
                     self.items.append(Item("version_proposed", source=name, proposer=actor, extra=text,
                                            payload=payload))
-                return Report(proposed=True, rejected=len(claims) - len(kept))
+                return Report(proposed=True)
         return self.core(actor, name, text, claims)
 
     def core(self, actor: str, name: str, text: str, claims: list[str]) -> Report:

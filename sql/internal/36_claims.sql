@@ -1415,10 +1415,6 @@ declare
     v_authority beliefdb.authority := (p_text ->> 'authority')::beliefdb.authority;
     v_provenance beliefdb.provenance := (p_text ->> 'provenance')::beliefdb.provenance;
     v_item uuid;
-    v_masks int4range[];
-    v_spans int4multirange;
-    v_gone int4range[];
-    v_forgotten jsonb := '[]';
 begin
     perform beliefdb._begin_changes();
     if coalesce(p_source, '') = '' then
@@ -1446,39 +1442,6 @@ begin
                or (v_origin is not null and v_origin <> v_source.origin_type)
                or (v_authority is not null and v_authority <> v_source.authority)
                or (v_provenance is not null and v_provenance <> v_source.provenance)) then
-        -- what was forgotten in a version whose text this is (rule 14, beliefdb._forgotten_before) is
-        -- proposed masked, as forget masks a text proposed before it: without its claims over those
-        -- words (rejected, forgotten) and a forgotten speaker's turns, so that neither the proposal,
-        -- kept in the review history, nor its approval holds them again
-        v_masks := beliefdb._forgotten_before(p_workspace_id, v_source.id, null, p_text ->> 'content', v_sha,
-                                              v_source.origin_type = 'conversation');
-        if cardinality(v_masks) > 0 then
-            v_spans := (select range_agg(x.span) from unnest(v_masks) as x (span));
-            v_gone := beliefdb._forgotten_turns(p_text ->> 'content', p_text -> 'fragments', v_masks);
-            -- (the claims over them, rejected in the report to their proposer, who gave those words; not
-            -- in the proposal, which keeps none of them, nor a rejection the gate made of them)
-            v_forgotten := (select coalesce(jsonb_agg(jsonb_build_object(
-                                       'statement', c.x ->> 'statement', 'quote', c.x ->> 'quote',
-                                       'reason', 'forgotten: this text of the source was forgotten, and is not stored again')
-                                       order by c.n), '[]')
-                              from jsonb_array_elements(coalesce(p_text -> 'claims', '[]')) with ordinality c (x, n)
-                             where beliefdb._over_spans(c.x, v_spans));
-            p_text := p_text || jsonb_build_object(
-                'content', beliefdb._masked(p_text ->> 'content', v_masks),
-                'claims', (select coalesce(jsonb_agg(c.x order by c.n), '[]')
-                             from jsonb_array_elements(coalesce(p_text -> 'claims', '[]')) with ordinality c (x, n)
-                            where not beliefdb._over_spans(c.x, v_spans)),
-                'fragments', (select coalesce(jsonb_agg(f.x order by f.n), '[]')
-                                from jsonb_array_elements(coalesce(p_text -> 'fragments', '[]')) with ordinality f (x, n)
-                               where not (nullif(f.x ->> 'speaker', '') is not null
-                                          and int4range((f.x ->> 'start')::integer, (f.x ->> 'end')::integer)
-                                              = any (v_gone))),
-                'rejected', (select coalesce(jsonb_agg(j.x order by j.n), '[]')
-                               from jsonb_array_elements(coalesce(p_text -> 'rejected', '[]')) with ordinality j (x, n)
-                              where coalesce(j.x ->> 'quote', '') = ''
-                                 or strpos(p_text ->> 'content', j.x ->> 'quote') = 0
-                                 or strpos(beliefdb._masked(p_text ->> 'content', v_masks), j.x ->> 'quote') > 0));
-        end if;
         select r.id into v_item
           from beliefdb.review_item r
          where r.workspace_id = p_workspace_id and r.kind = 'version_proposed' and r.status = 'open'
@@ -1498,8 +1461,8 @@ begin
         return jsonb_build_object(
             'source', v_source.name, 'source_id', v_source.id, 'version', null, 'version_id', null,
             'new_version', false, 'fragments', 0, 'reverified', '[]'::jsonb, 'accepted', '[]'::jsonb,
-            'rejected', coalesce(p_text -> 'rejected', '[]') || v_forgotten, 'corroborated', '[]'::jsonb,
-            'unchanged', '[]'::jsonb, 'superseded', '[]'::jsonb, 'conflicts', '[]'::jsonb, 'unsupported', '[]'::jsonb,
+            'rejected', coalesce(p_text -> 'rejected', '[]'), 'corroborated', '[]'::jsonb, 'unchanged', '[]'::jsonb,
+            'superseded', '[]'::jsonb, 'conflicts', '[]'::jsonb, 'unsupported', '[]'::jsonb,
             'flagged', '[]'::jsonb, 'held', '[]'::jsonb,
             -- (nothing changed: the change report says it was proposed, as the report around it)
             'changes', beliefdb._empty_changes()
