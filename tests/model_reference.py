@@ -375,16 +375,12 @@ class Model:
         if known and (source.retracted or source.versions[known[-1] - 1].retracted):
             return Report()
         before = self.in_force(name)
-        # rule 14: what was forgotten in a version whose text this is stays forgotten in it
-        source.versions.append(Version(text, self.clock,
-                                       masked={q for n in known for q in source.versions[n - 1].masked}))
+        source.versions.append(Version(text, self.clock))
         number = len(source.versions)
-        new = source.versions[-1]
         # rule 2: a belief whose quote the new version repeats keeps its support through it
         for b in self.beliefs.values():
             for s, v, q in list(b.evidence):
-                if s == name and v < number and q not in source.versions[v - 1].masked and q not in new.masked \
-                        and q in text:
+                if s == name and v < number and q not in source.versions[v - 1].masked and q in text:
                     b.evidence.add((name, number, q))
         self.settle_proposals(name)
         # one propagation for the claims and the shift in force: what rests on the new version or on

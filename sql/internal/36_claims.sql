@@ -988,8 +988,6 @@ declare
     v_outcome jsonb;
     v_carried uuid[] := '{}';
     v_changes jsonb;
-    v_masks int4range[];
-    v_gone int4range[] := '{}';
 begin
     select * into v_version
       from beliefdb.source_version v where v.workspace_id = p_workspace_id and v.id = p_version_id;
@@ -997,15 +995,6 @@ begin
       from beliefdb.source s where s.workspace_id = p_workspace_id and s.id = v_version.source_id;
     v_length := length(v_version.content);
     v_content := v_version.content || substr(p_content, v_length + 1);
-    -- what was forgotten in the turns it grows by, where an earlier version had them (the chat cut at
-    -- its end, then ingested whole again): masked in them too, its turns not turns again (rule 14)
-    v_masks := array(select m * int4range(v_length, null)
-                       from unnest(beliefdb._forgotten_before(p_workspace_id, v_version.source_id, p_version_id,
-                                                              p_content, null, true)) m
-                      where upper(m) > v_length);
-    if cardinality(v_masks) > 0 then
-        v_gone := beliefdb._forgotten_turns(p_content, p_fragments, v_masks);
-    end if;
     -- (its sha256: of the text as ingested, as forget keeps it; its label and path: the latest given)
     update beliefdb.source_version v
        set content = v_content, sha256 = sha256(convert_to(p_content, 'UTF8')),
@@ -1018,12 +1007,8 @@ begin
            nullif(f ->> 'speaker', ''), (f ->> 'time')::timestamptz
       from jsonb_array_elements(coalesce(p_fragments, '[]')) f
      where (f ->> 'start')::integer >= v_length
-       and not (nullif(f ->> 'speaker', '') is not null
-                and int4range((f ->> 'start')::integer, (f ->> 'end')::integer) = any (v_gone))
      order by (f ->> 'start')::integer, (f ->> 'end')::integer;
     get diagnostics v_fragments = row_count;
-    perform beliefdb._redact_spans(p_workspace_id, p_version_id, v_masks,
-                                   'forgotten in an earlier version of this source: its text ingested again');
     -- the turns an earlier version had, back: their quotes carried to them before the claims are
     -- settled, which then find them recorded there (only when one of the new turns is such a turn:
     -- a turn appended to a conversation of several versions reads no earlier quote otherwise)
@@ -1062,8 +1047,7 @@ begin
                                             case when v_fragments = 1 then 'one turn' else v_fragments || ' turns' end,
                                             v_source.name)
                      when v_fragments = 1 then 'appended: one turn added to the text in force'
-                     else pg_catalog.format('appended: %s turns added to the text in force', v_fragments) end
-                || case when cardinality(v_masks) > 0 then ' (what was forgotten in them stays forgotten)' else '' end);
+                     else pg_catalog.format('appended: %s turns added to the text in force', v_fragments) end);
 end
 $$;
 comment on function beliefdb._grow_conversation(uuid, uuid, text, jsonb, jsonb, jsonb, text, text) is 'Grow a conversation''s version in place by the turns after its text, and settle their claims (no lock, owner check or audit)';
@@ -1136,8 +1120,6 @@ declare
     v_refused text;
     v_reweighed boolean;
     v_has_turns boolean;
-    v_masks int4range[];
-    v_gone int4range[] := '{}';
 begin
     select * into v_source from beliefdb.source s where s.workspace_id = p_workspace_id and s.id = p_source_id;
     -- turns go only to a conversation, and a conversation's text comes as turns (rule 18; every way
@@ -1255,14 +1237,6 @@ begin
             'note', v_note);
     end if;
 
-    -- what was forgotten in a version whose text this is (a document's same text, a conversation's export
-    -- agreeing with it: back at an earlier text, whichever version is in force) stays forgotten in it, its
-    -- words masked, a forgotten speaker's turns not turns again (rule 14)
-    v_masks := beliefdb._forgotten_before(p_workspace_id, p_source_id, null, v_content, v_sha,
-                                          v_source.origin_type = 'conversation');
-    if cardinality(v_masks) > 0 then
-        v_gone := beliefdb._forgotten_turns(v_content, p_text -> 'fragments', v_masks);
-    end if;
     select coalesce(max(v.version), 0) + 1 into v_version
       from beliefdb.source_version v where v.workspace_id = p_workspace_id and v.source_id = p_source_id;
     insert into beliefdb.source_version (workspace_id, source_id, version, content, sha256, label, path)
@@ -1288,7 +1262,6 @@ begin
       from (select distinct on (f.s, f.e) f.s, f.e, f.text, f.speaker, f.spoken_at
               from unnest(v_starts, v_ends, beliefdb._slices(v_content, v_starts, v_ends), v_speakers, v_times)
                    as f (s, e, text, speaker, spoken_at)
-             where not (f.speaker is not null and f.s < f.e and int4range(f.s, f.e) = any (v_gone))
              order by f.s, f.e) x;
     insert into beliefdb.node (workspace_id, id, kind)
     select p_workspace_id, f.id, 'fragment' from pg_temp.beliefdb_new_fragment f;
@@ -1297,8 +1270,6 @@ begin
       from pg_temp.beliefdb_new_fragment f
      order by f.s, f.e;
     get diagnostics v_fragments = row_count;
-    perform beliefdb._redact_spans(p_workspace_id, v_version_id, v_masks,
-                                   'forgotten in an earlier version of this source: its text ingested again');
 
     -- (a first version has no earlier one whose quotes it could repeat)
     v_carried := case when v_version > 1 then beliefdb._carry_forward(p_workspace_id, v_version_id) else '{}' end;
@@ -1320,10 +1291,6 @@ begin
         'new_version', true, 'fragments', v_fragments, 'reverified', to_jsonb(v_carried), 'proposed', false,
         'note', case when v_same.id is not null
                      then pg_catalog.format('the same text as version %s: its beliefs are in force again', v_same.version)
-                          || case when cardinality(v_masks) > 0 then ' (what was forgotten in it stays forgotten)'
-                                  else '' end
-                     when cardinality(v_masks) > 0
-                     then 'what was forgotten in an earlier version of this conversation stays forgotten where this text repeats it'
                      -- (a retracted source's new text is not in force: what it says never holds)
                      when v_source.retracted_at is not null
                      then pg_catalog.format('%s is retracted: this version is kept as history and its beliefs are unsupported; undo the source''s retraction to bring them in force',
