@@ -57,20 +57,3 @@ def test_a_memory_a_step_wrote_keeps_the_memory_weight(bdb: beliefdb.BeliefDB) -
     bdb.recompute()
     assert _confidences(bdb, memory)[1] == pytest.approx(0.5)
 
-
-def test_a_memory_whose_step_was_retracted_loses_the_memory_weight(bdb: beliefdb.BeliefDB) -> None:
-    """A memory whose step no longer holds kept 0.5 with nothing supporting it, where a correction whose text
-    is gone, or an ingested claim without its quote, weighs 0 (found by the review of the diff)."""
-    with bdb.record_run(task="remember the traveller", agent="travel") as run:
-        said = run.step("user_input", {"text": "I fly from SFO"})
-        wrote = run.step("memory_write", {"key": "home_airport"}, inputs=[("initiates", said)])
-        memory = run.memory(wrote, "user:42", "home_airport", "SFO", kind="preference")
-    with bdb.database.transaction() as c:
-        c.execute("select beliefdb.retract('node', %s, 'wrong input')", (str(wrote),))
-    status, stored, factors, live, at = _confidences(bdb, memory)
-    assert status == "unsupported"
-    assert (stored, live, at) == (0.0, 0.0, 0.0)
-    assert "agent_memory" not in factors, factors
-    with bdb.database.transaction() as c:
-        c.execute("select beliefdb.retract('node', %s, null, p_undo => true)", (str(wrote),))
-    assert _confidences(bdb, memory)[1:4:2] == (pytest.approx(0.5), pytest.approx(0.5))

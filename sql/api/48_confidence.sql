@@ -77,8 +77,7 @@ $$;
 comment on function beliefdb.correction_supports(uuid, uuid, timestamptz) is 'Whether the reviewer''s text of the correction that made a belief still supports it (now, or at a moment): only then its correction weight counts';
 
 -- Whether a belief is an agent's memory: written by a step of a recorded run (beliefdb.record_trace,
--- rule 10), which is a reason of it (a justification with the step among its antecedents) and is not
--- retracted (a memory whose step was retracted has nothing left to weigh it by). Only
+-- rule 10), which is a reason of it (a justification with the step among its antecedents). Only
 -- such a belief with no quoted source has the memory weight (confidence_policy trace/memory, rule 9);
 -- an ingested claim marked agent_asserted whose quotes support it no more has none. Used by
 -- confidence_factors, beliefdb._confidences and confidence_factors_at (a memory's steps are taken as
@@ -92,8 +91,7 @@ as $$
         select from beliefdb.justification j
           join beliefdb.justification_antecedent a on a.workspace_id = j.workspace_id and a.justification_id = j.id
           join beliefdb.node n on n.workspace_id = a.workspace_id and n.id = a.antecedent
-         where j.workspace_id = p_workspace_id and j.consequent = p_belief_id and n.kind = 'step'
-           and n.retracted_at is null)
+         where j.workspace_id = p_workspace_id and j.consequent = p_belief_id and n.kind = 'step')
 $$;
 comment on function beliefdb.written_by_step(uuid, uuid) is 'Whether a belief is an agent''s memory, written by a step of a recorded run: only then its memory weight counts';
 

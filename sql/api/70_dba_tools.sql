@@ -225,7 +225,7 @@ begin
     -- docs/rules.md). Standing is not one of them, so the first round computes only the beliefs
     -- whose factors the change can have moved: the seeds (a new belief, new evidence), unless the
     -- caller names fewer, the beliefs such a seed fragment is evidence for (their source retracted
-    -- or restored), the memories such a seed step wrote, and those that entered or left an open conflict. The rest of the
+    -- or restored) and those that entered or left an open conflict. The rest of the
     -- closure would come out as stored: a hub's closure is thousands of beliefs that stop or start
     -- holding, none of whose factors moved. What time alone moves (recency) is decay's to store.
     -- A derived belief reads what it is derived from as stored, so the beliefs derived from those
@@ -246,17 +246,7 @@ begin
          where a.workspace_id = p_workspace_id and a.edge_kind = 'evidence'
            and a.antecedent = any(array(select f.id from pg_temp.beliefdb_evaluation f
                                          where f.id = any(coalesce(p_factors_moved, p_seeds))
-                                           and f.kind = 'fragment'))
-        union
-        -- the memories a seed step wrote (retracted or restored: the memory weight is theirs only
-        -- while the step is not retracted, beliefdb.written_by_step)
-        select a.consequent
-          from beliefdb.justification_antecedent a
-          join pg_temp.beliefdb_evaluation e on e.id = a.consequent and e.kind = 'belief'
-         where a.workspace_id = p_workspace_id
-           and a.antecedent = any(array(select s.id from pg_temp.beliefdb_evaluation s
-                                         where s.id = any(coalesce(p_factors_moved, p_seeds))
-                                           and s.kind = 'step'))) end;
+                                           and f.kind = 'fragment'))) end;
     perform beliefdb._propagate_confidence(p_workspace_id, v_confidence);
 
     -- the review items about what this evaluation reached (before a nested one replaces it), when
