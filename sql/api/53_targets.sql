@@ -46,6 +46,10 @@ begin
     if v_ws is null then
         raise exception 'no workspace is bound to this session' using errcode = 'BD003', hint = beliefdb.workspace_hint();
     end if;
+    if v_ref = '' then  -- (no reference at all: bad input, as resolve_node says it, not a name naming nothing)
+        raise exception 'no node, source or source version given: give an id or at least 4 characters of one, or a source''s name'
+            using errcode = 'BD005';
+    end if;
     if v_ref ~ '^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$' then
         -- a whole id, the usual reference: one statement, in the same order as below (beliefdb.impact
         -- looks whole node ids up in this order too, in one statement for all its references: keep
