@@ -57,7 +57,8 @@ CATALOG_QUERIES: dict[str, str] = {
     "columns": """
         -- (a column's place among the live ones, not its attnum: a column dropped and added again by a
         -- migration leaves a gap the canonical schema does not have, in the same order)
-        select c.relname, pg_catalog.row_number() over (partition by a.attrelid order by a.attnum), a.attname, pg_catalog.format_type(a.atttypid, a.atttypmod),
+        select c.relname, pg_catalog.row_number() over (partition by a.attrelid order by a.attnum), a.attname,
+               pg_catalog.format_type(a.atttypid, a.atttypmod),
                a.attnotnull, coalesce(pg_catalog.pg_get_expr(d.adbin, d.adrelid), ''),
                a.attidentity::text, a.attgenerated::text,
                coalesce((select co.collname from pg_catalog.pg_collation co
