@@ -179,8 +179,10 @@ def test_run_draws_its_steps(after: Cli, story: Story) -> None:  # noqa: F811
 ])
 def test_bad_ids_are_one_line_errors(after: Cli, args: tuple[str, ...]) -> None:
     line = after.one_line_error(*args)
-    assert "unknown" in line or "no node" in line, line
-    assert after.error(*args)["error"] in ("not_found", "unknown_belief")
+    assert "unknown" in line or "no node" in line or "is not an id" in line, line
+    # an id that names nothing is not found; what is no id at all is bad input
+    wanted = ("invalid_input",) if args[1] == "not-an-id" else ("not_found", "unknown_belief")
+    assert after.error(*args)["error"] in wanted
 
 
 def test_json_and_format_together_are_refused(after: Cli, story: Story) -> None:  # noqa: F811

@@ -354,7 +354,7 @@ def test_resolving_twice_is_an_error(cli: Cli, flagged: dict[str, str]) -> None:
 @pytest.mark.slow
 def test_review_unknown_item_is_an_error(cli: Cli, flagged: dict[str, str]) -> None:
     cli.error("review", "approve", NOBODY, code="not_found")
-    cli.error("review", "approve", "zzzz", code="not_found")
+    cli.error("review", "approve", "zzzz", code="invalid_input")  # no id at all
     assert len(cli.json("review", "list")) == 3
 
 

@@ -53,11 +53,12 @@ def test_an_unknown_id_of_ten_kilobytes_is_not_echoed_whole(client: TestClient, 
     for answer in said:
         if answer.status_code == 303:  # the JSON API does not serve this page: a browser is sent on
             continue
-        assert answer.status_code == 404, answer.text[:300]
+        # (10,000 hex digits are no id: 400 where the page reads ids, 404 where the path is no page)
+        assert answer.status_code in (400, 404), answer.text[:300]
         assert unknown not in answer.text and len(answer.text) < 6000
         # which id: its start (the JSON API's unknown route names its path)
         assert unknown[:20] in answer.text
-    assert said[-1].status_code == 404
+    assert said[-1].status_code in (400, 404)
 
 
 def test_a_belief_that_much_rests_on_draws_and_lists_a_page_of_it(client: TestClient, db_url: str) -> None:
