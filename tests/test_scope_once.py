@@ -45,3 +45,11 @@ def test_a_caller_without_a_valid_token_is_told_that_first(http_client: TestClie
                     {"Content-Type": "application/json", "Authorization": "Bearer bogus"}):
         for path in ("/ask", "/beliefs"):
             assert http_client.post(path, content=twice, headers=headers).status_code == 401, (path, headers)
+
+
+def test_a_read_only_token_is_told_it_may_not_write_before_its_body_is_read(http_client: TestClient,
+                                                                             db_url: str) -> None:
+    headers = {**bearer(db_url, read_only=True), "Content-Type": "application/json"}
+    remember = ('{"statement": "s", "subject": "a", "attribute": "b", "value": "c", "quote": "c", "source": "x",'
+                ' "text": "c", "scope": {"region": "EU", "region": "EU"}}')
+    refused(http_client.post("/beliefs", content=remember, headers=headers), 403, "read_only_token")

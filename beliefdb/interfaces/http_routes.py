@@ -110,7 +110,7 @@ def ingest_text(body: IngestText, c: Reader) -> JSONResponse:
 
 
 @router.post("/beliefs", responses=doc(IngestReport), summary="Remember one belief with its quote",
-             dependencies=[Depends(scope_once)])
+             dependencies=[Depends(writer), Depends(scope_once)])  # (a read-only token: 403 before its body)
 def remember(body: Remember, c: Writer) -> JSONResponse:
     return ok(c.db.remember(body.statement, body.subject, body.attribute, body.value, body.quote, source=body.source,
                             text=body.text, kind=body.kind, scope=body.scope,
