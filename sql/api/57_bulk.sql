@@ -79,7 +79,8 @@ begin
     -- the staged claims are checked as ingest_version checks a document's (beliefdb._check_claims),
     -- all in one call: a bad one is named by its document and its place there
     declare
-        v_claim text[];
+        v_detail text;
+        v_claim jsonb;
         v_at record;
     begin
         perform beliefdb._check_claims(coalesce((
@@ -93,16 +94,17 @@ begin
                              order by c.n, c.ord)
               from pg_temp.beliefdb_bulk_claim c), '[]'));
     exception when sqlstate 'BD005' then
-        v_claim := regexp_match(sqlerrm, '^claim ([0-9]+)(.*)$');
-        if v_claim is null then
+        get stacked diagnostics v_detail = pg_exception_detail;
+        v_claim := nullif(v_detail, '')::jsonb;
+        if v_claim is null or not v_claim ? 'claim' then
             raise;
         end if;
         select d.n, d.source, c.ord into v_at
           from (select c.n, c.ord, row_number() over (order by c.n, c.ord) as k from pg_temp.beliefdb_bulk_claim c) c
           join pg_temp.beliefdb_bulk_document d on d.n = c.n
-         where c.k = v_claim[1]::bigint;
+         where c.k = (v_claim ->> 'claim')::bigint;
         raise exception '%', pg_catalog.format('document %s (source %s), claim %s%s', v_at.n + 1, v_at.source,
-                                               v_at.ord + 1, v_claim[2])
+                                               v_at.ord + 1, v_claim ->> 'problem')
             using errcode = 'BD005';
     end;
     -- the batch's statements count their rows here for its one event (_audit_batch), not an event each

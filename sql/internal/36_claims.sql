@@ -36,7 +36,8 @@ comment on function beliefdb._offset_problem(jsonb, text, text) is 'Why a start 
 -- strings), value (a string, may be empty), quote (a non-empty string), start and end (whole numbers
 -- from 0, end after start), and optionally kind (a belief kind) and scope (an object of named text
 -- conditions), as the library's claims reader checks a line (beliefdb.store.ingest.parse_claim).
--- The first problem is invalid_input (BD005) naming the claim (1 for the first) and the field; a
+-- The first problem is invalid_input (BD005) naming the claim (1 for the first) and the field (its
+-- DETAIL the two apart, {"claim", "problem"}, for a caller that names the claim otherwise); a
 -- quote that is not the text at its offsets is the gate's to reject (beliefdb._add_claims), not this.
 create or replace function beliefdb._check_claims(p_claims jsonb, p_rejected jsonb default '[]') returns void
 language plpgsql stable
@@ -83,7 +84,7 @@ begin
     if v_n is null then
         return;
     end if;
-    v_problem := 'claim ' || v_n || case
+    v_problem := case
             when pg_catalog.jsonb_typeof(v_claim) <> 'object'
                 then ' is ' || beliefdb._json_kind(v_claim) || ', not an object ({"statement", "subject", "attribute", "value", "quote", "start", "end"})'
             when pg_catalog.jsonb_typeof(v_claim -> 'statement') is distinct from 'string' or btrim(v_claim ->> 'statement') = ''
@@ -131,7 +132,10 @@ begin
                                             else beliefdb._json_kind(v_claim -> 'valid_to') end)
         end;
     if v_problem is not null then
-        raise exception '%', v_problem using errcode = 'BD005';
+        -- (which claim and what is wrong with it, apart, for a caller that names the claim otherwise:
+        -- bulk_ingest_batch, by its document)
+        raise exception '%', 'claim ' || v_n || v_problem
+            using errcode = 'BD005', detail = pg_catalog.jsonb_build_object('claim', v_n, 'problem', v_problem)::text;
     end if;
 end
 $$;
