@@ -105,6 +105,14 @@ def embedded_server() -> Iterator[EmbeddedServer]:
         shutil.rmtree(home, ignore_errors=True)
 
 
+@pytest.fixture
+def admin(embedded_server: EmbeddedServer) -> str:
+    """The URL of the session's server as its superuser (to make databases and roles of a test's own)."""
+    url = embedded_server.status().url
+    assert url is not None
+    return url
+
+
 @pytest.fixture(scope="session")
 def postgresql_proc(embedded_server: EmbeddedServer) -> Iterator[NoopExecutor]:
     url = embedded_server.status().url

@@ -21,20 +21,12 @@ from test_schema import catalog_dump, dump_difference, load_canonical
 import beliefdb
 from beliefdb import errors
 from beliefdb.db import connector, migrate
-from beliefdb.db.server import EmbeddedServer
 
 pytestmark = [pytest.mark.slow, pytest.mark.robustness]
 
 V32 = "# Return policy\nReturns are accepted within 7 days of delivery.\nThe restocking fee is 10%.\n"
 Q = "how many days for returns?"
 EXTENSIONS = ("vector", "pg_trgm")
-
-
-@pytest.fixture
-def admin(embedded_server: EmbeddedServer) -> str:
-    url = embedded_server.status().url
-    assert url is not None
-    return url
 
 
 @pytest.fixture
@@ -343,11 +335,12 @@ PASSWORD = "team-owner-password"
 def login_role(admin: str) -> Iterator[str]:
     """A login role that is not a superuser (as on a managed service), dropped at the end."""
     name = f"team_owner_{uuid.uuid4().hex[:8]}"
+    # (beliefdb's roles are the cluster's: made here if no migration of this worker's server made them yet)
+    migrate.create_roles(admin)
     with psycopg.connect(admin, autocommit=True) as conn:
         # every login but the owner's needs its password (the embedded server's pg_hba.conf)
         conn.execute(sql.SQL("create role {} login password {}").format(sql.Identifier(name), sql.Literal(PASSWORD)))
-        # as docs/dba.md asks of a superuser for a migrating user without createrole (the roles are the
-        # cluster's, made by the session's first migration)
+        # as docs/dba.md asks of a superuser for a migrating user without createrole
         conn.execute(sql.SQL("grant beliefdb_app, beliefdb_clock to {}").format(sql.Identifier(name)))
     yield name
     with psycopg.connect(admin, autocommit=True) as conn:

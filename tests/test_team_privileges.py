@@ -20,16 +20,8 @@ from psycopg import sql
 from psycopg.conninfo import make_conninfo
 
 import beliefdb
-from beliefdb.db.server import EmbeddedServer
 
 pytestmark = [pytest.mark.slow, pytest.mark.robustness]
-
-
-@pytest.fixture
-def admin(embedded_server: EmbeddedServer) -> str:
-    url = embedded_server.status().url
-    assert url is not None
-    return url
 
 
 @pytest.fixture
