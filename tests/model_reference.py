@@ -375,12 +375,18 @@ class Model:
         if known and (source.retracted or source.versions[known[-1] - 1].retracted):
             return Report()
         before = self.in_force(name)
-        source.versions.append(Version(text, self.clock))
+        # rule 14: a line forgotten in a version of the source (here a quote is a whole line) stays
+        # forgotten in a text that has it again
+        lines = set(text.splitlines())
+        source.versions.append(Version(text, self.clock,
+                                       masked={q for v in source.versions for q in v.masked if q in lines}))
         number = len(source.versions)
+        new = source.versions[-1]
         # rule 2: a belief whose quote the new version repeats keeps its support through it
         for b in self.beliefs.values():
             for s, v, q in list(b.evidence):
-                if s == name and v < number and q not in source.versions[v - 1].masked and q in text:
+                if s == name and v < number and q not in source.versions[v - 1].masked and q not in new.masked \
+                        and q in text:
                     b.evidence.add((name, number, q))
         self.settle_proposals(name)
         # one propagation for the claims and the shift in force: what rests on the new version or on

@@ -216,6 +216,9 @@ STAND_INS = ("0016_agent_logins", "0018_jobs", "0020_turns", "0021_ranking_stats
 STAND_IN_TABLES = """
     create table beliefdb.audit_key (workspace_id uuid primary key references beliefdb.workspace (id), key bytea);
     alter table beliefdb.review_item add column resolved_seq bigint;  -- revision 0047's, which its trigger names
+    -- revision 0048's, which every ingest reads
+    alter table beliefdb.redaction add column line_start integer, add column line_length integer,
+        add column line_digest bytea;
 """
 UNDO_STAND_INS = """
     drop table beliefdb.agent_login;
@@ -227,6 +230,7 @@ UNDO_STAND_INS = """
     drop table beliefdb.retraction_period;
     drop table beliefdb.audit_key;
     alter table beliefdb.review_item drop column resolved_seq cascade;  -- (and its trigger: migrate makes it again)
+    alter table beliefdb.redaction drop column line_start, drop column line_length, drop column line_digest;
 """
 
 

@@ -95,6 +95,8 @@ RELEASED = {
     "0045_belief_recent.sql": "b4e1b88d14d861888a9cde5945ed56356de68b4f75f85e54535fdfd4bded7062",
     "0046_forget_labels_masked.py": "8101ad7a62d470e4dede441bd1950b13641420cd87be0462d8b78eb8f06b6823",
     "0046_forget_labels_masked.sql": "3e745c18b550c1818c73004ba5b0d3d2d109f695f196ccd34f5f01a2f8b09b17",
+    "0047_resolution_order.py": "c65eda8fdada78836f586d910c75f81961368335e88d7c4197c25592ee08d9ac",
+    "0047_resolution_order.sql": "8d67f2ea46c7c35694ec3b377b49232df6ffee2a39bd73e777c3190cfb5f48c0",
 }
 
 

@@ -37,7 +37,8 @@ Readings chosen where the rules leave room (each marked READING in the model):
   proposal, drawn for sources only): while it is retracted the latest version before it that is not
   retracted is in force, and only the quotes of the version in force count for a belief's rank.
 * forgetting a belief removes it and what held only through it (nothing, here: beliefs rest on
-  fragments), and masks its quotes in its sources' texts; a decision whose reasons were all forgotten
+  fragments), and masks its quotes in its sources' texts (and in a later text of the same source that
+  has the line again, whichever version is in force then); a decision whose reasons were all forgotten
   is one with no reason (nothing may act on it until a person approves it).
 * a proposed text closes once it is the source's version in force (its latest version, the source not
   retracted: the same text given to a retracted source leaves the question open until it is restored);
@@ -689,3 +690,22 @@ def test_the_model_itself() -> None:
     assert [i.kind for i in m.items] == ["version_proposed"]
     m.retract("alice", "a.md", undo=True)
     assert m.items == []
+
+
+def test_a_source_back_at_a_line_something_was_forgotten_in_keeps_it_forgotten(db_url: str) -> None:
+    """Rule 14: a.md says 7 and 30 days, alice forgets the 7, a.md is cut to its 30, then its first text
+    comes back, then a text with the 7 and another line: the 7 stays forgotten there (masked, its claim
+    rejected), as in the text in force again."""
+    machine = Machine(db_url)
+    try:
+        machine.ingest_text("alice", "a.md", ["P7", "P30"], False)
+        (seven,) = [b for b, m in machine.model.beliefs.items() if m.claim.value == "7 days"]
+        machine.forget("alice", list(machine.model.beliefs).index(seven))
+        machine.ingest_text("alice", "a.md", ["P30"], False)
+        machine.ingest_a_known_text("alice", 0, 0)
+        machine.ingest_text("alice", "a.md", ["P7"], True)
+        assert {m.claim.value for m in machine.model.beliefs.values()} == {"30 days"}
+        assert [sorted(v.masked) for v in machine.model.sources["a.md"].versions] == [
+            [SENTENCES["P7"][0]], [], [SENTENCES["P7"][0]], [SENTENCES["P7"][0]]]
+    finally:
+        machine.teardown()

@@ -61,6 +61,7 @@ SQL_FILES = (
     "internal/37_bulk.sql",
     "internal/38_decisions.sql",
     "internal/40_review.sql",
+    "internal/41_forgotten_lines.sql",
     "internal/42_forgetting.sql",
     "internal/43_forget_mentions.sql",
     "internal/44_traces.sql",

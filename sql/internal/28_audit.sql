@@ -430,9 +430,9 @@ end
 $$;
 comment on function beliefdb._audit_redact_retractions(uuid[]) is 'Redact the retract and restore events of forgotten nodes, sources or source versions of the bound workspace (hashes stay)';
 
--- HMAC-SHA-256 (RFC 2104) of a message under a key: what a forget event records of the name it forgot,
--- keyed by the workspace's secret (beliefdb.audit_key), so a list of names does not reverse it.
-create or replace function beliefdb._hmac_sha256(p_key bytea, p_message bytea) returns bytea
+-- The two padded keys of HMAC-SHA-256 (RFC 2104) for a key: {inner, outer}. Made once for many
+-- messages (each digest is then two sha256 calls: beliefdb._redact_spans digests every line it masks).
+create or replace function beliefdb._hmac_pads(p_key bytea) returns bytea[]
 language plpgsql immutable strict
 set search_path = pg_catalog, pg_temp
 as $$
@@ -452,8 +452,18 @@ begin
         v_inner := set_byte(v_inner, v_i, get_byte(v_key, v_i) # 54);   -- 0x36
         v_outer := set_byte(v_outer, v_i, get_byte(v_key, v_i) # 92);   -- 0x5c
     end loop;
-    return sha256(v_outer || sha256(v_inner || p_message));
+    return array[v_inner, v_outer];
 end
+$$;
+comment on function beliefdb._hmac_pads(bytea) is 'The inner and outer padded keys of HMAC-SHA-256 for a key';
+
+-- HMAC-SHA-256 (RFC 2104) of a message under a key: what a forget event records of the name it forgot,
+-- keyed by the workspace's secret (beliefdb.audit_key), so a list of names does not reverse it.
+create or replace function beliefdb._hmac_sha256(p_key bytea, p_message bytea) returns bytea
+language sql immutable strict
+set search_path = pg_catalog, pg_temp
+as $$
+    select sha256(p.pads[2] || sha256(p.pads[1] || p_message)) from (select beliefdb._hmac_pads(p_key) as pads) p
 $$;
 comment on function beliefdb._hmac_sha256(bytea, bytea) is 'HMAC-SHA-256 of a message under a key (RFC 2104)';
 

@@ -992,6 +992,8 @@ declare
     v_outcome jsonb;
     v_carried uuid[] := '{}';
     v_changes jsonb;
+    v_masks int4range[];
+    v_gone int4range[] := '{}';
 begin
     select * into v_version
       from beliefdb.source_version v where v.workspace_id = p_workspace_id and v.id = p_version_id;
@@ -999,6 +1001,13 @@ begin
       from beliefdb.source s where s.workspace_id = p_workspace_id and s.id = v_version.source_id;
     v_length := length(v_version.content);
     v_content := v_version.content || substr(p_content, v_length + 1);
+    -- a line it grows by that a forget masked in a version of this conversation, word for word (the chat
+    -- cut at its end, forgotten in, then ingested whole again): masked again, a forgotten speaker's turn
+    -- not a turn again (rule 14)
+    v_masks := beliefdb._forgotten_lines(p_workspace_id, v_source.id, v_content, v_length);
+    if cardinality(v_masks) > 0 then
+        v_gone := beliefdb._forgotten_turns(v_content, p_fragments, v_masks);
+    end if;
     -- (its sha256: of the text as ingested, as forget keeps it; its label and path: the latest given)
     update beliefdb.source_version v
        set content = v_content, sha256 = sha256(convert_to(p_content, 'UTF8')),
@@ -1011,8 +1020,12 @@ begin
            nullif(f ->> 'speaker', ''), (f ->> 'time')::timestamptz
       from jsonb_array_elements(coalesce(p_fragments, '[]')) f
      where (f ->> 'start')::integer >= v_length
+       and not (nullif(f ->> 'speaker', '') is not null
+                and int4range((f ->> 'start')::integer, (f ->> 'end')::integer) = any (v_gone))
      order by (f ->> 'start')::integer, (f ->> 'end')::integer;
     get diagnostics v_fragments = row_count;
+    perform beliefdb._redact_spans(p_workspace_id, p_version_id, v_masks,
+                                   'forgotten before in this source: the same line ingested again');
     -- the turns an earlier version had, back: their quotes carried to them before the claims are
     -- settled, which then find them recorded there (only when one of the new turns is such a turn:
     -- a turn appended to a conversation of several versions reads no earlier quote otherwise)
@@ -1051,7 +1064,8 @@ begin
                                             case when v_fragments = 1 then 'one turn' else v_fragments || ' turns' end,
                                             v_source.name)
                      when v_fragments = 1 then 'appended: one turn added to the text in force'
-                     else pg_catalog.format('appended: %s turns added to the text in force', v_fragments) end);
+                     else pg_catalog.format('appended: %s turns added to the text in force', v_fragments) end
+                || case when cardinality(v_masks) > 0 then ' (what was forgotten in them stays forgotten)' else '' end);
 end
 $$;
 comment on function beliefdb._grow_conversation(uuid, uuid, text, jsonb, jsonb, jsonb, text, text) is 'Grow a conversation''s version in place by the turns after its text, and settle their claims (no lock, owner check or audit)';
@@ -1124,6 +1138,8 @@ declare
     v_refused text;
     v_reweighed boolean;
     v_has_turns boolean;
+    v_masks int4range[];
+    v_gone int4range[] := '{}';
 begin
     select * into v_source from beliefdb.source s where s.workspace_id = p_workspace_id and s.id = p_source_id;
     -- turns go only to a conversation, and a conversation's text comes as turns (rule 18; every way
@@ -1241,6 +1257,13 @@ begin
             'note', v_note);
     end if;
 
+    -- a line of it that a forget masked in a version of this source, word for word (back at an earlier
+    -- text, whichever version is in force): masked again, a forgotten speaker's turn not a turn again
+    -- (rule 14)
+    v_masks := beliefdb._forgotten_lines(p_workspace_id, p_source_id, v_content);
+    if cardinality(v_masks) > 0 then
+        v_gone := beliefdb._forgotten_turns(v_content, p_text -> 'fragments', v_masks);
+    end if;
     select coalesce(max(v.version), 0) + 1 into v_version
       from beliefdb.source_version v where v.workspace_id = p_workspace_id and v.source_id = p_source_id;
     insert into beliefdb.source_version (workspace_id, source_id, version, content, sha256, label, path)
@@ -1266,6 +1289,7 @@ begin
       from (select distinct on (f.s, f.e) f.s, f.e, f.text, f.speaker, f.spoken_at
               from unnest(v_starts, v_ends, beliefdb._slices(v_content, v_starts, v_ends), v_speakers, v_times)
                    as f (s, e, text, speaker, spoken_at)
+             where not (f.speaker is not null and f.s < f.e and int4range(f.s, f.e) = any (v_gone))
              order by f.s, f.e) x;
     insert into beliefdb.node (workspace_id, id, kind)
     select p_workspace_id, f.id, 'fragment' from pg_temp.beliefdb_new_fragment f;
@@ -1274,6 +1298,8 @@ begin
       from pg_temp.beliefdb_new_fragment f
      order by f.s, f.e;
     get diagnostics v_fragments = row_count;
+    perform beliefdb._redact_spans(p_workspace_id, v_version_id, v_masks,
+                                   'forgotten before in this source: the same line ingested again');
 
     -- (a first version has no earlier one whose quotes it could repeat)
     v_carried := case when v_version > 1 then beliefdb._carry_forward(p_workspace_id, v_version_id) else '{}' end;
@@ -1295,10 +1321,14 @@ begin
         'new_version', true, 'fragments', v_fragments, 'reverified', to_jsonb(v_carried), 'proposed', false,
         'note', case when v_same.id is not null
                      then pg_catalog.format('the same text as version %s: its beliefs are in force again', v_same.version)
+                          || case when cardinality(v_masks) > 0 then ' (what was forgotten in it stays forgotten)'
+                                  else '' end
                      -- (a retracted source's new text is not in force: what it says never holds)
                      when v_source.retracted_at is not null
                      then pg_catalog.format('%s is retracted: this version is kept as history and its beliefs are unsupported; undo the source''s retraction to bring them in force',
                                             v_source.name)
+                     when cardinality(v_masks) > 0
+                     then 'what was forgotten before in this source stays forgotten in the lines this text repeats'
                 end);
 end
 $$;
@@ -1386,6 +1416,10 @@ declare
     v_authority beliefdb.authority := (p_text ->> 'authority')::beliefdb.authority;
     v_provenance beliefdb.provenance := (p_text ->> 'provenance')::beliefdb.provenance;
     v_item uuid;
+    v_masks int4range[];
+    v_spans int4multirange;
+    v_gone int4range[];
+    v_forgotten jsonb := '[]';
 begin
     perform beliefdb._begin_changes();
     if coalesce(p_source, '') = '' then
@@ -1413,6 +1447,38 @@ begin
                or (v_origin is not null and v_origin <> v_source.origin_type)
                or (v_authority is not null and v_authority <> v_source.authority)
                or (v_provenance is not null and v_provenance <> v_source.provenance)) then
+        -- a line forgotten in a version of the source that this text has again, word for word (rule 14,
+        -- beliefdb._forgotten_lines), is proposed masked, as forget masks a text proposed before it:
+        -- without its claims over those words (rejected, forgotten) and a forgotten speaker's turns, so
+        -- that neither the proposal, kept in the review history, nor its approval holds them again
+        v_masks := beliefdb._forgotten_lines(p_workspace_id, v_source.id, p_text ->> 'content');
+        if cardinality(v_masks) > 0 then
+            v_spans := (select range_agg(x.span) from unnest(v_masks) as x (span));
+            v_gone := beliefdb._forgotten_turns(p_text ->> 'content', p_text -> 'fragments', v_masks);
+            -- (the claims over them, rejected in the report to their proposer, who gave those words; not
+            -- in the proposal, which keeps none of them, nor a rejection the gate made of them)
+            v_forgotten := (select coalesce(jsonb_agg(jsonb_build_object(
+                                       'statement', c.x ->> 'statement', 'quote', c.x ->> 'quote',
+                                       'reason', 'forgotten: this text of the source was forgotten, and is not stored again')
+                                       order by c.n), '[]')
+                              from jsonb_array_elements(coalesce(p_text -> 'claims', '[]')) with ordinality c (x, n)
+                             where beliefdb._over_spans(c.x, v_spans));
+            p_text := p_text || jsonb_build_object(
+                'content', beliefdb._masked(p_text ->> 'content', v_masks),
+                'claims', (select coalesce(jsonb_agg(c.x order by c.n), '[]')
+                             from jsonb_array_elements(coalesce(p_text -> 'claims', '[]')) with ordinality c (x, n)
+                            where not beliefdb._over_spans(c.x, v_spans)),
+                'fragments', (select coalesce(jsonb_agg(f.x order by f.n), '[]')
+                                from jsonb_array_elements(coalesce(p_text -> 'fragments', '[]')) with ordinality f (x, n)
+                               where not (nullif(f.x ->> 'speaker', '') is not null
+                                          and int4range((f.x ->> 'start')::integer, (f.x ->> 'end')::integer)
+                                              = any (v_gone))),
+                'rejected', (select coalesce(jsonb_agg(j.x order by j.n), '[]')
+                               from jsonb_array_elements(coalesce(p_text -> 'rejected', '[]')) with ordinality j (x, n)
+                              where coalesce(j.x ->> 'quote', '') = ''
+                                 or strpos(p_text ->> 'content', j.x ->> 'quote') = 0
+                                 or strpos(beliefdb._masked(p_text ->> 'content', v_masks), j.x ->> 'quote') > 0));
+        end if;
         select r.id into v_item
           from beliefdb.review_item r
          where r.workspace_id = p_workspace_id and r.kind = 'version_proposed' and r.status = 'open'
@@ -1432,8 +1498,8 @@ begin
         return jsonb_build_object(
             'source', v_source.name, 'source_id', v_source.id, 'version', null, 'version_id', null,
             'new_version', false, 'fragments', 0, 'reverified', '[]'::jsonb, 'accepted', '[]'::jsonb,
-            'rejected', coalesce(p_text -> 'rejected', '[]'), 'corroborated', '[]'::jsonb, 'unchanged', '[]'::jsonb,
-            'superseded', '[]'::jsonb, 'conflicts', '[]'::jsonb, 'unsupported', '[]'::jsonb,
+            'rejected', coalesce(p_text -> 'rejected', '[]') || v_forgotten, 'corroborated', '[]'::jsonb,
+            'unchanged', '[]'::jsonb, 'superseded', '[]'::jsonb, 'conflicts', '[]'::jsonb, 'unsupported', '[]'::jsonb,
             'flagged', '[]'::jsonb, 'held', '[]'::jsonb,
             -- (nothing changed: the change report says it was proposed, as the report around it)
             'changes', beliefdb._empty_changes()

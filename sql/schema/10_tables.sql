@@ -662,11 +662,18 @@ create table beliefdb.redaction (
     reason text not null,
     created_at timestamptz not null default beliefdb.clock(),
     created_by text not null default beliefdb.current_principal(),
+    -- the line the span lay in, and a keyed digest of its words before they were masked (revision 0048):
+    -- the same line back in a text of the source is masked again (beliefdb._forgotten_lines)
+    line_start integer,
+    line_length integer,
+    line_digest bytea,
     primary key (workspace_id, id),
     check (end_offset > start_offset),
-    foreign key (workspace_id, source_version_id) references beliefdb.source_version (workspace_id, id) on delete cascade
+    foreign key (workspace_id, source_version_id) references beliefdb.source_version (workspace_id, id) on delete cascade,
+    constraint redaction_line_check
+        check ((line_start is null) = (line_digest is null) and (line_length is null) = (line_digest is null))
 );
-comment on table beliefdb.redaction is 'A span of a source version masked when a subject was forgotten: offsets and reason, never the text';
+comment on table beliefdb.redaction is 'A span of a source version masked when something in it was forgotten: offsets, reason and its line''s keyed digest, never the text';
 -- a version's masked spans, by version: every ingest of a source asks what of its text in force is
 -- forgotten, and a version's deletion cascades here
 create index redaction_version on beliefdb.redaction (workspace_id, source_version_id, start_offset);

@@ -1,0 +1,254 @@
+"""Rule 14 of docs/rules.md: what was forgotten in a version of a source stays forgotten when the line
+it was in comes back to the source word for word, whichever version is in force then: a conversation cut
+at its end (a later, shorter export) and then ingested whole again, grown in place by the turns it had;
+a document or a conversation back at an earlier text. Its words stay masked where it is stored, and a
+claim over them is rejected as ``forgotten``. Words nobody forgot are never masked: another line (a
+line edited, another speaker's new turn where a forgotten turn was) is new text."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+from datetime import UTC, datetime
+from typing import Any
+
+import psycopg
+import pytest
+
+import beliefdb
+from beliefdb.models import Turn
+
+
+def T(speaker: str, text: str, month: int, day: int = 1) -> Turn:
+    return Turn(speaker, text, datetime(2026, month, day, 9, tzinfo=UTC))
+
+
+def current(bdb: beliefdb.BeliefDB, subject: str) -> set[tuple[str, str]]:
+    return {(b.attribute, b.value) for b in bdb.beliefs(subject=subject)}
+
+
+def texts(conn: psycopg.Connection[Any]) -> str:
+    """Every text the database keeps of sources: versions, fragments, evidence, and turns' speakers."""
+    rows = conn.execute(
+        "select coalesce(string_agg(v.content, ' '), '') from beliefdb.source_version v"
+        " union all select coalesce(string_agg(f.text || ' ' || coalesce(f.speaker, ''), ' '), '')"
+        " from beliefdb.fragment f"
+        " union all select coalesce(string_agg(e.quote, ' '), '') from beliefdb.evidence e").fetchall()
+    return " ".join(r[0] for r in rows)
+
+
+# Tom's turn about Maya: forgetting the subject maya forgets the belief and masks its quote; Maya's own
+# turns are what she said: forgetting her as a speaker masks them whole
+CHAT = [T("Tom", "I live in Paris.", 1, 5), T("Ann", "Hello.", 1, 6),
+        T("Tom", "I work as a nurse.", 1, 7), T("Maya", "I live in Berlin.", 1, 8)]
+
+
+@pytest.mark.parametrize("more", [False, True], ids=["whole", "whole-and-a-turn-more"])
+def test_a_forgotten_turn_cut_off_stays_forgotten_when_the_whole_chat_comes_back(
+        bdb: beliefdb.BeliefDB, postgresql: psycopg.Connection[Any], more: bool) -> None:
+    bdb.ingest_conversation(CHAT, source="chat")
+    bdb.ingest_conversation(CHAT[:2], source="chat")
+    result = bdb.forget(subject="maya")
+    assert result.redacted >= 1
+    assert "Berlin" not in texts(postgresql) and "Maya" not in texts(postgresql)
+
+    again = [*CHAT, T("Ann", "Bye.", 2)] if more else CHAT
+    preview = bdb.ingest_conversation(again, source="chat", preview=True)
+    whole = bdb.ingest_conversation(again, source="chat")
+    assert [a.value for a in preview.accepted] == [a.value for a in whole.accepted]
+    assert whole.note.startswith("appended") and not whole.new_version
+    assert [(r.quote, r.reason.split(":")[0]) for r in whole.rejected] == [("I live in Berlin.", "forgotten")]
+    assert current(bdb, "maya") == set()
+    # Tom's turn is his, back: the belief it supported before the cut is current again
+    assert current(bdb, "tom") == {("lives_in", "Paris"), ("job", "nurse")}
+    kept = texts(postgresql)
+    assert "Berlin" not in kept and "Maya" not in kept
+    assert postgresql.execute("select count(*) from beliefdb.fragment where speaker = 'Maya'").fetchone() == (0,)
+    assert bdb.audit_verify().ok
+    # and once more: the text in force, what was forgotten in it still forgotten
+    once_more = bdb.ingest_conversation(again, source="chat")
+    assert not once_more.new_version and once_more.accepted == []
+    assert current(bdb, "maya") == set()
+
+
+def test_a_forgotten_belief_cut_off_stays_forgotten_when_the_whole_chat_comes_back(
+        bdb: beliefdb.BeliefDB, postgresql: psycopg.Connection[Any]) -> None:
+    bdb.ingest_conversation(CHAT, source="chat")
+    (nurse,) = [b for b in bdb.beliefs(subject="tom") if b.value == "nurse"]
+    bdb.ingest_conversation(CHAT[:2], source="chat")
+    bdb.forget(belief=nurse.id)
+    assert "nurse" not in texts(postgresql)
+
+    whole = bdb.ingest_conversation(CHAT, source="chat")
+    assert [(r.quote, r.reason.split(":")[0]) for r in whole.rejected] == [("I work as a nurse.", "forgotten")]
+    assert current(bdb, "tom") == {("lives_in", "Paris")}
+    assert current(bdb, "maya") == {("lives_in", "Berlin")}
+    assert "nurse" not in texts(postgresql)
+
+
+def test_a_forgotten_speakers_turns_stay_forgotten_when_an_edited_chat_goes_back_to_its_text(
+        bdb: beliefdb.BeliefDB, postgresql: psycopg.Connection[Any]) -> None:
+    bdb.ingest_conversation(CHAT, source="chat")
+    bdb.forget(subject="maya")
+    # edited before its end: a new version; then the first text again: a new version too
+    bdb.ingest_conversation([T("Ann", "Hi all.", 1, 1), *CHAT[:3]], source="chat")
+    back = bdb.ingest_conversation(CHAT, source="chat")
+    assert back.new_version and back.version == 3
+    assert [(r.quote, r.reason.split(":")[0]) for r in back.rejected] == [("I live in Berlin.", "forgotten")]
+    assert current(bdb, "maya") == set()
+    assert current(bdb, "tom") == {("lives_in", "Paris"), ("job", "nurse")}
+    kept = texts(postgresql)
+    assert "Berlin" not in kept and "Maya" not in kept
+
+
+def test_a_document_cut_then_ingested_whole_again_keeps_what_was_forgotten_in_it(
+        bdb: beliefdb.BeliefDB, postgresql: psycopg.Connection[Any]) -> None:
+    first = "The refund window is 30 days.\nDana's badge code is 4471."
+    bdb.ingest_text(first, source="policy.md")
+    (badge,) = bdb.beliefs(subject="dana")
+    bdb.ingest_text("The refund window is 30 days.", source="policy.md")
+    bdb.forget(belief=badge.id)
+    assert "4471" not in texts(postgresql)
+
+    back = bdb.ingest_text(first, source="policy.md")
+    assert back.new_version and back.version == 3
+    assert back.accepted == [] and [r.reason.split(":")[0] for r in back.rejected] == ["forgotten"]
+    assert back.note == ("the same text as version 1: its beliefs are in force again"
+                         " (what was forgotten in it stays forgotten)")
+    assert "4471" not in texts(postgresql)
+    assert bdb.beliefs(subject="dana") == []
+    assert {b.value for b in bdb.beliefs(subject="refund_policy")} == {"30 days"}
+    # a document edited elsewhere keeps the line forgotten; the line edited says what it says
+    edited = bdb.ingest_text("The refund window is 45 days.\nDana's badge code is 4471.", source="policy.md")
+    assert edited.new_version and [a.subject for a in edited.accepted] == ["refund_policy"]
+    assert [r.reason.split(":")[0] for r in edited.rejected] == ["forgotten"]
+    assert "4471" not in texts(postgresql)
+    changed = bdb.ingest_text("The refund window is 45 days.\nDana's badge code is 5582.", source="policy.md")
+    assert [(a.subject, a.value) for a in changed.accepted] == [("dana", "5582")]
+    # and another source is another text: forgetting was of this one's words
+    other = bdb.ingest_text("Dana's badge code is 4471.", source="badges.md")
+    assert [(a.subject, a.value) for a in other.accepted] == [("dana", "4471")]
+
+
+def test_a_forgotten_subjects_quote_in_anothers_turn_stays_masked_when_the_turn_comes_back(
+        bdb: beliefdb.BeliefDB, postgresql: psycopg.Connection[Any]) -> None:
+    chat = [*CHAT[:2], T("Tom", "Dana's badge code is 4471.", 1, 9)]
+    bdb.ingest_conversation(chat, source="chat")
+    bdb.ingest_conversation(chat[:2], source="chat")
+    bdb.forget(subject="dana")
+    whole = bdb.ingest_conversation(chat, source="chat")
+    assert [(r.quote, r.reason.split(":")[0]) for r in whole.rejected] == [("Dana's badge code is 4471.", "forgotten")]
+    assert bdb.beliefs(subject="dana") == []
+    assert "4471" not in texts(postgresql)
+    # Tom's turn is a turn again, his, its words masked (as in version 1, which kept it)
+    turns = postgresql.execute(
+        "select v.version, f.text from beliefdb.fragment f"
+        " join beliefdb.source_version v on v.id = f.source_version_id"
+        " where f.speaker = 'Tom' and f.spoken_at = %s order by v.version",
+        (datetime(2026, 1, 9, 9, tzinfo=UTC),)).fetchall()
+    assert [(v, set(t)) for v, t in turns] == [(1, {"\u2588"}), (2, {"\u2588"})]
+
+
+def test_an_earlier_shorter_export_keeps_what_was_forgotten_in_the_turns_it_shares(
+        bdb: beliefdb.BeliefDB, postgresql: psycopg.Connection[Any]) -> None:
+    """Maya spoke first and last; forgotten; then an export cut before her last turn: a new version (the
+    text in force does not grow into it), whose first turn is hers, forgotten."""
+    chat = [T("Maya", "My favorite food is sushi.", 1, 4), *CHAT]
+    bdb.ingest_conversation(chat, source="chat")
+    bdb.forget(subject="maya")
+    cut = bdb.ingest_conversation(chat[:3], source="chat")
+    assert cut.new_version and cut.version == 2
+    assert [(r.quote, r.reason.split(":")[0]) for r in cut.rejected] == [("My favorite food is sushi.", "forgotten")]
+    assert current(bdb, "maya") == set()
+    assert current(bdb, "tom") == {("lives_in", "Paris")}
+    kept = texts(postgresql)
+    assert "sushi" not in kept and "Maya" not in kept
+    # and the whole chat again grows it by the turns version 1 had, Maya's last one forgotten
+    whole = bdb.ingest_conversation(chat, source="chat")
+    assert whole.note.startswith("appended")
+    assert [(r.quote, r.reason.split(":")[0]) for r in whole.rejected] == [
+        ("My favorite food is sushi.", "forgotten"), ("I live in Berlin.", "forgotten")]
+    assert current(bdb, "maya") == set()
+    assert "Berlin" not in texts(postgresql)
+
+
+def test_another_speakers_new_turn_where_a_forgotten_turn_was_is_kept(
+        bdb: beliefdb.BeliefDB, postgresql: psycopg.Connection[Any]) -> None:
+    """An untimed chat: Maya's last turn forgotten after a cut; the next export has, at the same place, a
+    new turn by another speaker with the same words around it: nobody forgot those words."""
+    chat = [Turn("Tom", "I live in Paris."), Turn("Maya", "I live in Berlin.")]
+    bdb.ingest_conversation(chat, source="chat")
+    bdb.ingest_conversation(chat[:1], source="chat")
+    bdb.forget(subject="maya")
+    grown = bdb.ingest_conversation([chat[0], Turn("Ann", "I live in Lisbon.")], source="chat")
+    assert grown.note.startswith("appended") and grown.rejected == []
+    assert current(bdb, "ann") == {("lives_in", "Lisbon")}
+    assert "Lisbon" in texts(postgresql)
+    assert postgresql.execute("select count(*) from beliefdb.fragment where speaker = 'Ann'").fetchone() == (1,)
+    # and the same speaker's other words are another line too; her forgotten line again is not
+    again = bdb.ingest_conversation([chat[0], Turn("Ann", "I live in Lisbon."), Turn("Maya", "I work as a pilot."),
+                                     Turn("Maya", "I live in Berlin.")], source="chat")
+    assert [(r.quote, r.reason.split(":")[0]) for r in again.rejected] == [("I live in Berlin.", "forgotten")]
+    assert current(bdb, "maya") == {("job", "pilot")}
+    assert "Berlin" not in texts(postgresql)
+
+
+def test_a_chat_with_nothing_forgotten_grows_as_before(
+        bdb: beliefdb.BeliefDB, postgresql: psycopg.Connection[Any]) -> None:
+    bdb.ingest_conversation(CHAT[:2], source="chat")
+    grown = bdb.ingest_conversation(CHAT, source="chat")
+    assert grown.note == "appended: 2 turns added to the text in force"
+    assert postgresql.execute("select count(*) from beliefdb.redaction").fetchone() == (0,)
+
+
+def test_masked_lines_are_recorded_with_a_keyed_digest_of_their_words(
+        bdb: beliefdb.BeliefDB, postgresql: psycopg.Connection[Any]) -> None:
+    bdb.ingest_text("The refund window is 30 days.\nDana's badge code is 4471.", source="policy.md")
+    (badge,) = bdb.beliefs(subject="dana")
+    bdb.forget(belief=badge.id)
+    ((start, length, digest),) = postgresql.execute(
+        "select line_start, line_length, line_digest from beliefdb.redaction").fetchall()
+    (key,) = postgresql.execute("select key from beliefdb.audit_key").fetchone() or (None,)
+    line = "Dana's badge code is 4471."
+    assert (start, length) == (30, len(line))
+    assert bytes(digest) == hmac.new(bytes(key), line.encode(), hashlib.sha256).digest()
+    assert hashlib.sha256(line.encode()).digest() != bytes(digest)
+
+
+def test_the_whole_chat_proposed_by_another_and_approved_keeps_what_was_forgotten(
+        db_url: str, postgresql: psycopg.Connection[Any]) -> None:
+    with beliefdb.connect(db_url, principal="alice") as alice, beliefdb.connect(db_url, principal="bob") as bob:
+        alice.ingest_conversation(CHAT, source="chat")
+        alice.ingest_conversation(CHAT[:2], source="chat")
+        alice.forget(subject="maya")
+        proposed = bob.ingest_conversation(CHAT, source="chat")
+        assert proposed.proposed
+        assert [(r.quote, r.reason.split(":")[0]) for r in proposed.rejected] == [("I live in Berlin.", "forgotten")]
+        # the proposal holds the text masked there: the review history keeps it
+        (item,) = alice.review_items()
+        assert "Berlin" not in str(item.proposal) and "Maya" not in str(item.proposal)
+        alice.resolve_review(item.id, "approved")
+        assert current(alice, "maya") == set()
+        assert current(alice, "tom") == {("lives_in", "Paris"), ("job", "nurse")}
+        kept = texts(postgresql)
+        assert "Berlin" not in kept and "Maya" not in kept
+        assert "Berlin" not in str(postgresql.execute("select proposal from beliefdb.review_item").fetchall())
+        assert postgresql.execute("select count(*) from beliefdb.fragment where speaker = 'Maya'").fetchone() == (0,)
+
+
+def test_a_documents_earlier_text_proposed_by_another_is_proposed_masked(
+        db_url: str, postgresql: psycopg.Connection[Any]) -> None:
+    first = "The refund window is 30 days.\nDana's badge code is 4471."
+    with beliefdb.connect(db_url, principal="alice") as alice, beliefdb.connect(db_url, principal="bob") as bob:
+        alice.ingest_text(first, source="policy.md")
+        (badge,) = alice.beliefs(subject="dana")
+        alice.ingest_text("The refund window is 30 days.", source="policy.md")
+        alice.forget(belief=badge.id)
+        proposed = bob.ingest_text(first, source="policy.md")
+        assert proposed.proposed and [r.reason.split(":")[0] for r in proposed.rejected] == ["forgotten"]
+        (item,) = alice.review_items()
+        assert "4471" not in str(item.proposal)
+        alice.resolve_review(item.id, "approved")
+        assert alice.beliefs(subject="dana") == []
+        assert "4471" not in texts(postgresql)
+        assert "4471" not in str(postgresql.execute("select proposal from beliefdb.review_item").fetchall())
