@@ -219,6 +219,8 @@ STAND_IN_TABLES = """
     -- revision 0048's, which every ingest reads
     alter table beliefdb.redaction add column line_start integer, add column line_length integer,
         add column line_digest bytea;
+    create table beliefdb.authority_change (workspace_id uuid, source_id uuid, authority_before beliefdb.authority,
+                                            changed_at timestamptz);
 """
 UNDO_STAND_INS = """
     drop table beliefdb.agent_login;
@@ -231,6 +233,7 @@ UNDO_STAND_INS = """
     drop table beliefdb.audit_key;
     alter table beliefdb.review_item drop column resolved_seq cascade;  -- (and its trigger: migrate makes it again)
     alter table beliefdb.redaction drop column line_start, drop column line_length, drop column line_digest;
+    drop table beliefdb.authority_change;
 """
 
 

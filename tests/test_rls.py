@@ -29,7 +29,7 @@ WORKSPACE_TABLES = (
     "node", "source", "source_version", "fragment", "belief", "evidence", "relation", "justification",
     "justification_antecedent", "decision", "action", "correction", "run", "step", "review_item", "trace_edge",
     "repair", "embedding_model", "belief_embedding", "outcome", "audit_event",
-    "audit_head", "adjacency", "redaction", "job", "job_start", "retraction_period",
+    "audit_head", "adjacency", "redaction", "job", "job_start", "retraction_period", "authority_change",
 )
 AUDIT_TABLES = ("audit_event", "audit_head")
 # workspace tables the application role may not read at all (the servers' bearer tokens, test_tokens.py;
@@ -129,6 +129,9 @@ def _populate(url: str, name: str, value: str) -> Tenant:
         # a retraction and its undo, as a trigger records them
         conn.execute("insert into beliefdb.retraction_period (workspace_id, node_id, retracted_at, restored_at) "
                      "values (%s, %s, now(), now())", (ws, decision[0]))
+        # a change of a source's authority, as a trigger records it
+        conn.execute("insert into beliefdb.authority_change (workspace_id, source_id, authority_before, changed_at) "
+                     "values (%s, %s, 'user', now())", (ws, source))
     return Tenant(ws=ws, source=source, version=version, fragment=fragment, old_belief=str(old.accepted[0].id),
                   new_belief=str(new.accepted[0].id), decision=decision[0], run=run[0])
 
@@ -385,6 +388,8 @@ INSERTS = [
     ("job_start", "insert into beliefdb.job_start (workspace_id, job_id) values (%(ws)s, 1)"),
     ("retraction_period", "insert into beliefdb.retraction_period (workspace_id, node_id, retracted_at) "
                           "values (%(ws)s, %(decision)s, now())"),
+    ("authority_change", "insert into beliefdb.authority_change (workspace_id, source_id, authority_before, "
+                         "changed_at) values (%(ws)s, %(source)s, 'official', now())"),
 ]
 
 

@@ -1,5 +1,7 @@
-"""A span forget masks remembers the line it lay in (offset, length and a keyed digest of its words),
-so that the same line back in a text of its source is masked again (rule 14).
+"""A source's authority before each change of it, and when (beliefdb.authority_change: as-of confidence
+reads the authority a source had then, rule 9); and a span forget masks remembers the line it lay in
+(offset, length and a keyed digest of its words), so that the same line back in a text of its source is
+masked again (rule 14).
 
 Revision ID: 0048
 Revises: 0047

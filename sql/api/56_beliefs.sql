@@ -165,6 +165,21 @@ as $$
 $$;
 comment on function beliefdb.in_force_at(uuid, uuid, timestamptz) is 'Whether a source version was in force at a moment: recorded, neither it nor its source retracted, and the latest such, all as of then';
 
+-- The authority a source had at a moment (rule 9, read back in time): the one it had before the first
+-- change of it after then (beliefdb.authority_change), else the one it has now.
+create or replace function beliefdb.authority_at(p_source beliefdb.source, p_at timestamptz)
+returns beliefdb.authority
+language sql stable
+set search_path = pg_catalog, pg_temp
+as $$
+    select coalesce((select c.authority_before from beliefdb.authority_change c
+                      where c.workspace_id = p_source.workspace_id and c.source_id = p_source.id
+                        and c.changed_at > p_at
+                      order by c.changed_at
+                      limit 1), p_source.authority)
+$$;
+comment on function beliefdb.authority_at(beliefdb.source, timestamptz) is 'The authority a source had at a moment: before its first change after then, else its authority now';
+
 -- Whether a belief held at a moment, as recorded then (rule 2, read back in time): recorded by
 -- then, not retracted then, and quoted by then by a fragment not retracted then of a source version
 -- in force then (in_force_at). What was retracted then comes from beliefdb.retraction_period: a
@@ -344,7 +359,8 @@ begin
     -- then, of a version in force then (in_force_at: neither it nor its source retracted then); only
     -- they verified it (recency) and are its sources
     with supporting as (
-        select e.created_at, s.id, s.name, s.authority
+        -- (each source's authority as it was then: beliefdb.authority_at)
+        select e.created_at, s.id, s.name, beliefdb.authority_at(s, p_at) as authority
           from beliefdb.evidence e
           join beliefdb.fragment f on f.workspace_id = e.workspace_id and f.id = e.fragment_id
           join beliefdb.source_version v on v.workspace_id = f.workspace_id and v.id = f.source_version_id

@@ -54,6 +54,7 @@ grant execute on function beliefdb.held_at(beliefdb.belief,timestamp with time z
 grant execute on function beliefdb.live_at(beliefdb.belief,timestamp with time zone) to beliefdb_app;
 grant execute on function beliefdb.superseded_at(beliefdb.belief,timestamp with time zone) to beliefdb_app;
 grant execute on function beliefdb.in_force_at(uuid,uuid,timestamp with time zone) to beliefdb_app;
+grant execute on function beliefdb.authority_at(beliefdb.source,timestamp with time zone) to beliefdb_app;
 grant execute on function beliefdb.reason_live_at(uuid,uuid,timestamp with time zone) to beliefdb_app;
 grant execute on function beliefdb.status_at(beliefdb.belief,timestamp with time zone) to beliefdb_app;
 grant execute on function beliefdb.belief_status_at(beliefdb.belief,timestamp with time zone) to beliefdb_app;
@@ -169,6 +170,9 @@ grant select on beliefdb.adjacency to beliefdb_app;
 -- When things were retracted and restored, which as-of questions read (written only by triggers).
 grant select on beliefdb.retraction_period to beliefdb_app;
 
+-- A source's authority before each change of it, which as-of confidence reads (written only by a trigger).
+grant select on beliefdb.authority_change to beliefdb_app;
+
 -- Vectors and the workspace's embedding model: readable, and written only through their functions
 -- (api/68_retrieval.sql: store_embedding, record_embedding_model, embedding_target, embedding_switch),
 -- each confined to the bound workspace. A role that may update or delete a table may lock it in
@@ -202,7 +206,7 @@ begin
         'justification_antecedent', 'evidence', 'relation', 'decision', 'action', 'correction',
         'run', 'step', 'review_item', 'trace_edge', 'repair', 'embedding_model', 'belief_embedding', 'outcome',
         'audit_event', 'audit_head', 'adjacency', 'redaction', 'api_token', 'lexeme_frequency',
-        'retraction_period', 'audit_key']
+        'retraction_period', 'audit_key', 'authority_change']
     loop
         execute pg_catalog.format('alter table beliefdb.%I enable row level security', v_table);
         execute pg_catalog.format('drop policy if exists workspace_isolation on beliefdb.%I', v_table);

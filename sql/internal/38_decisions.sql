@@ -556,6 +556,24 @@ end
 $$;
 comment on function beliefdb.retraction_history() is 'Trigger: open a retraction period when retracted_at is set, close it when it is cleared (what as-of questions read)';
 
+-- Trigger: the history of a source's authority (beliefdb.authority_change), whoever changes it: the
+-- authority before the change, and when (what as-of confidence reads, rule 9).
+create or replace function beliefdb.authority_history() returns trigger
+language plpgsql
+set search_path = pg_catalog, pg_temp
+as $$
+begin
+    insert into beliefdb.authority_change (workspace_id, source_id, authority_before, changed_at)
+    values (new.workspace_id, new.id, old.authority, beliefdb.clock());
+    return null;
+end
+$$;
+comment on function beliefdb.authority_history() is 'Trigger: keep a source''s authority before each change of it, and when (what as-of confidence reads)';
+
+create or replace trigger source_authority_history after update of authority on beliefdb.source
+    for each row when (old.authority is distinct from new.authority)
+    execute function beliefdb.authority_history();
+
 create or replace trigger node_retraction_history after update of retracted_at on beliefdb.node
     for each row when (old.retracted_at is distinct from new.retracted_at)
     execute function beliefdb.retraction_history();

@@ -706,6 +706,22 @@ create index retraction_period_source on beliefdb.retraction_period (workspace_i
 create index retraction_period_version on beliefdb.retraction_period (workspace_id, source_version_id, retracted_at)
     where source_version_id is not null;
 
+-- A source's authority before each change of it, and when it changed: source.authority says only what
+-- it is now, and as-of confidence asks what it was then (rule 9). Derived: a trigger
+-- (internal/38_decisions.sql) writes a row whenever a source's authority changes (revision 0048;
+-- changes before it left none).
+create table beliefdb.authority_change (
+    workspace_id uuid not null,
+    id uuid not null default pg_catalog.gen_random_uuid(),
+    source_id uuid not null,
+    authority_before beliefdb.authority not null,
+    changed_at timestamptz not null,
+    primary key (workspace_id, id),
+    foreign key (workspace_id, source_id) references beliefdb.source (workspace_id, id) on delete cascade
+);
+comment on table beliefdb.authority_change is 'Derived: a source''s authority before each change of it, and when (what as-of confidence reads)';
+create index authority_change_source on beliefdb.authority_change (workspace_id, source_id, changed_at);
+
 -- Head of each workspace's audit chain: one row, locked by every append.
 create table beliefdb.audit_head (
     workspace_id uuid primary key references beliefdb.workspace (id) on delete cascade,
