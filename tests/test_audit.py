@@ -147,7 +147,8 @@ def test_every_workspace_table_is_audited(postgresql: psycopg.Connection[Any]) -
     agent create|drop write, each appending its own event (agent.create, agent.drop), and which keeps a
     binding after its workspace (and chain) is deleted; not lexeme_frequency, derived from belief by its
     triggers as adjacency is; not retraction_period, derived from the retracted_at of node, source and
-    source_version (whose changes are audited) by their triggers; not job and job_start, the queue's
+    source_version (whose changes are audited) by their triggers; not authority_change, derived from
+    the authority of source (whose changes are audited) by its trigger; not job and job_start, the queue's
     bookkeeping: what a job changes is audited by the ingest it runs (in the job's own transaction), and
     a queued document's text is not a change of memory until then; not audit_key, the chain's own secret
     for its forget events' digests, made by a workspace's first forget (whose event records its use)."""
@@ -161,7 +162,7 @@ def test_every_workspace_table_is_audited(postgresql: psycopg.Connection[Any]) -
                              where a.attrelid = c.oid and a.attname = 'workspace_id' and not a.attisdropped)
                     and c.relname not in ('audit_event', 'audit_head', 'adjacency', 'agent_login',
                                           'lexeme_frequency', 'retraction_period', 'job', 'job_start',
-                                          'audit_key')))
+                                          'audit_key', 'authority_change')))
            and not exists (
                 select from pg_catalog.pg_trigger t
                  where t.tgrelid = c.oid and not t.tgisinternal
