@@ -220,3 +220,53 @@ def test_a_bulk_batch_checks_its_staged_claims_as_ingest_does(agent: psycopg.Con
         message = _refused(agent, "select beliefdb.bulk_ingest_batch()")
     assert all(w in message for w in words), message
     assert _written(agent) == before
+
+
+@pytest.mark.parametrize("field", ["valid_from", "valid_to"])
+@pytest.mark.parametrize("moment", ["next tuesday", "2026-13-45", ""])
+def test_a_claims_valid_time_that_is_no_timestamp_is_refused_naming_it(agent: psycopg.Connection[Any], field: str,
+                                                                       moment: str) -> None:
+    """A JSON string but no timestamp was PostgreSQL's own "invalid input syntax for type timestamp with time
+    zone" (22007) or "date/time field value out of range" (22008), from deep inside the ingest."""
+    claims = [CLAIM, {**CLAIM, field: moment}]
+    message = _refused(agent, "select beliefdb.ingest_version('z.md', %s, p_claims => %s::jsonb)",
+                       (TEXT, json.dumps(claims)))
+    assert message.startswith(f"claim 2: {field} "), message
+    assert f"'{moment}'" in message and "not a timestamp" in message and "ISO 8601" in message, message
+    assert _written(agent) == (0, 0, 0, 0)
+
+
+def test_a_claims_valid_time_in_iso_8601_is_still_taken(agent: psycopg.Connection[Any]) -> None:
+    claim = {**CLAIM, "valid_from": "2026-01-01T00:00:00+00:00", "valid_to": "2026-12-31"}
+    report = agent.execute("select beliefdb.ingest_version('z.md', %s, p_claims => %s::jsonb)",
+                           (TEXT, json.dumps([claim]))).fetchone()
+    assert report is not None and len(report[0]["accepted"]) == 1, report
+
+
+def test_a_bulk_batch_names_a_staged_claims_valid_time_that_is_no_timestamp(agent: psycopg.Connection[Any]) -> None:
+    with agent.transaction(force_rollback=True):
+        agent.execute("select beliefdb.bulk_stage()")
+        agent.execute("insert into pg_temp.beliefdb_bulk_document (n, source, content) values (0, 'doc', %s)", (TEXT,))
+        agent.execute("insert into pg_temp.beliefdb_bulk_claim (n, ord, statement, subject, attribute, value,"
+                      " quote, start_offset, end_offset, valid_to) values (0, 0, %s, %s, %s, %s, %s, 0, 12, %s)",
+                      (CLAIM["statement"], CLAIM["subject"], CLAIM["attribute"], CLAIM["value"], CLAIM["quote"],
+                       "2026-13-45"))
+        message = _refused(agent, "select beliefdb.bulk_ingest_batch()")
+    assert message.startswith("document 1 (source doc), claim 1: valid_to '2026-13-45' is not a timestamp"), message
+    assert _written(agent) == (0, 0, 0, 0)
+
+
+@pytest.mark.parametrize("moment", ["next tuesday", "2026-13-45"])
+def test_a_turns_time_that_is_no_timestamp_is_refused_naming_it(agent: psycopg.Connection[Any], moment: str) -> None:
+    turn = "alice: hi"
+    message = _refused(agent, "select beliefdb.append_turn('chat', %s, %s::jsonb)",
+                       (turn, json.dumps([{"start": 0, "end": len(turn), "speaker": "alice", "time": moment}])))
+    assert message.startswith(f"fragment 1: time '{moment}' is not a timestamp"), message
+    assert "ISO 8601" in message, message
+    assert _written(agent) == (0, 0, 0, 0)
+    agent.execute("select beliefdb.append_turn('chat', %s, %s::jsonb)",
+                  (turn, json.dumps([{"start": 0, "end": len(turn), "speaker": "alice", "time": "2026-03-01T09:00Z"}])))
+    more = turn + "\nbob: hello"
+    message = _refused(agent, "select beliefdb.append_turn('chat', %s, %s::jsonb)",
+                       (more, json.dumps([{"start": len(turn) + 1, "end": len(more), "time": moment}])))
+    assert message.startswith(f"fragment 1: time '{moment}' is not a timestamp"), message

@@ -30,12 +30,45 @@ as $$
 $$;
 comment on function beliefdb._offset_problem(jsonb, text, text) is 'Why a start or end offset given as JSON is not a whole number from 0 (null: it is one)';
 
+-- Whether a text is a moment PostgreSQL reads as timestamptz (ISO 8601, and what else its input
+-- syntax takes), as the cast that stores it will read it: a claim's valid_from and valid_to, a turn's
+-- time. null: null. (pg_input_is_valid does this from PostgreSQL 16; beliefdb supports 15, so the cast
+-- itself is tried, its error caught: a subtransaction a call, for the values given only.)
+create or replace function beliefdb._is_timestamptz(p_text text) returns boolean
+language plpgsql stable
+set search_path = pg_catalog, pg_temp
+as $$
+begin
+    if p_text is null then
+        return null;
+    end if;
+    perform p_text::timestamptz;
+    return true;
+exception when data_exception then
+    -- (22007 no date at all, 22008 a field out of range, 22023 an unknown time zone, ...)
+    return false;
+end
+$$;
+comment on function beliefdb._is_timestamptz(text) is 'Whether a text reads as a timestamptz (the cast tried, its error caught: PostgreSQL 15 has no pg_input_is_valid); null for null';
+
+-- What a message says of a text that is not a moment (p_key, the field): the text (its first 60
+-- characters) and what is accepted.
+create or replace function beliefdb._moment_problem(p_key text, p_text text) returns text
+language sql immutable
+set search_path = pg_catalog, pg_temp
+as $$
+    select pg_catalog.format('%s %L is not a timestamp (ISO 8601, such as 2026-03-01T09:00:00+00:00)', p_key,
+                             pg_catalog.left(p_text, 60) || case when pg_catalog.length(p_text) > 60 then '...' else '' end)
+$$;
+comment on function beliefdb._moment_problem(text, text) is 'The words for a text given as a moment that is not one: the field, the text (its first 60 characters), what is accepted';
+
 -- The claims a caller gives (ingest_version, append_turn, add_claims_to_source: p_claims, and the
 -- p_rejected reported with them), checked once at the door, all of them in one statement, before
 -- anything is written: an array of objects, each with statement, subject and attribute (non-empty
 -- strings), value (a string, may be empty), quote (a non-empty string), start and end (whole numbers
--- from 0, end after start), and optionally kind (a belief kind) and scope (an object of named text
--- conditions), as the library's claims reader checks a line (beliefdb.store.ingest.parse_claim).
+-- from 0, end after start), and optionally kind (a belief kind), scope (an object of named text
+-- conditions) and valid_from and valid_to (timestamps, as text: beliefdb._is_timestamptz), as the
+-- library's claims reader checks a line (beliefdb.store.ingest.parse_claim).
 -- The first problem is invalid_input (BD005) naming the claim (1 for the first) and the field (its
 -- DETAIL the two apart, {"claim", "problem"}, for a caller that names the claim otherwise); a
 -- quote that is not the text at its offsets is the gate's to reject (beliefdb._add_claims), not this.
@@ -78,6 +111,8 @@ begin
                                          '$.keyvalue() ? (@.value.type() != "string" || @.key like_regex "^ *$")')))
                         and coalesce(pg_catalog.jsonb_typeof(c.claim -> 'valid_from'), 'null') in ('string', 'null')
                         and coalesce(pg_catalog.jsonb_typeof(c.claim -> 'valid_to'), 'null') in ('string', 'null')
+                        and coalesce(beliefdb._is_timestamptz(c.claim ->> 'valid_from'), true)
+                        and coalesce(beliefdb._is_timestamptz(c.claim ->> 'valid_to'), true)
                else false end
      order by c.n
      limit 1;
@@ -130,6 +165,10 @@ begin
                                        case when pg_catalog.jsonb_typeof(v_claim -> 'valid_from') not in ('string', 'null')
                                             then beliefdb._json_kind(v_claim -> 'valid_from')
                                             else beliefdb._json_kind(v_claim -> 'valid_to') end)
+            when not beliefdb._is_timestamptz(v_claim ->> 'valid_from')
+                then ': ' || beliefdb._moment_problem('valid_from', v_claim ->> 'valid_from')
+            when not beliefdb._is_timestamptz(v_claim ->> 'valid_to')
+                then ': ' || beliefdb._moment_problem('valid_to', v_claim ->> 'valid_to')
         end;
     if v_problem is not null then
         -- (which claim and what is wrong with it, apart, for a caller that names the claim otherwise:
@@ -144,7 +183,7 @@ comment on function beliefdb._check_claims(jsonb, jsonb) is 'Refuse (BD005) clai
 -- The fragments a caller gives with a text (ingest_version, append_turn: p_fragments), checked once
 -- at the door, in one statement, before anything is written: an array of objects, each with start and
 -- end (whole numbers from 0, end after start and at most the text's length) and optionally speaker and
--- time (strings: a conversation's turn). The first problem is invalid_input (BD005) naming the
+-- time (a string and a timestamp, beliefdb._is_timestamptz: a conversation's turn). The first problem is invalid_input (BD005) naming the
 -- fragment (1 for the first) and the field.
 create or replace function beliefdb._check_fragments(p_fragments jsonb, p_content text) returns void
 language plpgsql stable
@@ -175,6 +214,7 @@ begin
                         and (f.fragment ->> 'end')::integer <= v_length
                         and coalesce(pg_catalog.jsonb_typeof(f.fragment -> 'speaker'), 'null') in ('string', 'null')
                         and coalesce(pg_catalog.jsonb_typeof(f.fragment -> 'time'), 'null') in ('string', 'null')
+                        and coalesce(beliefdb._is_timestamptz(f.fragment ->> 'time'), true)
                else false end
      order by f.n
      limit 1;
@@ -200,6 +240,8 @@ begin
                                        case when pg_catalog.jsonb_typeof(v_fragment -> 'speaker') not in ('string', 'null')
                                             then beliefdb._json_kind(v_fragment -> 'speaker')
                                             else beliefdb._json_kind(v_fragment -> 'time') end)
+            when not beliefdb._is_timestamptz(v_fragment ->> 'time')
+                then ': ' || beliefdb._moment_problem('time', v_fragment ->> 'time')
         end;
     if v_problem is not null then
         raise exception '%', v_problem using errcode = 'BD005';
