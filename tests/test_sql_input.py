@@ -270,3 +270,26 @@ def test_a_turns_time_that_is_no_timestamp_is_refused_naming_it(agent: psycopg.C
     message = _refused(agent, "select beliefdb.append_turn('chat', %s, %s::jsonb)",
                        (more, json.dumps([{"start": len(turn) + 1, "end": len(more), "time": moment}])))
     assert message.startswith(f"fragment 1: time '{moment}' is not a timestamp"), message
+
+
+@pytest.mark.parametrize(("scope", "words"), [
+    ({"region": 5}, ["scope", "region is a number", "value is text"]),
+    ({"region": "EU", "tier": None}, ["scope", "tier is null", "value is text"]),
+    ({" ": "EU"}, ["scope", "without a name"]),
+    (["EU"], ["scope", "object", "not an array"]),
+    ("EU", ["scope", "object", "not a string"]),
+])
+def test_recall_refuses_a_scope_the_library_refuses_naming_the_condition(agent: psycopg.Connection[Any],
+                                                                         scope: Any, words: list[str]) -> None:
+    """{"region": 5} matched nothing, silently (a belief's conditions are text), where the library and the CLI
+    refuse it first: recall refuses it in the same words as a claim's scope (_check_claims)."""
+    agent.execute("select beliefdb.ingest_version('z.md', %s, p_claims => %s::jsonb)",
+                  (TEXT, json.dumps([{**CLAIM, "scope": {"region": "5"}}])))
+    message = _refused(agent, "select * from beliefdb.recall('hello', p_scope => %s::jsonb)", (json.dumps(scope),))
+    assert message.startswith("scope"), message
+    for word in words:
+        assert word in message, (word, message)
+    for fine in ({"region": "5"}, {}, None):
+        found = agent.execute("select belief_id from beliefdb.recall('hello', p_scope => %s::jsonb)",
+                              (None if fine is None else json.dumps(fine),)).fetchall()
+        assert len(found) == 1, (fine, found)

@@ -50,7 +50,8 @@ comment on function beliefdb.recallable(beliefdb.belief, timestamptz, jsonb, boo
 -- Candidates from vector search, full-text search and subject names, fused by reciprocal rank
 -- (k = 60), truth-filtered inside each search so a selective filter cannot starve the result
 -- (the vector index's iterative scan: _vector_candidates). p_embedding null = text only. Ranked: not low confidence first, then
--- fused score. Vector hits count only above p_min_similarity (thresholds are per model).
+-- fused score. Vector hits count only above p_min_similarity (thresholds are per model). p_scope: the
+-- situation asked about, an object of named text conditions (null or {}: none); any other is BD005.
 create or replace function beliefdb.recall(
     p_question text,
     p_embedding vector default null,
@@ -95,6 +96,10 @@ declare
 begin
     if p_k is null or p_k < 1 then
         raise exception 'k must be at least 1' using errcode = 'BD005';
+    end if;
+    -- (a scope the library refuses, {"region": 5}, matched nothing, silently: refused in the same words)
+    if beliefdb._scope_problem(p_scope) is not null then
+        raise exception '%', beliefdb._scope_problem(p_scope) using errcode = 'BD005';
     end if;
     if p_embedding is not null then
         select coalesce(array_agg(c.belief_id order by c.rank), '{}'),

@@ -30,6 +30,29 @@ as $$
 $$;
 comment on function beliefdb._offset_problem(jsonb, text, text) is 'Why a start or end offset given as JSON is not a whole number from 0 (null: it is one)';
 
+-- What is wrong with a scope a caller gives (a claim's, or the one recall is asked in), in the words
+-- every door says it in, or null when it is one: an object of named conditions, each a name that is
+-- not blank and a value of text (a number would match no belief's condition: they are text). SQL null
+-- (no scope): null.
+create or replace function beliefdb._scope_problem(p_scope jsonb) returns text
+language sql immutable
+set search_path = pg_catalog, pg_temp
+as $$
+    select case
+        when p_scope is null then null
+        when pg_catalog.jsonb_typeof(p_scope) <> 'object'
+            then 'scope must be an object of named conditions with text values ({"region": "EU"}), not '
+                 || beliefdb._json_kind(p_scope)
+        else (select case when pg_catalog.btrim(e.key) = ''
+                          then 'scope names a condition without a name: each needs one ({"region": "EU"})'
+                          else pg_catalog.format('scope''s condition %s is %s: a condition''s value is text ({"region": "EU"})',
+                                                 e.key, beliefdb._json_kind(e.value)) end
+                from pg_catalog.jsonb_each(p_scope) e
+               where pg_catalog.btrim(e.key) = '' or pg_catalog.jsonb_typeof(e.value) <> 'string'
+               order by pg_catalog.btrim(e.key) <> '', e.key limit 1) end
+$$;
+comment on function beliefdb._scope_problem(jsonb) is 'What is wrong with a scope given (not an object, a condition without a name or with a value not text), in words; null when it is a scope';
+
 -- Whether a text is a moment PostgreSQL reads as timestamptz (ISO 8601, and what else its input
 -- syntax takes), as the cast that stores it will read it: a claim's valid_from and valid_to, a turn's
 -- time. null: null. (pg_input_is_valid does this from PostgreSQL 16; beliefdb supports 15, so the cast
@@ -148,17 +171,8 @@ begin
                                                              'event', 'observation', 'other')
                 then pg_catalog.format(': unknown belief kind %s (choose from: fact, rule, policy, preference, procedure, event, observation, other)',
                                        v_claim ->> 'kind')
-            when v_claim ? 'scope' and pg_catalog.jsonb_typeof(v_claim -> 'scope') <> 'object'
-                then ': scope must be an object of named conditions with text values ({"region": "EU"}), not '
-                     || beliefdb._json_kind(v_claim -> 'scope')
-            when v_claim ? 'scope'
-                then (select case when btrim(e.key) = ''
-                                  then ': scope names a condition without a name: each needs one ({"region": "EU"})'
-                                  else pg_catalog.format(': scope''s condition %s is %s: a condition''s value is text ({"region": "EU"})',
-                                                         e.key, beliefdb._json_kind(e.value)) end
-                        from pg_catalog.jsonb_each(v_claim -> 'scope') e
-                       where btrim(e.key) = '' or pg_catalog.jsonb_typeof(e.value) <> 'string'
-                       order by btrim(e.key) <> '', e.key limit 1)
+            when beliefdb._scope_problem(v_claim -> 'scope') is not null
+                then ': ' || beliefdb._scope_problem(v_claim -> 'scope')
             when pg_catalog.jsonb_typeof(v_claim -> 'valid_from') not in ('string', 'null')
               or pg_catalog.jsonb_typeof(v_claim -> 'valid_to') not in ('string', 'null')
                 then pg_catalog.format(': valid_from and valid_to are ISO 8601 timestamps (strings) or null, not %s',
