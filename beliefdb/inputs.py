@@ -212,18 +212,35 @@ def check_cursor(value: str | UUID | None) -> str | UUID | None:
 
 
 def check_scope(scope: Any) -> dict[str, str]:
-    """The conditions a scope names (None: none), each a name (not blank: as ``--scope`` takes it) and a
-    value of text, else InvalidInput (a list or a text is no scope: ``dict(["EU"])`` is ``{"E": "U"}``,
-    and a number would match no condition ``ask`` gives, which are text)."""
+    """The conditions a scope names (None: none), each a name and a value of text, taken as
+    :func:`scope_conditions` takes them, else InvalidInput (a list or a text is no scope: ``dict(["EU"])`` is
+    ``{"E": "U"}``, and a number would match no condition ``ask`` gives, which are text)."""
     if scope is None:
         return {}
     if not isinstance(scope, Mapping) or not all(isinstance(k, str) and isinstance(v, str) for k, v in scope.items()):
         kind = type(scope).__name__ if not isinstance(scope, Mapping) else "a mapping with other values"
         raise InvalidInput(f"{argument('scope')} must be a mapping of names to text values"
                            f" ({{'region': 'EU'}}), not {kind}")
-    if any(not name.strip() for name in scope):
-        raise InvalidInput(f"{argument('scope')}: each condition needs a name ({{'region': 'EU'}}), not a blank one")
-    return dict(scope)
+    return scope_conditions(scope.items())
+
+
+def scope_conditions(pairs: Iterable[tuple[str, str]], where: str | None = None) -> dict[str, str]:
+    """The conditions of a scope, given as (name, value) pairs, as every door takes them (the library's
+    ``scope=``, the CLI's ``--scope key=value``, a claims file's ``scope``): name and value without the
+    spaces around them (``' region = EU '`` is region EU), a name that is not blank, and each name once,
+    as trimmed (``{'region': 'EU', ' region': 'US'}`` names region twice). Else InvalidInput naming
+    ``where`` (by default the argument: ``scope=``, ``--scope`` at the command line)."""
+    said = where or argument("scope")
+    conditions: dict[str, str] = {}
+    for name, value in pairs:
+        key = name.strip()
+        if not key:
+            example = spelled("{'region': 'EU'}", "region=EU", http='{"region": "EU"}', mcp='{"region": "EU"}')
+            raise InvalidInput(f"{said}: each condition needs a name ({example}), not a blank one")
+        if key in conditions:
+            raise InvalidInput(echoed(f"{said} names {key!r} twice: give each condition once"))
+        conditions[key] = value.strip()
+    return conditions
 
 
 def refs_of(refs: Any, name: str) -> list[str]:

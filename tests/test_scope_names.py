@@ -77,3 +77,39 @@ def test_the_sql_door_refuses_a_scope_condition_without_a_name(db_url: str) -> N
         assert db.beliefs(include_all=True) == []
     with psycopg.connect(db_url) as conn:
         assert conn.execute("select count(*) from beliefdb.source").fetchone() == (0,)
+
+
+def test_the_library_and_the_cli_take_a_scopes_names_and_values_alike(db_url: str, cli: Any) -> None:
+    """``ask --scope ' region = EU '`` asked about region EU (the CLI trimmed the name and the value) while
+    ``ask(scope={' region ': ' EU '})`` asked about a condition named ' region ', which no belief has: one
+    function (beliefdb.inputs.scope_conditions) takes the scope of both, the same way."""
+    with beliefdb.connect(db_url, principal="alice") as db:
+        db.remember(REMEMBER["statement"], subject="return_policy", attribute="window", value="30 days",
+                    quote=REMEMBER["quote"], source="policy.md", text=POLICY, scope={" region ": " EU "})
+        (stored,) = db.beliefs()
+        assert stored.scope == {"region": "EU"}, stored.scope
+        question = "returns accepted within how many days?"
+        for asked, found in (({" region ": " EU "}, 1), ({"region": "EU"}, 1), ({" region": "US"}, 0)):
+            answer = db.ask(question, scope=asked)
+            assert len(answer.beliefs) == found, (asked, answer)
+        with pytest.raises(errors.InvalidInput, match=r"^scope= names 'region' twice"):
+            db.ask(question, scope={"region": "EU", " region ": "US"})
+    for option, found in ((" region = EU ", 1), ("region=EU", 1), (" region=US", 0)):
+        out = cli.json("ask", question, "--scope", option)
+        assert len(out["beliefs"]) == found, (option, out)
+    err = cli.error("ask", question, "--scope", "region=EU", "--scope", " region =US", code="invalid_input", expect=2)
+    assert err["message"].startswith("--scope names 'region' twice"), err
+    err = cli.error("ask", question, "--scope", " =EU", code="invalid_input", expect=2)
+    assert err["message"].startswith("--scope: each condition needs a name"), err
+
+
+def test_http_takes_a_scopes_names_as_the_library_does(http_client: Any, db_url: str) -> None:
+    """Over HTTP a scope is the library's (POST /ask, POST /beliefs): trimmed, and a name given twice once trimmed
+    is 400 invalid_input, as a name given twice in the JSON is."""
+    said = refused(http_client.post("/ask", json={"question": "returns?", "scope": {"region": "EU", " region": "US"}},
+                                    headers=bearer(db_url)), 400, "invalid_input")
+    assert said.startswith("scope") and "'region' twice" in said, said
+    stored = http_client.post("/beliefs", json={**REMEMBER, "scope": {" region ": "EU"}}, headers=bearer(db_url))
+    assert stored.status_code == 200, stored.text
+    with beliefdb.connect(db_url) as db:
+        assert [b.scope for b in db.beliefs()] == [{"region": "EU"}]

@@ -22,7 +22,8 @@ from beliefdb.cli.common import (
     usage,
     with_memory,
 )
-from beliefdb.errors import DatabaseUnavailable
+from beliefdb.errors import DatabaseUnavailable, InvalidInput
+from beliefdb.inputs import scope_conditions
 from beliefdb.render import ask as render_ask
 
 EmbedderOpt = Annotated[str | None, typer.Option(
@@ -32,17 +33,16 @@ EmbedderOpt = Annotated[str | None, typer.Option(
 
 
 def _scope(pairs: list[str] | None, as_json: bool) -> dict[str, str]:
-    """The conditions of the --scope options, each key once (a key given twice is a usage error: the
-    last value would be asked about alone, silently)."""
-    scope: dict[str, str] = {}
-    for pair in pairs or []:
-        key, sep, value = pair.partition("=")
-        if not sep or not key.strip():
+    """The conditions of the --scope options, taken as the library takes a scope (beliefdb.inputs.scope_conditions:
+    trimmed, each key once: a key given twice would be asked about with its last value alone, silently)."""
+    split = [pair.partition("=") for pair in pairs or []]
+    for pair, (_key, sep, _value) in zip(pairs or [], split, strict=True):
+        if not sep:
             usage(f"--scope takes key=value, not '{pair}'")
-        if key.strip() in scope:
-            usage(f"--scope names {key.strip()!r} twice: give each key once")
-        scope[key.strip()] = value.strip()
-    return scope
+    try:
+        return scope_conditions((key, value) for key, _sep, value in split)
+    except InvalidInput as exc:
+        usage(exc.message)
 
 
 @with_memory()

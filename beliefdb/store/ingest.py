@@ -23,7 +23,7 @@ from beliefdb import errors, settings
 from beliefdb.db.connector import Database
 from beliefdb.db.queries import Q
 from beliefdb.db.reports import ingest_report
-from beliefdb.inputs import check_text, moment_text, shown
+from beliefdb.inputs import check_text, moment_text, scope_conditions, shown
 from beliefdb.models import (
     ExtractionWarning,
     IngestFailure,
@@ -88,9 +88,7 @@ def parse_claim(obj: Any, where: str) -> Candidate:
     scope = obj.get("scope", {})
     if not isinstance(scope, dict) or not all(isinstance(v, str) for v in scope.values()):
         raise errors.InvalidInput(f"{where}: 'scope' must be an object of strings")
-    if any(not name.strip() for name in scope):
-        raise errors.InvalidInput(f"{where}: 'scope': each condition needs a name ({{\"region\": \"EU\"}}), "
-                                  "not a blank one")
+    scope = scope_conditions(scope.items(), f"{where}: 'scope'")  # (as every door takes a scope)
     offsets = [obj.get("start"), obj.get("end")]
     if any(o is not None and (not isinstance(o, int) or isinstance(o, bool) or o < 0) for o in offsets):
         raise errors.InvalidInput(f"{where}: 'start' and 'end' must be non-negative integers")
