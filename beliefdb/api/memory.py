@@ -74,7 +74,8 @@ class BeliefDB(bulk.Bulk, Decisions, Review, Traces, pictures.Pictures, texts.Te
                  principal: str | None = None, home: str | Path | None = None, max_size: int = 4) -> None:
         """Open memory as :func:`connect` does (``url``, else ``BELIEFDB_URL``, else the embedded server
         under ``home``); given a ``Database`` already open, wrap that one."""
-        # (before the pool's threads, or a bulk ingest's embedding thread, may read the environment)
+        # (before the pool's threads, or a bulk ingest's embedding thread, may read the environment; it reads
+        # BELIEFDB_EMBEDDER, and refuses an unknown one: embedders.configured_name)
         openmp_defaults(unless_configured_otherwise=True)
         self.database = url if isinstance(url, Database) else Database(
             resolve_url(url, home=Path(home) if home is not None else None), workspace, principal=principal,

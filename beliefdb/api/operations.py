@@ -14,6 +14,7 @@ from beliefdb.db import backup, connector
 from beliefdb.db.bootstrap import ensure_migrated, resolve_url
 from beliefdb.db.connector import probe
 from beliefdb.db.server import EmbeddedServer
+from beliefdb.embedders import configured_name
 from beliefdb.errors import NotFound
 from beliefdb.inputs import check_callback
 from beliefdb.models import (
@@ -58,7 +59,9 @@ def version() -> str:
 
 def effective_settings() -> list[Setting]:
     """Every ``BELIEFDB_*`` variable (:mod:`beliefdb.settings`): its effective value (API keys and
-    passwords masked), its default, whether it came from the environment, and what it does."""
+    passwords masked), its default, whether it came from the environment, and what it does. A value that
+    does not parse, or an embedder that is none (``BELIEFDB_EMBEDDER``), is InvalidInput naming it."""
+    configured_name()
     return settings.effective()
 
 
