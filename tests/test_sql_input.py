@@ -272,6 +272,18 @@ def test_a_turns_time_that_is_no_timestamp_is_refused_naming_it(agent: psycopg.C
     assert message.startswith(f"fragment 1: time '{moment}' is not a timestamp"), message
 
 
+@pytest.mark.parametrize("moment", ["99999-01-01T00:00Z", "0001-01-01T00:00Z", "infinity"])
+def test_a_turns_time_no_client_can_read_back_is_refused(agent: psycopg.Connection[Any], moment: str) -> None:
+    """A turn's time is stored as a claim's valid time is read back: from 0001-01-02 to 9999-12-30 (Python's
+    datetime reads years 1 to 9999 in any time zone); "99999-01-01" was stored, and every read of the turn
+    failed in the client."""
+    turn = "alice: hi"
+    message = _refused(agent, "select beliefdb.append_turn('chat', %s, %s::jsonb)",
+                       (turn, json.dumps([{"start": 0, "end": len(turn), "speaker": "alice", "time": moment}])))
+    assert message.startswith("fragment 1: time ") and "out of range" in message, message
+    assert _written(agent) == (0, 0, 0, 0)
+
+
 @pytest.mark.parametrize(("scope", "words"), [
     ({"region": 5}, ["scope", "region is a number", "value is text"]),
     ({"region": "EU", "tier": None}, ["scope", "tier is null", "value is text"]),

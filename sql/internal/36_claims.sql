@@ -229,6 +229,11 @@ begin
                         and coalesce(pg_catalog.jsonb_typeof(f.fragment -> 'speaker'), 'null') in ('string', 'null')
                         and coalesce(pg_catalog.jsonb_typeof(f.fragment -> 'time'), 'null') in ('string', 'null')
                         and coalesce(beliefdb._is_timestamptz(f.fragment ->> 'time'), true)
+                        -- (a moment every client reads back, as a claim's valid time: _add_claims)
+                        and case when beliefdb._is_timestamptz(f.fragment ->> 'time')
+                                 then (f.fragment ->> 'time')::timestamptz
+                                      between '0001-01-02 00:00+00' and '9999-12-30 00:00+00'
+                                 else true end
                else false end
      order by f.n
      limit 1;
@@ -256,6 +261,9 @@ begin
                                             else beliefdb._json_kind(v_fragment -> 'time') end)
             when not beliefdb._is_timestamptz(v_fragment ->> 'time')
                 then ': ' || beliefdb._moment_problem('time', v_fragment ->> 'time')
+            when v_fragment ->> 'time' is not null
+                then pg_catalog.format(': time %L is out of range (from 0001-01-02 to 9999-12-30, not infinity)',
+                                       left(v_fragment ->> 'time', 60))
         end;
     if v_problem is not null then
         raise exception '%', v_problem using errcode = 'BD005';
