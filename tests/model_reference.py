@@ -637,3 +637,33 @@ class Model:
                      sorted(repr(i) for i in self.items),
                      sorted((n, s.retracted, [(v.text, sorted(v.masked), v.retracted) for v in s.versions])
                             for n, s in self.sources.items())))
+
+
+# --- reasons without a quote (tests/test_as_of_reasons.py) ----------------------------------------
+
+
+@dataclass(frozen=True)
+class Reasoned:
+    """A belief held by one reason without a quote: derived from ``rests_on`` (every one needed), or, with
+    ``said``, an agent's memory written by a step that the user's input ``said`` initiated and that read
+    ``rests_on``."""
+    rests_on: frozenset[UUID]
+    said: UUID | None = None
+
+
+def reasons_current(quoted: set[UUID], reasoned: dict[UUID, Reasoned], retracted: set[UUID]) -> set[UUID]:
+    """Rules 2 and 3: which of the ``reasoned`` beliefs are current, given the quoted beliefs current now and
+    what is retracted (beliefs and user inputs). A user's input is a premise while it is not retracted; a step
+    holds while its input holds and what it read is current; a belief holds by its reason while every
+    antecedent is current, and (one subject and attribute each: no rival, no valid time) is then current.
+    The least fixpoint: nothing holds by support that only comes back to it."""
+    current: set[UUID] = set()
+    grew = True
+    while grew:
+        grew = False
+        for i, r in reasoned.items():
+            if (i not in current and i not in retracted and (r.said is None or r.said not in retracted)
+                    and r.rests_on <= quoted | current):
+                current.add(i)
+                grew = True
+    return current

@@ -80,8 +80,9 @@ comment on function beliefdb.correction_supports(uuid, uuid, timestamptz) is 'Wh
 -- rule 10), which is a reason of it (a justification with the step among its antecedents). Only
 -- such a belief with no quoted source has the memory weight (confidence_policy trace/memory, rule 9);
 -- an ingested claim marked agent_asserted whose quotes support it no more has none. Used by
--- confidence_factors, beliefdb._confidences and confidence_factors_at (a memory's steps are taken as
--- recorded, rule 16). Reads only; granted, as confidence_factors, which calls it, is.
+-- confidence_factors and beliefdb._confidences (confidence_factors_at asks, as of a moment, whether a
+-- step that wrote it held then: beliefdb.node_held_at). Reads only; granted, as confidence_factors,
+-- which calls it, is.
 create or replace function beliefdb.written_by_step(p_workspace_id uuid, p_belief_id uuid)
 returns boolean
 language sql stable

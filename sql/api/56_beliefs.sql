@@ -180,13 +180,251 @@ as $$
 $$;
 comment on function beliefdb.authority_at(beliefdb.source, timestamptz) is 'The authority a source had at a moment: before its first change after then, else its authority now';
 
--- Whether a belief held at a moment, as recorded then (rule 2, read back in time): recorded by
--- then, not retracted then, and quoted by then by a fragment not retracted then of a source version
--- in force then (in_force_at). What was retracted then comes from beliefdb.retraction_period: a
--- belief or a source retracted later still held before, and one restored holds again from then.
--- Only quotes are read back in time: a belief with a reason without a quote (derived, written by an
--- agent's step) is taken as recorded, held while it is not retracted (whether that reason held then
--- is not kept).
+-- Whether a node (of any kind) held at a moment (rules 2, 3 and 16, read back in time): the least
+-- fixpoint that beliefdb.evaluate_closure computes now, computed again over what the node rests on as it
+-- stood then. Premises, as evaluate_closure has them: a fragment not retracted then of a version in force
+-- then (in_force_at), a correction, a step that is a user input or has no recorded inputs; and a belief
+-- quoted then (as held_at reads its quotes). Every other node holds when one of its reasons without a
+-- quote, recorded by then, has every antecedent current then: held, and, for a belief, not superseded
+-- then by a belief that held then and its valid time not ended by then. Nothing holds that was not
+-- recorded by then or was retracted then (beliefdb.retraction_period). Circular support keeps nothing
+-- (least fixpoint). The node's ancestors by those reasons, with what superseded a belief of them then and
+-- its own ancestors, are read by one recursive statement; the fixpoint runs in memory by counting, and
+-- alternates with supersession as evaluate_closure does (supersession is acyclic and never against a
+-- belief's own support). Null for a node the workspace does not have.
+create or replace function beliefdb.node_held_at(p_workspace_id uuid, p_node uuid, p_at timestamptz)
+returns boolean
+language plpgsql stable
+set search_path = pg_catalog, pg_temp
+as $$
+declare
+    v_ids uuid[];
+    v_pos jsonb;                  -- each node's position, by id
+    v_just uuid[];                -- the reasons, by position
+    v_premise boolean[];
+    v_blocked boolean[];
+    v_expired boolean[];
+    v_n integer;
+    v_cons integer[];             -- each reason's consequent (position)
+    v_need integer[];             -- each reason's antecedents
+    v_edge_ant integer[];         -- edges (antecedent position, reason position), by antecedent
+    v_edge_just integer[];
+    v_first integer[];            -- a node's edges: v_first .. v_last
+    v_last integer[];
+    v_sup_loser integer[];        -- supersessions in effect then (loser, winner positions), by loser
+    v_sup_winner integer[];
+    v_sup_first integer[];
+    v_sup_last integer[];
+    v_held boolean[];
+    v_superseded boolean[];
+    v_missing integer[];
+    v_queue integer[];
+    v_head integer;
+    v_tail integer;
+    v_rounds integer := 0;
+    v_changed boolean;
+    v_sup boolean;
+    v_p integer;
+    v_j integer;
+    v_c integer;
+    v_k integer;
+begin
+    if p_at is null then
+        return null;
+    end if;
+    -- 1. the node, what it rests on by reasons without a quote recorded by then, and what superseded a
+    --    belief of them then, with what that rests on: each node's standing as premise then
+    with recursive reach (id) as (
+        select n.id from beliefdb.node n where n.workspace_id = p_workspace_id and n.id = p_node
+        union
+        select x.id
+          from reach r
+         cross join lateral (
+                select a.antecedent as id
+                  from beliefdb.justification j
+                  join beliefdb.justification_antecedent a
+                    on a.workspace_id = j.workspace_id and a.justification_id = j.id
+                 where j.workspace_id = p_workspace_id and j.consequent = r.id and j.created_at <= p_at
+                   and not exists (select from beliefdb.evidence e
+                                    where e.workspace_id = j.workspace_id and e.justification_id = j.id)
+                union all
+                select s.from_belief
+                  from beliefdb.relation s
+                 where s.workspace_id = p_workspace_id and s.to_belief = r.id and s.kind = 'supersedes'
+                   and s.created_at <= p_at and (s.ended_at is null or s.ended_at > p_at)) x
+    )
+    select array_agg(n.id order by n.id),
+           array_agg(case n.kind
+                        when 'fragment' then (
+                            select beliefdb.in_force_at(f.workspace_id, f.source_version_id, p_at)
+                              from beliefdb.fragment f
+                             where f.workspace_id = n.workspace_id and f.id = n.id)
+                        when 'correction' then true
+                        when 'step' then exists (
+                            select from beliefdb.step s
+                             where s.workspace_id = n.workspace_id and s.id = n.id
+                               and (s.kind = 'user_input'
+                                    or not exists (select from beliefdb.justification j
+                                                    where j.workspace_id = s.workspace_id and j.consequent = s.id)))
+                        -- quoted then, as held_at reads a belief's quotes (the same test, written out there)
+                        when 'belief' then exists (
+                            select from beliefdb.evidence e
+                             where e.workspace_id = n.workspace_id and e.belief_id = n.id
+                               and e.role = 'supports' and e.created_at <= p_at
+                               and (select not exists (
+                                               select from beliefdb.retraction_period r
+                                                where r.workspace_id = f.workspace_id and r.node_id = f.id
+                                                  and r.retracted_at <= p_at
+                                                  and (r.restored_at is null or r.restored_at > p_at))
+                                           and beliefdb.in_force_at(f.workspace_id, f.source_version_id, p_at)
+                                      from beliefdb.fragment f
+                                     where f.workspace_id = e.workspace_id and f.id = e.fragment_id))
+                        else false
+                     end order by n.id),
+           array_agg(coalesce(b.recorded_at, n.created_at) > p_at
+                     or exists (select from beliefdb.retraction_period r
+                                 where r.workspace_id = n.workspace_id and r.node_id = n.id
+                                   and r.retracted_at <= p_at and (r.restored_at is null or r.restored_at > p_at))
+                     order by n.id),
+           array_agg(coalesce(not upper_inf(b.valid_time) and upper(b.valid_time) <= p_at, false) order by n.id)
+      into v_ids, v_premise, v_blocked, v_expired
+      -- (each node by its key, lateral behind offset 0: joined, the plan hashed every node of the workspace)
+      from reach r
+     cross join lateral (select n.workspace_id, n.id, n.kind, n.created_at
+                           from beliefdb.node n
+                          where n.workspace_id = p_workspace_id and n.id = r.id
+                         offset 0) as n
+      left join lateral (select b.recorded_at, b.valid_time
+                           from beliefdb.belief b
+                          where b.workspace_id = n.workspace_id and b.id = n.id
+                         offset 0) as b on true;
+    v_n := coalesce(cardinality(v_ids), 0);
+    if v_n = 0 then
+        return null;
+    end if;
+    -- 2. their reasons without a quote recorded by then (consequent, how many antecedents), and the edges
+    --    into them by antecedent; the supersessions in effect then, by loser
+    --    (each read by its key, lateral behind offset 0, as above; positions from one object built once)
+    select coalesce(array_agg(q.pos order by q.pos, q.id), '{}'),
+           coalesce(array_agg(q.need order by q.pos, q.id), '{}'),
+           coalesce(array_agg(q.id order by q.pos, q.id), '{}')
+      into v_cons, v_need, v_just
+      from (select c.pos::integer as pos, j.id,
+                   (select count(*) from beliefdb.justification_antecedent a
+                     where a.workspace_id = p_workspace_id and a.justification_id = j.id)::integer as need
+              from unnest(v_ids) with ordinality as c (id, pos)
+             cross join lateral (select j.id
+                                   from beliefdb.justification j
+                                  where j.workspace_id = p_workspace_id and j.consequent = c.id
+                                    and j.created_at <= p_at
+                                    and not exists (select from beliefdb.evidence e
+                                                     where e.workspace_id = j.workspace_id and e.justification_id = j.id)
+                                 offset 0) as j) q;
+    v_pos := (select jsonb_object_agg(c.id, c.pos) from unnest(v_ids) with ordinality as c (id, pos));
+    select coalesce(array_agg(x.ant order by x.ant, x.jpos), '{}'),
+           coalesce(array_agg(x.jpos order by x.ant, x.jpos), '{}')
+      into v_edge_ant, v_edge_just
+      from (select (v_pos ->> a.antecedent::text)::integer as ant, q.jpos::integer as jpos
+              from unnest(v_just) with ordinality as q (id, jpos)
+             cross join lateral (select a.antecedent
+                                   from beliefdb.justification_antecedent a
+                                  where a.workspace_id = p_workspace_id and a.justification_id = q.id
+                                 offset 0) as a) x;
+    select coalesce(array_agg(x.loser order by x.loser, x.winner), '{}'),
+           coalesce(array_agg(x.winner order by x.loser, x.winner), '{}')
+      into v_sup_loser, v_sup_winner
+      from (select l.pos::integer as loser, (v_pos ->> s.from_belief::text)::integer as winner
+              from unnest(v_ids) with ordinality as l (id, pos)
+             cross join lateral (select s.from_belief
+                                   from beliefdb.relation s
+                                  where s.workspace_id = p_workspace_id and s.to_belief = l.id and s.kind = 'supersedes'
+                                    and s.created_at <= p_at and (s.ended_at is null or s.ended_at > p_at)
+                                 offset 0) as s) x;
+    v_first := array_fill(1, array[v_n]);
+    v_last := array_fill(0, array[v_n]);
+    for v_k in 1 .. cardinality(v_edge_ant) loop
+        if v_last[v_edge_ant[v_k]] = 0 then
+            v_first[v_edge_ant[v_k]] := v_k;
+        end if;
+        v_last[v_edge_ant[v_k]] := v_k;
+    end loop;
+    v_sup_first := array_fill(1, array[v_n]);
+    v_sup_last := array_fill(0, array[v_n]);
+    for v_k in 1 .. cardinality(v_sup_loser) loop
+        if v_sup_last[v_sup_loser[v_k]] = 0 then
+            v_sup_first[v_sup_loser[v_k]] := v_k;
+        end if;
+        v_sup_last[v_sup_loser[v_k]] := v_k;
+    end loop;
+    -- 3. the least fixpoint of holding given who is superseded, then who is superseded given holding,
+    --    until nothing changes (evaluate_closure's step 3). A node that becomes current takes one off
+    --    what each reason it is in misses; a node holds once one of its reasons misses nothing.
+    v_superseded := array_fill(false, array[v_n]);
+    loop
+        v_rounds := v_rounds + 1;
+        if v_rounds > 100 then
+            raise exception 'holding as of % did not settle after 100 rounds', p_at using errcode = 'BD002';
+        end if;
+        v_held := array_fill(false, array[v_n]);
+        v_missing := v_need;
+        v_queue := array_fill(0, array[v_n]);
+        v_tail := 0;
+        for v_p in 1 .. v_n loop
+            if v_premise[v_p] and not v_blocked[v_p] then
+                v_held[v_p] := true;
+                if not v_superseded[v_p] and not v_expired[v_p] then
+                    v_tail := v_tail + 1;
+                    v_queue[v_tail] := v_p;
+                end if;
+            end if;
+        end loop;
+        v_head := 1;
+        while v_head <= v_tail loop
+            v_p := v_queue[v_head];
+            v_head := v_head + 1;
+            for v_k in v_first[v_p] .. v_last[v_p] loop
+                v_j := v_edge_just[v_k];
+                v_missing[v_j] := v_missing[v_j] - 1;
+                if v_missing[v_j] = 0 then
+                    v_c := v_cons[v_j];
+                    if not v_held[v_c] and not v_blocked[v_c] then
+                        v_held[v_c] := true;
+                        if not v_superseded[v_c] and not v_expired[v_c] then
+                            v_tail := v_tail + 1;
+                            v_queue[v_tail] := v_c;
+                        end if;
+                    end if;
+                end if;
+            end loop;
+        end loop;
+        -- a belief is superseded then while a winner over it in effect then holds
+        v_changed := false;
+        for v_p in 1 .. v_n loop
+            if v_sup_last[v_p] > 0 then
+                v_sup := false;
+                for v_k in v_sup_first[v_p] .. v_sup_last[v_p] loop
+                    v_sup := v_sup or v_held[v_sup_winner[v_k]];
+                end loop;
+                if v_sup <> v_superseded[v_p] then
+                    v_superseded[v_p] := v_sup;
+                    v_changed := true;
+                end if;
+            end if;
+        end loop;
+        exit when not v_changed;
+    end loop;
+    return v_held[array_position(v_ids, p_node)];
+end
+$$;
+comment on function beliefdb.node_held_at(uuid, uuid, timestamptz) is 'Whether a node of any kind held at a moment: the least fixpoint of rule 2 over what it rests on by reasons without a quote, each as it stood then';
+
+-- Whether a belief held at a moment (rule 2, read back in time): recorded by then, not retracted
+-- then, and either quoted by then by a fragment not retracted then of a source version in force then
+-- (in_force_at), or held then by a reason without a quote recorded by then (derived, written by an
+-- agent's step: node_held_at, the fixpoint over what it rests on as it stood then, run only for a belief
+-- that has such a reason, after its quotes). What was retracted then comes from
+-- beliefdb.retraction_period: a belief or a source retracted later still held before, and one restored
+-- holds again from then.
 create or replace function beliefdb.held_at(p_belief beliefdb.belief, p_at timestamptz) returns boolean
 language sql stable
 set search_path = pg_catalog, pg_temp
@@ -196,17 +434,12 @@ as $$
             select from beliefdb.retraction_period r
              where r.workspace_id = p_belief.workspace_id and r.node_id = p_belief.id
                and r.retracted_at <= p_at and (r.restored_at is null or r.restored_at > p_at))
-       and (exists (
-                select from beliefdb.justification j
-                 where j.workspace_id = p_belief.workspace_id and j.consequent = p_belief.id
-                   and not exists (select from beliefdb.evidence x
-                                    where x.workspace_id = j.workspace_id and x.belief_id = p_belief.id
-                                      and x.justification_id = j.id))
             -- each of this belief's quotes, its fragment read by key: a scalar subquery, not a join. As a
             -- join, in_force_at (a condition on the fragment alone) was pushed down to a scan of every
             -- fragment of the workspace, so each call read them all, and an as-of ask over a value
-            -- changed 30 times ran past the statement timeout (read back for every rival and superseder)
-            or exists (
+            -- changed 30 times ran past the statement timeout (read back for every rival and superseder).
+            -- (node_held_at tests a belief's quotes the same way: change both together)
+       and (exists (
                 select from beliefdb.evidence e
                  where e.workspace_id = p_belief.workspace_id and e.belief_id = p_belief.id
                    and e.role = 'supports' and e.created_at <= p_at
@@ -216,9 +449,18 @@ as $$
                                       and r.retracted_at <= p_at and (r.restored_at is null or r.restored_at > p_at))
                                and beliefdb.in_force_at(f.workspace_id, f.source_version_id, p_at)
                           from beliefdb.fragment f
-                         where f.workspace_id = e.workspace_id and f.id = e.fragment_id)))
+                         where f.workspace_id = e.workspace_id and f.id = e.fragment_id))
+            -- a reason without a quote recorded by then: did it hold then (the fixpoint, only for these)
+            or (exists (
+                    select from beliefdb.justification j
+                     where j.workspace_id = p_belief.workspace_id and j.consequent = p_belief.id
+                       and j.created_at <= p_at
+                       and not exists (select from beliefdb.evidence x
+                                        where x.workspace_id = j.workspace_id and x.belief_id = p_belief.id
+                                          and x.justification_id = j.id))
+                and beliefdb.node_held_at(p_belief.workspace_id, p_belief.id, p_at)))
 $$;
-comment on function beliefdb.held_at(beliefdb.belief, timestamptz) is 'Whether a belief held at a moment: recorded, not retracted, and quoted from a version in force (or held by a reason without a quote, as recorded), all as of then';
+comment on function beliefdb.held_at(beliefdb.belief, timestamptz) is 'Whether a belief held at a moment: recorded, not retracted, and quoted from a version in force or held by a reason without a quote (node_held_at), all as of then';
 
 -- Whether a belief was superseded at a moment (rule 3, read back in time): a supersession of it in
 -- effect then by a belief that held then (held_at). What live_at and belief_status_at read.
@@ -249,19 +491,16 @@ $$;
 comment on function beliefdb.live_at(beliefdb.belief, timestamptz) is 'Whether a belief was live at a moment: held then, not expired by then, and not superseded then by a belief that held then';
 
 -- Whether a belief was believed at a moment, on valid and recorded time together: live then
--- (live_at), valid then (a belief whose valid time had not started is current, but not believed at
--- that moment), and quoted (as-of answers are what sources said: a belief no fragment quotes, whose
--- holding then is not kept, is not one).
+-- (live_at: held then, by a quote or by a reason without one, a derivation or an agent's step) and
+-- valid then (a belief whose valid time had not started is current, but not believed at that moment).
 create or replace function beliefdb.believed_at(p_belief beliefdb.belief, p_at timestamptz) returns boolean
 language sql stable
 set search_path = pg_catalog, pg_temp
 as $$
     select p_belief.valid_time @> p_at
-       and exists (select from beliefdb.evidence e
-                    where e.workspace_id = p_belief.workspace_id and e.belief_id = p_belief.id and e.role = 'supports')
        and beliefdb.live_at(p_belief, p_at)
 $$;
-comment on function beliefdb.believed_at(beliefdb.belief, timestamptz) is 'Whether a belief was believed at a moment: quoted, live then (live_at) and valid then';
+comment on function beliefdb.believed_at(beliefdb.belief, timestamptz) is 'Whether a belief was believed at a moment: live then (live_at) and valid then';
 
 -- Whether a reason (a justification) was live at a moment, as the pictures show it as of then: every
 -- belief it needs believed then (believed_at), and no decision it needs flagged and not yet resolved
@@ -304,9 +543,10 @@ comment on function beliefdb.status_at(beliefdb.belief, timestamptz) is 'The sta
 
 -- The status any belief had at a moment (rule 3 read back in time), believed then or not: as status_at
 -- while it was live then; else, in the order the live status takes them (beliefdb.propagate), retracted
--- (a retraction period open then), superseded (superseded_at), unsupported (not held then: no quote in
--- force then) or expired (its valid time ended by then). For what was built
--- on a belief (why as of a moment): a derived belief is held as recorded (held_at).
+-- (a retraction period open then), superseded (superseded_at), unsupported (not held then: by no quote
+-- in force then, nor by a reason without a quote that held then) or expired (its valid time ended by then).
+-- For what was built on a belief (why as of a moment) too: a derived belief's holding then is
+-- node_held_at's (held_at).
 -- (plpgsql: a language sql body is checked when it is made, and an upgrade script that adds the
 -- value 'expired' in its own transaction could not use it yet)
 create or replace function beliefdb.belief_status_at(p_belief beliefdb.belief, p_at timestamptz)
@@ -330,7 +570,8 @@ comment on function beliefdb.belief_status_at(beliefdb.belief, timestamptz) is '
 -- The factors of a belief's confidence as they stood at a moment (rule 9, read back in time), the
 -- rows of beliefdb.confidence_factors: the sources of its evidence recorded by then whose quotes still
 -- supported it then (fragment not retracted then, version in force then: beliefdb.retraction_period), the conflict factor if it was conflicting then (status_at), its
--- age at that moment, and for a derived belief the confidence its antecedents had then. The weights
+-- age at that moment, for a derived belief the confidence its antecedents had then, and for an agent's
+-- memory the memory weight while a step that wrote it held then (node_held_at). The weights
 -- are today's policy (confidence_policy keeps no history). A separate function, not a moment added to
 -- confidence_factors: that one is on every correction's path, planned once, and reads no history.
 -- plpgsql: a derived belief's antecedents are read back by this function itself.
@@ -350,8 +591,23 @@ begin
     -- beliefdb.correction_supports; confidence_factors does the same now)
     if (v_belief.confidence_kind = 'human_correction'
         and not beliefdb.correction_supports(p_workspace_id, p_belief_id, p_at))
-       -- nor has a claim marked agent_asserted that no step wrote the memory weight (written_by_step)
-       or (v_belief.confidence_kind = 'agent_asserted' and not beliefdb.written_by_step(p_workspace_id, p_belief_id)) then
+       -- nor has a claim marked agent_asserted that no step wrote the memory weight (written_by_step),
+       -- nor a memory none of whose steps (of a reason recorded by then) held then (node_held_at): its
+       -- memory weight is its step's, which counted only while that held
+       or (v_belief.confidence_kind = 'agent_asserted'
+           -- (its steps read first, each by its key, and asked about after: as one join's filter, the
+           -- fixpoint ran for every step of the workspace the plan read, 250 ms a memory)
+           and not exists (select from (select a.antecedent
+                                          from beliefdb.justification j
+                                          join beliefdb.justification_antecedent a
+                                            on a.workspace_id = j.workspace_id and a.justification_id = j.id
+                                         where j.workspace_id = p_workspace_id and j.consequent = p_belief_id
+                                           and j.created_at <= p_at
+                                           and exists (select from beliefdb.node n
+                                                        where n.workspace_id = a.workspace_id and n.id = a.antecedent
+                                                          and n.kind = 'step')
+                                        offset 0) as s
+                            where beliefdb.node_held_at(p_workspace_id, s.antecedent, p_at))) then
         v_belief.confidence_kind := 'extracted';
     end if;
     return query

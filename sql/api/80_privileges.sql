@@ -51,6 +51,7 @@ grant execute on function beliefdb.belief_sha256(text,text,text,text,text,jsonb,
 grant execute on function beliefdb.beliefs_as_of(timestamp with time zone) to beliefdb_app;
 grant execute on function beliefdb.believed_at(beliefdb.belief,timestamp with time zone) to beliefdb_app;
 grant execute on function beliefdb.held_at(beliefdb.belief,timestamp with time zone) to beliefdb_app;
+grant execute on function beliefdb.node_held_at(uuid,uuid,timestamp with time zone) to beliefdb_app;
 grant execute on function beliefdb.live_at(beliefdb.belief,timestamp with time zone) to beliefdb_app;
 grant execute on function beliefdb.superseded_at(beliefdb.belief,timestamp with time zone) to beliefdb_app;
 grant execute on function beliefdb.in_force_at(uuid,uuid,timestamp with time zone) to beliefdb_app;
