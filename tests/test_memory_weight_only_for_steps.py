@@ -57,3 +57,24 @@ def test_a_memory_a_step_wrote_keeps_the_memory_weight(bdb: beliefdb.BeliefDB) -
     bdb.recompute()
     assert _confidences(bdb, memory)[1] == pytest.approx(0.5)
 
+
+
+def test_a_memory_whose_step_no_longer_holds_loses_the_memory_weight(bdb: beliefdb.BeliefDB) -> None:
+    """Its step's input retracted, the step no longer holds, nor the memory: its weight was the memory's 0.5
+    live and stored, and 0 as of now (a step that holds then is what the memory weight reads back in time).
+    Live, stored and as of now agree: 0; restored, 0.5 again."""
+    with bdb.record_run(task="remember the traveller", agent="travel") as run:
+        said = run.step("user_input", {"text": "I fly from SFO"})
+        wrote = run.step("memory_write", {"key": "home_airport"}, inputs=[("initiates", said)])
+        memory = run.memory(wrote, "user:42", "home_airport", "SFO", kind="preference")
+    bdb.retract(fragment=said, reason="not what they said")
+    status, stored, factors, live, at = _confidences(bdb, memory)
+    assert status == "unsupported"
+    assert (stored, live, at) == (0.0, 0.0, 0.0)
+    assert "agent_memory" not in factors, factors
+    bdb.recompute()
+    assert _confidences(bdb, memory)[1] == 0.0
+    bdb.retract(fragment=said, undo=True)
+    status, stored, factors, live, at = _confidences(bdb, memory)
+    assert status == "current" and "agent_memory" in factors
+    assert (stored, live, at) == (pytest.approx(0.5), pytest.approx(0.5), pytest.approx(0.5))

@@ -77,8 +77,9 @@ $$;
 comment on function beliefdb.correction_supports(uuid, uuid, timestamptz) is 'Whether the reviewer''s text of the correction that made a belief still supports it (now, or at a moment): only then its correction weight counts';
 
 -- Whether a belief is an agent's memory: written by a step of a recorded run (beliefdb.record_trace,
--- rule 10), which is a reason of it (a justification with the step among its antecedents). Only
--- such a belief with no quoted source has the memory weight (confidence_policy trace/memory, rule 9);
+-- rule 10), which is a reason of it (a justification with the step among its antecedents), and that
+-- step holds now (a memory whose step no longer holds weighs as what else supports it, as of now too).
+-- Only such a belief with no quoted source has the memory weight (confidence_policy trace/memory, rule 9);
 -- an ingested claim marked agent_asserted whose quotes support it no more has none. Used by
 -- confidence_factors and beliefdb._confidences (confidence_factors_at asks, as of a moment, whether a
 -- step that wrote it held then: beliefdb.node_held_at). Reads only; granted, as confidence_factors,
@@ -92,9 +93,9 @@ as $$
         select from beliefdb.justification j
           join beliefdb.justification_antecedent a on a.workspace_id = j.workspace_id and a.justification_id = j.id
           join beliefdb.node n on n.workspace_id = a.workspace_id and n.id = a.antecedent
-         where j.workspace_id = p_workspace_id and j.consequent = p_belief_id and n.kind = 'step')
+         where j.workspace_id = p_workspace_id and j.consequent = p_belief_id and n.kind = 'step' and n.holds)
 $$;
-comment on function beliefdb.written_by_step(uuid, uuid) is 'Whether a belief is an agent''s memory, written by a step of a recorded run: only then its memory weight counts';
+comment on function beliefdb.written_by_step(uuid, uuid) is 'Whether a belief is an agent''s memory, written by a step of a recorded run that holds now: only then its memory weight counts';
 
 -- Confidence of a belief, factor by factor (truth rule 9, first part). Extracted beliefs:
 -- each independent source whose quote still supports it (rule 2) contributes its authority weight

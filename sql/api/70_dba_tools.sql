@@ -246,7 +246,18 @@ begin
          where a.workspace_id = p_workspace_id and a.edge_kind = 'evidence'
            and a.antecedent = any(array(select f.id from pg_temp.beliefdb_evaluation f
                                          where f.id = any(coalesce(p_factors_moved, p_seeds))
-                                           and f.kind = 'fragment'))) end;
+                                           and f.kind = 'fragment'))
+        union
+        -- an agent's memory that started or stopped holding with a step that wrote it: the memory
+        -- weight counts only while such a step holds (beliefdb.written_by_step). Read only when a
+        -- step's standing changed (a one-time filter: a correction's closure has no step)
+        select b.id
+          from beliefdb.belief b
+         where b.workspace_id = p_workspace_id and b.confidence_kind = 'agent_asserted'
+           and b.id = any(array(select e.id from pg_temp.beliefdb_evaluation e
+                                 where e.kind = 'belief' and e.held is distinct from e.holds))
+           and exists (select from pg_temp.beliefdb_evaluation s
+                        where s.kind = 'step' and s.held is distinct from s.holds)) end;
     perform beliefdb._propagate_confidence(p_workspace_id, v_confidence);
 
     -- the review items about what this evaluation reached (before a nested one replaces it), when

@@ -38,7 +38,7 @@ as $$
                                            on a.workspace_id = j.workspace_id and a.justification_id = j.id
                                          join beliefdb.node n on n.workspace_id = a.workspace_id and n.id = a.antecedent
                                         where j.workspace_id = p_workspace_id and j.consequent = g.id
-                                          and n.kind = 'step')
+                                          and n.kind = 'step' and n.holds)
                                   then (select p.weight from beliefdb.confidence_policy p
                                          where p.factor = 'trace' and p.key = 'memory')
                                   else 0 end
