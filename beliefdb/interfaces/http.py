@@ -38,6 +38,7 @@ from beliefdb.interfaces.access import (
     retry_after,
     status_of,
 )
+from beliefdb.interfaces.http_bodies import REPEATED_KEY
 from beliefdb.interfaces.http_conversations import router as conversations_router
 from beliefdb.interfaces.http_forget import router as forget_router
 from beliefdb.interfaces.http_jobs import router as jobs_router
@@ -75,6 +76,9 @@ async def _invalid(request: Request, exc: Exception) -> Response:
         # (FastAPI reads a body of another type as no JSON at all: say what to send, not that it was no object)
         return error(400, errors.InvalidInput.code, "the request body must be JSON, sent with Content-Type:"
                      f" application/json (it came with {errors.echoed(sent) if sent else 'none'})")
+    repeated = next((e for e in found if e.get("type") == REPEATED_KEY), None)
+    if repeated is not None:  # (each key an object of the body named more than once, at its place)
+        return error(400, errors.InvalidInput.code, errors.echoed(str(repeated.get("msg"))))
     broken = next((e for e in found if e.get("type") == "json_invalid"), None)
     if broken is not None:
         loc = broken.get("loc", ())

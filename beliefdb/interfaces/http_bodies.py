@@ -1,6 +1,7 @@
-"""The request bodies of the HTTP API's resources, checked by pydantic before a route runs: text PostgreSQL
-cannot store and moments without a zone are refused in the field that holds them, in the words the MCP
-tools use. Rules cited as "rule N" are those of docs/rules.md."""
+"""The request bodies of the HTTP API's resources, read by one JSON reader (:func:`read_json`: an object
+naming a key twice, anywhere in a body, is refused) and checked by pydantic before a route runs: text
+PostgreSQL cannot store and moments without a zone are refused in the field that holds them, in the words
+the MCP tools use. Rules cited as "rule N" are those of docs/rules.md."""
 
 from __future__ import annotations
 
@@ -9,10 +10,10 @@ from datetime import datetime
 from typing import Annotated, Any, Literal
 
 from fastapi import Request
-from pydantic import AwareDatetime, BaseModel, BeforeValidator, ConfigDict, Field, field_validator
+from pydantic import AwareDatetime, BaseModel, BeforeValidator, ConfigDict, Field, field_validator, model_validator
+from pydantic_core import PydanticCustomError
 
 from beliefdb import api, errors
-from beliefdb.interfaces.http_callers import Reader
 from beliefdb.vocabulary import Authority, BeliefKind, Label, Origin, Outcome, StepKind
 
 INT4 = 2**31 - 1
@@ -38,40 +39,81 @@ def _moment(value: Any) -> datetime:
         raise ValueError(exc.message.removeprefix("moment: ")) from None
 
 
-class _Named(dict[str, Any]):
-    """A JSON object as read, with the names it held more than once (the last value kept, as json does)."""
+class _Repeats(dict[str, Any]):
+    """A JSON object as read that named a key more than once (the last value kept, as json does), with how
+    many times it named each such key, in the order they came."""
 
-    twice: list[str]
-
-
-def _named(pairs: list[tuple[str, Any]]) -> _Named:
-    found = _Named(pairs)
-    twice: dict[str, None] = {}
-    if len(found) < len(pairs):  # (one pass, whatever the object's size)
-        seen: set[str] = set()
+    def __init__(self, pairs: list[tuple[str, Any]]) -> None:
+        super().__init__(pairs)
+        counts: dict[str, int] = {}
         for name, _ in pairs:
-            if name in seen:
-                twice[name] = None
-            seen.add(name)
-    found.twice = list(twice)
-    return found
+            counts[name] = counts.get(name, 0) + 1
+        self.repeated = {name: count for name, count in counts.items() if count > 1}
 
 
-async def scope_once(request: Request, _caller: Reader) -> None:
-    """Refuse a body whose ``scope`` names a condition twice (a JSON object may, and the reader keeps the last
-    value, silently: the question would be asked about that one alone), as the CLI refuses ``--scope`` given
-    twice with one key. A body that is not JSON is left to the route's own reading. The caller first: a
-    request without a valid token is 401 whatever its body says."""
-    raw = await request.body()  # (read once: the route's own reading gets it from the request)
-    if b"scope" not in raw and b"\\u" not in raw:
-        return
-    try:
-        body = json.loads(raw, object_pairs_hook=_named)
-    except ValueError:
-        return
-    scope = body.get("scope") if isinstance(body, _Named) else None
-    if isinstance(scope, _Named) and scope.twice:
-        raise errors.InvalidInput(f"scope: names {', '.join(map(repr, scope.twice))} twice: give each condition once")
+class Repeated:
+    """A request body that named a key of one of its objects more than once: what :class:`Body` is given in
+    its stead, and refuses (400, naming each such key by its place in the body)."""
+
+    def __init__(self, message: str) -> None:
+        self.message = message
+
+
+#: the type of a body's problem when it named a key twice (beliefdb.interfaces.http answers its message as is)
+REPEATED_KEY = "repeated_key"
+
+
+def _place(path: tuple[str | int, ...]) -> str:
+    """A place in a body as its problems name it (``turns.1.speaker``); a key no terminal prints as is (a
+    control character, a lone surrogate) in JSON's escapes."""
+    return ".".join(str(p) if isinstance(p, int) or p.isprintable() else json.dumps(p) for p in path)
+
+
+def _repeated_in(value: Any) -> list[str]:
+    """Each key an object of ``value`` named more than once, at its place, in the order the body holds the
+    objects (an object's own before those inside it; a walk, not a recursion: a body nested as deep as the
+    reader takes is walked too)."""
+    said: list[str] = []
+    stack: list[tuple[Any, tuple[str | int, ...]]] = [(value, ())]
+    while stack:
+        here, path = stack.pop()
+        if isinstance(here, _Repeats):
+            said += [f"{_place((*path, name))}: given {'twice' if count == 2 else f'{count} times'} in one object:"
+                     " give it once" for name, count in here.repeated.items()]
+        inside = list(here.items()) if isinstance(here, dict) else list(enumerate(here)) if isinstance(here, list) \
+            else []
+        stack += [(v, (*path, k)) for k, v in reversed(inside) if isinstance(v, dict | list)]
+    return said
+
+
+def read_json(raw: bytes) -> Any:
+    """A request body's JSON, as :func:`json.loads` reads it (and raises), but for an object naming a key
+    more than once (RFC 8259 only says it SHOULD not, and the reader keeps the last value, silently: a
+    client's bug or a proxy's merge would change what is stored without anyone knowing): then the body is
+    a :class:`Repeated`, naming each such key, which :class:`Body` refuses. Refused there, not here, so
+    that, as any other problem of a body, it is said after the token (401) and a write permission the
+    route always needs (403)."""
+    repeats = False
+
+    def named(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        nonlocal repeats
+        found = dict(pairs)
+        if len(found) == len(pairs):
+            return found
+        repeats = True
+        return _Repeats(pairs)
+
+    value = json.loads(raw, object_pairs_hook=named)
+    return Repeated("; ".join(_repeated_in(value))) if repeats else value
+
+
+class JsonBody(Request):
+    """A request whose JSON body is read by :func:`read_json` (FastAPI reads a route's body with ``json()``)."""
+
+    async def json(self) -> Any:
+        if not hasattr(self, "_read"):
+            self._read = read_json(await self.body())
+        return self._read
 
 
 #: a moment Python and psycopg read back in every time zone (beliefdb.inputs)
@@ -80,6 +122,13 @@ Moment = Annotated[AwareDatetime, BeforeValidator(_moment)]
 
 class Body(BaseModel):
     model_config = ConfigDict(extra="forbid")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _once(cls, value: Any) -> Any:
+        if isinstance(value, Repeated):  # (a key named twice is said before any field is read)
+            raise PydanticCustomError(REPEATED_KEY, "{said}", {"said": value.message})
+        return value
 
     @field_validator("*", mode="before")
     @classmethod

@@ -1,7 +1,8 @@
 """Who calls the HTTP API: the principal and workspace of the request's bearer token, never those the
 request names, and the memory they reach, held from the request's start to its answer (a memory set
 aside for other principals' is never closed under a request still using it); and the route class of
-the API's resources, which refuses a query parameter the resource does not take."""
+the API's resources, which refuses a query parameter the resource does not take and reads a body with the
+API's one JSON reader (:class:`beliefdb.interfaces.http_bodies.JsonBody`)."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
 from beliefdb.api import BeliefDB
 from beliefdb.interfaces.access import Memories
+from beliefdb.interfaces.http_bodies import JsonBody
 from beliefdb.models import Identity
 
 BEARER = HTTPBearer(auto_error=False, description="A token of 'beliefdb token create': it names the principal and"
@@ -62,7 +64,9 @@ class KnownQuery(APIRoute):
     unknown field is, and an MCP tool's unknown argument), not dropped: a misspelt filter
     (``/beliefs?subjet=...``) would answer as if there were none; so is one given more than once (each takes
     one value, and one of several would be kept silently). Raised as FastAPI's own bad input, so
-    a caller without a valid token is told that first."""
+    a caller without a valid token is told that first. Its body is read by :class:`JsonBody`, which refuses
+    an object naming a key twice the same way (in the body's model, so after the token and the write
+    permission the route always needs)."""
 
     def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
         handler = super().get_route_handler()
@@ -81,6 +85,6 @@ class KnownQuery(APIRoute):
                     {"type": "repeated_parameter", "loc": ("query", name), "input": request.query_params.getlist(name),
                      "msg": f"given twice ({len(request.query_params.getlist(name))} values): give it once"}
                     for name in twice])
-            return await handler(request)
+            return await handler(JsonBody(request.scope, request.receive))  # (its body read as one reader does)
 
         return checked

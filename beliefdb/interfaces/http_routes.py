@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Depends, Query, Request
+from fastapi import APIRouter, Query, Request
 from fastapi.responses import JSONResponse
 
 from beliefdb import errors, render
@@ -28,7 +28,6 @@ from beliefdb.interfaces.http_bodies import (
     Remember,
     Resolve,
     Retract,
-    scope_once,
 )
 from beliefdb.interfaces.http_callers import KnownQuery, Reader, Writer, writer
 from beliefdb.models import (
@@ -109,8 +108,7 @@ def ingest_text(body: IngestText, c: Reader) -> JSONResponse:
                                preview=body.preview))
 
 
-@router.post("/beliefs", responses=doc(IngestReport), summary="Remember one belief with its quote",
-             dependencies=[Depends(writer), Depends(scope_once)])  # (a read-only token: 403 before its body)
+@router.post("/beliefs", responses=doc(IngestReport), summary="Remember one belief with its quote")
 def remember(body: Remember, c: Writer) -> JSONResponse:
     return ok(c.db.remember(body.statement, body.subject, body.attribute, body.value, body.quote, source=body.source,
                             text=body.text, kind=body.kind, scope=body.scope,
@@ -269,8 +267,7 @@ def record_step(body: RecordStep, c: Writer) -> JSONResponse:
                                memory=memory))
 
 
-@router.post("/ask", responses=doc(ASK), summary="Answer from memory: current beliefs with quotes and warnings",
-             dependencies=[Depends(scope_once)])
+@router.post("/ask", responses=doc(ASK), summary="Answer from memory: current beliefs with quotes and warnings")
 def ask(body: Ask, c: Reader) -> JSONResponse:
     if body.run is not None:
         writer(c)  # recording the read is a change
