@@ -381,6 +381,10 @@ declare
     v_versions integer := 0;
     -- a forgotten source's versions (a retraction may name one by its id: its event goes with them)
     v_version_ids uuid[] := '{}';
+    -- the sources corrections that go made of their reviewers' texts (correction:<uuid>), and their versions
+    v_hidden uuid[] := '{}';
+    v_hidden_versions uuid[] := '{}';
+    v_hidden_name text;
     v_redacted integer := 0;
     v_changes jsonb := beliefdb._empty_changes();
     v_result jsonb;
@@ -577,6 +581,48 @@ begin
                                where c.workspace_id = v_ws
                                  and (c.belief_id = any(v_gone) or c.replacement_belief_id = any(v_gone)
                                       or c.fragment_id = any(v_gone)));
+    -- and so does the source it made of its reviewer's text (correction:<uuid>, beliefdb._apply_correction_core),
+    -- its version and fragment, when nothing else is left of it: no other version (a text ingested into it
+    -- since), and no node that stays resting on a fragment of it (the replacement, when only the corrected
+    -- belief is forgotten; a belief or a reason citing it). Left, it was a shell whose text was all masked.
+    v_hidden := array(
+        select distinct s.id
+          from beliefdb.correction c
+          join beliefdb.fragment f on f.workspace_id = c.workspace_id and f.id = c.fragment_id
+          join beliefdb.source_version v on v.workspace_id = f.workspace_id and v.id = f.source_version_id
+          join beliefdb.source s on s.workspace_id = v.workspace_id and s.id = v.source_id
+         where c.workspace_id = v_ws and c.id = any(v_gone)
+           and s.origin_type = 'human_reviewer' and s.name like 'correction:%'
+           and not (p_target = 'source' and s.id = p_id)
+           and not exists (select from beliefdb.source_version w
+                            where w.workspace_id = s.workspace_id and w.source_id = s.id and w.id <> v.id)
+           and not exists (
+               select from beliefdb.fragment g
+                where g.workspace_id = v.workspace_id and g.source_version_id = v.id and not (g.id = any(v_gone))
+                  and (exists (select from beliefdb.justification_antecedent a
+                                 join beliefdb.justification j
+                                   on j.workspace_id = a.workspace_id and j.id = a.justification_id
+                                where a.workspace_id = g.workspace_id and a.antecedent = g.id
+                                  and not (j.consequent = any(v_gone)))
+                       or exists (select from beliefdb.evidence e
+                                   where e.workspace_id = g.workspace_id and e.fragment_id = g.id
+                                     and not (e.belief_id = any(v_gone)))
+                       or exists (select from beliefdb.correction o
+                                   where o.workspace_id = g.workspace_id and o.fragment_id = g.id
+                                     and not (o.id = any(v_gone))))));
+    if cardinality(v_hidden) > 0 then
+        v_hidden_versions := array(select v.id from beliefdb.source_version v
+                                    where v.workspace_id = v_ws and v.source_id = any(v_hidden));
+        v_versions := v_versions + cardinality(v_hidden_versions);
+        v_gone := v_gone || array(select f.id from beliefdb.fragment f
+                                   where f.workspace_id = v_ws and f.source_version_id = any(v_hidden_versions)
+                                     and not (f.id = any(v_gone)));
+        -- (a source is its owner's to forget, rule 17)
+        if not v_eraser then
+            perform beliefdb._require_source_owner(v_ws, x.id, 'forget it (or a login granted beliefdb_eraser)')
+               from unnest(v_hidden) x (id);
+        end if;
+    end if;
     -- nor does it delete another principal's belief it would leave without support
     select b.id, b.owner into v_other
       from beliefdb.belief b
@@ -593,7 +639,7 @@ begin
                               union all
                               select s.owner from beliefdb.source s
                                where s.workspace_id = v_ws and (s.id = p_id and p_target = 'source'
-                                                                or s.id = any(v_turn_sources))) o
+                                                                or s.id = any(v_turn_sources) or s.id = any(v_hidden))) o
                        where o.owner is distinct from v_principal
                        order by o.owner);
     v_result := jsonb_build_object(
@@ -657,13 +703,21 @@ begin
        and r.proposal ->> 'target' = 'node' and (r.proposal ->> 'node')::uuid = any(v_gone);
     -- (the reasons their retractions gave go from the audit chain with them: of the nodes, of the source,
     -- and of its versions, which a retraction may name by their ids)
-    perform beliefdb._audit_redact_retractions(v_gone || case when p_target = 'source' then p_id || v_version_ids
-                                                              else '{}' end);
+    perform beliefdb._audit_redact_retractions(v_gone || v_hidden || v_hidden_versions
+                                               || case when p_target = 'source' then p_id || v_version_ids
+                                                       else '{}' end);
     if p_target = 'source' then
         delete from beliefdb.source s where s.workspace_id = v_ws and s.id = p_id;
         perform beliefdb._audit_redact_source(v_name);
         v_cleared := beliefdb._forget_jobs(v_ws, v_name);
     end if;
+    -- the sources of the corrections that went, as a forgotten source goes (not masked below: deleted)
+    for v_hidden_name in
+        delete from beliefdb.source s where s.workspace_id = v_ws and s.id = any(v_hidden) returning s.name
+    loop
+        perform beliefdb._audit_redact_source(v_hidden_name);
+        v_cleared := v_cleared + beliefdb._forget_jobs(v_ws, v_hidden_name);
+    end loop;
     -- the forgotten turns and quotes, masked in the stored versions (each span recorded with why)
     for v_version in
         select m.version, m.reason, array_agg(m.span) as spans
@@ -673,6 +727,7 @@ begin
                 select q.version, q.span, case p_target when 'subject' then 'forgotten subject'
                                                         else 'forgotten belief' end
                   from unnest(v_mask_version, v_mask_span) q (version, span)) m
+         where not (m.version = any(v_hidden_versions))
          group by m.version, m.reason
     loop
         v_redacted := v_redacted + beliefdb._redact_spans(v_ws, v_version.version, v_version.spans, v_version.reason);
