@@ -572,6 +572,12 @@ begin
         if p_verdict = 'approved' and v_item.kind = 'version_proposed' then
             v_result := beliefdb._ingest_version_core(v_ws, v_item.source_id,
                                                       beliefdb._rebased_turns(v_ws, v_item.source_id, v_item.proposal));
+            -- (what the review history keeps of it: masked where it repeats a line forgotten in the
+            -- source, as the version stored from it is; rule 14)
+            update beliefdb.review_item r
+               set proposal = m.proposal
+              from (select beliefdb._forgotten_proposal(v_ws, v_item.source_id, v_item.proposal) as proposal) m
+             where r.workspace_id = v_ws and r.id = v_item.id and r.proposal is distinct from m.proposal;
         elsif p_verdict = 'approved' then
             -- (a fragment's retraction names it: proposal's node; a source's or a version's, the source)
             v_result := beliefdb._retract_ids(v_ws, beliefdb._retraction_targets(

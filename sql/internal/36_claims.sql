@@ -1071,6 +1071,7 @@ begin
     v_masks := beliefdb._forgotten_lines(p_workspace_id, v_source.id, v_content, v_length);
     if cardinality(v_masks) > 0 then
         v_gone := beliefdb._forgotten_turns(v_content, p_fragments, v_masks);
+        p_fragments := beliefdb._masked_labels(v_content, p_fragments, v_masks);
     end if;
     -- (its sha256: of the text as ingested, as forget keeps it; its label and path: the latest given)
     update beliefdb.source_version v
@@ -1327,6 +1328,10 @@ begin
     v_masks := beliefdb._forgotten_lines(p_workspace_id, p_source_id, v_content);
     if cardinality(v_masks) > 0 then
         v_gone := beliefdb._forgotten_turns(v_content, p_text -> 'fragments', v_masks);
+        if jsonb_typeof(p_text -> 'fragments') = 'array' then
+            p_text := p_text || jsonb_build_object('fragments', beliefdb._masked_labels(v_content, p_text -> 'fragments',
+                                                                                       v_masks));
+        end if;
     end if;
     select coalesce(max(v.version), 0) + 1 into v_version
       from beliefdb.source_version v where v.workspace_id = p_workspace_id and v.source_id = p_source_id;
@@ -1480,10 +1485,6 @@ declare
     v_authority beliefdb.authority := (p_text ->> 'authority')::beliefdb.authority;
     v_provenance beliefdb.provenance := (p_text ->> 'provenance')::beliefdb.provenance;
     v_item uuid;
-    v_masks int4range[];
-    v_spans int4multirange;
-    v_gone int4range[];
-    v_forgotten jsonb := '[]';
 begin
     perform beliefdb._begin_changes();
     if coalesce(p_source, '') = '' then
@@ -1511,38 +1512,6 @@ begin
                or (v_origin is not null and v_origin <> v_source.origin_type)
                or (v_authority is not null and v_authority <> v_source.authority)
                or (v_provenance is not null and v_provenance <> v_source.provenance)) then
-        -- a line forgotten in a version of the source that this text has again, word for word (rule 14,
-        -- beliefdb._forgotten_lines), is proposed masked, as forget masks a text proposed before it:
-        -- without its claims over those words (rejected, forgotten) and a forgotten speaker's turns, so
-        -- that neither the proposal, kept in the review history, nor its approval holds them again
-        v_masks := beliefdb._forgotten_lines(p_workspace_id, v_source.id, p_text ->> 'content');
-        if cardinality(v_masks) > 0 then
-            v_spans := (select range_agg(x.span) from unnest(v_masks) as x (span));
-            v_gone := beliefdb._forgotten_turns(p_text ->> 'content', p_text -> 'fragments', v_masks);
-            -- (the claims over them, rejected in the report to their proposer, who gave those words; not
-            -- in the proposal, which keeps none of them, nor a rejection the gate made of them)
-            v_forgotten := (select coalesce(jsonb_agg(jsonb_build_object(
-                                       'statement', c.x ->> 'statement', 'quote', c.x ->> 'quote',
-                                       'reason', 'forgotten: this text of the source was forgotten, and is not stored again')
-                                       order by c.n), '[]')
-                              from jsonb_array_elements(coalesce(p_text -> 'claims', '[]')) with ordinality c (x, n)
-                             where beliefdb._over_spans(c.x, v_spans));
-            p_text := p_text || jsonb_build_object(
-                'content', beliefdb._masked(p_text ->> 'content', v_masks),
-                'claims', (select coalesce(jsonb_agg(c.x order by c.n), '[]')
-                             from jsonb_array_elements(coalesce(p_text -> 'claims', '[]')) with ordinality c (x, n)
-                            where not beliefdb._over_spans(c.x, v_spans)),
-                'fragments', (select coalesce(jsonb_agg(f.x order by f.n), '[]')
-                                from jsonb_array_elements(coalesce(p_text -> 'fragments', '[]')) with ordinality f (x, n)
-                               where not (nullif(f.x ->> 'speaker', '') is not null
-                                          and int4range((f.x ->> 'start')::integer, (f.x ->> 'end')::integer)
-                                              = any (v_gone))),
-                'rejected', (select coalesce(jsonb_agg(j.x order by j.n), '[]')
-                               from jsonb_array_elements(coalesce(p_text -> 'rejected', '[]')) with ordinality j (x, n)
-                              where coalesce(j.x ->> 'quote', '') = ''
-                                 or strpos(p_text ->> 'content', j.x ->> 'quote') = 0
-                                 or strpos(beliefdb._masked(p_text ->> 'content', v_masks), j.x ->> 'quote') > 0));
-        end if;
         select r.id into v_item
           from beliefdb.review_item r
          where r.workspace_id = p_workspace_id and r.kind = 'version_proposed' and r.status = 'open'
@@ -1562,8 +1531,8 @@ begin
         return jsonb_build_object(
             'source', v_source.name, 'source_id', v_source.id, 'version', null, 'version_id', null,
             'new_version', false, 'fragments', 0, 'reverified', '[]'::jsonb, 'accepted', '[]'::jsonb,
-            'rejected', coalesce(p_text -> 'rejected', '[]') || v_forgotten, 'corroborated', '[]'::jsonb,
-            'unchanged', '[]'::jsonb, 'superseded', '[]'::jsonb, 'conflicts', '[]'::jsonb, 'unsupported', '[]'::jsonb,
+            'rejected', coalesce(p_text -> 'rejected', '[]'), 'corroborated', '[]'::jsonb, 'unchanged', '[]'::jsonb,
+            'superseded', '[]'::jsonb, 'conflicts', '[]'::jsonb, 'unsupported', '[]'::jsonb,
             'flagged', '[]'::jsonb, 'held', '[]'::jsonb,
             -- (nothing changed: the change report says it was proposed, as the report around it)
             'changes', beliefdb._empty_changes()

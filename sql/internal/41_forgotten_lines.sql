@@ -1,45 +1,70 @@
 -- beliefdb: forgotten words that come back (docs/rules.md, rule 14).
 -- A span forget masks remembers the line it lay in: the line's offset and length in its version, and a
 -- keyed digest of the line's words as they were (beliefdb.redaction.line_digest, under the workspace's
--- secret key: a list of sentences does not reverse it). A line of a new text of the same source that is
--- that line again, word for word (a chat cut at its end, forgotten in, then ingested whole again; a
+-- secret key: a list of sentences does not reverse it). A line of a later text of the same source that
+-- is that line again, word for word (a chat cut at its end, forgotten in, then ingested whole again; a
 -- document back at an earlier text), has the same spans masked where it is stored. Words nobody forgot
--- are never masked: another speaker's turn, or the same speaker's other words, are another line.
+-- are never masked: another speaker's turn, or the same speaker's other words, are another line. A line
+-- is what lies between two line breaks, without a carriage return before its break (a text with CRLF
+-- breaks has the lines of the same text with LF breaks); a span over several lines is one piece a line.
 
--- Where each line of a text starts (character offsets in order, the first 0), in one pass.
-create or replace function beliefdb._line_starts(p_text text) returns integer[]
+-- The lines of a text: their number, where each starts (character offsets, the first 0) and how long
+-- it is (its break and a carriage return before it not counted), in one pass.
+create or replace function beliefdb._lines(p_text text)
+returns table (k integer, line_start integer, line_length integer)
 language sql immutable
 set search_path = pg_catalog, pg_temp
 as $$
-    select array(select (coalesce(sum(length(t.l) + 1) over (order by t.k rows between unbounded preceding
-                                                                      and 1 preceding), 0))::integer
-                   from unnest(string_to_array(p_text, E'\n')) with ordinality as t (l, k)
-                  order by t.k)
+    select t.k::integer,
+           (coalesce(sum(length(t.l) + 1) over (order by t.k rows between unbounded preceding and 1 preceding), 0))::integer,
+           length(t.l) - (right(t.l, 1) = E'\r')::integer
+      from unnest(string_to_array(p_text, E'\n')) with ordinality as t (l, k)
 $$;
-comment on function beliefdb._line_starts(text) is 'The offset where each line of a text starts, in order';
+comment on function beliefdb._lines(text) is 'The lines of a text: number, start offset and length (without its break and a carriage return before it)';
 
--- The line, or lines, each span of a text lies in: from the start of the line where it starts to the end
--- of the line where it ends (its newline not in it), as offset and length. Each span's line found by a
--- binary search of the lines' starts (width_bucket), the text read once.
+-- Each span of a text cut into one piece a line it crosses (a piece of a line keeps the line's break
+-- and carriage return, if the span covers them), each with its line's start and length
+-- (beliefdb._lines). The lines of each span found by a binary search of their starts (width_bucket),
+-- the text read once. In the order of the spans given, then of the text.
 create or replace function beliefdb._line_units(p_text text, p_spans int4range[])
 returns table (span int4range, line_start integer, line_length integer)
 language sql immutable
 set search_path = pg_catalog, pg_temp
 as $$
-    select x.span, l.starts[a.i],
-           coalesce(l.starts[b.i + 1] - 1, length(p_text)) - l.starts[a.i]
-      from (select beliefdb._line_starts(p_text) as starts) l
+    with l as (
+        select array_agg(t.line_start order by t.k) as starts, array_agg(t.line_length order by t.k) as lengths
+          from beliefdb._lines(p_text) t
+    )
+    select p.piece, l.starts[p.i], l.lengths[p.i]
+      from l
      cross join unnest(p_spans) with ordinality as x (span, n)
-     cross join lateral (select width_bucket(lower(x.span), l.starts) as i) a
-     cross join lateral (select width_bucket(greatest(upper(x.span) - 1, lower(x.span)), l.starts) as i) b
-     order by x.n
+     cross join lateral generate_series(width_bucket(lower(x.span), l.starts),
+                                        width_bucket(greatest(upper(x.span) - 1, lower(x.span)), l.starts)) as g (i)
+     cross join lateral (select g.i, x.span * int4range(l.starts[g.i], coalesce(l.starts[g.i + 1], length(p_text) + 1))
+                                  as piece) p
+     where not isempty(p.piece)
+     order by x.n, p.i
 $$;
-comment on function beliefdb._line_units(text, int4range[]) is 'The line (offset, length) each span of a text lies in';
+comment on function beliefdb._line_units(text, int4range[]) is 'Spans of a text cut at line breaks, each piece with its line (offset, length)';
+
+-- The keyed digest of a line's words (a masked line's, and a candidate's of a later text): HMAC-SHA-256
+-- under the workspace's key, given as its two padded keys (beliefdb._hmac_pads, made once for many
+-- lines), of the words after 'line' and a unit separator, so that no forget event's digest of a name
+-- (beliefdb._forget_digest, the same key) is ever a line's.
+create or replace function beliefdb._line_digest(p_pads bytea[], p_words text) returns bytea
+language sql immutable
+set search_path = pg_catalog, pg_temp
+as $$
+    select sha256(p_pads[2] || sha256(p_pads[1] || convert_to('line' || chr(31) || p_words, 'UTF8')))
+$$;
+comment on function beliefdb._line_digest(bytea[], text) is 'The keyed digest of a line''s words (HMAC-SHA-256 under padded keys, separated from names'' digests)';
 
 -- The spans of p_text, in its lines that start after offset p_from (every line: 0), that a forget
 -- masked in a version of source p_source_id: each line of p_text whose words are a masked line's as they
--- were (the same length and keyed digest) has that line's spans masked at the same places in it. In
--- text order; none (at the cost of one probe of the source's versions) when nothing of it was forgotten.
+-- were (the same length and keyed digest) has that line's spans masked at the same places in it (within
+-- the line and its break). In text order; none (at the cost of one probe of the source's versions) when
+-- nothing of it was forgotten. Not for a text another principal proposes (that would tell them which
+-- words were forgotten): the owner's approval masks it (beliefdb._forgotten_proposal).
 create or replace function beliefdb._forgotten_lines(p_workspace_id uuid, p_source_id uuid, p_text text,
                                                      p_from integer default 0)
 returns int4range[]
@@ -50,9 +75,10 @@ declare
     v_lengths integer[];
     -- (the text from p_from on, read alone: a turn appended to a long chat reads only its own lines)
     v_tail text := substr(p_text, greatest(p_from, 0) + 1);
-    v_starts integer[];
+    v_from integer := greatest(p_from, 0);
     v_at integer[];
     v_length integer[];
+    v_extent integer[];
     v_pads bytea[];
 begin
     select array_agg(distinct r.line_length) into v_lengths
@@ -62,32 +88,36 @@ begin
     if v_lengths is null or p_text is null then
         return '{}';
     end if;
-    v_starts := beliefdb._line_starts(v_tail);
-    -- (the candidates: a line's start, and a length a masked line had that ends a line there; a line of
-    -- the text before p_from, whose end the tail begins with, is none of them; their words read in one
-    -- pass, beliefdb._slices, then digested)
+    -- (the candidates: a line as long as a masked line was; a line of the text before p_from, whose end
+    -- the tail begins with, is none of them; each with its extent, its break included)
     with l as (
-        select s.s, coalesce(lead(s.s) over (order by s.s) - 1, length(v_tail)) as e from unnest(v_starts) s (s)
+        select t.line_start, t.line_length,
+               coalesce(lead(t.line_start) over (order by t.k), length(v_tail)) - t.line_start as extent
+          from beliefdb._lines(v_tail) t
     )
-    select coalesce(array_agg(a.s order by a.s, n.n), '{}'), coalesce(array_agg(n.n order by a.s, n.n), '{}')
-      into v_at, v_length
-      from l a cross join unnest(v_lengths) n (n) join l b on b.e = a.s + n.n
-     where a.s > 0 or greatest(p_from, 0) = 0;
+    select coalesce(array_agg(l.line_start order by l.line_start), '{}'),
+           coalesce(array_agg(l.line_length order by l.line_start), '{}'),
+           coalesce(array_agg(l.extent order by l.line_start), '{}')
+      into v_at, v_length, v_extent
+      from l
+     where l.line_length = any (v_lengths) and (l.line_start > 0 or v_from = 0);
     if cardinality(v_at) = 0 then
         return '{}';
     end if;
     v_pads := beliefdb._hmac_pads(beliefdb._audit_key(p_workspace_id));
     return (
-        select coalesce(array_agg(distinct int4range(greatest(p_from, 0) + c.s + r.start_offset - r.line_start,
-                                                     greatest(p_from, 0) + c.s + r.end_offset - r.line_start)), '{}')
-          from unnest(v_at, v_length, beliefdb._slices(v_tail, v_at, array(select x.s + x.n from unnest(v_at, v_length) x (s, n))))
-               as c (s, n, words)
+        select coalesce(array_agg(distinct int4range(v_from + c.s + lower(m.rel), v_from + c.s + upper(m.rel))), '{}')
+          from unnest(v_at, v_length, v_extent,
+                      beliefdb._slices(v_tail, v_at, array(select x.s + x.n from unnest(v_at, v_length) x (s, n))))
+               as c (s, n, extent, words)
           join (select r.line_length, r.line_digest, r.line_start, r.start_offset, r.end_offset
                   from beliefdb.source_version v
                   join beliefdb.redaction r on r.workspace_id = v.workspace_id and r.source_version_id = v.id
                  where v.workspace_id = p_workspace_id and v.source_id = p_source_id and r.line_digest is not null) r
-            on r.line_length = c.n
-           and r.line_digest = sha256(v_pads[2] || sha256(v_pads[1] || convert_to(c.words, 'UTF8'))));
+            on r.line_length = c.n and r.line_digest = beliefdb._line_digest(v_pads, c.words)
+         cross join lateral (select int4range(r.start_offset - r.line_start, r.end_offset - r.line_start)
+                                    * int4range(0, c.extent + 1) as rel) m
+         where not isempty(m.rel));
 end
 $$;
 comment on function beliefdb._forgotten_lines(uuid, uuid, text, integer) is 'The spans of a text masked before in lines of its source that it repeats word for word';
@@ -122,3 +152,92 @@ as $$
                      lower(l.span)) && m.spans
 $$;
 comment on function beliefdb._forgotten_turns(text, jsonb, int4range[]) is 'Of the turns given with a text, those a forget took out of it: masked whole, their speaker''s name masked in their label';
+
+-- The turns given with a text (p_fragments) with each speaker masked as the line that labels its turn
+-- masks it (p_spans over the text): a name forget masked in a speaker's label ("████'s phone:", with
+-- mask_mentions) is masked in the turn's speaker too, as forget masks the stored turns' speakers. The
+-- label is the last occurrence of the speaker before the turn on its line, within the 260 characters
+-- a label may take; the heads of the turns whose label stretch a span touches read in one pass.
+create or replace function beliefdb._masked_labels(p_text text, p_fragments jsonb, p_spans int4range[])
+returns jsonb
+language plpgsql immutable
+set search_path = pg_catalog, pg_temp
+as $$
+declare
+    v_spans int4multirange := (select coalesce(range_agg(x.span), '{}'::int4multirange) from unnest(p_spans) as x (span));
+    v_n bigint[];
+    v_at integer[];
+    v_speaker text[];
+    v_heads text[];
+    v_line text;
+    v_label int4range;
+    v_masked jsonb := p_fragments;
+begin
+    if jsonb_typeof(p_fragments) is distinct from 'array' or coalesce(cardinality(p_spans), 0) = 0 then
+        return p_fragments;
+    end if;
+    select coalesce(array_agg(x.n order by x.n), '{}'), coalesce(array_agg((x.f ->> 'start')::integer order by x.n), '{}'),
+           coalesce(array_agg(x.f ->> 'speaker' order by x.n), '{}')
+      into v_n, v_at, v_speaker
+      from jsonb_array_elements(p_fragments) with ordinality as x (f, n)
+     where nullif(x.f ->> 'speaker', '') is not null and (x.f ->> 'start')::integer > 0
+       and int4range(greatest((x.f ->> 'start')::integer - 260, 0), (x.f ->> 'start')::integer) && v_spans;
+    v_heads := beliefdb._slices(p_text, array(select greatest(a - 260, 0) from unnest(v_at) a), v_at);
+    for v_i in 1 .. cardinality(v_n) loop
+        v_line := coalesce(right(v_heads[v_i], nullif(strpos(reverse(v_heads[v_i]), E'\n'), 0) - 1), v_heads[v_i]);
+        select o into v_label from unnest(beliefdb._occurrences(v_line, array[v_speaker[v_i]])) o
+         order by lower(o) desc limit 1;
+        continue when v_label is null;
+        -- (the label's place in the text, and the spans over it as places in the speaker's name)
+        v_label := int4range(v_at[v_i] - length(v_line) + lower(v_label), v_at[v_i] - length(v_line) + upper(v_label));
+        continue when not (v_label && v_spans);
+        v_masked := jsonb_set(v_masked, array[(v_n[v_i] - 1)::text, 'speaker'], to_jsonb(beliefdb._masked(
+            v_speaker[v_i], array(select int4range(lower(s) - lower(v_label), upper(s) - lower(v_label))
+                                    from unnest(v_spans * int4multirange(v_label)) s))));
+    end loop;
+    return v_masked;
+end
+$$;
+comment on function beliefdb._masked_labels(text, jsonb, int4range[]) is 'Turns with each speaker masked where the line that labels the turn is masked';
+
+-- A text proposed for a source (p_text as the proposal keeps it: content, claims, fragments, rejected)
+-- masked where it repeats a line forgotten in a version of the source (beliefdb._forgotten_lines),
+-- without its claims over those words and a forgotten speaker's turns: what the review history keeps
+-- once the owner approved it (the version stored from it masks them the same way). Until then it is
+-- kept as given, and its proposer is told nothing of what was forgotten. The text as given when
+-- nothing in it was forgotten.
+create or replace function beliefdb._forgotten_proposal(p_workspace_id uuid, p_source_id uuid, p_text jsonb)
+returns jsonb
+language plpgsql
+set search_path = pg_catalog, pg_temp
+as $$
+declare
+    v_masks int4range[] := beliefdb._forgotten_lines(p_workspace_id, p_source_id, p_text ->> 'content');
+    v_spans int4multirange;
+    v_gone int4range[];
+begin
+    if cardinality(v_masks) = 0 then
+        return p_text;
+    end if;
+    v_spans := (select range_agg(x.span) from unnest(v_masks) as x (span));
+    v_gone := beliefdb._forgotten_turns(p_text ->> 'content', p_text -> 'fragments', v_masks);
+    return p_text || jsonb_build_object(
+        'content', beliefdb._masked(p_text ->> 'content', v_masks),
+        'claims', (select coalesce(jsonb_agg(c.x order by c.n), '[]')
+                     from jsonb_array_elements(coalesce(p_text -> 'claims', '[]')) with ordinality c (x, n)
+                    where not beliefdb._over_spans(c.x, v_spans)),
+        'fragments', (select coalesce(jsonb_agg(f.x order by f.n), '[]')
+                        from jsonb_array_elements(beliefdb._masked_labels(p_text ->> 'content',
+                                                  coalesce(p_text -> 'fragments', '[]'), v_masks))
+                             with ordinality f (x, n)
+                       where not (nullif(f.x ->> 'speaker', '') is not null
+                                  and int4range((f.x ->> 'start')::integer, (f.x ->> 'end')::integer) = any (v_gone))),
+        -- (a rejection the gate made of a quote over those words goes: it would repeat them)
+        'rejected', (select coalesce(jsonb_agg(j.x order by j.n), '[]')
+                       from jsonb_array_elements(coalesce(p_text -> 'rejected', '[]')) with ordinality j (x, n)
+                      where coalesce(j.x ->> 'quote', '') = ''
+                         or strpos(p_text ->> 'content', j.x ->> 'quote') = 0
+                         or strpos(beliefdb._masked(p_text ->> 'content', v_masks), j.x ->> 'quote') > 0));
+end
+$$;
+comment on function beliefdb._forgotten_proposal(uuid, uuid, jsonb) is 'A proposed text masked where it repeats a line forgotten in its source (what an approved proposal keeps)';

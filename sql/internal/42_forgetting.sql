@@ -1109,10 +1109,11 @@ $$;
 comment on function beliefdb._occurrences(text, text[]) is 'Every character span [start, end) of a text where one of some quotes occurs';
 
 -- Mask some character spans of one source version: its text, the fragments over them and their
--- evidence all change together, each span recorded in beliefdb.redaction with the line it lies in and a
--- keyed digest of that line's words before they are masked (a line masked before keeps the digest it
--- was given then, of its words as they were), so that the same line back in a text of the source is
--- masked again (beliefdb._forgotten_lines). Returns how many spans were masked.
+-- evidence all change together, each span recorded in beliefdb.redaction, a piece for each line it
+-- crosses (beliefdb._line_units), with its line and a keyed digest of that line's words before they are
+-- masked (beliefdb._line_digest; a line masked before keeps the digest it was given then, of its words
+-- as they were; an empty line none), so that the same line back in a text of the source is masked again
+-- (beliefdb._forgotten_lines). Returns how many spans were masked (as given, not pieces).
 create or replace function beliefdb._redact_spans(p_workspace_id uuid, p_version uuid, p_spans int4range[],
                                                  p_reason text) returns integer
 language plpgsql
@@ -1120,7 +1121,7 @@ set search_path = pg_catalog, pg_temp
 as $$
 declare
     v_content text;
-    v_spans int4range[];
+    v_pieces int4range[];
     v_starts integer[];
     v_lengths integer[];
     v_pads bytea[];
@@ -1131,7 +1132,7 @@ begin
     select v.content into v_content
       from beliefdb.source_version v where v.workspace_id = p_workspace_id and v.id = p_version;
     select array_agg(u.span), array_agg(u.line_start), array_agg(u.line_length)
-      into v_spans, v_starts, v_lengths
+      into v_pieces, v_starts, v_lengths
       from beliefdb._line_units(v_content, p_spans) u;
     v_pads := beliefdb._hmac_pads(beliefdb._audit_key(p_workspace_id));
     -- (the lines' words read in one pass, beliefdb._slices; a line's digest given before read once)
@@ -1142,9 +1143,10 @@ begin
     )
     insert into beliefdb.redaction (workspace_id, source_version_id, start_offset, end_offset, reason,
                                     line_start, line_length, line_digest)
-    select p_workspace_id, p_version, lower(x.span), upper(x.span), p_reason, x.s, x.n,
-           coalesce(o.line_digest, sha256(v_pads[2] || sha256(v_pads[1] || convert_to(x.words, 'UTF8'))))
-      from unnest(v_spans, v_starts, v_lengths,
+    select p_workspace_id, p_version, lower(x.span), upper(x.span), p_reason,
+           case when x.n > 0 then x.s end, case when x.n > 0 then x.n end,
+           case when x.n > 0 then coalesce(o.line_digest, beliefdb._line_digest(v_pads, x.words)) end
+      from unnest(v_pieces, v_starts, v_lengths,
                   beliefdb._slices(v_content, v_starts, array(select a + b from unnest(v_starts, v_lengths) t (a, b))))
            as x (span, s, n, words)
       left join o on o.line_start = x.s and o.line_length = x.n;
