@@ -1493,6 +1493,12 @@ begin
     if coalesce(p_text ->> 'content', '') = '' then
         raise exception 'source % has empty text', p_source using errcode = 'BD005';
     end if;
+    -- a correction's source holds its reviewer's text alone (rule 6): another text would put the
+    -- reviewer's fragment out of force and the correction with it
+    if p_source like 'correction:%' then
+        raise exception '% names a reviewer''s correction (correction:...): it holds the reviewer''s text alone and takes no other (correct the belief instead, or give the text another source name)',
+            p_source using errcode = 'BD005';
+    end if;
     select * into v_source from beliefdb.source s where s.workspace_id = p_workspace_id and s.name = p_source;
     if not found then
         -- a new source's text given as turns is a conversation unless the caller says otherwise

@@ -212,6 +212,12 @@ begin
     analyze pg_temp.beliefdb_bulk_first, pg_temp.beliefdb_bulk_document (n), pg_temp.beliefdb_bulk_fragment (n),
             pg_temp.beliefdb_bulk_claim (n, ord);
     if exists (select from pg_temp.beliefdb_bulk_document d join pg_temp.beliefdb_bulk_first f on f.n = d.n
+                where d.source like 'correction:%') then
+        raise exception '% names a reviewer''s correction (correction:...): it holds the reviewer''s text alone (give the text another source name)',
+            (select d.source from pg_temp.beliefdb_bulk_document d join pg_temp.beliefdb_bulk_first f on f.n = d.n
+              where d.source like 'correction:%' order by d.n limit 1) using errcode = 'BD005';
+    end if;
+    if exists (select from pg_temp.beliefdb_bulk_document d join pg_temp.beliefdb_bulk_first f on f.n = d.n
                 where d.content = '') then
         raise exception 'source % has empty text',
             (select d.source from pg_temp.beliefdb_bulk_document d join pg_temp.beliefdb_bulk_first f on f.n = d.n
