@@ -46,16 +46,17 @@ class Traces:
         trace.check_step(kind, independent)
         if memory is not None:
             trace.check_memory(memory.get("subject", ""), memory.get("attribute", ""), memory.get("kind") or "fact")
-        recorder = trace.continue_run(self.database, run) if run is not None else trace.record_run(
-            self.database, task=task)
-        seq = recorder.next_seq
-        step = recorder.step(kind, payload, inputs=joint, supports=independent)
-        wrote = None
-        if memory is not None:
-            wrote = recorder.memory(step, memory.get("subject", ""), memory.get("attribute", ""),
-                                    memory.get("value", ""), memory.get("statement"),
-                                    kind=memory.get("kind") or "fact")
-        recorder.flush()
+        with self.database.transaction() as c:  # (appended after the run's last step, under its lock)
+            recorder = trace.continue_run(self.database, run, c) if run is not None else trace.record_run(
+                self.database, task=task)
+            seq = recorder.next_seq
+            step = recorder.step(kind, payload, inputs=joint, supports=independent)
+            wrote = None
+            if memory is not None:
+                wrote = recorder.memory(step, memory.get("subject", ""), memory.get("attribute", ""),
+                                        memory.get("value", ""), memory.get("statement"),
+                                        kind=memory.get("kind") or "fact")
+            recorder.flush(c)
         return StepRecorded(run=recorder.id, step=step, seq=seq, memory=wrote)
 
     def runs(self, *, limit: int | None = None, offset: int = 0, newest_first: bool = False) -> list[Run]:

@@ -20,9 +20,10 @@ from beliefdb.store import trace
 
 def record_reads(db: Database, run: str | UUID, beliefs: Sequence[UUID], payload: Mapping[str, Any]) -> UUID:
     """Record that a read of ``run`` returned ``beliefs`` to the agent: one memory_read step; its id."""
-    recorder = trace.continue_run(db, run)
-    step = recorder.step("memory_read", payload, inputs=[("reads", b) for b in dict.fromkeys(beliefs)])
-    recorder.flush()
+    with db.transaction() as c:
+        recorder = trace.continue_run(db, run, c)
+        step = recorder.step("memory_read", payload, inputs=[("reads", b) for b in dict.fromkeys(beliefs)])
+        recorder.flush(c)
     return step
 
 

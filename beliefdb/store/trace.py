@@ -143,9 +143,13 @@ def record_run(db: Database, *, task: str = "", agent: str | None = None, parent
     return RunRecorder(db, task=task, agent=agent, parent=parent)
 
 
-def continue_run(db: Database, ref: str | UUID) -> RunRecorder:
-    """A recorder that appends to a recorded run (by id or unique prefix), after its last step."""
-    with db.transaction() as c:
+def continue_run(db: Database, ref: str | UUID, conn: psycopg.Connection[Any]) -> RunRecorder:
+    """A recorder that appends to a recorded run (by id or unique prefix), after its last step: flush it
+    in ``conn``'s transaction. Its seq is read under the workspace's write lock, which recording takes
+    anyway (first, as every writer): a writer appending to the run at the same time waits for this one
+    to commit and reads the seq after it, where one reading before the other wrote took the same seq."""
+    with db.transaction(conn) as c:
+        c.execute(Q.lock_workspace)
         found = run_id(db, ref, c)
         row = c.execute(Q.run_next_seq, (found,)).fetchone()
     return RunRecorder(db, run_id=found, first_seq=int(row[0]) if row else 0)
