@@ -38,6 +38,11 @@ begin
             (p_run ->> 'parent')::uuid)
     on conflict (workspace_id, id) do nothing;
     perform beliefdb._require_owner(v_ws, v_run, 'record in it');
+    -- the same batch again (a retry after a lost reply) changes nothing, and says so: nothing added
+    if beliefdb._trace_batch_recorded(v_ws, v_run, p_steps, p_memories, p_edges) then
+        return row(v_run, 0, 0)::beliefdb.trace_recorded;
+    end if;
+    perform beliefdb._check_trace_order(v_ws, v_run, p_steps, p_memories, p_edges);
 
     insert into beliefdb.step (workspace_id, id, run_id, seq, kind, payload, replay_of)
     select v_ws, s.id, v_run, s.seq, s.kind, coalesce(s.payload, '{}'), s.replay_of

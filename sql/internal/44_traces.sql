@@ -132,3 +132,170 @@ begin
 end
 $$;
 comment on function beliefdb._require_unretracted(uuid, uuid[]) is 'Refuse a repair of faulty memories any of which is retracted already (BD005, naming it and why)';
+
+-- Whether a trace batch is recorded already, whole and unchanged (a client sending it again after a
+-- lost reply): false when none of its steps and memories is recorded, true when every one is, in the
+-- run, with the same content, the same inputs and the same follows and deletes (record_trace then
+-- changes nothing and says so: no step nor memory added). A batch reusing recorded ids otherwise
+-- (other content, another run, ids of two batches) is refused in one line, naming the first (BD005).
+create or replace function beliefdb._trace_batch_recorded(p_ws uuid, p_run uuid, p_steps jsonb, p_memories jsonb,
+                                                          p_edges jsonb) returns boolean
+language plpgsql stable
+set search_path = pg_catalog, pg_temp
+as $$
+declare
+    v_ids uuid[];
+    v_known record;
+begin
+    v_ids := array(select (x ->> 'id')::uuid from jsonb_array_elements(coalesce(p_steps, '[]')) x)
+          || array(select (x ->> 'id')::uuid from jsonb_array_elements(coalesce(p_memories, '[]')) x);
+    -- (one index lookup per id, whatever the statistics say: a fresh workspace looks empty)
+    select f.id, f.kind into v_known
+      from (select x.k, x.id, (select n.kind from beliefdb.node n where n.workspace_id = p_ws and n.id = x.id) as kind
+              from unnest(v_ids) with ordinality x (id, k) offset 0) f
+     where f.kind is not null
+     order by f.k
+     limit 1;
+    if not found then
+        return false;
+    end if;
+    if not exists (select from unnest(v_ids) x (id)
+                    where not exists (select from beliefdb.node n where n.workspace_id = p_ws and n.id = x.id))
+       and not exists (
+           select from jsonb_to_recordset(coalesce(p_steps, '[]'))
+                       as s (id uuid, seq integer, kind text, payload jsonb, replay_of uuid)
+            where not exists (select from beliefdb.step t
+                               where t.workspace_id = p_ws and t.id = s.id and t.run_id = p_run and t.seq = s.seq
+                                 and t.kind::text = s.kind and t.payload = coalesce(s.payload, '{}')
+                                 and t.replay_of is not distinct from s.replay_of))
+       and not exists (
+           select from jsonb_to_recordset(coalesce(p_memories, '[]'))
+                       as m (id uuid, subject text, attribute text, value text, statement text, kind text,
+                             supersedes uuid)
+            where not exists (select from beliefdb.belief b
+                               where b.workspace_id = p_ws and b.id = m.id and b.subject = m.subject
+                                 and b.attribute = m.attribute and b.value = m.value
+                                 and b.statement = coalesce(nullif(m.statement, ''),
+                                                            m.subject || ' ' || m.attribute || ' = ' || m.value)
+                                 and b.kind::text = coalesce(m.kind, 'fact'))
+               or (m.supersedes is not null
+                   and not exists (select from beliefdb.relation r
+                                    where r.workspace_id = p_ws and r.from_belief = m.id and r.to_belief = m.supersedes
+                                      and r.kind = 'supersedes')))
+       and not exists (
+           (select distinct e.to_node, e.from_node, e.kind = 'supports'
+              from beliefdb._trace_edges(p_memories, p_edges) e
+             where e.kind not in ('follows', 'deletes')
+            except
+            select a.consequent, a.antecedent, a.edge_kind = 'supports'
+              from beliefdb.justification j
+              join beliefdb.justification_antecedent a
+                on a.workspace_id = j.workspace_id and a.justification_id = j.id
+             where j.workspace_id = p_ws and j.consequent = any(v_ids))
+           union all
+           (select a.consequent, a.antecedent, a.edge_kind = 'supports'
+              from beliefdb.justification j
+              join beliefdb.justification_antecedent a
+                on a.workspace_id = j.workspace_id and a.justification_id = j.id
+             where j.workspace_id = p_ws and j.consequent = any(v_ids)
+            except
+            select e.to_node, e.from_node, e.kind = 'supports'
+              from beliefdb._trace_edges(p_memories, p_edges) e
+             where e.kind not in ('follows', 'deletes')))
+       and not exists (
+           (select e.from_node, e.to_node, e.kind
+              from beliefdb._trace_edges(p_memories, p_edges) e where e.kind in ('follows', 'deletes')
+            except
+            select t.from_node, t.to_node, t.kind from beliefdb.trace_edge t
+             where t.workspace_id = p_ws and t.from_node = any(v_ids))
+           union all
+           (select t.from_node, t.to_node, t.kind from beliefdb.trace_edge t
+             where t.workspace_id = p_ws and t.from_node = any(v_ids)
+            except
+            select e.from_node, e.to_node, e.kind
+              from beliefdb._trace_edges(p_memories, p_edges) e where e.kind in ('follows', 'deletes'))) then
+        return true;
+    end if;
+    raise exception '% % is recorded already, with other content or in another batch: a batch is recorded once (sent again whole and unchanged, it changes nothing)',
+        case v_known.kind when 'step' then 'step' when 'belief' then 'memory' else v_known.kind::text end,
+        v_known.id using errcode = 'BD005';
+end
+$$;
+comment on function beliefdb._trace_batch_recorded(uuid, uuid, jsonb, jsonb, jsonb) is 'Whether a trace batch is recorded already, whole and unchanged (true), or not at all (false); BD005 for recorded ids reused otherwise';
+
+-- Seq is execution order (rule 10: a repair replays steps in seq order): a batch's steps each take a
+-- seq of their own in the run, and a step's inputs come before it. A step whose input is a step of
+-- its run at a later or the same seq, or a memory such a step wrote, is refused, naming both (BD005):
+-- a replay would run it before its input, with nothing to rest on. (Runs are not ordered among
+-- themselves: an input of another run is not compared.)
+create or replace function beliefdb._check_trace_order(p_ws uuid, p_run uuid, p_steps jsonb, p_memories jsonb,
+                                                       p_edges jsonb) returns void
+language plpgsql stable
+set search_path = pg_catalog, pg_temp
+as $$
+declare
+    v_bad record;
+begin
+    select s.seq into v_bad
+      from jsonb_to_recordset(coalesce(p_steps, '[]')) as s (seq integer)
+     where s.seq is not null
+     group by s.seq having count(*) > 1
+     order by s.seq
+     limit 1;
+    if found then
+        raise exception 'seq % of run % is given twice in the batch: seq is execution order, one step each',
+            v_bad.seq, p_run using errcode = 'BD005';
+    end if;
+    select t.seq, t.taken as id into v_bad
+      from (select s.seq, (select x.id from beliefdb.step x
+                            where x.workspace_id = p_ws and x.run_id = p_run and x.seq = s.seq and x.id <> s.id) as taken
+              from jsonb_to_recordset(coalesce(p_steps, '[]')) as s (id uuid, seq integer) offset 0) t
+     where t.taken is not null
+     order by t.seq
+     limit 1;
+    if found then
+        raise exception 'seq % of run % is taken by step %: seq is execution order, one step each', v_bad.seq, p_run,
+            v_bad.id using errcode = 'BD005';
+    end if;
+    -- (the batch joined to itself by hash, what was recorded before by index lookups: linear in the batch)
+    with batch as materialized (
+        select s.id, s.seq from jsonb_to_recordset(coalesce(p_steps, '[]')) as s (id uuid, seq integer)
+    ),
+    written as materialized (
+        select m.id, m.step from jsonb_to_recordset(coalesce(p_memories, '[]')) as m (id uuid, step uuid)
+    ),
+    inputs as materialized (
+        -- a memory input is as late as the step that wrote it (in the batch, or recorded)
+        select t.id as step, t.seq, e.from_node as input,
+               coalesce(w.step, (select a.antecedent
+                                   from beliefdb.belief b
+                                   join beliefdb.justification j on j.workspace_id = b.workspace_id and j.consequent = b.id
+                                   join beliefdb.justification_antecedent a
+                                     on a.workspace_id = j.workspace_id and a.justification_id = j.id
+                                    and a.edge_kind = 'produces'
+                                  where b.workspace_id = p_ws and b.id = e.from_node
+                                  limit 1)) as writer
+          from beliefdb._trace_edges(p_memories, p_edges) e
+          join batch t on t.id = e.to_node
+          left join written w on w.id = e.from_node
+         where e.kind not in ('follows', 'deletes')
+    )
+    select f.step, f.seq, f.input, f.writer, f.input_seq into v_bad
+      from (select i.*, coalesce(b.seq, (select x.seq from beliefdb.step x
+                                          where x.workspace_id = p_ws and x.id = coalesce(i.writer, i.input)
+                                            and x.run_id = p_run)) as input_seq
+              from inputs i
+              left join batch b on b.id = coalesce(i.writer, i.input) offset 0) f
+     where f.input_seq >= f.seq
+     order by f.seq, f.input_seq
+     limit 1;
+    if found and v_bad.writer is null then
+        raise exception 'step % (seq %) has as input step % of its run at seq %: seq is execution order, and what a step rests on comes before it',
+            v_bad.step, v_bad.seq, v_bad.input, v_bad.input_seq using errcode = 'BD005';
+    elsif found then
+        raise exception 'step % (seq %) has as input memory %, written by step % of its run at seq %: seq is execution order, and what a step rests on comes before it',
+            v_bad.step, v_bad.seq, v_bad.input, v_bad.writer, v_bad.input_seq using errcode = 'BD005';
+    end if;
+end
+$$;
+comment on function beliefdb._check_trace_order(uuid, uuid, jsonb, jsonb, jsonb) is 'Refuse a trace batch whose steps share a seq in their run, or rest on a step (or its memory) of the run at a later or the same seq (BD005)';
