@@ -155,7 +155,7 @@ class BeliefDB(bulk.Bulk, Decisions, Review, Traces, pictures.Pictures, texts.Te
         ``run``: record that this run read it (see :meth:`decide_in_run`)."""
         found = beliefs.why(self.database, belief, as_of=as_of, include_fixtures=include_fixtures)
         if run is not None:
-            citations.record_reads(self.database, run, [found.belief.id], {"why": str(belief)})
+            citations.record_reads(self.database, run, [found.belief.id], {"why": str(belief)}, as_of)
         return found
 
     def ask(self, question: str, *, k: int = 5, as_of: datetime | None = None,
@@ -168,7 +168,8 @@ class BeliefDB(bulk.Bulk, Decisions, Review, Traces, pictures.Pictures, texts.Te
         answer = retrieve.ask(self.database, question, k=k, as_of=as_of, scope=check_scope(scope),
                               min_confidence=min_confidence, include_fixtures=include_fixtures, embedder=embedder)
         if run is not None and answer.status != "memory_unavailable":
-            citations.record_reads(self.database, run, [a.belief.id for a in answer.beliefs], {"question": question})
+            citations.record_reads(self.database, run, [a.belief.id for a in answer.beliefs], {"question": question},
+                                   as_of)
         return answer
 
     def answers(self, *, subject: str | None = None, attribute: str | None = None, ids: Sequence[UUID] | None = None,

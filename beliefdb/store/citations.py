@@ -5,6 +5,7 @@ recorded in the run may cite only those, and only while they are current (``beli
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from datetime import datetime
 from typing import Any
 from uuid import UUID
 
@@ -18,11 +19,15 @@ from beliefdb.models import RunDecision
 from beliefdb.store import trace
 
 
-def record_reads(db: Database, run: str | UUID, beliefs: Sequence[UUID], payload: Mapping[str, Any]) -> UUID:
-    """Record that a read of ``run`` returned ``beliefs`` to the agent: one memory_read step; its id."""
+def record_reads(db: Database, run: str | UUID, beliefs: Sequence[UUID], payload: Mapping[str, Any],
+                 as_of: datetime | None = None) -> UUID:
+    """Record that a read of ``run`` returned ``beliefs`` to the agent: one memory_read step (with the
+    moment it read memory ``as_of``, when it read the past: ``beliefdb.decide_in_run`` says whether what
+    it cites was current when the run read it); its id."""
+    recorded = {**payload, "as_of": as_of.isoformat()} if as_of is not None else dict(payload)
     with db.transaction() as c:
         recorder = trace.continue_run(db, run, c)
-        step = recorder.step("memory_read", payload, inputs=[("reads", b) for b in dict.fromkeys(beliefs)])
+        step = recorder.step("memory_read", recorded, inputs=[("reads", b) for b in dict.fromkeys(beliefs)])
         recorder.flush(c)
     return step
 

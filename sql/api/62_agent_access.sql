@@ -22,7 +22,8 @@ comment on function beliefdb.authenticate(bytea) is 'The principal and workspace
 
 -- A decision recorded in a run may cite only beliefs the run read (a memory_read step with a reads
 -- edge from them) and that are current now: an id nobody showed the agent, one read in another run,
--- one superseded, retracted or expired since it was read, or fixture or synthetic material (rule 15:
+-- one superseded, retracted or expired since it was read (or before: one a read as of a past moment
+-- showed, said so), or fixture or synthetic material (rule 15:
 -- a decision is production's) is refused and named with its reason, and the reason it was part of (a
 -- group of joint supports) is dropped. What survives is recorded by beliefdb.decide; with nothing
 -- left the decision is needs_review, "No source-backed answer yet", and nothing may act on it until a
@@ -45,6 +46,7 @@ declare
     v_world text;
     v_refused beliefdb.refusal[] := '{}';
     v_recorded beliefdb.recorded;
+    v_read record;
 begin
     perform beliefdb._check_reasons(p_justifications);
     -- bound to a workspace deleted since: as if none were bound
@@ -72,8 +74,26 @@ begin
             end if;
             select b.status::text into v_status from beliefdb.belief b where b.workspace_id = v_ws and b.id = v_belief;
             if not exists (select from beliefdb.node n where n.workspace_id = v_ws and n.id = v_belief and n.current) then
+                -- refused (not current), and said as it happened: superseded (retracted, expired) since the
+                -- run read it only if it was live when a read of the run returned it; one read as of a
+                -- moment before it stopped, by a read made after, was not current then either
+                select s.payload ->> 'as_of' as as_of,
+                       beliefdb.live_at(b, s.created_at) as live
+                  into v_read
+                  from beliefdb.step s
+                  join beliefdb.justification j on j.workspace_id = s.workspace_id and j.consequent = s.id
+                  join beliefdb.justification_antecedent a
+                    on a.workspace_id = j.workspace_id and a.justification_id = j.id and a.edge_kind = 'reads'
+                  join beliefdb.belief b on b.workspace_id = a.workspace_id and b.id = a.antecedent
+                 where s.workspace_id = v_ws and s.run_id = p_run and s.kind = 'memory_read' and a.antecedent = v_belief
+                 order by beliefdb.live_at(b, s.created_at) desc, s.seq desc
+                 limit 1;
                 v_refused := v_refused || row(v_belief::text,
-                    'no longer current (' || coalesce(v_status, 'gone') || ') since this run read it')::beliefdb.refusal;
+                    case when v_read.live is not false
+                         then 'no longer current (' || coalesce(v_status, 'gone') || ') since this run read it'
+                         else 'not current (' || coalesce(v_status, 'gone') || '), nor when this run read it'
+                              || coalesce(' (as of ' || v_read.as_of || ')', '')
+                              || ': a decision cites only what is current' end)::beliefdb.refusal;
                 v_whole := false;
                 continue;
             end if;
