@@ -7,7 +7,8 @@
 -- needed. With no reason at all the
 -- decision is still recorded (an agent wanted to act without evidence, and that is worth
 -- knowing), as needs_review with the review item "No source-backed answer yet": nothing may carry
--- it out until a person approves it. One none of whose reasons holds (it cites no current belief,
+-- it out until a person approves it. A reason given twice (the same beliefs, by id or by prefix, in
+-- any order) is recorded once. One none of whose reasons holds (it cites no current belief,
 -- rule 19) is needs_review too, its reasons kept, and its review item says it has no source-backed
 -- answer (it never had support to lose); an action on it is held at once, as on any flagged one.
 -- A decision is production's: a fixture or synthetic belief (rule 15) is refused as any part of
@@ -23,6 +24,8 @@ declare
     v_reason jsonb;
     v_status text;
     v_beliefs uuid[];
+    v_key text;
+    v_seen text[] := '{}';
     v_other record;
 begin
     perform beliefdb.lock_workspace();
@@ -43,6 +46,12 @@ begin
     for v_reason in select r from jsonb_array_elements(p_justifications) r loop
         v_beliefs := array(select beliefdb.resolve_belief(x.ref)
                              from jsonb_array_elements_text(v_reason) with ordinality x (ref, n) order by x.n);
+        -- a reason cited twice (the same beliefs, by id or prefix, in any order) is one reason
+        v_key := array_to_string(array(select distinct b from unnest(v_beliefs) b order by b), ' ');
+        if v_key = any(v_seen) then
+            continue;
+        end if;
+        v_seen := v_seen || v_key;
         select b.id, b.provenance into v_other
           from beliefdb.belief b
          where b.workspace_id = v_ws and b.id = any(v_beliefs) and b.provenance <> 'production'
