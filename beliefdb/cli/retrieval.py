@@ -11,7 +11,7 @@ from typing import Annotated, Any
 import typer
 
 from beliefdb import api, render
-from beliefdb.api import AskResult, EmbedReport, connect
+from beliefdb.api import AskResult, EmbedReport, connect, scope_conditions
 from beliefdb.cli.common import (
     MEMORY,
     OPERATIONS,
@@ -23,7 +23,6 @@ from beliefdb.cli.common import (
     with_memory,
 )
 from beliefdb.errors import DatabaseUnavailable, InvalidInput
-from beliefdb.inputs import scope_conditions
 from beliefdb.render import ask as render_ask
 
 EmbedderOpt = Annotated[str | None, typer.Option(
@@ -33,7 +32,7 @@ EmbedderOpt = Annotated[str | None, typer.Option(
 
 
 def _scope(pairs: list[str] | None, as_json: bool) -> dict[str, str]:
-    """The conditions of the --scope options, taken as the library takes a scope (beliefdb.inputs.scope_conditions:
+    """The conditions of the --scope options, taken as the library takes a scope (beliefdb.api.scope_conditions:
     trimmed, each key once: a key given twice would be asked about with its last value alone, silently)."""
     split = [pair.partition("=") for pair in pairs or []]
     for pair, (_key, sep, _value) in zip(pairs or [], split, strict=True):
