@@ -63,3 +63,23 @@ def test_demo_repair_tells_the_story(cli: Cli) -> None:
     assert "preferred_cabin  business   [quarantined]" in out
     assert "home_airport     SFO        [current]" in out
     assert "Audit chain: verified" in out
+
+
+def test_repair_plan_answers_for_who_would_apply_it(cli: Cli, alice: beliefdb.BeliefDB,
+                                                     bob: beliefdb.BeliefDB) -> None:
+    """A repair changes by hand only what the acting principal owns (rule 17): the plan, asked --as that
+    principal, says beside each item another principal's call; apply --as it is refused in one line."""
+    from tests.test_repair_ownership import share
+
+    s = share(bob, alice)
+    suffix = "(or a login granted beliefdb_eraser) may apply this repair"
+    as_bob = {i["node"]: i["reason"] for i in
+              cli.json("repair", "plan", "--faulty", str(s.faulty), "--as", "bob")["items"]}
+    assert as_bob[str(s.faulty)] == "named as faulty"
+    assert as_bob[str(s.mine)].endswith(f"; owned by alice: only alice {suffix}")
+    as_alice = {i["node"]: i["reason"] for i in
+                cli.json("repair", "plan", "--faulty", str(s.faulty), "--as", "alice")["items"]}
+    assert as_alice[str(s.faulty)].endswith(f"; owned by bob: only bob {suffix}")
+    assert not as_alice[str(s.mine)].endswith(suffix)
+    refused = cli("repair", "apply", "--faulty", str(s.faulty), "--as", "bob", expect=1)
+    assert refused.stderr.startswith(f"error: this repair would quarantine belief {s.mine}, owned by alice")

@@ -29,7 +29,10 @@ The reference follows the rule text (docs/rules.md, rules 2, 3 and 10, and sql/a
 * actions: faulty -> delete; not affected -> preserve; an affected memory -> quarantine; a step
   to replay -> replay; any other affected step -> invalidate. A candidate that was never on and
   is not on after is not listed; the steps of a run with an affected step that the faulty
-  memories do not reach are listed as preserve.
+  memories do not reach are listed as preserve;
+* owners (rule 17): asked by another principal than the one that recorded the trace, the plan says
+  beside exactly the items of those four undoing actions that they are not its call, and its
+  repair is refused with nothing written.
 """
 
 from __future__ import annotations
@@ -47,6 +50,7 @@ import pytest
 from hypothesis import HealthCheck, event, example, given, settings
 
 import beliefdb
+from beliefdb import errors
 from beliefdb.store import trace
 from beliefdb.store.repair import ReplayStep, StepOutput
 from beliefdb.store.workspaces import create_workspace
@@ -319,6 +323,7 @@ class Recorded:
     ws: UUID
     ids: list[UUID]
     runs: list[UUID]
+    name: str = "default"
 
     @property
     def index(self) -> dict[UUID, int]:
@@ -355,7 +360,7 @@ def recorded(db_url: str, t: Trace) -> Iterator[Recorded]:
                         loser = ids[node.supersedes] if node.supersedes is not None else None
                         ids[n] = rec.memory(ids[node.step], f"memory:{n}", "value", f"v{n}", supersedes=loser)
             runs.append(rec.id)
-        yield Recorded(db, ws, [ids[n] for n in range(len(t.nodes))], runs)
+        yield Recorded(db, ws, [ids[n] for n in range(len(t.nodes))], runs, name)
 
 
 def check_stored(conn: psycopg.Connection[Any], r: Recorded, expected: tuple[dict[int, bool], dict[int, bool]],
@@ -537,6 +542,15 @@ def test_plan_equals_the_reference(postgresql: psycopg.Connection[Any], db_url: 
             index = r.index
             check_closed_and_minimal(t, got, [index[i.node] for i in plan.replay])
         # a plan writes nothing
+        check_stored(postgresql, r, holding(t, frozenset()), t)
+        # another principal's plan says, beside exactly each item the repair would change by hand (every
+        # node is the recorder's), that it is not its call; its repair is refused, and writes nothing (rule 17)
+        with beliefdb.connect(db_url, workspace=r.name, principal="mallory") as other:
+            theirs = other.repair_plan(r.faulty(t), untouched=True)
+            flagged = {r.index[i.node] for i in theirs.items if i.reason.endswith(" may apply this repair")}
+            assert flagged == {n for n, a in r.actions(theirs).items() if a in UNDONE}, t
+            with pytest.raises(errors.NotOwner):
+                other.repair_apply(r.faulty(t))
         check_stored(postgresql, r, holding(t, frozenset()), t)
 
 

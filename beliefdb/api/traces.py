@@ -89,11 +89,14 @@ class Traces:
         return repair.plan(self.database, faulty, independent_evidence=independent_evidence, untouched=untouched)
 
     def repair_apply(self, faulty: Sequence[str | UUID], *, independent_evidence: bool = True) -> RepairResult:
-        """Carry out the store side of the repair plan in one transaction; replay with repair_replay."""
+        """Carry out the store side of the repair plan in one transaction; replay with repair_replay. Only
+        what this principal owns is changed (rule 17): a plan that would quarantine another's memory or
+        invalidate a step of another's run raises NotOwner (the plan says so beside each such item)."""
         return repair.apply(self.database, faulty, independent_evidence=independent_evidence)
 
     def repair_replay(self, repair_id: str | UUID, executor: repair.Executor) -> ReplayResult:
-        """Re-run the plan's replay steps, in order, through ``executor`` (a callable per step kind)."""
+        """Re-run the plan's replay steps, in order, through ``executor`` (a callable per step kind): the
+        repaired runs' owner or the principal that applied the repair only (else NotOwner)."""
         return repair.replay(self.database, repair_id, executor)
 
 

@@ -59,13 +59,15 @@ def run_show(
 
 
 @repair_app.command("plan")
-@with_memory(principal=False)
+@with_memory()
 def repair_plan(
     faulty: Faulty, no_independent_evidence: NoIndependence = False, all_steps: Annotated[bool, typer.Option(
         "--all", help="Also list the untouched steps of the affected runs.")] = False,
     *, memory: Memory, as_json: Json = False,
 ) -> None:
-    """What repairing these faulty memories would delete, quarantine, invalidate, replay and preserve (dry run)."""
+    """What repairing these faulty memories would delete, quarantine, invalidate, replay and preserve (dry run).
+
+    Asked as the principal that would apply it (--as): an item that is another principal's call says so."""
     with errors(as_json), memory.open() as bdb:
         plan = bdb.repair_plan(faulty, independent_evidence=not no_independent_evidence, untouched=all_steps)
     typer.echo(render.to_json(plan) if as_json else render_trace.plan(plan))

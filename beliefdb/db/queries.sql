@@ -552,8 +552,8 @@ select p.node, p.node_kind, p.step_kind, p.run_id, p.seq, p.action, p.reason, p.
 select * from beliefdb.repair_apply(%s, %s);
 
 -- load_repair --
--- An applied repair: what was faulty and its plan
-select faulty, plan from beliefdb.repair where id = %s;
+-- An applied repair to replay: what was faulty and its plan (its runs' owner or its maker only)
+select faulty, plan from beliefdb.repair_to_replay(%s);
 
 -- replayed_steps --
 -- Steps already replayed for these old steps, with their runs

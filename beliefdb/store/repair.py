@@ -131,7 +131,8 @@ def apply(db: Database, faulty: Sequence[str | UUID], *, independent_evidence: b
 
 
 def load(db: Database, repair_id: str | UUID, conn: psycopg.Connection[Any] | None = None) -> RepairResult:
-    """An applied repair and the plan it carried out."""
+    """An applied repair and the plan it carried out, to replay: for the owner of the runs it replays or the
+    principal that applied it (else :class:`~beliefdb.errors.NotOwner`, rule 17)."""
     try:
         key = UUID(str(repair_id))
     except ValueError as exc:

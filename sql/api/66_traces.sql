@@ -222,6 +222,7 @@ set enable_mergejoin = off
 as $$
 declare
     v_ws uuid := beliefdb.current_workspace_id();
+    v_principal text := beliefdb.current_principal();
     v_faulty uuid[];
 begin
     if coalesce(cardinality(p_faulty), 0) = 0 then
@@ -233,7 +234,13 @@ begin
     perform beliefdb._require_unretracted(v_ws, v_faulty);
     perform beliefdb.evaluate(v_ws, v_faulty, v_faulty);
 
+    -- (an item whose change is another principal's call says so: repair_apply refuses it, rule 17)
     return query
+    select x.node, x.node_kind, x.step_kind, x.run_id, x.seq, x.action,
+           x.reason || coalesce('; owned by ' || o.owner || ': only ' || o.owner
+                                || ' (or a login granted beliefdb_eraser) may apply this repair', ''),
+           x.saved_by
+      from (
     with recursive candidate as (
         select e.id, e.kind, s.kind as step_kind, s.run_id, s.seq,
                e.id = any(v_faulty) as faulty,
@@ -371,7 +378,11 @@ begin
       cross join lateral (select s.id, s.kind, s.run_id, s.seq, s.status from beliefdb.step s
                            where s.workspace_id = v_ws and s.run_id = r.run_id offset 0) s
      where s.status = 'recorded'
-       and not exists (select from pg_temp.beliefdb_evaluation e where e.id = s.id);
+       and not exists (select from pg_temp.beliefdb_evaluation e where e.id = s.id)
+      ) x (node, node_kind, step_kind, run_id, seq, action, reason, saved_by)
+      cross join lateral (select case when x.action <> 'preserve' or x.reason like 'restored:%'
+                                      then beliefdb._repair_item_owner(v_ws, v_principal, x.node, x.node_kind, x.run_id,
+                                                                       x.action, x.reason) end as owner offset 0) o;
 end
 $$;
 comment on function beliefdb.repair_plan(text[], boolean, boolean) is 'Rollback repair plan for faulty memories: delete, quarantine, invalidate, replay (in order), preserve (p_untouched: with the untouched steps of the affected runs), with reasons';
@@ -409,15 +420,53 @@ declare
     v_id uuid;
     v_plan jsonb;
     v_changes jsonb;
+    v_eraser boolean := beliefdb._is_eraser();
+    v_principal text := beliefdb.current_principal();
+    v_other record;
+    v_owners text[];
 begin
     perform beliefdb.lock_workspace();
     perform beliefdb._begin_changes();
     v_faulty := array(select r.id from unnest(p_faulty) with ordinality f (ref, n)
                           cross join lateral (select beliefdb.resolve_belief(f.ref) as id) r
                          group by r.id order by min(f.n));
-    -- naming a memory faulty deletes it: its owner's call
-    perform beliefdb._require_owner(v_ws, f.id, 'name it faulty') from unnest(v_faulty) f (id);
+    -- naming a memory faulty deletes it: its owner's call (an eraser's for any)
+    if not v_eraser then
+        perform beliefdb._require_owner(v_ws, f.id, 'name it faulty') from unnest(v_faulty) f (id);
+    end if;
     v_plan := beliefdb.repair_plan_json(v_faulty::text[], p_independent_evidence);
+    -- and so is every other change it makes by hand (rule 17): a memory quarantined or restored is its
+    -- owner's call, a step invalidated or marked for replay its run's owner's. Refused, the first in the
+    -- plan's order, unless the login is an eraser (then the audit event names it and the owners)
+    select i.n, i.item ->> 'action' as action, i.item ->> 'node' as node, i.item ->> 'node_kind' as node_kind,
+           i.item ->> 'run_id' as run_id, o.owner
+      into v_other
+      from jsonb_array_elements(v_plan) with ordinality i (item, n)
+      cross join lateral (select beliefdb._repair_item_owner(v_ws, v_principal, (i.item ->> 'node')::uuid,
+                                                             i.item ->> 'node_kind', (i.item ->> 'run_id')::uuid,
+                                                             i.item ->> 'action', i.item ->> 'reason') as owner
+                           offset 0) o
+     where (i.item ->> 'action' <> 'preserve' or i.item ->> 'reason' like 'restored:%') and o.owner is not null
+     order by i.n
+     limit 1;
+    if found and not v_eraser then
+        raise exception 'this repair would % %, owned by %: only its owner can change its status (or a login granted beliefdb_eraser)',
+            case v_other.action when 'replay' then 'mark for replay' when 'preserve' then 'restore'
+                                else v_other.action end,
+            case when v_other.node_kind = 'step' then 'step ' || v_other.node || ' of run ' || v_other.run_id
+                 else 'belief ' || v_other.node end,
+            v_other.owner
+            using errcode = 'BD008',
+                  hint = 'retract the faulty memory instead (what rests on it stops holding, whoever owns it), '
+                         || 'or ask ' || v_other.owner || ' to repair it';
+    end if;
+    v_owners := array(select distinct o.owner
+                        from jsonb_array_elements(v_plan) i
+                        cross join lateral (select beliefdb._repair_item_owner(
+                                v_ws, v_principal, (i ->> 'node')::uuid, i ->> 'node_kind', (i ->> 'run_id')::uuid,
+                                i ->> 'action', i ->> 'reason') as owner offset 0) o
+                       where (i ->> 'action' <> 'preserve' or i ->> 'reason' like 'restored:%') and o.owner is not null
+                       order by o.owner);
     insert into beliefdb.repair (workspace_id, faulty, independent_evidence, plan)
     values (v_ws, v_faulty, p_independent_evidence, v_plan)
     returning id into v_id;
@@ -464,7 +513,10 @@ begin
         'repair', v_id, 'faulty', v_faulty, 'independent_evidence', p_independent_evidence,
         'counts', (select jsonb_object_agg(x.action, x.n)
                      from (select i ->> 'action' as action, count(*) as n
-                             from jsonb_array_elements(v_plan) i group by 1) x)));
+                             from jsonb_array_elements(v_plan) i group by 1) x))
+        || case when cardinality(v_owners) > 0
+                then jsonb_build_object('eraser', session_user::text, 'owners', to_jsonb(v_owners))
+                else '{}' end);
     return row(v_id, v_faulty,
                array(select jsonb_populate_record(null::beliefdb.plan_item, p.item)
                        from jsonb_array_elements(v_plan) with ordinality p (item, n) order by p.n),
@@ -481,6 +533,7 @@ set search_path = pg_catalog, pg_temp
 as $$
 begin
     perform beliefdb.lock_workspace();
+    perform beliefdb._require_replayer(beliefdb.current_workspace_id(), p_repair);
     update beliefdb.repair r set replayed_at = beliefdb.clock()
      where r.workspace_id = beliefdb.current_workspace_id() and r.id = p_repair;
     if not found then
@@ -489,3 +542,19 @@ begin
 end
 $$;
 comment on function beliefdb.repair_replayed(uuid) is 'Record that a repair''s replay has finished';
+
+-- An applied repair to replay: what was faulty and its plan, for the repaired runs' owner or the
+-- repair's maker only (rule 17: the replay writes those runs' new answers; not_owner for anyone else).
+create or replace function beliefdb.repair_to_replay(p_repair uuid)
+returns table (faulty uuid[], plan jsonb)
+language plpgsql
+security definer
+set search_path = pg_catalog, pg_temp
+as $$
+begin
+    perform beliefdb._require_replayer(beliefdb.current_workspace_id(), p_repair);
+    return query select r.faulty, r.plan from beliefdb.repair r
+                  where r.workspace_id = beliefdb.current_workspace_id() and r.id = p_repair;
+end
+$$;
+comment on function beliefdb.repair_to_replay(uuid) is 'An applied repair''s faulty memories and plan, for replaying it: its runs'' owner or its maker only (not_owner)';

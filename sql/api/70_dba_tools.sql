@@ -141,7 +141,9 @@ begin
           from next
          where b.workspace_id = p_workspace_id and b.id = next.id
            and b.id = any(array(select e.id from pg_temp.beliefdb_evaluation e where e.kind = 'belief'))
-           and b.status <> next.status and b.status <> 'quarantined'
+           -- (quarantined is a repair's retraction: kept while the retraction stands, and what the rules
+           -- say once its owner restores the memory)
+           and b.status <> next.status and not (b.status = 'quarantined' and next.status = 'retracted')
         returning b.id, next.status,
                   (select was.status from beliefdb.belief was
                     where was.workspace_id = b.workspace_id and was.id = b.id) as was

@@ -117,6 +117,7 @@ grant execute on function beliefdb.repair_apply(text[],boolean) to beliefdb_app;
 grant execute on function beliefdb.repair_plan(text[],boolean,boolean) to beliefdb_app;
 grant execute on function beliefdb.repair_plan_json(text[],boolean) to beliefdb_app;
 grant execute on function beliefdb.repair_replayed(uuid) to beliefdb_app;
+grant execute on function beliefdb.repair_to_replay(uuid) to beliefdb_app;
 grant execute on function beliefdb.resolve_belief(text) to beliefdb_app;
 grant execute on function beliefdb.explain_confidence(text) to beliefdb_app;
 grant execute on function beliefdb.resolve_node(text,beliefdb.node_kind[]) to beliefdb_app;

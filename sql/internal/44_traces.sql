@@ -133,6 +133,68 @@ end
 $$;
 comment on function beliefdb._require_unretracted(uuid, uuid[]) is 'Refuse a repair of faulty memories any of which is retracted already (BD005, naming it and why)';
 
+-- Whose call an item of a repair plan is (rule 17), when not p_principal's (the acting principal, read
+-- once by the caller): a memory deleted (a faulty one), quarantined or restored is its owner's (a belief's
+-- status), a step invalidated or marked for replay its run's owner's. Null for what changes by the truth
+-- rules alone (a decision flagged, an action held, what stops holding) and what is preserved (callers
+-- skip a preserved item that is not a restore: most of a plan). Asked by repair_plan (which says so
+-- beside the item) and repair_apply (which refuses it, unless the login is an eraser).
+create or replace function beliefdb._repair_item_owner(p_ws uuid, p_principal text, p_node uuid, p_node_kind text,
+                                                       p_run uuid, p_action text, p_reason text)
+returns text
+language sql stable
+set search_path = pg_catalog, pg_temp
+as $$
+    select o.owner
+      from (select b.owner from beliefdb.belief b
+             where b.workspace_id = p_ws and b.id = p_node
+               and (p_action in ('delete', 'quarantine') or (p_action = 'preserve' and p_reason like 'restored:%'))
+            union all
+            select r.owner from beliefdb.run r
+             where r.workspace_id = p_ws and r.id = p_run and p_node_kind = 'step'
+               and p_action in ('invalidate', 'replay')) o
+     where o.owner is distinct from p_principal
+     limit 1
+$$;
+comment on function beliefdb._repair_item_owner(uuid, text, uuid, text, uuid, text, text) is 'The owner (other than the acting principal) whose call a repair plan item''s change is: a memory''s, a step''s run''s; null if none';
+
+-- Only the owner of the runs a repair replays, or the principal that applied the repair, replays it
+-- (rule 17): the replay writes the runs' new answers. Refused (not_owner) naming the first run the acting
+-- principal does not own; BD004 for an unknown repair.
+create or replace function beliefdb._require_replayer(p_ws uuid, p_repair uuid) returns void
+language plpgsql stable
+set search_path = pg_catalog, pg_temp
+as $$
+declare
+    v_repair beliefdb.repair;
+    v_run record;
+begin
+    select r.* into v_repair from beliefdb.repair r where r.workspace_id = p_ws and r.id = p_repair;
+    if not found then
+        raise exception 'unknown repair %', p_repair using errcode = 'BD004';
+    end if;
+    if v_repair.created_by = beliefdb.current_principal() then
+        return;
+    end if;
+    select r.id, r.owner into v_run
+      from (select distinct (i ->> 'run_id')::uuid as id from jsonb_array_elements(v_repair.plan) i
+             where i ->> 'action' = 'replay') x
+      join beliefdb.run r on r.workspace_id = p_ws and r.id = x.id
+     where r.owner is distinct from beliefdb.current_principal()
+     order by r.created_at, r.id
+     limit 1;
+    if found then
+        raise exception 'run % is owned by %: only its owner, or %, who applied repair %, can replay it',
+            v_run.id, v_run.owner, v_repair.created_by, p_repair
+            using errcode = 'BD008', hint = 'the repaired run''s owner replays it with its own executor';
+    elsif not exists (select from jsonb_array_elements(v_repair.plan) i where i ->> 'action' = 'replay') then
+        raise exception 'repair % was applied by %: only that principal can mark it replayed', p_repair,
+            v_repair.created_by using errcode = 'BD008';
+    end if;
+end
+$$;
+comment on function beliefdb._require_replayer(uuid, uuid) is 'Refuse (not_owner) to replay a repair unless the acting principal applied it or owns every run it replays';
+
 -- Whether a trace batch is recorded already, whole and unchanged (a client sending it again after a
 -- lost reply): false when none of its steps and memories is recorded, true when every one is, in the
 -- run, with the same content, the same inputs and the same follows and deletes (record_trace then
