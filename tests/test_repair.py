@@ -236,6 +236,41 @@ def test_superseded_memory_comes_back_and_deleted_memory_is_restored(bdb: belief
     assert sorted(b.value for b in bdb.beliefs(subject="user:7")) == ["vegetarian", "window"]
 
 
+@pytest.mark.parametrize("order", ["faulty first", "good first", "both faulty"])
+def test_a_memory_a_step_that_still_holds_deleted_too_stays_deleted(bdb: beliefdb.BeliefDB, order: str) -> None:
+    """Rule 10: what still holds is kept, the deletion by a good step included. A memory deleted by a step
+    resting on the faulty memory and by one the user's own input started stays deleted after the repair,
+    whichever deleted it first; deleted only by steps the repair undoes, it comes back (listed once)."""
+    with bdb.record_run(task="t") as r:
+        email = r.memory(r.step("memory_write", {}, inputs=[("cites", r.step("observation", {}))]),
+                         "t:42", "email", "a@x")
+        faulty = r.memory(r.step("memory_write", {}, inputs=[("cites", r.step("observation", {"forum": 1}))]),
+                          "t:42", "moved", "yes")
+
+    def faulty_delete() -> None:
+        with bdb.record_run(task="agent, from the faulty memory") as r:
+            s = r.step("memory_write", {}, inputs=[("cites", r.step("memory_read", {}, inputs=[("reads", faulty)]))])
+            r.delete_memory(s, email)
+            r.step("answer", {}, inputs=[("cites", s)])
+
+    def user_delete() -> None:
+        with bdb.record_run(task="user: my email is dead") as r:
+            s = r.step("memory_write", {}, inputs=[("initiates", r.step("user_input", {}))])
+            r.delete_memory(s, email)
+
+    for delete in {"faulty first": (faulty_delete, user_delete), "good first": (user_delete, faulty_delete),
+                   "both faulty": (faulty_delete, faulty_delete)}[order]:
+        delete()
+    restored = [i.node for i in bdb.repair_plan([faulty]).items if i.reason.startswith("restored:")]
+    applied = bdb.repair_apply([faulty])
+    status = {b.id: b.status for b in bdb.beliefs(subject="t:42", include_all=True)}
+    if order == "both faulty":
+        assert restored == [email] and status[email] == "current"
+    else:
+        assert restored == [] and status[email] == "retracted"
+    assert [i.node for i in applied.plan.items if i.reason.startswith("restored:")] == restored
+
+
 def test_memory_superseded_once_the_fault_is_off_still_holds_and_is_kept(bdb: beliefdb.BeliefDB) -> None:
     """The faulty memory held a genuine one down; without it, a memory resting on the genuine one holds
     and supersedes one that was current. That one still holds (rule 2): the plan keeps it, superseded,

@@ -361,8 +361,11 @@ begin
             offset 0
       ) saved
     union all
-    -- memories deleted by a step that is undone come back
-    select t.to_node, 'belief', null::text, null::uuid, null::integer, 'preserve',
+    -- memories deleted by a step that is undone come back (once), unless a deletion of them still holds
+    -- (rule 10: what still holds is kept): the memory's retraction is a step's deletion (whichever step's:
+    -- the first one's, when several deleted it), and no step that deleted it holds after the repair, one
+    -- this repair leaves alone holding as it holds now
+    select distinct t.to_node, 'belief', null::text, null::uuid, null::integer, 'preserve',
            'restored: deleted by a step that is undone', '{}'::uuid[]
       from verdict v
       cross join lateral (select t.to_node from beliefdb.trace_edge t
@@ -370,7 +373,15 @@ begin
       cross join lateral (select n.retraction_reason from beliefdb.node n
                            where n.workspace_id = v_ws and n.id = t.to_node and n.kind = 'belief' offset 0) n
      where v.affected and v.kind = 'step' and not (t.to_node = any(v_faulty))
-       and n.retraction_reason = 'deleted by step ' || v.id
+       and n.retraction_reason like 'deleted by step %'
+       and not exists (
+            select from beliefdb.trace_edge d
+              left join verdict w on w.id = d.from_node
+              left join lateral (select n2.holds from beliefdb.node n2
+                                  where n2.workspace_id = v_ws and n2.id = d.from_node offset 0) n2 on true
+             where d.workspace_id = v_ws and d.to_node = t.to_node and d.kind = 'deletes'
+               and case when w.id is not null then not w.affected and w.still_holds
+                        else coalesce(n2.holds, false) end)
     union all
     -- steps of the affected runs that nothing faulty reaches: untouched
     select s.id, 'step', s.kind::text, s.run_id, s.seq, 'preserve', 'not reachable from the faulty memories', '{}'
