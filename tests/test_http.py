@@ -466,3 +466,25 @@ def test_an_unavailable_extractor_is_503_with_retry_after(alice: Api, monkeypatc
     assert _expect(answer, 503)["error"] == "extractor_unavailable"
     assert answer.headers.get("Retry-After") == "1", answer.headers  # (at least a second)
     assert alice.get("/beliefs") == []
+
+
+def test_the_docs_give_the_shape_post_steps_takes(alice: Api) -> None:
+    """README's HTTP table gives the shape of ``POST /steps`` inputs (objects ``{"edge", "node"}``), and
+    that shape is what the API takes; the API reference's "(edge, node) pairs" are the library's, and it
+    says so: sent over HTTP as arrays they are refused, as objects they are taken."""
+    import json
+    import re
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    row = next(line for line in (root / "README.md").read_text(encoding="utf-8").splitlines()
+               if line.startswith("|") and "`POST /steps`" in line)
+    shown = re.search(r'`inputs`: `(\[\{"edge": "\w+", "node": "[^"]+"\}[^`]*\])`', row)
+    assert shown, row
+    reference = (root / "docs" / "api-reference.md").read_text(encoding="utf-8")
+    record_step = next(line for line in reference.splitlines() if "Record one step at once" in line)
+    assert '{"edge": ..., "node": ...}' in record_step, record_step
+    first = alice.post("/steps", {"kind": "user_input", "task": "book"})
+    inputs = json.loads(shown.group(1).replace("STEP", first["step"]))
+    assert alice.post("/steps", {"run": first["run"], "kind": "plan", "inputs": inputs})["seq"] == 1
+    alice.post("/steps", {"run": first["run"], "kind": "plan", "inputs": [["initiates", first["step"]]]}, 400)

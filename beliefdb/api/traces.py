@@ -31,10 +31,10 @@ class Traces:
                     supports: Sequence[str | UUID] = (), memory: Mapping[str, str] | None = None) -> StepRecorded:
         """Record one step at once, for agents that reach memory a call at a time (the servers): appended
         to ``run`` (id or unique prefix), else the first step of a new run for ``task``. ``inputs`` are
-        (edge, node) pairs needed jointly, ``supports`` independent reasons; ``memory`` ({subject,
-        attribute, value, statement?, kind?}) is a belief the step writes, holding while the step does, of
-        the highest world (rule 15) among what the step rests on: a step resting on fixture material writes
-        a fixture memory, which no decision may cite.
+        (edge, node) pairs needed jointly (over HTTP and MCP, objects ``{"edge": ..., "node": ...}``),
+        ``supports`` independent reasons; ``memory`` ({subject, attribute, value, statement?, kind?}) is a
+        belief the step writes, holding while the step does, of the highest world (rule 15) among what the
+        step rests on: a step resting on fixture material writes a fixture memory, which no decision may cite.
         A memory_read step that reads beliefs is recorded only by :meth:`ask` and :meth:`why` with
         ``run`` (rule 19: a decision of the run may cite what it read, so a read nobody was shown
         cannot be written here). The arguments are checked before the run is looked up."""
