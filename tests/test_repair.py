@@ -11,6 +11,7 @@ import pytest
 
 import beliefdb
 from beliefdb import errors
+from beliefdb.render.pictures import to_mermaid, to_text
 from beliefdb.store.repair import MemoryWrite, ReplayStep, StepOutput
 
 
@@ -232,8 +233,17 @@ def test_superseded_memory_comes_back_and_deleted_memory_is_restored(bdb: belief
     assert got[aisle][0] == "quarantine"
     assert [i.node for i in plan.replay] == [r, w3, a]
     assert w not in got and web not in got and w2 not in got
+    before = bdb.why_graph(seat)
     bdb.repair_apply([bad])
     assert sorted(b.value for b in bdb.beliefs(subject="user:7")) == ["vegetarian", "window"]
+    # its picture says what it is now: current, not superseded (what replaced it is quarantined: the
+    # supersession no longer holds), and the replacement is still drawn, as history
+    picture = bdb.why_graph(seat)
+    drawn = {n.id: n for n in picture.nodes}
+    assert (drawn[seat].status, drawn[seat].marks) == ("current", ("focus",))
+    assert drawn[aisle].status == "quarantined"
+    assert "— superseded" not in to_text(picture) and "current, superseded" not in to_mermaid(picture)
+    assert "superseded" in {n.id: n for n in before.nodes}[seat].marks  # while the supersession held, it said so
 
 
 @pytest.mark.parametrize("order", ["faulty first", "good first", "both faulty"])

@@ -1120,9 +1120,11 @@ select a.antecedent, n.kind::text as antecedent_kind, j.consequent, a.edge_kind:
  order by live desc, j.created_at, j.id, a.antecedent;
 
 -- graph_relations --
--- Supersessions and conflicts involving these beliefs, recorded by as_of (all when null), with both statements
-select h.new_belief, h.new_statement, h.old_belief, h.old_statement, h.kind::text as kind, h.reason
+-- Supersessions and conflicts involving these beliefs, recorded by as_of (all when null), with both statements, and whether each is in effect now (not ended, and its newer side holds: rule 3)
+select h.new_belief, h.new_statement, h.old_belief, h.old_statement, h.kind::text as kind, h.reason,
+       h.ended is null and coalesce(n.holds, false) as in_effect
   from beliefdb.belief_history h
+  left join beliefdb.node n on n.workspace_id = h.workspace_id and n.id = h.new_belief
  where (h.new_belief = any(%(ids)s::uuid[]) or h.old_belief = any(%(ids)s::uuid[]))
    and (%(as_of)s::timestamptz is null or h.at <= %(as_of)s)
  order by h.at;

@@ -198,11 +198,13 @@ class Canvas:
             self.wanted.update((new, old))
 
     def state_notes(self, relations: Iterable[Mapping[str, Any]], corrections: Iterable[Mapping[str, Any]]) -> None:
-        """Say on each belief what replaced or corrected it (once the nodes are read)."""
+        """Say on each belief what replaced or corrected it (once the nodes are read): only while that
+        holds (rule 3: a belief whose superseder stopped holding is not superseded, though the
+        replacement stays drawn as history)."""
         for c in corrections:
             self.mark(c["belief_id"], "corrected", f"corrected by {c['reviewer']}: {c['new_statement']}")
         for r in relations:
-            if r["kind"] == "supersedes" and "corrected" not in self._marks(r["old_belief"]):
+            if r["kind"] == "supersedes" and r["in_effect"] and "corrected" not in self._marks(r["old_belief"]):
                 self.mark(r["old_belief"], "superseded", f"replaced by: {r['new_statement']}")
 
     def _marks(self, node_id: UUID) -> list[str]:
