@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from conftest import Cli
 
 import beliefdb
@@ -83,3 +85,25 @@ def test_repair_plan_answers_for_who_would_apply_it(cli: Cli, alice: beliefdb.Be
     assert not as_alice[str(s.mine)].endswith(suffix)
     refused = cli("repair", "apply", "--faulty", str(s.faulty), "--as", "bob", expect=1)
     assert refused.stderr.startswith(f"error: this repair would quarantine belief {s.mine}, owned by alice")
+
+
+def _figure(pattern: str, text: str) -> int:
+    found = re.search(pattern, text, re.M)
+    assert found, text
+    return int(found.group(1))
+
+
+def test_plan_and_apply_count_preserve_alike(cli: Cli, bdb: beliefdb.BeliefDB) -> None:
+    """The plan and the apply name one figure for what is preserved, untouched steps included (the plan
+    lists them with --all only, and says how many it leaves out)."""
+    s = record_story(bdb)
+    text = cli("repair", "plan", "--faulty", str(s.m_bad)).stdout
+    every = cli("repair", "plan", "--faulty", str(s.m_bad), "--all").stdout
+    planned = _figure(r"^preserve: (\d+)", text)
+    untouched = _figure(r"^preserve: \d+ \((\d+) of them", text)
+    assert _figure(r"^preserve: (\d+)", every) == planned
+    listed = [line for line in text.splitlines() if line.startswith("  ✓ ")]
+    assert len(listed) == planned - untouched and untouched > 0
+    assert "not reachable from the faulty memories" not in text and "not reachable" in every
+    applied = cli("repair", "apply", "--faulty", str(s.m_bad)).stdout
+    assert f", {planned} preserve" in applied

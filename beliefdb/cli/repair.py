@@ -65,12 +65,14 @@ def repair_plan(
         "--all", help="Also list the untouched steps of the affected runs.")] = False,
     *, memory: Memory, as_json: Json = False,
 ) -> None:
-    """What repairing these faulty memories would delete, quarantine, invalidate, replay and preserve (dry run).
+    """What repairing these faulty memories would delete, quarantine, invalidate, replay and preserve (dry run):
+    each with the figure 'repair apply' prints (the untouched steps counted, listed with --all).
 
     Asked as the principal that would apply it (--as): an item that is another principal's call says so."""
     with errors(as_json), memory.open() as bdb:
-        plan = bdb.repair_plan(faulty, independent_evidence=not no_independent_evidence, untouched=all_steps)
-    typer.echo(render.to_json(plan) if as_json else render_trace.plan(plan))
+        plan = bdb.repair_plan(faulty, independent_evidence=not no_independent_evidence,
+                               untouched=all_steps or not as_json)
+    typer.echo(render.to_json(plan) if as_json else render_trace.plan(plan, list_untouched=all_steps))
 
 
 @repair_app.command("apply")

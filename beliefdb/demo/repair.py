@@ -90,8 +90,8 @@ def run_repair_demo(url: str, name: str, say: Callable[[str], None]) -> None:
         say(f"   answer: Booked SFO-JFK in business for ${FARES['business']}.\n")
 
         say(f"3. The loyalty tier ({short(poisoned)}) turns out to be poisoned. The repair plan:")
-        planned = repair.plan(db, [poisoned])
-        say(_indent(render_trace.plan(planned)))
+        planned = repair.plan(db, [poisoned], untouched=True)
+        say(_indent(render_trace.plan(planned, list_untouched=False)))
         saved = [i for i in planned.preserve if i.saved_by]
         for item in saved:
             say(f"   → the {item.step_kind or item.node_kind} {short(item.node)} is kept: the CRM observation "

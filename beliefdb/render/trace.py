@@ -39,14 +39,23 @@ def steps(rows: Iterable[TraceStep], inputs: Iterable[TraceInput]) -> str:
     return "\n".join(lines) if lines else "(no steps)"
 
 
-def plan(p: RepairPlan) -> str:
+#: the reason a plan gives a step of an affected run that nothing faulty reaches (beliefdb.repair_plan)
+UNTOUCHED = "not reachable from the faulty memories"
+
+
+def plan(p: RepairPlan, *, list_untouched: bool = True) -> str:
+    """The plan, each action with how many it takes: the figure ``applied`` prints for the same plan
+    (``p`` read with ``untouched``). Without ``list_untouched`` the untouched steps are counted, not
+    listed."""
     lines = ["repair plan for faulty memories: " + ", ".join(short(x) for x in p.faulty)]
     for action in REPAIR_ACTIONS:
         items = p.of(action)
-        listed_all = any(i.reason == "not reachable from the faulty memories" for i in items)
-        lines.append(f"{action}: {len(items)}" + (" (and every step nothing faulty reaches; --all lists them)"
-                                                  if action == "preserve" and not listed_all else ""))
+        hidden = [] if list_untouched else [i for i in items if i.reason == UNTOUCHED]
+        lines.append(f"{action}: {len(items)}" + (f" ({len(hidden)} of them steps nothing faulty reaches, not listed:"
+                                                  " --all lists them)" if hidden else ""))
         for i in items:
+            if i in hidden:
+                continue
             what = i.step_kind or i.node_kind
             where = f" run {short(i.run_id)} #{i.seq}" if i.run_id else ""
             saved = (" — saved by " + ", ".join(short(x) for x in i.saved_by)) if i.saved_by else ""
