@@ -140,12 +140,13 @@ def test_why_as_of_a_moment_shows_what_was_built_on_the_belief_as_it_stood_then(
     with at(db_url, 10) as db:
         db.retract(belief=hours, reason="wrong hours")
     with at(db_url, 20) as db:
-        db.record_outcome(decision, "failed", note="nobody came")
+        # (flagged: nothing carries it out until a person approves it, rule 4; a dispute is recorded)
+        db.record_outcome(decision, "disputed", note="nobody came")
     with at(db_url, 30) as db:
         now = db.why(hours)
         (built,) = now.built_on
         assert (built.decision_status, built.actions[0]["status"]) == ("needs_review", "held")
-        assert built.outcome is not None and built.outcome["outcome"] == "failed"
+        assert built.outcome is not None and built.outcome["outcome"] == "disputed"
         assert [(d.status, d.live) for d in now.derived] == [("unsupported", False)]
         then = db.why(hours, as_of=moment(5))
         (built,) = then.built_on

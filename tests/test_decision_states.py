@@ -66,6 +66,33 @@ def test_an_outcome_for_a_held_action_is_refused(bdb: beliefdb.BeliefDB, refusal
         lifecycle.record_outcome(bdb.database, email.id, "succeeded")
 
 
+def test_nothing_carries_out_a_decision_that_needs_review(bdb: beliefdb.BeliefDB,
+                                                         refusal: tuple[Any, Any]) -> None:
+    """Rule 4: a decision that needs review (flagged when it lost its last support, or recorded without a
+    source-backed reason) is not to be carried out until a person approves it: a success or a failure of
+    it is refused, as its held action's is (and as a rejected one's); what was done before may be rolled
+    back, and anything disputed. Approved, it may be carried out."""
+    seven, decision = refusal
+    bare = bdb.decide("Refund order 1043")  # no reason at all: needs review at once
+    email = bdb.act(decision.id, "Email the customer a refusal")
+    bdb.retract(belief=seven.id, reason="wrong")
+    assert {d.id: d.status for d in bdb.decisions()} == {decision.id: "needs_review", bare.id: "needs_review"}
+    for outcome in ("succeeded", "failed"):
+        for flagged in (decision.id, bare.id):
+            with pytest.raises(errors.InvalidInput, match=f"decision {flagged} needs review: nothing may carry it"
+                                                          " out until a person approves it"):
+                bdb.record_outcome(flagged, outcome)
+        with pytest.raises(errors.InvalidInput, match="is held"):
+            bdb.record_outcome(email.id, outcome)
+    assert bdb.record_outcome(decision.id, "rolled_back").outcome == "rolled_back"
+    assert bdb.record_outcome(bare.id, "disputed").outcome == "disputed"
+    for item in [i for i in bdb.review_items() if i.kind == "decision_flagged"]:
+        bdb.resolve_review(item.id, "approved")
+    assert bdb.record_outcome(bare.id, "succeeded").outcome == "succeeded"
+    assert bdb.record_outcome(email.id, "succeeded").status == "done"
+    assert bdb.record_outcome(decision.id, "succeeded").outcome == "succeeded"
+
+
 def test_act_and_outcome_take_a_unique_prefix_like_every_command(cli: Cli, bdb: beliefdb.BeliefDB,
                                                                  refusal: tuple[Any, Any]) -> None:
     _, decision = refusal

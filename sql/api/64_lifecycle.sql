@@ -122,6 +122,9 @@ comment on function beliefdb.expire() is 'Process the bound workspace''s beliefs
 -- Record what actually happened after a decision or an action (its id or a unique prefix; audited).
 -- Nothing carries out a rejected decision (rule 4): a success or a failure of it, or of one of its
 -- actions, is refused; what was done before the rejection may still be rolled back, and anything disputed.
+-- Nor one that needs review until a person approves it (rule 4: flagged, or recorded without a
+-- source-backed reason): a success or a failure of the decision is refused, as its held actions' are
+-- (an action a person released meanwhile may be carried out); a roll-back or a dispute is not.
 -- What expired first, under the lock, as every writer does (rule 16): an outcome is dated when it took
 -- the lock, and an action whose decision's last reason ended before then was held then; its success
 -- recorded against it as scheduled would be followed by the hold, dated before it.
@@ -154,6 +157,9 @@ begin
                            v_node);
     if v_decision.status = 'rejected' and p_outcome in ('succeeded', 'failed') then
         raise exception 'decision % was rejected: nothing may carry it out', v_decision.id using errcode = 'BD005';
+    elsif v_kind = 'decision' and v_decision.status = 'needs_review' and p_outcome in ('succeeded', 'failed') then
+        raise exception 'decision % needs review: nothing may carry it out until a person approves it',
+            v_decision.id using errcode = 'BD005';
     end if;
     -- an action ends as its outcome says (a dispute changes nothing); a held or cancelled one
     -- was not to be carried out
