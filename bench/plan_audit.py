@@ -72,6 +72,11 @@ def main(argv: list[str] | None = None) -> int:
     db = traced_beliefdb(args.db, args.workspace, "bench", plans, current)
     by_owner = traced_beliefdb(args.db, args.workspace, owner[0] if owner else None, plans, current)
     tag = uuid.uuid4().hex[:8]
+    # a memory an agent's step wrote, resting on a belief: what a repair takes (rule 10: faulty memories)
+    with db.record_run(task=f"plan audit {tag}") as run:
+        cited = run.step("claim", {"desk": tag}, inputs=[("cites", beliefs[1])])
+        memory = run.memory(run.step("memory_write", {"key": tag}, inputs=[("cites", cited)]),
+                            f"desk_{tag}", "noted", "yes")
     earlier = datetime.now(UTC)  # before the operations below, after what the workspace held
     doc = f"# Desk {tag}\nThe front desk opens at 8.\nRefund window: 30 days.\n"
     ops: list[tuple[str, Callable[[], object]]] = [
@@ -112,7 +117,7 @@ def main(argv: list[str] | None = None) -> int:
         ("jobs", lambda: db.jobs()),
         ("runs", lambda: db.runs(limit=50, newest_first=True)),
         ("review items", lambda: db.review_items()),
-        ("repair plan", lambda: db.repair_plan([beliefs[1]])),
+        ("repair plan", lambda: db.repair_plan([memory])),
         ("expire", lambda: db.expire()),
     ]
     report: list[dict[str, Any]] = []

@@ -107,3 +107,26 @@ def test_plan_and_apply_count_preserve_alike(cli: Cli, bdb: beliefdb.BeliefDB) -
     assert "not reachable from the faulty memories" not in text and "not reachable" in every
     applied = cli("repair", "apply", "--faulty", str(s.m_bad)).stdout
     assert f", {planned} preserve" in applied
+
+
+def test_a_repair_takes_faulty_memories_only(cli: Cli, bdb: beliefdb.BeliefDB) -> None:
+    """Rule 10: a repair starts from faulty memories, beliefs a step of a recorded run wrote. An id of a
+    decision (or a step) is said to be one, not "unknown belief"; a belief that rests on a quote, not on
+    a step, is no memory to roll back: it is refused, pointing at retract (which keeps its history)."""
+    s = record_story(bdb)
+    decision = bdb.decide("Book business", because=[s.m_home]).id
+    (quoted,) = bdb.ingest_text("Returns are accepted within 7 days of delivery.\n", source="policy.md").accepted
+    for command in ("plan", "apply"):
+        said = cli("repair", command, "--faulty", str(decision)[:8], expect=1).stderr.strip()
+        assert said == (f"error: {decision} is a decision, not a memory: a repair takes faulty memories, beliefs"
+                        " a step of a recorded run wrote (rule 10)"), said
+        said = cli("repair", command, "--faulty", str(s.plan), expect=1).stderr.strip()
+        assert said.startswith(f"error: {s.plan} is a step, not a memory"), said
+        said = cli("repair", command, "--faulty", str(quoted.id), expect=1).stderr.strip()
+        assert said == (f"error: belief {quoted.id} is no memory: no step of a recorded run wrote it, and a"
+                        " repair takes faulty memories (rule 10); retract it instead (beliefdb retract)"), said
+        # (with a memory beside it, too: nothing is planned or applied)
+        assert cli.json("repair", command, "--faulty", str(s.m_bad), "--faulty", str(quoted.id),
+                        expect=1)["error"] == "invalid_input"
+    assert cli.json("repair", "apply", "--faulty", "deadbeef", expect=1)["error"] == "unknown_belief"
+    assert {b.id: b.status for b in bdb.beliefs(include_all=True)}[s.m_bad] == "current"

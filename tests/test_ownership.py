@@ -330,7 +330,9 @@ def test_other_routes_to_someone_elses_belief_are_refused(db_url: str, alice: be
             run.delete_memory(step, replacement)
 
     refused(run_deleting)
-    refused(lambda: bob.repair_apply([replacement]))
+    with pytest.raises(errors.InvalidInput, match="is no memory"):  # (a correction's: no repair takes it, rule 10)
+        bob.repair_apply([replacement])
+    assert snapshot(db_url, bob.database.workspace_id) == before
     refused(lambda: lifecycle.forget(bob.database, belief=replacement))
     refused(lambda: lifecycle.forget(bob.database, subject="return_policy"))
     def retract_node(node: UUID) -> None:

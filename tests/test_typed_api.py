@@ -210,8 +210,12 @@ def test_the_api_takes_an_id_prefix_from_psql(bdb: beliefdb.BeliefDB, db_url: st
                             "from beliefdb.retract_preview('belief', %s)", (prefix(seven),)).fetchone() == (2, 1)
         assert conn.execute("select beliefs from beliefdb.forget('belief', %s, p_preview => true)",
                             (prefix(final),)).fetchone() == (2,)  # with the belief derived from it
-        assert conn.execute("select faulty from beliefdb.repair_apply(array[%s])",
-                            (prefix(final),)).fetchone() == ([UUID(final)],)
+        # a repair takes faulty memories only (rule 10): a prefix of a quoted belief names it, refused;
+        # a retraction takes it down
+        refused = _refused(conn, "select faulty from beliefdb.repair_apply(array[%s])", prefix(final))
+        assert f"belief {final} is no memory" in str(refused) and refused.sqlstate == "BD005"
+        assert conn.execute("select %s::uuid = any(stopped_holding) from beliefdb.retract('belief', %s, 'wrong')",
+                            (final, prefix(final))).fetchone() == (True,)
         # the decision loses its last reason: flagged; its review item is resolved by a prefix of its id
         assert conn.execute("select flagged from beliefdb.retract('belief', %s, 'withdrawn')",
                             (prefix(seven),)).fetchone() == ([decision],)

@@ -137,6 +137,10 @@ select b.id, b.statement, b.subject, b.attribute, b.value, b.kind, b.scope, b.va
 -- A belief id from a full id or a unique prefix
 select beliefdb.resolve_belief(%s);
 
+-- resolve_memory --
+-- A faulty memory's id (a belief a step wrote, rule 10) from a full id or a unique prefix; anything else refused, named
+select beliefdb.resolve_memory(%s);
+
 -- listing_cursor --
 -- Where a page of decisions or actions goes on: the creation time and id of the decision or action (of this kind) a full id or unique prefix names
 select coalesce(d.created_at, a.created_at) as created_at, r.id

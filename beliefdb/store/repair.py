@@ -25,7 +25,7 @@ from beliefdb.db.reports import plan_items
 from beliefdb.inputs import refs_of
 from beliefdb.models import Belief, Changes, PlanItem, RepairPlan, RepairResult, ReplayResult, TraceStep
 from beliefdb.store import trace
-from beliefdb.store.beliefs import get_belief, list_beliefs, resolve
+from beliefdb.store.beliefs import get_belief, list_beliefs
 from beliefdb.vocabulary import REPAIR_ACTIONS, StepStatus
 
 
@@ -115,7 +115,7 @@ def plan(db: Database, faulty: Sequence[str | UUID], *, independent_evidence: bo
     refs = _check_faulty(faulty)
     with db.transaction(conn) as c:
         # the plan lists its faulty memories by id (beliefdb.repair_plan returns its items only)
-        ids = list(dict.fromkeys(resolve(db, ref, c) for ref in refs))
+        ids = list(dict.fromkeys(UUID(str(db.scalar(Q.resolve_memory, (str(ref),), c))) for ref in refs))
         items: list[PlanItem] = db.fetch_all(PlanItem, Q.repair_plan,
             ([str(i) for i in ids], independent_evidence, untouched, list(REPAIR_ACTIONS)), c)
     return RepairPlan(faulty=ids, items=items)

@@ -116,7 +116,7 @@ select r.task, r.parent_run_id is not null as replay, s.seq, s.kind, s.status, n
  order by replay, s.seq;
 select replayed_at is not null as replayed from beliefdb.repair where id = :'repair';
 
--- the errors: no faulty memory (BD005), not a memory (BD004), a reason added later (BD005)
+-- the errors: no faulty memory (BD005), not a memory (a step: BD005), a reason added later (BD005)
 select * from beliefdb.repair_plan('{}');
 select * from beliefdb.repair_plan(array[:'u']);
 select beliefdb.record_trace(jsonb_build_object('id', :'run2'), '[]', '[]',

@@ -198,6 +198,47 @@ end
 $$;
 comment on function beliefdb.record_trace(jsonb, jsonb, jsonb, jsonb) is 'Record a batch of an agent run (steps, memories, edges) in one call and propagate holding';
 
+-- A faulty memory named as a repair takes it (rule 10): a belief a step of a recorded run wrote
+-- (beliefdb.written_by_step), by its id or a unique prefix. An id of another kind of node (a decision,
+-- a step) is said to be one, not "unknown belief"; a belief no step wrote (it rests on quotes, or is
+-- derived) is no memory to roll back, and is refused (BD005): a retraction takes it down, history kept.
+create or replace function beliefdb.resolve_memory(p_ref text) returns uuid
+language plpgsql stable
+set search_path = pg_catalog, pg_temp
+as $$
+declare
+    v_ws uuid := beliefdb.current_workspace_id();
+    v_id uuid;
+    v_other uuid;
+    v_kind text;
+    v_message text;
+    v_detail text;
+begin
+    begin
+        v_id := beliefdb.resolve_node(p_ref, '{belief}');
+    exception when sqlstate 'BD004' then
+        get stacked diagnostics v_message = message_text, v_detail = pg_exception_detail;
+        begin
+            v_other := beliefdb.resolve_node(p_ref);
+        exception when others then
+            v_other := null;  -- (nothing else either, or several: the belief is unknown)
+        end;
+        if v_other is null then
+            raise exception '%', v_message using errcode = 'BD004', detail = v_detail;
+        end if;
+        select n.kind::text into v_kind from beliefdb.node n where n.workspace_id = v_ws and n.id = v_other;
+        raise exception '% is a %, not a memory: a repair takes faulty memories, beliefs a step of a recorded run wrote (rule 10)',
+            v_other, v_kind using errcode = 'BD005';
+    end;
+    if not beliefdb.written_by_step(v_ws, v_id) then
+        raise exception 'belief % is no memory: no step of a recorded run wrote it, and a repair takes faulty memories (rule 10); retract it instead (beliefdb retract)',
+            v_id using errcode = 'BD005';
+    end if;
+    return v_id;
+end
+$$;
+comment on function beliefdb.resolve_memory(text) is 'Resolve a faulty memory (id or unique prefix) a repair takes: a belief a step wrote; another node or a belief no step wrote is refused, named (rule 10)';
+
 -- The repair plan for faulty memories (rule 10), nothing written. From the faulty memories the
 -- forward closure over propagating edges is the candidate set; inside it holding is recomputed
 -- with them off, so what holds through evidence outside the faulty part is kept (rule 2). Of
@@ -229,7 +270,7 @@ begin
         raise exception 'name at least one faulty memory' using errcode = 'BD005';
     end if;
     v_faulty := array(select r.id from unnest(p_faulty) with ordinality f (ref, n)
-                          cross join lateral (select beliefdb.resolve_belief(f.ref) as id) r
+                          cross join lateral (select beliefdb.resolve_memory(f.ref) as id) r
                          group by r.id order by min(f.n));
     perform beliefdb._require_unretracted(v_ws, v_faulty);
     perform beliefdb.evaluate(v_ws, v_faulty, v_faulty);
@@ -439,7 +480,7 @@ begin
     perform beliefdb.lock_workspace();
     perform beliefdb._begin_changes();
     v_faulty := array(select r.id from unnest(p_faulty) with ordinality f (ref, n)
-                          cross join lateral (select beliefdb.resolve_belief(f.ref) as id) r
+                          cross join lateral (select beliefdb.resolve_memory(f.ref) as id) r
                          group by r.id order by min(f.n));
     -- naming a memory faulty deletes it: its owner's call (an eraser's for any)
     if not v_eraser then

@@ -119,6 +119,7 @@ grant execute on function beliefdb.repair_plan_json(text[],boolean) to beliefdb_
 grant execute on function beliefdb.repair_replayed(uuid) to beliefdb_app;
 grant execute on function beliefdb.repair_to_replay(uuid) to beliefdb_app;
 grant execute on function beliefdb.resolve_belief(text) to beliefdb_app;
+grant execute on function beliefdb.resolve_memory(text) to beliefdb_app;
 grant execute on function beliefdb.explain_confidence(text) to beliefdb_app;
 grant execute on function beliefdb.resolve_node(text,beliefdb.node_kind[]) to beliefdb_app;
 grant execute on function beliefdb.resolve_target(text) to beliefdb_app;
