@@ -15,6 +15,7 @@ from fastapi.testclient import TestClient
 
 import beliefdb
 from beliefdb import api, errors
+from beliefdb.render.pictures import to_text
 
 V1 = "# Return policy\n\nReturns are accepted within 7 days of delivery.\nThe restocking fee is 10%.\n"
 V2 = V1.replace("7 days", "15 days")
@@ -88,6 +89,41 @@ def test_a_belief_superseded_after_it_was_read_is_refused(bdb: beliefdb.BeliefDB
     _no_source_backed_answer(bdb, made.id)
     fifteen = _seen(bdb, run)  # reading again shows what is current now, which it may cite
     assert bdb.decide_in_run(run, "Accept the return of 1042", because=[fifteen]).status == "active"
+
+
+def test_a_decision_whose_every_citation_was_refused_says_which_and_why(
+        bdb: beliefdb.BeliefDB, postgresql: psycopg.Connection[Any]) -> None:
+    """With every citation refused the decision has no source-backed answer, but the agent did cite: its
+    review item and its why say which citations were refused and why (not "recorded without any
+    reason"), and the audit chain keeps them, as it does those refused beside what survived."""
+    _ingest(bdb)
+    run = _run(bdb)
+    seven = _seen(bdb, run)
+    _ingest(bdb, V2)  # v2 supersedes the 7-day belief the run read
+    invented = str(uuid.uuid4())
+    made = bdb.decide_in_run(run, "Refuse the return of 1042", because=[seven, invented])
+    _no_source_backed_answer(bdb, made.id)
+    (item,) = [i for i in bdb.review_items() if i.node == made.id]
+    assert item.reason == ("No source-backed answer yet: no reason it cited was kept (rule 19); refused: "
+                           f"{seven[:8]} no longer current (superseded) since this run read it; {invented[:8]} not"
+                           " read in this run: cite only what this run's reads (ask, why) returned")
+    picture = bdb.why_graph(made.id)
+    assert {n.id: n.note for n in picture.nodes}[made.id] == item.reason
+    assert item.reason in to_text(picture)
+    # a decision recorded without any reason still says so
+    bare = bdb.decide("Refuse the return of 1043")
+    assert [i.reason for i in bdb.review_items() if i.node == bare.id] == [
+        "No source-backed answer yet: recorded without any reason"]
+    # the audit chain keeps what was refused, beside what survived too
+    fifteen = _seen(bdb, run)
+    kept = bdb.decide_in_run(run, "Accept the return of 1042", because=[fifteen, seven])
+    assert kept.status == "active"
+    refused = [row[0] for row in postgresql.execute(
+        "select payload -> 'refused' from beliefdb.audit_event where action = 'decide_in_run' order by seq").fetchall()]
+    assert refused == [
+        [{"belief": seven, "reason": "no longer current (superseded) since this run read it"},
+         {"belief": invented, "reason": "not read in this run: cite only what this run's reads (ask, why) returned"}],
+        [{"belief": seven, "reason": "no longer current (superseded) since this run read it"}]]
 
 
 def test_what_survives_stays_and_a_joint_reason_missing_a_part_goes(bdb: beliefdb.BeliefDB) -> None:

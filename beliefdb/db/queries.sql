@@ -1022,6 +1022,17 @@ select s.id, 'step', s.seq || '. ' || s.kind::text, s.status, n.holds, pg_catalo
  where s.id = any(%(ids)s::uuid[])
  order by at, seq, id;
 
+-- graph_unfounded --
+-- What the review item opened with a decision recorded without any reason says (rule 4: "No source-backed answer yet", and the citations a run's decision had refused, rule 19), whatever became of the item since; nothing for a decision with reasons
+select r.reason
+  from beliefdb.decision d
+  join beliefdb.review_item r on r.workspace_id = d.workspace_id and r.node = d.id and r.kind = 'decision_flagged'
+                             and r.created_at = d.created_at
+ where d.workspace_id = beliefdb.current_workspace_id() and d.id = %(id)s
+   and not exists (select from beliefdb.justification j where j.workspace_id = d.workspace_id and j.consequent = d.id)
+ order by r.id
+ limit 1;
+
 -- graph_worlds --
 -- The world (rule 15) of each of these beliefs, fragments, sources and source versions (a fragment's and a version's: its source's); other ids are left out
 select b.id, b.provenance::text as world

@@ -107,6 +107,13 @@ def status_then(db: Database, ids: Iterable[UUID], as_of: datetime, conn: Conn) 
     return {r["id"]: r["status"] for r in rows}
 
 
+def unfounded(db: Database, decision: UUID, conn: Conn) -> str | None:
+    """What the review item opened with a decision recorded without any reason says (rule 4; for one of a
+    run, the citations refused and why, rule 19); None for a decision with reasons."""
+    row = db.fetch_one(dict, Q.graph_unfounded, {"id": decision}, conn)
+    return None if row is None else str(row["reason"])
+
+
 def run(db: Database, run_id: UUID, conn: Conn) -> Row | None:
     row: Row | None = db.fetch_one(dict, Q.graph_run, {"id": run_id}, conn)
     return row

@@ -62,6 +62,9 @@ def why_graph(db: Database, ref: str | UUID, *, as_of: datetime | None = None, l
             _as_of(db, canvas, node_id, as_of, c)
         if kind != "belief":
             _hidden_reasons(canvas, decision)
+            # (a decision without any reason: why it has none, as its review item said when it was recorded)
+            if (unfounded := read.unfounded(db, decision, c)) is not None:
+                canvas.note(decision, unfounded)
     focus = canvas.nodes[node_id]
     what = {"belief": "Why we believe", "decision": "Why we decided", "action": "Why we act"}[kind]
     return canvas.graph(f"{what}: {focus.label}", [node_id], page=page,

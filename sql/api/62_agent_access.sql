@@ -27,7 +27,8 @@ comment on function beliefdb.authenticate(bytea) is 'The principal and workspace
 -- a decision is production's) is refused and named with its reason, and the reason it was part of (a
 -- group of joint supports) is dropped. What survives is recorded by beliefdb.decide; with nothing
 -- left the decision is needs_review, "No source-backed answer yet", and nothing may act on it until a
--- person approves it.
+-- person approves it: its review item names the citations refused and why (the agent did cite), and
+-- the audit chain keeps every refusal (a decide_in_run event), beside what survived too.
 create or replace function beliefdb.decide_in_run(p_run uuid, p_title text, p_justifications jsonb)
 returns beliefdb.run_decision
 language plpgsql
@@ -113,6 +114,21 @@ begin
         end if;
     end loop;
     v_recorded := beliefdb.decide(p_title, v_kept);
+    if cardinality(v_refused) > 0 then
+        perform beliefdb._audit('decide_in_run', jsonb_build_object('decision', v_recorded.id, 'run', p_run,
+            'refused', (select jsonb_agg(jsonb_build_object('belief', r.belief, 'reason', r.reason) order by r.n)
+                          from unnest(v_refused) with ordinality r (belief, reason, n))));
+        if jsonb_array_length(v_kept) = 0 then
+            -- (the first ten, by the first 8 characters of what was cited: the result names them all)
+            update beliefdb.review_item i
+               set reason = 'No source-backed answer yet: no reason it cited was kept (rule 19); refused: '
+                            || (select string_agg(left(r.belief, 8) || ' ' || r.reason, '; ' order by r.n)
+                                  from unnest(v_refused) with ordinality r (belief, reason, n) where r.n <= 10)
+                            || case when cardinality(v_refused) > 10
+                                    then '; and ' || (cardinality(v_refused) - 10) || ' more' else '' end
+             where i.workspace_id = v_ws and i.kind = 'decision_flagged' and i.node = v_recorded.id and i.status = 'open';
+        end if;
+    end if;
     return row(v_recorded.id, v_recorded.status, p_run, v_refused)::beliefdb.run_decision;
 end
 $$;

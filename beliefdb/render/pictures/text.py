@@ -45,7 +45,9 @@ def _node(node: GraphNode, nodes: dict[UUID, GraphNode], into: list[GraphEdge], 
     lines = [_line(node)]
     # (a note that says what replaced or corrected the node, when a section below names it, is left out)
     said_below = any(_OUT.get(e.relation) in ("replaced by", "corrected by") for e in out)
-    lines += [f"    {line}" for x in (node.detail, "" if said_below else node.note) if (line := shorten(x, 160))]
+    # (a note whole, up to a long line: it may name what a decision's run had refused, and why)
+    lines += [f"    {line}" for x, width in ((node.detail, 160), ("" if said_below else node.note, 600))
+              if (line := shorten(x, width))]
     if node.kind == "decision":
         # each reason once: the beliefs needed together on one line, lost ones said to be lost
         groups: dict[object, list[GraphEdge]] = {}
