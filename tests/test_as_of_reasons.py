@@ -117,25 +117,21 @@ def test_a_memory_is_believed_as_of_a_moment_while_its_step_held(db_url: str) ->
     assert "agent_memory" not in later and later["confidence"] == 0.0
 
 
-def test_circular_support_holds_nothing_as_of_any_moment(db_url: str) -> None:
-    """A plan that reads a memory it wrote itself (one batch records both): neither holds now, and as of no
-    moment either (the code before took the memory as recorded, held while not retracted)."""
+def test_circular_support_cannot_be_recorded(db_url: str) -> None:
+    """A plan that reads a memory it wrote itself (one batch records both) would hold by itself alone: the
+    trace is refused (seq is execution order, record_trace), so no circular support is ever stored, and the
+    fixpoint's refusal of it (node_held_at) has nothing to read back. Nothing is written."""
     step, memory = uuid.uuid4(), uuid.uuid4()
-    with at(db_url, 0) as db, db.database.transaction() as c:
-        c.execute("select beliefdb.record_trace(%s, %s, %s, %s)", (
-            Jsonb({"id": str(uuid.uuid4()), "task": "talk to itself"}),
-            Jsonb([{"id": str(step), "seq": 0, "kind": "plan", "payload": {}}]),
-            Jsonb([{"id": str(memory), "step": str(step), "subject": "user:42", "attribute": "mood",
-                    "value": "sure"}]),
-            Jsonb([{"from_node": str(memory), "to_node": str(step), "kind": "reads"}])))
-    with at(db_url, 10) as db:
-        assert [b.status for b in db.beliefs(include_all=True)] == ["unsupported"]
-        assert believed(db, 5) == believed(db) == {}
-    assert status_at(db_url, memory, 5) == "unsupported"
-    with psycopg.connect(db_url) as conn:
-        held = conn.execute("select beliefdb.node_held_at(n.workspace_id, n.id, %s) from beliefdb.node n"
-                            " where n.id = any(%s) order by n.kind", (moment(5), [step, memory])).fetchall()
-    assert held == [(False,), (False,)]
+    with at(db_url, 0) as db:
+        with pytest.raises(beliefdb.errors.InvalidInput, match="what a step rests on comes before it"), \
+                db.database.transaction() as c:
+            c.execute("select beliefdb.record_trace(%s, %s, %s, %s)", (
+                Jsonb({"id": str(uuid.uuid4()), "task": "talk to itself"}),
+                Jsonb([{"id": str(step), "seq": 0, "kind": "plan", "payload": {}}]),
+                Jsonb([{"id": str(memory), "step": str(step), "subject": "user:42", "attribute": "mood",
+                        "value": "sure"}]),
+                Jsonb([{"from_node": str(memory), "to_node": str(step), "kind": "reads"}])))
+        assert db.beliefs(include_all=True) == []
 
 
 def test_a_user_input_retracted_then_holds_no_memory_then(db_url: str) -> None:

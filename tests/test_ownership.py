@@ -346,7 +346,11 @@ def test_other_routes_to_someone_elses_belief_are_refused(db_url: str, alice: be
     only_proposed(lambda: bob.retract(source=source_name, reason="undo"))
     # its fragment is the source's, as the source is (a fragment's retraction was applied at once)
     only_proposed(lambda: bob.retract(fragment=correction_fragment, reason="undo"))
-    only_proposed(lambda: bob.ingest_text("Returns within 99 days.", source=source_name, extractor="none"))
+    # (no text goes to a correction's source, whoever gives it: tests/test_correction_source_reserved.py)
+    unchanged = snapshot(db_url, bob.database.workspace_id)
+    with pytest.raises(errors.InvalidInput, match="names a reviewer's correction"):
+        bob.ingest_text("Returns within 99 days.", source=source_name, extractor="none")
+    assert snapshot(db_url, bob.database.workspace_id) == unchanged
     only_proposed(lambda: bob.ingest_text(f"Note. {QUOTE}", source="internal-note", authority="unverified",
                                           extractor="none"))
     assert lifecycle.forget(alice.database, belief=replacement, preview=True).beliefs == 1

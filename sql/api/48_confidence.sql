@@ -77,9 +77,10 @@ $$;
 comment on function beliefdb.correction_supports(uuid, uuid, timestamptz) is 'Whether the reviewer''s text of the correction that made a belief still supports it (now, or at a moment): only then its correction weight counts';
 
 -- Whether a belief is an agent's memory: written by a step of a recorded run (beliefdb.record_trace,
--- rule 10), which is a reason of it (a justification with the step among its antecedents), and that
--- step holds now (a memory whose step no longer holds weighs as what else supports it, as of now too).
--- Only such a belief with no quoted source has the memory weight (confidence_policy trace/memory, rule 9);
+-- rule 10), which is a reason of it (a justification with the step among its antecedents), whatever
+-- became of the step (what a repair takes: beliefdb.resolve_memory). Only such a belief with no quoted
+-- source has the memory weight (confidence_policy trace/memory, rule 9), and only while such a step holds
+-- (confidence_factors reads that beside it: a memory whose step no longer holds weighs as what else supports it);
 -- an ingested claim marked agent_asserted whose quotes support it no more has none. Used by
 -- confidence_factors and beliefdb._confidences (confidence_factors_at asks, as of a moment, whether a
 -- step that wrote it held then: beliefdb.node_held_at). Reads only; granted, as confidence_factors,
@@ -93,9 +94,9 @@ as $$
         select from beliefdb.justification j
           join beliefdb.justification_antecedent a on a.workspace_id = j.workspace_id and a.justification_id = j.id
           join beliefdb.node n on n.workspace_id = a.workspace_id and n.id = a.antecedent
-         where j.workspace_id = p_workspace_id and j.consequent = p_belief_id and n.kind = 'step' and n.holds)
+         where j.workspace_id = p_workspace_id and j.consequent = p_belief_id and n.kind = 'step')
 $$;
-comment on function beliefdb.written_by_step(uuid, uuid) is 'Whether a belief is an agent''s memory, written by a step of a recorded run that holds now: only then its memory weight counts';
+comment on function beliefdb.written_by_step(uuid, uuid) is 'Whether a belief is an agent''s memory, written by a step of a recorded run: only then (while such a step holds) its memory weight counts';
 
 -- Confidence of a belief, factor by factor (truth rule 9, first part). Extracted beliefs:
 -- each independent source whose quote still supports it (rule 2) contributes its authority weight
@@ -116,11 +117,17 @@ as $$
         -- a correction whose reviewer's text no longer supports it is weighed as what does support
         -- it (rule 9, beliefdb.correction_supports): its sources in force, none when nothing does;
         -- so is a claim marked agent_asserted that no step wrote (beliefdb.written_by_step): only
-        -- an agent's memory has the memory weight
+        -- an agent's memory has the memory weight, while a step that wrote it holds
         select case when b.confidence_kind = 'human_correction'
                          and not beliefdb.correction_supports(p_workspace_id, p_belief_id)
                          or b.confidence_kind = 'agent_asserted'
-                            and not beliefdb.written_by_step(p_workspace_id, p_belief_id)
+                            and not exists (
+                                select from beliefdb.justification j
+                                  join beliefdb.justification_antecedent a
+                                    on a.workspace_id = j.workspace_id and a.justification_id = j.id
+                                  join beliefdb.node n on n.workspace_id = a.workspace_id and n.id = a.antecedent
+                                 where j.workspace_id = p_workspace_id and j.consequent = p_belief_id
+                                   and n.kind = 'step' and n.holds)
                     then 'extracted' else b.confidence_kind end as confidence_kind,
                b.status, b.kind, b.recorded_at
           from beliefdb.belief b

@@ -251,7 +251,7 @@ begin
                                            and f.kind = 'fragment'))
         union
         -- an agent's memory that started or stopped holding with a step that wrote it: the memory
-        -- weight counts only while such a step holds (beliefdb.written_by_step). Read only when a
+        -- weight counts only while such a step holds (confidence_factors). Read only when a
         -- step's standing changed (a one-time filter: a correction's closure has no step)
         select b.id
           from beliefdb.belief b

@@ -27,7 +27,8 @@ as $$
                                          where p.factor = 'correction' and p.key = 'human_correction')
                                   else 1 - coalesce(g.product, 1) end
                          when 'derived' then d.product
-                         -- an agent's memory (beliefdb.written_by_step, written out: a function
+                         -- an agent's memory while a step that wrote it holds (confidence_factors;
+                         -- beliefdb.written_by_step, written out: a function
                          -- called once a belief is not inlined, and a recompute of 5,000 beliefs, 2,000
                          -- of them memories, took 0.75 s instead of 0.15 s) with no quoted source
                          when 'agent_asserted' then
