@@ -491,16 +491,22 @@ $$;
 comment on function beliefdb.live_at(beliefdb.belief, timestamptz) is 'Whether a belief was live at a moment: held then, not expired by then, and not superseded then by a belief that held then';
 
 -- Whether a belief was believed at a moment, on valid and recorded time together: live then
--- (live_at: held then, by a quote or by a reason without one, a derivation or an agent's step) and
--- valid then (a belief whose valid time had not started is current, but not believed at that moment).
+-- (live_at: held then, by a quote or by a reason without one, a derivation or an agent's step), valid
+-- then (a belief whose valid time had not started is current, but not believed at that moment), and
+-- quoted: as-of listings are what sources said. (A derived belief's confidence as of a moment is the
+-- product of its antecedents' then, computed again for each path to it: listed, a page of a deep
+-- derivation graph of 3,000 nodes ran past the statement timeout. belief_status_at and why as of a
+-- moment read a derived belief or a memory, held while its reason held then.)
 create or replace function beliefdb.believed_at(p_belief beliefdb.belief, p_at timestamptz) returns boolean
 language sql stable
 set search_path = pg_catalog, pg_temp
 as $$
     select p_belief.valid_time @> p_at
+       and exists (select from beliefdb.evidence e
+                    where e.workspace_id = p_belief.workspace_id and e.belief_id = p_belief.id and e.role = 'supports')
        and beliefdb.live_at(p_belief, p_at)
 $$;
-comment on function beliefdb.believed_at(beliefdb.belief, timestamptz) is 'Whether a belief was believed at a moment: live then (live_at) and valid then';
+comment on function beliefdb.believed_at(beliefdb.belief, timestamptz) is 'Whether a belief was believed at a moment: quoted, live then (live_at) and valid then';
 
 -- Whether a reason (a justification) was live at a moment, as the pictures show it as of then: every
 -- belief it needs believed then (believed_at), and no decision it needs flagged and not yet resolved
