@@ -4,7 +4,7 @@ support it is weighed as any quoted belief with none: 0. Live, propagated and as
 
 from __future__ import annotations
 
-from uuid import UUID
+from uuid import UUID, uuid4
 
 import pytest
 from psycopg.types.json import Jsonb
@@ -78,3 +78,27 @@ def test_a_memory_whose_step_no_longer_holds_loses_the_memory_weight(bdb: belief
     status, stored, factors, live, at = _confidences(bdb, memory)
     assert status == "current" and "agent_memory" in factors
     assert (stored, live, at) == (pytest.approx(0.5), pytest.approx(0.5), pytest.approx(0.5))
+
+
+def test_a_memory_held_by_another_reason_when_its_step_stops_holding_is_weighed_again(
+        bdb: beliefdb.BeliefDB) -> None:
+    """A memory a step wrote that a quoted belief also supports (a supports edge of the trace): its step's
+    input retracted, it still holds, by the belief, and is weighed by its source, not the memory weight,
+    stored as live and as of now say (it kept 0.5 stored until a recompute)."""
+    quoted = bdb.remember("Tier: Gold", "t:42", "tier", "Gold", quote="Tier: Gold", source="crm",
+                          text="Tier: Gold\n", authority="internal").accepted[0].id
+    said, wrote, memory = uuid4(), uuid4(), uuid4()
+    with bdb.database.transaction() as c:
+        c.execute("select beliefdb.record_trace(%s, %s, %s, %s)", (
+            Jsonb({"id": str(uuid4()), "task": "remember the tier"}),
+            Jsonb([{"id": str(said), "seq": 1, "kind": "user_input", "payload": {}},
+                   {"id": str(wrote), "seq": 2, "kind": "memory_write", "payload": {}}]),
+            Jsonb([{"id": str(memory), "step": str(wrote), "subject": "user:42", "attribute": "tier",
+                    "value": "Gold"}]),
+            Jsonb([{"from_node": str(said), "to_node": str(wrote), "kind": "initiates"},
+                   {"from_node": str(quoted), "to_node": str(memory), "kind": "supports"}])))
+    assert _confidences(bdb, memory)[1] == pytest.approx(0.5)
+    bdb.retract(fragment=said, reason="not what they said")
+    status, stored, factors, live, at = _confidences(bdb, memory)
+    assert status == "current" and "agent_memory" not in factors, factors
+    assert stored == pytest.approx(live) and live == pytest.approx(at)

@@ -164,3 +164,18 @@ def test_a_quarantined_memory_its_owner_restores_follows_the_rules_again(alice: 
     assert state(alice, s)[0][s.mine] == "retracted"
     alice.retract(belief=s.mine, undo=True)
     assert state(alice, s)[0][s.mine] == "unsupported"
+
+
+def test_no_one_else_replays_a_step_by_recording_a_replay_of_it(alice: beliefdb.BeliefDB,
+                                                                carol: beliefdb.BeliefDB) -> None:
+    """record_trace's replay_of marked any step replayed for anyone: carol's step stood as the replay of
+    alice's answer, and alice could no longer finish her own repair. Refused (not_owner); alice's replay
+    then runs whole."""
+    s = share(alice, alice)
+    applied = alice.repair_apply([s.faulty])
+    before = state(alice, s)
+    with pytest.raises(errors.NotOwner), carol.record_run(task="book", parent=s.run) as c:
+        c.step("answer", {"by": "carol"}, replay_of=s.answer)
+    assert state(alice, s) == before
+    seen: list[str] = []
+    assert alice.repair_replay(applied.repair_id, counting(seen)).calls == 3 == len(seen)

@@ -19,6 +19,7 @@ declare
     v_run uuid := (p_run ->> 'id')::uuid;
     v_new uuid[];
     v_bad record;
+    v_replayed record;
     v_seeds uuid[];
     v_steps integer;
     v_memories integer;
@@ -182,7 +183,22 @@ begin
      where m.supersedes is not null
     on conflict do nothing;
 
-    -- old steps re-run by new ones are replayed now
+    -- old steps re-run by new ones are replayed now: only for the owner of the run replayed, or the
+    -- principal that applied a repair marking the step for replay (rule 17: another's replay would stand
+    -- as that run's answer, and its owner could no longer finish the repair)
+    select s.id, r.owner into v_replayed
+      from jsonb_to_recordset(coalesce(p_steps, '[]')) as x (replay_of uuid)
+      join beliefdb.step s on s.workspace_id = v_ws and s.id = x.replay_of
+      join beliefdb.run r on r.workspace_id = s.workspace_id and r.id = s.run_id
+     where x.replay_of is not null and r.owner is distinct from beliefdb.current_principal()
+       and not exists (select from beliefdb.repair p cross join lateral jsonb_array_elements(p.plan) i
+                        where p.workspace_id = v_ws and p.created_by = beliefdb.current_principal()
+                          and i ->> 'action' = 'replay' and i ->> 'node' = s.id::text)
+     limit 1;
+    if found then
+        raise exception 'step % is of a run owned by %: only its owner, or who applied the repair that marks it for replay, replays it',
+            v_replayed.id, v_replayed.owner using errcode = 'BD008';
+    end if;
     update beliefdb.step s
        set status = 'replayed'
       from jsonb_to_recordset(coalesce(p_steps, '[]')) as x (replay_of uuid)

@@ -250,16 +250,16 @@ begin
                                          where f.id = any(coalesce(p_factors_moved, p_seeds))
                                            and f.kind = 'fragment'))
         union
-        -- an agent's memory that started or stopped holding with a step that wrote it: the memory
-        -- weight counts only while such a step holds (confidence_factors). Read only when a
-        -- step's standing changed (a one-time filter: a correction's closure has no step)
-        select b.id
-          from beliefdb.belief b
-         where b.workspace_id = p_workspace_id and b.confidence_kind = 'agent_asserted'
-           and b.id = any(array(select e.id from pg_temp.beliefdb_evaluation e
-                                 where e.kind = 'belief' and e.held is distinct from e.holds))
-           and exists (select from pg_temp.beliefdb_evaluation s
-                        where s.kind = 'step' and s.held is distinct from s.holds)) end;
+        -- an agent's memory a step whose standing changed wrote (or any step resting on it): the memory
+        -- weight counts only while such a step holds (confidence_factors), whether or not the memory
+        -- holds on by another reason. Read from the steps of the evaluation whose standing changed (a
+        -- correction's closure has none)
+        select a.consequent
+          from beliefdb.justification_antecedent a
+          join beliefdb.belief b on b.workspace_id = a.workspace_id and b.id = a.consequent
+         where a.workspace_id = p_workspace_id and b.confidence_kind = 'agent_asserted'
+           and a.antecedent = any(array(select s.id from pg_temp.beliefdb_evaluation s
+                                         where s.kind = 'step' and s.held is distinct from s.holds))) end;
     perform beliefdb._propagate_confidence(p_workspace_id, v_confidence);
 
     -- the review items about what this evaluation reached (before a nested one replaces it), when
