@@ -142,19 +142,23 @@ comment on function beliefdb._require_unretracted(uuid, uuid[]) is 'Refuse a rep
 create or replace function beliefdb._repair_item_owner(p_ws uuid, p_principal text, p_node uuid, p_node_kind text,
                                                        p_run uuid, p_action text, p_reason text)
 returns text
-language sql stable
+-- (plpgsql: its body names run.owner, of revision 0042 on, which a sql function's body is checked
+-- against when it is made, and an upgrade from an earlier release applies this file before it)
+language plpgsql stable
 set search_path = pg_catalog, pg_temp
 as $$
-    select o.owner
-      from (select b.owner from beliefdb.belief b
-             where b.workspace_id = p_ws and b.id = p_node
-               and (p_action in ('delete', 'quarantine') or (p_action = 'preserve' and p_reason like 'restored:%'))
-            union all
-            select r.owner from beliefdb.run r
-             where r.workspace_id = p_ws and r.id = p_run and p_node_kind = 'step'
-               and p_action in ('invalidate', 'replay')) o
-     where o.owner is distinct from p_principal
-     limit 1
+begin
+    return (select o.owner
+              from (select b.owner from beliefdb.belief b
+                     where b.workspace_id = p_ws and b.id = p_node
+                       and (p_action in ('delete', 'quarantine') or (p_action = 'preserve' and p_reason like 'restored:%'))
+                    union all
+                    select r.owner from beliefdb.run r
+                     where r.workspace_id = p_ws and r.id = p_run and p_node_kind = 'step'
+                       and p_action in ('invalidate', 'replay')) o
+             where o.owner is distinct from p_principal
+             limit 1);
+end
 $$;
 comment on function beliefdb._repair_item_owner(uuid, text, uuid, text, uuid, text, text) is 'The owner (other than the acting principal) whose call a repair plan item''s change is: a memory''s, a step''s run''s; null if none';
 
