@@ -38,6 +38,7 @@ from collections.abc import Sequence
 from typing import Any
 from uuid import UUID
 
+import psycopg
 from _common import arguments, database, log, percentile, print_json, server_settings, timed
 
 import beliefdb
@@ -173,7 +174,7 @@ def measure(db: beliefdb.BeliefDB, faulty: list[UUID], repeat: int) -> dict[str,
     # of which: the holding fixpoint over the closure with the faulty memories off
     fixpoint: list[float] = []
     for _ in range(max(5, repeat // 3)):
-        with db.database.transaction() as conn, timed(fixpoint):
+        with owner_session(db) as conn, timed(fixpoint):
             conn.execute("select beliefdb.evaluate(beliefdb.current_workspace_id(), %s, %s)", (faulty, faulty))
     counts = {a: len(plan.of(a)) for a in ("delete", "quarantine", "invalidate", "replay", "preserve")}
     return {"repair_plan_p50_ms": round(statistics.median(lib), 2),
@@ -183,8 +184,16 @@ def measure(db: beliefdb.BeliefDB, faulty: list[UUID], repeat: int) -> dict[str,
             "plan_items": len(plan.items), "actions": counts}
 
 
+def owner_session(db: beliefdb.BeliefDB) -> psycopg.Connection[Any]:
+    """A session of the schema's owner bound to the workspace: evaluate, propagate's fixpoint, is an
+    internal the application role may not call (a session of the library's was refused)."""
+    conn = psycopg.connect(db.database.url)
+    conn.execute("select set_config('beliefdb.workspace_id', %s, false)", (str(db.database.workspace_id),))
+    return conn
+
+
 def closure_size(db: beliefdb.BeliefDB, faulty: list[UUID]) -> int:
-    with db.database.transaction() as conn:
+    with owner_session(db) as conn:
         conn.execute("select beliefdb.evaluate(beliefdb.current_workspace_id(), %s, %s)", (faulty, faulty))
         row = conn.execute("select count(*) from pg_temp.beliefdb_evaluation").fetchone()
     return int(row[0]) if row else 0
