@@ -79,13 +79,17 @@ comment on function beliefdb.correction_supports(uuid, uuid, timestamptz) is 'Wh
 -- Whether a belief is an agent's memory: written by a step of a recorded run (beliefdb.record_trace,
 -- rule 10), which is a reason of it (a justification with the step among its antecedents), whatever
 -- became of the step (what a repair takes: beliefdb.resolve_memory). Only such a belief with no quoted
--- source has the memory weight (confidence_policy trace/memory, rule 9), and only while such a step holds
--- (confidence_factors reads that beside it: a memory whose step no longer holds weighs as what else supports it);
+-- source has the memory weight (confidence_policy trace/memory, rule 9), and only while such a step
+-- holds (p_holding, which confidence_factors asks: a memory whose step no longer holds weighs as what
+-- else supports it);
 -- an ingested claim marked agent_asserted whose quotes support it no more has none. Used by
 -- confidence_factors and beliefdb._confidences (confidence_factors_at asks, as of a moment, whether a
 -- step that wrote it held then: beliefdb.node_held_at). Reads only; granted, as confidence_factors,
 -- which calls it, is.
-create or replace function beliefdb.written_by_step(p_workspace_id uuid, p_belief_id uuid)
+-- (the signature before a step that holds could be asked for)
+drop function if exists beliefdb.written_by_step(uuid, uuid);
+create or replace function beliefdb.written_by_step(p_workspace_id uuid, p_belief_id uuid,
+                                                    p_holding boolean default false)
 returns boolean
 language sql stable
 set search_path = pg_catalog, pg_temp
@@ -94,9 +98,10 @@ as $$
         select from beliefdb.justification j
           join beliefdb.justification_antecedent a on a.workspace_id = j.workspace_id and a.justification_id = j.id
           join beliefdb.node n on n.workspace_id = a.workspace_id and n.id = a.antecedent
-         where j.workspace_id = p_workspace_id and j.consequent = p_belief_id and n.kind = 'step')
+         where j.workspace_id = p_workspace_id and j.consequent = p_belief_id and n.kind = 'step'
+           and (n.holds or not p_holding))
 $$;
-comment on function beliefdb.written_by_step(uuid, uuid) is 'Whether a belief is an agent''s memory, written by a step of a recorded run: only then (while such a step holds) its memory weight counts';
+comment on function beliefdb.written_by_step(uuid, uuid, boolean) is 'Whether a belief is an agent''s memory, written by a step of a recorded run (with p_holding: by one that holds now, which its memory weight asks)';
 
 -- Confidence of a belief, factor by factor (truth rule 9, first part). Extracted beliefs:
 -- each independent source whose quote still supports it (rule 2) contributes its authority weight
@@ -121,13 +126,7 @@ as $$
         select case when b.confidence_kind = 'human_correction'
                          and not beliefdb.correction_supports(p_workspace_id, p_belief_id)
                          or b.confidence_kind = 'agent_asserted'
-                            and not exists (
-                                select from beliefdb.justification j
-                                  join beliefdb.justification_antecedent a
-                                    on a.workspace_id = j.workspace_id and a.justification_id = j.id
-                                  join beliefdb.node n on n.workspace_id = a.workspace_id and n.id = a.antecedent
-                                 where j.workspace_id = p_workspace_id and j.consequent = p_belief_id
-                                   and n.kind = 'step' and n.holds)
+                            and not beliefdb.written_by_step(p_workspace_id, p_belief_id, true)
                     then 'extracted' else b.confidence_kind end as confidence_kind,
                b.status, b.kind, b.recorded_at
           from beliefdb.belief b

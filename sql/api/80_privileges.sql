@@ -83,7 +83,7 @@ grant execute on function beliefdb.expire() to beliefdb_app;
 grant execute on function beliefdb.floored_product(double precision) to beliefdb_app;
 grant execute on function beliefdb.supporting_quotes(uuid,uuid) to beliefdb_app;
 grant execute on function beliefdb.correction_supports(uuid,uuid,timestamp with time zone) to beliefdb_app;
-grant execute on function beliefdb.written_by_step(uuid,uuid) to beliefdb_app;
+grant execute on function beliefdb.written_by_step(uuid,uuid,boolean) to beliefdb_app;
 grant execute on function beliefdb.forget(text,text,boolean,text[],boolean) to beliefdb_app;
 grant execute on function beliefdb.impact(text[]) to beliefdb_app;
 grant execute on function beliefdb.in_force(uuid,uuid) to beliefdb_app;
