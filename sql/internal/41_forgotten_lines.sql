@@ -122,42 +122,75 @@ end
 $$;
 comment on function beliefdb._forgotten_lines(uuid, uuid, text, integer) is 'The spans of a text masked before in lines of its source that it repeats word for word';
 
+-- The labels of the turns given with a text (p_fragments: start, end, speaker) that some spans of it may
+-- touch (p_spans): each turn whose label stretch (from its line's start, within the 260 characters a
+-- label may take, to the turn) a span overlaps, with the last occurrence of its speaker there, its
+-- label. By its number among the turns (n), its span and speaker. The heads of those turns read in one
+-- pass (beliefdb._slices: a substr of each was quadratic in a long text). What beliefdb._forgotten_turns
+-- and beliefdb._masked_labels read.
+create or replace function beliefdb._turn_labels(p_text text, p_fragments jsonb, p_spans int4range[])
+returns table (n bigint, turn int4range, speaker text, label int4range)
+language plpgsql immutable
+set search_path = pg_catalog, pg_temp
+as $$
+declare
+    v_spans int4multirange := (select coalesce(range_agg(x.span), '{}'::int4multirange) from unnest(p_spans) as x (span));
+    v_n bigint[];
+    v_turn int4range[];
+    v_speaker text[];
+    v_heads text[];
+    v_line text;
+    v_at integer;
+begin
+    if jsonb_typeof(p_fragments) is distinct from 'array' or coalesce(cardinality(p_spans), 0) = 0 then
+        return;
+    end if;
+    select coalesce(array_agg(x.n order by x.n), '{}'),
+           coalesce(array_agg(int4range((x.f ->> 'start')::integer, (x.f ->> 'end')::integer) order by x.n), '{}'),
+           coalesce(array_agg(x.f ->> 'speaker' order by x.n), '{}')
+      into v_n, v_turn, v_speaker
+      from jsonb_array_elements(p_fragments) with ordinality as x (f, n)
+     where nullif(x.f ->> 'speaker', '') is not null and (x.f ->> 'start')::integer > 0
+       and (x.f ->> 'start')::integer < (x.f ->> 'end')::integer
+       and int4range(greatest((x.f ->> 'start')::integer - 260, 0), (x.f ->> 'start')::integer) && v_spans;
+    v_heads := beliefdb._slices(p_text, array(select greatest(lower(t) - 260, 0) from unnest(v_turn) t),
+                                array(select lower(t) from unnest(v_turn) t));
+    for v_i in 1 .. cardinality(v_n) loop
+        v_line := coalesce(right(v_heads[v_i], nullif(strpos(reverse(v_heads[v_i]), E'\n'), 0) - 1), v_heads[v_i]);
+        select o into label from unnest(beliefdb._occurrences(v_line, array[v_speaker[v_i]])) o
+         order by lower(o) desc limit 1;
+        continue when label is null;
+        v_at := lower(v_turn[v_i]) - length(v_line);
+        n := v_n[v_i];
+        turn := v_turn[v_i];
+        speaker := v_speaker[v_i];
+        label := int4range(v_at + lower(label), v_at + upper(label));
+        return next;
+    end loop;
+end
+$$;
+comment on function beliefdb._turn_labels(text, jsonb, int4range[]) is 'The labels (the speaker''s last occurrence on the line before each turn) of the turns some spans may touch';
+
 -- Of the turns given with a text (p_fragments: start, end, speaker), the spans of those a forget took
 -- out of it (p_spans, masked there): a turn masked whole whose speaker's name is masked in the line
--- that labels it is a forgotten speaker's, not a turn again; a turn whose words alone are masked (a
--- forgotten belief quoted them whole) stays its speaker's, masked.
+-- that labels it (beliefdb._turn_labels) is a forgotten speaker's, not a turn again; a turn whose words
+-- alone are masked (a forgotten belief quoted them whole) stays its speaker's, masked.
 create or replace function beliefdb._forgotten_turns(p_text text, p_fragments jsonb, p_spans int4range[])
 returns int4range[]
 language sql immutable
 set search_path = pg_catalog, pg_temp
 as $$
-    -- (their union made once, as in beliefdb._believable; the label of each turn masked whole read in
-    -- one pass, beliefdb._slices: a substr of each was quadratic in a long text)
-    with m as (
-        select coalesce(range_agg(x.span), '{}'::int4multirange) as spans from unnest(p_spans) as x (span)
-    ), t as (
-        select array_agg(int4range((f ->> 'start')::integer, (f ->> 'end')::integer)
-                         order by (f ->> 'start')::integer) as spans
-          from m, jsonb_array_elements(case when jsonb_typeof(p_fragments) = 'array' then p_fragments else '[]' end) f
-         where nullif(f ->> 'speaker', '') is not null
-           and (f ->> 'start')::integer < (f ->> 'end')::integer
-           and int4range((f ->> 'start')::integer, (f ->> 'end')::integer) <@ m.spans
-    )
-    -- (its label: from the start of its line, within the 260 characters a label may take, to the turn)
-    select coalesce(array_agg(l.span order by l.span), '{}')
-      from t, m,
-           unnest(t.spans, beliefdb._slices(p_text, array(select greatest(lower(x) - 260, 0) from unnest(t.spans) x),
-                                            array(select lower(x) from unnest(t.spans) x))) as l (span, label)
-     where int4range(lower(l.span) - coalesce(nullif(strpos(reverse(l.label), E'\n'), 0) - 1, length(l.label)),
-                     lower(l.span)) && m.spans
+    select coalesce(array_agg(l.turn order by l.turn), '{}')
+      from (select coalesce(range_agg(x.span), '{}'::int4multirange) as spans from unnest(p_spans) as x (span)) m,
+           beliefdb._turn_labels(p_text, p_fragments, p_spans) l
+     where l.turn <@ m.spans and l.label && m.spans
 $$;
 comment on function beliefdb._forgotten_turns(text, jsonb, int4range[]) is 'Of the turns given with a text, those a forget took out of it: masked whole, their speaker''s name masked in their label';
 
 -- The turns given with a text (p_fragments) with each speaker masked as the line that labels its turn
--- masks it (p_spans over the text): a name forget masked in a speaker's label ("████'s phone:", with
--- mask_mentions) is masked in the turn's speaker too, as forget masks the stored turns' speakers. The
--- label is the last occurrence of the speaker before the turn on its line, within the 260 characters
--- a label may take; the heads of the turns whose label stretch a span touches read in one pass.
+-- masks it (p_spans over the text, beliefdb._turn_labels): a name forget masked in a speaker's label
+-- ("████'s phone:", with mask_mentions) is masked in the turn's speaker too, as forget masks the stored
+-- turns' speakers.
 create or replace function beliefdb._masked_labels(p_text text, p_fragments jsonb, p_spans int4range[])
 returns jsonb
 language plpgsql immutable
@@ -165,35 +198,13 @@ set search_path = pg_catalog, pg_temp
 as $$
 declare
     v_spans int4multirange := (select coalesce(range_agg(x.span), '{}'::int4multirange) from unnest(p_spans) as x (span));
-    v_n bigint[];
-    v_at integer[];
-    v_speaker text[];
-    v_heads text[];
-    v_line text;
-    v_label int4range;
+    v_label record;
     v_masked jsonb := p_fragments;
 begin
-    if jsonb_typeof(p_fragments) is distinct from 'array' or coalesce(cardinality(p_spans), 0) = 0 then
-        return p_fragments;
-    end if;
-    select coalesce(array_agg(x.n order by x.n), '{}'), coalesce(array_agg((x.f ->> 'start')::integer order by x.n), '{}'),
-           coalesce(array_agg(x.f ->> 'speaker' order by x.n), '{}')
-      into v_n, v_at, v_speaker
-      from jsonb_array_elements(p_fragments) with ordinality as x (f, n)
-     where nullif(x.f ->> 'speaker', '') is not null and (x.f ->> 'start')::integer > 0
-       and int4range(greatest((x.f ->> 'start')::integer - 260, 0), (x.f ->> 'start')::integer) && v_spans;
-    v_heads := beliefdb._slices(p_text, array(select greatest(a - 260, 0) from unnest(v_at) a), v_at);
-    for v_i in 1 .. cardinality(v_n) loop
-        v_line := coalesce(right(v_heads[v_i], nullif(strpos(reverse(v_heads[v_i]), E'\n'), 0) - 1), v_heads[v_i]);
-        select o into v_label from unnest(beliefdb._occurrences(v_line, array[v_speaker[v_i]])) o
-         order by lower(o) desc limit 1;
-        continue when v_label is null;
-        -- (the label's place in the text, and the spans over it as places in the speaker's name)
-        v_label := int4range(v_at[v_i] - length(v_line) + lower(v_label), v_at[v_i] - length(v_line) + upper(v_label));
-        continue when not (v_label && v_spans);
-        v_masked := jsonb_set(v_masked, array[(v_n[v_i] - 1)::text, 'speaker'], to_jsonb(beliefdb._masked(
-            v_speaker[v_i], array(select int4range(lower(s) - lower(v_label), upper(s) - lower(v_label))
-                                    from unnest(v_spans * int4multirange(v_label)) s))));
+    for v_label in select * from beliefdb._turn_labels(p_text, p_fragments, p_spans) l where l.label && v_spans loop
+        v_masked := jsonb_set(v_masked, array[(v_label.n - 1)::text, 'speaker'], to_jsonb(beliefdb._masked(
+            v_label.speaker, array(select int4range(lower(s) - lower(v_label.label), upper(s) - lower(v_label.label))
+                                     from unnest(v_spans * int4multirange(v_label.label)) s))));
     end loop;
     return v_masked;
 end
