@@ -177,3 +177,17 @@ def test_a_run_step_names_the_step_it_reads_once(client: TestClient, db_url: str
         run = next(r for r in db.runs() if r.steps == max(x.steps for x in db.runs()))
     page = text_of(client.get(f"/runs/{run.id}", headers=HTML).text)
     assert "cites step 1. memory_read" in page and "step step" not in page
+
+
+def test_a_run_page_offers_only_the_memories_the_run_wrote_as_faulty(client: TestClient, db_url: str) -> None:
+    with beliefdb.connect(db_url, principal="alice") as db:
+        (fee,) = db.ingest_text("The restocking fee is 10%.\n", source="fees.md", authority="official").accepted
+        step = db.record_step("claim", {"text": "fee?"}, task="price a return", inputs=[("derives", fee.id)],
+                              memory={"subject": "return 7", "attribute": "fee", "value": "10%"})
+        assert step.memory is not None
+    sign_in(client, api.create_token("default", "alice", url=db_url).token)
+    page = client.get(f"/runs/{step.run}", headers=HTML)
+    assert page.status_code == 200, page.text[:300]
+    assert f'<option value="{step.memory}"' in page.text  # what the run wrote
+    # what the run rested on is a quoted belief: no memory, and a repair of it would be refused (400)
+    assert f'<option value="{fee.id}"' not in page.text

@@ -9,6 +9,7 @@ from typing import Annotated
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import Response
 
+from beliefdb.graph import EDGE_RELATIONS
 from beliefdb.interfaces.web import view
 from beliefdb.interfaces.web.paging import MAX_LIMIT, MAX_OFFSET, paging
 from beliefdb.interfaces.web.picture import picture
@@ -43,8 +44,11 @@ def run(request: Request, run: str, v: Reader, faulty: Annotated[list[str] | Non
     inputs: dict[object, list[object]] = {}
     for i in trace.inputs:
         inputs.setdefault(i.step_id, []).append(i)
-    # (a memory retracted already, by a repair or by hand, is no faulty memory to plan a repair of)
-    memories = [n for n in graph.nodes if n.kind == "belief" and n.status != "retracted"]
+    # a memory is what a step of the run wrote: a belief the run only rested on is not one, and a repair
+    # of it is refused; one retracted already, by a repair or by hand, is no faulty memory to plan again
+    steps = {s.id for s in trace.steps}
+    wrote = {e.target for e in graph.edges if e.source in steps and e.relation == EDGE_RELATIONS["produces"]}
+    memories = [n for n in graph.nodes if n.kind == "belief" and n.id in wrote and n.status != "retracted"]
     named = [f.strip() for f in faulty or [] if f.strip()]
     plan = v.db.repair_plan(named) if named else None
     by_action = [(a, plan.of(a)) for a in PLAN_ACTIONS] if plan else []
