@@ -443,3 +443,17 @@ def test_escape_writes_entities_for_what_could_close_a_label() -> None:
     assert escape("<script>") == "#60;script#62;"
     assert escape("a\nb #1") == "a<br/>b #35;1"
     assert escape("délai 🙂") == "délai #128578;"
+
+
+def test_a_belief_is_drawn_corrected_only_while_its_replacement_holds(bdb: beliefdb.BeliefDB) -> None:
+    (fee,) = bdb.ingest_text("The restocking fee is 10%.\n", source="fees.md").accepted
+    done = bdb.apply_correction(fee.id, "The restocking fee is 15%.", reviewer="Rita", value="15%",
+                                expect_revision=bdb.why(fee.id).belief.revision)
+    assert done.replacement is not None
+    assert "corrected" in node(bdb.why_graph(fee.id), fee.id).marks
+    bdb.retract(belief=done.replacement, reason="the 15% was a typo too")
+    assert bdb.why(fee.id).belief.status == "current"  # rule 3: what no longer holds supersedes nothing
+    graph = bdb.why_graph(fee.id)
+    assert "corrected" not in node(graph, fee.id).marks and "corrected by" not in node(graph, fee.id).note
+    # the correction stays drawn, as history
+    assert any(e.relation == "was corrected by" for e in graph.edges if e.source == fee.id)

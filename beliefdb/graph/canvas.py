@@ -199,10 +199,14 @@ class Canvas:
 
     def state_notes(self, relations: Iterable[Mapping[str, Any]], corrections: Iterable[Mapping[str, Any]]) -> None:
         """Say on each belief what replaced or corrected it (once the nodes are read): only while that
-        holds (rule 3: a belief whose superseder stopped holding is not superseded, though the
-        replacement stays drawn as history)."""
+        holds (rule 3: a belief whose superseder or correction's replacement stopped holding is not
+        superseded, though the replacement stays drawn as history)."""
+        # a correction replaces by its replacement's supersession: corrected only while that is in effect
+        standing = {(r["new_belief"], r["old_belief"]) for r in relations
+                    if r["kind"] == "supersedes" and r["in_effect"]}
         for c in corrections:
-            self.mark(c["belief_id"], "corrected", f"corrected by {c['reviewer']}: {c['new_statement']}")
+            if (c["replacement"], c["belief_id"]) in standing:
+                self.mark(c["belief_id"], "corrected", f"corrected by {c['reviewer']}: {c['new_statement']}")
         for r in relations:
             if r["kind"] == "supersedes" and r["in_effect"] and "corrected" not in self._marks(r["old_belief"]):
                 self.mark(r["old_belief"], "superseded", f"replaced by: {r['new_statement']}")
