@@ -28,6 +28,13 @@ def test_an_unknown_field_is_named_first_and_no_field_is_left_out(http_client: T
                     " expected_revision: missing (it is required)"), said
 
 
+def test_an_unknown_field_with_a_line_break_in_its_name_is_named_on_one_line(http_client: TestClient,
+                                                                            db_url: str) -> None:
+    said = refused(http_client.post("/ask", json={"question": "x", "wh\nen\t": "now"}, headers=bearer(db_url)),
+                   400, "invalid_input")
+    assert said.startswith(f'"wh\\nen\\t": {SAID} ('), said
+
+
 def test_unknown_fields_are_named_together_and_every_problem_is_said(http_client: TestClient, db_url: str) -> None:
     body = {"belief": "", "statement": "", "expected_revision": "x", "value": 1, "reason": 2, "b": 1, "a": 2}
     said = refused(http_client.post("/corrections", json=body, headers=bearer(db_url)), 400, "invalid_input")

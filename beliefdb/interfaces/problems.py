@@ -36,7 +36,8 @@ _WHOLE = {
 def _name(loc: Sequence[Any], placed: bool) -> str:
     """The argument's name: when ``placed``, FastAPI's ``loc`` leads with where the value came from (a field
     may itself be named ``path`` or ``query``: only the first part is a place)."""
-    parts = [str(part) for part in loc]
+    # (a caller's key with a line break or a control character in it is quoted as JSON: the line stays one)
+    parts = [str(part) if str(part).isprintable() else json.dumps(str(part)) for part in loc]
     return ".".join(parts[1:] if placed and parts and parts[0] in _PLACES else parts)
 
 
