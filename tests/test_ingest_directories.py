@@ -33,6 +33,22 @@ def test_ingest_takes_a_directory_and_names_each_source_by_its_path_in_it(cli: C
     assert sorted(b["value"] for b in beliefs) == ["12 weeks", "30 days"]
 
 
+def test_ingest_json_is_a_list_for_a_directory_or_several_files_and_an_object_for_one_file(
+        cli: Cli, tmp_path: Path) -> None:
+    one = tmp_path / "one"
+    one.mkdir()
+    (one / "returns.txt").write_text("Refund window: 30 days.\n", encoding="utf-8")
+    listed = cli.json("ingest", one, "--no-embed")  # a directory holding one document: still a list
+    assert isinstance(listed, list) and [r["source"] for r in listed] == ["returns.txt"]
+    alone = cli.json("ingest", one / "returns.txt", "--no-embed", "--source", "solo")  # one file: its report
+    assert isinstance(alone, dict) and alone["source"] == "solo"
+    (one / "bad.md").write_bytes(b"\xff\xfe not UTF-8")
+    (one / "returns.txt").unlink()
+    failed = cli("ingest", one, "--no-embed", "--json", expect=1)  # a directory's one failure: a list too
+    shown = __import__("json").loads(failed.stdout)
+    assert isinstance(shown, list) and len(shown) == 1 and shown[0]["error"] == "invalid_input", shown
+
+
 def test_a_directory_without_documents_or_with_one_source_name_is_refused(cli: Cli, tmp_path: Path) -> None:
     (tmp_path / "empty").mkdir()
     assert "no documents to ingest" in cli.one_line_error("ingest", tmp_path / "empty")

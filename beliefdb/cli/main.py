@@ -255,11 +255,13 @@ def ingest(
     # (a directory's files ingest does not read, each with why: one result per file, a skipped one too)
     skipped = skipped_files(paths, chat)
     if as_json:
-        if len(results) == 1 and failed and not skipped:
-            typer.echo(render.to_json({"error": failed[0].error, "message": failed[0].message}))
+        # one file given is its report (or its error); a directory or several files a list, whatever
+        # they hold, so that a script reads one shape
+        if len(paths) == 1 and not paths[0].is_dir() and len(results) == 1:
+            typer.echo(render.to_json({"error": failed[0].error, "message": failed[0].message} if failed
+                                      else results[0]))
         else:
-            shown = [*results, *({"path": path, "skipped_file": why} for path, why in skipped)]
-            typer.echo(render.to_json(shown[0] if len(shown) == 1 else shown))
+            typer.echo(render.to_json([*results, *({"path": path, "skipped_file": why} for path, why in skipped)]))
     else:
         for r in results:
             if isinstance(r, IngestFailure):
