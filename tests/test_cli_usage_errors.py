@@ -4,6 +4,8 @@ together and values out of range are usage errors as typer's own are (``beliefs 
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from conftest import Cli
 
@@ -26,6 +28,8 @@ CASES = {
     "claims-of-two-files": (["ingest", "a.md", "b.md", "--claims", "c.jsonl"], "--claims belongs to one document"),
     "bulk-preview": (["ingest", "a.md", "--bulk", "--preview"], "--preview belongs to one document"),
     "bulk-source": (["ingest", "a.md", "--bulk", "--source", "x"], "--source belongs to one document"),
+    "batch-without-bulk": (["ingest", "a.md", "--batch", "50"], "--batch sizes the transactions of --bulk"),
+    "batch-with-queue": (["ingest", "a.md", "--queue", "--batch", "50"], "--batch sizes the transactions of --bulk"),
     "claims-with-chat": (["ingest", "chat.jsonl", "--format", "chat", "--claims", "claims.jsonl"],
                          "--claims belongs to a document: not with --format chat"),
     "bins-0": (["calibrate", "--labels", "labels.csv", "--bins", "0"], "--bins"),
@@ -65,3 +69,9 @@ def test_a_check_of_the_command_line_is_a_usage_error(name: str, cli_without_db:
     if argv[0] != "serve":  # (serve takes no --json)
         err = cli_without_db.error(*argv, env=env, code="invalid_input", expect=2)
         assert said in err["message"]
+
+
+def test_the_bulk_batch_size_from_the_environment_does_not_refuse_a_plain_ingest(cli: Cli, tmp_path: Path) -> None:
+    doc = tmp_path / "doc.md"
+    doc.write_text("Refund window: 30 days.\n", encoding="utf-8")
+    assert cli.json("ingest", doc, "--no-embed", env={"BELIEFDB_BULK_BATCH": "50"})["accepted"]

@@ -91,6 +91,14 @@ def usage(message: str) -> NoReturn:
     raise _CLICK.UsageError(message, _CLICK_GLOBALS.get_current_context(silent=True))
 
 
+def typed(name: str) -> bool:
+    """Whether the running command's option ``name`` was given on its command line (not its default, nor
+    its environment variable, which may be set for other commands)."""
+    ctx = _CLICK_GLOBALS.get_current_context(silent=True)
+    source = ctx.get_parameter_source(name) if ctx is not None else None
+    return source is not None and source.name == "COMMANDLINE"
+
+
 def asks_json(args: Sequence[str]) -> bool:
     """Whether a command line asks for JSON: ``--json`` among its options (not after ``--``)."""
     args = list(args)

@@ -60,6 +60,7 @@ from beliefdb.cli.common import (
     picture_format,
     print_skipped,
     skipped_files,
+    typed,
     unwrap_help,
     usage,
     usage_error,
@@ -204,6 +205,8 @@ def ingest(
     """
     if queue and bulk:
         usage("--queue and --bulk are two ways to ingest many files: give one")
+    if not bulk and typed("batch"):
+        usage("--batch sizes the transactions of --bulk: give --bulk too, or leave --batch out")
     if bulk and text_format is TextFormat.chat:
         usage("--bulk reads documents: not with --format chat")
     if queue and (claims is not None or preview or not embed):
