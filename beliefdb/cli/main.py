@@ -185,7 +185,7 @@ def ingest(
         help="chat: each file is a conversation (.jsonl of {speaker, time, text}, or 'Speaker: text',"
              " '**Speaker:** text', '\\[time] Speaker: text' lines; the colon may be the full-width '：' of CJK"
              " chat ('张伟：text')), each turn a fragment with its speaker and time; text: a document; auto: chat"
-             " when every file, a directory's too, is .jsonl, text otherwise (or"
+             " when every file, a directory's too, is .jsonl, text when none is, refused for a mix (or"
              " BELIEFDB_INGEST_FORMAT).")] = TextFormat.auto,
     bulk: Annotated[bool, typer.Option("--bulk", help="Many documents set-based: each file still its own source"
                                        " version with its exact fragments and evidence, every truth rule kept, one"
