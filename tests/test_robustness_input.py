@@ -396,6 +396,16 @@ def test_a_batch_with_file_names_that_are_not_utf8_loses_no_file(cli: Cli, db_ur
         ("a.md", False, str(first)), ("\\xff.md", False, f"{tmp_path}/\\xff.md"), ("c.md", False, str(last))]
 
 
+def test_a_file_name_that_is_not_utf8_names_the_subject_of_its_unnamed_facts(cli: Cli, tmp_path: Path) -> None:
+    """The escape of a byte that is not UTF-8 ('caf\\xe9.md') is part of the name, not a path separator:
+    its "Owner: ..." line was a fact about 'xe9'."""
+    odd = tmp_path / "caf\udce9.md"
+    odd.write_text("Owner: Dana\n", encoding="utf-8")
+    report = cli.json("ingest", "--no-embed", odd)
+    assert report["source"] == "caf\\xe9.md", report
+    assert [(b["subject"], b["value"]) for b in cli.json("beliefs")] == [("caf_xe9", "Dana")]
+
+
 @pytest.mark.slow
 def test_bytes_that_are_not_utf8_on_a_real_command_line(db_url: str, tmp_path: Path) -> None:
     """The same through a real process, whose arguments are bytes: os.fsdecode makes them lone surrogates."""

@@ -69,7 +69,9 @@ def as_said(candidate: Candidate, roles: Collection[str], conversation: str) -> 
 
 
 def source_subject(source_name: str) -> str:
-    stem = PurePosixPath(source_name.replace("\\", "/")).stem
+    """The subject a source's unnamed facts are about: its file name's stem. A backslash is a Windows path's
+    separator, unless it begins the escape of a byte that is not UTF-8 (``caf\\xe9.md``, beliefdb.inputs.shown)."""
+    stem = PurePosixPath(re.sub(r"\\(?![xu][0-9a-fA-F]{2})", "/", source_name)).stem
     return normalise_name(stem) or "document"
 
 DETERMINERS: Final = frozenset({"the", "a", "an", "our", "your", "their", "its", "my", "his", "her",
