@@ -142,3 +142,18 @@ def test_ingest_of_a_directory_says_which_files_it_skipped_and_why(cli: Cli, tmp
     assert "3 file(s) skipped" in cli("ingest", docs, "--bulk", "--no-embed").stdout
     # a file named by itself is read whatever its name (as before): nothing is skipped
     assert "skipped" not in cli("ingest", docs / "returns.txt", "--no-embed").stdout
+
+
+@pytest.mark.parametrize("how", [[], ["--bulk"], ["--queue"]])
+def test_two_files_of_one_name_in_one_command_are_refused_before_anything_is_written(
+        cli: Cli, tmp_path: Path, how: list[str]) -> None:
+    for folder, days in (("d1", 10), ("d2", 30)):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "p.md").write_text(f"Refund window: {days} days.\n", encoding="utf-8")
+    said = cli.one_line_error("ingest", tmp_path / "d1" / "p.md", tmp_path / "d2" / "p.md", "--no-embed"
+                              if "--queue" not in how else "--format", *([] if "--queue" not in how else ["text"]),
+                              *how)
+    assert "would both be the source 'p.md'" in said and "d1/p.md" in said and "d2/p.md" in said, said
+    assert cli.json("beliefs") == [] and cli.json("jobs") == []
+    # the same file named twice (by itself and in its directory) is one document, as before
+    assert len(cli.json("ingest", tmp_path / "d1" / "p.md", tmp_path / "d1", "--no-embed")) == 1

@@ -55,7 +55,7 @@ from beliefdb.models import Answer, AskResult, Calibration, EmbedReport, ServerS
 from beliefdb.store.beliefs import MAX_PAGE
 from beliefdb.store.calibrate import DEFAULT_BINS, MAX_BINS
 from beliefdb.store.conversations import CHAT_SUFFIXES
-from beliefdb.store.documents import SUPPORTED_SUFFIXES, documents, skipped_files, suffix_list
+from beliefdb.store.documents import SUPPORTED_SUFFIXES, documents, one_file_a_name, skipped_files, suffix_list
 from beliefdb.store.retrieve import MAX_K, MAX_QUESTION
 
 __all__ = [
@@ -102,6 +102,7 @@ __all__ = [
     "migration_sql",
     "migration_status",
     "name_sessions",
+    "one_file_a_name",
     "parse_moment",
     "restore_database",
     "revoke_token",

@@ -211,6 +211,8 @@ def ingest(
         usage("--bulk reads documents: not with --format chat")
     if queue and (claims is not None or preview or not embed):
         usage("--queue takes no --claims, --preview or --no-embed (the worker embeds: beliefdb worker --no-embed)")
+    with errors(as_json):  # (d1/p.md and d2/p.md: one source, the second a new version of the first)
+        api.one_file_a_name(api.documents(paths, api.CHAT_SUFFIXES))
     if bulk:
         one = [name for name, value in (("--source", source), ("--claims", claims), ("--preview", preview)) if value]
         if one:

@@ -4,13 +4,14 @@ source named by the file's path below the directory (``beliefdb ingest DIR``, ``
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from beliefdb import errors
 from beliefdb.inputs import shown
 
-__all__ = ["SUPPORTED_SUFFIXES", "documents", "named_documents", "no_documents", "skipped_files", "suffix_list"]
+__all__ = ["SUPPORTED_SUFFIXES", "documents", "named_documents", "no_documents", "one_file_a_name", "skipped_files",
+           "suffix_list"]
 
 SUPPORTED_SUFFIXES = (".txt", ".md", ".markdown")
 
@@ -29,6 +30,19 @@ def documents(paths: Sequence[Path], suffixes: Sequence[str] = SUPPORTED_SUFFIXE
         else:
             named.setdefault(path, shown(path.name))
     return [(name, path) for path, name in named.items()]
+
+
+def one_file_a_name(documents: Iterable[tuple[str, Path]]) -> None:
+    """Refuse two files of :func:`documents` that would be one source (``d1/p.md`` and ``d2/p.md``, each
+    named ``p.md``; ``projects/*/README.md``): the second would silently be a new version of the first, and
+    supersede what it says. The command line asks this; the library takes them as versions, in order."""
+    first: dict[str, Path] = {}
+    for name, path in documents:
+        if (other := first.setdefault(name, path)) != path:
+            raise errors.InvalidInput(
+                f"{shown(other)} and {shown(path)} would both be the source '{name}' (a file is the source of its"
+                " name): ingest one of them by itself with --source NAME, or, when one is a new version of the"
+                " other, ingest them one command after the other")
 
 
 def suffix_list(suffixes: Sequence[str], last: str = "or") -> str:
