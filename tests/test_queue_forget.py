@@ -292,3 +292,104 @@ def test_forgetting_a_source_only_queued_says_it_is_queued(bdb: beliefdb.BeliefD
     assert never.value.message == "unknown source nothing.md"
     assert bdb.work(stop_when_empty=True, embed=False).done == 1
     assert bdb.forget(source="badge.md").versions == 1
+
+
+# A user's trial (README: "what forget erased stays erased when a line it masked comes back word for word in
+# the same source"): the forget came while the export was still queued, so no version recorded the lines it
+# masked, and the same export ingested again brought dan's words back as beliefs.
+DAN = [Turn("dan", "I live in Oslo.", datetime(2026, 1, 1, 9, tzinfo=UTC)),
+       Turn("agent", "Noted.", datetime(2026, 1, 1, 9, 1, tzinfo=UTC)),
+       Turn("dan", "I moved to Bergen.", datetime(2026, 1, 2, 9, tzinfo=UTC))]
+
+
+def kept_text(conn: psycopg.Connection[Any]) -> str:
+    """Every text kept of sources and of the queue: versions, fragments and their speakers, evidence, jobs."""
+    rows = conn.execute(
+        "select coalesce(string_agg(v.content, ' '), '') from beliefdb.source_version v"
+        " union all select coalesce(string_agg(f.text || ' ' || coalesce(f.speaker, ''), ' '), '')"
+        " from beliefdb.fragment f"
+        " union all select coalesce(string_agg(e.quote, ' '), '') from beliefdb.evidence e"
+        " union all select coalesce(string_agg(j.payload::text, ' '), '') from beliefdb.job j").fetchall()
+    return " ".join(r[0] for r in rows)
+
+
+@pytest.mark.parametrize("turns", [DAN, [DAN[0], DAN[2]]], ids=["with-another-speaker", "every-turn-dans"])
+@pytest.mark.parametrize("worker_first", [True, False], ids=["stored-then-again", "again-while-queued"])
+def test_a_conversation_forgotten_in_while_queued_stays_forgotten_when_it_comes_back(
+        bdb: beliefdb.BeliefDB, postgresql: psycopg.Connection[Any], worker_first: bool,
+        turns: list[Turn]) -> None:
+    """The lines a forget masked in a queued export are found again when the same export comes back: after
+    the worker stored the job, or ingested directly while the masked job still waits (the worker then finds
+    the text in force). Every turn dan's: the masked conversation is still a conversation."""
+    bdb.submit(turns=turns, source="c.jsonl")
+    postgresql.commit()
+    preview = bdb.forget(subject="dan", preview=True)
+    assert bdb.forget(subject="dan", expect=preview.fingerprint()).jobs == 1
+    if worker_first:
+        assert bdb.work(stop_when_empty=True, embed=False).done == 1
+    again = bdb.ingest_conversation(turns, source="c.jsonl", embed=False)
+    assert again.accepted == []
+    if worker_first:
+        assert not again.new_version
+        assert again.note == ("unchanged: the same text as version 1, in force"
+                              " (what was forgotten in it stays forgotten)")
+    else:
+        assert again.new_version and again.version == 1
+        assert bdb.work(stop_when_empty=True, embed=False).done == 1
+    assert [b for b in bdb.beliefs(include_all=True) if b.subject == "dan"] == []
+    postgresql.commit()
+    kept = kept_text(postgresql)
+    for said in ("Oslo", "Bergen", "dan"):
+        assert said not in kept, said
+    assert postgresql.execute("select count(*), max(version) from beliefdb.source_version").fetchone() == (1, 1)
+    assert postgresql.execute("select origin_type::text from beliefdb.source").fetchone() == ("conversation",)
+    # and once more, as a conversation grown by a turn: dan's lines stay masked, the new turn is stored
+    grown = bdb.ingest_conversation([*turns, Turn("agent", "I work at Acme.", datetime(2026, 1, 3, tzinfo=UTC))],
+                                    source="c.jsonl", embed=False)
+    assert [a.value for a in grown.accepted] == ["Acme"] and not grown.new_version
+    postgresql.commit()
+    kept = kept_text(postgresql)
+    assert "I work at Acme." in kept and "Oslo" not in kept and "Bergen" not in kept
+
+
+NOTE = "# Badge\nDana's badge code is 4471.\n"
+QUEUED = NOTE + "Reminder for the desk: Dana's badge code is 4471.\nThe badge office is on floor 2.\n"
+
+
+@pytest.mark.parametrize("worker_first", [True, False], ids=["stored-then-again", "again-while-queued"])
+def test_a_document_forgotten_in_while_queued_stays_forgotten_when_it_comes_back(
+        bdb: beliefdb.BeliefDB, postgresql: psycopg.Connection[Any], worker_first: bool) -> None:
+    """The queued text repeats the forgotten quote in a line no stored version has: that line is masked
+    again when the same text comes back (it came back in clear)."""
+    bdb.ingest_text(NOTE, source="badge.md", embed=False)
+    bdb.submit(text=QUEUED, source="badge.md")
+    postgresql.commit()
+    assert bdb.forget(subject="dana").jobs == 1
+    if worker_first:
+        assert bdb.work(stop_when_empty=True, embed=False).done == 1
+    again = bdb.ingest_text(QUEUED, source="badge.md", embed=False)
+    assert [a.value for a in again.accepted] == ([] if worker_first else ["on floor 2"]) and again.version == 2
+    if worker_first:
+        assert not again.new_version
+        assert again.note == ("unchanged: the same text as version 2, in force"
+                              " (what was forgotten in it stays forgotten)")
+    else:
+        assert bdb.work(stop_when_empty=True, embed=False).done == 1
+    postgresql.commit()
+    assert "4471" not in kept_text(postgresql)
+    assert postgresql.execute("select count(*) from beliefdb.source_version").fetchone() == (2,)
+    assert "dana" not in {b.subject for b in bdb.beliefs(include_all=True)}
+
+
+def test_a_submitted_payload_records_no_forgotten_lines(bdb: beliefdb.BeliefDB,
+                                                         postgresql: psycopg.Connection[Any]) -> None:
+    """What a forget masked in a job's text is recorded by the forget alone: a submitter's payload that
+    names lines of its own is queued without them (the worker would record them as masked spans)."""
+    from beliefdb.store import jobs
+
+    line = {"start": 0, "end": 4, "line_start": 0, "line_length": 9, "digest": "00"}
+    jobs.submit(bdb.database, [{"source": "s.md", "text": "Returns ok.\n", "forgotten_lines": [line]}])
+    [(_, payload, _)] = payloads(postgresql)
+    assert payload == {"source": "s.md", "text": "Returns ok.\n"}
+    assert bdb.work(stop_when_empty=True, embed=False).done == 1
+    assert postgresql.execute("select count(*) from beliefdb.redaction").fetchone() == (0,)

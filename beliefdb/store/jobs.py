@@ -253,8 +253,10 @@ def run_one(db: Database, worker: str, *, embed: bool = True, backoff: float = B
         job_id, payload, attempts = int(row[0]), row[1], int(row[2])
         # the start commits now, on another connection: if this worker dies, the attempt still counts
         db.scalar(Q.job_started, (job_id, worker))
+        # (a conversation every turn of which a forget took out is a conversation still: no turn says so)
+        origin = payload.get("origin") or ("conversation" if payload.get("turns") == [] else None)
         options = ingest.SourceOptions(name=payload["source"], authority=payload.get("authority"),
-                                       provenance=payload.get("label"), origin=payload.get("origin"),
+                                       provenance=payload.get("label"), origin=origin,
                                        version_label=payload.get("version_label"))
         checked = False  # (whether this worker's settings took the job: see _check_worker)
         try:

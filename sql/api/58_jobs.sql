@@ -54,7 +54,8 @@ begin
     end if;
     return query
         insert into beliefdb.job (workspace_id, kind, payload, max_attempts)
-        select v_ws, p_kind, e.p, p_max_attempts
+        -- (what a forget masked in a job's text is recorded by the forget alone: beliefdb._masked_job)
+        select v_ws, p_kind, e.p - 'forgotten_lines', p_max_attempts
           from pg_catalog.jsonb_array_elements(p_payloads) with ordinality e(p, n)
          order by e.n
         returning id;
@@ -147,25 +148,33 @@ comment on function beliefdb.job_started(bigint, text) is 'Record (committed at 
 -- The job this transaction took is done: it commits with the ingest's writes. Its document's text
 -- is cleared from the payload in the same transaction, with a conversation's turns (their speakers
 -- and times are the text's): it lives on as the source version, where forget finds it (rule 14 of
--- docs/rules.md); the source name and the options stay, for jobs to show.
+-- docs/rules.md); the source name and the options stay, for jobs to show. What a forget masked in its
+-- text while it was queued (forgotten_lines) is recorded in the version it stored first, as that
+-- version's redaction rows (beliefdb._job_lines_stored), and goes from the payload with the text.
 create or replace function beliefdb.job_finish(p_id bigint, p_result jsonb)
 returns void
 language plpgsql
 security definer
 set search_path = pg_catalog, pg_temp
 as $$
+declare
+    v_payload jsonb;
 begin
+    select j.payload into v_payload
+      from beliefdb.job j
+     where j.workspace_id = beliefdb.current_workspace_id() and j.id = p_id and j.status = 'running';
     update beliefdb.job j
        set status = 'done', result = p_result, last_error = null, finished_at = pg_catalog.clock_timestamp(),
-           payload = j.payload - 'text' - 'turns'
+           payload = j.payload - 'text' - 'turns' - 'forgotten_lines'
      where j.workspace_id = beliefdb.current_workspace_id() and j.id = p_id and j.status = 'running';
     if not found then
         raise exception 'job % is not running in this transaction (take it with job_take first)', p_id
             using errcode = 'BD005';
     end if;
+    perform beliefdb._job_lines_stored(beliefdb.current_workspace_id(), v_payload, p_result);
 end
 $$;
-comment on function beliefdb.job_finish(bigint, jsonb) is 'Mark the job this transaction took as done, with its result, and clear its document''s text and turns from the payload';
+comment on function beliefdb.job_finish(bigint, jsonb) is 'Mark the job this transaction took as done, with its result, record what a forget masked in its text in the version stored, and clear its document''s text and turns from the payload';
 
 -- The job this transaction took failed (its ingest was rolled back to before it): queued again after
 -- a backoff of p_backoff seconds doubled for each attempt before (at most an hour), or failed for

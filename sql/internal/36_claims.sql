@@ -1296,6 +1296,15 @@ begin
                                                p_text -> 'claims', p_text -> 'rejected', p_text ->> 'label',
                                                p_text ->> 'path');
         end if;
+    elsif v_latest.id is not null and v_same.id is null and length(v_content) = v_length
+          -- the latest text as it is stored (masked where something was forgotten), or the text it was
+          -- stored from, its forgotten lines back word for word (beliefdb._forgotten_lines: the same words,
+          -- not others in their place): a text a forget masked while it was queued is stored masked, its
+          -- sha256 that of the masked text, and is this text again, a document's as a conversation's
+          and (v_content = v_latest.content
+               or beliefdb._masked(v_content, beliefdb._forgotten_lines(p_workspace_id, p_source_id, v_content))
+                  = v_latest.content) then
+        v_same := v_latest;
     end if;
     if v_same.id is not null and v_same.id is not distinct from v_in_force.id then
         -- the text in force again: claims not recorded before are still settled against it

@@ -7,6 +7,11 @@
 -- are never masked: another speaker's turn, or the same speaker's other words, are another line. A line
 -- is what lies between two line breaks, without a carriage return before its break (a text with CRLF
 -- breaks has the lines of the same text with LF breaks); a span over several lines is one piece a line.
+-- A text still queued when a forget masks it (a job's document, not a version yet) keeps the same record
+-- with the job, keyed by its source's name (the job's payload: forgotten_lines, each piece's offsets, its
+-- line and the line's digest as hex, beliefdb._masked_job): the same line ingested into that source while
+-- the job waits is masked again, and the version the worker stores from the job records them as
+-- redaction rows (beliefdb._job_lines_stored, by job_finish), which the done job then drops with its text.
 
 -- The lines of a text: their number, where each starts (character offsets, the first 0) and how long
 -- it is (its break and a carriage return before it not counted), in one pass.
@@ -60,11 +65,13 @@ $$;
 comment on function beliefdb._line_digest(bytea[], text) is 'The keyed digest of a line''s words (HMAC-SHA-256 under padded keys, separated from names'' digests)';
 
 -- The spans of p_text, in its lines that start after offset p_from (every line: 0), that a forget
--- masked in a version of source p_source_id: each line of p_text whose words are a masked line's as they
+-- masked in a version of source p_source_id, or in a text of it still waiting in the queue (a job's
+-- forgotten_lines: beliefdb._masked_job): each line of p_text whose words are a masked line's as they
 -- were (the same length and keyed digest) has that line's spans masked at the same places in it (within
--- the line and its break). In text order; none (at the cost of one probe of the source's versions) when
--- nothing of it was forgotten. Not for a text another principal proposes (that would tell them which
--- words were forgotten): the owner's approval masks it (beliefdb._forgotten_proposal).
+-- the line and its break). In text order; none (at the cost of one probe of the source's versions, and
+-- one of its waiting jobs) when nothing of it was forgotten. Not for a text another principal proposes
+-- (that would tell them which words were forgotten): the owner's approval masks it
+-- (beliefdb._forgotten_proposal).
 create or replace function beliefdb._forgotten_lines(p_workspace_id uuid, p_source_id uuid, p_text text,
                                                      p_from integer default 0)
 returns int4range[]
@@ -72,7 +79,6 @@ language plpgsql
 set search_path = pg_catalog, pg_temp
 as $$
 declare
-    v_lengths integer[];
     -- (the text from p_from on, read alone: a turn appended to a long chat reads only its own lines)
     v_tail text := substr(p_text, greatest(p_from, 0) + 1);
     v_from integer := greatest(p_from, 0);
@@ -80,12 +86,31 @@ declare
     v_length integer[];
     v_extent integer[];
     v_pads bytea[];
+    -- (the masked pieces recorded, read once: line length, digest, line start, span)
+    v_r_length integer[];
+    v_r_digest bytea[];
+    v_r_line integer[];
+    v_r_start integer[];
+    v_r_end integer[];
 begin
-    select array_agg(distinct r.line_length) into v_lengths
-      from beliefdb.source_version v
-      join beliefdb.redaction r on r.workspace_id = v.workspace_id and r.source_version_id = v.id
-     where v.workspace_id = p_workspace_id and v.source_id = p_source_id and r.line_digest is not null;
-    if v_lengths is null or p_text is null then
+    select array_agg(r.line_length), array_agg(r.line_digest), array_agg(r.line_start),
+           array_agg(r.start_offset), array_agg(r.end_offset)
+      into v_r_length, v_r_digest, v_r_line, v_r_start, v_r_end
+      from (select r.line_length, r.line_digest, r.line_start, r.start_offset, r.end_offset
+              from beliefdb.source_version v
+              join beliefdb.redaction r on r.workspace_id = v.workspace_id and r.source_version_id = v.id
+             where v.workspace_id = p_workspace_id and v.source_id = p_source_id and r.line_digest is not null
+            union all
+            -- (a job of the source still waiting, its text masked by a forget before any version held it;
+            -- a done job's lines are its version's redaction rows)
+            select (x ->> 'line_length')::integer, decode(x ->> 'digest', 'hex'), (x ->> 'line_start')::integer,
+                   (x ->> 'start')::integer, (x ->> 'end')::integer
+              from beliefdb.source s
+              join beliefdb.job j on j.workspace_id = s.workspace_id and j.payload ->> 'source' = s.name
+             cross join lateral jsonb_array_elements(j.payload -> 'forgotten_lines') x
+             where s.workspace_id = p_workspace_id and s.id = p_source_id
+               and j.status in ('queued', 'running', 'failed') and j.payload ? 'forgotten_lines') r;
+    if v_r_length is null or p_text is null then
         return '{}';
     end if;
     -- (the candidates: a line as long as a masked line was; a line of the text before p_from, whose end
@@ -100,7 +125,7 @@ begin
            coalesce(array_agg(l.extent order by l.line_start), '{}')
       into v_at, v_length, v_extent
       from l
-     where l.line_length = any (v_lengths) and (l.line_start > 0 or v_from = 0);
+     where l.line_length = any (v_r_length) and (l.line_start > 0 or v_from = 0);
     if cardinality(v_at) = 0 then
         return '{}';
     end if;
@@ -110,17 +135,106 @@ begin
           from unnest(v_at, v_length, v_extent,
                       beliefdb._slices(v_tail, v_at, array(select x.s + x.n from unnest(v_at, v_length) x (s, n))))
                as c (s, n, extent, words)
-          join (select r.line_length, r.line_digest, r.line_start, r.start_offset, r.end_offset
-                  from beliefdb.source_version v
-                  join beliefdb.redaction r on r.workspace_id = v.workspace_id and r.source_version_id = v.id
-                 where v.workspace_id = p_workspace_id and v.source_id = p_source_id and r.line_digest is not null) r
+          join unnest(v_r_length, v_r_digest, v_r_line, v_r_start, v_r_end)
+               as r (line_length, line_digest, line_start, start_offset, end_offset)
             on r.line_length = c.n and r.line_digest = beliefdb._line_digest(v_pads, c.words)
          cross join lateral (select int4range(r.start_offset - r.line_start, r.end_offset - r.line_start)
                                     * int4range(0, c.extent + 1) as rel) m
          where not isempty(m.rel));
 end
 $$;
-comment on function beliefdb._forgotten_lines(uuid, uuid, text, integer) is 'The spans of a text masked before in lines of its source that it repeats word for word';
+comment on function beliefdb._forgotten_lines(uuid, uuid, text, integer) is 'The spans of a text masked before in lines of its source (its versions, its waiting jobs) that it repeats word for word';
+
+-- A queued job's payload with its text masked at some spans (a forget's, p_masks) and each masked piece
+-- recorded with the job (forgotten_lines: start, end, line_start, line_length and the digest, as hex, of
+-- the line's words before they were masked, as beliefdb._redact_spans records a version's; a line masked
+-- before keeps the digest it was given then): the job's text is no version yet, so the record goes with
+-- it, keyed by the source's name (payload.source), for beliefdb._forgotten_lines, and for the version the
+-- worker stores from it (beliefdb._job_lines_stored). The payload as given when nothing is masked.
+create or replace function beliefdb._masked_job(p_workspace_id uuid, p_payload jsonb, p_masks int4range[])
+returns jsonb
+language plpgsql
+set search_path = pg_catalog, pg_temp
+as $$
+declare
+    v_text text := p_payload ->> 'text';
+    v_pieces int4range[];
+    v_starts integer[];
+    v_lengths integer[];
+    v_recorded jsonb;
+begin
+    if v_text is null or coalesce(cardinality(p_masks), 0) = 0 then
+        return p_payload;
+    end if;
+    select array_agg(u.span), array_agg(u.line_start), array_agg(u.line_length)
+      into v_pieces, v_starts, v_lengths
+      from beliefdb._line_units(v_text, p_masks) u;
+    with o as (
+        select distinct on ((x ->> 'line_start')::integer, (x ->> 'line_length')::integer)
+               (x ->> 'line_start')::integer as s, (x ->> 'line_length')::integer as n, x ->> 'digest' as digest
+          from jsonb_array_elements(coalesce(p_payload -> 'forgotten_lines', '[]')) x
+    ), p as (
+        select beliefdb._hmac_pads(beliefdb._audit_key(p_workspace_id)) as pads
+    )
+    select coalesce(jsonb_agg(jsonb_build_object(
+               'start', lower(x.span), 'end', upper(x.span), 'line_start', x.s, 'line_length', x.n,
+               'digest', coalesce(o.digest, encode(beliefdb._line_digest(p.pads, x.words), 'hex')))
+               order by lower(x.span)), '[]')
+      into v_recorded
+      from p, unnest(v_pieces, v_starts, v_lengths,
+                     beliefdb._slices(v_text, v_starts, array(select a + b from unnest(v_starts, v_lengths) t (a, b))))
+              as x (span, s, n, words)
+      left join o on o.s = x.s and o.n = x.n
+     where x.n > 0;
+    return p_payload || jsonb_build_object(
+        'text', beliefdb._masked(v_text, p_masks),
+        'forgotten_lines', coalesce(p_payload -> 'forgotten_lines', '[]') || v_recorded);
+end
+$$;
+comment on function beliefdb._masked_job(uuid, jsonb, int4range[]) is 'A queued job''s payload with its text masked at some spans and their lines'' keyed digests recorded with it';
+
+-- The pieces a forget masked in a job's text (p_payload's forgotten_lines, beliefdb._masked_job), recorded
+-- as redaction rows of the version the job stored (p_result: source and version, as the worker reports
+-- it; a new version of its text, or the conversation it grew, or the text in force it repeated): each
+-- piece where that version's text is the job's (masked) text, and not recorded there yet. So the version
+-- remembers them as if the forget had come after it was stored (rule 14): the same line back in the
+-- source is masked again, and the same text again is the text in force. Called by job_finish.
+create or replace function beliefdb._job_lines_stored(p_workspace_id uuid, p_payload jsonb, p_result jsonb)
+returns void
+language plpgsql
+set search_path = pg_catalog, pg_temp
+as $$
+declare
+    v_version uuid;
+    v_content text;
+begin
+    if jsonb_typeof(p_payload -> 'forgotten_lines') is distinct from 'array' or p_payload ->> 'text' is null
+       or p_result ->> 'version' is null then
+        return;
+    end if;
+    select v.id, v.content into v_version, v_content
+      from beliefdb.source s
+      join beliefdb.source_version v on v.workspace_id = s.workspace_id and v.source_id = s.id
+     where s.workspace_id = p_workspace_id and s.name = p_payload ->> 'source'
+       and v.version = (p_result ->> 'version')::integer;
+    if v_version is null then
+        return;
+    end if;
+    insert into beliefdb.redaction (workspace_id, source_version_id, start_offset, end_offset, reason,
+                                    line_start, line_length, line_digest)
+    select p_workspace_id, v_version, x.s, x.e, 'forgotten while its text was queued', x.ls, x.ln, x.digest
+      from (select distinct (f ->> 'start')::integer as s, (f ->> 'end')::integer as e,
+                   (f ->> 'line_start')::integer as ls, (f ->> 'line_length')::integer as ln,
+                   decode(f ->> 'digest', 'hex') as digest
+              from jsonb_array_elements(p_payload -> 'forgotten_lines') f) x
+     where x.e > x.s and x.e <= length(v_content)
+       and substr(v_content, x.s + 1, x.e - x.s) = substr(p_payload ->> 'text', x.s + 1, x.e - x.s)
+       and not exists (select from beliefdb.redaction r
+                        where r.workspace_id = p_workspace_id and r.source_version_id = v_version
+                          and r.start_offset = x.s and r.end_offset = x.e);
+end
+$$;
+comment on function beliefdb._job_lines_stored(uuid, jsonb, jsonb) is 'Record the pieces a forget masked in a job''s text as redaction rows of the version the job stored';
 
 -- The labels of the turns given with a text (p_fragments: start, end, speaker) that some spans of it may
 -- touch (p_spans): each turn whose label stretch (from its line's start, within the 260 characters a

@@ -1313,9 +1313,9 @@ begin
            for no key update skip locked
     ), masked as (
     update beliefdb.job j
-       set payload = jsonb_set(j.payload, '{text}', to_jsonb(beliefdb._masked(
-               j.payload ->> 'text',
-               case when p_turns then beliefdb._line_masks(j.payload ->> 'text', w.spans) else w.spans end)))
+       -- (the lines it masks recorded with the job: beliefdb._masked_job)
+       set payload = beliefdb._masked_job(p_workspace_id, j.payload,
+               case when p_turns then beliefdb._line_masks(j.payload ->> 'text', w.spans) else w.spans end)
       from waiting w
      where j.workspace_id = p_workspace_id and j.id = w.id and cardinality(w.spans) > 0
     returning j.id
@@ -1390,8 +1390,9 @@ begin
            for no key update skip locked
     ), masked as (
     update beliefdb.job j
-       set payload = j.payload || jsonb_build_object(
-               'text', beliefdb._masked(j.payload ->> 'text', beliefdb._line_masks(j.payload ->> 'text', w.lines)),
+       -- (the lines it masks recorded with the job: beliefdb._masked_job)
+       set payload = beliefdb._masked_job(p_workspace_id, j.payload, beliefdb._line_masks(j.payload ->> 'text', w.lines))
+                     || jsonb_build_object(
                'turns', (select coalesce(jsonb_agg(t.x order by t.n), '[]')
                            from jsonb_array_elements(j.payload -> 'turns') with ordinality t (x, n)
                           where not (t.x ->> 'speaker' = any(p_speakers))))

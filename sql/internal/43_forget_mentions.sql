@@ -197,7 +197,8 @@ begin
          where m ->> 'kind' = 'queued' and (m ->> 'masked')::boolean
     ), masked as (
         update beliefdb.job j
-           set payload = jsonb_set(j.payload, '{text}', to_jsonb(beliefdb._masked(j.payload ->> 'text', k.spans)))
+           -- (the lines it masks recorded with the job: beliefdb._masked_job)
+           set payload = beliefdb._masked_job(p_workspace_id, j.payload, k.spans)
                          -- (a turn's speaker as its label in the text is masked: "████'s mum")
                          || case when jsonb_typeof(j.payload -> 'turns') = 'array'
                                  then jsonb_build_object('turns', beliefdb._masked_speakers(j.payload -> 'turns', v_re))
