@@ -319,7 +319,7 @@ def test_the_openapi_schema_names_the_skip_reasons() -> None:
     from beliefdb.render.schema import schema_of
 
     assert schema_of(Skipped)["properties"]["reason"] == {"type": "string",
-                                                          "enum": ["no_pattern", "gate", "duplicate"]}
+                                                          "enum": ["no_pattern", "gate", "duplicate", "forgotten"]}
     assert "skipped" in schema_of(IngestReport)["required"]
 
 

@@ -14,6 +14,8 @@ from typing import Any
 
 import psycopg
 import pytest
+from conftest import Cli
+from forgets import forget
 
 import beliefdb
 from beliefdb.models import Turn
@@ -324,3 +326,34 @@ def test_in_an_untimed_chat_the_same_speakers_same_words_again_are_the_forgotten
     # (the turn forgotten, in the text in force, and the same words said again)
     assert [r.reason.split(":")[0] for r in again.rejected] == ["forgotten", "forgotten"]
     assert current(bdb, "tom") == {("lives_in", "Paris")}
+
+
+ALICE = "Alice: I live in Oslo.\nBob: Hi there.\nAlice: Can you update my shipping address?\nBob: Is it urgent?\n"
+
+
+def test_a_forgotten_turn_is_reported_as_forgotten_without_its_words_when_the_chat_comes_back(
+        cli: Cli, tmp_path: Any) -> None:
+    """A user's trial: re-ingesting alice.md after forget --subject alice listed her masked turn "Can you
+    update my shipping address?" as a no_pattern sentence, with the hint that skipped turns are kept as
+    fragments. It is forgotten, not kept, and the report must not repeat its words."""
+    chat = tmp_path / "alice.md"
+    chat.write_text(ALICE, encoding="utf-8")
+    first = cli.json("ingest", chat, "--format", "chat", "--no-embed")
+    assert [s["quote"] for s in first["skipped"]] == ["Can you update my shipping address?", "Is it urgent?"]
+    forget(cli, "--subject", "alice")
+    for preview in ([], ["--preview"]):
+        again = cli.json("ingest", chat, "--format", "chat", "--no-embed", *preview)
+        assert [(s["start"], s["end"], s["reason"], s["quote"]) for s in again["skipped"]] == [
+            (first["skipped"][0]["start"], first["skipped"][0]["end"], "forgotten", ""),
+            (first["skipped"][1]["start"], first["skipped"][1]["end"], "no_pattern", "Is it urgent?")]
+        assert "shipping" not in str(again["skipped"]) + str(again["hint"])
+        shown = cli("ingest", chat, "--format", "chat", "--no-embed", *preview).output
+        assert "shipping" not in shown and "Is it urgent?" in shown
+        assert "forgotten (forgotten before in this source" in shown
+    # every skipped turn forgotten: no hint that they are kept as fragments
+    only = tmp_path / "only.md"
+    only.write_text("Alice: I live in Oslo.\nAlice: Can you update my shipping address?\n", encoding="utf-8")
+    cli("ingest", only, "--format", "chat", "--no-embed")
+    forget(cli, "--subject", "alice")
+    shown = cli("ingest", only, "--format", "chat", "--no-embed").output
+    assert "shipping" not in shown and "hint" not in shown and "kept as fragments" not in shown

@@ -85,12 +85,14 @@ class Conflict:
 
 #: why a sentence produced no belief: no rule matched it (``no_pattern``), the quote aimed at it was
 #: rejected by the evidence gate (``gate``), or it repeats a sentence already listed (``duplicate``)
-SkipReason = Literal["no_pattern", "gate", "duplicate"]
+SkipReason = Literal["no_pattern", "gate", "duplicate", "forgotten"]
 
 
 @dataclass(frozen=True)
 class Skipped:
-    """A sentence of the text that is the source of no belief, and why (``text[start:end] == quote``)."""
+    """A sentence of the text that is the source of no belief, and why (``text[start:end] == quote``, but
+    for words forgotten before in its source, masked: one all forgotten has reason ``forgotten`` and
+    an empty quote)."""
 
     quote: str
     start: int

@@ -119,7 +119,8 @@ def _write(db: Database, docs: list[_Document], options: SourceOptions) -> list[
     with db.transaction() as c:
         _stage(c, docs, options.version_label)
         rows = c.execute(Q.bulk_ingest_batch, (options.origin, options.authority, options.provenance)).fetchall()
-    return [d.ready.told(ingest_report(row[0], d.path)) for d, row in zip(docs, rows, strict=True)]
+    return [d.ready.told(ingest_report(row[0], d.path), row[0].get("forgotten"))
+            for d, row in zip(docs, rows, strict=True)]
 
 
 def _batches(todo: list[tuple[str, Path | str]], size: int) -> Iterator[list[tuple[str, Path | str]]]:

@@ -37,7 +37,7 @@ from beliefdb.text.extractor import Candidate
 from beliefdb.text.fragments import Fragment, split_fragments
 from beliefdb.text.gate import gate
 from beliefdb.text.registry import get_extractor
-from beliefdb.text.skips import extraction_report, hint
+from beliefdb.text.skips import extraction_report, forgotten_out, hint
 from beliefdb.text.transcripts import SPOKEN, spoken_by, spoken_hint, transcript_hint, transcript_speakers, turns_hint
 from beliefdb.text.turns import TurnSpan
 from beliefdb.vocabulary import AUTHORITIES, BELIEF_KINDS, LABELS, ORIGINS
@@ -152,9 +152,14 @@ class Prepared:
     warnings: list[ExtractionWarning]
     hint: str | None
 
-    def told(self, report: IngestReport) -> IngestReport:
-        """``report`` with what extraction skipped and warned of."""
-        return replace(report, skipped=self.skipped, warnings=self.warnings, hint=self.hint)
+    def told(self, report: IngestReport, forgotten: Sequence[Sequence[int]] | None = None) -> IngestReport:
+        """``report`` with what extraction skipped and warned of, but for the words of ``forgotten``, the
+        spans of the text the database masked as forgotten before in its source (:func:`forgotten_out`):
+        no hint for sentences that are all forgotten."""
+        spans = [(int(a), int(b)) for a, b in forgotten or []]
+        skipped, warnings = forgotten_out(self.skipped, self.warnings, spans)
+        told = self.hint if any(s.reason != "forgotten" for s in skipped) else None
+        return replace(report, skipped=skipped, warnings=warnings, hint=told)
 
 
 def prepare(text: str, name: str, candidates: Iterable[Candidate] = (), extractor: str = "rules", *,
@@ -216,7 +221,7 @@ def ingest_text(db: Database, text: str, options: SourceOptions, *, candidates: 
         if preview:
             row = c.execute(Q.ingest_preview, args).fetchone()
             assert row is not None
-            return ready.told(ingest_report(row[0], path))
+            return ready.told(ingest_report(row[0], path), row[0].get("forgotten"))
         if append:
             new = [f for f in ready.fragments if read is not None and any(f["start"] >= r.start for r in read)]
             row = c.execute(Q.append_turn, (options.name, text, Jsonb(new), Jsonb(ready.claims),
@@ -224,7 +229,7 @@ def ingest_text(db: Database, text: str, options: SourceOptions, *, candidates: 
         else:
             row = c.execute(Q.ingest_version, args).fetchone()
         assert row is not None
-        report = ready.told(ingest_report(row[0], path))
+        report = ready.told(ingest_report(row[0], path), row[0].get("forgotten"))
     deferred = embed_accepted(db, report, embed, conn)
     return replace(report, embedding_deferred=deferred) if deferred else report
 

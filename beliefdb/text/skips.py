@@ -21,7 +21,7 @@ from beliefdb.text.gate import Located
 from beliefdb.text.numbers import NUMBER_WORD, number_word_value
 from beliefdb.text.transcripts import SPOKEN, common_words, dialogue_speakers, spoken_by, spoken_turn
 
-__all__ = ["extraction_report", "hint", "left_out"]
+__all__ = ["FORGOTTEN", "extraction_report", "forgotten_out", "hint", "left_out"]
 
 _WORD_THEN_NUMERAL: Final = re.compile(rf"\b(?P<word>{NUMBER_WORD})\s*\(\s*(?P<numeral>\d{{1,9}})\s*\)", re.I)
 _NUMERAL_THEN_WORD: Final = re.compile(rf"\b(?P<numeral>\d{{1,9}})\s*\(\s*(?P<word>{NUMBER_WORD})\s*\)", re.I)
@@ -139,6 +139,38 @@ def extraction_report(text: str, located: Iterable[Located], rejected: Iterable[
         else:
             skipped.append(Skipped(quote, f.start, f.end, "no_pattern", "no rule of the extractor matched"))
     return skipped, warnings
+
+
+#: why a sentence whose words were forgotten before in its source produced no belief
+FORGOTTEN: Final = "forgotten before in this source: masked where it is stored and not kept; its words are not shown"
+
+
+def forgotten_out(skipped: Sequence[Skipped], warnings: Sequence[ExtractionWarning],
+                  spans: Sequence[tuple[int, int]]) -> tuple[list[Skipped], list[ExtractionWarning]]:
+    """``skipped`` and ``warnings`` without the words of ``spans``, what the database masked of the text as
+    forgotten (rule 14; listing them would repeat them): a sentence within them is listed as ``forgotten``,
+    its quote empty (not as a sentence skipped and kept); one partly within them has those characters
+    masked as they are stored; a warning over them goes."""
+    if not spans:
+        return list(skipped), list(warnings)
+
+    def masked(start: int, end: int) -> list[tuple[int, int]]:
+        return [(max(a, start), min(b, end)) for a, b in spans if a < end and start < b]
+
+    kept: list[Skipped] = []
+    for s in skipped:
+        over = masked(s.start, s.end)
+        if not over:
+            kept.append(s)
+        elif all(any(a <= i < b for a, b in over) for i in range(s.start, s.end)
+                 if not s.quote[i - s.start].isspace()):
+            kept.append(Skipped("", s.start, s.end, "forgotten", FORGOTTEN))
+        else:
+            chars = list(s.quote)
+            for a, b in over:
+                chars[a - s.start:b - s.start] = "\u2588" * (b - a)
+            kept.append(Skipped("".join(chars), s.start, s.end, s.reason, s.detail))
+    return kept, [w for w in warnings if not masked(w.start, w.end)]
 
 
 def hint(skipped: list[Skipped], *, extractor: str, llm_configured: bool) -> str | None:

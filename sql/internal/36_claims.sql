@@ -1494,6 +1494,7 @@ declare
     v_authority beliefdb.authority := (p_text ->> 'authority')::beliefdb.authority;
     v_provenance beliefdb.provenance := (p_text ->> 'provenance')::beliefdb.provenance;
     v_item uuid;
+    v_report jsonb;
 begin
     perform beliefdb._begin_changes();
     if coalesce(p_source, '') = '' then
@@ -1556,7 +1557,12 @@ begin
             'note', pg_catalog.format('%s belongs to %s: proposed to its owner (review item %s)',
                                       v_source.name, v_source.owner, v_item));
     end if;
-    return beliefdb._ingest_version_core(p_workspace_id, v_source.id, p_text);
+    -- (with the spans of the text that were forgotten (masked where it is stored: offsets, never the
+    -- words), so that the extraction report does not list a forgotten sentence as skipped and kept)
+    v_report := beliefdb._ingest_version_core(p_workspace_id, v_source.id, p_text);
+    return v_report || jsonb_build_object('forgotten', (
+        select coalesce(jsonb_agg(jsonb_build_array(lower(x.span), upper(x.span)) order by lower(x.span)), '[]')
+          from unnest(beliefdb._forgotten_spans(p_workspace_id, (v_report ->> 'version_id')::uuid)) as x (span)));
 end
 $$;
 comment on function beliefdb._ingest_text(uuid, text, jsonb) is 'Store a text as a version of a named source for the acting principal, or propose it to the source''s owner (the caller locks and audits)';
