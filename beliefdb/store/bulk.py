@@ -14,6 +14,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
+from contextvars import copy_context
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -83,7 +84,7 @@ def _read(name: str, what: Path | str, limit: int, extractor: str, llm_configure
             raise errors.InvalidInput(f"{name}: empty text")
     check_size(path or name, text, limit)
     return _Document(name=name, path=path, text=text, ready=prepare(text, name, (), extractor,
-                                                                     llm_configured=llm_configured))
+                                                                     llm_configured=llm_configured, bulk=True))
 
 
 def _read_all(chunk: list[tuple[str, Path | str]], limit: int, extractor: str) -> list[_Document]:
@@ -151,15 +152,16 @@ def bulk_ingest(db: Database, items: Sequence[Item], options: SourceOptions, *, 
     chunks = list(_batches(todo, batch))
     with (ThreadPoolExecutor(max_workers=1, thread_name_prefix="beliefdb-embed") as embedder,
           ThreadPoolExecutor(max_workers=1, thread_name_prefix="beliefdb-read") as reader):
-        # (the next batch is read and extracted while the database stores this one)
-        ahead = reader.submit(_read_all, chunks[0], limit, extractor)
+        # (the next batch is read and extracted while the database stores this one; each thread runs in a copy
+        # of this context: a message or hint is worded for its reader, errors.spelled)
+        ahead = reader.submit(copy_context().run, _read_all, chunks[0], limit, extractor)
         for number in range(len(chunks)):
             try:
                 docs = ahead.result()
             except errors.BeliefDBError as exc:
                 raise type(exc)(_stopped(exc.message, number, count)) from exc
             if number + 1 < len(chunks):
-                ahead = reader.submit(_read_all, chunks[number + 1], limit, extractor)
+                ahead = reader.submit(copy_context().run, _read_all, chunks[number + 1], limit, extractor)
             try:
                 written = _write(db, docs, options)
             except errors.DatabaseUnavailable:
@@ -170,7 +172,7 @@ def bulk_ingest(db: Database, items: Sequence[Item], options: SourceOptions, *, 
             count += len(written)
             ids = [a.id for r in written for a in r.accepted]
             if embed and ids:
-                deferred.append(embedder.submit(_embed_quietly, db, ids))
+                deferred.append(embedder.submit(copy_context().run, _embed_quietly, db, ids))
             if progress is not None:
                 progress(count, len(todo))
         why = next((m for m in (f.result() for f in deferred) if m), None)

@@ -164,10 +164,11 @@ class Prepared:
 
 def prepare(text: str, name: str, candidates: Iterable[Candidate] = (), extractor: str = "rules", *,
             turns: Sequence[TurnSpan] | None = None, read: Sequence[TurnSpan] | None = None,
-            llm_configured: bool | None = None) -> Prepared:
+            llm_configured: bool | None = None, bulk: bool = False) -> Prepared:
     """Split ``text`` into fragments, extract candidates and gate them: what ingest and bulk ingest send.
     ``turns``/``read``: as :func:`ingest_text`. ``llm_configured``: whether an LLM endpoint is set, for
-    the hint (None: read from the settings; a bulk ingest reads them once, not per document)."""
+    the hint (None: read from the settings; a bulk ingest reads them once, not per document); ``bulk``:
+    the hint is for a document of a bulk ingest (its claims are given by ingesting it alone)."""
     if llm_configured is None:
         llm_configured = settings.load().llm_url is not None
     chosen = get_extractor(extractor)
@@ -181,7 +182,7 @@ def prepare(text: str, name: str, candidates: Iterable[Candidate] = (), extracto
     skipped, warnings = extraction_report(
         text, located, rejected, None if read is None else [Fragment(t.start, t.end, "sentence") for t in read],
         speakers)
-    told = hint(skipped, extractor=extractor, llm_configured=llm_configured)
+    told = hint(skipped, extractor=extractor, llm_configured=llm_configured, bulk=bulk)
     if read is not None and told is not None:
         told = turns_hint(extractor=extractor, llm_configured=llm_configured)
     if speakers:

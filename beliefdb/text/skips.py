@@ -173,14 +173,19 @@ def forgotten_out(skipped: Sequence[Skipped], warnings: Sequence[ExtractionWarni
     return kept, [w for w in warnings if not masked(w.start, w.end)]
 
 
-def hint(skipped: list[Skipped], *, extractor: str, llm_configured: bool) -> str | None:
-    """How to get beliefs out of the skipped sentences, or None when nothing was skipped."""
+def hint(skipped: list[Skipped], *, extractor: str, llm_configured: bool, bulk: bool = False) -> str | None:
+    """How to get beliefs out of the skipped sentences, or None when nothing was skipped. ``bulk``: the
+    document was one of a bulk ingest, which takes no claims: ingesting it alone does."""
     if not skipped:
         return None
     claims = " (JSONL: statement, subject, attribute, value, quote)"
     one = "each with its statement, subject, attribute, value and exact quote"
-    ways = [spelled(f"give their claims with claims=FILE{claims}", f"give their claims with --claims FILE{claims}",
-                    http=f"remember them with POST /beliefs, {one}", mcp=f"remember them with `remember`, {one}")]
+    library, cli = f"give their claims with claims=FILE{claims}", f"give their claims with --claims FILE{claims}"
+    if bulk:
+        library = f"give their claims by ingesting the document alone, ingest(PATH, claims=FILE){claims}"
+        cli = f"give their claims by ingesting the file alone with --claims FILE (not with --bulk){claims}"
+    ways = [spelled(library, cli, http=f"remember them with POST /beliefs, {one}",
+                    mcp=f"remember them with `remember`, {one}")]
     if llm_configured and extractor != "llm":
         ways.append(f"or use {argument('extractor', 'llm')} (an endpoint is configured)")
     return " ".join(ways)
