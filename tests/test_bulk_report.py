@@ -10,6 +10,72 @@ from pathlib import Path
 from conftest import Cli
 
 import beliefdb
+from beliefdb.models import IngestReport
+
+
+def _setup(bdb: beliefdb.BeliefDB, cli: Cli, docs: Path) -> None:
+    """A decision resting on a belief of leave.md and an action on it; a forgotten line in badge.md."""
+    docs.mkdir()
+    (docs / "leave.md").write_text("Parental leave is 12 weeks.\n", encoding="utf-8")
+    (docs / "badge.md").write_text("Dana's badge code is 4471.\nShipping is 5 EUR.\n", encoding="utf-8")
+    out = cli.json("ingest", docs, "--bulk", "--no-embed")
+    (leave,) = [r for r in out["reports"] if r["source"] == "leave.md"]
+    decision = bdb.decide("Give 12 weeks", because=[leave["accepted"][0]["id"]])
+    bdb.act(decision.id, "Tell the team")
+    assert bdb.forget(subject="dana").beliefs == 1
+    (docs / "leave.md").write_text("Parental leave is 16 weeks.\n", encoding="utf-8")
+    (docs / "badge.md").write_text("Dana's badge code is 4471.\nShipping is 5 EUR.\nThis line says nothing useful.\n",
+                                   encoding="utf-8")
+    (docs / "notes.md").write_text("The refund window is sixty (90) days.\nWhat is this?\n"
+                                   "Blah blah nothing here at all.\n", encoding="utf-8")
+
+
+def test_bulk_text_output_totals_what_each_document_reported(bdb: beliefdb.BeliefDB, cli: Cli,
+                                                             tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    _setup(bdb, cli, docs)
+    text = cli("ingest", docs, "--bulk", "--no-embed").stdout
+    lines = text.splitlines()
+    assert lines[0].startswith("3 document(s) in 1 batch(es): 3 new version(s), 2 new belief(s), 0 corroborated,"
+                               " 1 rejected"), text
+    assert "⇢ 1 belief(s) superseded (leave.md)" in lines, text
+    assert "! 1 decision(s) lost their last support: need review, beliefdb review list (leave.md)" in lines, text
+    assert "‖ 1 action(s) held: their decision needs review (leave.md)" in lines, text
+    assert ("✗ 1 rejected: forgotten: this text of the source was forgotten, and is not stored again"
+            " (badge.md)") in lines, text
+    assert "⚠ 1 warning(s):" in lines, text
+    assert any(line.startswith("  notes.md [0, 37) self_contradictory: \"sixty (90)\"") for line in lines), text
+    at = lines.index("3 sentence(s) in 2 document(s) produced no belief:")
+    assert lines[at + 1] == ("  · badge.md [46, 76) no_pattern: \"This line says nothing useful.\""
+                             " (no rule of the extractor matched)")
+    assert lines[at + 2] == "  · notes.md [38, 51) no_pattern: \"What is this?\" (a question states no fact)"
+    hint = [line for line in lines if line.startswith("hint: ")]
+    assert hint and "--claims FILE" in hint[0] and "alone" in hint[0] and "claims=" not in hint[0], text
+
+
+def test_bulk_text_output_shows_the_first_five_skipped_sentences(cli: Cli, tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "a.md").write_text("".join(f"Nothing number {n} here at all.\n" for n in range(7)), encoding="utf-8")
+    lines = cli("ingest", docs, "--bulk", "--no-embed").stdout.splitlines()
+    at = lines.index("7 sentence(s) in 1 document(s) produced no belief:")
+    assert [line.split(")")[0] for line in lines[at + 1:at + 6]] == [
+        f"  · a.md [{30 * n}, {30 * n + 29}" for n in range(5)]
+    assert lines[at + 6] == "  … and 2 more (--json lists them all)"
+
+
+def test_bulk_json_has_the_totals_at_its_top(bdb: beliefdb.BeliefDB, cli: Cli, tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    _setup(bdb, cli, docs)
+    out = cli.json("ingest", docs, "--bulk", "--no-embed")
+    totals = {k: out[k] for k in ("superseded", "unsupported", "flagged", "held", "conflicts", "skipped",
+                                  "warnings", "rejected", "rejected_by_reason")}
+    assert totals == {"superseded": 1, "unsupported": 0, "flagged": 1, "held": 1, "conflicts": 0, "skipped": 3,
+                      "warnings": 1, "rejected": 1, "rejected_by_reason": {
+                          "forgotten: this text of the source was forgotten, and is not stored again": 1}}
+    (notes,) = [r for r in out["reports"] if r["source"] == "notes.md"]
+    assert "--claims FILE" in notes["hint"] and "claims=FILE" not in notes["hint"], notes["hint"]
+    assert "--bulk" in notes["hint"], notes["hint"]
 
 
 def test_bulk_hint_says_what_a_bulk_user_can_do_in_cli_words(cli: Cli, tmp_path: Path) -> None:
@@ -26,3 +92,16 @@ def test_bulk_hint_of_the_library_names_ingest_with_claims(bdb: beliefdb.BeliefD
     report = bdb.bulk_ingest(("notes.md", "What is this?\nBlah blah nothing here at all.\n"), embed=False)
     hint = report.reports[0].hint
     assert hint is not None and "ingest(PATH, claims=FILE)" in hint and "--claims" not in hint, hint
+
+
+def test_a_sentence_repeated_in_one_document_is_corroborated_in_bulk_as_in_plain_ingest(
+        bdb: beliefdb.BeliefDB, tmp_path: Path) -> None:
+    text = "Parental leave is 12 weeks.\nParental leave is 12 weeks.\n"
+    (tmp_path / "b.md").write_text(text, encoding="utf-8")
+    bulk = bdb.bulk_ingest(("a.md", text), embed=False)
+    (plain,) = bdb.ingest(tmp_path / "b.md", embed=False)
+    assert isinstance(plain, IngestReport), plain
+    # (the second quote is evidence of the belief the first made, in both)
+    assert (bulk.accepted, bulk.corroborated) == (1, 1)
+    assert (len(plain.accepted), len(plain.corroborated)) == (1, 1)
+    assert plain.corroborated[0].id == plain.accepted[0].id

@@ -15,7 +15,7 @@ from beliefdb.api import BeliefDB
 from beliefdb.api.bulk import DEFAULT_BATCH as DEFAULT_BATCH
 from beliefdb.cli.common import print_skipped, skipped_files
 from beliefdb.models import BulkReport
-from beliefdb.render.ids import short
+from beliefdb.render.bulk import bulk_summary
 
 #: what --help says of batches (the ingest command's --batch and --bulk options)
 BATCH_HELP = ("With --bulk: documents per transaction (one audit event each). A bad document stops the run before"
@@ -53,29 +53,19 @@ def run(bdb: BeliefDB, paths: list[Path], *, authority: str | None, label: str |
     print_skipped(skipped_files(paths, False), False)
 
 
-#: the documents proposed to their owners that the text output names (``--json`` lists them all)
-PROPOSED_SHOWN = 5
-
-
 def summary(report: BulkReport) -> str:
-    """The totals of a bulk ingest, then the texts it only proposed to their sources' owners (rule 17 of
-    docs/rules.md), and why embedding waits, if it does."""
-    line = (f"{report.documents} document(s) in {report.batches} batch(es): {report.new_versions} new version(s),"
-            f" {report.accepted} new belief(s), {report.corroborated} corroborated, {report.rejected} rejected"
-            f" ({report.seconds:.1f} s, {report.beliefs_per_s:,.0f} beliefs/s)")
-    proposed = [r for r in report.reports if r.proposed]
-    if proposed:
-        whose = "its owner" if len(proposed) == 1 else "their owners"
-        line += f"\n{len(proposed)} proposed to {whose}: nothing changes until they approve"
-        line += "".join(f"\n  {r.path or r.source}: proposed to {r.owner}, who owns source '{r.source}'"
-                        f" (beliefdb review approve {short(r.review_item or '')} --as {r.owner})"
-                        for r in proposed[:PROPOSED_SHOWN])
-        if len(proposed) > PROPOSED_SHOWN:
-            line += f"\n  … and {len(proposed) - PROPOSED_SHOWN} more (--json lists them all)"
-    if report.embedding_deferred:
-        line += f"\nnote: embedding deferred: {report.embedding_deferred}"
-    return line
+    """The text output of a bulk ingest (:func:`beliefdb.render.bulk.bulk_summary`)."""
+    return bulk_summary(report)
 
 
 def _json(report: BulkReport) -> dict[str, Any]:
-    return {**render.jsonable(report), "beliefs_per_s": report.beliefs_per_s}
+    """The report, with the totals of what each document's report lists before the reports themselves."""
+    out = render.jsonable(report)
+    reports = out.pop("reports")
+    return {**out, "beliefs_per_s": report.beliefs_per_s, **{name: getattr(report, name) for name in TOTALS},
+            "reports": reports}
+
+
+#: the totals ``--json`` gives at its top beside those of every run (documents, new_versions, accepted, ...)
+TOTALS = ("superseded", "unsupported", "flagged", "held", "conflicts", "current_again", "skipped", "warnings",
+          "rejected_by_reason")

@@ -91,7 +91,7 @@ def _current_again(c: CurrentAgain) -> str:
 SKIPPED_SHOWN = 5
 
 
-def _shorten(text: str, width: int = 70) -> str:
+def shorten(text: str, width: int = 70) -> str:
     return text if len(text) <= width else text[:width - 1] + "…"
 
 
@@ -99,7 +99,7 @@ def _skipped_lines(result: IngestReport) -> list[str]:
     lines = [f"  ⚠ {w.kind} [{w.start}, {w.end}): {w.message}" for w in result.warnings]
     if result.skipped:
         lines.append(f"  {len(result.skipped)} sentence(s) produced no belief:")
-        lines += [f"    · [{s.start}, {s.end}) {s.reason}: \"{_shorten(s.quote)}\" ({s.detail})" if s.quote
+        lines += [f"    · [{s.start}, {s.end}) {s.reason}: \"{shorten(s.quote)}\" ({s.detail})" if s.quote
                   else f"    · [{s.start}, {s.end}) {s.reason} ({s.detail})" for s in result.skipped[:SKIPPED_SHOWN]]
         if len(result.skipped) > SKIPPED_SHOWN:
             lines.append(f"    … and {len(result.skipped) - SKIPPED_SHOWN} more (--json lists them all)")
