@@ -5,9 +5,15 @@ the embedding too."""
 
 from __future__ import annotations
 
+import itertools
+import re
 from pathlib import Path
+from typing import Any
 
+import psycopg
 from conftest import Cli
+from test_embedder_refused import endpoint  # noqa: F401  (a fixture)
+from test_extract_llm import ChatServer, Reply
 
 import beliefdb
 from beliefdb.models import IngestReport
@@ -105,3 +111,34 @@ def test_a_sentence_repeated_in_one_document_is_corroborated_in_bulk_as_in_plain
     assert (bulk.accepted, bulk.corroborated) == (1, 1)
     assert (len(plain.accepted), len(plain.corroborated)) == (1, 1)
     assert plain.corroborated[0].id == plain.accepted[0].id
+
+
+def test_bulk_progress_covers_the_embedding(bdb: beliefdb.BeliefDB, postgresql: psycopg.Connection[Any]) -> None:
+    stored: list[tuple[int, int]] = []
+    embedded: list[tuple[int, int]] = []
+    docs = [(f"d{n}.md", f"Item{n} price: {n} EUR.\nItem{n} weight: {n} kg.\n") for n in range(6)]
+    report = bdb.bulk_ingest(*docs, batch=2, progress=lambda d, t: stored.append((d, t)),
+                             embed_progress=lambda d, t: embedded.append((d, t)))
+    assert stored == [(2, 6), (4, 6), (6, 6)]
+    assert embedded and embedded[-1] == (12, 12) and report.accepted == 12
+    assert all(a[0] <= b[0] for a, b in itertools.pairwise(embedded)), embedded
+    assert postgresql.execute("select count(*) from beliefdb.belief_embedding").fetchone() == (12,)
+
+
+def test_cli_bulk_shows_an_embedding_phase(cli: Cli, tmp_path: Path) -> None:
+    (tmp_path / "a.md").write_text("Item price: 5 EUR.\nItem weight: 2 kg.\n", encoding="utf-8")
+    result = cli("ingest", tmp_path, "--bulk")
+    # (a bar of what is left to embed once the documents are stored; none if the thread embedded them all)
+    assert re.search(r"^(embedding 2 belief\(s\)|embedded 2 belief\(s\) beside the writes)", result.stderr, re.M), \
+        result.stderr
+
+
+def test_once_embedding_is_deferred_the_rest_of_the_run_is_not_tried(
+        endpoint: ChatServer, bdb: beliefdb.BeliefDB) -> None:  # noqa: F811  (the fixture imported above)
+    endpoint.answers(Reply(status=401))
+    embedded: list[tuple[int, int]] = []
+    docs = [(f"d{n}.md", f"Item{n} price: {n} EUR.\n") for n in range(4)]
+    report = bdb.bulk_ingest(*docs, batch=1, embed_progress=lambda d, t: embedded.append((d, t)))
+    assert report.accepted == 4 and report.embedding_deferred and "HTTP 401" in report.embedding_deferred
+    assert len(endpoint.seen) == 1, endpoint.seen  # (each batch asked it again)
+    assert embedded[-1] == (0, 4), embedded

@@ -132,10 +132,11 @@ class AsyncBeliefDB(AsyncPictures, AsyncQueue, AsyncTraces):
     async def bulk_ingest(self, *items: str | Path | tuple[str, str], authority: str | None = None,
                           label: str | None = None, origin: str | None = None, version_label: str | None = None,
                           extractor: str = "rules", batch: int = DEFAULT_BATCH, embed: bool = True,
-                          progress: Progress | None = None, max_bytes: int | None = None) -> BulkReport:
+                          progress: Progress | None = None, max_bytes: int | None = None,
+                          embed_progress: Progress | None = None) -> BulkReport:
         return await self.call(self.sync.bulk_ingest, *items, authority=authority, label=label, origin=origin,
                                version_label=version_label, extractor=extractor, batch=batch, embed=embed,
-                               progress=progress, max_bytes=max_bytes)
+                               progress=progress, max_bytes=max_bytes, embed_progress=embed_progress)
 
     async def ingest_text(self, text: str, *, source: str, authority: str | None = None, label: str | None = None,
                           origin: str | None = None, version_label: str | None = None, extractor: str = "rules",

@@ -25,15 +25,18 @@ class Bulk:
                     label: str | None = None, origin: str | None = None, version_label: str | None = None,
                     extractor: str = "rules", batch: int = DEFAULT_BATCH, embed: bool = True,
                     progress: Callable[[int, int], None] | None = None,
-                    max_bytes: int | None = None) -> BulkReport:
+                    max_bytes: int | None = None,
+                    embed_progress: Callable[[int, int], None] | None = None) -> BulkReport:
         """Ingest many documents: paths (a directory: its .txt/.md/.markdown files, each source named by
         its path below it; a file: by its name) or ``(source, text)`` pairs. Each document is its own
         source version with its exact fragments and evidence, stored as :meth:`ingest` would; ``batch``
         documents a transaction, with one audit event each. A bad document raises InvalidInput before
         its batch is written; earlier batches stay, and running the same documents again resumes (what
-        is stored is a no-op). ``progress(done, total)`` after each batch; ``embed=False`` leaves the
-        new beliefs for :meth:`embed`."""
+        is stored is a no-op). ``progress(done, total)`` after each batch (documents); then
+        ``embed_progress(done, total)`` (new beliefs embedded: most are embedded after the last batch, the
+        embedder being far slower than the writes); ``embed=False`` leaves the new beliefs for :meth:`embed`."""
         check_callback(progress, "progress")
+        check_callback(embed_progress, "embed_progress")
         options = SourceOptions(authority=authority, provenance=label, origin=origin, version_label=version_label)
         return bulk.bulk_ingest(self.database, items, options, batch=batch, extractor=extractor, embed=embed,
-                                progress=progress, max_bytes=max_bytes)
+                                progress=progress, max_bytes=max_bytes, embed_progress=embed_progress)

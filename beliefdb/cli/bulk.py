@@ -33,24 +33,55 @@ def run(bdb: BeliefDB, paths: list[Path], *, authority: str | None, label: str |
         typer.echo(render.to_json(_json(report) | ({"skipped_files": left_out} if left_out else {})))
         return
     with ExitStack() as stack:
-        bar: Any = None
-        started = time.perf_counter()
+        stored, embedded = _Bar(stack, "bulk ingest", "documents"), _Bar(stack, "embedding", "beliefs")
 
-        def progress(done: int, total: int) -> None:
-            nonlocal bar
-            if bar is None:
-                bar = stack.enter_context(typer.progressbar(
-                    length=total, label="bulk ingest", file=sys.stderr, show_eta=True, show_pos=True,
-                    item_show_func=lambda rate: rate))
-            rate = done / max(time.perf_counter() - started, 1e-9)
-            bar.current_item = f"{rate:,.0f} documents/s"
-            bar.update(done - bar.pos)
+        def embedding(done: int, total: int) -> None:
+            stored.close()
+            embedded.update(done, total)
 
         report = bdb.bulk_ingest(*paths, authority=authority, label=label, version_label=version_label,
                                  extractor=extractor, batch=batch, embed=embed, max_bytes=max_bytes,
-                                 progress=progress)
+                                 progress=stored.update, embed_progress=embedding)
     typer.echo(summary(report))
     print_skipped(skipped_files(paths, False), False)
+
+
+class _Bar:
+    """A progress bar on stderr, opened at its first update, with its rate and the time left: the documents
+    stored, then (a second bar: an embedder is far slower than the writes) the new beliefs embedded."""
+
+    def __init__(self, stack: ExitStack, label: str, unit: str) -> None:
+        self.stack, self.label, self.unit = stack, label, unit
+        self.bar: Any = None
+        self.started, self.first, self.closed = time.perf_counter(), 0, False  # (documents: from the run's start)
+
+    def update(self, done: int, total: int) -> None:
+        if self.bar is None:
+            # (the embedding bar counts what is left once the documents are stored: its rate and time left are
+            # those of what the run still waits for)
+            label = self.label
+            if self.unit == "beliefs":
+                self.started, self.first = time.perf_counter(), done
+                label = f"{self.label} {total:,} belief(s)" + (f" ({done:,} embedded already)" if done else "")
+                if done == total:
+                    typer.echo(f"embedded {total:,} belief(s) beside the writes", err=True)
+                    self.closed = True
+            if self.closed:
+                return
+            self.bar = typer.progressbar(length=total - self.first, label=label, file=sys.stderr, show_eta=True,
+                                         show_pos=True, item_show_func=lambda rate: rate).__enter__()
+            self.stack.callback(self.close)
+        if self.closed:
+            return
+        rate = (done - self.first) / max(time.perf_counter() - self.started, 1e-9)
+        self.bar.current_item = f"{rate:,.0f} {self.unit}/s"
+        self.bar.update(done - self.first - self.bar.pos)
+
+    def close(self) -> None:
+        """Finish the bar (its line ends) before the next one starts."""
+        if self.bar is not None and not self.closed:
+            self.closed = True
+            self.bar.__exit__(None, None, None)
 
 
 def summary(report: BulkReport) -> str:

@@ -6,7 +6,9 @@ tables and makes one call, ``beliefdb.bulk_ingest_batch``, which stores each doc
 ``beliefdb.ingest_version`` would, through the same body, with one summary audit event for the
 batch. Earlier batches stay committed; the same documents again change nothing (rule 18 of
 docs/rules.md), so a run that stopped resumes by running it again. New beliefs are embedded in a
-thread beside the next batches, one transaction per ``EMBED_BATCH``, after their batch commits.
+thread, one transaction per ``EMBED_BATCH``, from when their batch commits: the writes go on meanwhile,
+but an embedder is far slower than they are (and its first batch loads the model), so most of the
+embedding is done after the last batch; ``embed_progress`` reports it.
 """
 
 from __future__ import annotations
@@ -40,7 +42,7 @@ from beliefdb.store.ingest import (
     prepare,
     read_document,
 )
-from beliefdb.store.vectors import embed_ids
+from beliefdb.store.vectors import EMBED_BATCH, embed_ids
 from beliefdb.text.registry import get_extractor
 
 #: documents per transaction unless the caller says otherwise
@@ -131,11 +133,14 @@ def _batches(todo: list[tuple[str, Path | str]], size: int) -> Iterator[list[tup
 
 def bulk_ingest(db: Database, items: Sequence[Item], options: SourceOptions, *, batch: int = DEFAULT_BATCH,
                 extractor: str = "rules", embed: bool = True, progress: Callable[[int, int], None] | None = None,
-                max_bytes: int | None = None) -> BulkReport:
+                max_bytes: int | None = None,
+                embed_progress: Callable[[int, int], None] | None = None) -> BulkReport:
     """Ingest many documents, ``batch`` to a transaction, each its own source and version exactly as
     :func:`~beliefdb.store.ingest.ingest_text` would store it. A bad document raises InvalidInput
     naming it before its batch is written; the batches before it stay committed (run again: what is
-    stored is a no-op). ``progress(done, total)`` after each batch."""
+    stored is a no-op). ``progress(documents stored, documents)`` after each batch; then, once the last
+    batch is stored, ``embed_progress(beliefs embedded, new beliefs)``: what was embedded beside the writes,
+    then as the embedding thread finishes each ``EMBED_BATCH`` of them."""
     if batch < 1:
         raise errors.InvalidInput(f"{errors.argument('batch')} must be at least 1, not {batch}")
     if options.name:
@@ -147,7 +152,8 @@ def bulk_ingest(db: Database, items: Sequence[Item], options: SourceOptions, *, 
     todo = expand(items)
     started = time.perf_counter()
     reports: list[IngestReport] = []
-    deferred: list[Future[str | None]] = []
+    embedding: list[tuple[int, Future[str | None]]] = []  # (beliefs, why they wait) of each EMBED_BATCH
+    stopped: list[str] = []  # why embedding stopped: the rest waits for beliefdb embed, untried
     count = 0
     chunks = list(_batches(todo, batch))
     with (ThreadPoolExecutor(max_workers=1, thread_name_prefix="beliefdb-embed") as embedder,
@@ -171,11 +177,12 @@ def bulk_ingest(db: Database, items: Sequence[Item], options: SourceOptions, *, 
             reports.extend(written)
             count += len(written)
             ids = [a.id for r in written for a in r.accepted]
-            if embed and ids:
-                deferred.append(embedder.submit(copy_context().run, _embed_quietly, db, ids))
+            if embed:
+                embedding += [(len(part), embedder.submit(copy_context().run, _embed_quietly, db, part, stopped))
+                              for part in (ids[at:at + EMBED_BATCH] for at in range(0, len(ids), EMBED_BATCH))]
             if progress is not None:
                 progress(count, len(todo))
-        why = next((m for m in (f.result() for f in deferred) if m), None)
+        why = _embedded(embedding, embed_progress)
     _analyze(db)
     return BulkReport(
         documents=count, batches=(len(todo) + batch - 1) // batch,
@@ -189,8 +196,35 @@ def _stopped(message: str, number: int, count: int) -> str:
             " fix it and run again to resume)")
 
 
-def _embed_quietly(db: Database, ids: list[UUID]) -> str | None:
-    return embed_ids(db, ids)
+def _embed_quietly(db: Database, ids: list[UUID], stopped: list[str]) -> str | None:
+    """Embed ``ids`` (one ``EMBED_BATCH``), or say why they wait: once one batch could not, the rest are not
+    tried (an unavailable embedder would be waited for again and again)."""
+    if stopped:
+        return stopped[0]
+    why = embed_ids(db, ids)
+    if why:
+        stopped.append(why)
+    return why
+
+
+def _embedded(embedding: list[tuple[int, Future[str | None]]],
+              progress: Callable[[int, int], None] | None) -> str | None:
+    """Wait for the embedding thread, reporting ``progress(beliefs embedded, new beliefs)``: first what it
+    embedded beside the writes, then as each batch finishes; why some wait, if they do."""
+    total = sum(n for n, _ in embedding)
+    done, why, told = 0, None, False
+    for n, future in embedding:
+        if progress is not None and not told and not future.done():
+            progress(done, total)
+            told = True
+        said = future.result()
+        done += n if said is None else 0
+        why = why or said
+        if progress is not None and told:
+            progress(done, total)
+    if progress is not None and total and not told:
+        progress(done, total)
+    return why
 
 
 def _analyze(db: Database) -> None:
