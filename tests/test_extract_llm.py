@@ -361,6 +361,17 @@ def test_a_timeout_is_retried(llm: ChatServer) -> None:
     assert len(sleeps) == 1 and ext.stats.http_retries == 1
 
 
+def test_one_attempt_is_said_in_the_singular(llm: ChatServer) -> None:
+    llm.answers("not json")
+    ext, _ = extractor(retries=0)
+    with pytest.raises(errors.ExtractorUnavailable, match=r"no usable answer .* in 1 attempt: the answer is not JSON"):
+        ext.extract(DOC, source_name="a.md")
+    llm.answers(Reply(status=500))
+    ext, _ = extractor(http_retries=0)
+    with pytest.raises(errors.ExtractorUnavailable, match=r"failed after 1 attempt: HTTP 500"):
+        ext.extract(DOC, source_name="a.md")
+
+
 def test_always_500_is_a_clear_error_and_nothing_is_written(
         llm: ChatServer, bdb: beliefdb.BeliefDB, cli: Cli, tmp_path: Path,
         postgresql: psycopg.Connection[Any]) -> None:

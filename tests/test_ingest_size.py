@@ -56,11 +56,22 @@ def test_a_file_over_the_limit_is_refused_before_anything_is_written(
     size = len(POLICY.encode())
     before = counts(postgresql)
     line = cli.one_line_error("ingest", doc, "--max-bytes", str(size - 1))
-    assert f"{size:,} bytes" in line and f"the ingest limit of {size / 1024:.1f} KiB ({size - 1:,} bytes)" in line
+    assert f"{size:,} bytes" in line and f"the ingest limit of {size - 1:,} bytes;" in line
     assert "--max-bytes" in line and "BELIEFDB_INGEST_MAX_BYTES" in line and str(doc) in line
     error = cli.error("ingest", doc, code="invalid_input", env={"BELIEFDB_INGEST_MAX_BYTES": str(size - 1)})
-    assert f"{size:,} bytes" in error["message"] and f"({size - 1:,} bytes)" in error["message"]
+    assert f"{size:,} bytes is over the ingest limit of {size - 1:,} bytes" in error["message"]
     assert counts(postgresql) == before  # not even an audit event
+
+
+def test_a_size_under_a_kib_is_said_in_bytes_only(cli: Cli, write_doc: Any) -> None:
+    doc = write_doc("small.md", "The return window is 7 days, as agreed by all.\n" + "x" * 12 + "\n")
+    line = cli.one_line_error("ingest", doc, "--max-bytes", "10")
+    assert f"{doc}: 60 bytes is over the ingest limit of 10 bytes;" in line and "KiB" not in line, line
+    line = cli.one_line_error("ingest", doc, "--bulk", "--max-bytes", "1")
+    assert f"{doc}: 60 bytes is over the ingest limit of 1 byte;" in line, line
+    big = write_doc("big.md", "The return window is 7 days.\n" + "x" * 3042 + "\n")
+    line = cli.one_line_error("ingest", big, "--max-bytes", "2048")
+    assert f"{big}: 3.0 KiB (3,072 bytes) is over the ingest limit of 2.0 KiB (2,048 bytes);" in line, line
 
 
 def test_a_file_at_the_limit_is_stored(cli: Cli, write_doc: Any) -> None:
@@ -87,7 +98,7 @@ def test_among_several_files_the_big_one_is_refused_and_the_others_stored(
     result = cli("ingest", small, big, "--max-bytes", "100", expect=1)
     size = len(POLICY.encode())
     assert result.stderr.strip().splitlines() == [
-        f"error: {big}: {size / 1024:.1f} KiB ({size:,} bytes) is over the ingest limit of 0.1 KiB (100 bytes);"
+        f"error: {big}: {size:,} bytes is over the ingest limit of 100 bytes;"
         " raise it with --max-bytes or BELIEFDB_INGEST_MAX_BYTES"]
     assert [b["value"] for b in cli.json("beliefs")] == ["7 days"]
 
@@ -99,7 +110,7 @@ def test_the_limit_counts_bytes_of_utf8(bdb: beliefdb.BeliefDB, postgresql: psyc
     assert size > len(text)
     before = counts(postgresql)
     monkeypatch.setenv("BELIEFDB_INGEST_MAX_BYTES", str(len(text)))  # its characters fit, its bytes do not
-    with pytest.raises(errors.InvalidInput, match=rf"^schuhe\.md: .*\({size:,} bytes\) is over the ingest limit"):
+    with pytest.raises(errors.InvalidInput, match=rf"^schuhe\.md: {size:,} bytes is over the ingest limit"):
         bdb.ingest_text(text, source="schuhe.md")
     with pytest.raises(errors.InvalidInput, match=r"over the ingest limit .* BELIEFDB_INGEST_MAX_BYTES$"):
         bdb.remember("Returns of shoes: 14 days.", "shoe_return", "window", "14 Tage", "14 Tage",

@@ -54,7 +54,7 @@ def test_a_failure_that_may_pass_is_still_tried_again_after_a_backoff(
     first = bdb.work(once=True, embed=False, backoff=30)
     assert (first.retried, first.failed) == (1, 0), first
     (queued,) = bdb.jobs(status="queued")
-    assert queued.attempts == 1 and "failed after 1 attempts: HTTP 503" in (queued.last_error or ""), queued
+    assert queued.attempts == 1 and "failed after 1 attempt: HTTP 503" in (queued.last_error or ""), queued
     assert (queued.run_after - queued.started_at).total_seconds() >= 29  # type: ignore[operator]
     postgresql.execute("update beliefdb.job set run_after = now()")
     postgresql.commit()

@@ -252,12 +252,16 @@ def max_ingest_bytes(max_bytes: int | None = None) -> int:
 
 def too_big(name: str, size: int, limit: int) -> errors.InvalidInput:
     return errors.InvalidInput(
-        f"{name}: {_mib(size)} ({size:,} bytes) is over the ingest limit of {_mib(limit)} ({limit:,} bytes);"
+        f"{name}: {_size(size)} is over the ingest limit of {_size(limit)};"
         f" raise it with {errors.argument('max_bytes')} or BELIEFDB_INGEST_MAX_BYTES")
 
 
-def _mib(size: int) -> str:
-    return f"{size / 1024 / 1024:.1f} MiB" if size >= 1024 * 1024 else f"{size / 1024:.1f} KiB"
+def _size(size: int) -> str:
+    """A size in bytes, and from 1 KiB up in KiB or MiB first ("60 bytes", "1.5 KiB (1,536 bytes)")."""
+    exact = f"{size:,} byte{'' if size == 1 else 's'}"
+    if size < 1024:
+        return exact
+    return f"{size / 1024 / 1024:.1f} MiB ({exact})" if size >= 1024 * 1024 else f"{size / 1024:.1f} KiB ({exact})"
 
 
 def check_size(name: str, text: str, max_bytes: int | None = None) -> None:

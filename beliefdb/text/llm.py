@@ -297,7 +297,7 @@ class LLMExtractor(Extractor):
                     f"That answer was not usable: {reason}. Answer again with only the JSON object "
                     '{"beliefs": [...]} of the schema, quotes copied exactly from the document.')})
         raise errors.ExtractorUnavailable(
-            f"the llm extractor got no usable answer from {self.config.endpoint} in {attempts} attempts: {reason}")
+            f"the llm extractor got no usable answer from {self.config.endpoint} in {_attempts(attempts)}: {reason}")
 
     def _counted(self) -> None:
         self.stats.requests += 1
@@ -321,6 +321,10 @@ class LLMExtractor(Extractor):
                 f"BELIEFDB_LLM_API_KEY and BELIEFDB_LLM_MODEL (now {self.config.model!r})")) from None
         except Failed as exc:
             raise errors.ExtractorUnavailable(
-                f"the llm endpoint {endpoint} failed after {exc.attempts} attempts: {exc.problem}") from None
+                f"the llm endpoint {endpoint} failed after {_attempts(exc.attempts)}: {exc.problem}") from None
         except EndpointError as exc:  # pragma: no cover - the three above are all there is
             raise errors.ExtractorUnavailable(f"the llm endpoint {endpoint}: {exc.problem}") from None
+
+
+def _attempts(n: int) -> str:
+    return f"{n} attempt{'' if n == 1 else 's'}"
