@@ -1,4 +1,5 @@
-"""``beliefdb ingest --bulk``: many documents, one transaction per batch, with a progress bar."""
+"""``beliefdb ingest --bulk``: many documents, one transaction per batch, with progress bars (the documents
+stored, then the new beliefs embedded) and the totals of what each document's ingest did."""
 
 from __future__ import annotations
 
@@ -20,7 +21,7 @@ from beliefdb.render.bulk import bulk_summary
 #: what --help says of batches (the ingest command's --batch and --bulk options)
 BATCH_HELP = ("With --bulk: documents per transaction (one audit event each). A bad document stops the run before"
               " its batch is written; the batches before it stay committed, and running the same command again"
-              " resumes (what is stored is a no-op).")
+              " resumes (what is stored is a no-op; what a stopped run left unembedded: beliefdb embed).")
 
 
 def run(bdb: BeliefDB, paths: list[Path], *, authority: str | None, label: str | None, version_label: str | None,
