@@ -357,3 +357,23 @@ def test_a_forgotten_turn_is_reported_as_forgotten_without_its_words_when_the_ch
     forget(cli, "--subject", "alice")
     shown = cli("ingest", only, "--format", "chat", "--no-embed").output
     assert "shipping" not in shown and "hint" not in shown and "kept as fragments" not in shown
+
+
+def test_a_bulk_ingest_reports_what_was_forgotten_in_its_sources_without_its_words(cli: Cli, tmp_path: Any) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    text = "The refund window is 30 days.\nDana's badge code is 4471.\nIs Dana's badge still valid?\n"
+    (docs / "policy.md").write_text(text, encoding="utf-8")
+    cli("ingest", docs, "--no-embed")
+    (docs / "policy.md").write_text("The refund window is 30 days.\n", encoding="utf-8")
+    cli("ingest", docs, "--no-embed")
+    forget(cli, "--subject", "dana", "--mask-mentions")  # (her name masked where it was typed, the question too)
+    (docs / "policy.md").write_text(text, encoding="utf-8")
+    shown = cli("ingest", docs, "--bulk", "--no-embed").output
+    assert "rejected" in shown and "produced no belief" in shown, shown
+    assert "Dana" not in shown and "4471" not in shown, shown
+    (docs / "policy.md").write_text(text + "Refunds go to the card.\n", encoding="utf-8")
+    reported = cli.json("ingest", docs, "--bulk", "--no-embed")
+    # (a claim rejected as forgotten names the quote the caller gave, as plain ingest does)
+    skipped = [s for r in reported["reports"] for s in r["skipped"]]
+    assert skipped and "Dana" not in str(skipped) and "Dana" not in str(reported["skipped"]), reported
