@@ -457,3 +457,12 @@ def test_a_belief_is_drawn_corrected_only_while_its_replacement_holds(bdb: belie
     assert "corrected" not in node(graph, fee.id).marks and "corrected by" not in node(graph, fee.id).note
     # the correction stays drawn, as history
     assert any(e.relation == "was corrected by" for e in graph.edges if e.source == fee.id)
+
+
+
+def test_a_corrected_belief_keeps_its_mark_on_a_page_without_its_replacement(bdb: beliefdb.BeliefDB) -> None:
+    (fee,) = bdb.ingest_text("The restocking fee is 10%.\n", source="fees.md").accepted
+    bdb.apply_correction(fee.id, "The restocking fee is 15%.", reviewer="Rita", value="15%",
+                         expect_revision=bdb.why(fee.id).belief.revision)
+    shown = node(bdb.workspace_graph(status="superseded"), fee.id)  # (the replacement is current: not drawn)
+    assert "corrected" in shown.marks and "corrected by Rita" in shown.note, shown

@@ -1145,8 +1145,13 @@ select h.new_belief, h.new_statement, h.old_belief, h.old_statement, h.kind::tex
  order by h.at;
 
 -- graph_corrections --
--- The corrections of these beliefs or that replaced them, recorded by as_of (all when null)
-select c.id, c.belief_id, c.replacement_belief_id as replacement, c.reviewer, c.new_statement
+-- The corrections of these beliefs or that replaced them, recorded by as_of (all when null), and whether each is in effect now (its replacement supersedes the belief: not ended, and the replacement holds, rule 3; read here, not from the page's relations, which may leave the replacement out)
+select c.id, c.belief_id, c.replacement_belief_id as replacement, c.reviewer, c.new_statement,
+       exists (select from beliefdb.relation r
+                 join beliefdb.node n on n.workspace_id = r.workspace_id and n.id = r.from_belief
+                where r.workspace_id = c.workspace_id and r.from_belief = c.replacement_belief_id
+                  and r.to_belief = c.belief_id and r.kind = 'supersedes' and r.ended_at is null and n.holds)
+           as in_effect
   from beliefdb.correction c
  where (c.belief_id = any(%(ids)s::uuid[]) or c.replacement_belief_id = any(%(ids)s::uuid[]))
    and (%(as_of)s::timestamptz is null or c.created_at <= %(as_of)s)

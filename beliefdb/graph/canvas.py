@@ -202,10 +202,8 @@ class Canvas:
         holds (rule 3: a belief whose superseder or correction's replacement stopped holding is not
         superseded, though the replacement stays drawn as history)."""
         # a correction replaces by its replacement's supersession: corrected only while that is in effect
-        standing = {(r["new_belief"], r["old_belief"]) for r in relations
-                    if r["kind"] == "supersedes" and r["in_effect"]}
         for c in corrections:
-            if (c["replacement"], c["belief_id"]) in standing:
+            if c["in_effect"]:
                 self.mark(c["belief_id"], "corrected", f"corrected by {c['reviewer']}: {c['new_statement']}")
         for r in relations:
             if r["kind"] == "supersedes" and r["in_effect"] and "corrected" not in self._marks(r["old_belief"]):
