@@ -155,5 +155,14 @@ def test_two_files_of_one_name_in_one_command_are_refused_before_anything_is_wri
                               *how)
     assert "would both be the source 'p.md'" in said and "d1/p.md" in said and "d2/p.md" in said, said
     assert cli.json("beliefs") == [] and cli.json("jobs") == []
-    # the same file named twice (by itself and in its directory) is one document, as before
+    # the same file named twice (by itself and in its directory, or spelled two ways) is one document, as before
     assert len(cli.json("ingest", tmp_path / "d1" / "p.md", tmp_path / "d1", "--no-embed")) == 1
+    assert len(cli.json("ingest", tmp_path / "d1" / "p.md", tmp_path / "d2" / ".." / "d1" / "p.md", "--no-embed")) == 2
+    # and files of one name the command does not read (a directory's conversations, ingesting documents)
+    for folder, name in (("a", "x.md"), ("b", "y.md")):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / name).write_text(f"The fee of {folder} is 1 euro.\n", encoding="utf-8")
+        (tmp_path / folder / "log.jsonl").write_text('{"speaker": "a", "text": "hi"}\n', encoding="utf-8")
+    text = [] if how == ["--bulk"] else ["--format", "text"]
+    assert cli.json("ingest", tmp_path / "a", tmp_path / "b", *how, *text,
+                    *(["--no-embed"] if how != ["--queue"] else []))

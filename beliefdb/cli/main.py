@@ -212,7 +212,8 @@ def ingest(
     if queue and (claims is not None or preview or not embed):
         usage("--queue takes no --claims, --preview or --no-embed (the worker embeds: beliefdb worker --no-embed)")
     with errors(as_json):  # (d1/p.md and d2/p.md: one source, the second a new version of the first)
-        api.one_file_a_name(api.documents(paths, api.CHAT_SUFFIXES))
+        chat = not bulk and _chat_format(text_format, paths)
+        api.one_file_a_name(api.documents(paths, api.CHAT_SUFFIXES if chat else api.SUPPORTED_SUFFIXES))
     if bulk:
         one = [name for name, value in (("--source", source), ("--claims", claims), ("--preview", preview)) if value]
         if one:
@@ -223,7 +224,6 @@ def ingest(
                          extractor=extractor.value, batch=batch, embed=embed, max_bytes=max_bytes, as_json=as_json)
         return
     with errors(as_json):
-        chat = _chat_format(text_format, paths)
         count = len(api.documents(paths, api.CHAT_SUFFIXES if chat else api.SUPPORTED_SUFFIXES))
     if chat and claims is not None:
         usage("--claims belongs to a document: not with --format chat")

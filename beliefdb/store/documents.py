@@ -38,7 +38,8 @@ def one_file_a_name(documents: Iterable[tuple[str, Path]]) -> None:
     supersede what it says. The command line asks this; the library takes them as versions, in order."""
     first: dict[str, Path] = {}
     for name, path in documents:
-        if (other := first.setdefault(name, path)) != path:
+        # (one file spelled two ways, a/a.md and a/../a/a.md, or by a link, is one document)
+        if (other := first.setdefault(name, path)).resolve() != path.resolve():
             raise errors.InvalidInput(
                 f"{shown(other)} and {shown(path)} would both be the source '{name}' (a file is the source of its"
                 " name): ingest one of them by itself with --source NAME, or, when one is a new version of the"
