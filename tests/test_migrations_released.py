@@ -97,6 +97,8 @@ RELEASED = {
     "0046_forget_labels_masked.sql": "3e745c18b550c1818c73004ba5b0d3d2d109f695f196ccd34f5f01a2f8b09b17",
     "0047_resolution_order.py": "c65eda8fdada78836f586d910c75f81961368335e88d7c4197c25592ee08d9ac",
     "0047_resolution_order.sql": "8d67f2ea46c7c35694ec3b377b49232df6ffee2a39bd73e777c3190cfb5f48c0",
+    "0048_redaction_lines.py": "c2fd66fbf8ef911e2a0da4024e824497d23f3bf09922b7c20d3ed676289b89e6",
+    "0048_redaction_lines.sql": "f22267a12c9d57cfac9a7da332071d60668b25e7d8e76c60d443f733a1707da1",
 }
 
 

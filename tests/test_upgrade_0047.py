@@ -27,10 +27,11 @@ def back_to_0046(conn: psycopg.Connection[Any]) -> None:
     conn.execute("drop trigger review_item_resolved_seq on beliefdb.review_item")
     conn.execute("drop function beliefdb.review_item_resolved_seq()")
     conn.execute("alter table beliefdb.review_item drop column resolved_seq")  # (its index and check with it)
-    # (and what revision 0048 adds, which the upgrade adds again)
+    # (and what revisions 0048 and 0049 add, which the upgrade adds again)
     conn.execute("alter table beliefdb.redaction drop column line_start, drop column line_length,"
                  " drop column line_digest")
     conn.execute("drop table beliefdb.authority_change")
+    conn.execute("alter table beliefdb.step drop column world")
     conn.execute("update beliefdb.alembic_version set version_num = '0046'")
     conn.execute("comment on table beliefdb.alembic_version is 'beliefdb schema of the release at 0046'")
     conn.commit()

@@ -6,10 +6,13 @@ like production does."""
 from __future__ import annotations
 
 from typing import Any
+from uuid import UUID
 
+import hypothesis.strategies as st
 import psycopg
 import pytest
 from conftest import Cli
+from hypothesis import HealthCheck, given, settings
 
 import beliefdb
 from beliefdb import errors
@@ -344,3 +347,154 @@ def test_a_memory_resting_on_a_fixture_quote_is_a_fixture(bdb: beliefdb.BeliefDB
     assert worlds[step.memory] == "fixture"
     with pytest.raises(errors.IntegrityViolation, match="not production history"):
         bdb.decide("Refund order 1042", because=[step.memory])
+
+
+def stored_worlds(conn: psycopg.Connection[Any], ids: list[UUID]) -> dict[UUID, str | None]:
+    """The world each of these nodes stores: a step's step.world, a memory's provenance."""
+    rows = conn.execute("select s.id, s.world::text from beliefdb.step s where s.id = any(%(ids)s)"
+                        " union all select b.id, b.provenance::text from beliefdb.belief b where b.id = any(%(ids)s)",
+                        {"ids": ids}).fetchall()
+    conn.commit()
+    return {row[0]: row[1] for row in rows}
+
+
+def forget_step_worlds(conn: psycopg.Connection[Any], steps: list[UUID]) -> None:
+    """Steps as recorded before revision 0049, which stored no world."""
+    conn.execute("update beliefdb.step set world = null where id = any(%s)", (steps,))
+    conn.commit()
+
+
+def test_a_long_chain_resting_on_a_fixture_stores_a_fixture_world_at_every_step(
+        bdb: beliefdb.BeliefDB, postgresql: psycopg.Connection[Any]) -> None:
+    (refund,) = bdb.ingest_text("The refund window is 30 days.\n", source="fixture.md", label="fixture").accepted
+    run = bdb.record_run(task="a long chain")
+    steps: list[UUID] = []
+    memories: list[UUID] = []
+    for k in range(500):
+        step = run.step("claim", inputs=[("derives", steps[-1] if steps else refund.id)])
+        memories.append(run.memory(step, f"subject_{k}", "chain", str(k)))
+        steps.append(step)
+        if k % 50 == 49 or k < 3:  # (batches of 50, and the first steps a batch each)
+            run.flush()
+    worlds = stored_worlds(postgresql, steps + memories)
+    assert worlds[memories[-1]] == "fixture"  # step 500's memory is fixture material, as step 1's
+    assert {worlds[s] for s in steps} == {"fixture"}
+    assert {worlds[m] for m in memories} == {"fixture"}
+
+
+def test_a_step_stores_the_highest_world_of_what_it_rests_on(bdb: beliefdb.BeliefDB,
+                                                             postgresql: psycopg.Connection[Any]) -> None:
+    (refund,) = bdb.ingest_text("The refund window is 30 days.\n", source="fixture.md", label="fixture").accepted
+    (fee,) = bdb.ingest_text(FEE, source="handbook.md").accepted
+    (fifteen,) = bdb.ingest_text(FIFTEEN, source="generated/a.md", label="synthetic").accepted
+    (quote,) = bdb.why(refund.id, include_fixtures=True).evidence
+    with bdb.record_run(task="worlds") as run:
+        start = run.step("user_input")                                         # rests on nothing
+        production = run.step("claim", inputs=[("cites", fee.id)])
+        fixture = run.step("claim", inputs=[("cites", fee.id), ("derives", refund.id)])
+        quoted = run.step("claim", inputs=[("cites", quote.fragment_id)])       # a fixture source's quote
+        synthetic = run.step("claim", inputs=[("derives", fifteen.id)], supports=[fixture])
+        # in the same batch as what they rest on: a step, and a memory a step of the batch wrote
+        same_batch = run.step("plan", inputs=[("cites", synthetic), ("cites", production)])
+        memory = run.memory(fixture, "refund_policy", "window_days", "30")
+        on_memory = run.step("plan", inputs=[("derives", memory), ("cites", start)])
+        timed = run.step("answer", inputs=[("cites", production)], follows=[synthetic])  # time order only
+    # a later batch resting on the steps of the first, and on its memory
+    later = bdb.record_run(task="worlds, later")
+    on_step = later.step("claim", inputs=[("cites", production), ("cites", start)])
+    on_old_memory = later.step("claim", inputs=[("derives", memory)])
+    on_both = later.step("answer", inputs=[("cites", on_step)], supports=[same_batch])
+    later.flush()
+    assert stored_worlds(postgresql, [start, production, fixture, quoted, synthetic, same_batch, memory, on_memory,
+                                      timed, on_step, on_old_memory, on_both]) == {
+        start: "production", production: "production", fixture: "fixture", quoted: "fixture",
+        synthetic: "synthetic", same_batch: "synthetic", memory: "fixture", on_memory: "fixture",
+        timed: "production", on_step: "production", on_old_memory: "fixture", on_both: "synthetic"}
+
+
+def test_a_step_recorded_before_steps_stored_a_world_is_walked_through(
+        bdb: beliefdb.BeliefDB, postgresql: psycopg.Connection[Any]) -> None:
+    (refund,) = bdb.ingest_text("The refund window is 30 days.\n", source="fixture.md", label="fixture").accepted
+    (fee,) = bdb.ingest_text(FEE, source="handbook.md").accepted
+    run = bdb.record_run(task="recorded before revision 0049")
+    read = run.step("tool_call", inputs=[("derives", refund.id)])
+    plan = run.step("plan", inputs=[("cites", read)])
+    plain = run.step("claim", inputs=[("cites", fee.id)])
+    run.flush()
+    forget_step_worlds(postgresql, [read, plan, plain])
+    answer = run.step("answer", inputs=[("cites", plan)])
+    memory = run.memory(answer, "refund_policy", "window_days", "30")
+    production = run.step("answer", inputs=[("cites", plain)])
+    written = run.memory(production, "restocking", "fee", "10%")
+    run.flush()
+    assert stored_worlds(postgresql, [read, plan, plain, answer, memory, production, written]) == {
+        read: None, plan: None, plain: None,  # (what was recorded stays as it was)
+        answer: "fixture", memory: "fixture", production: "production", written: "production"}
+
+
+
+# A run for the property below: batches of steps, each step with inputs among what came before it (a
+# stored belief of each world, a fixture quote, earlier steps and memories), some writing a memory;
+# before a batch, some recorded steps lose their stored world (as recorded before revision 0049).
+WORLDS = ("production", "fixture", "synthetic")
+INPUT_KINDS = ("cites", "derives", "initiates", "reads", "updates", "consolidates", "supports", "follows")
+planned_step = st.tuples(st.lists(st.tuples(st.sampled_from(INPUT_KINDS), st.integers(0, 1_000)), max_size=3),
+                         st.booleans())
+planned_batch = st.tuples(st.lists(planned_step, min_size=1, max_size=4), st.lists(st.integers(0, 1_000), max_size=3))
+
+
+def stored_bases(bdb: beliefdb.BeliefDB, postgresql: psycopg.Connection[Any]) -> dict[UUID, str]:
+    """A stored belief of each world and a fixture quote, with their worlds; ingested once a database
+    (hypothesis runs a test's examples on one)."""
+    found = postgresql.execute("select b.id, b.provenance::text from beliefdb.belief b"
+                               " where b.confidence_kind <> 'agent_asserted'").fetchall()  # (not a memory)
+    postgresql.commit()
+    if not found:
+        bdb.ingest_text(FEE, source="handbook.md")
+        bdb.ingest_text("The refund window is 30 days.\n", source="fixture.md", label="fixture")
+        bdb.ingest_text(FIFTEEN, source="generated/a.md", label="synthetic")
+        return stored_bases(bdb, postgresql)
+    bases = {row[0]: row[1] for row in found}
+    fixture = next(node for node, label in bases.items() if label == "fixture")
+    (quote,) = bdb.why(fixture, include_fixtures=True).evidence
+    assert quote.fragment_id is not None and sorted(bases.values()) == sorted(WORLDS)
+    return {**bases, quote.fragment_id: "fixture"}  # (a quote is its source's world)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(batches=st.lists(planned_batch, min_size=1, max_size=4))
+def test_every_step_and_memory_takes_the_world_a_walk_over_its_recorded_inputs_finds(
+        bdb: beliefdb.BeliefDB, postgresql: psycopg.Connection[Any],
+        batches: list[tuple[list[tuple[list[tuple[str, int]], bool]], list[int]]]) -> None:
+    world = stored_bases(bdb, postgresql)
+    bases = list(world)
+    inputs: dict[UUID, list[UUID]] = {}   # what each step and memory rests on (a memory: its step)
+    steps: list[UUID] = []
+    forgotten: set[UUID] = set()
+    run = bdb.record_run(task="property")
+    for planned, forget in batches:
+        if steps:
+            forgotten |= {steps[k % len(steps)] for k in forget}
+            forget_step_worlds(postgresql, list(forgotten))
+        for picks, writes in planned:
+            known = bases + list(inputs)
+            edges = [(kind, known[k % len(known)]) for kind, k in picks]
+            joint = [(kind, node) for kind, node in edges if kind not in ("supports", "follows")]
+            step = run.step("claim", inputs=joint,
+                            supports=[node for kind, node in edges if kind == "supports"],
+                            follows=[node for kind, node in edges if kind == "follows" and node in steps])
+            inputs[step] = [node for kind, node in edges if kind != "follows"]
+            steps.append(step)
+            if writes:
+                inputs[run.memory(step, "subject", "attribute", str(step))] = [step]
+        run.flush()
+
+    def walked(node: UUID) -> str:
+        if node not in world:
+            world[node] = max((walked(a) for a in inputs[node]), key=WORLDS.index, default="production")
+        return world[node]
+
+    stored = stored_worlds(postgresql, list(inputs))
+    assert {node for node, label in stored.items() if label is None} == forgotten
+    assert {node: label for node, label in stored.items() if node not in forgotten} == {
+        node: walked(node) for node in inputs if node not in forgotten}

@@ -18,6 +18,7 @@ declare
     v_ws uuid := beliefdb.current_workspace_id();
     v_run uuid := (p_run ->> 'id')::uuid;
     v_new uuid[];
+    v_worlds jsonb;
     v_bad record;
     v_replayed record;
     v_seeds uuid[];
@@ -45,29 +46,30 @@ begin
     end if;
     perform beliefdb._check_trace_order(v_ws, v_run, p_steps, p_memories, p_edges);
 
-    insert into beliefdb.step (workspace_id, id, run_id, seq, kind, payload, replay_of)
-    select v_ws, s.id, v_run, s.seq, s.kind, coalesce(s.payload, '{}'), s.replay_of
+    v_new := array(select (x ->> 'id')::uuid from jsonb_array_elements(coalesce(p_steps, '[]')) x)
+          || array(select (x ->> 'id')::uuid from jsonb_array_elements(coalesce(p_memories, '[]')) x);
+    -- a step, and a memory, belongs to the highest world among what it rests on, through the batch's steps
+    -- and memories to stored beliefs, quotes and recorded steps (rule 15, as a derived belief): what rests
+    -- on fixture material is fixture material. One walk for the batch, before its nodes are stored; a
+    -- step stores its world, so that a later flush stops at it instead of walking back through the run
+    v_worlds := (select coalesce(jsonb_object_agg(w.node, w.world), '{}')
+                   from beliefdb._trace_worlds(v_ws, v_new, p_memories, p_edges) w where w.node is not null);
+    insert into beliefdb.step (workspace_id, id, run_id, seq, kind, payload, replay_of, world)
+    select v_ws, s.id, v_run, s.seq, s.kind, coalesce(s.payload, '{}'), s.replay_of,
+           coalesce((v_worlds ->> s.id::text)::beliefdb.provenance, 'production')
       from jsonb_to_recordset(coalesce(p_steps, '[]'))
            as s (id uuid, seq integer, kind beliefdb.step_kind, payload jsonb, replay_of uuid);
     get diagnostics v_steps = row_count;
 
-    -- a memory belongs to the highest world among what its step rests on, through earlier steps and
-    -- memories (rule 15, as a derived belief): what rests on fixture material is fixture material
     insert into beliefdb.belief (workspace_id, id, statement, subject, attribute, value, kind, confidence_kind, status,
                                  provenance)
     select v_ws, m.id,
            coalesce(nullif(m.statement, ''), m.subject || ' ' || m.attribute || ' = ' || m.value),
            m.subject, m.attribute, m.value, coalesce(m.kind, 'fact'), 'agent_asserted', 'unsupported',
-           coalesce(w.world, 'production')
+           coalesce((v_worlds ->> m.id::text)::beliefdb.provenance, 'production')
       from jsonb_to_recordset(coalesce(p_memories, '[]'))
-           as m (id uuid, subject text, attribute text, value text, statement text, kind text)
-      left join beliefdb._trace_worlds(v_ws, array(select (x ->> 'id')::uuid
-                                                      from jsonb_array_elements(coalesce(p_memories, '[]')) x),
-                                       p_memories, p_edges) w on w.node = m.id;
+           as m (id uuid, subject text, attribute text, value text, statement text, kind text);
     get diagnostics v_memories = row_count;
-
-    v_new := array(select (x ->> 'id')::uuid from jsonb_array_elements(coalesce(p_steps, '[]')) x)
-          || array(select (x ->> 'id')::uuid from jsonb_array_elements(coalesce(p_memories, '[]')) x);
 
     select e.* into v_bad
       from beliefdb._trace_edges(p_memories, p_edges) e

@@ -19,18 +19,25 @@ comment on function beliefdb._trace_edges(jsonb, jsonb) is 'The edges of a recor
 -- (production < fixture < synthetic) among the beliefs and quotes it rests on (a fragment is its
 -- source's world), walking back over the batch's
 -- propagating edges (every kind but follows and deletes) and the stored reasons of earlier nodes,
--- through steps and the batch's own memories, to stored beliefs and fragments, whose world is their own;
--- production when it rests on none. For the batch's memories, run before they are stored (they are
--- walked through, not read).
+-- through steps and the batch's own memories, to stored beliefs and fragments, whose world is their own,
+-- and to recorded steps that store theirs (step.world, revision 0049: a step recorded before it stores
+-- none, and is walked through); production when it rests on none. For the batch's steps and memories,
+-- run before they are stored (they are walked through, not read): record_trace stores a step's world
+-- with it, so a flush walks its own nodes and what they rest on directly, not the whole run below them.
 create or replace function beliefdb._trace_worlds(p_ws uuid, p_nodes uuid[], p_memories jsonb, p_edges jsonb)
 returns table (node uuid, world beliefdb.provenance)
-language sql stable
+-- (plpgsql: its body names step.world, of revision 0049 on, which a sql function's body is checked
+-- against when it is made, and an upgrade from an earlier release applies this file before it)
+language plpgsql stable
 set search_path = pg_catalog, pg_temp
 -- the walk is a run's few nodes next to the workspace: index lookups from each node, whatever the
 -- statistics say (a fresh workspace looks empty, and an anti-join read every belief per node); each
 -- lookup is a subquery of its own (offset 0), and only the walk's own rows are joined to each other
 set enable_mergejoin = off
 as $$
+#variable_conflict use_column
+begin
+    return query
     with recursive batch as materialized (
         select e.from_node, e.to_node
           from beliefdb._trace_edges(p_memories, p_edges) e
@@ -45,8 +52,9 @@ as $$
     ),
     -- Every node the given ones rest on, each edge once (node, the node it was reached from, its world),
     -- not a walk per given node: a run of 1,000 chained steps, each with a memory, walked 1,000 times
-    -- the chain below each one, 29 s a flush. (world: a stored belief's own, or a fragment's source's,
-    -- where the walk stops; null for a step or a memory of the batch. Written out at the start and in
+    -- the chain below each one, 29 s a flush. (world: a stored belief's own, a fragment's source's or a
+    -- recorded step's, where the walk stops; null for a step or a memory of the batch, or a step recorded
+    -- before revision 0049. Written out at the start and in
     -- the walk, not a function of its own: called once a node, a function took a 1,000-step run's
     -- flush from 0.86 to 2.1 s.)
     back (node, child, world) as (
@@ -57,7 +65,9 @@ as $$
                   (select s.provenance from beliefdb.fragment f
                      join beliefdb.source_version v on v.workspace_id = f.workspace_id and v.id = f.source_version_id
                      join beliefdb.source s on s.workspace_id = v.workspace_id and s.id = v.source_id
-                    where f.workspace_id = p_ws and f.id = n.id)) as provenance offset 0) o
+                    where f.workspace_id = p_ws and f.id = n.id),
+                  (select s.world from beliefdb.step s where s.workspace_id = p_ws and s.id = n.id)) as provenance
+                offset 0) o
         union
         select x.antecedent, b.node, o.provenance
           from back b
@@ -77,7 +87,9 @@ as $$
                   (select s.provenance from beliefdb.fragment f
                      join beliefdb.source_version v on v.workspace_id = f.workspace_id and v.id = f.source_version_id
                      join beliefdb.source s on s.workspace_id = v.workspace_id and s.id = v.source_id
-                    where f.workspace_id = p_ws and f.id = x.antecedent)) as provenance offset 0) o
+                    where f.workspace_id = p_ws and f.id = x.antecedent),
+                  (select s.world from beliefdb.step s where s.workspace_id = p_ws and s.id = x.antecedent))
+                as provenance offset 0) o
          where b.world is null
     ),
     -- then forward from the stored nodes of another world than production, over those edges: the worlds
@@ -87,10 +99,11 @@ as $$
         union
         select b.child, t.world from taint t join back b on b.node = t.node where b.child is not null
     )
-    select n.id, coalesce((select max(t.world) from taint t where t.node = n.id), 'production')
-      from unnest(p_nodes) n (id)
+    select n.id, coalesce((select max(t.world) from taint t where t.node = n.id), 'production'::beliefdb.provenance)
+      from unnest(p_nodes) n (id);
+end
 $$;
-comment on function beliefdb._trace_worlds(uuid, uuid[], jsonb, jsonb) is 'The world of trace nodes (a batch''s memories, a step): the highest among the stored beliefs each rests on through steps and memories (rule 15)';
+comment on function beliefdb._trace_worlds(uuid, uuid[], jsonb, jsonb) is 'The world of trace nodes (a batch''s steps and memories, a step): the highest among the stored beliefs and quotes each rests on, through steps and memories to those and to steps storing theirs (rule 15)';
 
 -- Rule 19 in a recorded run: a search hit is not evidence. The belief a memory_read step of run
 -- p_run read whose id is (or starts with) p_cited; null when the run read none, or several, such.

@@ -531,6 +531,8 @@ create table beliefdb.step (
     status text not null default 'recorded'
         check (status in ('recorded', 'invalidated', 'replay_pending', 'replayed')),
     replay_of uuid,
+    -- the world of what it rests on (rule 15), stored when recorded; null before revision 0049
+    world beliefdb.provenance,
     primary key (workspace_id, id),
     unique (workspace_id, run_id, seq),
     foreign key (workspace_id, id, node_kind) references beliefdb.node (workspace_id, id, kind) on delete cascade,
@@ -538,6 +540,7 @@ create table beliefdb.step (
     foreign key (workspace_id, replay_of) references beliefdb.step (workspace_id, id) on delete set null (replay_of)
 );
 comment on table beliefdb.step is 'One step of an agent run: user input, memory read, claim, plan, tool call, observation, answer, memory write; status says what a repair made of it';
+comment on column beliefdb.step.world is 'The world of what the step rests on (rule 15), the highest of production < fixture < synthetic; null for a step recorded before revision 0049';
 -- a deleted step's replays, by its id (revision 0041)
 create index step_replay_of on beliefdb.step (replay_of) where replay_of is not null;
 
