@@ -1,9 +1,8 @@
 """As-of questions read back in time the reasons without a quote too (rules 2, 3, 9 and 16): a belief
 derived from others, and an agent's memory written by a step, held at a moment when one of their reasons
 recorded by then had every antecedent current then (`beliefdb.node_held_at`), not "as recorded". So
-their status as of a moment (`belief_status_at`) is current while they held then, not while what they
-rest on was retracted, superseded or not yet recorded (the as-of listing, `beliefs_as_of`, lists quoted
-beliefs only: docs/dba.md); circular support is never recorded (record_trace); a memory has
+`beliefs(as_of=...)` lists them while they held then (it left them out at every moment), not while what
+they rest on was retracted, superseded or not yet recorded; circular support never counts; a memory has
 its memory weight as of a moment only while its step held then. And as a property: after random ingests,
 derivations, memories, retractions and restorations, each at its own moment, what was believed as of each
 moment is exactly what was current then (which the reference of tests/model_reference.py computes for
@@ -40,22 +39,8 @@ def at(db_url: str, day: int, workspace: str = "default") -> beliefdb.BeliefDB:
 
 
 def believed(db: beliefdb.BeliefDB, day: int | None = None) -> dict[uuid.UUID, str]:
-    """Every belief believed as of ``day`` (now when None), with its status then: as of a moment, each
-    belief whose status then (belief_status_at) was current or conflicting and valid then. (The as-of
-    listing, beliefs_as_of, lists quoted beliefs only: docs/dba.md.)"""
-    if day is None:
-        return {b.id: b.status for b in db.beliefs()}
-    return {i: status for i, (status, _) in held_then(db, day).items()}
-
-
-def held_then(db: beliefdb.BeliefDB, day: int) -> dict[uuid.UUID, tuple[str, float]]:
-    """Each belief of the workspace current or conflicting as of ``day``, with its status and confidence then."""
-    with db.database.transaction() as c:
-        rows = c.execute("select b.id, beliefdb.belief_status_at(b, %(at)s)::text, beliefdb.confidence_at(b, %(at)s)"
-                         "  from beliefdb.belief b"
-                         " where b.workspace_id = beliefdb.current_workspace_id() and b.valid_time @> %(at)s",
-                         {"at": moment(day)}).fetchall()
-    return {i: (status, round(confidence, 5)) for i, status, confidence in rows if status in LIVE}
+    """Every belief believed as of ``day`` (now when None), with its status then."""
+    return {b.id: b.status for b in db.beliefs(as_of=moment(day) if day is not None else None)}
 
 
 def status_at(db_url: str, belief: uuid.UUID, day: int) -> str:
@@ -258,7 +243,7 @@ def run(db_url: str, plan: list[tuple[Any, ...]]) -> list[bool]:
             current.append(history.now(db))
     with at(db_url, len(plan) + 1, history.name) as db:
         for day, was in enumerate(current, start=1):
-            then = held_then(db, day)
+            then = {b.id: (b.status, round(b.confidence, 5)) for b in db.beliefs(as_of=moment(day))}
             assert then == was, (day, plan)
     return applied
 

@@ -125,7 +125,7 @@ def test_a_tie_is_conflicting_only_while_its_rival_is_believed(db_url: str) -> N
 
 def test_a_belief_that_also_holds_by_a_derivation_is_taken_as_recorded(db_url: str) -> None:
     # blue is derived, then quoted by an official source, and supersedes red; the quote's source is
-    # retracted, and blue still holds by its derivation (whether that held then is not kept: as recorded)
+    # retracted, and blue still holds by its derivation (what it was derived from was current then)
     with at(db_url, 0) as db:
         weight = db.ingest_text("Widget weight: 5 kg\n", source="w.md").accepted[0].id
         db.derive("Product alpha colour: blue", "product_alpha", "colour", "blue", [weight])
@@ -162,7 +162,9 @@ def test_a_memory_that_superseded_a_belief_counts_only_until_it_is_deleted(db_ur
         run.delete_memory(run.step("plan", {"colour": None}), blue)
     with at(db_url, 30) as db:
         assert colours(db, 5) == ["red"]
-        assert colours(db, 15) == []  # superseded by a memory (no quote: not an as-of answer itself)
+        # superseded by a memory, believed then itself (its step held then; before, a belief no fragment
+        # quoted was no as-of answer)
+        assert colours(db, 15) == ["blue"]
         # deleted (retracted) at day 20: red is current again, as of then too
         assert colours(db) == colours(db, 25) == ["red"]
 

@@ -62,10 +62,12 @@ def test_expiry_happens_without_anyone_touching_the_belief(db_url: str,
         assert february.audit_verify().ok
     (event,) = postgresql.execute("select payload from beliefdb.audit_event where action = 'expire'").fetchall()
     assert event[0]["expired"] == 1 and event[0]["flagged"] == [str(refuse.id)]
-    # what was believed then is still what it was
+    # what was believed then is still what it was: the belief derived from it too, current then (before, a
+    # derived belief was no as-of answer)
     then = datetime(2026, 1, 20, tzinfo=UTC)
     with beliefdb.connect(db_url) as now:
-        assert [(b.id, b.status) for b in now.beliefs(as_of=then)] == [(seven.id, "current")]
+        assert {b.id: b.status for b in now.beliefs(as_of=then)} == {seven.id: "current", derived.id: "current"}
+        assert [b.id for b in now.beliefs(as_of=datetime(2026, 2, 5, tzinfo=UTC))] == []
 
 
 def test_the_expire_command_and_function(cli: Cli, db_url: str) -> None:
@@ -415,8 +417,7 @@ def test_what_an_expiry_brings_back_is_dated_when_it_ended(db_url: str, postgres
     assert postgresql.execute("select reason from beliefdb.review_item where kind = 'decision_flagged'"
                               " and status = 'open'").fetchone() == (
         "the decision lost its last remaining support again, after it was approved",)
-    # (the decision and its action as of then; the plans' own as-of status is not read back here: a derived
-    # belief's holding is taken as recorded, rule 16, so the truck plan reads as holding then)
+    # (the decision and its action as of then)
     for moment, expected in (("2026-01-20T00:00:00+00:00", ("approved", "scheduled")),
                              ("2026-02-03T00:00:00+00:00", ("approved", "scheduled")),
                              ("2026-02-07T00:00:00+00:00", ("needs_review", "held"))):

@@ -70,31 +70,37 @@ select b.id, b.statement, b.subject, b.attribute, b.value, b.kind, b.scope, b.va
  limit %(limit)s;
 
 -- beliefs_as_of --
--- The beliefs believed at as_of, filtered like beliefs_current (evidence counted by as_of, now when null): beliefdb.beliefs_as_of's rows, each tested as it is read (beliefdb.believed_at, the status and confidence it had then: beliefdb.status_at, beliefdb.confidence_at), so that a page or a subject reads only its own rows, not every belief of the workspace
-select b.id, b.statement, b.subject, b.attribute, b.value, b.kind, b.scope, b.valid_time,
-       beliefdb.confidence_at(b, %(as_of)s) as confidence,
-       b.confidence_kind::text as confidence_kind, beliefdb.status_at(b, %(as_of)s)::text as status, b.revision,
-       b.owner, b.recorded_at,
+-- The beliefs believed at as_of, filtered like beliefs_current (evidence counted by as_of, now when null): beliefdb.beliefs_as_of's rows, each tested as it is read (beliefdb.believed_at: quoted, derived or remembered), so that a page or a subject reads only its own rows, not every belief of the workspace; then the page's status (beliefdb.status_at) and confidence then, all its confidences at once (beliefdb.confidences_at: what they derive from computed once, not for each row and path)
+with page as materialized (
+    select b
+      from beliefdb.belief b
+     where b.workspace_id = beliefdb.current_workspace_id()
+       and (%(subject)s::text is null or b.subject = %(subject)s)
+       and (%(attribute)s::text is null or b.attribute = %(attribute)s)
+       and (%(fixtures)s or b.provenance = 'production')
+       and (%(ids)s::uuid[] is null or b.id = any(%(ids)s::uuid[]))
+       and (%(after)s::uuid is null
+            or (b.subject, b.attribute, b.recorded_at, b.id)
+               > (select a.subject, a.attribute, a.recorded_at, a.id from beliefdb.belief a where a.id = %(after)s::uuid)
+               -- the same bound on the index's columns alone, so a later page starts where the last ended
+               and (b.subject, b.attribute)
+                   >= (select a.subject, a.attribute from beliefdb.belief a where a.id = %(after)s::uuid))
+       and beliefdb.believed_at(b, %(as_of)s)
+     order by b.subject, b.attribute, b.recorded_at, b.id
+     limit %(limit)s
+)
+select (p.b).id, (p.b).statement, (p.b).subject, (p.b).attribute, (p.b).value, (p.b).kind, (p.b).scope,
+       (p.b).valid_time, c.confidence, (p.b).confidence_kind::text as confidence_kind,
+       beliefdb.status_at(p.b, %(as_of)s)::text as status, (p.b).revision, (p.b).owner, (p.b).recorded_at,
        (select count(*) from beliefdb.evidence e
-         where e.workspace_id = b.workspace_id and e.belief_id = b.id and e.role = 'supports'
+         where e.workspace_id = (p.b).workspace_id and e.belief_id = (p.b).id and e.role = 'supports'
            and e.created_at <= coalesce(%(as_of)s::timestamptz, (select beliefdb.clock())))::integer
          as evidence_count,
-       b.provenance::text as provenance
-  from beliefdb.belief b
- where b.workspace_id = beliefdb.current_workspace_id()
-   and (%(subject)s::text is null or b.subject = %(subject)s)
-   and (%(attribute)s::text is null or b.attribute = %(attribute)s)
-   and (%(fixtures)s or b.provenance = 'production')
-   and (%(ids)s::uuid[] is null or b.id = any(%(ids)s::uuid[]))
-   and (%(after)s::uuid is null
-        or (b.subject, b.attribute, b.recorded_at, b.id)
-           > (select a.subject, a.attribute, a.recorded_at, a.id from beliefdb.belief a where a.id = %(after)s::uuid)
-           -- the same bound on the index's columns alone, so a later page starts where the last ended
-           and (b.subject, b.attribute)
-               >= (select a.subject, a.attribute from beliefdb.belief a where a.id = %(after)s::uuid))
-   and beliefdb.believed_at(b, %(as_of)s)
- order by b.subject, b.attribute, b.recorded_at, b.id
- limit %(limit)s;
+       (p.b).provenance::text as provenance
+  from page p
+  left join beliefdb.confidences_at(beliefdb.current_workspace_id(), (select array_agg((x.b).id) from page x),
+                                    %(as_of)s) c on c.belief_id = (p.b).id
+ order by (p.b).subject, (p.b).attribute, (p.b).recorded_at, (p.b).id;
 
 -- beliefs_by_ids --
 -- These beliefs as they are now (evidence counted by as_of, now when null)
@@ -108,19 +114,24 @@ select b.id, b.statement, b.subject, b.attribute, b.value, b.kind, b.scope, b.va
   from beliefdb.belief b where b.id = any(%(ids)s);
 
 -- beliefs_by_ids_as_of --
--- These beliefs as they were believed at as_of, with the status and confidence they had then (evidence counted by as_of, now when null): those of beliefdb.beliefs_as_of, each tested by its key (the function tests every belief of the workspace)
-select b.id, b.statement, b.subject, b.attribute, b.value, b.kind, b.scope, b.valid_time,
-       beliefdb.confidence_at(b, %(as_of)s) as confidence,
-       b.confidence_kind::text as confidence_kind, beliefdb.status_at(b, %(as_of)s)::text as status, b.revision,
-       b.owner, b.recorded_at,
+-- These beliefs as they were believed at as_of (quoted, derived or remembered), with the status and confidence they had then (evidence counted by as_of, now when null): those of beliefdb.beliefs_as_of, each tested by its key (the function tests every belief of the workspace); their confidences at once (beliefdb.confidences_at)
+with found as materialized (
+    select b
+      from beliefdb.belief b
+     where b.workspace_id = beliefdb.current_workspace_id() and b.id = any(%(ids)s)
+       and beliefdb.believed_at(b, %(as_of)s)
+)
+select (f.b).id, (f.b).statement, (f.b).subject, (f.b).attribute, (f.b).value, (f.b).kind, (f.b).scope,
+       (f.b).valid_time, c.confidence, (f.b).confidence_kind::text as confidence_kind,
+       beliefdb.status_at(f.b, %(as_of)s)::text as status, (f.b).revision, (f.b).owner, (f.b).recorded_at,
        (select count(*) from beliefdb.evidence e
-         where e.workspace_id = b.workspace_id and e.belief_id = b.id and e.role = 'supports'
+         where e.workspace_id = (f.b).workspace_id and e.belief_id = (f.b).id and e.role = 'supports'
            and e.created_at <= coalesce(%(as_of)s::timestamptz, (select beliefdb.clock())))::integer
          as evidence_count,
-       b.provenance::text as provenance
-  from beliefdb.belief b
- where b.workspace_id = beliefdb.current_workspace_id() and b.id = any(%(ids)s)
-   and beliefdb.believed_at(b, %(as_of)s);
+       (f.b).provenance::text as provenance
+  from found f
+  left join beliefdb.confidences_at(beliefdb.current_workspace_id(), (select array_agg((x.b).id) from found x),
+                                    %(as_of)s) c on c.belief_id = (f.b).id;
 
 -- belief_by_id --
 -- One belief as it is now (evidence counted by as_of, now when null)

@@ -491,22 +491,20 @@ $$;
 comment on function beliefdb.live_at(beliefdb.belief, timestamptz) is 'Whether a belief was live at a moment: held then, not expired by then, and not superseded then by a belief that held then';
 
 -- Whether a belief was believed at a moment, on valid and recorded time together: live then
--- (live_at: held then, by a quote or by a reason without one, a derivation or an agent's step), valid
--- then (a belief whose valid time had not started is current, but not believed at that moment), and
--- quoted: as-of listings are what sources said. (A derived belief's confidence as of a moment is the
--- product of its antecedents' then, computed again for each path to it: listed, a page of a deep
--- derivation graph of 3,000 nodes ran past the statement timeout. belief_status_at and why as of a
--- moment read a derived belief or a memory, held while its reason held then.)
+-- (live_at: held then, by a quote or by a reason without one, a derivation or an agent's step) and
+-- valid then (a belief whose valid time had not started is current, but not believed at that moment).
+-- So the as-of listings list what was derived and remembered too, while what it rested on held then;
+-- their confidence then is computed for a page at once, what they derive from once
+-- (beliefdb.confidences_at: computed again for each path, a page of a deep derivation graph ran past
+-- the statement timeout). A belief quoted then never runs the fixpoint (held_at reads its quotes first).
 create or replace function beliefdb.believed_at(p_belief beliefdb.belief, p_at timestamptz) returns boolean
 language sql stable
 set search_path = pg_catalog, pg_temp
 as $$
     select p_belief.valid_time @> p_at
-       and exists (select from beliefdb.evidence e
-                    where e.workspace_id = p_belief.workspace_id and e.belief_id = p_belief.id and e.role = 'supports')
        and beliefdb.live_at(p_belief, p_at)
 $$;
-comment on function beliefdb.believed_at(beliefdb.belief, timestamptz) is 'Whether a belief was believed at a moment: quoted, live then (live_at) and valid then';
+comment on function beliefdb.believed_at(beliefdb.belief, timestamptz) is 'Whether a belief was believed at a moment: live then (live_at) and valid then';
 
 -- Whether a reason (a justification) was live at a moment, as the pictures show it as of then: every
 -- belief it needs believed then (believed_at), and no decision it needs flagged and not yet resolved
@@ -573,15 +571,14 @@ end
 $$;
 comment on function beliefdb.belief_status_at(beliefdb.belief, timestamptz) is 'The status any belief had at a moment: status_at while live then, else retracted, superseded, unsupported or expired then';
 
--- The factors of a belief's confidence as they stood at a moment (rule 9, read back in time), the
--- rows of beliefdb.confidence_factors: the sources of its evidence recorded by then whose quotes still
--- supported it then (fragment not retracted then, version in force then: beliefdb.retraction_period), the conflict factor if it was conflicting then (status_at), its
--- age at that moment, for a derived belief the confidence its antecedents had then, and for an agent's
--- memory the memory weight while a step that wrote it held then (node_held_at). The weights
--- are today's policy (confidence_policy keeps no history). A separate function, not a moment added to
--- confidence_factors: that one is on every correction's path, planned once, and reads no history.
--- plpgsql: a derived belief's antecedents are read back by this function itself.
-create or replace function beliefdb.confidence_factors_at(p_workspace_id uuid, p_belief_id uuid, p_at timestamptz)
+-- The factors of a belief's confidence as they stood at a moment, for one belief, the confidence each
+-- of its antecedents had then given (p_known, p_known_confidence: by id; one not given counts as none,
+-- at the product's floor): what beliefdb.confidence_factors_at answers, and what
+-- beliefdb.confidences_at computes each belief of a derivation graph with, once. The rules are
+-- confidence_factors_at's (read there); this reads no antecedent's confidence itself. Reads only;
+-- granted, as confidence_factors_at, which calls it, is.
+create or replace function beliefdb.confidence_factors_given(p_workspace_id uuid, p_belief_id uuid, p_at timestamptz,
+                                                            p_known uuid[], p_known_confidence real[])
 returns table (factor text, detail text, weight real)
 language plpgsql stable
 set search_path = pg_catalog, pg_temp
@@ -622,9 +619,15 @@ begin
     -- they verified it (recency) and are its sources
     with supporting as (
         -- (each source's authority as it was then: beliefdb.authority_at)
+        -- (each quote's fragment read by its key, lateral behind offset 0: joined, in_force_at, a
+        -- condition on the fragment alone, was pushed down to a scan of every fragment of the
+        -- workspace, 12 ms a quoted belief of a workspace of 450 fragments; as held_at says)
         select e.created_at, s.id, s.name, beliefdb.authority_at(s, p_at) as authority
           from beliefdb.evidence e
-          join beliefdb.fragment f on f.workspace_id = e.workspace_id and f.id = e.fragment_id
+         cross join lateral (select f.workspace_id, f.id, f.source_version_id
+                               from beliefdb.fragment f
+                              where f.workspace_id = e.workspace_id and f.id = e.fragment_id
+                             offset 0) as f
           join beliefdb.source_version v on v.workspace_id = f.workspace_id and v.id = f.source_version_id
           join beliefdb.source s on s.workspace_id = v.workspace_id and s.id = v.source_id
          where e.workspace_id = p_workspace_id and e.belief_id = p_belief_id and e.role = 'supports'
@@ -649,8 +652,8 @@ begin
     ),
     antecedents as (
         select a.antecedent,
-               (select cf.weight from beliefdb.confidence_factors_at(p_workspace_id, a.antecedent, p_at) cf
-                 where cf.factor = 'confidence') as confidence
+               (select k.confidence from unnest(p_known, p_known_confidence) as k (id, confidence)
+                 where k.id = a.antecedent limit 1) as confidence
           from beliefdb.justification j
           join beliefdb.justification_antecedent a on a.workspace_id = j.workspace_id and a.justification_id = j.id
          where j.workspace_id = p_workspace_id and j.consequent = p_belief_id and a.edge_kind = 'derives'
@@ -715,6 +718,215 @@ begin
     select 'confidence', 'result', (coalesce(base.weight, 0) * coalesce((select k.weight from conflict k), 1)
                                     * coalesce((select r.weight from recency r), 1))::real
       from base;
+end
+$$;
+comment on function beliefdb.confidence_factors_given(uuid, uuid, timestamptz, uuid[], real[]) is 'confidence_factors_at of one belief, the confidences its antecedents had then given (p_known, p_known_confidence)';
+-- The confidence each of a set of beliefs had at a moment (confidence_factors_at's result), computed
+-- bottom-up over what they derive from as it stood then, each belief once: what they derive from by
+-- reasons recorded by then (edge derives, from a derived belief; at any depth, one recursive walk, each
+-- node once), then the ones that derive from nothing then (quoted, memories, corrections: their own
+-- factors, beliefdb.confidence_factors_given), then the derived ones in derivation order (Kahn's: a belief
+-- once every derived belief it derives from is done), each from the confidences its antecedents had
+-- then. A walk of every path to each (what confidence_factors_at did, calling itself per antecedent) is
+-- exponential in a deep derivation graph: 25 levels of diamonds have 2^25 paths to their root.
+-- A cycle of derivations (never ready: none is recorded by derive, whose belief is new, but nothing in
+-- the schema refuses one) is the least fixpoint of its products: circular support gives no confidence
+-- (rule 2), so each belief left on a cycle, and each that derives from one, is at the product's floor
+-- (1e-9, times its own conflict factor), as its antecedents on the cycle count at the floor. (The live
+-- beliefdb._propagate_confidence_from starts a cycle from the confidences stored and runs 20 rounds;
+-- as of a moment nothing was stored then, and the recursion before never ended on one.)
+-- One row per belief given (null for an id that is no belief of the workspace). Reads only; granted,
+-- as confidence_factors_at and the as-of listings (a page's confidences at once), which call it, are.
+create or replace function beliefdb.confidences_at(p_workspace_id uuid, p_ids uuid[], p_at timestamptz)
+returns table (belief_id uuid, confidence real)
+language plpgsql stable
+set search_path = pg_catalog, pg_temp
+as $$
+declare
+    v_ids uuid[];                 -- the beliefs given and all they derive from then, by position
+    v_derived boolean[];
+    v_pos jsonb;                  -- each one's position, by id
+    v_n integer;
+    v_in_cons integer[];          -- derivation edges (consequent, antecedent), by consequent
+    v_in_ant integer[];
+    v_out_ant integer[];          -- the same edges, by antecedent
+    v_out_cons integer[];
+    v_in_first integer[];
+    v_in_last integer[];
+    v_out_first integer[];
+    v_out_last integer[];
+    v_confidence real[];
+    v_done boolean[];
+    v_missing integer[];          -- the derived antecedents not done yet of each derived belief
+    v_queue integer[];
+    v_head integer := 1;
+    v_tail integer := 0;
+    v_p integer;
+    v_k integer;
+    v_c integer;
+begin
+    if p_at is null or coalesce(cardinality(p_ids), 0) = 0 then
+        return;
+    end if;
+    -- 1. the beliefs and all they derive from by reasons recorded by then (each read by its key, lateral
+    --    behind offset 0, as node_held_at reads its walk)
+    with recursive walk (id) as (
+        select i.id from unnest(p_ids) as i (id) where i.id is not null
+        union
+        select x.antecedent
+          from walk w
+         cross join lateral (select a.antecedent
+                               from beliefdb.belief b
+                               join beliefdb.justification j on j.workspace_id = b.workspace_id and j.consequent = b.id
+                               join beliefdb.justification_antecedent a
+                                 on a.workspace_id = j.workspace_id and a.justification_id = j.id
+                              where b.workspace_id = p_workspace_id and b.id = w.id and b.confidence_kind = 'derived'
+                                and j.created_at <= p_at and a.edge_kind = 'derives'
+                             offset 0) as x
+    )
+    select array_agg(w.id order by w.id), array_agg(coalesce(b.derived, false) order by w.id)
+      into v_ids, v_derived
+      from walk w
+      left join lateral (select b.confidence_kind = 'derived' as derived
+                           from beliefdb.belief b
+                          where b.workspace_id = p_workspace_id and b.id = w.id
+                         offset 0) as b on true;
+    v_n := coalesce(cardinality(v_ids), 0);
+    if v_n = 0 then
+        return;
+    end if;
+    v_pos := (select jsonb_object_agg(c.id, c.pos) from unnest(v_ids) with ordinality as c (id, pos));
+    -- 2. the derivation edges into each derived belief (one per antecedent of each reason recorded by
+    --    then, as confidence_factors_at multiplies them), by consequent and by antecedent
+    select coalesce(array_agg(x.cons order by x.cons, x.ant), '{}'), coalesce(array_agg(x.ant order by x.cons, x.ant), '{}')
+      into v_in_cons, v_in_ant
+      from (select c.pos::integer as cons, (v_pos ->> a.antecedent::text)::integer as ant
+              from unnest(v_ids, v_derived) with ordinality as c (id, derived, pos)
+             cross join lateral (select a.antecedent
+                                   from beliefdb.justification j
+                                   join beliefdb.justification_antecedent a
+                                     on a.workspace_id = j.workspace_id and a.justification_id = j.id
+                                  where j.workspace_id = p_workspace_id and j.consequent = c.id
+                                    and j.created_at <= p_at and a.edge_kind = 'derives'
+                                 offset 0) as a
+             where c.derived) x;
+    select coalesce(array_agg(e.ant order by e.ant, e.cons), '{}'), coalesce(array_agg(e.cons order by e.ant, e.cons), '{}')
+      into v_out_ant, v_out_cons
+      from unnest(v_in_ant, v_in_cons) as e (ant, cons);
+    v_in_first := array_fill(1, array[v_n]);
+    v_in_last := array_fill(0, array[v_n]);
+    v_out_first := array_fill(1, array[v_n]);
+    v_out_last := array_fill(0, array[v_n]);
+    v_missing := array_fill(0, array[v_n]);
+    for v_k in 1 .. cardinality(v_in_cons) loop
+        if v_in_last[v_in_cons[v_k]] = 0 then
+            v_in_first[v_in_cons[v_k]] := v_k;
+        end if;
+        v_in_last[v_in_cons[v_k]] := v_k;
+        if v_derived[v_in_ant[v_k]] then
+            v_missing[v_in_cons[v_k]] := v_missing[v_in_cons[v_k]] + 1;
+        end if;
+        if v_out_last[v_out_ant[v_k]] = 0 then
+            v_out_first[v_out_ant[v_k]] := v_k;
+        end if;
+        v_out_last[v_out_ant[v_k]] := v_k;
+    end loop;
+    -- 3. those that derive from nothing then, by their own factors; the derived ones ready first in line
+    v_confidence := array_fill(null::real, array[v_n]);
+    v_done := array_fill(false, array[v_n]);
+    v_queue := array_fill(0, array[v_n]);
+    for v_p in 1 .. v_n loop
+        if not v_derived[v_p] then
+            v_confidence[v_p] := (select f.weight
+                                    from beliefdb.confidence_factors_given(p_workspace_id, v_ids[v_p], p_at, null, null) f
+                                   where f.factor = 'confidence');
+            v_done[v_p] := true;
+        elsif v_missing[v_p] = 0 then
+            v_tail := v_tail + 1;
+            v_queue[v_tail] := v_p;
+        end if;
+    end loop;
+    -- 4. the derived ones in derivation order: each from its antecedents' confidences then, once
+    while v_head <= v_tail loop
+        v_p := v_queue[v_head];
+        v_head := v_head + 1;
+        v_confidence[v_p] := (
+            select f.weight
+              from beliefdb.confidence_factors_given(
+                       p_workspace_id, v_ids[v_p], p_at,
+                       array(select v_ids[e] from unnest(v_in_ant[v_in_first[v_p]:v_in_last[v_p]]) as e),
+                       array(select v_confidence[e] from unnest(v_in_ant[v_in_first[v_p]:v_in_last[v_p]]) as e)) f
+             where f.factor = 'confidence');
+        v_done[v_p] := true;
+        for v_k in v_out_first[v_p] .. v_out_last[v_p] loop
+            v_c := v_out_cons[v_k];
+            v_missing[v_c] := v_missing[v_c] - 1;
+            if v_missing[v_c] = 0 then
+                v_tail := v_tail + 1;
+                v_queue[v_tail] := v_c;
+            end if;
+        end loop;
+    end loop;
+    -- 5. what is left is on a cycle or derives from one: its antecedents left count at the floor
+    if exists (select from unnest(v_derived, v_done) as x (derived, done) where x.derived and not x.done) then
+        for v_p in 1 .. v_n loop
+            if not v_done[v_p] then
+                v_confidence[v_p] := 1e-9;
+            end if;
+        end loop;
+        for v_p in 1 .. v_n loop
+            if not v_done[v_p] then
+                v_confidence[v_p] := (
+                    select f.weight
+                      from beliefdb.confidence_factors_given(
+                               p_workspace_id, v_ids[v_p], p_at,
+                               array(select v_ids[e] from unnest(v_in_ant[v_in_first[v_p]:v_in_last[v_p]]) as e),
+                               array(select v_confidence[e] from unnest(v_in_ant[v_in_first[v_p]:v_in_last[v_p]]) as e)) f
+                     where f.factor = 'confidence');
+            end if;
+        end loop;
+    end if;
+    return query select i.id, v_confidence[(v_pos ->> i.id::text)::integer]
+                   from (select distinct g.id from unnest(p_ids) as g (id) where g.id is not null) as i;
+end
+$$;
+comment on function beliefdb.confidences_at(uuid, uuid[], timestamptz) is 'The confidence each of a set of beliefs had at a moment, computed once per belief bottom-up over what they derive from then';
+
+-- The factors of a belief's confidence as they stood at a moment (rule 9, read back in time), the
+-- rows of beliefdb.confidence_factors: the sources of its evidence recorded by then whose quotes still
+-- supported it then (fragment not retracted then, version in force then: beliefdb.retraction_period), the conflict factor if it was conflicting then (status_at), its
+-- age at that moment, for a derived belief the confidence its antecedents had then, and for an agent's
+-- memory the memory weight while a step that wrote it held then (node_held_at). The weights
+-- are today's policy (confidence_policy keeps no history). A separate function, not a moment added to
+-- confidence_factors: that one is on every correction's path, planned once, and reads no history.
+-- A derived belief's antecedents' confidences then are computed once each over what they derive from
+-- (beliefdb.confidences_at, bottom-up over the derivation graph as it stood then), not again for each
+-- path to them: the factors themselves are beliefdb.confidence_factors_given's.
+create or replace function beliefdb.confidence_factors_at(p_workspace_id uuid, p_belief_id uuid, p_at timestamptz)
+returns table (factor text, detail text, weight real)
+language plpgsql stable
+set search_path = pg_catalog, pg_temp
+as $$
+declare
+    v_known uuid[];
+    v_confidence real[];
+begin
+    if p_at is null then
+        return;
+    end if;
+    -- what a derived belief derived from by then, each antecedent's confidence then computed once
+    select array_agg(c.belief_id), array_agg(c.confidence)
+      into v_known, v_confidence
+      from beliefdb.confidences_at(p_workspace_id, array(
+                select distinct a.antecedent
+                  from beliefdb.belief b
+                  join beliefdb.justification j on j.workspace_id = b.workspace_id and j.consequent = b.id
+                  join beliefdb.justification_antecedent a
+                    on a.workspace_id = j.workspace_id and a.justification_id = j.id
+                 where b.workspace_id = p_workspace_id and b.id = p_belief_id and b.confidence_kind = 'derived'
+                   and j.created_at <= p_at and a.edge_kind = 'derives'), p_at) c;
+    return query select f.factor, f.detail, f.weight
+                   from beliefdb.confidence_factors_given(p_workspace_id, p_belief_id, p_at, v_known, v_confidence) f;
 end
 $$;
 comment on function beliefdb.confidence_factors_at(uuid, uuid, timestamptz) is 'The factors of a belief''s confidence as they stood at a moment (today''s weights) and the result (last row)';

@@ -18,7 +18,7 @@ grant usage on schema beliefdb to beliefdb_app;
 -- application forge what beliefdb records: the audit chain takes events only from beliefdb's own
 -- changes (beliefdb._audit, not granted). What is granted and looks internal reads only or hashes
 -- (audit_payload_hash, audit_link_hash, audit_genesis and belief_sha256 for audit_verify; evaluate_closure,
--- support_walk, change_rows, expand_targets and due_to_expire for impact; floored_product, supporting_quotes, correction_supports and written_by_step for confidence_factors; in_force for
+-- support_walk, change_rows, expand_targets and due_to_expire for impact; floored_product, supporting_quotes, correction_supports and written_by_step for confidence_factors; confidence_factors_given and confidences_at for confidence_factors_at; in_force for
 -- the views), or takes a lock any writer takes first anyway (lock_workspace).
 revoke execute on all functions in schema beliefdb from public, beliefdb_app;
 -- The extensions' functions (vector, pg_trgm) are not in this schema (schema/02_extensions.sql) and
@@ -61,6 +61,8 @@ grant execute on function beliefdb.status_at(beliefdb.belief,timestamp with time
 grant execute on function beliefdb.belief_status_at(beliefdb.belief,timestamp with time zone) to beliefdb_app;
 grant execute on function beliefdb.confidence_at(beliefdb.belief,timestamp with time zone) to beliefdb_app;
 grant execute on function beliefdb.confidence_factors_at(uuid,uuid,timestamp with time zone) to beliefdb_app;
+grant execute on function beliefdb.confidence_factors_given(uuid,uuid,timestamp with time zone,uuid[],real[]) to beliefdb_app;
+grant execute on function beliefdb.confidences_at(uuid,uuid[],timestamp with time zone) to beliefdb_app;
 grant execute on function beliefdb.decision_status_at(beliefdb.decision,timestamp with time zone) to beliefdb_app;
 grant execute on function beliefdb.action_status_at(beliefdb.action,timestamp with time zone) to beliefdb_app;
 grant execute on function beliefdb.outcome_at(uuid,uuid,timestamp with time zone) to beliefdb_app;
