@@ -202,3 +202,21 @@ def test_confidence_as_of_a_diamond_example(db_url: str) -> None:
     run(db_url, [("ingest", "a.md", "red"), ("ingest", "b.md", "blue"), ("derive", [0, 1]), ("derive", [0]),
                  ("derive", [2, 3]), ("retract_source", "a.md", False), ("derive", [4, 1]),
                  ("retract_source", "a.md", True)])
+
+
+def test_the_sql_listing_as_of_a_moment_has_each_beliefs_confidence_then(db_url: str) -> None:
+    """A DBA's ``select * from beliefdb.beliefs_as_of(...)`` gave each belief its stored confidence, today's,
+    beside the status it had then; the library's listing gave the confidence then."""
+    with at(db_url, 0) as db:
+        red = db.ingest_text(TEXT.format("red"), source="catalogue.md").accepted[0].id
+        warm = db.derive("Product alpha looks warm", "product_alpha", "look", "warm", [red]).id
+    with at(db_url, 200) as db:  # (two hundred days later: recency has lowered what red stores)
+        db.ingest_text(TEXT.format("red") + "Product beta colour: blue\n", source="catalogue.md")
+        then = listed(db, 5)
+    with psycopg.connect(url_at(db_url, moment(200).isoformat())) as conn:
+        conn.execute("select beliefdb.use_workspace('default')")
+        rows = dict(conn.execute("select id, confidence from beliefdb.beliefs_as_of(%s)", (moment(5),)).fetchall())
+        stored = dict(conn.execute("select id, confidence from beliefdb.belief").fetchall())
+    assert set(rows) == {red, warm}
+    assert rows[red] == pytest.approx(then[red], rel=1e-6) and rows[warm] == pytest.approx(then[warm], rel=1e-6)
+    assert rows[red] != pytest.approx(stored[red], rel=1e-3)  # (what it stores now is another figure)

@@ -995,7 +995,7 @@ as $$
 $$;
 comment on function beliefdb.action_status_at(beliefdb.action, timestamptz) is 'The status an action had at a moment, from its review items: held while held then, cancelled when the last item resolved by then was rejected or its decision was rejected by then, else its status now (scheduled if held or cancelled now)';
 
--- What the bound workspace believed at a moment, with the status it had then.
+-- What the bound workspace believed at a moment, with the status and the confidence it had then.
 create or replace function beliefdb.beliefs_as_of(p_at timestamptz) returns setof beliefdb.belief
 language plpgsql stable
 set search_path = pg_catalog, pg_temp
@@ -1010,17 +1010,24 @@ begin
     if p_at is null then
         raise exception 'beliefs as of when? give a moment (now() for now)' using errcode = 'BD005';
     end if;
+    -- each with the status and the confidence it had then (beliefdb.confidences_at: those of the rows
+    -- believed, computed together, each once), not today's stored figure beside yesterday's status
     return query
+        with believed as materialized (
+            select b.* from beliefdb.belief b where b.workspace_id = v_ws and beliefdb.believed_at(b, p_at)
+        ), confidence as (
+            select c.belief_id, c.confidence
+              from beliefdb.confidences_at(v_ws, array(select x.id from believed x), p_at) c
+        )
         select b.workspace_id, b.id, b.node_kind, b.statement, b.subject, b.attribute, b.value, b.kind, b.scope,
-               b.valid_time, b.recorded_at, b.confidence, b.confidence_kind,
-               beliefdb.status_at(b, p_at),
+               b.valid_time, b.recorded_at, coalesce(c.confidence, b.confidence), b.confidence_kind,
+               beliefdb.status_at(b::beliefdb.belief, p_at),
                b.revision, b.owner, b.search, b.provenance, b.sha256
-          from beliefdb.belief b
-         where b.workspace_id = v_ws
-           and beliefdb.believed_at(b, p_at);
+          from believed b
+          left join confidence c on c.belief_id = b.id;
 end
 $$;
-comment on function beliefdb.beliefs_as_of(timestamptz) is 'What the bound workspace believed at a moment (valid time and recorded time together)';
+comment on function beliefdb.beliefs_as_of(timestamptz) is 'What the bound workspace believed at a moment (valid time and recorded time together), each belief with the status and the confidence it had then';
 
 -- A node id from a full uuid or a unique prefix of at least 4 hex digits (dashes as in the id),
 -- among the nodes of the given kinds (all kinds when null). A prefix is a range of ids: the
