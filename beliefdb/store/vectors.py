@@ -17,7 +17,7 @@ from pgvector import Vector
 
 from beliefdb.db.connector import Database, translated_errors
 from beliefdb.db.queries import Q
-from beliefdb.embedders import Embedder
+from beliefdb.embedders import Embedder, cut
 from beliefdb.errors import BeliefDBError, EmbedderUnavailable, InvalidInput, ModelMismatch, spelled
 from beliefdb.models import EmbedReport
 
@@ -82,7 +82,8 @@ def _embed_rows(db: Database, conn: psycopg.Connection[Any], embedder: Embedder,
     """Embed (id, statement) rows with one model call and store them with one statement."""
     if not todo:
         return 0
-    vectors = embedder.passages([text for _, text in todo])
+    # (at most what the model reads, whatever the embedder: a statement may be megabytes)
+    vectors = embedder.passages([cut(text, embedder.max_chars) for _, text in todo])
     # the workspace's write lock before the first row, as every writer takes it (the model is called
     # before, outside it): each row stored appends to the audit chain, whose head another session
     # storing a vector of the same belief would otherwise wait for while holding that row
