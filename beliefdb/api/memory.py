@@ -164,7 +164,7 @@ class BeliefDB(bulk.Bulk, Decisions, Review, Traces, pictures.Pictures, texts.Te
         """Answer from memory: current beliefs only, each with quote, source, confidence and warnings.
         ``status`` is ok, no_match or memory_unavailable (never an empty list that looks like no history);
         ``run``: record which beliefs this run was shown (see :meth:`decide_in_run`). A question is at most
-        2,000 characters (``retrieve.MAX_QUESTION``: it is embedded whole)."""
+        2,000 characters (``retrieve.MAX_QUESTION``: the embedder reads at most its window of it)."""
         answer = retrieve.ask(self.database, question, k=k, as_of=as_of, scope=check_scope(scope),
                               min_confidence=min_confidence, include_fixtures=include_fixtures, embedder=embedder)
         if run is not None and answer.status != "memory_unavailable":
